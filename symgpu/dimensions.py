@@ -1,0 +1,193 @@
+"""Dimension checking of SymPy expressions against pint dimensionalities.
+
+Rules (documented in ``equations/README.md``):
+
+* terms of a sum, arguments of ``Min``/``Max``, branches of ``Piecewise`` and both sides
+  of a comparison must have the same dimension;
+* ``Mul`` and ``Pow`` combine dimensions; exponents and the arguments of ``log``/``exp``
+  must be dimensionless; ``floor``, ``ceiling`` and ``Abs`` pass their argument through;
+* a bare numeric literal is *free*: in a sum, ``Min``/``Max`` or comparison it takes the
+  dimension of its siblings (``MWP - 1`` is one warp), and elsewhere it is a pure number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import sympy
+from pint.util import UnitsContainer
+
+from symgpu import units
+
+DIMENSIONLESS = UnitsContainer()
+
+
+class _Free:
+    """Marker: a literal whose dimension is set by its context."""
+
+    def __repr__(self) -> str:
+        return "FREE"
+
+
+class _Boolean:
+    """Marker: a condition (relational or boolean), which has no dimension."""
+
+    def __repr__(self) -> str:
+        return "BOOLEAN"
+
+
+FREE = _Free()
+BOOLEAN = _Boolean()
+Dimension = Any  # UnitsContainer | _Free | _Boolean
+
+
+class Mismatch(Exception):
+    """A dimensional inconsistency inside an expression.
+
+    Attributes:
+        expr: the offending sub-expression.
+        problem: a sentence saying what disagrees.
+        found: dimension found (for hints), or None.
+        expected: dimension expected (for hints), or None.
+    """
+
+    def __init__(self, expr: sympy.Basic, problem: str, found: Any = None, expected: Any = None) -> None:
+        super().__init__(problem)
+        self.expr = expr
+        self.problem = problem
+        self.found = found
+        self.expected = expected
+
+
+def dimension_of_unit(unit_text: str, counts: Iterable[str] = ()) -> UnitsContainer:
+    """Return the dimensionality of a unit string, with ``counts`` dimensions removed."""
+    return without_counts(units.unit(unit_text).dimensionality, counts)
+
+
+def without_counts(dim: UnitsContainer, counts: Iterable[str]) -> UnitsContainer:
+    """Drop the dimensions named in ``counts`` (``"warp"`` or ``"[warp]"``) from ``dim``."""
+    names = {c if c.startswith("[") else f"[{c}]" for c in counts}
+    if not names:
+        return dim
+    return UnitsContainer({k: v for k, v in dict(dim).items() if k not in names})
+
+
+def show(dim: Dimension) -> str:
+    """Format a dimension for messages (``[clock]/[time]``, ``1``, ``a pure number``)."""
+    if dim is FREE:
+        return "a pure number"
+    if dim is BOOLEAN:
+        return "a condition"
+    return units.format_dimension(dim)
+
+
+def dimension_of(expr: sympy.Basic, dims: Mapping[sympy.Symbol, UnitsContainer]) -> Dimension:
+    """Return the dimension of ``expr``; raise :class:`Mismatch` where it is inconsistent.
+
+    Args:
+        expr: a SymPy expression or condition.
+        dims: dimension of every symbol that may appear.
+    """
+    return _Walker(dims).walk(expr)
+
+
+def settle(dim: Dimension) -> UnitsContainer:
+    """Turn a free literal into a pure number; leave real dimensions alone."""
+    return DIMENSIONLESS if dim is FREE else dim
+
+
+class _Walker:
+    def __init__(self, dims: Mapping[sympy.Symbol, UnitsContainer]) -> None:
+        self.dims = dims
+
+    def walk(self, expr: Any) -> Dimension:
+        if isinstance(expr, (bool, sympy.logic.boolalg.BooleanAtom)):
+            return BOOLEAN
+        if expr.is_Number or expr.is_NumberSymbol or expr in (sympy.oo, -sympy.oo, sympy.zoo, sympy.nan):
+            return FREE
+        if expr.is_Symbol:
+            if expr not in self.dims:
+                raise Mismatch(expr, f"symbol '{expr}' has no declared unit")
+            return self.dims[expr]
+        if expr.is_Add:
+            return self.same(expr, expr.args, "terms")
+        if isinstance(expr, (sympy.Min, sympy.Max)):
+            return self.same(expr, expr.args, "arguments")
+        if expr.is_Mul:
+            result: Dimension = FREE
+            for arg in expr.args:
+                dim = self.walk(arg)
+                self.no_condition(expr, arg, dim)
+                if dim is FREE:
+                    continue
+                result = dim if result is FREE else result * dim
+            return result
+        if expr.is_Pow:
+            return self.power(expr)
+        if isinstance(expr, sympy.Piecewise):
+            values = []
+            for value, condition in expr.args:
+                self.condition(condition)
+                values.append(value)
+            return self.same(expr, values, "branches")
+        if isinstance(expr, sympy.core.relational.Relational):
+            self.same(expr, expr.args, "sides")
+            return BOOLEAN
+        if isinstance(expr, (sympy.And, sympy.Or, sympy.Not, sympy.Xor)):
+            for arg in expr.args:
+                self.condition(arg)
+            return BOOLEAN
+        if isinstance(expr, (sympy.floor, sympy.ceiling, sympy.Abs, sympy.sign, sympy.re, sympy.im)):
+            return self.walk(expr.args[0])
+        if isinstance(expr, (sympy.exp, sympy.log)):
+            for arg in expr.args:
+                dim = self.walk(arg)
+                if settle(dim) != DIMENSIONLESS:
+                    raise Mismatch(expr, f"the argument of {type(expr).__name__} must be a pure number, but '{arg}' is {show(dim)}", dim, DIMENSIONLESS)
+            return DIMENSIONLESS
+        raise Mismatch(expr, f"cannot check the dimension of {type(expr).__name__} '{expr}'")
+
+    def no_condition(self, parent: Any, arg: Any, dim: Dimension) -> None:
+        if dim is BOOLEAN:
+            raise Mismatch(parent, f"condition '{arg}' is used as a value")
+
+    def condition(self, expr: Any) -> None:
+        dim = self.walk(expr)
+        if dim is not BOOLEAN:
+            raise Mismatch(expr, f"'{expr}' is used as a condition but is {show(dim)}")
+
+    def same(self, parent: Any, args: Iterable[Any], what: str) -> Dimension:
+        found: list[tuple[Any, Dimension]] = []
+        for arg in args:
+            dim = self.walk(arg)
+            self.no_condition(parent, arg, dim)
+            if dim is not FREE:
+                found.append((arg, dim))
+        if not found:
+            return FREE
+        first_arg, first = found[0]
+        for arg, dim in found[1:]:
+            if dim != first:
+                raise Mismatch(
+                    parent,
+                    f"{what} of '{parent}' disagree: '{first_arg}' is {show(first)}, but '{arg}' is {show(dim)}",
+                    dim, first,
+                )
+        return first
+
+    def power(self, expr: sympy.Pow) -> Dimension:
+        base, exponent = expr.args
+        base_dim = self.walk(base)
+        exp_dim = self.walk(exponent)
+        self.no_condition(expr, base, base_dim)
+        if settle(exp_dim) != DIMENSIONLESS:
+            raise Mismatch(expr, f"the exponent of '{expr}' must be a pure number, but '{exponent}' is {show(exp_dim)}", exp_dim, DIMENSIONLESS)
+        if base_dim is FREE:
+            return FREE
+        if base_dim == DIMENSIONLESS:
+            return DIMENSIONLESS
+        if not exponent.is_Rational:
+            raise Mismatch(expr, f"'{base}' has dimension {show(base_dim)} but is raised to the non-numeric power '{exponent}'", base_dim, DIMENSIONLESS)
+        power = int(exponent) if exponent.is_Integer else float(exponent)
+        return base_dim**power

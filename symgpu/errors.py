@@ -1,0 +1,55 @@
+"""Exception hierarchy of symgpu: every message says where, what, and what to do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class SymgpuError(Exception):
+    """Base class for all symgpu errors."""
+
+
+class ModelFileError(ValueError, SymgpuError):
+    """A model file is malformed, unsafe or inconsistent.
+
+    Attributes:
+        path: the model file (or a description of where the model came from).
+        where: the key path inside the file, e.g. ``equation P_K0``.
+        problem: what is wrong.
+        hint: what to do about it (may be empty).
+    """
+
+    def __init__(self, path: str | Path, where: str, problem: str, hint: str = "") -> None:
+        self.path = str(path)
+        self.where = where
+        self.problem = problem
+        self.hint = hint
+        super().__init__(path, where, problem, hint)
+
+    def __str__(self) -> str:
+        text = f"{self.path}: {self.where}: {self.problem}" if self.where else f"{self.path}: {self.problem}"
+        return f"{text}; {self.hint}" if self.hint else text
+
+
+class ExpressionError(ModelFileError):
+    """An expression string uses syntax, names or functions outside the whitelist."""
+
+
+class UnitMismatchError(ModelFileError):
+    """Dimensions disagree inside an expression or between an equation's two sides."""
+
+
+class EvaluationError(ValueError, SymgpuError):
+    """Numeric evaluation was asked with missing, mistyped or out-of-domain inputs."""
+
+
+class DomainError(EvaluationError):
+    """Inputs lie outside the domain in which an equation is valid."""
+
+
+class DerivationError(SymgpuError):
+    """A symbolic operation has no answer (no root, no regime, unsupported form)."""
+
+
+class UsageError(ValueError, SymgpuError):
+    """A caller (API or command line) asked for something that does not exist."""

@@ -1,0 +1,241 @@
+"""Safe parsing of expression strings from model files into SymPy objects.
+
+Model files are untrusted input. The text is parsed by :func:`ast.parse` (which only
+builds a syntax tree and evaluates nothing) and the tree is walked against a whitelist:
+declared symbols, numeric literals, arithmetic, comparisons, boolean connectives and the
+functions in :data:`FUNCTIONS`. Every other node — attribute access, subscripts, lambdas,
+strings, keyword arguments, calls to anything else — is refused. ``eval``, ``sympify``
+and ``parse_expr`` are never applied to file text.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import sympy
+
+from symgpu import errors
+
+MAX_LENGTH = 20_000
+MAX_INTEGER = 10**30
+MAX_EXPONENT = 64
+
+#: name -> (constructor, allowed argument counts (min, max); max None = unbounded)
+FUNCTIONS: dict[str, tuple[Callable[..., Any], tuple[int, int | None]]] = {
+    "Min": (sympy.Min, (1, None)),
+    "Max": (sympy.Max, (1, None)),
+    "sqrt": (sympy.sqrt, (1, 1)),
+    "ceiling": (sympy.ceiling, (1, 1)),
+    "floor": (sympy.floor, (1, 1)),
+    "log": (sympy.log, (1, 1)),
+    "exp": (sympy.exp, (1, 1)),
+    "Abs": (sympy.Abs, (1, 1)),
+    "And": (sympy.And, (2, None)),
+    "Or": (sympy.Or, (2, None)),
+    "Not": (sympy.Not, (1, 1)),
+    "Eq": (lambda a, b: sympy.Eq(a, b, evaluate=False), (2, 2)),
+    "Ne": (lambda a, b: sympy.Ne(a, b, evaluate=False), (2, 2)),
+    "Piecewise": (sympy.Piecewise, (1, None)),
+}
+
+_BINARY = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b,
+    ast.Pow: lambda a, b: a**b,
+}
+_COMPARE = {
+    ast.Lt: sympy.StrictLessThan,
+    ast.LtE: sympy.LessThan,
+    ast.Gt: sympy.StrictGreaterThan,
+    ast.GtE: sympy.GreaterThan,
+    ast.Eq: lambda a, b: sympy.Eq(a, b, evaluate=False),
+    ast.NotEq: lambda a, b: sympy.Ne(a, b, evaluate=False),
+}
+_NODE_NAMES = {
+    ast.Attribute: "attribute access",
+    ast.Subscript: "subscript",
+    ast.Lambda: "lambda",
+    ast.Starred: "starred argument",
+    ast.Dict: "dictionary",
+    ast.Set: "set",
+    ast.List: "list",
+    ast.ListComp: "comprehension",
+    ast.GeneratorExp: "comprehension",
+    ast.DictComp: "comprehension",
+    ast.SetComp: "comprehension",
+    ast.IfExp: "conditional expression (use Piecewise)",
+    ast.JoinedStr: "string",
+    ast.NamedExpr: "assignment expression",
+    ast.Await: "await",
+    ast.Slice: "slices",
+}
+
+
+class _Refused(Exception):
+    """Internal: carries the problem text and hint up to :func:`parse_expression`."""
+
+    def __init__(self, problem: str, hint: str = "") -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.hint = hint
+
+
+def parse_expression(
+    text: str,
+    symbols: Mapping[str, sympy.Symbol],
+    *,
+    path: str = "<expression>",
+    where: str = "",
+    boolean: bool = False,
+) -> sympy.Basic:
+    """Parse ``text`` into a SymPy expression using only ``symbols`` and whitelisted functions.
+
+    Args:
+        text: the expression as written in the model file.
+        symbols: declared name -> SymPy symbol (names like ``N``, ``I``, ``E`` are ordinary here).
+        path: file name, for error messages.
+        where: key path inside the file, for error messages.
+        boolean: the text is a condition (``when``, ``valid_when``) rather than a value.
+
+    Returns:
+        The SymPy expression (a relational or boolean when ``boolean`` is true).
+
+    Raises:
+        errors.ExpressionError: the text is not valid, uses anything outside the whitelist,
+            or names an undeclared symbol. Nothing in the text is ever executed.
+    """
+    if not isinstance(text, str):
+        raise errors.ExpressionError(path, where, f"expected an expression string, found {type(text).__name__} {text!r}")
+    if len(text) > MAX_LENGTH:
+        raise errors.ExpressionError(path, where, f"expression is {len(text)} characters long (limit {MAX_LENGTH})")
+    stripped = text.strip()
+    if not stripped:
+        raise errors.ExpressionError(path, where, "empty expression")
+    try:
+        tree = ast.parse(stripped, mode="eval")
+    except SyntaxError as exc:
+        raise errors.ExpressionError(
+            path, where, f"cannot parse {text!r}: {exc.msg} at column {exc.offset}",
+            "write infix arithmetic such as 'Theta_M*L_iota/(d_iota*phi)'",
+        ) from None
+    except (RecursionError, MemoryError, ValueError):
+        raise errors.ExpressionError(path, where, f"expression {text!r} is nested too deeply to parse") from None
+    builder = _Builder(stripped, symbols)
+    try:
+        result = builder.build(tree.body)
+    except _Refused as exc:
+        raise errors.ExpressionError(path, where, f"{exc.problem} in {stripped!r}", exc.hint) from None
+    except RecursionError:
+        raise errors.ExpressionError(path, where, f"expression {text!r} is nested too deeply") from None
+    except (TypeError, ValueError, ZeroDivisionError) as exc:
+        raise errors.ExpressionError(path, where, f"cannot build {stripped!r}: {exc}") from None
+    # NOTE: a plain Symbol is also a sympy Boolean; only relations and logic count as conditions.
+    is_bool = isinstance(result, (sympy.core.relational.Relational, sympy.logic.boolalg.BooleanFunction, sympy.logic.boolalg.BooleanAtom))
+    if boolean and not is_bool:
+        raise errors.ExpressionError(path, where, f"{stripped!r} is not a condition", "write a comparison such as 'n > 0'")
+    if not boolean and is_bool:
+        raise errors.ExpressionError(path, where, f"{stripped!r} is a condition where a value is expected")
+    return result
+
+
+class _Builder:
+    """Walks a Python syntax tree and builds SymPy objects from whitelisted nodes only."""
+
+    def __init__(self, text: str, symbols: Mapping[str, sympy.Symbol]) -> None:
+        self.text = text
+        self.symbols = symbols
+
+    def segment(self, node: ast.AST) -> str:
+        return ast.get_source_segment(self.text, node) or type(node).__name__
+
+    def build(self, node: ast.AST) -> Any:
+        method = getattr(self, f"_{type(node).__name__}", None)
+        if method is None:
+            kind = _NODE_NAMES.get(type(node), f"syntax '{type(node).__name__}'")
+            raise _Refused(f"{kind} '{self.segment(node)}' is not allowed", "only declared symbols, numbers, arithmetic and whitelisted functions are accepted")
+        return method(node)
+
+    def _Constant(self, node: ast.Constant) -> Any:
+        value = node.value
+        if isinstance(value, bool):
+            return sympy.true if value else sympy.false
+        if isinstance(value, int):
+            if abs(value) > MAX_INTEGER:
+                raise _Refused(f"integer literal {self.segment(node)[:20]}... is too large")
+            return sympy.Integer(value)
+        if isinstance(value, float):
+            # NOTE: decimals are kept exact (0.1477 -> 1477/10000) from the printed text.
+            return sympy.Rational(self.segment(node).replace("_", ""))
+        raise _Refused(f"literal {self.segment(node)} is not allowed", "only numbers are accepted as literals")
+
+    def _Name(self, node: ast.Name) -> Any:
+        if node.id in self.symbols:
+            return self.symbols[node.id]
+        if node.id in FUNCTIONS:
+            raise _Refused(f"function name '{node.id}' used without a call")
+        declared = ", ".join(sorted(self.symbols)) or "none"
+        raise _Refused(
+            f"undeclared symbol '{node.id}'",
+            f"declare it under [symbols.{node.id}] or correct the name (declared: {declared})",
+        )
+
+    def _BinOp(self, node: ast.BinOp) -> Any:
+        if isinstance(node.op, ast.BitXor):
+            raise _Refused(f"'^' in '{self.segment(node)}' is not a power", "write powers with '**'")
+        operation = _BINARY.get(type(node.op))
+        if operation is None:
+            raise _Refused(f"operator in '{self.segment(node)}' is not allowed", "use + - * / ** only")
+        left, right = self.build(node.left), self.build(node.right)
+        if isinstance(node.op, ast.Pow) and right.is_Number and abs(right) > MAX_EXPONENT:
+            raise _Refused(f"exponent {right} in '{self.segment(node)}' is too large (limit {MAX_EXPONENT})")
+        return operation(left, right)
+
+    def _UnaryOp(self, node: ast.UnaryOp) -> Any:
+        operand = self.build(node.operand)
+        if isinstance(node.op, ast.USub):
+            return -operand
+        if isinstance(node.op, ast.UAdd):
+            return operand
+        if isinstance(node.op, ast.Not):
+            return sympy.Not(operand)
+        raise _Refused(f"operator in '{self.segment(node)}' is not allowed")
+
+    def _BoolOp(self, node: ast.BoolOp) -> Any:
+        values = [self.build(value) for value in node.values]
+        return sympy.And(*values) if isinstance(node.op, ast.And) else sympy.Or(*values)
+
+    def _Compare(self, node: ast.Compare) -> Any:
+        terms = [self.build(node.left)] + [self.build(c) for c in node.comparators]
+        parts = []
+        for op, left, right in zip(node.ops, terms, terms[1:]):
+            relation = _COMPARE.get(type(op))
+            if relation is None:
+                raise _Refused(f"comparison in '{self.segment(node)}' is not allowed", "use < <= > >= == !=")
+            parts.append(relation(left, right))
+        return parts[0] if len(parts) == 1 else sympy.And(*parts)
+
+    def _Call(self, node: ast.Call) -> Any:
+        if not isinstance(node.func, ast.Name):
+            raise _Refused(f"call of '{self.segment(node.func)}' is not allowed", f"allowed functions: {', '.join(FUNCTIONS)}")
+        name = node.func.id
+        if name not in FUNCTIONS:
+            raise _Refused(f"function '{name}' is not allowed", f"allowed functions: {', '.join(FUNCTIONS)}")
+        if node.keywords:
+            raise _Refused(f"keyword arguments in '{self.segment(node)}' are not allowed")
+        constructor, (low, high) = FUNCTIONS[name]
+        count = len(node.args)
+        if count < low or (high is not None and count > high):
+            expected = f"{low}" if low == high else f"at least {low}" if high is None else f"{low} to {high}"
+            raise _Refused(f"{name} takes {expected} argument(s), found {count} in '{self.segment(node)}'")
+        if name == "Piecewise":
+            return constructor(*[self._piece(arg) for arg in node.args])
+        return constructor(*[self.build(arg) for arg in node.args])
+
+    def _piece(self, node: ast.AST) -> tuple[Any, Any]:
+        if not isinstance(node, ast.Tuple) or len(node.elts) != 2:
+            raise _Refused(f"Piecewise argument '{self.segment(node)}' is not a (value, condition) pair")
+        return self.build(node.elts[0]), self.build(node.elts[1])

@@ -1,0 +1,397 @@
+"""A model file built into SymPy objects with pint units, checked on construction."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import pint
+import sympy
+
+from symgpu import dimensions, errors, expressions, schema, units
+
+
+@dataclass(frozen=True)
+class Case:
+    """One branch of a piecewise equation, built: ``value`` applies when ``condition`` holds."""
+
+    id: str
+    condition: sympy.Basic
+    value: sympy.Expr
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Equation:
+    """An equation built into SymPy, unit-checked.
+
+    Attributes:
+        definition: the record read from the file.
+        lhs: the defined symbol.
+        rhs: the right-hand side (a ``Piecewise`` for equations given by ``cases``).
+        cases: the piecewise branches (empty for ``rhs`` equations).
+        limiters: regime name -> argument of the top-level ``Min``/``Max``.
+        valid_when: domain conditions.
+    """
+
+    definition: schema.EquationDefinition
+    lhs: sympy.Symbol
+    rhs: sympy.Expr
+    cases: tuple[Case, ...] = ()
+    limiters: tuple[tuple[str, sympy.Expr], ...] = ()
+    valid_when: tuple[sympy.Basic, ...] = ()
+
+    @property
+    def id(self) -> str:
+        """The equation id."""
+        return self.definition.id
+
+    @property
+    def relation(self) -> sympy.Eq:
+        """``Eq(lhs, rhs)`` (unevaluated)."""
+        return sympy.Eq(self.lhs, self.rhs, evaluate=False)
+
+
+class Model:
+    """A GPU performance model: symbols with units, equations, presets and validation cases.
+
+    Construction builds every expression with the safe parser and checks every equation,
+    case, condition, preset value and validation case dimensionally; any problem raises
+    :class:`~symgpu.errors.ModelFileError` naming the file, the key and the fix.
+
+    Args:
+        definition: the record produced by :func:`symgpu.loader.read_definition`.
+    """
+
+    def __init__(self, definition: schema.ModelDefinition) -> None:
+        self.definition = definition
+        self.id = definition.id
+        self.path = definition.path
+        self.symbol_definitions: dict[str, schema.SymbolDefinition] = {}
+        self.symbols: dict[str, sympy.Symbol] = {}
+        self.units: dict[str, pint.Unit] = {}
+        self._dims: dict[sympy.Symbol, Any] = {}
+        self._build_symbols()
+        self.equations: dict[str, Equation] = {}
+        self.defining: dict[str, Equation] = {}
+        self._build_equations()
+        self._check_acyclic()
+        for equation in self.equations.values():
+            self._check_units(equation)
+        self.constants: dict[str, pint.Quantity] = {
+            s.name: self._read_value(s.value, s.name, f"[symbols.{s.name}].value")
+            for s in definition.symbols if s.role == "constant"
+        }
+        self.presets: dict[str, dict[str, pint.Quantity]] = {}
+        self._build_presets()
+        self._check_validation()
+        self._check_derivations()
+        self._compiled: dict[tuple[Any, ...], Any] = {}
+
+    # ------------------------------------------------------------------ construction
+    def fail(self, where: str, problem: str, hint: str = "", kind: type[errors.ModelFileError] = errors.ModelFileError) -> errors.ModelFileError:
+        """Build an error located in this model's file."""
+        return kind(self.path, where, problem, hint)
+
+    def _build_symbols(self) -> None:
+        for sym in self.definition.symbols:
+            try:
+                unit = units.unit(sym.unit)
+            except ValueError as exc:
+                raise self.fail(f"[symbols.{sym.name}].unit", str(exc), "units come from symgpu/units.txt (e.g. cycle, B, GB/s, warp/SM, winst/cycle, thread)") from None
+            assumptions: dict[str, bool] = {"real": True}
+            for item in sym.assumptions:
+                assumptions[item] = True
+            self.symbol_definitions[sym.name] = sym
+            self.symbols[sym.name] = sympy.Symbol(sym.name, **assumptions)
+            self.units[sym.name] = unit
+            self._dims[self.symbols[sym.name]] = unit.dimensionality
+
+    def parse(self, text: str, where: str, *, boolean: bool = False) -> sympy.Basic:
+        """Parse an expression string of this model (declared symbols only)."""
+        return expressions.parse_expression(text, self.symbols, path=self.path, where=where, boolean=boolean)
+
+    def _build_equations(self) -> None:
+        for eq in self.definition.equations:
+            where = f"equation {eq.id}"
+            if eq.defines not in self.symbols:
+                raise self.fail(f"{where}.defines", f"undeclared symbol '{eq.defines}'", f"declare it under [symbols.{eq.defines}]")
+            if self.symbol_definitions[eq.defines].role == "constant":
+                raise self.fail(f"{where}.defines", f"'{eq.defines}' is a constant and cannot be defined by an equation")
+            if eq.defines in self.defining:
+                other = self.defining[eq.defines].id
+                raise self.fail(where, f"'{eq.defines}' is already defined by equation {other}", "give the alternative form its own symbol (e.g. a suffixed name)")
+            cases: tuple[Case, ...] = ()
+            if eq.cases:
+                built = []
+                for case in eq.cases:
+                    here = f"{where} case {case.id}"
+                    condition = sympy.true if case.when.strip() == "otherwise" else self.parse(case.when, f"{here}.when", boolean=True)
+                    built.append(Case(case.id, condition, self.parse(case.value, f"{here}.value"), case.note))
+                cases = tuple(built)
+                rhs = sympy.Piecewise(*[(c.value, c.condition) for c in cases])
+            else:
+                rhs = self.parse(eq.rhs, f"{where}.rhs")
+            limiters = tuple((name, self.parse(text, f"{where}.limiters.{name}")) for name, text in eq.limiters)
+            if limiters:
+                if not isinstance(rhs, (sympy.Min, sympy.Max)):
+                    raise self.fail(f"{where}.limiters", "limiters name the arguments of a top-level Min or Max, but the right-hand side is not one")
+                for name, term in limiters:
+                    if term not in rhs.args:
+                        shown = ", ".join(f"'{a}'" for a in rhs.args)
+                        raise self.fail(f"{where}.limiters.{name}", f"'{term}' is not an argument of the Min/Max (arguments: {shown})")
+            valid_when = tuple(self.parse(text, f"{where}.valid_when", boolean=True) for text in eq.valid_when)
+            for count in eq.counts:
+                name = count.strip("[]")
+                if not any(f"[{name}]" in dict(d) for d in self._dims.values()):
+                    raise self.fail(f"{where}.counts", f"'{count}' is not a dimension used by this model", "name a base dimension such as warp, thread, instruction")
+            equation = Equation(eq, self.symbols[eq.defines], rhs, cases, limiters, valid_when)
+            self.equations[eq.id] = equation
+            self.defining[eq.defines] = equation
+
+    def _check_acyclic(self) -> None:
+        state: dict[str, int] = {}
+
+        def visit(name: str, trail: list[str]) -> None:
+            if state.get(name) == 2:
+                return
+            if state.get(name) == 1:
+                loop = trail[trail.index(name):] + [name]
+                raise self.fail(f"equation {self.defining[name].id}", f"equations form a cycle: {' -> '.join(loop)}", "an implicit relation must keep one side as an input symbol (see the fixed-point derivation)")
+            state[name] = 1
+            for sym in sorted(self.defining[name].rhs.free_symbols, key=str):
+                if sym.name in self.defining:
+                    visit(sym.name, trail + [name])
+            state[name] = 2
+
+        for name in self.defining:
+            visit(name, [])
+
+    def _check_units(self, equation: Equation) -> None:
+        eq = equation.definition
+        where = f"equation {eq.id}"
+        dims = {s: dimensions.without_counts(d, eq.counts) for s, d in self._dims.items()}
+        expected = dims[equation.lhs]
+        pieces: list[tuple[str, sympy.Basic, str]] = []
+        if equation.cases:
+            pieces = [(f"case {c.id}", c.value, next(x.value for x in eq.cases if x.id == c.id)) for c in equation.cases]
+            for case, source in zip(equation.cases, eq.cases):
+                self._walk(case.condition, dims, f"{where} case {case.id}.when")
+        else:
+            pieces = [("", equation.rhs, eq.rhs)]
+        for label, expr, text in pieces:
+            found = self._walk(expr, dims, f"{where} {label}".strip())
+            if found is dimensions.FREE or found == expected:
+                continue
+            subject = f"{label} value '{text}'" if label else f"'{text}'"
+            raise self.fail(
+                where,
+                f"{subject.strip()} has dimension {dimensions.show(found)}, but {eq.defines} is {dimensions.show(expected)}",
+                self._hint(found, expected, expr),
+                errors.UnitMismatchError,
+            )
+        for condition in equation.valid_when:
+            self._walk(condition, dims, f"{where}.valid_when")
+
+    def _walk(self, expr: sympy.Basic, dims: Mapping[sympy.Symbol, Any], where: str) -> Any:
+        try:
+            return dimensions.dimension_of(expr, dims)
+        except dimensions.Mismatch as exc:
+            hint = ""
+            if exc.found is not None and exc.expected is not None:
+                hint = self._hint(exc.found, exc.expected, exc.expr)
+            raise self.fail(where, exc.problem, hint, errors.UnitMismatchError) from None
+
+    def _hint(self, found: Any, expected: Any, expr: sympy.Basic) -> str:
+        """Suggest the likely fix for a dimensional mismatch."""
+        found = dimensions.settle(found)
+        expected = dimensions.settle(expected)
+        ratio = dict(found / expected)
+        clock_rate = {"[clock]": 1, "[time]": -1}
+        if ratio in (clock_rate, {k: -v for k, v in clock_rate.items()}):
+            clocks = [n for n, s in self.symbols.items() if dict(self._dims[s]) == clock_rate]
+            named = f" ({', '.join(clocks)})" if clocks else ""
+            return f"a clock conversion{named} may be missing"
+        if len(ratio) == 1:
+            (dim, power), = ratio.items()
+            name = dim.strip("[]")
+            return (f"the two sides differ by {dim}{'' if power == 1 else f'**{power}'}: check the units of "
+                    f"{', '.join(sorted(str(s) for s in expr.free_symbols)) or 'the literals'}, or, if the source "
+                    f"counts {name}s as pure numbers here, declare counts = [\"{name}\"] on the equation")
+        used = ", ".join(f"{s}: {self.unit_text(str(s))}" for s in sorted(expr.free_symbols, key=str))
+        return f"check the units of the symbols involved ({used})" if used else "check the literals"
+
+    def _read_value(self, text: Any, name: str, where: str) -> pint.Quantity:
+        if name not in self.units:
+            raise self.fail(where, f"unknown symbol '{name}'", f"declared symbols: {', '.join(sorted(self.symbols))}")
+        unit = self.units[name]
+        try:
+            value = units.quantity(text, unit)
+        except ValueError as exc:
+            raise self.fail(where, str(exc), f"write a number (in {self.unit_text(name)}) or a quantity such as \"1.5 GHz\"") from None
+        try:
+            return value.to(unit)
+        except pint.DimensionalityError:
+            raise self.fail(
+                where,
+                f"{name} = '{text}' has dimension {units.format_dimension(value.dimensionality)}, but {name} is {units.format_dimension(unit.dimensionality)} (unit {self.unit_text(name)})",
+                "correct the value's unit",
+                errors.UnitMismatchError,
+            ) from None
+
+    def _build_presets(self) -> None:
+        by_id = {p.id: p for p in self.definition.presets}
+
+        def resolve(preset_id: str, trail: tuple[str, ...]) -> dict[str, pint.Quantity]:
+            if preset_id in self.presets:
+                return self.presets[preset_id]
+            if preset_id in trail:
+                raise self.fail(f"[presets.{preset_id}].based_on", f"presets inherit in a cycle: {' -> '.join(trail + (preset_id,))}")
+            preset = by_id[preset_id]
+            values = dict(resolve(preset.based_on, trail + (preset_id,))) if preset.based_on else {}
+            for name, text in preset.values:
+                values[name] = self._read_value(text, name, f"[presets.{preset_id}].values.{name}")
+            for name, _ in preset.notes:
+                if name not in self.symbols and name != "_":
+                    raise self.fail(f"[presets.{preset_id}].notes.{name}", f"unknown symbol '{name}'")
+            self.presets[preset_id] = values
+            return values
+
+        for preset in self.definition.presets:
+            resolve(preset.id, ())
+
+    def _check_validation(self) -> None:
+        for case in self.definition.validation:
+            where = f"validation {case.id}"
+            if case.preset and case.preset not in self.presets:
+                raise self.fail(f"{where}.preset", f"unknown preset '{case.preset}'", f"presets: {', '.join(self.presets) or 'none'}")
+            for name, text in case.inputs:
+                self._read_value(text, name, f"{where}.inputs.{name}")
+            for name, text in case.expect:
+                self._read_value(text, name, f"{where}.expect.{name}")
+
+    def _check_derivations(self) -> None:
+        for request in self.definition.derivations:
+            for key in ("quantity", "variable", "over", "for"):
+                name = request.get(key)
+                if isinstance(name, str) and name not in self.symbols and name not in self.equations:
+                    raise self.fail(f"derivation {request.id}.{key}", f"unknown symbol '{name}'", f"declared symbols: {', '.join(sorted(self.symbols))}")
+
+    # ------------------------------------------------------------------ queries
+    @property
+    def title(self) -> str:
+        """The model's title."""
+        return self.definition.title
+
+    @cached_property
+    def quantities(self) -> tuple[str, ...]:
+        """Names of the symbols defined by equations, in file order."""
+        return tuple(eq.definition.defines for eq in self.equations.values())
+
+    def symbol(self, name: str) -> sympy.Symbol:
+        """Return the SymPy symbol called ``name``.
+
+        Raises:
+            errors.UsageError: no such symbol.
+        """
+        try:
+            return self.symbols[name]
+        except KeyError:
+            raise errors.UsageError(f"{self.id}: unknown symbol '{name}' (declared: {', '.join(sorted(self.symbols))})") from None
+
+    def unit_text(self, name: str) -> str:
+        """The declared unit of ``name`` as written in the file."""
+        return self.symbol_definitions[name].unit
+
+    def dimension(self, name: str) -> Any:
+        """The pint dimensionality of symbol ``name``."""
+        return self._dims[self.symbol(name)]
+
+    def equation_for(self, name: str) -> Equation:
+        """Return the equation defining ``name`` (a symbol) or with id ``name``.
+
+        Raises:
+            errors.UsageError: ``name`` is neither a defined quantity nor an equation id.
+        """
+        if name in self.defining:
+            return self.defining[name]
+        if name in self.equations:
+            return self.equations[name]
+        raise errors.UsageError(
+            f"{self.id}: '{name}' is not a quantity defined by an equation (quantities: {', '.join(self.quantities)})"
+        )
+
+    def expression(self, name: str, *, stop_at: tuple[str, ...] | frozenset[str] = ()) -> sympy.Expr:
+        """Return quantity ``name`` in terms of inputs, intermediate equations substituted.
+
+        Args:
+            name: a defined quantity (or equation id).
+            stop_at: quantities to keep as symbols instead of expanding them.
+        """
+        equation = self.equation_for(name)
+        stop = frozenset(stop_at)
+        cache: dict[str, sympy.Expr] = {}
+
+        def expand(expr: sympy.Expr) -> sympy.Expr:
+            mapping = {}
+            for sym in expr.free_symbols:
+                if sym.name in self.defining and sym.name not in stop:
+                    if sym.name not in cache:
+                        cache[sym.name] = expand(self.defining[sym.name].rhs)
+                    mapping[sym] = cache[sym.name]
+            return expr.xreplace(mapping) if mapping else expr
+
+        return expand(equation.rhs)
+
+    def dependencies(self, name: str, *, stop_at: tuple[str, ...] | frozenset[str] = ()) -> list[Equation]:
+        """Equations used to compute ``name`` (itself first), each once."""
+        order: list[Equation] = []
+        seen: set[str] = set()
+        stop = frozenset(stop_at)
+
+        def visit(quantity: str) -> None:
+            if quantity in seen:
+                return
+            seen.add(quantity)
+            equation = self.equation_for(quantity)
+            order.append(equation)
+            for sym in sorted(equation.rhs.free_symbols, key=str):
+                if sym.name in self.defining and sym.name not in stop:
+                    visit(sym.name)
+
+        visit(self.equation_for(name).definition.defines)
+        return order
+
+    def inputs(self, name: str, *, stop_at: tuple[str, ...] | frozenset[str] = ()) -> tuple[str, ...]:
+        """Sorted names of the symbols ``name`` needs values for (constants included)."""
+        return tuple(sorted(s.name for s in self.expression(name, stop_at=stop_at).free_symbols))
+
+    def preset(self, preset_id: str) -> dict[str, pint.Quantity]:
+        """Values of a preset (inherited values included).
+
+        Raises:
+            errors.UsageError: no such preset.
+        """
+        try:
+            return dict(self.presets[preset_id])
+        except KeyError:
+            raise errors.UsageError(f"{self.id}: unknown preset '{preset_id}' (presets: {', '.join(self.presets) or 'none'})") from None
+
+    def dimension_of(self, expr: sympy.Basic) -> Any:
+        """Dimension of any expression in this model's symbols (free literals count as pure numbers).
+
+        Raises:
+            errors.UnitMismatchError: the expression is dimensionally inconsistent.
+        """
+        return dimensions.settle(self._walk(expr, self._dims, "expression"))
+
+    def evaluate(self, name: str, preset: str | None = None, **values: Any) -> pint.Quantity:
+        """Evaluate quantity ``name`` numerically; see :func:`symgpu.numeric.evaluate`."""
+        from symgpu import numeric
+
+        return numeric.evaluate(self, name, preset=preset, values=values)
+
+    def __repr__(self) -> str:
+        return f"<Model {self.id}: {len(self.equations)} equations, {len(self.presets)} presets>"

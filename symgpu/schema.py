@@ -1,0 +1,215 @@
+"""Frozen records for everything read from a model file (plain data: no SymPy, no pint)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+SCHEMA_VERSION = 1
+ROLES = ("input", "output", "intermediate", "constant")
+ASSUMPTIONS = ("positive", "nonnegative", "integer")
+DERIVATION_OPS = ("solve", "boundary", "extremum", "limit", "fixed_point", "simplify", "substitute", "regimes")
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A bibliographic record.
+
+    Attributes:
+        key: the reference key used by ``source = { ref = ... }``.
+        authors: author names as printed.
+        title: title of the work.
+        venue: journal, conference, institution or course.
+        year: publication year (``None`` if unknown).
+        url: optional link.
+        doi: optional DOI.
+        note: optional remark (e.g. about the plain-text extraction).
+    """
+
+    key: str
+    authors: tuple[str, ...]
+    title: str
+    venue: str
+    year: int | None
+    url: str = ""
+    doi: str = ""
+    note: str = ""
+
+    def citation(self) -> str:
+        """Return a one-line citation: ``A, B: "Title", Venue, Year.``"""
+        authors = ", ".join(self.authors) if self.authors else "Anonymous"
+        year = f", {self.year}" if self.year else ""
+        venue = f", {self.venue}" if self.venue else ""
+        return f'{authors}: "{self.title}"{venue}{year}.'
+
+
+@dataclass(frozen=True)
+class SourceLocator:
+    """Where in a reference something is printed: ``ref`` key and ``locator`` as printed."""
+
+    ref: str
+    locator: str
+
+    def __str__(self) -> str:
+        return f"{self.ref}, {self.locator}" if self.locator else self.ref
+
+
+@dataclass(frozen=True)
+class SymbolDefinition:
+    """A declared symbol.
+
+    Attributes:
+        name: identifier used in expressions.
+        description: meaning in the source's words.
+        unit: unit string in the symgpu registry (``"1"`` for pure numbers).
+        role: ``input``, ``output``, ``intermediate`` or ``constant``.
+        latex: LaTeX for reports ("" = SymPy's default rendering).
+        assumptions: subset of ``positive``, ``nonnegative``, ``integer``.
+        value: for constants, the quantity string.
+        source: optional locator text.
+    """
+
+    name: str
+    description: str
+    unit: str
+    role: str = "input"
+    latex: str = ""
+    assumptions: tuple[str, ...] = ()
+    value: str = ""
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class CaseDefinition:
+    """One branch of a piecewise equation: ``value`` applies ``when`` (``otherwise`` last)."""
+
+    id: str
+    when: str
+    value: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class EquationDefinition:
+    """A relation ``defines = rhs`` (or piecewise ``cases``) as written in the file.
+
+    Attributes:
+        id: unique id in the file.
+        defines: the symbol on the left-hand side.
+        rhs: right-hand side text ("" when ``cases`` is used).
+        cases: ordered piecewise branches (empty when ``rhs`` is used).
+        limiters: regime name -> argument text of a top-level Min/Max.
+        source: where the equation is printed.
+        counts: dimension names treated as pure counts in this equation.
+        valid_when: domain conditions (text).
+        note: remarks, including known defects of the source.
+    """
+
+    id: str
+    defines: str
+    source: SourceLocator
+    rhs: str = ""
+    cases: tuple[CaseDefinition, ...] = ()
+    limiters: tuple[tuple[str, str], ...] = ()
+    counts: tuple[str, ...] = ()
+    valid_when: tuple[str, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class PresetDefinition:
+    """A named parameter set: symbol name -> quantity text.
+
+    Attributes:
+        id: preset id.
+        description: what the preset stands for.
+        source: where the values come from.
+        values: symbol name -> quantity string (own values only).
+        based_on: id of a preset whose values this one inherits.
+        notes: symbol name -> remark on that value.
+    """
+
+    id: str
+    description: str
+    source: SourceLocator
+    values: tuple[tuple[str, str], ...]
+    based_on: str = ""
+    notes: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class ValidationCase:
+    """A published number the engine must reproduce (or, with ``erratum``, must not).
+
+    Attributes:
+        id: case id.
+        preset: preset id ("" for none).
+        inputs: symbol name -> quantity text (overrides the preset).
+        expect: quantity name -> quantity text as printed.
+        source: where the number is printed.
+        rel_tol: explicit relative tolerance (``None``: from the printed digits).
+        abs_tol: explicit absolute tolerance in the expected unit (``None``: from digits).
+        erratum: why the printed number is wrong ("" for a number that reproduces).
+        note: remarks that do not change the verdict.
+    """
+
+    id: str
+    preset: str
+    inputs: tuple[tuple[str, Any], ...]
+    expect: tuple[tuple[str, str], ...]
+    source: SourceLocator
+    rel_tol: float | None = None
+    abs_tol: float | None = None
+    erratum: str = ""
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class DerivationRequest:
+    """A question the model file asks the derivation engine (schema: reserved, open fields).
+
+    Attributes:
+        id: request id.
+        op: operation name (``solve``, ``boundary``, ``extremum``, ``limit``, ...).
+        fields: every other key of the entry, as read (strings, numbers, lists, tables).
+    """
+
+    id: str
+    op: str
+    fields: tuple[tuple[str, Any], ...] = ()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Return the field ``key`` or ``default``."""
+        return dict(self.fields).get(key, default)
+
+
+@dataclass(frozen=True)
+class ModelDefinition:
+    """Everything a model file says, validated for shape but not yet built into SymPy.
+
+    Attributes:
+        id: model id (the file stem).
+        path: file the definition was read from.
+        title: model name.
+        summary: one paragraph.
+        references: reference key -> record, primary first.
+        symbols: declared symbols, in file order.
+        equations: equations, in file order.
+        presets: presets, in file order.
+        validation: validation cases, in file order.
+        derivations: derivation requests, in file order.
+        extends: id of the model this one is a variant of ("" for none).
+    """
+
+    id: str
+    path: str
+    title: str
+    summary: str
+    references: tuple[Reference, ...]
+    symbols: tuple[SymbolDefinition, ...]
+    equations: tuple[EquationDefinition, ...]
+    presets: tuple[PresetDefinition, ...] = ()
+    validation: tuple[ValidationCase, ...] = ()
+    derivations: tuple[DerivationRequest, ...] = ()
+    extends: str = ""
+    primary_reference: str = field(default="")

@@ -1,0 +1,111 @@
+"""Reproduce the published numbers of a model file: tolerance from printed digits, errata kept."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING
+
+from symgpu import errors, schema, units
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+PASS = "pass"
+FAIL = "fail"
+ERRATUM = "erratum"
+ERRATUM_REPRODUCED = "erratum-reproduced"
+ERROR = "error"
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """Outcome of one expected value of one validation case.
+
+    Attributes:
+        case: the validation case.
+        quantity: the quantity compared.
+        published: the number as printed (text).
+        expected: the printed value (magnitude) in ``unit``.
+        computed: the engine's value in ``unit`` (NaN when evaluation failed).
+        unit: unit of the comparison (the printed one).
+        tolerance: absolute tolerance used, in ``unit``.
+        status: ``pass``, ``fail``, ``erratum`` (printed number is wrong, as recorded),
+            ``erratum-reproduced`` (recorded as wrong but now matches) or ``error``.
+        message: one line explaining the verdict.
+    """
+
+    case: schema.ValidationCase
+    quantity: str
+    published: str
+    expected: float
+    computed: float
+    unit: str
+    tolerance: float
+    status: str
+    message: str
+
+    @property
+    def ok(self) -> bool:
+        """True when the verdict is as the model file says it should be."""
+        return self.status in (PASS, ERRATUM)
+
+    @property
+    def relative_error(self) -> float:
+        """(computed - expected) / expected (NaN if undefined)."""
+        if self.expected == 0 or math.isnan(self.computed):
+            return math.nan
+        return (self.computed - self.expected) / self.expected
+
+
+def printed_tolerance(text: str) -> float:
+    """Half a unit in the last printed place of the number in ``text`` (``971.9`` -> 0.05)."""
+    literal = units.number_text(text)
+    try:
+        exponent = Decimal(literal).as_tuple().exponent
+    except InvalidOperation:
+        return 0.0
+    return 0.5 * 10.0 ** int(exponent)
+
+
+def validate(model: Model, case_ids: tuple[str, ...] = ()) -> list[CaseResult]:
+    """Run the validation cases of ``model`` (all, or those in ``case_ids``)."""
+    results = []
+    for case in model.definition.validation:
+        if case_ids and case.id not in case_ids:
+            continue
+        results.extend(run_case(model, case))
+    return results
+
+
+def run_case(model: Model, case: schema.ValidationCase) -> list[CaseResult]:
+    """Evaluate one case's expected quantities and judge each against the printed value."""
+    out = []
+    inputs = {name: units.quantity(text, model.units[name]) for name, text in case.inputs}
+    for quantity, text in case.expect:
+        published = units.quantity(text, model.units[quantity])
+        unit = published.units
+        expected = float(published.magnitude)
+        if case.abs_tol is not None:
+            tolerance = case.abs_tol
+        elif case.rel_tol is not None:
+            tolerance = case.rel_tol * abs(expected)
+        else:
+            tolerance = printed_tolerance(text)
+        try:
+            computed = float(model.evaluate(quantity, preset=case.preset or None, **inputs).to(unit).magnitude)
+        except (errors.SymgpuError, ValueError) as exc:
+            out.append(CaseResult(case, quantity, text, expected, math.nan, f"{unit:~}", tolerance, ERROR, str(exc)))
+            continue
+        within = abs(computed - expected) <= tolerance * (1 + 1e-9) + 1e-12 * abs(expected)
+        shown = f"{quantity}: printed {text}, computed {computed:.6g} {unit:~} (tolerance ±{tolerance:.3g})"
+        if case.erratum:
+            status = ERRATUM_REPRODUCED if within else ERRATUM
+            message = (f"{shown}; recorded as an erratum but now reproduces: remove 'erratum' or recheck the case"
+                       if within else f"{shown}; source erratum: {case.erratum}")
+        else:
+            status = PASS if within else FAIL
+            message = shown if within else f"{shown}; NOT reproduced (source: {case.source})"
+        out.append(CaseResult(case, quantity, text, expected, computed, f"{unit:~}", tolerance, status, message))
+    return out
