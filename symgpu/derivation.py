@@ -1,0 +1,109 @@
+"""The Derivation record: ordered steps, assumptions and result of a symbolic operation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import sympy
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a derivation.
+
+    Attributes:
+        operation: short verb (``substitute``, ``differentiate``, ``solve``, ``select root``...).
+        expression: the SymPy expression (or relation) after the step.
+        justification: one line saying why the step is valid.
+    """
+
+    operation: str
+    expression: sympy.Basic
+    justification: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (expressions as SymPy-parsable strings and LaTeX)."""
+        return {
+            "operation": self.operation,
+            "expression": sympy.sstr(self.expression),
+            "latex": sympy.latex(self.expression),
+            "justification": self.justification,
+        }
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """Result of a derivation operation on a model.
+
+    Attributes:
+        model: model id.
+        operation: ``solve``, ``regimes``, ``boundary``, ``extremum``, ``limit``, ``fixed_point``...
+        quantity: the quantity (or equation) operated on.
+        variable: the variable solved for / varied ("" if none).
+        steps: ordered steps.
+        assumptions: assumptions used, as sentences.
+        result: the final symbolic result (for ``extremum``: the extreme value).
+        location: for ``extremum``, the arg-extremum (else ``None``).
+        unit: unit text of ``result`` (checked against the model).
+        method: ``closed form`` or the numeric method used, with the reason.
+        extra: further named results (e.g. each regime), SymPy objects or plain data.
+    """
+
+    model: str
+    operation: str
+    quantity: str
+    variable: str
+    steps: tuple[Step, ...]
+    result: Any
+    assumptions: tuple[str, ...] = ()
+    location: Any = None
+    unit: str = ""
+    method: str = "closed form"
+    extra: tuple[tuple[str, Any], ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-serialisable form."""
+
+        def show(value: Any) -> Any:
+            if isinstance(value, sympy.Basic):
+                return sympy.sstr(value)
+            if isinstance(value, (list, tuple)):
+                return [show(v) for v in value]
+            if isinstance(value, dict):
+                return {str(k): show(v) for k, v in value.items()}
+            return value
+
+        return {
+            "model": self.model,
+            "operation": self.operation,
+            "quantity": self.quantity,
+            "variable": self.variable,
+            "steps": [s.to_dict() for s in self.steps],
+            "assumptions": list(self.assumptions),
+            "result": show(self.result),
+            "result_latex": sympy.latex(self.result) if isinstance(self.result, sympy.Basic) else None,
+            "location": show(self.location),
+            "unit": self.unit,
+            "method": self.method,
+            "extra": {k: show(v) for k, v in self.extra},
+        }
+
+    def __str__(self) -> str:
+        head = f"{self.operation} of {self.quantity}" + (f" over {self.variable}" if self.variable else "") + f" ({self.model})"
+        lines = [head]
+        for number, step in enumerate(self.steps, 1):
+            lines.append(f"  {number}. {step.operation}: {sympy.sstr(step.expression)}")
+            lines.append(f"       because {step.justification}")
+        if self.assumptions:
+            lines.append("  assuming " + "; ".join(self.assumptions))
+        if self.location is not None:
+            lines.append(f"  at {self.variable} = {sympy.sstr(self.location)}")
+        lines.append(f"  result: {sympy.sstr(self.result)}" + (f"  [{self.unit}]" if self.unit else ""))
+        lines.append(f"  method: {self.method}")
+        return "\n".join(lines)
+
+    def _repr_latex_(self) -> str:
+        rows = [rf"\text{{{s.operation}}} &: {sympy.latex(s.expression)}" for s in self.steps]
+        rows.append(rf"\text{{result}} &: {sympy.latex(self.result)}")
+        return "$$\\begin{aligned}" + r"\\ ".join(rows) + "\\end{aligned}$$"

@@ -1,0 +1,87 @@
+"""The command line: exit codes 0 / 1 / 2, JSON output, one clear message and no traceback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from symgpu import cli
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+def test_list_shows_bundled_models(capsys):
+    code, out, _ = run(capsys, "list")
+    assert code == 0 and "interval_analysis" in out
+
+
+def test_show_prints_equations_and_presets(capsys):
+    code, out, _ = run(capsys, "show", "interval_analysis")
+    assert code == 0 and "P_K0: P_K0 =" in out and "gtx1080" in out
+
+
+def test_check_bundled_models_passes(capsys):
+    code, out, _ = run(capsys, "check")
+    assert code == 0 and "ok   interval_analysis" in out
+
+
+def test_check_reports_the_as_printed_P_formula_and_exits_1(capsys, tmp_path):
+    text = (REPO / "equations" / "interval_analysis.toml").read_text()
+    path = tmp_path / "interval_analysis.toml"
+    path.write_text(text.replace('rhs = "Theta_M*L_K0/(d_K0*phi)"', 'rhs = "Theta_M*L_K0/d_K0"'))
+    code, out, _ = run(capsys, "check", str(path))
+    assert code == 1
+    assert "equation P_K0: 'Theta_M*L_K0/d_K0' has dimension [clock]*[thread]/[time], but P_K0 is [thread]; a clock conversion (phi) may be missing" in out
+
+
+def test_eval_json_has_model_quantity_value_unit(capsys):
+    code, out, _ = run(capsys, "eval", "interval_analysis", "P_K0", "--preset", "gtx1080", "--set", "M=16", "--set", "N=16", "--json")
+    payload = json.loads(out)
+    assert code == 0
+    assert payload["model"] == "interval_analysis" and payload["quantity"] == "P_K0" and payload["unit"] == "thread"
+    from symgpu import load
+    assert payload["value"] == pytest.approx(load("interval_analysis").evaluate("P_K0", preset="gtx1080", M=16, N=16).magnitude)
+
+
+def test_eval_set_accepts_units_and_unit_converts_result(capsys):
+    code, out, _ = run(capsys, "eval", "interval_analysis", "L_K0_time", "--preset", "gtx1080", "--set", "M=16", "--set", "N=16",
+                       "--set", "phi=1730 MHz", "--unit", "us")
+    assert code == 0 and out.startswith("L_K0_time = 0.3884") and out.strip().endswith(("µs", "us"))
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["eval", "nope", "P"], "symgpu: error: unknown model 'nope'"),
+    (["eval", "interval_analysis", "P_K0", "--preset", "gtx1080", "--set", "M"], "symgpu: error: --set 'M': expected NAME=VALUE"),
+    (["eval", "interval_analysis", "P_K0", "--preset", "gtx1080", "--set", "M=16", "--set", "N=16", "--set", "Theta_M=3 GB"],
+     "symgpu: error: interval_analysis: Theta_M = 3 GB has dimension [information], but Theta_M is [information]/[time]"),
+    (["eval", "interval_analysis", "P_K0", "--preset", "gtx1080", "--set", "M=16", "--set", "N=16", "--unit", "s"],
+     "symgpu: error: --unit 's': the result is [thread], which cannot be expressed in s ([time])"),
+    (["eval", "interval_analysis", "P_K0", "--preset", "gtx1080", "--set", "M=16"], "symgpu: error: interval_analysis: P_K0 needs a value for N"),
+    (["frobnicate"], "symgpu: error: argument COMMAND: invalid choice: 'frobnicate'"),
+])
+def test_bad_input_exits_2_with_one_clear_message(capsys, argv, message):
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert message in err
+
+
+def test_validate_bundled_models_passes(capsys):
+    code, out, err = run(capsys, "validate", "interval_analysis")
+    assert code == 0 and "erratum" in out and " 0 failed" in err
+
+
+def test_console_script_runs_without_traceback_on_bad_input():
+    proc = subprocess.run([sys.executable, "-m", "symgpu", "eval", "interval_analysis", "P_K0"], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and proc.stderr.startswith("symgpu: error: interval_analysis: P_K0 needs a value for")
