@@ -236,7 +236,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             raise
         except errors.ModelFileError as exc:
             failed += 1
-            print(f"FAIL {exc}")
+            for problem in getattr(exc, "problems", (exc,)):
+                print(f"FAIL {problem}")
             continue
         cases = sum(len(eq.cases) for eq in model.equations.values())
         print(f"ok   {model.id}: {len(model.equations)} equations ({cases} piecewise cases), "

@@ -39,6 +39,22 @@ class UnitMismatchError(ModelFileError):
     """Dimensions disagree inside an expression or between an equation's two sides."""
 
 
+class ModelCheckError(UnitMismatchError):
+    """Several equations of one file fail the unit check; ``problems`` holds each error.
+
+    ``str()`` gives one line per problem, each in the ``path: where: problem; hint`` form.
+    """
+
+    def __init__(self, problems: tuple[UnitMismatchError, ...]) -> None:
+        self.problems = tuple(problems)
+        first = self.problems[0]
+        super().__init__(first.path, first.where, first.problem, first.hint)
+        self.args = (self.problems,)
+
+    def __str__(self) -> str:
+        return "\n".join(str(p) for p in self.problems)
+
+
 class EvaluationError(ValueError, SymgpuError):
     """Numeric evaluation was asked with missing, mistyped or out-of-domain inputs."""
 

@@ -55,11 +55,18 @@ def resolve(id_or_path: str | os.PathLike[str], folder: Path | None = None) -> P
     return path
 
 
-def read_definition(path: str | os.PathLike[str]) -> schema.ModelDefinition:
+def read_definition(path: str | os.PathLike[str], _trail: tuple[str, ...] = ()) -> schema.ModelDefinition:
     """Read and shape-check one model file.
 
+    A file whose ``[model]`` has ``extends = "<id>"`` is a *variant*: it inherits the base
+    model's references, symbols, equations, presets, validation cases and derivations;
+    entries with the same id (symbol name, equation id, preset id, case id) replace the
+    base's, others are added. The base is looked up beside the variant file first, then
+    among the bundled models.
+
     Raises:
-        errors.ModelFileError: the file is not valid TOML or does not follow the schema.
+        errors.ModelFileError: the file is not valid TOML, does not follow the schema, or
+            extends a model that is missing or extends it back.
     """
     path = Path(path)
     shown = _shown(path)
@@ -73,7 +80,20 @@ def read_definition(path: str | os.PathLike[str]) -> schema.ModelDefinition:
         raise errors.ModelFileError(shown, "", f"file is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise errors.ModelFileError(shown, "", f"invalid TOML: {exc}") from None
-    return _Reader(shown, path.stem).model(data)
+    base = None
+    meta = data.get("model")
+    extends = meta.get("extends") if isinstance(meta, dict) else None
+    if isinstance(extends, str) and extends:
+        trail = _trail + (path.stem,)
+        if extends in trail:
+            raise errors.ModelFileError(shown, "[model].extends", f"models extend each other in a cycle: {' -> '.join(trail + (extends,))}")
+        base_path = path.parent / f"{extends}.toml"
+        if not base_path.is_file():
+            base_path = equations_dir() / f"{extends}.toml"
+        if not base_path.is_file():
+            raise errors.ModelFileError(shown, "[model].extends", f"unknown base model '{extends}'", f"bundled models: {', '.join(list_models()) or 'none'}")
+        base = read_definition(base_path, trail)
+    return _Reader(shown, path.stem, base).model(data)
 
 
 def _shown(path: Path) -> str:
@@ -87,9 +107,10 @@ def _shown(path: Path) -> str:
 class _Reader:
     """Shape checks with messages that name the file and the key path."""
 
-    def __init__(self, path: str, stem: str) -> None:
+    def __init__(self, path: str, stem: str, base: schema.ModelDefinition | None = None) -> None:
         self.path = path
         self.stem = stem
+        self.base = base
 
     def fail(self, where: str, problem: str, hint: str = "") -> errors.ModelFileError:
         return errors.ModelFileError(self.path, where, problem, hint)
@@ -157,17 +178,26 @@ class _Reader:
         if model_id != self.stem:
             raise self.fail("[model].id", f"id '{model_id}' differs from the file stem '{self.stem}'", f"rename the file to {model_id}.toml or set id = \"{self.stem}\"")
         references = self.references(self.take(data, "references", dict, "top level", required=False, default={}))
+        if self.base is not None:
+            references = _merge(self.base.references, references, "key")
         refs = {r.key for r in references}
         cited = self.strings(meta, "references", "[model]")
         for key in cited:
             if key not in refs:
                 raise self.fail("[model].references", f"unknown reference '{key}'", f"declare it under [references.{key}]")
         ordered = tuple(sorted(references, key=lambda r: (r.key not in cited, cited.index(r.key) if r.key in cited else 0)))
-        symbols = self.symbols(self.take(data, "symbols", dict, "top level"))
-        equations = self.equations(self.take(data, "equations", list, "top level"), refs)
+        variant = self.base is not None
+        symbols = self.symbols(self.take(data, "symbols", dict, "top level", required=not variant, default={}))
+        equations = self.equations(self.take(data, "equations", list, "top level", required=not variant, default=[]), refs)
         presets = self.presets(self.take(data, "presets", dict, "top level", required=False, default={}), refs)
         validation = self.validation(self.take(data, "validation", list, "top level", required=False, default=[]), refs)
         derivations = self.derivations(self.take(data, "derivations", list, "top level", required=False, default=[]))
+        if self.base is not None:
+            symbols = _merge(self.base.symbols, symbols, "name")
+            equations = _merge(self.base.equations, equations, "id")
+            presets = _merge(self.base.presets, presets, "id")
+            validation = _merge(self.base.validation, validation, "id")
+            derivations = _merge(self.base.derivations, derivations, "id")
         return schema.ModelDefinition(
             id=model_id,
             path=self.path,
@@ -180,7 +210,7 @@ class _Reader:
             validation=validation,
             derivations=derivations,
             extends=self.take(meta, "extends", str, "[model]", required=False, default=""),
-            primary_reference=cited[0] if cited else "",
+            primary_reference=cited[0] if cited else (self.base.primary_reference if self.base is not None else ""),
         )
 
     def references(self, data: dict[str, Any]) -> tuple[schema.Reference, ...]:
@@ -309,7 +339,7 @@ class _Reader:
                 based_on=self.take(entry, "based_on", str, where, required=False, default=""),
                 notes=tuple((k, str(v)) for k, v in notes.items()),
             ))
-        ids = {p.id for p in out}
+        ids = {p.id for p in out} | ({p.id for p in self.base.presets} if self.base is not None else set())
         for preset in out:
             if preset.based_on and preset.based_on not in ids:
                 raise self.fail(f"[presets.{preset.id}].based_on", f"unknown preset '{preset.based_on}'", f"presets: {', '.join(sorted(ids))}")
@@ -366,6 +396,13 @@ class _Reader:
             fields = tuple((k, _freeze(v)) for k, v in entry.items() if k not in ("id", "op"))
             out.append(schema.DerivationRequest(id=request_id, op=op, fields=fields))
         return tuple(out)
+
+
+def _merge(base: tuple[Any, ...], own: tuple[Any, ...], key: str) -> tuple[Any, ...]:
+    """Base entries in order, each replaced by the variant's entry with the same key; new ones appended."""
+    replacements = {getattr(item, key): item for item in own}
+    merged = [replacements.pop(getattr(item, key), item) for item in base]
+    return tuple(merged) + tuple(item for item in own if getattr(item, key) in replacements)
 
 
 def _freeze(value: Any) -> Any:

@@ -78,8 +78,16 @@ class Model:
         self.defining: dict[str, Equation] = {}
         self._build_equations()
         self._check_acyclic()
+        problems = []
         for equation in self.equations.values():
-            self._check_units(equation)
+            try:
+                self._check_units(equation)
+            except errors.UnitMismatchError as exc:
+                problems.append(exc)
+        if len(problems) == 1:
+            raise problems[0]
+        if problems:
+            raise errors.ModelCheckError(tuple(problems))
         self.constants: dict[str, pint.Quantity] = {
             s.name: self._read_value(s.value, s.name, f"[symbols.{s.name}].value")
             for s in definition.symbols if s.role == "constant"
