@@ -1,0 +1,261 @@
+"""Command-line front end of the derivation engine.
+
+Commands (registered into :data:`symgpu.cli.EXTENSIONS`)::
+
+    symgpu solve MODEL QUANTITY --for VAR [--target EXPR]
+    symgpu regimes MODEL QUANTITY [--over VAR]
+    symgpu boundary MODEL QUANTITY --for VAR [--between A B]
+    symgpu extremum MODEL QUANTITY --over VAR (--max | --min)
+    symgpu limit MODEL QUANTITY --var VAR --to VALUE
+    symgpu fixed-point MODEL QUANTITY --var VAR
+    symgpu derive MODEL [ID ...]          # run the model file's [[derivations]]
+    symgpu repl                           # IPython (or the standard console) with models loaded
+
+Each derivation command takes ``[--preset P] [--set NAME=VALUE ...] [--json]`` and also
+``--substitute NAME=EXPR`` (symbolic substitution before deriving) and ``--assume REL``
+(an extra assumption such as ``'mem_lat > alu_lat'``). Expression text is parsed only by the
+model's safe parser.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from typing import Any
+
+import sympy
+
+from symgpu import cli, errors
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", help="model id or path to a .toml file")
+    p.add_argument("quantity", help="a quantity defined by an equation (or an equation id)")
+    cli.add_value_options(p)
+    p.add_argument("--substitute", "-S", action="append", default=[], metavar="NAME=EXPR",
+                   help="substitute an expression before deriving, e.g. --substitute M=N")
+    p.add_argument("--assume", "-a", action="append", default=[], metavar="RELATION",
+                   help="an extra assumption, e.g. --assume 'mem_lat > alu_lat'")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _substitutions(items: list[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        if not sep or not name.strip() or not text.strip():
+            raise errors.UsageError(f"--substitute {item!r}: expected NAME=EXPR, e.g. --substitute M=N")
+        out[name.strip()] = text.strip()
+    return out
+
+
+def _setup_solve(sub: Any) -> None:
+    p = sub.add_parser("solve", help="solve a quantity's equation for a variable, in closed form")
+    _add_common(p)
+    p.add_argument("--for", dest="for_", required=True, metavar="VAR", help="the variable to solve for")
+    p.add_argument("--target", help="solve quantity = TARGET (an expression) instead of keeping the quantity symbolic")
+
+
+def _setup_regimes(sub: Any) -> None:
+    p = sub.add_parser("regimes", help="list the branches (regimes) of a piecewise quantity")
+    _add_common(p)
+    p.add_argument("--over", metavar="VAR", help="write the conditions as bounds on VAR where possible")
+
+
+def _setup_boundary(sub: Any) -> None:
+    p = sub.add_parser("boundary", help="where two regimes of a quantity meet, solved for a variable")
+    _add_common(p)
+    p.add_argument("--for", dest="for_", required=True, metavar="VAR", help="the variable to solve for")
+    p.add_argument("--between", nargs=2, metavar=("A", "B"), help="the two regimes (default: every pair)")
+
+
+def _setup_extremum(sub: Any) -> None:
+    p = sub.add_parser("extremum", help="maximum or minimum of a quantity over a variable (cusps included)")
+    _add_common(p)
+    p.add_argument("--over", required=True, metavar="VAR")
+    group = p.add_mutually_exclusive_group(required=True)
+    group.add_argument("--max", dest="kind", action="store_const", const="max")
+    group.add_argument("--min", dest="kind", action="store_const", const="min")
+
+
+def _setup_limit(sub: Any) -> None:
+    p = sub.add_parser("limit", help="limit of a quantity as a variable tends to a value")
+    _add_common(p)
+    p.add_argument("--var", required=True, metavar="VAR")
+    p.add_argument("--to", required=True, metavar="VALUE", help="oo, -oo, 0, a number or an expression")
+    p.add_argument("--dir", dest="direction", choices=["+", "-", "+-"], help="one-sided limit (default: from above for positive variables)")
+
+
+def _setup_fixed_point(sub: Any) -> None:
+    p = sub.add_parser("fixed-point", help="solve VAR = QUANTITY(VAR) (closed form, or a bracketed numeric root)")
+    _add_common(p)
+    p.add_argument("--var", required=True, metavar="VAR")
+    p.add_argument("--numeric", action="store_true", help="use the numeric root even when a closed form exists")
+
+
+def _setup_derive(sub: Any) -> None:
+    p = sub.add_parser("derive", help="run the [[derivations]] a model file asks for and check their expectations")
+    p.add_argument("model")
+    p.add_argument("ids", nargs="*", help="derivation ids (all by default)")
+    p.add_argument("--json", action="store_true")
+
+
+def _setup_repl(sub: Any) -> None:
+    p = sub.add_parser("repl", help="interactive session with symgpu imported and the bundled models loaded")
+    p.add_argument("--plain", action="store_true", help="use the standard Python console even if IPython is installed")
+
+
+# ---------------------------------------------------------------------------- running
+def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dict[str, Any]) -> dict[str, Any]:
+    from symgpu import derive
+
+    out: dict[str, Any] = {}
+    if args.preset is None and not values:
+        return out
+    result = derivation.result
+    if isinstance(result, dict):
+        numbers = {}
+        for key, expr in result.items():
+            numbers[key] = cli.json_number(derive._evaluate(model, expr, args.preset, values))
+        out["value"] = numbers
+        out["unit"] = derivation.unit
+        return out
+    if isinstance(result, sympy.Tuple):
+        out["value"] = [cli.json_number(derive._evaluate(model, r, args.preset, values)) for r in result]
+        out["unit"] = derivation.unit
+        return out
+    quantity = derive.evaluate_result(model, derivation, args.preset, **values)
+    out["value"] = cli.json_number(quantity.magnitude)
+    out["unit"] = derivation.unit
+    if derivation.location is not None:
+        where = derive.evaluate_result(model, derivation, args.preset, which="location", **values)
+        out["location_value"] = cli.json_number(where.magnitude)
+        out["location_unit"] = model.unit_text(derivation.variable)
+    return out
+
+
+def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[str, Any]) -> int:
+    numbers = _evaluate(model, derivation, args, values)
+    if args.json:
+        data = derivation.to_dict()
+        data.update(numbers)
+        data["preset"] = args.preset
+        data["inputs"] = {k: {"value": cli.json_number(v.magnitude), "unit": cli.unit_text(v)} for k, v in values.items()}
+        print(json.dumps(data, default=str))
+        return cli.OK
+    print(derivation)
+    if "value" in numbers:
+        shown = numbers["value"]
+        if isinstance(shown, (int, float)):
+            line = f"  value: {shown:.10g} {numbers['unit']}"
+        else:
+            line = f"  value: {shown} {numbers['unit']}"
+        if "location_value" in numbers and numbers["location_value"] is not None:
+            unit = "" if numbers["location_unit"] in ("", "1") else f" {numbers['location_unit']}"
+            line += f" at {derivation.variable} = {numbers['location_value']:.10g}{unit}"
+        print(line + (f"  (preset {args.preset})" if args.preset else ""))
+    return cli.OK
+
+
+def _run(args: argparse.Namespace) -> int:
+    from symgpu import derive
+
+    model = cli.load_model(args.model)
+    values = cli.parse_assignments(model, args.set)
+    subs = _substitutions(args.substitute)
+    common = {"substitute": subs, "assume": args.assume}
+    command = args.command
+    if command == "solve":
+        derivation = derive.solve(model, args.quantity, for_=args.for_, target=args.target, **common)
+    elif command == "regimes":
+        derivation = derive.regimes(model, args.quantity, over=args.over, **common)
+    elif command == "boundary":
+        derivation = derive.boundary(model, args.quantity, tuple(args.between) if args.between else None, for_=args.for_, **common)
+    elif command == "extremum":
+        derivation = derive.extremum(model, args.quantity, over=args.over, kind=args.kind, **common)
+    elif command == "limit":
+        derivation = derive.limit(model, args.quantity, args.var, args.to, direction=args.direction, **common)
+    elif command == "fixed-point":
+        derivation = derive.fixed_point(model, args.quantity, args.var, preset=args.preset, values=values,
+                                        method="numeric" if args.numeric else "auto", **common)
+    else:  # pragma: no cover - argparse restricts the commands
+        raise errors.UsageError(f"unknown command {command}")
+    return _emit(model, derivation, args, values)
+
+
+def _run_derive(args: argparse.Namespace) -> int:
+    from symgpu import derive
+
+    model = cli.load_model(args.model)
+    requests = list(model.definition.derivations)
+    if args.ids:
+        known = {r.id: r for r in requests}
+        missing = [i for i in args.ids if i not in known]
+        if missing:
+            raise errors.UsageError(f"{model.id}: no derivation {', '.join(missing)} (derivations: {', '.join(known) or 'none'})")
+        requests = [known[i] for i in args.ids]
+    if not requests:
+        raise errors.UsageError(f"{model.id} declares no [[derivations]]")
+    failed = 0
+    rows = []
+    for request in requests:
+        derivation = derive.run_request(model, request)
+        holds = derive.expect_holds(derivation)
+        failed += holds is False
+        rows.append((request, derivation, holds))
+    if args.json:
+        print(json.dumps([{"id": r.id, "op": r.op, "expect_holds": h, **d.to_dict()} for r, d, h in rows], default=str))
+    else:
+        for request, derivation, holds in rows:
+            mark = {True: "ok  ", False: "FAIL", None: "    "}[holds]
+            shown = derivation.location if request.op == "extremum" else derivation.result
+            print(f"{mark} {request.id}: {request.op} -> {sympy.sstr(shown)}" + (f"  [{derivation.unit}]" if derivation.unit and request.op != "extremum" else ""))
+    return cli.FAILED if failed else cli.OK
+
+
+def _namespace() -> dict[str, Any]:
+    import symgpu
+    from symgpu import derive
+
+    namespace: dict[str, Any] = {"symgpu": symgpu, "derive": derive, "sympy": sympy, "oo": sympy.oo}
+    loaded = []
+    for model_id in symgpu.list_models():
+        name = re.sub(r"\W", "_", model_id)
+        if name[:1].isdigit():
+            name = f"m_{name}"
+        try:
+            namespace[name] = symgpu.load(model_id)
+            loaded.append(name)
+        except errors.SymgpuError as exc:
+            print(f"symgpu: warning: {model_id} does not load: {exc}", file=sys.stderr)
+    namespace["_loaded"] = loaded
+    return namespace
+
+
+def _run_repl(args: argparse.Namespace) -> int:
+    namespace = _namespace()
+    loaded = namespace.pop("_loaded")
+    banner = ("symgpu interactive session. Imported: symgpu, derive, sympy. Models: " + ", ".join(loaded)
+              + "\nTry: derive.limit(interval_analysis, 'Q_K0', 'N', 'oo', substitute={'M': 'N'})")
+    if not args.plain:
+        try:
+            import IPython
+        except ImportError:
+            IPython = None
+        if IPython is not None:
+            print(banner)
+            IPython.start_ipython(argv=["--no-banner"], user_ns=namespace)
+            return cli.OK
+    import code
+
+    code.interact(banner=banner, local=namespace, exitmsg="")
+    return cli.OK
+
+
+for _name, _setup in (("solve", _setup_solve), ("regimes", _setup_regimes), ("boundary", _setup_boundary),
+                      ("extremum", _setup_extremum), ("limit", _setup_limit), ("fixed-point", _setup_fixed_point)):
+    cli.EXTENSIONS[_name] = (_setup, _run)
+cli.EXTENSIONS["derive"] = (_setup_derive, _run_derive)
+cli.EXTENSIONS["repl"] = (_setup_repl, _run_repl)
