@@ -1,0 +1,322 @@
+"""Occupancy from resource usage, for models that take occupancy as an input.
+
+Hong & Kim's ``Active_blocks_per_SM`` and ``N``, Volkov's ``n``: these models take the
+number of resident blocks or warps per SM as a given number. This module computes it from
+the launch's resources (threads per block, registers per thread, shared memory per block)
+with the ``occupancy`` model (``equations/occupancy.toml``) and returns values keyed by
+the *target* model's symbol names, ready to pass to ``Model.evaluate``::
+
+    >>> from symgpu import occupancy                                   # doctest: +SKIP
+    >>> values = occupancy.occupancy_values("hong_kim_2009", "geforce_gtx280",
+    ...                                     threads=128, regs=18, smem=3960)
+    >>> symgpu.load("hong_kim_2009").evaluate("Exec_cycles_app", preset="geforce_gtx280", **values, ...)
+
+The hardware limits come from a compute-capability preset of the occupancy model
+(``cc_1_3``...). The caller names either that preset directly or a preset of the target
+model; :data:`TARGETS` maps the target model's presets (GPUs) to compute capabilities
+and the target's symbols to occupancy quantities. A GPU that is not in the table is an
+error, never a guess.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import pint
+
+from symgpu import errors, numeric, units
+
+#: The occupancy model's id.
+OCCUPANCY_MODEL = "occupancy"
+
+#: Names of the launch parameters, as the ``--occupancy`` option spells them, mapped to
+#: the occupancy model's input symbols (declared units: thread/block, 1/thread, B/block).
+INPUTS: dict[str, str] = {
+    "threads": "threads_per_block",
+    "regs": "regs_per_thread",
+    "smem": "smem_per_block",
+}
+
+
+@dataclass(frozen=True)
+class Target:
+    """How one model takes occupancy.
+
+    Attributes:
+        symbols: target symbol -> occupancy-model quantity or input whose value it receives.
+        presets: target preset (a GPU) -> compute-capability preset of the occupancy model.
+        note: where the mapping comes from.
+    """
+
+    symbols: Mapping[str, str]
+    presets: Mapping[str, str]
+    note: str = ""
+
+
+#: Model id -> how it takes occupancy. Documented data, checked by tests/test_occupancy.py
+#: against the model files (every symbol and preset named here must exist).
+TARGETS: dict[str, Target] = {
+    "hong_kim_2009": Target(
+        symbols={
+            # Table 1 row 11: concurrently running blocks on one SM.
+            "Active_blocks_per_SM": "active_blocks_per_SM",
+            # Table 1 row 12; N = Active_warps_per_SM (Eq. 20) follows from it.
+            "Active_warps_per_SM": "active_warps_per_SM",
+            # The block size the occupancy was computed for; the model's CPI (Eq. 25) and
+            # warps-per-block (Eq. 27) use it too, so it must agree.
+            "Threads_per_block": "threads_per_block",
+        },
+        presets={
+            # Table 3 "Computing Version".
+            "geforce_8800gtx": "cc_1_0",
+            "quadro_fx5600": "cc_1_0",
+            "geforce_8800gt": "cc_1_1",   # CC 1.1: same SM resources as 1.0
+            "geforce_gtx280": "cc_1_3",
+        },
+        note="Hong & Kim 2009, Table 1 rows 8-12 and Table 3",
+    ),
+    "volkov_2016": Target(
+        symbols={
+            # "occupancy: warps executed at the same time per SM"
+            "n": "active_warps_per_SM",
+        },
+        presets={
+            # Volkov Table 2.6: GeForce 8800GTX, GTX280, GTX480, GTX680, GTX980.
+            "g80": "cc_1_0",
+            "gt200": "cc_1_3",
+            "fermi": "cc_2_0",
+            "kepler": "cc_3_0",
+            "maxwell": "cc_5_2",
+        },
+        note="Volkov 2016, Table 2.6 (GPUs used) and §5.7",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class OccupancyResult:
+    """The occupancy derivation for one launch, for reports and for the target model.
+
+    Attributes:
+        target: target model id ("" when computed for the occupancy model alone).
+        cc_preset: the compute-capability preset used (``cc_1_3``...).
+        inputs: occupancy input symbol -> value as given.
+        limits: regime name (warp_limit, block_limit, register_limit, smem_limit) -> blocks/SM.
+        active_blocks: resident blocks per SM.
+        active_warps: resident warps per SM.
+        occupancy: active warps over the maximum warps per SM.
+        limiting: the regimes whose limit equals the minimum (several on a tie).
+        values: target symbol -> value in the target symbol's declared unit.
+    """
+
+    target: str
+    cc_preset: str
+    inputs: Mapping[str, Any]
+    limits: Mapping[str, pint.Quantity]
+    active_blocks: pint.Quantity
+    active_warps: pint.Quantity
+    occupancy: pint.Quantity
+    limiting: tuple[str, ...]
+    values: Mapping[str, pint.Quantity] = field(default_factory=dict)
+
+    def lines(self) -> list[str]:
+        """The derivation as text lines (for the report chain)."""
+        shown = ", ".join(f"{k} = {v}" for k, v in self.inputs.items())
+        out = [f"occupancy ({self.cc_preset}): {shown}"]
+        for name, value in self.limits.items():
+            mark = "  <- limits" if name in self.limiting else ""
+            out.append(f"  {name}: {_fmt(value)}{mark}")
+        out.append(f"  active blocks per SM = Min(...) = {_fmt(self.active_blocks)} ({', '.join(self.limiting)})")
+        out.append(f"  active warps per SM = {_fmt(self.active_warps)}; occupancy = {float(self.occupancy.magnitude):.4g}")
+        for name, value in self.values.items():
+            out.append(f"  -> {self.target}.{name} = {_fmt(value)}")
+        return out
+
+    def __str__(self) -> str:
+        return "\n".join(self.lines())
+
+
+def _fmt(value: pint.Quantity) -> str:
+    magnitude = float(value.magnitude)
+    number = f"{magnitude:g}"
+    return f"{number} {value.units:~}".strip()
+
+
+def _load(model: Any) -> Any:
+    import symgpu
+
+    return symgpu.load(model) if isinstance(model, str) else model
+
+
+def occupancy_model() -> Any:
+    """The occupancy model (``equations/occupancy.toml``)."""
+    return _load(OCCUPANCY_MODEL)
+
+
+def resolve_cc_preset(target_model: Any, preset: str) -> str:
+    """Return the compute-capability preset for ``preset``.
+
+    ``preset`` is either a preset of the occupancy model (``cc_1_3``) or a preset of
+    ``target_model`` listed in :data:`TARGETS`.
+
+    Raises:
+        errors.UsageError: the name is neither; unknown GPUs are never guessed.
+    """
+    occ = occupancy_model()
+    if preset in occ.presets:
+        return preset
+    target_id = _load(target_model).id if target_model is not None else ""
+    table = TARGETS.get(target_id)
+    if table is not None and preset in table.presets:
+        return table.presets[preset]
+    known = sorted(occ.presets)
+    mapped = f"; presets of {target_id} with a known compute capability: {', '.join(sorted(table.presets))}" if table else ""
+    raise errors.UsageError(
+        f"occupancy: no compute capability known for '{preset}' (compute-capability presets: {', '.join(known)}{mapped}); "
+        f"name a cc_X_Y preset explicitly"
+    )
+
+
+def compute(cc_preset: str, threads: Any, regs: Any, smem: Any, *, target: str = "") -> OccupancyResult:
+    """Evaluate the occupancy model for one launch on compute-capability preset ``cc_preset``.
+
+    Args:
+        cc_preset: a preset of the occupancy model (``cc_8_0``).
+        threads: threads per block (a number in thread/block, or a quantity).
+        regs: registers per thread (a number; 0 = no registers).
+        smem: shared memory per block (a number in bytes per block, or a quantity).
+        target: id of the model the result is meant for (only recorded).
+
+    Raises:
+        errors.UsageError: unknown preset.
+        errors.DomainError: the launch cannot run (block too large, too many registers
+            per thread or per block, too much shared memory per block).
+    """
+    occ = occupancy_model()
+    occ.preset(cc_preset)  # raises UsageError for an unknown compute capability
+    inputs = {INPUTS["threads"]: threads, INPUTS["regs"]: regs, INPUTS["smem"]: smem}
+    active_blocks = occ.evaluate("active_blocks_per_SM", preset=cc_preset, **inputs)
+    limits: dict[str, pint.Quantity] = {}
+    for name, term in occ.equation_for("active_blocks_per_SM").limiters:
+        symbol = str(term)
+        if symbol in occ.defining:
+            limits[name] = occ.evaluate(symbol, preset=cc_preset, **inputs)
+        else:
+            limits[name] = occ.preset(cc_preset)[symbol].to(occ.units["active_blocks_per_SM"])
+    minimum = float(active_blocks.magnitude)
+    limiting = tuple(name for name, value in limits.items() if float(value.magnitude) == minimum)
+    return OccupancyResult(
+        target=target,
+        cc_preset=cc_preset,
+        inputs=inputs,
+        limits=limits,
+        active_blocks=active_blocks,
+        active_warps=occ.evaluate("active_warps_per_SM", preset=cc_preset, **inputs),
+        occupancy=occ.evaluate("occupancy", preset=cc_preset, **inputs),
+        limiting=limiting,
+    )
+
+
+def occupancy_chain(target_model: Any, cc_preset_or_target_preset: str, threads: Any, regs: Any, smem: Any) -> OccupancyResult:
+    """Like :func:`occupancy_values`, but return the whole derivation (limits, regimes, values).
+
+    Raises:
+        errors.UsageError: the target model takes no occupancy (not in :data:`TARGETS`),
+            its mapping names a symbol it does not declare, or the preset is unknown.
+        errors.DomainError: the launch cannot run on that compute capability.
+    """
+    model = _load(target_model)
+    table = TARGETS.get(model.id)
+    if table is None:
+        raise errors.UsageError(
+            f"occupancy: model '{model.id}' has no occupancy mapping (models that take occupancy: {', '.join(sorted(TARGETS))})"
+        )
+    missing = [name for name in table.symbols if name not in model.symbols]
+    if missing:
+        raise errors.UsageError(f"occupancy: the mapping for '{model.id}' names undeclared symbols {', '.join(missing)}; update symgpu.occupancy.TARGETS")
+    cc = resolve_cc_preset(model, cc_preset_or_target_preset)
+    result = compute(cc, threads, regs, smem, target=model.id)
+    occ = occupancy_model()
+    values: dict[str, pint.Quantity] = {}
+    for target_symbol, source in table.symbols.items():
+        if source in occ.defining:
+            quantity = occ.evaluate(source, preset=cc, **result.inputs)
+        else:  # an input of the occupancy model (threads_per_block): the launch's own value
+            quantity = occ_quantity(occ, source, numeric.to_magnitude(occ, source, result.inputs[source]))
+        try:
+            values[target_symbol] = quantity.to(model.units[target_symbol])
+        except pint.DimensionalityError:
+            raise errors.UsageError(
+                f"occupancy: {source} ({occ.unit_text(source)}) cannot feed {model.id}.{target_symbol} ({model.unit_text(target_symbol)}); fix symgpu.occupancy.TARGETS"
+            ) from None
+    return replace(result, values=values)
+
+
+def occ_quantity(occ: Any, name: str, magnitude: Any) -> pint.Quantity:
+    """A magnitude of occupancy-model symbol ``name`` as a quantity in its declared unit."""
+    return units.registry().Quantity(magnitude, occ.units[name])
+
+
+def occupancy_values(target_model: Any, cc_preset_or_target_preset: str, threads: Any, regs: Any, smem: Any) -> dict[str, pint.Quantity]:
+    """Values for ``target_model``'s occupancy symbols, computed from a launch's resources.
+
+    Args:
+        target_model: a model or model id in :data:`TARGETS` (``"hong_kim_2009"``).
+        cc_preset_or_target_preset: a compute-capability preset (``"cc_1_3"``) or a preset
+            of the target model with a known compute capability (``"geforce_gtx280"``).
+        threads: threads per block.
+        regs: registers per thread (0 = the kernel uses none: no register limit).
+        smem: shared memory per block in bytes (static + dynamic; 0 = none).
+
+    Returns:
+        target symbol -> pint Quantity in that symbol's declared unit; for
+        ``hong_kim_2009``: ``Active_blocks_per_SM``, ``Active_warps_per_SM`` (hence
+        ``N``) and ``Threads_per_block``. Pass them as ``**values`` to ``evaluate``;
+        they override the preset's numbers.
+
+    Raises:
+        errors.UsageError: unknown model mapping or preset (never guessed).
+        errors.DomainError: the launch cannot run (the model gives no occupancy then).
+    """
+    return dict(occupancy_chain(target_model, cc_preset_or_target_preset, threads, regs, smem).values)
+
+
+_SPEC_ITEM = re.compile(r"^\s*([A-Za-z_]+)\s*=\s*([^=]+?)\s*$")
+
+
+def parse_spec(text: str) -> dict[str, float]:
+    """Parse ``"threads=128,regs=18,smem=3960"`` into ``{"threads": 128, "regs": 18, "smem": 3960}``.
+
+    ``smem`` may carry a byte unit (``smem=48KiB``, ``smem=3960 B``); the others are
+    plain counts. All three are required.
+
+    Raises:
+        errors.UsageError: malformed text, unknown or missing keys, non-numeric values.
+    """
+    found: dict[str, float] = {}
+    for item in text.split(","):
+        match = _SPEC_ITEM.match(item)
+        if not match:
+            raise errors.UsageError(f"--occupancy: cannot read '{item.strip()}'; write threads=N,regs=N,smem=BYTES")
+        key, raw = match.group(1), match.group(2)
+        if key not in INPUTS:
+            raise errors.UsageError(f"--occupancy: unknown key '{key}' (keys: {', '.join(INPUTS)})")
+        if key in found:
+            raise errors.UsageError(f"--occupancy: '{key}' given twice")
+        try:
+            if key == "smem":
+                value = float(units.quantity(raw, units.unit("B")).to("B").magnitude)
+            else:
+                value = float(raw)
+        except (ValueError, pint.DimensionalityError, pint.errors.PintError) as exc:
+            raise errors.UsageError(f"--occupancy: {key} = '{raw}' is not a {'byte count' if key == 'smem' else 'number'} ({exc})") from None
+        if value != int(value) or value < 0:
+            raise errors.UsageError(f"--occupancy: {key} = '{raw}' must be a non-negative whole number")
+        found[key] = int(value)
+    absent = [k for k in INPUTS if k not in found]
+    if absent:
+        raise errors.UsageError(f"--occupancy: missing {', '.join(absent)} (write threads=N,regs=N,smem=BYTES)")
+    return found
