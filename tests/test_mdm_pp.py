@@ -106,7 +106,6 @@ def test_mdm_boundary_solved_for_W_and_M_Read(mdm):
     assert same(m_star, mdm.expression("M_Read_threshold"))
     assert same(w_star, mdm.parse(derivation(mdm, "md_boundary_W").get("expect"), "expect"))
     assert same(m_star, mdm.parse(derivation(mdm, "md_boundary_M_Read").get("expect"), "expect"))
-    assert same(w_star, mdm.parse(derivation(mdm, "md_boundary_M").get("expect"), "expect"))
     # the case condition of Eqs. (5) and (8) and the Min of Eq. (4) switch at the same place
     for quantity in ("S_NoC", "S_DRAM", "S_MSHR", "S_MSHR_MDM_MSHR"):
         condition = mdm.equation_for(quantity).cases[0].condition
@@ -127,7 +126,7 @@ def test_mdm_md_threshold_at_full_occupancy(mdm):
 def test_mdm_regimes_of_M(mdm):
     s = mdm.symbols
     M = mdm.expression("M")
-    expect = dict(derivation(mdm, "M_md_regime").get("expect"))
+    expect = dict(derivation(mdm, "M_md_regime").get("forms"))
     md = M.subs(s["W"], 2 * s["MSHRs"] / s["M_Read"])       # well inside the MD regime
     nmd = M.subs(s["W"], s["MSHRs"] / (2 * s["M_Read"]))    # well inside the NMD regime
     assert same(md, mdm.parse(expect["md"], "expect").subs(s["W"], 2 * s["MSHRs"] / s["M_Read"]))
