@@ -60,6 +60,8 @@ def create_parser() -> argparse.ArgumentParser:
     p.add_argument("quantity")
     add_value_options(p)
     p.add_argument("--unit", "-u", help="unit of the result, e.g. 'thread/SM'")
+    p.add_argument("--occupancy", metavar="threads=T,regs=R,smem=S",
+                   help="take active blocks/warps per SM from resource usage (occupancy model) instead of numbers")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
     p = sub.add_parser("validate", help="reproduce the published numbers of models")
@@ -245,9 +247,43 @@ def cmd_check(args: argparse.Namespace) -> int:
     return FAILED if failed else OK
 
 
+def parse_occupancy(text: str) -> dict[str, float]:
+    """Parse ``threads=128,regs=18,smem=3960`` into keyword arguments.
+
+    Raises:
+        errors.UsageError: malformed text or unknown key.
+    """
+    allowed = {"threads", "regs", "smem"}
+    out: dict[str, float] = {}
+    for item in text.split(","):
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or key not in allowed:
+            raise errors.UsageError(f"--occupancy {text!r}: expected threads=T,regs=R,smem=S (got {item.strip()!r})")
+        try:
+            out[key] = float(value)
+        except ValueError:
+            raise errors.UsageError(f"--occupancy {text!r}: {key} must be a number, got {value.strip()!r}") from None
+    missing = allowed - set(out)
+    if missing:
+        raise errors.UsageError(f"--occupancy {text!r}: missing {', '.join(sorted(missing))}")
+    return out
+
+
+def occupancy_inputs(model: Any, preset: str | None, text: str | None) -> dict[str, pint.Quantity]:
+    """Values of ``model``'s occupancy symbols derived from resource usage (empty if ``text`` is None)."""
+    if not text:
+        return {}
+    from symgpu import occupancy
+
+    resources = parse_occupancy(text)
+    return dict(occupancy.occupancy_values(model, preset, threads=resources["threads"], regs=resources["regs"], smem=resources["smem"]))
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     model = load_model(args.model)
-    values = parse_assignments(model, args.set)
+    values = occupancy_inputs(model, args.preset, args.occupancy)
+    values.update(parse_assignments(model, args.set))
     result = to_unit(model.evaluate(args.quantity, preset=args.preset, **values), args.unit)
     if args.json:
         print(json.dumps({

@@ -18,11 +18,8 @@ if TYPE_CHECKING:
 def unit_scale(unit: pint.Unit) -> sympy.Rational:
     """Factor taking a magnitude in ``unit`` to the registry's coherent base units, exactly.
 
-    Pure numbers have scale 1 even when written with cancelling prefixes (``B/GB``): a
-    dimensionless value is its base value.
+    Dimensionless units keep their real scale too: ``8 bit/B`` is the pure number 1.
     """
-    if not unit.dimensionality:
-        return sympy.Integer(1)
     return sympy.Rational(repr(float(units.registry().Quantity(1, unit).to_base_units().magnitude)))
 
 

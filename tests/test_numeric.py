@@ -121,6 +121,18 @@ unit = "GHz"
 [symbols.L]
 description = "latency"
 unit = "ns"
+[symbols.bits_per_byte]
+description = "a dimensionless ratio written with units"
+unit = "bit/B"
+role = "constant"
+value = "8 bit/B"
+[symbols.bytes_wide]
+description = "bus width in bytes"
+unit = "B"
+role = "output"
+[symbols.bus_bits]
+description = "bus width"
+unit = "bit"
 [symbols.per_cycle]
 description = "bytes per cycle"
 unit = "B/cycle"
@@ -144,6 +156,11 @@ defines = "L_plus"
 rhs = "L + 1"
 source = "test"
 [[equations]]
+id = "bytes_wide"
+defines = "bytes_wide"
+rhs = "bus_bits*bits_per_byte"
+source = "test"
+[[equations]]
 id = "whole"
 defines = "whole"
 rhs = "ceiling(L*clock)"
@@ -158,6 +175,14 @@ def test_prefixes_that_do_not_cancel_are_converted(tmp_path):
     per_cycle = model.evaluate("per_cycle", BW=1e11, clock=1)
     assert per_cycle.magnitude == pytest.approx((ureg.Quantity(1e11, "B/s") / ureg.Quantity(1, "GHz")).to("B/cycle").magnitude)
     assert float(numeric.exact(model, "per_cycle", values={"BW": 1e11, "clock": 1})) == pytest.approx(per_cycle.magnitude, rel=1e-12)
+
+
+def test_dimensionless_units_keep_their_scale(tmp_path):
+    path = tmp_path / "scales.toml"
+    path.write_text(SCALES)
+    model = symgpu.load(path)
+    expected = (ureg.Quantity(256, "bit") * ureg.Quantity(8, "bit/B")).to("B")
+    assert model.evaluate("bytes_wide", bus_bits=256).magnitude == pytest.approx(expected.magnitude)
 
 
 def test_bare_literal_is_in_the_declared_unit_of_its_sibling(tmp_path):
