@@ -47,6 +47,8 @@ __all__ = [
 ]
 
 MAX_BRANCHES = 512
+#: sign verdicts by expression (the expression already carries every substitution used)
+_SIGN_CACHE: dict[sympy.Basic, int | None] = {}
 _PIECEWISE = (sympy.Min, sympy.Max, sympy.Piecewise)
 
 
@@ -180,6 +182,15 @@ class _Context:
         if expr.has(sympy.nan, sympy.zoo):
             return None
         e = expr.xreplace(self.forward)
+        if e in _SIGN_CACHE:
+            return _SIGN_CACHE[e]
+        found = self._sign(e)
+        if len(_SIGN_CACHE) > 20000:
+            _SIGN_CACHE.clear()
+        _SIGN_CACHE[e] = found
+        return found
+
+    def _sign(self, e: sympy.Basic) -> int | None:
         tries = [e]
         try:
             tries.append(sympy.factor(sympy.together(e)))
@@ -196,7 +207,7 @@ class _Context:
                 return sn * sd
         except (TypeError, ValueError):
             pass
-        if sympy.count_ops(e) < 60:
+        if sympy.count_ops(e) < 40 and e.has(sympy.Pow):
             try:
                 found = _basic_sign(sympy.simplify(e))
                 if found is not None:
@@ -336,6 +347,7 @@ class _Job:
     substitution: dict[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
     ctx: _Context | None = None
     extra: list[tuple[str, Any]] = field(default_factory=list)
+    omit: tuple[tuple[str, str], ...] = ()
 
     def step(self, operation: str, expression: Any, justification: str) -> None:
         if not isinstance(expression, sympy.Basic):
@@ -430,6 +442,8 @@ class _Job:
             else:
                 expr = self.expand(parsed, stop)
             self.step("expression", expr, "as given, intermediate quantities replaced by their equations")
+        if self.omit:
+            expr = self._omit_terms(expr, stop)
         if substitute:
             mapping = {}
             for name, value in substitute.items():
@@ -440,6 +454,33 @@ class _Job:
             shown = sympy.Eq(lhs, expr, evaluate=False) if lhs is not None and not isinstance(expr, sympy.Eq) else expr
             self.step("substitute", shown, "given: " + ", ".join(f"{k} = {sympy.sstr(v)}" for k, v in mapping.items()))
         return expr, lhs
+
+    def _omit_terms(self, expr: sympy.Basic, stop: frozenset[str]) -> sympy.Basic:
+        """Drop the Min/Max arguments named by ``omit`` ((equation id or "", limiter name) pairs)."""
+        terms = []
+        for equation_id, name in self.omit:
+            equations = [self.model.equation_for(equation_id)] if equation_id else list(self.model.equations.values())
+            found = [t for e in equations for n, t in e.limiters if n == name]
+            if not found:
+                raise errors.UsageError(f"{self.model.id}: no limiter '{name}'" + (f" in equation {equation_id}" if equation_id else ""))
+            terms.extend(self.expand(t, stop) for t in found)
+
+        def prune(node: sympy.Basic) -> sympy.Basic:
+            if isinstance(node, (sympy.Min, sympy.Max)):
+                kept = [a for a in node.args if not any(a == t or sympy.cancel(a - t) == 0 for t in terms)]
+                if not kept:
+                    raise errors.UsageError(f"{self.model.id}: omitting {', '.join(n for _, n in self.omit)} leaves an empty {type(node).__name__}")
+                return node.func(*[prune(a) for a in kept])
+            if node.args and _has_pieces(node):
+                return node.func(*[prune(a) for a in node.args])
+            return node
+
+        pruned = prune(expr)
+        if pruned == expr:
+            raise errors.UsageError(f"{self.model.id}: the terms to omit ({', '.join(n for _, n in self.omit)}) do not occur in {self.quantity}")
+        self.step("omit bounds", pruned, "the request drops the bound" + ("s " if len(self.omit) > 1 else " ")
+                  + ", ".join(n for _, n in self.omit) + " (a variant of the model)")
+        return pruned
 
     # ---------------------------------------------------------------- units
     def dims(self) -> dict[sympy.Symbol, Any]:
@@ -465,6 +506,18 @@ class _Job:
         self.step("unit check", sympy.Eq(self.model.symbols[name], expr, evaluate=False),
                   f"dimension {dimensions.show(found)} equals the declared unit of {name} [{unit}]{counted}")
         return unit
+
+
+def _omit_pairs(omit: Iterable[Any]) -> tuple[tuple[str, str], ...]:
+    """``["issue_bound"]`` or ``["s4_1_model.issue_bound"]`` or pairs -> (equation id, limiter name)."""
+    out = []
+    for item in omit or ():
+        if isinstance(item, (tuple, list)):
+            out.append((str(item[0]), str(item[1])))
+        else:
+            equation, _, name = str(item).rpartition(".")
+            out.append((equation, name))
+    return tuple(out)
 
 
 def _context(model: Model, assume: Iterable[Any] | None, job: _Job) -> _Context:
@@ -671,6 +724,14 @@ def _branches(expr: sympy.Basic, names: Mapping[Any, str], counter: list[int]) -
     return out
 
 
+def _opposed(conds: Sequence[_Cond]) -> bool:
+    """Two conditions ``h > 0`` and ``-h >= 0`` (or both non-strict with h != 0 forced) contradict."""
+    for a, b in itertools.combinations([c for c in conds if c.h is not None], 2):
+        if (a.strict or b.strict) and sympy.cancel(a.h + b.h) == 0:
+            return True
+    return False
+
+
 def _bounds_infeasible(ctx: _Context, conditions: Sequence[sympy.Basic], var: sympy.Symbol | None) -> bool:
     """Do lower and upper bounds on ``var`` contradict each other?"""
     if var is None:
@@ -720,6 +781,8 @@ def _regimes(job: _Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: froze
             if not any(_same_relation(tidy, s) for s in shown):
                 shown.append(tidy)
         name = "+".join(dict.fromkeys(labels)) or "all"
+        if not infeasible:
+            infeasible = _opposed(kept_raw)
         if infeasible or _bounds_infeasible(job.ctx, shown, over):
             dropped.append(name)
             continue
@@ -741,7 +804,7 @@ def _regimes(job: _Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: froze
 
 
 def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute: Mapping[str, Any] | None = None,
-            assume: Iterable[Any] | None = None, stop_at: Iterable[str] = ()) -> Derivation:
+            assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (), omit: Iterable[Any] = ()) -> Derivation:
     """Enumerate the branches of a quantity's nested ``Min``/``Max``/``Piecewise``.
 
     Args:
@@ -757,6 +820,7 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
         ``extra["regimes"]`` lists each as ``{name, conditions, expression}``.
     """
     job = _Job(model, "regimes", str(quantity), over or "")
+    job.omit = _omit_pairs(omit)
     _context(model, assume, job)
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
     var = job.symbol(over) if over else None
@@ -795,7 +859,7 @@ def regime_list(derivation: Derivation) -> list[Regime]:
 # ================================================================================ solve
 def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: Any = None,
           substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None,
-          stop_at: Iterable[str] = (), **given: Any) -> Derivation:
+          stop_at: Iterable[str] = (), omit: Iterable[Any] = (), **given: Any) -> Derivation:
     """Solve a quantity's equation (or a relation) for ``for_`` in closed form.
 
     ``quantity_or_equation`` is a defined quantity / equation id (its equation
@@ -811,6 +875,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         errors.DerivationError: no admissible root, or a result with the wrong unit.
     """
     job = _Job(model, "solve", str(quantity_or_equation), str(for_))
+    job.omit = _omit_pairs(omit)
     ctx = _context(model, assume, job)
     subs = dict(substitute or {})
     name_q = str(quantity_or_equation)
@@ -872,7 +937,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
 # ================================================================================ boundary
 def boundary(model: Model, quantity: Any, between: Sequence[str] | None = None, for_: str | None = None, *,
              substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None,
-             stop_at: Iterable[str] = ()) -> Derivation:
+             stop_at: Iterable[str] = (), omit: Iterable[Any] = ()) -> Derivation:
     """Where two regimes of ``quantity`` meet, solved for ``for_`` in closed form.
 
     Args:
@@ -883,10 +948,22 @@ def boundary(model: Model, quantity: Any, between: Sequence[str] | None = None, 
     if for_ is None:
         raise errors.UsageError("boundary needs the variable to solve for (for_=...)")
     job = _Job(model, "boundary", str(quantity), str(for_))
+    job.omit = _omit_pairs(omit)
     _context(model, assume, job)
-    expr, _ = job.quantity_expression(quantity, substitute, stop_at)
+    name_q = str(quantity)
+    stop = tuple(stop_at)
+    if between is not None and not stop and name_q in model.defining:
+        equation = model.defining[name_q]
+        own = {n for n, _ in equation.limiters} | {c.id for c in equation.cases}
+        keep = tuple(sorted(s.name for s in equation.rhs.free_symbols if s.name in model.defining))
+        if keep and set(between) <= own:
+            stop = keep
+    expr, _ = job.quantity_expression(quantity, substitute, stop)
     var = job.symbol(for_)
-    found = _regimes(job, expr, var, frozenset(stop_at))
+    if stop and not tuple(stop_at):
+        job.step("keep symbolic", sympy.Tuple(*[model.symbols[k] for k in stop]),
+                 f"the regimes {', '.join(between or ())} are the limiters of {name_q}'s own equation, so its intermediate quantities stay symbols")
+    found = _regimes(job, expr, var, frozenset(stop))
     by_name = {r.name: r for r in found}
     if between is not None:
         missing = [b for b in between if b not in by_name]
@@ -978,7 +1055,7 @@ def _parse_to(job: _Job, to: Any) -> sympy.Expr:
 
 def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: str | None = None,
           substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None,
-          stop_at: Iterable[str] = ()) -> Derivation:
+          stop_at: Iterable[str] = (), omit: Iterable[Any] = ()) -> Derivation:
     """Limit of ``quantity`` as ``var`` tends to ``to`` (``"oo"``, ``"0"``, a number or an expression).
 
     ``Min``/``Max`` are moved outward through sums and factors of known sign, and the
@@ -986,6 +1063,7 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     finite points from above by default.
     """
     job = _Job(model, "limit", str(quantity), str(var))
+    job.omit = _omit_pairs(omit)
     ctx = _context(model, assume, job)
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
     symbol = job.symbol(var)
@@ -1024,7 +1102,7 @@ class _Candidate:
 def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max", *,
              substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None,
              preset: str | None = None, values: Mapping[str, Any] | None = None,
-             stop_at: Iterable[str] = ()) -> Derivation:
+             stop_at: Iterable[str] = (), omit: Iterable[Any] = ()) -> Derivation:
     """Maximum or minimum of ``quantity`` over ``over``, in closed form.
 
     On piecewise quantities the candidates are the interior critical points of each
@@ -1041,6 +1119,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     if kind not in ("max", "min"):
         raise errors.UsageError(f"extremum kind must be 'max' or 'min', not {kind!r}")
     job = _Job(model, "extremum", str(quantity), str(over))
+    job.omit = _omit_pairs(omit)
     ctx = _context(model, assume, job)
     expr, _ = job.quantity_expression(quantity, substitute, stop_at)
     var = job.symbol(over)
@@ -1202,7 +1281,7 @@ def _poles(expr: sympy.Expr, var: sympy.Symbol) -> list[sympy.Expr]:
 
 def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mapping[str, Any] | None = None,
                 assume: Iterable[Any] | None = None, preset: str | None = None,
-                values: Mapping[str, Any] | None = None, method: str = "auto", stop_at: Iterable[str] = ()) -> Derivation:
+                values: Mapping[str, Any] | None = None, method: str = "auto", stop_at: Iterable[str] = (), omit: Iterable[Any] = ()) -> Derivation:
     """Solve the implicit relation ``variable = quantity(variable)``.
 
     The quantity must be ``Min(g(x), k1, k2, ...)`` (or just ``g(x)``) with the ``k`` free of
@@ -1214,6 +1293,7 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
     ``mpmath.findroot`` (Anderson's bracketing method), which needs a preset or values.
     """
     job = _Job(model, "fixed_point", str(quantity), str(variable))
+    job.omit = _omit_pairs(omit)
     ctx = _context(model, assume, job)
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
     x = job.symbol(variable)
@@ -1442,34 +1522,62 @@ def run_request(model: Model, request: DerivationRequest) -> Derivation:
     substitute = dict(get("substitute") or {})
     assume = list(get("assume") or [])
     preset = get("preset")
+    source = get("limiters_from") or ""
+    omit = [(source, name) for name in (get("omit_limiters") or [])]
+    kind = {"maximum": "max", "minimum": "min"}.get(str(get("kind", "max")), str(get("kind", "max")))
+    common = {"substitute": substitute, "assume": assume, "omit": omit}
     op = request.op
     if op == "solve":
-        derivation = solve(model, quantity, for_=variable, substitute=substitute, assume=assume, target=get("target"))
+        derivation = solve(model, quantity, for_=variable, target=get("target"), **common)
     elif op == "boundary":
         between = get("between")
-        derivation = boundary(model, quantity, tuple(between) if between else None, for_=variable, substitute=substitute, assume=assume)
+        derivation = boundary(model, quantity, tuple(between) if between else None, for_=variable, **common)
     elif op == "extremum":
-        derivation = extremum(model, quantity, over=variable, kind=get("kind", "max"), substitute=substitute, assume=assume, preset=preset)
+        derivation = extremum(model, quantity, over=variable, kind=kind, preset=preset, **common)
     elif op == "limit":
-        derivation = limit(model, quantity, variable, get("to", "oo"), direction=get("direction"), substitute=substitute, assume=assume)
+        derivation = limit(model, quantity, variable, get("to", get("point", "oo")), direction=get("direction"), **common)
     elif op == "fixed_point":
-        derivation = fixed_point(model, quantity, variable, substitute=substitute, assume=assume, preset=preset)
+        derivation = fixed_point(model, quantity, variable, preset=preset, **common)
     elif op == "regimes":
-        derivation = regimes(model, quantity, over=variable, substitute=substitute, assume=assume)
+        derivation = regimes(model, quantity, over=variable, **common)
     else:
         raise errors.UsageError(f"{model.id}: derivation {request.id}: operation '{op}' is not supported by the engine")
-    checks = []
-    for key, target in (("expect", derivation.location if op == "extremum" else derivation.result), ("expect_value", derivation.result)):
-        text = get(key)
-        if text is None:
-            continue
+    ctx = _Context(model)
+    checks: list[tuple[str, Any]] = []
+    targets: list[tuple[str, Any, Any]] = []
+    expect = get("expect")
+    if isinstance(expect, Mapping) or (isinstance(expect, tuple) and expect and isinstance(expect[0], tuple)):
+        for key, text in dict(expect).items():
+            if key == derivation.variable and op == "extremum":
+                targets.append((f"expect.{key}", text, derivation.location))
+            elif key in (derivation.quantity, "value", "result"):
+                targets.append((f"expect.{key}", text, derivation.result))
+            else:
+                raise errors.UsageError(f"{model.id}: derivation {request.id}: expect.{key} names neither "
+                                        f"{derivation.variable} nor {derivation.quantity}")
+    elif expect is not None:
+        targets.append(("expect", expect, derivation.location if op == "extremum" else derivation.result))
+    if get("expect_value") is not None:
+        targets.append(("expect_value", get("expect_value"), derivation.result))
+    verdicts = []
+    for key, text, target in targets:
         expected = model.parse(str(text), f"derivation {request.id}.{key}")
-        holds = _equal(target, expected, _Context(model))
-        checks.append((f"{key}_holds", holds))
+        holds = _equal(_expand_all(model, target), _expand_all(model, expected), ctx)
+        verdicts.append(holds)
         checks.append((key, expected))
+        checks.append((f"{key}_holds", holds))
+    if verdicts:
+        checks.append(("expect_holds", all(verdicts)))
     extra = tuple(derivation.extra) + (("request", request.id),) + tuple(checks)
     return Derivation(derivation.model, derivation.operation, derivation.quantity, derivation.variable, derivation.steps,
                       derivation.result, derivation.assumptions, derivation.location, derivation.unit, derivation.method, extra)
+
+
+def _expand_all(model: Model, expr: Any) -> Any:
+    if not isinstance(expr, sympy.Basic):
+        return expr
+    mapping = {s: model.expression(s.name) for s in expr.free_symbols if s.name in model.defining}
+    return expr.xreplace(mapping) if mapping else expr
 
 
 def _equal(a: Any, b: Any, ctx: _Context | None = None) -> bool:
@@ -1478,8 +1586,27 @@ def _equal(a: Any, b: Any, ctx: _Context | None = None) -> bool:
     if not isinstance(a, sympy.Expr) or not isinstance(b, sympy.Expr):
         return False
     mapping = ctx.constants if ctx is not None else {}
+    a, b = a.xreplace(mapping), b.xreplace(mapping)
     try:
-        return bool(sympy.simplify((a - b).xreplace(mapping)) == 0)
+        if sympy.simplify(a - b) == 0:
+            return True
+    except (TypeError, ValueError):
+        return False
+    if _has_pieces(a) or _has_pieces(b):
+        lift_ctx = ctx if ctx is not None else None
+        if lift_ctx is not None:
+            a, b = _lift(lift_ctx, a), _lift(lift_ctx, b)
+        if isinstance(a, (sympy.Min, sympy.Max)) and type(a) is type(b) and len(a.args) == len(b.args):
+            rest = list(b.args)
+            for arg in a.args:
+                match = next((r for r in rest if _equal(arg, r, ctx)), None)
+                if match is None:
+                    return False
+                rest.remove(match)
+            return True
+        return False
+    try:
+        return bool(sympy.simplify(sympy.radsimp(a - b)) == 0)
     except (TypeError, ValueError):
         return False
 
