@@ -1,0 +1,115 @@
+"""The derivation commands: text and JSON output, values per preset, exit codes, repl."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import sympy
+
+import symgpu
+from symgpu import cli, cli_derive
+
+
+def run(capsys, *argv):
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+def parsed(model, text):
+    """A JSON result string read back through the model's safe parser."""
+    return model.parse(text, "json result")
+
+
+def test_commands_are_registered():
+    for name in ("solve", "regimes", "boundary", "extremum", "limit", "fixed-point", "derive", "repl"):
+        assert name in cli.EXTENSIONS
+
+
+def test_solve_json_result_is_parsable_and_unit_checked(capsys, ia):
+    code, out, _ = run(capsys, "solve", "interval_analysis", "P_sat", "--for", "L_iota", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["unit"] == "cycle"
+    assert sympy.simplify(parsed(ia, data["result"]) - parsed(ia, "P_sat*d_iota*phi/Theta_M")) == 0
+    assert "value" not in data
+
+
+def test_extremum_json_gives_location_value_and_unit_per_preset(capsys, ia):
+    code, out, _ = run(capsys, "extremum", "interval_analysis", "P_K0", "--over", "N", "--min",
+                       "--substitute", "M=N", "--preset", "gtx1080", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["unit"] == "thread"
+    location = parsed(ia, data["location"])
+    preset = {ia.symbols[k]: sympy.Rational(repr(v.magnitude)) for k, v in {**ia.constants, **ia.preset("gtx1080")}.items()}
+    assert data["location_value"] == pytest.approx(float(location.xreplace(preset)), rel=1e-12)
+    assert data["value"] == pytest.approx(float(parsed(ia, data["result"]).xreplace(preset)), rel=1e-12)
+    # the minimum is the model's own P_K0 at that N
+    direct = ia.evaluate("P_K0", preset="gtx1080", M=data["location_value"], N=data["location_value"]).magnitude
+    assert data["value"] == pytest.approx(direct, rel=1e-12)
+
+
+def test_limit_text_output_shows_steps_and_value(capsys):
+    code, out, _ = run(capsys, "limit", "interval_analysis", "Q_K0", "--var", "N", "--to", "oo", "-S", "M=N", "-p", "gtx1080")
+    assert code == 0 and "result: Theta_IF*t_issue" in out and "value: 128 thread/SM" in out
+
+
+def test_regimes_lists_the_named_branches(capsys):
+    code, out, _ = run(capsys, "regimes", "interval_analysis", "t_P", "--over", "P")
+    assert code == 0 and "regime latency_bound" in out and "regime bandwidth_bound" in out
+
+
+def test_boundary_with_values(capsys, ia):
+    code, out, _ = run(capsys, "boundary", "interval_analysis", "t_P", "--for", "P", "--json", "-p", "gtx1080",
+                       "--set", "L_iota=672 cycle", "--set", "d_iota=128 B/thread")
+    data = json.loads(out)
+    expected = ia.evaluate("P_sat", preset="gtx1080", L_iota=672, d_iota=128).magnitude
+    assert code == 0 and data["value"] == pytest.approx(expected, rel=1e-12) and data["unit"] == "thread"
+
+
+def test_fixed_point_command_numeric(capsys, tmp_path):
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("_derive_models", Path(__file__).with_name("test_derive.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    path = tmp_path / "mini_fp.toml"
+    path.write_text(module.MINI_FIXED_POINT)
+    code, out, _ = run(capsys, "fixed-point", str(path), "thru_two_term", "--var", "x", "-p", "g80_two_term",
+                       "--set", "n=16", "--set", "alpha=4", "--json")
+    data = json.loads(out)
+    assert code == 0 and "mpmath.findroot" in data["method"] and data["value"] > 0
+
+
+def test_derive_runs_the_model_file_requests(capsys):
+    code, out, _ = run(capsys, "derive", "interval_analysis")
+    assert code == 0 and out.count("ok  ") == 3
+
+
+def test_bad_variable_is_exit_2_with_one_message(capsys):
+    code, _, err = run(capsys, "limit", "interval_analysis", "Q_K0", "--var", "nope", "--to", "oo")
+    assert code == 2 and "unknown symbol 'nope'" in err
+
+
+def test_extremum_needs_max_or_min(capsys):
+    code, _, err = run(capsys, "extremum", "interval_analysis", "P_K0", "--over", "N")
+    assert code == 2
+
+
+def test_malformed_substitution_is_a_usage_error(capsys):
+    code, _, err = run(capsys, "limit", "interval_analysis", "Q_K0", "--var", "N", "--to", "oo", "-S", "M")
+    assert code == 2 and "NAME=EXPR" in err
+
+
+def test_repl_namespace_has_symgpu_and_models_by_id(monkeypatch):
+    seen = {}
+
+    def fake_interact(banner, local, exitmsg=""):
+        seen.update(local)
+
+    monkeypatch.setattr("code.interact", fake_interact)
+    assert cli.main(["repl", "--plain"]) == 0
+    assert seen["symgpu"] is symgpu and isinstance(seen["interval_analysis"], symgpu.Model)
+    assert "derive" in seen
