@@ -379,13 +379,19 @@ class Model:
     def preset(self, preset_id: str) -> dict[str, pint.Quantity]:
         """Values of a preset (inherited values included).
 
+        Presets combine with ``+``: ``"gtx280+tiled_matmul"`` takes a GPU's values and then a
+        workload's, later values winning.
+
         Raises:
             errors.UsageError: no such preset.
         """
-        try:
-            return dict(self.presets[preset_id])
-        except KeyError:
-            raise errors.UsageError(f"{self.id}: unknown preset '{preset_id}' (presets: {', '.join(self.presets) or 'none'})") from None
+        values: dict[str, pint.Quantity] = {}
+        for part in preset_id.split("+"):
+            part = part.strip()
+            if part not in self.presets:
+                raise errors.UsageError(f"{self.id}: unknown preset '{part}' (presets: {', '.join(self.presets) or 'none'})")
+            values.update(self.presets[part])
+        return values
 
     def dimension_of(self, expr: sympy.Basic) -> Any:
         """Dimension of any expression in this model's symbols (free literals count as pure numbers).

@@ -191,3 +191,12 @@ def test_bare_literal_is_in_the_declared_unit_of_its_sibling(tmp_path):
     model = symgpu.load(path)
     assert model.evaluate("L_plus", L=999).to("ns").magnitude == pytest.approx(1000)
     assert model.evaluate("whole", L=2.5, clock=1.0).magnitude == pytest.approx(3)
+
+
+def test_presets_combine_with_plus_later_values_winning(ia):
+    combined = ia.preset("notes_defaults+gtx1080")
+    assert combined["Theta_M"] == ia.preset("gtx1080")["Theta_M"]
+    swapped = ia.preset("gtx1080+notes_defaults")
+    assert swapped["Theta_M"] == ia.preset("notes_defaults")["Theta_M"] and swapped["SMs"] == ia.preset("gtx1080")["SMs"]
+    with pytest.raises(errors.UsageError, match=r"^interval_analysis: unknown preset 'nope'"):
+        ia.preset("gtx1080+nope")
