@@ -1587,15 +1587,11 @@ def _equal(a: Any, b: Any, ctx: _Context | None = None) -> bool:
         return False
     mapping = ctx.constants if ctx is not None else {}
     a, b = a.xreplace(mapping), b.xreplace(mapping)
-    try:
-        if sympy.simplify(a - b) == 0:
-            return True
-    except (TypeError, ValueError):
-        return False
+    if a == b:
+        return True
     if _has_pieces(a) or _has_pieces(b):
-        lift_ctx = ctx if ctx is not None else None
-        if lift_ctx is not None:
-            a, b = _lift(lift_ctx, a), _lift(lift_ctx, b)
+        if ctx is not None:
+            a, b = _lift(ctx, a), _lift(ctx, b)
         if isinstance(a, (sympy.Min, sympy.Max)) and type(a) is type(b) and len(a.args) == len(b.args):
             rest = list(b.args)
             for arg in a.args:
@@ -1604,9 +1600,11 @@ def _equal(a: Any, b: Any, ctx: _Context | None = None) -> bool:
                     return False
                 rest.remove(match)
             return True
-        return False
+    difference = a - b
     try:
-        return bool(sympy.simplify(sympy.radsimp(a - b)) == 0)
+        if any(p.exp.is_Rational and not p.exp.is_Integer for p in difference.atoms(sympy.Pow)):
+            difference = sympy.radsimp(difference)
+        return bool(sympy.simplify(difference) == 0)
     except (TypeError, ValueError):
         return False
 
