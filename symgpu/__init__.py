@@ -13,7 +13,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from symgpu import errors, loader, units
+from symgpu import derive, errors, loader, units  # derive attaches Model.solve, .regimes, ...
 from symgpu.errors import (
     DerivationError,
     DomainError,
