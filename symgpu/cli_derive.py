@@ -118,12 +118,12 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
     if isinstance(result, dict):
         numbers = {}
         for key, expr in result.items():
-            numbers[key] = cli.json_number(derive._evaluate(model, expr, args.preset, values))
+            numbers[key] = cli.json_number(derive._evaluate(model, expr, args.preset, values, derivation.unit))
         out["value"] = numbers
         out["unit"] = derivation.unit
         return out
     if isinstance(result, sympy.Tuple):
-        out["value"] = [cli.json_number(derive._evaluate(model, r, args.preset, values)) for r in result]
+        out["value"] = [cli.json_number(derive._evaluate(model, r, args.preset, values, derivation.unit)) for r in result]
         out["unit"] = derivation.unit
         return out
     quantity = derive.evaluate_result(model, derivation, args.preset, **values)

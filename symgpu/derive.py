@@ -1191,8 +1191,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         job.step(kind + "imum", sympy.Eq(var, location), "the form that applies depends on conditions the assumptions do not decide")
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
     if preset is not None or values:
-        for key, expr_ in (("value_at", value), ("location_at", location)):
-            number = _evaluate(model, expr_, preset, values or {})
+        for key, expr_, unit_ in (("value_at", value, unit), ("location_at", location, model.unit_text(var.name))):
+            number = _evaluate(model, expr_, preset, values or {}, unit_)
             job.extra.append((key, number))
     job.extra.append(("location_unit", model.unit_text(var.name)))
     return job.finish(value, unit, location=location, used=[expr])
@@ -1343,7 +1343,7 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
     if root is None:
         how, number = _numeric_root(job, g, x, lo, hi, bounds, preset, values or {})
         job.step("numeric root", sympy.Eq(x, number), how)
-        result_number = min([number] + [_evaluate(model, b, preset, values or {}) for b in bounds])
+        result_number = min([number] + [_evaluate(model, b, preset, values or {}, model.unit_text(x.name)) for b in bounds])
         job.extra.append(("value_at", result_number))
         job.extra.append(("root_of_g", number))
         unit = model.unit_text(x.name)
@@ -1356,7 +1356,7 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
     unit = job.check_unit(root, x.name, "fixed point")
     job.extra.append(("root_of_g", root))
     if preset is not None or values:
-        job.extra.append(("value_at", _evaluate(model, result, preset, values or {})))
+        job.extra.append(("value_at", _evaluate(model, result, preset, values or {}, model.unit_text(x.name))))
     return job.finish(result, unit, method=how, used=[expr])
 
 
@@ -1433,7 +1433,14 @@ def _numeric_root(job: _Job, g: sympy.Expr, x: sympy.Symbol, lo: sympy.Expr, hi:
     if preset is None and not values:
         raise errors.DerivationError(f"{model.id}: {x} = g({x}) has no closed form here (not a polynomial of degree <= 2); "
                                      "give a preset or values for a numeric root")
-    mags = _magnitudes(model, preset, values)
+    from symgpu import numeric
+
+    # NOTE: the root is found in coherent base units (prefixes that do not cancel are exact),
+    # then expressed in the declared unit of x.
+    mags = _base_magnitudes(model, preset, values)
+    x_scale = numeric.unit_scale(model.units[x.name])
+    g = numeric.base_expression(model, g)
+    hi = numeric.base_expression(model, hi) if hi.is_finite else hi
     mapping = {model.symbols[k]: sympy.Rational(repr(float(v))) for k, v in mags.items() if model.symbols[k] in (g.free_symbols | (hi.free_symbols if hi.is_finite else set()))}
     missing = sorted(s.name for s in g.free_symbols - {x} if s not in mapping)
     if missing:
@@ -1453,11 +1460,11 @@ def _numeric_root(job: _Job, g: sympy.Expr, x: sympy.Symbol, lo: sympy.Expr, hi:
         root = mpmath.findroot(f, (a, b), solver="anderson", tol=mpmath.mpf(10) ** -35)
     how = (f"numeric: mpmath.findroot(solver='anderson') bracketed on (0, {mpmath.nstr(hi_v, 8)}), 40 digits — "
            f"{x} = g({x}) is not a polynomial of degree <= 2, so no closed form is used")
-    return how, float(root)
+    return how, float(root) / float(x_scale)
 
 
 # ================================================================================ evaluation
-def _magnitudes(model: Model, preset: str | None, values: Mapping[str, Any]) -> dict[str, float]:
+def _base_magnitudes(model: Model, preset: str | None, values: Mapping[str, Any]) -> dict[str, float]:
     from symgpu import numeric
 
     merged: dict[str, Any] = dict(model.constants)
@@ -1467,24 +1474,16 @@ def _magnitudes(model: Model, preset: str | None, values: Mapping[str, Any]) -> 
         if key not in model.symbols:
             raise errors.EvaluationError(f"{model.id}: unknown symbol '{key}' (declared: {', '.join(sorted(model.symbols))})")
         merged[key] = value
-    return {k: numeric.to_magnitude(model, k, v) for k, v in merged.items()}
+    return {k: numeric.to_magnitude(model, k, v) * float(numeric.unit_scale(model.units[k])) for k, v in merged.items()}
 
 
-def _evaluate(model: Model, expr: Any, preset: str | None, values: Mapping[str, Any]) -> Any:
+def _evaluate(model: Model, expr: Any, preset: str | None, values: Mapping[str, Any], unit: str | None = None) -> Any:
+    """Magnitude of ``expr`` in ``unit`` (the declared unit it stands for) at a preset / values."""
+    from symgpu import numeric
+
     if not isinstance(expr, sympy.Basic):
         raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")
-    mags = _magnitudes(model, preset, values)
-    names = sorted(s.name for s in expr.free_symbols)
-    missing = [n for n in names if n not in mags]
-    if missing:
-        where = f" (not in preset '{preset}')" if preset else ""
-        raise errors.EvaluationError(f"{model.id}: the result needs a value for {', '.join(missing)}{where}; pass NAME=VALUE")
-    function = sympy.lambdify([model.symbols[n] for n in names], expr, modules="numpy")
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.asarray(function(*[mags[n] for n in names]), dtype=float)
-    return float(out) if out.ndim == 0 else out
-
-
+    return numeric.evaluate_expression(model, expr, unit or None, preset=preset, values=values).magnitude
 def evaluate_result(model: Model, derivation: Derivation, preset: str | None = None, *, which: str = "result",
                     **values: Any) -> pint.Quantity:
     """Evaluate a derivation's result (or ``which="location"``) numerically, with units.
@@ -1499,11 +1498,11 @@ def evaluate_result(model: Model, derivation: Derivation, preset: str | None = N
     else:
         expr = derivation.result
         unit = derivation.unit
-    if isinstance(expr, sympy.Float) and not expr.free_symbols:
-        number: Any = float(expr)
-    else:
-        number = _evaluate(model, expr, preset, values)
-    return units.registry().Quantity(number, units.unit(unit) if unit else units.registry().dimensionless)
+    from symgpu import numeric
+
+    if not isinstance(expr, sympy.Basic):
+        raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")
+    return numeric.evaluate_expression(model, expr, unit or None, preset=preset, values=values)
 
 
 # ================================================================================ requests

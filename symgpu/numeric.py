@@ -256,6 +256,41 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
     return units.registry().Quantity(result, model.units[model.equation_for(name).definition.defines])
 
 
+def evaluate_expression(model: Model, expr: sympy.Basic, unit: pint.Unit | str | None, *, preset: str | None = None,
+                        values: Mapping[str, Any] | None = None) -> pint.Quantity:
+    """Evaluate any expression in ``model``'s symbols (e.g. a derivation result) in ``unit``.
+
+    Inputs come from constants, the preset and ``values`` (as in :func:`evaluate`); the
+    arithmetic runs in coherent base units, and Piecewise branches that are not selected
+    may divide by zero without raising.
+
+    Raises:
+        errors.EvaluationError: a value is missing or invalid.
+    """
+    ureg = units.registry()
+    target = ureg.dimensionless if not unit else (units.unit(unit) if isinstance(unit, str) else unit)
+    merged: dict[str, Any] = dict(model.constants)
+    if preset is not None:
+        merged.update(model.preset(preset))
+    for key, value in (values or {}).items():
+        if key not in model.symbols:
+            raise errors.EvaluationError(f"{model.id}: unknown symbol '{key}' (declared: {', '.join(sorted(model.symbols))})")
+        merged[key] = value
+    names = sorted(s.name for s in expr.free_symbols)
+    missing = [n for n in names if n not in merged]
+    if missing:
+        where = f" (not in preset '{preset}')" if preset else ""
+        raise errors.EvaluationError(f"{model.id}: the result needs a value for {', '.join(missing)}{where}; pass NAME=VALUE")
+    magnitudes = [np.asarray(to_magnitude(model, n, merged[n]), dtype=float) * float(unit_scale(model.units[n])) for n in names]
+    key = ("expression", expr, str(target))
+    if key not in model._compiled:
+        base = base_expression(model, expr) / unit_scale(target)
+        model._compiled[key] = sympy.lambdify([model.symbols[n] for n in names], base, modules="numpy")
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = np.asarray(model._compiled[key](*magnitudes), dtype=float)
+    return ureg.Quantity(float(out) if out.ndim == 0 else out, target)
+
+
 def exact(model: Model, name: str, *, preset: str | None = None, values: Mapping[str, Any] | None = None) -> sympy.Expr:
     """Evaluate ``name`` exactly in SymPy: scalar inputs become exact rationals of their
     shortest decimal form, so ``320.3`` is ``3203/10``. Used to cross-check ``evaluate``
