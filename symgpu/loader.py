@@ -353,7 +353,7 @@ class _Reader:
             entry = self.table(entry, where)
             if isinstance(entry.get("id"), str):
                 where = f"validation {entry['id']}"
-            self.unknown(entry, {"id", "preset", "inputs", "expect", "source", "rel_tol", "abs_tol", "erratum", "note"}, where)
+            self.unknown(entry, {"id", "preset", "inputs", "expect", "source", "rel_tol", "abs_tol", "erratum", "note", "derivation"}, where)
             case_id = self.take(entry, "id", str, where)
             if case_id in seen:
                 raise self.fail(where, f"duplicate validation id '{case_id}'")
@@ -375,6 +375,7 @@ class _Reader:
                 abs_tol=_float(self.take(entry, "abs_tol", (int, float), where, required=False, default=None)),
                 erratum=self.take(entry, "erratum", str, where, required=False, default=""),
                 note=self.take(entry, "note", str, where, required=False, default=""),
+                derivation=self.take(entry, "derivation", str, where, required=False, default=""),
             ))
         return tuple(out)
 

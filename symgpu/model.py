@@ -277,6 +277,18 @@ class Model:
                 raise self.fail(f"{where}.preset", f"unknown preset '{case.preset}'", f"presets: {', '.join(self.presets) or 'none'}")
             for name, text in case.inputs:
                 self._read_value(text, name, f"{where}.inputs.{name}")
+            if case.derivation:
+                if case.derivation not in {r.id for r in self.definition.derivations}:
+                    raise self.fail(f"{where}.derivation", f"unknown derivation '{case.derivation}'",
+                                    f"derivations: {', '.join(r.id for r in self.definition.derivations) or 'none'}")
+                for name, text in case.expect:
+                    if name not in ("result", "location"):
+                        raise self.fail(f"{where}.expect.{name}", f"a case on a derivation checks 'result' or 'location', not '{name}'")
+                    try:
+                        units.quantity(text)
+                    except ValueError as exc:
+                        raise self.fail(f"{where}.expect.{name}", str(exc)) from None
+                continue
             for name, text in case.expect:
                 self._read_value(text, name, f"{where}.expect.{name}")
 

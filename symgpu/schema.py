@@ -151,6 +151,8 @@ class ValidationCase:
         abs_tol: explicit absolute tolerance in the expected unit (``None``: from digits).
         erratum: why the printed number is wrong ("" for a number that reproduces).
         note: remarks that do not change the verdict.
+        derivation: id of a ``[[derivations]]`` entry whose ``result`` / ``location`` the
+            case checks ("" for a case on quantities).
     """
 
     id: str
@@ -162,6 +164,7 @@ class ValidationCase:
     abs_tol: float | None = None
     erratum: str = ""
     note: str = ""
+    derivation: str = ""
 
 
 @dataclass(frozen=True)

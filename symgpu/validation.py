@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING
 
+import pint
+
 from symgpu import errors, schema, units
 
 if TYPE_CHECKING:
@@ -83,8 +85,18 @@ def run_case(model: Model, case: schema.ValidationCase) -> list[CaseResult]:
     """Evaluate one case's expected quantities and judge each against the printed value."""
     out = []
     inputs = {name: units.quantity(text, model.units[name]) for name, text in case.inputs}
+    derivation = None
+    if case.derivation:
+        from symgpu import derive
+
+        try:
+            request = next(r for r in model.definition.derivations if r.id == case.derivation)
+            derivation = derive.run_request(model, request)
+        except (errors.SymgpuError, ValueError) as exc:
+            return [CaseResult(case, key, text, math.nan, math.nan, "", 0.0, ERROR, f"derivation {case.derivation}: {exc}")
+                    for key, text in case.expect]
     for quantity, text in case.expect:
-        published = units.quantity(text, model.units[quantity])
+        published = units.quantity(text) if derivation is not None else units.quantity(text, model.units[quantity])
         unit = published.units
         expected = float(published.magnitude)
         if case.abs_tol is not None:
@@ -94,12 +106,17 @@ def run_case(model: Model, case: schema.ValidationCase) -> list[CaseResult]:
         else:
             tolerance = printed_tolerance(text)
         try:
-            computed = float(model.evaluate(quantity, preset=case.preset or None, **inputs).to(unit).magnitude)
-        except (errors.SymgpuError, ValueError) as exc:
+            if derivation is not None:
+                value = derive.evaluate_result(model, derivation, case.preset or None, which=quantity, **inputs)
+            else:
+                value = model.evaluate(quantity, preset=case.preset or None, **inputs)
+            computed = float(value.to(unit).magnitude)
+        except (errors.SymgpuError, ValueError, pint.DimensionalityError) as exc:
             out.append(CaseResult(case, quantity, text, expected, math.nan, f"{unit:~}", tolerance, ERROR, str(exc)))
             continue
         within = abs(computed - expected) <= tolerance * (1 + 1e-9) + 1e-12 * abs(expected)
-        shown = f"{quantity}: printed {text}, computed {computed:.6g} {unit:~} (tolerance ±{tolerance:.3g})"
+        label = f"{case.derivation}.{quantity}" if derivation is not None else quantity
+        shown = f"{label}: printed {text}, computed {computed:.6g} {unit:~} (tolerance ±{tolerance:.3g})"
         if case.erratum:
             status = ERRATUM_REPRODUCED if within else ERRATUM
             message = (f"{shown}; recorded as an erratum but now reproduces: remove 'erratum' or recheck the case"
