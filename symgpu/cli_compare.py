@@ -1,0 +1,102 @@
+"""The ``symgpu diff``, ``symgpu compare`` and ``symgpu report-comparison`` commands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from symgpu import cli, compare, errors
+
+
+def setup_diff(sub: Any) -> None:
+    """Add ``diff MODEL_A MODEL_B [QUANTITY]``."""
+    p = sub.add_parser("diff", help="which equations two models define differently; symbolic difference of a shared quantity",
+                       description="Compare two models equation by equation (by id). With QUANTITY, show both expanded "
+                                   "expressions, the simplified difference A - B and ratio A/B, and where they agree.")
+    p.add_argument("model_a", help="model id or path")
+    p.add_argument("model_b", help="model id or path")
+    p.add_argument("quantity", nargs="?", help="a quantity both models define")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def run_diff(args: argparse.Namespace) -> int:
+    """Print the diff; exit 0 (differences are not failures)."""
+    a, b = cli.load_model(args.model_a), cli.load_model(args.model_b)
+    result = compare.diff(a, b, args.quantity)
+    print(json.dumps(compare.diff_json(result), indent=2) if args.json else compare.format_diff(result))
+    return cli.OK
+
+
+def setup_compare(sub: Any) -> None:
+    """Add ``compare MODEL_A MODEL_B QUANTITY --over VAR=START:STOP[:STEP] ...``."""
+    p = sub.add_parser("compare", help="ratio of two models' predictions of a quantity over a sweep",
+                       description="Evaluate QUANTITY in both models over the grid of the --over variables and report "
+                                   "the ratio B/A, its minimum and maximum and where they occur.")
+    p.add_argument("model_a")
+    p.add_argument("model_b")
+    p.add_argument("quantity")
+    cli.add_value_options(p)
+    p.add_argument("--over", action="append", default=[], metavar="VAR=START:STOP[:STEP]",
+                   help="sweep variable in its declared unit (repeatable, at most two for --plot)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--plot", metavar="FILE", help="write a plot (.svg, .png or .pdf): 1 variable -> predictions and ratio, 2 -> ratio heat map")
+
+
+def _values(models: list[Any], items: list[str]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for item in items:
+        name = item.partition("=")[0].strip()
+        owner = next((m for m in models if name in m.symbols), None)
+        if owner is None:
+            raise errors.UsageError(f"--set {item!r}: neither {models[0].id} nor {models[1].id} declares '{name}'")
+        values.update(cli.parse_assignments(owner, [item]))
+    return values
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    """Run the sweep; print a summary or JSON; optionally write the plot."""
+    a, b = cli.load_model(args.model_a), cli.load_model(args.model_b)
+    over = [compare.parse_range(text) for text in args.over]
+    if args.plot and len(over) not in (1, 2):
+        raise errors.UsageError("--plot needs one or two --over variables")
+    result = compare.sweep(a, b, args.quantity, preset=args.preset, values=_values([a, b], args.set), over=over)
+    if args.plot:
+        kind = Path(args.plot).suffix.lstrip(".").lower() or "svg"
+        if kind not in ("svg", "png", "pdf"):
+            raise errors.UsageError(f"--plot {args.plot!r}: use a .svg, .png or .pdf file name")
+        compare.write_files(Path(args.plot).parent or Path("."), {Path(args.plot).name: compare.plot_sweep(result, kind)})
+    if args.json:
+        print(json.dumps(compare.sweep_json(result)))
+    else:
+        print(compare.format_sweep(result))
+        if args.plot:
+            print(f"plot written to {args.plot}")
+    return cli.OK
+
+
+def setup_report(sub: Any) -> None:
+    """Add ``report-comparison [-o DIR]``."""
+    p = sub.add_parser("report-comparison", help="write the prior-models comparison report (Markdown + SVG)",
+                       description="Compare every bundled prior_* model with volkov_2016 (Volkov 2016, Ch. 7): error "
+                                   "factors over alpha = 1..512 and n = 1..n_max, needed-occupancy curves.")
+    p.add_argument("-o", "--output", help="output folder (default: reports/comparison/)")
+    p.add_argument("--models", nargs="*", help="prior model ids (default: all bundled prior_* models)")
+
+
+def run_report(args: argparse.Namespace) -> int:
+    """Render and write the report."""
+    files = compare.comparison_report(args.models or None)
+    target = Path(args.output) if args.output else compare.loader.ROOT / "reports" / "comparison"
+    written = compare.write_files(target, files)
+    print(f"ok   prior models comparison: {len(written)} files in {target}", file=sys.stderr)
+    return cli.OK
+
+
+cli.EXTENSIONS.update({
+    "diff": (setup_diff, run_diff),
+    "compare": (setup_compare, run_compare),
+    "report-comparison": (setup_report, run_report),
+})
