@@ -1,0 +1,145 @@
+"""symgpu diff / compare / report-comparison: symbolic diffs, sweeps, exit codes and JSON."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import sympy
+
+import symgpu
+from symgpu import compare
+from symgpu.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_normalize_moves_sums_and_positive_factors_into_max():
+    x, y, z = sympy.symbols("x y z", positive=True)
+    assert compare.normalize(x + sympy.Max(y, z)) == sympy.Max(x + y, x + z)
+    assert compare.normalize(2 * sympy.Min(x, sympy.Min(y, z))) == sympy.Min(2 * x, 2 * y, 2 * z)
+    assert compare.normalize(1 / sympy.Max(x, y)) == sympy.Min(1 / x, 1 / y)
+
+
+def test_limit_through_max_picks_the_dominant_argument():
+    n, k = sympy.symbols("n k", positive=True)
+    L = 1 + k
+    assert sympy.simplify(compare.limit(n / sympy.Max(L, (n - 1) * (1 - 1 / L) + 1), n, sympy.oo) - L / (L - 1)) == 0
+
+
+def test_diff_of_a_variant_lists_the_overridden_equation_only():
+    result = compare.diff(symgpu.load("prior_zhang_owens"), symgpu.load("prior_zhang_owens_additive"))
+    assert [c.id for c in result.changed] == ["s7_3_throughput"]
+    assert result.only_a == [] and result.only_b == [] and result.same == len(symgpu.load("prior_zhang_owens").equations) - 1
+
+
+def test_diff_of_a_model_with_itself_is_identical():
+    model = symgpu.load("prior_baghsorkhi")
+    result = compare.diff(model, model, "arithmetic_throughput")
+    assert not result.changed and result.quantity.identical and result.quantity.difference == 0
+
+
+def test_diff_quantity_solves_where_two_models_agree():
+    result = compare.diff_quantity(symgpu.load("prior_hong_kim"), symgpu.load("prior_hong_kim_fixed"), "arithmetic_throughput")
+    first = result.branches[0]
+    # HK and the fix agree in the latency mode only where instruction_time*(alpha + 1) = alu_lat*alpha
+    assert any(text.startswith("alpha = ") for text in first.agree_when)
+    assert result.branches[-1].agree_when == ("always",)
+
+
+def test_diff_cli_exit_code_and_json(capsys):
+    code, out, _ = run(capsys, "diff", "prior_hong_kim", "prior_hong_kim_fixed", "arithmetic_throughput", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["changed"][0]["id"] == "s7_1_time" and data["quantity"]["identical"] is False
+    code, out, _ = run(capsys, "diff", "prior_hong_kim", "prior_hong_kim_fixed")
+    assert code == 0 and "changed s7_1_time" in out
+
+
+def test_diff_cli_rejects_a_quantity_one_model_lacks(capsys):
+    code, _, err = run(capsys, "diff", "prior_hong_kim", "prior_sim", "hk_fix_ratio")
+    assert code == 2 and "does not define 'hk_fix_ratio'" in err
+
+
+def test_sweep_ratio_is_b_over_a_and_extremes_are_located():
+    volkov, hk = symgpu.load("volkov_2016"), symgpu.load("prior_hong_kim")
+    n = np.arange(1.0, 33.0)
+    result = compare.sweep(volkov, hk, "arithmetic_throughput", preset="gt200", values={"alpha": 32}, over=[("n", n)])
+    a = volkov.evaluate("arithmetic_throughput", preset="gt200", alpha=32, n=n).magnitude
+    b = hk.evaluate("arithmetic_throughput", preset="gt200", alpha=32, n=n).magnitude
+    assert np.allclose(result.ratio, b / a)
+    high, where = result.extreme("max")
+    assert high == pytest.approx(float(hk.evaluate("hk_fix_ratio", preset="gt200", alpha=32).magnitude))
+    assert where == {"n": 1.0}
+
+
+def test_sweep_leaves_out_points_beyond_the_domain_and_counts_them():
+    volkov, bw = symgpu.load("volkov_2016"), symgpu.load("prior_huang_bw")
+    n = np.arange(1.0, 49.0)
+    result = compare.sweep(volkov, bw, "arithmetic_throughput", preset="fermi", values={"alpha": 32}, over=[("n", n)])
+    n_singular = float(bw.evaluate("n_singular", preset="fermi").magnitude)
+    assert result.invalid_b == int(np.sum(n >= n_singular))
+    assert np.all(np.isnan(result.b[n >= n_singular])) and np.all(np.isfinite(result.b[n < n_singular]))
+
+
+def test_compare_cli_json_reports_min_max_and_domain(capsys):
+    code, out, _ = run(capsys, "compare", "volkov_2016", "prior_huang_bw", "arithmetic_throughput", "--preset", "fermi",
+                       "--set", "alpha=32", "--over", "n=1:48", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["ratio_is"] == "B/A" and len(data["ratio"]) == 48
+    assert data["outside_domain"]["prior_huang_bw"] > 0 and data["ratio"][-1] is None
+    assert data["min"]["ratio"] <= data["max"]["ratio"]
+
+
+def test_compare_cli_writes_line_and_heat_map_plots(capsys, tmp_path):
+    line, heat = tmp_path / "line.svg", tmp_path / "heat.svg"
+    code, _, _ = run(capsys, "compare", "volkov_2016", "prior_sim", "arithmetic_throughput", "-p", "fermi",
+                     "--set", "alpha=32", "--over", "n=1:48", "--plot", str(line))
+    assert code == 0 and line.read_bytes().startswith(b"<?xml")
+    code, _, _ = run(capsys, "compare", "volkov_2016", "prior_sim", "arithmetic_throughput", "-p", "fermi",
+                     "--over", "alpha=1:64:4", "--over", "n=1:48:4", "--plot", str(heat))
+    assert code == 0 and b"<svg" in heat.read_bytes()
+
+
+def test_compare_cli_preset_in_one_model_only_is_a_usage_error(capsys):
+    code, _, err = run(capsys, "compare", "volkov_2016", "prior_hong_kim", "arithmetic_throughput", "-p", "fermi", "--over", "n=1:8")
+    assert code == 2 and "preset 'fermi'" in err and "prior_hong_kim" in err
+
+
+@pytest.mark.parametrize("over", ["n=1", "n=5:1", "n=1:5:0", "n=a:b"])
+def test_compare_cli_malformed_range_is_a_usage_error(capsys, over):
+    code, _, err = run(capsys, "compare", "volkov_2016", "prior_sim", "arithmetic_throughput", "-p", "fermi", "--over", over)
+    assert code == 2 and "--over" in err
+
+
+def test_compare_cli_unknown_set_name_is_a_usage_error(capsys):
+    code, _, err = run(capsys, "compare", "volkov_2016", "prior_sim", "arithmetic_throughput", "-p", "fermi",
+                       "--set", "bogus=1", "--over", "n=1:4")
+    assert code == 2 and "bogus" in err
+
+
+def test_report_comparison_is_deterministic_and_shows_the_missing_cusp(capsys, tmp_path):
+    first, second = tmp_path / "a", tmp_path / "b"
+    for target in (first, second):
+        code, _, _ = run(capsys, "report-comparison", "-o", str(target), "--models", "prior_zhang_owens")
+        assert code == 0
+    names = sorted(p.name for p in first.iterdir())
+    assert names == ["prior_models.md", "prior_zhang_owens_error.svg", "prior_zhang_owens_needed.svg"]
+    assert all((first / n).read_bytes() == (second / n).read_bytes() for n in names)
+    text = (first / "prior_models.md").read_text()
+    assert "no cusp" in text and "cusp:" in text  # prior model flat, Volkov's n_needed has a cusp
+
+
+def test_bundled_report_is_current():
+    from pathlib import Path
+
+    folder = Path(compare.loader.ROOT) / "reports" / "comparison"
+    text = (folder / "prior_models.md").read_text()
+    for model_id in compare.prior_models():
+        assert f"`{model_id}`" in text
