@@ -201,17 +201,43 @@ def _run_derive(args: argparse.Namespace) -> int:
     failed = 0
     rows = []
     for request in requests:
-        derivation = derive.run_request(model, request)
+        try:
+            derivation = derive.run_request(model, request)
+        except errors.SymgpuError as exc:
+            failed += 1
+            rows.append((request, None, False, str(exc)))
+            continue
         holds = derive.expect_holds(derivation)
         failed += holds is False
-        rows.append((request, derivation, holds))
+        rows.append((request, derivation, holds, None))
     if args.json:
-        print(json.dumps([{"id": r.id, "op": r.op, "expect_holds": h, **d.to_dict()} for r, d, h in rows], default=str))
+        out = []
+        for request, derivation, holds, problem in rows:
+            entry: dict[str, Any] = {"id": request.id, "op": request.op, "expect_holds": holds, "ok": problem is None and holds is not False}
+            if derivation is not None:
+                entry.update(derivation.to_dict())
+            if problem is not None:
+                entry["error"] = problem
+            out.append(entry)
+        print(json.dumps(out, default=str))
     else:
-        for request, derivation, holds in rows:
-            mark = {True: "ok  ", False: "FAIL", None: "    "}[holds]
+        for request, derivation, holds, problem in rows:
+            if derivation is None:
+                print(f"FAIL {request.id}: {request.op} -> error: {problem}")
+                continue
+            mark = "ok  " if holds is not False else "FAIL"
             shown = derivation.location if request.op == "extremum" else derivation.result
-            print(f"{mark} {request.id}: {request.op} -> {sympy.sstr(shown)}" + (f"  [{derivation.unit}]" if derivation.unit and request.op != "extremum" else ""))
+            note = "" if holds is not None else "  (no expectation)"
+            if holds is False:
+                wanted = [f"{k} = {sympy.sstr(v)}" for k, v in derivation.extra
+                          if k in ("expect", "expect_value", "expect_regime") or k.startswith("expect.")]
+                note = "  expected " + "; ".join(wanted)
+            text = sympy.sstr(shown)
+            if len(text) > 400:
+                text = text[:400] + f"... ({len(text)} characters; --json for all)"
+            print(f"{mark} {request.id}: {request.op} -> {text}"
+                  + (f"  [{derivation.unit}]" if derivation.unit and request.op != "extremum" else "") + note)
+        print(f"{len(rows) - failed} of {len(rows)} derivations ok" + (f", {failed} failed" if failed else ""))
     return cli.FAILED if failed else cli.OK
 
 

@@ -42,17 +42,27 @@ __all__ = [
     "fixed_point",
     "limit",
     "regimes",
+    "active_regime",
+    "limit_ratio",
     "run_request",
+    "simplify_expression",
     "solve",
+    "substitute",
 ]
 
 MAX_BRANCHES = 512
 #: sign verdicts by expression (the expression already carries every substitution used)
-_SIGN_CACHE: dict[sympy.Basic, int | None] = {}
+_SIGN_CACHE: dict[Any, int | None] = {}
 _PIECEWISE = (sympy.Min, sympy.Max, sympy.Piecewise)
 
 
 # ================================================================================ helpers
+def _has_staircase(expr: Any, var: sympy.Symbol) -> bool:
+    from symgpu import inequalities
+
+    return inequalities.has_staircase(expr, var)
+
+
 def _has_pieces(expr: Any) -> bool:
     return isinstance(expr, sympy.Basic) and expr.has(*_PIECEWISE)
 
@@ -102,6 +112,7 @@ class _Context:
         self.forward: dict[sympy.Symbol, sympy.Expr] = {}
         self.backward: dict[sympy.Symbol, sympy.Expr] = {}
         self.relations: list[sympy.Basic] = []
+        self.positives: list[sympy.Expr] = []  # expressions known positive (forward-substituted)
         self.sentences: list[str] = []
         self.constants: dict[sympy.Symbol, sympy.Symbol] = {}
         self.constants_back: dict[sympy.Symbol, sympy.Symbol] = {}
@@ -129,6 +140,7 @@ class _Context:
         other.forward = dict(self.forward)
         other.backward = dict(self.backward)
         other.relations = list(self.relations)
+        other.positives = list(self.positives)
         other.sentences = list(self.sentences)
         return other
 
@@ -136,6 +148,13 @@ class _Context:
         """Use ``relation`` (``X > Y``, ``X >= Y``, ``<``, ``<=``) from now on; True if usable."""
         if relation is sympy.true:
             return True
+        if isinstance(relation, sympy.Not) and isinstance(relation.args[0], sympy.Eq):
+            relation = sympy.Ne(*relation.args[0].args)
+        if isinstance(relation, sympy.Ne):
+            # X != 0 with X nonnegative (declared, or proved from the declarations) means X > 0
+            for side, other in ((relation.lhs, relation.rhs), (relation.rhs, relation.lhs)):
+                if other == 0 and _nonnegative(side.xreplace(self.forward)):
+                    return self.add(sympy.StrictGreaterThan(side, 0), sentence or f"{side} > 0 ({side} != 0 and {side} >= 0)")
         if not isinstance(relation, sympy.core.relational.Relational) or isinstance(relation, (sympy.Eq, sympy.Ne)):
             self.sentences.append(sentence or f"{sympy.sstr(relation)} (recorded, not used for sign reasoning)")
             return False
@@ -153,6 +172,9 @@ class _Context:
             used = True
         elif isinstance(small, sympy.Symbol) and small not in big.free_symbols and not isinstance(small, sympy.Dummy) and small not in self.constants:
             self._replace(small, big - delta, delta, big - small)
+            used = True
+        elif strict and small == 0:
+            self.positives.append(big)
             used = True
         self.relations.append(relation)
         self.sentences.append(sentence or sympy.sstr(relation))
@@ -175,6 +197,10 @@ class _Context:
             out = out.xreplace(self.backward)
         return out
 
+    def nonnegative(self, expr: Any) -> bool:
+        """``expr >= 0`` proved (structurally, floor/ceiling included) under the assumptions."""
+        return isinstance(expr, sympy.Basic) and (self.sign(expr) in (0, 1) or _nonnegative(expr.xreplace(self.forward)))
+
     def sign(self, expr: Any) -> int | None:
         """+1, -1 or 0 if the sign of ``expr`` is proved; None if undecided."""
         if not isinstance(expr, sympy.Basic):
@@ -182,12 +208,24 @@ class _Context:
         if expr.has(sympy.nan, sympy.zoo):
             return None
         e = expr.xreplace(self.forward)
-        if e in _SIGN_CACHE:
-            return _SIGN_CACHE[e]
+        key = (e, tuple(self.positives))
+        if key in _SIGN_CACHE:
+            return _SIGN_CACHE[key]
         found = self._sign(e)
+        if found is None:
+            for p in self.positives:
+                if e == p:
+                    found = 1
+                    break
+                if not e.has(*p.atoms(sympy.floor, sympy.ceiling) or {p}):
+                    continue
+                s = self._sign(sympy.cancel(e / p))
+                if s in (1, -1):
+                    found = s
+                    break
         if len(_SIGN_CACHE) > 20000:
             _SIGN_CACHE.clear()
-        _SIGN_CACHE[e] = found
+        _SIGN_CACHE[key] = found
         return found
 
     def _sign(self, e: sympy.Basic) -> int | None:
@@ -306,6 +344,12 @@ def _flip(op: type) -> type:
             sympy.GreaterThan: sympy.LessThan, sympy.LessThan: sympy.GreaterThan}.get(op, op)
 
 
+def _nonnegative(e: Any) -> bool:
+    from symgpu import inequalities
+
+    return inequalities.nonnegative(e)
+
+
 def _basic_sign(e: sympy.Basic) -> int | None:
     if e.is_zero:
         return 0
@@ -418,11 +462,41 @@ class _Job:
         return expr.xreplace(mapping) if mapping else expr
 
     def quantity_expression(self, quantity: Any, substitute: Mapping[str, Any] | None,
-                            stop_at: Iterable[str] = ()) -> tuple[sympy.Expr, sympy.Expr | None]:
-        """Return (expression in inputs, left-hand symbol or None) with substitutions applied."""
+                            stop_at: Iterable[str] = (), case: str | None = None) -> tuple[sympy.Expr, sympy.Expr | None]:
+        """Return (expression in inputs, left-hand symbol or None) with substitutions applied.
+
+        ``case`` selects one case of a quantity defined by ``cases``: its value replaces the
+        Piecewise, and its condition (with the negations of the earlier cases) is assumed."""
         stop = frozenset(stop_at)
         lhs: sympy.Expr | None = None
-        if isinstance(quantity, str) and (quantity in self.model.defining or quantity in self.model.equations):
+        if case is not None:
+            if not (isinstance(quantity, str) and (quantity in self.model.defining or quantity in self.model.equations)):
+                raise errors.UsageError(f"{self.model.id}: case '{case}' needs a quantity defined by cases")
+            equation = self.model.equation_for(quantity)
+            ids = [c.id for c in equation.cases]
+            if case not in ids:
+                raise errors.UsageError(f"{self.model.id}: {quantity} has no case '{case}' (cases: {', '.join(ids) or 'none'})")
+            lhs = equation.lhs
+            self.quantity = equation.definition.defines
+            chosen = equation.cases[ids.index(case)]
+            conditions = [sympy.Not(c.condition) for c in equation.cases[:ids.index(case)]]
+            if chosen.condition is not sympy.true:
+                conditions.append(chosen.condition)
+            deps = self.model.dependencies(quantity, stop_at=stop)
+            for dep in deps:
+                self.counts.update(c.strip("[]") for c in dep.definition.counts)
+            self.step("case", sympy.Eq(lhs, chosen.value, evaluate=False),
+                      f"case {case} of equation {equation.id} ({equation.definition.source}), which applies when "
+                      + (" and ".join(sympy.sstr(c) for c in conditions) if conditions else "no earlier case does"))
+            for condition in conditions:
+                expanded = self.expand(condition, stop)
+                for part in (expanded.args if isinstance(expanded, sympy.And) else (expanded,)):
+                    if self.ctx is not None:
+                        self.ctx.add(part, f"{sympy.sstr(part)} (condition of case {case})")
+            expr = self.expand(chosen.value, stop)
+            if expr != chosen.value:
+                self.step("substitute", sympy.Eq(lhs, expr, evaluate=False), "intermediate quantities replaced by their equations")
+        elif isinstance(quantity, str) and (quantity in self.model.defining or quantity in self.model.equations):
             equation = self.model.equation_for(quantity)
             lhs = equation.lhs
             self.quantity = equation.definition.defines
@@ -804,7 +878,8 @@ def _regimes(job: _Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: froze
 
 
 def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute: Mapping[str, Any] | None = None,
-            assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (), omit: Iterable[Any] = ()) -> Derivation:
+            assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (), omit: Iterable[Any] = (),
+            preset: str | None = None, values: Mapping[str, Any] | None = None) -> Derivation:
     """Enumerate the branches of a quantity's nested ``Min``/``Max``/``Piecewise``.
 
     Args:
@@ -814,6 +889,8 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
         substitute: symbol -> value/expression substituted first.
         assume: extra assumptions (relations) used to simplify and drop branches.
         stop_at: quantities kept as symbols.
+        preset, values: inputs at which to report the active regime(s) (conditions evaluated
+            numerically; ``extra["active_regimes"]``, ties listing several).
 
     Returns:
         A Derivation whose ``result`` is the Piecewise of the feasible regimes and whose
@@ -833,6 +910,10 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
     for r in found:
         if unit:
             _check_quiet(job, r.expression, job.quantity)
+    if preset is not None or values:
+        from symgpu import regimes as regimes_module
+
+        regimes_module.active_regimes(job, found, preset, values or {})
     return _finish_without_objects(job, result, unit, [expr])
 
 
@@ -851,6 +932,14 @@ def _finish_without_objects(job: _Job, result: Any, unit: str, used: Sequence[An
     return derivation
 
 
+def active_regime(model: Model, quantity: str, preset: str | None = None, **values: Any) -> tuple[str, float, str | None, float | None]:
+    """(binding limiter or case, value, next bound, how far the next bound is); see
+    :func:`symgpu.regimes.active_regime`."""
+    from symgpu import regimes as regimes_module
+
+    return regimes_module.active_regime(model, quantity, preset, **values)
+
+
 def regime_list(derivation: Derivation) -> list[Regime]:
     """The :class:`Regime` objects of a ``regimes`` derivation."""
     return list(getattr(derivation, "_regimes", []))
@@ -859,7 +948,9 @@ def regime_list(derivation: Derivation) -> list[Regime]:
 # ================================================================================ solve
 def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: Any = None,
           substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None,
-          stop_at: Iterable[str] = (), omit: Iterable[Any] = (), **given: Any) -> Derivation:
+          stop_at: Iterable[str] = (), omit: Iterable[Any] = (), relation: str = "==", kind: str | None = None,
+          case: str | None = None, preset: str | None = None, values: Mapping[str, Any] | None = None,
+          **given: Any) -> Derivation:
     """Solve a quantity's equation (or a relation) for ``for_`` in closed form.
 
     ``quantity_or_equation`` is a defined quantity / equation id (its equation
@@ -870,6 +961,13 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     Roots are solved over the reals, then filtered by the declared assumptions of the
     variable (dropped roots are recorded); with nested ``Min``/``Max``/``Piecewise`` each
     regime is solved and roots violating its conditions are dropped.
+
+    ``relation`` (``">="``, ``">"``, ``"<="``, ``"<"``) solves the inequality
+    ``quantity REL target`` instead, inverting ``floor``/``ceiling`` layer by layer (see
+    :mod:`symgpu.inequalities`); the result is the bound on ``for_``, or with ``kind="max"``/
+    ``"min"`` the largest/smallest admissible value (an integer for an integer variable).
+    ``case`` picks one case of a quantity defined by cases. With ``preset``/``values`` a
+    Piecewise result's applying branch is selected and evaluated.
 
     Raises:
         errors.DerivationError: no admissible root, or a result with the wrong unit.
@@ -884,8 +982,10 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     if name_q in given:
         target = given.pop(name_q)
     subs.update(given)
-    expr, lhs = job.quantity_expression(quantity_or_equation, subs, stop_at)
+    expr, lhs = job.quantity_expression(quantity_or_equation, subs, stop_at, case=case)
     var = job.symbol(for_)
+    if relation not in ("==", "="):
+        return _solve_inequality(job, expr, lhs, var, target, relation, kind)
     if isinstance(expr, sympy.Eq):
         left, right = expr.lhs, expr.rhs
     else:
@@ -919,6 +1019,11 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         result = pieces[0][0] if len(pieces) == 1 else sympy.Piecewise(*[(r, c) for r, c, _ in pieces])
         for r, _, _ in pieces:
             unit = job.check_unit(r, var.name, "solution")
+        if isinstance(result, sympy.Piecewise) and (preset is not None or values):
+            from symgpu import regimes as regimes_module
+
+            regimes_module.select_branch(job, result, preset, values or {}, [n for _, _, n in pieces])
+            job.extra.append(("value_at", _evaluate(model, result, preset, values or {}, model.unit_text(var.name))))
         return job.finish(result, unit, used=[relation])
     roots = _solve_for(job, relation, var, "the equation")
     if not roots:
@@ -932,6 +1037,50 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     if len(roots) > 1:
         job.extra.append(("undecided", "several roots remain admissible; their signs are not decided by the declared assumptions"))
     return job.finish(result, unit, used=[relation])
+
+
+_RELATIONS = {">=": sympy.GreaterThan, ">": sympy.StrictGreaterThan, "<=": sympy.LessThan, "<": sympy.StrictLessThan}
+
+
+def _solve_inequality(job: _Job, expr: sympy.Basic, lhs: sympy.Expr | None, var: sympy.Symbol, target: Any,
+                      relation: str, kind: str | None) -> Derivation:
+    """``quantity REL target`` solved for ``var`` by inverting layer by layer."""
+    from symgpu import inequalities
+
+    assert job.ctx is not None
+    model = job.model
+    if relation not in _RELATIONS:
+        raise errors.UsageError(f"{model.id}: relation must be one of ==, {', '.join(_RELATIONS)} (got {relation!r})")
+    if target is None:
+        raise errors.UsageError(f"{model.id}: an inequality needs a target (quantity {relation} target)")
+    if _has_pieces(expr):
+        raise errors.DerivationError(f"{model.id}: the inequality for {job.quantity} has Min/Max/Piecewise in it; "
+                                     "pick one case (case = ...) or a bound")
+    bound_to = job.expand(job.parse(target, "target"))
+    shown = _RELATIONS[relation](lhs if lhs is not None else expr, bound_to, evaluate=False)
+    job.step("inequality", shown, f"the relation to solve for {var}")
+    inverted, steps = inequalities.invert(_RELATIONS[relation](expr, bound_to, evaluate=False), var, job.ctx.sign, job.ctx.nonnegative)
+    job.steps.extend(steps)
+    bound = job.ctx.nice(inverted.rhs)
+    inverted = type(inverted)(var, bound)
+    job.step("bound", inverted, f"{job.quantity} {relation} {sympy.sstr(bound_to)} exactly when {sympy.sstr(inverted)}")
+    result = bound
+    if kind in ("max", "min"):
+        want_upper = kind == "max"
+        if isinstance(inverted, (sympy.LessThan, sympy.StrictLessThan)) != want_upper:
+            raise errors.DerivationError(f"{model.id}: {sympy.sstr(inverted)} bounds {var} from "
+                                         f"{'below' if want_upper else 'above'}: it has no {kind}imum")
+        if var.is_integer:
+            result, why = inequalities.integer_extreme(inverted, kind)
+            job.step(kind + "imum", sympy.Eq(var, result), f"{var} is declared integer: {why}")
+        elif isinstance(inverted, (sympy.StrictLessThan, sympy.StrictGreaterThan)):
+            job.extra.append(("supremum", True))
+            job.step("supremum" if want_upper else "infimum", sympy.Eq(var, result), "the bound is strict: not attained")
+        else:
+            job.step(kind + "imum", sympy.Eq(var, result), "the bound is attained")
+    job.extra.append(("relation", inverted))
+    unit = job.check_unit(bound, var.name, "bound")
+    return job.finish(result, unit, used=[expr, bound_to])
 
 
 # ================================================================================ boundary
@@ -966,32 +1115,34 @@ def boundary(model: Model, quantity: Any, between: Sequence[str] | None = None, 
     found = _regimes(job, expr, var, frozenset(stop))
     by_name = {r.name: r for r in found}
     if between is not None:
-        missing = [b for b in between if b not in by_name]
-        if len(between) != 2 or missing:
+        if len(between) != 2:
+            raise errors.UsageError(f"{model.id}: boundary between needs two regime names, got {list(between)}")
+        variants = [[r for r in found if r.name == b or r.name.split("#")[0] == b] for b in between]
+        missing = [b for b, v in zip(between, variants) if not v]
+        if missing:
             raise errors.UsageError(f"{model.id}: boundary between {list(between)}: regimes of {job.quantity} are {', '.join(by_name)}")
-        pairs = [(by_name[between[0]], by_name[between[1]])]
+        candidates = list(itertools.product(*variants))
+        # regimes of the same name differ in the cases of the other Min arguments: prefer a
+        # pair in the same case context that one condition separates
+        candidates.sort(key=lambda p: (_switch_condition(p[0], p[1], var) is None, not _same_context(p[0], p[1])))
+        pairs = [candidates[0]]
     else:
         pairs = list(itertools.combinations(found, 2))
     results: dict[str, Any] = {}
     unit = model.unit_text(var.name)
     for ra, rb in pairs:
         label = f"{ra.name}|{rb.name}"
-        eq = sympy.Eq(ra.expression, rb.expression)
-        roots = _solve_for(job, eq, var, f"the boundary {label}") if var in (ra.expression - rb.expression).free_symbols else []
-        if not roots:
-            relations = [c for c in ra.conditions if isinstance(c, sympy.core.relational.Relational) and var in c.free_symbols]
-            for rel in relations:
-                roots = _solve_for(job, sympy.Eq(rel.lhs, rel.rhs), var, f"the switching condition {label}")
-                if roots:
-                    job.step("switch", sympy.Eq(rel.lhs, rel.rhs), f"the values of {label} do not meet in {var}; the switching condition does")
-                    break
-        if not roots:
+        try:
+            root = _boundary_of(job, ra, rb, var, label)
+        except errors.DerivationError:
+            if between is not None:
+                raise
+            continue
+        if root is None:
             if between is not None:
                 raise errors.DerivationError(f"{model.id}: regimes {ra.name} and {rb.name} of {job.quantity} do not meet at any admissible {var}")
             continue
-        root = roots[0] if len(roots) == 1 else sympy.Tuple(*roots)
-        job.step(f"boundary {label}", sympy.Eq(var, root), f"{ra.name} = {rb.name}: {sympy.sstr(eq)} solved for {var}")
-        for r in roots:
+        for r in (root.args if isinstance(root, sympy.Tuple) else (root,)):
             job.check_unit(r, var.name, "boundary")
         results[label] = root
     if not results:
@@ -999,6 +1150,70 @@ def boundary(model: Model, quantity: Any, between: Sequence[str] | None = None, 
     result = next(iter(results.values())) if len(results) == 1 else results
     job.extra.append(("boundaries", results))
     return job.finish(result, unit, used=[expr])
+
+
+def _switch_condition(ra: Regime, rb: Regime, var: sympy.Symbol) -> tuple[_Cond, Regime] | None:
+    """The condition (``h > 0`` or ``h >= 0``) of one regime whose opposite is a condition of
+    the other: where its sign switches, so does the regime (for Min/Max regimes it compares
+    the two arguments; for the cases of a Piecewise it is the case condition). Returns the
+    non-strict one of the pair (the regime that takes the tie) and its regime."""
+    for ca in ra.raw:
+        if ca.h is None or var not in ca.h.free_symbols:
+            continue
+        for cb in rb.raw:
+            if cb.h is not None and (ca.h + cb.h == 0 or sympy.cancel(ca.h + cb.h) == 0):
+                return (cb, rb) if ca.strict and not cb.strict else (ca, ra)
+    return None
+
+
+def _same_context(ra: Regime, rb: Regime) -> bool:
+    """Do the two regimes share their opaque (case) conditions, such as ``Eq(x, 0)``?"""
+    return {c.boolean for c in ra.raw if c.h is None} == {c.boolean for c in rb.raw if c.h is None}
+
+
+def _boundary_of(job: _Job, ra: Regime, rb: Regime, var: sympy.Symbol, label: str) -> Any:
+    """Where ``ra`` switches to ``rb``, solved for ``var`` (None if nowhere admissible)."""
+    from symgpu import inequalities
+
+    assert job.ctx is not None
+    switch = _switch_condition(ra, rb, var)
+    h = switch[0].h if switch is not None else None
+    if switch is not None and _has_staircase(h, var):
+        cond, owner = switch
+        other = rb if owner is ra else ra
+        relation = cond.relational
+        job.step("switch condition", relation, f"{owner.name} applies where this holds, {other.name} where it fails (the condition that separates them)")
+        local = job.ctx.copy()
+        context = [c.boolean for c in ra.raw if c.h is None and c.boolean in {d.boolean for d in rb.raw if d.h is None}]
+        for condition in context:
+            local.add(condition)
+        if context:
+            job.step("case context", sympy.And(*context), f"conditions shared by {ra.name} and {rb.name}, used to prove signs")
+        inverted, steps = inequalities.invert(relation, var, local.sign, local.nonnegative)
+        job.steps.extend(steps)
+        bound = job.ctx.nice(inverted.rhs)
+        inverted = type(inverted)(var, bound)
+        job.step(f"boundary {label}", inverted,
+                 f"{owner.name} applies exactly when {sympy.sstr(inverted)}, {other.name} on the other side: the threshold is the bound "
+                 "(the staircase values stay equal on a whole interval, so the boundary is where the separating condition switches)")
+        return bound
+    if h is not None:
+        roots = _solve_for(job, sympy.Eq(h, 0), var, f"the switching condition {label}")
+        if roots:
+            root = roots[0] if len(roots) == 1 else sympy.Tuple(*roots)
+            job.step(f"boundary {label}", sympy.Eq(var, root),
+                     f"{ra.name} and {rb.name} are separated by {sympy.sstr(sympy.GreaterThan(h, 0))}; it switches where {sympy.sstr(h)} = 0")
+            return root
+    # no single separating condition: where the two values meet
+    eq = sympy.Eq(ra.expression, rb.expression)
+    if var not in (ra.expression - rb.expression).free_symbols:
+        return None
+    roots = _solve_for(job, eq, var, f"the boundary {label}")
+    if not roots:
+        return None
+    root = roots[0] if len(roots) == 1 else sympy.Tuple(*roots)
+    job.step(f"boundary {label}", sympy.Eq(var, root), f"{ra.name} = {rb.name}: {sympy.sstr(eq)} solved for {var}")
+    return root
 
 
 # ================================================================================ limit
@@ -1026,6 +1241,79 @@ def _lift(ctx: _Context, expr: sympy.Expr) -> sympy.Expr:
         if all(ctx.sign(a) == 1 for a in args[0].args):
             return _lift(ctx, other(*[1 / a for a in args[0].args], evaluate=False))
     return expr.func(*args)
+
+
+def _staircase_limit(job: _Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, direction: str) -> sympy.Expr:
+    """Replace each ``floor(g)``/``ceiling(g)`` of ``var`` by its one-sided limit at ``point``.
+
+    Where ``g(point)`` is an integer n and g is strictly monotone there: approached from
+    above (g -> n+) ``floor -> n`` and ``ceiling -> n + 1``; from below ``floor -> n - 1``
+    and ``ceiling -> n``. Where ``g(point)`` is not an integer both are continuous."""
+    assert job.ctx is not None
+    side = 1 if direction == "+" else -1
+    mapping = {}
+    for node in sorted(expr.atoms(sympy.floor, sympy.ceiling), key=sympy.count_ops):
+        g = node.args[0]
+        if var not in g.free_symbols:
+            continue
+        at = job.ctx.nice(g.xreplace({var: point}))
+        slope = job.ctx.sign(sympy.diff(g, var).xreplace({var: point}))
+        if at.is_integer is True and slope in (1, -1):
+            above = slope * side > 0  # g approaches its value at the point from above
+            if isinstance(node, sympy.floor):
+                value = at if above else at - 1
+            else:
+                value = at + 1 if above else at
+            mapping[node] = value
+            job.step("one-sided " + type(node).__name__, sympy.Eq(sympy.Symbol(sympy.sstr(node)), value),
+                     f"{sympy.sstr(g)} -> {sympy.sstr(at)} (an integer) from {'above' if above else 'below'} as {var} -> "
+                     f"{sympy.sstr(point)}{direction} (its slope in {var} is {'positive' if slope == 1 else 'negative'}): "
+                     + ("floor(n + e) = n" if isinstance(node, sympy.floor) and above else
+                        "floor(n - e) = n - 1" if isinstance(node, sympy.floor) else
+                        "ceiling(n + e) = n + 1" if above else "ceiling(n - e) = n") + " for small e > 0")
+        elif at.is_integer is False:
+            mapping[node] = node.func(at)
+        else:
+            raise errors.DerivationError(f"{job.model.id}: cannot decide the one-sided limit of {sympy.sstr(node)} at "
+                                         f"{var} = {sympy.sstr(point)}: is {sympy.sstr(at)} an integer?")
+    return expr.xreplace(mapping) if mapping else expr
+
+
+def _side_regime(job: _Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, direction: str) -> Regime:
+    """The regime of ``expr`` that applies just above (``+``) or below (``-``) ``point``."""
+    assert job.ctx is not None
+    ctx = job.ctx
+    side = 1 if direction == "+" else -1
+    found = _regimes(job, expr, var, record=False)
+    reasons: list[str] = []
+    for regime in found:
+        why = []
+        ok = True
+        for cond in regime.raw:
+            if cond.h is None:
+                ok = ctx.decide(cond.boolean.xreplace({var: point})) is True
+                why.append(sympy.sstr(cond.boolean))
+            else:
+                at = ctx.nice(cond.h.xreplace({var: point}))
+                s0 = ctx.sign(at)
+                if s0 == 1:
+                    why.append(f"{sympy.sstr(cond.relational)} holds at the point")
+                    continue
+                if s0 == 0:
+                    slope = ctx.sign(sympy.diff(cond.h, var).xreplace({var: point}))
+                    if slope is not None and slope * side > 0:
+                        why.append(f"{sympy.sstr(cond.relational)}: 0 at the point and increasing towards the {direction} side")
+                        continue
+                ok = False
+            if not ok:
+                break
+        if ok:
+            job.step("select regime", regime.expression,
+                     f"{regime.name} applies just {'above' if side == 1 else 'below'} {var} = {sympy.sstr(point)}: " + "; ".join(why))
+            return regime
+        reasons.append(regime.name)
+    raise errors.DerivationError(f"{job.model.id}: no regime of {job.quantity} is proved to apply on the {direction} side of "
+                                 f"{var} = {sympy.sstr(point)} (regimes: {', '.join(reasons)})")
 
 
 def _limit(ctx: _Context, expr: sympy.Expr, var: sympy.Symbol, to: sympy.Expr, direction: str) -> sympy.Expr:
@@ -1071,15 +1359,28 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     if direction is None:
         definition = model.symbol_definitions.get(symbol.name)
         direction = "+" if definition and {"positive", "nonnegative"} & set(definition.assumptions) else "+-"
+    finite = not point.has(sympy.oo, -sympy.oo, sympy.zoo)
+    if finite:
+        # a finite point such as MSHRs/M_Read presumes its denominators nonzero
+        for sym in sorted(sympy.denom(sympy.together(point)).free_symbols, key=str):
+            definition = model.symbol_definitions.get(sym.name)
+            if definition is not None and "nonnegative" in definition.assumptions and "positive" not in definition.assumptions:
+                ctx.add(sympy.StrictGreaterThan(sym, 0), f"{sym} > 0 (the point {sympy.sstr(point)} is finite)")
     lifted = _lift(ctx, expr)
     if lifted != expr:
         job.step("lift Min/Max", lifted, "sums and factors of known sign moved inside Min/Max (x*Min(a,b) = Min(x*a, x*b) for x > 0)")
+    side_text = {"+": " from above", "-": " from below"}.get(direction, "") if finite else ""
+    how = " (Min/Max argument by argument: they are continuous)"
+    if finite and direction in ("+", "-") and (lifted.has(sympy.Piecewise) or _has_staircase(lifted, symbol)):
+        if _has_pieces(lifted):
+            lifted = _side_regime(job, lifted, symbol, point, direction).expression
+        lifted = _staircase_limit(job, lifted, symbol, point, direction)
+        how = " inside the regime that applies on that side"
     try:
         value = _limit(ctx, lifted, symbol, point, direction)
     except (NotImplementedError, ValueError) as exc:
         raise errors.DerivationError(f"{model.id}: SymPy cannot take the limit of {job.quantity} as {var} -> {point}: {exc}") from None
-    job.step("limit", value, f"limit as {var} -> {sympy.sstr(point)}" + (" from above" if direction == "+" and point.is_finite else "")
-             + " (Min/Max argument by argument: they are continuous)")
+    job.step("limit", value, f"limit as {var} -> {sympy.sstr(point)}" + side_text + how)
     back = ctx.back(_nice(value.xreplace(ctx.forward))) if ctx.forward else value
     result = ctx.nice(back)
     if result != value:
@@ -1088,6 +1389,32 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     if job.quantity in model.symbols:
         unit = job.check_unit(result, job.quantity, "limit")
     return job.finish(result, unit, used=[expr])
+
+
+def limit_ratio(model: Model, quantity: Any, var: str, to: Any, ratio: Mapping[str, str] | None = None, *,
+                substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None,
+                stop_at: Iterable[str] = (), omit: Iterable[Any] = ()) -> Derivation:
+    """The jump of ``quantity`` across ``var = to``: the ratio of its one-sided limits,
+    ``ratio = {"above": "+", "below": "-"}`` (numerator ``above``, denominator ``below``)."""
+    sides = dict(ratio or {"above": "+", "below": "-"})
+    if set(sides) != {"above", "below"} or not set(sides.values()) <= {"+", "-"}:
+        raise errors.UsageError(f"{model.id}: ratio must be {{above = \"+\", below = \"-\"}} (got {sides})")
+    common = {"substitute": substitute, "assume": assume, "stop_at": stop_at, "omit": omit}
+    upper = limit(model, quantity, var, to, direction=sides["above"], **common)
+    lower = limit(model, quantity, var, to, direction=sides["below"], **common)
+    if lower.result == 0:
+        raise errors.DerivationError(f"{model.id}: the limit of {quantity} from the {sides['below']} side is 0; no ratio")
+    job = _Job(model, "limit", str(quantity), str(var))
+    job.steps = [Step(f"{sides['above']} side: {s.operation}", s.expression, s.justification) for s in upper.steps] \
+        + [Step(f"{sides['below']} side: {s.operation}", s.expression, s.justification) for s in lower.steps]
+    result = _nice(upper.result / lower.result)
+    job.step("ratio", result, f"({sympy.sstr(upper.result)}) / ({sympy.sstr(lower.result)}): the limit from the "
+             f"{sides['above']} side over the limit from the {sides['below']} side")
+    job.extra.extend([("above", upper.result), ("below", lower.result)])
+    derivation = job.finish(result, "1", used=[upper.result, lower.result])
+    return Derivation(derivation.model, derivation.operation, derivation.quantity, derivation.variable, derivation.steps,
+                      derivation.result, tuple(dict.fromkeys(upper.assumptions + lower.assumptions)), None, "1",
+                      "closed form", derivation.extra)
 
 
 # ================================================================================ extremum
@@ -1190,6 +1517,10 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         value = sympy.Piecewise(*[(c.value, sympy.And(*c.conditions) if c.conditions else sympy.true) for c in merged])
         job.step(kind + "imum", sympy.Eq(var, location), "the form that applies depends on conditions the assumptions do not decide")
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
+    if (preset is not None or values) and isinstance(location, sympy.Piecewise):
+        from symgpu import regimes as regimes_module
+
+        regimes_module.select_branch(job, location, preset, values or {}, [c.origin for c in merged])
     if preset is not None or values:
         for key, expr_, unit_ in (("value_at", value, unit), ("location_at", location, model.unit_text(var.name))):
             number = _evaluate(model, expr_, preset, values or {}, unit_)
@@ -1505,40 +1836,101 @@ def evaluate_result(model: Model, derivation: Derivation, preset: str | None = N
     return numeric.evaluate_expression(model, expr, unit or None, preset=preset, values=values)
 
 
+# ================================================================================ identities
+def simplify_expression(model: Model, expression: Any, *, substitute: Mapping[str, Any] | None = None,
+                        assume: Iterable[Any] | None = None, stop_at: Iterable[str] = ()) -> Derivation:
+    """Expand an expression's defined quantities through their equations and simplify it.
+
+    ``expression`` is text (parsed by the model's safe parser) or a SymPy expression. The
+    result carries no unit check of its own (the expression need not be a declared symbol);
+    its dimension is recorded in ``extra["dimension"]``.
+    """
+    job = _Job(model, "simplify", str(expression))
+    ctx = _context(model, assume, job)
+    expr, _ = job.quantity_expression(expression, substitute, stop_at)
+    result = ctx.nice(expr)
+    if result != expr:
+        job.step("simplify", result, "sympy.simplify (constants with positive values known positive)")
+    try:
+        job.extra.append(("dimension", dimensions.show(dimensions.settle(dimensions.dimension_of(result, job.dims())))))
+    except dimensions.Mismatch as exc:
+        raise errors.DerivationError(f"{model.id}: '{sympy.sstr(expr)}' is dimensionally inconsistent: {exc.problem}") from None
+    return job.finish(result, "", used=[expr])
+
+
+def substitute(model: Model, quantity: Any, substitute: Mapping[str, Any] | None = None, *,
+               assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (), case: str | None = None) -> Derivation:
+    """A quantity in terms of inputs (quantities in ``stop_at`` kept as symbols), with the
+    substitutions ``substitute`` (name -> expression) applied, simplified; ``case`` picks one
+    case of a quantity defined by cases."""
+    job = _Job(model, "substitute", str(quantity))
+    ctx = _context(model, assume, job)
+    expr, lhs = job.quantity_expression(quantity, substitute, stop_at, case=case)
+    result = ctx.nice(expr)
+    if result != expr:
+        job.step("simplify", sympy.Eq(lhs, result, evaluate=False) if lhs is not None else result,
+                 "sympy.simplify (constants with positive values known positive)")
+    unit = job.check_unit(result, job.quantity, "result") if job.quantity in model.symbols else ""
+    return job.finish(result, unit, used=[expr])
+
+
 # ================================================================================ requests
 def run_request(model: Model, request: DerivationRequest) -> Derivation:
     """Run a ``[[derivations]]`` entry of a model file.
 
-    Recognised fields: ``quantity``, ``variable`` (or ``over``/``for``), ``kind``, ``to``,
-    ``direction``, ``substitute`` (name -> expression text), ``between``, ``assume`` (list of
-    relation texts), ``preset``, ``expect`` (expression text compared with the result — the
-    location for ``extremum``) and ``expect_value`` (the extreme value). With ``expect`` the
+    Operations (``op``): ``solve``, ``boundary``, ``extremum``, ``limit``, ``fixed_point``,
+    ``regimes``, ``simplify`` (field ``expression``) and ``substitute``.
+
+    Recognised fields: ``quantity``, ``variable`` (or ``over``/``for``), ``kind``, ``to`` (or
+    ``point``), ``direction``, ``ratio`` (``{above = "+", below = "-"}``: the ratio of the two
+    one-sided limits), ``substitute`` (name -> expression text, applied to the expectation
+    too), ``between``, ``assume`` (relation texts), ``stop_at``, ``case``, ``relation`` and
+    ``target`` (``solve`` of an inequality), ``preset`` and ``inputs`` (values: the active
+    regime / branch is reported), ``expect`` (expression text compared with the result — the
+    location for ``extremum``), ``expect_value`` (the extreme value) and ``expect_regime``
+    (the regime or limiter active at ``preset``/``inputs``). With an expectation the
     derivation's extra holds ``("expect_holds", bool)``.
     """
     get = request.get
     quantity = get("quantity")
     variable = get("variable") or get("over") or get("for")
-    substitute = dict(get("substitute") or {})
+    subs = dict(get("substitute") or {})
     assume = list(get("assume") or [])
+    stop = tuple(get("stop_at") or ())
     preset = get("preset")
+    inputs = dict(get("inputs") or {})
     source = get("limiters_from") or ""
     omit = [(source, name) for name in (get("omit_limiters") or [])]
     kind = {"maximum": "max", "minimum": "min"}.get(str(get("kind", "max")), str(get("kind", "max")))
-    common = {"substitute": substitute, "assume": assume, "omit": omit}
+    common = {"substitute": subs, "assume": assume, "omit": omit, "stop_at": stop}
     op = request.op
     if op == "solve":
-        derivation = solve(model, quantity, for_=variable, target=get("target"), **common)
+        derivation = solve(model, quantity, for_=variable, target=get("target"), relation=str(get("relation", "==")),
+                           kind=kind if get("kind") is not None else None, case=get("case"), preset=preset,
+                           values=inputs, **common)
     elif op == "boundary":
         between = get("between")
         derivation = boundary(model, quantity, tuple(between) if between else None, for_=variable, **common)
     elif op == "extremum":
-        derivation = extremum(model, quantity, over=variable, kind=kind, preset=preset, **common)
+        derivation = extremum(model, quantity, over=variable, kind=kind, preset=preset, values=inputs, **common)
     elif op == "limit":
-        derivation = limit(model, quantity, variable, get("to", get("point", "oo")), direction=get("direction"), **common)
+        point = get("to", get("point", "oo"))
+        ratio = get("ratio")
+        if ratio:
+            derivation = limit_ratio(model, quantity, variable, point, dict(ratio), **common)
+        else:
+            derivation = limit(model, quantity, variable, point, direction=get("direction"), **common)
     elif op == "fixed_point":
-        derivation = fixed_point(model, quantity, variable, preset=preset, **common)
+        derivation = fixed_point(model, quantity, variable, preset=preset, values=inputs, **common)
     elif op == "regimes":
-        derivation = regimes(model, quantity, over=variable, **common)
+        derivation = regimes(model, quantity, over=variable, preset=preset, values=inputs, **common)
+    elif op == "simplify":
+        text = get("expression") or quantity
+        if text is None:
+            raise errors.UsageError(f"{model.id}: derivation {request.id}: simplify needs an expression")
+        derivation = simplify_expression(model, text, substitute=subs, assume=assume, stop_at=stop)
+    elif op == "substitute":
+        derivation = substitute(model, quantity, subs, assume=assume, stop_at=stop, case=get("case"))
     else:
         raise errors.UsageError(f"{model.id}: derivation {request.id}: operation '{op}' is not supported by the engine")
     ctx = _Context(model)
@@ -1558,24 +1950,42 @@ def run_request(model: Model, request: DerivationRequest) -> Derivation:
         targets.append(("expect", expect, derivation.location if op == "extremum" else derivation.result))
     if get("expect_value") is not None:
         targets.append(("expect_value", get("expect_value"), derivation.result))
+    mapping = {model.symbol(k): model.parse(str(v), f"derivation {request.id}.substitute.{k}") for k, v in subs.items()}
     verdicts = []
     for key, text, target in targets:
         expected = model.parse(str(text), f"derivation {request.id}.{key}")
-        holds = _equal(_expand_all(model, target), _expand_all(model, expected), ctx)
+        if mapping:
+            expected = expected.xreplace(mapping)
+        holds = _equal(_expand_all(model, target, stop), _expand_all(model, expected, stop), ctx)
+        if not holds and stop:
+            holds = _equal(_expand_all(model, target), _expand_all(model, expected), ctx)
         verdicts.append(holds)
         checks.append((key, expected))
         checks.append((f"{key}_holds", holds))
+    if get("expect_regime") is not None:
+        wanted = str(get("expect_regime"))
+        active = dict(derivation.extra).get("active_regimes")
+        if active is None:
+            raise errors.UsageError(f"{model.id}: derivation {request.id}: expect_regime needs op = \"regimes\" with a preset or inputs")
+        holds = any(wanted == a["name"] or wanted in a["terms"] for a in active)
+        verdicts.append(holds)
+        checks.append(("expect_regime", wanted))
+        checks.append(("expect_regime_holds", holds))
     if verdicts:
         checks.append(("expect_holds", all(verdicts)))
     extra = tuple(derivation.extra) + (("request", request.id),) + tuple(checks)
-    return Derivation(derivation.model, derivation.operation, derivation.quantity, derivation.variable, derivation.steps,
-                      derivation.result, derivation.assumptions, derivation.location, derivation.unit, derivation.method, extra)
+    out = Derivation(derivation.model, derivation.operation, derivation.quantity, derivation.variable, derivation.steps,
+                     derivation.result, derivation.assumptions, derivation.location, derivation.unit, derivation.method, extra)
+    if hasattr(derivation, "_regimes"):
+        object.__setattr__(out, "_regimes", derivation._regimes)
+    return out
 
 
-def _expand_all(model: Model, expr: Any) -> Any:
+def _expand_all(model: Model, expr: Any, stop_at: Iterable[str] = ()) -> Any:
     if not isinstance(expr, sympy.Basic):
         return expr
-    mapping = {s: model.expression(s.name) for s in expr.free_symbols if s.name in model.defining}
+    stop = frozenset(stop_at)
+    mapping = {s: model.expression(s.name, stop_at=stop) for s in expr.free_symbols if s.name in model.defining and s.name not in stop}
     return expr.xreplace(mapping) if mapping else expr
 
 

@@ -1,0 +1,158 @@
+"""Inverting inequalities through floor, ceiling, sums and factors of known sign.
+
+Staircase quantities (occupancy limits, MSHR batches) are built from ``floor`` and
+``ceiling``; SymPy cannot solve ``floor(a/x) = k`` for ``x``, but the *inequalities* such
+models ask about ("at least k blocks") invert exactly, one layer at a time:
+
+* ``floor(g) >= c``  <=>  ``g >= ceiling(c)``      (``floor(g)`` is an integer)
+* ``floor(g) <= c``  <=>  ``g <  floor(c) + 1``
+* ``ceiling(g) <= c``  <=>  ``g <= floor(c)``      (so ``ceiling(x/u)*u <= c`` <=> ``x <= floor(c/u)*u``)
+* ``ceiling(g) >= c``  <=>  ``g >  ceiling(c) - 1``
+* ``1/g >= c`` with ``g, c > 0``  <=>  ``g <= 1/c``  (so ``floor(a/x) >= k`` <=> ``x <= a/k`` for integer k >= 1)
+* ``g + t`` and ``g*t`` with ``t`` free of the variable: subtract ``t``; divide by ``t``
+  when its sign is proved (a negative factor flips the relation).
+
+Each layer is returned as a :class:`~symgpu.derivation.Step` naming the rule used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import sympy
+
+from symgpu import errors
+from symgpu.derivation import Step
+
+__all__ = ["invert", "integer_extreme", "has_staircase", "nonnegative"]
+
+_GE, _GT, _LE, _LT = sympy.GreaterThan, sympy.StrictGreaterThan, sympy.LessThan, sympy.StrictLessThan
+_FLIP = {_GE: _LE, _GT: _LT, _LE: _GE, _LT: _GT}
+
+
+def has_staircase(expr: Any, var: sympy.Symbol) -> bool:
+    """Does ``expr`` contain ``floor``/``ceiling`` of something depending on ``var``?"""
+    if not isinstance(expr, sympy.Basic):
+        return False
+    return any(var in node.free_symbols for node in expr.atoms(sympy.floor, sympy.ceiling))
+
+
+def nonnegative(expr: Any) -> bool:
+    """Structurally proved ``expr >= 0``: sums, products and positive powers of nonnegative
+    parts, ``floor``/``ceiling`` of nonnegative arguments (SymPy does not infer the latter)."""
+    if not isinstance(expr, sympy.Basic):
+        return False
+    if expr.is_nonnegative:
+        return True
+    if isinstance(expr, (sympy.floor, sympy.ceiling)):
+        return nonnegative(expr.args[0])
+    if expr.is_Add or expr.is_Mul:
+        return all(nonnegative(a) for a in expr.args)
+    if expr.is_Pow:
+        return nonnegative(expr.base) and bool(expr.exp.is_real)
+    if isinstance(expr, (sympy.Min, sympy.Max)):
+        return all(nonnegative(a) for a in expr.args)
+    return False
+
+
+def invert(relation: sympy.Basic, var: sympy.Symbol, sign: Callable[[sympy.Expr], int | None],
+           nonneg: Callable[[sympy.Expr], bool] | None = None) -> tuple[sympy.Basic, list[Step]]:
+    """Rewrite ``relation`` (``f(var) REL c`` or ``c REL f(var)``, ``REL`` one of ``>= > <= <``)
+    as ``var REL' bound``, peeling one layer of ``f`` per step.
+
+    Args:
+        relation: a SymPy inequality; ``var`` must occur on one side only.
+        var: the variable.
+        sign: proves signs (+1, -1, 0 or None) under the caller's assumptions.
+        nonneg: proves ``expr >= 0`` (default: :func:`nonnegative`).
+
+    Raises:
+        errors.DerivationError: a layer has no rule (or a sign it needs is not proved).
+    """
+    op = type(relation)
+    if op not in _FLIP:
+        raise errors.DerivationError(f"{sympy.sstr(relation)} is not an inequality")
+    lhs, rhs = relation.lhs, relation.rhs
+    if var in rhs.free_symbols and var not in lhs.free_symbols:
+        lhs, rhs, op = rhs, lhs, _FLIP[op]
+    if var in rhs.free_symbols:
+        lhs, rhs = lhs - rhs, sympy.Integer(0)
+    steps: list[Step] = []
+    for _ in range(64):
+        if lhs == var:
+            return op(var, rhs), steps
+        lhs, op, rhs, why = _peel(lhs, op, rhs, var, sign, nonneg or nonnegative)
+        steps.append(Step("invert", op(lhs, rhs, evaluate=False), why))
+    raise errors.DerivationError(f"cannot isolate {var} in {sympy.sstr(relation)}")  # pragma: no cover
+
+
+def _peel(f: sympy.Expr, op: type, c: sympy.Expr, var: sympy.Symbol, sign: Callable[[sympy.Expr], int | None],
+          nonneg: Callable[[sympy.Expr], bool]) -> tuple[sympy.Expr, type, sympy.Expr, str]:
+    if f.is_Add:
+        inner = sympy.Add(*[t for t in f.args if var in t.free_symbols])
+        rest = f - inner
+        return inner, op, c - rest, f"subtract {sympy.sstr(rest)} from both sides"
+    if f.is_Mul:
+        inner = sympy.Mul(*[t for t in f.args if var in t.free_symbols])
+        rest = sympy.Mul(*[t for t in f.args if var not in t.free_symbols])
+        if rest != 1:
+            s = sign(rest)
+            if s not in (1, -1):
+                raise errors.DerivationError(f"cannot divide by {sympy.sstr(rest)}: its sign is not proved")
+            return (inner, op if s == 1 else _FLIP[op], c / rest,
+                    f"divide by {sympy.sstr(rest)}, which is {'positive' if s == 1 else 'negative (the relation flips)'}")
+        raise errors.DerivationError(f"cannot isolate {var} in the product {sympy.sstr(f)}")
+    if isinstance(f, sympy.floor):
+        g = f.args[0]
+        if op is _GE:
+            return g, _GE, sympy.ceiling(c), "floor(g) >= c <=> g >= ceiling(c): floor(g) is an integer, so it is >= c exactly when it is >= the least integer >= c, and floor(g) >= n <=> g >= n for an integer n"
+        if op is _GT:
+            return g, _GE, sympy.floor(c) + 1, "floor(g) > c <=> floor(g) >= floor(c) + 1 <=> g >= floor(c) + 1 (integers)"
+        if op is _LE:
+            return g, _LT, sympy.floor(c) + 1, "floor(g) <= c <=> floor(g) <= floor(c) <=> g < floor(c) + 1"
+        return g, _LT, sympy.ceiling(c), "floor(g) < c <=> floor(g) < ceiling(c) <=> g < ceiling(c) (integers)"
+    if isinstance(f, sympy.ceiling):
+        g = f.args[0]
+        if op is _LE:
+            return g, _LE, sympy.floor(c), "ceiling(g) <= c <=> g <= floor(c): ceiling(g) is an integer, so it is <= c exactly when it is <= the greatest integer <= c, and ceiling(g) <= n <=> g <= n for an integer n"
+        if op is _LT:
+            return g, _LE, sympy.ceiling(c) - 1, "ceiling(g) < c <=> ceiling(g) <= ceiling(c) - 1 <=> g <= ceiling(c) - 1 (integers)"
+        if op is _GE:
+            return g, _GT, sympy.ceiling(c) - 1, "ceiling(g) >= c <=> ceiling(g) >= ceiling(c) <=> g > ceiling(c) - 1"
+        return g, _GT, sympy.floor(c), "ceiling(g) > c <=> ceiling(g) >= floor(c) + 1 <=> g > floor(c)"
+    if f.is_Pow and f.exp.is_number and var not in f.exp.free_symbols:
+        g, e = f.base, f.exp
+        sg, sc = sign(g), sign(c)
+        if sg != 1:
+            raise errors.DerivationError(f"cannot invert {sympy.sstr(f)}: {sympy.sstr(g)} is not proved positive")
+        if e.is_negative:
+            if sc == 1:
+                return (g, _FLIP[op], c ** (1 / e),
+                        f"both sides positive ({sympy.sstr(g)} > 0 and {sympy.sstr(c)} > 0) and x -> x**({sympy.sstr(e)}) is decreasing there: the relation flips")
+            if sc is None and nonneg(c):
+                return (g, _FLIP[op], c ** (1 / e),
+                        f"{sympy.sstr(g)} > 0 and x -> x**({sympy.sstr(e)}) is decreasing for x > 0: the relation flips, "
+                        f"provided {sympy.sstr(c)} > 0 (it is >= 0; where it is 0 every {var} qualifies and the bound is infinite)")
+            if sc is not None and sc <= 0 and op in (_GE, _GT):
+                raise errors.DerivationError(f"{sympy.sstr(f)} {op.rel_op} {sympy.sstr(c)} holds for every positive {sympy.sstr(g)}: no bound on {var}")
+            raise errors.DerivationError(f"cannot invert {sympy.sstr(f)} {op.rel_op} {sympy.sstr(c)}: the sign of {sympy.sstr(c)} is not proved")
+        if e.is_positive and (sc in (0, 1)):
+            return g, op, c ** (1 / e), f"both sides nonnegative and x -> x**{sympy.sstr(e)} is increasing there"
+    raise errors.DerivationError(f"no inversion rule for {sympy.sstr(f)} {op.rel_op} {sympy.sstr(c)} in {var}")
+
+
+def integer_extreme(relation: sympy.Basic, kind: str) -> tuple[sympy.Expr, str]:
+    """The largest (``kind="max"``) or smallest (``"min"``) integer satisfying ``var REL bound``."""
+    op, bound = type(relation), relation.rhs
+    if kind == "max":
+        if op is _LE:
+            return sympy.floor(bound), "the largest integer <= b is floor(b)"
+        if op is _LT:
+            return sympy.ceiling(bound) - 1, "the largest integer < b is ceiling(b) - 1"
+    else:
+        if op is _GE:
+            return sympy.ceiling(bound), "the smallest integer >= b is ceiling(b)"
+        if op is _GT:
+            return sympy.floor(bound) + 1, "the smallest integer > b is floor(b) + 1"
+    raise errors.DerivationError(f"{sympy.sstr(relation)} has no {kind}imum")

@@ -1,0 +1,177 @@
+"""Which regime applies at given inputs: numeric checks of regime and branch conditions.
+
+The derivation engine (:mod:`symgpu.derive`) finds regimes symbolically; this module
+answers the numeric question a report asks — at this preset, which limiter binds, which
+case of a piecewise equation applies, which branch of a Piecewise result is the one to use —
+always evaluating through :func:`symgpu.numeric.evaluate_expression` (prefix-safe).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import sympy
+
+from symgpu import errors, numeric
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+__all__ = ["active_regime", "condition_holds", "select_branch"]
+
+#: relative tolerance under which two sides of a condition count as equal (ties)
+TIE = 1e-12
+
+
+def _side(model: Model, expr: sympy.Expr, preset: str | None, values: Mapping[str, Any]) -> float:
+    """Magnitude of ``expr`` in coherent base units (the sign and order are what matter)."""
+    if expr.is_number:
+        return float(expr)
+    return float(numeric.evaluate_expression(model, expr, None, preset=preset, values=values).magnitude)
+
+
+def condition_holds(model: Model, condition: Any, preset: str | None, values: Mapping[str, Any]) -> tuple[bool, str]:
+    """Evaluate a condition (relations, And/Or/Not) numerically; return (verdict, shown numbers).
+
+    Both sides of a relation are evaluated in base units; sides within a relative
+    :data:`TIE` of each other are equal (so ties are not decided by rounding).
+    """
+    if condition in (True, sympy.true):
+        return True, "True"
+    if condition in (False, sympy.false):
+        return False, "False"
+    if isinstance(condition, (sympy.And, sympy.Or)):
+        parts = [condition_holds(model, c, preset, values) for c in condition.args]
+        verdict = all(p for p, _ in parts) if isinstance(condition, sympy.And) else any(p for p, _ in parts)
+        return verdict, (" and " if isinstance(condition, sympy.And) else " or ").join(t for _, t in parts)
+    if isinstance(condition, sympy.Not):
+        verdict, text = condition_holds(model, condition.args[0], preset, values)
+        return not verdict, f"not ({text})"
+    if not isinstance(condition, sympy.core.relational.Relational):
+        raise errors.EvaluationError(f"{model.id}: cannot evaluate the condition {sympy.sstr(condition)}")
+    if condition.lhs.is_number or condition.rhs.is_number:
+        # a bare literal is in the declared unit of the other side: evaluate the difference,
+        # whose sum scales the literal (numeric.base_expression)
+        left, right = _side(model, condition.lhs - condition.rhs, preset, values), 0.0
+        scale = max(abs(left), abs(_side(model, condition.lhs if not condition.lhs.is_number else condition.rhs, preset, values)))
+    else:
+        left = _side(model, condition.lhs, preset, values)
+        right = _side(model, condition.rhs, preset, values)
+        scale = max(abs(left), abs(right))
+    equal = abs(left - right) <= TIE * scale or left == right
+    op = type(condition)
+    verdict = {
+        sympy.Eq: equal, sympy.Ne: not equal,
+        sympy.GreaterThan: equal or left > right, sympy.StrictGreaterThan: (not equal) and left > right,
+        sympy.LessThan: equal or left < right, sympy.StrictLessThan: (not equal) and left < right,
+    }[op]
+    return verdict, f"{sympy.sstr(condition)}: {left:.6g} {condition.rel_op} {right:.6g} (base units)"
+
+
+def select_branch(job: Any, piecewise: sympy.Piecewise, preset: str | None, values: Mapping[str, Any],
+                  names: Sequence[str] | None = None) -> tuple[int, sympy.Expr]:
+    """The branch of ``piecewise`` whose condition holds first at the inputs; recorded as a
+    Step of ``job`` (a derivation in progress) and in its extra ``active_branch``."""
+    model = job.model
+    where = f"preset {preset}" if preset else "the given values"
+    if values:
+        where += (" with " if preset else " ") + ", ".join(f"{k} = {v}" for k, v in values.items())
+    for index, (expr, condition) in enumerate(piecewise.args):
+        holds, shown = condition_holds(model, condition, preset, values)
+        if holds:
+            label = names[index] if names and index < len(names) else f"branch {index + 1}"
+            job.step("select branch", expr, f"{label} applies at {where} because {shown}")
+            job.extra.append(("active_branch", {"index": index, "name": label, "expression": expr, "because": shown}))
+            return index, expr
+    raise errors.DerivationError(f"{model.id}: no branch of {sympy.sstr(piecewise)} applies at {where}")
+
+
+def active_regimes(job: Any, found: Sequence[Any], preset: str | None, values: Mapping[str, Any]) -> list[Any]:
+    """The regimes (from :func:`symgpu.derive.regimes`) whose conditions all hold at the inputs."""
+    model = job.model
+    out = []
+    for regime in found:
+        reasons = []
+        ok = True
+        for cond in regime.raw:
+            holds, shown = condition_holds(model, cond.relational, preset, values)
+            reasons.append(shown)
+            if not holds:
+                ok = False
+                break
+        if ok:
+            out.append((regime, reasons))
+    where = f"preset {preset}" if preset else "the given values"
+    if values:
+        where += (" with " if preset else " ") + ", ".join(f"{k} = {v}" for k, v in values.items())
+    if not out:
+        raise errors.DerivationError(f"{model.id}: no regime of {job.quantity} applies at {where}")
+    for regime, reasons in out:
+        job.step("active regime", regime.expression, f"{regime.name} applies at {where}: " + ("; ".join(reasons) or "no conditions"))
+    if len(out) > 1:
+        job.step("tie", sympy.Tuple(*[sympy.Symbol(r.name) for r, _ in out]), "several regimes apply: their values are equal at these inputs")
+    job.extra.append(("active_regimes", [{"name": r.name, "terms": list(r.terms), "expression": r.expression} for r, _ in out]))
+    return [r for r, _ in out]
+
+
+def active_regime(model: Model, quantity: str, preset: str | None = None, **values: Any) -> tuple[str, float, str | None, float | None]:
+    """Which limiter (top-level ``Min``/``Max``) or case (``Piecewise``) of ``quantity`` binds.
+
+    Returns:
+        ``(name, value, next_name, ratio)``: the binding limiter (the equation's
+        ``limiters`` name, else ``min_arg<i>``/``max_arg<i>``) or applying case id; the
+        quantity's value in its declared unit; the next bound (the runner-up limiter, or for
+        a Piecewise the case that applies on the other side of the deciding condition); and
+        how far away it is: ``next/active`` for Min (>= 1), ``active/next`` for Max (>= 1),
+        and for a Piecewise the ratio of the deciding condition's sides (larger/smaller).
+
+    Raises:
+        errors.UsageError: the quantity's equation is neither a Min/Max nor a Piecewise.
+    """
+    equation = model.equation_for(quantity)
+    name = equation.definition.defines
+    unit = model.units[name]
+    given = frozenset(k for k in values if k in model.defining and k != name)
+
+    def expand(expr: sympy.Basic) -> sympy.Basic:
+        mapping = {s: model.expression(s.name, stop_at=given) for s in expr.free_symbols if s.name in model.defining and s.name not in given}
+        return expr.xreplace(mapping) if mapping else expr
+
+    rhs = equation.rhs
+    value = float(model.evaluate(name, preset=preset, **values).magnitude)
+    if isinstance(rhs, (sympy.Min, sympy.Max)):
+        names = dict((sympy.srepr(t), n) for n, t in equation.limiters)
+        prefix = "min" if isinstance(rhs, sympy.Min) else "max"
+        numbers = []
+        for index, arg in enumerate(rhs.args):
+            label = names.get(sympy.srepr(arg), f"{prefix}_arg{index + 1}")
+            number = float(numeric.evaluate_expression(model, expand(arg), unit, preset=preset, values=values).magnitude)
+            numbers.append((number, label))
+        numbers.sort(key=lambda p: p[0], reverse=isinstance(rhs, sympy.Max))
+        (active_value, active_name), rest = numbers[0], numbers[1:]
+        if not rest:
+            return active_name, value, None, None
+        next_value, next_name = rest[0]
+        if active_value == 0:
+            ratio = float("inf") if next_value != 0 else 1.0
+        else:
+            ratio = next_value / active_value if isinstance(rhs, sympy.Min) else active_value / next_value
+        return active_name, value, next_name, ratio
+    if equation.cases:
+        for index, case in enumerate(equation.cases):
+            condition = expand(case.condition)
+            holds, _ = condition_holds(model, condition, preset, values)
+            if not holds:
+                continue
+            deciding = condition if condition is not sympy.true else (expand(equation.cases[index - 1].condition) if index else None)
+            other = equation.cases[index + 1].id if index + 1 < len(equation.cases) else (equation.cases[index - 1].id if index else None)
+            ratio = None
+            if isinstance(deciding, sympy.core.relational.Relational) and not isinstance(deciding, (sympy.Eq, sympy.Ne)):
+                left = _side(model, deciding.lhs, preset, values) if not deciding.lhs.is_number else None
+                right = _side(model, deciding.rhs, preset, values) if not deciding.rhs.is_number else None
+                if left is not None and right is not None and left > 0 and right > 0:
+                    ratio = max(left, right) / min(left, right)
+            return case.id, value, other, ratio
+        raise errors.DerivationError(f"{model.id}: no case of {name} applies")
+    raise errors.UsageError(f"{model.id}: {name} is neither a Min/Max nor defined by cases; no regime to report")
