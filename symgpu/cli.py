@@ -277,7 +277,19 @@ def occupancy_inputs(model: Any, preset: str | None, text: str | None) -> dict[s
     from symgpu import occupancy
 
     resources = parse_occupancy(text)
-    return dict(occupancy.occupancy_values(model, preset, threads=resources["threads"], regs=resources["regs"], smem=resources["smem"]))
+    if not preset:
+        raise errors.UsageError("--occupancy needs --preset naming the GPU (or a cc_X_Y compute capability)")
+    # NOTE: with a combined preset (gtx280+tiled_matmul) the GPU is whichever part has a known
+    # compute capability; the occupancy module refuses to guess when none has.
+    parts = [p.strip() for p in preset.split("+")]
+    first_error: errors.SymgpuError | None = None
+    for part in parts:
+        try:
+            return dict(occupancy.occupancy_values(model, part, threads=resources["threads"], regs=resources["regs"], smem=resources["smem"]))
+        except errors.UsageError as exc:
+            first_error = first_error or exc
+    assert first_error is not None
+    raise first_error
 
 
 def cmd_eval(args: argparse.Namespace) -> int:

@@ -7,9 +7,9 @@ with the ``occupancy`` model (``equations/occupancy.toml``) and returns values k
 the *target* model's symbol names, ready to pass to ``Model.evaluate``::
 
     >>> from symgpu import occupancy                                   # doctest: +SKIP
-    >>> values = occupancy.occupancy_values("hong_kim_2009", "geforce_gtx280",
+    >>> values = occupancy.occupancy_values("hong_kim_2009", "gtx280",
     ...                                     threads=128, regs=18, smem=3960)
-    >>> symgpu.load("hong_kim_2009").evaluate("Exec_cycles_app", preset="geforce_gtx280", **values, ...)
+    >>> symgpu.load("hong_kim_2009").evaluate("Exec_cycles_app", preset="gtx280", **values, ...)
 
 The hardware limits come from a compute-capability preset of the occupancy model
 (``cc_1_3``...). The caller names either that preset directly or a preset of the target
@@ -71,10 +71,10 @@ TARGETS: dict[str, Target] = {
         },
         presets={
             # Table 3 "Computing Version".
-            "geforce_8800gtx": "cc_1_0",
-            "quadro_fx5600": "cc_1_0",
-            "geforce_8800gt": "cc_1_1",   # CC 1.1: same SM resources as 1.0
-            "geforce_gtx280": "cc_1_3",
+            "8800gtx": "cc_1_0",
+            "fx5600": "cc_1_0",
+            "8800gt": "cc_1_1",   # CC 1.1: same SM resources as 1.0
+            "gtx280": "cc_1_3",
         },
         note="Hong & Kim 2009, Table 1 rows 8-12 and Table 3",
     ),
@@ -266,7 +266,7 @@ def occupancy_values(target_model: Any, cc_preset_or_target_preset: str, threads
     Args:
         target_model: a model or model id in :data:`TARGETS` (``"hong_kim_2009"``).
         cc_preset_or_target_preset: a compute-capability preset (``"cc_1_3"``) or a preset
-            of the target model with a known compute capability (``"geforce_gtx280"``).
+            of the target model with a known compute capability (``"gtx280"``).
         threads: threads per block.
         regs: registers per thread (0 = the kernel uses none: no register limit).
         smem: shared memory per block in bytes (static + dynamic; 0 = none).

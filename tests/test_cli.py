@@ -85,3 +85,25 @@ def test_console_script_runs_without_traceback_on_bad_input():
     proc = subprocess.run([sys.executable, "-m", "symgpu", "eval", "interval_analysis", "P_K0"], capture_output=True, text=True)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and proc.stderr.startswith("symgpu: error: interval_analysis: P_K0 needs a value for")
+
+
+def test_eval_takes_occupancy_from_resource_usage(capsys):
+    from symgpu import load, occupancy
+
+    hk = load("hong_kim_2009")
+    code, out, _ = run(capsys, "eval", "hong_kim_2009", "Exec_cycles_app", "--preset", "gtx280+tiled_matmul",
+                       "--occupancy", "threads=128,regs=18,smem=3960", "--json")
+    assert code == 0
+    values = occupancy.occupancy_values(hk, "gtx280", threads=128, regs=18, smem=3960)
+    expected = hk.evaluate("Exec_cycles_app", preset="gtx280+tiled_matmul", **values)
+    assert json.loads(out)["value"] == pytest.approx(expected.magnitude)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("threads=128,regs=18", "--occupancy 'threads=128,regs=18': missing smem"),
+    ("threads=128,regs=x,smem=1", "--occupancy 'threads=128,regs=x,smem=1': regs must be a number, got 'x'"),
+    ("warps=4,regs=1,smem=1", "--occupancy 'warps=4,regs=1,smem=1': expected threads=T,regs=R,smem=S (got 'warps=4')"),
+])
+def test_malformed_occupancy_option_exits_2(capsys, spec, message):
+    code, _, err = run(capsys, "eval", "hong_kim_2009", "N", "--preset", "gtx280", "--occupancy", spec)
+    assert code == 2 and message in err

@@ -215,7 +215,7 @@ def test_derivation_requests_cover_regimes_thresholds_block_size_and_boundaries(
 
 # --------------------------------------------------------------- wiring: symgpu.occupancy
 def test_hong_kim_tiled_matmul_on_gtx280_is_limited_by_shared_memory_to_four_blocks():
-    chain = occupancy.occupancy_chain("hong_kim_2009", "geforce_gtx280", 128, 18, 3960)
+    chain = occupancy.occupancy_chain("hong_kim_2009", "gtx280", 128, 18, 3960)
     assert chain.cc_preset == "cc_1_3"
     assert {k: float(v.magnitude) for k, v in chain.limits.items()} == {"warp_limit": 8, "block_limit": 8, "register_limit": 6, "smem_limit": 4}
     assert chain.limiting == ("smem_limit",)
@@ -224,7 +224,7 @@ def test_hong_kim_tiled_matmul_on_gtx280_is_limited_by_shared_memory_to_four_blo
 
 
 def test_occupancy_values_are_keyed_and_unit_converted_for_hong_kim():
-    values = occupancy.occupancy_values("hong_kim_2009", "geforce_gtx280", threads=128, regs=18, smem=3960)
+    values = occupancy.occupancy_values("hong_kim_2009", "gtx280", threads=128, regs=18, smem=3960)
     model = symgpu.load("hong_kim_2009")
     assert set(values) == {"Active_blocks_per_SM", "Active_warps_per_SM", "Threads_per_block"}
     for name, value in values.items():
@@ -232,13 +232,13 @@ def test_occupancy_values_are_keyed_and_unit_converted_for_hong_kim():
     assert float(values["Active_blocks_per_SM"].magnitude) == 4
     assert float(values["Threads_per_block"].magnitude) == 128
     # N (Eq. 20) follows, and the values feed the model's evaluation
-    assert float(model.evaluate("N", preset="geforce_gtx280", **values).magnitude) == 16
-    rep = model.evaluate("Rep", preset="geforce_gtx280", Blocks=480, **values)
+    assert float(model.evaluate("N", preset="gtx280", **values).magnitude) == 16
+    rep = model.evaluate("Rep", preset="gtx280", Blocks=480, **values)
     assert float(rep.magnitude) == pytest.approx(480 / (4 * 30))
 
 
 def test_a_compute_capability_preset_can_be_named_directly_and_gives_the_same_values():
-    by_gpu = occupancy.occupancy_values("hong_kim_2009", "geforce_gtx280", 128, 18, 3960)
+    by_gpu = occupancy.occupancy_values("hong_kim_2009", "gtx280", 128, 18, 3960)
     by_cc = occupancy.occupancy_values("hong_kim_2009", "cc_1_3", 128, 18, 3960)
     assert {k: float(v.magnitude) for k, v in by_gpu.items()} == {k: float(v.magnitude) for k, v in by_cc.items()}
 
@@ -267,9 +267,9 @@ def test_a_gpu_without_a_known_compute_capability_is_an_error_never_a_guess():
 
 def test_a_launch_that_cannot_run_gives_a_domain_error_not_an_occupancy():
     with pytest.raises(errors.DomainError):
-        occupancy.occupancy_values("hong_kim_2009", "geforce_gtx280", 1024, 18, 0)     # CC 1.3: 512 threads at most
+        occupancy.occupancy_values("hong_kim_2009", "gtx280", 1024, 18, 0)     # CC 1.3: 512 threads at most
     with pytest.raises(errors.DomainError):
-        occupancy.occupancy_values("hong_kim_2009", "geforce_8800gtx", 128, 18, 16385)  # 16 KB per block at most
+        occupancy.occupancy_values("hong_kim_2009", "8800gtx", 128, 18, 16385)  # 16 KB per block at most
 
 
 def test_ties_name_every_limiting_resource():
