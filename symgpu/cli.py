@@ -93,6 +93,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return BAD_INPUT
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # NOTE: output piped into `head` and closed early is not an error of ours.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return OK
 
 
 def _load_extensions() -> None:
