@@ -13,6 +13,13 @@ import sympy
 from symgpu import dimensions, errors, expressions, schema, units
 
 
+def validation_domain_error() -> str:
+    """The ``expect`` text saying that evaluation must fail with a domain error."""
+    from symgpu import validation
+
+    return validation.DOMAIN_ERROR
+
+
 @dataclass(frozen=True)
 class Case:
     """One branch of a piecewise equation, built: ``value`` applies when ``condition`` holds."""
@@ -290,6 +297,10 @@ class Model:
                         raise self.fail(f"{where}.expect.{name}", str(exc)) from None
                 continue
             for name, text in case.expect:
+                if str(text).strip().lower() == validation_domain_error():
+                    if name not in self.symbols:
+                        raise self.fail(f"{where}.expect.{name}", f"unknown symbol '{name}'")
+                    continue
                 self._read_value(text, name, f"{where}.expect.{name}")
 
     def _check_derivations(self) -> None:

@@ -241,6 +241,19 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
         with np.errstate(all="ignore"):
             holds = np.asarray(check(*[magnitudes[a] for a in cond_args]), dtype=bool)
         if not np.all(holds):
+            derived = []
+            for sym in sorted(condition.free_symbols, key=str):
+                if sym.name in model.defining and sym.name not in given:
+                    try:
+                        value = evaluate(model, sym.name, preset=preset, values=values, checks=False).magnitude
+                        derived.append(f"{sym.name} = {_first(value):.6g}{_unit_suffix(model, sym.name)}")
+                    except errors.SymgpuError:
+                        pass
+            if derived:
+                raise errors.DomainError(
+                    f"{model.id}: equation {equation.id} ({equation.definition.source.locator}) is valid only when "
+                    f"{condition}, but {', '.join(derived)}. The model gives no value outside this domain"
+                )
             shown = ", ".join(f"{a} = {_first(magnitudes[a]) / float(unit_scale(model.units[a])):g}{_unit_suffix(model, a)}" for a in cond_args)
             raise errors.DomainError(
                 f"{model.id}: equation {equation.id} ({equation.definition.source.locator}) is valid only when "

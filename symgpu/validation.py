@@ -19,6 +19,8 @@ FAIL = "fail"
 ERRATUM = "erratum"
 ERRATUM_REPRODUCED = "erratum-reproduced"
 ERROR = "error"
+#: ``expect = { Bandwidth_delay = "domain error" }``: the model must refuse these inputs.
+DOMAIN_ERROR = "domain error"
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,19 @@ class CaseResult:
         return (self.computed - self.expected) / self.expected
 
 
+def _expect_domain_error(model: Model, case: schema.ValidationCase, quantity: str, text: str, inputs: dict) -> CaseResult:
+    """Judge a case that expects the model to refuse its inputs as outside the domain."""
+    try:
+        value = model.evaluate(quantity, preset=case.preset or None, **inputs)
+    except errors.DomainError as exc:
+        return CaseResult(case, quantity, text, math.nan, math.nan, "", 0.0, PASS, f"{quantity}: refused as expected: {exc}")
+    except (errors.SymgpuError, ValueError) as exc:
+        return CaseResult(case, quantity, text, math.nan, math.nan, "", 0.0, ERROR, f"{quantity}: expected a domain error, got: {exc}")
+    shown = f"{value.magnitude:.6g} {value.units:~}" if getattr(value.magnitude, "ndim", 0) == 0 else "an array"
+    return CaseResult(case, quantity, text, math.nan, math.nan, "", 0.0, FAIL,
+                      f"{quantity}: expected a domain error, but the model gives {shown} (source: {case.source})")
+
+
 def printed_tolerance(text: str) -> float:
     """Half a unit in the last printed place of the number in ``text`` (``971.9`` -> 0.05)."""
     literal = units.number_text(text)
@@ -96,6 +111,9 @@ def run_case(model: Model, case: schema.ValidationCase) -> list[CaseResult]:
             return [CaseResult(case, key, text, math.nan, math.nan, "", 0.0, ERROR, f"derivation {case.derivation}: {exc}")
                     for key, text in case.expect]
     for quantity, text in case.expect:
+        if text.strip().lower() == DOMAIN_ERROR:
+            out.append(_expect_domain_error(model, case, quantity, text, inputs))
+            continue
         published = units.quantity(text) if derivation is not None else units.quantity(text, model.units[quantity])
         unit = published.units
         expected = float(published.magnitude)

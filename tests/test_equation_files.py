@@ -54,3 +54,17 @@ def test_erratum_that_suddenly_reproduces_fails(ia):
     (result,) = validation.run_case(ia, widened)
     assert result.status == validation.ERRATUM_REPRODUCED and not result.ok
     assert "recorded as an erratum but now reproduces" in result.message
+
+
+def test_case_expecting_a_domain_error_fails_when_the_model_gives_a_number(write_model):
+    text = write_model().read_text() + '''
+[[validation]]
+id = "refused"
+preset = "toy"
+inputs = { I = "10 FLOP/B" }
+expect = { P = "domain error" }
+source = { ref = "toy2026", locator = "Fig. 1" }
+'''
+    model = symgpu.load(write_model(text))
+    (result,) = validation.validate(model)
+    assert result.status == validation.FAIL and "expected a domain error, but the model gives 2e+13 FLOP / s" in result.message
