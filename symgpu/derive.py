@@ -563,8 +563,8 @@ class _Job:
     def check_unit(self, expr: Any, name: str, what: str) -> str:
         """Check that ``expr`` has the dimension of symbol ``name``; return the unit text."""
         unit = self.model.unit_text(name)
-        if not isinstance(expr, sympy.Basic) or expr.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan):
-            return unit
+        if not isinstance(expr, sympy.Basic) or expr.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan) or expr.is_zero:
+            return unit  # a bare 0 (or infinity) has every dimension
         dims = self.dims()
         clean = expr
         try:
@@ -715,10 +715,11 @@ class Regime:
     expression: sympy.Expr
     terms: tuple[str, ...] = ()
     raw: tuple[_Cond, ...] = ()
+    feasible: bool | None = True  # None: not proved (no witness found among samples)
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "conditions": [sympy.sstr(c) for c in self.conditions],
-                "expression": sympy.sstr(self.expression), "terms": list(self.terms)}
+                "expression": sympy.sstr(self.expression), "terms": list(self.terms), "feasible": self.feasible}
 
 
 def _names(job: _Job, stop: frozenset[str] = frozenset()) -> dict[Any, str]:
@@ -806,6 +807,52 @@ def _opposed(conds: Sequence[_Cond]) -> bool:
     return False
 
 
+def _surface_only(conds: Sequence[_Cond]) -> sympy.Expr | None:
+    """``h`` if the conditions include ``h >= 0`` and ``-h >= 0`` (both non-strict): the regime
+    lives only on the surface ``h = 0``."""
+    for a, b in itertools.combinations([c for c in conds if c.h is not None], 2):
+        if not a.strict and not b.strict and (a.h + b.h == 0 or sympy.cancel(a.h + b.h) == 0):
+            return a.h
+    return None
+
+
+def _witness(model: Model, conds: Sequence[_Cond], samples: int = 4096) -> bool | None:
+    """True if some sample of inputs allowed by the declared assumptions satisfies every
+    condition (a witness of feasibility); None if none does (undecided, not refuted)."""
+    from symgpu import numeric
+
+    relations = [c.relational for c in conds]
+    symbols = sorted(set().union(*[r.free_symbols for r in relations]), key=str)
+    rng = np.random.default_rng(20240601)
+    columns = []
+    for sym in symbols:
+        definition = model.symbol_definitions.get(sym.name)
+        declared = set(definition.assumptions) if definition is not None else set()
+        if sym.name in model.constants:
+            columns.append(np.full(samples, float(model.constants[sym.name].magnitude) * float(numeric.unit_scale(model.units[sym.name]))))
+            continue
+        if "integer" in declared:
+            # 0 and 1 (the values case conditions single out) are drawn often
+            column = rng.choice(np.array([1, 2, 3, 4, 6, 8, 16, 32, 64, 128, 256, 1024, 4096, 65536], dtype=float), samples)
+            column[rng.random(samples) < 0.25] = 1.0
+            if "positive" not in declared:
+                column[rng.random(samples) < 0.3] = 0.0
+        else:
+            column = 10.0 ** rng.uniform(-2, 2, samples)
+            if "nonnegative" in declared and "positive" not in declared:
+                column[rng.random(samples) < 0.3] = 0.0
+            elif not declared & {"positive", "nonnegative"}:
+                column *= rng.choice([-1.0, 1.0], samples)
+        columns.append(column)
+    try:
+        function = sympy.lambdify(symbols, sympy.And(*relations) if len(relations) > 1 else relations[0], modules="numpy")
+        with np.errstate(all="ignore"):
+            holds = np.asarray(function(*columns), dtype=bool)
+    except (TypeError, ValueError, NameError, ZeroDivisionError, AttributeError):
+        return None
+    return True if np.any(holds) else None
+
+
 def _bounds_infeasible(ctx: _Context, conditions: Sequence[sympy.Basic], var: sympy.Symbol | None) -> bool:
     """Do lower and upper bounds on ``var`` contradict each other?"""
     if var is None:
@@ -833,6 +880,7 @@ def _regimes(job: _Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: froze
     raw = _branches(expr, names, [0])
     out: list[Regime] = []
     dropped: list[str] = []
+    degenerate: list[tuple[str, sympy.Expr]] = []
     used: dict[str, int] = {}
     for labels, conds, value in raw:
         kept_raw, shown = [], []
@@ -860,10 +908,15 @@ def _regimes(job: _Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: froze
         if infeasible or _bounds_infeasible(job.ctx, shown, over):
             dropped.append(name)
             continue
+        surface = _surface_only(kept_raw)
+        if surface is not None:
+            degenerate.append((name, surface))
+            continue
         used[name] = used.get(name, 0) + 1
         if used[name] > 1:
             name = f"{name}#{used[name]}"
-        out.append(Regime(name, tuple(shown), job.ctx.nice(value), tuple(labels), tuple(kept_raw)))
+        feasible = True if not kept_raw else _witness(job.model, kept_raw)
+        out.append(Regime(name, tuple(shown), job.ctx.nice(value), tuple(labels), tuple(kept_raw), feasible))
     if record:
         for regime in out:
             cond = sympy.And(*regime.conditions) if regime.conditions else sympy.true
@@ -872,6 +925,14 @@ def _regimes(job: _Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: froze
         if dropped:
             job.step("drop infeasible", sympy.Tuple(*[sympy.Symbol(d) for d in dropped]),
                      "their conditions contradict each other or the declared assumptions")
+        for name, h in degenerate:
+            job.step("drop degenerate", sympy.Eq(h, 0),
+                     f"{name}: its conditions {sympy.sstr(h)} >= 0 and {sympy.sstr(-h)} >= 0 hold only on this surface, where "
+                     "the tied Min/Max arguments are equal and another regime gives the same value")
+        undecided = [r.name for r in out if r.feasible is None]
+        if undecided:
+            job.step("feasibility undecided", sympy.Tuple(*[sympy.Symbol(n) for n in undecided]),
+                     "kept: their conditions are not proved contradictory, but no sample of positive inputs satisfies them all")
     if not out:
         raise errors.DerivationError(f"{job.model.id}: no feasible regime of {job.quantity}")
     return out
@@ -1450,6 +1511,11 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     ctx = _context(model, assume, job)
     expr, _ = job.quantity_expression(quantity, substitute, stop_at)
     var = job.symbol(over)
+    if _has_staircase(expr, var):
+        raise errors.DerivationError(
+            f"{model.id}: {job.quantity} depends on {var} through floor/ceiling (a staircase): it has no derivative to set "
+            f"to zero and its {kind}imum over {var} has no closed form here; ask for thresholds instead "
+            f"(solve with relation = \">=\" and kind = \"max\", or boundary)")
     found = _regimes(job, expr, var, frozenset(stop_at), record=_has_pieces(expr))
     want = 1 if kind == "min" else -1  # sign of the second derivative / slope change
     candidates: list[_Candidate] = []
