@@ -93,12 +93,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         return BAD_INPUT
     except KeyboardInterrupt:
         return 130
+    except (errors.SymgpuError, ValueError) as exc:  # pragma: no cover - defensive
+        print(f"symgpu: error: {exc}", file=sys.stderr)
+        return BAD_INPUT
     except BrokenPipeError:
         # NOTE: output piped into `head` and closed early is not an error of ours.
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return OK
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback for users
+        print(f"symgpu: internal error (a bug in symgpu; please report it with the command line): "
+              f"{type(exc).__name__}: {exc}", file=sys.stderr)
+        return BAD_INPUT
 
 
 def _load_extensions() -> None:

@@ -78,6 +78,8 @@ def _setup_extremum(sub: Any) -> None:
     group = p.add_mutually_exclusive_group(required=True)
     group.add_argument("--max", dest="kind", action="store_const", const="max")
     group.add_argument("--min", dest="kind", action="store_const", const="min")
+    p.add_argument("--grid", metavar="START:STOP[:STEP]",
+                   help="search every whole value of VAR on this grid (for staircase quantities with no closed form)")
 
 
 def _setup_limit(sub: Any) -> None:
@@ -154,7 +156,9 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
             line = f"  value: {shown} {numbers['unit']}"
         if "location_value" in numbers and numbers["location_value"] is not None:
             unit = "" if numbers["location_unit"] in ("", "1") else f" {numbers['location_unit']}"
-            line += f" at {derivation.variable} = {numbers['location_value']:.10g}{unit}"
+            where = numbers["location_value"]
+            shown_where = f"{where:.10g}" if isinstance(where, (int, float)) else ", ".join(f"{w:.10g}" for w in where)
+            line += f" at {derivation.variable} = {shown_where}{unit}"
         print(line + (f"  (preset {args.preset})" if args.preset else ""))
     return cli.OK
 
@@ -170,11 +174,15 @@ def _run(args: argparse.Namespace) -> int:
     if command == "solve":
         derivation = derive.solve(model, args.quantity, for_=args.for_, target=args.target, **common)
     elif command == "regimes":
-        derivation = derive.regimes(model, args.quantity, over=args.over, **common)
+        derivation = derive.regimes(model, args.quantity, over=args.over, preset=args.preset, values=values, **common)
     elif command == "boundary":
         derivation = derive.boundary(model, args.quantity, tuple(args.between) if args.between else None, for_=args.for_, **common)
+    elif command == "extremum" and args.grid:
+        from symgpu import search
+
+        derivation = search.grid_extremum(model, args.quantity, args.over, args.grid, args.kind, preset=args.preset, values=values)
     elif command == "extremum":
-        derivation = derive.extremum(model, args.quantity, over=args.over, kind=args.kind, **common)
+        derivation = derive.extremum(model, args.quantity, over=args.over, kind=args.kind, preset=args.preset, values=values, **common)
     elif command == "limit":
         derivation = derive.limit(model, args.quantity, args.var, args.to, direction=args.direction, **common)
     elif command == "fixed-point":

@@ -1977,6 +1977,10 @@ def run_request(model: Model, request: DerivationRequest) -> Derivation:
     elif op == "boundary":
         between = get("between")
         derivation = boundary(model, quantity, tuple(between) if between else None, for_=variable, **common)
+    elif op == "extremum" and get("grid"):
+        from symgpu import search
+
+        derivation = search.grid_extremum(model, str(quantity), str(variable), str(get("grid")), kind, preset=preset, values=inputs)
     elif op == "extremum":
         derivation = extremum(model, quantity, over=variable, kind=kind, preset=preset, values=inputs, **common)
     elif op == "limit":

@@ -282,6 +282,9 @@ def evaluate_expression(model: Model, expr: sympy.Basic, unit: pint.Unit | str |
     """
     ureg = units.registry()
     target = ureg.dimensionless if not unit else (units.unit(unit) if isinstance(unit, str) else unit)
+    if isinstance(expr, (sympy.Tuple, tuple, list)):
+        parts = [evaluate_expression(model, e, target, preset=preset, values=values).magnitude for e in expr]
+        return ureg.Quantity(np.asarray(parts, dtype=float), target)
     merged: dict[str, Any] = dict(model.constants)
     if preset is not None:
         merged.update(model.preset(preset))

@@ -1,0 +1,85 @@
+"""Exhaustive search of a quantity over an integer grid, for staircase functions with no closed form."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import sympy
+
+from symgpu import errors
+from symgpu.derivation import Derivation, Step
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+
+def parse_grid(text: str) -> tuple[int, int, int]:
+    """Parse ``"32:1024:32"`` (start, stop inclusive, step; step defaults to 1).
+
+    Raises:
+        errors.UsageError: not of that form, or an empty grid.
+    """
+    parts = str(text).split(":")
+    try:
+        numbers = [int(p) for p in parts]
+    except ValueError:
+        raise errors.UsageError(f"grid {text!r}: expected START:STOP[:STEP] with whole numbers") from None
+    if len(numbers) not in (2, 3) or (len(numbers) == 3 and numbers[2] <= 0) or numbers[1] < numbers[0]:
+        raise errors.UsageError(f"grid {text!r}: expected START:STOP[:STEP] with START <= STOP and STEP > 0")
+    start, stop = numbers[0], numbers[1]
+    return start, stop, numbers[2] if len(numbers) == 3 else 1
+
+
+def grid_extremum(model: Model, quantity: str, over: str, grid: str, kind: str = "max", *,
+                  preset: str | None = None, values: Mapping[str, Any] | None = None) -> Derivation:
+    """Maximise or minimise ``quantity`` over every point of an integer grid of ``over``.
+
+    Used where the quantity is a staircase (floor/ceiling) with no derivative and no closed-form
+    arg-extremum, e.g. the block sizes that maximise occupancy. Points outside the model's
+    domain (``valid_when``) are skipped and counted. Ties are all reported.
+
+    Returns:
+        Derivation whose ``result`` is the extreme value and ``location`` the tuple of grid
+        points attaining it; ``method`` says the search was exhaustive.
+
+    Raises:
+        errors.DerivationError: no grid point lies inside the model's domain.
+    """
+    if kind not in ("max", "min"):
+        raise errors.UsageError(f"extremum kind must be 'max' or 'min', not {kind!r}")
+    start, stop, step = parse_grid(grid)
+    points = np.arange(start, stop + 1, step)
+    unit = model.units[over]
+    found: list[tuple[int, float]] = []
+    refused = 0
+    for point in points:
+        given = dict(values or {})
+        given[over] = float(point)
+        try:
+            value = model.evaluate(quantity, preset=preset, **given)
+        except errors.DomainError:
+            refused += 1
+            continue
+        found.append((int(point), float(value.magnitude)))
+    if not found:
+        raise errors.DerivationError(f"{model.id}: no point of {over} in {grid} lies inside the domain of {quantity}")
+    best = max(v for _, v in found) if kind == "max" else min(v for _, v in found)
+    winners = tuple(sympy.Integer(p) for p, v in found if np.isclose(v, best, rtol=1e-12, atol=0))
+    symbol = model.symbol(over)
+    steps = (
+        Step("grid", sympy.Eq(symbol, sympy.Tuple(*[sympy.Integer(p) for p in points[:3]] + ([sympy.Symbol("...")] if len(points) > 3 else []))),
+             f"{len(points)} values of {over} from {start} to {stop} in steps of {step} ({unit:~})"),
+        Step("evaluate", sympy.Eq(sympy.Symbol(quantity), sympy.Float(best, 15)),
+             f"{quantity} at every grid point{'' if not refused else f'; {refused} outside the model domain skipped'}"),
+        Step(f"arg{kind}", sympy.Eq(symbol, sympy.Tuple(*winners)),
+             f"the grid points where {quantity} is {'largest' if kind == 'max' else 'smallest'} (ties included)"),
+    )
+    return Derivation(
+        model=model.id, operation="extremum", quantity=quantity, variable=over, steps=steps,
+        result=sympy.Float(best, 15), location=sympy.Tuple(*winners), unit=model.unit_text(quantity),
+        method=f"exhaustive evaluation over {len(points) - refused} grid points (a staircase has no closed-form arg-{kind})",
+        assumptions=(f"preset {preset}",) if preset else (),
+        extra=(("grid", grid), ("refused", refused), ("values", tuple(found))),
+    )
