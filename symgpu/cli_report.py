@@ -1,0 +1,75 @@
+"""The ``symgpu report`` command: Markdown, LaTeX and JSON reports with plots, written atomically."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from symgpu import cli, errors, render
+
+
+def setup(sub: Any) -> None:
+    """Add the ``report`` subcommand to the CLI's subparsers."""
+    p = sub.add_parser("report", help="write a model's report (Markdown, LaTeX, JSON, plots)",
+                       description="Render model reports. 'symgpu report --all' regenerates reports/ for every bundled model.")
+    p.add_argument("model", nargs="?", help="model id or path to a .toml file")
+    p.add_argument("--all", action="store_true", help="every bundled model, into reports/<model>/ (or -o DIR/<model>/)")
+    p.add_argument("--preset", "-p", action="append", default=[], help="preset to report (repeatable; default: all)")
+    p.add_argument("--format", "-f", choices=("md", "tex", "json", "all"), default="all", help="report format (default: all)")
+    p.add_argument("-o", "--output", help="output folder (default: reports/<model>/)")
+    p.add_argument("--templates", help="folder with templates overriding templates/report.md.j2 and report.tex.j2")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Render and write the requested reports; see :func:`setup` for the options.
+
+    Returns:
+        0 on success, 1 if some bundled model failed to load or render (``--all``), 2 on bad usage.
+    """
+    formats = tuple(render.FORMATS) if args.format == "all" else (args.format,)
+    if args.templates and not Path(args.templates).is_dir():
+        raise errors.UsageError(f"--templates {args.templates!r}: no such folder")
+    if args.all:
+        if args.model:
+            raise errors.UsageError("give a model or --all, not both")
+        if args.preset:
+            raise errors.UsageError("--preset applies to one model; --all reports every preset")
+        base = Path(args.output) if args.output else render.REPORTS
+        models, broken = render.loadable_models()
+        failed = 0
+        for model_id, problem in broken:
+            failed += 1
+            print(f"FAIL {model_id}: does not load, skipped: {problem}", file=sys.stderr)
+        for model in models:
+            try:
+                report = render.render_report(model, formats=formats, templates=args.templates)
+            except errors.UsageError:
+                raise
+            except (errors.SymgpuError, ValueError, ArithmeticError) as exc:
+                failed += 1
+                print(f"FAIL {model.id}: report not written: {exc}", file=sys.stderr)
+                continue
+            written = render.write_files(base / model.id, report.files)
+            print(f"ok   {model.id}: {len(written)} files in {_shown(base / model.id)}")
+        return cli.FAILED if failed else cli.OK
+    if not args.model:
+        raise errors.UsageError("give a model id (or --all)")
+    model = cli.load_model(args.model)
+    report = render.render_report(model, presets=args.preset or None, formats=formats, templates=args.templates)
+    target = Path(args.output) if args.output else render.REPORTS / model.id
+    written = render.write_files(target, report.files)
+    for path in written:
+        print(_shown(path))
+    return cli.OK
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+cli.EXTENSIONS["report"] = (setup, run)

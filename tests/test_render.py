@@ -1,0 +1,135 @@
+"""Report rendering: Jinja2 configuration, escaping, strict fields, chains, regimes, atomic writes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import jinja2
+import pytest
+
+import symgpu
+from symgpu import cli, errors, render
+
+
+@pytest.fixture()
+def no_derive(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``symgpu.derive`` unimportable (fast, and exercises the fallback)."""
+    monkeypatch.setitem(sys.modules, "symgpu.derive", None)
+
+
+def test_tex_escape_specials_and_unicode() -> None:
+    assert render.tex_escape("a_b & 50% #1 $x$ {y} ~ ^") == r"a\_b \& 50\% \#1 \$x\$ \{y\} \textasciitilde{} \textasciicircum{}"
+    assert render.tex_escape("Note Set 5 — Interval × 2 ≈ α") == r"Note Set 5 --- Interval $\times$ 2 $\approx$ $\alpha$"
+    assert render.tex_escape("\u4e2d") == r"\texttt{U+4E2D}"
+    assert render.tex_escape("back\\slash") == r"back\textbackslash{}slash"
+
+
+def test_md_escape_and_math() -> None:
+    assert render.md_escape("a | b\n c") == r"a \| b c"
+    assert "|" not in render.md_math(r"\left|x\right| + |y|")
+
+
+def test_tex_environment_delimiters_strict_and_trimmed() -> None:
+    env = render.make_environment("tex")
+    assert isinstance(env.undefined, type) and issubclass(env.undefined, jinja2.StrictUndefined)
+    assert env.autoescape is False and env.trim_blocks and env.lstrip_blocks and env.keep_trailing_newline
+    text = env.from_string("\\section{((( title | tex_escape )))}((# c #))\n((* for x in xs *))\n((( x )))\n((* endfor *))\n").render(title="a_b", xs=[1, 2])
+    assert text == "\\section{a\\_b}1\n2\n"  # trim_blocks also eats the newline after a comment
+    # default delimiters are plain text in LaTeX templates, so TeX groups survive
+    assert env.from_string("{{{ x }}}").render() == "{{{ x }}}"
+    with pytest.raises(jinja2.UndefinedError):
+        env.from_string("((( missing )))").render()
+
+
+def test_missing_field_in_user_template_names_template_and_field(tmp_path: Path, no_derive: None, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "report.md.j2").write_text("# {{ model.title }}\n{{ model.no_such_field }}\n")
+    out = tmp_path / "out"
+    code = cli.main(["report", "interval_analysis", "--format", "md", "-o", str(out), "--templates", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "report.md.j2" in err and "no_such_field" in err
+    assert not out.exists() or not any(out.iterdir())
+
+
+def test_user_template_overrides_bundled(tmp_path: Path, no_derive: None) -> None:
+    (tmp_path / "report.md.j2").write_text("{{ model.id }}: {{ equations | length }} equations\n")
+    out = tmp_path / "out"
+    assert cli.main(["report", "interval_analysis", "--format", "md", "-o", str(out), "--templates", str(tmp_path)]) == 0
+    assert (out / "interval_analysis.md").read_text().startswith("interval_analysis: ")
+
+
+def test_chain_substitutes_values_with_units(ia: symgpu.Model) -> None:
+    scenario = render.Scenario("gtx1080", "case", (("M", symgpu.ureg.Quantity(16, "")), ("N", symgpu.ureg.Quantity(16, ""))))
+    steps = {s["quantity"]: s for s in render.chain(ia, scenario, ["P_K0"])}
+    assert list(steps) == ["L_K0", "d_K0", "P_K0"]
+    step = steps["P_K0"]
+    assert r"320.3\,\mathrm{GB/s}" in step["substituted_latex"] and r"1.73\,\mathrm{GHz}" in step["substituted_latex"]
+    assert step["value_text"] == "972.009" and step["unit"] == "thread"
+    assert step["formula_latex"].startswith("P(K_0) = ")
+    assert step["value"] == pytest.approx(ia.evaluate("P_K0", preset="gtx1080", M=16, N=16).magnitude, rel=1e-9)
+
+
+def test_piecewise_regime_and_margin(ia: symgpu.Model) -> None:
+    values = {ia.symbols[k]: v for k, v in {"L_iota": 672.0, "phi": 1.73, "P": 100.0, "d_iota": 128.0, "Theta_M": 320.3, "N_exec": 1000.0}.items()}
+    state = render.regime(ia, ia.equations["t_P"], values)
+    assert state["active"] == "latency_bound" and state["next"] == "bandwidth_bound"
+    # L/phi over P*d/Theta: 388.4 ns / 39.96 ns
+    assert state["ratio"] == pytest.approx((672 / 1.73) / (100 * 128 / 320.3), rel=1e-9)
+
+
+def test_min_regime_names_binding_argument_and_ratio(write_model) -> None:
+    model = symgpu.load(write_model(rhs="Min(P_peak, I*B)"))
+    equation = next(iter(model.equations.values()))
+    # declared units: P_peak FLOP/s, B B/s, I FLOP/B -> I*B = 2e11 FLOP/s binds, 5x below the peak
+    values = {model.symbols["P_peak"]: 1e12, model.symbols["B"]: 1e11, model.symbols["I"]: 2.0}
+    state = render.regime(model, equation, values)
+    assert state["kind"] == "min"
+    assert state["ratio"] == pytest.approx(5.0)
+    assert state["arguments"][0]["value"] in (1e12, 2e11)
+
+
+def test_write_files_is_atomic(tmp_path: Path) -> None:
+    files = {"a.md": b"ok", "b.md": object()}  # the second cannot be written
+    with pytest.raises(TypeError):
+        render.write_files(tmp_path, files)  # type: ignore[arg-type]
+    assert list(tmp_path.iterdir()) == []
+    written = render.write_files(tmp_path, {"a.md": b"1", "b.json": b"2"})
+    assert [p.name for p in written] == ["a.md", "b.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.md", "b.json"]
+
+
+def test_report_json_content(tmp_path: Path, no_derive: None, ia: symgpu.Model) -> None:
+    report = render.render_report(ia, presets=["gtx1080"], formats=["json", "md"])
+    data = json.loads(report.files["interval_analysis.json"])
+    assert [p["id"] for p in data["presets"]] == ["gtx1080"]
+    eq = next(e for e in data["equations"] if e["id"] == "n_IF_K0")
+    assert eq["counts"] == ["instruction"] and eq["unit_check"] == "pass" and eq["rhs"] == "M*N"
+    assert all(not d["available"] and d["reason"].startswith("the derivation engine") for d in data["derivations"])
+    statuses = {r["case"]: r["status"] for r in data["validation"]}
+    assert statuses["mxv_lcs_threads_gtx1080"] == "erratum"
+    plots = {p["id"]: p for p in data["plots"]}
+    assert plots["P_K0_vs_N"]["marks"][0]["value"] == pytest.approx(20.0)
+    assert plots["regimes_t_P_P_d_iota"]["available"]
+    assert "interval_analysis_P_K0_vs_N.svg" in report.files
+    md = report.files["interval_analysis.md"].decode()
+    assert "$$\n" in md and "derivation not available" in md and "](interval_analysis_P_K0_vs_N.svg)" in md
+
+
+def test_plots_are_byte_reproducible(ia: symgpu.Model) -> None:
+    from symgpu import plots
+
+    spec = next(s for s in plots.plan(ia) if s.id == "P_K0_vs_N")
+    first = plots.draw(ia, spec, ["svg", "pdf"])
+    second = plots.draw(ia, spec, ["svg", "pdf"])
+    assert first == second
+    assert b"<dc:date>" not in first["svg"] and b"CreationDate" not in first["pdf"]
+
+
+def test_report_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["report"]) == 2
+    assert cli.main(["report", "interval_analysis", "--preset", "nope"]) == 2
+    assert "unknown preset" in capsys.readouterr().err
+    with pytest.raises(errors.UsageError):
+        render.render_template(render.make_environment("md"), "no_such.j2", {})

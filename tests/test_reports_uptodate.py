@@ -1,0 +1,64 @@
+"""The committed reports/ match what the current engine renders (Markdown and JSON text;
+plots: the files exist). Models that do not load are left to test_equation_files."""
+
+from __future__ import annotations
+
+import json
+import os
+from concurrent.futures import ProcessPoolExecutor
+import pytest
+
+import symgpu
+from symgpu import errors, render
+
+HINT = "reports/ is out of date: rerun the main job `symgpu check && symgpu report --all` and commit reports/"
+
+
+def _loadable() -> list[str]:
+    ids = []
+    for model_id in symgpu.list_models():
+        try:
+            symgpu.load(model_id)
+        except errors.SymgpuError:
+            continue
+        ids.append(model_id)
+    return ids
+
+
+def _render(model_id: str) -> dict[str, bytes]:
+    """Render one model's Markdown and JSON in memory (plots evaluated, images not drawn)."""
+    report = render.render_report(symgpu.load(model_id), formats=("md", "json"), draw_plots=False)
+    return report.files
+
+
+@pytest.fixture(scope="module")
+def rendered() -> dict[str, dict[str, bytes]]:
+    # NOTE: models render in parallel processes: the symbolic derivations dominate the time.
+    ids = _loadable()
+    workers = max(1, min(len(ids), os.cpu_count() or 1))
+    if workers == 1:
+        return {model_id: _render(model_id) for model_id in ids}
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return dict(zip(ids, pool.map(_render, ids)))
+
+
+@pytest.mark.parametrize("model_id", _loadable())
+def test_committed_report_is_current(model_id: str, rendered: dict[str, dict[str, bytes]]) -> None:
+    folder = render.REPORTS / model_id
+    assert folder.is_dir(), f"{folder} is missing; {HINT}"
+    files = rendered[model_id]
+    for suffix in (".md", ".json"):
+        name = f"{model_id}{suffix}"
+        committed = folder / name
+        assert committed.is_file(), f"{committed} is missing; {HINT}"
+        if committed.read_bytes() != files[name]:
+            old = committed.read_text(encoding="utf-8").splitlines()
+            new = files[name].decode("utf-8").splitlines()
+            first = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
+            pytest.fail(f"{committed} differs from the rendered report from line {first + 1}:\n"
+                        f"  committed: {old[first] if first < len(old) else '<end>'}\n"
+                        f"  rendered:  {new[first] if first < len(new) else '<end>'}\n{HINT}")
+    for plot in json.loads(files[f"{model_id}.json"])["plots"]:
+        for name in plot["files"].values():
+            assert (folder / name).is_file(), f"plot {name} is missing from {folder}; {HINT}"
+    assert (folder / f"{model_id}.tex").is_file(), f"{model_id}.tex is missing; {HINT}"
