@@ -105,7 +105,12 @@ def test_smem_block_boundary_expectation_holds_when_counts_are_declared_integer(
 
 def test_staircase_maximum_is_refused_with_a_reason(occ):
     with pytest.raises(symgpu.DerivationError, match="staircase"):
-        derive.run_request(occ, request(occ, "block_size_maximising_occupancy"))
+        derive.extremum(occ, "active_warps_per_SM", over="threads_per_block", kind="max")
+
+
+def test_staircase_maximum_request_with_a_grid_is_searched_exhaustively(occ):
+    d = derive.run_request(occ, request(occ, "block_size_maximising_occupancy"))
+    assert d.method.startswith("exhaustive evaluation") and len(d.location) >= 1
 
 
 # ------------------------------------------------------------------ active regimes
