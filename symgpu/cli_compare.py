@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from symgpu import cli, compare, errors
+from symgpu import cli, compare, errors, render
 
 
 def setup_diff(sub: Any) -> None:
@@ -67,7 +67,7 @@ def run_compare(args: argparse.Namespace) -> int:
         kind = Path(args.plot).suffix.lstrip(".").lower() or "svg"
         if kind not in ("svg", "png", "pdf"):
             raise errors.UsageError(f"--plot {args.plot!r}: use a .svg, .png or .pdf file name")
-        compare.write_files(Path(args.plot).parent or Path("."), {Path(args.plot).name: compare.plot_sweep(result, kind)})
+        render.write_files(Path(args.plot).parent or Path("."), {Path(args.plot).name: compare.plot_sweep(result, kind)})
     if args.json:
         print(json.dumps(compare.sweep_json(result)))
     else:
@@ -90,7 +90,7 @@ def run_report(args: argparse.Namespace) -> int:
     """Render and write the report."""
     files = compare.comparison_report(args.models or None)
     target = Path(args.output) if args.output else compare.loader.ROOT / "reports" / "comparison"
-    written = compare.write_files(target, files)
+    written = render.write_files(target, files)
     print(f"ok   prior models comparison: {len(written)} files in {target}", file=sys.stderr)
     return cli.OK
 

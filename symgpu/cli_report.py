@@ -53,6 +53,7 @@ def run(args: argparse.Namespace) -> int:
                 continue
             written = render.write_files(base / model.id, report.files)
             print(f"ok   {model.id}: {len(written)} files in {_shown(base / model.id)}")
+        failed += _comparison_report(base / "comparison", [m.id for m in models])
         return cli.FAILED if failed else cli.OK
     if not args.model:
         raise errors.UsageError("give a model id (or --all)")
@@ -63,6 +64,22 @@ def run(args: argparse.Namespace) -> int:
     for path in written:
         print(_shown(path))
     return cli.OK
+
+
+def _comparison_report(target: Path, loaded: list[str]) -> int:
+    """Write the prior-models comparison (Volkov 2016, Ch. 7) when its models are bundled; 1 on failure."""
+    from symgpu import compare
+
+    if "volkov_2016" not in loaded or not any(m.startswith("prior_") for m in loaded):
+        return 0
+    try:
+        files = compare.comparison_report(None)
+    except (errors.SymgpuError, ValueError, ArithmeticError) as exc:
+        print(f"FAIL comparison: report not written: {exc}", file=sys.stderr)
+        return 1
+    written = render.write_files(target, files)
+    print(f"ok   comparison: {len(written)} files in {_shown(target)}")
+    return 0
 
 
 def _shown(path: Path) -> str:

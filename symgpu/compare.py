@@ -812,15 +812,3 @@ def _render(studies: Sequence[ModelStudy], reference: Model, alphas: Sequence[fl
         step=OCCUPANCY_STEP, cusp_factor=CUSP_FACTOR)
 
 
-def write_files(folder: str | os.PathLike[str], files: Mapping[str, bytes]) -> list[Path]:
-    """Write ``files`` into ``folder`` atomically (temporary file, then rename)."""
-    target = Path(folder)
-    target.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, data in sorted(files.items()):
-        path = target / name
-        temporary = path.with_name(f".{name}.tmp")
-        temporary.write_bytes(data)
-        os.replace(temporary, path)
-        written.append(path)
-    return written

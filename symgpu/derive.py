@@ -27,7 +27,7 @@ import numpy as np
 import pint
 import sympy
 
-from symgpu import dimensions, errors, units
+from symgpu import dimensions, errors
 from symgpu.derivation import Derivation, Step
 
 if TYPE_CHECKING:
@@ -1035,7 +1035,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     """
     job = _Job(model, "solve", str(quantity_or_equation), str(for_))
     job.omit = _omit_pairs(omit)
-    ctx = _context(model, assume, job)
+    _context(model, assume, job)  # records the declared and assumed relations in the job
     subs = dict(substitute or {})
     name_q = str(quantity_or_equation)
     if name_q in model.defining or name_q in model.equations:
