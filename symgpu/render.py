@@ -230,15 +230,40 @@ def quantity_latex(value: float, unit_text: str, *, parens: bool = False) -> str
     return body
 
 
+_GREEK = {"alpha", "beta", "gamma", "delta", "epsilon", "theta", "lambda", "mu", "rho", "sigma", "tau", "phi", "psi", "omega",
+          "Gamma", "Delta", "Theta", "Lambda", "Sigma", "Phi", "Psi", "Omega"}
+
+
+def default_latex(name: str) -> str:
+    """LaTeX for a symbol without a declared ``latex``: ``alu_lat`` -> ``\mathrm{alu}_{\mathrm{lat}}``.
+
+    NOTE: SymPy's default italicises multi-letter names (``alu_{lat}``), which reads as a
+    product of letters and runs into the next factor; upright names keep ``alu_lat*alu_thru``
+    legible.
+    """
+    base, _, sub = name.partition("_")
+
+    def word(text: str) -> str:
+        if text in _GREEK:
+            return "\\" + text
+        if len(text) == 1:
+            return text
+        return "\\mathrm{" + text.replace("_", "\\_") + "}"
+
+    return word(base) + (f"_{{{word(sub)}}}" if sub else "")
+
+
 def symbol_names(model: Model) -> dict[sympy.Symbol, str]:
-    """Declared LaTeX names of the model's symbols (for ``sympy.latex(symbol_names=...)``)."""
-    return {model.symbols[s.name]: s.latex for s in model.definition.symbols if s.latex}
+    """LaTeX names of the model's symbols: declared ``latex`` fields, else :func:`default_latex`."""
+    return {model.symbols[s.name]: s.latex or default_latex(s.name) for s in model.definition.symbols}
 
 
 def latex(model: Model, expr: Any, **options: Any) -> str:
-    """``sympy.latex`` with the model's declared symbol names (the only LaTeX printer used)."""
+    """``sympy.latex`` with the model's symbol names (the only LaTeX printer used); products of
+    named factors get a ``\cdot`` so multi-letter symbols do not run together."""
     names = symbol_names(model)
     names.update(options.pop("symbol_names", {}))
+    options.setdefault("mul_symbol", "dot")
     return sympy.latex(expr, symbol_names=names, **options)
 
 
