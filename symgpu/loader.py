@@ -166,7 +166,7 @@ class _Reader:
 
     # -- sections ----------------------------------------------------------------------
     def model(self, data: dict[str, Any]) -> schema.ModelDefinition:
-        self.unknown(data, {"schema_version", "model", "references", "symbols", "equations", "derivations", "presets", "validation"}, "top level")
+        self.unknown(data, {"schema_version", "model", "references", "symbols", "equations", "derivations", "presets", "validation", "plots"}, "top level")
         version = self.take(data, "schema_version", int, "top level")
         if version > schema.SCHEMA_VERSION:
             raise self.fail("schema_version", f"version {version} is newer than this symgpu supports ({schema.SCHEMA_VERSION})", "upgrade symgpu")
@@ -192,7 +192,9 @@ class _Reader:
         presets = self.presets(self.take(data, "presets", dict, "top level", required=False, default={}), refs)
         validation = self.validation(self.take(data, "validation", list, "top level", required=False, default=[]), refs)
         derivations = self.derivations(self.take(data, "derivations", list, "top level", required=False, default=[]))
+        plots = self.plots(self.take(data, "plots", list, "top level", required=False, default=[]))
         if self.base is not None:
+            plots = _merge(self.base.plots, plots, "id")
             symbols = _merge(self.base.symbols, symbols, "name")
             equations = _merge(self.base.equations, equations, "id")
             presets = _merge(self.base.presets, presets, "id")
@@ -211,6 +213,7 @@ class _Reader:
             derivations=derivations,
             extends=self.take(meta, "extends", str, "[model]", required=False, default=""),
             primary_reference=cited[0] if cited else (self.base.primary_reference if self.base is not None else ""),
+            plots=plots,
         )
 
     def references(self, data: dict[str, Any]) -> tuple[schema.Reference, ...]:
@@ -397,6 +400,31 @@ class _Reader:
             fields = tuple((k, _freeze(v)) for k, v in entry.items() if k not in ("id", "op"))
             out.append(schema.DerivationRequest(id=request_id, op=op, fields=fields))
         return tuple(out)
+
+    def plots(self, data: list[Any]) -> tuple[schema.PlotRequest, ...]:
+        out = []
+        seen: set[str] = set()
+        for index, entry in enumerate(data):
+            where = f"plots[{index}]"
+            entry = self.table(entry, where)
+            if isinstance(entry.get("id"), str):
+                where = f"plot {entry['id']}"
+            plot_id = self.take(entry, "id", str, where)
+            if not _plot_ids_ok(plot_id):
+                raise self.fail(f"{where}.id", f"plot id '{plot_id}' must be letters, digits and underscores (it names files)")
+            if plot_id in seen:
+                raise self.fail(where, f"duplicate plot id '{plot_id}'")
+            seen.add(plot_id)
+            kind = self.take(entry, "kind", str, where)
+            if kind not in schema.PLOT_KINDS:
+                raise self.fail(f"{where}.kind", f"unknown plot kind '{kind}'", f"use one of: {', '.join(schema.PLOT_KINDS)}")
+            fields = tuple((k, _freeze(v)) for k, v in entry.items() if k not in ("id", "kind"))
+            out.append(schema.PlotRequest(id=plot_id, kind=kind, fields=fields))
+        return tuple(out)
+
+
+def _plot_ids_ok(text: str) -> bool:
+    return text.replace("_", "").isalnum()
 
 
 def _merge(base: tuple[Any, ...], own: tuple[Any, ...], key: str) -> tuple[Any, ...]:

@@ -8,6 +8,7 @@ from typing import Any
 SCHEMA_VERSION = 1
 ROLES = ("input", "output", "intermediate", "constant")
 ASSUMPTIONS = ("positive", "nonnegative", "integer")
+PLOT_KINDS = ("curve", "bounds", "regime_map")
 DERIVATION_OPS = ("solve", "boundary", "extremum", "limit", "fixed_point", "simplify", "substitute", "regimes")
 
 
@@ -187,6 +188,25 @@ class DerivationRequest:
 
 
 @dataclass(frozen=True)
+class PlotRequest:
+    """A plot the model file asks its report to draw (open fields, read by :mod:`symgpu.plots`).
+
+    Attributes:
+        id: plot id (used in file names).
+        kind: plot kind (``curve``, ``bounds``, ``regime_map``, ...).
+        fields: every other key of the entry, as read.
+    """
+
+    id: str
+    kind: str
+    fields: tuple[tuple[str, Any], ...] = ()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """Return the field ``key`` or ``default``."""
+        return dict(self.fields).get(key, default)
+
+
+@dataclass(frozen=True)
 class ModelDefinition:
     """Everything a model file says, validated for shape but not yet built into SymPy.
 
@@ -202,6 +222,7 @@ class ModelDefinition:
         validation: validation cases, in file order.
         derivations: derivation requests, in file order.
         extends: id of the model this one is a variant of ("" for none).
+        plots: plots the report draws, in file order.
     """
 
     id: str
@@ -216,3 +237,4 @@ class ModelDefinition:
     derivations: tuple[DerivationRequest, ...] = ()
     extends: str = ""
     primary_reference: str = field(default="")
+    plots: tuple[PlotRequest, ...] = ()
