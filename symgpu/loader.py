@@ -166,7 +166,7 @@ class _Reader:
 
     # -- sections ----------------------------------------------------------------------
     def model(self, data: dict[str, Any]) -> schema.ModelDefinition:
-        self.unknown(data, {"schema_version", "model", "references", "symbols", "equations", "derivations", "presets", "validation", "plots"}, "top level")
+        self.unknown(data, {"schema_version", "model", "references", "symbols", "equations", "derivations", "presets", "validation", "plots", "errata"}, "top level")
         version = self.take(data, "schema_version", int, "top level")
         if version > schema.SCHEMA_VERSION:
             raise self.fail("schema_version", f"version {version} is newer than this symgpu supports ({schema.SCHEMA_VERSION})", "upgrade symgpu")
@@ -193,8 +193,11 @@ class _Reader:
         validation = self.validation(self.take(data, "validation", list, "top level", required=False, default=[]), refs)
         derivations = self.derivations(self.take(data, "derivations", list, "top level", required=False, default=[]))
         plots = self.plots(self.take(data, "plots", list, "top level", required=False, default=[]))
+        known_cases = {c.id for c in validation} | ({c.id for c in self.base.validation} if self.base is not None else set())
+        errata = self.errata(self.take(data, "errata", list, "top level", required=False, default=[]), refs, known_cases)
         if self.base is not None:
             plots = _merge(self.base.plots, plots, "id")
+            errata = _merge(self.base.errata, errata, "id")
             symbols = _merge(self.base.symbols, symbols, "name")
             equations = _merge(self.base.equations, equations, "id")
             presets = _merge(self.base.presets, presets, "id")
@@ -214,6 +217,7 @@ class _Reader:
             extends=self.take(meta, "extends", str, "[model]", required=False, default=""),
             primary_reference=cited[0] if cited else (self.base.primary_reference if self.base is not None else ""),
             plots=plots,
+            errata=errata,
         )
 
     def references(self, data: dict[str, Any]) -> tuple[schema.Reference, ...]:
@@ -399,6 +403,32 @@ class _Reader:
                 raise self.fail(f"{where}.op", f"unknown operation '{op}'", f"use one of: {', '.join(schema.DERIVATION_OPS)}")
             fields = tuple((k, _freeze(v)) for k, v in entry.items() if k not in ("id", "op"))
             out.append(schema.DerivationRequest(id=request_id, op=op, fields=fields))
+        return tuple(out)
+
+    def errata(self, data: list[Any], refs: set[str], case_ids: set[str]) -> tuple[schema.Erratum, ...]:
+        out = []
+        seen: set[str] = set()
+        for index, entry in enumerate(data):
+            where = f"errata[{index}]"
+            entry = self.table(entry, where)
+            if isinstance(entry.get("id"), str):
+                where = f"erratum {entry['id']}"
+            self.unknown(entry, {"id", "source", "text", "evidence", "cases"}, where)
+            erratum_id = self.take(entry, "id", str, where)
+            if erratum_id in seen:
+                raise self.fail(where, f"duplicate erratum id '{erratum_id}'")
+            seen.add(erratum_id)
+            cases = self.strings(entry, "cases", where)
+            for case in cases:
+                if case not in case_ids:
+                    raise self.fail(f"{where}.cases", f"unknown validation case '{case}'")
+            out.append(schema.Erratum(
+                id=erratum_id,
+                source=self.source(entry, where, refs),
+                text=self.take(entry, "text", str, where),
+                evidence=self.take(entry, "evidence", str, where),
+                cases=cases,
+            ))
         return tuple(out)
 
     def plots(self, data: list[Any]) -> tuple[schema.PlotRequest, ...]:

@@ -8,7 +8,7 @@ from typing import Any
 SCHEMA_VERSION = 1
 ROLES = ("input", "output", "intermediate", "constant")
 ASSUMPTIONS = ("positive", "nonnegative", "integer")
-PLOT_KINDS = ("curve", "bounds", "regime_map")
+PLOT_KINDS = ("curve", "asymptotes", "regime_map")
 DERIVATION_OPS = ("solve", "boundary", "extremum", "limit", "fixed_point", "simplify", "substitute", "regimes")
 
 
@@ -188,6 +188,25 @@ class DerivationRequest:
 
 
 @dataclass(frozen=True)
+class Erratum:
+    """A defect of the source that the model file records (typo, wrong number, inconsistency).
+
+    Attributes:
+        id: erratum id.
+        source: where the defect is printed.
+        text: what is wrong.
+        evidence: how we know (a computation, a contradiction with another passage).
+        cases: validation case ids that demonstrate it numerically (may be empty).
+    """
+
+    id: str
+    source: SourceLocator
+    text: str
+    evidence: str
+    cases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class PlotRequest:
     """A plot the model file asks its report to draw (open fields, read by :mod:`symgpu.plots`).
 
@@ -223,6 +242,7 @@ class ModelDefinition:
         derivations: derivation requests, in file order.
         extends: id of the model this one is a variant of ("" for none).
         plots: plots the report draws, in file order.
+        errata: recorded defects of the source, in file order.
     """
 
     id: str
@@ -238,3 +258,4 @@ class ModelDefinition:
     extends: str = ""
     primary_reference: str = field(default="")
     plots: tuple[PlotRequest, ...] = ()
+    errata: tuple[Erratum, ...] = ()
