@@ -33,7 +33,7 @@ from symgpu import errors, numeric, units
 OCCUPANCY_MODEL = "occupancy"
 
 #: Names of the launch parameters, as the ``--occupancy`` option spells them, mapped to
-#: the occupancy model's input symbols (declared units: thread/block, 1/thread, B/block).
+#: the occupancy model's input symbols (declared units: thread/block, reg/thread, B/block).
 INPUTS: dict[str, str] = {
     "threads": "threads_per_block",
     "regs": "regs_per_thread",

@@ -75,3 +75,10 @@ def test_format_dimension_orders_numerator_and_denominator():
 def test_unknown_unit_is_a_clear_error():
     with pytest.raises(ValueError, match=r"^unknown unit 'GBs'"):
         units.unit("GBs")
+
+
+def test_registers_are_their_own_dimension():
+    with pytest.raises(pint.DimensionalityError):
+        Q("64 reg").to("B")
+    with pytest.raises(pint.DimensionalityError):
+        Q("64 reg/thread").to("1/thread")
