@@ -225,7 +225,7 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
         errors.DomainError: inputs fall outside an equation's ``valid_when`` domain.
     """
     given, magnitudes = gather_values(model, name, preset, values or {}, check=checks)
-    args, function, _ = compiled(model, name, given)
+    args, function, base = compiled(model, name, given)
     missing = [a for a in args if a not in magnitudes]
     if missing:
         where = f" (not in preset '{preset}')" if preset else ""
@@ -259,8 +259,11 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
                 f"{model.id}: equation {equation.id} ({equation.definition.source.locator}) is valid only when "
                 f"{condition}; got {shown}. The model gives no value outside this domain"
             )
+    inputs = [magnitudes[a] for a in args]
+    if base.has(sympy.Piecewise):
+        inputs = _broadcast(inputs)
     with np.errstate(divide="ignore", invalid="ignore"):
-        result = function(*[magnitudes[a] for a in args])
+        result = function(*inputs)
     result = np.asarray(result, dtype=float)
     if result.ndim == 0:
         result = float(result)
@@ -303,7 +306,7 @@ def evaluate_expression(model: Model, expr: sympy.Basic, unit: pint.Unit | str |
         base = base_expression(model, expr) / unit_scale(target)
         model._compiled[key] = sympy.lambdify([model.symbols[n] for n in names], base, modules="numpy")
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        out = np.asarray(model._compiled[key](*magnitudes), dtype=float)
+        out = np.asarray(model._compiled[key](*(_broadcast(magnitudes) if expr.has(sympy.Piecewise) else magnitudes)), dtype=float)
     return ureg.Quantity(float(out) if out.ndim == 0 else out, target)
 
 
@@ -320,6 +323,18 @@ def exact(model: Model, name: str, *, preset: str | None = None, values: Mapping
     if missing:
         raise errors.EvaluationError(f"{model.id}: {name} needs a value for {', '.join(missing)}")
     return sympy.simplify(expr.xreplace(mapping))
+
+
+def _broadcast(values: list[Any]) -> list[Any]:
+    """Give every input the common array shape when any input is an array.
+
+    NOTE: lambdified Piecewise code combines conditions with ``logical_and.reduce((...))``,
+    which fails on a mix of scalars and arrays; broadcasting (views, no copies) avoids it.
+    Only done for Piecewise expressions: stride-0 views are slower than scalars in arithmetic.
+    """
+    if not any(np.ndim(v) for v in values):
+        return values
+    return list(np.broadcast_arrays(*[np.asarray(v, dtype=float) for v in values]))
 
 
 def _unit_suffix(model: Model, name: str) -> str:

@@ -200,3 +200,14 @@ def test_presets_combine_with_plus_later_values_winning(ia):
     assert swapped["Theta_M"] == ia.preset("notes_defaults")["Theta_M"] and swapped["SMs"] == ia.preset("gtx1080")["SMs"]
     with pytest.raises(errors.UsageError, match=r"^interval_analysis: unknown preset 'nope'"):
         ia.preset("gtx1080+nope")
+
+
+def test_piecewise_quantity_accepts_a_mix_of_scalar_and_array_inputs():
+    """Conditions joined with And are lambdified as logical_and.reduce, which needs one shape."""
+    hk = symgpu.load("prior_hong_kim")
+    alpha = np.array([1.0, 8.0, 64.0, 512.0])
+    result = hk.evaluate("arithmetic_throughput", preset="gt200", n=32, alpha=alpha)
+    assert result.magnitude.shape == alpha.shape
+    for index in range(len(alpha)):
+        point = hk.evaluate("arithmetic_throughput", preset="gt200", n=32, alpha=alpha[index])
+        assert result.magnitude[index] == pytest.approx(point.magnitude)
