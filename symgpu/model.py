@@ -104,6 +104,7 @@ class Model:
         self._check_validation()
         self._check_derivations()
         self._compiled: dict[tuple[Any, ...], Any] = {}
+        self._expanded: dict[tuple[str, frozenset[str]], sympy.Expr] = {}
 
     # ------------------------------------------------------------------ construction
     def fail(self, where: str, problem: str, hint: str = "", kind: type[errors.ModelFileError] = errors.ModelFileError) -> errors.ModelFileError:
@@ -363,6 +364,9 @@ class Model:
         """
         equation = self.equation_for(name)
         stop = frozenset(stop_at)
+        key = (equation.id, stop)
+        if key in self._expanded:
+            return self._expanded[key]
         cache: dict[str, sympy.Expr] = {}
 
         def expand(expr: sympy.Expr) -> sympy.Expr:
@@ -374,7 +378,8 @@ class Model:
                     mapping[sym] = cache[sym.name]
             return expr.xreplace(mapping) if mapping else expr
 
-        return expand(equation.rhs)
+        self._expanded[key] = expand(equation.rhs)
+        return self._expanded[key]
 
     def dependencies(self, name: str, *, stop_at: tuple[str, ...] | frozenset[str] = ()) -> list[Equation]:
         """Equations used to compute ``name`` (itself first), each once."""

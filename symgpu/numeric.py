@@ -322,7 +322,7 @@ def exact(model: Model, name: str, *, preset: str | None = None, values: Mapping
     missing = sorted(s.name for s in expr.free_symbols if s not in mapping)
     if missing:
         raise errors.EvaluationError(f"{model.id}: {name} needs a value for {', '.join(missing)}")
-    return sympy.simplify(expr.xreplace(mapping))
+    return expr.xreplace(mapping)  # all-rational inputs: SymPy evaluates exactly without simplify
 
 
 def _broadcast(values: list[Any]) -> list[Any]:
