@@ -238,6 +238,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     import symgpu
+    from symgpu import plot_requests
 
     names = args.models or loader.list_models()
     if not names:
@@ -247,6 +248,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     for name in names:
         try:
             model = symgpu.load(name)
+            plot_requests.check(model)
         except errors.UsageError:
             raise
         except errors.ModelFileError as exc:

@@ -235,7 +235,7 @@ _GREEK = {"alpha", "beta", "gamma", "delta", "epsilon", "theta", "lambda", "mu",
 
 
 def default_latex(name: str) -> str:
-    """LaTeX for a symbol without a declared ``latex``: ``alu_lat`` -> ``\mathrm{alu}_{\mathrm{lat}}``.
+    r"""LaTeX for a symbol without a declared ``latex``: ``alu_lat`` -> ``\mathrm{alu}_{\mathrm{lat}}``.
 
     NOTE: SymPy's default italicises multi-letter names (``alu_{lat}``), which reads as a
     product of letters and runs into the next factor; upright names keep ``alu_lat*alu_thru``
@@ -259,7 +259,7 @@ def symbol_names(model: Model) -> dict[sympy.Symbol, str]:
 
 
 def latex(model: Model, expr: Any, **options: Any) -> str:
-    """``sympy.latex`` with the model's symbol names (the only LaTeX printer used); products of
+    r"""``sympy.latex`` with the model's symbol names (the only LaTeX printer used); products of
     named factors get a ``\cdot`` so multi-letter symbols do not run together."""
     names = symbol_names(model)
     names.update(options.pop("symbol_names", {}))
@@ -635,6 +635,40 @@ def _safe_latex(model: Model, value: Any) -> str:
     return sympy.latex(value) if value is not None else ""
 
 
+# ============================================================================ errata
+def errata_section(model: Model, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The report's "Errata in the source": every ``[[errata]]`` entry with its linked
+    validation cases (computed vs printed), and the cases marked ``erratum`` that no entry links.
+
+    Args:
+        model: the model.
+        rows: the validation rows of the report (one per case and quantity).
+    """
+    by_case: dict[str, list[Mapping[str, Any]]] = {}
+    for row in rows:
+        by_case.setdefault(row["case"], []).append(row)
+
+    def case_rows(case_id: str) -> list[dict[str, Any]]:
+        return [{"case": r["case"], "preset": r["preset"], "quantity": r["quantity"], "published": r["published"],
+                 "engine_text": r["engine_text"], "unit_text": r["unit_text"], "relative_error_text": r["relative_error_text"],
+                 "status": r["status"], "ok": r["ok"], "erratum": r["erratum"], "note": r["note"]}
+                for r in by_case.get(case_id, [])]
+
+    entries, linked = [], set()
+    for erratum in model.definition.errata:
+        linked.update(erratum.cases)
+        entries.append({
+            "id": erratum.id, "source": {"ref": erratum.source.ref, "locator": erratum.source.locator},
+            "text": " ".join(erratum.text.split()), "evidence": " ".join(erratum.evidence.split()),
+            "cases": [row for case in erratum.cases for row in case_rows(case)],
+        })
+    unlinked = []
+    for case in model.definition.validation:
+        if case.erratum and case.id not in linked:
+            unlinked.extend(case_rows(case.id))
+    return {"entries": entries, "unlinked": unlinked}
+
+
 # ============================================================================ context
 def build_context(model: Model, presets: Sequence[str] | None = None, *, plots: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """The complete report content as JSON-ready data (templates and JSON share it).
@@ -693,6 +727,7 @@ def build_context(model: Model, presets: Sequence[str] | None = None, *, plots: 
             "status": r.status, "ok": r.ok, "erratum": r.case.erratum, "note": r.case.note,
             "source": {"ref": r.case.source.ref, "locator": r.case.source.locator},
         })
+    errata = errata_section(model, rows)
     derivations = [derivation_entry(model, request) for request in d.derivations]
     presets_out = [preset_section(model, p) for p in chosen]
     summary = {
@@ -701,6 +736,8 @@ def build_context(model: Model, presets: Sequence[str] | None = None, *, plots: 
         "validation": {status: sum(r["status"] == status for r in rows) for status in sorted({r["status"] for r in rows})},
         "derivations_available": sum(e["available"] for e in derivations),
         "derivations": len(derivations),
+        "errata": len(errata["entries"]),
+        "errata_unlinked_cases": len(errata["unlinked"]),
     }
     return {
         "schema": "symgpu-report/1",
@@ -712,6 +749,7 @@ def build_context(model: Model, presets: Sequence[str] | None = None, *, plots: 
         "derivations": derivations,
         "presets": presets_out,
         "validation": rows,
+        "errata": errata,
         "plots": list(plots),
         "summary": summary,
     }
@@ -760,6 +798,7 @@ def render_report(model: Model, *, presets: Sequence[str] | None = None, formats
             entry["files"] = {}
         else:
             entry["marks"] = [dict(m) for m in spec.resolved_marks]
+            entry["points"] = [dict(p) for p in spec.points]
             for kind, data in images.items():
                 report.files[entry["files"][kind]] = data
         drawn.append(entry)

@@ -1,0 +1,138 @@
+"""[[plots]] entries: field checks name the file and ``plot <id>.<field>``; data-driven plots draw."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import symgpu
+from symgpu import cli, errors, plot_requests, render
+
+PLOT = '''
+[[plots]]
+id = "p"
+kind = "{kind}"
+{fields}
+'''
+
+
+def _model(write_model, fields: str, kind: str = "curve", rhs: str = "Min(P_peak, I*B)") -> symgpu.Model:
+    path: Path = write_model(rhs=rhs)
+    path.write_text(path.read_text() + PLOT.format(kind=kind, fields=fields))
+    return symgpu.load(path)
+
+
+@pytest.mark.parametrize(("fields", "kind", "where", "message"), [
+    ('quantity = "P"\nvariables = ["I"]\ncolour = "red"', "curve", "plot p.colour", "unknown field 'colour'"),
+    ('variables = ["I"]', "curve", "plot p.quantity", "missing required field 'quantity'"),
+    ('quantity = "I"\nvariables = ["B"]', "curve", "plot p.quantity", "'I' is not a quantity of the model"),
+    ('quantity = "P"\nvariables = ["I", "B"]', "curve", "plot p.variables", "a curve plot takes 1 variable, found 2"),
+    ('quantity = "P"\nvariables = ["I"]', "regime_map", "plot p.variables", "a regime_map plot takes 2 variables, found 1"),
+    ('quantity = "P"\nvariables = ["Z"]', "curve", "plot p.variables", "unknown symbol 'Z'"),
+    ('quantity = "P"\nvariables = ["I"]\nranges = { I = "5:1" }', "curve", "plot p.ranges.I", "start 5 is not below stop 1"),
+    ('quantity = "P"\nvariables = ["I"]\nranges = { I = "a:b" }', "curve", "plot p.ranges.I", "'a:b' is not start:stop or start:stop:step"),
+    ('quantity = "P"\nvariables = ["I"]\nranges = { B = "1:2" }', "curve", "plot p.ranges.B", "'B' is not a variable of this plot"),
+    ('quantity = "P"\nvariables = ["I"]\npresets = ["toy+gpu9"]', "curve", "plot p.presets", "unknown preset 'gpu9' in 'toy+gpu9'"),
+    ('quantity = "P"\nvariables = ["I"]\ninputs = { B = "3 cycle" }', "curve", "plot p.inputs.B", "has the wrong dimension"),
+    ('quantity = "P"\nvariables = ["I"]\nbind = { B = "P_peak" }', "curve", "plot p.bind.B", "'P_peak' is an input, not a quantity"),
+    ('quantity = "P"\nvariables = ["I"]\nseries = { I = [1, 2] }', "curve", "plot p.series.I", "'I' is the plotted variable"),
+    ('quantity = "P"\nvariables = ["I"]\nseries = { B = [] }', "curve", "plot p.series.B", "expected a non-empty list of values"),
+    ('quantity = "P"\nvariables = ["I"]\nmarks = [{ axis = "z", expression = "B" }]', "curve", "plot p.marks[0].axis", 'axis must be "x" or "y"'),
+    ('quantity = "P"\nvariables = ["I"]\nmarks = [{ axis = "x", expression = "B +" }]', "curve", "plot p.marks[0].expression", "cannot parse"),
+    ('quantity = "P"\nvariables = ["I"]\nshow_regimes = "yes"', "curve", "plot p.show_regimes", "expected true or false"),
+    ('quantity = "P"\nvariables = ["I"]\nregime_of = "P"', "curve", "plot p.regime_of", "given without show_regimes = true"),
+    ('quantity = "P"\nvariables = ["I"]\nxscale = "cubic"', "curve", "plot p.xscale", "unknown scale 'cubic'"),
+])
+def test_plot_field_errors_name_file_plot_and_field(write_model, fields: str, kind: str, where: str, message: str) -> None:
+    model = _model(write_model, fields, kind)
+    with pytest.raises(errors.ModelFileError) as info:
+        plot_requests.check(model)
+    assert info.value.where == where
+    assert message in info.value.problem
+    assert str(info.value).startswith(f"{model.path}: {where}: ")
+
+
+def test_show_regimes_needs_a_bounded_quantity(write_model) -> None:
+    model = _model(write_model, 'quantity = "P"\nvariables = ["I"]\nshow_regimes = true', rhs="I*B")
+    with pytest.raises(errors.ModelFileError, match=r"plot p\.show_regimes: 'P' has no regimes"):
+        plot_requests.check(model)
+
+
+def test_check_command_reports_bad_plot(write_model, capsys: pytest.CaptureFixture[str]) -> None:
+    model = _model(write_model, 'quantity = "P"\nvariables = ["I"]\ncolour = "red"')
+    assert cli.main(["check", model.path]) == 1
+    assert "plot p.colour: unknown field 'colour'" in capsys.readouterr().out
+
+
+def test_series_and_stepped_range_with_regimes(write_model) -> None:
+    from symgpu import plots
+
+    model = _model(write_model, '''quantity = "P"
+variables = ["I"]
+ranges = { I = "10:90:20" }
+presets = ["toy"]
+series = { B = ["1 TB/s", "2 TB/s"] }
+marks = [{ axis = "x", label = "ridge", expression = "P_peak/B" }]
+show_regimes = true
+caption = "two bandwidths"''')
+    (spec,) = [s for s in plots.plan(model) if s.id == "p"]
+    files = plots.draw(model, spec, ["svg"])
+    assert files["svg"].startswith(b"<?xml")
+    # 100 TFLOP/s peak: the ridge is at 100 FLOP/B for 1 TB/s and 50 FLOP/B for 2 TB/s
+    assert [m["value"] for m in spec.resolved_marks] == [pytest.approx(100.0), pytest.approx(50.0)]
+    regimes = {(p["series"], p["variable"]): p["regime"] for p in spec.points}
+    assert len(spec.points) == 10
+    assert regimes[("1 TB/s", 90.0)] != regimes[("2 TB/s", 90.0)]
+    entry = spec.describe("tiny")
+    assert entry["caption"] == "two bandwidths" and entry["series"] == {"parameter": "B", "values": ["1 TB/s", "2 TB/s"]}
+
+
+def test_bundled_plot_entries_check() -> None:
+    for model_id in ("interval_analysis", "hong_kim_2009", "mdm_2019"):
+        assert plot_requests.check(symgpu.load(model_id))
+
+
+def test_hong_kim_exec_cycles_plot_per_preset_with_regimes() -> None:
+    from symgpu import plots
+
+    model = symgpu.load("hong_kim_2009")
+    specs = {s.id: s for s in plots.plan(model) if s.origin == ("plots.exec_cycles_vs_warps",)}
+    assert set(specs) == {f"exec_cycles_vs_warps_{p}" for p in ("8800gtx_tiled_matmul", "fx5600_tiled_matmul", "8800gt_tiled_matmul", "gtx280_tiled_matmul", "table2_example")}
+    spec = specs["exec_cycles_vs_warps_table2_example"]
+    plots.draw(model, spec, [])
+    by_warps = {p["x"]: p for p in spec.points}
+    assert sorted(by_warps) == [4.0, 8.0, 12.0, 16.0, 20.0, 24.0, 28.0, 32.0]
+    # 5 blocks = 20 warps is Table 2's point: Eq. (23), 38428.19 cycles exactly
+    assert by_warps[20.0]["regime"] == "eq23"
+    assert by_warps[20.0]["value"] == pytest.approx(38428.1875)
+
+
+def test_errata_section_in_every_format() -> None:
+    model = symgpu.load("hong_kim_2009")
+    context = render.build_context(model, ["table2_example"])
+    ids = [e["id"] for e in context["errata"]["entries"]]
+    assert "table3_peak_gflops" in ids and "eq23_condition_vs_s3_2_2" in ids
+    peak = next(e for e in context["errata"]["entries"] if e["id"] == "table3_peak_gflops")
+    assert {c["case"]: c["engine_text"] for c in peak["cases"]}["table3_peak_gtx280"] == "936"
+    for fmt in ("md", "tex"):
+        text = render.render_template(render.make_environment(fmt), render.FORMATS[fmt], context)
+        assert "Errata in the source" in text and "table5" in text.replace("\\_", "_")
+
+
+def test_unlinked_erratum_cases_are_listed(write_model) -> None:
+    path = write_model()
+    path.write_text(path.read_text() + '''
+[[validation]]
+id = "wrong"
+preset = "toy"
+inputs = { I = 1 }
+expect = { P = "3 TFLOP/s" }
+source = { ref = "toy2026", locator = "p. 1" }
+erratum = "the paper multiplies wrongly"
+''')
+    model = symgpu.load(path)
+    context = render.build_context(model)
+    assert context["errata"]["entries"] == []
+    assert [c["case"] for c in context["errata"]["unlinked"]] == ["wrong"]
+    assert context["summary"]["errata_unlinked_cases"] == 1
