@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
 from symgpu import errors, schema
@@ -18,6 +19,8 @@ from symgpu import errors, schema
 ROOT = Path(__file__).resolve().parent.parent
 ENV_EQUATIONS = "SYMGPU_EQUATIONS"
 SCHEMA_CHANGES = {1: "first version"}
+#: Names a symbol may not take: they are keyword arguments of ``Model.evaluate(name, preset=, checks=, **values)``.
+RESERVED_NAMES = frozenset({"name", "preset", "checks", "values"})
 _RESERVED_PRESET_KEYS = {"description", "source", "based_on", "values", "notes"}
 
 
@@ -147,6 +150,26 @@ class _Reader:
         if extra:
             raise self.fail(where, f"unknown key '{extra[0]}'", f"allowed keys: {', '.join(sorted(allowed))}")
 
+    def entries(self, data: list[Any], array: str, label: str, allowed: set[str] | None = None) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        """Yield ``(where, id, entry)`` for an array of tables with unique ``id`` keys.
+
+        ``where`` names the entry as ``<label> <id>`` (or ``<array>[<index>]`` before its id is
+        known); unknown keys (when ``allowed`` is given), a missing id and duplicates are errors.
+        """
+        seen: set[str] = set()
+        for index, entry in enumerate(data):
+            where = f"{array}[{index}]"
+            entry = self.table(entry, where)
+            if isinstance(entry.get("id"), str):
+                where = f"{label} {entry['id']}"
+            if allowed is not None:
+                self.unknown(entry, allowed, where)
+            entry_id = self.take(entry, "id", str, where)
+            if entry_id in seen:
+                raise self.fail(where, f"duplicate {label} id '{entry_id}'")
+            seen.add(entry_id)
+            yield where, entry_id, entry
+
     def source(self, data: dict[str, Any], where: str, refs: set[str], *, required: bool = True) -> schema.SourceLocator:
         if "source" not in data and not required:
             return schema.SourceLocator("", "")
@@ -244,6 +267,8 @@ class _Reader:
             where = f"[symbols.{name}]"
             if not name.isidentifier() or name.startswith("_"):
                 raise self.fail(where, f"symbol name '{name}' is not a plain identifier", "use letters, digits and single underscores, not starting with '_'")
+            if name in RESERVED_NAMES:
+                raise self.fail(where, f"symbol name '{name}' is reserved", f"it is a keyword of Model.evaluate; reserved: {', '.join(sorted(RESERVED_NAMES))}")
             entry = self.table(entry, where)
             self.unknown(entry, {"description", "unit", "role", "latex", "assumptions", "value", "source"}, where)
             role = self.take(entry, "role", str, where, required=False, default="input")
@@ -272,17 +297,8 @@ class _Reader:
 
     def equations(self, data: list[Any], refs: set[str]) -> tuple[schema.EquationDefinition, ...]:
         out = []
-        seen: set[str] = set()
-        for index, entry in enumerate(data):
-            where = f"equations[{index}]"
-            entry = self.table(entry, where)
-            if isinstance(entry.get("id"), str):
-                where = f"equation {entry['id']}"
-            self.unknown(entry, {"id", "defines", "rhs", "cases", "limiters", "source", "counts", "valid_when", "note"}, where)
-            eq_id = self.take(entry, "id", str, where)
-            if eq_id in seen:
-                raise self.fail(where, f"duplicate equation id '{eq_id}'")
-            seen.add(eq_id)
+        allowed = {"id", "defines", "rhs", "cases", "limiters", "source", "counts", "valid_when", "note"}
+        for where, eq_id, entry in self.entries(data, "equations", "equation", allowed):
             has_rhs, has_cases = "rhs" in entry, "cases" in entry
             if has_rhs == has_cases:
                 raise self.fail(where, "give exactly one of 'rhs' and 'cases'")
@@ -354,17 +370,8 @@ class _Reader:
 
     def validation(self, data: list[Any], refs: set[str]) -> tuple[schema.ValidationCase, ...]:
         out = []
-        seen: set[str] = set()
-        for index, entry in enumerate(data):
-            where = f"validation[{index}]"
-            entry = self.table(entry, where)
-            if isinstance(entry.get("id"), str):
-                where = f"validation {entry['id']}"
-            self.unknown(entry, {"id", "preset", "inputs", "expect", "source", "rel_tol", "abs_tol", "erratum", "note", "derivation"}, where)
-            case_id = self.take(entry, "id", str, where)
-            if case_id in seen:
-                raise self.fail(where, f"duplicate validation id '{case_id}'")
-            seen.add(case_id)
+        allowed = {"id", "preset", "inputs", "expect", "source", "rel_tol", "abs_tol", "erratum", "note", "derivation"}
+        for where, case_id, entry in self.entries(data, "validation", "validation", allowed):
             inputs = self.table(self.take(entry, "inputs", dict, where, required=False, default={}), f"{where}.inputs")
             expect = self.table(self.take(entry, "expect", dict, where), f"{where}.expect")
             if not expect:
@@ -388,16 +395,7 @@ class _Reader:
 
     def derivations(self, data: list[Any]) -> tuple[schema.DerivationRequest, ...]:
         out = []
-        seen: set[str] = set()
-        for index, entry in enumerate(data):
-            where = f"derivations[{index}]"
-            entry = self.table(entry, where)
-            if isinstance(entry.get("id"), str):
-                where = f"derivation {entry['id']}"
-            request_id = self.take(entry, "id", str, where)
-            if request_id in seen:
-                raise self.fail(where, f"duplicate derivation id '{request_id}'")
-            seen.add(request_id)
+        for where, request_id, entry in self.entries(data, "derivations", "derivation"):
             op = self.take(entry, "op", str, where)
             if op not in schema.DERIVATION_OPS:
                 raise self.fail(f"{where}.op", f"unknown operation '{op}'", f"use one of: {', '.join(schema.DERIVATION_OPS)}")
@@ -407,17 +405,7 @@ class _Reader:
 
     def errata(self, data: list[Any], refs: set[str], case_ids: set[str]) -> tuple[schema.Erratum, ...]:
         out = []
-        seen: set[str] = set()
-        for index, entry in enumerate(data):
-            where = f"errata[{index}]"
-            entry = self.table(entry, where)
-            if isinstance(entry.get("id"), str):
-                where = f"erratum {entry['id']}"
-            self.unknown(entry, {"id", "source", "text", "evidence", "cases"}, where)
-            erratum_id = self.take(entry, "id", str, where)
-            if erratum_id in seen:
-                raise self.fail(where, f"duplicate erratum id '{erratum_id}'")
-            seen.add(erratum_id)
+        for where, erratum_id, entry in self.entries(data, "errata", "erratum", {"id", "source", "text", "evidence", "cases"}):
             cases = self.strings(entry, "cases", where)
             for case in cases:
                 if case not in case_ids:
@@ -433,18 +421,9 @@ class _Reader:
 
     def plots(self, data: list[Any]) -> tuple[schema.PlotRequest, ...]:
         out = []
-        seen: set[str] = set()
-        for index, entry in enumerate(data):
-            where = f"plots[{index}]"
-            entry = self.table(entry, where)
-            if isinstance(entry.get("id"), str):
-                where = f"plot {entry['id']}"
-            plot_id = self.take(entry, "id", str, where)
+        for where, plot_id, entry in self.entries(data, "plots", "plot"):
             if not _plot_ids_ok(plot_id):
                 raise self.fail(f"{where}.id", f"plot id '{plot_id}' must be letters, digits and underscores (it names files)")
-            if plot_id in seen:
-                raise self.fail(where, f"duplicate plot id '{plot_id}'")
-            seen.add(plot_id)
             kind = self.take(entry, "kind", str, where)
             if kind not in schema.PLOT_KINDS:
                 raise self.fail(f"{where}.kind", f"unknown plot kind '{kind}'", f"use one of: {', '.join(schema.PLOT_KINDS)}")

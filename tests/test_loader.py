@@ -164,3 +164,9 @@ source = { ref = "toy2026", locator = "Fig. 1" }
     model = load(write_model(text))
     (result,) = symgpu.validate(model)
     assert result.ok and result.status == "pass" and result.computed == pytest.approx(50)
+
+
+def test_symbol_names_reserved_by_evaluate_are_refused(write_model):
+    text = write_model().read_text().replace("[symbols.I]", "[symbols.preset]").replace("I*B", "preset*B")
+    with pytest.raises(errors.ModelFileError, match=r": \[symbols\.preset\]: symbol name 'preset' is reserved; it is a keyword of Model\.evaluate"):
+        load(write_model(text))
