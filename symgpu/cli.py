@@ -187,7 +187,7 @@ def unit_text(value: pint.Quantity) -> str:
 def cmd_list(args: argparse.Namespace) -> int:
     import symgpu
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for model_id in loader.list_models():
         try:
             model = symgpu.load(model_id)

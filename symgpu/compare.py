@@ -13,6 +13,7 @@ import os
 import signal
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,7 +88,7 @@ def normalize(expr: sympy.Basic) -> sympy.Basic:
         return expr
     if isinstance(expr, (sympy.Min, sympy.Max)):
         args = [normalize(a) for a in expr.args]
-        flat = []
+        flat: list[sympy.Basic] = []
         for arg in args:
             flat.extend(arg.args if type(arg) is type(expr) else (arg,))
         return type(expr)(*[sympy.expand(a) for a in flat])
@@ -323,7 +324,7 @@ def diff_quantity(a: Model, b: Model, quantity: str) -> QuantityDiff:
     return QuantityDiff(quantity, ea, eb, difference, ratio, identical, branches, notes)
 
 
-def _agreement(value: sympy.Basic, constants: set[str] = frozenset()) -> tuple[str, ...]:
+def _agreement(value: sympy.Basic, constants: AbstractSet[str] = frozenset()) -> tuple[str, ...]:
     """Conditions under which ``value`` (a difference) is zero: 'always', 'never', or roots."""
     if value == 0:
         return ("always",)

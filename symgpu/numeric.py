@@ -43,6 +43,7 @@ class _Rescaler:
 
     def walk(self, expr: Any) -> tuple[Any, Any]:
         one = self.ureg.dimensionless
+        unit: pint.Unit | None  # the node's declared unit; None for pure numbers
         if isinstance(expr, sympy.logic.boolalg.BooleanAtom) or expr.is_Number or expr.is_NumberSymbol:
             return expr, None
         if expr.is_Symbol:
@@ -301,12 +302,12 @@ def evaluate_expression(model: Model, expr: sympy.Basic, unit: pint.Unit | str |
         where = f" (not in preset '{preset}')" if preset else ""
         raise errors.EvaluationError(f"{model.id}: the result needs a value for {', '.join(missing)}{where}; pass NAME=VALUE")
     magnitudes = [np.asarray(to_magnitude(model, n, merged[n]), dtype=float) * float(unit_scale(model.units[n])) for n in names]
-    key = ("expression", expr, str(target))
-    if key not in model._compiled:
+    cache_key = ("expression", expr, str(target))
+    if cache_key not in model._compiled:
         base = base_expression(model, expr) / unit_scale(target)
-        model._compiled[key] = sympy.lambdify([model.symbols[n] for n in names], base, modules="numpy")
+        model._compiled[cache_key] = sympy.lambdify([model.symbols[n] for n in names], base, modules="numpy")
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        out = np.asarray(model._compiled[key](*(_broadcast(magnitudes) if expr.has(sympy.Piecewise) else magnitudes)), dtype=float)
+        out = np.asarray(model._compiled[cache_key](*(_broadcast(magnitudes) if expr.has(sympy.Piecewise) else magnitudes)), dtype=float)
     return ureg.Quantity(float(out) if out.ndim == 0 else out, target)
 
 

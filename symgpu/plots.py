@@ -103,6 +103,7 @@ from symgpu.render import Scenario, magnitude, number_text, round_sig, scale, sc
 
 if TYPE_CHECKING:
     from symgpu.model import Model
+    from symgpu.plot_requests import PlotEntry
 
 #: rcParams that make SVG/PDF output reproducible byte for byte.
 RC = {
@@ -254,10 +255,11 @@ def plan(model: Model, presets: Sequence[str] | None = None) -> list[PlotSpec]:
         if request.op != "extremum" or not quantity or variable not in model.symbols:
             continue
         substitute = tuple((k, str(v)) for k, v in (request.get("substitute") or ()))
-        marks = [{"axis": "x", "label": f"{request.id}: {variable} = {_expect_for(request, variable)}", "expression": _expect_for(request, variable)}]
-        marks += limits.get((quantity, variable), [])
+        marks: tuple[Mapping[str, str], ...] = (
+            {"axis": "x", "label": f"{request.id}: {variable} = {_expect_for(request, variable)}", "expression": _expect_for(request, variable)},
+            *limits.get((quantity, variable), []))
         spec = _spec(model, f"{quantity}_vs_{variable}", "curve", quantity, (variable,), chosen, substitute=substitute,
-                     marks=tuple(marks), origin=(request.id,))
+                     marks=marks, origin=(request.id,))
         specs.append(spec)
     for (quantity, variable), requests in boundaries.items():
         marks = tuple({"axis": "x", "label": f"{r.id}: {variable} = {_expect_for(r, variable)}", "expression": _expect_for(r, variable)} for r in requests)
@@ -302,20 +304,24 @@ def requested(model: Model, chosen: Sequence[str]) -> list[PlotSpec]:
                 continue
         else:
             presets = []
-        bind = tuple(entry.bind) + tuple(entry.inputs)
-        common = dict(case=entry.case, substitute=entry.substitute, bind=bind, marks=entry.marks, centers=entry.centers,
-                      origin=(f"plots.{entry.id}",), also=[n for n in (entry.x, entry.regime_of) if n],
-                      exclude=[entry.series[0]] if entry.series else [])
         extra = dict(x=entry.x, ranges=entry.ranges, series=entry.series, regime_of=entry.regime_of if entry.show_regimes else "",
                      caption=entry.caption, title_text=entry.title, xscale=entry.xscale, yscale=entry.yscale)
         if len(entry.presets) > 1:
             for preset in presets:
-                spec = _spec(model, f"{entry.id}_{preset.replace('+', '_')}", entry.kind, entry.quantity, entry.variables, [preset], **common)
+                spec = _entry_spec(model, entry, f"{entry.id}_{preset.replace('+', '_')}", [preset])
                 out.append(_extend(spec, extra))
         else:
-            spec = _spec(model, entry.id, entry.kind, entry.quantity, entry.variables, presets or chosen, **common)
+            spec = _entry_spec(model, entry, entry.id, presets or chosen)
             out.append(_extend(spec, extra))
     return out
+
+
+def _entry_spec(model: Model, entry: PlotEntry, plot_id: str, presets: Sequence[str]) -> PlotSpec:
+    """The :func:`_spec` of a ``[[plots]]`` entry for ``presets``."""
+    return _spec(model, plot_id, entry.kind, entry.quantity, entry.variables, presets, case=entry.case,
+                 substitute=entry.substitute, bind=tuple(entry.bind) + tuple(entry.inputs), marks=entry.marks, centers=entry.centers,
+                 origin=(f"plots.{entry.id}",), also=[n for n in (entry.x, entry.regime_of) if n],
+                 exclude=[entry.series[0]] if entry.series else [])
 
 
 def _extend(spec: PlotSpec, extra: Mapping[str, Any]) -> PlotSpec:
@@ -527,7 +533,7 @@ def _axis_range(center: float) -> np.ndarray:
 def _resolve_marks(values: _Values, spec: PlotSpec) -> list[dict[str, Any]]:
     out = []
     for mark in spec.marks:
-        entry = {"axis": mark["axis"], "label": mark["label"], "expression": mark["expression"], "value": None, "value_text": "", "reason": ""}
+        entry: dict[str, Any] = {"axis": mark["axis"], "label": mark["label"], "expression": mark["expression"], "value": None, "value_text": "", "reason": ""}
         try:
             unit_of = (spec.x or spec.variables[0]) if mark["axis"] == "x" else spec.quantity
             entry["value"] = float(f"{values.scalar(mark['expression'], unit_of):.12g}")
@@ -701,7 +707,7 @@ def draw(model: Model, spec: PlotSpec, kinds: Sequence[str]) -> dict[str, bytes]
     marks: list[dict[str, Any]] = []
     spec.resolved_marks = marks
     out: dict[str, bytes] = {}
-    with matplotlib.rc_context(RC):
+    with matplotlib.rc_context(RC):  # type: ignore[arg-type]  # matplotlib types rc keys as Literals
         fig, ax = plt.subplots(figsize=(6.4, 4.2))
         try:
             if spec.kind == "regime_map":

@@ -348,7 +348,9 @@ def magnitude(model: Model, name: str, scenario: Scenario) -> float:
     if name in inputs:
         return float(inputs[name].to(model.units[name]).magnitude)
     if name in model.defining:
-        return float(model.evaluate(name, preset=scenario.preset, **inputs).to(model.units[name]).magnitude)
+        from symgpu import numeric as _numeric
+
+        return float(_numeric.evaluate(model, name, preset=scenario.preset, values=inputs).to(model.units[name]).magnitude)
     values = dict(model.constants)
     values.update(model.preset(scenario.preset))
     if name not in values:
@@ -654,7 +656,8 @@ def errata_section(model: Model, rows: Sequence[Mapping[str, Any]]) -> dict[str,
                  "status": r["status"], "ok": r["ok"], "erratum": r["erratum"], "note": r["note"]}
                 for r in by_case.get(case_id, [])]
 
-    entries, linked = [], set()
+    entries: list[dict[str, Any]] = []
+    linked: set[str] = set()
     for erratum in model.definition.errata:
         linked.update(erratum.cases)
         entries.append({
@@ -714,7 +717,7 @@ def build_context(model: Model, presets: Sequence[str] | None = None, *, plots: 
             "valid_when": [{"expression": sympy.sstr(c), "latex": latex(model, c)} for c in eq.valid_when],
         })
     results = validation.validate(model)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for r in results:
         rel = r.relative_error
         rows.append({

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pint
 
@@ -19,7 +19,7 @@ def registry() -> pint.UnitRegistry:
     dimensionless and ``cycle`` is not an angle), and ``on_redefinition="raise"`` turns a
     clash in the definitions into an error instead of a log line.
     """
-    ureg = pint.UnitRegistry(None, on_redefinition="raise", autoconvert_offset_to_baseunit=False)
+    ureg: pint.UnitRegistry = pint.UnitRegistry(None, on_redefinition="raise", autoconvert_offset_to_baseunit=False)
     ureg.load_definitions(str(DEFINITIONS))
     ureg.formatter.default_format = "~"
     return ureg
@@ -46,7 +46,8 @@ def unit(text: str) -> pint.Unit:
         raise ValueError(f"unit {text!r} is a bare number; write '1' for dimensionless")
     if parsed.magnitude != 1:
         raise ValueError(f"unit {text!r} carries a factor {parsed.magnitude}; put numbers in values, not units")
-    return parsed.units
+    # pint types ``Quantity.units`` as its base PlainUnit; the registry builds full Units.
+    return cast(pint.Unit, parsed.units)
 
 
 def quantity(text: str | float | int, default_unit: pint.Unit | None = None) -> pint.Quantity:
@@ -69,7 +70,7 @@ def quantity(text: str | float | int, default_unit: pint.Unit | None = None) -> 
     except ValueError:
         pass
     try:
-        parsed = ureg.Quantity(stripped)
+        parsed: pint.Quantity = ureg.Quantity(stripped)
     except (pint.errors.UndefinedUnitError, pint.errors.DefinitionSyntaxError, SyntaxError,
             TypeError, AttributeError, ValueError, AssertionError) as exc:
         raise ValueError(f"cannot read quantity {text!r} ({exc})") from exc

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pint
 
-from symgpu import errors, schema, units
+from symgpu import errors, numeric, schema, units
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -127,7 +127,7 @@ def run_case(model: Model, case: schema.ValidationCase) -> list[CaseResult]:
             if derivation is not None:
                 value = derive.evaluate_result(model, derivation, case.preset or None, which=quantity, **inputs)
             else:
-                value = model.evaluate(quantity, preset=case.preset or None, **inputs)
+                value = numeric.evaluate(model, quantity, preset=case.preset or None, values=inputs)
             computed = float(value.to(unit).magnitude)
         except (errors.SymgpuError, ValueError, pint.DimensionalityError) as exc:
             out.append(CaseResult(case, quantity, text, expected, math.nan, f"{unit:~}", tolerance, ERROR, str(exc)))
