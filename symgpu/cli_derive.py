@@ -23,11 +23,15 @@ import argparse
 import json
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sympy
 
 from symgpu import cli, errors
+
+if TYPE_CHECKING:
+    from symgpu.derivation import Derivation
+    from symgpu.schema import DerivationRequest
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
@@ -207,17 +211,17 @@ def _run_derive(args: argparse.Namespace) -> int:
     if not requests:
         raise errors.UsageError(f"{model.id} declares no [[derivations]]")
     failed = 0
-    rows = []
+    rows: list[tuple[DerivationRequest, Derivation | None, bool | None, str | None]] = []
     for request in requests:
         try:
-            derivation = derive.run_request(model, request)
+            result = derive.run_request(model, request)
         except errors.SymgpuError as exc:
             failed += 1
             rows.append((request, None, False, str(exc)))
             continue
-        holds = derive.expect_holds(derivation)
+        holds = derive.expect_holds(result)
         failed += holds is False
-        rows.append((request, derivation, holds, None))
+        rows.append((request, result, holds, None))
     if args.json:
         out = []
         for request, derivation, holds, problem in rows:
@@ -277,8 +281,8 @@ def _run_repl(args: argparse.Namespace) -> int:
         try:
             import IPython
         except ImportError:
-            IPython = None
-        if IPython is not None:
+            pass
+        else:
             print(banner)
             IPython.start_ipython(argv=["--no-banner"], user_ns=namespace)
             return cli.OK

@@ -87,8 +87,9 @@ def invert(relation: sympy.Basic, var: sympy.Symbol, sign: Callable[[sympy.Expr]
     raise errors.DerivationError(f"cannot isolate {var} in {sympy.sstr(relation)}")  # pragma: no cover
 
 
-def _peel(f: sympy.Expr, op: type, c: sympy.Expr, var: sympy.Symbol, sign: Callable[[sympy.Expr], int | None],
-          nonneg: Callable[[sympy.Expr], bool]) -> tuple[sympy.Expr, type, sympy.Expr, str]:
+def _peel(f: sympy.Expr, op: type[sympy.core.relational.Relational], c: sympy.Expr, var: sympy.Symbol,
+          sign: Callable[[sympy.Expr], int | None], nonneg: Callable[[sympy.Expr], bool]
+          ) -> tuple[sympy.Expr, type[sympy.core.relational.Relational], sympy.Expr, str]:
     if f.is_Add:
         inner = sympy.Add(*[t for t in f.args if var in t.free_symbols])
         rest = f - inner

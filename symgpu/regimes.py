@@ -153,6 +153,7 @@ def active_regime(model: Model, quantity: str, preset: str | None = None, **valu
         if not rest:
             return active_name, value, None, None
         next_value, next_name = rest[0]
+        ratio: float | None
         if active_value == 0:
             ratio = float("inf") if next_value != 0 else 1.0
         else:

@@ -1,0 +1,341 @@
+"""Sign reasoning for the derivation engine: the assumptions in force and the expression helpers it needs.
+
+:class:`_Context` decides signs and relations under the symbols' declared assumptions and
+any extra relations (``X > Y`` is used by writing ``X = Y + d`` with a positive ``d``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+import sympy
+
+from symgpu import errors
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+#: sign verdicts by expression (the expression already carries every substitution used)
+_SIGN_CACHE: dict[Any, int | None] = {}
+_PIECEWISE = (sympy.Min, sympy.Max, sympy.Piecewise)
+
+
+def _has_staircase(expr: Any, var: sympy.Symbol) -> bool:
+    from symgpu import inequalities
+
+    return inequalities.has_staircase(expr, var)
+
+
+def _has_pieces(expr: Any) -> bool:
+    return isinstance(expr, sympy.Basic) and expr.has(*_PIECEWISE)
+
+
+def _number(value: Any) -> sympy.Expr:
+    """An exact SymPy number from an int/float/str number (``0.1477`` -> ``1477/10000``)."""
+    if isinstance(value, bool):
+        raise errors.UsageError(f"{value!r} is not a number")
+    if isinstance(value, int):
+        return sympy.Integer(value)
+    if isinstance(value, float):
+        return sympy.Rational(repr(value))
+    return sympy.Rational(str(value))
+
+
+def _small_simplify(expr: sympy.Expr) -> sympy.Expr:
+    """Simplify, but only when the expression is small enough to do it quickly."""
+    if not isinstance(expr, sympy.Basic) or expr.is_Atom:
+        return expr
+    try:
+        if sympy.count_ops(expr) > 120:
+            return sympy.cancel(expr) if not _has_pieces(expr) else expr
+        return sympy.simplify(expr)
+    except (TypeError, ValueError, NotImplementedError, RecursionError):
+        return expr
+
+
+def _nice(expr: Any) -> Any:
+    """Present a result: simplify and, for sums over a common denominator, factor."""
+    if not isinstance(expr, sympy.Expr):
+        return expr
+    out = _small_simplify(expr)
+    return out
+
+
+class _Context:
+    """Sign reasoning under declared and extra assumptions.
+
+    Attributes:
+        forward: symbol -> replacement used while deciding signs (``X -> Y + d``).
+        backward: dummy -> expression that undoes ``forward`` (``d -> X - Y``).
+        sentences: human-readable assumptions in force.
+    """
+
+    def __init__(self, model: Model, extra: Iterable[sympy.Basic] = ()) -> None:
+        self.model = model
+        self.forward: dict[sympy.Symbol, sympy.Expr] = {}
+        self.backward: dict[sympy.Symbol, sympy.Expr] = {}
+        self.relations: list[sympy.Basic] = []
+        self.positives: list[sympy.Expr] = []  # expressions known positive (forward-substituted)
+        self.sentences: list[str] = []
+        self.constants: dict[sympy.Symbol, sympy.Symbol] = {}
+        self.constants_back: dict[sympy.Symbol, sympy.Symbol] = {}
+        for name, value in model.constants.items():
+            magnitude = float(value.magnitude)
+            definition = model.symbol_definitions[name]
+            if magnitude > 0 and not ({"positive"} & set(definition.assumptions)):
+                dummy = sympy.Dummy(name, positive=True)
+                self.constants[model.symbols[name]] = dummy
+                self.constants_back[dummy] = model.symbols[name]
+                self.forward[model.symbols[name]] = dummy
+                self.backward[dummy] = model.symbols[name]
+        for relation in extra:
+            self.add(relation)
+
+    def nice(self, expr: Any) -> Any:
+        """Simplify ``expr`` knowing that constants with positive values are positive."""
+        if not isinstance(expr, sympy.Basic):
+            return expr
+        return _nice(_nice(expr.xreplace(self.constants)).xreplace(self.constants_back))
+
+    def copy(self) -> _Context:
+        other = _Context(self.model)
+        other.constants, other.constants_back = dict(self.constants), dict(self.constants_back)
+        other.forward = dict(self.forward)
+        other.backward = dict(self.backward)
+        other.relations = list(self.relations)
+        other.positives = list(self.positives)
+        other.sentences = list(self.sentences)
+        return other
+
+    def add(self, relation: sympy.Basic, sentence: str | None = None) -> bool:
+        """Use ``relation`` (``X > Y``, ``X >= Y``, ``<``, ``<=``) from now on; True if usable."""
+        if relation is sympy.true:
+            return True
+        if isinstance(relation, sympy.Not) and isinstance(relation.args[0], sympy.Eq):
+            relation = sympy.Ne(*relation.args[0].args)
+        if isinstance(relation, sympy.Ne):
+            # X != 0 with X nonnegative (declared, or proved from the declarations) means X > 0
+            for side, other in ((relation.lhs, relation.rhs), (relation.rhs, relation.lhs)):
+                if other == 0 and _nonnegative(side.xreplace(self.forward)):
+                    return self.add(sympy.StrictGreaterThan(side, 0), sentence or f"{side} > 0 ({side} != 0 and {side} >= 0)")
+        if not isinstance(relation, sympy.core.relational.Relational) or isinstance(relation, (sympy.Eq, sympy.Ne)):
+            self.sentences.append(sentence or f"{sympy.sstr(relation)} (recorded, not used for sign reasoning)")
+            return False
+        if isinstance(relation, (sympy.StrictGreaterThan, sympy.GreaterThan)):
+            big, small = relation.lhs, relation.rhs
+        else:
+            big, small = relation.rhs, relation.lhs
+        strict = isinstance(relation, (sympy.StrictGreaterThan, sympy.StrictLessThan))
+        big = big.xreplace(self.forward)
+        small = small.xreplace(self.forward)
+        delta = sympy.Dummy("d", positive=True) if strict else sympy.Dummy("d", nonnegative=True)
+        used = False
+        if isinstance(big, sympy.Symbol) and big not in small.free_symbols and not isinstance(big, sympy.Dummy) and big not in self.constants:
+            self._replace(big, small + delta, delta, big - small)
+            used = True
+        elif isinstance(small, sympy.Symbol) and small not in big.free_symbols and not isinstance(small, sympy.Dummy) and small not in self.constants:
+            self._replace(small, big - delta, delta, big - small)
+            used = True
+        elif strict and small == 0:
+            self.positives.append(big)
+            used = True
+        self.relations.append(relation)
+        self.sentences.append(sentence or sympy.sstr(relation))
+        return used
+
+    def _replace(self, symbol: sympy.Symbol, replacement: sympy.Expr, delta: sympy.Symbol, meaning: sympy.Expr) -> None:
+        for key, value in list(self.forward.items()):
+            self.forward[key] = value.xreplace({symbol: replacement})
+        self.forward[symbol] = replacement
+        self.backward[delta] = meaning.xreplace(self.backward)
+
+    def back(self, expr: Any) -> Any:
+        """Undo the forward substitution (dummies back to the model's symbols)."""
+        if not isinstance(expr, sympy.Basic) or not self.backward:
+            return expr
+        out = expr
+        for _ in range(len(self.backward) + 1):
+            if not any(d in out.free_symbols for d in self.backward):
+                break
+            out = out.xreplace(self.backward)
+        return out
+
+    def nonnegative(self, expr: Any) -> bool:
+        """``expr >= 0`` proved (structurally, floor/ceiling included) under the assumptions."""
+        return isinstance(expr, sympy.Basic) and (self.sign(expr) in (0, 1) or _nonnegative(expr.xreplace(self.forward)))
+
+    def sign(self, expr: Any) -> int | None:
+        """+1, -1 or 0 if the sign of ``expr`` is proved; None if undecided."""
+        if not isinstance(expr, sympy.Basic):
+            expr = sympy.sympify(expr)
+        if expr.has(sympy.nan, sympy.zoo):
+            return None
+        e = expr.xreplace(self.forward)
+        key = (e, tuple(self.positives))
+        if key in _SIGN_CACHE:
+            return _SIGN_CACHE[key]
+        found = self._sign(e)
+        if found is None:
+            for p in self.positives:
+                if e == p:
+                    found = 1
+                    break
+                if not e.has(*p.atoms(sympy.floor, sympy.ceiling) or {p}):
+                    continue
+                s = self._sign(sympy.cancel(e / p))
+                if s in (1, -1):
+                    found = s
+                    break
+        if len(_SIGN_CACHE) > 20000:
+            _SIGN_CACHE.clear()
+        _SIGN_CACHE[key] = found
+        return found
+
+    def _sign(self, e: sympy.Basic) -> int | None:
+        tries = [e]
+        try:
+            tries.append(sympy.factor(sympy.together(e)))
+        except (sympy.PolynomialError, TypeError, ValueError, NotImplementedError):
+            pass
+        for cand in tries:
+            found = _basic_sign(cand)
+            if found is not None:
+                return found
+        try:
+            num, den = sympy.fraction(tries[-1])
+            sn, sd = _factor_sign(num), _factor_sign(den)
+            if sn is not None and sd is not None and sd != 0:
+                return sn * sd
+        except (TypeError, ValueError):
+            pass
+        if sympy.count_ops(e) < 40 and e.has(sympy.Pow):
+            try:
+                found = _basic_sign(sympy.simplify(e))
+                if found is not None:
+                    return found
+            except (TypeError, ValueError, NotImplementedError, RecursionError):
+                pass
+        return None
+
+    def decide(self, condition: Any) -> bool | None:
+        """True/False if ``condition`` is proved or refuted under the assumptions, else None."""
+        if condition in (True, sympy.true):
+            return True
+        if condition in (False, sympy.false):
+            return False
+        if isinstance(condition, sympy.And):
+            results = [self.decide(c) for c in condition.args]
+            return False if False in results else (True if all(r is True for r in results) else None)
+        if isinstance(condition, sympy.Or):
+            results = [self.decide(c) for c in condition.args]
+            return True if True in results else (False if all(r is False for r in results) else None)
+        if isinstance(condition, sympy.Not):
+            inner = self.decide(condition.args[0])
+            return None if inner is None else not inner
+        if not isinstance(condition, sympy.core.relational.Relational):
+            return None
+        s = self.sign(condition.lhs - condition.rhs)
+        if s is None:
+            for rel in self.relations:
+                if _same_relation(rel, condition):
+                    return True
+            return None
+        if isinstance(condition, sympy.StrictGreaterThan):
+            return s > 0
+        if isinstance(condition, sympy.GreaterThan):
+            return s >= 0
+        if isinstance(condition, sympy.StrictLessThan):
+            return s < 0
+        if isinstance(condition, sympy.LessThan):
+            return s <= 0
+        if isinstance(condition, sympy.Eq):
+            return s == 0
+        if isinstance(condition, sympy.Ne):
+            return s != 0
+        return None
+
+    def tidy(self, condition: Any, var: sympy.Symbol | None = None) -> Any:
+        """A readable equivalent of a relational: positive factors cancelled, solved for ``var``
+        when it enters linearly with a coefficient of known sign, terms moved to their sides."""
+        if not isinstance(condition, sympy.core.relational.Relational) or isinstance(condition, (sympy.Eq, sympy.Ne)):
+            return condition
+        decided = self.decide(condition)
+        if decided is not None:
+            return sympy.true if decided else sympy.false
+        op = type(condition)
+        d = sympy.together((condition.lhs - condition.rhs).xreplace(self.forward))
+        num, den = sympy.fraction(d)
+        sd = self.sign(den)
+        if sd == -1:
+            op = _flip(op)
+        elif sd is None:
+            num = num * den  # same sign as num/den where den != 0
+        num, flip = self._strip_factors(sympy.factor(num))
+        if flip:
+            op = _flip(op)
+        num = sympy.expand(self.back(num))
+        if var is not None and var in num.free_symbols:
+            try:
+                poly = sympy.Poly(num, var)
+            except sympy.PolynomialError:
+                poly = None
+            if poly is not None and poly.degree() == 1:
+                c1, c0 = poly.all_coeffs()
+                s1 = self.sign(c1)
+                if s1 is not None and s1 != 0:
+                    bound = _small_simplify(-c0 / c1)
+                    return op(var, bound) if s1 > 0 else _flip(op)(var, bound)
+        pos = sympy.Add(*[t for t in sympy.Add.make_args(num) if not t.could_extract_minus_sign()])
+        neg = -sympy.Add(*[t for t in sympy.Add.make_args(num) if t.could_extract_minus_sign()])
+        return op(sympy.factor(pos), sympy.factor(neg))
+
+    def _strip_factors(self, expr: sympy.Expr) -> tuple[sympy.Expr, bool]:
+        keep, flip = [], False
+        for factor in sympy.Mul.make_args(expr):
+            s = self.sign(factor)
+            if s == 1:
+                continue
+            if s == -1:
+                flip = not flip
+                continue
+            keep.append(factor)
+        return sympy.Mul(*keep), flip
+
+
+def _flip(op: type) -> type:
+    return {sympy.StrictGreaterThan: sympy.StrictLessThan, sympy.StrictLessThan: sympy.StrictGreaterThan,
+            sympy.GreaterThan: sympy.LessThan, sympy.LessThan: sympy.GreaterThan}.get(op, op)
+
+
+def _nonnegative(e: Any) -> bool:
+    from symgpu import inequalities
+
+    return inequalities.nonnegative(e)
+
+
+def _basic_sign(e: sympy.Basic) -> int | None:
+    if e.is_zero:
+        return 0
+    if e.is_positive:
+        return 1
+    if e.is_negative:
+        return -1
+    return None
+
+
+def _factor_sign(e: sympy.Expr) -> int | None:
+    sign = 1
+    for factor in sympy.Mul.make_args(e):
+        s = _basic_sign(factor)
+        if s is None:
+            return None
+        sign *= s
+    return sign
+
+
+def _same_relation(a: sympy.Basic, b: sympy.Basic) -> bool:
+    try:
+        return bool(a == b or a.canonical == b.canonical or a.reversed.canonical == b.canonical)
+    except AttributeError:
+        return False

@@ -1,0 +1,58 @@
+"""Numeric evaluation of derivation results at a preset and/or values, with units."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import pint
+import sympy
+
+from symgpu import errors
+from symgpu.derivation import Derivation
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+
+def _base_magnitudes(model: Model, preset: str | None, values: Mapping[str, Any]) -> dict[str, float]:
+    from symgpu import numeric
+
+    merged: dict[str, Any] = dict(model.constants)
+    if preset is not None:
+        merged.update(model.preset(preset))
+    for key, value in values.items():
+        if key not in model.symbols:
+            raise errors.EvaluationError(f"{model.id}: unknown symbol '{key}' (declared: {', '.join(sorted(model.symbols))})")
+        merged[key] = value
+    return {k: numeric.to_magnitude(model, k, v) * float(numeric.unit_scale(model.units[k])) for k, v in merged.items()}
+
+
+def _evaluate(model: Model, expr: Any, preset: str | None, values: Mapping[str, Any], unit: str | None = None) -> Any:
+    """Magnitude of ``expr`` in ``unit`` (the declared unit it stands for) at a preset / values."""
+    from symgpu import numeric
+
+    if not isinstance(expr, sympy.Basic):
+        raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")
+    return numeric.evaluate_expression(model, expr, unit or None, preset=preset, values=values).magnitude
+
+
+def evaluate_result(model: Model, derivation: Derivation, preset: str | None = None, *, which: str = "result",
+                    **values: Any) -> pint.Quantity:
+    """Evaluate a derivation's result (or ``which="location"``) numerically, with units.
+
+    Values are numbers in the symbols' declared units, pint quantities or quantity strings;
+    they override the preset's values.
+    """
+    if which == "location":
+        expr = derivation.location
+        unit_name = derivation.variable
+        unit = model.unit_text(unit_name) if unit_name in model.symbols else ""
+    else:
+        expr = derivation.result
+        unit = derivation.unit
+    from symgpu import numeric
+
+    if not isinstance(expr, sympy.Basic):
+        raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")
+    return numeric.evaluate_expression(model, expr, unit or None, preset=preset, values=values)

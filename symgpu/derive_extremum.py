@@ -1,0 +1,200 @@
+"""Maxima and minima over a variable: interior critical points and cusps where regimes meet."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import sympy
+
+from symgpu import derive_context, derive_evaluate, derive_job, derive_regimes, errors
+from symgpu.derivation import Derivation
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+
+@dataclass
+class _Candidate:
+    location: sympy.Expr
+    value: sympy.Expr
+    origin: str
+    conditions: list[sympy.Basic]
+
+
+def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max", *,
+             substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None,
+             preset: str | None = None, values: Mapping[str, Any] | None = None,
+             stop_at: Iterable[str] = (), omit: Iterable[Any] = ()) -> Derivation:
+    """Maximum or minimum of ``quantity`` over ``over``, in closed form.
+
+    On piecewise quantities the candidates are the interior critical points of each
+    regime (zero derivative, second-derivative test) *and* the points where two regimes
+    meet: a cusp is a maximum when the function rises on its left and falls on its right,
+    which is decided from the one-sided slopes, not a zero derivative. Conditions that the
+    assumptions cannot decide are kept; the result is then a ``Piecewise`` over them (and
+    ``extra["candidates"]`` lists every form with its conditions).
+
+    Returns:
+        Derivation with ``result`` = extreme value, ``location`` = arg-extremum; with a
+        preset or values, ``extra`` also carries their numbers.
+    """
+    if kind not in ("max", "min"):
+        raise errors.UsageError(f"extremum kind must be 'max' or 'min', not {kind!r}")
+    job = derive_job._Job(model, "extremum", str(quantity), str(over))
+    job.omit = derive_job._omit_pairs(omit)
+    ctx = derive_job._context(model, assume, job)
+    expr, _ = job.quantity_expression(quantity, substitute, stop_at)
+    var = job.symbol(over)
+    if derive_context._has_staircase(expr, var):
+        raise errors.DerivationError(
+            f"{model.id}: {job.quantity} depends on {var} through floor/ceiling (a staircase): it has no derivative to set "
+            f"to zero and its {kind}imum over {var} has no closed form here; ask for thresholds instead "
+            f"(solve with relation = \">=\" and kind = \"max\", or boundary)")
+    found = derive_regimes._regimes(job, expr, var, frozenset(stop_at), record=derive_context._has_pieces(expr))
+    want = 1 if kind == "min" else -1  # sign of the second derivative / slope change
+    candidates: list[_Candidate] = []
+    for regime in found:
+        derivative = derive_context._small_simplify(sympy.diff(regime.expression, var))
+        if var not in derivative.free_symbols and ctx.sign(derivative) not in (None, 0):
+            continue
+        job.step("differentiate", sympy.Eq(sympy.Derivative(sympy.Function("f")(var), var), derivative),
+                 f"slope of {regime.name if len(found) > 1 else job.quantity} in {var}")
+        roots = derive_job._solve_for(job, sympy.Eq(derivative, 0), var, f"d{regime.name}/d{var} = 0")
+        for root in roots:
+            local = ctx.copy()
+            conds = [local.tidy(c.relational.xreplace({var: root})) for c in regime.raw]
+            if any(c is sympy.false for c in conds):
+                continue
+            second = derive_context._small_simplify(sympy.diff(regime.expression, var, 2).xreplace({var: root}))
+            s = local.sign(second)
+            if s == -want:
+                job.step("reject critical point", sympy.Eq(var, root), f"second derivative {sympy.sstr(second)} has the wrong sign for a {kind}")
+                continue
+            if s is None:
+                conds.append(local.tidy(sympy.StrictGreaterThan(second * want, 0)))
+            job.step("critical point", sympy.Eq(var, root), f"zero slope; second derivative {sympy.sstr(second)} "
+                     + ("proves a " + kind if s == want else "sign kept as a condition"))
+            value = ctx.nice(regime.expression.xreplace({var: root}))
+            candidates.append(_Candidate(root, value, f"critical point of {regime.name}", [c for c in conds if c is not sympy.true]))
+    for ra, rb in itertools.combinations(found, 2):
+        difference = ra.expression - rb.expression
+        if var not in difference.free_symbols:
+            continue
+        try:
+            points = derive_job._solve_for(job, sympy.Eq(ra.expression, rb.expression), var, f"{ra.name} = {rb.name}")
+        except errors.DerivationError:
+            continue
+        for point in points:
+            candidate = _boundary_candidate(job, ra, rb, var, point, want, kind)
+            if candidate is not None:
+                candidates.append(candidate)
+    if not candidates:
+        raise errors.DerivationError(f"{model.id}: {job.quantity} has no {kind}imum over {var} in closed form "
+                                     f"(no critical point or regime boundary qualifies; it may be monotone — try limit)")
+    # merge identical candidates
+    merged: list[_Candidate] = []
+    for cand in candidates:
+        same = next((m for m in merged if sympy.cancel(m.location - cand.location) == 0), None)
+        if same is None:
+            merged.append(cand)
+        elif len(cand.conditions) < len(same.conditions):
+            merged[merged.index(same)] = cand
+    merged.sort(key=lambda c: len(c.conditions))
+    job.extra.append(("candidates", [{"origin": c.origin, "location": c.location, "value": c.value,
+                                      "when": [sympy.sstr(x) for x in c.conditions]} for c in merged]))
+    for cand in merged:
+        job.check_unit(cand.value, job.quantity, f"{kind}imum value") if job.quantity in model.symbols else None
+        derive_regimes._check_quiet(job, cand.location, var.name)
+    unconditional = [c for c in merged if not c.conditions]
+    if len(merged) == 1 or len(unconditional) == 1:
+        best = unconditional[0] if unconditional else merged[0]
+        location, value = best.location, best.value
+        if best.conditions:
+            job.extra.append(("valid_when", [sympy.sstr(c) for c in best.conditions]))
+        job.step(kind + "imum", sympy.Eq(var, location), best.origin + (" valid when " + ", ".join(map(sympy.sstr, best.conditions)) if best.conditions else ""))
+    else:
+        location = sympy.Piecewise(*[(c.location, sympy.And(*c.conditions) if c.conditions else sympy.true) for c in merged])
+        value = sympy.Piecewise(*[(c.value, sympy.And(*c.conditions) if c.conditions else sympy.true) for c in merged])
+        job.step(kind + "imum", sympy.Eq(var, location), "the form that applies depends on conditions the assumptions do not decide")
+    unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
+    if (preset is not None or values) and isinstance(location, sympy.Piecewise):
+        from symgpu import regimes as regimes_module
+
+        regimes_module.select_branch(job, location, preset, values or {}, [c.origin for c in merged])
+    if preset is not None or values:
+        for key, expr_, unit_ in (("value_at", value, unit), ("location_at", location, model.unit_text(var.name))):
+            number = derive_evaluate._evaluate(model, expr_, preset, values or {}, unit_)
+            job.extra.append((key, number))
+    job.extra.append(("location_unit", model.unit_text(var.name)))
+    return job.finish(value, unit, location=location, used=[expr])
+
+
+def _boundary_candidate(job: derive_job._Job, ra: derive_regimes.Regime, rb: derive_regimes.Regime, var: sympy.Symbol, point: sympy.Expr, want: int, kind: str) -> _Candidate | None:
+    """Classify the meeting point of two regimes as a cusp extremum (or not)."""
+    assert job.ctx is not None
+    local = job.ctx.copy()
+    conds: list[sympy.Basic] = []
+    # the point must be admissible for var
+    definition = job.model.symbol_definitions.get(var.name)
+    if definition is not None and "positive" in definition.assumptions:
+        c = local.tidy(sympy.StrictGreaterThan(point, 0))
+        if c is sympy.false:
+            return None
+        if c is not sympy.true:
+            conds.append(c)
+            local.add(c)
+    side = None  # +1: ra lies to the right of the point
+    for regime, sign in ((ra, 1), (rb, -1)):
+        for cond in regime.raw:
+            if cond.h is None:
+                continue
+            at = cond.h.xreplace({var: point})
+            s0 = local.sign(at)
+            if s0 == 0 and var in cond.h.free_symbols:
+                if side is None:
+                    slope = local.sign(sympy.diff(cond.h, var).xreplace({var: point}))
+                    if slope is not None and slope != 0:
+                        side = slope * sign
+                continue
+            rel = sympy.GreaterThan(at, 0)
+            verdict = local.decide(rel)
+            if verdict is False:
+                return None
+            if verdict is None:
+                tidy = local.tidy(rel)
+                if tidy is sympy.false:
+                    return None
+                if tidy is not sympy.true and not any(derive_context._same_relation(tidy, c) for c in conds):
+                    conds.append(tidy)
+    if side is None:
+        return None
+    left, right = (rb, ra) if side == 1 else (ra, rb)
+    slope_left = derive_context._small_simplify(sympy.diff(left.expression, var).xreplace({var: point}))
+    slope_right = derive_context._small_simplify(sympy.diff(right.expression, var).xreplace({var: point}))
+    # max: rising on the left (slope >= 0), falling on the right (slope <= 0); min: the reverse
+    need_left = sympy.LessThan(slope_left * want, 0)
+    need_right = sympy.GreaterThan(slope_right * want, 0)
+    for need in (need_left, need_right):
+        verdict = local.decide(need)
+        if verdict is False:
+            job.step("not a " + kind, sympy.Eq(var, point), f"where {left.name} meets {right.name} the slopes are {sympy.sstr(slope_left)} and {sympy.sstr(slope_right)}")
+            return None
+        if verdict is None:
+            tidy = local.tidy(need)
+            if tidy is sympy.false:
+                return None
+            if tidy is not sympy.true:
+                conds.append(tidy)
+    # tidy conditions again under the others (drops duplicates, solves through)
+    final: list[sympy.Basic] = []
+    for c in conds:
+        if not any(derive_context._same_relation(c, f) for f in final):
+            final.append(c)
+    value = job.ctx.nice(left.expression.xreplace({var: point}))
+    job.step("cusp", sympy.Eq(var, point),
+             f"{left.name} (slope {sympy.sstr(slope_left)}) meets {right.name} (slope {sympy.sstr(slope_right)}): "
+             f"a {kind} at the regime boundary, not a zero of the derivative" + (" when " + ", ".join(map(sympy.sstr, final)) if final else ""))
+    return _Candidate(job.ctx.nice(point), value, f"boundary {left.name}|{right.name}", final)

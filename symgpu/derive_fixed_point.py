@@ -1,0 +1,212 @@
+"""Fixed points ``x = Min(g(x), k, ...)``: closed-form roots of degree <= 2, otherwise numeric."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import mpmath
+import sympy
+
+from symgpu import derive_context, derive_evaluate, derive_job, derive_limit, errors
+from symgpu.derivation import Derivation
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+
+def _poles(expr: sympy.Expr, var: sympy.Symbol) -> list[sympy.Expr]:
+    poles = []
+    for node in sympy.preorder_traversal(expr):
+        if node.is_Pow and node.exp.is_negative and var in node.base.free_symbols:
+            try:
+                if sympy.Poly(node.base, var).degree() == 1:
+                    poles.extend(sympy.solve(node.base, var))
+            except sympy.PolynomialError:
+                continue
+    return list(dict.fromkeys(poles))
+
+
+def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mapping[str, Any] | None = None,
+                assume: Iterable[Any] | None = None, preset: str | None = None,
+                values: Mapping[str, Any] | None = None, method: str = "auto", stop_at: Iterable[str] = (), omit: Iterable[Any] = ()) -> Derivation:
+    """Solve the implicit relation ``variable = quantity(variable)``.
+
+    The quantity must be ``Min(g(x), k1, k2, ...)`` (or just ``g(x)``) with the ``k`` free of
+    ``x`` and ``g`` decreasing in ``x`` on the physical domain ``(0, first pole)``. Then the
+    fixed point is ``Min(r, k1, k2, ...)`` with ``r`` the root of ``x = g(x)`` in the domain.
+    When ``x = g(x)`` reduces to a polynomial of degree <= 2, ``r`` is in closed form
+    (rationalised so that it has no cancellation and holds at a vanishing leading
+    coefficient); otherwise (or with ``method="numeric"``) ``r`` is found numerically with
+    ``mpmath.findroot`` (Anderson's bracketing method), which needs a preset or values.
+    """
+    job = derive_job._Job(model, "fixed_point", str(quantity), str(variable))
+    job.omit = derive_job._omit_pairs(omit)
+    ctx = derive_job._context(model, assume, job)
+    expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
+    x = job.symbol(variable)
+    if x.name in model.symbols and job.quantity in model.symbols and model.dimension(x.name) != model.dimension(job.quantity):
+        raise errors.DerivationError(f"{model.id}: {variable} and {job.quantity} have different units; a fixed point needs the same")
+    if x not in expr.free_symbols:
+        raise errors.DerivationError(f"{model.id}: {job.quantity} does not depend on {variable}; there is no implicit relation")
+    job.step("fixed point", sympy.Eq(x, expr), f"the implicit relation: {variable} = {job.quantity}({variable})")
+    lifted = derive_limit._lift(ctx, expr)
+    args = list(lifted.args) if isinstance(lifted, sympy.Min) else [lifted]
+    g_terms = [a for a in args if x in a.free_symbols]
+    bounds = [a for a in args if x not in a.free_symbols]
+    if len(g_terms) != 1 or derive_context._has_pieces(g_terms[0]):
+        raise errors.DerivationError(f"{model.id}: the fixed point needs {job.quantity} = Min(g({variable}), bounds free of {variable}); "
+                                     f"got {len(g_terms)} terms depending on {variable}")
+    g = g_terms[0]
+    if bounds:
+        job.step("split", sympy.Eq(x, sympy.Min(g, *bounds)), f"one term g({variable}) depends on {variable}; the bounds {', '.join(map(sympy.sstr, bounds))} do not")
+    poles = [p for p in _poles(g, x) if ctx.sign(p) == 1]
+    hi = poles[0] if len(poles) == 1 else (sympy.Min(*poles) if poles else sympy.oo)
+    definition = model.symbol_definitions.get(x.name)
+    lo = sympy.Integer(0) if definition and {"positive", "nonnegative"} & set(definition.assumptions) else -sympy.oo
+    domain_ctx = ctx.copy()
+    u = sympy.Dummy("u", positive=True)
+    inside = hi * u / (1 + u) if hi is not sympy.oo else u
+    slope = sympy.diff(g, x)
+    s = domain_ctx.sign(slope.xreplace({x: inside})) if lo == 0 else None
+    job.step("domain", sympy.And(sympy.StrictLessThan(lo, x), sympy.StrictLessThan(x, hi)) if hi is not sympy.oo else sympy.StrictLessThan(lo, x),
+             f"{variable} ranges over (0, {sympy.sstr(hi)}): declared {'positive' if lo == 0 else 'real'}" + (f", below the pole of g at {sympy.sstr(hi)}" if poles else ""))
+    if s == -1:
+        job.step("monotone", sympy.StrictLessThan(slope, 0), f"g is decreasing in {variable} on the domain (proved from the declared signs)")
+    else:
+        job.step("monotone", slope, f"g decreasing in {variable} not proved symbolically; the Min argument below assumes it")
+    numerator = sympy.numer(sympy.together(x - g))
+    numerator = sympy.expand(numerator)
+    try:
+        poly = sympy.Poly(numerator, x)
+        degree = poly.degree()
+    except sympy.PolynomialError:
+        poly, degree = None, -1
+    job.step("polynomial", sympy.Eq(numerator, 0), f"{variable} = g({variable}) cleared of denominators: "
+             + (f"a polynomial of degree {degree} in {variable}" if poly is not None else "not a polynomial"))
+    root: Any = None
+    how = "closed form"
+    if poly is not None and degree in (1, 2) and method != "numeric":
+        root = _closed_form_root(job, ctx, poly, x, lo, hi)
+    if root is None:
+        how, number = _numeric_root(job, g, x, lo, hi, bounds, preset, values or {})
+        job.step("numeric root", sympy.Eq(x, number), how)
+        result_number = min([number] + [derive_evaluate._evaluate(model, b, preset, values or {}, model.unit_text(x.name)) for b in bounds])
+        job.extra.append(("value_at", result_number))
+        job.extra.append(("root_of_g", number))
+        unit = model.unit_text(x.name)
+        return job.finish(sympy.Float(result_number, 17), unit, method=how, used=[expr])
+    result = sympy.Min(root, *bounds) if bounds else root
+    if bounds:
+        job.step("min with bounds", sympy.Eq(x, result),
+                 "g is decreasing, so x = Min(g(x), k) has the solution Min(r, k): if r <= k then x = r; "
+                 "if r > k then g(k) > g(r) = r > k, so x = k satisfies x = Min(g(k), k)")
+    unit = job.check_unit(root, x.name, "fixed point")
+    job.extra.append(("root_of_g", root))
+    if preset is not None or values:
+        job.extra.append(("value_at", derive_evaluate._evaluate(model, result, preset, values or {}, model.unit_text(x.name))))
+    return job.finish(result, unit, method=how, used=[expr])
+
+
+def _closed_form_root(job: derive_job._Job, ctx: derive_context._Context, poly: sympy.Poly, x: sympy.Symbol, lo: sympy.Expr, hi: sympy.Expr) -> sympy.Expr | None:
+    coeffs = poly.all_coeffs()
+    if len(coeffs) == 2:
+        a1, a0 = coeffs
+        root = derive_context._nice(-a0 / a1)
+        job.step("solve", sympy.Eq(x, root), "the relation is linear in " + str(x))
+        return root
+    a2, a1, a0 = [derive_context._nice(c) for c in coeffs]
+    disc = derive_context._nice(a1**2 - 4 * a2 * a0)
+    roots = [(-a1 + s * sympy.sqrt(disc)) / (2 * a2) for s in (1, -1)]
+    job.step("quadratic roots", sympy.Tuple(*[sympy.Eq(x, r) for r in roots]), f"p({x}) = {sympy.sstr(poly.as_expr())}; both roots of the quadratic formula")
+    p_lo = derive_context._nice(poly.as_expr().xreplace({x: lo})) if lo.is_finite else None
+    p_hi = derive_context._nice(poly.as_expr().xreplace({x: hi})) if hi.is_finite else None
+    s_lo = ctx.sign(p_lo) if p_lo is not None else None
+    s_hi = ctx.sign(p_hi) if p_hi is not None else None
+    if s_lo is not None and s_hi is not None and s_lo * s_hi == -1:
+        reason = (f"p({sympy.sstr(lo)}) = {sympy.sstr(p_lo)} and p({sympy.sstr(hi)}) = {sympy.sstr(p_hi)} have opposite signs "
+                  f"(proved from the declared signs), so exactly one root of the quadratic lies in ({sympy.sstr(lo)}, {sympy.sstr(hi)})")
+    else:
+        reason = "the signs of p at the domain ends are not decided; the root inside the domain is identified on samples"
+    # which formula? check on random samples of the positive parameters
+    choice = _pick_root(roots, x, lo, hi)
+    if choice is None:
+        job.step("select root", sympy.Tuple(*roots), reason + "; neither formula lies inside the domain for all samples: falling back to a numeric root")
+        return None
+    selected = roots[choice]
+    s = 1 if choice == 0 else -1
+    stable = derive_context._nice(2 * a0 / (-a1 - s * sympy.sqrt(disc)))
+    job.extra.append(("rejected_root", roots[1 - choice]))
+    job.step("select root", sympy.Eq(x, selected),
+             reason + f"; it is the {'+' if s == 1 else '-'} root (the other lies outside the domain at every sample checked)")
+    job.step("rationalise", sympy.Eq(x, stable),
+             "multiply by the conjugate (a1**2 - disc = 4*a2*a0): the same root without cancellation, valid also where the x**2 coefficient vanishes")
+    return stable
+
+
+def _pick_root(roots: Sequence[sympy.Expr], x: sympy.Symbol, lo: sympy.Expr, hi: sympy.Expr, samples: int = 24) -> int | None:
+    symbols = sorted(set().union(*[r.free_symbols for r in roots]) | (hi.free_symbols if isinstance(hi, sympy.Basic) else set()), key=str)
+    rng = random.Random(20160101)
+    wins = [0, 0]
+    good_samples = 0
+    for _ in range(samples * 3):
+        values = {s: mpmath.mpf(10) ** rng.uniform(-2, 2) for s in symbols}
+        try:
+            lo_v = mpmath.mpf(sympy.N(lo.xreplace(values), 30)) if lo.is_finite else -mpmath.inf
+            hi_v = mpmath.mpf(sympy.N(hi.xreplace(values), 30)) if hi is not sympy.oo else mpmath.inf
+            inside = []
+            for r in roots:
+                v = sympy.N(r.xreplace(values), 30)
+                inside.append(bool(v.is_real) and lo_v < mpmath.mpf(v) < hi_v)
+        except (TypeError, ValueError, ZeroDivisionError):
+            continue
+        if inside[0] == inside[1]:
+            continue
+        good_samples += 1
+        wins[0 if inside[0] else 1] += 1
+        if good_samples >= samples:
+            break
+    if good_samples == 0:
+        return None
+    if wins[0] == good_samples:
+        return 0
+    if wins[1] == good_samples:
+        return 1
+    return None
+
+
+def _numeric_root(job: derive_job._Job, g: sympy.Expr, x: sympy.Symbol, lo: sympy.Expr, hi: sympy.Expr, bounds: Sequence[sympy.Expr],
+                  preset: str | None, values: Mapping[str, Any]) -> tuple[str, float]:
+    model = job.model
+    if preset is None and not values:
+        raise errors.DerivationError(f"{model.id}: {x} = g({x}) has no closed form here (not a polynomial of degree <= 2); "
+                                     "give a preset or values for a numeric root")
+    from symgpu import numeric
+
+    # NOTE: the root is found in coherent base units (prefixes that do not cancel are exact),
+    # then expressed in the declared unit of x.
+    mags = derive_evaluate._base_magnitudes(model, preset, values)
+    x_scale = numeric.unit_scale(model.units[x.name])
+    g = numeric.base_expression(model, g)
+    hi = numeric.base_expression(model, hi) if hi.is_finite else hi
+    mapping = {model.symbols[k]: sympy.Rational(repr(float(v))) for k, v in mags.items() if model.symbols[k] in (g.free_symbols | (hi.free_symbols if hi.is_finite else set()))}
+    missing = sorted(s.name for s in g.free_symbols - {x} if s not in mapping)
+    if missing:
+        raise errors.EvaluationError(f"{model.id}: the fixed point needs values for {', '.join(missing)}")
+    g_num = g.xreplace(mapping)
+    f = sympy.lambdify(x, x - g_num, modules="mpmath")
+    lo_v = mpmath.mpf(0) if lo == 0 else None
+    hi_v = mpmath.mpf(sympy.N(hi.xreplace(mapping), 40)) if hi.is_finite else None
+    if lo_v is None or hi_v is None:
+        raise errors.DerivationError(f"{model.id}: no finite bracket for the root of {x} = g({x})")
+    with mpmath.workdps(40):
+        eps = hi_v * mpmath.mpf(10) ** -30
+        a, b = lo_v + eps, hi_v - eps
+        fa, fb = f(a), f(b)
+        if fa * fb > 0:
+            raise errors.DerivationError(f"{model.id}: {x} - g({x}) does not change sign on ({lo_v}, {hi_v}); no bracketed root")
+        root = mpmath.findroot(f, (a, b), solver="anderson", tol=mpmath.mpf(10) ** -35)
+    how = (f"numeric: mpmath.findroot(solver='anderson') bracketed on (0, {mpmath.nstr(hi_v, 8)}), 40 digits — "
+           f"{x} = g({x}) is not a polynomial of degree <= 2, so no closed form is used")
+    return how, float(root) / float(x_scale)

@@ -1,0 +1,300 @@
+"""The working state of one derivation: steps, substitutions, assumptions and unit checks.
+
+Also the root solver shared by the operations (:func:`_solve_for`), which filters roots by
+the variable's declared domain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import sympy
+
+from symgpu import derive_context, dimensions, errors
+from symgpu.derivation import Derivation, Step
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+
+@dataclass
+class _Job:
+    """Working state of one derivation: the model, steps, assumptions and unit counts."""
+
+    model: Model
+    operation: str
+    quantity: str
+    variable: str = ""
+    steps: list[Step] = field(default_factory=list)
+    counts: set[str] = field(default_factory=set)
+    substitution: dict[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
+    ctx: derive_context._Context | None = None
+    extra: list[tuple[str, Any]] = field(default_factory=list)
+    omit: tuple[tuple[str, str], ...] = ()
+
+    def step(self, operation: str, expression: Any, justification: str) -> None:
+        if not isinstance(expression, sympy.Basic):
+            expression = sympy.sympify(expression) if not isinstance(expression, (list, tuple)) else sympy.Tuple(*expression)
+        self.steps.append(Step(operation, expression, justification))
+
+    def assumptions(self, *symbols_of: Any) -> tuple[str, ...]:
+        names: set[str] = set()
+        for expr in symbols_of:
+            if isinstance(expr, sympy.Basic):
+                names |= {s.name for s in expr.free_symbols if not isinstance(s, sympy.Dummy)}
+        for sym in self.substitution:
+            names.add(sym.name)
+        out = []
+        for name in sorted(names):
+            definition = self.model.symbol_definitions.get(name)
+            if definition is not None and definition.assumptions:
+                out.append(f"{name} {', '.join(definition.assumptions)} (declared)")
+            elif name in self.model.constants and float(self.model.constants[name].magnitude) > 0:
+                out.append(f"{name} = {self.model.constants[name]:~} (constant, so positive)")
+        if self.ctx is not None:
+            out.extend(f"{s} (given)" for s in self.ctx.sentences)
+        if self.counts:
+            out.append(f"{', '.join(sorted(self.counts))} counted as pure numbers (counts declared by the equations used)")
+        return tuple(out)
+
+    def finish(self, result: Any, unit: str, *, location: Any = None, method: str = "closed form",
+               used: Sequence[Any] = ()) -> Derivation:
+        return Derivation(
+            model=self.model.id,
+            operation=self.operation,
+            quantity=self.quantity,
+            variable=self.variable,
+            steps=tuple(self.steps),
+            result=result,
+            assumptions=self.assumptions(result, location, *used),
+            location=location,
+            unit=unit,
+            method=method,
+            extra=tuple(self.extra),
+        )
+
+    # ---------------------------------------------------------------- expressions
+    def parse(self, value: Any, where: str) -> sympy.Basic:
+        """A caller value as SymPy: SymPy objects pass, numbers become exact, text goes
+        through the model's safe parser, pint quantities are converted only by the caller."""
+        if isinstance(value, sympy.Basic):
+            return value
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return derive_context._number(value)
+        if isinstance(value, str):
+            return self.model.parse(value, where, boolean=any(op in value for op in ("<", ">", "==")) or value.strip().startswith(("Eq(", "Ne(", "And(", "Or(")))
+        raise errors.UsageError(f"{where}: cannot use {value!r} (give a number, a SymPy expression or expression text)")
+
+    def symbol(self, name: Any) -> sympy.Symbol:
+        if isinstance(name, sympy.Symbol):
+            return name
+        return self.model.symbol(str(name))
+
+    def expand(self, expr: sympy.Basic, stop_at: frozenset[str] = frozenset()) -> sympy.Basic:
+        """Substitute the defining equations of every defined quantity in ``expr``."""
+        mapping = {}
+        for sym in expr.free_symbols:
+            if sym.name in self.model.defining and sym.name not in stop_at:
+                mapping[sym] = self.model.expression(sym.name, stop_at=stop_at)
+                for equation in self.model.dependencies(sym.name, stop_at=stop_at):
+                    self.counts.update(c.strip("[]") for c in equation.definition.counts)
+        return expr.xreplace(mapping) if mapping else expr
+
+    def quantity_expression(self, quantity: Any, substitute: Mapping[str, Any] | None,
+                            stop_at: Iterable[str] = (), case: str | None = None) -> tuple[sympy.Expr, sympy.Expr | None]:
+        """Return (expression in inputs, left-hand symbol or None) with substitutions applied.
+
+        ``case`` selects one case of a quantity defined by ``cases``: its value replaces the
+        Piecewise, and its condition (with the negations of the earlier cases) is assumed."""
+        stop = frozenset(stop_at)
+        lhs: sympy.Expr | None = None
+        if case is not None:
+            if not (isinstance(quantity, str) and (quantity in self.model.defining or quantity in self.model.equations)):
+                raise errors.UsageError(f"{self.model.id}: case '{case}' needs a quantity defined by cases")
+            equation = self.model.equation_for(quantity)
+            ids = [c.id for c in equation.cases]
+            if case not in ids:
+                raise errors.UsageError(f"{self.model.id}: {quantity} has no case '{case}' (cases: {', '.join(ids) or 'none'})")
+            lhs = equation.lhs
+            self.quantity = equation.definition.defines
+            chosen = equation.cases[ids.index(case)]
+            conditions = [sympy.Not(c.condition) for c in equation.cases[:ids.index(case)]]
+            if chosen.condition is not sympy.true:
+                conditions.append(chosen.condition)
+            deps = self.model.dependencies(quantity, stop_at=stop)
+            for dep in deps:
+                self.counts.update(c.strip("[]") for c in dep.definition.counts)
+            self.step("case", sympy.Eq(lhs, chosen.value, evaluate=False),
+                      f"case {case} of equation {equation.id} ({equation.definition.source}), which applies when "
+                      + (" and ".join(sympy.sstr(c) for c in conditions) if conditions else "no earlier case does"))
+            for condition in conditions:
+                expanded = self.expand(condition, stop)
+                for part in (expanded.args if isinstance(expanded, sympy.And) else (expanded,)):
+                    if self.ctx is not None:
+                        self.ctx.add(part, f"{sympy.sstr(part)} (condition of case {case})")
+            expr = self.expand(chosen.value, stop)
+            if expr != chosen.value:
+                self.step("substitute", sympy.Eq(lhs, expr, evaluate=False), "intermediate quantities replaced by their equations")
+        elif isinstance(quantity, str) and (quantity in self.model.defining or quantity in self.model.equations):
+            equation = self.model.equation_for(quantity)
+            lhs = equation.lhs
+            self.quantity = equation.definition.defines
+            rhs = self.model.expression(quantity, stop_at=stop)
+            deps = self.model.dependencies(quantity, stop_at=stop)
+            for dep in deps:
+                self.counts.update(c.strip("[]") for c in dep.definition.counts)
+            sources = "; ".join(f"{d.id} ({d.definition.source.locator})" for d in deps)
+            self.step("definition", sympy.Eq(lhs, equation.rhs, evaluate=False), f"equation {equation.id}, {equation.definition.source}")
+            if len(deps) > 1 or rhs != equation.rhs:
+                self.step("substitute", sympy.Eq(lhs, rhs, evaluate=False), f"intermediate quantities replaced by their equations: {sources}")
+            expr = rhs
+        else:
+            parsed = self.parse(quantity, "quantity")
+            if isinstance(parsed, sympy.Eq):
+                expr = sympy.Eq(self.expand(parsed.lhs, stop), self.expand(parsed.rhs, stop), evaluate=False)
+            else:
+                expr = self.expand(parsed, stop)
+            self.step("expression", expr, "as given, intermediate quantities replaced by their equations")
+        if self.omit:
+            expr = self._omit_terms(expr, stop)
+        if substitute:
+            mapping = {}
+            for name, value in substitute.items():
+                sym = self.symbol(name)
+                mapping[sym] = self.expand(self.parse(value, f"substitute.{name}"), stop)
+            self.substitution.update(mapping)
+            expr = expr.xreplace(mapping)
+            shown = sympy.Eq(lhs, expr, evaluate=False) if lhs is not None and not isinstance(expr, sympy.Eq) else expr
+            self.step("substitute", shown, "given: " + ", ".join(f"{k} = {sympy.sstr(v)}" for k, v in mapping.items()))
+        return expr, lhs
+
+    def _omit_terms(self, expr: sympy.Basic, stop: frozenset[str]) -> sympy.Basic:
+        """Drop the Min/Max arguments named by ``omit`` ((equation id or "", limiter name) pairs)."""
+        terms: list[sympy.Basic] = []
+        for equation_id, name in self.omit:
+            equations = [self.model.equation_for(equation_id)] if equation_id else list(self.model.equations.values())
+            found = [t for e in equations for n, t in e.limiters if n == name]
+            if not found:
+                raise errors.UsageError(f"{self.model.id}: no limiter '{name}'" + (f" in equation {equation_id}" if equation_id else ""))
+            terms.extend(self.expand(t, stop) for t in found)
+
+        def prune(node: sympy.Basic) -> sympy.Basic:
+            if isinstance(node, (sympy.Min, sympy.Max)):
+                kept = [a for a in node.args if not any(a == t or sympy.cancel(a - t) == 0 for t in terms)]
+                if not kept:
+                    raise errors.UsageError(f"{self.model.id}: omitting {', '.join(n for _, n in self.omit)} leaves an empty {type(node).__name__}")
+                return node.func(*[prune(a) for a in kept])
+            if node.args and derive_context._has_pieces(node):
+                return node.func(*[prune(a) for a in node.args])
+            return node
+
+        pruned = prune(expr)
+        if pruned == expr:
+            raise errors.UsageError(f"{self.model.id}: the terms to omit ({', '.join(n for _, n in self.omit)}) do not occur in {self.quantity}")
+        self.step("omit bounds", pruned, "the request drops the bound" + ("s " if len(self.omit) > 1 else " ")
+                  + ", ".join(n for _, n in self.omit) + " (a variant of the model)")
+        return pruned
+
+    # ---------------------------------------------------------------- units
+    def dims(self) -> dict[sympy.Symbol, Any]:
+        return {sym: dimensions.without_counts(self.model.dimension(name), self.counts) for name, sym in self.model.symbols.items()}
+
+    def check_unit(self, expr: Any, name: str, what: str) -> str:
+        """Check that ``expr`` has the dimension of symbol ``name``; return the unit text."""
+        unit = self.model.unit_text(name)
+        if not isinstance(expr, sympy.Basic) or expr.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan) or expr.is_zero:
+            return unit  # a bare 0 (or infinity) has every dimension
+        dims = self.dims()
+        clean = expr
+        try:
+            found = dimensions.settle(dimensions.dimension_of(clean, dims))
+        except dimensions.Mismatch as exc:
+            raise errors.DerivationError(f"{self.model.id}: {what} '{sympy.sstr(expr)}' is dimensionally inconsistent: {exc.problem}") from None
+        expected = dims[self.model.symbols[name]]
+        if found != expected:
+            raise errors.DerivationError(
+                f"{self.model.id}: {what} '{sympy.sstr(expr)}' has dimension {dimensions.show(found)}, but {name} is "
+                f"{dimensions.show(expected)} (unit {unit}); the model's equations or the request are inconsistent")
+        counted = f" (counting {', '.join(sorted(self.counts))} as pure numbers)" if self.counts else ""
+        self.step("unit check", sympy.Eq(self.model.symbols[name], expr, evaluate=False),
+                  f"dimension {dimensions.show(found)} equals the declared unit of {name} [{unit}]{counted}")
+        return unit
+
+
+def _omit_pairs(omit: Iterable[Any]) -> tuple[tuple[str, str], ...]:
+    """``["issue_bound"]`` or ``["s4_1_model.issue_bound"]`` or pairs -> (equation id, limiter name)."""
+    out = []
+    for item in omit or ():
+        if isinstance(item, (tuple, list)):
+            out.append((str(item[0]), str(item[1])))
+        else:
+            equation, _, name = str(item).rpartition(".")
+            out.append((equation, name))
+    return tuple(out)
+
+
+def _context(model: Model, assume: Iterable[Any] | None, job: _Job) -> derive_context._Context:
+    relations = [job.parse(a, "assume") for a in (assume or ())]
+    ctx = derive_context._Context(model)
+    for relation in relations:
+        ctx.add(relation)
+    job.ctx = ctx
+    return ctx
+
+
+def _domain_ok(job: _Job, var: sympy.Symbol, value: sympy.Expr) -> tuple[bool, str]:
+    """Is ``value`` allowed for ``var`` by its declared assumptions? (False only if refuted.)"""
+    assert job.ctx is not None
+    if value.has(sympy.I) or value.is_real is False:
+        return False, "not real"
+    if value.has(sympy.zoo, sympy.nan):
+        return False, "undefined"
+    definition = job.model.symbol_definitions.get(var.name)
+    declared = definition.assumptions if definition else ()
+    s = job.ctx.sign(value)
+    if "positive" in declared and s is not None and s <= 0:
+        return False, f"{var} is declared positive but this root is {'zero' if s == 0 else 'negative'}"
+    if "nonnegative" in declared and s == -1:
+        return False, f"{var} is declared nonnegative but this root is negative"
+    return True, ""
+
+
+def _real_dummy(var: sympy.Symbol) -> sympy.Symbol:
+    return sympy.Dummy(var.name, real=True)
+
+
+def _solve_for(job: _Job, equation: sympy.Basic, var: sympy.Symbol, label: str) -> list[sympy.Expr]:
+    """Roots of ``equation`` for ``var`` (solved over the reals), filtered by the declared
+    domain of ``var``, with the kept and dropped roots recorded as steps."""
+    assert job.ctx is not None
+    free = _real_dummy(var)
+    eq = equation.xreplace({var: free})
+    target = eq.lhs - eq.rhs if isinstance(eq, sympy.Eq) else eq
+    if not isinstance(target, sympy.Basic) or free not in target.free_symbols:
+        return []
+    try:
+        roots = sympy.solve(target, free, dict=False)
+    except NotImplementedError:
+        roots = None
+    if roots is None or roots == []:
+        try:
+            solution = sympy.solveset(target, free, sympy.S.Reals)
+        except (NotImplementedError, TypeError, ValueError):
+            solution = None
+        if isinstance(solution, sympy.FiniteSet):
+            roots = list(solution)
+        elif roots is None:
+            raise errors.DerivationError(f"{job.model.id}: SymPy finds no closed form for {label}: {sympy.sstr(equation)} in {var}")
+    roots = [r.xreplace({free: var}) if isinstance(r, sympy.Basic) else r for r in roots]
+    kept: list[tuple[sympy.Expr, str]] = []
+    dropped: list[tuple[sympy.Expr, str]] = []
+    for root in roots:
+        root = job.ctx.nice(root)
+        ok, why = _domain_ok(job, var, root)
+        (kept if ok else dropped).append((root, why))
+    if dropped:
+        job.step("filter roots", sympy.Tuple(*[r for r, _ in dropped]),
+                 "dropped: " + "; ".join(f"{sympy.sstr(r)}: {w}" for r, w in dropped))
+    return [r for r, _ in kept]

@@ -1,0 +1,215 @@
+"""Limits of a quantity, one-sided across floor/ceiling steps and regime switches, and their ratios."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import sympy
+
+from symgpu import derive_context, derive_job, derive_regimes, errors
+from symgpu.derivation import Derivation, Step
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+
+def _lift(ctx: derive_context._Context, expr: sympy.Expr) -> sympy.Expr:
+    """Move Min/Max outward through sums and positive (or negative) factors."""
+    if not derive_context._has_pieces(expr) or isinstance(expr, sympy.Piecewise):
+        return expr
+    if isinstance(expr, (sympy.Min, sympy.Max)):
+        return expr.func(*[_lift(ctx, a) for a in expr.args], evaluate=False)
+    args = [_lift(ctx, a) for a in expr.args]
+    if expr.is_Add or expr.is_Mul:
+        for index, arg in enumerate(args):
+            if isinstance(arg, (sympy.Min, sympy.Max)):
+                rest = (sympy.Add if expr.is_Add else sympy.Mul)(*(args[:index] + args[index + 1:]))
+                if expr.is_Add:
+                    return _lift(ctx, arg.func(*[rest + a for a in arg.args], evaluate=False))
+                s = ctx.sign(rest)
+                if s == 1:
+                    return _lift(ctx, arg.func(*[rest * a for a in arg.args], evaluate=False))
+                if s == -1:
+                    other = sympy.Max if isinstance(arg, sympy.Min) else sympy.Min
+                    return _lift(ctx, other(*[rest * a for a in arg.args], evaluate=False))
+    if expr.is_Pow and isinstance(args[0], (sympy.Min, sympy.Max)) and expr.exp == -1:
+        other = sympy.Max if isinstance(args[0], sympy.Min) else sympy.Min
+        if all(ctx.sign(a) == 1 for a in args[0].args):
+            return _lift(ctx, other(*[1 / a for a in args[0].args], evaluate=False))
+    return expr.func(*args)
+
+
+def _staircase_limit(job: derive_job._Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, direction: str) -> sympy.Expr:
+    """Replace each ``floor(g)``/``ceiling(g)`` of ``var`` by its one-sided limit at ``point``.
+
+    Where ``g(point)`` is an integer n and g is strictly monotone there: approached from
+    above (g -> n+) ``floor -> n`` and ``ceiling -> n + 1``; from below ``floor -> n - 1``
+    and ``ceiling -> n``. Where ``g(point)`` is not an integer both are continuous."""
+    assert job.ctx is not None
+    side = 1 if direction == "+" else -1
+    mapping = {}
+    for node in sorted(expr.atoms(sympy.floor, sympy.ceiling), key=sympy.count_ops):
+        g = node.args[0]
+        if var not in g.free_symbols:
+            continue
+        at = job.ctx.nice(g.xreplace({var: point}))
+        slope = job.ctx.sign(sympy.diff(g, var).xreplace({var: point}))
+        if at.is_integer is True and slope in (1, -1):
+            above = slope * side > 0  # g approaches its value at the point from above
+            if isinstance(node, sympy.floor):
+                value = at if above else at - 1
+            else:
+                value = at + 1 if above else at
+            mapping[node] = value
+            job.step("one-sided " + type(node).__name__, sympy.Eq(sympy.Symbol(sympy.sstr(node)), value),
+                     f"{sympy.sstr(g)} -> {sympy.sstr(at)} (an integer) from {'above' if above else 'below'} as {var} -> "
+                     f"{sympy.sstr(point)}{direction} (its slope in {var} is {'positive' if slope == 1 else 'negative'}): "
+                     + ("floor(n + e) = n" if isinstance(node, sympy.floor) and above else
+                        "floor(n - e) = n - 1" if isinstance(node, sympy.floor) else
+                        "ceiling(n + e) = n + 1" if above else "ceiling(n - e) = n") + " for small e > 0")
+        elif at.is_integer is False:
+            mapping[node] = node.func(at)
+        else:
+            raise errors.DerivationError(f"{job.model.id}: cannot decide the one-sided limit of {sympy.sstr(node)} at "
+                                         f"{var} = {sympy.sstr(point)}: is {sympy.sstr(at)} an integer?")
+    return expr.xreplace(mapping) if mapping else expr
+
+
+def _side_regime(job: derive_job._Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, direction: str) -> derive_regimes.Regime:
+    """The regime of ``expr`` that applies just above (``+``) or below (``-``) ``point``."""
+    assert job.ctx is not None
+    ctx = job.ctx
+    side = 1 if direction == "+" else -1
+    found = derive_regimes._regimes(job, expr, var, record=False)
+    reasons: list[str] = []
+    for regime in found:
+        why = []
+        ok = True
+        for cond in regime.raw:
+            if cond.h is None:
+                assert cond.boolean is not None
+                ok = ctx.decide(cond.boolean.xreplace({var: point})) is True
+                why.append(sympy.sstr(cond.boolean))
+            else:
+                at = ctx.nice(cond.h.xreplace({var: point}))
+                s0 = ctx.sign(at)
+                if s0 == 1:
+                    why.append(f"{sympy.sstr(cond.relational)} holds at the point")
+                    continue
+                if s0 == 0:
+                    slope = ctx.sign(sympy.diff(cond.h, var).xreplace({var: point}))
+                    if slope is not None and slope * side > 0:
+                        why.append(f"{sympy.sstr(cond.relational)}: 0 at the point and increasing towards the {direction} side")
+                        continue
+                ok = False
+            if not ok:
+                break
+        if ok:
+            job.step("select regime", regime.expression,
+                     f"{regime.name} applies just {'above' if side == 1 else 'below'} {var} = {sympy.sstr(point)}: " + "; ".join(why))
+            return regime
+        reasons.append(regime.name)
+    raise errors.DerivationError(f"{job.model.id}: no regime of {job.quantity} is proved to apply on the {direction} side of "
+                                 f"{var} = {sympy.sstr(point)} (regimes: {', '.join(reasons)})")
+
+
+def _limit(ctx: derive_context._Context, expr: sympy.Expr, var: sympy.Symbol, to: sympy.Expr, direction: str) -> sympy.Expr:
+    expr = _lift(ctx, expr)
+    if isinstance(expr, (sympy.Min, sympy.Max)):
+        return expr.func(*[_limit(ctx, a, var, to, direction) for a in expr.args])
+    if isinstance(expr, sympy.Piecewise) or derive_context._has_pieces(expr):
+        raise errors.DerivationError(f"cannot take the limit of the piecewise expression {sympy.sstr(expr)} (no regime is selected as {var} -> {to})")
+    return sympy.limit(expr, var, to, direction)
+
+
+def _parse_to(job: derive_job._Job, to: Any) -> sympy.Expr:
+    if isinstance(to, sympy.Basic):
+        return to
+    text = str(to).strip().lower()
+    if text in ("oo", "inf", "infinity", "+oo", "+inf"):
+        return sympy.oo
+    if text in ("-oo", "-inf", "-infinity"):
+        return -sympy.oo
+    if isinstance(to, (int, float)):
+        return derive_context._number(to)
+    try:
+        return derive_context._number(text)
+    except (TypeError, ValueError):
+        return job.parse(str(to), "to")
+
+
+def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: str | None = None,
+          substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None,
+          stop_at: Iterable[str] = (), omit: Iterable[Any] = ()) -> Derivation:
+    """Limit of ``quantity`` as ``var`` tends to ``to`` (``"oo"``, ``"0"``, a number or an expression).
+
+    ``Min``/``Max`` are moved outward through sums and factors of known sign, and the
+    limit taken argument by argument (they are continuous); positive variables approach
+    finite points from above by default.
+    """
+    job = derive_job._Job(model, "limit", str(quantity), str(var))
+    job.omit = derive_job._omit_pairs(omit)
+    ctx = derive_job._context(model, assume, job)
+    expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
+    symbol = job.symbol(var)
+    point = _parse_to(job, to)
+    if direction is None:
+        definition = model.symbol_definitions.get(symbol.name)
+        direction = "+" if definition and {"positive", "nonnegative"} & set(definition.assumptions) else "+-"
+    finite = not point.has(sympy.oo, -sympy.oo, sympy.zoo)
+    if finite:
+        # a finite point such as MSHRs/M_Read presumes its denominators nonzero
+        for sym in sorted(sympy.denom(sympy.together(point)).free_symbols, key=str):
+            definition = model.symbol_definitions.get(sym.name)
+            if definition is not None and "nonnegative" in definition.assumptions and "positive" not in definition.assumptions:
+                ctx.add(sympy.StrictGreaterThan(sym, 0), f"{sym} > 0 (the point {sympy.sstr(point)} is finite)")
+    lifted = _lift(ctx, expr)
+    if lifted != expr:
+        job.step("lift Min/Max", lifted, "sums and factors of known sign moved inside Min/Max (x*Min(a,b) = Min(x*a, x*b) for x > 0)")
+    side_text = {"+": " from above", "-": " from below"}.get(direction, "") if finite else ""
+    how = " (Min/Max argument by argument: they are continuous)"
+    if finite and direction in ("+", "-") and (lifted.has(sympy.Piecewise) or derive_context._has_staircase(lifted, symbol)):
+        if derive_context._has_pieces(lifted):
+            lifted = _side_regime(job, lifted, symbol, point, direction).expression
+        lifted = _staircase_limit(job, lifted, symbol, point, direction)
+        how = " inside the regime that applies on that side"
+    try:
+        value = _limit(ctx, lifted, symbol, point, direction)
+    except (NotImplementedError, ValueError) as exc:
+        raise errors.DerivationError(f"{model.id}: SymPy cannot take the limit of {job.quantity} as {var} -> {point}: {exc}") from None
+    job.step("limit", value, f"limit as {var} -> {sympy.sstr(point)}" + side_text + how)
+    back = ctx.back(derive_context._nice(value.xreplace(ctx.forward))) if ctx.forward else value
+    result = ctx.nice(back)
+    if result != value:
+        job.step("simplify", result, "using the given assumptions")
+    unit = ""
+    if job.quantity in model.symbols:
+        unit = job.check_unit(result, job.quantity, "limit")
+    return job.finish(result, unit, used=[expr])
+
+
+def limit_ratio(model: Model, quantity: Any, var: str, to: Any, ratio: Mapping[str, str] | None = None, *,
+                substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None,
+                stop_at: Iterable[str] = (), omit: Iterable[Any] = ()) -> Derivation:
+    """The jump of ``quantity`` across ``var = to``: the ratio of its one-sided limits,
+    ``ratio = {"above": "+", "below": "-"}`` (numerator ``above``, denominator ``below``)."""
+    sides = dict(ratio or {"above": "+", "below": "-"})
+    if set(sides) != {"above", "below"} or not set(sides.values()) <= {"+", "-"}:
+        raise errors.UsageError(f"{model.id}: ratio must be {{above = \"+\", below = \"-\"}} (got {sides})")
+    common: dict[str, Any] = {"substitute": substitute, "assume": assume, "stop_at": stop_at, "omit": omit}
+    upper = limit(model, quantity, var, to, direction=sides["above"], **common)
+    lower = limit(model, quantity, var, to, direction=sides["below"], **common)
+    if lower.result == 0:
+        raise errors.DerivationError(f"{model.id}: the limit of {quantity} from the {sides['below']} side is 0; no ratio")
+    job = derive_job._Job(model, "limit", str(quantity), str(var))
+    job.steps = [Step(f"{sides['above']} side: {s.operation}", s.expression, s.justification) for s in upper.steps] \
+        + [Step(f"{sides['below']} side: {s.operation}", s.expression, s.justification) for s in lower.steps]
+    result = derive_context._nice(upper.result / lower.result)
+    job.step("ratio", result, f"({sympy.sstr(upper.result)}) / ({sympy.sstr(lower.result)}): the limit from the "
+             f"{sides['above']} side over the limit from the {sides['below']} side")
+    job.extra.extend([("above", upper.result), ("below", lower.result)])
+    derivation = job.finish(result, "1", used=[upper.result, lower.result])
+    return Derivation(derivation.model, derivation.operation, derivation.quantity, derivation.variable, derivation.steps,
+                      derivation.result, tuple(dict.fromkeys(upper.assumptions + lower.assumptions)), None, "1",
+                      "closed form", derivation.extra)

@@ -1,0 +1,375 @@
+"""Regimes of a piecewise quantity: the branches of its nested ``Min``/``Max``/``Piecewise``.
+
+Branch enumeration, condition tidying and feasibility checks, and the public
+:func:`regimes` operation. (:mod:`symgpu.regimes` picks the regime active at given inputs.)
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import sympy
+
+from symgpu import derive_context, derive_job, errors
+from symgpu.derivation import Derivation
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+#: the most branches enumerated before a nested Min/Max/Piecewise is refused
+MAX_BRANCHES = 512
+
+
+@dataclass(frozen=True)
+class _Cond:
+    """A branch condition: ``h > 0`` (strict) or ``h >= 0``; or an opaque boolean."""
+
+    h: sympy.Expr | None
+    strict: bool = False
+    boolean: sympy.Basic | None = None
+
+    @property
+    def relational(self) -> sympy.Basic:
+        if self.h is None:
+            return self.boolean
+        return sympy.StrictGreaterThan(self.h, 0) if self.strict else sympy.GreaterThan(self.h, 0)
+
+    def xreplace(self, mapping: Mapping[Any, Any]) -> _Cond:
+        if self.h is None:
+            assert self.boolean is not None  # a condition without h is an opaque boolean
+            return _Cond(None, boolean=self.boolean.xreplace(mapping))
+        return _Cond(self.h.xreplace(mapping), self.strict)
+
+
+def _conds_of(condition: sympy.Basic, negate: bool = False) -> list[_Cond]:
+    if condition in (True, sympy.true):
+        return [] if not negate else [_Cond(None, boolean=sympy.false)]
+    if isinstance(condition, sympy.And) and not negate:
+        return [c for arg in condition.args for c in _conds_of(arg)]
+    if isinstance(condition, sympy.Or) and negate:
+        return [c for arg in condition.args for c in _conds_of(arg, True)]
+    if isinstance(condition, sympy.Not):
+        return _conds_of(condition.args[0], not negate)
+    if isinstance(condition, sympy.core.relational.Relational) and not isinstance(condition, (sympy.Eq, sympy.Ne)):
+        rel = condition
+        if negate:
+            rel = {sympy.StrictGreaterThan: sympy.LessThan, sympy.GreaterThan: sympy.StrictLessThan,
+                   sympy.StrictLessThan: sympy.GreaterThan, sympy.LessThan: sympy.StrictGreaterThan}[type(rel)](rel.lhs, rel.rhs)
+        if isinstance(rel, (sympy.StrictGreaterThan, sympy.GreaterThan)):
+            return [_Cond(rel.lhs - rel.rhs, isinstance(rel, sympy.StrictGreaterThan))]
+        return [_Cond(rel.rhs - rel.lhs, isinstance(rel, sympy.StrictLessThan))]
+    return [_Cond(None, boolean=sympy.Not(condition) if negate else condition)]
+
+
+@dataclass(frozen=True)
+class Regime:
+    """One branch of a piecewise quantity.
+
+    Attributes:
+        name: the limiting term (``memory_bound``), a case id, or a generated name.
+        conditions: simplified conditions under which the branch applies (all hold).
+        expression: the quantity's value on this branch.
+        terms: names of the terms chosen at each ``Min``/``Max``/``Piecewise`` on the way.
+    """
+
+    name: str
+    conditions: tuple[sympy.Basic, ...]
+    expression: sympy.Expr
+    terms: tuple[str, ...] = ()
+    raw: tuple[_Cond, ...] = ()
+    feasible: bool | None = True  # None: not proved (no witness found among samples)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "conditions": [sympy.sstr(c) for c in self.conditions],
+                "expression": sympy.sstr(self.expression), "terms": list(self.terms), "feasible": self.feasible}
+
+
+def _names(job: derive_job._Job, stop: frozenset[str] = frozenset()) -> dict[Any, str]:
+    """Expanded limiter terms and case values -> their names (from every equation)."""
+    names: dict[Any, str] = {}
+    deps = []
+    try:
+        deps = [e.id for e in job.model.dependencies(job.quantity, stop_at=stop)] if job.quantity in job.model.defining else []
+    except errors.UsageError:
+        deps = []
+    ordered = [job.model.equations[i] for i in deps] + [e for e in job.model.equations.values() if e.id not in deps]
+    for equation in ordered:
+        for name, term in equation.limiters:
+            key = job.expand(term, stop).xreplace(job.substitution)
+            names.setdefault(("term", key), name)
+        for case in equation.cases:
+            key = job.expand(case.value, stop).xreplace(job.substitution)
+            names.setdefault(("case", key), case.id)
+    return names
+
+
+def _lookup(names: Mapping[Any, str], kind: str, key: sympy.Basic, fallback: str) -> str:
+    if (kind, key) in names:
+        return names[(kind, key)]
+    for (k, expr), name in names.items():
+        if k == kind and isinstance(expr, sympy.Basic) and expr.free_symbols == key.free_symbols:
+            try:
+                if sympy.cancel(expr - key) == 0:
+                    return name
+            except (TypeError, ValueError, sympy.PolynomialError):
+                continue
+    return fallback
+
+
+def _branches(expr: sympy.Basic, names: Mapping[Any, str], counter: list[int]) -> list[tuple[tuple[str, ...], tuple[_Cond, ...], sympy.Expr]]:
+    """All (labels, conditions, value) branches of ``expr``."""
+    if not derive_context._has_pieces(expr):
+        return [((), (), expr)]
+    if isinstance(expr, (sympy.Min, sympy.Max)):
+        kind = "Min" if isinstance(expr, sympy.Min) else "Max"
+        args = list(expr.args)
+        child = [_branches(a, names, counter) for a in args]
+        out = []
+        for combo in itertools.product(*child):
+            base = tuple(c for _, conds, _ in combo for c in conds)
+            values = [v for _, _, v in combo]
+            for i, (labels, _, value) in enumerate(combo):
+                within = list(base)
+                for j, other in enumerate(values):
+                    if j == i:
+                        continue
+                    h = other - value if kind == "Min" else value - other
+                    within.append(_Cond(h, strict=j < i))
+                label = _lookup(names, "term", args[i], f"{kind.lower()}_arg{i + 1}")
+                out.append((labels + (label,), tuple(within), value))
+            if len(out) > MAX_BRANCHES:
+                raise errors.DerivationError(f"more than {MAX_BRANCHES} branches: the expression is too nested to enumerate")
+        return out
+    if isinstance(expr, sympy.Piecewise):
+        out = []
+        previous: list[sympy.Basic] = []
+        for index, (value, condition) in enumerate(expr.args):
+            conds = tuple(c for p in previous for c in _conds_of(p, negate=True)) + tuple(_conds_of(condition))
+            label = _lookup(names, "case", value, f"piece{index + 1}")
+            for labels, sub, val in _branches(value, names, counter):
+                out.append(((label,) + labels, conds + sub, val))
+            previous.append(condition)
+        return out
+    child = [_branches(a, names, counter) for a in expr.args]
+    out = []
+    for combo in itertools.product(*child):
+        labels = tuple(l for ls, _, _ in combo for l in ls)
+        conds = tuple(c for _, cs, _ in combo for c in cs)
+        out.append((labels, conds, expr.func(*[v for _, _, v in combo])))
+        if len(out) > MAX_BRANCHES:
+            raise errors.DerivationError(f"more than {MAX_BRANCHES} branches: the expression is too nested to enumerate")
+    return out
+
+
+def _opposed(conds: Sequence[_Cond]) -> bool:
+    """Two conditions ``h > 0`` and ``-h >= 0`` (or both non-strict with h != 0 forced) contradict."""
+    for a, b in itertools.combinations([c for c in conds if c.h is not None], 2):
+        assert a.h is not None and b.h is not None
+        if (a.strict or b.strict) and sympy.cancel(a.h + b.h) == 0:
+            return True
+    return False
+
+
+def _surface_only(conds: Sequence[_Cond]) -> sympy.Expr | None:
+    """``h`` if the conditions include ``h >= 0`` and ``-h >= 0`` (both non-strict): the regime
+    lives only on the surface ``h = 0``."""
+    for a, b in itertools.combinations([c for c in conds if c.h is not None], 2):
+        assert a.h is not None and b.h is not None
+        if not a.strict and not b.strict and (a.h + b.h == 0 or sympy.cancel(a.h + b.h) == 0):
+            return a.h
+    return None
+
+
+def _witness(model: Model, conds: Sequence[_Cond], samples: int = 4096) -> bool | None:
+    """True if some sample of inputs allowed by the declared assumptions satisfies every
+    condition (a witness of feasibility); None if none does (undecided, not refuted)."""
+    from symgpu import numeric
+
+    relations = [c.relational for c in conds]
+    symbols = sorted(set().union(*[r.free_symbols for r in relations]), key=str)
+    rng = np.random.default_rng(20240601)
+    columns = []
+    for sym in symbols:
+        definition = model.symbol_definitions.get(sym.name)
+        declared = set(definition.assumptions) if definition is not None else set()
+        if sym.name in model.constants:
+            columns.append(np.full(samples, float(model.constants[sym.name].magnitude) * float(numeric.unit_scale(model.units[sym.name]))))
+            continue
+        if "integer" in declared:
+            # 0 and 1 (the values case conditions single out) are drawn often
+            column = rng.choice(np.array([1, 2, 3, 4, 6, 8, 16, 32, 64, 128, 256, 1024, 4096, 65536], dtype=float), samples)
+            column[rng.random(samples) < 0.25] = 1.0
+            if "positive" not in declared:
+                column[rng.random(samples) < 0.3] = 0.0
+        else:
+            column = 10.0 ** rng.uniform(-2, 2, samples)
+            if "nonnegative" in declared and "positive" not in declared:
+                column[rng.random(samples) < 0.3] = 0.0
+            elif not declared & {"positive", "nonnegative"}:
+                column *= rng.choice([-1.0, 1.0], samples)
+        columns.append(column)
+    try:
+        function = sympy.lambdify(symbols, sympy.And(*relations) if len(relations) > 1 else relations[0], modules="numpy")
+        with np.errstate(all="ignore"):
+            holds = np.asarray(function(*columns), dtype=bool)
+    except (TypeError, ValueError, NameError, ZeroDivisionError, AttributeError):
+        return None
+    return True if np.any(holds) else None
+
+
+def _bounds_infeasible(ctx: derive_context._Context, conditions: Sequence[sympy.Basic], var: sympy.Symbol | None) -> bool:
+    """Do lower and upper bounds on ``var`` contradict each other?"""
+    if var is None:
+        return False
+    lows, highs = [], []
+    for c in conditions:
+        if isinstance(c, sympy.core.relational.Relational) and c.lhs == var and var not in c.rhs.free_symbols:
+            if isinstance(c, (sympy.StrictGreaterThan, sympy.GreaterThan)):
+                lows.append((c.rhs, isinstance(c, sympy.StrictGreaterThan)))
+            elif isinstance(c, (sympy.StrictLessThan, sympy.LessThan)):
+                highs.append((c.rhs, isinstance(c, sympy.StrictLessThan)))
+    definition = ctx.model.symbol_definitions.get(var.name)
+    if definition is not None and "positive" in definition.assumptions:
+        lows.append((sympy.Integer(0), True))
+    for (lo, s1), (hi, s2) in itertools.product(lows, highs):
+        s = ctx.sign(hi - lo)
+        if s == -1 or (s == 0 and (s1 or s2)):
+            return True
+    return False
+
+
+def _regimes(job: derive_job._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: frozenset[str] = frozenset(), record: bool = True) -> list[Regime]:
+    assert job.ctx is not None
+    names = _names(job, stop)
+    raw = _branches(expr, names, [0])
+    out: list[Regime] = []
+    dropped: list[str] = []
+    degenerate: list[tuple[str, sympy.Expr]] = []
+    used: dict[str, int] = {}
+    for labels, conds, value in raw:
+        kept_raw: list[_Cond] = []
+        shown: list[sympy.Basic] = []
+        infeasible = False
+        for cond in conds:
+            rel = cond.relational
+            verdict = job.ctx.decide(rel)
+            if verdict is True:
+                continue
+            if verdict is False:
+                infeasible = True
+                break
+            tidy = job.ctx.tidy(rel, over) if cond.h is not None else rel
+            if tidy is sympy.false:
+                infeasible = True
+                break
+            if tidy is sympy.true:
+                continue
+            kept_raw.append(cond)
+            if not any(derive_context._same_relation(tidy, s) for s in shown):
+                shown.append(tidy)
+        name = "+".join(dict.fromkeys(labels)) or "all"
+        if not infeasible:
+            infeasible = _opposed(kept_raw)
+        if infeasible or _bounds_infeasible(job.ctx, shown, over):
+            dropped.append(name)
+            continue
+        surface = _surface_only(kept_raw)
+        if surface is not None:
+            degenerate.append((name, surface))
+            continue
+        used[name] = used.get(name, 0) + 1
+        if used[name] > 1:
+            name = f"{name}#{used[name]}"
+        feasible = True if not kept_raw else _witness(job.model, kept_raw)
+        out.append(Regime(name, tuple(shown), job.ctx.nice(value), tuple(labels), tuple(kept_raw), feasible))
+    if record:
+        for regime in out:
+            cond = sympy.And(*regime.conditions) if regime.conditions else sympy.true
+            job.step(f"regime {regime.name}", sympy.Piecewise((regime.expression, cond)),
+                     "branch of the nested Min/Max/Piecewise; conditions simplified with the declared signs")
+        if dropped:
+            job.step("drop infeasible", sympy.Tuple(*[sympy.Symbol(d) for d in dropped]),
+                     "their conditions contradict each other or the declared assumptions")
+        for name, h in degenerate:
+            job.step("drop degenerate", sympy.Eq(h, 0),
+                     f"{name}: its conditions {sympy.sstr(h)} >= 0 and {sympy.sstr(-h)} >= 0 hold only on this surface, where "
+                     "the tied Min/Max arguments are equal and another regime gives the same value")
+        undecided = [r.name for r in out if r.feasible is None]
+        if undecided:
+            job.step("feasibility undecided", sympy.Tuple(*[sympy.Symbol(n) for n in undecided]),
+                     "kept: their conditions are not proved contradictory, but no sample of positive inputs satisfies them all")
+    if not out:
+        raise errors.DerivationError(f"{job.model.id}: no feasible regime of {job.quantity}")
+    return out
+
+
+def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute: Mapping[str, Any] | None = None,
+            assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (), omit: Iterable[Any] = (),
+            preset: str | None = None, values: Mapping[str, Any] | None = None) -> Derivation:
+    """Enumerate the branches of a quantity's nested ``Min``/``Max``/``Piecewise``.
+
+    Args:
+        model: the model.
+        quantity: a defined quantity, equation id or expression text.
+        over: optional variable to solve the conditions for (``alpha >= alu_thru/mem_thru``).
+        substitute: symbol -> value/expression substituted first.
+        assume: extra assumptions (relations) used to simplify and drop branches.
+        stop_at: quantities kept as symbols.
+        preset, values: inputs at which to report the active regime(s) (conditions evaluated
+            numerically; ``extra["active_regimes"]``, ties listing several).
+
+    Returns:
+        A Derivation whose ``result`` is the Piecewise of the feasible regimes and whose
+        ``extra["regimes"]`` lists each as ``{name, conditions, expression}``.
+    """
+    job = derive_job._Job(model, "regimes", str(quantity), over or "")
+    job.omit = derive_job._omit_pairs(omit)
+    derive_job._context(model, assume, job)
+    expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
+    var = job.symbol(over) if over else None
+    found = _regimes(job, expr, var, frozenset(stop_at))
+    result = sympy.Piecewise(*[(r.expression, sympy.And(*r.conditions) if r.conditions else sympy.true) for r in found]) \
+        if len(found) > 1 else found[0].expression
+    job.extra.append(("regimes", [r.to_dict() for r in found]))
+    job.extra.append(("regime_objects", found))
+    unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
+    for r in found:
+        if unit:
+            _check_quiet(job, r.expression, job.quantity)
+    if preset is not None or values:
+        from symgpu import regimes as regimes_module
+
+        regimes_module.active_regimes(job, found, preset, values or {})
+    return _finish_without_objects(job, result, unit, [expr])
+
+
+def _check_quiet(job: derive_job._Job, expr: sympy.Expr, name: str) -> None:
+    steps = len(job.steps)
+    job.check_unit(expr, name, "regime value")
+    del job.steps[steps:]
+
+
+def _finish_without_objects(job: derive_job._Job, result: Any, unit: str, used: Sequence[Any], **kw: Any) -> Derivation:
+    objects = [v for k, v in job.extra if k == "regime_objects"]
+    job.extra = [(k, v) for k, v in job.extra if k != "regime_objects"]
+    derivation = job.finish(result, unit, used=used, **kw)
+    if objects:
+        object.__setattr__(derivation, "_regimes", objects[0])
+    return derivation
+
+
+def active_regime(model: Model, quantity: str, preset: str | None = None, **values: Any) -> tuple[str, float, str | None, float | None]:
+    """(binding limiter or case, value, next bound, how far the next bound is); see
+    :func:`symgpu.regimes.active_regime`."""
+    from symgpu import regimes as regimes_module
+
+    return regimes_module.active_regime(model, quantity, preset, **values)
+
+
+def regime_list(derivation: Derivation) -> list[Regime]:
+    """The :class:`Regime` objects of a ``regimes`` derivation."""
+    return list(getattr(derivation, "_regimes", []))

@@ -1,0 +1,285 @@
+"""Closed-form solve (equations and inequalities) and the boundaries where two regimes meet."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import sympy
+
+from symgpu import derive_context, derive_evaluate, derive_job, derive_regimes, errors
+from symgpu.derivation import Derivation
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+
+def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: Any = None,
+          substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None,
+          stop_at: Iterable[str] = (), omit: Iterable[Any] = (), relation: str = "==", kind: str | None = None,
+          case: str | None = None, preset: str | None = None, values: Mapping[str, Any] | None = None,
+          **given: Any) -> Derivation:
+    """Solve a quantity's equation (or a relation) for ``for_`` in closed form.
+
+    ``quantity_or_equation`` is a defined quantity / equation id (its equation
+    ``lhs = rhs`` is solved, the left-hand symbol kept unless ``target`` or a value for it is
+    given), an ``Eq(...)``/``a == b`` relation text, or a SymPy relation. Keyword values
+    ``given`` are substitutions (``M="N"``, ``alpha=0``).
+
+    Roots are solved over the reals, then filtered by the declared assumptions of the
+    variable (dropped roots are recorded); with nested ``Min``/``Max``/``Piecewise`` each
+    regime is solved and roots violating its conditions are dropped.
+
+    ``relation`` (``">="``, ``">"``, ``"<="``, ``"<"``) solves the inequality
+    ``quantity REL target`` instead, inverting ``floor``/``ceiling`` layer by layer (see
+    :mod:`symgpu.inequalities`); the result is the bound on ``for_``, or with ``kind="max"``/
+    ``"min"`` the largest/smallest admissible value (an integer for an integer variable).
+    ``case`` picks one case of a quantity defined by cases. With ``preset``/``values`` a
+    Piecewise result's applying branch is selected and evaluated.
+
+    Raises:
+        errors.DerivationError: no admissible root, or a result with the wrong unit.
+    """
+    job = derive_job._Job(model, "solve", str(quantity_or_equation), str(for_))
+    job.omit = derive_job._omit_pairs(omit)
+    ctx = derive_job._context(model, assume, job)  # records the declared and assumed relations in the job
+    subs = dict(substitute or {})
+    name_q = str(quantity_or_equation)
+    if name_q in model.defining or name_q in model.equations:
+        name_q = model.equation_for(name_q).definition.defines
+    if name_q in given:
+        target = given.pop(name_q)
+    subs.update(given)
+    expr, lhs = job.quantity_expression(quantity_or_equation, subs, stop_at, case=case)
+    var = job.symbol(for_)
+    if relation not in ("==", "="):
+        return _solve_inequality(job, expr, lhs, var, target, relation, kind)
+    if isinstance(expr, sympy.Eq):
+        left, right = expr.lhs, expr.rhs
+    else:
+        left = lhs if target is None else job.parse(target, "target")
+        right = expr
+        if left is None:
+            raise errors.UsageError(f"{model.id}: solving an expression needs a target value (target=...)")
+    relation = sympy.Eq(left, right, evaluate=False)
+    job.step("equation", relation, "the relation to solve for " + str(var))
+    if lhs is not None and var == lhs and target is None:
+        root = ctx.nice(right)
+        unit = job.check_unit(root, var.name, "solution")
+        return job.finish(root, unit, used=[root])
+    if derive_context._has_pieces(right) or derive_context._has_pieces(left):
+        found = derive_regimes._regimes(job, right - left if not isinstance(left, sympy.Symbol) or derive_context._has_pieces(left) else right, var, frozenset(stop_at), record=True) \
+            if derive_context._has_pieces(left) else derive_regimes._regimes(job, right, var, frozenset(stop_at), record=True)
+        pieces = []
+        for regime in found:
+            eq = sympy.Eq(left if not derive_context._has_pieces(left) else 0, regime.expression)
+            for root in derive_job._solve_for(job, eq, var, f"regime {regime.name}"):
+                conds = [ctx.tidy(c.relational.xreplace({var: root})) for c in regime.raw]
+                if any(c is sympy.false for c in conds):
+                    job.step("drop root", sympy.Eq(var, root), f"violates the conditions of regime {regime.name}")
+                    continue
+                conds = [c for c in conds if c is not sympy.true]
+                job.step(f"solve regime {regime.name}", sympy.Eq(var, root), "root of the regime's value equation, inside its conditions" + (" when " + ", ".join(map(sympy.sstr, conds)) if conds else ""))
+                pieces.append((root, sympy.And(*conds) if conds else sympy.true, regime.name))
+        if not pieces:
+            raise errors.DerivationError(f"{model.id}: {sympy.sstr(relation)} has no admissible solution for {var}")
+        job.extra.append(("roots", [{"regime": n, "root": r, "when": c} for r, c, n in pieces]))
+        result = pieces[0][0] if len(pieces) == 1 else sympy.Piecewise(*[(r, c) for r, c, _ in pieces])
+        for r, _, _ in pieces:
+            unit = job.check_unit(r, var.name, "solution")
+        if isinstance(result, sympy.Piecewise) and (preset is not None or values):
+            from symgpu import regimes as regimes_module
+
+            regimes_module.select_branch(job, result, preset, values or {}, [n for _, _, n in pieces])
+            job.extra.append(("value_at", derive_evaluate._evaluate(model, result, preset, values or {}, model.unit_text(var.name))))
+        return job.finish(result, unit, used=[relation])
+    roots = derive_job._solve_for(job, relation, var, "the equation")
+    if not roots:
+        raise errors.DerivationError(f"{model.id}: {sympy.sstr(relation)} has no admissible solution for {var}")
+    job.step("solve", sympy.Tuple(*[sympy.Eq(var, r) for r in roots]),
+             "closed-form root" + ("s" if len(roots) > 1 else "") + " over the reals (sympy.solve), within the declared domain of " + str(var))
+    unit = ""
+    for root in roots:
+        unit = job.check_unit(root, var.name, "solution")
+    result = roots[0] if len(roots) == 1 else sympy.Tuple(*roots)
+    if len(roots) > 1:
+        job.extra.append(("undecided", "several roots remain admissible; their signs are not decided by the declared assumptions"))
+    return job.finish(result, unit, used=[relation])
+
+
+_RELATIONS = {">=": sympy.GreaterThan, ">": sympy.StrictGreaterThan, "<=": sympy.LessThan, "<": sympy.StrictLessThan}
+
+
+def _solve_inequality(job: derive_job._Job, expr: sympy.Basic, lhs: sympy.Expr | None, var: sympy.Symbol, target: Any,
+                      relation: str, kind: str | None) -> Derivation:
+    """``quantity REL target`` solved for ``var`` by inverting layer by layer."""
+    from symgpu import inequalities
+
+    assert job.ctx is not None
+    model = job.model
+    if relation not in _RELATIONS:
+        raise errors.UsageError(f"{model.id}: relation must be one of ==, {', '.join(_RELATIONS)} (got {relation!r})")
+    if target is None:
+        raise errors.UsageError(f"{model.id}: an inequality needs a target (quantity {relation} target)")
+    if derive_context._has_pieces(expr):
+        raise errors.DerivationError(f"{model.id}: the inequality for {job.quantity} has Min/Max/Piecewise in it; "
+                                     "pick one case (case = ...) or a bound")
+    bound_to = job.expand(job.parse(target, "target"))
+    shown = _RELATIONS[relation](lhs if lhs is not None else expr, bound_to, evaluate=False)
+    job.step("inequality", shown, f"the relation to solve for {var}")
+    inverted, steps = inequalities.invert(_RELATIONS[relation](expr, bound_to, evaluate=False), var, job.ctx.sign, job.ctx.nonnegative)
+    job.steps.extend(steps)
+    bound = job.ctx.nice(inverted.rhs)
+    inverted = type(inverted)(var, bound)
+    job.step("bound", inverted, f"{job.quantity} {relation} {sympy.sstr(bound_to)} exactly when {sympy.sstr(inverted)}")
+    result = bound
+    if kind in ("max", "min"):
+        want_upper = kind == "max"
+        if isinstance(inverted, (sympy.LessThan, sympy.StrictLessThan)) != want_upper:
+            raise errors.DerivationError(f"{model.id}: {sympy.sstr(inverted)} bounds {var} from "
+                                         f"{'below' if want_upper else 'above'}: it has no {kind}imum")
+        if var.is_integer:
+            result, why = inequalities.integer_extreme(inverted, kind)
+            job.step(kind + "imum", sympy.Eq(var, result), f"{var} is declared integer: {why}")
+        elif isinstance(inverted, (sympy.StrictLessThan, sympy.StrictGreaterThan)):
+            job.extra.append(("supremum", True))
+            job.step("supremum" if want_upper else "infimum", sympy.Eq(var, result), "the bound is strict: not attained")
+        else:
+            job.step(kind + "imum", sympy.Eq(var, result), "the bound is attained")
+    job.extra.append(("relation", inverted))
+    unit = job.check_unit(bound, var.name, "bound")
+    return job.finish(result, unit, used=[expr, bound_to])
+
+
+# ================================================================================ boundary
+def boundary(model: Model, quantity: Any, between: Sequence[str] | None = None, for_: str | None = None, *,
+             substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None,
+             stop_at: Iterable[str] = (), omit: Iterable[Any] = ()) -> Derivation:
+    """Where two regimes of ``quantity`` meet, solved for ``for_`` in closed form.
+
+    Args:
+        between: two regime names (see :func:`regimes`); ``None`` takes the only pair when
+            there are two regimes, and every pair otherwise (the result is then a dict).
+        for_: the variable to solve for.
+    """
+    if for_ is None:
+        raise errors.UsageError("boundary needs the variable to solve for (for_=...)")
+    job = derive_job._Job(model, "boundary", str(quantity), str(for_))
+    job.omit = derive_job._omit_pairs(omit)
+    derive_job._context(model, assume, job)
+    name_q = str(quantity)
+    stop = tuple(stop_at)
+    if between is not None and not stop and name_q in model.defining:
+        equation = model.defining[name_q]
+        own = {n for n, _ in equation.limiters} | {c.id for c in equation.cases}
+        keep = tuple(sorted(s.name for s in equation.rhs.free_symbols if s.name in model.defining))
+        if keep and set(between) <= own:
+            stop = keep
+    expr, _ = job.quantity_expression(quantity, substitute, stop)
+    var = job.symbol(for_)
+    if stop and not tuple(stop_at):
+        job.step("keep symbolic", sympy.Tuple(*[model.symbols[k] for k in stop]),
+                 f"the regimes {', '.join(between or ())} are the limiters of {name_q}'s own equation, so its intermediate quantities stay symbols")
+    found = derive_regimes._regimes(job, expr, var, frozenset(stop))
+    by_name = {r.name: r for r in found}
+    if between is not None:
+        if len(between) != 2:
+            raise errors.UsageError(f"{model.id}: boundary between needs two regime names, got {list(between)}")
+        variants = [[r for r in found if r.name == b or r.name.split("#")[0] == b] for b in between]
+        missing = [b for b, v in zip(between, variants) if not v]
+        if missing:
+            raise errors.UsageError(f"{model.id}: boundary between {list(between)}: regimes of {job.quantity} are {', '.join(by_name)}")
+        candidates = list(itertools.product(*variants))
+        # regimes of the same name differ in the cases of the other Min arguments: prefer a
+        # pair in the same case context that one condition separates
+        candidates.sort(key=lambda p: (_switch_condition(p[0], p[1], var) is None, not _same_context(p[0], p[1])))
+        pairs = [candidates[0]]
+    else:
+        pairs = list(itertools.combinations(found, 2))
+    results: dict[str, Any] = {}
+    unit = model.unit_text(var.name)
+    for ra, rb in pairs:
+        label = f"{ra.name}|{rb.name}"
+        try:
+            root = _boundary_of(job, ra, rb, var, label)
+        except errors.DerivationError:
+            if between is not None:
+                raise
+            continue
+        if root is None:
+            if between is not None:
+                raise errors.DerivationError(f"{model.id}: regimes {ra.name} and {rb.name} of {job.quantity} do not meet at any admissible {var}")
+            continue
+        for r in (root.args if isinstance(root, sympy.Tuple) else (root,)):
+            job.check_unit(r, var.name, "boundary")
+        results[label] = root
+    if not results:
+        raise errors.DerivationError(f"{model.id}: no two regimes of {job.quantity} meet at an admissible {var}")
+    result = next(iter(results.values())) if len(results) == 1 else results
+    job.extra.append(("boundaries", results))
+    return job.finish(result, unit, used=[expr])
+
+
+def _switch_condition(ra: derive_regimes.Regime, rb: derive_regimes.Regime, var: sympy.Symbol) -> tuple[derive_regimes._Cond, derive_regimes.Regime] | None:
+    """The condition (``h > 0`` or ``h >= 0``) of one regime whose opposite is a condition of
+    the other: where its sign switches, so does the regime (for Min/Max regimes it compares
+    the two arguments; for the cases of a Piecewise it is the case condition). Returns the
+    non-strict one of the pair (the regime that takes the tie) and its regime."""
+    for ca in ra.raw:
+        if ca.h is None or var not in ca.h.free_symbols:
+            continue
+        for cb in rb.raw:
+            if cb.h is not None and (ca.h + cb.h == 0 or sympy.cancel(ca.h + cb.h) == 0):
+                return (cb, rb) if ca.strict and not cb.strict else (ca, ra)
+    return None
+
+
+def _same_context(ra: derive_regimes.Regime, rb: derive_regimes.Regime) -> bool:
+    """Do the two regimes share their opaque (case) conditions, such as ``Eq(x, 0)``?"""
+    return {c.boolean for c in ra.raw if c.h is None} == {c.boolean for c in rb.raw if c.h is None}
+
+
+def _boundary_of(job: derive_job._Job, ra: derive_regimes.Regime, rb: derive_regimes.Regime, var: sympy.Symbol, label: str) -> Any:
+    """Where ``ra`` switches to ``rb``, solved for ``var`` (None if nowhere admissible)."""
+    from symgpu import inequalities
+
+    assert job.ctx is not None
+    switch = _switch_condition(ra, rb, var)
+    h = switch[0].h if switch is not None else None
+    if switch is not None and derive_context._has_staircase(h, var):
+        cond, owner = switch
+        other = rb if owner is ra else ra
+        relation = cond.relational
+        job.step("switch condition", relation, f"{owner.name} applies where this holds, {other.name} where it fails (the condition that separates them)")
+        local = job.ctx.copy()
+        context = [c.boolean for c in ra.raw if c.h is None and c.boolean in {d.boolean for d in rb.raw if d.h is None}]
+        for condition in context:
+            local.add(condition)
+        if context:
+            job.step("case context", sympy.And(*context), f"conditions shared by {ra.name} and {rb.name}, used to prove signs")
+        inverted, steps = inequalities.invert(relation, var, local.sign, local.nonnegative)
+        job.steps.extend(steps)
+        bound = job.ctx.nice(inverted.rhs)
+        inverted = type(inverted)(var, bound)
+        job.step(f"boundary {label}", inverted,
+                 f"{owner.name} applies exactly when {sympy.sstr(inverted)}, {other.name} on the other side: the threshold is the bound "
+                 "(the staircase values stay equal on a whole interval, so the boundary is where the separating condition switches)")
+        return bound
+    if h is not None:
+        roots = derive_job._solve_for(job, sympy.Eq(h, 0), var, f"the switching condition {label}")
+        if roots:
+            root = roots[0] if len(roots) == 1 else sympy.Tuple(*roots)
+            job.step(f"boundary {label}", sympy.Eq(var, root),
+                     f"{ra.name} and {rb.name} are separated by {sympy.sstr(sympy.GreaterThan(h, 0))}; it switches where {sympy.sstr(h)} = 0")
+            return root
+    # no single separating condition: where the two values meet
+    eq = sympy.Eq(ra.expression, rb.expression)
+    if var not in (ra.expression - rb.expression).free_symbols:
+        return None
+    roots = derive_job._solve_for(job, eq, var, f"the boundary {label}")
+    if not roots:
+        return None
+    root = roots[0] if len(roots) == 1 else sympy.Tuple(*roots)
+    job.step(f"boundary {label}", sympy.Eq(var, root), f"{ra.name} = {rb.name}: {sympy.sstr(eq)} solved for {var}")
+    return root
