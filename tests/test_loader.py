@@ -115,52 +115,41 @@ def test_every_equation_file_has_a_matching_stem():
         assert symgpu.loader.read_definition(symgpu.loader.resolve(model_id)).id == model_id
 
 
-def test_validation_case_on_unknown_derivation_is_refused(write_model):
-    text = write_model().read_text() + '''
+RIDGE_DERIVATION = '''
+[[derivations]]
+id = "ridge_point"
+op = "boundary"
+quantity = "P"
+variable = "I"
+'''
+
+
+def ridge_case(derivation: str, expect: str) -> str:
+    """A validation case on a derivation of the tiny model, as TOML text."""
+    return f'''
 [[validation]]
 id = "ridge"
-derivation = "nope"
-expect = { result = "50 FLOP/B" }
-source = { ref = "toy2026", locator = "Fig. 1" }
+preset = "toy"
+derivation = "{derivation}"
+expect = {{ {expect} }}
+source = {{ ref = "toy2026", locator = "Fig. 1" }}
 '''
+
+
+def test_validation_case_on_unknown_derivation_is_refused(write_model):
+    text = write_model().read_text() + ridge_case("nope", 'result = "50 FLOP/B"')
     with pytest.raises(errors.ModelFileError, match=r": validation ridge\.derivation: unknown derivation 'nope'; derivations: none$"):
         load(write_model(text))
 
 
 def test_validation_case_on_a_derivation_checks_result_or_location_only(write_model):
-    text = write_model().read_text() + '''
-[[derivations]]
-id = "ridge_point"
-op = "boundary"
-quantity = "P"
-variable = "I"
-
-[[validation]]
-id = "ridge"
-preset = "toy"
-derivation = "ridge_point"
-expect = { I = "50 FLOP/B" }
-source = { ref = "toy2026", locator = "Fig. 1" }
-'''
+    text = write_model().read_text() + RIDGE_DERIVATION + ridge_case("ridge_point", 'I = "50 FLOP/B"')
     with pytest.raises(errors.ModelFileError, match=r": validation ridge\.expect\.I: a case on a derivation checks 'result' or 'location', not 'I'$"):
         load(write_model(text))
 
 
 def test_validation_case_checks_a_derived_number(write_model):
-    text = write_model().read_text() + '''
-[[derivations]]
-id = "ridge_point"
-op = "boundary"
-quantity = "P"
-variable = "I"
-
-[[validation]]
-id = "ridge"
-preset = "toy"
-derivation = "ridge_point"
-expect = { result = "50 FLOP/B" }
-source = { ref = "toy2026", locator = "Fig. 1" }
-'''
+    text = write_model().read_text() + RIDGE_DERIVATION + ridge_case("ridge_point", 'result = "50 FLOP/B"')
     model = load(write_model(text))
     (result,) = symgpu.validate(model)
     assert result.ok and result.status == "pass" and result.computed == pytest.approx(50)
