@@ -18,14 +18,7 @@ if TYPE_CHECKING:
 def _base_magnitudes(model: Model, preset: str | None, values: Mapping[str, Any]) -> dict[str, float]:
     from symgpu import numeric
 
-    merged: dict[str, Any] = dict(model.constants)
-    if preset is not None:
-        merged.update(model.preset(preset))
-    for key, value in values.items():
-        if key not in model.symbols:
-            raise errors.EvaluationError(f"{model.id}: unknown symbol '{key}' (declared: {', '.join(sorted(model.symbols))})")
-        merged[key] = value
-    return {k: numeric.to_magnitude(model, k, v) * float(numeric.unit_scale(model.units[k])) for k, v in merged.items()}
+    return {k: numeric.base_magnitude(model, k, v) for k, v in numeric.merge_values(model, preset, values).items()}
 
 
 def _evaluate(model: Model, expr: Any, preset: str | None, values: Mapping[str, Any], unit: str | None = None) -> Any:

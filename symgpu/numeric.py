@@ -105,22 +105,35 @@ def gather_values(model: Model, name: str, preset: str | None, values: Mapping[s
         errors.UsageError: unknown quantity or preset.
     """
     model.equation_for(name)
+    merged = merge_values(model, preset, values)
+    given = frozenset(k for k in values if k in model.defining and k != model.equation_for(name).definition.defines)
+    return given, {key: base_magnitude(model, key, value, check=check) for key, value in merged.items()}
+
+
+def merge_values(model: Model, preset: str | None, values: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Constants, then the preset's values, then the caller's (later wins), unconverted.
+
+    Raises:
+        errors.EvaluationError: a caller value names no symbol of the model.
+        errors.UsageError: unknown preset.
+    """
     merged: dict[str, Any] = dict(model.constants)
     if preset is not None:
         merged.update(model.preset(preset))
-    for key, value in values.items():
+    for key, value in (values or {}).items():
         if key not in model.symbols:
             raise errors.EvaluationError(
                 f"{model.id}: unknown symbol '{key}' (declared: {', '.join(sorted(model.symbols))})"
             )
         merged[key] = value
-    given = frozenset(k for k in values if k in model.defining and k != model.equation_for(name).definition.defines)
-    magnitudes = {}
-    for key, value in merged.items():
-        magnitude = to_magnitude(model, key, value, check=check)
-        scale = unit_scale(model.units[key])
-        magnitudes[key] = magnitude if scale == 1 else magnitude * float(scale)
-    return given, magnitudes
+    return merged
+
+
+def base_magnitude(model: Model, key: str, value: Any, *, check: bool = True) -> Any:
+    """``value`` of symbol ``key`` as a magnitude in coherent base units (see :func:`to_magnitude`)."""
+    magnitude = to_magnitude(model, key, value, check=check)
+    scale = unit_scale(model.units[key])
+    return magnitude if scale == 1 else magnitude * float(scale)
 
 
 def to_magnitude(model: Model, key: str, value: Any, *, check: bool = True) -> Any:
@@ -289,19 +302,13 @@ def evaluate_expression(model: Model, expr: sympy.Basic, unit: pint.Unit | str |
     if isinstance(expr, (sympy.Tuple, tuple, list)):
         parts = [evaluate_expression(model, e, target, preset=preset, values=values).magnitude for e in expr]
         return ureg.Quantity(np.asarray(parts, dtype=float), target)
-    merged: dict[str, Any] = dict(model.constants)
-    if preset is not None:
-        merged.update(model.preset(preset))
-    for key, value in (values or {}).items():
-        if key not in model.symbols:
-            raise errors.EvaluationError(f"{model.id}: unknown symbol '{key}' (declared: {', '.join(sorted(model.symbols))})")
-        merged[key] = value
+    merged = merge_values(model, preset, values)
     names = sorted(s.name for s in expr.free_symbols)
     missing = [n for n in names if n not in merged]
     if missing:
         where = f" (not in preset '{preset}')" if preset else ""
         raise errors.EvaluationError(f"{model.id}: the result needs a value for {', '.join(missing)}{where}; pass NAME=VALUE")
-    magnitudes = [np.asarray(to_magnitude(model, n, merged[n]), dtype=float) * float(unit_scale(model.units[n])) for n in names]
+    magnitudes = [np.asarray(base_magnitude(model, n, merged[n]), dtype=float) for n in names]
     cache_key = ("expression", expr, str(target))
     if cache_key not in model._compiled:
         base = base_expression(model, expr) / unit_scale(target)

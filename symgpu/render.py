@@ -344,15 +344,14 @@ def magnitude(model: Model, name: str, scenario: Scenario) -> float:
     Raises:
         errors.EvaluationError: a value is missing or outside a domain.
     """
+    from symgpu import numeric as _numeric  # NOTE: local name; this module has its own numeric()
+
     inputs = scenario.values()
     if name in inputs:
         return float(inputs[name].to(model.units[name]).magnitude)
     if name in model.defining:
-        from symgpu import numeric as _numeric
-
         return float(_numeric.evaluate(model, name, preset=scenario.preset, values=inputs).to(model.units[name]).magnitude)
-    values = dict(model.constants)
-    values.update(model.preset(scenario.preset))
+    values = _numeric.merge_values(model, scenario.preset, None)
     if name not in values:
         raise errors.EvaluationError(f"{model.id}: no value for {name} in {scenario.label}")
     return float(values[name].to(model.units[name]).magnitude)
