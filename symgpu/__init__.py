@@ -13,7 +13,8 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from symgpu import derive, errors, loader, units  # derive attaches Model.solve, .regimes, ...
+from symgpu import derive, errors, units  # derive attaches Model.solve, .regimes, ...
+from symgpu.model import loader
 from symgpu.errors import (
     DerivationError,
     DomainError,

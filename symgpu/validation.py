@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING
 
 import pint
 
-from symgpu import errors, numeric, schema, units
+from symgpu import errors, units
+from symgpu.evaluate import numeric
+from symgpu.model import schema
 
 if TYPE_CHECKING:
     from symgpu.model import Model

@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def load(path):
-    return symgpu.Model(symgpu.loader.read_definition(path))
+    return symgpu.Model(symgpu.model.loader.read_definition(path))
 
 
 @pytest.mark.parametrize("rhs, problem", [

@@ -8,7 +8,8 @@ import pytest
 import sympy
 
 import symgpu
-from symgpu import cli, cli_derive
+from symgpu import cli
+from symgpu.cli import derive_commands
 
 
 def run(capsys, *argv):

@@ -12,7 +12,8 @@ import pytest
 import sympy
 
 import symgpu
-from symgpu import errors, numeric, units
+from symgpu import errors, units
+from symgpu.evaluate import numeric
 
 SETS = []
 for model_id in symgpu.list_models():

@@ -358,7 +358,7 @@ def test_evaluate_result_gives_a_quantity_in_the_result_unit(ia):
 
 
 def test_request_text_goes_through_the_safe_parser(ia):
-    from symgpu.schema import DerivationRequest
+    from symgpu.model.schema import DerivationRequest
 
     bad = DerivationRequest("x", "limit", (("quantity", "Q_K0"), ("variable", "N"), ("to", "oo"),
                                           ("expect", "__import__('os').system('true')")))

@@ -9,7 +9,8 @@ import pytest
 import sympy
 
 import symgpu
-from symgpu import cli, derive, inequalities
+from symgpu import cli, derive
+from symgpu.derive import inequalities
 
 EQUATIONS = pathlib.Path(symgpu.__file__).resolve().parent.parent / "equations"
 

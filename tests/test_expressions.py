@@ -8,7 +8,7 @@ import pytest
 import sympy
 
 from symgpu import errors
-from symgpu.expressions import parse_expression
+from symgpu.model.expressions import parse_expression
 
 NAMES = ["N", "I", "E", "S", "Q", "beta", "gamma", "alpha", "x", "pi"]
 SYMBOLS = {name: sympy.Symbol(name) for name in NAMES}

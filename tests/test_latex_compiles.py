@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from symgpu import render
+from symgpu.report import render
 
 PDFLATEX = shutil.which("pdflatex")
 TEX_FILES = sorted(render.REPORTS.glob("*/*.tex"))

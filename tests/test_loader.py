@@ -9,7 +9,7 @@ from symgpu import errors
 
 
 def load(path):
-    return symgpu.Model(symgpu.loader.read_definition(path))
+    return symgpu.Model(symgpu.model.loader.read_definition(path))
 
 
 def test_tiny_model_loads(write_model):
@@ -112,7 +112,7 @@ def test_unknown_model_id_lists_bundled_models():
 
 def test_every_equation_file_has_a_matching_stem():
     for model_id in symgpu.list_models():
-        assert symgpu.loader.read_definition(symgpu.loader.resolve(model_id)).id == model_id
+        assert symgpu.model.loader.read_definition(symgpu.model.loader.resolve(model_id)).id == model_id
 
 
 RIDGE_DERIVATION = '''
@@ -155,7 +155,15 @@ def test_validation_case_checks_a_derived_number(write_model):
     assert result.ok and result.status == "pass" and result.computed == pytest.approx(50)
 
 
-def test_symbol_names_reserved_by_evaluate_are_refused(write_model):
+def test_a_symbol_named_like_an_evaluate_keyword_is_evaluated_through_values(write_model):
     text = write_model().read_text().replace("[symbols.I]", "[symbols.preset]").replace("I*B", "preset*B")
-    with pytest.raises(errors.ModelFileError, match=r": \[symbols\.preset\]: symbol name 'preset' is reserved; it is a keyword of Model\.evaluate"):
-        load(write_model(text))
+    model = load(write_model(text))
+    # 10 FLOP/B x B of the toy preset; the symbol 'preset' is reachable through values=
+    assert model.evaluate("P", "toy", values={"preset": 10}).magnitude == pytest.approx(
+        10 * model.preset("toy")["B"].magnitude)
+
+
+def test_a_value_given_both_as_keyword_and_in_values_is_refused(write_model):
+    model = load(write_model())
+    with pytest.raises(errors.UsageError, match=r"^I given both in values= and as a keyword; give each value once$"):
+        model.evaluate("P", "toy", values={"I": 1}, I=2)

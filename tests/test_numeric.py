@@ -7,7 +7,8 @@ import pytest
 import sympy
 
 import symgpu
-from symgpu import errors, numeric
+from symgpu import errors
+from symgpu.evaluate import numeric
 
 ureg = symgpu.ureg
 

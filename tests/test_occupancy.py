@@ -1,4 +1,4 @@
-"""The occupancy model (equations/occupancy.toml) and its wiring into other models (symgpu.occupancy).
+"""The occupancy model (equations/occupancy.toml) and its wiring into other models (symgpu.evaluate.occupancy).
 
 Expected numbers come from the engine itself, from the model file's cited validation
 cases, or from the cited sources named in each test (Volkov 2016 §5.7, the CUDA
@@ -12,7 +12,8 @@ import pytest
 import sympy
 
 import symgpu
-from symgpu import errors, occupancy
+from symgpu import errors
+from symgpu.evaluate import occupancy
 
 ISSUE_PRESETS = ["cc_1_0", "cc_1_3", "cc_2_0", "cc_3_0", "cc_3_5", "cc_5_2", "cc_6_0", "cc_6_1", "cc_7_0", "cc_8_0", "cc_8_6", "cc_9_0"]
 LIMITERS = {"warp_limit", "block_limit", "register_limit", "smem_limit"}
@@ -213,7 +214,7 @@ def test_derivation_requests_cover_regimes_thresholds_block_size_and_boundaries(
     assert {"register_warp_boundary", "smem_register_boundary", "smem_block_boundary"} <= {i for i, op in ops.items() if op == "boundary"}
 
 
-# --------------------------------------------------------------- wiring: symgpu.occupancy
+# --------------------------------------------------------------- wiring: symgpu.evaluate.occupancy
 def test_hong_kim_tiled_matmul_on_gtx280_is_limited_by_shared_memory_to_four_blocks():
     chain = occupancy.occupancy_chain("hong_kim_2009", "gtx280", 128, 18, 3960)
     assert chain.cc_preset == "cc_1_3"

@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 import symgpu
-from symgpu import cli, errors, plot_requests, render
+from symgpu import cli, errors
+from symgpu.model import plot_requests
+from symgpu.report import render
 
 PLOT = '''
 [[plots]]
@@ -66,7 +68,7 @@ def test_check_command_reports_bad_plot(write_model, capsys: pytest.CaptureFixtu
 
 
 def test_series_and_stepped_range_with_regimes(write_model) -> None:
-    from symgpu import plots
+    from symgpu.report import plots
 
     model = _model(write_model, '''quantity = "P"
 variables = ["I"]
@@ -94,7 +96,7 @@ def test_bundled_plot_entries_check() -> None:
 
 
 def test_hong_kim_exec_cycles_plot_per_preset_with_regimes() -> None:
-    from symgpu import plots
+    from symgpu.report import plots
 
     model = symgpu.load("hong_kim_2009")
     specs = {s.id: s for s in plots.plan(model) if s.origin == ("plots.exec_cycles_vs_warps",)}

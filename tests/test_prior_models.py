@@ -182,4 +182,4 @@ def test_hong_kim_intended_variant_differs_only_in_the_eq23_condition():
     fixed = [c.condition for c in intended.equations["eq22_24"].cases]
     assert printed[0] == fixed[0] and printed[2] == fixed[2] and printed[1] != fixed[1]
     assert isinstance(printed[1], sympy.Or) and isinstance(fixed[1], sympy.And)
-    assert tomllib.loads((symgpu.loader.ROOT / "equations" / "hong_kim_2009_intended.toml").read_text())["model"]["extends"] == "hong_kim_2009"
+    assert tomllib.loads((symgpu.model.loader.ROOT / "equations" / "hong_kim_2009_intended.toml").read_text())["model"]["extends"] == "hong_kim_2009"

@@ -10,7 +10,8 @@ import jinja2
 import pytest
 
 import symgpu
-from symgpu import cli, errors, render
+from symgpu import cli, errors
+from symgpu.report import render
 
 
 @pytest.fixture()
@@ -118,7 +119,7 @@ def test_report_json_content(tmp_path: Path, no_derive: None, ia: symgpu.Model) 
 
 
 def test_plots_are_byte_reproducible(ia: symgpu.Model) -> None:
-    from symgpu import plots
+    from symgpu.report import plots
 
     spec = next(s for s in plots.plan(ia) if s.id == "P_K0_vs_N")
     first = plots.draw(ia, spec, ["svg", "pdf"])

@@ -9,7 +9,8 @@ from concurrent.futures import ProcessPoolExecutor
 import pytest
 
 import symgpu
-from symgpu import errors, render
+from symgpu import errors
+from symgpu.report import render
 
 HINT = "reports/ is out of date: rerun the main job `symgpu check && symgpu report --all` and commit reports/"
 

@@ -7,13 +7,14 @@ import json
 import pytest
 
 import symgpu
-from symgpu import cli, errors, search
+from symgpu import cli, errors
+from symgpu.derive import grid_search
 
 
 def test_grid_extremum_finds_every_block_size_with_the_best_occupancy():
     occ = symgpu.load("occupancy")
     given = {"regs_per_thread": 40, "smem_per_block": 4096}
-    d = search.grid_extremum(occ, "active_warps_per_SM", "threads_per_block", "32:1024:32", "max", preset="cc_8_6", values=given)
+    d = grid_search.grid_extremum(occ, "active_warps_per_SM", "threads_per_block", "32:1024:32", "max", preset="cc_8_6", values=given)
     brute = {}
     for size in range(32, 1025, 32):
         brute[size] = occ.evaluate("active_warps_per_SM", preset="cc_8_6", threads_per_block=size, **given).magnitude
@@ -25,7 +26,7 @@ def test_grid_extremum_finds_every_block_size_with_the_best_occupancy():
 
 def test_points_outside_the_domain_are_skipped_and_counted():
     occ = symgpu.load("occupancy")
-    d = search.grid_extremum(occ, "active_warps_per_SM", "threads_per_block", "256:1024:256", "max", preset="cc_1_3",
+    d = grid_search.grid_extremum(occ, "active_warps_per_SM", "threads_per_block", "256:1024:256", "max", preset="cc_1_3",
                              values={"regs_per_thread": 8, "smem_per_block": 0})
     assert dict(d.extra)["refused"] == 2  # 768 and 1024 exceed CC 1.3's 512 threads per block
 
@@ -33,7 +34,7 @@ def test_points_outside_the_domain_are_skipped_and_counted():
 @pytest.mark.parametrize("grid", ["1:x", "5:1", "1:5:0", "7"])
 def test_malformed_grid_is_a_usage_error(grid):
     with pytest.raises(errors.UsageError, match=r"^grid '.*': expected START:STOP"):
-        search.parse_grid(grid)
+        grid_search.parse_grid(grid)
 
 
 def test_cli_extremum_with_grid_reports_location_and_value(capsys):

@@ -6,7 +6,7 @@ A report is built in three stages, so a failure at any point leaves no half-writ
    (strings, numbers, lists, dicts). Every piece of mathematics in it comes from
    ``sympy.latex`` with the declared ``latex`` names as ``symbol_names`` (one printer).
 2. :func:`render_report` renders the Markdown / LaTeX templates and the JSON text, and draws
-   the plots (:mod:`symgpu.plots`) into memory.
+   the plots (:mod:`symgpu.report.plots`) into memory.
 3. :func:`write_files` writes every file under a temporary name in the target folder and
    moves them into place with ``os.replace``.
 
@@ -33,7 +33,8 @@ import jinja2
 import pint
 import sympy
 
-from symgpu import errors, loader, units, validation
+from symgpu import errors, units, validation
+from symgpu.model import loader
 
 if TYPE_CHECKING:
     from symgpu.model import Equation, Model
@@ -344,7 +345,7 @@ def magnitude(model: Model, name: str, scenario: Scenario) -> float:
     Raises:
         errors.EvaluationError: a value is missing or outside a domain.
     """
-    from symgpu import numeric as _numeric  # NOTE: local name; this module has its own numeric()
+    from symgpu.evaluate import numeric as _numeric  # NOTE: local name; this module has its own numeric()
 
     inputs = scenario.values()
     if name in inputs:
@@ -365,7 +366,7 @@ def headline_quantities(model: Model) -> list[str]:
 # ============================================================================ regimes
 def scale(model: Model, name: str) -> float:
     """Factor from symbol ``name``'s declared unit to the registry's coherent base units."""
-    from symgpu import numeric as _numeric
+    from symgpu.evaluate import numeric as _numeric
 
     return float(_numeric.unit_scale(model.units[name]))
 
@@ -373,11 +374,11 @@ def scale(model: Model, name: str) -> float:
 def numeric(model: Model, expr: sympy.Basic, values: Mapping[sympy.Symbol, float]) -> Any:
     """Evaluate ``expr`` (number or condition) from magnitudes in declared units.
 
-    The expression is rewritten for coherent base units first (:func:`symgpu.numeric.base_expression`:
+    The expression is rewritten for coherent base units first (:func:`symgpu.evaluate.numeric.base_expression`:
     bare literals take their siblings' unit), so the result is in base units (ratios and
     comparisons of like quantities are unit-free).
     """
-    from symgpu import numeric as _numeric
+    from symgpu.evaluate import numeric as _numeric
 
     based = _numeric.base_expression(model, expr)
     replaced = based.xreplace({s: sympy.Float(v * scale(model, s.name), 17) for s, v in values.items() if s in based.free_symbols})
@@ -465,7 +466,7 @@ def _ordered_args(equation: Equation) -> list[sympy.Expr]:
 
 def _condition_ratio(model: Model, condition: sympy.Basic, values: Mapping[sympy.Symbol, float]) -> float | None:
     """lhs/rhs of a comparison, both in base units (``None`` if not a comparison or a side is 0)."""
-    from symgpu import numeric as _numeric
+    from symgpu.evaluate import numeric as _numeric
 
     if not isinstance(condition, sympy.core.relational.Relational):
         return None
@@ -678,7 +679,7 @@ def build_context(model: Model, presets: Sequence[str] | None = None, *, plots: 
     Args:
         model: the model.
         presets: preset ids to report (default: all, in file order).
-        plots: plot descriptions from :func:`symgpu.plots.plan` after drawing.
+        plots: plot descriptions from :func:`symgpu.report.plots.plan` after drawing.
 
     Raises:
         errors.UsageError: an unknown preset.
@@ -783,7 +784,7 @@ def render_report(model: Model, *, presets: Sequence[str] | None = None, formats
     Raises:
         errors.UsageError: unknown preset or format, or a template problem.
     """
-    from symgpu import plots  # matplotlib is imported only when reports are made
+    from symgpu.report import plots  # matplotlib is imported only when reports are made
 
     formats = [f for f in FORMATS if f in set(formats)]
     stem = stem or model.id

@@ -7,16 +7,19 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from symgpu import derive_context, derive_job, derive_regimes, errors
-from symgpu.derivation import Derivation, Step
+from symgpu import errors
+from symgpu.derive import signs
+from symgpu.derive import jobs
+from symgpu.derive import regime_split
+from symgpu.derive.derivation import Derivation, Step
 
 if TYPE_CHECKING:
     from symgpu.model import Model
 
 
-def _lift(ctx: derive_context._Context, expr: sympy.Expr) -> sympy.Expr:
+def _lift(ctx: signs._Context, expr: sympy.Expr) -> sympy.Expr:
     """Move Min/Max outward through sums and positive (or negative) factors."""
-    if not derive_context._has_pieces(expr) or isinstance(expr, sympy.Piecewise):
+    if not signs._has_pieces(expr) or isinstance(expr, sympy.Piecewise):
         return expr
     if isinstance(expr, (sympy.Min, sympy.Max)):
         return expr.func(*[_lift(ctx, a) for a in expr.args], evaluate=False)
@@ -40,7 +43,7 @@ def _lift(ctx: derive_context._Context, expr: sympy.Expr) -> sympy.Expr:
     return expr.func(*args)
 
 
-def _staircase_limit(job: derive_job._Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, direction: str) -> sympy.Expr:
+def _staircase_limit(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, direction: str) -> sympy.Expr:
     """Replace each ``floor(g)``/``ceiling(g)`` of ``var`` by its one-sided limit at ``point``.
 
     Where ``g(point)`` is an integer n and g is strictly monotone there: approached from
@@ -76,12 +79,12 @@ def _staircase_limit(job: derive_job._Job, expr: sympy.Expr, var: sympy.Symbol, 
     return expr.xreplace(mapping) if mapping else expr
 
 
-def _side_regime(job: derive_job._Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, direction: str) -> derive_regimes.Regime:
+def _side_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, direction: str) -> regime_split.Regime:
     """The regime of ``expr`` that applies just above (``+``) or below (``-``) ``point``."""
     assert job.ctx is not None
     ctx = job.ctx
     side = 1 if direction == "+" else -1
-    found = derive_regimes._regimes(job, expr, var, record=False)
+    found = regime_split._regimes(job, expr, var, record=False)
     reasons: list[str] = []
     for regime in found:
         why = []
@@ -114,16 +117,16 @@ def _side_regime(job: derive_job._Job, expr: sympy.Expr, var: sympy.Symbol, poin
                                  f"{var} = {sympy.sstr(point)} (regimes: {', '.join(reasons)})")
 
 
-def _limit(ctx: derive_context._Context, expr: sympy.Expr, var: sympy.Symbol, to: sympy.Expr, direction: str) -> sympy.Expr:
+def _limit(ctx: signs._Context, expr: sympy.Expr, var: sympy.Symbol, to: sympy.Expr, direction: str) -> sympy.Expr:
     expr = _lift(ctx, expr)
     if isinstance(expr, (sympy.Min, sympy.Max)):
         return expr.func(*[_limit(ctx, a, var, to, direction) for a in expr.args])
-    if isinstance(expr, sympy.Piecewise) or derive_context._has_pieces(expr):
+    if isinstance(expr, sympy.Piecewise) or signs._has_pieces(expr):
         raise errors.DerivationError(f"cannot take the limit of the piecewise expression {sympy.sstr(expr)} (no regime is selected as {var} -> {to})")
     return sympy.limit(expr, var, to, direction)
 
 
-def _parse_to(job: derive_job._Job, to: Any) -> sympy.Expr:
+def _parse_to(job: jobs._Job, to: Any) -> sympy.Expr:
     if isinstance(to, sympy.Basic):
         return to
     text = str(to).strip().lower()
@@ -132,9 +135,9 @@ def _parse_to(job: derive_job._Job, to: Any) -> sympy.Expr:
     if text in ("-oo", "-inf", "-infinity"):
         return -sympy.oo
     if isinstance(to, (int, float)):
-        return derive_context._number(to)
+        return signs._number(to)
     try:
-        return derive_context._number(text)
+        return signs._number(text)
     except (TypeError, ValueError):
         return job.parse(str(to), "to")
 
@@ -148,9 +151,9 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     limit taken argument by argument (they are continuous); positive variables approach
     finite points from above by default.
     """
-    job = derive_job._Job(model, "limit", str(quantity), str(var))
-    job.omit = derive_job._omit_pairs(omit)
-    ctx = derive_job._context(model, assume, job)
+    job = jobs._Job(model, "limit", str(quantity), str(var))
+    job.omit = jobs._omit_pairs(omit)
+    ctx = jobs._context(model, assume, job)
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
     symbol = job.symbol(var)
     point = _parse_to(job, to)
@@ -169,8 +172,8 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
         job.step("lift Min/Max", lifted, "sums and factors of known sign moved inside Min/Max (x*Min(a,b) = Min(x*a, x*b) for x > 0)")
     side_text = {"+": " from above", "-": " from below"}.get(direction, "") if finite else ""
     how = " (Min/Max argument by argument: they are continuous)"
-    if finite and direction in ("+", "-") and (lifted.has(sympy.Piecewise) or derive_context._has_staircase(lifted, symbol)):
-        if derive_context._has_pieces(lifted):
+    if finite and direction in ("+", "-") and (lifted.has(sympy.Piecewise) or signs._has_staircase(lifted, symbol)):
+        if signs._has_pieces(lifted):
             lifted = _side_regime(job, lifted, symbol, point, direction).expression
         lifted = _staircase_limit(job, lifted, symbol, point, direction)
         how = " inside the regime that applies on that side"
@@ -179,7 +182,7 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     except (NotImplementedError, ValueError) as exc:
         raise errors.DerivationError(f"{model.id}: SymPy cannot take the limit of {job.quantity} as {var} -> {point}: {exc}") from None
     job.step("limit", value, f"limit as {var} -> {sympy.sstr(point)}" + side_text + how)
-    back = ctx.back(derive_context._nice(value.xreplace(ctx.forward))) if ctx.forward else value
+    back = ctx.back(signs._nice(value.xreplace(ctx.forward))) if ctx.forward else value
     result = ctx.nice(back)
     if result != value:
         job.step("simplify", result, "using the given assumptions")
@@ -202,10 +205,10 @@ def limit_ratio(model: Model, quantity: Any, var: str, to: Any, ratio: Mapping[s
     lower = limit(model, quantity, var, to, direction=sides["below"], **common)
     if lower.result == 0:
         raise errors.DerivationError(f"{model.id}: the limit of {quantity} from the {sides['below']} side is 0; no ratio")
-    job = derive_job._Job(model, "limit", str(quantity), str(var))
+    job = jobs._Job(model, "limit", str(quantity), str(var))
     job.steps = [Step(f"{sides['above']} side: {s.operation}", s.expression, s.justification) for s in upper.steps] \
         + [Step(f"{sides['below']} side: {s.operation}", s.expression, s.justification) for s in lower.steps]
-    result = derive_context._nice(upper.result / lower.result)
+    result = signs._nice(upper.result / lower.result)
     job.step("ratio", result, f"({sympy.sstr(upper.result)}) / ({sympy.sstr(lower.result)}): the limit from the "
              f"{sides['above']} side over the limit from the {sides['below']} side")
     job.extra.extend([("above", upper.result), ("below", lower.result)])

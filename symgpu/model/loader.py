@@ -1,8 +1,8 @@
-"""Read model files (``equations/*.toml``) into :class:`~symgpu.schema.ModelDefinition` records.
+"""Read model files (``equations/*.toml``) into :class:`~symgpu.model.schema.ModelDefinition` records.
 
 This is the only module that touches the filesystem for models. It checks the *shape* of
 a file (keys, types, ids, references); the SymPy and unit checks happen in
-:mod:`symgpu.model` and :mod:`symgpu.dimensions`.
+:mod:`symgpu.model` and :mod:`symgpu.units.dimensions`.
 """
 
 from __future__ import annotations
@@ -13,14 +13,14 @@ from pathlib import Path
 from collections.abc import Iterator
 from typing import Any
 
-from symgpu import errors, schema
+from symgpu import errors
+from symgpu.model import schema
 
 #: Repository root (``equations/`` and ``templates/`` live beside the package).
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ENV_EQUATIONS = "SYMGPU_EQUATIONS"
 SCHEMA_CHANGES = {1: "first version"}
 #: Names a symbol may not take: they are keyword arguments of ``Model.evaluate(name, preset=, checks=, **values)``.
-RESERVED_NAMES = frozenset({"name", "preset", "checks", "values"})
 _RESERVED_PRESET_KEYS = {"description", "source", "based_on", "values", "notes"}
 
 
@@ -267,8 +267,6 @@ class _Reader:
             where = f"[symbols.{name}]"
             if not name.isidentifier() or name.startswith("_"):
                 raise self.fail(where, f"symbol name '{name}' is not a plain identifier", "use letters, digits and single underscores, not starting with '_'")
-            if name in RESERVED_NAMES:
-                raise self.fail(where, f"symbol name '{name}' is reserved", f"it is a keyword of Model.evaluate; reserved: {', '.join(sorted(RESERVED_NAMES))}")
             entry = self.table(entry, where)
             self.unknown(entry, {"description", "unit", "role", "latex", "assumptions", "value", "source"}, where)
             role = self.take(entry, "role", str, where, required=False, default="input")

@@ -9,8 +9,12 @@ from typing import TYPE_CHECKING, Any
 import mpmath
 import sympy
 
-from symgpu import derive_context, derive_evaluate, derive_job, derive_limit, errors
-from symgpu.derivation import Derivation
+from symgpu import errors
+from symgpu.derive import signs
+from symgpu.derive import results
+from symgpu.derive import jobs
+from symgpu.derive import limits
+from symgpu.derive.derivation import Derivation
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -41,9 +45,9 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
     coefficient); otherwise (or with ``method="numeric"``) ``r`` is found numerically with
     ``mpmath.findroot`` (Anderson's bracketing method), which needs a preset or values.
     """
-    job = derive_job._Job(model, "fixed_point", str(quantity), str(variable))
-    job.omit = derive_job._omit_pairs(omit)
-    ctx = derive_job._context(model, assume, job)
+    job = jobs._Job(model, "fixed_point", str(quantity), str(variable))
+    job.omit = jobs._omit_pairs(omit)
+    ctx = jobs._context(model, assume, job)
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
     x = job.symbol(variable)
     if x.name in model.symbols and job.quantity in model.symbols and model.dimension(x.name) != model.dimension(job.quantity):
@@ -51,11 +55,11 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
     if x not in expr.free_symbols:
         raise errors.DerivationError(f"{model.id}: {job.quantity} does not depend on {variable}; there is no implicit relation")
     job.step("fixed point", sympy.Eq(x, expr), f"the implicit relation: {variable} = {job.quantity}({variable})")
-    lifted = derive_limit._lift(ctx, expr)
+    lifted = limits._lift(ctx, expr)
     args = list(lifted.args) if isinstance(lifted, sympy.Min) else [lifted]
     g_terms = [a for a in args if x in a.free_symbols]
     bounds = [a for a in args if x not in a.free_symbols]
-    if len(g_terms) != 1 or derive_context._has_pieces(g_terms[0]):
+    if len(g_terms) != 1 or signs._has_pieces(g_terms[0]):
         raise errors.DerivationError(f"{model.id}: the fixed point needs {job.quantity} = Min(g({variable}), bounds free of {variable}); "
                                      f"got {len(g_terms)} terms depending on {variable}")
     g = g_terms[0]
@@ -92,7 +96,7 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
     if root is None:
         how, number = _numeric_root(job, g, x, lo, hi, bounds, preset, values or {})
         job.step("numeric root", sympy.Eq(x, number), how)
-        result_number = min([number] + [derive_evaluate._evaluate(model, b, preset, values or {}, model.unit_text(x.name)) for b in bounds])
+        result_number = min([number] + [results._evaluate(model, b, preset, values or {}, model.unit_text(x.name)) for b in bounds])
         job.extra.append(("value_at", result_number))
         job.extra.append(("root_of_g", number))
         unit = model.unit_text(x.name)
@@ -105,23 +109,23 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
     unit = job.check_unit(root, x.name, "fixed point")
     job.extra.append(("root_of_g", root))
     if preset is not None or values:
-        job.extra.append(("value_at", derive_evaluate._evaluate(model, result, preset, values or {}, model.unit_text(x.name))))
+        job.extra.append(("value_at", results._evaluate(model, result, preset, values or {}, model.unit_text(x.name))))
     return job.finish(result, unit, method=how, used=[expr])
 
 
-def _closed_form_root(job: derive_job._Job, ctx: derive_context._Context, poly: sympy.Poly, x: sympy.Symbol, lo: sympy.Expr, hi: sympy.Expr) -> sympy.Expr | None:
+def _closed_form_root(job: jobs._Job, ctx: signs._Context, poly: sympy.Poly, x: sympy.Symbol, lo: sympy.Expr, hi: sympy.Expr) -> sympy.Expr | None:
     coeffs = poly.all_coeffs()
     if len(coeffs) == 2:
         a1, a0 = coeffs
-        root = derive_context._nice(-a0 / a1)
+        root = signs._nice(-a0 / a1)
         job.step("solve", sympy.Eq(x, root), "the relation is linear in " + str(x))
         return root
-    a2, a1, a0 = [derive_context._nice(c) for c in coeffs]
-    disc = derive_context._nice(a1**2 - 4 * a2 * a0)
+    a2, a1, a0 = [signs._nice(c) for c in coeffs]
+    disc = signs._nice(a1**2 - 4 * a2 * a0)
     roots = [(-a1 + s * sympy.sqrt(disc)) / (2 * a2) for s in (1, -1)]
     job.step("quadratic roots", sympy.Tuple(*[sympy.Eq(x, r) for r in roots]), f"p({x}) = {sympy.sstr(poly.as_expr())}; both roots of the quadratic formula")
-    p_lo = derive_context._nice(poly.as_expr().xreplace({x: lo})) if lo.is_finite else None
-    p_hi = derive_context._nice(poly.as_expr().xreplace({x: hi})) if hi.is_finite else None
+    p_lo = signs._nice(poly.as_expr().xreplace({x: lo})) if lo.is_finite else None
+    p_hi = signs._nice(poly.as_expr().xreplace({x: hi})) if hi.is_finite else None
     s_lo = ctx.sign(p_lo) if p_lo is not None else None
     s_hi = ctx.sign(p_hi) if p_hi is not None else None
     if s_lo is not None and s_hi is not None and s_lo * s_hi == -1:
@@ -136,7 +140,7 @@ def _closed_form_root(job: derive_job._Job, ctx: derive_context._Context, poly: 
         return None
     selected = roots[choice]
     s = 1 if choice == 0 else -1
-    stable = derive_context._nice(2 * a0 / (-a1 - s * sympy.sqrt(disc)))
+    stable = signs._nice(2 * a0 / (-a1 - s * sympy.sqrt(disc)))
     job.extra.append(("rejected_root", roots[1 - choice]))
     job.step("select root", sympy.Eq(x, selected),
              reason + f"; it is the {'+' if s == 1 else '-'} root (the other lies outside the domain at every sample checked)")
@@ -176,17 +180,17 @@ def _pick_root(roots: Sequence[sympy.Expr], x: sympy.Symbol, lo: sympy.Expr, hi:
     return None
 
 
-def _numeric_root(job: derive_job._Job, g: sympy.Expr, x: sympy.Symbol, lo: sympy.Expr, hi: sympy.Expr, bounds: Sequence[sympy.Expr],
+def _numeric_root(job: jobs._Job, g: sympy.Expr, x: sympy.Symbol, lo: sympy.Expr, hi: sympy.Expr, bounds: Sequence[sympy.Expr],
                   preset: str | None, values: Mapping[str, Any]) -> tuple[str, float]:
     model = job.model
     if preset is None and not values:
         raise errors.DerivationError(f"{model.id}: {x} = g({x}) has no closed form here (not a polynomial of degree <= 2); "
                                      "give a preset or values for a numeric root")
-    from symgpu import numeric
+    from symgpu.evaluate import numeric
 
     # NOTE: the root is found in coherent base units (prefixes that do not cancel are exact),
     # then expressed in the declared unit of x.
-    mags = derive_evaluate._base_magnitudes(model, preset, values)
+    mags = results._base_magnitudes(model, preset, values)
     x_scale = numeric.unit_scale(model.units[x.name])
     g = numeric.base_expression(model, g)
     hi = numeric.base_expression(model, hi) if hi.is_finite else hi

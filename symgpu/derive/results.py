@@ -9,21 +9,21 @@ import pint
 import sympy
 
 from symgpu import errors
-from symgpu.derivation import Derivation
+from symgpu.derive.derivation import Derivation
 
 if TYPE_CHECKING:
     from symgpu.model import Model
 
 
 def _base_magnitudes(model: Model, preset: str | None, values: Mapping[str, Any]) -> dict[str, float]:
-    from symgpu import numeric
+    from symgpu.evaluate import numeric
 
     return {k: numeric.base_magnitude(model, k, v) for k, v in numeric.merge_values(model, preset, values).items()}
 
 
 def _evaluate(model: Model, expr: Any, preset: str | None, values: Mapping[str, Any], unit: str | None = None) -> Any:
     """Magnitude of ``expr`` in ``unit`` (the declared unit it stands for) at a preset / values."""
-    from symgpu import numeric
+    from symgpu.evaluate import numeric
 
     if not isinstance(expr, sympy.Basic):
         raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")
@@ -44,7 +44,7 @@ def evaluate_result(model: Model, derivation: Derivation, preset: str | None = N
     else:
         expr = derivation.result
         unit = derivation.unit
-    from symgpu import numeric
+    from symgpu.evaluate import numeric
 
     if not isinstance(expr, sympy.Basic):
         raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")

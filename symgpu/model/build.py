@@ -10,7 +10,10 @@ from typing import Any
 import pint
 import sympy
 
-from symgpu import dimensions, errors, expressions, schema, units
+from symgpu import errors, units
+from symgpu.units import dimensions
+from symgpu.model import expressions
+from symgpu.model import schema
 
 
 def validation_domain_error() -> str:
@@ -18,6 +21,16 @@ def validation_domain_error() -> str:
     from symgpu import validation
 
     return validation.DOMAIN_ERROR
+
+
+def merge_keywords(values: Mapping[str, Any] | None, keywords: Mapping[str, Any]) -> dict[str, Any]:
+    """One mapping from ``values=`` and keyword values; a name given both ways is an error."""
+    merged = dict(values or {})
+    both = sorted(set(merged) & set(keywords))
+    if both:
+        raise errors.UsageError(f"{', '.join(both)} given both in values= and as a keyword; give each value once")
+    merged.update(keywords)
+    return merged
 
 
 @dataclass(frozen=True)
@@ -69,7 +82,7 @@ class Model:
     :class:`~symgpu.errors.ModelFileError` naming the file, the key and the fix.
 
     Args:
-        definition: the record produced by :func:`symgpu.loader.read_definition`.
+        definition: the record produced by :func:`symgpu.model.loader.read_definition`.
     """
 
     def __init__(self, definition: schema.ModelDefinition) -> None:
@@ -429,14 +442,18 @@ class Model:
         """
         return dimensions.settle(self._walk(expr, self._dims, "expression"))
 
-    def evaluate(self, name: str, preset: str | None = None, *, checks: bool = True, **values: Any) -> pint.Quantity:
-        """Evaluate quantity ``name`` numerically; see :func:`symgpu.numeric.evaluate`.
+    def evaluate(self, name: str, /, preset: str | None = None, *, values: Mapping[str, Any] | None = None,
+                 checks: bool = True, **symbol_values: Any) -> pint.Quantity:
+        """Evaluate quantity ``name`` numerically; see :func:`symgpu.evaluate.numeric.evaluate`.
 
-        Example: ``ia.evaluate("P_K0", preset="gtx1080", M=16, N=16)`` -> ``972.0 thread``.
+        Values come as a mapping (``values={"M": 16}``), which works for every symbol name, or
+        as keywords (``M=16``) for names other than ``preset``, ``values`` and ``checks``.
+
+        Example: ``ia.evaluate("P_K0", preset="gtx1080", values={"M": 16, "N": 16})`` -> ``972.0 thread``.
         """
-        from symgpu import numeric
+        from symgpu.evaluate import numeric
 
-        return numeric.evaluate(self, name, preset=preset, values=values, checks=checks)
+        return numeric.evaluate(self, name, preset=preset, values=merge_keywords(values, symbol_values), checks=checks)
 
     def __repr__(self) -> str:
         return f"<Model {self.id}: {len(self.equations)} equations, {len(self.presets)} presets>"

@@ -27,7 +27,8 @@ from typing import Any
 
 import pint
 
-from symgpu import errors, numeric, units
+from symgpu import errors, units
+from symgpu.evaluate import numeric
 
 #: The occupancy model's id.
 OCCUPANCY_MODEL = "occupancy"
@@ -236,7 +237,7 @@ def occupancy_chain(target_model: Any, cc_preset_or_target_preset: str, threads:
         )
     missing = [name for name in table.symbols if name not in model.symbols]
     if missing:
-        raise errors.UsageError(f"occupancy: the mapping for '{model.id}' names undeclared symbols {', '.join(missing)}; update symgpu.occupancy.TARGETS")
+        raise errors.UsageError(f"occupancy: the mapping for '{model.id}' names undeclared symbols {', '.join(missing)}; update symgpu.evaluate.occupancy.TARGETS")
     cc = resolve_cc_preset(model, cc_preset_or_target_preset)
     result = compute(cc, threads, regs, smem, target=model.id)
     occ = occupancy_model()
@@ -250,7 +251,7 @@ def occupancy_chain(target_model: Any, cc_preset_or_target_preset: str, threads:
             values[target_symbol] = quantity.to(model.units[target_symbol])
         except pint.DimensionalityError:
             raise errors.UsageError(
-                f"occupancy: {source} ({occ.unit_text(source)}) cannot feed {model.id}.{target_symbol} ({model.unit_text(target_symbol)}); fix symgpu.occupancy.TARGETS"
+                f"occupancy: {source} ({occ.unit_text(source)}) cannot feed {model.id}.{target_symbol} ({model.unit_text(target_symbol)}); fix symgpu.evaluate.occupancy.TARGETS"
             ) from None
     return replace(result, values=values)
 

@@ -3,7 +3,7 @@
 The derivation engine (:mod:`symgpu.derive`) finds regimes symbolically; this module
 answers the numeric question a report asks — at this preset, which limiter binds, which
 case of a piecewise equation applies, which branch of a Piecewise result is the one to use —
-always evaluating through :func:`symgpu.numeric.evaluate_expression` (prefix-safe).
+always evaluating through :func:`symgpu.evaluate.numeric.evaluate_expression` (prefix-safe).
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from symgpu import errors, numeric
+from symgpu import errors
+from symgpu.evaluate import numeric
 
 if TYPE_CHECKING:
     from symgpu.model import Model

@@ -9,7 +9,7 @@ import numpy as np
 import sympy
 
 from symgpu import errors
-from symgpu.derivation import Derivation, Step
+from symgpu.derive.derivation import Derivation, Step
 
 if TYPE_CHECKING:
     from symgpu.model import Model

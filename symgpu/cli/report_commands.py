@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from symgpu import cli, errors, render
+from symgpu import cli, errors
+from symgpu.report import render
 
 
 def setup(sub: Any) -> None:

@@ -208,7 +208,7 @@ class Erratum:
 
 @dataclass(frozen=True)
 class PlotRequest:
-    """A plot the model file asks its report to draw (open fields, read by :mod:`symgpu.plots`).
+    """A plot the model file asks its report to draw (open fields, read by :mod:`symgpu.report.plots`).
 
     Attributes:
         id: plot id (used in file names).

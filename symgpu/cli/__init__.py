@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 import pint
 
-from symgpu import errors, loader, units, validation
+from symgpu import errors, units, validation
+from symgpu.model import loader
 
 OK, FAILED, BAD_INPUT = 0, 1, 2
 
@@ -112,7 +113,7 @@ def _load_extensions() -> None:
     """Import modules that register extra subcommands (each is optional)."""
     import importlib
 
-    for module in ("symgpu.cli_derive", "symgpu.cli_report", "symgpu.cli_compare"):
+    for module in ("symgpu.cli.derive_commands", "symgpu.cli.report_commands", "symgpu.cli.compare_commands"):
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:
@@ -238,7 +239,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     import symgpu
-    from symgpu import plot_requests
+    from symgpu.model import plot_requests
 
     names = args.models or loader.list_models()
     if not names:
@@ -289,7 +290,7 @@ def occupancy_inputs(model: Any, preset: str | None, text: str | None) -> dict[s
     """Values of ``model``'s occupancy symbols derived from resource usage (empty if ``text`` is None)."""
     if not text:
         return {}
-    from symgpu import occupancy
+    from symgpu.evaluate import occupancy
 
     resources = parse_occupancy(text)
     if not preset:

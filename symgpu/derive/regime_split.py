@@ -1,7 +1,7 @@
 """Regimes of a piecewise quantity: the branches of its nested ``Min``/``Max``/``Piecewise``.
 
 Branch enumeration, condition tidying and feasibility checks, and the public
-:func:`regimes` operation. (:mod:`symgpu.regimes` picks the regime active at given inputs.)
+:func:`regimes` operation. (:mod:`symgpu.evaluate.active` picks the regime active at given inputs.)
 """
 
 from __future__ import annotations
@@ -14,8 +14,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy
 
-from symgpu import derive_context, derive_job, errors
-from symgpu.derivation import Derivation
+from symgpu import errors
+from symgpu.derive import signs
+from symgpu.derive import jobs
+from symgpu.derive.derivation import Derivation
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -88,7 +90,7 @@ class Regime:
                 "expression": sympy.sstr(self.expression), "terms": list(self.terms), "feasible": self.feasible}
 
 
-def _names(job: derive_job._Job, stop: frozenset[str] = frozenset()) -> dict[Any, str]:
+def _names(job: jobs._Job, stop: frozenset[str] = frozenset()) -> dict[Any, str]:
     """Expanded limiter terms and case values -> their names (from every equation)."""
     names: dict[Any, str] = {}
     deps = []
@@ -122,7 +124,7 @@ def _lookup(names: Mapping[Any, str], kind: str, key: sympy.Basic, fallback: str
 
 def _branches(expr: sympy.Basic, names: Mapping[Any, str], counter: list[int]) -> list[tuple[tuple[str, ...], tuple[_Cond, ...], sympy.Expr]]:
     """All (labels, conditions, value) branches of ``expr``."""
-    if not derive_context._has_pieces(expr):
+    if not signs._has_pieces(expr):
         return [((), (), expr)]
     if isinstance(expr, (sympy.Min, sympy.Max)):
         kind = "Min" if isinstance(expr, sympy.Min) else "Max"
@@ -187,7 +189,7 @@ def _surface_only(conds: Sequence[_Cond]) -> sympy.Expr | None:
 def _witness(model: Model, conds: Sequence[_Cond], samples: int = 4096) -> bool | None:
     """True if some sample of inputs allowed by the declared assumptions satisfies every
     condition (a witness of feasibility); None if none does (undecided, not refuted)."""
-    from symgpu import numeric
+    from symgpu.evaluate import numeric
 
     relations = [c.relational for c in conds]
     symbols = sorted(set().union(*[r.free_symbols for r in relations]), key=str)
@@ -221,7 +223,7 @@ def _witness(model: Model, conds: Sequence[_Cond], samples: int = 4096) -> bool 
     return True if np.any(holds) else None
 
 
-def _bounds_infeasible(ctx: derive_context._Context, conditions: Sequence[sympy.Basic], var: sympy.Symbol | None) -> bool:
+def _bounds_infeasible(ctx: signs._Context, conditions: Sequence[sympy.Basic], var: sympy.Symbol | None) -> bool:
     """Do lower and upper bounds on ``var`` contradict each other?"""
     if var is None:
         return False
@@ -242,7 +244,7 @@ def _bounds_infeasible(ctx: derive_context._Context, conditions: Sequence[sympy.
     return False
 
 
-def _regimes(job: derive_job._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: frozenset[str] = frozenset(), record: bool = True) -> list[Regime]:
+def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: frozenset[str] = frozenset(), record: bool = True) -> list[Regime]:
     assert job.ctx is not None
     names = _names(job, stop)
     raw = _branches(expr, names, [0])
@@ -269,7 +271,7 @@ def _regimes(job: derive_job._Job, expr: sympy.Expr, over: sympy.Symbol | None, 
             if tidy is sympy.true:
                 continue
             kept_raw.append(cond)
-            if not any(derive_context._same_relation(tidy, s) for s in shown):
+            if not any(signs._same_relation(tidy, s) for s in shown):
                 shown.append(tidy)
         name = "+".join(dict.fromkeys(labels)) or "all"
         if not infeasible:
@@ -326,9 +328,9 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
         A Derivation whose ``result`` is the Piecewise of the feasible regimes and whose
         ``extra["regimes"]`` lists each as ``{name, conditions, expression}``.
     """
-    job = derive_job._Job(model, "regimes", str(quantity), over or "")
-    job.omit = derive_job._omit_pairs(omit)
-    derive_job._context(model, assume, job)
+    job = jobs._Job(model, "regimes", str(quantity), over or "")
+    job.omit = jobs._omit_pairs(omit)
+    jobs._context(model, assume, job)
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
     var = job.symbol(over) if over else None
     found = _regimes(job, expr, var, frozenset(stop_at))
@@ -341,19 +343,19 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
         if unit:
             _check_quiet(job, r.expression, job.quantity)
     if preset is not None or values:
-        from symgpu import regimes as regimes_module
+        from symgpu.evaluate import active
 
-        regimes_module.active_regimes(job, found, preset, values or {})
+        active.active_regimes(job, found, preset, values or {})
     return _finish_without_objects(job, result, unit, [expr])
 
 
-def _check_quiet(job: derive_job._Job, expr: sympy.Expr, name: str) -> None:
+def _check_quiet(job: jobs._Job, expr: sympy.Expr, name: str) -> None:
     steps = len(job.steps)
     job.check_unit(expr, name, "regime value")
     del job.steps[steps:]
 
 
-def _finish_without_objects(job: derive_job._Job, result: Any, unit: str, used: Sequence[Any], **kw: Any) -> Derivation:
+def _finish_without_objects(job: jobs._Job, result: Any, unit: str, used: Sequence[Any], **kw: Any) -> Derivation:
     objects = [v for k, v in job.extra if k == "regime_objects"]
     job.extra = [(k, v) for k, v in job.extra if k != "regime_objects"]
     derivation = job.finish(result, unit, used=used, **kw)
@@ -364,10 +366,10 @@ def _finish_without_objects(job: derive_job._Job, result: Any, unit: str, used: 
 
 def active_regime(model: Model, quantity: str, preset: str | None = None, **values: Any) -> tuple[str, float, str | None, float | None]:
     """(binding limiter or case, value, next bound, how far the next bound is); see
-    :func:`symgpu.regimes.active_regime`."""
-    from symgpu import regimes as regimes_module
+    :func:`symgpu.evaluate.active.active_regime`."""
+    from symgpu.evaluate import active
 
-    return regimes_module.active_regime(model, quantity, preset, **values)
+    return active.active_regime(model, quantity, preset, **values)
 
 
 def regime_list(derivation: Derivation) -> list[Regime]:

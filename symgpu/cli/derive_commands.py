@@ -30,8 +30,8 @@ import sympy
 from symgpu import cli, errors
 
 if TYPE_CHECKING:
-    from symgpu.derivation import Derivation
-    from symgpu.schema import DerivationRequest
+    from symgpu.derive.derivation import Derivation
+    from symgpu.model.schema import DerivationRequest
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
@@ -182,9 +182,9 @@ def _run(args: argparse.Namespace) -> int:
     elif command == "boundary":
         derivation = derive.boundary(model, args.quantity, tuple(args.between) if args.between else None, for_=args.for_, **common)
     elif command == "extremum" and args.grid:
-        from symgpu import search
+        from symgpu.derive import grid_search
 
-        derivation = search.grid_extremum(model, args.quantity, args.over, args.grid, args.kind, preset=args.preset, values=values)
+        derivation = grid_search.grid_extremum(model, args.quantity, args.over, args.grid, args.kind, preset=args.preset, values=values)
     elif command == "extremum":
         derivation = derive.extremum(model, args.quantity, over=args.over, kind=args.kind, preset=args.preset, values=values, **common)
     elif command == "limit":

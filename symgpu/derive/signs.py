@@ -22,7 +22,7 @@ _PIECEWISE = (sympy.Min, sympy.Max, sympy.Piecewise)
 
 
 def _has_staircase(expr: Any, var: sympy.Symbol) -> bool:
-    from symgpu import inequalities
+    from symgpu.derive import inequalities
 
     return inequalities.has_staircase(expr, var)
 
@@ -309,7 +309,7 @@ def _flip(op: type) -> type:
 
 
 def _nonnegative(e: Any) -> bool:
-    from symgpu import inequalities
+    from symgpu.derive import inequalities
 
     return inequalities.nonnegative(e)
 

@@ -12,7 +12,7 @@ models ask about ("at least k blocks") invert exactly, one layer at a time:
 * ``g + t`` and ``g*t`` with ``t`` free of the variable: subtract ``t``; divide by ``t``
   when its sign is proved (a negative factor flips the relation).
 
-Each layer is returned as a :class:`~symgpu.derivation.Step` naming the rule used.
+Each layer is returned as a :class:`~symgpu.derive.derivation.Step` naming the rule used.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 import sympy
 
 from symgpu import errors
-from symgpu.derivation import Step
+from symgpu.derive.derivation import Step
 
 __all__ = ["invert", "integer_extreme", "has_staircase", "nonnegative"]
 

@@ -7,8 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from symgpu import derive_job, dimensions, errors
-from symgpu.derivation import Derivation
+from symgpu import errors
+from symgpu.derive import jobs
+from symgpu.units import dimensions
+from symgpu.derive.derivation import Derivation
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -22,8 +24,8 @@ def simplify_expression(model: Model, expression: Any, *, substitute: Mapping[st
     result carries no unit check of its own (the expression need not be a declared symbol);
     its dimension is recorded in ``extra["dimension"]``.
     """
-    job = derive_job._Job(model, "simplify", str(expression))
-    ctx = derive_job._context(model, assume, job)
+    job = jobs._Job(model, "simplify", str(expression))
+    ctx = jobs._context(model, assume, job)
     expr, _ = job.quantity_expression(expression, substitute, stop_at)
     result = ctx.nice(expr)
     if result != expr:
@@ -40,8 +42,8 @@ def substitute(model: Model, quantity: Any, substitute: Mapping[str, Any] | None
     """A quantity in terms of inputs (quantities in ``stop_at`` kept as symbols), with the
     substitutions ``substitute`` (name -> expression) applied, simplified; ``case`` picks one
     case of a quantity defined by cases."""
-    job = derive_job._Job(model, "substitute", str(quantity))
-    ctx = derive_job._context(model, assume, job)
+    job = jobs._Job(model, "substitute", str(quantity))
+    ctx = jobs._context(model, assume, job)
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at, case=case)
     result = ctx.nice(expr)
     if result != expr:

@@ -22,7 +22,8 @@ import numpy as np
 import pint
 import sympy
 
-from symgpu import errors, loader, units
+from symgpu import errors, units
+from symgpu.model import loader
 from symgpu.model import Model
 
 #: Seconds allowed for one sympy.simplify / solve call before the unsimplified form is kept.

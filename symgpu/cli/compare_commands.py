@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from symgpu import cli, compare, errors, render
+from symgpu import cli, compare, errors
+from symgpu.report import render
 
 
 def setup_diff(sub: Any) -> None:

@@ -2,7 +2,7 @@
 
 Every operation takes a :class:`~symgpu.model.Model`, works on the quantity's expression in
 terms of inputs (intermediate equations substituted), and returns a
-:class:`~symgpu.derivation.Derivation` with ordered steps, the assumptions used and a
+:class:`~symgpu.derive.derivation.Derivation` with ordered steps, the assumptions used and a
 unit-checked result.
 
 Sign reasoning uses the symbols' declared assumptions (``positive``, ``nonnegative``) and
@@ -26,16 +26,16 @@ from __future__ import annotations
 
 # NOTE: names are re-exported (not just the modules) so that ``symgpu.derive.solve`` and the
 # helpers other modules use (``derive._evaluate``) keep working after the split.
-from symgpu.derive_context import _Context  # noqa: F401
-from symgpu.derive_evaluate import _base_magnitudes, _evaluate, evaluate_result  # noqa: F401
-from symgpu.derive_extremum import extremum
-from symgpu.derive_fixed_point import fixed_point
-from symgpu.derive_job import _Job, _omit_pairs, _solve_for  # noqa: F401
-from symgpu.derive_limit import limit, limit_ratio
-from symgpu.derive_regimes import MAX_BRANCHES, Regime, _Cond, _regimes, active_regime, regime_list, regimes  # noqa: F401
-from symgpu.derive_requests import _equal, _expand_all, expect_holds, request, run_request  # noqa: F401
-from symgpu.derive_simplify import simplify_expression, substitute
-from symgpu.derive_solve import boundary, solve
+from symgpu.derive.signs import _Context  # noqa: F401
+from symgpu.derive.results import _base_magnitudes, _evaluate, evaluate_result  # noqa: F401
+from symgpu.derive.extrema import extremum
+from symgpu.derive.fixed_points import fixed_point
+from symgpu.derive.jobs import _Job, _omit_pairs, _solve_for  # noqa: F401
+from symgpu.derive.limits import limit, limit_ratio
+from symgpu.derive.regime_split import MAX_BRANCHES, Regime, _Cond, _regimes, active_regime, regime_list, regimes  # noqa: F401
+from symgpu.derive.requests import _equal, _expand_all, expect_holds, request, run_request  # noqa: F401
+from symgpu.derive.simplification import simplify_expression, substitute
+from symgpu.derive.solving import boundary, solve
 
 __all__ = [
     "Regime",

@@ -1,5 +1,5 @@
 """Check and normalise a model file's ``[[plots]]`` entries (no matplotlib here, so
-``symgpu check`` can run it cheaply). :mod:`symgpu.plots` documents the fields and draws.
+``symgpu check`` can run it cheaply). :mod:`symgpu.report.plots` documents the fields and draws.
 
 Every problem is a :class:`~symgpu.errors.ModelFileError` naming the file and
 ``plot <id>.<field>``.

@@ -7,12 +7,19 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from symgpu import derive_context, derive_extremum, derive_fixed_point, derive_limit, derive_regimes, derive_simplify, derive_solve, errors
-from symgpu.derivation import Derivation
+from symgpu import errors
+from symgpu.derive import signs
+from symgpu.derive import extrema
+from symgpu.derive import fixed_points
+from symgpu.derive import limits
+from symgpu.derive import regime_split
+from symgpu.derive import simplification
+from symgpu.derive import solving
+from symgpu.derive.derivation import Derivation
 
 if TYPE_CHECKING:
     from symgpu.model import Model
-    from symgpu.schema import DerivationRequest
+    from symgpu.model.schema import DerivationRequest
 
 
 def run_request(model: Model, request: DerivationRequest) -> Derivation:
@@ -45,39 +52,39 @@ def run_request(model: Model, request: DerivationRequest) -> Derivation:
     common: dict[str, Any] = {"substitute": subs, "assume": assume, "omit": omit, "stop_at": stop}
     op = request.op
     if op == "solve":
-        derivation = derive_solve.solve(model, quantity, for_=variable, target=get("target"), relation=str(get("relation", "==")),
+        derivation = solving.solve(model, quantity, for_=variable, target=get("target"), relation=str(get("relation", "==")),
                            kind=kind if get("kind") is not None else None, case=get("case"), preset=preset,
                            values=inputs, **common)
     elif op == "boundary":
         between = get("between")
-        derivation = derive_solve.boundary(model, quantity, tuple(between) if between else None, for_=variable, **common)
+        derivation = solving.boundary(model, quantity, tuple(between) if between else None, for_=variable, **common)
     elif op == "extremum" and get("grid"):
-        from symgpu import search
+        from symgpu.derive import grid_search
 
-        derivation = search.grid_extremum(model, str(quantity), str(variable), str(get("grid")), kind, preset=preset, values=inputs)
+        derivation = grid_search.grid_extremum(model, str(quantity), str(variable), str(get("grid")), kind, preset=preset, values=inputs)
     elif op == "extremum":
-        derivation = derive_extremum.extremum(model, quantity, over=variable, kind=kind, preset=preset, values=inputs, **common)
+        derivation = extrema.extremum(model, quantity, over=variable, kind=kind, preset=preset, values=inputs, **common)
     elif op == "limit":
         point = get("to", get("point", "oo"))
         ratio = get("ratio")
         if ratio:
-            derivation = derive_limit.limit_ratio(model, quantity, variable, point, dict(ratio), **common)
+            derivation = limits.limit_ratio(model, quantity, variable, point, dict(ratio), **common)
         else:
-            derivation = derive_limit.limit(model, quantity, variable, point, direction=get("direction"), **common)
+            derivation = limits.limit(model, quantity, variable, point, direction=get("direction"), **common)
     elif op == "fixed_point":
-        derivation = derive_fixed_point.fixed_point(model, quantity, variable, preset=preset, values=inputs, **common)
+        derivation = fixed_points.fixed_point(model, quantity, variable, preset=preset, values=inputs, **common)
     elif op == "regimes":
-        derivation = derive_regimes.regimes(model, quantity, over=variable, preset=preset, values=inputs, **common)
+        derivation = regime_split.regimes(model, quantity, over=variable, preset=preset, values=inputs, **common)
     elif op == "simplify":
         text = get("expression") or quantity
         if text is None:
             raise errors.UsageError(f"{model.id}: derivation {request.id}: simplify needs an expression")
-        derivation = derive_simplify.simplify_expression(model, text, substitute=subs, assume=assume, stop_at=stop)
+        derivation = simplification.simplify_expression(model, text, substitute=subs, assume=assume, stop_at=stop)
     elif op == "substitute":
-        derivation = derive_simplify.substitute(model, quantity, subs, assume=assume, stop_at=stop, case=get("case"))
+        derivation = simplification.substitute(model, quantity, subs, assume=assume, stop_at=stop, case=get("case"))
     else:
         raise errors.UsageError(f"{model.id}: derivation {request.id}: operation '{op}' is not supported by the engine")
-    ctx = derive_context._Context(model)
+    ctx = signs._Context(model)
     checks: list[tuple[str, Any]] = []
     targets: list[tuple[str, Any, Any]] = []
     expect = get("expect")
@@ -133,7 +140,7 @@ def _expand_all(model: Model, expr: Any, stop_at: Iterable[str] = ()) -> Any:
     return expr.xreplace(mapping) if mapping else expr
 
 
-def _equal(a: Any, b: Any, ctx: derive_context._Context | None = None) -> bool:
+def _equal(a: Any, b: Any, ctx: signs._Context | None = None) -> bool:
     """``simplify(a - b) == 0`` for expressions (False for anything else); constants with
     positive values are known positive."""
     if not isinstance(a, sympy.Expr) or not isinstance(b, sympy.Expr):
@@ -142,9 +149,9 @@ def _equal(a: Any, b: Any, ctx: derive_context._Context | None = None) -> bool:
     a, b = a.xreplace(mapping), b.xreplace(mapping)
     if a == b:
         return True
-    if derive_context._has_pieces(a) or derive_context._has_pieces(b):
+    if signs._has_pieces(a) or signs._has_pieces(b):
         if ctx is not None:
-            a, b = derive_limit._lift(ctx, a), derive_limit._lift(ctx, b)
+            a, b = limits._lift(ctx, a), limits._lift(ctx, b)
         if isinstance(a, (sympy.Min, sympy.Max)) and type(a) is type(b) and len(a.args) == len(b.args):
             rest = list(b.args)
             for arg in a.args:

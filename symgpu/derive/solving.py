@@ -8,8 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from symgpu import derive_context, derive_evaluate, derive_job, derive_regimes, errors
-from symgpu.derivation import Derivation
+from symgpu import errors
+from symgpu.derive import signs
+from symgpu.derive import results
+from symgpu.derive import jobs
+from symgpu.derive import regime_split
+from symgpu.derive.derivation import Derivation
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -33,7 +37,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
 
     ``relation`` (``">="``, ``">"``, ``"<="``, ``"<"``) solves the inequality
     ``quantity REL target`` instead, inverting ``floor``/``ceiling`` layer by layer (see
-    :mod:`symgpu.inequalities`); the result is the bound on ``for_``, or with ``kind="max"``/
+    :mod:`symgpu.derive.inequalities`); the result is the bound on ``for_``, or with ``kind="max"``/
     ``"min"`` the largest/smallest admissible value (an integer for an integer variable).
     ``case`` picks one case of a quantity defined by cases. With ``preset``/``values`` a
     Piecewise result's applying branch is selected and evaluated.
@@ -41,9 +45,9 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     Raises:
         errors.DerivationError: no admissible root, or a result with the wrong unit.
     """
-    job = derive_job._Job(model, "solve", str(quantity_or_equation), str(for_))
-    job.omit = derive_job._omit_pairs(omit)
-    ctx = derive_job._context(model, assume, job)  # records the declared and assumed relations in the job
+    job = jobs._Job(model, "solve", str(quantity_or_equation), str(for_))
+    job.omit = jobs._omit_pairs(omit)
+    ctx = jobs._context(model, assume, job)  # records the declared and assumed relations in the job
     subs = dict(substitute or {})
     name_q = str(quantity_or_equation)
     if name_q in model.defining or name_q in model.equations:
@@ -68,13 +72,13 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         root = ctx.nice(right)
         unit = job.check_unit(root, var.name, "solution")
         return job.finish(root, unit, used=[root])
-    if derive_context._has_pieces(right) or derive_context._has_pieces(left):
-        found = derive_regimes._regimes(job, right - left if not isinstance(left, sympy.Symbol) or derive_context._has_pieces(left) else right, var, frozenset(stop_at), record=True) \
-            if derive_context._has_pieces(left) else derive_regimes._regimes(job, right, var, frozenset(stop_at), record=True)
+    if signs._has_pieces(right) or signs._has_pieces(left):
+        found = regime_split._regimes(job, right - left if not isinstance(left, sympy.Symbol) or signs._has_pieces(left) else right, var, frozenset(stop_at), record=True) \
+            if signs._has_pieces(left) else regime_split._regimes(job, right, var, frozenset(stop_at), record=True)
         pieces = []
         for regime in found:
-            eq = sympy.Eq(left if not derive_context._has_pieces(left) else 0, regime.expression)
-            for root in derive_job._solve_for(job, eq, var, f"regime {regime.name}"):
+            eq = sympy.Eq(left if not signs._has_pieces(left) else 0, regime.expression)
+            for root in jobs._solve_for(job, eq, var, f"regime {regime.name}"):
                 conds = [ctx.tidy(c.relational.xreplace({var: root})) for c in regime.raw]
                 if any(c is sympy.false for c in conds):
                     job.step("drop root", sympy.Eq(var, root), f"violates the conditions of regime {regime.name}")
@@ -89,12 +93,12 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         for r, _, _ in pieces:
             unit = job.check_unit(r, var.name, "solution")
         if isinstance(result, sympy.Piecewise) and (preset is not None or values):
-            from symgpu import regimes as regimes_module
+            from symgpu.evaluate import active
 
-            regimes_module.select_branch(job, result, preset, values or {}, [n for _, _, n in pieces])
-            job.extra.append(("value_at", derive_evaluate._evaluate(model, result, preset, values or {}, model.unit_text(var.name))))
+            active.select_branch(job, result, preset, values or {}, [n for _, _, n in pieces])
+            job.extra.append(("value_at", results._evaluate(model, result, preset, values or {}, model.unit_text(var.name))))
         return job.finish(result, unit, used=[relation])
-    roots = derive_job._solve_for(job, relation, var, "the equation")
+    roots = jobs._solve_for(job, relation, var, "the equation")
     if not roots:
         raise errors.DerivationError(f"{model.id}: {sympy.sstr(relation)} has no admissible solution for {var}")
     job.step("solve", sympy.Tuple(*[sympy.Eq(var, r) for r in roots]),
@@ -111,10 +115,10 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
 _RELATIONS = {">=": sympy.GreaterThan, ">": sympy.StrictGreaterThan, "<=": sympy.LessThan, "<": sympy.StrictLessThan}
 
 
-def _solve_inequality(job: derive_job._Job, expr: sympy.Basic, lhs: sympy.Expr | None, var: sympy.Symbol, target: Any,
+def _solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, var: sympy.Symbol, target: Any,
                       relation: str, kind: str | None) -> Derivation:
     """``quantity REL target`` solved for ``var`` by inverting layer by layer."""
-    from symgpu import inequalities
+    from symgpu.derive import inequalities
 
     assert job.ctx is not None
     model = job.model
@@ -122,7 +126,7 @@ def _solve_inequality(job: derive_job._Job, expr: sympy.Basic, lhs: sympy.Expr |
         raise errors.UsageError(f"{model.id}: relation must be one of ==, {', '.join(_RELATIONS)} (got {relation!r})")
     if target is None:
         raise errors.UsageError(f"{model.id}: an inequality needs a target (quantity {relation} target)")
-    if derive_context._has_pieces(expr):
+    if signs._has_pieces(expr):
         raise errors.DerivationError(f"{model.id}: the inequality for {job.quantity} has Min/Max/Piecewise in it; "
                                      "pick one case (case = ...) or a bound")
     bound_to = job.expand(job.parse(target, "target"))
@@ -165,9 +169,9 @@ def boundary(model: Model, quantity: Any, between: Sequence[str] | None = None, 
     """
     if for_ is None:
         raise errors.UsageError("boundary needs the variable to solve for (for_=...)")
-    job = derive_job._Job(model, "boundary", str(quantity), str(for_))
-    job.omit = derive_job._omit_pairs(omit)
-    derive_job._context(model, assume, job)
+    job = jobs._Job(model, "boundary", str(quantity), str(for_))
+    job.omit = jobs._omit_pairs(omit)
+    jobs._context(model, assume, job)
     name_q = str(quantity)
     stop = tuple(stop_at)
     if between is not None and not stop and name_q in model.defining:
@@ -181,7 +185,7 @@ def boundary(model: Model, quantity: Any, between: Sequence[str] | None = None, 
     if stop and not tuple(stop_at):
         job.step("keep symbolic", sympy.Tuple(*[model.symbols[k] for k in stop]),
                  f"the regimes {', '.join(between or ())} are the limiters of {name_q}'s own equation, so its intermediate quantities stay symbols")
-    found = derive_regimes._regimes(job, expr, var, frozenset(stop))
+    found = regime_split._regimes(job, expr, var, frozenset(stop))
     by_name = {r.name: r for r in found}
     if between is not None:
         if len(between) != 2:
@@ -221,7 +225,7 @@ def boundary(model: Model, quantity: Any, between: Sequence[str] | None = None, 
     return job.finish(result, unit, used=[expr])
 
 
-def _switch_condition(ra: derive_regimes.Regime, rb: derive_regimes.Regime, var: sympy.Symbol) -> tuple[derive_regimes._Cond, derive_regimes.Regime] | None:
+def _switch_condition(ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol) -> tuple[regime_split._Cond, regime_split.Regime] | None:
     """The condition (``h > 0`` or ``h >= 0``) of one regime whose opposite is a condition of
     the other: where its sign switches, so does the regime (for Min/Max regimes it compares
     the two arguments; for the cases of a Piecewise it is the case condition). Returns the
@@ -235,19 +239,19 @@ def _switch_condition(ra: derive_regimes.Regime, rb: derive_regimes.Regime, var:
     return None
 
 
-def _same_context(ra: derive_regimes.Regime, rb: derive_regimes.Regime) -> bool:
+def _same_context(ra: regime_split.Regime, rb: regime_split.Regime) -> bool:
     """Do the two regimes share their opaque (case) conditions, such as ``Eq(x, 0)``?"""
     return {c.boolean for c in ra.raw if c.h is None} == {c.boolean for c in rb.raw if c.h is None}
 
 
-def _boundary_of(job: derive_job._Job, ra: derive_regimes.Regime, rb: derive_regimes.Regime, var: sympy.Symbol, label: str) -> Any:
+def _boundary_of(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol, label: str) -> Any:
     """Where ``ra`` switches to ``rb``, solved for ``var`` (None if nowhere admissible)."""
-    from symgpu import inequalities
+    from symgpu.derive import inequalities
 
     assert job.ctx is not None
     switch = _switch_condition(ra, rb, var)
     h = switch[0].h if switch is not None else None
-    if switch is not None and derive_context._has_staircase(h, var):
+    if switch is not None and signs._has_staircase(h, var):
         cond, owner = switch
         other = rb if owner is ra else ra
         relation = cond.relational
@@ -267,7 +271,7 @@ def _boundary_of(job: derive_job._Job, ra: derive_regimes.Regime, rb: derive_reg
                  "(the staircase values stay equal on a whole interval, so the boundary is where the separating condition switches)")
         return bound
     if h is not None:
-        roots = derive_job._solve_for(job, sympy.Eq(h, 0), var, f"the switching condition {label}")
+        roots = jobs._solve_for(job, sympy.Eq(h, 0), var, f"the switching condition {label}")
         if roots:
             root = roots[0] if len(roots) == 1 else sympy.Tuple(*roots)
             job.step(f"boundary {label}", sympy.Eq(var, root),
@@ -277,7 +281,7 @@ def _boundary_of(job: derive_job._Job, ra: derive_regimes.Regime, rb: derive_reg
     eq = sympy.Eq(ra.expression, rb.expression)
     if var not in (ra.expression - rb.expression).free_symbols:
         return None
-    roots = derive_job._solve_for(job, eq, var, f"the boundary {label}")
+    roots = jobs._solve_for(job, eq, var, f"the boundary {label}")
     if not roots:
         return None
     root = roots[0] if len(roots) == 1 else sympy.Tuple(*roots)

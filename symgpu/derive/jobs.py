@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from symgpu import derive_context, dimensions, errors
-from symgpu.derivation import Derivation, Step
+from symgpu import errors
+from symgpu.derive import signs
+from symgpu.units import dimensions
+from symgpu.derive.derivation import Derivation, Step
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -30,7 +32,7 @@ class _Job:
     steps: list[Step] = field(default_factory=list)
     counts: set[str] = field(default_factory=set)
     substitution: dict[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
-    ctx: derive_context._Context | None = None
+    ctx: signs._Context | None = None
     extra: list[tuple[str, Any]] = field(default_factory=list)
     omit: tuple[tuple[str, str], ...] = ()
 
@@ -82,7 +84,7 @@ class _Job:
         if isinstance(value, sympy.Basic):
             return value
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return derive_context._number(value)
+            return signs._number(value)
         if isinstance(value, str):
             return self.model.parse(value, where, boolean=any(op in value for op in ("<", ">", "==")) or value.strip().startswith(("Eq(", "Ne(", "And(", "Or(")))
         raise errors.UsageError(f"{where}: cannot use {value!r} (give a number, a SymPy expression or expression text)")
@@ -186,7 +188,7 @@ class _Job:
                 if not kept:
                     raise errors.UsageError(f"{self.model.id}: omitting {', '.join(n for _, n in self.omit)} leaves an empty {type(node).__name__}")
                 return node.func(*[prune(a) for a in kept])
-            if node.args and derive_context._has_pieces(node):
+            if node.args and signs._has_pieces(node):
                 return node.func(*[prune(a) for a in node.args])
             return node
 
@@ -235,9 +237,9 @@ def _omit_pairs(omit: Iterable[Any]) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def _context(model: Model, assume: Iterable[Any] | None, job: _Job) -> derive_context._Context:
+def _context(model: Model, assume: Iterable[Any] | None, job: _Job) -> signs._Context:
     relations = [job.parse(a, "assume") for a in (assume or ())]
-    ctx = derive_context._Context(model)
+    ctx = signs._Context(model)
     for relation in relations:
         ctx.add(relation)
     job.ctx = ctx

@@ -18,7 +18,7 @@ Plots implied by derivation requests (:func:`plan`):
 * ``boundary`` requests on a bounded quantity give, per preset, the quantity over the
   variable with its bounds; two such variables give a regime map.
 
-``[[plots]]`` entries of the model file (checked by :mod:`symgpu.plot_requests`; every
+``[[plots]]`` entries of the model file (checked by :mod:`symgpu.model.plot_requests`; every
 problem is an error naming the file and ``plot <id>.<field>``):
 
 ``id`` (required)
@@ -99,11 +99,11 @@ from matplotlib.colors import ListedColormap  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
 from symgpu import errors, units  # noqa: E402
-from symgpu.render import Scenario, magnitude, number_text, round_sig, scale, scenarios, scrub, supplied  # noqa: E402
+from symgpu.report.render import Scenario, magnitude, number_text, round_sig, scale, scenarios, scrub, supplied  # noqa: E402
 
 if TYPE_CHECKING:
     from symgpu.model import Model
-    from symgpu.plot_requests import PlotEntry
+    from symgpu.model.plot_requests import PlotEntry
 
 #: rcParams that make SVG/PDF output reproducible byte for byte.
 RC = {
@@ -293,7 +293,7 @@ def requested(model: Model, chosen: Sequence[str]) -> list[PlotSpec]:
     A plot that names presets is drawn for those of them the report covers (combined presets
     ``a+b`` when every part is covered); without presets, with the first suitable preset.
     """
-    from symgpu import plot_requests
+    from symgpu.model import plot_requests
 
     out = []
     covered = set(chosen)
@@ -425,7 +425,7 @@ class _Values:
         """A NumPy function of the varied variables (declared units, ``spec.variables`` order)
         returning values in the declared unit of ``unit_of`` (base units if ``None``; conditions
         return booleans)."""
-        from symgpu import numeric as _numeric
+        from symgpu.evaluate import numeric as _numeric
 
         based = _numeric.base_expression(self.model, self.expand(expr))
         replaced = based.xreplace(self._fixed(based))
@@ -457,7 +457,7 @@ class _Values:
             errors.EvaluationError: the expression needs a plotted variable not in ``varied``,
                 or is not a finite real number here.
         """
-        from symgpu import numeric as _numeric
+        from symgpu.evaluate import numeric as _numeric
 
         varied = dict(varied or {})
         based = _numeric.base_expression(self.model, self.expand(self.model.parse(text, f"plot {self.spec.id} mark")))

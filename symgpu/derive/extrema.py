@@ -9,8 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from symgpu import derive_context, derive_evaluate, derive_job, derive_regimes, errors
-from symgpu.derivation import Derivation
+from symgpu import errors
+from symgpu.derive import signs
+from symgpu.derive import results
+from symgpu.derive import jobs
+from symgpu.derive import regime_split
+from symgpu.derive.derivation import Derivation
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -43,32 +47,32 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     """
     if kind not in ("max", "min"):
         raise errors.UsageError(f"extremum kind must be 'max' or 'min', not {kind!r}")
-    job = derive_job._Job(model, "extremum", str(quantity), str(over))
-    job.omit = derive_job._omit_pairs(omit)
-    ctx = derive_job._context(model, assume, job)
+    job = jobs._Job(model, "extremum", str(quantity), str(over))
+    job.omit = jobs._omit_pairs(omit)
+    ctx = jobs._context(model, assume, job)
     expr, _ = job.quantity_expression(quantity, substitute, stop_at)
     var = job.symbol(over)
-    if derive_context._has_staircase(expr, var):
+    if signs._has_staircase(expr, var):
         raise errors.DerivationError(
             f"{model.id}: {job.quantity} depends on {var} through floor/ceiling (a staircase): it has no derivative to set "
             f"to zero and its {kind}imum over {var} has no closed form here; ask for thresholds instead "
             f"(solve with relation = \">=\" and kind = \"max\", or boundary)")
-    found = derive_regimes._regimes(job, expr, var, frozenset(stop_at), record=derive_context._has_pieces(expr))
+    found = regime_split._regimes(job, expr, var, frozenset(stop_at), record=signs._has_pieces(expr))
     want = 1 if kind == "min" else -1  # sign of the second derivative / slope change
     candidates: list[_Candidate] = []
     for regime in found:
-        derivative = derive_context._small_simplify(sympy.diff(regime.expression, var))
+        derivative = signs._small_simplify(sympy.diff(regime.expression, var))
         if var not in derivative.free_symbols and ctx.sign(derivative) not in (None, 0):
             continue
         job.step("differentiate", sympy.Eq(sympy.Derivative(sympy.Function("f")(var), var), derivative),
                  f"slope of {regime.name if len(found) > 1 else job.quantity} in {var}")
-        roots = derive_job._solve_for(job, sympy.Eq(derivative, 0), var, f"d{regime.name}/d{var} = 0")
+        roots = jobs._solve_for(job, sympy.Eq(derivative, 0), var, f"d{regime.name}/d{var} = 0")
         for root in roots:
             local = ctx.copy()
             conds = [local.tidy(c.relational.xreplace({var: root})) for c in regime.raw]
             if any(c is sympy.false for c in conds):
                 continue
-            second = derive_context._small_simplify(sympy.diff(regime.expression, var, 2).xreplace({var: root}))
+            second = signs._small_simplify(sympy.diff(regime.expression, var, 2).xreplace({var: root}))
             s = local.sign(second)
             if s == -want:
                 job.step("reject critical point", sympy.Eq(var, root), f"second derivative {sympy.sstr(second)} has the wrong sign for a {kind}")
@@ -84,7 +88,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         if var not in difference.free_symbols:
             continue
         try:
-            points = derive_job._solve_for(job, sympy.Eq(ra.expression, rb.expression), var, f"{ra.name} = {rb.name}")
+            points = jobs._solve_for(job, sympy.Eq(ra.expression, rb.expression), var, f"{ra.name} = {rb.name}")
         except errors.DerivationError:
             continue
         for point in points:
@@ -107,7 +111,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
                                       "when": [sympy.sstr(x) for x in c.conditions]} for c in merged]))
     for cand in merged:
         job.check_unit(cand.value, job.quantity, f"{kind}imum value") if job.quantity in model.symbols else None
-        derive_regimes._check_quiet(job, cand.location, var.name)
+        regime_split._check_quiet(job, cand.location, var.name)
     unconditional = [c for c in merged if not c.conditions]
     if len(merged) == 1 or len(unconditional) == 1:
         best = unconditional[0] if unconditional else merged[0]
@@ -121,18 +125,18 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         job.step(kind + "imum", sympy.Eq(var, location), "the form that applies depends on conditions the assumptions do not decide")
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
     if (preset is not None or values) and isinstance(location, sympy.Piecewise):
-        from symgpu import regimes as regimes_module
+        from symgpu.evaluate import active
 
-        regimes_module.select_branch(job, location, preset, values or {}, [c.origin for c in merged])
+        active.select_branch(job, location, preset, values or {}, [c.origin for c in merged])
     if preset is not None or values:
         for key, expr_, unit_ in (("value_at", value, unit), ("location_at", location, model.unit_text(var.name))):
-            number = derive_evaluate._evaluate(model, expr_, preset, values or {}, unit_)
+            number = results._evaluate(model, expr_, preset, values or {}, unit_)
             job.extra.append((key, number))
     job.extra.append(("location_unit", model.unit_text(var.name)))
     return job.finish(value, unit, location=location, used=[expr])
 
 
-def _boundary_candidate(job: derive_job._Job, ra: derive_regimes.Regime, rb: derive_regimes.Regime, var: sympy.Symbol, point: sympy.Expr, want: int, kind: str) -> _Candidate | None:
+def _boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol, point: sympy.Expr, want: int, kind: str) -> _Candidate | None:
     """Classify the meeting point of two regimes as a cusp extremum (or not)."""
     assert job.ctx is not None
     local = job.ctx.copy()
@@ -167,13 +171,13 @@ def _boundary_candidate(job: derive_job._Job, ra: derive_regimes.Regime, rb: der
                 tidy = local.tidy(rel)
                 if tidy is sympy.false:
                     return None
-                if tidy is not sympy.true and not any(derive_context._same_relation(tidy, c) for c in conds):
+                if tidy is not sympy.true and not any(signs._same_relation(tidy, c) for c in conds):
                     conds.append(tidy)
     if side is None:
         return None
     left, right = (rb, ra) if side == 1 else (ra, rb)
-    slope_left = derive_context._small_simplify(sympy.diff(left.expression, var).xreplace({var: point}))
-    slope_right = derive_context._small_simplify(sympy.diff(right.expression, var).xreplace({var: point}))
+    slope_left = signs._small_simplify(sympy.diff(left.expression, var).xreplace({var: point}))
+    slope_right = signs._small_simplify(sympy.diff(right.expression, var).xreplace({var: point}))
     # max: rising on the left (slope >= 0), falling on the right (slope <= 0); min: the reverse
     need_left = sympy.LessThan(slope_left * want, 0)
     need_right = sympy.GreaterThan(slope_right * want, 0)
@@ -191,7 +195,7 @@ def _boundary_candidate(job: derive_job._Job, ra: derive_regimes.Regime, rb: der
     # tidy conditions again under the others (drops duplicates, solves through)
     final: list[sympy.Basic] = []
     for c in conds:
-        if not any(derive_context._same_relation(c, f) for f in final):
+        if not any(signs._same_relation(c, f) for f in final):
             final.append(c)
     value = job.ctx.nice(left.expression.xreplace({var: point}))
     job.step("cusp", sympy.Eq(var, point),
