@@ -9,12 +9,8 @@ Typical use::
 
 from __future__ import annotations
 
-import os
-from functools import lru_cache
-from pathlib import Path
-
-from symgpu import derive, errors, units  # derive attaches Model.solve, .regimes, ...
-from symgpu.model import loader
+from symgpu import api, errors, units
+from symgpu.api import Model, load
 from symgpu.errors import (
     DerivationError,
     DomainError,
@@ -25,7 +21,7 @@ from symgpu.errors import (
     UnitMismatchError,
     UsageError,
 )
-from symgpu.model import Equation, Model
+from symgpu.model import Equation, loader
 from symgpu.validation import CaseResult, validate
 
 __all__ = [
@@ -50,24 +46,5 @@ ureg = units.registry()
 
 
 def list_models() -> list[str]:
-    """Ids of the bundled models in ``equations/``."""
+    """Ids of the available models: bundled ones, then those in ``$SYMGPU_MODEL_PATH``."""
     return loader.list_models()
-
-
-def load(id_or_path: str | os.PathLike[str]) -> Model:
-    """Load, build and check a model by id (``"interval_analysis"``) or path to a ``.toml`` file.
-
-    Models are cached by resolved path and modification time; the returned object must be
-    treated as read-only.
-
-    Raises:
-        UsageError: no such model.
-        ModelFileError: the file is invalid, unsafe or dimensionally inconsistent.
-    """
-    path = loader.resolve(id_or_path).resolve()
-    return _load_cached(path, path.stat().st_mtime_ns)
-
-
-@lru_cache(maxsize=64)
-def _load_cached(path: Path, mtime: int) -> Model:
-    return Model(loader.read_definition(path))

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 import pint
 
 from symgpu import errors, units
-from symgpu.evaluate import numeric
+from symgpu.evaluate import evaluator
 from symgpu.model import schema
+from symgpu import derive
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -22,7 +23,7 @@ ERRATUM = "erratum"
 ERRATUM_REPRODUCED = "erratum-reproduced"
 ERROR = "error"
 #: ``expect = { Bandwidth_delay = "domain error" }``: the model must refuse these inputs.
-DOMAIN_ERROR = "domain error"
+DOMAIN_ERROR = schema.DOMAIN_ERROR
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,7 @@ class CaseResult:
 def _expect_domain_error(model: Model, case: schema.ValidationCase, quantity: str, text: str, inputs: dict) -> CaseResult:
     """Judge a case that expects the model to refuse its inputs as outside the domain."""
     try:
-        value = model.evaluate(quantity, preset=case.preset or None, **inputs)
+        value = evaluator.evaluate(model, quantity, preset=case.preset or None, values=inputs)
     except errors.DomainError as exc:
         return CaseResult(case, quantity, text, math.nan, math.nan, "", 0.0, PASS, f"{quantity}: refused as expected: {exc}")
     except (errors.SymgpuError, ValueError) as exc:
@@ -104,8 +105,6 @@ def run_case(model: Model, case: schema.ValidationCase) -> list[CaseResult]:
     inputs = {name: units.quantity(text, model.units[name]) for name, text in case.inputs}
     derivation = None
     if case.derivation:
-        from symgpu import derive
-
         try:
             request = next(r for r in model.definition.derivations if r.id == case.derivation)
             derivation = derive.run_request(model, request)
@@ -129,7 +128,7 @@ def run_case(model: Model, case: schema.ValidationCase) -> list[CaseResult]:
             if derivation is not None:
                 value = derive.evaluate_result(model, derivation, case.preset or None, which=quantity, **inputs)
             else:
-                value = numeric.evaluate(model, quantity, preset=case.preset or None, values=inputs)
+                value = evaluator.evaluate(model, quantity, preset=case.preset or None, values=inputs)
             computed = float(value.to(unit).magnitude)
         except (errors.SymgpuError, ValueError, pint.DimensionalityError) as exc:
             out.append(CaseResult(case, quantity, text, expected, math.nan, f"{unit:~}", tolerance, ERROR, str(exc)))

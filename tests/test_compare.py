@@ -10,6 +10,7 @@ import sympy
 
 import symgpu
 from symgpu import compare
+from symgpu.report import comparison, render
 from symgpu.cli import main
 
 
@@ -136,10 +137,10 @@ def test_report_comparison_is_deterministic_and_shows_the_missing_cusp(capsys, t
     assert "no cusp" in text and "cusp:" in text  # prior model flat, Volkov's n_needed has a cusp
 
 
-def test_bundled_report_is_current():
-    from pathlib import Path
-
-    folder = Path(compare.loader.ROOT) / "reports" / "comparison"
-    text = (folder / "prior_models.md").read_text()
-    for model_id in compare.prior_models():
-        assert f"`{model_id}`" in text
+def test_committed_comparison_report_matches_a_fresh_render():
+    folder = render.REPORTS / "comparison"
+    fresh = comparison.comparison_report(None)
+    committed = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+    assert sorted(committed) == sorted(fresh), "reports/comparison has other files than a fresh render; rerun `symgpu report --all`"
+    stale = [name for name in sorted(fresh) if committed[name] != fresh[name]]
+    assert not stale, f"reports/comparison is out of date ({', '.join(stale)}); rerun `symgpu report --all` and commit reports/"

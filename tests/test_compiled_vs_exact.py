@@ -13,7 +13,7 @@ import sympy
 
 import symgpu
 from symgpu import errors, units
-from symgpu.evaluate import numeric
+from symgpu.evaluate import evaluator
 
 SETS = []
 for model_id in symgpu.list_models():
@@ -42,7 +42,7 @@ def test_compiled_evaluation_equals_exact_arithmetic(model_id, case_id):
             fast = model.evaluate(name, preset=preset, **inputs).magnitude
         except errors.DomainError:
             continue
-        exact = sympy.N(numeric.exact(model, name, preset=preset, values=inputs), 30)
+        exact = sympy.N(evaluator.exact(model, name, preset=preset, values=inputs), 30)
         if not exact.is_real or not math.isfinite(float(fast)):
             continue
         assert float(fast) == pytest.approx(float(exact), rel=1e-12, abs=1e-300), f"{model_id}: {name}"

@@ -105,9 +105,17 @@ def test_constant_needs_a_value(write_model):
         load(write_model(text))
 
 
-def test_unknown_model_id_lists_bundled_models():
-    with pytest.raises(errors.UsageError, match=r"^unknown model 'nope' \(bundled models: .*interval_analysis"):
+def test_unknown_model_id_lists_the_models_and_where_user_folders_go():
+    with pytest.raises(errors.UsageError, match=r"^unknown model 'nope' \(models: .*interval_analysis.*\); give a model id "
+                                                 r"or a path to a \.toml file \(folders of your own go in \$SYMGPU_MODEL_PATH\)$"):
         symgpu.load("nope")
+
+
+def test_a_model_in_a_symgpu_model_path_folder_loads_by_id_and_is_listed(write_model, monkeypatch):
+    folder = write_model(write_model().read_text().replace('id = "tiny"', 'id = "my_roofline"'), name="my_roofline").parent
+    monkeypatch.setenv("SYMGPU_MODEL_PATH", str(folder))
+    assert "my_roofline" in symgpu.list_models() and "interval_analysis" in symgpu.list_models()
+    assert symgpu.load("my_roofline").path == str(folder / "my_roofline.toml")
 
 
 def test_every_equation_file_has_a_matching_stem():

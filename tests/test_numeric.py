@@ -8,7 +8,7 @@ import sympy
 
 import symgpu
 from symgpu import errors
-from symgpu.evaluate import numeric
+from symgpu.evaluate import evaluator
 
 ureg = symgpu.ureg
 
@@ -29,7 +29,7 @@ def test_compiled_evaluation_matches_exact_sympy_to_1e12(ia, preset):
     assert "P_K0" in names and "Q_K0" in names and "t_P" in names
     for name in names:
         fast = ia.evaluate(name, preset=preset, **values).magnitude
-        exact = numeric.exact(ia, name, preset=preset, values=values)
+        exact = evaluator.exact(ia, name, preset=preset, values=values)
         assert fast == pytest.approx(float(sympy.N(exact, 30)), rel=1e-12), name
 
 
@@ -175,7 +175,7 @@ def test_prefixes_that_do_not_cancel_are_converted(tmp_path):
     model = symgpu.load(path)
     per_cycle = model.evaluate("per_cycle", BW=1e11, clock=1)
     assert per_cycle.magnitude == pytest.approx((ureg.Quantity(1e11, "B/s") / ureg.Quantity(1, "GHz")).to("B/cycle").magnitude)
-    assert float(numeric.exact(model, "per_cycle", values={"BW": 1e11, "clock": 1})) == pytest.approx(per_cycle.magnitude, rel=1e-12)
+    assert float(evaluator.exact(model, "per_cycle", values={"BW": 1e11, "clock": 1})) == pytest.approx(per_cycle.magnitude, rel=1e-12)
 
 
 def test_dimensionless_units_keep_their_scale(tmp_path):

@@ -9,7 +9,7 @@ import pytest
 import symgpu
 from symgpu import cli, errors
 from symgpu.model import plot_requests
-from symgpu.report import render
+from symgpu.report import content, render, templates
 
 PLOT = '''
 [[plots]]
@@ -68,7 +68,7 @@ def test_check_command_reports_bad_plot(write_model, capsys: pytest.CaptureFixtu
 
 
 def test_series_and_stepped_range_with_regimes(write_model) -> None:
-    from symgpu.report import plots
+    from symgpu.report import plot_specs, plots
 
     model = _model(write_model, '''quantity = "P"
 variables = ["I"]
@@ -78,7 +78,7 @@ series = { B = ["1 TB/s", "2 TB/s"] }
 marks = [{ axis = "x", label = "ridge", expression = "P_peak/B" }]
 show_regimes = true
 caption = "two bandwidths"''')
-    (spec,) = [s for s in plots.plan(model) if s.id == "p"]
+    (spec,) = [s for s in plot_specs.plan(model) if s.id == "p"]
     files = plots.draw(model, spec, ["svg"])
     assert files["svg"].startswith(b"<?xml")
     # 100 TFLOP/s peak: the ridge is at 100 FLOP/B for 1 TB/s and 50 FLOP/B for 2 TB/s
@@ -96,10 +96,10 @@ def test_bundled_plot_entries_check() -> None:
 
 
 def test_hong_kim_exec_cycles_plot_per_preset_with_regimes() -> None:
-    from symgpu.report import plots
+    from symgpu.report import plot_specs, plots
 
     model = symgpu.load("hong_kim_2009")
-    specs = {s.id: s for s in plots.plan(model) if s.origin == ("plots.exec_cycles_vs_warps",)}
+    specs = {s.id: s for s in plot_specs.plan(model) if s.origin == ("plots.exec_cycles_vs_warps",)}
     assert set(specs) == {f"exec_cycles_vs_warps_{p}" for p in ("8800gtx_tiled_matmul", "fx5600_tiled_matmul", "8800gt_tiled_matmul", "gtx280_tiled_matmul", "table2_example")}
     spec = specs["exec_cycles_vs_warps_table2_example"]
     plots.draw(model, spec, [])
@@ -112,13 +112,13 @@ def test_hong_kim_exec_cycles_plot_per_preset_with_regimes() -> None:
 
 def test_errata_section_in_every_format() -> None:
     model = symgpu.load("hong_kim_2009")
-    context = render.build_context(model, ["table2_example"])
+    context = content.build_context(model, ["table2_example"])
     ids = [e["id"] for e in context["errata"]["entries"]]
     assert "table3_peak_gflops" in ids and "eq23_condition_vs_s3_2_2" in ids
     peak = next(e for e in context["errata"]["entries"] if e["id"] == "table3_peak_gflops")
     assert {c["case"]: c["engine_text"] for c in peak["cases"]}["table3_peak_gtx280"] == "936"
     for fmt in ("md", "tex"):
-        text = render.render_template(render.make_environment(fmt), render.FORMATS[fmt], context)
+        text = templates.render_template(templates.make_environment(fmt), render.FORMATS[fmt], context)
         assert "Errata in the source" in text and "table5" in text.replace("\\_", "_")
 
 
@@ -134,7 +134,7 @@ source = { ref = "toy2026", locator = "p. 1" }
 erratum = "the paper multiplies wrongly"
 ''')
     model = symgpu.load(path)
-    context = render.build_context(model)
+    context = content.build_context(model)
     assert context["errata"]["entries"] == []
     assert [c["case"] for c in context["errata"]["unlinked"]] == ["wrong"]
     assert context["summary"]["errata_unlinked_cases"] == 1

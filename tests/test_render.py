@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import jinja2
@@ -11,29 +10,33 @@ import pytest
 
 import symgpu
 from symgpu import cli, errors
-from symgpu.report import render
+from symgpu.report import chains, files, latex, render, scenarios, templates
 
 
 @pytest.fixture()
 def no_derive(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make ``symgpu.derive`` unimportable (fast, and exercises the fallback)."""
-    monkeypatch.setitem(sys.modules, "symgpu.derive", None)
+    """Make every derivation fail (fast, and exercises the report's fallback)."""
+
+    def refuse(model: symgpu.Model, request: object) -> None:
+        raise symgpu.DerivationError("derivations are switched off in this test")
+
+    monkeypatch.setattr(symgpu.derive, "run_request", refuse)
 
 
 def test_tex_escape_specials_and_unicode() -> None:
-    assert render.tex_escape("a_b & 50% #1 $x$ {y} ~ ^") == r"a\_b \& 50\% \#1 \$x\$ \{y\} \textasciitilde{} \textasciicircum{}"
-    assert render.tex_escape("Note Set 5 — Interval × 2 ≈ α") == r"Note Set 5 --- Interval $\times$ 2 $\approx$ $\alpha$"
-    assert render.tex_escape("\u4e2d") == r"\texttt{U+4E2D}"
-    assert render.tex_escape("back\\slash") == r"back\textbackslash{}slash"
+    assert latex.tex_escape("a_b & 50% #1 $x$ {y} ~ ^") == r"a\_b \& 50\% \#1 \$x\$ \{y\} \textasciitilde{} \textasciicircum{}"
+    assert latex.tex_escape("Note Set 5 — Interval × 2 ≈ α") == r"Note Set 5 --- Interval $\times$ 2 $\approx$ $\alpha$"
+    assert latex.tex_escape("\u4e2d") == r"\texttt{U+4E2D}"
+    assert latex.tex_escape("back\\slash") == r"back\textbackslash{}slash"
 
 
 def test_md_escape_and_math() -> None:
-    assert render.md_escape("a | b\n c") == r"a \| b c"
-    assert "|" not in render.md_math(r"\left|x\right| + |y|")
+    assert latex.md_escape("a | b\n c") == r"a \| b c"
+    assert "|" not in latex.md_math(r"\left|x\right| + |y|")
 
 
 def test_tex_environment_delimiters_strict_and_trimmed() -> None:
-    env = render.make_environment("tex")
+    env = templates.make_environment("tex")
     assert isinstance(env.undefined, type) and issubclass(env.undefined, jinja2.StrictUndefined)
     assert env.autoescape is False and env.trim_blocks and env.lstrip_blocks and env.keep_trailing_newline
     text = env.from_string("\\section{((( title | tex_escape )))}((# c #))\n((* for x in xs *))\n((( x )))\n((* endfor *))\n").render(title="a_b", xs=[1, 2])
@@ -62,8 +65,8 @@ def test_user_template_overrides_bundled(tmp_path: Path, no_derive: None) -> Non
 
 
 def test_chain_substitutes_values_with_units(ia: symgpu.Model) -> None:
-    scenario = render.Scenario("gtx1080", "case", (("M", symgpu.ureg.Quantity(16, "")), ("N", symgpu.ureg.Quantity(16, ""))))
-    steps = {s["quantity"]: s for s in render.chain(ia, scenario, ["P_K0"])}
+    scenario = scenarios.Scenario("gtx1080", "case", (("M", symgpu.ureg.Quantity(16, "")), ("N", symgpu.ureg.Quantity(16, ""))))
+    steps = {s["quantity"]: s for s in chains.chain(ia, scenario, ["P_K0"])}
     assert list(steps) == ["L_K0", "d_K0", "P_K0"]
     step = steps["P_K0"]
     assert r"320.3\,\mathrm{GB/s}" in step["substituted_latex"] and r"1.73\,\mathrm{GHz}" in step["substituted_latex"]
@@ -74,7 +77,7 @@ def test_chain_substitutes_values_with_units(ia: symgpu.Model) -> None:
 
 def test_piecewise_regime_and_margin(ia: symgpu.Model) -> None:
     values = {ia.symbols[k]: v for k, v in {"L_iota": 672.0, "phi": 1.73, "P": 100.0, "d_iota": 128.0, "Theta_M": 320.3, "N_exec": 1000.0}.items()}
-    state = render.regime(ia, ia.equations["t_P"], values)
+    state = chains.regime(ia, ia.equations["t_P"], values)
     assert state["active"] == "latency_bound" and state["next"] == "bandwidth_bound"
     # L/phi over P*d/Theta: 388.4 ns / 39.96 ns
     assert state["ratio"] == pytest.approx((672 / 1.73) / (100 * 128 / 320.3), rel=1e-9)
@@ -85,18 +88,18 @@ def test_min_regime_names_binding_argument_and_ratio(write_model) -> None:
     equation = next(iter(model.equations.values()))
     # declared units: P_peak FLOP/s, B B/s, I FLOP/B -> I*B = 2e11 FLOP/s binds, 5x below the peak
     values = {model.symbols["P_peak"]: 1e12, model.symbols["B"]: 1e11, model.symbols["I"]: 2.0}
-    state = render.regime(model, equation, values)
+    state = chains.regime(model, equation, values)
     assert state["kind"] == "min"
     assert state["ratio"] == pytest.approx(5.0)
     assert state["arguments"][0]["value"] in (1e12, 2e11)
 
 
 def test_write_files_is_atomic(tmp_path: Path) -> None:
-    files = {"a.md": b"ok", "b.md": object()}  # the second cannot be written
+    contents = {"a.md": b"ok", "b.md": object()}  # the second cannot be written
     with pytest.raises(TypeError):
-        render.write_files(tmp_path, files)  # type: ignore[arg-type]
+        files.write_files(tmp_path, contents)  # type: ignore[arg-type]
     assert list(tmp_path.iterdir()) == []
-    written = render.write_files(tmp_path, {"a.md": b"1", "b.json": b"2"})
+    written = files.write_files(tmp_path, {"a.md": b"1", "b.json": b"2"})
     assert [p.name for p in written] == ["a.md", "b.json"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.md", "b.json"]
 
@@ -107,7 +110,7 @@ def test_report_json_content(tmp_path: Path, no_derive: None, ia: symgpu.Model) 
     assert [p["id"] for p in data["presets"]] == ["gtx1080"]
     eq = next(e for e in data["equations"] if e["id"] == "n_IF_K0")
     assert eq["counts"] == ["instruction"] and eq["unit_check"] == "pass" and eq["rhs"] == "M*N"
-    assert all(not d["available"] and d["reason"].startswith("the derivation engine") for d in data["derivations"])
+    assert all(not d["available"] and d["reason"] == "DerivationError: derivations are switched off in this test" for d in data["derivations"])
     statuses = {r["case"]: r["status"] for r in data["validation"]}
     assert statuses["mxv_lcs_threads_gtx1080"] == "erratum"
     plots = {p["id"]: p for p in data["plots"]}
@@ -119,9 +122,9 @@ def test_report_json_content(tmp_path: Path, no_derive: None, ia: symgpu.Model) 
 
 
 def test_plots_are_byte_reproducible(ia: symgpu.Model) -> None:
-    from symgpu.report import plots
+    from symgpu.report import plot_specs, plots
 
-    spec = next(s for s in plots.plan(ia) if s.id == "P_K0_vs_N")
+    spec = next(s for s in plot_specs.plan(ia) if s.id == "P_K0_vs_N")
     first = plots.draw(ia, spec, ["svg", "pdf"])
     second = plots.draw(ia, spec, ["svg", "pdf"])
     assert first == second
@@ -133,4 +136,4 @@ def test_report_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["report", "interval_analysis", "--preset", "nope"]) == 2
     assert "unknown preset" in capsys.readouterr().err
     with pytest.raises(errors.UsageError):
-        render.render_template(render.make_environment("md"), "no_such.j2", {})
+        templates.render_template(templates.make_environment("md"), "no_such.j2", {})

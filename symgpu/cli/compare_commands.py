@@ -8,8 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from symgpu import cli, compare, errors
-from symgpu.report import render
+from symgpu import compare, errors
+from symgpu.cli import common
+from symgpu import resources
+from symgpu.report import comparison, files
 
 
 def setup_diff(sub: Any) -> None:
@@ -25,10 +27,10 @@ def setup_diff(sub: Any) -> None:
 
 def run_diff(args: argparse.Namespace) -> int:
     """Print the diff; exit 0 (differences are not failures)."""
-    a, b = cli.load_model(args.model_a), cli.load_model(args.model_b)
+    a, b = common.load_model(args.model_a), common.load_model(args.model_b)
     result = compare.diff(a, b, args.quantity)
     print(json.dumps(compare.diff_json(result), indent=2) if args.json else compare.format_diff(result))
-    return cli.OK
+    return common.OK
 
 
 def setup_compare(sub: Any) -> None:
@@ -39,7 +41,7 @@ def setup_compare(sub: Any) -> None:
     p.add_argument("model_a")
     p.add_argument("model_b")
     p.add_argument("quantity")
-    cli.add_value_options(p)
+    common.add_value_options(p)
     p.add_argument("--over", action="append", default=[], metavar="VAR=START:STOP[:STEP]",
                    help="sweep variable in its declared unit (repeatable, at most two for --plot)")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -53,13 +55,13 @@ def _values(models: list[Any], items: list[str]) -> dict[str, Any]:
         owner = next((m for m in models if name in m.symbols), None)
         if owner is None:
             raise errors.UsageError(f"--set {item!r}: neither {models[0].id} nor {models[1].id} declares '{name}'")
-        values.update(cli.parse_assignments(owner, [item]))
+        values.update(common.parse_assignments(owner, [item]))
     return values
 
 
 def run_compare(args: argparse.Namespace) -> int:
     """Run the sweep; print a summary or JSON; optionally write the plot."""
-    a, b = cli.load_model(args.model_a), cli.load_model(args.model_b)
+    a, b = common.load_model(args.model_a), common.load_model(args.model_b)
     over = [compare.parse_range(text) for text in args.over]
     if args.plot and len(over) not in (1, 2):
         raise errors.UsageError("--plot needs one or two --over variables")
@@ -68,14 +70,14 @@ def run_compare(args: argparse.Namespace) -> int:
         kind = Path(args.plot).suffix.lstrip(".").lower() or "svg"
         if kind not in ("svg", "png", "pdf"):
             raise errors.UsageError(f"--plot {args.plot!r}: use a .svg, .png or .pdf file name")
-        render.write_files(Path(args.plot).parent or Path("."), {Path(args.plot).name: compare.plot_sweep(result, kind)})
+        files.write_files(Path(args.plot).parent or Path("."), {Path(args.plot).name: comparison.plot_sweep(result, kind)})
     if args.json:
         print(json.dumps(compare.sweep_json(result)))
     else:
         print(compare.format_sweep(result))
         if args.plot:
             print(f"plot written to {args.plot}")
-    return cli.OK
+    return common.OK
 
 
 def setup_report(sub: Any) -> None:
@@ -89,15 +91,19 @@ def setup_report(sub: Any) -> None:
 
 def run_report(args: argparse.Namespace) -> int:
     """Render and write the report."""
-    files = compare.comparison_report(args.models or None)
-    target = Path(args.output) if args.output else compare.loader.ROOT / "reports" / "comparison"
-    written = render.write_files(target, files)
+    rendered = comparison.comparison_report(args.models or None)
+    target = Path(args.output) if args.output else resources.reports() / "comparison"
+    written = files.write_files(target, rendered)
     print(f"ok   prior models comparison: {len(written)} files in {target}", file=sys.stderr)
-    return cli.OK
+    return common.OK
 
 
-cli.EXTENSIONS.update({
-    "diff": (setup_diff, run_diff),
-    "compare": (setup_compare, run_compare),
-    "report-comparison": (setup_report, run_report),
-})
+def setup(sub: Any) -> None:
+    """Add the diff, compare and report-comparison subcommands."""
+    setup_diff(sub)
+    setup_compare(sub)
+    setup_report(sub)
+
+
+#: subcommand -> run(args) -> exit code.
+RUN = {"diff": run_diff, "compare": run_compare, "report-comparison": run_report}

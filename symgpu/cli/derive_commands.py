@@ -1,6 +1,6 @@
 """Command-line front end of the derivation engine.
 
-Commands (registered into :data:`symgpu.cli.EXTENSIONS`)::
+Commands::
 
     symgpu solve MODEL QUANTITY --for VAR [--target EXPR]
     symgpu regimes MODEL QUANTITY [--over VAR]
@@ -27,7 +27,12 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from symgpu import cli, errors
+from symgpu import errors
+from symgpu.cli import common
+from symgpu.numbers import json_number
+from symgpu import derive
+from symgpu.derive import grid_search
+import symgpu
 
 if TYPE_CHECKING:
     from symgpu.derive.derivation import Derivation
@@ -37,7 +42,7 @@ if TYPE_CHECKING:
 def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", help="model id or path to a .toml file")
     p.add_argument("quantity", help="a quantity defined by an equation (or an equation id)")
-    cli.add_value_options(p)
+    common.add_value_options(p)
     p.add_argument("--substitute", "-S", action="append", default=[], metavar="NAME=EXPR",
                    help="substitute an expression before deriving, e.g. --substitute M=N")
     p.add_argument("--assume", "-a", action="append", default=[], metavar="RELATION",
@@ -115,8 +120,6 @@ def _setup_repl(sub: Any) -> None:
 
 # ---------------------------------------------------------------------------- running
 def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dict[str, Any]) -> dict[str, Any]:
-    from symgpu import derive
-
     out: dict[str, Any] = {}
     if args.preset is None and not values:
         return out
@@ -124,20 +127,20 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
     if isinstance(result, dict):
         numbers = {}
         for key, expr in result.items():
-            numbers[key] = cli.json_number(derive._evaluate(model, expr, args.preset, values, derivation.unit))
+            numbers[key] = json_number(derive._evaluate(model, expr, args.preset, values, derivation.unit))
         out["value"] = numbers
         out["unit"] = derivation.unit
         return out
     if isinstance(result, sympy.Tuple):
-        out["value"] = [cli.json_number(derive._evaluate(model, r, args.preset, values, derivation.unit)) for r in result]
+        out["value"] = [json_number(derive._evaluate(model, r, args.preset, values, derivation.unit)) for r in result]
         out["unit"] = derivation.unit
         return out
     quantity = derive.evaluate_result(model, derivation, args.preset, **values)
-    out["value"] = cli.json_number(quantity.magnitude)
+    out["value"] = json_number(quantity.magnitude)
     out["unit"] = derivation.unit
     if derivation.location is not None:
         where = derive.evaluate_result(model, derivation, args.preset, which="location", **values)
-        out["location_value"] = cli.json_number(where.magnitude)
+        out["location_value"] = json_number(where.magnitude)
         out["location_unit"] = model.unit_text(derivation.variable)
     return out
 
@@ -148,9 +151,9 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
         data = derivation.to_dict()
         data.update(numbers)
         data["preset"] = args.preset
-        data["inputs"] = {k: {"value": cli.json_number(v.magnitude), "unit": cli.unit_text(v)} for k, v in values.items()}
+        data["inputs"] = {k: {"value": json_number(v.magnitude), "unit": common.unit_text(v)} for k, v in values.items()}
         print(json.dumps(data, default=str))
-        return cli.OK
+        return common.OK
     print(derivation)
     if "value" in numbers:
         shown = numbers["value"]
@@ -164,43 +167,37 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
             shown_where = f"{where:.10g}" if isinstance(where, (int, float)) else ", ".join(f"{w:.10g}" for w in where)
             line += f" at {derivation.variable} = {shown_where}{unit}"
         print(line + (f"  (preset {args.preset})" if args.preset else ""))
-    return cli.OK
+    return common.OK
 
 
 def _run(args: argparse.Namespace) -> int:
-    from symgpu import derive
-
-    model = cli.load_model(args.model)
-    values = cli.parse_assignments(model, args.set)
+    model = common.load_model(args.model)
+    values = common.parse_assignments(model, args.set)
     subs = _substitutions(args.substitute)
-    common = {"substitute": subs, "assume": args.assume}
+    shared = {"substitute": subs, "assume": args.assume}
     command = args.command
     if command == "solve":
-        derivation = derive.solve(model, args.quantity, for_=args.for_, target=args.target, **common)
+        derivation = derive.solve(model, args.quantity, for_=args.for_, target=args.target, **shared)
     elif command == "regimes":
-        derivation = derive.regimes(model, args.quantity, over=args.over, preset=args.preset, values=values, **common)
+        derivation = derive.regimes(model, args.quantity, over=args.over, preset=args.preset, values=values, **shared)
     elif command == "boundary":
-        derivation = derive.boundary(model, args.quantity, tuple(args.between) if args.between else None, for_=args.for_, **common)
+        derivation = derive.boundary(model, args.quantity, tuple(args.between) if args.between else None, for_=args.for_, **shared)
     elif command == "extremum" and args.grid:
-        from symgpu.derive import grid_search
-
         derivation = grid_search.grid_extremum(model, args.quantity, args.over, args.grid, args.kind, preset=args.preset, values=values)
     elif command == "extremum":
-        derivation = derive.extremum(model, args.quantity, over=args.over, kind=args.kind, preset=args.preset, values=values, **common)
+        derivation = derive.extremum(model, args.quantity, over=args.over, kind=args.kind, preset=args.preset, values=values, **shared)
     elif command == "limit":
-        derivation = derive.limit(model, args.quantity, args.var, args.to, direction=args.direction, **common)
+        derivation = derive.limit(model, args.quantity, args.var, args.to, direction=args.direction, **shared)
     elif command == "fixed-point":
         derivation = derive.fixed_point(model, args.quantity, args.var, preset=args.preset, values=values,
-                                        method="numeric" if args.numeric else "auto", **common)
+                                        method="numeric" if args.numeric else "auto", **shared)
     else:  # pragma: no cover - argparse restricts the commands
         raise errors.UsageError(f"unknown command {command}")
     return _emit(model, derivation, args, values)
 
 
 def _run_derive(args: argparse.Namespace) -> int:
-    from symgpu import derive
-
-    model = cli.load_model(args.model)
+    model = common.load_model(args.model)
     requests = list(model.definition.derivations)
     if args.ids:
         known = {r.id: r for r in requests}
@@ -250,13 +247,10 @@ def _run_derive(args: argparse.Namespace) -> int:
             print(f"{mark} {request.id}: {request.op} -> {text}"
                   + (f"  [{derivation.unit}]" if derivation.unit and request.op != "extremum" else "") + note)
         print(f"{len(rows) - failed} of {len(rows)} derivations ok" + (f", {failed} failed" if failed else ""))
-    return cli.FAILED if failed else cli.OK
+    return common.FAILED if failed else common.OK
 
 
 def _namespace() -> dict[str, Any]:
-    import symgpu
-    from symgpu import derive
-
     namespace: dict[str, Any] = {"symgpu": symgpu, "derive": derive, "sympy": sympy, "oo": sympy.oo}
     loaded = []
     for model_id in symgpu.list_models():
@@ -285,15 +279,20 @@ def _run_repl(args: argparse.Namespace) -> int:
         else:
             print(banner)
             IPython.start_ipython(argv=["--no-banner"], user_ns=namespace)
-            return cli.OK
+            return common.OK
     import code
 
     code.interact(banner=banner, local=namespace, exitmsg="")
-    return cli.OK
+    return common.OK
 
 
-for _name, _setup in (("solve", _setup_solve), ("regimes", _setup_regimes), ("boundary", _setup_boundary),
-                      ("extremum", _setup_extremum), ("limit", _setup_limit), ("fixed-point", _setup_fixed_point)):
-    cli.EXTENSIONS[_name] = (_setup, _run)
-cli.EXTENSIONS["derive"] = (_setup_derive, _run_derive)
-cli.EXTENSIONS["repl"] = (_setup_repl, _run_repl)
+def setup(sub: Any) -> None:
+    """Add the derivation subcommands (solve, regimes, boundary, extremum, limit, fixed-point, derive, repl)."""
+    for add in (_setup_solve, _setup_regimes, _setup_boundary, _setup_extremum, _setup_limit, _setup_fixed_point,
+                _setup_derive, _setup_repl):
+        add(sub)
+
+
+#: subcommand -> run(args) -> exit code.
+RUN = {**{name: _run for name in ("solve", "regimes", "boundary", "extremum", "limit", "fixed-point")},
+       "derive": _run_derive, "repl": _run_repl}

@@ -7,8 +7,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from symgpu import cli, errors
-from symgpu.report import render
+from symgpu import errors
+from symgpu.cli import common
+from symgpu.report import comparison, files, render
 
 
 def setup(sub: Any) -> None:
@@ -52,33 +53,31 @@ def run(args: argparse.Namespace) -> int:
                 failed += 1
                 print(f"FAIL {model.id}: report not written: {exc}", file=sys.stderr)
                 continue
-            written = render.write_files(base / model.id, report.files)
+            written = files.write_files(base / model.id, report.files)
             print(f"ok   {model.id}: {len(written)} files in {_shown(base / model.id)}")
         failed += _comparison_report(base / "comparison", [m.id for m in models])
-        return cli.FAILED if failed else cli.OK
+        return common.FAILED if failed else common.OK
     if not args.model:
         raise errors.UsageError("give a model id (or --all)")
-    model = cli.load_model(args.model)
+    model = common.load_model(args.model)
     report = render.render_report(model, presets=args.preset or None, formats=formats, templates=args.templates)
     target = Path(args.output) if args.output else render.REPORTS / model.id
-    written = render.write_files(target, report.files)
+    written = files.write_files(target, report.files)
     for path in written:
         print(_shown(path))
-    return cli.OK
+    return common.OK
 
 
 def _comparison_report(target: Path, loaded: list[str]) -> int:
     """Write the prior-models comparison (Volkov 2016, Ch. 7) when its models are bundled; 1 on failure."""
-    from symgpu import compare
-
     if "volkov_2016" not in loaded or not any(m.startswith("prior_") for m in loaded):
         return 0
     try:
-        files = compare.comparison_report(None)
+        rendered = comparison.comparison_report(None)
     except (errors.SymgpuError, ValueError, ArithmeticError) as exc:
         print(f"FAIL comparison: report not written: {exc}", file=sys.stderr)
         return 1
-    written = render.write_files(target, files)
+    written = files.write_files(target, rendered)
     print(f"ok   comparison: {len(written)} files in {_shown(target)}")
     return 0
 
@@ -90,4 +89,5 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-cli.EXTENSIONS["report"] = (setup, run)
+#: subcommand -> run(args) -> exit code.
+RUN = {"report": run}

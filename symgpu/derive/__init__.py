@@ -17,9 +17,8 @@ This module is the stable public façade: the operations live in one module each
 (``derive_solve``: solve and boundary; ``derive_regimes``; ``derive_limit``;
 ``derive_extremum``; ``derive_fixed_point``; ``derive_simplify``: simplify and substitute;
 ``derive_requests``: ``[[derivations]]`` requests; ``derive_evaluate``: numbers from results),
-on the shared machinery of ``derive_context`` (sign reasoning) and ``derive_job`` (steps,
-substitutions, unit checks). Importing it attaches the operations to
-:class:`~symgpu.model.Model` as methods.
+on the shared machinery of ``signs`` (sign reasoning) and ``jobs`` (steps, substitutions,
+unit checks). :class:`symgpu.api.Model` offers each operation as a method.
 """
 
 from __future__ import annotations
@@ -52,16 +51,3 @@ __all__ = [
     "solve",
     "substitute",
 ]
-
-def _install_model_methods() -> None:
-    """Make the operations available as methods (``model.solve(...)``, ``model.extremum(...)``)
-    once this module is imported; existing attributes of Model are never replaced."""
-    from symgpu.model import Model
-
-    for name, function in (("solve", solve), ("regimes", regimes), ("boundary", boundary), ("extremum", extremum),
-                           ("limit", limit), ("fixed_point", fixed_point), ("run_request", run_request)):
-        if not hasattr(Model, name):
-            setattr(Model, name, function)
-
-
-_install_model_methods()

@@ -15,6 +15,7 @@ from symgpu.derive import results
 from symgpu.derive import jobs
 from symgpu.derive import regime_split
 from symgpu.derive.derivation import Derivation
+from symgpu.evaluate import active
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -125,8 +126,6 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         job.step(kind + "imum", sympy.Eq(var, location), "the form that applies depends on conditions the assumptions do not decide")
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
     if (preset is not None or values) and isinstance(location, sympy.Piecewise):
-        from symgpu.evaluate import active
-
         active.select_branch(job, location, preset, values or {}, [c.origin for c in merged])
     if preset is not None or values:
         for key, expr_, unit_ in (("value_at", value, unit), ("location_at", location, model.unit_text(var.name))):

@@ -15,6 +15,7 @@ from symgpu.derive import results
 from symgpu.derive import jobs
 from symgpu.derive import limits
 from symgpu.derive.derivation import Derivation
+from symgpu.evaluate import compiler, scaling
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -186,20 +187,17 @@ def _numeric_root(job: jobs._Job, g: sympy.Expr, x: sympy.Symbol, lo: sympy.Expr
     if preset is None and not values:
         raise errors.DerivationError(f"{model.id}: {x} = g({x}) has no closed form here (not a polynomial of degree <= 2); "
                                      "give a preset or values for a numeric root")
-    from symgpu.evaluate import numeric
-
-    # NOTE: the root is found in coherent base units (prefixes that do not cancel are exact),
     # then expressed in the declared unit of x.
     mags = results._base_magnitudes(model, preset, values)
-    x_scale = numeric.unit_scale(model.units[x.name])
-    g = numeric.base_expression(model, g)
-    hi = numeric.base_expression(model, hi) if hi.is_finite else hi
+    x_scale = scaling.unit_scale(model.units[x.name])
+    g = scaling.base_expression(model, g)
+    hi = scaling.base_expression(model, hi) if hi.is_finite else hi
     mapping = {model.symbols[k]: sympy.Rational(repr(float(v))) for k, v in mags.items() if model.symbols[k] in (g.free_symbols | (hi.free_symbols if hi.is_finite else set()))}
     missing = sorted(s.name for s in g.free_symbols - {x} if s not in mapping)
     if missing:
         raise errors.EvaluationError(f"{model.id}: the fixed point needs values for {', '.join(missing)}")
     g_num = g.xreplace(mapping)
-    f = sympy.lambdify(x, x - g_num, modules="mpmath")
+    f = compiler.mpmath_function(x, x - g_num)
     lo_v = mpmath.mpf(0) if lo == 0 else None
     hi_v = mpmath.mpf(sympy.N(hi.xreplace(mapping), 40)) if hi.is_finite else None
     if lo_v is None or hi_v is None:

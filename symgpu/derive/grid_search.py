@@ -10,6 +10,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive.derivation import Derivation, Step
+from symgpu.evaluate import evaluator
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -58,7 +59,7 @@ def grid_extremum(model: Model, quantity: str, over: str, grid: str, kind: str =
         given = dict(values or {})
         given[over] = float(point)
         try:
-            value = model.evaluate(quantity, preset=preset, **given)
+            value = evaluator.evaluate(model, quantity, preset=preset, values=given)
         except errors.DomainError:
             refused += 1
             continue

@@ -18,6 +18,8 @@ from symgpu import errors
 from symgpu.derive import signs
 from symgpu.derive import jobs
 from symgpu.derive.derivation import Derivation
+from symgpu.evaluate import compiler, scaling
+from symgpu.evaluate import active
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -189,8 +191,6 @@ def _surface_only(conds: Sequence[_Cond]) -> sympy.Expr | None:
 def _witness(model: Model, conds: Sequence[_Cond], samples: int = 4096) -> bool | None:
     """True if some sample of inputs allowed by the declared assumptions satisfies every
     condition (a witness of feasibility); None if none does (undecided, not refuted)."""
-    from symgpu.evaluate import numeric
-
     relations = [c.relational for c in conds]
     symbols = sorted(set().union(*[r.free_symbols for r in relations]), key=str)
     rng = np.random.default_rng(20240601)
@@ -199,7 +199,7 @@ def _witness(model: Model, conds: Sequence[_Cond], samples: int = 4096) -> bool 
         definition = model.symbol_definitions.get(sym.name)
         declared = set(definition.assumptions) if definition is not None else set()
         if sym.name in model.constants:
-            columns.append(np.full(samples, float(model.constants[sym.name].magnitude) * float(numeric.unit_scale(model.units[sym.name]))))
+            columns.append(np.full(samples, float(model.constants[sym.name].magnitude) * float(scaling.unit_scale(model.units[sym.name]))))
             continue
         if "integer" in declared:
             # 0 and 1 (the values case conditions single out) are drawn often
@@ -215,7 +215,7 @@ def _witness(model: Model, conds: Sequence[_Cond], samples: int = 4096) -> bool 
                 column *= rng.choice([-1.0, 1.0], samples)
         columns.append(column)
     try:
-        function = sympy.lambdify(symbols, sympy.And(*relations) if len(relations) > 1 else relations[0], modules="numpy")
+        function = compiler.numpy_function(symbols, sympy.And(*relations) if len(relations) > 1 else relations[0])
         with np.errstate(all="ignore"):
             holds = np.asarray(function(*columns), dtype=bool)
     except (TypeError, ValueError, NameError, ZeroDivisionError, AttributeError):
@@ -343,8 +343,6 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
         if unit:
             _check_quiet(job, r.expression, job.quantity)
     if preset is not None or values:
-        from symgpu.evaluate import active
-
         active.active_regimes(job, found, preset, values or {})
     return _finish_without_objects(job, result, unit, [expr])
 
@@ -367,8 +365,6 @@ def _finish_without_objects(job: jobs._Job, result: Any, unit: str, used: Sequen
 def active_regime(model: Model, quantity: str, preset: str | None = None, **values: Any) -> tuple[str, float, str | None, float | None]:
     """(binding limiter or case, value, next bound, how far the next bound is); see
     :func:`symgpu.evaluate.active.active_regime`."""
-    from symgpu.evaluate import active
-
     return active.active_regime(model, quantity, preset, **values)
 
 

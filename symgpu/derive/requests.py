@@ -16,6 +16,7 @@ from symgpu.derive import regime_split
 from symgpu.derive import simplification
 from symgpu.derive import solving
 from symgpu.derive.derivation import Derivation
+from symgpu.derive import grid_search
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -59,8 +60,6 @@ def run_request(model: Model, request: DerivationRequest) -> Derivation:
         between = get("between")
         derivation = solving.boundary(model, quantity, tuple(between) if between else None, for_=variable, **common)
     elif op == "extremum" and get("grid"):
-        from symgpu.derive import grid_search
-
         derivation = grid_search.grid_extremum(model, str(quantity), str(variable), str(get("grid")), kind, preset=preset, values=inputs)
     elif op == "extremum":
         derivation = extrema.extremum(model, quantity, over=variable, kind=kind, preset=preset, values=inputs, **common)

@@ -10,24 +10,21 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive.derivation import Derivation
+from symgpu.evaluate import evaluator, input_values
 
 if TYPE_CHECKING:
     from symgpu.model import Model
 
 
 def _base_magnitudes(model: Model, preset: str | None, values: Mapping[str, Any]) -> dict[str, float]:
-    from symgpu.evaluate import numeric
-
-    return {k: numeric.base_magnitude(model, k, v) for k, v in numeric.merge_values(model, preset, values).items()}
+    return {k: input_values.base_magnitude(model, k, v) for k, v in input_values.merge_values(model, preset, values).items()}
 
 
 def _evaluate(model: Model, expr: Any, preset: str | None, values: Mapping[str, Any], unit: str | None = None) -> Any:
     """Magnitude of ``expr`` in ``unit`` (the declared unit it stands for) at a preset / values."""
-    from symgpu.evaluate import numeric
-
     if not isinstance(expr, sympy.Basic):
         raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")
-    return numeric.evaluate_expression(model, expr, unit or None, preset=preset, values=values).magnitude
+    return evaluator.evaluate_expression(model, expr, unit or None, preset=preset, values=values).magnitude
 
 
 def evaluate_result(model: Model, derivation: Derivation, preset: str | None = None, *, which: str = "result",
@@ -44,8 +41,6 @@ def evaluate_result(model: Model, derivation: Derivation, preset: str | None = N
     else:
         expr = derivation.result
         unit = derivation.unit
-    from symgpu.evaluate import numeric
-
     if not isinstance(expr, sympy.Basic):
         raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")
-    return numeric.evaluate_expression(model, expr, unit or None, preset=preset, values=values)
+    return evaluator.evaluate_expression(model, expr, unit or None, preset=preset, values=values)

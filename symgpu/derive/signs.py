@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
+from symgpu.derive import inequalities
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -22,8 +23,6 @@ _PIECEWISE = (sympy.Min, sympy.Max, sympy.Piecewise)
 
 
 def _has_staircase(expr: Any, var: sympy.Symbol) -> bool:
-    from symgpu.derive import inequalities
-
     return inequalities.has_staircase(expr, var)
 
 
@@ -309,8 +308,6 @@ def _flip(op: type) -> type:
 
 
 def _nonnegative(e: Any) -> bool:
-    from symgpu.derive import inequalities
-
     return inequalities.nonnegative(e)
 
 

@@ -14,6 +14,8 @@ from symgpu.derive import results
 from symgpu.derive import jobs
 from symgpu.derive import regime_split
 from symgpu.derive.derivation import Derivation
+from symgpu.evaluate import active
+from symgpu.derive import inequalities
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -93,8 +95,6 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         for r, _, _ in pieces:
             unit = job.check_unit(r, var.name, "solution")
         if isinstance(result, sympy.Piecewise) and (preset is not None or values):
-            from symgpu.evaluate import active
-
             active.select_branch(job, result, preset, values or {}, [n for _, _, n in pieces])
             job.extra.append(("value_at", results._evaluate(model, result, preset, values or {}, model.unit_text(var.name))))
         return job.finish(result, unit, used=[relation])
@@ -118,8 +118,6 @@ _RELATIONS = {">=": sympy.GreaterThan, ">": sympy.StrictGreaterThan, "<=": sympy
 def _solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, var: sympy.Symbol, target: Any,
                       relation: str, kind: str | None) -> Derivation:
     """``quantity REL target`` solved for ``var`` by inverting layer by layer."""
-    from symgpu.derive import inequalities
-
     assert job.ctx is not None
     model = job.model
     if relation not in _RELATIONS:
@@ -246,8 +244,6 @@ def _same_context(ra: regime_split.Regime, rb: regime_split.Regime) -> bool:
 
 def _boundary_of(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol, label: str) -> Any:
     """Where ``ra`` switches to ``rb``, solved for ``var`` (None if nowhere admissible)."""
-    from symgpu.derive import inequalities
-
     assert job.ctx is not None
     switch = _switch_condition(ra, rb, var)
     h = switch[0].h if switch is not None else None

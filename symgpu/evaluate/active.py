@@ -3,7 +3,7 @@
 The derivation engine (:mod:`symgpu.derive`) finds regimes symbolically; this module
 answers the numeric question a report asks — at this preset, which limiter binds, which
 case of a piecewise equation applies, which branch of a Piecewise result is the one to use —
-always evaluating through :func:`symgpu.evaluate.numeric.evaluate_expression` (prefix-safe).
+always evaluating through :func:`symgpu.evaluate.quantity.evaluate_expression` (prefix-safe).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
-from symgpu.evaluate import numeric
+from symgpu.evaluate import evaluator
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -29,7 +29,7 @@ def _side(model: Model, expr: sympy.Expr, preset: str | None, values: Mapping[st
     """Magnitude of ``expr`` in coherent base units (the sign and order are what matter)."""
     if expr.is_number:
         return float(expr)
-    return float(numeric.evaluate_expression(model, expr, None, preset=preset, values=values).magnitude)
+    return float(evaluator.evaluate_expression(model, expr, None, preset=preset, values=values).magnitude)
 
 
 def condition_holds(model: Model, condition: Any, preset: str | None, values: Mapping[str, Any]) -> tuple[bool, str]:
@@ -53,7 +53,7 @@ def condition_holds(model: Model, condition: Any, preset: str | None, values: Ma
         raise errors.EvaluationError(f"{model.id}: cannot evaluate the condition {sympy.sstr(condition)}")
     if condition.lhs.is_number or condition.rhs.is_number:
         # a bare literal is in the declared unit of the other side: evaluate the difference,
-        # whose sum scales the literal (numeric.base_expression)
+        # whose sum scales the literal (scaling.base_expression)
         left, right = _side(model, condition.lhs - condition.rhs, preset, values), 0.0
         scale = max(abs(left), abs(_side(model, condition.lhs if not condition.lhs.is_number else condition.rhs, preset, values)))
     else:
@@ -140,14 +140,14 @@ def active_regime(model: Model, quantity: str, preset: str | None = None, **valu
         return expr.xreplace(mapping) if mapping else expr
 
     rhs = equation.rhs
-    value = float(model.evaluate(name, preset=preset, **values).magnitude)
+    value = float(evaluator.evaluate(model, name, preset=preset, values=values).magnitude)
     if isinstance(rhs, (sympy.Min, sympy.Max)):
         names = dict((sympy.srepr(t), n) for n, t in equation.limiters)
         prefix = "min" if isinstance(rhs, sympy.Min) else "max"
         numbers = []
         for index, arg in enumerate(rhs.args):
             label = names.get(sympy.srepr(arg), f"{prefix}_arg{index + 1}")
-            number = float(numeric.evaluate_expression(model, expand(arg), unit, preset=preset, values=values).magnitude)
+            number = float(evaluator.evaluate_expression(model, expand(arg), unit, preset=preset, values=values).magnitude)
             numbers.append((number, label))
         numbers.sort(key=lambda p: p[0], reverse=isinstance(rhs, sympy.Max))
         (active_value, active_name), rest = numbers[0], numbers[1:]

@@ -28,9 +28,9 @@ from typing import Any
 import pint
 
 from symgpu import errors, units
-from symgpu.evaluate import numeric
-
-#: The occupancy model's id.
+from symgpu.evaluate import input_values
+from symgpu.evaluate import evaluator
+from symgpu.model import Model, catalog
 OCCUPANCY_MODEL = "occupancy"
 
 #: Names of the launch parameters, as the ``--occupancy`` option spells them, mapped to
@@ -147,9 +147,7 @@ def _fmt(value: pint.Quantity) -> str:
 
 
 def _load(model: Any) -> Any:
-    import symgpu
-
-    return symgpu.load(model) if isinstance(model, str) else model
+    return catalog.load(model, Model) if isinstance(model, str) else model
 
 
 def occupancy_model() -> Any:
@@ -199,12 +197,12 @@ def compute(cc_preset: str, threads: Any, regs: Any, smem: Any, *, target: str =
     occ = occupancy_model()
     occ.preset(cc_preset)  # raises UsageError for an unknown compute capability
     inputs = {INPUTS["threads"]: threads, INPUTS["regs"]: regs, INPUTS["smem"]: smem}
-    active_blocks = occ.evaluate("active_blocks_per_SM", preset=cc_preset, **inputs)
+    active_blocks = evaluator.evaluate(occ, "active_blocks_per_SM", preset=cc_preset, values=inputs)
     limits: dict[str, pint.Quantity] = {}
     for name, term in occ.equation_for("active_blocks_per_SM").limiters:
         symbol = str(term)
         if symbol in occ.defining:
-            limits[name] = occ.evaluate(symbol, preset=cc_preset, **inputs)
+            limits[name] = evaluator.evaluate(occ, symbol, preset=cc_preset, values=inputs)
         else:
             limits[name] = occ.preset(cc_preset)[symbol].to(occ.units["active_blocks_per_SM"])
     minimum = float(active_blocks.magnitude)
@@ -215,8 +213,8 @@ def compute(cc_preset: str, threads: Any, regs: Any, smem: Any, *, target: str =
         inputs=inputs,
         limits=limits,
         active_blocks=active_blocks,
-        active_warps=occ.evaluate("active_warps_per_SM", preset=cc_preset, **inputs),
-        occupancy=occ.evaluate("occupancy", preset=cc_preset, **inputs),
+        active_warps=evaluator.evaluate(occ, "active_warps_per_SM", preset=cc_preset, values=inputs),
+        occupancy=evaluator.evaluate(occ, "occupancy", preset=cc_preset, values=inputs),
         limiting=limiting,
     )
 
@@ -244,9 +242,9 @@ def occupancy_chain(target_model: Any, cc_preset_or_target_preset: str, threads:
     values: dict[str, pint.Quantity] = {}
     for target_symbol, source in table.symbols.items():
         if source in occ.defining:
-            quantity = occ.evaluate(source, preset=cc, **result.inputs)
+            quantity = evaluator.evaluate(occ, source, preset=cc, values=result.inputs)
         else:  # an input of the occupancy model (threads_per_block): the launch's own value
-            quantity = occ_quantity(occ, source, numeric.to_magnitude(occ, source, result.inputs[source]))
+            quantity = occ_quantity(occ, source, input_values.to_magnitude(occ, source, result.inputs[source]))
         try:
             values[target_symbol] = quantity.to(model.units[target_symbol])
         except pint.DimensionalityError:

@@ -16,23 +16,6 @@ from symgpu.model import expressions
 from symgpu.model import schema
 
 
-def validation_domain_error() -> str:
-    """The ``expect`` text saying that evaluation must fail with a domain error."""
-    from symgpu import validation
-
-    return validation.DOMAIN_ERROR
-
-
-def merge_keywords(values: Mapping[str, Any] | None, keywords: Mapping[str, Any]) -> dict[str, Any]:
-    """One mapping from ``values=`` and keyword values; a name given both ways is an error."""
-    merged = dict(values or {})
-    both = sorted(set(merged) & set(keywords))
-    if both:
-        raise errors.UsageError(f"{', '.join(both)} given both in values= and as a keyword; give each value once")
-    merged.update(keywords)
-    return merged
-
-
 @dataclass(frozen=True)
 class Case:
     """One branch of a piecewise equation, built: ``value`` applies when ``condition`` holds."""
@@ -311,7 +294,7 @@ class Model:
                         raise self.fail(f"{where}.expect.{name}", str(exc)) from None
                 continue
             for name, text in case.expect:
-                if str(text).strip().lower() == validation_domain_error():
+                if str(text).strip().lower() == schema.DOMAIN_ERROR:
                     if name not in self.symbols:
                         raise self.fail(f"{where}.expect.{name}", f"unknown symbol '{name}'")
                     continue
@@ -441,19 +424,6 @@ class Model:
             errors.UnitMismatchError: the expression is dimensionally inconsistent.
         """
         return dimensions.settle(self._walk(expr, self._dims, "expression"))
-
-    def evaluate(self, name: str, /, preset: str | None = None, *, values: Mapping[str, Any] | None = None,
-                 checks: bool = True, **symbol_values: Any) -> pint.Quantity:
-        """Evaluate quantity ``name`` numerically; see :func:`symgpu.evaluate.numeric.evaluate`.
-
-        Values come as a mapping (``values={"M": 16}``), which works for every symbol name, or
-        as keywords (``M=16``) for names other than ``preset``, ``values`` and ``checks``.
-
-        Example: ``ia.evaluate("P_K0", preset="gtx1080", values={"M": 16, "N": 16})`` -> ``972.0 thread``.
-        """
-        from symgpu.evaluate import numeric
-
-        return numeric.evaluate(self, name, preset=preset, values=merge_keywords(values, symbol_values), checks=checks)
 
     def __repr__(self) -> str:
         return f"<Model {self.id}: {len(self.equations)} equations, {len(self.presets)} presets>"

@@ -13,33 +13,41 @@ from pathlib import Path
 from collections.abc import Iterator
 from typing import Any
 
-from symgpu import errors
+from symgpu import errors, resources
 from symgpu.model import schema
 
 #: Repository root (``equations/`` and ``templates/`` live beside the package).
-ROOT = Path(__file__).resolve().parents[2]
-ENV_EQUATIONS = "SYMGPU_EQUATIONS"
+#: The repository root in a checkout (paths inside it are shown relative to it).
+ROOT = resources.CHECKOUT
+ENV_EQUATIONS = resources.ENV_EQUATIONS
 SCHEMA_CHANGES = {1: "first version"}
-#: Names a symbol may not take: they are keyword arguments of ``Model.evaluate(name, preset=, checks=, **values)``.
 _RESERVED_PRESET_KEYS = {"description", "source", "based_on", "values", "notes"}
 
 
 def equations_dir() -> Path:
     """Return the folder of bundled model files (``$SYMGPU_EQUATIONS`` overrides it)."""
-    override = os.environ.get(ENV_EQUATIONS)
-    return Path(override) if override else ROOT / "equations"
+    return resources.equations()
 
 
 def list_models(folder: Path | None = None) -> list[str]:
-    """Return the ids of the bundled models, sorted."""
-    folder = equations_dir() if folder is None else folder
-    if not folder.is_dir():
-        return []
-    return sorted(p.stem for p in folder.glob("*.toml"))
+    """Return the ids of the models in ``folder`` (default: every model folder), sorted, each once."""
+    folders = [folder] if folder is not None else resources.model_folders()
+    return sorted({p.stem for f in folders if f.is_dir() for p in f.glob("*.toml")})
+
+
+def find(model_id: str, folder: Path | None = None) -> Path | None:
+    """The file of model ``model_id`` in ``folder`` or, by default, the first model folder that has it."""
+    for candidate in ([folder] if folder is not None else resources.model_folders()):
+        path = candidate / f"{model_id}.toml"
+        if path.is_file():
+            return path
+    return None
 
 
 def resolve(id_or_path: str | os.PathLike[str], folder: Path | None = None) -> Path:
     """Map a model id or a path to the model file.
+
+    Model ids are looked up in the bundled folder, then in ``$SYMGPU_MODEL_PATH``.
 
     Raises:
         errors.UsageError: no such model id or file.
@@ -50,11 +58,11 @@ def resolve(id_or_path: str | os.PathLike[str], folder: Path | None = None) -> P
         if not candidate.is_file():
             raise errors.UsageError(f"{text}: no such model file")
         return candidate
-    folder = equations_dir() if folder is None else folder
-    path = folder / f"{text}.toml"
-    if not path.is_file():
+    path = find(text, folder)
+    if path is None:
         known = ", ".join(list_models(folder)) or "none"
-        raise errors.UsageError(f"unknown model {text!r} (bundled models: {known}); give a model id or a path to a .toml file")
+        raise errors.UsageError(f"unknown model {text!r} (models: {known}); give a model id or a path to a .toml file "
+                                f"(folders of your own go in ${resources.ENV_MODEL_PATH})")
     return path
 
 
@@ -92,7 +100,7 @@ def read_definition(path: str | os.PathLike[str], _trail: tuple[str, ...] = ()) 
             raise errors.ModelFileError(shown, "[model].extends", f"models extend each other in a cycle: {' -> '.join(trail + (extends,))}")
         base_path = path.parent / f"{extends}.toml"
         if not base_path.is_file():
-            base_path = equations_dir() / f"{extends}.toml"
+            base_path = find(extends) or base_path
         if not base_path.is_file():
             raise errors.ModelFileError(shown, "[model].extends", f"unknown base model '{extends}'", f"bundled models: {', '.join(list_models()) or 'none'}")
         base = read_definition(base_path, trail)

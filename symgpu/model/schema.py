@@ -9,6 +9,8 @@ SCHEMA_VERSION = 1
 ROLES = ("input", "output", "intermediate", "constant")
 ASSUMPTIONS = ("positive", "nonnegative", "integer")
 PLOT_KINDS = ("curve", "asymptotes", "regime_map")
+#: The ``expect`` text of a validation case saying that evaluation must fail with a domain error.
+DOMAIN_ERROR = "domain error"
 DERIVATION_OPS = ("solve", "boundary", "extremum", "limit", "fixed_point", "simplify", "substitute", "regimes")
 
 

@@ -1,0 +1,212 @@
+"""Commands on models: list, show, check, eval (with --occupancy) and validate."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+import pint
+
+from symgpu import api, errors, validation
+from symgpu.cli.common import BAD_INPUT, FAILED, OK, add_value_options, load_model, parse_assignments, to_unit, unit_text
+from symgpu.evaluate import occupancy
+from symgpu.model import loader, plot_requests
+from symgpu.numbers import json_number
+
+
+def setup(sub: Any) -> None:
+    """Add the list, show, check, eval and validate subcommands."""
+    p = sub.add_parser("list", help="list the bundled models")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = sub.add_parser("show", help="show a model's symbols, equations, presets")
+    p.add_argument("model", help="model id or path to a .toml file")
+
+    p = sub.add_parser("check", help="load and unit-check models (all bundled models by default)")
+    p.add_argument("models", nargs="*", help="model ids or paths")
+
+    p = sub.add_parser("eval", help="evaluate a quantity numerically")
+    p.add_argument("model")
+    p.add_argument("quantity")
+    add_value_options(p)
+    p.add_argument("--unit", "-u", help="unit of the result, e.g. 'thread/SM'")
+    p.add_argument("--occupancy", metavar="threads=T,regs=R,smem=S",
+                   help="take active blocks/warps per SM from resource usage (occupancy model) instead of numbers")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+    p = sub.add_parser("validate", help="reproduce the published numbers of models")
+    p.add_argument("models", nargs="*", help="model ids (all bundled models by default)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """symgpu list: the available models, one line each."""
+    rows: list[dict[str, Any]] = []
+    for model_id in loader.list_models():
+        try:
+            model = api.load(model_id)
+            rows.append({"id": model_id, "title": model.title, "equations": len(model.equations),
+                         "presets": len(model.presets), "validation": len(model.definition.validation)})
+        except errors.SymgpuError as exc:
+            rows.append({"id": model_id, "title": f"(does not load: {exc})", "equations": 0, "presets": 0, "validation": 0})
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return OK
+    width = max((len(r["id"]) for r in rows), default=2)
+    for row in rows:
+        print(f"{row['id']:<{width}}  {row['equations']:>3} eq  {row['presets']:>2} presets  {row['validation']:>3} cases  {row['title']}")
+    return OK
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    """symgpu show: a model's symbols, equations and presets."""
+    model = load_model(args.model)
+    d = model.definition
+    print(f"{model.id}: {d.title}")
+    print()
+    print(d.summary)
+    print()
+    for ref in d.references:
+        print(f"[{ref.key}] {ref.citation()}")
+    print("\nsymbols:")
+    width = max(len(s.name) for s in d.symbols)
+    for s in d.symbols:
+        value = f" = {s.value}" if s.value else ""
+        print(f"  {s.name:<{width}}  [{s.unit}] {s.role}{value}: {s.description}")
+    print("\nequations:")
+    for eq in model.equations.values():
+        counts = f"  (counts: {', '.join(eq.definition.counts)})" if eq.definition.counts else ""
+        if eq.cases:
+            print(f"  {eq.id}: {eq.lhs} =   [{eq.definition.source}]{counts}")
+            for case in eq.cases:
+                print(f"      {case.value}   if {case.condition}   ({case.id})")
+        else:
+            print(f"  {eq.id}: {eq.lhs} = {eq.rhs}   [{eq.definition.source}]{counts}")
+    if model.presets:
+        print("\npresets:")
+        for preset in d.presets:
+            values = ", ".join(f"{k}={v:~g}" for k, v in model.presets[preset.id].items())
+            print(f"  {preset.id}: {preset.description}\n      {values}")
+    print(f"\nvalidation cases: {len(d.validation)}; derivations: {len(d.derivations)}")
+    return OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """symgpu check: load and unit-check models."""
+    names = args.models or loader.list_models()
+    if not names:
+        print("symgpu: error: no models to check", file=sys.stderr)
+        return BAD_INPUT
+    failed = 0
+    for name in names:
+        try:
+            model = api.load(name)
+            plot_requests.check(model)
+        except errors.UsageError:
+            raise
+        except errors.ModelFileError as exc:
+            failed += 1
+            for problem in getattr(exc, "problems", (exc,)):
+                print(f"FAIL {problem}")
+            continue
+        cases = sum(len(eq.cases) for eq in model.equations.values())
+        print(f"ok   {model.id}: {len(model.equations)} equations ({cases} piecewise cases), "
+              f"{len(model.presets)} presets, {len(model.definition.validation)} validation cases: all dimensionally consistent")
+    return FAILED if failed else OK
+
+
+def parse_occupancy(text: str) -> dict[str, float]:
+    """Parse ``threads=128,regs=18,smem=3960`` into keyword arguments.
+
+    Raises:
+        errors.UsageError: malformed text or unknown key.
+    """
+    allowed = {"threads", "regs", "smem"}
+    out: dict[str, float] = {}
+    for item in text.split(","):
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or key not in allowed:
+            raise errors.UsageError(f"--occupancy {text!r}: expected threads=T,regs=R,smem=S (got {item.strip()!r})")
+        try:
+            out[key] = float(value)
+        except ValueError:
+            raise errors.UsageError(f"--occupancy {text!r}: {key} must be a number, got {value.strip()!r}") from None
+    missing = allowed - set(out)
+    if missing:
+        raise errors.UsageError(f"--occupancy {text!r}: missing {', '.join(sorted(missing))}")
+    return out
+
+
+def occupancy_inputs(model: Any, preset: str | None, text: str | None) -> dict[str, pint.Quantity]:
+    """Values of ``model``'s occupancy symbols derived from resource usage (empty if ``text`` is None)."""
+    if not text:
+        return {}
+    resources = parse_occupancy(text)
+    if not preset:
+        raise errors.UsageError("--occupancy needs --preset naming the GPU (or a cc_X_Y compute capability)")
+    # NOTE: with a combined preset (gtx280+tiled_matmul) the GPU is whichever part has a known
+    # compute capability; the occupancy module refuses to guess when none has.
+    parts = [p.strip() for p in preset.split("+")]
+    first_error: errors.SymgpuError | None = None
+    for part in parts:
+        try:
+            return dict(occupancy.occupancy_values(model, part, threads=resources["threads"], regs=resources["regs"], smem=resources["smem"]))
+        except errors.UsageError as exc:
+            first_error = first_error or exc
+    assert first_error is not None
+    raise first_error
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    """symgpu eval: one quantity at a preset and values."""
+    model = load_model(args.model)
+    values = occupancy_inputs(model, args.preset, args.occupancy)
+    values.update(parse_assignments(model, args.set))
+    result = to_unit(model.evaluate(args.quantity, args.preset, values=values), args.unit)
+    if args.json:
+        print(json.dumps({
+            "model": model.id,
+            "quantity": args.quantity,
+            "value": json_number(result.magnitude),
+            "unit": unit_text(result),
+            "preset": args.preset,
+            "inputs": {k: {"value": json_number(v.magnitude), "unit": unit_text(v)} for k, v in values.items()},
+        }))
+    else:
+        print(f"{args.quantity} = {result.magnitude:.10g} {unit_text(result)}")
+    return OK
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    """symgpu validate: reproduce the published numbers."""
+    names = args.models or loader.list_models()
+    all_results = []
+    failed = 0
+    for name in names:
+        model = api.load(name)
+        results = validation.validate(model)
+        all_results.append((model, results))
+        failed += sum(not r.ok for r in results)
+    if args.json:
+        print(json.dumps([
+            {"model": model.id, "case": r.case.id, "quantity": r.quantity, "published": r.published,
+             "computed": json_number(r.computed), "unit": r.unit, "tolerance": r.tolerance, "status": r.status,
+             "source": str(r.case.source), "message": r.message}
+            for model, results in all_results for r in results
+        ], indent=2))
+    else:
+        for model, results in all_results:
+            counts = {s: sum(r.status == s for r in results) for s in (validation.PASS, validation.ERRATUM)}
+            print(f"{model.id}: {len(results)} values, {counts['pass']} reproduced, {counts['erratum']} source errata confirmed")
+            for r in results:
+                mark = {validation.PASS: "ok     ", validation.ERRATUM: "erratum"}.get(r.status, "FAIL   ")
+                print(f"  {mark} {r.case.id}: {r.message}")
+    print(f"{sum(len(r) for _, r in all_results) - failed} passed, {failed} failed", file=sys.stderr)
+    return FAILED if failed else OK
+
+
+#: subcommand -> run(args) -> exit code (the parsers come from :func:`setup`).
+RUN = {"list": cmd_list, "show": cmd_show, "check": cmd_check, "eval": cmd_eval, "validate": cmd_validate}

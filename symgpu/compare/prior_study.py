@@ -1,0 +1,136 @@
+"""The prior-models study (Volkov 2016, Ch. 7): each prior model's throughput against Volkov's over occupancy and arithmetic intensity, and the occupancy each needs."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+import numpy as np
+from symgpu import units
+from symgpu.model import loader
+from symgpu.model import Model
+from symgpu.compare.sweeps import sweep
+from symgpu.compare.sweeps import evaluate_masked
+from symgpu.evaluate import evaluator
+
+
+#: The reference model of the prior-models report.
+REFERENCE = "volkov_2016"
+
+
+#: Quantity compared by the report.
+QUANTITY = "arithmetic_throughput"
+
+
+#: Arithmetic intensities of Volkov's §7.9: 1 .. 512 at powers of sqrt(2).
+ALPHAS = tuple(2.0 ** (k / 2) for k in range(19))
+
+
+#: Fraction of the peak that defines the needed occupancy (Volkov Fig. 7.14: 90%).
+NEEDED_FRACTION = 0.9
+
+
+#: Occupancy step of the needed-occupancy search (warps per SM).
+OCCUPANCY_STEP = 0.25
+
+
+#: A needed-occupancy curve has a cusp when its interior maximum exceeds both ends by this factor.
+CUSP_FACTOR = 1.1
+
+
+# ============================================================================ the prior-models report
+@dataclass
+class PresetStudy:
+    """One prior model on one GPU preset against the reference model."""
+
+    preset: str
+    n_max: float
+    factor_min: float
+    factor_min_at: dict[str, float]
+    factor_max: float
+    factor_max_at: dict[str, float]
+    outside_domain: int
+    needed_prior: np.ndarray
+    needed_reference: np.ndarray
+    needed_formula: np.ndarray
+    band_min: np.ndarray
+    band_max: np.ndarray
+    cusp_prior: str
+    cusp_reference: str
+
+
+@dataclass
+class ModelStudy:
+    """A prior model's comparison with the reference model on each GPU preset they share."""
+
+    id: str
+    title: str
+    summary: str
+    studies: list[PresetStudy]
+    error_plot: str = ""
+    needed_plot: str = ""
+
+
+def prior_models(folder: Path | None = None) -> list[str]:
+    """Ids of the bundled ``prior_*`` models, sorted."""
+    return [m for m in loader.list_models(folder) if m.startswith("prior_")]
+
+
+def needed_occupancy(model: Model, preset: str, alphas: Sequence[float], n_top: float, *, quantity: str = QUANTITY,
+                     fraction: float = NEEDED_FRACTION, step: float = OCCUPANCY_STEP) -> np.ndarray:
+    """Smallest occupancy (on a ``step`` grid up to ``n_top``) at which the model attains
+    ``fraction`` of its largest throughput on that range, per alpha (Volkov Fig. 7.14)."""
+    n = np.arange(step, n_top + step / 2, step)
+    grid_a, grid_n = np.meshgrid(np.asarray(alphas, dtype=float), n, indexing="ij")
+    values = {"alpha": grid_a, "n": units.registry().Quantity(grid_n, model.units["n"]) if "n" in model.units else grid_n}
+    thru, _ = evaluate_masked(model, quantity, preset, values)
+    out = np.full(len(alphas), np.nan)
+    for i in range(len(alphas)):
+        row = thru[i]
+        if not np.isfinite(row).any():
+            continue
+        peak = np.nanmax(row)
+        hit = np.nonzero(np.nan_to_num(row, nan=-np.inf) >= fraction * peak)[0]
+        if hit.size:
+            out[i] = n[hit[0]]
+    return out
+
+
+def _cusp(curve: np.ndarray, alphas: Sequence[float]) -> str:
+    finite = np.isfinite(curve)
+    if finite.sum() < 3:
+        return "undetermined"
+    values = curve[finite]
+    where = np.asarray(alphas)[finite]
+    peak = int(np.argmax(values))
+    ends = max(values[0], values[-1])
+    if 0 < peak < values.size - 1 and values[peak] > CUSP_FACTOR * ends:
+        return f"cusp: {values[peak]:.4g} warps at alpha = {where[peak]:.3g} (ends {values[0]:.3g}, {values[-1]:.3g})"
+    return f"no cusp (largest {values.max():.4g} warps at alpha = {where[int(np.argmax(values))]:.3g}; ends {values[0]:.3g}, {values[-1]:.3g})"
+
+
+def study_model(reference: Model, prior: Model, *, alphas: Sequence[float] = ALPHAS) -> ModelStudy:
+    """Error factors prior/reference of ``arithmetic_throughput`` over alpha and n = 1..n_max,
+    and needed-occupancy curves, on every preset both models define."""
+    studies = []
+    for preset in prior.presets:
+        if preset not in reference.presets or "n_max" not in prior.presets[preset]:
+            continue
+        n_max = float(prior.presets[preset]["n_max"].to(prior.units["n"]).magnitude)
+        n = np.arange(1.0, math.floor(n_max) + 1)
+        result = sweep(reference, prior, QUANTITY, preset=preset, over=[("alpha", np.asarray(alphas, dtype=float)), ("n", n)])
+        low, high = result.extreme("min"), result.extreme("max")
+        if low is None or high is None:
+            continue
+        with np.errstate(all="ignore"):
+            band_min = np.array([np.nanmin(r) if np.isfinite(r).any() else np.nan for r in result.ratio])
+            band_max = np.array([np.nanmax(r) if np.isfinite(r).any() else np.nan for r in result.ratio])
+        n_top = 2 * n_max
+        needed_prior = needed_occupancy(prior, preset, alphas, n_top)
+        needed_reference = needed_occupancy(reference, preset, alphas, n_top)
+        needed_formula = np.asarray(evaluator.evaluate(reference, "n_needed", preset=preset, values={"alpha": np.asarray(alphas, dtype=float)}).magnitude, dtype=float)
+        studies.append(PresetStudy(preset, n_max, low[0], low[1], high[0], high[1], result.invalid_b,
+                                   needed_prior, needed_reference, needed_formula, band_min, band_max,
+                                   _cusp(needed_prior, alphas), _cusp(needed_formula, alphas)))
+    return ModelStudy(prior.id, prior.title, prior.definition.summary, studies)

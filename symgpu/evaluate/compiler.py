@@ -1,0 +1,103 @@
+"""Compilation: SymPy expressions to NumPy functions with ``lambdify``, cached on the model.
+
+NOTE: the only module that calls ``lambdify``. Every compiled function takes magnitudes in
+coherent base units (see :mod:`symgpu.evaluate.scaling`) unless it says otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pint
+import sympy
+
+from symgpu.evaluate import scaling
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+
+def compiled(model: Model, name: str, given: frozenset[str]) -> tuple[tuple[str, ...], Any, sympy.Expr]:
+    """Return (argument names, compiled NumPy function, expression), cached per model."""
+    key = ("value", name, given)
+    if key not in model._compiled:
+        expr = model.expression(name, stop_at=given)
+        scale = scaling.unit_scale(model.units[model.equation_for(name).definition.defines])
+        base = scaling.base_expression(model, expr) / scale
+        args = tuple(sorted(s.name for s in expr.free_symbols))
+        function = sympy.lambdify([model.symbols[a] for a in args], base, modules="numpy", cse=True)
+        model._compiled[key] = (args, function, base)
+    return model._compiled[key]
+
+
+def domain_conditions(model: Model, name: str, given: frozenset[str]) -> list[tuple[Any, sympy.Basic, tuple[str, ...], Any]]:
+    key = ("domain", name, given)
+    if key not in model._compiled:
+        out = []
+        for equation in model.dependencies(name, stop_at=given):
+            for condition in equation.valid_when:
+                expanded = condition.xreplace({s: model.expression(s.name, stop_at=given) for s in condition.free_symbols if s.name in model.defining and s.name not in given})
+                expanded = scaling.base_expression(model, expanded)
+                args = tuple(sorted(s.name for s in expanded.free_symbols))
+                function = sympy.lambdify([model.symbols[a] for a in args], expanded, modules="numpy")
+                out.append((equation, condition, args, function))
+        model._compiled[key] = out
+    return model._compiled[key]
+
+
+def compiled_expression(model: Model, expr: sympy.Basic, names: Sequence[str], target: pint.Unit) -> Callable[..., Any]:
+    """A function of the base-unit magnitudes of ``names`` giving ``expr`` in ``target``, cached."""
+    key = ("expression", expr, tuple(names), str(target))
+    if key not in model._compiled:
+        base = scaling.base_expression(model, expr) / scaling.unit_scale(target)
+        model._compiled[key] = sympy.lambdify([model.symbols[n] for n in names], base, modules="numpy")
+    return model._compiled[key]  # type: ignore[no-any-return]
+
+
+def declared_unit_function(model: Model, expr: sympy.Basic, variables: Sequence[str],
+                           fixed: Mapping[sympy.Symbol, float], unit_of: str | None = None) -> Callable[..., Any]:
+    """A NumPy function of ``variables`` (arrays in their declared units) giving ``expr`` in the
+    declared unit of ``unit_of`` (base units if ``None``; conditions give booleans), with every
+    other symbol fixed at ``fixed`` (base-unit magnitudes). Results broadcast to the inputs' shape."""
+    based = scaling.base_expression(model, expr)
+    replaced = based.xreplace({s: sympy.Float(v, 17) for s, v in fixed.items() if s in based.free_symbols})
+    function = sympy.lambdify([model.symbols[v] for v in variables], replaced, modules="numpy")
+    factors = [scaling.symbol_scale(model, v) for v in variables]
+    boolean = isinstance(replaced, sympy.logic.boolalg.Boolean) and not isinstance(replaced, sympy.Expr)
+    out_scale = scaling.symbol_scale(model, unit_of) if unit_of else 1.0
+
+    def run(*arrays: Any) -> Any:
+        shape = np.broadcast(*arrays).shape
+        with np.errstate(all="ignore"):
+            result = function(*[np.asarray(a, dtype=float) * f for a, f in zip(arrays, factors)])
+        if boolean:
+            return np.broadcast_to(np.asarray(result, dtype=bool), shape)
+        return np.broadcast_to(np.asarray(result, dtype=float) / out_scale, shape)
+
+    return run
+
+
+def broadcast(values: list[Any]) -> list[Any]:
+    """Give every input the common array shape when any input is an array.
+
+    NOTE: lambdified Piecewise code combines conditions with ``logical_and.reduce((...))``,
+    which fails on a mix of scalars and arrays; broadcasting (views, no copies) avoids it.
+    Only done for Piecewise expressions: stride-0 views are slower than scalars in arithmetic.
+    """
+    if not any(np.ndim(v) for v in values):
+        return values
+    return list(np.broadcast_arrays(*[np.asarray(v, dtype=float) for v in values]))
+
+
+
+
+def numpy_function(symbols: Sequence[sympy.Symbol], expr: sympy.Basic) -> Callable[..., Any]:
+    """``expr`` as a NumPy function of ``symbols`` (no unit handling, no cache): for sampling."""
+    return sympy.lambdify(list(symbols), expr, modules="numpy")  # type: ignore[no-any-return]
+
+
+def mpmath_function(symbol: sympy.Symbol, expr: sympy.Basic) -> Callable[..., Any]:
+    """``expr`` as an mpmath function of ``symbol`` (arbitrary precision root finding)."""
+    return sympy.lambdify(symbol, expr, modules="mpmath")  # type: ignore[no-any-return]

@@ -1,0 +1,131 @@
+"""Evaluation of quantities and expressions at a preset and/or values, with units: compiled
+(NumPy, scalars or arrays, domain checks) or exact (SymPy rationals, for cross-checks)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pint
+import sympy
+
+from symgpu import errors, units
+from symgpu.evaluate import compiler, scaling, input_values
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+
+def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapping[str, Any] | None = None, checks: bool = True) -> pint.Quantity:
+    """Evaluate quantity ``name`` of ``model``.
+
+    Args:
+        model: the model.
+        name: a quantity defined by an equation.
+        preset: id of a preset supplying hardware values.
+        values: symbol -> value: plain numbers or NumPy arrays (in the declared unit), pint
+            quantities or quantity strings (converted). Values for defined quantities are
+            taken as given instead of computed.
+        checks: check declared assumptions and ``valid_when`` domains (default). ``False``
+            skips both for trusted, pre-validated sweeps; units are converted either way.
+
+    Returns:
+        A pint Quantity in the quantity's declared unit (array-valued for array inputs).
+
+    Raises:
+        errors.EvaluationError: a value is missing, mistyped or violates an assumption.
+        errors.DomainError: inputs fall outside an equation's ``valid_when`` domain.
+    """
+    given, magnitudes = input_values.gather_values(model, name, preset, values or {}, check=checks)
+    args, function, base = compiler.compiled(model, name, given)
+    missing = [a for a in args if a not in magnitudes]
+    if missing:
+        where = f" (not in preset '{preset}')" if preset else ""
+        raise errors.EvaluationError(
+            f"{model.id}: {name} needs a value for {', '.join(missing)}{where}; "
+            f"pass {'them' if len(missing) > 1 else 'it'} as NAME=VALUE (e.g. --set {missing[0]}=...)"
+            + ("" if preset else " or choose a preset")
+        )
+    for equation, condition, cond_args, check in (compiler.domain_conditions(model, name, given) if checks else ()):
+        lacking = [a for a in cond_args if a not in magnitudes]
+        if lacking:
+            continue
+        with np.errstate(all="ignore"):
+            holds = np.asarray(check(*[magnitudes[a] for a in cond_args]), dtype=bool)
+        if not np.all(holds):
+            derived = []
+            for sym in sorted(condition.free_symbols, key=str):
+                if sym.name in model.defining and sym.name not in given:
+                    try:
+                        value = evaluate(model, sym.name, preset=preset, values=values, checks=False).magnitude
+                        derived.append(f"{sym.name} = {input_values.first(value):.6g}{input_values.unit_suffix(model, sym.name)}")
+                    except errors.SymgpuError:
+                        pass
+            if derived:
+                raise errors.DomainError(
+                    f"{model.id}: equation {equation.id} ({equation.definition.source.locator}) is valid only when "
+                    f"{condition}, but {', '.join(derived)}. The model gives no value outside this domain"
+                )
+            shown = ", ".join(f"{a} = {input_values.first(magnitudes[a]) / float(scaling.unit_scale(model.units[a])):g}{input_values.unit_suffix(model, a)}" for a in cond_args)
+            raise errors.DomainError(
+                f"{model.id}: equation {equation.id} ({equation.definition.source.locator}) is valid only when "
+                f"{condition}; got {shown}. The model gives no value outside this domain"
+            )
+    inputs = [magnitudes[a] for a in args]
+    if base.has(sympy.Piecewise):
+        inputs = compiler.broadcast(inputs)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        result = function(*inputs)
+    result = np.asarray(result, dtype=float)
+    if result.ndim == 0:
+        result = float(result)
+    elif result.shape != np.broadcast_shapes(*[np.shape(magnitudes[a]) for a in args]):
+        result = np.broadcast_to(result, np.broadcast_shapes(*[np.shape(magnitudes[a]) for a in args])).copy()
+    return units.registry().Quantity(result, model.units[model.equation_for(name).definition.defines])
+
+
+def evaluate_expression(model: Model, expr: sympy.Basic, unit: pint.Unit | str | None, *, preset: str | None = None,
+                        values: Mapping[str, Any] | None = None) -> pint.Quantity:
+    """Evaluate any expression in ``model``'s symbols (e.g. a derivation result) in ``unit``.
+
+    Inputs come from constants, the preset and ``values`` (as in :func:`evaluate`); the
+    arithmetic runs in coherent base units, and Piecewise branches that are not selected
+    may divide by zero without raising.
+
+    Raises:
+        errors.EvaluationError: a value is missing or invalid.
+    """
+    ureg = units.registry()
+    target = ureg.dimensionless if not unit else (units.unit(unit) if isinstance(unit, str) else unit)
+    if isinstance(expr, (sympy.Tuple, tuple, list)):
+        parts = [evaluate_expression(model, e, target, preset=preset, values=values).magnitude for e in expr]
+        return ureg.Quantity(np.asarray(parts, dtype=float), target)
+    merged = input_values.merge_values(model, preset, values)
+    names = sorted(s.name for s in expr.free_symbols)
+    missing = [n for n in names if n not in merged]
+    if missing:
+        where = f" (not in preset '{preset}')" if preset else ""
+        raise errors.EvaluationError(f"{model.id}: the result needs a value for {', '.join(missing)}{where}; pass NAME=VALUE")
+    magnitudes = [np.asarray(input_values.base_magnitude(model, n, merged[n]), dtype=float) for n in names]
+    function = compiler.compiled_expression(model, expr, names, target)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        out = np.asarray(function(*(compiler.broadcast(magnitudes) if expr.has(sympy.Piecewise) else magnitudes)), dtype=float)
+    return ureg.Quantity(float(out) if out.ndim == 0 else out, target)
+
+
+def exact(model: Model, name: str, *, preset: str | None = None, values: Mapping[str, Any] | None = None) -> sympy.Expr:
+    """Evaluate ``name`` exactly in SymPy: scalar inputs become exact rationals of their
+    shortest decimal form, so ``320.3`` is ``3203/10``. Used to cross-check ``evaluate``
+    and to print substitution chains."""
+    given, magnitudes = input_values.gather_values(model, name, preset, values or {})
+    expr = model.expression(name, stop_at=given)
+    mapping = {model.symbols[k]: sympy.Rational(repr(float(v) / float(scaling.unit_scale(model.units[k])))) * scaling.unit_scale(model.units[k])
+               for k, v in magnitudes.items() if model.symbols[k] in expr.free_symbols}
+    expr = scaling.base_expression(model, expr) / scaling.unit_scale(model.units[model.equation_for(name).definition.defines])
+    missing = sorted(s.name for s in expr.free_symbols if s not in mapping)
+    if missing:
+        raise errors.EvaluationError(f"{model.id}: {name} needs a value for {', '.join(missing)}")
+    return expr.xreplace(mapping)  # all-rational inputs: SymPy evaluates exactly without simplify
+
+

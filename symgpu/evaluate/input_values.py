@@ -1,0 +1,127 @@
+"""Input values: constants, preset and caller values merged, converted to declared or base units,
+and checked against the symbols' declared assumptions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pint
+
+from symgpu import errors, units
+from symgpu.evaluate import scaling
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+
+def gather_values(model: Model, name: str, preset: str | None, values: Mapping[str, Any], *, check: bool = True) -> tuple[frozenset[str], dict[str, Any]]:
+    """Merge constants, preset values and caller values into magnitudes in declared units.
+
+    Caller values override preset values. A caller value for a defined quantity stops the
+    substitution there (the quantity is taken as given).
+
+    Returns:
+        (quantities taken as given, symbol name -> magnitude in coherent base units)
+
+    Raises:
+        errors.EvaluationError: unknown names, wrong units, violated assumptions.
+        errors.UsageError: unknown quantity or preset.
+    """
+    model.equation_for(name)
+    merged = merge_values(model, preset, values)
+    given = frozenset(k for k in values if k in model.defining and k != model.equation_for(name).definition.defines)
+    return given, {key: base_magnitude(model, key, value, check=check) for key, value in merged.items()}
+
+
+def merge_values(model: Model, preset: str | None, values: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Constants, then the preset's values, then the caller's (later wins), unconverted.
+
+    Raises:
+        errors.EvaluationError: a caller value names no symbol of the model.
+        errors.UsageError: unknown preset.
+    """
+    merged: dict[str, Any] = dict(model.constants)
+    if preset is not None:
+        merged.update(model.preset(preset))
+    for key, value in (values or {}).items():
+        if key not in model.symbols:
+            raise errors.EvaluationError(
+                f"{model.id}: unknown symbol '{key}' (declared: {', '.join(sorted(model.symbols))})"
+            )
+        merged[key] = value
+    return merged
+
+
+def base_magnitude(model: Model, key: str, value: Any, *, check: bool = True) -> Any:
+    """``value`` of symbol ``key`` as a magnitude in coherent base units (see :func:`to_magnitude`)."""
+    magnitude = to_magnitude(model, key, value, check=check)
+    scale = scaling.unit_scale(model.units[key])
+    return magnitude if scale == 1 else magnitude * float(scale)
+
+
+def to_magnitude(model: Model, key: str, value: Any, *, check: bool = True) -> Any:
+    """Convert ``value`` (number, array, quantity or quantity string) to ``key``'s declared unit.
+
+    Raises:
+        errors.EvaluationError: the value has the wrong dimension, is not a number, or breaks
+            a declared assumption (positive, nonnegative, integer).
+    """
+    unit = model.units[key]
+    if isinstance(value, str):
+        try:
+            value = units.quantity(value, unit)
+        except ValueError as exc:
+            raise errors.EvaluationError(f"{model.id}: {key}: {exc}") from None
+    if isinstance(value, pint.Quantity):
+        try:
+            magnitude = value.to(unit).magnitude
+        except pint.DimensionalityError:
+            raise errors.EvaluationError(
+                f"{model.id}: {key} = {value:~} has dimension {units.format_dimension(value.dimensionality)}, "
+                f"but {key} is {units.format_dimension(unit.dimensionality)} (declared unit {model.unit_text(key)}); "
+                f"give it in {model.unit_text(key)} or a compatible unit"
+            ) from None
+    else:
+        magnitude = value
+    try:
+        array = np.asarray(magnitude, dtype=float)
+    except (TypeError, ValueError):
+        raise errors.EvaluationError(f"{model.id}: {key} = {value!r} is not a number") from None
+    if check:
+        _check_assumptions(model, key, array)
+    return array if array.ndim else float(array)
+
+
+def _check_assumptions(model: Model, key: str, array: np.ndarray) -> None:
+    assumptions = model.symbol_definitions[key].assumptions
+    problems = []
+    # NOTE: two reductions cover NaN, infinities and the sign assumptions in one pass each.
+    low, high = (float(array), float(array)) if array.ndim == 0 else (float(array.min()), float(array.max()))
+    if not (np.isfinite(low) and np.isfinite(high)):
+        problems.append("finite")
+    if "positive" in assumptions and not low > 0:
+        problems.append("positive")
+    if "nonnegative" in assumptions and not low >= 0:
+        problems.append("nonnegative")
+    if "integer" in assumptions and not np.all(np.equal(np.mod(array, 1), 0)):
+        problems.append("integer")
+    if problems:
+        bad = low if problems[0] in ("positive", "nonnegative") else (array if array.ndim == 0 else array.flat[0])
+        raise errors.EvaluationError(
+            f"{model.id}: {key} = {bad:g}{unit_suffix(model, key)} violates the declared assumption "
+            f"'{problems[0]}'; give a {problems[0]} value"
+        )
+
+
+def unit_suffix(model: Model, name: str) -> str:
+    text = model.unit_text(name)
+    return "" if text in ("1", "") else f" {text}"
+
+
+def first(value: Any) -> float:
+    array = np.asarray(value, dtype=float)
+    return float(array if array.ndim == 0 else array.flat[0])
+
+

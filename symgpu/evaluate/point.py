@@ -1,0 +1,53 @@
+"""Exact evaluation at one point: an expression or condition from symbol magnitudes in their
+declared units, substituted as 17-digit floats after the base-unit rewrite (no compilation)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import sympy
+
+from symgpu.evaluate import scaling
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+
+def base_values(model: Model, values: Mapping[sympy.Symbol, float]) -> dict[sympy.Symbol, sympy.Float]:
+    """Declared-unit magnitudes -> base-unit SymPy floats, ready for ``xreplace``."""
+    return {s: sympy.Float(v * scaling.symbol_scale(model, s.name), 17) for s, v in values.items()}
+
+
+def at_point(model: Model, expr: sympy.Basic, values: Mapping[sympy.Symbol, float]) -> Any:
+    """Evaluate ``expr`` (number or condition) from magnitudes in declared units.
+
+    The expression is rewritten for coherent base units first (bare literals take their
+    siblings' unit), so the result is in base units (ratios and comparisons of like quantities
+    are unit-free); a condition gives a ``bool``.
+
+    Raises:
+        TypeError: a symbol of ``expr`` has no value (the result is not a number).
+    """
+    based = scaling.base_expression(model, expr)
+    replaced = based.xreplace({s: v for s, v in base_values(model, values).items() if s in based.free_symbols})
+    if isinstance(replaced, (sympy.logic.boolalg.Boolean, sympy.core.relational.Relational)) and not isinstance(replaced, sympy.Expr):
+        return bool(replaced)
+    return float(replaced)
+
+
+def condition_ratio(model: Model, condition: sympy.Basic, values: Mapping[sympy.Symbol, float]) -> float | None:
+    """lhs/rhs of a comparison, both in base units (``None`` if not a comparison, a side is 0
+    or not a finite number)."""
+    if not isinstance(condition, sympy.core.relational.Relational):
+        return None
+    based = scaling.base_expression(model, condition)
+    mapping = {s: v for s, v in base_values(model, values).items() if s in based.free_symbols}
+    try:
+        lhs, rhs = float(based.lhs.xreplace(mapping)), float(based.rhs.xreplace(mapping))
+    except (TypeError, ValueError):
+        return None
+    if rhs == 0 or lhs == 0 or not math.isfinite(lhs) or not math.isfinite(rhs):
+        return None
+    return lhs / rhs

@@ -1,0 +1,103 @@
+"""Base units: the exact factor from a declared unit to symgpu's coherent base units, and the
+rewrite of an expression so that base-unit magnitudes in give the base-unit magnitude out.
+
+NOTE: this is the one place where unit scaling is written; every evaluation path (compiled
+functions, exact evaluation, regime checks, plots) goes through it.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+import pint
+import sympy
+
+from symgpu import units
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+
+@lru_cache(maxsize=512)
+def unit_scale(unit: pint.Unit) -> sympy.Rational:
+    """Factor taking a magnitude in ``unit`` to the registry's coherent base units, exactly.
+
+    Dimensionless units keep their real scale too: ``8 bit/B`` is the pure number 1.
+    """
+    return sympy.Rational(repr(float(units.registry().Quantity(1, unit).to_base_units().magnitude)))
+
+
+def symbol_scale(model: Model, name: str) -> float:
+    """Factor from symbol ``name``'s declared unit to coherent base units, as a float."""
+    return float(unit_scale(model.units[name]))
+
+
+def base_expression(model: Model, expr: sympy.Basic) -> sympy.Basic:
+    """Rewrite ``expr`` so that, fed base-unit magnitudes, it returns the base-unit magnitude.
+
+    Products need no change (base units are coherent). Bare literals in sums, Min/Max,
+    Piecewise branches and comparisons are in the declared unit of their siblings, so they
+    are multiplied by that unit's scale; ``floor``/``ceiling`` act on the declared-unit
+    value of their argument.
+    """
+    return _Rescaler(model).walk(expr)[0]
+
+
+class _Rescaler:
+    """Walks an expression tracking the declared pint unit of every node."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.ureg = units.registry()
+
+    def walk(self, expr: Any) -> tuple[Any, Any]:
+        one = self.ureg.dimensionless
+        unit: pint.Unit | None  # the node's declared unit; None for pure numbers
+        if isinstance(expr, sympy.logic.boolalg.BooleanAtom) or expr.is_Number or expr.is_NumberSymbol:
+            return expr, None
+        if expr.is_Symbol:
+            return expr, self.model.units[expr.name]
+        if expr.is_Mul:
+            args, unit = [], one
+            for arg in expr.args:
+                new, u = self.walk(arg)
+                args.append(new)
+                unit = unit * (u if u is not None else one)
+            return expr.func(*args), unit
+        if expr.is_Pow:
+            base, u = self.walk(expr.args[0])
+            exponent, _ = self.walk(expr.args[1])
+            unit = None if u is None else (u ** float(expr.args[1]) if expr.args[1].is_Rational else one)
+            return expr.func(base, exponent), unit
+        if expr.is_Add or isinstance(expr, (sympy.Min, sympy.Max)) or isinstance(expr, sympy.core.relational.Relational):
+            return self.siblings(expr, list(expr.args), lambda *a: expr.func(*a))
+        if isinstance(expr, sympy.Piecewise):
+            walked = [self.walk(v) for v, _ in expr.args]
+            reference = next((u for _, u in walked if u is not None), None)
+            scale = unit_scale(reference) if reference is not None else 1
+            pieces = [((v * scale if u is None else v), self.walk(c)[0]) for (v, u), (_, c) in zip(walked, expr.args)]
+            return sympy.Piecewise(*pieces), reference
+        if isinstance(expr, (sympy.floor, sympy.ceiling)):
+            arg, u = self.walk(expr.args[0])
+            if u is None:
+                return expr.func(arg), None
+            scale = unit_scale(u)
+            return scale * expr.func(arg / scale), u
+        if isinstance(expr, (sympy.And, sympy.Or, sympy.Not, sympy.Abs, sympy.exp, sympy.log)):
+            walked = [self.walk(a) for a in expr.args]
+            unit = walked[0][1] if isinstance(expr, sympy.Abs) else None
+            return expr.func(*[w for w, _ in walked]), unit
+        return expr, None
+
+    def siblings(self, expr: Any, args: list[Any], rebuild: Any) -> tuple[Any, Any]:
+        walked = [self.walk(a) for a in args]
+        reference = next((u for _, u in walked if u is not None), None)
+        if reference is None:
+            return rebuild(*[w for w, _ in walked]), None
+        scale = unit_scale(reference)
+        new = [w * scale if u is None else w for w, u in walked]
+        unit = None if isinstance(expr, sympy.core.relational.Relational) else reference
+        return rebuild(*new), unit
+
+

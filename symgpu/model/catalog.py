@@ -1,0 +1,30 @@
+"""Loading models by id or path, built and checked, cached by resolved path and modification time."""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+from symgpu.model import build, loader
+
+M = TypeVar("M", bound=build.Model)
+
+
+def load(id_or_path: str | os.PathLike[str], cls: type[M]) -> M:
+    """Load, build and check a model as an instance of ``cls`` (a :class:`~symgpu.model.Model`).
+
+    The returned object is shared between callers and must be treated as read-only.
+
+    Raises:
+        errors.UsageError: no such model.
+        errors.ModelFileError: the file is invalid, unsafe or dimensionally inconsistent.
+    """
+    path = loader.resolve(id_or_path).resolve()
+    return cast(M, _load_cached(path, path.stat().st_mtime_ns, cast(Any, cls)))
+
+
+@lru_cache(maxsize=64)
+def _load_cached(path: Path, mtime: int, cls: Any) -> Any:
+    return cls(loader.read_definition(path))

@@ -1,0 +1,170 @@
+"""The report context: a model's complete report content (symbols, equations, derivations, presets, validation, errata, plots) as JSON-ready data shared by every format."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+import sympy
+from symgpu import derive, units, validation
+if TYPE_CHECKING:
+    from symgpu.model import Model
+from symgpu.numbers import number_text, round_sig
+from symgpu.report.latex import _safe_latex, latex, unit_latex
+from symgpu.report.scenarios import _jsonable, scrub
+from symgpu.report.chains import preset_section
+
+
+# ============================================================================ derivations
+def derivation_entry(model: Model, request: Any) -> dict[str, Any]:
+    """Run one ``[[derivations]]`` request through :func:`symgpu.derive.run_request`.
+
+    If the derivation raises, the entry says "derivation not available" with the reason, so
+    the report still builds.
+    """
+    fields = {k: _jsonable(v) for k, v in sorted(request.fields)}
+    entry: dict[str, Any] = {
+        "id": request.id, "op": request.op, "fields": fields,
+        "quantity": fields.get("quantity", fields.get("equation", "")), "variable": fields.get("variable", ""),
+        "note": fields.get("note", ""), "expect": fields.get("expect", ""),
+        "expect_text": json.dumps(fields["expect"], sort_keys=True, ensure_ascii=False) if isinstance(fields.get("expect"), (dict, list)) else str(fields.get("expect", "")),
+        "available": False, "reason": "", "steps": [], "result": None, "result_latex": "", "location": None,
+        "location_latex": "", "unit": "", "method": "", "assumptions": [],
+    }
+    try:
+        result = derive.run_request(model, request)
+    except Exception as exc:  # noqa: BLE001 - any failure must still leave a report
+        entry["reason"] = scrub(f"{type(exc).__name__}: {exc}")
+        return entry
+    entry.update({
+        "available": True,
+        "steps": [{"operation": s.operation, "expression": sympy.sstr(s.expression), "latex": _safe_latex(model, s.expression), "justification": s.justification} for s in result.steps],
+        "result": _jsonable(result.result) if not isinstance(result.result, (list, tuple, dict)) else sympy.sstr(result.result),
+        "result_latex": _safe_latex(model, result.result),
+        "location": sympy.sstr(result.location) if result.location is not None else None,
+        "location_latex": _safe_latex(model, result.location) if result.location is not None else "",
+        "unit": result.unit, "method": result.method, "assumptions": list(result.assumptions),
+    })
+    return entry
+
+
+# ============================================================================ errata
+def errata_section(model: Model, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The report's "Errata in the source": every ``[[errata]]`` entry with its linked
+    validation cases (computed vs printed), and the cases marked ``erratum`` that no entry links.
+
+    Args:
+        model: the model.
+        rows: the validation rows of the report (one per case and quantity).
+    """
+    by_case: dict[str, list[Mapping[str, Any]]] = {}
+    for row in rows:
+        by_case.setdefault(row["case"], []).append(row)
+
+    def case_rows(case_id: str) -> list[dict[str, Any]]:
+        return [{"case": r["case"], "preset": r["preset"], "quantity": r["quantity"], "published": r["published"],
+                 "engine_text": r["engine_text"], "unit_text": r["unit_text"], "relative_error_text": r["relative_error_text"],
+                 "status": r["status"], "ok": r["ok"], "erratum": r["erratum"], "note": r["note"]}
+                for r in by_case.get(case_id, [])]
+
+    entries: list[dict[str, Any]] = []
+    linked: set[str] = set()
+    for erratum in model.definition.errata:
+        linked.update(erratum.cases)
+        entries.append({
+            "id": erratum.id, "source": {"ref": erratum.source.ref, "locator": erratum.source.locator},
+            "text": " ".join(erratum.text.split()), "evidence": " ".join(erratum.evidence.split()),
+            "cases": [row for case in erratum.cases for row in case_rows(case)],
+        })
+    unlinked = []
+    for case in model.definition.validation:
+        if case.erratum and case.id not in linked:
+            unlinked.extend(case_rows(case.id))
+    return {"entries": entries, "unlinked": unlinked}
+
+
+# ============================================================================ context
+def build_context(model: Model, presets: Sequence[str] | None = None, *, plots: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    """The complete report content as JSON-ready data (templates and JSON share it).
+
+    Args:
+        model: the model.
+        presets: preset ids to report (default: all, in file order).
+        plots: plot descriptions from :func:`symgpu.report.plots.plan` after drawing.
+
+    Raises:
+        errors.UsageError: an unknown preset.
+    """
+    d = model.definition
+    chosen = list(presets) if presets else [p.id for p in d.presets]
+    for preset in chosen:
+        model.preset(preset)
+    refs = []
+    for ref in d.references:
+        refs.append({"key": ref.key, "authors": list(ref.authors), "title": ref.title, "venue": ref.venue,
+                     "year": ref.year, "url": ref.url, "doi": ref.doi, "note": ref.note, "citation": ref.citation()})
+    symbols = []
+    for s in d.symbols:
+        symbols.append({"name": s.name, "latex": latex(model, model.symbols[s.name]), "unit": s.unit,
+                        "unit_latex": unit_latex(s.unit), "description": s.description, "role": s.role,
+                        "value": s.value, "source": s.source, "assumptions": list(s.assumptions)})
+    equations = []
+    for eq in model.equations.values():
+        e = eq.definition
+        equations.append({
+            "id": eq.id, "defines": e.defines,
+            "lhs": sympy.sstr(eq.lhs), "rhs": sympy.sstr(eq.rhs),
+            "latex": f"{latex(model, eq.lhs)} = {latex(model, eq.rhs)}",
+            "source": {"ref": e.source.ref, "locator": e.source.locator},
+            "unit": model.unit_text(e.defines),
+            "dimension": units.format_dimension(model.dimension(e.defines)),
+            "counts": list(e.counts),
+            "unit_check": "pass",
+            "note": e.note,
+            "cases": [{"id": c.id, "condition": "otherwise" if c.condition is sympy.true else sympy.sstr(c.condition),
+                       "condition_latex": r"\text{otherwise}" if c.condition is sympy.true else latex(model, c.condition),
+                       "value": sympy.sstr(c.value), "value_latex": latex(model, c.value), "note": c.note} for c in eq.cases],
+            "limiters": [{"name": n, "expression": sympy.sstr(t), "latex": latex(model, t)} for n, t in eq.limiters],
+            "valid_when": [{"expression": sympy.sstr(c), "latex": latex(model, c)} for c in eq.valid_when],
+        })
+    results = validation.validate(model)
+    rows: list[dict[str, Any]] = []
+    for r in results:
+        rel = r.relative_error
+        rows.append({
+            "case": r.case.id, "preset": r.case.preset, "quantity": r.quantity,
+            "inputs": {k: str(v) for k, v in r.case.inputs},
+            "published": r.published, "engine": round_sig(r.computed), "engine_text": number_text(r.computed),
+            "unit": r.unit, "unit_text": r.published[len(units.number_text(r.published)):].strip() or r.unit,
+            "tolerance": round_sig(r.tolerance),
+            "relative_error": round_sig(rel, 4), "relative_error_text": "n/a" if math.isnan(rel) else f"{rel:+.3%}".replace("%", " %"),
+            "status": r.status, "ok": r.ok, "erratum": r.case.erratum, "note": r.case.note,
+            "source": {"ref": r.case.source.ref, "locator": r.case.source.locator},
+        })
+    errata = errata_section(model, rows)
+    derivations = [derivation_entry(model, request) for request in d.derivations]
+    presets_out = [preset_section(model, p) for p in chosen]
+    summary = {
+        "equations": len(equations),
+        "unit_check": "pass",
+        "validation": {status: sum(r["status"] == status for r in rows) for status in sorted({r["status"] for r in rows})},
+        "derivations_available": sum(e["available"] for e in derivations),
+        "derivations": len(derivations),
+        "errata": len(errata["entries"]),
+        "errata_unlinked_cases": len(errata["unlinked"]),
+    }
+    return {
+        "schema": "symgpu-report/1",
+        "model": {"id": model.id, "title": d.title, "summary": " ".join(d.summary.split()), "extends": d.extends,
+                  "primary_reference": d.primary_reference},
+        "references": refs,
+        "symbols": symbols,
+        "equations": equations,
+        "derivations": derivations,
+        "presets": presets_out,
+        "validation": rows,
+        "errata": errata,
+        "plots": list(plots),
+        "summary": summary,
+    }

@@ -1,0 +1,149 @@
+"""Text for reports: LaTeX and Markdown escaping, and mathematics from ``sympy.latex`` with the model's symbol names (the only LaTeX printer used)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+import sympy
+if TYPE_CHECKING:
+    from symgpu.model import Model
+from symgpu.numbers import DIGITS, number_text
+
+
+# ============================================================================ environment
+def tex_escape(text: Any) -> str:
+    """Escape prose for LaTeX: special characters, and Unicode pdflatex cannot typeset.
+
+    Args:
+        text: any value (converted with ``str``).
+
+    Returns:
+        Text safe inside a LaTeX paragraph or table cell.
+    """
+    out = []
+    for char in str(text):
+        if char in _TEX_SPECIAL:
+            out.append(_TEX_SPECIAL[char])
+        elif char in _TEX_UNICODE:
+            out.append(_TEX_UNICODE[char])
+        elif ord(char) < 128 or char in _LATIN1_OK:
+            out.append(char)
+        else:
+            # NOTE: an unmapped character would stop pdflatex ("Unicode character not set up");
+            # show its code point instead so the document still compiles.
+            out.append(rf"\texttt{{U+{ord(char):04X}}}")
+    return "".join(out)
+
+
+_TEX_SPECIAL = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", "\n": " ",
+}
+
+
+_TEX_UNICODE = {
+    "—": "---", "–": "--", "‘": "`", "’": "'", "“": "``", "”": "''", "…": r"\dots{}",
+    "×": r"$\times$", "≈": r"$\approx$", "≤": r"$\le$", "≥": r"$\ge$", "≠": r"$\ne$",
+    "→": r"$\to$", "←": r"$\leftarrow$", "⇒": r"$\Rightarrow$", "±": r"$\pm$", "·": r"$\cdot$",
+    "−": "-", "∞": r"$\infty$", "√": r"$\surd$", "°": r"$^\circ$", "µ": r"$\mu$", "§": r"\S{}",
+    "α": r"$\alpha$", "β": r"$\beta$", "γ": r"$\gamma$", "δ": r"$\delta$", "Δ": r"$\Delta$",
+    "ε": r"$\varepsilon$", "η": r"$\eta$", "θ": r"$\theta$", "Θ": r"$\Theta$", "ι": r"$\iota$",
+    "κ": r"$\kappa$", "λ": r"$\lambda$", "μ": r"$\mu$", "ν": r"$\nu$", "π": r"$\pi$",
+    "ρ": r"$\rho$", "σ": r"$\sigma$", "Σ": r"$\Sigma$", "τ": r"$\tau$", "φ": r"$\phi$",
+    "Φ": r"$\Phi$", "χ": r"$\chi$", "ψ": r"$\psi$", "ω": r"$\omega$", "Ω": r"$\Omega$",
+    "\u00a0": "~", "\u2009": r"\,", "\u202f": r"\,",
+}
+
+
+_LATIN1_OK = set("äöüÄÖÜßéèêëáàâíìîïóòôúùûçñÉÈÁÀÓÚÇÑ")
+
+
+def tex_math(latex: str) -> str:
+    """Math for pdflatex: a bare ``#`` (e.g. from a SymPy dummy name) would be read as a macro parameter."""
+    return re.sub(r"(?<!\\)#", r"\\#", str(latex))
+
+
+def md_escape(text: Any) -> str:
+    """Make prose safe inside a Markdown table cell (pipes escaped, one line)."""
+    return " ".join(str(text).split()).replace("|", r"\|")
+
+
+def md_math(latex: str) -> str:
+    """LaTeX for inline Markdown math inside a table: no ``|`` (it would split the cell)."""
+    return latex.replace(r"\left|", r"\left\vert ").replace(r"\right|", r"\right\vert ").replace("|", r"\vert ")
+
+
+def number_latex(value: float, digits: int = DIGITS) -> str:
+    """LaTeX number: ``1.5e+09`` becomes ``1.5 \\times 10^{9}``."""
+    text = number_text(value, digits)
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        return rf"{mantissa} \times 10^{{{int(exponent)}}}"
+    return r"\mathrm{n/a}" if text == "n/a" else text
+
+
+def unit_latex(unit_text: str) -> str:
+    """LaTeX of a declared unit string: ``GB/s`` -> ``\\mathrm{GB/s}`` (``1`` -> ``""``)."""
+    text = unit_text.strip()
+    if text in ("", "1", "dimensionless"):
+        return ""
+    text = re.sub(r"\*\*\s*(-?\d+)", r"^{\1}", text).replace("*", r"\,").replace(" ", r"\,")
+    text = text.replace("_", r"\_").replace("%", r"\%")
+    return rf"\mathrm{{{text}}}"
+
+
+def quantity_latex(value: float, unit_text: str, *, parens: bool = False) -> str:
+    """``320.3\\,\\mathrm{GB/s}`` (wrapped in ``\\left(...\\right)`` if ``parens`` and there is a unit or a sign)."""
+    unit = unit_latex(unit_text)
+    body = number_latex(value) + (rf"\,{unit}" if unit else "")
+    if parens and (unit or (value is not None and value < 0)):
+        return rf"\left({body}\right)"
+    return body
+
+
+_GREEK = {"alpha", "beta", "gamma", "delta", "epsilon", "theta", "lambda", "mu", "rho", "sigma", "tau", "phi", "psi", "omega",
+          "Gamma", "Delta", "Theta", "Lambda", "Sigma", "Phi", "Psi", "Omega"}
+
+
+def default_latex(name: str) -> str:
+    r"""LaTeX for a symbol without a declared ``latex``: ``alu_lat`` -> ``\mathrm{alu}_{\mathrm{lat}}``.
+
+    NOTE: SymPy's default italicises multi-letter names (``alu_{lat}``), which reads as a
+    product of letters and runs into the next factor; upright names keep ``alu_lat*alu_thru``
+    legible.
+    """
+    base, _, sub = name.partition("_")
+
+    def word(text: str) -> str:
+        if text in _GREEK:
+            return "\\" + text
+        if len(text) == 1:
+            return text
+        return "\\mathrm{" + text.replace("_", "\\_") + "}"
+
+    return word(base) + (f"_{{{word(sub)}}}" if sub else "")
+
+
+def symbol_names(model: Model) -> dict[sympy.Symbol, str]:
+    """LaTeX names of the model's symbols: declared ``latex`` fields, else :func:`default_latex`."""
+    return {model.symbols[s.name]: s.latex or default_latex(s.name) for s in model.definition.symbols}
+
+
+def latex(model: Model, expr: Any, **options: Any) -> str:
+    r"""``sympy.latex`` with the model's symbol names (the only LaTeX printer used); products of
+    named factors get a ``\cdot`` so multi-letter symbols do not run together."""
+    names = symbol_names(model)
+    names.update(options.pop("symbol_names", {}))
+    options.setdefault("mul_symbol", "dot")
+    return sympy.latex(expr, symbol_names=names, **options)
+
+
+def _safe_latex(model: Model, value: Any) -> str:
+    if isinstance(value, sympy.Basic):
+        return latex(model, value)
+    if isinstance(value, (list, tuple)):
+        return r",\quad ".join(_safe_latex(model, v) for v in value)
+    if isinstance(value, dict):
+        return r",\quad ".join(f"{sympy.latex(sympy.Symbol(str(k)))} = {_safe_latex(model, v)}" for k, v in sorted(value.items(), key=lambda kv: str(kv[0])))
+    return sympy.latex(value) if value is not None else ""

@@ -1,0 +1,342 @@
+"""Which plots a report draws: planned from a model's
+``[[derivations]]`` and ``[[plots]]`` entries, evaluated from the model's own expressions and
+preset values.
+
+Three generic kinds, each a function of (model, quantity, variables, scenario):
+
+* ``curve``: a quantity against one variable, with x-marks (an extremum's location, a
+  boundary) and y-marks (limits);
+* ``asymptotes``: a ``Min``/``Max`` or piecewise quantity against one variable, with each
+  limiter (or case) drawn dashed, e.g. throughput vs occupancy with its latency-bound and
+  throughput-bound asymptotes;
+* ``regime_map``: which limiter / case is active over a log grid of two variables.
+
+Plots implied by derivation requests (:func:`plan`):
+
+* an ``extremum`` request gives a curve of its quantity over its variable, the location
+  marked (``limit`` requests on the same pair add horizontal lines);
+* ``boundary`` requests on a bounded quantity give, per preset, the quantity over the
+  variable with its bounds; two such variables give a regime map.
+
+``[[plots]]`` entries of the model file (checked by :mod:`symgpu.model.plot_requests`; every
+problem is an error naming the file and ``plot <id>.<field>``):
+
+``id`` (required)
+    letters, digits and underscores; the image files are ``<model>_<id>.svg|pdf``, or
+    ``<model>_<id>_<preset>.svg|pdf`` (``+`` written ``_``) when the entry names several presets.
+``kind`` (required)
+    ``curve``, ``asymptotes`` (the quantity must be piecewise or a top-level Min/Max) or
+    ``regime_map`` (likewise).
+``quantity`` (required)
+    the plotted quantity: a symbol an equation defines.
+``variables`` (required)
+    list of swept symbols: one for ``curve``/``asymptotes``, two (x, y) for ``regime_map``.
+    Quantities downstream of a variable follow it (sweeping ``Active_blocks_per_SM`` moves
+    ``N``); a defined quantity may itself be a variable (its equation is then not used).
+``x``
+    a symbol or quantity drawn on the x axis instead of the variable, computed from it at
+    each point (e.g. ``Active_warps_per_SM`` while ``Active_blocks_per_SM`` is swept).
+``ranges``
+    ``{ var = "start:stop" }`` (evenly spaced points, linear axis) or ``"start:stop:step"``
+    (exactly those points, drawn as markers joined by lines), in the variable's declared unit.
+    Without a range a variable spans a log range around its centre (``centers``, an x-mark,
+    a bound value or the scenario's value), a factor 20 each side.
+``presets``
+    list of preset ids; a preset may be combined ``"gpu+workload"``. One plot per preset
+    (default: the first preset of the file that supplies every value).
+``case``
+    a validation case whose ``inputs`` join the preset (the scenario).
+``inputs``
+    ``{ symbol = value }``: quantity strings (a bare number is in the symbol's declared unit)
+    for values no preset supplies; the caption should say when they are illustrative.
+``bind``
+    ``{ input = quantity }``: give an input the value of a quantity of the model (computed
+    in the scenario), e.g. ``L_iota = "L_K0"``; dimensions must agree.
+``substitute``
+    ``{ symbol = "expression" }`` replaced before evaluation (e.g. ``M = "N"``).
+``centers``
+    ``{ var = "expression" }``: middle of an automatic (log) range.
+``series``
+    ``{ param = [v1, v2, ...] }``: one curve per value of one other input (at most 10),
+    labelled ``param = v``; marks depending on it are drawn once per value.
+``marks``
+    list of ``{ axis = "x"|"y", label, expression }`` (``variable`` for regime maps): lines
+    at the value of a model expression in the scenario (e.g. ``"MSHRs/M_Read"``).
+``show_regimes``
+    ``true``: colour each point by the active case / limiter of ``regime_of``; the report
+    lists the regime of each point of a stepped range.
+``regime_of``
+    the piecewise or Min/Max quantity whose regime is shown (default: ``quantity``).
+``caption``
+    text printed with the plot in every report format.
+``title``
+    replaces the automatic title.
+``xscale``, ``yscale``
+    ``linear`` or ``log`` (default: linear x with a range, log x without; log y when the
+    values span more than a factor 50).
+
+Values for inputs no preset supplies are bound to quantities of the model or given as
+explicit ``inputs``, never invented: a caption says when they are illustrative."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+import sympy
+from symgpu import errors
+from symgpu.report.scenarios import Scenario, scenarios, supplied
+from symgpu.model import plot_requests
+if TYPE_CHECKING:
+    from symgpu.model import Model
+    from symgpu.model.plot_requests import PlotEntry
+
+
+
+#: Grid resolution.
+POINTS = 241
+
+
+GRID = 121
+
+
+#: Span of an automatic range around its centre (a factor on each side, log scale).
+SPAN = 20.0
+
+
+@dataclass
+class PlotSpec:
+    """One plot to draw.
+
+    Attributes:
+        id: file-name part, unique per model.
+        kind: ``curve``, ``asymptotes`` or ``regime_map``.
+        quantity: the plotted quantity.
+        variables: x (and y for a regime map).
+        scenario: where the other values come from.
+        substitute: symbol -> expression text replacing it (e.g. ``M = N`` for square matrices).
+        bind: symbol -> model quantity or quantity string, for values the scenario lacks.
+        marks: ``{axis: x|y, label, expression}``; expressions are model expression text.
+        centers: variable -> expression text giving the middle of its range.
+        origin: the derivation requests (or ``plots.<id>``) the plot comes from.
+        resolved_marks: marks with their values, filled in by :func:`draw`.
+        x: quantity on the x axis computed from the variable ("" = the variable itself).
+        ranges: variable -> (start, stop, step or None).
+        series: (parameter, values) or ``None``.
+        regime_of: quantity whose regime colours the points ("" = no colouring).
+        caption, title_text, xscale, yscale: see the module docstring.
+        points: per point of a stepped range: series value, x, value, regime (by :func:`draw`).
+    """
+
+    id: str
+    kind: str
+    quantity: str
+    variables: tuple[str, ...]
+    scenario: Scenario | None
+    substitute: tuple[tuple[str, str], ...] = ()
+    bind: tuple[tuple[str, str], ...] = ()
+    marks: tuple[Mapping[str, str], ...] = ()
+    centers: tuple[tuple[str, str], ...] = ()
+    origin: tuple[str, ...] = ()
+    problem: str = ""
+    resolved_marks: list[dict[str, Any]] = field(default_factory=list)
+    x: str = ""
+    ranges: tuple[tuple[str, tuple[float, float, float | None]], ...] = ()
+    series: tuple[str, tuple[str, ...]] | None = None
+    regime_of: str = ""
+    caption: str = ""
+    title_text: str = ""
+    xscale: str = ""
+    yscale: str = ""
+    points: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def title(self) -> str:
+        """Plot title."""
+        where = f" ({self.scenario.preset})" if self.scenario else ""
+        if self.title_text:
+            return f"{self.title_text}{where}"
+        if self.kind == "regime_map":
+            return f"Regimes of {self.quantity} over ({', '.join(self.variables)}){where}"
+        extra = " with its bounds" if self.kind == "asymptotes" else ""
+        return f"{self.quantity} vs {self.x or self.variables[0]}{extra}{where}"
+
+    def describe(self, stem: str) -> dict[str, Any]:
+        """JSON-ready description (file names relative to the report)."""
+        return {
+            "id": self.id, "kind": self.kind, "title": self.title, "quantity": self.quantity,
+            "variables": list(self.variables), "preset": self.scenario.preset if self.scenario else "",
+            "scenario": self.scenario.label if self.scenario else "",
+            "substitute": dict(self.substitute), "bind": dict(self.bind), "origin": list(self.origin),
+            "files": {kind: f"{stem}_{self.id}.{kind}" for kind in ("svg", "pdf")},
+            "available": True, "reason": "", "marks": [], "caption": self.caption, "x": self.x,
+            "series": {"parameter": self.series[0], "values": list(self.series[1])} if self.series else None,
+            "regime_of": self.regime_of, "points": [],
+        }
+
+
+# ============================================================================ planning
+def _request_quantity(model: Model, request: Any) -> str:
+    name = request.get("quantity") or ""
+    if not name and request.get("equation"):
+        equation = model.equations.get(request.get("equation"))
+        name = equation.definition.defines if equation else ""
+    return name if name in model.defining else ""
+
+
+def _expect_for(request: Any, variable: str) -> str:
+    expect = request.get("expect")
+    if isinstance(expect, str):
+        return expect
+    if isinstance(expect, tuple):
+        return str(dict(expect).get(variable, ""))
+    return ""
+
+
+def _bounded(model: Model, quantity: str) -> bool:
+    equation = model.defining[quantity]
+    return isinstance(equation.rhs, (sympy.Min, sympy.Max)) or bool(equation.cases)
+
+
+def plan(model: Model, presets: Sequence[str] | None = None) -> list[PlotSpec]:
+    """The plots of a model's report, from its derivation requests and its ``[[plots]]`` entries.
+
+    * an ``extremum`` request gives a curve of its quantity over its variable, the location
+      marked (and ``limit`` requests on the same pair add their values as horizontal lines);
+    * ``boundary`` requests on a bounded quantity give, per preset, the quantity over the
+      variable with its bounds, boundaries marked;
+    * a bounded quantity with boundary requests over two variables gives a regime map;
+    * each ``[[plots]]`` entry gives one plot per preset it names (see the module docstring).
+
+    Raises:
+        errors.ModelFileError: a ``[[plots]]`` entry is malformed (names the file and field).
+    """
+    chosen = list(presets) if presets else [p.id for p in model.definition.presets]
+    specs: list[PlotSpec] = []
+    limits: dict[tuple[str, str], list[dict[str, str]]] = {}
+    boundaries: dict[tuple[str, str], list[Any]] = {}
+    for request in model.definition.derivations:
+        quantity, variable = _request_quantity(model, request), request.get("variable") or ""
+        if not quantity or variable not in model.symbols:
+            continue
+        if request.op == "limit" and _expect_for(request, variable):
+            limits.setdefault((quantity, variable), []).append(
+                {"axis": "y", "label": f"{request.id}: {variable} -> {request.get('to') or request.get('point') or ''}", "expression": _expect_for(request, variable)})
+        if request.op == "boundary" and _bounded(model, quantity):
+            boundaries.setdefault((quantity, variable), []).append(request)
+    for request in model.definition.derivations:
+        quantity, variable = _request_quantity(model, request), request.get("variable") or ""
+        if request.op != "extremum" or not quantity or variable not in model.symbols:
+            continue
+        substitute = tuple((k, str(v)) for k, v in (request.get("substitute") or ()))
+        marks: tuple[Mapping[str, str], ...] = (
+            {"axis": "x", "label": f"{request.id}: {variable} = {_expect_for(request, variable)}", "expression": _expect_for(request, variable)},
+            *limits.get((quantity, variable), []))
+        spec = _spec(model, f"{quantity}_vs_{variable}", "curve", quantity, (variable,), chosen, substitute=substitute,
+                     marks=marks, origin=(request.id,))
+        specs.append(spec)
+    for (quantity, variable), requests in boundaries.items():
+        marks = tuple({"axis": "x", "label": f"{r.id}: {variable} = {_expect_for(r, variable)}", "expression": _expect_for(r, variable)} for r in requests)
+        for preset in chosen:
+            spec = _spec(model, f"{quantity}_vs_{variable}_{preset}", "asymptotes", quantity, (variable,), [preset],
+                         marks=marks, origin=tuple(r.id for r in requests))
+            if spec.scenario is not None:
+                specs.append(spec)
+    by_quantity: dict[str, list[str]] = {}
+    for quantity, variable in boundaries:
+        by_quantity.setdefault(quantity, []).append(variable)
+    for quantity, variables in by_quantity.items():
+        if len(variables) >= 2:
+            pair = (variables[1], variables[0]) if len(variables) == 2 else tuple(variables[:2])
+            origin = tuple(r.id for v in pair for r in boundaries[(quantity, v)])
+            marks = tuple({"axis": "x", "variable": v, "label": r.id, "expression": _expect_for(r, v)} for v in pair for r in boundaries[(quantity, v)])
+            specs.append(_spec(model, f"regimes_{quantity}_{pair[0]}_{pair[1]}", "regime_map", quantity, pair, chosen, marks=marks, origin=origin))
+    specs += requested(model, chosen)
+    ids: set[str] = set()
+    unique = []
+    for spec in specs:
+        if spec.id not in ids:
+            ids.add(spec.id)
+            unique.append(spec)
+    return unique
+
+
+def requested(model: Model, chosen: Sequence[str]) -> list[PlotSpec]:
+    """Specs of the model file's ``[[plots]]`` entries (checked first).
+
+    A plot that names presets is drawn for those of them the report covers (combined presets
+    ``a+b`` when every part is covered); without presets, with the first suitable preset.
+    """
+    out = []
+    covered = set(chosen)
+    for entry in plot_requests.check(model):
+        if entry.presets:
+            presets = [p for p in entry.presets if all(part.strip() in covered for part in p.split("+"))]
+            if not presets:
+                continue
+        else:
+            presets = []
+        extra = dict(x=entry.x, ranges=entry.ranges, series=entry.series, regime_of=entry.regime_of if entry.show_regimes else "",
+                     caption=entry.caption, title_text=entry.title, xscale=entry.xscale, yscale=entry.yscale)
+        if len(entry.presets) > 1:
+            for preset in presets:
+                spec = _entry_spec(model, entry, f"{entry.id}_{preset.replace('+', '_')}", [preset])
+                out.append(_extend(spec, extra))
+        else:
+            spec = _entry_spec(model, entry, entry.id, presets or chosen)
+            out.append(_extend(spec, extra))
+    return out
+
+
+def _entry_spec(model: Model, entry: PlotEntry, plot_id: str, presets: Sequence[str]) -> PlotSpec:
+    """The :func:`_spec` of a ``[[plots]]`` entry for ``presets``."""
+    return _spec(model, plot_id, entry.kind, entry.quantity, entry.variables, presets, case=entry.case,
+                 substitute=entry.substitute, bind=tuple(entry.bind) + tuple(entry.inputs), marks=entry.marks, centers=entry.centers,
+                 origin=(f"plots.{entry.id}",), also=[n for n in (entry.x, entry.regime_of) if n],
+                 exclude=[entry.series[0]] if entry.series else [])
+
+
+def _extend(spec: PlotSpec, extra: Mapping[str, Any]) -> PlotSpec:
+    for key, value in extra.items():
+        setattr(spec, key, value)
+    return spec
+
+
+def _spec(model: Model, plot_id: str, kind: str, quantity: str, variables: tuple[str, ...], presets: Sequence[str], *,
+          case: str = "", substitute: tuple[tuple[str, str], ...] = (), bind: tuple[tuple[str, str], ...] = (),
+          marks: tuple[Mapping[str, str], ...] = (), centers: tuple[tuple[str, str], ...] = (), origin: tuple[str, ...] = (),
+          also: Sequence[str] = (), exclude: Sequence[str] = ()) -> PlotSpec:
+    """A spec with the first scenario (preset order, then case order) that supplies every value
+    (of ``quantity``, the marks and the quantities ``also``, except ``exclude``)."""
+    needs = set(model.inputs(quantity)) | _mark_needs(model, marks)
+    for name in also:
+        needs |= set(model.inputs(name)) if name in model.defining else {name}
+    needs -= set(variables) | {k for k, _ in substitute} | {k for k, _ in bind} | set(exclude)
+    for name, text in substitute + bind:
+        try:
+            needs |= {s.name for s in model.parse(text, "plot").free_symbols if s.name not in model.defining} - set(variables)
+            needs |= {i for s in model.parse(text, "plot").free_symbols if s.name in model.defining for i in model.inputs(s.name)}
+        except errors.SymgpuError:
+            pass  # a quantity string, not an expression
+    problem = ""
+    for preset in presets:
+        for scenario in scenarios(model, preset):
+            if case and scenario.case != case:
+                continue
+            missing = needs - supplied(model, scenario)
+            if not missing:
+                return PlotSpec(plot_id, kind, quantity, variables, scenario, substitute, bind, marks, centers, origin)
+            problem = problem or f"no preset supplies {', '.join(sorted(missing))}"
+    return PlotSpec(plot_id, kind, quantity, variables, None, substitute, bind, marks, centers, origin, problem or "no preset")
+
+
+def _mark_needs(model: Model, marks: Sequence[Mapping[str, str]]) -> set[str]:
+    out: set[str] = set()
+    for mark in marks:
+        try:
+            expr = model.parse(mark["expression"], "plot mark")
+        except errors.SymgpuError:
+            continue
+        for sym in expr.free_symbols:
+            out |= set(model.inputs(sym.name)) if sym.name in model.defining else {sym.name}
+    return out

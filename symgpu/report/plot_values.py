@@ -1,0 +1,173 @@
+"""Values behind a plot: the scenario's fixed values, the swept variables as arrays, compiled functions of them, marks and range centres."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+import numpy as np
+import sympy
+from symgpu import errors, units
+from symgpu.evaluate import scaling
+from symgpu.numbers import number_text
+from symgpu.report.scenarios import magnitude, scrub
+if TYPE_CHECKING:
+    from symgpu.model import Model
+from symgpu.report.plot_specs import POINTS, SPAN, PlotSpec
+from symgpu.evaluate import compiler
+
+
+# ============================================================================ evaluation
+class _Values:
+    """Magnitudes (declared units) of a spec's fixed symbols, the varied ones as arrays."""
+
+    def __init__(self, model: Model, spec: PlotSpec, series_value: str | None = None) -> None:
+        if spec.scenario is None:
+            raise errors.EvaluationError(f"{model.id}: plot {spec.id}: {spec.problem}")
+        self.model, self.spec = model, spec
+        self.bound: dict[str, float] = {}
+        # explicit values (plot inputs, the series value) join the scenario, so quantities
+        # bound to inputs and every fixed value see them
+        given = [(name, text) for name, text in spec.bind if text not in model.defining]
+        if spec.series and series_value is not None:
+            given.append((spec.series[0], series_value))
+        extra = tuple((name, units.quantity(text, model.units[name]).to(model.units[name])) for name, text in given)
+        self.scenario = dataclasses.replace(spec.scenario, inputs=spec.scenario.inputs + extra) if extra else spec.scenario
+        for name, quantity in extra:
+            self.bound[name] = float(quantity.magnitude)
+        for name, text in spec.bind:
+            if text in model.defining:
+                self.bound[name] = magnitude(model, text, self.scenario)
+        self.substitute = {model.symbols[k]: model.parse(v, f"plot {spec.id}") for k, v in spec.substitute}
+        self._expressions: dict[str, sympy.Expr] = {}
+
+    def expand(self, expr: sympy.Basic) -> sympy.Basic:
+        """Replace defined quantities by their expressions (stopping at bound and varied names)."""
+        stop = frozenset(self.bound) | frozenset(self.spec.variables)
+        for _ in range(64):
+            mapping = {s: self._expression(s.name, stop) for s in expr.free_symbols
+                       if s.name in self.model.defining and s.name not in stop}
+            mapping.update({s: v for s, v in self.substitute.items() if s in expr.free_symbols})
+            if not mapping:
+                return expr
+            expr = expr.xreplace(mapping)
+        raise errors.EvaluationError(f"{self.model.id}: plot {self.spec.id}: substitution does not terminate")
+
+    def _expression(self, name: str, stop: frozenset[str]) -> sympy.Expr:
+        if name not in self._expressions:
+            self._expressions[name] = self.model.expression(name, stop_at=stop)
+        return self._expressions[name]
+
+    def _fixed(self, expr: sympy.Basic) -> dict[sympy.Symbol, sympy.Float]:
+        """Base-unit values of every symbol of ``expr`` that is not varied."""
+        fixed = {}
+        for sym in expr.free_symbols:
+            if sym.name in self.spec.variables:
+                continue
+            value = self.bound[sym.name] if sym.name in self.bound else magnitude(self.model, sym.name, self.scenario)
+            fixed[sym] = sympy.Float(value * scaling.symbol_scale(self.model, sym.name), 17)
+        return fixed
+
+    def function(self, expr: sympy.Basic, unit_of: str | None = None) -> Any:
+        """A NumPy function of the varied variables (declared units, ``spec.variables`` order)
+        returning values in the declared unit of ``unit_of`` (base units if ``None``; conditions
+        return booleans)."""
+        expanded = self.expand(expr)
+        return compiler.declared_unit_function(self.model, expanded, self.spec.variables, self._fixed(expanded), unit_of)
+
+    def scalar(self, text: str, unit_of: str | None = None, varied: Mapping[str, float] | None = None) -> float:
+        """Value of a model expression at the scenario, in the declared unit of ``unit_of``.
+
+        Args:
+            text: model expression text.
+            unit_of: symbol whose declared unit the result is given in (base units if ``None``).
+            varied: values (declared units) for plotted variables the expression uses.
+
+        Raises:
+            errors.EvaluationError: the expression needs a plotted variable not in ``varied``,
+                or is not a finite real number here.
+        """
+        varied = dict(varied or {})
+        based = scaling.base_expression(self.model, self.expand(self.model.parse(text, f"plot {self.spec.id} mark")))
+        mapping: dict[sympy.Symbol, sympy.Float] = self._fixed(based)
+        for sym in based.free_symbols:
+            if sym.name in self.spec.variables:
+                if sym.name not in varied:
+                    raise errors.EvaluationError(f"{text} depends on the plotted variable {sym.name}")
+                mapping[sym] = sympy.Float(varied[sym.name] * scaling.symbol_scale(self.model, sym.name), 17)
+        value = based.xreplace(mapping)
+        if not (value.is_real and value.is_finite):
+            raise errors.EvaluationError(f"{text} is not a finite real number with these values ({value})")
+        return float(value) / (scaling.symbol_scale(self.model, unit_of) if unit_of else 1.0)
+
+    def centers(self) -> dict[str, float]:
+        """Middle of each plotted variable's range: an explicit centre, an x-mark for the
+        variable (evaluated at the other variables' centres), a bound value, or the scenario's."""
+        explicit = dict(self.spec.centers)
+        known: dict[str, float] = {}
+        for _ in range(len(self.spec.variables)):
+            for variable in self.spec.variables:
+                if variable in known:
+                    continue
+                candidates = [explicit[variable]] if variable in explicit else []
+                candidates += [m["expression"] for m in self.spec.marks
+                               if m["axis"] == "x" and m.get("variable", self.spec.variables[0]) == variable]
+                for text in candidates:
+                    try:
+                        value = self.scalar(text, variable, known)
+                    except (errors.SymgpuError, TypeError, ValueError):
+                        continue
+                    if value > 0:
+                        known[variable] = value
+                        break
+                else:
+                    if variable in self.bound:
+                        known[variable] = self.bound[variable]
+                    else:
+                        try:
+                            known[variable] = magnitude(self.model, variable, self.scenario)
+                        except errors.SymgpuError:
+                            pass
+        missing = [v for v in self.spec.variables if v not in known]
+        if missing:
+            raise errors.EvaluationError(
+                f"{self.model.id}: plot {self.spec.id}: no value of {missing[0]} to centre its range on "
+                f"({self.scenario.label} gives none, and no derivation of the file places it)")
+        return known
+
+
+def _branches(model: Model, quantity: str) -> list[tuple[str, sympy.Basic, sympy.Basic]]:
+    """(name, value expression, condition) of each bound or case of a bounded quantity."""
+    equation = model.defining[quantity]
+    if equation.cases:
+        return [(c.id, c.value, c.condition) for c in equation.cases]
+    names = {sympy.srepr(t): n for n, t in equation.limiters}
+    named = [t for _, t in equation.limiters]
+    rest = sorted((a for a in equation.rhs.args if a not in named), key=sympy.default_sort_key)
+    return [(names.get(sympy.srepr(t), f"argument {i + 1}"), t, sympy.true) for i, t in enumerate(named + rest)]
+
+
+def _label(model: Model, name: str) -> str:
+    unit = model.unit_text(name)
+    return f"{name} [{unit}]" if unit not in ("1", "") else name
+
+
+def _axis_range(center: float) -> np.ndarray:
+    if not center > 0 or not math.isfinite(center):
+        raise errors.EvaluationError(f"cannot centre a log range on {center!r}")
+    return np.logspace(math.log10(center / SPAN), math.log10(center * SPAN), POINTS)
+
+
+def _resolve_marks(values: _Values, spec: PlotSpec) -> list[dict[str, Any]]:
+    out = []
+    for mark in spec.marks:
+        entry: dict[str, Any] = {"axis": mark["axis"], "label": mark["label"], "expression": mark["expression"], "value": None, "value_text": "", "reason": ""}
+        try:
+            unit_of = (spec.x or spec.variables[0]) if mark["axis"] == "x" else spec.quantity
+            entry["value"] = float(f"{values.scalar(mark['expression'], unit_of):.12g}")
+            entry["value_text"] = number_text(entry["value"])
+        except (errors.SymgpuError, TypeError, ValueError, KeyError) as exc:
+            entry["reason"] = scrub(str(exc))
+        out.append(entry)
+    return out

@@ -1,0 +1,44 @@
+"""Where symgpu's bundled data lives: the checkout's top-level ``equations/`` and ``templates/``
+when symgpu runs from a checkout (editable install), else the copies installed inside the
+package by the wheel (``symgpu/_data/``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+#: The ``symgpu`` package folder.
+PACKAGE = Path(__file__).resolve().parent
+#: The folder above the package: the repository root in a checkout.
+CHECKOUT = PACKAGE.parent
+#: Extra model folders, separated by ``os.pathsep``, searched after the bundled models.
+ENV_MODEL_PATH = "SYMGPU_MODEL_PATH"
+#: Replaces the bundled model folder (kept from schema 1; ``SYMGPU_MODEL_PATH`` adds instead).
+ENV_EQUATIONS = "SYMGPU_EQUATIONS"
+
+
+def in_checkout() -> bool:
+    """True when the package sits in a source checkout (``pyproject.toml`` beside it)."""
+    return (CHECKOUT / "pyproject.toml").is_file() and (CHECKOUT / "equations").is_dir()
+
+
+def bundled(name: str) -> Path:
+    """The bundled data folder ``name`` (``equations`` or ``templates``)."""
+    return CHECKOUT / name if in_checkout() else PACKAGE / "_data" / name
+
+
+def equations() -> Path:
+    """The bundled model folder (``$SYMGPU_EQUATIONS`` replaces it)."""
+    override = os.environ.get(ENV_EQUATIONS)
+    return Path(override) if override else bundled("equations")
+
+
+def model_folders() -> list[Path]:
+    """Folders searched for a model id: the bundled one, then each of ``$SYMGPU_MODEL_PATH``."""
+    extra = [Path(p) for p in os.environ.get(ENV_MODEL_PATH, "").split(os.pathsep) if p.strip()]
+    return [equations(), *extra]
+
+
+def reports() -> Path:
+    """Default folder of ``symgpu report --all``: the checkout's ``reports/``, else ``./reports``."""
+    return CHECKOUT / "reports" if in_checkout() else Path.cwd() / "reports"

@@ -1,0 +1,106 @@
+"""The package layout keeps its promises: an import graph without cycles, dependencies that point
+down the pipeline, one module that compiles with lambdify, no function-level imports of symgpu,
+and no module over 500 lines."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "symgpu"
+
+#: Pipeline stages, lowest first: a module may import only from its own stage or lower ones.
+LAYERS = (
+    ("symgpu.errors", "symgpu.numbers", "symgpu.resources"),
+    ("symgpu.units",),
+    ("symgpu.model",),
+    ("symgpu.evaluate",),
+    ("symgpu.derive",),
+    ("symgpu.validation",),
+    ("symgpu.api",),  # the package root re-exports the public API from here
+    ("symgpu.compare",),
+    ("symgpu.report",),
+    ("symgpu.cli", "symgpu.__main__"),
+)
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def imports(path: Path) -> list[tuple[str, int, bool]]:
+    """(imported symgpu module, line, at function level) for every import of ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: list[tuple[str, int, bool]] = []
+    nested = {id(n) for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) for n in ast.walk(f)}
+    for node in ast.walk(tree):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                candidate = f"{node.module}.{alias.name}"
+                targets.append(candidate if candidate in MODULES else node.module)
+        for target in targets:
+            if target == "symgpu" or target.startswith("symgpu."):
+                found.append((target, node.lineno, id(node) in nested))
+    return found
+
+
+GRAPH = {name: sorted({t for t, _, _ in imports(path) if t != name}) for name, path in MODULES.items()}
+
+
+def layer(name: str) -> int:
+    if name == "symgpu":
+        return layer("symgpu.api")
+    for index, prefixes in enumerate(LAYERS):
+        if any(name == p or name.startswith(p + ".") for p in prefixes):
+            return index
+    raise AssertionError(f"{name} belongs to no stage: add its package to LAYERS")
+
+
+def test_the_import_graph_of_symgpu_has_no_cycle():
+    state: dict[str, int] = {}
+    cycles: list[list[str]] = []
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = 1
+        for nxt in GRAPH.get(node, []):
+            if state.get(nxt) == 1:
+                cycles.append(trail[trail.index(nxt):] + [nxt] if nxt in trail else [node, nxt])
+            elif state.get(nxt) is None:
+                visit(nxt, trail + [nxt])
+        state[node] = 2
+
+    for name in GRAPH:
+        if state.get(name) is None:
+            visit(name, [name])
+    assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_a_module_imports_only_its_own_stage_or_lower_ones(name: str):
+    upward = [t for t in GRAPH[name] if layer(t) > layer(name)]
+    assert not upward, f"{name} (stage {layer(name)}) imports higher stages: {', '.join(upward)}"
+
+
+def test_no_symgpu_import_is_hidden_inside_a_function():
+    hidden = [f"{module_name(p)}:{line} imports {t}" for p in MODULES.values() for t, line, nested in imports(p) if nested]
+    assert not hidden, "\n".join(hidden)
+
+
+def test_only_the_compiler_module_calls_lambdify():
+    callers = sorted(name for name, path in MODULES.items() if "lambdify(" in path.read_text(encoding="utf-8"))
+    assert callers == ["symgpu.evaluate.compiler"]
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_no_module_is_over_500_lines(name: str):
+    lines = MODULES[name].read_text(encoding="utf-8").count("\n")
+    assert lines <= 500, f"{MODULES[name]} has {lines} lines"
