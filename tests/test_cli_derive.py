@@ -87,7 +87,7 @@ def test_fixed_point_command_numeric(capsys, tmp_path):
 
 def test_derive_runs_the_model_file_requests(capsys):
     code, out, _ = run(capsys, "derive", "interval_analysis")
-    assert code == 0 and out.count("ok  ") == 3
+    assert code == 0 and out.count("ok  ") == 4  # N_minimising_P_K0, Q_K0_large_N, P_sat_knee, P_K1_linear_in_N
 
 
 def test_bad_variable_is_exit_2_with_one_message(capsys):
