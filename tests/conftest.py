@@ -12,55 +12,13 @@ import symgpu
 
 REPO = Path(__file__).resolve().parent.parent
 EQUATIONS = REPO / "equations"
+#: Small model files shared by the tests (each file stem is its model id).
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
-TINY = '''\
-schema_version = 1
 
-[model]
-id = "tiny"
-title = "Tiny roofline"
-summary = "Attainable throughput is the smaller of peak and bandwidth times intensity."
-references = ["toy2026"]
-
-[references.toy2026]
-authors = ["A. Author"]
-title = "A toy"
-venue = "tests"
-year = 2026
-
-[symbols.P]
-description = "attainable throughput"
-unit = "FLOP/s"
-role = "output"
-
-[symbols.P_peak]
-description = "peak throughput"
-unit = "FLOP/s"
-assumptions = ["positive"]
-
-[symbols.B]
-description = "bandwidth"
-unit = "B/s"
-assumptions = ["positive"]
-
-[symbols.I]
-description = "intensity"
-unit = "FLOP/B"
-assumptions = ["positive"]
-
-[[equations]]
-id = "attainable"
-defines = "P"
-rhs = "{rhs}"
-source = {{ ref = "toy2026", locator = "Eq. (1)" }}
-{extra_equation}
-[presets.toy]
-description = "round numbers"
-source = {{ ref = "toy2026", locator = "Table 1" }}
-[presets.toy.values]
-P_peak = "{peak}"
-B = "2 TB/s"
-'''
+def read_fixture(name: str) -> str:
+    """The text of ``tests/fixtures/<name>.toml``."""
+    return (FIXTURES / f"{name}.toml").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="session")
@@ -75,7 +33,10 @@ def write_model(tmp_path: Path) -> Callable[..., Path]:
 
     def write(raw: str | None = None, *, rhs: str = "Min(P_peak, I*B)", peak: str = "100 TFLOP/s",
               extra_equation: str = "", name: str = "tiny") -> Path:
-        text = raw if raw is not None else TINY.format(rhs=rhs, peak=peak, extra_equation=textwrap.dedent(extra_equation))
+        text = raw if raw is not None else (
+            read_fixture("tiny").replace('rhs = "Min(P_peak, I*B)"', f'rhs = "{rhs}"')
+            .replace('P_peak = "100 TFLOP/s"', f'P_peak = "{peak}"')
+            .replace("\n\n[presets.toy]\n", "\n" + textwrap.dedent(extra_equation) + "\n[presets.toy]\n"))
         path = tmp_path / f"{name}.toml"
         path.write_text(text, encoding="utf-8")
         return path

@@ -19,3 +19,21 @@ def test_derivation_request_runs_and_meets_its_expectation(model_id, request_id)
     holds = derive.expect_holds(derivation)
     if any(request.get(key) is not None for key in ("expect", "expect_value", "expect_regime")):
         assert holds is True, f"{model_id}:{request_id}: expectation does not hold; result {derivation.result}"
+
+
+def test_an_unknown_operation_is_refused_with_the_operations_listed(ia):
+    request = symgpu.model.schema.DerivationRequest("q", "integrate", (("quantity", "P_K0"),))
+    with pytest.raises(symgpu.UsageError, match=r"^interval_analysis: derivation q: operation 'integrate' is not supported "
+                                                 r"by the engine \(operations: boundary, extremum, fixed_point, limit, regimes, "
+                                                 r"simplify, solve, substitute\)$"):
+        derive.run_request(ia, request)
+
+
+def test_a_misspelt_field_is_refused_instead_of_ignored(ia):
+    request = symgpu.model.schema.DerivationRequest("q", "solve", (("quantity", "P_K0"), ("varaible", "N")))
+    with pytest.raises(symgpu.UsageError, match=r"^interval_analysis: derivation q: unknown field 'varaible' \(fields: "):
+        derive.run_request(ia, request)
+
+
+def test_every_operation_a_model_file_may_name_has_a_handler():
+    assert set(derive.OPERATIONS) == set(symgpu.model.schema.DERIVATION_OPS)

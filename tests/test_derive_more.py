@@ -9,6 +9,7 @@ import pytest
 import sympy
 
 import symgpu
+from conftest import read_fixture
 from symgpu import cli, derive
 from symgpu.derive import inequalities
 
@@ -199,51 +200,7 @@ def test_substitute_op_gives_hong_kim_eq4_at_mwp_equal_n():
 
 
 # ------------------------------------------------------------------ CLI
-MINI = '''
-schema_version = 1
-[model]
-id = "mini_derive"
-title = "t"
-summary = "s"
-references = ["r"]
-[references.r]
-authors = ["A"]
-title = "T"
-venue = "V"
-year = 2020
-[symbols.x]
-description = "x"
-unit = "1"
-assumptions = ["positive"]
-[symbols.y]
-description = "y"
-unit = "1"
-role = "output"
-[[equations]]
-id = "e"
-defines = "y"
-rhs = "2*x"
-source = { ref = "r", locator = "1" }
-[[derivations]]
-id = "wrong"
-op = "solve"
-quantity = "y"
-variable = "x"
-target = "4"
-expect = "3"
-[[derivations]]
-id = "broken"
-op = "limit"
-quantity = "y"
-variable = "nope_symbol_is_checked_at_load"
-[[derivations]]
-id = "right"
-op = "solve"
-quantity = "y"
-variable = "x"
-target = "4"
-expect = "2"
-'''
+MINI = read_fixture("mini_derive")
 
 
 def test_derive_cli_runs_every_request_and_exits_1_when_one_fails(tmp_path, capsys):

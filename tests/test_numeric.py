@@ -7,6 +7,7 @@ import pytest
 import sympy
 
 import symgpu
+from conftest import read_fixture
 from symgpu import errors
 from symgpu.evaluate import evaluator
 
@@ -104,69 +105,7 @@ def test_piecewise_bound_switches_regime_at_the_knee(ia):
     assert below.to("s").magnitude == pytest.approx(2 * at_bandwidth.magnitude)
 
 
-SCALES = '''\
-schema_version = 1
-[model]
-id = "scales"
-title = "prefixes"
-summary = "Declared units whose prefixes do not cancel."
-references = ["t"]
-[references.t]
-title = "test"
-[symbols.BW]
-description = "bandwidth"
-unit = "B/s"
-[symbols.clock]
-description = "clock"
-unit = "GHz"
-[symbols.L]
-description = "latency"
-unit = "ns"
-[symbols.bits_per_byte]
-description = "a dimensionless ratio written with units"
-unit = "bit/B"
-role = "constant"
-value = "8 bit/B"
-[symbols.bytes_wide]
-description = "bus width in bytes"
-unit = "B"
-role = "output"
-[symbols.bus_bits]
-description = "bus width"
-unit = "bit"
-[symbols.per_cycle]
-description = "bytes per cycle"
-unit = "B/cycle"
-role = "output"
-[symbols.L_plus]
-description = "latency plus one"
-unit = "us"
-role = "output"
-[symbols.whole]
-description = "whole cycles of L"
-unit = "cycle"
-role = "output"
-[[equations]]
-id = "per_cycle"
-defines = "per_cycle"
-rhs = "BW/clock"
-source = "test"
-[[equations]]
-id = "L_plus"
-defines = "L_plus"
-rhs = "L + 1"
-source = "test"
-[[equations]]
-id = "bytes_wide"
-defines = "bytes_wide"
-rhs = "bus_bits*bits_per_byte"
-source = "test"
-[[equations]]
-id = "whole"
-defines = "whole"
-rhs = "ceiling(L*clock)"
-source = "test"
-'''
+SCALES = read_fixture("scales")
 
 
 def test_prefixes_that_do_not_cancel_are_converted(tmp_path):

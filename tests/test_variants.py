@@ -7,29 +7,12 @@ from pathlib import Path
 import pytest
 
 import symgpu
+from conftest import read_fixture
 from symgpu import cli, errors
 
 REPO = Path(__file__).resolve().parent.parent
 
-VARIANT = '''\
-schema_version = 1
-[model]
-id = "tiny_capped"
-extends = "tiny"
-title = "Tiny roofline, capped at half the peak"
-summary = "Same as tiny, but the compute roof is halved."
-[[equations]]
-id = "attainable"
-defines = "P"
-rhs = "Min(P_peak/2, I*B)"
-source = { ref = "toy2026", locator = "Eq. (1'), variant" }
-[presets.slow]
-description = "a slower device"
-source = { ref = "toy2026", locator = "Table 2" }
-based_on = "toy"
-[presets.slow.values]
-B = "1 TB/s"
-'''
+VARIANT = read_fixture("tiny_capped")
 
 
 def test_variant_inherits_symbols_presets_and_overrides_equations_by_id(write_model, tmp_path):

@@ -13,10 +13,11 @@ positive ``d`` while deciding signs, so SymPy can prove what follows from it.
 Text (from model files or the command line) is parsed only by ``model.parse`` — the safe,
 whitelisting parser — never by ``sympify``/``parse_expr``/``eval``.
 
-This module is the stable public façade: the operations live in one module each
-(``derive_solve``: solve and boundary; ``derive_regimes``; ``derive_limit``;
-``derive_extremum``; ``derive_fixed_point``; ``derive_simplify``: simplify and substitute;
-``derive_requests``: ``[[derivations]]`` requests; ``derive_evaluate``: numbers from results),
+This package is the stable public façade: the operations live in one module each
+(``solving``: solve and boundary; ``regime_split``: regimes; ``limits``; ``extrema``;
+``fixed_points``; ``simplification``: simplify and substitute; ``grid_search``: staircase
+extrema; ``requests``: ``[[derivations]]`` requests, dispatched through
+``requests.OPERATIONS``; ``results``: numbers from results), recorded as ``derivation.Derivation``,
 on the shared machinery of ``signs`` (sign reasoning) and ``jobs`` (steps, substitutions,
 unit checks). :class:`symgpu.api.Model` offers each operation as a method.
 """
@@ -32,12 +33,17 @@ from symgpu.derive.fixed_points import fixed_point
 from symgpu.derive.jobs import _Job, _omit_pairs, _solve_for  # noqa: F401
 from symgpu.derive.limits import limit, limit_ratio
 from symgpu.derive.regime_split import MAX_BRANCHES, Regime, _Cond, _regimes, active_regime, regime_list, regimes  # noqa: F401
-from symgpu.derive.requests import _equal, _expand_all, expect_holds, request, run_request  # noqa: F401
+from symgpu.derive.derivation import Derivation, Step
+from symgpu.derive.requests import OPERATIONS, Question, _equal, _expand_all, expect_holds, request, run_request  # noqa: F401
 from symgpu.derive.simplification import simplify_expression, substitute
 from symgpu.derive.solving import boundary, solve
 
 __all__ = [
+    "Derivation",
+    "OPERATIONS",
+    "Question",
     "Regime",
+    "Step",
     "boundary",
     "evaluate_result",
     "extremum",

@@ -1,26 +1,151 @@
-"""Running a model file's ``[[derivations]]`` requests and checking their expectations."""
+"""Running a model file's ``[[derivations]]`` requests and checking their expectations.
+
+A request (``schema.DerivationRequest``: an id, an ``op`` and open fields) is read into a
+typed :class:`Question`, then dispatched through :data:`OPERATIONS` (op -> function).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import sympy
 
 from symgpu import errors
-from symgpu.derive import signs
-from symgpu.derive import extrema
-from symgpu.derive import fixed_points
-from symgpu.derive import limits
-from symgpu.derive import regime_split
-from symgpu.derive import simplification
-from symgpu.derive import solving
+from symgpu.derive import extrema, fixed_points, grid_search, limits, regime_split, signs, simplification, solving
 from symgpu.derive.derivation import Derivation
-from symgpu.derive import grid_search
 
 if TYPE_CHECKING:
     from symgpu.model import Model
     from symgpu.model.schema import DerivationRequest
+
+#: Fields the engine reads, besides ``id`` and ``op``.
+FIELDS = frozenset({
+    "quantity", "equation", "variable", "over", "for", "kind", "to", "point", "direction", "ratio", "substitute",
+    "between", "assume", "stop_at", "case", "relation", "target", "preset", "inputs", "expect", "expect_value",
+    "expect_regime", "grid", "expression", "limiters_from", "omit_limiters",
+})
+#: Fields for readers (reports show them), not read by the engine.
+DOCUMENTATION = frozenset({"note", "source", "counts", "forms"})
+
+
+@dataclass(frozen=True)
+class Question:
+    """A ``[[derivations]]`` request read into typed fields.
+
+    Attributes:
+        id: request id.
+        op: operation (a key of :data:`OPERATIONS`).
+        quantity: the quantity (or equation id) asked about.
+        variable: the unknown / variable (``variable``, ``over`` or ``for``).
+        kind: ``max`` or ``min`` (extremum; solve of an inequality).
+        kind_given: whether the file set ``kind``.
+        substitute: name -> expression text, applied before deriving (and to the expectation).
+        assume: extra assumptions (relation texts).
+        stop_at: quantities kept as symbols.
+        omit: (equation, limiter) pairs left out of Min/Max.
+        preset: preset whose values select the active regime / branch.
+        inputs: name -> value text added to the preset.
+        fields: every field as read (for the operation-specific ones).
+    """
+
+    id: str
+    op: str
+    quantity: Any
+    variable: Any
+    kind: str
+    kind_given: bool
+    substitute: tuple[tuple[str, Any], ...]
+    assume: tuple[str, ...]
+    stop_at: tuple[str, ...]
+    omit: tuple[tuple[str, str], ...]
+    preset: str | None
+    inputs: tuple[tuple[str, Any], ...]
+    fields: tuple[tuple[str, Any], ...]
+
+    @classmethod
+    def read(cls, model: Model, request: DerivationRequest) -> Question:
+        """Read ``request``; an unknown operation or field is a usage error naming it."""
+        if request.op not in OPERATIONS:
+            raise errors.UsageError(f"{model.id}: derivation {request.id}: operation '{request.op}' is not supported "
+                                    f"by the engine (operations: {', '.join(sorted(OPERATIONS))})")
+        unknown = sorted(set(dict(request.fields)) - FIELDS - DOCUMENTATION)
+        if unknown:
+            raise errors.UsageError(f"{model.id}: derivation {request.id}: unknown field '{unknown[0]}' "
+                                    f"(fields: {', '.join(sorted(FIELDS | DOCUMENTATION))})")
+        get = request.get
+        kind = str(get("kind", "max"))
+        source = get("limiters_from") or ""
+        return cls(
+            id=request.id, op=request.op, quantity=get("quantity"),
+            variable=get("variable") or get("over") or get("for"),
+            kind={"maximum": "max", "minimum": "min"}.get(kind, kind), kind_given=get("kind") is not None,
+            substitute=tuple(dict(get("substitute") or {}).items()), assume=tuple(get("assume") or ()),
+            stop_at=tuple(get("stop_at") or ()), omit=tuple((source, name) for name in (get("omit_limiters") or ())),
+            preset=get("preset"), inputs=tuple(dict(get("inputs") or {}).items()), fields=request.fields,
+        )
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """An operation-specific field, or ``default``."""
+        return dict(self.fields).get(key, default)
+
+    @property
+    def shared(self) -> dict[str, Any]:
+        """Options every symbolic operation takes."""
+        return {"substitute": dict(self.substitute), "assume": list(self.assume), "omit": list(self.omit), "stop_at": self.stop_at}
+
+
+def _solve(model: Model, q: Question) -> Derivation:
+    return solving.solve(model, q.quantity, for_=q.variable, target=q.get("target"), relation=str(q.get("relation", "==")),
+                         kind=q.kind if q.kind_given else None, case=q.get("case"), preset=q.preset,
+                         values=dict(q.inputs), **q.shared)
+
+
+def _boundary(model: Model, q: Question) -> Derivation:
+    between = q.get("between")
+    return solving.boundary(model, q.quantity, tuple(between) if between else None, for_=q.variable, **q.shared)
+
+
+def _extremum(model: Model, q: Question) -> Derivation:
+    if q.get("grid"):
+        return grid_search.grid_extremum(model, str(q.quantity), str(q.variable), str(q.get("grid")), q.kind,
+                                         preset=q.preset, values=dict(q.inputs))
+    return extrema.extremum(model, q.quantity, over=q.variable, kind=q.kind, preset=q.preset, values=dict(q.inputs), **q.shared)
+
+
+def _limit(model: Model, q: Question) -> Derivation:
+    point = q.get("to", q.get("point", "oo"))
+    ratio = q.get("ratio")
+    if ratio:
+        return limits.limit_ratio(model, q.quantity, q.variable, point, dict(ratio), **q.shared)
+    return limits.limit(model, q.quantity, q.variable, point, direction=q.get("direction"), **q.shared)
+
+
+def _fixed_point(model: Model, q: Question) -> Derivation:
+    return fixed_points.fixed_point(model, q.quantity, q.variable, preset=q.preset, values=dict(q.inputs), **q.shared)
+
+
+def _regimes(model: Model, q: Question) -> Derivation:
+    return regime_split.regimes(model, q.quantity, over=q.variable, preset=q.preset, values=dict(q.inputs), **q.shared)
+
+
+def _simplify(model: Model, q: Question) -> Derivation:
+    text = q.get("expression") or q.quantity
+    if text is None:
+        raise errors.UsageError(f"{model.id}: derivation {q.id}: simplify needs an expression")
+    return simplification.simplify_expression(model, text, substitute=dict(q.substitute), assume=list(q.assume), stop_at=q.stop_at)
+
+
+def _substitute(model: Model, q: Question) -> Derivation:
+    return simplification.substitute(model, q.quantity, dict(q.substitute), assume=list(q.assume), stop_at=q.stop_at, case=q.get("case"))
+
+
+#: Derivation operations of model files: ``op`` -> function(model, question) -> Derivation.
+OPERATIONS: dict[str, Callable[[Model, Question], Derivation]] = {
+    "solve": _solve, "boundary": _boundary, "extremum": _extremum, "limit": _limit, "fixed_point": _fixed_point,
+    "regimes": _regimes, "simplify": _simplify, "substitute": _substitute,
+}
 
 
 def run_request(model: Model, request: DerivationRequest) -> Derivation:
@@ -39,50 +164,9 @@ def run_request(model: Model, request: DerivationRequest) -> Derivation:
     (the regime or limiter active at ``preset``/``inputs``). With an expectation the
     derivation's extra holds ``("expect_holds", bool)``.
     """
-    get = request.get
-    quantity = get("quantity")
-    variable = get("variable") or get("over") or get("for")
-    subs = dict(get("substitute") or {})
-    assume = list(get("assume") or [])
-    stop = tuple(get("stop_at") or ())
-    preset = get("preset")
-    inputs = dict(get("inputs") or {})
-    source = get("limiters_from") or ""
-    omit = [(source, name) for name in (get("omit_limiters") or [])]
-    kind = {"maximum": "max", "minimum": "min"}.get(str(get("kind", "max")), str(get("kind", "max")))
-    common: dict[str, Any] = {"substitute": subs, "assume": assume, "omit": omit, "stop_at": stop}
-    op = request.op
-    if op == "solve":
-        derivation = solving.solve(model, quantity, for_=variable, target=get("target"), relation=str(get("relation", "==")),
-                           kind=kind if get("kind") is not None else None, case=get("case"), preset=preset,
-                           values=inputs, **common)
-    elif op == "boundary":
-        between = get("between")
-        derivation = solving.boundary(model, quantity, tuple(between) if between else None, for_=variable, **common)
-    elif op == "extremum" and get("grid"):
-        derivation = grid_search.grid_extremum(model, str(quantity), str(variable), str(get("grid")), kind, preset=preset, values=inputs)
-    elif op == "extremum":
-        derivation = extrema.extremum(model, quantity, over=variable, kind=kind, preset=preset, values=inputs, **common)
-    elif op == "limit":
-        point = get("to", get("point", "oo"))
-        ratio = get("ratio")
-        if ratio:
-            derivation = limits.limit_ratio(model, quantity, variable, point, dict(ratio), **common)
-        else:
-            derivation = limits.limit(model, quantity, variable, point, direction=get("direction"), **common)
-    elif op == "fixed_point":
-        derivation = fixed_points.fixed_point(model, quantity, variable, preset=preset, values=inputs, **common)
-    elif op == "regimes":
-        derivation = regime_split.regimes(model, quantity, over=variable, preset=preset, values=inputs, **common)
-    elif op == "simplify":
-        text = get("expression") or quantity
-        if text is None:
-            raise errors.UsageError(f"{model.id}: derivation {request.id}: simplify needs an expression")
-        derivation = simplification.simplify_expression(model, text, substitute=subs, assume=assume, stop_at=stop)
-    elif op == "substitute":
-        derivation = simplification.substitute(model, quantity, subs, assume=assume, stop_at=stop, case=get("case"))
-    else:
-        raise errors.UsageError(f"{model.id}: derivation {request.id}: operation '{op}' is not supported by the engine")
+    q = Question.read(model, request)
+    derivation = OPERATIONS[q.op](model, q)
+    op, get, subs, stop = q.op, q.get, dict(q.substitute), q.stop_at
     ctx = signs._Context(model)
     checks: list[tuple[str, Any]] = []
     targets: list[tuple[str, Any, Any]] = []
