@@ -113,7 +113,7 @@ def _load_extensions() -> None:
     """Import modules that register extra subcommands (each is optional)."""
     import importlib
 
-    for module in ("symgpu.cli.derive_commands", "symgpu.cli.report_commands", "symgpu.cli.compare_commands"):
+    for module in ("symgpu.cli.derive_commands", "symgpu.cli.report_commands", "symgpu.cli.compare_commands", "symgpu.cli.kernel_commands"):
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:

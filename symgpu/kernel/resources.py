@@ -83,7 +83,7 @@ _USED = re.compile(r"^Used (?P<regs>\d+) registers(?P<rest>(?:, .*)?)$")
 _USED_ITEM = re.compile(r"^(?:used (?P<barriers>\d+) barriers|(?P<a>\d+)(?:\+(?P<b>\d+))? bytes (?P<kind>smem|lmem|cmem\[\d+\]|cumulative stack size))$")
 _ARCH = re.compile(r"^\s*arch\s*=\s*(?P<arch>sm_\w+)\s*$")
 _FUNCTION = re.compile(r"^\s*Function (?P<name>[^\s:]+):\s*$")
-_RESOURCE = re.compile(r"^\s*REG:\d+")
+_RESOURCE = re.compile(r"^\s*REG:")
 _FIELD = re.compile(r"^(?P<key>REG|STACK|SHARED|LOCAL|CONSTANT\[\d+\]|TEXTURE|SURFACE|SAMPLER):(?P<value>\d+)$")
 
 
