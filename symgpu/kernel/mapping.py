@@ -147,6 +147,8 @@ def load(model: Any, path: str | Path | None = None) -> MetricMapping:
         if target not in model.symbols or target in model.defining:
             raise errors.ModelFileError(file, where, f"{target!r} is not an input symbol of {model.id}")
         text = entry.get("expression")
+        if not isinstance(text, str):
+            raise errors.ModelFileError(file, where, "needs expression = \"<expression over the metric aliases and constants>\"")
         expr = expressions.parse_expression(text, symbols, path=str(file), where=f"{where}.expression")
         try:
             found = dimensions.settle(dimensions.dimension_of(expr, dims))
