@@ -40,7 +40,7 @@ def test_every_published_occupancy_number_in_the_file_is_reproduced(occ):
 
 def test_every_compute_capability_of_the_issue_is_a_preset_with_every_limit(occ):
     hardware = ["max_threads_per_block", "max_warps_per_SM", "max_blocks_per_SM", "regs_per_SM", "max_regs_per_thread",
-                "reg_alloc_unit", "reg_alloc_per_block", "reg_warp_granularity", "warp_block_granularity",
+                "reg_alloc_unit", "reg_alloc_per_block", "subpartitions_per_SM", "warp_block_granularity",
                 "smem_per_SM", "max_smem_per_block", "smem_alloc_unit", "smem_reserved_per_block"]
     for preset in ISSUE_PRESETS:
         values = occ.preset(preset)
@@ -51,7 +51,7 @@ def test_unknown_compute_capability_is_an_error_not_a_guess(occ):
     with pytest.raises(errors.UsageError):
         occ.evaluate("active_blocks_per_SM", preset="cc_4_0", **launch(128, 16, 0))
     with pytest.raises(errors.UsageError):
-        occupancy.compute("cc_7_5", 128, 16, 0)
+        occupancy.compute("cc_13_0", 128, 16, 0)   # no such compute capability (yet)
 
 
 def test_active_blocks_is_a_min_whose_four_arguments_are_the_named_limits(occ):
@@ -78,23 +78,35 @@ def test_registers_per_warp_are_a_whole_number_of_allocation_units(occ):
     assert units_allocated == sympy.ceiling(s["regs_per_thread"] * s["threads_per_warp"] / s["reg_alloc_unit"])
 
 
-def test_blocks_above_the_maximum_block_size_are_outside_the_domain(occ):
-    with pytest.raises(errors.DomainError):
-        occ.evaluate("active_blocks_per_SM", preset="cc_1_3", **launch(1024, 8, 0))
+def test_blocks_above_the_maximum_block_size_give_zero_blocks_by_the_warp_limit(occ):
+    # CC 1.3 allows 512 threads per block: the CUDA occupancy API answers 0 blocks
+    assert blocks(occ, "blocks_warp_limit", "cc_1_3", **launch(1024, 8, 0)) == 0
+    assert blocks(occ, "active_blocks_per_SM", "cc_1_3", **launch(1024, 8, 0)) == 0
     assert blocks(occ, "active_blocks_per_SM", "cc_2_0", **launch(1024, 8, 0)) == 1
 
 
-def test_more_registers_per_thread_than_the_maximum_are_outside_the_domain(occ):
-    with pytest.raises(errors.DomainError):
-        occ.evaluate("blocks_register_limit", preset="cc_3_0", **launch(64, 64, 0))   # 3.0: at most 63
+def test_more_registers_per_thread_than_the_maximum_give_zero_blocks_by_the_register_limit(occ):
+    assert blocks(occ, "blocks_register_limit", "cc_3_0", **launch(64, 64, 0)) == 0    # 3.0: at most 63
+    assert blocks(occ, "active_blocks_per_SM", "cc_3_0", **launch(64, 64, 0)) == 0
     assert blocks(occ, "blocks_register_limit", "cc_3_5", **launch(64, 64, 0)) == 16   # 3.5: up to 255
 
 
-def test_a_block_whose_registers_exceed_the_register_file_cannot_launch(occ):
+def test_a_block_whose_registers_exceed_the_register_file_gives_zero_blocks(occ):
     # 1024 threads x 65 registers on 6.1: 2304 registers per warp, 28 warps fit < 32
     assert blocks(occ, "blocks_register_limit", "cc_6_1", **launch(1024, 65, 0)) == 0
-    with pytest.raises(errors.DomainError):
-        occ.evaluate("active_blocks_per_SM", preset="cc_6_1", **launch(1024, 65, 0))
+    assert blocks(occ, "active_blocks_per_SM", "cc_6_1", **launch(1024, 65, 0)) == 0
+
+
+def test_a_block_that_fits_the_register_file_but_not_its_sub_partitions_gives_zero_blocks(occ):
+    # issue 15: 200 registers x 320 threads = 64000 <= 65536 registers, but per warp
+    # 200*32 = 6400 registers (a multiple of 256), floor(16384/6400) = 2 warps per
+    # sub-partition, 4*2 = 8 warps per SM < 10 warps per block.
+    assert 200 * 320 <= 65536 and (16384 // 6400) * 4 < 320 // 32
+    assert blocks(occ, "regs_per_subpartition", "cc_9_0") == 16384
+    assert blocks(occ, "warps_per_subpartition", "cc_9_0", **launch(320, 200, 0)) == 2
+    assert blocks(occ, "blocks_register_limit", "cc_9_0", **launch(320, 200, 0)) == 0
+    assert blocks(occ, "active_blocks_per_SM", "cc_9_0", **launch(320, 200, 0)) == 0
+    assert blocks(occ, "active_blocks_per_SM", "cc_9_0", **launch(256, 200, 0)) == 1   # 8 warps fit
 
 
 def test_zero_registers_impose_no_register_limit(occ):
@@ -120,8 +132,7 @@ def test_the_largest_shared_memory_request_fits_exactly_one_block_on_cc80_and_la
     for preset in ["cc_8_0", "cc_8_6", "cc_9_0"]:
         largest = occ.preset(preset)["max_smem_per_block"].magnitude
         assert blocks(occ, "blocks_smem_limit", preset, smem_per_block=largest) == 1
-        with pytest.raises(errors.DomainError):
-            occ.evaluate("blocks_smem_limit", preset=preset, smem_per_block=largest + 1)
+        assert blocks(occ, "blocks_smem_limit", preset, smem_per_block=largest + 1) == 0
 
 
 # --------------------------------------------------------- Volkov 2016 §5.7 (seed 001)
@@ -149,8 +160,7 @@ def test_volkov_g80_and_gt200_shared_memory_cannot_constrain_occupancy_to_7_bloc
 def test_volkov_maxwell_shared_memory_cannot_constrain_occupancy_to_one_block(occ):
     smem = np.arange(0, 49153)        # 48 KB per block at most, 96 KB per SM
     assert int(np.min(blocks(occ, "blocks_smem_limit", "cc_5_2", smem_per_block=smem))) == 2
-    with pytest.raises(errors.DomainError):
-        occ.evaluate("blocks_smem_limit", preset="cc_5_2", smem_per_block=49153)
+    assert blocks(occ, "blocks_smem_limit", "cc_5_2", smem_per_block=49153) == 0   # cannot launch
 
 
 # ------------------------------------------------ the derivation requests' expectations
@@ -266,10 +276,12 @@ def test_a_gpu_without_a_known_compute_capability_is_an_error_never_a_guess():
         occupancy.occupancy_values("interval_analysis", "cc_6_1", 128, 18, 0)
 
 
-def test_a_launch_that_cannot_run_gives_a_domain_error_not_an_occupancy():
-    with pytest.raises(errors.DomainError):
-        occupancy.occupancy_values("hong_kim_2009", "gtx280", 1024, 18, 0)     # CC 1.3: 512 threads at most
-    with pytest.raises(errors.DomainError):
+def test_a_launch_that_cannot_run_feeds_no_model_and_names_the_limit():
+    # occupancy itself answers 0 blocks; a model of a kernel that never runs has no prediction
+    with pytest.raises(errors.DomainError, match=r"^occupancy: the launch cannot run on cc_1_3 \(0 active blocks per SM, limited by warp_limit, register_limit\)"):
+        # CC 1.3: 512 threads at most; and 18*32*32 = 18432 registers per block > 16384
+        occupancy.occupancy_values("hong_kim_2009", "gtx280", 1024, 18, 0)
+    with pytest.raises(errors.DomainError, match=r"limited by smem_limit"):
         occupancy.occupancy_values("hong_kim_2009", "8800gtx", 128, 18, 16385)  # 16 KB per block at most
 
 

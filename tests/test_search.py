@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -24,11 +25,27 @@ def test_grid_extremum_finds_every_block_size_with_the_best_occupancy():
     assert "exhaustive evaluation" in d.method
 
 
-def test_points_outside_the_domain_are_skipped_and_counted():
-    occ = symgpu.load("occupancy")
+def test_points_outside_the_domain_are_skipped_and_counted(tmp_path):
+    # a variant of the occupancy model whose active blocks are undefined above the maximum block size
+    text = (Path(symgpu.__file__).parent.parent / "equations" / "occupancy.toml").read_text()
+    anchor = 'limiters = { warp_limit = "blocks_warp_limit", block_limit'
+    assert text.count(anchor) == 1
+    text = text.replace(anchor, 'valid_when = ["threads_per_block <= max_threads_per_block"]\n' + anchor)
+    path = tmp_path / "occupancy.toml"
+    path.write_text(text)
+    occ = symgpu.load(str(path))
     d = grid_search.grid_extremum(occ, "active_warps_per_SM", "threads_per_block", "256:1024:256", "max", preset="cc_1_3",
                              values={"regs_per_thread": 8, "smem_per_block": 0})
     assert dict(d.extra)["refused"] == 2  # 768 and 1024 exceed CC 1.3's 512 threads per block
+
+
+def test_blocks_that_cannot_launch_count_as_zero_warps_in_the_bundled_model():
+    occ = symgpu.load("occupancy")
+    d = grid_search.grid_extremum(occ, "active_warps_per_SM", "threads_per_block", "256:1024:256", "max", preset="cc_1_3",
+                             values={"regs_per_thread": 8, "smem_per_block": 0})
+    assert dict(d.extra)["refused"] == 0
+    # CC 1.3: 256 threads = 8 warps, 32 warp slots -> 4 blocks, 32 warps; 512 threads -> 2 blocks, 32 warps
+    assert float(d.result) == 32 and [int(x) for x in d.location] == [256, 512]
 
 
 @pytest.mark.parametrize("grid", ["1:x", "5:1", "1:5:0", "7"])

@@ -191,8 +191,6 @@ def compute(cc_preset: str, threads: Any, regs: Any, smem: Any, *, target: str =
 
     Raises:
         errors.UsageError: unknown preset.
-        errors.DomainError: the launch cannot run (block too large, too many registers
-            per thread or per block, too much shared memory per block).
     """
     occ = occupancy_model()
     occ.preset(cc_preset)  # raises UsageError for an unknown compute capability
@@ -238,6 +236,11 @@ def occupancy_chain(target_model: Any, cc_preset_or_target_preset: str, threads:
         raise errors.UsageError(f"occupancy: the mapping for '{model.id}' names undeclared symbols {', '.join(missing)}; update symgpu.evaluate.occupancy.TARGETS")
     cc = resolve_cc_preset(model, cc_preset_or_target_preset)
     result = compute(cc, threads, regs, smem, target=model.id)
+    if float(result.active_blocks.magnitude) == 0:
+        raise errors.DomainError(
+            f"occupancy: the launch cannot run on {cc} (0 active blocks per SM, limited by {', '.join(result.limiting)}); "
+            f"{model.id} has no prediction for it: change the block size, registers or shared memory"
+        )
     occ = occupancy_model()
     values: dict[str, pint.Quantity] = {}
     for target_symbol, source in table.symbols.items():

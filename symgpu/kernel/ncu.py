@@ -1,0 +1,160 @@
+"""Nsight Compute metrics from an ``ncu --csv --page raw`` export.
+
+The raw page's CSV has a header row (identification columns such as ``ID``, ``Kernel Name``,
+``Block Size``, ``Grid Size``, then one column per metric, e.g. ``sm__cycles_elapsed.avg``),
+a units row (``cycle``, ``inst``, ``sector``, ``%``, ``byte``, ``nsecond``...; empty for the
+identification columns) and one row per profiled kernel launch. Values may carry thousands
+separators (``"1,048,576"``).
+
+Units are translated through a fixed table (:data:`UNITS`) into symgpu's registry; a unit
+not in the table is an error, never a guess, and no header text is ever parsed as a unit
+expression.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pint
+
+from symgpu import errors, units
+
+#: Largest export read (bytes).
+MAX_BYTES = 16 * 1024 * 1024
+
+#: Nsight Compute unit name -> symgpu unit. Nsight Compute counts instructions per warp
+#: (``smsp__inst_executed``: warp-level instructions), sectors as 32-byte L1/L2 transactions,
+#: requests as warp-level memory requests.
+UNITS: dict[str, str] = {
+    "cycle": "cycle", "cycles": "cycle",
+    "inst": "winst", "warp": "warp", "block": "block", "thread": "thread",
+    "sector": "txn", "request": "req",
+    "byte": "B", "Kbyte": "kB", "Mbyte": "MB", "Gbyte": "GB",
+    "byte/second": "B/s", "Gbyte/second": "GB/s", "Tbyte/second": "TB/s",
+    "nsecond": "ns", "usecond": "us", "msecond": "ms", "second": "s",
+    "cycle/nsecond": "cycle/ns", "Ghz": "GHz", "hz": "Hz",
+    "%": "1", "": "1",
+}
+
+#: Nsight Compute unit name -> factor applied to the value (percentages become fractions).
+FACTORS: dict[str, float] = {"%": 0.01}
+
+#: identification columns of the raw page (not metrics).
+ID_COLUMNS = ("ID", "Process ID", "Process Name", "Host Name", "Kernel Name", "Context", "Stream",
+              "Block Size", "Grid Size", "Device", "CC", "Section Name")
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One profiled kernel launch.
+
+    Attributes:
+        index: the ``ID`` column (or the row number).
+        kernel: the ``Kernel Name`` column.
+        block_size: the ``Block Size`` column as printed, e.g. ``(256, 1, 1)``.
+        grid_size: the ``Grid Size`` column as printed.
+        metrics: metric name -> quantity in symgpu's registry.
+        origin: ``file:line`` of the row.
+    """
+
+    index: str
+    kernel: str
+    block_size: str
+    grid_size: str
+    metrics: Mapping[str, pint.Quantity]
+    origin: str
+
+    def metric(self, name: str) -> pint.Quantity:
+        """The metric ``name``.
+
+        Raises:
+            errors.UsageError: the export has no such column.
+        """
+        try:
+            return self.metrics[name]
+        except KeyError:
+            raise errors.UsageError(f"{self.origin}: the Nsight Compute export has no metric {name!r}; "
+                                    f"profile with --metrics {name} (or a section that collects it)") from None
+
+
+def read(path: str | Path) -> tuple[Launch, ...]:
+    """Read an ``ncu --csv --page raw`` export.
+
+    Raises:
+        errors.UsageError: missing or oversized file, no units row, unknown unit, non-numeric value.
+    """
+    file = Path(path)
+    try:
+        size = file.stat().st_size
+    except OSError as exc:
+        raise errors.UsageError(f"{path}: cannot read the Nsight Compute export ({exc.strerror})") from None
+    if size > MAX_BYTES:
+        raise errors.UsageError(f"{path}: {size} bytes (limit {MAX_BYTES}); export fewer launches (ncu --launch-count)")
+    return parse(file.read_text(encoding="utf-8", errors="replace"), source=str(path))
+
+
+def parse(text: str, *, source: str = "<csv>") -> tuple[Launch, ...]:
+    """Parse the export's text; see :func:`read`."""
+    rows = list(csv.reader(io.StringIO(text)))
+    rows = [r for r in rows if any(cell.strip() for cell in r)]
+    # ncu may print '==PROF==' lines before the table
+    start = next((i for i, r in enumerate(rows) if r and r[0] == "ID"), None)
+    if start is None or len(rows) < start + 2:
+        raise errors.UsageError(f"{source}: not an 'ncu --csv --page raw' export: expected a header row starting with \"ID\" and a units row")
+    header, unit_row = rows[start], rows[start + 1]
+    if len(unit_row) != len(header):
+        raise errors.UsageError(f"{source}:{start + 2}: the units row has {len(unit_row)} columns, the header {len(header)}")
+    metric_units: dict[int, tuple[pint.Unit, float]] = {}
+    for column, (name, unit_name) in enumerate(zip(header, unit_row)):
+        if name in ID_COLUMNS:
+            continue
+        if unit_name not in UNITS:
+            raise errors.UsageError(f"{source}:{start + 2}: metric {name!r} has unit {unit_name!r}, which symgpu does not know "
+                                    f"(known: {', '.join(repr(u) for u in UNITS if u)}); export with --print-units base")
+        metric_units[column] = (units.unit(UNITS[unit_name]), FACTORS.get(unit_name, 1.0))
+    launches = []
+    reg = units.registry()
+    for offset, row in enumerate(rows[start + 2:], start=start + 3):
+        where = f"{source}:{offset}"
+        if len(row) != len(header):
+            raise errors.UsageError(f"{where}: {len(row)} columns, the header has {len(header)}")
+        cells = dict(zip(header, row))
+        metrics = {}
+        for column, (unit, factor) in metric_units.items():
+            raw = row[column].strip().replace(",", "")
+            if raw in ("", "n/a", "N/A"):
+                continue
+            try:
+                value = float(raw)
+            except ValueError:
+                raise errors.UsageError(f"{where}: metric {header[column]!r} = {row[column]!r} is not a number") from None
+            metrics[header[column]] = reg.Quantity(value * factor, unit)
+        launches.append(Launch(index=cells.get("ID", str(offset)), kernel=cells.get("Kernel Name", ""),
+                               block_size=cells.get("Block Size", ""), grid_size=cells.get("Grid Size", ""),
+                               metrics=metrics, origin=where))
+    if not launches:
+        raise errors.UsageError(f"{source}: the export has a header but no kernel launch rows")
+    return tuple(launches)
+
+
+def select(launches: tuple[Launch, ...], kernel: str | None, launch_id: str | None) -> Launch:
+    """The launch with ``launch_id``, or the first launch of ``kernel`` (its name or name up to '('), or the only launch.
+
+    Raises:
+        errors.UsageError: nothing matches, or several launches and none named.
+    """
+    if launch_id is not None:
+        found = [l for l in launches if l.index == launch_id]
+    elif kernel is not None:
+        found = [l for l in launches if kernel in (l.kernel, l.kernel.split("(")[0])]
+    else:
+        found = list(launches)
+        if len(found) > 1:
+            raise errors.UsageError(f"{len(found)} launches in the export ({', '.join(l.index + ':' + l.kernel for l in found)}); name one with --launch ID")
+    if not found:
+        raise errors.UsageError(f"no launch {launch_id or kernel!r} in the export (launches: {', '.join(l.index + ':' + l.kernel for l in launches)})")
+    return found[0]

@@ -1,0 +1,159 @@
+"""symgpu.kernel: compiler resource usage, Nsight Compute metrics, metric mappings and ``symgpu kernel``.
+
+Expected numbers are read off the committed compiler output (tests/data/kernels, real nvcc 13.0
+output) and the synthetic Nsight Compute sample (tests/data/ncu), with the arithmetic written out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from pathlib import Path
+
+import pytest
+
+import symgpu
+from symgpu import cli, errors
+from symgpu.kernel import answer, mapping, ncu, resources
+
+DATA = Path(__file__).parent / "data"
+KERNELS = DATA / "kernels"
+NCU = DATA / "ncu" / "scale_h100_raw_synthetic.csv"
+
+
+def by_name(kernels, name):
+    return next(k for k in kernels if k.name == name)
+
+
+def test_ptxas_output_gives_registers_shared_memory_and_barriers_per_kernel():
+    kernels = resources.read(KERNELS / "ptxas_v_kernels_sm90.txt")
+    assert [k.name for k in kernels] == ["_Z10reduce_sumIdLi2EEvPKT_PS0_i", "_Z10reduce_sumIfLi1EEvPKT_PS0_i", "_Z12matmul_tiledPKfS0_Pfi", "scale"]
+    matmul = by_name(kernels, "_Z12matmul_tiledPKfS0_Pfi")
+    # "Used 32 registers, used 1 barriers, 2048 bytes smem" (two 16x16 float tiles = 2*16*16*4 B)
+    assert (matmul.registers, matmul.shared_bytes, matmul.barriers, matmul.arch) == (32, 2 * 16 * 16 * 4, 1, "sm_90")
+    assert by_name(kernels, "scale").shared_bytes == 0 and by_name(kernels, "scale").registers == 10
+
+
+def test_spilling_kernel_reports_its_stack_frame_and_spill_bytes():
+    (kernel,) = resources.read(KERNELS / "ptxas_v_spill_sm90.txt")
+    assert (kernel.registers, kernel.local_bytes, kernel.spill_stores, kernel.spill_loads) == (32, 1040, 1160, 1356)
+    assert kernel.spills
+
+
+def test_cuobjdump_format_gives_the_same_fields_as_ptxas_for_the_same_compilation():
+    from_ptxas = resources.read(KERNELS / "resource_usage_kernels_sm80.txt")
+    from_cuobjdump = resources.read(KERNELS / "cuobjdump_resource_usage_kernels_sm80.txt")
+    for a, b in zip(from_ptxas, from_cuobjdump):
+        assert (a.name, a.registers, a.shared_bytes, a.constant_bytes, a.arch) == (b.name, b.registers, b.shared_bytes, b.constant_bytes, b.arch)
+
+
+@pytest.mark.skipif(shutil.which("c++filt") is None, reason="c++filt not installed")
+def test_mangled_names_are_demangled_and_selectable_by_their_plain_name():
+    kernels = resources.read(KERNELS / "ptxas_v_kernels_sm90.txt")
+    assert by_name(kernels, "_Z12matmul_tiledPKfS0_Pfi").demangled == "matmul_tiled(float const*, float const*, float*, int)"
+    assert resources.select(kernels, "matmul_tiled").name == "_Z12matmul_tiledPKfS0_Pfi"
+    assert by_name(kernels, "scale").demangled == ""   # extern "C": not mangled
+
+
+def test_malformed_resource_line_names_file_line_and_expected_form():
+    with pytest.raises(errors.UsageError, match=r"^.*malformed_ptxas\.txt:9: cannot read 'ptxas info    : Used lots of registers, used 0 barriers'; expected 'Used N registers"):
+        resources.read(KERNELS / "malformed_ptxas.txt")
+    with pytest.raises(errors.UsageError, match=r"^<text>:2: cannot read 'REG:x'"):
+        resources.parse(" Function k:\n  REG:x STACK:0 SHARED:0\n")
+    with pytest.raises(errors.UsageError, match=r"^<text>: no kernel resource usage found"):
+        resources.parse("nothing here\n")
+
+
+def test_several_kernels_without_a_name_is_a_usage_error():
+    with pytest.raises(errors.UsageError, match=r"^4 kernels in the compiler output"):
+        resources.select(resources.read(KERNELS / "ptxas_v_kernels_sm90.txt"), None)
+
+
+def test_answer_for_the_tiled_matmul_on_hopper():
+    kernel = resources.select(resources.read(KERNELS / "ptxas_v_kernels_sm90.txt"), "_Z12matmul_tiledPKfS0_Pfi")
+    result = answer.answer(kernel, "cc_9_0", 256)
+    # 32 reg x 32 = 1024 reg/warp; 16384/1024 = 16 warps per sub-partition, 64 per SM; 8 warps/block -> 8 blocks;
+    # warp slots 64/8 = 8; shared memory (2048 + 1024) = 3072 B -> 233472/3072 = 76 blocks
+    assert (result.active_blocks, result.active_warps, result.occupancy) == (8, 64, 1.0)
+    limits = {l.name: l.blocks for l in result.limits}
+    assert limits == {"warp_limit": 8, "block_limit": 32, "register_limit": 8, "smem_limit": 233472 // 3072}
+    # 33 registers: 33*32 = 1056 -> 1280 reg/warp, 12 warps per sub-partition, 48 per SM, 6 blocks
+    assert result.register_step.keeps_up_to == 32 and result.register_step.better_at is None
+    assert result.best_block_sizes == (64, 128, 256, 512, 1024)
+
+
+def test_a_block_that_cannot_launch_answers_zero_and_names_the_sub_partition_register_case():
+    kernel = dataclasses.replace(resources.select(resources.read(KERNELS / "ptxas_v_kernels_sm90.txt"), "scale"), registers=200)
+    result = answer.answer(kernel, "cc_9_0", 320)
+    assert result.active_blocks == 0 and not result.can_launch
+    binding = [l for l in result.limits if l.binding]
+    assert [(l.name, l.case) for l in binding] == [("register_limit", "per_warp_allocation")]
+    # 168 registers: 168*32 = 5376 reg/warp, 3 warps per 16384-register sub-partition, 12 >= 10 warps
+    assert (result.register_step.better_at, result.register_step.better_blocks) == (168, 1)
+    too_big = answer.answer(kernel, "cc_9_0", 2048)
+    assert [(l.name, l.case) for l in too_big.limits if l.binding][0] == ("warp_limit", "block_too_large")
+
+
+def test_ncu_export_values_are_numbers_with_units_and_percentages_become_fractions():
+    launches = ncu.read(NCU)
+    first = launches[0]
+    assert first.kernel == "scale" and first.origin.endswith(":3")
+    assert first.metric("smsp__inst_executed.sum").magnitude == 6291456
+    assert first.metric("gpu__time_duration.sum").to("us").magnitude == pytest.approx(46.336)
+    assert first.metric("sm__warps_active.avg.pct_of_peak_sustained_active").magnitude == pytest.approx(0.8531)
+    with pytest.raises(errors.UsageError, match=r"no metric 'dram__bytes_write.sum'"):
+        first.metric("dram__bytes_write.sum")
+
+
+def test_ncu_unknown_unit_is_refused(tmp_path):
+    path = tmp_path / "x.csv"
+    path.write_text('"ID","Kernel Name","m"\n"","","furlong"\n"0","k","1"\n')
+    with pytest.raises(errors.UsageError, match=r"^.*x\.csv:2: metric 'm' has unit 'furlong', which symgpu does not know"):
+        ncu.read(path)
+
+
+def test_hong_kim_inputs_from_metrics_with_the_metrics_they_came_from():
+    model = symgpu.load("hong_kim_2009")
+    derived = {d.symbol: d for d in mapping.derive(mapping.load(model), model, ncu.read(NCU)[0])}
+    # (6291456 - 524288 - 524288) / 524288 warps = 10 instructions per warp; 2 global memory instructions
+    assert derived["Comp_insts"].value.magnitude == 10 and derived["Comp_insts"].value.to("winst").magnitude == 10
+    # 2097152 sectors / 524288 requests = 4 per request: coalesced
+    assert derived["Coal_Mem_insts"].value.magnitude == 2 and derived["Uncoal_Mem_insts"].value.magnitude == 0
+    assert "smsp__warps_launched.sum" in dict(derived["Comp_insts"].metrics)
+    assert derived["Blocks"].value.magnitude == 65536
+
+
+def test_missing_metric_and_wrong_target_unit_are_clear_errors(tmp_path):
+    model = symgpu.load("hong_kim_2009")
+    launch = dataclasses.replace(ncu.read(NCU)[0], metrics={})
+    with pytest.raises(errors.UsageError, match=r"Comp_insts = .* needs metric\(s\) .*smsp__inst_executed.sum"):
+        mapping.derive(mapping.load(model), model, launch)
+    bad = tmp_path / "hk.toml"
+    bad.write_text(mapping.path_for("hong_kim_2009").read_text().replace('expression = "grid*one_block"', 'expression = "grid"'))
+    with pytest.raises(errors.UnitMismatchError, match=r"inputs\.Blocks: 'grid' has dimension .*but hong_kim_2009\.Blocks is in block"):
+        mapping.load(model, bad)
+    unknown = tmp_path / "hk2.toml"
+    unknown.write_text(mapping.path_for("hong_kim_2009").read_text().replace("[inputs.Blocks]", "[inputs.Nope]"))
+    with pytest.raises(errors.ModelFileError, match=r"'Nope' is not an input symbol of hong_kim_2009"):
+        mapping.load(model, unknown)
+
+
+def test_every_bundled_mapping_loads_against_its_model():
+    for path in sorted(mapping.FOLDER.glob("*.toml")):
+        model = symgpu.load(path.stem)
+        assert mapping.load(model).inputs
+
+
+def test_cli_kernel_prints_the_answer_and_the_prediction(capsys):
+    code = cli.main(["kernel", str(KERNELS / "ptxas_v_kernels_sm90.txt"), "--kernel", "scale", "--threads", "256", "--cc", "cc_1_3",
+                     "--ncu", str(NCU), "--model", "hong_kim_2009", "--preset", "gtx280",
+                     "--set", "Load_bytes_per_warp=128", "--set", "Uncoal_per_mw=32", "--set", "Synch_insts=0"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "active blocks per SM: 4" in out and "prediction: Exec_cycles_app" in out and "measured:   sm__cycles_elapsed.avg" in out
+
+
+def test_cli_kernel_bad_input_exits_2_with_one_line(capsys):
+    code = cli.main(["kernel", str(KERNELS / "malformed_ptxas.txt"), "--threads", "128", "--cc", "cc_9_0"])
+    _, err = capsys.readouterr()
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err

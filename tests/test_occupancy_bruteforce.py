@@ -1,0 +1,129 @@
+"""The occupancy model against an independent brute-force occupancy calculator.
+
+The calculator below is written from NVIDIA's rules (cuda_occupancy.h of CUDA 13.0:
+cudaOccMaxBlocksPerSMWarpsLimit, cudaOccMaxBlocksPerSMRegsLimit with its hardware check
+on warps rounded up to the sub-partitions, cudaOccMaxBlocksPerSMSmemLimit with the
+per-block limit plus reserved memory; CUDA 7.0's per-block register rule for CC 1.x),
+in plain integer arithmetic, with its own table of limits per compute capability. It
+shares no code and no numbers with equations/occupancy.toml. Every configuration of a
+few thousand per compute capability must give the same active blocks per SM, including
+the blocks that cannot launch (0 blocks).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+import symgpu
+
+KB = 1024
+
+
+@dataclass(frozen=True)
+class Arch:
+    """Per-compute-capability limits as the Programming Guide tables and cuda_occupancy.h give them."""
+
+    max_threads_per_block: int
+    threads_per_sm: int
+    blocks_per_sm: int
+    regs_per_sm: int
+    max_regs_per_thread: int
+    reg_unit: int
+    subpartitions: int
+    smem_per_sm: int
+    smem_per_block: int
+    smem_unit: int
+    smem_reserved: int
+    per_block_registers: bool = False
+
+
+ARCHS = {
+    "cc_1_0": Arch(512, 768, 8, 8 * KB, 128, 256, 1, 16 * KB, 16 * KB, 512, 0, per_block_registers=True),
+    "cc_1_3": Arch(512, 1024, 8, 16 * KB, 128, 512, 1, 16 * KB, 16 * KB, 512, 0, per_block_registers=True),
+    "cc_3_0": Arch(1024, 2048, 16, 64 * KB, 63, 256, 4, 48 * KB, 48 * KB, 256, 0),
+    "cc_3_5": Arch(1024, 2048, 16, 64 * KB, 255, 256, 4, 48 * KB, 48 * KB, 256, 0),
+    "cc_5_2": Arch(1024, 2048, 32, 64 * KB, 255, 256, 4, 96 * KB, 48 * KB, 256, 0),
+    "cc_6_1": Arch(1024, 2048, 32, 64 * KB, 255, 256, 4, 96 * KB, 48 * KB, 256, 0),
+    "cc_7_0": Arch(1024, 2048, 32, 64 * KB, 255, 256, 4, 96 * KB, 96 * KB, 256, 0),
+    "cc_7_5": Arch(1024, 1024, 16, 64 * KB, 255, 256, 4, 64 * KB, 64 * KB, 256, 0),
+    "cc_8_0": Arch(1024, 2048, 32, 64 * KB, 255, 256, 4, 164 * KB, 163 * KB, 128, 1 * KB),
+    "cc_8_6": Arch(1024, 1536, 16, 64 * KB, 255, 256, 4, 100 * KB, 99 * KB, 128, 1 * KB),
+    "cc_8_9": Arch(1024, 1536, 24, 64 * KB, 255, 256, 4, 100 * KB, 99 * KB, 128, 1 * KB),
+    "cc_9_0": Arch(1024, 2048, 32, 64 * KB, 255, 256, 4, 228 * KB, 227 * KB, 128, 1 * KB),
+    "cc_10_0": Arch(1024, 2048, 32, 64 * KB, 255, 256, 4, 228 * KB, 227 * KB, 128, 1 * KB),
+    "cc_12_0": Arch(1024, 1536, 24, 64 * KB, 255, 256, 4, 100 * KB, 99 * KB, 128, 1 * KB),
+}
+
+
+def round_up(x: int, unit: int) -> int:
+    return -(-x // unit) * unit
+
+
+def brute_force_blocks(arch: Arch, threads: int, regs: int, smem: int) -> int:
+    """Active blocks per SM by NVIDIA's occupancy rules, in integers (0 = cannot launch)."""
+    big = 1 << 30
+    warps = -(-threads // 32)
+    # warp slots
+    if threads > arch.max_threads_per_block:
+        by_warps = 0
+    elif arch.per_block_registers:                     # CC 1.x: warps allocated in pairs
+        by_warps = (arch.threads_per_sm // 32) // round_up(warps, 2)
+    else:
+        by_warps = (arch.threads_per_sm // 32) // warps
+    # registers
+    if regs > arch.max_regs_per_thread:
+        by_regs = 0
+    elif regs == 0:
+        by_regs = big
+    elif arch.per_block_registers:
+        by_regs = arch.regs_per_sm // round_up(regs * 32 * round_up(warps, 2), arch.reg_unit)
+    else:
+        per_warp = round_up(regs * 32, arch.reg_unit)
+        if per_warp * round_up(warps, arch.subpartitions) > arch.regs_per_sm:   # hardware check
+            by_regs = 0
+        else:
+            by_regs = ((arch.regs_per_sm // arch.subpartitions) // per_warp) * arch.subpartitions // warps
+    # shared memory
+    allocated = round_up(smem + arch.smem_reserved, arch.smem_unit)
+    if allocated > arch.smem_per_block + arch.smem_reserved:
+        by_smem = 0
+    elif allocated == 0:
+        by_smem = big
+    else:
+        by_smem = arch.smem_per_sm // allocated
+    return min(by_warps, arch.blocks_per_sm, by_regs, by_smem)
+
+
+THREADS = sorted({1, 31, 33, 100, 200, 320, 500, 513, 1000, 1023, 1025, 1056} | set(range(32, 1025, 32)))
+REGS = [0, 1, 8, 16, 17, 24, 32, 33, 37, 40, 48, 63, 64, 65, 72, 96, 128, 129, 168, 200, 255]
+SMEM = [0, 1, 1000, 2048, 3072, 3073, 8 * KB, 16 * KB, 16 * KB + 1, 40 * KB, 48 * KB, 48 * KB + 1,
+        64 * KB, 64 * KB + 1, 96 * KB, 96 * KB + 1, 99 * KB, 99 * KB + 1, 163 * KB, 163 * KB + 1, 227 * KB, 227 * KB + 1]
+
+
+@pytest.fixture(scope="module")
+def occ():
+    return symgpu.load("occupancy")
+
+
+@pytest.mark.parametrize("preset", sorted(ARCHS))
+def test_model_equals_brute_force_occupancy_calculator_including_blocks_that_cannot_launch(occ, preset):
+    arch = ARCHS[preset]
+    grid = list(itertools.product(THREADS, REGS, SMEM))
+    assert len(grid) > 5000
+    threads, regs, smem = (np.array(column, dtype=float) for column in zip(*grid))
+    model = occ.evaluate("active_blocks_per_SM", preset=preset,
+                         values={"threads_per_block": threads, "regs_per_thread": regs, "smem_per_block": smem}).magnitude
+    expected = np.array([brute_force_blocks(arch, *point) for point in grid], dtype=float)
+    mismatches = [(grid[i], model[i], expected[i]) for i in np.flatnonzero(model != expected)[:5]]
+    assert not mismatches, f"{preset}: (threads, regs, smem), model, brute force: {mismatches}"
+    launchable = int(np.count_nonzero(expected))
+    assert 0 < launchable < len(grid)        # the grid covers both sides of every launch limit
+
+
+def test_issue_example_200_registers_320_threads_cannot_launch_on_hopper_but_256_threads_can():
+    assert brute_force_blocks(ARCHS["cc_9_0"], 320, 200, 0) == 0
+    assert brute_force_blocks(ARCHS["cc_9_0"], 256, 200, 0) == 1
