@@ -15,7 +15,7 @@ from symgpu.derive import results
 from symgpu.derive import jobs
 from symgpu.derive import regime_split
 from symgpu.derive.derivation import Derivation
-from symgpu.evaluate import active
+from symgpu.derive import at_point
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -126,7 +126,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         job.step(kind + "imum", sympy.Eq(var, location), "the form that applies depends on conditions the assumptions do not decide")
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
     if (preset is not None or values) and isinstance(location, sympy.Piecewise):
-        active.select_branch(job, location, preset, values or {}, [c.origin for c in merged])
+        at_point.select_branch(job, location, preset, values or {}, [c.origin for c in merged])
     if preset is not None or values:
         for key, expr_, unit_ in (("value_at", value, unit), ("location_at", location, model.unit_text(var.name))):
             number = results._evaluate(model, expr_, preset, values or {}, unit_)

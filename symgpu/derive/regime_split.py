@@ -20,6 +20,7 @@ from symgpu.derive import jobs
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import compiler, scaling
 from symgpu.evaluate import active
+from symgpu.derive import at_point
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -343,7 +344,7 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
         if unit:
             _check_quiet(job, r.expression, job.quantity)
     if preset is not None or values:
-        active.active_regimes(job, found, preset, values or {})
+        at_point.active_regimes(job, found, preset, values or {})
     return _finish_without_objects(job, result, unit, [expr])
 
 

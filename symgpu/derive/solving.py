@@ -14,7 +14,7 @@ from symgpu.derive import results
 from symgpu.derive import jobs
 from symgpu.derive import regime_split
 from symgpu.derive.derivation import Derivation
-from symgpu.evaluate import active
+from symgpu.derive import at_point
 from symgpu.derive import inequalities
 
 if TYPE_CHECKING:
@@ -95,7 +95,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         for r, _, _ in pieces:
             unit = job.check_unit(r, var.name, "solution")
         if isinstance(result, sympy.Piecewise) and (preset is not None or values):
-            active.select_branch(job, result, preset, values or {}, [n for _, _, n in pieces])
+            at_point.select_branch(job, result, preset, values or {}, [n for _, _, n in pieces])
             job.extra.append(("value_at", results._evaluate(model, result, preset, values or {}, model.unit_text(var.name))))
         return job.finish(result, unit, used=[relation])
     roots = jobs._solve_for(job, relation, var, "the equation")

@@ -3,12 +3,13 @@
 The derivation engine (:mod:`symgpu.derive`) finds regimes symbolically; this module
 answers the numeric question a report asks — at this preset, which limiter binds, which
 case of a piecewise equation applies, which branch of a Piecewise result is the one to use —
-always evaluating through :func:`symgpu.evaluate.quantity.evaluate_expression` (prefix-safe).
+always evaluating through :func:`symgpu.evaluate.evaluator.evaluate_expression` (prefix-safe).
+Recording the answer as derivation steps is :mod:`symgpu.derive.at_point`'s job.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import sympy
@@ -19,7 +20,7 @@ from symgpu.evaluate import evaluator
 if TYPE_CHECKING:
     from symgpu.model import Model
 
-__all__ = ["active_regime", "condition_holds", "select_branch"]
+__all__ = ["active_regime", "condition_holds"]
 
 #: relative tolerance under which two sides of a condition count as equal (ties)
 TIE = 1e-12
@@ -68,52 +69,6 @@ def condition_holds(model: Model, condition: Any, preset: str | None, values: Ma
         sympy.LessThan: equal or left < right, sympy.StrictLessThan: (not equal) and left < right,
     }[op]
     return verdict, f"{sympy.sstr(condition)}: {left:.6g} {condition.rel_op} {right:.6g} (base units)"
-
-
-def select_branch(job: Any, piecewise: sympy.Piecewise, preset: str | None, values: Mapping[str, Any],
-                  names: Sequence[str] | None = None) -> tuple[int, sympy.Expr]:
-    """The branch of ``piecewise`` whose condition holds first at the inputs; recorded as a
-    Step of ``job`` (a derivation in progress) and in its extra ``active_branch``."""
-    model = job.model
-    where = f"preset {preset}" if preset else "the given values"
-    if values:
-        where += (" with " if preset else " ") + ", ".join(f"{k} = {v}" for k, v in values.items())
-    for index, (expr, condition) in enumerate(piecewise.args):
-        holds, shown = condition_holds(model, condition, preset, values)
-        if holds:
-            label = names[index] if names and index < len(names) else f"branch {index + 1}"
-            job.step("select branch", expr, f"{label} applies at {where} because {shown}")
-            job.extra.append(("active_branch", {"index": index, "name": label, "expression": expr, "because": shown}))
-            return index, expr
-    raise errors.DerivationError(f"{model.id}: no branch of {sympy.sstr(piecewise)} applies at {where}")
-
-
-def active_regimes(job: Any, found: Sequence[Any], preset: str | None, values: Mapping[str, Any]) -> list[Any]:
-    """The regimes (from :func:`symgpu.derive.regimes`) whose conditions all hold at the inputs."""
-    model = job.model
-    out = []
-    for regime in found:
-        reasons = []
-        ok = True
-        for cond in regime.raw:
-            holds, shown = condition_holds(model, cond.relational, preset, values)
-            reasons.append(shown)
-            if not holds:
-                ok = False
-                break
-        if ok:
-            out.append((regime, reasons))
-    where = f"preset {preset}" if preset else "the given values"
-    if values:
-        where += (" with " if preset else " ") + ", ".join(f"{k} = {v}" for k, v in values.items())
-    if not out:
-        raise errors.DerivationError(f"{model.id}: no regime of {job.quantity} applies at {where}")
-    for regime, reasons in out:
-        job.step("active regime", regime.expression, f"{regime.name} applies at {where}: " + ("; ".join(reasons) or "no conditions"))
-    if len(out) > 1:
-        job.step("tie", sympy.Tuple(*[sympy.Symbol(r.name) for r, _ in out]), "several regimes apply: their values are equal at these inputs")
-    job.extra.append(("active_regimes", [{"name": r.name, "terms": list(r.terms), "expression": r.expression} for r, _ in out]))
-    return [r for r, _ in out]
 
 
 def active_regime(model: Model, quantity: str, preset: str | None = None, **values: Any) -> tuple[str, float, str | None, float | None]:

@@ -1,0 +1,61 @@
+"""Which branch of a Piecewise result, or which regime, holds at a preset: decided numerically by
+:mod:`symgpu.evaluate.active` and recorded as steps of the derivation in progress."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import sympy
+
+from symgpu import errors
+from symgpu.derive import jobs
+from symgpu.evaluate.active import condition_holds
+
+
+def where_text(preset: str | None, values: Mapping[str, Any]) -> str:
+    """``preset P with a = 1, b = 2`` (or ``the given values ...``) for step justifications."""
+    where = where_text(preset, values)
+    return where
+
+
+def select_branch(job: jobs._Job, piecewise: sympy.Piecewise, preset: str | None, values: Mapping[str, Any],
+                  names: Sequence[str] | None = None) -> tuple[int, sympy.Expr]:
+    """The branch of ``piecewise`` whose condition holds first at the inputs; recorded as a
+    Step of ``job`` (a derivation in progress) and in its extra ``active_branch``."""
+    model = job.model
+    where = where_text(preset, values)
+    for index, (expr, condition) in enumerate(piecewise.args):
+        holds, shown = condition_holds(model, condition, preset, values)
+        if holds:
+            label = names[index] if names and index < len(names) else f"branch {index + 1}"
+            job.step("select branch", expr, f"{label} applies at {where} because {shown}")
+            job.extra.append(("active_branch", {"index": index, "name": label, "expression": expr, "because": shown}))
+            return index, expr
+    raise errors.DerivationError(f"{model.id}: no branch of {sympy.sstr(piecewise)} applies at {where}")
+
+
+def active_regimes(job: jobs._Job, found: Sequence[Any], preset: str | None, values: Mapping[str, Any]) -> list[Any]:
+    """The regimes (from :func:`symgpu.derive.regimes`) whose conditions all hold at the inputs."""
+    model = job.model
+    out = []
+    for regime in found:
+        reasons = []
+        ok = True
+        for cond in regime.raw:
+            holds, shown = condition_holds(model, cond.relational, preset, values)
+            reasons.append(shown)
+            if not holds:
+                ok = False
+                break
+        if ok:
+            out.append((regime, reasons))
+    where = where_text(preset, values)
+    if not out:
+        raise errors.DerivationError(f"{model.id}: no regime of {job.quantity} applies at {where}")
+    for regime, reasons in out:
+        job.step("active regime", regime.expression, f"{regime.name} applies at {where}: " + ("; ".join(reasons) or "no conditions"))
+    if len(out) > 1:
+        job.step("tie", sympy.Tuple(*[sympy.Symbol(r.name) for r, _ in out]), "several regimes apply: their values are equal at these inputs")
+    job.extra.append(("active_regimes", [{"name": r.name, "terms": list(r.terms), "expression": r.expression} for r, _ in out]))
+    return [r for r, _ in out]
