@@ -15,7 +15,9 @@ from symgpu.evaluate.active import condition_holds
 
 def where_text(preset: str | None, values: Mapping[str, Any]) -> str:
     """``preset P with a = 1, b = 2`` (or ``the given values ...``) for step justifications."""
-    where = where_text(preset, values)
+    where = f"preset {preset}" if preset else "the given values"
+    if values:
+        where += (" with " if preset else " ") + ", ".join(f"{k} = {v}" for k, v in values.items())
     return where
 
 

@@ -1,2 +1,2 @@
 """Numeric evaluation: the one place that merges values, converts to base units, compiles
-(``lambdify``) and evaluates quantities, expressions and regime conditions at a point."""
+and evaluates quantities, expressions and regime conditions at a point."""
