@@ -113,7 +113,8 @@ def _load_extensions() -> None:
     """Import modules that register extra subcommands (each is optional)."""
     import importlib
 
-    for module in ("symgpu.cli.derive_commands", "symgpu.cli.report_commands", "symgpu.cli.compare_commands"):
+    for module in ("symgpu.cli.derive_commands", "symgpu.cli.report_commands", "symgpu.cli.compare_commands",
+                   "symgpu.cli.measure_commands"):
         try:
             importlib.import_module(module)
         except ModuleNotFoundError as exc:

@@ -189,7 +189,7 @@ class _Reader:
 
     # -- sections ----------------------------------------------------------------------
     def model(self, data: dict[str, Any]) -> schema.ModelDefinition:
-        self.unknown(data, {"schema_version", "model", "references", "symbols", "equations", "derivations", "presets", "validation", "plots", "errata"}, "top level")
+        self.unknown(data, {"schema_version", "model", "references", "symbols", "equations", "derivations", "presets", "validation", "plots", "errata", "measurements"}, "top level")
         version = self.take(data, "schema_version", int, "top level")
         if version > schema.SCHEMA_VERSION:
             raise self.fail("schema_version", f"version {version} is newer than this symgpu supports ({schema.SCHEMA_VERSION})", "upgrade symgpu")
@@ -218,7 +218,9 @@ class _Reader:
         plots = self.plots(self.take(data, "plots", list, "top level", required=False, default=[]))
         known_cases = {c.id for c in validation} | ({c.id for c in self.base.validation} if self.base is not None else set())
         errata = self.errata(self.take(data, "errata", list, "top level", required=False, default=[]), refs, known_cases)
+        measurements = self.measurements(self.take(data, "measurements", list, "top level", required=False, default=[]), refs)
         if self.base is not None:
+            measurements = _merge(self.base.measurements, measurements, "id")
             plots = _merge(self.base.plots, plots, "id")
             errata = _merge(self.base.errata, errata, "id")
             symbols = _merge(self.base.symbols, symbols, "name")
@@ -241,6 +243,7 @@ class _Reader:
             primary_reference=cited[0] if cited else (self.base.primary_reference if self.base is not None else ""),
             plots=plots,
             errata=errata,
+            measurements=measurements,
         )
 
     def references(self, data: dict[str, Any]) -> tuple[schema.Reference, ...]:
@@ -427,6 +430,30 @@ class _Reader:
                 raise self.fail(f"{where}.kind", f"unknown plot kind '{kind}'", f"use one of: {', '.join(schema.PLOT_KINDS)}")
             fields = tuple((k, _freeze(v)) for k, v in entry.items() if k not in ("id", "kind"))
             out.append(schema.PlotRequest(id=plot_id, kind=kind, fields=fields))
+        return tuple(out)
+
+
+    def measurements(self, data: list[Any], refs: set[str]) -> tuple[schema.MeasurementRequest, ...]:
+        out = []
+        allowed = {"id", "data", "quantity", "column", "preset", "variable", "where", "caption", "source"}
+        for where, entry_id, entry in self.entries(data, "measurements", "measurement", allowed):
+            if not _plot_ids_ok(entry_id):
+                raise self.fail(f"{where}.id", f"id '{entry_id}' must be letters, digits and underscores (it names files)")
+            path = self.take(entry, "data", str, where)
+            if Path(path).is_absolute() or ".." in Path(path).parts or not (ROOT / path).is_file():
+                raise self.fail(f"{where}.data", f"'{path}' is not a file inside the repository", "give a path relative to the repository root, e.g. data/h100/x.csv")
+            filters = self.table(self.take(entry, "where", dict, where, required=False, default={}), f"{where}.where")
+            for key, value in filters.items():
+                if not isinstance(value, (int, float)) or isinstance(value, bool):
+                    raise self.fail(f"{where}.where.{key}", f"expected a number (in the column's unit), found {_kind(value)}")
+            out.append(schema.MeasurementRequest(
+                id=entry_id, data=path, quantity=self.take(entry, "quantity", str, where), source=self.source(entry, where, refs),
+                preset=self.take(entry, "preset", str, where, required=False, default=""),
+                variable=self.take(entry, "variable", str, where, required=False, default=""),
+                column=self.take(entry, "column", str, where, required=False, default=""),
+                where=tuple((k, float(v)) for k, v in filters.items()),
+                caption=self.take(entry, "caption", str, where, required=False, default=""),
+            ))
         return tuple(out)
 
 

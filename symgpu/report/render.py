@@ -806,6 +806,10 @@ def render_report(model: Model, *, presets: Sequence[str] | None = None, formats
                 report.files[entry["files"][kind]] = data
         drawn.append(entry)
     context = build_context(model, presets, plots=drawn)
+    from symgpu.report import measurements  # matplotlib, as for plots
+    found = measurements.sections(model, stem)
+    context["measurements"] = [m.as_dict() for m in found]
+    report.files.update({m.svg_name: m.svg for m in found if draw_plots and "md" in formats})
     for fmt in formats:
         if fmt == "json":
             text = json.dumps(context, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
