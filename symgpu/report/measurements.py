@@ -89,7 +89,7 @@ def sections(model: Model, stem: str | None = None) -> list[MeasurementSection]:
 
 def figure_svg(comparison: compare.Comparison, title: str = "") -> bytes:
     """Model curves (lines), measured points (markers) and knees (dotted: model, dashed: measured), as SVG."""
-    with plt.rc_context(plots.RC):
+    with plt.rc_context(plots.RC):  # type: ignore[arg-type]  # matplotlib types rc keys as Literals
         fig, ax = plt.subplots(figsize=(6.4, 4.2))
         try:
             colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
