@@ -70,8 +70,10 @@ def test_knee_is_where_ninety_percent_of_the_highest_value_is_first_reached():
 
 
 # --------------------------------------------------------------------- ILP variant
-def _branch(model, quantity, case_id):
-    return next(c.value for c in model.equations[model.defining[quantity].id].cases if c.id == case_id)
+def _with_alu_bound(model, quantity, case_id):
+    """``quantity`` with the ALU bound taken from its ``case_id`` case (Latency expanded)."""
+    case = next(c.value for c in model.equations["ilp_alu_bound"].cases if c.id == case_id)
+    return model.expression(quantity, stop_at=("alu_bound_ilp", "ipc_per_SM")).xreplace({model.symbols["alu_bound_ilp"]: case})
 
 
 def test_ilp_variant_reduces_to_the_base_model_at_ilp_one():
@@ -79,26 +81,22 @@ def test_ilp_variant_reduces_to_the_base_model_at_ilp_one():
     s = ilp.symbols
     swap = {s["ilp"]: 1, s["ipc_per_SM"]: s["mem_thru"]}
     for quantity, base_quantity in (("memory_throughput_ilp", "memory_throughput"), ("n_needed_ilp", "n_needed")):
-        branch = _branch(ilp, quantity, "alpha_workload").xreplace({s["Latency"]: ilp.expression("Latency")}).xreplace(swap)
-        assert sympy.simplify(branch - base.expression(base_quantity)) == 0
+        reduced = _with_alu_bound(ilp, quantity, "alpha_workload").xreplace(swap)
+        assert sympy.simplify(reduced - base.expression(base_quantity)) == 0
 
 
 def test_alpha_zero_case_is_the_limit_of_the_alpha_workload_case():
     ilp = symgpu.load("volkov_2016_ilp")
     alpha = ilp.symbols["alpha"]
     for quantity in ("memory_throughput_ilp", "n_needed_ilp"):
-        general = _branch(ilp, quantity, "alpha_workload").xreplace({ilp.symbols["Latency"]: ilp.expression("Latency")})
-        zero = _branch(ilp, quantity, "memory_only")
+        general = _with_alu_bound(ilp, quantity, "alpha_workload")
+        zero = _with_alu_bound(ilp, quantity, "memory_only").subs(alpha, 0)
         # limit of a Min = Min of the limits of its arguments; infinite ones drop out
-        outer = general.as_independent(sympy.Min)[0] if not isinstance(general, sympy.Min) else sympy.Integer(1)
-        inner = general if isinstance(general, sympy.Min) else general.as_independent(sympy.Min)[1]
-        limits = [sympy.limit(outer * arg, alpha, 0, "+") for arg in inner.args]
-        finite = [value for value in limits if value is not sympy.oo]
-        assert len(finite) == len(limits) - 1
-        zero_outer, zero_min = zero.as_independent(sympy.Min) if not isinstance(zero, sympy.Min) else (sympy.Integer(1), zero)
-        expected = [zero_outer * arg for arg in zero_min.args]
-        assert len(expected) == len(finite)
-        assert all(any(sympy.simplify(f - e) == 0 for e in expected) for f in finite)
+        factor, inner = general.as_independent(sympy.Min) if not isinstance(general, sympy.Min) else (sympy.Integer(1), general)
+        limits = {sympy.simplify(sympy.limit(factor * arg, alpha, 0, "+")) for arg in inner.args}
+        zero_factor, zero_min = zero.as_independent(sympy.Min) if not isinstance(zero, sympy.Min) else (sympy.Integer(1), zero)
+        expected = {sympy.simplify(zero_factor * arg) for arg in zero_min.args}
+        assert limits - {sympy.oo} == expected and sympy.oo in limits
 
 
 def test_alpha_zero_evaluates_exactly_and_ilp_divides_the_warps_needed():
