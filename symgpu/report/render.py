@@ -808,7 +808,8 @@ def render_report(model: Model, *, presets: Sequence[str] | None = None, formats
     context = build_context(model, presets, plots=drawn)
     from symgpu.report import measurements  # matplotlib, as for plots
     found = measurements.sections(model, stem)
-    context["measurements"] = [m.as_dict() for m in found]
+    if found:
+        context["measurements"] = [m.as_dict() for m in found]
     report.files.update({m.svg_name: m.svg for m in found if draw_plots and "md" in formats})
     for fmt in formats:
         if fmt == "json":
