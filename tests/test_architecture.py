@@ -19,7 +19,7 @@ LAYERS = (
     ("symgpu.evaluate",),
     ("symgpu.derive",),
     ("symgpu.validation",),
-    ("symgpu.kernel",),  # tool output in: compiler resource usage, profiler metrics
+    ("symgpu.kernel", "symgpu.measure"),  # tool output and measurements in
     ("symgpu.api",),  # the package root re-exports the public API from here
     ("symgpu.compare",),
     ("symgpu.report",),

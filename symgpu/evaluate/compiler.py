@@ -87,7 +87,8 @@ def broadcast(values: list[Any]) -> list[Any]:
     Only done for Piecewise expressions: stride-0 views are slower than scalars in arithmetic.
     """
     if not any(np.ndim(v) for v in values):
-        return values
+        # NumPy scalars: a branch that is not selected may divide by zero (inf, not ZeroDivisionError).
+        return [np.float64(v) for v in values]
     return list(np.broadcast_arrays(*[np.asarray(v, dtype=float) for v in values]))
 
 

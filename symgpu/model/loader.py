@@ -10,11 +10,10 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from collections.abc import Iterator
 from typing import Any
 
 from symgpu import errors, resources
-from symgpu.model import schema
+from symgpu.model import schema, toml_reader
 
 #: Repository root (``equations/`` and ``templates/`` live beside the package).
 #: The repository root in a checkout (paths inside it are shown relative to it).
@@ -115,7 +114,7 @@ def _shown(path: Path) -> str:
         return str(path)
 
 
-class _Reader:
+class _Reader(toml_reader.TableReader):
     """Shape checks with messages that name the file and the key path."""
 
     def __init__(self, path: str, stem: str, base: schema.ModelDefinition | None = None) -> None:
@@ -123,81 +122,8 @@ class _Reader:
         self.stem = stem
         self.base = base
 
-    def fail(self, where: str, problem: str, hint: str = "") -> errors.ModelFileError:
-        return errors.ModelFileError(self.path, where, problem, hint)
-
-    # -- primitive getters -------------------------------------------------------------
-    def table(self, data: Any, where: str) -> dict[str, Any]:
-        if not isinstance(data, dict):
-            raise self.fail(where, f"expected a table, found {_kind(data)}")
-        return data
-
-    def take(self, data: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str, *, required: bool = True, default: Any = None) -> Any:
-        if key not in data:
-            if required:
-                raise self.fail(where, f"missing required key '{key}'")
-            return default
-        value = data[key]
-        if isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,)):
-            raise self.fail(f"{where}.{key}", f"expected {_kind_name(kind)}, found a boolean")
-        if not isinstance(value, kind):
-            raise self.fail(f"{where}.{key}", f"expected {_kind_name(kind)}, found {_kind(value)}")
-        return value
-
-    def strings(self, data: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
-        value = self.take(data, key, (list, str), where, required=False, default=())
-        if isinstance(value, str):
-            value = [value]
-        for item in value:
-            if not isinstance(item, str):
-                raise self.fail(f"{where}.{key}", f"expected a list of strings, found {_kind(item)} in it")
-        return tuple(value)
-
-    def unknown(self, data: dict[str, Any], allowed: set[str], where: str) -> None:
-        extra = sorted(set(data) - allowed)
-        if extra:
-            raise self.fail(where, f"unknown key '{extra[0]}'", f"allowed keys: {', '.join(sorted(allowed))}")
-
-    def entries(self, data: list[Any], array: str, label: str, allowed: set[str] | None = None) -> Iterator[tuple[str, str, dict[str, Any]]]:
-        """Yield ``(where, id, entry)`` for an array of tables with unique ``id`` keys.
-
-        ``where`` names the entry as ``<label> <id>`` (or ``<array>[<index>]`` before its id is
-        known); unknown keys (when ``allowed`` is given), a missing id and duplicates are errors.
-        """
-        seen: set[str] = set()
-        for index, entry in enumerate(data):
-            where = f"{array}[{index}]"
-            entry = self.table(entry, where)
-            if isinstance(entry.get("id"), str):
-                where = f"{label} {entry['id']}"
-            if allowed is not None:
-                self.unknown(entry, allowed, where)
-            entry_id = self.take(entry, "id", str, where)
-            if entry_id in seen:
-                raise self.fail(where, f"duplicate {label} id '{entry_id}'")
-            seen.add(entry_id)
-            yield where, entry_id, entry
-
-    def source(self, data: dict[str, Any], where: str, refs: set[str], *, required: bool = True) -> schema.SourceLocator:
-        if "source" not in data and not required:
-            return schema.SourceLocator("", "")
-        value = self.take(data, "source", (dict, str), where)
-        if isinstance(value, str):
-            return schema.SourceLocator("", value)
-        self.unknown(value, {"ref", "locator", "kind", "note"}, f"{where}.source")
-        ref = self.take(value, "ref", str, f"{where}.source", required=False, default="")
-        if ref and ref not in refs:
-            raise self.fail(f"{where}.source.ref", f"unknown reference '{ref}'", f"declare it under [references.{ref}] (declared: {', '.join(sorted(refs)) or 'none'})")
-        locator = self.take(value, "locator", str, f"{where}.source", required=False, default="")
-        note = self.take(value, "note", str, f"{where}.source", required=False, default="")
-        kind = self.take(value, "kind", str, f"{where}.source", required=False, default="")
-        if not ref and not locator and not note:
-            raise self.fail(f"{where}.source", "a source needs 'ref' and 'locator' (or 'kind' and 'note')")
-        return schema.SourceLocator(ref or kind, locator or note)
-
-    # -- sections ----------------------------------------------------------------------
     def model(self, data: dict[str, Any]) -> schema.ModelDefinition:
-        self.unknown(data, {"schema_version", "model", "references", "symbols", "equations", "derivations", "presets", "validation", "plots", "errata"}, "top level")
+        self.unknown(data, {"schema_version", "model", "references", "symbols", "equations", "derivations", "presets", "validation", "plots", "errata", "measurements"}, "top level")
         version = self.take(data, "schema_version", int, "top level")
         if version > schema.SCHEMA_VERSION:
             raise self.fail("schema_version", f"version {version} is newer than this symgpu supports ({schema.SCHEMA_VERSION})", "upgrade symgpu")
@@ -226,7 +152,9 @@ class _Reader:
         plots = self.plots(self.take(data, "plots", list, "top level", required=False, default=[]))
         known_cases = {c.id for c in validation} | ({c.id for c in self.base.validation} if self.base is not None else set())
         errata = self.errata(self.take(data, "errata", list, "top level", required=False, default=[]), refs, known_cases)
+        measurements = self.measurements(self.take(data, "measurements", list, "top level", required=False, default=[]), refs)
         if self.base is not None:
+            measurements = _merge(self.base.measurements, measurements, "id")
             plots = _merge(self.base.plots, plots, "id")
             errata = _merge(self.base.errata, errata, "id")
             symbols = _merge(self.base.symbols, symbols, "name")
@@ -249,6 +177,7 @@ class _Reader:
             primary_reference=cited[0] if cited else (self.base.primary_reference if self.base is not None else ""),
             plots=plots,
             errata=errata,
+            measurements=measurements,
         )
 
     def references(self, data: dict[str, Any]) -> tuple[schema.Reference, ...]:
@@ -314,7 +243,7 @@ class _Reader:
             limiters = self.take(entry, "limiters", dict, where, required=False, default={})
             for key, value in limiters.items():
                 if not isinstance(value, str):
-                    raise self.fail(f"{where}.limiters.{key}", f"expected an expression string, found {_kind(value)}")
+                    raise self.fail(f"{where}.limiters.{key}", f"expected an expression string, found {toml_reader._kind(value)}")
             out.append(schema.EquationDefinition(
                 id=eq_id,
                 defines=self.take(entry, "defines", str, where),
@@ -358,7 +287,7 @@ class _Reader:
             values = self.table(self.take(entry, "values", dict, where, required=False, default={}), f"{where}.values")
             for key, value in values.items():
                 if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-                    raise self.fail(f"{where}.values.{key}", f"expected a quantity string or number, found {_kind(value)}")
+                    raise self.fail(f"{where}.values.{key}", f"expected a quantity string or number, found {toml_reader._kind(value)}")
             notes = self.table(self.take(entry, "notes", dict, where, required=False, default={}), f"{where}.notes")
             out.append(schema.PresetDefinition(
                 id=preset_id,
@@ -384,15 +313,15 @@ class _Reader:
                 raise self.fail(f"{where}.expect", "no expected values given")
             for key, value in list(inputs.items()) + list(expect.items()):
                 if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-                    raise self.fail(f"{where}.{key}", f"expected a quantity string or number, found {_kind(value)}")
+                    raise self.fail(f"{where}.{key}", f"expected a quantity string or number, found {toml_reader._kind(value)}")
             out.append(schema.ValidationCase(
                 id=case_id,
                 preset=self.take(entry, "preset", str, where, required=False, default=""),
                 inputs=tuple(inputs.items()),
                 expect=tuple((k, str(v)) for k, v in expect.items()),
                 source=self.source(entry, where, refs),
-                rel_tol=_float(self.take(entry, "rel_tol", (int, float), where, required=False, default=None)),
-                abs_tol=_float(self.take(entry, "abs_tol", (int, float), where, required=False, default=None)),
+                rel_tol=toml_reader._float(self.take(entry, "rel_tol", (int, float), where, required=False, default=None)),
+                abs_tol=toml_reader._float(self.take(entry, "abs_tol", (int, float), where, required=False, default=None)),
                 erratum=self.take(entry, "erratum", str, where, required=False, default=""),
                 note=self.take(entry, "note", str, where, required=False, default=""),
                 derivation=self.take(entry, "derivation", str, where, required=False, default=""),
@@ -405,7 +334,7 @@ class _Reader:
             op = self.take(entry, "op", str, where)
             if op not in schema.DERIVATION_OPS:
                 raise self.fail(f"{where}.op", f"unknown operation '{op}'", f"use one of: {', '.join(schema.DERIVATION_OPS)}")
-            fields = tuple((k, _freeze(v)) for k, v in entry.items() if k not in ("id", "op"))
+            fields = tuple((k, toml_reader._freeze(v)) for k, v in entry.items() if k not in ("id", "op"))
             out.append(schema.DerivationRequest(id=request_id, op=op, fields=fields))
         return tuple(out)
 
@@ -433,8 +362,32 @@ class _Reader:
             kind = self.take(entry, "kind", str, where)
             if kind not in schema.PLOT_KINDS:
                 raise self.fail(f"{where}.kind", f"unknown plot kind '{kind}'", f"use one of: {', '.join(schema.PLOT_KINDS)}")
-            fields = tuple((k, _freeze(v)) for k, v in entry.items() if k not in ("id", "kind"))
+            fields = tuple((k, toml_reader._freeze(v)) for k, v in entry.items() if k not in ("id", "kind"))
             out.append(schema.PlotRequest(id=plot_id, kind=kind, fields=fields))
+        return tuple(out)
+
+
+    def measurements(self, data: list[Any], refs: set[str]) -> tuple[schema.MeasurementRequest, ...]:
+        out = []
+        allowed = {"id", "data", "quantity", "column", "preset", "variable", "where", "caption", "source"}
+        for where, entry_id, entry in self.entries(data, "measurements", "measurement", allowed):
+            if not _plot_ids_ok(entry_id):
+                raise self.fail(f"{where}.id", f"id '{entry_id}' must be letters, digits and underscores (it names files)")
+            path = self.take(entry, "data", str, where)
+            if Path(path).is_absolute() or ".." in Path(path).parts or not (ROOT / path).is_file():
+                raise self.fail(f"{where}.data", f"'{path}' is not a file inside the repository", "give a path relative to the repository root, e.g. data/h100/x.csv")
+            filters = self.table(self.take(entry, "where", dict, where, required=False, default={}), f"{where}.where")
+            for key, value in filters.items():
+                if not isinstance(value, (int, float)) or isinstance(value, bool):
+                    raise self.fail(f"{where}.where.{key}", f"expected a number (in the column's unit), found {toml_reader._kind(value)}")
+            out.append(schema.MeasurementRequest(
+                id=entry_id, data=path, quantity=self.take(entry, "quantity", str, where), source=self.source(entry, where, refs),
+                preset=self.take(entry, "preset", str, where, required=False, default=""),
+                variable=self.take(entry, "variable", str, where, required=False, default=""),
+                column=self.take(entry, "column", str, where, required=False, default=""),
+                where=tuple((k, float(v)) for k, v in filters.items()),
+                caption=self.take(entry, "caption", str, where, required=False, default=""),
+            ))
         return tuple(out)
 
 
@@ -447,33 +400,3 @@ def _merge(base: tuple[Any, ...], own: tuple[Any, ...], key: str) -> tuple[Any, 
     replacements = {getattr(item, key): item for item in own}
     merged = [replacements.pop(getattr(item, key), item) for item in base]
     return tuple(merged) + tuple(item for item in own if getattr(item, key) in replacements)
-
-
-def _freeze(value: Any) -> Any:
-    if isinstance(value, dict):
-        return tuple((k, _freeze(v)) for k, v in value.items())
-    if isinstance(value, list):
-        return tuple(_freeze(v) for v in value)
-    return value
-
-
-def _float(value: Any) -> float | None:
-    return None if value is None else float(value)
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, dict):
-        return "a table"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, str):
-        return f"the string {value!r}"
-    return f"{type(value).__name__} {value!r}"
-
-
-def _kind_name(kind: type | tuple[type, ...]) -> str:
-    names = {str: "a string", int: "an integer", float: "a number", dict: "a table", list: "an array", bool: "a boolean"}
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    return " or ".join(names.get(k, k.__name__) for k in kinds)

@@ -228,6 +228,33 @@ class PlotRequest:
 
 
 @dataclass(frozen=True)
+class MeasurementRequest:
+    """A measured-data file the report compares the model with (``[[measurements]]``).
+
+    Attributes:
+        id: entry id (names the plot files).
+        data: measured-data CSV, relative to the repository root (units in the headers).
+        quantity: the compared quantity (a column of the file, defined by an equation).
+        preset: preset for the values no column gives ("" for none).
+        variable: the swept column ("" for the default: ``n`` or the most varied column).
+        column: the measured column when it is not named ``quantity`` ("" for ``quantity``).
+        where: (column, value) filters applied to the rows.
+        caption: text under the plot, including where and why the model fails.
+        source: where the data come from.
+    """
+
+    id: str
+    data: str
+    quantity: str
+    source: SourceLocator
+    preset: str = ""
+    variable: str = ""
+    column: str = ""
+    where: tuple[tuple[str, float], ...] = ()
+    caption: str = ""
+
+
+@dataclass(frozen=True)
 class ModelDefinition:
     """Everything a model file says, validated for shape but not yet built into SymPy.
 
@@ -245,6 +272,7 @@ class ModelDefinition:
         extends: id of the model this one is a variant of ("" for none).
         plots: plots the report draws, in file order.
         errata: recorded defects of the source, in file order.
+        measurements: measured-data comparisons the report draws, in file order.
     """
 
     id: str
@@ -261,3 +289,4 @@ class ModelDefinition:
     primary_reference: str = field(default="")
     plots: tuple[PlotRequest, ...] = ()
     errata: tuple[Erratum, ...] = ()
+    measurements: tuple[MeasurementRequest, ...] = ()

@@ -13,7 +13,7 @@ from symgpu.model import loader
 if TYPE_CHECKING:
     from symgpu.model import Model
 from symgpu import api, resources
-from symgpu.report import plot_specs, plots
+from symgpu.report import measurements, plot_specs, plots
 from symgpu.report.content import build_context
 from symgpu.report.scenarios import scrub
 from symgpu.report.templates import make_environment, render_template
@@ -77,6 +77,10 @@ def render_report(model: Model, *, presets: Sequence[str] | None = None, formats
                 report.files[entry["files"][kind]] = data
         drawn.append(entry)
     context = build_context(model, presets, plots=drawn)
+    found = measurements.sections(model, stem)
+    if found:
+        context["measurements"] = [m.as_dict() for m in found]
+    report.files.update({m.svg_name: m.svg for m in found if draw_plots and "md" in formats})
     for fmt in formats:
         if fmt == "json":
             text = json.dumps(context, indent=2, sort_keys=True, ensure_ascii=False) + "\n"

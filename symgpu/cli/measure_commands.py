@@ -1,0 +1,126 @@
+"""The ``symgpu fit``, ``symgpu measured`` and ``symgpu measure`` commands (measured data in, model vs measurement)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from symgpu import errors
+from symgpu.cli import common
+from symgpu.report import measurements
+from symgpu.measure import compare, data, fit, microbench
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", help="model id or path to a .toml file")
+    p.add_argument("quantity", help="the measured quantity (a column of the data file, defined by an equation)")
+    p.add_argument("--data", required=True, help="measured-data CSV with units in the headers, e.g. 'n [warp/SM]'")
+    p.add_argument("--preset", "-p", help="preset for the values no column gives")
+    p.add_argument("--column", help="the measured column when its name differs from QUANTITY (same dimension)")
+    p.add_argument("--where", action="append", default=[], metavar="COLUMN=VALUE",
+                   help="keep only rows where COLUMN equals VALUE (in the column's unit; repeatable)")
+
+
+def setup_fit(sub: Any) -> None:
+    """Add ``symgpu fit``."""
+    p = sub.add_parser("fit", help="least-squares fit of model parameters to measured data",
+                       description="Fit declared input symbols so that QUANTITY matches the measured column "
+                                   "(relative residuals, scipy.optimize.least_squares, 95 % confidence intervals).")
+    _common(p)
+    p.add_argument("--params", required=True, help="comma-separated symbols to fit, e.g. a,b,c")
+    p.add_argument("--init", action="append", default=[], metavar="NAME=VALUE",
+                   help="starting value (quantity string or number in the declared unit); default: the preset's")
+    p.add_argument("--preset-id", default="", help="write a [presets.ID] TOML block with the fitted values")
+    p.add_argument("-o", "--output", help="file for the TOML block (default: print it)")
+
+
+def run_fit(args: argparse.Namespace) -> int:
+    """Fit, print the parameters with intervals and the fit quality, and emit the preset block."""
+    model = common.load_model(args.model)
+    measured = _filtered(args)
+    start = dict(_pair(text, "--init") for text in args.init)
+    params = [p.strip() for p in args.params.split(",") if p.strip()]
+    result = fit.fit(model, args.quantity, measured, params, preset=args.preset, start=start, column=args.column)
+    print("\n".join(fit.summary_lines(result)))
+    if args.preset_id:
+        block = fit.preset_toml(result, args.preset_id)
+        if args.output:
+            Path(args.output).write_text(block, encoding="utf-8")
+            print(f"preset block written to {args.output}")
+        else:
+            print()
+            print(block, end="")
+    return common.OK
+
+
+def setup_measured(sub: Any) -> None:
+    """Add ``symgpu measured``."""
+    p = sub.add_parser("measured", help="model vs measurement: errors, knees and a plot",
+                       description="Compare QUANTITY with the measured column: RMS and max relative error and the knee "
+                                   "(90 % of the plateau) of each measured curve and of the model.")
+    _common(p)
+    p.add_argument("--variable", help="the swept column (default: n, or the most varied input column)")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="extra symbol values")
+    p.add_argument("--plot", help="write the plot as SVG to this file")
+
+
+def run_measured(args: argparse.Namespace) -> int:
+    """Print the comparison table and write the plot."""
+    model = common.load_model(args.model)
+    measured = _filtered(args)
+    values = dict(_pair(text, "--set") for text in args.set)
+    comparison = compare.compare(model, args.quantity, measured, variable=args.variable, preset=args.preset, values=values, column=args.column)
+    print("\n".join(compare.table_lines(comparison)))
+    if args.plot:
+
+        Path(args.plot).write_bytes(measurements.figure_svg(comparison))
+        print(f"plot written to {args.plot}")
+    return common.OK
+
+
+def setup_measure(sub: Any) -> None:
+    """Add ``symgpu measure``."""
+    p = sub.add_parser("measure", help="run microbenchmarks on this machine's NVIDIA GPU (needs symgpu[cuda])",
+                       description="Pointer-chase latency, FMA latency and peak, streaming read vs warps/SM x ILP x alpha; "
+                                   "writes measured-data CSVs with units and device provenance. Needs CuPy and an NVIDIA GPU.")
+    p.add_argument("-o", "--output", default="measurements", help="output folder (default: measurements/)")
+    p.add_argument("--quick", action="store_true", help="fewer points (a smoke run)")
+
+
+def run_measure(args: argparse.Namespace) -> int:
+    """Run the microbenchmarks (refuses cleanly without CuPy or a GPU)."""
+    written = microbench.run_all(Path(args.output), quick=args.quick)
+    for path in written:
+        print(f"wrote {path}")
+    return common.OK
+
+
+def _filtered(args: argparse.Namespace) -> data.MeasuredData:
+    measured = data.read_csv(args.data)
+    for text in args.where:
+        name, value = _pair(text, "--where")
+        try:
+            number = float(value)
+        except ValueError:
+            raise errors.UsageError(f"--where {text!r}: the value must be a number in the column's unit") from None
+        measured = measured.where(name, number)
+    return measured
+
+
+def _pair(text: str, option: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip() or not value.strip():
+        raise errors.UsageError(f"{option} {text!r}: expected NAME=VALUE")
+    return name.strip(), value.strip()
+
+
+def setup(sub: Any) -> None:
+    """Add the fit, measured and measure subcommands."""
+    setup_fit(sub)
+    setup_measured(sub)
+    setup_measure(sub)
+
+
+#: subcommand -> run(args) -> exit code.
+RUN = {"fit": run_fit, "measured": run_measured, "measure": run_measure}

@@ -1,0 +1,209 @@
+"""Measured data: CSV files whose column headers carry units (``n [warp/SM]``, ``dram_throughput [GB/s]``).
+
+Format (the same for files read here and written by ``symgpu measure``):
+
+* optional leading comment lines starting with ``#`` (provenance: device, driver, clock, date);
+* one header row; every cell is ``name [unit]``: ``name`` a symbol-like identifier, ``unit`` a
+  unit of symgpu's registry (``1`` for pure numbers), parsed by :func:`symgpu.units.unit` only;
+* data rows of finite decimal numbers, one per cell, no empty cells.
+
+Nothing else is accepted: a header without a unit, an unknown unit, NaN or infinity, a
+missing cell or a file over :data:`MAX_BYTES` is an error naming the file, row and column.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pint
+
+from symgpu import errors, units
+
+#: Largest measured-data file read (bytes).
+MAX_BYTES = 8_000_000
+#: Most data rows read.
+MAX_ROWS = 200_000
+_HEADER = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\[([^\[\]]*)\]\s*$")
+_NUMBER = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
+
+
+@dataclass(frozen=True)
+class Column:
+    """One measured column.
+
+    Attributes:
+        name: the header name (a model symbol, or an annotation such as ``rep``).
+        unit_text: the unit as written in the header.
+        values: the numbers, in ``unit_text``.
+    """
+
+    name: str
+    unit_text: str
+    values: tuple[float, ...]
+
+    @property
+    def unit(self) -> pint.Unit:
+        """The parsed unit."""
+        return units.unit(self.unit_text)
+
+    def array(self) -> np.ndarray:
+        """The values as a float array."""
+        return np.asarray(self.values, dtype=float)
+
+    def quantity(self) -> pint.Quantity:
+        """The values as a pint array quantity."""
+        return units.registry().Quantity(self.array(), self.unit)
+
+
+@dataclass(frozen=True)
+class MeasuredData:
+    """A measured-data file, read and checked.
+
+    Attributes:
+        path: the file as shown in messages.
+        columns: the columns in file order.
+        comments: the leading ``#`` lines without the ``#`` (provenance).
+        selection: (column, value) row filters applied so far (see :meth:`where`).
+    """
+
+    path: str
+    columns: tuple[Column, ...]
+    comments: tuple[str, ...] = ()
+    selection: tuple[tuple[str, float], ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Column names in file order."""
+        return tuple(c.name for c in self.columns)
+
+    @property
+    def rows(self) -> int:
+        """Number of data rows."""
+        return len(self.columns[0].values) if self.columns else 0
+
+    def column(self, name: str) -> Column:
+        """The column ``name``.
+
+        Raises:
+            errors.UsageError: no such column.
+        """
+        for column in self.columns:
+            if column.name == name:
+                return column
+        raise errors.UsageError(f"{self.path}: no column '{name}' (columns: {', '.join(self.names)}); "
+                                f"add a column headed '{name} [unit]'")
+
+    def where(self, name: str, value: float) -> MeasuredData:
+        """The rows whose column ``name`` equals ``value`` (in the column's unit).
+
+        Raises:
+            errors.UsageError: no such column, or no row matches.
+        """
+        keep = np.isclose(self.column(name).array(), value, rtol=1e-12, atol=0.0)
+        if not keep.any():
+            shown = ", ".join(f"{v:g}" for v in sorted(set(self.column(name).values)))
+            raise errors.UsageError(f"{self.path}: no row has {name} = {value:g} (values: {shown})")
+        return MeasuredData(self.path, tuple(Column(c.name, c.unit_text, tuple(c.array()[keep].tolist())) for c in self.columns),
+                            self.comments, self.selection + ((name, float(value)),))
+
+    @property
+    def label(self) -> str:
+        """The path with the row filters, e.g. ``x.csv (alpha = 0)``."""
+        return self.path + (f" ({', '.join(f'{k} = {v:g}' for k, v in self.selection)})" if self.selection else "")
+
+
+def parse_header(cell: str, where: str) -> tuple[str, str]:
+    """Split ``"n [warp/SM]"`` into ``("n", "warp/SM")`` after checking the unit.
+
+    Raises:
+        errors.UsageError: not ``name [unit]``, or the unit is unknown.
+    """
+    match = _HEADER.match(cell)
+    if not match:
+        raise errors.UsageError(f"{where}: header {cell.strip()!r} is not 'name [unit]'; "
+                                f"write e.g. 'n [warp/SM]' ('[1]' for pure numbers)")
+    name, unit_text = match.group(1), match.group(2).strip()
+    try:
+        units.unit(unit_text)
+    except ValueError as exc:
+        raise errors.UsageError(f"{where}: column '{name}': {exc}; use a unit of symgpu/units/units.txt") from None
+    return name, unit_text or "1"
+
+
+def read_csv(path: str | Path) -> MeasuredData:
+    """Read and check a measured-data CSV file (see the module docstring for the format).
+
+    Raises:
+        errors.UsageError: the file is missing, too large, or breaks the format; the message
+            names the file, the row and the column.
+    """
+    shown = str(path)
+    file = Path(path)
+    try:
+        size = file.stat().st_size
+    except OSError as exc:
+        raise errors.UsageError(f"{shown}: cannot read measured data ({exc.strerror})") from None
+    if size > MAX_BYTES:
+        raise errors.UsageError(f"{shown}: {size} bytes, more than the {MAX_BYTES} read; split the file")
+    try:
+        text = file.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise errors.UsageError(f"{shown}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    return parse_csv(text, shown)
+
+
+def parse_csv(text: str, shown: str = "<data>") -> MeasuredData:
+    """Parse measured-data CSV text (see :func:`read_csv`)."""
+    lines = text.splitlines()
+    comments = []
+    while lines and lines[0].lstrip().startswith("#"):
+        comments.append(lines.pop(0).lstrip()[1:].strip())
+    offset = len(comments)
+    body = [row for row in csv.reader(io.StringIO("\n".join(lines)))]
+    if not body or not any(cell.strip() for cell in body[0]):
+        raise errors.UsageError(f"{shown}: no header row; the first line after the '#' comments names the columns as 'name [unit]'")
+    header = [parse_header(cell, f"{shown}:{offset + 1}") for cell in body[0]]
+    names = [name for name, _ in header]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise errors.UsageError(f"{shown}:{offset + 1}: column {', '.join(repeated)} appears twice")
+    rows = [row for row in body[1:] if any(cell.strip() for cell in row)]
+    if len(rows) > MAX_ROWS:
+        raise errors.UsageError(f"{shown}: {len(rows)} data rows, more than the {MAX_ROWS} read")
+    if not rows:
+        raise errors.UsageError(f"{shown}: no data rows below the header")
+    values: list[list[float]] = [[] for _ in header]
+    for index, row in enumerate(body[1:], start=offset + 2):
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(header):
+            raise errors.UsageError(f"{shown}:{index}: {len(row)} cells, but the header names {len(header)} columns")
+        for column, cell in enumerate(row):
+            if not _NUMBER.match(cell):
+                what = "an empty cell" if not cell.strip() else repr(cell.strip())
+                raise errors.UsageError(f"{shown}:{index}: column '{names[column]}' holds {what}, not a finite "
+                                        f"decimal number (NaN and infinity are refused); fix or drop the row")
+            values[column].append(float(cell))
+    return MeasuredData(shown, tuple(Column(name, unit, tuple(vals)) for (name, unit), vals in zip(header, values)),
+                        tuple(comments))
+
+
+def write_csv(path: str | Path, data: MeasuredData) -> None:
+    """Write ``data`` in the measured-data format (comments, unit header, rows)."""
+    out = io.StringIO()
+    for line in data.comments:
+        out.write(f"# {line}\n")
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([f"{c.name} [{c.unit_text}]" for c in data.columns])
+    for row in zip(*(c.values for c in data.columns)):
+        writer.writerow([_number(v) for v in row])
+    Path(path).write_text(out.getvalue(), encoding="utf-8")
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() and abs(value) < 1e15 else repr(float(value))

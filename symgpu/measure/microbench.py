@@ -1,0 +1,197 @@
+"""``symgpu measure``: microbenchmarks on the user's NVIDIA GPU (optional extra ``symgpu[cuda]``, CuPy).
+
+Writes measured-data CSVs in the format of :mod:`symgpu.measure.data` (units in the headers,
+provenance in ``#`` lines: device, driver, runtime, clock, date):
+
+* ``latency.csv``: pointer chase, one thread, ``ld.global.cg``, 256 B lines in a random cycle;
+  ``mem_lat [cycle]`` per footprint (L2 hits for small footprints, DRAM for large ones);
+* ``fma.csv``: dependent FP32 FMA latency ``alu_lat [cycle]`` and the FMA peak;
+* ``stream.csv``: streaming read ``dram_throughput [GB/s]`` vs ``n [warp/SM]`` x ``ilp`` x
+  ``alpha``, warps per SM pinned with dynamic shared memory and checked with the occupancy API.
+
+Without CuPy or a GPU every entry point raises :class:`~symgpu.errors.UsageError` saying so;
+nothing here runs in CI.
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from symgpu import errors
+from symgpu.measure import data
+
+_CHASE = r"""
+extern "C" __global__ void chase(const unsigned long long* next, long long steps, unsigned long long* out, long long* cycles) {
+    unsigned long long p = 0;
+    for (int i = 0; i < 64; ++i) { p = __ldcg(next + p); }              // warm the TLB and the path
+    long long start = clock64();
+    for (long long i = 0; i < steps; ++i) { p = __ldcg(next + p); }
+    long long stop = clock64();
+    out[0] = p; cycles[0] = stop - start;
+}
+"""
+_FMA = r"""
+extern "C" __global__ void fma(float* out, long long iters, int chains, long long* cycles) {
+    float x[8]; for (int c = 0; c < 8; ++c) x[c] = threadIdx.x + c;
+    long long start = clock64();
+    for (long long i = 0; i < iters; ++i) {
+        #pragma unroll
+        for (int c = 0; c < 8; ++c) if (c < chains) x[c] = fmaf(x[c], 0.999f, 0.5f);
+    }
+    long long stop = clock64();
+    float s = 0; for (int c = 0; c < 8; ++c) s += x[c];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+    if (threadIdx.x == 0 && blockIdx.x == 0) cycles[0] = stop - start;
+}
+"""
+_STREAM = r"""
+template <int ILP>
+__device__ void body(const float* a, long long n, int alpha, float* out) {
+    extern __shared__ float pin[];                                       // pins warps per SM
+    long long stride = (long long)gridDim.x * blockDim.x * ILP;
+    float acc = 0;
+    for (long long i = (long long)blockIdx.x * blockDim.x * ILP + threadIdx.x; i + (ILP - 1) * blockDim.x < n; i += stride) {
+        float v[ILP];
+        #pragma unroll
+        for (int k = 0; k < ILP; ++k) v[k] = __ldcg(a + i + k * blockDim.x);
+        #pragma unroll
+        for (int k = 0; k < ILP; ++k) {
+            for (int j = 0; j < alpha; ++j) v[k] = fmaf(v[k], 0.999f, 0.5f);
+            acc += v[k];
+        }
+    }
+    if (acc == -1.0f) { out[0] = acc + pin[0]; }
+}
+extern "C" __global__ void stream1(const float* a, long long n, int alpha, float* out) { body<1>(a, n, alpha, out); }
+extern "C" __global__ void stream2(const float* a, long long n, int alpha, float* out) { body<2>(a, n, alpha, out); }
+extern "C" __global__ void stream4(const float* a, long long n, int alpha, float* out) { body<4>(a, n, alpha, out); }
+"""
+
+
+def cupy_module() -> Any:
+    """CuPy, or a clear error when it (or a GPU) is missing."""
+    try:
+        cupy = importlib.import_module("cupy")
+    except ImportError:
+        raise errors.UsageError("symgpu measure needs CuPy and an NVIDIA GPU: pip install 'symgpu[cuda]'") from None
+    try:
+        if cupy.cuda.runtime.getDeviceCount() < 1:
+            raise errors.UsageError("symgpu measure: no NVIDIA GPU found")
+    except cupy.cuda.runtime.CUDARuntimeError as exc:
+        raise errors.UsageError(f"symgpu measure: no usable NVIDIA GPU ({exc})") from None
+    return cupy
+
+
+def provenance(cupy: Any) -> tuple[str, ...]:
+    """Device, driver, runtime, SM count and clock lines for the CSV header."""
+    props = cupy.cuda.runtime.getDeviceProperties(0)
+    name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+    return (
+        f"device: {name}, CC {props['major']}.{props['minor']}, {props['multiProcessorCount']} SMs",
+        f"driver {cupy.cuda.runtime.driverGetVersion()}, runtime {cupy.cuda.runtime.runtimeGetVersion()}, "
+        f"max SM clock {props['clockRate'] / 1000:.0f} MHz (clock64 cycles are SM cycles)",
+        f"measured {datetime.date.today().isoformat()} by symgpu measure",
+    )
+
+
+def pointer_chase(cupy: Any, footprints: list[int], steps: int = 20000, line: int = 256) -> list[float]:
+    """Cycles per dependent load for each footprint (bytes)."""
+    kernel = cupy.RawKernel(_CHASE, "chase")
+    result = []
+    rng = np.random.default_rng(12345)
+    for footprint in footprints:
+        slots = footprint // line
+        stride = line // 8
+        order = rng.permutation(slots)
+        table = np.zeros(slots * stride, dtype=np.uint64)
+        table[order * stride] = np.roll(order, -1) * stride
+        next_ = cupy.asarray(table)
+        out = cupy.zeros(1, dtype=cupy.uint64)
+        cycles = cupy.zeros(1, dtype=cupy.int64)
+        kernel((1,), (1,), (next_, np.int64(steps), out, cycles))
+        cupy.cuda.Device(0).synchronize()
+        result.append(float(cycles.get()[0]) / steps)
+    return result
+
+
+def fma_latency(cupy: Any, iters: int = 1 << 16) -> float:
+    """Cycles per dependent FP32 FMA (one thread, one chain)."""
+    kernel = cupy.RawKernel(_FMA, "fma")
+    out = cupy.zeros(32, dtype=cupy.float32)
+    cycles = cupy.zeros(1, dtype=cupy.int64)
+    kernel((1,), (32,), (out, np.int64(iters), np.int32(1), cycles))
+    cupy.cuda.Device(0).synchronize()
+    return float(cycles.get()[0]) / iters
+
+
+def occupancy_pinned(cupy: Any, kernel: Any, threads: int, smem: int) -> int:
+    """Blocks per SM the occupancy API allows for this launch shape."""
+    return int(cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, threads, smem))
+
+
+def stream(cupy: Any, warps: list[int], ilps: list[int], alphas: list[int], size: int = 1 << 28) -> list[tuple[int, int, int, float]]:
+    """(ilp, alpha, warps/SM, GB/s) for one block of 32*w threads per SM, pinned with shared memory."""
+    props = cupy.cuda.runtime.getDeviceProperties(0)
+    sms = props["multiProcessorCount"]
+    smem_sm = props["sharedMemPerMultiprocessor"]
+    module = cupy.RawModule(code=_STREAM, options=("-std=c++14",))
+    array = cupy.ones(size, dtype=cupy.float32)
+    out = cupy.zeros(1, dtype=cupy.float32)
+    rows = []
+    for ilp in ilps:
+        kernel = module.get_function(f"stream{ilp}")
+        for alpha in alphas:
+            for w in warps:
+                threads = 32 * w
+                if threads > 1024:
+                    continue
+                smem = min(smem_sm // 2 + 1024, props["sharedMemPerBlockOptin"]) if w <= 32 else 0
+                kernel.max_dynamic_shared_size_bytes = smem
+                if occupancy_pinned(cupy, kernel, threads, smem) != 1:
+                    raise errors.UsageError(f"symgpu measure: could not pin one block of {threads} threads per SM")
+                start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+                kernel((sms,), (threads,), (array, np.int64(size), np.int32(alpha), out), shared_mem=smem)
+                start.record()
+                kernel((sms,), (threads,), (array, np.int64(size), np.int32(alpha), out), shared_mem=smem)
+                stop.record()
+                stop.synchronize()
+                ms = cupy.cuda.get_elapsed_time(start, stop)
+                rows.append((ilp, alpha, w, size * 4 / (ms * 1e-3) / 1e9))
+    return rows
+
+
+def run_all(folder: Path, *, quick: bool = False) -> list[Path]:
+    """Run every microbenchmark and write the CSVs into ``folder``.
+
+    Raises:
+        errors.UsageError: no CuPy or no GPU.
+    """
+    cupy = cupy_module()
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = provenance(cupy)
+    footprints = [1 << 20, 1 << 24, 1 << 30] if quick else [1 << k for k in range(20, 33, 2)]
+    chase = pointer_chase(cupy, footprints)
+    written = []
+    latency = data.MeasuredData("latency.csv", (data.Column("footprint", "B", tuple(float(f) for f in footprints)),
+                                                data.Column("mem_lat", "cycle", tuple(chase))), lines)
+    data.write_csv(folder / "latency.csv", latency)
+    written.append(folder / "latency.csv")
+    fma = data.MeasuredData("fma.csv", (data.Column("alu_lat", "cycle", (fma_latency(cupy),)),), lines)
+    data.write_csv(folder / "fma.csv", fma)
+    written.append(folder / "fma.csv")
+    warps = [1, 4, 16, 32] if quick else [1, 2, 4, 8, 12, 16, 20, 24, 28, 32]
+    rows = stream(cupy, warps, [1] if quick else [1, 2, 4], [0] if quick else [0, 8, 32, 128])
+    table = data.MeasuredData("stream.csv", (
+        data.Column("ilp", "winst/warp", tuple(float(r[0]) for r in rows)),
+        data.Column("alpha", "1", tuple(float(r[1]) for r in rows)),
+        data.Column("n", "warp/SM", tuple(float(r[2]) for r in rows)),
+        data.Column("dram_throughput", "GB/s", tuple(r[3] for r in rows)),
+    ), lines)
+    data.write_csv(folder / "stream.csv", table)
+    written.append(folder / "stream.csv")
+    return written
