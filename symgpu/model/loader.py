@@ -8,6 +8,7 @@ a file (keys, types, ids, references); the SymPy and unit checks happen in
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from collections.abc import Iterator
@@ -22,6 +23,10 @@ ENV_EQUATIONS = "SYMGPU_EQUATIONS"
 SCHEMA_CHANGES = {1: "first version"}
 #: Names a symbol may not take: they are keyword arguments of ``Model.evaluate(name, preset=, checks=, **values)``.
 _RESERVED_PRESET_KEYS = {"description", "source", "based_on", "values", "notes"}
+#: A model id (file stem, ``extends``): no path separators, no dots.
+MODEL_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_-]{0,99}$")
+#: Any other id (preset, equation, case...): ASCII, no path separators; ids name report files.
+ENTRY_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
 
 
 def equations_dir() -> Path:
@@ -87,6 +92,9 @@ def read_definition(path: str | os.PathLike[str], _trail: tuple[str, ...] = ()) 
     meta = data.get("model")
     extends = meta.get("extends") if isinstance(meta, dict) else None
     if isinstance(extends, str) and extends:
+        if not MODEL_ID.match(extends):
+            raise errors.ModelFileError(shown, "[model].extends", f"{_cut(extends)!r} is not a model id: extends names a model (letters, digits, '_', '-'), never a path",
+                                        f"write extends = \"<id>\" with the base model's id (bundled: {', '.join(list_models()) or 'none'})")
         trail = _trail + (path.stem,)
         if extends in trail:
             raise errors.ModelFileError(shown, "[model].extends", f"models extend each other in a cycle: {' -> '.join(trail + (extends,))}")
@@ -161,6 +169,8 @@ class _Reader:
             where = f"{array}[{index}]"
             entry = self.table(entry, where)
             if isinstance(entry.get("id"), str):
+                if not ENTRY_ID.match(entry["id"]):
+                    raise self.fail(f"{where}.id", f"{label} id {_cut(ascii(entry['id']))} is not a plain id", "use ASCII letters, digits, '_', '.' and '-'")
                 where = f"{label} {entry['id']}"
             if allowed is not None:
                 self.unknown(entry, allowed, where)
@@ -198,6 +208,8 @@ class _Reader:
         meta = self.table(self.take(data, "model", dict, "top level"), "[model]")
         self.unknown(meta, {"id", "title", "summary", "references", "extends"}, "[model]")
         model_id = self.take(meta, "id", str, "[model]")
+        if not MODEL_ID.match(model_id):
+            raise self.fail("[model].id", f"id {_cut(model_id)!r} is not a plain model id", "use letters, digits, '_' and '-' (the id names the file and the report folder)")
         if model_id != self.stem:
             raise self.fail("[model].id", f"id '{model_id}' differs from the file stem '{self.stem}'", f"rename the file to {model_id}.toml or set id = \"{self.stem}\"")
         references = self.references(self.take(data, "references", dict, "top level", required=False, default={}))
@@ -265,8 +277,10 @@ class _Reader:
         out = []
         for name, entry in data.items():
             where = f"[symbols.{name}]"
-            if not name.isidentifier() or name.startswith("_"):
-                raise self.fail(where, f"symbol name '{name}' is not a plain identifier", "use letters, digits and single underscores, not starting with '_'")
+            if not name.isascii() or not name.isidentifier() or name.startswith("_"):
+                shown = name if name.isascii() else ascii(name)
+                raise self.fail(f"[symbols.{_cut(shown)}]", f"symbol name {_cut(shown)!r} is not a plain ASCII identifier",
+                                "use ASCII letters, digits and underscores, not starting with '_' (look-alike letters from other scripts are refused)")
             entry = self.table(entry, where)
             self.unknown(entry, {"description", "unit", "role", "latex", "assumptions", "value", "source"}, where)
             role = self.take(entry, "role", str, where, required=False, default="input")
@@ -344,7 +358,9 @@ class _Reader:
     def presets(self, data: dict[str, Any], refs: set[str]) -> tuple[schema.PresetDefinition, ...]:
         out = []
         for preset_id, entry in data.items():
-            where = f"[presets.{preset_id}]"
+            where = f"[presets.{_cut(preset_id)}]"
+            if not ENTRY_ID.match(preset_id):
+                raise self.fail(where, f"preset id {_cut(ascii(preset_id))} is not a plain id", "use ASCII letters, digits, '_', '.' and '-' (preset ids name report files)")
             entry = self.table(entry, where)
             self.unknown(entry, _RESERVED_PRESET_KEYS, where)
             values = self.table(self.take(entry, "values", dict, where, required=False, default={}), f"{where}.values")
@@ -428,6 +444,11 @@ class _Reader:
             fields = tuple((k, _freeze(v)) for k, v in entry.items() if k not in ("id", "kind"))
             out.append(schema.PlotRequest(id=plot_id, kind=kind, fields=fields))
         return tuple(out)
+
+
+def _cut(text: str, limit: int = 60) -> str:
+    """``text`` cut to ``limit`` characters for messages."""
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _plot_ids_ok(text: str) -> bool:
