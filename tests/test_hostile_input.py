@@ -112,7 +112,7 @@ def test_symbol_name_with_a_cyrillic_homoglyph_is_refused(write_model):
     text = TINY.format(rhs="P_peak", peak="1 TFLOP/s", extra_equation="").replace(
         "[symbols.P_peak]", f'[symbols."{lookalike}"]\ndescription = "look-alike"\nunit = "FLOP/s"\n\n[symbols.P_peak]')
     path = write_model(text)
-    message = (r": \[symbols\.fl\\u043eps\]: symbol name 'fl\\\\u043eps' is not a plain ASCII identifier; use ASCII letters, digits and underscores, "
+    message = (r": \[symbols\.fl\\u043eps\]: symbol name 'fl\\u043eps' is not a plain ASCII identifier; use ASCII letters, digits and underscores, "
                r"not starting with '_' \(look-alike letters from other scripts are refused\)")
     with pytest.raises(errors.ModelFileError, match=_anchored(path, message)):
         _load(path)
@@ -138,7 +138,7 @@ def test_flat_long_sum_is_refused_for_its_size_not_as_nesting(write_model):
     with pytest.raises(errors.ModelFileError) as caught:
         _load(path)
     message = str(caught.value)
-    assert re.match(_anchored(path, r": equation attainable\.rhs: expression has 1099 arithmetic operators \(limit 500\) in '[P_eak+]+'\.\.\.; split it into intermediate equations \(e\.g\. partial sums\)"), message)
+    assert re.match(_anchored(path, r": equation attainable\.rhs: expression has 1099 arithmetic operators \(limit 500\) in '[P_peak+]+'\.\.\.; split it into intermediate equations \(e\.g\. partial sums\)"), message)
     assert "nested" not in message
     assert len(message) < len(str(path)) + 400
 

@@ -278,8 +278,8 @@ class _Reader:
         for name, entry in data.items():
             where = f"[symbols.{name}]"
             if not name.isascii() or not name.isidentifier() or name.startswith("_"):
-                shown = name if name.isascii() else ascii(name)
-                raise self.fail(f"[symbols.{_cut(shown)}]", f"symbol name {_cut(shown)!r} is not a plain ASCII identifier",
+                shown = _cut(name.encode("ascii", "backslashreplace").decode("ascii"))
+                raise self.fail(f"[symbols.{shown}]", f"symbol name '{shown}' is not a plain ASCII identifier",
                                 "use ASCII letters, digits and underscores, not starting with '_' (look-alike letters from other scripts are refused)")
             entry = self.table(entry, where)
             self.unknown(entry, {"description", "unit", "role", "latex", "assumptions", "value", "source"}, where)
