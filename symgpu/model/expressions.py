@@ -27,6 +27,8 @@ MAX_EXPONENT = 64
 MAX_DIGITS = 40
 #: Deepest nesting of the syntax tree (a flat chain ``a + b + c ...`` counts as one level).
 MAX_DEPTH = 100
+#: Largest magnitude of a constant part of an expression.
+MAX_CONSTANT = 1e300
 #: Most arithmetic operators in one expression (CPython builds a chain of N operators N deep).
 MAX_OPERATORS = 500
 #: Characters of the expression quoted in a message, around the offending spot.
@@ -122,6 +124,8 @@ def _prescan(text: str) -> _Refused | None:
         return _Refused(f"expression has {operators} arithmetic operators (limit {MAX_OPERATORS})",
                         "split it into intermediate equations (e.g. partial sums)", 0)
     for index, char in enumerate(text):
+        if char < " " and char not in "\t\n\r":
+            return _Refused(f"control character {ascii(char)} at column {index + 1}", "remove it", index)
         if not char.isascii():
             return _Refused(f"non-ASCII character {ascii(char)} at column {index + 1}",
                             "expressions use ASCII only (a look-alike letter from another script names a different symbol)", index)
@@ -197,7 +201,7 @@ def parse_expression(
         raise errors.ExpressionError(path, where, f"{exc.problem} in {excerpt(stripped, exc.column)}", exc.hint) from None
     except RecursionError:
         raise errors.ExpressionError(path, where, f"expression {excerpt(stripped, 0)} is nested too deeply") from None
-    except (TypeError, ValueError, ZeroDivisionError) as exc:
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError, MemoryError) as exc:
         raise errors.ExpressionError(path, where, f"cannot build {excerpt(stripped, builder.column)}: {str(exc)[:EXCERPT]}") from None
     # NOTE: a plain Symbol is also a sympy Boolean; only relations and logic count as conditions.
     is_bool = isinstance(result, (sympy.core.relational.Relational, sympy.logic.boolalg.BooleanFunction, sympy.logic.boolalg.BooleanAtom))
@@ -228,11 +232,27 @@ class _Builder:
             kind = _NODE_NAMES.get(type(node), f"syntax '{type(node).__name__}'")
             raise _Refused(f"{kind} '{self.segment(node)}' is not allowed", "only declared symbols, numbers, arithmetic and whitelisted functions are accepted", self.column)
         try:
-            return method(node)
+            return self._bounded(node, method(node))
         except _Refused as exc:
             if exc.column is None:
                 exc.column = getattr(node, "col_offset", None)
             raise
+
+    def _bounded(self, node: ast.AST, value: Any) -> Any:
+        """Refuse a constant part beyond :data:`MAX_CONSTANT` before anything builds on it.
+
+        NOTE: SymPy evaluates constant parts exactly (``ceiling(exp(10**30))`` would compute
+        10**29 digits); checking every constant node as it is built keeps each step small.
+        """
+        if isinstance(value, sympy.Expr) and not value.is_Symbol and value.is_number and not value.is_Rational:
+            number = value.evalf(15)
+            if number.is_extended_real is False:
+                raise _Refused(f"constant '{self.segment(node)}' is not a real number", "", getattr(node, "col_offset", None))
+            if not number.is_finite or (number.is_extended_real and abs(number) > MAX_CONSTANT):
+                raise _Refused(f"constant '{self.segment(node)}' is out of range (beyond {MAX_CONSTANT:.0e})", "", getattr(node, "col_offset", None))
+        elif isinstance(value, sympy.Rational) and abs(value) > MAX_CONSTANT:
+            raise _Refused(f"constant '{self.segment(node)}' is out of range (beyond {MAX_CONSTANT:.0e})", "", getattr(node, "col_offset", None))
+        return value
 
     def _Constant(self, node: ast.Constant) -> Any:
         value = node.value

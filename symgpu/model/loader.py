@@ -23,6 +23,8 @@ ENV_EQUATIONS = "SYMGPU_EQUATIONS"
 SCHEMA_CHANGES = {1: "first version"}
 #: Names a symbol may not take: they are keyword arguments of ``Model.evaluate(name, preset=, checks=, **values)``.
 _RESERVED_PRESET_KEYS = {"description", "source", "based_on", "values", "notes"}
+#: Largest model file read (the largest bundled file has 75 KB).
+MAX_FILE_BYTES = 1 << 20
 #: A model id (file stem, ``extends``): no path separators, no dots.
 MODEL_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_-]{0,99}$")
 #: Any other id (preset, equation, case...): ASCII, no path separators; ids name report files.
@@ -79,15 +81,23 @@ def read_definition(path: str | os.PathLike[str], _trail: tuple[str, ...] = ()) 
     path = Path(path)
     shown = _shown(path)
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as stream:
+            raw = stream.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise errors.ModelFileError(shown, "", f"cannot read file ({exc.strerror})") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise errors.ModelFileError(shown, "", f"file is larger than {MAX_FILE_BYTES} bytes", "a model file is text of at most 1 MiB")
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise errors.ModelFileError(shown, "", f"file is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise errors.ModelFileError(shown, "", f"invalid TOML: {exc}") from None
+    except RecursionError:
+        raise errors.ModelFileError(shown, "", "invalid TOML: arrays or tables nested too deeply") from None
+    except ValueError as exc:
+        # NOTE: CPython's int-conversion limit surfaces from tomllib as a bare ValueError.
+        raise errors.ModelFileError(shown, "", f"invalid TOML: a value is out of range ({str(exc)[:60]}...)", "write numbers of at most a few dozen digits") from None
     base = None
     meta = data.get("model")
     extends = meta.get("extends") if isinstance(meta, dict) else None
