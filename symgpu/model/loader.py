@@ -65,7 +65,7 @@ def resolve(id_or_path: str | os.PathLike[str], folder: Path | None = None) -> P
     return path
 
 
-def read_definition(path: str | os.PathLike[str], _trail: tuple[str, ...] = ()) -> schema.ModelDefinition:
+def read_definition(path: str | os.PathLike[str], _trail: tuple[str, ...] = (), _first: str = "") -> schema.ModelDefinition:
     """Read and shape-check one model file.
 
     A file whose ``[model]`` has ``extends = "<id>"`` is a *variant*: it inherits the base
@@ -97,7 +97,7 @@ def read_definition(path: str | os.PathLike[str], _trail: tuple[str, ...] = ()) 
         raise errors.ModelFileError(shown, "", "invalid TOML: arrays or tables nested too deeply") from None
     except ValueError as exc:
         # NOTE: CPython's int-conversion limit surfaces from tomllib as a bare ValueError.
-        raise errors.ModelFileError(shown, "", f"invalid TOML: a value is out of range ({str(exc)[:60]}...)", "write numbers of at most a few dozen digits") from None
+        raise errors.ModelFileError(shown, "", f"invalid TOML: a number is too long to read ({type(exc).__name__})", "write numbers of at most a few dozen digits") from None
     base = None
     meta = data.get("model")
     extends = meta.get("extends") if isinstance(meta, dict) else None
@@ -107,13 +107,13 @@ def read_definition(path: str | os.PathLike[str], _trail: tuple[str, ...] = ()) 
                                         f"write extends = \"<id>\" with the base model's id (bundled: {', '.join(list_models()) or 'none'})")
         trail = _trail + (path.stem,)
         if extends in trail:
-            raise errors.ModelFileError(shown, "[model].extends", f"models extend each other in a cycle: {' -> '.join(trail + (extends,))}")
+            raise errors.ModelFileError(_first or shown, "[model].extends", f"models extend each other in a cycle: {' -> '.join(trail + (extends,))}")
         base_path = path.parent / f"{extends}.toml"
         if not base_path.is_file():
             base_path = equations_dir() / f"{extends}.toml"
         if not base_path.is_file():
             raise errors.ModelFileError(shown, "[model].extends", f"unknown base model '{extends}'", f"bundled models: {', '.join(list_models()) or 'none'}")
-        base = read_definition(base_path, trail)
+        base = read_definition(base_path, trail, _first or shown)
     return _Reader(shown, path.stem, base).model(data)
 
 
