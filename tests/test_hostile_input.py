@@ -155,3 +155,12 @@ def test_five_thousand_digit_literal_gets_our_message_not_cpythons(write_model):
     message = str(caught.value)
     assert re.match(_anchored(path, r": equation attainable\.rhs: number with 5000 digits at column 8 is too long \(limit 40 digits\) in 'P_peak\*7+'\.\.\.; write large .*"), message)
     assert "int_max_str_digits" not in message and len(message) < len(str(path)) + 400
+
+
+def test_condition_used_as_a_function_argument_is_refused_found_by_fuzzing():
+    # exp(False) was accepted, sqrt(x < -1) raised AttributeError (benchmarks/fuzz_models.py)
+    x = symgpu.model.expressions.sympy.Symbol("x", positive=True)
+    with pytest.raises(errors.ExpressionError, match=r"^f: e: a condition is used as a value in 'exp\(x < -1\)' in 'exp\(x < -1\)'; conditions belong in Piecewise, And, Or, Not, when or valid_when$"):
+        expressions.parse_expression("exp(x < -1)", {"x": x}, path="f", where="e")
+    with pytest.raises(errors.ExpressionError, match=r"^f: e: a condition is used as a value in 'sqrt\(Not\(x < 1\)\)' in .*$"):
+        expressions.parse_expression("sqrt(Not(x < 1))", {"x": x}, path="f", where="e")

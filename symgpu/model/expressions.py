@@ -54,6 +54,8 @@ FUNCTIONS: dict[str, tuple[Callable[..., Any], tuple[int, int | None]]] = {
     "Piecewise": (sympy.Piecewise, (1, None)),
 }
 
+#: Functions whose arguments are conditions (or, for Piecewise, (value, condition) pairs).
+_LOGIC = {"And", "Or", "Not", "Piecewise"}
 _BINARY = {
     ast.Add: lambda a, b: a + b,
     ast.Sub: lambda a, b: a - b,
@@ -201,7 +203,7 @@ def parse_expression(
         raise errors.ExpressionError(path, where, f"{exc.problem} in {excerpt(stripped, exc.column)}", exc.hint) from None
     except RecursionError:
         raise errors.ExpressionError(path, where, f"expression {excerpt(stripped, 0)} is nested too deeply") from None
-    except (TypeError, ValueError, ZeroDivisionError, OverflowError, MemoryError) as exc:
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError, MemoryError, AttributeError) as exc:
         raise errors.ExpressionError(path, where, f"cannot build {excerpt(stripped, builder.column)}: {str(exc)[:EXCERPT]}") from None
     # NOTE: a plain Symbol is also a sympy Boolean; only relations and logic count as conditions.
     is_bool = isinstance(result, (sympy.core.relational.Relational, sympy.logic.boolalg.BooleanFunction, sympy.logic.boolalg.BooleanAtom))
@@ -290,6 +292,9 @@ class _Builder:
         if family is not None:
             return self._chain(node, family)
         left, right = self.build(node.left), self.build(node.right)
+        for side in (left, right):
+            if not isinstance(side, sympy.Expr):
+                raise _Refused(f"condition used as a value in '{self.segment(node)}'", "conditions belong in Piecewise, And, Or, Not, when or valid_when")
         if isinstance(node.op, ast.Pow) and right.is_Number and abs(right) > MAX_EXPONENT:
             raise _Refused(f"exponent {right} in '{self.segment(node)}' is too large (limit {MAX_EXPONENT})")
         return operation(left, right)
@@ -351,7 +356,10 @@ class _Builder:
             raise _Refused(f"{name} takes {expected} argument(s), found {count} in '{self.segment(node)}'")
         if name == "Piecewise":
             return constructor(*[self._piece(arg) for arg in node.args])
-        return constructor(*[self.build(arg) for arg in node.args])
+        built = [self.build(arg) for arg in node.args]
+        if name not in _LOGIC and not all(isinstance(arg, sympy.Expr) for arg in built):
+            raise _Refused(f"a condition is used as a value in '{self.segment(node)}'", "conditions belong in Piecewise, And, Or, Not, when or valid_when")
+        return constructor(*built)
 
     def _piece(self, node: ast.AST) -> tuple[Any, Any]:
         if not isinstance(node, ast.Tuple) or len(node.elts) != 2:
