@@ -66,8 +66,9 @@ class Parsed:
     """A quantity text read into parts.
 
     Attributes:
-        magnitude: the number (an ``int`` when every literal was an integer and the result
-            is whole, a ``float`` otherwise; may be NaN or infinite when the text says so).
+        magnitude: the number: an ``int`` when every literal is an integer and nothing is
+            divided or raised to a negative power (``"32 thread"``), a ``float`` otherwise
+            (``"32 thread/warp"``), as pint's arithmetic gave; NaN or infinite when the text says so.
         units: unit name as written -> power (``{"GB": 1, "s": -1}``); empty for a number.
         names: the unit names in order of appearance, as written.
     """
@@ -143,7 +144,7 @@ def parse(text: str) -> Parsed:
     if reader.position < len(tokens):
         token = tokens[reader.position]
         raise GrammarError(f"unexpected '{token.text}'", token.column)
-    floating = any(t.kind == "number" and not t.text.isdigit() or t.kind == "special" for t in tokens)
+    floating = reader.divided or any(t.kind == "number" and not t.text.isdigit() or t.kind == "special" for t in tokens)
     magnitude = value.magnitude
     if isinstance(magnitude, Fraction) and (floating or magnitude.denominator != 1):
         try:
@@ -207,6 +208,8 @@ class _Reader:
         self.tokens = tokens
         self.position = 0
         self.end = length + 1
+        #: a '/' or a negative power was read (the magnitude is then a float, as in pint)
+        self.divided = False
 
     def peek(self) -> _Token | None:
         return self.tokens[self.position] if self.position < len(self.tokens) else None
@@ -228,6 +231,7 @@ class _Reader:
             if token.text in ("*", "/"):
                 self.position += 1
                 sign = -1 if token.text == "/" else 1
+                self.divided = self.divided or sign < 0
             elif token.kind not in ("number", "name", "special") and token.text != "(":
                 raise GrammarError(f"unexpected '{token.text}'", token.column)
             value = value.times(self.term(depth), sign, token.column)
@@ -237,7 +241,9 @@ class _Reader:
         token = self.peek()
         if token is not None and token.text == "**":
             self.position += 1
-            value = value.power(self.exponent(), token.column)
+            exponent = self.exponent()
+            self.divided = self.divided or exponent < 0
+            value = value.power(exponent, token.column)
             after = self.peek()
             if after is not None and after.text == "**":
                 raise GrammarError("a power of a power is not allowed; an exponent is a small integer", after.column)

@@ -85,7 +85,8 @@ def quantity(text: str | float | int, default_unit: pint.Unit | None = None, *, 
     if finite and not math.isfinite(parsed.magnitude):
         raise ValueError(f"quantity {_shown(stripped)} is not a finite number")
     if not parsed.names:
-        return ureg.Quantity(parsed.magnitude, default_unit)
+        # NOTE: a bare number reads as a float, as it always did ("16" -> 16.0).
+        return ureg.Quantity(float(parsed.magnitude), default_unit)
     return ureg.Quantity(parsed.magnitude, _resolve(parsed, stripped))
 
 
