@@ -25,9 +25,8 @@ SCHEMA_CHANGES = {1: "first version"}
 _RESERVED_PRESET_KEYS = {"description", "source", "based_on", "values", "notes"}
 #: Largest model file read (the largest bundled file has 75 KB).
 MAX_FILE_BYTES = 1 << 20
-#: A model id (file stem, ``extends``): no path separators, no dots.
+#: A model id (file stem, ``extends``) and any other id (preset, equation...): ASCII, never a path.
 MODEL_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_-]{0,99}$")
-#: Any other id (preset, equation, case...): ASCII, no path separators; ids name report files.
 ENTRY_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
 
 
@@ -95,16 +94,15 @@ def read_definition(path: str | os.PathLike[str], _trail: tuple[str, ...] = (), 
         raise errors.ModelFileError(shown, "", f"invalid TOML: {exc}") from None
     except RecursionError:
         raise errors.ModelFileError(shown, "", "invalid TOML: arrays or tables nested too deeply") from None
-    except ValueError as exc:
-        # NOTE: CPython's int-conversion limit surfaces from tomllib as a bare ValueError.
+    except ValueError as exc:  # NOTE: CPython's int-conversion limit, raised through tomllib
         raise errors.ModelFileError(shown, "", f"invalid TOML: a number is too long to read ({type(exc).__name__})", "write numbers of at most a few dozen digits") from None
     base = None
     meta = data.get("model")
     extends = meta.get("extends") if isinstance(meta, dict) else None
     if isinstance(extends, str) and extends:
         if not MODEL_ID.match(extends):
-            raise errors.ModelFileError(shown, "[model].extends", f"{_cut(extends)!r} is not a model id: extends names a model (letters, digits, '_', '-'), never a path",
-                                        f"write extends = \"<id>\" with the base model's id (bundled: {', '.join(list_models()) or 'none'})")
+            hint = f"write extends = \"<id>\" with the base model's id (bundled: {', '.join(list_models()) or 'none'})"
+            raise errors.ModelFileError(shown, "[model].extends", f"{_cut(extends)!r} is not a model id: extends names a model (letters, digits, '_', '-'), never a path", hint)
         trail = _trail + (path.stem,)
         if extends in trail:
             raise errors.ModelFileError(_first or shown, "[model].extends", f"models extend each other in a cycle: {' -> '.join(trail + (extends,))}")
@@ -457,8 +455,7 @@ class _Reader:
 
 
 def _cut(text: str, limit: int = 60) -> str:
-    """``text`` cut to ``limit`` characters for messages."""
-    return text if len(text) <= limit else text[:limit] + "..."
+    return text if len(text) <= limit else text[:limit] + "..."  # for messages
 
 
 def _plot_ids_ok(text: str) -> bool:
