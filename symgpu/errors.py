@@ -27,8 +27,14 @@ class ModelFileError(ValueError, SymgpuError):
         super().__init__(path, where, problem, hint)
 
     def __str__(self) -> str:
-        text = f"{self.path}: {self.where}: {self.problem}" if self.where else f"{self.path}: {self.problem}"
+        # NOTE: keys and values come from untrusted files; a message never echoes more than a screenful.
+        where, problem = _cut(self.where, 160), _cut(self.problem, 1200)
+        text = f"{self.path}: {where}: {problem}" if where else f"{self.path}: {problem}"
         return f"{text}; {self.hint}" if self.hint else text
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 class ExpressionError(ModelFileError):

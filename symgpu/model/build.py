@@ -14,6 +14,7 @@ from symgpu import errors, units
 from symgpu.units import dimensions
 from symgpu.model import expressions
 from symgpu.model import schema
+from symgpu.model import value_domain
 
 
 @dataclass(frozen=True)
@@ -240,9 +241,12 @@ class Model:
             raise self.fail(where, f"unknown symbol '{name}'", f"declared symbols: {', '.join(sorted(self.symbols))}")
         unit = self.units[name]
         try:
-            value = units.quantity(text, unit)
+            value = units.quantity(text, unit, finite=False)
         except ValueError as exc:
             raise self.fail(where, str(exc), f"write a number (in {self.unit_text(name)}) or a quantity such as \"1.5 GHz\"") from None
+        problem = value_domain.sign_problem(name, text, value.magnitude, self.symbol_definitions[name].assumptions)
+        if problem:
+            raise self.fail(where, problem, f"give a finite value in {self.unit_text(name)} that meets the declared assumptions")
         try:
             return value.to(unit)
         except pint.DimensionalityError:

@@ -11,6 +11,8 @@ and ``parse_expr`` are never applied to file text.
 from __future__ import annotations
 
 import ast
+import math
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -21,6 +23,18 @@ from symgpu import errors
 MAX_LENGTH = 20_000
 MAX_INTEGER = 10**30
 MAX_EXPONENT = 64
+#: Most digits in one run of a numeric literal (CPython's own limit text must never leak).
+MAX_DIGITS = 40
+#: Deepest nesting of the syntax tree (a flat chain ``a + b + c ...`` counts as one level).
+MAX_DEPTH = 100
+#: Largest magnitude of a constant part of an expression.
+MAX_CONSTANT = 1e300
+#: Most arithmetic operators in one expression (CPython builds a chain of N operators N deep).
+MAX_OPERATORS = 500
+#: Characters of the expression quoted in a message, around the offending spot.
+EXCERPT = 200
+_DIGIT_RUN = re.compile(r"[0-9][0-9_]*")
+_CHAINS: tuple[tuple[type, ...], ...] = ((ast.Add, ast.Sub), (ast.Mult, ast.Div))
 
 #: name -> (constructor, allowed argument counts (min, max); max None = unbounded)
 FUNCTIONS: dict[str, tuple[Callable[..., Any], tuple[int, int | None]]] = {
@@ -40,6 +54,8 @@ FUNCTIONS: dict[str, tuple[Callable[..., Any], tuple[int, int | None]]] = {
     "Piecewise": (sympy.Piecewise, (1, None)),
 }
 
+#: Functions whose arguments are conditions (or, for Piecewise, (value, condition) pairs).
+_LOGIC = {"And", "Or", "Not", "Piecewise"}
 _BINARY = {
     ast.Add: lambda a, b: a + b,
     ast.Sub: lambda a, b: a - b,
@@ -78,10 +94,58 @@ _NODE_NAMES = {
 class _Refused(Exception):
     """Internal: carries the problem text and hint up to :func:`parse_expression`."""
 
-    def __init__(self, problem: str, hint: str = "") -> None:
+    def __init__(self, problem: str, hint: str = "", column: int | None = None) -> None:
         super().__init__(problem)
         self.problem = problem
         self.hint = hint
+        self.column = column
+
+
+def excerpt(text: str, column: int | None = None, width: int = EXCERPT) -> str:
+    """``repr`` of ``text``, or of about ``width`` characters of it around 0-based ``column``.
+
+    Long expressions are never echoed whole: the excerpt is cut with ``...`` on either side.
+    """
+    if len(text) <= width:
+        return repr(text)
+    center = len(text) if column is None else max(0, min(column, len(text)))
+    start = max(0, min(center - width // 2, len(text) - width)) if column is not None else 0
+    piece = text[start:start + width]
+    return ("..." if start else "") + repr(piece) + ("..." if start + width < len(text) else "")
+
+
+def _prescan(text: str) -> _Refused | None:
+    """Refuse what CPython would report in its own words: over-long digit runs, non-ASCII text."""
+    for match in _DIGIT_RUN.finditer(text):
+        digits = len(match.group().replace("_", ""))
+        if digits > MAX_DIGITS:
+            return _Refused(f"number with {digits} digits at column {match.start() + 1} is too long (limit {MAX_DIGITS} digits)",
+                            "write large or precise numbers in scientific notation, e.g. 1.5e40", match.start())
+    operators = sum(text.count(op) for op in "+-*/") - text.count("**")
+    if operators > MAX_OPERATORS:
+        return _Refused(f"expression has {operators} arithmetic operators (limit {MAX_OPERATORS})",
+                        "split it into intermediate equations (e.g. partial sums)", 0)
+    for index, char in enumerate(text):
+        if char < " " and char not in "\t\n\r":
+            return _Refused(f"control character {ascii(char)} at column {index + 1}", "remove it", index)
+        if not char.isascii():
+            return _Refused(f"non-ASCII character {ascii(char)} at column {index + 1}",
+                            "expressions use ASCII only (a look-alike letter from another script names a different symbol)", index)
+    return None
+
+
+def _depth(root: ast.AST) -> int:
+    """Nesting depth of ``root``, counted iteratively; a same-precedence chain is one level."""
+    deepest = 0
+    stack: list[tuple[ast.AST, int]] = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        for child in ast.iter_child_nodes(node):
+            flat = (isinstance(node, ast.BinOp) and isinstance(child, ast.BinOp) and child is node.left
+                    and any(isinstance(node.op, family) and isinstance(child.op, family) for family in _CHAINS))
+            stack.append((child, depth if flat or isinstance(child, (ast.operator, ast.boolop, ast.cmpop, ast.unaryop, ast.expr_context)) else depth + 1))
+    return deepest
 
 
 def parse_expression(
@@ -115,30 +179,38 @@ def parse_expression(
     stripped = text.strip()
     if not stripped:
         raise errors.ExpressionError(path, where, "empty expression")
+    refused = _prescan(stripped)
+    if refused is not None:
+        raise errors.ExpressionError(path, where, f"{refused.problem} in {excerpt(stripped, refused.column)}", refused.hint) from None
     try:
         tree = ast.parse(stripped, mode="eval")
     except SyntaxError as exc:
+        column = None if exc.offset is None else exc.offset - 1
         raise errors.ExpressionError(
-            path, where, f"cannot parse {text!r}: {exc.msg} at column {exc.offset}",
+            path, where, f"cannot parse {excerpt(stripped, column)}: {exc.msg} at column {exc.offset}",
             "write infix arithmetic such as 'Theta_M*L_iota/(d_iota*phi)'",
         ) from None
     except (RecursionError, MemoryError, ValueError):
-        raise errors.ExpressionError(path, where, f"expression {text!r} is nested too deeply to parse") from None
+        raise errors.ExpressionError(path, where, f"expression {excerpt(stripped, 0)} is nested too deeply to parse") from None
+    depth = _depth(tree.body)
+    if depth > MAX_DEPTH:
+        raise errors.ExpressionError(path, where, f"expression {excerpt(stripped, 0)} is nested {depth} levels deep (limit {MAX_DEPTH})",
+                                     "split it into intermediate equations")
     builder = _Builder(stripped, symbols)
     try:
         result = builder.build(tree.body)
     except _Refused as exc:
-        raise errors.ExpressionError(path, where, f"{exc.problem} in {stripped!r}", exc.hint) from None
+        raise errors.ExpressionError(path, where, f"{exc.problem} in {excerpt(stripped, exc.column)}", exc.hint) from None
     except RecursionError:
-        raise errors.ExpressionError(path, where, f"expression {text!r} is nested too deeply") from None
-    except (TypeError, ValueError, ZeroDivisionError) as exc:
-        raise errors.ExpressionError(path, where, f"cannot build {stripped!r}: {exc}") from None
+        raise errors.ExpressionError(path, where, f"expression {excerpt(stripped, 0)} is nested too deeply") from None
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError, MemoryError, AttributeError) as exc:
+        raise errors.ExpressionError(path, where, f"cannot build {excerpt(stripped, builder.column)}: {str(exc)[:EXCERPT]}") from None
     # NOTE: a plain Symbol is also a sympy Boolean; only relations and logic count as conditions.
     is_bool = isinstance(result, (sympy.core.relational.Relational, sympy.logic.boolalg.BooleanFunction, sympy.logic.boolalg.BooleanAtom))
     if boolean and not is_bool:
-        raise errors.ExpressionError(path, where, f"{stripped!r} is not a condition", "write a comparison such as 'n > 0'")
+        raise errors.ExpressionError(path, where, f"{excerpt(stripped)} is not a condition", "write a comparison such as 'n > 0'")
     if not boolean and is_bool:
-        raise errors.ExpressionError(path, where, f"{stripped!r} is a condition where a value is expected")
+        raise errors.ExpressionError(path, where, f"{excerpt(stripped)} is a condition where a value is expected")
     return result
 
 
@@ -148,16 +220,41 @@ class _Builder:
     def __init__(self, text: str, symbols: Mapping[str, sympy.Symbol]) -> None:
         self.text = text
         self.symbols = symbols
+        #: 0-based column of the node being built (where a refusal points).
+        self.column: int | None = None
 
     def segment(self, node: ast.AST) -> str:
-        return ast.get_source_segment(self.text, node) or type(node).__name__
+        text = ast.get_source_segment(self.text, node) or type(node).__name__
+        return text if len(text) <= 80 else text[:77] + "..."
 
     def build(self, node: ast.AST) -> Any:
+        self.column = getattr(node, "col_offset", self.column)
         method = getattr(self, f"_{type(node).__name__}", None)
         if method is None:
             kind = _NODE_NAMES.get(type(node), f"syntax '{type(node).__name__}'")
-            raise _Refused(f"{kind} '{self.segment(node)}' is not allowed", "only declared symbols, numbers, arithmetic and whitelisted functions are accepted")
-        return method(node)
+            raise _Refused(f"{kind} '{self.segment(node)}' is not allowed", "only declared symbols, numbers, arithmetic and whitelisted functions are accepted", self.column)
+        try:
+            return self._bounded(node, method(node))
+        except _Refused as exc:
+            if exc.column is None:
+                exc.column = getattr(node, "col_offset", None)
+            raise
+
+    def _bounded(self, node: ast.AST, value: Any) -> Any:
+        """Refuse a constant part beyond :data:`MAX_CONSTANT` before anything builds on it.
+
+        NOTE: SymPy evaluates constant parts exactly (``ceiling(exp(10**30))`` would compute
+        10**29 digits); checking every constant node as it is built keeps each step small.
+        """
+        if isinstance(value, sympy.Expr) and not value.is_Symbol and value.is_number and not value.is_Rational:
+            number = value.evalf(15)
+            if number.is_extended_real is False:
+                raise _Refused(f"constant '{self.segment(node)}' is not a real number", "", getattr(node, "col_offset", None))
+            if not number.is_finite or (number.is_extended_real and abs(number) > MAX_CONSTANT):
+                raise _Refused(f"constant '{self.segment(node)}' is out of range (beyond {MAX_CONSTANT:.0e})", "", getattr(node, "col_offset", None))
+        elif isinstance(value, sympy.Rational) and abs(value) > MAX_CONSTANT:
+            raise _Refused(f"constant '{self.segment(node)}' is out of range (beyond {MAX_CONSTANT:.0e})", "", getattr(node, "col_offset", None))
+        return value
 
     def _Constant(self, node: ast.Constant) -> Any:
         value = node.value
@@ -168,6 +265,8 @@ class _Builder:
                 raise _Refused(f"integer literal {self.segment(node)[:20]}... is too large")
             return sympy.Integer(value)
         if isinstance(value, float):
+            if not math.isfinite(value):
+                raise _Refused(f"number {self.segment(node)} is out of range (beyond 1.8e308)")
             # NOTE: decimals are kept exact (0.1477 -> 1477/10000) from the printed text.
             return sympy.Rational(self.segment(node).replace("_", ""))
         raise _Refused(f"literal {self.segment(node)} is not allowed", "only numbers are accepted as literals")
@@ -189,10 +288,34 @@ class _Builder:
         operation = _BINARY.get(type(node.op))
         if operation is None:
             raise _Refused(f"operator in '{self.segment(node)}' is not allowed", "use + - * / ** only")
+        family = next((f for f in _CHAINS if isinstance(node.op, f)), None)
+        if family is not None:
+            return self._chain(node, family)
         left, right = self.build(node.left), self.build(node.right)
+        for side in (left, right):
+            if not isinstance(side, sympy.Expr):
+                raise _Refused(f"condition used as a value in '{self.segment(node)}'", "conditions belong in Piecewise, And, Or, Not, when or valid_when")
         if isinstance(node.op, ast.Pow) and right.is_Number and abs(right) > MAX_EXPONENT:
             raise _Refused(f"exponent {right} in '{self.segment(node)}' is too large (limit {MAX_EXPONENT})")
         return operation(left, right)
+
+    def _chain(self, node: ast.BinOp, family: tuple[type, ...]) -> Any:
+        """Build ``a + b - c ...`` (or ``a * b / c ...``) without recursing once per term."""
+        rights: list[tuple[ast.operator, ast.expr]] = []
+        current: ast.expr = node
+        while isinstance(current, ast.BinOp) and isinstance(current.op, family):
+            rights.append((current.op, current.right))
+            current = current.left
+        first = self.build(current)
+        rest = [(op, self.build(right)) for op, right in reversed(rights)]
+        if all(isinstance(v, sympy.Expr) for v in [first] + [v for _, v in rest]):
+            if family is _CHAINS[0]:
+                return sympy.Add(first, *[v if isinstance(op, ast.Add) else -v for op, v in rest])
+            return sympy.Mul(first, *[v if isinstance(op, ast.Mult) else 1 / v for op, v in rest])
+        value = first
+        for op, right_value in rest:
+            value = _BINARY[type(op)](value, right_value)
+        return value
 
     def _UnaryOp(self, node: ast.UnaryOp) -> Any:
         operand = self.build(node.operand)
@@ -233,7 +356,10 @@ class _Builder:
             raise _Refused(f"{name} takes {expected} argument(s), found {count} in '{self.segment(node)}'")
         if name == "Piecewise":
             return constructor(*[self._piece(arg) for arg in node.args])
-        return constructor(*[self.build(arg) for arg in node.args])
+        built = [self.build(arg) for arg in node.args]
+        if name not in _LOGIC and not all(isinstance(arg, sympy.Expr) for arg in built):
+            raise _Refused(f"a condition is used as a value in '{self.segment(node)}'", "conditions belong in Piecewise, And, Or, Not, when or valid_when")
+        return constructor(*built)
 
     def _piece(self, node: ast.AST) -> tuple[Any, Any]:
         if not isinstance(node, ast.Tuple) or len(node.elts) != 2:

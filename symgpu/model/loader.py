@@ -8,6 +8,7 @@ a file (keys, types, ids, references); the SymPy and unit checks happen in
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,11 @@ ROOT = resources.CHECKOUT
 ENV_EQUATIONS = resources.ENV_EQUATIONS
 SCHEMA_CHANGES = {1: "first version"}
 _RESERVED_PRESET_KEYS = {"description", "source", "based_on", "values", "notes"}
+#: Largest model file read (the largest bundled file has 75 KB).
+MAX_FILE_BYTES = 1 << 20
+#: A model id (file stem, ``extends``) and any other id (preset, equation...): ASCII, never a path.
+MODEL_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_-]{0,99}$")
+ENTRY_ID = toml_reader.ENTRY_ID
 
 
 def equations_dir() -> Path:
@@ -65,7 +71,7 @@ def resolve(id_or_path: str | os.PathLike[str], folder: Path | None = None) -> P
     return path
 
 
-def read_definition(path: str | os.PathLike[str], _trail: tuple[str, ...] = ()) -> schema.ModelDefinition:
+def read_definition(path: str | os.PathLike[str], _trail: tuple[str, ...] = (), _first: str = "") -> schema.ModelDefinition:
     """Read and shape-check one model file.
 
     A file whose ``[model]`` has ``extends = "<id>"`` is a *variant*: it inherits the base
@@ -81,28 +87,38 @@ def read_definition(path: str | os.PathLike[str], _trail: tuple[str, ...] = ()) 
     path = Path(path)
     shown = _shown(path)
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as stream:
+            raw = stream.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise errors.ModelFileError(shown, "", f"cannot read file ({exc.strerror})") from None
+    if len(raw) > MAX_FILE_BYTES:
+        raise errors.ModelFileError(shown, "", f"file is larger than {MAX_FILE_BYTES} bytes", "a model file is text of at most 1 MiB")
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise errors.ModelFileError(shown, "", f"file is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
         raise errors.ModelFileError(shown, "", f"invalid TOML: {exc}") from None
+    except RecursionError:
+        raise errors.ModelFileError(shown, "", "invalid TOML: arrays or tables nested too deeply") from None
+    except ValueError as exc:  # NOTE: CPython's int-conversion limit, raised through tomllib
+        raise errors.ModelFileError(shown, "", f"invalid TOML: a number is too long to read ({type(exc).__name__})", "write numbers of at most a few dozen digits") from None
     base = None
     meta = data.get("model")
     extends = meta.get("extends") if isinstance(meta, dict) else None
     if isinstance(extends, str) and extends:
+        if not MODEL_ID.match(extends):
+            hint = f"write extends = \"<id>\" with the base model's id (bundled: {', '.join(list_models()) or 'none'})"
+            raise errors.ModelFileError(shown, "[model].extends", f"{toml_reader.cut(extends)!r} is not a model id: extends names a model (letters, digits, '_', '-'), never a path", hint)
         trail = _trail + (path.stem,)
         if extends in trail:
-            raise errors.ModelFileError(shown, "[model].extends", f"models extend each other in a cycle: {' -> '.join(trail + (extends,))}")
+            raise errors.ModelFileError(_first or shown, "[model].extends", f"models extend each other in a cycle: {' -> '.join(trail + (extends,))}")
         base_path = path.parent / f"{extends}.toml"
         if not base_path.is_file():
             base_path = find(extends) or base_path
         if not base_path.is_file():
             raise errors.ModelFileError(shown, "[model].extends", f"unknown base model '{extends}'", f"bundled models: {', '.join(list_models()) or 'none'}")
-        base = read_definition(base_path, trail)
+        base = read_definition(base_path, trail, _first or shown)
     return _Reader(shown, path.stem, base).model(data)
 
 
@@ -132,6 +148,8 @@ class _Reader(toml_reader.TableReader):
         meta = self.table(self.take(data, "model", dict, "top level"), "[model]")
         self.unknown(meta, {"id", "title", "summary", "references", "extends"}, "[model]")
         model_id = self.take(meta, "id", str, "[model]")
+        if not MODEL_ID.match(model_id):
+            raise self.fail("[model].id", f"id {toml_reader.cut(model_id)!r} is not a plain model id", "use letters, digits, '_' and '-' (the id names the file and the report folder)")
         if model_id != self.stem:
             raise self.fail("[model].id", f"id '{model_id}' differs from the file stem '{self.stem}'", f"rename the file to {model_id}.toml or set id = \"{self.stem}\"")
         references = self.references(self.take(data, "references", dict, "top level", required=False, default={}))
@@ -202,8 +220,10 @@ class _Reader(toml_reader.TableReader):
         out = []
         for name, entry in data.items():
             where = f"[symbols.{name}]"
-            if not name.isidentifier() or name.startswith("_"):
-                raise self.fail(where, f"symbol name '{name}' is not a plain identifier", "use letters, digits and single underscores, not starting with '_'")
+            if not name.isascii() or not name.isidentifier() or name.startswith("_"):
+                shown = toml_reader.cut(name.encode("ascii", "backslashreplace").decode("ascii"))
+                raise self.fail(f"[symbols.{shown}]", f"symbol name '{shown}' is not a plain ASCII identifier",
+                                "use ASCII letters, digits and underscores, not starting with '_' (look-alike letters from other scripts are refused)")
             entry = self.table(entry, where)
             self.unknown(entry, {"description", "unit", "role", "latex", "assumptions", "value", "source"}, where)
             role = self.take(entry, "role", str, where, required=False, default="input")
@@ -281,7 +301,9 @@ class _Reader(toml_reader.TableReader):
     def presets(self, data: dict[str, Any], refs: set[str]) -> tuple[schema.PresetDefinition, ...]:
         out = []
         for preset_id, entry in data.items():
-            where = f"[presets.{preset_id}]"
+            where = f"[presets.{toml_reader.cut(preset_id)}]"
+            if not ENTRY_ID.match(preset_id):
+                raise self.fail(where, f"preset id {toml_reader.cut(ascii(preset_id))} is not a plain id", "use ASCII letters, digits, '_', '.' and '-' (preset ids name report files)")
             entry = self.table(entry, where)
             self.unknown(entry, _RESERVED_PRESET_KEYS, where)
             values = self.table(self.take(entry, "values", dict, where, required=False, default={}), f"{where}.values")
@@ -389,6 +411,8 @@ class _Reader(toml_reader.TableReader):
                 caption=self.take(entry, "caption", str, where, required=False, default=""),
             ))
         return tuple(out)
+
+
 
 
 def _plot_ids_ok(text: str) -> bool:

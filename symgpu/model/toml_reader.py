@@ -3,11 +3,20 @@ its key path (``[symbols.x].unit``, ``validation[id="case"]``)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
 from symgpu import errors
 from symgpu.model import schema
+
+#: Any entry id (preset, equation, validation case...): ASCII, never a path.
+ENTRY_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}$")
+
+
+def cut(text: str, limit: int = 60) -> str:
+    """``text`` shortened to ``limit`` characters for messages."""
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 class TableReader:
@@ -61,6 +70,8 @@ class TableReader:
             where = f"{array}[{index}]"
             entry = self.table(entry, where)
             if isinstance(entry.get("id"), str):
+                if not ENTRY_ID.match(entry["id"]):
+                    raise self.fail(f"{where}.id", f"{label} id {cut(ascii(entry['id']))} is not a plain id", "use ASCII letters, digits, '_', '.' and '-'")
                 where = f"{label} {entry['id']}"
             if allowed is not None:
                 self.unknown(entry, allowed, where)

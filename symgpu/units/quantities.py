@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import pint
+from pint.util import UnitsContainer
+
+from symgpu.units import grammar
 
 DEFINITIONS = Path(__file__).with_name("units.txt")
 
@@ -28,30 +32,40 @@ def registry() -> pint.UnitRegistry:
 def unit(text: str) -> pint.Unit:
     """Parse a unit string (``"GB/s"``, ``"thread/SM"``, ``"1"``) in the symgpu registry.
 
+    The text is read by symgpu's own grammar (:mod:`symgpu.units.grammar`), never by pint's
+    string parser.
+
     Raises:
-        ValueError: the string names no unit of the registry, or is not a pure unit.
+        ValueError: the string names no unit of the registry, is not a pure unit, or is
+            outside the grammar (too long, powers of powers, characters other than unit
+            names, numbers, ``* / **`` and parentheses).
     """
-    ureg = registry()
-    text = text.strip()
-    if text in ("", "1", "dimensionless"):
-        return ureg.dimensionless
-    try:
-        parsed = ureg.parse_expression(text)
-    except (pint.errors.UndefinedUnitError, pint.errors.DefinitionSyntaxError, SyntaxError,
-            TypeError, AttributeError, ValueError) as exc:
-        raise ValueError(f"unknown unit {text!r} ({exc})") from exc
-    if isinstance(parsed, (int, float)):
-        if parsed == 1:
-            return ureg.dimensionless
-        raise ValueError(f"unit {text!r} is a bare number; write '1' for dimensionless")
+    if not isinstance(text, str):
+        raise ValueError(f"unit {text!r} is not a string")
+    stripped = text.strip()
+    if stripped in ("", "1", "dimensionless"):
+        return registry().dimensionless
+    parsed = _parse(stripped, "unit")
+    if isinstance(parsed.magnitude, float) and not math.isfinite(parsed.magnitude):
+        raise ValueError(f"unit {_shown(stripped)} contains a number that is not finite ({parsed.magnitude})")
     if parsed.magnitude != 1:
-        raise ValueError(f"unit {text!r} carries a factor {parsed.magnitude}; put numbers in values, not units")
-    # pint types ``Quantity.units`` as its base PlainUnit; the registry builds full Units.
-    return cast(pint.Unit, parsed.units)
+        if not parsed.names:
+            raise ValueError(f"unit {_shown(stripped)} is a bare number; write '1' for dimensionless")
+        raise ValueError(f"unit {_shown(stripped)} carries a factor {parsed.magnitude}; put numbers in values, not units")
+    return _resolve(parsed, stripped)
 
 
-def quantity(text: str | float | int, default_unit: pint.Unit | None = None) -> pint.Quantity:
+def quantity(text: str | float | int, default_unit: pint.Unit | None = None, *, finite: bool = True) -> pint.Quantity:
     """Parse ``"320.3 GB/s"``; a bare number (or numeric string) takes ``default_unit``.
+
+    The text is read by symgpu's own grammar (:mod:`symgpu.units.grammar`): a number
+    (decimal or scientific, or a parenthesised product/quotient of such numbers) followed
+    by a unit expression; pint's string parser never sees it.
+
+    Args:
+        text: the quantity text, or a number.
+        default_unit: unit of a text without unit names (dimensionless if ``None``).
+        finite: refuse NaN and infinities (``False`` lets a caller report them in context).
 
     Raises:
         ValueError: the text is neither a number nor a quantity of known units.
@@ -61,20 +75,46 @@ def quantity(text: str | float | int, default_unit: pint.Unit | None = None) -> 
     if isinstance(text, bool):
         raise ValueError(f"{text!r} is a boolean, not a quantity")
     if isinstance(text, (int, float)):
+        if finite and not math.isfinite(text):
+            raise ValueError(f"{text!r} is not a finite number")
         return ureg.Quantity(text, default_unit)
     if not isinstance(text, str):
         raise ValueError(f"{text!r} is not a quantity string")
     stripped = text.strip()
+    parsed = _parse(stripped, "quantity")
+    if finite and not math.isfinite(parsed.magnitude):
+        raise ValueError(f"quantity {_shown(stripped)} is not a finite number")
+    if not parsed.names:
+        # NOTE: a bare number reads as a float, as it always did ("16" -> 16.0).
+        return ureg.Quantity(float(parsed.magnitude), default_unit)
+    return ureg.Quantity(parsed.magnitude, _resolve(parsed, stripped))
+
+
+def _parse(text: str, what: str) -> grammar.Parsed:
     try:
-        return ureg.Quantity(float(stripped), default_unit)
-    except ValueError:
-        pass
-    try:
-        parsed: pint.Quantity = ureg.Quantity(stripped)
-    except (pint.errors.UndefinedUnitError, pint.errors.DefinitionSyntaxError, SyntaxError,
-            TypeError, AttributeError, ValueError, AssertionError) as exc:
-        raise ValueError(f"cannot read quantity {text!r} ({exc})") from exc
-    return parsed
+        return grammar.parse(text)
+    except grammar.GrammarError as exc:
+        at = f" at column {exc.column}" if exc.column else ""
+        raise ValueError(f"cannot read {what} {_shown(text)}: {exc.problem}{at}") from None
+
+
+def _resolve(parsed: grammar.Parsed, text: str) -> pint.Unit:
+    """Build the pint unit from parsed names, each looked up in the registry on its own."""
+    ureg = registry()
+    powers: dict[str, int] = {}
+    for name, power in parsed.units:
+        try:
+            canonical = ureg.get_name(name)
+        except (pint.errors.UndefinedUnitError, ValueError):
+            raise ValueError(f"unknown unit {_shown(text)} ('{name}' is not a unit of symgpu/units/units.txt)") from None
+        powers[canonical] = powers.get(canonical, 0) + power
+    container = UnitsContainer({name: power for name, power in powers.items() if power})
+    return ureg.Unit(container) if container else ureg.dimensionless
+
+
+def _shown(text: str, limit: int = 80) -> str:
+    """``repr`` of ``text``, cut to ``limit`` characters."""
+    return repr(text if len(text) <= limit else text[:limit] + "...")
 
 
 def number_text(text: str) -> str:
