@@ -44,18 +44,26 @@ def run(args: argparse.Namespace) -> int:
         for model_id, problem in broken:
             failed += 1
             print(f"FAIL {model_id}: does not load, skipped: {problem}", file=sys.stderr)
-        for model in models:
+        # NOTE: everything is rendered into memory first and written in one step at the end
+        # (files.write_run), so Ctrl-C or a crash part-way leaves the previous reports intact.
+        rendered: dict[str, dict[str, bytes]] = {}
+        for index, model in enumerate(models, 1):
+            print(f"[{index}/{len(models)}] rendering {model.id}", file=sys.stderr, flush=True)
             try:
-                report = render.render_report(model, formats=formats, templates=args.templates)
+                rendered[model.id] = render.render_report(model, formats=formats, templates=args.templates).files
             except errors.UsageError:
                 raise
             except (errors.SymgpuError, ValueError, ArithmeticError) as exc:
                 failed += 1
                 print(f"FAIL {model.id}: report not written: {exc}", file=sys.stderr)
-                continue
-            written = files.write_files(base / model.id, report.files)
-            print(f"ok   {model.id}: {len(written)} files in {_shown(base / model.id)}")
-        failed += _comparison_report(base / "comparison", [m.id for m in models])
+        comparison_files, comparison_failed = _comparison_report([m.id for m in models])
+        failed += comparison_failed
+        if comparison_files:
+            rendered["comparison"] = comparison_files
+        written = files.write_run(base, rendered)
+        for folder in sorted(rendered):
+            count = sum(1 for path in written if path.parent == base / folder)
+            print(f"ok   {folder}: {count} files in {_shown(base / folder)}")
         return common.FAILED if failed else common.OK
     if not args.model:
         raise errors.UsageError("give a model id (or --all)")
@@ -68,18 +76,17 @@ def run(args: argparse.Namespace) -> int:
     return common.OK
 
 
-def _comparison_report(target: Path, loaded: list[str]) -> int:
-    """Write the prior-models comparison (Volkov 2016, Ch. 7) when its models are bundled; 1 on failure."""
+def _comparison_report(loaded: list[str]) -> tuple[dict[str, bytes], int]:
+    """The prior-models comparison (Volkov 2016, Ch. 7) when its models are bundled, in memory,
+    and 1 if it failed (0 otherwise)."""
     if "volkov_2016" not in loaded or not any(m.startswith("prior_") for m in loaded):
-        return 0
+        return {}, 0
+    print("rendering the prior-models comparison", file=sys.stderr, flush=True)
     try:
-        rendered = comparison.comparison_report(None)
+        return comparison.comparison_report(None), 0
     except (errors.SymgpuError, ValueError, ArithmeticError) as exc:
         print(f"FAIL comparison: report not written: {exc}", file=sys.stderr)
-        return 1
-    written = files.write_files(target, rendered)
-    print(f"ok   comparison: {len(written)} files in {_shown(target)}")
-    return 0
+        return {}, 1
 
 
 def _shown(path: Path) -> str:

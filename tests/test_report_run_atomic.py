@@ -1,0 +1,89 @@
+"""A `report --all` run is atomic: nothing is written until every report is rendered, Ctrl-C
+during the final renames is held back until they are done, and a second run into the same
+folder waits for the first (no interleaved files)."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import symgpu
+from symgpu.cli import main
+from symgpu.report import files, render
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def two_models(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """``report --all`` over two small models (no comparison report: volkov_2016 is not among them)."""
+    ids = ["interval_analysis", "perez_piccoli"]
+    monkeypatch.setattr(render, "loadable_models", lambda: ([symgpu.load(i) for i in ids], []))
+    return ids
+
+
+def test_an_interrupted_report_all_leaves_the_previous_reports_untouched(tmp_path, two_models, monkeypatch, capsys):
+    assert main(["report", "--all", "-o", str(tmp_path), "-f", "md"]) == 0
+    before = snapshot(tmp_path)
+    assert {f"{m}/{m}.md" for m in two_models} <= set(before)
+    real = render.render_report
+
+    def interrupted_at_second_model(model, **options):
+        if model.id == two_models[1]:
+            raise KeyboardInterrupt
+        report = real(model, **options)
+        report.files[f"{model.id}.md"] = b"changed"  # would change the first report if written
+        return report
+
+    monkeypatch.setattr(render, "render_report", interrupted_at_second_model)
+    assert main(["report", "--all", "-o", str(tmp_path), "-f", "md"]) == 130
+    assert snapshot(tmp_path) == before
+    assert not [p for p in tmp_path.rglob("*.tmp")], "temporary files were left behind"
+
+
+def test_ctrl_c_during_the_renames_is_held_until_every_file_is_in_place(tmp_path, monkeypatch):
+    real_replace = os.replace
+    calls = []
+
+    def replace_and_interrupt(src, dst):
+        real_replace(src, dst)
+        calls.append(dst)
+        if len(calls) == 1:
+            os.kill(os.getpid(), signal.SIGINT)  # arrives in the middle of the renames
+
+    monkeypatch.setattr(os, "replace", replace_and_interrupt)
+    folders = {"a": {"1.md": b"one", "2.md": b"two"}, "b": {"3.md": b"three"}}
+    with pytest.raises(KeyboardInterrupt):
+        files.write_run(tmp_path, folders)
+    assert snapshot(tmp_path) == {"a/1.md": b"one", "a/2.md": b"two", "b/3.md": b"three", files.LOCK_NAME: b""}
+
+
+WRITER = """
+import sys
+from pathlib import Path
+from symgpu.report import files
+files.write_run(Path(sys.argv[1]), {"m": {"x.md": b"second run"}})
+print("written")
+"""
+
+
+def test_a_second_run_into_the_same_folder_waits_for_the_first(tmp_path):
+    files.write_run(tmp_path, {"m": {"x.md": b"first run"}})
+    with open(tmp_path / files.LOCK_NAME, "a+b") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)  # a first run is writing
+        second = subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path)], stdout=subprocess.PIPE, text=True)
+        with pytest.raises(subprocess.TimeoutExpired):
+            second.wait(timeout=3)
+        assert (tmp_path / "m" / "x.md").read_bytes() == b"first run"
+        fcntl.flock(lock.fileno(), fcntl.LOCK_UN)
+    out, _ = second.communicate(timeout=120)
+    assert second.returncode == 0 and out.strip() == "written"
+    assert (tmp_path / "m" / "x.md").read_bytes() == b"second run"
