@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pint
 
-from symgpu import errors, units
+from symgpu import errors, textfiles, units
 
 #: Largest export read (bytes).
 MAX_BYTES = 16 * 1024 * 1024
@@ -87,14 +87,8 @@ def read(path: str | Path) -> tuple[Launch, ...]:
     Raises:
         errors.UsageError: missing or oversized file, no units row, unknown unit, non-numeric value.
     """
-    file = Path(path)
-    try:
-        size = file.stat().st_size
-    except OSError as exc:
-        raise errors.UsageError(f"{path}: cannot read the Nsight Compute export ({exc.strerror})") from None
-    if size > MAX_BYTES:
-        raise errors.UsageError(f"{path}: {size} bytes (limit {MAX_BYTES}); export fewer launches (ncu --launch-count)")
-    return parse(file.read_text(encoding="utf-8", errors="replace"), source=str(path))
+    raw = textfiles.read_bounded(path, limit=MAX_BYTES, what="Nsight Compute export", hint="export fewer launches (ncu --launch-count)")
+    return parse(raw.decode("utf-8", errors="replace"), source=str(path))
 
 
 def parse(text: str, *, source: str = "<csv>") -> tuple[Launch, ...]:

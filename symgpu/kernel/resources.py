@@ -28,7 +28,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from symgpu import errors
+from symgpu import errors, textfiles
 
 #: Largest compiler output read (bytes).
 MAX_BYTES = 8 * 1024 * 1024
@@ -93,14 +93,8 @@ def read(path: str | Path) -> tuple[KernelResources, ...]:
     Raises:
         errors.UsageError: missing or oversized file, no kernel in it, or a malformed resource line.
     """
-    file = Path(path)
-    try:
-        size = file.stat().st_size
-    except OSError as exc:
-        raise errors.UsageError(f"{path}: cannot read compiler output ({exc.strerror})") from None
-    if size > MAX_BYTES:
-        raise errors.UsageError(f"{path}: {size} bytes of compiler output (limit {MAX_BYTES}); pass the output of one compilation")
-    return parse(file.read_text(encoding="utf-8", errors="replace"), source=str(path))
+    raw = textfiles.read_bounded(path, limit=MAX_BYTES, what="compiler output", hint="pass the output of one compilation")
+    return parse(raw.decode("utf-8", errors="replace"), source=str(path))
 
 
 def parse(text: str, *, source: str = "<text>", demangle: bool = True) -> tuple[KernelResources, ...]:

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pint
 
-from symgpu import errors, units
+from symgpu import errors, textfiles, units
 
 #: Largest measured-data file read (bytes).
 MAX_BYTES = 8_000_000
@@ -143,15 +143,9 @@ def read_csv(path: str | Path) -> MeasuredData:
             names the file, the row and the column.
     """
     shown = str(path)
-    file = Path(path)
+    raw = textfiles.read_bounded(path, limit=MAX_BYTES, what="measured data", hint="split the file")
     try:
-        size = file.stat().st_size
-    except OSError as exc:
-        raise errors.UsageError(f"{shown}: cannot read measured data ({exc.strerror})") from None
-    if size > MAX_BYTES:
-        raise errors.UsageError(f"{shown}: {size} bytes, more than the {MAX_BYTES} read; split the file")
-    try:
-        text = file.read_bytes().decode("utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise errors.UsageError(f"{shown}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     return parse_csv(text, shown)
