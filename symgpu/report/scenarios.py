@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -86,13 +88,17 @@ def supplied(model: Model, scenario: Scenario) -> set[str]:
     return set(model.constants) | set(model.preset(scenario.preset)) | {k for k, _ in scenario.inputs}
 
 
+@functools.lru_cache(maxsize=4096)
 def magnitude(model: Model, name: str, scenario: Scenario) -> float:
     """Value of symbol ``name`` in its declared unit: an input's value, or a quantity evaluated.
+
+    NOTE: memoised per (model, symbol, scenario): a report asks for each input once per
+    equation that uses it and for each quantity again when a later equation needs it; models
+    and scenarios are immutable, so the values are merged and converted once.
 
     Raises:
         errors.EvaluationError: a value is missing or outside a domain.
     """
-
     inputs = scenario.values()
     if name in inputs:
         return float(inputs[name].to(model.units[name]).magnitude)
