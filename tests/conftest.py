@@ -21,6 +21,14 @@ def read_fixture(name: str) -> str:
     return (FIXTURES / f"{name}.toml").read_text(encoding="utf-8")
 
 
+def tiny_text(*, rhs: str = "Min(P_peak, I*B)", peak: str = "100 TFLOP/s", extra_equation: str = "") -> str:
+    """The tiny roofline model (``tests/fixtures/tiny.toml``) with another right-hand side,
+    peak or an extra equation."""
+    return (read_fixture("tiny").replace('rhs = "Min(P_peak, I*B)"', f'rhs = "{rhs}"')
+            .replace('P_peak = "100 TFLOP/s"', f'P_peak = "{peak}"')
+            .replace("\n\n[presets.toy]\n", "\n" + textwrap.dedent(extra_equation) + "\n[presets.toy]\n"))
+
+
 @pytest.fixture(scope="session")
 def ia() -> symgpu.Model:
     """The bundled interval-analysis model."""
@@ -33,10 +41,7 @@ def write_model(tmp_path: Path) -> Callable[..., Path]:
 
     def write(raw: str | None = None, *, rhs: str = "Min(P_peak, I*B)", peak: str = "100 TFLOP/s",
               extra_equation: str = "", name: str = "tiny") -> Path:
-        text = raw if raw is not None else (
-            read_fixture("tiny").replace('rhs = "Min(P_peak, I*B)"', f'rhs = "{rhs}"')
-            .replace('P_peak = "100 TFLOP/s"', f'P_peak = "{peak}"')
-            .replace("\n\n[presets.toy]\n", "\n" + textwrap.dedent(extra_equation) + "\n[presets.toy]\n"))
+        text = raw if raw is not None else tiny_text(rhs=rhs, peak=peak, extra_equation=extra_equation)
         path = tmp_path / f"{name}.toml"
         path.write_text(text, encoding="utf-8")
         return path

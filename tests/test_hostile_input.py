@@ -9,9 +9,10 @@ import pytest
 
 import symgpu
 from symgpu import cli, errors, units
+from symgpu.cli import common
 from symgpu.model import expressions
 
-from conftest import TINY
+from conftest import tiny_text
 
 
 def _load(path: Path) -> symgpu.Model:
@@ -39,7 +40,7 @@ def test_power_tower_in_a_preset_value_is_refused_by_the_grammar_with_file_and_k
     ("B^2", "cannot read unit 'B^2': '^' is not a power; write powers with '**' at column 2"),
 ])
 def test_unit_string_outside_the_grammar_names_file_and_symbol(write_model, unit, problem):
-    path = write_model(TINY.format(rhs="Min(P_peak, I*B)", peak="1 TFLOP/s", extra_equation="").replace('unit = "B/s"', f'unit = "{unit}"'))
+    path = write_model(tiny_text(rhs="Min(P_peak, I*B)", peak="1 TFLOP/s", extra_equation="").replace('unit = "B/s"', f'unit = "{unit}"'))
     with pytest.raises(errors.ModelFileError, match=_anchored(path, r": \[symbols\.B\]\.unit: " + re.escape(problem) + "; units come from .*")):
         _load(path)
 
@@ -62,7 +63,7 @@ def test_quantity_grammar_keeps_printed_arithmetic_and_refuses_payloads():
 def test_extends_takes_a_model_id_never_a_path(tmp_path, extends):
     outside = tmp_path / "outside"
     outside.mkdir()
-    (outside / "evil.toml").write_text(TINY.format(rhs="P_peak", peak="1 TFLOP/s", extra_equation="").replace('id = "tiny"', 'id = "evil"'), encoding="utf-8")
+    (outside / "evil.toml").write_text(tiny_text(rhs="P_peak", peak="1 TFLOP/s", extra_equation="").replace('id = "tiny"', 'id = "evil"'), encoding="utf-8")
     folder = tmp_path / "models"
     folder.mkdir()
     path = folder / "variant.toml"
@@ -74,7 +75,7 @@ def test_extends_takes_a_model_id_never_a_path(tmp_path, extends):
 
 
 def test_preset_id_that_would_name_a_file_outside_the_report_folder_is_refused(write_model):
-    path = write_model(TINY.format(rhs="P_peak", peak="1 TFLOP/s", extra_equation="").replace("[presets.toy]", '[presets."../../x"]').replace("[presets.toy.values]", '[presets."../../x".values]'))
+    path = write_model(tiny_text(rhs="P_peak", peak="1 TFLOP/s", extra_equation="").replace("[presets.toy]", '[presets."../../x"]').replace("[presets.toy.values]", '[presets."../../x".values]'))
     with pytest.raises(errors.ModelFileError, match=_anchored(path, r": \[presets\.\.\./\.\./x\]: preset id '\.\./\.\./x' is not a plain id; use ASCII .*")):
         _load(path)
 
@@ -90,14 +91,14 @@ def test_check_fails_naming_preset_symbol_value_and_declared_sign(write_model, c
     path = write_model(peak=value)
     code = cli.main(["check", str(path)])
     out, err = capsys.readouterr()
-    assert code == cli.FAILED
+    assert code == common.FAILED
     expected = f"FAIL {path}: [presets.toy].values.P_peak: {problem}; give a finite value in FLOP/s that meets the declared assumptions"
     assert out.strip() == expected
     assert err == ""
 
 
 def test_toml_nan_float_in_a_validation_input_is_refused_with_case_and_symbol(write_model):
-    text = TINY.format(rhs="Min(P_peak, I*B)", peak="1 TFLOP/s", extra_equation="") + (
+    text = tiny_text(rhs="Min(P_peak, I*B)", peak="1 TFLOP/s", extra_equation="") + (
         '\n[[validation]]\nid = "c1"\npreset = "toy"\ninputs = { I = nan }\nexpect = { P = "1 TFLOP/s" }\n'
         'source = { ref = "toy2026", locator = "Table 1" }\n')
     path = write_model(text)
@@ -109,7 +110,7 @@ def test_toml_nan_float_in_a_validation_input_is_refused_with_case_and_symbol(wr
 # ---------------------------------------------------------------- identifiers
 def test_symbol_name_with_a_cyrillic_homoglyph_is_refused(write_model):
     lookalike = "fl\u043eps"
-    text = TINY.format(rhs="P_peak", peak="1 TFLOP/s", extra_equation="").replace(
+    text = tiny_text(rhs="P_peak", peak="1 TFLOP/s", extra_equation="").replace(
         "[symbols.P_peak]", f'[symbols."{lookalike}"]\ndescription = "look-alike"\nunit = "FLOP/s"\n\n[symbols.P_peak]')
     path = write_model(text)
     message = (r": \[symbols\.fl\\u043eps\]: symbol name 'fl\\u043eps' is not a plain ASCII identifier; use ASCII letters, digits and underscores, "
