@@ -5,9 +5,10 @@ locally or on a Dask cluster."""
 
 from __future__ import annotations
 
+from symgpu.sweep import backends, distributed, readers, writers
 from symgpu.sweep.grid import Axis, Grid, parse_axis, parse_grid
 from symgpu.sweep.plan import Column, SweepPlan, build_plan
 from symgpu.sweep.run import Chunk, SweepResult, iter_chunks, sweep
 
-__all__ = ["Axis", "Chunk", "Column", "Grid", "SweepPlan", "SweepResult", "build_plan", "iter_chunks",
+__all__ = ["backends", "distributed", "readers", "writers", "Axis", "Chunk", "Column", "Grid", "SweepPlan", "SweepResult", "build_plan", "iter_chunks",
            "parse_axis", "parse_grid", "sweep"]
