@@ -36,21 +36,26 @@ class Backend:
     name: str
     module: Any = field(repr=False)
 
-    def run(self, function: Callable[..., Any], coords: Sequence[np.ndarray], outputs: int, size: int) -> list[np.ndarray]:
+    def run(self, function: Callable[..., Any], coords: Sequence[np.ndarray], constants: Sequence[float],
+            outputs: int, size: int) -> list[np.ndarray]:
         """Run ``function`` (from :func:`symgpu.evaluate.compiler.fused_function` for this
-        backend) on ``coords`` (base units) and return its ``outputs`` arrays of length ``size``."""
+        backend) on ``coords`` and ``constants`` (base units); return its ``outputs`` arrays of
+        length ``size``."""
         if self.name == "numba":
-            return list(_numba_run(self.module, function, coords, outputs, size))
+            return list(_numba_run(self.module, function, coords, constants, outputs, size))
+        # NOTE: constants as full-length views (stride 0, no copies): lambdified Piecewise
+        # conditions combine with logical_and.reduce((...)), which fails on scalars and arrays
+        fixed = [np.broadcast_to(np.float64(c), (size,)) for c in constants]
         if self.name == "numpy":
             with np.errstate(all="ignore"):
-                results = function(*coords)
+                results = function(*coords, *fixed)
             return [np.broadcast_to(np.asarray(r, dtype=float), (size,)) for r in results]
         if self.name == "cupy":
             cp = self.module
-            results = function(*[cp.asarray(c) for c in coords])
+            results = function(*[cp.asarray(c) for c in coords], *[cp.asarray(c) for c in fixed])
             return [np.broadcast_to(np.asarray(cp.asnumpy(cp.asarray(r, dtype=cp.float64))), (size,)) for r in results]
         jnp = self.module.numpy
-        results = function(*[jnp.asarray(c) for c in coords])
+        results = function(*[jnp.asarray(c) for c in coords], *[jnp.asarray(c) for c in fixed])
         return [np.broadcast_to(np.asarray(r, dtype=float), (size,)) for r in results]
 
 
@@ -84,13 +89,14 @@ _LOOPS: dict[int, Any] = {}
 _JITTED: dict[int, tuple[Any, Any]] = {}
 
 
-def _numba_run(numba: Any, function: Callable[..., Any], coords: Sequence[np.ndarray], outputs: int, size: int) -> np.ndarray:
+def _numba_run(numba: Any, function: Callable[..., Any], coords: Sequence[np.ndarray], constants: Sequence[float],
+               outputs: int, size: int) -> np.ndarray:
     """One compiled loop over the chunk: every output of a point from one call of ``function``."""
     if not _LOOPS:
         @numba.njit(nogil=True)
-        def loop(f: Any, rows: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
+        def loop(f: Any, rows: np.ndarray, fixed: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
             for i in range(rows.shape[0]):
-                result = f(rows[i])
+                result = f(rows[i], fixed)
                 for j in range(out.shape[0]):
                     out[j, i] = result[j]
         _LOOPS[0] = loop
@@ -99,5 +105,5 @@ def _numba_run(numba: Any, function: Callable[..., Any], coords: Sequence[np.nda
         _JITTED[key] = (function, numba.njit(nogil=True, error_model="numpy")(function))
     rows = np.ascontiguousarray(np.stack([np.broadcast_to(c, (size,)) for c in coords], axis=1)) if coords else np.zeros((size, 0))
     out = np.empty((outputs, size))
-    _LOOPS[0](_JITTED[key][1], rows, out)
+    _LOOPS[0](_JITTED[key][1], rows, np.asarray(constants, dtype=float), out)
     return out

@@ -57,7 +57,7 @@ class SweepResult:
 
 def compile_plan(plan: SweepPlan, backend: backends.Backend) -> Any:
     """The plan's fused function for ``backend``."""
-    return compiler.fused_function(plan.model, plan.exprs, plan.grid.names, dict(plan.fixed), plan.out_units,
+    return compiler.fused_function(plan.model, plan.exprs, plan.grid.names, [k for k, _ in plan.fixed], plan.out_units,
                                    backend=backend.name)
 
 
@@ -66,7 +66,7 @@ def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, st
     size = stop - start
     coords = plan.grid.chunk(start, stop)
     based = [c * s if s != 1.0 else c for c, s in zip(coords, plan.scales)]
-    out = backend.run(function, based, len(plan.exprs), size)
+    out = backend.run(function, based, [v for _, v in plan.fixed], len(plan.exprs), size)
     columns: dict[str, np.ndarray] = {a.name: c for a, c in zip(plan.grid.axes, coords)}
     outside = 0
     inside = None
