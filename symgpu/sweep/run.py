@@ -69,7 +69,7 @@ def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, st
     out = backend.run(function, based, [v for _, v in plan.fixed], len(plan.exprs), size)
     columns: dict[str, np.ndarray] = {a.name: c for a, c in zip(plan.grid.axes, coords)}
     outside = 0
-    inside = None
+    inside = np.ones(size, dtype=bool)
     if plan.domain is not None:
         inside = out[plan.domain] > 0.5
         outside = int(size - np.count_nonzero(inside))
