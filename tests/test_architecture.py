@@ -21,6 +21,7 @@ LAYERS = (
     ("symgpu.validation",),
     ("symgpu.kernel", "symgpu.measure"),  # tool output and measurements in
     ("symgpu.api",),  # the package root re-exports the public API from here
+    ("symgpu.sweep",),  # chunked sweeps over grids: backends, writers, the dask engine
     ("symgpu.compare",),
     ("symgpu.report",),
     ("symgpu.cli", "symgpu.__main__"),

@@ -14,11 +14,13 @@ from collections.abc import Callable, Sequence
 import pint
 
 from symgpu import errors
-from symgpu.cli import compare_commands, derive_commands, kernel_commands, measure_commands, model_commands, report_commands
+from symgpu.cli import (compare_commands, derive_commands, kernel_commands, measure_commands, model_commands,
+                        report_commands, sweep_commands)
 from symgpu.cli.common import BAD_INPUT, OK, Parser
 
 #: Command modules: each has ``setup(subparsers)`` and ``RUN`` (subcommand -> run(args) -> exit code).
-MODULES = (model_commands, derive_commands, report_commands, compare_commands, kernel_commands, measure_commands)
+MODULES = (model_commands, derive_commands, report_commands, compare_commands, kernel_commands, measure_commands,
+           sweep_commands)
 
 
 def commands() -> dict[str, Callable[[argparse.Namespace], int]]:

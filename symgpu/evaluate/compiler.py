@@ -102,3 +102,51 @@ def numpy_function(symbols: Sequence[sympy.Symbol], expr: sympy.Basic) -> Callab
 def mpmath_function(symbol: sympy.Symbol, expr: sympy.Basic) -> Callable[..., Any]:
     """``expr`` as an mpmath function of ``symbol`` (arbitrary precision root finding)."""
     return sympy.lambdify(symbol, expr, modules="mpmath")  # type: ignore[no-any-return]
+
+
+#: backends of :func:`fused_function`: the lambdify module each prints for
+FUSED_BACKENDS = {"numpy": "numpy", "numba": "math", "cupy": "cupy", "jax": "jax"}
+
+
+def fused_function(model: Model, exprs: Sequence[sympy.Basic], variables: Sequence[str],
+                   constants: Sequence[str], out_units: Sequence[pint.Unit | None],
+                   backend: str = "numpy") -> Callable[..., Any]:
+    """Every expression of ``exprs`` in one compiled pass over the swept ``variables``.
+
+    The arithmetic is that of :func:`compiled` (the same base-unit expressions, fixed values
+    passed as arguments, not folded in), so results agree with ``evaluate`` to the last bit
+    where the two share an expression, including at the exact ties of discontinuous models.
+
+    Args:
+        model: the model whose symbols and units the expressions use.
+        exprs: expressions or conditions in the model's symbols (declared-unit literals).
+        variables: the swept symbols, then ``constants``: the function's arguments, as
+            base-unit magnitudes.
+        constants: the fixed symbols (scalars).
+        out_units: per expression, the unit of its result (``None``: base units); conditions
+            give 1.0 where they hold and 0.0 where not.
+        backend: ``numpy`` (arrays), ``numba`` (a plain-``math`` function of one row of
+            coordinates and the array of constants, returning a tuple of floats, for
+            :mod:`symgpu.sweep.backends` to jit), ``cupy`` or ``jax`` (their arrays).
+
+    Returns:
+        The compiled function (cached per model): arrays in, a tuple of arrays (or scalars
+        for constant outputs) out; for numba, ``f(row, constants) -> tuple of floats``.
+    """
+    key = ("fused", tuple(exprs), tuple(variables), tuple(constants), tuple(map(str, out_units)), backend)
+    if key not in model._compiled:
+        prepared = []
+        for expr, unit in zip(exprs, out_units):
+            based = scaling.base_expression(model, expr)
+            if isinstance(based, sympy.logic.boolalg.Boolean) and not isinstance(based, sympy.Expr):
+                based = sympy.Piecewise((sympy.Float(1.0), based), (sympy.Float(0.0), True))
+            elif unit is not None:
+                based = based / scaling.unit_scale(unit)
+            # NOTE: 1.0*... keeps every output a float, so the numba tuple is homogeneous
+            prepared.append(sympy.Mul(sympy.Float(1.0), based, evaluate=False))
+        swept = [model.symbols[v] for v in variables]
+        fixed = [model.symbols[c] for c in constants]
+        # numba: a row of the coordinate array and the array of constants, unpacked into symbols
+        arguments = [swept, fixed] if backend == "numba" else swept + fixed
+        model._compiled[key] = sympy.lambdify(arguments, sympy.Tuple(*prepared), modules=FUSED_BACKENDS[backend], cse=True)
+    return model._compiled[key]  # type: ignore[no-any-return]

@@ -1,0 +1,154 @@
+"""``--engine dask``: the same chunks as the local engine, evaluated by Dask workers (a
+``LocalCluster`` by default, or an existing scheduler), each written as one Parquet part of
+a folder that is renamed into place when every part is written.
+
+The workers rebuild the plan from a :class:`PartRequest` (model path, axes, fixed values):
+the model file must be readable at the same path on every worker.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from symgpu import api, errors
+from symgpu.sweep.grid import Axis, Grid
+from symgpu.sweep.plan import SweepPlan, build_plan
+from symgpu.sweep.run import DEFAULT_CHUNK, compile_plan, evaluate_chunk, progress_bar
+from symgpu.sweep import backends
+from symgpu.sweep.writers import WriteSummary, arrow_schema, arrow_table, pyarrow_modules, regime_counts
+
+
+@dataclass(frozen=True)
+class PartRequest:
+    """What a worker needs to rebuild the plan (picklable; ``token`` keys the workers' cache)."""
+
+    token: str
+    model_path: str
+    quantities: tuple[str, ...]
+    axes: tuple[Axis, ...]
+    values: tuple[tuple[str, float], ...]
+    checks: bool
+    regime_of: str
+    backend: str
+
+
+_PLANS: dict[str, tuple[SweepPlan, Any, backends.Backend]] = {}
+
+
+def request_for(plan: SweepPlan, backend: str) -> PartRequest:
+    """The request that rebuilds ``plan`` on a worker (fixed values in declared units)."""
+    return PartRequest(uuid.uuid4().hex, str(plan.model.path), plan.quantities, plan.grid.axes, plan.values,
+                       plan.checks, plan.regime.quantity if plan.regime else "", backend)
+
+
+def _plan(request: PartRequest) -> tuple[SweepPlan, Any, backends.Backend]:
+    if request.token not in _PLANS:
+        model = api.load(request.model_path)
+        plan = build_plan(model, request.quantities, grid=Grid(request.axes), values=dict(request.values),
+                          checks=request.checks, regime_of=request.regime_of)
+        runner = backends.load(request.backend)
+        _PLANS.clear()  # one sweep at a time per worker process
+        _PLANS[request.token] = (plan, compile_plan(plan, runner), runner)
+    return _PLANS[request.token]
+
+
+def write_part(request: PartRequest, index: int, start: int, stop: int, folder: str) -> tuple[int, int, list[int]]:
+    """Evaluate points ``start..stop-1`` and write them as ``part-<index>.parquet`` in ``folder``.
+
+    Returns:
+        (points, points outside the domain, regime counts as in :func:`symgpu.sweep.writers.write_chunks`)
+    """
+    _, pq = pyarrow_modules()
+    plan, function, runner = _plan(request)
+    chunk = evaluate_chunk(plan, runner, function, start, stop)
+    schema = arrow_schema(plan)
+    final = os.path.join(folder, f"part-{index:06d}.parquet")
+    temp = final + ".tmp"
+    pq.write_table(arrow_table(plan, chunk, schema), temp, compression="zstd")
+    os.replace(temp, final)
+    counts = np.zeros(len(plan.regime.labels) + 1 if plan.regime else 1, dtype=np.int64)
+    if chunk.regime is not None:
+        counts += np.bincount(chunk.regime + 1, minlength=counts.size)[np.r_[1:counts.size, 0]]
+    return stop - start, chunk.outside, [int(c) for c in counts]
+
+
+def client_for(scheduler: str | None, workers: int = 2) -> tuple[Any, Any]:
+    """A ``dask.distributed`` client: on ``scheduler`` (``tcp://HOST:PORT``) or a new local
+    cluster of ``workers`` processes that import the same symgpu as this process.
+
+    Returns:
+        (client, cluster or None): close both when done.
+
+    Raises:
+        errors.UsageError: dask is not installed, or the scheduler cannot be reached.
+    """
+    try:
+        from dask.distributed import Client, LocalCluster  # noqa: PLC0415 - optional dependency
+    except ImportError:
+        raise errors.UsageError("--engine dask needs dask: pip install 'symgpu[dask]'") from None
+    if scheduler:
+        if not scheduler.startswith(("tcp://", "tls://", "ucx://", "inproc://")):
+            raise errors.UsageError(f"--scheduler {scheduler!r}: expected an address like tcp://HOST:PORT")
+        try:
+            return Client(scheduler, timeout="10s"), None
+        except (OSError, TimeoutError) as exc:
+            raise errors.UsageError(f"--scheduler {scheduler!r}: cannot connect ({exc}); is the scheduler running?") from None
+    root = str(Path(api.__file__).resolve().parent.parent)
+    path = os.pathsep.join([root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                           env={"PYTHONPATH": path})
+    return Client(cluster), cluster
+
+
+def write_dask(plan: SweepPlan, path: str | os.PathLike[str], *, backend: str = "numpy", chunk_size: int = DEFAULT_CHUNK,
+               scheduler: str | None = None, workers: int = 2, progress: bool | None = False) -> WriteSummary:
+    """Write ``plan`` as a folder of Parquet parts, one per chunk, computed by Dask workers.
+
+    The parts go to a temporary folder next to ``path``, renamed to ``path`` when all are
+    written; on failure or Ctrl-C the temporary folder is removed.
+
+    Raises:
+        errors.UsageError: ``path`` exists, its folder does not, or dask / pyarrow is missing.
+    """
+    pyarrow_modules()
+    target = Path(path)
+    if target.exists():
+        raise errors.UsageError(f"-o {str(target)!r} exists; the dask engine writes a new folder of parts: remove it or choose another name")
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise errors.UsageError(f"-o {str(target)!r}: the folder {str(parent)!r} does not exist")
+    request = request_for(plan, backend)
+    begin = time.perf_counter()
+    client, cluster = client_for(scheduler, workers)
+    temp = tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
+    bar = progress_bar(plan.grid.size, progress)
+    try:
+        from dask.distributed import as_completed  # noqa: PLC0415 - optional dependency
+        ranges = plan.grid.chunks(chunk_size)
+        futures = [client.submit(write_part, request, i, s, e, temp, pure=False) for i, (s, e) in enumerate(ranges)]
+        points = outside = 0
+        counts = np.zeros(len(plan.regime.labels) + 1 if plan.regime else 1, dtype=np.int64)
+        for future in as_completed(futures):
+            n, bad, part_counts = future.result()
+            points, outside, counts = points + n, outside + bad, counts + np.asarray(part_counts)
+            if bar is not None:
+                bar.update(n)
+        os.replace(temp, target)
+    finally:
+        if bar is not None:
+            bar.close()
+        if os.path.isdir(temp):
+            shutil.rmtree(temp, ignore_errors=True)
+        client.close()
+        if cluster is not None:
+            cluster.close()
+    return WriteSummary(target, "parquet", points, outside, time.perf_counter() - begin, regime_counts(plan, counts))

@@ -1,0 +1,143 @@
+"""Sweep grids: axes parsed from ``NAME=SPEC`` text, their Cartesian product, and its chunks.
+
+Axis specs (values in the symbol's declared unit):
+
+* ``n=1:64`` — start to stop inclusive, step 1;
+* ``alpha=0:256:2`` — with a step;
+* ``a=1,2,4`` — a list;
+* ``x=1e3:1e6:log20`` — 20 points evenly spaced in log10 from start to stop (both included).
+
+The grid is never built as a whole: :meth:`Grid.chunk` gives the coordinates of the points
+``start..stop`` of the flattened grid (C order: the last axis varies fastest).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from symgpu import errors
+
+#: the most values one axis may have, and the most points a grid may have
+MAX_AXIS = 10_000_000
+MAX_POINTS = 10**12
+#: longest accepted axis text
+MAX_TEXT = 100_000
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One swept symbol: its name, its values (declared unit) and the text it came from."""
+
+    name: str
+    values: np.ndarray
+    text: str
+
+    @property
+    def size(self) -> int:
+        return int(self.values.size)
+
+
+def _number(text: str, item: str, what: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise errors.UsageError(f"--grid {item!r}: {what} {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise errors.UsageError(f"--grid {item!r}: {what} must be finite")
+    return value
+
+
+def parse_axis(text: str) -> Axis:
+    """Parse ``NAME=START:STOP[:STEP|:logN]`` or ``NAME=V1,V2,...`` into an :class:`Axis`.
+
+    Raises:
+        errors.UsageError: malformed text, a non-positive step, an empty or oversized range,
+            or a log range whose ends are not positive.
+    """
+    if len(text) > MAX_TEXT:
+        raise errors.UsageError(f"--grid: an axis text of {len(text)} characters is too long (at most {MAX_TEXT})")
+    name, sep, spec = text.partition("=")
+    name, spec = name.strip(), spec.strip()
+    hint = "expected NAME=START:STOP[:STEP], NAME=START:STOP:logN or NAME=V1,V2,..., e.g. --grid n=1:64"
+    if not sep or not name.isidentifier() or not spec:
+        raise errors.UsageError(f"--grid {text!r}: {hint}")
+    if "," in spec or ":" not in spec:
+        values = np.array([_number(part.strip(), text, "value") for part in spec.split(",")], dtype=float)
+        if values.size > MAX_AXIS:
+            raise errors.UsageError(f"--grid {text!r}: {values.size} values is too many (at most {MAX_AXIS})")
+        return Axis(name, values, text)
+    parts = spec.split(":")
+    if len(parts) not in (2, 3):
+        raise errors.UsageError(f"--grid {text!r}: {hint}")
+    start, stop = _number(parts[0], text, "START"), _number(parts[1], text, "STOP")
+    if stop < start:
+        raise errors.UsageError(f"--grid {text!r}: STOP is smaller than START")
+    step_text = parts[2].strip() if len(parts) == 3 else "1"
+    if step_text.lower().startswith("log"):
+        count_text = step_text[3:]
+        if not count_text.isdigit() or int(count_text) < 2:
+            raise errors.UsageError(f"--grid {text!r}: logN needs a whole number N >= 2 of points, e.g. log20")
+        count = int(count_text)
+        if not start > 0:
+            raise errors.UsageError(f"--grid {text!r}: a log range needs START > 0")
+        if count > MAX_AXIS:
+            raise errors.UsageError(f"--grid {text!r}: {count} points is too many (at most {MAX_AXIS})")
+        values = np.logspace(math.log10(start), math.log10(stop), count)
+        values[0], values[-1] = start, stop  # the ends exactly as given
+        return Axis(name, values, text)
+    step = _number(step_text, text, "STEP")
+    if not step > 0:
+        raise errors.UsageError(f"--grid {text!r}: STEP must be a positive number")
+    count = int(math.floor((stop - start) / step + 1e-9)) + 1
+    if count > MAX_AXIS:
+        raise errors.UsageError(f"--grid {text!r}: {count} points is too many (at most {MAX_AXIS})")
+    return Axis(name, start + step * np.arange(count, dtype=float), text)
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The Cartesian product of axes, evaluated chunk by chunk."""
+
+    axes: tuple[Axis, ...]
+
+    def __post_init__(self) -> None:
+        names = [a.name for a in self.axes]
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise errors.UsageError(f"--grid: {', '.join(repeated)} given more than once; give each axis once")
+        if self.size > MAX_POINTS:
+            raise errors.UsageError(f"--grid: {self.size} points is too many (at most {MAX_POINTS})")
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(a.name for a in self.axes)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(a.size for a in self.axes)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    def chunks(self, chunk_size: int) -> list[tuple[int, int]]:
+        """``(start, stop)`` of each chunk of the flattened grid."""
+        if chunk_size < 1:
+            raise errors.UsageError(f"chunk size must be at least 1, got {chunk_size}")
+        return [(s, min(s + chunk_size, self.size)) for s in range(0, self.size, chunk_size)]
+
+    def chunk(self, start: int, stop: int) -> list[np.ndarray]:
+        """Each axis's values at the points ``start..stop-1`` of the flattened grid (C order)."""
+        if not self.axes:
+            return []
+        indices = np.unravel_index(np.arange(start, stop, dtype=np.int64), self.shape)
+        return [axis.values[index] for axis, index in zip(self.axes, indices)]
+
+
+def parse_grid(texts: Sequence[str]) -> Grid:
+    """A :class:`Grid` from ``--grid`` texts (see :func:`parse_axis`)."""
+    return Grid(tuple(parse_axis(t) for t in texts))

@@ -1,0 +1,173 @@
+"""A sweep plan: which expressions one compiled pass evaluates over a grid, with the fixed
+values, the domain (``valid_when``) mask and the regime decision fused into it.
+
+Assumptions (positive, integer, ...) of swept symbols are checked once per axis — a Cartesian
+grid holds no value its axes lack — and those of fixed values once; domain conditions, which
+depend on several symbols, are one more output of the same compiled function, so checked
+evaluation costs one pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import sympy
+
+from symgpu import errors
+from symgpu.evaluate import input_values, scaling
+from symgpu.model import Model
+from symgpu.sweep.grid import Axis, Grid, parse_axis
+from symgpu.sweep.regimes import RegimeSpec, has_regimes, regime_outputs
+
+#: name of the regime column
+REGIME = "regime"
+
+
+@dataclass(frozen=True)
+class Column:
+    """An output column: its name, unit text (``1`` for pure numbers, ``""`` for labels) and kind."""
+
+    name: str
+    unit: str
+    kind: str  # "axis", "quantity" or "regime"
+
+    @property
+    def header(self) -> str:
+        """CSV header: ``name [unit]`` (the measured-data format), bare name without a unit."""
+        return self.name if self.unit in ("", "1") else f"{self.name} [{self.unit}]"
+
+
+@dataclass(frozen=True)
+class SweepPlan:
+    """Everything a chunk evaluation needs (see :func:`build_plan`)."""
+
+    model: Model
+    quantities: tuple[str, ...]
+    preset: str | None
+    grid: Grid
+    values: tuple[tuple[str, float], ...]  # fixed inputs the expressions use, declared units
+    fixed: tuple[tuple[str, float], ...]  # the same in base units
+    scales: tuple[float, ...]  # per axis: declared unit -> base units
+    exprs: tuple[sympy.Basic, ...]  # quantities first, then the domain, then the regime's
+    out_units: tuple[Any, ...]
+    domain: int | None  # index of the domain output (1.0 inside), None without checks
+    regime: RegimeSpec | None
+    checks: bool
+
+    def columns(self) -> list[Column]:
+        """The output columns: axes, quantities, then the regime (if any)."""
+        out = [Column(a.name, self.model.unit_text(a.name), "axis") for a in self.grid.axes]
+        out += [Column(q, self.model.unit_text(q), "quantity") for q in self.quantities]
+        if self.regime is not None:
+            out.append(Column(REGIME, "", "regime"))
+        return out
+
+    def metadata(self) -> dict[str, Any]:
+        """JSON-ready description of the sweep, stored with its output."""
+        return {
+            "model": self.model.id, "model_path": str(self.model.path), "quantities": list(self.quantities),
+            "preset": self.preset, "grid": [a.text for a in self.grid.axes], "checks": self.checks,
+            "values": {k: f"{v!r} {self.model.unit_text(k)}" for k, v in self.values},
+            "units": {c.name: c.unit for c in self.columns()},
+            "regime_of": self.regime.quantity if self.regime else None,
+            "regime_labels": list(self.regime.labels) if self.regime else [],
+        }
+
+
+def build_plan(model: Model, quantities: Sequence[str], *, preset: str | None = None,
+               grid: Grid | Sequence[str | Axis] = (), values: Mapping[str, Any] | None = None,
+               checks: bool = True, regime_of: str | None = None) -> SweepPlan:
+    """Plan the sweep of ``quantities`` over ``grid`` at ``preset`` with fixed ``values``.
+
+    Args:
+        model: the model.
+        quantities: quantities defined by equations (each one output column).
+        preset: preset supplying hardware values.
+        grid: a :class:`Grid`, or axes / axis texts (``"n=1:64"``).
+        values: fixed inputs (numbers in the declared unit, quantities or quantity strings);
+            a defined quantity given here is taken as given, as in ``evaluate``.
+        checks: check assumptions (per axis) and ``valid_when`` domains (fused, per point).
+        regime_of: the quantity whose active regime is a column (default: the first of
+            ``quantities`` that is a Min/Max or has cases; ``""`` for none).
+
+    Raises:
+        errors.UsageError: no quantity, an axis naming no symbol or a quantity, a regime
+            quantity without regimes.
+        errors.EvaluationError: a value is missing, is an array, or breaks an assumption.
+    """
+    if not quantities:
+        raise errors.UsageError("name at least one quantity to sweep")
+    names = tuple(model.equation_for(q).definition.defines for q in quantities)
+    if not isinstance(grid, Grid):
+        grid = Grid(tuple(a if isinstance(a, Axis) else parse_axis(a) for a in grid))
+    for axis in grid.axes:
+        if axis.name not in model.symbols:
+            raise errors.UsageError(f"--grid {axis.text!r}: {model.id} has no symbol '{axis.name}' "
+                                    f"(declared: {', '.join(sorted(model.symbols))})")
+        if axis.name in names:
+            raise errors.UsageError(f"--grid {axis.text!r}: {axis.name} is swept and asked for; sweep an input instead")
+        input_values.to_magnitude(model, axis.name, axis.values, check=checks)  # assumptions, once per axis
+    values = dict(values or {})
+    swept = set(grid.names)
+    both = sorted(swept & set(values))
+    if both:
+        raise errors.UsageError(f"{', '.join(both)} given both as --grid and --set; give each once")
+    given = frozenset(k for k in set(values) | swept if k in model.defining) - set(names)
+    merged = {k: v for k, v in input_values.merge_values(model, preset, values).items() if k not in swept}
+
+    exprs: list[sympy.Basic] = []
+    out_units: list[Any] = []
+
+    def add(expr: sympy.Basic, unit: Any) -> int:
+        exprs.append(expr)
+        out_units.append(unit)
+        return len(exprs) - 1
+
+    def expand(expr: sympy.Basic) -> sympy.Basic:
+        mapping = {s: model.expression(s.name, stop_at=given) for s in expr.free_symbols
+                   if s.name in model.defining and s.name not in given}
+        return expr.xreplace(mapping) if mapping else expr
+
+    for name in names:
+        add(model.expression(name, stop_at=given), model.units[name])
+    known = swept | set(merged)
+    domain = None
+    if checks:
+        conditions = []
+        for name in names:
+            for equation in model.dependencies(name, stop_at=given):
+                for condition in equation.valid_when:
+                    expanded = expand(condition)
+                    if {s.name for s in expanded.free_symbols} <= known:
+                        conditions.append(expanded)
+        if conditions:
+            domain = add(sympy.And(*conditions), None)
+    regime = None
+    if regime_of is None:
+        target = next((n for n in names if has_regimes(model, n)), None)
+    else:
+        target = model.equation_for(regime_of).definition.defines if regime_of else None
+    if target:
+        regime = regime_outputs(model, target, expand, add)
+
+    used = set().union(*[{s.name for s in e.free_symbols} for e in exprs])
+    missing = sorted(used - known)
+    if missing:
+        where = f" (not in preset '{preset}')" if preset else ""
+        raise errors.EvaluationError(
+            f"{model.id}: {', '.join(names)} need{'s' if len(names) == 1 else ''} a value for {', '.join(missing)}{where}; "
+            f"give {'them' if len(missing) > 1 else 'it'} with --set {missing[0]}=... or --grid {missing[0]}=START:STOP")
+    fixed_declared: list[tuple[str, float]] = []
+    fixed_base: list[tuple[str, float]] = []
+    for key in sorted(used - swept):
+        magnitude = input_values.to_magnitude(model, key, merged[key], check=checks)
+        if np.ndim(magnitude):
+            raise errors.EvaluationError(f"{model.id}: {key} is an array; sweep it with --grid {key}=... instead")
+        fixed_declared.append((key, float(magnitude)))
+        fixed_base.append((key, float(input_values.base_magnitude(model, key, merged[key], check=False))))
+    scales = tuple(scaling.symbol_scale(model, a.name) for a in grid.axes)
+    return SweepPlan(model, names, preset, grid, tuple(fixed_declared), tuple(fixed_base), scales,
+                     tuple(exprs), tuple(out_units), domain, regime, checks)

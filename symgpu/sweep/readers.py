@@ -1,0 +1,104 @@
+"""Reading a written sweep back (for plots and checks): Parquet files, partitioned Parquet
+folders (``--engine dask``) and CSV with ``name [unit]`` headers."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from symgpu import errors
+from symgpu.sweep.plan import REGIME
+from symgpu.sweep.writers import METADATA_KEY, pyarrow_modules
+
+#: the most rows read back
+MAX_ROWS = 20_000_000
+_HEADER = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?: \[([^\[\]]+)\])?$")
+
+
+@dataclass(frozen=True)
+class SweepTable:
+    """A sweep read back: numeric columns, their units, the regime labels and the metadata."""
+
+    columns: Mapping[str, np.ndarray]
+    units: Mapping[str, str]
+    regime: np.ndarray | None
+    metadata: Mapping[str, Any]
+
+
+def read(path: str | os.PathLike[str]) -> SweepTable:
+    """Read a sweep written by :mod:`symgpu.sweep.writers` or the dask engine.
+
+    Raises:
+        errors.UsageError: missing file, unknown format, a malformed header, too many rows.
+    """
+    source = Path(path)
+    if not source.exists():
+        raise errors.UsageError(f"{str(source)!r}: no such file or folder")
+    if source.is_dir() or source.suffix.lower() in (".parquet", ".pq"):
+        return _read_parquet(source)
+    if source.suffix.lower() == ".csv":
+        return _read_csv(source)
+    raise errors.UsageError(f"{str(source)!r}: expected a .parquet or .csv file, or a folder of Parquet parts")
+
+
+def _read_parquet(source: Path) -> SweepTable:
+    pa, pq = pyarrow_modules()
+    parts = sorted(source.glob("*.parquet")) if source.is_dir() else [source]
+    if not parts:
+        raise errors.UsageError(f"{str(source)!r}: the folder holds no .parquet parts")
+    rows = sum(pq.ParquetFile(p).metadata.num_rows for p in parts)
+    if rows > MAX_ROWS:
+        raise errors.UsageError(f"{str(source)!r}: {rows} rows is too many to read back (at most {MAX_ROWS})")
+    table = pa.concat_tables([pq.read_table(p) for p in parts])
+    raw = (table.schema.metadata or {}).get(METADATA_KEY)
+    if raw is None:
+        raise errors.UsageError(f"{str(source)!r}: not a symgpu sweep (no {METADATA_KEY.decode()} metadata)")
+    metadata = json.loads(raw)
+    columns = {n: table.column(n).to_numpy() for n in table.column_names if n != REGIME}
+    regime = None
+    if REGIME in table.column_names:
+        regime = np.array([v if v is not None else "" for v in table.column(REGIME).to_pylist()], dtype=object)
+    return SweepTable(columns, {n: metadata["units"].get(n, "") for n in columns}, regime, metadata)
+
+
+def _read_csv(source: Path) -> SweepTable:
+    with open(source, encoding="utf-8", newline="") as stream:
+        reader = csv.reader(stream)
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise errors.UsageError(f"{str(source)!r}: empty file") from None
+        names, units = [], {}
+        for text in header:
+            match = _HEADER.match(text.strip())
+            if not match:
+                raise errors.UsageError(f"{str(source)!r}: column header {text!r} is not NAME or 'NAME [UNIT]'")
+            names.append(match.group(1))
+            units[match.group(1)] = match.group(2) or "1"
+        values: list[list[str]] = [[] for _ in names]
+        for number, row in enumerate(reader, start=2):
+            if number > MAX_ROWS + 1:
+                raise errors.UsageError(f"{str(source)!r}: more than {MAX_ROWS} rows; too many to read back")
+            if len(row) != len(names):
+                raise errors.UsageError(f"{str(source)!r}, line {number}: {len(row)} fields, expected {len(names)}")
+            for column, text in zip(values, row):
+                column.append(text)
+    regime = np.array(values[names.index(REGIME)], dtype=object) if REGIME in names else None
+    columns = {}
+    for name, texts in zip(names, values):
+        if name == REGIME:
+            continue
+        try:
+            columns[name] = np.array([float(t) for t in texts], dtype=float)
+        except ValueError as exc:
+            raise errors.UsageError(f"{str(source)!r}: column {name}: {exc}") from None
+    units.pop(REGIME, None)
+    return SweepTable(columns, units, regime, {"units": units})

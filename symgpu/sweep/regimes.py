@@ -1,0 +1,135 @@
+"""The active regime of a quantity at every point of a chunk, decided on arrays.
+
+The same rules as :func:`symgpu.evaluate.active.active_regime` (which answers at one point):
+for a top-level ``Min``/``Max`` the binding argument (the first of equal ones), named by the
+equation's ``limiters`` or ``min_arg<i>``/``max_arg<i>``; for an equation with cases the
+first case whose condition holds, relations compared in base units with sides within a
+relative :data:`symgpu.evaluate.active.TIE` counted as equal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import sympy
+
+from symgpu import errors
+from symgpu.evaluate.active import TIE
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+#: a condition as a tree over output indices: ("const", bool) | ("rel", op, left, right, scale)
+#: | ("and"|"or", children) | ("not", child)
+Tree = tuple[Any, ...]
+
+_OPS = {sympy.Eq: "==", sympy.Ne: "!=", sympy.GreaterThan: ">=", sympy.StrictGreaterThan: ">",
+        sympy.LessThan: "<=", sympy.StrictLessThan: "<"}
+
+
+@dataclass(frozen=True)
+class RegimeSpec:
+    """How to decide the active regime of ``quantity`` from the compiled outputs."""
+
+    quantity: str
+    kind: str  # "min", "max" or "cases"
+    labels: tuple[str, ...]
+    trees: tuple[Tree, ...]  # cases: one condition tree per case; min/max: ("arg", index) per argument
+
+
+def has_regimes(model: Model, quantity: str) -> bool:
+    """Whether ``quantity``'s equation is a top-level Min/Max or has cases."""
+    equation = model.equation_for(quantity)
+    return bool(equation.cases) or isinstance(equation.rhs, (sympy.Min, sympy.Max))
+
+
+def regime_outputs(model: Model, quantity: str, expand: Callable[[sympy.Basic], sympy.Basic],
+                   add: Callable[[sympy.Basic, Any], int]) -> RegimeSpec:
+    """Register the expressions deciding ``quantity``'s regime with ``add(expr, unit) -> index``.
+
+    Raises:
+        errors.UsageError: the quantity has neither a Min/Max nor cases.
+    """
+    equation = model.equation_for(quantity)
+    name = equation.definition.defines
+    rhs = equation.rhs
+    if equation.cases:
+        trees = tuple(_tree(expand(case.condition), add) for case in equation.cases)
+        return RegimeSpec(name, "cases", tuple(c.id for c in equation.cases), trees)
+    if isinstance(rhs, (sympy.Min, sympy.Max)):
+        names = {sympy.srepr(t): n for n, t in equation.limiters}
+        prefix = "min" if isinstance(rhs, sympy.Min) else "max"
+        labels = tuple(names.get(sympy.srepr(arg), f"{prefix}_arg{i + 1}") for i, arg in enumerate(rhs.args))
+        trees = tuple(("arg", add(expand(arg), model.units[name])) for arg in rhs.args)
+        return RegimeSpec(name, prefix, labels, trees)
+    raise errors.UsageError(f"{model.id}: {name} is neither a Min/Max nor defined by cases; no regime to report "
+                            f"(choose another quantity with --regime-of, or leave it out)")
+
+
+def _tree(condition: Any, add: Callable[[sympy.Basic, Any], int]) -> Tree:
+    if condition in (True, sympy.true):
+        return ("const", True)
+    if condition in (False, sympy.false):
+        return ("const", False)
+    if isinstance(condition, (sympy.And, sympy.Or)):
+        return ("and" if isinstance(condition, sympy.And) else "or", tuple(_tree(c, add) for c in condition.args))
+    if isinstance(condition, sympy.Not):
+        return ("not", _tree(condition.args[0], add))
+    if not isinstance(condition, sympy.core.relational.Relational) or type(condition) not in _OPS:
+        raise errors.EvaluationError(f"cannot evaluate the condition {sympy.sstr(condition)} on a grid")
+    op = _OPS[type(condition)]
+    if condition.lhs.is_number or condition.rhs.is_number:
+        # a bare literal is in the declared unit of the other side: the difference scales it
+        other = condition.rhs if condition.lhs.is_number else condition.lhs
+        left = add(condition.lhs - condition.rhs, None)
+        return ("rel", op, left, None, add(other, None))
+    return ("rel", op, add(condition.lhs, None), add(condition.rhs, None), None)
+
+
+def _holds(tree: Tree, out: Sequence[np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
+    kind = tree[0]
+    if kind == "const":
+        return np.full(shape, bool(tree[1]))
+    if kind in ("and", "or"):
+        parts = [_holds(t, out, shape) for t in tree[1]]
+        return np.logical_and.reduce(parts) if kind == "and" else np.logical_or.reduce(parts)
+    if kind == "not":
+        return ~_holds(tree[1], out, shape)
+    _, op, li, ri, si = tree
+    left = out[li]
+    if ri is None:
+        right = np.zeros(shape)
+        scale = np.maximum(np.abs(left), np.abs(out[si]))
+    else:
+        right = out[ri]
+        scale = np.maximum(np.abs(left), np.abs(right))
+    with np.errstate(invalid="ignore"):
+        equal = (np.abs(left - right) <= TIE * scale) | (left == right)
+        if op == "==":
+            return equal
+        if op == "!=":
+            return ~equal
+        if op == ">=":
+            return equal | (left > right)
+        if op == ">":
+            return ~equal & (left > right)
+        if op == "<=":
+            return equal | (left < right)
+        return ~equal & (left < right)
+
+
+def decide(spec: RegimeSpec, out: Sequence[np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
+    """The index into ``spec.labels`` of the active regime at each point (-1: none, or NaN)."""
+    if spec.kind == "cases":
+        code = np.full(shape, -1, dtype=np.int16)
+        for index in reversed(range(len(spec.trees))):
+            code[_holds(spec.trees[index], out, shape)] = index
+        return code
+    values = np.stack([np.broadcast_to(out[t[1]], shape) for t in spec.trees])
+    finite = np.all(np.isfinite(values), axis=0)
+    with np.errstate(invalid="ignore"):
+        chosen = np.argmin(values, axis=0) if spec.kind == "min" else np.argmax(values, axis=0)
+    return np.where(finite, chosen, -1).astype(np.int16)

@@ -1,0 +1,176 @@
+"""Writing a sweep: Parquet (pyarrow; units in the field and schema metadata) or CSV (units in
+the headers, ``n [warp/SM]``), chunk by chunk, to a temporary file renamed into place at the
+end — an interrupted sweep (Ctrl-C) leaves no half-written file."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from symgpu import errors
+from symgpu.sweep.plan import REGIME, SweepPlan
+from symgpu.sweep.run import DEFAULT_CHUNK, Chunk, iter_chunks
+
+FORMATS = ("parquet", "csv")
+#: schema metadata key holding the sweep's JSON description
+METADATA_KEY = b"symgpu.sweep"
+
+
+@dataclass(frozen=True)
+class WriteSummary:
+    """What a written sweep holds."""
+
+    path: Path
+    format: str
+    points: int
+    outside: int
+    seconds: float
+    regimes: tuple[tuple[str, int], ...]  # label -> number of points
+
+
+def format_of(path: str | os.PathLike[str], given: str | None = None) -> str:
+    """The output format: ``given``, else from the suffix (``.parquet``/``.pq``, ``.csv``).
+
+    Raises:
+        errors.UsageError: unknown format or suffix.
+    """
+    if given:
+        if given not in FORMATS:
+            raise errors.UsageError(f"--format {given!r}: choose parquet or csv")
+        return given
+    suffix = Path(path).suffix.lower()
+    if suffix in (".parquet", ".pq"):
+        return "parquet"
+    if suffix == ".csv":
+        return "csv"
+    raise errors.UsageError(f"-o {str(path)!r}: name a .parquet or .csv file, or give --format")
+
+
+def pyarrow_modules() -> tuple[Any, Any]:
+    """(pyarrow, pyarrow.parquet), or a UsageError saying how to install them."""
+    try:
+        import pyarrow  # noqa: PLC0415 - optional dependency
+        import pyarrow.parquet as parquet  # noqa: PLC0415
+    except ImportError:
+        raise errors.UsageError("Parquet output needs pyarrow: pip install 'symgpu[parquet]' (or write .csv)") from None
+    return pyarrow, parquet
+
+
+def arrow_schema(plan: SweepPlan) -> Any:
+    """The Parquet schema: float64 columns with ``unit`` field metadata, the regime as a
+    dictionary of labels, and the sweep's JSON description under :data:`METADATA_KEY`."""
+    pa, _ = pyarrow_modules()
+    fields = []
+    for column in plan.columns():
+        if column.kind == "regime":
+            fields.append(pa.field(REGIME, pa.dictionary(pa.int16(), pa.string()), metadata={b"regime_of": (plan.regime.quantity if plan.regime else "").encode()}))
+        else:
+            fields.append(pa.field(column.name, pa.float64(), nullable=False, metadata={b"unit": column.unit.encode()}))
+    return pa.schema(fields, metadata={METADATA_KEY: json.dumps(plan.metadata(), sort_keys=True).encode()})
+
+
+def arrow_table(plan: SweepPlan, chunk: Chunk, schema: Any) -> Any:
+    """One chunk as a pyarrow Table of ``schema``."""
+    pa, _ = pyarrow_modules()
+    arrays = []
+    for column in plan.columns():
+        if column.kind == "regime":
+            assert chunk.regime is not None and plan.regime is not None
+            indices = pa.array(chunk.regime, type=pa.int16(), mask=chunk.regime < 0)
+            arrays.append(pa.DictionaryArray.from_arrays(indices, pa.array(list(plan.regime.labels), type=pa.string())))
+        else:
+            arrays.append(pa.array(chunk.columns[column.name], type=pa.float64()))
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def csv_text(plan: SweepPlan, chunk: Chunk) -> str:
+    """One chunk as CSV rows (shortest round-trip numbers, ``nan`` outside the domain)."""
+    names = [c.name for c in plan.columns() if c.kind != "regime"]
+    numbers = np.column_stack([chunk.columns[n] for n in names])
+    stream = io.StringIO()
+    np.savetxt(stream, numbers, fmt="%.17g", delimiter=",")
+    if plan.regime is None or chunk.regime is None:
+        return stream.getvalue()
+    labels = list(plan.regime.labels) + [""]
+    return "".join(f"{line},{labels[code]}\n" for line, code in zip(stream.getvalue().splitlines(), chunk.regime))
+
+
+def csv_header(plan: SweepPlan) -> str:
+    return ",".join(c.header for c in plan.columns()) + "\n"
+
+
+@contextmanager
+def atomic_path(path: Path) -> Iterator[Path]:
+    """A temporary path next to ``path``, renamed to ``path`` when the block ends normally and
+    removed when it raises (including KeyboardInterrupt)."""
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise errors.UsageError(f"-o {str(path)!r}: the folder {str(folder)!r} does not exist")
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    os.close(handle)
+    try:
+        yield Path(temp)
+        mask = os.umask(0)
+        os.umask(mask)
+        os.chmod(temp, 0o666 & ~mask)
+        os.replace(temp, path)
+    finally:
+        if os.path.exists(temp):
+            os.unlink(temp)
+
+
+def write_chunks(plan: SweepPlan, chunks: Iterable[Chunk], path: str | os.PathLike[str], fmt: str) -> tuple[int, int, np.ndarray]:
+    """Write ``chunks`` to ``path`` atomically; return (points, points outside, regime counts)."""
+    target = Path(path)
+    counts = np.zeros(len(plan.regime.labels) + 1 if plan.regime else 1, dtype=np.int64)
+    points = outside = 0
+    with atomic_path(target) as temp:
+        if fmt == "parquet":
+            _, pq = pyarrow_modules()
+            schema = arrow_schema(plan)
+            with pq.ParquetWriter(str(temp), schema, compression="zstd") as writer:
+                for chunk in chunks:
+                    writer.write_table(arrow_table(plan, chunk, schema))
+                    points, outside = points + chunk.stop - chunk.start, outside + chunk.outside
+                    if chunk.regime is not None:
+                        counts += np.bincount(chunk.regime + 1, minlength=counts.size)[np.r_[1:counts.size, 0]]
+        else:
+            with open(temp, "w", encoding="utf-8", newline="") as stream:
+                stream.write(csv_header(plan))
+                for chunk in chunks:
+                    stream.write(csv_text(plan, chunk))
+                    points, outside = points + chunk.stop - chunk.start, outside + chunk.outside
+                    if chunk.regime is not None:
+                        counts += np.bincount(chunk.regime + 1, minlength=counts.size)[np.r_[1:counts.size, 0]]
+    return points, outside, counts
+
+
+def regime_counts(plan: SweepPlan, counts: np.ndarray) -> tuple[tuple[str, int], ...]:
+    if plan.regime is None:
+        return ()
+    return tuple((label, int(n)) for label, n in zip(list(plan.regime.labels) + ["(none)"], counts) if n)
+
+
+def write(plan: SweepPlan, path: str | os.PathLike[str], *, fmt: str | None = None, backend: str = "numpy",
+          chunk_size: int = DEFAULT_CHUNK, progress: bool | None = False) -> WriteSummary:
+    """Evaluate ``plan`` chunk by chunk and write it to ``path`` (Parquet or CSV, atomically).
+
+    Raises:
+        errors.UsageError: unknown format, missing folder, missing pyarrow or backend package.
+    """
+    kind = format_of(path, fmt)
+    if kind == "parquet":
+        pyarrow_modules()
+    begin = time.perf_counter()
+    points, outside, counts = write_chunks(plan, iter_chunks(plan, backend, chunk_size, progress), path, kind)
+    return WriteSummary(Path(path), kind, points, outside, time.perf_counter() - begin, regime_counts(plan, counts))

@@ -1,0 +1,160 @@
+"""symgpu.sweep: grid parsing, chunked evaluation equal to point-by-point evaluation, the same
+result for every chunk size and backend, regimes as active_regime decides them, fused checks."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+
+import numpy as np
+import pytest
+
+import symgpu
+from symgpu import errors
+from symgpu.evaluate.active import active_regime
+from symgpu.sweep import backends, build_plan, iter_chunks, parse_axis, sweep
+from symgpu.sweep.grid import Grid
+
+PRESET = "table2_example"
+
+
+@pytest.fixture(scope="module")
+def hk() -> symgpu.api.Model:
+    return symgpu.load("hong_kim_2009")
+
+
+def test_axis_range_with_default_step_is_inclusive() -> None:
+    assert parse_axis("n=1:4").values.tolist() == [1.0, 2.0, 3.0, 4.0]
+
+
+def test_axis_range_with_step_and_list() -> None:
+    assert parse_axis("alpha=0:8:2").values.tolist() == [0.0, 2.0, 4.0, 6.0, 8.0]
+    assert parse_axis("a=1, 2,4").values.tolist() == [1.0, 2.0, 4.0]
+
+
+def test_log_axis_has_equal_ratios_and_exact_ends() -> None:
+    axis = parse_axis("x=1e3:1e6:log4")
+    assert axis.values[0] == 1e3 and axis.values[-1] == 1e6
+    np.testing.assert_allclose(axis.values, [1e3, 1e4, 1e5, 1e6], rtol=1e-12)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("n1:4", r"^--grid 'n1:4': expected NAME=START:STOP\[:STEP\], NAME=START:STOP:logN or NAME=V1,V2,\.\.\., e\.g\. --grid n=1:64$"),
+    ("n=4:1", r"^--grid 'n=4:1': STOP is smaller than START$"),
+    ("n=1:4:0", r"^--grid 'n=1:4:0': STEP must be a positive number$"),
+    ("x=0:10:log5", r"^--grid 'x=0:10:log5': a log range needs START > 0$"),
+    ("x=1:10:logx", r"^--grid 'x=1:10:logx': logN needs a whole number N >= 2 of points, e\.g\. log20$"),
+    ("n=1:1e9", r"^--grid 'n=1:1e9': 1000000000 points is too many \(at most 10000000\)$"),
+    ("n=a:4", r"^--grid 'n=a:4': START 'a' is not a number$"),
+])
+def test_bad_axis_text_is_refused_with_the_reason(text: str, message: str) -> None:
+    with pytest.raises(errors.UsageError, match=message):
+        parse_axis(text)
+
+
+def test_chunks_cover_the_grid_in_c_order() -> None:
+    grid = Grid((parse_axis("a=1:3"), parse_axis("b=10,20"), parse_axis("c=5:8")))
+    expected = list(itertools.product([1, 2, 3], [10, 20], [5, 6, 7, 8]))
+    got = []
+    for start, stop in grid.chunks(5):
+        got += list(zip(*[c.tolist() for c in grid.chunk(start, stop)]))
+    assert got == [tuple(map(float, p)) for p in expected]
+
+
+def test_table2_point_matches_hand_arithmetic(hk: symgpu.api.Model) -> None:
+    # Table 2 erratum text: Eq. (23) gives 4380 x 20/2.28125 + 22 x 1.28125 (Rep = 1)
+    result = sweep(hk, "Exec_cycles_app", preset=PRESET, grid=["Active_blocks_per_SM=4,5"])
+    assert result.columns["Exec_cycles_app"][1] == pytest.approx(4380 * 20 / 2.28125 + 22 * 1.28125, rel=1e-14)
+    assert result.regime_names()[1] == "eq23"
+
+
+def test_sweep_equals_point_by_point_evaluation_and_active_regime(hk: symgpu.api.Model) -> None:
+    result = sweep(hk, ["Exec_cycles_app", "MWP"], preset=PRESET,
+                   grid=["Active_blocks_per_SM=1:8", "Mem_LD=100:1000:150", "Comp_insts=1,27,1000"], chunk_size=11)
+    names = result.regime_names()
+    for i in range(result.columns["Mem_LD"].size):
+        point = {k: float(result.columns[k][i]) for k in ("Active_blocks_per_SM", "Mem_LD", "Comp_insts")}
+        for quantity in ("Exec_cycles_app", "MWP"):
+            expected = float(hk.evaluate(quantity, preset=PRESET, values=point).magnitude)
+            assert result.columns[quantity][i] == pytest.approx(expected, rel=1e-12)
+        assert names[i] == active_regime(hk, "Exec_cycles_app", PRESET, **point)[0]
+    assert {"eq22", "eq23", "eq24"} <= set(names)
+
+
+def test_min_quantity_regime_names_the_limiter(hk: symgpu.api.Model) -> None:
+    result = sweep(hk, "MWP", preset=PRESET, grid=["Active_blocks_per_SM=1:8", "Mem_LD=100:5000:700"])
+    names = result.regime_names()
+    for i in range(names.size):
+        point = {k: float(result.columns[k][i]) for k in ("Active_blocks_per_SM", "Mem_LD")}
+        assert names[i] == active_regime(hk, "MWP", PRESET, **point)[0]
+
+
+@pytest.mark.parametrize("chunk_size", [1, 7, 64, 1 << 18])
+def test_result_is_the_same_for_every_chunk_size(hk: symgpu.api.Model, chunk_size: int) -> None:
+    grid = ["Active_blocks_per_SM=1:8", "Mem_LD=100:900:50"]
+    reference = sweep(hk, "Exec_cycles_app", preset=PRESET, grid=grid, chunk_size=1000)
+    other = sweep(hk, "Exec_cycles_app", preset=PRESET, grid=grid, chunk_size=chunk_size)
+    np.testing.assert_allclose(other.columns["Exec_cycles_app"], reference.columns["Exec_cycles_app"], rtol=1e-12)
+    assert (other.regime == reference.regime).all()
+
+
+@pytest.mark.parametrize("backend", ["numba", "cupy", "jax"])
+def test_optional_backends_agree_with_numpy(hk: symgpu.api.Model, backend: str) -> None:
+    if not backends.available(backend):
+        pytest.skip(f"backend {backend} is not available here")
+    grid = ["Active_blocks_per_SM=1:8", "Mem_LD=100:900:50", "Comp_insts=1,30,500"]
+    reference = sweep(hk, "Exec_cycles_app", preset=PRESET, grid=grid)
+    other = sweep(hk, "Exec_cycles_app", preset=PRESET, grid=grid, backend=backend, chunk_size=100)
+    np.testing.assert_allclose(other.columns["Exec_cycles_app"], reference.columns["Exec_cycles_app"], rtol=1e-12)
+    assert (other.regime == reference.regime).all()
+
+
+def test_missing_backend_package_says_how_to_install() -> None:
+    if importlib.util.find_spec("cupy") is not None:
+        pytest.skip("cupy is installed")
+    with pytest.raises(errors.UsageError, match=r"^backend 'cupy' needs the package cupy: pip install 'symgpu\[gpu\]'$"):
+        backends.load("cupy")
+
+
+def test_points_outside_the_domain_are_nan_and_counted(hk: symgpu.api.Model) -> None:
+    # Eq. (22)-(24) hold only when 0 < Mem_insts = Coal_Mem_insts + Uncoal_Mem_insts (here Coal = 0)
+    result = sweep(hk, "Exec_cycles_app", preset=PRESET, grid=["Uncoal_Mem_insts=0,6", "Mem_LD=100,200"])
+    values = result.columns["Exec_cycles_app"]
+    assert np.isnan(values[:2]).all() and np.isfinite(values[2:]).all()
+    assert result.outside == 2
+    assert result.regime_names()[:2].tolist() == ["", ""]
+
+
+def test_checks_off_skips_the_domain_mask(hk: symgpu.api.Model) -> None:
+    plan = build_plan(hk, ["Exec_cycles_app"], preset=PRESET, grid=["Uncoal_Mem_insts=0,6"], checks=False)
+    assert plan.domain is None
+
+
+def test_axis_breaking_an_assumption_is_refused(hk: symgpu.api.Model) -> None:
+    with pytest.raises(errors.EvaluationError, match=r"^hong_kim_2009: Mem_LD = -1 cycle violates the declared assumption 'positive'; give a positive value$"):
+        build_plan(hk, ["Exec_cycles_app"], preset=PRESET, grid=["Mem_LD=-1:5"])
+
+
+def test_axis_naming_no_symbol_is_refused(hk: symgpu.api.Model) -> None:
+    with pytest.raises(errors.UsageError, match=r"^--grid 'bogus=1:2': hong_kim_2009 has no symbol 'bogus' \(declared: .*\)$"):
+        build_plan(hk, ["Exec_cycles_app"], preset=PRESET, grid=["bogus=1:2"])
+
+
+def test_missing_value_names_the_symbol_and_the_options(hk: symgpu.api.Model) -> None:
+    with pytest.raises(errors.EvaluationError, match=r"^hong_kim_2009: MWP needs a value for .*; give (it|them) with --set \w+=\.\.\. or --grid \w+=START:STOP$"):
+        build_plan(hk, ["MWP"], grid=["Mem_LD=100:200"])
+
+
+def test_chunks_never_exceed_the_chunk_size(hk: symgpu.api.Model) -> None:
+    plan = build_plan(hk, ["Exec_cycles_app"], preset=PRESET, grid=["Active_blocks_per_SM=1:8", "Mem_LD=100:1000"])
+    sizes = [c.columns["Exec_cycles_app"].size for c in iter_chunks(plan, chunk_size=1000)]
+    assert max(sizes) == 1000 and sum(sizes) == 8 * 901
+
+
+def test_exact_tie_of_a_discontinuous_model_is_decided_as_evaluate_decides_it(hk: symgpu.api.Model) -> None:
+    # Mem_LD = 970: MWP_Without_BW_full = (970 + 31 x 10)/320 = 4 = N (1 block of 4 warps): Eq. (22) applies,
+    # and Eq. (22) and (23) differ by Comp_cycles there, so the tie must be computed as evaluate computes it
+    result = sweep(hk, "Exec_cycles_app", preset=PRESET, grid=["Active_blocks_per_SM=1", "Mem_LD=970"])
+    expected = hk.evaluate("Exec_cycles_app", preset=PRESET, values={"Active_blocks_per_SM": 1, "Mem_LD": 970})
+    assert result.columns["Exec_cycles_app"][0] == float(expected.magnitude)
+    assert result.regime_names()[0] == "eq22"

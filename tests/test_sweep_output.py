@@ -1,0 +1,121 @@
+"""Sweep output: Parquet with units in the metadata, CSV with units in the headers, atomic
+writes (an interrupted sweep leaves no file), the dask engine on a 2-worker LocalCluster, the
+``symgpu sweep`` / ``symgpu plot`` commands."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import symgpu
+from symgpu import errors
+from symgpu.cli import main
+from symgpu.sweep import build_plan, readers, sweep, writers
+from symgpu.sweep.run import Chunk, iter_chunks
+
+PRESET = "table2_example"
+GRID = ["Active_blocks_per_SM=1:8", "Mem_LD=100:1000:50"]
+needs_pyarrow = pytest.mark.skipif(importlib.util.find_spec("pyarrow") is None, reason="pyarrow not installed")
+
+
+@pytest.fixture(scope="module")
+def hk() -> symgpu.api.Model:
+    return symgpu.load("hong_kim_2009")
+
+
+def test_csv_has_units_in_headers_and_round_trips(hk: symgpu.api.Model, tmp_path: Path) -> None:
+    plan = build_plan(hk, ["Exec_cycles_app", "MWP"], preset=PRESET, grid=GRID)
+    summary = writers.write(plan, tmp_path / "s.csv", chunk_size=10)
+    header = (tmp_path / "s.csv").read_text().splitlines()[0]
+    assert header == "Active_blocks_per_SM [block/SM],Mem_LD [cycle],Exec_cycles_app [cycle],MWP [warp/SM],regime"
+    table = readers.read(tmp_path / "s.csv")
+    memory = sweep(hk, ["Exec_cycles_app", "MWP"], preset=PRESET, grid=GRID)
+    assert summary.points == 8 * 19
+    for name in ("Exec_cycles_app", "MWP", "Mem_LD"):
+        np.testing.assert_array_equal(table.columns[name], memory.columns[name])
+    assert table.regime is not None and (table.regime == memory.regime_names()).all()
+
+
+@needs_pyarrow
+def test_parquet_carries_units_and_the_sweep_description(hk: symgpu.api.Model, tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    plan = build_plan(hk, ["Exec_cycles_app"], preset=PRESET, grid=GRID)
+    writers.write(plan, tmp_path / "s.parquet", chunk_size=7)
+    schema = pq.read_schema(tmp_path / "s.parquet")
+    assert schema.field("Mem_LD").metadata[b"unit"] == b"cycle"
+    assert schema.field("Exec_cycles_app").metadata[b"unit"] == b"cycle"
+    described = json.loads(schema.metadata[writers.METADATA_KEY])
+    assert described["preset"] == PRESET and described["grid"] == GRID and described["regime_of"] == "Exec_cycles_app"
+    table = readers.read(tmp_path / "s.parquet")
+    memory = sweep(hk, "Exec_cycles_app", preset=PRESET, grid=GRID)
+    np.testing.assert_array_equal(table.columns["Exec_cycles_app"], memory.columns["Exec_cycles_app"])
+    assert table.regime is not None and (table.regime == memory.regime_names()).all()
+
+
+def test_interrupted_write_leaves_no_file_and_keeps_the_old_one(hk: symgpu.api.Model, tmp_path: Path) -> None:
+    plan = build_plan(hk, ["Exec_cycles_app"], preset=PRESET, grid=GRID)
+    target = tmp_path / "s.csv"
+    target.write_text("old\n")
+
+    def interrupted() -> "list[Chunk]":
+        for number, chunk in enumerate(iter_chunks(plan, chunk_size=5)):
+            if number == 3:
+                raise KeyboardInterrupt
+            yield chunk
+
+    with pytest.raises(KeyboardInterrupt):
+        writers.write_chunks(plan, interrupted(), target, "csv")
+    assert target.read_text() == "old\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.csv"]
+
+
+def test_unknown_suffix_is_refused() -> None:
+    with pytest.raises(errors.UsageError, match=r"^-o 'out\.txt': name a \.parquet or \.csv file, or give --format$"):
+        writers.format_of("out.txt")
+
+
+@needs_pyarrow
+@pytest.mark.skipif(importlib.util.find_spec("distributed") is None, reason="dask.distributed not installed")
+def test_dask_engine_on_a_two_worker_local_cluster_equals_the_local_sweep(hk: symgpu.api.Model, tmp_path: Path) -> None:
+    from symgpu.sweep import distributed
+
+    plan = build_plan(hk, ["Exec_cycles_app"], preset=PRESET, grid=GRID)
+    summary = distributed.write_dask(plan, tmp_path / "parts", chunk_size=40, workers=2)
+    assert summary.points == 8 * 19
+    assert len(list((tmp_path / "parts").glob("part-*.parquet"))) == 4  # ceil(152 / 40)
+    table = readers.read(tmp_path / "parts")
+    memory = sweep(hk, "Exec_cycles_app", preset=PRESET, grid=GRID)
+    np.testing.assert_allclose(table.columns["Exec_cycles_app"], memory.columns["Exec_cycles_app"], rtol=1e-12)
+    assert table.regime is not None and (table.regime == memory.regime_names()).all()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["parts"]
+
+
+def test_cli_sweep_writes_csv_and_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out, figure = tmp_path / "s.csv", tmp_path / "s.svg"
+    code = main(["sweep", "hong_kim_2009", "Exec_cycles_app", "-p", PRESET, "--grid", "Mem_LD=100:1000:10",
+                 "-o", str(out), "--plot", str(figure)])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert printed.startswith(f"91 points of Exec_cycles_app written to {out} (csv, ")
+    assert "regimes of Exec_cycles_app: eq23 " in printed
+    assert figure.read_bytes().startswith(b"<?xml")
+
+
+def test_cli_plot_of_a_two_axis_sweep(tmp_path: Path) -> None:
+    out, figure = tmp_path / "s.csv", tmp_path / "map.png"
+    assert main(["sweep", "hong_kim_2009", "Exec_cycles_app", "-p", PRESET, "-g", GRID[0], "-g", GRID[1], "-o", str(out)]) == 0
+    assert main(["plot", str(out), "-o", str(figure)]) == 0
+    assert figure.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_bad_grid_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["sweep", "hong_kim_2009", "Exec_cycles_app", "-p", PRESET, "--grid", "Mem_LD=9:1", "-o", str(tmp_path / "s.csv")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err == "symgpu: error: --grid 'Mem_LD=9:1': STOP is smaller than START\n"
+    assert not (tmp_path / "s.csv").exists()
