@@ -41,7 +41,8 @@ def test_every_published_occupancy_number_in_the_file_is_reproduced(occ):
 def test_every_compute_capability_of_the_issue_is_a_preset_with_every_limit(occ):
     hardware = ["max_threads_per_block", "max_warps_per_SM", "max_blocks_per_SM", "regs_per_SM", "max_regs_per_thread",
                 "reg_alloc_unit", "reg_alloc_per_block", "subpartitions_per_SM", "warp_block_granularity",
-                "smem_per_SM", "max_smem_per_block", "smem_alloc_unit", "smem_reserved_per_block"]
+                "smem_per_SM", "max_smem_per_block", "smem_alloc_unit", "smem_reserved_per_block",
+                "reg_alloc_exception_factor", "compat_subpartitions_per_SM"]
     for preset in ISSUE_PRESETS:
         values = occ.preset(preset)
         assert all(name in values for name in hardware), (preset, sorted(set(hardware) - set(values)))
@@ -74,8 +75,18 @@ def test_warp_allocation_is_the_plain_warp_count_when_the_block_granularity_is_o
 
 def test_registers_per_warp_are_a_whole_number_of_allocation_units(occ):
     s = occ.symbols
-    units_allocated = sympy.simplify(occ.expression("regs_per_warp") / s["reg_alloc_unit"])
+    ordinary = occ.expression("regs_per_warp").subs(s["reg_alloc_exception_factor"], 1)
+    units_allocated = sympy.simplify(ordinary / s["reg_alloc_unit"])
     assert units_allocated == sympy.ceiling(s["regs_per_thread"] * s["threads_per_warp"] / s["reg_alloc_unit"])
+
+
+@pytest.mark.parametrize("regs", range(1, 64))
+def test_fermi_allocates_registers_in_128s_only_for_the_eight_listed_counts(occ, regs):
+    # cuda_occupancy.h (CUDA 7.0), cudaOccRegAllocationGranularity case 2: 128 for these counts, 64 otherwise
+    unit = 128 if regs in (21, 22, 29, 30, 37, 38, 45, 46) else 64
+    expected = -(-regs * 32 // unit) * unit
+    got = occ.evaluate("regs_per_warp", preset="cc_2_0", values=launch(128, regs, 0)).magnitude
+    assert got == expected
 
 
 def test_blocks_above_the_maximum_block_size_give_zero_blocks_by_the_warp_limit(occ):

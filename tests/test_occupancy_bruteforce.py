@@ -4,7 +4,10 @@ The calculator below is written from NVIDIA's rules (cuda_occupancy.h of CUDA 13
 cudaOccMaxBlocksPerSMWarpsLimit, cudaOccMaxBlocksPerSMRegsLimit with its hardware check
 on warps rounded up to the sub-partitions, cudaOccMaxBlocksPerSMSmemLimit with the
 per-block limit plus reserved memory; CUDA 7.0's per-block register rule for CC 1.x),
-in plain integer arithmetic, with its own table of limits per compute capability. It
+in plain integer arithmetic, with its own table of limits per compute capability; CUDA 7.0's
+Fermi register granularity (128 instead of 64 for eight listed register counts) and CUDA
+13.0's CC 6.0 forward-compatibility check (the launch must also fit a GP10x SM, i.e. the
+register limit with 4 sub-partitions must not be 0). It
 shares no code and no numbers with equations/occupancy.toml. Every configuration of a
 few thousand per compute capability must give the same active blocks per SM, including
 the blocks that cannot launch (0 blocks).
@@ -39,14 +42,24 @@ class Arch:
     smem_unit: int
     smem_reserved: int
     per_block_registers: bool = False
+    wide_reg_counts: tuple[int, ...] = ()   # register counts allocated in wide_reg_unit instead
+    wide_reg_unit: int = 0
+    gp10x_check: bool = False               # CC 6.0: the launch must also fit a GP10x (4 sub-partitions)
+
+
+# cuda_occupancy.h (CUDA 7.0), cudaOccRegAllocationGranularity, case 2 (Fermi)
+FERMI_WIDE_COUNTS = (21, 22, 29, 30, 37, 38, 45, 46)
 
 
 ARCHS = {
     "cc_1_0": Arch(512, 768, 8, 8 * KB, 128, 256, 1, 16 * KB, 16 * KB, 512, 0, per_block_registers=True),
     "cc_1_3": Arch(512, 1024, 8, 16 * KB, 128, 512, 1, 16 * KB, 16 * KB, 512, 0, per_block_registers=True),
+    "cc_2_0": Arch(1024, 1536, 8, 32 * KB, 63, 64, 2, 48 * KB, 48 * KB, 128, 0,
+                   wide_reg_counts=FERMI_WIDE_COUNTS, wide_reg_unit=128),
     "cc_3_0": Arch(1024, 2048, 16, 64 * KB, 63, 256, 4, 48 * KB, 48 * KB, 256, 0),
     "cc_3_5": Arch(1024, 2048, 16, 64 * KB, 255, 256, 4, 48 * KB, 48 * KB, 256, 0),
     "cc_5_2": Arch(1024, 2048, 32, 64 * KB, 255, 256, 4, 96 * KB, 48 * KB, 256, 0),
+    "cc_6_0": Arch(1024, 2048, 32, 64 * KB, 255, 256, 2, 64 * KB, 48 * KB, 256, 0, gp10x_check=True),
     "cc_6_1": Arch(1024, 2048, 32, 64 * KB, 255, 256, 4, 96 * KB, 48 * KB, 256, 0),
     "cc_7_0": Arch(1024, 2048, 32, 64 * KB, 255, 256, 4, 96 * KB, 96 * KB, 256, 0),
     "cc_7_5": Arch(1024, 1024, 16, 64 * KB, 255, 256, 4, 64 * KB, 64 * KB, 256, 0),
@@ -61,6 +74,15 @@ ARCHS = {
 
 def round_up(x: int, unit: int) -> int:
     return -(-x // unit) * unit
+
+
+def per_warp_register_blocks(arch: Arch, subpartitions: int, regs: int, warps: int) -> int:
+    """Blocks the register file allows when registers are allocated per warp (CC >= 2.0)."""
+    unit = arch.wide_reg_unit if regs in arch.wide_reg_counts else arch.reg_unit
+    per_warp = round_up(regs * 32, unit)
+    if per_warp * round_up(warps, subpartitions) > arch.regs_per_sm:   # hardware check (regsPerBlock = per SM)
+        return 0
+    return ((arch.regs_per_sm // subpartitions) // per_warp) * subpartitions // warps
 
 
 def brute_force_blocks(arch: Arch, threads: int, regs: int, smem: int) -> int:
@@ -82,11 +104,9 @@ def brute_force_blocks(arch: Arch, threads: int, regs: int, smem: int) -> int:
     elif arch.per_block_registers:
         by_regs = arch.regs_per_sm // round_up(regs * 32 * round_up(warps, 2), arch.reg_unit)
     else:
-        per_warp = round_up(regs * 32, arch.reg_unit)
-        if per_warp * round_up(warps, arch.subpartitions) > arch.regs_per_sm:   # hardware check
+        by_regs = per_warp_register_blocks(arch, arch.subpartitions, regs, warps)
+        if by_regs and arch.gp10x_check and per_warp_register_blocks(arch, 4, regs, warps) == 0:
             by_regs = 0
-        else:
-            by_regs = ((arch.regs_per_sm // arch.subpartitions) // per_warp) * arch.subpartitions // warps
     # shared memory
     allocated = round_up(smem + arch.smem_reserved, arch.smem_unit)
     if allocated > arch.smem_per_block + arch.smem_reserved:
@@ -99,7 +119,8 @@ def brute_force_blocks(arch: Arch, threads: int, regs: int, smem: int) -> int:
 
 
 THREADS = sorted({1, 31, 33, 100, 200, 320, 500, 513, 1000, 1023, 1025, 1056} | set(range(32, 1025, 32)))
-REGS = [0, 1, 8, 16, 17, 24, 32, 33, 37, 40, 48, 63, 64, 65, 72, 96, 128, 129, 168, 200, 255]
+REGS = [0, 1, 8, 16, 17, 21, 22, 23, 24, 25, 29, 30, 32, 33, 37, 38, 40, 45, 46, 48, 63, 64, 65, 72, 88, 96, 128, 129,
+        168, 200, 255]
 SMEM = [0, 1, 1000, 2048, 3072, 3073, 8 * KB, 16 * KB, 16 * KB + 1, 40 * KB, 48 * KB, 48 * KB + 1,
         64 * KB, 64 * KB + 1, 96 * KB, 96 * KB + 1, 99 * KB, 99 * KB + 1, 163 * KB, 163 * KB + 1, 227 * KB, 227 * KB + 1]
 
@@ -127,3 +148,18 @@ def test_model_equals_brute_force_occupancy_calculator_including_blocks_that_can
 def test_issue_example_200_registers_320_threads_cannot_launch_on_hopper_but_256_threads_can():
     assert brute_force_blocks(ARCHS["cc_9_0"], 320, 200, 0) == 0
     assert brute_force_blocks(ARCHS["cc_9_0"], 256, 200, 0) == 1
+
+
+def test_fermi_rounds_the_listed_register_counts_to_128_per_warp_and_others_to_64():
+    fermi = ARCHS["cc_2_0"]
+    # 21 x 32 = 672 -> 768 (128 granularity): 16384 // 768 = 21 warps per sub-partition, 42 per SM, 42 // 11 = 3
+    assert brute_force_blocks(fermi, 352, 21, 0) == 3
+    # 25 x 32 = 800 -> 832 (64 granularity): 16384 // 832 = 19, 38 per SM, 38 // 11 = 3; 20 x 32 = 640: 25, 50 -> 4 (warps 48 // 11)
+    assert brute_force_blocks(fermi, 352, 20, 0) == 4
+
+
+def test_cc60_launch_that_fits_gp100_but_not_gp10x_gets_zero_blocks():
+    # 88 x 32 = 2816 per warp; GP100: (32768 // 2816) x 2 = 22 warps >= 21; GP10x: (16384 // 2816) x 4 = 20 < 21
+    assert brute_force_blocks(ARCHS["cc_6_0"], 672, 88, 0) == 0
+    assert brute_force_blocks(ARCHS["cc_6_0"], 640, 88, 0) == 1
+    assert brute_force_blocks(ARCHS["cc_6_1"], 640, 88, 0) == 1
