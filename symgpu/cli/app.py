@@ -54,22 +54,34 @@ def command_module(group: str) -> ModuleType:
     imported only when that command runs, so ``symgpu --help`` starts fast.
     """
     if group == "catalog":
-        from symgpu.cli import catalog_commands as module
-    elif group == "model":
-        from symgpu.cli import model_commands as module
-    elif group == "derive":
-        from symgpu.cli import derive_commands as module
-    elif group == "report":
-        from symgpu.cli import report_commands as module
-    elif group == "compare":
-        from symgpu.cli import compare_commands as module
-    elif group == "kernel":
-        from symgpu.cli import kernel_commands as module
-    elif group == "cache":
-        from symgpu.cli import cache_commands as module
-    else:
-        raise KeyError(group)
-    return module
+        from symgpu.cli import catalog_commands
+
+        return catalog_commands
+    if group == "model":
+        from symgpu.cli import model_commands
+
+        return model_commands
+    if group == "derive":
+        from symgpu.cli import derive_commands
+
+        return derive_commands
+    if group == "report":
+        from symgpu.cli import report_commands
+
+        return report_commands
+    if group == "compare":
+        from symgpu.cli import compare_commands
+
+        return compare_commands
+    if group == "kernel":
+        from symgpu.cli import kernel_commands
+
+        return kernel_commands
+    if group == "cache":
+        from symgpu.cli import cache_commands
+
+        return cache_commands
+    raise KeyError(group)
 
 
 def commands() -> dict[str, Callable[[argparse.Namespace], int]]:
