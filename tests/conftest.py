@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -9,6 +11,10 @@ from pathlib import Path
 import pytest
 
 import symgpu
+
+# The suite never reads or writes the user's cache: a fresh, empty cache folder per run.
+os.environ["SYMGPU_CACHE_DIR"] = tempfile.mkdtemp(prefix="symgpu-test-cache-")
+os.environ.pop("SYMGPU_NO_CACHE", None)
 
 REPO = Path(__file__).resolve().parent.parent
 EQUATIONS = REPO / "equations"

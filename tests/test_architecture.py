@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "symgpu"
 
 #: Pipeline stages, lowest first: a module may import only from its own stage or lower ones.
 LAYERS = (
-    ("symgpu.errors", "symgpu.numbers", "symgpu.resources", "symgpu.textfiles"),
+    ("symgpu.errors", "symgpu.numbers", "symgpu.resources", "symgpu.textfiles", "symgpu.store"),
     ("symgpu.units",),
     ("symgpu.model",),
     ("symgpu.evaluate",),
@@ -92,8 +92,18 @@ def test_a_module_imports_only_its_own_stage_or_lower_ones(name: str):
     assert not upward, f"{name} (stage {layer(name)}) imports higher stages: {', '.join(upward)}"
 
 
+#: Modules allowed function-level symgpu imports, and why: each is start-up speed (the
+#: layering test above still checks where these imports point).
+LAZY_IMPORTERS = {
+    "symgpu": "PEP 562 __getattr__: `import symgpu` does not import SymPy until the API is used",
+    "symgpu.model": "PEP 562 __getattr__: the loader is usable without importing SymPy",
+    "symgpu.cli.app": "a command's module (and SymPy, matplotlib) is imported only when it runs",
+}
+
+
 def test_no_symgpu_import_is_hidden_inside_a_function():
-    hidden = [f"{module_name(p)}:{line} imports {t}" for p in MODULES.values() for t, line, nested in imports(p) if nested]
+    hidden = [f"{module_name(p)}:{line} imports {t}" for p in MODULES.values() for t, line, nested in imports(p)
+              if nested and module_name(p) not in LAZY_IMPORTERS]
     assert not hidden, "\n".join(hidden)
 
 

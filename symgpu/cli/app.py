@@ -2,6 +2,10 @@
 
 Exit codes: 0 success; 1 a check or validation failed; 2 bad usage or bad input (one
 clear message on stderr, never a traceback).
+
+Start-up: :func:`main` imports only the module of the command it runs (``symgpu --help``
+and ``symgpu list`` import neither SymPy nor matplotlib). The top-level help comes from
+:data:`COMMANDS`, which ``tests/test_cli.py`` checks against the command modules' parsers.
 """
 
 from __future__ import annotations
@@ -10,60 +14,158 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
+from types import ModuleType
 
-import pint
+from symgpu import errors, store
+from symgpu.cli.parsing import BAD_INPUT, OK, Parser
 
-from symgpu import errors
-from symgpu.cli import (compare_commands, derive_commands, kernel_commands, measure_commands, model_commands,
-                        report_commands, sweep_commands)
-from symgpu.cli.common import BAD_INPUT, OK, Parser
+#: Every subcommand, in help order: (command module, one-line help as its ``setup`` gives it).
+COMMANDS: dict[str, tuple[str, str]] = {
+    "list": ("catalog", "list the bundled models"),
+    "show": ("model", "show a model's symbols, equations, presets"),
+    "check": ("model", "load and unit-check models (all bundled models by default)"),
+    "eval": ("model", "evaluate a quantity numerically"),
+    "validate": ("model", "reproduce the published numbers of models"),
+    "solve": ("derive", "solve a quantity's equation for a variable, in closed form"),
+    "regimes": ("derive", "list the branches (regimes) of a piecewise quantity"),
+    "boundary": ("derive", "where two regimes of a quantity meet, solved for a variable"),
+    "extremum": ("derive", "maximum or minimum of a quantity over a variable (cusps included)"),
+    "limit": ("derive", "limit of a quantity as a variable tends to a value"),
+    "fixed-point": ("derive", "solve VAR = QUANTITY(VAR) (closed form, or a bracketed numeric root)"),
+    "derive": ("derive", "run the [[derivations]] a model file asks for and check their expectations"),
+    "repl": ("derive", "interactive session with symgpu imported and the bundled models loaded"),
+    "report": ("report", "write a model's report (Markdown, LaTeX, JSON, plots)"),
+    "diff": ("compare", "which equations two models define differently; symbolic difference of a shared quantity"),
+    "compare": ("compare", "ratio of two models' predictions of a quantity over a sweep"),
+    "report-comparison": ("compare", "write the prior-models comparison report (Markdown + SVG)"),
+    "kernel": ("kernel", "occupancy (and a model's prediction) for a kernel from compiler output and profiler metrics"),
+    "fit": ("measure", "least-squares fit of model parameters to measured data"),
+    "measured": ("measure", "model vs measurement: errors, knees and a plot"),
+    "measure": ("measure", "run microbenchmarks on this machine's NVIDIA GPU (needs symgpu[cuda])"),
+    "sweep": ("sweep", "evaluate quantities over a grid of inputs, in chunks, to Parquet or CSV"),
+    "plot": ("sweep", "draw a written sweep: a line (1 varying axis) or heat map (2), regime boundaries marked"),
+    "cache": ("cache", "show or clear the on-disk cache of symbolic results"),
+}
 
-#: Command modules: each has ``setup(subparsers)`` and ``RUN`` (subcommand -> run(args) -> exit code).
-MODULES = (model_commands, derive_commands, report_commands, compare_commands, kernel_commands, measure_commands,
-           sweep_commands)
+#: Command module groups, in the order their parsers are built.
+GROUPS = ("catalog", "model", "derive", "report", "compare", "kernel", "measure", "sweep", "cache")
+
+
+def command_module(group: str) -> ModuleType:
+    """The command module of ``group``, imported now.
+
+    NOTE: function-level imports on purpose (allowed in ``symgpu/cli/`` by
+    tests/test_architecture.py): a command's heavy dependencies (SymPy, matplotlib) are
+    imported only when that command runs, so ``symgpu --help`` starts fast.
+    """
+    if group == "catalog":
+        from symgpu.cli import catalog_commands
+
+        return catalog_commands
+    if group == "model":
+        from symgpu.cli import model_commands
+
+        return model_commands
+    if group == "derive":
+        from symgpu.cli import derive_commands
+
+        return derive_commands
+    if group == "report":
+        from symgpu.cli import report_commands
+
+        return report_commands
+    if group == "compare":
+        from symgpu.cli import compare_commands
+
+        return compare_commands
+    if group == "kernel":
+        from symgpu.cli import kernel_commands
+
+        return kernel_commands
+    if group == "measure":
+        from symgpu.cli import measure_commands
+
+        return measure_commands
+    if group == "sweep":
+        from symgpu.cli import sweep_commands
+
+        return sweep_commands
+    if group == "cache":
+        from symgpu.cli import cache_commands
+
+        return cache_commands
+    raise KeyError(group)
 
 
 def commands() -> dict[str, Callable[[argparse.Namespace], int]]:
-    """Every subcommand and the function that runs it."""
+    """Every subcommand and the function that runs it (imports every command module)."""
     table: dict[str, Callable[[argparse.Namespace], int]] = {}
-    for module in MODULES:
-        table.update(module.RUN)
+    for group in GROUPS:
+        table.update(command_module(group).RUN)
     return table
 
 
-def create_parser() -> argparse.ArgumentParser:
-    """Build the argument parser (separate from :func:`main` so tests can inspect it)."""
+def _parser(full: Sequence[str]) -> argparse.ArgumentParser:
+    """The parser: complete subparsers for the groups in ``full``, help-only stubs for the rest."""
     parser = Parser(prog="symgpu", description="Symbolic, unit-checked GPU performance models.")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="neither read nor write the on-disk cache of symbolic results (see 'symgpu cache')")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
     sub.required = True
-    for module in MODULES:
-        module.setup(sub)
+    built: set[str] = set()
+    for name, (group, text) in COMMANDS.items():
+        if group in full:
+            if group not in built:
+                command_module(group).setup(sub)
+                built.add(group)
+            continue
+        sub.add_parser(name, help=text)
     return parser
+
+
+def create_parser() -> argparse.ArgumentParser:
+    """Build the complete argument parser (separate from :func:`main` so tests can inspect it)."""
+    return _parser(GROUPS)
+
+
+def _command_in(argv: Sequence[str]) -> str | None:
+    """The subcommand named in ``argv`` (its first word not starting with '-'), if known."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
-    parser = create_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    command = _command_in(argv)
+    parser = _parser((COMMANDS[command][0],) if command else ())
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
-    run = commands()[args.command]
+    if args.no_cache:
+        os.environ[store.NO_CACHE_ENV] = "1"
+    run = command_module(COMMANDS[args.command][0]).RUN[args.command]
     try:
         return run(args)
-    except (errors.SymgpuError, pint.errors.PintError) as exc:
-        print(f"symgpu: error: {exc}", file=sys.stderr)
-        return BAD_INPUT
     except KeyboardInterrupt:
         return 130
-    except (errors.SymgpuError, ValueError) as exc:  # pragma: no cover - defensive
-        print(f"symgpu: error: {exc}", file=sys.stderr)
-        return BAD_INPUT
     except BrokenPipeError:
         # NOTE: output piped into `head` and closed early is not an error of ours.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return OK
     except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback for users
+        if isinstance(exc, (errors.SymgpuError, ValueError)) or _is_pint_error(exc):
+            print(f"symgpu: error: {exc}", file=sys.stderr)
+            return BAD_INPUT
         print(f"symgpu: internal error (a bug in symgpu; please report it with the command line): "
               f"{type(exc).__name__}: {exc}", file=sys.stderr)
         return BAD_INPUT
+
+
+def _is_pint_error(exc: BaseException) -> bool:
+    """True for pint's errors (bad units in input); pint is not imported to find out."""
+    pint = sys.modules.get("pint")
+    return pint is not None and isinstance(exc, pint.errors.PintError)

@@ -4,24 +4,15 @@ and the helpers every command uses to load models and read values."""
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from typing import Any
 
 import pint
 
 from symgpu import api, errors, units
+from symgpu.cli.parsing import BAD_INPUT, FAILED, OK, Parser
 
-OK, FAILED, BAD_INPUT = 0, 1, 2
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse that reports usage errors as one line on stderr with exit code 2."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.print_usage(sys.stderr)
-        print(f"symgpu: error: {message}", file=sys.stderr)
-        raise SystemExit(BAD_INPUT)
+__all__ = ["BAD_INPUT", "FAILED", "OK", "Parser", "add_value_options", "load_model", "parse_assignments", "to_unit", "unit_text"]
 
 
 def add_value_options(parser: argparse.ArgumentParser) -> None:

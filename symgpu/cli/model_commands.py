@@ -1,4 +1,4 @@
-"""Commands on models: list, show, check, eval (with --occupancy) and validate."""
+"""Commands on models: show, check, eval (with --occupancy) and validate."""
 
 from __future__ import annotations
 
@@ -17,10 +17,7 @@ from symgpu.numbers import json_number
 
 
 def setup(sub: Any) -> None:
-    """Add the list, show, check, eval and validate subcommands."""
-    p = sub.add_parser("list", help="list the bundled models")
-    p.add_argument("--json", action="store_true", help="print JSON")
-
+    """Add the show, check, eval and validate subcommands (``list`` is in ``catalog_commands``)."""
     p = sub.add_parser("show", help="show a model's symbols, equations, presets")
     p.add_argument("model", help="model id or path to a .toml file")
 
@@ -39,25 +36,6 @@ def setup(sub: Any) -> None:
     p = sub.add_parser("validate", help="reproduce the published numbers of models")
     p.add_argument("models", nargs="*", help="model ids (all bundled models by default)")
     p.add_argument("--json", action="store_true", help="print JSON")
-
-
-def cmd_list(args: argparse.Namespace) -> int:
-    """symgpu list: the available models, one line each."""
-    rows: list[dict[str, Any]] = []
-    for model_id in loader.list_models():
-        try:
-            model = api.load(model_id)
-            rows.append({"id": model_id, "title": model.title, "equations": len(model.equations),
-                         "presets": len(model.presets), "validation": len(model.definition.validation)})
-        except errors.SymgpuError as exc:
-            rows.append({"id": model_id, "title": f"(does not load: {exc})", "equations": 0, "presets": 0, "validation": 0})
-    if args.json:
-        print(json.dumps(rows, indent=2))
-        return OK
-    width = max((len(r["id"]) for r in rows), default=2)
-    for row in rows:
-        print(f"{row['id']:<{width}}  {row['equations']:>3} eq  {row['presets']:>2} presets  {row['validation']:>3} cases  {row['title']}")
-    return OK
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -209,4 +187,4 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 #: subcommand -> run(args) -> exit code (the parsers come from :func:`setup`).
-RUN = {"list": cmd_list, "show": cmd_show, "check": cmd_check, "eval": cmd_eval, "validate": cmd_validate}
+RUN = {"show": cmd_show, "check": cmd_check, "eval": cmd_eval, "validate": cmd_validate}

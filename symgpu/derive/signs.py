@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from symgpu import errors
+from symgpu import errors, store
 from symgpu.derive import inequalities
 
 if TYPE_CHECKING:
@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
 #: sign verdicts by expression (the expression already carries every substitution used)
 _SIGN_CACHE: dict[Any, int | None] = {}
+#: the only texts a stored sign verdict may be (anything else is recomputed)
+_VERDICTS: dict[str | None, int | None] = {"1": 1, "-1": -1, "0": 0, "None": None}
 _PIECEWISE = (sympy.Min, sympy.Max, sympy.Piecewise)
 
 
@@ -174,6 +176,13 @@ class _Context:
         key = (e, tuple(self.positives))
         if key in _SIGN_CACHE:
             return _SIGN_CACHE[key]
+        # on disk: the verdict depends only on the expression (its symbols' assumptions
+        # included, which srepr writes out) and the known-positive expressions
+        disk_key = store.digest("sign", sympy.srepr(e), *(sympy.srepr(p) for p in self.positives))
+        stored = store.get("signs", disk_key)
+        if stored in _VERDICTS:
+            _SIGN_CACHE[key] = _VERDICTS[stored]
+            return _VERDICTS[stored]
         found = self._sign(e)
         if found is None:
             for p in self.positives:
@@ -189,6 +198,7 @@ class _Context:
         if len(_SIGN_CACHE) > 20000:
             _SIGN_CACHE.clear()
         _SIGN_CACHE[key] = found
+        store.put("signs", disk_key, str(found))
         return found
 
     def _sign(self, e: sympy.Basic) -> int | None:

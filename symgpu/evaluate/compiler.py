@@ -19,6 +19,17 @@ if TYPE_CHECKING:
     from symgpu.model import Model
 
 
+def _lambdify(symbols: Sequence[sympy.Symbol], expr: sympy.Basic, cse: bool = False) -> Any:
+    """``lambdify`` to NumPy without SymPy re-evaluating the expression while it prints it.
+
+    NOTE: common-subexpression elimination and the printer rebuild nodes; with evaluation on,
+    every rebuilt ``Min``/``Max`` searches its arguments for dominated ones again (seconds per
+    model, and no value changes). Under ``sympy.evaluate(False)`` nodes are rebuilt as they are.
+    """
+    with sympy.evaluate(False):
+        return sympy.lambdify(list(symbols), expr, modules="numpy", cse=cse)
+
+
 def compiled(model: Model, name: str, given: frozenset[str]) -> tuple[tuple[str, ...], Any, sympy.Expr]:
     """Return (argument names, compiled NumPy function, expression), cached per model."""
     key = ("value", name, given)
@@ -27,7 +38,7 @@ def compiled(model: Model, name: str, given: frozenset[str]) -> tuple[tuple[str,
         scale = scaling.unit_scale(model.units[model.equation_for(name).definition.defines])
         base = scaling.base_expression(model, expr) / scale
         args = tuple(sorted(s.name for s in expr.free_symbols))
-        function = sympy.lambdify([model.symbols[a] for a in args], base, modules="numpy", cse=True)
+        function = _lambdify([model.symbols[a] for a in args], base, cse=True)
         model._compiled[key] = (args, function, base)
     return model._compiled[key]
 
@@ -41,7 +52,7 @@ def domain_conditions(model: Model, name: str, given: frozenset[str]) -> list[tu
                 expanded = condition.xreplace({s: model.expression(s.name, stop_at=given) for s in condition.free_symbols if s.name in model.defining and s.name not in given})
                 expanded = scaling.base_expression(model, expanded)
                 args = tuple(sorted(s.name for s in expanded.free_symbols))
-                function = sympy.lambdify([model.symbols[a] for a in args], expanded, modules="numpy")
+                function = _lambdify([model.symbols[a] for a in args], expanded)
                 out.append((equation, condition, args, function))
         model._compiled[key] = out
     return model._compiled[key]
@@ -52,7 +63,7 @@ def compiled_expression(model: Model, expr: sympy.Basic, names: Sequence[str], t
     key = ("expression", expr, tuple(names), str(target))
     if key not in model._compiled:
         base = scaling.base_expression(model, expr) / scaling.unit_scale(target)
-        model._compiled[key] = sympy.lambdify([model.symbols[n] for n in names], base, modules="numpy")
+        model._compiled[key] = _lambdify([model.symbols[n] for n in names], base)
     return model._compiled[key]  # type: ignore[no-any-return]
 
 
@@ -63,7 +74,7 @@ def declared_unit_function(model: Model, expr: sympy.Basic, variables: Sequence[
     other symbol fixed at ``fixed`` (base-unit magnitudes). Results broadcast to the inputs' shape."""
     based = scaling.base_expression(model, expr)
     replaced = based.xreplace({s: sympy.Float(v, 17) for s, v in fixed.items() if s in based.free_symbols})
-    function = sympy.lambdify([model.symbols[v] for v in variables], replaced, modules="numpy")
+    function = _lambdify([model.symbols[v] for v in variables], replaced)
     factors = [scaling.symbol_scale(model, v) for v in variables]
     boolean = isinstance(replaced, sympy.logic.boolalg.Boolean) and not isinstance(replaced, sympy.Expr)
     out_scale = scaling.symbol_scale(model, unit_of) if unit_of else 1.0

@@ -70,14 +70,18 @@ class _Rescaler:
             exponent, _ = self.walk(expr.args[1])
             unit = None if u is None else (u ** float(expr.args[1]) if expr.args[1].is_Rational else one)
             return expr.func(base, exponent), unit
-        if expr.is_Add or isinstance(expr, (sympy.Min, sympy.Max)) or isinstance(expr, sympy.core.relational.Relational):
+        if isinstance(expr, (sympy.Min, sympy.Max)):
+            # NOTE: evaluate=False: the model already built this Min/Max; evaluating it again
+            # (SymPy's search for dominated arguments) costs seconds and changes no value.
+            return self.siblings(expr, list(expr.args), lambda *a: expr.func(*a, evaluate=False))
+        if expr.is_Add or isinstance(expr, sympy.core.relational.Relational):
             return self.siblings(expr, list(expr.args), lambda *a: expr.func(*a))
         if isinstance(expr, sympy.Piecewise):
             walked = [self.walk(v) for v, _ in expr.args]
             reference = next((u for _, u in walked if u is not None), None)
             scale = unit_scale(reference) if reference is not None else 1
             pieces = [((v * scale if u is None else v), self.walk(c)[0]) for (v, u), (_, c) in zip(walked, expr.args)]
-            return sympy.Piecewise(*pieces), reference
+            return sympy.Piecewise(*pieces, evaluate=False), reference
         if isinstance(expr, (sympy.floor, sympy.ceiling)):
             arg, u = self.walk(expr.args[0])
             if u is None:

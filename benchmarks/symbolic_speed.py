@@ -1,0 +1,140 @@
+"""Benchmark: start-up, derivation requests, validation and reports, cold and warm, in one run.
+
+Prints median wall-clock times (each command in a fresh process) of
+
+* ``symgpu --help`` against ``python -c pass`` and ``python -c "import sympy"`` (ratios too),
+* ``import symgpu``,
+* every bundled derivation request (``symgpu derive MODEL ID``), cold (empty cache),
+* ``symgpu validate`` (all models), cold and warm,
+* ``symgpu report --all -o TMP`` cold (empty cache) and warm (cache filled by the cold run),
+* the first scalar ``evaluate`` of a quantity after its model is loaded (in-process).
+
+Every cold run uses its own empty cache folder (``SYMGPU_CACHE_DIR``), so results from an
+earlier run never leak in. The machine is shared and noisy: compare ratios from one run.
+
+Run: ``python benchmarks/symbolic_speed.py [--repeat N] [--skip-report] [--skip-derive]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _env(cache: str | None) -> dict[str, str]:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    if cache is None:
+        env["SYMGPU_NO_CACHE"] = "1"
+    else:
+        env["SYMGPU_CACHE_DIR"] = cache
+        env.pop("SYMGPU_NO_CACHE", None)
+    return env
+
+
+def timed(argv: list[str], cache: str | None = None) -> float:
+    """Wall-clock seconds of one run of ``argv`` (its output discarded)."""
+    start = time.perf_counter()
+    done = subprocess.run(argv, env=_env(cache), cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - start
+    if done.returncode not in (0, 1):
+        sys.exit(f"{' '.join(argv)} failed ({done.returncode}): {done.stderr.decode()[-400:]}")
+    return elapsed
+
+
+def median(argv: list[str], repeat: int, fresh_cache: bool = False) -> float:
+    times = []
+    for _ in range(repeat):
+        if fresh_cache:
+            with tempfile.TemporaryDirectory() as cache:
+                times.append(timed(argv, cache))
+        else:
+            times.append(timed(argv))
+    return statistics.median(times)
+
+
+SYMGPU = [sys.executable, "-m", "symgpu"]
+
+
+def _requests() -> list[tuple[str, str]]:
+    sys.path.insert(0, str(ROOT))
+    import symgpu
+
+    out = []
+    for model_id in symgpu.list_models():
+        model = symgpu.load(model_id)
+        out.extend((model_id, r.id) for r in model.definition.derivations)
+    return out
+
+
+def first_evaluate() -> list[tuple[str, float]]:
+    """Seconds of the first scalar evaluate after loading: each model's first validation case."""
+    sys.path.insert(0, str(ROOT))
+    import symgpu
+
+    out = []
+    for model_id in ("interval_analysis", "hong_kim_2009", "volkov_2016", "mdm_2019", "occupancy", "perez_piccoli"):
+        model = symgpu.load(model_id)
+        case = next(c for c in model.definition.validation if not c.derivation and not c.erratum)
+        name = case.expect[0][0]
+        start = time.perf_counter()
+        model.evaluate(name, case.preset or None, values=dict(case.inputs))
+        out.append((f"{model_id}:{name}", time.perf_counter() - start))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=5, help="runs per start-up measurement (median)")
+    parser.add_argument("--skip-report", action="store_true", help="skip report --all (slow)")
+    parser.add_argument("--skip-derive", action="store_true", help="skip the derivation requests")
+    args = parser.parse_args()
+
+    py = sys.executable
+    rows: list[tuple[str, float, str]] = []
+    t_pass = median([py, "-c", "pass"], args.repeat)
+    t_sympy = median([py, "-c", "import sympy"], args.repeat)
+    t_help = median(SYMGPU + ["--help"], args.repeat)
+    t_list = median(SYMGPU + ["list"], args.repeat)
+    t_import = median([py, "-c", "import symgpu"], args.repeat)
+    rows += [("python -c pass", t_pass, ""), ("python -c 'import sympy'", t_sympy, ""),
+             ("symgpu --help", t_help, f"{t_help / t_pass:.2f}x pass, {t_help / t_sympy:.2f}x import sympy"),
+             ("symgpu list", t_list, f"{t_list / t_pass:.2f}x pass"),
+             ("import symgpu", t_import, f"{t_import / t_sympy:.2f}x import sympy")]
+    for label, seconds, note in rows:
+        print(f"{label:<48} {seconds:8.3f} s  {note}", flush=True)
+
+    for label, seconds in first_evaluate():
+        print(f"{'first evaluate ' + label:<48} {seconds * 1000:8.1f} ms", flush=True)
+
+    if not args.skip_derive:
+        worst = 0.0
+        for model_id, request_id in _requests():
+            cold = median(SYMGPU + ["derive", model_id, request_id], 1, fresh_cache=True)
+            worst = max(worst, cold)
+            print(f"{'derive ' + model_id + ' ' + request_id + ' (cold)':<48} {cold:8.3f} s", flush=True)
+        print(f"{'slowest derivation request (cold)':<48} {worst:8.3f} s", flush=True)
+
+    with tempfile.TemporaryDirectory() as cache:
+        cold = timed(SYMGPU + ["validate"], cache)
+        warm = timed(SYMGPU + ["validate"], cache)
+        print(f"{'symgpu validate cold / warm':<48} {cold:8.3f} s {warm:8.3f} s", flush=True)
+
+    if not args.skip_report:
+        with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as out:
+            cold = timed(SYMGPU + ["report", "--all", "-o", out], cache)
+            warm = timed(SYMGPU + ["report", "--all", "-o", out], cache)
+            print(f"{'symgpu report --all cold / warm':<48} {cold:8.3f} s {warm:8.3f} s  "
+                  f"(warm {warm / cold:.2f}x cold)", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,46 @@
+"""``symgpu list``: the available models, read from their files without building them.
+
+Light on purpose (no SymPy, no pint): the model files are read by the loader only, so
+listing is quick. A model whose file cannot be read is listed with the reason.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from symgpu import errors
+from symgpu.cli.parsing import OK
+from symgpu.model import loader
+
+
+def setup(sub: Any) -> None:
+    """Add the list subcommand."""
+    p = sub.add_parser("list", help="list the bundled models")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    """symgpu list: the available models, one line each."""
+    rows: list[dict[str, Any]] = []
+    for model_id in loader.list_models():
+        path = loader.find(model_id)
+        try:
+            if path is None:
+                raise errors.UsageError(f"no file for model '{model_id}'")
+            d = loader.read_definition(path)
+            rows.append({"id": model_id, "title": d.title, "equations": len(d.equations),
+                         "presets": len(d.presets), "validation": len(d.validation)})
+        except errors.SymgpuError as exc:
+            rows.append({"id": model_id, "title": f"(does not load: {exc})", "equations": 0, "presets": 0, "validation": 0})
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return OK
+    width = max((len(r["id"]) for r in rows), default=2)
+    for row in rows:
+        print(f"{row['id']:<{width}}  {row['equations']:>3} eq  {row['presets']:>2} presets  {row['validation']:>3} cases  {row['title']}")
+    return OK
+
+
+RUN = {"list": cmd_list}

@@ -1,0 +1,137 @@
+"""The on-disk cache: entries come back only intact and under their own key; anything else is
+recomputed; sign verdicts read from it equal those computed; the CLI starts without SymPy."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import sympy
+
+import symgpu
+from symgpu import store
+from symgpu.cli import app
+from symgpu.derive import signs
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv(store.CACHE_DIR_ENV, str(tmp_path))
+    monkeypatch.delenv(store.NO_CACHE_ENV, raising=False)
+    return tmp_path
+
+
+def _entry(kind: str, key: str) -> Path:
+    return store.folder() / kind / key[:2] / f"{key}.txt"
+
+
+def test_an_entry_comes_back_as_stored(cache):
+    key = store.digest("a", "b")
+    store.put("things", key, "Min(x, 2*y)\nline two")
+    assert store.get("things", key) == "Min(x, 2*y)\nline two"
+
+
+def test_the_key_parts_are_length_prefixed_so_splits_do_not_collide():
+    assert store.digest("ab", "c") != store.digest("a", "bc")
+
+
+def test_an_altered_body_is_not_trusted(cache):
+    key = store.digest("altered")
+    store.put("things", key, "1")
+    path = _entry("things", key)
+    path.write_text(path.read_text(encoding="utf-8").replace("\n1", "\n-1"), encoding="utf-8")
+    assert store.get("things", key) is None
+
+
+def test_an_entry_filed_under_another_key_is_not_trusted(cache):
+    key, other = store.digest("one"), store.digest("two")
+    store.put("things", key, "1")
+    _entry("things", other).parent.mkdir(parents=True, exist_ok=True)
+    _entry("things", other).write_bytes(_entry("things", key).read_bytes())
+    assert store.get("things", other) is None
+
+
+def test_a_truncated_or_binary_entry_is_not_trusted(cache):
+    key = store.digest("broken")
+    store.put("things", key, "some text")
+    path = _entry("things", key)
+    path.write_bytes(path.read_bytes()[:20])
+    assert store.get("things", key) is None
+    path.write_bytes(b"\xff\xfe\x00garbage")
+    assert store.get("things", key) is None
+
+
+def test_no_cache_turns_reading_and_writing_off(cache, monkeypatch):
+    key = store.digest("off")
+    store.put("things", key, "1")
+    monkeypatch.setenv(store.NO_CACHE_ENV, "1")
+    assert store.get("things", key) is None
+    store.put("things", store.digest("off", "2"), "1")
+    assert not _entry("things", store.digest("off", "2")).exists()
+
+
+def test_a_key_that_is_not_a_digest_is_refused(cache):
+    with pytest.raises(ValueError, match=r"^cache entry 'things'/'\.\./x': kind must be an identifier and key a SHA-256 hex digest$"):
+        store.get("things", "../x")
+
+
+def test_clear_removes_every_entry(cache):
+    for n in range(3):
+        store.put("things", store.digest(str(n)), "1")
+    base, removed = store.clear()
+    assert (base, removed) == (cache, 3)
+    assert store.size()[1] == 0
+
+
+def test_a_tampered_sign_verdict_is_recomputed(cache, ia):
+    signs._SIGN_CACHE.clear()
+    x = sympy.Symbol("x", positive=True)
+    expr = x + 1  # positive: x > 0
+    context = signs._Context(ia)
+    assert context.sign(expr) == 1
+    key = store.digest("sign", sympy.srepr(expr))
+    path = _entry("signs", key)
+    assert store.get("signs", key) == "1"
+    # a forged verdict with a matching checksum is still only one of four words; junk is recomputed
+    body = "__import__('os')"
+    import hashlib
+    path.write_text(f"symgpu-cache-v1 {key} {hashlib.sha256(body.encode()).hexdigest()}\n{body}", encoding="utf-8")
+    signs._SIGN_CACHE.clear()
+    assert context.sign(expr) == 1
+    assert store.get("signs", key) == "1"
+
+
+def test_the_top_level_help_lists_what_each_command_module_declares():
+    parser = app.create_parser()
+    action = next(a for a in parser._actions if a.dest == "command")
+    declared = {c.dest: c.help for c in action._choices_actions}
+    assert declared == {name: text for name, (_, text) in app.COMMANDS.items()}
+    assert list(action.choices) == list(app.COMMANDS)
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["list"], ["cache"]])
+def test_help_list_and_cache_import_neither_sympy_nor_matplotlib(argv, cache):
+    code = ("import sys; from symgpu.cli import main; rc = main(%r); "
+            "print(sorted(m for m in ('sympy', 'matplotlib', 'pint') if m in sys.modules))" % (argv,))
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=REPO)
+    assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_cache_clear_reports_what_it_removed(cache, capsys):
+    store.put("things", store.digest("x"), "1")
+    assert app.main(["cache", "clear"]) == 0
+    assert capsys.readouterr().out == f"removed 1 cache entries from {cache}\n"
+
+
+def test_import_symgpu_alone_does_not_import_sympy():
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    done = subprocess.run([sys.executable, "-c", "import sys, symgpu; print('sympy' in sys.modules)"],
+                          capture_output=True, text=True, env=env, cwd=REPO)
+    assert done.stdout.strip() == "False"
+    assert symgpu.load is symgpu.api.load
