@@ -154,6 +154,7 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     job = jobs._Job(model, "limit", str(quantity), str(var))
     job.omit = jobs._omit_pairs(omit)
     ctx = jobs._context(model, assume, job)
+    stop_at = job.keep(stop_at, var)
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
     symbol = job.symbol(var)
     point = _parse_to(job, to)
