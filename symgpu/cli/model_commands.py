@@ -12,7 +12,7 @@ import pint
 from symgpu import api, errors, units, validation
 from symgpu.report import summary
 from symgpu.cli.common import BAD_INPUT, FAILED, OK, add_value_options, load_model, parse_assignments, to_unit, unit_text
-from symgpu.evaluate import occupancy
+from symgpu.evaluate import evaluator, occupancy
 from symgpu.model import loader, plot_requests
 from symgpu.numbers import json_number
 
@@ -173,8 +173,8 @@ def _converted(model: Any, value: Any, args: argparse.Namespace, values: dict[st
     except errors.UsageError as problem:
         clock_dim = units.unit("Hz").dimensionality
         ratio = (value.units / units.unit(args.unit)).dimensionality
-        per_cycle = ratio == units.unit("cycle").dimensionality
-        if not per_cycle and ratio != (1 / units.unit("cycle")).dimensionality:
+        per_cycle = ratio == clock_dim
+        if not per_cycle and ratio != (1 / units.unit("Hz")).dimensionality:
             raise problem from None
         if args.clock:
             clock = units.quantity(args.clock)
@@ -185,7 +185,7 @@ def _converted(model: Any, value: Any, args: argparse.Namespace, values: dict[st
             clock = None
             for name in names:
                 try:
-                    clock = model.evaluate(name, args.preset, values=values)
+                    clock = evaluator.evaluate_expression(model, model.symbols[name], model.units[name], preset=args.preset, values=values)
                     break
                 except errors.SymgpuError:
                     continue
