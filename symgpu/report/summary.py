@@ -99,8 +99,12 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
         lines.append(f"  {len(result)} boundaries in {len(set(map(sympy.sstr, result.values())))} place(s):")
         lines.extend(boundary_groups(result, width))
     else:
-        lines.append("  result:" + unit)
-        lines.extend("    " + line for line in fold(result, width - 4))
+        folded = fold(result, width - 4)
+        if len(folded) == 1 and len(folded[0]) + len(unit) <= width - 12:
+            lines.append(f"  result: {folded[0]}{unit}")
+        else:
+            lines.append("  result:" + unit)
+            lines.extend("    " + line for line in folded)
     if "holds_for" in extra:
         lines.append("  (the relation holds on this whole range, not at isolated points)")
     substituted = extra.get("substituted")
