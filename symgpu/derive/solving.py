@@ -261,7 +261,7 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
     if between is not None:
         if len(between) != 2:
             raise errors.UsageError(f"{model.id}: boundary between needs two regime names, got {list(between)}")
-        variants = [[r for r in found if r.name == b or b in r.name.split("#")[0].split("+")] for b in between]
+        variants = [[r for r in found if r.name == b or r.name.split("#")[0] == b] or [r for r in found if b in r.name.split("#")[0].split("+")] for b in between]
         missing = [b for b, v in zip(between, variants) if not v]
         if missing:
             raise errors.UsageError(f"{model.id}: boundary between {list(between)}: regimes of {job.quantity} are {', '.join(by_name)}")
