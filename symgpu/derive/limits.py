@@ -131,7 +131,8 @@ def _far_sign(job: jobs._Job, far: sympy.Expr, var: sympy.Symbol, point: sympy.E
         if not inside or coefficient.free_symbols - set().union(*[a.free_symbols for a in inside]):
             return None
         for arg in inside:
-            if job.ctx.sign(arg) is None or job.ctx.sign(arg) >= 0:
+            arg_sign = job.ctx.sign(arg)
+            if arg_sign is None or arg_sign >= 0:
                 job.ctx.add(sympy.StrictGreaterThan(arg, 0), f"{sympy.sstr(arg)} > 0 (at 0 the regimes do not depend on {var})")
         sign = job.ctx.sign(coefficient)
     return None if sign is None else sign * direction

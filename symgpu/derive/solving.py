@@ -129,7 +129,9 @@ def _solution_set(job: jobs._Job, identities: Sequence[regime_split.Regime], var
     assert job.ctx is not None
     ranges = []
     for regime in identities:
-        uppers, lowers, others = [], [], []
+        uppers: list[sympy.Expr] = []
+        lowers: list[sympy.Expr] = []
+        others: list[sympy.Basic] = []
         for cond in regime.raw:
             if cond.h is None or var not in cond.h.free_symbols:
                 others.append(cond.relational)
@@ -159,10 +161,11 @@ def _solution_set(job: jobs._Job, identities: Sequence[regime_split.Regime], var
 
 def _target(job: jobs._Job, target: Any, var: sympy.Symbol, stop: frozenset[str]) -> sympy.Basic:
     """The target of ``quantity = target``: as written, or with its intermediate quantities
-    replaced by their equations where they depend on the unknown (``MWP = CWP`` for ``N``)."""
+    replaced by their equations where they depend on an unknown that is itself an intermediate
+    quantity kept as a symbol (``MWP = CWP`` for ``N``); a target of an input unknown is a given."""
     parsed = job.parse(target, "target")
     expanded = job.expand(parsed, stop)
-    if expanded != parsed and var in expanded.free_symbols:
+    if job.kept and expanded != parsed and var in expanded.free_symbols:
         job.step("target", expanded, "the target's intermediate quantities replaced by their equations (they depend on " + str(var) + ")")
         return expanded
     return parsed
