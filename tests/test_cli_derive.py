@@ -58,7 +58,7 @@ def test_limit_text_output_shows_steps_and_value(capsys):
 
 
 def test_regimes_lists_the_named_branches(capsys):
-    code, out, _ = run(capsys, "regimes", "interval_analysis", "t_P", "--over", "P")
+    code, out, _ = run(capsys, "regimes", "interval_analysis", "t_P", "--over", "P", "--full")
     assert code == 0 and "regime latency_bound" in out and "regime bandwidth_bound" in out
 
 

@@ -25,9 +25,11 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
+import pint
 import sympy
 
-from symgpu import errors
+from symgpu import errors, units
+from symgpu.report import summary
 from symgpu.cli import common
 from symgpu.numbers import json_number
 from symgpu import derive
@@ -47,7 +49,37 @@ def _add_common(p: argparse.ArgumentParser) -> None:
                    help="substitute an expression before deriving, e.g. --substitute M=N")
     p.add_argument("--assume", "-a", action="append", default=[], metavar="RELATION",
                    help="an extra assumption, e.g. --assume 'mem_lat > alu_lat'")
+    p.add_argument("--keep", "-k", action="append", default=[], metavar="NAME",
+                   help="keep an intermediate quantity as a symbol instead of substituting its equation (repeatable)")
+    p.add_argument("--full", action="store_true", help="print every step and the whole expressions (default: a summary)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _kept(model: Any, names: list[str]) -> tuple[str, ...]:
+    unknown = [n for n in names if n not in model.defining]
+    if unknown:
+        raise errors.UsageError(f"--keep {unknown[0]}: {model.id} has no quantity '{unknown[0]}' defined by an equation "
+                                f"(defined: {', '.join(sorted(model.defining))})")
+    return tuple(names)
+
+
+def _target(model: Any, quantity: str, text: str | None) -> Any:
+    """``--target``: an expression of the model, or a value with a unit (``"1 ms"``) converted
+    to the quantity's declared unit."""
+    if text is None:
+        return None
+    try:
+        return model.parse(text, "--target")
+    except errors.SymgpuError as problem:
+        name = model.equation_for(quantity).definition.defines if (quantity in model.defining or quantity in model.equations) else None
+        if name is None:
+            raise
+        try:
+            value = units.quantity(text).to(model.units[name])
+        except (ValueError, pint.DimensionalityError, pint.UndefinedUnitError):
+            raise errors.UsageError(f"--target {text!r}: neither an expression of {model.id} ({problem}) nor a value in a unit "
+                                    f"of {name} [{model.unit_text(name)}]") from None
+        return sympy.nsimplify(float(value.magnitude), rational=True)
 
 
 def _substitutions(items: list[str]) -> dict[str, str]:
@@ -154,13 +186,9 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
         data["inputs"] = {k: {"value": json_number(v.magnitude), "unit": common.unit_text(v)} for k, v in values.items()}
         print(json.dumps(data, default=str))
         return common.OK
-    print(derivation)
+    print(summary.summary(derivation, full=args.full))
     if "value" in numbers:
-        shown = numbers["value"]
-        if isinstance(shown, (int, float)):
-            line = f"  value: {shown:.10g} {numbers['unit']}"
-        else:
-            line = f"  value: {shown} {numbers['unit']}"
+        line = "  value: " + summary.shorten(summary.value_text(numbers["value"], numbers["unit"]), 150, "--json for all")
         if "location_value" in numbers and numbers["location_value"] is not None:
             unit = "" if numbers["location_unit"] in ("", "1") else f" {numbers['location_unit']}"
             where = numbers["location_value"]
@@ -174,10 +202,10 @@ def _run(args: argparse.Namespace) -> int:
     model = common.load_model(args.model)
     values = common.parse_assignments(model, args.set)
     subs = _substitutions(args.substitute)
-    shared = {"substitute": subs, "assume": args.assume}
+    shared = {"substitute": subs, "assume": args.assume, "stop_at": _kept(model, args.keep)}
     command = args.command
     if command == "solve":
-        derivation = derive.solve(model, args.quantity, for_=args.for_, target=args.target, **shared)
+        derivation = derive.solve(model, args.quantity, for_=args.for_, target=_target(model, args.quantity, args.target), **shared)
     elif command == "regimes":
         derivation = derive.regimes(model, args.quantity, over=args.over, preset=args.preset, values=values, **shared)
     elif command == "boundary":

@@ -38,7 +38,11 @@ def run(args: argparse.Namespace) -> int:
             raise errors.UsageError("give a model or --all, not both")
         if args.preset:
             raise errors.UsageError("--preset applies to one model; --all reports every preset")
-        base = Path(args.output) if args.output else render.REPORTS
+        base = _output_folder(args.output) if args.output else render.REPORTS
+        try:
+            base.mkdir(parents=True, exist_ok=True)  # fail before minutes of rendering, not after
+        except OSError as exc:
+            raise errors.UsageError(f"-o {str(base)!r}: cannot write the reports there: {exc.strerror or exc}") from None
         models, broken = render.loadable_models()
         failed = 0
         for model_id, problem in broken:
@@ -60,7 +64,10 @@ def run(args: argparse.Namespace) -> int:
         failed += comparison_failed
         if comparison_files:
             rendered["comparison"] = comparison_files
-        written = files.write_run(base, rendered)
+        try:
+            written = files.write_run(base, rendered)
+        except OSError as exc:
+            raise errors.UsageError(f"-o {str(base)!r}: cannot write the reports there: {exc.strerror or exc}") from None
         for folder in sorted(rendered):
             count = sum(1 for path in written if path.parent == base / folder)
             print(f"ok   {folder}: {count} files in {_shown(base / folder)}")
@@ -69,11 +76,22 @@ def run(args: argparse.Namespace) -> int:
         raise errors.UsageError("give a model id (or --all)")
     model = common.load_model(args.model)
     report = render.render_report(model, presets=args.preset or None, formats=formats, templates=args.templates)
-    target = Path(args.output) if args.output else render.REPORTS / model.id
-    written = files.write_files(target, report.files)
+    target = _output_folder(args.output) if args.output else render.REPORTS / model.id
+    try:
+        written = files.write_files(target, report.files)
+    except OSError as exc:
+        raise errors.UsageError(f"-o {args.output or str(target)!r}: cannot write the report there: {exc.strerror or exc}") from None
     for path in written:
         print(_shown(path))
     return common.OK
+
+
+def _output_folder(text: str) -> Path:
+    """The ``-o`` folder, refused (usage error) when it names an existing file."""
+    folder = Path(text)
+    if folder.exists() and not folder.is_dir():
+        raise errors.UsageError(f"-o {text!r}: is an existing file, not a folder; give a folder for the report files")
+    return folder
 
 
 def _comparison_report(loaded: list[str]) -> tuple[dict[str, bytes], int]:

@@ -51,6 +51,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     job = jobs._Job(model, "extremum", str(quantity), str(over))
     job.omit = jobs._omit_pairs(omit)
     ctx = jobs._context(model, assume, job)
+    stop_at = job.keep(stop_at, over)
     expr, _ = job.quantity_expression(quantity, substitute, stop_at)
     var = job.symbol(over)
     if signs._has_staircase(expr, var):

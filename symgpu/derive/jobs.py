@@ -35,6 +35,24 @@ class _Job:
     ctx: signs._Context | None = None
     extra: list[tuple[str, Any]] = field(default_factory=list)
     omit: tuple[tuple[str, str], ...] = ()
+    substituted: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+
+    def keep(self, stop_at: Iterable[str], *unknowns: Any) -> tuple[str, ...]:
+        """``stop_at`` plus every unknown that is itself a defined quantity: the variable a
+        question is about stays a symbol instead of being replaced by its own equation."""
+        stop = tuple(str(s) for s in stop_at)
+        added = [str(u) for u in unknowns if u is not None and str(u) in self.model.defining and str(u) not in stop]
+        self.kept.extend(added)
+        if added:
+            self.step("keep symbolic", sympy.Tuple(*[self.model.symbols[n] for n in added]),
+                      f"{', '.join(added)} is the unknown of the question, so its own equation is not substituted")
+        return stop + tuple(added)
+
+    def _record_substituted(self, names: Iterable[str]) -> None:
+        for name in names:
+            if name != self.quantity and name not in self.substituted:
+                self.substituted.append(name)
 
     def step(self, operation: str, expression: Any, justification: str) -> None:
         if not isinstance(expression, sympy.Basic):
@@ -63,6 +81,8 @@ class _Job:
 
     def finish(self, result: Any, unit: str, *, location: Any = None, method: str = "closed form",
                used: Sequence[Any] = ()) -> Derivation:
+        if self.substituted and not any(k == "substituted" for k, _ in self.extra):
+            self.extra.append(("substituted", tuple(self.substituted)))
         return Derivation(
             model=self.model.id,
             operation=self.operation,
@@ -102,6 +122,7 @@ class _Job:
                 mapping[sym] = self.model.expression(sym.name, stop_at=stop_at)
                 for equation in self.model.dependencies(sym.name, stop_at=stop_at):
                     self.counts.update(c.strip("[]") for c in equation.definition.counts)
+                    self._record_substituted([equation.definition.defines])
         return expr.xreplace(mapping) if mapping else expr
 
     def quantity_expression(self, quantity: Any, substitute: Mapping[str, Any] | None,
@@ -128,6 +149,7 @@ class _Job:
             deps = self.model.dependencies(quantity, stop_at=stop)
             for dep in deps:
                 self.counts.update(c.strip("[]") for c in dep.definition.counts)
+            self._record_substituted(d.definition.defines for d in deps)
             self.step("case", sympy.Eq(lhs, chosen.value, evaluate=False),
                       f"case {case} of equation {equation.id} ({equation.definition.source}), which applies when "
                       + (" and ".join(sympy.sstr(c) for c in conditions) if conditions else "no earlier case does"))
@@ -147,6 +169,7 @@ class _Job:
             deps = self.model.dependencies(quantity, stop_at=stop)
             for dep in deps:
                 self.counts.update(c.strip("[]") for c in dep.definition.counts)
+            self._record_substituted(d.definition.defines for d in deps)
             sources = "; ".join(f"{d.id} ({d.definition.source.locator})" for d in deps)
             self.step("definition", sympy.Eq(lhs, equation.rhs, evaluate=False), f"equation {equation.id}, {equation.definition.source}")
             if len(deps) > 1 or rhs != equation.rhs:
@@ -159,6 +182,7 @@ class _Job:
             else:
                 expr = self.expand(parsed, stop)
             self.step("expression", expr, "as given, intermediate quantities replaced by their equations")
+        expr = self._fold_kept(expr)
         if self.omit:
             expr = self._omit_terms(expr, stop)
         if substitute:
@@ -171,6 +195,20 @@ class _Job:
             shown = sympy.Eq(lhs, expr, evaluate=False) if lhs is not None and not isinstance(expr, sympy.Eq) else expr
             self.step("substitute", shown, "given: " + ", ".join(f"{k} = {sympy.sstr(v)}" for k, v in mapping.items()))
         return expr, lhs
+
+    def _fold_kept(self, expr: sympy.Basic) -> sympy.Basic:
+        """Write a kept unknown's own expansion, where it still occurs (an equation may use
+        the quantity's definition instead of its name), as the unknown's symbol."""
+        for name in self.kept:
+            expansion = self.model.expression(name)
+            symbol = self.model.symbols[name]
+            if isinstance(expansion, sympy.Symbol) or expansion.is_number:
+                continue
+            folded = expr.subs(expansion, symbol)
+            if folded != expr:
+                self.step("fold", folded, f"{sympy.sstr(expansion)} is {name} (its own equation), written as {name}")
+                expr = folded
+        return expr
 
     def _omit_terms(self, expr: sympy.Basic, stop: frozenset[str]) -> sympy.Basic:
         """Drop the Min/Max arguments named by ``omit`` ((equation id or "", limiter name) pairs)."""
@@ -211,7 +249,7 @@ class _Job:
         dims = self.dims()
         clean = expr
         try:
-            found = dimensions.settle(dimensions.dimension_of(clean, dims))
+            found = _dimension_unexpanded(clean, dims)
         except dimensions.Mismatch as exc:
             raise errors.DerivationError(f"{self.model.id}: {what} '{sympy.sstr(expr)}' is dimensionally inconsistent: {exc.problem}") from None
         expected = dims[self.model.symbols[name]]
@@ -223,6 +261,38 @@ class _Job:
         self.step("unit check", sympy.Eq(self.model.symbols[name], expr, evaluate=False),
                   f"dimension {dimensions.show(found)} equals the declared unit of {name} [{unit}]{counted}")
         return unit
+
+
+def _dimension_unexpanded(expr: sympy.Basic, dims: Mapping[sympy.Symbol, Any]) -> Any:
+    """Dimension of ``expr``, read from its factored form when the expanded one fails: a
+    bare number such as the 1 in ``Uncoal_per_mw - 1`` takes the dimension of its
+    neighbour, which expanding (``D*Uncoal_per_mw - D``) loses."""
+    try:
+        return dimensions.settle(dimensions.dimension_of(expr, dims))
+    except dimensions.Mismatch as first:
+        problem = first
+    numerator, denominator = sympy.fraction(sympy.together(expr))
+    for top in _regroupings(numerator):
+        for bottom in _regroupings(denominator):
+            try:
+                return dimensions.settle(dimensions.dimension_of(top / bottom, dims))
+            except dimensions.Mismatch:
+                continue
+    raise problem
+
+
+def _regroupings(expr: sympy.Expr, limit: int = 40) -> list[sympy.Expr]:
+    """``expr`` as written, factored, and with each pair of its terms' common factor
+    collected (``D*U*u - D*U`` -> ``D*U*(u - 1)``)."""
+    forms = [expr, sympy.factor(expr)]
+    terms = sympy.Add.make_args(sympy.expand(expr))
+    for i, first in enumerate(terms):
+        for second in terms[i + 1:]:
+            common = sympy.gcd(first, second)
+            if common.is_number or len(forms) >= limit:
+                continue
+            forms.append(sympy.collect(sympy.expand(expr), common))
+    return forms
 
 
 def _omit_pairs(omit: Iterable[Any]) -> tuple[tuple[str, str], ...]:

@@ -79,6 +79,65 @@ def _staircase_limit(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point:
     return expr.xreplace(mapping) if mapping else expr
 
 
+def _far_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr) -> regime_split.Regime:
+    """The regime of ``expr`` that applies as ``var`` goes to ``point`` (``oo`` or ``-oo``):
+    each condition ``h >= 0`` holds eventually when ``h`` tends to a positive value or to ``oo``."""
+    assert job.ctx is not None
+    ctx = job.ctx
+    found = regime_split._regimes(job, expr, var, record=False)
+    reasons: list[str] = []
+    for regime in found:
+        why = []
+        ok = True
+        for cond in regime.raw:
+            if cond.h is None:
+                ok = cond.boolean is not None and ctx.decide(cond.boolean) is True
+            else:
+                try:
+                    far = sympy.limit(cond.h, var, point)
+                except (NotImplementedError, ValueError):
+                    far = sympy.nan
+                sign = _far_sign(job, far, var, point)
+                ok = sign == 1 or (sign == 0 and not cond.strict and var not in cond.h.free_symbols)
+                why.append(f"{sympy.sstr(cond.relational)} ({sympy.sstr(cond.h)} -> {sympy.sstr(far)})")
+            if not ok:
+                break
+        if ok:
+            job.step("select regime", regime.expression,
+                     f"{regime.name} applies as {var} -> {sympy.sstr(point)}: " + "; ".join(why))
+            return regime
+        reasons.append(regime.name)
+    raise errors.DerivationError(f"{job.model.id}: no regime of {job.quantity} is proved to apply as {var} -> "
+                                 f"{sympy.sstr(point)} (regimes: {', '.join(reasons)}); add an assumption (--assume) that decides them")
+
+
+def _far_sign(job: jobs._Job, far: sympy.Expr, var: sympy.Symbol, point: sympy.Expr) -> int | None:
+    """Sign of a condition's limit; ``oo*sign(x)`` with ``x`` declared nonnegative is decided
+    by assuming ``x > 0`` (at ``x = 0`` the condition does not depend on the variable), recorded."""
+    assert job.ctx is not None
+    if far == sympy.oo:
+        return 1
+    if far == -sympy.oo:
+        return -1
+    if far.is_finite:
+        return job.ctx.sign(job.ctx.nice(far))
+    coefficient, infinite = far.as_independent(sympy.oo, -sympy.oo, as_Add=False)
+    if infinite not in (sympy.oo, -sympy.oo):
+        return None
+    direction = 1 if infinite == sympy.oo else -1
+    sign = job.ctx.sign(coefficient)
+    if sign is None:
+        inside = [a.args[0] for a in coefficient.atoms(sympy.sign)]
+        if not inside or coefficient.free_symbols - set().union(*[a.free_symbols for a in inside]):
+            return None
+        for arg in inside:
+            arg_sign = job.ctx.sign(arg)
+            if arg_sign is None or arg_sign >= 0:
+                job.ctx.add(sympy.StrictGreaterThan(arg, 0), f"{sympy.sstr(arg)} > 0 (at 0 the regimes do not depend on {var})")
+        sign = job.ctx.sign(coefficient)
+    return None if sign is None else sign * direction
+
+
 def _side_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, direction: str) -> regime_split.Regime:
     """The regime of ``expr`` that applies just above (``+``) or below (``-``) ``point``."""
     assert job.ctx is not None
@@ -137,9 +196,14 @@ def _parse_to(job: jobs._Job, to: Any) -> sympy.Expr:
     if isinstance(to, (int, float)):
         return signs._number(to)
     try:
-        return signs._number(text)
+        point = signs._number(text)
     except (TypeError, ValueError):
-        return job.parse(str(to), "to")
+        point = job.parse(str(to), "to")
+    except ZeroDivisionError:
+        point = sympy.zoo
+    if point.has(sympy.zoo, sympy.nan):
+        raise errors.UsageError(f"{job.model.id}: limit point {str(to)!r} is undefined; give oo, -oo, a number or an expression")
+    return point
 
 
 def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: str | None = None,
@@ -154,6 +218,7 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     job = jobs._Job(model, "limit", str(quantity), str(var))
     job.omit = jobs._omit_pairs(omit)
     ctx = jobs._context(model, assume, job)
+    stop_at = job.keep(stop_at, var)
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
     symbol = job.symbol(var)
     point = _parse_to(job, to)
@@ -170,6 +235,8 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     lifted = _lift(ctx, expr)
     if lifted != expr:
         job.step("lift Min/Max", lifted, "sums and factors of known sign moved inside Min/Max (x*Min(a,b) = Min(x*a, x*b) for x > 0)")
+    if not finite and lifted.has(sympy.Piecewise):
+        lifted = _far_regime(job, lifted, symbol, point).expression
     side_text = {"+": " from above", "-": " from below"}.get(direction, "") if finite else ""
     how = " (Min/Max argument by argument: they are continuous)"
     if finite and direction in ("+", "-") and (lifted.has(sympy.Piecewise) or signs._has_staircase(lifted, symbol)):

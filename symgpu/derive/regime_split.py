@@ -332,6 +332,7 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
     job = jobs._Job(model, "regimes", str(quantity), over or "")
     job.omit = jobs._omit_pairs(omit)
     jobs._context(model, assume, job)
+    stop_at = job.keep(stop_at, over)
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
     var = job.symbol(over) if over else None
     found = _regimes(job, expr, var, frozenset(stop_at))

@@ -57,6 +57,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     if name_q in given:
         target = given.pop(name_q)
     subs.update(given)
+    stop_at = job.keep(stop_at, for_)
     expr, lhs = job.quantity_expression(quantity_or_equation, subs, stop_at, case=case)
     var = job.symbol(for_)
     if relation not in ("==", "="):
@@ -64,7 +65,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     if isinstance(expr, sympy.Eq):
         left, right = expr.lhs, expr.rhs
     else:
-        left = lhs if target is None else job.parse(target, "target")
+        left = lhs if target is None else _target(job, target, var, frozenset(stop_at))
         right = expr
         if left is None:
             raise errors.UsageError(f"{model.id}: solving an expression needs a target value (target=...)")
@@ -78,8 +79,15 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         found = regime_split._regimes(job, right - left if not isinstance(left, sympy.Symbol) or signs._has_pieces(left) else right, var, frozenset(stop_at), record=True) \
             if signs._has_pieces(left) else regime_split._regimes(job, right, var, frozenset(stop_at), record=True)
         pieces = []
+        identities: list[regime_split.Regime] = []
         for regime in found:
-            eq = sympy.Eq(left if not signs._has_pieces(left) else 0, regime.expression)
+            side = left if not signs._has_pieces(left) else sympy.Integer(0)
+            if sympy.cancel(side - regime.expression) == 0:
+                identities.append(regime)
+                job.step(f"identity in regime {regime.name}", sympy.Tuple(*regime.conditions),
+                         f"both sides are equal throughout regime {regime.name}: the relation holds wherever its conditions do")
+                continue
+            eq = sympy.Eq(side, regime.expression)
             for root in jobs._solve_for(job, eq, var, f"regime {regime.name}"):
                 conds = [ctx.tidy(c.relational.xreplace({var: root})) for c in regime.raw]
                 if any(c is sympy.false for c in conds):
@@ -88,6 +96,8 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
                 conds = [c for c in conds if c is not sympy.true]
                 job.step(f"solve regime {regime.name}", sympy.Eq(var, root), "root of the regime's value equation, inside its conditions" + (" when " + ", ".join(map(sympy.sstr, conds)) if conds else ""))
                 pieces.append((root, sympy.And(*conds) if conds else sympy.true, regime.name))
+        if not pieces and identities:
+            return _solution_set(job, identities, var, relation)
         if not pieces:
             raise errors.DerivationError(f"{model.id}: {sympy.sstr(relation)} has no admissible solution for {var}")
         job.extra.append(("roots", [{"regime": n, "root": r, "when": c} for r, c, n in pieces]))
@@ -110,6 +120,55 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     if len(roots) > 1:
         job.extra.append(("undecided", "several roots remain admissible; their signs are not decided by the declared assumptions"))
     return job.finish(result, unit, used=[relation])
+
+
+def _solution_set(job: jobs._Job, identities: Sequence[regime_split.Regime], var: sympy.Symbol,
+                  relation: sympy.Basic) -> Derivation:
+    """The relation holds on whole regimes (no isolated root): the result is the range of
+    ``var`` where it holds, each regime's conditions solved as bounds on ``var``."""
+    assert job.ctx is not None
+    ranges = []
+    for regime in identities:
+        uppers: list[sympy.Expr] = []
+        lowers: list[sympy.Expr] = []
+        others: list[sympy.Basic] = []
+        for cond in regime.raw:
+            if cond.h is None or var not in cond.h.free_symbols:
+                others.append(cond.relational)
+                continue
+            slope = job.ctx.sign(sympy.diff(cond.h, var))
+            roots = jobs._solve_for(job, sympy.Eq(cond.h, 0), var, f"a condition of regime {regime.name}") \
+                if slope in (1, -1) and sympy.diff(cond.h, var, 2) == 0 else []
+            if len(roots) != 1:
+                others.append(cond.relational)
+                continue
+            (uppers if slope == -1 else lowers).append(job.ctx.nice(roots[0]))
+        parts = []
+        if lowers:
+            parts.append(sympy.GreaterThan(var, sympy.Max(*lowers), evaluate=False))
+        if uppers:
+            parts.append(sympy.LessThan(var, sympy.Min(*uppers), evaluate=False))
+        parts.extend(others)
+        for bound in lowers + uppers:
+            job.check_unit(bound, var.name, "bound")
+        ranges.append(sympy.And(*parts) if parts else sympy.true)
+        job.step(f"range of regime {regime.name}", ranges[-1], f"{sympy.sstr(relation)} holds throughout regime {regime.name}")
+    result = ranges[0] if len(ranges) == 1 else sympy.Or(*ranges)
+    job.extra.append(("holds_for", result))
+    job.extra.append(("note", f"the relation holds on a whole range of {var}, not at isolated points"))
+    return job.finish(result, job.model.unit_text(var.name), used=[relation])
+
+
+def _target(job: jobs._Job, target: Any, var: sympy.Symbol, stop: frozenset[str]) -> sympy.Basic:
+    """The target of ``quantity = target``: as written, or with its intermediate quantities
+    replaced by their equations where they depend on an unknown that is itself an intermediate
+    quantity kept as a symbol (``MWP = CWP`` for ``N``); a target of an input unknown is a given."""
+    parsed = job.parse(target, "target")
+    expanded = job.expand(parsed, stop)
+    if job.kept and expanded != parsed and var in expanded.free_symbols:
+        job.step("target", expanded, "the target's intermediate quantities replaced by their equations (they depend on " + str(var) + ")")
+        return expanded
+    return parsed
 
 
 _RELATIONS = {">=": sympy.GreaterThan, ">": sympy.StrictGreaterThan, "<=": sympy.LessThan, "<": sympy.StrictLessThan}
@@ -167,28 +226,45 @@ def boundary(model: Model, quantity: Any, between: Sequence[str] | None = None, 
     """
     if for_ is None:
         raise errors.UsageError("boundary needs the variable to solve for (for_=...)")
+    try:
+        return _boundary(model, quantity, between, for_, substitute, assume, stop_at, omit, auto_keep=True)
+    except errors.DerivationError:
+        if between is None or tuple(stop_at):
+            raise
+    # the regimes' own intermediate quantities kept as symbols did not give a boundary in
+    # for_ (they hide it): search with everything substituted, as the unrestricted search does
+    return _boundary(model, quantity, between, for_, substitute, assume, stop_at, omit, auto_keep=False)
+
+
+def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: str,
+              substitute: Mapping[str, Any] | None, assume: Iterable[Any] | None,
+              stop_at: Iterable[str], omit: Iterable[Any], *, auto_keep: bool) -> Derivation:
     job = jobs._Job(model, "boundary", str(quantity), str(for_))
     job.omit = jobs._omit_pairs(omit)
     jobs._context(model, assume, job)
     name_q = str(quantity)
     stop = tuple(stop_at)
-    if between is not None and not stop and name_q in model.defining:
+    if auto_keep and between is not None and not stop and name_q in model.defining:
         equation = model.defining[name_q]
         own = {n for n, _ in equation.limiters} | {c.id for c in equation.cases}
-        keep = tuple(sorted(s.name for s in equation.rhs.free_symbols if s.name in model.defining))
+        keep = tuple(sorted(s.name for s in equation.rhs.free_symbols if s.name in model.defining and s.name != str(for_)))
         if keep and set(between) <= own:
             stop = keep
+    auto = stop != tuple(stop_at)
+    stop = job.keep(stop, for_)
     expr, _ = job.quantity_expression(quantity, substitute, stop)
     var = job.symbol(for_)
-    if stop and not tuple(stop_at):
-        job.step("keep symbolic", sympy.Tuple(*[model.symbols[k] for k in stop]),
+    if auto and var not in expr.free_symbols:
+        raise errors.DerivationError(f"{model.id}: {for_} is hidden by the kept intermediate quantities")
+    if auto:
+        job.step("keep symbolic", sympy.Tuple(*[model.symbols[k] for k in stop if k in model.symbols]),
                  f"the regimes {', '.join(between or ())} are the limiters of {name_q}'s own equation, so its intermediate quantities stay symbols")
     found = regime_split._regimes(job, expr, var, frozenset(stop))
     by_name = {r.name: r for r in found}
     if between is not None:
         if len(between) != 2:
             raise errors.UsageError(f"{model.id}: boundary between needs two regime names, got {list(between)}")
-        variants = [[r for r in found if r.name == b or r.name.split("#")[0] == b] for b in between]
+        variants = [[r for r in found if r.name == b or r.name.split("#")[0] == b] or [r for r in found if b in r.name.split("#")[0].split("+")] for b in between]
         missing = [b for b, v in zip(between, variants) if not v]
         if missing:
             raise errors.UsageError(f"{model.id}: boundary between {list(between)}: regimes of {job.quantity} are {', '.join(by_name)}")

@@ -1,0 +1,116 @@
+"""Readable answers at any size: a summary of a derivation (result first, regimes as a short
+table, boundaries grouped), long expressions folded with named common subexpressions, and
+values printed without a trailing ``1`` for pure numbers.
+
+Used by the command line (``symgpu solve/regimes/boundary/... `` without ``--full``) and by the
+notebook representations of :class:`symgpu.derive.Derivation`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import sympy
+
+#: no line of the default human output is longer than this
+MAX_LINE = 200
+#: subscript digits for the names of common subexpressions (x₁, x₂, ...)
+_SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
+
+
+def shorten(text: str, width: int = MAX_LINE, hint: str = "--full for all") -> str:
+    """``text`` cut to ``width`` characters, saying how long it was and how to see it all."""
+    if len(text) <= width:
+        return text
+    note = f" … ({len(text)} characters; {hint})"
+    return text[: max(width - len(note), 20)] + note
+
+
+def value_text(magnitude: Any, unit: str) -> str:
+    """``11.79740999`` for a pure number, ``320.8 GB/s`` otherwise (no trailing ``1``)."""
+    shown = f"{magnitude:.10g}" if isinstance(magnitude, (int, float)) else str(magnitude)
+    return shown if unit in ("", "1", "dimensionless") else f"{shown} {unit}"
+
+
+def fold(expr: Any, width: int = MAX_LINE, *, full: bool = False) -> list[str]:
+    """An expression as lines: one line when short (or ``full``), else its common
+    subexpressions named ``x₁ = …`` first and the folded result last, each line shortened."""
+    text = sympy.sstr(expr)
+    if full or len(text) <= width or not isinstance(expr, sympy.Basic):
+        return [text]
+    replacements, reduced = sympy.cse(expr, symbols=sympy.numbered_symbols("x", start=1))
+    names = {sym: sympy.Symbol(str(sym).translate(_SUBSCRIPTS)) for sym, _ in replacements}
+    lines = [shorten(f"{names[sym]} = {sympy.sstr(value.xreplace(names))}", width) for sym, value in replacements]
+    body = reduced[0].xreplace(names) if reduced else expr
+    lines.append(shorten(sympy.sstr(body), width))
+    return lines
+
+
+def _conditions(conditions: Iterable[Any]) -> str:
+    parts = [sympy.sstr(c) for c in conditions]
+    return " and ".join(parts) if parts else "always"
+
+
+def regimes_table(regimes: Iterable[dict[str, Any]], width: int = MAX_LINE) -> list[str]:
+    """Regimes as rows ``name | condition | expression``, each row at most ``width`` characters."""
+    rows = [(str(r["name"]), " and ".join(r.get("conditions", ())) or "always", str(r["expression"])) for r in regimes]
+    if not rows:
+        return []
+    name_w = min(max(len(n) for n, _, _ in rows), 40)
+    lines = [f"  {'regime':<{name_w}} | condition | expression"]
+    for name, condition, expression in rows:
+        room = max(width - name_w - 10, 40)
+        lines.append(f"  {name:<{name_w}} | {shorten(condition, room // 2, 'more')} | {shorten(expression, room // 2, 'more')}")
+    return [shorten(line, width) for line in lines]
+
+
+def boundary_groups(boundaries: dict[str, Any], width: int = MAX_LINE) -> list[str]:
+    """Boundaries grouped by where they lie: pairs of regimes meeting at the same place share one line."""
+    groups: dict[str, list[str]] = {}
+    for label, root in boundaries.items():
+        groups.setdefault(sympy.sstr(root), []).append(label.replace("|", " / "))
+    lines = []
+    for number, (where, labels) in enumerate(groups.items(), 1):
+        lines.append(shorten(f"  boundary {number}: between {', '.join(labels)}", width, "more"))
+        lines.extend("    at " + line for line in fold(sympy.sympify(where) if len(where) < 5000 else where, width - 8))
+    return lines
+
+
+def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> str:
+    """A derivation as a short, readable answer: what was asked, the result (folded), the
+    regimes as a table, the boundaries grouped, which quantities were substituted and how
+    to keep one; ``full`` gives every step instead (``str(derivation)``)."""
+    if full:
+        return str(derivation)
+    extra = dict(derivation.extra)
+    head = f"{derivation.operation} of {derivation.quantity}" + (f" over {derivation.variable}" if derivation.variable else "") \
+        + f" ({derivation.model})"
+    lines = [head]
+    unit = f"  [{derivation.unit}]" if derivation.unit not in ("", "1") else ""
+    result = derivation.result
+    if derivation.location is not None:
+        lines.append(f"  at {derivation.variable} =")
+        lines.extend("    " + line for line in fold(derivation.location, width - 4))
+    if derivation.operation == "regimes" and "regimes" in extra:
+        lines.append(f"  {len(extra['regimes'])} regime(s):")
+        lines.extend(regimes_table(extra["regimes"], width))
+    elif derivation.operation == "boundary" and isinstance(result, dict):
+        lines.append(f"  {len(result)} boundaries in {len(set(map(sympy.sstr, result.values())))} place(s):")
+        lines.extend(boundary_groups(result, width))
+    else:
+        folded = fold(result, width - 4)
+        if len(folded) == 1 and len(folded[0]) + len(unit) <= width - 12:
+            lines.append(f"  result: {folded[0]}{unit}")
+        else:
+            lines.append("  result:" + unit)
+            lines.extend("    " + line for line in folded)
+    if "holds_for" in extra:
+        lines.append("  (the relation holds on this whole range, not at isolated points)")
+    substituted = extra.get("substituted")
+    if substituted:
+        shown = ", ".join(substituted)
+        lines.append(shorten(f"  substituted: {shown}", width, "more"))
+        lines.append("  keep one as a symbol with --keep NAME (API: stop_at=[NAME])")
+    lines.append(f"  method: {derivation.method}; {len(derivation.steps)} steps (--full shows them)")
+    return "\n".join(shorten(line, width) for line in lines)
