@@ -92,7 +92,7 @@ def test_a_tampered_sign_verdict_is_recomputed(cache, ia):
     signs._SIGN_CACHE.clear()
     x = sympy.Symbol("x", positive=True)
     expr = x + 1  # positive: x > 0
-    context = signs._Context(ia)
+    context = signs.SignReasoner(ia)
     assert context.sign(expr) == 1
     key = store.digest("sign", sympy.srepr(expr))
     path = _entry("signs", key)

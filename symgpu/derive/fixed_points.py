@@ -48,7 +48,7 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
     """
     job = jobs._Job(model, "fixed_point", str(quantity), str(variable))
     job.omit = jobs._omit_pairs(omit)
-    ctx = jobs._context(model, assume, job)
+    ctx = jobs.sign_reasoner(model, assume, job)
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
     x = job.symbol(variable)
     if x.name in model.symbols and job.quantity in model.symbols and model.dimension(x.name) != model.dimension(job.quantity):
@@ -114,7 +114,7 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
     return job.finish(result, unit, method=how, used=[expr])
 
 
-def _closed_form_root(job: jobs._Job, ctx: signs._Context, poly: sympy.Poly, x: sympy.Symbol, lo: sympy.Expr, hi: sympy.Expr) -> sympy.Expr | None:
+def _closed_form_root(job: jobs._Job, ctx: signs.SignReasoner, poly: sympy.Poly, x: sympy.Symbol, lo: sympy.Expr, hi: sympy.Expr) -> sympy.Expr | None:
     coeffs = poly.all_coeffs()
     if len(coeffs) == 2:
         a1, a0 = coeffs

@@ -32,7 +32,7 @@ class _Job:
     steps: list[Step] = field(default_factory=list)
     counts: set[str] = field(default_factory=set)
     substitution: dict[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
-    ctx: signs._Context | None = None
+    ctx: signs.SignReasoner | None = None
     extra: list[tuple[str, Any]] = field(default_factory=list)
     omit: tuple[tuple[str, str], ...] = ()
     substituted: list[str] = field(default_factory=list)
@@ -307,9 +307,9 @@ def _omit_pairs(omit: Iterable[Any]) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def _context(model: Model, assume: Iterable[Any] | None, job: _Job) -> signs._Context:
+def sign_reasoner(model: Model, assume: Iterable[Any] | None, job: _Job) -> signs.SignReasoner:
     relations = [job.parse(a, "assume") for a in (assume or ())]
-    ctx = signs._Context(model)
+    ctx = signs.SignReasoner(model)
     for relation in relations:
         ctx.add(relation)
     job.ctx = ctx

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from symgpu.model import Model
 
 
-def _lift(ctx: signs._Context, expr: sympy.Expr) -> sympy.Expr:
+def _lift(ctx: signs.SignReasoner, expr: sympy.Expr) -> sympy.Expr:
     """Move Min/Max outward through sums and positive (or negative) factors."""
     if not signs._has_pieces(expr) or isinstance(expr, sympy.Piecewise):
         return expr
@@ -176,7 +176,7 @@ def _side_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sym
                                  f"{var} = {sympy.sstr(point)} (regimes: {', '.join(reasons)})")
 
 
-def _limit(ctx: signs._Context, expr: sympy.Expr, var: sympy.Symbol, to: sympy.Expr, direction: str) -> sympy.Expr:
+def _limit(ctx: signs.SignReasoner, expr: sympy.Expr, var: sympy.Symbol, to: sympy.Expr, direction: str) -> sympy.Expr:
     expr = _lift(ctx, expr)
     if isinstance(expr, (sympy.Min, sympy.Max)):
         return expr.func(*[_limit(ctx, a, var, to, direction) for a in expr.args])
@@ -217,7 +217,7 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     """
     job = jobs._Job(model, "limit", str(quantity), str(var))
     job.omit = jobs._omit_pairs(omit)
-    ctx = jobs._context(model, assume, job)
+    ctx = jobs.sign_reasoner(model, assume, job)
     stop_at = job.keep(stop_at, var)
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
     symbol = job.symbol(var)

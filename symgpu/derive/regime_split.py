@@ -224,7 +224,7 @@ def _witness(model: Model, conds: Sequence[_Cond], samples: int = 4096) -> bool 
     return True if np.any(holds) else None
 
 
-def _bounds_infeasible(ctx: signs._Context, conditions: Sequence[sympy.Basic], var: sympy.Symbol | None) -> bool:
+def _bounds_infeasible(ctx: signs.SignReasoner, conditions: Sequence[sympy.Basic], var: sympy.Symbol | None) -> bool:
     """Do lower and upper bounds on ``var`` contradict each other?"""
     if var is None:
         return False
@@ -331,7 +331,7 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
     """
     job = jobs._Job(model, "regimes", str(quantity), over or "")
     job.omit = jobs._omit_pairs(omit)
-    jobs._context(model, assume, job)
+    jobs.sign_reasoner(model, assume, job)
     stop_at = job.keep(stop_at, over)
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
     var = job.symbol(over) if over else None

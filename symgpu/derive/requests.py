@@ -167,7 +167,7 @@ def run_request(model: Model, request: DerivationRequest) -> Derivation:
     q = Question.read(model, request)
     derivation = OPERATIONS[q.op](model, q)
     op, get, subs, stop = q.op, q.get, dict(q.substitute), q.stop_at
-    ctx = signs._Context(model)
+    ctx = signs.SignReasoner(model)
     checks: list[tuple[str, Any]] = []
     targets: list[tuple[str, Any, Any]] = []
     expect = get("expect")
@@ -223,7 +223,7 @@ def _expand_all(model: Model, expr: Any, stop_at: Iterable[str] = ()) -> Any:
     return expr.xreplace(mapping) if mapping else expr
 
 
-def _equal(a: Any, b: Any, ctx: signs._Context | None = None) -> bool:
+def _equal(a: Any, b: Any, ctx: signs.SignReasoner | None = None) -> bool:
     """``simplify(a - b) == 0`` for expressions (False for anything else); constants with
     positive values are known positive."""
     if not isinstance(a, sympy.Expr) or not isinstance(b, sympy.Expr):

@@ -1,6 +1,6 @@
 """Sign reasoning for the derivation engine: the assumptions in force and the expression helpers it needs.
 
-:class:`_Context` decides signs and relations under the symbols' declared assumptions and
+:class:`SignReasoner` decides signs and relations under the symbols' declared assumptions and
 any extra relations (``X > Y`` is used by writing ``X = Y + d`` with a positive ``d``).
 """
 
@@ -63,7 +63,7 @@ def _nice(expr: Any) -> Any:
     return out
 
 
-class _Context:
+class SignReasoner:
     """Sign reasoning under declared and extra assumptions.
 
     Attributes:
@@ -99,8 +99,8 @@ class _Context:
             return expr
         return _nice(_nice(expr.xreplace(self.constants)).xreplace(self.constants_back))
 
-    def copy(self) -> _Context:
-        other = _Context(self.model)
+    def copy(self) -> SignReasoner:
+        other = SignReasoner(self.model)
         other.constants, other.constants_back = dict(self.constants), dict(self.constants_back)
         other.forward = dict(self.forward)
         other.backward = dict(self.backward)

@@ -25,7 +25,7 @@ def simplify_expression(model: Model, expression: Any, *, substitute: Mapping[st
     its dimension is recorded in ``extra["dimension"]``.
     """
     job = jobs._Job(model, "simplify", str(expression))
-    ctx = jobs._context(model, assume, job)
+    ctx = jobs.sign_reasoner(model, assume, job)
     expr, _ = job.quantity_expression(expression, substitute, stop_at)
     result = ctx.nice(expr)
     if result != expr:
@@ -43,7 +43,7 @@ def substitute(model: Model, quantity: Any, substitute: Mapping[str, Any] | None
     substitutions ``substitute`` (name -> expression) applied, simplified; ``case`` picks one
     case of a quantity defined by cases."""
     job = jobs._Job(model, "substitute", str(quantity))
-    ctx = jobs._context(model, assume, job)
+    ctx = jobs.sign_reasoner(model, assume, job)
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at, case=case)
     result = ctx.nice(expr)
     if result != expr:

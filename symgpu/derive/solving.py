@@ -49,7 +49,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     """
     job = jobs._Job(model, "solve", str(quantity_or_equation), str(for_))
     job.omit = jobs._omit_pairs(omit)
-    ctx = jobs._context(model, assume, job)  # records the declared and assumed relations in the job
+    ctx = jobs.sign_reasoner(model, assume, job)  # records the declared and assumed relations in the job
     subs = dict(substitute or {})
     name_q = str(quantity_or_equation)
     if name_q in model.defining or name_q in model.equations:
@@ -241,7 +241,7 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
               stop_at: Iterable[str], omit: Iterable[Any], *, auto_keep: bool) -> Derivation:
     job = jobs._Job(model, "boundary", str(quantity), str(for_))
     job.omit = jobs._omit_pairs(omit)
-    jobs._context(model, assume, job)
+    jobs.sign_reasoner(model, assume, job)
     name_q = str(quantity)
     stop = tuple(stop_at)
     if auto_keep and between is not None and not stop and name_q in model.defining:

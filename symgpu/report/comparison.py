@@ -26,7 +26,7 @@ def plot_sweep(result: Sweep, kind: str = "svg") -> bytes:
     """
     if len(result.variables) not in (1, 2):
         raise errors.UsageError("--plot needs one or two --over variables")
-    with style.context():
+    with style.figures():
         if len(result.variables) == 1:
             x = result.axes[0]
             fig, (top, bottom) = style.pyplot.subplots(2, 1, figsize=(6.4, 6.0), sharex=True)
@@ -53,7 +53,7 @@ def plot_sweep(result: Sweep, kind: str = "svg") -> bytes:
 
 
 def _error_figure(study: ModelStudy, alphas: Sequence[float]) -> bytes:
-    with style.context():
+    with style.figures():
         fig, ax = style.pyplot.subplots(figsize=(6.4, 3.6))
         for index, s in enumerate(study.studies):
             color = f"C{index}"
@@ -72,7 +72,7 @@ def _error_figure(study: ModelStudy, alphas: Sequence[float]) -> bytes:
 
 
 def _needed_figure(study: ModelStudy, alphas: Sequence[float]) -> bytes:
-    with style.context():
+    with style.figures():
         count = len(study.studies)
         fig, axes = style.pyplot.subplots(1, count, figsize=(3.2 * count, 3.2), squeeze=False)
         for ax, s in zip(axes[0], study.studies):

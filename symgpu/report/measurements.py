@@ -83,7 +83,7 @@ def sections(model: Model, stem: str | None = None) -> list[MeasurementSection]:
 
 def figure_svg(comparison: compare.Comparison, title: str = "") -> bytes:
     """Model curves (lines), measured points (markers) and knees (dotted: model, dashed: measured), as SVG."""
-    with style.context():
+    with style.figures():
         fig, ax = style.pyplot.subplots(figsize=(6.4, 4.2))
         try:
             colors = style.pyplot.rcParams["axes.prop_cycle"].by_key()["color"]

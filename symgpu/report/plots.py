@@ -182,7 +182,7 @@ def draw(model: Model, spec: PlotSpec, kinds: Sequence[str]) -> dict[str, bytes]
     marks: list[dict[str, Any]] = []
     spec.resolved_marks = marks
     out: dict[str, bytes] = {}
-    with style.context():
+    with style.figures():
         fig, ax = style.pyplot.subplots(figsize=(6.4, 4.2))
         try:
             if spec.kind == "regime_map":

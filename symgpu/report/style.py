@@ -36,8 +36,8 @@ METADATA = {
 }
 
 
-def context() -> Any:
-    """``with style.context():`` draws under symgpu's rcParams."""
+def figures() -> Any:
+    """``with style.figures():`` draws under symgpu's rcParams."""
     return pyplot.rc_context(RC)  # type: ignore[arg-type]  # matplotlib types rc keys as Literals
 
 

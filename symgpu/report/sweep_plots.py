@@ -71,7 +71,7 @@ def plot_sweep(table: SweepTable, kind: str = "svg", quantity: str | None = None
     if values.size > MAX_POINTS:
         raise errors.UsageError(f"plot: {values.size} points is too many to draw (at most {MAX_POINTS})")
     regime = table.regime
-    with style.context():
+    with style.figures():
         fig, ax = style.pyplot.subplots(figsize=(6.4, 4.2))
         try:
             if len(varying) == 1:
