@@ -11,6 +11,7 @@ and ``symgpu list`` import neither SymPy nor matplotlib). The top-level help com
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -52,49 +53,17 @@ GROUPS = ("catalog", "model", "derive", "report", "compare", "kernel", "measure"
 
 
 def command_module(group: str) -> ModuleType:
-    """The command module of ``group``, imported now.
+    """The command module of ``group`` (``symgpu.cli.<group>_commands``), imported now.
 
-    NOTE: function-level imports on purpose (allowed in ``symgpu/cli/`` by
-    tests/test_architecture.py): a command's heavy dependencies (SymPy, matplotlib) are
-    imported only when that command runs, so ``symgpu --help`` starts fast.
+    NOTE: imported on demand on purpose: a command's heavy dependencies (SymPy, matplotlib)
+    load only when that command runs, so ``symgpu --help`` starts fast.
+
+    Raises:
+        KeyError: ``group`` is not one of :data:`GROUPS`.
     """
-    if group == "catalog":
-        from symgpu.cli import catalog_commands
-
-        return catalog_commands
-    if group == "model":
-        from symgpu.cli import model_commands
-
-        return model_commands
-    if group == "derive":
-        from symgpu.cli import derive_commands
-
-        return derive_commands
-    if group == "report":
-        from symgpu.cli import report_commands
-
-        return report_commands
-    if group == "compare":
-        from symgpu.cli import compare_commands
-
-        return compare_commands
-    if group == "kernel":
-        from symgpu.cli import kernel_commands
-
-        return kernel_commands
-    if group == "measure":
-        from symgpu.cli import measure_commands
-
-        return measure_commands
-    if group == "sweep":
-        from symgpu.cli import sweep_commands
-
-        return sweep_commands
-    if group == "cache":
-        from symgpu.cli import cache_commands
-
-        return cache_commands
-    raise KeyError(group)
+    if group not in GROUPS:
+        raise KeyError(group)
+    return importlib.import_module(f"symgpu.cli.{group}_commands")
 
 
 def commands() -> dict[str, Callable[[argparse.Namespace], int]]:
