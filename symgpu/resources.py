@@ -27,6 +27,17 @@ def bundled(name: str) -> Path:
     return CHECKOUT / name if in_checkout() else PACKAGE / "_data" / name
 
 
+def data_root() -> Path:
+    """The folder that measurement paths (``data/h100/x.csv``) are relative to: the checkout,
+    or the package's ``_data`` folder, where the wheel installs ``data/``."""
+    return CHECKOUT if in_checkout() else PACKAGE / "_data"
+
+
+def measured_file(relative: str) -> Path:
+    """A ``[[measurements]]`` data path: relative to :func:`data_root`, never absolute or ``..``."""
+    return data_root() / relative
+
+
 def equations() -> Path:
     """The bundled model folder (``$SYMGPU_EQUATIONS`` replaces it)."""
     override = os.environ.get(ENV_EQUATIONS)

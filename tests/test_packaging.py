@@ -31,14 +31,17 @@ def test_the_wheel_carries_every_bundled_model_and_template(wheel: Path):
         assert f"symgpu/_data/equations/{model.name}" in names
     for template in sorted((REPO / "templates").glob("*.j2")):
         assert f"symgpu/_data/templates/{template.name}" in names
+    for measured in sorted((REPO / "data").rglob("*.csv")):
+        assert f"symgpu/_data/{measured.relative_to(REPO).as_posix()}" in names
     assert {"symgpu/units/units.txt", "symgpu/py.typed"} <= names
 
 
-def test_a_non_editable_install_loads_reports_and_lists_models_from_another_directory(wheel: Path, tmp_path: Path):
+def test_a_non_editable_install_checks_every_model_and_reports_from_another_directory(wheel: Path, tmp_path: Path):
     target = tmp_path / "site"
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
                    check=True, capture_output=True, timeout=300)
-    script = ("import symgpu, symgpu.report.render as r; m = symgpu.load('interval_analysis'); "
+    script = ("import symgpu, symgpu.report.render as r; [symgpu.load(i) for i in symgpu.list_models()]; "
+              "m = symgpu.load('interval_analysis'); "
               "print(symgpu.__file__); print(len(symgpu.list_models())); "
               "print(r.render_report(m, formats=['md'], draw_plots=False).files['interval_analysis.md'][:9].decode())")
     env = {**os.environ, "PYTHONPATH": str(target)}

@@ -396,7 +396,7 @@ class _Reader(toml_reader.TableReader):
             if not _plot_ids_ok(entry_id):
                 raise self.fail(f"{where}.id", f"id '{entry_id}' must be letters, digits and underscores (it names files)")
             path = self.take(entry, "data", str, where)
-            if Path(path).is_absolute() or ".." in Path(path).parts or not (ROOT / path).is_file():
+            if Path(path).is_absolute() or ".." in Path(path).parts or not resources.measured_file(path).is_file():
                 raise self.fail(f"{where}.data", f"'{path}' is not a file inside the repository", "give a path relative to the repository root, e.g. data/h100/x.csv")
             filters = self.table(self.take(entry, "where", dict, where, required=False, default={}), f"{where}.where")
             for key, value in filters.items():

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 
-from symgpu import errors
+from symgpu import errors, resources
 from symgpu.measure import compare, data
-from symgpu.model import Model, loader, schema
+from symgpu.model import Model, schema
 from symgpu.report import style
 
 
@@ -55,7 +55,7 @@ class MeasurementSection:
 
 def load_data(request: schema.MeasurementRequest) -> data.MeasuredData:
     """Read the entry's data file and apply its ``where`` filters."""
-    measured = data.read_csv(loader.ROOT / request.data)
+    measured = data.read_csv(resources.measured_file(request.data))
     measured = data.MeasuredData(request.data, measured.columns, measured.comments)
     for column, value in request.where:
         measured = measured.where(column, value)
