@@ -16,7 +16,7 @@ import pint
 from symgpu import derive, errors, model
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import evaluator
-from symgpu.model import catalog
+from symgpu.model import catalog, display
 
 
 def merge_keywords(values: Mapping[str, Any] | None, keywords: Mapping[str, Any]) -> dict[str, Any]:
@@ -79,6 +79,14 @@ class Model(model.Model):
     def run_request(self, request: Any) -> Derivation:
         """Run one ``[[derivations]]`` entry; see :func:`symgpu.derive.run_request`."""
         return derive.run_request(self, request)
+
+    def _repr_html_(self) -> str:
+        """The model in a notebook: title, counts and a table of equations (:mod:`symgpu.model.display`)."""
+        return display.html_text(self)
+
+    def _repr_markdown_(self) -> str:
+        """The model as Markdown: title, counts and a table of equations."""
+        return display.markdown_text(self)
 
 
 def load(id_or_path: str | os.PathLike[str]) -> Model:

@@ -7,13 +7,6 @@ from typing import Any
 
 import numpy as np
 
-import math
-from typing import TYPE_CHECKING
-if TYPE_CHECKING:
-    pass
-
-
-
 #: Significant digits of computed values in reports (JSON keeps 12).
 DIGITS = 6
 
@@ -47,3 +40,27 @@ def json_number(value: Any) -> Any:
         return [json_number(v) for v in array.tolist()]
     number = float(array)
     return number if math.isfinite(number) else None
+
+
+def latex_number(value: Any, digits: int = DIGITS) -> str:
+    """A number as LaTeX: ``972``, ``0.5``, ``1.2 \\times 10^{9}``, ``\\infty``, ``\\mathrm{NaN}``.
+
+    Integers below ten million print whole; others with ``digits`` significant digits, large and small ones with
+    a power of ten instead of ``e+09``.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return r"\mathrm{true}" if value else r"\mathrm{false}"
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return rf"\text{{{value}}}"
+    if math.isnan(number):
+        return r"\mathrm{NaN}"
+    if math.isinf(number):
+        return r"\infty" if number > 0 else r"-\infty"
+    text = str(int(number)) if number.is_integer() and abs(number) < 1e7 else f"{number:.{digits}g}"
+    if "e" not in text:
+        return text
+    mantissa, exponent = text.split("e")
+    power = rf"10^{{{int(exponent)}}}"
+    return power if mantissa == "1" else rf"{mantissa} \times {power}"

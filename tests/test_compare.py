@@ -59,7 +59,7 @@ def test_diff_cli_exit_code_and_json(capsys):
     data = json.loads(out)
     assert data["changed"][0]["id"] == "s7_1_time" and data["quantity"]["identical"] is False
     code, out, _ = run(capsys, "diff", "prior_hong_kim", "prior_hong_kim_fixed")
-    assert code == 0 and "changed s7_1_time" in out
+    assert code == 0 and "equations that differ:\n  s7_1_time (" in out
 
 
 def test_diff_cli_rejects_a_quantity_one_model_lacks(capsys):

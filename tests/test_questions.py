@@ -12,7 +12,7 @@ import sympy
 import symgpu
 from symgpu.cli import app
 from symgpu.evaluate import evaluator
-from symgpu.report import summary
+from symgpu.derive import summary
 
 HK = "gtx280+tiled_matmul"
 BLOCKS = {"Active_blocks_per_SM": 2}

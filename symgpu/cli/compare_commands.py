@@ -17,19 +17,21 @@ from symgpu.report import comparison, files
 def setup_diff(sub: Any) -> None:
     """Add ``diff MODEL_A MODEL_B [QUANTITY]``."""
     p = sub.add_parser("diff", help="which equations two models define differently; symbolic difference of a shared quantity",
-                       description="Compare two models equation by equation (by id). With QUANTITY, show both expanded "
-                                   "expressions, the simplified difference A - B and ratio A/B, and where they agree.")
+                       description="Compare two models equation by equation (by id): which equations differ first, then, with "
+                                   "QUANTITY, its values in both at every shared preset and validation case, then both expanded "
+                                   "expressions, the difference A - B and ratio A/B, and where they agree.")
     p.add_argument("model_a", help="model id or path")
     p.add_argument("model_b", help="model id or path")
     p.add_argument("quantity", nargs="?", help="a quantity both models define")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("--full", action="store_true", help="print every expression in full (default: lines cut to 200 characters)")
 
 
 def run_diff(args: argparse.Namespace) -> int:
     """Print the diff; exit 0 (differences are not failures)."""
     a, b = common.load_model(args.model_a), common.load_model(args.model_b)
     result = compare.diff(a, b, args.quantity)
-    print(json.dumps(compare.diff_json(result), indent=2) if args.json else compare.format_diff(result))
+    print(json.dumps(compare.diff_json(result), indent=2) if args.json else compare.format_diff(result, full=args.full))
     return common.OK
 
 

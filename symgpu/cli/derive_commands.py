@@ -29,7 +29,7 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.report import summary
+from symgpu.derive import summary
 from symgpu.cli import common
 from symgpu.numbers import json_number
 from symgpu import derive

@@ -10,7 +10,7 @@ from typing import Any
 import pint
 
 from symgpu import api, errors, units, validation
-from symgpu.report import summary
+from symgpu.derive import summary
 from symgpu.cli.common import BAD_INPUT, FAILED, OK, add_value_options, load_model, parse_assignments, to_unit, unit_text
 from symgpu.evaluate import evaluator, occupancy
 from symgpu.model import loader, plot_requests

@@ -6,7 +6,9 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 import sympy
-from symgpu import errors, units
+from symgpu import errors, numbers, units
+from symgpu.derive.summary import shorten
+from symgpu.evaluate import evaluator
 from symgpu.model import Model
 from symgpu.compare.normal_forms import _bounded, _simplify, _unify, normalize, reachable
 from symgpu.compare.normal_forms import MAX_OPS, SIMPLIFY_SECONDS
@@ -21,6 +23,33 @@ class EquationChange:
     defines: str
     a: str
     b: str
+    parts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PointComparison:
+    """A quantity evaluated in both models at one point (a shared preset or validation case).
+
+    Attributes:
+        label: where (``preset gtx280``, ``case table2_exec_cycles``).
+        a: value in model A, in ``unit`` (``None`` when it could not be evaluated).
+        b: value in model B, in ``unit``.
+        unit: unit of both values (model A's unit of the quantity).
+        problem: why it was not evaluated ("" when it was).
+    """
+
+    label: str
+    a: float | None
+    b: float | None
+    unit: str
+    problem: str = ""
+
+    @property
+    def differs(self) -> bool:
+        """Both evaluated and not equal to 1e-9 relative."""
+        if self.a is None or self.b is None:
+            return False
+        return abs(self.a - self.b) > 1e-9 * max(abs(self.a), abs(self.b))
 
 
 @dataclass(frozen=True)
@@ -57,6 +86,7 @@ class ModelDiff:
     only_b: list[tuple[str, str]]
     same: int
     quantity: QuantityDiff | None = None
+    points: list[PointComparison] = field(default_factory=list)
 
 
 def _signature(model: Model, eq_id: str) -> tuple[str, str]:
@@ -82,7 +112,8 @@ def diff(a: Model, b: Model, quantity: str | None = None) -> ModelDiff:
         if eq_id in b.equations:
             sa, sb = _signature(a, eq_id), _signature(b, eq_id)
             if sa != sb:
-                changed.append(EquationChange(eq_id, sa[0] if sa[0] == sb[0] else f"{sa[0]} / {sb[0]}", sa[1], sb[1]))
+                defines = sa[0] if sa[0] == sb[0] else f"{sa[0]} / {sb[0]}"
+                changed.append(EquationChange(eq_id, defines, sa[1], sb[1], _parts(a, b, eq_id)))
             else:
                 same += 1
     only_a = [(i, a.equations[i].definition.defines) for i in a.equations if i not in b.equations]
@@ -90,7 +121,54 @@ def diff(a: Model, b: Model, quantity: str | None = None) -> ModelDiff:
     result = ModelDiff(a.id, b.id, changed, only_a, only_b, same)
     if quantity:
         result.quantity = diff_quantity(a, b, quantity)
+        result.points = compare_at_points(a, b, quantity)
     return result
+
+
+def _parts(a: Model, b: Model, eq_id: str) -> tuple[str, ...]:
+    """Which parts of an equation differ: ``rhs``, ``case eq24 (value)``, ``valid_when``, ``counts``..."""
+    da, db = a.equations[eq_id].definition, b.equations[eq_id].definition
+    parts = [key for key in ("defines", "rhs", "limiters", "counts", "valid_when") if getattr(da, key) != getattr(db, key)]
+    cases_a, cases_b = {c.id: c for c in da.cases}, {c.id: c for c in db.cases}
+    for case_id in [*cases_a, *(c for c in cases_b if c not in cases_a)]:
+        ca, cb = cases_a.get(case_id), cases_b.get(case_id)
+        if ca is None or cb is None:
+            parts.append(f"case {case_id} (only in {a.id if cb is None else b.id})")
+            continue
+        what = [key for key, x, y in (("condition", ca.when, cb.when), ("value", ca.value, cb.value)) if x != y]
+        if what:
+            parts.append(f"case {case_id} ({' and '.join(what)})")
+    return tuple(parts)
+
+
+def _points(a: Model, b: Model) -> list[tuple[str, str | None, dict[str, Any]]]:
+    """Shared presets, then shared validation cases with inputs of their own: (label, preset, values)."""
+    points: list[tuple[str, str | None, dict[str, Any]]] = [(f"preset {p}", p, {}) for p in a.presets if p in b.presets]
+    seen: set[tuple[str | None, tuple[tuple[str, Any], ...]]] = {(p, ()) for _, p, _ in points}
+    cases_b = {c.id: c for c in b.definition.validation}
+    for case in a.definition.validation:
+        other = cases_b.get(case.id)
+        key = (case.preset or None, tuple(case.inputs))
+        if other is None or (other.preset, other.inputs) != (case.preset, case.inputs) or key in seen:
+            continue
+        seen.add(key)
+        points.append((f"case {case.id}", case.preset or None, dict(case.inputs)))
+    return points
+
+
+def compare_at_points(a: Model, b: Model, quantity: str) -> list[PointComparison]:
+    """``quantity`` evaluated in both models at every shared preset and validation case."""
+    unit = a.units[quantity]
+    out = []
+    for label, preset, values in _points(a, b):
+        try:
+            va = float(evaluator.evaluate(a, quantity, preset=preset, values=values).to(unit).magnitude)
+            vb = float(evaluator.evaluate(b, quantity, preset=preset, values=values).to(unit).magnitude)
+        except errors.SymgpuError as exc:
+            out.append(PointComparison(label, None, None, f"{unit:~}", str(exc).split(": ", 1)[-1]))
+            continue
+        out.append(PointComparison(label, va, vb, f"{unit:~}"))
+    return out
 
 
 def _defines(model: Model, quantity: str) -> None:
@@ -157,18 +235,48 @@ def _agreement(value: sympy.Basic, constants: AbstractSet[str] = frozenset()) ->
     return tuple(out) or ("not solved (no closed-form root found)",)
 
 
-def format_diff(result: ModelDiff) -> str:
-    """Plain-text rendering of :func:`diff`."""
+def _where(result: ModelDiff) -> list[str]:
+    """Which equations differ (one line each), and at which points the quantity's values differ."""
     lines = [f"{result.a} vs {result.b}: {result.same} equations identical, {len(result.changed)} differ, "
              f"{len(result.only_a)} only in {result.a}, {len(result.only_b)} only in {result.b}"]
-    for change in result.changed:
-        lines += [f"  changed {change.id} ({change.defines}):", f"    {result.a}: {change.a}", f"    {result.b}: {change.b}"]
+    if result.changed:
+        lines.append("equations that differ:")
+        lines += [f"  {c.id} ({c.defines})" + (f": {', '.join(c.parts)}" if c.parts else "") for c in result.changed]
     for side, items in ((result.a, result.only_a), (result.b, result.only_b)):
         if items:
-            lines.append(f"  only in {side}: " + ", ".join(f"{i} ({d})" for i, d in items))
+            lines.append(f"only in {side}: " + ", ".join(f"{i} ({d})" for i, d in items))
+    if result.quantity is None:
+        return lines
+    evaluated = [p for p in result.points if p.a is not None]
+    differing = [p for p in evaluated if p.differs]
+    lines.append(f"{result.quantity.quantity} at the {len(result.points)} shared presets and validation cases: "
+                 f"{len(evaluated)} evaluate in both, {len(differing)} differ")
+    for point in evaluated:
+        assert point.a is not None and point.b is not None
+        if point.differs:
+            ratio = f"B/A = {numbers.number_text(point.b / point.a)}" if point.a else "A = 0"
+            verdict = f"differ by {numbers.number_text(point.b - point.a)} {point.unit} ({ratio})"
+        else:
+            verdict = "same"
+        lines.append(f"  {point.label}: {numbers.number_text(point.a)} vs {numbers.number_text(point.b)} {point.unit}, {verdict}")
+    skipped = [p.label for p in result.points if p.a is None]
+    if skipped:
+        lines.append(f"  not evaluated (inputs missing, give them with --preset/--set in symgpu compare): {', '.join(skipped)}")
+    return lines
+
+
+def format_diff(result: ModelDiff, *, full: bool = False) -> str:
+    """Plain-text rendering of :func:`diff`: where the models differ first (equation ids, then the
+    quantity's values at shared presets and validation cases), then the expressions; each line
+    cut to 200 characters unless ``full``."""
+    lines = _where(result)
+    if result.changed:
+        lines += ["", "how the equations differ" + ("" if full else " (lines cut to 200 characters; --full for all)") + ":"]
+    for change in result.changed:
+        lines += [f"  {change.id} ({change.defines}):", f"    {result.a}: {change.a}", f"    {result.b}: {change.b}"]
     q = result.quantity
     if q is not None:
-        lines += ["", f"quantity {q.quantity}:", f"  {result.a}: {sympy.sstr(q.a)}", f"  {result.b}: {sympy.sstr(q.b)}"]
+        lines += ["", f"quantity {q.quantity}, expanded:", f"  {result.a}: {sympy.sstr(q.a)}", f"  {result.b}: {sympy.sstr(q.b)}"]
         if q.identical:
             lines.append("  identical: simplify(A - B) = 0 for all inputs")
         else:
@@ -177,14 +285,14 @@ def format_diff(result: ModelDiff) -> str:
                 where = (" elsewhere" if len(q.branches) > 1 else "") if branch.condition is sympy.true else f" where {sympy.sstr(branch.condition)}"
                 lines.append(f"    A - B = {sympy.sstr(branch.difference)}{where}: zero when {'; '.join(branch.agree_when)}")
         lines += [f"  note: {n}" for n in q.notes]
-    return "\n".join(lines)
+    return "\n".join(lines if full else [shorten(line) for line in lines])
 
 
 def diff_json(result: ModelDiff) -> dict[str, Any]:
     """JSON-ready form of :func:`diff`."""
     out: dict[str, Any] = {
         "model_a": result.a, "model_b": result.b, "identical_equations": result.same,
-        "changed": [{"id": c.id, "defines": c.defines, "a": c.a, "b": c.b} for c in result.changed],
+        "changed": [{"id": c.id, "defines": c.defines, "parts": list(c.parts), "a": c.a, "b": c.b} for c in result.changed],
         "only_a": [{"id": i, "defines": d} for i, d in result.only_a],
         "only_b": [{"id": i, "defines": d} for i, d in result.only_b],
     }
@@ -196,4 +304,5 @@ def diff_json(result: ModelDiff) -> dict[str, Any]:
             "branches": [{"condition": sympy.sstr(b.condition), "difference": sympy.sstr(b.difference), "agree_when": list(b.agree_when)} for b in q.branches],
             "notes": q.notes,
         }
+        out["points"] = [{"label": p.label, "a": p.a, "b": p.b, "unit": p.unit, "differs": p.differs, "problem": p.problem} for p in result.points]
     return out

@@ -7,6 +7,8 @@ from typing import Any
 
 import sympy
 
+from symgpu.derive import summary
+
 
 @dataclass(frozen=True)
 class Step:
@@ -104,6 +106,9 @@ class Derivation:
         return "\n".join(lines)
 
     def _repr_latex_(self) -> str:
-        rows = [rf"\text{{{s.operation}}} &: {sympy.latex(s.expression)}" for s in self.steps]
-        rows.append(rf"\text{{result}} &: {sympy.latex(self.result)}")
-        return "$$\\begin{aligned}" + r"\\ ".join(rows) + "\\end{aligned}$$"
+        """The answer in a notebook: what was asked and the result, in LaTeX."""
+        return summary.latex(self)
+
+    def _repr_markdown_(self) -> str:
+        """The answer in a notebook: the text summary, then the result in LaTeX."""
+        return summary.markdown(self)

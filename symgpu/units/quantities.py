@@ -10,7 +10,7 @@ from typing import Any
 import pint
 from pint.util import UnitsContainer
 
-from symgpu.units import grammar
+from symgpu.units import display, grammar
 
 DEFINITIONS = Path(__file__).with_name("units.txt")
 
@@ -21,11 +21,13 @@ def registry() -> pint.UnitRegistry:
 
     NOTE: ``UnitRegistry(None)`` starts empty (no pint defaults, so bytes are not
     dimensionless and ``cycle`` is not an angle), and ``on_redefinition="raise"`` turns a
-    clash in the definitions into an error instead of a log line.
+    clash in the definitions into an error instead of a log line. Its quantities render in
+    notebooks through :mod:`symgpu.units.display` (arrays included).
     """
     ureg: pint.UnitRegistry = pint.UnitRegistry(None, on_redefinition="raise", autoconvert_offset_to_baseunit=False)
     ureg.load_definitions(str(DEFINITIONS))
     ureg.formatter.default_format = "~"
+    display.install(ureg)
     return ureg
 
 

@@ -3,7 +3,8 @@ table, boundaries grouped), long expressions folded with named common subexpress
 values printed without a trailing ``1`` for pure numbers.
 
 Used by the command line (``symgpu solve/regimes/boundary/... `` without ``--full``) and by the
-notebook representations of :class:`symgpu.derive.Derivation`.
+notebook representations of :class:`symgpu.derive.Derivation` (:func:`latex`, :func:`markdown`);
+it lives in ``derive`` so that the record itself can use it (``report`` is above ``api``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,10 @@ import sympy
 
 #: no line of the default human output is longer than this
 MAX_LINE = 200
+#: LaTeX longer than this is folded into named common subexpressions
+LATEX_FOLD = 1500
+#: LaTeX longer than this (after folding) is not shown; the text summary says where to find it
+LATEX_MAX = 20000
 #: subscript digits for the names of common subexpressions (x₁, x₂, ...)
 _SUBSCRIPTS = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
@@ -114,3 +119,53 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
         lines.append("  keep one as a symbol with --keep NAME (API: stop_at=[NAME])")
     lines.append(f"  method: {derivation.method}; {len(derivation.steps)} steps (--full shows them)")
     return "\n".join(shorten(line, width) for line in lines)
+
+
+def _text(words: str) -> str:
+    """Prose inside LaTeX mathematics: ``\\text{...}`` with the characters MathJax trips on escaped."""
+    escaped = "".join("\\" + c if c in "_&%$#{}" else c for c in words)
+    return rf"\text{{{escaped}}}"
+
+
+def _lines(lhs: str, expr: Any) -> list[str]:
+    """``lhs &= expr`` as aligned rows, folded with named common subexpressions when long."""
+    body = sympy.latex(expr)
+    if len(body) <= LATEX_FOLD or not isinstance(expr, sympy.Basic):
+        return [f"{lhs} &= {body}" if lhs else f"& {body}"]
+    replacements, reduced = sympy.cse(expr, symbols=sympy.numbered_symbols("x_", start=1))
+    rows = [f"{sympy.latex(sym)} &= {sympy.latex(value)}" for sym, value in replacements]
+    folded = sympy.latex(reduced[0]) if reduced else body
+    rows.append(f"{lhs} &= {folded}" if lhs else f"& {folded}")
+    return rows
+
+
+def latex(derivation: Any) -> str:
+    """A derivation's answer as display LaTeX: what was asked, the result (the boundary roots,
+    the arg-extremum) with its unit, long expressions folded into ``x_1 = …`` rows."""
+    head = f"{derivation.operation} of {derivation.quantity}" + (f" over {derivation.variable}" if derivation.variable else "")
+    rows = ["& " + _text(f"{head} ({derivation.model})")]
+    variable = sympy.latex(sympy.Symbol(derivation.variable)) if derivation.variable else ""
+    quantity = sympy.latex(sympy.Symbol(derivation.quantity)) if isinstance(derivation.quantity, str) else ""
+    result = derivation.result
+    if derivation.location is not None:
+        rows.extend(_lines(variable + "^{*}", derivation.location))
+    if isinstance(result, dict):
+        for label, root in result.items():
+            rows.append("& " + _text(label.replace("|", " / ") + ":"))
+            rows.extend(_lines(variable, root))
+    elif isinstance(result, sympy.core.relational.Relational):
+        rows.extend(_lines("", result))
+    else:
+        rows.extend(_lines(variable if derivation.operation in ("solve", "boundary", "fixed_point") else quantity, result))
+    if derivation.unit not in ("", "1"):
+        rows[-1] += r" \quad " + _text(f"[{derivation.unit}]")
+    text = r"\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}"
+    if len(text) > LATEX_MAX:
+        text = _text(f"{head}: the result is {len(text)} characters of LaTeX; print(derivation) or derivation.result shows it")
+    return f"$${text}$$"
+
+
+def markdown(derivation: Any) -> str:
+    """A derivation as Markdown: the text summary (:func:`summary`) in a code block, then
+    the result as display LaTeX (:func:`latex`)."""
+    return f"```text\n{summary(derivation)}\n```\n\n{latex(derivation)}\n"

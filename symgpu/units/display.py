@@ -1,0 +1,75 @@
+"""How quantities of symgpu's registry show in a notebook: LaTeX for scalars *and* arrays.
+
+pint's own ``_repr_latex_`` renders an array as an empty matrix (``\\begin{pmatrix} & \\end{pmatrix}``),
+so a swept ``model.evaluate(...)`` showed nothing in Jupyter's LaTeX output. :func:`install`
+replaces it on symgpu's registry only (pint builds one ``Quantity`` class per registry): values
+are written with :func:`symgpu.numbers.latex_number`, long arrays are elided in the middle.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pint
+
+from symgpu import numbers
+
+#: elements shown of a long array axis: this many from the start and two from the end
+HEAD = 4
+TAIL = 2
+
+
+def unit_latex(unit: Any) -> str:
+    """LaTeX of a unit (``\\frac{\\mathrm{cy}}{\\mathrm{thread}}``); empty for a pure number."""
+    return f"{unit:~L}".strip()
+
+
+def _elided(values: Any) -> list[str]:
+    """One axis as LaTeX cells, its middle replaced by ``\\cdots`` when long."""
+    items = list(values)
+    if len(items) <= HEAD + TAIL + 1:
+        return [numbers.latex_number(v) for v in items]
+    return [numbers.latex_number(v) for v in items[:HEAD]] + [r"\cdots"] + [numbers.latex_number(v) for v in items[-TAIL:]]
+
+
+def magnitude_latex(magnitude: Any) -> str:
+    """LaTeX of a number or an array (a ``bmatrix``: one row for 1-D, rows for 2-D)."""
+    array = np.asarray(magnitude)
+    if array.ndim == 0:
+        return numbers.latex_number(array.item())
+    if array.size == 0:
+        return r"\begin{bmatrix}\end{bmatrix}"
+    if array.ndim == 1:
+        return r"\begin{bmatrix} " + " & ".join(_elided(array)) + r" \end{bmatrix}"
+    if array.ndim == 2:
+        rows = list(array)
+        if len(rows) > HEAD + TAIL + 1:
+            shown = [" & ".join(_elided(r)) for r in rows[:HEAD]]
+            width = len(_elided(rows[0]))
+            shown.append(" & ".join([r"\vdots"] * width))
+            shown += [" & ".join(_elided(r)) for r in rows[-TAIL:]]
+        else:
+            shown = [" & ".join(_elided(r)) for r in rows]
+        return r"\begin{bmatrix} " + r" \\ ".join(shown) + r" \end{bmatrix}"
+    shape = r" \times ".join(str(n) for n in array.shape)
+    return rf"\text{{array }} {shape}:\ \min {numbers.latex_number(array.min())},\ \max {numbers.latex_number(array.max())}"
+
+
+def quantity_latex(quantity: pint.Quantity) -> str:
+    """A quantity as inline LaTeX, ``$972\\ \\mathrm{thread}$`` or ``$\\begin{bmatrix} 1 & 2 \\end{bmatrix}\\ \\mathrm{cy}$``."""
+    unit = unit_latex(quantity.units)
+    body = magnitude_latex(quantity.magnitude)
+    return f"${body}\\ {unit}$" if unit else f"${body}$"
+
+
+def quantity_markdown(quantity: pint.Quantity) -> str:
+    """A quantity as Markdown: its LaTeX between dollars (Jupyter renders the math)."""
+    return quantity_latex(quantity)
+
+
+def install(registry: pint.UnitRegistry) -> None:
+    """Give ``registry``'s quantities these notebook representations (no other registry changes)."""
+    representations = {"_repr_latex_": quantity_latex, "_repr_markdown_": quantity_markdown}
+    for name, method in representations.items():
+        setattr(registry.Quantity, name, method)
