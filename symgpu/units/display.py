@@ -8,7 +8,7 @@ are written with :func:`symgpu.numbers.latex_number`, long arrays are elided in 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import pint
@@ -68,8 +68,18 @@ def quantity_markdown(quantity: pint.Quantity) -> str:
     return quantity_latex(quantity)
 
 
-def install(registry: pint.UnitRegistry) -> None:
-    """Give ``registry``'s quantities these notebook representations (no other registry changes)."""
-    representations = {"_repr_latex_": quantity_latex, "_repr_markdown_": quantity_markdown}
-    for name, method in representations.items():
-        setattr(registry.Quantity, name, method)
+class Quantity(pint.UnitRegistry.Quantity):  # type: ignore[misc,name-defined]
+    """A quantity of symgpu's registry: pint's, plus notebook representations of scalars and arrays."""
+
+    def _repr_latex_(self) -> str:
+        return quantity_latex(self)
+
+    def _repr_markdown_(self) -> str:
+        return quantity_markdown(self)
+
+
+class Registry(pint.UnitRegistry):
+    """symgpu's registry class: pint's, with :class:`Quantity` as its quantity type (pint's
+    documented way to extend quantities; no pint class is modified)."""
+
+    Quantity: TypeAlias = Quantity  # type: ignore[assignment]

@@ -24,10 +24,9 @@ def registry() -> pint.UnitRegistry:
     clash in the definitions into an error instead of a log line. Its quantities render in
     notebooks through :mod:`symgpu.units.display` (arrays included).
     """
-    ureg: pint.UnitRegistry = pint.UnitRegistry(None, on_redefinition="raise", autoconvert_offset_to_baseunit=False)
+    ureg: pint.UnitRegistry = display.Registry(None, on_redefinition="raise", autoconvert_offset_to_baseunit=False)
     ureg.load_definitions(str(DEFINITIONS))
     ureg.formatter.default_format = "~"
-    display.install(ureg)
     return ureg
 
 
