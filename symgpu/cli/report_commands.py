@@ -75,12 +75,17 @@ def run(args: argparse.Namespace) -> int:
     if not args.model:
         raise errors.UsageError("give a model id (or --all)")
     model = common.load_model(args.model)
-    report = render.render_report(model, presets=args.preset or None, formats=formats, templates=args.templates)
     target = _output_folder(args.output) if args.output else render.REPORTS / model.id
+    where = f"-o {args.output or str(target)!r}: cannot write the report there"
+    try:
+        target.mkdir(parents=True, exist_ok=True)  # fail before rendering, not after
+    except OSError as exc:
+        raise errors.UsageError(f"{where}: {exc.strerror or exc}") from None
+    report = render.render_report(model, presets=args.preset or None, formats=formats, templates=args.templates)
     try:
         written = files.write_files(target, report.files)
     except OSError as exc:
-        raise errors.UsageError(f"-o {args.output or str(target)!r}: cannot write the report there: {exc.strerror or exc}") from None
+        raise errors.UsageError(f"{where}: {exc.strerror or exc}") from None
     for path in written:
         print(_shown(path))
     return common.OK
