@@ -267,3 +267,11 @@ def test_a_missing_or_oversized_data_file_is_refused_with_what_to_do(tmp_path, m
     monkeypatch.setattr(measured_data, "MAX_BYTES", 8)
     with pytest.raises(symgpu.UsageError, match=r"^.*big\.csv: 32 bytes of measured data \(limit 8\); split the file$"):
         measured_data.read_csv(big)
+
+
+def test_a_plot_that_cannot_be_written_is_a_usage_error_naming_the_option(capsys):
+    code = cli.main(["measured", "volkov_2016_ilp", "dram_throughput", "--data", "data/h100/stream_read_vs_warps_model.csv",
+                     "--preset", "h100_fit_alpha0", "--plot", "/proc/nope/x.svg"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.strip().endswith("--plot '/proc/nope/x.svg': cannot write the plot there: No such file or directory")

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pint
 
 from symgpu import api, errors, units
+from symgpu.report import files
 from symgpu.cli.parsing import BAD_INPUT, FAILED, OK, Parser
 
 __all__ = ["BAD_INPUT", "FAILED", "OK", "Parser", "add_value_options", "load_model", "parse_assignments", "to_unit", "unit_text"]
@@ -71,3 +73,17 @@ def to_unit(value: pint.Quantity, unit_text: str | None) -> pint.Quantity:
 def unit_text(value: pint.Quantity) -> str:
     """Short unit text of a quantity (``thread / SM``)."""
     return f"{value.units:~}" or "1"
+
+
+def write_plot(path_text: str, data: bytes) -> Path:
+    """Write a plot file given by ``--plot PATH`` atomically.
+
+    Raises:
+        errors.UsageError: the file cannot be written there (the message names the option and path).
+    """
+    target = Path(path_text)
+    try:
+        files.write_files(target.parent, {target.name: data})
+    except OSError as exc:
+        raise errors.UsageError(f"--plot {path_text!r}: cannot write the plot there: {exc.strerror or exc}") from None
+    return target

@@ -72,7 +72,7 @@ def run_compare(args: argparse.Namespace) -> int:
         kind = Path(args.plot).suffix.lstrip(".").lower() or "svg"
         if kind not in ("svg", "png", "pdf"):
             raise errors.UsageError(f"--plot {args.plot!r}: use a .svg, .png or .pdf file name")
-        files.write_files(Path(args.plot).parent or Path("."), {Path(args.plot).name: comparison.plot_sweep(result, kind)})
+        common.write_plot(args.plot, comparison.plot_sweep(result, kind))
     if args.json:
         print(json.dumps(compare.sweep_json(result)))
     else:

@@ -73,8 +73,7 @@ def run_measured(args: argparse.Namespace) -> int:
     comparison = compare.compare(model, args.quantity, measured, variable=args.variable, preset=args.preset, values=values, column=args.column)
     print("\n".join(compare.table_lines(comparison)))
     if args.plot:
-
-        Path(args.plot).write_bytes(measurements.figure_svg(comparison))
+        common.write_plot(args.plot, measurements.figure_svg(comparison))
         print(f"plot written to {args.plot}")
     return common.OK
 
