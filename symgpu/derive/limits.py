@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import sympy
@@ -79,36 +79,48 @@ def _staircase_limit(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point:
     return expr.xreplace(mapping) if mapping else expr
 
 
+def _first_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol,
+                  holds: Callable[[Any], tuple[bool, str | None]], where: str, failure: Callable[[str], str]) -> regime_split.Regime:
+    """The first regime of ``expr`` whose every condition ``holds`` (recorded as a step saying
+    it applies ``where``); ``failure(regime names)`` is the error message when none does."""
+    found = regime_split._regimes(job, expr, var, record=False)
+    reasons: list[str] = []
+    for regime in found:
+        why: list[str] = []
+        ok = True
+        for cond in regime.raw:
+            ok, text = holds(cond)
+            if text is not None:
+                why.append(text)
+            if not ok:
+                break
+        if ok:
+            job.step("select regime", regime.expression, f"{regime.name} applies {where}: " + "; ".join(why))
+            return regime
+        reasons.append(regime.name)
+    raise errors.DerivationError(failure(", ".join(reasons)))
+
+
 def _far_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr) -> regime_split.Regime:
     """The regime of ``expr`` that applies as ``var`` goes to ``point`` (``oo`` or ``-oo``):
     each condition ``h >= 0`` holds eventually when ``h`` tends to a positive value or to ``oo``."""
     assert job.ctx is not None
     ctx = job.ctx
-    found = regime_split._regimes(job, expr, var, record=False)
-    reasons: list[str] = []
-    for regime in found:
-        why = []
-        ok = True
-        for cond in regime.raw:
-            if cond.h is None:
-                ok = cond.boolean is not None and ctx.decide(cond.boolean) is True
-            else:
-                try:
-                    far = sympy.limit(cond.h, var, point)
-                except (NotImplementedError, ValueError):
-                    far = sympy.nan
-                sign = _far_sign(job, far, var, point)
-                ok = sign == 1 or (sign == 0 and not cond.strict and var not in cond.h.free_symbols)
-                why.append(f"{sympy.sstr(cond.relational)} ({sympy.sstr(cond.h)} -> {sympy.sstr(far)})")
-            if not ok:
-                break
-        if ok:
-            job.step("select regime", regime.expression,
-                     f"{regime.name} applies as {var} -> {sympy.sstr(point)}: " + "; ".join(why))
-            return regime
-        reasons.append(regime.name)
-    raise errors.DerivationError(f"{job.model.id}: no regime of {job.quantity} is proved to apply as {var} -> "
-                                 f"{sympy.sstr(point)} (regimes: {', '.join(reasons)}); add an assumption (--assume) that decides them")
+
+    def holds(cond: Any) -> tuple[bool, str | None]:
+        if cond.h is None:
+            return cond.boolean is not None and ctx.decide(cond.boolean) is True, None
+        try:
+            far = sympy.limit(cond.h, var, point)
+        except (NotImplementedError, ValueError):
+            far = sympy.nan
+        sign = _far_sign(job, far, var, point)
+        ok = sign == 1 or (sign == 0 and not cond.strict and var not in cond.h.free_symbols)
+        return ok, f"{sympy.sstr(cond.relational)} ({sympy.sstr(cond.h)} -> {sympy.sstr(far)})"
+
+    return _first_regime(job, expr, var, holds, f"as {var} -> {sympy.sstr(point)}",
+                         lambda names: f"{job.model.id}: no regime of {job.quantity} is proved to apply as {var} -> "
+                                       f"{sympy.sstr(point)} (regimes: {names}); add an assumption (--assume) that decides them")
 
 
 def _far_sign(job: jobs._Job, far: sympy.Expr, var: sympy.Symbol, point: sympy.Expr) -> int | None:
@@ -143,37 +155,23 @@ def _side_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sym
     assert job.ctx is not None
     ctx = job.ctx
     side = 1 if direction == "+" else -1
-    found = regime_split._regimes(job, expr, var, record=False)
-    reasons: list[str] = []
-    for regime in found:
-        why = []
-        ok = True
-        for cond in regime.raw:
-            if cond.h is None:
-                assert cond.boolean is not None
-                ok = ctx.decide(cond.boolean.xreplace({var: point})) is True
-                why.append(sympy.sstr(cond.boolean))
-            else:
-                at = ctx.nice(cond.h.xreplace({var: point}))
-                s0 = ctx.sign(at)
-                if s0 == 1:
-                    why.append(f"{sympy.sstr(cond.relational)} holds at the point")
-                    continue
-                if s0 == 0:
-                    slope = ctx.sign(sympy.diff(cond.h, var).xreplace({var: point}))
-                    if slope is not None and slope * side > 0:
-                        why.append(f"{sympy.sstr(cond.relational)}: 0 at the point and increasing towards the {direction} side")
-                        continue
-                ok = False
-            if not ok:
-                break
-        if ok:
-            job.step("select regime", regime.expression,
-                     f"{regime.name} applies just {'above' if side == 1 else 'below'} {var} = {sympy.sstr(point)}: " + "; ".join(why))
-            return regime
-        reasons.append(regime.name)
-    raise errors.DerivationError(f"{job.model.id}: no regime of {job.quantity} is proved to apply on the {direction} side of "
-                                 f"{var} = {sympy.sstr(point)} (regimes: {', '.join(reasons)})")
+
+    def holds(cond: Any) -> tuple[bool, str | None]:
+        if cond.h is None:
+            assert cond.boolean is not None
+            return ctx.decide(cond.boolean.xreplace({var: point})) is True, sympy.sstr(cond.boolean)
+        s0 = ctx.sign(ctx.nice(cond.h.xreplace({var: point})))
+        if s0 == 1:
+            return True, f"{sympy.sstr(cond.relational)} holds at the point"
+        if s0 == 0:
+            slope = ctx.sign(sympy.diff(cond.h, var).xreplace({var: point}))
+            if slope is not None and slope * side > 0:
+                return True, f"{sympy.sstr(cond.relational)}: 0 at the point and increasing towards the {direction} side"
+        return False, None
+
+    return _first_regime(job, expr, var, holds, f"just {'above' if side == 1 else 'below'} {var} = {sympy.sstr(point)}",
+                         lambda names: f"{job.model.id}: no regime of {job.quantity} is proved to apply on the "
+                                       f"{direction} side of {var} = {sympy.sstr(point)} (regimes: {names})")
 
 
 def _limit(ctx: signs.SignReasoner, expr: sympy.Expr, var: sympy.Symbol, to: sympy.Expr, direction: str) -> sympy.Expr:
