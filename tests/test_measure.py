@@ -82,7 +82,7 @@ def test_ilp_variant_reduces_to_the_base_model_at_ilp_one():
     swap = {s["ilp"]: 1, s["ipc_per_SM"]: s["mem_thru"]}
     for quantity, base_quantity in (("memory_throughput_ilp", "memory_throughput"), ("n_needed_ilp", "n_needed")):
         reduced = _with_alu_bound(ilp, quantity, "alpha_workload").xreplace(swap)
-        # the variant declares alpha nonnegative, the base positive: compare under the base's symbols
+        # compare under the base's symbols (same names, possibly other assumption sets)
         reduced = reduced.xreplace({sym: base.symbols[sym.name] for sym in reduced.free_symbols})
         assert sympy.simplify(reduced - base.expression(base_quantity)) == 0
 

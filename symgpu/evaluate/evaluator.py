@@ -11,7 +11,7 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.evaluate import compiler, scaling, input_values
+from symgpu.evaluate import compiler, scaling, input_values, one_sided
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -72,7 +72,9 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
                 f"{model.id}: equation {equation.id} ({equation.definition.source.locator}) is valid only when "
                 f"{condition}; got {shown}. The model gives no value outside this domain"
             )
-    inputs = [magnitudes[a] for a in args]
+    # NOTE: NumPy scalars, not Python floats: a nonnegative input may be 0 where a Min argument
+    # divides by it (alu_thru/alpha at alpha = 0), which must give +inf, not ZeroDivisionError.
+    inputs = [np.float64(magnitudes[a]) if np.ndim(magnitudes[a]) == 0 else magnitudes[a] for a in args]
     if base.has(sympy.Piecewise):
         inputs = compiler.broadcast(inputs)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -117,7 +119,9 @@ def evaluate_expression(model: Model, expr: sympy.Basic, unit: pint.Unit | str |
 def exact(model: Model, name: str, *, preset: str | None = None, values: Mapping[str, Any] | None = None) -> sympy.Expr:
     """Evaluate ``name`` exactly in SymPy: scalar inputs become exact rationals of their
     shortest decimal form, so ``320.3`` is ``3203/10``. Used to cross-check ``evaluate``
-    and to print substitution chains."""
+    and to print substitution chains. A nonnegative input at 0 where the expression divides
+    by it (Volkov's ``alu_thru/alpha`` in a ``Min``) gives the one-sided limit from above
+    (:mod:`symgpu.evaluate.one_sided`), as the compiled IEEE arithmetic does."""
     given, magnitudes = input_values.gather_values(model, name, preset, values or {})
     expr = model.expression(name, stop_at=given)
     mapping = {model.symbols[k]: sympy.Rational(repr(float(v) / float(scaling.unit_scale(model.units[k])))) * scaling.unit_scale(model.units[k])
@@ -126,6 +130,6 @@ def exact(model: Model, name: str, *, preset: str | None = None, values: Mapping
     missing = sorted(s.name for s in expr.free_symbols if s not in mapping)
     if missing:
         raise errors.EvaluationError(f"{model.id}: {name} needs a value for {', '.join(missing)}")
-    return expr.xreplace(mapping)  # all-rational inputs: SymPy evaluates exactly without simplify
+    return one_sided.substitute(expr, mapping)  # all-rational inputs: SymPy evaluates exactly without simplify
 
 
