@@ -146,7 +146,14 @@ def test_active_regime_of_a_piecewise_is_its_applying_case(mdm):
 def test_maxwell_cusp_selects_the_issue_branch_because_issue_does_not_exceed_alu_plus_memory(volkov):
     d = derive.extremum(volkov, "n_needed", over="alpha", kind="max", assume=["mem_lat > alu_lat"], preset="maxwell")
     (step,) = [s for s in d.steps if s.operation == "select branch"]
-    assert "issue_thru <= alu_thru + mem_thru" in step.justification
+    # alpha is declared nonnegative (alpha = 0 is the memory-only workload), so the regime conditions are
+    # multiplied through by alpha rather than divided by it: the deciding relation is an equivalent of
+    # (issue_thru - mem_thru)*(alu_thru + mem_thru - issue_thru) >= 0, i.e. issue_thru <= alu_thru + mem_thru
+    # given issue_thru > mem_thru (issue cannot bind at alpha = 0)
+    relation = volkov.parse(step.justification.split(" because ", 1)[1].split(":", 1)[0], "because", boolean=True)
+    difference = relation.lhs - relation.rhs if relation.rel_op == ">=" else relation.rhs - relation.lhs
+    issue, alu, mem = (volkov.symbols[n] for n in ("issue_thru", "alu_thru", "mem_thru"))
+    assert sympy.expand(difference - (issue - mem) * (alu + mem - issue)) == 0
     assert same(step.expression, volkov.parse("issue_thru/mem_thru - 1", "x"))
 
 

@@ -62,7 +62,7 @@ def setup_measured(sub: Any) -> None:
     _common(p)
     p.add_argument("--variable", help="the swept column (default: n, or the most varied input column)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="extra symbol values")
-    p.add_argument("--plot", help="write the plot as SVG to this file")
+    p.add_argument("--plot", help="write the plot to this file (PDF if it ends in .pdf, else SVG)")
 
 
 def run_measured(args: argparse.Namespace) -> int:
@@ -73,7 +73,7 @@ def run_measured(args: argparse.Namespace) -> int:
     comparison = compare.compare(model, args.quantity, measured, variable=args.variable, preset=args.preset, values=values, column=args.column)
     print("\n".join(compare.table_lines(comparison)))
     if args.plot:
-        common.write_plot(args.plot, measurements.figure_svg(comparison))
+        common.write_plot(args.plot, measurements.figure(comparison, "pdf" if args.plot.lower().endswith(".pdf") else "svg"))
         print(f"plot written to {args.plot}")
     return common.OK
 

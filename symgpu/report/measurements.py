@@ -2,8 +2,9 @@
 
 Each entry names a measured-data CSV in the repository (units in the headers), the compared
 quantity and the preset; :func:`sections` compares the model with it
-(:func:`symgpu.measure.compare.compare`) and :func:`figure_svg` draws the model curves, the
-measured points and both knees. The SVG is deterministic (fixed hash salt, no date).
+(:func:`symgpu.measure.compare.compare`) and :func:`figure` draws the model curves, the
+measured points and both knees, as SVG (Markdown report) and on request PDF (LaTeX report).
+Both are deterministic (fixed hash salt, no date).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ class MeasurementSection:
         comments: provenance lines of the data file.
         svg_name: file name of the plot.
         svg: the plot as SVG bytes.
+        pdf: the plot as PDF bytes (empty unless asked for), file name :attr:`pdf_name`.
     """
 
     request: schema.MeasurementRequest
@@ -35,6 +37,12 @@ class MeasurementSection:
     comments: tuple[str, ...]
     svg_name: str
     svg: bytes
+    pdf: bytes = b""
+
+    @property
+    def pdf_name(self) -> str:
+        """File name of the PDF plot (the SVG's, with ``.pdf``)."""
+        return self.svg_name.removesuffix(".svg") + ".pdf"
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready record for the report context."""
@@ -45,7 +53,7 @@ class MeasurementSection:
             "caption": self.request.caption, "provenance": list(self.comments),
             "source": {"ref": self.request.source.ref, "locator": self.request.source.locator},
             "rms_relative": round(c.rms_relative, 4), "max_relative": round(c.max_relative, 4),
-            "plot": self.svg_name,
+            "plot": self.svg_name, "plot_pdf": self.pdf_name if self.pdf else None,
             "series": [{"label": s.label, "points": len(s.x), "rms_relative": round(s.rms_relative, 4),
                         "max_relative": round(s.max_relative, 4),
                         "knee_measured": None if s.knee_measured is None else round(s.knee_measured, 1),
@@ -62,8 +70,13 @@ def load_data(request: schema.MeasurementRequest) -> data.MeasuredData:
     return measured
 
 
-def sections(model: Model, stem: str | None = None) -> list[MeasurementSection]:
+def sections(model: Model, stem: str | None = None, *, pdf: bool = False) -> list[MeasurementSection]:
     """Compare ``model`` with every ``[[measurements]]`` entry of its file.
+
+    Args:
+        model: the model.
+        stem: base of the plot file names (default: the model id).
+        pdf: draw each plot as PDF too (for the LaTeX report).
 
     Raises:
         errors.UsageError: an entry names a missing column, preset or quantity.
@@ -77,12 +90,14 @@ def sections(model: Model, stem: str | None = None) -> list[MeasurementSection]:
         except errors.SymgpuError as exc:
             raise errors.UsageError(f"{model.id}: measurements {request.id}: {exc}") from None
         name = f"{stem or model.id}_measured_{request.id}.svg"
-        out.append(MeasurementSection(request, comparison, measured.comments, name, figure_svg(comparison, request.caption)))
+        out.append(MeasurementSection(request, comparison, measured.comments, name, figure(comparison, "svg"),
+                                      figure(comparison, "pdf") if pdf else b""))
     return out
 
 
-def figure_svg(comparison: compare.Comparison, title: str = "") -> bytes:
-    """Model curves (lines), measured points (markers) and knees (dotted: model, dashed: measured), as SVG."""
+def figure(comparison: compare.Comparison, kind: str = "svg") -> bytes:
+    """Model curves (lines), measured points (markers) and knees (dotted: model, dashed: measured),
+    as ``kind`` (svg or pdf) bytes."""
     with style.figures():
         fig, ax = style.pyplot.subplots(figsize=(6.4, 4.2))
         try:
@@ -100,7 +115,7 @@ def figure_svg(comparison: compare.Comparison, title: str = "") -> bytes:
             preset = f", preset {comparison.preset}" if comparison.preset else ""
             ax.set_title(f"{comparison.model_id}: model (lines) vs measured (dots){preset}", fontsize=8)
             ax.legend(fontsize=6, loc="upper left")
-            return style.save(fig, "svg")
+            return style.save(fig, kind)
         finally:
             style.pyplot.close(fig)
 

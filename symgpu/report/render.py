@@ -77,10 +77,11 @@ def render_report(model: Model, *, presets: Sequence[str] | None = None, formats
                 report.files[entry["files"][kind]] = data
         drawn.append(entry)
     context = build_context(model, presets, plots=drawn)
-    found = measurements.sections(model, stem)
+    found = measurements.sections(model, stem, pdf=draw_plots and "tex" in formats)
     if found:
         context["measurements"] = [m.as_dict() for m in found]
     report.files.update({m.svg_name: m.svg for m in found if draw_plots and "md" in formats})
+    report.files.update({m.pdf_name: m.pdf for m in found if m.pdf})
     for fmt in formats:
         if fmt == "json":
             text = json.dumps(context, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
