@@ -53,3 +53,23 @@ def write_model(tmp_path: Path) -> Callable[..., Path]:
         return path
 
     return write
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
+    """Run ``symgpu ARGS...`` in-process: (exit code, stdout, stderr)."""
+    from symgpu.cli import app
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        code = app.main([str(a) for a in argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+def assert_readable(out: str, max_bytes: int = 4000) -> None:
+    """Default human output: no line over 200 characters and a bounded size."""
+    assert out.strip(), "no output"
+    assert max(len(line) for line in out.splitlines()) <= 200
+    assert len(out) <= max_bytes

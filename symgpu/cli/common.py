@@ -11,10 +11,12 @@ from typing import Any
 import pint
 
 from symgpu import api, errors, units
+from symgpu.evaluate import evaluator
 from symgpu.report import files
 from symgpu.cli.parsing import BAD_INPUT, FAILED, OK, Parser
 
-__all__ = ["BAD_INPUT", "FAILED", "OK", "Parser", "add_value_options", "load_model", "parse_assignments", "to_unit", "unit_text"]
+__all__ = ["BAD_INPUT", "FAILED", "OK", "Parser", "add_unit_options", "add_value_options", "convert", "load_model", "parse_assignments",
+           "to_unit", "unit_text"]
 
 
 def add_value_options(parser: argparse.ArgumentParser) -> None:
@@ -22,6 +24,13 @@ def add_value_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--preset", "-p", help="preset (parameter set) of the model")
     parser.add_argument("--set", "-s", action="append", default=[], metavar="NAME=VALUE",
                         help="a value, optionally with a unit: --set 'Theta_M=320.8 GB/s' (bare numbers are in the symbol's declared unit)")
+
+
+def add_unit_options(parser: argparse.ArgumentParser, what: str = "the result") -> None:
+    """Add ``--unit`` and ``--clock`` (the clock that turns cycles into time) to a subcommand."""
+    parser.add_argument("--unit", "-u", help=f"unit of {what}, e.g. 'thread/SM' or 'us'")
+    parser.add_argument("--clock", metavar="FREQ",
+                        help="clock that turns cycles into time for --unit, e.g. '1.3 GHz' (default: the preset's clock)")
 
 
 def load_model(name: str) -> Any:
@@ -68,6 +77,48 @@ def to_unit(value: pint.Quantity, unit_text: str | None) -> pint.Quantity:
             f"--unit {unit_text!r}: the result is {units.format_dimension(value.dimensionality)}, "
             f"which cannot be expressed in {unit_text} ({units.format_dimension(units.unit(unit_text).dimensionality)})"
         ) from None
+
+
+def convert(model: Any, value: pint.Quantity, unit: str | None, clock_text: str | None, *, quantity: str,
+            preset: str | None, values: dict[str, pint.Quantity]) -> pint.Quantity:
+    """``--unit``, with a clock between cycles and time: ``--clock`` or else the model's clock
+    (its frequency symbol) at the preset and values.
+
+    Raises:
+        errors.UsageError: the units do not convert, or a clock is needed and none is known.
+    """
+    if clock_text and not unit:
+        raise errors.UsageError(f"--clock {clock_text!r}: a clock converts cycles to a time; give --unit too, e.g. --unit us")
+    try:
+        return to_unit(value, unit)
+    except errors.UsageError as problem:
+        assert unit is not None
+        clock_dim = units.unit("Hz").dimensionality
+        ratio = (value.units / units.unit(unit)).dimensionality
+        per_cycle = ratio == clock_dim
+        if not per_cycle and ratio != (1 / units.unit("Hz")).dimensionality:
+            raise problem from None
+        if clock_text:
+            try:
+                clock = units.quantity(clock_text)
+            except ValueError as exc:
+                raise errors.UsageError(f"--clock {clock_text!r}: {exc}") from None
+            if clock.dimensionality != clock_dim:
+                raise errors.UsageError(f"--clock {clock_text!r}: a clock is a frequency such as '1.3 GHz'") from None
+        else:
+            names = [n for n, u in model.units.items() if u.dimensionality == clock_dim]
+            clock = None
+            for name in names:
+                try:
+                    clock = evaluator.evaluate_expression(model, model.symbols[name], model.units[name], preset=preset, values=values)
+                    break
+                except errors.SymgpuError:
+                    continue
+            if clock is None:
+                raise errors.UsageError(
+                    f"--unit {unit!r}: {quantity} is a cycle count; a time needs a clock: give --clock '1.3 GHz'"
+                    + (f" or a preset with {', '.join(names)}" if names else "")) from None
+        return to_unit(value / clock if per_cycle else value * clock, unit)
 
 
 def unit_text(value: pint.Quantity) -> str:

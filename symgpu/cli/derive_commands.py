@@ -11,7 +11,7 @@ Commands::
     symgpu derive MODEL [ID ...]          # run the model file's [[derivations]]
     symgpu repl                           # IPython (or the standard console) with models loaded
 
-Each derivation command takes ``[--preset P] [--set NAME=VALUE ...] [--json]`` and also
+Each derivation command takes ``[--preset P] [--set NAME=VALUE ...] [--unit U [--clock F]] [--json]`` and also
 ``--substitute NAME=EXPR`` (symbolic substitution before deriving) and ``--assume REL``
 (an extra assumption such as ``'mem_lat > alu_lat'``). Expression text is parsed only by the
 model's safe parser.
@@ -34,6 +34,7 @@ from symgpu.cli import common
 from symgpu.numbers import json_number
 from symgpu import derive
 from symgpu.derive import grid_search
+from symgpu.evaluate import evaluator
 import symgpu
 
 if TYPE_CHECKING:
@@ -45,6 +46,7 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", help="model id or path to a .toml file")
     p.add_argument("quantity", help="a quantity defined by an equation (or an equation id)")
     common.add_value_options(p)
+    common.add_unit_options(p, "the value at --preset/--set")
     p.add_argument("--substitute", "-S", action="append", default=[], metavar="NAME=EXPR",
                    help="substitute an expression before deriving, e.g. --substitute M=N")
     p.add_argument("--assume", "-a", action="append", default=[], metavar="RELATION",
@@ -152,24 +154,34 @@ def _setup_repl(sub: Any) -> None:
 
 # ---------------------------------------------------------------------------- running
 def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dict[str, Any]) -> dict[str, Any]:
+    """The result's value(s) at the preset and values, in ``--unit`` when given (a clock turns cycles into time)."""
     out: dict[str, Any] = {}
+    unit = getattr(args, "unit", None)
     if args.preset is None and not values:
+        if unit or getattr(args, "clock", None):
+            raise errors.UsageError(f"--{'unit' if unit else 'clock'}: converts the value at a preset; give --preset or --set too")
         return out
+
+    def number(expr: Any) -> pint.Quantity:
+        if not isinstance(expr, sympy.Basic):
+            raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")
+        value = evaluator.evaluate_expression(model, expr, derivation.unit or None, preset=args.preset, values=values)
+        return common.convert(model, value, unit, getattr(args, "clock", None), quantity=args.quantity, preset=args.preset, values=values)
+
     result = derivation.result
     if isinstance(result, dict):
-        numbers = {}
-        for key, expr in result.items():
-            numbers[key] = json_number(derive._evaluate(model, expr, args.preset, values, derivation.unit))
-        out["value"] = numbers
-        out["unit"] = derivation.unit
+        shown = {key: number(expr) for key, expr in result.items()}
+        out["value"] = {key: json_number(q.magnitude) for key, q in shown.items()}
+        out["unit"] = common.unit_text(next(iter(shown.values()))) if unit and shown else derivation.unit
         return out
     if isinstance(result, sympy.Tuple):
-        out["value"] = [json_number(derive._evaluate(model, r, args.preset, values, derivation.unit)) for r in result]
-        out["unit"] = derivation.unit
+        items = [number(r) for r in result]
+        out["value"] = [json_number(q.magnitude) for q in items]
+        out["unit"] = common.unit_text(items[0]) if unit and items else derivation.unit
         return out
-    quantity = derive.evaluate_result(model, derivation, args.preset, **values)
+    quantity = number(result)
     out["value"] = json_number(quantity.magnitude)
-    out["unit"] = derivation.unit
+    out["unit"] = common.unit_text(quantity) if unit else derivation.unit
     if derivation.location is not None:
         where = derive.evaluate_result(model, derivation, args.preset, which="location", **values)
         out["location_value"] = json_number(where.magnitude)

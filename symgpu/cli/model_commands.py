@@ -9,10 +9,10 @@ from typing import Any
 
 import pint
 
-from symgpu import api, errors, units, validation
+from symgpu import api, errors, validation
 from symgpu.derive import summary
-from symgpu.cli.common import BAD_INPUT, FAILED, OK, add_value_options, load_model, parse_assignments, to_unit, unit_text
-from symgpu.evaluate import evaluator, occupancy
+from symgpu.cli.common import BAD_INPUT, FAILED, OK, add_unit_options, add_value_options, convert, load_model, parse_assignments, unit_text
+from symgpu.evaluate import occupancy
 from symgpu.model import loader, plot_requests
 from symgpu.numbers import json_number
 
@@ -29,8 +29,7 @@ def setup(sub: Any) -> None:
     p.add_argument("model")
     p.add_argument("quantity")
     add_value_options(p)
-    p.add_argument("--unit", "-u", help="unit of the result, e.g. 'thread/SM'")
-    p.add_argument("--clock", metavar="FREQ", help="clock that turns cycles into time for --unit, e.g. '1.3 GHz' (default: the preset's clock)")
+    add_unit_options(p)
     p.add_argument("--occupancy", metavar="threads=T,regs=R,smem=S",
                    help="take active blocks/warps per SM from resource usage (occupancy model) instead of numbers")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -140,46 +139,13 @@ def occupancy_inputs(model: Any, preset: str | None, text: str | None) -> dict[s
     raise first_error
 
 
-def _converted(model: Any, value: Any, args: argparse.Namespace, values: dict[str, Any]) -> Any:
-    """``--unit``, with a clock (``--clock`` or the model's clock at the preset) between cycles and time.
-
-    Raises:
-        errors.UsageError: the units do not convert, or a clock is needed and none is known.
-    """
-    try:
-        return to_unit(value, args.unit)
-    except errors.UsageError as problem:
-        clock_dim = units.unit("Hz").dimensionality
-        ratio = (value.units / units.unit(args.unit)).dimensionality
-        per_cycle = ratio == clock_dim
-        if not per_cycle and ratio != (1 / units.unit("Hz")).dimensionality:
-            raise problem from None
-        if args.clock:
-            clock = units.quantity(args.clock)
-            if clock.dimensionality != clock_dim:
-                raise errors.UsageError(f"--clock {args.clock!r}: a clock is a frequency such as '1.3 GHz'") from None
-        else:
-            names = [n for n, u in model.units.items() if u.dimensionality == clock_dim]
-            clock = None
-            for name in names:
-                try:
-                    clock = evaluator.evaluate_expression(model, model.symbols[name], model.units[name], preset=args.preset, values=values)
-                    break
-                except errors.SymgpuError:
-                    continue
-            if clock is None:
-                raise errors.UsageError(
-                    f"--unit {args.unit!r}: {args.quantity} is a cycle count; a time needs a clock: give --clock '1.3 GHz'"
-                    + (f" or a preset with {', '.join(names)}" if names else "")) from None
-        return to_unit(value / clock if per_cycle else value * clock, args.unit)
-
-
 def cmd_eval(args: argparse.Namespace) -> int:
     """symgpu eval: one quantity at a preset and values."""
     model = load_model(args.model)
     values = occupancy_inputs(model, args.preset, args.occupancy)
     values.update(parse_assignments(model, args.set))
-    result = _converted(model, model.evaluate(args.quantity, args.preset, values=values), args, values)
+    result = convert(model, model.evaluate(args.quantity, args.preset, values=values), args.unit, args.clock,
+                     quantity=args.quantity, preset=args.preset, values=values)
     if args.json:
         print(json.dumps({
             "model": model.id,

@@ -37,6 +37,9 @@ class _Job:
     omit: tuple[tuple[str, str], ...] = ()
     substituted: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
+    #: (quantity symbol, number): a numeric target in the quantity's declared unit, solved with
+    #: the symbol (so the unit check sees its unit) and put in by :meth:`finish`.
+    target_value: tuple[sympy.Symbol, sympy.Expr] | None = None
 
     def keep(self, stop_at: Iterable[str], *unknowns: Any) -> tuple[str, ...]:
         """``stop_at`` plus every unknown that is itself a defined quantity: the variable a
@@ -81,6 +84,12 @@ class _Job:
 
     def finish(self, result: Any, unit: str, *, location: Any = None, method: str = "closed form",
                used: Sequence[Any] = ()) -> Derivation:
+        if self.target_value is not None and isinstance(result, sympy.Basic):
+            symbol, number = self.target_value
+            result = result.xreplace({symbol: number})
+            self.step("target value", sympy.Eq(symbol, number, evaluate=False),
+                      f"the target {sympy.sstr(number)} is in the unit of {symbol} ({self.model.unit_text(symbol.name)}); "
+                      "put in after the unit check, where a bare number would have lost that unit")
         if self.substituted and not any(k == "substituted" for k, _ in self.extra):
             self.extra.append(("substituted", tuple(self.substituted)))
         return Derivation(

@@ -65,7 +65,10 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     if isinstance(expr, sympy.Eq):
         left, right = expr.lhs, expr.rhs
     else:
-        left = lhs if target is None else _target(job, target, var, frozenset(stop_at))
+        number = job.parse(target, "target") if target is not None and lhs is not None and var != lhs else None
+        if number is not None and number.is_number and not number.is_zero:  # a value in the quantity's unit (0 needs none)
+            job.target_value = (lhs, number)
+        left = lhs if target is None or job.target_value is not None else _target(job, target, var, frozenset(stop_at))
         right = expr
         if left is None:
             raise errors.UsageError(f"{model.id}: solving an expression needs a target value (target=...)")
@@ -105,8 +108,9 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         for r, _, _ in pieces:
             unit = job.check_unit(r, var.name, "solution")
         if isinstance(result, sympy.Piecewise) and (preset is not None or values):
-            at_point.select_branch(job, result, preset, values or {}, [n for _, _, n in pieces])
-            job.extra.append(("value_at", results._evaluate(model, result, preset, values or {}, model.unit_text(var.name))))
+            at = {**(values or {}), **({job.target_value[0].name: float(job.target_value[1])} if job.target_value else {})}
+            at_point.select_branch(job, result, preset, at, [n for _, _, n in pieces])
+            job.extra.append(("value_at", results._evaluate(model, result, preset, at, model.unit_text(var.name))))
         return job.finish(result, unit, used=[relation])
     roots = jobs._solve_for(job, relation, var, "the equation")
     if not roots:

@@ -281,8 +281,10 @@ class Model:
     def _check_validation(self) -> None:
         for case in self.definition.validation:
             where = f"validation {case.id}"
-            if case.preset and case.preset not in self.presets:
-                raise self.fail(f"{where}.preset", f"unknown preset '{case.preset}'", f"presets: {', '.join(self.presets) or 'none'}")
+            for part in case.preset.split("+") if case.preset else ():
+                if part.strip() not in self.presets:
+                    raise self.fail(f"{where}.preset", f"unknown preset '{part.strip()}'" + (f" in '{case.preset}'" if "+" in case.preset else ""),
+                                    f"presets: {', '.join(self.presets) or 'none'}; combine a GPU and a workload with '+'")
             for name, text in case.inputs:
                 self._read_value(text, name, f"{where}.inputs.{name}")
             if case.derivation:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 import sympy
-from symgpu import derive, units, validation
+from symgpu import derive, resources, units, validation
 if TYPE_CHECKING:
     from symgpu.model import Model
 from symgpu.numbers import number_text, round_sig
@@ -85,6 +86,19 @@ def errata_section(model: Model, rows: Sequence[Mapping[str, Any]]) -> dict[str,
 
 
 # ============================================================================ context
+def origin(model: Model) -> dict[str, Any]:
+    """Where the model file came from: ``{"file": "equations/x.toml", "bundled": True}`` for a
+    bundled model, else the file's path (relative to the working folder when inside it)."""
+    path = Path(model.path).resolve()
+    if path.parent == resources.equations().resolve():
+        return {"file": f"equations/{path.name}", "bundled": True}
+    try:
+        shown = str(path.relative_to(Path.cwd().resolve()))
+    except ValueError:
+        shown = str(path)
+    return {"file": shown, "bundled": False}
+
+
 def build_context(model: Model, presets: Sequence[str] | None = None, *, plots: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """The complete report content as JSON-ready data (templates and JSON share it).
 
@@ -157,7 +171,7 @@ def build_context(model: Model, presets: Sequence[str] | None = None, *, plots: 
     return {
         "schema": "symgpu-report/1",
         "model": {"id": model.id, "title": d.title, "summary": " ".join(d.summary.split()), "extends": d.extends,
-                  "primary_reference": d.primary_reference},
+                  "primary_reference": d.primary_reference, **origin(model)},
         "references": refs,
         "symbols": symbols,
         "equations": equations,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import urllib.parse
 from typing import TYPE_CHECKING, Any
 import sympy
 if TYPE_CHECKING:
@@ -64,9 +65,21 @@ def tex_math(latex: str) -> str:
     return re.sub(r"(?<!\\)#", r"\\#", str(latex))
 
 
+def md_text(text: Any) -> str:
+    """Make prose from a model file inert in Markdown: ``&``, ``<`` and ``>`` become HTML
+    entities, so raw HTML (``<script>``, ``<img onerror=...>``) shows as text, never as markup."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def md_url(text: Any) -> str:
+    """A URL from a model file for a Markdown link or autolink: characters that could end the
+    link or start markup (``<``, ``>``, quotes, spaces, backticks, pipes) percent-encoded."""
+    return urllib.parse.quote(str(text).strip(), safe=":/?#[]@!$&'()*+,;=%~-._")
+
+
 def md_escape(text: Any) -> str:
-    """Make prose safe inside a Markdown table cell (pipes escaped, one line)."""
-    return " ".join(str(text).split()).replace("|", r"\|")
+    """Make prose safe inside a Markdown table cell: one line, pipes escaped, no raw HTML (:func:`md_text`)."""
+    return md_text(" ".join(str(text).split())).replace("|", r"\|")
 
 
 def md_math(latex: str) -> str:

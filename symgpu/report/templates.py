@@ -12,7 +12,7 @@ from symgpu import errors
 from symgpu import resources
 if TYPE_CHECKING:
     pass
-from symgpu.report.latex import md_escape, md_math, tex_escape, tex_math
+from symgpu.report.latex import md_escape, md_math, md_text, md_url, tex_escape, tex_math
 
 
 #: The bundled templates (``templates/`` next to the ``symgpu`` package).
@@ -26,7 +26,7 @@ def make_environment(fmt: str, templates: str | os.PathLike[str] | None = None) 
     ``((# comment #))``), since ``{{``/``}}`` collide with TeX groups; Markdown templates use
     Jinja2's defaults. Both use ``StrictUndefined`` (a missing field is an error, never an
     empty string), no autoescaping (prose is escaped explicitly with the ``tex_escape`` /
-    ``md`` filters) and ``trim_blocks``/``lstrip_blocks``/``keep_trailing_newline``.
+    ``md`` (table cells) / ``md_text`` (paragraphs) filters) and ``trim_blocks``/``lstrip_blocks``/``keep_trailing_newline``.
 
     Args:
         fmt: ``md`` or ``tex``.
@@ -56,6 +56,8 @@ def make_environment(fmt: str, templates: str | os.PathLike[str] | None = None) 
     env.filters["tex_escape"] = tex_escape
     env.filters["tex_math"] = tex_math
     env.filters["md"] = md_escape
+    env.filters["md_text"] = md_text
+    env.filters["md_url"] = md_url
     env.filters["md_math"] = md_math
     env.filters["tojson"] = lambda value: json.dumps(value, sort_keys=True, ensure_ascii=False)
     return env

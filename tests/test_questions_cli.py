@@ -1,0 +1,188 @@
+"""Questions asked of a user's own model file and the command-line details around them:
+the roofline ridge point, combined presets in validation cases, where a report says its
+model came from, raw HTML kept out of Markdown reports, and --unit/--clock on derived values."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+import symgpu
+from symgpu import errors
+from symgpu.report import content, render
+
+from conftest import FIXTURES, assert_readable, read_fixture
+
+HK = "gtx280+tiled_matmul"
+
+ROOFLINE = """schema_version = 1
+
+[model]
+id = "roofline"
+title = "Roofline"
+summary = "Attainable performance is the smaller of the peak and intensity times bandwidth."
+references = ["williams2009"]
+
+[references.williams2009]
+authors = ["S. Williams", "A. Waterman", "D. Patterson"]
+title = "Roofline: an insightful visual performance model for multicore architectures"
+venue = "CACM"
+year = 2009
+
+[symbols.perf]
+description = "attainable performance"
+unit = "FLOP/s"
+role = "output"
+
+[symbols.peak]
+description = "peak arithmetic throughput"
+unit = "TFLOP/s"
+assumptions = ["positive"]
+
+[symbols.bandwidth]
+description = "memory bandwidth"
+unit = "GB/s"
+assumptions = ["positive"]
+
+[symbols.intensity]
+description = "arithmetic intensity"
+unit = "FLOP/B"
+assumptions = ["positive"]
+
+[[equations]]
+id = "roofline"
+defines = "perf"
+rhs = "Min(peak, intensity*bandwidth)"
+source = { ref = "williams2009", locator = "Fig. 1" }
+
+[presets.h100]
+description = "H100 SXM, dense FP64 tensor peak and HBM3 bandwidth (vendor sheet)"
+source = { ref = "williams2009", locator = "illustrative" }
+[presets.h100.values]
+peak = "67 TFLOP/s"
+bandwidth = "3350 GB/s"
+
+[presets.slow_memory]
+description = "the H100 with half its bandwidth"
+source = { ref = "williams2009", locator = "illustrative" }
+[presets.slow_memory.values]
+bandwidth = "1675 GB/s"
+"""
+
+
+def test_roofline_ridge_point_of_a_users_own_model_file(cli, write_model):
+    path = write_model(ROOFLINE, name="roofline")
+    code, out, err = cli("boundary", path, "perf", "--for", "intensity", "--preset", "h100")
+    assert code == 0, err
+    ridge = 67e12 / 3350e9  # peak / bandwidth, FLOP/B
+    line = next(line for line in out.splitlines() if line.strip().startswith("value:"))
+    assert math.isclose(float(line.split()[1]), ridge, rel_tol=1e-9) and "FLOP/B" in line
+    assert "peak/bandwidth" in out.replace(" ", "")
+    assert_readable(out)
+
+
+def test_validation_case_on_a_combined_preset_is_checked_like_eval(cli, write_model):
+    ridge_half_bw = 67e12 / 1675e9
+    case = f"""
+[[validation]]
+id = "ridge_slow_memory"
+preset = "h100+slow_memory"
+inputs = {{ intensity = "{ridge_half_bw / 2!r} FLOP/B" }}
+expect = {{ perf = "{67e12 / 2 / 1e12!r} TFLOP/s" }}
+rel_tol = 1e-9
+source = {{ ref = "williams2009", locator = "illustrative" }}
+"""
+    path = write_model(ROOFLINE + case, name="roofline")
+    model = symgpu.load(path)
+    # by hand: half the ridge intensity on half the bandwidth reaches half the peak
+    assert model.evaluate("perf", "h100+slow_memory", intensity=ridge_half_bw / 2).to("TFLOP/s").magnitude == pytest.approx(33.5)
+    code, out, err = cli("validate", path)
+    assert code == 0 and "1 values, 1 reproduced" in out, out + err
+
+
+def test_validation_case_on_an_unknown_part_of_a_combined_preset_names_the_part(write_model):
+    case = """
+[[validation]]
+id = "bad"
+preset = "h100+nope"
+expect = { perf = "1 TFLOP/s" }
+source = { ref = "williams2009", locator = "illustrative" }
+"""
+    with pytest.raises(errors.ModelFileError, match=r"unknown preset 'nope' in 'h100\+nope'"):
+        symgpu.load(write_model(ROOFLINE + case, name="roofline"))
+
+
+def test_report_of_a_users_own_model_says_which_file_it_came_from(write_model):
+    path = write_model(ROOFLINE, name="roofline")
+    files = render.render_report(symgpu.load(path), formats=("md", "tex", "json"), draw_plots=False).files
+    md, tex = files["roofline.md"].decode(), files["roofline.tex"].decode()
+    data = json.loads(files["roofline.json"])
+    assert data["model"]["bundled"] is False and data["model"]["file"].endswith("roofline.toml")
+    for text in (md, tex):
+        assert "equations/roofline.toml" not in text and "report --all" not in text and "report -{}-all" not in text
+        assert "roofline.toml" in text
+
+
+def test_a_bundled_model_still_comes_from_equations():
+    assert content.origin(symgpu.load("occupancy")) == {"file": "equations/occupancy.toml", "bundled": True}
+
+
+def test_raw_html_in_model_prose_never_reaches_the_markdown_report():
+    model = symgpu.load(FIXTURES / "html_prose.toml")
+    md = render.render_report(model, formats=("md",), draw_plots=False).files["html_prose.md"].decode()
+    raw = read_fixture("html_prose")
+    for tag in ("<script", "<img", "<iframe", "<style", "<a href", "<b>"):
+        assert tag in raw and tag not in md
+    assert "&lt;script&gt;alert('description')&lt;/script&gt;" in md       # shown as text, not dropped
+    assert "peak &amp; bandwidth" in md
+
+
+@pytest.fixture(scope="module")
+def hk():
+    return symgpu.load("hong_kim_2009")
+
+
+def value_of(out: str) -> tuple[float, str]:
+    line = next(line for line in out.splitlines() if line.strip().startswith("value:"))
+    parts = line.split()
+    return float(parts[1]), parts[2]
+
+
+def test_derived_cycle_count_in_microseconds_through_the_preset_clock_or_clock(cli, hk):
+    # limit of Mem_L as the uncoalesced departure delay vanishes: the coalesced latency, weighted
+    argv = ("limit", "hong_kim_2009", "Mem_L", "--var", "Departure_del_uncoal", "--to", "0", "--preset", HK)
+    code, out, _ = cli(*argv)
+    cycles, unit = value_of(out)
+    assert code == 0 and unit == "cycle"
+    code, out, _ = cli(*argv, "--unit", "us")
+    freq = hk.preset(HK)["Freq"].to("Hz").magnitude
+    shown, unit = value_of(out)
+    assert code == 0 and unit == "us" and math.isclose(shown, cycles / freq * 1e6, rel_tol=1e-9)
+    code, out, _ = cli(*argv, "--unit", "ns", "--clock", "2 GHz")
+    shown, unit = value_of(out)
+    assert unit == "ns" and math.isclose(shown, cycles / 2e9 * 1e9, rel_tol=1e-9)
+    code, out, _ = cli(*argv, "--unit", "us", "--json")
+    data = json.loads(out)
+    assert data["unit"] == "µs" or data["unit"] == "us"
+    assert math.isclose(data["value"], cycles / freq * 1e6, rel_tol=1e-9)
+    assert_readable(cli(*argv, "--unit", "us")[1])
+
+
+@pytest.mark.parametrize("extra, message", [
+    (("--unit", "us"), "a time needs a clock"),
+    (("--clock", "1 GHz"), "give --unit too"),
+    (("--unit", "us", "--clock", "3 GB"), "a clock is a frequency"),
+    (("--unit", "GB/s"), "cannot be expressed in GB/s"),
+])
+def test_unit_and_clock_mistakes_on_derived_values_are_usage_errors(cli, extra, message):
+    code, out, err = cli("solve", "hong_kim_2009", "Mem_L", "--for", "Mem_LD",
+                         "--target", "2600", "--set", "Departure_del_uncoal=10", "--set", "Uncoal_per_mw=2",
+                         "--set", "Coal_Mem_insts=1", "--set", "Uncoal_Mem_insts=1", *extra)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and message in err, err
+
+
+def test_unit_without_a_preset_or_values_is_a_usage_error(cli):
+    code, _, err = cli("limit", "hong_kim_2009", "Mem_L", "--var", "Departure_del_uncoal", "--to", "0", "--unit", "us")
+    assert code == 2 and "give --preset or --set" in err

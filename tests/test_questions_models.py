@@ -1,0 +1,159 @@
+"""The questions corpus, one question (or more) per bundled model, asked through the CLI as a
+researcher would: a closed form solved for a quantity, a regime boundary, a limit, a cusp, a
+value with units. Each answer is computed independently here, by hand from the paper's
+formula written out in the test or by brute force over ``evaluate``, and the default output
+must stay readable (no line over 200 characters, a bounded size)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import symgpu
+
+from conftest import assert_readable
+
+HK = "gtx280+tiled_matmul"
+
+
+def preset(model_id: str, name: str, unit: str, preset_id: str) -> float:
+    """A preset value in ``unit`` (the paper's number)."""
+    return symgpu.load(model_id).preset(preset_id)[name].to(unit).magnitude
+
+
+def shown_value(out: str) -> tuple[list[float], str]:
+    """The numbers and unit of the summary's ``value:`` line."""
+    line = next(line for line in out.splitlines() if line.strip().startswith("value:"))
+    text = line.split("value:", 1)[1].split("(preset")[0].split(" at ")[0].strip()
+    if text.startswith("["):
+        numbers, unit = text[1:text.index("]")], text[text.index("]") + 1:].strip()
+        return [float(x) for x in numbers.split(",")], unit
+    number, _, unit = text.partition(" ")
+    return [float(number)], unit.strip()
+
+
+def ask(cli, *argv: str) -> tuple[list[float], str, str]:
+    code, out, err = cli(*argv)
+    assert code == 0, err
+    assert_readable(out)
+    numbers, unit = shown_value(out)
+    return numbers, unit, out
+
+
+def test_agarwal_knee_where_utilization_saturates(cli):
+    # Saavedra-Barrera: utilization = min(R/(C+R), R*n/(C+L+R)); the two meet at n = (C+L+R)/(C+R)
+    numbers, unit, out = ask(cli, "boundary", "prior_agarwal", "utilization", "--for", "n", "--preset", "g80", "--set", "alpha=16")
+    R = preset("prior_agarwal", "instruction_time", "cycle*SM/winst", "g80") * (16 + 1)
+    L = preset("prior_agarwal", "mem_lat", "cycle", "g80")
+    C = preset("prior_agarwal", "C", "cycle", "g80")
+    assert unit == "warp/SM" and numbers[0] == pytest.approx((C + L + R) / (C + R), rel=1e-9)
+
+
+def test_cuda_guide_warps_needed_is_the_knee_of_its_throughput(cli):
+    numbers, unit, _ = ask(cli, "boundary", "prior_cuda_guide", "memory_throughput", "--for", "n", "--preset", "guide", "--set", "alpha=10")
+    # the guide's rule: latency / (alpha * instruction time) = 600 / (10 * 4)
+    hand = preset("prior_cuda_guide", "mem_lat", "cycle", "guide") / (10 * preset("prior_cuda_guide", "instruction_time", "cycle*SM/winst", "guide"))
+    assert unit == "warp/SM" and numbers[0] == pytest.approx(hand, rel=1e-9) and hand == pytest.approx(15)
+
+
+def test_huang_gto_ipc_at_infinite_alpha_tends_to_alu_lat_over_alu_lat_minus_one(cli):
+    numbers, unit, out = ask(cli, "limit", "prior_huang", "IPC_gto_alpha_inf", "--var", "n", "--to", "oo", "--preset", "fermi",
+                             "--assume", "alu_lat > 1")
+    alu_lat = preset("prior_huang", "alu_lat", "cycle", "fermi")
+    assert "alu_lat/(alu_lat - 1)" in out and numbers[0] == pytest.approx(alu_lat / (alu_lat - 1), rel=1e-9)  # 10 digits shown
+
+
+def test_huang_gto_limit_without_an_assumption_says_what_to_assume(cli):
+    code, _, err = cli("limit", "prior_huang", "IPC_gto_alpha_inf", "--var", "n", "--to", "oo")
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "internal error" not in err
+
+
+def test_zhang_owens_arithmetic_latency_is_hidden_from_alu_lat_times_alu_thru_warps(cli):
+    numbers, unit, _ = ask(cli, "boundary", "prior_zhang_owens", "arithmetic_time", "--for", "n", "--preset", "kepler")
+    hand = preset("prior_zhang_owens", "alu_lat", "cycle", "kepler") * preset("prior_zhang_owens", "alu_thru", "winst/cycle/SM", "kepler")
+    assert unit == "warp/SM" and numbers[0] == pytest.approx(hand, rel=1e-9) and hand == pytest.approx(36)
+
+
+def test_mdm_memory_divergence_starts_when_the_warps_fill_the_mshrs(cli):
+    numbers, unit, out = ask(cli, "boundary", "mdm_2019", "S_NoC", "--for", "W", "--between", "md", "nmd", "--preset", "table1",
+                             "--set", "M_Read=4")
+    hand = preset("mdm_2019", "MSHRs", "req/SM", "table1") / 4  # M_Read * W = #MSHRs (Eq. 5)
+    assert "MSHRs/M_Read" in out and unit == "warp/SM" and numbers[0] == pytest.approx(hand, rel=1e-9)
+
+
+def test_perez_piccoli_one_sm_throughput_for_sixteen_sms(cli):
+    numbers, unit, out = ask(cli, "solve", "perez_piccoli", "SM_count", "--for", "Cp_OneAll", "--target", "16", "--preset", "gts250")
+    hand = preset("perez_piccoli", "Cp_AllAll", "GFLOP/s", "gts250") / 16  # ||SM|| = Cp_All-All / Cp_One-All
+    assert unit == "GFLOP/s" and numbers[0] == pytest.approx(hand, rel=1e-9)
+
+
+def test_interval_analysis_square_kernel_size_for_a_thousand_threads(cli):
+    numbers, unit, _ = ask(cli, "solve", "interval_analysis", "P_K0", "--for", "N", "--target", "1000", "--preset", "gtx1080",
+                           "--substitute", "M=N")
+    ia = symgpu.load("interval_analysis")
+    assert len(numbers) == 2
+    for n in numbers:  # brute force: each root put back gives 1000 threads
+        assert ia.evaluate("P_K0", "gtx1080", M=n, N=n).to("thread").magnitude == pytest.approx(1000, rel=1e-9)
+
+
+def test_hong_kim_departure_delay_for_a_given_memory_latency(cli):
+    values = {"Departure_del_uncoal": 10, "Uncoal_per_mw": 2, "Coal_Mem_insts": 1, "Uncoal_Mem_insts": 3}
+    sets = [a for k, v in values.items() for a in ("--set", f"{k}={v}")]
+    numbers, unit, _ = ask(cli, "solve", "hong_kim_2009", "Mem_L", "--for", "Mem_LD", "--target", "500", *sets)
+    # by hand (Eq. 11-13): Mem_L = (Mem_LD*C + (Mem_LD + (U_per_mw - 1)*D)*U) / (C + U)
+    hand = (500 * 4 - (2 - 1) * 10 * 3) / 4
+    assert unit == "cycle" and numbers[0] == pytest.approx(hand, rel=1e-9)
+    hk = symgpu.load("hong_kim_2009")
+    assert hk.evaluate("Mem_L", None, values={**values, "Mem_LD": numbers[0]}).to("cycle").magnitude == pytest.approx(500)
+
+
+def test_hong_kim_intended_total_time_in_milliseconds(cli):
+    code, out, err = cli("eval", "hong_kim_2009_intended", "Exec_cycles_app", "--preset", HK, "--set", "Active_blocks_per_SM=2",
+                         "--unit", "ms")
+    assert code == 0, err
+    model = symgpu.load("hong_kim_2009_intended")
+    cycles = model.evaluate("Exec_cycles_app", HK, values={"Active_blocks_per_SM": 2}).to("cycle").magnitude
+    assert float(out.split("=")[1].split()[0]) == pytest.approx(cycles / model.preset(HK)["Freq"].to("Hz").magnitude * 1e3, rel=1e-9)
+
+
+def unimodal_max(f, lo: float, hi: float) -> tuple[float, float]:
+    """Location and value of the maximum of a unimodal ``f`` on [lo, hi] (ternary search)."""
+    for _ in range(200):
+        a, b = lo + (hi - lo) / 3, hi - (hi - lo) / 3
+        if f(a) < f(b):
+            lo = a
+        else:
+            hi = b
+    return (lo + hi) / 2, f((lo + hi) / 2)
+
+
+@pytest.mark.parametrize("model_id, preset_id", [("volkov_2016", "kepler"), ("volkov_2016_ilp", "maxwell")])
+def test_volkov_warps_needed_peak_at_the_cusp(cli, model_id, preset_id):
+    numbers, unit, out = ask(cli, "extremum", model_id, "n_needed", "--over", "alpha", "--max", "--preset", preset_id)
+    model = symgpu.load(model_id)
+    grid = np.linspace(0.5, 400, 4000)
+    dense = model.evaluate("n_needed", preset_id, alpha=grid).to("warp/SM").magnitude
+    start = grid[int(np.argmax(dense))]
+    where, top = unimodal_max(lambda a: float(model.evaluate("n_needed", preset_id, alpha=a).to("warp/SM").magnitude),
+                              start - 1, start + 1)
+    assert unit == "warp/SM" and numbers[0] == pytest.approx(top, rel=1e-9)
+    location = float(out.split(" at alpha = ")[1].split()[0])
+    assert location == pytest.approx(where, rel=1e-6)
+
+
+def test_occupancy_best_block_size_on_ampere(cli):
+    code, out, err = cli("extremum", "occupancy", "active_warps_per_SM", "--over", "threads_per_block", "--max", "--grid", "32:1024:32",
+                         "--preset", "cc_8_6", "--set", "regs_per_thread=40", "--set", "smem_per_block=4 KiB/block")
+    assert code == 0, err
+    assert_readable(out)
+    occ = symgpu.load("occupancy")
+    sizes = np.arange(32, 1025, 32)
+    warps = [occ.evaluate("active_warps_per_SM", "cc_8_6", threads_per_block=int(t), regs_per_thread=40,
+                          smem_per_block="4 KiB/block").to("warp/SM").magnitude for t in sizes]
+    numbers, unit = shown_value(out)
+    assert numbers[0] == pytest.approx(max(warps)) and unit == "warp/SM"
+    shown = out.split(" at threads_per_block = ")[1].split(" thread")[0]
+    best = [float(x) for x in shown.split(",")]
+    assert best == [float(t) for t, w in zip(sizes, warps) if w == max(warps)]  # every block size reaching the maximum
