@@ -1,7 +1,7 @@
 """symgpu.kernel: compiler resource usage, Nsight Compute metrics, metric mappings and ``symgpu kernel``.
 
-Expected numbers are read off the committed compiler output (tests/data/kernels, real nvcc 13.0
-output) and the synthetic Nsight Compute sample (tests/data/ncu), with the arithmetic written out.
+Expected numbers are read off the committed compiler output (data/kernels, real nvcc 13.0
+output) and the synthetic Nsight Compute sample (data/ncu), with the arithmetic written out.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import symgpu
 from symgpu import cli, errors
 from symgpu.kernel import answer, mapping, ncu, resources
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parent.parent / "data"
 KERNELS = DATA / "kernels"
 NCU = DATA / "ncu" / "scale_h100_raw_synthetic.csv"
 
