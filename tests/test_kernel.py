@@ -1,7 +1,7 @@
 """symgpu.kernel: compiler resource usage, Nsight Compute metrics, metric mappings and ``symgpu kernel``.
 
-Expected numbers are read off the committed compiler output (tests/data/kernels, real nvcc 13.0
-output) and the synthetic Nsight Compute sample (tests/data/ncu), with the arithmetic written out.
+Expected numbers are read off the committed compiler output (data/kernels, real nvcc 13.0
+output) and the synthetic Nsight Compute sample (data/ncu), with the arithmetic written out.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import symgpu
 from symgpu import cli, errors
 from symgpu.kernel import answer, mapping, ncu, resources
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).resolve().parent.parent / "data"
 KERNELS = DATA / "kernels"
 NCU = DATA / "ncu" / "scale_h100_raw_synthetic.csv"
 
@@ -157,3 +157,56 @@ def test_cli_kernel_bad_input_exits_2_with_one_line(capsys):
     code = cli.main(["kernel", str(KERNELS / "malformed_ptxas.txt"), "--threads", "128", "--cc", "cc_9_0"])
     _, err = capsys.readouterr()
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_volkov_prediction_from_metrics_is_compared_with_the_measured_throughput_and_cycles():
+    model = symgpu.load("volkov_2016")
+    table = mapping.load(model)
+    launch = ncu.read(NCU)[0]
+    derived = {d.symbol: d.value for d in mapping.derive(table, model, launch)}
+    predicted = model.evaluate(table.prediction, preset="h100", values=derived)
+    # n = 85.31 % of 64 warps = 54.5984 warp/SM; alpha = (6291456 - 2*524288)/(2*524288) = 5;
+    # h100 preset: Latency = 675 + 5*4.055 = 695.275 cycles; n/Latency binds (mem_thru 0.08594, 4/5, 4/6 are larger)
+    n, latency = 0.8531 * 64, 675 + 5 * 4.055
+    assert predicted.to("winst/cycle/SM").magnitude == pytest.approx(n / latency, rel=1e-9)
+    throughput, cycles = mapping.compare(table, launch, predicted)
+    memory_insts, elapsed, sms = 2 * 524288, 91612.45, 132
+    assert throughput.measured.magnitude == pytest.approx(memory_insts / (elapsed * sms), rel=1e-12)
+    assert throughput.ratio == pytest.approx((n / latency) / (memory_insts / (elapsed * sms)), rel=1e-9)
+    assert cycles.predicted.to("cycle").magnitude == pytest.approx(memory_insts / (n / latency * sms), rel=1e-9)
+    assert cycles.measured.to("cycle").magnitude == elapsed and cycles.measured.dimensionality == symgpu.units.unit("cycle").dimensionality
+    assert "device__attribute_multiprocessor_count" in dict(throughput.metrics)
+
+
+def test_a_comparison_whose_sides_disagree_in_unit_or_lack_the_prediction_is_refused(tmp_path):
+    model = symgpu.load("volkov_2016")
+    text = mapping.path_for("volkov_2016").read_text()
+    bad = tmp_path / "unit.toml"
+    bad.write_text(text.replace('measured = "(ld + st)/(cycles*sm_count*per_SM)"', 'measured = "(ld + st)/cycles"'))
+    with pytest.raises(errors.UnitMismatchError, match=r"compare\[0\]\.measured: '\(ld \+ st\)/cycles' has dimension .*winst/cycle/SM"):
+        mapping.load(model, bad)
+    unused = tmp_path / "unused.toml"
+    unused.write_text(text.replace('predicted = "memory_throughput"', 'predicted = "(ld + st)/(cycles*sm_count*per_SM)"'))
+    with pytest.raises(errors.ModelFileError, match=r"does not use the prediction 'memory_throughput'"):
+        mapping.load(model, unused)
+
+
+def test_a_comparison_needing_an_absent_metric_says_which_to_profile():
+    model = symgpu.load("volkov_2016")
+    launch = ncu.read(NCU)[0]
+    metrics = {k: v for k, v in launch.metrics.items() if k != "device__attribute_multiprocessor_count"}
+    predicted = symgpu.units.quantity("0.08 winst/cycle/SM")
+    with pytest.raises(errors.UsageError, match=r"needs metric\(s\) device__attribute_multiprocessor_count.*--metrics device__attribute_multiprocessor_count"):
+        mapping.compare(mapping.load(model), dataclasses.replace(launch, metrics=metrics), predicted)
+
+
+def test_cli_kernel_volkov_prints_the_prediction_next_to_the_measured_values(capsys):
+    code = cli.main(["kernel", str(KERNELS / "resource_usage_kernels_sm90.txt"), "--kernel", "scale", "--threads", "256", "--cc", "cc_9_0",
+                     "--ncu", str(NCU), "--model", "volkov_2016", "--preset", "h100"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "prediction: memory_throughput = 0.0785278 winst / cy / SM" in out
+    assert "vs measured 0.0867105 winst/cycle/SM: ratio 0.906" in out and "vs measured 91612.4 cycle" in out
+    # the achieved occupancy from the profiler stands; the theoretical one (8 blocks x 8 warps = 64) is only shown
+    assert "n = 54.5984 warp / SM  <- active_pct*max_warps" in out and "(n = 64 warp / SM by occupancy" in out
+    assert max(len(line) for line in out.splitlines()) <= 200

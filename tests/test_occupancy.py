@@ -7,12 +7,14 @@ Programming Guide, the CUDA Best Practices Guide).
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 import sympy
 
 import symgpu
-from symgpu import errors
+from symgpu import cli, errors
 from symgpu.evaluate import occupancy
 
 ISSUE_PRESETS = ["cc_1_0", "cc_1_3", "cc_2_0", "cc_3_0", "cc_3_5", "cc_5_2", "cc_6_0", "cc_6_1", "cc_7_0", "cc_8_0", "cc_8_6", "cc_9_0"]
@@ -319,3 +321,60 @@ def test_the_occupancy_option_text_is_parsed_strictly():
                 "threads=128,regs=-1,smem=0", "threads=128,regs=18,smem=3 s", "threads128"]:
         with pytest.raises(errors.UsageError):
             occupancy.parse_spec(bad)
+
+
+# ------------------------------------------------------- 0 blocks: the limiter and its reason
+# Hand-computed on CC 9.0 (65536 registers in 4 sub-partitions of 16384, 256-register units, at most
+# 1024 threads and 255 registers per thread, 227 KiB of shared memory per block):
+CANNOT_LAUNCH_CC90 = [
+    # 200 x 32 = 6400 reg/warp; floor(16384/6400) = 2 warps per sub-partition, 8 per SM < 10 warps of 320 threads
+    ((320, 200, 0), "register_limit", "per_warp_allocation", "register file per sub-partition"),
+    ((1056, 16, 0), "warp_limit", "block_too_large", "threads per block"),            # 1056 > 1024
+    ((128, 256, 0), "register_limit", "too_many_registers_per_thread", "registers per thread"),   # 256 > 255
+    ((128, 16, 227 * 1024 + 1), "smem_limit", "smem_per_block_exceeded", "shared memory per block"),
+]
+
+
+@pytest.mark.parametrize("launch_, limit, case, reason", CANNOT_LAUNCH_CC90, ids=[c[2] for c in CANNOT_LAUNCH_CC90])
+def test_a_block_that_cannot_launch_names_its_limit_case_and_reason_in_the_api(launch_, limit, case, reason):
+    result = occupancy.compute("cc_9_0", *launch_)
+    assert not result.can_launch and float(result.active_blocks.magnitude) == 0
+    assert result.limiting == (limit,)
+    assert result.cases[limit] == case and f"(the reason: {reason})" in result.reasons[limit]
+
+
+def test_one_register_step_below_the_sub_partition_limit_launches_one_block():
+    # 168 x 32 = 5376 reg/warp; floor(16384/5376) = 3 warps per sub-partition, 12 per SM >= 10: floor(12/10) = 1 block
+    result = occupancy.compute("cc_9_0", 320, 168, 0)
+    assert result.can_launch and float(result.active_blocks.magnitude) == 1
+    assert result.limiting == ("register_limit",) and result.cases["register_limit"] == "per_warp_allocation"
+
+
+@pytest.mark.parametrize("launch_, limit, case, reason", CANNOT_LAUNCH_CC90, ids=[c[2] for c in CANNOT_LAUNCH_CC90])
+def test_eval_prints_zero_and_names_the_limit_that_stops_the_launch(capsys, launch_, limit, case, reason):
+    threads, regs, smem = launch_
+    code = cli.main(["eval", "occupancy", "active_blocks_per_SM", "--preset", "cc_9_0", "--set", f"threads_per_block={threads}",
+                     "--set", f"regs_per_thread={regs}", "--set", f"smem_per_block={smem}"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[0] == "active_blocks_per_SM = 0 block / SM"
+    assert "the block cannot launch on cc_9_0" in lines[1] and f"limited by {limit} [{case}]" in lines[1]
+    assert f"(the reason: {reason})" in " ".join(l.strip() for l in lines[2:])
+    assert max(len(l) for l in lines) <= 200
+
+
+def test_eval_json_of_a_launch_that_cannot_run_carries_the_limit_and_case(capsys):
+    code = cli.main(["eval", "occupancy", "occupancy", "--preset", "cc_9_0", "--set", "threads_per_block=320",
+                     "--set", "regs_per_thread=200", "--set", "smem_per_block=0", "--json"])
+    record = json.loads(capsys.readouterr().out)
+    assert code == 0 and record["value"] == 0 and record["can_launch"] is False
+    assert [(l["limit"], l["case"]) for l in record["limiting"]] == [("register_limit", "per_warp_allocation")]
+
+
+def test_eval_of_a_launch_that_runs_names_its_binding_limits(capsys):
+    # 32 x 32 = 1024 reg/warp: 16 warps per sub-partition, 64 per SM; 256 threads = 8 warps -> 8 blocks by registers and by warp slots
+    assert cli.main(["eval", "occupancy", "active_warps_per_SM", "--preset", "cc_9_0", "--set", "threads_per_block=256",
+                     "--set", "regs_per_thread=32", "--set", "smem_per_block=0"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["active_warps_per_SM = 64 warp / SM", "  limited by warp_limit [warp_slots], register_limit [per_warp_allocation] (8 block / SM)"]

@@ -4,14 +4,17 @@ and optionally Nsight Compute metrics -> a model's prediction next to the measur
 from __future__ import annotations
 
 import argparse
+import textwrap
 from typing import Any
-
-import pint
 
 from symgpu import errors
 from symgpu.cli import common
 from symgpu.evaluate import occupancy
 from symgpu.kernel import answer, mapping, ncu, resources
+
+
+#: Longest line of the human output.
+LINE = 190
 
 
 def setup(sub: Any) -> None:
@@ -52,14 +55,23 @@ def run(args: argparse.Namespace) -> int:
     print(f"model {model.id}: inputs from {launch.origin} ({launch.kernel}) via {table.path}")
     for d in derived:
         used = ", ".join(f"{name} = {q.magnitude:g} {q.units:~}".rstrip() for name, q in d.metrics)
-        print(f"  {d.symbol} = {d.value.magnitude:.6g} {d.value.units:~}  <- {d.expression}  [{used}]")
+        line = f"  {d.symbol} = {d.value.magnitude:.6g} {d.value.units:~}  <- {d.expression}  [{used}]"
+        if len(line) <= LINE:
+            print(line)
+        else:
+            print(f"  {d.symbol} = {d.value.magnitude:.6g} {d.value.units:~}  <- {d.expression}")
+            print("\n".join(textwrap.wrap(used, width=LINE, initial_indent="      from ", subsequent_indent="      ")))
     if model.id in occupancy.TARGETS and args.preset:
         if not result.can_launch:
             raise errors.DomainError(f"{kernel.display_name}: the block cannot launch on {args.cc}; {model.id} has no prediction")
         occ = occupancy.occupancy_chain(model, args.cc, args.threads, kernel.registers, result.smem_per_block).values
         for name, value in occ.items():
-            print(f"  {name} = {value.magnitude:g} {value.units:~}  <- occupancy ({args.cc}, {kernel.registers} reg/thread, {result.smem_per_block} B/block)")
-        values.update(occ)
+            where = f"occupancy ({args.cc}, {kernel.registers} reg/thread, {result.smem_per_block} B/block)"
+            if name in values:  # the profiler's (achieved) value stands; the theoretical one is shown
+                print(f"  ({name} = {value.magnitude:g} {value.units:~} by {where}; the measured value above is used)")
+                continue
+            print(f"  {name} = {value.magnitude:g} {value.units:~}  <- {where}")
+            values[name] = value
     for item in args.set:
         name, _, raw = item.partition("=")
         values[name.strip()] = raw.strip()
@@ -72,11 +84,10 @@ def run(args: argparse.Namespace) -> int:
         if metric in launch.metrics:
             q = launch.metrics[metric]
             print(f"  measured:   {metric} = {q.magnitude:.6g} {q.units:~}")
-    try:
-        measured = launch.metrics["sm__cycles_elapsed.avg"]
-        print(f"  prediction / measured cycles = {float((predicted / measured).to('1').magnitude):.3g}")
-    except (KeyError, pint.DimensionalityError):
-        pass
+    for compared in mapping.compare(table, launch, predicted):
+        c = compared.comparison
+        print(f"  predicted {compared.predicted.magnitude:.6g} vs measured {compared.measured.magnitude:.6g} {c.unit}: "
+              f"ratio {compared.ratio:.3g}  [{c.predicted_text} vs {c.measured_text}]")
     return common.OK
 
 

@@ -146,18 +146,37 @@ def cmd_eval(args: argparse.Namespace) -> int:
     values.update(parse_assignments(model, args.set))
     result = convert(model, model.evaluate(args.quantity, args.preset, values=values), args.unit, args.clock,
                      quantity=args.quantity, preset=args.preset, values=values)
+    limits = _occupancy_limits(model, args, values)
     if args.json:
-        print(json.dumps({
+        record = {
             "model": model.id,
             "quantity": args.quantity,
             "value": json_number(result.magnitude),
             "unit": unit_text(result),
             "preset": args.preset,
             "inputs": {k: {"value": json_number(v.magnitude), "unit": unit_text(v)} for k, v in values.items()},
-        }))
+        }
+        if limits is not None:
+            record["can_launch"] = limits.can_launch
+            record["limiting"] = [{"limit": n, "case": limits.cases.get(n, ""), "reason": limits.reasons.get(n, "")} for n in limits.limiting]
+        print(json.dumps(record))
     else:
         print(f"{args.quantity} = {summary.value_text(float(result.magnitude), unit_text(result))}")
+        if limits is not None:
+            print("\n".join(occupancy.explain(limits)))
     return OK
+
+
+def _occupancy_limits(model: Any, args: argparse.Namespace, values: dict[str, Any]) -> occupancy.OccupancyResult | None:
+    """The occupancy model's limits at the evaluated point, for the quantities that follow the active
+    blocks (None for any other model or quantity, or without the three launch inputs)."""
+    if model.id != occupancy.OCCUPANCY_MODEL or args.quantity not in occupancy.BLOCK_QUANTITIES:
+        return None
+    launch = [values.get(name) for name in occupancy.INPUTS.values()]
+    if any(v is None for v in launch):
+        return None
+    extra = {k: v for k, v in values.items() if k not in occupancy.INPUTS.values()}
+    return occupancy.compute(args.preset, *launch, extra=extra)
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

@@ -9,7 +9,7 @@ from typing import Any
 
 from symgpu import errors
 from symgpu.cli import common
-from symgpu.report import comparison, files, render
+from symgpu.report import comparison, files, kernel_example, render
 
 
 def setup(sub: Any) -> None:
@@ -64,6 +64,10 @@ def run(args: argparse.Namespace) -> int:
         failed += comparison_failed
         if comparison_files:
             rendered["comparison"] = comparison_files
+        example_files, example_failed = _kernel_example(formats)
+        failed += example_failed
+        if example_files:
+            rendered[kernel_example.FOLDER] = example_files
         try:
             written = files.write_run(base, rendered)
         except OSError as exc:
@@ -109,6 +113,16 @@ def _comparison_report(loaded: list[str]) -> tuple[dict[str, bytes], int]:
         return comparison.comparison_report(None), 0
     except (errors.SymgpuError, ValueError, ArithmeticError) as exc:
         print(f"FAIL comparison: report not written: {exc}", file=sys.stderr)
+        return {}, 1
+
+
+def _kernel_example(formats: tuple[str, ...]) -> tuple[dict[str, bytes], int]:
+    """The kernel worked example (Markdown and LaTeX) in memory, and 1 if it failed (0 otherwise)."""
+    print("rendering the kernel worked example", file=sys.stderr, flush=True)
+    try:
+        return kernel_example.render(tuple(f for f in formats if f in kernel_example.TEMPLATES)), 0
+    except (errors.SymgpuError, ValueError, ArithmeticError) as exc:
+        print(f"FAIL {kernel_example.FOLDER}: report not written: {exc}", file=sys.stderr)
         return {}, 1
 
 

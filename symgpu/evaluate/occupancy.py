@@ -21,6 +21,7 @@ error, never a guess.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -28,10 +29,19 @@ from typing import Any
 import pint
 
 from symgpu import errors, units
-from symgpu.evaluate import input_values
-from symgpu.evaluate import evaluator
+import sympy
+
+from symgpu.evaluate import active, evaluator, input_values
 from symgpu.model import Model, catalog
+
 OCCUPANCY_MODEL = "occupancy"
+
+#: The occupancy model's quantities whose value follows active_blocks_per_SM; ``eval`` names the
+#: limiter (and, at 0 blocks, the reason the block cannot launch) for these.
+BLOCK_QUANTITIES = ("active_blocks_per_SM", "active_warps_per_SM", "occupancy")
+
+#: What the block-slot limit (a preset value, no cases) means.
+BLOCK_SLOTS_REASON = "block slots: the most blocks an SM holds"
 
 #: Names of the launch parameters, as the ``--occupancy`` option spells them, mapped to
 #: the occupancy model's input symbols (declared units: thread/block, reg/thread, B/block).
@@ -111,6 +121,9 @@ class OccupancyResult:
         occupancy: active warps over the maximum warps per SM.
         limiting: the regimes whose limit equals the minimum (several on a tie).
         values: target symbol -> value in the target symbol's declared unit.
+        cases: regime name -> the id of the model's case that applies to that limit
+            (``per_warp_allocation``, ``block_too_large``...; "" for the block slots).
+        reasons: regime name -> that case's note (why the limit has its value).
     """
 
     target: str
@@ -122,6 +135,17 @@ class OccupancyResult:
     occupancy: pint.Quantity
     limiting: tuple[str, ...]
     values: Mapping[str, pint.Quantity] = field(default_factory=dict)
+    cases: Mapping[str, str] = field(default_factory=dict)
+    reasons: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def can_launch(self) -> bool:
+        """False when the block cannot launch (0 active blocks, as the CUDA occupancy API answers)."""
+        return float(self.active_blocks.magnitude) > 0
+
+    def limiting_text(self) -> str:
+        """The binding limits with their cases: ``register_limit [per_warp_allocation]``."""
+        return ", ".join(f"{name} [{self.cases[name]}]" if self.cases.get(name) else name for name in self.limiting)
 
     def lines(self) -> list[str]:
         """The derivation as text lines (for the report chain)."""
@@ -129,7 +153,8 @@ class OccupancyResult:
         out = [f"occupancy ({self.cc_preset}): {shown}"]
         for name, value in self.limits.items():
             mark = "  <- limits" if name in self.limiting else ""
-            out.append(f"  {name}: {_fmt(value)}{mark}")
+            case = f" [{self.cases[name]}]" if self.cases.get(name) else ""
+            out.append(f"  {name}: {_fmt(value)}{case}{mark}")
         out.append(f"  active blocks per SM = Min(...) = {_fmt(self.active_blocks)} ({', '.join(self.limiting)})")
         out.append(f"  active warps per SM = {_fmt(self.active_warps)}; occupancy = {float(self.occupancy.magnitude):.4g}")
         for name, value in self.values.items():
@@ -179,42 +204,81 @@ def resolve_cc_preset(target_model: Any, preset: str) -> str:
     )
 
 
-def compute(cc_preset: str, threads: Any, regs: Any, smem: Any, *, target: str = "") -> OccupancyResult:
+def compute(cc_preset: str | None, threads: Any, regs: Any, smem: Any, *, target: str = "",
+            extra: Mapping[str, Any] | None = None) -> OccupancyResult:
     """Evaluate the occupancy model for one launch on compute-capability preset ``cc_preset``.
 
     Args:
-        cc_preset: a preset of the occupancy model (``cc_8_0``).
+        cc_preset: a preset of the occupancy model (``cc_8_0``); None: every limit is in ``extra``.
         threads: threads per block (a number in thread/block, or a quantity).
         regs: registers per thread (a number; 0 = no registers).
         smem: shared memory per block (a number in bytes per block, or a quantity).
         target: id of the model the result is meant for (only recorded).
+        extra: further occupancy-model values overriding the preset (``max_blocks_per_SM``...).
 
     Raises:
         errors.UsageError: unknown preset.
     """
     occ = occupancy_model()
-    occ.preset(cc_preset)  # raises UsageError for an unknown compute capability
+    if cc_preset is not None:
+        occ.preset(cc_preset)  # raises UsageError for an unknown compute capability
     inputs = {INPUTS["threads"]: threads, INPUTS["regs"]: regs, INPUTS["smem"]: smem}
-    active_blocks = evaluator.evaluate(occ, "active_blocks_per_SM", preset=cc_preset, values=inputs)
+    given = {**(extra or {}), **inputs}
+    active_blocks = evaluator.evaluate(occ, "active_blocks_per_SM", preset=cc_preset, values=given)
     limits: dict[str, pint.Quantity] = {}
+    cases: dict[str, str] = {}
+    reasons: dict[str, str] = {}
     for name, term in occ.equation_for("active_blocks_per_SM").limiters:
         symbol = str(term)
         if symbol in occ.defining:
-            limits[name] = evaluator.evaluate(occ, symbol, preset=cc_preset, values=inputs)
+            limits[name] = evaluator.evaluate(occ, symbol, preset=cc_preset, values=given)
+            cases[name], reasons[name] = applying_case(occ, symbol, cc_preset, given)
         else:
-            limits[name] = occ.preset(cc_preset)[symbol].to(occ.units["active_blocks_per_SM"])
+            limits[name] = evaluator.evaluate_expression(occ, term, occ.units["active_blocks_per_SM"], preset=cc_preset, values=given)
+            cases[name], reasons[name] = "", BLOCK_SLOTS_REASON
     minimum = float(active_blocks.magnitude)
     limiting = tuple(name for name, value in limits.items() if float(value.magnitude) == minimum)
     return OccupancyResult(
         target=target,
-        cc_preset=cc_preset,
+        cc_preset=cc_preset or "the given limits",
         inputs=inputs,
         limits=limits,
         active_blocks=active_blocks,
-        active_warps=evaluator.evaluate(occ, "active_warps_per_SM", preset=cc_preset, values=inputs),
-        occupancy=evaluator.evaluate(occ, "occupancy", preset=cc_preset, values=inputs),
+        active_warps=evaluator.evaluate(occ, "active_warps_per_SM", preset=cc_preset, values=given),
+        occupancy=evaluator.evaluate(occ, "occupancy", preset=cc_preset, values=given),
         limiting=limiting,
+        cases=cases,
+        reasons=reasons,
     )
+
+
+def applying_case(occ: Any, quantity: str, preset: str | None, values: Mapping[str, Any]) -> tuple[str, str]:
+    """The id and note of the case of ``quantity``'s equation that holds at ``values`` ("", "" without cases).
+
+    Conditions on intermediate quantities are expanded to the inputs first, so the check is the
+    model's own condition evaluated at the launch.
+    """
+    equation = occ.equation_for(quantity)
+    for case in equation.cases:
+        if case.condition is sympy.true:
+            return case.id, case.note
+        defined = {s: occ.expression(s.name) for s in case.condition.free_symbols if s.name in occ.defining}
+        if active.condition_holds(occ, case.condition.xreplace(defined), preset, values)[0]:
+            return case.id, case.note
+    return "", ""
+
+
+def explain(result: OccupancyResult, width: int = 150) -> list[str]:
+    """Lines naming what limits the active blocks: the binding limits, and at 0 blocks the reason
+    the block cannot launch (each binding limit's case note), wrapped to ``width`` characters."""
+    if result.can_launch:
+        return [f"  limited by {result.limiting_text()} ({_fmt(result.active_blocks)})"]
+    out = [f"  the block cannot launch on {result.cc_preset} (the CUDA occupancy API answers 0 blocks): limited by {result.limiting_text()}"]
+    for name in result.limiting:
+        reason = result.reasons.get(name, "")
+        if reason:
+            out.extend(textwrap.wrap(f"{name}: {reason}", width=width, initial_indent="    ", subsequent_indent="      "))
+    return out
 
 
 def occupancy_chain(target_model: Any, cc_preset_or_target_preset: str, threads: Any, regs: Any, smem: Any) -> OccupancyResult:
@@ -238,7 +302,8 @@ def occupancy_chain(target_model: Any, cc_preset_or_target_preset: str, threads:
     result = compute(cc, threads, regs, smem, target=model.id)
     if float(result.active_blocks.magnitude) == 0:
         raise errors.DomainError(
-            f"occupancy: the launch cannot run on {cc} (0 active blocks per SM, limited by {', '.join(result.limiting)}); "
+            f"occupancy: the launch cannot run on {cc} (0 active blocks per SM, limited by {', '.join(result.limiting)}) "
+            f"(cases {', '.join(result.cases.get(n) or n for n in result.limiting)}); "
             f"{model.id} has no prediction for it: change the block size, registers or shared memory"
         )
     occ = occupancy_model()

@@ -12,9 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import sympy
 
-from symgpu.evaluate import active, evaluator, occupancy
+from symgpu.evaluate import evaluator, occupancy
 from symgpu.kernel import resources
 
 #: limiter name -> the occupancy quantity it bounds (the Min's arguments).
@@ -114,10 +113,10 @@ def answer(kernel: resources.KernelResources, cc_preset: str, threads_per_block:
     for name, quantity in LIMIT_QUANTITIES.items():
         if quantity in occ.defining:
             value = int(blocks(quantity))
-            case, reason = _active_case(occ, quantity, cc_preset, values)
+            case, reason = occupancy.applying_case(occ, quantity, cc_preset, values)
         else:
             value = int(hardware[quantity].magnitude)
-            case, reason = "", "block slots: the most blocks an SM holds"
+            case, reason = "", occupancy.BLOCK_SLOTS_REASON
         limits.append(Limit(name, value, case, reason, value == active_blocks))
     max_warps = int(hardware["max_warps_per_SM"].magnitude)
     active_warps = int(blocks("active_warps_per_SM"))
@@ -141,17 +140,6 @@ def answer(kernel: resources.KernelResources, cc_preset: str, threads_per_block:
         smem_step=_step("shared memory per block", "B/block", smem, smem_grid, by_smem, active_blocks),
         best_block_sizes=tuple(int(s) for s in sizes[warps == best]), best_warps=best,
     )
-
-
-def _active_case(occ: object, quantity: str, preset: str, values: dict[str, int]) -> tuple[str, str]:
-    equation = occ.equation_for(quantity)  # type: ignore[attr-defined]
-    for case in equation.cases:
-        if case.condition is sympy.true:
-            return case.id, case.note
-        defined = {s: occ.expression(s.name) for s in case.condition.free_symbols if s.name in occ.defining}  # type: ignore[attr-defined]
-        if active.condition_holds(occ, case.condition.xreplace(defined), preset, values)[0]:  # type: ignore[arg-type]
-            return case.id, case.note
-    return "", ""
 
 
 def _step(resource: str, unit: str, current: int, grid: np.ndarray, blocks: np.ndarray, active_blocks: int) -> Step:

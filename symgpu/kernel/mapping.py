@@ -15,6 +15,14 @@ are needed), and gives each model input as an expression over aliases and consta
     note = "..."
     [inputs.Comp_insts]
     expression = "(inst - ld - st)/warps*per_warp_program"
+    [[compare]]
+    predicted = "Exec_cycles_app"
+    measured = "cycles"
+    unit = "cycle"
+
+Each ``[[compare]]`` table pairs a predicted value (an expression over the aliases, the constants
+and the ``prediction`` quantity) with a measured one (over the aliases and constants), both
+dimension-checked against ``unit`` when the file is loaded.
 
 Expressions go through :func:`symgpu.model.expressions.parse_expression` (never eval); each
 is dimension-checked against the target symbol's unit when the file is loaded, and every
@@ -32,13 +40,13 @@ from typing import Any
 import pint
 import sympy
 
-from symgpu import errors, units
+from symgpu import errors, resources, units
 from symgpu.kernel import ncu
 from symgpu.model import expressions
 from symgpu.units import dimensions
 
-#: Folder of the bundled mapping files.
-FOLDER = Path(__file__).resolve().parent.parent.parent / "equations" / "metrics"
+#: Folder of the bundled mapping files (the checkout's equations/metrics, or the wheel's copy).
+FOLDER = resources.bundled("equations") / "metrics"
 MAX_BYTES = 256 * 1024
 
 
@@ -62,6 +70,18 @@ class Input:
 
 
 @dataclass(frozen=True)
+class Comparison:
+    """A predicted value (through the model's prediction) and the measured value it is compared with."""
+
+    predicted_text: str
+    predicted: sympy.Expr
+    measured_text: str
+    measured: sympy.Expr
+    unit: str
+    note: str
+
+
+@dataclass(frozen=True)
 class MetricMapping:
     """A parsed, checked mapping file."""
 
@@ -71,6 +91,29 @@ class MetricMapping:
     metrics: tuple[Metric, ...]
     constants: Mapping[str, pint.Quantity]
     inputs: tuple[Input, ...]
+    comparisons: tuple[Comparison, ...] = ()
+
+
+@dataclass(frozen=True)
+class Compared:
+    """One comparison evaluated for a launch: both values in the comparison's unit.
+
+    Attributes:
+        comparison: the mapping's declaration.
+        predicted: the predicted value.
+        measured: the measured value.
+        metrics: the Nsight Compute metrics the two used, with their values.
+    """
+
+    comparison: Comparison
+    predicted: pint.Quantity
+    measured: pint.Quantity
+    metrics: tuple[tuple[str, pint.Quantity], ...]
+
+    @property
+    def ratio(self) -> float:
+        """Predicted over measured (a plain number: both are in the same unit)."""
+        return float(self.predicted.magnitude) / float(self.measured.magnitude)
 
 
 @dataclass(frozen=True)
@@ -112,7 +155,7 @@ def load(model: Any, path: str | Path | None = None) -> MetricMapping:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise errors.ModelFileError(file, "", f"not valid TOML: {exc}") from None
-    allowed = {"schema_version", "model", "description", "prediction", "metrics", "constants", "inputs"}
+    allowed = {"schema_version", "model", "description", "prediction", "metrics", "constants", "inputs", "compare"}
     extra = sorted(set(data) - allowed)
     if extra or data.get("schema_version") != 1:
         raise errors.ModelFileError(file, "", f"expected schema_version = 1 and keys {', '.join(sorted(allowed))}; found {', '.join(extra) or 'schema_version ' + repr(data.get('schema_version'))}")
@@ -159,7 +202,48 @@ def load(model: Any, path: str | Path | None = None) -> MetricMapping:
             raise errors.UnitMismatchError(file, where, f"{text!r} has dimension {dimensions.show(found)}, "
                                            f"but {model.id}.{target} is in {model.unit_text(target)} ({dimensions.show(expected)})")
         inputs.append(Input(target, str(text), expr, str(entry.get("note", ""))))
-    return MetricMapping(model.id, str(file), prediction, tuple(metrics), constants, tuple(inputs))
+    comparisons = _comparisons(file, data, model, prediction, symbols, dims)
+    return MetricMapping(model.id, str(file), prediction, tuple(metrics), constants, tuple(inputs), comparisons)
+
+
+def _comparisons(file: Path, data: Mapping[str, Any], model: Any, prediction: str,
+                 symbols: dict[str, sympy.Symbol], dims: dict[sympy.Symbol, Any]) -> tuple[Comparison, ...]:
+    """The ``[[compare]]`` tables, each side parsed and dimension-checked against the table's unit."""
+    section = data.get("compare", [])
+    if not isinstance(section, list) or not all(isinstance(v, dict) for v in section):
+        raise errors.ModelFileError(file, "compare", "expected [[compare]] tables")
+    if section and not prediction:
+        raise errors.ModelFileError(file, "compare", "[[compare]] needs prediction = \"<quantity of the model>\"")
+    with_prediction = dict(symbols)
+    predicted_dims = dict(dims)
+    if prediction:
+        with_prediction[prediction] = sympy.Symbol(prediction)
+        predicted_dims[with_prediction[prediction]] = model.units[prediction].dimensionality
+    out = []
+    for index, entry in enumerate(section):
+        where = f"compare[{index}]"
+        unknown = sorted(set(entry) - {"predicted", "measured", "unit", "note"})
+        texts = [entry.get("predicted"), entry.get("measured"), entry.get("unit")]
+        if unknown or not all(isinstance(t, str) for t in texts):
+            raise errors.ModelFileError(file, where, "needs predicted = \"<expression>\", measured = \"<expression>\", unit = \"<unit>\" (and note)")
+        predicted_text, measured_text, unit_text = (str(t) for t in texts)
+        expected = _dimension(file, f"{where}.unit", unit_text)
+        sides = []
+        for side, text, names, side_dims in (("predicted", predicted_text, with_prediction, predicted_dims),
+                                             ("measured", measured_text, symbols, dims)):
+            expr = expressions.parse_expression(text, names, path=str(file), where=f"{where}.{side}")
+            try:
+                found = dimensions.settle(dimensions.dimension_of(expr, side_dims))
+            except dimensions.Mismatch as exc:
+                raise errors.UnitMismatchError(file, f"{where}.{side}", f"{exc.problem} in {text!r}") from None
+            if found != expected:
+                raise errors.UnitMismatchError(file, f"{where}.{side}", f"{text!r} has dimension {dimensions.show(found)}, "
+                                               f"but the comparison is in {unit_text} ({dimensions.show(expected)})")
+            sides.append(expr)
+        if sympy.Symbol(prediction) not in sides[0].free_symbols:
+            raise errors.ModelFileError(file, f"{where}.predicted", f"{predicted_text!r} does not use the prediction {prediction!r}")
+        out.append(Comparison(predicted_text, sides[0], measured_text, sides[1], unit_text, str(entry.get("note", ""))))
+    return tuple(out)
 
 
 def _tables(file: Path, data: Mapping[str, Any], key: str) -> list[tuple[str, Mapping[str, Any]]]:
@@ -176,13 +260,8 @@ def _dimension(file: Path, where: str, unit_text: str) -> Any:
         raise errors.ModelFileError(file, where, str(exc)) from None
 
 
-def derive(mapping: MetricMapping, model: Any, launch: ncu.Launch) -> tuple[Derived, ...]:
-    """The model inputs of ``mapping`` computed from one launch's metrics.
-
-    Raises:
-        errors.UsageError: a metric the mapping needs is absent from the export, or has the wrong unit.
-    """
-    reg = units.registry()
+def _given(mapping: MetricMapping, launch: ncu.Launch) -> tuple[dict[sympy.Symbol, float], dict[str, pint.Quantity]]:
+    """Base-unit magnitudes of the launch's metrics and of the constants, and the metrics as read."""
     given: dict[sympy.Symbol, float] = {}
     shown: dict[str, pint.Quantity] = {}
     for metric in mapping.metrics:
@@ -197,17 +276,58 @@ def derive(mapping: MetricMapping, model: Any, launch: ncu.Launch) -> tuple[Deri
         shown[metric.alias] = quantity
     for alias, quantity in mapping.constants.items():
         given[sympy.Symbol(alias)] = float(quantity.to_base_units().magnitude)
+    return given, shown
+
+
+def _value(mapping: MetricMapping, launch: ncu.Launch, what: str, expr: sympy.Expr, text: str, unit: Any,
+           given: Mapping[sympy.Symbol, float], shown: Mapping[str, pint.Quantity]) -> tuple[pint.Quantity, tuple[tuple[str, pint.Quantity], ...]]:
+    """``expr`` at the launch, in ``unit``, with the metrics it used.
+
+    Raises:
+        errors.UsageError: a metric it needs is absent from the export.
+    """
     by_alias = {m.alias: m for m in mapping.metrics}
+    needed = sorted(s.name for s in expr.free_symbols if s.name in by_alias)
+    missing = [by_alias[a].name for a in needed if a not in shown]
+    if missing:
+        raise errors.UsageError(f"{launch.origin}: {what} = {text} needs metric(s) {', '.join(missing)}, "
+                                f"absent from the export; profile with --metrics {','.join(missing)}")
+    value = expr.xreplace(dict(given))
+    value = value.doit() if hasattr(value, "doit") else value
+    reg = units.registry()
+    base_unit = reg.Quantity(1, unit).to_base_units().units
+    return reg.Quantity(float(value), base_unit).to(unit), tuple((by_alias[a].name, shown[a]) for a in needed)
+
+
+def derive(mapping: MetricMapping, model: Any, launch: ncu.Launch) -> tuple[Derived, ...]:
+    """The model inputs of ``mapping`` computed from one launch's metrics.
+
+    Raises:
+        errors.UsageError: a metric the mapping needs is absent from the export, or has the wrong unit.
+    """
+    given, shown = _given(mapping, launch)
     derived = []
     for item in mapping.inputs:
-        needed = sorted(s.name for s in item.expression.free_symbols if s.name in by_alias)
-        missing = [by_alias[a].name for a in needed if a not in shown]
-        if missing:
-            raise errors.UsageError(f"{launch.origin}: {model.id}.{item.symbol} = {item.text} needs metric(s) {', '.join(missing)}, "
-                                    f"absent from the export; profile with --metrics {','.join(missing)}")
-        value = item.expression.xreplace(given)
-        value = value.doit() if hasattr(value, "doit") else value
-        base_unit = reg.Quantity(1, model.units[item.symbol]).to_base_units().units
-        quantity = reg.Quantity(float(value), base_unit).to(model.units[item.symbol])
-        derived.append(Derived(item.symbol, quantity, item.text, tuple((by_alias[a].name, shown[a]) for a in needed)))
+        quantity, used = _value(mapping, launch, f"{model.id}.{item.symbol}", item.expression, item.text,
+                                model.units[item.symbol], given, shown)
+        derived.append(Derived(item.symbol, quantity, item.text, used))
     return tuple(derived)
+
+
+def compare(mapping: MetricMapping, launch: ncu.Launch, prediction: pint.Quantity) -> tuple[Compared, ...]:
+    """Each ``[[compare]]`` of ``mapping``: the predicted value (through ``prediction``, the model's value
+    of ``mapping.prediction`` at the launch) next to the measured one.
+
+    Raises:
+        errors.UsageError: a metric a comparison needs is absent from the export, or has the wrong unit.
+    """
+    given, shown = _given(mapping, launch)
+    if mapping.prediction:
+        given[sympy.Symbol(mapping.prediction)] = float(prediction.to_base_units().magnitude)
+    out = []
+    for c in mapping.comparisons:
+        unit = units.unit(c.unit)
+        predicted, used_p = _value(mapping, launch, f"predicted {c.predicted_text}", c.predicted, c.predicted_text, unit, given, shown)
+        measured, used_m = _value(mapping, launch, f"measured {c.measured_text}", c.measured, c.measured_text, unit, given, shown)
+        out.append(Compared(c, predicted, measured, tuple(dict(used_p + used_m).items())))
+    return tuple(out)
