@@ -86,3 +86,30 @@ def test_cwp_mwp_switch_with_mwp_below_two_is_masked_by_the_printed_or(hk):
     assert float(hk.evaluate("MWP", GTX280_COALESCED, values=values).magnitude) == pytest.approx(mwp, rel=1e-12)
     for comp_insts in (switch / 2, switch * 2):
         assert active.active_regime(hk, "Exec_cycles_app", GTX280_COALESCED, **values, Comp_insts=f"{comp_insts} winst")[0] == "eq23"
+
+
+# ------------------------------------------------------------- Chen & Aamodt (Volkov §4.13): model 3 -> 1
+#: The request for volkov_2016.toml (that file belongs to the Volkov work; this is the entry it gets).
+CHEN_AAMODT_3_TO_1 = symgpu.model.schema.DerivationRequest("chen_aamodt_3_to_1", "limit", (
+    ("quantity", "rho_ca3"), ("variable", "n_threads_ca"), ("to", "oo"), ("assume", ("rho_single < 1",)), ("expect", "1"),
+))
+
+
+def test_chen_aamodt_model_3_tends_to_the_one_ipc_issue_bound():
+    volkov = symgpu.load("volkov_2016")
+    derivation = derive.run_request(volkov, CHEN_AAMODT_3_TO_1)
+    assert derivation.result == 1 and derive.expect_holds(derivation) is True
+    # by hand: 0 < 1 - rho < 1, so (1 - rho)**n -> 0 and rho3 = 1 - (1 - rho)**n -> 1; at n = 10**4 the
+    # remainder (1 - rho)**n is below 1e-40 for every rho >= 0.01, so the model's value is 1 to double precision
+    for rho in (0.01, 0.3, 0.9, 1.0):
+        value = volkov.evaluate("rho_ca3", values={"rho_single": rho, "n_threads_ca": 10**4})
+        assert float(value.magnitude) == 1.0
+    # model 2 (n x rho, no throughput bound) has no such limit
+    assert derive.run_request(volkov, symgpu.model.schema.DerivationRequest("ca2", "limit", (
+        ("quantity", "rho_ca2"), ("variable", "n_threads_ca"), ("to", "oo")))).result == sympy.oo
+
+
+def test_chen_aamodt_limit_needs_rho_below_one_and_says_so_without_it():
+    volkov = symgpu.load("volkov_2016")
+    with pytest.raises(symgpu.DerivationError, match=r"rho_ca3 as n_threads_ca -> oo: .*log\(1 - rho_single\)"):
+        volkov.limit("rho_ca3", "n_threads_ca", "oo")
