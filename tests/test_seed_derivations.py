@@ -113,3 +113,42 @@ def test_chen_aamodt_limit_needs_rho_below_one_and_says_so_without_it():
     volkov = symgpu.load("volkov_2016")
     with pytest.raises(symgpu.DerivationError, match=r"rho_ca3 as n_threads_ca -> oo: .*log\(1 - rho_single\)"):
         volkov.limit("rho_ca3", "n_threads_ca", "oo")
+
+
+GEOMETRIC = """schema_version = 1
+[model]
+id = "geometric"
+title = "b**n"
+summary = "A geometric sequence."
+references = ["toy2026"]
+[references.toy2026]
+authors = ["A. Author"]
+title = "A toy"
+venue = "tests"
+year = 2026
+[symbols.b]
+description = "ratio"
+unit = "1"
+assumptions = ["positive"]
+[symbols.n]
+description = "terms"
+unit = "1"
+assumptions = ["positive"]
+[symbols.y]
+description = "the n-th power"
+unit = "1"
+role = "output"
+[[equations]]
+id = "power"
+defines = "y"
+rhs = "2*b**(n/3 + 1)"
+source = { ref = "toy2026", locator = "Eq. (1)" }
+"""
+
+
+@pytest.mark.parametrize("assume, expected", [("b < 1", 0), ("b > 1", sympy.oo)])
+def test_limit_of_a_geometric_term_follows_the_assumed_side_of_one(write_model, assume, expected):
+    model = symgpu.load(str(write_model(GEOMETRIC, name="geometric")))
+    assert model.limit("y", "n", "oo", assume=[assume]).result == expected   # 2*b*(b**(1/3))**n: 0 for b < 1, oo for b > 1
+    with pytest.raises(symgpu.DerivationError, match=r"state that sign with an assumption"):
+        model.limit("y", "n", "oo")
