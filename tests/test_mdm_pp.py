@@ -7,6 +7,7 @@ published number is copied here.
 
 from __future__ import annotations
 
+import json
 import math
 
 import pint
@@ -15,6 +16,8 @@ import sympy
 from sympy import Eq, ceiling, limit, simplify, solve
 
 import symgpu
+from symgpu.numbers import number_text
+from symgpu.report import render
 
 
 @pytest.fixture(scope="module")
@@ -296,3 +299,26 @@ def test_pp_gtx470_printed_errata(pp):
     n = pp.evaluate("N_PPipe", preset="gtx470").magnitude
     printed = validation_value(pp, case.id, "N_PPipe").magnitude
     assert round(n) == printed and abs(n - printed) > case.abs_tol   # rounds to it, but not to "x2.25" precision
+
+
+def test_pp_report_prints_measured_peaks_next_to_theoretical_ones(pp):
+    """The report's table: measured All-All values from the presets, theoretical peaks computed
+    here by hand from the GPU characteristics table (flop/SP/cycle x shader clock x SPs; memory
+    clock x bus bits x 2 / 8)."""
+    by_hand = {   # (measured Cp, theoretical P, measured GMb, theoretical B)
+        "gts250": (436.344289, 2 * 1.836 * 128, 57.312697, 1.100 * 256 * 2 / 8),
+        "gtx260": (562.329588, 2 * 1.400 * 216, 104.866219, 1.150 * 448 * 2 / 8),
+        "gtx470": (503.849162, 1 * 1.215 * 448, 108.394003, 1.674 * 320 * 2 / 8),
+    }
+    report = render.render_report(pp, formats=["json", "md", "tex"], draw_plots=False)
+    table = next(t for t in json.loads(report.files["perez_piccoli.json"])["tables"] if t["id"] == "peaks_measured_vs_theoretical")
+    assert [c["name"] for c in table["columns"]] == ["Cp_AllAll", "P_theo", "Cp_efficiency", "GMb_AllAll", "B_theo", "GMb_efficiency"]
+    assert [r["preset"] for r in table["rows"]] == list(by_hand)
+    for row in table["rows"]:
+        cp, p, gmb, b = by_hand[row["preset"]]
+        assert [c["value"] for c in row["cells"]] == pytest.approx([cp, p, cp / p, gmb, b, gmb / b], rel=1e-9)
+    md, tex = report.files["perez_piccoli.md"].decode(), report.files["perez_piccoli.tex"].decode()
+    for preset, (cp, p, gmb, b) in by_hand.items():
+        cells = [number_text(v) for v in (cp, p, cp / p, gmb, b, gmb / b)]   # 6 significant digits, as every report table
+        assert f"| `{preset}` | " + " | ".join(cells) + " |" in md
+        assert f"\\texttt{{{preset}}} & " + " & ".join(cells) + " \\\\" in tex

@@ -12,6 +12,8 @@ import symgpu
 from symgpu import cli, errors
 from symgpu.report import chains, files, latex, render, scenarios, templates
 
+from conftest import tiny_text
+
 
 @pytest.fixture()
 def no_derive(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -137,3 +139,56 @@ def test_report_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
     assert "unknown preset" in capsys.readouterr().err
     with pytest.raises(errors.UsageError):
         templates.render_template(templates.make_environment("md"), "no_such.j2", {})
+
+
+# ------------------------------------------------------------------ [[tables]]
+TINY_TABLE = """
+[presets.toy_fast]
+description = "more bandwidth, an intensity"
+source = { ref = "toy2026", locator = "Table 1" }
+[presets.toy_fast.values]
+P_peak = "100 TFLOP/s"
+B = "8 TB/s"
+I = "5 FLOP/B"
+
+[[tables]]
+id = "roofline"
+title = "Attainable vs peak"
+presets = ["toy", "toy_fast"]
+columns = ["P_peak", "B", "P"]
+source = { ref = "toy2026", locator = "Table 1" }
+"""
+
+
+def test_table_rows_are_presets_and_cells_are_engine_values(write_model, no_derive: None) -> None:
+    model = symgpu.load(str(write_model(tiny_text() + TINY_TABLE)))
+    report = render.render_report(model, formats=["json", "md", "tex"], draw_plots=False)
+    table = json.loads(report.files["tiny.json"])["tables"][0]
+    assert [r["preset"] for r in table["rows"]] == ["toy", "toy_fast"]
+    toy, fast = ([c["value"] for c in r["cells"]] for r in table["rows"])
+    assert toy == [1e14, 2e12, None]          # the toy preset has no intensity: P is n/a there, with the reason
+    assert table["unavailable"] == [f"toy: {table['rows'][0]['cells'][2]['reason']}"] and "I" in table["unavailable"][0]
+    assert fast == pytest.approx([1e14, 8e12, 4e13])   # P = Min(100 TFLOP/s, 5 FLOP/B x 8 TB/s) = 40 TFLOP/s
+    md = report.files["tiny.md"].decode()
+    assert "- [Tables](#tables)" in md and "| preset | `P_peak` [FLOP/s] | `B` [B/s] | `P` [FLOP/s] |" in md
+    assert "| `toy_fast` | 100000000000000 | 8000000000000 | 40000000000000 |" in md
+    assert "| `toy` | 100000000000000 | 2000000000000 | n/a |" in md
+    tex = report.files["tiny.tex"].decode()
+    assert "\\section{Tables}" in tex and "\\texttt{toy\\_fast} & 100000000000000 & 8000000000000 & 40000000000000 \\\\" in tex
+
+
+def test_a_report_without_tables_has_no_tables_section(ia: symgpu.Model, no_derive: None) -> None:
+    report = render.render_report(ia, presets=["gtx1080"], formats=["md", "tex"], draw_plots=False)
+    assert "## Tables" not in report.files["interval_analysis.md"].decode()
+    assert "\\section{Tables}" not in report.files["interval_analysis.tex"].decode()
+
+
+@pytest.mark.parametrize("old, new, message", [
+    ('columns = ["P_peak", "B", "P"]', 'columns = ["P", "Q"]', r"table roofline\.columns: unknown symbol 'Q'; declared symbols: B, I, P, P_peak$"),
+    ('presets = ["toy", "toy_fast"]', 'presets = ["toy+nope"]', r"table roofline\.presets: unknown preset 'nope'; presets: toy, toy_fast$"),
+    ('presets = ["toy", "toy_fast"]', "presets = []", r"table roofline\.presets: no presets given"),
+    ('title = "Attainable vs peak"', 'title = "x"\ncolour = "red"', r"table roofline: unknown key 'colour'; allowed keys: caption, columns, id, presets, source, title$"),
+])
+def test_a_table_naming_an_unknown_symbol_or_preset_is_refused_where_it_is(write_model, old: str, new: str, message: str) -> None:
+    with pytest.raises(errors.ModelFileError, match=message):
+        symgpu.load(str(write_model(tiny_text() + TINY_TABLE.replace(old, new))))

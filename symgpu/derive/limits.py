@@ -174,12 +174,36 @@ def _side_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sym
                                        f"{direction} side of {var} = {sympy.sstr(point)} (regimes: {names})")
 
 
+def _geometric_bases(ctx: signs.SignReasoner, expr: sympy.Expr, var: sympy.Symbol) -> tuple[sympy.Expr, dict[sympy.Symbol, sympy.Expr]]:
+    """Write each base b of ``b**g(var)`` whose place against 1 is proved as ``1/(1 + t)`` (0 < b < 1)
+    or ``1 + t`` (b > 1) with a positive t, so that SymPy knows the sign of log(b) as var -> oo
+    (``1 - (1 - rho)**n`` with 0 < rho < 1). Returns the rewritten expression and t -> its meaning."""
+    def positive(e: sympy.Expr) -> bool:   # under the extra assumptions, or by the declared ones alone
+        return ctx.sign(e) == 1 or e.is_positive is True
+    mapping: dict[sympy.Expr, sympy.Expr] = {}
+    back: dict[sympy.Symbol, sympy.Expr] = {}
+    for power in expr.atoms(sympy.Pow):
+        base = power.base
+        if base.is_number or base in mapping or var in base.free_symbols or var not in power.exp.free_symbols:
+            continue
+        t = sympy.Dummy("t", positive=True)
+        if positive(base) and positive(1 - base):
+            mapping[base], back[t] = 1 / (1 + t), 1 / base - 1
+        elif positive(base - 1):
+            mapping[base], back[t] = 1 + t, base - 1
+    return (expr.xreplace(mapping) if mapping else expr), back
+
+
 def _limit(ctx: signs.SignReasoner, expr: sympy.Expr, var: sympy.Symbol, to: sympy.Expr, direction: str) -> sympy.Expr:
     expr = _lift(ctx, expr)
     if isinstance(expr, (sympy.Min, sympy.Max)):
         return expr.func(*[_limit(ctx, a, var, to, direction) for a in expr.args])
     if isinstance(expr, sympy.Piecewise) or signs._has_pieces(expr):
         raise errors.DerivationError(f"cannot take the limit of the piecewise expression {sympy.sstr(expr)} (no regime is selected as {var} -> {to})")
+    if to.has(sympy.oo, -sympy.oo):
+        rewritten, back = _geometric_bases(ctx, expr, var)
+        if back:
+            return sympy.limit(rewritten, var, to, direction).xreplace(back)
     return sympy.limit(expr, var, to, direction)
 
 
@@ -245,7 +269,8 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     try:
         value = _limit(ctx, lifted, symbol, point, direction)
     except (NotImplementedError, ValueError) as exc:
-        raise errors.DerivationError(f"{model.id}: SymPy cannot take the limit of {job.quantity} as {var} -> {point}: {exc}") from None
+        hint = "; state that sign with an assumption (assume = [...] in a request, --assume on the command line)" if "depends on the sign" in str(exc) else ""
+        raise errors.DerivationError(f"{model.id}: SymPy cannot take the limit of {job.quantity} as {var} -> {point}: {exc}{hint}") from None
     job.step("limit", value, f"limit as {var} -> {sympy.sstr(point)}" + side_text + how)
     back = ctx.back(signs._nice(value.xreplace(ctx.forward))) if ctx.forward else value
     result = ctx.nice(back)

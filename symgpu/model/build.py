@@ -100,6 +100,7 @@ class Model:
         self._build_presets()
         self._check_validation()
         self._check_derivations()
+        self._check_tables()
         self._compiled: dict[tuple[Any, ...], Any] = {}
         self._expanded: dict[tuple[str, frozenset[str]], sympy.Expr] = {}
 
@@ -312,6 +313,17 @@ class Model:
                 name = request.get(key)
                 if isinstance(name, str) and name not in self.symbols and name not in self.equations:
                     raise self.fail(f"derivation {request.id}.{key}", f"unknown symbol '{name}'", f"declared symbols: {', '.join(sorted(self.symbols))}")
+
+    def _check_tables(self) -> None:
+        for table in self.definition.tables:
+            where = f"table {table.id}"
+            for name in table.columns:
+                if name not in self.symbols:
+                    raise self.fail(f"{where}.columns", f"unknown symbol '{name}'", f"declared symbols: {', '.join(sorted(self.symbols))}")
+            for preset in table.presets:
+                unknown = [part.strip() for part in preset.split("+") if part.strip() not in self.presets]
+                if unknown:
+                    raise self.fail(f"{where}.presets", f"unknown preset '{unknown[0]}'", f"presets: {', '.join(self.presets) or 'none'}")
 
     # ------------------------------------------------------------------ queries
     @property

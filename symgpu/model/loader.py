@@ -139,7 +139,7 @@ class _Reader(toml_reader.TableReader):
         self.base = base
 
     def model(self, data: dict[str, Any]) -> schema.ModelDefinition:
-        self.unknown(data, {"schema_version", "model", "references", "symbols", "equations", "derivations", "presets", "validation", "plots", "errata", "measurements"}, "top level")
+        self.unknown(data, {"schema_version", "model", "references", "symbols", "equations", "derivations", "presets", "validation", "plots", "errata", "measurements", "tables"}, "top level")
         version = self.take(data, "schema_version", int, "top level")
         if version > schema.SCHEMA_VERSION:
             raise self.fail("schema_version", f"version {version} is newer than this symgpu supports ({schema.SCHEMA_VERSION})", "upgrade symgpu")
@@ -171,8 +171,10 @@ class _Reader(toml_reader.TableReader):
         known_cases = {c.id for c in validation} | ({c.id for c in self.base.validation} if self.base is not None else set())
         errata = self.errata(self.take(data, "errata", list, "top level", required=False, default=[]), refs, known_cases)
         measurements = self.measurements(self.take(data, "measurements", list, "top level", required=False, default=[]), refs)
+        tables = self.tables(self.take(data, "tables", list, "top level", required=False, default=[]), refs)
         if self.base is not None:
             measurements = _merge(self.base.measurements, measurements, "id")
+            tables = _merge(self.base.tables, tables, "id")
             plots = _merge(self.base.plots, plots, "id")
             errata = _merge(self.base.errata, errata, "id")
             symbols = _merge(self.base.symbols, symbols, "name")
@@ -196,6 +198,7 @@ class _Reader(toml_reader.TableReader):
             plots=plots,
             errata=errata,
             measurements=measurements,
+            tables=tables,
         )
 
     def references(self, data: dict[str, Any]) -> tuple[schema.Reference, ...]:
@@ -412,7 +415,18 @@ class _Reader(toml_reader.TableReader):
             ))
         return tuple(out)
 
-
+    def tables(self, data: list[Any], refs: set[str]) -> tuple[schema.TableRequest, ...]:
+        out = []
+        for where, table_id, entry in self.entries(data, "tables", "table", {"id", "title", "presets", "columns", "source", "caption"}):
+            presets, columns = self.strings(entry, "presets", where), self.strings(entry, "columns", where)
+            for key, names in (("presets", presets), ("columns", columns)):
+                if not names:
+                    raise self.fail(f"{where}.{key}", f"no {key} given", f"list at least one: {key} = [\"...\"]")
+            out.append(schema.TableRequest(
+                id=table_id, title=self.take(entry, "title", str, where), presets=presets, columns=columns,
+                source=self.source(entry, where, refs), caption=self.take(entry, "caption", str, where, required=False, default=""),
+            ))
+        return tuple(out)
 
 
 def _plot_ids_ok(text: str) -> bool:

@@ -255,6 +255,27 @@ class MeasurementRequest:
 
 
 @dataclass(frozen=True)
+class TableRequest:
+    """A table the report prints (``[[tables]]``): one row per preset, one column per symbol.
+
+    Attributes:
+        id: table id.
+        title: heading of the table.
+        presets: the rows, preset ids (``a+b`` combinations allowed), in order.
+        columns: the columns, symbol names (inputs or quantities), each in its declared unit.
+        source: where the compared numbers come from.
+        caption: text under the table.
+    """
+
+    id: str
+    title: str
+    presets: tuple[str, ...]
+    columns: tuple[str, ...]
+    source: SourceLocator
+    caption: str = ""
+
+
+@dataclass(frozen=True)
 class ModelDefinition:
     """Everything a model file says, validated for shape but not yet built into SymPy.
 
@@ -273,6 +294,7 @@ class ModelDefinition:
         plots: plots the report draws, in file order.
         errata: recorded defects of the source, in file order.
         measurements: measured-data comparisons the report draws, in file order.
+        tables: tables across presets the report prints, in file order.
     """
 
     id: str
@@ -290,3 +312,4 @@ class ModelDefinition:
     plots: tuple[PlotRequest, ...] = ()
     errata: tuple[Erratum, ...] = ()
     measurements: tuple[MeasurementRequest, ...] = ()
+    tables: tuple[TableRequest, ...] = ()

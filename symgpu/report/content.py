@@ -15,6 +15,7 @@ from symgpu.numbers import number_text, round_sig
 from symgpu.report.latex import _safe_latex, latex, unit_latex
 from symgpu.report.scenarios import _jsonable, scrub
 from symgpu.report.chains import preset_section
+from symgpu.report.tables import tables_section
 
 
 # ============================================================================ derivations
@@ -177,6 +178,7 @@ def build_context(model: Model, presets: Sequence[str] | None = None, *, plots: 
         "equations": equations,
         "derivations": derivations,
         "presets": presets_out,
+        "tables": tables_section(model),
         "validation": rows,
         "errata": errata,
         "plots": list(plots),
