@@ -89,15 +89,9 @@ def test_cwp_mwp_switch_with_mwp_below_two_is_masked_by_the_printed_or(hk):
 
 
 # ------------------------------------------------------------- Chen & Aamodt (Volkov §4.13): model 3 -> 1
-#: The request for volkov_2016.toml (that file belongs to the Volkov work; this is the entry it gets).
-CHEN_AAMODT_3_TO_1 = symgpu.model.schema.DerivationRequest("chen_aamodt_3_to_1", "limit", (
-    ("quantity", "rho_ca3"), ("variable", "n_threads_ca"), ("to", "oo"), ("assume", ("rho_single < 1",)), ("expect", "1"),
-))
-
-
 def test_chen_aamodt_model_3_tends_to_the_one_ipc_issue_bound():
     volkov = symgpu.load("volkov_2016")
-    derivation = derive.run_request(volkov, CHEN_AAMODT_3_TO_1)
+    derivation = derive.run_request(volkov, request(volkov, "chen_aamodt_3_to_1"))
     assert derivation.result == 1 and derive.expect_holds(derivation) is True
     # by hand: 0 < 1 - rho < 1, so (1 - rho)**n -> 0 and rho3 = 1 - (1 - rho)**n -> 1; at n = 10**4 the
     # remainder (1 - rho)**n is below 1e-40 for every rho >= 0.01, so the model's value is 1 to double precision
