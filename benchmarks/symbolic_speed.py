@@ -7,7 +7,8 @@ Prints median wall-clock times (each command in a fresh process) of
 * every bundled derivation request (``symgpu derive MODEL ID``), cold (empty cache),
 * ``symgpu validate`` (all models), cold and warm,
 * ``symgpu report --all -o TMP`` cold (empty cache) and warm (cache filled by the cold run),
-* the first scalar ``evaluate`` of a quantity after its model is loaded (in-process).
+* the first scalar ``evaluate`` of a quantity after its model is loaded (a fresh process per model),
+* CPU seconds of ``validate`` (the machine is shared: CPU time is steadier than wall-clock).
 
 Every cold run uses its own empty cache folder (``SYMGPU_CACHE_DIR``), so results from an
 earlier run never leak in. The machine is shared and noisy: compare ratios from one run.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -75,20 +77,41 @@ def _requests() -> list[tuple[str, str]]:
     return out
 
 
-def first_evaluate() -> list[tuple[str, float]]:
-    """Seconds of the first scalar evaluate after loading: each model's first validation case."""
-    sys.path.insert(0, str(ROOT))
-    import symgpu
+FIRST_EVALUATE = """
+import sys, time
+import symgpu
+model = symgpu.load(sys.argv[1])
+case = next(c for c in model.definition.validation if not c.derivation and not c.erratum
+            and (len(sys.argv) < 3 or c.expect[0][0] == sys.argv[2]))
+name = case.expect[0][0]
+start = time.perf_counter()
+model.evaluate(name, case.preset or None, values=dict(case.inputs))
+first = time.perf_counter() - start
+start = time.perf_counter()
+model.evaluate(name, case.preset or None, values=dict(case.inputs))
+print(name, first, time.perf_counter() - start)
+"""
 
+
+def first_evaluate() -> list[tuple[str, float, float]]:
+    """(label, seconds of the first scalar evaluate after loading, of the second) for each
+    model's first validation case, each model in a fresh process (one-time set-up included)."""
     out = []
-    for model_id in ("interval_analysis", "hong_kim_2009", "volkov_2016", "mdm_2019", "occupancy", "perez_piccoli"):
-        model = symgpu.load(model_id)
-        case = next(c for c in model.definition.validation if not c.derivation and not c.erratum)
-        name = case.expect[0][0]
-        start = time.perf_counter()
-        model.evaluate(name, case.preset or None, values=dict(case.inputs))
-        out.append((f"{model_id}:{name}", time.perf_counter() - start))
+    for model_id, *quantity in (("interval_analysis", "P_K0"), ("hong_kim_2009",), ("volkov_2016",), ("mdm_2019",),
+                                ("occupancy",), ("perez_piccoli",)):
+        done = subprocess.run([sys.executable, "-c", FIRST_EVALUATE, model_id, *quantity], env=_env(None), cwd=ROOT,
+                              capture_output=True, text=True, check=True)
+        name, first, second = done.stdout.split()
+        out.append((f"{model_id}:{name}", float(first), float(second)))
     return out
+
+
+def cpu_timed(argv: list[str], cache: str | None = None) -> tuple[float, float]:
+    """(wall-clock, CPU) seconds of one run of ``argv``: CPU time is what counts on a busy machine."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall = timed(argv, cache)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main() -> None:
@@ -112,8 +135,9 @@ def main() -> None:
     for label, seconds, note in rows:
         print(f"{label:<48} {seconds:8.3f} s  {note}", flush=True)
 
-    for label, seconds in first_evaluate():
-        print(f"{'first evaluate ' + label:<48} {seconds * 1000:8.1f} ms", flush=True)
+    for label, first, second in first_evaluate():
+        print(f"{'first evaluate ' + label:<48} {first * 1000:8.1f} ms  (second call {second * 1000:.2f} ms; "
+              "fresh process, after load)", flush=True)
 
     if not args.skip_derive:
         worst = 0.0
@@ -123,10 +147,12 @@ def main() -> None:
             print(f"{'derive ' + model_id + ' ' + request_id + ' (cold)':<48} {cold:8.3f} s", flush=True)
         print(f"{'slowest derivation request (cold)':<48} {worst:8.3f} s", flush=True)
 
+    cpu_sympy = statistics.median(cpu_timed([py, "-c", "import sympy"])[1] for _ in range(args.repeat))
     with tempfile.TemporaryDirectory() as cache:
-        cold = timed(SYMGPU + ["validate"], cache)
-        warm = timed(SYMGPU + ["validate"], cache)
-        print(f"{'symgpu validate cold / warm':<48} {cold:8.3f} s {warm:8.3f} s", flush=True)
+        cold, cold_cpu = cpu_timed(SYMGPU + ["validate"], cache)
+        warm, warm_cpu = cpu_timed(SYMGPU + ["validate"], cache)
+        print(f"{'symgpu validate cold / warm':<48} {cold:8.3f} s {warm:8.3f} s  (CPU {cold_cpu:.2f} s / {warm_cpu:.2f} s; "
+              f"{cold_cpu / cpu_sympy:.1f}x / {warm_cpu / cpu_sympy:.1f}x the CPU of import sympy)", flush=True)
 
     if not args.skip_report:
         with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as out:

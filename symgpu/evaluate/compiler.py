@@ -6,17 +6,29 @@ coherent base units (see :mod:`symgpu.evaluate.scaling`) unless it says otherwis
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pint
 import sympy
+from sympy.printing.numpy import NumPyPrinter
 
 from symgpu.evaluate import scaling
 
 if TYPE_CHECKING:
     from symgpu.model import Model
+
+
+#: ``lambdify`` writes a docstring with ``str(expr)`` (a third of its time on a model's
+#: quantities) unless told not to (SymPy >= 1.13); the generated code is the same either way
+_NO_DOCSTRING: dict[str, Any] = {"docstring_limit": 0} if "docstring_limit" in inspect.signature(sympy.lambdify).parameters else {}
+
+
+def _numpy_printer() -> Any:
+    """The printer ``lambdify(..., modules="numpy")`` makes, with the same settings."""
+    return NumPyPrinter({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True, "user_functions": {}})
 
 
 def _lambdify(symbols: Sequence[sympy.Symbol], expr: sympy.Basic, cse: bool = False) -> Any:
@@ -25,9 +37,15 @@ def _lambdify(symbols: Sequence[sympy.Symbol], expr: sympy.Basic, cse: bool = Fa
     NOTE: common-subexpression elimination and the printer rebuild nodes; with evaluation on,
     every rebuilt ``Min``/``Max`` searches its arguments for dominated ones again (seconds per
     model, and no value changes). Under ``sympy.evaluate(False)`` nodes are rebuilt as they are.
+
+    NOTE: ``modules="numpy"`` would first run ``from numpy import *`` once per process, which
+    imports NumPy's lazily loaded submodules (f2py, testing, ...: ~0.1 s, most of a first
+    ``evaluate``). The printer ``lambdify`` would choose is passed instead, with an empty
+    namespace: ``lambdify`` imports exactly the NumPy names the printed code uses
+    (``from numpy import amin``, ...), so the source and the functions it calls are the same.
     """
     with sympy.evaluate(False):
-        return sympy.lambdify(list(symbols), expr, modules="numpy", cse=cse)
+        return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), cse=cse, **_NO_DOCSTRING)
 
 
 def compiled(model: Model, name: str, given: frozenset[str]) -> tuple[tuple[str, ...], Any, sympy.Expr]:
@@ -107,7 +125,7 @@ def broadcast(values: list[Any]) -> list[Any]:
 
 def numpy_function(symbols: Sequence[sympy.Symbol], expr: sympy.Basic) -> Callable[..., Any]:
     """``expr`` as a NumPy function of ``symbols`` (no unit handling, no cache): for sampling."""
-    return sympy.lambdify(list(symbols), expr, modules="numpy")  # type: ignore[no-any-return]
+    return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), **_NO_DOCSTRING)  # type: ignore[no-any-return]
 
 
 def mpmath_function(symbol: sympy.Symbol, expr: sympy.Basic) -> Callable[..., Any]:

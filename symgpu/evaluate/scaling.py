@@ -44,14 +44,33 @@ def base_expression(model: Model, expr: sympy.Basic) -> sympy.Basic:
     return _Rescaler(model).walk(expr)[0]
 
 
+#: the most rewritten nodes kept per model (see :meth:`_Rescaler.walk`)
+MAX_REWRITTEN = 50_000
+
+
 class _Rescaler:
     """Walks an expression tracking the declared pint unit of every node."""
 
     def __init__(self, model: Model) -> None:
         self.model = model
         self.ureg = units.registry()
+        self.done: dict[int, tuple[Any, tuple[Any, Any]]] = model._compiled.setdefault(("rewritten",), {})
+        if len(self.done) > MAX_REWRITTEN:
+            self.done.clear()
 
     def walk(self, expr: Any) -> tuple[Any, Any]:
+        """(``expr`` rewritten for base units, its declared unit or ``None``), once per node.
+
+        NOTE: expanded quantities share sub-expressions (one object substituted in several
+        places, and in several quantities: see ``Model._expand``), so results are kept per
+        model, keyed by object identity (the node is kept too, so its id is never reused).
+        """
+        found = self.done.get(id(expr))
+        if found is None:
+            found = self.done[id(expr)] = (expr, self._rewrite(expr))
+        return found[1]
+
+    def _rewrite(self, expr: Any) -> tuple[Any, Any]:
         one = self.ureg.dimensionless
         unit: pint.Unit | None  # the node's declared unit; None for pure numbers
         if isinstance(expr, sympy.logic.boolalg.BooleanAtom) or expr.is_Number or expr.is_NumberSymbol:

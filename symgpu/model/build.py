@@ -12,7 +12,7 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.units import dimensions
-from symgpu.model import expressions
+from symgpu.model import expressions, substitution
 from symgpu.model import schema
 from symgpu.model import value_domain
 
@@ -103,6 +103,8 @@ class Model:
         self._check_tables()
         self._compiled: dict[tuple[Any, ...], Any] = {}
         self._expanded: dict[tuple[str, frozenset[str]], sympy.Expr] = {}
+        self._substituted: dict[tuple[str, frozenset[str]], sympy.Expr] = {}
+        self._reachable_from: dict[str, frozenset[str]] = {}
 
     # ------------------------------------------------------------------ construction
     def fail(self, where: str, problem: str, hint: str = "", kind: type[errors.ModelFileError] = errors.ModelFileError) -> errors.ModelFileError:
@@ -379,21 +381,35 @@ class Model:
         equation = self.equation_for(name)
         stop = frozenset(stop_at)
         key = (equation.id, stop)
-        if key in self._expanded:
-            return self._expanded[key]
-        cache: dict[str, sympy.Expr] = {}
-
-        def expand(expr: sympy.Expr) -> sympy.Expr:
-            mapping = {}
-            for sym in expr.free_symbols:
-                if sym.name in self.defining and sym.name not in stop:
-                    if sym.name not in cache:
-                        cache[sym.name] = expand(self.defining[sym.name].rhs)
-                    mapping[sym] = cache[sym.name]
-            return expr.xreplace(mapping) if mapping else expr
-
-        self._expanded[key] = expand(equation.rhs)
+        if key not in self._expanded:
+            self._expanded[key] = self._expand(equation.rhs, stop)
         return self._expanded[key]
+
+    def _expand(self, expr: sympy.Expr, stop: frozenset[str]) -> sympy.Expr:
+        """``expr`` with every defined quantity not in ``stop`` substituted, recursively.
+
+        NOTE: each defined quantity's expansion is kept (in ``_substituted``) for every later
+        call: rebuilding the nested Min/Max of a large model costs seconds. It is keyed by the
+        part of ``stop`` that the quantity depends on, so every caller gets the same expression.
+        """
+        mapping = {}
+        for sym in expr.free_symbols:
+            if sym.name in self.defining and sym.name not in stop:
+                sub_key = (sym.name, stop & self._reachable(sym.name))
+                if sub_key not in self._substituted:
+                    self._substituted[sub_key] = self._expand(self.defining[sym.name].rhs, stop)
+                mapping[sym] = self._substituted[sub_key]
+        return substitution.xreplace(expr, mapping) if mapping else expr
+
+    def _reachable(self, name: str) -> frozenset[str]:
+        """The defined quantities that defined quantity ``name``'s equation uses, directly or not."""
+        if name not in self._reachable_from:
+            found: set[str] = set()
+            for sym in self.defining[name].rhs.free_symbols:
+                if sym.name in self.defining:
+                    found |= {sym.name} | self._reachable(sym.name)
+            self._reachable_from[name] = frozenset(found)
+        return self._reachable_from[name]
 
     def dependencies(self, name: str, *, stop_at: tuple[str, ...] | frozenset[str] = ()) -> list[Equation]:
         """Equations used to compute ``name`` (itself first), each once."""

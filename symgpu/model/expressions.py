@@ -19,6 +19,7 @@ from typing import Any
 import sympy
 
 from symgpu import errors
+from symgpu.model import substitution
 
 MAX_LENGTH = 20_000
 MAX_INTEGER = 10**30
@@ -38,8 +39,8 @@ _CHAINS: tuple[tuple[type, ...], ...] = ((ast.Add, ast.Sub), (ast.Mult, ast.Div)
 
 #: name -> (constructor, allowed argument counts (min, max); max None = unbounded)
 FUNCTIONS: dict[str, tuple[Callable[..., Any], tuple[int, int | None]]] = {
-    "Min": (sympy.Min, (1, None)),
-    "Max": (sympy.Max, (1, None)),
+    "Min": (lambda *args: substitution.min_max(sympy.Min, args), (1, None)),
+    "Max": (lambda *args: substitution.min_max(sympy.Max, args), (1, None)),
     "sqrt": (sympy.sqrt, (1, 1)),
     "ceiling": (sympy.ceiling, (1, 1)),
     "floor": (sympy.floor, (1, 1)),
