@@ -5,8 +5,11 @@ beyond the chunk's output arrays.
 
 The arithmetic is the plan's compiled expressions point by point (no ``fastmath``: reassociated
 or reciprocal arithmetic could move an exact tie of a discontinuous model), so every value is
-the one the NumPy backend computes. Kernels are compiled once per process and axis count
-(numba's on-disk cache is not used: symgpu never loads executable code from a cache).
+the one the NumPy backend computes. The sweep runs the loop on one thread (``parallel=False``):
+measured on a shared 2-core machine, ``prange`` over two threads was no faster, and parallel
+sweeps come from chunks on several workers (``--engine dask``) without oversubscribing. Kernels
+are compiled once per process and axis count (numba's on-disk cache is not used: symgpu never
+loads executable code from a cache).
 """
 
 from __future__ import annotations
