@@ -21,15 +21,30 @@ from symgpu.sweep import backends, build_plan, iter_chunks  # noqa: E402
 from symgpu.sweep.grid import Axis, Grid  # noqa: E402
 
 
+def gpu_name(backend: str) -> str | None:
+    """The GPU the backend runs on, or None (package missing, no CUDA device, jax on CPU only)."""
+    if not backends.available(backend):
+        return None
+    module = backends.load(backend).module
+    if backend == "cupy":
+        props = module.cuda.runtime.getDeviceProperties(module.cuda.Device().id)
+        name = props["name"]
+        return name.decode() if isinstance(name, bytes) else str(name)
+    gpus = [d for d in module.devices() if d.platform == "gpu"]
+    return str(gpus[0].device_kind) if gpus else None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--points", type=float, default=1e8)
     parser.add_argument("--chunk", type=int, default=1 << 22)
     parser.add_argument("--backend", default="cupy", choices=("cupy", "jax"))
     args = parser.parse_args()
-    if not backends.available(args.backend):
-        print(f"skipped: backend {args.backend} is not available here (no package or no GPU)")
+    device = gpu_name(args.backend)
+    if device is None:
+        print(f"skipped: backend {args.backend} has no GPU here (no package, no CUDA device, or jax on CPU only)")
         return
+    print(f"{args.backend} on {device}")
     model = symgpu.load("hong_kim_2009")
     mem = max(1, int(args.points) // 10_000)
     grid = Grid((Axis("Active_blocks_per_SM", np.arange(1.0, 9.0), "Active_blocks_per_SM=1:8"),

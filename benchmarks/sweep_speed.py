@@ -9,11 +9,16 @@ a fresh process (so its peak RSS is its own) on the same chunks of the same grid
 * ``checked``   symgpu, assumption + domain checks fused into the compiled pass;
 * ``unchecked`` symgpu with checks off;
 * ``regime``    checked, plus the active-regime column;
-* ``numba``     checked, numba backend (``symgpu[fast]``; compile time excluded, reported).
+* ``numba``     checked, numba backend (``symgpu[fast]``: one loop per chunk; compile time
+  excluded, reported);
+* ``write``     the command line, output written: ``python -m symgpu sweep hong_kim_2009
+  Exec_cycles_app --preset table2_example --grid ... -o FILE.parquet`` (in its own process, so
+  its peak RSS is the whole command's: evaluation, Arrow buffers, the Parquet writer).
 
-Usage: ``python benchmarks/sweep_speed.py [--points 1e7] [--huge]`` (``--huge`` adds a chunked
-10^8-point run of ``checked`` and ``numba``, minutes on a 2-core machine). Prints seconds,
-ratios to ``hand`` and peak RSS per mode.
+Usage: ``python benchmarks/sweep_speed.py [--points 1e7] [--write-points 1e6] [--write-format csv]
+[--huge]`` (``--write-points 1e8`` measures the 10^8-point written sweep, minutes on a 2-core
+machine; ``--huge`` adds chunked 10^8-point runs of ``checked`` and ``numba``). Prints seconds,
+ratios to ``hand`` (all measured in this one run, one mode after the other) and peak RSS per mode.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import json
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -68,8 +74,32 @@ def hand(blocks: np.ndarray, comp: np.ndarray, mem_ld: np.ndarray) -> np.ndarray
                              (mem_l + comp_cycles * n) * rep))
 
 
-def one(mode: str, points: int, chunk: int) -> dict[str, float]:
+def write_command(points: int, output: str, backend: str = "numpy", chunk: int = 1 << 18) -> list[str]:
+    """The ``symgpu sweep`` command line writing the benchmark's grid of ``points`` to ``output``."""
+    grids = [f"--grid={a.text}" for a in grid_for(points).axes]
+    return ["-m", "symgpu", "sweep", "hong_kim_2009", "Exec_cycles_app", "--preset", PRESET, *grids,
+            "--backend", backend, "--chunk-size", str(chunk), "--no-progress", "-o", output]
+
+
+def write(points: int, chunk: int, fmt: str, backend: str) -> dict[str, float]:
+    """Run the written sweep's command line in this process; seconds, peak RSS, file size."""
+    from symgpu.cli.app import main as cli  # noqa: PLC0415 - only this mode needs the CLI
+
+    with tempfile.TemporaryDirectory(prefix="sweep_speed.") as folder:
+        output = str(Path(folder) / f"sweep.{fmt}")
+        begin = time.perf_counter()
+        code = cli(write_command(points, output, backend, chunk)[2:])
+        seconds = time.perf_counter() - begin
+        size = Path(output).stat().st_size if code == 0 else 0
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"seconds": seconds, "checksum": float("nan"), "rss_mib": rss, "compile_s": 0.0, "axes": 3,
+            "file_mib": size / 2**20, "exit": code}
+
+
+def one(mode: str, points: int, chunk: int, fmt: str = "parquet") -> dict[str, float]:
     """Run one mode in this process; return seconds, a checksum and peak RSS (MiB)."""
+    if mode.startswith("write-"):
+        return write(points, chunk, fmt, mode.removeprefix("write-"))
     model = symgpu.load("hong_kim_2009")
     grid = grid_for(points)
     names = grid.names
@@ -108,10 +138,13 @@ def main() -> None:
     parser.add_argument("--points", type=float, default=1e7)
     parser.add_argument("--chunk", type=int, default=1 << 18)
     parser.add_argument("--huge", action="store_true", help="also 10^8 points, chunked (checked, numba)")
+    parser.add_argument("--write-points", type=float, default=1e6,
+                        help="points of the written sweep (symgpu sweep ... -o FILE); 1e8 for the 10^8 claim, 0 to skip")
+    parser.add_argument("--write-format", choices=("parquet", "csv"), default="parquet")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(one(args.one, int(args.points), args.chunk)))
+        print(json.dumps(one(args.one, int(args.points), args.chunk, args.write_format)))
         return
     try:
         import numba  # noqa: F401, PLC0415
@@ -122,19 +155,31 @@ def main() -> None:
     runs += [("numba", int(args.points))] if has_numba else []
     if args.huge:
         runs += [("checked", 10**8)] + ([("numba", 10**8)] if has_numba else [])
+    if args.write_points:
+        runs += [("write-numpy", int(args.write_points))] + ([("write-numba", int(args.write_points))] if has_numba else [])
     results = {}
     for mode, points in runs:
-        out = subprocess.run([sys.executable, __file__, "--one", mode, "--points", str(points), "--chunk", str(args.chunk)],
-                             check=True, capture_output=True, text=True)
-        results[(mode, points)] = json.loads(out.stdout)
+        out = subprocess.run([sys.executable, __file__, "--one", mode, "--points", str(points), "--chunk", str(args.chunk),
+                              "--write-format", args.write_format], check=True, capture_output=True, text=True)
+        results[(mode, points)] = json.loads(out.stdout.splitlines()[-1])
     print(f"hong_kim_2009 Exec_cycles_app, preset {PRESET}, chunk {args.chunk} points")
     print(f"{'mode':<10} {'points':>10} {'seconds':>8} {'/hand':>6} {'peak RSS MiB':>13} {'compile s':>9}")
     for (mode, points), r in results.items():
+        if mode.startswith("write-"):
+            continue
         base = results.get(("hand", points)) or results[("hand", int(args.points))]
         scale = points / int(args.points) if ("hand", points) not in results else 1.0
         ratio = r["seconds"] / (base["seconds"] * scale)
         print(f"{mode:<10} {points:>10.0e} {r['seconds']:>8.2f} {ratio:>6.2f} {r['rss_mib']:>13.0f} {r['compile_s']:>9.2f}")
-    sums = {k: v["checksum"] for k, v in results.items() if k[1] == int(args.points)}
+    if ("numba", int(args.points)) in results:
+        speedup = results[("hand", int(args.points))]["seconds"] / results[("numba", int(args.points))]["seconds"]
+        print(f"numba backend (checked) is {speedup:.2f}x faster than hand-written NumPy (chunked), same run")
+    for (mode, points), r in results.items():
+        if mode.startswith("write-"):
+            print(f"{mode}: {points:.0e} points written as {args.write_format} ({r['file_mib']:.0f} MiB) in "
+                  f"{r['seconds']:.1f} s, peak RSS {r['rss_mib']:.0f} MiB, exit {r['exit']:.0f}; the command: "
+                  f"python {' '.join(write_command(points, 'OUT.' + args.write_format, mode.removeprefix('write-'), args.chunk))}")
+    sums = {k: v["checksum"] for k, v in results.items() if k[1] == int(args.points) and not k[0].startswith("write-")}
     reference = sums[("hand", int(args.points))]
     print("checksums agree with hand NumPy to 1e-12:", all(abs(s / reference - 1) < 1e-12 for s in sums.values()))
 

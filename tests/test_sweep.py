@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import symgpu
+from conftest import read_fixture
 from symgpu import errors
 from symgpu.evaluate.active import active_regime
 from symgpu.sweep import backends, build_plan, iter_chunks, parse_axis, sweep
@@ -158,3 +161,45 @@ def test_exact_tie_of_a_discontinuous_model_is_decided_as_evaluate_decides_it(hk
     expected = hk.evaluate("Exec_cycles_app", preset=PRESET, values={"Active_blocks_per_SM": 1, "Mem_LD": 970})
     assert result.columns["Exec_cycles_app"][0] == float(expected.magnitude)
     assert result.regime_names()[0] == "eq22"
+
+
+NUMBA_CASES = {
+    # Eq. (22)-(24) by cases, points outside the domain (Uncoal_Mem_insts = 0) and the exact tie at Mem_LD = 970
+    "cases+domain+tie": ("hong_kim_2009", "Exec_cycles_app", PRESET,
+                         ["Active_blocks_per_SM=1:8", "Uncoal_Mem_insts=0,6", "Mem_LD=100,400,969,970,971,2000", "Comp_insts=1,30,500"]),
+    "min regime": ("hong_kim_2009", "MWP", PRESET, ["Active_blocks_per_SM=1:8", "Mem_LD=100:5000:70"]),
+}
+
+
+@pytest.mark.parametrize("chunk_size", [1, 7, 1000])
+@pytest.mark.parametrize("case", sorted(NUMBA_CASES))
+def test_numba_backend_agrees_with_numpy_for_every_column(case: str, chunk_size: int) -> None:
+    if not backends.available("numba"):
+        pytest.skip("backend numba is not available here")
+    name, quantity, preset, grid = NUMBA_CASES[case]
+    model = symgpu.load(name)
+    reference = sweep(model, quantity, preset=preset, grid=grid)
+    other = sweep(model, quantity, preset=preset, grid=grid, backend="numba", chunk_size=chunk_size)
+    assert reference.columns.keys() == other.columns.keys()
+    for column, values in reference.columns.items():
+        np.testing.assert_allclose(other.columns[column], values, rtol=1e-12, atol=0, err_msg=column)
+    assert np.isnan(reference.columns[quantity]).any() == (case == "cases+domain+tie")
+    assert other.outside == reference.outside
+    assert (other.regime == reference.regime).all()
+
+
+def test_numba_backend_scales_declared_units_as_numpy_does(write_model: Callable[..., Path]) -> None:
+    if not backends.available("numba"):
+        pytest.skip("backend numba is not available here")
+    model = symgpu.load(write_model(read_fixture("scales"), name="scales"))
+    # B/s, GHz and ns: axes whose declared units are not base units
+    grids = {"per_cycle": ["BW=1e9:9e9:4e9", "clock=0.5:2:0.25"], "whole": ["L=1:40:3", "clock=0.5:2:0.25"]}
+    results = {}
+    for quantity, grid in grids.items():
+        reference = sweep(model, quantity, grid=grid)
+        results[quantity] = other = sweep(model, quantity, grid=grid, backend="numba", chunk_size=5)
+        for column, values in reference.columns.items():
+            np.testing.assert_allclose(other.columns[column], values, rtol=1e-12, atol=0, err_msg=column)
+    # by hand: 1 GB/s / 0.5 GHz = 2 B/cycle; ceiling(1 ns x 0.5 GHz) = ceiling(0.5) = 1 cycle
+    assert results["per_cycle"].columns["per_cycle"][0] == 2.0
+    assert results["whole"].columns["whole"][0] == 1.0

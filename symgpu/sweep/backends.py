@@ -1,5 +1,5 @@
 """Array backends for a sweep: the same compiled expressions run by NumPy (default), numba
-(``symgpu[fast]``: one fused loop per chunk), CuPy or JAX (``symgpu[gpu]``).
+(``symgpu[fast]``: one fused loop per chunk, :mod:`symgpu.sweep.fused`), CuPy or JAX (``symgpu[gpu]``).
 
 Every backend takes the chunk's coordinates as NumPy arrays in base units and returns NumPy
 arrays (float64), so what follows (domain mask, regimes, writing) is the same for all.
@@ -42,7 +42,8 @@ class Backend:
         backend) on ``coords`` and ``constants`` (base units); return its ``outputs`` arrays of
         length ``size``."""
         if self.name == "numba":
-            return list(_numba_run(self.module, function, coords, constants, outputs, size))
+            # the numba backend runs whole chunks in one loop: symgpu.sweep.fused via run.evaluate_chunk
+            raise errors.UsageError("the numba backend evaluates chunks with symgpu.sweep.fused.run, not Backend.run")
         # NOTE: constants as full-length views (stride 0, no copies): lambdified Piecewise
         # conditions combine with logical_and.reduce((...)), which fails on scalars and arrays
         fixed = [np.broadcast_to(np.float64(c), (size,)) for c in constants]
@@ -83,27 +84,3 @@ def load(name: str) -> Backend:
     if name == "jax":
         module.config.update("jax_enable_x64", True)  # float64 like the other backends
     return Backend(name, module)
-
-
-_LOOPS: dict[int, Any] = {}
-_JITTED: dict[int, tuple[Any, Any]] = {}
-
-
-def _numba_run(numba: Any, function: Callable[..., Any], coords: Sequence[np.ndarray], constants: Sequence[float],
-               outputs: int, size: int) -> np.ndarray:
-    """One compiled loop over the chunk: every output of a point from one call of ``function``."""
-    if not _LOOPS:
-        @numba.njit(nogil=True)
-        def loop(f: Any, rows: np.ndarray, fixed: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
-            for i in range(rows.shape[0]):
-                result = f(rows[i], fixed)
-                for j in range(out.shape[0]):
-                    out[j, i] = result[j]
-        _LOOPS[0] = loop
-    key = id(function)
-    if key not in _JITTED or _JITTED[key][0] is not function:
-        _JITTED[key] = (function, numba.njit(nogil=True, error_model="numpy")(function))
-    rows = np.ascontiguousarray(np.stack([np.broadcast_to(c, (size,)) for c in coords], axis=1)) if coords else np.zeros((size, 0))
-    out = np.empty((outputs, size))
-    _LOOPS[0](_JITTED[key][1], rows, np.asarray(constants, dtype=float), out)
-    return out

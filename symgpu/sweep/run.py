@@ -14,7 +14,7 @@ import numpy as np
 from symgpu import errors
 from symgpu.evaluate import compiler
 from symgpu.model import Model
-from symgpu.sweep import backends
+from symgpu.sweep import backends, fused
 from symgpu.sweep.grid import Axis, Grid
 from symgpu.sweep.plan import SweepPlan, build_plan
 from symgpu.sweep.regimes import decide
@@ -63,6 +63,8 @@ def compile_plan(plan: SweepPlan, backend: backends.Backend) -> Any:
 
 def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, stop: int) -> Chunk:
     """Evaluate the points ``start..stop-1`` of the plan's grid."""
+    if backend.name == "numba":
+        return _fused_chunk(plan, backend, function, start, stop)
     size = stop - start
     coords = plan.grid.chunk(start, stop)
     based = [c * s if s != 1.0 else c for c, s in zip(coords, plan.scales)]
@@ -84,6 +86,26 @@ def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, st
         if outside:
             regime[~inside] = -1
     return Chunk(start, stop, columns, regime, outside)
+
+
+def _fused_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, stop: int) -> Chunk:
+    """:func:`evaluate_chunk` in one numba loop (coordinates, quantities, domain mask and a
+    Min/Max regime per point); a regime by cases is then decided on the loop's outputs."""
+    spec = plan.regime
+    kind = spec.kind if spec is not None else ""
+    arguments = tuple(int(t[1]) for t in spec.trees) if spec is not None and kind in ("min", "max") else ()
+    layout = fused.layout(plan, [a.values for a in plan.grid.axes], plan.scales, len(plan.quantities), plan.domain,
+                          kind, arguments)
+    done = fused.run(backend.module, function, layout, tuple(v for _, v in plan.fixed), len(plan.exprs), start, stop,
+                     parallel=False)
+    columns: dict[str, np.ndarray] = {a.name: done.axes[k] for k, a in enumerate(plan.grid.axes)}
+    columns.update({name: done.out[index] for index, name in enumerate(plan.quantities)})
+    regime = done.regime
+    if spec is not None and regime is None:
+        regime = decide(spec, list(done.out), (stop - start,))
+        if done.outside and plan.domain is not None:
+            regime[~(done.out[plan.domain] > 0.5)] = -1
+    return Chunk(start, stop, columns, regime, done.outside)
 
 
 def progress_bar(total: int, enabled: bool | None) -> Any:

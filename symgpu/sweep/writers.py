@@ -93,16 +93,31 @@ def arrow_table(plan: SweepPlan, chunk: Chunk, schema: Any) -> Any:
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
-def csv_text(plan: SweepPlan, chunk: Chunk) -> str:
-    """One chunk as CSV rows (shortest round-trip numbers, ``nan`` outside the domain)."""
+#: rows formatted at a time when writing CSV: each block's text is a few hundred KiB, so no
+#: chunk-sized string is ever built (chunk-sized temporaries let the C heap grow with the grid)
+CSV_BLOCK = 4096
+
+
+def csv_blocks(plan: SweepPlan, chunk: Chunk) -> Iterator[str]:
+    """One chunk as CSV rows, :data:`CSV_BLOCK` rows per piece of text (17 significant digits, round-trip
+    numbers, ``nan`` outside the domain, the regime label last)."""
     names = [c.name for c in plan.columns() if c.kind != "regime"]
-    numbers = np.column_stack([chunk.columns[n] for n in names])
-    stream = io.StringIO()
-    np.savetxt(stream, numbers, fmt="%.17g", delimiter=",")
-    if plan.regime is None or chunk.regime is None:
-        return stream.getvalue()
-    labels = list(plan.regime.labels) + [""]
-    return "".join(f"{line},{labels[code]}\n" for line, code in zip(stream.getvalue().splitlines(), chunk.regime))
+    labels = list(plan.regime.labels) + [""] if plan.regime is not None and chunk.regime is not None else None
+    row = ",".join(["%.17g"] * len(names)) + ("," if labels is not None else "")
+    for begin in range(0, chunk.stop - chunk.start, CSV_BLOCK):
+        end = min(begin + CSV_BLOCK, chunk.stop - chunk.start)
+        numbers = np.column_stack([chunk.columns[n][begin:end] for n in names]).tolist()
+        if labels is None:
+            yield "".join(row % tuple(values) + "\n" for values in numbers)
+        else:
+            assert chunk.regime is not None
+            codes = chunk.regime[begin:end].tolist()
+            yield "".join(row % tuple(values) + labels[code] + "\n" for values, code in zip(numbers, codes))
+
+
+def csv_text(plan: SweepPlan, chunk: Chunk) -> str:
+    """One chunk as CSV rows (see :func:`csv_blocks`)."""
+    return "".join(csv_blocks(plan, chunk))
 
 
 def csv_header(plan: SweepPlan) -> str:
@@ -148,7 +163,7 @@ def write_chunks(plan: SweepPlan, chunks: Iterable[Chunk], path: str | os.PathLi
             with open(temp, "w", encoding="utf-8", newline="") as stream:
                 stream.write(csv_header(plan))
                 for chunk in chunks:
-                    stream.write(csv_text(plan, chunk))
+                    stream.writelines(csv_blocks(plan, chunk))
                     points, outside = points + chunk.stop - chunk.start, outside + chunk.outside
                     if chunk.regime is not None:
                         counts += np.bincount(chunk.regime + 1, minlength=counts.size)[np.r_[1:counts.size, 0]]
