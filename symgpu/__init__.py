@@ -66,6 +66,10 @@ def __getattr__(name: str) -> Any:
     # Other names fail at once: `from symgpu import resources` asks here before importing it.
     if name not in _LAZY:
         raise AttributeError(f"module 'symgpu' has no attribute {name!r}")
+    if name == "units":  # `from symgpu import units` inside the engine must not pull in the API above it
+        import symgpu.units
+
+        return symgpu.units
     import symgpu.api
     import symgpu.model.loader
     import symgpu.units
@@ -79,7 +83,7 @@ def __getattr__(name: str) -> Any:
         return symgpu.model.Equation
     if name in ("validate", "CaseResult"):
         return getattr(symgpu.validation, name)
-    if name in ("api", "units", "validation"):
+    if name in ("api", "validation"):
         return globals()[name]
     return symgpu.model.loader
 
