@@ -186,3 +186,33 @@ def test_unit_and_clock_mistakes_on_derived_values_are_usage_errors(cli, extra, 
 def test_unit_without_a_preset_or_values_is_a_usage_error(cli):
     code, _, err = cli("limit", "hong_kim_2009", "Mem_L", "--var", "Departure_del_uncoal", "--to", "0", "--unit", "us")
     assert code == 2 and "give --preset or --set" in err
+
+
+def substituted_line(out: str) -> set[str]:
+    """The names on the summary's ``substituted:`` line (empty when there is none)."""
+    lines = [line for line in out.splitlines() if line.strip().startswith("substituted:")]
+    return {name.strip() for name in lines[0].split(":", 1)[1].split(",")} if lines else set()
+
+
+@pytest.mark.parametrize("argv", [
+    ("boundary", "mdm_2019", "S_NoC", "--for", "W", "--between", "md", "nmd", "--preset", "table1", "--set", "M_Read=4"),
+    ("boundary", "prior_zhang_owens", "arithmetic_time", "--for", "n", "--preset", "kepler"),
+])
+def test_substituted_line_omits_quantities_only_used_to_name_regimes(cli, argv):
+    code, out, err = cli(*argv)
+    assert code == 0, err
+    model = symgpu.load(argv[1])
+    # by hand: S_NoC's own equation (M kept as the regimes' symbol) and arithmetic_time =
+    # Max(1/alu_thru, alu_lat/n) use no other quantity; S_Mem, S_DRAM, alu_n, mem_n were listed
+    # because other equations' limiter terms were expanded to name the regimes
+    assert model.equation_for(argv[2]).rhs.free_symbols.isdisjoint({model.symbols[n] for n in ("S_Mem", "S_DRAM", "alu_n", "mem_n")
+                                                                      if n in model.symbols})
+    assert substituted_line(out) == set(), out
+
+
+def test_substituted_line_lists_exactly_the_equations_the_quantity_depends_on(cli, hk):
+    code, out, err = cli("solve", "hong_kim_2009", "Mem_L", "--for", "Mem_LD", "--target", "500")
+    assert code == 0, err
+    # Mem_L = Mem_L_Uncoal*Weight_uncoal + Mem_L_Coal*Weight_coal (Eq. 11-13): its four parts, nothing else
+    used = {e.definition.defines for e in hk.dependencies("Mem_L")} - {"Mem_L"}
+    assert substituted_line(out) == used == {"Mem_L_Coal", "Mem_L_Uncoal", "Weight_coal", "Weight_uncoal"}
