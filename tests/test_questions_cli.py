@@ -216,3 +216,37 @@ def test_substituted_line_lists_exactly_the_equations_the_quantity_depends_on(cl
     # Mem_L = Mem_L_Uncoal*Weight_uncoal + Mem_L_Coal*Weight_coal (Eq. 11-13): its four parts, nothing else
     used = {e.definition.defines for e in hk.dependencies("Mem_L")} - {"Mem_L"}
     assert substituted_line(out) == used == {"Mem_L_Coal", "Mem_L_Uncoal", "Weight_coal", "Weight_uncoal"}
+
+
+MEM_L_SETS = ("--set", "Departure_del_uncoal=10", "--set", "Uncoal_per_mw=2", "--set", "Coal_Mem_insts=1", "--set", "Uncoal_Mem_insts=3")
+
+
+def test_time_target_on_a_cycle_quantity_is_converted_with_the_preset_clock(cli, hk):
+    code, out, err = cli("solve", "hong_kim_2009", "Mem_L", "--for", "Mem_LD", "--target", "2 us", "--preset", HK)
+    assert code == 0, err
+    assert_readable(out)
+    cycles = 2e-6 * hk.preset(HK)["Freq"].to("Hz").magnitude  # 2 us at the preset's clock
+    assert f"target: 2 us = {cycles:.10g} cycle at clock" in out and "Freq of preset" in out
+    mem_ld, unit = value_of(out)
+    # brute force: the root put back gives a memory latency of 2 us
+    back = hk.evaluate("Mem_L", HK, values={"Mem_LD": mem_ld}).to("cycle").magnitude
+    assert unit == "cycle" and math.isclose(back, cycles, rel_tol=1e-9)
+
+
+def test_time_target_with_clock_needs_no_preset(cli):
+    code, out, err = cli("solve", "hong_kim_2009", "Mem_L", "--for", "Mem_LD", "--target", "2 us", "--clock", "1.4 GHz", *MEM_L_SETS)
+    assert code == 0, err
+    assert "target: 2 us = 2800 cycle at clock 1.4 GHz (--clock)" in out  # 2e-6 s x 1.4e9 cycle/s
+    mem_ld, unit = value_of(out)
+    assert unit == "cycle" and math.isclose(mem_ld, (2800 * 4 - (2 - 1) * 10 * 3) / 4, rel_tol=1e-12)  # Eq. 11-13 by hand
+
+
+def test_time_target_without_a_clock_names_the_clock_it_needs(cli):
+    code, out, err = cli("solve", "hong_kim_2009", "Mem_L", "--for", "Mem_LD", "--target", "2 us", *MEM_L_SETS)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "--target '2 us'" in err and "needs a clock" in err and "--clock" in err and "Freq" in err
+
+
+def test_target_in_a_unit_no_clock_can_convert_is_still_refused(cli):
+    code, _, err = cli("solve", "hong_kim_2009", "Mem_L", "--for", "Mem_LD", "--target", "2 GB", "--preset", HK)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "nor a value in a unit of Mem_L [cycle]" in err
