@@ -250,3 +250,35 @@ def test_time_target_without_a_clock_names_the_clock_it_needs(cli):
 def test_target_in_a_unit_no_clock_can_convert_is_still_refused(cli):
     code, _, err = cli("solve", "hong_kim_2009", "Mem_L", "--for", "Mem_LD", "--target", "2 GB", "--preset", HK)
     assert code == 2 and len(err.strip().splitlines()) == 1 and "nor a value in a unit of Mem_L [cycle]" in err
+
+
+def test_report_of_a_users_own_model_goes_to_reports_in_the_current_folder(cli, write_model, tmp_path, monkeypatch):
+    path = write_model(ROOFLINE, name="roofline")
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    code, out, err = cli("report", path, "--format", "json")
+    assert code == 0, err
+    assert (work / "reports" / "roofline" / "roofline.json").is_file() and out.strip() == "reports/roofline/roofline.json"
+    assert not (render.REPORTS / "roofline").exists()
+
+
+def test_a_users_model_with_a_bundled_id_never_overwrites_the_bundled_report(cli, write_model, tmp_path, monkeypatch):
+    path = write_model(ROOFLINE.replace('id = "roofline"', 'id = "occupancy"'), name="occupancy")
+    committed = render.REPORTS / "occupancy" / "occupancy.json"
+    before = committed.read_bytes() if committed.exists() else None
+    monkeypatch.chdir(tmp_path)
+    code, _, err = cli("report", path, "--format", "json")
+    assert code == 0, err
+    data = json.loads((tmp_path / "reports" / "occupancy" / "occupancy.json").read_text(encoding="utf-8"))
+    assert data["model"]["bundled"] is False and "peak arithmetic throughput" in json.dumps(data)
+    monkeypatch.chdir(render.REPORTS.parent)  # the checkout: ./reports/occupancy/ is the bundled model's report
+    code, out, err = cli("report", path, "--format", "json")
+    assert code == 2 and not out and len(err.strip().splitlines()) == 1 and "give a folder with -o" in err, err
+    assert (committed.read_bytes() if committed.exists() else None) == before
+
+
+def test_report_of_a_bundled_model_still_defaults_to_the_checkout_reports(monkeypatch, tmp_path):
+    from symgpu.cli import report_commands
+    monkeypatch.chdir(tmp_path)
+    assert report_commands._default_folder(symgpu.load("occupancy")) == render.REPORTS / "occupancy"
