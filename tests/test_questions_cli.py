@@ -186,3 +186,99 @@ def test_unit_and_clock_mistakes_on_derived_values_are_usage_errors(cli, extra, 
 def test_unit_without_a_preset_or_values_is_a_usage_error(cli):
     code, _, err = cli("limit", "hong_kim_2009", "Mem_L", "--var", "Departure_del_uncoal", "--to", "0", "--unit", "us")
     assert code == 2 and "give --preset or --set" in err
+
+
+def substituted_line(out: str) -> set[str]:
+    """The names on the summary's ``substituted:`` line (empty when there is none)."""
+    lines = [line for line in out.splitlines() if line.strip().startswith("substituted:")]
+    return {name.strip() for name in lines[0].split(":", 1)[1].split(",")} if lines else set()
+
+
+@pytest.mark.parametrize("argv", [
+    ("boundary", "mdm_2019", "S_NoC", "--for", "W", "--between", "md", "nmd", "--preset", "table1", "--set", "M_Read=4"),
+    ("boundary", "prior_zhang_owens", "arithmetic_time", "--for", "n", "--preset", "kepler"),
+])
+def test_substituted_line_omits_quantities_only_used_to_name_regimes(cli, argv):
+    code, out, err = cli(*argv)
+    assert code == 0, err
+    model = symgpu.load(argv[1])
+    # by hand: S_NoC's own equation (M kept as the regimes' symbol) and arithmetic_time =
+    # Max(1/alu_thru, alu_lat/n) use no other quantity; S_Mem, S_DRAM, alu_n, mem_n were listed
+    # because other equations' limiter terms were expanded to name the regimes
+    assert model.equation_for(argv[2]).rhs.free_symbols.isdisjoint({model.symbols[n] for n in ("S_Mem", "S_DRAM", "alu_n", "mem_n")
+                                                                      if n in model.symbols})
+    assert substituted_line(out) == set(), out
+
+
+def test_substituted_line_lists_exactly_the_equations_the_quantity_depends_on(cli, hk):
+    code, out, err = cli("solve", "hong_kim_2009", "Mem_L", "--for", "Mem_LD", "--target", "500")
+    assert code == 0, err
+    # Mem_L = Mem_L_Uncoal*Weight_uncoal + Mem_L_Coal*Weight_coal (Eq. 11-13): its four parts, nothing else
+    used = {e.definition.defines for e in hk.dependencies("Mem_L")} - {"Mem_L"}
+    assert substituted_line(out) == used == {"Mem_L_Coal", "Mem_L_Uncoal", "Weight_coal", "Weight_uncoal"}
+
+
+MEM_L_SETS = ("--set", "Departure_del_uncoal=10", "--set", "Uncoal_per_mw=2", "--set", "Coal_Mem_insts=1", "--set", "Uncoal_Mem_insts=3")
+
+
+def test_time_target_on_a_cycle_quantity_is_converted_with_the_preset_clock(cli, hk):
+    code, out, err = cli("solve", "hong_kim_2009", "Mem_L", "--for", "Mem_LD", "--target", "2 us", "--preset", HK)
+    assert code == 0, err
+    assert_readable(out)
+    cycles = 2e-6 * hk.preset(HK)["Freq"].to("Hz").magnitude  # 2 us at the preset's clock
+    assert f"target: 2 us = {cycles:.10g} cycle at clock" in out and "Freq of preset" in out
+    mem_ld, unit = value_of(out)
+    # brute force: the root put back gives a memory latency of 2 us
+    back = hk.evaluate("Mem_L", HK, values={"Mem_LD": mem_ld}).to("cycle").magnitude
+    assert unit == "cycle" and math.isclose(back, cycles, rel_tol=1e-9)
+
+
+def test_time_target_with_clock_needs_no_preset(cli):
+    code, out, err = cli("solve", "hong_kim_2009", "Mem_L", "--for", "Mem_LD", "--target", "2 us", "--clock", "1.4 GHz", *MEM_L_SETS)
+    assert code == 0, err
+    assert "target: 2 us = 2800 cycle at clock 1.4 GHz (--clock)" in out  # 2e-6 s x 1.4e9 cycle/s
+    mem_ld, unit = value_of(out)
+    assert unit == "cycle" and math.isclose(mem_ld, (2800 * 4 - (2 - 1) * 10 * 3) / 4, rel_tol=1e-12)  # Eq. 11-13 by hand
+
+
+def test_time_target_without_a_clock_names_the_clock_it_needs(cli):
+    code, out, err = cli("solve", "hong_kim_2009", "Mem_L", "--for", "Mem_LD", "--target", "2 us", *MEM_L_SETS)
+    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "--target '2 us'" in err and "needs a clock" in err and "--clock" in err and "Freq" in err
+
+
+def test_target_in_a_unit_no_clock_can_convert_is_still_refused(cli):
+    code, _, err = cli("solve", "hong_kim_2009", "Mem_L", "--for", "Mem_LD", "--target", "2 GB", "--preset", HK)
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "nor a value in a unit of Mem_L [cycle]" in err
+
+
+def test_report_of_a_users_own_model_goes_to_reports_in_the_current_folder(cli, write_model, tmp_path, monkeypatch):
+    path = write_model(ROOFLINE, name="roofline")
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    code, out, err = cli("report", path, "--format", "json")
+    assert code == 0, err
+    assert (work / "reports" / "roofline" / "roofline.json").is_file() and out.strip() == "reports/roofline/roofline.json"
+    assert not (render.REPORTS / "roofline").exists()
+
+
+def test_a_users_model_with_a_bundled_id_never_overwrites_the_bundled_report(cli, write_model, tmp_path, monkeypatch):
+    path = write_model(ROOFLINE.replace('id = "roofline"', 'id = "occupancy"'), name="occupancy")
+    committed = render.REPORTS / "occupancy" / "occupancy.json"
+    before = committed.read_bytes() if committed.exists() else None
+    monkeypatch.chdir(tmp_path)
+    code, _, err = cli("report", path, "--format", "json")
+    assert code == 0, err
+    data = json.loads((tmp_path / "reports" / "occupancy" / "occupancy.json").read_text(encoding="utf-8"))
+    assert data["model"]["bundled"] is False and "peak arithmetic throughput" in json.dumps(data)
+    monkeypatch.chdir(render.REPORTS.parent)  # the checkout: ./reports/occupancy/ is the bundled model's report
+    code, out, err = cli("report", path, "--format", "json")
+    assert code == 2 and not out and len(err.strip().splitlines()) == 1 and "give a folder with -o" in err, err
+    assert (committed.read_bytes() if committed.exists() else None) == before
+
+
+def test_report_of_a_bundled_model_still_defaults_to_the_checkout_reports(monkeypatch, tmp_path):
+    from symgpu.cli import report_commands
+    monkeypatch.chdir(tmp_path)
+    assert report_commands._default_folder(symgpu.load("occupancy")) == render.REPORTS / "occupancy"

@@ -157,3 +157,74 @@ def test_occupancy_best_block_size_on_ampere(cli):
     shown = out.split(" at threads_per_block = ")[1].split(" thread")[0]
     best = [float(x) for x in shown.split(",")]
     assert best == [float(t) for t, w in zip(sizes, warps) if w == max(warps)]  # every block size reaching the maximum
+
+
+def test_baghsorkhi_alpha_zero_throughput_saturates_beyond_a_hundred_warps(cli):
+    # Volkov §7.2: at alpha = 0, Warp latency = Max(37, 448 - 4*n); the two meet at (444 + 4 - 37)/4
+    numbers, unit, out = ask(cli, "boundary", "prior_baghsorkhi", "Warp_latency_simplified", "--for", "n", "--substitute", "alpha=0",
+                             "--between", "max_arg1", "max_arg3", "--preset", "g80")
+    mem_lat, issue_lat, cyc_mem = (preset("prior_baghsorkhi", name, "cycle", "g80") for name in ("mem_lat", "issue_lat", "cyc_mem"))
+    hand = (mem_lat + issue_lat - cyc_mem) / issue_lat
+    assert unit == "warp/SM" and numbers[0] == pytest.approx(hand, rel=1e-12) and hand == pytest.approx(102.75)
+    g80 = symgpu.load("prior_baghsorkhi")
+    latency = [g80.evaluate("Warp_latency_simplified", "g80", alpha=0, n=n).to("cycle").magnitude for n in (hand - 0.5, hand + 0.5)]
+    assert latency[0] > cyc_mem and latency[1] == pytest.approx(cyc_mem)  # brute force: the bandwidth floor takes over there
+
+
+def test_hong_kim_arithmetic_latency_fix_tends_to_alu_lat_over_instruction_time(cli):
+    numbers, unit, out = ask(cli, "limit", "prior_hong_kim", "hk_fix_ratio", "--var", "alpha", "--to", "oo", "--preset", "gt200")
+    # (mem_lat + alu_lat*alpha)/(mem_lat + instruction_time*(alpha + 1)) -> alu_lat/instruction_time = 24/4
+    hand = preset("prior_hong_kim", "alu_lat", "cycle", "gt200") / preset("prior_hong_kim", "instruction_time", "cycle*SM/winst", "gt200")
+    assert "alu_lat/instruction_time" in out and unit in ("", "1") and numbers[0] == pytest.approx(hand, rel=1e-12) and hand == 6
+
+
+def test_hong_kim_fixed_halves_the_latency_bound_throughput_at_alpha(cli):
+    numbers, unit, out = ask(cli, "solve", "prior_hong_kim_fixed", "hk_fix_ratio", "--for", "alpha", "--target", "2", "--preset", "gt200")
+    # by hand: mem_lat + alu_lat*a = 2*(mem_lat + it*(a + 1))  =>  a = (mem_lat + 2*it)/(alu_lat - 2*it)
+    mem_lat, alu_lat = (preset("prior_hong_kim_fixed", name, "cycle", "gt200") for name in ("mem_lat", "alu_lat"))
+    it = preset("prior_hong_kim_fixed", "instruction_time", "cycle*SM/winst", "gt200")
+    hand = (mem_lat + 2 * it) / (alu_lat - 2 * it)
+    assert unit in ("", "1") and numbers[0] == pytest.approx(hand, rel=1e-12) and hand == pytest.approx(27.625)
+    model = symgpu.load("prior_hong_kim_fixed")
+    assert model.evaluate("hk_fix_ratio", "gt200", alpha=hand).magnitude == pytest.approx(2, rel=1e-12)
+
+
+def test_huang_bandwidth_delay_is_singular_where_the_memory_is_fully_utilised(cli):
+    numbers, unit, out = ask(cli, "solve", "prior_huang_bw", "rho", "--for", "n", "--target", "1", "--preset", "fermi")
+    # M/D/1: rho = n*cores*s/mem_lat with s = clock*bytes_per_req/pin_BW; rho = 1 at 33.9 warps on Fermi (§7.7)
+    s = (preset("prior_huang_bw", "clock", "Hz", "fermi") * preset("prior_huang_bw", "bytes_per_req", "B/req", "fermi")
+         / preset("prior_huang_bw", "pin_BW", "B/s", "fermi"))
+    hand = preset("prior_huang_bw", "mem_lat", "cycle", "fermi") / (preset("prior_huang_bw", "cores", "SM", "fermi") * s)
+    assert unit == "warp/SM" and numbers[0] == pytest.approx(hand, rel=1e-9) and round(hand, 1) == 33.9
+
+
+def test_huang_gto_alu_cycles_stop_overlapping_past_one_plus_one_over_p_warps(cli):
+    numbers, unit, out = ask(cli, "boundary", "prior_huang_gto", "NO_alu", "--for", "n", "--between", "max_arg1", "min_arg2+max_arg2",
+                             "--preset", "fermi", "--set", "alpha=1")
+    # NO_alu = Max(0, p*(alu_lat - 1)*(n_sched - 1) - alu_lat + 1) is 0 until n_sched - 1 = 1/p,
+    # p = (1 + alpha)/(mem_lat + alpha*alu_lat): n = issue_units*(1 + (513 + 18)/2) on Fermi
+    mem_lat, alu_lat = (preset("prior_huang_gto", name, "cycle", "fermi") for name in ("mem_lat", "alu_lat"))
+    hand = preset("prior_huang_gto", "issue_units", "sched/SM", "fermi") * (1 + (mem_lat + alu_lat) / 2)
+    assert unit == "warp/SM" and numbers[0] == pytest.approx(hand, rel=1e-12)
+    gto = symgpu.load("prior_huang_gto")
+    below, above = (gto.evaluate("NO_alu", "fermi", alpha=1, n=n).to("cycle").magnitude for n in (hand - 1, hand + 1))
+    assert below == 0 and above > 0  # brute force: the non-overlapped cycles start there
+
+
+def test_sim_cwp_minus_one_overestimates_memory_time_by_n_over_n_minus_one(cli):
+    for n in (2, 4):
+        code, out, err = cli("eval", "prior_sim", "cwp_minus_one_factor", "--preset", "fermi", "--set", f"n={n}", "--set", "alpha=1")
+        assert code == 0, err
+        assert_readable(out)
+        # small n and alpha: CWP = MWP = n, so Tmem/Tmem_cwp = (n*mem_lat/(n - 1))/(n*mem_lat/n) = n/(n - 1)
+        assert float(out.split("=")[1].split()[0]) == pytest.approx(n / (n - 1), rel=1e-9)
+
+
+def test_zhang_owens_additive_throughput_at_full_occupancy_adds_the_two_times(cli):
+    numbers, unit, out = ask(cli, "limit", "prior_zhang_owens_additive", "arithmetic_throughput", "--var", "n", "--to", "oo",
+                             "--preset", "gt200", "--set", "alpha=8")
+    # n -> oo: Time = alpha/alu_thru + 1/mem_thru (both throughput-bound), throughput = 32*alpha/Time
+    alu_thru, mem_thru = (preset("prior_zhang_owens_additive", name, "winst/cycle/SM", "gt200") for name in ("alu_thru", "mem_thru"))
+    hand = 32 * 8 / (8 / alu_thru + 1 / mem_thru)
+    overlap = 32 * min(alu_thru, 8 * mem_thru)  # the Min model it underestimates
+    assert unit == "op/cycle/SM" and numbers[0] == pytest.approx(hand, rel=1e-9) and hand < overlap

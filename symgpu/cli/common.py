@@ -15,8 +15,8 @@ from symgpu.evaluate import evaluator
 from symgpu.report import files
 from symgpu.cli.parsing import BAD_INPUT, FAILED, OK, Parser
 
-__all__ = ["BAD_INPUT", "FAILED", "OK", "Parser", "add_unit_options", "add_value_options", "convert", "load_model", "parse_assignments",
-           "to_unit", "unit_text"]
+__all__ = ["BAD_INPUT", "FAILED", "OK", "Parser", "add_unit_options", "add_value_options", "convert", "find_clock", "load_model", "needs_clock", "parse_assignments",
+           "to_unit", "unit_text", "with_clock"]
 
 
 def add_value_options(parser: argparse.ArgumentParser) -> None:
@@ -93,32 +93,52 @@ def convert(model: Any, value: pint.Quantity, unit: str | None, clock_text: str 
         return to_unit(value, unit)
     except errors.UsageError as problem:
         assert unit is not None
-        clock_dim = units.unit("Hz").dimensionality
-        ratio = (value.units / units.unit(unit)).dimensionality
-        per_cycle = ratio == clock_dim
-        if not per_cycle and ratio != (1 / units.unit("Hz")).dimensionality:
+        if not needs_clock(value, units.unit(unit)):
             raise problem from None
-        if clock_text:
-            try:
-                clock = units.quantity(clock_text)
-            except ValueError as exc:
-                raise errors.UsageError(f"--clock {clock_text!r}: {exc}") from None
-            if clock.dimensionality != clock_dim:
-                raise errors.UsageError(f"--clock {clock_text!r}: a clock is a frequency such as '1.3 GHz'") from None
-        else:
-            names = [n for n, u in model.units.items() if u.dimensionality == clock_dim]
-            clock = None
-            for name in names:
-                try:
-                    clock = evaluator.evaluate_expression(model, model.symbols[name], model.units[name], preset=preset, values=values)
-                    break
-                except errors.SymgpuError:
-                    continue
-            if clock is None:
-                raise errors.UsageError(
-                    f"--unit {unit!r}: {quantity} is a cycle count; a time needs a clock: give --clock '1.3 GHz'"
-                    + (f" or a preset with {', '.join(names)}" if names else "")) from None
-        return to_unit(value / clock if per_cycle else value * clock, unit)
+        clock, _ = find_clock(model, clock_text, preset=preset, values=values,
+                              missing=f"--unit {unit!r}: {quantity} is a cycle count; a time needs a clock")
+        return to_unit(with_clock(value, units.unit(unit), clock), unit)
+
+
+def needs_clock(value: pint.Quantity, unit: Any) -> bool:
+    """Do ``value`` and ``unit`` differ by exactly cycles per time (a clock converts one into the other)?"""
+    ratio = (value.units / unit).dimensionality
+    clock_dim = units.unit("Hz").dimensionality
+    return bool(ratio == clock_dim or ratio == (1 / units.unit("Hz")).dimensionality)
+
+
+def with_clock(value: pint.Quantity, unit: Any, clock: pint.Quantity) -> pint.Quantity:
+    """``value`` moved across the clock towards ``unit``: cycles divided by it, times multiplied."""
+    per_cycle = (value.units / unit).dimensionality == units.unit("Hz").dimensionality
+    return (value / clock if per_cycle else value * clock).to(unit)
+
+
+def find_clock(model: Any, clock_text: str | None, *, preset: str | None, values: dict[str, pint.Quantity],
+               missing: str) -> tuple[pint.Quantity, str]:
+    """The clock (a frequency) and where it came from: ``--clock``, else the model's frequency
+    symbol at the preset and values.
+
+    Raises:
+        errors.UsageError: ``--clock`` is not a frequency, or no clock is known (``missing``,
+            followed by what to give, is the message).
+    """
+    clock_dim = units.unit("Hz").dimensionality
+    if clock_text:
+        try:
+            clock = units.quantity(clock_text)
+        except ValueError as exc:
+            raise errors.UsageError(f"--clock {clock_text!r}: {exc}") from None
+        if clock.dimensionality != clock_dim:
+            raise errors.UsageError(f"--clock {clock_text!r}: a clock is a frequency such as '1.3 GHz'") from None
+        return clock, "--clock"
+    names = [n for n, u in model.units.items() if u.dimensionality == clock_dim]
+    for name in names:
+        try:
+            clock = evaluator.evaluate_expression(model, model.symbols[name], model.units[name], preset=preset, values=values)
+        except errors.SymgpuError:
+            continue
+        return clock, (f"{name} given by --set" if name in values else f"{name} of preset {preset}")
+    raise errors.UsageError(f"{missing}: give --clock '1.3 GHz'" + (f" or a preset with {', '.join(names)}" if names else "")) from None
 
 
 def unit_text(value: pint.Quantity) -> str:

@@ -65,23 +65,34 @@ def _kept(model: Any, names: list[str]) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _target(model: Any, quantity: str, text: str | None) -> Any:
+def _target(model: Any, quantity: str, text: str | None, clock_text: str | None = None, *, preset: str | None = None,
+            values: dict[str, Any] | None = None) -> tuple[Any, str | None]:
     """``--target``: an expression of the model, or a value with a unit (``"1 ms"``) converted
-    to the quantity's declared unit."""
+    to the quantity's declared unit, across the clock (``--clock`` or the preset's) when the
+    quantity counts cycles and the target is a time. Returns (target, a line saying how it was
+    converted, or None)."""
     if text is None:
-        return None
+        return None, None
     try:
-        return model.parse(text, "--target")
+        return model.parse(text, "--target"), None
     except errors.SymgpuError as problem:
         name = model.equation_for(quantity).definition.defines if (quantity in model.defining or quantity in model.equations) else None
         if name is None:
             raise
         try:
-            value = units.quantity(text).to(model.units[name])
-        except (ValueError, pint.DimensionalityError, pint.UndefinedUnitError):
+            given = units.quantity(text)
+        except (ValueError, pint.UndefinedUnitError):
+            given = None
+        if given is not None and given.dimensionality == model.units[name].dimensionality:
+            return sympy.nsimplify(float(given.to(model.units[name]).magnitude), rational=True), None
+        if given is None or not common.needs_clock(given, model.units[name]):
             raise errors.UsageError(f"--target {text!r}: neither an expression of {model.id} ({problem}) nor a value in a unit "
                                     f"of {name} [{model.unit_text(name)}]") from None
-        return sympy.nsimplify(float(value.magnitude), rational=True)
+        clock, source = common.find_clock(model, clock_text, preset=preset, values=values or {},
+                                          missing=f"--target {text!r}: {name} is in {model.unit_text(name)}, so the target needs a clock")
+        value = common.with_clock(given, model.units[name], clock)
+        note = f"{text} = {value.magnitude:.10g} {model.unit_text(name)} at clock {clock.to_compact():~.10g} ({source})"
+        return sympy.nsimplify(float(value.magnitude), rational=True), note
 
 
 def _substitutions(items: list[str]) -> dict[str, str]:
@@ -98,7 +109,8 @@ def _setup_solve(sub: Any) -> None:
     p = sub.add_parser("solve", help="solve a quantity's equation for a variable, in closed form")
     _add_common(p)
     p.add_argument("--for", dest="for_", required=True, metavar="VAR", help="the variable to solve for")
-    p.add_argument("--target", help="solve quantity = TARGET (an expression) instead of keeping the quantity symbolic")
+    p.add_argument("--target", help="solve quantity = TARGET (an expression, or a value such as '2 us'; a time for a cycle "
+                   "quantity is converted with --clock or the preset's clock) instead of keeping the quantity symbolic")
 
 
 def _setup_regimes(sub: Any) -> None:
@@ -157,8 +169,10 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
     """The result's value(s) at the preset and values, in ``--unit`` when given (a clock turns cycles into time)."""
     out: dict[str, Any] = {}
     unit = getattr(args, "unit", None)
+    # a --clock that converted a time --target is not also a request to convert the value
+    clock = None if getattr(args, "target_note", None) and not unit else getattr(args, "clock", None)
     if args.preset is None and not values:
-        if unit or getattr(args, "clock", None):
+        if unit or clock:
             raise errors.UsageError(f"--{'unit' if unit else 'clock'}: converts the value at a preset; give --preset or --set too")
         return out
 
@@ -166,7 +180,7 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
         if not isinstance(expr, sympy.Basic):
             raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")
         value = evaluator.evaluate_expression(model, expr, derivation.unit or None, preset=args.preset, values=values)
-        return common.convert(model, value, unit, getattr(args, "clock", None), quantity=args.quantity, preset=args.preset, values=values)
+        return common.convert(model, value, unit, clock, quantity=args.quantity, preset=args.preset, values=values)
 
     result = derivation.result
     if isinstance(result, dict):
@@ -195,10 +209,16 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
         data = derivation.to_dict()
         data.update(numbers)
         data["preset"] = args.preset
+        if getattr(args, "target_note", None):
+            data["target_converted"] = args.target_note
         data["inputs"] = {k: {"value": json_number(v.magnitude), "unit": common.unit_text(v)} for k, v in values.items()}
         print(json.dumps(data, default=str))
         return common.OK
-    print(summary.summary(derivation, full=args.full))
+    text = summary.summary(derivation, full=args.full)
+    if getattr(args, "target_note", None):  # after the summary's first (title) line
+        title, _, rest = text.partition("\n")
+        text = f"{title}\n  target: {args.target_note}" + (f"\n{rest}" if rest else "")
+    print(text)
     if "value" in numbers:
         line = "  value: " + summary.shorten(summary.value_text(numbers["value"], numbers["unit"]), 150, "--json for all")
         if "location_value" in numbers and numbers["location_value"] is not None:
@@ -217,7 +237,8 @@ def _run(args: argparse.Namespace) -> int:
     shared = {"substitute": subs, "assume": args.assume, "stop_at": _kept(model, args.keep)}
     command = args.command
     if command == "solve":
-        derivation = derive.solve(model, args.quantity, for_=args.for_, target=_target(model, args.quantity, args.target), **shared)
+        target, args.target_note = _target(model, args.quantity, args.target, args.clock, preset=args.preset, values=values)
+        derivation = derive.solve(model, args.quantity, for_=args.for_, target=target, **shared)
     elif command == "regimes":
         derivation = derive.regimes(model, args.quantity, over=args.over, preset=args.preset, values=values, **shared)
     elif command == "boundary":

@@ -7,9 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from symgpu import errors
+from symgpu import errors, resources
 from symgpu.cli import common
-from symgpu.report import comparison, files, kernel_example, render
+from symgpu.model import loader
+from symgpu.report import comparison, content, files, kernel_example, render
 
 
 def setup(sub: Any) -> None:
@@ -20,7 +21,8 @@ def setup(sub: Any) -> None:
     p.add_argument("--all", action="store_true", help="every bundled model, into reports/<model>/ (or -o DIR/<model>/)")
     p.add_argument("--preset", "-p", action="append", default=[], help="preset to report (repeatable; default: all)")
     p.add_argument("--format", "-f", choices=("md", "tex", "json", "all"), default="all", help="report format (default: all)")
-    p.add_argument("-o", "--output", help="output folder (default: reports/<model>/)")
+    p.add_argument("-o", "--output", help="output folder (default: for a bundled model, the checkout's reports/<model>/; "
+                   "for your own model file, ./reports/<model>/ in the current folder, never over a bundled model's report)")
     p.add_argument("--templates", help="folder with templates overriding templates/report.md.j2 and report.tex.j2")
 
 
@@ -79,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.model:
         raise errors.UsageError("give a model id (or --all)")
     model = common.load_model(args.model)
-    target = _output_folder(args.output) if args.output else render.REPORTS / model.id
+    target = _output_folder(args.output) if args.output else _default_folder(model)
     where = f"-o {args.output or str(target)!r}: cannot write the report there"
     try:
         target.mkdir(parents=True, exist_ok=True)  # fail before rendering, not after
@@ -101,6 +103,23 @@ def _output_folder(text: str) -> Path:
     if folder.exists() and not folder.is_dir():
         raise errors.UsageError(f"-o {text!r}: is an existing file, not a folder; give a folder for the report files")
     return folder
+
+
+def _default_folder(model: Any) -> Path:
+    """Where a report goes without ``-o``: a bundled model's into the checkout's ``reports/<id>/``;
+    a user's own model file into ``./reports/<id>/`` of the current folder.
+
+    Raises:
+        errors.UsageError: that folder is a bundled model's committed report (a user's model
+            with a bundled id, run from the checkout), which it would overwrite.
+    """
+    if content.origin(model)["bundled"]:
+        return render.REPORTS / model.id
+    target = Path.cwd() / "reports" / model.id
+    if target.resolve() == (render.REPORTS / model.id).resolve() and model.id in loader.list_models(resources.equations()):
+        raise errors.UsageError(f"{model.path}: its id '{model.id}' is a bundled model's, and ./reports/{model.id}/ is that model's "
+                                f"report; give a folder with -o, e.g. -o my_reports/{model.id}")
+    return target
 
 
 def _comparison_report(loaded: list[str]) -> tuple[dict[str, bytes], int]:

@@ -123,15 +123,20 @@ class _Job:
             return name
         return self.model.symbol(str(name))
 
-    def expand(self, expr: sympy.Basic, stop_at: frozenset[str] = frozenset()) -> sympy.Basic:
-        """Substitute the defining equations of every defined quantity in ``expr``."""
+    def expand(self, expr: sympy.Basic, stop_at: frozenset[str] = frozenset(), *, record: bool = True) -> sympy.Basic:
+        """Substitute the defining equations of every defined quantity in ``expr``.
+
+        ``record=False`` for expansions that only name or match terms (regime names, omitted
+        limiters): their quantities are not substituted into the expression worked on, so the
+        summary's "substituted:" line does not list them."""
         mapping = {}
         for sym in expr.free_symbols:
             if sym.name in self.model.defining and sym.name not in stop_at:
                 mapping[sym] = self.model.expression(sym.name, stop_at=stop_at)
                 for equation in self.model.dependencies(sym.name, stop_at=stop_at):
                     self.counts.update(c.strip("[]") for c in equation.definition.counts)
-                    self._record_substituted([equation.definition.defines])
+                    if record:
+                        self._record_substituted([equation.definition.defines])
         return expr.xreplace(mapping) if mapping else expr
 
     def quantity_expression(self, quantity: Any, substitute: Mapping[str, Any] | None,
@@ -158,7 +163,6 @@ class _Job:
             deps = self.model.dependencies(quantity, stop_at=stop)
             for dep in deps:
                 self.counts.update(c.strip("[]") for c in dep.definition.counts)
-            self._record_substituted(d.definition.defines for d in deps)
             self.step("case", sympy.Eq(lhs, chosen.value, evaluate=False),
                       f"case {case} of equation {equation.id} ({equation.definition.source}), which applies when "
                       + (" and ".join(sympy.sstr(c) for c in conditions) if conditions else "no earlier case does"))
@@ -227,7 +231,7 @@ class _Job:
             found = [t for e in equations for n, t in e.limiters if n == name]
             if not found:
                 raise errors.UsageError(f"{self.model.id}: no limiter '{name}'" + (f" in equation {equation_id}" if equation_id else ""))
-            terms.extend(self.expand(t, stop) for t in found)
+            terms.extend(self.expand(t, stop, record=False) for t in found)
 
         def prune(node: sympy.Basic) -> sympy.Basic:
             if isinstance(node, (sympy.Min, sympy.Max)):

@@ -104,10 +104,10 @@ def _names(job: jobs._Job, stop: frozenset[str] = frozenset()) -> dict[Any, str]
     ordered = [job.model.equations[i] for i in deps] + [e for e in job.model.equations.values() if e.id not in deps]
     for equation in ordered:
         for name, term in equation.limiters:
-            key = job.expand(term, stop).xreplace(job.substitution)
+            key = job.expand(term, stop, record=False).xreplace(job.substitution)
             names.setdefault(("term", key), name)
         for case in equation.cases:
-            key = job.expand(case.value, stop).xreplace(job.substitution)
+            key = job.expand(case.value, stop, record=False).xreplace(job.substitution)
             names.setdefault(("case", key), case.id)
     return names
 

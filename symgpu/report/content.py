@@ -90,7 +90,8 @@ def errata_section(model: Model, rows: Sequence[Mapping[str, Any]]) -> dict[str,
 def origin(model: Model) -> dict[str, Any]:
     """Where the model file came from: ``{"file": "equations/x.toml", "bundled": True}`` for a
     bundled model, else the file's path (relative to the working folder when inside it)."""
-    path = Path(model.path).resolve()
+    path = Path(model.path)
+    path = (path if path.is_absolute() else resources.CHECKOUT / path).resolve()  # the loader shows checkout paths relative to it
     if path.parent == resources.equations().resolve():
         return {"file": f"equations/{path.name}", "bundled": True}
     try:
