@@ -76,7 +76,8 @@ def test_answer_for_the_tiled_matmul_on_hopper():
     # warp slots 64/8 = 8; shared memory (2048 + 1024) = 3072 B -> 233472/3072 = 76 blocks
     assert (result.active_blocks, result.active_warps, result.occupancy) == (8, 64, 1.0)
     limits = {l.name: l.blocks for l in result.limits}
-    assert limits == {"warp_limit": 8, "block_limit": 32, "register_limit": 8, "smem_limit": 233472 // 3072}
+    # ptxas: used 1 barriers (__syncthreads); 2 x 32 = 64 barriers per SM -> 64 blocks
+    assert limits == {"warp_limit": 8, "block_limit": 32, "register_limit": 8, "smem_limit": 233472 // 3072, "barrier_limit": 64}
     # 33 registers: 33*32 = 1056 -> 1280 reg/warp, 12 warps per sub-partition, 48 per SM, 6 blocks
     assert result.register_step.keeps_up_to == 32 and result.register_step.better_at is None
     assert result.best_block_sizes == (64, 128, 256, 512, 1024)
@@ -92,6 +93,31 @@ def test_a_block_that_cannot_launch_answers_zero_and_names_the_sub_partition_reg
     assert (result.register_step.better_at, result.register_step.better_blocks) == (168, 1)
     too_big = answer.answer(kernel, "cc_9_0", 2048)
     assert [(l.name, l.case) for l in too_big.limits if l.binding][0] == ("warp_limit", "block_too_large")
+
+
+def test_three_named_barriers_limit_a_hopper_kernel_to_21_blocks():
+    kernel = resources.select(resources.read(KERNELS / "ptxas_v_named_barriers_sm90.txt"), None)
+    assert kernel.barriers == 3
+    result = answer.answer(kernel, "cc_9_0", 64)
+    # 64 threads = 2 warps: warp slots 64/2 = 32; 32 block slots; 32 reg x 32 = 1024 reg/warp, 16384/1024 = 16 warps per
+    # sub-partition, 64 per SM -> 32 blocks; shared memory 2048 + 1024 reserved = 3072 B -> 233472/3072 = 76 blocks;
+    # named barriers: 2 x 32 = 64 per SM, 3 per block -> 64 // 3 = 21 blocks
+    limits = {l.name: l.blocks for l in result.limits}
+    assert limits == {"warp_limit": 32, "block_limit": 32, "register_limit": 32, "smem_limit": 233472 // 3072, "barrier_limit": 64 // 3}
+    assert (result.active_blocks, result.active_warps) == (21, 42)
+    assert [(l.name, l.case) for l in result.limits if l.binding] == [("barrier_limit", "named_barriers")]
+    # before CC 9.0 the header applies no barrier limit: the block slots (32 on CC 8.0) bind
+    ampere = answer.answer(kernel, "cc_8_0", 64)
+    assert ampere.active_blocks == 32 and ("barrier_limit", "no_barrier_limit") in [(l.name, l.case) for l in ampere.limits]
+
+
+def test_cli_kernel_names_the_barrier_limit(capsys):
+    code = cli.main(["kernel", str(KERNELS / "ptxas_v_named_barriers_sm90.txt"), "--threads", "64", "--cc", "cc_9_0"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "3 named barriers/block" in out and "active blocks per SM: 21" in out
+    assert "barrier_limit: 21 block/SM [named_barriers]  <- binds" in out
+    assert max(len(line) for line in out.splitlines()) <= 200
 
 
 def test_ncu_export_values_are_numbers_with_units_and_percentages_become_fractions():

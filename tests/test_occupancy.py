@@ -18,7 +18,7 @@ from symgpu import cli, errors
 from symgpu.evaluate import occupancy
 
 ISSUE_PRESETS = ["cc_1_0", "cc_1_3", "cc_2_0", "cc_3_0", "cc_3_5", "cc_5_2", "cc_6_0", "cc_6_1", "cc_7_0", "cc_8_0", "cc_8_6", "cc_9_0"]
-LIMITERS = {"warp_limit", "block_limit", "register_limit", "smem_limit"}
+LIMITERS = {"warp_limit", "block_limit", "register_limit", "smem_limit", "barrier_limit"}
 
 
 @pytest.fixture(scope="module")
@@ -57,9 +57,9 @@ def test_unknown_compute_capability_is_an_error_not_a_guess(occ):
         occupancy.compute("cc_13_0", 128, 16, 0)   # no such compute capability (yet)
 
 
-def test_active_blocks_is_a_min_whose_four_arguments_are_the_named_limits(occ):
+def test_active_blocks_is_a_min_whose_five_arguments_are_the_named_limits(occ):
     equation = occ.equation_for("active_blocks_per_SM")
-    assert isinstance(equation.rhs, sympy.Min) and len(equation.rhs.args) == 4
+    assert isinstance(equation.rhs, sympy.Min) and len(equation.rhs.args) == 5
     assert {name for name, _ in equation.limiters} == LIMITERS
     assert {term for _, term in equation.limiters} == set(equation.rhs.args)
 
@@ -241,7 +241,9 @@ def test_derivation_requests_cover_regimes_thresholds_block_size_and_boundaries(
 def test_hong_kim_tiled_matmul_on_gtx280_is_limited_by_shared_memory_to_four_blocks():
     chain = occupancy.occupancy_chain("hong_kim_2009", "gtx280", 128, 18, 3960)
     assert chain.cc_preset == "cc_1_3"
-    assert {k: float(v.magnitude) for k, v in chain.limits.items()} == {"warp_limit": 8, "block_limit": 8, "register_limit": 6, "smem_limit": 4}
+    # CC 1.3: no barrier limit before CC 9.0, the block slots (8) stand in for it
+    assert {k: float(v.magnitude) for k, v in chain.limits.items()} == {"warp_limit": 8, "block_limit": 8, "register_limit": 6, "smem_limit": 4,
+                                                                       "barrier_limit": 8}
     assert chain.limiting == ("smem_limit",)
     assert float(chain.occupancy.magnitude) == 0.5
     assert "smem_limit" in str(chain)
@@ -299,10 +301,26 @@ def test_a_launch_that_cannot_run_feeds_no_model_and_names_the_limit():
 
 
 def test_ties_name_every_limiting_resource():
-    chain = occupancy.compute("cc_7_0", 32, 0, 0)   # 32 slots; no registers, no shared memory
-    assert set(chain.limiting) == {"block_limit", "register_limit", "smem_limit"}
+    chain = occupancy.compute("cc_7_0", 32, 0, 0)   # 32 slots; no registers, no shared memory, no barrier limit before CC 9.0
+    assert set(chain.limiting) == {"block_limit", "register_limit", "smem_limit", "barrier_limit"}
+    # CC 12.0 with the header's default of 1 named barrier: 24 barriers per SM / 1 = the 24 block slots (the header
+    # reports OCC_LIMIT_BARRIERS with OCC_LIMIT_BLOCKS); 32 reg x 32 = 1024 reg/warp, 64 warps, 64 blocks; warps 48/1 = 48
+    chain = occupancy.compute("cc_12_0", 32, 32, 0)
+    assert set(chain.limiting) == {"block_limit", "barrier_limit"} and chain.cases["barrier_limit"] == "named_barriers"
     chain = occupancy.compute("cc_3_0", 256, 32, 0)  # 8 blocks by warps and by registers
     assert set(chain.limiting) == {"warp_limit", "register_limit"}
+
+
+def test_named_barriers_limit_hopper_and_blackwell_but_not_earlier_compute_capabilities(occ):
+    # 64 threads, 32 registers, no shared memory: warps, slots and registers all allow 32 blocks on CC 8.0-10.0
+    for barriers, expected in [(0, 32), (1, 32), (2, 32), (3, 64 // 3), (5, 64 // 5), (16, 64 // 16)]:
+        for preset in ("cc_9_0", "cc_10_0"):      # 2 x 32 = 64 barriers per SM
+            assert blocks(occ, "active_blocks_per_SM", preset, **launch(64, 32, 0), barriers_per_block=barriers) == expected
+        assert blocks(occ, "active_blocks_per_SM", "cc_8_0", **launch(64, 32, 0), barriers_per_block=barriers) == 32
+    # CC 12.0: 1 x 24 = 24 barriers per SM; 3 barriers -> 8 blocks (warps 48/2 = 24, slots 24)
+    assert blocks(occ, "active_blocks_per_SM", "cc_12_0", **launch(64, 32, 0), barriers_per_block=3) == 8
+    result = occupancy.compute("cc_9_0", 64, 32, 0, extra={"barriers_per_block": 3})
+    assert result.limiting == ("barrier_limit",) and "(the reason: named barriers)" in result.reasons["barrier_limit"]
 
 
 def test_volkov_occupancy_n_comes_from_the_launch_when_the_model_loads():

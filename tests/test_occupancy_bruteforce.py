@@ -7,7 +7,9 @@ per-block limit plus reserved memory; CUDA 7.0's per-block register rule for CC 
 in plain integer arithmetic, with its own table of limits per compute capability; CUDA 7.0's
 Fermi register granularity (128 instead of 64 for eight listed register counts) and CUDA
 13.0's CC 6.0 forward-compatibility check (the launch must also fit a GP10x SM, i.e. the
-register limit with 4 sub-partitions must not be 0). It
+register limit with 4 sub-partitions must not be 0); and the named-barrier limit of compute
+capability 9.0 and later, simulated here by handing out a per-SM pool of barriers block by
+block rather than by the header's division. It
 shares no code and no numbers with equations/occupancy.toml. Every configuration of a
 few thousand per compute capability must give the same active blocks per SM, including
 the blocks that cannot launch (0 blocks).
@@ -45,6 +47,7 @@ class Arch:
     wide_reg_counts: tuple[int, ...] = ()   # register counts allocated in wide_reg_unit instead
     wide_reg_unit: int = 0
     gp10x_check: bool = False               # CC 6.0: the launch must also fit a GP10x (4 sub-partitions)
+    barriers_per_sm: int = 0                # CC >= 9.0: named barriers per SM shared by the blocks; 0 = no barrier limit
 
 
 # cuda_occupancy.h (CUDA 7.0), cudaOccRegAllocationGranularity, case 2 (Fermi)
@@ -66,9 +69,10 @@ ARCHS = {
     "cc_8_0": Arch(1024, 2048, 32, 64 * KB, 255, 256, 4, 164 * KB, 163 * KB, 128, 1 * KB),
     "cc_8_6": Arch(1024, 1536, 16, 64 * KB, 255, 256, 4, 100 * KB, 99 * KB, 128, 1 * KB),
     "cc_8_9": Arch(1024, 1536, 24, 64 * KB, 255, 256, 4, 100 * KB, 99 * KB, 128, 1 * KB),
-    "cc_9_0": Arch(1024, 2048, 32, 64 * KB, 255, 256, 4, 228 * KB, 227 * KB, 128, 1 * KB),
-    "cc_10_0": Arch(1024, 2048, 32, 64 * KB, 255, 256, 4, 228 * KB, 227 * KB, 128, 1 * KB),
-    "cc_12_0": Arch(1024, 1536, 24, 64 * KB, 255, 256, 4, 100 * KB, 99 * KB, 128, 1 * KB),
+    # barriers per SM: twice the block slots on CC 9.x/10.x, once on 12.x (cuda_occupancy.h, CUDA 12.6 / 13.0)
+    "cc_9_0": Arch(1024, 2048, 32, 64 * KB, 255, 256, 4, 228 * KB, 227 * KB, 128, 1 * KB, barriers_per_sm=64),
+    "cc_10_0": Arch(1024, 2048, 32, 64 * KB, 255, 256, 4, 228 * KB, 227 * KB, 128, 1 * KB, barriers_per_sm=64),
+    "cc_12_0": Arch(1024, 1536, 24, 64 * KB, 255, 256, 4, 100 * KB, 99 * KB, 128, 1 * KB, barriers_per_sm=24),
 }
 
 
@@ -85,8 +89,20 @@ def per_warp_register_blocks(arch: Arch, subpartitions: int, regs: int, warps: i
     return ((arch.regs_per_sm // subpartitions) // per_warp) * subpartitions // warps
 
 
-def brute_force_blocks(arch: Arch, threads: int, regs: int, smem: int) -> int:
-    """Active blocks per SM by NVIDIA's occupancy rules, in integers (0 = cannot launch)."""
+def blocks_by_barrier_pool(pool: int, barriers: int, big: int) -> int:
+    """Blocks that get their named barriers from an SM's pool, handed out one block at a time."""
+    if pool == 0 or barriers == 0:     # no barrier limit before CC 9.0, or a kernel without named barriers
+        return big
+    blocks, left = 0, pool
+    while left >= barriers:
+        left -= barriers
+        blocks += 1
+    return blocks
+
+
+def brute_force_blocks(arch: Arch, threads: int, regs: int, smem: int, barriers: int = 1) -> int:
+    """Active blocks per SM by NVIDIA's occupancy rules, in integers (0 = cannot launch); ``barriers``
+    named barriers per block (the header's default is 1)."""
     big = 1 << 30
     warps = -(-threads // 32)
     # warp slots
@@ -115,7 +131,8 @@ def brute_force_blocks(arch: Arch, threads: int, regs: int, smem: int) -> int:
         by_smem = big
     else:
         by_smem = arch.smem_per_sm // allocated
-    return min(by_warps, arch.blocks_per_sm, by_regs, by_smem)
+    by_barriers = blocks_by_barrier_pool(arch.barriers_per_sm, barriers, big)
+    return min(by_warps, arch.blocks_per_sm, by_regs, by_smem, by_barriers)
 
 
 THREADS = sorted({1, 31, 33, 100, 200, 320, 500, 513, 1000, 1023, 1025, 1056} | set(range(32, 1025, 32)))
@@ -143,6 +160,38 @@ def test_model_equals_brute_force_occupancy_calculator_including_blocks_that_can
     assert not mismatches, f"{preset}: (threads, regs, smem), model, brute force: {mismatches}"
     launchable = int(np.count_nonzero(expected))
     assert 0 < launchable < len(grid)        # the grid covers both sides of every launch limit
+
+
+BARRIER_PRESETS = ["cc_8_0", "cc_9_0", "cc_10_0", "cc_12_0"]
+BARRIERS = list(range(0, 17))
+
+
+@pytest.mark.parametrize("preset", BARRIER_PRESETS)
+def test_model_equals_brute_force_with_0_to_16_named_barriers_per_block(occ, preset):
+    arch = ARCHS[preset]
+    grid = list(itertools.product(THREADS, [0, 16, 32, 64, 128, 255], [0, 3072, 48 * KB, 227 * KB + 1], BARRIERS))
+    threads, regs, smem, barriers = (np.array(column, dtype=float) for column in zip(*grid))
+    model = occ.evaluate("active_blocks_per_SM", preset=preset,
+                         values={"threads_per_block": threads, "regs_per_thread": regs, "smem_per_block": smem,
+                                 "barriers_per_block": barriers}).magnitude
+    expected = np.array([brute_force_blocks(arch, *point) for point in grid], dtype=float)
+    mismatches = [(grid[i], model[i], expected[i]) for i in np.flatnonzero(model != expected)[:5]]
+    assert not mismatches, f"{preset}: (threads, regs, smem, barriers), model, brute force: {mismatches}"
+    without_barriers = np.array([brute_force_blocks(arch, t, r, s, 0) for t, r, s, _ in grid], dtype=float)
+    barrier_bound = int(np.count_nonzero(expected < without_barriers))
+    if arch.barriers_per_sm:
+        assert barrier_bound > 0             # the grid reaches configurations the barriers limit
+    else:
+        assert barrier_bound == 0            # before CC 9.0 barriers never limit
+
+
+def test_three_named_barriers_give_21_blocks_on_hopper_and_none_limit_ampere():
+    # 64 barriers per SM (2 x 32 slots): 3 + 3 + ... 21 blocks take 63, one barrier is left over
+    assert blocks_by_barrier_pool(64, 3, 1 << 30) == 21
+    assert brute_force_blocks(ARCHS["cc_9_0"], 64, 32, 0, 3) == 21
+    assert brute_force_blocks(ARCHS["cc_8_0"], 64, 32, 0, 16) == 32     # block slots, not barriers
+    # CC 12.x: 24 barriers (1 x 24 slots); one barrier per block ties the 24 block slots
+    assert brute_force_blocks(ARCHS["cc_12_0"], 32, 32, 0, 2) == 12
 
 
 def test_issue_example_200_registers_320_threads_cannot_launch_on_hopper_but_256_threads_can():

@@ -77,6 +77,13 @@ def test_unknown_unit_is_a_clear_error():
         units.unit("GBs")
 
 
+def test_named_barriers_are_their_own_dimension():
+    assert Q("3 barrier/block").to("barrier/block").magnitude == 3
+    for other in ("1/block", "reg/block", "thread/block"):
+        with pytest.raises(pint.DimensionalityError):
+            Q("3 barrier/block").to(other)
+
+
 def test_registers_are_their_own_dimension():
     with pytest.raises(pint.DimensionalityError):
         Q("64 reg").to("B")

@@ -64,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
     if model.id in occupancy.TARGETS and args.preset:
         if not result.can_launch:
             raise errors.DomainError(f"{kernel.display_name}: the block cannot launch on {args.cc}; {model.id} has no prediction")
-        occ = occupancy.occupancy_chain(model, args.cc, args.threads, kernel.registers, result.smem_per_block).values
+        occ = occupancy.occupancy_chain(model, args.cc, args.threads, kernel.registers, result.smem_per_block,
+                                        extra=answer.launch_barriers(kernel)).values
         for name, value in occ.items():
             where = f"occupancy ({args.cc}, {kernel.registers} reg/thread, {result.smem_per_block} B/block)"
             if name in values:  # the profiler's (achieved) value stands; the theoretical one is shown

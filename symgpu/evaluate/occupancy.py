@@ -115,7 +115,7 @@ class OccupancyResult:
         target: target model id ("" when computed for the occupancy model alone).
         cc_preset: the compute-capability preset used (``cc_1_3``...).
         inputs: occupancy input symbol -> value as given.
-        limits: regime name (warp_limit, block_limit, register_limit, smem_limit) -> blocks/SM.
+        limits: regime name (warp_limit, block_limit, register_limit, smem_limit, barrier_limit) -> blocks/SM.
         active_blocks: resident blocks per SM.
         active_warps: resident warps per SM.
         occupancy: active warps over the maximum warps per SM.
@@ -281,8 +281,10 @@ def explain(result: OccupancyResult, width: int = 150) -> list[str]:
     return out
 
 
-def occupancy_chain(target_model: Any, cc_preset_or_target_preset: str, threads: Any, regs: Any, smem: Any) -> OccupancyResult:
-    """Like :func:`occupancy_values`, but return the whole derivation (limits, regimes, values).
+def occupancy_chain(target_model: Any, cc_preset_or_target_preset: str, threads: Any, regs: Any, smem: Any,
+                    *, extra: Mapping[str, Any] | None = None) -> OccupancyResult:
+    """Like :func:`occupancy_values`, but return the whole derivation (limits, regimes, values);
+    ``extra``: further occupancy inputs (``barriers_per_block``) as in :func:`compute`.
 
     Raises:
         errors.UsageError: the target model takes no occupancy (not in :data:`TARGETS`),
@@ -299,7 +301,7 @@ def occupancy_chain(target_model: Any, cc_preset_or_target_preset: str, threads:
     if missing:
         raise errors.UsageError(f"occupancy: the mapping for '{model.id}' names undeclared symbols {', '.join(missing)}; update symgpu.evaluate.occupancy.TARGETS")
     cc = resolve_cc_preset(model, cc_preset_or_target_preset)
-    result = compute(cc, threads, regs, smem, target=model.id)
+    result = compute(cc, threads, regs, smem, target=model.id, extra=extra)
     if float(result.active_blocks.magnitude) == 0:
         raise errors.DomainError(
             f"occupancy: the launch cannot run on {cc} (0 active blocks per SM, limited by {', '.join(result.limiting)}) "
@@ -310,7 +312,7 @@ def occupancy_chain(target_model: Any, cc_preset_or_target_preset: str, threads:
     values: dict[str, pint.Quantity] = {}
     for target_symbol, source in table.symbols.items():
         if source in occ.defining:
-            quantity = evaluator.evaluate(occ, source, preset=cc, values=result.inputs)
+            quantity = evaluator.evaluate(occ, source, preset=cc, values={**(extra or {}), **result.inputs})
         else:  # an input of the occupancy model (threads_per_block): the launch's own value
             quantity = occ_quantity(occ, source, input_values.to_magnitude(occ, source, result.inputs[source]))
         try:

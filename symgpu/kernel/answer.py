@@ -22,6 +22,7 @@ LIMIT_QUANTITIES = {
     "block_limit": "max_blocks_per_SM",
     "register_limit": "blocks_register_limit",
     "smem_limit": "blocks_smem_limit",
+    "barrier_limit": "blocks_barrier_limit",
 }
 
 
@@ -30,7 +31,7 @@ class Limit:
     """One resource's limit on resident blocks.
 
     Attributes:
-        name: limiter name (warp_limit, block_limit, register_limit, smem_limit).
+        name: limiter name (warp_limit, block_limit, register_limit, smem_limit, barrier_limit).
         blocks: blocks per SM the resource allows.
         case: the model's case that applies ("" for a limit without cases).
         reason: the case's note, or a sentence for the block slots.
@@ -103,7 +104,8 @@ def answer(kernel: resources.KernelResources, cc_preset: str, threads_per_block:
     occ = occupancy.occupancy_model()
     hardware = occ.preset(cc_preset)  # UsageError for an unknown preset
     smem = kernel.shared_bytes + dynamic_smem
-    values = {"threads_per_block": threads_per_block, "regs_per_thread": kernel.registers, "smem_per_block": smem}
+    values = {"threads_per_block": threads_per_block, "regs_per_thread": kernel.registers, "smem_per_block": smem,
+              **launch_barriers(kernel)}
 
     def blocks(quantity: str, **override: object) -> np.ndarray:
         return np.asarray(evaluator.evaluate(occ, quantity, preset=cc_preset, values={**values, **override}).magnitude)
@@ -142,6 +144,13 @@ def answer(kernel: resources.KernelResources, cc_preset: str, threads_per_block:
     )
 
 
+def launch_barriers(kernel: resources.KernelResources) -> dict[str, int]:
+    """The occupancy input for the kernel's named barriers per block: the count ptxas reports
+    (``used N barriers``), or nothing when the output does not say (cuobjdump), so the model's
+    default (the CUDA occupancy header's, 1 barrier) applies."""
+    return {"barriers_per_block": kernel.barriers} if kernel.barriers >= 0 else {}
+
+
 def _step(resource: str, unit: str, current: int, grid: np.ndarray, blocks: np.ndarray, active_blocks: int) -> Step:
     """Headroom and the next improving value of one resource, from blocks evaluated on ``grid``."""
     at_or_above = grid >= current
@@ -164,7 +173,8 @@ def lines(result: KernelAnswer) -> list[str]:
     out = [f"kernel {k.display_name}" + (f" [{k.name}]" if k.demangled else "") + (f" ({k.arch})" if k.arch else "") + f", from {k.origin}",
            f"  resources: {k.registers} reg/thread, {k.shared_bytes} B/block static shared memory"
            + (f" + {result.dynamic_smem} B/block dynamic" if result.dynamic_smem else "")
-           + f", {k.local_bytes} B/thread local memory" + (f" (spills: {k.spill_stores} B stores, {k.spill_loads} B loads)" if k.spills else ""),
+           + f", {k.local_bytes} B/thread local memory" + (f" (spills: {k.spill_stores} B stores, {k.spill_loads} B loads)" if k.spills else "")
+           + (f", {k.barriers} named barriers/block" if k.barriers >= 0 else ", named barriers not reported (1 assumed)"),
            f"  launch: {result.threads_per_block} thread/block on {result.cc_preset}",
            f"  active blocks per SM: {result.active_blocks}; active warps per SM: {result.active_warps} of {result.max_warps}; occupancy {result.occupancy:.1%}"]
     if not result.can_launch:
