@@ -300,9 +300,13 @@ def test_a_launch_that_cannot_run_feeds_no_model_and_names_the_limit():
         occupancy.occupancy_values("hong_kim_2009", "8800gtx", 128, 18, 16385)  # 16 KB per block at most
 
 
-def test_ties_name_every_limiting_resource():
-    chain = occupancy.compute("cc_7_0", 32, 0, 0)   # 32 slots; no registers, no shared memory, no barrier limit before CC 9.0
-    assert set(chain.limiting) == {"block_limit", "register_limit", "smem_limit", "barrier_limit"}
+def test_ties_name_every_limiting_resource_but_not_the_limits_the_header_leaves_unbounded():
+    # CC 7.0, 32 threads: 32 block slots bind. No registers, no shared memory and no barrier rule before CC 9.0 are
+    # INT_MAX in cuda_occupancy.h (never a limiting factor); the model's stand-in value ties the slots but is not named
+    chain = occupancy.compute("cc_7_0", 32, 0, 0)
+    assert chain.limiting == ("block_limit",)
+    assert (chain.cases["register_limit"], chain.cases["smem_limit"], chain.cases["barrier_limit"]) == ("no_registers", "no_shared_memory", "no_barrier_limit")
+    assert all(float(chain.limits[n].magnitude) == 32 for n in ("register_limit", "smem_limit", "barrier_limit"))
     # CC 12.0 with the header's default of 1 named barrier: 24 barriers per SM / 1 = the 24 block slots (the header
     # reports OCC_LIMIT_BARRIERS with OCC_LIMIT_BLOCKS); 32 reg x 32 = 1024 reg/warp, 64 warps, 64 blocks; warps 48/1 = 48
     chain = occupancy.compute("cc_12_0", 32, 32, 0)

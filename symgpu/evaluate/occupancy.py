@@ -237,7 +237,8 @@ def compute(cc_preset: str | None, threads: Any, regs: Any, smem: Any, *, target
             limits[name] = evaluator.evaluate_expression(occ, term, occ.units["active_blocks_per_SM"], preset=cc_preset, values=given)
             cases[name], reasons[name] = "", BLOCK_SLOTS_REASON
     minimum = float(active_blocks.magnitude)
-    limiting = tuple(name for name, value in limits.items() if float(value.magnitude) == minimum)
+    unbounded = _unbounded_limits(occ, cases)
+    limiting = tuple(name for name, value in limits.items() if float(value.magnitude) == minimum and name not in unbounded)
     return OccupancyResult(
         target=target,
         cc_preset=cc_preset or "the given limits",
@@ -250,6 +251,26 @@ def compute(cc_preset: str | None, threads: Any, regs: Any, smem: Any, *, target
         cases=cases,
         reasons=reasons,
     )
+
+
+def _unbounded_limits(occ: Any, cases: Mapping[str, str]) -> frozenset[str]:
+    """The limits whose applying case imposes no bound of its own.
+
+    cuda_occupancy.h sets such a limit to INT_MAX (no registers, no shared memory, no named
+    barriers or a compute capability without the barrier rule), so it is never reported as a
+    limiting factor. The model stands in with the block-slot limit to keep the Min() finite: a
+    case whose value is exactly the block-slot term is that stand-in, and is not named on a tie.
+    """
+    equation = occ.equation_for("active_blocks_per_SM")
+    block_slots = dict(equation.limiters).get("block_limit")
+    out = set()
+    for name, term in equation.limiters:
+        if name == "block_limit" or str(term) not in occ.defining or not cases.get(name):
+            continue
+        case = next((c for c in occ.equation_for(str(term)).cases if c.id == cases[name]), None)
+        if case is not None and block_slots is not None and case.value == block_slots:
+            out.add(name)
+    return frozenset(out)
 
 
 def applying_case(occ: Any, quantity: str, preset: str | None, values: Mapping[str, Any]) -> tuple[str, str]:
