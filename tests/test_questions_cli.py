@@ -17,59 +17,7 @@ from conftest import FIXTURES, assert_readable, read_fixture
 
 HK = "gtx280+tiled_matmul"
 
-ROOFLINE = """schema_version = 1
-
-[model]
-id = "roofline"
-title = "Roofline"
-summary = "Attainable performance is the smaller of the peak and intensity times bandwidth."
-references = ["williams2009"]
-
-[references.williams2009]
-authors = ["S. Williams", "A. Waterman", "D. Patterson"]
-title = "Roofline: an insightful visual performance model for multicore architectures"
-venue = "CACM"
-year = 2009
-
-[symbols.perf]
-description = "attainable performance"
-unit = "FLOP/s"
-role = "output"
-
-[symbols.peak]
-description = "peak arithmetic throughput"
-unit = "TFLOP/s"
-assumptions = ["positive"]
-
-[symbols.bandwidth]
-description = "memory bandwidth"
-unit = "GB/s"
-assumptions = ["positive"]
-
-[symbols.intensity]
-description = "arithmetic intensity"
-unit = "FLOP/B"
-assumptions = ["positive"]
-
-[[equations]]
-id = "roofline"
-defines = "perf"
-rhs = "Min(peak, intensity*bandwidth)"
-source = { ref = "williams2009", locator = "Fig. 1" }
-
-[presets.h100]
-description = "H100 SXM, dense FP64 tensor peak and HBM3 bandwidth (vendor sheet)"
-source = { ref = "williams2009", locator = "illustrative" }
-[presets.h100.values]
-peak = "67 TFLOP/s"
-bandwidth = "3350 GB/s"
-
-[presets.slow_memory]
-description = "the H100 with half its bandwidth"
-source = { ref = "williams2009", locator = "illustrative" }
-[presets.slow_memory.values]
-bandwidth = "1675 GB/s"
-"""
+ROOFLINE = read_fixture("roofline")
 
 
 def test_roofline_ridge_point_of_a_users_own_model_file(cli, write_model):

@@ -16,6 +16,7 @@ import symgpu
 from symgpu import derive
 from symgpu.derive import results
 from symgpu.evaluate import active
+from conftest import read_fixture
 
 
 @pytest.fixture(scope="module")
@@ -109,35 +110,7 @@ def test_chen_aamodt_limit_needs_rho_below_one_and_says_so_without_it():
         volkov.limit("rho_ca3", "n_threads_ca", "oo")
 
 
-GEOMETRIC = """schema_version = 1
-[model]
-id = "geometric"
-title = "b**n"
-summary = "A geometric sequence."
-references = ["toy2026"]
-[references.toy2026]
-authors = ["A. Author"]
-title = "A toy"
-venue = "tests"
-year = 2026
-[symbols.b]
-description = "ratio"
-unit = "1"
-assumptions = ["positive"]
-[symbols.n]
-description = "terms"
-unit = "1"
-assumptions = ["positive"]
-[symbols.y]
-description = "the n-th power"
-unit = "1"
-role = "output"
-[[equations]]
-id = "power"
-defines = "y"
-rhs = "2*b**(n/3 + 1)"
-source = { ref = "toy2026", locator = "Eq. (1)" }
-"""
+GEOMETRIC = read_fixture("geometric")
 
 
 @pytest.mark.parametrize("assume, expected", [("b < 1", 0), ("b > 1", sympy.oo)])
