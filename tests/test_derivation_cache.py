@@ -39,6 +39,7 @@ def _refuse_to_compute(monkeypatch, op: str) -> None:
     ("perez_piccoli", "pipes_times_depth"),  # simplify
     ("mdm_2019", "M_md_regime"),  # regimes (Regime objects with their raw conditions)
     ("mdm_2019", "S_MSHR_jump"),  # limit: steps with relations and labels
+    ("volkov_2016", "cusp_alu_form"),  # extremum: Derivative(f(alpha), alpha) in its steps
 ])
 def test_a_cache_hit_is_the_derivation_computed(cache, monkeypatch, model_id, request_id):
     model = symgpu.load(model_id)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import sympy
+from sympy.core.function import AppliedUndef
 
 from symgpu import errors, store
 from symgpu.derive.derivation import Derivation, Step
@@ -39,7 +40,7 @@ _TEXT_OPERATORS = 400
 _SPLIT: dict[str, Any] = {c.__name__: c for c in (
     sympy.Add, sympy.Mul, sympy.Pow, sympy.Min, sympy.Max, sympy.Piecewise, sympy.Eq, sympy.Ne, sympy.StrictGreaterThan,
     sympy.GreaterThan, sympy.StrictLessThan, sympy.LessThan, sympy.And, sympy.Or, sympy.Not, sympy.floor, sympy.ceiling,
-    sympy.Abs, sympy.log, sympy.exp)}
+    sympy.Abs, sympy.log, sympy.exp, sympy.Derivative)}
 
 
 class _Unstorable(Exception):
@@ -138,6 +139,8 @@ def _expr_out(model: Model, expr: sympy.Basic) -> Any:
         return {"stuple": [_out(model, a) for a in expr.args]}
     if type(expr) is sympy.Symbol and expr.name not in model.symbols and expr.assumptions0 == {"commutative": True}:
         return {"label": expr.name}  # a plain name (a regime label such as ``no_registers+smem_limit``)
+    if isinstance(expr, AppliedUndef):
+        return {"call": [expr.func.__name__, [_out(model, a) for a in expr.args]]}  # f(N) in d f(N)/dN = 0
     if isinstance(expr, sympy.Float):
         sign, mantissa, exponent, bits = expr._mpf_
         return {"float": [sign, str(mantissa), exponent, bits, expr._prec]}
@@ -224,6 +227,9 @@ def _in(model: Model, value: Any) -> Any:
         return [_in(model, v) for v in inner]
     if tag == "tuple":
         return tuple(_in(model, v) for v in inner)
+    if tag == "call":
+        name, args = inner
+        return sympy.Function(_str(name))(*[_in(model, a) for a in args])
     if tag == "label":
         return sympy.Symbol(_str(inner))
     if tag == "float":
