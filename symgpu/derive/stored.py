@@ -33,8 +33,8 @@ if TYPE_CHECKING:
 
 #: the cache kind of whole derivations
 KIND = "derivations"
-#: operators in one expression text (the parser's own limit is 500); longer ones are split
-_TEXT_OPERATORS = 400
+#: characters of one expression text; longer expressions are written as (head, parts)
+_TEXT_LENGTH = 4000
 #: heads an expression is written as (head, parts) with, when its text does not read back
 #: identically (the parser evaluates as it builds: ``4*(a + b)`` unexpanded, ``Eq`` kept...)
 _SPLIT: dict[str, Any] = {c.__name__: c for c in (
@@ -93,13 +93,14 @@ def cached(model: Model, parts: tuple[Any, ...], compute: Callable[[], Derivatio
 # ------------------------------------------------------------------ writing
 def dump(model: Model, derivation: Derivation) -> str | None:
     """The entry text of ``derivation``, or None if it cannot be stored identically."""
+    memo: dict[Any, Any] = {}  # expression -> its entry (steps repeat expressions)
     try:
         body = {
             "model": derivation.model, "operation": derivation.operation, "quantity": derivation.quantity,
-            "variable": derivation.variable, "steps": _out(model, derivation.steps), "result": _out(model, derivation.result),
-            "assumptions": list(derivation.assumptions), "location": _out(model, derivation.location), "unit": derivation.unit,
-            "method": derivation.method, "extra": _out(model, derivation.extra),
-            "regimes": _out(model, tuple(getattr(derivation, "_regimes", ()))),
+            "variable": derivation.variable, "steps": _out(model, memo, derivation.steps), "result": _out(model, memo, derivation.result),
+            "assumptions": list(derivation.assumptions), "location": _out(model, memo, derivation.location), "unit": derivation.unit,
+            "method": derivation.method, "extra": _out(model, memo, derivation.extra),
+            "regimes": _out(model, memo, tuple(getattr(derivation, "_regimes", ()))),
         }
         text = json.dumps(body, sort_keys=True, allow_nan=False)
     except (_Unstorable, ValueError, TypeError, RecursionError):
@@ -111,36 +112,36 @@ def dump(model: Model, derivation: Derivation) -> str | None:
     return text
 
 
-def _out(model: Model, value: Any) -> Any:
+def _out(model: Model, memo: dict[Any, Any], value: Any) -> Any:
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
     if isinstance(value, Step):
-        return {"step": [value.operation, _out(model, value.expression), value.justification]}
+        return {"step": [value.operation, _out(model, memo, value.expression), value.justification]}
     if isinstance(value, Regime):
-        return {"regime": [value.name, _out(model, value.conditions), _out(model, value.expression), list(value.terms),
-                           _out(model, value.raw), value.feasible]}
+        return {"regime": [value.name, _out(model, memo, value.conditions), _out(model, memo, value.expression), list(value.terms),
+                           _out(model, memo, value.raw), value.feasible]}
     if isinstance(value, _Cond):
-        return {"cond": [_out(model, value.h), value.strict, _out(model, value.boolean)]}
+        return {"cond": [_out(model, memo, value.h), value.strict, _out(model, memo, value.boolean)]}
     if isinstance(value, sympy.Basic):
-        return _expr_out(model, value)
+        return _expr_out(model, memo, value)
     if isinstance(value, list):
-        return {"list": [_out(model, v) for v in value]}
+        return {"list": [_out(model, memo, v) for v in value]}
     if isinstance(value, tuple):
-        return {"tuple": [_out(model, v) for v in value]}
+        return {"tuple": [_out(model, memo, v) for v in value]}
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-        return {"dict": [[k, _out(model, v)] for k, v in value.items()]}
+        return {"dict": [[k, _out(model, memo, v)] for k, v in value.items()]}
     raise _Unstorable(type(value).__name__)
 
 
-def _expr_out(model: Model, expr: sympy.Basic) -> Any:
+def _expr_out(model: Model, memo: dict[Any, Any], expr: sympy.Basic) -> Any:
     if expr is sympy.true or expr is sympy.false:
         return {"truth": bool(expr)}
     if isinstance(expr, sympy.Tuple):
-        return {"stuple": [_out(model, a) for a in expr.args]}
+        return {"stuple": [_out(model, memo, a) for a in expr.args]}
     if type(expr) is sympy.Symbol and expr.name not in model.symbols and expr.assumptions0 == {"commutative": True}:
         return {"label": expr.name}  # a plain name (a regime label such as ``no_registers+smem_limit``)
     if isinstance(expr, AppliedUndef):
-        return {"call": [expr.func.__name__, [_out(model, a) for a in expr.args]]}  # f(N) in d f(N)/dN = 0
+        return {"call": [expr.func.__name__, [_out(model, memo, a) for a in expr.args]]}  # f(N) in d f(N)/dN = 0
     if isinstance(expr, sympy.Float):
         sign, mantissa, exponent, bits = expr._mpf_
         return {"float": [sign, str(mantissa), exponent, bits, expr._prec]}
@@ -153,35 +154,38 @@ def _expr_out(model: Model, expr: sympy.Basic) -> Any:
         extra.append(symbol.name)
     head = type(expr).__name__
     if isinstance(expr, sympy.Piecewise):  # (value, condition) pairs
-        return {"split": [head, [{"stuple": [_out(model, a) for a in pair.args]} for pair in expr.args]]}
-    if head in _SPLIT and expr.count_ops() > _TEXT_OPERATORS:
-        return {"split": [head, [_out(model, a) for a in expr.args]]}
+        return {"split": [head, [{"stuple": [_out(model, memo, a) for a in pair.args]} for pair in expr.args]]}
     boolean = isinstance(expr, (sympy.core.relational.Relational, sympy.logic.boolalg.BooleanFunction))
     entry = {"expr": sympy.sstr(expr), "names": sorted(extra), "boolean": boolean}
     try:
-        same = _in(model, entry) == expr
+        same = len(entry["expr"]) <= _TEXT_LENGTH and _in(model, {}, entry) == expr
     except (errors.SymgpuError, TypeError, ValueError):
         same = False
     if same:
         return entry
     if head in _SPLIT and expr.args:
-        return {"split": [head, [_out(model, a) for a in expr.args]]}
+        parts = [_out(model, memo, a) for a in expr.args]
+        for tag in ("split", "evaluated"):  # built as written, or evaluated (logic: canonical order)
+            entry = {tag: [head, parts]}
+            if _in(model, {}, entry) == expr:
+                return entry
     raise _Unstorable(f"expression {sympy.sstr(expr)[:80]}")
 
 
 # ------------------------------------------------------------------ reading
 def load(model: Model, text: str) -> Derivation | None:
     """The derivation of an entry's text, or None if the text is not a well-formed entry."""
+    memo: dict[Any, Any] = {}  # expression text -> its expression (steps repeat expressions)
     try:
         body = json.loads(text)
         if not isinstance(body, dict):
             return None
         derivation = Derivation(
             model=_str(body["model"]), operation=_str(body["operation"]), quantity=_str(body["quantity"]),
-            variable=_str(body["variable"]), steps=_steps(_in(model, body["steps"])), result=_in(model, body["result"]),
-            assumptions=tuple(_str(a) for a in body["assumptions"]), location=_in(model, body["location"]),
-            unit=_str(body["unit"]), method=_str(body["method"]), extra=_pairs(_in(model, body["extra"])))
-        regimes = _in(model, body["regimes"])
+            variable=_str(body["variable"]), steps=_steps(_in(model, memo, body["steps"])), result=_in(model, memo, body["result"]),
+            assumptions=tuple(_str(a) for a in body["assumptions"]), location=_in(model, memo, body["location"]),
+            unit=_str(body["unit"]), method=_str(body["method"]), extra=_pairs(_in(model, memo, body["extra"])))
+        regimes = _in(model, memo, body["regimes"])
     except (errors.SymgpuError, KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError, json.JSONDecodeError):
         return None
     if not isinstance(regimes, tuple) or not all(isinstance(r, Regime) for r in regimes):
@@ -209,7 +213,7 @@ def _pairs(value: Any) -> tuple[tuple[str, Any], ...]:
     return value
 
 
-def _in(model: Model, value: Any) -> Any:
+def _in(model: Model, memo: dict[Any, Any], value: Any) -> Any:
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
     if not isinstance(value, dict) or len(value) not in (1, 3):
@@ -218,18 +222,21 @@ def _in(model: Model, value: Any) -> Any:
         names = value["names"]
         if not isinstance(names, list) or any(not isinstance(n, str) or n in model.symbols for n in names):
             raise TypeError("malformed symbol names")
-        symbols: Mapping[str, sympy.Symbol] = {**model.symbols, **{n: sympy.Symbol(n) for n in names}}
-        return expressions.parse_expression(_str(value["expr"]), symbols, path="<cache entry>", boolean=value["boolean"] is True)
+        key = (_str(value["expr"]), tuple(names), value["boolean"] is True)
+        if key not in memo:
+            symbols: Mapping[str, sympy.Symbol] = {**model.symbols, **{n: sympy.Symbol(n) for n in names}}
+            memo[key] = expressions.parse_expression(key[0], symbols, path="<cache entry>", boolean=key[2])
+        return memo[key]
     (tag, inner), = value.items()
     if tag == "truth":
         return sympy.true if inner is True else sympy.false
     if tag == "list":
-        return [_in(model, v) for v in inner]
+        return [_in(model, memo, v) for v in inner]
     if tag == "tuple":
-        return tuple(_in(model, v) for v in inner)
+        return tuple(_in(model, memo, v) for v in inner)
     if tag == "call":
         name, args = inner
-        return sympy.Function(_str(name))(*[_in(model, a) for a in args])
+        return sympy.Function(_str(name))(*[_in(model, memo, a) for a in args])
     if tag == "label":
         return sympy.Symbol(_str(inner))
     if tag == "float":
@@ -239,26 +246,26 @@ def _in(model: Model, value: Any) -> Any:
             raise TypeError("malformed float")
         return sympy.Float._new((sign, int(mantissa), exponent, bits), precision)
     if tag == "stuple":
-        return sympy.Tuple(*[_in(model, v) for v in inner])
+        return sympy.Tuple(*[_in(model, memo, v) for v in inner])
     if tag == "dict":
-        return {_str(k): _in(model, v) for k, v in inner}
-    if tag == "split":
+        return {_str(k): _in(model, memo, v) for k, v in inner}
+    if tag in ("split", "evaluated"):
         head, args = inner
         built = _SPLIT[_str(head)]
-        parts = [_in(model, a) for a in args]
+        parts = [_in(model, memo, a) for a in args]
         if built is sympy.Piecewise:
-            return sympy.Piecewise(*[tuple(p) for p in parts], evaluate=False)
-        return built(*parts, evaluate=False)
+            parts = [tuple(p) for p in parts]
+        return built(*parts, evaluate=tag == "evaluated")
     if tag == "step":
         operation, expression, justification = inner
-        return Step(_str(operation), _in(model, expression), _str(justification))
+        return Step(_str(operation), _in(model, memo, expression), _str(justification))
     if tag == "cond":
         h, strict, boolean = inner
-        return _Cond(_in(model, h), strict is True, _in(model, boolean))
+        return _Cond(_in(model, memo, h), strict is True, _in(model, memo, boolean))
     if tag == "regime":
         name, conditions, expression, terms, raw, feasible = inner
         if feasible not in (True, False, None):
             raise TypeError("malformed regime")
-        return Regime(_str(name), _in(model, conditions), _in(model, expression), tuple(_str(t) for t in terms),
-                      _in(model, raw), feasible)
+        return Regime(_str(name), _in(model, memo, conditions), _in(model, memo, expression), tuple(_str(t) for t in terms),
+                      _in(model, memo, raw), feasible)
     raise TypeError(f"unknown entry tag {tag!r}")
