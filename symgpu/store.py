@@ -66,6 +66,25 @@ def digest(*parts: str) -> str:
     return h.hexdigest()
 
 
+_ENGINE: list[str] = []
+
+
+def engine_digest() -> str:
+    """A digest of symgpu's own source files: results of an edited engine are not reused
+    even when its version number stays the same."""
+    if not _ENGINE:
+        package = Path(__file__).resolve().parent
+        h = hashlib.sha256()
+        for path in sorted(package.rglob("*.py")):
+            h.update(path.relative_to(package).as_posix().encode("utf-8") + b"\0")
+            try:
+                h.update(path.read_bytes())
+            except OSError:
+                continue
+        _ENGINE.append(h.hexdigest())
+    return _ENGINE[0]
+
+
 def _path(kind: str, key: str) -> Path:
     if not kind.isidentifier() or len(key) != 64 or any(c not in "0123456789abcdef" for c in key):
         raise ValueError(f"cache entry {kind!r}/{key!r}: kind must be an identifier and key a SHA-256 hex digest")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import extrema, fixed_points, grid_search, limits, regime_split, signs, simplification, solving
+from symgpu.derive import extrema, fixed_points, grid_search, limits, regime_split, signs, simplification, solving, stored
 from symgpu.derive.derivation import Derivation
 
 if TYPE_CHECKING:
@@ -165,6 +165,10 @@ def run_request(model: Model, request: DerivationRequest) -> Derivation:
     derivation's extra holds ``("expect_holds", bool)``.
     """
     q = Question.read(model, request)
+    return stored.cached(model, ("request", repr(request)), lambda: _run(model, request, q))
+
+
+def _run(model: Model, request: DerivationRequest, q: Question) -> Derivation:
     derivation = OPERATIONS[q.op](model, q)
     op, get, subs, stop = q.op, q.get, dict(q.substitute), q.stop_at
     ctx = signs.SignReasoner(model)

@@ -6,7 +6,8 @@ any extra relations (``X > Y`` is used by writing ``X = Y + d`` with a positive 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import random
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import sympy
@@ -183,8 +184,10 @@ class SignReasoner:
         if stored in _VERDICTS:
             _SIGN_CACHE[key] = _VERDICTS[stored]
             return _VERDICTS[stored]
-        found = self._sign(e)
-        if found is None:
+        # cheap first: exact values at a few admissible points of opposite signs refute
+        # every sign claim, so neither factoring nor simplify is tried
+        found = None if refuted(e, self.positives) else self._sign(e)
+        if found is None and not refuted(e, self.positives):
             for p in self.positives:
                 if e == p:
                     found = 1
@@ -202,15 +205,17 @@ class SignReasoner:
         return found
 
     def _sign(self, e: sympy.Basic) -> int | None:
+        found = _basic_sign(e)
+        if found is not None:
+            return found
         tries = [e]
         try:
             tries.append(sympy.factor(sympy.together(e)))
         except (sympy.PolynomialError, TypeError, ValueError, NotImplementedError):
             pass
-        for cand in tries:
-            found = _basic_sign(cand)
-            if found is not None:
-                return found
+        found = _basic_sign(tries[-1]) if len(tries) > 1 else None
+        if found is not None:
+            return found
         try:
             num, den = sympy.fraction(tries[-1])
             sn, sd = _factor_sign(num), _factor_sign(den)
@@ -346,3 +351,57 @@ def _same_relation(a: sympy.Basic, b: sympy.Basic) -> bool:
         return bool(a == b or a.canonical == b.canonical or a.reversed.canonical == b.canonical)
     except AttributeError:
         return False
+
+
+#: values tried for a symbol, kept only where they satisfy every assumption of the symbol
+_CANDIDATES = tuple(sympy.Rational(v) for v in ("1", "2", "3", "1/2", "5", "16", "3/2", "1/3", "7", "64", "1/10", "100", "4096",
+                                                "0", "-1", "-2", "-1/2", "-7", "-100"))
+#: the most points evaluated to refute a sign claim
+REFUTE_POINTS = 10
+_REFUTED: dict[Any, bool] = {}
+
+
+def _admissible(symbol: sympy.Symbol) -> list[sympy.Rational]:
+    facts = symbol.assumptions0
+    return [v for v in _CANDIDATES if all(getattr(v, f"is_{k}", None) == want for k, want in facts.items())]
+
+
+def _value_sign(value: sympy.Basic) -> int | None:
+    if value.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo) or not value.is_number:
+        return None
+    if value.is_Rational:
+        return (value.p > 0) - (value.p < 0)
+    if value.is_extended_real is not True:
+        return None
+    return _basic_sign(value)
+
+
+def refuted(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> bool:
+    """True if ``expr`` takes both signs at points allowed by its symbols' assumptions (and
+    where every expression in ``positives`` is positive): exact rational values, so a True
+    is a proof that no sign can be decided. False means only "not refuted"."""
+    known = tuple(positives)
+    key = (expr, known)
+    if key in _REFUTED:
+        return _REFUTED[key]
+    symbols = sorted(expr.free_symbols.union(*[p.free_symbols for p in known]), key=lambda s: (s.name, s.dummy_index or 0) if isinstance(s, sympy.Dummy) else (s.name, 0))
+    pools = [_admissible(s) for s in symbols]
+    seen: set[int] = set()
+    if symbols and all(pools) and not expr.has(sympy.Derivative, sympy.Integral):
+        rng = random.Random(1729)
+        for index in range(REFUTE_POINTS):
+            point: Mapping[Any, Any] = {s: pool[index] if index < 2 and index < len(pool) else rng.choice(pool) for s, pool in zip(symbols, pools)}
+            try:
+                if any(_value_sign(p.xreplace(point)) != 1 for p in known):
+                    continue
+                found = _value_sign(expr.xreplace(point))
+            except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):
+                continue
+            if found in (1, -1):
+                seen.add(found)
+            if len(seen) == 2:
+                break
+    if len(_REFUTED) > 20000:
+        _REFUTED.clear()
+    _REFUTED[key] = len(seen) == 2
+    return _REFUTED[key]

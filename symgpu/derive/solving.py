@@ -16,6 +16,7 @@ from symgpu.derive import regime_split
 from symgpu.derive.derivation import Derivation
 from symgpu.derive import at_point
 from symgpu.derive import inequalities
+from symgpu.derive import stored
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -230,6 +231,16 @@ def boundary(model: Model, quantity: Any, between: Sequence[str] | None = None, 
     """
     if for_ is None:
         raise errors.UsageError("boundary needs the variable to solve for (for_=...)")
+    stop_at, omit = tuple(stop_at), tuple(omit)
+    assume = tuple(assume) if assume is not None else None
+    between = tuple(between) if between is not None and not isinstance(between, str) else between
+    arguments = ("boundary", quantity, between, for_, dict(substitute) if substitute else None, assume, stop_at, omit)
+    return stored.cached(model, arguments, lambda: _boundary_search(model, quantity, between, for_, substitute, assume, stop_at, omit))
+
+
+def _boundary_search(model: Model, quantity: Any, between: Sequence[str] | None, for_: str,
+                     substitute: Mapping[str, Any] | None, assume: Iterable[Any] | None,
+                     stop_at: Iterable[str], omit: Iterable[Any]) -> Derivation:
     try:
         return _boundary(model, quantity, between, for_, substitute, assume, stop_at, omit, auto_keep=True)
     except errors.DerivationError:

@@ -1,0 +1,271 @@
+"""Whole derivations kept in the on-disk cache (:mod:`symgpu.store`) between runs.
+
+A derivation is written as JSON text whose expressions are expression text (``sstr``) read
+back by the model's whitelist parser (:func:`symgpu.model.expressions.parse_expression`),
+with sums, products and powers too long for one text written as their parts. Before an
+entry is stored it is read back and compared with the derivation; one that does not come
+back identical (a SymPy object the parser cannot write, a dummy symbol) is not stored.
+Reading never executes or unpickles anything: a malformed, altered or unparsable entry is
+ignored and the derivation recomputed.
+
+Keys: the model's content (its file and its bases, as read), the request or the
+operation's arguments, and the engine (symgpu's source files; the store's folder is per
+symgpu and SymPy version).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import sympy
+from sympy.core.function import AppliedUndef
+
+from symgpu import errors, store
+from symgpu.derive.derivation import Derivation, Step
+from symgpu.derive.regime_split import Regime, _Cond
+from symgpu.model import expressions
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+#: the cache kind of whole derivations
+KIND = "derivations"
+#: characters of one expression text; longer expressions are written as (head, parts)
+_TEXT_LENGTH = 4000
+#: heads an expression is written as (head, parts) with, when its text does not read back
+#: identically (the parser evaluates as it builds: ``4*(a + b)`` unexpanded, ``Eq`` kept...)
+_SPLIT: dict[str, Any] = {c.__name__: c for c in (
+    sympy.Add, sympy.Mul, sympy.Pow, sympy.Min, sympy.Max, sympy.Piecewise, sympy.Eq, sympy.Ne, sympy.StrictGreaterThan,
+    sympy.GreaterThan, sympy.StrictLessThan, sympy.LessThan, sympy.And, sympy.Or, sympy.Not, sympy.floor, sympy.ceiling,
+    sympy.Abs, sympy.log, sympy.exp, sympy.Derivative)}
+
+
+class _Unstorable(Exception):
+    """Internal: the value has a part the entry format cannot hold."""
+
+
+def model_key(model: Model) -> str:
+    """A digest of everything the model's file (and its bases) say, wherever it lies."""
+    cached = getattr(model, "_stored_key", None)
+    if isinstance(cached, str):
+        return cached
+    key = store.digest("model", repr(dataclasses.replace(model.definition, path="")), store.engine_digest())
+    try:
+        object.__setattr__(model, "_stored_key", key)
+    except AttributeError:
+        pass
+    return key
+
+
+def plain(value: Any) -> bool:
+    """Is ``value`` plain data (text, numbers, None, and lists/tuples/dicts of them), so
+    that its ``repr`` can be part of a key?"""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return all(plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and plain(v) for k, v in value.items())
+    return False
+
+
+def cached(model: Model, parts: tuple[Any, ...], compute: Callable[[], Derivation]) -> Derivation:
+    """The derivation stored under ``parts`` (plain data) for ``model``, or ``compute()``'s,
+    stored for next time."""
+    if not store.enabled() or not plain(parts):
+        return compute()
+    key = store.digest(model_key(model), repr(parts))
+    body = store.get(KIND, key)
+    if body is not None:
+        found = load(model, body)
+        if found is not None:
+            return found
+    derivation = compute()
+    text = dump(model, derivation)
+    if text is not None:
+        store.put(KIND, key, text)
+    return derivation
+
+
+# ------------------------------------------------------------------ writing
+def dump(model: Model, derivation: Derivation) -> str | None:
+    """The entry text of ``derivation``, or None if it cannot be stored identically."""
+    memo: dict[Any, Any] = {}  # expression -> its entry (steps repeat expressions)
+    try:
+        body = {
+            "model": derivation.model, "operation": derivation.operation, "quantity": derivation.quantity,
+            "variable": derivation.variable, "steps": _out(model, memo, derivation.steps), "result": _out(model, memo, derivation.result),
+            "assumptions": list(derivation.assumptions), "location": _out(model, memo, derivation.location), "unit": derivation.unit,
+            "method": derivation.method, "extra": _out(model, memo, derivation.extra),
+            "regimes": _out(model, memo, tuple(getattr(derivation, "_regimes", ()))),
+        }
+        text = json.dumps(body, sort_keys=True, allow_nan=False)
+    except (_Unstorable, ValueError, TypeError, RecursionError):
+        return None
+    back = load(model, text)
+    if back is None or back != derivation or back.to_dict() != derivation.to_dict() \
+            or getattr(back, "_regimes", []) != list(getattr(derivation, "_regimes", [])):
+        return None
+    return text
+
+
+def _out(model: Model, memo: dict[Any, Any], value: Any) -> Any:
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, Step):
+        return {"step": [value.operation, _out(model, memo, value.expression), value.justification]}
+    if isinstance(value, Regime):
+        return {"regime": [value.name, _out(model, memo, value.conditions), _out(model, memo, value.expression), list(value.terms),
+                           _out(model, memo, value.raw), value.feasible]}
+    if isinstance(value, _Cond):
+        return {"cond": [_out(model, memo, value.h), value.strict, _out(model, memo, value.boolean)]}
+    if isinstance(value, sympy.Basic):
+        return _expr_out(model, memo, value)
+    if isinstance(value, list):
+        return {"list": [_out(model, memo, v) for v in value]}
+    if isinstance(value, tuple):
+        return {"tuple": [_out(model, memo, v) for v in value]}
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        return {"dict": [[k, _out(model, memo, v)] for k, v in value.items()]}
+    raise _Unstorable(type(value).__name__)
+
+
+def _expr_out(model: Model, memo: dict[Any, Any], expr: sympy.Basic) -> Any:
+    if expr is sympy.true or expr is sympy.false:
+        return {"truth": bool(expr)}
+    if isinstance(expr, sympy.Tuple):
+        return {"stuple": [_out(model, memo, a) for a in expr.args]}
+    if type(expr) is sympy.Symbol and expr.name not in model.symbols and expr.assumptions0 == {"commutative": True}:
+        return {"label": expr.name}  # a plain name (a regime label such as ``no_registers+smem_limit``)
+    if isinstance(expr, AppliedUndef):
+        return {"call": [expr.func.__name__, [_out(model, memo, a) for a in expr.args]]}  # f(N) in d f(N)/dN = 0
+    if isinstance(expr, sympy.Float):
+        sign, mantissa, exponent, bits = expr._mpf_
+        return {"float": [sign, str(mantissa), exponent, bits, expr._prec]}
+    extra = []
+    for symbol in expr.free_symbols:
+        if model.symbols.get(symbol.name) == symbol:
+            continue
+        if type(symbol) is not sympy.Symbol or symbol.assumptions0 != {"commutative": True} or symbol.name in model.symbols:
+            raise _Unstorable(f"symbol {symbol}")
+        extra.append(symbol.name)
+    head = type(expr).__name__
+    if isinstance(expr, sympy.Piecewise):  # (value, condition) pairs
+        return {"split": [head, [{"stuple": [_out(model, memo, a) for a in pair.args]} for pair in expr.args]]}
+    boolean = isinstance(expr, (sympy.core.relational.Relational, sympy.logic.boolalg.BooleanFunction))
+    entry = {"expr": sympy.sstr(expr), "names": sorted(extra), "boolean": boolean}
+    try:
+        same = len(entry["expr"]) <= _TEXT_LENGTH and _in(model, {}, entry) == expr
+    except (errors.SymgpuError, TypeError, ValueError):
+        same = False
+    if same:
+        return entry
+    if head in _SPLIT and expr.args:
+        parts = [_out(model, memo, a) for a in expr.args]
+        for tag in ("split", "evaluated"):  # built as written, or evaluated (logic: canonical order)
+            entry = {tag: [head, parts]}
+            if _in(model, {}, entry) == expr:
+                return entry
+    raise _Unstorable(f"expression {sympy.sstr(expr)[:80]}")
+
+
+# ------------------------------------------------------------------ reading
+def load(model: Model, text: str) -> Derivation | None:
+    """The derivation of an entry's text, or None if the text is not a well-formed entry."""
+    memo: dict[Any, Any] = {}  # expression text -> its expression (steps repeat expressions)
+    try:
+        body = json.loads(text)
+        if not isinstance(body, dict):
+            return None
+        derivation = Derivation(
+            model=_str(body["model"]), operation=_str(body["operation"]), quantity=_str(body["quantity"]),
+            variable=_str(body["variable"]), steps=_steps(_in(model, memo, body["steps"])), result=_in(model, memo, body["result"]),
+            assumptions=tuple(_str(a) for a in body["assumptions"]), location=_in(model, memo, body["location"]),
+            unit=_str(body["unit"]), method=_str(body["method"]), extra=_pairs(_in(model, memo, body["extra"])))
+        regimes = _in(model, memo, body["regimes"])
+    except (errors.SymgpuError, KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError, json.JSONDecodeError):
+        return None
+    if not isinstance(regimes, tuple) or not all(isinstance(r, Regime) for r in regimes):
+        return None
+    if regimes:
+        object.__setattr__(derivation, "_regimes", list(regimes))
+    return derivation
+
+
+def _str(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError("text expected")
+    return value
+
+
+def _steps(value: Any) -> tuple[Step, ...]:
+    if not isinstance(value, tuple) or not all(isinstance(s, Step) for s in value):
+        raise TypeError("steps expected")
+    return value
+
+
+def _pairs(value: Any) -> tuple[tuple[str, Any], ...]:
+    if not isinstance(value, tuple) or not all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in value):
+        raise TypeError("(name, value) pairs expected")
+    return value
+
+
+def _in(model: Model, memo: dict[Any, Any], value: Any) -> Any:
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if not isinstance(value, dict) or len(value) not in (1, 3):
+        raise TypeError("malformed entry")
+    if "expr" in value:
+        names = value["names"]
+        if not isinstance(names, list) or any(not isinstance(n, str) or n in model.symbols for n in names):
+            raise TypeError("malformed symbol names")
+        key = (_str(value["expr"]), tuple(names), value["boolean"] is True)
+        if key not in memo:
+            symbols: Mapping[str, sympy.Symbol] = {**model.symbols, **{n: sympy.Symbol(n) for n in names}}
+            memo[key] = expressions.parse_expression(key[0], symbols, path="<cache entry>", boolean=key[2])
+        return memo[key]
+    (tag, inner), = value.items()
+    if tag == "truth":
+        return sympy.true if inner is True else sympy.false
+    if tag == "list":
+        return [_in(model, memo, v) for v in inner]
+    if tag == "tuple":
+        return tuple(_in(model, memo, v) for v in inner)
+    if tag == "call":
+        name, args = inner
+        return sympy.Function(_str(name))(*[_in(model, memo, a) for a in args])
+    if tag == "label":
+        return sympy.Symbol(_str(inner))
+    if tag == "float":
+        sign, mantissa, exponent, bits, precision = inner
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (sign, exponent, bits, precision)) \
+                or sign not in (0, 1) or not 0 < precision <= 4096 or len(_str(mantissa)) > 1300 or abs(exponent) > 100_000:
+            raise TypeError("malformed float")
+        return sympy.Float._new((sign, int(mantissa), exponent, bits), precision)
+    if tag == "stuple":
+        return sympy.Tuple(*[_in(model, memo, v) for v in inner])
+    if tag == "dict":
+        return {_str(k): _in(model, memo, v) for k, v in inner}
+    if tag in ("split", "evaluated"):
+        head, args = inner
+        built = _SPLIT[_str(head)]
+        parts = [_in(model, memo, a) for a in args]
+        if built is sympy.Piecewise:
+            parts = [tuple(p) for p in parts]
+        return built(*parts, evaluate=tag == "evaluated")
+    if tag == "step":
+        operation, expression, justification = inner
+        return Step(_str(operation), _in(model, memo, expression), _str(justification))
+    if tag == "cond":
+        h, strict, boolean = inner
+        return _Cond(_in(model, memo, h), strict is True, _in(model, memo, boolean))
+    if tag == "regime":
+        name, conditions, expression, terms, raw, feasible = inner
+        if feasible not in (True, False, None):
+            raise TypeError("malformed regime")
+        return Regime(_str(name), _in(model, memo, conditions), _in(model, memo, expression), tuple(_str(t) for t in terms),
+                      _in(model, memo, raw), feasible)
+    raise TypeError(f"unknown entry tag {tag!r}")

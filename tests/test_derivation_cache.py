@@ -1,0 +1,144 @@
+"""Whole derivations in the on-disk cache: a hit equals the computed derivation, an altered or
+forged entry is recomputed (nothing in it is executed), ``--no-cache`` reads and writes
+nothing; and the cheap sign refutation only ever answers "undecided" with a proof."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+import sympy
+
+import symgpu
+from symgpu import store
+from symgpu.cli import app
+from symgpu.derive import requests, signs, stored
+from conftest import tiny_text
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv(store.CACHE_DIR_ENV, str(tmp_path))
+    monkeypatch.delenv(store.NO_CACHE_ENV, raising=False)
+    return tmp_path
+
+
+def _entries() -> list[Path]:
+    folder = store.folder() / stored.KIND
+    return sorted(folder.rglob("*.txt")) if folder.is_dir() else []
+
+
+def _refuse_to_compute(monkeypatch, op: str) -> None:
+    def fail(model, question):
+        raise AssertionError(f"{op} was computed although its derivation is cached")
+    monkeypatch.setitem(requests.OPERATIONS, op, fail)
+
+
+@pytest.mark.parametrize("model_id, request_id", [
+    ("perez_piccoli", "pipes_times_depth"),  # simplify
+    ("mdm_2019", "M_md_regime"),  # regimes (Regime objects with their raw conditions)
+    ("mdm_2019", "S_MSHR_jump"),  # limit: steps with relations and labels
+    ("volkov_2016", "cusp_alu_form"),  # extremum: Derivative(f(alpha), alpha) in its steps
+])
+def test_a_cache_hit_is_the_derivation_computed(cache, monkeypatch, model_id, request_id):
+    model = symgpu.load(model_id)
+    fresh = requests.request(model, request_id)
+    assert len(_entries()) == 1
+    for op in requests.OPERATIONS:
+        _refuse_to_compute(monkeypatch, op)
+    hit = requests.request(model, request_id)
+    assert hit == fresh
+    assert hit.to_dict() == fresh.to_dict()
+    assert getattr(hit, "_regimes", []) == list(getattr(fresh, "_regimes", []))
+    assert requests.expect_holds(hit) is requests.expect_holds(fresh)
+
+
+def test_an_altered_entry_is_recomputed(cache):
+    model = symgpu.load("perez_piccoli")
+    fresh = requests.request(model, "pipes_times_depth")
+    (path,) = _entries()
+    path.write_text(path.read_text(encoding="utf-8").replace("N_PPipe", "L_Pipe"), encoding="utf-8")
+    again = requests.request(model, "pipes_times_depth")
+    assert again == fresh
+    assert "N_PPipe" in path.read_text(encoding="utf-8")  # overwritten with the recomputed entry
+
+
+@pytest.mark.parametrize("forged", [
+    '{"expr": "__import__(\'os\').system(\'false\')", "names": [], "boolean": false}',
+    '{"split": ["eval", ["1"]]}',
+    '{"float": [0, "1", 0, 1, 99999999]}',
+    '{"pickle": "gASVAAAAAAAAAAA="}',
+])
+def test_a_forged_entry_with_a_valid_checksum_is_recomputed(cache, forged):
+    model = symgpu.load("perez_piccoli")
+    fresh = requests.request(model, "pipes_times_depth")
+    (path,) = _entries()
+    key = path.stem
+    body = path.read_text(encoding="utf-8").partition("\n")[2]
+    start = body.index('"result": ') + len('"result": ')
+    end = body.index(', "steps"')
+    body = body[:start] + forged + body[end:]
+    path.write_text(f"symgpu-cache-v1 {key} {hashlib.sha256(body.encode()).hexdigest()}\n{body}", encoding="utf-8")
+    assert store.get(stored.KIND, key) == body  # the checksum holds: only the parser stands in the way
+    assert stored.load(model, body) is None
+    assert requests.request(model, "pipes_times_depth") == fresh
+
+
+def test_the_key_follows_the_model_content(tmp_path):
+    def model(folder: str, peak: str) -> symgpu.Model:
+        (tmp_path / folder).mkdir()
+        path = tmp_path / folder / "tiny.toml"
+        path.write_text(tiny_text(peak=peak), encoding="utf-8")
+        return symgpu.load(path)
+
+    one, two, same = model("a", "100 TFLOP/s"), model("b", "200 TFLOP/s"), model("c", "100 TFLOP/s")
+    assert stored.model_key(one) != stored.model_key(two)
+    assert stored.model_key(one) == stored.model_key(same)
+
+
+def test_no_cache_writes_no_derivation(cache, monkeypatch, capsys):
+    monkeypatch.setenv(store.NO_CACHE_ENV, "")
+    assert app.main(["--no-cache", "derive", "perez_piccoli", "pipes_times_depth"]) == 0
+    assert _entries() == []
+    monkeypatch.delenv(store.NO_CACHE_ENV)
+    assert app.main(["derive", "perez_piccoli", "pipes_times_depth"]) == 0
+    assert len(_entries()) == 1
+    capsys.readouterr()
+
+
+def test_a_derivation_with_dummy_symbols_is_not_stored(cache):
+    model = symgpu.load("perez_piccoli")
+    fresh = requests.request(model, "pipes_times_depth")
+    with_dummy = type(fresh)(fresh.model, fresh.operation, fresh.quantity, fresh.variable, fresh.steps,
+                             sympy.Dummy("d", positive=True))
+    assert stored.dump(model, fresh) is not None
+    assert stored.dump(model, with_dummy) is None
+
+
+# ------------------------------------------------------------------ sign refutation
+x, y = sympy.Symbol("x", positive=True), sympy.Symbol("y", positive=True)
+n = sympy.Symbol("n", positive=True, integer=True)
+
+
+def test_opposite_signs_at_admissible_points_refute_a_sign():
+    assert signs.refuted(x - y)
+    assert signs.refuted(x - sympy.Rational(1, 2))  # x = 1 and x = 1/3 are both allowed
+
+
+def test_an_expression_of_one_sign_is_never_refuted():
+    assert not signs.refuted(x + y)
+    assert not signs.refuted(n - sympy.Rational(1, 2))  # n >= 1: the integer assumption is respected
+    assert not signs.refuted(sympy.floor(x / y) + 1)
+
+
+def test_known_positive_expressions_restrict_the_points():
+    # with x - y known positive, x - y never changes sign, though it does without it
+    assert signs.refuted(x - y)
+    assert not signs.refuted(x - y, (x - y,))
+
+
+def test_a_refuted_sign_is_undecided_by_the_reasoner(ia):
+    reasoner = signs.SignReasoner(ia)
+    assert reasoner.sign(x - y) is None
+    assert reasoner.sign(x + y) == 1
