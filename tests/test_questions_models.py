@@ -228,3 +228,27 @@ def test_zhang_owens_additive_throughput_at_full_occupancy_adds_the_two_times(cl
     hand = 32 * 8 / (8 / alu_thru + 1 / mem_thru)
     overlap = 32 * min(alu_thru, 8 * mem_thru)  # the Min model it underestimates
     assert unit == "op/cycle/SM" and numbers[0] == pytest.approx(hand, rel=1e-9) and hand < overlap
+
+
+def test_huang_gto_ipc_as_alpha_grows_picks_the_branches_that_win_eventually(cli):
+    # IPC_gto has Max/Min nested in its denominator; with many warps (n > issue_units*(mem_lat + 1)) each one is
+    # decided as alpha -> oo. Brute force: the model evaluated on Fermi at n = 600 for a huge alpha
+    code, out, err = cli("limit", "prior_huang_gto", "IPC_gto", "--var", "alpha", "--to", "oo", "--assume", "alu_lat > 1",
+                         "--assume", "mem_lat > alu_lat", "--assume", "n > issue_units*(mem_lat + 1)")
+    assert code == 0, err
+    assert_readable(out)
+    gto = symgpu.load("prior_huang_gto")
+    result = next(line for line in out.splitlines() if line.strip().startswith("result:")).split("result:", 1)[1]
+    closed = gto.parse(result.split("[")[0].strip(), "result")
+    values = {gto.symbols["alu_lat"]: 18, gto.symbols["n"]: 600, gto.symbols["issue_units"]: 1}  # Fermi: Table 4.1, 1 issue unit
+    far = gto.evaluate("IPC_gto", "fermi", n=600, alpha=1e12).magnitude
+    assert float(closed.xreplace(values)) == pytest.approx(far, rel=1e-9)
+    steps = gto.limit("IPC_gto", "alpha", "oo", assume=["alu_lat > 1", "mem_lat > alu_lat", "n > issue_units*(mem_lat + 1)"]).steps
+    assert sum(step.operation == "select branch" for step in steps) >= 2
+
+
+def test_huang_gto_limit_that_depends_on_the_warp_count_asks_for_an_assumption(cli):
+    # without n > issue_units*(alu_lat + 1) the inner Max(0, ...) is 0 for few warps and positive for many
+    code, _, err = cli("limit", "prior_huang_gto", "IPC_gto", "--var", "alpha", "--to", "oo", "--assume", "alu_lat > 1")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "is proved to be the largest as alpha -> oo" in err and "--assume" in err

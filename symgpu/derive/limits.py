@@ -123,6 +123,50 @@ def _far_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: symp
                                        f"{sympy.sstr(point)} (regimes: {names}); add an assumption (--assume) that decides them")
 
 
+def _far_branches(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr) -> sympy.Expr:
+    """Replace each Min/Max inside ``expr`` (innermost first) by the argument that is eventually
+    the smallest (largest) as ``var`` goes to ``point`` (``oo`` or ``-oo``): the argument ``a``
+    with ``b - a`` (``a - b``) tending to a positive value or to ``oo`` for every other ``b``.
+    Each choice is a recorded step; an undecided one is an error that asks for an assumption."""
+    def pick(node: sympy.Expr) -> sympy.Expr:
+        smaller = isinstance(node, sympy.Min)
+        for candidate in node.args:
+            why: list[str] = []
+            for other in node.args:
+                if other == candidate:
+                    continue
+                gap = other - candidate if smaller else candidate - other
+                try:
+                    far = sympy.limit(gap, var, point)
+                except (NotImplementedError, ValueError):
+                    far = sympy.nan
+                if _far_sign(job, far, var, point) != 1:
+                    break
+                why.append(f"{sympy.sstr(gap)} -> {sympy.sstr(far)}")
+            else:
+                job.step("select branch", candidate, f"{'Min' if smaller else 'Max'}(...) = {sympy.sstr(candidate)} eventually "
+                         f"as {var} -> {sympy.sstr(point)}: " + "; ".join(why))
+                return candidate
+        raise errors.DerivationError(
+            f"{job.model.id}: no argument of {sympy.sstr(node)[:160]} is proved to be the {'smallest' if smaller else 'largest'} as "
+            f"{var} -> {sympy.sstr(point)}; give values (--substitute, --set) or an assumption (--assume) that decide it")
+
+    def rebuild(node: sympy.Expr) -> sympy.Expr:
+        if not signs._has_pieces(node) or not node.args:
+            return node
+        args = [rebuild(a) for a in node.args]
+        if isinstance(node, (sympy.Min, sympy.Max)):
+            return pick(node.func(*args, evaluate=False)) if var in node.free_symbols else node.func(*args)
+        return node.func(*args)
+
+    def outer(node: sympy.Expr) -> sympy.Expr:  # a Min/Max at the top is taken argument by argument by _limit
+        if isinstance(node, (sympy.Min, sympy.Max)):
+            return node.func(*[outer(a) for a in node.args], evaluate=False)
+        return rebuild(node)
+
+    return outer(expr)
+
+
 def _far_sign(job: jobs._Job, far: sympy.Expr, var: sympy.Symbol, point: sympy.Expr) -> int | None:
     """Sign of a condition's limit; ``oo*sign(x)`` with ``x`` declared nonnegative is decided
     by assuming ``x > 0`` (at ``x = 0`` the condition does not depend on the variable), recorded."""
@@ -259,6 +303,9 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
         job.step("lift Min/Max", lifted, "sums and factors of known sign moved inside Min/Max (x*Min(a,b) = Min(x*a, x*b) for x > 0)")
     if not finite and lifted.has(sympy.Piecewise):
         lifted = _far_regime(job, lifted, symbol, point).expression
+    if not finite and signs._has_pieces(lifted):
+        # Min/Max below the top (e.g. in a denominator): the argument that wins eventually, innermost first
+        lifted = _far_branches(job, lifted, symbol, point)
     side_text = {"+": " from above", "-": " from below"}.get(direction, "") if finite else ""
     how = " (Min/Max argument by argument: they are continuous)"
     if finite and direction in ("+", "-") and (lifted.has(sympy.Piecewise) or signs._has_staircase(lifted, symbol)):
