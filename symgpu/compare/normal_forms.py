@@ -97,7 +97,7 @@ def limit(expr: sympy.Expr, var: sympy.Symbol, point: Any = sympy.oo) -> sympy.E
         errors.DerivationError: neither works (e.g. the dominant argument depends on the sign of
             a symbol with no declared sign).
     """
-    point = sympy.sympify(point)
+    point = sympy.sympify(point, strict=True)
     if not expr.has(sympy.Min, sympy.Max):
         try:
             result = sympy.limit(expr, var, point)

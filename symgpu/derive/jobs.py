@@ -59,7 +59,7 @@ class _Job:
 
     def step(self, operation: str, expression: Any, justification: str) -> None:
         if not isinstance(expression, sympy.Basic):
-            expression = sympy.sympify(expression) if not isinstance(expression, (list, tuple)) else sympy.Tuple(*expression)
+            expression = sympy.sympify(expression, strict=True) if not isinstance(expression, (list, tuple)) else sympy.Tuple(*expression)
         self.steps.append(Step(operation, expression, justification))
 
     def assumptions(self, *symbols_of: Any) -> tuple[str, ...]:

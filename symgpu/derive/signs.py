@@ -170,7 +170,7 @@ class SignReasoner:
     def sign(self, expr: Any) -> int | None:
         """+1, -1 or 0 if the sign of ``expr`` is proved; None if undecided."""
         if not isinstance(expr, sympy.Basic):
-            expr = sympy.sympify(expr)
+            expr = sympy.sympify(expr, strict=True)
         if expr.has(sympy.nan, sympy.zoo):
             return None
         e = expr.xreplace(self.forward)

@@ -72,13 +72,13 @@ def regimes_table(regimes: Iterable[dict[str, Any]], width: int = MAX_LINE) -> l
 
 def boundary_groups(boundaries: dict[str, Any], width: int = MAX_LINE) -> list[str]:
     """Boundaries grouped by where they lie: pairs of regimes meeting at the same place share one line."""
-    groups: dict[str, list[str]] = {}
+    groups: dict[str, tuple[Any, list[str]]] = {}
     for label, root in boundaries.items():
-        groups.setdefault(sympy.sstr(root), []).append(label.replace("|", " / "))
+        groups.setdefault(sympy.sstr(root), (root, []))[1].append(label.replace("|", " / "))
     lines = []
-    for number, (where, labels) in enumerate(groups.items(), 1):
+    for number, (where, labels) in enumerate(groups.values(), 1):
         lines.append(shorten(f"  boundary {number}: between {', '.join(labels)}", width, "more"))
-        lines.extend("    at " + line for line in fold(sympy.sympify(where) if len(where) < 5000 else where, width - 8))
+        lines.extend("    at " + line for line in fold(where, width - 8))
     return lines
 
 
