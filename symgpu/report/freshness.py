@@ -17,6 +17,7 @@ file, an input that cannot be read) means "not up to date": the report is render
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import platform
@@ -162,9 +163,15 @@ def _template_parts(templates: str | Path | None) -> list[str]:
 
 
 def _key(kind: str, formats: Sequence[str], parts: Sequence[str]) -> str:
+    return store.digest(_VERSION, kind, ",".join(formats), *_environment(), *parts)
+
+
+@functools.cache
+def _environment() -> tuple[str, ...]:
+    """What every report depends on (read once per process): symgpu's source and packaged data,
+    the checkout's place (paths in reports are shown relative to it), Python and library versions."""
     versions = [f"{name} {_version(name)}" for name in _LIBRARIES]
-    return store.digest(_VERSION, kind, ",".join(formats), store.engine_digest(), _package_data(), platform.python_version(),
-                        str(resources.CHECKOUT), *versions, *parts)
+    return (store.engine_digest(), _package_data(), platform.python_version(), str(resources.CHECKOUT), *versions)
 
 
 def _file_parts(paths: Iterable[Path], label: str = "file") -> list[str]:
@@ -188,21 +195,16 @@ def _read(path: Path, limit: int) -> bytes:
     return data
 
 
-_PACKAGE_DATA: list[str] = []
-
-
 def _package_data() -> str:
     """A digest of the package's files other than Python source (the unit definitions...),
     which :func:`symgpu.store.engine_digest` leaves out."""
-    if not _PACKAGE_DATA:
-        files = [p for p in sorted(resources.PACKAGE.rglob("*")) if p.is_file() and p.suffix not in (".py", ".pyc")
-                 and "__pycache__" not in p.parts]
-        try:
-            parts = _file_parts(files, label="package")
-        except _Unhashable as exc:
-            parts = [f"unreadable {exc}"]
-        _PACKAGE_DATA.append(store.digest(*parts))
-    return _PACKAGE_DATA[0]
+    files = [p for p in sorted(resources.PACKAGE.rglob("*")) if p.is_file() and p.suffix not in (".py", ".pyc")
+             and "__pycache__" not in p.parts]
+    try:
+        parts = _file_parts(files, label="package")
+    except _Unhashable as exc:
+        parts = [f"unreadable {exc}"]
+    return store.digest(*parts)
 
 
 def _version(package: str) -> str:
