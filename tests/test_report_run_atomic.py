@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-import symgpu
 from symgpu.cli import main
 from symgpu.report import files, render
 
@@ -26,7 +25,7 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 def two_models(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """``report --all`` over two small models (no comparison report: volkov_2016 is not among them)."""
     ids = ["interval_analysis", "perez_piccoli"]
-    monkeypatch.setattr(render, "loadable_models", lambda: ([symgpu.load(i) for i in ids], []))
+    monkeypatch.setattr(render, "model_ids", lambda: ids)
     return ids
 
 
@@ -44,7 +43,7 @@ def test_an_interrupted_report_all_leaves_the_previous_reports_untouched(tmp_pat
         return report
 
     monkeypatch.setattr(render, "render_report", interrupted_at_second_model)
-    assert main(["report", "--all", "-o", str(tmp_path), "-f", "md"]) == 130
+    assert main(["report", "--all", "--force", "-o", str(tmp_path), "-f", "md"]) == 130
     assert snapshot(tmp_path) == before
     assert not [p for p in tmp_path.rglob("*.tmp")], "temporary files were left behind"
 

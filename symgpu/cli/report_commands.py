@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from symgpu import errors, resources
+from symgpu import api, errors, resources
 from symgpu.cli import common
 from symgpu.model import loader
-from symgpu.report import comparison, content, files, kernel_example, render
+from symgpu.report import comparison, content, files, freshness, kernel_example, render
 
 
 def setup(sub: Any) -> None:
@@ -24,6 +24,8 @@ def setup(sub: Any) -> None:
     p.add_argument("-o", "--output", help="output folder (default: for a bundled model, the checkout's reports/<model>/; "
                    "for your own model file, ./reports/<model>/ in the current folder, never over a bundled model's report)")
     p.add_argument("--templates", help="folder with templates overriding templates/report.md.j2 and report.tex.j2")
+    p.add_argument("--force", action="store_true", help="with --all: render every report, also those whose inputs and "
+                   "files are unchanged since they were last rendered (skipped otherwise)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -45,39 +47,7 @@ def run(args: argparse.Namespace) -> int:
             base.mkdir(parents=True, exist_ok=True)  # fail before minutes of rendering, not after
         except OSError as exc:
             raise errors.UsageError(f"-o {str(base)!r}: cannot write the reports there: {exc.strerror or exc}") from None
-        models, broken = render.loadable_models()
-        failed = 0
-        for model_id, problem in broken:
-            failed += 1
-            print(f"FAIL {model_id}: does not load, skipped: {problem}", file=sys.stderr)
-        # NOTE: everything is rendered into memory first and written in one step at the end
-        # (files.write_run), so Ctrl-C or a crash part-way leaves the previous reports intact.
-        rendered: dict[str, dict[str, bytes]] = {}
-        for index, model in enumerate(models, 1):
-            print(f"[{index}/{len(models)}] rendering {model.id}", file=sys.stderr, flush=True)
-            try:
-                rendered[model.id] = render.render_report(model, formats=formats, templates=args.templates).files
-            except errors.UsageError:
-                raise
-            except (errors.SymgpuError, ValueError, ArithmeticError) as exc:
-                failed += 1
-                print(f"FAIL {model.id}: report not written: {exc}", file=sys.stderr)
-        comparison_files, comparison_failed = _comparison_report([m.id for m in models])
-        failed += comparison_failed
-        if comparison_files:
-            rendered["comparison"] = comparison_files
-        example_files, example_failed = _kernel_example(formats)
-        failed += example_failed
-        if example_files:
-            rendered[kernel_example.FOLDER] = example_files
-        try:
-            written = files.write_run(base, rendered)
-        except OSError as exc:
-            raise errors.UsageError(f"-o {str(base)!r}: cannot write the reports there: {exc.strerror or exc}") from None
-        for folder in sorted(rendered):
-            count = sum(1 for path in written if path.parent == base / folder)
-            print(f"ok   {folder}: {count} files in {_shown(base / folder)}")
-        return common.FAILED if failed else common.OK
+        return _report_all(args, base, formats)
     if not args.model:
         raise errors.UsageError("give a model id (or --all)")
     model = common.load_model(args.model)
@@ -95,6 +65,67 @@ def run(args: argparse.Namespace) -> int:
     for path in written:
         print(_shown(path))
     return common.OK
+
+
+def _report_all(args: argparse.Namespace, base: Path, formats: tuple[str, ...]) -> int:
+    """``report --all``: every bundled model's report, the comparison and the kernel example into ``base``.
+
+    A report whose inputs and written files are unchanged since it was last rendered is
+    skipped (:mod:`symgpu.report.freshness`; ``--force`` renders it anyway), decided from the
+    files alone: no model is built for it. The others are rendered into memory first and
+    written in one step at the end (:func:`files.write_run`), so Ctrl-C or a crash part-way
+    leaves the previous reports intact; only then are they recorded as up to date.
+    """
+    ids = render.model_ids()
+    inputs: dict[str, freshness.Inputs | None] = {m: freshness.model_inputs(m, formats, args.templates) for m in ids}
+    inputs["comparison"] = freshness.folder_inputs("comparison", formats, comparison.model_ids(), templates=args.templates)
+    inputs[kernel_example.FOLDER] = freshness.folder_inputs(kernel_example.FOLDER, formats, *kernel_example.sources(),
+                                                            templates=args.templates)
+    skipped = [f for f, found in inputs.items() if not args.force and freshness.up_to_date(base / f, found)]
+    stale = [m for m in ids if m not in skipped]
+    rendered: dict[str, dict[str, bytes]] = {}
+    failed, broken = 0, []
+    for index, model_id in enumerate(stale, 1):
+        print(f"[{index}/{len(stale)}] rendering {model_id}", file=sys.stderr, flush=True)
+        try:
+            model = api.load(model_id)
+        except errors.SymgpuError as exc:
+            failed += 1
+            broken.append(model_id)
+            print(f"FAIL {model_id}: does not load, skipped: {exc}", file=sys.stderr)
+            continue
+        try:
+            rendered[model_id] = render.render_report(model, formats=formats, templates=args.templates).files
+        except errors.UsageError:
+            raise
+        except (errors.SymgpuError, ValueError, ArithmeticError) as exc:
+            failed += 1
+            print(f"FAIL {model_id}: report not written: {exc}", file=sys.stderr)
+    for folder in ("comparison", kernel_example.FOLDER):
+        if folder in skipped:
+            continue
+        made, made_failed = (_comparison_report([m for m in ids if m not in broken]) if folder == "comparison"
+                             else _kernel_example(formats))
+        failed += made_failed
+        if made:
+            rendered[folder] = made
+    try:
+        written = files.write_run(base, rendered) if rendered else []
+    except OSError as exc:
+        raise errors.UsageError(f"-o {str(base)!r}: cannot write the reports there: {exc.strerror or exc}") from None
+    for folder, made in rendered.items():
+        found = inputs.get(folder)
+        if found is not None:
+            freshness.record(found, made)
+    print(f"reports in {_shown(base)}: {len(rendered)} rendered, {len(skipped)} up to date (skipped"
+          + ("; --force renders them again" if skipped else "") + ")" + (f", {failed} failed" if failed else ""))
+    for folder in sorted([*rendered, *skipped]):
+        if folder in rendered:
+            count = sum(1 for path in written if path.parent == base / folder)
+            print(f"ok   {folder}: {count} files in {_shown(base / folder)}")
+        else:
+            print(f"ok   {folder}: up to date (skipped)")
+    return common.FAILED if failed else common.OK
 
 
 def _output_folder(text: str) -> Path:

@@ -113,13 +113,18 @@ def read_definition(path: str | os.PathLike[str], _trail: tuple[str, ...] = (), 
         trail = _trail + (path.stem,)
         if extends in trail:
             raise errors.ModelFileError(_first or shown, "[model].extends", f"models extend each other in a cycle: {' -> '.join(trail + (extends,))}")
-        base_path = path.parent / f"{extends}.toml"
-        if not base_path.is_file():
-            base_path = find(extends) or base_path
+        base_path = base_file(path, extends)
         if not base_path.is_file():
             raise errors.ModelFileError(shown, "[model].extends", f"unknown base model '{extends}'", f"bundled models: {', '.join(list_models()) or 'none'}")
         base = read_definition(base_path, trail, _first or shown)
     return _Reader(shown, path.stem, base).model(data)
+
+
+def base_file(path: Path, extends: str) -> Path:
+    """The file of base model ``extends`` of the model file ``path``: beside it first, then
+    in the model folders (the path beside it when neither has one; the caller checks it exists)."""
+    beside = path.parent / f"{extends}.toml"
+    return beside if beside.is_file() else (find(extends) or beside)
 
 
 def _shown(path: Path) -> str:

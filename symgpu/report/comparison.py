@@ -91,6 +91,11 @@ def _needed_figure(study: ModelStudy, alphas: Sequence[float]) -> bytes:
     return data
 
 
+def model_ids() -> list[str]:
+    """The models the comparison reads: the reference and every bundled ``prior_*`` model."""
+    return [REFERENCE, *prior_models()]
+
+
 def comparison_report(models: Sequence[str] | None = None, *, alphas: Sequence[float] = ALPHAS,
                       template: str | os.PathLike[str] | None = None) -> dict[str, bytes]:
     """Render ``prior_models.md`` and its SVG plots (file name -> bytes), deterministically."""

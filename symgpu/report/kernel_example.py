@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from symgpu import api, errors, resources, textfiles
+from symgpu.evaluate import occupancy
 from symgpu.kernel import answer, mapping, ncu
 from symgpu.kernel import resources as kernel_resources
 from symgpu.report import templates
@@ -40,6 +41,12 @@ class Example:
 
 
 EXAMPLE = Example()
+
+
+def sources(example: Example = EXAMPLE) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What the worked example reads besides the metric mappings (``equations/metrics/``): the
+    ids of its models (each with its bases) and its data files (relative to the data root)."""
+    return (example.model, occupancy.OCCUPANCY_MODEL), (example.source, example.usage, example.profile)
 
 
 def kernel_source(text: str, name: str) -> str:

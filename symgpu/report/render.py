@@ -12,7 +12,7 @@ from symgpu import errors
 from symgpu.model import loader
 if TYPE_CHECKING:
     from symgpu.model import Model
-from symgpu import api, resources
+from symgpu import resources
 from symgpu.report import measurements, plot_specs, plots
 from symgpu.report.content import build_context
 from symgpu.report.scenarios import scrub
@@ -91,15 +91,9 @@ def render_report(model: Model, *, presets: Sequence[str] | None = None, formats
     return report
 
 
-def loadable_models() -> tuple[list[api.Model], list[tuple[str, str]]]:
-    """Bundled models that load, and (id, error) for those that do not."""
-    good, bad = [], []
-    for model_id in loader.list_models():
-        try:
-            good.append(api.load(model_id))
-        except errors.SymgpuError as exc:
-            bad.append((model_id, str(exc)))
-    return good, bad
+def model_ids() -> list[str]:
+    """Ids of the models ``report --all`` reports on: every model in the model folders."""
+    return loader.list_models()
 
 
 def warn(message: str) -> None:
@@ -107,4 +101,4 @@ def warn(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-__all__ = ["FORMATS", "PLOT_TYPES", "REPORTS", "Report", "loadable_models", "render_report", "warn"]
+__all__ = ["FORMATS", "PLOT_TYPES", "REPORTS", "Report", "model_ids", "render_report", "warn"]
