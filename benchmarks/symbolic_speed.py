@@ -7,7 +7,8 @@ Prints median wall-clock times (each command in a fresh process) of
 * every bundled derivation request (``symgpu derive MODEL ID``), cold (empty cache) and warm
   (the cache its cold run filled),
 * ``symgpu boundary hong_kim_2009 Exec_cycles_app --for Active_blocks_per_SM`` (every pair of
-  regimes), cold and warm,
+  regimes), cold and warm, and ``symgpu regimes occupancy active_blocks_per_SM`` (the
+  ``regimes`` command, cached like a request), cold and warm,
 * ``symgpu validate`` (all models), cold and warm,
 * ``symgpu report --all -o TMP`` cold (empty cache and folder) and warm (median of two more runs: nothing
   changed, so every report is up to date and skipped),
@@ -162,6 +163,12 @@ def main() -> None:
             cold = timed(boundary, cache)
             warm = timed(boundary, cache)
         print(f"{'boundary hong_kim_2009 Exec_cycles_app (all pairs) cold / warm':<60} {cold:8.3f} s {warm:8.3f} s", flush=True)
+        regimes = SYMGPU + ["regimes", "occupancy", "active_blocks_per_SM"]
+        with tempfile.TemporaryDirectory() as cache:
+            cold = timed(regimes, cache)
+            warm = timed(regimes, cache)
+        print(f"{'regimes occupancy active_blocks_per_SM cold / warm':<60} {cold:8.3f} s {warm:8.3f} s  "
+              f"({cold / warm:.0f}x)", flush=True)
 
     cpu_sympy = statistics.median(cpu_timed([py, "-c", "import sympy"])[1] for _ in range(args.repeat))
     with tempfile.TemporaryDirectory() as cache:

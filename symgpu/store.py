@@ -22,8 +22,8 @@ from pathlib import Path
 
 #: environment variables: the cache folder, and "1" to turn the cache off
 CACHE_DIR_ENV, NO_CACHE_ENV = "SYMGPU_CACHE_DIR", "SYMGPU_NO_CACHE"
-#: the largest entry read back (bytes); anything larger is ignored
-MAX_ENTRY_BYTES = 1 << 20
+#: the largest entry read back (bytes; the occupancy limiter splits take ~1 MiB); anything larger is ignored
+MAX_ENTRY_BYTES = 1 << 22
 _HEADER = "symgpu-cache-v1"
 
 

@@ -13,7 +13,7 @@ import sympy
 import symgpu
 from symgpu import store
 from symgpu.cli import app
-from symgpu.derive import requests, signs, stored
+from symgpu.derive import regime_split, requests, signs, stored
 from conftest import tiny_text
 
 
@@ -52,6 +52,50 @@ def test_a_cache_hit_is_the_derivation_computed(cache, monkeypatch, model_id, re
     assert hit.to_dict() == fresh.to_dict()
     assert getattr(hit, "_regimes", []) == list(getattr(fresh, "_regimes", []))
     assert requests.expect_holds(hit) is requests.expect_holds(fresh)
+
+
+def test_the_regimes_command_is_served_from_the_cache(cache, monkeypatch, capsys):
+    argv = ["regimes", "interval_analysis", "t_P", "--over", "P", "--full"]
+    assert app.main(argv) == 0
+    cold = capsys.readouterr().out
+    assert len(_entries()) == 1
+
+    def fail(*args, **kwargs):
+        raise AssertionError("regimes were split although they are cached")
+    monkeypatch.setattr(regime_split, "regimes", fail)
+    assert app.main(argv) == 0
+    assert capsys.readouterr().out == cold
+
+
+def test_the_api_regimes_is_cached_under_its_options(cache, monkeypatch):
+    model = symgpu.load("mdm_2019")
+    fresh = model.regimes("M")
+    with_over = model.regimes("M", over="W")
+    assert len(_entries()) == 2  # other options, another entry
+    monkeypatch.setattr(regime_split, "regimes", lambda *a, **k: pytest.fail("computed although cached"))
+    assert model.regimes("M") == fresh
+    assert model.regimes("M", over="W") == with_over
+    assert getattr(model.regimes("M"), "_regimes", []) == list(getattr(fresh, "_regimes", []))
+
+
+def test_logic_left_unsimplified_by_sympy_is_rebuilt_as_written(cache):
+    # SymPy's own rewriting (DNF, piecewise folding) can leave a tautology such as
+    # ``Eq(r, 0) | a >= b | a < b`` inside a condition; Or(..., evaluate=False) would fold it to True
+    model = symgpu.load("occupancy")
+    r, a, b = (model.symbol(n) for n in ("regs_per_thread", "max_smem_per_block", "smem_per_block"))
+    parts = (sympy.Eq(r, 0), sympy.GreaterThan(a, b), sympy.StrictLessThan(a, b))
+    assert sympy.Or(*parts, evaluate=False) is sympy.true
+    left = sympy.Or._from_args(parts)
+    condition = sympy.And._from_args((left, sympy.Ne(r, 0)))
+    fresh = requests.request(symgpu.load("perez_piccoli"), "pipes_times_depth")
+    derivation = type(fresh)("occupancy", "regimes", "x", "", (), sympy.Piecewise((r, condition), (0, True), evaluate=False))
+    text = stored.dump(model, derivation)
+    assert text is not None
+    back = stored.load(model, text)
+    assert back == derivation
+    (pair, _) = back.result.args
+    assert pair.cond.args == condition.args and type(pair.cond.args[0]) is sympy.Or
+    assert sympy.Or.make_args(pair.cond.args[0]) == frozenset(parts)
 
 
 def test_an_altered_entry_is_recomputed(cache):

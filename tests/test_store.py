@@ -94,7 +94,7 @@ def test_a_tampered_sign_verdict_is_recomputed(cache, ia):
     expr = x + 1  # positive: x > 0
     context = signs.SignReasoner(ia)
     assert context.sign(expr) == 1
-    key = store.digest("sign", sympy.srepr(expr))
+    key = signs.sign_key(expr)
     path = _entry("signs", key)
     assert store.get("signs", key) == "1"
     # a forged verdict with a matching checksum is still only one of four words; junk is recomputed
@@ -104,6 +104,24 @@ def test_a_tampered_sign_verdict_is_recomputed(cache, ia):
     signs._SIGN_CACHE.clear()
     assert context.sign(expr) == 1
     assert store.get("signs", key) == "1"
+
+
+def test_a_sign_verdict_of_another_engine_is_not_reused(cache, ia, monkeypatch):
+    signs._SIGN_CACHE.clear()
+    x = sympy.Symbol("x", positive=True)
+    expr = x + 2
+    context = signs.SignReasoner(ia)
+    assert context.sign(expr) == 1
+    assert store.get("signs", signs.sign_key(expr)) == "1"
+    # an edited engine (another digest of symgpu's sources) looks under another key:
+    # the verdict stored by this engine is not found, and a forged "-1" there is not read
+    monkeypatch.setattr(store, "_ENGINE", ["an-edited-engine"])
+    edited = signs.sign_key(expr)
+    assert store.get("signs", edited) is None
+    monkeypatch.setattr(store, "_ENGINE", [])
+    store.put("signs", edited, "-1")
+    signs._SIGN_CACHE.clear()
+    assert context.sign(expr) == 1
 
 
 def test_the_top_level_help_lists_what_each_command_module_declares():

@@ -32,7 +32,8 @@ from symgpu.derive.extrema import extremum
 from symgpu.derive.fixed_points import fixed_point
 from symgpu.derive.jobs import _Job, _omit_pairs, _solve_for  # noqa: F401
 from symgpu.derive.limits import limit, limit_ratio
-from symgpu.derive.regime_split import MAX_BRANCHES, Regime, _Cond, _regimes, active_regime, regime_list, regimes  # noqa: F401
+from symgpu.derive.regime_split import MAX_BRANCHES, Regime, _Cond, _regimes, active_regime, regime_list  # noqa: F401
+from symgpu.derive.stored import regimes  # regime_split.regimes through the on-disk cache
 from symgpu.derive.derivation import Derivation, Step
 from symgpu.derive.requests import OPERATIONS, Question, _equal, _expand_all, expect_holds, request, run_request  # noqa: F401
 from symgpu.derive.simplification import simplify_expression, substitute

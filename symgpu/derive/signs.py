@@ -178,8 +178,9 @@ class SignReasoner:
         if key in _SIGN_CACHE:
             return _SIGN_CACHE[key]
         # on disk: the verdict depends only on the expression (its symbols' assumptions
-        # included, which srepr writes out) and the known-positive expressions
-        disk_key = store.digest("sign", sympy.srepr(e), *(sympy.srepr(p) for p in self.positives))
+        # included, which srepr writes out), the known-positive expressions and the engine
+        # (an edited engine never reuses an older one's verdicts)
+        disk_key = sign_key(e, self.positives)
         stored = store.get("signs", disk_key)
         if stored in _VERDICTS:
             _SIGN_CACHE[key] = _VERDICTS[stored]
@@ -359,6 +360,13 @@ _CANDIDATES = tuple(sympy.Rational(v) for v in ("1", "2", "3", "1/2", "5", "16",
 #: the most points evaluated to refute a sign claim
 REFUTE_POINTS = 10
 _REFUTED: dict[Any, bool] = {}
+
+
+def sign_key(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> str:
+    """The on-disk key of the sign verdict of ``expr`` (after the reasoner's substitutions)
+    given the known-positive ``positives``: their ``srepr`` (symbol assumptions included) and
+    :func:`symgpu.store.engine_digest`, so verdicts of an edited engine are never reused."""
+    return store.digest("sign", store.engine_digest(), sympy.srepr(expr), *(sympy.srepr(p) for p in positives))
 
 
 def _admissible(symbol: sympy.Symbol) -> list[sympy.Rational]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import sympy
@@ -25,6 +25,7 @@ from sympy.core.function import AppliedUndef
 
 from symgpu import errors, store
 from symgpu.derive.derivation import Derivation, Step
+from symgpu.derive import regime_split
 from symgpu.derive.regime_split import Regime, _Cond
 from symgpu.model import expressions
 
@@ -33,6 +34,9 @@ if TYPE_CHECKING:
 
 #: the cache kind of whole derivations
 KIND = "derivations"
+#: keys of the memo of :func:`dump` and :func:`load`: the shared entries (JSON) and their
+#: expressions, in order (an entry refers only to earlier ones, so there are no cycles)
+_SHARED, _REFS = object(), object()
 #: characters of one expression text; longer expressions are written as (head, parts)
 _TEXT_LENGTH = 4000
 #: heads an expression is written as (head, parts) with, when its text does not read back
@@ -90,10 +94,23 @@ def cached(model: Model, parts: tuple[Any, ...], compute: Callable[[], Derivatio
     return derivation
 
 
+def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute: Mapping[str, Any] | None = None,
+            assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (), omit: Iterable[Any] = (),
+            preset: str | None = None, values: Mapping[str, Any] | None = None) -> Derivation:
+    """:func:`symgpu.derive.regime_split.regimes`, kept in the cache (the API's and the
+    ``regimes`` command's entry point; ``regime_split`` itself cannot import this module)."""
+    options: dict[str, Any] = {"over": over, "substitute": dict(substitute or {}), "assume": list(assume or ()),
+                               "stop_at": list(stop_at), "omit": [tuple(p) if isinstance(p, list) else p for p in omit],
+                               "preset": preset, "values": dict(values or {})}
+    return cached(model, ("regimes", quantity, sorted(options.items())), lambda: regime_split.regimes(model, quantity, **options))
+
+
 # ------------------------------------------------------------------ writing
 def dump(model: Model, derivation: Derivation) -> str | None:
     """The entry text of ``derivation``, or None if it cannot be stored identically."""
-    memo: dict[Any, Any] = {}  # expression -> its entry (steps repeat expressions)
+    # expression -> its {"ref": index} entry: each expression is written once, in "shared"
+    # (steps, regimes and conditions repeat expressions and subexpressions)
+    memo: dict[Any, Any] = {_SHARED: [], _REFS: []}
     try:
         body = {
             "model": derivation.model, "operation": derivation.operation, "quantity": derivation.quantity,
@@ -102,12 +119,14 @@ def dump(model: Model, derivation: Derivation) -> str | None:
             "method": derivation.method, "extra": _out(model, memo, derivation.extra),
             "regimes": _out(model, memo, tuple(getattr(derivation, "_regimes", ()))),
         }
+        body["shared"] = memo[_SHARED]
         text = json.dumps(body, sort_keys=True, allow_nan=False)
     except (_Unstorable, ValueError, TypeError, RecursionError):
         return None
     back = load(model, text)
-    if back is None or back != derivation or back.to_dict() != derivation.to_dict() \
-            or getattr(back, "_regimes", []) != list(getattr(derivation, "_regimes", [])):
+    # structural equality (types, argument order, symbols with their assumptions, floats'
+    # precision): what ``to_dict`` and the reports print follows from it
+    if back is None or back != derivation or getattr(back, "_regimes", []) != list(getattr(derivation, "_regimes", [])):
         return None
     return text
 
@@ -134,6 +153,17 @@ def _out(model: Model, memo: dict[Any, Any], value: Any) -> Any:
 
 
 def _expr_out(model: Model, memo: dict[Any, Any], expr: sympy.Basic) -> Any:
+    found = memo.get(expr)
+    if found is not None:
+        return found
+    entry = _expr_entry(model, memo, expr)
+    memo[_SHARED].append(entry)
+    memo[_REFS].append(expr)
+    memo[expr] = {"ref": len(memo[_REFS]) - 1}
+    return memo[expr]
+
+
+def _expr_entry(model: Model, memo: dict[Any, Any], expr: sympy.Basic) -> Any:
     if expr is sympy.true or expr is sympy.false:
         return {"truth": bool(expr)}
     if isinstance(expr, sympy.Tuple):
@@ -158,7 +188,7 @@ def _expr_out(model: Model, memo: dict[Any, Any], expr: sympy.Basic) -> Any:
     boolean = isinstance(expr, (sympy.core.relational.Relational, sympy.logic.boolalg.BooleanFunction))
     entry = {"expr": sympy.sstr(expr), "names": sorted(extra), "boolean": boolean}
     try:
-        same = len(entry["expr"]) <= _TEXT_LENGTH and _in(model, {}, entry) == expr
+        same = len(entry["expr"]) <= _TEXT_LENGTH and _in(model, {_REFS: memo[_REFS]}, entry) == expr
     except (errors.SymgpuError, TypeError, ValueError):
         same = False
     if same:
@@ -167,7 +197,7 @@ def _expr_out(model: Model, memo: dict[Any, Any], expr: sympy.Basic) -> Any:
         parts = [_out(model, memo, a) for a in expr.args]
         for tag in ("split", "evaluated"):  # built as written, or evaluated (logic: canonical order)
             entry = {tag: [head, parts]}
-            if _in(model, {}, entry) == expr:
+            if _in(model, {_REFS: memo[_REFS]}, entry) == expr:
                 return entry
     raise _Unstorable(f"expression {sympy.sstr(expr)[:80]}")
 
@@ -175,11 +205,13 @@ def _expr_out(model: Model, memo: dict[Any, Any], expr: sympy.Basic) -> Any:
 # ------------------------------------------------------------------ reading
 def load(model: Model, text: str) -> Derivation | None:
     """The derivation of an entry's text, or None if the text is not a well-formed entry."""
-    memo: dict[Any, Any] = {}  # expression text -> its expression (steps repeat expressions)
+    memo: dict[Any, Any] = {_REFS: []}  # expression text -> its expression; the shared expressions
     try:
         body = json.loads(text)
-        if not isinstance(body, dict):
+        if not isinstance(body, dict) or not isinstance(body["shared"], list):
             return None
+        for entry in body["shared"]:
+            memo[_REFS].append(_in(model, memo, entry))
         derivation = Derivation(
             model=_str(body["model"]), operation=_str(body["operation"]), quantity=_str(body["quantity"]),
             variable=_str(body["variable"]), steps=_steps(_in(model, memo, body["steps"])), result=_in(model, memo, body["result"]),
@@ -228,6 +260,11 @@ def _in(model: Model, memo: dict[Any, Any], value: Any) -> Any:
             memo[key] = expressions.parse_expression(key[0], symbols, path="<cache entry>", boolean=key[2])
         return memo[key]
     (tag, inner), = value.items()
+    if tag == "ref":  # an earlier shared expression
+        refs = memo[_REFS]
+        if not isinstance(inner, int) or isinstance(inner, bool) or not 0 <= inner < len(refs):
+            raise TypeError("malformed reference")
+        return refs[inner]
     if tag == "truth":
         return sympy.true if inner is True else sympy.false
     if tag == "list":
@@ -255,6 +292,8 @@ def _in(model: Model, memo: dict[Any, Any], value: Any) -> Any:
         parts = [_in(model, memo, a) for a in args]
         if built is sympy.Piecewise:
             parts = [tuple(p) for p in parts]
+        if tag == "split" and built in (sympy.And, sympy.Or):
+            return _logic_as_written(built, parts)
         return built(*parts, evaluate=tag == "evaluated")
     if tag == "step":
         operation, expression, justification = inner
@@ -269,3 +308,14 @@ def _in(model: Model, memo: dict[Any, Any], value: Any) -> Any:
         return Regime(_str(name), _in(model, memo, conditions), _in(model, memo, expression), tuple(_str(t) for t in terms),
                       _in(model, memo, raw), feasible)
     raise TypeError(f"unknown entry tag {tag!r}")
+
+
+def _logic_as_written(built: Any, parts: list[Any]) -> sympy.Basic:
+    """``And``/``Or`` of ``parts`` in their order, not re-canonicalised: ``evaluate=False``
+    does not stop these from dropping a tautology's complementary relations (``x < y | x >= y``)
+    which SymPy's own rewriting (DNF, piecewise folding) can leave in a condition."""
+    if len(parts) < 2 or not all(isinstance(p, sympy.logic.boolalg.Boolean) for p in parts):
+        raise TypeError("malformed logic entry")
+    out = built._from_args(tuple(parts))
+    out._argset = frozenset(parts)  # as LatticeOp.__new__ sets it (make_args reads it)
+    return out
