@@ -113,6 +113,9 @@ def test_an_altered_entry_is_recomputed(cache):
     '{"split": ["eval", ["1"]]}',
     '{"float": [0, "1", 0, 1, 99999999]}',
     '{"pickle": "gASVAAAAAAAAAAA="}',
+    # a number to a huge power: evaluating it would hang the reader
+    '{"evaluated": ["Pow", [{"expr": "98765432109876543210", "names": [], "boolean": false}, '
+    '{"expr": "12345678901234567890", "names": [], "boolean": false}]]}',
 ])
 def test_a_forged_entry_with_a_valid_checksum_is_recomputed(cache, forged):
     model = symgpu.load("perez_piccoli")

@@ -6,6 +6,7 @@ output) and the synthetic Nsight Compute sample (data/ncu), with the arithmetic 
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import shutil
 from pathlib import Path
@@ -235,4 +236,30 @@ def test_cli_kernel_volkov_prints_the_prediction_next_to_the_measured_values(cap
     assert "vs measured 0.0867105 winst/cycle/SM: ratio 0.906" in out and "vs measured 91612.4 cycle" in out
     # the achieved occupancy from the profiler stands; the theoretical one (8 blocks x 8 warps = 64) is only shown
     assert "n = 54.5984 warp / SM  <- active_pct*max_warps" in out and "(n = 64 warp / SM by occupancy" in out
+    assert max(len(line) for line in out.splitlines()) <= 200
+
+
+def test_a_zero_elapsed_cycle_count_is_refused_with_the_comparison_named_not_divided_by():
+    model = symgpu.load("volkov_2016")
+    launch = ncu.read(NCU)[0]
+    zero = symgpu.units.quantity("0 cycle")
+    metrics = {k: (zero if k == "sm__cycles_elapsed.avg" else v) for k, v in launch.metrics.items()}
+    predicted = symgpu.units.quantity("0.08 winst/cycle/SM")
+    # the measured throughput divides by the elapsed cycles: 0 there is bad data, not a ZeroDivisionError
+    with pytest.raises(errors.UsageError, match=r"measured \(ld \+ st\)/\(cycles\*sm_count\*per_SM\) = .* is zoo for this launch"):
+        mapping.compare(mapping.load(model), dataclasses.replace(launch, metrics=metrics), predicted)
+
+
+def test_cli_kernel_prints_the_prediction_and_says_why_an_export_could_not_be_compared(tmp_path, capsys):
+    rows = list(csv.reader(NCU.read_text().splitlines()))
+    column = next(row for row in rows if "sm__cycles_elapsed.avg" in row).index("sm__cycles_elapsed.avg")
+    export = tmp_path / "no_cycles.csv"
+    with export.open("w", newline="") as out_file:   # the export without its elapsed-cycles column
+        csv.writer(out_file, quoting=csv.QUOTE_ALL).writerows(row[:column] + row[column + 1:] if len(row) > column else row for row in rows)
+    code = cli.main(["kernel", str(KERNELS / "resource_usage_kernels_sm90.txt"), "--kernel", "scale", "--threads", "256", "--cc", "cc_9_0",
+                     "--ncu", str(export), "--model", "volkov_2016", "--preset", "h100"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "prediction: memory_throughput = 0.0785278 winst / cy / SM" in out
+    assert "not compared:" in out and "sm__cycles_elapsed.avg" in out and "--metrics sm__cycles_elapsed.avg" in out
     assert max(len(line) for line in out.splitlines()) <= 200

@@ -85,7 +85,12 @@ def run(args: argparse.Namespace) -> int:
         if metric in launch.metrics:
             q = launch.metrics[metric]
             print(f"  measured:   {metric} = {q.magnitude:.6g} {q.units:~}")
-    for compared in mapping.compare(table, launch, predicted):
+    try:
+        comparisons = mapping.compare(table, launch, predicted)
+    except errors.UsageError as exc:  # the prediction stands; the export cannot be compared with it
+        print("\n".join(textwrap.wrap(f"not compared: {exc}", width=LINE, initial_indent="  ", subsequent_indent="    ")))
+        return common.OK
+    for compared in comparisons:
         c = compared.comparison
         print(f"  predicted {compared.predicted.magnitude:.6g} vs measured {compared.measured.magnitude:.6g} {c.unit}: "
               f"ratio {compared.ratio:.3g}  [{c.predicted_text} vs {c.measured_text}]")

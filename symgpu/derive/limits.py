@@ -147,9 +147,11 @@ def _far_branches(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sy
                 job.step("select branch", candidate, f"{'Min' if smaller else 'Max'}(...) = {sympy.sstr(candidate)} eventually "
                          f"as {var} -> {sympy.sstr(point)}: " + "; ".join(why))
                 return candidate
+        text = sympy.sstr(node)
+        shown = text if len(text) <= 60 else text[:59] + "…"
         raise errors.DerivationError(
-            f"{job.model.id}: no argument of {sympy.sstr(node)[:160]} is proved to be the {'smallest' if smaller else 'largest'} as "
-            f"{var} -> {sympy.sstr(point)}; give values (--substitute, --set) or an assumption (--assume) that decide it")
+            f"{job.model.id}: no argument of {shown} is proved to be the {'smallest' if smaller else 'largest'} as "
+            f"{var} -> {sympy.sstr(point)}; decide it with --assume or --substitute")
 
     def rebuild(node: sympy.Expr) -> sympy.Expr:
         if not signs._has_pieces(node) or not node.args:
@@ -317,7 +319,8 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
         value = _limit(ctx, lifted, symbol, point, direction)
     except (NotImplementedError, ValueError) as exc:
         hint = "; state that sign with an assumption (assume = [...] in a request, --assume on the command line)" if "depends on the sign" in str(exc) else ""
-        raise errors.DerivationError(f"{model.id}: SymPy cannot take the limit of {job.quantity} as {var} -> {point}: {exc}{hint}") from None
+        reason = str(exc) if len(str(exc)) <= 90 else str(exc)[:89] + "…"
+        raise errors.DerivationError(f"{model.id}: SymPy cannot take the limit of {job.quantity} as {var} -> {point}: {reason}{hint}") from None
     job.step("limit", value, f"limit as {var} -> {sympy.sstr(point)}" + side_text + how)
     back = ctx.back(signs._nice(value.xreplace(ctx.forward))) if ctx.forward else value
     result = ctx.nice(back)

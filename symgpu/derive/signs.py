@@ -187,8 +187,9 @@ class SignReasoner:
             return _VERDICTS[stored]
         # cheap first: exact values at a few admissible points of opposite signs refute
         # every sign claim, so neither factoring nor simplify is tried
-        found = None if refuted(e, self.positives) else self._sign(e)
-        if found is None and not refuted(e, self.positives):
+        both_signs = refuted(e, self.positives)
+        found = None if both_signs else self._sign(e)
+        if found is None and not both_signs:
             for p in self.positives:
                 if e == p:
                     found = 1

@@ -218,13 +218,27 @@ def load(model: Model, text: str) -> Derivation | None:
             assumptions=tuple(_str(a) for a in body["assumptions"]), location=_in(model, memo, body["location"]),
             unit=_str(body["unit"]), method=_str(body["method"]), extra=_pairs(_in(model, memo, body["extra"])))
         regimes = _in(model, memo, body["regimes"])
-    except (errors.SymgpuError, KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError, json.JSONDecodeError):
+    except (errors.SymgpuError, KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError, json.JSONDecodeError,
+            ArithmeticError, NotImplementedError, MemoryError):
         return None
     if not isinstance(regimes, tuple) or not all(isinstance(r, Regime) for r in regimes):
         return None
     if regimes:
         object.__setattr__(derivation, "_regimes", list(regimes))
     return derivation
+
+
+def _check_numeric_power(parts: list[Any]) -> None:
+    """Refuse a stored number raised to a number that evaluating would make huge (a forged entry
+    must not hang the reader): a rational exponent with both parts at most 1000, a base of at most
+    4096 bits."""
+    base, exponent = parts
+    if not (isinstance(base, sympy.Basic) and isinstance(exponent, sympy.Basic) and base.is_number and exponent.is_number):
+        return
+    if not (exponent.is_Rational and abs(exponent.p) <= 1000 and exponent.q <= 1000):
+        raise TypeError("numeric power with an unbounded exponent")
+    if base.is_Rational and max(abs(base.p).bit_length(), base.q.bit_length()) > 4096:
+        raise TypeError("numeric power of a huge base")
 
 
 def _str(value: Any) -> str:
@@ -294,6 +308,8 @@ def _in(model: Model, memo: dict[Any, Any], value: Any) -> Any:
             parts = [tuple(p) for p in parts]
         if tag == "split" and built in (sympy.And, sympy.Or):
             return _logic_as_written(built, parts)
+        if built is sympy.Pow and tag == "evaluated":
+            _check_numeric_power(parts)
         return built(*parts, evaluate=tag == "evaluated")
     if tag == "step":
         operation, expression, justification = inner

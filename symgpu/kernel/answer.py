@@ -16,16 +16,6 @@ import numpy as np
 from symgpu.evaluate import evaluator, occupancy
 from symgpu.kernel import resources
 
-#: limiter name -> the occupancy quantity it bounds (the Min's arguments).
-LIMIT_QUANTITIES = {
-    "warp_limit": "blocks_warp_limit",
-    "block_limit": "max_blocks_per_SM",
-    "register_limit": "blocks_register_limit",
-    "smem_limit": "blocks_smem_limit",
-    "barrier_limit": "blocks_barrier_limit",
-}
-
-
 @dataclass(frozen=True)
 class Limit:
     """One resource's limit on resident blocks.
@@ -110,16 +100,11 @@ def answer(kernel: resources.KernelResources, cc_preset: str, threads_per_block:
     def blocks(quantity: str, **override: object) -> np.ndarray:
         return np.asarray(evaluator.evaluate(occ, quantity, preset=cc_preset, values={**values, **override}).magnitude)
 
-    active_blocks = int(blocks("active_blocks_per_SM"))
-    limits = []
-    for name, quantity in LIMIT_QUANTITIES.items():
-        if quantity in occ.defining:
-            value = int(blocks(quantity))
-            case, reason = occupancy.applying_case(occ, quantity, cc_preset, values)
-        else:
-            value = int(hardware[quantity].magnitude)
-            case, reason = "", occupancy.BLOCK_SLOTS_REASON
-        limits.append(Limit(name, value, case, reason, value == active_blocks))
+    # the limits, their cases and which bind: the same answer as `symgpu eval` (evaluate.occupancy.compute)
+    chain = occupancy.compute(cc_preset, threads_per_block, kernel.registers, smem, extra=launch_barriers(kernel))
+    active_blocks = int(chain.active_blocks.magnitude)
+    limits = [Limit(name, int(value.magnitude), chain.cases.get(name, ""), chain.reasons.get(name, ""), name in chain.limiting)
+              for name, value in chain.limits.items()]
     max_warps = int(hardware["max_warps_per_SM"].magnitude)
     active_warps = int(blocks("active_warps_per_SM"))
 

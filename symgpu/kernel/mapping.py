@@ -31,6 +31,7 @@ target must be an input of the model. Each derived value keeps the metrics it ca
 
 from __future__ import annotations
 
+import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -294,9 +295,16 @@ def _value(mapping: MetricMapping, launch: ncu.Launch, what: str, expr: sympy.Ex
                                 f"absent from the export; profile with --metrics {','.join(missing)}")
     value = expr.xreplace(dict(given))
     value = value.doit() if hasattr(value, "doit") else value
+    try:
+        number = float(value)
+    except TypeError:  # zoo, nan or a leftover symbol
+        number = math.nan
+    if not math.isfinite(number):
+        raise errors.UsageError(f"{launch.origin}: {what} = {text} is {sympy.sstr(value)[:60]} for this launch "
+                                f"(a metric is 0 or missing where it divides); check the export's values")
     reg = units.registry()
     base_unit = reg.Quantity(1, unit).to_base_units().units
-    return reg.Quantity(float(value), base_unit).to(unit), tuple((by_alias[a].name, shown[a]) for a in needed)
+    return reg.Quantity(number, base_unit).to(unit), tuple((by_alias[a].name, shown[a]) for a in needed)
 
 
 def derive(mapping: MetricMapping, model: Any, launch: ncu.Launch) -> tuple[Derived, ...]:
@@ -329,5 +337,7 @@ def compare(mapping: MetricMapping, launch: ncu.Launch, prediction: pint.Quantit
         unit = units.unit(c.unit)
         predicted, used_p = _value(mapping, launch, f"predicted {c.predicted_text}", c.predicted, c.predicted_text, unit, given, shown)
         measured, used_m = _value(mapping, launch, f"measured {c.measured_text}", c.measured, c.measured_text, unit, given, shown)
+        if float(measured.magnitude) == 0:
+            raise errors.UsageError(f"{launch.origin}: measured {c.measured_text} is 0 for this launch; no ratio to compare")
         out.append(Compared(c, predicted, measured, tuple(dict(used_p + used_m).items())))
     return tuple(out)

@@ -72,6 +72,8 @@ def model_inputs(model_id: str, formats: Sequence[str], templates: str | Path | 
     try:
         chain = model_chain(path)
         parts = [f"model {model_id}", *_file_parts(chain)]
+        if path.resolve().parent != resources.equations().resolve():
+            parts.append(f"working folder {Path.cwd().resolve()}")  # a user's model shows its path relative to it
         parts += _file_parts(_measured_files(chain), label="data")
         parts += _template_parts(templates)
     except _Unhashable:
