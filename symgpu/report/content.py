@@ -41,7 +41,7 @@ def derivation_entry(model: Model, request: Any) -> dict[str, Any]:
         return entry
     entry.update({
         "available": True,
-        "steps": [{"operation": s.operation, "expression": sympy.sstr(s.expression), "latex": _safe_latex(model, s.expression), "justification": s.justification} for s in result.steps],
+        "steps": [_step_entry(model, s) for s in result.steps],
         "result": _jsonable(result.result) if not isinstance(result.result, (list, tuple, dict)) else sympy.sstr(result.result),
         "result_latex": _safe_latex(model, result.result),
         "location": sympy.sstr(result.location) if result.location is not None else None,
@@ -49,6 +49,15 @@ def derivation_entry(model: Model, request: Any) -> dict[str, Any]:
         "unit": result.unit, "method": result.method, "assumptions": list(result.assumptions),
     })
     return entry
+
+
+def _step_entry(model: Model, step: Any) -> dict[str, Any]:
+    """A derivation step for the templates; a list of regime names is kept as ``names`` (text that
+    wraps), since as one line of mathematics it can be wider than TeX can measure."""
+    expr = step.expression
+    names = [str(a) for a in expr.args] if isinstance(expr, sympy.Tuple) and expr.args and all(isinstance(a, sympy.Symbol) for a in expr.args) else []
+    return {"operation": step.operation, "expression": sympy.sstr(expr), "latex": "" if names else _safe_latex(model, expr),
+            "names": names, "justification": step.justification}
 
 
 # ============================================================================ errata

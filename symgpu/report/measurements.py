@@ -53,7 +53,7 @@ class MeasurementSection:
             "caption": self.request.caption, "provenance": list(self.comments),
             "source": {"ref": self.request.source.ref, "locator": self.request.source.locator},
             "rms_relative": round(c.rms_relative, 4), "max_relative": round(c.max_relative, 4),
-            "plot": self.svg_name, "plot_pdf": self.pdf_name if self.pdf else None,
+            "plot": self.svg_name, "plot_pdf": self.pdf_name,
             "series": [{"label": s.label, "points": len(s.x), "rms_relative": round(s.rms_relative, 4),
                         "max_relative": round(s.max_relative, 4),
                         "knee_measured": None if s.knee_measured is None else round(s.knee_measured, 1),
