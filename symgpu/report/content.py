@@ -43,12 +43,24 @@ def derivation_entry(model: Model, request: Any) -> dict[str, Any]:
         "available": True,
         "steps": [_step_entry(model, s) for s in result.steps],
         "result": _jsonable(result.result) if not isinstance(result.result, (list, tuple, dict)) else sympy.sstr(result.result),
-        "result_latex": _safe_latex(model, result.result),
+        "result_latex": _shown_latex(model, result.result),
         "location": sympy.sstr(result.location) if result.location is not None else None,
-        "location_latex": _safe_latex(model, result.location) if result.location is not None else "",
+        "location_latex": _shown_latex(model, result.location) if result.location is not None else "",
         "unit": result.unit, "method": result.method, "assumptions": list(result.assumptions),
     })
     return entry
+
+
+#: LaTeX longer than this is not typeset in a report (TeX reads at most 200,000 characters a line, and
+#: nobody reads such a formula): a note stands in, and the expression stays in the JSON report
+LATEX_SHOWN = 20000
+
+
+def _shown_latex(model: Model, expr: Any) -> str:
+    text = _safe_latex(model, expr)
+    if len(text) <= LATEX_SHOWN:
+        return text
+    return rf"\text{{({len(text):,} characters of LaTeX, too long to typeset: the expression is in the JSON report)}}"
 
 
 def _step_entry(model: Model, step: Any) -> dict[str, Any]:
@@ -56,7 +68,7 @@ def _step_entry(model: Model, step: Any) -> dict[str, Any]:
     wraps), since as one line of mathematics it can be wider than TeX can measure."""
     expr = step.expression
     names = [str(a) for a in expr.args] if isinstance(expr, sympy.Tuple) and expr.args and all(isinstance(a, sympy.Symbol) for a in expr.args) else []
-    return {"operation": step.operation, "expression": sympy.sstr(expr), "latex": "" if names else _safe_latex(model, expr),
+    return {"operation": step.operation, "expression": sympy.sstr(expr), "latex": "" if names else _shown_latex(model, expr),
             "names": names, "justification": step.justification}
 
 
