@@ -41,8 +41,9 @@ def test_the_occupancy_of_the_example_is_computed_from_its_resource_usage(contex
     assert context["resources"]["registers"] == 10 and context["resources"]["shared_bytes"] == 0
     limits = {l["name"]: l["blocks"] for l in context["occupancy"]["limits"]}
     # ptxas: used 0 barriers, so no barrier limit: the block slots (32) stand in for it.
-    assert limits == {"warp_limit": 8, "block_limit": 32, "register_limit": 128 // 8, "smem_limit": 228 * 1024 // 1024,
-                      "barrier_limit": 32}
+    warps_per_block, reserved = 256 // 32, 1024
+    assert limits == {"warp_limit": 64 // warps_per_block, "block_limit": 32, "register_limit": 4 * (16384 // 512) // warps_per_block,
+                      "smem_limit": 233472 // reserved, "barrier_limit": 32}
     assert [l["name"] for l in context["occupancy"]["limits"] if l["binding"]] == ["warp_limit"]
     assert (context["occupancy"]["active_blocks"], context["occupancy"]["active_warps"]) == (8, 64)
 
