@@ -50,6 +50,7 @@ def _lambdify(symbols: Sequence[sympy.Symbol], expr: sympy.Basic, cse: bool = Fa
 
 def compiled(model: Model, name: str, given: frozenset[str]) -> tuple[tuple[str, ...], Any, sympy.Expr]:
     """Return (argument names, compiled NumPy function, expression), cached per model."""
+    given = _overrides(model, given)
     key = ("value", name, given)
     if key not in model._compiled:
         expr = model.expression(name, stop_at=given)
@@ -61,7 +62,14 @@ def compiled(model: Model, name: str, given: frozenset[str]) -> tuple[tuple[str,
     return model._compiled[key]
 
 
+def _overrides(model: Model, given: frozenset[str]) -> frozenset[str]:
+    """The given names that change an expansion: defined quantities given a value (an input's
+    value does not change the expression, so cases that differ only in inputs share one compile)."""
+    return frozenset(n for n in given if n in model.defining)
+
+
 def domain_conditions(model: Model, name: str, given: frozenset[str]) -> list[tuple[Any, sympy.Basic, tuple[str, ...], Any]]:
+    given = _overrides(model, given)
     key = ("domain", name, given)
     if key not in model._compiled:
         out = []
