@@ -229,6 +229,10 @@ def test_zhang_owens_additive_throughput_at_full_occupancy_adds_the_two_times(cl
     hand = 32 * 8 / (8 / alu_thru + 1 / mem_thru)
     overlap = 32 * min(alu_thru, 8 * mem_thru)  # the Min model it underestimates
     assert unit == "op/cycle/SM" and numbers[0] == pytest.approx(hand, rel=1e-9) and hand < overlap
+    # symbolically the additive time is the whole answer: 32*alpha/(alpha/alu_thru + 1/mem_thru) is below both
+    # 32*alu_thru and 32*alpha*mem_thru for positive inputs, so the Min of the three reduces to it
+    result = next(line for line in out.splitlines() if line.strip().startswith("result:"))
+    assert "Min(" not in result and "alpha*alu_thru*mem_thru*simd_width/(alpha*mem_thru + alu_thru)" in result
 
 
 def test_huang_gto_ipc_as_alpha_grows_picks_the_branches_that_win_eventually(cli):

@@ -253,6 +253,31 @@ def _limit(ctx: signs.SignReasoner, expr: sympy.Expr, var: sympy.Symbol, to: sym
     return sympy.limit(expr, var, to, direction)
 
 
+def _drop_dominated(job: jobs._Job, expr: sympy.Expr) -> sympy.Expr:
+    """A Min (Max) of the result without the arguments proved never smaller (larger) than another
+    one, e.g. Min(a, b, a*b/(a + b)) = a*b/(a + b) for positive a, b; recorded as a step."""
+    assert job.ctx is not None
+    if not isinstance(expr, (sympy.Min, sympy.Max)) or len(expr.args) > 6:
+        return expr
+    smaller = isinstance(expr, sympy.Min)
+    args = list(expr.args)
+    dropped: list[str] = []
+    for b in list(args):
+        for a in args:
+            if a is b:
+                continue
+            gap = job.ctx.sign(b - a if smaller else a - b)   # b never wins against a
+            if gap == 1 or (gap == 0 and args.index(a) < args.index(b)):
+                args.remove(b)
+                dropped.append(f"{sympy.sstr(b)} {'>=' if smaller else '<='} {sympy.sstr(a)}")
+                break
+    if not dropped:
+        return expr
+    pruned = expr.func(*args)
+    job.step("drop dominated", pruned, "; ".join(dropped) + " under the declared signs")
+    return pruned
+
+
 def _parse_to(job: jobs._Job, to: Any) -> sympy.Expr:
     if isinstance(to, sympy.Basic):
         return to
@@ -322,6 +347,7 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
         reason = str(exc) if len(str(exc)) <= 90 else str(exc)[:89] + "…"
         raise errors.DerivationError(f"{model.id}: SymPy cannot take the limit of {job.quantity} as {var} -> {point}: {reason}{hint}") from None
     job.step("limit", value, f"limit as {var} -> {sympy.sstr(point)}" + side_text + how)
+    value = _drop_dominated(job, value)
     back = ctx.back(signs._nice(value.xreplace(ctx.forward))) if ctx.forward else value
     result = ctx.nice(back)
     if result != value:
