@@ -219,7 +219,6 @@ def _solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None,
     return job.finish(result, unit, used=[expr, bound_to])
 
 
-
 def _invert_rational(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol) -> sympy.Basic:
     """``relation`` inverted layer by layer (:func:`inequalities.invert`); where that cannot
     isolate ``var`` and both sides are rational in it, both sides are first multiplied by
@@ -264,6 +263,9 @@ def _cleared(job: jobs._Job, relation: sympy.Basic, numerator: sympy.Expr, denom
         job.step("collect", kept(numerator, 0, evaluate=False), f"the numerator is linear in {var}: its terms collected")
     elif poly.degree() < 1:
         raise errors.DerivationError(f"{job.model.id}: {sympy.sstr(kept(numerator, 0))} does not depend on {var}: no bound on {var}")
+    else:
+        raise errors.DerivationError(f"{job.model.id}: cleared of its denominator, {sympy.sstr(relation)} has a numerator of degree "
+                                     f"{poly.degree()} in {var}; only a linear one is isolated (substitute or assume to make it linear)")
     return kept(numerator, 0, evaluate=False)
 
 
