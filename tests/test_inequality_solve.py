@@ -70,12 +70,14 @@ def test_a_denominator_of_unknown_sign_is_refused_with_a_request_for_an_assumpti
                      substitute={"arithmetic_time": "alu_lat/(n - mem_lat*one_warp/alu_lat)"})
 
 
-def test_the_assumption_asked_for_lets_the_same_relation_be_solved(volkov):
+@pytest.mark.parametrize("assume", [
+    ["(alpha + 1)*alu_lat > mem_lat", "alu_lat*n - mem_lat*one_warp > 0"],
+    # the other order: the later assumption rewrites mem_lat inside the positive recorded first
+    ["alu_lat*n - mem_lat*one_warp > 0", "(alpha + 1)*alu_lat > mem_lat"],
+])
+def test_the_assumption_asked_for_lets_the_same_relation_be_solved_in_either_order(volkov, assume):
     derivation = volkov.solve("exposed_latency", "n", target="0", relation="<=", stop_at=["arithmetic_time"],
-                              substitute={"arithmetic_time": "alu_lat/(n - mem_lat*one_warp/alu_lat)"},
-                              # this order: SignReasoner.add does not rewrite a positive recorded earlier
-                              # when a later assumption replaces mem_lat (a known limitation of signs.py)
-                              assume=["(alpha + 1)*alu_lat > mem_lat", "alu_lat*n - mem_lat*one_warp > 0"])
+                              substitute={"arithmetic_time": "alu_lat/(n - mem_lat*one_warp/alu_lat)"}, assume=assume)
     mem_lat, alu_lat, alpha, n, one_warp = (volkov.symbols[k] for k in ("mem_lat", "alu_lat", "alpha", "n", "one_warp"))
     # by hand, times alu_lat*n - mem_lat*one_warp (> 0): mem_lat*(alu_lat*n - mem_lat*one_warp) <= (alpha + 1)*alu_lat**2*(n - one_warp)
     #   <=> n*alu_lat*(mem_lat - (alpha + 1)*alu_lat) <= mem_lat**2*one_warp - (alpha + 1)*alu_lat**2*one_warp

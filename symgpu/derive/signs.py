@@ -151,6 +151,8 @@ class SignReasoner:
             self.forward[key] = value.xreplace({symbol: replacement})
         self.forward[symbol] = replacement
         self.backward[delta] = meaning.xreplace(self.backward)
+        # expressions already known positive are stored forward-substituted: keep them in step
+        self.positives = [p.xreplace({symbol: replacement}) for p in self.positives]
 
     def back(self, expr: Any) -> Any:
         """Undo the forward substitution (dummies back to the model's symbols)."""
