@@ -42,6 +42,7 @@ import pint
 import sympy
 
 from symgpu import errors, resources, units
+from symgpu.evaluate import scaling
 from symgpu.kernel import ncu
 from symgpu.model import expressions
 from symgpu.units import dimensions
@@ -302,9 +303,8 @@ def _value(mapping: MetricMapping, launch: ncu.Launch, what: str, expr: sympy.Ex
     if not math.isfinite(number):
         raise errors.UsageError(f"{launch.origin}: {what} = {text} is {sympy.sstr(value)[:60]} for this launch "
                                 f"(a metric is 0 or missing where it divides); check the export's values")
-    reg = units.registry()
-    base_unit = reg.Quantity(1, unit).to_base_units().units
-    return reg.Quantity(number, base_unit).to(unit), tuple((by_alias[a].name, shown[a]) for a in needed)
+    in_unit = number / float(scaling.unit_scale(unit))  # base-unit magnitude -> the declared unit (evaluate.scaling)
+    return units.registry().Quantity(in_unit, unit), tuple((by_alias[a].name, shown[a]) for a in needed)
 
 
 def derive(mapping: MetricMapping, model: Any, launch: ncu.Launch) -> tuple[Derived, ...]:

@@ -224,16 +224,21 @@ def plan(model: Model, presets: Sequence[str] | None = None) -> list[PlotSpec]:
                 {"axis": "y", "label": f"{request.id}: {variable} -> {request.get('to') or request.get('point') or ''}", "expression": _expect_for(request, variable)})
         if request.op == "boundary" and _bounded(model, quantity):
             boundaries.setdefault((quantity, variable), []).append(request)
+    # the extremum requests on one quantity and variable share a curve: each location with an expected
+    # form is marked (a request without one, e.g. a case split by GPU, adds no mark)
+    extrema: dict[tuple[str, str], list[Any]] = {}
     for request in model.definition.derivations:
         quantity, variable = _request_quantity(model, request), request.get("variable") or ""
-        if request.op != "extremum" or not quantity or variable not in model.symbols:
-            continue
-        substitute = tuple((k, str(v)) for k, v in (request.get("substitute") or ()))
+        if request.op == "extremum" and quantity and variable in model.symbols:
+            extrema.setdefault((quantity, variable), []).append(request)
+    for (quantity, variable), requests in extrema.items():
+        substitute = tuple((k, str(v)) for k, v in (requests[0].get("substitute") or ()))
         marks: tuple[Mapping[str, str], ...] = (
-            {"axis": "x", "label": f"{request.id}: {variable} = {_expect_for(request, variable)}", "expression": _expect_for(request, variable)},
+            *({"axis": "x", "label": f"{r.id}: {variable} = {_expect_for(r, variable)}", "expression": _expect_for(r, variable)}
+              for r in requests if _expect_for(r, variable)),
             *limits.get((quantity, variable), []))
         spec = _spec(model, f"{quantity}_vs_{variable}", "curve", quantity, (variable,), chosen, substitute=substitute,
-                     marks=marks, origin=(request.id,))
+                     marks=marks, origin=tuple(r.id for r in requests))
         specs.append(spec)
     for (quantity, variable), requests in boundaries.items():
         marks = tuple({"axis": "x", "label": f"{r.id}: {variable} = {_expect_for(r, variable)}", "expression": _expect_for(r, variable)} for r in requests)
