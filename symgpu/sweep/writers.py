@@ -4,7 +4,6 @@ end — an interrupted sweep (Ctrl-C) leaves no half-written file."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import tempfile
