@@ -5,9 +5,9 @@ beyond the chunk's output arrays.
 
 The arithmetic is the plan's compiled expressions point by point (no ``fastmath``: reassociated
 or reciprocal arithmetic could move an exact tie of a discontinuous model), so every value is
-the one the NumPy backend computes. The sweep runs the loop on one thread (``parallel=False``):
-measured on a shared 2-core machine, ``prange`` over two threads was no faster, and parallel
-sweeps come from chunks on several workers (``--engine dask``) without oversubscribing. Kernels
+the one the NumPy backend computes. The loop runs on one thread: measured on a shared 2-core machine,
+numba's ``prange`` over two threads was no faster, and parallel sweeps come from chunks on
+several workers (``--engine dask``) without oversubscribing. Kernels
 are compiled once per process and axis count (numba's on-disk cache is not used: symgpu never
 loads executable code from a cache).
 """
@@ -72,28 +72,26 @@ def layout(owner: object, axes: list[np.ndarray], scales: tuple[float, ...], qua
     return made
 
 
-_KERNELS: dict[tuple[int, bool], Any] = {}
+_KERNELS: dict[int, Any] = {}
 
 
-def kernel(numba: Any, axes: int, parallel: bool) -> Callable[..., Any]:
-    """The compiled chunk loop for ``axes`` swept symbols (one per process, axis count and mode)."""
-    key = (axes, parallel)
-    if key not in _KERNELS:
-        _KERNELS[key] = _make_kernel(numba, axes, parallel)
-    return _KERNELS[key]  # type: ignore[no-any-return]
+def kernel(numba: Any, axes: int) -> Callable[..., Any]:
+    """The compiled chunk loop for ``axes`` swept symbols (one per process and axis count)."""
+    if axes not in _KERNELS:
+        _KERNELS[axes] = _make_kernel(numba, axes)
+    return _KERNELS[axes]  # type: ignore[no-any-return]
 
 
-def _make_kernel(numba: Any, n: int, parallel: bool) -> Any:  # pragma: no cover - compiled by numba
+def _make_kernel(numba: Any, n: int) -> Any:  # pragma: no cover - compiled by numba
     # a row of the chunk as a tuple of n floats (n fixed per kernel), which the fused function unpacks for free
     to_fixed_tuple: Any = importlib.import_module("numba.np.unsafe.ndarray").to_fixed_tuple
-    prange = numba.prange
 
-    @numba.njit(parallel=parallel, nogil=True, error_model="numpy")
+    @numba.njit(nogil=True, error_model="numpy")
     def loop(f: Any, start: int, values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, scales: np.ndarray,
              fixed: Any, quantities: int, domain: int, kind: int, arguments: np.ndarray,
              axes: np.ndarray, rows: np.ndarray, out: np.ndarray, regime: np.ndarray) -> int:
         outside = 0
-        for i in prange(rows.shape[0]):
+        for i in range(rows.shape[0]):
             flat = start + i
             for k in range(n - 1, -1, -1):
                 index = flat % lengths[k]
@@ -141,7 +139,7 @@ def jitted(numba: Any, function: Callable[..., Any]) -> Any:
 
 
 def run(numba: Any, function: Callable[..., Any], plan: Layout, constants: tuple[float, ...], outputs: int,
-        start: int, stop: int, parallel: bool) -> FusedChunk:
+        start: int, stop: int) -> FusedChunk:
     """Evaluate the flat grid points ``start..stop-1`` in one compiled loop."""
     size = stop - start
     n = plan.lengths.size
@@ -150,7 +148,7 @@ def run(numba: Any, function: Callable[..., Any], plan: Layout, constants: tuple
     out = np.empty((outputs, size))
     regime = np.empty(size if plan.kind else 0, dtype=np.int16)
     fixed = tuple(float(c) for c in constants)
-    outside = kernel(numba, n, parallel)(jitted(numba, function), start, plan.values, plan.offsets, plan.lengths,
+    outside = kernel(numba, n)(jitted(numba, function), start, plan.values, plan.offsets, plan.lengths,
                                          plan.scales, fixed, plan.quantities, plan.domain, plan.kind, plan.arguments,
                                          axes, rows, out, regime)
     return FusedChunk(axes, out, regime if plan.kind else None, int(outside))

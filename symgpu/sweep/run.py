@@ -96,8 +96,7 @@ def _fused_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, star
     arguments = tuple(int(t[1]) for t in spec.trees) if spec is not None and kind in ("min", "max") else ()
     layout = fused.layout(plan, [a.values for a in plan.grid.axes], plan.scales, len(plan.quantities), plan.domain,
                           kind, arguments)
-    done = fused.run(backend.module, function, layout, tuple(v for _, v in plan.fixed), len(plan.exprs), start, stop,
-                     parallel=False)
+    done = fused.run(backend.module, function, layout, tuple(v for _, v in plan.fixed), len(plan.exprs), start, stop)
     columns: dict[str, np.ndarray] = {a.name: done.axes[k] for k, a in enumerate(plan.grid.axes)}
     columns.update({name: done.out[index] for index, name in enumerate(plan.quantities)})
     regime = done.regime
