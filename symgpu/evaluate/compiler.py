@@ -62,6 +62,30 @@ def compiled(model: Model, name: str, given: frozenset[str]) -> tuple[tuple[str,
     return model._compiled[key]
 
 
+def equation_function(model: Model, name: str) -> tuple[tuple[str, ...], Any, bool]:
+    """(argument names, compiled function, has a Piecewise) of the right-hand side of the equation
+    defining ``name``, alone (its defined symbols are arguments too): base-unit magnitudes in,
+    the base-unit magnitude of ``name`` out. Compiled once per model, shared by every quantity
+    that depends on ``name`` (see :mod:`symgpu.evaluate.stepwise`)."""
+    key = ("equation", name)
+    if key not in model._compiled:
+        base = scaling.base_expression(model, model.defining[name].rhs)
+        args = tuple(sorted(s.name for s in base.free_symbols))
+        model._compiled[key] = (args, _lambdify([model.symbols[a] for a in args], base), base.has(sympy.Piecewise))
+    return model._compiled[key]  # type: ignore[no-any-return]
+
+
+def condition_function(model: Model, condition: sympy.Basic) -> tuple[tuple[str, ...], Any]:
+    """(argument names, compiled function) of a ``valid_when`` condition as written (defined
+    symbols are arguments): base-unit magnitudes in, a boolean out; cached per model."""
+    key = ("condition", condition)
+    if key not in model._compiled:
+        base = scaling.base_expression(model, condition)
+        args = tuple(sorted(s.name for s in base.free_symbols))
+        model._compiled[key] = (args, _lambdify([model.symbols[a] for a in args], base))
+    return model._compiled[key]  # type: ignore[no-any-return]
+
+
 def _overrides(model: Model, given: frozenset[str]) -> frozenset[str]:
     """The given names that change an expansion: defined quantities given a value (an input's
     value does not change the expression, so cases that differ only in inputs share one compile)."""
