@@ -62,17 +62,26 @@ def compiled(model: Model, name: str, given: frozenset[str]) -> tuple[tuple[str,
     return model._compiled[key]
 
 
-def equation_function(model: Model, name: str) -> tuple[tuple[str, ...], Any, bool]:
-    """(argument names, compiled function, has a Piecewise) of the right-hand side of the equation
-    defining ``name``, alone (its defined symbols are arguments too): base-unit magnitudes in,
-    the base-unit magnitude of ``name`` out. Compiled once per model, shared by every quantity
-    that depends on ``name`` (see :mod:`symgpu.evaluate.stepwise`)."""
-    key = ("equation", name)
-    if key not in model._compiled:
-        base = scaling.base_expression(model, model.defining[name].rhs)
-        args = tuple(sorted(s.name for s in base.free_symbols))
-        model._compiled[key] = (args, _lambdify([model.symbols[a] for a in args], base), base.has(sympy.Piecewise))
-    return model._compiled[key]  # type: ignore[no-any-return]
+def equation_functions(model: Model, names: Sequence[str]) -> list[tuple[tuple[str, ...], Any]]:
+    """Per defined quantity of ``names``: (argument names, compiled function) of the right-hand
+    side of its equation alone (its defined symbols are arguments too): base-unit magnitudes
+    in, the quantity's base-unit magnitude out. Compiled once per model, shared by every
+    quantity that depends on it (see :mod:`symgpu.evaluate.stepwise`).
+
+    NOTE: the missing ones are compiled under one ``sympy.evaluate(False)`` (see
+    :func:`_lambdify`): entering and leaving it clears SymPy's cache each time.
+    """
+    missing = [n for n in names if ("equation", n) not in model._compiled]
+    if missing:
+        # NOTE: rewritten for base units first, with evaluation on (base_expression keeps its
+        # rewritten nodes for every later caller)
+        rhs = [model.defining[n].rhs for n in missing]
+        bases = [r if scaling.in_base_units(model, r) else scaling.base_expression(model, r) for r in rhs]
+        with sympy.evaluate(False):
+            for name, base in zip(missing, bases):
+                args = tuple(sorted(s.name for s in base.free_symbols))
+                model._compiled[("equation", name)] = (args, _lambdify([model.symbols[a] for a in args], base))
+    return [model._compiled[("equation", n)] for n in names]
 
 
 def condition_function(model: Model, condition: sympy.Basic) -> tuple[tuple[str, ...], Any]:

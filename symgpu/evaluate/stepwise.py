@@ -1,7 +1,7 @@
 """Scalar evaluation equation by equation: the fast path of :func:`symgpu.evaluate.evaluator.evaluate`.
 
 Each equation's right-hand side is compiled alone, once per model (small expressions, shared
-by every quantity that uses them: :func:`symgpu.evaluate.compiler.equation_function`), and a
+by every quantity that uses them: :func:`symgpu.evaluate.compiler.equation_functions`), and a
 quantity is computed by evaluating the equations it depends on in dependency order, in coherent
 base units. This avoids building and compiling every quantity's fully expanded expression
 (whose nested Min/Max SymPy re-examines as it substitutes: seconds for a large model).
@@ -131,8 +131,7 @@ def _read(names: frozenset[str], magnitudes: Mapping[str, Any], known: dict[str,
 
 def _run(model: Model, steps: tuple[str, ...], known: dict[str, Any]) -> bool:
     """Compute ``steps`` in order into ``known``; False if one is not a finite number."""
-    for step in steps:
-        args, function, _ = compiler.equation_function(model, step)
+    for step, (args, function) in zip(steps, compiler.equation_functions(model, steps)):
         with np.errstate(all="ignore"):
             try:
                 out = function(*[known[a] for a in args])
