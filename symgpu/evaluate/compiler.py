@@ -62,6 +62,12 @@ def compiled(model: Model, name: str, given: frozenset[str]) -> tuple[tuple[str,
     return model._compiled[key]
 
 
+#: step functions by base-unit expression, shared by models (variants share most equations;
+#: the expression's symbols carry their assumptions, so equal keys compile to the same code)
+_STEPS: dict[sympy.Basic, tuple[tuple[str, ...], Any]] = {}
+MAX_STEPS = 4096
+
+
 def equation_functions(model: Model, names: Sequence[str]) -> list[tuple[tuple[str, ...], Any]]:
     """Per defined quantity of ``names``: (argument names, compiled function) of the right-hand
     side of its equation alone (its defined symbols are arguments too): base-unit magnitudes
@@ -79,8 +85,13 @@ def equation_functions(model: Model, names: Sequence[str]) -> list[tuple[tuple[s
         bases = [r if scaling.in_base_units(model, r) else scaling.base_expression(model, r) for r in rhs]
         with sympy.evaluate(False):
             for name, base in zip(missing, bases):
-                args = tuple(sorted(s.name for s in base.free_symbols))
-                model._compiled[("equation", name)] = (args, _lambdify([model.symbols[a] for a in args], base))
+                found = _STEPS.get(base)
+                if found is None:
+                    if len(_STEPS) >= MAX_STEPS:
+                        _STEPS.clear()
+                    args = tuple(sorted(s.name for s in base.free_symbols))
+                    found = _STEPS[base] = (args, _lambdify([model.symbols[a] for a in args], base))
+                model._compiled[("equation", name)] = found
     return [model._compiled[("equation", n)] for n in names]
 
 

@@ -101,6 +101,7 @@ class Model:
         self._check_validation()
         self._check_derivations()
         self._check_tables()
+        substitution.save()
         self._compiled: dict[tuple[Any, ...], Any] = {}
         self._expanded: dict[tuple[str, frozenset[str]], sympy.Expr] = {}
         self._substituted: dict[tuple[str, frozenset[str]], sympy.Expr] = {}
