@@ -10,7 +10,6 @@ import sympy
 import symgpu
 from symgpu import errors, units
 from symgpu.evaluate import compiler, input_values, stepwise
-from symgpu.model import substitution
 
 
 def expanded_value(model: symgpu.Model, name: str, given: frozenset[str], magnitudes: dict) -> float:
@@ -129,22 +128,3 @@ def test_a_bad_caller_value_is_refused_even_with_converted_presets(ia: symgpu.Mo
     ia.evaluate("P_K0", preset="gtx1080", M=16, N=16)
     with pytest.raises(errors.EvaluationError, match=r"^interval_analysis: M = -16 violates the declared assumption 'positive'"):
         input_values.gather_values(ia, "P_K0", "gtx1080", {"M": -16, "N": 16})
-
-
-def test_a_kept_min_max_verdict_builds_what_sympy_builds(monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
-    monkeypatch.setenv("SYMGPU_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(substitution, "_settled", None)
-    monkeypatch.setattr(substitution, "_found", set())
-    monkeypatch.setattr(substitution, "_KEPT", {})
-    a, b = sympy.symbols("a_kept b_kept", positive=True)
-    kept, dominated = (a, 2 * b + 1), (a, a + b)
-    first = substitution.min_max(sympy.Min, kept)
-    assert substitution.min_max(sympy.Min, dominated) == a
-    substitution.save()
-    # a later process: the verdict comes from the store, and only for the undominated arguments
-    monkeypatch.setattr(substitution, "_settled", None)
-    monkeypatch.setattr(substitution, "_KEPT", {})
-    assert len(substitution._read()) == 1
-    again = substitution.min_max(sympy.Min, kept)
-    assert again is not first and sympy.srepr(again) == sympy.srepr(first) == sympy.srepr(sympy.Min(*kept))
-    assert substitution.min_max(sympy.Min, dominated) == a
