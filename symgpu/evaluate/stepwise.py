@@ -111,7 +111,7 @@ def value(model: Model, name: str, given: frozenset[str], magnitudes: Mapping[st
                 if not bool(check(*[known[a] for a in args])):
                     return None
     result = float(known[name])
-    scale = scaling.unit_scale(model.units[model.defining[name].definition.defines])
+    scale = scaling.unit_scale(model.units[name])
     return result if scale == 1 else result / float(scale)
 
 
