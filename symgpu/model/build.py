@@ -204,7 +204,8 @@ class Model:
     def _check_units(self, equation: Equation) -> None:
         eq = equation.definition
         where = f"equation {eq.id}"
-        dims = {s: dimensions.without_counts(d, eq.counts) for s, d in self._dims.items()}
+        # NOTE: without counts every dimension is kept as it is (most equations: no copy)
+        dims = {s: dimensions.without_counts(d, eq.counts) for s, d in self._dims.items()} if eq.counts else self._dims
         expected = dims[equation.lhs]
         pieces: list[tuple[str, sympy.Basic, str]] = []
         if equation.cases:
