@@ -11,6 +11,7 @@ import hashlib
 import json
 import os
 import re
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -135,7 +136,7 @@ def _parse_toml(raw: bytes) -> dict[str, Any]:
     the whitelist parser. Only files that parsed are kept, so TOML errors are tomllib's.
     """
     text = raw.decode("utf-8")
-    key = store.digest("toml-json-v1", hashlib.sha256(raw).hexdigest())
+    key = store.digest("toml-json-v1", sys.version, hashlib.sha256(raw).hexdigest())  # tomllib is Python's
     body = store.get(TOML_KIND, key)
     if body is not None:
         try:
