@@ -83,7 +83,11 @@ def _read() -> set[str]:
 
 
 def save() -> None:
-    """Write the verdicts found since the last call (with those on disk) to the store."""
+    """Write the verdicts found since the last call (with those read from disk) to the store.
+
+    NOTE: processes writing at once replace each other's entry (atomically): a verdict lost
+    that way is only found again by SymPy, never wrong.
+    """
     if not _found or not store.enabled():
         _found.clear()
         return
