@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 import pint
 
@@ -79,6 +80,20 @@ def _expect_domain_error(model: Model, case: schema.ValidationCase, quantity: st
                       f"{quantity}: expected a domain error, but the model gives {shown} (source: {case.source})")
 
 
+def _quantity(text: Any, unit: pint.Unit | None) -> pint.Quantity:
+    """``units.quantity(text, unit)``, read once per text and unit (variants repeat cases);
+    callers only read the result. Text that cannot be a key is read directly."""
+    try:
+        return _kept_quantity(text, unit)
+    except TypeError:
+        return units.quantity(text, unit)
+
+
+@lru_cache(maxsize=4096, typed=True)
+def _kept_quantity(text: Any, unit: pint.Unit | None) -> pint.Quantity:
+    return units.quantity(text, unit)
+
+
 def printed_tolerance(text: str) -> float:
     """Half a unit in the last printed place of the number in ``text`` (``971.9`` -> 0.05)."""
     literal = units.number_text(text)
@@ -102,7 +117,7 @@ def validate(model: Model, case_ids: tuple[str, ...] = ()) -> list[CaseResult]:
 def run_case(model: Model, case: schema.ValidationCase) -> list[CaseResult]:
     """Evaluate one case's expected quantities and judge each against the printed value."""
     out = []
-    inputs = {name: units.quantity(text, model.units[name]) for name, text in case.inputs}
+    inputs = {name: _quantity(text, model.units[name]) for name, text in case.inputs}
     derivation = None
     if case.derivation:
         try:
@@ -115,7 +130,7 @@ def run_case(model: Model, case: schema.ValidationCase) -> list[CaseResult]:
         if text.strip().lower() == DOMAIN_ERROR:
             out.append(_expect_domain_error(model, case, quantity, text, inputs))
             continue
-        published = units.quantity(text) if derivation is not None else units.quantity(text, model.units[quantity])
+        published = _quantity(text, None) if derivation is not None else _quantity(text, model.units[quantity])
         unit = published.units
         expected = float(published.magnitude)
         if case.abs_tol is not None:

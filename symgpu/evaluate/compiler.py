@@ -31,7 +31,7 @@ def _numpy_printer() -> Any:
     return NumPyPrinter({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True, "user_functions": {}})
 
 
-def _lambdify(symbols: Sequence[sympy.Symbol], expr: sympy.Basic, cse: bool = False) -> Any:
+def _lambdify(symbols: Sequence[sympy.Symbol], expr: sympy.Basic, cse: bool = False, evaluating: bool = False) -> Any:
     """``lambdify`` to NumPy without SymPy re-evaluating the expression while it prints it.
 
     NOTE: common-subexpression elimination and the printer rebuild nodes; with evaluation on,
@@ -43,7 +43,14 @@ def _lambdify(symbols: Sequence[sympy.Symbol], expr: sympy.Basic, cse: bool = Fa
     ``evaluate``). The printer ``lambdify`` would choose is passed instead, with an empty
     namespace: ``lambdify`` imports exactly the NumPy names the printed code uses
     (``from numpy import amin``, ...), so the source and the functions it calls are the same.
+
+    ``evaluating=True`` prints with evaluation on, as plain ``lambdify`` does: for small
+    expressions without common-subexpression elimination, where no Min/Max is rebuilt
+    (entering ``sympy.evaluate(False)`` clears SymPy's cache, and printing without
+    evaluation leaves forms such as ``x**1`` in the code).
     """
+    if evaluating:
+        return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), **_NO_DOCSTRING)
     with sympy.evaluate(False):
         return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), cse=cse, **_NO_DOCSTRING)
 
@@ -60,6 +67,46 @@ def compiled(model: Model, name: str, given: frozenset[str]) -> tuple[tuple[str,
         function = _lambdify([model.symbols[a] for a in args], base, cse=True)
         model._compiled[key] = (args, function, base)
     return model._compiled[key]
+
+
+#: step functions by base-unit expression, shared by models (variants share most equations;
+#: the expression's symbols carry their assumptions, so equal keys compile to the same code)
+_STEPS: dict[sympy.Basic, tuple[tuple[str, ...], Any]] = {}
+MAX_STEPS = 4096
+
+
+def equation_functions(model: Model, names: Sequence[str]) -> list[tuple[tuple[str, ...], Any]]:
+    """Per defined quantity of ``names``: (argument names, compiled function) of the right-hand
+    side of its equation alone (its defined symbols are arguments too): base-unit magnitudes
+    in, the quantity's base-unit magnitude out. Compiled once per model, shared by every
+    quantity that depends on it (see :mod:`symgpu.evaluate.stepwise`).
+
+    NOTE: one small expression each, printed with evaluation on (see :func:`_lambdify`).
+    """
+    for name in names:
+        if ("equation", name) in model._compiled:
+            continue
+        rhs = model.defining[name].rhs
+        base = rhs if scaling.in_base_units(model, rhs) else scaling.base_expression(model, rhs)
+        found = _STEPS.get(base)
+        if found is None:
+            if len(_STEPS) >= MAX_STEPS:
+                _STEPS.clear()
+            args = tuple(sorted(s.name for s in base.free_symbols))
+            found = _STEPS[base] = (args, _lambdify([model.symbols[a] for a in args], base, evaluating=True))
+        model._compiled[("equation", name)] = found
+    return [model._compiled[("equation", n)] for n in names]
+
+
+def condition_function(model: Model, condition: sympy.Basic) -> tuple[tuple[str, ...], Any]:
+    """(argument names, compiled function) of a ``valid_when`` condition as written (defined
+    symbols are arguments): base-unit magnitudes in, a boolean out; cached per model."""
+    key = ("condition", condition)
+    if key not in model._compiled:
+        base = scaling.base_expression(model, condition)
+        args = tuple(sorted(s.name for s in base.free_symbols))
+        model._compiled[key] = (args, _lambdify([model.symbols[a] for a in args], base))
+    return model._compiled[key]  # type: ignore[no-any-return]
 
 
 def _overrides(model: Model, given: frozenset[str]) -> frozenset[str]:

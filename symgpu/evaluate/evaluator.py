@@ -11,7 +11,7 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.evaluate import compiler, scaling, input_values, one_sided
+from symgpu.evaluate import compiler, scaling, input_values, one_sided, stepwise
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -38,6 +38,10 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
         errors.DomainError: inputs fall outside an equation's ``valid_when`` domain.
     """
     given, magnitudes = input_values.gather_values(model, name, preset, values or {}, check=checks)
+    defines = model.equation_for(name).definition.defines
+    fast = stepwise.value(model, defines, given, magnitudes, checks)
+    if fast is not None:
+        return units.registry().Quantity(fast, model.units[defines])
     args, function, base = compiler.compiled(model, name, given)
     missing = [a for a in args if a not in magnitudes]
     if missing:

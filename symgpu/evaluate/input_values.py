@@ -32,7 +32,24 @@ def gather_values(model: Model, name: str, preset: str | None, values: Mapping[s
     model.equation_for(name)
     merged = merge_values(model, preset, values)
     given = frozenset(k for k in values if k in model.defining and k != model.equation_for(name).definition.defines)
-    return given, {key: base_magnitude(model, key, value, check=check) for key, value in merged.items()}
+    converted = _converted(model, preset, check)
+    if converted is None:
+        return given, {key: base_magnitude(model, key, value, check=check) for key, value in merged.items()}
+    return given, {key: converted[key] if key not in values else base_magnitude(model, key, value, check=check) for key, value in merged.items()}
+
+
+def _converted(model: Model, preset: str | None, check: bool) -> dict[str, float] | None:
+    """The constants and ``preset``'s values as base-unit magnitudes, converted once per model
+    (they never change after loading); ``None`` if one fails to convert or is not a scalar
+    (then every value is converted on each call, so the error is raised where it was)."""
+    key = ("preset magnitudes", preset, check)
+    if key not in model._compiled:
+        try:
+            found = {k: base_magnitude(model, k, v, check=check) for k, v in merge_values(model, preset, None).items()}
+        except errors.SymgpuError:
+            found = None
+        model._compiled[key] = found if found is not None and all(isinstance(v, float) for v in found.values()) else None
+    return model._compiled[key]  # type: ignore[no-any-return]
 
 
 def merge_values(model: Model, preset: str | None, values: Mapping[str, Any] | None) -> dict[str, Any]:

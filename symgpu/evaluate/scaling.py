@@ -44,6 +44,12 @@ def base_expression(model: Model, expr: sympy.Basic) -> sympy.Basic:
     return _Rescaler(model).walk(expr)[0]
 
 
+def in_base_units(model: Model, expr: sympy.Basic) -> bool:
+    """True when every symbol of ``expr`` is declared in base units (scale 1): then
+    :func:`base_expression` would give ``expr`` back (every literal's scale is 1 too)."""
+    return all(unit_scale(model.units[s.name]) == 1 for s in expr.free_symbols)
+
+
 #: the most rewritten nodes kept per model (see :meth:`_Rescaler.walk`)
 MAX_REWRITTEN = 50_000
 

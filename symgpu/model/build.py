@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import pint
@@ -15,6 +15,21 @@ from symgpu.units import dimensions
 from symgpu.model import expressions, substitution
 from symgpu.model import schema
 from symgpu.model import value_domain
+
+
+def _quantity(text: Any, unit: pint.Unit) -> pint.Quantity:
+    """``units.quantity(text, unit, finite=False)``, read once per text and unit (presets of
+    variants and validation cases repeat the same values); callers only read the result.
+    Text that cannot be a key (a list or table from the file) is read, and refused, directly."""
+    try:
+        return _kept_quantity(text, unit)
+    except TypeError:
+        return units.quantity(text, unit, finite=False)
+
+
+@lru_cache(maxsize=4096, typed=True)
+def _kept_quantity(text: Any, unit: pint.Unit) -> pint.Quantity:
+    return units.quantity(text, unit, finite=False)
 
 
 @dataclass(frozen=True)
@@ -101,6 +116,7 @@ class Model:
         self._check_validation()
         self._check_derivations()
         self._check_tables()
+        substitution.save()
         self._compiled: dict[tuple[Any, ...], Any] = {}
         self._expanded: dict[tuple[str, frozenset[str]], sympy.Expr] = {}
         self._substituted: dict[tuple[str, frozenset[str]], sympy.Expr] = {}
@@ -188,7 +204,8 @@ class Model:
     def _check_units(self, equation: Equation) -> None:
         eq = equation.definition
         where = f"equation {eq.id}"
-        dims = {s: dimensions.without_counts(d, eq.counts) for s, d in self._dims.items()}
+        # NOTE: without counts every dimension is kept as it is (most equations: no copy)
+        dims = {s: dimensions.without_counts(d, eq.counts) for s, d in self._dims.items()} if eq.counts else self._dims
         expected = dims[equation.lhs]
         pieces: list[tuple[str, sympy.Basic, str]] = []
         if equation.cases:
@@ -244,7 +261,7 @@ class Model:
             raise self.fail(where, f"unknown symbol '{name}'", f"declared symbols: {', '.join(sorted(self.symbols))}")
         unit = self.units[name]
         try:
-            value = units.quantity(text, unit, finite=False)
+            value = _quantity(text, unit)
         except ValueError as exc:
             raise self.fail(where, str(exc), f"write a number (in {self.unit_text(name)}) or a quantity such as \"1.5 GHz\"") from None
         problem = value_domain.sign_problem(name, text, value.magnitude, self.symbol_definitions[name].assumptions)

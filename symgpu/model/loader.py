@@ -7,13 +7,16 @@ a file (keys, types, ids, references); the SymPy and unit checks happen in
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import re
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any
 
-from symgpu import errors, resources
+from symgpu import errors, resources, store
 from symgpu.model import schema, toml_reader
 
 #: Repository root (``equations/`` and ``templates/`` live beside the package).
@@ -94,7 +97,7 @@ def read_definition(path: str | os.PathLike[str], _trail: tuple[str, ...] = (), 
     if len(raw) > MAX_FILE_BYTES:
         raise errors.ModelFileError(shown, "", f"file is larger than {MAX_FILE_BYTES} bytes", "a model file is text of at most 1 MiB")
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        data = _parse_toml(raw)
     except UnicodeDecodeError as exc:
         raise errors.ModelFileError(shown, "", f"file is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
@@ -118,6 +121,36 @@ def read_definition(path: str | os.PathLike[str], _trail: tuple[str, ...] = (), 
             raise errors.ModelFileError(shown, "[model].extends", f"unknown base model '{extends}'", f"bundled models: {', '.join(list_models()) or 'none'}")
         base = read_definition(base_path, trail, _first or shown)
     return _Reader(shown, path.stem, base).model(data)
+
+
+#: store kind of parsed model files (their tables as JSON)
+TOML_KIND = "toml"
+
+
+def _parse_toml(raw: bytes) -> dict[str, Any]:
+    """``tomllib.loads`` of the UTF-8 file ``raw``, its tables kept in :mod:`symgpu.store` as
+    JSON under the file's SHA-256 (reading TOML is most of the time of reading a model file;
+    JSON is read by C code). JSON gives back exactly the strings, integers, floats (``inf`` and
+    ``nan`` too), booleans, arrays and tables it was given; a file with dates is not kept.
+    What comes back is shape-checked like any parsed file, and its expressions are parsed by
+    the whitelist parser. Only files that parsed are kept, so TOML errors are tomllib's.
+    """
+    text = raw.decode("utf-8")
+    key = store.digest("toml-json-v1", sys.version, hashlib.sha256(raw).hexdigest())  # tomllib is Python's
+    body = store.get(TOML_KIND, key)
+    if body is not None:
+        try:
+            kept = json.loads(body)
+        except (ValueError, RecursionError):
+            kept = None
+        if isinstance(kept, dict):
+            return kept
+    data = tomllib.loads(text)
+    try:
+        store.put(TOML_KIND, key, json.dumps(data, ensure_ascii=False))
+    except (TypeError, ValueError, RecursionError):
+        pass  # dates and times have no JSON form
+    return data
 
 
 def base_file(path: Path, extends: str) -> Path:

@@ -6,14 +6,24 @@ of the time of loading models and of expanding their quantities. The same Min/Ma
 again and again (by every quantity that substitutes it, by variants of a model that share
 equations), so :func:`min_max` keeps each result: SymPy builds the same expression from the
 same arguments, so callers get exactly what ``Min(*args)`` gives.
+
+Most Min/Max of a model keep every argument: SymPy proves no argument dominated, and the
+result is the node ``Min(*args, evaluate=False)`` builds. That verdict is kept in
+:mod:`symgpu.store` (a list of SHA-256 digests of the arguments' ``srepr``, which spells out
+the symbols' assumptions; per symgpu source and SymPy version), so a later process builds
+those nodes directly: only digests are read back, and a digest only skips the search for a
+result already known to be the unevaluated node.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import sympy
 from sympy.core.parameters import global_parameters
+
+from symgpu import store
 
 #: the most Min/Max results kept (the whole table is dropped when it is full)
 MAX_KEPT = 4096
@@ -32,8 +42,61 @@ def min_max(func: Any, args: tuple[Any, ...]) -> sympy.Basic:
     if found is None:
         if len(_KEPT) >= MAX_KEPT:
             _KEPT.clear()
-        found = _KEPT[key] = func(*args)
+        found = _KEPT[key] = _build(func, args)
     return found
+
+
+#: store kind of the kept verdicts, and the most digests kept in its one entry (~65 bytes each)
+KIND = "minmax"
+MAX_SETTLED = 50_000
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+#: digests of (Min or Max, arguments) that SymPy leaves as built: read from the store once
+_settled: set[str] | None = None
+#: such digests found by this process and not yet written
+_found: set[str] = set()
+
+
+def _build(func: Any, args: tuple[Any, ...]) -> sympy.Basic:
+    """``func(*args)``: built unevaluated where the store says SymPy keeps every argument."""
+    if not store.enabled():
+        return func(*args)  # type: ignore[no-any-return]
+    digest = store.digest(func.__name__, *(sympy.srepr(a) for a in args))
+    if digest in _read():
+        return func(*args, evaluate=False)  # type: ignore[no-any-return]
+    built = func(*args)
+    if type(built) is func and built == func(*args, evaluate=False):
+        _found.add(digest)
+    return built  # type: ignore[no-any-return]
+
+
+def _entry() -> str:
+    return store.digest("minmax-v1", store.engine_digest())
+
+
+def _read() -> set[str]:
+    """The digests on disk (read once per process; lines that are not digests are ignored)."""
+    global _settled
+    if _settled is None:
+        body = store.get(KIND, _entry()) or ""
+        _settled = {line for line in body.splitlines() if _DIGEST.fullmatch(line)}
+    return _settled
+
+
+def save() -> None:
+    """Write the verdicts found since the last call (with those read from disk) to the store.
+
+    NOTE: processes writing at once replace each other's entry (atomically): a verdict lost
+    that way is only found again by SymPy, never wrong.
+    """
+    if not _found or not store.enabled():
+        _found.clear()
+        return
+    known = _read()
+    known |= _found
+    _found.clear()
+    if len(known) > MAX_SETTLED:
+        known.clear()
+    store.put(KIND, _entry(), "\n".join(sorted(known)))
 
 
 def xreplace(expr: sympy.Basic, rule: dict[Any, Any]) -> sympy.Basic:

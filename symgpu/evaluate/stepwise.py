@@ -1,0 +1,143 @@
+"""Scalar evaluation equation by equation: the fast path of :func:`symgpu.evaluate.evaluator.evaluate`.
+
+Each equation's right-hand side is compiled alone, once per model (small expressions, shared
+by every quantity that uses them: :func:`symgpu.evaluate.compiler.equation_functions`), and a
+quantity is computed by evaluating the equations it depends on in dependency order, in coherent
+base units. This avoids building and compiling every quantity's fully expanded expression
+(whose nested Min/Max SymPy re-examines as it substitutes: seconds for a large model).
+
+NOTE: the expanded expression stays the reference. Whenever this path could differ from it,
+:func:`value` returns ``None`` and the caller evaluates the expanded expression instead, so
+results, errors and messages are the expanded path's:
+
+* an input it needs has no value (the expansion may have cancelled the symbol, or it raises
+  the "needs a value" error),
+* an input is an array (the expansion decides the result's shape),
+* a ``valid_when`` condition does not hold or cannot be checked (the expanded path raises
+  the domain error with its message, or skips the check),
+* any step is not a finite number (SymPy may have cancelled what is 0/0 or inf - inf here).
+
+Up to rounding (the order of floating-point operations differs) the value is the expanded
+expression's; ``tests/test_compiled_vs_exact.py`` holds both to exact arithmetic.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from symgpu.evaluate import compiler, scaling
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How to compute one quantity (with some quantities given) equation by equation.
+
+    Attributes:
+        steps: defined quantities in dependency order (the quantity itself last).
+        inputs: the symbols whose values the steps read (inputs, constants, given quantities).
+        conditions: the ``valid_when`` conditions to check, in the order the expanded path
+            checks them (the quantity's equation first).
+        condition_steps: further quantities (not in ``steps``) that the conditions name.
+        condition_inputs: the symbols whose values those further steps and conditions read.
+    """
+
+    steps: tuple[str, ...]
+    inputs: frozenset[str]
+    conditions: tuple[Any, ...]
+    condition_steps: tuple[str, ...]
+    condition_inputs: frozenset[str]
+
+
+def plan(model: Model, name: str, given: frozenset[str]) -> Plan:
+    """The :class:`Plan` of quantity ``name`` with the quantities ``given`` taken as given, cached."""
+    key = ("plan", name, given)
+    if key not in model._compiled:
+        steps: list[str] = []
+        inputs: set[str] = set()
+        _order(model, name, given, steps, inputs)
+        conditions = tuple(c for equation in model.dependencies(name, stop_at=given) for c in equation.valid_when)
+        extra: list[str] = []
+        extra_inputs: set[str] = set()
+        for condition in conditions:
+            for sym in condition.free_symbols:
+                if sym.name in model.defining and sym.name not in given:
+                    if sym.name not in steps:
+                        _order(model, sym.name, given, extra, extra_inputs, done=set(steps))
+                else:
+                    extra_inputs.add(sym.name)
+        model._compiled[key] = Plan(tuple(steps), frozenset(inputs), conditions, tuple(extra), frozenset(extra_inputs))
+    return model._compiled[key]  # type: ignore[no-any-return]
+
+
+def _order(model: Model, name: str, given: frozenset[str], steps: list[str], inputs: set[str], done: set[str] | None = None) -> None:
+    """Append ``name`` and the defined quantities it needs (not ``given``) to ``steps``, each
+    after what it needs, and the other symbols they read to ``inputs``."""
+    done = set(steps) if done is None else done
+
+    def visit(quantity: str) -> None:
+        if quantity in done or quantity in steps:
+            return
+        for sym in model.defining[quantity].rhs.free_symbols:
+            if sym.name in model.defining and sym.name not in given:
+                visit(sym.name)
+            else:
+                inputs.add(sym.name)
+        steps.append(quantity)
+
+    visit(name)
+
+
+def value(model: Model, name: str, given: frozenset[str], magnitudes: Mapping[str, Any], checks: bool) -> float | None:
+    """Quantity ``name`` in its declared unit from scalar base-unit ``magnitudes``, equation
+    by equation; ``None`` where the expanded expression must decide (see the module notes)."""
+    how = plan(model, name, given)
+    known: dict[str, Any] = {}
+    if not _read(how.inputs, magnitudes, known) or not _run(model, how.steps, known):
+        return None
+    if checks and how.conditions:
+        if not _read(how.condition_inputs, magnitudes, known) or not _run(model, how.condition_steps, known):
+            return None
+        for condition in how.conditions:
+            args, check = compiler.condition_function(model, condition)
+            with np.errstate(all="ignore"):
+                if not bool(check(*[known[a] for a in args])):
+                    return None
+    result = float(known[name])
+    scale = scaling.unit_scale(model.units[name])
+    return result if scale == 1 else result / float(scale)
+
+
+def _read(names: frozenset[str], magnitudes: Mapping[str, Any], known: dict[str, Any]) -> bool:
+    """Copy the scalar values of ``names`` into ``known`` as NumPy floats (a nonnegative input
+    may be 0 where an argument divides by it: +inf, not ZeroDivisionError); False if one is
+    missing or an array."""
+    for name in names:
+        if name in known:
+            continue
+        found = magnitudes.get(name)
+        if found is None or np.ndim(found):
+            return False
+        known[name] = np.float64(found)
+    return True
+
+
+def _run(model: Model, steps: tuple[str, ...], known: dict[str, Any]) -> bool:
+    """Compute ``steps`` in order into ``known``; False if one is not a finite number."""
+    for step, (args, function) in zip(steps, compiler.equation_functions(model, steps)):
+        with np.errstate(all="ignore"):
+            try:
+                out = function(*[known[a] for a in args])
+            except (ArithmeticError, TypeError, ValueError):
+                return False
+        if np.ndim(out) or not math.isfinite(out):
+            return False
+        known[step] = np.float64(out)
+    return True

@@ -1,0 +1,69 @@
+"""What model loading keeps in the store (Min/Max verdicts, parsed TOML) gives back exactly what
+building afresh gives."""
+
+from __future__ import annotations
+
+import pytest
+import sympy
+
+import symgpu
+from symgpu.model import loader, substitution
+
+
+@pytest.fixture
+def empty_store(monkeypatch: pytest.MonkeyPatch, tmp_path):
+    """A fresh cache folder, with nothing read from the store yet in this process."""
+    monkeypatch.setenv("SYMGPU_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("SYMGPU_NO_CACHE", raising=False)
+    monkeypatch.setattr(substitution, "_settled", None)
+    monkeypatch.setattr(substitution, "_found", set())
+    monkeypatch.setattr(substitution, "_KEPT", {})
+    return tmp_path
+
+
+def test_a_kept_min_max_verdict_builds_what_sympy_builds(monkeypatch: pytest.MonkeyPatch, empty_store) -> None:
+    a, b = sympy.symbols("a_kept b_kept", positive=True)
+    kept, dominated = (a, 2 * b + 1), (a, a + b)
+    first = substitution.min_max(sympy.Min, kept)
+    assert substitution.min_max(sympy.Min, dominated) == a
+    substitution.save()
+    # a later process: the verdict comes from the store, and only for the undominated arguments
+    monkeypatch.setattr(substitution, "_settled", None)
+    monkeypatch.setattr(substitution, "_KEPT", {})
+    assert len(substitution._read()) == 1
+    again = substitution.min_max(sympy.Min, kept)
+    assert again is not first and sympy.srepr(again) == sympy.srepr(first) == sympy.srepr(sympy.Min(*kept))
+    assert substitution.min_max(sympy.Min, dominated) == a
+
+
+def test_models_built_from_kept_verdicts_equal_models_built_afresh(monkeypatch: pytest.MonkeyPatch, empty_store) -> None:
+    for model_id in ("hong_kim_2009", "volkov_2016", "occupancy"):
+        path = loader.resolve(model_id)
+        afresh = symgpu.model.Model(loader.read_definition(path))
+        monkeypatch.setattr(substitution, "_settled", None)
+        monkeypatch.setattr(substitution, "_KEPT", {})
+        kept = symgpu.model.Model(loader.read_definition(path))
+        assert len(substitution._read()) > 0
+        for name, equation in afresh.equations.items():
+            assert sympy.srepr(kept.equations[name].rhs) == sympy.srepr(equation.rhs), f"{model_id}: {name}"
+
+
+def test_a_kept_parse_of_a_model_file_reads_back_the_same_definition(monkeypatch: pytest.MonkeyPatch, empty_store) -> None:
+    for model_id in symgpu.list_models():
+        path = loader.resolve(model_id)
+        monkeypatch.setenv("SYMGPU_NO_CACHE", "1")
+        direct = loader.read_definition(path)
+        monkeypatch.delenv("SYMGPU_NO_CACHE")
+        first = loader.read_definition(path)  # parses and keeps
+        assert list(empty_store.rglob("*.txt")), "nothing was kept"
+        assert loader.read_definition(path) == first == direct, model_id
+
+
+def test_a_kept_parse_that_is_damaged_is_ignored(empty_store, write_model) -> None:
+    path = write_model()
+    first = loader.read_definition(path)
+    entries = list(empty_store.rglob("*.txt"))
+    assert entries, "nothing was kept"
+    for entry in entries:
+        entry.write_text("garbage", encoding="utf-8")
+    assert loader.read_definition(path) == first
