@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors, store
-from symgpu.derive import inequalities
+from symgpu.derive import inequalities, intervals
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -23,6 +23,8 @@ _SIGN_CACHE: dict[Any, int | None] = {}
 #: the only texts a stored sign verdict may be (anything else is recomputed)
 _VERDICTS: dict[str | None, int | None] = {"1": 1, "-1": -1, "0": 0, "None": None}
 _PIECEWISE = (sympy.Min, sympy.Max, sympy.Piecewise)
+#: simplified forms by expression (simplify is deterministic: the same input gives the same output)
+_SIMPLIFIED: dict[sympy.Basic, sympy.Basic] = {}
 
 
 def _has_staircase(expr: Any, var: sympy.Symbol) -> bool:
@@ -45,15 +47,22 @@ def _number(value: Any) -> sympy.Expr:
 
 
 def _small_simplify(expr: sympy.Expr) -> sympy.Expr:
-    """Simplify, but only when the expression is small enough to do it quickly."""
+    """Simplify, but only when the expression is small enough to do it quickly (memoised per expression)."""
     if not isinstance(expr, sympy.Basic) or expr.is_Atom:
         return expr
+    if expr in _SIMPLIFIED:
+        return _SIMPLIFIED[expr]
     try:
         if sympy.count_ops(expr) > 120:
-            return sympy.cancel(expr) if not _has_pieces(expr) else expr
-        return sympy.simplify(expr)
+            out = sympy.cancel(expr) if not _has_pieces(expr) else expr
+        else:
+            out = sympy.simplify(expr)
     except (TypeError, ValueError, NotImplementedError, RecursionError):
-        return expr
+        out = expr
+    if len(_SIMPLIFIED) > 20000:
+        _SIMPLIFIED.clear()
+    _SIMPLIFIED[expr] = out
+    return out
 
 
 def _nice(expr: Any) -> Any:
@@ -82,6 +91,8 @@ class SignReasoner:
         self.sentences: list[str] = []
         self.constants: dict[sympy.Symbol, sympy.Symbol] = {}
         self.constants_back: dict[sympy.Symbol, sympy.Symbol] = {}
+        #: tidied conditions by (condition, variable), valid while the assumptions stay as they are
+        self._tidied: dict[tuple[sympy.Basic, sympy.Symbol | None], Any] = {}
         for name, value in model.constants.items():
             magnitude = float(value.magnitude)
             definition = model.symbol_definitions[name]
@@ -129,6 +140,7 @@ class SignReasoner:
         else:
             big, small = relation.rhs, relation.lhs
         strict = isinstance(relation, (sympy.StrictGreaterThan, sympy.StrictLessThan))
+        self._tidied.clear()  # a new relation may decide or reshape conditions tidied before
         big = big.xreplace(self.forward)
         small = small.xreplace(self.forward)
         delta = sympy.Dummy("d", positive=True) if strict else sympy.Dummy("d", nonnegative=True)
@@ -209,7 +221,11 @@ class SignReasoner:
         return found
 
     def _sign(self, e: sympy.Basic) -> int | None:
-        found = _basic_sign(e)
+        # cheap decisions first: interval arithmetic over the declared ranges, then SymPy's
+        # assumptions; factoring and simplify only when both leave the sign open
+        found = intervals.sign(e)
+        if found is None:
+            found = _basic_sign(e)
         if found is not None:
             return found
         tries = [e]
@@ -278,6 +294,12 @@ class SignReasoner:
         when it enters linearly with a coefficient of known sign, terms moved to their sides."""
         if not isinstance(condition, sympy.core.relational.Relational) or isinstance(condition, (sympy.Eq, sympy.Ne)):
             return condition
+        key = (condition, var)
+        if key not in self._tidied:
+            self._tidied[key] = self._tidy(condition, var)
+        return self._tidied[key]
+
+    def _tidy(self, condition: sympy.Basic, var: sympy.Symbol | None) -> Any:
         decided = self.decide(condition)
         if decided is not None:
             return sympy.true if decided else sympy.false
@@ -388,9 +410,10 @@ def _value_sign(value: sympy.Basic) -> int | None:
 
 
 def refuted(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> bool:
-    """True if ``expr`` takes both signs at points allowed by its symbols' assumptions (and
-    where every expression in ``positives`` is positive): exact rational values, so a True
-    is a proof that no sign can be decided. False means only "not refuted"."""
+    """True if ``expr`` takes two of the signs -, 0, + at points allowed by its symbols' assumptions
+    (and where every expression in ``positives`` is positive): exact rational values, so a True
+    is a proof that no sign (positive, negative or identically zero) can be decided. False means
+    only "not refuted"."""
     known = tuple(positives)
     key = (expr, known)
     if key in _REFUTED:
@@ -408,7 +431,7 @@ def refuted(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> bool:
                 found = _value_sign(expr.xreplace(point))
             except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):
                 continue
-            if found in (1, -1):
+            if found is not None:
                 seen.add(found)
             if len(seen) == 2:
                 break
