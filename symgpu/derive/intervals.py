@@ -117,8 +117,9 @@ def _enclose(e: sympy.Basic, bounds: Mapping[sympy.Symbol, Interval], memo: dict
         out = _constant(e)  # pi, E, ...
     else:
         rule = _RULES.get(type(e)) or next((r for t, r in _RULES.items() if isinstance(e, t)), None)
-        args = [] if rule is None else [_enclose(a, bounds, memo) for a in e.args]
-        out = None if rule is None or any(a is None for a in args) else rule(e, args)
+        found = [] if rule is None else [_enclose(a, bounds, memo) for a in e.args]
+        args = [a for a in found if a is not None]
+        out = None if rule is None or len(args) != len(found) else rule(e, args)
     memo[e] = out
     return out
 

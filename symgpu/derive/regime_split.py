@@ -6,6 +6,7 @@ Branch enumeration, condition tidying and feasibility checks, and the public
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ class _Cond:
     strict: bool = False
     boolean: sympy.Basic | None = None
 
-    @property
+    @functools.cached_property
     def relational(self) -> sympy.Basic:
         if self.h is None:
             return self.boolean
@@ -200,7 +201,7 @@ def _generic_value(h: sympy.Basic) -> sympy.Basic | None:
     return found
 
 
-def _cancels(a: sympy.Expr, b: sympy.Expr) -> bool:
+def cancel_to_zero(a: sympy.Expr, b: sympy.Expr) -> bool:
     """``a + b`` cancels to 0 (``sympy.cancel``). A nonzero exact value of ``a + b`` at one admissible
     point refutes it first; cancel runs only for the pairs that point cannot tell apart (memoised)."""
     if a + b == 0:
@@ -220,7 +221,7 @@ def _opposed(conds: Sequence[_Cond]) -> bool:
     """Two conditions ``h > 0`` and ``-h >= 0`` (or both non-strict with h != 0 forced) contradict."""
     for a, b in itertools.combinations([c for c in conds if c.h is not None], 2):
         assert a.h is not None and b.h is not None
-        if (a.strict or b.strict) and _cancels(a.h, b.h):
+        if (a.strict or b.strict) and cancel_to_zero(a.h, b.h):
             return True
     return False
 
@@ -230,7 +231,7 @@ def _surface_only(conds: Sequence[_Cond]) -> sympy.Expr | None:
     lives only on the surface ``h = 0``."""
     for a, b in itertools.combinations([c for c in conds if c.h is not None], 2):
         assert a.h is not None and b.h is not None
-        if not a.strict and not b.strict and _cancels(a.h, b.h):
+        if not a.strict and not b.strict and cancel_to_zero(a.h, b.h):
             return a.h
     return None
 
@@ -251,10 +252,13 @@ def _witness(model: Model, conds: Sequence[_Cond], samples: int = 4096, cache: d
     for relation in relations:
         key = (relation, symbols)
         if key not in cache:
+            own = tuple(sorted(relation.free_symbols, key=str))
             try:
-                function = compiler.numpy_function(symbols, relation)
+                if relation not in cache:
+                    cache[relation] = compiler.numpy_function(own, relation)
                 with np.errstate(all="ignore"):
-                    cache[key] = np.broadcast_to(np.asarray(function(*columns), dtype=bool), (samples,))
+                    values = cache[relation](*[columns[symbols.index(s)] for s in own])
+                cache[key] = np.broadcast_to(np.asarray(values, dtype=bool), (samples,))
             except (TypeError, ValueError, NameError, ZeroDivisionError, AttributeError):
                 cache[key] = None
         if cache[key] is None:
@@ -310,6 +314,12 @@ def _bounds_infeasible(ctx: signs.SignReasoner, conditions: Sequence[sympy.Basic
     return False
 
 
+@functools.lru_cache(maxsize=4096)
+def _conjunction(conditions: tuple[sympy.Basic, ...]) -> sympy.Basic:
+    """``And`` of a regime's conditions (built once: the steps and the result both use it)."""
+    return sympy.And(*conditions) if conditions else sympy.true
+
+
 def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: frozenset[str] = frozenset(), record: bool = True) -> list[Regime]:
     assert job.ctx is not None
     names = _names(job, stop)
@@ -357,7 +367,7 @@ def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: 
         out.append(Regime(name, tuple(shown), job.ctx.nice(value), tuple(labels), tuple(kept_raw), feasible))
     if record:
         for regime in out:
-            cond = sympy.And(*regime.conditions) if regime.conditions else sympy.true
+            cond = _conjunction(regime.conditions)
             job.step(f"regime {regime.name}", sympy.Piecewise((regime.expression, cond)),
                      "branch of the nested Min/Max/Piecewise; conditions simplified with the declared signs")
         if dropped:
@@ -402,7 +412,7 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
     var = job.symbol(over) if over else None
     found = _regimes(job, expr, var, frozenset(stop_at))
-    result = sympy.Piecewise(*[(r.expression, sympy.And(*r.conditions) if r.conditions else sympy.true) for r in found]) \
+    result = sympy.Piecewise(*[(r.expression, _conjunction(r.conditions)) for r in found]) \
         if len(found) > 1 else found[0].expression
     job.extra.append(("regimes", [r.to_dict() for r in found]))
     job.extra.append(("regime_objects", found))

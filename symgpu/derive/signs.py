@@ -93,6 +93,7 @@ class SignReasoner:
         self.constants_back: dict[sympy.Symbol, sympy.Symbol] = {}
         #: tidied conditions by (condition, variable), valid while the assumptions stay as they are
         self._tidied: dict[tuple[sympy.Basic, sympy.Symbol | None], Any] = {}
+        self._decided: dict[sympy.Basic, bool | None] = {}  # verdicts on relations, likewise
         for name, value in model.constants.items():
             magnitude = float(value.magnitude)
             definition = model.symbol_definitions[name]
@@ -141,6 +142,7 @@ class SignReasoner:
             big, small = relation.rhs, relation.lhs
         strict = isinstance(relation, (sympy.StrictGreaterThan, sympy.StrictLessThan))
         self._tidied.clear()  # a new relation may decide or reshape conditions tidied before
+        self._decided.clear()
         big = big.xreplace(self.forward)
         small = small.xreplace(self.forward)
         delta = sympy.Dummy("d", positive=True) if strict else sympy.Dummy("d", nonnegative=True)
@@ -269,6 +271,11 @@ class SignReasoner:
             return None if inner is None else not inner
         if not isinstance(condition, sympy.core.relational.Relational):
             return None
+        if condition not in self._decided:
+            self._decided[condition] = self._decide_relation(condition)
+        return self._decided[condition]
+
+    def _decide_relation(self, condition: sympy.Basic) -> bool | None:
         s = self.sign(condition.lhs - condition.rhs)
         if s is None:
             for rel in self.relations:
@@ -372,11 +379,28 @@ def _factor_sign(e: sympy.Expr) -> int | None:
     return sign
 
 
+#: canonical forms of relationals and of their reversals (``Relational.canonical`` is not cached by SymPy)
+_CANONICAL: dict[sympy.Basic, tuple[sympy.Basic, sympy.Basic]] = {}
+
+
+def _canonical(rel: sympy.Basic) -> tuple[sympy.Basic, sympy.Basic]:
+    if rel not in _CANONICAL:
+        if len(_CANONICAL) > 20000:
+            _CANONICAL.clear()
+        _CANONICAL[rel] = (rel.canonical, rel.reversed.canonical)
+    return _CANONICAL[rel]
+
+
 def _same_relation(a: sympy.Basic, b: sympy.Basic) -> bool:
-    try:
-        return bool(a == b or a.canonical == b.canonical or a.reversed.canonical == b.canonical)
-    except AttributeError:
-        return False
+    if a == b:
+        return True
+    if not isinstance(a, sympy.core.relational.Relational) or not isinstance(b, sympy.core.relational.Relational):
+        try:
+            return bool(a.canonical == b.canonical or a.reversed.canonical == b.canonical)
+        except AttributeError:
+            return False
+    (a_canonical, a_reversed), (b_canonical, _) = _canonical(a), _canonical(b)
+    return bool(a_canonical == b_canonical or a_reversed == b_canonical)
 
 
 #: values tried for a symbol, kept only where they satisfy every assumption of the symbol
