@@ -75,12 +75,20 @@ def _value(symbol: sympy.Symbol) -> st.SearchStrategy[sympy.Rational]:
 POINTS = st.fixed_dictionaries({s: _value(s) for s in SYMBOLS})
 
 
+def _at(expr: sympy.Expr, point: dict[sympy.Symbol, sympy.Rational]) -> sympy.Expr | None:
+    """The exact value of ``expr`` at ``point``; None where it is undefined (SymPy refuses ``Min(zoo, 1)``)."""
+    try:
+        return expr.xreplace(point)
+    except (ValueError, TypeError, ZeroDivisionError):
+        return None
+
+
 @SMALL
 @given(EXPRESSIONS, POINTS)
 def test_every_value_at_an_admissible_point_lies_in_the_enclosure(expr, point):
     enclosure = intervals.enclose(expr)
-    value = expr.xreplace(point) if isinstance(expr, sympy.Basic) else expr
-    if enclosure is None or not value.is_number or value.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo) or value.is_real is not True:
+    value = _at(expr, point)
+    if enclosure is None or value is None or not value.is_number or value.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo) or value.is_real is not True:
         return
     exact = value if value.is_Rational else None
     if exact is not None:
@@ -95,8 +103,8 @@ def test_every_value_at_an_admissible_point_lies_in_the_enclosure(expr, point):
 @given(EXPRESSIONS, POINTS)
 def test_a_sign_the_enclosure_proves_holds_at_every_admissible_point(expr, point):
     proved = intervals.sign(expr)
-    value = expr.xreplace(point)
-    if proved is None or not value.is_number or value.has(sympy.nan, sympy.zoo) or value.is_real is not True:
+    value = _at(expr, point)
+    if proved is None or value is None or not value.is_number or value.has(sympy.nan, sympy.zoo) or value.is_real is not True:
         return
     assert (value > 0, value == 0, value < 0) == (proved == 1, proved == 0, proved == -1), (expr, point)
 
