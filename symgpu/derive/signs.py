@@ -201,10 +201,13 @@ class SignReasoner:
         if stored in _VERDICTS:
             _SIGN_CACHE[key] = _VERDICTS[stored]
             return _VERDICTS[stored]
-        # cheap first: exact values at a few admissible points of opposite signs refute
-        # every sign claim, so neither factoring nor simplify is tried
-        both_signs = refuted(e, self.positives)
-        found = None if both_signs else self._sign(e)
+        # cheap first: interval arithmetic over the declared ranges may prove the sign; exact
+        # values of two different signs at admissible points refute every sign claim, so
+        # neither factoring nor simplify is tried
+        found = intervals.sign(e)
+        both_signs = found is None and refuted(e, self.positives)
+        if found is None and not both_signs:
+            found = self._sign(e)
         if found is None and not both_signs:
             for p in self.positives:
                 if e == p:
