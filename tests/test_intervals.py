@@ -147,6 +147,16 @@ def test_each_rule_gives_the_enclosure_worked_out_by_hand():
     assert root.contains(2) and root.contains(3) and root.lo > F(199, 100) and root.hi < F(301, 100)
 
 
+def test_a_huge_exponent_keeps_only_the_sign_of_the_base():
+    huge = 10**9  # raised exactly, the endpoints would have a billion digits
+    inf, F, I = float("inf"), Fraction, intervals.Interval
+    assert intervals.enclose(x**huge) == I(F(0), inf, True, True)
+    assert intervals.enclose((x - 2) ** huge) == I(F(0), inf)               # even: 0 where x = 2
+    assert intervals.enclose((x - 2) ** (huge + 1)) == intervals.REALS      # odd: the sign of x - 2
+    assert intervals.sign(-((x + 1) ** (huge + 1))) == -1
+    assert intervals.sign(1 / x**huge) == 1
+
+
 def test_the_enclosure_never_claims_a_sign_it_cannot_prove():
     for expr in (x - y, sympy.floor(x) - 1, w, 1 / (x - 3), w**2 - 1, sympy.ceiling(x / y) - 1):
         assert intervals.sign(expr) is None, expr
@@ -186,6 +196,13 @@ def test_a_value_of_zero_and_a_positive_value_refute_every_sign_claim():
     assert not signs.refuted(x * y)
 
 
+def test_exact_values_are_not_computed_for_huge_powers():
+    huge = x ** (10**9) - y  # at x = 3 the power alone would have half a billion digits
+    assert not signs.modest_powers(huge) and signs.modest_powers(x**2 - y)
+    assert not signs.refuted(huge)                     # no points tried: "not refuted", not a hang
+    assert signs.refuted(x**2 - y)
+
+
 # ------------------------------------------------------------------ opposite conditions of the regime split
 @pytest.mark.parametrize("a, b", [
     (sympy.floor(x / y) - n, n - sympy.floor(x / y)),
@@ -193,6 +210,7 @@ def test_a_value_of_zero_and_a_positive_value_refute_every_sign_claim():
     (x * (y + 1) - x * y - x, sympy.Integer(0)),
     ((x**2 - y**2) / (x - y), -x - y),
     (sympy.ceiling(z) - 53, 53 - sympy.ceiling(z) + sympy.Rational(1, 10**9)),
+    (x ** (10**9) - y, y - x ** (10**9)),              # too big to evaluate: decided by cancel alone
 ])
 def test_cancel_to_zero_agrees_with_sympy_cancel(a, b):
     assert regime_split.cancel_to_zero(a, b) == (sympy.cancel(a + b) == 0)

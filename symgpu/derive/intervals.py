@@ -193,8 +193,14 @@ def _reciprocal(a: Interval) -> Interval:
     return Interval(inv(a.hi), inv(a.lo), a.hi_open, a.lo_open)
 
 
+#: the largest integer exponent raised exactly (a larger one keeps only the sign: no huge numbers)
+MAX_EXACT_EXPONENT = 64
+
+
 def _power(a: Interval, n: int) -> Interval:
     """x**n over ``a`` for an integer n >= 1."""
+    if n > MAX_EXACT_EXPONENT:
+        return _power_sign(a, n)
     lo, hi = _times_n(a.lo, n), _times_n(a.hi, n)
     if n % 2 == 1 or a.lo >= 0:
         return Interval(lo, hi, a.lo_open, a.hi_open)
@@ -203,6 +209,17 @@ def _power(a: Interval, n: int) -> Interval:
     top = max(lo, hi)
     top_open = all(o for v, o in ((lo, a.lo_open), (hi, a.hi_open)) if v == top)
     return Interval(Fraction(0), top, False, top_open)
+
+
+def _power_sign(a: Interval, n: int) -> Interval:
+    """What the sign of ``a`` alone says about x**n (n >= 1)."""
+    zero = Fraction(0)
+    if a.lo >= 0 or n % 2 == 0:
+        excludes_zero = a.lo > 0 or (a.lo == 0 and a.lo_open) or a.hi < 0 or (a.hi == 0 and a.hi_open)
+        return Interval(zero, _INF, excludes_zero, True)
+    if a.hi <= 0:
+        return Interval(-_INF, zero, True, a.hi_open or a.hi < 0)
+    return REALS
 
 
 def _times_n(x: End, n: int) -> End:

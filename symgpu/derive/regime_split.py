@@ -191,7 +191,7 @@ def _generic_value(h: sympy.Basic) -> sympy.Basic | None:
             value = sympy.Integer(prime) if sym.is_integer else sympy.Rational(prime, 7)
             _POINT[sym] = -value if sym.is_negative or sym.is_nonpositive else value
         point[sym] = _POINT[sym]
-    admissible = all(getattr(v, f"is_{k}") in (None, want) for s, v in point.items() for k, want in s.assumptions0.items())
+    admissible = signs.modest_powers(h) and all(getattr(v, f"is_{k}") in (None, want) for s, v in point.items() for k, want in s.assumptions0.items())
     try:
         value = h.xreplace(point) if admissible else None
     except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):

@@ -436,6 +436,17 @@ def _value_sign(value: sympy.Basic) -> int | None:
     return _basic_sign(value)
 
 
+#: the largest exponent (numerator or denominator) under which exact values at points are computed
+MAX_POINT_EXPONENT = 64
+
+
+def modest_powers(expr: sympy.Basic) -> bool:
+    """Are all numeric exponents of ``expr`` small enough that its exact value at a rational point
+    stays small (``x**(10**9)`` at x = 3 would have half a billion digits)?"""
+    return all(not p.exp.is_Rational or (abs(p.exp.p) <= MAX_POINT_EXPONENT and p.exp.q <= MAX_POINT_EXPONENT)
+               for p in expr.atoms(sympy.Pow))
+
+
 def refuted(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> bool:
     """True if ``expr`` takes two of the signs -, 0, + at points allowed by its symbols' assumptions
     (and where every expression in ``positives`` is positive): exact rational values, so a True
@@ -448,7 +459,7 @@ def refuted(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> bool:
     symbols = sorted(expr.free_symbols.union(*[p.free_symbols for p in known]), key=lambda s: (s.name, s.dummy_index or 0) if isinstance(s, sympy.Dummy) else (s.name, 0))
     pools = [_admissible(s) for s in symbols]
     seen: set[int] = set()
-    if symbols and all(pools) and not expr.has(sympy.Derivative, sympy.Integral):
+    if symbols and all(pools) and not expr.has(sympy.Derivative, sympy.Integral) and all(modest_powers(e) for e in (expr, *known)):
         rng = random.Random(1729)
         for index in range(REFUTE_POINTS):
             point: Mapping[Any, Any] = {s: pool[index] if index < 2 and index < len(pool) else rng.choice(pool) for s, pool in zip(symbols, pools)}
