@@ -193,6 +193,15 @@ class SignReasoner:
         key = (e, tuple(self.positives))
         if key in _SIGN_CACHE:
             return _SIGN_CACHE[key]
+        if len(_SIGN_CACHE) > 20000:
+            _SIGN_CACHE.clear()
+        # cheap first: interval arithmetic over the declared ranges may prove the sign; exact
+        # values of two different signs at admissible points refute every sign claim, so
+        # neither factoring nor simplify is tried. Both are quicker than the disk: not stored
+        found = intervals.sign(e)
+        if found is not None or refuted(e, self.positives):
+            _SIGN_CACHE[key] = found
+            return found
         # on disk: the verdict depends only on the expression (its symbols' assumptions
         # included, which srepr writes out), the known-positive expressions and the engine
         # (an edited engine never reuses an older one's verdicts)
@@ -201,14 +210,8 @@ class SignReasoner:
         if stored in _VERDICTS:
             _SIGN_CACHE[key] = _VERDICTS[stored]
             return _VERDICTS[stored]
-        # cheap first: interval arithmetic over the declared ranges may prove the sign; exact
-        # values of two different signs at admissible points refute every sign claim, so
-        # neither factoring nor simplify is tried
-        found = intervals.sign(e)
-        both_signs = found is None and refuted(e, self.positives)
-        if found is None and not both_signs:
-            found = self._sign(e)
-        if found is None and not both_signs:
+        found = self._sign(e)
+        if found is None:
             for p in self.positives:
                 if e == p:
                     found = 1
@@ -219,8 +222,6 @@ class SignReasoner:
                 if s in (1, -1):
                     found = s
                     break
-        if len(_SIGN_CACHE) > 20000:
-            _SIGN_CACHE.clear()
         _SIGN_CACHE[key] = found
         store.put("signs", disk_key, str(found))
         return found
