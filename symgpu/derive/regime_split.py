@@ -179,9 +179,10 @@ _CANCELS: dict[tuple[sympy.Basic, sympy.Basic], bool] = {}
 
 
 def _generic_value(h: sympy.Basic) -> sympy.Basic | None:
-    """The exact value of ``h`` at one fixed point allowed by its symbols' assumptions (each symbol a
-    distinct prime, or a prime over 7 where it need not be an integer; negated where it must be
-    negative); None where ``h`` is undefined or not a number there."""
+    """The exact value of ``h`` at one fixed point allowed by its symbols' assumptions (each symbol its
+    own odd number, a prime for the first 25 symbols seen, over 7 where it need not be an integer, negated
+    where it must be negative); None where ``h`` is undefined there, has huge powers, or the point is not
+    admissible. Only a nonzero sum of two such values is used (a proof that the sum is not 0)."""
     if h in _VALUES:
         return _VALUES[h]
     point = {}
