@@ -91,7 +91,7 @@ def test_clear_removes_every_entry(cache):
 def test_a_tampered_sign_verdict_is_recomputed(cache, ia):
     signs._SIGN_CACHE.clear()
     x = sympy.Symbol("x", positive=True)
-    expr = x + 1  # positive: x > 0
+    expr = (x + 1) ** 2 - x**2 - 2 * x  # 1: only factoring proves it (intervals and points cannot), so it is stored
     context = signs.SignReasoner(ia)
     assert context.sign(expr) == 1
     key = signs.sign_key(expr)
@@ -106,10 +106,20 @@ def test_a_tampered_sign_verdict_is_recomputed(cache, ia):
     assert store.get("signs", key) == "1"
 
 
+def test_sign_verdicts_decided_cheaply_are_not_stored(cache, ia):
+    # an interval enclosure (x + 1 > 0) or two signs at exact points (x - 1) decide faster than
+    # the disk answers: only verdicts that needed factoring or simplify are kept
+    signs._SIGN_CACHE.clear()
+    x = sympy.Symbol("x", positive=True)
+    context = signs.SignReasoner(ia)
+    assert context.sign(x + 1) == 1 and context.sign(x - 1) is None
+    assert store.get("signs", signs.sign_key(x + 1)) is None and store.get("signs", signs.sign_key(x - 1)) is None
+
+
 def test_a_sign_verdict_of_another_engine_is_not_reused(cache, ia, monkeypatch):
     signs._SIGN_CACHE.clear()
     x = sympy.Symbol("x", positive=True)
-    expr = x + 2
+    expr = (x + 2) ** 2 - x**2 - 4 * x  # 4: proved by factoring, so stored
     context = signs.SignReasoner(ia)
     assert context.sign(expr) == 1
     assert store.get("signs", signs.sign_key(expr)) == "1"

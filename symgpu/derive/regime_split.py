@@ -6,6 +6,7 @@ Branch enumeration, condition tidying and feasibility checks, and the public
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -37,7 +38,7 @@ class _Cond:
     strict: bool = False
     boolean: sympy.Basic | None = None
 
-    @property
+    @functools.cached_property
     def relational(self) -> sympy.Basic:
         if self.h is None:
             return self.boolean
@@ -170,11 +171,58 @@ def _branches(expr: sympy.Basic, names: Mapping[Any, str], counter: list[int]) -
     return out
 
 
+#: primes for the generic points of :func:`_generic_value` (one per symbol, in order of first use)
+_PRIMES = (53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113, 127, 131, 137, 139, 149, 151, 157, 163, 167, 173)
+_POINT: dict[sympy.Symbol, sympy.Rational] = {}
+_VALUES: dict[sympy.Basic, sympy.Basic | None] = {}
+_CANCELS: dict[tuple[sympy.Basic, sympy.Basic], bool] = {}
+
+
+def _generic_value(h: sympy.Basic) -> sympy.Basic | None:
+    """The exact value of ``h`` at one fixed point allowed by its symbols' assumptions (each symbol its
+    own odd number, a prime for the first 25 symbols seen, over 7 where it need not be an integer, negated
+    where it must be negative); None where ``h`` is undefined there, has huge powers, or the point is not
+    admissible. Only a nonzero sum of two such values is used (a proof that the sum is not 0)."""
+    if h in _VALUES:
+        return _VALUES[h]
+    point = {}
+    for sym in h.free_symbols:
+        if sym not in _POINT:
+            prime = _PRIMES[len(_POINT) % len(_PRIMES)] + 180 * (len(_POINT) // len(_PRIMES))
+            value = sympy.Integer(prime) if sym.is_integer else sympy.Rational(prime, 7)
+            _POINT[sym] = -value if sym.is_negative or sym.is_nonpositive else value
+        point[sym] = _POINT[sym]
+    admissible = signs.modest_powers(h) and all(getattr(v, f"is_{k}") in (None, want) for s, v in point.items() for k, want in s.assumptions0.items())
+    try:
+        value = h.xreplace(point) if admissible else None
+    except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):
+        value = None
+    found = value if value is not None and value.is_Rational else None
+    _VALUES[h] = found
+    return found
+
+
+def cancel_to_zero(a: sympy.Expr, b: sympy.Expr) -> bool:
+    """``a + b`` cancels to 0 (``sympy.cancel``). A nonzero exact value of ``a + b`` at one admissible
+    point refutes it first; cancel runs only for the pairs that point cannot tell apart (memoised)."""
+    if a + b == 0:
+        return True
+    va, vb = _generic_value(a), _generic_value(b)
+    if va is not None and vb is not None and va + vb != 0:
+        return False
+    key = (a, b)
+    if key not in _CANCELS:
+        if len(_CANCELS) > 20000:
+            _CANCELS.clear()
+        _CANCELS[key] = sympy.cancel(a + b) == 0
+    return _CANCELS[key]
+
+
 def _opposed(conds: Sequence[_Cond]) -> bool:
     """Two conditions ``h > 0`` and ``-h >= 0`` (or both non-strict with h != 0 forced) contradict."""
     for a, b in itertools.combinations([c for c in conds if c.h is not None], 2):
         assert a.h is not None and b.h is not None
-        if (a.strict or b.strict) and sympy.cancel(a.h + b.h) == 0:
+        if (a.strict or b.strict) and cancel_to_zero(a.h, b.h):
             return True
     return False
 
@@ -184,16 +232,44 @@ def _surface_only(conds: Sequence[_Cond]) -> sympy.Expr | None:
     lives only on the surface ``h = 0``."""
     for a, b in itertools.combinations([c for c in conds if c.h is not None], 2):
         assert a.h is not None and b.h is not None
-        if not a.strict and not b.strict and (a.h + b.h == 0 or sympy.cancel(a.h + b.h) == 0):
+        if not a.strict and not b.strict and cancel_to_zero(a.h, b.h):
             return a.h
     return None
 
 
-def _witness(model: Model, conds: Sequence[_Cond], samples: int = 4096) -> bool | None:
+def _witness(model: Model, conds: Sequence[_Cond], samples: int = 4096, cache: dict[Any, Any] | None = None) -> bool | None:
     """True if some sample of inputs allowed by the declared assumptions satisfies every
-    condition (a witness of feasibility); None if none does (undecided, not refuted)."""
+    condition (a witness of feasibility); None if none does (undecided, not refuted).
+
+    ``cache`` (one per enumeration, for one model) keeps the sample columns per symbol set and each
+    condition's truth values on them, so regimes sharing conditions compile and evaluate them once."""
+    cache = {} if cache is None else cache
     relations = [c.relational for c in conds]
-    symbols = sorted(set().union(*[r.free_symbols for r in relations]), key=str)
+    symbols = tuple(sorted(set().union(*[r.free_symbols for r in relations]), key=str))
+    if symbols not in cache:
+        cache[symbols] = _columns(model, symbols, samples)
+    columns = cache[symbols]
+    holds = np.ones(samples, dtype=bool)
+    for relation in relations:
+        key = (relation, symbols)
+        if key not in cache:
+            own = tuple(sorted(relation.free_symbols, key=str))
+            try:
+                if relation not in cache:
+                    cache[relation] = compiler.numpy_function(own, relation)
+                with np.errstate(all="ignore"):
+                    values = cache[relation](*[columns[symbols.index(s)] for s in own])
+                cache[key] = np.broadcast_to(np.asarray(values, dtype=bool), (samples,))
+            except (TypeError, ValueError, NameError, ZeroDivisionError, AttributeError):
+                cache[key] = None
+        if cache[key] is None:
+            return None
+        holds = holds & cache[key]
+    return True if np.any(holds) else None
+
+
+def _columns(model: Model, symbols: Sequence[sympy.Symbol], samples: int) -> list[np.ndarray]:
+    """Samples of ``symbols`` (in this order) allowed by their declared assumptions; constants at their values."""
     rng = np.random.default_rng(20240601)
     columns = []
     for sym in symbols:
@@ -215,13 +291,7 @@ def _witness(model: Model, conds: Sequence[_Cond], samples: int = 4096) -> bool 
             elif not declared & {"positive", "nonnegative"}:
                 column *= rng.choice([-1.0, 1.0], samples)
         columns.append(column)
-    try:
-        function = compiler.numpy_function(symbols, sympy.And(*relations) if len(relations) > 1 else relations[0])
-        with np.errstate(all="ignore"):
-            holds = np.asarray(function(*columns), dtype=bool)
-    except (TypeError, ValueError, NameError, ZeroDivisionError, AttributeError):
-        return None
-    return True if np.any(holds) else None
+    return columns
 
 
 def _bounds_infeasible(ctx: signs.SignReasoner, conditions: Sequence[sympy.Basic], var: sympy.Symbol | None) -> bool:
@@ -245,6 +315,12 @@ def _bounds_infeasible(ctx: signs.SignReasoner, conditions: Sequence[sympy.Basic
     return False
 
 
+@functools.lru_cache(maxsize=4096)
+def _conjunction(conditions: tuple[sympy.Basic, ...]) -> sympy.Basic:
+    """``And`` of a regime's conditions (built once: the steps and the result both use it)."""
+    return sympy.And(*conditions) if conditions else sympy.true
+
+
 def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: frozenset[str] = frozenset(), record: bool = True) -> list[Regime]:
     assert job.ctx is not None
     names = _names(job, stop)
@@ -253,6 +329,7 @@ def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: 
     dropped: list[str] = []
     degenerate: list[tuple[str, sympy.Expr]] = []
     used: dict[str, int] = {}
+    samples: dict[Any, Any] = {}
     for labels, conds, value in raw:
         kept_raw: list[_Cond] = []
         shown: list[sympy.Basic] = []
@@ -287,11 +364,11 @@ def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: 
         used[name] = used.get(name, 0) + 1
         if used[name] > 1:
             name = f"{name}#{used[name]}"
-        feasible = True if not kept_raw else _witness(job.model, kept_raw)
+        feasible = True if not kept_raw else _witness(job.model, kept_raw, cache=samples)
         out.append(Regime(name, tuple(shown), job.ctx.nice(value), tuple(labels), tuple(kept_raw), feasible))
     if record:
         for regime in out:
-            cond = sympy.And(*regime.conditions) if regime.conditions else sympy.true
+            cond = _conjunction(regime.conditions)
             job.step(f"regime {regime.name}", sympy.Piecewise((regime.expression, cond)),
                      "branch of the nested Min/Max/Piecewise; conditions simplified with the declared signs")
         if dropped:
@@ -336,7 +413,7 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
     var = job.symbol(over) if over else None
     found = _regimes(job, expr, var, frozenset(stop_at))
-    result = sympy.Piecewise(*[(r.expression, sympy.And(*r.conditions) if r.conditions else sympy.true) for r in found]) \
+    result = sympy.Piecewise(*[(r.expression, _conjunction(r.conditions)) for r in found]) \
         if len(found) > 1 else found[0].expression
     job.extra.append(("regimes", [r.to_dict() for r in found]))
     job.extra.append(("regime_objects", found))

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors, store
-from symgpu.derive import inequalities
+from symgpu.derive import inequalities, intervals
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -23,6 +23,8 @@ _SIGN_CACHE: dict[Any, int | None] = {}
 #: the only texts a stored sign verdict may be (anything else is recomputed)
 _VERDICTS: dict[str | None, int | None] = {"1": 1, "-1": -1, "0": 0, "None": None}
 _PIECEWISE = (sympy.Min, sympy.Max, sympy.Piecewise)
+#: simplified forms by expression (simplify is deterministic: the same input gives the same output)
+_SIMPLIFIED: dict[sympy.Basic, sympy.Basic] = {}
 
 
 def _has_staircase(expr: Any, var: sympy.Symbol) -> bool:
@@ -45,15 +47,22 @@ def _number(value: Any) -> sympy.Expr:
 
 
 def _small_simplify(expr: sympy.Expr) -> sympy.Expr:
-    """Simplify, but only when the expression is small enough to do it quickly."""
+    """Simplify, but only when the expression is small enough to do it quickly (memoised per expression)."""
     if not isinstance(expr, sympy.Basic) or expr.is_Atom:
         return expr
+    if expr in _SIMPLIFIED:
+        return _SIMPLIFIED[expr]
     try:
         if sympy.count_ops(expr) > 120:
-            return sympy.cancel(expr) if not _has_pieces(expr) else expr
-        return sympy.simplify(expr)
+            out = sympy.cancel(expr) if not _has_pieces(expr) else expr
+        else:
+            out = sympy.simplify(expr)
     except (TypeError, ValueError, NotImplementedError, RecursionError):
-        return expr
+        out = expr
+    if len(_SIMPLIFIED) > 20000:
+        _SIMPLIFIED.clear()
+    _SIMPLIFIED[expr] = out
+    return out
 
 
 def _nice(expr: Any) -> Any:
@@ -82,6 +91,9 @@ class SignReasoner:
         self.sentences: list[str] = []
         self.constants: dict[sympy.Symbol, sympy.Symbol] = {}
         self.constants_back: dict[sympy.Symbol, sympy.Symbol] = {}
+        #: tidied conditions by (condition, variable), valid while the assumptions stay as they are
+        self._tidied: dict[tuple[sympy.Basic, sympy.Symbol | None], Any] = {}
+        self._decided: dict[sympy.Basic, bool | None] = {}  # verdicts on relations, likewise
         for name, value in model.constants.items():
             magnitude = float(value.magnitude)
             definition = model.symbol_definitions[name]
@@ -129,6 +141,8 @@ class SignReasoner:
         else:
             big, small = relation.rhs, relation.lhs
         strict = isinstance(relation, (sympy.StrictGreaterThan, sympy.StrictLessThan))
+        self._tidied.clear()  # a new relation may decide or reshape conditions tidied before
+        self._decided.clear()
         big = big.xreplace(self.forward)
         small = small.xreplace(self.forward)
         delta = sympy.Dummy("d", positive=True) if strict else sympy.Dummy("d", nonnegative=True)
@@ -179,6 +193,15 @@ class SignReasoner:
         key = (e, tuple(self.positives))
         if key in _SIGN_CACHE:
             return _SIGN_CACHE[key]
+        if len(_SIGN_CACHE) > 20000:
+            _SIGN_CACHE.clear()
+        # cheap first: interval arithmetic over the declared ranges may prove the sign; exact
+        # values of two different signs at admissible points refute every sign claim, so
+        # neither factoring nor simplify is tried. Both are quicker than the disk: not stored
+        found = intervals.sign(e)
+        if found is not None or refuted(e, self.positives):
+            _SIGN_CACHE[key] = found
+            return found
         # on disk: the verdict depends only on the expression (its symbols' assumptions
         # included, which srepr writes out), the known-positive expressions and the engine
         # (an edited engine never reuses an older one's verdicts)
@@ -187,11 +210,8 @@ class SignReasoner:
         if stored in _VERDICTS:
             _SIGN_CACHE[key] = _VERDICTS[stored]
             return _VERDICTS[stored]
-        # cheap first: exact values at a few admissible points of opposite signs refute
-        # every sign claim, so neither factoring nor simplify is tried
-        both_signs = refuted(e, self.positives)
-        found = None if both_signs else self._sign(e)
-        if found is None and not both_signs:
+        found = self._sign(e)
+        if found is None:
             for p in self.positives:
                 if e == p:
                     found = 1
@@ -202,14 +222,16 @@ class SignReasoner:
                 if s in (1, -1):
                     found = s
                     break
-        if len(_SIGN_CACHE) > 20000:
-            _SIGN_CACHE.clear()
         _SIGN_CACHE[key] = found
         store.put("signs", disk_key, str(found))
         return found
 
     def _sign(self, e: sympy.Basic) -> int | None:
-        found = _basic_sign(e)
+        # cheap decisions first: interval arithmetic over the declared ranges, then SymPy's
+        # assumptions; factoring and simplify only when both leave the sign open
+        found = intervals.sign(e)
+        if found is None:
+            found = _basic_sign(e)
         if found is not None:
             return found
         tries = [e]
@@ -253,6 +275,11 @@ class SignReasoner:
             return None if inner is None else not inner
         if not isinstance(condition, sympy.core.relational.Relational):
             return None
+        if condition not in self._decided:
+            self._decided[condition] = self._decide_relation(condition)
+        return self._decided[condition]
+
+    def _decide_relation(self, condition: sympy.Basic) -> bool | None:
         s = self.sign(condition.lhs - condition.rhs)
         if s is None:
             for rel in self.relations:
@@ -278,6 +305,12 @@ class SignReasoner:
         when it enters linearly with a coefficient of known sign, terms moved to their sides."""
         if not isinstance(condition, sympy.core.relational.Relational) or isinstance(condition, (sympy.Eq, sympy.Ne)):
             return condition
+        key = (condition, var)
+        if key not in self._tidied:
+            self._tidied[key] = self._tidy(condition, var)
+        return self._tidied[key]
+
+    def _tidy(self, condition: sympy.Basic, var: sympy.Symbol | None) -> Any:
         decided = self.decide(condition)
         if decided is not None:
             return sympy.true if decided else sympy.false
@@ -350,11 +383,28 @@ def _factor_sign(e: sympy.Expr) -> int | None:
     return sign
 
 
+#: canonical forms of relationals and of their reversals (``Relational.canonical`` is not cached by SymPy)
+_CANONICAL: dict[sympy.Basic, tuple[sympy.Basic, sympy.Basic]] = {}
+
+
+def _canonical(rel: sympy.Basic) -> tuple[sympy.Basic, sympy.Basic]:
+    if rel not in _CANONICAL:
+        if len(_CANONICAL) > 20000:
+            _CANONICAL.clear()
+        _CANONICAL[rel] = (rel.canonical, rel.reversed.canonical)
+    return _CANONICAL[rel]
+
+
 def _same_relation(a: sympy.Basic, b: sympy.Basic) -> bool:
-    try:
-        return bool(a == b or a.canonical == b.canonical or a.reversed.canonical == b.canonical)
-    except AttributeError:
-        return False
+    if a == b:
+        return True
+    if not isinstance(a, sympy.core.relational.Relational) or not isinstance(b, sympy.core.relational.Relational):
+        try:
+            return bool(a.canonical == b.canonical or a.reversed.canonical == b.canonical)
+        except AttributeError:
+            return False
+    (a_canonical, a_reversed), (b_canonical, _) = _canonical(a), _canonical(b)
+    return bool(a_canonical == b_canonical or a_reversed == b_canonical)
 
 
 #: values tried for a symbol, kept only where they satisfy every assumption of the symbol
@@ -387,10 +437,22 @@ def _value_sign(value: sympy.Basic) -> int | None:
     return _basic_sign(value)
 
 
+#: the largest exponent (numerator or denominator) under which exact values at points are computed
+MAX_POINT_EXPONENT = 64
+
+
+def modest_powers(expr: sympy.Basic) -> bool:
+    """Are all numeric exponents of ``expr`` small enough that its exact value at a rational point
+    stays small (``x**(10**9)`` at x = 3 would have half a billion digits)?"""
+    return all(not p.exp.is_Rational or (abs(p.exp.p) <= MAX_POINT_EXPONENT and p.exp.q <= MAX_POINT_EXPONENT)
+               for p in expr.atoms(sympy.Pow))
+
+
 def refuted(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> bool:
-    """True if ``expr`` takes both signs at points allowed by its symbols' assumptions (and
-    where every expression in ``positives`` is positive): exact rational values, so a True
-    is a proof that no sign can be decided. False means only "not refuted"."""
+    """True if ``expr`` takes two of the signs -, 0, + at points allowed by its symbols' assumptions
+    (and where every expression in ``positives`` is positive): exact rational values, so a True
+    is a proof that no sign (positive, negative or identically zero) can be decided. False means
+    only "not refuted"."""
     known = tuple(positives)
     key = (expr, known)
     if key in _REFUTED:
@@ -398,7 +460,7 @@ def refuted(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> bool:
     symbols = sorted(expr.free_symbols.union(*[p.free_symbols for p in known]), key=lambda s: (s.name, s.dummy_index or 0) if isinstance(s, sympy.Dummy) else (s.name, 0))
     pools = [_admissible(s) for s in symbols]
     seen: set[int] = set()
-    if symbols and all(pools) and not expr.has(sympy.Derivative, sympy.Integral):
+    if symbols and all(pools) and not expr.has(sympy.Derivative, sympy.Integral) and all(modest_powers(e) for e in (expr, *known)):
         rng = random.Random(1729)
         for index in range(REFUTE_POINTS):
             point: Mapping[Any, Any] = {s: pool[index] if index < 2 and index < len(pool) else rng.choice(pool) for s, pool in zip(symbols, pools)}
@@ -408,7 +470,7 @@ def refuted(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> bool:
                 found = _value_sign(expr.xreplace(point))
             except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):
                 continue
-            if found in (1, -1):
+            if found is not None:
                 seen.add(found)
             if len(seen) == 2:
                 break

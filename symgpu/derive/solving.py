@@ -374,7 +374,7 @@ def _switch_condition(ra: regime_split.Regime, rb: regime_split.Regime, var: sym
         if ca.h is None or var not in ca.h.free_symbols:
             continue
         for cb in rb.raw:
-            if cb.h is not None and (ca.h + cb.h == 0 or sympy.cancel(ca.h + cb.h) == 0):
+            if cb.h is not None and regime_split.cancel_to_zero(ca.h, cb.h):
                 return (cb, rb) if ca.strict and not cb.strict else (ca, ra)
     return None
 
