@@ -7,7 +7,7 @@ from __future__ import annotations
 import sympy
 
 from symgpu.compare import normalize
-from symgpu.derive import jobs, requests
+from symgpu.derive import jobs, requests, solving
 
 a, b, c = sympy.symbols("a b c", positive=True)
 x = sympy.Symbol("x", real=True)
@@ -59,3 +59,12 @@ def test_normal_form_with_a_shared_memo_is_the_fresh_one():
     assert normalize(first, memo) == normalize(first)
     assert normalize(second, memo) == normalize(second)
     assert first in memo  # the subexpression was normalised once and reused
+
+
+def test_opposite_conditions_are_found_and_others_refuted_at_a_point():
+    h = (a * x - b) / (c + x)
+    assert solving._opposite(h, -h)
+    assert solving._opposite(h, (b - a * x) / (x + c))
+    assert solving._opposite(h, sympy.Mul(-1, a * x - b, evaluate=False) / (c + x))
+    assert not solving._opposite(h, -h + 1 / (c + x))
+    assert not solving._opposite(h, h)

@@ -374,9 +374,22 @@ def _switch_condition(ra: regime_split.Regime, rb: regime_split.Regime, var: sym
         if ca.h is None or var not in ca.h.free_symbols:
             continue
         for cb in rb.raw:
-            if cb.h is not None and (ca.h + cb.h == 0 or sympy.cancel(ca.h + cb.h) == 0):
+            if cb.h is not None and _opposite(ca.h, cb.h):
                 return (cb, rb) if ca.strict and not cb.strict else (ca, ra)
     return None
+
+
+def _opposite(h: sympy.Expr, k: sympy.Expr) -> bool:
+    """``h + k == 0`` identically: structurally, else by ``cancel`` — skipped when the sum is
+    a nonzero number at one exact rational point (an identity would vanish wherever defined)."""
+    total = h + k
+    if total == 0:
+        return True
+    point = {s: sympy.Rational(2 * i + 3, i + 2) for i, s in enumerate(sorted(total.free_symbols, key=str))}
+    value = total.xreplace(point)
+    if value.is_Rational and value != 0:
+        return False
+    return bool(sympy.cancel(total) == 0)
 
 
 def _same_context(ra: regime_split.Regime, rb: regime_split.Regime) -> bool:
