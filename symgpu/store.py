@@ -13,6 +13,7 @@ whitelisting parsers.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
@@ -27,7 +28,10 @@ MAX_ENTRY_BYTES = 1 << 22
 _HEADER = "symgpu-cache-v1"
 
 
+@functools.lru_cache(maxsize=None)
 def _version(package: str) -> str:
+    """The installed version of ``package`` (looked up once per process: the metadata
+    search walks ``sys.path``, and every entry read or written names its folder)."""
     try:
         return metadata.version(package)
     except metadata.PackageNotFoundError:

@@ -190,7 +190,8 @@ def diff_quantity(a: Model, b: Model, quantity: str) -> QuantityDiff:
     if scale != 1:
         ea = ea * sympy.nsimplify(scale)
     notes: list[str] = []
-    na, nb = normalize(ea), normalize(eb)
+    memo: dict[sympy.Basic, sympy.Basic] = {}
+    na, nb = normalize(ea, memo), normalize(eb, memo)
     constants = {n for m in (a, b) for n, d in m.symbol_definitions.items() if d.role == "constant"}
     raw = sympy.piecewise_fold(na - nb)
     if sympy.count_ops(raw) > MAX_OPS:
@@ -209,7 +210,7 @@ def diff_quantity(a: Model, b: Model, quantity: str) -> QuantityDiff:
         pieces = reachable(difference) if isinstance(difference, sympy.Piecewise) else [(difference, sympy.true)]
         for value, condition in pieces:
             if sympy.count_ops(value) <= MAX_OPS:
-                value, _ = _simplify(normalize(value))
+                value, _ = _simplify(normalize(value, memo))
             branches.append(BranchAgreement(condition, value, _agreement(value, constants)))
     return QuantityDiff(quantity, ea, eb, difference, ratio, identical, branches, notes)
 

@@ -47,7 +47,7 @@ def _bounded(function: Callable[[], Any], fallback: Any, seconds: float = SIMPLI
         signal.signal(signal.SIGALRM, previous)
 
 
-def normalize(expr: sympy.Basic) -> sympy.Basic:
+def normalize(expr: sympy.Basic, memo: dict[sympy.Basic, sympy.Basic] | None = None) -> sympy.Basic:
     """Canonical form for comparing Min/Max expressions: terms added to (and positive factors
     multiplying) a Min/Max are moved inside it, ``1/Max`` of positive arguments becomes ``Min``
     of reciprocals (and vice versa), nested Min/Max are flattened, arguments expanded.
@@ -55,31 +55,43 @@ def normalize(expr: sympy.Basic) -> sympy.Basic:
     ``a + Max(b, c)`` -> ``Max(a + b, a + c)``; ``2*Min(x, y)`` -> ``Min(2*x, 2*y)``. With this,
     ``alpha*alu + Max(4 + Max(0, 33 - alpha*alu), 444 - (n - 1)*(alpha*alu + 4))`` and
     ``Max(37, alpha*alu + 4, 440 - (n - 2)*(alpha*alu + 4))`` become the same expression.
+
+    ``memo`` (subexpression -> its normal form) may be shared between calls: the two models'
+    expressions of one quantity repeat most of their subexpressions, and normalising a
+    Min/Max (SymPy compares its arguments pairwise) is the expensive part.
     """
     if not isinstance(expr, sympy.Basic) or not expr.args:
         return expr
+    memo = {} if memo is None else memo
+    found = memo.get(expr)
+    if found is None:
+        found = memo[expr] = _normalize(expr, memo)
+    return found
+
+
+def _normalize(expr: sympy.Basic, memo: dict[sympy.Basic, sympy.Basic]) -> sympy.Basic:
     if isinstance(expr, (sympy.Min, sympy.Max)):
-        args = [normalize(a) for a in expr.args]
+        args = [normalize(a, memo) for a in expr.args]
         flat: list[sympy.Basic] = []
         for arg in args:
             flat.extend(arg.args if type(arg) is type(expr) else (arg,))
         return type(expr)(*[sympy.expand(a) for a in flat])
-    args = [normalize(a) for a in expr.args]
+    args = [normalize(a, memo) for a in expr.args]
     if isinstance(expr, sympy.Add):
         inside = [a for a in args if isinstance(a, (sympy.Min, sympy.Max))]
         if len(inside) == 1:
             rest = sympy.Add(*[a for a in args if a is not inside[0]])
-            return normalize(type(inside[0])(*[rest + a for a in inside[0].args]))
+            return normalize(type(inside[0])(*[rest + a for a in inside[0].args]), memo)
         return sympy.expand(sympy.Add(*args))
     if isinstance(expr, sympy.Pow) and isinstance(args[0], (sympy.Min, sympy.Max)) and args[1] == -1 \
             and all(a.is_positive for a in args[0].args):
         flipped = sympy.Max if isinstance(args[0], sympy.Min) else sympy.Min
-        return normalize(flipped(*[1 / a for a in args[0].args]))
+        return normalize(flipped(*[1 / a for a in args[0].args]), memo)
     if isinstance(expr, sympy.Mul):
         inside = [a for a in args if isinstance(a, (sympy.Min, sympy.Max))]
         rest = sympy.Mul(*[a for a in args if not isinstance(a, (sympy.Min, sympy.Max))])
         if len(inside) == 1 and rest.is_positive:
-            return normalize(type(inside[0])(*[rest * a for a in inside[0].args]))
+            return normalize(type(inside[0])(*[rest * a for a in inside[0].args]), memo)
         return sympy.Mul(*args)
     try:
         return expr.func(*args)
@@ -135,7 +147,8 @@ def _unify(models: Sequence[Model], exprs: Sequence[sympy.Basic]) -> list[sympy.
                 flags |= set(model.symbol_definitions[name].assumptions)
         kw = {"positive": True} if "positive" in flags else ({"nonnegative": True} if "nonnegative" in flags else {"real": True})
         shared[name] = sympy.Symbol(name, **kw)
-    return [e.xreplace({s: shared[s.name] for s in e.free_symbols}) for e in exprs]
+    # only the symbols that change: an identity entry would still rebuild (and re-evaluate) every Min/Max above it
+    return [e.xreplace({s: shared[s.name] for s in e.free_symbols if s != shared[s.name]}) for e in exprs]
 
 
 def _conjuncts(condition: sympy.Basic) -> set[sympy.Basic]:

@@ -25,11 +25,9 @@ def _poles(expr: sympy.Expr, var: sympy.Symbol) -> list[sympy.Expr]:
     poles = []
     for node in sympy.preorder_traversal(expr):
         if node.is_Pow and node.exp.is_negative and var in node.base.free_symbols:
-            try:
-                if sympy.Poly(node.base, var).degree() == 1:
-                    poles.extend(sympy.solve(node.base, var))
-            except sympy.PolynomialError:
-                continue
+            roots = jobs.linear_roots(node.base, var) if node.base.is_polynomial(var) else None
+            if roots:
+                poles.extend(roots)
     return list(dict.fromkeys(poles))
 
 
@@ -135,7 +133,7 @@ def _closed_form_root(job: jobs._Job, ctx: signs.SignReasoner, poly: sympy.Poly,
     else:
         reason = "the signs of p at the domain ends are not decided; the root inside the domain is identified on samples"
     # which formula? check on random samples of the positive parameters
-    choice = _pick_root(roots, x, lo, hi)
+    choice = _pick_root((a2, a1, disc), x, lo, hi)
     if choice is None:
         job.step("select root", sympy.Tuple(*roots), reason + "; neither formula lies inside the domain for all samples: falling back to a numeric root")
         return None
@@ -150,28 +148,38 @@ def _closed_form_root(job: jobs._Job, ctx: signs.SignReasoner, poly: sympy.Poly,
     return stable
 
 
-def _pick_root(roots: Sequence[sympy.Expr], x: sympy.Symbol, lo: sympy.Expr, hi: sympy.Expr, samples: int = 24) -> int | None:
-    symbols = sorted(set().union(*[r.free_symbols for r in roots]) | (hi.free_symbols if isinstance(hi, sympy.Basic) else set()), key=str)
+def _pick_root(quadratic: Sequence[sympy.Expr], x: sympy.Symbol, lo: sympy.Expr, hi: sympy.Expr, samples: int = 24) -> int | None:
+    """Which root of the quadratic formula, ``(-a1 + sqrt(disc))/(2*a2)`` (0) or
+    ``(-a1 - sqrt(disc))/(2*a2)`` (1) for ``quadratic = (a2, a1, disc)``, lies in ``(lo, hi)``
+    at every random sample of the positive parameters where exactly one does (None if
+    neither always does). The coefficients are evaluated to 30 digits once per sample and
+    both roots computed from them in mpmath (the roots' expressions are not re-evaluated)."""
+    hi_symbols = hi.free_symbols if isinstance(hi, sympy.Basic) else set()
+    symbols = sorted(set().union(*[c.free_symbols for c in quadratic]) | hi_symbols, key=str)
     rng = random.Random(20160101)
     wins = [0, 0]
     good_samples = 0
-    for _ in range(samples * 3):
-        values = {s: mpmath.mpf(10) ** rng.uniform(-2, 2) for s in symbols}
-        try:
-            lo_v = mpmath.mpf(sympy.N(lo.xreplace(values), 30)) if lo.is_finite else -mpmath.inf
-            hi_v = mpmath.mpf(sympy.N(hi.xreplace(values), 30)) if hi is not sympy.oo else mpmath.inf
-            inside = []
-            for r in roots:
-                v = sympy.N(r.xreplace(values), 30)
-                inside.append(bool(v.is_real) and lo_v < mpmath.mpf(v) < hi_v)
-        except (TypeError, ValueError, ZeroDivisionError):
-            continue
-        if inside[0] == inside[1]:
-            continue
-        good_samples += 1
-        wins[0 if inside[0] else 1] += 1
-        if good_samples >= samples:
-            break
+    with mpmath.workdps(30):
+        for _ in range(samples * 3):
+            values = {s: sympy.Float(mpmath.mpf(10) ** rng.uniform(-2, 2), 30) for s in symbols}
+            try:
+                lo_v = mpmath.mpf(sympy.N(lo.xreplace(values), 30)) if lo.is_finite else -mpmath.inf
+                hi_v = mpmath.mpf(sympy.N(hi.xreplace(values), 30)) if hi is not sympy.oo else mpmath.inf
+                a2, a1, disc = (sympy.N(c.xreplace(values), 30) for c in quadratic)
+                if not all(v.is_real for v in (a2, a1, disc)) or a2 == 0:
+                    continue
+                a2_v, a1_v, disc_v = mpmath.mpf(a2), mpmath.mpf(a1), mpmath.mpf(disc)
+                if disc_v < 0:
+                    continue  # both roots complex: neither inside
+                inside = [lo_v < (-a1_v + s * mpmath.sqrt(disc_v)) / (2 * a2_v) < hi_v for s in (1, -1)]
+            except (TypeError, ValueError, ZeroDivisionError):
+                continue
+            if inside[0] == inside[1]:
+                continue
+            good_samples += 1
+            wins[0 if inside[0] else 1] += 1
+            if good_samples >= samples:
+                break
     if good_samples == 0:
         return None
     if wins[0] == good_samples:

@@ -350,6 +350,33 @@ def _real_dummy(var: sympy.Symbol) -> sympy.Symbol:
     return sympy.Dummy(var.name, real=True)
 
 
+def linear_roots(target: sympy.Expr, var: sympy.Symbol) -> list[sympy.Expr] | None:
+    """The roots of ``target = 0`` when ``target`` is rational in ``var`` with a numerator of
+    degree 1 in it: ``[-c0/c1]`` (``[]`` where that root zeroes the common denominator, as
+    ``sympy.solve`` would drop it); None in every other case (left to ``sympy.solve``).
+    Linear equations are most boundaries and knees: solving them directly skips
+    ``sympy.solve``'s general machinery (its simplification and solution checks)."""
+    if target.is_rational_function(var) is not True:
+        return None
+    numerator, denominator = sympy.fraction(sympy.together(target))
+    try:
+        poly = sympy.Poly(numerator, var)
+    except sympy.PolynomialError:
+        return None
+    if poly.degree() != 1:
+        return None
+    slope, offset = poly.all_coeffs()
+    if sympy.cancel(slope) == 0:
+        return None
+    top, bottom = sympy.factor_terms(-offset), sympy.factor_terms(slope)  # common factors out, cheaply
+    if bottom.could_extract_minus_sign():
+        top, bottom = -top, -bottom
+    root = top / bottom
+    if var in denominator.free_symbols and sympy.cancel(denominator.xreplace({var: root})) == 0:
+        return []
+    return [root]
+
+
 def _solve_for(job: _Job, equation: sympy.Basic, var: sympy.Symbol, label: str) -> list[sympy.Expr]:
     """Roots of ``equation`` for ``var`` (solved over the reals), filtered by the declared
     domain of ``var``, with the kept and dropped roots recorded as steps."""
@@ -359,10 +386,12 @@ def _solve_for(job: _Job, equation: sympy.Basic, var: sympy.Symbol, label: str) 
     target = eq.lhs - eq.rhs if isinstance(eq, sympy.Eq) else eq
     if not isinstance(target, sympy.Basic) or free not in target.free_symbols:
         return []
-    try:
-        roots = sympy.solve(target, free, dict=False)
-    except NotImplementedError:
-        roots = None
+    roots = linear_roots(target, free)
+    if roots is None:
+        try:
+            roots = sympy.solve(target, free, dict=False)
+        except NotImplementedError:
+            roots = None
     if roots is None or roots == []:
         try:
             solution = sympy.solveset(target, free, sympy.S.Reals)

@@ -6,6 +6,7 @@ typed :class:`Question`, then dispatched through :data:`OPERATIONS` (op -> funct
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -247,13 +248,48 @@ def _equal(a: Any, b: Any, ctx: signs.SignReasoner | None = None) -> bool:
                     return False
                 rest.remove(match)
             return True
+    if _differ_at_a_point(a, b):
+        return False
     difference = a - b
     try:
+        # cheap proof first: over a common denominator the numerator expands to 0
+        if sympy.count_ops(difference) <= _EXPAND_OPS and sympy.expand(sympy.numer(sympy.together(difference))) == 0:
+            return True
         if any(p.exp.is_Rational and not p.exp.is_Integer for p in difference.atoms(sympy.Pow)):
             difference = sympy.radsimp(difference)
         return bool(sympy.simplify(difference) == 0)
     except (TypeError, ValueError):
         return False
+
+
+#: the largest difference (in operations) whose numerator is expanded before ``simplify``
+_EXPAND_OPS = 400
+#: exact points tried before ``simplify`` to show two expressions differ
+_POINTS = 3
+
+
+def _differ_at_a_point(a: sympy.Expr, b: sympy.Expr) -> bool:
+    """True if ``a`` and ``b`` take different values at a point allowed by their symbols'
+    assumptions (exact rationals substituted, then 30 significant digits each: a relative gap
+    over 1e-15 is no rounding), so that ``simplify(a - b)`` cannot be 0 and need not run.
+    False means only "not shown to differ"."""
+    symbols = sorted(a.free_symbols | b.free_symbols, key=lambda s: (s.name, getattr(s, "dummy_index", 0) or 0))
+    pools = [signs._admissible(s) for s in symbols]
+    if not all(pools):
+        return False
+    rng = random.Random(97)
+    for _ in range(_POINTS):
+        point = {s: rng.choice(pool) for s, pool in zip(symbols, pools)}
+        try:
+            va, vb = (sympy.N(e.xreplace(point), 30) for e in (a, b))
+            if not (va.is_number and vb.is_number) or any(v.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo) for v in (va, vb)):
+                continue
+            gap, size = abs(complex(va - vb)), max(abs(complex(va)), abs(complex(vb)))
+        except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):
+            continue
+        if gap > 1e-15 * size:
+            return True
+    return False
 
 
 def expect_holds(derivation: Derivation) -> bool | None:

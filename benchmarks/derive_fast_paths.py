@@ -1,0 +1,111 @@
+"""Benchmark: the derivation engine's fast paths against the general SymPy route they skip, in one run.
+
+Prints CPU seconds (the machine is shared: CPU time is steadier than wall-clock) and ratios of
+
+* ``jobs.linear_roots`` vs ``sympy.solve`` on the linear equations of the all-pairs boundary
+  ``hong_kim_2009 Exec_cycles_app --for Active_blocks_per_SM`` (captured while it runs), the
+  roots checked equal with ``cancel``;
+* ``requests._equal`` (refuted at an exact point, or proved by expanding the numerator, before
+  ``simplify``) vs ``radsimp`` + ``simplify`` of the difference, on the Min arguments of the
+  ``volkov_2016 s6_5_fixed_point`` result against its expectation (every pair, as the matcher
+  tries them);
+* ``compare.normalize`` with one memo shared by both models vs a fresh one each, on
+  ``hong_kim_2009`` vs ``hong_kim_2009_intended`` ``Exec_cycles_app``.
+
+Run: ``python benchmarks/derive_fast_paths.py``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ["SYMGPU_CACHE_DIR"] = tempfile.mkdtemp()  # cold: nothing from an earlier run
+
+import sympy  # noqa: E402
+from sympy.core.cache import clear_cache  # noqa: E402
+
+import symgpu  # noqa: E402
+from symgpu import derive  # noqa: E402
+from symgpu.compare import normal_forms  # noqa: E402
+from symgpu.derive import jobs, limits, requests, signs  # noqa: E402
+
+
+def cpu(function: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.process_time()
+    out = function()
+    return time.process_time() - start, out
+
+
+def report(name: str, fast: float, slow: float) -> None:
+    print(f"{name}: fast path {fast:.3f} s, general route {slow:.3f} s, ratio {slow / fast:.1f}x")
+
+
+def linear_equations() -> None:
+    captured: list[tuple[sympy.Expr, sympy.Symbol]] = []
+    original = jobs.linear_roots
+
+    def capture(target: sympy.Expr, var: sympy.Symbol) -> list[sympy.Expr] | None:
+        roots = original(target, var)
+        if roots:
+            captured.append((target, var))
+        return roots
+
+    jobs.linear_roots = capture
+    try:
+        symgpu.load("hong_kim_2009").boundary("Exec_cycles_app", for_="Active_blocks_per_SM")
+    finally:
+        jobs.linear_roots = original
+    clear_cache()
+    fast, mine = cpu(lambda: [original(t, v) for t, v in captured])
+    clear_cache()
+    slow, theirs = cpu(lambda: [sympy.solve(t, v) for t, v in captured])
+    assert all(len(m) == len(s) == 1 and sympy.cancel(m[0] - s[0]) == 0 for m, s in zip(mine, theirs))
+    report(f"{len(captured)} linear boundary equations", fast, slow)
+
+
+def expectations() -> None:
+    model = symgpu.load("volkov_2016")
+    entry = next(r for r in model.definition.derivations if r.id == "s6_5_fixed_point")
+    result = derive.run_request(model, entry).result
+    expected = model.parse(str(entry.get("expect")), "expect")
+    ctx = signs.SignReasoner(model)
+    ours = limits._lift(ctx, result.xreplace(ctx.constants)).args
+    theirs = limits._lift(ctx, expected.xreplace(ctx.constants)).args
+    pairs = [(p, q) for p in ours for q in theirs]
+
+    def general(p: sympy.Expr, q: sympy.Expr) -> bool:
+        difference = p - q
+        if any(w.exp.is_Rational and not w.exp.is_Integer for w in difference.atoms(sympy.Pow)):
+            difference = sympy.radsimp(difference)
+        return bool(sympy.simplify(difference) == 0)
+
+    clear_cache()
+    fast, verdicts = cpu(lambda: [requests._equal(p, q) for p, q in pairs])
+    clear_cache()
+    slow, reference = cpu(lambda: [general(p, q) for p, q in pairs])
+    assert verdicts == reference
+    report(f"{len(pairs)} expectation comparisons ({sum(verdicts)} equal)", fast, slow)
+
+
+def normal_forms_memo() -> None:
+    a, b = symgpu.load("hong_kim_2009"), symgpu.load("hong_kim_2009_intended")
+    ea, eb = normal_forms._unify((a, b), (a.expression("Exec_cycles_app"), b.expression("Exec_cycles_app")))
+    clear_cache()
+    memo: dict[sympy.Basic, sympy.Basic] = {}
+    fast, shared = cpu(lambda: (normal_forms.normalize(ea, memo), normal_forms.normalize(eb, memo)))
+    clear_cache()
+    slow, fresh = cpu(lambda: (normal_forms.normalize(ea), normal_forms.normalize(eb)))
+    assert shared == fresh
+    report("normal forms of both models' Exec_cycles_app", fast, slow)
+
+
+if __name__ == "__main__":
+    linear_equations()
+    expectations()
+    normal_forms_memo()
