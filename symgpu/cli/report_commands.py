@@ -77,10 +77,12 @@ def _report_all(args: argparse.Namespace, base: Path, formats: tuple[str, ...]) 
     leaves the previous reports intact; only then are they recorded as up to date.
     """
     ids = render.model_ids()
-    inputs: dict[str, freshness.Inputs | None] = {m: freshness.model_inputs(m, formats, args.templates) for m in ids}
-    inputs["comparison"] = freshness.folder_inputs("comparison", formats, comparison.model_ids(), templates=args.templates)
+    seen = freshness.InputFiles()  # each input file read once for all the digests
+    inputs: dict[str, freshness.Inputs | None] = {m: freshness.model_inputs(m, formats, args.templates, files=seen) for m in ids}
+    inputs["comparison"] = freshness.folder_inputs("comparison", formats, comparison.model_ids(), templates=args.templates,
+                                                   files=seen)
     inputs[kernel_example.FOLDER] = freshness.folder_inputs(kernel_example.FOLDER, formats, *kernel_example.sources(),
-                                                            templates=args.templates)
+                                                            templates=args.templates, files=seen)
     skipped = [f for f, found in inputs.items() if not args.force and freshness.up_to_date(base / f, found)]
     stale = [m for m in ids if m not in skipped]
     rendered: dict[str, dict[str, bytes]] = {}

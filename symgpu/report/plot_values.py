@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 import numpy as np
@@ -19,6 +20,19 @@ from symgpu.evaluate import compiler
 
 
 # ============================================================================ evaluation
+#: model -> (expression, argument names, unit) -> compiled function, see :meth:`_Values.function`
+_FUNCTIONS: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Any]] = weakref.WeakKeyDictionary()
+
+
+def _compiled(model: Model, expr: sympy.Basic, names: tuple[str, ...], unit_of: str | None) -> Any:
+    """:func:`compiler.declared_unit_function` of ``expr`` over ``names`` (nothing fixed), once per model."""
+    kept = _FUNCTIONS.setdefault(model, {})
+    key = (expr, names, unit_of)
+    if key not in kept:
+        kept[key] = compiler.declared_unit_function(model, expr, names, {}, unit_of)
+    return kept[key]
+
+
 class _Values:
     """Magnitudes (declared units) of a spec's fixed symbols, the varied ones as arrays."""
 
@@ -61,20 +75,35 @@ class _Values:
 
     def _fixed(self, expr: sympy.Basic) -> dict[sympy.Symbol, sympy.Float]:
         """Base-unit values of every symbol of ``expr`` that is not varied."""
-        fixed = {}
-        for sym in expr.free_symbols:
-            if sym.name in self.spec.variables:
-                continue
-            value = self.bound[sym.name] if sym.name in self.bound else magnitude(self.model, sym.name, self.scenario)
-            fixed[sym] = sympy.Float(value * scaling.symbol_scale(self.model, sym.name), 17)
-        return fixed
+        return {sym: sympy.Float(self._declared(sym.name) * scaling.symbol_scale(self.model, sym.name), 17)
+                for sym in expr.free_symbols if sym.name not in self.spec.variables}
 
     def function(self, expr: sympy.Basic, unit_of: str | None = None) -> Any:
         """A NumPy function of the varied variables (declared units, ``spec.variables`` order)
         returning values in the declared unit of ``unit_of`` (base units if ``None``; conditions
-        return booleans)."""
+        return booleans).
+
+        NOTE: the fixed symbols stay arguments of the compiled function, given their values at
+        each call, rather than being substituted into the expression: substituting rebuilds
+        every Min/Max, which compares its arguments symbolically (most of a report's plot time),
+        and one compiled function then serves every scenario, series value and plot of the
+        model that draws the same expression (kept per model for the process)."""
         expanded = self.expand(expr)
-        return compiler.declared_unit_function(self.model, expanded, self.spec.variables, self._fixed(expanded), unit_of)
+        fixed = sorted(s.name for s in expanded.free_symbols if s.name not in self.spec.variables)
+        values = [self._declared(name) for name in fixed]
+        function = _compiled(self.model, expanded, (*self.spec.variables, *fixed), unit_of)
+
+        def run(*arrays: Any) -> Any:
+            # NOTE: the fixed values as arrays of the points' shape: a Min/Max is compiled to
+            # ``amin((a, b), axis=0)``, which needs every argument to have that shape
+            shape = np.broadcast(*arrays).shape
+            return function(*arrays, *[np.full(shape, v) for v in values])
+
+        return run
+
+    def _declared(self, name: str) -> float:
+        """The value of a fixed (not varied) symbol in its declared unit."""
+        return self.bound[name] if name in self.bound else magnitude(self.model, name, self.scenario)
 
     def scalar(self, text: str, unit_of: str | None = None, varied: Mapping[str, float] | None = None) -> float:
         """Value of a model expression at the scenario, in the declared unit of ``unit_of``.
