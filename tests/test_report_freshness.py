@@ -49,7 +49,8 @@ def reports(tmp_path: Path, write_model, cli, monkeypatch: pytest.MonkeyPatch):
 
     def run(*extra: str, before: tuple[str, ...] = ()) -> tuple[int, str, list[str]]:
         rendered.clear()
-        code, out, err = cli(*before, "report", "--all", "-o", str(tmp_path / "out"), "-f", "md", *extra)
+        # --jobs 1: rendered here, where the counting stand-ins above are (a worker process has its own copy)
+        code, out, err = cli(*before, "report", "--all", "--jobs", "1", "-o", str(tmp_path / "out"), "-f", "md", *extra)
         assert code == 0, err
         return code, out, sorted(rendered)
 

@@ -20,16 +20,17 @@ from symgpu.evaluate import compiler
 
 
 # ============================================================================ evaluation
-#: model -> (expression, argument names, unit) -> compiled function, see :meth:`_Values.function`
+#: model -> (expression, variables, fixed values, unit) -> compiled function, see :meth:`_Values.function`
 _FUNCTIONS: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Any]] = weakref.WeakKeyDictionary()
 
 
-def _compiled(model: Model, expr: sympy.Basic, names: tuple[str, ...], unit_of: str | None) -> Any:
-    """:func:`compiler.declared_unit_function` of ``expr`` over ``names`` (nothing fixed), once per model."""
+def _compiled(model: Model, expr: sympy.Basic, variables: tuple[str, ...], fixed: dict[sympy.Symbol, sympy.Float],
+              unit_of: str | None) -> Any:
+    """:func:`compiler.declared_unit_function`, once per model and arguments."""
     kept = _FUNCTIONS.setdefault(model, {})
-    key = (expr, names, unit_of)
+    key = (expr, variables, tuple(sorted((s.name, v) for s, v in fixed.items())), unit_of)
     if key not in kept:
-        kept[key] = compiler.declared_unit_function(model, expr, names, {}, unit_of)
+        kept[key] = compiler.declared_unit_function(model, expr, variables, fixed, unit_of)
     return kept[key]
 
 
@@ -83,23 +84,14 @@ class _Values:
         returning values in the declared unit of ``unit_of`` (base units if ``None``; conditions
         return booleans).
 
-        NOTE: the fixed symbols stay arguments of the compiled function, given their values at
-        each call, rather than being substituted into the expression: substituting rebuilds
-        every Min/Max, which compares its arguments symbolically (most of a report's plot time),
-        and one compiled function then serves every scenario, series value and plot of the
-        model that draws the same expression (kept per model for the process)."""
+        NOTE: compiled once per model for the process and reused by every plot, series value and
+        scenario that asks for the same expression with the same fixed values (substituting the
+        values rebuilds every Min/Max, which compares its arguments symbolically: most of a plot's
+        values). The values stay substituted, not arguments: SymPy folds the constants, and the
+        numbers must be those it gives."""
         expanded = self.expand(expr)
-        fixed = sorted(s.name for s in expanded.free_symbols if s.name not in self.spec.variables)
-        values = [self._declared(name) for name in fixed]
-        function = _compiled(self.model, expanded, (*self.spec.variables, *fixed), unit_of)
-
-        def run(*arrays: Any) -> Any:
-            # NOTE: the fixed values as arrays of the points' shape: a Min/Max is compiled to
-            # ``amin((a, b), axis=0)``, which needs every argument to have that shape
-            shape = np.broadcast(*arrays).shape
-            return function(*arrays, *[np.full(shape, v) for v in values])
-
-        return run
+        fixed = self._fixed(expanded)
+        return _compiled(self.model, expanded, tuple(self.spec.variables), fixed, unit_of)
 
     def _declared(self, name: str) -> float:
         """The value of a fixed (not varied) symbol in its declared unit."""
