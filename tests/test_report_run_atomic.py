@@ -60,6 +60,8 @@ def test_reports_rendered_in_worker_processes_equal_those_rendered_in_one(tmp_pa
 def test_report_all_with_fewer_than_one_job_is_a_usage_error(tmp_path, jobs, capsys):
     assert main(["report", "--all", "--jobs", jobs, "-o", str(tmp_path)]) == 2
     assert "--jobs" in capsys.readouterr().err
+    assert main(["report", "interval_analysis", "--jobs", "2", "-o", str(tmp_path)]) == 2  # one model: no workers
+    assert "--jobs applies to --all" in capsys.readouterr().err
 
 
 def test_ctrl_c_during_the_renames_is_held_until_every_file_is_in_place(tmp_path, monkeypatch):

@@ -56,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
         return _report_all(args, base, formats)
     if not args.model:
         raise errors.UsageError("give a model id (or --all)")
+    if args.jobs is not None:
+        raise errors.UsageError("--jobs applies to --all (one model's report is rendered in this process)")
     model = common.load_model(args.model)
     target = _output_folder(args.output) if args.output else _default_folder(model)
     where = f"-o {args.output or str(target)!r}: cannot write the report there"
