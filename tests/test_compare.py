@@ -88,6 +88,24 @@ def test_sweep_leaves_out_points_beyond_the_domain_and_counts_them():
     assert np.all(np.isnan(result.b[n >= n_singular])) and np.all(np.isfinite(result.b[n < n_singular]))
 
 
+def test_masked_grid_equals_evaluating_each_point_on_its_own():
+    """A 2-D grid with points outside the domain: every value (bit for bit) and the count
+    equal those of evaluating each point alone, a DomainError there meaning NaN."""
+    bw = symgpu.load("prior_huang_bw")
+    alphas, n = np.array([1.0, 4.0, 32.0, 256.0]), np.arange(1.0, 61.0, 3.0)
+    grid_a, grid_n = np.meshgrid(alphas, n, indexing="ij")
+    values, invalid = compare.evaluate_masked(bw, "arithmetic_throughput", "fermi", {"alpha": grid_a, "n": grid_n})
+    expected, outside = np.full(grid_a.shape, np.nan), 0
+    for index in np.ndindex(grid_a.shape):
+        try:
+            expected[index] = bw.evaluate("arithmetic_throughput", preset="fermi", alpha=grid_a[index], n=grid_n[index]).magnitude
+        except symgpu.DomainError:
+            outside += 1
+    assert 0 < outside < grid_a.size
+    assert invalid == outside
+    np.testing.assert_array_equal(values, expected)
+
+
 def test_compare_cli_json_reports_min_max_and_domain(capsys):
     code, out, _ = run(capsys, "compare", "volkov_2016", "prior_huang_bw", "arithmetic_throughput", "--preset", "fermi",
                        "--set", "alpha=32", "--over", "n=1:48", "--json")

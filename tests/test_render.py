@@ -192,3 +192,18 @@ def test_a_report_without_tables_has_no_tables_section(ia: symgpu.Model, no_deri
 def test_a_table_naming_an_unknown_symbol_or_preset_is_refused_where_it_is(write_model, old: str, new: str, message: str) -> None:
     with pytest.raises(errors.ModelFileError, match=message):
         symgpu.load(str(write_model(tiny_text() + TINY_TABLE.replace(old, new))))
+
+
+def test_latex_kept_per_model_gives_what_sympy_prints_and_honours_extra_names(ia: symgpu.Model) -> None:
+    import sympy
+
+    expr = ia.equations[next(iter(ia.equations))].rhs
+    names = latex.symbol_names(ia)
+    printed = sympy.latex(expr, symbol_names=names, mul_symbol="dot")
+    assert latex.latex(ia, expr) == printed and latex.latex(ia, expr) == printed  # the second from the kept text
+    first = sorted(expr.free_symbols, key=str)[0]
+    renamed = latex.latex(ia, expr, symbol_names={first: r"\mathrm{RENAMED}"})
+    assert r"\mathrm{RENAMED}" in renamed and r"\mathrm{RENAMED}" not in latex.latex(ia, expr)
+    assert latex.latex(ia, sympy.Integer(2)) == "2" and latex.latex(ia, 2.5) == "2.5"
+    names[first] = "changed"  # a caller's copy: the model's names stay
+    assert latex.symbol_names(ia)[first] != "changed"

@@ -49,7 +49,8 @@ def reports(tmp_path: Path, write_model, cli, monkeypatch: pytest.MonkeyPatch):
 
     def run(*extra: str, before: tuple[str, ...] = ()) -> tuple[int, str, list[str]]:
         rendered.clear()
-        code, out, err = cli(*before, "report", "--all", "-o", str(tmp_path / "out"), "-f", "md", *extra)
+        # --jobs 1: rendered here, where the counting stand-ins above are (a worker process has its own copy)
+        code, out, err = cli(*before, "report", "--all", "--jobs", "1", "-o", str(tmp_path / "out"), "-f", "md", *extra)
         assert code == 0, err
         return code, out, sorted(rendered)
 
@@ -222,3 +223,33 @@ def test_a_model_whose_bases_form_a_cycle_has_no_digest_and_is_rendered(tmp_path
         (tmp_path / f"{name}.toml").write_text(f'[model]\nid = "{name}"\nextends = "{base}"\n', encoding="utf-8")
     assert freshness.model_inputs("cyc_a", ("md",)) is None
     assert not freshness.up_to_date(tmp_path, None)
+
+
+def test_one_run_reads_each_input_file_once_and_gets_the_same_digests(monkeypatch):
+    """The digests of every report of an --all run (bundled models, the comparison, the kernel
+    example) read each file once when they share the run's reads, and equal digests computed
+    each on its own (every file read afresh)."""
+    from symgpu.report import comparison
+
+    ids = render.model_ids()
+
+    def digests(files_for):
+        found = {m: freshness.model_inputs(m, ("md", "tex", "json"), files=files_for()) for m in ids}
+        found["comparison"] = freshness.folder_inputs("comparison", ("md",), comparison.model_ids(), files=files_for())
+        found["kernel"] = freshness.folder_inputs(kernel_example.FOLDER, ("md",), *kernel_example.sources(), files=files_for())
+        return found
+
+    alone = digests(freshness.InputFiles)
+    reads: list[Path] = []
+    real = freshness._read
+
+    def counting(path, limit):
+        reads.append(path.resolve())
+        return real(path, limit)
+
+    monkeypatch.setattr(freshness, "_read", counting)
+    shared = freshness.InputFiles()
+    together = digests(lambda: shared)
+    assert together == alone and all(v is not None for v in together.values())
+    assert len(reads) == len(set(reads))
+    assert resources.equations().resolve() / "volkov_2016.toml" in reads  # the comparison's, the example's and its own

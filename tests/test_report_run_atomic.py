@@ -48,6 +48,22 @@ def test_an_interrupted_report_all_leaves_the_previous_reports_untouched(tmp_pat
     assert not [p for p in tmp_path.rglob("*.tmp")], "temporary files were left behind"
 
 
+def test_reports_rendered_in_worker_processes_equal_those_rendered_in_one(tmp_path, two_models):
+    assert main(["report", "--all", "--jobs", "1", "-o", str(tmp_path / "one"), "-f", "md"]) == 0
+    assert main(["report", "--all", "--jobs", "2", "-o", str(tmp_path / "two"), "-f", "md"]) == 0
+    one, two = snapshot(tmp_path / "one"), snapshot(tmp_path / "two")
+    assert {f"{m}/{m}.md" for m in two_models} <= set(one)
+    assert two == one
+
+
+@pytest.mark.parametrize("jobs", ["0", "-1"])
+def test_report_all_with_fewer_than_one_job_is_a_usage_error(tmp_path, jobs, capsys):
+    assert main(["report", "--all", "--jobs", jobs, "-o", str(tmp_path)]) == 2
+    assert "--jobs" in capsys.readouterr().err
+    assert main(["report", "interval_analysis", "--jobs", "2", "-o", str(tmp_path)]) == 2  # one model: no workers
+    assert "--jobs applies to --all" in capsys.readouterr().err
+
+
 def test_ctrl_c_during_the_renames_is_held_until_every_file_is_in_place(tmp_path, monkeypatch):
     real_replace = os.replace
     calls = []

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from symgpu import api, errors, resources
 from symgpu.cli import common
 from symgpu.model import loader
-from symgpu.report import comparison, content, files, freshness, kernel_example, render
+from symgpu.report import batch, comparison, content, files, freshness, kernel_example, render
 
 
 def setup(sub: Any) -> None:
@@ -26,6 +27,9 @@ def setup(sub: Any) -> None:
     p.add_argument("--templates", help="folder with templates overriding templates/report.md.j2 and report.tex.j2")
     p.add_argument("--force", action="store_true", help="with --all: render every report, also those whose inputs and "
                    "files are unchanged since they were last rendered (skipped otherwise)")
+    p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                   help="with --all: render N reports at once, each in a process of its own (default: the number of CPU cores; "
+                   "1: one after the other); the files are the same either way")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,6 +46,8 @@ def run(args: argparse.Namespace) -> int:
             raise errors.UsageError("give a model or --all, not both")
         if args.preset:
             raise errors.UsageError("--preset applies to one model; --all reports every preset")
+        if args.jobs is not None and args.jobs < 1:
+            raise errors.UsageError(f"--jobs {args.jobs}: give the number of reports to render at once, 1 or more")
         base = _output_folder(args.output) if args.output else render.REPORTS
         try:
             base.mkdir(parents=True, exist_ok=True)  # fail before minutes of rendering, not after
@@ -50,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
         return _report_all(args, base, formats)
     if not args.model:
         raise errors.UsageError("give a model id (or --all)")
+    if args.jobs is not None:
+        raise errors.UsageError("--jobs applies to --all (one model's report is rendered in this process)")
     model = common.load_model(args.model)
     target = _output_folder(args.output) if args.output else _default_folder(model)
     where = f"-o {args.output or str(target)!r}: cannot write the report there"
@@ -77,38 +85,44 @@ def _report_all(args: argparse.Namespace, base: Path, formats: tuple[str, ...]) 
     leaves the previous reports intact; only then are they recorded as up to date.
     """
     ids = render.model_ids()
-    inputs: dict[str, freshness.Inputs | None] = {m: freshness.model_inputs(m, formats, args.templates) for m in ids}
-    inputs["comparison"] = freshness.folder_inputs("comparison", formats, comparison.model_ids(), templates=args.templates)
+    seen = freshness.InputFiles()  # each input file read once for all the digests
+    inputs: dict[str, freshness.Inputs | None] = {m: freshness.model_inputs(m, formats, args.templates, files=seen) for m in ids}
+    inputs["comparison"] = freshness.folder_inputs("comparison", formats, comparison.model_ids(), templates=args.templates,
+                                                   files=seen)
     inputs[kernel_example.FOLDER] = freshness.folder_inputs(kernel_example.FOLDER, formats, *kernel_example.sources(),
-                                                            templates=args.templates)
+                                                            templates=args.templates, files=seen)
     skipped = [f for f, found in inputs.items() if not args.force and freshness.up_to_date(base / f, found)]
     stale = [m for m in ids if m not in skipped]
+    tasks: list[batch.Task] = [(m, _render_model, (m, formats, args.templates)) for m in stale]
+    # NOTE: the comparison is rendered beside the models; it is kept only if its models load (below)
+    if "comparison" not in skipped and _comparison_wanted(ids):
+        tasks.append(("comparison", _comparison_report, ()))
+    if kernel_example.FOLDER not in skipped:
+        tasks.append((kernel_example.FOLDER, _kernel_task, (formats,)))
+
+    def started(index: int, name: str) -> None:
+        if name == "comparison":
+            print("rendering the prior-models comparison", file=sys.stderr, flush=True)
+        elif name == kernel_example.FOLDER:
+            print("rendering the kernel worked example", file=sys.stderr, flush=True)
+        else:
+            print(f"[{index}/{len(stale)}] rendering {name}", file=sys.stderr, flush=True)
+
+    outcomes = dict(batch.run(tasks, args.jobs or batch.default_workers(), started))
+    broken = [m for m in stale if outcomes[m].broken]
+    if "comparison" in outcomes and not _comparison_wanted([m for m in ids if m not in broken]):
+        del outcomes["comparison"]  # a model it compares does not load: no comparison, as without it
     rendered: dict[str, dict[str, bytes]] = {}
-    failed, broken = 0, []
-    for index, model_id in enumerate(stale, 1):
-        print(f"[{index}/{len(stale)}] rendering {model_id}", file=sys.stderr, flush=True)
-        try:
-            model = api.load(model_id)
-        except errors.SymgpuError as exc:
-            failed += 1
-            broken.append(model_id)
-            print(f"FAIL {model_id}: does not load, skipped: {exc}", file=sys.stderr)
+    failed = 0
+    for name, _, _ in tasks:
+        if name not in outcomes:
             continue
-        try:
-            rendered[model_id] = render.render_report(model, formats=formats, templates=args.templates).files
-        except errors.UsageError:
-            raise
-        except (errors.SymgpuError, ValueError, ArithmeticError) as exc:
-            failed += 1
-            print(f"FAIL {model_id}: report not written: {exc}", file=sys.stderr)
-    for folder in ("comparison", kernel_example.FOLDER):
-        if folder in skipped:
-            continue
-        made, made_failed = (_comparison_report([m for m in ids if m not in broken]) if folder == "comparison"
-                             else _kernel_example(formats))
-        failed += made_failed
-        if made:
-            rendered[folder] = made
+        outcome = outcomes[name]
+        if outcome.message:
+            print(outcome.message, file=sys.stderr)
+        failed += outcome.failed
+        if outcome.files:
+            rendered[name] = outcome.files
     try:
         written = files.write_run(base, rendered) if rendered else []
     except OSError as exc:
@@ -153,22 +167,56 @@ def _default_folder(model: Any) -> Path:
     return target
 
 
-def _comparison_report(loaded: list[str]) -> tuple[dict[str, bytes], int]:
-    """The prior-models comparison (Volkov 2016, Ch. 7) when its models are bundled, in memory,
-    and 1 if it failed (0 otherwise)."""
-    if "volkov_2016" not in loaded or not any(m.startswith("prior_") for m in loaded):
-        return {}, 0
-    print("rendering the prior-models comparison", file=sys.stderr, flush=True)
+@dataclass(frozen=True)
+class _Outcome:
+    """What rendering one report folder gave: its files (none if it failed), 1 if it failed,
+    the line to print about it, and whether its model does not load."""
+
+    files: dict[str, bytes]
+    failed: int = 0
+    message: str = ""
+    broken: bool = False
+
+
+def _render_model(model_id: str, formats: tuple[str, ...], templates: str | None) -> _Outcome:
+    """One bundled model's report in memory (a task of :func:`batch.run`).
+
+    Raises:
+        errors.UsageError: a template problem (every report would fail alike).
+    """
     try:
-        return comparison.comparison_report(None), 0
+        model = api.load(model_id)
+    except errors.SymgpuError as exc:
+        return _Outcome({}, 1, f"FAIL {model_id}: does not load, skipped: {exc}", broken=True)
+    try:
+        return _Outcome(render.render_report(model, formats=formats, templates=templates).files)
+    except errors.UsageError:
+        raise
     except (errors.SymgpuError, ValueError, ArithmeticError) as exc:
-        print(f"FAIL comparison: report not written: {exc}", file=sys.stderr)
-        return {}, 1
+        return _Outcome({}, 1, f"FAIL {model_id}: report not written: {exc}")
+
+
+def _comparison_wanted(loaded: list[str]) -> bool:
+    """Whether the prior-models comparison is rendered: its reference and a prior model load."""
+    return "volkov_2016" in loaded and any(m.startswith("prior_") for m in loaded)
+
+
+def _comparison_report() -> _Outcome:
+    """The prior-models comparison (Volkov 2016, Ch. 7) in memory."""
+    try:
+        return _Outcome(comparison.comparison_report(None))
+    except (errors.SymgpuError, ValueError, ArithmeticError) as exc:
+        return _Outcome({}, 1, f"FAIL comparison: report not written: {exc}")
+
+
+def _kernel_task(formats: tuple[str, ...]) -> _Outcome:
+    """:func:`_kernel_example` as a task of :func:`batch.run` (its FAIL line printed where it runs)."""
+    made, failed = _kernel_example(formats)
+    return _Outcome(made, failed)
 
 
 def _kernel_example(formats: tuple[str, ...]) -> tuple[dict[str, bytes], int]:
     """The kernel worked example (Markdown and LaTeX) in memory, and 1 if it failed (0 otherwise)."""
-    print("rendering the kernel worked example", file=sys.stderr, flush=True)
     try:
         return kernel_example.render(tuple(f for f in formats if f in kernel_example.TEMPLATES)), 0
     except (errors.SymgpuError, ValueError, ArithmeticError) as exc:

@@ -12,7 +12,7 @@ from symgpu import errors, units
 from symgpu.model import Model
 from symgpu.numbers import json_number
 from symgpu.compare.differences import _defines
-from symgpu.evaluate import evaluator
+from symgpu.evaluate import compiler, evaluator, input_values
 
 
 # ============================================================================ numeric sweep
@@ -88,8 +88,10 @@ def check_preset(models: Sequence[Model], preset: str | None) -> None:
 def evaluate_masked(model: Model, quantity: str, preset: str | None, values: Mapping[str, Any]) -> tuple[np.ndarray, int]:
     """Evaluate over arrays; points outside an equation's ``valid_when`` domain become NaN.
 
-    The whole grid is evaluated at once; on a DomainError the grid is split in halves until the
-    offending points are isolated (cost grows with the number of domain boundaries, not points).
+    The whole grid is evaluated at once. When some points fall outside a domain (a
+    DomainError), the ``valid_when`` conditions are evaluated over the whole grid too, as one
+    mask, and the quantity once more without the domain checks: the same values and the same
+    count as evaluating every point on its own, in two array evaluations.
 
     Returns:
         (values in the quantity's declared unit, number of points outside the domain)
@@ -97,34 +99,35 @@ def evaluate_masked(model: Model, quantity: str, preset: str | None, values: Map
     arrays = {k: v for k, v in values.items() if np.ndim(getattr(v, "magnitude", v))}
     shape = np.broadcast_shapes(*[np.shape(getattr(v, "magnitude", v)) for v in arrays.values()]) if arrays else ()
     flat = {k: np.broadcast_to(getattr(v, "magnitude", v), shape).ravel() for k, v in arrays.items()}
-    unit_of = {k: v.units for k, v in arrays.items() if isinstance(v, pint.Quantity)}
-    scalars = {k: v for k, v in values.items() if k not in arrays}
+    given: dict[str, Any] = {k: v for k, v in values.items() if k not in arrays}
+    for k, v in flat.items():
+        given[k] = units.registry().Quantity(v, arrays[k].units) if isinstance(arrays[k], pint.Quantity) else v
     size = int(np.prod(shape)) if shape else 1
-    out = np.full(size, np.nan)
-    invalid = 0
-
-    def take(index: np.ndarray) -> dict[str, Any]:
-        taken = dict(scalars)
-        for k, v in flat.items():
-            part = v[index]
-            taken[k] = units.registry().Quantity(part, unit_of[k]) if k in unit_of else part
-        return taken
-
-    def run(index: np.ndarray) -> None:
-        nonlocal invalid
-        try:
-            result = evaluator.evaluate(model, quantity, preset=preset, values=take(index))
-            out[index] = np.broadcast_to(np.asarray(result.magnitude, dtype=float), index.shape)
-        except errors.DomainError:
-            if index.size == 1:
-                invalid += 1
-                return
-            half = index.size // 2
-            run(index[:half])
-            run(index[half:])
-
-    run(np.arange(size))
+    try:
+        result = evaluator.evaluate(model, quantity, preset=preset, values=given)
+        out = np.array(np.broadcast_to(np.asarray(result.magnitude, dtype=float), (size,)))
+        invalid = 0
+    except errors.DomainError:
+        inside = _inside_domain(model, quantity, preset, given, size)
+        result = evaluator.evaluate(model, quantity, preset=preset, values=given, checks=False)
+        out = np.where(inside, np.broadcast_to(np.asarray(result.magnitude, dtype=float), (size,)), np.nan)
+        invalid = int(np.count_nonzero(~inside))
     return out.reshape(shape) if shape else out, invalid
+
+
+def _inside_domain(model: Model, quantity: str, preset: str | None, values: Mapping[str, Any], size: int) -> np.ndarray:
+    """Per point (flat grid of ``size``), whether every ``valid_when`` condition on the way to
+    ``quantity`` holds: the conditions and values :func:`symgpu.evaluate.evaluator.evaluate`
+    checks (a condition lacking a value is not checked there, nor here), evaluated elementwise."""
+    given, magnitudes = input_values.gather_values(model, quantity, preset, values)
+    inside = np.ones(size, dtype=bool)
+    for _, _, cond_args, check in compiler.domain_conditions(model, quantity, given):
+        if any(a not in magnitudes for a in cond_args):
+            continue
+        with np.errstate(all="ignore"):
+            holds = np.asarray(check(*[magnitudes[a] for a in cond_args]), dtype=bool)
+        inside &= np.broadcast_to(holds, (size,))
+    return inside
 
 
 def sweep(a: Model, b: Model, quantity: str, *, preset: str | None = None, values: Mapping[str, Any] | None = None,

@@ -63,30 +63,84 @@ class _Unhashable(Exception):
     """An input could not be read within the limits: the report is rendered, not checked."""
 
 
+class InputFiles:
+    """The input files of one ``report --all`` run, each read (and a model file parsed) once.
+
+    The digests of every report of a run share one: a model file is read once for the chain of
+    bases, its ``[[measurements]]`` and its hash, however many reports (the model's own, the
+    comparison, the kernel example) it is an input of; the templates once for all reports.
+    Kept for one run only, so a file edited between runs is read again.
+    """
+
+    def __init__(self) -> None:
+        self._bytes: dict[Path, bytes | _Unhashable] = {}
+        self._toml: dict[Path, dict[str, object] | _Unhashable] = {}
+
+    def read(self, path: Path, limit: int) -> bytes:
+        """The bytes of ``path`` (at most ``limit``).
+
+        Raises:
+            _Unhashable: unreadable, or larger than ``limit``.
+        """
+        if path not in self._bytes:
+            try:
+                self._bytes[path] = _read(path, MAX_INPUT_BYTES)
+            except _Unhashable as exc:
+                self._bytes[path] = exc
+        found = self._bytes[path]
+        if isinstance(found, _Unhashable):
+            raise found
+        if len(found) > limit:
+            raise _Unhashable(f"{path}: larger than {limit} bytes")
+        return found
+
+    def model_data(self, path: Path) -> dict[str, object]:
+        """A model file parsed as TOML.
+
+        Raises:
+            _Unhashable: unreadable, too large, or not TOML.
+        """
+        if path not in self._toml:
+            try:
+                self._toml[path] = tomllib.loads(self.read(path, loader.MAX_FILE_BYTES).decode("utf-8"))
+            except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
+                self._toml[path] = _Unhashable(f"{path}: {exc}")
+            except _Unhashable as exc:
+                self._toml[path] = exc
+        found = self._toml[path]
+        if isinstance(found, _Unhashable):
+            raise found
+        return found
+
+
 # ============================================================================ inputs
-def model_inputs(model_id: str, formats: Sequence[str], templates: str | Path | None = None) -> Inputs | None:
-    """The inputs digest of model ``model_id``'s report (None: cannot tell, render it)."""
+def model_inputs(model_id: str, formats: Sequence[str], templates: str | Path | None = None, *,
+                 files: InputFiles | None = None) -> Inputs | None:
+    """The inputs digest of model ``model_id``'s report (None: cannot tell, render it); ``files``:
+    the run's reads, shared by the digests of one run."""
+    files = files or InputFiles()
     path = loader.find(model_id)
     if path is None:
         return None
     try:
-        chain = model_chain(path)
-        parts = [f"model {model_id}", *_file_parts(chain)]
+        chain = model_chain(path, files)
+        parts = [f"model {model_id}", *_file_parts(chain, files)]
         if path.resolve().parent != resources.equations().resolve():
             parts.append(f"working folder {Path.cwd().resolve()}")  # a user's model shows its path relative to it
-        parts += _file_parts(_measured_files(chain), label="data")
-        parts += _template_parts(templates)
+        parts += _file_parts(_measured_files(chain, files), files, label="data")
+        parts += _template_parts(templates, files)
     except _Unhashable:
         return None
     return Inputs(model_id, _key("model", formats, parts))
 
 
 def folder_inputs(folder: str, formats: Sequence[str], models: Iterable[str], data: Iterable[str] = (), *,
-                  templates: str | Path | None = None) -> Inputs | None:
+                  templates: str | Path | None = None, files: InputFiles | None = None) -> Inputs | None:
     """The inputs digest of a report drawn from several models (the comparison, the kernel
     example): the files of ``models`` (ids) and their bases, the metric mappings in
     ``equations/metrics/``, the data files ``data`` (relative to the data root), and the
-    templates (None: a model is missing or a file unreadable, render it)."""
+    templates (None: a model is missing or a file unreadable, render it); ``files``: the run's reads."""
+    files = files or InputFiles()
     ids = list(models)
     try:
         chains = []
@@ -94,31 +148,29 @@ def folder_inputs(folder: str, formats: Sequence[str], models: Iterable[str], da
             path = loader.find(model_id)
             if path is None:
                 return None
-            chains += model_chain(path)
+            chains += model_chain(path, files)
         metrics = sorted(mapping.FOLDER.glob("*.toml")) if mapping.FOLDER.is_dir() else []
-        parts = [f"folder {folder}", f"models {' '.join(ids)}", *_file_parts(chains), *_file_parts(metrics, label="metrics")]
-        parts += _file_parts([_data_file(d) for d in data], label="data")
-        parts += _template_parts(templates)
+        parts = [f"folder {folder}", f"models {' '.join(ids)}", *_file_parts(chains, files), *_file_parts(metrics, files, label="metrics")]
+        parts += _file_parts([_data_file(d) for d in data], files, label="data")
+        parts += _template_parts(templates, files)
     except _Unhashable:
         return None
     return Inputs(folder, _key("folder", formats, parts))
 
 
-def model_chain(path: Path) -> list[Path]:
+def model_chain(path: Path, files: InputFiles | None = None) -> list[Path]:
     """The model file and its bases, as :func:`symgpu.model.loader.read_definition` finds them.
 
     Raises:
         _Unhashable: a file is unreadable, too large, not TOML, or the bases form a cycle.
     """
+    files = files or InputFiles()
     chain: list[Path] = []
     while True:
         if path in chain or len(chain) > 50:
             raise _Unhashable(f"{path}: models extend each other in a cycle")
         chain.append(path)
-        try:
-            data = tomllib.loads(_read(path, loader.MAX_FILE_BYTES).decode("utf-8"))
-        except (UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError, ValueError) as exc:
-            raise _Unhashable(f"{path}: {exc}") from None
+        data = files.model_data(path)
         meta = data.get("model")
         extends = meta.get("extends") if isinstance(meta, dict) else None
         if not isinstance(extends, str) or not extends:
@@ -130,11 +182,11 @@ def model_chain(path: Path) -> list[Path]:
             raise _Unhashable(f"{path}: no such base model")
 
 
-def _measured_files(chain: Sequence[Path]) -> list[Path]:
+def _measured_files(chain: Sequence[Path], files: InputFiles) -> list[Path]:
     """The data files named by ``[[measurements]]`` entries anywhere in ``chain``."""
     found: list[Path] = []
     for path in chain:
-        data = tomllib.loads(_read(path, loader.MAX_FILE_BYTES).decode("utf-8"))
+        data = files.model_data(path)
         entries = data.get("measurements", [])
         for entry in entries if isinstance(entries, list) else [None]:
             relative = entry.get("data") if isinstance(entry, dict) else None
@@ -152,15 +204,15 @@ def _data_file(relative: str) -> Path:
     return resources.measured_file(relative)
 
 
-def _template_parts(templates: str | Path | None) -> list[str]:
+def _template_parts(templates: str | Path | None, files: InputFiles) -> list[str]:
     """Every file of the template folders (an override folder, then the bundled one)."""
     parts: list[str] = []
     for index, folder in enumerate([*([Path(templates)] if templates else []), resources.bundled("templates")]):
         if not folder.is_dir():
             raise _Unhashable(f"{folder}: no template folder")
-        files = [p for p in sorted(folder.rglob("*")) if p.is_file() and "__pycache__" not in p.parts]
-        parts += [f"templates {index} {p.relative_to(folder).as_posix()}" for p in files]
-        parts += _file_parts(files, label=f"template {index}")
+        found = [p for p in sorted(folder.rglob("*")) if p.is_file() and "__pycache__" not in p.parts]
+        parts += [f"templates {index} {p.relative_to(folder).as_posix()}" for p in found]
+        parts += _file_parts(found, files, label=f"template {index}")
     return parts
 
 
@@ -176,11 +228,11 @@ def _environment() -> tuple[str, ...]:
     return (store.engine_digest(), _package_data(), platform.python_version(), str(resources.CHECKOUT), *versions)
 
 
-def _file_parts(paths: Iterable[Path], label: str = "file") -> list[str]:
+def _file_parts(paths: Iterable[Path], files: InputFiles, label: str = "file") -> list[str]:
     """``label path sha256`` for each file (path resolved: it shows in the reports)."""
     out = []
     for path in paths:
-        out.append(f"{label} {path.resolve()} {hashlib.sha256(_read(path, MAX_INPUT_BYTES)).hexdigest()}")
+        out.append(f"{label} {path.resolve()} {hashlib.sha256(files.read(path, MAX_INPUT_BYTES)).hexdigest()}")
     if len(out) > MAX_INPUT_FILES:
         raise _Unhashable(f"more than {MAX_INPUT_FILES} input files")
     return out
@@ -203,7 +255,7 @@ def _package_data() -> str:
     files = [p for p in sorted(resources.PACKAGE.rglob("*")) if p.is_file() and p.suffix not in (".py", ".pyc")
              and "__pycache__" not in p.parts]
     try:
-        parts = _file_parts(files, label="package")
+        parts = _file_parts(files, InputFiles(), label="package")
     except _Unhashable as exc:
         parts = [f"unreadable {exc}"]
     return store.digest(*parts)
@@ -264,4 +316,4 @@ def up_to_date(folder: Path, inputs: Inputs | None) -> bool:
     return True
 
 
-__all__ = ["Inputs", "KIND", "folder_inputs", "model_chain", "model_inputs", "record", "recorded", "up_to_date"]
+__all__ = ["InputFiles", "Inputs", "KIND", "folder_inputs", "model_chain", "model_inputs", "record", "recorded", "up_to_date"]

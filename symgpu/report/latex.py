@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import urllib.parse
+import weakref
 from typing import TYPE_CHECKING, Any
 import sympy
 if TYPE_CHECKING:
@@ -140,16 +141,41 @@ def default_latex(name: str) -> str:
 
 def symbol_names(model: Model) -> dict[sympy.Symbol, str]:
     """LaTeX names of the model's symbols: declared ``latex`` fields, else :func:`default_latex`."""
-    return {model.symbols[s.name]: s.latex or default_latex(s.name) for s in model.definition.symbols}
+    if model not in _NAMES:
+        _NAMES[model] = {model.symbols[s.name]: s.latex or default_latex(s.name) for s in model.definition.symbols}
+    return dict(_NAMES[model])
 
 
 def latex(model: Model, expr: Any, **options: Any) -> str:
     r"""``sympy.latex`` with the model's symbol names (the only LaTeX printer used); products of
-    named factors get a ``\cdot`` so multi-letter symbols do not run together."""
-    names = symbol_names(model)
-    names.update(options.pop("symbol_names", {}))
+    named factors get a ``\cdot`` so multi-letter symbols do not run together.
+
+    NOTE: kept per model and expression for the process (without extra ``symbol_names``): a
+    report prints each equation once for the equation list and again in every preset's and
+    scenario's evaluation chain."""
+    extra = options.pop("symbol_names", {})
     options.setdefault("mul_symbol", "dot")
-    return sympy.latex(expr, symbol_names=names, **options)
+    key = None if extra or not isinstance(expr, sympy.Basic) else (expr, tuple(sorted(options.items())))
+    kept = _PRINTED.setdefault(model, {})
+    if key is not None:
+        try:
+            return kept[key]
+        except (KeyError, TypeError):  # TypeError: an unhashable expression or option, printed as is
+            pass
+    names = symbol_names(model)
+    names.update(extra)
+    text: str = sympy.latex(expr, symbol_names=names, **options)
+    if key is not None:
+        try:
+            kept[key] = text
+        except TypeError:
+            pass
+    return text
+
+
+#: model -> its symbols' LaTeX names, and (expression, options) -> LaTeX, see :func:`latex`
+_NAMES: weakref.WeakKeyDictionary[Any, dict[sympy.Symbol, str]] = weakref.WeakKeyDictionary()
+_PRINTED: weakref.WeakKeyDictionary[Any, dict[Any, str]] = weakref.WeakKeyDictionary()
 
 
 def _safe_latex(model: Model, value: Any) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 import numpy as np
@@ -19,6 +20,20 @@ from symgpu.evaluate import compiler
 
 
 # ============================================================================ evaluation
+#: model -> (expression, variables, fixed values, unit) -> compiled function, see :meth:`_Values.function`
+_FUNCTIONS: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Any]] = weakref.WeakKeyDictionary()
+
+
+def _compiled(model: Model, expr: sympy.Basic, variables: tuple[str, ...], fixed: dict[sympy.Symbol, sympy.Float],
+              unit_of: str | None) -> Any:
+    """:func:`compiler.declared_unit_function`, once per model and arguments."""
+    kept = _FUNCTIONS.setdefault(model, {})
+    key = (expr, variables, tuple(sorted((s.name, v) for s, v in fixed.items())), unit_of)
+    if key not in kept:
+        kept[key] = compiler.declared_unit_function(model, expr, variables, fixed, unit_of)
+    return kept[key]
+
+
 class _Values:
     """Magnitudes (declared units) of a spec's fixed symbols, the varied ones as arrays."""
 
@@ -61,20 +76,26 @@ class _Values:
 
     def _fixed(self, expr: sympy.Basic) -> dict[sympy.Symbol, sympy.Float]:
         """Base-unit values of every symbol of ``expr`` that is not varied."""
-        fixed = {}
-        for sym in expr.free_symbols:
-            if sym.name in self.spec.variables:
-                continue
-            value = self.bound[sym.name] if sym.name in self.bound else magnitude(self.model, sym.name, self.scenario)
-            fixed[sym] = sympy.Float(value * scaling.symbol_scale(self.model, sym.name), 17)
-        return fixed
+        return {sym: sympy.Float(self._declared(sym.name) * scaling.symbol_scale(self.model, sym.name), 17)
+                for sym in expr.free_symbols if sym.name not in self.spec.variables}
 
     def function(self, expr: sympy.Basic, unit_of: str | None = None) -> Any:
         """A NumPy function of the varied variables (declared units, ``spec.variables`` order)
         returning values in the declared unit of ``unit_of`` (base units if ``None``; conditions
-        return booleans)."""
+        return booleans).
+
+        NOTE: compiled once per model for the process and reused by every plot, series value and
+        scenario that asks for the same expression with the same fixed values (substituting the
+        values rebuilds every Min/Max, which compares its arguments symbolically: most of a plot's
+        values). The values stay substituted, not arguments: SymPy folds the constants, and the
+        numbers must be those it gives."""
         expanded = self.expand(expr)
-        return compiler.declared_unit_function(self.model, expanded, self.spec.variables, self._fixed(expanded), unit_of)
+        fixed = self._fixed(expanded)
+        return _compiled(self.model, expanded, tuple(self.spec.variables), fixed, unit_of)
+
+    def _declared(self, name: str) -> float:
+        """The value of a fixed (not varied) symbol in its declared unit."""
+        return self.bound[name] if name in self.bound else magnitude(self.model, name, self.scenario)
 
     def scalar(self, text: str, unit_of: str | None = None, varied: Mapping[str, float] | None = None) -> float:
         """Value of a model expression at the scenario, in the declared unit of ``unit_of``.

@@ -1,0 +1,150 @@
+"""Benchmark: the parts of a cold ``symgpu report --all`` made faster, each against the way it was done before.
+
+Prints, from one run, CPU seconds and the ratio old/new of
+
+* the prior-models comparison's masked sweeps: a grid with points outside a model's domain,
+  evaluated by splitting it in halves at every DomainError down to single points (before)
+  against one domain mask over the whole grid (:func:`symgpu.compare.evaluate_masked`), both
+  giving the same values and count;
+* a model's plot values: every curve compiled afresh (before) against the compiled functions
+  kept per model (:mod:`symgpu.report.plot_values`), drawing nothing;
+* optionally (``--reports``) ``report --all`` over a few models one after the other
+  (``--jobs 1``) against ``--jobs 2``, each with an empty cache (wall clock: worker processes
+  share the work, not the CPU; on a machine with two free cores).
+
+Run: ``python benchmarks/report_speed.py [--model volkov_2016] [--reports]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from sympy.core.cache import clear_cache
+
+import symgpu
+from symgpu import errors, store
+from symgpu.compare import evaluate_masked, prior_study
+from symgpu.evaluate import compiler
+from symgpu.report import plot_specs, plot_values, plots
+
+
+def cpu(function: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.process_time()
+    result = function()
+    return time.process_time() - start, result
+
+
+def bisected(model: symgpu.Model, quantity: str, preset: str, values: dict[str, Any]) -> tuple[np.ndarray, int]:
+    """The former evaluate_masked: the grid split in halves at each DomainError."""
+    flat = {k: np.asarray(v, dtype=float).ravel() for k, v in values.items()}
+    size = next(iter(flat.values())).size
+    out, invalid = np.full(size, np.nan), 0
+
+    def run(index: np.ndarray) -> None:
+        nonlocal invalid
+        try:
+            result = model.evaluate(quantity, preset=preset, **{k: v[index] for k, v in flat.items()})
+            out[index] = np.broadcast_to(np.asarray(result.magnitude, dtype=float), index.shape)
+        except errors.DomainError:
+            if index.size == 1:
+                invalid += 1
+                return
+            run(index[: index.size // 2])
+            run(index[index.size // 2:])
+
+    run(np.arange(size))
+    return out, invalid
+
+
+def sweeps() -> None:
+    model = symgpu.load("prior_huang_bw")
+    n_max = float(model.presets["fermi"]["n_max"].magnitude)
+    grid_a, grid_n = np.meshgrid(np.asarray(prior_study.ALPHAS), np.arange(0.25, 2 * n_max + 0.125, 0.25), indexing="ij")
+    values = {"alpha": grid_a, "n": grid_n}
+    old, (a, count_a) = cpu(lambda: bisected(model, prior_study.QUANTITY, "fermi", values))
+    new, (b, count_b) = cpu(lambda: evaluate_masked(model, prior_study.QUANTITY, "fermi", values))
+    np.testing.assert_array_equal(a, b.ravel())
+    assert count_a == count_b
+    print(f"masked sweep, {grid_a.size} points ({count_b} outside the domain): bisection {old:.3f} s, "
+          f"one mask {new:.3f} s CPU: {old / new:.0f}x")
+
+
+def values(model_id: str) -> None:
+    model = symgpu.load(model_id)
+    specs = plot_specs.plan(model, None)
+
+    def evaluate_all() -> None:
+        for spec in specs:
+            try:
+                plots.curve(model, spec, _NullAxes(), plot_values._Values(model, spec), bounds=spec.kind == "asymptotes") \
+                    if spec.kind != "regime_map" else plots.regime_map(model, spec, _NullAxes(), plot_values._Values(model, spec), [])
+            except (errors.SymgpuError, ValueError, ArithmeticError, TypeError):
+                pass
+
+    evaluate_all()  # warm-up: the model's expansions, and what both ways share
+    real = plot_values._compiled
+    plot_values._compiled = lambda m, e, v, f, u: compiler.declared_unit_function(m, e, v, f, u)  # type: ignore[assignment]
+    try:
+        clear_cache()  # SymPy's cache would keep the Min/Max comparisons of the warm-up
+        old, _ = cpu(evaluate_all)
+    finally:
+        plot_values._compiled = real  # type: ignore[assignment]
+    plot_values._FUNCTIONS.clear()
+    clear_cache()
+    new, _ = cpu(evaluate_all)
+    print(f"plot values of {model_id} ({len(specs)} plots, nothing drawn): compiled afresh {old:.2f} s, "
+          f"kept per model {new:.2f} s CPU: {old / new:.1f}x")
+
+
+class _NullAxes:
+    """Axes that draw nothing (only the values are measured)."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "get_legend_handles_labels":
+            return lambda: ([], [])
+        if name == "get_yscale":
+            return lambda: "linear"
+        return lambda *args, **kwargs: None
+
+
+def reports(ids: list[str]) -> None:
+    """``report --all`` over ``ids``, each run a fresh process with an empty cache."""
+    script = ("import sys; from symgpu.report import render; render.model_ids = lambda: sys.argv[1].split(','); "
+              "from symgpu.cli import main; sys.exit(main(sys.argv[2:]))")
+    measured: dict[str, tuple[float, float]] = {}
+    for jobs in ("1", "2"):
+        with tempfile.TemporaryDirectory() as out, tempfile.TemporaryDirectory() as cache:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-c", script, ",".join(ids), "report", "--all", "--jobs", jobs, "-o", out, "-f", "md"],
+                           check=True, capture_output=True, env={**os.environ, store.CACHE_DIR_ENV: cache})
+            wall = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            measured[jobs] = (wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    (w1, c1), (w2, c2) = measured["1"], measured["2"]
+    print(f"report --all over {', '.join(ids)}, fresh process and cache each: --jobs 1 {w1:.1f} s wall ({c1:.1f} s CPU), "
+          f"--jobs 2 {w2:.1f} s wall ({c2:.1f} s CPU): {w1 / w2:.2f}x wall (two free cores give at most 2x)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="volkov_2016", help="model whose plot values are measured")
+    parser.add_argument("--reports", action="store_true", help="also time report --all with 1 and 2 worker processes")
+    args = parser.parse_args()
+    sweeps()
+    values(args.model)
+    if args.reports:
+        reports(["hong_kim_2009", "interval_analysis", "mdm_2019", "perez_piccoli"])
+
+
+if __name__ == "__main__":
+    main()

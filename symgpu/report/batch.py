@@ -1,0 +1,61 @@
+"""Rendering several reports at once (``report --all``): each task in a worker process of its own.
+
+The reports of ``report --all`` do not depend on each other, and each is mostly pure Python
+(SymPy derivations, matplotlib drawing), so a second process renders a second report in the
+same time. Workers are forked from the running process: they start with its imported modules,
+loaded models and caches, and send back only what a task returns (file names and bytes,
+messages). What a task returns does not depend on the process that ran it, so the files are
+the same with one worker or several. Where ``fork`` is not available, or one worker is
+asked for, the tasks run one after the other in this process, in order.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import multiprocessing
+import os
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+#: A task: (name, function, arguments); the function and what it returns must be picklable.
+Task = tuple[str, Callable[..., Any], tuple[Any, ...]]
+
+
+def default_workers() -> int:
+    """The CPU cores this process may run on (at least 1)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def run(tasks: Sequence[Task], workers: int, started: Callable[[int, str], None] = lambda index, name: None) -> Iterator[tuple[str, Any]]:
+    """Run ``tasks``, at most ``workers`` at a time, yielding (name, result) as each finishes.
+
+    ``started(index, name)`` is called as a task starts (index from 1, in task order). An
+    exception a task raises (KeyboardInterrupt included) is raised here, and the tasks not
+    yet started are dropped.
+    """
+    if workers <= 1 or len(tasks) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        for index, (name, function, args) in enumerate(tasks, 1):
+            started(index, name)
+            yield name, function(*args)
+        return
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=multiprocessing.get_context("fork"))
+    try:
+        waiting = list(enumerate(tasks, 1))
+        running: dict[concurrent.futures.Future[Any], str] = {}
+        while waiting or running:
+            while waiting and len(running) < workers:
+                index, (name, function, args) = waiting.pop(0)
+                started(index, name)
+                running[pool.submit(function, *args)] = name
+            done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+            for future in sorted(done, key=lambda f: running[f]):
+                name = running.pop(future)
+                yield name, future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+__all__ = ["Task", "default_workers", "run"]
