@@ -138,3 +138,30 @@ erratum = "the paper multiplies wrongly"
     assert context["errata"]["entries"] == []
     assert [c["case"] for c in context["errata"]["unlinked"]] == ["wrong"]
     assert context["summary"]["errata_unlinked_cases"] == 1
+
+
+def test_a_requested_regime_map_replaces_the_one_boundary_requests_imply() -> None:
+    """mdm_2019's two md_boundary requests (M_Read and W) imply a regime map that no preset can
+    centre; the file's own [[plots]] entry of the same quantity and variables is drawn instead."""
+    from symgpu.report import plot_specs, plot_values
+
+    model = symgpu.load("mdm_2019")
+    maps = [s for s in plot_specs.plan(model) if s.kind == "regime_map" and s.quantity == "M_ReadConcurrent"]
+    assert len(maps) == 1
+    spec = maps[0]
+    assert spec.origin == ("plots.regimes_M_ReadConcurrent_M_Read_W",)
+    assert set(dict(spec.ranges)) == {"M_Read", "W"}
+    # drawn over the entry's ranges: the md share is where M_Read x W exceeds Table 1's 128 MSHRs
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from symgpu.report import plots
+
+    figure, ax = plt.subplots()
+    try:
+        shares = plots.regime_map(model, spec, ax, plot_values._Values(model, spec), [])
+    finally:
+        plt.close(figure)
+    x, y = np.meshgrid(np.linspace(0.25, 8, plots.GRID), np.linspace(1, 64, plots.GRID))
+    assert shares["md"] == pytest.approx(np.mean(x * y > 128), abs=2 / plots.GRID)
+    assert shares["nmd"] == pytest.approx(1 - shares["md"], abs=1e-3)

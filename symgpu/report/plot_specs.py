@@ -205,7 +205,8 @@ def plan(model: Model, presets: Sequence[str] | None = None) -> list[PlotSpec]:
       marked (and ``limit`` requests on the same pair add their values as horizontal lines);
     * ``boundary`` requests on a bounded quantity give, per preset, the quantity over the
       variable with its bounds, boundaries marked;
-    * a bounded quantity with boundary requests over two variables gives a regime map;
+    * a bounded quantity with boundary requests over two variables gives a regime map, unless a
+      ``[[plots]]`` regime map of that quantity over those two variables replaces it;
     * each ``[[plots]]`` entry gives one plot per preset it names (see the module docstring).
 
     Raises:
@@ -250,13 +251,16 @@ def plan(model: Model, presets: Sequence[str] | None = None) -> list[PlotSpec]:
     by_quantity: dict[str, list[str]] = {}
     for quantity, variable in boundaries:
         by_quantity.setdefault(quantity, []).append(variable)
+    asked = requested(model, chosen)
+    # a regime map the file asks for (its own ranges, presets, inputs) replaces the implied one
+    asked_maps = {(s.quantity, frozenset(s.variables)) for s in asked if s.kind == "regime_map"}
     for quantity, variables in by_quantity.items():
-        if len(variables) >= 2:
+        if len(variables) >= 2 and (quantity, frozenset(variables[:2])) not in asked_maps:
             pair = (variables[1], variables[0]) if len(variables) == 2 else tuple(variables[:2])
             origin = tuple(r.id for v in pair for r in boundaries[(quantity, v)])
             marks = tuple({"axis": "x", "variable": v, "label": r.id, "expression": _expect_for(r, v)} for v in pair for r in boundaries[(quantity, v)])
             specs.append(_spec(model, f"regimes_{quantity}_{pair[0]}_{pair[1]}", "regime_map", quantity, pair, chosen, marks=marks, origin=origin))
-    specs += requested(model, chosen)
+    specs += asked
     ids: set[str] = set()
     unique = []
     for spec in specs:
