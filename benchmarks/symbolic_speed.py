@@ -13,12 +13,15 @@ Prints median wall-clock times (each command in a fresh process) of
 * ``symgpu report --all -o TMP`` cold (empty cache and folder) and warm (median of two more runs: nothing
   changed, so every report is up to date and skipped),
 * the first scalar ``evaluate`` of a quantity after its model is loaded (a fresh process per model),
-* CPU seconds of ``validate`` (the machine is shared: CPU time is steadier than wall-clock).
+* CPU seconds of ``validate`` (the machine is shared: CPU time is steadier than wall-clock),
+* every question of the questions corpus (``tests/test_questions*.py``) with an empty cache:
+  pytest's own per-test durations, one process (so Python and SymPy start once; the models a
+  question needs are loaded in its set-up, counted with it).
 
 Every cold run uses its own empty cache folder (``SYMGPU_CACHE_DIR``), so results from an
 earlier run never leak in. The machine is shared and noisy: compare ratios from one run.
 
-Run: ``python benchmarks/symbolic_speed.py [--repeat N] [--skip-report] [--skip-derive] [--only-report]``.
+Run: ``python benchmarks/symbolic_speed.py [--repeat N] [--skip-report] [--skip-derive] [--skip-questions] [--only-report]``.
 """
 
 from __future__ import annotations
@@ -111,6 +114,24 @@ def first_evaluate() -> list[tuple[str, float, float]]:
     return out
 
 
+def questions_cold() -> list[tuple[str, float]]:
+    """(question test, seconds of set-up + call) for the questions corpus, run by pytest with an
+    empty cache, slowest first."""
+    with tempfile.TemporaryDirectory() as cache:
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--durations=0",
+                               "--durations-min=0", "tests/test_questions.py", "tests/test_questions_cli.py",
+                               "tests/test_questions_models.py"], env=_env(cache), cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"the questions corpus failed: {done.stdout[-400:]}")
+    seconds: dict[str, float] = {}
+    for line in done.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[0].endswith("s") and parts[1] in ("setup", "call", "teardown"):
+            name = parts[2].split("::", 1)[-1]
+            seconds[name] = seconds.get(name, 0.0) + float(parts[0][:-1])
+    return sorted(seconds.items(), key=lambda item: -item[1])
+
+
 def cpu_timed(argv: list[str], cache: str | None = None) -> tuple[float, float]:
     """(wall-clock, CPU) seconds of one run of ``argv``: CPU time is what counts on a busy machine."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -124,6 +145,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="runs per start-up measurement (median)")
     parser.add_argument("--skip-report", action="store_true", help="skip report --all (slow)")
     parser.add_argument("--skip-derive", action="store_true", help="skip the derivation requests")
+    parser.add_argument("--skip-questions", action="store_true", help="skip the questions corpus")
     parser.add_argument("--only-report", action="store_true", help="only report --all, cold and warm")
     args = parser.parse_args()
     if args.only_report:
@@ -169,6 +191,14 @@ def main() -> None:
             warm = timed(regimes, cache)
         print(f"{'regimes occupancy active_blocks_per_SM cold / warm':<60} {cold:8.3f} s {warm:8.3f} s  "
               f"({cold / warm:.0f}x)", flush=True)
+
+    if not args.skip_questions:
+        timings = questions_cold()
+        over = [(name, t) for name, t in timings if t > 2.0]
+        print(f"{'questions corpus (cold cache, one process)':<60} {len(timings)} questions, slowest "
+              f"{timings[0][1]:.3f} s ({timings[0][0]}), {len(over)} over 2 s", flush=True)
+        for name, seconds in timings[:5]:
+            print(f"{'  question ' + name:<60} {seconds:8.3f} s", flush=True)
 
     cpu_sympy = statistics.median(cpu_timed([py, "-c", "import sympy"])[1] for _ in range(args.repeat))
     with tempfile.TemporaryDirectory() as cache:
