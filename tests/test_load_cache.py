@@ -7,17 +7,20 @@ import pytest
 import sympy
 
 import symgpu
-from symgpu.model import loader, substitution
+from symgpu.model import loader, substitution, unordered
 
 
 @pytest.fixture
 def empty_store(monkeypatch: pytest.MonkeyPatch, tmp_path):
-    """A fresh cache folder, with nothing read from the store yet in this process."""
+    """A fresh cache folder, with nothing read from the store yet in this process; every Min/Max
+    verdict comes from SymPy or the store (the cheap proof of ``unordered``, which would decide
+    most of them first, is tested in tests/test_unordered.py)."""
     monkeypatch.setenv("SYMGPU_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("SYMGPU_NO_CACHE", raising=False)
     monkeypatch.setattr(substitution, "_settled", None)
     monkeypatch.setattr(substitution, "_found", set())
     monkeypatch.setattr(substitution, "_KEPT", {})
+    monkeypatch.setattr(unordered, "keeps_every_argument", lambda args: False)
     return tmp_path
 
 

@@ -24,6 +24,7 @@ import sympy
 from sympy.core.parameters import global_parameters
 
 from symgpu import store
+from symgpu.model import unordered
 
 #: the most Min/Max results kept (the whole table is dropped when it is full)
 MAX_KEPT = 4096
@@ -57,7 +58,10 @@ _found: set[str] = set()
 
 
 def _build(func: Any, args: tuple[Any, ...]) -> sympy.Basic:
-    """``func(*args)``: built unevaluated where the store says SymPy keeps every argument."""
+    """``func(*args)``: built unevaluated where :mod:`symgpu.model.unordered` proves, or the store
+    says, that SymPy keeps every argument."""
+    if unordered.keeps_every_argument(args):
+        return func(*args, evaluate=False)  # type: ignore[no-any-return]
     if not store.enabled():
         return func(*args)  # type: ignore[no-any-return]
     digest = store.digest(func.__name__, *(sympy.srepr(a) for a in args))

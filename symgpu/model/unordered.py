@@ -1,0 +1,126 @@
+"""Proof, without SymPy's search, that ``Min``/``Max`` keeps every one of its arguments.
+
+``Min(*args)`` compares every pair of arguments under the symbols' assumptions
+(``MinMaxBase._find_localzeros``: ``x >= y``, ``x <= y``, then the same for
+``factor_terms(x - y)`` against 0) and drops an argument it proves dominated. SymPy's
+assumptions are sound: when it proves ``x >= y``, that holds at every point whose symbol
+values meet the symbols' declared assumptions. So two such points, one where ``x > y`` and
+one where ``x < y``, computed exactly, show that SymPy can decide neither comparison.
+
+:func:`keeps_every_argument` looks for those points (rational values from a fixed pool, each
+checked against the symbol's assumptions by SymPy itself; exact :class:`~fractions.Fraction`
+arithmetic, so no rounding). When every pair of arguments is ordered both ways, and no
+argument is itself a Min or Max (the only case in which SymPy also flattens or collapses
+arguments) and none is infinite, ``func(*args)`` is exactly ``func(*args, evaluate=False)``:
+the same argument set, ordered the same way. Anything else (an expression it cannot
+evaluate exactly, a pair it never sees ordered both ways) answers False, and the caller asks
+SymPy.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from fractions import Fraction
+from typing import Any
+
+import sympy
+
+#: sample points tried before giving up (each assigns every symbol one value from its pool)
+POINTS = 32
+#: largest integer exponent evaluated exactly
+MAX_EXPONENT = 16
+#: candidate symbol values: a wide spread of magnitudes, fractions, zero and negatives
+POOL: tuple[Fraction, ...] = tuple(Fraction(v) for v in (
+    1, 2, 3, 4, 5, 7, 8, 12, 16, 32, 64, 100, 256, 1000, 1024, 4096, 100_000,
+    "1/1000", "1/64", "1/10", "1/3", "1/2", "3/4", "3/2", "5/2",
+    0, -1, -2, "-1/2", -7, -100, -1000,
+))
+
+#: a symbol's assumptions -> the pool values that meet them (empty: such a symbol is not evaluated)
+_ADMISSIBLE: dict[frozenset[tuple[str, bool | None]], tuple[Fraction, ...]] = {}
+
+
+class _Unsupported(Exception):
+    """An expression this module does not evaluate exactly."""
+
+
+def admissible(symbol: sympy.Symbol) -> tuple[Fraction, ...]:
+    """The pool values whose every assumption SymPy answers as ``symbol`` declares it."""
+    facts = frozenset(symbol.assumptions0.items())
+    found = _ADMISSIBLE.get(facts)
+    if found is None:
+        found = _ADMISSIBLE[facts] = tuple(
+            v for v in POOL
+            if all(getattr(sympy.Rational(v.numerator, v.denominator), "is_" + k) == want for k, want in facts))
+    return found
+
+
+def _power(base: Fraction, exponent: sympy.Basic) -> Fraction:
+    if not exponent.is_Integer or abs(int(exponent)) > MAX_EXPONENT:
+        raise _Unsupported(exponent)
+    return base ** int(exponent)
+
+
+_FOLDS: dict[type, Callable[[list[Fraction]], Fraction]] = {
+    sympy.Add: lambda v: sum(v, Fraction(0)),
+    sympy.Mul: lambda v: math.prod(v, start=Fraction(1)),
+    sympy.Min: min,
+    sympy.Max: max,
+    sympy.floor: lambda v: Fraction(math.floor(v[0])),
+    sympy.ceiling: lambda v: Fraction(math.ceil(v[0])),
+    sympy.Abs: lambda v: abs(v[0]),
+}
+
+
+def value(expr: sympy.Basic, point: dict[sympy.Symbol, Fraction], rng: random.Random) -> Fraction:
+    """``expr`` at ``point``, exactly; a symbol not yet in ``point`` gets an admissible value.
+
+    Raises:
+        ZeroDivisionError: ``expr`` divides by 0 at this point.
+        _Unsupported: ``expr`` holds something not evaluated here (or a symbol with no value).
+    """
+    if expr.is_Symbol:
+        if expr not in point:
+            choices = admissible(expr)
+            if not choices:
+                raise _Unsupported(expr)
+            point[expr] = rng.choice(choices)
+        return point[expr]
+    if expr.is_Rational:
+        return Fraction(int(expr.p), int(expr.q))
+    if expr.is_Pow:
+        return _power(value(expr.base, point, rng), expr.exp)
+    fold = _FOLDS.get(type(expr))
+    if fold is None:
+        raise _Unsupported(expr)
+    return fold([value(a, point, rng) for a in expr.args])
+
+
+def keeps_every_argument(args: Sequence[Any]) -> bool:
+    """True when ``Min(*args)`` and ``Max(*args)`` keep every argument as given (proved at
+    sample points, see the module notes); False when that is not shown (SymPy decides)."""
+    if len(args) < 2 or len(set(args)) != len(args):
+        return False
+    if any(not isinstance(a, sympy.Expr) or isinstance(a, (sympy.Min, sympy.Max)) for a in args):
+        return False
+    open_pairs = {(i, j) for i in range(len(args)) for j in range(i + 1, len(args))}
+    seen: set[tuple[int, int, bool]] = set()
+    rng = random.Random(len(args))
+    for _ in range(POINTS):
+        point: dict[sympy.Symbol, Fraction] = {}
+        try:
+            values = [value(a, point, rng) for a in args]
+        except ZeroDivisionError:
+            continue
+        except _Unsupported:
+            return False
+        for i, j in list(open_pairs):
+            if values[i] != values[j]:
+                seen.add((i, j, values[i] < values[j]))
+                if (i, j, True) in seen and (i, j, False) in seen:
+                    open_pairs.discard((i, j))
+        if not open_pairs:
+            return True
+    return False

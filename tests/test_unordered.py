@@ -1,0 +1,100 @@
+"""A Min/Max that ``symgpu.model.unordered`` proves keeps every argument is exactly what SymPy builds:
+over every Min/Max of every bundled model (and of their expanded quantities), over random
+expressions, and never for arguments SymPy can order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from symgpu.model import Model, loader, substitution, unordered
+
+x, y = sympy.symbols("x y", positive=True)
+k = sympy.Symbol("k", integer=True, nonnegative=True)
+z = sympy.Symbol("z", real=True)
+w = sympy.Symbol("w", negative=True)
+
+
+def _sympy_keeps_every_argument(args: tuple[Any, ...]) -> bool:
+    """SymPy's own verdict, for Min and for Max: the evaluated node is the unevaluated one."""
+    return all(sympy.srepr(f(*args)) == sympy.srepr(f(*args, evaluate=False)) for f in (sympy.Min, sympy.Max))
+
+
+def test_every_proved_min_max_of_the_bundled_models_is_what_sympy_builds(monkeypatch: pytest.MonkeyPatch):
+    asked: list[tuple[Any, ...]] = []
+    proved: list[tuple[Any, ...]] = []
+    check = unordered.keeps_every_argument
+
+    def recording(args: tuple[Any, ...]) -> bool:
+        verdict = check(args)
+        asked.append(tuple(args))
+        if verdict:
+            proved.append(tuple(args))
+        return verdict
+
+    monkeypatch.setattr(unordered, "keeps_every_argument", recording)
+    monkeypatch.setattr(substitution, "_KEPT", {})
+    for model_id in loader.list_models():
+        model = Model(loader.read_definition(loader.resolve(model_id)))
+        for name in model.defining:
+            model.expression(name)
+    assert len(proved) >= 50, (len(proved), len(asked))  # the check decides most of them (70 of 88 today)
+    wrong = [args for args in proved if not _sympy_keeps_every_argument(args)]
+    assert not wrong, wrong
+
+
+@pytest.mark.parametrize("args", [
+    (x, x + 1),                         # ordered by the expression
+    (x, 2 * x),                         # ordered by x's sign
+    (x, w),                             # positive against negative
+    (k, sympy.Integer(0)),              # nonnegative against 0
+    (sympy.Integer(1), sympy.Integer(2)),
+    (x, sympy.Max(x, y)),               # a nested Max SymPy collapses
+    (x, sympy.oo),
+], ids=str)
+def test_arguments_sympy_can_order_are_never_proved_unordered(args: tuple[Any, ...]):
+    assert not unordered.keeps_every_argument(args)
+    assert not _sympy_keeps_every_argument(args)
+
+
+def test_unrelated_arguments_are_proved_and_built_as_sympy_builds_them():
+    args = (x / y, k + 1, z, y * k - x)
+    assert unordered.keeps_every_argument(args)
+    assert _sympy_keeps_every_argument(args)
+    assert sympy.srepr(substitution.min_max(sympy.Min, args)) == sympy.srepr(sympy.Min(*args))
+    assert not unordered.keeps_every_argument((x, x))  # a repeated argument is left to SymPy
+
+
+def test_a_symbol_takes_only_values_that_meet_its_assumptions():
+    assert all(v > 0 for v in unordered.admissible(x))
+    assert all(v >= 0 and v.denominator == 1 for v in unordered.admissible(k))
+    assert all(v < 0 for v in unordered.admissible(w))
+    assert unordered.admissible(sympy.Symbol("p", prime=True)) == tuple(v for v in unordered.POOL if v in (2, 3, 5, 7))
+
+
+_ATOMS = st.sampled_from([x, y, k, z, w, sympy.Integer(0), sympy.Integer(1), sympy.Integer(3), sympy.Rational(1, 2)])
+
+
+def _combine(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(
+        st.tuples(children, children).map(lambda p: p[0] + p[1]),
+        st.tuples(children, children).map(lambda p: p[0] - p[1]),
+        st.tuples(children, children).map(lambda p: p[0] * p[1]),
+        st.tuples(children, st.sampled_from([x, y, sympy.Integer(2), x + 1])).map(lambda p: p[0] / p[1]),
+        children.map(sympy.floor),
+        children.map(lambda e: e**2),
+    )
+
+
+_EXPRESSIONS = st.recursive(_ATOMS, _combine, max_leaves=5)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_EXPRESSIONS, min_size=2, max_size=3))
+def test_random_arguments_proved_unordered_are_kept_by_sympy(args: list[Any]):
+    if unordered.keeps_every_argument(tuple(args)):
+        assert _sympy_keeps_every_argument(tuple(args))
