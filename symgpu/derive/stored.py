@@ -123,7 +123,10 @@ def dump(model: Model, derivation: Derivation) -> str | None:
         text = json.dumps(body, sort_keys=True, allow_nan=False)
     except (_Unstorable, ValueError, TypeError, RecursionError):
         return None
-    back = load(model, text)
+    # every shared expression was read back on its own as it was written (each entry built
+    # from earlier ones already checked), so the whole entry is read back with those
+    # expressions instead of parsing them all again
+    back = load(model, text, verified=memo[_REFS])
     # structural equality (types, argument order, symbols with their assumptions, floats'
     # precision): what ``to_dict`` and the reports print follows from it
     if back is None or back != derivation or getattr(back, "_regimes", []) != list(getattr(derivation, "_regimes", [])):
@@ -157,6 +160,8 @@ def _expr_out(model: Model, memo: dict[Any, Any], expr: sympy.Basic) -> Any:
     if found is not None:
         return found
     entry = _expr_entry(model, memo, expr)
+    if "expr" not in entry and _in(model, {_REFS: memo[_REFS]}, entry) != expr:  # text entries are read back already
+        raise _Unstorable(f"expression {sympy.sstr(expr)[:80]}")
     memo[_SHARED].append(entry)
     memo[_REFS].append(expr)
     memo[expr] = {"ref": len(memo[_REFS]) - 1}
@@ -186,6 +191,12 @@ def _expr_entry(model: Model, memo: dict[Any, Any], expr: sympy.Basic) -> Any:
     if isinstance(expr, sympy.Piecewise):  # (value, condition) pairs
         return {"split": [head, [{"stuple": [_out(model, memo, a) for a in pair.args]} for pair in expr.args]]}
     boolean = isinstance(expr, (sympy.core.relational.Relational, sympy.logic.boolalg.BooleanFunction))
+    if boolean and head in _SPLIT and expr.args:
+        # conditions as their parts: regimes repeat the same sides and relations many times
+        # over, and each part is then written (and read back) once
+        split = _split_entry(model, memo, expr, head)
+        if split is not None:
+            return split
     entry = {"expr": sympy.sstr(expr), "names": sorted(extra), "boolean": boolean}
     try:
         same = len(entry["expr"]) <= _TEXT_LENGTH and _in(model, {_REFS: memo[_REFS]}, entry) == expr
@@ -193,25 +204,38 @@ def _expr_entry(model: Model, memo: dict[Any, Any], expr: sympy.Basic) -> Any:
         same = False
     if same:
         return entry
-    if head in _SPLIT and expr.args:
-        parts = [_out(model, memo, a) for a in expr.args]
-        for tag in ("split", "evaluated"):  # built as written, or evaluated (logic: canonical order)
-            entry = {tag: [head, parts]}
-            if _in(model, {_REFS: memo[_REFS]}, entry) == expr:
-                return entry
+    split = _split_entry(model, memo, expr, head) if head in _SPLIT and expr.args else None
+    if split is not None:
+        return split
     raise _Unstorable(f"expression {sympy.sstr(expr)[:80]}")
 
 
+def _split_entry(model: Model, memo: dict[Any, Any], expr: sympy.Basic, head: str) -> Any:
+    """``expr`` as (head, parts) if built from its parts it comes back identical, else None."""
+    parts = [_out(model, memo, a) for a in expr.args]
+    for tag in ("split", "evaluated"):  # built as written, or evaluated (logic: canonical order)
+        entry = {tag: [head, parts]}
+        if _in(model, {_REFS: memo[_REFS]}, entry) == expr:
+            return entry
+    return None
+
+
 # ------------------------------------------------------------------ reading
-def load(model: Model, text: str) -> Derivation | None:
-    """The derivation of an entry's text, or None if the text is not a well-formed entry."""
+def load(model: Model, text: str, verified: list[Any] | None = None) -> Derivation | None:
+    """The derivation of an entry's text, or None if the text is not a well-formed entry.
+
+    ``verified``: the shared expressions themselves, each already checked to read back from
+    its entry (:func:`dump` only; text read from the cache is always parsed)."""
     memo: dict[Any, Any] = {_REFS: []}  # expression text -> its expression; the shared expressions
     try:
         body = json.loads(text)
         if not isinstance(body, dict) or not isinstance(body["shared"], list):
             return None
-        for entry in body["shared"]:
-            memo[_REFS].append(_in(model, memo, entry))
+        if verified is not None and len(verified) == len(body["shared"]):
+            memo[_REFS] = list(verified)
+        else:
+            for entry in body["shared"]:
+                memo[_REFS].append(_in(model, memo, entry))
         derivation = Derivation(
             model=_str(body["model"]), operation=_str(body["operation"]), quantity=_str(body["quantity"]),
             variable=_str(body["variable"]), steps=_steps(_in(model, memo, body["steps"])), result=_in(model, memo, body["result"]),
