@@ -107,10 +107,11 @@ class SignReasoner:
             self.add(relation)
 
     def nice(self, expr: Any) -> Any:
-        """Simplify ``expr`` knowing that constants with positive values are positive."""
+        """Simplify ``expr`` knowing that constants with positive values are positive (one
+        simplify, of the expression with those constants as positive symbols)."""
         if not isinstance(expr, sympy.Basic):
             return expr
-        return _nice(_nice(expr.xreplace(self.constants)).xreplace(self.constants_back))
+        return _nice(expr.xreplace(self.constants)).xreplace(self.constants_back)
 
     def copy(self) -> SignReasoner:
         other = SignReasoner(self.model)
