@@ -115,3 +115,23 @@ def test_repl_namespace_has_symgpu_and_models_by_id(monkeypatch):
     assert cli.main(["repl", "--plain"]) == 0
     assert seen["symgpu"] is symgpu and isinstance(seen["interval_analysis"], symgpu.Model)
     assert "derive" in seen
+
+
+def test_derivation_json_is_the_same_under_any_string_hash_seed() -> None:
+    """The 'substituted' list follows the names, not Python's set order: two hash seeds (under
+    which the old set iteration gave two different orders) print the same JSON."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    outputs = set()
+    for seed in ("1", "2"):
+        env = dict(os.environ, PYTHONHASHSEED=seed, SYMGPU_NO_CACHE="1",
+                   PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        done = subprocess.run([sys.executable, "-m", "symgpu", "derive", "perez_piccoli", "bandwidth_from_W_T", "--json"],
+                              env=env, capture_output=True, text=True, check=True)
+        outputs.add(done.stdout)
+    assert len(outputs) == 1
+    assert json.loads(outputs.pop())

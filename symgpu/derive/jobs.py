@@ -130,7 +130,7 @@ class _Job:
         limiters): their quantities are not substituted into the expression worked on, so the
         summary's "substituted:" line does not list them."""
         mapping = {}
-        for sym in expr.free_symbols:
+        for sym in sorted(expr.free_symbols, key=str):  # sorted: the 'substituted' list is the same every run
             if sym.name in self.model.defining and sym.name not in stop_at:
                 mapping[sym] = self.model.expression(sym.name, stop_at=stop_at)
                 for equation in self.model.dependencies(sym.name, stop_at=stop_at):
