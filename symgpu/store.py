@@ -121,11 +121,19 @@ def put(kind: str, key: str, body: str) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    except OSError:
+        return
+    try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
         os.replace(temporary, path)
-    except OSError:
-        return
+    except BaseException as error:  # a failed write or Ctrl-C leaves no temporary file behind
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        if not isinstance(error, OSError):
+            raise
 
 
 def clear() -> tuple[Path, int]:

@@ -102,3 +102,39 @@ def test_a_second_run_into_the_same_folder_waits_for_the_first(tmp_path):
     out, _ = second.communicate(timeout=120)
     assert second.returncode == 0 and out.strip() == "written"
     assert (tmp_path / "m" / "x.md").read_bytes() == b"second run"
+
+
+
+BATCH_SCRIPT = """
+import sys, time
+from symgpu.report import batch
+try:
+    for name, _ in batch.run([("slow", time.sleep, (60,)), ("fast", time.sleep, (0,))], 2):
+        print(name, flush=True)
+except KeyboardInterrupt:
+    sys.exit(130)
+"""
+
+
+@pytest.mark.parametrize("whom", ["process group", "parent only"])
+def test_ctrl_c_stops_the_workers_at_once_without_a_traceback(whom):
+    """Ctrl-C while one worker renders (a 60 s task) and the other is idle: the idle worker
+    prints no traceback, and the busy one is stopped, not waited for (a 30 s guard is far below
+    the task's 60 s). Ctrl-C in a terminal reaches the process group; ``kill -INT`` the parent."""
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    run = subprocess.Popen([sys.executable, "-c", BATCH_SCRIPT], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, start_new_session=True)
+    assert run.stdout is not None
+    assert run.stdout.readline().strip() == "fast"  # one worker idle now, the other in the slow task
+    if whom == "parent only":
+        os.kill(run.pid, signal.SIGINT)
+    else:
+        os.killpg(run.pid, signal.SIGINT)
+    try:
+        _, err = run.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        os.killpg(run.pid, signal.SIGKILL)
+        raise AssertionError("the interrupted batch waited for its running task")
+    assert run.returncode == 130, err[-2000:]
+    assert "Traceback" not in err

@@ -7,6 +7,10 @@ loaded models and caches, and send back only what a task returns (file names and
 messages). What a task returns does not depend on the process that ran it, so the files are
 the same with one worker or several. Where ``fork`` is not available, or one worker is
 asked for, the tasks run one after the other in this process, in order.
+
+Ctrl-C reaches every process of the terminal's process group; the workers ignore it (an idle
+worker would otherwise die with a traceback), and the parent, on its ``KeyboardInterrupt``,
+stops them at once instead of waiting for the reports they are rendering.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import concurrent.futures
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -29,6 +34,11 @@ def default_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def _ignore_interrupts() -> None:
+    """Worker initializer: Ctrl-C is the parent's to handle."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def run(tasks: Sequence[Task], workers: int, started: Callable[[int, str], None] = lambda index, name: None) -> Iterator[tuple[str, Any]]:
     """Run ``tasks``, at most ``workers`` at a time, yielding (name, result) as each finishes.
 
@@ -41,7 +51,9 @@ def run(tasks: Sequence[Task], workers: int, started: Callable[[int, str], None]
             started(index, name)
             yield name, function(*args)
         return
-    pool = concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=multiprocessing.get_context("fork"))
+    others = {p.pid for p in multiprocessing.active_children()}
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=multiprocessing.get_context("fork"),
+                                                  initializer=_ignore_interrupts)
     try:
         waiting = list(enumerate(tasks, 1))
         running: dict[concurrent.futures.Future[Any], str] = {}
@@ -54,6 +66,14 @@ def run(tasks: Sequence[Task], workers: int, started: Callable[[int, str], None]
             for future in sorted(done, key=lambda f: running[f]):
                 name = running.pop(future)
                 yield name, future.result()
+    except BaseException:
+        # interrupted, a task failed, or the caller stopped early: the workers still rendering
+        # are stopped, not waited for
+        pool.shutdown(wait=False, cancel_futures=True)
+        for process in multiprocessing.active_children():
+            if process.pid not in others:
+                process.terminate()
+        raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
