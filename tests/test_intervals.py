@@ -162,6 +162,17 @@ def test_the_enclosure_never_claims_a_sign_it_cannot_prove():
         assert intervals.sign(expr) is None, expr
 
 
+def test_a_root_of_a_tiny_positive_number_is_never_claimed_zero():
+    """x**(1/3) at x = 1e-320 (a float subnormal; 1e-400 underflows to 0.0): positive, at most 1,
+    never the point 0."""
+    for tiny in (Fraction(1, 10**320), Fraction(1, 10**400)):
+        inside = {x: intervals.Interval(tiny, tiny)}
+        root = intervals.enclose(x ** sympy.Rational(1, 3), inside)
+        exact = sympy.root(sympy.Rational(tiny.numerator, tiny.denominator), 3)
+        assert root is not None and 0 <= root.lo <= exact <= root.hi <= 1
+        assert intervals.sign(x ** sympy.Rational(1, 3), inside) != 0
+
+
 def test_unsupported_expressions_give_no_enclosure():
     assert intervals.enclose(sympy.Piecewise((x, w > 0), (y, True))) is None
     assert intervals.enclose(sympy.I * x) is None

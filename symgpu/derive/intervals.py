@@ -13,6 +13,7 @@ problem), so the enclosure may be wider than the true range, never narrower. Any
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -240,9 +241,14 @@ def _fractional(a: Interval, exponent: Fraction) -> Interval | None:
         if _infinite(x) or x == 0:
             return x
         try:
-            value = Fraction(float(x) ** float(exponent))
+            power = float(x) ** float(exponent)
         except OverflowError:
             return _INF if not down else Fraction(0)
+        if x < sys.float_info.min or power < sys.float_info.min:
+            # x or its power below the normal floats (subnormal: too imprecise for the margin; or 0.0):
+            # 0 < x < 1 here, so 0 < x**exponent < 1
+            return Fraction(0) if down else Fraction(1)
+        value = Fraction(power)
         return value * (1 - _MARGIN) if down else value * (1 + _MARGIN)
 
     lo, hi = bound(a.lo, True), bound(a.hi, False)
