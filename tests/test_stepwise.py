@@ -84,6 +84,19 @@ def test_a_domain_violation_falls_back_and_raises_the_expanded_paths_error(ia: s
         ia.evaluate("P_K0", preset="gtx1080", **values)
 
 
+def test_a_point_on_the_edge_of_a_condition_is_left_to_the_expanded_path() -> None:
+    """Huang's bandwidth delay needs rho < 1 (rho = lambda_ s, computed): at rho = 1 - 1e-15,
+    within rounding of the edge, the expanded expression decides; at rho = 1/2 this path does."""
+    huang = symgpu.load("prior_huang")
+    for lam, decided in (("0.999999999999999 req/cycle", False), ("0.5 req/cycle", True)):
+        values = {"lambda_": lam, "s": "1 cycle/req", "n": 8}
+        given, magnitudes = input_values.gather_values(huang, "Bandwidth_delay", "fermi", values)
+        fast = stepwise.value(huang, "Bandwidth_delay", given, magnitudes, checks=True)
+        assert (fast is not None) == decided
+        expected = huang.evaluate("Bandwidth_delay", preset="fermi", **values).magnitude
+        assert stepwise.value(huang, "Bandwidth_delay", given, magnitudes, checks=False) == pytest.approx(expected, rel=1e-13)
+
+
 def test_a_step_that_is_not_finite_falls_back(write_model) -> None:
     # Q = R/I with R = I*B: at I = 0 the step R/I is 0/0, while SymPy cancels the expanded I*B/I to B
     model = symgpu.load(write_model(extra_equation="""

@@ -109,6 +109,22 @@ def condition_function(model: Model, condition: sympy.Basic) -> tuple[tuple[str,
     return model._compiled[key]  # type: ignore[no-any-return]
 
 
+def condition_slack(model: Model, condition: sympy.Basic) -> tuple[tuple[str, ...], Any] | None:
+    """(argument names, compiled function) giving ``|lhs - rhs| / (|lhs| + |rhs|)`` of an
+    inequality ``valid_when`` condition (base-unit magnitudes in): how far a point is from the
+    condition's edge, relative to the sides. None for a condition that is not an inequality."""
+    if not isinstance(condition, (sympy.StrictLessThan, sympy.StrictGreaterThan, sympy.LessThan, sympy.GreaterThan)):
+        return None
+    key = ("slack", condition)
+    if key not in model._compiled:
+        base = scaling.base_expression(model, condition)
+        lhs, rhs = base.lhs, base.rhs
+        args = tuple(sorted(s.name for s in base.free_symbols))
+        slack = sympy.Abs(lhs - rhs) / (sympy.Abs(lhs) + sympy.Abs(rhs))
+        model._compiled[key] = (args, _lambdify([model.symbols[a] for a in args], slack))
+    return model._compiled[key]  # type: ignore[no-any-return]
+
+
 def _overrides(model: Model, given: frozenset[str]) -> frozenset[str]:
     """The given names that change an expansion: defined quantities given a value (an input's
     value does not change the expression, so cases that differ only in inputs share one compile)."""

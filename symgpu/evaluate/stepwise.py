@@ -14,7 +14,9 @@ results, errors and messages are the expanded path's:
   the "needs a value" error),
 * an input is an array (the expansion decides the result's shape),
 * a ``valid_when`` condition does not hold or cannot be checked (the expanded path raises
-  the domain error with its message, or skips the check),
+  the domain error with its message, or skips the check), or holds by less than ``EDGE``
+  relative to its sides (within rounding of its edge, where the expanded expression's
+  arithmetic might decide the other way),
 * any step is not a finite number (SymPy may have cancelled what is 0/0 or inf - inf here).
 
 Up to rounding (the order of floating-point operations differs) the value is the expanded
@@ -31,6 +33,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from symgpu.evaluate import compiler, scaling
+
+#: a condition must hold by more than this, relative to its sides, for this path to decide it
+EDGE = 1e-12
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -107,8 +112,15 @@ def value(model: Model, name: str, given: frozenset[str], magnitudes: Mapping[st
             return None
         for condition in how.conditions:
             args, check = compiler.condition_function(model, condition)
+            slack = compiler.condition_slack(model, condition)
             with np.errstate(all="ignore"):
                 if not bool(check(*[known[a] for a in args])):
+                    return None
+                # a condition on computed quantities, within rounding of its edge: the expanded
+                # expression decides, as before (on inputs alone both paths compute the same)
+                computed = any(sym.name in model.defining and sym.name not in given for sym in condition.free_symbols)
+                if computed and (
+                        slack is None or not float(slack[1](*[known[a] for a in slack[0]])) > EDGE):
                     return None
     result = float(known[name])
     scale = scaling.unit_scale(model.units[name])
