@@ -207,6 +207,9 @@ def cancel_to_zero(a: sympy.Expr, b: sympy.Expr) -> bool:
     point refutes it first; cancel runs only for the pairs that point cannot tell apart (memoised)."""
     if a + b == 0:
         return True
+    if len(_VALUES) > 20000 or len(_POINT) > 20000:
+        _VALUES.clear()  # the point and the values at it go together (never one without the other,
+        _POINT.clear()  # and never between the two values compared below)
     va, vb = _generic_value(a), _generic_value(b)
     if va is not None and vb is not None and va + vb != 0:
         return False
