@@ -70,3 +70,20 @@ def test_a_kept_parse_that_is_damaged_is_ignored(empty_store, write_model) -> No
     for entry in entries:
         entry.write_text("garbage", encoding="utf-8")
     assert loader.read_definition(path) == first
+
+
+@pytest.mark.parametrize("body", ['{"model": null}', '{"model": {"id": "a", "id": "b"}}', "[1, 2]"])
+def test_a_kept_parse_with_a_valid_checksum_but_not_toml_shaped_is_ignored(empty_store, write_model, body) -> None:
+    """An entry rewritten with a correct checksum but a body TOML cannot give (a null, a repeated
+    key, no table at the top) is parsed again from the file, not blamed on it."""
+    from symgpu import store
+
+    path = write_model()
+    first = loader.read_definition(path)
+    entries = [e for e in empty_store.rglob("*.txt") if e.parent.name == loader.TOML_KIND or loader.TOML_KIND in e.parts]
+    assert entries, "nothing was kept"
+    for entry in entries:
+        key = entry.read_text(encoding="utf-8").split("\n", 1)[0].split()[-2]
+        store.put(loader.TOML_KIND, key, body)
+        assert store.get(loader.TOML_KIND, key) == body  # the checksum is valid
+    assert loader.read_definition(path) == first

@@ -140,10 +140,10 @@ def _parse_toml(raw: bytes) -> dict[str, Any]:
     body = store.get(TOML_KIND, key)
     if body is not None:
         try:
-            kept = json.loads(body)
+            kept = json.loads(body, object_pairs_hook=_table)
         except (ValueError, RecursionError):
             kept = None
-        if isinstance(kept, dict):
+        if isinstance(kept, dict) and _toml_shaped(kept):
             return kept
     data = tomllib.loads(text)
     try:
@@ -151,6 +151,26 @@ def _parse_toml(raw: bytes) -> dict[str, Any]:
     except (TypeError, ValueError, RecursionError):
         pass  # dates and times have no JSON form
     return data
+
+
+def _table(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object of a kept entry; a repeated key (which TOML refuses) makes the entry unusable."""
+    table = dict(pairs)
+    if len(table) != len(pairs):
+        raise ValueError("repeated key")
+    return table
+
+
+def _toml_shaped(value: Any, depth: int = 0) -> bool:
+    """Only what tomllib gives (strings, integers, floats, booleans, arrays, tables): a kept entry
+    with a null or absurd nesting is parsed again from the file."""
+    if depth > 64:
+        return False
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _toml_shaped(v, depth + 1) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_toml_shaped(v, depth + 1) for v in value)
+    return isinstance(value, (str, int, float, bool))
 
 
 def base_file(path: Path, extends: str) -> Path:
