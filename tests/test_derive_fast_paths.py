@@ -40,6 +40,12 @@ def test_expressions_that_differ_at_an_admissible_point_are_refuted():
     assert requests._differ_at_a_point(sympy.sqrt(a * b), a)
 
 
+def test_an_expression_equal_to_zero_is_never_refuted_by_its_rounding_residue():
+    # cos(a)**2 + sin(a)**2 - 1 evaluates to a tiny residue, not 0, at 30 digits
+    assert not requests._differ_at_a_point(sympy.cos(a) ** 2 + sympy.sin(a) ** 2 - 1, sympy.Integer(0))
+    assert not requests._differ_at_a_point(sympy.sqrt(2) * sympy.sqrt(3) * sympy.sqrt(a) - sympy.sqrt(6 * a), sympy.Integer(0))
+
+
 def test_equal_expressions_are_never_refuted_at_a_point():
     # the two forms of the smaller root of a*x**2 - (a*c + b)*x + b*c (cancellation-free and textbook)
     disc = (a * c + b) ** 2 - 4 * a * b * c
