@@ -25,6 +25,18 @@ _VERDICTS: dict[str | None, int | None] = {"1": 1, "-1": -1, "0": 0, "None": Non
 _PIECEWISE = (sympy.Min, sympy.Max, sympy.Piecewise)
 #: simplified forms by expression (simplify is deterministic: the same input gives the same output)
 _SIMPLIFIED: dict[sympy.Basic, sympy.Basic] = {}
+#: factored forms by expression (``sympy.factor`` is deterministic too; tidying meets the same
+#: polynomial again under each regime and variable)
+_FACTORED: dict[sympy.Basic, sympy.Basic] = {}
+
+
+def _factor(expr: sympy.Expr) -> sympy.Expr:
+    """``sympy.factor(expr)``, memoised per expression."""
+    if expr not in _FACTORED:
+        if len(_FACTORED) > 20000:
+            _FACTORED.clear()
+        _FACTORED[expr] = sympy.factor(expr)
+    return _FACTORED[expr]
 
 
 def _has_staircase(expr: Any, var: sympy.Symbol) -> bool:
@@ -323,7 +335,7 @@ class SignReasoner:
             op = _flip(op)
         elif sd is None:
             num = num * den  # same sign as num/den where den != 0
-        num, flip = self._strip_factors(sympy.factor(num))
+        num, flip = self._strip_factors(_factor(num))
         if flip:
             op = _flip(op)
         num = sympy.expand(self.back(num))
@@ -340,7 +352,7 @@ class SignReasoner:
                     return op(var, bound) if s1 > 0 else _flip(op)(var, bound)
         pos = sympy.Add(*[t for t in sympy.Add.make_args(num) if not t.could_extract_minus_sign()])
         neg = -sympy.Add(*[t for t in sympy.Add.make_args(num) if t.could_extract_minus_sign()])
-        return op(sympy.factor(pos), sympy.factor(neg))
+        return op(_factor(pos), _factor(neg))
 
     def _strip_factors(self, expr: sympy.Expr) -> tuple[sympy.Expr, bool]:
         keep, flip = [], False
