@@ -9,7 +9,7 @@ import sympy
 
 import symgpu
 from symgpu import cli
-from symgpu.cli import app, derive_commands
+from symgpu.cli import app
 
 
 def run(capsys, *argv):

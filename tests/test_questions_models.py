@@ -6,8 +6,6 @@ must stay readable (no line over 200 characters, a bounded size)."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 
