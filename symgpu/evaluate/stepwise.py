@@ -52,6 +52,8 @@ class Plan:
             checks them (the quantity's equation first).
         condition_steps: further quantities (not in ``steps``) that the conditions name.
         condition_inputs: the symbols whose values those further steps and conditions read.
+        near_edge_checked: per condition, whether it names a computed quantity (then a point
+            within rounding of its edge is left to the expanded expression).
     """
 
     steps: tuple[str, ...]
@@ -59,6 +61,7 @@ class Plan:
     conditions: tuple[Any, ...]
     condition_steps: tuple[str, ...]
     condition_inputs: frozenset[str]
+    near_edge_checked: tuple[bool, ...]
 
 
 def plan(model: Model, name: str, given: frozenset[str]) -> Plan:
@@ -78,7 +81,8 @@ def plan(model: Model, name: str, given: frozenset[str]) -> Plan:
                         _order(model, sym.name, given, extra, extra_inputs, done=set(steps))
                 else:
                     extra_inputs.add(sym.name)
-        model._compiled[key] = Plan(tuple(steps), frozenset(inputs), conditions, tuple(extra), frozenset(extra_inputs))
+        computed = tuple(any(s.name in model.defining and s.name not in given for s in c.free_symbols) for c in conditions)
+        model._compiled[key] = Plan(tuple(steps), frozenset(inputs), conditions, tuple(extra), frozenset(extra_inputs), computed)
     return model._compiled[key]  # type: ignore[no-any-return]
 
 
@@ -110,18 +114,17 @@ def value(model: Model, name: str, given: frozenset[str], magnitudes: Mapping[st
     if checks and how.conditions:
         if not _read(how.condition_inputs, magnitudes, known) or not _run(model, how.condition_steps, known):
             return None
-        for condition in how.conditions:
+        for condition, near_edge_checked in zip(how.conditions, how.near_edge_checked):
             args, check = compiler.condition_function(model, condition)
-            slack = compiler.condition_slack(model, condition)
             with np.errstate(all="ignore"):
                 if not bool(check(*[known[a] for a in args])):
                     return None
-                # a condition on computed quantities, within rounding of its edge: the expanded
-                # expression decides, as before (on inputs alone both paths compute the same)
-                computed = any(sym.name in model.defining and sym.name not in given for sym in condition.free_symbols)
-                if computed and (
-                        slack is None or not float(slack[1](*[known[a] for a in slack[0]])) > EDGE):
-                    return None
+                if near_edge_checked:
+                    # a condition on computed quantities, within rounding of its edge: the expanded
+                    # expression decides, as before (on inputs alone both paths compute the same)
+                    slack = compiler.condition_slack(model, condition)
+                    if slack is None or not float(slack[1](*[known[a] for a in slack[0]])) > EDGE:
+                        return None
     result = float(known[name])
     scale = scaling.unit_scale(model.units[name])
     return result if scale == 1 else result / float(scale)
