@@ -103,9 +103,7 @@ def condition_function(model: Model, condition: sympy.Basic) -> tuple[tuple[str,
     symbols are arguments): base-unit magnitudes in, a boolean out; cached per model."""
     key = ("condition", condition)
     if key not in model._compiled:
-        base = scaling.base_expression(model, condition)
-        args = tuple(sorted(s.name for s in base.free_symbols))
-        model._compiled[key] = (args, _lambdify([model.symbols[a] for a in args], base))
+        model._compiled[key] = _named_function(model, _condition_base(model, condition))
     return model._compiled[key]  # type: ignore[no-any-return]
 
 
@@ -117,12 +115,23 @@ def condition_slack(model: Model, condition: sympy.Basic) -> tuple[tuple[str, ..
         return None
     key = ("slack", condition)
     if key not in model._compiled:
-        base = scaling.base_expression(model, condition)
-        lhs, rhs = base.lhs, base.rhs
-        args = tuple(sorted(s.name for s in base.free_symbols))
-        slack = sympy.Abs(lhs - rhs) / (sympy.Abs(lhs) + sympy.Abs(rhs))
-        model._compiled[key] = (args, _lambdify([model.symbols[a] for a in args], slack))
+        base = _condition_base(model, condition)
+        model._compiled[key] = _named_function(model, sympy.Abs(base.lhs - base.rhs) / (sympy.Abs(base.lhs) + sympy.Abs(base.rhs)))
     return model._compiled[key]  # type: ignore[no-any-return]
+
+
+def _condition_base(model: Model, condition: sympy.Basic) -> Any:
+    """``condition`` in base units, once per model (its check and its slack share it)."""
+    key = ("condition base", condition)
+    if key not in model._compiled:
+        model._compiled[key] = scaling.base_expression(model, condition)
+    return model._compiled[key]
+
+
+def _named_function(model: Model, expr: sympy.Basic) -> tuple[tuple[str, ...], Any]:
+    """(sorted argument names, compiled function) of ``expr`` over the model's symbols."""
+    args = tuple(sorted(s.name for s in expr.free_symbols))
+    return args, _lambdify([model.symbols[a] for a in args], expr)
 
 
 def _overrides(model: Model, given: frozenset[str]) -> frozenset[str]:
