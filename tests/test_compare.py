@@ -10,6 +10,7 @@ import sympy
 
 import symgpu
 from symgpu import compare
+from symgpu.derive import limits
 from symgpu.report import comparison, render
 from symgpu.cli import main
 
@@ -165,3 +166,23 @@ def test_committed_comparison_report_matches_a_fresh_render():
     assert sorted(committed) == sorted(fresh), "reports/comparison has other files than a fresh render; rerun `symgpu report --all`"
     stale = [name for name in sorted(fresh) if committed[name] != fresh[name]]
     assert not stale, f"reports/comparison is out of date ({', '.join(stale)}); rerun `symgpu report --all` and commit reports/"
+
+
+def test_limit_keeps_a_min_max_free_of_the_variable_and_rejects_a_tie():
+    n = sympy.Symbol("n", positive=True)
+    a, b = sympy.symbols("a b", positive=True)
+    # Max(a, b) does not depend on n: it stays, and n*Max(a, b)/(n + 1) -> Max(a, b)
+    assert compare.limit(n * sympy.Max(a, b) / (n + 1) + 1 / sympy.Max(1, n), n, sympy.oo) == sympy.Max(a, b)
+    # n and n + sin(n)/n differ by sin(n)/n -> 0: neither is proved to be the largest, so none is guessed
+    with pytest.raises(symgpu.errors.DerivationError, match="no argument of .* is proved to be the largest"):
+        compare.limit(n**2 * (sympy.Max(n, n + sympy.sin(n) / n) - n), n, sympy.oo)
+
+
+def test_far_branches_records_the_argument_that_wins_eventually():
+    n = sympy.Symbol("n", positive=True)
+    chosen = []
+    expr = sympy.Min(2 * n, n + 5, evaluate=False) + sympy.Max(3, 7 - n, evaluate=False)
+    sign = lambda v: 1 if (v == sympy.oo or v.is_positive) else None
+    # for large n: n + 5 < 2*n and 3 > 7 - n
+    assert limits.far_branches(expr, n, sympy.oo, sign, record=lambda node, c, why: chosen.append(c)) == n + 8
+    assert set(chosen) == {n + 5, sympy.Integer(3)}

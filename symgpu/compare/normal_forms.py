@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 import sympy
-from symgpu import errors
+from symgpu.derive import limits
 from symgpu.model import Model
 
 
@@ -99,11 +99,21 @@ def _normalize(expr: sympy.Basic, memo: dict[sympy.Basic, sympy.Basic]) -> sympy
         return expr
 
 
+def _assumed_sign(value: sympy.Expr) -> int | None:
+    """The sign of ``value`` from the symbols' declared assumptions alone (None: undecided)."""
+    if value.is_zero:
+        return 0
+    if value.is_extended_positive:
+        return 1
+    return -1 if value.is_extended_negative else None
+
+
 def limit(expr: sympy.Expr, var: sympy.Symbol, point: Any = sympy.oo) -> sympy.Expr:
-    """``sympy.limit``, falling back to replacing each Min/Max by the argument that dominates
-    as ``var -> point`` (decided by the limit of the arguments' difference). Expressions with
-    Min/Max always take the second route: ``sympy.limit`` mishandles them (it returns oo for
-    ``n/Max(L, (n - 1)*(1 - 1/L) + 1)``).
+    """``sympy.limit``, falling back to replacing each Min/Max of ``var`` by the argument that
+    dominates as ``var -> point`` (:func:`symgpu.derive.limits.far_branches`: the argument that
+    beats every other one, decided by the limit of their difference under the declared
+    assumptions). Expressions with Min/Max always take the second route: ``sympy.limit``
+    mishandles them (it returns oo for ``n/Max(L, (n - 1)*(1 - 1/L) + 1)``).
 
     Raises:
         errors.DerivationError: neither works (e.g. the dominant argument depends on the sign of
@@ -117,23 +127,7 @@ def limit(expr: sympy.Expr, var: sympy.Symbol, point: Any = sympy.oo) -> sympy.E
                 return result
         except (NotImplementedError, ValueError, TypeError, AttributeError):
             pass
-
-    def pick(e: sympy.Basic) -> sympy.Basic:
-        if isinstance(e, (sympy.Min, sympy.Max)):
-            args = [pick(a) for a in e.args]
-            best = args[0]
-            for arg in args[1:]:
-                gap = sympy.limit(arg - best, var, point)
-                if gap.is_extended_positive is None and gap.is_extended_negative is None and not gap.is_zero:
-                    raise errors.DerivationError(f"cannot decide which argument of {e} dominates as {var} -> {point} (gap {gap})")
-                if (gap.is_extended_positive is True) == isinstance(e, sympy.Max) and not gap.is_zero:
-                    best = arg
-            return best
-        if e.args and not e.is_Atom:
-            return e.func(*[pick(a) for a in e.args])
-        return e
-
-    return sympy.simplify(sympy.limit(pick(expr), var, point))
+    return sympy.simplify(sympy.limit(limits.far_branches(expr, var, point, _assumed_sign), var, point))
 
 
 def _unify(models: Sequence[Model], exprs: Sequence[sympy.Basic]) -> list[sympy.Basic]:

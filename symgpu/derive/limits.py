@@ -123,11 +123,20 @@ def _far_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: symp
                                        f"{sympy.sstr(point)} (regimes: {names}); add an assumption (--assume) that decides them")
 
 
-def _far_branches(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr) -> sympy.Expr:
-    """Replace each Min/Max inside ``expr`` (innermost first) by the argument that is eventually
-    the smallest (largest) as ``var`` goes to ``point`` (``oo`` or ``-oo``): the argument ``a``
-    with ``b - a`` (``a - b``) tending to a positive value or to ``oo`` for every other ``b``.
-    Each choice is a recorded step; an undecided one is an error that asks for an assumption."""
+def far_branches(expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, sign: Callable[[sympy.Expr], int | None], *,
+                 keep_top: bool = False, record: Callable[[sympy.Expr, sympy.Expr, str], None] | None = None,
+                 where: str = "", hint: str = "") -> sympy.Expr:
+    """Replace each Min/Max of ``var`` inside ``expr`` (innermost first) by the argument that is eventually
+    the smallest (largest) as ``var`` goes to ``point`` (``oo`` or ``-oo``): the argument ``a`` with
+    ``b - a`` (``a - b``) tending to a positive value or to ``oo`` for every other ``b``, by
+    ``sign(limit of the gap)`` (1 positive; a limit SymPy cannot take is ``nan``). A Min/Max free of
+    ``var`` is kept, and so is one at the top when ``keep_top`` (its arguments are still rewritten).
+    ``record(node, chosen, why)`` sees each choice.
+
+    Raises:
+        errors.DerivationError: no argument of a Min/Max is proved to win (``where`` prefixes the
+            message, ``hint`` ends it).
+    """
     def pick(node: sympy.Expr) -> sympy.Expr:
         smaller = isinstance(node, sympy.Min)
         for candidate in node.args:
@@ -140,18 +149,17 @@ def _far_branches(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sy
                     far = sympy.limit(gap, var, point)
                 except (NotImplementedError, ValueError):
                     far = sympy.nan
-                if _far_sign(job, far, var, point) != 1:
+                if sign(far) != 1:
                     break
                 why.append(f"{sympy.sstr(gap)} -> {sympy.sstr(far)}")
             else:
-                job.step("select branch", candidate, f"{'Min' if smaller else 'Max'}(...) = {sympy.sstr(candidate)} eventually "
-                         f"as {var} -> {sympy.sstr(point)}: " + "; ".join(why))
+                if record is not None:
+                    record(node, candidate, "; ".join(why))
                 return candidate
         text = sympy.sstr(node)
         shown = text if len(text) <= 60 else text[:59] + "…"
-        raise errors.DerivationError(
-            f"{job.model.id}: no argument of {shown} is proved to be the {'smallest' if smaller else 'largest'} as "
-            f"{var} -> {sympy.sstr(point)}; decide it with --assume or --substitute")
+        raise errors.DerivationError(f"{where}no argument of {shown} is proved to be the {'smallest' if smaller else 'largest'} as "
+                                     f"{var} -> {sympy.sstr(point)}{hint}")
 
     def rebuild(node: sympy.Expr) -> sympy.Expr:
         if not signs._has_pieces(node) or not node.args:
@@ -161,12 +169,23 @@ def _far_branches(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sy
             return pick(node.func(*args, evaluate=False)) if var in node.free_symbols else node.func(*args)
         return node.func(*args)
 
-    def outer(node: sympy.Expr) -> sympy.Expr:  # a Min/Max at the top is taken argument by argument by _limit
+    def outer(node: sympy.Expr) -> sympy.Expr:
         if isinstance(node, (sympy.Min, sympy.Max)):
             return node.func(*[outer(a) for a in node.args], evaluate=False)
         return rebuild(node)
 
-    return outer(expr)
+    return outer(expr) if keep_top else rebuild(expr)
+
+
+def _far_branches(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr) -> sympy.Expr:
+    """:func:`far_branches` with the job's sign reasoning; a Min/Max at the top is kept (:func:`_limit`
+    takes it argument by argument) and each choice is a recorded step."""
+    def record(node: sympy.Expr, candidate: sympy.Expr, why: str) -> None:
+        job.step("select branch", candidate, f"{'Min' if isinstance(node, sympy.Min) else 'Max'}(...) = {sympy.sstr(candidate)} "
+                 f"eventually as {var} -> {sympy.sstr(point)}: " + why)
+
+    return far_branches(expr, var, point, lambda far: _far_sign(job, far, var, point), keep_top=True, record=record,
+                        where=f"{job.model.id}: ", hint="; decide it with --assume or --substitute")
 
 
 def _far_sign(job: jobs._Job, far: sympy.Expr, var: sympy.Symbol, point: sympy.Expr) -> int | None:
