@@ -22,6 +22,7 @@ from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import compiler, scaling
 from symgpu.evaluate import active
 from symgpu.derive import at_point
+from symgpu.model import sample_points
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -171,9 +172,8 @@ def _branches(expr: sympy.Basic, names: Mapping[Any, str], counter: list[int]) -
     return out
 
 
-#: primes for the generic points of :func:`_generic_value` (one per symbol, in order of first use)
-_PRIMES = (53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113, 127, 131, 137, 139, 149, 151, 157, 163, 167, 173)
-_POINT: dict[sympy.Symbol, sympy.Rational] = {}
+#: the generic point of :func:`_generic_value`
+_POINT = sample_points.GenericPoint()
 _VALUES: dict[sympy.Basic, sympy.Basic | None] = {}
 _CANCELS: dict[tuple[sympy.Basic, sympy.Basic], bool] = {}
 
@@ -185,14 +185,8 @@ def _generic_value(h: sympy.Basic) -> sympy.Basic | None:
     admissible. Only a nonzero sum of two such values is used (a proof that the sum is not 0)."""
     if h in _VALUES:
         return _VALUES[h]
-    point = {}
-    for sym in h.free_symbols:
-        if sym not in _POINT:
-            prime = _PRIMES[len(_POINT) % len(_PRIMES)] + 180 * (len(_POINT) // len(_PRIMES))
-            value = sympy.Integer(prime) if sym.is_integer else sympy.Rational(prime, 7)
-            _POINT[sym] = -value if sym.is_negative or sym.is_nonpositive else value
-        point[sym] = _POINT[sym]
-    admissible = signs.modest_powers(h) and all(getattr(v, f"is_{k}") in (None, want) for s, v in point.items() for k, want in s.assumptions0.items())
+    point = _POINT.at(h.free_symbols)
+    admissible = signs.modest_powers(h) and all(sample_points.meets(v, s, undecided_ok=True) for s, v in point.items())
     try:
         value = h.xreplace(point) if admissible else None
     except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):

@@ -6,7 +6,6 @@ typed :class:`Question`, then dispatched through :data:`OPERATIONS` (op -> funct
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -16,6 +15,7 @@ import sympy
 from symgpu import errors
 from symgpu.derive import extrema, fixed_points, grid_search, limits, regime_split, signs, simplification, solving, stored
 from symgpu.derive.derivation import Derivation
+from symgpu.model import sample_points
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -273,13 +273,11 @@ def _differ_at_a_point(a: sympy.Expr, b: sympy.Expr) -> bool:
     assumptions (exact rationals substituted, then 30 significant digits each: a relative gap
     over 1e-15 is no rounding), so that ``simplify(a - b)`` cannot be 0 and need not run.
     False means only "not shown to differ"."""
-    symbols = sorted(a.free_symbols | b.free_symbols, key=lambda s: (s.name, getattr(s, "dummy_index", 0) or 0))
-    pools = [signs._admissible(s) for s in symbols]
+    symbols = sample_points.ordered(a.free_symbols | b.free_symbols)
+    pools = [sample_points.SMALL.admissible(s) for s in symbols]
     if not all(pools):
         return False
-    rng = random.Random(97)
-    for _ in range(_POINTS):
-        point = {s: rng.choice(pool) for s, pool in zip(symbols, pools)}
+    for point in sample_points.points(symbols, pools, 97, _POINTS):
         try:
             va, vb = (sympy.N(e.xreplace(point), 30) for e in (a, b))
             if not (va.is_number and vb.is_number) or any(v.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo) for v in (va, vb)):

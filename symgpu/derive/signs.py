@@ -6,14 +6,14 @@ any extra relations (``X > Y`` is used by writing ``X = Y + d`` with a positive 
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import sympy
 
 from symgpu import errors, store
 from symgpu.derive import inequalities, intervals
+from symgpu.model import sample_points
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -420,9 +420,6 @@ def _same_relation(a: sympy.Basic, b: sympy.Basic) -> bool:
     return bool(a_canonical == b_canonical or a_reversed == b_canonical)
 
 
-#: values tried for a symbol, kept only where they satisfy every assumption of the symbol
-_CANDIDATES = tuple(sympy.Rational(v) for v in ("1", "2", "3", "1/2", "5", "16", "3/2", "1/3", "7", "64", "1/10", "100", "4096",
-                                                "0", "-1", "-2", "-1/2", "-7", "-100"))
 #: the most points evaluated to refute a sign claim
 REFUTE_POINTS = 10
 _REFUTED: dict[Any, bool] = {}
@@ -433,11 +430,6 @@ def sign_key(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> str:
     given the known-positive ``positives``: their ``srepr`` (symbol assumptions included) and
     :func:`symgpu.store.engine_digest`, so verdicts of an edited engine are never reused."""
     return store.digest("sign", store.engine_digest(), sympy.srepr(expr), *(sympy.srepr(p) for p in positives))
-
-
-def _admissible(symbol: sympy.Symbol) -> list[sympy.Rational]:
-    facts = symbol.assumptions0
-    return [v for v in _CANDIDATES if all(getattr(v, f"is_{k}", None) == want for k, want in facts.items())]
 
 
 def _value_sign(value: sympy.Basic) -> int | None:
@@ -470,13 +462,11 @@ def refuted(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> bool:
     key = (expr, known)
     if key in _REFUTED:
         return _REFUTED[key]
-    symbols = sorted(expr.free_symbols.union(*[p.free_symbols for p in known]), key=lambda s: (s.name, s.dummy_index or 0) if isinstance(s, sympy.Dummy) else (s.name, 0))
-    pools = [_admissible(s) for s in symbols]
+    symbols = sample_points.ordered(expr.free_symbols.union(*[p.free_symbols for p in known]))
+    pools = [sample_points.SMALL.admissible(s) for s in symbols]
     seen: set[int] = set()
     if symbols and all(pools) and not expr.has(sympy.Derivative, sympy.Integral) and all(modest_powers(e) for e in (expr, *known)):
-        rng = random.Random(1729)
-        for index in range(REFUTE_POINTS):
-            point: Mapping[Any, Any] = {s: pool[index] if index < 2 and index < len(pool) else rng.choice(pool) for s, pool in zip(symbols, pools)}
+        for point in sample_points.points(symbols, pools, 1729, REFUTE_POINTS, fixed_first=2):
             try:
                 if any(_value_sign(p.xreplace(point)) != 1 for p in known):
                     continue

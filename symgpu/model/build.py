@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 from typing import Any
 
 import pint
@@ -14,70 +12,16 @@ from symgpu import errors, units
 from symgpu.units import dimensions
 from symgpu.model import expressions, substitution
 from symgpu.model import schema
-from symgpu.model import value_domain
+from symgpu.model.checks import ModelChecks
+from symgpu.model.records import Case, Equation
 
 
-def _quantity(text: Any, unit: pint.Unit) -> pint.Quantity:
-    """``units.quantity(text, unit, finite=False)``, read once per text and unit (presets of
-    variants and validation cases repeat the same values); callers only read the result.
-    Text that cannot be a key (a list or table from the file) is read, and refused, directly."""
-    try:
-        return _kept_quantity(text, unit)
-    except TypeError:
-        return units.quantity(text, unit, finite=False)
-
-
-@lru_cache(maxsize=4096, typed=True)
-def _kept_quantity(text: Any, unit: pint.Unit) -> pint.Quantity:
-    return units.quantity(text, unit, finite=False)
-
-
-@dataclass(frozen=True)
-class Case:
-    """One branch of a piecewise equation, built: ``value`` applies when ``condition`` holds."""
-
-    id: str
-    condition: sympy.Basic
-    value: sympy.Expr
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class Equation:
-    """An equation built into SymPy, unit-checked.
-
-    Attributes:
-        definition: the record read from the file.
-        lhs: the defined symbol.
-        rhs: the right-hand side (a ``Piecewise`` for equations given by ``cases``).
-        cases: the piecewise branches (empty for ``rhs`` equations).
-        limiters: regime name -> argument of the top-level ``Min``/``Max``.
-        valid_when: domain conditions.
-    """
-
-    definition: schema.EquationDefinition
-    lhs: sympy.Symbol
-    rhs: sympy.Expr
-    cases: tuple[Case, ...] = ()
-    limiters: tuple[tuple[str, sympy.Expr], ...] = ()
-    valid_when: tuple[sympy.Basic, ...] = ()
-
-    @property
-    def id(self) -> str:
-        """The equation id."""
-        return self.definition.id
-
-    @property
-    def relation(self) -> sympy.Eq:
-        """``Eq(lhs, rhs)`` (unevaluated)."""
-        return sympy.Eq(self.lhs, self.rhs, evaluate=False)
-
-
-class Model:
+class Model(ModelChecks):
     """A GPU performance model: symbols with units, equations, presets and validation cases.
 
     Construction builds every expression with the safe parser and checks every equation,
-    case, condition, preset value and validation case dimensionally; any problem raises
+    case, condition, preset value and validation case dimensionally (the checks:
+    :class:`~symgpu.model.checks.ModelChecks`); any problem raises
     :class:`~symgpu.errors.ModelFileError` naming the file, the key and the fix.
 
     Args:
@@ -123,10 +67,6 @@ class Model:
         self._reachable_from: dict[str, frozenset[str]] = {}
 
     # ------------------------------------------------------------------ construction
-    def fail(self, where: str, problem: str, hint: str = "", kind: type[errors.ModelFileError] = errors.ModelFileError) -> errors.ModelFileError:
-        """Build an error located in this model's file."""
-        return kind(self.path, where, problem, hint)
-
     def _build_symbols(self) -> None:
         for sym in self.definition.symbols:
             try:
@@ -201,149 +141,6 @@ class Model:
         for name in self.defining:
             visit(name, [])
 
-    def _check_units(self, equation: Equation) -> None:
-        eq = equation.definition
-        where = f"equation {eq.id}"
-        # NOTE: without counts every dimension is kept as it is (most equations: no copy)
-        dims = {s: dimensions.without_counts(d, eq.counts) for s, d in self._dims.items()} if eq.counts else self._dims
-        expected = dims[equation.lhs]
-        pieces: list[tuple[str, sympy.Basic, str]] = []
-        if equation.cases:
-            pieces = [(f"case {c.id}", c.value, next(x.value for x in eq.cases if x.id == c.id)) for c in equation.cases]
-            for case, source in zip(equation.cases, eq.cases):
-                self._walk(case.condition, dims, f"{where} case {case.id}.when")
-        else:
-            pieces = [("", equation.rhs, eq.rhs)]
-        for label, expr, text in pieces:
-            found = self._walk(expr, dims, f"{where} {label}".strip())
-            if found is dimensions.FREE or found == expected:
-                continue
-            subject = f"{label} value '{text}'" if label else f"'{text}'"
-            raise self.fail(
-                where,
-                f"{subject.strip()} has dimension {dimensions.show(found)}, but {eq.defines} is {dimensions.show(expected)}",
-                self._hint(found, expected, expr),
-                errors.UnitMismatchError,
-            )
-        for condition in equation.valid_when:
-            self._walk(condition, dims, f"{where}.valid_when")
-
-    def _walk(self, expr: sympy.Basic, dims: Mapping[sympy.Symbol, Any], where: str) -> Any:
-        try:
-            return dimensions.dimension_of(expr, dims)
-        except dimensions.Mismatch as exc:
-            hint = ""
-            if exc.found is not None and exc.expected is not None:
-                hint = self._hint(exc.found, exc.expected, exc.expr)
-            raise self.fail(where, exc.problem, hint, errors.UnitMismatchError) from None
-
-    def _hint(self, found: Any, expected: Any, expr: sympy.Basic) -> str:
-        """Suggest the likely fix for a dimensional mismatch."""
-        found = dimensions.settle(found)
-        expected = dimensions.settle(expected)
-        ratio = dict(found / expected)
-        clock_rate = {"[clock]": 1, "[time]": -1}
-        if ratio in (clock_rate, {k: -v for k, v in clock_rate.items()}):
-            clocks = [n for n, s in self.symbols.items() if dict(self._dims[s]) == clock_rate]
-            named = f" ({', '.join(clocks)})" if clocks else ""
-            return f"a clock conversion{named} may be missing"
-        if len(ratio) == 1:
-            (dim, power), = ratio.items()
-            name = dim.strip("[]")
-            return (f"the two sides differ by {dim}{'' if power == 1 else f'**{power}'}: check the units of "
-                    f"{', '.join(sorted(str(s) for s in expr.free_symbols)) or 'the literals'}, or, if the source "
-                    f"counts {name}s as pure numbers here, declare counts = [\"{name}\"] on the equation")
-        used = ", ".join(f"{s}: {self.unit_text(str(s))}" for s in sorted(expr.free_symbols, key=str))
-        return f"check the units of the symbols involved ({used})" if used else "check the literals"
-
-    def _read_value(self, text: Any, name: str, where: str) -> pint.Quantity:
-        if name not in self.units:
-            raise self.fail(where, f"unknown symbol '{name}'", f"declared symbols: {', '.join(sorted(self.symbols))}")
-        unit = self.units[name]
-        try:
-            value = _quantity(text, unit)
-        except ValueError as exc:
-            raise self.fail(where, str(exc), f"write a number (in {self.unit_text(name)}) or a quantity such as \"1.5 GHz\"") from None
-        problem = value_domain.sign_problem(name, text, value.magnitude, self.symbol_definitions[name].assumptions)
-        if problem:
-            raise self.fail(where, problem, f"give a finite value in {self.unit_text(name)} that meets the declared assumptions")
-        try:
-            return value.to(unit)
-        except pint.DimensionalityError:
-            raise self.fail(
-                where,
-                f"{name} = '{text}' has dimension {units.format_dimension(value.dimensionality)}, but {name} is {units.format_dimension(unit.dimensionality)} (unit {self.unit_text(name)})",
-                "correct the value's unit",
-                errors.UnitMismatchError,
-            ) from None
-
-    def _build_presets(self) -> None:
-        by_id = {p.id: p for p in self.definition.presets}
-
-        def resolve(preset_id: str, trail: tuple[str, ...]) -> dict[str, pint.Quantity]:
-            if preset_id in self.presets:
-                return self.presets[preset_id]
-            if preset_id in trail:
-                raise self.fail(f"[presets.{preset_id}].based_on", f"presets inherit in a cycle: {' -> '.join(trail + (preset_id,))}")
-            preset = by_id[preset_id]
-            values = dict(resolve(preset.based_on, trail + (preset_id,))) if preset.based_on else {}
-            for name, text in preset.values:
-                values[name] = self._read_value(text, name, f"[presets.{preset_id}].values.{name}")
-            for name, _ in preset.notes:
-                if name not in self.symbols and name != "_":
-                    raise self.fail(f"[presets.{preset_id}].notes.{name}", f"unknown symbol '{name}'")
-            self.presets[preset_id] = values
-            return values
-
-        for preset in self.definition.presets:
-            resolve(preset.id, ())
-
-    def _check_validation(self) -> None:
-        for case in self.definition.validation:
-            where = f"validation {case.id}"
-            for part in case.preset.split("+") if case.preset else ():
-                if part.strip() not in self.presets:
-                    raise self.fail(f"{where}.preset", f"unknown preset '{part.strip()}'" + (f" in '{case.preset}'" if "+" in case.preset else ""),
-                                    f"presets: {', '.join(self.presets) or 'none'}; combine a GPU and a workload with '+'")
-            for name, text in case.inputs:
-                self._read_value(text, name, f"{where}.inputs.{name}")
-            if case.derivation:
-                if case.derivation not in {r.id for r in self.definition.derivations}:
-                    raise self.fail(f"{where}.derivation", f"unknown derivation '{case.derivation}'",
-                                    f"derivations: {', '.join(r.id for r in self.definition.derivations) or 'none'}")
-                for name, text in case.expect:
-                    if name not in ("result", "location"):
-                        raise self.fail(f"{where}.expect.{name}", f"a case on a derivation checks 'result' or 'location', not '{name}'")
-                    try:
-                        units.quantity(text)
-                    except ValueError as exc:
-                        raise self.fail(f"{where}.expect.{name}", str(exc)) from None
-                continue
-            for name, text in case.expect:
-                if str(text).strip().lower() == schema.DOMAIN_ERROR:
-                    if name not in self.symbols:
-                        raise self.fail(f"{where}.expect.{name}", f"unknown symbol '{name}'")
-                    continue
-                self._read_value(text, name, f"{where}.expect.{name}")
-
-    def _check_derivations(self) -> None:
-        for request in self.definition.derivations:
-            for key in ("quantity", "variable", "over", "for"):
-                name = request.get(key)
-                if isinstance(name, str) and name not in self.symbols and name not in self.equations:
-                    raise self.fail(f"derivation {request.id}.{key}", f"unknown symbol '{name}'", f"declared symbols: {', '.join(sorted(self.symbols))}")
-
-    def _check_tables(self) -> None:
-        for table in self.definition.tables:
-            where = f"table {table.id}"
-            for name in table.columns:
-                if name not in self.symbols:
-                    raise self.fail(f"{where}.columns", f"unknown symbol '{name}'", f"declared symbols: {', '.join(sorted(self.symbols))}")
-            for preset in table.presets:
-                unknown = [part.strip() for part in preset.split("+") if part.strip() not in self.presets]
-                if unknown:
-                    raise self.fail(f"{where}.presets", f"unknown preset '{unknown[0]}'", f"presets: {', '.join(self.presets) or 'none'}")
-
     # ------------------------------------------------------------------ queries
     @property
     def title(self) -> str:
@@ -365,10 +162,6 @@ class Model:
             return self.symbols[name]
         except KeyError:
             raise errors.UsageError(f"{self.id}: unknown symbol '{name}' (declared: {', '.join(sorted(self.symbols))})") from None
-
-    def unit_text(self, name: str) -> str:
-        """The declared unit of ``name`` as written in the file."""
-        return self.symbol_definitions[name].unit
 
     def dimension(self, name: str) -> Any:
         """The pint dimensionality of symbol ``name``."""

@@ -1,8 +1,10 @@
 """Read model files (``equations/*.toml``) into :class:`~symgpu.model.schema.ModelDefinition` records.
 
-This is the only module that touches the filesystem for models. It checks the *shape* of
-a file (keys, types, ids, references); the SymPy and unit checks happen in
-:mod:`symgpu.model` and :mod:`symgpu.units.dimensions`.
+This is the only module that touches the filesystem for models: it finds model files, reads
+them (size-limited, TOML kept in :mod:`symgpu.store` as JSON) and follows ``extends`` to the base
+model. The *shape* checks of a file's tables (keys, types, ids, references) are
+:mod:`symgpu.model.definition_reader`'s; the SymPy and unit checks happen in
+:mod:`symgpu.model.build` and :mod:`symgpu.units.dimensions`.
 """
 
 from __future__ import annotations
@@ -10,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import sys
 import tomllib
 from pathlib import Path
@@ -18,18 +19,15 @@ from typing import Any
 
 from symgpu import errors, resources, store
 from symgpu.model import schema, toml_reader
+from symgpu.model.definition_reader import MODEL_ID, DefinitionReader
 
 #: Repository root (``equations/`` and ``templates/`` live beside the package).
 #: The repository root in a checkout (paths inside it are shown relative to it).
 ROOT = resources.CHECKOUT
 ENV_EQUATIONS = resources.ENV_EQUATIONS
 SCHEMA_CHANGES = {1: "first version"}
-_RESERVED_PRESET_KEYS = {"description", "source", "based_on", "values", "notes"}
 #: Largest model file read (the largest bundled file has 75 KB).
 MAX_FILE_BYTES = 1 << 20
-#: A model id (file stem, ``extends``) and any other id (preset, equation...): ASCII, never a path.
-MODEL_ID = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_-]{0,99}$")
-ENTRY_ID = toml_reader.ENTRY_ID
 
 
 def equations_dir() -> Path:
@@ -120,7 +118,7 @@ def read_definition(path: str | os.PathLike[str], _trail: tuple[str, ...] = (), 
         if not base_path.is_file():
             raise errors.ModelFileError(shown, "[model].extends", f"unknown base model '{extends}'", f"bundled models: {', '.join(list_models()) or 'none'}")
         base = read_definition(base_path, trail, _first or shown)
-    return _Reader(shown, path.stem, base).model(data)
+    return DefinitionReader(shown, path.stem, base).model(data)
 
 
 #: store kind of parsed model files (their tables as JSON)
@@ -186,313 +184,3 @@ def _shown(path: Path) -> str:
         return str(path.resolve().relative_to(ROOT))
     except ValueError:
         return str(path)
-
-
-class _Reader(toml_reader.TableReader):
-    """Shape checks with messages that name the file and the key path."""
-
-    def __init__(self, path: str, stem: str, base: schema.ModelDefinition | None = None) -> None:
-        self.path = path
-        self.stem = stem
-        self.base = base
-
-    def model(self, data: dict[str, Any]) -> schema.ModelDefinition:
-        self.unknown(data, {"schema_version", "model", "references", "symbols", "equations", "derivations", "presets", "validation", "plots", "errata", "measurements", "tables"}, "top level")
-        version = self.take(data, "schema_version", int, "top level")
-        if version > schema.SCHEMA_VERSION:
-            raise self.fail("schema_version", f"version {version} is newer than this symgpu supports ({schema.SCHEMA_VERSION})", "upgrade symgpu")
-        if version < 1:
-            raise self.fail("schema_version", f"version {version} does not exist", f"write schema_version = {schema.SCHEMA_VERSION}")
-        meta = self.table(self.take(data, "model", dict, "top level"), "[model]")
-        self.unknown(meta, {"id", "title", "summary", "references", "extends"}, "[model]")
-        model_id = self.take(meta, "id", str, "[model]")
-        if not MODEL_ID.match(model_id):
-            raise self.fail("[model].id", f"id {toml_reader.cut(model_id)!r} is not a plain model id", "use letters, digits, '_' and '-' (the id names the file and the report folder)")
-        if model_id != self.stem:
-            raise self.fail("[model].id", f"id '{model_id}' differs from the file stem '{self.stem}'", f"rename the file to {model_id}.toml or set id = \"{self.stem}\"")
-        references = self.references(self.take(data, "references", dict, "top level", required=False, default={}))
-        if self.base is not None:
-            references = _merge(self.base.references, references, "key")
-        refs = {r.key for r in references}
-        cited = self.strings(meta, "references", "[model]")
-        for key in cited:
-            if key not in refs:
-                raise self.fail("[model].references", f"unknown reference '{key}'", f"declare it under [references.{key}]")
-        ordered = tuple(sorted(references, key=lambda r: (r.key not in cited, cited.index(r.key) if r.key in cited else 0)))
-        variant = self.base is not None
-        symbols = self.symbols(self.take(data, "symbols", dict, "top level", required=not variant, default={}))
-        equations = self.equations(self.take(data, "equations", list, "top level", required=not variant, default=[]), refs)
-        presets = self.presets(self.take(data, "presets", dict, "top level", required=False, default={}), refs)
-        validation = self.validation(self.take(data, "validation", list, "top level", required=False, default=[]), refs)
-        derivations = self.derivations(self.take(data, "derivations", list, "top level", required=False, default=[]))
-        plots = self.plots(self.take(data, "plots", list, "top level", required=False, default=[]))
-        known_cases = {c.id for c in validation} | ({c.id for c in self.base.validation} if self.base is not None else set())
-        errata = self.errata(self.take(data, "errata", list, "top level", required=False, default=[]), refs, known_cases)
-        measurements = self.measurements(self.take(data, "measurements", list, "top level", required=False, default=[]), refs)
-        tables = self.tables(self.take(data, "tables", list, "top level", required=False, default=[]), refs)
-        if self.base is not None:
-            measurements = _merge(self.base.measurements, measurements, "id")
-            tables = _merge(self.base.tables, tables, "id")
-            plots = _merge(self.base.plots, plots, "id")
-            errata = _merge(self.base.errata, errata, "id")
-            symbols = _merge(self.base.symbols, symbols, "name")
-            equations = _merge(self.base.equations, equations, "id")
-            presets = _merge(self.base.presets, presets, "id")
-            validation = _merge(self.base.validation, validation, "id")
-            derivations = _merge(self.base.derivations, derivations, "id")
-        return schema.ModelDefinition(
-            id=model_id,
-            path=self.path,
-            title=self.take(meta, "title", str, "[model]"),
-            summary=" ".join(self.take(meta, "summary", str, "[model]").split()),
-            references=ordered,
-            symbols=symbols,
-            equations=equations,
-            presets=presets,
-            validation=validation,
-            derivations=derivations,
-            extends=self.take(meta, "extends", str, "[model]", required=False, default=""),
-            primary_reference=cited[0] if cited else (self.base.primary_reference if self.base is not None else ""),
-            plots=plots,
-            errata=errata,
-            measurements=measurements,
-            tables=tables,
-        )
-
-    def references(self, data: dict[str, Any]) -> tuple[schema.Reference, ...]:
-        out = []
-        for key, entry in data.items():
-            where = f"[references.{key}]"
-            entry = self.table(entry, where)
-            self.unknown(entry, {"authors", "title", "venue", "year", "url", "doi", "note"}, where)
-            out.append(schema.Reference(
-                key=key,
-                authors=self.strings(entry, "authors", where),
-                title=self.take(entry, "title", str, where),
-                venue=self.take(entry, "venue", str, where, required=False, default=""),
-                year=self.take(entry, "year", int, where, required=False, default=None),
-                url=self.take(entry, "url", str, where, required=False, default=""),
-                doi=self.take(entry, "doi", str, where, required=False, default=""),
-                note=self.take(entry, "note", str, where, required=False, default=""),
-            ))
-        return tuple(out)
-
-    def symbols(self, data: dict[str, Any]) -> tuple[schema.SymbolDefinition, ...]:
-        out = []
-        for name, entry in data.items():
-            where = f"[symbols.{name}]"
-            if not name.isascii() or not name.isidentifier() or name.startswith("_"):
-                shown = toml_reader.cut(name.encode("ascii", "backslashreplace").decode("ascii"))
-                raise self.fail(f"[symbols.{shown}]", f"symbol name '{shown}' is not a plain ASCII identifier",
-                                "use ASCII letters, digits and underscores, not starting with '_' (look-alike letters from other scripts are refused)")
-            entry = self.table(entry, where)
-            self.unknown(entry, {"description", "unit", "role", "latex", "assumptions", "value", "source"}, where)
-            role = self.take(entry, "role", str, where, required=False, default="input")
-            if role not in schema.ROLES:
-                raise self.fail(f"{where}.role", f"unknown role '{role}'", f"use one of: {', '.join(schema.ROLES)}")
-            assumptions = self.strings(entry, "assumptions", where)
-            for item in assumptions:
-                if item not in schema.ASSUMPTIONS:
-                    raise self.fail(f"{where}.assumptions", f"unknown assumption '{item}'", f"use any of: {', '.join(schema.ASSUMPTIONS)}")
-            value = self.take(entry, "value", (str, int, float), where, required=False, default="")
-            if role == "constant" and value == "":
-                raise self.fail(where, "a constant needs a 'value'", "write e.g. value = \"32 thread/warp\"")
-            if role != "constant" and value != "":
-                raise self.fail(f"{where}.value", f"only constants carry a value (role is '{role}')", "put hardware values in a preset, or set role = \"constant\"")
-            out.append(schema.SymbolDefinition(
-                name=name,
-                description=self.take(entry, "description", str, where),
-                unit=str(self.take(entry, "unit", (str, int), where)),
-                role=role,
-                latex=self.take(entry, "latex", str, where, required=False, default=""),
-                assumptions=assumptions,
-                value=str(value),
-                source=self.take(entry, "source", str, where, required=False, default=""),
-            ))
-        return tuple(out)
-
-    def equations(self, data: list[Any], refs: set[str]) -> tuple[schema.EquationDefinition, ...]:
-        out = []
-        allowed = {"id", "defines", "rhs", "cases", "limiters", "source", "counts", "valid_when", "note"}
-        for where, eq_id, entry in self.entries(data, "equations", "equation", allowed):
-            has_rhs, has_cases = "rhs" in entry, "cases" in entry
-            if has_rhs == has_cases:
-                raise self.fail(where, "give exactly one of 'rhs' and 'cases'")
-            cases: tuple[schema.CaseDefinition, ...] = ()
-            if has_cases:
-                cases = self.cases(self.take(entry, "cases", list, where), where)
-            limiters = self.take(entry, "limiters", dict, where, required=False, default={})
-            for key, value in limiters.items():
-                if not isinstance(value, str):
-                    raise self.fail(f"{where}.limiters.{key}", f"expected an expression string, found {toml_reader._kind(value)}")
-            out.append(schema.EquationDefinition(
-                id=eq_id,
-                defines=self.take(entry, "defines", str, where),
-                source=self.source(entry, where, refs),
-                rhs=self.take(entry, "rhs", str, where, required=False, default=""),
-                cases=cases,
-                limiters=tuple(limiters.items()),
-                counts=self.strings(entry, "counts", where),
-                valid_when=self.strings(entry, "valid_when", where),
-                note=self.take(entry, "note", str, where, required=False, default=""),
-            ))
-        return tuple(out)
-
-    def cases(self, data: list[Any], where: str) -> tuple[schema.CaseDefinition, ...]:
-        out = []
-        if not data:
-            raise self.fail(f"{where}.cases", "no cases given")
-        for index, entry in enumerate(data):
-            here = f"{where}.cases[{index}]"
-            entry = self.table(entry, here)
-            self.unknown(entry, {"id", "when", "value", "note"}, here)
-            out.append(schema.CaseDefinition(
-                id=self.take(entry, "id", str, here),
-                when=self.take(entry, "when", str, here),
-                value=self.take(entry, "value", str, here),
-                note=self.take(entry, "note", str, here, required=False, default=""),
-            ))
-        if out[-1].when.strip() != "otherwise":
-            raise self.fail(f"{where}.cases", f"the last case ('{out[-1].id}') must have when = \"otherwise\"", "a piecewise model must say what holds outside its listed cases")
-        for case in out[:-1]:
-            if case.when.strip() == "otherwise":
-                raise self.fail(f"{where}.cases", f"case '{case.id}' says 'otherwise' but is not the last case")
-        return tuple(out)
-
-    def presets(self, data: dict[str, Any], refs: set[str]) -> tuple[schema.PresetDefinition, ...]:
-        out = []
-        for preset_id, entry in data.items():
-            where = f"[presets.{toml_reader.cut(preset_id)}]"
-            if not ENTRY_ID.match(preset_id):
-                raise self.fail(where, f"preset id {toml_reader.cut(ascii(preset_id))} is not a plain id", "use ASCII letters, digits, '_', '.' and '-' (preset ids name report files)")
-            entry = self.table(entry, where)
-            self.unknown(entry, _RESERVED_PRESET_KEYS, where)
-            values = self.table(self.take(entry, "values", dict, where, required=False, default={}), f"{where}.values")
-            for key, value in values.items():
-                if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-                    raise self.fail(f"{where}.values.{key}", f"expected a quantity string or number, found {toml_reader._kind(value)}")
-            notes = self.table(self.take(entry, "notes", dict, where, required=False, default={}), f"{where}.notes")
-            out.append(schema.PresetDefinition(
-                id=preset_id,
-                description=self.take(entry, "description", str, where),
-                source=self.source(entry, where, refs),
-                values=tuple((k, str(v)) for k, v in values.items()),
-                based_on=self.take(entry, "based_on", str, where, required=False, default=""),
-                notes=tuple((k, str(v)) for k, v in notes.items()),
-            ))
-        ids = {p.id for p in out} | ({p.id for p in self.base.presets} if self.base is not None else set())
-        for preset in out:
-            if preset.based_on and preset.based_on not in ids:
-                raise self.fail(f"[presets.{preset.id}].based_on", f"unknown preset '{preset.based_on}'", f"presets: {', '.join(sorted(ids))}")
-        return tuple(out)
-
-    def validation(self, data: list[Any], refs: set[str]) -> tuple[schema.ValidationCase, ...]:
-        out = []
-        allowed = {"id", "preset", "inputs", "expect", "source", "rel_tol", "abs_tol", "erratum", "note", "derivation"}
-        for where, case_id, entry in self.entries(data, "validation", "validation", allowed):
-            inputs = self.table(self.take(entry, "inputs", dict, where, required=False, default={}), f"{where}.inputs")
-            expect = self.table(self.take(entry, "expect", dict, where), f"{where}.expect")
-            if not expect:
-                raise self.fail(f"{where}.expect", "no expected values given")
-            for key, value in list(inputs.items()) + list(expect.items()):
-                if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-                    raise self.fail(f"{where}.{key}", f"expected a quantity string or number, found {toml_reader._kind(value)}")
-            out.append(schema.ValidationCase(
-                id=case_id,
-                preset=self.take(entry, "preset", str, where, required=False, default=""),
-                inputs=tuple(inputs.items()),
-                expect=tuple((k, str(v)) for k, v in expect.items()),
-                source=self.source(entry, where, refs),
-                rel_tol=toml_reader._float(self.take(entry, "rel_tol", (int, float), where, required=False, default=None)),
-                abs_tol=toml_reader._float(self.take(entry, "abs_tol", (int, float), where, required=False, default=None)),
-                erratum=self.take(entry, "erratum", str, where, required=False, default=""),
-                note=self.take(entry, "note", str, where, required=False, default=""),
-                derivation=self.take(entry, "derivation", str, where, required=False, default=""),
-            ))
-        return tuple(out)
-
-    def derivations(self, data: list[Any]) -> tuple[schema.DerivationRequest, ...]:
-        out = []
-        for where, request_id, entry in self.entries(data, "derivations", "derivation"):
-            op = self.take(entry, "op", str, where)
-            if op not in schema.DERIVATION_OPS:
-                raise self.fail(f"{where}.op", f"unknown operation '{op}'", f"use one of: {', '.join(schema.DERIVATION_OPS)}")
-            fields = tuple((k, toml_reader._freeze(v)) for k, v in entry.items() if k not in ("id", "op"))
-            out.append(schema.DerivationRequest(id=request_id, op=op, fields=fields))
-        return tuple(out)
-
-    def errata(self, data: list[Any], refs: set[str], case_ids: set[str]) -> tuple[schema.Erratum, ...]:
-        out = []
-        for where, erratum_id, entry in self.entries(data, "errata", "erratum", {"id", "source", "text", "evidence", "cases"}):
-            cases = self.strings(entry, "cases", where)
-            for case in cases:
-                if case not in case_ids:
-                    raise self.fail(f"{where}.cases", f"unknown validation case '{case}'")
-            out.append(schema.Erratum(
-                id=erratum_id,
-                source=self.source(entry, where, refs),
-                text=self.take(entry, "text", str, where),
-                evidence=self.take(entry, "evidence", str, where),
-                cases=cases,
-            ))
-        return tuple(out)
-
-    def plots(self, data: list[Any]) -> tuple[schema.PlotRequest, ...]:
-        out = []
-        for where, plot_id, entry in self.entries(data, "plots", "plot"):
-            if not _plot_ids_ok(plot_id):
-                raise self.fail(f"{where}.id", f"plot id '{plot_id}' must be letters, digits and underscores (it names files)")
-            kind = self.take(entry, "kind", str, where)
-            if kind not in schema.PLOT_KINDS:
-                raise self.fail(f"{where}.kind", f"unknown plot kind '{kind}'", f"use one of: {', '.join(schema.PLOT_KINDS)}")
-            fields = tuple((k, toml_reader._freeze(v)) for k, v in entry.items() if k not in ("id", "kind"))
-            out.append(schema.PlotRequest(id=plot_id, kind=kind, fields=fields))
-        return tuple(out)
-
-
-    def measurements(self, data: list[Any], refs: set[str]) -> tuple[schema.MeasurementRequest, ...]:
-        out = []
-        allowed = {"id", "data", "quantity", "column", "preset", "variable", "where", "caption", "source"}
-        for where, entry_id, entry in self.entries(data, "measurements", "measurement", allowed):
-            if not _plot_ids_ok(entry_id):
-                raise self.fail(f"{where}.id", f"id '{entry_id}' must be letters, digits and underscores (it names files)")
-            path = self.take(entry, "data", str, where)
-            if Path(path).is_absolute() or ".." in Path(path).parts or not resources.measured_file(path).is_file():
-                raise self.fail(f"{where}.data", f"'{path}' is not a file inside the repository", "give a path relative to the repository root, e.g. data/h100/x.csv")
-            filters = self.table(self.take(entry, "where", dict, where, required=False, default={}), f"{where}.where")
-            for key, value in filters.items():
-                if not isinstance(value, (int, float)) or isinstance(value, bool):
-                    raise self.fail(f"{where}.where.{key}", f"expected a number (in the column's unit), found {toml_reader._kind(value)}")
-            out.append(schema.MeasurementRequest(
-                id=entry_id, data=path, quantity=self.take(entry, "quantity", str, where), source=self.source(entry, where, refs),
-                preset=self.take(entry, "preset", str, where, required=False, default=""),
-                variable=self.take(entry, "variable", str, where, required=False, default=""),
-                column=self.take(entry, "column", str, where, required=False, default=""),
-                where=tuple((k, float(v)) for k, v in filters.items()),
-                caption=self.take(entry, "caption", str, where, required=False, default=""),
-            ))
-        return tuple(out)
-
-    def tables(self, data: list[Any], refs: set[str]) -> tuple[schema.TableRequest, ...]:
-        out = []
-        for where, table_id, entry in self.entries(data, "tables", "table", {"id", "title", "presets", "columns", "source", "caption"}):
-            presets, columns = self.strings(entry, "presets", where), self.strings(entry, "columns", where)
-            for key, names in (("presets", presets), ("columns", columns)):
-                if not names:
-                    raise self.fail(f"{where}.{key}", f"no {key} given", f"list at least one: {key} = [\"...\"]")
-            out.append(schema.TableRequest(
-                id=table_id, title=self.take(entry, "title", str, where), presets=presets, columns=columns,
-                source=self.source(entry, where, refs), caption=self.take(entry, "caption", str, where, required=False, default=""),
-            ))
-        return tuple(out)
-
-
-def _plot_ids_ok(text: str) -> bool:
-    return text.replace("_", "").isalnum()
-
-
-def _merge(base: tuple[Any, ...], own: tuple[Any, ...], key: str) -> tuple[Any, ...]:
-    """Base entries in order, each replaced by the variant's entry with the same key; new ones appended."""
-    replacements = {getattr(item, key): item for item in own}
-    merged = [replacements.pop(getattr(item, key), item) for item in base]
-    return tuple(merged) + tuple(item for item in own if getattr(item, key) in replacements)

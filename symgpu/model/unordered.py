@@ -8,7 +8,7 @@ values meet the symbols' declared assumptions. So two such points, one where ``x
 one where ``x < y``, computed exactly, show that SymPy can decide neither comparison.
 
 :func:`keeps_every_argument` looks for those points (rational values from a fixed pool, each
-checked against the symbol's assumptions by SymPy itself; exact :class:`~fractions.Fraction`
+checked against the symbol's assumptions by SymPy itself: :mod:`symgpu.model.sample_points`; exact :class:`~fractions.Fraction`
 arithmetic, so no rounding). When every pair of arguments is ordered both ways, and no
 argument is itself a Min or Max (the only case in which SymPy also flattens or collapses
 arguments) and none is infinite, ``func(*args)`` is exactly ``func(*args, evaluate=False)``:
@@ -27,34 +27,18 @@ from typing import Any
 
 import sympy
 
+from symgpu.model import sample_points
+
 #: sample points tried before giving up (each assigns every symbol one value from its pool)
 POINTS = 32
 #: largest integer exponent evaluated exactly
 MAX_EXPONENT = 16
 #: candidate symbol values: a wide spread of magnitudes, fractions, zero and negatives
-POOL: tuple[Fraction, ...] = tuple(Fraction(v) for v in (
-    1, 2, 3, 4, 5, 7, 8, 12, 16, 32, 64, 100, 256, 1000, 1024, 4096, 100_000,
-    "1/1000", "1/64", "1/10", "1/3", "1/2", "3/4", "3/2", "5/2",
-    0, -1, -2, "-1/2", -7, -100, -1000,
-))
-
-#: a symbol's assumptions -> the pool values that meet them (empty: such a symbol is not evaluated)
-_ADMISSIBLE: dict[frozenset[tuple[str, bool | None]], tuple[Fraction, ...]] = {}
+POOL = sample_points.WIDE
 
 
 class _Unsupported(Exception):
     """An expression this module does not evaluate exactly."""
-
-
-def admissible(symbol: sympy.Symbol) -> tuple[Fraction, ...]:
-    """The pool values whose every assumption SymPy answers as ``symbol`` declares it."""
-    facts = frozenset(symbol.assumptions0.items())
-    found = _ADMISSIBLE.get(facts)
-    if found is None:
-        found = _ADMISSIBLE[facts] = tuple(
-            v for v in POOL
-            if all(getattr(sympy.Rational(v.numerator, v.denominator), "is_" + k) == want for k, want in facts))
-    return found
 
 
 def _power(base: Fraction, exponent: sympy.Basic) -> Fraction:
@@ -83,7 +67,7 @@ def value(expr: sympy.Basic, point: dict[sympy.Symbol, Fraction], rng: random.Ra
     """
     if expr.is_Symbol:
         if expr not in point:
-            choices = admissible(expr)
+            choices = POOL.admissible(expr)
             if not choices:
                 raise _Unsupported(expr)
             point[expr] = rng.choice(choices)

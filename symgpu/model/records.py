@@ -1,0 +1,51 @@
+"""The built records of one equation: :class:`Equation` (SymPy right-hand side, limiters, domain
+conditions) and its piecewise :class:`Case` branches."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy
+
+from symgpu.model import schema
+
+
+@dataclass(frozen=True)
+class Case:
+    """One branch of a piecewise equation, built: ``value`` applies when ``condition`` holds."""
+
+    id: str
+    condition: sympy.Basic
+    value: sympy.Expr
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Equation:
+    """An equation built into SymPy, unit-checked.
+
+    Attributes:
+        definition: the record read from the file.
+        lhs: the defined symbol.
+        rhs: the right-hand side (a ``Piecewise`` for equations given by ``cases``).
+        cases: the piecewise branches (empty for ``rhs`` equations).
+        limiters: regime name -> argument of the top-level ``Min``/``Max``.
+        valid_when: domain conditions.
+    """
+
+    definition: schema.EquationDefinition
+    lhs: sympy.Symbol
+    rhs: sympy.Expr
+    cases: tuple[Case, ...] = ()
+    limiters: tuple[tuple[str, sympy.Expr], ...] = ()
+    valid_when: tuple[sympy.Basic, ...] = ()
+
+    @property
+    def id(self) -> str:
+        """The equation id."""
+        return self.definition.id
+
+    @property
+    def relation(self) -> sympy.Eq:
+        """``Eq(lhs, rhs)`` (unevaluated)."""
+        return sympy.Eq(self.lhs, self.rhs, evaluate=False)

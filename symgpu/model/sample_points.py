@@ -1,0 +1,122 @@
+"""Sample points allowed by the symbols' declared assumptions: exact rational values at which a claim
+(a sign, an equality, an ordering of two expressions) is refuted without SymPy's search.
+
+One place decides which values a symbol may take (:func:`meets`: SymPy itself answers each
+declared assumption for the value), so every refutation uses only points the model admits:
+
+- :class:`Pool`: a fixed list of candidate values; :meth:`Pool.admissible` keeps those that meet
+  a symbol's assumptions (memoised per set of assumptions, the pool's order kept).
+- :func:`points`: a deterministic sequence of points over a sorted symbol list, each symbol's
+  value drawn from its admissible pool by a seeded :class:`random.Random` (the first
+  ``fixed_first`` points take the pool's first values in order, where it has them).
+- :class:`GenericPoint`: one fixed point shared by many expressions, each symbol its own odd
+  value (distinct primes), so a nonzero value is a proof and the values of two expressions at
+  it can be added.
+
+Values are exact (``sympy.Rational`` or :class:`fractions.Fraction`, as the pool holds them):
+no rounding ever decides a verdict here. What a caller does with a point (how many it tries,
+what it skips) stays with the caller.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Generic, TypeVar
+
+import sympy
+
+#: a pool's value type: ``sympy.Rational`` (substituted into SymPy expressions) or ``Fraction`` (fast arithmetic)
+V = TypeVar("V", sympy.Rational, Fraction)
+
+
+def meets(value: sympy.Rational | Fraction, symbol: sympy.Symbol, *, undecided_ok: bool = False) -> bool:
+    """Does ``value`` meet every assumption declared for ``symbol`` (SymPy answers ``value.is_<fact>``)?
+    With ``undecided_ok`` a fact SymPy leaves open for the value (``polar``, ``antihermitian``) does not
+    count against it."""
+    exact = value if isinstance(value, sympy.Rational) else sympy.Rational(value.numerator, value.denominator)
+    for fact, want in symbol.assumptions0.items():
+        got = getattr(exact, f"is_{fact}", None)
+        if got != want and not (undecided_ok and got is None):
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class Pool(Generic[V]):
+    """Candidate values for a symbol, in the order they are tried."""
+
+    values: tuple[V, ...]
+    _admissible: dict[frozenset[tuple[str, bool | None]], tuple[V, ...]] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False)
+
+    def admissible(self, symbol: sympy.Symbol) -> tuple[V, ...]:
+        """The pool's values that meet every assumption of ``symbol``, in pool order (empty: none does)."""
+        facts = frozenset(symbol.assumptions0.items())
+        found = self._admissible.get(facts)
+        if found is None:
+            found = self._admissible[facts] = tuple(v for v in self.values if meets(v, symbol))
+        return found
+
+
+#: small values first (integers, simple fractions, zero, negatives): refuting signs and equalities
+SMALL: Pool[sympy.Rational] = Pool(tuple(sympy.Rational(v) for v in (
+    "1", "2", "3", "1/2", "5", "16", "3/2", "1/3", "7", "64", "1/10", "100", "4096",
+    "0", "-1", "-2", "-1/2", "-7", "-100")))
+
+#: a wide spread of magnitudes, fractions, zero and negatives: ordering two expressions both ways
+WIDE: Pool[Fraction] = Pool(tuple(Fraction(v) for v in (
+    1, 2, 3, 4, 5, 7, 8, 12, 16, 32, 64, 100, 256, 1000, 1024, 4096, 100_000,
+    "1/1000", "1/64", "1/10", "1/3", "1/2", "3/4", "3/2", "5/2",
+    0, -1, -2, "-1/2", -7, -100, -1000,
+)))
+
+
+def ordered(symbols: Iterable[sympy.Symbol]) -> list[sympy.Symbol]:
+    """``symbols`` in a fixed order (name, then a Dummy's index), so that seeded points are reproducible."""
+    return sorted(symbols, key=lambda s: (s.name, getattr(s, "dummy_index", 0) or 0))
+
+
+def points(symbols: Sequence[sympy.Symbol], pools: Sequence[tuple[V, ...]], seed: int, count: int, *,
+           fixed_first: int = 0) -> Iterator[dict[sympy.Symbol, V]]:
+    """``count`` points, ``symbols[i]`` taking a value from ``pools[i]`` (each nonempty): point ``k`` with
+    ``k < fixed_first`` takes every pool's ``k``-th value (a random one where the pool is shorter), the
+    rest are drawn from ``random.Random(seed)``, symbol by symbol: the same sequence on every run."""
+    rng = random.Random(seed)
+    for index in range(count):
+        yield {s: pool[index] if index < fixed_first and index < len(pool) else rng.choice(pool)
+               for s, pool in zip(symbols, pools)}
+
+
+#: primes for :class:`GenericPoint` (one per symbol, in order of first use)
+PRIMES = (53, 59, 61, 67, 71, 73, 79, 83, 89, 97, 101, 103, 107, 109, 113, 127, 131, 137, 139, 149, 151, 157, 163, 167, 173)
+
+
+class GenericPoint:
+    """One point for every expression evaluated at it: the ``k``-th symbol seen takes the ``k``-th prime
+    (plus 180 per round once all are used), over 7 where it need not be an integer, negated where it
+    must be negative or nonpositive. Admissibility is the caller's check (:func:`meets`)."""
+
+    def __init__(self) -> None:
+        self._values: dict[sympy.Symbol, sympy.Rational] = {}
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def clear(self) -> None:
+        """Forget every symbol's value (values computed at the old point must be forgotten with it)."""
+        self._values.clear()
+
+    def at(self, symbols: Iterable[sympy.Symbol]) -> dict[sympy.Symbol, sympy.Rational]:
+        """The point's value of each of ``symbols`` (a symbol not seen before gets the next value)."""
+        point = {}
+        for sym in symbols:
+            if sym not in self._values:
+                used = len(self._values)
+                prime = PRIMES[used % len(PRIMES)] + 180 * (used // len(PRIMES))
+                value = sympy.Integer(prime) if sym.is_integer else sympy.Rational(prime, 7)
+                self._values[sym] = -value if sym.is_negative or sym.is_nonpositive else value
+            point[sym] = self._values[sym]
+        return point

@@ -1,0 +1,76 @@
+"""``symgpu.model.sample_points``: every value a symbol is given meets its declared assumptions, and the
+points are the same on every run."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+import sympy
+
+from symgpu.model import sample_points
+
+x = sympy.Symbol("x", positive=True)
+k = sympy.Symbol("k", integer=True, nonnegative=True)
+w = sympy.Symbol("w", negative=True)
+z = sympy.Symbol("z", real=True)
+p = sympy.Symbol("p", prime=True)
+
+#: each symbol's assumptions written as plain comparisons (independent of SymPy's assumption system)
+RULES = {
+    x: lambda v: v > 0,
+    k: lambda v: v >= 0 and Fraction(v).denominator == 1,
+    w: lambda v: v < 0,
+    z: lambda v: True,
+    p: lambda v: v in (2, 3, 5, 7),
+}
+
+
+@pytest.mark.parametrize("pool", [sample_points.SMALL, sample_points.WIDE], ids=["small", "wide"])
+@pytest.mark.parametrize("symbol", list(RULES), ids=str)
+def test_a_pool_gives_a_symbol_exactly_the_values_that_meet_its_assumptions_in_pool_order(pool, symbol):
+    assert pool.admissible(symbol) == tuple(v for v in pool.values if RULES[symbol](v))
+    assert pool.admissible(symbol)  # every one of these symbols has values in both pools
+
+
+def test_a_fact_sympy_leaves_open_for_a_number_counts_against_it_unless_allowed():
+    polar = sympy.Symbol("q", polar=True)
+    assert sympy.Rational(3).is_polar is None
+    assert not sample_points.meets(sympy.Rational(3), polar)
+    assert sample_points.meets(sympy.Rational(3), polar, undecided_ok=True)
+    assert sample_points.SMALL.admissible(polar) == ()
+
+
+def test_points_meet_the_assumptions_and_repeat_on_every_run():
+    symbols = sample_points.ordered([z, w, x, k])
+    assert [s.name for s in symbols] == ["k", "w", "x", "z"]
+    pools = [sample_points.SMALL.admissible(s) for s in symbols]
+    first = list(sample_points.points(symbols, pools, 1729, 10, fixed_first=2))
+    assert first == list(sample_points.points(symbols, pools, 1729, 10, fixed_first=2))
+    assert len(first) == 10
+    assert all(RULES[s](v) for point in first for s, v in point.items())
+    # the first two points take each pool's first two values; the others are drawn (not all the same)
+    assert [first[0][s] for s in symbols] == [pool[0] for pool in pools]
+    assert [first[1][s] for s in symbols] == [pool[1] for pool in pools]
+    assert len({tuple(point.values()) for point in first[2:]}) > 1
+    assert list(sample_points.points(symbols, pools, 97, 3)) != list(sample_points.points(symbols, pools, 98, 3))
+
+
+def test_ordered_sorts_dummies_of_one_name_by_their_index():
+    a, b = sympy.Dummy("t"), sympy.Dummy("t")
+    assert sample_points.ordered([b, x, a]) == [a, b, x]
+
+
+def test_the_generic_point_gives_each_symbol_its_own_admissible_value_until_cleared():
+    point = sample_points.GenericPoint()
+    n = sympy.Symbol("n", integer=True, positive=True)
+    values = point.at([x, n, w, sympy.Symbol("m", nonpositive=True)])
+    assert values[x] == sympy.Rational(53, 7) and values[n] == 59 and values[w] == sympy.Rational(-61, 7)
+    assert len(set(values.values())) == 4 and len(point) == 4
+    assert all(sample_points.meets(v, s) for s, v in values.items())
+    assert point.at([x]) == {x: sympy.Rational(53, 7)}  # the same value on every later call
+    others = point.at(sympy.symbols("s0:30", positive=True))
+    # after the 25 primes the next round adds 180: symbol number 26 (index 25) takes (53 + 180)/7
+    assert others[sympy.Symbol("s21", positive=True)] == sympy.Rational(53 + 180, 7)
+    point.clear()
+    assert len(point) == 0 and point.at([n]) == {n: 53}
