@@ -90,6 +90,9 @@ _CONDITIONS = [
     sympy.And(sympy.Gt(a, b), sympy.Or(sympy.Eq(k, 0), -c + a < 0), sympy.Not(sympy.And(x > 1, y < 2))),
     sympy.And(x > y, y < x, evaluate=False),
     sympy.And(sympy.floor(a / b) >= 1, sympy.floor(a / (4 * b)) < k, -x > -3),
+    # SymPy needs more than one canonicalisation round for these (2*x > y -> x > y/2 -> y < 2*x)
+    2 * x > y, sympy.And(2 * x > y, 3 * y <= x + 1), sympy.And(2 * x > y, y < 2 * x, evaluate=False),
+    sympy.And(-3 * a + 2 * b >= 1, b / 4 < a), sympy.And(x / 3 > y, sympy.Ne(2 * x, y)),
 ]
 
 
