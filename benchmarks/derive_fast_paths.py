@@ -10,7 +10,10 @@ Prints CPU seconds (the machine is shared: CPU time is steadier than wall-clock)
   ``volkov_2016 s6_5_fixed_point`` result against its expectation (every pair, as the matcher
   tries them);
 * ``compare.normalize`` with one memo shared by both models vs a fresh one each, on
-  ``hong_kim_2009`` vs ``hong_kim_2009_intended`` ``Exec_cycles_app``.
+  ``hong_kim_2009`` vs ``hong_kim_2009_intended`` ``Exec_cycles_app``;
+* ``pieces.one_pair`` (conjuncts canonicalised once, the pair built unevaluated where that is
+  proved to be SymPy's result) vs ``sympy.Piecewise((value, condition))`` on the regimes of
+  ``occupancy active_blocks_per_SM``, the objects checked identical (``srepr``).
 
 Run: ``python benchmarks/derive_fast_paths.py``.
 """
@@ -33,7 +36,7 @@ from sympy.core.cache import clear_cache  # noqa: E402
 import symgpu  # noqa: E402
 from symgpu import derive  # noqa: E402
 from symgpu.compare import normal_forms  # noqa: E402
-from symgpu.derive import jobs, limits, requests, signs  # noqa: E402
+from symgpu.derive import jobs, limits, pieces, regime_split, requests, signs  # noqa: E402
 
 
 def cpu(function: Callable[[], Any]) -> tuple[float, Any]:
@@ -105,7 +108,20 @@ def normal_forms_memo() -> None:
     report("normal forms of both models' Exec_cycles_app", fast, slow)
 
 
+def regime_pieces() -> None:
+    found = regime_split.regime_list(symgpu.load("occupancy").regimes("active_blocks_per_SM"))
+    pairs = [(r.expression, sympy.And(*r.conditions)) for r in found]
+    clear_cache()
+    pieces._CANONICAL.clear()
+    fast, mine = cpu(lambda: [pieces.one_pair(v, c) for v, c in pairs])
+    clear_cache()
+    slow, theirs = cpu(lambda: [sympy.Piecewise((v, c)) for v, c in pairs])
+    assert [sympy.srepr(m) for m in mine] == [sympy.srepr(t) for t in theirs]
+    report(f"{len(pairs)} one-pair Piecewise of the occupancy regimes", fast, slow)
+
+
 if __name__ == "__main__":
     linear_equations()
     expectations()
     normal_forms_memo()
+    regime_pieces()

@@ -1,13 +1,16 @@
 """The engine's fast paths give what the general machinery gives: linear roots without
 ``sympy.solve``, expectations refuted at a point (or proved by expansion) before ``simplify``,
-and the diff's normal form memoised."""
+the diff's normal form memoised, and one-pair Piecewise objects built from conditions
+canonicalised once per conjunct."""
 
 from __future__ import annotations
 
+import pytest
 import sympy
 
 from symgpu.compare import normalize
-from symgpu.derive import jobs, regime_split, requests
+import symgpu
+from symgpu.derive import jobs, pieces, regime_split, requests
 
 a, b, c = sympy.symbols("a b c", positive=True)
 x = sympy.Symbol("x", real=True)
@@ -74,3 +77,51 @@ def test_opposite_conditions_are_found_and_others_refuted_at_a_point():
     assert regime_split.cancel_to_zero(h, sympy.Mul(-1, a * x - b, evaluate=False) / (c + x))
     assert not regime_split.cancel_to_zero(h, -h + 1 / (c + x))
     assert not regime_split.cancel_to_zero(h, h)
+
+
+y = sympy.Symbol("y", real=True)
+k = sympy.Symbol("k", integer=True, nonnegative=True)
+
+#: conditions SymPy's Piecewise rewrites (reversed relations, leading coefficients, Or/Not inside,
+#: conjuncts that canonicalise alike) and ones it keeps
+_CONDITIONS = [
+    x > y, y < x, -2 * x + 1 < 0, sympy.Ge(3 * y, 6), sympy.Eq(k, 0), sympy.Ne(k, 21),
+    sympy.And(x > y, sympy.Ge(3 * y, 6), sympy.Ne(k, 0)),
+    sympy.And(sympy.Gt(a, b), sympy.Or(sympy.Eq(k, 0), -c + a < 0), sympy.Not(sympy.And(x > 1, y < 2))),
+    sympy.And(x > y, y < x, evaluate=False),
+    sympy.And(sympy.floor(a / b) >= 1, sympy.floor(a / (4 * b)) < k, -x > -3),
+    # SymPy needs more than one canonicalisation round for these (2*x > y -> x > y/2 -> y < 2*x)
+    2 * x > y, sympy.And(2 * x > y, 3 * y <= x + 1), sympy.And(2 * x > y, y < 2 * x, evaluate=False),
+    sympy.And(-3 * a + 2 * b >= 1, b / 4 < a), sympy.And(x / 3 > y, sympy.Ne(2 * x, y)),
+]
+
+
+@pytest.mark.parametrize("condition", _CONDITIONS, ids=range(len(_CONDITIONS)))
+def test_one_pair_piecewise_is_the_one_sympy_evaluates(condition):
+    value = a * x + sympy.floor(b / c)
+    fast, general = pieces.one_pair(value, condition), pieces.one_pair(value, condition, fast=False)
+    assert sympy.srepr(fast) == sympy.srepr(general)
+    assert pieces.canonical_condition(condition) is not None  # the fast path was taken
+
+
+def test_one_pair_refuses_what_the_conjunction_or_the_value_would_change():
+    contradiction = sympy.And(x > 1, sympy.Le(x, 1), evaluate=False)  # sympy.And folds it to False
+    assert pieces.canonical_condition(contradiction) is None
+    assert pieces.canonical_condition(sympy.true) is None
+    assert pieces.one_pair(a, sympy.true) == a
+    inner = sympy.Piecewise((a, x > 1), (b, True))  # a Piecewise value is collapsed by SymPy: not fast
+    assert pieces.one_pair(inner, x > 1) == sympy.Piecewise((inner, x > 1))
+    assert pieces.one_pair(inner, x > 1).args[0].expr == a
+
+
+def test_occupancy_regime_steps_are_the_piecewise_sympy_evaluates():
+    model = symgpu.load("occupancy")
+    derivation = model.regimes("active_blocks_per_SM", substitute={"barrier_limit_applies": "0"})
+    found = regime_split.regime_list(derivation)
+    steps = {s.operation: s.expression for s in derivation.steps if s.operation.startswith("regime ")}
+    assert len(found) > 50 and len(steps) == len(found)
+    for regime in found:
+        condition = sympy.And(*regime.conditions)
+        general = sympy.Piecewise((regime.expression, condition))
+        assert pieces.canonical_condition(condition) is not None
+        assert sympy.srepr(steps[f"regime {regime.name}"]) == sympy.srepr(general)

@@ -22,6 +22,7 @@ from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import compiler, scaling
 from symgpu.evaluate import active
 from symgpu.derive import at_point
+from symgpu.derive import pieces
 from symgpu.model import sample_points
 
 if TYPE_CHECKING:
@@ -91,8 +92,14 @@ class Regime:
     feasible: bool | None = True  # None: not proved (no witness found among samples)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "conditions": [sympy.sstr(c) for c in self.conditions],
+        return {"name": self.name, "conditions": [_text(c) for c in self.conditions],
                 "expression": sympy.sstr(self.expression), "terms": list(self.terms), "feasible": self.feasible}
+
+
+@functools.lru_cache(maxsize=8192)
+def _text(condition: sympy.Basic) -> str:
+    """``sympy.sstr`` of one regime condition (memoised: the regimes of a quantity share most of theirs)."""
+    return sympy.sstr(condition)
 
 
 def _names(job: jobs._Job, stop: frozenset[str] = frozenset()) -> dict[Any, str]:
@@ -366,7 +373,7 @@ def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: 
     if record:
         for regime in out:
             cond = _conjunction(regime.conditions)
-            job.step(f"regime {regime.name}", sympy.Piecewise((regime.expression, cond)),
+            job.step(f"regime {regime.name}", pieces.one_pair(regime.expression, cond),
                      "branch of the nested Min/Max/Piecewise; conditions simplified with the declared signs")
         if dropped:
             job.step("drop infeasible", sympy.Tuple(*[sympy.Symbol(d) for d in dropped]),
