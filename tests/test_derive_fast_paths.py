@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import sympy
 
+import symgpu
 from symgpu.compare import normalize
-from symgpu.derive import jobs, regime_split, requests
+from symgpu.derive import jobs, regime_split, requests, signs, solving
 
 a, b, c = sympy.symbols("a b c", positive=True)
 x = sympy.Symbol("x", real=True)
@@ -74,3 +75,19 @@ def test_opposite_conditions_are_found_and_others_refuted_at_a_point():
     assert regime_split.cancel_to_zero(h, sympy.Mul(-1, a * x - b, evaluate=False) / (c + x))
     assert not regime_split.cancel_to_zero(h, -h + 1 / (c + x))
     assert not regime_split.cancel_to_zero(h, h)
+
+
+def test_conditions_of_a_root_are_tidied_only_when_none_is_refuted():
+    hk = symgpu.load("hong_kim_2009")
+    s = hk.symbols
+    ctx = signs.SignReasoner(hk)
+    undecided = [sympy.StrictGreaterThan(s["N"], s["Mem_LD"] / s["Departure_del_coal"]), sympy.GreaterThan(s["N"] * s["Issue_cycles"], s["Mem_LD"])]
+    refuted = sympy.StrictLessThan(s["Mem_LD"] + s["Issue_cycles"], 0)  # a sum of positive symbols is never negative
+    proved = sympy.StrictGreaterThan(s["Mem_LD"], 0)
+    conditions = [*undecided, proved]
+    general = [signs.SignReasoner(hk).tidy(c) for c in conditions]
+    assert sympy.false not in general
+    assert solving._tidied_unless_refuted(ctx, conditions) == general
+    general = [signs.SignReasoner(hk).tidy(c) for c in (*undecided, refuted)]
+    assert sympy.false in general
+    assert solving._tidied_unless_refuted(ctx, [*undecided, refuted]) == [sympy.false]
