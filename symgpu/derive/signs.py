@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors, store
-from symgpu.derive import inequalities, intervals
+from symgpu.derive import inequalities, intervals, sign_parts
+# the memoised forms live in forms; their old names here stay in use across derive
+from symgpu.derive.forms import _PIECEWISE, _factor, _has_pieces, _nice, _small_simplify  # noqa: F401
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -22,29 +24,10 @@ if TYPE_CHECKING:
 _SIGN_CACHE: dict[Any, int | None] = {}
 #: the only texts a stored sign verdict may be (anything else is recomputed)
 _VERDICTS: dict[str | None, int | None] = {"1": 1, "-1": -1, "0": 0, "None": None}
-_PIECEWISE = (sympy.Min, sympy.Max, sympy.Piecewise)
-#: simplified forms by expression (simplify is deterministic: the same input gives the same output)
-_SIMPLIFIED: dict[sympy.Basic, sympy.Basic] = {}
-#: factored forms by expression (``sympy.factor`` is deterministic too; tidying meets the same
-#: polynomial again under each regime and variable)
-_FACTORED: dict[sympy.Basic, sympy.Basic] = {}
-
-
-def _factor(expr: sympy.Expr) -> sympy.Expr:
-    """``sympy.factor(expr)``, memoised per expression."""
-    if expr not in _FACTORED:
-        if len(_FACTORED) > 20000:
-            _FACTORED.clear()
-        _FACTORED[expr] = sympy.factor(expr)
-    return _FACTORED[expr]
 
 
 def _has_staircase(expr: Any, var: sympy.Symbol) -> bool:
     return inequalities.has_staircase(expr, var)
-
-
-def _has_pieces(expr: Any) -> bool:
-    return isinstance(expr, sympy.Basic) and expr.has(*_PIECEWISE)
 
 
 def _number(value: Any) -> sympy.Expr:
@@ -56,33 +39,6 @@ def _number(value: Any) -> sympy.Expr:
     if isinstance(value, float):
         return sympy.Rational(repr(value))
     return sympy.Rational(str(value))
-
-
-def _small_simplify(expr: sympy.Expr) -> sympy.Expr:
-    """Simplify, but only when the expression is small enough to do it quickly (memoised per expression)."""
-    if not isinstance(expr, sympy.Basic) or expr.is_Atom:
-        return expr
-    if expr in _SIMPLIFIED:
-        return _SIMPLIFIED[expr]
-    try:
-        if sympy.count_ops(expr) > 120:
-            out = sympy.cancel(expr) if not _has_pieces(expr) else expr
-        else:
-            out = sympy.simplify(expr)
-    except (TypeError, ValueError, NotImplementedError, RecursionError):
-        out = expr
-    if len(_SIMPLIFIED) > 20000:
-        _SIMPLIFIED.clear()
-    _SIMPLIFIED[expr] = out
-    return out
-
-
-def _nice(expr: Any) -> Any:
-    """Present a result: simplify and, for sums over a common denominator, factor."""
-    if not isinstance(expr, sympy.Expr):
-        return expr
-    out = _small_simplify(expr)
-    return out
 
 
 class SignReasoner:
@@ -245,6 +201,8 @@ class SignReasoner:
         found = intervals.sign(e)
         if found is None:
             found = _basic_sign(e)
+        if found is None and e.has(sympy.Min, sympy.Max):  # bounded part by part: no Min/Max multiplied out
+            found = sign_parts.sign_from_parts(e, self.sign, _nonnegative)
         if found is not None:
             return found
         tries = [e]
