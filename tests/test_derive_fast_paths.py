@@ -91,3 +91,17 @@ def test_conditions_of_a_root_are_tidied_only_when_none_is_refuted():
     general = [signs.SignReasoner(hk).tidy(c) for c in (*undecided, refuted)]
     assert sympy.false in general
     assert solving._tidied_unless_refuted(ctx, [*undecided, refuted]) == [sympy.false]
+
+
+def test_every_reasoner_of_a_model_reads_its_constants_alike_so_memoised_forms_are_reused(monkeypatch):
+    from symgpu.derive import forms
+    hk = symgpu.load("hong_kim_2009")
+    first, second = signs.SignReasoner(hk), signs.SignReasoner(hk)
+    assert first.constants and first.constants == second.constants
+    s = hk.symbols
+    expr = (s["Issue_cycles"] * s["N"] + s["Mem_LD"]) / (s["Threads_per_warp"] * s["N"]) - s["Mem_LD"] / (s["Threads_per_warp"] * s["N"])
+    fresh = first.nice(expr)
+    assert sympy.simplify(fresh - expr) == 0
+    # the second reasoner's simplify of the same expression is the memoised one: never recomputed
+    monkeypatch.setattr(forms.sympy, "simplify", lambda e: (_ for _ in ()).throw(AssertionError("simplified again")))
+    assert second.nice(expr) == fresh

@@ -41,6 +41,17 @@ def _number(value: Any) -> sympy.Expr:
     return sympy.Rational(str(value))
 
 
+#: the positive stand-in of each constant symbol, shared by every reasoner: the same expression
+#: then reads the same under each job, so the memoised verdicts and forms are reused
+_STANDINS: dict[sympy.Symbol, sympy.Dummy] = {}
+
+
+def _positive_standin(symbol: sympy.Symbol) -> sympy.Dummy:
+    if symbol not in _STANDINS:
+        _STANDINS[symbol] = sympy.Dummy(symbol.name, positive=True)
+    return _STANDINS[symbol]
+
+
 class SignReasoner:
     """Sign reasoning under declared and extra assumptions.
 
@@ -66,7 +77,7 @@ class SignReasoner:
             magnitude = float(value.magnitude)
             definition = model.symbol_definitions[name]
             if magnitude > 0 and not ({"positive"} & set(definition.assumptions)):
-                dummy = sympy.Dummy(name, positive=True)
+                dummy = _positive_standin(model.symbols[name])
                 self.constants[model.symbols[name]] = dummy
                 self.constants_back[dummy] = model.symbols[name]
                 self.forward[model.symbols[name]] = dummy
