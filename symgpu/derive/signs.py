@@ -15,7 +15,7 @@ import sympy
 from symgpu import errors, store
 from symgpu.derive import inequalities, intervals, sign_parts
 # the memoised forms live in forms; their old names here stay in use across derive
-from symgpu.derive.forms import _PIECEWISE, _factor, _has_pieces, _nice, _small_simplify  # noqa: F401
+from symgpu.derive.forms import _factor, _has_pieces, _nice, _small_simplify  # noqa: F401
 
 if TYPE_CHECKING:
     from symgpu.model import Model
