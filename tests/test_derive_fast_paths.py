@@ -8,7 +8,7 @@ import sympy
 
 import symgpu
 from symgpu.compare import normalize
-from symgpu.derive import jobs, regime_split, requests, signs, solving
+from symgpu.derive import jobs, regime_split, requests, signs
 
 a, b, c = sympy.symbols("a b c", positive=True)
 x = sympy.Symbol("x", real=True)
@@ -87,10 +87,10 @@ def test_conditions_of_a_root_are_tidied_only_when_none_is_refuted():
     conditions = [*undecided, proved]
     general = [signs.SignReasoner(hk).tidy(c) for c in conditions]
     assert sympy.false not in general
-    assert solving._tidied_unless_refuted(ctx, conditions) == general
+    assert ctx.tidy_unless_refuted(conditions) == general
     general = [signs.SignReasoner(hk).tidy(c) for c in (*undecided, refuted)]
     assert sympy.false in general
-    assert solving._tidied_unless_refuted(ctx, [*undecided, refuted]) == [sympy.false]
+    assert ctx.tidy_unless_refuted([*undecided, refuted]) == [sympy.false]
 
 
 def test_every_reasoner_of_a_model_reads_its_constants_alike_so_memoised_forms_are_reused(monkeypatch):

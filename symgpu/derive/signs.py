@@ -292,6 +292,16 @@ class SignReasoner:
             self._tidied[key] = self._tidy(condition, var)
         return self._tidied[key]
 
+    def tidy_unless_refuted(self, conditions: Iterable[sympy.Basic]) -> list[Any]:
+        """``[self.tidy(c) for c in conditions]``, or ``[false]`` when one of them is refuted: every
+        condition is decided first (cheap), so none is tidied (factored) for a root or point that is
+        dropped anyway. The same verdict as tidying them all: a tidied condition is ``false``
+        whenever it is refuted."""
+        conditions = list(conditions)
+        if any(self.decide(c) is False for c in conditions):
+            return [sympy.false]
+        return [self.tidy(c) for c in conditions]
+
     def _tidy(self, condition: sympy.Basic, var: sympy.Symbol | None) -> Any:
         decided = self.decide(condition)
         if decided is not None:

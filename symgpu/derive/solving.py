@@ -93,7 +93,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
                 continue
             eq = sympy.Eq(side, regime.expression)
             for root in jobs._solve_for(job, eq, var, f"regime {regime.name}"):
-                conds = _tidied_unless_refuted(ctx, [c.relational.xreplace({var: root}) for c in regime.raw])
+                conds = ctx.tidy_unless_refuted(c.relational.xreplace({var: root}) for c in regime.raw)
                 if any(c is sympy.false for c in conds):
                     job.step("drop root", sympy.Eq(var, root), f"violates the conditions of regime {regime.name}")
                     continue
@@ -125,15 +125,6 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     if len(roots) > 1:
         job.extra.append(("undecided", "several roots remain admissible; their signs are not decided by the declared assumptions"))
     return job.finish(result, unit, used=[relation])
-
-
-def _tidied_unless_refuted(ctx: signs.SignReasoner, conditions: Sequence[sympy.Basic]) -> list[Any]:
-    """``[ctx.tidy(c) for c in conditions]``, or ``[false]`` when one of them is refuted outright: every
-    condition is decided first (cheap), so none is tidied (factored) for a root that is dropped anyway.
-    The same verdict as tidying them all, since a tidied condition is ``false`` whenever it is refuted."""
-    if any(ctx.decide(c) is False for c in conditions):
-        return [sympy.false]
-    return [ctx.tidy(c) for c in conditions]
 
 
 def _solution_set(job: jobs._Job, identities: Sequence[regime_split.Regime], var: sympy.Symbol,
