@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 import sympy
 
-from symgpu.compare import normalize
 import symgpu
-from symgpu.derive import jobs, pieces, regime_split, requests
+from symgpu.compare import normalize
+from symgpu.derive import jobs, pieces, regime_split, requests, signs
 
 a, b, c = sympy.symbols("a b c", positive=True)
 x = sympy.Symbol("x", real=True)
@@ -125,3 +125,33 @@ def test_occupancy_regime_steps_are_the_piecewise_sympy_evaluates():
         general = sympy.Piecewise((regime.expression, condition))
         assert pieces.canonical_condition(condition) is not None
         assert sympy.srepr(steps[f"regime {regime.name}"]) == sympy.srepr(general)
+
+
+def test_conditions_of_a_root_are_tidied_only_when_none_is_refuted():
+    hk = symgpu.load("hong_kim_2009")
+    s = hk.symbols
+    ctx = signs.SignReasoner(hk)
+    undecided = [sympy.StrictGreaterThan(s["N"], s["Mem_LD"] / s["Departure_del_coal"]), sympy.GreaterThan(s["N"] * s["Issue_cycles"], s["Mem_LD"])]
+    refuted = sympy.StrictLessThan(s["Mem_LD"] + s["Issue_cycles"], 0)  # a sum of positive symbols is never negative
+    proved = sympy.StrictGreaterThan(s["Mem_LD"], 0)
+    conditions = [*undecided, proved]
+    general = [signs.SignReasoner(hk).tidy(c) for c in conditions]
+    assert sympy.false not in general
+    assert ctx.tidy_unless_refuted(conditions) == general
+    general = [signs.SignReasoner(hk).tidy(c) for c in (*undecided, refuted)]
+    assert sympy.false in general
+    assert ctx.tidy_unless_refuted([*undecided, refuted]) == [sympy.false]
+
+
+def test_every_reasoner_of_a_model_reads_its_constants_alike_so_memoised_forms_are_reused(monkeypatch):
+    from symgpu.derive import forms
+    hk = symgpu.load("hong_kim_2009")
+    first, second = signs.SignReasoner(hk), signs.SignReasoner(hk)
+    assert first.constants and first.constants == second.constants
+    s = hk.symbols
+    expr = (s["Issue_cycles"] * s["N"] + s["Mem_LD"]) / (s["Threads_per_warp"] * s["N"]) - s["Mem_LD"] / (s["Threads_per_warp"] * s["N"])
+    fresh = first.nice(expr)
+    assert sympy.simplify(fresh - expr) == 0
+    # the second reasoner's simplify of the same expression is the memoised one: never recomputed
+    monkeypatch.setattr(forms.sympy, "simplify", lambda e: (_ for _ in ()).throw(AssertionError("simplified again")))
+    assert second.nice(expr) == fresh

@@ -71,7 +71,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         roots = jobs._solve_for(job, sympy.Eq(derivative, 0), var, f"d{regime.name}/d{var} = 0")
         for root in roots:
             local = ctx.copy()
-            conds = [local.tidy(c.relational.xreplace({var: root})) for c in regime.raw]
+            conds = local.tidy_unless_refuted(c.relational.xreplace({var: root}) for c in regime.raw)
             if any(c is sympy.false for c in conds):
                 continue
             second = signs._small_simplify(sympy.diff(regime.expression, var, 2).xreplace({var: root}))

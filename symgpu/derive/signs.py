@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors, store
-from symgpu.derive import inequalities, intervals
+from symgpu.derive import inequalities, intervals, sign_parts
+# the memoised forms live in forms; their old names here stay in use across derive
+from symgpu.derive.forms import _factor, _has_pieces, _nice, _small_simplify  # noqa: F401
 from symgpu.model import sample_points
 
 if TYPE_CHECKING:
@@ -22,29 +24,10 @@ if TYPE_CHECKING:
 _SIGN_CACHE: dict[Any, int | None] = {}
 #: the only texts a stored sign verdict may be (anything else is recomputed)
 _VERDICTS: dict[str | None, int | None] = {"1": 1, "-1": -1, "0": 0, "None": None}
-_PIECEWISE = (sympy.Min, sympy.Max, sympy.Piecewise)
-#: simplified forms by expression (simplify is deterministic: the same input gives the same output)
-_SIMPLIFIED: dict[sympy.Basic, sympy.Basic] = {}
-#: factored forms by expression (``sympy.factor`` is deterministic too; tidying meets the same
-#: polynomial again under each regime and variable)
-_FACTORED: dict[sympy.Basic, sympy.Basic] = {}
-
-
-def _factor(expr: sympy.Expr) -> sympy.Expr:
-    """``sympy.factor(expr)``, memoised per expression."""
-    if expr not in _FACTORED:
-        if len(_FACTORED) > 20000:
-            _FACTORED.clear()
-        _FACTORED[expr] = sympy.factor(expr)
-    return _FACTORED[expr]
 
 
 def _has_staircase(expr: Any, var: sympy.Symbol) -> bool:
     return inequalities.has_staircase(expr, var)
-
-
-def _has_pieces(expr: Any) -> bool:
-    return isinstance(expr, sympy.Basic) and expr.has(*_PIECEWISE)
 
 
 def _number(value: Any) -> sympy.Expr:
@@ -58,31 +41,15 @@ def _number(value: Any) -> sympy.Expr:
     return sympy.Rational(str(value))
 
 
-def _small_simplify(expr: sympy.Expr) -> sympy.Expr:
-    """Simplify, but only when the expression is small enough to do it quickly (memoised per expression)."""
-    if not isinstance(expr, sympy.Basic) or expr.is_Atom:
-        return expr
-    if expr in _SIMPLIFIED:
-        return _SIMPLIFIED[expr]
-    try:
-        if sympy.count_ops(expr) > 120:
-            out = sympy.cancel(expr) if not _has_pieces(expr) else expr
-        else:
-            out = sympy.simplify(expr)
-    except (TypeError, ValueError, NotImplementedError, RecursionError):
-        out = expr
-    if len(_SIMPLIFIED) > 20000:
-        _SIMPLIFIED.clear()
-    _SIMPLIFIED[expr] = out
-    return out
+#: the positive stand-in of each constant symbol, shared by every reasoner: the same expression
+#: then reads the same under each job, so the memoised verdicts and forms are reused
+_STANDINS: dict[sympy.Symbol, sympy.Dummy] = {}
 
 
-def _nice(expr: Any) -> Any:
-    """Present a result: simplify and, for sums over a common denominator, factor."""
-    if not isinstance(expr, sympy.Expr):
-        return expr
-    out = _small_simplify(expr)
-    return out
+def _positive_standin(symbol: sympy.Symbol) -> sympy.Dummy:
+    if symbol not in _STANDINS:
+        _STANDINS[symbol] = sympy.Dummy(symbol.name, positive=True)
+    return _STANDINS[symbol]
 
 
 class SignReasoner:
@@ -110,7 +77,7 @@ class SignReasoner:
             magnitude = float(value.magnitude)
             definition = model.symbol_definitions[name]
             if magnitude > 0 and not ({"positive"} & set(definition.assumptions)):
-                dummy = sympy.Dummy(name, positive=True)
+                dummy = _positive_standin(model.symbols[name])
                 self.constants[model.symbols[name]] = dummy
                 self.constants_back[dummy] = model.symbols[name]
                 self.forward[model.symbols[name]] = dummy
@@ -245,6 +212,8 @@ class SignReasoner:
         found = intervals.sign(e)
         if found is None:
             found = _basic_sign(e)
+        if found is None and e.has(sympy.Min, sympy.Max):  # bounded part by part: no Min/Max multiplied out
+            found = sign_parts.sign_from_parts(e, self.sign, _nonnegative)
         if found is not None:
             return found
         tries = [e]
@@ -322,6 +291,16 @@ class SignReasoner:
         if key not in self._tidied:
             self._tidied[key] = self._tidy(condition, var)
         return self._tidied[key]
+
+    def tidy_unless_refuted(self, conditions: Iterable[sympy.Basic]) -> list[Any]:
+        """``[self.tidy(c) for c in conditions]``, or ``[false]`` when one of them is refuted: every
+        condition is decided first (cheap), so none is tidied (factored) for a root or point that is
+        dropped anyway. The same verdict as tidying them all: a tidied condition is ``false``
+        whenever it is refuted."""
+        conditions = list(conditions)
+        if any(self.decide(c) is False for c in conditions):
+            return [sympy.false]
+        return [self.tidy(c) for c in conditions]
 
     def _tidy(self, condition: sympy.Basic, var: sympy.Symbol | None) -> Any:
         decided = self.decide(condition)

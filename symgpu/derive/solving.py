@@ -93,7 +93,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
                 continue
             eq = sympy.Eq(side, regime.expression)
             for root in jobs._solve_for(job, eq, var, f"regime {regime.name}"):
-                conds = [ctx.tidy(c.relational.xreplace({var: root})) for c in regime.raw]
+                conds = ctx.tidy_unless_refuted(c.relational.xreplace({var: root}) for c in regime.raw)
                 if any(c is sympy.false for c in conds):
                     job.step("drop root", sympy.Eq(var, root), f"violates the conditions of regime {regime.name}")
                     continue
