@@ -1,0 +1,63 @@
+"""``symgpu validate --jobs``: model families validated in forked workers print exactly what
+one process prints, in the order the models were given; errors are reported as one by one."""
+
+from __future__ import annotations
+
+import json
+import re
+import multiprocessing
+
+import pytest
+
+from symgpu.cli import model_commands
+from symgpu.model import loader
+
+needs_fork = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
+
+#: a base and its variants given out of order, with unrelated models between them: the
+#: families are validated in another order than the output's
+MODELS = ("prior_zhang_owens_additive", "prior_huang_bw", "prior_agarwal", "prior_huang", "prior_zhang_owens", "prior_huang_gto")
+
+
+def _headers(out: str) -> list[str]:
+    return [m.group(1) for m in re.finditer(r"^(\S+): \d+ values, ", out, re.MULTILINE)]
+
+
+@needs_fork
+def test_validate_in_workers_prints_the_same_text_and_json_in_the_given_order(cli):
+    one = cli("validate", "--jobs", "1", *MODELS)
+    two = cli("validate", "--jobs", "2", *MODELS)
+    assert one[0] == 0 and one == two
+    assert _headers(one[1]) == list(MODELS)
+    one_json = cli("validate", "--json", "-j", "1", *MODELS)
+    two_json = cli("validate", "--json", "-j", "2", *MODELS)
+    assert one_json == two_json
+    shown = [r["model"] for r in json.loads(two_json[1])]
+    assert list(dict.fromkeys(shown)) == list(MODELS) and shown == sorted(shown, key=MODELS.index)
+
+
+def test_families_put_each_variant_with_its_base_and_keep_every_model_once():
+    definitions = [loader.read_definition(loader.find(m)) for m in MODELS]
+    families = model_commands._families(definitions)
+    members = [[definitions[i].id for i, _ in family] for family in families]
+    assert sorted(i for family in families for i, _ in family) == list(range(len(MODELS)))
+    assert sorted(map(sorted, members)) == sorted([["prior_huang", "prior_huang_bw", "prior_huang_gto"], ["prior_agarwal"],
+                                                   ["prior_zhang_owens", "prior_zhang_owens_additive"]])
+    # a variant whose base is not validated is a family of its own
+    alone = model_commands._families([loader.read_definition(loader.find("prior_huang_bw"))])
+    assert [[d.id for _, d in family] for family in alone] == [["prior_huang_bw"]]
+
+
+@needs_fork
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_model_that_does_not_build_stops_validate_with_its_one_line_error(cli, write_model, jobs):
+    broken = write_model(rhs="P_peak + B")
+    code, out, err = cli("validate", "-j", jobs, "prior_agarwal", broken, "prior_huang")
+    assert code == 2 and out == ""
+    assert err.startswith("symgpu: error: ") and str(broken) in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize("jobs", ["0", "-3", "two"])
+def test_validate_refuses_a_bad_number_of_jobs_with_exit_2(cli, jobs):
+    code, out, err = cli("validate", "--jobs", jobs, "prior_agarwal")
+    assert code == 2 and out == "" and "--jobs" in err and "Traceback" not in err
