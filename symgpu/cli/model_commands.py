@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 import pint
@@ -193,18 +194,18 @@ def cmd_validate(args: argparse.Namespace) -> int:
     definitions = [loader.read_definition(loader.resolve(name).resolve()) for name in names]
     families = _families(definitions)
     tasks: list[batch.Task] = [(str(k), _validate_family, (family,)) for k, family in enumerate(families)]
-    outcomes: dict[int, tuple[str, list[validation.CaseResult] | str]] = {}
+    outcomes: dict[int, _Validated] = {}
     for _, done in batch.run(tasks, args.jobs or min(2, batch.default_workers())):
-        outcomes.update(done)
-    all_results = []
+        outcomes.update((outcome.index, outcome) for outcome in done)
+    all_results: list[tuple[str, tuple[validation.CaseResult, ...]]] = []
     failed = 0
     for index in range(len(definitions)):
-        model_id, results = outcomes[index]
-        if isinstance(results, str):
+        outcome = outcomes[index]
+        if outcome.error is not None:
             # the first model (in the order given) that fails, with its message, as one by one
-            raise errors.SymgpuError(results)
-        all_results.append((model_id, results))
-        failed += sum(not r.ok for r in results)
+            raise errors.SymgpuError(outcome.error)
+        all_results.append((outcome.model, outcome.results))
+        failed += sum(not r.ok for r in outcome.results)
     if args.json:
         print(json.dumps([
             {"model": model_id, "case": r.case.id, "quantity": r.quantity, "published": r.published,
@@ -225,6 +226,18 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 #: one model of ``symgpu validate``: its place in the command's order and its definition
 _Member = tuple[int, schema.ModelDefinition]
+
+
+@dataclass(frozen=True)
+class _Validated:
+    """One model validated (in a worker): its place in the command's order, its id, its results,
+    or the message of the error that stopped it (errors travel as their text: not every
+    exception survives the trip back from a worker process)."""
+
+    index: int
+    model: str
+    results: tuple[validation.CaseResult, ...] = ()
+    error: str | None = None
 
 
 def _families(definitions: list[schema.ModelDefinition]) -> list[tuple[_Member, ...]]:
@@ -250,17 +263,15 @@ def _families(definitions: list[schema.ModelDefinition]) -> list[tuple[_Member, 
     return [tuple(family) for family in sorted(groups.values(), key=work, reverse=True)]
 
 
-def _validate_family(family: tuple[_Member, ...]) -> list[tuple[int, tuple[str, list[validation.CaseResult] | str]]]:
-    """Build and validate each model of ``family`` (a task of :func:`batch.run`): (index, (model id,
-    its results, or the message of the error that stopped it)) for each. Errors travel as their
-    text: not every exception survives the trip back from a worker (pickling)."""
-    out: list[tuple[int, tuple[str, list[validation.CaseResult] | str]]] = []
+def _validate_family(family: tuple[_Member, ...]) -> list[_Validated]:
+    """Build and validate each model of ``family`` (a task of :func:`batch.run`), in order."""
+    out = []
     for index, definition in family:
         try:
             model = api.Model(definition)
-            out.append((index, (model.id, validation.validate(model))))
+            out.append(_Validated(index, model.id, tuple(validation.validate(model))))
         except errors.SymgpuError as exc:
-            out.append((index, (definition.id, str(exc))))
+            out.append(_Validated(index, definition.id, error=str(exc)))
     return out
 
 
