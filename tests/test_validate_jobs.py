@@ -4,14 +4,21 @@ one process prints, in the order the models were given; errors are reported as o
 from __future__ import annotations
 
 import json
-import re
 import multiprocessing
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
 from symgpu.cli import model_commands
 from symgpu.model import loader
 
+REPO = Path(__file__).resolve().parent.parent
 needs_fork = pytest.mark.skipif("fork" not in multiprocessing.get_all_start_methods(), reason="no fork on this platform")
 
 #: a base and its variants given out of order, with unrelated models between them: the
@@ -61,3 +68,29 @@ def test_a_model_that_does_not_build_stops_validate_with_its_one_line_error(cli,
 def test_validate_refuses_a_bad_number_of_jobs_with_exit_2(cli, jobs):
     code, out, err = cli("validate", "--jobs", jobs, "prior_agarwal")
     assert code == 2 and out == "" and "--jobs" in err and "Traceback" not in err
+
+
+def _children(pid: int) -> list[int]:
+    found = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(c) for c in found.read_text().split()] if found.exists() else []
+
+
+@needs_fork
+@pytest.mark.skipif(not Path(f"/proc/{os.getpid()}/task/{os.getpid()}/children").exists(), reason="needs Linux /proc children")
+def test_ctrl_c_while_workers_validate_exits_130_without_traceback_or_leftover_processes(tmp_path):
+    env = dict(os.environ, SYMGPU_CACHE_DIR=str(tmp_path), PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    run = subprocess.Popen([sys.executable, "-m", "symgpu", "validate", "volkov_2016", "volkov_2016_ilp", "hong_kim_2009"],
+                           env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_children(run.pid)) < 2 and run.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        workers = _children(run.pid)
+        assert len(workers) >= 2, "the workers never started"
+        os.killpg(run.pid, signal.SIGINT)  # as a terminal's Ctrl-C: every process of the group
+        out, err = run.communicate(timeout=30)
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+    assert run.returncode == 130 and "Traceback" not in err and out == ""
+    assert not [w for w in workers if Path(f"/proc/{w}").exists() and "Z" not in Path(f"/proc/{w}/stat").read_text().split()[2]]

@@ -35,8 +35,11 @@ def default_workers() -> int:
 
 
 def _ignore_interrupts() -> None:
-    """Worker initializer: Ctrl-C is the parent's to handle."""
+    """Worker initializer: Ctrl-C is the parent's to handle. A worker is forked with Ctrl-C held
+    (see :func:`run`), so one pressed before this ran is dropped here, not raised in the worker."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def run(tasks: Sequence[Task], workers: int, started: Callable[[int, str], None] = lambda index, name: None) -> Iterator[tuple[str, Any]]:
@@ -61,7 +64,14 @@ def run(tasks: Sequence[Task], workers: int, started: Callable[[int, str], None]
             while waiting and len(running) < workers:
                 index, (name, function, args) = waiting.pop(0)
                 started(index, name)
-                running[pool.submit(function, *args)] = name
+                # the first submit forks the workers: Ctrl-C is held meanwhile (the parent gets it
+                # just after), so no worker is interrupted before its initializer ignores it
+                held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if hasattr(signal, "pthread_sigmask") else None
+                try:
+                    running[pool.submit(function, *args)] = name
+                finally:
+                    if held is not None:
+                        signal.pthread_sigmask(signal.SIG_SETMASK, held)
             done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
             for future in sorted(done, key=lambda f: running[f]):
                 name = running.pop(future)
