@@ -9,7 +9,7 @@ Prints median wall-clock times (each command in a fresh process) of
 * ``symgpu boundary hong_kim_2009 Exec_cycles_app --for Active_blocks_per_SM`` (every pair of
   regimes), cold and warm, and ``symgpu regimes occupancy active_blocks_per_SM`` (the
   ``regimes`` command, cached like a request), cold and warm,
-* ``symgpu validate`` (all models), cold and warm,
+* ``symgpu validate`` (all models), cold and warm; cold with ``-j 1`` against the default workers,
 * ``symgpu report --all -o TMP`` cold (empty cache and folder) and warm (median of two more runs: nothing
   changed, so every report is up to date and skipped),
 * the first scalar ``evaluate`` of a quantity after its model is loaded (a fresh process per model),
@@ -206,6 +206,16 @@ def main() -> None:
         warm, warm_cpu = cpu_timed(SYMGPU + ["validate"], cache)
         print(f"{'symgpu validate cold / warm':<48} {cold:8.3f} s {warm:8.3f} s  (CPU {cold_cpu:.2f} s / {warm_cpu:.2f} s; "
               f"{cold_cpu / cpu_sympy:.1f}x / {warm_cpu / cpu_sympy:.1f}x the CPU of import sympy)", flush=True)
+    # one process against the default workers (model families side by side), alternating, each cold
+    runs: dict[str, list[tuple[float, float]]] = {"1": [], "default": []}
+    for _ in range(args.repeat):
+        for jobs, extra in (("1", ["-j", "1"]), ("default", [])):
+            with tempfile.TemporaryDirectory() as cache:
+                runs[jobs].append(cpu_timed(SYMGPU + ["validate", *extra], cache))
+    (one, one_cpu), (default, default_cpu) = ((statistics.median(w for w, _ in runs[j]), statistics.median(c for _, c in runs[j]))
+                                              for j in ("1", "default"))
+    print(f"{'symgpu validate cold -j 1 / default':<48} {one:8.3f} s {default:8.3f} s  ({one / default:.2f}x wall; "
+          f"CPU of all processes {one_cpu:.2f} s / {default_cpu:.2f} s)", flush=True)
 
     if not args.skip_report:
         report_cold_warm()

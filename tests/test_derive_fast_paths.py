@@ -38,6 +38,30 @@ def test_linear_root_at_a_pole_is_not_returned():
     assert jobs.linear_roots(target, x) in (None, [])
 
 
+
+def test_memoised_roots_are_those_solved_afresh_and_each_equation_is_solved_once(monkeypatch):
+    n = sympy.Symbol("n", nonnegative=True)
+    equations = [sympy.Eq(n**2 - a * n, b), n**2 - a, sympy.Eq(sympy.sqrt(n), a + b), sympy.Eq(n, n + 1), a * n - b]
+    fresh = []
+    for equation in equations:
+        jobs._ROOTS.clear()
+        fresh.append(jobs._roots(equation, n))
+    calls: list[sympy.Basic] = []
+    solve = sympy.solve
+    monkeypatch.setattr(sympy, "solve", lambda target, *args, **kw: calls.append(target) or solve(target, *args, **kw))
+    jobs._ROOTS.clear()
+    first = [jobs._roots(equation, n) for equation in equations]
+    again = [jobs._roots(equation, n) for equation in equations]
+    assert first == again == fresh
+    # by hand: a*n - b is linear (no sympy.solve); n = n + 1 has no root; n**2 - a = 0 at n = ±sqrt(a) (the domain filter comes after)
+    assert fresh[4] == [b / a] and fresh[3] == [] and sympy.sqrt(a) in fresh[1]
+    assert len(calls) == 3  # the three nonlinear equations, once each
+    # the same equation in another variable is another question
+    assert jobs._roots(sympy.Eq(a * n - b, 0), n) == [b / a] and jobs._roots(a * n - b, a) == [b / n]
+    # a caller may change the list it gets: the memo keeps its own
+    first[4].append(sympy.Integer(7))
+    assert jobs._roots(equations[4], n) == [b / a]
+
 def test_expressions_that_differ_at_an_admissible_point_are_refuted():
     assert requests._differ_at_a_point(a + b, a - b)
     assert requests._differ_at_a_point(sympy.sqrt(a * b), a)

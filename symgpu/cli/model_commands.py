@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 import pint
@@ -13,7 +14,8 @@ from symgpu import api, errors, validation
 from symgpu.derive import summary
 from symgpu.cli.common import BAD_INPUT, FAILED, OK, add_unit_options, add_value_options, convert, load_model, parse_assignments, unit_text
 from symgpu.evaluate import occupancy
-from symgpu.model import loader, plot_requests
+from symgpu.model import loader, plot_requests, schema
+from symgpu.report import batch
 from symgpu.numbers import json_number
 
 
@@ -37,6 +39,9 @@ def setup(sub: Any) -> None:
     p = sub.add_parser("validate", help="reproduce the published numbers of models")
     p.add_argument("models", nargs="*", help="model ids (all bundled models by default)")
     p.add_argument("--json", action="store_true", help="print JSON")
+    p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                   help="validate N model families at once, each in a process of its own (default: 2, or 1 on one CPU core; "
+                   "1: one after the other); the output is the same either way")
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -181,30 +186,93 @@ def _occupancy_limits(model: Any, args: argparse.Namespace, values: dict[str, An
 
 def cmd_validate(args: argparse.Namespace) -> int:
     """symgpu validate: reproduce the published numbers."""
+    if args.jobs is not None and args.jobs < 1:
+        raise errors.UsageError(f"--jobs {args.jobs}: give the number of model families to validate at once, 1 or more")
     names = args.models or loader.list_models()
-    all_results = []
+    # the files are read here, in order (a missing or malformed file stops the command before
+    # any work, as loading them one by one would); the models are built where they are validated
+    definitions = [loader.read_definition(loader.resolve(name).resolve()) for name in names]
+    families = _families(definitions)
+    tasks: list[batch.Task] = [(str(k), _validate_family, (family,)) for k, family in enumerate(families)]
+    outcomes: dict[int, _Validated] = {}
+    for _, done in batch.run(tasks, args.jobs or min(2, batch.default_workers())):
+        outcomes.update((outcome.index, outcome) for outcome in done)
+    all_results: list[tuple[str, tuple[validation.CaseResult, ...]]] = []
     failed = 0
-    for name in names:
-        model = api.load(name)
-        results = validation.validate(model)
-        all_results.append((model, results))
-        failed += sum(not r.ok for r in results)
+    for index in range(len(definitions)):
+        outcome = outcomes[index]
+        if outcome.error is not None:
+            # the first model (in the order given) that fails, with its message, as one by one
+            raise errors.SymgpuError(outcome.error)
+        all_results.append((outcome.model, outcome.results))
+        failed += sum(not r.ok for r in outcome.results)
     if args.json:
         print(json.dumps([
-            {"model": model.id, "case": r.case.id, "quantity": r.quantity, "published": r.published,
+            {"model": model_id, "case": r.case.id, "quantity": r.quantity, "published": r.published,
              "computed": json_number(r.computed), "unit": r.unit, "tolerance": r.tolerance, "status": r.status,
              "source": str(r.case.source), "message": r.message}
-            for model, results in all_results for r in results
+            for model_id, results in all_results for r in results
         ], indent=2))
     else:
-        for model, results in all_results:
+        for model_id, results in all_results:
             counts = {s: sum(r.status == s for r in results) for s in (validation.PASS, validation.ERRATUM)}
-            print(f"{model.id}: {len(results)} values, {counts['pass']} reproduced, {counts['erratum']} source errata confirmed")
+            print(f"{model_id}: {len(results)} values, {counts['pass']} reproduced, {counts['erratum']} source errata confirmed")
             for r in results:
                 mark = {validation.PASS: "ok     ", validation.ERRATUM: "erratum"}.get(r.status, "FAIL   ")
                 print(f"  {mark} {r.case.id}: {r.message}")
     print(f"{sum(len(r) for _, r in all_results) - failed} passed, {failed} failed", file=sys.stderr)
     return FAILED if failed else OK
+
+
+#: one model of ``symgpu validate``: its place in the command's order and its definition
+_Member = tuple[int, schema.ModelDefinition]
+
+
+@dataclass(frozen=True)
+class _Validated:
+    """One model validated (in a worker): its place in the command's order, its id, its results,
+    or the message of the error that stopped it (errors travel as their text: not every
+    exception survives the trip back from a worker process)."""
+
+    index: int
+    model: str
+    results: tuple[validation.CaseResult, ...] = ()
+    error: str | None = None
+
+
+def _families(definitions: list[schema.ModelDefinition]) -> list[tuple[_Member, ...]]:
+    """The models grouped by family (a variant with the model it extends, when that is validated
+    too), so that a family is validated in one process, where the variant reuses what its base
+    derived and compiled. Families with derivation-valued cases come first, then the larger ones:
+    the longest tasks start first and the workers finish close together (the order of the output
+    does not depend on it)."""
+    ids = {d.id for d in definitions}
+    bases = {d.id: d.extends for d in definitions}
+    groups: dict[str, list[_Member]] = {}
+    for index, definition in enumerate(definitions):
+        root, seen = definition.id, {definition.id}
+        while bases.get(root) in ids and bases[root] not in seen:
+            root = bases[root]
+            seen.add(root)
+        groups.setdefault(root, []).append((index, definition))
+
+    def work(family: list[_Member]) -> tuple[int, int]:
+        cases = [c for _, d in family for c in d.validation]
+        return sum(bool(c.derivation) for c in cases), len(cases)
+
+    return [tuple(family) for family in sorted(groups.values(), key=work, reverse=True)]
+
+
+def _validate_family(family: tuple[_Member, ...]) -> list[_Validated]:
+    """Build and validate each model of ``family`` (a task of :func:`batch.run`), in order."""
+    out = []
+    for index, definition in family:
+        try:
+            model = api.Model(definition)
+            out.append(_Validated(index, model.id, tuple(validation.validate(model))))
+        except errors.SymgpuError as exc:
+            out.append(_Validated(index, definition.id, error=str(exc)))
+    return out
 
 
 #: subcommand -> run(args) -> exit code (the parsers come from :func:`setup`).

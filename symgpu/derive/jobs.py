@@ -377,31 +377,55 @@ def linear_roots(target: sympy.Expr, var: sympy.Symbol) -> list[sympy.Expr] | No
     return [root]
 
 
+#: what :func:`_roots` found, per (equation, variable): a model's variants, and a model's
+#: operations, solve the same equations again
+_ROOTS: dict[tuple[sympy.Basic, sympy.Symbol], tuple[Any, ...] | None] = {}
+
+
+def _roots(equation: sympy.Basic, var: sympy.Symbol) -> list[Any] | None:
+    """The real roots of ``equation`` (or ``expression = 0``) for ``var``: :func:`linear_roots`,
+    else ``sympy.solve``, then ``sympy.solveset`` over the reals where those found none (``var``
+    replaced by a fresh real stand-in while solving); None where nothing gives a closed form.
+    Memoised per (equation, variable), the whole input: the roots are immutable expressions."""
+    key = (equation, var)
+    if key in _ROOTS:
+        found = _ROOTS[key]
+        return None if found is None else list(found)
+    free = _real_dummy(var)
+    eq = equation.xreplace({var: free})
+    target = eq.lhs - eq.rhs if isinstance(eq, sympy.Eq) else eq
+    roots: list[Any] | None
+    if not isinstance(target, sympy.Basic) or free not in target.free_symbols:
+        roots = []
+    else:
+        roots = linear_roots(target, free)
+        if roots is None:
+            try:
+                roots = sympy.solve(target, free, dict=False)
+            except NotImplementedError:
+                roots = None
+        if roots is None or roots == []:
+            try:
+                solution = sympy.solveset(target, free, sympy.S.Reals)
+            except (NotImplementedError, TypeError, ValueError):
+                solution = None
+            if isinstance(solution, sympy.FiniteSet):
+                roots = list(solution)
+        if roots is not None:
+            roots = [r.xreplace({free: var}) if isinstance(r, sympy.Basic) else r for r in roots]
+    if len(_ROOTS) > 4096:
+        _ROOTS.clear()
+    _ROOTS[key] = None if roots is None else tuple(roots)
+    return roots
+
+
 def _solve_for(job: _Job, equation: sympy.Basic, var: sympy.Symbol, label: str) -> list[sympy.Expr]:
     """Roots of ``equation`` for ``var`` (solved over the reals), filtered by the declared
     domain of ``var``, with the kept and dropped roots recorded as steps."""
     assert job.ctx is not None
-    free = _real_dummy(var)
-    eq = equation.xreplace({var: free})
-    target = eq.lhs - eq.rhs if isinstance(eq, sympy.Eq) else eq
-    if not isinstance(target, sympy.Basic) or free not in target.free_symbols:
-        return []
-    roots = linear_roots(target, free)
+    roots = _roots(equation, var)
     if roots is None:
-        try:
-            roots = sympy.solve(target, free, dict=False)
-        except NotImplementedError:
-            roots = None
-    if roots is None or roots == []:
-        try:
-            solution = sympy.solveset(target, free, sympy.S.Reals)
-        except (NotImplementedError, TypeError, ValueError):
-            solution = None
-        if isinstance(solution, sympy.FiniteSet):
-            roots = list(solution)
-        elif roots is None:
-            raise errors.DerivationError(f"{job.model.id}: SymPy finds no closed form for {label}: {sympy.sstr(equation)} in {var}")
-    roots = [r.xreplace({free: var}) if isinstance(r, sympy.Basic) else r for r in roots]
+        raise errors.DerivationError(f"{job.model.id}: SymPy finds no closed form for {label}: {sympy.sstr(equation)} in {var}")
     kept: list[tuple[sympy.Expr, str]] = []
     dropped: list[tuple[sympy.Expr, str]] = []
     for root in roots:

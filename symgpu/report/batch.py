@@ -52,8 +52,7 @@ def run(tasks: Sequence[Task], workers: int, started: Callable[[int, str], None]
             yield name, function(*args)
         return
     others = {p.pid for p in multiprocessing.active_children()}
-    pool = concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(tasks)), mp_context=multiprocessing.get_context("fork"),
-                                                  initializer=_ignore_interrupts)
+    pool = _started_pool(min(workers, len(tasks)))
     try:
         waiting = list(enumerate(tasks, 1))
         running: dict[concurrent.futures.Future[Any], str] = {}
@@ -76,6 +75,30 @@ def run(tasks: Sequence[Task], workers: int, started: Callable[[int, str], None]
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+
+def _started_pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
+    """``workers`` forked worker processes, started: forked with Ctrl-C held (the parent gets it
+    just after), so that no worker is interrupted before its initializer ignores Ctrl-C (it would
+    print a traceback and break the pool)."""
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                                                  initializer=_ignore_held_interrupts)
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if hasattr(signal, "pthread_sigmask") else None
+    try:
+        pool.submit(int)  # the first task forks every worker (the fork start method starts them all at once)
+    finally:
+        if held is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    return pool
+
+
+def _ignore_held_interrupts() -> None:
+    """Worker initializer: :func:`_ignore_interrupts`, then Ctrl-C no longer held (one pressed
+    while the worker was forked is dropped, not raised in the worker)."""
+    _ignore_interrupts()
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 __all__ = ["Task", "default_workers", "run"]
