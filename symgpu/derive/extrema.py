@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
+from symgpu.derive import forms
 from symgpu.derive import signs
 from symgpu.derive import results
 from symgpu.derive import jobs
@@ -59,11 +60,11 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             f"{model.id}: {job.quantity} depends on {var} through floor/ceiling (a staircase): it has no derivative to set "
             f"to zero and its {kind}imum over {var} has no closed form here; ask for thresholds instead "
             f"(solve with relation = \">=\" and kind = \"max\", or boundary)")
-    found = regime_split._regimes(job, expr, var, frozenset(stop_at), record=signs._has_pieces(expr))
+    found = regime_split._regimes(job, expr, var, frozenset(stop_at), record=forms.has_pieces(expr))
     want = 1 if kind == "min" else -1  # sign of the second derivative / slope change
     candidates: list[_Candidate] = []
     for regime in found:
-        derivative = signs._small_simplify(sympy.diff(regime.expression, var))
+        derivative = forms.small_simplify(sympy.diff(regime.expression, var))
         if var not in derivative.free_symbols and ctx.sign(derivative) not in (None, 0):
             continue
         job.step("differentiate", sympy.Eq(sympy.Derivative(sympy.Function("f")(var), var), derivative),
@@ -74,7 +75,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             conds = local.tidy_unless_refuted(c.relational.xreplace({var: root}) for c in regime.raw)
             if any(c is sympy.false for c in conds):
                 continue
-            second = signs._small_simplify(sympy.diff(regime.expression, var, 2).xreplace({var: root}))
+            second = forms.small_simplify(sympy.diff(regime.expression, var, 2).xreplace({var: root}))
             s = local.sign(second)
             if s == -want:
                 job.step("reject critical point", sympy.Eq(var, root), f"second derivative {sympy.sstr(second)} has the wrong sign for a {kind}")
@@ -176,8 +177,8 @@ def _boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_spli
     if side is None:
         return None
     left, right = (rb, ra) if side == 1 else (ra, rb)
-    slope_left = signs._small_simplify(sympy.diff(left.expression, var).xreplace({var: point}))
-    slope_right = signs._small_simplify(sympy.diff(right.expression, var).xreplace({var: point}))
+    slope_left = forms.small_simplify(sympy.diff(left.expression, var).xreplace({var: point}))
+    slope_right = forms.small_simplify(sympy.diff(right.expression, var).xreplace({var: point}))
     # max: rising on the left (slope >= 0), falling on the right (slope <= 0); min: the reverse
     need_left = sympy.LessThan(slope_left * want, 0)
     need_right = sympy.GreaterThan(slope_right * want, 0)

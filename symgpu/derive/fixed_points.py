@@ -10,6 +10,7 @@ import mpmath
 import sympy
 
 from symgpu import errors
+from symgpu.derive import forms
 from symgpu.derive import signs
 from symgpu.derive import results
 from symgpu.derive import jobs
@@ -58,7 +59,7 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
     args = list(lifted.args) if isinstance(lifted, sympy.Min) else [lifted]
     g_terms = [a for a in args if x in a.free_symbols]
     bounds = [a for a in args if x not in a.free_symbols]
-    if len(g_terms) != 1 or signs._has_pieces(g_terms[0]):
+    if len(g_terms) != 1 or forms.has_pieces(g_terms[0]):
         raise errors.DerivationError(f"{model.id}: the fixed point needs {job.quantity} = Min(g({variable}), bounds free of {variable}); "
                                      f"got {len(g_terms)} terms depending on {variable}")
     g = g_terms[0]
@@ -116,15 +117,15 @@ def _closed_form_root(job: jobs._Job, ctx: signs.SignReasoner, poly: sympy.Poly,
     coeffs = poly.all_coeffs()
     if len(coeffs) == 2:
         a1, a0 = coeffs
-        root = signs._nice(-a0 / a1)
+        root = forms.nice(-a0 / a1)
         job.step("solve", sympy.Eq(x, root), "the relation is linear in " + str(x))
         return root
-    a2, a1, a0 = [signs._nice(c) for c in coeffs]
-    disc = signs._nice(a1**2 - 4 * a2 * a0)
+    a2, a1, a0 = [forms.nice(c) for c in coeffs]
+    disc = forms.nice(a1**2 - 4 * a2 * a0)
     roots = [(-a1 + s * sympy.sqrt(disc)) / (2 * a2) for s in (1, -1)]
     job.step("quadratic roots", sympy.Tuple(*[sympy.Eq(x, r) for r in roots]), f"p({x}) = {sympy.sstr(poly.as_expr())}; both roots of the quadratic formula")
-    p_lo = signs._nice(poly.as_expr().xreplace({x: lo})) if lo.is_finite else None
-    p_hi = signs._nice(poly.as_expr().xreplace({x: hi})) if hi.is_finite else None
+    p_lo = forms.nice(poly.as_expr().xreplace({x: lo})) if lo.is_finite else None
+    p_hi = forms.nice(poly.as_expr().xreplace({x: hi})) if hi.is_finite else None
     s_lo = ctx.sign(p_lo) if p_lo is not None else None
     s_hi = ctx.sign(p_hi) if p_hi is not None else None
     if s_lo is not None and s_hi is not None and s_lo * s_hi == -1:
@@ -139,7 +140,7 @@ def _closed_form_root(job: jobs._Job, ctx: signs.SignReasoner, poly: sympy.Poly,
         return None
     selected = roots[choice]
     s = 1 if choice == 0 else -1
-    stable = signs._nice(2 * a0 / (-a1 - s * sympy.sqrt(disc)))
+    stable = forms.nice(2 * a0 / (-a1 - s * sympy.sqrt(disc)))
     job.extra.append(("rejected_root", roots[1 - choice]))
     job.step("select root", sympy.Eq(x, selected),
              reason + f"; it is the {'+' if s == 1 else '-'} root (the other lies outside the domain at every sample checked)")

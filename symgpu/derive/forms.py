@@ -16,7 +16,7 @@ _SIMPLIFIED: dict[sympy.Basic, sympy.Basic] = {}
 _FACTORED: dict[sympy.Basic, sympy.Basic] = {}
 
 
-def _factor(expr: sympy.Expr) -> sympy.Expr:
+def factored(expr: sympy.Expr) -> sympy.Expr:
     """``sympy.factor(expr)``, memoised per expression."""
     if expr not in _FACTORED:
         if len(_FACTORED) > 20000:
@@ -25,11 +25,11 @@ def _factor(expr: sympy.Expr) -> sympy.Expr:
     return _FACTORED[expr]
 
 
-def _has_pieces(expr: Any) -> bool:
+def has_pieces(expr: Any) -> bool:
     return isinstance(expr, sympy.Basic) and expr.has(*_PIECEWISE)
 
 
-def _small_simplify(expr: sympy.Expr) -> sympy.Expr:
+def small_simplify(expr: sympy.Expr) -> sympy.Expr:
     """Simplify, but only when the expression is small enough to do it quickly (memoised per expression)."""
     if not isinstance(expr, sympy.Basic) or expr.is_Atom:
         return expr
@@ -37,7 +37,7 @@ def _small_simplify(expr: sympy.Expr) -> sympy.Expr:
         return _SIMPLIFIED[expr]
     try:
         if sympy.count_ops(expr) > 120:
-            out = sympy.cancel(expr) if not _has_pieces(expr) else expr
+            out = sympy.cancel(expr) if not has_pieces(expr) else expr
         else:
             out = sympy.simplify(expr)
     except (TypeError, ValueError, NotImplementedError, RecursionError):
@@ -48,9 +48,9 @@ def _small_simplify(expr: sympy.Expr) -> sympy.Expr:
     return out
 
 
-def _nice(expr: Any) -> Any:
-    """Present a result: simplify and, for sums over a common denominator, factor."""
+def nice(expr: Any) -> Any:
+    """Present a result: :func:`small_simplify` (non-expressions are returned as they are)."""
     if not isinstance(expr, sympy.Expr):
         return expr
-    out = _small_simplify(expr)
+    out = small_simplify(expr)
     return out

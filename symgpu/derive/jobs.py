@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
+from symgpu.derive import forms
 from symgpu.derive import signs
 from symgpu.units import dimensions
 from symgpu.derive.derivation import Derivation, Step
@@ -239,7 +240,7 @@ class _Job:
                 if not kept:
                     raise errors.UsageError(f"{self.model.id}: omitting {', '.join(n for _, n in self.omit)} leaves an empty {type(node).__name__}")
                 return node.func(*[prune(a) for a in kept])
-            if node.args and signs._has_pieces(node):
+            if node.args and forms.has_pieces(node):
                 return node.func(*[prune(a) for a in node.args])
             return node
 

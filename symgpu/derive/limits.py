@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
+from symgpu.derive import forms
 from symgpu.derive import signs
 from symgpu.derive import jobs
 from symgpu.derive import regime_split
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 
 def _lift(ctx: signs.SignReasoner, expr: sympy.Expr) -> sympy.Expr:
     """Move Min/Max outward through sums and positive (or negative) factors."""
-    if not signs._has_pieces(expr) or isinstance(expr, sympy.Piecewise):
+    if not forms.has_pieces(expr) or isinstance(expr, sympy.Piecewise):
         return expr
     if isinstance(expr, (sympy.Min, sympy.Max)):
         return expr.func(*[_lift(ctx, a) for a in expr.args], evaluate=False)
@@ -162,7 +163,7 @@ def far_branches(expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, sign: C
                                      f"{var} -> {sympy.sstr(point)}{hint}")
 
     def rebuild(node: sympy.Expr) -> sympy.Expr:
-        if not signs._has_pieces(node) or not node.args:
+        if not forms.has_pieces(node) or not node.args:
             return node
         args = [rebuild(a) for a in node.args]
         if isinstance(node, (sympy.Min, sympy.Max)):
@@ -263,7 +264,7 @@ def _limit(ctx: signs.SignReasoner, expr: sympy.Expr, var: sympy.Symbol, to: sym
     expr = _lift(ctx, expr)
     if isinstance(expr, (sympy.Min, sympy.Max)):
         return expr.func(*[_limit(ctx, a, var, to, direction) for a in expr.args])
-    if isinstance(expr, sympy.Piecewise) or signs._has_pieces(expr):
+    if isinstance(expr, sympy.Piecewise) or forms.has_pieces(expr):
         raise errors.DerivationError(f"cannot take the limit of the piecewise expression {sympy.sstr(expr)} (no regime is selected as {var} -> {to})")
     if to.has(sympy.oo, -sympy.oo):
         rewritten, back = _geometric_bases(ctx, expr, var)
@@ -349,13 +350,13 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
         job.step("lift Min/Max", lifted, "sums and factors of known sign moved inside Min/Max (x*Min(a,b) = Min(x*a, x*b) for x > 0)")
     if not finite and lifted.has(sympy.Piecewise):
         lifted = _far_regime(job, lifted, symbol, point).expression
-    if not finite and signs._has_pieces(lifted):
+    if not finite and forms.has_pieces(lifted):
         # Min/Max below the top (e.g. in a denominator): the argument that wins eventually, innermost first
         lifted = _far_branches(job, lifted, symbol, point)
     side_text = {"+": " from above", "-": " from below"}.get(direction, "") if finite else ""
     how = " (Min/Max argument by argument: they are continuous)"
     if finite and direction in ("+", "-") and (lifted.has(sympy.Piecewise) or signs._has_staircase(lifted, symbol)):
-        if signs._has_pieces(lifted):
+        if forms.has_pieces(lifted):
             lifted = _side_regime(job, lifted, symbol, point, direction).expression
         lifted = _staircase_limit(job, lifted, symbol, point, direction)
         how = " inside the regime that applies on that side"
@@ -367,7 +368,7 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
         raise errors.DerivationError(f"{model.id}: SymPy cannot take the limit of {job.quantity} as {var} -> {point}: {reason}{hint}") from None
     job.step("limit", value, f"limit as {var} -> {sympy.sstr(point)}" + side_text + how)
     value = _drop_dominated(job, value)
-    back = ctx.back(signs._nice(value.xreplace(ctx.forward))) if ctx.forward else value
+    back = ctx.back(forms.nice(value.xreplace(ctx.forward))) if ctx.forward else value
     result = ctx.nice(back)
     if result != value:
         job.step("simplify", result, "using the given assumptions")
@@ -393,7 +394,7 @@ def limit_ratio(model: Model, quantity: Any, var: str, to: Any, ratio: Mapping[s
     job = jobs._Job(model, "limit", str(quantity), str(var))
     job.steps = [Step(f"{sides['above']} side: {s.operation}", s.expression, s.justification) for s in upper.steps] \
         + [Step(f"{sides['below']} side: {s.operation}", s.expression, s.justification) for s in lower.steps]
-    result = signs._nice(upper.result / lower.result)
+    result = forms.nice(upper.result / lower.result)
     job.step("ratio", result, f"({sympy.sstr(upper.result)}) / ({sympy.sstr(lower.result)}): the limit from the "
              f"{sides['above']} side over the limit from the {sides['below']} side")
     job.extra.extend([("above", upper.result), ("below", lower.result)])

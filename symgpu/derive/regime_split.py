@@ -16,6 +16,7 @@ import numpy as np
 import sympy
 
 from symgpu import errors
+from symgpu.derive import forms
 from symgpu.derive import signs
 from symgpu.derive import jobs
 from symgpu.derive.derivation import Derivation
@@ -136,7 +137,7 @@ def _lookup(names: Mapping[Any, str], kind: str, key: sympy.Basic, fallback: str
 
 def _branches(expr: sympy.Basic, names: Mapping[Any, str], counter: list[int]) -> list[tuple[tuple[str, ...], tuple[_Cond, ...], sympy.Expr]]:
     """All (labels, conditions, value) branches of ``expr``."""
-    if not signs._has_pieces(expr):
+    if not forms.has_pieces(expr):
         return [((), (), expr)]
     if isinstance(expr, (sympy.Min, sympy.Max)):
         kind = "Min" if isinstance(expr, sympy.Min) else "Max"

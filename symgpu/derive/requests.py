@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import extrema, fixed_points, grid_search, limits, regime_split, signs, simplification, solving, stored
+from symgpu.derive import extrema, fixed_points, forms, grid_search, limits, regime_split, signs, simplification, solving, stored
 from symgpu.derive.derivation import Derivation
 from symgpu.model import sample_points
 
@@ -237,7 +237,7 @@ def _equal(a: Any, b: Any, ctx: signs.SignReasoner | None = None) -> bool:
     a, b = a.xreplace(mapping), b.xreplace(mapping)
     if a == b:
         return True
-    if signs._has_pieces(a) or signs._has_pieces(b):
+    if forms.has_pieces(a) or forms.has_pieces(b):
         if ctx is not None:
             a, b = limits._lift(ctx, a), limits._lift(ctx, b)
         if isinstance(a, (sympy.Min, sympy.Max)) and type(a) is type(b) and len(a.args) == len(b.args):

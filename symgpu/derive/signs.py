@@ -12,9 +12,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors, store
-from symgpu.derive import inequalities, intervals, sign_parts
-# the memoised forms live in forms; their old names here stay in use across derive
-from symgpu.derive.forms import _factor, _has_pieces, _nice, _small_simplify  # noqa: F401
+from symgpu.derive import forms, inequalities, intervals, sign_parts
 from symgpu.model import sample_points
 
 if TYPE_CHECKING:
@@ -90,7 +88,7 @@ class SignReasoner:
         simplify, of the expression with those constants as positive symbols)."""
         if not isinstance(expr, sympy.Basic):
             return expr
-        return _nice(expr.xreplace(self.constants)).xreplace(self.constants_back)
+        return forms.nice(expr.xreplace(self.constants)).xreplace(self.constants_back)
 
     def copy(self) -> SignReasoner:
         other = SignReasoner(self.model)
@@ -314,7 +312,7 @@ class SignReasoner:
             op = _flip(op)
         elif sd is None:
             num = num * den  # same sign as num/den where den != 0
-        num, flip = self._strip_factors(_factor(num))
+        num, flip = self._strip_factors(forms.factored(num))
         if flip:
             op = _flip(op)
         num = sympy.expand(self.back(num))
@@ -327,11 +325,11 @@ class SignReasoner:
                 c1, c0 = poly.all_coeffs()
                 s1 = self.sign(c1)
                 if s1 is not None and s1 != 0:
-                    bound = _small_simplify(-c0 / c1)
+                    bound = forms.small_simplify(-c0 / c1)
                     return op(var, bound) if s1 > 0 else _flip(op)(var, bound)
         pos = sympy.Add(*[t for t in sympy.Add.make_args(num) if not t.could_extract_minus_sign()])
         neg = -sympy.Add(*[t for t in sympy.Add.make_args(num) if t.could_extract_minus_sign()])
-        return op(_factor(pos), _factor(neg))
+        return op(forms.factored(pos), forms.factored(neg))
 
     def _strip_factors(self, expr: sympy.Expr) -> tuple[sympy.Expr, bool]:
         keep, flip = [], False

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
+from symgpu.derive import forms
 from symgpu.derive import signs
 from symgpu.derive import results
 from symgpu.derive import jobs
@@ -79,13 +80,13 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         root = ctx.nice(right)
         unit = job.check_unit(root, var.name, "solution")
         return job.finish(root, unit, used=[root])
-    if signs._has_pieces(right) or signs._has_pieces(left):
-        found = regime_split._regimes(job, right - left if not isinstance(left, sympy.Symbol) or signs._has_pieces(left) else right, var, frozenset(stop_at), record=True) \
-            if signs._has_pieces(left) else regime_split._regimes(job, right, var, frozenset(stop_at), record=True)
+    if forms.has_pieces(right) or forms.has_pieces(left):
+        found = regime_split._regimes(job, right - left if not isinstance(left, sympy.Symbol) or forms.has_pieces(left) else right, var, frozenset(stop_at), record=True) \
+            if forms.has_pieces(left) else regime_split._regimes(job, right, var, frozenset(stop_at), record=True)
         pieces = []
         identities: list[regime_split.Regime] = []
         for regime in found:
-            side = left if not signs._has_pieces(left) else sympy.Integer(0)
+            side = left if not forms.has_pieces(left) else sympy.Integer(0)
             if sympy.cancel(side - regime.expression) == 0:
                 identities.append(regime)
                 job.step(f"identity in regime {regime.name}", sympy.Tuple(*regime.conditions),
@@ -190,7 +191,7 @@ def _solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None,
         raise errors.UsageError(f"{model.id}: relation must be one of ==, {', '.join(_RELATIONS)} (got {relation!r})")
     if target is None:
         raise errors.UsageError(f"{model.id}: an inequality needs a target (quantity {relation} target)")
-    if signs._has_pieces(expr):
+    if forms.has_pieces(expr):
         raise errors.DerivationError(f"{model.id}: the inequality for {job.quantity} has Min/Max/Piecewise in it; "
                                      "pick one case (case = ...) or a bound")
     bound_to = job.expand(job.parse(target, "target"))
