@@ -8,11 +8,20 @@ Prints, from one run, CPU seconds and the ratio old/new of
   giving the same values and count;
 * a model's plot values: every curve compiled afresh (before) against the compiled functions
   kept per model (:mod:`symgpu.report.plot_values`), drawing nothing;
+* a model's figures drawn as SVG and PDF: log-axis tick labels in mathtext (before) against
+  plain text with superscript digits (:func:`symgpu.report.style.plain_log_labels`), and, for
+  the record, SVG text as glyph paths (kept) against ``svg.fonttype = "none"`` (not used);
+* a model's derivation steps printed as text and LaTeX: ``sympy.sstr``/``sympy.latex`` afresh
+  (before) against the printers that keep each subexpression's text
+  (:mod:`symgpu.report.printing`), SymPy's cache cleared before each, the texts compared;
+* with ``--schedule``: the CPU seconds of each report folder recorded by the last
+  ``report --all`` (:mod:`symgpu.report.schedule`), and the end of a two-worker run handed
+  them in name order against longest first (simulated from those seconds);
 * optionally (``--reports``) ``report --all`` over a few models one after the other
   (``--jobs 1``) against ``--jobs 2``, each with an empty cache (wall clock: worker processes
   share the work, not the CPU; on a machine with two free cores).
 
-Run: ``python benchmarks/report_speed.py [--model volkov_2016] [--reports]``.
+Run: ``python benchmarks/report_speed.py [--model volkov_2016] [--derivations occupancy] [--schedule] [--reports]``.
 """
 
 from __future__ import annotations
@@ -28,13 +37,14 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import sympy
 from sympy.core.cache import clear_cache
 
 import symgpu
-from symgpu import errors, store
+from symgpu import derive, errors, store
 from symgpu.compare import evaluate_masked, prior_study
 from symgpu.evaluate import compiler
-from symgpu.report import plot_specs, plot_values, plots
+from symgpu.report import latex, plot_specs, plot_values, plots, printing, schedule, style
 
 
 def cpu(function: Callable[[], Any]) -> tuple[float, Any]:
@@ -105,6 +115,84 @@ def values(model_id: str) -> None:
           f"kept per model {new:.2f} s CPU: {old / new:.1f}x")
 
 
+def figures(model_id: str) -> None:
+    model = symgpu.load(model_id)
+    specs = plot_specs.plan(model, None)
+
+    def draw_all(kinds: tuple[str, ...] = ("svg", "pdf")) -> int:
+        drawn = 0
+        for spec in specs:
+            try:
+                plots.draw(model, spec, kinds)
+                drawn += 1
+            except (errors.SymgpuError, ValueError, ArithmeticError, TypeError):
+                pass
+        return drawn
+
+    count = draw_all()  # warm-up: compiled values, fonts
+    real = style.plain_log_labels
+    style.plain_log_labels = lambda fig: None  # type: ignore[assignment]
+    try:
+        old, _ = cpu(draw_all)
+    finally:
+        style.plain_log_labels = real  # type: ignore[assignment]
+    new, _ = cpu(draw_all)
+    print(f"figures of {model_id} ({count} plots, SVG + PDF): mathtext log labels {old:.2f} s, plain {new:.2f} s CPU: {old / new:.2f}x")
+    path, _ = cpu(lambda: draw_all(("svg",)))
+    style.RC["svg.fonttype"] = "none"
+    try:
+        text, _ = cpu(lambda: draw_all(("svg",)))
+    finally:
+        style.RC["svg.fonttype"] = "path"
+    print(f"  SVG alone: text as glyph paths (kept) {path:.2f} s, svg.fonttype none {text:.2f} s CPU: {path / text:.2f}x")
+
+
+def derivation_text(model_id: str) -> None:
+    model = symgpu.load(model_id)
+    expressions = []
+    for request in model.definition.derivations:
+        try:
+            expressions += [step.expression for step in derive.run_request(model, request).steps]
+        except Exception:  # noqa: BLE001 - a request that fails has no steps to print
+            continue
+    names = latex.symbol_names(model)
+
+    def afresh() -> list[str]:
+        return [sympy.sstr(e) for e in expressions] + [sympy.latex(e, symbol_names=names, mul_symbol="dot") for e in expressions]
+
+    def kept() -> list[str]:
+        text, tex = printing.KeptStrPrinter(), printing.KeptLatexPrinter({"symbol_names": names, "mul_symbol": "dot"})
+        return [text.doprint(e) for e in expressions] + [tex.doprint(e) for e in expressions]
+
+    clear_cache()
+    old, a = cpu(afresh)
+    clear_cache()
+    new, b = cpu(kept)
+    assert a == b, "the kept printers' text differs from SymPy's"
+    print(f"derivation steps of {model_id} ({len(expressions)} expressions, {sum(map(len, a)):,} characters) as text and LaTeX: "
+          f"printed afresh {old:.2f} s, subexpressions kept {new:.2f} s CPU: {old / new:.1f}x")
+
+
+def scheduled() -> None:
+    seconds = schedule.previous()
+    if not seconds:
+        print("schedule: no report --all times recorded in the cache (run report --all first)")
+        return
+
+    def end(order: list[str]) -> float:
+        workers = [0.0, 0.0]
+        for name in order:
+            workers[workers.index(min(workers))] += seconds[name]
+        return max(workers)
+
+    last = ("comparison", "kernel_example")
+    former = sorted(n for n in seconds if n not in last) + [n for n in last if n in seconds]
+    named, longest = end(former), end(schedule.longest_first(former, {}, seconds))
+    print(f"schedule of {len(seconds)} report folders, {sum(seconds.values()):.1f} s CPU recorded: two workers end after "
+          f"{named:.1f} s in the former order (models by name, then the comparison and the kernel example), "
+          f"{longest:.1f} s longest first (the bound: {sum(seconds.values()) / 2:.1f} s)")
+
+
 class _NullAxes:
     """Axes that draw nothing (only the values are measured)."""
 
@@ -138,10 +226,16 @@ def reports(ids: list[str]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="volkov_2016", help="model whose plot values are measured")
+    parser.add_argument("--derivations", default="occupancy", help="model whose derivation steps are printed")
+    parser.add_argument("--schedule", action="store_true", help="also the two-worker schedule of the last recorded report --all")
     parser.add_argument("--reports", action="store_true", help="also time report --all with 1 and 2 worker processes")
     args = parser.parse_args()
     sweeps()
     values(args.model)
+    figures(args.model)
+    derivation_text(args.derivations)
+    if args.schedule:
+        scheduled()
     if args.reports:
         reports(["hong_kim_2009", "interval_analysis", "mdm_2019", "perez_piccoli"])
 

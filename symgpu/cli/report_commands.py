@@ -11,7 +11,7 @@ from typing import Any
 from symgpu import api, errors, resources
 from symgpu.cli import common
 from symgpu.model import loader
-from symgpu.report import batch, comparison, content, files, freshness, kernel_example, render
+from symgpu.report import batch, comparison, content, files, freshness, kernel_example, render, schedule
 
 
 def setup(sub: Any) -> None:
@@ -108,7 +108,14 @@ def _report_all(args: argparse.Namespace, base: Path, formats: tuple[str, ...]) 
         else:
             print(f"[{index}/{len(stale)}] rendering {name}", file=sys.stderr, flush=True)
 
-    outcomes = dict(batch.run(tasks, args.jobs or batch.default_workers(), started))
+    # longest first (the previous run's times, else a rough estimate from the model files)
+    estimates = {m: schedule.model_units(m, seen) for m in stale}
+    estimates["comparison"] = schedule.figure_units(comparison.model_ids()[1:], 2, seen)
+    estimates[kernel_example.FOLDER] = schedule.figure_units(kernel_example.sources()[0], 1, seen)
+    order = schedule.longest_first([name for name, _, _ in tasks], estimates, schedule.previous())
+    seconds: dict[str, float] = {}
+    outcomes = dict(batch.run(tasks, args.jobs or batch.default_workers(), started, order=order, seconds=seconds))
+    schedule.record(seconds)
     broken = [m for m in stale if outcomes[m].broken]
     if "comparison" in outcomes and not _comparison_wanted([m for m in ids if m not in broken]):
         del outcomes["comparison"]  # a model it compares does not load: no comparison, as without it

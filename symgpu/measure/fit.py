@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import optimize, stats
 
 from symgpu import errors, units
 from symgpu.evaluate import evaluator, input_values
@@ -193,6 +192,10 @@ def fit(model: Model, quantity: str, data: measured.MeasuredData, params: Sequen
         model_y = evaluator.evaluate(model, quantity, preset=preset, values=values, checks=False).magnitude
         result = np.broadcast_to(np.asarray(model_y, dtype=float), y.shape) / y - 1.0
         return np.where(np.isfinite(result), result, 1e6)
+
+    # NOTE: a third-party import, needed only when a fit runs: SciPy takes ~0.45 s to import, paid
+    # otherwise by every process that only reads measured data (report --all before it forks)
+    from scipy import optimize, stats
 
     lower = np.asarray([b + 1e-9 if b == 0 else b for b in low])
     x_start = np.maximum(np.ones(len(params)), lower)

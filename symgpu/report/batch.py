@@ -6,7 +6,12 @@ same time. Workers are forked from the running process: they start with its impo
 loaded models and caches, and send back only what a task returns (file names and bytes,
 messages). What a task returns does not depend on the process that ran it, so the files are
 the same with one worker or several. Where ``fork`` is not available, or one worker is
-asked for, the tasks run one after the other in this process, in order.
+asked for, the tasks run one after the other in this process, in order. With workers, the
+tasks start in the ``order`` given (longest first: :mod:`symgpu.report.schedule`), so no
+worker is left idle while the other renders a long report started last.
+
+Each task's CPU seconds (in the process that ran it) are reported to ``seconds``, for the
+next run's order.
 
 Ctrl-C reaches every process of the terminal's process group; the workers ignore it (an idle
 worker would otherwise die with a traceback), and the parent, on its ``KeyboardInterrupt``,
@@ -19,7 +24,8 @@ import concurrent.futures
 import multiprocessing
 import os
 import signal
-from collections.abc import Callable, Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from typing import Any
 
 #: A task: (name, function, arguments); the function and what it returns must be picklable.
@@ -39,32 +45,46 @@ def _ignore_interrupts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def run(tasks: Sequence[Task], workers: int, started: Callable[[int, str], None] = lambda index, name: None) -> Iterator[tuple[str, Any]]:
+def _timed(function: Callable[..., Any], args: tuple[Any, ...]) -> tuple[float, Any]:
+    """``function(*args)`` and the CPU seconds it took in this process."""
+    start = time.process_time()
+    result = function(*args)
+    return time.process_time() - start, result
+
+
+def run(tasks: Sequence[Task], workers: int, started: Callable[[int, str], None] = lambda index, name: None, *,
+        order: Sequence[str] = (), seconds: MutableMapping[str, float] | None = None) -> Iterator[tuple[str, Any]]:
     """Run ``tasks``, at most ``workers`` at a time, yielding (name, result) as each finishes.
 
-    ``started(index, name)`` is called as a task starts (index from 1, in task order). An
-    exception a task raises (KeyboardInterrupt included) is raised here, and the tasks not
-    yet started are dropped.
+    ``started(index, name)`` is called as a task starts (index from 1, in task order). With
+    several workers the tasks start in ``order`` (task names; those it leaves out follow in
+    task order); one after the other, in task order. Each finished task's CPU seconds go
+    into ``seconds``. An exception a task raises (KeyboardInterrupt included) is raised
+    here, and the tasks not yet started are dropped.
     """
+    spent: MutableMapping[str, float] = {} if seconds is None else seconds
     if workers <= 1 or len(tasks) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         for index, (name, function, args) in enumerate(tasks, 1):
             started(index, name)
-            yield name, function(*args)
+            spent[name], result = _timed(function, args)
+            yield name, result
         return
     others = {p.pid for p in multiprocessing.active_children()}
     pool = _started_pool(min(workers, len(tasks)))
     try:
-        waiting = list(enumerate(tasks, 1))
+        rank = {name: position for position, name in enumerate(order)}
+        waiting = sorted(enumerate(tasks, 1), key=lambda item: (rank.get(item[1][0], len(rank)), item[0]))
         running: dict[concurrent.futures.Future[Any], str] = {}
         while waiting or running:
             while waiting and len(running) < workers:
                 index, (name, function, args) = waiting.pop(0)
                 started(index, name)
-                running[pool.submit(function, *args)] = name
+                running[pool.submit(_timed, function, args)] = name
             done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
             for future in sorted(done, key=lambda f: running[f]):
                 name = running.pop(future)
-                yield name, future.result()
+                spent[name], result = future.result()
+                yield name, result
     except BaseException:
         # interrupted, a task failed, or the caller stopped early: the workers still rendering
         # are stopped, not waited for

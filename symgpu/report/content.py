@@ -12,6 +12,7 @@ from symgpu import derive, resources, units, validation
 if TYPE_CHECKING:
     from symgpu.model import Model
 from symgpu.numbers import number_text, round_sig
+from symgpu.report import printing
 from symgpu.report.latex import _safe_latex, latex, unit_latex
 from symgpu.report.scenarios import _jsonable, scrub
 from symgpu.report.chains import preset_section
@@ -42,9 +43,9 @@ def derivation_entry(model: Model, request: Any) -> dict[str, Any]:
     entry.update({
         "available": True,
         "steps": [_step_entry(model, s) for s in result.steps],
-        "result": _jsonable(result.result) if not isinstance(result.result, (list, tuple, dict)) else sympy.sstr(result.result),
+        "result": _jsonable(result.result) if not isinstance(result.result, (list, tuple, dict)) else printing.sstr(result.result),
         "result_latex": _shown_latex(model, result.result),
-        "location": sympy.sstr(result.location) if result.location is not None else None,
+        "location": printing.sstr(result.location) if result.location is not None else None,
         "location_latex": _shown_latex(model, result.location) if result.location is not None else "",
         "unit": result.unit, "method": result.method, "assumptions": list(result.assumptions),
     })
@@ -68,7 +69,7 @@ def _step_entry(model: Model, step: Any) -> dict[str, Any]:
     wraps), since as one line of mathematics it can be wider than TeX can measure."""
     expr = step.expression
     names = [str(a) for a in expr.args] if isinstance(expr, sympy.Tuple) and expr.args and all(isinstance(a, sympy.Symbol) for a in expr.args) else []
-    return {"operation": step.operation, "expression": sympy.sstr(expr), "latex": "" if names else _shown_latex(model, expr),
+    return {"operation": step.operation, "expression": printing.sstr(expr), "latex": "" if names else _shown_latex(model, expr),
             "names": names, "justification": step.justification}
 
 

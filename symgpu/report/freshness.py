@@ -182,6 +182,18 @@ def model_chain(path: Path, files: InputFiles | None = None) -> list[Path]:
             raise _Unhashable(f"{path}: no such base model")
 
 
+def chain_data(model_id: str, files: InputFiles) -> list[dict[str, object]] | None:
+    """Model ``model_id``'s file and its bases parsed as TOML (data only, nothing built), or
+    None when a file is missing or cannot be read within the limits."""
+    path = loader.find(model_id)
+    if path is None:
+        return None
+    try:
+        return [files.model_data(p) for p in model_chain(path, files)]
+    except _Unhashable:
+        return None
+
+
 def _measured_files(chain: Sequence[Path], files: InputFiles) -> list[Path]:
     """The data files named by ``[[measurements]]`` entries anywhere in ``chain``."""
     found: list[Path] = []
@@ -316,4 +328,4 @@ def up_to_date(folder: Path, inputs: Inputs | None) -> bool:
     return True
 
 
-__all__ = ["InputFiles", "Inputs", "KIND", "folder_inputs", "model_chain", "model_inputs", "record", "recorded", "up_to_date"]
+__all__ = ["InputFiles", "Inputs", "KIND", "chain_data", "folder_inputs", "model_chain", "model_inputs", "record", "recorded", "up_to_date"]

@@ -10,6 +10,7 @@ import sympy
 if TYPE_CHECKING:
     from symgpu.model import Model
 from symgpu.numbers import DIGITS, number_text
+from symgpu.report import printing
 
 
 # ============================================================================ environment
@@ -164,7 +165,9 @@ def latex(model: Model, expr: Any, **options: Any) -> str:
             pass
     names = symbol_names(model)
     names.update(extra)
-    text: str = sympy.latex(expr, symbol_names=names, **options)
+    # one printer per model and options: the subexpressions shared by a derivation's steps are printed once
+    printer = _printer(model, key[1], names, options) if key is not None else None
+    text: str = sympy.latex(expr, symbol_names=names, **options) if printer is None else printer.doprint(expr)
     if key is not None:
         try:
             kept[key] = text
@@ -176,6 +179,19 @@ def latex(model: Model, expr: Any, **options: Any) -> str:
 #: model -> its symbols' LaTeX names, and (expression, options) -> LaTeX, see :func:`latex`
 _NAMES: weakref.WeakKeyDictionary[Any, dict[sympy.Symbol, str]] = weakref.WeakKeyDictionary()
 _PRINTED: weakref.WeakKeyDictionary[Any, dict[Any, str]] = weakref.WeakKeyDictionary()
+#: model -> options -> its LaTeX printer (:class:`printing.KeptLatexPrinter`)
+_PRINTERS: weakref.WeakKeyDictionary[Any, dict[Any, printing.KeptLatexPrinter]] = weakref.WeakKeyDictionary()
+
+
+def _printer(model: Model, key: Any, names: dict[sympy.Symbol, str], options: dict[str, Any]) -> printing.KeptLatexPrinter | None:
+    """The model's LaTeX printer for ``options`` (None: an unhashable option, print afresh)."""
+    printers = _PRINTERS.setdefault(model, {})
+    try:
+        if key not in printers:
+            printers[key] = printing.KeptLatexPrinter({"symbol_names": names, **options})
+        return printers[key]
+    except TypeError:
+        return None
 
 
 def _safe_latex(model: Model, value: Any) -> str:

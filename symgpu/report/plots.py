@@ -194,6 +194,7 @@ def draw(model: Model, spec: PlotSpec, kinds: Sequence[str]) -> dict[str, bytes]
             notes = [f"{k} = {v}" for k, v in spec.substitute] + [f"{k} := {v}" for k, v in spec.bind]
             if notes:
                 fig.text(0.01, 0.01, "; ".join(notes), fontsize=6, color="0.35")
+            style.plain_log_labels(fig)  # before the layout: the labels' sizes
             fig.tight_layout()
             for kind in sorted(set(kinds)):
                 out[kind] = style.save(fig, kind)

@@ -14,6 +14,7 @@ from symgpu.model import loader
 if TYPE_CHECKING:
     from symgpu.model import Model
 from symgpu.numbers import number_text, round_sig
+from symgpu.report import printing
 from symgpu.evaluate import evaluator, input_values
 
 
@@ -29,7 +30,7 @@ def _jsonable(value: Any) -> Any:
             return {k: _jsonable(v) for k, v in sorted(value)}
         return [_jsonable(v) for v in value]
     if isinstance(value, sympy.Basic):
-        return sympy.sstr(value)
+        return printing.sstr(value)
     if isinstance(value, float):
         return round_sig(value)
     return value

@@ -82,6 +82,7 @@ def plot_sweep(table: SweepTable, kind: str = "svg", quantity: str | None = None
             if table.metadata.get("preset"):
                 title += f", preset {table.metadata['preset']}"
             ax.set_title(title, fontsize=9)
+            style.plain_log_labels(fig)  # before the layout: the labels' sizes
             fig.tight_layout()
             return style.save(fig, kind)
         finally:

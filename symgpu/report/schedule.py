@@ -1,0 +1,103 @@
+"""The order in which ``report --all`` hands its report folders to the worker processes: longest first.
+
+A run ends when its last report ends. Handed out in name order, the longest reports (the
+occupancy model's derivations, Volkov's sixty plots, the comparison) came last and left one
+worker idle for their length; handed out longest first (LPT scheduling), the short reports
+fill the gaps at the end and the workers finish within about one short report of each other.
+
+A report's cost is the CPU seconds it took in the previous run, kept in the cache
+(:mod:`symgpu.store`, kind ``report_seconds``) as plain JSON checked number by number: a
+corrupt or altered entry is ignored. When some folder of the run has no recorded time (a
+cold cache, a new model), every folder is ranked by a rough estimate from its model files
+instead (:func:`model_units`, :func:`figure_units`), so that the two kinds of numbers are
+never compared. The order changes only which worker renders a report and when: every file
+is the same in any order.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+
+from symgpu import store
+from symgpu.report import freshness
+
+#: the cache kind of the recorded times
+KIND = "report_seconds"
+#: the one entry of that kind (the times of all folders, merged run after run)
+_KEY = store.digest("report --all: CPU seconds per report folder")
+#: folders kept in the entry (a bound on what is read back)
+_MAX_FOLDERS = 1000
+
+
+def previous() -> dict[str, float]:
+    """Report folder -> CPU seconds its last rendering took (empty when none are recorded,
+    the cache is off, or the entry is not a JSON object of finite non-negative numbers)."""
+    text = store.get(KIND, _KEY)
+    if text is None:
+        return {}
+    try:
+        body = json.loads(text)
+    except (ValueError, RecursionError):
+        return {}
+    if not isinstance(body, dict) or len(body) > _MAX_FOLDERS:
+        return {}
+    if not all(isinstance(k, str) and type(v) in (int, float) and math.isfinite(v) and v >= 0 for k, v in body.items()):
+        return {}
+    return {k: float(v) for k, v in body.items()}
+
+
+def record(seconds: Mapping[str, float]) -> None:
+    """Keep ``seconds`` (folder -> CPU seconds of this run) for the next run, over the earlier
+    times of the same folders (a no-op when the cache is off)."""
+    if not seconds:
+        return
+    merged = {**previous(), **{k: round(float(v), 3) for k, v in seconds.items() if math.isfinite(v) and v >= 0}}
+    if len(merged) <= _MAX_FOLDERS:
+        store.put(KIND, _KEY, json.dumps(merged, indent=1, sort_keys=True) + "\n")
+
+
+def model_units(model_id: str, files: freshness.InputFiles) -> float:
+    """A rough cost of model ``model_id``'s report, from its file and bases alone: (derivation
+    requests + plot entries) x presets. Cold, the derivations (their limiter splits) and a plot
+    per preset of each boundary request dominate a report. 0 when a file cannot be read."""
+    chain = freshness.chain_data(model_id, files)
+    if chain is None:
+        return 0.0
+    requests = sum(_count(data, "derivations") + _count(data, "plots") for data in chain)
+    return float(requests * max(1, _presets(chain)))
+
+
+def figure_units(model_ids: Iterable[str], figures: int, files: freshness.InputFiles) -> float:
+    """A rough cost of a report that draws ``figures`` figures per preset of each of ``model_ids``
+    (the comparison: two per prior model), in the units of :func:`model_units`."""
+    total = 0
+    for model_id in model_ids:
+        chain = freshness.chain_data(model_id, files)
+        total += figures * max(1, _presets(chain)) if chain is not None else 0
+    return float(total)
+
+
+def longest_first(names: Sequence[str], estimates: Mapping[str, float], recorded: Mapping[str, float]) -> list[str]:
+    """``names`` ordered by cost, largest first (ties keep their order): the recorded seconds
+    when every name has one, else ``estimates`` (a name without one counts 0)."""
+    costs = recorded if all(n in recorded for n in names) else estimates
+    return sorted(names, key=lambda n: -costs.get(n, 0.0))
+
+
+def _count(data: Mapping[str, object], table: str) -> int:
+    entries = data.get(table)
+    return len(entries) if isinstance(entries, list) else 0
+
+
+def _presets(chain: Sequence[Mapping[str, object]]) -> int:
+    names: set[str] = set()
+    for data in chain:
+        presets = data.get("presets")
+        if isinstance(presets, dict):
+            names.update(presets)
+    return len(names)
+
+
+__all__ = ["KIND", "figure_units", "longest_first", "model_units", "previous", "record"]

@@ -1,0 +1,95 @@
+"""``report --all`` hands out its reports longest first: the previous run's CPU seconds (kept
+in the cache as checked JSON), else a rough estimate from the model files; the worker pool
+starts tasks in that order and reports each task's CPU seconds."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from symgpu import store
+from symgpu.report import batch, freshness, schedule
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv(store.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    monkeypatch.delenv(store.NO_CACHE_ENV, raising=False)
+    return tmp_path / "cache"
+
+
+def test_recorded_seconds_come_back_merged_over_the_earlier_run(cache):
+    assert schedule.previous() == {}
+    schedule.record({"a": 1.5, "b": 0.25})
+    schedule.record({"b": 3.0, "c": 0.0})
+    assert schedule.previous() == {"a": 1.5, "b": 3.0, "c": 0.0}
+
+
+@pytest.mark.parametrize("body", ['{"a": "1"}', '{"a": -1}', '{"a": NaN}', '[1, 2]', '{"a": true}', "{not json"])
+def test_an_entry_that_is_not_an_object_of_finite_non_negative_numbers_is_ignored(cache, body):
+    store.put(schedule.KIND, schedule._KEY, body)
+    assert schedule.previous() == {}
+
+
+def test_longest_first_uses_recorded_seconds_only_when_every_task_has_them():
+    estimates = {"a": 1.0, "b": 5.0, "c": 3.0}
+    assert schedule.longest_first(["a", "b", "c"], estimates, {"a": 9.0, "b": 1.0, "c": 2.0}) == ["a", "c", "b"]
+    # "c" was never timed: seconds and estimates are not compared, the estimates decide
+    assert schedule.longest_first(["a", "b", "c"], estimates, {"a": 9.0, "b": 1.0}) == ["b", "c", "a"]
+    # ties keep the given order
+    assert schedule.longest_first(["x", "y", "z"], {"y": 2.0}, {}) == ["y", "x", "z"]
+
+
+def test_the_estimate_counts_requests_and_plots_times_presets_over_the_model_and_its_bases():
+    seen = freshness.InputFiles()
+    chain = freshness.chain_data("volkov_2016_ilp", seen)
+    assert chain is not None and len(chain) == 2  # the variant and its base
+    requests = sum(len(d.get("derivations", [])) + len(d.get("plots", [])) for d in chain)  # type: ignore[arg-type]
+    presets = len({p for d in chain for p in d.get("presets", {})})  # type: ignore[attr-defined]
+    assert requests > 0 and presets > 0
+    assert schedule.model_units("volkov_2016_ilp", seen) == requests * presets
+    assert schedule.model_units("no_such_model", seen) == 0.0
+    assert schedule.figure_units(["volkov_2016", "volkov_2016_ilp"], 2, seen) == 2 * 2 * presets
+
+
+def _pid_after(seconds: float) -> int:
+    """A task that busies its process for about ``seconds`` of CPU and returns the pid."""
+    import time
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+    return os.getpid()
+
+
+def test_workers_start_the_tasks_in_the_given_order_and_report_their_cpu_seconds():
+    tasks = [(name, _pid_after, (0.05 if name == "long" else 0.0,)) for name in ("s1", "s2", "s3", "long")]
+    starts: list[tuple[int, str]] = []
+    seconds: dict[str, float] = {}
+    results = dict(batch.run(tasks, 2, lambda index, name: starts.append((index, name)), order=["long", "s3"], seconds=seconds))
+    assert set(results) == {"s1", "s2", "s3", "long"}
+    # "long" and "s3" first, the others after them in task order; the index is the task's place in the list
+    assert starts == [(4, "long"), (3, "s3"), (1, "s1"), (2, "s2")]
+    assert set(seconds) == set(results)
+    assert seconds["long"] >= 0.05 and all(v >= 0 for v in seconds.values())
+
+
+def test_one_worker_runs_the_tasks_in_task_order_and_times_them_too():
+    tasks = [(name, _pid_after, (0.0,)) for name in ("a", "b")]
+    starts: list[str] = []
+    seconds: dict[str, float] = {}
+    results = dict(batch.run(tasks, 1, lambda index, name: starts.append(name), order=["b", "a"], seconds=seconds))
+    assert starts == ["a", "b"] and set(results.values()) == {os.getpid()} and set(seconds) == {"a", "b"}
+
+
+def test_report_all_records_each_folders_seconds_for_the_next_run(tmp_path, cache, monkeypatch):
+    from symgpu.cli import main
+    from symgpu.report import render
+    monkeypatch.setattr(render, "model_ids", lambda: ["interval_analysis", "perez_piccoli"])
+    assert main(["report", "--all", "--jobs", "2", "-o", str(tmp_path / "out"), "-f", "md"]) == 0
+    recorded = schedule.previous()
+    assert set(recorded) >= {"interval_analysis", "perez_piccoli"}
+    assert all(v > 0 for k, v in recorded.items() if k in ("interval_analysis", "perez_piccoli"))
+    body = store.get(schedule.KIND, schedule._KEY)
+    assert body is not None and json.loads(body) == recorded
