@@ -107,9 +107,9 @@ def test_a_second_run_into_the_same_folder_waits_for_the_first(tmp_path):
 
 BATCH_SCRIPT = """
 import sys, time
-from symgpu.report import batch
+from symgpu import workers
 try:
-    for name, _ in batch.run([("slow", time.sleep, (60,)), ("fast", time.sleep, (0,))], 2):
+    for name, _ in workers.run([("slow", time.sleep, (60,)), ("fast", time.sleep, (0,))], 2):
         print(name, flush=True)
 except KeyboardInterrupt:
     sys.exit(130)

@@ -10,7 +10,8 @@ import os
 import pytest
 
 from symgpu import store
-from symgpu.report import batch, freshness, schedule
+from symgpu import workers
+from symgpu.report import freshness, schedule
 
 
 @pytest.fixture
@@ -67,7 +68,7 @@ def test_workers_start_the_tasks_in_the_given_order_and_report_their_cpu_seconds
     tasks = [(name, _pid_after, (0.05 if name == "long" else 0.0,)) for name in ("s1", "s2", "s3", "long")]
     starts: list[tuple[int, str]] = []
     seconds: dict[str, float] = {}
-    results = dict(batch.run(tasks, 2, lambda index, name: starts.append((index, name)), order=["long", "s3"], seconds=seconds))
+    results = dict(workers.run(tasks, 2, lambda index, name: starts.append((index, name)), order=["long", "s3"], seconds=seconds))
     assert set(results) == {"s1", "s2", "s3", "long"}
     # "long" and "s3" first, the others after them in task order; the index is the task's place in the list
     assert starts == [(4, "long"), (3, "s3"), (1, "s1"), (2, "s2")]
@@ -79,7 +80,7 @@ def test_one_worker_runs_the_tasks_in_task_order_and_times_them_too():
     tasks = [(name, _pid_after, (0.0,)) for name in ("a", "b")]
     starts: list[str] = []
     seconds: dict[str, float] = {}
-    results = dict(batch.run(tasks, 1, lambda index, name: starts.append(name), order=["b", "a"], seconds=seconds))
+    results = dict(workers.run(tasks, 1, lambda index, name: starts.append(name), order=["b", "a"], seconds=seconds))
     assert starts == ["a", "b"] and set(results.values()) == {os.getpid()} and set(seconds) == {"a", "b"}
 
 

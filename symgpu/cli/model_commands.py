@@ -15,7 +15,7 @@ from symgpu.derive import summary
 from symgpu.cli.common import BAD_INPUT, FAILED, OK, add_unit_options, add_value_options, convert, load_model, parse_assignments, unit_text
 from symgpu.evaluate import occupancy
 from symgpu.model import loader, plot_requests, schema
-from symgpu.report import batch
+from symgpu import workers
 from symgpu.numbers import json_number
 
 
@@ -193,9 +193,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     # any work, as loading them one by one would); the models are built where they are validated
     definitions = [loader.read_definition(loader.resolve(name).resolve()) for name in names]
     families = _families(definitions)
-    tasks: list[batch.Task] = [(str(k), _validate_family, (family,)) for k, family in enumerate(families)]
+    tasks: list[workers.Task] = [(str(k), _validate_family, (family,)) for k, family in enumerate(families)]
     outcomes: dict[int, _Validated] = {}
-    for _, done in batch.run(tasks, args.jobs or min(2, batch.default_workers())):
+    for _, done in workers.run(tasks, args.jobs or min(2, workers.default_workers())):
         outcomes.update((outcome.index, outcome) for outcome in done)
     all_results: list[tuple[str, tuple[validation.CaseResult, ...]]] = []
     failed = 0
@@ -264,7 +264,7 @@ def _families(definitions: list[schema.ModelDefinition]) -> list[tuple[_Member, 
 
 
 def _validate_family(family: tuple[_Member, ...]) -> list[_Validated]:
-    """Build and validate each model of ``family`` (a task of :func:`batch.run`), in order."""
+    """Build and validate each model of ``family`` (a task of :func:`workers.run`), in order."""
     out = []
     for index, definition in family:
         try:

@@ -11,7 +11,8 @@ from typing import Any
 from symgpu import api, errors, resources
 from symgpu.cli import common
 from symgpu.model import loader
-from symgpu.report import batch, comparison, content, files, freshness, kernel_example, render, schedule
+from symgpu import workers
+from symgpu.report import comparison, content, files, freshness, kernel_example, render, schedule
 
 
 def setup(sub: Any) -> None:
@@ -93,7 +94,7 @@ def _report_all(args: argparse.Namespace, base: Path, formats: tuple[str, ...]) 
                                                             templates=args.templates, files=seen)
     skipped = [f for f, found in inputs.items() if not args.force and freshness.up_to_date(base / f, found)]
     stale = [m for m in ids if m not in skipped]
-    tasks: list[batch.Task] = [(m, _render_model, (m, formats, args.templates)) for m in stale]
+    tasks: list[workers.Task] = [(m, _render_model, (m, formats, args.templates)) for m in stale]
     # NOTE: the comparison is rendered beside the models; it is kept only if its models load (below)
     if "comparison" not in skipped and _comparison_wanted(ids):
         tasks.append(("comparison", _comparison_report, ()))
@@ -114,7 +115,7 @@ def _report_all(args: argparse.Namespace, base: Path, formats: tuple[str, ...]) 
     estimates[kernel_example.FOLDER] = schedule.figure_units(kernel_example.sources()[0], 1, seen)
     order = schedule.longest_first([name for name, _, _ in tasks], estimates, schedule.previous())
     seconds: dict[str, float] = {}
-    outcomes = dict(batch.run(tasks, args.jobs or batch.default_workers(), started, order=order, seconds=seconds))
+    outcomes = dict(workers.run(tasks, args.jobs or workers.default_workers(), started, order=order, seconds=seconds))
     schedule.record(seconds)
     broken = [m for m in stale if outcomes[m].broken]
     if "comparison" in outcomes and not _comparison_wanted([m for m in ids if m not in broken]):
@@ -186,7 +187,7 @@ class _Outcome:
 
 
 def _render_model(model_id: str, formats: tuple[str, ...], templates: str | None) -> _Outcome:
-    """One bundled model's report in memory (a task of :func:`batch.run`).
+    """One bundled model's report in memory (a task of :func:`workers.run`).
 
     Raises:
         errors.UsageError: a template problem (every report would fail alike).
@@ -217,7 +218,7 @@ def _comparison_report() -> _Outcome:
 
 
 def _kernel_task(formats: tuple[str, ...]) -> _Outcome:
-    """:func:`_kernel_example` as a task of :func:`batch.run` (its FAIL line printed where it runs)."""
+    """:func:`_kernel_example` as a task of :func:`workers.run` (its FAIL line printed where it runs)."""
     made, failed = _kernel_example(formats)
     return _Outcome(made, failed)
 

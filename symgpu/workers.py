@@ -1,21 +1,21 @@
-"""Rendering several reports at once (``report --all``): each task in a worker process of its own.
+"""Independent tasks run side by side, each in a forked worker process (``report --all``'s
+reports, ``validate``'s model families), or one after the other.
 
-The reports of ``report --all`` do not depend on each other, and each is mostly pure Python
-(SymPy derivations, matplotlib drawing), so a second process renders a second report in the
-same time. Workers are forked from the running process: they start with its imported modules,
-loaded models and caches, and send back only what a task returns (file names and bytes,
+The tasks do not depend on each other, and each is mostly pure Python (SymPy derivations,
+matplotlib drawing), so a second process runs a second task in the same time. Workers are
+forked from the running process: they start with its imported modules, loaded models and caches, and send back only what a task returns (file names and bytes,
 messages). What a task returns does not depend on the process that ran it, so the files are
 the same with one worker or several. Where ``fork`` is not available, or one worker is
 asked for, the tasks run one after the other in this process, in order. With workers, the
-tasks start in the ``order`` given (longest first: :mod:`symgpu.report.schedule`), so no
-worker is left idle while the other renders a long report started last.
+tasks start in the ``order`` given (the caller's: longest first, e.g. :mod:`symgpu.report.schedule`), so no
+worker is left idle while the other runs a long task started last.
 
 Each task's CPU seconds (in the process that ran it) are reported to ``seconds``, for the
 next run's order.
 
 Ctrl-C reaches every process of the terminal's process group; the workers ignore it (an idle
 worker would otherwise die with a traceback), and the parent, on its ``KeyboardInterrupt``,
-stops them at once instead of waiting for the reports they are rendering.
+stops them at once instead of waiting for the tasks they are running.
 """
 
 from __future__ import annotations
