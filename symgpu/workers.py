@@ -70,8 +70,14 @@ def run(tasks: Sequence[Task], workers: int, started: Callable[[int, str], None]
             yield name, result
         return
     others = {p.pid for p in multiprocessing.active_children()}
-    pool = _started_pool(min(workers, len(tasks)))
+    held = _hold_interrupts()
     try:
+        pool = _started_pool(min(workers, len(tasks)))
+    except BaseException:
+        _release_interrupts(held)
+        raise
+    try:
+        _release_interrupts(held)  # a Ctrl-C pressed while the workers were forked is raised here
         rank = {name: position for position, name in enumerate(order)}
         waiting = sorted(enumerate(tasks, 1), key=lambda item: (rank.get(item[1][0], len(rank)), item[0]))
         running: dict[concurrent.futures.Future[Any], str] = {}
@@ -97,19 +103,24 @@ def run(tasks: Sequence[Task], workers: int, started: Callable[[int, str], None]
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+def _hold_interrupts() -> Any:
+    """Hold Ctrl-C (delivered when released): the previous signal mask, None where masks are not supported."""
+    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if hasattr(signal, "pthread_sigmask") else None
+
+
+def _release_interrupts(held: Any) -> None:
+    """Restore the signal mask :func:`_hold_interrupts` returned (a Ctrl-C held meanwhile is raised now)."""
+    if held is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
 
 def _started_pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
-    """``workers`` forked worker processes, started: forked with Ctrl-C held (the parent gets it
-    just after), so that no worker is interrupted before its initializer ignores Ctrl-C (it would
-    print a traceback and break the pool)."""
+    """``workers`` forked worker processes, started. Called with Ctrl-C held (:func:`_hold_interrupts`):
+    no worker is interrupted before its initializer ignores Ctrl-C (it would print a traceback and
+    break the pool), and the caller releases it inside the block that stops the workers."""
     pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
                                                   initializer=_ignore_held_interrupts)
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if hasattr(signal, "pthread_sigmask") else None
-    try:
-        pool.submit(int)  # the first task forks every worker (the fork start method starts them all at once)
-    finally:
-        if held is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    pool.submit(int)  # the first task forks every worker (the fork start method starts them all at once)
     return pool
 
 

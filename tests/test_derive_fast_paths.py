@@ -136,6 +136,11 @@ def test_one_pair_refuses_what_the_conjunction_or_the_value_would_change():
     inner = sympy.Piecewise((a, x > 1), (b, True))  # a Piecewise value is collapsed by SymPy: not fast
     assert pieces.one_pair(inner, x > 1) == sympy.Piecewise((inner, x > 1))
     assert pieces.one_pair(inner, x > 1).args[0].expr == a
+    # a Piecewise inside the condition: SymPy folds it around the whole conjunction (an ITE),
+    # conjunct by conjunct it would land inside the And
+    folded = sympy.And(x > 1, x > sympy.Piecewise((y, y > 1), (c, True)))
+    assert pieces.canonical_condition(folded) is None
+    assert sympy.srepr(pieces.one_pair(sympy.Integer(3), folded)) == sympy.srepr(sympy.Piecewise((3, folded)))
 
 
 def test_occupancy_regime_steps_are_the_piecewise_sympy_evaluates():

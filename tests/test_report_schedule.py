@@ -28,7 +28,7 @@ def test_recorded_seconds_come_back_merged_over_the_earlier_run(cache):
     assert schedule.previous() == {"a": 1.5, "b": 3.0, "c": 0.0}
 
 
-@pytest.mark.parametrize("body", ['{"a": "1"}', '{"a": -1}', '{"a": NaN}', '[1, 2]', '{"a": true}', "{not json"])
+@pytest.mark.parametrize("body", ['{"a": "1"}', '{"a": -1}', '{"a": NaN}', '[1, 2]', '{"a": true}', "{not json", '{"a": 1' + "0" * 400 + "}"])
 def test_an_entry_that_is_not_an_object_of_finite_non_negative_numbers_is_ignored(cache, body):
     store.put(schedule.KIND, schedule._KEY, body)
     assert schedule.previous() == {}

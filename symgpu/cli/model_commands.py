@@ -189,8 +189,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise errors.UsageError(f"--jobs {args.jobs}: give the number of model families to validate at once, 1 or more")
     names = args.models or loader.list_models()
-    # the files are read here, in order (a missing or malformed file stops the command before
-    # any work, as loading them one by one would); the models are built where they are validated
+    # every file is read here first, in order: a missing or malformed file stops the command
+    # before any model is built (its error comes before any model's build error); the models
+    # are built where they are validated, and the first build error in the given order is shown
     definitions = [loader.read_definition(loader.resolve(name).resolve()) for name in names]
     families = _families(definitions)
     tasks: list[workers.Task] = [(str(k), _validate_family, (family,)) for k, family in enumerate(families)]

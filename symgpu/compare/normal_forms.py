@@ -127,7 +127,9 @@ def limit(expr: sympy.Expr, var: sympy.Symbol, point: Any = sympy.oo) -> sympy.E
                 return result
         except (NotImplementedError, ValueError, TypeError, AttributeError):
             pass
-    return sympy.simplify(sympy.limit(limits.far_branches(expr, var, point, _assumed_sign), var, point))
+    far = limits.far_branches(expr, var, point, _assumed_sign, where=f"limit as {var} -> {sympy.sstr(point)}: ",
+                              hint="; state the sign of the arguments' difference with an assumption, or substitute a value")
+    return sympy.simplify(sympy.limit(far, var, point))
 
 
 def _unify(models: Sequence[Model], exprs: Sequence[sympy.Basic]) -> list[sympy.Basic]:

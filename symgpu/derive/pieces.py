@@ -35,9 +35,14 @@ def canonical_conjunct(condition: sympy.Basic) -> sympy.Basic | None:
 
 def canonical_condition(condition: sympy.Basic) -> sympy.Basic | None:
     """The condition with every conjunct canonical, or None when that is not proved to be what
-    SymPy's ``Piecewise`` would state (a conjunct that is not kept as one, or a conjunction that
-    ``sympy.And`` folds: duplicates that differ, contradictions, True/False)."""
+    SymPy's ``Piecewise`` would state (a conjunct that is not kept as one, a conjunction that
+    ``sympy.And`` folds: duplicates that differ, contradictions, True/False; a condition with a
+    ``Piecewise`` in it, which SymPy folds around the whole condition)."""
     if condition in (True, False, sympy.true, sympy.false):
+        return None
+    if condition.has(sympy.Piecewise):
+        # SymPy folds a Piecewise inside a condition around the whole condition (an ITE over the
+        # conjunction); canonicalised conjunct by conjunct it would land inside the And instead
         return None
     parts = condition.args if isinstance(condition, sympy.And) else (condition,)
     canonical = [canonical_conjunct(p) for p in parts]

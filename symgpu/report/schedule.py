@@ -43,9 +43,12 @@ def previous() -> dict[str, float]:
         return {}
     if not isinstance(body, dict) or len(body) > _MAX_FOLDERS:
         return {}
-    if not all(isinstance(k, str) and type(v) in (int, float) and math.isfinite(v) and v >= 0 for k, v in body.items()):
+    try:
+        if not all(isinstance(k, str) and type(v) in (int, float) and math.isfinite(v) and v >= 0 for k, v in body.items()):
+            return {}
+        return {k: float(v) for k, v in body.items()}
+    except OverflowError:  # an integer too large for a float
         return {}
-    return {k: float(v) for k, v in body.items()}
 
 
 def record(seconds: Mapping[str, float]) -> None:
