@@ -18,6 +18,7 @@ Run: ``python benchmarks/question_fast_paths.py``.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -71,6 +72,7 @@ def run(general: str, setup: str, question: str) -> tuple[float, list[str]]:
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     for name, switched_off, setup, question in QUESTIONS:
         fast, fast_text = run("", setup, question)
         slow, slow_text = run(GENERAL[switched_off], setup, question)
