@@ -163,6 +163,23 @@ def test_a_derivation_with_dummy_symbols_is_not_stored(cache):
     assert stored.dump(model, with_dummy) is None
 
 
+def test_a_symbol_the_format_cannot_hold_is_refused_inside_split_entries(cache):
+    # symbols are checked where an expression is written as text: inside a Piecewise and a
+    # condition written as its parts, the odd symbol is still found at the text entry it ends in
+    model = symgpu.load("perez_piccoli")
+    fresh = requests.request(model, "pipes_times_depth")
+    d = sympy.Dummy("d", positive=True)
+    odd = sympy.Symbol("x_odd", positive=True)  # a plain name but with assumptions: not a label
+    value = fresh.result
+    hidden = [sympy.Piecewise((value, sympy.And(value > d, value < 7)), (value + 1, True)),
+              sympy.Piecewise((value, value > 1), (odd, True)),
+              sympy.Tuple(value, sympy.Or(value > 2, sympy.Eq(value, d)))]
+    for result in hidden:
+        assert stored.dump(model, type(fresh)(fresh.model, fresh.operation, fresh.quantity, fresh.variable, fresh.steps, result)) is None
+    plain = sympy.Piecewise((value, sympy.And(value > sympy.Symbol("label"), value < 7)), (value + 1, True))
+    assert stored.dump(model, type(fresh)(fresh.model, fresh.operation, fresh.quantity, fresh.variable, fresh.steps, plain)) is not None
+
+
 # ------------------------------------------------------------------ sign refutation
 x, y = sympy.Symbol("x", positive=True), sympy.Symbol("y", positive=True)
 n = sympy.Symbol("n", positive=True, integer=True)

@@ -8,6 +8,7 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from symgpu.model import printing as text_printing
 from symgpu.report import latex, printing
 
 x, y, n = sympy.symbols("x y N_warps", positive=True)
@@ -57,7 +58,7 @@ def test_the_report_latex_of_a_model_is_sympys_latex_with_its_symbol_names(ia):
 
 
 def test_the_printer_starts_afresh_past_its_bound(monkeypatch):
-    monkeypatch.setattr(printing, "MAX_KEPT_CHARACTERS", 10)
+    monkeypatch.setattr(text_printing, "MAX_KEPT_CHARACTERS", 10)
     printer = printing.KeptStrPrinter()
     for e in EXPRESSIONS:
         assert printer.doprint(e) == sympy.sstr(e)

@@ -34,6 +34,7 @@ from symgpu.cli import common
 from symgpu.numbers import json_number
 from symgpu import derive
 from symgpu.derive import grid_search
+from symgpu.model import printing
 from symgpu.evaluate import evaluator
 import symgpu
 
@@ -302,7 +303,7 @@ def _run_derive(args: argparse.Namespace) -> int:
                 wanted = [f"{k} = {sympy.sstr(v)}" for k, v in derivation.extra
                           if k in ("expect", "expect_value", "expect_regime") or k.startswith("expect.")]
                 note = "  expected " + "; ".join(wanted)
-            text = sympy.sstr(shown)
+            text = printing.sstr(shown)
             if len(text) > 400:
                 text = text[:400] + f"... ({len(text)} characters; --json for all)"
             print(f"{mark} {request.id}: {request.op} -> {text}"

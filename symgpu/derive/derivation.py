@@ -8,6 +8,7 @@ from typing import Any
 import sympy
 
 from symgpu.derive import summary
+from symgpu.model import printing
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ class Step:
         """JSON-ready form (expressions as SymPy-parsable strings and LaTeX)."""
         return {
             "operation": self.operation,
-            "expression": sympy.sstr(self.expression),
+            "expression": printing.sstr(self.expression),
             "latex": sympy.latex(self.expression),
             "justification": self.justification,
         }
@@ -69,7 +70,7 @@ class Derivation:
 
         def show(value: Any) -> Any:
             if isinstance(value, sympy.Basic):
-                return sympy.sstr(value)
+                return printing.sstr(value)
             if isinstance(value, (list, tuple)):
                 return [show(v) for v in value]
             if isinstance(value, dict):
@@ -95,13 +96,13 @@ class Derivation:
         head = f"{self.operation} of {self.quantity}" + (f" over {self.variable}" if self.variable else "") + f" ({self.model})"
         lines = [head]
         for number, step in enumerate(self.steps, 1):
-            lines.append(f"  {number}. {step.operation}: {sympy.sstr(step.expression)}")
+            lines.append(f"  {number}. {step.operation}: {printing.sstr(step.expression)}")
             lines.append(f"       because {step.justification}")
         if self.assumptions:
             lines.append("  assuming " + "; ".join(self.assumptions))
         if self.location is not None:
-            lines.append(f"  at {self.variable} = {sympy.sstr(self.location)}")
-        lines.append(f"  result: {sympy.sstr(self.result)}" + (f"  [{self.unit}]" if self.unit else ""))
+            lines.append(f"  at {self.variable} = {printing.sstr(self.location)}")
+        lines.append(f"  result: {printing.sstr(self.result)}" + (f"  [{self.unit}]" if self.unit else ""))
         lines.append(f"  method: {self.method}")
         return "\n".join(lines)
 

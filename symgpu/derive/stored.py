@@ -27,7 +27,7 @@ from symgpu import errors, store
 from symgpu.derive.derivation import Derivation, Step
 from symgpu.derive import regime_split
 from symgpu.derive.regime_split import Regime, _Cond
-from symgpu.model import expressions
+from symgpu.model import expressions, printing
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -161,7 +161,7 @@ def _expr_out(model: Model, memo: dict[Any, Any], expr: sympy.Basic) -> Any:
         return found
     entry = _expr_entry(model, memo, expr)
     if "expr" not in entry and _in(model, {_REFS: memo[_REFS]}, entry) != expr:  # text entries are read back already
-        raise _Unstorable(f"expression {sympy.sstr(expr)[:80]}")
+        raise _Unstorable(f"expression {printing.sstr(expr)[:80]}")
     memo[_SHARED].append(entry)
     memo[_REFS].append(expr)
     memo[expr] = {"ref": len(memo[_REFS]) - 1}
@@ -180,13 +180,6 @@ def _expr_entry(model: Model, memo: dict[Any, Any], expr: sympy.Basic) -> Any:
     if isinstance(expr, sympy.Float):
         sign, mantissa, exponent, bits = expr._mpf_
         return {"float": [sign, str(mantissa), exponent, bits, expr._prec]}
-    extra = []
-    for symbol in expr.free_symbols:
-        if model.symbols.get(symbol.name) == symbol:
-            continue
-        if type(symbol) is not sympy.Symbol or symbol.assumptions0 != {"commutative": True} or symbol.name in model.symbols:
-            raise _Unstorable(f"symbol {symbol}")
-        extra.append(symbol.name)
     head = type(expr).__name__
     if isinstance(expr, sympy.Piecewise):  # (value, condition) pairs
         return {"split": [head, [{"stuple": [_out(model, memo, a) for a in pair.args]} for pair in expr.args]]}
@@ -197,17 +190,34 @@ def _expr_entry(model: Model, memo: dict[Any, Any], expr: sympy.Basic) -> Any:
         split = _split_entry(model, memo, expr, head)
         if split is not None:
             return split
-    entry = {"expr": sympy.sstr(expr), "names": sorted(extra), "boolean": boolean}
-    try:
-        same = len(entry["expr"]) <= _TEXT_LENGTH and _in(model, {_REFS: memo[_REFS]}, entry) == expr
-    except (errors.SymgpuError, TypeError, ValueError):
-        same = False
-    if same:
-        return entry
+    # the symbols are checked where an expression is written as text: a split entry's parts
+    # are each written (and checked) on their own, down to text, labels and numbers
+    text = printing.sstr(expr)
+    if len(text) <= _TEXT_LENGTH:
+        entry = {"expr": text, "names": _other_names(model, expr), "boolean": boolean}
+        try:
+            same = _in(model, {_REFS: memo[_REFS]}, entry) == expr
+        except (errors.SymgpuError, TypeError, ValueError):
+            same = False
+        if same:
+            return entry
     split = _split_entry(model, memo, expr, head) if head in _SPLIT and expr.args else None
     if split is not None:
         return split
-    raise _Unstorable(f"expression {sympy.sstr(expr)[:80]}")
+    raise _Unstorable(f"expression {printing.sstr(expr)[:80]}")
+
+
+def _other_names(model: Model, expr: sympy.Basic) -> list[str]:
+    """The names of ``expr``'s symbols that are not the model's (plain names such as regime
+    labels), sorted; a symbol the entry format cannot hold is refused."""
+    extra = []
+    for symbol in expr.free_symbols:
+        if model.symbols.get(symbol.name) == symbol:
+            continue
+        if type(symbol) is not sympy.Symbol or symbol.assumptions0 != {"commutative": True} or symbol.name in model.symbols:
+            raise _Unstorable(f"symbol {symbol}")
+        extra.append(symbol.name)
+    return sorted(extra)
 
 
 def _split_entry(model: Model, memo: dict[Any, Any], expr: sympy.Basic, head: str) -> Any:

@@ -14,6 +14,8 @@ from typing import Any
 
 import sympy
 
+from symgpu.model import printing
+
 #: no line of the default human output is longer than this
 MAX_LINE = 200
 #: LaTeX longer than this is folded into named common subexpressions
@@ -41,7 +43,7 @@ def value_text(magnitude: Any, unit: str) -> str:
 def fold(expr: Any, width: int = MAX_LINE, *, full: bool = False) -> list[str]:
     """An expression as lines: one line when short (or ``full``), else its common
     subexpressions named ``x₁ = …`` first and the folded result last, each line shortened."""
-    text = sympy.sstr(expr)
+    text = printing.sstr(expr)
     if full or len(text) <= width or not isinstance(expr, sympy.Basic):
         return [text]
     replacements, reduced = sympy.cse(expr, symbols=sympy.numbered_symbols("x", start=1))

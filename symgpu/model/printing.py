@@ -1,0 +1,74 @@
+"""SymPy's text printer, each compound subexpression printed once per printer.
+
+A derivation's steps, its stored entry and its summary print the same expressions over and
+over, and the steps of a limiter split share most of their subexpressions (the occupancy
+model's regimes: 1.3 million characters of text built from the same few hundred pieces).
+SymPy prints each from scratch; these printers keep the text of each compound subexpression
+they have printed and give it back when they meet the expression again, so the text is the
+same, built once. The process-wide :func:`sstr` is shared by the store's entries
+(:mod:`symgpu.derive.stored`), the command line's answers and the reports, so an expression
+printed by one is not printed again by the next.
+
+A subexpression's text does not depend on where it stands (the parent adds any brackets),
+with two exceptions that are never kept: the top-level expression (``StrPrinter`` writes a
+top-level ``Float`` in full precision, a nested one stripped), and calls with options
+(``LatexPrinter`` passes ``exp=`` down to a function raised to a power). Atoms (symbols,
+numbers) are cheap and not kept either.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy
+from sympy.printing.str import StrPrinter
+
+#: characters of kept text after which a printer starts afresh (a bound on memory)
+MAX_KEPT_CHARACTERS = 50_000_000
+
+
+class Keeping:
+    """Mixin over a SymPy printer: :meth:`_print` keeps the text of compound subexpressions."""
+
+    _kept: dict[Any, str]
+    _kept_size: int
+    _print_level: int
+
+    def _print(self, expr: Any, **kwargs: Any) -> str:
+        keep = not kwargs and self._print_level >= 1 and isinstance(expr, sympy.Basic) and bool(expr.args)
+        if keep:
+            try:
+                return self._kept[expr]
+            except KeyError:
+                pass
+            except TypeError:  # an unhashable part: printed as is
+                keep = False
+        text: str = super()._print(expr, **kwargs)  # type: ignore[misc]
+        if keep:
+            if self._kept_size > MAX_KEPT_CHARACTERS:
+                self._kept.clear()
+                self._kept_size = 0
+            self._kept[expr] = text
+            self._kept_size += len(text)
+        return text
+
+
+class KeptStrPrinter(Keeping, StrPrinter):
+    """``sympy.sstr`` (default settings) keeping compound subexpressions' text."""
+
+    def __init__(self, settings: dict[str, Any] | None = None) -> None:
+        super().__init__(settings)
+        self._kept, self._kept_size = {}, 0
+
+
+_TEXT = KeptStrPrinter()
+
+
+def sstr(expr: Any) -> str:
+    """``sympy.sstr(expr)``, the same text, each compound subexpression printed once per process
+    (until :data:`MAX_KEPT_CHARACTERS` of text are kept)."""
+    text: str = _TEXT.doprint(expr)
+    return text
+
+
+__all__ = ["Keeping", "KeptStrPrinter", "MAX_KEPT_CHARACTERS", "sstr"]
