@@ -8,11 +8,6 @@ from typing import Any
 
 import sympy
 
-from symgpu.derive import speedups
-
-# SymPy's number comparison without its detour through ``sympy.Dict`` (exact; see speedups)
-speedups.install()
-
 _PIECEWISE = (sympy.Min, sympy.Max, sympy.Piecewise)
 #: simplified forms by expression (simplify is deterministic: the same input gives the same output)
 _SIMPLIFIED: dict[sympy.Basic, sympy.Basic] = {}
