@@ -240,13 +240,18 @@ class DefinitionReader(toml_reader.TableReader):
             ))
         return tuple(out)
 
+    def tagged(self, entry: dict[str, Any], key: str, what: str, allowed: tuple[str, ...], where: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
+        """A request entry's ``key`` (one of ``allowed``, else an error naming ``what``) and its other
+        fields, frozen (``id`` and ``key`` left out)."""
+        tag = self.take(entry, key, str, where)
+        if tag not in allowed:
+            raise self.fail(f"{where}.{key}", f"unknown {what} '{tag}'", f"use one of: {', '.join(allowed)}")
+        return tag, tuple((k, toml_reader._freeze(v)) for k, v in entry.items() if k not in ("id", key))
+
     def derivations(self, data: list[Any]) -> tuple[schema.DerivationRequest, ...]:
         out = []
         for where, request_id, entry in self.entries(data, "derivations", "derivation"):
-            op = self.take(entry, "op", str, where)
-            if op not in schema.DERIVATION_OPS:
-                raise self.fail(f"{where}.op", f"unknown operation '{op}'", f"use one of: {', '.join(schema.DERIVATION_OPS)}")
-            fields = tuple((k, toml_reader._freeze(v)) for k, v in entry.items() if k not in ("id", "op"))
+            op, fields = self.tagged(entry, "op", "operation", schema.DERIVATION_OPS, where)
             out.append(schema.DerivationRequest(id=request_id, op=op, fields=fields))
         return tuple(out)
 
@@ -271,13 +276,9 @@ class DefinitionReader(toml_reader.TableReader):
         for where, plot_id, entry in self.entries(data, "plots", "plot"):
             if not _plot_ids_ok(plot_id):
                 raise self.fail(f"{where}.id", f"plot id '{plot_id}' must be letters, digits and underscores (it names files)")
-            kind = self.take(entry, "kind", str, where)
-            if kind not in schema.PLOT_KINDS:
-                raise self.fail(f"{where}.kind", f"unknown plot kind '{kind}'", f"use one of: {', '.join(schema.PLOT_KINDS)}")
-            fields = tuple((k, toml_reader._freeze(v)) for k, v in entry.items() if k not in ("id", "kind"))
+            kind, fields = self.tagged(entry, "kind", "plot kind", schema.PLOT_KINDS, where)
             out.append(schema.PlotRequest(id=plot_id, kind=kind, fields=fields))
         return tuple(out)
-
 
     def measurements(self, data: list[Any], refs: set[str]) -> tuple[schema.MeasurementRequest, ...]:
         out = []
