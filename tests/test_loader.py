@@ -175,3 +175,13 @@ def test_a_value_given_both_as_keyword_and_in_values_is_refused(write_model):
     model = load(write_model())
     with pytest.raises(errors.UsageError, match=r"^I given both in values= and as a keyword; give each value once$"):
         model.evaluate("P", "toy", values={"I": 1}, I=2)
+
+
+@pytest.mark.parametrize("table, entry, key, what, allowed", [
+    ("derivations", "derivation", "op", "operation", "solve, boundary"),
+    ("plots", "plot", "kind", "plot kind", "curve, asymptotes, regime_map"),
+])
+def test_an_unknown_request_tag_is_named_with_the_allowed_ones(write_model, table, entry, key, what, allowed):
+    text = write_model().read_text() + f'\n[[{table}]]\nid = "x"\n{key} = "guess"\n'
+    with pytest.raises(errors.ModelFileError, match=rf": {entry} x\.{key}: unknown {what} 'guess'; use one of: {allowed}"):
+        load(write_model(text))
