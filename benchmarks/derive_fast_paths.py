@@ -11,9 +11,9 @@ Prints CPU seconds (the machine is shared: CPU time is steadier than wall-clock)
   tries them);
 * ``compare.normalize`` with one memo shared by both models vs a fresh one each, on
   ``hong_kim_2009`` vs ``hong_kim_2009_intended`` ``Exec_cycles_app``;
-* ``pieces.one_pair`` (conjuncts canonicalised once, the pair built unevaluated where that is
-  proved to be SymPy's result) vs ``sympy.Piecewise((value, condition))`` on the regimes of
-  ``occupancy active_blocks_per_SM``, the objects checked identical (``srepr``).
+* ``regime_split._table`` (a large regime table as one unevaluated ``Piecewise``, a piece per
+  regime) vs SymPy's evaluated ``Piecewise`` of the same pairs, on the regimes of ``occupancy
+  active_blocks_per_SM``; both checked to give the same value at a preset's inputs.
 
 Run: ``python benchmarks/derive_fast_paths.py``.
 """
@@ -36,7 +36,7 @@ from sympy.core.cache import clear_cache  # noqa: E402
 import symgpu  # noqa: E402
 from symgpu import derive  # noqa: E402
 from symgpu.compare import normal_forms  # noqa: E402
-from symgpu.derive import jobs, limits, pieces, regime_split, requests, signs  # noqa: E402
+from symgpu.derive import jobs, limits, regime_split, requests, signs  # noqa: E402
 
 
 def cpu(function: Callable[[], Any]) -> tuple[float, Any]:
@@ -108,20 +108,24 @@ def normal_forms_memo() -> None:
     report("normal forms of both models' Exec_cycles_app", fast, slow)
 
 
-def regime_pieces() -> None:
-    found = regime_split.regime_list(symgpu.load("occupancy").regimes("active_blocks_per_SM"))
+def regime_table() -> None:
+    model = symgpu.load("occupancy")
+    found = regime_split.regime_list(model.regimes("active_blocks_per_SM"))
     pairs = [(r.expression, sympy.And(*r.conditions)) for r in found]
     clear_cache()
-    pieces._CANONICAL.clear()
-    fast, mine = cpu(lambda: [pieces.one_pair(v, c) for v, c in pairs])
+    fast, table = cpu(lambda: regime_split._table(found))
     clear_cache()
-    slow, theirs = cpu(lambda: [sympy.Piecewise((v, c)) for v, c in pairs])
-    assert [sympy.srepr(m) for m in mine] == [sympy.srepr(t) for t in theirs]
-    report(f"{len(pairs)} one-pair Piecewise of the occupancy regimes", fast, slow)
+    slow, evaluated = cpu(lambda: sympy.Piecewise(*pairs))
+    inputs = {"threads_per_block": 256, "regs_per_thread": 40, "smem_per_block": 4096, "barriers_per_block": 3}
+    point = {model.symbols[k]: sympy.Rational(str(q.to(model.units[k]).magnitude))
+             for k, q in {**model.constants, **model.presets["cc_9_0"]}.items()}
+    point.update({model.symbols[k]: v for k, v in inputs.items()})
+    assert table.xreplace(point) == evaluated.xreplace(point)
+    report(f"{len(found)} regimes as one Piecewise ({len(table.args)} pieces; SymPy's evaluation {len(evaluated.args)})", fast, slow)
 
 
 if __name__ == "__main__":
     linear_equations()
     expectations()
     normal_forms_memo()
-    regime_pieces()
+    regime_table()

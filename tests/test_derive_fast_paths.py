@@ -10,7 +10,7 @@ import sympy
 
 import symgpu
 from symgpu.compare import normalize
-from symgpu.derive import jobs, pieces, regime_split, requests, signs
+from symgpu.derive import jobs, regime_split, requests, signs
 
 a, b, c = sympy.symbols("a b c", positive=True)
 x = sympy.Symbol("x", real=True)
@@ -103,57 +103,40 @@ def test_opposite_conditions_are_found_and_others_refuted_at_a_point():
     assert not regime_split.cancel_to_zero(h, h)
 
 
-y = sympy.Symbol("y", real=True)
-k = sympy.Symbol("k", integer=True, nonnegative=True)
-
-#: conditions SymPy's Piecewise rewrites (reversed relations, leading coefficients, Or/Not inside,
-#: conjuncts that canonicalise alike) and ones it keeps
-_CONDITIONS = [
-    x > y, y < x, -2 * x + 1 < 0, sympy.Ge(3 * y, 6), sympy.Eq(k, 0), sympy.Ne(k, 21),
-    sympy.And(x > y, sympy.Ge(3 * y, 6), sympy.Ne(k, 0)),
-    sympy.And(sympy.Gt(a, b), sympy.Or(sympy.Eq(k, 0), -c + a < 0), sympy.Not(sympy.And(x > 1, y < 2))),
-    sympy.And(x > y, y < x, evaluate=False),
-    sympy.And(sympy.floor(a / b) >= 1, sympy.floor(a / (4 * b)) < k, -x > -3),
-    # SymPy needs more than one canonicalisation round for these (2*x > y -> x > y/2 -> y < 2*x)
-    2 * x > y, sympy.And(2 * x > y, 3 * y <= x + 1), sympy.And(2 * x > y, y < 2 * x, evaluate=False),
-    sympy.And(-3 * a + 2 * b >= 1, b / 4 < a), sympy.And(x / 3 > y, sympy.Ne(2 * x, y)),
-]
+@pytest.fixture(scope="module")
+def occupancy_split():
+    """The regimes of occupancy ``active_blocks_per_SM`` without the barrier limit (118 regimes)."""
+    derivation = symgpu.load("occupancy").regimes("active_blocks_per_SM", substitute={"barrier_limit_applies": "0"})
+    return derivation, regime_split.regime_list(derivation)
 
 
-@pytest.mark.parametrize("condition", _CONDITIONS, ids=range(len(_CONDITIONS)))
-def test_one_pair_piecewise_is_the_one_sympy_evaluates(condition):
-    value = a * x + sympy.floor(b / c)
-    fast, general = pieces.one_pair(value, condition), pieces.one_pair(value, condition, fast=False)
-    assert sympy.srepr(fast) == sympy.srepr(general)
-    assert pieces.canonical_condition(condition) is not None  # the fast path was taken
-
-
-def test_one_pair_refuses_what_the_conjunction_or_the_value_would_change():
-    contradiction = sympy.And(x > 1, sympy.Le(x, 1), evaluate=False)  # sympy.And folds it to False
-    assert pieces.canonical_condition(contradiction) is None
-    assert pieces.canonical_condition(sympy.true) is None
-    assert pieces.one_pair(a, sympy.true) == a
-    inner = sympy.Piecewise((a, x > 1), (b, True))  # a Piecewise value is collapsed by SymPy: not fast
-    assert pieces.one_pair(inner, x > 1) == sympy.Piecewise((inner, x > 1))
-    assert pieces.one_pair(inner, x > 1).args[0].expr == a
-    # a Piecewise inside the condition: SymPy folds it around the whole conjunction (an ITE),
-    # conjunct by conjunct it would land inside the And
-    folded = sympy.And(x > 1, x > sympy.Piecewise((y, y > 1), (c, True)))
-    assert pieces.canonical_condition(folded) is None
-    assert sympy.srepr(pieces.one_pair(sympy.Integer(3), folded)) == sympy.srepr(sympy.Piecewise((3, folded)))
-
-
-def test_occupancy_regime_steps_are_the_piecewise_sympy_evaluates():
-    model = symgpu.load("occupancy")
-    derivation = model.regimes("active_blocks_per_SM", substitute={"barrier_limit_applies": "0"})
-    found = regime_split.regime_list(derivation)
+def test_occupancy_regime_steps_read_like_the_table_and_evaluate_to_sympys_piecewise(occupancy_split):
+    derivation, found = occupancy_split
     steps = {s.operation: s.expression for s in derivation.steps if s.operation.startswith("regime ")}
     assert len(found) > 50 and len(steps) == len(found)
     for regime in found:
-        condition = sympy.And(*regime.conditions)
-        general = sympy.Piecewise((regime.expression, condition))
-        assert pieces.canonical_condition(condition) is not None
-        assert sympy.srepr(steps[f"regime {regime.name}"]) == sympy.srepr(general)
+        step = steps[f"regime {regime.name}"]
+        (value, condition), = step.args
+        assert value == regime.expression and set(sympy.And.make_args(condition)) == set(regime.conditions)
+        assert sympy.Piecewise(*step.args) == sympy.Piecewise((regime.expression, sympy.And(*regime.conditions)))
+
+
+def test_a_large_regime_table_is_one_piece_per_regime_with_sympys_values(occupancy_split):
+    derivation, found = occupancy_split
+    assert len(found) > regime_split.EVALUATED_TABLE
+    assert [(p.expr, set(sympy.And.make_args(p.cond))) for p in derivation.result.args] == \
+        [(r.expression, set(r.conditions)) for r in found]
+    model = symgpu.load("occupancy")
+    evaluated = sympy.Piecewise(*derivation.result.args)  # SymPy's evaluation merges pieces
+    assert len(evaluated.args) < len(found)
+    for preset, inputs in (("cc_8_6", {"threads_per_block": 256, "regs_per_thread": 40, "smem_per_block": 4096}),
+                           ("cc_1_3", {"threads_per_block": 128, "regs_per_thread": 18, "smem_per_block": 3960}),
+                           ("cc_9_0", {"threads_per_block": 1024, "regs_per_thread": 64, "smem_per_block": 0})):
+        magnitudes = {k: sympy.Rational(str(q.to(model.units[k]).magnitude))
+                      for k, q in {**model.constants, **model.presets[preset]}.items()}
+        values = {model.symbols[k]: v for k, v in {**magnitudes, **inputs}.items() if model.symbols[k] in derivation.result.free_symbols}
+        table, merged = derivation.result.xreplace(values), evaluated.xreplace(values)
+        assert table == merged and table.is_Integer, preset
 
 
 def test_conditions_of_a_root_are_tidied_only_when_none_is_refuted():

@@ -23,7 +23,6 @@ from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import compiler, scaling
 from symgpu.evaluate import active
 from symgpu.derive import at_point
-from symgpu.derive import pieces
 from symgpu.model import sample_points
 
 if TYPE_CHECKING:
@@ -223,80 +222,94 @@ def cancel_to_zero(a: sympy.Expr, b: sympy.Expr) -> bool:
     return _CANCELS[key]
 
 
+def _opposite_pairs(conds: Sequence[_Cond]) -> Iterable[tuple[_Cond, _Cond]]:
+    """The pairs of conditions whose ``h`` cancel (``a.h + b.h`` is 0). Each ``h``'s exact value
+    at one admissible point (:func:`_generic_value`) is looked up against the others' negated
+    values, so only the pairs that point cannot tell apart reach :func:`cancel_to_zero`."""
+    with_h = [c for c in conds if c.h is not None]
+    by_value: dict[sympy.Basic, list[int]] = {}
+    unknown: list[int] = []
+    for i, c in enumerate(with_h):
+        assert c.h is not None
+        value = _generic_value(c.h)
+        (unknown if value is None else by_value.setdefault(value, [])).append(i)
+    candidates: set[tuple[int, int]] = set()
+    for i, c in enumerate(with_h):
+        assert c.h is not None
+        value = _generic_value(c.h)
+        others = unknown if value is None else by_value.get(-value, []) + unknown
+        candidates.update((min(i, j), max(i, j)) for j in others if j != i)
+    for i, j in sorted(candidates):
+        a, b = with_h[i], with_h[j]
+        assert a.h is not None and b.h is not None
+        if cancel_to_zero(a.h, b.h):
+            yield a, b
+
+
 def _opposed(conds: Sequence[_Cond]) -> bool:
     """Two conditions ``h > 0`` and ``-h >= 0`` (or both non-strict with h != 0 forced) contradict."""
-    for a, b in itertools.combinations([c for c in conds if c.h is not None], 2):
-        assert a.h is not None and b.h is not None
-        if (a.strict or b.strict) and cancel_to_zero(a.h, b.h):
-            return True
-    return False
+    return any(a.strict or b.strict for a, b in _opposite_pairs(conds))
 
 
 def _surface_only(conds: Sequence[_Cond]) -> sympy.Expr | None:
     """``h`` if the conditions include ``h >= 0`` and ``-h >= 0`` (both non-strict): the regime
     lives only on the surface ``h = 0``."""
-    for a, b in itertools.combinations([c for c in conds if c.h is not None], 2):
-        assert a.h is not None and b.h is not None
-        if not a.strict and not b.strict and cancel_to_zero(a.h, b.h):
+    for a, b in _opposite_pairs(conds):
+        if not a.strict and not b.strict:
             return a.h
     return None
 
 
-def _witness(model: Model, conds: Sequence[_Cond], samples: int = 4096, cache: dict[Any, Any] | None = None) -> bool | None:
+def _witness(model: Model, conds: Sequence[_Cond], samples: int = 32768, cache: dict[Any, Any] | None = None) -> bool | None:
     """True if some sample of inputs allowed by the declared assumptions satisfies every
     condition (a witness of feasibility); None if none does (undecided, not refuted).
 
-    ``cache`` (one per enumeration, for one model) keeps the sample columns per symbol set and each
-    condition's truth values on them, so regimes sharing conditions compile and evaluate them once."""
+    ``cache`` (one per enumeration, for one model) keeps each symbol's sample column and each
+    condition's truth values on the samples: row i of every column is one sample point, so
+    regimes sharing conditions compile and evaluate each condition once."""
     cache = {} if cache is None else cache
-    relations = [c.relational for c in conds]
-    symbols = tuple(sorted(set().union(*[r.free_symbols for r in relations]), key=str))
-    if symbols not in cache:
-        cache[symbols] = _columns(model, symbols, samples)
-    columns = cache[symbols]
     holds = np.ones(samples, dtype=bool)
-    for relation in relations:
-        key = (relation, symbols)
-        if key not in cache:
+    for relation in (c.relational for c in conds):
+        if relation not in cache:
             own = tuple(sorted(relation.free_symbols, key=str))
             try:
-                if relation not in cache:
-                    cache[relation] = compiler.numpy_function(own, relation)
+                function = compiler.numpy_function(own, relation)
                 with np.errstate(all="ignore"):
-                    values = cache[relation](*[columns[symbols.index(s)] for s in own])
-                cache[key] = np.broadcast_to(np.asarray(values, dtype=bool), (samples,))
+                    values = function(*[_column(model, s, samples, cache) for s in own])
+                cache[relation] = np.broadcast_to(np.asarray(values, dtype=bool), (samples,))
             except (TypeError, ValueError, NameError, ZeroDivisionError, AttributeError):
-                cache[key] = None
-        if cache[key] is None:
+                cache[relation] = None
+        if cache[relation] is None:
             return None
-        holds = holds & cache[key]
+        holds = holds & cache[relation]
     return True if np.any(holds) else None
 
 
-def _columns(model: Model, symbols: Sequence[sympy.Symbol], samples: int) -> list[np.ndarray]:
-    """Samples of ``symbols`` (in this order) allowed by their declared assumptions; constants at their values."""
-    rng = np.random.default_rng(20240601)
-    columns = []
-    for sym in symbols:
-        definition = model.symbol_definitions.get(sym.name)
-        declared = set(definition.assumptions) if definition is not None else set()
-        if sym.name in model.constants:
-            columns.append(np.full(samples, float(model.constants[sym.name].magnitude) * float(scaling.unit_scale(model.units[sym.name]))))
-            continue
-        if "integer" in declared:
-            # 0 and 1 (the values case conditions single out) are drawn often
-            column = rng.choice(np.array([1, 2, 3, 4, 6, 8, 16, 32, 64, 128, 256, 1024, 4096, 65536], dtype=float), samples)
-            column[rng.random(samples) < 0.25] = 1.0
-            if "positive" not in declared:
-                column[rng.random(samples) < 0.3] = 0.0
-        else:
-            column = 10.0 ** rng.uniform(-2, 2, samples)
-            if "nonnegative" in declared and "positive" not in declared:
-                column[rng.random(samples) < 0.3] = 0.0
-            elif not declared & {"positive", "nonnegative"}:
-                column *= rng.choice([-1.0, 1.0], samples)
-        columns.append(column)
-    return columns
+def _column(model: Model, symbol: sympy.Symbol, samples: int, cache: dict[Any, Any]) -> np.ndarray:
+    """Samples of ``symbol`` allowed by its declared assumptions (a constant: its value),
+    drawn once per enumeration from a generator seeded by the symbol's name."""
+    key = ("column", symbol)
+    if key in cache:
+        return cache[key]  # type: ignore[no-any-return]
+    rng = np.random.default_rng([20240601, *symbol.name.encode()])
+    definition = model.symbol_definitions.get(symbol.name)
+    declared = set(definition.assumptions) if definition is not None else set()
+    if symbol.name in model.constants:
+        column = np.full(samples, float(model.constants[symbol.name].magnitude) * float(scaling.unit_scale(model.units[symbol.name])))
+    elif "integer" in declared:
+        # 0 and 1 (the values case conditions single out) are drawn often
+        column = rng.choice(np.array([1, 2, 3, 4, 6, 8, 16, 32, 64, 128, 256, 1024, 4096, 65536], dtype=float), samples)
+        column[rng.random(samples) < 0.25] = 1.0
+        if "positive" not in declared:
+            column[rng.random(samples) < 0.3] = 0.0
+    else:
+        column = 10.0 ** rng.uniform(-2, 2, samples)
+        if "nonnegative" in declared and "positive" not in declared:
+            column[rng.random(samples) < 0.3] = 0.0
+        elif not declared & {"positive", "nonnegative"}:
+            column *= rng.choice([-1.0, 1.0], samples)
+    cache[key] = column
+    return column
 
 
 def _bounds_infeasible(ctx: signs.SignReasoner, conditions: Sequence[sympy.Basic], var: sympy.Symbol | None) -> bool:
@@ -338,6 +351,7 @@ def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: 
     for labels, conds, value in raw:
         kept_raw: list[_Cond] = []
         shown: list[sympy.Basic] = []
+        seen: set[sympy.Basic] = set()
         infeasible = False
         for cond in conds:
             rel = cond.relational
@@ -354,8 +368,7 @@ def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: 
             if tidy is sympy.true:
                 continue
             kept_raw.append(cond)
-            if not any(signs._same_relation(tidy, s) for s in shown):
-                shown.append(tidy)
+            signs.add_new_relation(tidy, shown, seen)
         name = "+".join(dict.fromkeys(labels)) or "all"
         if not infeasible:
             infeasible = _opposed(kept_raw)
@@ -373,8 +386,7 @@ def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: 
         out.append(Regime(name, tuple(shown), job.ctx.nice(value), tuple(labels), tuple(kept_raw), feasible))
     if record:
         for regime in out:
-            cond = _conjunction(regime.conditions)
-            job.step(f"regime {regime.name}", pieces.one_pair(regime.expression, cond),
+            job.step(f"regime {regime.name}", _piece(regime),
                      "branch of the nested Min/Max/Piecewise; conditions simplified with the declared signs")
         if dropped:
             job.step("drop infeasible", sympy.Tuple(*[sympy.Symbol(d) for d in dropped]),
@@ -418,8 +430,7 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
     var = job.symbol(over) if over else None
     found = _regimes(job, expr, var, frozenset(stop_at))
-    result = sympy.Piecewise(*[(r.expression, _conjunction(r.conditions)) for r in found]) \
-        if len(found) > 1 else found[0].expression
+    result = _table(found)
     job.extra.append(("regimes", [r.to_dict() for r in found]))
     job.extra.append(("regime_objects", found))
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
@@ -429,6 +440,38 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
     if preset is not None or values:
         at_point.active_regimes(job, found, preset, values or {})
     return _finish_without_objects(job, result, unit, [expr])
+
+
+def _piece(regime: Regime) -> sympy.Basic:
+    """The regime as a one-pair ``Piecewise``: its value under its conditions as the regime
+    table states them (built unevaluated: SymPy's evaluation would restate each relation in
+    its canonical form, ``x > y`` as ``y < x``, so that the step no longer reads like the
+    table's row, and it redoes that for every regime); its value where it has no condition."""
+    condition = _conjunction(regime.conditions)
+    if condition is sympy.true:
+        return regime.expression
+    return sympy.Piecewise((regime.expression, condition), evaluate=False)
+
+
+#: regimes up to which the result is SymPy's evaluated ``Piecewise`` (see :func:`_table`)
+EVALUATED_TABLE = 16
+
+
+def _table(found: Sequence[Regime]) -> sympy.Basic:
+    """The regimes as one ``Piecewise`` (the value of the first regime whose conditions hold;
+    where several hold, at a tie, their values are equal).
+
+    Up to :data:`EVALUATED_TABLE` regimes (or where a regime's value is itself piecewise),
+    SymPy's evaluation: it merges neighbouring pieces of equal value and states a last piece
+    that holds wherever the others do not as ``True`` (otherwise). Larger tables are built
+    unevaluated, a piece per regime in the table's order: the evaluation's merged pieces,
+    with ``Or``-ed conditions, no longer line up with the table, and it takes a second on
+    the 284 occupancy regimes."""
+    if len(found) == 1:
+        return found[0].expression
+    pairs = [(r.expression, _conjunction(r.conditions)) for r in found]
+    evaluate = len(pairs) <= EVALUATED_TABLE or any(isinstance(value, sympy.Piecewise) for value, _ in pairs)
+    return sympy.Piecewise(*pairs, evaluate=evaluate)
 
 
 def _check_quiet(job: jobs._Job, expr: sympy.Expr, name: str) -> None:

@@ -231,7 +231,7 @@ class SignReasoner:
             pass
         if sympy.count_ops(e) < 40 and e.has(sympy.Pow):
             try:
-                found = _basic_sign(sympy.simplify(e))
+                found = _basic_sign(forms.small_simplify(e))
                 if found is not None:
                     return found
             except (TypeError, ValueError, NotImplementedError, RecursionError):
@@ -395,6 +395,20 @@ def _same_relation(a: sympy.Basic, b: sympy.Basic) -> bool:
             return False
     (a_canonical, a_reversed), (b_canonical, _) = _canonical(a), _canonical(b)
     return bool(a_canonical == b_canonical or a_reversed == b_canonical)
+
+
+def add_new_relation(relation: sympy.Basic, shown: list[sympy.Basic], seen: set[sympy.Basic]) -> None:
+    """Append ``relation`` to ``shown`` unless it states the same relation as one there
+    (:func:`_same_relation`). ``seen`` holds the canonical forms of the relational ones, so
+    a regime's conditions are compared by set lookups rather than pair by pair."""
+    if isinstance(relation, sympy.core.relational.Relational):
+        canonical, reversed_canonical = _canonical(relation)
+        if canonical in seen or reversed_canonical in seen:
+            return
+        seen.add(canonical)
+    elif any(_same_relation(relation, s) for s in shown):
+        return
+    shown.append(relation)
 
 
 #: the most points evaluated to refute a sign claim
