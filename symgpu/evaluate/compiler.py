@@ -169,18 +169,30 @@ def declared_unit_function(model: Model, expr: sympy.Basic, variables: Sequence[
                            fixed: Mapping[sympy.Symbol, float], unit_of: str | None = None) -> Callable[..., Any]:
     """A NumPy function of ``variables`` (arrays in their declared units) giving ``expr`` in the
     declared unit of ``unit_of`` (base units if ``None``; conditions give booleans), with every
-    other symbol fixed at ``fixed`` (base-unit magnitudes). Results broadcast to the inputs' shape."""
+    other symbol fixed at ``fixed`` (base-unit magnitudes). Results broadcast to the inputs' shape.
+
+    The fixed values are passed to the compiled function, not substituted into ``expr``: the
+    function is compiled once per expression whatever the values (cached per model), and no
+    ``Min``/``Max`` is rebuilt with numbers in it (SymPy would search its arguments for
+    dominated ones again, tens of milliseconds each, for no change in any value)."""
     based = scaling.base_expression(model, expr)
-    replaced = based.xreplace({s: sympy.Float(v, 17) for s, v in fixed.items() if s in based.free_symbols})
-    function = _lambdify([model.symbols[v] for v in variables], replaced)
+    constants = tuple(sorted((s for s in fixed if s in based.free_symbols), key=lambda s: s.name))
+    key = ("declared", based, tuple(variables), tuple(s.name for s in constants))
+    if key not in model._compiled:
+        model._compiled[key] = _lambdify([model.symbols[v] for v in variables] + list(constants), based)
+    function = model._compiled[key]
+    values = [float(fixed[s]) for s in constants]
     factors = [scaling.symbol_scale(model, v) for v in variables]
-    boolean = isinstance(replaced, sympy.logic.boolalg.Boolean) and not isinstance(replaced, sympy.Expr)
+    boolean = isinstance(based, sympy.logic.boolalg.Boolean) and not isinstance(based, sympy.Expr)
+    # logical reductions (Piecewise conditions, And/Or) need every input at one shape: :func:`broadcast`
+    spread = based.has(sympy.Piecewise, sympy.logic.boolalg.BooleanFunction)
     out_scale = scaling.symbol_scale(model, unit_of) if unit_of else 1.0
 
     def run(*arrays: Any) -> Any:
         shape = np.broadcast(*arrays).shape
+        inputs = [np.asarray(a, dtype=float) * f for a, f in zip(arrays, factors)] + values
         with np.errstate(all="ignore"):
-            result = function(*[np.asarray(a, dtype=float) * f for a, f in zip(arrays, factors)])
+            result = function(*(broadcast(inputs) if spread else inputs))
         if boolean:
             return np.broadcast_to(np.asarray(result, dtype=bool), shape)
         return np.broadcast_to(np.asarray(result, dtype=float) / out_scale, shape)
