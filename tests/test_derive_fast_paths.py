@@ -10,7 +10,7 @@ import sympy
 
 import symgpu
 from symgpu.compare import normalize
-from symgpu.derive import jobs, regime_split, requests, signs
+from symgpu.derive import feasibility, jobs, regime_split, requests, signs
 
 a, b, c = sympy.symbols("a b c", positive=True)
 x = sympy.Symbol("x", real=True)
@@ -137,6 +137,22 @@ def test_a_large_regime_table_is_one_piece_per_regime_with_sympys_values(occupan
         values = {model.symbols[k]: v for k, v in {**magnitudes, **inputs}.items() if model.symbols[k] in derivation.result.free_symbols}
         table, merged = derivation.result.xreplace(values), evaluated.xreplace(values)
         assert table == merged and table.is_Integer, preset
+
+
+def test_feasibility_is_proved_by_a_sample_and_never_refuted_by_missing_one():
+    model = symgpu.load("occupancy")
+    threads = model.symbols["threads_per_block"]
+    assert feasibility.witnesses(model, [[threads > 10], [threads > 10, threads < 5], []]) == [True, None, True]
+
+
+def test_a_condition_that_cannot_be_compiled_leaves_only_its_regimes_undecided(occupancy_split):
+    model = symgpu.load("occupancy")
+    _, found = occupancy_split
+    regimes = [[c.relational for c in r.raw] for r in found[:30]]
+    plain = feasibility.witnesses(model, regimes)
+    assert True in plain
+    unknown = sympy.Function("f")(model.symbols["threads_per_block"]) > 0  # no NumPy function: one by one
+    assert feasibility.witnesses(model, regimes + [[unknown]]) == plain + [None]
 
 
 def test_conditions_of_a_root_are_tidied_only_when_none_is_refuted():

@@ -12,15 +12,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import sympy
 
 from symgpu import errors
-from symgpu.derive import forms
+from symgpu.derive import feasibility, forms
 from symgpu.derive import signs
 from symgpu.derive import jobs
 from symgpu.derive.derivation import Derivation
-from symgpu.evaluate import compiler, scaling
 from symgpu.evaluate import active
 from symgpu.derive import at_point
 from symgpu.model import sample_points
@@ -93,12 +91,12 @@ class Regime:
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "conditions": [_text(c) for c in self.conditions],
-                "expression": sympy.sstr(self.expression), "terms": list(self.terms), "feasible": self.feasible}
+                "expression": _text(self.expression), "terms": list(self.terms), "feasible": self.feasible}
 
 
 @functools.lru_cache(maxsize=8192)
 def _text(condition: sympy.Basic) -> str:
-    """``sympy.sstr`` of one regime condition (memoised: the regimes of a quantity share most of theirs)."""
+    """``sympy.sstr`` of one regime condition or value (memoised: the regimes of a quantity share most of theirs)."""
     return sympy.sstr(condition)
 
 
@@ -260,58 +258,6 @@ def _surface_only(conds: Sequence[_Cond]) -> sympy.Expr | None:
     return None
 
 
-def _witness(model: Model, conds: Sequence[_Cond], samples: int = 32768, cache: dict[Any, Any] | None = None) -> bool | None:
-    """True if some sample of inputs allowed by the declared assumptions satisfies every
-    condition (a witness of feasibility); None if none does (undecided, not refuted).
-
-    ``cache`` (one per enumeration, for one model) keeps each symbol's sample column and each
-    condition's truth values on the samples: row i of every column is one sample point, so
-    regimes sharing conditions compile and evaluate each condition once."""
-    cache = {} if cache is None else cache
-    holds = np.ones(samples, dtype=bool)
-    for relation in (c.relational for c in conds):
-        if relation not in cache:
-            own = tuple(sorted(relation.free_symbols, key=str))
-            try:
-                function = compiler.numpy_function(own, relation)
-                with np.errstate(all="ignore"):
-                    values = function(*[_column(model, s, samples, cache) for s in own])
-                cache[relation] = np.broadcast_to(np.asarray(values, dtype=bool), (samples,))
-            except (TypeError, ValueError, NameError, ZeroDivisionError, AttributeError):
-                cache[relation] = None
-        if cache[relation] is None:
-            return None
-        holds = holds & cache[relation]
-    return True if np.any(holds) else None
-
-
-def _column(model: Model, symbol: sympy.Symbol, samples: int, cache: dict[Any, Any]) -> np.ndarray:
-    """Samples of ``symbol`` allowed by its declared assumptions (a constant: its value),
-    drawn once per enumeration from a generator seeded by the symbol's name."""
-    key = ("column", symbol)
-    if key in cache:
-        return cache[key]  # type: ignore[no-any-return]
-    rng = np.random.default_rng([20240601, *symbol.name.encode()])
-    definition = model.symbol_definitions.get(symbol.name)
-    declared = set(definition.assumptions) if definition is not None else set()
-    if symbol.name in model.constants:
-        column = np.full(samples, float(model.constants[symbol.name].magnitude) * float(scaling.unit_scale(model.units[symbol.name])))
-    elif "integer" in declared:
-        # 0 and 1 (the values case conditions single out) are drawn often
-        column = rng.choice(np.array([1, 2, 3, 4, 6, 8, 16, 32, 64, 128, 256, 1024, 4096, 65536], dtype=float), samples)
-        column[rng.random(samples) < 0.25] = 1.0
-        if "positive" not in declared:
-            column[rng.random(samples) < 0.3] = 0.0
-    else:
-        column = 10.0 ** rng.uniform(-2, 2, samples)
-        if "nonnegative" in declared and "positive" not in declared:
-            column[rng.random(samples) < 0.3] = 0.0
-        elif not declared & {"positive", "nonnegative"}:
-            column *= rng.choice([-1.0, 1.0], samples)
-    cache[key] = column
-    return column
-
-
 def _bounds_infeasible(ctx: signs.SignReasoner, conditions: Sequence[sympy.Basic], var: sympy.Symbol | None) -> bool:
     """Do lower and upper bounds on ``var`` contradict each other?"""
     if var is None:
@@ -343,11 +289,10 @@ def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: 
     assert job.ctx is not None
     names = _names(job, stop)
     raw = _branches(expr, names, [0])
-    out: list[Regime] = []
     dropped: list[str] = []
     degenerate: list[tuple[str, sympy.Expr]] = []
     used: dict[str, int] = {}
-    samples: dict[Any, Any] = {}
+    kept: list[tuple[str, tuple[sympy.Basic, ...], sympy.Expr, tuple[str, ...], tuple[_Cond, ...]]] = []
     for labels, conds, value in raw:
         kept_raw: list[_Cond] = []
         shown: list[sympy.Basic] = []
@@ -382,8 +327,10 @@ def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: 
         used[name] = used.get(name, 0) + 1
         if used[name] > 1:
             name = f"{name}#{used[name]}"
-        feasible = True if not kept_raw else _witness(job.model, kept_raw, cache=samples)
-        out.append(Regime(name, tuple(shown), job.ctx.nice(value), tuple(labels), tuple(kept_raw), feasible))
+        kept.append((name, tuple(shown), value, tuple(labels), tuple(kept_raw)))
+    feasible = feasibility.witnesses(job.model, [[c.relational for c in k[4]] for k in kept])
+    out = [Regime(name, shown, job.ctx.nice(value), labels, raw, verdict)
+           for (name, shown, value, labels, raw), verdict in zip(kept, feasible)]
     if record:
         for regime in out:
             job.step(f"regime {regime.name}", _piece(regime),
