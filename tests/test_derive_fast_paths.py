@@ -1,16 +1,19 @@
 """The engine's fast paths give what the general machinery gives: linear roots without
 ``sympy.solve``, expectations refuted at a point (or proved by expansion) before ``simplify``,
-the diff's normal form memoised, and one-pair Piecewise objects built from conditions
-canonicalised once per conjunct."""
+the diff's normal form memoised, regime tables and steps built unevaluated (evaluated, they
+are SymPy's), feasibility sampled in one pass, products of floors kept from ``simplify`` (they
+are what it gives), relations shown once whichever way round they are stated."""
 
 from __future__ import annotations
+
+import random
 
 import pytest
 import sympy
 
 import symgpu
 from symgpu.compare import normalize
-from symgpu.derive import feasibility, jobs, regime_split, requests, signs
+from symgpu.derive import feasibility, forms, jobs, regime_split, requests, signs
 
 a, b, c = sympy.symbols("a b c", positive=True)
 x = sympy.Symbol("x", real=True)
@@ -153,6 +156,54 @@ def test_a_condition_that_cannot_be_compiled_leaves_only_its_regimes_undecided(o
     assert True in plain
     unknown = sympy.Function("f")(model.symbols["threads_per_block"]) > 0  # no NumPy function: one by one
     assert feasibility.witnesses(model, regimes + [[unknown]]) == plain + [None]
+
+
+def test_symbols_of_one_name_are_sampled_apart():
+    model = symgpu.load("occupancy")
+    first, second = sympy.Dummy("x"), sympy.Dummy("x")
+    assert feasibility.witnesses(model, [[first > second], [first > first]]) == [True, None]
+
+
+def _nested_monomial(rng, depth):
+    x, y = sympy.Symbol("x", positive=True), sympy.Symbol("y")
+    n, m, z = sympy.Symbol("n", integer=True, positive=True), sympy.Symbol("m", integer=True), sympy.Symbol("z", negative=True)
+    atoms = [x, y, n, m, z, sympy.Integer(2), sympy.Rational(1, 3), sympy.Integer(-1)]
+    out = sympy.Integer(1)
+    for _ in range(rng.randint(1, 3)):
+        if depth and rng.random() < 0.4:
+            factor = rng.choice([sympy.floor, sympy.ceiling])(_nested_monomial(rng, depth - 1))
+        else:
+            factor = rng.choice(atoms)
+        out *= factor ** rng.choice([1, 2, -1, -2])
+    return out
+
+
+def test_products_of_floors_that_skip_simplify_are_what_simplify_gives():
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(150):
+        expr = _nested_monomial(rng, 2)
+        if forms._monomial_of_integer_parts(expr):
+            checked += 1
+            assert forms.small_simplify(expr) == sympy.simplify(expr) == expr
+    assert checked > 60
+
+
+def test_a_sum_inside_a_floor_still_goes_to_simplify():
+    x, y = sympy.symbols("x y", positive=True)
+    for expr in (sympy.floor(y**2 / (x + y)**2) / y, x * sympy.floor((x + 1)**-2)**2, 2 * sympy.ceiling(y**2 / (x + y)**2) / 3):
+        assert not forms._monomial_of_integer_parts(expr)
+        assert forms.small_simplify(expr) == sympy.simplify(expr) != expr
+
+
+def test_a_relation_stated_twice_either_way_round_is_shown_once():
+    x, y = sympy.symbols("x y", positive=True)
+    shown: list = []
+    seen: set = set()
+    either = sympy.Or(sympy.Eq(x, 1), y > 2)
+    for relation in (x > y, y < x, sympy.Ge(x, y), either, either, 2 * x > y):
+        signs.add_new_relation(relation, shown, seen)
+    assert shown == [x > y, sympy.Ge(x, y), either, 2 * x > y]
 
 
 def test_conditions_of_a_root_are_tidied_only_when_none_is_refuted():

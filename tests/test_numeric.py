@@ -151,3 +151,21 @@ def test_piecewise_quantity_accepts_a_mix_of_scalar_and_array_inputs():
     for index in range(len(alpha)):
         point = hk.evaluate("arithmetic_throughput", preset="gt200", n=32, alpha=alpha[index])
         assert result.magnitude[index] == pytest.approx(point.magnitude)
+
+
+def test_a_plot_function_takes_fixed_values_as_arguments_with_numpy_arithmetic():
+    from symgpu.evaluate import compiler
+    model = symgpu.load("occupancy")
+    s = model.symbols
+    threads, regs = s["threads_per_block"], s["regs_per_thread"]
+    x = np.array([32.0, 64.0, 128.0])
+    # a fixed 0 in a denominator is inf, as it would be in an array (not a ZeroDivisionError)
+    plain = compiler.declared_unit_function(model, threads + 1 / regs, ["threads_per_block"], {regs: 0.0})
+    assert np.all(np.isinf(plain(x)))
+    # Piecewise and And conditions mix fixed scalars with the swept array: broadcast, then evaluated
+    piecewise = sympy.Piecewise((threads, sympy.And(threads > 40, regs > 16)), (regs, True))
+    for fixed, expected in ((32.0, [32.0, 64.0, 128.0]), (8.0, [8.0, 8.0, 8.0])):
+        function = compiler.declared_unit_function(model, piecewise, ["threads_per_block"], {regs: fixed})
+        assert list(function(x)) == expected
+    condition = compiler.declared_unit_function(model, sympy.Or(threads > 40, regs > 16), ["threads_per_block"], {regs: 8.0})
+    assert list(condition(x)) == [False, True, True]

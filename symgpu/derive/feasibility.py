@@ -5,7 +5,7 @@ leaves it undecided, never refuted. Used by :mod:`symgpu.derive.regime_split`.""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import sympy
@@ -44,12 +44,16 @@ def witnesses(model: Model, regimes: Sequence[Sequence[sympy.Basic]], samples: i
 
 def _truth(model: Model, relations: Sequence[sympy.Basic], samples: int) -> dict[sympy.Basic, np.ndarray | None]:
     """Each relation's truth values on the samples (None where it cannot be evaluated)."""
-    columns: dict[Any, Any] = {}
-    symbols = tuple(sorted(set().union(*[r.free_symbols for r in relations]), key=str))
+    # symbols of one name (dummies, or assumptions that differ) each get their own draws
+    symbols = tuple(sorted(set().union(*[r.free_symbols for r in relations]), key=lambda s: (s.name, sympy.srepr(s))))
+    columns: dict[sympy.Symbol, np.ndarray] = {}
+    for i, symbol in enumerate(symbols):
+        same = sum(1 for other in symbols[:i] if other.name == symbol.name)
+        columns[symbol] = _column(model, symbol, samples, same)
     try:  # all at once; one by one if any of them fails
         function = compiler.numpy_function(symbols, list(relations))
         with np.errstate(all="ignore"):
-            values = function(*[_column(model, s, samples, columns) for s in symbols])
+            values = function(*[columns[s] for s in symbols])
         return {r: np.broadcast_to(np.asarray(v, dtype=bool), (samples,)) for r, v in zip(relations, values)}
     except (TypeError, ValueError, NameError, ZeroDivisionError, AttributeError):
         pass
@@ -59,20 +63,18 @@ def _truth(model: Model, relations: Sequence[sympy.Basic], samples: int) -> dict
         try:
             function = compiler.numpy_function(own, relation)
             with np.errstate(all="ignore"):
-                values = function(*[_column(model, s, samples, columns) for s in own])
+                values = function(*[columns[s] for s in own])
             out[relation] = np.broadcast_to(np.asarray(values, dtype=bool), (samples,))
         except (TypeError, ValueError, NameError, ZeroDivisionError, AttributeError):
             out[relation] = None
     return out
 
 
-def _column(model: Model, symbol: sympy.Symbol, samples: int, cache: dict[Any, Any]) -> np.ndarray:
+def _column(model: Model, symbol: sympy.Symbol, samples: int, rank: int = 0) -> np.ndarray:
     """Samples of ``symbol`` allowed by its declared assumptions (a constant: its value),
-    drawn once per check from a generator seeded by the symbol's name."""
-    key = ("column", symbol)
-    if key in cache:
-        return cache[key]  # type: ignore[no-any-return]
-    rng = np.random.default_rng([20240601, *symbol.name.encode()])
+    from a generator seeded by the symbol's name (and ``rank``, for the second and later
+    symbols of one name)."""
+    rng = np.random.default_rng([20240601, *symbol.name.encode()] + ([rank] if rank else []))
     definition = model.symbol_definitions.get(symbol.name)
     declared = set(definition.assumptions) if definition is not None else set()
     if symbol.name in model.constants:
@@ -89,5 +91,4 @@ def _column(model: Model, symbol: sympy.Symbol, samples: int, cache: dict[Any, A
             column[rng.random(samples) < 0.3] = 0.0
         elif not declared & {"positive", "nonnegative"}:
             column *= rng.choice([-1.0, 1.0], samples)
-    cache[key] = column
     return column

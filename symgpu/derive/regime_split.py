@@ -345,7 +345,7 @@ def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: 
         undecided = [r.name for r in out if r.feasible is None]
         if undecided:
             job.step("feasibility undecided", sympy.Tuple(*[sympy.Symbol(n) for n in undecided]),
-                     "kept: their conditions are not proved contradictory, but no sample of positive inputs satisfies them all")
+                     "kept: their conditions are not proved contradictory, but no sample of the inputs the declared assumptions allow satisfies them all")
     if not out:
         raise errors.DerivationError(f"{job.model.id}: no feasible regime of {job.quantity}")
     return out
@@ -393,11 +393,14 @@ def _piece(regime: Regime) -> sympy.Basic:
     """The regime as a one-pair ``Piecewise``: its value under its conditions as the regime
     table states them (built unevaluated: SymPy's evaluation would restate each relation in
     its canonical form, ``x > y`` as ``y < x``, so that the step no longer reads like the
-    table's row, and it redoes that for every regime); its value where it has no condition."""
+    table's row, and it redoes that for every regime); its value where it has no condition;
+    evaluated where the value is itself piecewise or the conditions contradict each other."""
     condition = _conjunction(regime.conditions)
     if condition is sympy.true:
         return regime.expression
-    return sympy.Piecewise((regime.expression, condition), evaluate=False)
+    # a piecewise value is folded into the pair, and a contradiction gives nan, as SymPy evaluates them
+    evaluate = condition is sympy.false or isinstance(regime.expression, sympy.Piecewise)
+    return sympy.Piecewise((regime.expression, condition), evaluate=evaluate)
 
 
 #: regimes up to which the result is SymPy's evaluated ``Piecewise`` (see :func:`_table`)
@@ -409,11 +412,12 @@ def _table(found: Sequence[Regime]) -> sympy.Basic:
     where several hold, at a tie, their values are equal).
 
     Up to :data:`EVALUATED_TABLE` regimes (or where a regime's value is itself piecewise),
-    SymPy's evaluation: it merges neighbouring pieces of equal value and states a last piece
-    that holds wherever the others do not as ``True`` (otherwise). Larger tables are built
-    unevaluated, a piece per regime in the table's order: the evaluation's merged pieces,
-    with ``Or``-ed conditions, no longer line up with the table, and it takes a second on
-    the 284 occupancy regimes."""
+    SymPy's evaluation: it merges neighbouring pieces of equal value and, where the last
+    condition is the negation of an earlier one, states it as ``True`` (otherwise). Larger
+    tables are built unevaluated, a piece per regime in the table's order: the evaluation's
+    merged pieces, with ``Or``-ed conditions, no longer line up with the table, and it takes
+    a second on the 284 occupancy regimes. Either way the value is undefined (``nan``) at
+    inputs no regime's conditions cover (outside the model's domain)."""
     if len(found) == 1:
         return found[0].expression
     pairs = [(r.expression, _conjunction(r.conditions)) for r in found]

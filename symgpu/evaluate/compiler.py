@@ -181,7 +181,7 @@ def declared_unit_function(model: Model, expr: sympy.Basic, variables: Sequence[
     if key not in model._compiled:
         model._compiled[key] = _lambdify([model.symbols[v] for v in variables] + list(constants), based)
     function = model._compiled[key]
-    values = [float(fixed[s]) for s in constants]
+    values = [np.float64(fixed[s]) for s in constants]  # NumPy scalars: 1/0 is inf, as for arrays
     factors = [scaling.symbol_scale(model, v) for v in variables]
     boolean = isinstance(based, sympy.logic.boolalg.Boolean) and not isinstance(based, sympy.Expr)
     # logical reductions (Piecewise conditions, And/Or) need every input at one shape: :func:`broadcast`
