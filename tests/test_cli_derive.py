@@ -62,6 +62,25 @@ def test_regimes_lists_the_named_branches(capsys):
     assert code == 0 and "regime latency_bound" in out and "regime bandwidth_bound" in out
 
 
+def test_a_long_regime_table_answers_with_the_active_regime_and_counts_the_rest(capsys):
+    from collections import Counter
+
+    from conftest import assert_readable
+    from symgpu.derive import summary
+    argv = ("regimes", "occupancy", "active_blocks_per_SM", "-p", "cc_3_5", "--set", "threads_per_block=256",
+            "--set", "regs_per_thread=40", "--set", "smem_per_block=3073 B/block")
+    code, out, _ = run(capsys, *argv)
+    _, data, _ = run(capsys, *argv, "--json")
+    every = json.loads(data)["extra"]["regimes"]
+    assert code == 0 and len(every) > summary.MAX_ROWS
+    assert_readable(out, max_bytes=8000)
+    lines = out.splitlines()
+    assert lines[1].startswith("  active: ") and lines[1].split()[1].rstrip("#0123456789").endswith("register_limit")
+    counts = Counter(r["terms"][-1] for r in every)
+    assert f"{len(every)} regimes, by the term that binds: " + ", ".join(f"{t} {n}" for t, n in counts.most_common()) in out
+    assert f"... {len(every) - summary.MAX_ROWS} more regimes" in out
+
+
 def test_boundary_with_values(capsys, ia):
     code, out, _ = run(capsys, "boundary", "interval_analysis", "t_P", "--for", "P", "--json", "-p", "gtx1080",
                        "--set", "L_iota=672 cycle", "--set", "d_iota=128 B/thread")

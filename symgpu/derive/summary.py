@@ -9,6 +9,7 @@ it lives in ``derive`` so that the record itself can use it (``report`` is above
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -18,6 +19,8 @@ from symgpu.model import printing
 
 #: no line of the default human output is longer than this
 MAX_LINE = 200
+#: rows of a regime table shown before the rest are only counted
+MAX_ROWS = 24
 #: LaTeX longer than this is folded into named common subexpressions
 LATEX_FOLD = 1500
 #: LaTeX longer than this (after folding) is not shown; the text summary says where to find it
@@ -72,6 +75,23 @@ def regimes_table(regimes: Iterable[dict[str, Any]], width: int = MAX_LINE) -> l
     return [shorten(line, width) for line in lines]
 
 
+def regime_lines(extra: dict[str, Any], width: int = MAX_LINE) -> list[str]:
+    """The regimes of a derivation: the active one(s) first (where inputs were given), then
+    the table; a table longer than :data:`MAX_ROWS` is counted by the term chosen last (the
+    outermost Min/Max argument: which limit binds) and only its first rows are shown."""
+    regimes = list(extra["regimes"])
+    lines = [shorten(f"  active: {r['name']} = {printing.sstr(r['expression'])}", width, "more")
+             for r in extra.get("active_regimes", ())]
+    if len(regimes) <= MAX_ROWS:
+        return lines + [f"  {len(regimes)} regime(s):"] + regimes_table(regimes, width)
+    counts = Counter(r["terms"][-1] if r.get("terms") else r["name"] for r in regimes)
+    lines.append(shorten(f"  {len(regimes)} regimes, by the term that binds: "
+                         + ", ".join(f"{term} {n}" for term, n in counts.most_common()), width, "more"))
+    lines.extend(regimes_table(regimes[:MAX_ROWS], width))
+    lines.append(f"  ... {len(regimes) - MAX_ROWS} more regimes (--json lists every one, --full shows every step)")
+    return lines
+
+
 def boundary_groups(boundaries: dict[str, Any], width: int = MAX_LINE) -> list[str]:
     """Boundaries grouped by where they lie: pairs of regimes meeting at the same place share one line."""
     groups: dict[str, tuple[Any, list[str]]] = {}
@@ -100,8 +120,7 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
         lines.append(f"  at {derivation.variable} =")
         lines.extend("    " + line for line in fold(derivation.location, width - 4))
     if derivation.operation == "regimes" and "regimes" in extra:
-        lines.append(f"  {len(extra['regimes'])} regime(s):")
-        lines.extend(regimes_table(extra["regimes"], width))
+        lines.extend(regime_lines(extra, width))
     elif derivation.operation == "boundary" and isinstance(result, dict):
         lines.append(f"  {len(result)} boundaries in {len(set(map(sympy.sstr, result.values())))} place(s):")
         lines.extend(boundary_groups(result, width))
