@@ -189,6 +189,19 @@ def test_products_of_floors_that_skip_simplify_are_what_simplify_gives():
     assert checked > 60
 
 
+def test_monomials_that_skip_factor_are_what_factor_gives():
+    rng = random.Random(11)
+    checked = 0
+    for _ in range(150):
+        expr = _nested_monomial(rng, 2)
+        if forms._integer_monomial(expr):
+            checked += 1
+            assert forms.factored(expr) == sympy.factor(expr) == expr
+    x = sympy.Symbol("x", positive=True)
+    assert forms.factored(x**2 - 1) == (x - 1) * (x + 1)  # a sum is factored
+    assert checked > 60
+
+
 def test_a_sum_inside_a_floor_still_goes_to_simplify():
     x, y = sympy.symbols("x y", positive=True)
     for expr in (sympy.floor(y**2 / (x + y)**2) / y, x * sympy.floor((x + 1)**-2)**2, 2 * sympy.ceiling(y**2 / (x + y)**2) / 3):

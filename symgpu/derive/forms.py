@@ -18,7 +18,11 @@ _FACTORED: dict[sympy.Basic, sympy.Basic] = {}
 
 
 def factored(expr: sympy.Expr) -> sympy.Expr:
-    """``sympy.factor(expr)``, memoised per expression."""
+    """``sympy.factor(expr)``, memoised per expression. A monomial (a product of integer
+    powers of symbols, numbers and ``floor``/``ceiling`` of such products) is its own
+    factored form and is given back as it is."""
+    if isinstance(expr, sympy.Basic) and (expr.is_Atom or _integer_monomial(expr)):
+        return expr
     if expr not in _FACTORED:
         if len(_FACTORED) > 20000:
             _FACTORED.clear()
