@@ -220,42 +220,32 @@ def cancel_to_zero(a: sympy.Expr, b: sympy.Expr) -> bool:
     return _CANCELS[key]
 
 
-def _opposite_pairs(conds: Sequence[_Cond]) -> Iterable[tuple[_Cond, _Cond]]:
+def _opposite_pairs(conds: Sequence[_Cond]) -> list[tuple[_Cond, _Cond]]:
     """The pairs of conditions whose ``h`` cancel (``a.h + b.h`` is 0). Each ``h``'s exact value
     at one admissible point (:func:`_generic_value`) is looked up against the others' negated
     values, so only the pairs that point cannot tell apart reach :func:`cancel_to_zero`."""
     with_h = [c for c in conds if c.h is not None]
+    values = [_generic_value(c.h) for c in with_h if c.h is not None]
     by_value: dict[sympy.Basic, list[int]] = {}
     unknown: list[int] = []
-    for i, c in enumerate(with_h):
-        assert c.h is not None
-        value = _generic_value(c.h)
+    for i, value in enumerate(values):
         (unknown if value is None else by_value.setdefault(value, [])).append(i)
     candidates: set[tuple[int, int]] = set()
-    for i, c in enumerate(with_h):
-        assert c.h is not None
-        value = _generic_value(c.h)
+    for i, value in enumerate(values):
         others = unknown if value is None else by_value.get(-value, []) + unknown
         candidates.update((min(i, j), max(i, j)) for j in others if j != i)
-    for i, j in sorted(candidates):
-        a, b = with_h[i], with_h[j]
-        assert a.h is not None and b.h is not None
-        if cancel_to_zero(a.h, b.h):
-            yield a, b
+    pairs = [(with_h[i], with_h[j]) for i, j in sorted(candidates)]
+    return [(a, b) for a, b in pairs if a.h is not None and b.h is not None and cancel_to_zero(a.h, b.h)]
 
 
-def _opposed(conds: Sequence[_Cond]) -> bool:
-    """Two conditions ``h > 0`` and ``-h >= 0`` (or both non-strict with h != 0 forced) contradict."""
-    return any(a.strict or b.strict for a, b in _opposite_pairs(conds))
-
-
-def _surface_only(conds: Sequence[_Cond]) -> sympy.Expr | None:
-    """``h`` if the conditions include ``h >= 0`` and ``-h >= 0`` (both non-strict): the regime
-    lives only on the surface ``h = 0``."""
-    for a, b in _opposite_pairs(conds):
-        if not a.strict and not b.strict:
-            return a.h
-    return None
+def _opposition(conds: Sequence[_Cond]) -> tuple[bool, sympy.Expr | None]:
+    """(contradicted, surface) from the conditions' opposite pairs: two conditions ``h > 0`` and
+    ``-h >= 0`` contradict; ``h >= 0`` and ``-h >= 0`` (both non-strict) hold only on the
+    surface ``h = 0``, returned as that ``h`` (None: no such pair)."""
+    pairs = _opposite_pairs(conds)
+    if any(a.strict or b.strict for a, b in pairs):
+        return True, None
+    return False, next((a.h for a, b in pairs), None)
 
 
 def _bounds_infeasible(ctx: signs.SignReasoner, conditions: Sequence[sympy.Basic], var: sympy.Symbol | None) -> bool:
@@ -315,12 +305,12 @@ def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: 
             kept_raw.append(cond)
             signs.add_new_relation(tidy, shown, seen)
         name = "+".join(dict.fromkeys(labels)) or "all"
+        surface = None
         if not infeasible:
-            infeasible = _opposed(kept_raw)
+            infeasible, surface = _opposition(kept_raw)
         if infeasible or _bounds_infeasible(job.ctx, shown, over):
             dropped.append(name)
             continue
-        surface = _surface_only(kept_raw)
         if surface is not None:
             degenerate.append((name, surface))
             continue
