@@ -75,3 +75,11 @@ class DerivationError(SymgpuError):
 
 class UsageError(ValueError, SymgpuError):
     """A caller (API or command line) asked for something that does not exist."""
+
+
+class CertificateError(SymgpuError):
+    """An answer failed its numeric certificate: the closed form disagrees with the numbers.
+
+    The message names the operation, the check that failed and the point where it failed;
+    the command line exits 1 (a failed check), never printing the answer as a value.
+    """

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 
 from symgpu import errors, store
-from symgpu.cli.parsing import BAD_INPUT, OK, Parser
+from symgpu.cli.parsing import BAD_INPUT, FAILED, OK, Parser
 
 #: Every subcommand, in help order: (command module, one-line help as its ``setup`` gives it).
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -125,6 +125,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # NOTE: output piped into `head` and closed early is not an error of ours.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return OK
+    except errors.CertificateError as exc:
+        print(f"symgpu: check failed: {exc}", file=sys.stderr)
+        return FAILED
     except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback for users
         if isinstance(exc, (errors.SymgpuError, ValueError)) or _is_pint_error(exc):
             print(f"symgpu: error: {exc}", file=sys.stderr)

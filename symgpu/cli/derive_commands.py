@@ -239,17 +239,19 @@ def _run(args: argparse.Namespace) -> int:
     command = args.command
     if command == "solve":
         target, args.target_note = _target(model, args.quantity, args.target, args.clock, preset=args.preset, values=values)
-        derivation = derive.solve(model, args.quantity, for_=args.for_, target=target, **shared)
+        derivation = derive.solve(model, args.quantity, for_=args.for_, target=target, preset=args.preset, values=values, **shared)
     elif command == "regimes":
         derivation = derive.regimes(model, args.quantity, over=args.over, preset=args.preset, values=values, **shared)
     elif command == "boundary":
-        derivation = derive.boundary(model, args.quantity, tuple(args.between) if args.between else None, for_=args.for_, **shared)
+        derivation = derive.boundary(model, args.quantity, tuple(args.between) if args.between else None, for_=args.for_,
+                                     preset=args.preset, values=values, **shared)
     elif command == "extremum" and args.grid:
         derivation = grid_search.grid_extremum(model, args.quantity, args.over, args.grid, args.kind, preset=args.preset, values=values)
     elif command == "extremum":
         derivation = derive.extremum(model, args.quantity, over=args.over, kind=args.kind, preset=args.preset, values=values, **shared)
     elif command == "limit":
-        derivation = derive.limit(model, args.quantity, args.var, args.to, direction=args.direction, **shared)
+        derivation = derive.limit(model, args.quantity, args.var, args.to, direction=args.direction, preset=args.preset,
+                                  values=values, **shared)
     elif command == "fixed-point":
         derivation = derive.fixed_point(model, args.quantity, args.var, preset=args.preset, values=values,
                                         method="numeric" if args.numeric else "auto", **shared)

@@ -15,7 +15,8 @@ whitelisting parser — never by ``sympify``/``parse_expr``/``eval``.
 
 This package is the stable public façade: the operations live in one module each
 (``solving``: solve and boundary; ``regime_split``: regimes; ``limits``; ``extrema``;
-``fixed_points``; ``simplification``: simplify and substitute; ``grid_search``: staircase
+``fixed_points``; ``checked``: the public operations with their numeric certificates
+(``certify``); ``simplification``: simplify and substitute; ``grid_search``: staircase
 extrema; ``requests``: ``[[derivations]]`` requests, dispatched through
 ``requests.OPERATIONS``; ``results``: numbers from results), recorded as ``derivation.Derivation``,
 on the shared machinery of ``signs`` (sign reasoning) and ``jobs`` (steps, substitutions,
@@ -28,18 +29,19 @@ from __future__ import annotations
 # helpers other modules use (``derive._evaluate``) keep working after the split.
 from symgpu.derive.signs import SignReasoner  # noqa: F401
 from symgpu.derive.results import _base_magnitudes, _evaluate, evaluate_result  # noqa: F401
-from symgpu.derive.extrema import extremum
-from symgpu.derive.fixed_points import fixed_point
 from symgpu.derive.jobs import _Job, _omit_pairs, _solve_for  # noqa: F401
-from symgpu.derive.limits import limit, limit_ratio
+from symgpu.derive.limits import limit_ratio
 from symgpu.derive.regime_split import MAX_BRANCHES, Regime, _Cond, _regimes, active_regime, regime_list  # noqa: F401
 from symgpu.derive.stored import regimes  # regime_split.regimes through the on-disk cache
 from symgpu.derive.derivation import Derivation, Step
-from symgpu.derive.requests import OPERATIONS, Question, _equal, _expand_all, expect_holds, request, run_request  # noqa: F401
+from symgpu.derive.requests import OPERATIONS, Question, _equal, _expand_all, expect_holds, request  # noqa: F401
 from symgpu.derive.simplification import simplify_expression, substitute
-from symgpu.derive.solving import boundary, solve
+# the public operations: each answer checked numerically before it is returned (certify)
+from symgpu.derive.checked import boundary, extremum, fixed_point, limit, run_request, solve
+from symgpu.derive.derivation import Certificate
 
 __all__ = [
+    "Certificate",
     "Derivation",
     "OPERATIONS",
     "Question",

@@ -36,6 +36,36 @@ class Step:
 
 
 @dataclass(frozen=True)
+class Certificate:
+    """What was checked numerically before an answer was shown (:mod:`symgpu.derive.certify`).
+
+    Attributes:
+        where: the points checked at (``preset h100``; ``presets a, b``; ``3 sampled admissible points``).
+        checks: each check that held, as a short sentence.
+        unchecked: why nothing could be checked ("" when something was).
+    """
+
+    where: str = ""
+    checks: tuple[str, ...] = ()
+    unchecked: str = ""
+
+    @property
+    def checked(self) -> bool:
+        """Did at least one numeric check run (and hold)?"""
+        return bool(self.checks)
+
+    def text(self) -> str:
+        """One line: ``checked numerically at preset h100: ...`` or ``not checked numerically: why``."""
+        if not self.checks:
+            return f"not checked numerically: {self.unchecked or 'no check applies'}"
+        return f"checked numerically at {self.where}: " + "; ".join(self.checks)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form."""
+        return {"checked": self.checked, "where": self.where, "checks": list(self.checks), "unchecked": self.unchecked}
+
+
+@dataclass(frozen=True)
 class Derivation:
     """Result of a derivation operation on a model.
 
@@ -51,6 +81,8 @@ class Derivation:
         unit: unit text of ``result`` (checked against the model).
         method: ``closed form`` or the numeric method used, with the reason.
         extra: further named results (e.g. each regime), SymPy objects or plain data.
+        certificate: the numeric checks the answer passed before it was shown (``None``: not
+            yet checked, e.g. an intermediate derivation inside the engine).
     """
 
     model: str
@@ -64,6 +96,7 @@ class Derivation:
     unit: str = ""
     method: str = "closed form"
     extra: tuple[tuple[str, Any], ...] = field(default=())
+    certificate: Certificate | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable form."""
@@ -90,6 +123,7 @@ class Derivation:
             "unit": self.unit,
             "method": self.method,
             "extra": {k: show(v) for k, v in self.extra},
+            "certificate": self.certificate.to_dict() if self.certificate is not None else None,
         }
 
     def __str__(self) -> str:
@@ -104,6 +138,8 @@ class Derivation:
             lines.append(f"  at {self.variable} = {printing.sstr(self.location)}")
         lines.append(f"  result: {printing.sstr(self.result)}" + (f"  [{self.unit}]" if self.unit else ""))
         lines.append(f"  method: {self.method}")
+        if self.certificate is not None:
+            lines.append(f"  {self.certificate.text()}")
         return "\n".join(lines)
 
     def _repr_latex_(self) -> str:

@@ -139,6 +139,9 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
         lines.append(shorten(f"  substituted: {shown}", width, "more"))
         lines.append("  keep one as a symbol with --keep NAME (API: stop_at=[NAME])")
     lines.append(f"  method: {derivation.method}; {len(derivation.steps)} steps (--full shows them)")
+    certificate = getattr(derivation, "certificate", None)
+    if certificate is not None:
+        lines.append(f"  {certificate.text()}")
     return "\n".join(shorten(line, width) for line in lines)
 
 

@@ -20,7 +20,7 @@ from symgpu.evaluate import evaluator
 if TYPE_CHECKING:
     from symgpu.model import Model
 
-__all__ = ["active_regime", "condition_holds"]
+__all__ = ["active_regime", "binding", "condition_holds"]
 
 #: relative tolerance under which two sides of a condition count as equal (ties)
 TIE = 1e-12
@@ -132,3 +132,34 @@ def active_regime(model: Model, quantity: str, preset: str | None = None, **valu
             return case.id, value, other, ratio
         raise errors.DerivationError(f"{model.id}: no case of {name} applies")
     raise errors.UsageError(f"{model.id}: {name} is neither a Min/Max nor defined by cases; no regime to report")
+
+
+def binding(model: Model, expr: sympy.Basic, preset: str | None, values: Mapping[str, Any]) -> tuple[tuple[int, ...], ...]:
+    """The regime of ``expr`` at a point, as numbers: for every ``Min``/``Max`` of ``expr`` (in
+    pre-order) the order of its arguments, the binding one first, and for every ``Piecewise``
+    which of its conditions hold.
+
+    The one numeric rule for "which regime holds" that :func:`active_regime` applies to a
+    quantity's own equation, applied to every node: a ``Min``'s binding argument is the
+    smallest (the first of equal ones), a ``Max``'s the largest, a
+    ``Piecewise``'s branch the first whose condition holds. Two regimes meet where the order
+    of two arguments (or a condition) switches, even where a third argument binds; the
+    derivation certificates check a boundary from both sides with it.
+    """
+    found: list[tuple[int, ...]] = []
+
+    def visit(node: sympy.Basic) -> None:
+        if isinstance(node, (sympy.Min, sympy.Max)):
+            reference = next((a for a in node.args if not a.is_number), node.args[0])
+            # differences to one argument: a bare literal takes its siblings' unit (scaling.base_expression)
+            offsets = [0.0 if a == reference else _side(model, a - reference, preset, values) for a in node.args]
+            sign = 1.0 if isinstance(node, sympy.Min) else -1.0
+            found.append(tuple(sorted(range(len(offsets)), key=lambda i: (sign * offsets[i], i))))
+        elif isinstance(node, sympy.Piecewise):
+            found.append(tuple(int(condition_holds(model, cond, preset, values)[0]) for _, cond in node.args))
+        for arg in node.args:
+            if isinstance(arg, sympy.Basic) and arg.has(sympy.Min, sympy.Max, sympy.Piecewise):
+                visit(arg)
+
+    visit(expr)
+    return tuple(found)

@@ -1,0 +1,128 @@
+"""The public derivation operations, each answer checked numerically before it is returned.
+
+``solve``, ``boundary``, ``extremum``, ``limit``, ``fixed_point`` and ``run_request`` run the
+operation (:mod:`.solving`, :mod:`.extrema`, :mod:`.limits`, :mod:`.fixed_points`,
+:mod:`.requests`) and attach its :class:`~symgpu.derive.derivation.Certificate`
+(:mod:`.certify`), at ``preset``/``values`` when given. A cached derivation is checked the same
+way: the cache can make an answer faster, never different. A failed check raises
+:class:`symgpu.errors.CertificateError`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from symgpu import errors
+from symgpu.derive import certify, extrema, fixed_points, limits, requests, solving
+from symgpu.derive.certify import Asked
+from symgpu.derive.derivation import Derivation
+from symgpu.evaluate import active
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+    from symgpu.model.schema import DerivationRequest
+
+
+def _pairs(mapping: Mapping[str, Any] | None) -> tuple[tuple[str, Any], ...]:
+    return tuple((str(k), v) for k, v in (mapping or {}).items())
+
+
+def _skip(model: Model, *, omit: Iterable[Any] = (), case: str | None = None, relation: str = "==",
+          assume: Iterable[Any] | None = None, preset: str | None = None, values: Mapping[str, Any] | None = None) -> str:
+    """Why the evaluate path does not answer the question as asked ("" when it does)."""
+    if tuple(omit):
+        return "limiters were omitted, so the model's own evaluation answers another question"
+    if case is not None:
+        return f"one case ({case}) was chosen, so the model's own evaluation may take another"
+    if relation not in ("==", "="):
+        return "an inequality's bound is checked by its derivation steps, not at points"
+    for text in tuple(assume or ()):
+        if preset is None and not values:
+            return f"the extra assumption {text} holds only where it holds; give --preset or --set to check at a point"
+        try:
+            condition = model.parse(str(text), "--assume", boolean=True)
+            expanded = condition.xreplace({s: model.expression(s.name) for s in condition.free_symbols if s.name in model.defining})
+            holds = active.condition_holds(model, expanded, preset, values or {})[0]
+        except errors.SymgpuError as exc:
+            return f"the extra assumption {text} cannot be evaluated at the point ({exc})"
+        if not holds:
+            return f"the extra assumption {text} does not hold at the point"
+    return ""
+
+
+def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: Any = None,
+          substitute: Mapping[str, Any] | None = None, preset: str | None = None,
+          values: Mapping[str, Any] | None = None, **options: Any) -> Derivation:
+    """:func:`symgpu.derive.solving.solve`, checked: every root satisfies the relation and a scan
+    of the variable's range finds no root the answer lacks (at ``preset``/``values`` when given)."""
+    keywords = {k: v for k, v in options.items() if k not in ("assume", "stop_at", "omit", "relation", "kind", "case")}
+    derivation = solving.solve(model, quantity_or_equation, for_, target=target, substitute=substitute, preset=preset,
+                               values=values, **options)
+    name = str(quantity_or_equation)
+    if name in model.defining or name in model.equations:
+        name = model.equation_for(name).definition.defines
+    subs = {**dict(substitute or {}), **{k: v for k, v in keywords.items() if k != name}}
+    if name in keywords and target is None:
+        target = keywords[name]
+    skip = _skip(model, omit=options.get("omit", ()), case=options.get("case"), relation=options.get("relation", "=="),
+                 assume=options.get("assume"), preset=preset, values=values)
+    asked = Asked("solve", str(quantity_or_equation), str(for_), preset, _pairs(values), _pairs(subs), target=target, skip=skip)
+    return certify.certify(model, derivation, asked)
+
+
+def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None = None, *,
+             substitute: Mapping[str, Any] | None = None, preset: str | None = None,
+             values: Mapping[str, Any] | None = None, **options: Any) -> Derivation:
+    """:func:`symgpu.derive.solving.boundary`, checked: the regime differs on the two sides of each boundary."""
+    derivation = solving.boundary(model, quantity, between, for_, substitute=substitute, **options)
+    skip = _skip(model, omit=options.get("omit", ()), assume=options.get("assume"), preset=preset, values=values)
+    asked = Asked("boundary", str(quantity), str(for_), preset, _pairs(values), _pairs(substitute), skip=skip)
+    return certify.certify(model, derivation, asked)
+
+
+def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max", *,
+             substitute: Mapping[str, Any] | None = None, preset: str | None = None,
+             values: Mapping[str, Any] | None = None, **options: Any) -> Derivation:
+    """:func:`symgpu.derive.extrema.extremum`, checked: the value at the location, and no scanned point beats it."""
+    derivation = extrema.extremum(model, quantity, over, kind, substitute=substitute, preset=preset, values=values, **options)
+    skip = _skip(model, omit=options.get("omit", ()), assume=options.get("assume"), preset=preset, values=values)
+    asked = Asked("extremum", str(quantity), str(over), preset, _pairs(values), _pairs(substitute), to=kind, skip=skip)
+    return certify.certify(model, derivation, asked)
+
+
+def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: str | None = None,
+          substitute: Mapping[str, Any] | None = None, preset: str | None = None,
+          values: Mapping[str, Any] | None = None, **options: Any) -> Derivation:
+    """:func:`symgpu.derive.limits.limit`, checked: evaluation approaching ``to`` tends to the answer."""
+    derivation = limits.limit(model, quantity, var, to, direction=direction, substitute=substitute, **options)
+    skip = _skip(model, omit=options.get("omit", ()), assume=options.get("assume"), preset=preset, values=values)
+    asked = Asked("limit", str(quantity), str(var), preset, _pairs(values), _pairs(substitute), to=to,
+                  direction=direction, skip=skip)
+    return certify.certify(model, derivation, asked)
+
+
+def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mapping[str, Any] | None = None,
+                preset: str | None = None, values: Mapping[str, Any] | None = None, **options: Any) -> Derivation:
+    """:func:`symgpu.derive.fixed_points.fixed_point`, checked: the residual vanishes at the answer."""
+    derivation = fixed_points.fixed_point(model, quantity, variable, substitute=substitute, preset=preset, values=values, **options)
+    skip = _skip(model, omit=options.get("omit", ()), assume=options.get("assume"), preset=preset, values=values)
+    asked = Asked("fixed_point", str(quantity), str(variable), preset, _pairs(values), _pairs(substitute), skip=skip)
+    return certify.certify(model, derivation, asked)
+
+
+def run_request(model: Model, request: DerivationRequest) -> Derivation:
+    """:func:`symgpu.derive.requests.run_request`, its answer checked like the operation's own."""
+    derivation = requests.run_request(model, request)
+    q = requests.Question.read(model, request)
+    if q.op not in certify.CHECKED_OPS:
+        return derivation
+    values = dict(q.inputs) or None
+    skip = _skip(model, omit=q.omit, case=q.get("case"), relation=str(q.get("relation", "==")), assume=q.assume,
+                 preset=q.preset, values=values)
+    if q.get("ratio") is not None:
+        skip = skip or "a ratio of one-sided limits is checked by its derivation steps"
+    asked = Asked(q.op, str(q.quantity), str(q.variable), q.preset, _pairs(values), q.substitute,
+                  target=q.get("target"), to=q.kind if q.op == "extremum" else q.get("to", q.get("point", "oo")),
+                  direction=q.get("direction"), skip=skip)
+    return certify.certify(model, derivation, asked)

@@ -1,0 +1,134 @@
+"""Every answer is checked numerically before it is shown (symgpu.derive.certify): a right answer
+carries a certificate saying what was checked where, and a wrong one — a root off by 10 %, a
+missing root, a boundary where nothing switches, a limit or extremum the numbers contradict —
+fails loudly with the check and the point, never a silent number."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+import sympy
+
+import symgpu
+from symgpu import errors
+from symgpu.derive import certify, solving
+from symgpu.derive.certify import Asked
+from symgpu.evaluate import active
+
+
+@pytest.fixture(scope="module")
+def volkov() -> symgpu.Model:
+    return symgpu.load("volkov_2016")
+
+
+def test_two_roots_of_a_quadratic_are_checked_at_the_preset(ia: symgpu.Model) -> None:
+    answer = ia.solve("P_K0", for_="N", substitute={"M": "N"}, preset="gtx1080", values={"P_K0": 1000})
+    assert answer.certificate is not None and answer.certificate.checked
+    assert "preset gtx1080" in answer.certificate.where
+    assert "2 roots" in answer.certificate.text()
+
+
+def test_a_root_off_by_ten_percent_fails_its_certificate(ia: symgpu.Model) -> None:
+    answer = solving.solve(ia, "P_K0", for_="N", substitute={"M": "N"})
+    wrong = dataclasses.replace(answer, result=sympy.Tuple(*[r * sympy.Rational(11, 10) for r in answer.result]))
+    asked = Asked("solve", "P_K0", "N", "gtx1080", (("P_K0", 1000),), (("M", "N"),))
+    with pytest.raises(errors.CertificateError, match=r"solve of P_K0 over N at preset gtx1080.*not the target"):
+        certify.certify(ia, wrong, asked)
+
+
+def test_a_missing_root_fails_its_certificate(ia: symgpu.Model) -> None:
+    answer = solving.solve(ia, "P_K0", for_="N", substitute={"M": "N"})
+    assert isinstance(answer.result, sympy.Tuple) and len(answer.result) == 2
+    one = dataclasses.replace(answer, result=answer.result[0])
+    asked = Asked("solve", "P_K0", "N", "gtx1080", (("P_K0", 1000),), (("M", "N"),))
+    with pytest.raises(errors.CertificateError, match="finds root"):
+        certify.certify(ia, one, asked)
+
+
+def test_the_brute_force_roots_are_where_the_quantity_meets_the_target(ia: symgpu.Model) -> None:
+    # independent of the certificate: a dense grid of P_K0(N, M=N) and the sign changes of P_K0 - 1000
+    grid = np.linspace(6, 200, 200_000)  # L_K0 is valid for N >= L_F/t_issue = 6 on the gtx1080
+    values = ia.evaluate("P_K0", "gtx1080", values={"N": grid, "M": grid}).magnitude - 1000
+    crossings = grid[np.nonzero(np.sign(values[:-1]) != np.sign(values[1:]))[0]]
+    answer = ia.solve("P_K0", for_="N", substitute={"M": "N"}, preset="gtx1080", values={"P_K0": 1000})
+    roots = sorted(float(symgpu.derive.evaluate_result(ia, dataclasses.replace(answer, result=r), "gtx1080",
+                                                       P_K0=1000).magnitude) for r in answer.result)
+    assert len(crossings) == 2
+    assert roots == pytest.approx(list(crossings), abs=2e-3)
+
+
+def test_the_regime_ranks_switch_where_two_limiters_cross(volkov: symgpu.Model) -> None:
+    # maxwell: mem_thru 0.0814, issue_thru 4 winst/cycle/SM; memory and issue limits of the
+    # alpha-workload cross at alpha = issue_thru/mem_thru - 1 = 4/0.0814 - 1 = 48.1400...
+    crossing = 4 / 0.0814 - 1
+    expr = volkov.expression("memory_throughput")
+    below = active.binding(volkov, expr, "maxwell", {"alpha": crossing * (1 - 1e-6), "n": 64})
+    above = active.binding(volkov, expr, "maxwell", {"alpha": crossing * (1 + 1e-6), "n": 64})
+    assert below != above
+
+
+def test_a_boundary_where_nothing_switches_fails_its_certificate(volkov: symgpu.Model) -> None:
+    answer = solving.boundary(volkov, "memory_throughput", ("memory_bound", "issue_bound"), "alpha")
+    moved = dataclasses.replace(answer, result=answer.result * 2)
+    with pytest.raises(errors.CertificateError, match="the regime is the same just below and just above"):
+        certify.certify(volkov, moved, Asked("boundary", "memory_throughput", "alpha", "maxwell", (("n", 64),)))
+
+
+def test_the_cusp_is_checked_against_a_scan(volkov: symgpu.Model) -> None:
+    answer = volkov.extremum("n_needed", over="alpha", kind="max", preset="maxwell")
+    assert answer.certificate is not None and answer.certificate.checked
+    lower = dataclasses.replace(answer, result=answer.result * sympy.Rational(9, 10), location=None)
+    with pytest.raises(errors.CertificateError, match="alpha = .* gives"):
+        certify.certify(volkov, lower, Asked("extremum", "n_needed", "alpha", "maxwell", to="max"))
+
+
+def test_a_wrong_limit_fails_its_certificate(volkov: symgpu.Model) -> None:
+    answer = volkov.limit("n_needed", "alpha", "oo", preset="maxwell")
+    assert answer.certificate is not None and answer.certificate.checked
+    wrong = dataclasses.replace(answer, result=answer.result + 1)
+    with pytest.raises(errors.CertificateError, match="approaches"):
+        certify.certify(volkov, wrong, Asked("limit", "n_needed", "alpha", "maxwell", to="oo"))
+
+
+def test_an_undetermined_limit_is_never_a_value(volkov: symgpu.Model) -> None:
+    answer = volkov.limit("n_needed", "alpha", "oo", preset="maxwell")
+    undetermined = dataclasses.replace(answer, result=sympy.nan)
+    with pytest.raises(errors.CertificateError, match="nan"):
+        certify.certify(volkov, undetermined, Asked("limit", "n_needed", "alpha", "maxwell", to="oo"))
+
+
+def test_a_fixed_point_with_a_residual_fails_its_certificate(volkov: symgpu.Model) -> None:
+    values = {"n": 32, "alpha": 8}
+    answer = volkov.fixed_point("memory_throughput_loaded", "x", preset="kepler", values=values)
+    assert answer.certificate is not None and answer.certificate.checked
+    off = dataclasses.replace(answer, result=answer.result * sympy.Rational(101, 100))
+    with pytest.raises(errors.CertificateError, match="residual"):
+        certify.certify(volkov, off, Asked("fixed_point", "memory_throughput_loaded", "x", "kepler", tuple(values.items())))
+
+
+def test_without_a_preset_the_answer_is_checked_at_the_models_presets(volkov: symgpu.Model) -> None:
+    answer = volkov.limit("n_needed", "alpha", "0")
+    assert answer.certificate is not None and answer.certificate.where.startswith("preset ")
+
+
+def test_a_failed_certificate_exits_1_with_one_line(cli: Callable[..., tuple[int, str, str]], monkeypatch: pytest.MonkeyPatch) -> None:
+    real = solving.solve
+
+    def off_by_ten_percent(*args: object, **kwargs: object) -> object:
+        answer = real(*args, **kwargs)  # type: ignore[arg-type]
+        return dataclasses.replace(answer, result=answer.result * sympy.Rational(11, 10))
+
+    monkeypatch.setattr(solving, "solve", off_by_ten_percent)
+    code, out, err = cli("solve", "volkov_2016", "n_needed", "--for", "mem_lat", "--target", "40", "--preset", "maxwell", "--set", "alpha=8")
+    assert code == 1
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1 and "check failed" in err and "preset maxwell" in err
+
+
+def test_the_summary_says_what_was_checked(cli: Callable[..., tuple[int, str, str]]) -> None:
+    code, out, _ = cli("solve", "volkov_2016", "n_needed", "--for", "mem_lat", "--target", "40", "--preset", "maxwell", "--set", "alpha=8")
+    assert code == 0
+    assert "checked numerically at preset maxwell" in out
