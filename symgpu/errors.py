@@ -75,3 +75,16 @@ class DerivationError(SymgpuError):
 
 class UsageError(ValueError, SymgpuError):
     """A caller (API or command line) asked for something that does not exist."""
+
+
+class FitCheckError(SymgpuError):
+    """A fit failed one of its checks (not converged, outside the model's valid region, poor,
+    or a parameter undetermined); ``result`` holds the fit with its checks. Exit code 1."""
+
+    def __init__(self, message: str, result: object = None) -> None:
+        self.message = message
+        self.result = result
+        super().__init__(message, result)
+
+    def __str__(self) -> str:
+        return self.message
