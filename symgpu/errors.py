@@ -83,3 +83,16 @@ class CertificateError(SymgpuError):
     The message names the operation, the check that failed and the point where it failed;
     the command line exits 1 (a failed check), never printing the answer as a value.
     """
+
+
+class FitCheckError(SymgpuError):
+    """A fit failed one of its checks (not converged, outside the model's valid region, poor,
+    or a parameter undetermined); ``result`` holds the fit with its checks. Exit code 1."""
+
+    def __init__(self, message: str, result: object = None) -> None:
+        self.message = message
+        self.result = result
+        super().__init__(message, result)
+
+    def __str__(self) -> str:
+        return self.message

@@ -22,7 +22,8 @@ def test_message_without_where_or_hint():
     assert str(errors.ModelFileError("f.toml", "", "bad")) == "f.toml: bad"
 
 
-@pytest.mark.parametrize("cls", [errors.EvaluationError, errors.DomainError, errors.UsageError, errors.DerivationError])
+@pytest.mark.parametrize("cls", [errors.EvaluationError, errors.DomainError, errors.UsageError, errors.DerivationError,
+                                 errors.FitCheckError])
 def test_other_errors_are_symgpu_errors(cls):
     error = cls("message")
     assert isinstance(error, errors.SymgpuError) and str(pickle.loads(pickle.dumps(error))) == "message"

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from pathlib import Path
 from typing import Any
 
 from symgpu import errors
 from symgpu.cli import common
 from symgpu.report import measurements
-from symgpu.measure import compare, data, fit, microbench
+from symgpu.measure import compare, data, fit, fit_checks, microbench, prediction
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -31,6 +33,12 @@ def setup_fit(sub: Any) -> None:
     p.add_argument("--params", required=True, help="comma-separated symbols to fit, e.g. a,b,c")
     p.add_argument("--init", action="append", default=[], metavar="NAME=VALUE",
                    help="starting value (quantity string or number in the declared unit); default: the preset's")
+    p.add_argument("--max-rms", type=float, default=fit_checks.MAX_RMS, metavar="FRACTION",
+                   help=f"largest acceptable RMS relative error (default {fit_checks.MAX_RMS:g}); a worse fit exits 1")
+    p.add_argument("--predict", action="append", default=[], metavar="NAME=VALUE[,NAME=VALUE...]",
+                   help="predict the quantity at a point (inputs, e.g. n=4,ilp=4) with its band; points outside "
+                        "the data the fit used are flagged as extrapolated (repeatable)")
+    p.add_argument("--json", action="store_true", help="print the fit, its checks and predictions as JSON")
     p.add_argument("--preset-id", default="", help="write a [presets.ID] TOML block with the fitted values")
     p.add_argument("-o", "--output", help="file for the TOML block (default: print it)")
 
@@ -41,8 +49,23 @@ def run_fit(args: argparse.Namespace) -> int:
     measured = _filtered(args)
     start = dict(_pair(text, "--init") for text in args.init)
     params = [p.strip() for p in args.params.split(",") if p.strip()]
-    result = fit.fit(model, args.quantity, measured, params, preset=args.preset, start=start, column=args.column)
-    print("\n".join(fit.summary_lines(result)))
+    if not 0 < args.max_rms:
+        raise errors.UsageError(f"--max-rms {args.max_rms:g}: give a positive fraction, e.g. 0.1 for 10 %")
+    points = [dict(_pair(item, "--predict") for item in text.split(",") if item.strip()) for text in args.predict]
+    result = fit.fit(model, args.quantity, measured, params, preset=args.preset, start=start, column=args.column,
+                     max_rms=args.max_rms, strict=False)
+    predictions = [prediction.predict(model, result, point) for point in points] if not result.failed else []
+    if args.json:
+        print(json.dumps({**fit.as_dict(result), "predictions": [p.as_dict() for p in predictions]}, indent=2))
+    else:
+        print("\n".join(fit.summary_lines(result)))
+        for p in predictions:
+            print("\n".join(prediction.lines(p, result)))
+    if result.failed:
+        print(f"symgpu: error: {fit.failure_message(result)}", file=sys.stderr)
+        return common.FAILED
+    for check in result.warnings:
+        print(f"symgpu: warning: {check.name}: {check.detail}", file=sys.stderr)
     if args.preset_id:
         block = fit.preset_toml(result, args.preset_id)
         if args.output:

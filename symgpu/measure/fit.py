@@ -4,8 +4,16 @@ The residuals are relative, (model - measured)/measured, so that a throughput cu
 two decades weighs every point alike. Parameters are scaled by their starting values (from
 the preset, or given), bounded by their declared assumptions (positive, nonnegative), and
 fitted with :func:`scipy.optimize.least_squares`. Confidence intervals come from the Jacobian
-at the solution: covariance s^2 (J^T J)^-1 with s^2 = SSR/(m - k), and Student's t with
-m - k degrees of freedom.
+at the solution: covariance s^2 (J^T J)^-1 with s^2 = SSR/(m - k) (the column-scaled
+decomposition of :func:`symgpu.measure.fit_checks.covariance`), and Student's t with m - k
+degrees of freedom.
+
+Every fit is checked (:mod:`symgpu.measure.fit_checks`): converged, inside every declared
+domain and on one side of every pole over the data, RMS within a bound, every parameter
+determined. A start outside the valid region, or a fit that fails a check, makes the fit try a
+small deterministic set of other starts and keep the best valid one. :func:`fit` raises
+:class:`symgpu.errors.FitCheckError` when a fatal check still fails (``strict=False`` returns
+the result with its checks instead).
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ import numpy as np
 from symgpu import errors, units
 from symgpu.evaluate import evaluator, input_values
 from symgpu.measure import data as measured
+from symgpu.measure import fit_checks
 from symgpu.model import Model
 
 #: Confidence level of the reported intervals.
@@ -50,6 +59,25 @@ class FittedParameter:
 
 
 @dataclass(frozen=True)
+class InputRange:
+    """The values a fit saw for one input that it did not fit.
+
+    Attributes:
+        name: the symbol.
+        unit_text: its declared unit.
+        low: smallest value (declared unit).
+        high: largest value (equal to ``low`` for an input held at one value).
+        source: ``data`` (a column), ``preset <id>`` or ``constant``.
+    """
+
+    name: str
+    unit_text: str
+    low: float
+    high: float
+    source: str
+
+
+@dataclass(frozen=True)
 class FitResult:
     """The outcome of :func:`fit`.
 
@@ -67,6 +95,14 @@ class FitResult:
         ignored: columns that name no symbol of the model.
         message: the optimiser's message.
         date: ISO date of the fit.
+        residual_std: residual standard error sqrt(SSR/(m - k)) of the relative residuals: the
+            scale of the model's error at the data.
+        dof: degrees of freedom m - k.
+        t_value: Student's t quantile of the intervals.
+        covariance: the parameters' covariance in their declared units (NaN where undetermined).
+        checks: the checks of the fit (:mod:`symgpu.measure.fit_checks`).
+        starts: how many starts were tried and which was kept ("" when the given one sufficed).
+        ranges: the inputs not fitted, with the range of values the fit saw.
     """
 
     model_id: str
@@ -82,6 +118,23 @@ class FitResult:
     ignored: tuple[str, ...]
     message: str
     date: str
+    residual_std: float = float("nan")
+    dof: int = 0
+    t_value: float = float("nan")
+    covariance: tuple[tuple[float, ...], ...] = ()
+    checks: tuple[fit_checks.FitCheck, ...] = ()
+    starts: str = ""
+    ranges: tuple[InputRange, ...] = ()
+
+    @property
+    def failed(self) -> tuple[fit_checks.FitCheck, ...]:
+        """The fatal checks that failed (empty for a usable fit)."""
+        return tuple(c for c in self.checks if c.fatal and not c.passed)
+
+    @property
+    def warnings(self) -> tuple[fit_checks.FitCheck, ...]:
+        """The non-fatal checks that failed."""
+        return tuple(c for c in self.checks if not c.fatal and not c.passed)
 
     def value(self, name: str) -> float:
         """The fitted value of parameter ``name``."""
@@ -136,7 +189,8 @@ def model_inputs(model: Model, quantity: str, data: measured.MeasuredData, *, pr
 
 
 def fit(model: Model, quantity: str, data: measured.MeasuredData, params: Sequence[str], *,
-        preset: str | None = None, start: Mapping[str, Any] | None = None, column: str | None = None) -> FitResult:
+        preset: str | None = None, start: Mapping[str, Any] | None = None, column: str | None = None,
+        max_rms: float = fit_checks.MAX_RMS, strict: bool = True) -> FitResult:
     """Fit ``params`` of ``model`` so that ``quantity`` matches the measured column.
 
     Args:
@@ -148,10 +202,15 @@ def fit(model: Model, quantity: str, data: measured.MeasuredData, params: Sequen
         start: starting values (symbol -> number in the declared unit or quantity string),
             overriding the preset's.
         column: the measured column (default: ``quantity``).
+        max_rms: largest acceptable RMS relative error.
+        strict: raise when a fatal check fails (default); ``False`` returns the result with
+            its failed checks (see :attr:`FitResult.failed`).
 
     Raises:
         errors.UsageError: bad parameter names, missing columns or starting values, too few
-            points, measured values that are not positive, or a fit that does not converge.
+            points, or measured values that are not positive.
+        errors.FitCheckError: (``strict``) the fit did not converge, lies outside the model's
+            valid region, has an RMS error above ``max_rms`` or leaves a parameter undetermined.
     """
     params = tuple(dict.fromkeys(params))
     if not params:
@@ -182,54 +241,137 @@ def fit(model: Model, quantity: str, data: measured.MeasuredData, params: Sequen
         if value == 0:
             raise errors.UsageError(f"starting value of '{name}' is 0; give a nonzero --init {name}=VALUE")
         x0.append(float(value))
-    scale = np.asarray(x0)
-    low = [0.0 if {"positive", "nonnegative"} & set(model.symbol_definitions[n].assumptions) else -np.inf for n in params]
-    low = [bound / s if np.isfinite(bound) else -np.inf for bound, s in zip(low, scale)]
-
-    def residuals(x: np.ndarray) -> np.ndarray:
-        values: dict[str, Any] = dict(columns)
-        values.update({name: float(v * s) for name, v, s in zip(params, x, scale)})
-        model_y = evaluator.evaluate(model, quantity, preset=preset, values=values, checks=False).magnitude
-        result = np.broadcast_to(np.asarray(model_y, dtype=float), y.shape) / y - 1.0
-        return np.where(np.isfinite(result), result, 1e6)
+    first = np.asarray(x0)
+    problem = _Problem(model, quantity, preset, columns, y, params)
 
     # NOTE: a third-party import, needed only when a fit runs: SciPy takes ~0.45 s to import, paid
     # otherwise by every process that only reads measured data (report --all before it forks)
-    from scipy import optimize, stats
+    from scipy import stats
 
-    lower = np.asarray([b + 1e-9 if b == 0 else b for b in low])
-    x_start = np.maximum(np.ones(len(params)), lower)
-    try:
-        solution = optimize.least_squares(residuals, x_start, bounds=(lower, np.inf), x_scale="jac", method="trf")
-    except errors.SymgpuError as exc:
-        raise errors.UsageError(f"fit of {', '.join(params)} failed: {exc}") from None
-    if solution.status <= 0 or not np.all(np.isfinite(solution.x)):
-        raise errors.UsageError(f"fit of {', '.join(params)} did not converge ({solution.message}); "
-                                f"give better starting values with --init or fit fewer parameters")
-    r = solution.fun
+    # NOTE: the given start first; the small deterministic set of other starts only when the
+    # given start or its fit is outside the valid region, or the fit failed or is poor. The
+    # best valid fit (smallest sum of squares) wins; with none valid, the best one is reported
+    # with its failed check.
+    attempts = [problem.attempt(first, "given start")]
+    if not attempts[0].good(max_rms):
+        attempts += [problem.attempt(point, note) for point, note in
+                     fit_checks.starts(model, params, first, columns, (quantity, y))]
+    valid = [a for a in attempts if a.invalid is None and a.success]
+    best = min(valid or attempts, key=lambda a: a.cost)
+    r = best.residuals
     dof = len(y) - len(params)
     s2 = float(r @ r) / dof
-    jac = solution.jac
     t = float(stats.t.ppf(0.5 + CONFIDENCE / 2, dof))
-    try:
-        cov = np.linalg.inv(jac.T @ jac) * s2
-        stderr = np.sqrt(np.clip(np.diag(cov), 0, None)) * scale
-        if not np.all(np.isfinite(stderr)):
-            raise np.linalg.LinAlgError
-    except np.linalg.LinAlgError:
-        stderr = np.full(len(params), np.inf)
-    if np.linalg.matrix_rank(jac) < len(params):
-        stderr = np.full(len(params), np.inf)
+    cov_x, determined = fit_checks.covariance(best.jac, s2)
+    cov = cov_x * np.outer(best.scale, best.scale)
+    stderr = np.where(determined, np.sqrt(np.clip(np.diag(cov), 0, None)), np.inf)
     fitted = tuple(
-        FittedParameter(name, model.unit_text(name), float(v * s), float(s), float(e), float(v * s - t * e), float(v * s + t * e))
-        for name, v, s, e in zip(params, solution.x, scale, stderr)
+        FittedParameter(name, model.unit_text(name), float(v), float(s), float(e), float(v - t * e), float(v + t * e))
+        for name, v, s, e in zip(params, best.values, first, stderr)
     )
-    return FitResult(
+    rms = float(np.sqrt(np.mean(r ** 2)))
+    spans = [p.name for p in fitted if np.isfinite(p.stderr) and p.low <= 0 <= p.high]
+    found = fit_checks.checks(success=best.success, message=best.message, invalid=best.invalid, rms=rms, max_rms=max_rms,
+                              names=params, determined=determined.tolist(), spans_zero=spans)
+    tried = "" if len(attempts) == 1 else f"{len(attempts)} starts tried ({sum(1 for a in valid)} valid); kept: {best.note}"
+    result = FitResult(
         model_id=model.id, quantity=quantity, preset=preset or "", data_path=data.path, selection=data.selection, parameters=fitted,
-        points=len(y), rms_relative=float(np.sqrt(np.mean(r ** 2))), max_relative=float(np.max(np.abs(r))),
-        inputs=tuple(columns), ignored=ignored, message=str(solution.message),
+        points=len(y), rms_relative=rms, max_relative=float(np.max(np.abs(r))),
+        inputs=tuple(columns), ignored=ignored, message=best.message,
         date=datetime.date.today().isoformat(),
+        residual_std=float(np.sqrt(s2)), dof=dof, t_value=t,
+        covariance=tuple(tuple(float(v) for v in row) for row in cov), checks=found, starts=tried,
+        ranges=_ranges(model, quantity, preset, columns, params),
     )
+    if strict and result.failed:
+        raise errors.FitCheckError(failure_message(result), result)
+    return result
+
+
+def failure_message(result: FitResult) -> str:
+    """One line naming the first failed fatal check of ``result`` (empty when none failed)."""
+    if not result.failed:
+        return ""
+    check = result.failed[0]
+    more = f" (also failed: {', '.join(c.name for c in result.failed[1:])})" if len(result.failed) > 1 else ""
+    return f"{result.model_id}.{result.quantity}: fit of {', '.join(p.name for p in result.parameters)} failed the '{check.name}' check: {check.detail}{more}"
+
+
+@dataclass(frozen=True)
+class _Attempt:
+    """One least-squares run from one start (parameter values in declared units)."""
+
+    note: str
+    values: np.ndarray
+    scale: np.ndarray
+    residuals: np.ndarray
+    jac: np.ndarray
+    cost: float
+    success: bool
+    message: str
+    invalid: str | None
+    start_invalid: str | None
+
+    def good(self, max_rms: float) -> bool:
+        """Valid, converged and within ``max_rms``, from a valid start: no other start is needed."""
+        return (self.success and self.invalid is None and self.start_invalid is None
+                and float(np.sqrt(np.mean(self.residuals ** 2))) <= max_rms)
+
+
+class _Problem:
+    """The residuals of one fit and its runs from different starts."""
+
+    def __init__(self, model: Model, quantity: str, preset: str | None, columns: dict[str, np.ndarray], y: np.ndarray,
+                 params: tuple[str, ...]) -> None:
+        self.model, self.quantity, self.preset, self.columns, self.y, self.params = model, quantity, preset, columns, y, params
+        self.parts = fit_checks.singular_parts(model, quantity, params)
+        positive = [bool({"positive", "nonnegative"} & set(model.symbol_definitions[n].assumptions)) for n in params]
+        self.lower = np.asarray([1e-9 if p else -np.inf for p in positive])
+
+    def residuals(self, values: np.ndarray) -> np.ndarray:
+        """Relative residuals at parameter values in declared units (1e6 where not finite)."""
+        given: dict[str, Any] = dict(self.columns)
+        given.update({name: float(v) for name, v in zip(self.params, values)})
+        model_y = evaluator.evaluate(self.model, self.quantity, preset=self.preset, values=given, checks=False).magnitude
+        with np.errstate(all="ignore"):
+            result = np.broadcast_to(np.asarray(model_y, dtype=float), self.y.shape) / self.y - 1.0
+        return np.where(np.isfinite(result), result, 1e6)
+
+    def invalid(self, values: np.ndarray) -> str | None:
+        """Why ``values`` lie outside the valid region over the data (``None``: inside)."""
+        return fit_checks.invalid_reason(self.model, self.quantity, self.preset, self.columns,
+                                         {n: float(v) for n, v in zip(self.params, values)}, self.parts)
+
+    def attempt(self, start: np.ndarray, note: str) -> _Attempt:
+        """Least squares from ``start`` (declared units), variables scaled by the start."""
+        from scipy import optimize
+
+        scale = np.abs(start)
+        try:
+            solution = optimize.least_squares(lambda x: self.residuals(x * scale), np.ones(len(start)) * np.sign(start),
+                                              bounds=(self.lower, np.inf), x_scale="jac", method="trf")
+        except errors.SymgpuError as exc:
+            raise errors.UsageError(f"fit of {', '.join(self.params)} failed: {exc}") from None
+        values = solution.x * scale
+        success = solution.status > 0 and bool(np.all(np.isfinite(values)))
+        return _Attempt(note, values, scale, solution.fun, solution.jac, float(solution.cost), success, str(solution.message),
+                        self.invalid(values) if success else None, self.invalid(start))
+
+
+def _ranges(model: Model, quantity: str, preset: str | None, columns: Mapping[str, np.ndarray],
+            params: Sequence[str]) -> tuple[InputRange, ...]:
+    """Each input of ``quantity`` that is not fitted: the range the fit saw (data) or its one value."""
+    merged = input_values.merge_values(model, preset, None)
+    out = []
+    for name in model.inputs(quantity):
+        if name in params:
+            continue
+        if name in columns:
+            out.append(InputRange(name, model.unit_text(name), float(np.min(columns[name])), float(np.max(columns[name])), "data"))
+        elif name in merged:
+            value = float(input_values.to_magnitude(model, name, merged[name], check=False))
+            out.append(InputRange(name, model.unit_text(name), value, value, f"preset {preset}" if preset else "constant"))
+    return tuple(out)
 
 
 def summary_lines(result: FitResult) -> list[str]:
@@ -240,10 +382,35 @@ def summary_lines(result: FitResult) -> list[str]:
     for p in result.parameters:
         interval = "not determined by the data" if not np.isfinite(p.stderr) else f"{level} CI [{p.low:.6g}, {p.high:.6g}]"
         lines.append(f"  {p.name} = {p.value:.6g} {p.unit_text}  ({interval}; start {p.start:.6g})")
-    lines.append(f"  RMS relative error {result.rms_relative:.2%}, max relative error {result.max_relative:.2%}")
+    lines.append(f"  RMS relative error {result.rms_relative:.2%}, max relative error {result.max_relative:.2%}, "
+                 f"residual standard error {result.residual_std:.2%} (relative, {result.dof} degrees of freedom)")
+    if result.starts:
+        lines.append(f"  {result.starts}")
+    for check in result.checks:
+        if not check.passed:
+            lines.append(f"  {'FAILED' if check.fatal else 'WARNING'} ({check.name}): {check.detail}")
     if result.ignored:
         lines.append(f"  columns naming no symbol (ignored): {', '.join(result.ignored)}")
     return lines
+
+
+def as_dict(result: FitResult) -> dict[str, Any]:
+    """The fit as JSON-ready data (non-finite numbers as ``None``)."""
+    def num(v: float) -> float | None:
+        return float(v) if np.isfinite(v) else None
+    return {
+        "model": result.model_id, "quantity": result.quantity, "preset": result.preset, "data": result.data_path,
+        "selection": dict(result.selection), "points": result.points, "confidence": CONFIDENCE,
+        "parameters": [{"name": p.name, "unit": p.unit_text, "value": p.value, "start": p.start, "stderr": num(p.stderr),
+                        "interval": [num(p.low), num(p.high)] if np.isfinite(p.stderr) else None} for p in result.parameters],
+        "rms_relative": result.rms_relative, "max_relative": result.max_relative,
+        "residual_std_relative": num(result.residual_std), "dof": result.dof,
+        "covariance": [[num(v) for v in row] for row in result.covariance],
+        "ranges": [{"name": r.name, "unit": r.unit_text, "low": r.low, "high": r.high, "source": r.source} for r in result.ranges],
+        "starts": result.starts, "message": result.message,
+        "checks": [{"name": c.name, "passed": c.passed, "fatal": c.fatal, "detail": c.detail} for c in result.checks],
+        "ok": not result.failed,
+    }
 
 
 def preset_toml(result: FitResult, preset_id: str) -> str:
