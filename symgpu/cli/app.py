@@ -125,6 +125,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         # NOTE: output piped into `head` and closed early is not an error of ours.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return OK
+    except OSError as exc:  # a file the command line named: missing, not writable, a full disk
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"symgpu: error: {where}{exc.strerror or exc}; check the path, its permissions and the free space", file=sys.stderr)
+        return BAD_INPUT
     except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback for users
         if isinstance(exc, (errors.SymgpuError, ValueError)) or _is_pint_error(exc):
             print(f"symgpu: error: {exc}", file=sys.stderr)

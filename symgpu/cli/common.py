@@ -10,7 +10,7 @@ from typing import Any
 
 import pint
 
-from symgpu import api, errors, units
+from symgpu import api, errors, textfiles, units
 from symgpu.evaluate import evaluator
 from symgpu.report import files
 from symgpu.cli.parsing import BAD_INPUT, FAILED, OK, Parser
@@ -152,9 +152,19 @@ def write_plot(path_text: str, data: bytes) -> Path:
     Raises:
         errors.UsageError: the file cannot be written there (the message names the option and path).
     """
-    target = Path(path_text)
+    return write_output(path_text, data, "--plot", "the plot")
+
+
+def write_output(path_text: str, data: bytes, option: str, what: str) -> Path:
+    """Write ``data`` to the file given by ``option`` atomically; only a regular file is ever replaced.
+
+    Raises:
+        errors.UsageError: the path is not a regular file, or it cannot be written (a full disk,
+            no permission): one line naming the option and path.
+    """
+    target = textfiles.check_output_file(path_text, option)
     try:
-        files.write_files(target.parent, {target.name: data})
+        files.write_files(target.parent if str(target.parent) else Path("."), {target.name: data})
     except OSError as exc:
-        raise errors.UsageError(f"--plot {path_text!r}: cannot write the plot there: {exc.strerror or exc}") from None
+        raise errors.UsageError(f"{option} {path_text!r}: cannot write {what} there: {exc.strerror or exc}") from None
     return target
