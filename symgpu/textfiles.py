@@ -94,3 +94,18 @@ def check_output_file(path: str | os.PathLike[str], option: str = "-o") -> Path:
     if not os.access(folder, os.W_OK | os.X_OK):
         raise errors.UsageError(f"{option} {str(path)!r}: folder {str(folder)!r} is not writable; give a path in a folder you can write")
     return target
+
+
+def printable(text: str, limit: int | None = None) -> str:
+    """``text`` safe for a terminal: printable characters kept, every other one (ANSI escapes,
+    bidi overrides, zero-width and control characters, newlines) written as its escape
+    (``\\x1b``, ``\\u202e``), cut to ``limit`` characters when given."""
+    shown = "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
+    return shown if limit is None or len(shown) <= limit else shown[: max(limit - 3, 0)] + "..."
+
+
+def listing(items: list[str] | tuple[str, ...], limit: int = 10, width: int = 80) -> str:
+    """The first ``limit`` of ``items`` for a message, each printable and cut to ``width``,
+    with ``(first 10 of N)`` when there are more."""
+    shown = ", ".join(printable(item, width) for item in items[:limit])
+    return shown + (f", ... (first {limit} of {len(items)})" if len(items) > limit else "")
