@@ -1,23 +1,32 @@
-"""The on-disk cache of symbolic results: text entries, checked on the way back in.
+"""The on-disk cache of symbolic results: text entries, authenticated on the way back in.
 
 Entries live in the user's cache folder (``platformdirs``; ``$SYMGPU_CACHE_DIR`` overrides
 it), under a folder named after the symgpu and SymPy versions, so an upgrade never reads an
 older engine's results. ``$SYMGPU_NO_CACHE=1`` (the CLI's ``--no-cache``) turns it off.
 
-Every entry is plain text with a SHA-256 checksum of its body and the key it answers on
-its first line. An entry that is unreadable, truncated, altered or filed under another key
-is ignored (the caller recomputes and overwrites it): nothing read from the cache is
-trusted. Entries are never unpickled or executed; callers parse bodies with symgpu's own
-whitelisting parsers.
+Every entry is plain text whose first line holds the key it answers and an HMAC-SHA-256 of
+its kind, key and body under a secret key that the cache folder does not hold (a random key
+made once in the user's data folder, ``platformdirs.user_data_dir("symgpu")/cache-key``, mode
+0600; where that cannot be kept safely, a key held in memory for the process). So the cache
+can make symgpu faster, never different: an entry that is unreadable, truncated, altered,
+forged by someone who can write to the cache folder (a valid SHA-256 is not enough) or filed
+under another key is ignored, and the caller recomputes and overwrites it. Entries are never
+unpickled or executed; callers parse bodies with symgpu's own whitelisting parsers.
+
+Nothing inside the cache folder is followed when it is a symbolic link (entries are opened
+relative to folder descriptors with ``O_NOFOLLOW``), so no write lands outside it, and
+:func:`clear` removes only files named as symgpu names its entries.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import hmac
 import os
-import shutil
-import tempfile
+import re
+import secrets
+import stat
 from importlib import metadata
 from pathlib import Path
 
@@ -25,7 +34,12 @@ from pathlib import Path
 CACHE_DIR_ENV, NO_CACHE_ENV = "SYMGPU_CACHE_DIR", "SYMGPU_NO_CACHE"
 #: the largest entry read back (bytes; the occupancy limiter splits take ~1 MiB); anything larger is ignored
 MAX_ENTRY_BYTES = 1 << 22
-_HEADER = "symgpu-cache-v1"
+_HEADER = "symgpu-cache-v2"
+#: the file (in the user's data folder, never the cache folder) holding the key entries are authenticated with
+KEY_FILE = "cache-key"
+_VERSION_FOLDER = re.compile(r"symgpu-[^/]*_sympy-[^/]*")
+_HEX2, _ENTRY = re.compile(r"[0-9a-f]{2}"), re.compile(r"[0-9a-f]{64}\.txt|\.tmp-[A-Za-z0-9_]+")
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
 
 
 @functools.lru_cache(maxsize=None)
@@ -95,19 +109,137 @@ def _path(kind: str, key: str) -> Path:
     return folder() / kind / key[:2] / f"{key}.txt"
 
 
+# ---------------------------------------------------------------- the authentication key
+_SECRET: list[bytes] = []
+
+
+def key_path() -> Path:
+    """Where the cache's authentication key is kept: the user's data folder, not the cache folder."""
+    try:
+        import platformdirs  # NOTE: a third-party import, needed only when the cache is used
+    except ImportError:
+        return Path.home() / ".local" / "share" / "symgpu" / KEY_FILE
+    return Path(platformdirs.user_data_dir("symgpu")) / KEY_FILE
+
+
+def _secret() -> bytes:
+    """The key entries are authenticated with: read from (or made once in) :func:`key_path`;
+    a key of this process alone where no such file can be kept safely (inside the cache folder,
+    not the user's own, readable by others, or not writable): the cache then lasts one process."""
+    if not _SECRET:
+        _SECRET.append(_kept_key() or secrets.token_bytes(32))
+    return _SECRET[0]
+
+
+def _kept_key() -> bytes | None:
+    path = key_path()
+    try:
+        if path.resolve().is_relative_to(root().resolve()):
+            return None  # a key the cache folder holds authenticates nothing
+        found = _read_key(path)
+        if found is None:
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            handle, temporary = _mkstemp(path.parent)
+            try:
+                os.write(handle, secrets.token_hex(32).encode("ascii"))
+                os.close(handle)
+                try:
+                    os.link(temporary, path)  # atomic: a second process racing here keeps the first key
+                except FileExistsError:
+                    pass
+            finally:
+                os.unlink(temporary)
+            found = _read_key(path)
+        return found if isinstance(found, bytes) else None
+    except (OSError, ValueError):
+        return None
+
+
+def _read_key(path: Path) -> bytes | bool | None:
+    """The key in ``path``; None when there is none; False when the file is not safe to trust."""
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return False
+    try:
+        info = os.fstat(handle)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o077 or info.st_size != 64:
+            return False
+        return bytes.fromhex(os.read(handle, 64).decode("ascii"))
+    except (OSError, ValueError):
+        return False
+    finally:
+        os.close(handle)
+
+
+def _mkstemp(where: Path | int) -> tuple[int, str | Path]:
+    """A new temporary file (mode 0600) in a folder given by path or descriptor."""
+    for _ in range(100):
+        name = f".tmp-{secrets.token_hex(8)}"
+        try:
+            if isinstance(where, int):
+                return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=where), name
+            return os.open(where / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600), where / name
+        except FileExistsError:
+            continue
+    raise FileExistsError("no free temporary name")
+
+
+def _header(kind: str, key: str, body: str) -> str:
+    mac = hmac.new(_secret(), f"{kind}\0{key}\0".encode() + body.encode("utf-8"), hashlib.sha256).hexdigest()
+    return f"{_HEADER} {key} {mac}"
+
+
+# ---------------------------------------------------------------- entries
+def _entry_folder(kind: str, key: str, create: bool) -> int | None:
+    """A descriptor of the folder of entry ``kind``/``key``, each folder below the cache
+    root opened without following a symbolic link (None when one is a link or absent)."""
+    _path(kind, key)
+    base = root()
+    try:
+        if create:
+            base.mkdir(parents=True, exist_ok=True)
+        handle = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return None
+    for name in (folder().name, kind, key[:2]):
+        try:
+            if create:
+                try:
+                    os.mkdir(name, 0o700, dir_fd=handle)
+                except FileExistsError:
+                    pass
+            inner = os.open(name, _DIR_FLAGS, dir_fd=handle)
+        except OSError:  # a link (ELOOP / ENOTDIR), absent, or not ours to read
+            os.close(handle)
+            return None
+        os.close(handle)
+        handle = inner
+    return handle
+
+
 def get(kind: str, key: str) -> str | None:
-    """The body stored under ``kind``/``key``, or None if absent, off, or not intact."""
+    """The body stored under ``kind``/``key``, or None if absent, off, not intact or not authentic."""
     if not enabled():
         return None
-    path = _path(kind, key)
+    where = _entry_folder(kind, key, create=False)
+    if where is None:
+        return None
     try:
-        if path.stat().st_size > MAX_ENTRY_BYTES:
-            return None
-        text = path.read_text(encoding="utf-8")
+        handle = os.open(f"{key}.txt", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=where)
+        with os.fdopen(handle, "rb") as stream:
+            info = os.fstat(stream.fileno())
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
+                return None
+            text = stream.read(MAX_ENTRY_BYTES + 1).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
+    finally:
+        os.close(where)
     head, sep, body = text.partition("\n")
-    if not sep or head != f"{_HEADER} {key} {hashlib.sha256(body.encode('utf-8')).hexdigest()}":
+    if not sep or not hmac.compare_digest(head, _header(kind, key, body)):
         return None
     return body
 
@@ -116,38 +248,93 @@ def put(kind: str, key: str, body: str) -> None:
     """Store ``body`` under ``kind``/``key`` (atomic replace; failures to write are ignored)."""
     if not enabled():
         return
-    path = _path(kind, key)
-    text = f"{_HEADER} {key} {hashlib.sha256(body.encode('utf-8')).hexdigest()}\n{body}"
+    text = f"{_header(kind, key, body)}\n{body}"
+    where = _entry_folder(kind, key, create=True)
+    if where is None:
+        return
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        handle, temporary = _mkstemp(where)
     except OSError:
+        os.close(where)
         return
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write(text)
-        os.replace(temporary, path)
+        os.replace(temporary, f"{key}.txt", src_dir_fd=where, dst_dir_fd=where)
     except BaseException as error:  # a failed write or Ctrl-C leaves no temporary file behind
         try:
-            os.unlink(temporary)
+            os.unlink(temporary, dir_fd=where)
         except OSError:
             pass
         if not isinstance(error, OSError):
             raise
+    finally:
+        os.close(where)
+
+
+def _walk(base: Path, remove: bool) -> int:
+    """Entries under ``base`` named as symgpu names them (``symgpu-*_sympy-*/<kind>/<xx>/<sha256>.txt``),
+    counted or removed with their temporary files and emptied folders; nothing else is touched
+    and no symbolic link is followed."""
+    count = 0
+    levels = (_VERSION_FOLDER.fullmatch, str.isidentifier, _HEX2.fullmatch)
+
+    def visit(path: Path, depth: int) -> None:
+        nonlocal count
+        try:
+            children = sorted(os.scandir(path), key=lambda e: e.name)
+        except OSError:
+            return
+        for child in children:
+            try:
+                if depth < len(levels):
+                    if levels[depth](child.name) and child.is_dir(follow_symlinks=False):
+                        visit(Path(child.path), depth + 1)
+                        if remove:
+                            try:
+                                os.rmdir(child.path)  # only when nothing else is left in it
+                            except OSError:
+                                pass
+                elif _ENTRY.fullmatch(child.name) and child.is_file(follow_symlinks=False):
+                    if remove:
+                        os.unlink(child.path)
+                    count += child.name.endswith(".txt")
+            except OSError:
+                continue
+
+    if base.is_dir():  # NOTE: the cache root itself may be a link the user made; nothing below it is followed
+        visit(base, 0)
+    return count
 
 
 def clear() -> tuple[Path, int]:
-    """Remove every entry of every version; return the cache folder and the entries removed."""
+    """Remove every entry of every version; return the cache folder and the entries removed.
+
+    Only symgpu's own entries go (by their names, see :func:`_walk`): another file that sits
+    in the cache folder, or in one of symgpu's folders, stays, and so does the folder holding it.
+    """
     base = root()
-    count = sum(1 for _ in base.rglob("*.txt")) if base.is_dir() else 0
-    if base.is_dir():
-        for child in base.iterdir():
-            if child.is_dir() and child.name.startswith("symgpu-"):
-                shutil.rmtree(child, ignore_errors=True)
-    return base, count
+    return base, _walk(base, remove=True)
 
 
 def size() -> tuple[Path, int]:
     """The cache folder of this engine and the number of entries in it."""
     here = folder()
-    return here, (sum(1 for _ in here.rglob("*.txt")) if here.is_dir() else 0)
+    return here, (_walk_one(here) if here.is_dir() and not here.is_symlink() else 0)
+
+
+def _walk_one(here: Path) -> int:
+    """The entries of one version folder (``here``)."""
+    count = 0
+    for kind in (k for k in _scan(here) if k.name.isidentifier() and k.is_dir(follow_symlinks=False)):
+        for sub in (s for s in _scan(Path(kind.path)) if _HEX2.fullmatch(s.name) and s.is_dir(follow_symlinks=False)):
+            count += sum(1 for e in _scan(Path(sub.path)) if e.name.endswith(".txt") and _ENTRY.fullmatch(e.name)
+                         and e.is_file(follow_symlinks=False))
+    return count
+
+
+def _scan(path: Path) -> list[os.DirEntry[str]]:
+    try:
+        return list(os.scandir(path))
+    except OSError:
+        return []

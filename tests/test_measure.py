@@ -274,4 +274,4 @@ def test_a_plot_that_cannot_be_written_is_a_usage_error_naming_the_option(capsys
                      "--preset", "h100_fit_alpha0", "--plot", "/proc/nope/x.svg"])
     err = capsys.readouterr().err
     assert code == 2
-    assert err.strip().endswith("--plot '/proc/nope/x.svg': cannot write the plot there: No such file or directory")
+    assert err.strip().endswith("--plot '/proc/nope/x.svg': folder '/proc/nope' does not exist; create it first or give another path")

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable, Sequence
 from types import ModuleType
 
-from symgpu import errors, store
+from symgpu import errors, store, textfiles
 from symgpu.cli.parsing import BAD_INPUT, FAILED, OK, Parser
 
 #: Every subcommand, in help order: (command module, one-line help as its ``setup`` gives it).
@@ -49,6 +49,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 #: Command module groups, in the order their parsers are built.
+#: the longest error message printed (characters); the rest of a longer one is cut
+MAX_MESSAGE = 4000
+
 GROUPS = ("catalog", "model", "derive", "report", "compare", "kernel", "measure", "sweep", "cache")
 
 
@@ -126,11 +129,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return OK
     except errors.CertificateError as exc:
-        print(f"symgpu: check failed: {exc}", file=sys.stderr)
+        print(f"symgpu: check failed: {textfiles.printable(str(exc), MAX_MESSAGE)}", file=sys.stderr)
         return FAILED
+    except OSError as exc:  # a file the command line named: missing, not writable, a full disk
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"symgpu: error: {textfiles.printable(where + str(exc.strerror or exc), MAX_MESSAGE)}; "
+              "check the path, its permissions and the free space", file=sys.stderr)
+        return BAD_INPUT
     except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback for users
         if isinstance(exc, (errors.SymgpuError, ValueError)) or _is_pint_error(exc):
-            print(f"symgpu: error: {exc}", file=sys.stderr)
+            # NOTE: messages quote untrusted text: one line of printable characters, a few screens at most
+            print(f"symgpu: error: {textfiles.printable(str(exc), MAX_MESSAGE)}", file=sys.stderr)
             return BAD_INPUT
         print(f"symgpu: internal error (a bug in symgpu; please report it with the command line): "
               f"{type(exc).__name__}: {exc}", file=sys.stderr)

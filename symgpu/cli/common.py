@@ -4,13 +4,16 @@ and the helpers every command uses to load models and read values."""
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pint
 
-from symgpu import api, errors, units
+from symgpu import api, errors, resources, textfiles, units
+from symgpu.model import loader
 from symgpu.evaluate import evaluator
 from symgpu.report import files
 from symgpu.cli.parsing import BAD_INPUT, FAILED, OK, Parser
@@ -34,8 +37,16 @@ def add_unit_options(parser: argparse.ArgumentParser, what: str = "the result") 
 
 
 def load_model(name: str) -> Any:
-    """Load a model for a command (errors propagate to :func:`main` as exit code 2)."""
-    return api.load(name)
+    """Load a model for a command (errors propagate to :func:`main` as exit code 2); warn on
+    stderr when the id names several files (a user model with a bundled model's id is hidden)."""
+    model = api.load(name)
+    if "/" not in name and os.sep not in name and not name.endswith(".toml"):
+        hidden = loader.shadowed(name)
+        if hidden:
+            print(f"symgpu: warning: model '{textfiles.printable(name, 100)}' is read from {model.path}; "
+                  f"{textfiles.listing([str(p) for p in hidden], 3, 200)} in ${resources.ENV_MODEL_PATH} has the same id and is "
+                  "not used: rename that model (file name and [model].id) or give its path", file=sys.stderr)
+    return model
 
 
 def parse_assignments(model: Any, items: Sequence[str]) -> dict[str, pint.Quantity]:
@@ -152,9 +163,19 @@ def write_plot(path_text: str, data: bytes) -> Path:
     Raises:
         errors.UsageError: the file cannot be written there (the message names the option and path).
     """
-    target = Path(path_text)
+    return write_output(path_text, data, "--plot", "the plot")
+
+
+def write_output(path_text: str, data: bytes, option: str, what: str) -> Path:
+    """Write ``data`` to the file given by ``option`` atomically; only a regular file is ever replaced.
+
+    Raises:
+        errors.UsageError: the path is not a regular file, or it cannot be written (a full disk,
+            no permission): one line naming the option and path.
+    """
+    target = textfiles.check_output_file(path_text, option)
     try:
-        files.write_files(target.parent, {target.name: data})
+        files.write_files(target.parent if str(target.parent) else Path("."), {target.name: data})
     except OSError as exc:
-        raise errors.UsageError(f"--plot {path_text!r}: cannot write the plot there: {exc.strerror or exc}") from None
+        raise errors.UsageError(f"{option} {path_text!r}: cannot write {what} there: {exc.strerror or exc}") from None
     return target

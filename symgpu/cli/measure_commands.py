@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from symgpu import errors
+from symgpu import errors, textfiles
 from symgpu.cli import common
 from symgpu.report import measurements
 from symgpu.measure import compare, data, fit, fit_checks, microbench, prediction
@@ -45,6 +45,8 @@ def setup_fit(sub: Any) -> None:
 
 def run_fit(args: argparse.Namespace) -> int:
     """Fit, print the parameters with intervals and the fit quality, and emit the preset block."""
+    if args.output:
+        textfiles.check_output_file(args.output, "-o")
     model = common.load_model(args.model)
     measured = _filtered(args)
     start = dict(_pair(text, "--init") for text in args.init)
@@ -69,7 +71,7 @@ def run_fit(args: argparse.Namespace) -> int:
     if args.preset_id:
         block = fit.preset_toml(result, args.preset_id)
         if args.output:
-            Path(args.output).write_text(block, encoding="utf-8")
+            common.write_output(args.output, block.encode("utf-8"), "-o", "the preset block")
             print(f"preset block written to {args.output}")
         else:
             print()
@@ -90,6 +92,8 @@ def setup_measured(sub: Any) -> None:
 
 def run_measured(args: argparse.Namespace) -> int:
     """Print the comparison table and write the plot."""
+    if args.plot:
+        textfiles.check_output_file(args.plot, "--plot")
     model = common.load_model(args.model)
     measured = _filtered(args)
     values = dict(_pair(text, "--set") for text in args.set)

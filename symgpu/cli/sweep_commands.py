@@ -7,14 +7,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from symgpu import errors
+from symgpu import errors, textfiles
 from symgpu.cli import common
-from symgpu.report import files, sweep_plots
+from symgpu.report import sweep_plots
 from symgpu.sweep import backends, build_plan, distributed, parse_grid, readers, writers
 from symgpu.sweep.run import DEFAULT_CHUNK
 
 #: the largest accepted --chunk-size
 MAX_CHUNK = 1 << 26
+#: the most workers of a local Dask cluster (--workers)
+MAX_WORKERS = 256
 
 
 def _chunk_size(text: str) -> int:
@@ -58,8 +60,14 @@ def run_sweep(args: argparse.Namespace) -> int:
     model = common.load_model(args.model)
     if args.engine != "dask" and (args.scheduler or args.workers != 2):
         raise errors.UsageError("--scheduler and --workers need --engine dask")
+    if args.engine == "dask" and not 1 <= args.workers <= MAX_WORKERS:
+        raise errors.UsageError(f"--workers {args.workers}: a local Dask cluster needs 1 to {MAX_WORKERS} workers")
     if args.plot and Path(args.plot).suffix.lower() not in (".svg", ".png"):
         raise errors.UsageError(f"--plot {args.plot!r}: use a .svg or .png file name")
+    if args.plot:
+        textfiles.check_output_file(args.plot, "--plot")
+    if args.engine != "dask":
+        textfiles.check_output_file(args.output, "-o")
     grid = parse_grid(args.grid)
     values = common.parse_assignments(model, args.set)
     plan = build_plan(model, args.quantities, preset=args.preset, grid=grid, values=values,
@@ -81,18 +89,17 @@ def run_sweep(args: argparse.Namespace) -> int:
     if summary.outside:
         print(f"{summary.outside} points outside the model's domain (valid_when): NaN")
     if args.plot:
-        _draw(readers.read(summary.path), args.plot, None)
+        _draw(readers.read(summary.path), args.plot, None, option="--plot")
         print(f"plot written to {args.plot}")
     return common.OK
 
 
-def _draw(table: readers.SweepTable, target: str, quantity: str | None, axes: list[str] | None = None) -> None:
+def _draw(table: readers.SweepTable, target: str, quantity: str | None, axes: list[str] | None = None, option: str = "-o") -> None:
     kind = Path(target).suffix.lower().lstrip(".")
     if kind not in ("svg", "png"):
-        raise errors.UsageError(f"-o {target!r}: use a .svg or .png file name")
+        raise errors.UsageError(f"{option} {target!r}: use a .svg or .png file name")
     data = sweep_plots.plot_sweep(table, kind, quantity, axes)
-    path = Path(target)
-    files.write_files(path.parent if str(path.parent) else Path("."), {path.name: data})
+    common.write_output(target, data, option, "the plot")
 
 
 def setup_plot(sub: Any) -> None:
@@ -108,6 +115,9 @@ def setup_plot(sub: Any) -> None:
 
 def run_plot(args: argparse.Namespace) -> int:
     """Draw the plot."""
+    if Path(args.output).suffix.lower() not in (".svg", ".png"):
+        raise errors.UsageError(f"-o {args.output!r}: use a .svg or .png file name")
+    textfiles.check_output_file(args.output, "-o")
     _draw(readers.read(args.sweep), args.output, args.quantity, args.axes)
     print(f"plot written to {args.output}", file=sys.stderr)
     return common.OK

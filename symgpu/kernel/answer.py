@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from symgpu import textfiles
 from symgpu.evaluate import evaluator, occupancy
 from symgpu.kernel import resources
 
@@ -155,7 +156,9 @@ def _step(resource: str, unit: str, current: int, grid: np.ndarray, blocks: np.n
 def lines(result: KernelAnswer) -> list[str]:
     """The answer as text lines for the terminal."""
     k = result.kernel
-    out = [f"kernel {k.display_name}" + (f" [{k.name}]" if k.demangled else "") + (f" ({k.arch})" if k.arch else "") + f", from {k.origin}",
+    show = textfiles.printable
+    out = [f"kernel {show(k.display_name)}" + (f" [{show(k.name)}]" if k.demangled else "") + (f" ({show(k.arch)})" if k.arch else "")
+           + f", from {show(k.origin)}",
            f"  resources: {k.registers} reg/thread, {k.shared_bytes} B/block static shared memory"
            + (f" + {result.dynamic_smem} B/block dynamic" if result.dynamic_smem else "")
            + f", {k.local_bytes} B/thread local memory" + (f" (spills: {k.spill_stores} B stores, {k.spill_loads} B loads)" if k.spills else "")

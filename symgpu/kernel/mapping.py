@@ -41,7 +41,7 @@ from typing import Any
 import pint
 import sympy
 
-from symgpu import errors, resources, units
+from symgpu import errors, resources, textfiles, units
 from symgpu.evaluate import scaling
 from symgpu.kernel import ncu
 from symgpu.model import expressions
@@ -151,12 +151,15 @@ def load(model: Any, path: str | Path | None = None) -> MetricMapping:
     if not file.is_file():
         known = sorted(p.stem for p in FOLDER.glob("*.toml"))
         raise errors.UsageError(f"no metric mapping for model '{model.id}' ({file}); models with one: {', '.join(known)}")
-    if file.stat().st_size > MAX_BYTES:
-        raise errors.ModelFileError(file, "", f"file larger than {MAX_BYTES} bytes")
+    raw = textfiles.read_bounded(file, limit=MAX_BYTES, what="metric mapping", hint="a mapping file is a few kilobytes")
     try:
-        data = tomllib.loads(file.read_text(encoding="utf-8"))
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise errors.ModelFileError(file, "", f"not UTF-8 text ({exc.reason} at byte {exc.start})", "save the mapping as UTF-8 TOML") from None
     except tomllib.TOMLDecodeError as exc:
         raise errors.ModelFileError(file, "", f"not valid TOML: {exc}") from None
+    except RecursionError:
+        raise errors.ModelFileError(file, "", "arrays or tables nested too deeply to read", "a mapping nests tables two levels deep") from None
     allowed = {"schema_version", "model", "description", "prediction", "metrics", "constants", "inputs", "compare"}
     extra = sorted(set(data) - allowed)
     if extra or data.get("schema_version") != 1:

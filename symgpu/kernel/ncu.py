@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import csv
 import io
+import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,8 +25,13 @@ import pint
 
 from symgpu import errors, textfiles, units
 
-#: Largest export read (bytes).
+#: Largest export read (bytes), longest metric cell read (characters).
 MAX_BYTES = 16 * 1024 * 1024
+MAX_CELL = 64
+#: the largest percentage accepted (NOTE: 100 plus rounding: ncu prints e.g. 100.01 for a full unit)
+PERCENT_LIMIT = 100.5
+#: a number cell: commas only between groups of three digits, a decimal point, an exponent (a linear pattern)
+_NUMBER = re.compile(r"[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?(?:[eE][-+]?\d+)?|[-+]?\.\d+(?:[eE][-+]?\d+)?")
 
 #: Nsight Compute unit name -> symgpu unit. Nsight Compute counts instructions per warp
 #: (``smsp__inst_executed``: warp-level instructions), sectors as 32-byte L1/L2 transactions,
@@ -100,6 +107,10 @@ def parse(text: str, *, source: str = "<csv>") -> tuple[Launch, ...]:
     if start is None or len(rows) < start + 2:
         raise errors.UsageError(f"{source}: not an 'ncu --csv --page raw' export: expected a header row starting with \"ID\" and a units row")
     header, unit_row = rows[start], rows[start + 1]
+    repeated = sorted({n for n in header if header.count(n) > 1})
+    if repeated:
+        raise errors.UsageError(f"{source}:{start + 1}: column {textfiles.listing(repeated)} appears more than once; "
+                                "export each metric once (ncu --csv --page raw)")
     if len(unit_row) != len(header):
         raise errors.UsageError(f"{source}:{start + 2}: the units row has {len(unit_row)} columns, the header {len(header)}")
     metric_units: dict[int, tuple[pint.Unit, float]] = {}
@@ -119,13 +130,9 @@ def parse(text: str, *, source: str = "<csv>") -> tuple[Launch, ...]:
         cells = dict(zip(header, row))
         metrics = {}
         for column, (unit, factor) in metric_units.items():
-            raw = row[column].strip().replace(",", "")
-            if raw in ("", "n/a", "N/A"):
+            if row[column].strip() in ("", "n/a", "N/A"):
                 continue
-            try:
-                value = float(raw)
-            except ValueError:
-                raise errors.UsageError(f"{where}: metric {header[column]!r} = {row[column]!r} is not a number") from None
+            value = _value(row[column], f"{where}: metric {textfiles.printable(header[column], 80)!r}", unit_row[column])
             metrics[header[column]] = reg.Quantity(value * factor, unit)
         launches.append(Launch(index=cells.get("ID", str(offset)), kernel=cells.get("Kernel Name", ""),
                                block_size=cells.get("Block Size", ""), grid_size=cells.get("Grid Size", ""),
@@ -133,6 +140,26 @@ def parse(text: str, *, source: str = "<csv>") -> tuple[Launch, ...]:
     if not launches:
         raise errors.UsageError(f"{source}: the export has a header but no kernel launch rows")
     return tuple(launches)
+
+
+def _value(cell: str, where: str, unit_name: str) -> float:
+    """The number in a metric cell: digits with an optional decimal point and exponent, commas
+    only as thousands separators (``1,234,567``); finite; a percentage within 0..100.
+
+    Raises:
+        errors.UsageError: NaN, infinity, a decimal comma (``12,5``), an over-long cell, a
+            percentage outside 0..100.
+    """
+    text = cell.strip()
+    if len(text) > MAX_CELL or not _NUMBER.fullmatch(text):
+        hint = "; export with a decimal point (a '.' locale), not a decimal comma" if "," in text else ""
+        raise errors.UsageError(f"{where} = {textfiles.printable(text, 40)!r} is not a finite number{hint}")
+    value = float(text.replace(",", ""))
+    if not math.isfinite(value):
+        raise errors.UsageError(f"{where} = {textfiles.printable(text, 40)!r} is not a finite number")
+    if unit_name == "%" and not 0.0 <= value <= PERCENT_LIMIT:
+        raise errors.UsageError(f"{where} = {text} % is outside 0..100 %; check the export (a percentage of peak or of a total)")
+    return value
 
 
 def select(launches: tuple[Launch, ...], kernel: str | None, launch_id: str | None) -> Launch:
@@ -148,7 +175,9 @@ def select(launches: tuple[Launch, ...], kernel: str | None, launch_id: str | No
     else:
         found = list(launches)
         if len(found) > 1:
-            raise errors.UsageError(f"{len(found)} launches in the export ({', '.join(l.index + ':' + l.kernel for l in found)}); name one with --launch ID")
+            raise errors.UsageError(f"{len(found)} launches in the export ({textfiles.listing([l.index + ':' + l.kernel for l in found])}); "
+                                    "name one with --launch ID")
     if not found:
-        raise errors.UsageError(f"no launch {launch_id or kernel!r} in the export (launches: {', '.join(l.index + ':' + l.kernel for l in launches)})")
+        raise errors.UsageError(f"no launch {textfiles.printable(str(launch_id or kernel), 200)!r} in the export "
+                                f"(launches: {textfiles.listing([l.index + ':' + l.kernel for l in launches])})")
     return found[0]

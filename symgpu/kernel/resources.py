@@ -217,7 +217,7 @@ def select(kernels: Sequence[KernelResources], wanted: str | None) -> KernelReso
     Raises:
         errors.UsageError: no such kernel, or several kernels and none named.
     """
-    names = ", ".join(k.display_name for k in kernels)
+    names = textfiles.listing([k.display_name for k in kernels])
     if wanted is None:
         if len(kernels) == 1:
             return kernels[0]
@@ -225,4 +225,4 @@ def select(kernels: Sequence[KernelResources], wanted: str | None) -> KernelReso
     for kernel in kernels:
         if wanted in (kernel.name, kernel.demangled, kernel.demangled.split("(")[0]):
             return kernel
-    raise errors.UsageError(f"no kernel {wanted!r} in the compiler output (kernels: {names})")
+    raise errors.UsageError(f"no kernel {textfiles.printable(wanted, 200)!r} in the compiler output (kernels: {names})")

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +31,10 @@ MAX_BYTES = 8_000_000
 #: Most data rows read.
 MAX_ROWS = 200_000
 _HEADER = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\[([^\[\]]*)\]\s*$")
-_NUMBER = re.compile(r"^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
+#: a decimal number; NOTE: each part can match in one way only, so the match is linear in the cell's length
+_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
+#: the longest number cell read (a double has 17 significant digits; the rest would be padding)
+MAX_CELL = 64
 
 
 @dataclass(frozen=True)
@@ -158,7 +163,10 @@ def parse_csv(text: str, shown: str = "<data>") -> MeasuredData:
     while lines and lines[0].lstrip().startswith("#"):
         comments.append(lines.pop(0).lstrip()[1:].strip())
     offset = len(comments)
-    body = [row for row in csv.reader(io.StringIO("\n".join(lines)))]
+    try:
+        body = [row for row in csv.reader(io.StringIO("\n".join(lines)))]
+    except csv.Error as exc:  # a cell over the csv module's field limit, a NUL byte
+        raise errors.UsageError(f"{shown}: not CSV the reader can take ({exc}); fix the file") from None
     if not body or not any(cell.strip() for cell in body[0]):
         raise errors.UsageError(f"{shown}: no header row; the first line after the '#' comments names the columns as 'name [unit]'")
     header = [parse_header(cell, f"{shown}:{offset + 1}") for cell in body[0]]
@@ -178,13 +186,34 @@ def parse_csv(text: str, shown: str = "<data>") -> MeasuredData:
         if len(row) != len(header):
             raise errors.UsageError(f"{shown}:{index}: {len(row)} cells, but the header names {len(header)} columns")
         for column, cell in enumerate(row):
-            if not _NUMBER.match(cell):
-                what = "an empty cell" if not cell.strip() else repr(cell.strip())
-                raise errors.UsageError(f"{shown}:{index}: column '{names[column]}' holds {what}, not a finite "
-                                        f"decimal number (NaN and infinity are refused); fix or drop the row")
-            values[column].append(float(cell))
+            values[column].append(_cell_number(cell, f"{shown}:{index}: column '{names[column]}'"))
     return MeasuredData(shown, tuple(Column(name, unit, tuple(vals)) for (name, unit), vals in zip(header, values)),
                         tuple(comments))
+
+
+def _cell_number(cell: str, where: str) -> float:
+    """The finite, representable number in ``cell``.
+
+    Raises:
+        errors.UsageError: an empty or over-long cell, not a decimal number (NaN, infinity, a
+            decimal comma), or a number a double cannot hold (``1e999`` overflows to infinity,
+            ``1e-999`` underflows to zero).
+    """
+    text = cell.strip()
+    if len(text) > MAX_CELL:
+        raise errors.UsageError(f"{where} holds a cell of {len(text)} characters ({text[:20]!r}...), more than the "
+                                f"{MAX_CELL} a number needs; fix or drop the row")
+    if not _NUMBER.fullmatch(text):
+        what = "an empty cell" if not text else repr(text)
+        hint = "; write a decimal point, not a comma" if "," in text else ""
+        raise errors.UsageError(f"{where} holds {what}, not a finite decimal number (NaN and infinity are refused){hint}; "
+                                f"fix or drop the row")
+    value = float(text)
+    mantissa = text.lower().partition("e")[0]
+    if math.isinf(value) or (value == 0.0 and any(c in "123456789" for c in mantissa)) or (value != 0.0 and abs(value) < sys.float_info.min):
+        raise errors.UsageError(f"{where} holds {text!r}, outside the range of a double "
+                                f"(about 2.2e-308 to 1.8e308 in magnitude); write it in another unit of the column")
+    return value
 
 
 def write_csv(path: str | Path, data: MeasuredData) -> None:

@@ -19,6 +19,9 @@ the result with its checks instead).
 from __future__ import annotations
 
 import datetime
+import json
+import re
+import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +36,8 @@ from symgpu.model import Model
 
 #: Confidence level of the reported intervals.
 CONFIDENCE = 0.95
+#: a preset id the printed block may use (a TOML bare key)
+PRESET_ID = re.compile(r"[A-Za-z0-9_]{1,100}")
 
 
 @dataclass(frozen=True)
@@ -414,28 +419,51 @@ def as_dict(result: FitResult) -> dict[str, Any]:
 
 
 def preset_toml(result: FitResult, preset_id: str) -> str:
-    """A ``[presets.<id>]`` block with the fitted values and their provenance, based on the fit's preset."""
-    if not preset_id.replace("_", "").isalnum():
-        raise errors.UsageError(f"preset id {preset_id!r} must be letters, digits and underscores")
+    """A ``[presets.<id>]`` block with the fitted values and their provenance, based on the fit's preset.
+
+    Every string is written as a TOML basic string (quotes, backslashes and control characters
+    in a data path escaped), and the block is read back with ``tomllib`` before it is returned.
+
+    Raises:
+        errors.UsageError: the preset id is not ASCII letters, digits and underscores, or a
+            fitted value is not finite (no block is printed for it).
+    """
+    if not PRESET_ID.fullmatch(preset_id):
+        raise errors.UsageError(f"--preset-id {preset_id!r}: use ASCII letters, digits and underscores (a TOML bare key)")
+    bad = [p.name for p in result.parameters if not np.isfinite(p.value)]
+    if bad:
+        raise errors.UsageError(f"the fit gave no finite value for {', '.join(bad)}; no preset block is written "
+                                "(give --init values closer to the data)")
     where = "".join(f" --where {k}={v:g}" for k, v in result.selection)
     quality = f"RMS relative error {result.rms_relative:.2%}, max {result.max_relative:.2%}, {result.points} points"
+    command = (f"symgpu fit {result.model_id} {result.quantity} --data {result.data_path}{where}"
+               f" --params {','.join(p.name for p in result.parameters)}"
+               + (f" --preset {result.preset}" if result.preset else "") + f" on {result.date}")
+    description = (f"Least-squares fit of {', '.join(p.name for p in result.parameters)} to {result.data_path}{_selection(result)} "
+                   f"({result.quantity}; {quality})")
     lines = [
         f"[presets.{preset_id}]",
-        f'description = "Least-squares fit of {", ".join(p.name for p in result.parameters)} to {result.data_path}{_selection(result)} '
-        f'({result.quantity}; {quality})"',
-        f'source = {{ kind = "measured", note = "symgpu fit {result.model_id} {result.quantity} --data {result.data_path}{where}'
-        f' --params {",".join(p.name for p in result.parameters)}'
-        + (f" --preset {result.preset}" if result.preset else "") + f' on {result.date}" }}',
+        f"description = {_toml_string(description)}",
+        f'source = {{ kind = "measured", note = {_toml_string(command)} }}',
     ]
     if result.preset and "+" not in result.preset:
-        lines.append(f'based_on = "{result.preset}"')
+        lines.append(f"based_on = {_toml_string(result.preset)}")
     lines.append(f"[presets.{preset_id}.values]")
-    lines += [f'{p.name} = "{p.value:.6g} {p.unit_text}"' for p in result.parameters]
+    lines += [f"{p.name} = {_toml_string(f'{p.value:.6g} {p.unit_text}')}" for p in result.parameters]
     lines.append(f"[presets.{preset_id}.notes]")
     for p in result.parameters:
         ci = "undetermined" if not np.isfinite(p.stderr) else f"{CONFIDENCE:.0%} CI [{p.low:.4g}, {p.high:.4g}] {p.unit_text}"
-        lines.append(f'{p.name} = "fitted to {result.data_path} on {result.date}: {ci}; {quality}"')
-    return "\n".join(lines) + "\n"
+        lines.append(f"{p.name} = {_toml_string(f'fitted to {result.data_path} on {result.date}: {ci}; {quality}')}")
+    block = "\n".join(lines) + "\n"
+    tomllib.loads(block)  # NOTE: a block that does not read back is a bug here, never printed
+    return block
+
+
+def _toml_string(text: str) -> str:
+    """``text`` as a TOML basic string: JSON's escapes are TOML's, plus DEL escaped and lone
+    surrogates (from undecodable file names) replaced."""
+    clean = text.encode("utf-8", "replace").decode("utf-8")
+    return json.dumps(clean, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def _selection(result: FitResult) -> str:

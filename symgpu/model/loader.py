@@ -17,7 +17,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from symgpu import errors, resources, store
+from symgpu import errors, resources, store, textfiles
 from symgpu.model import schema, toml_reader
 from symgpu.model.definition_reader import MODEL_ID, DefinitionReader
 
@@ -50,6 +50,13 @@ def find(model_id: str, folder: Path | None = None) -> Path | None:
     return None
 
 
+def shadowed(model_id: str) -> list[Path]:
+    """Files of model ``model_id`` in later model folders (``$SYMGPU_MODEL_PATH``) that the first
+    one found hides: a user model with a bundled model's id is never the one loaded by id."""
+    found = [f / f"{model_id}.toml" for f in resources.model_folders() if (f / f"{model_id}.toml").is_file()]
+    return found[1:]
+
+
 def resolve(id_or_path: str | os.PathLike[str], folder: Path | None = None) -> Path:
     """Map a model id or a path to the model file.
 
@@ -66,8 +73,8 @@ def resolve(id_or_path: str | os.PathLike[str], folder: Path | None = None) -> P
         return candidate
     path = find(text, folder)
     if path is None:
-        known = ", ".join(list_models(folder)) or "none"
-        raise errors.UsageError(f"unknown model {text!r} (models: {known}); give a model id or a path to a .toml file "
+        known = textfiles.listing(list_models(folder)) or "none"
+        raise errors.UsageError(f"unknown model {textfiles.printable(text, 200)!r} (models: {known}); give a model id or a path to a .toml file "
                                 f"(folders of your own go in ${resources.ENV_MODEL_PATH})")
     return path
 

@@ -19,6 +19,13 @@ def cut(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+#: the most entries of each array of tables in one model file: each plot, measurement and table is
+#: drawn or computed by ``report`` (seconds each), so these are kept to what a report can hold
+MAX_ENTRIES = {"plots": 32, "measurements": 16, "tables": 16}
+#: the most entries of any other array of tables (equations, validation cases, derivations, errata)
+MAX_OTHER_ENTRIES = 2000
+
+
 class TableReader:
     """Reads one file's tables: ``path`` is what messages show."""
 
@@ -65,6 +72,10 @@ class TableReader:
         ``where`` names the entry as ``<label> <id>`` (or ``<array>[<index>]`` before its id is
         known); unknown keys (when ``allowed`` is given), a missing id and duplicates are errors.
         """
+        limit = MAX_ENTRIES.get(array, MAX_OTHER_ENTRIES)
+        if len(data) > limit:
+            raise self.fail(f"[[{array}]]", f"{len(data)} entries, more than the {limit} a model file may hold",
+                            "split the model into variants (extends) or drop entries")
         seen: set[str] = set()
         for index, entry in enumerate(data):
             where = f"{array}[{index}]"

@@ -12,10 +12,13 @@ import contextlib
 import fcntl
 import os
 import signal
+import stat
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
+
+from symgpu import errors
 
 #: The lock file a run holds in the target folder while it writes.
 LOCK_NAME = ".symgpu-report.lock"
@@ -56,6 +59,8 @@ def write_run(root: Path, folders: Mapping[str, Mapping[str, bytes]], *, lock: b
                     with os.fdopen(handle, "wb") as stream:
                         stream.write(data)
                     os.chmod(temp, 0o666 & ~_umask())
+            for _, final in pending:
+                _regular_or_absent(final)
             with _interrupts_held():
                 for temp, final in pending:
                     os.replace(temp, final)
@@ -65,6 +70,21 @@ def write_run(root: Path, folders: Mapping[str, Mapping[str, bytes]], *, lock: b
                     os.unlink(temp)
             raise
     return sorted(final for _, final in pending)
+
+
+def _regular_or_absent(path: Path) -> None:
+    """Refuse to replace anything but a regular file (a folder, a device, a pipe, a link) at ``path``.
+
+    Raises:
+        errors.UsageError: one line naming the path.
+    """
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return
+    if not stat.S_ISREG(mode):
+        raise errors.UsageError(f"{str(path)!r} exists and is not a regular file (a folder, link, device or pipe); "
+                                "symgpu replaces only regular files: remove it or write elsewhere")
 
 
 @contextlib.contextmanager

@@ -8,6 +8,7 @@ import traceback
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 import jinja2
+import jinja2.sandbox
 from symgpu import errors
 from symgpu import resources
 if TYPE_CHECKING:
@@ -18,6 +19,31 @@ from symgpu.report.latex import md_escape, md_math, md_text, md_url, tex_escape,
 #: The bundled templates (``templates/`` next to the ``symgpu`` package).
 TEMPLATES = resources.bundled("templates")
 
+#: The longest string or list a user template may build with ``*`` and the largest exponent of ``**``.
+MAX_PRODUCT_LENGTH = 1_000_000
+MAX_EXPONENT = 64
+
+
+class UserTemplateEnvironment(jinja2.sandbox.ImmutableSandboxedEnvironment):
+    """Jinja2's immutable sandbox for templates from outside the package (``--templates``).
+
+    NOTE: a user template is untrusted: the sandbox refuses attribute access to internals
+    (``__globals__``, ``__subclasses__``, ...) and mutation of the context; ``*`` and ``**``
+    are bounded here too, since ``'a' * 10**12`` would exhaust memory inside the sandbox.
+    """
+
+    intercepted_binops = frozenset({"*", "**"})
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        """``*`` and ``**`` with their results bounded; the rest as the sandbox does them."""
+        if operator == "**" and isinstance(right, (int, float)) and abs(right) > MAX_EXPONENT:
+            raise jinja2.sandbox.SecurityError(f"exponent {right!r} is over the limit of {MAX_EXPONENT}")
+        if operator == "*":
+            for seq, count in ((left, right), (right, left)):
+                if isinstance(seq, (str, list, tuple)) and isinstance(count, int) and len(seq) * count > MAX_PRODUCT_LENGTH:
+                    raise jinja2.sandbox.SecurityError(f"a repeated sequence over {MAX_PRODUCT_LENGTH} items")
+        return super().call_binop(context, operator, left, right)
+
 
 def make_environment(fmt: str, templates: str | os.PathLike[str] | None = None) -> jinja2.Environment:
     """Build the Jinja2 environment for one report format.
@@ -27,6 +53,9 @@ def make_environment(fmt: str, templates: str | os.PathLike[str] | None = None) 
     Jinja2's defaults. Both use ``StrictUndefined`` (a missing field is an error, never an
     empty string), no autoescaping (prose is escaped explicitly with the ``tex_escape`` /
     ``md`` (table cells) / ``md_text`` (paragraphs) filters) and ``trim_blocks``/``lstrip_blocks``/``keep_trailing_newline``.
+
+    With a ``templates`` folder, every template renders in :class:`UserTemplateEnvironment`
+    (Jinja2's immutable sandbox): a template from outside the package cannot reach Python.
 
     Args:
         fmt: ``md`` or ``tex``.
@@ -52,7 +81,7 @@ def make_environment(fmt: str, templates: str | os.PathLike[str] | None = None) 
             comment_start_string="((#", comment_end_string="#))",
             line_statement_prefix=None, line_comment_prefix=None,
         )
-    env = jinja2.Environment(**options)
+    env = UserTemplateEnvironment(**options) if templates else jinja2.Environment(**options)
     env.filters["tex_escape"] = tex_escape
     env.filters["tex_math"] = tex_math
     env.filters["md"] = md_escape
@@ -82,6 +111,21 @@ def render_template(env: jinja2.Environment, name: str, context: Mapping[str, An
         where = _template_frame(exc) or (template.filename or name)
         raise errors.UsageError(f"template {where}: undefined field: {exc.message}; "
                                 f"the report context has no such field (see the JSON report for the available fields)") from None
+    except jinja2.sandbox.SecurityError as exc:
+        where = _template_frame(exc) or (template.filename or name)
+        raise errors.UsageError(f"template {where}: refused by the template sandbox: {_one_line(str(exc))}; "
+                                f"templates from --templates may only read the report context") from None
+    except Exception as exc:  # noqa: BLE001 - a user template's own error (1/0, a bad filter argument) is bad input
+        if not isinstance(env, UserTemplateEnvironment):
+            raise
+        where = _template_frame(exc) or (template.filename or name)
+        raise errors.UsageError(f"template {where}: {type(exc).__name__}: {_one_line(str(exc))}; correct the template") from None
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    """``text`` on one line of printable characters, cut to ``limit``."""
+    flat = "".join(c if c.isprintable() else " " for c in text)
+    return flat if len(flat) <= limit else flat[:limit] + "..."
 
 
 def _template_frame(exc: BaseException) -> str:

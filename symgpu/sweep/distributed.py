@@ -42,6 +42,8 @@ class PartRequest:
 
 
 _PLANS: dict[str, tuple[SweepPlan, Any, backends.Backend]] = {}
+#: seconds to wait for the first Dask worker before refusing (a scheduler with no workers would wait forever)
+WORKER_WAIT = 60.0
 
 
 def request_for(plan: SweepPlan, backend: str) -> PartRequest:
@@ -121,7 +123,7 @@ def write_dask(plan: SweepPlan, path: str | os.PathLike[str], *, backend: str = 
     """
     pyarrow_modules()
     target = Path(path)
-    if target.exists():
+    if os.path.lexists(target):
         raise errors.UsageError(f"-o {str(target)!r} exists; the dask engine writes a new folder of parts: remove it or choose another name")
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.is_dir():
@@ -129,6 +131,14 @@ def write_dask(plan: SweepPlan, path: str | os.PathLike[str], *, backend: str = 
     request = request_for(plan, backend)
     begin = time.perf_counter()
     client, cluster = client_for(scheduler, workers)
+    try:
+        client.wait_for_workers(1, timeout=WORKER_WAIT)
+    except (TimeoutError, OSError):
+        client.close()
+        if cluster is not None:
+            cluster.close()
+        raise errors.UsageError(f"--engine dask: no worker joined in {WORKER_WAIT:.0f} s; start workers on the scheduler "
+                                "or leave out --scheduler for a local cluster") from None
     temp = tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
     bar = progress_bar(plan.grid.size, progress)
     try:

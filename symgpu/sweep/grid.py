@@ -21,9 +21,10 @@ import numpy as np
 
 from symgpu import errors
 
-#: the most values one axis may have, and the most points a grid may have
+#: the most values one axis may have, and the most points a grid may have (NOTE: 10**9 points are
+#: minutes of evaluation and gigabytes per column written; a grid over it is refused before it starts)
 MAX_AXIS = 10_000_000
-MAX_POINTS = 10**12
+MAX_POINTS = 10**9
 #: longest accepted axis text
 MAX_TEXT = 100_000
 
@@ -110,7 +111,8 @@ class Grid:
         if repeated:
             raise errors.UsageError(f"--grid: {', '.join(repeated)} given more than once; give each axis once")
         if self.size > MAX_POINTS:
-            raise errors.UsageError(f"--grid: {self.size} points is too many (at most {MAX_POINTS})")
+            raise errors.UsageError(f"--grid: {self.size} points is too many (at most {MAX_POINTS}); "
+                                    "use coarser axes or split the sweep into several")
 
     @property
     def names(self) -> tuple[str, ...]:

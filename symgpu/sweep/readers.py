@@ -18,8 +18,9 @@ from symgpu import errors
 from symgpu.sweep.plan import REGIME
 from symgpu.sweep.writers import METADATA_KEY, pyarrow_modules
 
-#: the most rows read back
+#: the most rows read back, and the largest sweep metadata read (bytes)
 MAX_ROWS = 20_000_000
+MAX_METADATA = 1 << 20
 _HEADER = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?: \[([^\[\]]+)\])?$")
 
 
@@ -42,11 +43,50 @@ def read(path: str | os.PathLike[str]) -> SweepTable:
     source = Path(path)
     if not source.exists():
         raise errors.UsageError(f"{str(source)!r}: no such file or folder")
+    if not source.is_dir() and not source.is_file():
+        raise errors.UsageError(f"{str(source)!r}: not a regular file or folder (a device or pipe); give the sweep's file")
     if source.is_dir() or source.suffix.lower() in (".parquet", ".pq"):
-        return _read_parquet(source)
+        pa, _ = pyarrow_modules()
+        try:
+            return _read_parquet(source)
+        except (OSError, ValueError, pa.ArrowException) as exc:
+            if isinstance(exc, errors.UsageError):
+                raise
+            raise errors.UsageError(f"{str(source)!r}: not a Parquet sweep symgpu can read ({_line(exc)})") from None
     if source.suffix.lower() == ".csv":
-        return _read_csv(source)
+        try:
+            return _read_csv(source)
+        except (UnicodeDecodeError, csv.Error) as exc:
+            raise errors.UsageError(f"{str(source)!r}: not a CSV sweep symgpu can read ({_line(exc)})") from None
     raise errors.UsageError(f"{str(source)!r}: expected a .parquet or .csv file, or a folder of Parquet parts")
+
+
+def _line(exc: BaseException, limit: int = 200) -> str:
+    """An exception's text on one line of printable characters, cut to ``limit``."""
+    text = "".join(c if c.isprintable() else " " for c in str(exc))
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _metadata(raw: bytes, source: Path) -> dict[str, Any]:
+    """The sweep's metadata, checked: a JSON object with ``units`` (names to unit strings) and,
+    when present, ``grid`` (axis texts) and ``model`` / ``preset`` (names)."""
+    where = f"{str(source)!r}: the {METADATA_KEY.decode()} metadata"
+    if len(raw) > MAX_METADATA:
+        raise errors.UsageError(f"{where} is {len(raw)} bytes (at most {MAX_METADATA}); not a sweep symgpu wrote")
+    try:
+        found = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise errors.UsageError(f"{where} is not JSON symgpu can read (malformed or nested too deeply)") from None
+    units = found.get("units") if isinstance(found, dict) else None
+    if not isinstance(units, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in units.items()):
+        raise errors.UsageError(f"{where} has no 'units' table of column names to unit strings; write the sweep with symgpu sweep")
+    grid = found.get("grid", [])
+    if not isinstance(grid, list) or not all(isinstance(g, str) for g in grid):
+        raise errors.UsageError(f"{where}: 'grid' is not a list of axis texts; write the sweep with symgpu sweep")
+    names = {k: found.get(k) or "" for k in ("model", "preset")}
+    if not all(isinstance(v, str) and len(v) <= 200 and v.isprintable() for v in names.values()):
+        raise errors.UsageError(f"{where}: 'model' and 'preset' are not short printable names; write the sweep with symgpu sweep")
+    return {**found, "units": units, "grid": grid, **names}
 
 
 def _read_parquet(source: Path) -> SweepTable:
@@ -61,8 +101,14 @@ def _read_parquet(source: Path) -> SweepTable:
     raw = (table.schema.metadata or {}).get(METADATA_KEY)
     if raw is None:
         raise errors.UsageError(f"{str(source)!r}: not a symgpu sweep (no {METADATA_KEY.decode()} metadata)")
-    metadata = json.loads(raw)
-    columns = {n: table.column(n).to_numpy() for n in table.column_names if n != REGIME}
+    metadata = _metadata(raw, source)
+    columns = {}
+    for name in table.column_names:
+        if name != REGIME:
+            if not pa.types.is_integer(table.column(name).type) and not pa.types.is_floating(table.column(name).type):
+                raise errors.UsageError(f"{str(source)!r}: column {ascii(name)[:80]} is not numeric ({table.column(name).type}); "
+                                        "not a sweep symgpu wrote")
+            columns[name] = table.column(name).to_numpy()
     regime = None
     if REGIME in table.column_names:
         regime = np.array([v if v is not None else "" for v in table.column(REGIME).to_pylist()], dtype=object)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from symgpu import errors
+from symgpu import errors, textfiles
 from symgpu.sweep.plan import REGIME, SweepPlan
 from symgpu.sweep.run import DEFAULT_CHUNK, Chunk, iter_chunks
 
@@ -137,6 +137,7 @@ def atomic_path(path: Path) -> Iterator[Path]:
         mask = os.umask(0)
         os.umask(mask)
         os.chmod(temp, 0o666 & ~mask)
+        textfiles.check_output_file(path, "-o")  # again: what is there now is still a regular file or nothing
         os.replace(temp, path)
     finally:
         if os.path.exists(temp):
@@ -186,5 +187,9 @@ def write(plan: SweepPlan, path: str | os.PathLike[str], *, fmt: str | None = No
     if kind == "parquet":
         pyarrow_modules()
     begin = time.perf_counter()
-    points, outside, counts = write_chunks(plan, iter_chunks(plan, backend, chunk_size, progress), path, kind)
+    try:
+        points, outside, counts = write_chunks(plan, iter_chunks(plan, backend, chunk_size, progress), path, kind)
+    except OSError as exc:  # a full disk, a folder made read-only meanwhile
+        raise errors.UsageError(f"-o {str(path)!r}: cannot write the sweep there: {exc.strerror or exc}; "
+                                "free some space or write elsewhere") from None
     return WriteSummary(Path(path), kind, points, outside, time.perf_counter() - begin, regime_counts(plan, counts))
