@@ -25,6 +25,7 @@ import re
 import sys
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pint
 import sympy
 
@@ -34,6 +35,7 @@ from symgpu.cli import common
 from symgpu.numbers import json_number
 from symgpu import derive
 from symgpu.derive import grid_search
+from symgpu.derive import at_point
 from symgpu.model import printing
 from symgpu.evaluate import evaluator
 import symgpu
@@ -176,36 +178,69 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
         if unit or clock:
             raise errors.UsageError(f"--{'unit' if unit else 'clock'}: converts the value at a preset; give --preset or --set too")
         return out
+    values = derive.result_values(derivation, values)  # a solve target kept as its quantity's value
 
     def number(expr: Any) -> pint.Quantity:
         if not isinstance(expr, sympy.Basic):
             raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")
         value = evaluator.evaluate_expression(model, expr, derivation.unit or None, preset=args.preset, values=values)
-        return common.convert(model, value, unit, clock, quantity=args.quantity, preset=args.preset, values=values)
+        converted = common.convert(model, value, unit, clock, quantity=args.quantity, preset=args.preset, values=values)
+        raw.extend(np.ravel(np.asarray(converted.magnitude, dtype=float)).tolist())
+        return converted
+
+    raw: list[float] = []
 
     result = derivation.result
     if isinstance(result, dict):
         shown = {key: number(expr) for key, expr in result.items()}
         out["value"] = {key: json_number(q.magnitude) for key, q in shown.items()}
         out["unit"] = common.unit_text(next(iter(shown.values()))) if unit and shown else derivation.unit
+        out["undetermined"] = [v for v in raw if not np.isfinite(v)]
         return out
     if isinstance(result, sympy.Tuple):
         items = [number(r) for r in result]
         out["value"] = [json_number(q.magnitude) for q in items]
         out["unit"] = common.unit_text(items[0]) if unit and items else derivation.unit
+        out["undetermined"] = [v for v in raw if not np.isfinite(v)]
         return out
     quantity = number(result)
     out["value"] = json_number(quantity.magnitude)
+    if derivation.operation == "limit" and np.isinf(quantity.magnitude):  # the limit is infinite: an answer
+        out["value"] = "oo" if quantity.magnitude > 0 else "-oo"
+        raw.clear()
     out["unit"] = common.unit_text(quantity) if unit else derivation.unit
     if derivation.location is not None:
         where = derive.evaluate_result(model, derivation, args.preset, which="location", **values)
         out["location_value"] = json_number(where.magnitude)
         out["location_unit"] = model.unit_text(derivation.variable)
+        raw.extend(np.ravel(np.asarray(where.magnitude, dtype=float)).tolist())
+    out["undetermined"] = [v for v in raw if not np.isfinite(v)]
     return out
+
+
+def _undetermined(derivation: Any, args: argparse.Namespace, values: dict[str, Any], bad: list[float]) -> str:
+    """The one-line message for a value that is NaN, or infinite where a finite one is expected."""
+    asked = f"{derivation.operation} of {derivation.quantity}" + (f" over {derivation.variable}" if derivation.variable else "")
+    if derivation.operation == "limit":
+        asked += f" as {derivation.variable} -> {args.to}"
+    where = at_point.where_text(args.preset, {k: f"{v.magnitude:g} {common.unit_text(v)}".removesuffix(" 1") if isinstance(v, pint.Quantity)
+                                              else v for k, v in values.items()})
+    if not any(np.isnan(v) for v in bad):
+        return (f"{derivation.model}: {asked}: the value at {where} is infinite where a finite value is expected (the result "
+                "divides by an input that is 0 there, or the answer lies at infinity); choose other values (--set)")
+    what = "not a number (NaN): the result is undefined there"
+    shown = {k: f"{v.magnitude:g}" if isinstance(v, pint.Quantity) else str(v) for k, v in values.items()}
+    example = next((f"{k}={v}" for k, v in shown.items() if v.split()[0] in ("0", "0.0")), next((f"{k}={v}" for k, v in shown.items()), "NAME=VALUE"))
+    fix = f"put the deciding values in before deriving with --substitute NAME=VALUE (e.g. --substitute {example}), or choose other values"
+    return f"{derivation.model}: {asked}: the value at {where} is {what}; {fix}"
 
 
 def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[str, Any]) -> int:
     numbers = _evaluate(model, derivation, args, values)
+    bad = numbers.pop("undetermined", None)
+    if bad:  # never a NaN (or an unexpected infinity) presented as an answer
+        print(f"symgpu: error: {_undetermined(derivation, args, values, bad)}", file=sys.stderr)
+        return common.FAILED
     if args.json:
         data = derivation.to_dict()
         data.update(numbers)

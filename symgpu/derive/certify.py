@@ -300,12 +300,15 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
     if isinstance(derivation.result, sympy.logic.boolalg.Boolean) or "holds_for" in dict(derivation.extra):
         return None
     extra: dict[str, Any] = {}
-    target = _target_at(model, asked, point, np.nan)
+    with np.errstate(all="ignore"):
+        target = _target_at(model, asked, point, np.nan)
     if target is None and asked.target is None:
         # no value for the quantity at the point: take the one it has at a variable value and
         # check the answer gives that value back
         probe = 8.0
         extra[asked.quantity] = float(_quantity(model, asked, point, np.asarray(probe)))
+    elif target is not None and np.ndim(target) == 0 and np.isfinite(target):
+        extra[asked.quantity] = float(target)  # a result may keep the quantity's symbol for its target
     roots = _roots_at(model, derivation, asked, point, extra)
     target_of: Callable[[Any], Any] = (lambda v: extra[asked.quantity]) if extra else (lambda v: _target_at(model, asked, point, v))
     for root in roots:

@@ -95,7 +95,8 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
           substitute: Mapping[str, Any] | None = None, preset: str | None = None,
           values: Mapping[str, Any] | None = None, **options: Any) -> Derivation:
     """:func:`symgpu.derive.limits.limit`, checked: evaluation approaching ``to`` tends to the answer."""
-    derivation = limits.limit(model, quantity, var, to, direction=direction, substitute=substitute, **options)
+    derivation = limits.limit(model, quantity, var, to, direction=direction, substitute=substitute, preset=preset,
+                              values=values, **options)
     skip = _skip(model, omit=options.get("omit", ()), assume=options.get("assume"), preset=preset, values=values)
     asked = Asked("limit", str(quantity), str(var), preset, _pairs(values), _pairs(substitute), to=to,
                   direction=direction, skip=skip)

@@ -10,12 +10,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import pint
 import sympy
 
-from symgpu import errors
+from symgpu import errors, units
 from symgpu.derive import forms
 from symgpu.derive import signs
 from symgpu.units import dimensions
+from symgpu.evaluate import input_values, scaling
 from symgpu.derive.derivation import Derivation, Step
 
 if TYPE_CHECKING:
@@ -86,11 +88,7 @@ class _Job:
     def finish(self, result: Any, unit: str, *, location: Any = None, method: str = "closed form",
                used: Sequence[Any] = ()) -> Derivation:
         if self.target_value is not None and isinstance(result, sympy.Basic):
-            symbol, number = self.target_value
-            result = result.xreplace({symbol: number})
-            self.step("target value", sympy.Eq(symbol, number, evaluate=False),
-                      f"the target {sympy.sstr(number)} is in the unit of {symbol} ({self.model.unit_text(symbol.name)}); "
-                      "put in after the unit check, where a bare number would have lost that unit")
+            result = self._put_target(result)
         if self.substituted and not any(k == "substituted" for k, _ in self.extra):
             self.extra.append(("substituted", tuple(self.substituted)))
         return Derivation(
@@ -107,6 +105,44 @@ class _Job:
             extra=tuple(self.extra),
         )
 
+    def _put_target(self, result: sympy.Basic) -> sympy.Basic:
+        """The numeric target (in the quantity's declared unit) put into ``result``, or kept as
+        the quantity's value (extra ``target_value``) where a bare number would change meaning.
+
+        NOTE: evaluation reads an expression in coherent base units (:mod:`symgpu.evaluate.scaling`):
+        a bare number in a product is a pure number there. ``500`` put in for a time declared in
+        ns would be read as 500 s (``500*phi`` with phi in GHz: 5e11 cycles instead of 500). The
+        number goes in only where the result read in base units is the same with it put in as
+        with the quantity's base-unit value put into the base-unit reading.
+        """
+        assert self.target_value is not None
+        symbol, number = self.target_value
+        unit = self.model.unit_text(symbol.name)
+        if self._same_in_base_units(result, symbol, number):
+            self.step("target value", sympy.Eq(symbol, number, evaluate=False),
+                      f"the target {sympy.sstr(number)} is in the unit of {symbol} ({unit}); "
+                      "put in after the unit check, where a bare number would have lost that unit")
+            return result.xreplace({symbol: number})
+        self.extra.append(("target_value", {symbol.name: number}))
+        self.step("target value", sympy.Eq(symbol, number, evaluate=False),
+                  f"the target {sympy.sstr(number)} {unit} is the value of {symbol} wherever the result is evaluated; {symbol} "
+                  f"stays a symbol because {unit} is not a coherent base unit (a bare number in the expression would lose its scale)")
+        return result
+
+    def _same_in_base_units(self, result: sympy.Basic, symbol: sympy.Symbol, number: sympy.Expr) -> bool:
+        """Does ``result`` with ``number`` (in ``symbol``'s declared unit) put in evaluate as
+        ``result`` does with ``symbol`` at that value? (``False`` when not proved.)"""
+        if scaling.in_base_units(self.model, result):
+            return True
+        parts = result.args if isinstance(result, sympy.Tuple) else (result,)
+        base_value = number * scaling.unit_scale(self.model.units[symbol.name])
+        for part in parts:
+            put = scaling.base_expression(self.model, part.xreplace({symbol: number}))
+            wanted = scaling.base_expression(self.model, part).xreplace({symbol: base_value})
+            if put != wanted and (put.has(sympy.Piecewise) or wanted.has(sympy.Piecewise) or sympy.cancel(put - wanted) != 0):
+                return False
+        return True
+
     # ---------------------------------------------------------------- expressions
     def parse(self, value: Any, where: str) -> sympy.Basic:
         """A caller value as SymPy: SymPy objects pass, numbers become exact, text goes
@@ -118,6 +154,30 @@ class _Job:
         if isinstance(value, str):
             return self.model.parse(value, where, boolean=any(op in value for op in ("<", ">", "==")) or value.strip().startswith(("Eq(", "Ne(", "And(", "Or(")))
         raise errors.UsageError(f"{where}: cannot use {value!r} (give a number, a SymPy expression or expression text)")
+
+    def parse_target(self, value: Any, quantity: sympy.Symbol) -> sympy.Basic:
+        """A solve target for ``quantity``: what :meth:`parse` reads, or a value with a unit (a
+        pint quantity, or text such as ``"500 ns"`` that is no expression of the model) as an
+        exact number in ``quantity``'s declared unit.
+
+        Raises:
+            errors.UsageError: neither an expression nor a value in a unit of ``quantity``.
+        """
+        if not isinstance(value, (str, pint.Quantity)):
+            return self.parse(value, "target")
+        if isinstance(value, str):
+            try:
+                return self.parse(value, "target")
+            except errors.SymgpuError as problem:
+                try:
+                    units.quantity(value)
+                except (ValueError, pint.UndefinedUnitError):
+                    raise problem from None
+        try:
+            magnitude = input_values.to_magnitude(self.model, quantity.name, value, check=False)
+        except errors.EvaluationError as exc:
+            raise errors.UsageError(f"target {str(value)!r}: {exc}") from None
+        return sympy.nsimplify(magnitude, rational=True)
 
     def symbol(self, name: Any) -> sympy.Symbol:
         if isinstance(name, sympy.Symbol):

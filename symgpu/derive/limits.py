@@ -12,6 +12,7 @@ from symgpu.derive import forms
 from symgpu.derive import signs
 from symgpu.derive import jobs
 from symgpu.derive import regime_split
+from symgpu.derive import limit_cases
 from symgpu.derive.derivation import Derivation, Step
 
 if TYPE_CHECKING:
@@ -319,32 +320,11 @@ def _parse_to(job: jobs._Job, to: Any) -> sympy.Expr:
     return point
 
 
-def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: str | None = None,
-          substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None,
-          stop_at: Iterable[str] = (), omit: Iterable[Any] = ()) -> Derivation:
-    """Limit of ``quantity`` as ``var`` tends to ``to`` (``"oo"``, ``"0"``, a number or an expression).
-
-    ``Min``/``Max`` are moved outward through sums and factors of known sign, and the
-    limit taken argument by argument (they are continuous); positive variables approach
-    finite points from above by default.
-    """
-    job = jobs._Job(model, "limit", str(quantity), str(var))
-    job.omit = jobs._omit_pairs(omit)
-    ctx = jobs.sign_reasoner(model, assume, job)
-    stop_at = job.keep(stop_at, var)
-    expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
-    symbol = job.symbol(var)
-    point = _parse_to(job, to)
-    if direction is None:
-        definition = model.symbol_definitions.get(symbol.name)
-        direction = "+" if definition and {"positive", "nonnegative"} & set(definition.assumptions) else "+-"
+def _take(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.Expr, direction: str, var: str) -> sympy.Expr:
+    """The limit of ``expr`` (regimes selected, Min/Max lifted, staircases made one-sided), recorded as steps."""
+    assert job.ctx is not None
+    ctx, model = job.ctx, job.model
     finite = not point.has(sympy.oo, -sympy.oo, sympy.zoo)
-    if finite:
-        # a finite point such as MSHRs/M_Read presumes its denominators nonzero
-        for sym in sorted(sympy.denom(sympy.together(point)).free_symbols, key=str):
-            definition = model.symbol_definitions.get(sym.name)
-            if definition is not None and "nonnegative" in definition.assumptions and "positive" not in definition.assumptions:
-                ctx.add(sympy.StrictGreaterThan(sym, 0), f"{sym} > 0 (the point {sympy.sstr(point)} is finite)")
     lifted = _lift(ctx, expr)
     if lifted != expr:
         job.step("lift Min/Max", lifted, "sums and factors of known sign moved inside Min/Max (x*Min(a,b) = Min(x*a, x*b) for x > 0)")
@@ -367,6 +347,41 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
         reason = str(exc) if len(str(exc)) <= 90 else str(exc)[:89] + "…"
         raise errors.DerivationError(f"{model.id}: SymPy cannot take the limit of {job.quantity} as {var} -> {point}: {reason}{hint}") from None
     job.step("limit", value, f"limit as {var} -> {sympy.sstr(point)}" + side_text + how)
+    return limit_cases.split_undecided(job, value, expr, point, lambda j, e, p: _take(j, e, symbol, p, direction, var))
+
+
+def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: str | None = None,
+          substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None,
+          stop_at: Iterable[str] = (), omit: Iterable[Any] = (), preset: str | None = None,
+          values: Mapping[str, Any] | None = None) -> Derivation:
+    """Limit of ``quantity`` as ``var`` tends to ``to`` (``"oo"``, ``"0"``, a number or an expression).
+
+    ``Min``/``Max`` are moved outward through sums and factors of known sign, and the
+    limit taken argument by argument (they are continuous); positive variables approach
+    finite points from above by default. Where the limit depends on whether a nonnegative
+    input is 0 it is split into cases (:mod:`symgpu.derive.limit_cases`); with ``preset``/``values``
+    the declared-nonnegative inputs that are 0 there are put in before the limit.
+    """
+    job = jobs._Job(model, "limit", str(quantity), str(var))
+    job.omit = jobs._omit_pairs(omit)
+    ctx = jobs.sign_reasoner(model, assume, job)
+    stop_at = job.keep(stop_at, var)
+    expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
+    symbol = job.symbol(var)
+    point = _parse_to(job, to)
+    if preset is not None or values:
+        expr, point = limit_cases.pin_zeros(job, expr, point, symbol, preset, values)
+    if direction is None:
+        definition = model.symbol_definitions.get(symbol.name)
+        direction = "+" if definition and {"positive", "nonnegative"} & set(definition.assumptions) else "+-"
+    finite = not point.has(sympy.oo, -sympy.oo, sympy.zoo)
+    if finite:
+        # a finite point such as MSHRs/M_Read presumes its denominators nonzero
+        for sym in sorted(sympy.denom(sympy.together(point)).free_symbols, key=str):
+            definition = model.symbol_definitions.get(sym.name)
+            if definition is not None and "nonnegative" in definition.assumptions and "positive" not in definition.assumptions:
+                ctx.add(sympy.StrictGreaterThan(sym, 0), f"{sym} > 0 (the point {sympy.sstr(point)} is finite)")
+    value = _take(job, expr, symbol, point, direction, var)
     value = _drop_dominated(job, value)
     back = ctx.back(forms.nice(value.xreplace(ctx.forward))) if ctx.forward else value
     result = ctx.nice(back)

@@ -27,13 +27,24 @@ def _evaluate(model: Model, expr: Any, preset: str | None, values: Mapping[str, 
     return evaluator.evaluate_expression(model, expr, unit or None, preset=preset, values=values).magnitude
 
 
+def result_values(derivation: Derivation, values: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``values`` with the derivation's own: a numeric solve target kept as the value of its
+    quantity (extra ``target_value``, numbers in the quantity's declared unit) wins over them."""
+    merged = dict(values or {})
+    for name, number in dict(derivation.extra).get("target_value", {}).items():
+        merged[name] = float(number)
+    return merged
+
+
 def evaluate_result(model: Model, derivation: Derivation, preset: str | None = None, *, which: str = "result",
                     **values: Any) -> pint.Quantity:
     """Evaluate a derivation's result (or ``which="location"``) numerically, with units.
 
     Values are numbers in the symbols' declared units, pint quantities or quantity strings;
-    they override the preset's values.
+    they override the preset's values. A solve target kept as its quantity's value
+    (:func:`result_values`) is given too.
     """
+    values = result_values(derivation, values)
     if which == "location":
         expr = derivation.location
         unit_name = derivation.variable

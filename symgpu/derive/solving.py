@@ -67,10 +67,10 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     if isinstance(expr, sympy.Eq):
         left, right = expr.lhs, expr.rhs
     else:
-        number = job.parse(target, "target") if target is not None and lhs is not None and var != lhs else None
+        number = job.parse_target(target, lhs) if target is not None and lhs is not None and var != lhs else None
         if number is not None and number.is_number and not number.is_zero:  # a value in the quantity's unit (0 needs none)
             job.target_value = (lhs, number)
-        left = lhs if target is None or job.target_value is not None else _target(job, target, var, frozenset(stop_at))
+        left = lhs if target is None or job.target_value is not None else _target(job, target if number is None else number, var, frozenset(stop_at))
         right = expr
         if left is None:
             raise errors.UsageError(f"{model.id}: solving an expression needs a target value (target=...)")

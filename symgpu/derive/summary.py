@@ -131,6 +131,8 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
         else:
             lines.append("  result:" + unit)
             lines.extend("    " + line for line in folded)
+    for name, number in extra.get("target_value", {}).items():
+        lines.append(f"  with {name} = {float(number):.10g} (the target, in the declared unit of {name}; kept as a symbol, see --full)")
     if "holds_for" in extra:
         lines.append("  (the relation holds on this whole range, not at isolated points)")
     substituted = extra.get("substituted")

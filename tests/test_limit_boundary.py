@@ -1,0 +1,124 @@
+"""A limit at a point where a declared-nonnegative input sits on its boundary (0), and no
+undetermined value (NaN, None) ever printed as an answer with exit code 0."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import sympy
+
+import symgpu
+from symgpu import derive
+
+MDM = ("limit", "mdm_2019", "S_Mem", "--var", "W", "--to", "oo", "--preset", "table1_gpumech_service",
+       "--set", "M_Read=4", "--set", "LLCMissRate=0.5")
+
+
+def value_line(out: str) -> list[str]:
+    return next(line for line in out.splitlines() if line.strip().startswith("value:")).split()
+
+
+def mshr_bound_by_hand() -> float:
+    # equations/mdm_2019.toml as W -> oo with M_Read = 4 > 0: M_Read*W > MSHRs (the md case), so
+    # M = Min(M_Read*W, MSHRs) + M_Write*W = 128 + 0 = 128 req/SM, and
+    # S_Mem = L_MinLLC + LLCMissRate*L_MinDRAM + SMs*M*L_NoCService + SMs*M*L_DRAMService
+    #       = 120 + 0.5*220 + 28*128*(0.1706667 + 0.3733333) = 230 + 3584*0.544 = 2179.696 cycles
+    return 120 + 0.5 * 220 + 28 * 128 * (0.1706667 + 0.3733333)
+
+
+def test_mdm_limit_at_zero_write_misses_is_the_finite_mshr_bound(cli):
+    code, out, err = cli(*MDM, "--set", "M_Write=0")
+    assert code == 0, err
+    _, number, unit, *_ = value_line(out)
+    assert unit == "cycle" and math.isclose(float(number), mshr_bound_by_hand(), rel_tol=1e-9)
+    assert "nan" not in out.lower() and "None" not in out
+    # the same as substituting M_Write = 0 before the limit
+    code, substituted, err = cli(*MDM, "--substitute", "M_Write=0")
+    assert code == 0, err
+    assert value_line(substituted)[1] == number
+
+
+def test_mdm_limit_at_zero_write_misses_is_what_evaluation_at_growing_warps_tends_to():
+    mdm = symgpu.load("mdm_2019")
+    inputs = {"M_Write": 0, "M_Read": 4, "LLCMissRate": 0.5, "W_max": 1e12}  # W_max lifted so W may grow
+    far = [mdm.evaluate("S_Mem", "table1_gpumech_service", values={**inputs, "W": w}).magnitude for w in (1e3, 1e6, 1e9)]
+    derivation = derive.limit(mdm, "S_Mem", "W", "oo", preset="table1_gpumech_service", values=inputs)
+    limit_value = derive.evaluate_result(mdm, derivation, "table1_gpumech_service", **inputs).magnitude
+    assert all(math.isclose(v, limit_value, rel_tol=1e-9) for v in far)
+
+
+def test_mdm_symbolic_limit_splits_on_zero_write_misses_instead_of_nan():
+    mdm = symgpu.load("mdm_2019")
+    derivation = derive.limit(mdm, "S_Mem", "W", "oo")
+    assert not derivation.result.has(sympy.nan, sympy.zoo)
+    inputs = {"M_Read": 4, "LLCMissRate": 0.5}
+    at_zero = derive.evaluate_result(mdm, derivation, "table1_gpumech_service", M_Write=0, **inputs).magnitude
+    at_one = derive.evaluate_result(mdm, derivation, "table1_gpumech_service", M_Write=1, **inputs).magnitude
+    assert math.isclose(at_zero, mshr_bound_by_hand(), rel_tol=1e-9) and at_one == math.inf  # M_Write*W grows without bound
+
+
+def test_mdm_limit_with_write_misses_is_printed_as_infinite_not_none(cli):
+    code, out, err = cli(*MDM, "--set", "M_Write=1")
+    assert code == 0, err
+    assert value_line(out)[1] == "oo" and "None" not in out
+
+
+NAN_MODEL = '''schema_version = 1
+
+[model]
+id = "ratio"
+title = "Ratio"
+summary = "q = a*x/b: its root in x is q*b/a, undefined at a = b = 0."
+references = ["hand"]
+
+[references.hand]
+authors = ["nobody"]
+title = "hand-made"
+venue = "tests"
+year = 2024
+
+[symbols.q]
+description = "the ratio"
+unit = "1"
+role = "output"
+
+[symbols.x]
+description = "the unknown"
+unit = "1"
+assumptions = ["positive"]
+
+[symbols.a]
+description = "a nonnegative input"
+unit = "1"
+assumptions = ["nonnegative"]
+
+[symbols.b]
+description = "another nonnegative input"
+unit = "1"
+assumptions = ["nonnegative"]
+
+[[equations]]
+id = "ratio"
+defines = "q"
+rhs = "a*x/b"
+source = { ref = "hand", locator = "here" }
+'''
+
+
+def test_an_undefined_value_exits_1_with_one_line_naming_the_question_never_nan_or_none(cli, write_model):
+    path = write_model(NAN_MODEL, name="ratio")
+    # by hand: x = q*b/a = 1*0/0 at a = b = 0, undefined
+    code, out, err = cli("solve", path, "q", "--for", "x", "--target", "1", "--set", "a=0", "--set", "b=0")
+    assert code == 1 and out == "" and len(err.strip().splitlines()) == 1, (out, err)
+    assert "solve of q over x" in err and "a = 0, b = 0" in err and "NaN" in err and "--substitute" in err
+    code, out, err = cli("solve", path, "q", "--for", "x", "--target", "1", "--set", "a=0", "--set", "b=1")  # 1/0
+    assert code == 1 and "infinite where a finite value is expected" in err and "None" not in out
+
+
+@pytest.mark.parametrize("sets", [("a=2", "b=3")], ids=["defined"])
+def test_a_defined_value_still_prints(cli, write_model, sets):
+    path = write_model(NAN_MODEL, name="ratio")
+    code, out, err = cli("solve", path, "q", "--for", "x", "--target", "1", *[f"--set={s}" for s in sets])
+    assert code == 0, err
+    assert math.isclose(float(value_line(out)[1]), 1 * 3 / 2, rel_tol=1e-12)  # x = q*b/a = 3/2
