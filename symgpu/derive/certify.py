@@ -323,7 +323,8 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
         raise _fail(model, asked, point, f"a scan of {asked.variable} finds root(s) {shown} that the answer lacks "
                     f"(answer: {', '.join(f'{r:.10g}' for r in roots) or 'none here'})")
     n = len(roots)
-    return f"{n} root{'s' if n != 1 else ''} satisfy the relation and a scan of {asked.variable} finds no other"
+    return (f"{n} root{'s satisfy' if n != 1 else ' satisfies'} the relation and a scan of {asked.variable} finds no other"
+            if n else f"no root here, and a scan of {asked.variable} finds none")
 
 
 def _brute_roots(model: Model, asked: Asked, point: _Point, grid: np.ndarray, target_of: Callable[[Any], Any]) -> list[float]:
