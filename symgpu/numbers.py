@@ -7,20 +7,25 @@ from typing import Any
 
 import numpy as np
 
-#: Significant digits of computed values in reports (JSON keeps 12).
+#: Significant digits of computed values in reports, in the text and in the JSON alike.
 DIGITS = 6
 
 
-JSON_DIGITS = 12
-
-
 # ============================================================================ formatting
-def round_sig(value: float, digits: int = JSON_DIGITS) -> float | None:
-    """``value`` rounded to ``digits`` significant digits (``None`` for NaN/inf)."""
+def round_sig(value: float, digits: int = DIGITS) -> float | None:
+    """``value`` as :func:`number_text` prints it (``None`` for NaN/inf): integers whole,
+    others rounded to ``digits`` significant digits.
+
+    NOTE: a report's JSON holds each value as the text prints it, not to the last bit: the last
+    digits of a computed value differ between NumPy/SymPy/SciPy versions, and the committed
+    reports must not change with them (``tests/test_reports_uptodate.py``).
+    """
     if value is None or not math.isfinite(value):
         return None
     if value == 0:
         return 0.0
+    if float(value).is_integer() and abs(value) < 1e15:
+        return float(value)
     return float(f"{value:.{digits}g}")
 
 

@@ -16,20 +16,41 @@ next run's order.
 Ctrl-C reaches every process of the terminal's process group; the workers ignore it (an idle
 worker would otherwise die with a traceback), and the parent, on its ``KeyboardInterrupt``,
 stops them at once instead of waiting for the tasks they are running.
+
+A worker ends when its parent dies, however it dies (SIGKILL, the OOM killer, a timeout):
+otherwise it would stay blocked for ever writing its result to a pipe that its sibling
+workers keep open but nobody reads. Two guards, set up first thing in each worker
+(:func:`_guard_parent`): on Linux the kernel sends it SIGKILL when the parent dies
+(``prctl(PR_SET_PDEATHSIG)``); everywhere, a thread waits on a pipe whose only write end is the
+parent's, and ends the process when it reads end-of-file (the parent is gone). Workers write
+no files, so a killed worker leaves none behind.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
+import ctypes
+import ctypes.util
 import multiprocessing
 import os
 import signal
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from typing import Any
 
 #: A task: (name, function, arguments); the function and what it returns must be picklable.
 Task = tuple[str, Callable[..., Any], tuple[Any, ...]]
+
+#: Linux ``prctl`` option: the signal a process gets when its parent (the thread that forked it) dies.
+_PR_SET_PDEATHSIG = 1
+#: Whether workers ask Linux for SIGKILL on their parent's death (tests turn it off to prove the
+#: portable pipe guard on its own).
+USE_PDEATHSIG = True
+#: Exit status of a worker that ended because its parent died.
+ORPHANED_EXIT = 70
 
 
 def default_workers() -> int:
@@ -71,11 +92,14 @@ def run(tasks: Sequence[Task], workers: int, started: Callable[[int, str], None]
         return
     others = {p.pid for p in multiprocessing.active_children()}
     held = _hold_interrupts()
+    lifeline = os.pipe()  # (read, write); the parent's write end closes when it dies, whichever way
     try:
-        pool = _started_pool(min(workers, len(tasks)))
+        pool = _started_pool(min(workers, len(tasks)), lifeline)
     except BaseException:
+        _close(*lifeline)
         _release_interrupts(held)
         raise
+    os.close(lifeline[0])  # the parent never reads it: only the workers' copies stay open
     try:
         _release_interrupts(held)  # a Ctrl-C pressed while the workers were forked is raised here
         rank = {name: position for position, name in enumerate(order)}
@@ -101,6 +125,7 @@ def run(tasks: Sequence[Task], workers: int, started: Callable[[int, str], None]
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        os.close(lifeline[1])
 
 
 def _hold_interrupts() -> Any:
@@ -114,14 +139,64 @@ def _release_interrupts(held: Any) -> None:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
-def _started_pool(workers: int) -> concurrent.futures.ProcessPoolExecutor:
+def _started_pool(workers: int, lifeline: tuple[int, int]) -> concurrent.futures.ProcessPoolExecutor:
     """``workers`` forked worker processes, started. Called with Ctrl-C held (:func:`_hold_interrupts`):
     no worker is interrupted before its initializer ignores Ctrl-C (it would print a traceback and
-    break the pool), and the caller releases it inside the block that stops the workers."""
+    break the pool), and the caller releases it inside the block that stops the workers.
+    ``lifeline``: the pipe (read, write) whose end-of-file tells a worker that this process died."""
+    # NOTE: with fork, every worker is forked here, in the calling thread (PR_SET_PDEATHSIG fires
+    # when the forking *thread* ends; the caller's thread outlives the pool, which run() shuts down).
     pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
-                                                  initializer=_ignore_held_interrupts)
+                                                  initializer=_start_worker, initargs=(os.getpid(), *lifeline))
     pool.submit(int)  # the first task forks every worker (the fork start method starts them all at once)
     return pool
+
+
+def _start_worker(parent: int, lifeline_read: int, lifeline_write: int) -> None:
+    """Worker initializer: end with the parent (:func:`_guard_parent`), then
+    :func:`_ignore_held_interrupts`."""
+    _guard_parent(parent, lifeline_read, lifeline_write)
+    _ignore_held_interrupts()
+
+
+def _guard_parent(parent: int, lifeline_read: int, lifeline_write: int) -> None:
+    """Make this worker end when process ``parent`` dies: SIGKILL from the kernel on Linux, and a
+    thread that ends the process when the lifeline pipe reads end-of-file (every platform)."""
+    if USE_PDEATHSIG and sys.platform.startswith("linux"):
+        _set_parent_death_signal(signal.SIGKILL)
+    with contextlib.suppress(OSError):
+        os.close(lifeline_write)  # a worker's copy of the write end would keep the pipe open
+    if os.getppid() != parent:  # the parent died before the guards were in place
+        os._exit(ORPHANED_EXIT)
+
+    def watch() -> None:
+        while True:
+            try:
+                data = os.read(lifeline_read, 1)
+            except InterruptedError:
+                continue
+            except OSError:
+                data = b""
+            if not data:
+                # NOTE: os._exit, not sys.exit: the main thread may be blocked writing a result
+                os._exit(ORPHANED_EXIT)
+
+    threading.Thread(target=watch, name="symgpu-parent-watch", daemon=True).start()
+
+
+def _set_parent_death_signal(signum: int) -> None:
+    """``prctl(PR_SET_PDEATHSIG, signum)`` through libc (nothing happens where it is missing)."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, ctypes.c_ulong(signum), ctypes.c_ulong(0), ctypes.c_ulong(0), ctypes.c_ulong(0))
+    except (OSError, AttributeError):
+        pass  # the lifeline pipe still ends the worker
+
+
+def _close(*descriptors: int) -> None:
+    for descriptor in descriptors:
+        with contextlib.suppress(OSError):
+            os.close(descriptor)
 
 
 def _ignore_held_interrupts() -> None:

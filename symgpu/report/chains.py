@@ -53,7 +53,7 @@ def regime(model: Model, equation: Equation, values: Mapping[sympy.Symbol, float
             text += (f"; next bound {runner['name']} ({runner['value_text']} {unit}) is "
                      f"{number_text(ratio, 4) if ratio is not None else 'n/a'}x {'higher' if is_min else 'lower'}")
         return {"kind": kind, "active": active["name"], "next": runner["name"] if runner else None,
-                "ratio": round_sig(ratio) if ratio is not None else None, "arguments": args, "text": text}
+                "ratio": round_sig(ratio, 4) if ratio is not None else None, "arguments": args, "text": text}
     if equation.cases:
         args = []
         active_index = None
@@ -82,7 +82,7 @@ def regime(model: Model, equation: Equation, values: Mapping[sympy.Symbol, float
         if deciding is not None and ratio is not None:
             text += f" ({deciding['condition']}: the two sides differ by a factor {number_text(ratio, 4)}"
             text += f" from case {neighbour})" if neighbour else ")"
-        return {"kind": "piecewise", "active": active["name"], "next": neighbour, "ratio": round_sig(ratio) if ratio is not None else None, "arguments": args, "text": text}
+        return {"kind": "piecewise", "active": active["name"], "next": neighbour, "ratio": round_sig(ratio, 4) if ratio is not None else None, "arguments": args, "text": text}
     return None
 
 

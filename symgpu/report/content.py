@@ -176,7 +176,7 @@ def build_context(model: Model, presets: Sequence[str] | None = None, *, plots: 
             "published": r.published, "engine": round_sig(r.computed), "engine_text": number_text(r.computed),
             "unit": r.unit, "unit_text": r.published[len(units.number_text(r.published)):].strip() or r.unit,
             "tolerance": round_sig(r.tolerance),
-            "relative_error": round_sig(rel, 4), "relative_error_text": "n/a" if math.isnan(rel) else f"{rel:+.3%}".replace("%", " %"),
+            "relative_error": round(rel, 5) if math.isfinite(rel) else None, "relative_error_text": "n/a" if math.isnan(rel) else f"{rel:+.3%}".replace("%", " %"),
             "status": r.status, "ok": r.ok, "erratum": r.case.erratum, "note": r.case.note,
             "source": {"ref": r.case.source.ref, "locator": r.case.source.locator},
         })

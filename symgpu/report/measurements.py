@@ -52,10 +52,10 @@ class MeasurementSection:
             "variable": c.variable, "variable_unit": c.variable_unit, "preset": c.preset,
             "caption": self.request.caption, "provenance": list(self.comments),
             "source": {"ref": self.request.source.ref, "locator": self.request.source.locator},
-            "rms_relative": round(c.rms_relative, 4), "max_relative": round(c.max_relative, 4),
+            "rms_relative": round(c.rms_relative, 3), "max_relative": round(c.max_relative, 3),
             "plot": self.svg_name, "plot_pdf": self.pdf_name,
-            "series": [{"label": s.label, "points": len(s.x), "rms_relative": round(s.rms_relative, 4),
-                        "max_relative": round(s.max_relative, 4),
+            "series": [{"label": s.label, "points": len(s.x), "rms_relative": round(s.rms_relative, 3),
+                        "max_relative": round(s.max_relative, 3),
                         "knee_measured": None if s.knee_measured is None else round(s.knee_measured, 1),
                         "knee_model": None if s.knee_model is None else round(s.knee_model, 1)} for s in c.series],
         }

@@ -11,7 +11,7 @@ import numpy as np
 import sympy
 from symgpu import errors, units
 from symgpu.evaluate import scaling
-from symgpu.numbers import number_text
+from symgpu.numbers import number_text, round_sig
 from symgpu.report.scenarios import magnitude, scrub
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -186,7 +186,7 @@ def _resolve_marks(values: _Values, spec: PlotSpec) -> list[dict[str, Any]]:
         entry: dict[str, Any] = {"axis": mark["axis"], "label": mark["label"], "expression": mark["expression"], "value": None, "value_text": "", "reason": ""}
         try:
             unit_of = (spec.x or spec.variables[0]) if mark["axis"] == "x" else spec.quantity
-            entry["value"] = float(f"{values.scalar(mark['expression'], unit_of):.12g}")
+            entry["value"] = round_sig(values.scalar(mark["expression"], unit_of))
             entry["value_text"] = number_text(entry["value"])
         except (errors.SymgpuError, TypeError, ValueError, KeyError) as exc:
             entry["reason"] = scrub(str(exc))

@@ -9,6 +9,7 @@ import numpy as np
 import sympy
 from matplotlib.colors import ListedColormap
 from matplotlib.patches import Patch
+from symgpu.evaluate import active as active_regimes
 from symgpu.numbers import number_text, round_sig
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -26,19 +27,61 @@ REGIME_MARKERS = ("o", "s", "^", "D", "v", "P")
 
 
 def _active(model: Model, quantity: str, values: _Values, branches: list[tuple[str, sympy.Basic, sympy.Basic]], arrays: Sequence[Any]) -> Any:
-    """Index of the active case / limiter of ``quantity`` at each point (-1: no case applies)."""
+    """Index of the active case / limiter of ``quantity`` at each point (-1: no case applies).
+
+    NOTE: a point on a regime boundary (two bounds equal, or the two sides of a case's
+    condition) is decided as if exactly equal when they agree to a relative
+    :data:`symgpu.evaluate.active.TIE`, as the scalar regime check does: bounds that tie go to
+    the first in declared order, a strict comparison that ties is false. Without it, which side
+    such a point falls on depends on the last bit of floating-point results, which differs
+    between NumPy/SymPy versions (a regime map's share moved from 0.499 to 0.4991)."""
     equation = model.defining[quantity]
     shape = np.broadcast(*arrays).shape
     if equation.cases:
         active = np.full(shape, -1)
         for index, (_, _, condition) in enumerate(branches):
-            holds = np.ones(shape, dtype=bool) if condition is sympy.true else values.function(condition)(*arrays).astype(bool)
+            holds = _holds(values, condition, arrays, shape)
             active = np.where((active < 0) & holds, index, active)
         return active
     is_min = isinstance(equation.rhs, sympy.Min)
-    stack = np.stack([values.function(term, quantity)(*arrays) for _, term, _ in branches])
+    stack = np.stack([np.broadcast_to(values.function(term, quantity)(*arrays), shape) for _, term, _ in branches])
     stack = np.where(np.isfinite(stack), stack, np.inf if is_min else -np.inf)
-    return np.argmin(stack, axis=0) if is_min else np.argmax(stack, axis=0)
+    best = stack.min(axis=0) if is_min else stack.max(axis=0)
+    with np.errstate(invalid="ignore"):
+        tied = (stack == best) | (np.abs(stack - best) <= active_regimes.TIE * np.abs(best))
+    return np.argmax(tied, axis=0)  # the first bound (declared order) equal to the binding one
+
+
+def _holds(values: _Values, condition: Any, arrays: Sequence[Any], shape: tuple[int, ...]) -> Any:
+    """Where ``condition`` (relations, And/Or/Not) holds, the sides of each relation compared in
+    base units with ties (a relative :data:`symgpu.evaluate.active.TIE`) counted as equal."""
+    if condition in (True, sympy.true):
+        return np.ones(shape, dtype=bool)
+    if condition in (False, sympy.false):
+        return np.zeros(shape, dtype=bool)
+    if isinstance(condition, (sympy.And, sympy.Or)):
+        parts = [_holds(values, c, arrays, shape) for c in condition.args]
+        return np.logical_and.reduce(parts) if isinstance(condition, sympy.And) else np.logical_or.reduce(parts)
+    if isinstance(condition, sympy.Not):
+        return ~_holds(values, condition.args[0], arrays, shape)
+    if not isinstance(condition, sympy.core.relational.Relational):
+        return np.broadcast_to(values.function(condition)(*arrays), shape).astype(bool)
+
+    def side(expr: sympy.Basic) -> Any:
+        return np.broadcast_to(np.asarray(values.function(expr)(*arrays), dtype=float), shape)
+
+    with np.errstate(invalid="ignore"):
+        if condition.lhs.is_number or condition.rhs.is_number:
+            # a bare literal is in the declared unit of the other side: the difference scales it
+            left, right = side(condition.lhs - condition.rhs), np.zeros(shape)
+            scale = np.maximum(np.abs(left), np.abs(side(condition.rhs if condition.lhs.is_number else condition.lhs)))
+        else:
+            left, right = side(condition.lhs), side(condition.rhs)
+            scale = np.maximum(np.abs(left), np.abs(right))
+        equal = (left == right) | (np.abs(left - right) <= active_regimes.TIE * scale)
+        return {sympy.Eq: equal, sympy.Ne: ~equal,
+                sympy.GreaterThan: equal | (left > right), sympy.StrictGreaterThan: ~equal & (left > right),
+                sympy.LessThan: equal | (left < right), sympy.StrictLessThan: ~equal & (left < right)}[type(condition)]
 
 
 def curve(model: Model, spec: PlotSpec, ax: Any, values: _Values, *, bounds: bool) -> list[dict[str, Any]]:
@@ -169,7 +212,8 @@ def regime_map(model: Model, spec: PlotSpec, ax: Any, values: _Values, marks: li
     ax.set_ylabel(_label(model, yname))
     present = sorted(set(int(v) for v in np.unique(active) if v >= 0))
     ax.legend(handles=[Patch(color=colors[i], label=f"{branches[i][0]}: {sympy.sstr(branches[i][1])}") for i in present], loc="upper right", fontsize=7, framealpha=0.85)
-    return {branches[i][0]: round(float(np.mean(active == i)), 4) for i in present}
+    # rounded as printed (``49.9 %``): the JSON holds what the report says
+    return {branches[i][0]: round(float(np.mean(active == i)), 3) for i in present}
 
 
 def draw(model: Model, spec: PlotSpec, kinds: Sequence[str]) -> dict[str, bytes]:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 from symgpu import errors
 if TYPE_CHECKING:
     from symgpu.model import Model
-from symgpu.numbers import json_number, number_text
+from symgpu.numbers import number_text, round_sig
 from symgpu.report.latex import latex, unit_latex
 from symgpu.report.scenarios import Scenario, magnitude, scrub
 
@@ -17,7 +17,7 @@ def _cell(model: Model, name: str, preset: str) -> dict[str, Any]:
         value = magnitude(model, name, Scenario(preset))
     except (errors.EvaluationError, errors.UsageError) as exc:
         return {"value": None, "text": "n/a", "reason": scrub(str(exc))}
-    return {"value": json_number(value), "text": number_text(value), "reason": ""}
+    return {"value": round_sig(float(value)), "text": number_text(value), "reason": ""}
 
 
 def tables_section(model: Model) -> list[dict[str, Any]]:
