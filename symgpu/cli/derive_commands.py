@@ -190,9 +190,12 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
             raise _NoRootHere(f"{model.id}: {args.quantity}: none of the {len(records)} root(s) for {derivation.variable} lies in "
                               f"its regime at {derive.where_text(args.preset, values)}: the regime conditions fail there (--full shows them)")
         items = [common.convert(model, r.value, unit, clock, quantity=args.quantity, preset=args.preset, values=values) for r in found]
+        out["unit"] = common.unit_text(items[0]) if unit else derivation.unit
+        if len(records) == 1:  # the only root: its value, as for any single result
+            out["value"] = json_number(items[0].magnitude)
+            return out
         out["value"] = [json_number(q.magnitude) for q in items]
         out["regimes"] = [r.regime for r in found]
-        out["unit"] = common.unit_text(items[0]) if unit else derivation.unit
         return out
     result = derivation.result
     if isinstance(result, dict):
