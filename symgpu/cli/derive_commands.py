@@ -190,6 +190,21 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
 
     raw: list[float] = []
 
+    records = derive.roots_of(derivation)
+    if records is not None:  # every root whose regime conditions hold at the point, with its regime
+        found = derive.applying_roots(model, records, args.preset, values, derivation.unit)
+        if not found:
+            raise _NoRootHere(f"{model.id}: {args.quantity}: none of the {len(records)} root(s) for {derivation.variable} lies in "
+                              f"its regime at {derive.where_text(args.preset, values)}: the regime conditions fail there (--full shows them)")
+        items = [common.convert(model, r.value, unit, clock, quantity=args.quantity, preset=args.preset, values=values) for r in found]
+        out["unit"] = common.unit_text(items[0]) if unit else derivation.unit
+        out["undetermined"] = [float(q.magnitude) for q in items if not np.isfinite(q.magnitude)]
+        if len(records) == 1:  # the only root: its value, as for any single result
+            out["value"] = json_number(items[0].magnitude)
+            return out
+        out["value"] = [json_number(q.magnitude) for q in items]
+        out["regimes"] = [r.regime for r in found]
+        return out
     result = derivation.result
     if isinstance(result, dict):
         shown = {key: number(expr) for key, expr in result.items()}
@@ -235,8 +250,16 @@ def _undetermined(derivation: Any, args: argparse.Namespace, values: dict[str, A
     return f"{derivation.model}: {asked}: the value at {where} is {what}; {fix}"
 
 
+class _NoRootHere(errors.DerivationError):
+    """No root of a solve or boundary lies in its regime at the given point (a failed check: exit 1)."""
+
+
 def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[str, Any]) -> int:
-    numbers = _evaluate(model, derivation, args, values)
+    try:
+        numbers = _evaluate(model, derivation, args, values)
+    except _NoRootHere as exc:
+        print(f"symgpu: error: {exc}", file=sys.stderr)
+        return common.FAILED
     bad = numbers.pop("undetermined", None)
     if bad:  # never a NaN (or an unexpected infinity) presented as an answer
         print(f"symgpu: error: {_undetermined(derivation, args, values, bad)}", file=sys.stderr)
@@ -255,7 +278,12 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
         title, _, rest = text.partition("\n")
         text = f"{title}\n  target: {args.target_note}" + (f"\n{rest}" if rest else "")
     print(text)
-    if "value" in numbers:
+    if "regimes" in numbers:
+        shown = ", ".join(f"{summary.value_text(v, '')} ({r})" for v, r in zip(numbers["value"], numbers["regimes"]))
+        unit_shown = "" if numbers["unit"] in ("", "1", "dimensionless") else f" [{numbers['unit']}]"
+        print(summary.shorten(f"  value: {shown}{unit_shown}", 190, "--json for all")
+              + (f"  (preset {args.preset})" if args.preset else ""))
+    elif "value" in numbers:
         line = "  value: " + summary.shorten(summary.value_text(numbers["value"], numbers["unit"]), 150, "--json for all")
         if "location_value" in numbers and numbers["location_value"] is not None:
             unit = "" if numbers["location_unit"] in ("", "1") else f" {numbers['location_unit']}"

@@ -61,3 +61,20 @@ def active_regimes(job: jobs._Job, found: Sequence[Any], preset: str | None, val
         job.step("tie", sympy.Tuple(*[sympy.Symbol(r.name) for r, _ in out]), "several regimes apply: their values are equal at these inputs")
     job.extra.append(("active_regimes", [{"name": r.name, "terms": list(r.terms), "expression": r.expression} for r, _ in out]))
     return [r for r, _ in out]
+
+
+def record_roots(job: jobs._Job, found: Sequence[Any], preset: str | None, values: Mapping[str, Any]) -> None:
+    """Steps and the extra ``values_at`` (``[{regime, value}]``, magnitudes in the variable's unit)
+    for the roots (:class:`symgpu.derive.results.RootValue`) whose regime conditions hold at the inputs.
+
+    Raises:
+        errors.DerivationError: no root's conditions hold there.
+    """
+    where = where_text(preset, values)
+    if not found:
+        raise errors.DerivationError(f"{job.model.id}: {job.quantity}: no root for {job.variable} applies at {where} "
+                                     "(no regime with a root has its conditions met there); check the target against the quantity's range")
+    for item in found:
+        job.step("root applies", sympy.Eq(sympy.Symbol(job.variable), item.root),
+                 f"{item.regime} applies at {where} because {item.because}")
+    job.extra.append(("values_at", [{"regime": item.regime, "value": float(item.value.magnitude)} for item in found]))

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import pint
@@ -11,6 +12,7 @@ import sympy
 from symgpu import errors
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import evaluator, input_values
+from symgpu.evaluate.active import condition_holds
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -55,3 +57,46 @@ def evaluate_result(model: Model, derivation: Derivation, preset: str | None = N
     if not isinstance(expr, sympy.Basic):
         raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")
     return evaluator.evaluate_expression(model, expr, unit or None, preset=preset, values=values)
+
+
+@dataclass(frozen=True)
+class RootValue:
+    """One root of a solve or boundary that applies at a point.
+
+    Attributes:
+        regime: the regime (or case switch) the root belongs to.
+        root: the root, symbolic.
+        value: its value at the point, in the variable's declared unit.
+        because: the conditions of the regime, evaluated at the point (why it applies).
+    """
+
+    regime: str
+    root: sympy.Expr
+    value: pint.Quantity
+    because: str
+
+
+def roots_of(derivation: Derivation) -> list[dict[str, Any]] | None:
+    """The ``[{regime, root, when}]`` records of a solve or boundary (None where it has none)."""
+    for key, value in derivation.extra:
+        if key == "roots":
+            return list(value)
+    return None
+
+
+def applying_roots(model: Model, roots: Sequence[Mapping[str, Any]], preset: str | None, values: Mapping[str, Any],
+                   unit: str | None) -> tuple[RootValue, ...]:
+    """The roots whose regime conditions hold at the preset / values, each evaluated there
+    (the conditions decided numerically by :func:`symgpu.evaluate.active.condition_holds`, the
+    rule every regime question uses); a root found in two regimes with the same value at the
+    point is given once, under the first."""
+    out: list[RootValue] = []
+    for record in roots:
+        holds, shown = condition_holds(model, record["when"], preset, values)
+        if not holds:
+            continue
+        value = evaluator.evaluate_expression(model, record["root"], unit or None, preset=preset, values=values)
+        if any(abs(value.magnitude - o.value.magnitude) <= 1e-12 * max(abs(value.magnitude), abs(o.value.magnitude)) for o in out):
+            continue
+        out.append(RootValue(str(record["regime"]), record["root"], value, shown))
+    return tuple(out)

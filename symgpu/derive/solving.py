@@ -18,6 +18,7 @@ from symgpu.derive.derivation import Derivation
 from symgpu.derive import at_point
 from symgpu.derive import inequalities
 from symgpu.derive import stored
+from symgpu.derive import case_boundary
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -105,14 +106,20 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
             return _solution_set(job, identities, var, relation)
         if not pieces:
             raise errors.DerivationError(f"{model.id}: {sympy.sstr(relation)} has no admissible solution for {var}")
-        job.extra.append(("roots", [{"regime": n, "root": r, "when": c} for r, c, n in pieces]))
-        result = pieces[0][0] if len(pieces) == 1 else sympy.Piecewise(*[(r, c) for r, c, _ in pieces])
         for r, _, _ in pieces:
             unit = job.check_unit(r, var.name, "solution")
-        if isinstance(result, sympy.Piecewise) and (preset is not None or values):
+        records = [{"regime": n, "root": r, "when": c} for r, c, n in pieces]
+        result = _every_root(job, [r for r, _, _ in pieces], var)
+        if preset is not None or values:
             at = {**(values or {}), **({job.target_value[0].name: float(job.target_value[1])} if job.target_value else {})}
-            at_point.select_branch(job, result, preset, at, [n for _, _, n in pieces])
-            job.extra.append(("value_at", results._evaluate(model, result, preset, at, model.unit_text(var.name))))
+            at_point.record_roots(job, results.applying_roots(model, records, preset, at, model.unit_text(var.name)), preset, at)
+        if job.target_value is not None:  # as job.finish puts it into the result: only where the base units keep its meaning
+            symbol, number = job.target_value
+            put = {symbol: number}
+            sides = [r.lhs - r.rhs for d in records for r in d["when"].atoms(sympy.core.relational.Relational)]
+            if all(job._same_in_base_units(e, symbol, number) for e in [d["root"] for d in records] + sides):
+                records = [{"regime": d["regime"], "root": d["root"].xreplace(put), "when": d["when"].xreplace(put)} for d in records]
+        job.extra.append(("roots", records))
         return job.finish(result, unit, used=[relation])
     roots = jobs._solve_for(job, relation, var, "the equation")
     if not roots:
@@ -126,6 +133,21 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     if len(roots) > 1:
         job.extra.append(("undecided", "several roots remain admissible; their signs are not decided by the declared assumptions"))
     return job.finish(result, unit, used=[relation])
+
+
+def _every_root(job: jobs._Job, roots: Sequence[sympy.Expr], var: sympy.Symbol) -> sympy.Basic:
+    """The distinct roots, in regime order: the only one, or a ``Tuple`` of them (several regimes'
+    conditions can hold at once, each with its own root: a first-match choice would drop all but one)."""
+    distinct: list[sympy.Expr] = []
+    for root in roots:
+        if not any(root == d or regime_split.cancel_to_zero(root, -d) for d in distinct):
+            distinct.append(root)
+    if len(distinct) == 1:
+        return distinct[0]
+    job.step("every root", sympy.Tuple(*[sympy.Eq(var, r) for r in distinct]),
+             "each regime's root inside its own conditions; where the conditions of several regimes hold together, "
+             "each of their roots is a solution (the regime list says where each holds)")
+    return sympy.Tuple(*distinct)
 
 
 def _solution_set(job: jobs._Job, identities: Sequence[regime_split.Regime], var: sympy.Symbol,
@@ -326,6 +348,9 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
     if auto:
         job.step("keep symbolic", sympy.Tuple(*[model.symbols[k] for k in stop if k in model.symbols]),
                  f"the regimes {', '.join(between or ())} are the limiters of {name_q}'s own equation, so its intermediate quantities stay symbols")
+    pair = case_boundary.case_pair(job, expr, between, frozenset(stop)) if between is not None else None
+    if pair is not None:
+        return _case_switch(job, expr, pair, tuple(between or ()), var, frozenset(stop))
     found = regime_split._regimes(job, expr, var, frozenset(stop))
     by_name = {r.name: r for r in found}
     if between is not None:
@@ -363,6 +388,26 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
         raise errors.DerivationError(f"{model.id}: no two regimes of {job.quantity} meet at an admissible {var}")
     result = next(iter(results.values())) if len(results) == 1 else results
     job.extra.append(("boundaries", results))
+    return job.finish(result, unit, used=[expr])
+
+
+def _case_switch(job: jobs._Job, expr: sympy.Basic, pair: tuple[sympy.Piecewise, int, int], between: tuple[str, ...],
+                 var: sympy.Symbol, stop: frozenset[str]) -> Derivation:
+    """The boundary between two cases of a quantity defined by cases: where the case condition that
+    separates them switches (:mod:`symgpu.derive.case_boundary`), every root with its conditions."""
+    piecewise, first, second = pair
+    label = "|".join(between)
+    records = case_boundary.switch_roots(job, piecewise, first, second, var, stop, label,
+                                         case_boundary.written(job, between, stop))
+    if not records:
+        raise errors.DerivationError(f"{job.model.id}: the cases {between[0]} and {between[1]} of {job.quantity} do not switch "
+                                     f"at any admissible {var} (no root of their separating condition lies inside the other conditions)")
+    unit = ""
+    for record in records:
+        unit = job.check_unit(record["root"], var.name, "boundary")
+    result = _every_root(job, [r["root"] for r in records], var)
+    job.extra.append(("roots", records))
+    job.extra.append(("boundaries", {label: result}))
     return job.finish(result, unit, used=[expr])
 
 

@@ -104,6 +104,18 @@ def boundary_groups(boundaries: dict[str, Any], width: int = MAX_LINE) -> list[s
     return lines
 
 
+def root_lines(roots: Iterable[dict[str, Any]], width: int = MAX_LINE) -> list[str]:
+    """Each root with its regime and the conditions under which it is a root (a value at a
+    point is given only for the roots whose conditions hold there)."""
+    roots = list(roots)
+    lines = [f"  {len(roots)} roots, each inside its own regime (several can hold at once):"]
+    for number, record in enumerate(roots, 1):
+        lines.append(shorten(f"  root {number} ({record['regime']}): {printing.sstr(record['root'])}", width, "--full for all"))
+        when = record.get("when")
+        lines.append(shorten("    when: " + ("always" if when in (None, True, sympy.true) else printing.sstr(when)), width, "--full for all"))
+    return lines
+
+
 def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> str:
     """A derivation as a short, readable answer: what was asked, the result (folded), the
     regimes as a table, the boundaries grouped, which quantities were substituted and how
@@ -133,6 +145,9 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
             lines.extend("    " + line for line in folded)
     for name, number in extra.get("target_value", {}).items():
         lines.append(f"  with {name} = {float(number):.10g} (the target, in the declared unit of {name}; kept as a symbol, see --full)")
+    roots = extra.get("roots") or ()
+    if len(roots) > 1:
+        lines.extend(root_lines(roots, width))
     if "holds_for" in extra:
         lines.append("  (the relation holds on this whole range, not at isolated points)")
     substituted = extra.get("substituted")

@@ -1,0 +1,140 @@
+"""Where a quantity defined by cases switches from one case to another.
+
+The cases of a ``Piecewise`` are chosen by their conditions, first match: between case ``A``
+and a later case ``B`` the model switches where ``A``'s condition (the one that separates
+them) changes its truth value, which is where one of its relations has a root, while the rest
+of the condition lets that relation decide (the other parts of an ``or`` false, of an
+``and`` true) and the conditions of the cases before ``A``, between ``A`` and ``B`` and of
+``B`` itself leave ``B`` the case on the other side. The values of the two cases need not
+meet there (Hong & Kim's Eq. (23)/(24) jump), so solving ``A = B`` answers a different question.
+
+Each root is returned with the conditions under which it is the switch (``when``); a root of
+a relation holding a ``Min``/``Max`` is solved on each branch of it, inside that branch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import sympy
+
+from symgpu import errors
+from symgpu.derive import jobs, regime_split
+
+_NONE = (sympy.true, True)
+
+
+def case_pair(job: jobs._Job, expr: sympy.Basic, between: Sequence[str],
+              stop: frozenset[str]) -> tuple[sympy.Piecewise, int, int] | None:
+    """The ``Piecewise`` in ``expr`` that has both of ``between`` among its case ids, and their
+    positions (first, second in the order given); None when they are not two cases of one."""
+    if len(between) != 2 or between[0] == between[1]:
+        return None
+    names = regime_split._names(job, stop)
+    for node in sympy.preorder_traversal(expr):
+        if not isinstance(node, sympy.Piecewise):
+            continue
+        labels = [regime_split._lookup(names, "case", value, f"piece{k + 1}") for k, (value, _) in enumerate(node.args)]
+        if between[0] in labels and between[1] in labels:
+            return node, labels.index(between[0]), labels.index(between[1])
+    return None
+
+
+def written(job: jobs._Job, between: Sequence[str], stop: frozenset[str]) -> dict[sympy.Basic, str]:
+    """The relations of the model's case conditions (of the equation with both cases) as
+    expanded in the question -> as the model file writes them (``CWP >= MWP``), for naming roots."""
+    out: dict[sympy.Basic, str] = {}
+    for equation in job.model.equations.values():
+        ids = [c.id for c in equation.cases]
+        if not all(b in ids for b in between):
+            continue
+        for case in equation.cases:
+            for atom in _atoms(case.condition, None):
+                key = job.expand(atom, stop, record=False).xreplace(job.substitution)
+                out.setdefault(key, sympy.sstr(atom))
+    return out
+
+
+def _atoms(condition: sympy.Basic, var: sympy.Symbol | None) -> list[sympy.Basic]:
+    """The relations (``Eq`` included) in ``condition`` that depend on ``var`` (any, for None), in order."""
+    if isinstance(condition, (sympy.And, sympy.Or, sympy.Not)):
+        return list(dict.fromkeys(a for arg in condition.args for a in _atoms(arg, var)))
+    if isinstance(condition, sympy.core.relational.Relational) and (var is None or var in condition.free_symbols):
+        return [condition]
+    return []
+
+
+def _decides(condition: sympy.Basic, atom: sympy.Basic) -> sympy.Basic:
+    """Where ``condition``'s truth follows ``atom``'s: the other parts of an ``or`` false,
+    of an ``and`` true (the Boolean derivative of ``condition`` with respect to ``atom``)."""
+    if condition == atom:
+        return sympy.true
+    if isinstance(condition, sympy.Not):
+        return _decides(condition.args[0], atom)
+    if isinstance(condition, (sympy.And, sympy.Or)):
+        inside = [a for a in condition.args if a.has(atom)]
+        if len(inside) != 1:  # the atom in several parts: no simple rule; its root is kept unconditioned
+            return sympy.true
+        others = [a for a in condition.args if a is not inside[0]]
+        rest = [o if isinstance(condition, sympy.And) else sympy.Not(o) for o in others]
+        return sympy.And(_decides(inside[0], atom), *rest)
+    return sympy.true
+
+
+def _pieces(condition: sympy.Basic) -> list[sympy.Basic]:
+    """``condition`` as the conditions that must all hold (an ``And`` split)."""
+    if condition in _NONE:
+        return []
+    return list(condition.args) if isinstance(condition, sympy.And) else [condition]
+
+
+def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second: int, var: sympy.Symbol,
+                 stop: frozenset[str], label: str, names: dict[sympy.Basic, str] | None = None) -> list[dict[str, Any]]:
+    """The roots where ``piecewise`` switches between its cases ``first`` and ``second``, each as
+    ``{"regime", "root", "when"}`` (``when``: the conditions, at the root, under which it is the switch).
+
+    Raises:
+        errors.DerivationError: the separating condition does not depend on ``var``.
+    """
+    assert job.ctx is not None
+    i, j = sorted((first, second))
+    conditions = [c for _, c in piecewise.args]
+    separating = conditions[i]
+    atoms = _atoms(separating, var)
+    if not atoms:
+        raise errors.DerivationError(f"{job.model.id}: the condition that separates {label.replace('|', ' and ')}, "
+                                     f"{sympy.sstr(separating)}, does not depend on {var}: they do not switch as {var} varies")
+    job.step("separating condition", separating,
+             f"the first of the two cases applies where this holds; the later one needs it false (first match): "
+             f"the boundary is where it switches, not where the two values meet")
+    context = [sympy.Not(c) for c in conditions[:i]] + [sympy.Not(c) for c in conditions[i + 1:j]] + _pieces(conditions[j])
+    found: list[dict[str, Any]] = []
+    for atom in atoms:
+        h = atom.lhs - atom.rhs
+        try:
+            branches = regime_split._regimes(job, h, var, stop, record=False)
+        except errors.DerivationError:
+            continue
+        decides = _pieces(_decides(separating, atom))
+        for branch in branches:
+            if var not in branch.expression.free_symbols:
+                continue
+            where = f"{sympy.sstr(atom)}" + (f" on its branch {branch.name}" if branch.name != "all" else "")
+            try:
+                roots = jobs._solve_for(job, sympy.Eq(branch.expression, 0), var, where)
+            except errors.DerivationError:
+                continue
+            for root in roots:
+                at = {var: root}
+                conds = job.ctx.tidy_unless_refuted([c.relational.xreplace(at) for c in branch.raw]
+                                                    + [p.xreplace(at) for c in decides + context for p in _pieces(c)])
+                if any(c is sympy.false for c in conds):
+                    job.step("drop root", sympy.Eq(var, root), f"a root of {where}, but the cases do not switch there")
+                    continue
+                when = [c for c in dict.fromkeys(conds) if c is not sympy.true]
+                condition = sympy.And(*when) if when else sympy.true
+                job.step(f"switch {label}", sympy.Eq(var, root), f"{where} changes there"
+                         + (" when " + ", ".join(map(sympy.sstr, when)) if when else ""))
+                found.append({"regime": f"{label} where {(names or {}).get(atom) or sympy.sstr(atom)} switches", "root": root, "when": condition})
+    return found
