@@ -275,8 +275,10 @@ def _roots_at(model: Model, derivation: Derivation, asked: Asked, point: _Point,
     unit = model.units[asked.variable]
     listed = dict(derivation.extra).get("roots")
     candidates: list[tuple[Any, Any]] = []
-    if isinstance(result, sympy.Tuple) and isinstance(listed, (list, tuple)) and listed and isinstance(listed[0], dict):
+    if isinstance(listed, (list, tuple)) and listed and isinstance(listed[0], dict):
         candidates = [(r.get("root"), r.get("when")) for r in listed]
+    elif isinstance(result, dict):
+        candidates = [(r, None) for item in result.values() for r in (item.args if isinstance(item, sympy.Tuple) else (item,))]
     elif isinstance(result, sympy.Tuple):
         candidates = [(r, None) for r in result]
     else:
@@ -360,17 +362,10 @@ def _brute_roots(model: Model, asked: Asked, point: _Point, grid: np.ndarray, ta
 
 # ------------------------------------------------------------------------------ boundary
 def _boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> str | None:
-    result = derivation.result
-    items = list(result.values()) if isinstance(result, dict) else [result]
-    flat = [r for item in items for r in (item.args if isinstance(item, sympy.Tuple) else (item,))]
     # the variable stays a symbol where it is itself a defined quantity (its value is given)
     expr = model.expression(asked.quantity, stop_at=tuple(n for n in (asked.variable,) if n in model.defining))
-    unit = model.units[asked.variable]
     checked = 0
-    for root in flat:
-        number = _result_at(model, derivation, root, unit, point, {})
-        if not np.isfinite(number):
-            continue
+    for number in _roots_at(model, derivation, asked, point, {}):
         step = max(abs(number) * 1e-7, 1e-9)
         sides = [active.binding(model, expr, point.preset, _with(model, asked, point, x)) for x in (number - step, number + step)]
         if sides[0] == sides[1]:
