@@ -11,7 +11,7 @@ less than half full.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -51,8 +51,9 @@ def predict_rows(rows: Sequence[KernelRow], values: Mapping[str, Mapping[str, fl
         rows: the kernel rows.
         values: per model id, efficiency parameters (declared units) replacing the preset's.
     """
-    assignments = [assign(r) for r in rows]
-    out: dict[int, Prediction] = {a.row: Prediction(a.row, a.model, a.gpu, float("nan"), "", a.reason)
+    # NOTE: keyed by position in ``rows``, not by KernelRow.index: rows of several files share indices
+    assignments = [replace(assign(r), row=position) for position, r in enumerate(rows)]
+    out: dict[int, Prediction] = {a.row: Prediction(rows[a.row].index, a.model, a.gpu, float("nan"), "", a.reason)
                                   for a in assignments if a.reason}
     groups: dict[tuple[str, str], list[Assignment]] = {}
     for a in assignments:
@@ -61,8 +62,8 @@ def predict_rows(rows: Sequence[KernelRow], values: Mapping[str, Mapping[str, fl
     for (model_id, gpu), members in groups.items():
         given = dict((values or {}).get(model_id, {}))
         for p in group_predictions(model_id, gpu, members, given):
-            out[p.row] = p
-    return tuple(out[r.index] for r in rows)
+            out[p.row] = replace(p, row=rows[p.row].index)
+    return tuple(out[position] for position in range(len(rows)))
 
 
 def group_arrays(members: Sequence[Assignment]) -> dict[str, np.ndarray]:
