@@ -89,5 +89,7 @@ def lines(per_op: Sequence[ErrorStats], per_gpu: Sequence[ErrorStats]) -> list[s
     out.append("")
     out.append(f"{'operator / GPU':<44} {'rows':>5} {'MAPE %':>7} {'median %':>8} {'P90 %':>7}")
     for s in per_gpu:
+        if not s.rows:
+            continue
         out.append(f"{s.group:<44} {s.rows:>5} {s.mape:>7.1f} {s.median:>8.1f} {s.p90:>7.1f}")
     return out
