@@ -22,6 +22,7 @@ LAYERS = (
     ("symgpu.kernel", "symgpu.measure"),  # tool output and measurements in
     ("symgpu.api",),  # the package root re-exports the public API from here
     ("symgpu.sweep",),  # chunked sweeps over grids: backends, writers, the dask engine
+    ("symgpu.predict",),  # measured kernel rows (NeuSight format) -> predicted latencies, fits of the kernel models
     ("symgpu.compare",),
     ("symgpu.report",),
     ("symgpu.cli", "symgpu.__main__"),

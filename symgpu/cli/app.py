@@ -45,6 +45,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "measure": ("measure", "run microbenchmarks on this machine's NVIDIA GPU (needs symgpu[cuda])"),
     "sweep": ("sweep", "evaluate quantities over a grid of inputs, in chunks, to Parquet or CSV"),
     "plot": ("sweep", "draw a written sweep: a line (1 varying axis) or heat map (2), regime boundaries marked"),
+    "predict": ("predict", "predict measured kernel latencies (NeuSight CSV format) with the kernel models"),
     "cache": ("cache", "show or clear the on-disk cache of symbolic results"),
 }
 
@@ -52,7 +53,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 #: the longest error message printed (characters); the rest of a longer one is cut
 MAX_MESSAGE = 4000
 
-GROUPS = ("catalog", "model", "derive", "report", "compare", "kernel", "measure", "sweep", "cache")
+GROUPS = ("catalog", "model", "derive", "report", "compare", "kernel", "measure", "sweep", "predict", "cache")
 
 
 def command_module(group: str) -> ModuleType:

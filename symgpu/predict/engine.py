@@ -1,0 +1,102 @@
+"""Predicted latencies of kernel rows: each (model, GPU) group evaluated at once on arrays.
+
+Each group is one call of :func:`symgpu.evaluate.evaluator.evaluate` per quantity with the
+rows' inputs as NumPy arrays (the compiled path), at the GPU's preset combined with the
+efficiency preset (``neusight_fit`` unless other values are given). The regime of a row is the
+binding argument of the model's ``Max`` (its ``limiters`` names), ``launch-bound`` when the launch
+overhead exceeds the body, and ``wave-quantized`` for a compute-bound GEMM whose last wave is
+less than half full.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from symgpu import api
+from symgpu.evaluate import evaluator, input_values
+from symgpu.predict.mapping import Assignment, assign
+from symgpu.predict.rows import KernelRow
+
+#: the efficiency preset of every kernel model
+EFFICIENCY = "neusight_fit"
+#: per model: the two arguments of the body's Max and their regime names
+BOUNDS = {
+    "kernel_streaming": (("t_memory", "memory-bound"), ("t_latency", "latency-bound")),
+    "kernel_row_reduction": (("t_memory", "memory-bound"), ("t_latency", "latency-bound")),
+    "kernel_gemm": (("t_compute", "compute-bound"), ("t_dram", "memory-bound")),
+}
+#: last-wave fill below which a compute-bound GEMM is called wave-quantized
+WAVE_FILL = 0.5
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """The prediction for one row (``latency_ms`` NaN and ``reason`` set when there is none)."""
+
+    row: int
+    model: str
+    gpu: str
+    latency_ms: float
+    regime: str
+    reason: str = ""
+
+
+def predict_rows(rows: Sequence[KernelRow], values: Mapping[str, Mapping[str, float]] | None = None) -> tuple[Prediction, ...]:
+    """Predict every row, in row order.
+
+    Args:
+        rows: the kernel rows.
+        values: per model id, efficiency parameters (declared units) replacing the preset's.
+    """
+    # NOTE: keyed by position in ``rows``, not by KernelRow.index: rows of several files share indices
+    assignments = [replace(assign(r), row=position) for position, r in enumerate(rows)]
+    out: dict[int, Prediction] = {a.row: Prediction(rows[a.row].index, a.model, a.gpu, float("nan"), "", a.reason)
+                                  for a in assignments if a.reason}
+    groups: dict[tuple[str, str], list[Assignment]] = {}
+    for a in assignments:
+        if not a.reason:
+            groups.setdefault((a.model, a.gpu), []).append(a)
+    for (model_id, gpu), members in groups.items():
+        given = dict((values or {}).get(model_id, {}))
+        for p in group_predictions(model_id, gpu, members, given):
+            out[p.row] = replace(p, row=rows[p.row].index)
+    return tuple(out[position] for position in range(len(rows)))
+
+
+def group_arrays(members: Sequence[Assignment]) -> dict[str, np.ndarray]:
+    """The members' inputs as one array per input."""
+    names = [n for n, _ in members[0].inputs]
+    return {n: np.asarray([dict(a.inputs)[n] for a in members], dtype=float) for n in names}
+
+
+def group_predictions(model_id: str, gpu: str, members: Sequence[Assignment], given: Mapping[str, float]) -> list[Prediction]:
+    """Predictions for rows of one model on one GPU."""
+    model = api.load(model_id)
+    inputs: dict[str, object] = dict(group_arrays(members))
+    inputs.update(given)
+    preset = f"{gpu}+{EFFICIENCY}"
+
+    def value(name: str, unit: str = "us") -> np.ndarray:
+        q = evaluator.evaluate(model, name, preset=preset, values=inputs, checks=False).to(unit).magnitude
+        return np.broadcast_to(np.asarray(q, dtype=float), (len(members),))
+
+    total = value("t_kernel", "ms")
+    (first, first_name), (second, second_name) = BOUNDS[model_id]
+    a, b = value(first), value(second)
+    merged = input_values.merge_values(model, preset, inputs)
+
+    def given_value(name: str) -> float:
+        return float(input_values.to_magnitude(model, name, merged[name], check=False))
+
+    launch = given_value("t_launch")
+    regime = np.where(a >= b, first_name, second_name).astype(object)
+    if model_id == "kernel_gemm":
+        waves = value("waves", "1")
+        per_wave = given_value("n_SM") * given_value("ctas_per_SM")
+        last = np.asarray(inputs["blocks"]) - (waves - 1) * per_wave
+        regime = np.where((regime == first_name) & (last / per_wave < WAVE_FILL) & (waves < 8), "wave-quantized", regime)
+    regime = np.where(launch > np.maximum(a, b), "launch-bound", regime)
+    return [Prediction(m.row, model_id, gpu, float(t), str(r)) for m, t, r in zip(members, total, regime)]
