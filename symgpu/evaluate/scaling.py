@@ -38,8 +38,9 @@ def base_expression(model: Model, expr: sympy.Basic) -> sympy.Basic:
 
     Products need no change (base units are coherent). Bare literals in sums, Min/Max,
     Piecewise branches and comparisons are in the declared unit of their siblings, so they
-    are multiplied by that unit's scale; ``floor``/``ceiling`` act on the declared-unit
-    value of their argument.
+    are multiplied by that unit's scale; where the siblings are dimensionless the literal is
+    a pure number (``1 - L2/ws`` with L2 in MiB and ws in B is one minus the ratio, not
+    2**20 minus it). ``floor``/``ceiling`` act on the declared-unit value of their argument.
     """
     return _Rescaler(model).walk(expr)[0]
 
@@ -104,7 +105,7 @@ class _Rescaler:
         if isinstance(expr, sympy.Piecewise):
             walked = [self.walk(v) for v, _ in expr.args]
             reference = next((u for _, u in walked if u is not None), None)
-            scale = unit_scale(reference) if reference is not None else 1
+            scale = _literal_scale(reference) if reference is not None else 1
             pieces = [((v * scale if u is None else v), self.walk(c)[0]) for (v, u), (_, c) in zip(walked, expr.args)]
             return sympy.Piecewise(*pieces, evaluate=False), reference
         if isinstance(expr, (sympy.floor, sympy.ceiling)):
@@ -124,9 +125,14 @@ class _Rescaler:
         reference = next((u for _, u in walked if u is not None), None)
         if reference is None:
             return rebuild(*[w for w, _ in walked]), None
-        scale = unit_scale(reference)
+        scale = _literal_scale(reference)
         new = [w * scale if u is None else w for w, u in walked]
         unit = None if isinstance(expr, sympy.core.relational.Relational) else reference
         return rebuild(*new), unit
 
 
+def _literal_scale(reference: pint.Unit) -> sympy.Rational:
+    """The base-unit value of a bare literal whose siblings are in ``reference``: that unit's
+    scale, but 1 where the siblings are dimensionless (a ratio of prefixed units such as
+    MiB/B is a pure number, and a literal beside it is one too)."""
+    return sympy.Integer(1) if reference.dimensionless else unit_scale(reference)
