@@ -73,6 +73,11 @@ class DerivationError(SymgpuError):
     """A symbolic operation has no answer (no root, no regime, unsupported form)."""
 
 
+class NoAnswerHere(DerivationError):
+    """A question has answers, but none holds at the given point (no root lies in its regime
+    there): a failed check, so the command line exits 1."""
+
+
 class UsageError(ValueError, SymgpuError):
     """A caller (API or command line) asked for something that does not exist."""
 

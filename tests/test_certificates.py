@@ -119,7 +119,9 @@ def test_a_failed_certificate_exits_1_with_one_line(cli: Callable[..., tuple[int
 
     def off_by_ten_percent(*args: object, **kwargs: object) -> object:
         answer = real(*args, **kwargs)  # type: ignore[arg-type]
-        return dataclasses.replace(answer, result=answer.result * sympy.Rational(11, 10))
+        # the root off by 10 %, without the per-regime records that would still hold the right one
+        extra = tuple((k, v) for k, v in answer.extra if k != "roots")
+        return dataclasses.replace(answer, result=answer.result * sympy.Rational(11, 10), extra=extra)
 
     monkeypatch.setattr(solving, "solve", off_by_ten_percent)
     code, out, err = cli("solve", "volkov_2016", "n_needed", "--for", "mem_lat", "--target", "40", "--preset", "maxwell", "--set", "alpha=8")

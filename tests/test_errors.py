@@ -23,7 +23,7 @@ def test_message_without_where_or_hint():
 
 
 @pytest.mark.parametrize("cls", [errors.EvaluationError, errors.DomainError, errors.UsageError, errors.DerivationError,
-                                 errors.FitCheckError, errors.CertificateError])
+                                 errors.FitCheckError, errors.CertificateError, errors.NoAnswerHere])
 def test_other_errors_are_symgpu_errors(cls):
     error = cls("message")
     assert isinstance(error, errors.SymgpuError) and str(pickle.loads(pickle.dumps(error))) == "message"

@@ -132,6 +132,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except errors.CertificateError as exc:
         print(f"symgpu: check failed: {textfiles.printable(str(exc), MAX_MESSAGE)}", file=sys.stderr)
         return FAILED
+    except errors.NoAnswerHere as exc:
+        print(f"symgpu: error: {textfiles.printable(str(exc), MAX_MESSAGE)}", file=sys.stderr)
+        return FAILED
     except OSError as exc:  # a file the command line named: missing, not writable, a full disk
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"symgpu: error: {textfiles.printable(where + str(exc.strerror or exc), MAX_MESSAGE)}; "

@@ -194,7 +194,7 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
     if records is not None:  # every root whose regime conditions hold at the point, with its regime
         found = derive.applying_roots(model, records, args.preset, values, derivation.unit)
         if not found:
-            raise _NoRootHere(f"{model.id}: {args.quantity}: none of the {len(records)} root(s) for {derivation.variable} lies in "
+            raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: none of the {len(records)} root(s) for {derivation.variable} lies in "
                               f"its regime at {derive.where_text(args.preset, values)}: the regime conditions fail there (--full shows them)")
         items = [common.convert(model, r.value, unit, clock, quantity=args.quantity, preset=args.preset, values=values) for r in found]
         out["unit"] = common.unit_text(items[0]) if unit else derivation.unit
@@ -250,14 +250,10 @@ def _undetermined(derivation: Any, args: argparse.Namespace, values: dict[str, A
     return f"{derivation.model}: {asked}: the value at {where} is {what}; {fix}"
 
 
-class _NoRootHere(errors.DerivationError):
-    """No root of a solve or boundary lies in its regime at the given point (a failed check: exit 1)."""
-
-
 def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[str, Any]) -> int:
     try:
         numbers = _evaluate(model, derivation, args, values)
-    except _NoRootHere as exc:
+    except errors.NoAnswerHere as exc:
         print(f"symgpu: error: {exc}", file=sys.stderr)
         return common.FAILED
     bad = numbers.pop("undetermined", None)

@@ -68,11 +68,11 @@ def record_roots(job: jobs._Job, found: Sequence[Any], preset: str | None, value
     for the roots (:class:`symgpu.derive.results.RootValue`) whose regime conditions hold at the inputs.
 
     Raises:
-        errors.DerivationError: no root's conditions hold there.
+        errors.NoAnswerHere: no root's conditions hold there.
     """
     where = where_text(preset, values)
     if not found:
-        raise errors.DerivationError(f"{job.model.id}: {job.quantity}: no root for {job.variable} applies at {where} "
+        raise errors.NoAnswerHere(f"{job.model.id}: {job.quantity}: no root for {job.variable} applies at {where} "
                                      "(no regime with a root has its conditions met there); check the target against the quantity's range")
     for item in found:
         job.step("root applies", sympy.Eq(sympy.Symbol(job.variable), item.root),
