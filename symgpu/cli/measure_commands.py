@@ -17,7 +17,9 @@ from symgpu.measure import compare, data, fit, fit_checks, microbench, predictio
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", help="model id or path to a .toml file")
     p.add_argument("quantity", help="the measured quantity (a column of the data file, defined by an equation)")
-    p.add_argument("--data", required=True, help="measured-data CSV with units in the headers, e.g. 'n [warp/SM]'")
+    p.add_argument("--data", required=True, action="append", metavar="FILE",
+                   help="measured-data CSV with units in the headers, e.g. 'n [warp/SM]'; repeat it to use several files "
+                        "with the same columns as one data set (e.g. the ILP 1 and the ILP 2/4 series)")
     p.add_argument("--preset", "-p", help="preset for the values no column gives")
     p.add_argument("--column", help="the measured column when its name differs from QUANTITY (same dimension)")
     p.add_argument("--where", action="append", default=[], metavar="COLUMN=VALUE",
@@ -123,7 +125,7 @@ def run_measure(args: argparse.Namespace) -> int:
 
 
 def _filtered(args: argparse.Namespace) -> data.MeasuredData:
-    measured = data.read_csv(args.data)
+    measured = data.concat([data.read_csv(path) for path in args.data])
     for text in args.where:
         name, value = _pair(text, "--where")
         try:
