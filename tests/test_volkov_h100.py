@@ -173,3 +173,13 @@ def test_a100_n_needed_answers_from_the_converted_pin_bandwidth_and_v100_names_t
     assert v.evaluate("n_needed", preset="a100", alpha=8).magnitude == pytest.approx(expected, rel=1e-6)
     with pytest.raises(errors.SymgpuError, match="mem_lat"):
         v.evaluate("n_needed", preset="v100", alpha=8)
+
+
+def test_ilp2_ilp4_model_csv_holds_the_original_numbers_unchanged():
+    with open(H100 / "stream_read_vs_warps_ilp2_ilp4.csv", newline="") as handle:
+        original = list(csv.DictReader(handle))
+    lines = [line for line in (REPO / ILP24).read_text().splitlines() if not line.startswith("#")]
+    rows = list(csv.reader(lines[1:]))
+    assert len(rows) == len(original) == 228
+    for row, raw in zip(rows, original):
+        assert row == [raw["ilp"], raw["alpha"], raw["warps_per_SM"], raw["rep"], raw["GBps"]]
