@@ -4,8 +4,11 @@ and the helpers every command uses to load models and read values."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+import tempfile
+import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -47,6 +50,50 @@ def load_model(name: str) -> Any:
                   f"{textfiles.listing([str(p) for p in hidden], 3, 200)} in ${resources.ENV_MODEL_PATH} has the same id and is "
                   "not used: rename that model (file name and [model].id) or give its path", file=sys.stderr)
     return model
+
+
+#: largest --preset-file read
+PRESET_FILE_BYTES = 1 << 20
+
+
+def load_model_with_presets(name: str, preset_file: str | None) -> Any:
+    """The model ``name``, with the ``[presets.ID]`` blocks of ``preset_file`` added (``None``: as is).
+
+    The blocks (e.g. from ``symgpu fit --preset-id ID -o FILE``) become a variant that extends
+    ``name`` (id ``<name>_with_presets``), checked like any model file; a block may use
+    ``based_on`` with the model's own presets.
+
+    Raises:
+        errors.UsageError: the model is given by path, or the file is not TOML holding only
+            ``[presets.*]`` tables.
+    """
+    model = load_model(name)
+    if not preset_file:
+        return model
+    if loader.find(name) is None:
+        raise errors.UsageError(f"--preset-file needs a model id (bundled or in ${resources.ENV_MODEL_PATH}), not the path "
+                                f"{textfiles.printable(name, 200)!r}; paste the block into that model file instead")
+    raw = textfiles.read_bounded(preset_file, limit=PRESET_FILE_BYTES, what="preset file", hint="give one [presets.ID] block")
+    shown = textfiles.printable(preset_file, 200)
+    try:
+        text = raw.decode("utf-8")
+        parsed = tomllib.loads(text)
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise errors.UsageError(f"--preset-file {shown}: not TOML text ({exc}); give a block written by 'symgpu fit --preset-id'") from None
+    if set(parsed) != {"presets"} or not isinstance(parsed["presets"], dict) or not parsed["presets"]:
+        raise errors.UsageError(f"--preset-file {shown}: expected only [presets.ID] tables, found "
+                                f"{', '.join(sorted(map(str, parsed))) or 'nothing'}; give a block written by 'symgpu fit --preset-id'")
+    variant = f"{model.id}_with_presets"
+    header = "\n".join([
+        "schema_version = 1", "[model]", f"id = {json.dumps(variant)}", f"extends = {json.dumps(model.id)}",
+        f"title = {json.dumps(model.title + ' + presets of ' + Path(preset_file).name)}",
+        f"summary = {json.dumps('The model with the presets of --preset-file ' + Path(preset_file).name + '.')}",
+        f"references = [{json.dumps(model.definition.primary_reference)}]", "",
+    ])
+    with tempfile.TemporaryDirectory(prefix="symgpu-presets-") as folder:
+        path = Path(folder) / f"{variant}.toml"
+        path.write_text(header + text, encoding="utf-8")
+        return api.load(str(path))
 
 
 def parse_assignments(model: Any, items: Sequence[str]) -> dict[str, pint.Quantity]:

@@ -11,14 +11,19 @@ from typing import Any
 from symgpu import errors, textfiles
 from symgpu.cli import common
 from symgpu.report import measurements
-from symgpu.measure import compare, data, fit, fit_checks, microbench, prediction
+from symgpu.measure import compare, data, fit, fit_checks, microbench, prediction, residuals
 
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", help="model id or path to a .toml file")
     p.add_argument("quantity", help="the measured quantity (a column of the data file, defined by an equation)")
-    p.add_argument("--data", required=True, help="measured-data CSV with units in the headers, e.g. 'n [warp/SM]'")
+    p.add_argument("--data", required=True, action="append", metavar="FILE",
+                   help="measured-data CSV with units in the headers, e.g. 'n [warp/SM]'; repeat it to use several files "
+                        "with the same columns as one data set (e.g. the ILP 1 and the ILP 2/4 series)")
     p.add_argument("--preset", "-p", help="preset for the values no column gives")
+    p.add_argument("--preset-file", metavar="FILE",
+                   help="a TOML file of [presets.ID] blocks (e.g. written by 'symgpu fit --preset-id ID -o FILE'), "
+                        "added to the model before --preset is looked up")
     p.add_argument("--column", help="the measured column when its name differs from QUANTITY (same dimension)")
     p.add_argument("--where", action="append", default=[], metavar="COLUMN=VALUE",
                    help="keep only rows where COLUMN equals VALUE (in the column's unit; repeatable)")
@@ -47,7 +52,7 @@ def run_fit(args: argparse.Namespace) -> int:
     """Fit, print the parameters with intervals and the fit quality, and emit the preset block."""
     if args.output:
         textfiles.check_output_file(args.output, "-o")
-    model = common.load_model(args.model)
+    model = common.load_model_with_presets(args.model, args.preset_file)
     measured = _filtered(args)
     start = dict(_pair(text, "--init") for text in args.init)
     params = [p.strip() for p in args.params.split(",") if p.strip()]
@@ -88,17 +93,34 @@ def setup_measured(sub: Any) -> None:
     p.add_argument("--variable", help="the swept column (default: n, or the most varied input column)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="extra symbol values")
     p.add_argument("--plot", help="write the plot to this file (PDF if it ends in .pdf, else SVG)")
+    p.add_argument("--residuals", action="store_true",
+                   help="print every point's measured and model value and relative residual, EXTRAPOLATED where the "
+                        "preset's fit did not reach")
+    p.add_argument("--json", action="store_true", help="print the comparison, every point's residual included, as JSON")
+    p.add_argument("--fitted-on", action="append", default=[], metavar="FILE",
+                   help="the data the preset was fitted to (default: read from the preset's 'symgpu fit' provenance)")
 
 
 def run_measured(args: argparse.Namespace) -> int:
     """Print the comparison table and write the plot."""
     if args.plot:
         textfiles.check_output_file(args.plot, "--plot")
-    model = common.load_model(args.model)
+    model = common.load_model_with_presets(args.model, args.preset_file)
     measured = _filtered(args)
     values = dict(_pair(text, "--set") for text in args.set)
     comparison = compare.compare(model, args.quantity, measured, variable=args.variable, preset=args.preset, values=values, column=args.column)
-    print("\n".join(compare.table_lines(comparison)))
+    fitted = residuals.fitted_data(model, comparison, args.fitted_on) if args.residuals or args.json else None
+    points = residuals.point_residuals(comparison, fitted)
+    if args.json:
+        print(json.dumps(residuals.as_dict(comparison, points, fitted), indent=2))
+    else:
+        print("\n".join(compare.table_lines(comparison)))
+        outside = sum(1 for p in points if p.extrapolated)
+        if outside:
+            print(f"  {outside} of {len(points)} points lie outside the data preset {comparison.preset} was fitted to "
+                  "(EXTRAPOLATED in --residuals)")
+    if args.residuals and not args.json:
+        print("\n".join(residuals.lines(points, fitted, comparison.unit_text)))
     if args.plot:
         common.write_plot(args.plot, measurements.figure(comparison, "pdf" if args.plot.lower().endswith(".pdf") else "svg"))
         print(f"plot written to {args.plot}")
@@ -123,7 +145,7 @@ def run_measure(args: argparse.Namespace) -> int:
 
 
 def _filtered(args: argparse.Namespace) -> data.MeasuredData:
-    measured = data.read_csv(args.data)
+    measured = data.concat([data.read_csv(path) for path in args.data])
     for text in args.where:
         name, value = _pair(text, "--where")
         try:

@@ -122,6 +122,40 @@ class MeasuredData:
         return self.path + (f" ({', '.join(f'{k} = {v:g}' for k, v in self.selection)})" if self.selection else "")
 
 
+#: joins the files of a concatenated data set in its path (``symgpu fit --data A --data B``)
+JOIN = " + "
+
+
+def concat(datasets: tuple[MeasuredData, ...] | list[MeasuredData]) -> MeasuredData:
+    """The rows of several measured-data files as one data set (``--data`` given more than once).
+
+    The files must have the same columns (names and units, in the same order). The path joins
+    each file's label (with its row filters) by :data:`JOIN`; the selection is kept when every
+    file has the same one (filters applied after joining), else each file's label carries it.
+
+    Raises:
+        errors.UsageError: no file, or the columns differ.
+    """
+    datasets = list(datasets)
+    if not datasets:
+        raise errors.UsageError("no measured-data file given; pass --data FILE")
+    if len(datasets) == 1:
+        return datasets[0]
+    first = datasets[0]
+    for other in datasets[1:]:
+        heads = [(c.name, c.unit_text) for c in other.columns]
+        if heads != [(c.name, c.unit_text) for c in first.columns]:
+            raise errors.UsageError(
+                f"{other.path}: columns {', '.join(f'{n} [{u}]' for n, u in heads)} differ from {first.path}'s "
+                f"({', '.join(f'{c.name} [{c.unit_text}]' for c in first.columns)}); give files with the same header row")
+    same = all(d.selection == first.selection for d in datasets)
+    path = JOIN.join(d.path if same else d.label for d in datasets)
+    columns = tuple(Column(c.name, c.unit_text, tuple(v for d in datasets for v in d.columns[i].values))
+                    for i, c in enumerate(first.columns))
+    comments = tuple(dict.fromkeys(line for d in datasets for line in d.comments))
+    return MeasuredData(path, columns, comments, first.selection if same else ())
+
+
 def parse_header(cell: str, where: str) -> tuple[str, str]:
     """Split ``"n [warp/SM]"`` into ``("n", "warp/SM")`` after checking the unit.
 

@@ -436,7 +436,8 @@ def preset_toml(result: FitResult, preset_id: str) -> str:
                                 "(give --init values closer to the data)")
     where = "".join(f" --where {k}={v:g}" for k, v in result.selection)
     quality = f"RMS relative error {result.rms_relative:.2%}, max {result.max_relative:.2%}, {result.points} points"
-    command = (f"symgpu fit {result.model_id} {result.quantity} --data {result.data_path}{where}"
+    files = " --data ".join(result.data_path.split(measured.JOIN))
+    command = (f"symgpu fit {result.model_id} {result.quantity} --data {files}{where}"
                f" --params {','.join(p.name for p in result.parameters)}"
                + (f" --preset {result.preset}" if result.preset else "") + f" on {result.date}")
     description = (f"Least-squares fit of {', '.join(p.name for p in result.parameters)} to {result.data_path}{_selection(result)} "
