@@ -121,7 +121,8 @@ def test_a_failed_certificate_exits_1_with_one_line(cli: Callable[..., tuple[int
         answer = real(*args, **kwargs)  # type: ignore[arg-type]
         # the root off by 10 %, without the per-regime records that would still hold the right one
         extra = tuple((k, v) for k, v in answer.extra if k != "roots")
-        return dataclasses.replace(answer, result=answer.result * sympy.Rational(11, 10), extra=extra)
+        wrong = sympy.Tuple(*[r * sympy.Rational(11, 10) for r in answer.result])
+        return dataclasses.replace(answer, result=wrong, extra=extra)
 
     monkeypatch.setattr(solving, "solve", off_by_ten_percent)
     code, out, err = cli("solve", "volkov_2016", "n_needed", "--for", "mem_lat", "--target", "40", "--preset", "maxwell", "--set", "alpha=8")
