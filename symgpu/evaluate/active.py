@@ -1,29 +1,128 @@
-"""Which regime applies at given inputs: numeric checks of regime and branch conditions.
+"""Which regime applies at given inputs: the one rule for which limiter or case binds.
 
 The derivation engine (:mod:`symgpu.derive`) finds regimes symbolically; this module
 answers the numeric question a report asks — at this preset, which limiter binds, which
 case of a piecewise equation applies, which branch of a Piecewise result is the one to use —
 always evaluating through :func:`symgpu.evaluate.evaluator.evaluate_expression` (prefix-safe).
 Recording the answer as derivation steps is :mod:`symgpu.derive.at_point`'s job.
+
+The rule, written once here and used by every caller (reports, plots, ``kernel``, ``sweep``,
+the certificates), on scalars or on arrays:
+
+- two numbers are equal when identical or within a relative :data:`TIE` of the larger
+  magnitude (:func:`tied`); a relation compares its sides that way (:func:`relation_holds`);
+- a ``Min``'s binding argument is the first within :data:`TIE` of the smallest, a ``Max``'s of
+  the largest; none where an argument is NaN (:func:`binding_index`); "first" in the
+  equation's :func:`argument_order` (named limiters in file order, then the rest);
+- a case table's (or ``Piecewise``'s) applying case is the first whose condition holds;
+- an argument without a ``limiters`` name is ``min_arg<i>``/``max_arg<i>``, ``i`` its 1-based
+  position in ``rhs.args`` (:func:`argument_labels`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import sympy
 
 from symgpu import errors
 from symgpu.evaluate import evaluator
 
 if TYPE_CHECKING:
-    from symgpu.model import Model
+    from symgpu.model import Equation, Model
 
-__all__ = ["active_regime", "binding", "condition_holds"]
+__all__ = ["TIE", "active_regime", "argument_labels", "argument_order", "binding", "binding_index", "binding_order", "condition_holds",
+           "condition_verdict", "relation_holds", "tied"]
 
 #: relative tolerance under which two sides of a condition count as equal (ties)
 TIE = 1e-12
+
+#: the relations a condition may use, by SymPy's ``rel_op``
+RELATIONS = ("==", "!=", ">=", ">", "<=", "<")
+
+
+def tied(a: Any, b: Any) -> Any:
+    """Whether ``a`` and ``b`` count as equal: identical, or apart by at most :data:`TIE` times
+    the larger magnitude (floats or NumPy arrays, broadcast; NaN ties nothing)."""
+    return relation_holds("==", a, b)
+
+
+def relation_holds(op: str, left: Any, right: Any, scale: Any = None) -> Any:
+    """``left op right`` with sides within :data:`TIE` ``* scale`` counted as equal (``scale``:
+    the larger magnitude of the two sides unless given; an infinite side equals only itself).
+    Floats or NumPy arrays, broadcast.
+
+    Raises:
+        errors.UsageError: ``op`` is not one of :data:`RELATIONS`.
+    """
+    if op not in RELATIONS:
+        raise errors.UsageError(f"unknown relation {op!r} (expected one of {', '.join(RELATIONS)})")
+    left, right = np.asarray(left, dtype=float), np.asarray(right, dtype=float)
+    if scale is None:
+        scale = np.maximum(np.abs(left), np.abs(right))
+    with np.errstate(invalid="ignore", over="ignore"):
+        gap = np.abs(left - right)
+        equal = np.logical_or(left == right, np.logical_and(np.isfinite(gap), gap <= TIE * np.asarray(scale, dtype=float)))
+        if op == "==":
+            return equal
+        if op == "!=":
+            return np.logical_not(equal)
+        above = np.logical_and(np.logical_not(equal), left > right)
+        below = np.logical_and(np.logical_not(equal), left < right)
+    return {">=": np.logical_or(equal, above), ">": above, "<=": np.logical_or(equal, below), "<": below}[op]
+
+
+def binding_index(numbers: Any, kind: str) -> Any:
+    """Which argument of a ``Min`` (``kind`` "min") or ``Max`` ("max") binds.
+
+    Args:
+        numbers: one row per argument, in the order ties are settled in (a quantity's equation:
+            :func:`argument_order`; any other ``Min``/``Max``: ``args``), all in one unit (a sequence of
+            floats, or of arrays that broadcast together).
+
+    Returns:
+        The index of the first argument within :data:`TIE` of the smallest (``Min``) or
+        largest (``Max``) one; -1 where an argument is NaN. An ``int`` for scalar rows, else an
+        integer array.
+    """
+    stack = np.asarray(np.broadcast_arrays(*[np.asarray(n, dtype=float) for n in numbers]), dtype=float)
+    with np.errstate(invalid="ignore"):
+        best = stack.min(axis=0) if kind == "min" else stack.max(axis=0)  # NaN propagates
+        first = np.argmax(tied(stack, best), axis=0)
+    chosen = np.where(np.isnan(best), -1, first)
+    return int(chosen) if chosen.ndim == 0 else chosen
+
+
+def binding_order(numbers: Sequence[float], kind: str) -> tuple[int, ...]:
+    """Every argument's index, the binding one first, then the one that binds among the rest,
+    and so on (:func:`binding_index` applied again); ``()`` when an argument is NaN."""
+    left = list(range(len(numbers)))
+    order: list[int] = []
+    while left:
+        index = binding_index([numbers[i] for i in left], kind)
+        if index < 0:
+            return ()
+        order.append(left.pop(index))
+    return tuple(order)
+
+
+def argument_labels(equation: Equation) -> tuple[str, ...]:
+    """The regime name of each argument of a top-level ``Min``/``Max`` (``rhs.args`` order): its
+    ``limiters`` name, else ``min_arg<i>``/``max_arg<i>`` (``i`` 1-based)."""
+    names = {sympy.srepr(t): n for n, t in equation.limiters}
+    prefix = "min" if isinstance(equation.rhs, sympy.Min) else "max"
+    return tuple(names.get(sympy.srepr(arg), f"{prefix}_arg{i + 1}") for i, arg in enumerate(equation.rhs.args))
+
+
+def argument_order(equation: Equation) -> tuple[int, ...]:
+    """The order in which ties between a top-level ``Min``/``Max``'s arguments are settled, as
+    indices into ``rhs.args``: the named ``limiters`` in file order, then the unnamed arguments
+    in ``rhs.args`` order (so a model file decides which of two equal bounds is reported)."""
+    args = list(equation.rhs.args)
+    named = [args.index(term) for _, term in equation.limiters if term in args]
+    return tuple(named + [i for i in range(len(args)) if i not in named])
 
 
 def _side(model: Model, expr: sympy.Expr, preset: str | None, values: Mapping[str, Any]) -> float:
@@ -33,42 +132,52 @@ def _side(model: Model, expr: sympy.Expr, preset: str | None, values: Mapping[st
     return float(evaluator.evaluate_expression(model, expr, None, preset=preset, values=values).magnitude)
 
 
-def condition_holds(model: Model, condition: Any, preset: str | None, values: Mapping[str, Any]) -> tuple[bool, str]:
-    """Evaluate a condition (relations, And/Or/Not) numerically; return (verdict, shown numbers).
+def condition_verdict(condition: Any, side: Callable[[sympy.Expr], float], owner: str = "") -> tuple[bool, str]:
+    """Evaluate a condition (relations, And/Or/Not) from ``side`` (an expression's magnitude in
+    coherent base units, bare literals taking their siblings' unit); return (verdict, shown numbers).
 
-    Both sides of a relation are evaluated in base units; sides within a relative
-    :data:`TIE` of each other are equal (so ties are not decided by rounding).
+    Relations follow :func:`relation_holds`. A side that is a bare literal is compared through
+    the difference of the two sides, scaled by the larger of it and the other side.
+
+    Raises:
+        errors.EvaluationError: the condition is not made of relations (``owner`` names it).
     """
     if condition in (True, sympy.true):
         return True, "True"
     if condition in (False, sympy.false):
         return False, "False"
     if isinstance(condition, (sympy.And, sympy.Or)):
-        parts = [condition_holds(model, c, preset, values) for c in condition.args]
+        parts = [condition_verdict(c, side, owner) for c in condition.args]
         verdict = all(p for p, _ in parts) if isinstance(condition, sympy.And) else any(p for p, _ in parts)
         return verdict, (" and " if isinstance(condition, sympy.And) else " or ").join(t for _, t in parts)
     if isinstance(condition, sympy.Not):
-        verdict, text = condition_holds(model, condition.args[0], preset, values)
+        verdict, text = condition_verdict(condition.args[0], side, owner)
         return not verdict, f"not ({text})"
-    if not isinstance(condition, sympy.core.relational.Relational):
-        raise errors.EvaluationError(f"{model.id}: cannot evaluate the condition {sympy.sstr(condition)}")
+    if not isinstance(condition, sympy.core.relational.Relational) or condition.rel_op not in RELATIONS:
+        raise errors.EvaluationError(f"{owner + ': ' if owner else ''}cannot evaluate the condition {sympy.sstr(condition)}")
+
+    def number(expr: sympy.Expr) -> float:
+        return float(expr) if expr.is_number else float(side(expr))
+
     if condition.lhs.is_number or condition.rhs.is_number:
         # a bare literal is in the declared unit of the other side: evaluate the difference,
         # whose sum scales the literal (scaling.base_expression)
-        left, right = _side(model, condition.lhs - condition.rhs, preset, values), 0.0
-        scale = max(abs(left), abs(_side(model, condition.lhs if not condition.lhs.is_number else condition.rhs, preset, values)))
+        left, right = number(condition.lhs - condition.rhs), 0.0
+        scale = max(abs(left), abs(number(condition.lhs if not condition.lhs.is_number else condition.rhs)))
     else:
-        left = _side(model, condition.lhs, preset, values)
-        right = _side(model, condition.rhs, preset, values)
+        left, right = number(condition.lhs), number(condition.rhs)
         scale = max(abs(left), abs(right))
-    equal = abs(left - right) <= TIE * scale or left == right
-    op = type(condition)
-    verdict = {
-        sympy.Eq: equal, sympy.Ne: not equal,
-        sympy.GreaterThan: equal or left > right, sympy.StrictGreaterThan: (not equal) and left > right,
-        sympy.LessThan: equal or left < right, sympy.StrictLessThan: (not equal) and left < right,
-    }[op]
+    verdict = bool(relation_holds(condition.rel_op, left, right, scale))
     return verdict, f"{sympy.sstr(condition)}: {left:.6g} {condition.rel_op} {right:.6g} (base units)"
+
+
+def condition_holds(model: Model, condition: Any, preset: str | None, values: Mapping[str, Any]) -> tuple[bool, str]:
+    """Evaluate a condition (relations, And/Or/Not) numerically at a point; return (verdict, shown numbers).
+
+    Both sides of a relation are evaluated in base units; sides within a relative
+    :data:`TIE` of each other are equal (so ties are not decided by rounding).
+    """
+    return condition_verdict(condition, lambda expr: _side(model, expr, preset, values), model.id)
 
 
 def active_regime(model: Model, quantity: str, preset: str | None = None, **values: Any) -> tuple[str, float, str | None, float | None]:
@@ -84,6 +193,7 @@ def active_regime(model: Model, quantity: str, preset: str | None = None, **valu
 
     Raises:
         errors.UsageError: the quantity's equation is neither a Min/Max nor a Piecewise.
+        errors.EvaluationError: an argument of the Min/Max is not a number (NaN).
     """
     equation = model.equation_for(quantity)
     name = equation.definition.defines
@@ -97,23 +207,21 @@ def active_regime(model: Model, quantity: str, preset: str | None = None, **valu
     rhs = equation.rhs
     value = float(evaluator.evaluate(model, name, preset=preset, values=values).magnitude)
     if isinstance(rhs, (sympy.Min, sympy.Max)):
-        names = dict((sympy.srepr(t), n) for n, t in equation.limiters)
-        prefix = "min" if isinstance(rhs, sympy.Min) else "max"
-        numbers = []
-        for index, arg in enumerate(rhs.args):
-            label = names.get(sympy.srepr(arg), f"{prefix}_arg{index + 1}")
-            number = float(evaluator.evaluate_expression(model, expand(arg), unit, preset=preset, values=values).magnitude)
-            numbers.append((number, label))
-        numbers.sort(key=lambda p: p[0], reverse=isinstance(rhs, sympy.Max))
-        (active_value, active_name), rest = numbers[0], numbers[1:]
-        if not rest:
+        kind = "min" if isinstance(rhs, sympy.Min) else "max"
+        labels = argument_labels(equation)
+        precedence = argument_order(equation)
+        numbers = [float(evaluator.evaluate_expression(model, expand(rhs.args[i]), unit, preset=preset, values=values).magnitude)
+                   for i in precedence]
+        labels = tuple(labels[i] for i in precedence)
+        order = binding_order(numbers, kind)
+        if not order:
+            raise errors.EvaluationError(f"{model.id}: an argument of {name}'s {kind.title()} is not a number; no limiter binds")
+        active_value, active_name = numbers[order[0]], labels[order[0]]
+        if len(order) < 2:
             return active_name, value, None, None
-        next_value, next_name = rest[0]
-        ratio: float | None
-        if active_value == 0:
-            ratio = float("inf") if next_value != 0 else 1.0
-        else:
-            ratio = next_value / active_value if isinstance(rhs, sympy.Min) else active_value / next_value
+        next_value, next_name = numbers[order[1]], labels[order[1]]
+        top, bottom = (next_value, active_value) if kind == "min" else (active_value, next_value)
+        ratio = top / bottom if bottom != 0 else (float("inf") if top != 0 else 1.0)
         return active_name, value, next_name, ratio
     if equation.cases:
         for index, case in enumerate(equation.cases):
@@ -142,7 +250,8 @@ def binding(model: Model, expr: sympy.Basic, preset: str | None, values: Mapping
     The one numeric rule for "which regime holds" that :func:`active_regime` applies to a
     quantity's own equation, applied to every node: a ``Min``'s binding argument is the
     smallest (the first of equal ones), a ``Max``'s the largest, a
-    ``Piecewise``'s branch the first whose condition holds. Two regimes meet where the order
+    ``Piecewise``'s branch the first whose condition holds (ties within :data:`TIE`, as
+    :func:`binding_order` and :func:`condition_holds` decide them). Two regimes meet where the order
     of two arguments (or a condition) switches, even where a third argument binds; the
     derivation certificates check a boundary from both sides with it.
     """
@@ -152,9 +261,9 @@ def binding(model: Model, expr: sympy.Basic, preset: str | None, values: Mapping
         if isinstance(node, (sympy.Min, sympy.Max)):
             reference = next((a for a in node.args if not a.is_number), node.args[0])
             # differences to one argument: a bare literal takes its siblings' unit (scaling.base_expression)
-            offsets = [0.0 if a == reference else _side(model, a - reference, preset, values) for a in node.args]
-            sign = 1.0 if isinstance(node, sympy.Min) else -1.0
-            found.append(tuple(sorted(range(len(offsets)), key=lambda i: (sign * offsets[i], i))))
+            base = _side(model, reference, preset, values)
+            numbers = [base if a == reference else base + _side(model, a - reference, preset, values) for a in node.args]
+            found.append(binding_order(numbers, "min" if isinstance(node, sympy.Min) else "max"))
         elif isinstance(node, sympy.Piecewise):
             found.append(tuple(int(condition_holds(model, cond, preset, values)[0]) for _, cond in node.args))
         for arg in node.args:

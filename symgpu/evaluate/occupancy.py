@@ -119,7 +119,7 @@ class OccupancyResult:
         active_blocks: resident blocks per SM.
         active_warps: resident warps per SM.
         occupancy: active warps over the maximum warps per SM.
-        limiting: the regimes whose limit equals the minimum (several on a tie).
+        limiting: the regimes whose limit equals the minimum (several on a tie: within :data:`symgpu.evaluate.active.TIE`).
         values: target symbol -> value in the target symbol's declared unit.
         cases: regime name -> the id of the model's case that applies to that limit
             (``per_warp_allocation``, ``block_too_large``...; "" for the block slots).
@@ -238,7 +238,8 @@ def compute(cc_preset: str | None, threads: Any, regs: Any, smem: Any, *, target
             cases[name], reasons[name] = "", BLOCK_SLOTS_REASON
     minimum = float(active_blocks.magnitude)
     unbounded = _unbounded_limits(occ, cases)
-    limiting = tuple(name for name, value in limits.items() if float(value.magnitude) == minimum and name not in unbounded)
+    # every limit tied with the minimum by evaluate.active's rule, in file order: the first is the one it names
+    limiting = tuple(name for name, value in limits.items() if active.tied(float(value.magnitude), minimum) and name not in unbounded)
     return OccupancyResult(
         target=target,
         cc_preset=cc_preset or "the given limits",

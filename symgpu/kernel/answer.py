@@ -26,7 +26,8 @@ class Limit:
         blocks: blocks per SM the resource allows.
         case: the model's case that applies ("" for a limit without cases).
         reason: the case's note, or a sentence for the block slots.
-        binding: True when this limit equals the active blocks (ties: several).
+        binding: True when this limit equals the active blocks (ties: several, equal within
+            :data:`symgpu.evaluate.active.TIE`, as :func:`symgpu.evaluate.occupancy.compute` decides).
     """
 
     name: str

@@ -12,12 +12,13 @@ if TYPE_CHECKING:
 from symgpu.numbers import number_text, round_sig
 from symgpu.report.latex import latex, quantity_latex
 from symgpu.report.scenarios import Scenario, headline_quantities, magnitude, scenarios, scrub, supplied
-from symgpu.evaluate import point, scaling
+from symgpu.evaluate import active, point, scaling
 
 
 # ============================================================================ regimes
 def regime(model: Model, equation: Equation, values: Mapping[sympy.Symbol, float]) -> dict[str, Any] | None:
-    """Which argument of a top-level ``Min``/``Max`` (or which piecewise case) is active.
+    """Which argument of a top-level ``Min``/``Max`` (or which piecewise case) is active, by
+    :mod:`symgpu.evaluate.active`'s rule and names applied to the chain's values.
 
     Returns:
         ``None`` if the right-hand side is neither; otherwise a dict with ``kind``, ``active``
@@ -26,41 +27,42 @@ def regime(model: Model, equation: Equation, values: Mapping[sympy.Symbol, float
     """
     rhs = equation.rhs
     unit = model.unit_text(equation.definition.defines)
-    names = {sympy.srepr(term): name for name, term in equation.limiters}
     if isinstance(rhs, (sympy.Min, sympy.Max)):
-        args = []
-        for index, term in enumerate(_ordered_args(equation)):
-            name = names.get(sympy.srepr(term), f"argument {index + 1}")
-            try:
-                value = point.at_point(model, term, values) / scaling.symbol_scale(model, equation.definition.defines)
-            except (TypeError, ValueError):
-                value = math.nan
-            args.append({"name": name, "value": round_sig(value), "value_text": number_text(value), "latex": latex(model, term), "expression": sympy.sstr(term)})
-        finite = [a for a in args if a["value"] is not None]
         is_min = isinstance(rhs, sympy.Min)
-        ranked = sorted(finite, key=lambda a: a["value"], reverse=not is_min)
-        if not ranked:
+        labels = dict(zip(rhs.args, active.argument_labels(equation)))
+        numbers: dict[sympy.Basic, float] = {}
+        for term in rhs.args:
+            try:
+                numbers[term] = point.at_point(model, term, values) / scaling.symbol_scale(model, equation.definition.defines)
+            except (TypeError, ValueError):
+                numbers[term] = math.nan
+        args = [{"name": labels[term], "value": round_sig(numbers[term]), "value_text": number_text(numbers[term]),
+                 "latex": latex(model, term), "expression": sympy.sstr(term)} for term in _ordered_args(equation)]
+        # evaluate's rule (symgpu.evaluate.active) on the numbers, ties settled in its argument order
+        precedence = [rhs.args[i] for i in active.argument_order(equation)]
+        order = active.binding_order([numbers[term] for term in precedence], "min" if is_min else "max")
+        if not order:
             return None
-        active = ranked[0]
-        runner = ranked[1] if len(ranked) > 1 else None
+        ranked = [precedence[i] for i in order]
+        active_term, runner_term = ranked[0], (ranked[1] if len(ranked) > 1 else None)
         ratio = None
-        if runner is not None:
-            top, bottom = (runner["value"], active["value"]) if is_min else (active["value"], runner["value"])
-            ratio = top / bottom if bottom else None
+        if runner_term is not None:
+            top, bottom = (numbers[runner_term], numbers[active_term]) if is_min else (numbers[active_term], numbers[runner_term])
+            ratio = top / bottom if bottom and math.isfinite(top / bottom) else None
         kind = "min" if is_min else "max"
-        text = f"{active['name']} binds ({active['value_text']} {unit})"
-        if runner is not None:
-            text += (f"; next bound {runner['name']} ({runner['value_text']} {unit}) is "
+        text = f"{labels[active_term]} binds ({number_text(numbers[active_term])} {unit})"
+        if runner_term is not None:
+            text += (f"; next bound {labels[runner_term]} ({number_text(numbers[runner_term])} {unit}) is "
                      f"{number_text(ratio, 4) if ratio is not None else 'n/a'}x {'higher' if is_min else 'lower'}")
-        return {"kind": kind, "active": active["name"], "next": runner["name"] if runner else None,
+        return {"kind": kind, "active": labels[active_term], "next": labels[runner_term] if runner_term is not None else None,
                 "ratio": round_sig(ratio, 4) if ratio is not None else None, "arguments": args, "text": text}
     if equation.cases:
         args = []
         active_index = None
         for index, case in enumerate(equation.cases):
             try:
-                holds = bool(point.at_point(model, case.condition, values)) if case.condition is not sympy.true else True
-            except (TypeError, ValueError):
+                holds = active.condition_verdict(case.condition, lambda expr: point.at_point(model, expr, values), model.id)[0]
+            except (TypeError, ValueError, errors.EvaluationError):
                 holds = False
             if holds and active_index is None:
                 active_index = index
@@ -70,19 +72,19 @@ def regime(model: Model, equation: Equation, values: Mapping[sympy.Symbol, float
                          "latex": latex(model, case.value), "expression": sympy.sstr(case.value), "margin": margin})
         if active_index is None:
             return {"kind": "piecewise", "active": None, "next": None, "ratio": None, "arguments": args, "text": "no case applies"}
-        active = args[active_index]
+        applying = args[active_index]
         # NOTE: the distance to the neighbouring case is the ratio of the two sides of the
         # deciding comparison: the active case's own, or for 'otherwise' the last one that failed.
-        deciding = active if active["margin"] is not None else (args[active_index - 1] if active_index else None)
+        deciding = applying if applying["margin"] is not None else (args[active_index - 1] if active_index else None)
         ratio = deciding["margin"] if deciding else None
         if ratio is not None and ratio < 1:
             ratio = 1 / ratio
         neighbour = args[active_index + 1]["name"] if active_index + 1 < len(args) else (args[active_index - 1]["name"] if active_index else None)
-        text = f"case {active['name']} applies"
+        text = f"case {applying['name']} applies"
         if deciding is not None and ratio is not None:
             text += f" ({deciding['condition']}: the two sides differ by a factor {number_text(ratio, 4)}"
             text += f" from case {neighbour})" if neighbour else ")"
-        return {"kind": "piecewise", "active": active["name"], "next": neighbour, "ratio": round_sig(ratio, 4) if ratio is not None else None, "arguments": args, "text": text}
+        return {"kind": "piecewise", "active": applying["name"], "next": neighbour, "ratio": round_sig(ratio, 4) if ratio is not None else None, "arguments": args, "text": text}
     return None
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy
 from symgpu import errors, units
-from symgpu.evaluate import scaling
+from symgpu.evaluate import active, scaling
 from symgpu.numbers import number_text, round_sig
 from symgpu.report.scenarios import magnitude, scrub
 if TYPE_CHECKING:
@@ -163,10 +163,10 @@ def _branches(model: Model, quantity: str) -> list[tuple[str, sympy.Basic, sympy
     equation = model.defining[quantity]
     if equation.cases:
         return [(c.id, c.value, c.condition) for c in equation.cases]
-    names = {sympy.srepr(t): n for n, t in equation.limiters}
+    labels = dict(zip(equation.rhs.args, active.argument_labels(equation)))
     named = [t for _, t in equation.limiters]
     rest = sorted((a for a in equation.rhs.args if a not in named), key=sympy.default_sort_key)
-    return [(names.get(sympy.srepr(t), f"argument {i + 1}"), t, sympy.true) for i, t in enumerate(named + rest)]
+    return [(labels[t], t, sympy.true) for t in named + rest]
 
 
 def _label(model: Model, name: str) -> str:

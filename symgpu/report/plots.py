@@ -27,34 +27,36 @@ REGIME_MARKERS = ("o", "s", "^", "D", "v", "P")
 
 
 def _active(model: Model, quantity: str, values: _Values, branches: list[tuple[str, sympy.Basic, sympy.Basic]], arrays: Sequence[Any]) -> Any:
-    """Index of the active case / limiter of ``quantity`` at each point (-1: no case applies).
+    """Index into ``branches`` of the active case / limiter of ``quantity`` at each point (-1: no
+    case applies, or an argument of the Min/Max is NaN).
 
-    NOTE: a point on a regime boundary (two bounds equal, or the two sides of a case's
-    condition) is decided as if exactly equal when they agree to a relative
-    :data:`symgpu.evaluate.active.TIE`, as the scalar regime check does: bounds that tie go to
-    the first in declared order, a strict comparison that ties is false. Without it, which side
-    such a point falls on depends on the last bit of floating-point results, which differs
-    between NumPy/SymPy versions (a regime map's share moved from 0.499 to 0.4991)."""
+    NOTE: the rule is :mod:`symgpu.evaluate.active`'s, on arrays: a point on a regime boundary
+    (two bounds equal, or the two sides of a case's condition) is decided as if exactly equal
+    when they agree to a relative :data:`symgpu.evaluate.active.TIE`: bounds that tie go to the
+    first in :func:`symgpu.evaluate.active.argument_order` (named limiters in file order), a strict comparison that ties is false. Without
+    it, which side such a point falls on depends on the last bit of floating-point results,
+    which differs between NumPy/SymPy versions (a regime map's share moved from 0.499 to 0.4991)."""
     equation = model.defining[quantity]
     shape = np.broadcast(*arrays).shape
     if equation.cases:
-        active = np.full(shape, -1)
+        found = np.full(shape, -1)
         for index, (_, _, condition) in enumerate(branches):
             holds = _holds(values, condition, arrays, shape)
-            active = np.where((active < 0) & holds, index, active)
-        return active
-    is_min = isinstance(equation.rhs, sympy.Min)
-    stack = np.stack([np.broadcast_to(values.function(term, quantity)(*arrays), shape) for _, term, _ in branches])
-    stack = np.where(np.isfinite(stack), stack, np.inf if is_min else -np.inf)
-    best = stack.min(axis=0) if is_min else stack.max(axis=0)
-    with np.errstate(invalid="ignore"):
-        tied = (stack == best) | (np.abs(stack - best) <= active_regimes.TIE * np.abs(best))
-    return np.argmax(tied, axis=0)  # the first bound (declared order) equal to the binding one
+            found = np.where((found < 0) & holds, index, found)
+        return found
+    # the rule ranks in evaluate.active.argument_order; the codes index the branches
+    position = {term: index for index, (_, term, _) in enumerate(branches)}
+    terms = [equation.rhs.args[i] for i in active_regimes.argument_order(equation)]
+    chosen = active_regimes.binding_index([np.broadcast_to(values.function(t, quantity)(*arrays), shape) for t in terms],
+                                          "min" if isinstance(equation.rhs, sympy.Min) else "max")
+    lookup = np.array([position[t] for t in terms] + [-1])
+    return lookup[np.asarray(chosen)]
 
 
 def _holds(values: _Values, condition: Any, arrays: Sequence[Any], shape: tuple[int, ...]) -> Any:
     """Where ``condition`` (relations, And/Or/Not) holds, the sides of each relation compared in
-    base units with ties (a relative :data:`symgpu.evaluate.active.TIE`) counted as equal."""
+    base units by :func:`symgpu.evaluate.active.relation_holds` (ties within a relative
+    :data:`symgpu.evaluate.active.TIE` counted as equal)."""
     if condition in (True, sympy.true):
         return np.ones(shape, dtype=bool)
     if condition in (False, sympy.false):
@@ -70,18 +72,12 @@ def _holds(values: _Values, condition: Any, arrays: Sequence[Any], shape: tuple[
     def side(expr: sympy.Basic) -> Any:
         return np.broadcast_to(np.asarray(values.function(expr)(*arrays), dtype=float), shape)
 
-    with np.errstate(invalid="ignore"):
-        if condition.lhs.is_number or condition.rhs.is_number:
-            # a bare literal is in the declared unit of the other side: the difference scales it
-            left, right = side(condition.lhs - condition.rhs), np.zeros(shape)
-            scale = np.maximum(np.abs(left), np.abs(side(condition.rhs if condition.lhs.is_number else condition.lhs)))
-        else:
-            left, right = side(condition.lhs), side(condition.rhs)
-            scale = np.maximum(np.abs(left), np.abs(right))
-        equal = (left == right) | (np.abs(left - right) <= active_regimes.TIE * scale)
-        return {sympy.Eq: equal, sympy.Ne: ~equal,
-                sympy.GreaterThan: equal | (left > right), sympy.StrictGreaterThan: ~equal & (left > right),
-                sympy.LessThan: equal | (left < right), sympy.StrictLessThan: ~equal & (left < right)}[type(condition)]
+    if condition.lhs.is_number or condition.rhs.is_number:
+        # a bare literal is in the declared unit of the other side: the difference scales it
+        left = side(condition.lhs - condition.rhs)
+        scale = np.maximum(np.abs(left), np.abs(side(condition.rhs if condition.lhs.is_number else condition.lhs)))
+        return np.broadcast_to(active_regimes.relation_holds(condition.rel_op, left, 0.0, scale), shape)
+    return np.broadcast_to(active_regimes.relation_holds(condition.rel_op, side(condition.lhs), side(condition.rhs)), shape)
 
 
 def curve(model: Model, spec: PlotSpec, ax: Any, values: _Values, *, bounds: bool) -> list[dict[str, Any]]:

@@ -1,7 +1,8 @@
 """The numba backend's chunk: one compiled loop (``symgpu[fast]``) that, per point, unravels
 the flat grid index into the axes' values, runs the plan's fused function, masks the points
-outside the domain (NaN) and picks the binding argument of a Min/Max regime — no temporaries
-beyond the chunk's output arrays.
+outside the domain (NaN) — no temporaries beyond the chunk's output arrays. The regime is
+decided afterwards on those outputs by :func:`symgpu.sweep.regimes.decide`, the NumPy
+backend's array form of :mod:`symgpu.evaluate.active`'s rule, so both backends share one rule.
 
 The arithmetic is the plan's compiled expressions point by point (no ``fastmath``: reassociated
 or reciprocal arithmetic could move an exact tie of a discontinuous model), so every value is
@@ -21,18 +22,13 @@ from typing import Any
 
 import numpy as np
 
-#: regime kinds the kernel decides itself (cases are decided by :func:`symgpu.sweep.regimes.decide`)
-KINDS = {"": 0, "min": 1, "max": 2}
-
-
 @dataclass(frozen=True)
 class FusedChunk:
     """What the kernel leaves: axis columns (declared units), every output row (quantities NaN
-    outside the domain), the regime codes of a Min/Max (-1: none) and the points outside."""
+    outside the domain) and the points outside."""
 
     axes: np.ndarray  # (axes, points)
     out: np.ndarray  # (outputs, points)
-    regime: np.ndarray | None
     outside: int
 
 
@@ -46,17 +42,13 @@ class Layout:
     scales: np.ndarray  # declared unit -> base unit, per axis
     quantities: int  # outputs 0..quantities-1 are masked with NaN outside the domain
     domain: int  # index of the domain output, -1 for none
-    kind: int  # KINDS of the regime the kernel decides
-    arguments: np.ndarray  # output indices of the Min/Max arguments
 
 
 _LAYOUTS: dict[int, tuple[object, Layout]] = {}
 
 
-def layout(owner: object, axes: list[np.ndarray], scales: tuple[float, ...], quantities: int, domain: int | None,
-           kind: str, arguments: tuple[int, ...]) -> Layout:
-    """The kernel's view of ``owner`` (a plan; built once per plan object, the axes copied once):
-    ``kind`` is ``min``/``max`` to decide that regime in the loop."""
+def layout(owner: object, axes: list[np.ndarray], scales: tuple[float, ...], quantities: int, domain: int | None) -> Layout:
+    """The kernel's view of ``owner`` (a plan; built once per plan object, the axes copied once)."""
     known = _LAYOUTS.get(id(owner))
     if known is not None and known[0] is owner:
         return known[1]
@@ -66,8 +58,7 @@ def layout(owner: object, axes: list[np.ndarray], scales: tuple[float, ...], qua
     offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64) if axes else np.zeros(0, dtype=np.int64)
     values = np.ascontiguousarray(np.concatenate(axes) if len(axes) > 1 else axes[0] if axes else np.zeros(0), dtype=np.float64)
     made = Layout(values, offsets, lengths, np.array(scales, dtype=np.float64), quantities,
-                  -1 if domain is None else domain, KINDS.get(kind, 0),
-                  np.array(arguments if kind in ("min", "max") else (), dtype=np.int64))
+                  -1 if domain is None else domain)
     _LAYOUTS[id(owner)] = (owner, made)
     return made
 
@@ -88,8 +79,8 @@ def _make_kernel(numba: Any, n: int) -> Any:  # pragma: no cover - compiled by n
 
     @numba.njit(nogil=True, error_model="numpy")
     def loop(f: Any, start: int, values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, scales: np.ndarray,
-             fixed: Any, quantities: int, domain: int, kind: int, arguments: np.ndarray,
-             axes: np.ndarray, rows: np.ndarray, out: np.ndarray, regime: np.ndarray) -> int:
+             fixed: Any, quantities: int, domain: int,
+             axes: np.ndarray, rows: np.ndarray, out: np.ndarray) -> int:
         outside = 0
         for i in range(rows.shape[0]):
             flat = start + i
@@ -107,21 +98,6 @@ def _make_kernel(numba: Any, n: int) -> Any:  # pragma: no cover - compiled by n
                 outside += 1
                 for j in range(quantities):
                     out[j, i] = np.nan
-            if kind != 0:
-                code = -1
-                if inside:
-                    best = out[arguments[0], i]
-                    finite = np.isfinite(best)
-                    code = 0
-                    for a in range(1, arguments.shape[0]):
-                        other = out[arguments[a], i]
-                        finite = finite and np.isfinite(other)
-                        if (kind == 1 and other < best) or (kind == 2 and other > best):
-                            best = other
-                            code = a
-                    if not finite:
-                        code = -1
-                regime[i] = code
         return outside
 
     return loop
@@ -146,9 +122,8 @@ def run(numba: Any, function: Callable[..., Any], plan: Layout, constants: tuple
     axes = np.empty((n, size))
     rows = np.empty((size, n))
     out = np.empty((outputs, size))
-    regime = np.empty(size if plan.kind else 0, dtype=np.int16)
     fixed = tuple(float(c) for c in constants)
     outside = kernel(numba, n)(jitted(numba, function), start, plan.values, plan.offsets, plan.lengths,
-                                         plan.scales, fixed, plan.quantities, plan.domain, plan.kind, plan.arguments,
-                                         axes, rows, out, regime)
-    return FusedChunk(axes, out, regime if plan.kind else None, int(outside))
+                                         plan.scales, fixed, plan.quantities, plan.domain,
+                                         axes, rows, out)
+    return FusedChunk(axes, out, int(outside))

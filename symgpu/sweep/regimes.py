@@ -1,10 +1,13 @@
 """The active regime of a quantity at every point of a chunk, decided on arrays.
 
-The same rules as :func:`symgpu.evaluate.active.active_regime` (which answers at one point):
-for a top-level ``Min``/``Max`` the binding argument (the first of equal ones), named by the
-equation's ``limiters`` or ``min_arg<i>``/``max_arg<i>``; for an equation with cases the
-first case whose condition holds, relations compared in base units with sides within a
-relative :data:`symgpu.evaluate.active.TIE` counted as equal.
+The rule is :mod:`symgpu.evaluate.active`'s (which :func:`~symgpu.evaluate.active.active_regime`
+applies at one point), called on arrays: for a top-level ``Min``/``Max`` the binding argument
+(:func:`~symgpu.evaluate.active.binding_index`: the first within a relative
+:data:`~symgpu.evaluate.active.TIE` of the extreme one) named by
+:func:`~symgpu.evaluate.active.argument_labels`; for an equation with cases the first case whose
+condition holds, relations compared in base units by
+:func:`~symgpu.evaluate.active.relation_holds`. Only the walk over a condition's And/Or/Not
+tree is here, so each side is compiled once with the plan's other outputs.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import numpy as np
 import sympy
 
 from symgpu import errors
-from symgpu.evaluate.active import TIE
+from symgpu.evaluate import active
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -25,9 +28,6 @@ if TYPE_CHECKING:
 #: a condition as a tree over output indices: ("const", bool) | ("rel", op, left, right, scale)
 #: | ("and"|"or", children) | ("not", child)
 Tree = tuple[Any, ...]
-
-_OPS = {sympy.Eq: "==", sympy.Ne: "!=", sympy.GreaterThan: ">=", sympy.StrictGreaterThan: ">",
-        sympy.LessThan: "<=", sympy.StrictLessThan: "<"}
 
 
 @dataclass(frozen=True)
@@ -60,10 +60,11 @@ def regime_outputs(model: Model, quantity: str, expand: Callable[[sympy.Basic], 
         trees = tuple(_tree(expand(case.condition), add) for case in equation.cases)
         return RegimeSpec(name, "cases", tuple(c.id for c in equation.cases), trees)
     if isinstance(rhs, (sympy.Min, sympy.Max)):
-        names = {sympy.srepr(t): n for n, t in equation.limiters}
         prefix = "min" if isinstance(rhs, sympy.Min) else "max"
-        labels = tuple(names.get(sympy.srepr(arg), f"{prefix}_arg{i + 1}") for i, arg in enumerate(rhs.args))
-        trees = tuple(("arg", add(expand(arg), model.units[name])) for arg in rhs.args)
+        # in the order ties are settled in: the codes index these labels
+        precedence = active.argument_order(equation)
+        labels = tuple(active.argument_labels(equation)[i] for i in precedence)
+        trees = tuple(("arg", add(expand(rhs.args[i]), model.units[name])) for i in precedence)
         return RegimeSpec(name, prefix, labels, trees)
     raise errors.UsageError(f"{model.id}: {name} is neither a Min/Max nor defined by cases; no regime to report "
                             f"(choose another quantity with --regime-of, or leave it out)")
@@ -78,9 +79,9 @@ def _tree(condition: Any, add: Callable[[sympy.Basic, Any], int]) -> Tree:
         return ("and" if isinstance(condition, sympy.And) else "or", tuple(_tree(c, add) for c in condition.args))
     if isinstance(condition, sympy.Not):
         return ("not", _tree(condition.args[0], add))
-    if not isinstance(condition, sympy.core.relational.Relational) or type(condition) not in _OPS:
+    if not isinstance(condition, sympy.core.relational.Relational) or condition.rel_op not in active.RELATIONS:
         raise errors.EvaluationError(f"cannot evaluate the condition {sympy.sstr(condition)} on a grid")
-    op = _OPS[type(condition)]
+    op = condition.rel_op
     if condition.lhs.is_number or condition.rhs.is_number:
         # a bare literal is in the declared unit of the other side: the difference scales it
         other = condition.rhs if condition.lhs.is_number else condition.lhs
@@ -101,24 +102,8 @@ def _holds(tree: Tree, out: Sequence[np.ndarray], shape: tuple[int, ...]) -> np.
     _, op, li, ri, si = tree
     left = out[li]
     if ri is None:
-        right = np.zeros(shape)
-        scale = np.maximum(np.abs(left), np.abs(out[si]))
-    else:
-        right = out[ri]
-        scale = np.maximum(np.abs(left), np.abs(right))
-    with np.errstate(invalid="ignore"):
-        equal = (np.abs(left - right) <= TIE * scale) | (left == right)
-        if op == "==":
-            return equal
-        if op == "!=":
-            return ~equal
-        if op == ">=":
-            return equal | (left > right)
-        if op == ">":
-            return ~equal & (left > right)
-        if op == "<=":
-            return equal | (left < right)
-        return ~equal & (left < right)
+        return np.broadcast_to(active.relation_holds(op, left, 0.0, np.maximum(np.abs(left), np.abs(out[si]))), shape)
+    return np.broadcast_to(active.relation_holds(op, left, out[ri]), shape)
 
 
 def decide(spec: RegimeSpec, out: Sequence[np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
@@ -128,8 +113,5 @@ def decide(spec: RegimeSpec, out: Sequence[np.ndarray], shape: tuple[int, ...]) 
         for index in reversed(range(len(spec.trees))):
             code[_holds(spec.trees[index], out, shape)] = index
         return code
-    values = np.stack([np.broadcast_to(out[t[1]], shape) for t in spec.trees])
-    finite = np.all(np.isfinite(values), axis=0)
-    with np.errstate(invalid="ignore"):
-        chosen = np.argmin(values, axis=0) if spec.kind == "min" else np.argmax(values, axis=0)
-    return np.where(finite, chosen, -1).astype(np.int16)
+    chosen = active.binding_index([np.broadcast_to(out[t[1]], shape) for t in spec.trees], spec.kind)
+    return np.broadcast_to(np.asarray(chosen), shape).astype(np.int16)

@@ -89,18 +89,15 @@ def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, st
 
 
 def _fused_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, stop: int) -> Chunk:
-    """:func:`evaluate_chunk` in one numba loop (coordinates, quantities, domain mask and a
-    Min/Max regime per point); a regime by cases is then decided on the loop's outputs."""
+    """:func:`evaluate_chunk` in one numba loop (coordinates, quantities, domain mask per point);
+    the regime is then decided on the loop's outputs, as the NumPy backend decides it."""
     spec = plan.regime
-    kind = spec.kind if spec is not None else ""
-    arguments = tuple(int(t[1]) for t in spec.trees) if spec is not None and kind in ("min", "max") else ()
-    layout = fused.layout(plan, [a.values for a in plan.grid.axes], plan.scales, len(plan.quantities), plan.domain,
-                          kind, arguments)
+    layout = fused.layout(plan, [a.values for a in plan.grid.axes], plan.scales, len(plan.quantities), plan.domain)
     done = fused.run(backend.module, function, layout, tuple(v for _, v in plan.fixed), len(plan.exprs), start, stop)
     columns: dict[str, np.ndarray] = {a.name: done.axes[k] for k, a in enumerate(plan.grid.axes)}
     columns.update({name: done.out[index] for index, name in enumerate(plan.quantities)})
-    regime = done.regime
-    if spec is not None and regime is None:
+    regime = None
+    if spec is not None:
         regime = decide(spec, list(done.out), (stop - start,))
         if done.outside and plan.domain is not None:
             regime[~(done.out[plan.domain] > 0.5)] = -1
