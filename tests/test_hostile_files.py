@@ -1,9 +1,11 @@
 """Issue 30, the remaining hostile inputs: a template, a model, a base model or a profiler export
 that is not a regular text file is refused in one line naming it (never read whole, never waited
-on), and a user model with a bundled model's id is marked by ``symgpu list``."""
+on), a user model with a bundled model's id is marked by ``symgpu list``, and a fit that did not
+converge exits 1."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -13,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from symgpu.cli import main
+from symgpu.measure import data
 from symgpu.report import templates
 
 from conftest import FIXTURES
@@ -110,3 +113,26 @@ def test_an_extends_base_that_is_a_named_pipe_is_refused_not_replaced_by_the_bun
     variant = tmp_path / "v.toml"
     variant.write_text('[model]\nid = "v"\ntitle = "variant"\nextends = "occupancy"\n', encoding="utf-8")
     _refused(capsys, ["check", variant], str(tmp_path / "occupancy.toml"), "named pipe", code=1)
+
+
+# ---------------------------------------------------------------- a fit that did not converge
+def test_a_fit_that_did_not_converge_exits_1_naming_the_converged_check(tmp_path, monkeypatch, capsys):
+    import scipy.optimize
+
+    import symgpu
+
+    model = symgpu.load("volkov_2016")
+    theta = (10.0, 30.0, 60.0, 90.0, 120.0, 150.0, 170.0, 185.0, 200.0, 210.0)
+    latency = model.evaluate("memory_latency", values={"theta": list(theta), "a": 372.0, "b": 22.0, "c": 221.0}).magnitude
+    path = tmp_path / "latency.csv"
+    data.write_csv(path, data.MeasuredData("latency.csv", (data.Column("theta", "GB/s", theta),
+                                                           data.Column("memory_latency", "cycle", tuple(float(v) for v in latency)))))
+    # the optimiser stopped after one evaluation of the residuals: status 0, "maximum number of function evaluations"
+    monkeypatch.setattr(scipy.optimize, "least_squares", functools.partial(scipy.optimize.least_squares, max_nfev=1))
+    code = main(["fit", "volkov_2016", "memory_latency", "--data", str(path), "--params", "a,b,c", "--preset", "maxwell",
+                 "--init", "a=500", "--init", "b=50", "--init", "c=400"])
+    out, err = capsys.readouterr()
+    assert code == 1, out + err
+    assert err.count("\n") == 1 and err.startswith("symgpu: error: ") and "converge" in err, err
+    assert "FAILED (converged)" in out, out
+    assert "[presets." not in out  # no preset block printed for a failed fit
