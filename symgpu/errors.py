@@ -101,3 +101,16 @@ class FitCheckError(SymgpuError):
 
     def __str__(self) -> str:
         return self.message
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP reached a running command (:func:`symgpu.leftovers.terminations_raise`):
+    raised like Ctrl-C's KeyboardInterrupt so that cleanup runs; the command line exits
+    128 + ``signum``."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+        super().__init__(signum)
+
+    def __str__(self) -> str:
+        return f"terminated by signal {self.signum}"

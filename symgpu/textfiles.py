@@ -4,13 +4,14 @@ sweep files) read with a size limit, and output paths checked before anything is
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
 from symgpu import errors
 
 
-def _kind(mode: int) -> str:
+def kind(mode: int) -> str:
     """What a non-regular file is, in words."""
     if stat.S_ISDIR(mode):
         return "a folder"
@@ -21,6 +22,24 @@ def _kind(mode: int) -> str:
     if stat.S_ISSOCK(mode):
         return "a socket"
     return "not a regular file"
+
+
+def regular_open(path: str | os.PathLike[str]) -> tuple[int, os.stat_result]:
+    """``path`` opened for reading without blocking, with its ``fstat``: (descriptor, status).
+
+    NOTE: ``O_NONBLOCK`` makes opening a named pipe with no writer return at once instead of
+    waiting for ever; the caller checks ``S_ISREG`` on the status (of what was opened, not of a
+    name that may have changed since it was looked at) and closes the descriptor.
+
+    Raises:
+        OSError: the file cannot be opened.
+    """
+    handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        return handle, os.fstat(handle)
+    except OSError:
+        os.close(handle)
+        raise
 
 
 def read_bounded(path: str | os.PathLike[str], *, limit: int, what: str, hint: str) -> bytes:
@@ -47,7 +66,7 @@ def read_bounded(path: str | os.PathLike[str], *, limit: int, what: str, hint: s
     try:
         info = os.fstat(handle)
         if not stat.S_ISREG(info.st_mode):
-            raise errors.UsageError(f"{path}: {_kind(info.st_mode)}, not a file of {what}; give a regular file")
+            raise errors.UsageError(f"{path}: {kind(info.st_mode)}, not a file of {what}; give a regular file")
         if info.st_size > limit:
             raise errors.UsageError(f"{path}: {info.st_size} bytes of {what} (limit {limit}); {hint}")
         chunks, total = [], 0
@@ -64,6 +83,30 @@ def read_bounded(path: str | os.PathLike[str], *, limit: int, what: str, hint: s
         raise errors.UsageError(f"{path}: cannot read {what} ({exc.strerror})") from None
     finally:
         os.close(handle)
+
+
+#: bytes that never occur in a text export: C0 controls other than tab, newline, carriage return; DEL
+_BINARY = re.compile(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def decode_text(raw: bytes, path: str | os.PathLike[str], what: str) -> str:
+    """``raw`` (the bytes of ``path``) as UTF-8 text, refusing binary content up front.
+
+    Raises:
+        errors.UsageError: one line naming the file, the byte offset of the first byte that is
+            not text (a control byte, or not UTF-8) and what to give instead.
+    """
+    found = _BINARY.search(raw)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        offset = exc.start if found is None else min(exc.start, found.start())
+    else:
+        if found is None:
+            return text
+        offset = found.start()
+    raise errors.UsageError(f"{path}: byte 0x{raw[offset]:02x} at offset {offset} is not text; "
+                            f"this is not a {what} (give the UTF-8 text file)")
 
 
 def check_output_file(path: str | os.PathLike[str], option: str = "-o") -> Path:
@@ -87,7 +130,7 @@ def check_output_file(path: str | os.PathLike[str], option: str = "-o") -> Path:
         if stat.S_ISLNK(info.st_mode):
             raise errors.UsageError(f"{option} {str(path)!r}: is a symbolic link; symgpu replaces only regular files: give the file itself or a new name")
         if not stat.S_ISREG(info.st_mode):
-            raise errors.UsageError(f"{option} {str(path)!r}: is {_kind(info.st_mode)}; symgpu replaces only regular files: give a file name")
+            raise errors.UsageError(f"{option} {str(path)!r}: is {kind(info.st_mode)}; symgpu replaces only regular files: give a file name")
     folder = target.parent
     if not folder.is_dir():
         raise errors.UsageError(f"{option} {str(path)!r}: folder {str(folder)!r} does not exist; create it first or give another path")

@@ -41,6 +41,8 @@ import time
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from typing import Any
 
+from symgpu import leftovers
+
 #: A task: (name, function, arguments); the function and what it returns must be picklable.
 Task = tuple[str, Callable[..., Any], tuple[Any, ...]]
 
@@ -129,8 +131,9 @@ def run(tasks: Sequence[Task], workers: int, started: Callable[[int, str], None]
 
 
 def _hold_interrupts() -> Any:
-    """Hold Ctrl-C (delivered when released): the previous signal mask, None where masks are not supported."""
-    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if hasattr(signal, "pthread_sigmask") else None
+    """Hold Ctrl-C, SIGTERM and SIGHUP (delivered when released): the previous signal mask, None where
+    masks are not supported."""
+    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, *leftovers.TERMINATING}) if hasattr(signal, "pthread_sigmask") else None
 
 
 def _release_interrupts(held: Any) -> None:
@@ -200,11 +203,14 @@ def _close(*descriptors: int) -> None:
 
 
 def _ignore_held_interrupts() -> None:
-    """Worker initializer: :func:`_ignore_interrupts`, then Ctrl-C no longer held (one pressed
-    while the worker was forked is dropped, not raised in the worker)."""
+    """Worker initializer: :func:`_ignore_interrupts`, SIGTERM and SIGHUP back to ending the process
+    (the command line's handlers raise :class:`errors.Terminated`, which a worker would catch and
+    report as a task's failure), then none of them held (a Ctrl-C pressed while the worker was
+    forked is dropped, not raised in the worker)."""
     _ignore_interrupts()
+    leftovers.default_terminations()  # the parent stops a worker with SIGTERM: it must end it
     if hasattr(signal, "pthread_sigmask"):
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, *leftovers.TERMINATING})
 
 
 __all__ = ["Task", "default_workers", "run"]

@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable, Sequence
 from types import ModuleType
 
-from symgpu import errors, store, textfiles
+from symgpu import errors, leftovers, store, textfiles
 from symgpu.cli.parsing import BAD_INPUT, FAILED, OK, Parser
 
 #: Every subcommand, in help order: (command module, one-line help as its ``setup`` gives it).
@@ -122,7 +122,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ[store.NO_CACHE_ENV] = "1"
     run = command_module(COMMANDS[args.command][0]).RUN[args.command]
     try:
-        return run(args)
+        with leftovers.terminations_raise():
+            return run(args)
+    except errors.Terminated as exc:  # SIGTERM, SIGHUP: cleaned up like Ctrl-C
+        return 128 + exc.signum
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -1,7 +1,9 @@
 """``symgpu list``: the available models, read from their files without building them.
 
 Light on purpose (no SymPy, no pint): the model files are read by the loader only, so
-listing is quick. A model whose file cannot be read is listed with the reason.
+listing is quick. A model whose file cannot be read is listed with the reason. A model id
+found in several model folders is listed once, as the file that loads by that id, with a
+``! hides`` line naming the files it hides (a user model with a bundled model's id).
 """
 
 from __future__ import annotations
@@ -10,9 +12,13 @@ import argparse
 import json
 from typing import Any
 
-from symgpu import errors
+from symgpu import errors, textfiles
 from symgpu.cli.parsing import OK
 from symgpu.model import loader
+
+
+#: characters of a title (or a reason it does not load) shown per line
+MAX_TITLE = 400
 
 
 def setup(sub: Any) -> None:
@@ -34,12 +40,17 @@ def cmd_list(args: argparse.Namespace) -> int:
                          "presets": len(d.presets), "validation": len(d.validation)})
         except errors.SymgpuError as exc:
             rows.append({"id": model_id, "title": f"(does not load: {exc})", "equations": 0, "presets": 0, "validation": 0})
+        rows[-1]["hides"] = [str(p) for p in loader.shadowed(model_id)]
     if args.json:
         print(json.dumps(rows, indent=2))
         return OK
     width = max((len(r["id"]) for r in rows), default=2)
     for row in rows:
-        print(f"{row['id']:<{width}}  {row['equations']:>3} eq  {row['presets']:>2} presets  {row['validation']:>3} cases  {row['title']}")
+        title = textfiles.printable(row["title"], MAX_TITLE)
+        print(f"{row['id']:<{width}}  {row['equations']:>3} eq  {row['presets']:>2} presets  {row['validation']:>3} cases  {title}")
+        if row["hides"]:
+            print(f"{'':<{width}}  ! hides {textfiles.listing(row['hides'], 3, 200)} (same id, not used; rename that model "
+                  f"or give its path)")
     return OK
 
 

@@ -92,10 +92,11 @@ def read(path: str | Path) -> tuple[Launch, ...]:
     """Read an ``ncu --csv --page raw`` export.
 
     Raises:
-        errors.UsageError: missing or oversized file, no units row, unknown unit, non-numeric value.
+        errors.UsageError: missing or oversized file, binary bytes (named by offset), no units row,
+            unknown unit, non-numeric value.
     """
     raw = textfiles.read_bounded(path, limit=MAX_BYTES, what="Nsight Compute export", hint="export fewer launches (ncu --launch-count)")
-    return parse(raw.decode("utf-8", errors="replace"), source=str(path))
+    return parse(textfiles.decode_text(raw, path, "Nsight Compute CSV export"), source=str(path))
 
 
 def parse(text: str, *, source: str = "<csv>") -> tuple[Launch, ...]:

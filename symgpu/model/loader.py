@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import sys
 import tomllib
 from pathlib import Path
@@ -68,8 +69,12 @@ def resolve(id_or_path: str | os.PathLike[str], folder: Path | None = None) -> P
     text = os.fspath(id_or_path)
     candidate = Path(text)
     if text.endswith(".toml") or os.sep in text or "/" in text:
-        if not candidate.is_file():
-            raise errors.UsageError(f"{text}: no such model file")
+        try:
+            mode = os.stat(candidate).st_mode
+        except OSError:
+            raise errors.UsageError(f"{textfiles.printable(text, 200)}: no such model file") from None
+        if not stat.S_ISREG(mode):
+            raise errors.UsageError(f"{textfiles.printable(text, 200)}: is {textfiles.kind(mode)}, not a model file; give a regular .toml file")
         return candidate
     path = find(text, folder)
     if path is None:
@@ -95,10 +100,18 @@ def read_definition(path: str | os.PathLike[str], _trail: tuple[str, ...] = (), 
     path = Path(path)
     shown = _shown(path)
     try:
-        with path.open("rb") as stream:
+        handle, info = textfiles.regular_open(path)
+    except OSError as exc:
+        raise errors.ModelFileError(shown, "", f"cannot read file ({exc.strerror})") from None
+    try:
+        if not stat.S_ISREG(info.st_mode):
+            raise errors.ModelFileError(shown, "", f"is {textfiles.kind(info.st_mode)}, not a model file", "give a regular .toml file")
+        with os.fdopen(os.dup(handle), "rb") as stream:
             raw = stream.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise errors.ModelFileError(shown, "", f"cannot read file ({exc.strerror})") from None
+    finally:
+        os.close(handle)
     if len(raw) > MAX_FILE_BYTES:
         raise errors.ModelFileError(shown, "", f"file is larger than {MAX_FILE_BYTES} bytes", "a model file is text of at most 1 MiB")
     try:
@@ -122,7 +135,7 @@ def read_definition(path: str | os.PathLike[str], _trail: tuple[str, ...] = (), 
         if extends in trail:
             raise errors.ModelFileError(_first or shown, "[model].extends", f"models extend each other in a cycle: {' -> '.join(trail + (extends,))}")
         base_path = base_file(path, extends)
-        if not base_path.is_file():
+        if not os.path.lexists(base_path):
             raise errors.ModelFileError(shown, "[model].extends", f"unknown base model '{extends}'", f"bundled models: {', '.join(list_models()) or 'none'}")
         base = read_definition(base_path, trail, _first or shown)
     return DefinitionReader(shown, path.stem, base).model(data)
@@ -182,7 +195,9 @@ def base_file(path: Path, extends: str) -> Path:
     """The file of base model ``extends`` of the model file ``path``: beside it first, then
     in the model folders (the path beside it when neither has one; the caller checks it exists)."""
     beside = path.parent / f"{extends}.toml"
-    return beside if beside.is_file() else (find(extends) or beside)
+    # NOTE: whatever is beside counts (a pipe, a folder): it is refused when read, never skipped
+    # for a bundled model of the same id
+    return beside if os.path.lexists(beside) else (find(extends) or beside)
 
 
 def _shown(path: Path) -> str:

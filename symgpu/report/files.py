@@ -2,8 +2,9 @@
 
 :func:`write_run` makes a whole ``report --all`` run atomic too: everything is rendered into
 memory before anything is written, a lock file keeps two runs into one folder from
-interleaving, and Ctrl-C during the short final renames is held back until they are done,
-so an interrupted run leaves the previous reports as they were.
+interleaving, and Ctrl-C or SIGTERM during the short final renames is held back until they are
+done, so an interrupted run leaves the previous reports as they were. Temporary files carry
+their process's id (:mod:`symgpu.leftovers`); those of a killed run are removed by the next.
 """
 
 from __future__ import annotations
@@ -11,14 +12,12 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import signal
+import re
 import stat
-import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
 
-from symgpu import errors
+from symgpu import errors, leftovers
 
 #: The lock file a run holds in the target folder while it writes.
 LOCK_NAME = ".symgpu-report.lock"
@@ -53,8 +52,11 @@ def write_run(root: Path, folders: Mapping[str, Mapping[str, bytes]], *, lock: b
             for folder_name, files in sorted(folders.items()):
                 folder = root / folder_name
                 folder.mkdir(parents=True, exist_ok=True)
+                leftovers.remove_stale(folder)  # temporary files of a killed run
+                if lock:
+                    remove_unfinished(folder, files)
                 for name, data in sorted(files.items()):
-                    handle, temp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+                    handle, temp = leftovers.temporary_file(folder, name)
                     pending.append((temp, folder / name))
                     with os.fdopen(handle, "wb") as stream:
                         stream.write(data)
@@ -70,6 +72,34 @@ def write_run(root: Path, folders: Mapping[str, Mapping[str, bytes]], *, lock: b
                     os.unlink(temp)
             raise
     return sorted(final for _, final in pending)
+
+
+#: a temporary name of symgpu before :mod:`symgpu.leftovers` (``tempfile``'s 8 random characters)
+_OLD_TEMPORARY = re.compile(r"\.(?P<name>.+)\.[a-z0-9_]{8}\.tmp")
+
+
+def remove_unfinished(folder: Path, files: Mapping[str, bytes]) -> list[str]:
+    """Remove the ``.<name>.*.tmp`` files of the report files about to be written into
+    ``folder`` that a run killed during its final writes left behind.
+
+    NOTE: called only while holding the run's lock: no other ``report --all`` run is writing
+    into the folder, so a temporary name of the old scheme (no process id in it) for one of
+    this run's own files is a leftover. Names of :mod:`symgpu.leftovers`' scheme are removed by
+    :func:`leftovers.remove_stale` when their process is gone, with or without the lock.
+
+    Returns:
+        The names removed.
+    """
+    removed = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            match = _OLD_TEMPORARY.fullmatch(entry.name)
+            if match is None or match["name"] not in files or not entry.is_file(follow_symlinks=False):
+                continue
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+                removed.append(entry.name)
+    return removed
 
 
 def _regular_or_absent(path: Path) -> None:
@@ -100,19 +130,10 @@ def _locked(root: Path) -> Iterator[None]:
 
 @contextlib.contextmanager
 def _interrupts_held() -> Iterator[None]:
-    """Defer SIGINT until the block ends (then raise KeyboardInterrupt as usual)."""
-    caught: list[Any] = []
-    try:
-        previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
-    except ValueError:  # not the main thread: signals cannot be handled here anyway
+    """Defer SIGINT, SIGTERM and SIGHUP until the block ends (then each is handled as usual:
+    KeyboardInterrupt, :class:`errors.Terminated` from the command line's handlers)."""
+    with leftovers.signals_deferred():
         yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-        if caught:
-            raise KeyboardInterrupt
 
 
 def _umask() -> int:

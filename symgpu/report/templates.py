@@ -9,8 +9,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 import jinja2
 import jinja2.sandbox
-from symgpu import errors
-from symgpu import resources
+from symgpu import errors, resources, textfiles
 if TYPE_CHECKING:
     pass
 from symgpu.report.latex import md_escape, md_math, md_text, md_url, tex_escape, tex_math
@@ -22,6 +21,43 @@ TEMPLATES = resources.bundled("templates")
 #: The longest string or list a user template may build with ``*`` and the largest exponent of ``**``.
 MAX_PRODUCT_LENGTH = 1_000_000
 MAX_EXPONENT = 64
+#: The largest template file read (the largest bundled template is a few KiB).
+MAX_TEMPLATE_BYTES = 1 << 20
+
+
+class BoundedLoader(jinja2.FileSystemLoader):
+    """Jinja2's file loader, reading each template as an untrusted file.
+
+    NOTE: ``FileSystemLoader`` reads a template whole, whatever it is (``/dev/zero`` never
+    ends), and skips a name that is not a regular file for the next folder's template of that
+    name. Here the first folder that has the name wins, and what is there must be a regular
+    file of at most :data:`MAX_TEMPLATE_BYTES` (opened without blocking: a named pipe is refused
+    at once), else a one-line :class:`errors.UsageError` names it.
+    """
+
+    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Any]:
+        pieces = jinja2.loaders.split_template_path(template)
+        for folder in self.searchpath:
+            filename = os.path.join(folder, *pieces)
+            if os.path.lexists(filename):
+                break
+        else:
+            raise jinja2.TemplateNotFound(template)
+        raw = textfiles.read_bounded(filename, limit=MAX_TEMPLATE_BYTES, what="template text",
+                                     hint=f"a template is text of at most {MAX_TEMPLATE_BYTES} bytes")
+        try:
+            contents = raw.decode(self.encoding)
+        except UnicodeDecodeError as exc:
+            raise errors.UsageError(f"{filename}: template is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+        mtime = os.path.getmtime(filename)
+
+        def uptodate() -> bool:
+            try:
+                return os.path.getmtime(filename) == mtime
+            except OSError:
+                return False
+
+        return contents, os.path.normpath(filename), uptodate
 
 
 class UserTemplateEnvironment(jinja2.sandbox.ImmutableSandboxedEnvironment):
@@ -67,7 +103,7 @@ def make_environment(fmt: str, templates: str | os.PathLike[str] | None = None) 
     folders = [str(templates)] if templates else []
     folders.append(str(TEMPLATES))
     options: dict[str, Any] = {
-        "loader": jinja2.FileSystemLoader(folders),
+        "loader": BoundedLoader(folders),
         "undefined": jinja2.StrictUndefined,
         "autoescape": False,
         "trim_blocks": True,

@@ -8,9 +8,9 @@ the model file must be readable at the same path on every worker.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
-import tempfile
 import time
 import uuid
 from dataclasses import dataclass
@@ -19,7 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from symgpu import api, errors
+from symgpu import api, errors, leftovers
+from symgpu.model import loader
 from symgpu.sweep.grid import Axis, Grid
 from symgpu.sweep.plan import SweepPlan, build_plan
 from symgpu.sweep.run import DEFAULT_CHUNK, compile_plan, evaluate_chunk, progress_bar
@@ -48,8 +49,20 @@ WORKER_WAIT = 60.0
 
 def request_for(plan: SweepPlan, backend: str) -> PartRequest:
     """The request that rebuilds ``plan`` on a worker (fixed values in declared units)."""
-    return PartRequest(uuid.uuid4().hex, str(plan.model.path), plan.quantities, plan.grid.axes, plan.values,
+    return PartRequest(uuid.uuid4().hex, str(model_file(plan.model.path)), plan.quantities, plan.grid.axes, plan.values,
                        plan.checks, plan.regime.quantity if plan.regime else "", backend)
+
+
+def model_file(shown: str) -> Path:
+    """The absolute path of a model file from the path a model shows (relative to the checkout when
+    inside it, else as given): workers run in another folder than this process."""
+    path = Path(shown)
+    if path.is_absolute():
+        return path
+    here = path.resolve()
+    if here.is_file() and not here.is_relative_to(loader.ROOT):
+        return here
+    return loader.ROOT / path
 
 
 def _plan(request: PartRequest) -> tuple[SweepPlan, Any, backends.Backend]:
@@ -130,18 +143,19 @@ def write_dask(plan: SweepPlan, path: str | os.PathLike[str], *, backend: str = 
         raise errors.UsageError(f"-o {str(target)!r}: the folder {str(parent)!r} does not exist")
     request = request_for(plan, backend)
     begin = time.perf_counter()
-    client, cluster = client_for(scheduler, workers)
+    leftovers.remove_stale(parent)  # a killed run's temporary folder
+    client = cluster = temp = bar = None
     try:
-        client.wait_for_workers(1, timeout=WORKER_WAIT)
-    except (TimeoutError, OSError):
-        client.close()
-        if cluster is not None:
-            cluster.close()
-        raise errors.UsageError(f"--engine dask: no worker joined in {WORKER_WAIT:.0f} s; start workers on the scheduler "
-                                "or leave out --scheduler for a local cluster") from None
-    temp = tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
-    bar = progress_bar(plan.grid.size, progress)
-    try:
+        # NOTE: everything from here on is inside the try: Ctrl-C or SIGTERM while the local cluster
+        # starts or waits for its workers still closes it (its worker processes end with it)
+        client, cluster = client_for(scheduler, workers)
+        try:
+            client.wait_for_workers(1, timeout=WORKER_WAIT)
+        except (TimeoutError, OSError):
+            raise errors.UsageError(f"--engine dask: no worker joined in {WORKER_WAIT:.0f} s; start workers on the scheduler "
+                                    "or leave out --scheduler for a local cluster") from None
+        temp = leftovers.temporary_folder(parent, target.name)
+        bar = progress_bar(plan.grid.size, progress)
         from dask.distributed import as_completed  # noqa: PLC0415 - optional dependency
         ranges = plan.grid.chunks(chunk_size)
         futures = [client.submit(write_part, request, i, s, e, temp, pure=False) for i, (s, e) in enumerate(ranges)]
@@ -156,9 +170,17 @@ def write_dask(plan: SweepPlan, path: str | os.PathLike[str], *, backend: str = 
     finally:
         if bar is not None:
             bar.close()
-        if os.path.isdir(temp):
+        _close(client, cluster)
+        if temp is not None and os.path.isdir(temp):  # after the workers stopped writing parts into it
             shutil.rmtree(temp, ignore_errors=True)
-        client.close()
-        if cluster is not None:
-            cluster.close()
     return WriteSummary(target, "parquet", points, outside, time.perf_counter() - begin, regime_counts(plan, counts))
+
+
+def _close(client: Any, cluster: Any) -> None:
+    """Close the client, then the local cluster (its workers end); a second Ctrl-C or SIGTERM
+    meanwhile does not stop the closing half-way."""
+    with leftovers.signals_deferred():
+        for thing in (client, cluster):
+            if thing is not None:
+                with contextlib.suppress(Exception):
+                    thing.close()

@@ -1,12 +1,12 @@
 """Writing a sweep: Parquet (pyarrow; units in the field and schema metadata) or CSV (units in
 the headers, ``n [warp/SM]``), chunk by chunk, to a temporary file renamed into place at the
-end — an interrupted sweep (Ctrl-C) leaves no half-written file."""
+end — an interrupted sweep (Ctrl-C, SIGTERM) leaves no half-written file, and the next run
+removes the temporary file of a killed one."""
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from symgpu import errors, textfiles
+from symgpu import errors, leftovers, textfiles
 from symgpu.sweep.plan import REGIME, SweepPlan
 from symgpu.sweep.run import DEFAULT_CHUNK, Chunk, iter_chunks
 
@@ -126,11 +126,14 @@ def csv_header(plan: SweepPlan) -> str:
 @contextmanager
 def atomic_path(path: Path) -> Iterator[Path]:
     """A temporary path next to ``path``, renamed to ``path`` when the block ends normally and
-    removed when it raises (including KeyboardInterrupt)."""
+    removed when it raises (KeyboardInterrupt included, and :class:`errors.Terminated` for SIGTERM).
+    Its name carries this process's id (:mod:`symgpu.leftovers`): one left by a killed run is
+    removed by the next run into the folder."""
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise errors.UsageError(f"-o {str(path)!r}: the folder {str(folder)!r} does not exist")
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    leftovers.remove_stale(folder)  # a killed run's temporary files
+    handle, temp = leftovers.temporary_file(folder, path.name)
     os.close(handle)
     try:
         yield Path(temp)

@@ -1,0 +1,171 @@
+"""Nothing left behind: temporary files and folders beside an output are named after the host
+and the process that made them, so the next run into the same folder can remove those of a run
+that was killed (SIGKILL runs no cleanup); and SIGTERM and SIGHUP end a command the way Ctrl-C
+does, by an exception, so every ``finally`` that removes a temporary file or stops a worker runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import shutil
+import signal
+import socket
+import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from symgpu import errors
+
+#: The signals that end a command through :class:`errors.Terminated` (besides SIGINT, Python's own).
+TERMINATING = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def _host_tag() -> str:
+    """Eight hex digits naming this machine: a folder shared between machines (NFS) holds
+    temporary files of processes whose ids mean nothing here, and those are never removed."""
+    return hashlib.sha256(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
+
+
+HOST = _host_tag()
+#: ``.<final name>.symgpu-<host>-<pid>-<random>.tmp``
+_NAME = re.compile(r"\.(?P<name>.+)\.symgpu-(?P<host>[0-9a-f]{8})-(?P<pid>[0-9]{1,10})-[a-z0-9_]+\.tmp")
+
+
+def prefix(final_name: str) -> str:
+    """The start of a temporary name for ``final_name`` made by this process."""
+    return f".{final_name}.symgpu-{HOST}-{os.getpid()}-"
+
+
+def temporary_file(folder: Path, final_name: str) -> tuple[int, str]:
+    """A new temporary file in ``folder`` for ``final_name``: (open descriptor, path), mode 0600."""
+    return tempfile.mkstemp(prefix=prefix(final_name), suffix=".tmp", dir=folder)
+
+
+def temporary_folder(folder: Path, final_name: str) -> str:
+    """A new temporary folder in ``folder`` for ``final_name`` (mode 0700)."""
+    return tempfile.mkdtemp(prefix=prefix(final_name), suffix=".tmp", dir=folder)
+
+
+def is_temporary(name: str) -> bool:
+    """Whether ``name`` is a temporary name of :func:`prefix`'s scheme."""
+    return _NAME.fullmatch(name) is not None
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists here (one we may not signal exists too)."""
+    if pid <= 0:
+        return True  # never a process of ours: keep its files
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+def remove_stale(folder: Path) -> list[str]:
+    """Remove the temporary files and folders that a killed symgpu run left in ``folder``.
+
+    NOTE: only entries that are certainly stale go: named by :func:`prefix`'s scheme, made on
+    this machine, by a process that no longer runs, owned by this user, a regular file or a real
+    folder (never a link). A live run's files carry a running pid and stay. Errors are ignored:
+    cleaning up is a courtesy, never a reason to fail.
+
+    Returns:
+        The names removed.
+    """
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    for entry in entries:
+        match = _NAME.fullmatch(entry.name)
+        if match is None or match["host"] != HOST or _running(int(match["pid"])):
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+            if info.st_uid != os.geteuid():
+                continue
+            if stat.S_ISREG(info.st_mode):
+                os.unlink(entry.path)
+            elif stat.S_ISDIR(info.st_mode):
+                shutil.rmtree(entry.path)
+            else:
+                continue
+        except OSError:
+            continue
+        removed.append(entry.name)
+    return removed
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise errors.Terminated(signum)
+
+
+@contextlib.contextmanager
+def terminations_raise() -> Iterator[None]:
+    """Within the block, SIGTERM and SIGHUP raise :class:`errors.Terminated` (a KeyboardInterrupt)
+    instead of ending the process at once; the previous handlers come back after it.
+
+    A signal that was ignored (``nohup``) stays ignored; outside the main thread nothing changes.
+    """
+    previous: dict[int, Any] = {}
+    try:
+        for signum in TERMINATING:
+            if signal.getsignal(signum) == signal.SIG_DFL:
+                previous[signum] = signal.signal(signum, _raise_terminated)
+    except ValueError:  # not the main thread
+        pass
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Defer SIGINT, SIGTERM and SIGHUP until the block ends, then handle each one that came as
+    it would have been (KeyboardInterrupt, :class:`errors.Terminated`, or the default action).
+
+    NOTE: handlers, not a signal mask: a process-directed signal that a mask holds in this thread
+    is delivered to any other thread (an executor's, Dask's), and Python then runs its handler in
+    the main thread at once. Outside the main thread nothing is deferred.
+    """
+    caught: list[int] = []
+    previous: dict[int, Any] = {}
+    try:
+        for signum in (signal.SIGINT, *TERMINATING):
+            if signal.getsignal(signum) not in (signal.SIG_IGN, None):
+                previous[signum] = signal.signal(signum, lambda number, frame: caught.append(number))
+    except ValueError:  # not the main thread
+        pass
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for signum in dict.fromkeys(caught):
+            handler = previous[signum]
+            if callable(handler):
+                handler(signum, None)
+            elif handler == signal.SIG_DFL:
+                os.kill(os.getpid(), signum)
+
+
+def default_terminations() -> None:
+    """In a forked worker: SIGTERM and SIGHUP end the process again (the parent stops its workers with SIGTERM)."""
+    for signum in TERMINATING:
+        if signal.getsignal(signum) == _raise_terminated:
+            signal.signal(signum, signal.SIG_DFL)
+
+
+__all__ = ["HOST", "TERMINATING", "default_terminations", "is_temporary", "prefix", "remove_stale", "signals_deferred",
+           "temporary_file", "temporary_folder", "terminations_raise"]
