@@ -31,7 +31,16 @@ def case_values(model: symgpu.Model):
             yield case, name, given, magnitudes
 
 
-@pytest.mark.parametrize("model_id", symgpu.list_models())
+#: models with no published numbers to reproduce: judged against measurement instead
+#: (the NeuSight kernel models: benchmarks/neusight_accuracy.py, tests/test_predict_neusight.py)
+MEASURED_ONLY = frozenset({"kernel_gemm", "kernel_row_reduction", "kernel_streaming"})
+
+
+def test_only_the_measured_kernel_models_have_no_validation_case() -> None:
+    assert {m for m in symgpu.list_models() if not symgpu.load(m).definition.validation} == MEASURED_ONLY
+
+
+@pytest.mark.parametrize("model_id", [m for m in symgpu.list_models() if m not in MEASURED_ONLY])
 def test_stepwise_value_equals_the_expanded_expression_at_every_validation_case(model_id: str) -> None:
     model = symgpu.load(model_id)
     compared = 0
