@@ -275,7 +275,8 @@ def _check_boundary(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
         sides = (oracle.regime_at(model, q.quantity, q.point, q.variable, below),
                  oracle.regime_at(model, q.quantity, q.point, q.variable, above))
         if set(sides) != set(q.between):
-            return Verdict(q, "disagree", "boundary: the regime does not switch between the pair there", shown,
+            reason = "the regime is the same on both sides" if sides[0] == sides[1] else "the regime switches there, but not between the named pair"
+            return Verdict(q, "disagree", f"boundary: {reason}", shown,
                            f"{sides[0]} at {below:.10g}, {sides[1]} at {above:.10g}; {brute}")
     for bracket in scanned:
         if not any(bracket.contains(b) for b in found):
