@@ -1,0 +1,349 @@
+"""The differential tester's judge (issue 25): each question answered through the public API,
+then compared with the brute force of :mod:`differential_oracle`.
+
+Outcomes: ``agree``; ``declined`` (the API refused with a symgpu error: no closed form, regimes
+that do not meet...); ``timeout`` (the symbolic answer took longer than the per-derivation limit);
+``unchecked`` (the brute force has nothing to compare with, e.g. every value along a limit is
+NaN); ``disagree`` (a returned answer that the numbers contradict, a NaN/None answer, or an
+exception that is not a symgpu error).
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import sympy
+
+import symgpu
+from symgpu import errors
+from symgpu.derive.derivation import Derivation
+from symgpu.evaluate import active, evaluator
+
+import differential_oracle as oracle
+from differential_questions import Question, value_at
+
+#: relative tolerance of every numeric comparison
+REL = 1e-6
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of one question.
+
+    Attributes:
+        question: the question.
+        outcome: ``agree``, ``declined``, ``timeout``, ``unchecked`` or ``disagree``.
+        reason: for a disagreement, its class (``solve: misses a root``); else why it was
+            declined or unchecked ("" for an agreement).
+        answer: the answer's numbers at the point, as text.
+        brute: the brute force's numbers, as text.
+        seconds: CPU time spent on the symbolic answer (0 when it was shared with an earlier question).
+    """
+
+    question: Question
+    outcome: str
+    reason: str = ""
+    answer: str = ""
+    brute: str = ""
+    seconds: float = 0.0
+
+    def line(self) -> str:
+        """One line: what disagrees, the reproduction, the answer and the brute-force value."""
+        q = self.question
+        return (f"[{self.reason}] {q.model}.{q.quantity} over {q.variable}: answer {self.answer}; brute force {self.brute}"
+                f"\n    reproduce: {q.api_call()}\n    shell:     {q.cli()}")
+
+
+class Timeout(BaseException):
+    """A derivation ran past its limit (a BaseException so that SymPy's ``except Exception`` lets it through)."""
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    raise Timeout()
+
+
+@contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise :class:`Timeout` in the block after ``seconds`` of this process's CPU time (main
+    thread, POSIX). CPU time, not wall time: on a loaded machine the same questions time out."""
+    if seconds <= 0:
+        yield
+        return
+    previous = signal.signal(signal.SIGPROF, _alarm)
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGPROF, previous)
+
+
+#: symbolic answers, by :meth:`Question.symbolic_key`: (derivation or the exception, seconds)
+_ANSWERS: dict[tuple[object, ...], tuple[Derivation | BaseException, float]] = {}
+
+
+def ask(question: Question, limit: float) -> tuple[Derivation | BaseException, float]:
+    """The API's answer to the question's symbolic part (memoised per symbolic key), and the
+    seconds it took (0 when memoised)."""
+    key = question.symbolic_key()
+    if key in _ANSWERS:
+        return _ANSWERS[key][0], 0.0
+    model = symgpu.load(question.model)
+    start = time.process_time()
+    try:
+        with time_limit(limit):
+            answer: Derivation | BaseException = _call(model, question)
+    except (Timeout, Exception) as exc:  # judged by the caller: a symgpu error declines, anything else disagrees
+        answer = exc
+    seconds = time.process_time() - start
+    _ANSWERS[key] = (answer, seconds)
+    return answer, seconds
+
+
+def _call(model: symgpu.Model, q: Question) -> Derivation:
+    if q.op == "solve" and q.numeric_target:
+        return model.solve(q.quantity, for_=q.variable, target=repr(q.target), preset=q.point.preset,
+                           values=q.point.mapping(without=q.variable))
+    if q.op == "solve":
+        return model.solve(q.quantity, for_=q.variable)
+    if q.op == "boundary":
+        return model.boundary(q.quantity, between=q.between, for_=q.variable)
+    if q.op == "limit":
+        return model.limit(q.quantity, q.variable, q.to)
+    return model.extremum(q.quantity, over=q.variable, kind=q.kind or "max")
+
+
+def judge(question: Question, *, limit: float = 10.0,
+          answer_of: Callable[[Question, float], tuple[Derivation | BaseException, float]] | None = None) -> Verdict:
+    """Answer ``question`` through the API (or ``answer_of``, for the self-test) and compare.
+
+    Args:
+        limit: seconds allowed to one symbolic derivation.
+        answer_of: replaces :func:`ask` (a test feeds a deliberately wrong derivation).
+    """
+    answer, seconds = (answer_of or ask)(question, limit)
+    if isinstance(answer, Timeout):
+        return Verdict(question, "timeout", f"{question.op}: over {limit:g} s", seconds=seconds)
+    if isinstance(answer, errors.SymgpuError):
+        return Verdict(question, "declined", f"{question.op}: {type(answer).__name__}: {_short(answer)}", seconds=seconds)
+    if isinstance(answer, BaseException):
+        return Verdict(question, "disagree", f"{question.op}: raised {type(answer).__name__}", _short(answer), "", seconds)
+    model = symgpu.load(question.model)
+    check = {"solve": _check_solve, "boundary": _check_boundary, "limit": _check_limit, "extremum": _check_extremum}[question.op]
+    try:
+        verdict = check(model, question, answer)
+    except errors.SymgpuError as exc:
+        verdict = Verdict(question, "disagree", f"{question.op}: the answer does not evaluate at the point",
+                          f"{_show(answer.result)} -> {type(exc).__name__}: {_short(exc)}", "")
+    except Exception as exc:  # noqa: BLE001 - a traceback on the evaluate path is a finding, not a tester crash
+        verdict = Verdict(question, "disagree", f"{question.op}: evaluating the answer raised {type(exc).__name__}",
+                          f"{_show(answer.result)} -> {_short(exc)}", "")
+    return Verdict(verdict.question, verdict.outcome, verdict.reason, verdict.answer, verdict.brute, seconds)
+
+
+def _short(exc: BaseException, width: int = 160) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def _show(expr: Any, width: int = 120) -> str:
+    text = sympy.sstr(expr) if isinstance(expr, sympy.Basic) else repr(expr)
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def _numbers(values: list[float]) -> str:
+    return "[" + ", ".join(f"{v:.10g}" for v in values) + "]"
+
+
+def _values(model: symgpu.Model, expr: Any, q: Question, unit: str, extra: dict[str, float] | None = None) -> list[float]:
+    """The numbers an answer (an expression, a Tuple of them, a first-match Piecewise) stands for
+    at the question's point. A Tuple element that is a Piecewise with no branch applying here is
+    no root here (left out); any other NaN stays, and is judged."""
+    values = q.point.mapping(without=q.variable, extra=extra)
+    expr = _expanded(model, expr, frozenset(k for k in values if k in model.defining))
+    parts = list(expr.args) if isinstance(expr, sympy.Tuple) else [expr]
+    out = []
+    for part in parts:
+        if not isinstance(part, sympy.Basic):
+            out.append(math.nan)
+            continue
+        number = float(evaluator.evaluate_expression(model, part, unit or None, preset=q.point.preset, values=values).magnitude)
+        if math.isnan(number) and isinstance(part, sympy.Piecewise) and len(parts) > 1:
+            continue
+        out.append(number)
+    return out
+
+
+def _expanded(model: symgpu.Model, expr: Any, given: frozenset[str]) -> Any:
+    """``expr`` with the intermediate quantities it keeps as symbols (a boundary in terms of
+    ``throughput_bound``) replaced by their equations, except those the point gives."""
+    if not isinstance(expr, sympy.Basic):
+        return expr
+    mapping = {s: model.expression(s.name, stop_at=given) for s in expr.free_symbols
+               if s.name in model.defining and s.name not in given}
+    return expr.xreplace(mapping) if mapping else expr
+
+
+def _admissible(model: symgpu.Model, name: str, x: float) -> bool:
+    low, closed = oracle.lower_bound(model, name)
+    if not math.isfinite(x):
+        return False
+    if oracle.is_integer(model, name) and x != round(x):
+        return True  # a real root of an integer variable: judged by the relation
+    return x > low or (closed and x == low) or low == -math.inf
+
+
+# ================================================================================ solve
+def _check_solve(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
+    assert q.target is not None
+    centre = value_at(model, q.point, q.variable)
+    xs = oracle.grid(model, q.variable, centre)
+    ys = oracle.evaluate_on(model, q.quantity, q.point, q.variable, xs)
+    isolated, plateaus = oracle.roots(model, q.quantity, q.point, q.variable, q.target, xs, ys)
+    brute = _numbers([b.middle for b in isolated]) + (f" and the ranges {[(p.low, p.high) for p in plateaus]}" if plateaus else "")
+    extra = None if q.numeric_target else {q.quantity: q.target}
+    if isinstance(d.result, sympy.logic.boolalg.Boolean):  # the relation holds on a whole range
+        inside = [oracle.is_integer(model, q.variable) or _holds(model, d.result, q, x) for p in plateaus + isolated for x in (p.low, p.high)]
+        if not all(inside):
+            return Verdict(q, "disagree", "solve: a root lies outside the range the answer gives", _show(d.result), brute)
+        return Verdict(q, "agree")
+    unit = model.unit_text(q.variable)
+    found = _values(model, d.result, q, unit, extra)
+    shown = _numbers(found) + f" (result {_show(d.result, 80)})"
+    if any(math.isnan(r) for r in found) or not found and (isolated or plateaus):
+        return Verdict(q, "disagree", "solve: the answer is NaN or no root at the point", shown, brute)
+    tolerance = REL * max(abs(q.target), 1e-300)
+    for root in found:
+        if not _admissible(model, q.variable, root):
+            return Verdict(q, "disagree", "solve: a root outside the variable's declared range", shown, brute)
+        value = oracle.scalar(model, q.quantity, q.point, q.variable, root)
+        if math.isnan(value):
+            return Verdict(q, "disagree", "solve: a root where the quantity is undefined (NaN)", shown,
+                           f"{q.quantity}({root:.10g}) = nan; roots {brute}")
+        if not (abs(value - q.target) <= tolerance) and not _integer_bracket(model, q, root):
+            return Verdict(q, "disagree", "solve: the relation fails at a root", shown,
+                           f"{q.quantity}({root:.10g}) = {value:.10g}, target {q.target:.10g}; roots {brute}")
+    for bracket in isolated:
+        if not any(bracket.contains(r) for r in found):
+            return Verdict(q, "disagree", "solve: misses a root the scan finds", shown, brute)
+    if plateaus:  # isolated roots cannot describe a range (the target is a plateau's value)
+        return Verdict(q, "disagree", "solve: the relation holds on a whole range; the answer gives isolated roots", shown, brute)
+    return Verdict(q, "agree", answer=shown, brute=brute)
+
+
+def _holds(model: symgpu.Model, condition: Any, q: Question, x: float) -> bool:
+    values = q.point.mapping(without=q.variable) | {q.variable: x}
+    if not q.numeric_target:
+        values[q.quantity] = q.target  # type: ignore[assignment]
+    return active.condition_holds(model, condition, q.point.preset, values)[0]
+
+
+def _integer_bracket(model: symgpu.Model, q: Question, root: float) -> bool:
+    """For an integer variable, a real root between two integers where the quantity crosses the target."""
+    if not oracle.is_integer(model, q.variable) or root == round(root):
+        return False
+    assert q.target is not None
+    below = oracle.scalar(model, q.quantity, q.point, q.variable, math.floor(root)) - q.target
+    above = oracle.scalar(model, q.quantity, q.point, q.variable, math.ceil(root)) - q.target
+    return below == 0 or above == 0 or (below > 0) != (above > 0)
+
+
+# ================================================================================ boundary
+def _check_boundary(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
+    assert q.between is not None
+    found = _values(model, d.result, q, model.unit_text(q.variable))
+    shown = _numbers(found) + f" (result {_show(d.result, 80)})"
+    centre = value_at(model, q.point, q.variable)
+    xs = np.unique(np.concatenate([oracle.grid(model, q.variable, centre), [x for x in found if _admissible(model, q.variable, x)]]))
+    scanned = oracle.switches(model, q.quantity, q.point, q.variable, xs, q.between)
+    brute = "switches " + _numbers([b.middle for b in scanned])
+    if not found or any(math.isnan(b) for b in found):
+        return Verdict(q, "disagree", "boundary: the answer is NaN or empty at the point", shown, brute)
+    for b in found:
+        if not _admissible(model, q.variable, b):
+            if scanned:
+                return Verdict(q, "disagree", "boundary: outside the variable's range, while the regimes switch inside it", shown, brute)
+            continue
+        below, above = _sides(model, q.variable, b)
+        sides = (oracle.regime_at(model, q.quantity, q.point, q.variable, below),
+                 oracle.regime_at(model, q.quantity, q.point, q.variable, above))
+        if set(sides) != set(q.between):
+            reason = "the regime is the same on both sides" if sides[0] == sides[1] else "the regime switches there, but not between the named pair"
+            return Verdict(q, "disagree", f"boundary: {reason}", shown,
+                           f"{sides[0]} at {below:.10g}, {sides[1]} at {above:.10g}; {brute}")
+    for bracket in scanned:
+        if not any(bracket.contains(b) for b in found):
+            return Verdict(q, "disagree", "boundary: misses a switch the scan finds", shown, brute)
+    return Verdict(q, "agree", answer=shown, brute=brute)
+
+
+def _sides(model: symgpu.Model, name: str, b: float) -> tuple[float, float]:
+    if oracle.is_integer(model, name):
+        return (b - 1, b + 1) if b == round(b) else (math.floor(b), math.ceil(b))
+    step = 1e-7 * abs(b) if b else 1e-12
+    return b - step, b + step
+
+
+# ================================================================================ limit
+def _check_limit(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
+    assert q.to is not None
+    (value,) = _values(model, d.result, q, d.unit) if not isinstance(d.result, sympy.Tuple) else (math.nan,)
+    shown = f"{value:.10g} (result {_show(d.result, 80)})"
+    xs, ys = oracle.approach(model, q.quantity, q.point, q.variable, value_at(model, q.point, q.variable), q.to)
+    brute = "along " + ", ".join(f"{y:.8g}" for y in ys[-4:])
+    if math.isnan(value):
+        return Verdict(q, "disagree", "limit: the answer is NaN at the point", shown, brute)
+    if len(ys) < 4:
+        return Verdict(q, "unchecked", "limit: too few finite values along the sequence", shown, brute)
+    if _tends(ys, value):
+        return Verdict(q, "agree", answer=shown, brute=brute)
+    return Verdict(q, "disagree", "limit: the values do not tend to the answer", shown, brute)
+
+
+def _tends(ys: np.ndarray, value: float) -> bool:
+    """Does the sequence tend to ``value`` (a number or an infinity)?"""
+    tail = ys[-5:]
+    if math.isinf(value):
+        signed = tail * math.copysign(1.0, value)
+        if np.isinf(signed[-1]) and signed[-1] > 0:
+            return True
+        growing = bool(np.all(np.diff(signed) > 0))
+        return growing and signed[-1] >= 1e3 * max(abs(float(ys[0])), 1e-300)
+    scale = max(abs(value), float(np.max(np.abs(ys[np.isfinite(ys)]))) if np.isfinite(ys).any() else 0.0, 1e-300)
+    errs = np.abs(tail - value) / scale
+    if not np.all(np.isfinite(errs)):
+        return False
+    return bool(errs[-1] <= REL or (np.all(np.diff(errs) <= 1e-15) and errs[-1] <= 1e-3))
+
+
+# ================================================================================ extremum
+def _check_extremum(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
+    (value,) = _values(model, d.result, q, d.unit) if not isinstance(d.result, sympy.Tuple) else (math.nan,)
+    (where,) = _values(model, d.location, q, model.unit_text(q.variable)) if isinstance(d.location, sympy.Basic) \
+        and not isinstance(d.location, sympy.Tuple) else (math.nan,)
+    shown = f"{q.kind} {value:.10g} at {q.variable} = {where:.10g} (location {_show(d.location, 60)})"
+    if math.isnan(value) or math.isnan(where):
+        return Verdict(q, "disagree", "extremum: the answer is NaN at the point", shown, "")
+    if not _admissible(model, q.variable, where):
+        return Verdict(q, "disagree", "extremum: the location is outside the variable's declared range", shown, "")
+    there = oracle.scalar(model, q.quantity, q.point, q.variable, where)
+    if not oracle.close(there, value, REL):
+        return Verdict(q, "disagree", "extremum: the value is not the quantity at the location", shown,
+                       f"{q.quantity}({where:.10g}) = {there:.10g}")
+    centre = value_at(model, q.point, q.variable)
+    xs = np.unique(np.concatenate([oracle.grid(model, q.variable, centre), oracle.grid(model, q.variable, where, size=61)]))
+    ys = oracle.evaluate_on(model, q.quantity, q.point, q.variable, xs)
+    sign = 1.0 if q.kind == "max" else -1.0
+    finite = np.isfinite(ys)
+    beaten = finite & (sign * (ys - value) > REL * max(abs(value), 1e-300))
+    if beaten.any():
+        i = int(np.argmax(np.where(beaten, sign * ys, -np.inf)))
+        return Verdict(q, "disagree", "extremum: a point of the scan beats it", shown, f"{q.quantity}({xs[i]:.10g}) = {ys[i]:.10g}")
+    return Verdict(q, "agree", answer=shown, brute=f"best of scan {float(np.max(sign * ys[finite])) * sign:.10g}" if finite.any() else "")

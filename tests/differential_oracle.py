@@ -1,0 +1,258 @@
+"""Brute-force numerics for the differential tester (issue 25), on the evaluate path only.
+
+Every number here comes from ``Model.evaluate`` (a quantity at a point, the variable an array
+for a dense grid) and :func:`symgpu.evaluate.active.active_regime` (which limiter or case holds):
+a grid over the variable's admissible range around its value at the point, sign changes refined
+by bisection. Nothing here calls the derivation engine; :mod:`differential_checks` compares.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import sympy
+
+import symgpu
+from symgpu import errors
+from symgpu.evaluate import active, evaluator
+
+if TYPE_CHECKING:
+    from differential_questions import Point, Subject
+
+#: grid points per scan (log-spaced over six decades each side of the point's value)
+GRID = 241
+#: decades the scan reaches below and above the variable's value at the point
+DECADES = 3.0
+#: bisection steps (relative bracket width about 2**-60 of the starting one)
+BISECT = 60
+
+
+@dataclass(frozen=True)
+class Bracket:
+    """Where the brute force found a root or a switch: ``low <= x <= high`` (``low == high``: exact)."""
+
+    low: float
+    high: float
+
+    def contains(self, x: float, rel: float = 1e-6) -> bool:
+        """Is ``x`` in the bracket, within ``rel`` of its size?"""
+        pad = rel * max(abs(self.low), abs(self.high), 1e-300)
+        return self.low - pad <= x <= self.high + pad
+
+    @property
+    def middle(self) -> float:
+        return 0.5 * (self.low + self.high)
+
+
+def is_integer(model: symgpu.Model, name: str) -> bool:
+    return "integer" in model.symbol_definitions[name].assumptions
+
+
+def lower_bound(model: symgpu.Model, name: str) -> tuple[float, bool]:
+    """The variable's declared lower end and whether it is included: (0, False) positive, (0, True)
+    nonnegative, (-inf, False) otherwise."""
+    assumptions = model.symbol_definitions[name].assumptions
+    if "positive" in assumptions:
+        return 0.0, False
+    if "nonnegative" in assumptions:
+        return 0.0, True
+    return -math.inf, False
+
+
+def grid(model: symgpu.Model, name: str, centre: float, *, size: int = GRID, decades: float = DECADES) -> np.ndarray:
+    """A dense grid over ``name``'s admissible range around ``centre`` (its value at the point):
+    log-spaced from ``centre``/10**decades to ``centre``*10**decades, with 0 where the range
+    includes it and the mirror image where negative values are admissible; integers only for
+    an integer variable. Sorted, unique."""
+    scale = abs(centre) if centre != 0 else 1.0
+    positive = scale * np.logspace(-decades, decades, size)
+    low, closed = lower_bound(model, name)
+    parts = [positive, np.array([centre])]
+    if closed or low == -math.inf:
+        parts.append(np.array([0.0]))
+    if low == -math.inf:
+        parts.append(-positive)
+    values = np.concatenate(parts)
+    if is_integer(model, name):
+        values = np.round(values)
+        values = values[values > 0] if low == 0 and not closed else values
+    return np.unique(values)
+
+
+def evaluate_on(model: symgpu.Model, quantity: str, point: Point, name: str, xs: np.ndarray) -> np.ndarray:
+    """The quantity (declared unit) at each of ``xs`` for ``name``, NaN where the model gives no
+    value (outside a ``valid_when`` domain): one vectorised call, point by point only where the
+    array as a whole is refused."""
+    values = point.mapping(without=name)
+    try:
+        out = model.evaluate(quantity, point.preset, values=values | {name: xs}).magnitude
+        return np.broadcast_to(np.asarray(out, dtype=float), xs.shape).copy()
+    except errors.DomainError:
+        pass
+    result = np.full(xs.shape, np.nan)
+    for i, x in enumerate(xs):
+        result[i] = scalar(model, quantity, point, name, float(x))
+    return result
+
+
+def scalar(model: symgpu.Model, quantity: str, point: Point, name: str, x: float) -> float:
+    """The quantity at one value of ``name`` (NaN where the model refuses the point)."""
+    try:
+        return float(model.evaluate(quantity, point.preset, values=point.mapping(without=name) | {name: x}).magnitude)
+    except (errors.DomainError, errors.EvaluationError):
+        return math.nan
+
+
+def draw_variable_value(model: symgpu.Model, subject: Subject, point: Point, rng: random.Random) -> tuple[float, float] | None:
+    """A random grid value of the variable where the quantity is finite, and the quantity there
+    (the target of a solve question: inside the quantity's range by construction)."""
+    from differential_questions import value_at
+    xs = grid(model, subject.variable, value_at(model, point, subject.variable))
+    ys = evaluate_on(model, subject.quantity, point, subject.variable, xs)
+    finite = np.flatnonzero(np.isfinite(ys))
+    if not len(finite):
+        return None
+    index = int(finite[rng.randrange(len(finite))])
+    return float(xs[index]), float(ys[index])
+
+
+def close(a: float, b: float, rel: float = 1e-6, scale: float = 0.0) -> bool:
+    """``a`` equals ``b`` within ``rel`` of the larger magnitude (or of ``scale``); infinities equal themselves."""
+    if math.isinf(a) or math.isinf(b):
+        return a == b
+    return abs(a - b) <= rel * max(abs(a), abs(b), scale) or a == b
+
+
+def bisect(f: Callable[[float], float], low: float, high: float, f_low: float, integer: bool) -> Bracket:
+    """Shrink ``[low, high]`` (``f`` changes sign across it) to a tight bracket (adjacent integers
+    for an integer variable). NaN values of ``f`` stop the refinement where they are."""
+    for _ in range(BISECT):
+        if integer and high - low <= 1:
+            break
+        mid = 0.5 * (low + high)
+        if integer:
+            mid = math.floor(mid)
+        if mid in (low, high):
+            break
+        value = f(mid)
+        if not math.isfinite(value):
+            break
+        if value == 0:
+            return Bracket(mid, mid)
+        if (value > 0) == (f_low > 0):
+            low, f_low = mid, value
+        else:
+            high = mid
+    return Bracket(low, high)
+
+
+def roots(model: symgpu.Model, quantity: str, point: Point, name: str, target: float, xs: np.ndarray,
+          ys: np.ndarray) -> tuple[list[Bracket], list[Bracket]]:
+    """Where the quantity equals ``target`` on the grid: (isolated roots, plateaus where it equals
+    the target on a whole run of grid points). A sign change refined by bisection counts as a
+    root only where the quantity is within 1e-6 of the target there (else it is a jump)."""
+    g = ys - target
+    scale = max(abs(target), float(np.nanmax(np.abs(ys))) * 1e-12 if np.isfinite(ys).any() else 0.0, 1e-300)
+    zero = np.isfinite(g) & (np.abs(g) <= 1e-12 * scale)
+    isolated: list[Bracket] = []
+    plateaus: list[Bracket] = []
+    i = 0
+    while i < len(xs):
+        if zero[i]:
+            j = i
+            while j + 1 < len(xs) and zero[j + 1]:
+                j += 1
+            (plateaus if j > i else isolated).append(Bracket(float(xs[i]), float(xs[j])))
+            i = j + 1
+            continue
+        if i + 1 < len(xs) and not zero[i + 1] and np.isfinite(g[i]) and np.isfinite(g[i + 1]) and (g[i] > 0) != (g[i + 1] > 0):
+            def f(x: float) -> float:
+                return scalar(model, quantity, point, name, x) - target
+            bracket = bisect(f, float(xs[i]), float(xs[i + 1]), float(g[i]), is_integer(model, name))
+            ends = [abs(f(bracket.low)), abs(f(bracket.high))]
+            if min(ends) <= 1e-6 * max(abs(target), 1e-300) or is_integer(model, name) and bracket.high - bracket.low <= 1:
+                isolated.append(bracket)
+        i += 1
+    return isolated, plateaus
+
+
+def regime_at(model: symgpu.Model, quantity: str, point: Point, name: str, x: float) -> str | None:
+    """The limiter or case of ``quantity`` that holds at ``name = x`` (None where it cannot be told)."""
+    try:
+        return active.active_regime(model, quantity, point.preset, **(point.mapping(without=name) | {name: x}))[0]
+    except (errors.DomainError, errors.EvaluationError, errors.DerivationError):
+        return None
+
+
+def regime_labels(model: symgpu.Model, quantity: str, point: Point, name: str, xs: np.ndarray) -> list[str | None]:
+    """:func:`regime_at` at every grid value, vectorised over the Min/Max arguments (the first of
+    equal arguments binds, as ``active_regime`` sorts stably); cases point by point."""
+    equation = model.equation_for(quantity)
+    rhs = equation.rhs
+    if not isinstance(rhs, (sympy.Min, sympy.Max)):
+        return [regime_at(model, quantity, point, name, float(x)) for x in xs]
+    names = {sympy.srepr(t): n for n, t in equation.limiters}
+    prefix = "min" if isinstance(rhs, sympy.Min) else "max"
+    given = frozenset(k for k in point.mapping() if k in model.defining)
+    columns = []
+    for arg in rhs.args:
+        mapping = {s: model.expression(s.name, stop_at=given) for s in arg.free_symbols if s.name in model.defining and s.name not in given}
+        expanded = arg.xreplace(mapping) if mapping else arg
+        try:
+            value = evaluator.evaluate_expression(model, expanded, model.units[equation.definition.defines], preset=point.preset,
+                                                  values=point.mapping(without=name) | {name: xs}).magnitude
+        except errors.SymgpuError:
+            return [regime_at(model, quantity, point, name, float(x)) for x in xs]
+        columns.append(np.broadcast_to(np.asarray(value, dtype=float), xs.shape))
+    table = np.vstack(columns)
+    with np.errstate(invalid="ignore"):
+        index = np.nanargmin(np.where(np.isnan(table), np.inf, table), axis=0) if prefix == "min" \
+            else np.nanargmax(np.where(np.isnan(table), -np.inf, table), axis=0)
+    labels = [names.get(sympy.srepr(a), f"{prefix}_arg{i + 1}") for i, a in enumerate(rhs.args)]
+    return [labels[i] for i in index]
+
+
+def switches(model: symgpu.Model, quantity: str, point: Point, name: str, xs: np.ndarray,
+             pair: tuple[str, str]) -> list[Bracket]:
+    """Where the regime switches between the two of ``pair`` along the grid, each refined by
+    bisection on the regime ``active_regime`` names."""
+    labels = regime_labels(model, quantity, point, name, xs)
+    found = []
+    for i in range(len(xs) - 1):
+        a, b = labels[i], labels[i + 1]
+        if a != b and {a, b} == set(pair):
+            low, high = float(xs[i]), float(xs[i + 1])
+            integer = is_integer(model, name)
+            for _ in range(BISECT):
+                if integer and high - low <= 1:
+                    break
+                mid = math.floor(0.5 * (low + high)) if integer else 0.5 * (low + high)
+                if mid in (low, high):
+                    break
+                here = regime_at(model, quantity, point, name, mid)
+                if here == a:
+                    low = mid
+                elif here == b:
+                    high = mid
+                else:
+                    break
+            found.append(Bracket(low, high))
+    return found
+
+
+def approach(model: symgpu.Model, quantity: str, point: Point, name: str, centre: float, to: str) -> tuple[np.ndarray, np.ndarray]:
+    """The quantity along a sequence tending to ``to`` (``"oo"``: centre*10**k, k = 1..15; ``"0"``:
+    centre*10**-k), NaN values left out."""
+    scale = abs(centre) if centre else 1.0
+    powers = np.arange(1, 16, dtype=float)
+    xs = scale * (10.0 ** powers if to == "oo" else 10.0 ** -powers)
+    if is_integer(model, name):
+        xs = np.unique(np.maximum(np.round(xs), 1.0))
+    ys = evaluate_on(model, quantity, point, name, xs)
+    keep = ~np.isnan(ys)
+    return xs[keep], ys[keep]
