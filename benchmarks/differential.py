@@ -50,12 +50,13 @@ class Report:
     def text(self, *, show: int = 50) -> str:
         """The summary: counts, the disagreements by class, then each (up to ``show``) with its reproduction."""
         lines = [f"questions: {len(self.verdicts)}   agreements: {self.count('agree')}   declined: {self.count('declined')}   "
+                 f"caught by their certificate: {self.count('caught')}   "
                  f"timeouts: {self.count('timeout')}   unchecked: {self.count('unchecked')}   "
                  f"disagreements: {self.count('disagree')}   ({self.seconds:.1f} s)"]
         by_op = collections.Counter((v.question.op, v.outcome) for v in self.verdicts)
         lines.append("by operation: " + "; ".join(
-            f"{op} " + ", ".join(f"{o} {by_op[(op, o)]}" for o in ("agree", "declined", "timeout", "unchecked", "disagree") if by_op[(op, o)])
-            for op in questions.OPS if any(by_op[(op, o)] for o in ("agree", "declined", "timeout", "unchecked", "disagree"))))
+            f"{op} " + ", ".join(f"{o} {by_op[(op, o)]}" for o in ("agree", "declined", "caught", "timeout", "unchecked", "disagree") if by_op[(op, o)])
+            for op in questions.OPS if any(by_op[(op, o)] for o in ("agree", "declined", "caught", "timeout", "unchecked", "disagree"))))
         bad = self.disagreements
         if bad:
             lines.append("disagreements by class:")

@@ -2,7 +2,8 @@
 then compared with the brute force of :mod:`differential_oracle`.
 
 Outcomes: ``agree``; ``declined`` (the API refused with a symgpu error: no closed form, regimes
-that do not meet...); ``timeout`` (the symbolic answer took longer than the per-derivation limit);
+that do not meet...); ``caught`` (the answer's own numeric certificate refused it: a wrong closed
+form reported loudly, exit 1, never shown as a value); ``timeout`` (the symbolic answer took longer than the per-derivation limit);
 ``unchecked`` (the brute force has nothing to compare with, e.g. every value along a limit is
 NaN); ``disagree`` (a returned answer that the numbers contradict, a NaN/None answer, or an
 exception that is not a symgpu error).
@@ -10,6 +11,7 @@ exception that is not a symgpu error).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import signal
 import time
@@ -22,7 +24,7 @@ import numpy as np
 import sympy
 
 import symgpu
-from symgpu import errors
+from symgpu import derive, errors
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import active, evaluator
 
@@ -39,7 +41,7 @@ class Verdict:
 
     Attributes:
         question: the question.
-        outcome: ``agree``, ``declined``, ``timeout``, ``unchecked`` or ``disagree``.
+        outcome: ``agree``, ``declined``, ``caught``, ``timeout``, ``unchecked`` or ``disagree``.
         reason: for a disagreement, its class (``solve: misses a root``); else why it was
             declined or unchecked ("" for an agreement).
         answer: the answer's numbers at the point, as text.
@@ -131,6 +133,8 @@ def judge(question: Question, *, limit: float = 10.0,
     answer, seconds = (answer_of or ask)(question, limit)
     if isinstance(answer, Timeout):
         return Verdict(question, "timeout", f"{question.op}: over {limit:g} s", seconds=seconds)
+    if isinstance(answer, errors.CertificateError):
+        return Verdict(question, "caught", f"{question.op}: {_short(answer)}", seconds=seconds)
     if isinstance(answer, errors.SymgpuError):
         return Verdict(question, "declined", f"{question.op}: {type(answer).__name__}: {_short(answer)}", seconds=seconds)
     if isinstance(answer, BaseException):
@@ -208,16 +212,36 @@ def _check_solve(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     ys = oracle.evaluate_on(model, q.quantity, q.point, q.variable, xs)
     isolated, plateaus = oracle.roots(model, q.quantity, q.point, q.variable, q.target, xs, ys)
     brute = _numbers([b.middle for b in isolated]) + (f" and the ranges {[(p.low, p.high) for p in plateaus]}" if plateaus else "")
-    extra = None if q.numeric_target else {q.quantity: q.target}
+    # a numeric target kept as its quantity's value (a prefixed unit), as the command line evaluates it
+    extra = derive.result_values(d, {}) or None if q.numeric_target else {q.quantity: q.target}
+    values = q.point.mapping(without=q.variable, extra=extra)
+    ranges = derive.applying_ranges(model, d, q.point.preset, values)
+    covered = all(any(active.condition_holds(model, f["when"], q.point.preset, {**values, q.variable: p.middle})[0] for f in ranges)
+                  for p in plateaus)
+    if d.result is sympy.true:  # every value of the unknown is a root
+        return Verdict(q, "agree") if not isolated and plateaus else Verdict(q, "disagree", "solve: the answer says every value, the scan does not",
+                                                                          _show(d.result), brute)
+    if not q.numeric_target and plateaus and not covered and not isolated:
+        # the symbolic answer is degenerate here (an input at 0 takes the unknown away): ask at the point, as a user would
+        try:
+            again = model.solve(q.quantity, for_=q.variable, target=repr(q.target), preset=q.point.preset,
+                                values=q.point.mapping(without=q.variable))
+        except errors.SymgpuError as exc:
+            return Verdict(q, "declined", f"solve at the point: {type(exc).__name__}: {_short(exc)}")
+        return _check_solve(model, dataclasses.replace(q, numeric_target=True), again)
+    if isinstance(d.result, sympy.logic.boolalg.Boolean) and ranges:  # flat regimes: the relation holds on their ranges
+        if not covered or isolated:
+            return Verdict(q, "disagree", "solve: the ranges the answer gives miss a root", _show(d.result), brute)
+        return Verdict(q, "agree")
     if isinstance(d.result, sympy.logic.boolalg.Boolean):  # the relation holds on a whole range
         inside = [oracle.is_integer(model, q.variable) or _holds(model, d.result, q, x) for p in plateaus + isolated for x in (p.low, p.high)]
         if not all(inside):
             return Verdict(q, "disagree", "solve: a root lies outside the range the answer gives", _show(d.result), brute)
         return Verdict(q, "agree")
     unit = model.unit_text(q.variable)
-    found = _values(model, d.result, q, unit, extra)
+    found = _applying(model, d, q, unit, extra) if derive.roots_of(d) is not None else _values(model, d.result, q, unit, extra)
     shown = _numbers(found) + f" (result {_show(d.result, 80)})"
-    if any(math.isnan(r) for r in found) or not found and (isolated or plateaus):
+    if any(math.isnan(r) for r in found) or not found and (isolated or (plateaus and not covered)):
         return Verdict(q, "disagree", "solve: the answer is NaN or no root at the point", shown, brute)
     tolerance = REL * max(abs(q.target), 1e-300)
     for root in found:
@@ -233,7 +257,7 @@ def _check_solve(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     for bracket in isolated:
         if not any(bracket.contains(r) for r in found):
             return Verdict(q, "disagree", "solve: misses a root the scan finds", shown, brute)
-    if plateaus:  # isolated roots cannot describe a range (the target is a plateau's value)
+    if plateaus and not covered:  # isolated roots cannot describe a range (the target is a plateau's value)
         return Verdict(q, "disagree", "solve: the relation holds on a whole range; the answer gives isolated roots", shown, brute)
     return Verdict(q, "agree", answer=shown, brute=brute)
 
@@ -255,17 +279,35 @@ def _integer_bracket(model: symgpu.Model, q: Question, root: float) -> bool:
     return below == 0 or above == 0 or (below > 0) != (above > 0)
 
 
+def _applying(model: symgpu.Model, d: Derivation, q: Question, unit: str, extra: dict[str, float] | None) -> list[float]:
+    """The roots the API gives at the point (the per-regime roots whose conditions hold there,
+    as the command line prints them): :func:`symgpu.derive.applying_roots`."""
+    values = q.point.mapping(without=q.variable, extra=extra)
+    given = frozenset(k for k in values if k in model.defining)
+    records = [{**r, "root": _expanded(model, r["root"], given), "when": _expanded(model, r["when"], given)} for r in derive.roots_of(d) or ()]
+    return [float(r.value.magnitude) for r in derive.applying_roots(model, records, q.point.preset, values, unit, q.variable)]
+
+
 # ================================================================================ boundary
 def _check_boundary(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     assert q.between is not None
-    found = _values(model, d.result, q, model.unit_text(q.variable))
+    # the boundaries the API gives at the point: where the named regimes really meet there
+    values = q.point.mapping(without=q.variable)
+    given = frozenset(k for k in values if k in model.defining)
+    result = {k: _expanded(model, v, given) for k, v in d.result.items()} if isinstance(d.result, dict) else _expanded(model, d.result, given)
+    extra = tuple((k, [{**r, "root": _expanded(model, r["root"], given), "when": _expanded(model, r["when"], given)} for r in v])
+                  if k == "roots" else (k, v) for k, v in d.extra)
+    expanded = dataclasses.replace(d, result=result, extra=extra + (("between", tuple(q.between)),))
+    found = [float(r.value.magnitude) for r in derive.applying_boundaries(model, expanded, q.point.preset, values)]
     shown = _numbers(found) + f" (result {_show(d.result, 80)})"
     centre = value_at(model, q.point, q.variable)
     xs = np.unique(np.concatenate([oracle.grid(model, q.variable, centre), [x for x in found if _admissible(model, q.variable, x)]]))
     scanned = oracle.switches(model, q.quantity, q.point, q.variable, xs, q.between)
     brute = "switches " + _numbers([b.middle for b in scanned])
-    if not found or any(math.isnan(b) for b in found):
-        return Verdict(q, "disagree", "boundary: the answer is NaN or empty at the point", shown, brute)
+    if not found and scanned:
+        return Verdict(q, "disagree", "boundary: no boundary at the point, while the scan finds the named regimes switching", shown, brute)
+    if any(math.isnan(b) for b in found):
+        return Verdict(q, "disagree", "boundary: the answer is NaN at the point", shown, brute)
     for b in found:
         if not _admissible(model, q.variable, b):
             if scanned:

@@ -191,8 +191,30 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
     raw: list[float] = []
 
     records = derive.roots_of(derivation)
+    if derivation.operation == "boundary":  # the boundaries where the named regimes really meet at the point
+        found = derive.applying_boundaries(model, derivation, args.preset, values)
+        if not found:
+            pair = " and ".join(args.between) if getattr(args, "between", None) else "its regimes"
+            raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: at {derive.where_text(args.preset, values)} {pair} do not meet "
+                                      f"at any boundary {derivation.variable} the answer gives (another regime binds on both sides, or "
+                                      "the regime conditions fail there); --full shows the closed form, valid where they do meet")
+        records = [{"regime": r.regime, "root": r.root, "when": sympy.true} for r in found]
+    ranges = derive.applying_ranges(model, derivation, args.preset, values) if derivation.operation == "solve" else ()
+    if ranges:  # the relation holds on whole regimes here (their value does not depend on the unknown)
+        out["ranges"] = [{"regime": f["regime"], "where": printing.sstr(f["when"])} for f in ranges]
+        out["unit"] = derivation.unit
+    if derivation.result is sympy.true and derivation.operation == "solve":
+        out["ranges"] = [{"regime": "every regime", "where": "any value"}]
+        return out
+    if isinstance(derivation.result, sympy.logic.boolalg.Boolean) and derivation.operation == "solve":
+        if not ranges:
+            raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: at {derive.where_text(args.preset, values)} the relation holds "
+                                      f"for no {derivation.variable}: the sides of its flat regimes differ there (--full shows them)")
+        return out
     if records is not None:  # every root whose regime conditions hold at the point, with its regime
-        found = derive.applying_roots(model, records, args.preset, values, derivation.unit)
+        found = derive.applying_roots(model, records, args.preset, values, derivation.unit, derivation.variable)
+        if not found and ranges:
+            return out
         if not found:
             raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: none of the {len(records)} root(s) for {derivation.variable} lies in "
                               f"its regime at {derive.where_text(args.preset, values)}: the regime conditions fail there (--full shows them)")
@@ -274,6 +296,12 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
         title, _, rest = text.partition("\n")
         text = f"{title}\n  target: {args.target_note}" + (f"\n{rest}" if rest else "")
     print(text)
+    for flat in numbers.get("ranges", ()):
+        if flat["regime"] == "every regime":
+            print(f"  holds for every {derivation.variable}: the relation does not depend on {derivation.variable} here")
+            continue
+        print(summary.shorten(f"  holds for every {derivation.variable} where {flat['where']} (regime {flat['regime']}: its value "
+                              f"does not depend on {derivation.variable})", 190, "--json for all"))
     if "regimes" in numbers:
         shown = ", ".join(f"{summary.value_text(v, '')} ({r})" for v, r in zip(numbers["value"], numbers["regimes"]))
         unit_shown = "" if numbers["unit"] in ("", "1", "dimensionless") else f" [{numbers['unit']}]"

@@ -299,6 +299,18 @@ def _roots_at(model: Model, derivation: Derivation, asked: Asked, point: _Point,
 
 
 def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> str | None:
+    if derivation.result is sympy.true:  # every value is a root: the quantity equals the target all along the scan
+        grid = _scan_grid(model, asked.variable, [])
+        with np.errstate(all="ignore"):
+            got = _quantity(model, asked, point, grid)
+            want = np.asarray(_target_at(model, asked, point, grid), dtype=float)
+        fine = np.isfinite(got) & np.isfinite(want)
+        off = fine & ~(np.abs(got - want) <= RESIDUAL * np.maximum(np.maximum(np.abs(got), np.abs(want)), 1e-300))
+        if off.any():
+            i = int(np.argmax(off))
+            raise _fail(model, asked, point, f"the answer says every {asked.variable} is a root, but at {grid[i]:.10g} the quantity "
+                        f"is {got[i]:.10g}, not {want[i]:.10g}")
+        return f"the relation holds at all {int(fine.sum())} scanned values of {asked.variable}" if fine.any() else None
     if isinstance(derivation.result, sympy.logic.boolalg.Boolean) or "holds_for" in dict(derivation.extra):
         return None
     extra: dict[str, Any] = {}

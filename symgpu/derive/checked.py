@@ -10,18 +10,33 @@ way: the cache can make an answer faster, never different. A failed check raises
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from symgpu import errors
 from symgpu.derive import certify, extrema, fixed_points, limits, requests, solving
 from symgpu.derive.certify import Asked
 from symgpu.derive.derivation import Derivation
-from symgpu.evaluate import active
+from symgpu.evaluate import active, input_values
 
 if TYPE_CHECKING:
     from symgpu.model import Model
     from symgpu.model.schema import DerivationRequest
+
+
+def _guarded(model: Model, what: str, run: Callable[[], Derivation]) -> Derivation:
+    """Run one operation; SymPy's own failures (a comparison with ``zoo`` it cannot decide, an
+    invalid comparison of a non-real value) become a :class:`DerivationError` that says so,
+    never a traceback."""
+    try:
+        return run()
+    except errors.SymgpuError:
+        raise
+    except (TypeError, ValueError, ZeroDivisionError, NotImplementedError) as exc:
+        raise errors.DerivationError(
+            f"{model.id}: {what}: SymPy could not decide a step ({type(exc).__name__}: {' '.join(str(exc).split())[:200]}); "
+            "no answer is given. Put a deciding value in first (--substitute NAME=VALUE) or add an assumption (--assume)") from None
 
 
 def _pairs(mapping: Mapping[str, Any] | None) -> tuple[tuple[str, Any], ...]:
@@ -51,14 +66,36 @@ def _skip(model: Model, *, omit: Iterable[Any] = (), case: str | None = None, re
     return ""
 
 
+def _zero_inputs(model: Model, quantity: str, variable: str, preset: str | None, values: Mapping[str, Any] | None,
+                 substitute: Mapping[str, Any]) -> dict[str, Any]:
+    """The declared-nonnegative inputs of ``quantity`` that are 0 at the preset / values: the
+    boundary of their range, where a term can vanish and take the unknown with it (a solve there
+    is the solve with the 0 put in first, as a limit there is)."""
+    if preset is None and not values or quantity not in model.defining and quantity not in model.equations:
+        return {}
+    merged = input_values.merge_values(model, preset, values)
+    zeros: dict[str, Any] = {}
+    for name in model.inputs(model.equation_for(quantity).definition.defines):
+        definition = model.symbol_definitions.get(name)
+        if name == variable or name in substitute or name not in merged or definition is None:
+            continue
+        if "nonnegative" in definition.assumptions and "positive" not in definition.assumptions:
+            magnitude = input_values.to_magnitude(model, name, merged[name], check=False)
+            if isinstance(magnitude, float) and magnitude == 0:
+                zeros[name] = 0
+    return zeros
+
+
 def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: Any = None,
           substitute: Mapping[str, Any] | None = None, preset: str | None = None,
           values: Mapping[str, Any] | None = None, **options: Any) -> Derivation:
     """:func:`symgpu.derive.solving.solve`, checked: every root satisfies the relation and a scan
     of the variable's range finds no root the answer lacks (at ``preset``/``values`` when given)."""
     keywords = {k: v for k, v in options.items() if k not in ("assume", "stop_at", "omit", "relation", "kind", "case")}
-    derivation = solving.solve(model, quantity_or_equation, for_, target=target, substitute=substitute, preset=preset,
-                               values=values, **options)
+    substitute = {**_zero_inputs(model, str(quantity_or_equation), str(for_), preset, values, dict(substitute or {})),
+                  **dict(substitute or {})} or None
+    derivation = _guarded(model, f"solve of {quantity_or_equation} for {for_}", lambda: solving.solve(
+        model, quantity_or_equation, for_, target=target, substitute=substitute, preset=preset, values=values, **options))
     name = str(quantity_or_equation)
     if name in model.defining or name in model.equations:
         name = model.equation_for(name).definition.defines
@@ -75,7 +112,10 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
              substitute: Mapping[str, Any] | None = None, preset: str | None = None,
              values: Mapping[str, Any] | None = None, **options: Any) -> Derivation:
     """:func:`symgpu.derive.solving.boundary`, checked: the regime differs on the two sides of each boundary."""
-    derivation = solving.boundary(model, quantity, between, for_, substitute=substitute, **options)
+    derivation = _guarded(model, f"boundary of {quantity} in {for_}",
+                          lambda: solving.boundary(model, quantity, between, for_, substitute=substitute, **options))
+    if between is not None and not isinstance(between, str):
+        derivation = dataclasses.replace(derivation, extra=derivation.extra + (("between", tuple(between)),))
     skip = _skip(model, omit=options.get("omit", ()), assume=options.get("assume"), preset=preset, values=values)
     asked = Asked("boundary", str(quantity), str(for_), preset, _pairs(values), _pairs(substitute), skip=skip)
     return certify.certify(model, derivation, asked)
@@ -85,7 +125,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
              substitute: Mapping[str, Any] | None = None, preset: str | None = None,
              values: Mapping[str, Any] | None = None, **options: Any) -> Derivation:
     """:func:`symgpu.derive.extrema.extremum`, checked: the value at the location, and no scanned point beats it."""
-    derivation = extrema.extremum(model, quantity, over, kind, substitute=substitute, preset=preset, values=values, **options)
+    derivation = _guarded(model, f"{kind}imum of {quantity} over {over}", lambda: extrema.extremum(
+        model, quantity, over, kind, substitute=substitute, preset=preset, values=values, **options))
     skip = _skip(model, omit=options.get("omit", ()), assume=options.get("assume"), preset=preset, values=values)
     asked = Asked("extremum", str(quantity), str(over), preset, _pairs(values), _pairs(substitute), to=kind, skip=skip)
     return certify.certify(model, derivation, asked)
@@ -95,8 +136,8 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
           substitute: Mapping[str, Any] | None = None, preset: str | None = None,
           values: Mapping[str, Any] | None = None, **options: Any) -> Derivation:
     """:func:`symgpu.derive.limits.limit`, checked: evaluation approaching ``to`` tends to the answer."""
-    derivation = limits.limit(model, quantity, var, to, direction=direction, substitute=substitute, preset=preset,
-                              values=values, **options)
+    derivation = _guarded(model, f"limit of {quantity} as {var} -> {to}", lambda: limits.limit(
+        model, quantity, var, to, direction=direction, substitute=substitute, preset=preset, values=values, **options))
     skip = _skip(model, omit=options.get("omit", ()), assume=options.get("assume"), preset=preset, values=values)
     asked = Asked("limit", str(quantity), str(var), preset, _pairs(values), _pairs(substitute), to=to,
                   direction=direction, skip=skip)
@@ -106,7 +147,8 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
 def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mapping[str, Any] | None = None,
                 preset: str | None = None, values: Mapping[str, Any] | None = None, **options: Any) -> Derivation:
     """:func:`symgpu.derive.fixed_points.fixed_point`, checked: the residual vanishes at the answer."""
-    derivation = fixed_points.fixed_point(model, quantity, variable, substitute=substitute, preset=preset, values=values, **options)
+    derivation = _guarded(model, f"fixed point of {quantity} in {variable}", lambda: fixed_points.fixed_point(
+        model, quantity, variable, substitute=substitute, preset=preset, values=values, **options))
     skip = _skip(model, omit=options.get("omit", ()), assume=options.get("assume"), preset=preset, values=values)
     asked = Asked("fixed_point", str(quantity), str(variable), preset, _pairs(values), _pairs(substitute), skip=skip)
     return certify.certify(model, derivation, asked)
@@ -114,7 +156,7 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
 
 def run_request(model: Model, request: DerivationRequest) -> Derivation:
     """:func:`symgpu.derive.requests.run_request`, its answer checked like the operation's own."""
-    derivation = requests.run_request(model, request)
+    derivation = _guarded(model, f"derivation {request.id}", lambda: requests.run_request(model, request))
     q = requests.Question.read(model, request)
     if q.op not in certify.CHECKED_OPS:
         return derivation

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -85,18 +86,84 @@ def roots_of(derivation: Derivation) -> list[dict[str, Any]] | None:
 
 
 def applying_roots(model: Model, roots: Sequence[Mapping[str, Any]], preset: str | None, values: Mapping[str, Any],
-                   unit: str | None) -> tuple[RootValue, ...]:
+                   unit: str | None, variable: str | None = None) -> tuple[RootValue, ...]:
     """The roots whose regime conditions hold at the preset / values, each evaluated there
     (the conditions decided numerically by :func:`symgpu.evaluate.active.condition_holds`, the
     rule every regime question uses); a root found in two regimes with the same value at the
-    point is given once, under the first."""
+    point is given once, under the first. A root that is not a finite number there (0/0 where an
+    input is 0), or that breaks the declared sign of ``variable`` (a negative latency), is no
+    root at the point."""
     out: list[RootValue] = []
+    assumptions = set(model.symbol_definitions[variable].assumptions) if variable in model.symbol_definitions else set()
     for record in roots:
         holds, shown = condition_holds(model, record["when"], preset, values)
         if not holds:
             continue
         value = evaluator.evaluate_expression(model, record["root"], unit or None, preset=preset, values=values)
+        number = float(value.magnitude)
+        if not math.isfinite(number) or ("positive" in assumptions and number <= 0) or ("nonnegative" in assumptions and number < 0):
+            continue
         if any(abs(value.magnitude - o.value.magnitude) <= 1e-12 * max(abs(value.magnitude), abs(o.value.magnitude)) for o in out):
             continue
         out.append(RootValue(str(record["regime"]), record["root"], value, shown))
     return tuple(out)
+
+
+def applying_boundaries(model: Model, derivation: Derivation, preset: str | None,
+                        values: Mapping[str, Any]) -> tuple[RootValue, ...]:
+    """The boundary values of a ``boundary`` answer where, at the preset / values, the quantity
+    really switches between the two named regimes.
+
+    A closed-form boundary holds where its two regimes meet; at a given point a third regime may
+    bind on both sides of it (or, for case boundaries, the case conditions may fail there), and
+    then it is no boundary of the quantity at that point. Each candidate (the per-case roots whose
+    conditions hold, else every value of the result) is kept where the active regime, as
+    :func:`symgpu.evaluate.active.active_regime` decides it just below and just above, is the
+    named pair (regimes of the quantity's own equation), or otherwise where
+    :func:`symgpu.evaluate.active.binding` differs on the two sides.
+    """
+    from symgpu.evaluate import active  # the regime rule lives in evaluate
+
+    variable = derivation.variable
+    unit = model.unit_text(variable) if variable in model.symbols else None
+    records = roots_of(derivation)
+    if records is not None:
+        candidates = list(applying_roots(model, records, preset, values, unit, variable))
+    else:
+        result = derivation.result
+        items = list(result.items()) if isinstance(result, dict) else [(derivation.quantity, result)]
+        candidates = []
+        for label, item in items:
+            for part in (item.args if isinstance(item, sympy.Tuple) else (item,)):
+                value = evaluator.evaluate_expression(model, part, unit, preset=preset, values=values)
+                if math.isfinite(float(value.magnitude)):
+                    candidates.append(RootValue(str(label), part, value, ""))
+    between = dict(derivation.extra).get("between")
+    name = model.equation_for(derivation.quantity).definition.defines if derivation.quantity in model.defining or \
+        derivation.quantity in model.equations else None
+    equation = model.equation_for(name) if name is not None else None
+    own = set()
+    if equation is not None:
+        own = set(active.argument_labels(equation)) if isinstance(equation.rhs, (sympy.Min, sympy.Max)) else {c.id for c in equation.cases}
+    expr = model.expression(name, stop_at=tuple(n for n in (variable,) if n in model.defining)) if name is not None else None
+    kept: list[RootValue] = []
+    for candidate in candidates:
+        b = float(candidate.value.magnitude)
+        step = max(abs(b) * 1e-7, 1e-12)
+        sides = [{**values, variable: x} for x in (b - step, b + step)]
+        pair = set(between) if between is not None else set(candidate.regime.split("|")) if "|" in candidate.regime else set()
+        if own and name is not None:  # regimes of the quantity's own equation: the active one must switch (to the named pair)
+            regimes = [active.active_regime(model, name, preset, **side)[0] for side in sides]
+            if regimes[0] != regimes[1] and (not pair <= own or set(regimes) == pair):
+                kept.append(candidate)
+        elif expr is not None and active.binding(model, expr, preset, sides[0]) != active.binding(model, expr, preset, sides[1]):
+            kept.append(candidate)
+    return tuple(kept)
+
+
+def applying_ranges(model: Model, derivation: Derivation, preset: str | None, values: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
+    """The flat regimes of a solve (extra ``ranges``: a regime whose value does not depend on the
+    unknown) whose two sides are equal at the preset / values: there the relation holds for every
+    value of the unknown that meets the regime's conditions (``when``), a range of roots."""
+    merged = result_values(derivation, values)
+    return tuple(f for f in dict(derivation.extra).get("ranges", ()) if condition_holds(model, f["equal"], preset, merged)[0])

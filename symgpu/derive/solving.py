@@ -18,6 +18,7 @@ from symgpu.derive.derivation import Derivation
 from symgpu.derive import at_point
 from symgpu.derive import inequalities
 from symgpu.derive import stored
+from symgpu.evaluate.active import condition_holds
 from symgpu.derive import case_boundary
 
 if TYPE_CHECKING:
@@ -86,12 +87,22 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
             if forms.has_pieces(left) else regime_split._regimes(job, right, var, frozenset(stop_at), record=True)
         pieces = []
         identities: list[regime_split.Regime] = []
+        flats: list[dict[str, Any]] = []
         for regime in found:
             side = left if not forms.has_pieces(left) else sympy.Integer(0)
             if sympy.cancel(side - regime.expression) == 0:
                 identities.append(regime)
                 job.step(f"identity in regime {regime.name}", sympy.Tuple(*regime.conditions),
                          f"both sides are equal throughout regime {regime.name}: the relation holds wherever its conditions do")
+                continue
+            if var not in (side - regime.expression).free_symbols:
+                # the regime's value does not depend on the unknown: where the two sides are equal
+                # the relation holds on the whole regime (a range of roots, not one)
+                flat = sympy.Eq(side, regime.expression, evaluate=False)
+                flats.append({"regime": regime.name, "equal": flat, "when": sympy.And(*regime.conditions)})
+                job.step(f"flat regime {regime.name}", flat,
+                         f"in regime {regime.name} the value does not depend on {var}: where this holds, every {var} of the "
+                         "regime is a root (the relation holds on a range)")
                 continue
             eq = sympy.Eq(side, regime.expression)
             for root in jobs._solve_for(job, eq, var, f"regime {regime.name}"):
@@ -104,6 +115,12 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
                 pieces.append((root, sympy.And(*conds) if conds else sympy.true, regime.name))
         if not pieces and identities:
             return _solution_set(job, identities, var, relation)
+        if flats:
+            job.extra.append(("ranges", flats))
+        if not pieces and flats:  # roots only on whole regimes, where the sides are equal
+            holds = sympy.Or(*[sympy.And(f["equal"], f["when"]) for f in flats])
+            job.extra.append(("holds_for", holds))
+            return job.finish(holds, model.unit_text(var.name), used=[relation])
         if not pieces:
             raise errors.DerivationError(f"{model.id}: {sympy.sstr(relation)} has no admissible solution for {var}")
         for r, _, _ in pieces:
@@ -112,15 +129,27 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         result = _every_root(job, [r for r, _, _ in pieces], var)
         if preset is not None or values:
             at = {**(values or {}), **({job.target_value[0].name: float(job.target_value[1])} if job.target_value else {})}
-            at_point.record_roots(job, results.applying_roots(model, records, preset, at, model.unit_text(var.name)), preset, at)
+            applying = results.applying_roots(model, records, preset, at, model.unit_text(var.name), var.name)
+            flat_here = [f for f in flats if condition_holds(model, f["equal"], preset, at)[0]]
+            if applying or not flat_here:
+                at_point.record_roots(job, applying, preset, at)
+            if flat_here:
+                job.step("ranges at the point", sympy.Tuple(*[f["when"] for f in flat_here]),
+                         f"the flat regime(s) {', '.join(f['regime'] for f in flat_here)} have equal sides here: the relation holds "
+                         f"for every {var} that meets their conditions")
         if job.target_value is not None:  # as job.finish puts it into the result: only where the base units keep its meaning
             symbol, number = job.target_value
             put = {symbol: number}
             sides = [r.lhs - r.rhs for d in records for r in d["when"].atoms(sympy.core.relational.Relational)]
             if all(job._same_in_base_units(e, symbol, number) for e in [d["root"] for d in records] + sides):
                 records = [{"regime": d["regime"], "root": d["root"].xreplace(put), "when": d["when"].xreplace(put)} for d in records]
+                job.extra = [(k, [{**f, "equal": f["equal"].xreplace(put)} for f in v]) if k == "ranges" else (k, v) for k, v in job.extra]
         job.extra.append(("roots", records))
         return job.finish(result, unit, used=[relation])
+    if var not in (relation.lhs - relation.rhs).free_symbols and sympy.cancel(relation.lhs - relation.rhs) == 0:
+        job.extra.append(("holds_for", sympy.true))  # e.g. a term carrying the unknown vanishes at an input's 0
+        job.step("identity", relation, f"both sides are equal whatever {var} is: every {var} is a root")
+        return job.finish(sympy.true, model.unit_text(var.name), used=[relation])
     roots = jobs._solve_for(job, relation, var, "the equation")
     if not roots:
         raise errors.DerivationError(f"{model.id}: {sympy.sstr(relation)} has no admissible solution for {var}")
