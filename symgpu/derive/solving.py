@@ -17,6 +17,7 @@ from symgpu.derive import regime_split
 from symgpu.derive.derivation import Derivation
 from symgpu.derive import at_point
 from symgpu.derive import inequalities
+from symgpu.derive import inequality_solving
 from symgpu.derive import stored
 from symgpu.evaluate.active import condition_holds
 from symgpu.derive import case_boundary
@@ -65,7 +66,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     expr, lhs = job.quantity_expression(quantity_or_equation, subs, stop_at, case=case)
     var = job.symbol(for_)
     if relation not in ("==", "="):
-        return _solve_inequality(job, expr, lhs, var, target, relation, kind)
+        return inequality_solving.solve_inequality(job, expr, lhs, var, target, relation, kind)
     if isinstance(expr, sympy.Eq):
         left, right = expr.lhs, expr.rhs
     else:
@@ -120,6 +121,9 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         if not pieces and flats:  # roots only on whole regimes, where the sides are equal
             holds = sympy.Or(*[sympy.And(f["equal"], f["when"]) for f in flats])
             job.extra.append(("holds_for", holds))
+            if job.target_value is not None:  # the target stays the value of its quantity, as in every range
+                job.extra.append(("target_value", {job.target_value[0].name: job.target_value[1]}))
+                job.target_value = None
             return job.finish(holds, model.unit_text(var.name), used=[relation])
         if not pieces:
             raise errors.DerivationError(f"{model.id}: {sympy.sstr(relation)} has no admissible solution for {var}")
@@ -226,99 +230,6 @@ def _target(job: jobs._Job, target: Any, var: sympy.Symbol, stop: frozenset[str]
         job.step("target", expanded, "the target's intermediate quantities replaced by their equations (they depend on " + str(var) + ")")
         return expanded
     return parsed
-
-
-_RELATIONS = {">=": sympy.GreaterThan, ">": sympy.StrictGreaterThan, "<=": sympy.LessThan, "<": sympy.StrictLessThan}
-_FLIP = {sympy.GreaterThan: sympy.LessThan, sympy.StrictGreaterThan: sympy.StrictLessThan,
-         sympy.LessThan: sympy.GreaterThan, sympy.StrictLessThan: sympy.StrictGreaterThan}
-
-
-def _solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, var: sympy.Symbol, target: Any,
-                      relation: str, kind: str | None) -> Derivation:
-    """``quantity REL target`` solved for ``var`` by inverting layer by layer."""
-    assert job.ctx is not None
-    model = job.model
-    if relation not in _RELATIONS:
-        raise errors.UsageError(f"{model.id}: relation must be one of ==, {', '.join(_RELATIONS)} (got {relation!r})")
-    if target is None:
-        raise errors.UsageError(f"{model.id}: an inequality needs a target (quantity {relation} target)")
-    if forms.has_pieces(expr):
-        raise errors.DerivationError(f"{model.id}: the inequality for {job.quantity} has Min/Max/Piecewise in it; "
-                                     "pick one case (case = ...) or a bound")
-    bound_to = job.expand(job.parse(target, "target"))
-    shown = _RELATIONS[relation](lhs if lhs is not None else expr, bound_to, evaluate=False)
-    job.step("inequality", shown, f"the relation to solve for {var}")
-    inverted = _invert_rational(job, _RELATIONS[relation](expr, bound_to, evaluate=False), var)
-    bound = job.ctx.nice(inverted.rhs)
-    inverted = type(inverted)(var, bound)
-    job.step("bound", inverted, f"{job.quantity} {relation} {sympy.sstr(bound_to)} exactly when {sympy.sstr(inverted)}")
-    result = bound
-    if kind in ("max", "min"):
-        want_upper = kind == "max"
-        if isinstance(inverted, (sympy.LessThan, sympy.StrictLessThan)) != want_upper:
-            raise errors.DerivationError(f"{model.id}: {sympy.sstr(inverted)} bounds {var} from "
-                                         f"{'below' if want_upper else 'above'}: it has no {kind}imum")
-        if var.is_integer:
-            result, why = inequalities.integer_extreme(inverted, kind)
-            job.step(kind + "imum", sympy.Eq(var, result), f"{var} is declared integer: {why}")
-        elif isinstance(inverted, (sympy.StrictLessThan, sympy.StrictGreaterThan)):
-            job.extra.append(("supremum", True))
-            job.step("supremum" if want_upper else "infimum", sympy.Eq(var, result), "the bound is strict: not attained")
-        else:
-            job.step(kind + "imum", sympy.Eq(var, result), "the bound is attained")
-    job.extra.append(("relation", inverted))
-    unit = job.check_unit(bound, var.name, "bound")
-    return job.finish(result, unit, used=[expr, bound_to])
-
-
-def _invert_rational(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol) -> sympy.Basic:
-    """``relation`` inverted layer by layer (:func:`inequalities.invert`); where that cannot
-    isolate ``var`` and both sides are rational in it, both sides are first multiplied by
-    the common denominator, whose sign must be proved (a negative one flips the relation),
-    and the numerator collected as ``a*var + b``. The steps are recorded in ``job``."""
-    assert job.ctx is not None
-    try:
-        inverted, steps = inequalities.invert(relation, var, job.ctx.sign, job.ctx.nonnegative)
-    except errors.DerivationError:
-        difference = relation.lhs - relation.rhs
-        if not difference.is_rational_function(var):
-            raise
-        numerator, denominator = sympy.fraction(sympy.together(difference))
-        if var not in denominator.free_symbols:
-            raise
-        cleared = _cleared(job, relation, numerator, denominator, var)
-        inverted, steps = inequalities.invert(cleared, var, job.ctx.sign, job.ctx.nonnegative)
-    job.steps.extend(steps)
-    return inverted
-
-
-def _cleared(job: jobs._Job, relation: sympy.Basic, numerator: sympy.Expr, denominator: sympy.Expr,
-             var: sympy.Symbol) -> sympy.Basic:
-    """``numerator/denominator REL 0`` multiplied by ``denominator`` (sign proved), the
-    numerator collected in ``var`` when it is linear in it."""
-    assert job.ctx is not None
-    op = type(relation)
-    sign = job.ctx.sign(denominator)
-    den = sympy.sstr(denominator)
-    if sign not in (1, -1):
-        raise errors.DerivationError(
-            f"{job.model.id}: cannot isolate {var} in {sympy.sstr(relation)}: multiplying through by the denominator {den} "
-            f"needs its sign, which the assumptions do not prove; add assume = [\"{den} > 0\"] (or \"< 0\")")
-    kept = op if sign == 1 else _FLIP[op]
-    job.step("multiply by the denominator", kept(numerator, 0, evaluate=False),
-             f"{den} > 0, so multiplying by {den} keeps the direction" if sign == 1
-             else f"{den} < 0, so multiplying by {den} flips the direction")
-    poly = sympy.Poly(numerator, var)
-    if poly.degree() == 1:
-        slope, offset = numerator.diff(var), numerator.xreplace({var: sympy.Integer(0)})  # as written, not expanded
-        numerator = sympy.Mul(slope, var, evaluate=False) + offset if slope != 1 else var + offset
-        job.step("collect", kept(numerator, 0, evaluate=False), f"the numerator is linear in {var}: its terms collected")
-    elif poly.degree() < 1:
-        raise errors.DerivationError(f"{job.model.id}: {sympy.sstr(kept(numerator, 0))} does not depend on {var}: no bound on {var}")
-    else:
-        raise errors.DerivationError(f"{job.model.id}: cleared of its denominator, {sympy.sstr(relation)} has a numerator of degree "
-                                     f"{poly.degree()} in {var}; only a linear one is isolated (substitute or assume to make it linear)")
-    return kept(numerator, 0, evaluate=False)
 
 
 # ================================================================================ boundary
