@@ -92,10 +92,19 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     """:func:`symgpu.derive.solving.solve`, checked: every root satisfies the relation and a scan
     of the variable's range finds no root the answer lacks (at ``preset``/``values`` when given)."""
     keywords = {k: v for k, v in options.items() if k not in ("assume", "stop_at", "omit", "relation", "kind", "case")}
-    substitute = {**_zero_inputs(model, str(quantity_or_equation), str(for_), preset, values, dict(substitute or {})),
-                  **dict(substitute or {})} or None
-    derivation = _guarded(model, f"solve of {quantity_or_equation} for {for_}", lambda: solving.solve(
-        model, quantity_or_equation, for_, target=target, substitute=substitute, preset=preset, values=values, **options))
+    zeros = _zero_inputs(model, str(quantity_or_equation), str(for_), preset, values, dict(substitute or {}))
+    derivation = None
+    if zeros:  # the zeros put in first; where that leaves no relation to solve (0/0), the solve without them answers
+        pinned = {**zeros, **dict(substitute or {})}
+        try:
+            derivation = _guarded(model, f"solve of {quantity_or_equation} for {for_}", lambda: solving.solve(
+                model, quantity_or_equation, for_, target=target, substitute=pinned, preset=preset, values=values, **options))
+            substitute = pinned
+        except errors.DerivationError:
+            derivation = None
+    if derivation is None:
+        derivation = _guarded(model, f"solve of {quantity_or_equation} for {for_}", lambda: solving.solve(
+            model, quantity_or_equation, for_, target=target, substitute=substitute, preset=preset, values=values, **options))
     name = str(quantity_or_equation)
     if name in model.defining or name in model.equations:
         name = model.equation_for(name).definition.defines

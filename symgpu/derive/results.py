@@ -13,6 +13,7 @@ import sympy
 from symgpu import errors
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import evaluator, input_values
+from symgpu.evaluate import active
 from symgpu.evaluate.active import condition_holds
 
 if TYPE_CHECKING:
@@ -122,8 +123,6 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
     named pair (regimes of the quantity's own equation), or otherwise where
     :func:`symgpu.evaluate.active.binding` differs on the two sides.
     """
-    from symgpu.evaluate import active  # the regime rule lives in evaluate
-
     variable = derivation.variable
     unit = model.unit_text(variable) if variable in model.symbols else None
     records = roots_of(derivation)
@@ -152,11 +151,14 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
         step = max(abs(b) * 1e-7, 1e-12)
         sides = [{**values, variable: x} for x in (b - step, b + step)]
         pair = set(between) if between is not None else set(candidate.regime.split("|")) if "|" in candidate.regime else set()
-        if own and name is not None:  # regimes of the quantity's own equation: the active one must switch (to the named pair)
-            regimes = [active.active_regime(model, name, preset, **side)[0] for side in sides]
-            if regimes[0] != regimes[1] and (not pair <= own or set(regimes) == pair):
+        try:
+            if own and name is not None:  # regimes of the quantity's own equation: the active one must switch (to the named pair)
+                regimes = [active.active_regime(model, name, preset, **side)[0] for side in sides]
+                if regimes[0] != regimes[1] and (not pair or not pair <= own or set(regimes) == pair):
+                    kept.append(candidate)
+            elif expr is not None and active.binding(model, expr, preset, sides[0]) != active.binding(model, expr, preset, sides[1]):
                 kept.append(candidate)
-        elif expr is not None and active.binding(model, expr, preset, sides[0]) != active.binding(model, expr, preset, sides[1]):
+        except errors.EvaluationError:  # the point lacks an input the regimes need (not the boundary): not decided here
             kept.append(candidate)
     return tuple(kept)
 
