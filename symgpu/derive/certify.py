@@ -302,14 +302,14 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
     if derivation.result is sympy.true:  # every value is a root: the quantity equals the target all along the scan
         grid = _scan_grid(model, asked.variable, [])
         with np.errstate(all="ignore"):
-            got = _quantity(model, asked, point, grid)
-            want = np.asarray(_target_at(model, asked, point, grid), dtype=float)
-        fine = np.isfinite(got) & np.isfinite(want)
-        off = fine & ~(np.abs(got - want) <= RESIDUAL * np.maximum(np.maximum(np.abs(got), np.abs(want)), 1e-300))
+            along = _quantity(model, asked, point, grid)
+            targets = np.asarray(_target_at(model, asked, point, grid), dtype=float)
+        fine = np.isfinite(along) & np.isfinite(targets)
+        off = fine & ~(np.abs(along - targets) <= RESIDUAL * np.maximum(np.maximum(np.abs(along), np.abs(targets)), 1e-300))
         if off.any():
             i = int(np.argmax(off))
             raise _fail(model, asked, point, f"the answer says every {asked.variable} is a root, but at {grid[i]:.10g} the quantity "
-                        f"is {got[i]:.10g}, not {want[i]:.10g}")
+                        f"is {along[i]:.10g}, not {targets[i]:.10g}")
         return f"the relation holds at all {int(fine.sum())} scanned values of {asked.variable}" if fine.any() else None
     if isinstance(derivation.result, sympy.logic.boolalg.Boolean) or "holds_for" in dict(derivation.extra):
         return None
@@ -327,7 +327,7 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
     target_of: Callable[[Any], Any] = (lambda v: extra[asked.quantity]) if extra else (lambda v: _target_at(model, asked, point, v))
     for root in roots:
         got = float(_quantity(model, asked, point, np.asarray(root)))
-        want = float(np.asarray(target_of(np.asarray(root))))
+        want = float(np.asarray(target_of(np.asarray(root)), dtype=float))
         if not abs(got - want) <= RESIDUAL * max(abs(got), abs(want), 1e-300):
             raise _fail(model, asked, point, f"at the root {asked.variable} = {root:.10g} the quantity is {got:.10g}, not the target {want:.10g}")
     grid = _scan_grid(model, asked.variable, roots)

@@ -150,7 +150,8 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
                 job.extra = [(k, [{**f, "equal": f["equal"].xreplace(put)} for f in v]) if k == "ranges" else (k, v) for k, v in job.extra]
         job.extra.append(("roots", records))
         return job.finish(result, unit, used=[relation])
-    if var not in (relation.lhs - relation.rhs).free_symbols and sympy.cancel(relation.lhs - relation.rhs) == 0:
+    difference = relation.lhs - relation.rhs if isinstance(relation, sympy.Eq) else None
+    if difference is not None and var not in difference.free_symbols and sympy.cancel(difference) == 0:
         job.extra.append(("holds_for", sympy.true))  # e.g. a term carrying the unknown vanishes at an input's 0
         job.step("identity", relation, f"both sides are equal whatever {var} is: every {var} is a root")
         return job.finish(sympy.true, model.unit_text(var.name), used=[relation])

@@ -231,13 +231,13 @@ def active_regime(model: Model, quantity: str, preset: str | None = None, **valu
                 continue
             deciding = condition if condition is not sympy.true else (expand(equation.cases[index - 1].condition) if index else None)
             other = equation.cases[index + 1].id if index + 1 < len(equation.cases) else (equation.cases[index - 1].id if index else None)
-            ratio = None
+            case_ratio: float | None = None
             if isinstance(deciding, sympy.core.relational.Relational) and not isinstance(deciding, (sympy.Eq, sympy.Ne)):
                 left = _side(model, deciding.lhs, preset, values) if not deciding.lhs.is_number else None
                 right = _side(model, deciding.rhs, preset, values) if not deciding.rhs.is_number else None
                 if left is not None and right is not None and left > 0 and right > 0:
-                    ratio = max(left, right) / min(left, right)
-            return case.id, value, other, ratio
+                    case_ratio = max(left, right) / min(left, right)
+            return case.id, value, other, case_ratio
         raise errors.DerivationError(f"{model.id}: no case of {name} applies")
     raise errors.UsageError(f"{model.id}: {name} is neither a Min/Max nor defined by cases; no regime to report")
 

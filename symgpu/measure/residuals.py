@@ -87,7 +87,7 @@ def point_residuals(comparison: comparing.Comparison, fitted: FittedData | None)
     ranges = {name: (low, high) for name, low, high in (fitted.ranges if fitted else ())}
     out = []
     for series in comparison.series:
-        curve_note = ()
+        curve_note: tuple[str, ...] = ()
         if fitted is not None and fitted.curves and series.fixed not in fitted.curves:
             curve_note = (f"no fitted curve at {series.label}",)
         for x, y, m in zip(series.x, series.measured, series.model):

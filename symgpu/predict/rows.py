@@ -79,8 +79,8 @@ def parse_rows(text: str, shown: str = "<data>") -> tuple[tuple[str, ...], tuple
     for index, cells in enumerate(table[1:]):
         if not any(c.strip() for c in cells):
             continue
-        cells = tuple(cells) + ("",) * (len(header) - len(cells))
-        rows.append(_row(index, cells[:len(header)], at))
+        padded = tuple(cells) + ("",) * (len(header) - len(cells))
+        rows.append(_row(index, padded[:len(header)], at))
     return header, tuple(rows)
 
 
