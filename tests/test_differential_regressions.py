@@ -354,3 +354,33 @@ def test_a_latency_limit_at_zero_load_is_the_unloaded_latency(cli: Cli):
     assert code == 0, out
     # x = 0: no load term; kepler a = 300 cy, alu_lat = 9 cy: a + alpha*alu_lat = 300 + 4*9 (the old answer, 304, subtracted b = 32)
     assert _value_line(out) == pytest.approx((300 + 4 * 9, "cycle"))
+
+
+# ================================================================== answers still refused where brute force has one
+def _right_or_refused(cli: Cli, argv: tuple[str, ...], right: float) -> None:
+    """Either the right value (brute force) or a loud one-line certificate refusal (exit 1), never another number."""
+    code, out, err = cli(*argv)
+    if code == 0:
+        assert _value_line(out)[0] == pytest.approx(right, rel=1e-7), out
+    else:
+        assert _one_line_refusal(code, out, err, 1).startswith("symgpu: check failed:")
+
+
+def test_mem_cycles_grow_without_bound_in_uncoalesced_loads_or_the_limit_is_refused(cli: Cli):
+    model = symgpu.load("hong_kim_2009")
+    values = {"Coal_Mem_insts": 0.0, "Departure_del_uncoal": 10.0, "Mem_LD": 420.0, "Uncoal_per_mw": 32.0,
+              "inst_ops_rate": 8.0, "ops_full_rate": 8.0}
+    # no coalesced loads: Mem_cycles = Mem_L * Uncoal_Mem_insts with Mem_L = 420 + 10*(32 - 1) = 730 cycles
+    ks = np.array([1e2, 1e4, 1e6])
+    assert _on(model, "Mem_cycles", None, values, "Uncoal_Mem_insts", ks) == pytest.approx(730 * ks)
+    _right_or_refused(cli, ("limit", "hong_kim_2009", "Mem_cycles", "--var", "Uncoal_Mem_insts", "--to", "oo",
+                            *[a for k, v in values.items() for a in ("--set", f"{k}={v}")]), math.inf)
+
+
+def test_instruction_throughput_over_alu_thru_gives_the_brute_force_root_or_is_refused(cli: Cli):
+    model = symgpu.load("prior_baghsorkhi")
+    values = {"alpha": 11.0, "n": 2.0}
+    target = 0.0017198062809423047
+    (root,) = _brute_roots(model, "instruction_throughput", "g80", values, "alu_thru", target, np.geomspace(1e-6, 1e3, 900))
+    _right_or_refused(cli, ("solve", "prior_baghsorkhi", "instruction_throughput", "--for", "alu_thru", "--target", repr(target),
+                            "--preset", "g80", "--set", "alpha=11.0", "--set", "n=2.0"), root)
