@@ -52,7 +52,11 @@ def _lambdify(symbols: Sequence[sympy.Symbol], expr: sympy.Basic, cse: bool = Fa
     if evaluating:
         return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), **_NO_DOCSTRING)
     with sympy.evaluate(False):
-        return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), cse=cse, **_NO_DOCSTRING)
+        try:
+            return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), cse=cse, **_NO_DOCSTRING)
+        except TypeError:
+            pass  # NOTE: an unevaluated coefficient (-1*oo in a limit) cannot be compared with 0 while printing
+    return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), cse=cse, **_NO_DOCSTRING)
 
 
 def compiled(model: Model, name: str, given: frozenset[str]) -> tuple[tuple[str, ...], Any, sympy.Expr]:
