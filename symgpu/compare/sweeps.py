@@ -108,26 +108,11 @@ def evaluate_masked(model: Model, quantity: str, preset: str | None, values: Map
         out = np.array(np.broadcast_to(np.asarray(result.magnitude, dtype=float), (size,)))
         invalid = 0
     except errors.DomainError:
-        inside = _inside_domain(model, quantity, preset, given, size)
+        inside = evaluator.inside_domain(model, quantity, preset, given, size)
         result = evaluator.evaluate(model, quantity, preset=preset, values=given, checks=False)
         out = np.where(inside, np.broadcast_to(np.asarray(result.magnitude, dtype=float), (size,)), np.nan)
         invalid = int(np.count_nonzero(~inside))
     return out.reshape(shape) if shape else out, invalid
-
-
-def _inside_domain(model: Model, quantity: str, preset: str | None, values: Mapping[str, Any], size: int) -> np.ndarray:
-    """Per point (flat grid of ``size``), whether every ``valid_when`` condition on the way to
-    ``quantity`` holds: the conditions and values :func:`symgpu.evaluate.evaluator.evaluate`
-    checks (a condition lacking a value is not checked there, nor here), evaluated elementwise."""
-    given, magnitudes = input_values.gather_values(model, quantity, preset, values)
-    inside = np.ones(size, dtype=bool)
-    for _, _, cond_args, check in compiler.domain_conditions(model, quantity, given):
-        if any(a not in magnitudes for a in cond_args):
-            continue
-        with np.errstate(all="ignore"):
-            holds = np.asarray(check(*[magnitudes[a] for a in cond_args]), dtype=bool)
-        inside &= np.broadcast_to(holds, (size,))
-    return inside
 
 
 def sweep(a: Model, b: Model, quantity: str, *, preset: str | None = None, values: Mapping[str, Any] | None = None,

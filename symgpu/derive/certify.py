@@ -219,6 +219,14 @@ def _quantity(model: Model, asked: Asked, point: _Point, v: Any, *, checks: bool
     return np.asarray(evaluator.evaluate(model, asked.quantity, preset=point.preset, values=values, checks=checks).magnitude, dtype=float)
 
 
+def _inside(model: Model, asked: Asked, point: _Point, grid: np.ndarray) -> np.ndarray:
+    """Which scan points lie inside every ``valid_when`` domain (the model gives no value outside)."""
+    try:
+        return evaluator.inside_domain(model, asked.quantity, point.preset, _with(model, asked, point, grid), len(grid), check=False)
+    except (errors.SymgpuError, ValueError, TypeError):
+        return np.ones(len(grid), dtype=bool)
+
+
 def _result_at(model: Model, derivation: Derivation, expr: Any, unit: Any, point: _Point, extra: Mapping[str, Any]) -> float:
     """A result expression's number at the point (kept quantities evaluated there too)."""
     values = {**point.values, **extra}
@@ -304,7 +312,7 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
         with np.errstate(all="ignore"):
             along = _quantity(model, asked, point, grid)
             targets = np.asarray(_target_at(model, asked, point, grid), dtype=float)
-        fine = np.isfinite(along) & np.isfinite(targets)
+        fine = np.isfinite(along) & np.isfinite(targets) & _inside(model, asked, point, grid)
         off = fine & ~(np.abs(along - targets) <= RESIDUAL * np.maximum(np.maximum(np.abs(along), np.abs(targets)), 1e-300))
         if off.any():
             i = int(np.argmax(off))
@@ -331,6 +339,7 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
         if not abs(got - want) <= RESIDUAL * max(abs(got), abs(want), 1e-300):
             raise _fail(model, asked, point, f"at the root {asked.variable} = {root:.10g} the quantity is {got:.10g}, not the target {want:.10g}")
     grid = _scan_grid(model, asked.variable, roots)
+    grid = grid[_inside(model, asked, point, grid)]
     missing = [r for r in _brute_roots(model, asked, point, grid, target_of) if not any(_close(r, a) for a in roots)]
     if missing:
         shown = ", ".join(f"{r:.10g}" for r in missing[:4])
@@ -406,7 +415,7 @@ def _extremum(model: Model, derivation: Derivation, asked: Asked, point: _Point)
     grid = _scan_grid(model, asked.variable, [location] if location is not None else [])
     with np.errstate(all="ignore"):
         scanned = _quantity(model, asked, point, grid)
-    fine = np.isfinite(scanned)
+    fine = np.isfinite(scanned) & _inside(model, asked, point, grid)
     if not fine.any():
         return None
     slack = BEATS * max(abs(value), 1e-300)

@@ -137,3 +137,20 @@ def exact(model: Model, name: str, *, preset: str | None = None, values: Mapping
     return one_sided.substitute(expr, mapping)  # all-rational inputs: SymPy evaluates exactly without simplify
 
 
+
+
+def inside_domain(model: Model, quantity: str, preset: str | None, values: Mapping[str, Any], size: int, *,
+                  check: bool = True) -> np.ndarray:
+    """Per point (flat grid of ``size``), whether every ``valid_when`` condition on the way to
+    ``quantity`` holds: the conditions and values :func:`evaluate` checks (a condition lacking a
+    value is not checked there, nor here), evaluated elementwise. ``check=False`` skips the
+    declared-assumption check of the values themselves."""
+    given, magnitudes = input_values.gather_values(model, quantity, preset, values, check=check)
+    inside = np.ones(size, dtype=bool)
+    for _, _, cond_args, holds_at in compiler.domain_conditions(model, quantity, given):
+        if any(a not in magnitudes for a in cond_args):
+            continue
+        with np.errstate(all="ignore"):
+            holds = np.asarray(holds_at(*[magnitudes[a] for a in cond_args]), dtype=bool)
+        inside &= np.broadcast_to(holds, (size,))
+    return inside
