@@ -40,6 +40,7 @@ suppress_warnings = ["myst.header"]  # README sections included at level 2 under
 # Markdown (MyST): dollar math, definition lists, ``{math}`` roles in tables
 myst_enable_extensions = ["dollarmath", "amsmath", "deflist", "colon_fence"]
 myst_heading_anchors = 3
+myst_update_mathjax = False  # MATH_CLASSES below, which adds notebook outputs to what myst-parser would set
 
 # Notebooks: executed at every build (never a stored output); an error in a cell fails the build
 nb_execution_mode = "force"
@@ -47,6 +48,8 @@ nb_execution_timeout = 180
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True
 nb_merge_streams = True
+# a Markdown output (a derivation's summary and its math) is read as MyST, so its $$ math is math
+nb_render_markdown_format = "myst"
 
 # API reference from the docstrings (Google style)
 autodoc_member_order = "bysource"
@@ -55,9 +58,16 @@ autodoc_default_options = {"members": True, "show-inheritance": False}
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 
+# MathJax typesets math in these classes only (MyST marks the rest of a page mathjax_ignore, so a
+# dollar in prose stays a dollar): Sphinx's math, and notebook outputs (a model's HTML table holds \(...\))
+MATH_CLASSES = "tex2jax_process|mathjax_process|math|output_area|cell_output"
+mathjax3_config = {"options": {"processHtmlClass": MATH_CLASSES}}
 # MathJax: the CDN's by default; SYMGPU_DOCS_MATHJAX names a local copy (an offline build, the browser test)
 if os.environ.get("SYMGPU_DOCS_MATHJAX"):
     mathjax_path = os.environ["SYMGPU_DOCS_MATHJAX"]
+    if "MathJax.js" in mathjax_path:  # MathJax 2 (Debian's): the classes MathJax 3's configuration names
+        mathjax2_config = {"tex2jax": {"processClass": MATH_CLASSES,
+                                       "ignoreClass": "tex2jax_ignore|mathjax_ignore|document"}}
 
 html_theme = "pydata_sphinx_theme"
 html_title = "symgpu"
