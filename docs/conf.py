@@ -73,12 +73,13 @@ html_theme = "pydata_sphinx_theme"
 html_title = "symgpu"
 html_theme_options = {
     "navigation_with_keys": False,
-    "show_toc_level": 2,
+    "show_toc_level": 1,
     "secondary_sidebar_items": ["page-toc"],
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version"],
 }
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["symgpu.css"]
 html_last_updated_fmt = None
 
 

@@ -47,11 +47,6 @@ def display_math(tex: str) -> list[str]:
     return ["```{math}", tex, "```", ""]
 
 
-def source_text(model: Any, source: Any) -> str:
-    """``volkov2016, Eq. (4.3)`` with the reference's short citation where the key is known."""
-    return str(source)
-
-
 def references(model: Any) -> list[str]:
     lines = ["## References", ""]
     for ref in model.definition.references:
@@ -62,11 +57,11 @@ def references(model: Any) -> list[str]:
 
 def symbols(model: Any) -> list[str]:
     names = report_latex.symbol_names(model)
-    lines = ["## Symbols", "", "| name | math | unit | role | meaning | assumptions |", "|---|---|---|---|---|---|"]
+    lines = ["## Symbols", "", "| symbol | unit | role | meaning |", "|---|---|---|---|"]
     for sym in model.definition.symbols:
-        role = sym.role + (f" = {sym.value}" if sym.value else "")
-        lines.append(f"| {code(sym.name)} | {inline_math(names[model.symbols[sym.name]])} | {code(sym.unit)} | {cell(role)} "
-                     f"| {cell(sym.description)} | {cell(', '.join(sym.assumptions))} |")
+        role = sym.role + (f" = {sym.value}" if sym.value else "") + (f" ({', '.join(sym.assumptions)})" if sym.assumptions else "")
+        lines.append(f"| {code(sym.name)} {inline_math(names[model.symbols[sym.name]])} | {code(sym.unit)} | {cell(role)} "
+                     f"| {cell(sym.description)} |")
     return lines + [""]
 
 
