@@ -73,3 +73,20 @@ def assert_readable(out: str, max_bytes: int = 4000) -> None:
     assert out.strip(), "no output"
     assert max(len(line) for line in out.splitlines()) <= 200
     assert len(out) <= max_bytes
+
+
+@pytest.fixture(scope="session")
+def docs_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The documentation site, built once per session with warnings as errors (tests/docs_site.py);
+    skipped where the docs extra (``pip install -e ".[docs]"``) is not installed."""
+    import importlib.util
+
+    import docs_site as site
+
+    missing = [m for m in site.DOCS_MODULES if importlib.util.find_spec(m) is None]
+    if missing:
+        pytest.skip(f"the docs extra is not installed (no {', '.join(missing)}): pip install -e '.[docs]'")
+    root = tmp_path_factory.mktemp("docs")
+    done = site.build(root / "html", root / "doctrees")
+    assert done.returncode == 0, f"sphinx -W failed:\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}"
+    return root / "html"

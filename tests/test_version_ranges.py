@@ -13,8 +13,9 @@ from packaging.utils import canonicalize_name
 
 REPO = Path(__file__).resolve().parent.parent
 PROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-#: Extras that CI installs ("test") and the core dependencies; the GPU extras are not tested here.
-TESTED = [Requirement(r) for r in [*PROJECT["dependencies"], *PROJECT["optional-dependencies"]["test"]]]
+#: Extras that CI installs ("test", "docs") and the core dependencies; the GPU extras are not tested here.
+TESTED = [Requirement(r) for r in [*PROJECT["dependencies"], *PROJECT["optional-dependencies"]["test"],
+                                   *PROJECT["optional-dependencies"]["docs"]]]
 
 
 def _pins() -> dict[str, str]:

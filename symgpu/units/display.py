@@ -8,6 +8,7 @@ are written with :func:`symgpu.numbers.latex_number`, long arrays are elided in 
 
 from __future__ import annotations
 
+import html
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -63,6 +64,12 @@ def quantity_latex(quantity: pint.Quantity) -> str:
     return f"${body}\\ {unit}$" if unit else f"${body}$"
 
 
+def quantity_html(quantity: pint.Quantity) -> str:
+    """A quantity as HTML: the same rounded LaTeX between ``\\(...\\)`` for the notebook's MathJax
+    (pint's own HTML shows every digit of every element in a table)."""
+    return '<span class="symgpu-quantity">\\(' + html.escape(quantity_latex(quantity).strip("$")) + "\\)</span>"
+
+
 def quantity_markdown(quantity: pint.Quantity) -> str:
     """A quantity as Markdown: its LaTeX between dollars (Jupyter renders the math)."""
     return quantity_latex(quantity)
@@ -73,6 +80,9 @@ class Quantity(pint.UnitRegistry.Quantity):  # type: ignore[misc,name-defined]
 
     def _repr_latex_(self) -> str:
         return quantity_latex(self)
+
+    def _repr_html_(self) -> str:
+        return quantity_html(self)
 
     def _repr_markdown_(self) -> str:
         return quantity_markdown(self)

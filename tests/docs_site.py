@@ -1,0 +1,146 @@
+"""Building the documentation site and opening its pages in headless Chromium (for
+tests/test_docs_build.py and tests/test_docs_browser.py; the session fixture is in conftest.py)."""
+
+from __future__ import annotations
+
+import html.parser
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+REPO = Path(__file__).resolve().parent.parent
+DOCS = REPO / "docs"
+#: Debian's MathJax 2 (libjs-mathjax): the build points at it, so math renders offline
+DEBIAN_MATHJAX = Path("/usr/share/javascript/mathjax/MathJax.js")
+MATHJAX_URL = DEBIAN_MATHJAX.as_uri() + "?config=TeX-AMS-MML_SVG"
+#: the Python modules the docs extra brings
+DOCS_MODULES = ("sphinx", "myst_nb", "myst_parser", "pydata_sphinx_theme")
+#: a page's check result, written into its DOM by CHECK_SCRIPT once the page (and MathJax) is done
+RESULT_ID = "symgpu-check"
+CHECK_SCRIPT = """
+<script>
+window.addEventListener("load", function () {
+  function report() {
+    var images = Array.prototype.map.call(document.images, function (i) {
+      return [i.getAttribute("src"), i.complete && i.naturalWidth > 0]; });
+    var result = {
+      images: images,
+      math: document.querySelectorAll("span.math, div.math").length,
+      rendered: document.querySelectorAll(".MathJax_SVG, .MathJax_SVG_Display, mjx-container").length,
+      errors: document.querySelectorAll("merror, .noError, .MathJax_Error, mjx-merror").length
+    };
+    var out = document.createElement("pre");
+    out.id = "%s";
+    out.textContent = JSON.stringify(result);
+    document.body.appendChild(out);
+  }
+  if (window.MathJax && window.MathJax.Hub && window.MathJax.Hub.Queue) { window.MathJax.Hub.Queue(report); }
+  else { setTimeout(report, 5000); }
+});
+</script>
+""" % RESULT_ID
+
+
+def chromium() -> str | None:
+    """The Chromium executable (Debian's package ``chromium``), or None."""
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def build(out: Path, doctrees: Path) -> subprocess.CompletedProcess[str]:
+    """``sphinx -W --keep-going -b html docs OUT`` in a child process, MathJax from Debian's copy when present."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    if DEBIAN_MATHJAX.exists():
+        env["SYMGPU_DOCS_MATHJAX"] = MATHJAX_URL
+    command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", "-d", str(doctrees), str(DOCS), str(out)]
+    return subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
+
+
+def browser_command(*arguments: str) -> list[str]:
+    """Headless Chromium with the flags a root user in a container needs, and a time budget."""
+    executable = chromium()
+    assert executable is not None
+    return [executable, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
+            "--virtual-time-budget=30000", *arguments]
+
+
+def check_page(page: Path) -> dict:
+    """Open a copy of ``page`` (beside it, so its links resolve) with CHECK_SCRIPT added; return the
+    script's result: images with whether each loaded, math elements, rendered ones and math errors."""
+    probe = page.with_name(page.stem + ".symgpu-check.html")
+    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", CHECK_SCRIPT + "</body>"), encoding="utf-8")
+    try:
+        done = subprocess.run(browser_command("--dump-dom", probe.as_uri()), capture_output=True, text=True, timeout=180)
+    finally:
+        probe.unlink()
+    parser = _ResultParser()
+    parser.feed(done.stdout)
+    if parser.result is None:
+        raise AssertionError(f"{page}: the check script did not report (chromium exit {done.returncode}): {done.stderr[-1000:]}")
+    return json.loads(parser.result)
+
+
+def screenshot(page: Path, png: Path, *, width: int = 1400, height: int = 2000) -> subprocess.CompletedProcess[str]:
+    """A PNG of ``page`` as headless Chromium draws it."""
+    return subprocess.run(browser_command(f"--window-size={width},{height}", f"--screenshot={png}", page.as_uri()),
+                          capture_output=True, text=True, timeout=180)
+
+
+class _ResultParser(html.parser.HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.result: str | None = None
+        self._inside = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._inside = tag == "pre" and ("id", RESULT_ID) in attrs
+
+    def handle_data(self, data: str) -> None:
+        if self._inside:
+            self.result = (self.result or "") + data
+
+    def handle_endtag(self, tag: str) -> None:
+        self._inside = False
+
+
+class _Links(html.parser.HTMLParser):
+    """Every ``href``/``src`` of a page, and every ``id`` it defines."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.targets: list[str] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for name, value in attrs:
+            if name in ("href", "src") and value:
+                self.targets.append(value)
+            if name == "id" and value:
+                self.ids.add(value)
+
+
+def broken_links(site: Path) -> list[str]:
+    """Internal links of every built page that name no built file, or no ``id`` in the page they name."""
+    # _static/ holds the theme's own files (a Jinja template among them), not pages of the site
+    pages = {p: _parsed(p) for p in site.rglob("*.html") if "_static" not in p.relative_to(site).parts}
+    broken = []
+    for page, links in pages.items():
+        for target in links.targets:
+            parts = urlsplit(target)
+            if parts.scheme or parts.netloc or target.startswith(("mailto:", "javascript:", "data:")):
+                continue
+            path = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+            if not path.exists():
+                broken.append(f"{page.relative_to(site)}: {target} (no such file)")
+            elif parts.fragment and path.suffix == ".html" and path in pages and unquote(parts.fragment) not in pages[path].ids:
+                broken.append(f"{page.relative_to(site)}: {target} (no such anchor)")
+    return broken
+
+
+def _parsed(page: Path) -> _Links:
+    links = _Links()
+    links.feed(page.read_text(encoding="utf-8"))
+    return links
