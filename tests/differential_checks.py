@@ -221,7 +221,7 @@ def _check_solve(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     if d.result is sympy.true:  # every value of the unknown is a root
         return Verdict(q, "agree") if not isolated and plateaus else Verdict(q, "disagree", "solve: the answer says every value, the scan does not",
                                                                           _show(d.result), brute)
-    if not q.numeric_target and plateaus and not covered and not isolated:
+    if not q.numeric_target and (plateaus and not covered and not isolated or isolated and not _applying_any(model, d, q, model.unit_text(q.variable), extra)):
         # the symbolic answer is degenerate here (an input at 0 takes the unknown away): ask at the point, as a user would
         try:
             again = model.solve(q.quantity, for_=q.variable, target=repr(q.target), preset=q.point.preset,
@@ -277,6 +277,16 @@ def _integer_bracket(model: symgpu.Model, q: Question, root: float) -> bool:
     below = oracle.scalar(model, q.quantity, q.point, q.variable, math.floor(root)) - q.target
     above = oracle.scalar(model, q.quantity, q.point, q.variable, math.ceil(root)) - q.target
     return below == 0 or above == 0 or (below > 0) != (above > 0)
+
+
+def _applying_any(model: symgpu.Model, d: Derivation, q: Question, unit: str, extra: dict[str, float] | None) -> bool:
+    """Does the symbolic answer give any finite root at the point? (None where it is degenerate
+    there, e.g. 0/0 at an input's 0: then the question is asked at the point, as a user would.)"""
+    try:
+        found = _applying(model, d, q, unit, extra) if derive.roots_of(d) is not None else _values(model, d.result, q, unit, extra)
+    except errors.SymgpuError:
+        return False
+    return any(math.isfinite(r) for r in found)
 
 
 def _applying(model: symgpu.Model, d: Derivation, q: Question, unit: str, extra: dict[str, float] | None) -> list[float]:

@@ -1,24 +1,16 @@
-"""Numeric certificates: every answer is checked against the evaluate path before it is shown.
+"""Numeric certificates: every answer is checked on the evaluate path before it is shown.
 
 A closed form that disagrees with the numbers is a bug to report, never a value to print. Each
-operation's answer is checked at the preset point when one is given, else at the model's presets
-(or seeded admissible sample points) that can evaluate the quantity, by brute force on
-:mod:`symgpu.evaluate` only — the same numbers ``model.evaluate`` gives, not the derivation's
-own algebra:
-
-- solve: the relation holds at every root the answer gives (whose regime conditions hold at the
-  point), and a scan of the variable's declared range (sign changes of quantity - target, refined
-  by bisection) finds no root the answer lacks;
-- boundary: the regime (:func:`symgpu.evaluate.active.binding`: which Min/Max argument binds,
-  which Piecewise branch applies) differs just below and just above each boundary value;
-- extremum: the quantity at the location equals the answer, and no point of a dense scan beats it;
-- limit: evaluation at growing (or approaching) values tends to the answer;
-- fixed point: the residual ``x - quantity(x)`` vanishes at the answer.
-
-A failed check raises :class:`symgpu.errors.CertificateError` naming the check and the point
-(the command line exits 1). Where no numeric check applies (an omitted limiter, a chosen case,
-an extra assumption that fails at the point, no point with values for every input), the
-certificate says why instead.
+answer is checked at the preset and values when given, else at the model's presets (or seeded
+admissible sample points) that evaluate the quantity, by brute force on :mod:`symgpu.evaluate`
+only: a solve's roots satisfy the relation and a scan of the variable's declared range (sign
+changes refined by bisection, inside every ``valid_when``) finds no root the answer lacks; a
+boundary switches the regime (two named limiters cross; else
+:func:`symgpu.evaluate.active.binding` differs on the two sides); no scanned point beats an
+extremum; evaluation tends to a limit; a fixed point's residual vanishes. A failure raises
+:class:`symgpu.errors.CertificateError` naming the check and the point (exit 1); where no check
+applies (an omitted limiter, a chosen case, an assumption failing at the point) the certificate
+says why.
 """
 
 from __future__ import annotations
@@ -195,16 +187,12 @@ def _evaluates(model: Model, asked: Asked, point: _Point, *, checks: bool = Fals
 
 
 # ------------------------------------------------------------------------------ the evaluate path
-def _value_text(model: Model, value: Any, where: str) -> Any:
-    return model.parse(value, where) if isinstance(value, str) else value
-
-
 def _with(model: Model, asked: Asked, point: _Point, v: Any) -> dict[str, Any]:
     """The point's values, the variable at ``v`` and the substitutions evaluated there."""
     values = dict(point.values)
     values[asked.variable] = v
     for name, expr in asked.substitute:
-        parsed = _value_text(model, expr, f"substitute.{name}")
+        parsed = model.parse(expr, f"substitute.{name}") if isinstance(expr, str) else expr
         if isinstance(parsed, sympy.Basic) and not parsed.is_number:
             values[name] = evaluator.evaluate_expression(model, parsed, model.units[name], preset=point.preset, values=values).magnitude
         else:
@@ -384,17 +372,39 @@ def _brute_roots(model: Model, asked: Asked, point: _Point, grid: np.ndarray, ta
 # ------------------------------------------------------------------------------ boundary
 def _boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> str | None:
     # the variable stays a symbol where it is itself a defined quantity (its value is given)
-    expr = model.expression(asked.quantity, stop_at=tuple(n for n in (asked.variable,) if n in model.defining))
+    keep = tuple(n for n in (asked.variable,) if n in model.defining)
+    expr = model.expression(asked.quantity, stop_at=keep)
+    pair = _limiter_pair(model, asked.quantity, dict(derivation.extra).get("between"), keep)
     checked = 0
     for number in _roots_at(model, derivation, asked, point, {}):
         step = max(abs(number) * 1e-7, 1e-9)
-        sides = [active.binding(model, expr, point.preset, _with(model, asked, point, x)) for x in (number - step, number + step)]
-        if sides[0] == sides[1]:
-            raise _fail(model, asked, point, f"the regime is the same just below and just above the boundary {asked.variable} = {number:.10g}")
+        if pair is not None:  # two named arguments of the quantity's Min/Max: their difference changes sign here
+            gaps = [float(evaluator.evaluate_expression(model, pair, None, preset=point.preset,
+                                                        values=_with(model, asked, point, x)).magnitude) for x in (number - step, number + step)]
+            if not gaps[0] * gaps[1] < 0:
+                raise _fail(model, asked, point, f"the two named limiters do not cross at {asked.variable} = {number:.10g} "
+                            f"(their difference is {gaps[0]:.6g} below and {gaps[1]:.6g} above)")
+        else:
+            sides = [active.binding(model, expr, point.preset, _with(model, asked, point, x)) for x in (number - step, number + step)]
+            if sides[0] == sides[1]:
+                raise _fail(model, asked, point, f"the regime is the same just below and just above the boundary {asked.variable} = {number:.10g}")
         checked += 1
     if not checked:
         return None
     return f"the regime switches at {'each of ' + str(checked) + ' boundaries' if checked > 1 else 'the boundary'}"
+
+
+def _limiter_pair(model: Model, quantity: str, between: Any, keep: tuple[str, ...]) -> sympy.Expr | None:
+    """``A - B`` (expanded) for two named arguments of the quantity's own Min/Max, else None."""
+    equation = model.equation_for(quantity)
+    if not between or not isinstance(equation.rhs, (sympy.Min, sympy.Max)):
+        return None
+    arguments = dict(zip(active.argument_labels(equation), equation.rhs.args))
+    if not set(between) <= set(arguments) or len(set(between)) != 2:
+        return None
+    a, b = (arguments[n] for n in between)
+    expanded = {s: model.expression(s.name, stop_at=keep) for s in (a - b).free_symbols if s.name in model.defining and s.name not in keep}
+    return (a - b).xreplace(expanded)
 
 
 # ------------------------------------------------------------------------------ extremum
@@ -486,5 +496,4 @@ def _fixed_point(model: Model, derivation: Derivation, asked: Asked, point: _Poi
 _CHECKS: dict[str, Callable[[Model, Derivation, Asked, _Point], str | None]] = {
     "solve": _solve, "boundary": _boundary, "extremum": _extremum, "limit": _limit, "fixed_point": _fixed_point,
 }
-#: the operations whose answers have a numeric check
-CHECKED_OPS = frozenset(_CHECKS)
+CHECKED_OPS = frozenset(_CHECKS)  #: the operations whose answers have a numeric check

@@ -14,6 +14,8 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+import sympy
+
 from symgpu import errors
 from symgpu.derive import certify, extrema, fixed_points, limits, requests, solving
 from symgpu.derive.certify import Asked
@@ -33,7 +35,7 @@ def _guarded(model: Model, what: str, run: Callable[[], Derivation]) -> Derivati
         return run()
     except errors.SymgpuError:
         raise
-    except (TypeError, ValueError, ZeroDivisionError, NotImplementedError) as exc:
+    except (TypeError, ValueError, ZeroDivisionError, NotImplementedError, sympy.polys.polyerrors.BasePolynomialError) as exc:
         raise errors.DerivationError(
             f"{model.id}: {what}: SymPy could not decide a step ({type(exc).__name__}: {' '.join(str(exc).split())[:200]}); "
             "no answer is given. Put a deciding value in first (--substitute NAME=VALUE) or add an assumption (--assume)") from None

@@ -131,12 +131,9 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
     else:
         result = derivation.result
         items = list(result.items()) if isinstance(result, dict) else [(derivation.quantity, result)]
-        candidates = []
-        for label, item in items:
-            for part in (item.args if isinstance(item, sympy.Tuple) else (item,)):
-                value = evaluator.evaluate_expression(model, part, unit, preset=preset, values=values)
-                if math.isfinite(float(value.magnitude)):
-                    candidates.append(RootValue(str(label), part, value, ""))
+        candidates = [RootValue(r.regime, r.root, r.value, r.because) for r in applying_roots(
+            model, [{"regime": str(label), "root": part, "when": sympy.true} for label, item in items
+                    for part in (item.args if isinstance(item, sympy.Tuple) else (item,))], preset, values, unit, variable)]
     between = dict(derivation.extra).get("between")
     name = model.equation_for(derivation.quantity).definition.defines if derivation.quantity in model.defining or \
         derivation.quantity in model.equations else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -14,11 +15,12 @@ from symgpu.derive import signs
 from symgpu.derive import results
 from symgpu.derive import jobs
 from symgpu.derive import regime_split
-from symgpu.derive.derivation import Derivation
+from symgpu.derive.derivation import Derivation, Step
 from symgpu.derive import at_point
 from symgpu.derive import inequalities
 from symgpu.derive import inequality_solving
 from symgpu.derive import stored
+from symgpu.evaluate import active
 from symgpu.evaluate.active import condition_holds
 from symgpu.derive import case_boundary
 
@@ -256,6 +258,9 @@ def boundary(model: Model, quantity: Any, between: Sequence[str] | None = None, 
 def _boundary_search(model: Model, quantity: Any, between: Sequence[str] | None, for_: str,
                      substitute: Mapping[str, Any] | None, assume: Iterable[Any] | None,
                      stop_at: Iterable[str], omit: Iterable[Any]) -> Derivation:
+    limiters = _limiter_pair(model, quantity, between, for_, substitute, assume, stop_at) if not tuple(omit) else None
+    if limiters is not None:
+        return limiters
     try:
         return _boundary(model, quantity, between, for_, substitute, assume, stop_at, omit, auto_keep=True)
     except errors.DerivationError:
@@ -264,6 +269,29 @@ def _boundary_search(model: Model, quantity: Any, between: Sequence[str] | None,
     # the regimes' own intermediate quantities kept as symbols did not give a boundary in
     # for_ (they hide it): search with everything substituted, as the unrestricted search does
     return _boundary(model, quantity, between, for_, substitute, assume, stop_at, omit, auto_keep=False)
+
+
+def _limiter_pair(model: Model, quantity: Any, between: Sequence[str] | None, for_: str,
+                  substitute: Mapping[str, Any] | None, assume: Iterable[Any] | None,
+                  stop_at: Iterable[str]) -> Derivation | None:
+    """Two named arguments of the quantity's own ``Min``/``Max`` meet where they are equal:
+    ``A = B`` solved for ``for_`` (every root, each with the regimes of A's and B's own
+    Min/Max where it holds), whichever other argument binds. None where ``between`` does not
+    name two of them."""
+    name = str(quantity)
+    if between is None or len(between) != 2 or between[0] == between[1] or name not in model.defining and name not in model.equations:
+        return None
+    equation = model.equation_for(name)
+    if not isinstance(equation.rhs, (sympy.Min, sympy.Max)):
+        return None
+    arguments = dict(zip(active.argument_labels(equation), equation.rhs.args))
+    if not set(between) <= set(arguments):
+        return None
+    meet = sympy.Eq(arguments[between[0]], arguments[between[1]], evaluate=False)
+    found = solve(model, meet, for_, substitute=substitute, assume=assume, stop_at=stop_at)
+    why = Step("limiters meet", meet, f"{between[0]} and {between[1]} are arguments of the {type(equation.rhs).__name__} of equation "
+               f"{equation.id}: the regimes switch where the two are equal, whichever other argument binds")
+    return dataclasses.replace(found, operation="boundary", quantity=equation.definition.defines, steps=(why,) + found.steps)
 
 
 def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: str,
