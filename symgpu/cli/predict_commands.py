@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import sys
 from typing import Any
 
 from symgpu import errors, textfiles
 from symgpu.cli.parsing import FAILED, OK
-from symgpu.predict import accuracy, predict_rows, read_rows
+from symgpu.predict import accuracy, describe, explain, predict_rows, read_rows
+from symgpu.predict.mapping import assign
+from symgpu.report import predict_report as report
 from symgpu.predict.rows import KernelRow
 
 #: the columns added to every input column
@@ -25,13 +28,26 @@ def setup(sub: Any) -> None:
                                    "row at its GPU's preset with the fitted efficiency preset neusight_fit, and print "
                                    "MAPE, median and P90 error per operator and per GPU next to NeuSight's published "
                                    "MAPE. A row that cannot be predicted gets an empty prediction and a reason.")
-    p.add_argument("data", help="CSV of kernel measurements (NeuSight format)")
+    p.add_argument("data", nargs="?", help="CSV of kernel measurements (NeuSight format); omit with --kernel")
     p.add_argument("-o", "--output", help="write every input column plus predicted_latency [ms], regime, model, reason")
-    p.add_argument("--row", type=int, help="explain one data row (0-based): model, GPU, regime, prediction")
+    p.add_argument("--row", type=int, help="explain one data row (0-based): binding limiters, sensitivities d log t / d log x, "
+                                           "closed-form inverse questions with their certificates")
+    p.add_argument("--kernel", help="explain a described kernel instead of a row: gemm, softmax, ln or an elementwise "
+                                    "operator (add, relu...); with --gpu and --set")
+    p.add_argument("--gpu", help="GPU preset of --kernel (a100_pcie_40gb, h100_sxm, ...)")
+    p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                   help="a --kernel size: B, H (rows, row length), M, N, K (GEMM: output M x N, reduction K), tile=TMxTN, "
+                        "split_k, grid, block")
+    p.add_argument("--json", help="write the explanation (--row or --kernel) as JSON to this file")
+    p.add_argument("--report", metavar="DIR", help="write an accuracy report (Markdown, JSON, SVG plots) into DIR")
 
 
 def run_predict(args: Any) -> int:
     """Run ``symgpu predict``."""
+    if args.kernel is not None:
+        return _explain_kernel(args)
+    if args.data is None:
+        raise errors.UsageError("predict: give DATA.csv, or --kernel KIND --gpu PRESET --set NAME=VALUE to explain a kernel")
     header, rows = read_rows(args.data)
     if not rows:
         raise errors.UsageError(f"{args.data}: no data rows; give at least one kernel row")
@@ -48,6 +64,10 @@ def run_predict(args: Any) -> int:
             print(f"  not predicted: {p.reason}")
         else:
             print(f"  model {p.model} at preset {p.gpu}+neusight_fit: {p.latency_ms:.6g} ms ({p.regime}); measured {r.latency_ms:.6g} ms")
+            _show(explain.explain(assign(r)), args.json)
+    if args.report:
+        written = report.write_report(args.report, rows, predictions)
+        print(f"wrote {len(written)} files to {args.report}")
     missing = [p for p in predictions if p.reason]
     per_op, per_gpu = accuracy.table(rows, predictions)
     print("\n".join(accuracy.lines(per_op, per_gpu)))
@@ -56,6 +76,36 @@ def run_predict(args: Any) -> int:
     if out_path is not None:
         print(f"wrote {out_path} ({len(rows)} rows)")
     return OK if len(missing) < len(rows) else FAILED
+
+
+def _explain_kernel(args: Any) -> int:
+    if args.data is not None or args.row is not None or args.output or args.report:
+        raise errors.UsageError("--kernel explains one described kernel; give it without DATA.csv, --row, -o or --report")
+    if not args.gpu:
+        raise errors.UsageError("--kernel needs --gpu PRESET (e.g. a100_pcie_40gb)")
+    settings = {}
+    for item in args.set:
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip():
+            raise errors.UsageError(f"--set {item}: give NAME=VALUE")
+        settings[name.strip()] = value.strip()
+    row = describe.kernel_row(args.kernel, args.gpu, settings)
+    a = assign(row)
+    if a.reason:
+        raise errors.UsageError(f"--kernel {args.kernel}: {a.reason}")
+    print(f"{args.kernel} on {row.device}: kernel {row.kernel}, grid {row.grid}, block {row.block}")
+    _show(explain.explain(a), args.json)
+    return OK
+
+
+def _show(explanation: Any, json_path: str | None) -> None:
+    print("\n".join(explain.lines(explanation)))
+    if json_path:
+        path = textfiles.check_output_file(json_path)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(json.dumps(explain.as_dict(explanation), indent=1, allow_nan=True) + "\n", encoding="utf-8")
+        tmp.replace(path)
+        print(f"wrote {path}")
 
 
 def _write(path: Any, header: tuple[str, ...], rows: tuple[KernelRow, ...], predictions: Any) -> None:
