@@ -13,7 +13,7 @@ import csv
 import io
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -226,7 +226,7 @@ def _stack(quantities: list[Any], unit: Any) -> Any:
 
 
 def _with(row: LaunchAnswer, **changes: Any) -> LaunchAnswer:
-    return LaunchAnswer(**{**row.__dict__, **changes})
+    return replace(row, **changes)
 
 
 HEADER = ("launch", "kernel", "threads", "registers", "smem_per_block [B]", "active_blocks [block/SM]", "active_warps [warp/SM]",
