@@ -143,7 +143,7 @@ def test_model_html_has_title_counts_and_an_equation_table(ia):
     assert "<b>Interval analysis: interval latency" in shown
     assert f"… and {len(data['equations']) - 30} more equations" in shown
     assert shown.count("<tr>") == 1 + 30 + 1
-    assert r"\(P_{sat} = " in shown
+    assert r"\(P_{\mathrm{sat}} = " in shown  # the declared `latex`, as in the reports
     assert len(shown) < 20_000
 
 

@@ -4,13 +4,16 @@ and optionally Nsight Compute metrics -> a model's prediction next to the measur
 from __future__ import annotations
 
 import argparse
+import csv
+import io
+import json
 import textwrap
 from typing import Any
 
-from symgpu import errors
+from symgpu import errors, textfiles
 from symgpu.cli import common
 from symgpu.evaluate import occupancy
-from symgpu.kernel import answer, mapping, ncu, resources
+from symgpu.kernel import answer, batch, mapping, ncu, resources
 
 
 #: Longest line of the human output.
@@ -25,7 +28,13 @@ def setup(sub: Any) -> None:
                                    "the best block size; with --ncu and --model, the model's prediction next to the measured time.")
     p.add_argument("resources", help="file with the compiler's resource-usage output")
     p.add_argument("--kernel", "-k", help="kernel name (mangled, demangled, or demangled up to '('); needed when the file has several")
-    p.add_argument("--threads", "-t", type=int, required=True, help="threads per block of the launch")
+    p.add_argument("--threads", "-t", type=int, help="threads per block of the launch (one launch)")
+    p.add_argument("--launches", metavar="CSV", help="answer every launch configuration of a CSV file with a header "
+                   "'kernel,threads,dynamic_smem' (kernel optional with one kernel; dynamic_smem default 0), as one table")
+    p.add_argument("--all-launches", action="store_true", help="answer every launch of the --ncu export, as one table "
+                   "(threads from its Block Size column; with --model, every prediction next to the measured value)")
+    p.add_argument("--json", action="store_true", help="with --launches/--all-launches: one JSON object per launch, as a list")
+    p.add_argument("-o", "--output", metavar="CSV", help="with --launches/--all-launches: write the table as CSV")
     p.add_argument("--dynamic-smem", type=int, default=0, help="dynamic shared memory per block in bytes (default 0)")
     p.add_argument("--cc", required=True, help="compute-capability preset of the occupancy model, e.g. cc_9_0")
     p.add_argument("--ncu", help="Nsight Compute export (ncu --csv --page raw)")
@@ -36,6 +45,12 @@ def setup(sub: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the occupancy answer and, with ``--model``, the prediction; exit 0, or 2 on bad input."""
+    if args.launches or args.all_launches:
+        return run_many(args)
+    if args.json or args.output:
+        raise errors.UsageError("--json and -o answer many launches: use them with --launches CSV or --all-launches")
+    if args.threads is None:
+        raise errors.UsageError("give --threads N (one launch), --launches CSV or --ncu EXPORT --all-launches")
     if args.threads <= 0 or args.dynamic_smem < 0:
         raise errors.UsageError("--threads must be positive and --dynamic-smem non-negative")
     kernel = resources.select(resources.read(args.resources), args.kernel)
@@ -94,6 +109,51 @@ def run(args: argparse.Namespace) -> int:
         c = compared.comparison
         print(f"  predicted {compared.predicted.magnitude:.6g} vs measured {compared.measured.magnitude:.6g} {c.unit}: "
               f"ratio {compared.ratio:.3g}  [{c.predicted_text} vs {c.measured_text}]")
+    return common.OK
+
+
+def run_many(args: argparse.Namespace) -> int:
+    """Every launch of ``--ncu`` (``--all-launches``) or of ``--launches``: a table, ``--json`` or ``-o`` CSV."""
+    if args.launches and args.all_launches:
+        raise errors.UsageError("give --launches CSV or --all-launches (every launch of --ncu), not both")
+    if args.all_launches and not args.ncu:
+        raise errors.UsageError("--all-launches answers every launch of an export: give it with --ncu EXPORT")
+    if args.threads is not None or args.dynamic_smem < 0:
+        raise errors.UsageError("--threads is for one launch; the launches give theirs (--dynamic-smem must be non-negative)")
+    kernels = resources.read(args.resources)
+    if args.kernel:
+        kernels = (resources.select(kernels, args.kernel),)
+    if args.launches:
+        raw = textfiles.read_bounded(args.launches, limit=batch.MAX_LAUNCHES * 200, what="launch list", hint="split the list")
+        text = textfiles.decode_text(raw, args.launches, "launch list")
+        configs = batch.from_list(kernels, text, args.launches)
+    else:
+        configs = batch.from_export(kernels, ncu.read(args.ncu), args.dynamic_smem)
+    model = table = None
+    if args.model is not None:
+        if not args.all_launches:
+            raise errors.UsageError("--model needs profiled launches: use --ncu EXPORT --all-launches")
+        model = common.load_model(args.model)
+        table = mapping.load(model)
+    values = {name.strip(): raw.strip() for name, _, raw in (item.partition("=") for item in args.set)}
+    rows = batch.answer_all(configs, args.cc, model=model, table=table, preset=args.preset, values=values)
+    if args.output:
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        writer.writerow(batch.HEADER)
+        writer.writerows(batch.cells(r) for r in rows)
+        common.write_output(args.output, buffer.getvalue().encode("utf-8"), "-o", "the table")
+    if args.json:
+        print(json.dumps([batch.as_json(r) for r in rows], indent=1))
+    elif not args.output:
+        shown = [[str(c) for c in batch.cells(r)][:13] for r in rows]
+        widths = [max(len(h.split(" [")[0]), *(len(row[k]) for row in shown)) for k, h in enumerate(batch.HEADER[:13])]
+        print("  ".join(h.split(" [")[0].ljust(w) for h, w in zip(batch.HEADER, widths)).rstrip())
+        for row, answer_row in zip(shown, rows):
+            line = "  ".join(textfiles.printable(c, 100).ljust(w) for c, w in zip(row, widths)).rstrip()
+            print(line + (f"  ({textfiles.printable(answer_row.note, 120)})" if answer_row.note else ""))
+    else:
+        print(f"{len(rows)} launches -> {args.output}")
     return common.OK
 
 

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 
 import sympy
 
+from symgpu.model import latex_names
+
 if TYPE_CHECKING:
     from symgpu.model.build import Model
 
@@ -36,10 +38,11 @@ def counts(model: Model) -> str:
 def _rows(model: Model) -> list[tuple[str, str, str, str, str]]:
     """(equation id, defined symbol, unit, description, LaTeX or "") for the first equations."""
     rows = []
+    names = latex_names.symbol_names(model)  # the reports' names: no underscore becomes a subscript by accident
     for equation in list(model.equations.values())[:MAX_ROWS]:
         name = equation.definition.defines
         symbol = model.symbol_definitions[name]
-        tex = sympy.latex(equation.relation)
+        tex = sympy.latex(equation.relation, symbol_names=names, mul_symbol="dot")
         rows.append((equation.id, name, symbol.unit, symbol.description, tex if len(tex) <= MAX_LATEX else ""))
     return rows
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 if TYPE_CHECKING:
     from symgpu.model import Model
+from symgpu.model import latex_names
 from symgpu.numbers import DIGITS, number_text
 from symgpu.report import printing
 
@@ -117,34 +118,9 @@ def quantity_latex(value: float, unit_text: str, *, parens: bool = False) -> str
     return body
 
 
-_GREEK = {"alpha", "beta", "gamma", "delta", "epsilon", "theta", "lambda", "mu", "rho", "sigma", "tau", "phi", "psi", "omega",
-          "Gamma", "Delta", "Theta", "Lambda", "Sigma", "Phi", "Psi", "Omega"}
-
-
-def default_latex(name: str) -> str:
-    r"""LaTeX for a symbol without a declared ``latex``: ``alu_lat`` -> ``\mathrm{alu}_{\mathrm{lat}}``.
-
-    NOTE: SymPy's default italicises multi-letter names (``alu_{lat}``), which reads as a
-    product of letters and runs into the next factor; upright names keep ``alu_lat*alu_thru``
-    legible.
-    """
-    base, _, sub = name.partition("_")
-
-    def word(text: str) -> str:
-        if text in _GREEK:
-            return "\\" + text
-        if len(text) == 1:
-            return text
-        return "\\mathrm{" + text.replace("_", "\\_") + "}"
-
-    return word(base) + (f"_{{{word(sub)}}}" if sub else "")
-
-
-def symbol_names(model: Model) -> dict[sympy.Symbol, str]:
-    """LaTeX names of the model's symbols: declared ``latex`` fields, else :func:`default_latex`."""
-    if model not in _NAMES:
-        _NAMES[model] = {model.symbols[s.name]: s.latex or default_latex(s.name) for s in model.definition.symbols}
-    return dict(_NAMES[model])
+#: the symbols' LaTeX names: one rule for reports, the docs catalog and notebooks (:mod:`symgpu.model.latex_names`)
+default_latex = latex_names.default_latex
+symbol_names = latex_names.symbol_names
 
 
 def latex(model: Model, expr: Any, **options: Any) -> str:
@@ -176,8 +152,7 @@ def latex(model: Model, expr: Any, **options: Any) -> str:
     return text
 
 
-#: model -> its symbols' LaTeX names, and (expression, options) -> LaTeX, see :func:`latex`
-_NAMES: weakref.WeakKeyDictionary[Any, dict[sympy.Symbol, str]] = weakref.WeakKeyDictionary()
+#: model -> (expression, options) -> LaTeX, see :func:`latex`
 _PRINTED: weakref.WeakKeyDictionary[Any, dict[Any, str]] = weakref.WeakKeyDictionary()
 #: model -> options -> its LaTeX printer (:class:`printing.KeptLatexPrinter`)
 _PRINTERS: weakref.WeakKeyDictionary[Any, dict[Any, printing.KeptLatexPrinter]] = weakref.WeakKeyDictionary()

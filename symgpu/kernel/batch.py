@@ -1,0 +1,251 @@
+"""Many launches in one call: the occupancy answer (and a model's prediction) for every launch of a
+profiler export or of a list of launch configurations, each quantity evaluated once on arrays.
+
+The numbers (limits, active blocks and warps, occupancy, the prediction) come from the compiled
+array path of :mod:`symgpu.evaluate.evaluator`; which limits bind and their cases come from
+:func:`symgpu.evaluate.occupancy.compute` once per distinct configuration, so a row says what
+``symgpu kernel`` says for that launch alone.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from symgpu import errors, textfiles
+from symgpu.evaluate import evaluator, occupancy
+from symgpu.kernel import mapping, ncu, resources
+
+#: Most launches answered in one call.
+MAX_LAUNCHES = 100_000
+#: Columns of a launch-configuration list (``--launches``); ``kernel`` and ``dynamic_smem`` are optional.
+CONFIG_COLUMNS = ("kernel", "threads", "dynamic_smem")
+
+
+@dataclass(frozen=True)
+class LaunchConfig:
+    """One launch to answer.
+
+    Attributes:
+        label: the export's launch ID, or ``row N`` of a configuration list.
+        kernel: the kernel's resource usage.
+        threads: threads per block.
+        dynamic_smem: dynamic shared memory per block (bytes).
+        launch: the profiled launch (its metrics), None for a configuration.
+    """
+
+    label: str
+    kernel: resources.KernelResources
+    threads: int
+    dynamic_smem: int = 0
+    launch: ncu.Launch | None = None
+
+
+@dataclass(frozen=True)
+class LaunchAnswer:
+    """One row of the answer: occupancy, the binding limits and, with a model, prediction vs measured.
+
+    Attributes:
+        label, kernel, threads, registers, smem_per_block: the launch.
+        active_blocks, active_warps, max_warps, occupancy: the occupancy model's answer.
+        limiting: the binding limits with their cases (``register_limit [per_warp_allocation]``).
+        predicted, measured, unit: the model's prediction and the export's value compared with it (NaN: none).
+        note: why a row has no prediction ("" otherwise).
+    """
+
+    label: str
+    kernel: str
+    threads: int
+    registers: int
+    smem_per_block: int
+    active_blocks: int
+    active_warps: int
+    max_warps: int
+    occupancy: float
+    limiting: str
+    predicted: float = math.nan
+    measured: float = math.nan
+    unit: str = ""
+    note: str = ""
+
+    @property
+    def ratio(self) -> float:
+        """Predicted over measured (NaN without both)."""
+        return self.predicted / self.measured if self.measured else math.nan
+
+
+def threads_of(block_size: str, where: str) -> int:
+    """Threads per block from an export's ``Block Size`` cell, ``(16, 16, 1)`` -> 256.
+
+    Raises:
+        errors.UsageError: the cell is not one to three positive integers.
+    """
+    parts = [p.strip() for p in block_size.strip().strip("()").split(",")]
+    if not 1 <= len(parts) <= 3 or not all(p.isdigit() and 0 < int(p) <= 1 << 20 for p in parts):
+        raise errors.UsageError(f"{where}: Block Size {textfiles.printable(block_size, 40)!r} is not (x, y, z) of positive integers")
+    return math.prod(int(p) for p in parts)
+
+
+def from_export(kernels: Sequence[resources.KernelResources], launches: Sequence[ncu.Launch], dynamic_smem: int = 0) -> list[LaunchConfig]:
+    """Every launch of an export, matched by kernel name to the compiler output.
+
+    Raises:
+        errors.UsageError: a launch's kernel is not in the compiler output, or its block size does not parse.
+    """
+    out = []
+    for launch in launches[:MAX_LAUNCHES + 1]:
+        kernel = resources.select(kernels, launch.kernel.split("(")[0] if len(kernels) > 1 else None)
+        dynamic = launch.metrics.get("launch__shared_mem_per_block_dynamic")
+        smem = int(dynamic.to("B").magnitude) if dynamic is not None else dynamic_smem
+        out.append(LaunchConfig(launch.index, kernel, threads_of(launch.block_size, launch.origin), smem, launch))
+    return _capped(out)
+
+
+def from_list(kernels: Sequence[resources.KernelResources], text: str, source: str) -> list[LaunchConfig]:
+    """Launch configurations from CSV text with a header ``kernel,threads,dynamic_smem``
+    (``kernel`` may be left out when the compiler output has one kernel; ``dynamic_smem`` defaults to 0).
+
+    Raises:
+        errors.UsageError: no ``threads`` column, or a cell that is not a non-negative integer.
+    """
+    reader = csv.DictReader(io.StringIO(text))
+    if "threads" not in (reader.fieldnames or []):
+        raise errors.UsageError(f"{source}: the header must name a 'threads' column (columns: {', '.join(CONFIG_COLUMNS)})")
+    out = []
+    for number, row in enumerate(reader, start=2):
+        where = f"{source}:{number}"
+        cells = {k: (row.get(k) or "").strip() for k in CONFIG_COLUMNS}
+        if not cells["threads"].isdigit() or int(cells["threads"]) == 0 or not (cells["dynamic_smem"] or "0").isdigit():
+            raise errors.UsageError(f"{where}: threads must be a positive integer and dynamic_smem a non-negative one")
+        kernel = resources.select(kernels, cells["kernel"] or None)
+        out.append(LaunchConfig(f"row {number}", kernel, int(cells["threads"]), int(cells["dynamic_smem"] or 0)))
+    if not out:
+        raise errors.UsageError(f"{source}: no launch configuration (one row per launch under the header)")
+    return _capped(out)
+
+
+def _capped(configs: list[LaunchConfig]) -> list[LaunchConfig]:
+    if len(configs) > MAX_LAUNCHES:
+        raise errors.UsageError(f"more than {MAX_LAUNCHES} launches in one call; split the input")
+    return configs
+
+
+def answer_all(configs: Sequence[LaunchConfig], cc_preset: str, *, model: Any = None, table: mapping.MetricMapping | None = None,
+               preset: str | None = None, values: Mapping[str, Any] | None = None) -> list[LaunchAnswer]:
+    """The occupancy answer for every launch on ``cc_preset``, each quantity evaluated once on arrays;
+    with ``model`` and its metric ``table``, the prediction for every profiled launch next to the measured value.
+
+    Raises:
+        errors.UsageError: unknown compute-capability preset.
+    """
+    occ = occupancy.occupancy_model()
+    hardware = occ.preset(cc_preset)
+    default_barriers = hardware["barriers_per_block"].magnitude if "barriers_per_block" in hardware else 1
+    inputs = {
+        "threads_per_block": np.array([c.threads for c in configs], dtype=float),
+        "regs_per_thread": np.array([c.kernel.registers for c in configs], dtype=float),
+        "smem_per_block": np.array([c.kernel.shared_bytes + c.dynamic_smem for c in configs], dtype=float),
+        "barriers_per_block": np.array([c.kernel.barriers if c.kernel.barriers >= 0 else default_barriers for c in configs], dtype=float),
+    }
+    shape = np.ones(len(configs))
+    blocks, warps, fraction = (np.asarray(evaluator.evaluate(occ, q, preset=cc_preset, values=inputs).magnitude) * shape
+                               for q in occupancy.BLOCK_QUANTITIES)
+    max_warps = int(hardware["max_warps_per_SM"].magnitude)
+    limiting: dict[tuple[float, ...], str] = {}
+    rows = []
+    for i, config in enumerate(configs):
+        key = tuple(float(v[i]) for v in inputs.values())
+        if key not in limiting:  # which limits bind, with their cases: scalar conditions, once per configuration
+            extra = {"barriers_per_block": key[3]}
+            limiting[key] = occupancy.compute(cc_preset, key[0], key[1], key[2], extra=extra).limiting_text()
+        rows.append(LaunchAnswer(
+            label=config.label, kernel=config.kernel.display_name, threads=config.threads, registers=config.kernel.registers,
+            smem_per_block=int(key[2]), active_blocks=int(blocks[i]), active_warps=int(warps[i]), max_warps=max_warps,
+            occupancy=float(fraction[i]), limiting=limiting[key]))
+    if model is None or table is None:
+        return rows
+    return _predicted(rows, configs, model, table, cc_preset, preset, dict(values or {}), inputs, blocks)
+
+
+def _predicted(rows: list[LaunchAnswer], configs: Sequence[LaunchConfig], model: Any, table: mapping.MetricMapping, cc_preset: str,
+               preset: str | None, values: dict[str, Any], inputs: Mapping[str, np.ndarray], blocks: np.ndarray) -> list[LaunchAnswer]:
+    """Every profiled launch's prediction from one array evaluation of ``table.prediction``."""
+    notes = ["" if c.launch is not None else "no profiled launch" for c in configs]
+    derived: list[dict[str, Any]] = [{} for _ in configs]
+    for i, config in enumerate(configs):
+        if config.launch is None:
+            continue
+        try:
+            derived[i] = {d.symbol: d.value for d in mapping.derive(table, model, config.launch)}
+        except errors.UsageError as exc:
+            notes[i] = str(exc)
+    target = occupancy.TARGETS.get(model.id)
+    if target is not None and preset:
+        occ = occupancy.occupancy_model()
+        by_input = {**inputs}
+        for name, source in target.symbols.items():
+            magnitude = (evaluator.evaluate(occ, source, preset=cc_preset, values=by_input).magnitude if source in occ.defining
+                         else by_input[source])
+            quantity = occupancy.occ_quantity(occ, source, np.asarray(magnitude, dtype=float) * np.ones(len(configs))).to(model.units[name])
+            for i in range(len(configs)):
+                if blocks[i] == 0:
+                    notes[i] = notes[i] or f"the block cannot launch on {cc_preset}"
+                derived[i].setdefault(name, quantity[i])
+    ok = [i for i, note in enumerate(notes) if not note]
+    if not ok or not table.prediction:
+        return [_with(r, note=n or f"{table.path} names no prediction quantity") for r, n in zip(rows, notes)]
+    names = sorted(set.intersection(*(set(derived[i]) for i in ok)))
+    stacked = {n: _stack([derived[i][n] for i in ok], model.units[n]) for n in names}
+    predicted = model.evaluate(table.prediction, preset=preset, values={**stacked, **values})
+    magnitudes = np.asarray(predicted.magnitude, dtype=float) * np.ones(len(ok))
+    out = [_with(r, note=n) for r, n in zip(rows, notes)]
+    for j, i in enumerate(ok):
+        single = predicted.__class__(float(magnitudes[j]), predicted.units)
+        try:
+            compared = mapping.compare(table, configs[i].launch, single)[:1]
+        except errors.UsageError as exc:
+            out[i] = _with(rows[i], predicted=float(magnitudes[j]), unit=f"{predicted.units:~}", note=f"not compared: {exc}")
+            continue
+        if compared:
+            c = compared[0]
+            out[i] = _with(rows[i], predicted=float(c.predicted.magnitude), measured=float(c.measured.magnitude), unit=c.comparison.unit)
+        else:
+            out[i] = _with(rows[i], predicted=float(magnitudes[j]), unit=f"{predicted.units:~}")
+    return out
+
+
+def _stack(quantities: list[Any], unit: Any) -> Any:
+    first = quantities[0]
+    return first.__class__(np.array([float(q.to(unit).magnitude) for q in quantities]), unit)
+
+
+def _with(row: LaunchAnswer, **changes: Any) -> LaunchAnswer:
+    return replace(row, **changes)
+
+
+HEADER = ("launch", "kernel", "threads", "registers", "smem_per_block [B]", "active_blocks [block/SM]", "active_warps [warp/SM]",
+          "occupancy", "limiting", "predicted", "measured", "unit", "ratio", "note")
+
+
+def cells(row: LaunchAnswer) -> tuple[Any, ...]:
+    """A row's cells in :data:`HEADER` order (NaN as an empty cell)."""
+    def number(x: float) -> str:
+        return "" if math.isnan(x) else f"{x:.6g}"
+    return (row.label, row.kernel, row.threads, row.registers, row.smem_per_block, row.active_blocks, row.active_warps,
+            f"{row.occupancy:.4g}", row.limiting, number(row.predicted), number(row.measured), row.unit, number(row.ratio), row.note)
+
+
+def as_json(row: LaunchAnswer) -> dict[str, Any]:
+    """A row as a JSON object (NaN as null)."""
+    data = dict(zip(("launch", "kernel", "threads", "registers", "smem_per_block", "active_blocks", "active_warps"), cells(row)[:7]))
+    data.update(max_warps=row.max_warps, occupancy=row.occupancy, limiting=row.limiting, unit=row.unit, note=row.note)
+    for key in ("predicted", "measured", "ratio"):
+        value = getattr(row, key)
+        data[key] = None if math.isnan(value) else value
+    return data
