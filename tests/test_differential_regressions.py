@@ -384,3 +384,28 @@ def test_instruction_throughput_over_alu_thru_gives_the_brute_force_root_or_is_r
     (root,) = _brute_roots(model, "instruction_throughput", "g80", values, "alu_thru", target, np.geomspace(1e-6, 1e3, 900))
     _right_or_refused(cli, ("solve", "prior_baghsorkhi", "instruction_throughput", "--for", "alu_thru", "--target", repr(target),
                             "--preset", "g80", "--set", "alpha=11.0", "--set", "n=2.0"), root)
+
+
+def test_a_boundary_between_two_named_limiters_is_where_they_cross_not_where_an_inner_min_switches():
+    # prior_sim CWP = Min(n, 1 + mem_lat/(arith_cpi*(alpha + 1))): at fermi with alpha = 32, n = 8 the
+    # answer was alu_lat = n/alu_thru = 8, where arith_cpi's own Max switches; the two named limiters
+    # cross where the brute force (active_regime on a grid, then bisection) finds the switch
+    from symgpu.evaluate import active
+
+    model = symgpu.load("prior_sim")
+    values = {"alpha": 32.0, "n": 8.0}
+
+    def regime(x: float) -> str:
+        return active.active_regime(model, "CWP", "fermi", **values, alu_lat=x)[0]
+
+    grid = np.linspace(1.0, 100.0, 991)
+    names = [regime(x) for x in grid]
+    i = next(k for k in range(len(grid) - 1) if names[k] != names[k + 1])
+    lo, hi = grid[i], grid[i + 1]
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if regime(mid) == names[i] else (lo, mid)
+    answer = model.boundary("CWP", ("occupancy", "cwp_full"), for_="alu_lat", preset="fermi", values=values)
+    found = symgpu.derive.applying_boundaries(model, answer, "fermi", values)
+    assert [float(r.value.magnitude) for r in found] == pytest.approx([(lo + hi) / 2], rel=1e-9)
+    assert answer.certificate is not None and answer.certificate.checked

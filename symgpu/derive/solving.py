@@ -258,14 +258,19 @@ def boundary(model: Model, quantity: Any, between: Sequence[str] | None = None, 
 def _boundary_search(model: Model, quantity: Any, between: Sequence[str] | None, for_: str,
                      substitute: Mapping[str, Any] | None, assume: Iterable[Any] | None,
                      stop_at: Iterable[str], omit: Iterable[Any]) -> Derivation:
-    limiters = _limiter_pair(model, quantity, between, for_, substitute, assume, stop_at) if not tuple(omit) else None
-    if limiters is not None:
-        return limiters
     try:
         return _boundary(model, quantity, between, for_, substitute, assume, stop_at, omit, auto_keep=True)
     except errors.DerivationError:
         if between is None or tuple(stop_at):
             raise
+    # two named limiters whose own intermediate quantities hide for_: where the two are equal
+    # (not where sub-regimes of the full expansion meet, which can be a switch of another Min)
+    try:
+        limiters = _limiter_pair(model, quantity, between, for_, substitute, assume, stop_at) if not tuple(omit) else None
+    except errors.DerivationError:
+        limiters = None
+    if limiters is not None:
+        return limiters
     # the regimes' own intermediate quantities kept as symbols did not give a boundary in
     # for_ (they hide it): search with everything substituted, as the unrestricted search does
     return _boundary(model, quantity, between, for_, substitute, assume, stop_at, omit, auto_keep=False)
