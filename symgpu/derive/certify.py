@@ -399,7 +399,7 @@ def _limiter_pair(model: Model, quantity: str, between: Any, keep: tuple[str, ..
     equation = model.equation_for(quantity)
     if not between or not isinstance(equation.rhs, (sympy.Min, sympy.Max)):
         return None
-    arguments = dict(zip(active.argument_labels(equation), equation.rhs.args))
+    arguments = dict(equation.limiters)  # named limiters only: min_arg<i> is numbered differently after expansion
     if not set(between) <= set(arguments) or len(set(between)) != 2:
         return None
     a, b = (arguments[n] for n in between)

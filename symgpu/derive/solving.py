@@ -20,7 +20,6 @@ from symgpu.derive import at_point
 from symgpu.derive import inequalities
 from symgpu.derive import inequality_solving
 from symgpu.derive import stored
-from symgpu.evaluate import active
 from symgpu.evaluate.active import condition_holds
 from symgpu.derive import case_boundary
 
@@ -157,6 +156,17 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         job.extra.append(("holds_for", sympy.true))  # e.g. a term carrying the unknown vanishes at an input's 0
         job.step("identity", relation, f"both sides are equal whatever {var} is: every {var} is a root")
         return job.finish(sympy.true, model.unit_text(var.name), used=[relation])
+    if difference is not None and var not in difference.free_symbols and difference.free_symbols:
+        # the relation does not involve the unknown (a term carrying it vanished): every value is a
+        # root where the two sides are equal, none elsewhere
+        equal = sympy.Eq(relation.lhs, relation.rhs, evaluate=False)
+        job.extra.append(("ranges", [{"regime": "every regime", "equal": equal, "when": sympy.true}]))
+        job.extra.append(("holds_for", equal))
+        if job.target_value is not None:  # the target stays the value of its quantity, as in every range
+            job.extra.append(("target_value", {job.target_value[0].name: job.target_value[1]}))
+            job.target_value = None
+        job.step("independent of " + str(var), equal, f"the relation does not involve {var}: where it holds every {var} is a root")
+        return job.finish(equal, model.unit_text(var.name), used=[relation])
     roots = jobs._solve_for(job, relation, var, "the equation")
     if not roots:
         raise errors.DerivationError(f"{model.id}: {sympy.sstr(relation)} has no admissible solution for {var}")
@@ -289,11 +299,13 @@ def _limiter_pair(model: Model, quantity: Any, between: Sequence[str] | None, fo
     equation = model.equation_for(name)
     if not isinstance(equation.rhs, (sympy.Min, sympy.Max)):
         return None
-    arguments = dict(zip(active.argument_labels(equation), equation.rhs.args))
+    arguments = dict(equation.limiters)  # named limiters only: min_arg<i> is numbered differently after expansion
     if not set(between) <= set(arguments):
         return None
     meet = sympy.Eq(arguments[between[0]], arguments[between[1]], evaluate=False)
     found = solve(model, meet, for_, substitute=substitute, assume=assume, stop_at=stop_at)
+    if isinstance(found.result, sympy.logic.boolalg.Boolean):  # equal on whole ranges or nowhere: no crossing in for_
+        return None
     why = Step("limiters meet", meet, f"{between[0]} and {between[1]} are arguments of the {type(equation.rhs).__name__} of equation "
                f"{equation.id}: the regimes switch where the two are equal, whichever other argument binds")
     return dataclasses.replace(found, operation="boundary", quantity=equation.definition.defines, steps=(why,) + found.steps)
