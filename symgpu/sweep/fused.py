@@ -1,16 +1,22 @@
-"""The numba backend's chunk: one compiled loop (``symgpu[fast]``) that, per point, unravels
-the flat grid index into the axes' values, runs the plan's fused function, masks the points
-outside the domain (NaN) — no temporaries beyond the chunk's output arrays. The regime is
-decided afterwards on those outputs by :func:`symgpu.sweep.regimes.decide`, the NumPy
-backend's array form of :mod:`symgpu.evaluate.active`'s rule, so both backends share one rule.
+"""The numba backend: one compiled loop (``symgpu[fast]``) over a range of the flat grid that,
+per point, steps the axes' indices like an odometer (no division per point), runs the plan's
+fused function, masks the points outside the domain (NaN) and decides the regime — writing
+only the quantity columns and the regime codes, no temporaries.
+
+The regime is :mod:`symgpu.evaluate.active`'s rule in its scalar form
+(:func:`~symgpu.evaluate.active.relation_number`, :func:`~symgpu.evaluate.active.larger_magnitude`),
+applied to the same outputs the NumPy backend's :func:`symgpu.sweep.regimes.decide` reads: a
+Min/Max's binding argument is the first (in the plan's order) within ``TIE`` of the extreme one,
+-1 where one is NaN; a case table's is the first case whose condition holds, the conditions
+run as a small postfix program (:func:`program`) made from the plan's condition trees.
 
 The arithmetic is the plan's compiled expressions point by point (no ``fastmath``: reassociated
 or reciprocal arithmetic could move an exact tie of a discontinuous model), so every value is
-the one the NumPy backend computes. The loop runs on one thread: measured on a shared 2-core machine,
-numba's ``prange`` over two threads was no faster, and parallel sweeps come from chunks on
-several workers (``--engine dask``) without oversubscribing. Kernels
-are compiled once per process and axis count (numba's on-disk cache is not used: symgpu never
-loads executable code from a cache).
+the one the NumPy backend computes. The loop runs on one thread: measured on a shared 2-core
+machine, a ``prange`` loop over two threads was slower than one thread (the hand-written loop
+too), and parallel sweeps come from chunks on several workers (``--engine dask``) without
+oversubscribing. Kernels are compiled once per process and axis count (numba's on-disk cache
+is not used: symgpu never loads executable code from a cache).
 """
 
 from __future__ import annotations
@@ -22,32 +28,34 @@ from typing import Any
 
 import numpy as np
 
-@dataclass(frozen=True)
-class FusedChunk:
-    """What the kernel leaves: axis columns (declared units), every output row (quantities NaN
-    outside the domain) and the points outside."""
+from symgpu.evaluate import active
+from symgpu.sweep.regimes import RegimeSpec, Tree
 
-    axes: np.ndarray  # (axes, points)
-    out: np.ndarray  # (outputs, points)
-    outside: int
+#: regime kinds as the kernel reads them
+NO_REGIME, MIN, MAX, CASES = 0, 1, 2, 3
+#: postfix program opcodes (a row: opcode, a, b, c, d)
+CONST, REL, AND, OR, NOT, CASE = 0, 1, 2, 3, 4, 5
 
 
 @dataclass(frozen=True)
 class Layout:
     """The grid and plan as flat arrays the kernel reads (see :func:`layout`)."""
 
-    values: np.ndarray  # every axis's values, concatenated (declared units)
+    values: np.ndarray  # every axis's values in base units, concatenated
     offsets: np.ndarray  # where each axis starts in ``values``
     lengths: np.ndarray  # points per axis
-    scales: np.ndarray  # declared unit -> base unit, per axis
-    quantities: int  # outputs 0..quantities-1 are masked with NaN outside the domain
+    quantities: int  # outputs 0..quantities-1 are the columns, NaN outside the domain
     domain: int  # index of the domain output, -1 for none
+    kind: int  # NO_REGIME, MIN, MAX or CASES
+    arguments: np.ndarray  # MIN/MAX: the outputs compared, in the order ties are settled in
+    program: np.ndarray  # CASES: the conditions as a postfix program (rows of 5 integers)
 
 
 _LAYOUTS: dict[int, tuple[object, Layout]] = {}
 
 
-def layout(owner: object, axes: list[np.ndarray], scales: tuple[float, ...], quantities: int, domain: int | None) -> Layout:
+def layout(owner: object, axes: list[np.ndarray], scales: tuple[float, ...], quantities: int, domain: int | None,
+           regime: RegimeSpec | None) -> Layout:
     """The kernel's view of ``owner`` (a plan; built once per plan object, the axes copied once)."""
     known = _LAYOUTS.get(id(owner))
     if known is not None and known[0] is owner:
@@ -56,48 +64,181 @@ def layout(owner: object, axes: list[np.ndarray], scales: tuple[float, ...], qua
         _LAYOUTS.clear()
     lengths = np.array([a.size for a in axes], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64) if axes else np.zeros(0, dtype=np.int64)
-    values = np.ascontiguousarray(np.concatenate(axes) if len(axes) > 1 else axes[0] if axes else np.zeros(0), dtype=np.float64)
-    made = Layout(values, offsets, lengths, np.array(scales, dtype=np.float64), quantities,
-                  -1 if domain is None else domain)
+    based = [a * s if s != 1.0 else a for a, s in zip(axes, scales)]  # as the NumPy backend scales them
+    values = np.ascontiguousarray(np.concatenate(based) if based else np.zeros(0), dtype=np.float64)
+    kind, arguments, rows = NO_REGIME, np.zeros(0, dtype=np.int64), np.zeros((0, 5), dtype=np.int64)
+    if regime is not None and regime.kind in ("min", "max"):
+        kind = MIN if regime.kind == "min" else MAX
+        arguments = np.array([t[1] for t in regime.trees], dtype=np.int64)
+    elif regime is not None:
+        kind, rows = CASES, program(regime.trees)
+    made = Layout(values, offsets, lengths, quantities, -1 if domain is None else domain, kind, arguments, rows)
     _LAYOUTS[id(owner)] = (owner, made)
     return made
 
 
-_KERNELS: dict[int, Any] = {}
+def program(trees: tuple[Tree, ...]) -> np.ndarray:
+    """The case conditions as one postfix program: each case's condition, then ``CASE index``
+    (the first case whose condition holds is the regime)."""
+    rows: list[tuple[int, int, int, int, int]] = []
+
+    def emit(tree: Tree) -> None:
+        kind = tree[0]
+        if kind == "const":
+            rows.append((CONST, int(bool(tree[1])), 0, 0, 0))
+        elif kind in ("and", "or"):
+            for child in tree[1]:
+                emit(child)
+            rows.append((AND if kind == "and" else OR, len(tree[1]), 0, 0, 0))
+        elif kind == "not":
+            emit(tree[1])
+            rows.append((NOT, 0, 0, 0, 0))
+        else:
+            _, op, left, right, scale = tree
+            rows.append((REL, active.RELATION_CODES[op], left, -1 if right is None else right, -1 if scale is None else scale))
+
+    for index, tree in enumerate(trees):
+        emit(tree)
+        rows.append((CASE, index, 0, 0, 0))
+    return np.array(rows, dtype=np.int64).reshape(-1, 5)
 
 
-def kernel(numba: Any, axes: int) -> Callable[..., Any]:
-    """The compiled chunk loop for ``axes`` swept symbols (one per process and axis count)."""
-    if axes not in _KERNELS:
-        _KERNELS[axes] = _make_kernel(numba, axes)
-    return _KERNELS[axes]  # type: ignore[no-any-return]
+_KERNELS: dict[tuple[int, ...], Any] = {}
 
 
-def _make_kernel(numba: Any, n: int) -> Any:  # pragma: no cover - compiled by numba
-    # a row of the chunk as a tuple of n floats (n fixed per kernel), which the fused function unpacks for free
+def kernel(numba: Any, axes: int, plan: Layout) -> Callable[..., Any]:
+    """The compiled loop for ``axes`` swept symbols and the plan's kind of regime (one per process
+    and shape: a Min/Max's outputs compared are compile-time constants, so its loop vectorizes)."""
+    first, count = (int(plan.arguments[0]), plan.arguments.size) if plan.kind in (MIN, MAX) else (0, 0)
+    if plan.kind in (MIN, MAX) and not np.array_equal(plan.arguments, np.arange(first, first + count)):
+        first, count = -1, 0  # not consecutive outputs: read through plan.arguments
+    key = (axes, plan.kind, first, count, plan.quantities, plan.domain)
+    if key not in _KERNELS:
+        _KERNELS[key] = _make_kernel(numba, *key)
+    return _KERNELS[key]  # type: ignore[no-any-return]
+
+
+def _make_kernel(numba: Any, n: int, kind: int, first: int, count: int, quantities: int, domain: int) -> Any:  # pragma: no cover
+    # the coordinates as a tuple of n floats (n fixed per kernel), which the fused function unpacks for free;
+    # along a run only the last one changes (tuple_setitem: the tuple stays in registers)
     to_fixed_tuple: Any = importlib.import_module("numba.np.unsafe.ndarray").to_fixed_tuple
+    tuple_setitem: Any = importlib.import_module("numba.cpython.unsafe.tuple").tuple_setitem
+    relation = numba.njit(inline="always")(active.relation_number)
+    magnitude = numba.njit(inline="always")(active.larger_magnitude)
+    smaller = kind == MIN
+
+    @numba.njit(inline="always")
+    def extreme(result: Any, arguments: np.ndarray, program: np.ndarray, stack: np.ndarray) -> int:
+        # branch-free over a fixed count of consecutive outputs (NaN anywhere: -1)
+        best = result[first]
+        nan = False
+        for k in range(count):
+            value = result[first + k]
+            nan = nan or value != value
+            best = (value if value < best else best) if smaller else (value if value > best else best)
+        code = -1
+        for k in range(count - 1, -1, -1):
+            value = result[first + k]
+            code = k if relation(0, value, best, magnitude(value, best)) else code
+        return -1 if nan else code
+
+    @numba.njit(inline="always")
+    def general(result: Any, arguments: np.ndarray, program: np.ndarray, stack: np.ndarray) -> int:
+        if kind == MIN or kind == MAX:
+            best = result[arguments[0]]
+            for k in range(arguments.size):
+                value = result[arguments[k]]
+                if value != value:
+                    return -1
+                if (smaller and value < best) or (not smaller and value > best):
+                    best = value
+            for k in range(arguments.size):
+                value = result[arguments[k]]
+                if relation(0, value, best, magnitude(value, best)):
+                    return k
+            return -1
+        top = 0
+        for row in range(program.shape[0]):
+            op = program[row, 0]
+            if op == CONST:
+                stack[top] = program[row, 1] == 1
+                top += 1
+            elif op == REL:
+                left = result[program[row, 2]]
+                if program[row, 3] < 0:
+                    stack[top] = relation(program[row, 1], left, 0.0, magnitude(left, result[program[row, 4]]))
+                else:
+                    right = result[program[row, 3]]
+                    stack[top] = relation(program[row, 1], left, right, magnitude(left, right))
+                top += 1
+            elif op == AND or op == OR:
+                many = program[row, 1]
+                verdict = op == AND
+                for k in range(top - many, top):
+                    verdict = (verdict and stack[k]) if op == AND else (verdict or stack[k])
+                top -= many
+                stack[top] = verdict
+                top += 1
+            elif op == NOT:
+                stack[top - 1] = not stack[top - 1]
+            else:
+                top -= 1
+                if stack[top]:
+                    return program[row, 1]
+        return -1
+
+    decide = extreme if count else general
+    regimes = kind != NO_REGIME
+    checked = domain >= 0
 
     @numba.njit(nogil=True, error_model="numpy")
-    def loop(f: Any, start: int, values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, scales: np.ndarray,
-             fixed: Any, quantities: int, domain: int,
-             axes: np.ndarray, rows: np.ndarray, out: np.ndarray) -> int:
+    def loop(f: Any, start: int, values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, fixed: Any,
+             arguments: np.ndarray, program: np.ndarray, out: np.ndarray, regime: np.ndarray) -> int:
+        index = np.empty(n, dtype=np.int64)
+        coords = np.empty(n)
+        stack = np.empty(program.shape[0] + 1, dtype=np.bool_)
+        flat = start
+        for k in range(n - 1, -1, -1):
+            index[k] = flat % lengths[k]
+            flat //= lengths[k]
+            coords[k] = values[offsets[k] + index[k]]
         outside = 0
-        for i in range(rows.shape[0]):
-            flat = start + i
-            for k in range(n - 1, -1, -1):
-                index = flat % lengths[k]
-                flat //= lengths[k]
-                value = values[offsets[k] + index]
-                axes[k, i] = value
-                rows[i, k] = value * scales[k] if scales[k] != 1.0 else value
-            result = f(to_fixed_tuple(rows[i], n), fixed)
-            for j in range(out.shape[0]):
-                out[j, i] = result[j]
-            inside = domain < 0 or out[domain, i] > 0.5
-            if not inside:
-                outside += 1
-                for j in range(quantities):
-                    out[j, i] = np.nan
+        size = out.shape[1]
+        last = n - 1
+        i = 0
+        while i < size:
+            # a run along the last axis (the inner loop has no branch per point; it vectorizes)
+            run = min(lengths[last] - index[last], size - i) if n else size
+            base = offsets[last] + index[last] if n else 0
+            row = to_fixed_tuple(coords, n)
+            for t in range(run):
+                result = f(tuple_setitem(row, last, values[base + t]) if n else row, fixed)
+                if checked:
+                    inside = result[domain] > 0.5
+                    for j in range(quantities):
+                        out[j, i + t] = result[j] if inside else np.nan
+                    outside += 0 if inside else 1
+                    if regimes:
+                        code = decide(result, arguments, program, stack)
+                        regime[i + t] = code if inside else -1
+                else:
+                    for j in range(quantities):
+                        out[j, i + t] = result[j]
+                    if regimes:
+                        regime[i + t] = decide(result, arguments, program, stack)
+            i += run
+            k = last  # the next run: the axis before the last steps, carrying further back
+            if n:
+                index[last] = 0
+                k -= 1
+            while k >= 0:
+                index[k] += 1
+                if index[k] < lengths[k] or k == 0:
+                    coords[k] = values[offsets[k] + index[k]] if index[k] < lengths[k] else 0.0
+                    break
+                index[k] = 0
+                coords[k] = values[offsets[k]]
+                k -= 1
         return outside
 
     return loop
@@ -114,16 +255,11 @@ def jitted(numba: Any, function: Callable[..., Any]) -> Any:
     return _JITTED[key][1]
 
 
-def run(numba: Any, function: Callable[..., Any], plan: Layout, constants: tuple[float, ...], outputs: int,
-        start: int, stop: int) -> FusedChunk:
-    """Evaluate the flat grid points ``start..stop-1`` in one compiled loop."""
-    size = stop - start
-    n = plan.lengths.size
-    axes = np.empty((n, size))
-    rows = np.empty((size, n))
-    out = np.empty((outputs, size))
+def run(numba: Any, function: Callable[..., Any], plan: Layout, constants: tuple[float, ...], start: int,
+        out: np.ndarray, regime: np.ndarray) -> int:
+    """Evaluate the flat grid points ``start..start + out.shape[1] - 1`` in one compiled loop into
+    ``out`` (a row per quantity) and ``regime`` (int16, unused without a regime); return the
+    number of points outside the domain."""
     fixed = tuple(float(c) for c in constants)
-    outside = kernel(numba, n)(jitted(numba, function), start, plan.values, plan.offsets, plan.lengths,
-                                         plan.scales, fixed, plan.quantities, plan.domain,
-                                         axes, rows, out)
-    return FusedChunk(axes, out, int(outside))
+    return int(kernel(numba, plan.lengths.size, plan)(jitted(numba, function), start, plan.values, plan.offsets, plan.lengths,
+                                                      fixed, plan.arguments, plan.program, out, regime))

@@ -187,19 +187,18 @@ def _coordinates(grid: Grid, start: int, stop: int) -> list[np.ndarray]:
 
 
 def _fused_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, stop: int) -> Chunk:
-    """:func:`evaluate_chunk` in one numba loop (coordinates, quantities, domain mask per point);
-    the regime is then decided on the loop's outputs, as the NumPy backend decides it."""
-    spec = plan.regime
-    layout = fused.layout(plan, [a.values for a in plan.grid.axes], plan.scales, len(plan.quantities), plan.domain)
-    done = fused.run(backend.module, function, layout, tuple(v for _, v in plan.fixed), len(plan.exprs), start, stop)
-    columns: dict[str, np.ndarray] = {a.name: done.axes[k] for k, a in enumerate(plan.grid.axes)}
-    columns.update({name: done.out[index] for index, name in enumerate(plan.quantities)})
-    regime = None
-    if spec is not None:
-        regime = decide(spec, list(done.out), (stop - start,))
-        if done.outside and plan.domain is not None:
-            regime[~(done.out[plan.domain] > 0.5)] = -1
-    return Chunk(start, stop, columns, regime, done.outside)
+    """:func:`evaluate_chunk` in one numba loop (quantities, domain mask and regime per point)."""
+    out = np.empty((len(plan.quantities), stop - start))
+    regime = np.empty(stop - start if plan.regime is not None else 0, dtype=np.int16)
+    outside = _fused_run(plan, backend, function, start, out, regime)
+    columns = {name: out[index] for index, name in enumerate(plan.quantities)}
+    return Chunk(start, stop, Columns(columns, plan.grid, start, stop), regime if plan.regime is not None else None, outside)
+
+
+def _fused_run(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, out: np.ndarray, regime: np.ndarray) -> int:
+    """The numba loop over the points ``start..start + out.shape[1] - 1`` into ``out`` and ``regime``."""
+    spec = fused.layout(plan, [a.values for a in plan.grid.axes], plan.scales, len(plan.quantities), plan.domain, plan.regime)
+    return fused.run(backend.module, function, spec, tuple(v for _, v in plan.fixed), start, out, regime)
 
 
 def progress_bar(total: int, enabled: bool | None) -> Any:
@@ -250,6 +249,13 @@ def sweep(model: Model, quantities: str | Sequence[str], *, grid: Grid | Sequenc
         raise errors.UsageError(f"{plan.grid.size} points is too many to keep in memory (at most {MAX_IN_MEMORY}); "
                                 "write the sweep to a file (symgpu sweep ... -o FILE)")
     size = plan.grid.size
+    if backend == "numba":  # one loop over the whole grid, straight into the result
+        runner = backends.load(backend)
+        out = np.empty((len(plan.quantities), size))
+        codes = np.empty(size if plan.regime is not None else 0, dtype=np.int16)
+        outside = _fused_run(plan, runner, compile_plan(plan, runner), 0, out, codes)
+        columns = {name: out[index] for index, name in enumerate(plan.quantities)}
+        return SweepResult(plan, Columns(columns, plan.grid, 0, size), codes if plan.regime is not None else None, outside)
     columns = {n: np.empty(size) for n in plan.quantities}
     regime = np.empty(size, dtype=np.int16) if plan.regime is not None else None
     outside = 0
