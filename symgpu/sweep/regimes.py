@@ -113,5 +113,41 @@ def decide(spec: RegimeSpec, out: Sequence[np.ndarray], shape: tuple[int, ...]) 
         for index in reversed(range(len(spec.trees))):
             code[_holds(spec.trees[index], out, shape)] = index
         return code
-    chosen = active.binding_index([np.broadcast_to(out[t[1]], shape) for t in spec.trees], spec.kind)
-    return np.broadcast_to(np.asarray(chosen), shape).astype(np.int16)
+    return _binding(spec.kind, [np.asarray(out[t[1]], dtype=float) for t in spec.trees], shape)
+
+
+def _binding(kind: str, rows: list[np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
+    """:func:`~symgpu.evaluate.active.binding_index` of ``rows`` (arrays that broadcast to
+    ``shape``), computed at the size of the axes each row uses.
+
+    The rows over every axis of ``shape`` (group F) and the others (group L, over fewer axes)
+    are each settled by the rule, F's at full size and L's at its own smaller size. Where F's
+    extreme ``bF`` lies clearly beyond L's ``bL`` — more than ``4 TIE |bL|`` away, so no row of
+    one group is within ``TIE`` of the other's — the group holding the overall extreme binds with
+    its own answer; the remaining points (near ties, NaN, infinities) are decided by the rule on
+    all rows, point by point. The answer is the rule's everywhere.
+    """
+    full = [i for i, r in enumerate(rows) if r.ndim == len(shape) and r.shape == shape]
+    low = [i for i in range(len(rows)) if i not in full]
+    if not full or not low:
+        chosen = active.binding_index(rows, kind)
+        return np.broadcast_to(np.asarray(chosen), shape).astype(np.int16)
+    reduce = np.minimum if kind == "min" else np.maximum
+    code_full = _binding(kind, [rows[i] for i in full], shape) if len(full) > 1 else None
+    low_shape = np.broadcast_shapes(*[rows[i].shape for i in low])
+    code_low = np.asarray(active.binding_index([np.broadcast_to(rows[i], low_shape) for i in low], kind))
+    best_full = rows[full[0]] if len(full) == 1 else reduce.reduce([rows[i] for i in full])
+    best_low = reduce.reduce(np.broadcast_arrays(*[rows[i] for i in low])) if len(low) > 1 else rows[low[0]]
+    with np.errstate(invalid="ignore", over="ignore"):
+        margin = 4 * active.TIE * np.abs(best_low)
+        below, above = best_low - margin, best_low + margin
+        full_wins, low_wins = (best_full < below, best_full > above) if kind == "min" else (best_full > above, best_full < below)
+    pick_full = np.asarray(full, dtype=np.int16)[code_full] if code_full is not None else np.int16(full[0])
+    pick_low = np.where(code_low >= 0, np.asarray(low, dtype=np.int16)[code_low], np.int16(-1))
+    undecided = np.int16(len(rows))
+    code = np.where(full_wins, pick_full, np.where(low_wins, pick_low, undecided)).astype(np.int16, copy=False)
+    rest = np.flatnonzero(code == undecided)
+    if rest.size:
+        where = np.unravel_index(rest, shape)
+        code.reshape(-1)[rest] = active.binding_index([np.broadcast_to(r, shape)[where] for r in rows], kind)
+    return code
