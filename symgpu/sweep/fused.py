@@ -127,20 +127,28 @@ def _make_kernel(numba: Any, n: int, kind: int, first: int, count: int, quantiti
     magnitude = numba.njit(inline="always")(active.larger_magnitude)
     smaller = kind == MIN
 
+    near = 4 * active.TIE  # beyond this relative distance from the extreme, no argument ties it
+    unsettled = count if count else -2  # the code of a point left to settle() (codes of arguments are 0..count-1)
+
     @numba.njit(inline="always")
     def extreme(result: Any, arguments: np.ndarray, program: np.ndarray, stack: np.ndarray) -> int:
-        # branch-free over a fixed count of consecutive outputs (NaN anywhere: -1)
+        # branch-free over a fixed count of consecutive outputs: the first extreme one, -1 for NaN,
+        # and `unsettled` where another argument is within `near` of the extreme (the rule decides those)
         best = result[first]
+        code = 0
         nan = False
         for k in range(count):
             value = result[first + k]
             nan = nan or value != value
-            best = (value if value < best else best) if smaller else (value if value > best else best)
-        code = -1
-        for k in range(count - 1, -1, -1):
+            better = value < best if smaller else value > best
+            best = value if better else best
+            code = k if better else code
+        bound = best + near * abs(best) if smaller else best - near * abs(best)
+        close = 0
+        for k in range(count):
             value = result[first + k]
-            code = k if relation(0, value, best, magnitude(value, best)) else code
-        return -1 if nan else code
+            close += 1 if (value <= bound if smaller else value >= bound) else 0
+        return -1 if nan else (code if close <= 1 else unsettled)
 
     @numba.njit(inline="always")
     def general(result: Any, arguments: np.ndarray, program: np.ndarray, stack: np.ndarray) -> int:
@@ -203,6 +211,7 @@ def _make_kernel(numba: Any, n: int, kind: int, first: int, count: int, quantiti
             flat //= lengths[k]
             coords[k] = values[offsets[k] + index[k]]
         outside = 0
+        pending = 0
         size = out.shape[1]
         last = n - 1
         i = 0
@@ -219,13 +228,16 @@ def _make_kernel(numba: Any, n: int, kind: int, first: int, count: int, quantiti
                         out[j, i + t] = result[j] if inside else np.nan
                     outside += 0 if inside else 1
                     if regimes:
-                        code = decide(result, arguments, program, stack)
-                        regime[i + t] = code if inside else -1
+                        code = decide(result, arguments, program, stack) if inside else -1
+                        regime[i + t] = code
+                        pending += 1 if code == unsettled else 0
                 else:
                     for j in range(quantities):
                         out[j, i + t] = result[j]
                     if regimes:
-                        regime[i + t] = decide(result, arguments, program, stack)
+                        code = decide(result, arguments, program, stack)
+                        regime[i + t] = code
+                        pending += 1 if code == unsettled else 0
             i += run
             k = last  # the next run: the axis before the last steps, carrying further back
             if n:
@@ -239,7 +251,26 @@ def _make_kernel(numba: Any, n: int, kind: int, first: int, count: int, quantiti
                 index[k] = 0
                 coords[k] = values[offsets[k]]
                 k -= 1
+        if pending:
+            settle(f, start, values, offsets, lengths, fixed, program, out, regime)
         return outside
+
+    consecutive = np.arange(first, first + count, dtype=np.int64)
+
+    @numba.njit(nogil=True, error_model="numpy")
+    def settle(f: Any, start: int, values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, fixed: Any,
+               program: np.ndarray, out: np.ndarray, regime: np.ndarray) -> None:
+        # the points extreme() left (near ties): the rule, argument by argument
+        coords = np.empty(n)
+        stack = np.empty(1, dtype=np.bool_)
+        for i in range(regime.size):
+            if regime[i] != unsettled:
+                continue
+            flat = start + i
+            for k in range(n - 1, -1, -1):
+                coords[k] = values[offsets[k] + flat % lengths[k]]
+                flat //= lengths[k]
+            regime[i] = general(f(to_fixed_tuple(coords, n), fixed), consecutive, program, stack)
 
     return loop
 
