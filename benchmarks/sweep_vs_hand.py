@@ -12,8 +12,8 @@ Against each, in the same process, interleaved, medians of ``--repeat`` runs:
 * ``hand numpy``: NumPy as a skilled user writes it from the model file's equations (constants
   folded into Python floats, the axes broadcast against each other so every subexpression is
   computed at the size of the axes it uses, the last step in place); the whole grid at once;
-* ``hand numba``: one ``@njit`` loop over the grid (``parallel=True``/``prange`` over the first
-  axis: ``hand numba par``), if numba is installed;
+* ``hand numba``: one ``@njit`` loop over the grid into an ``np.empty`` output
+  (``parallel=True``/``prange`` over the first axis: ``hand numba par``), if numba is installed;
 * ``symgpu numpy`` / ``numba``: ``symgpu.sweep.sweep(...)`` (the in-memory sweep: plan, compiled
   pass over the grid, checks on), the value column alone (``--regime-of ""``) and with the regime
   column;
@@ -74,9 +74,8 @@ def volkov_hand(constants: tuple[float, ...], n: np.ndarray, alpha: np.ndarray) 
 
 def volkov_numba(parallel: bool) -> Callable[..., np.ndarray]:
     @numba.njit(parallel=parallel, error_model="numpy")
-    def loop(constants: Any, n: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+    def loop(constants: Any, n: np.ndarray, alpha: np.ndarray, out: np.ndarray) -> np.ndarray:
         mem_lat, alu_lat, mem_thru, alu_thru, issue_thru = constants
-        out = np.empty((n.size, alpha.size))
         for i in numba.prange(n.size):
             for j in range(alpha.size):
                 a = alpha[j]
@@ -123,9 +122,8 @@ def hong_kim_hand(constants: tuple[float, ...], blocks: np.ndarray, comp: np.nda
 
 def hong_kim_numba(parallel: bool) -> Callable[..., np.ndarray]:
     @numba.njit(parallel=parallel, error_model="numpy")
-    def loop(constants: Any, blocks: np.ndarray, comp: np.ndarray, mem_ld: np.ndarray) -> np.ndarray:
+    def loop(constants: Any, blocks: np.ndarray, comp: np.ndarray, mem_ld: np.ndarray, out: np.ndarray) -> np.ndarray:
         uncoal, coal, per_mw, dep_un, dep_co, freq, bw, load, sms, issue, n_blocks, tpb, tpw = constants
-        out = np.empty((blocks.size, comp.size, mem_ld.size))
         mem_insts = uncoal + coal
         w_un, w_co = uncoal / mem_insts, coal / mem_insts
         departure = dep_un * per_mw * w_un + dep_co * w_co
@@ -194,8 +192,9 @@ def run_case(case: tuple[Any, ...], points: int, repeat: int) -> None:
     }
     if numba is not None:
         serial, parallel = hand_numba(False), hand_numba(True)
-        functions["hand numba"] = lambda: serial(constants, *axes)
-        functions["hand numba par"] = lambda: parallel(constants, *axes)
+        # the output allocated by NumPy, as symgpu allocates its columns
+        functions["hand numba"] = lambda: serial(constants, *axes, np.empty([a.size for a in axes]))
+        functions["hand numba par"] = lambda: parallel(constants, *axes, np.empty([a.size for a in axes]))
         functions["symgpu numba"] = symgpu_run("numba", False)
         functions["symgpu numba +regime"] = symgpu_run("numba", True)
     expected = hand_numpy(constants, *axes).ravel()

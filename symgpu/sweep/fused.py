@@ -112,13 +112,15 @@ def kernel(numba: Any, axes: int, plan: Layout) -> Callable[..., Any]:
     first, count = (int(plan.arguments[0]), plan.arguments.size) if plan.kind in (MIN, MAX) else (0, 0)
     if plan.kind in (MIN, MAX) and not np.array_equal(plan.arguments, np.arange(first, first + count)):
         first, count = -1, 0  # not consecutive outputs: read through plan.arguments
-    key = (axes, plan.kind, first, count, plan.quantities, plan.domain)
+    rows = tuple(tuple(int(x) for x in row) for row in plan.program)
+    key = (axes, plan.kind, first, count, plan.quantities, plan.domain, rows)
     if key not in _KERNELS:
         _KERNELS[key] = _make_kernel(numba, *key)
     return _KERNELS[key]  # type: ignore[no-any-return]
 
 
-def _make_kernel(numba: Any, n: int, kind: int, first: int, count: int, quantities: int, domain: int) -> Any:  # pragma: no cover
+def _make_kernel(numba: Any, n: int, kind: int, first: int, count: int, quantities: int, domain: int,
+                 rows: tuple[tuple[int, ...], ...]) -> Any:  # pragma: no cover
     # the coordinates as a tuple of n floats (n fixed per kernel), which the fused function unpacks for free;
     # along a run only the last one changes (tuple_setitem: the tuple stays in registers)
     to_fixed_tuple: Any = importlib.import_module("numba.np.unsafe.ndarray").to_fixed_tuple
@@ -195,7 +197,7 @@ def _make_kernel(numba: Any, n: int, kind: int, first: int, count: int, quantiti
                     return program[row, 1]
         return -1
 
-    decide = extreme if count else general
+    decide = extreme if count else _cases(numba, rows, relation, magnitude) if kind == CASES else general
     regimes = kind != NO_REGIME
     checked = domain >= 0
 
@@ -273,6 +275,60 @@ def _make_kernel(numba: Any, n: int, kind: int, first: int, count: int, quantiti
             regime[i] = general(f(to_fixed_tuple(coords, n), fixed), consecutive, program, stack)
 
     return loop
+
+
+def _cases(numba: Any, rows: tuple[tuple[int, ...], ...], relation: Any, magnitude: Any) -> Any:  # pragma: no cover
+    """The postfix program ``rows`` as one compiled decision: each node a small inlined function
+    with its output indices as constants, so the loop over points has no interpreter in it."""
+    inline = numba.njit(inline="always")
+    stack: list[Any] = []
+    cases: list[tuple[int, Any]] = []
+
+    def constant(value: bool) -> Any:
+        return inline(lambda result: value)
+
+    def compare(code: int, left: int, right: int, scale: int) -> Any:
+        if right < 0:
+            return inline(lambda result: relation(code, result[left], 0.0, magnitude(result[left], result[scale])))
+        return inline(lambda result: relation(code, result[left], result[right], magnitude(result[left], result[right])))
+
+    def both(a: Any, b: Any) -> Any:
+        return inline(lambda result: a(result) and b(result))
+
+    def either(a: Any, b: Any) -> Any:
+        return inline(lambda result: a(result) or b(result))
+
+    def negation(a: Any) -> Any:
+        return inline(lambda result: not a(result))
+
+    def first_case(index: int, condition: Any, rest: Any) -> Any:
+        return inline(lambda result: index if condition(result) else rest(result))
+
+    for op, a, b, c, d in rows:
+        if op == CONST:
+            stack.append(constant(bool(a)))
+        elif op == REL:
+            stack.append(compare(a, b, c, d))
+        elif op in (AND, OR):
+            parts = stack[len(stack) - a:]
+            del stack[len(stack) - a:]
+            joined = parts[0]
+            for part in parts[1:]:
+                joined = both(joined, part) if op == AND else either(joined, part)
+            stack.append(joined)
+        elif op == NOT:
+            stack.append(negation(stack.pop()))
+        else:
+            cases.append((a, stack.pop()))
+    chain = inline(lambda result: -1)
+    for index, condition in reversed(cases):
+        chain = first_case(index, condition, chain)
+
+    @numba.njit(inline="always")
+    def decide(result: Any, arguments: np.ndarray, program: np.ndarray, stack: np.ndarray) -> int:
+        return chain(result)
+
+    return decide
 
 
 _JITTED: dict[int, tuple[Any, Any]] = {}
