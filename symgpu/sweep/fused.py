@@ -1,7 +1,8 @@
-"""The numba backend: one compiled loop (``symgpu[fast]``) over a range of the flat grid that,
-per point, steps the axes' indices like an odometer (no division per point), runs the plan's
-fused function, masks the points outside the domain (NaN) and decides the regime — writing
-only the quantity columns and the regime codes, no temporaries.
+"""The numba backend: one compiled loop (``symgpu[fast]``) per box of the grid (a chunk is one
+box: :meth:`~symgpu.sweep.grid.Grid.chunks`) that, row by row of the last axis (the other axes
+stepped like an odometer between rows, no division per point), runs the plan's fused function,
+masks the points outside the domain (NaN) and decides the regime — writing only the quantity
+columns and the regime codes, no temporaries.
 
 The regime is :mod:`symgpu.evaluate.active`'s rule in its scalar form
 (:func:`~symgpu.evaluate.active.relation_number`, :func:`~symgpu.evaluate.active.larger_magnitude`),
@@ -134,14 +135,14 @@ def _make_kernel(numba: Any, n: int, kind: int, first: int, count: int, quantiti
 
     @numba.njit(inline="always")
     def extreme(result: Any, arguments: np.ndarray, program: np.ndarray, stack: np.ndarray) -> int:
-        # branch-free over a fixed count of consecutive outputs: the first extreme one, -1 for NaN,
-        # and `unsettled` where another argument is within `near` of the extreme (the rule decides those)
+        # branch-free over a fixed count of consecutive outputs: the first extreme one, and `unsettled`
+        # where another argument is within `near` of the extreme or one is NaN (the rule decides those)
         best = result[first]
+        total = 0.0  # NaN when an argument is NaN (or infinities of both signs): those points go to settle()
         code = 0
-        nan = False
         for k in range(count):
             value = result[first + k]
-            nan = nan or value != value
+            total += value
             better = value < best if smaller else value > best
             best = value if better else best
             code = k if better else code
@@ -150,7 +151,7 @@ def _make_kernel(numba: Any, n: int, kind: int, first: int, count: int, quantiti
         for k in range(count):
             value = result[first + k]
             close += 1 if (value <= bound if smaller else value >= bound) else 0
-        return -1 if nan else (code if close <= 1 else unsettled)
+        return code if close <= 1 and total == total else unsettled
 
     @numba.njit(inline="always")
     def general(result: Any, arguments: np.ndarray, program: np.ndarray, stack: np.ndarray) -> int:
@@ -202,59 +203,63 @@ def _make_kernel(numba: Any, n: int, kind: int, first: int, count: int, quantiti
     checked = domain >= 0
 
     @numba.njit(nogil=True, error_model="numpy")
-    def loop(f: Any, start: int, values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, fixed: Any,
-             arguments: np.ndarray, program: np.ndarray, out: np.ndarray, regime: np.ndarray) -> int:
+    def loop(f: Any, origin: int, values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, fixed: Any,
+             arguments: np.ndarray, program: np.ndarray, out: np.ndarray, regime: np.ndarray,
+             position: int, lows: np.ndarray, highs: np.ndarray) -> int:
+        # one box of the grid (lows..highs-1 per axis) into out[:, position:]: a row of the last axis
+        # at a time (the inner loop has a fixed trip count and no branch per point: it vectorizes),
+        # the other axes stepped like an odometer between rows
         index = np.empty(n, dtype=np.int64)
         coords = np.empty(n)
         stack = np.empty(program.shape[0] + 1, dtype=np.bool_)
-        flat = start
-        for k in range(n - 1, -1, -1):
-            index[k] = flat % lengths[k]
-            flat //= lengths[k]
-            coords[k] = values[offsets[k] + index[k]]
+        rows = 1
+        for k in range(n - 1):
+            index[k] = lows[k]
+            coords[k] = values[offsets[k] + lows[k]]
+            rows *= highs[k] - lows[k]
+        last = n - 1
+        width = highs[last] - lows[last] if n else 1
+        base = offsets[last] + lows[last] if n else 0
         outside = 0
         pending = 0
-        size = out.shape[1]
-        last = n - 1
-        i = 0
-        while i < size:
-            # a run along the last axis (the inner loop has no branch per point; it vectorizes)
-            run = min(lengths[last] - index[last], size - i) if n else size
-            base = offsets[last] + index[last] if n else 0
+        for r in range(rows):
             row = to_fixed_tuple(coords, n)
-            for t in range(run):
-                result = f(tuple_setitem(row, last, values[base + t]) if n else row, fixed)
+            at = position + r * width
+            # NOTE: 1-D contiguous views of the row: with them LLVM vectorizes the loop as it does a hand-written one
+            source = values[base:base + width] if n else values[:1]
+            first_column = out[0, at:at + width]
+            codes = regime[at:at + width] if regimes else regime
+            for t in range(width):
+                result = f(tuple_setitem(row, last, source[t]) if n else row, fixed)
                 if checked:
                     inside = result[domain] > 0.5
-                    for j in range(quantities):
-                        out[j, i + t] = result[j] if inside else np.nan
+                    first_column[t] = result[0] if inside else np.nan
+                    for j in range(1, quantities):
+                        out[j, at + t] = result[j] if inside else np.nan
                     outside += 0 if inside else 1
                     if regimes:
                         code = decide(result, arguments, program, stack) if inside else -1
-                        regime[i + t] = code
+                        codes[t] = code
                         pending += 1 if code == unsettled else 0
                 else:
-                    for j in range(quantities):
-                        out[j, i + t] = result[j]
+                    first_column[t] = result[0]
+                    for j in range(1, quantities):
+                        out[j, at + t] = result[j]
                     if regimes:
                         code = decide(result, arguments, program, stack)
-                        regime[i + t] = code
+                        codes[t] = code
                         pending += 1 if code == unsettled else 0
-            i += run
-            k = last  # the next run: the axis before the last steps, carrying further back
-            if n:
-                index[last] = 0
-                k -= 1
+            k = last - 1  # the next row
             while k >= 0:
                 index[k] += 1
-                if index[k] < lengths[k] or k == 0:
-                    coords[k] = values[offsets[k] + index[k]] if index[k] < lengths[k] else 0.0
+                if index[k] < highs[k]:
+                    coords[k] = values[offsets[k] + index[k]]
                     break
-                index[k] = 0
-                coords[k] = values[offsets[k]]
+                index[k] = lows[k]
+                coords[k] = values[offsets[k] + lows[k]]
                 k -= 1
         if pending:
-            settle(f, start, values, offsets, lengths, fixed, program, out, regime)
+            settle(f, origin, values, offsets, lengths, fixed, program, out, regime)
         return outside
 
     consecutive = np.arange(first, first + count, dtype=np.int64)
@@ -342,11 +347,19 @@ def jitted(numba: Any, function: Callable[..., Any]) -> Any:
     return _JITTED[key][1]
 
 
-def run(numba: Any, function: Callable[..., Any], plan: Layout, constants: tuple[float, ...], start: int,
-        out: np.ndarray, regime: np.ndarray) -> int:
-    """Evaluate the flat grid points ``start..start + out.shape[1] - 1`` in one compiled loop into
-    ``out`` (a row per quantity) and ``regime`` (int16, unused without a regime); return the
-    number of points outside the domain."""
+def run(numba: Any, function: Callable[..., Any], plan: Layout, constants: tuple[float, ...],
+        boxes: list[tuple[int, tuple[tuple[int, int], ...]]], start: int, out: np.ndarray, regime: np.ndarray) -> int:
+    """Evaluate the boxes of the grid (``Grid.boxes``: first flat index, bounds per axis) that
+    make up the flat points ``start..start + out.shape[1] - 1``, in compiled loops, into ``out`` (a
+    row per quantity) and ``regime`` (int16, unused without a regime); return the number of
+    points outside the domain."""
     fixed = tuple(float(c) for c in constants)
-    return int(kernel(numba, plan.lengths.size, plan)(jitted(numba, function), start, plan.values, plan.offsets, plan.lengths,
-                                                      fixed, plan.arguments, plan.program, out, regime))
+    loop = kernel(numba, plan.lengths.size, plan)
+    compiled = jitted(numba, function)
+    outside = 0
+    for first, bounds in boxes:
+        lows = np.array([lo for lo, _ in bounds], dtype=np.int64)
+        highs = np.array([hi for _, hi in bounds], dtype=np.int64)
+        outside += int(loop(compiled, start, plan.values, plan.offsets, plan.lengths, fixed, plan.arguments, plan.program,
+                            out, regime, first - start, lows, highs))
+    return outside

@@ -198,7 +198,8 @@ def _fused_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, star
 def _fused_run(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, out: np.ndarray, regime: np.ndarray) -> int:
     """The numba loop over the points ``start..start + out.shape[1] - 1`` into ``out`` and ``regime``."""
     spec = fused.layout(plan, [a.values for a in plan.grid.axes], plan.scales, len(plan.quantities), plan.domain, plan.regime)
-    return fused.run(backend.module, function, spec, tuple(v for _, v in plan.fixed), start, out, regime)
+    boxes = plan.grid.boxes(start, start + out.shape[1])
+    return fused.run(backend.module, function, spec, tuple(v for _, v in plan.fixed), boxes, start, out, regime)
 
 
 def progress_bar(total: int, enabled: bool | None) -> Any:
