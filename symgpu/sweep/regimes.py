@@ -12,6 +12,7 @@ tree is here, so each side is compiled once with the plan's other outputs.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -90,29 +91,31 @@ def _tree(condition: Any, add: Callable[[sympy.Basic, Any], int]) -> Tree:
     return ("rel", op, add(condition.lhs, None), add(condition.rhs, None), None)
 
 
-def _holds(tree: Tree, out: Sequence[np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
+def _holds(tree: Tree, out: Sequence[np.ndarray]) -> Any:
+    """Whether the condition ``tree`` holds, at the broadcast shape of the outputs it reads (a
+    condition over fewer axes is decided at their size; a constant one is a scalar)."""
     kind = tree[0]
     if kind == "const":
-        return np.full(shape, bool(tree[1]))
+        return np.bool_(tree[1])
     if kind in ("and", "or"):
-        parts = [_holds(t, out, shape) for t in tree[1]]
-        return np.logical_and.reduce(parts) if kind == "and" else np.logical_or.reduce(parts)
+        return functools.reduce(np.logical_and if kind == "and" else np.logical_or, [_holds(t, out) for t in tree[1]])
     if kind == "not":
-        return ~_holds(tree[1], out, shape)
+        return np.logical_not(_holds(tree[1], out))
     _, op, li, ri, si = tree
     left = out[li]
     if ri is None:
-        return np.broadcast_to(active.relation_holds(op, left, 0.0, np.maximum(np.abs(left), np.abs(out[si]))), shape)
-    return np.broadcast_to(active.relation_holds(op, left, out[ri]), shape)
+        return active.relation_holds(op, left, 0.0, np.maximum(np.abs(left), np.abs(out[si])))
+    return active.relation_holds(op, left, out[ri])
 
 
 def decide(spec: RegimeSpec, out: Sequence[np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
     """The index into ``spec.labels`` of the active regime at each point (-1: none, or NaN)."""
     if spec.kind == "cases":
-        code = np.full(shape, -1, dtype=np.int16)
-        for index in reversed(range(len(spec.trees))):
-            code[_holds(spec.trees[index], out, shape)] = index
-        return code
+        code: Any = np.int16(-1)
+        for index in reversed(range(len(spec.trees))):  # the first case that holds wins
+            code = np.where(_holds(spec.trees[index], out), np.int16(index), code)
+        code = np.asarray(code, dtype=np.int16)
+        return code if code.shape == shape else np.array(np.broadcast_to(code, shape))
     return _binding(spec.kind, [np.asarray(out[t[1]], dtype=float) for t in spec.trees], shape)
 
 
