@@ -6,10 +6,13 @@ columns and the regime codes, no temporaries.
 
 The regime is :mod:`symgpu.evaluate.active`'s rule in its scalar form
 (:func:`~symgpu.evaluate.active.relation_number`, :func:`~symgpu.evaluate.active.larger_magnitude`),
-applied to the same outputs the NumPy backend's :func:`symgpu.sweep.regimes.decide` reads: a
-Min/Max's binding argument is the first (in the plan's order) within ``TIE`` of the extreme one,
--1 where one is NaN; a case table's is the first case whose condition holds, the conditions
-run as a small postfix program (:func:`program`) made from the plan's condition trees.
+applied to the same outputs the NumPy backend's :func:`symgpu.sweep.regimes.decide` reads. A
+Min/Max's binding argument is the first (in the plan's order) within ``TIE`` of the extreme one:
+the loop takes the first extreme argument, and leaves the points where another argument lies
+within ``4 TIE`` of the extreme, or one is NaN, to a second pass (``settle``, compiled only when
+a sweep has such points) that applies the rule argument by argument. A case table's regime is
+the first case whose condition holds, the conditions compiled into one function from the plan's
+condition trees (:func:`program`, then ``_cases``).
 
 The arithmetic is the plan's compiled expressions point by point (no ``fastmath``: reassociated
 or reciprocal arithmetic could move an exact tie of a discontinuous model), so every value is
@@ -107,8 +110,8 @@ def program(trees: tuple[Tree, ...]) -> np.ndarray:
 _KERNELS: dict[tuple[int, ...], Any] = {}
 
 
-def kernel(numba: Any, axes: int, plan: Layout) -> Callable[..., Any]:
-    """The compiled loop for ``axes`` swept symbols and the plan's kind of regime (one per process
+def kernel(numba: Any, axes: int, plan: Layout) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """The compiled loop (and its second pass, ``settle``) for ``axes`` swept symbols and the plan's kind of regime (one per process
     and shape: a Min/Max's outputs compared are compile-time constants, so its loop vectorizes)."""
     first, count = (int(plan.arguments[0]), plan.arguments.size) if plan.kind in (MIN, MAX) else (0, 0)
     if plan.kind in (MIN, MAX) and not np.array_equal(plan.arguments, np.arange(first, first + count)):
@@ -126,8 +129,8 @@ def _make_kernel(numba: Any, n: int, kind: int, first: int, count: int, quantiti
     # along a run only the last one changes (tuple_setitem: the tuple stays in registers)
     to_fixed_tuple: Any = importlib.import_module("numba.np.unsafe.ndarray").to_fixed_tuple
     tuple_setitem: Any = importlib.import_module("numba.cpython.unsafe.tuple").tuple_setitem
-    relation = numba.njit(inline="always")(active.relation_number)
-    magnitude = numba.njit(inline="always")(active.larger_magnitude)
+    relation = numba.njit(active.relation_number)
+    magnitude = numba.njit(active.larger_magnitude)
     smaller = kind == MIN
 
     near = 4 * active.TIE  # beyond this relative distance from the extreme, no argument ties it
@@ -155,50 +158,26 @@ def _make_kernel(numba: Any, n: int, kind: int, first: int, count: int, quantiti
 
     @numba.njit(inline="always")
     def general(result: Any, arguments: np.ndarray, program: np.ndarray, stack: np.ndarray) -> int:
-        if kind == MIN or kind == MAX:
-            best = result[arguments[0]]
-            for k in range(arguments.size):
-                value = result[arguments[k]]
-                if value != value:
-                    return -1
-                if (smaller and value < best) or (not smaller and value > best):
-                    best = value
-            for k in range(arguments.size):
-                value = result[arguments[k]]
-                if relation(0, value, best, magnitude(value, best)):
-                    return k
-            return -1
-        top = 0
-        for row in range(program.shape[0]):
-            op = program[row, 0]
-            if op == CONST:
-                stack[top] = program[row, 1] == 1
-                top += 1
-            elif op == REL:
-                left = result[program[row, 2]]
-                if program[row, 3] < 0:
-                    stack[top] = relation(program[row, 1], left, 0.0, magnitude(left, result[program[row, 4]]))
-                else:
-                    right = result[program[row, 3]]
-                    stack[top] = relation(program[row, 1], left, right, magnitude(left, right))
-                top += 1
-            elif op == AND or op == OR:
-                many = program[row, 1]
-                verdict = op == AND
-                for k in range(top - many, top):
-                    verdict = (verdict and stack[k]) if op == AND else (verdict or stack[k])
-                top -= many
-                stack[top] = verdict
-                top += 1
-            elif op == NOT:
-                stack[top - 1] = not stack[top - 1]
-            else:
-                top -= 1
-                if stack[top]:
-                    return program[row, 1]
+        # a Min/Max over any outputs, argument by argument: the rule as active.binding_index states it
+        best = result[arguments[0]]
+        for k in range(arguments.size):
+            value = result[arguments[k]]
+            if value != value:
+                return -1
+            if (smaller and value < best) or (not smaller and value > best):
+                best = value
+        for k in range(arguments.size):
+            value = result[arguments[k]]
+            if relation(0, value, best, magnitude(value, best)):
+                return k
         return -1
 
-    decide = extreme if count else _cases(numba, rows, relation, magnitude) if kind == CASES else general
+    @numba.njit(inline="always")
+    def nothing(result: Any, arguments: np.ndarray, program: np.ndarray, stack: np.ndarray) -> int:
+        return -1
+
+    decide = (nothing if kind == NO_REGIME else extreme if count else _cases(numba, rows, relation, magnitude) if kind == CASES
+              else general)
     regimes = kind != NO_REGIME
     checked = domain >= 0
 
@@ -258,9 +237,7 @@ def _make_kernel(numba: Any, n: int, kind: int, first: int, count: int, quantiti
                 index[k] = lows[k]
                 coords[k] = values[offsets[k] + lows[k]]
                 k -= 1
-        if pending:
-            settle(f, origin, values, offsets, lengths, fixed, program, out, regime)
-        return outside
+        return outside, pending
 
     consecutive = np.arange(first, first + count, dtype=np.int64)
 
@@ -279,61 +256,37 @@ def _make_kernel(numba: Any, n: int, kind: int, first: int, count: int, quantiti
                 flat //= lengths[k]
             regime[i] = general(f(to_fixed_tuple(coords, n), fixed), consecutive, program, stack)
 
-    return loop
+    return loop, settle
 
 
 def _cases(numba: Any, rows: tuple[tuple[int, ...], ...], relation: Any, magnitude: Any) -> Any:  # pragma: no cover
-    """The postfix program ``rows`` as one compiled decision: each node a small inlined function
-    with its output indices as constants, so the loop over points has no interpreter in it."""
-    inline = numba.njit(inline="always")
-    stack: list[Any] = []
-    cases: list[tuple[int, Any]] = []
+    """The postfix program ``rows`` as one compiled decision, ``if <case 0 holds>: return 0 ...``,
+    its output indices constants, so the loop over points has no interpreter in it.
 
-    def constant(value: bool) -> Any:
-        return inline(lambda result: value)
-
-    def compare(code: int, left: int, right: int, scale: int) -> Any:
-        if right < 0:
-            return inline(lambda result: relation(code, result[left], 0.0, magnitude(result[left], result[scale])))
-        return inline(lambda result: relation(code, result[left], result[right], magnitude(result[left], result[right])))
-
-    def both(a: Any, b: Any) -> Any:
-        return inline(lambda result: a(result) and b(result))
-
-    def either(a: Any, b: Any) -> Any:
-        return inline(lambda result: a(result) or b(result))
-
-    def negation(a: Any) -> Any:
-        return inline(lambda result: not a(result))
-
-    def first_case(index: int, condition: Any, rest: Any) -> Any:
-        return inline(lambda result: index if condition(result) else rest(result))
-
+    NOTE: the function's text is made here from integers only (opcodes and output indices of the
+    plan's condition trees, never text from a model file) and compiled once per program: one
+    small function compiles in a fraction of the time a function per tree node would take.
+    """
+    stack: list[str] = []
+    lines = ["def decide(result, arguments, program, stack):"]
     for op, a, b, c, d in rows:
         if op == CONST:
-            stack.append(constant(bool(a)))
+            stack.append("True" if a else "False")
         elif op == REL:
-            stack.append(compare(a, b, c, d))
+            right = f"0.0, magnitude(result[{b}], result[{d}])" if c < 0 else f"result[{c}], magnitude(result[{b}], result[{c}])"
+            stack.append(f"relation({int(a)}, result[{b}], {right})")
         elif op in (AND, OR):
             parts = stack[len(stack) - a:]
             del stack[len(stack) - a:]
-            joined = parts[0]
-            for part in parts[1:]:
-                joined = both(joined, part) if op == AND else either(joined, part)
-            stack.append(joined)
+            stack.append("(" + (" and " if op == AND else " or ").join(parts) + ")")
         elif op == NOT:
-            stack.append(negation(stack.pop()))
+            stack.append(f"(not {stack.pop()})")
         else:
-            cases.append((a, stack.pop()))
-    chain = inline(lambda result: -1)
-    for index, condition in reversed(cases):
-        chain = first_case(index, condition, chain)
-
-    @numba.njit(inline="always")
-    def decide(result: Any, arguments: np.ndarray, program: np.ndarray, stack: np.ndarray) -> int:
-        return chain(result)
-
-    return decide
+            lines.append(f"    if {stack.pop()}:\n        return {int(a)}")
+    lines.append("    return -1")
+    namespace: dict[str, Any] = {"relation": relation, "magnitude": magnitude}
+    exec(compile("\n".join(lines), "<symgpu.sweep.fused cases>", "exec"), namespace)  # noqa: S102 - integers only, see NOTE
+    return numba.njit(inline="always")(namespace["decide"])
 
 
 _JITTED: dict[int, tuple[Any, Any]] = {}
@@ -354,12 +307,15 @@ def run(numba: Any, function: Callable[..., Any], plan: Layout, constants: tuple
     row per quantity) and ``regime`` (int16, unused without a regime); return the number of
     points outside the domain."""
     fixed = tuple(float(c) for c in constants)
-    loop = kernel(numba, plan.lengths.size, plan)
+    loop, settle = kernel(numba, plan.lengths.size, plan)
     compiled = jitted(numba, function)
-    outside = 0
+    outside = pending = 0
     for first, bounds in boxes:
         lows = np.array([lo for lo, _ in bounds], dtype=np.int64)
         highs = np.array([hi for _, hi in bounds], dtype=np.int64)
-        outside += int(loop(compiled, start, plan.values, plan.offsets, plan.lengths, fixed, plan.arguments, plan.program,
-                            out, regime, first - start, lows, highs))
+        got = loop(compiled, start, plan.values, plan.offsets, plan.lengths, fixed, plan.arguments, plan.program,
+                   out, regime, first - start, lows, highs)
+        outside, pending = outside + int(got[0]), pending + int(got[1])
+    if pending:  # near ties or NaN left by a Min/Max's fast decision (compiled only when there are some)
+        settle(compiled, start, plan.values, plan.offsets, plan.lengths, fixed, plan.program, out, regime)
     return outside
