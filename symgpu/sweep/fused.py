@@ -19,7 +19,7 @@ or reciprocal arithmetic could move an exact tie of a discontinuous model), so e
 the one the NumPy backend computes. The loop runs on one thread: measured on a shared 2-core
 machine, a ``prange`` loop over two threads was slower than one thread (the hand-written loop
 too), and parallel sweeps come from chunks on several workers (``--engine dask``) without
-oversubscribing. Kernels are compiled once per process and axis count (numba's on-disk cache
+oversubscribing. Kernels are compiled once per process, axis count and kind of regime (numba's on-disk cache
 is not used: symgpu never loads executable code from a cache).
 """
 
