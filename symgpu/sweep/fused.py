@@ -16,10 +16,10 @@ condition trees (:func:`program`, then ``_cases``).
 
 The arithmetic is the plan's compiled expressions point by point (no ``fastmath``: reassociated
 or reciprocal arithmetic could move an exact tie of a discontinuous model), so every value is
-the one the NumPy backend computes. The loop runs on one thread: measured on a shared 2-core
-machine, a ``prange`` loop over two threads was slower than one thread (the hand-written loop
-too), and parallel sweeps come from chunks on several workers (``--engine dask``) without
-oversubscribing. Kernels are compiled once per process, axis count and kind of regime (numba's on-disk cache
+the one the NumPy backend computes. The loop runs on one thread: on the shared 2-core machine a
+hand-written ``prange`` loop over two threads took 0.44x to 1.17x the time of one thread (the
+other core idle or busy; benchmarks/sweep_vs_hand.py), and parallel sweeps come from chunks on
+several workers (``--engine dask``) without oversubscribing. Kernels are compiled once per process, axis count and kind of regime (numba's on-disk cache
 is not used: symgpu never loads executable code from a cache).
 """
 
