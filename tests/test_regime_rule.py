@@ -21,6 +21,7 @@ from symgpu.report.plot_values import _branches
 from symgpu.report.scenarios import Scenario, scenarios, supplied
 from symgpu.sweep import sweep
 from symgpu.sweep.grid import Axis
+from symgpu.sweep.regimes import _binding
 
 #: axis values around a base point, as factors (a wide span crosses the regime boundaries)
 FACTORS = (1 / 64, 1 / 8, 1 / 2, 1, 2, 8, 64)
@@ -136,6 +137,25 @@ def test_binding_on_arrays_is_the_scalar_rule_point_by_point() -> None:
                 best = column.min() if kind == "min" else column.max()
                 want = next(i for i, v in enumerate(column) if abs(v - best) <= 1e-12 * max(abs(v), abs(best)))
             assert got[j] == want == active.binding_index(list(column), kind)
+
+
+@pytest.mark.parametrize("kind", ["min", "max"])
+def test_a_sweep_decides_rows_over_fewer_axes_at_their_size_by_the_same_rule(kind: str) -> None:
+    # rows that broadcast (a full row, rows over one axis, a constant), near ties across the
+    # groups, NaN and infinities: the regime the sweep's NumPy backend computes is the rule's
+    from symgpu.sweep.regimes import _binding
+
+    rng = np.random.default_rng(7)
+    pool = [1.0, 2.0, 2.0 * (1 + active.TIE / 3), 2.0 * (1 - 3 * active.TIE), 2.0 * (1 + 3 * active.TIE), 3.0, 0.0, -2.0,
+            math.inf, -math.inf, math.nan]
+    shape = (7, 9)
+    for _ in range(40):
+        rows = [rng.choice(pool, size=shape), rng.choice(pool, size=(1, 9)), rng.choice(pool, size=(7, 1)),
+                np.asarray(rng.choice(pool))]
+        order = rng.permutation(len(rows))
+        rows = [rows[i] for i in order] + ([rng.choice(pool, size=shape)] if rng.random() < 0.5 else [])
+        want = active.binding_index([np.broadcast_to(r, shape) for r in rows], kind)
+        assert (_binding(kind, rows, shape) == want).all()
 
 
 def test_binding_order_ranks_the_runner_up_by_the_same_rule() -> None:

@@ -14,9 +14,12 @@ import pytest
 import symgpu
 from conftest import read_fixture
 from symgpu import errors
+from symgpu.evaluate import active
 from symgpu.evaluate.active import active_regime
 from symgpu.sweep import backends, build_plan, iter_chunks, parse_axis, sweep
-from symgpu.sweep.grid import Grid
+from symgpu.sweep import fused
+from symgpu.sweep.grid import Axis, Grid
+from symgpu.sweep.regimes import RegimeSpec
 
 PRESET = "table2_example"
 
@@ -151,7 +154,9 @@ def test_missing_value_names_the_symbol_and_the_options(hk: symgpu.api.Model) ->
 def test_chunks_never_exceed_the_chunk_size(hk: symgpu.api.Model) -> None:
     plan = build_plan(hk, ["Exec_cycles_app"], preset=PRESET, grid=["Active_blocks_per_SM=1:8", "Mem_LD=100:1000"])
     sizes = [c.columns["Exec_cycles_app"].size for c in iter_chunks(plan, chunk_size=1000)]
-    assert max(sizes) == 1000 and sum(sizes) == 8 * 901
+    assert max(sizes) <= 1000 and sum(sizes) == 8 * 901
+    # each chunk a box of the grid (whole Mem_LD rows here), so subexpressions broadcast over it
+    assert sizes == [901] * 8
 
 
 def test_exact_tie_of_a_discontinuous_model_is_decided_as_evaluate_decides_it(hk: symgpu.api.Model) -> None:
@@ -203,3 +208,27 @@ def test_numba_backend_scales_declared_units_as_numpy_does(write_model: Callable
     # by hand: 1 GB/s / 0.5 GHz = 2 B/cycle; ceiling(1 ns x 0.5 GHz) = ceiling(0.5) = 1 cycle
     assert results["per_cycle"].columns["per_cycle"][0] == 2.0
     assert results["whole"].columns["whole"][0] == 1.0
+
+
+@pytest.mark.parametrize("kind", ["min", "max"])
+def test_numba_regime_of_a_min_or_max_is_the_rule_at_near_ties_nan_and_infinities(kind: str) -> None:
+    # three arguments, each an axis over values with near ties (within and beyond TIE), NaN and
+    # infinities of both signs: the loop's fast decision and its second pass give the rule's answer
+    if not backends.available("numba"):
+        pytest.skip("backend numba is not available here")
+    import numba  # noqa: PLC0415 - optional
+
+    pool = np.array([1.0, 2.0, 2.0 * (1 + active.TIE / 3), 2.0 * (1 - 3 * active.TIE), 0.0, -2.0,
+                     np.inf, -np.inf, np.nan])
+    grid = Grid(tuple(Axis(name, pool, name) for name in ("a", "b", "c")))
+    spec = RegimeSpec("q", kind, ("a", "b", "c"), (("arg", 1), ("arg", 2), ("arg", 3)))
+
+    def outputs(row, fixed):  # type: ignore[no-untyped-def]
+        a, b, c = row
+        return (0.0, a, b, c)
+
+    plan = fused.layout(object(), [a.values for a in grid.axes], (1.0, 1.0, 1.0), 1, None, spec)
+    out, codes = np.empty((1, grid.size)), np.empty(grid.size, dtype=np.int16)
+    fused.run(numba, outputs, plan, (), grid.boxes(0, grid.size), 0, out, codes)
+    want = active.binding_index(list(np.meshgrid(pool, pool, pool, indexing="ij")), kind).reshape(-1)
+    assert (codes == want).all()

@@ -33,8 +33,8 @@ from symgpu.evaluate import evaluator
 if TYPE_CHECKING:
     from symgpu.model import Equation, Model
 
-__all__ = ["TIE", "active_regime", "argument_labels", "argument_order", "binding", "binding_index", "binding_order", "condition_holds",
-           "condition_verdict", "relation_holds", "tied"]
+__all__ = ["RELATION_CODES", "TIE", "active_regime", "argument_labels", "argument_order", "binding", "binding_index", "binding_order",
+           "condition_holds", "condition_verdict", "larger_magnitude", "relation_holds", "relation_number", "tied"]
 
 #: relative tolerance under which two sides of a condition count as equal (ties)
 TIE = 1e-12
@@ -72,6 +72,37 @@ def relation_holds(op: str, left: Any, right: Any, scale: Any = None) -> Any:
         above = np.logical_and(np.logical_not(equal), left > right)
         below = np.logical_and(np.logical_not(equal), left < right)
     return {">=": np.logical_or(equal, above), ">": above, "<=": np.logical_or(equal, below), "<": below}[op]
+
+
+#: :data:`RELATIONS` as the codes :func:`relation_number` takes
+RELATION_CODES = {op: code for code, op in enumerate(RELATIONS)}
+
+
+def relation_number(code: int, left: float, right: float, scale: float) -> bool:
+    """:func:`relation_holds` for one pair of floats, ``RELATION_CODES[op]`` for ``op`` and the
+    ``scale`` given (NaN propagates into it as in :func:`relation_holds`): the same rule in plain
+    arithmetic, so that a compiled loop (:mod:`symgpu.sweep.fused`, numba) decides points as the
+    array form does."""
+    gap = abs(left - right)
+    equal = left == right or (gap - gap == 0.0 and gap <= TIE * scale)  # gap - gap == 0: finite
+    if code == 0:
+        return equal
+    if code == 1:
+        return not equal
+    if code == 2:
+        return equal or left > right
+    if code == 3:
+        return not equal and left > right
+    if code == 4:
+        return equal or left < right
+    return not equal and left < right
+
+
+def larger_magnitude(a: float, b: float) -> float:
+    """``np.maximum(abs(a), abs(b))`` for two floats: NaN when either is NaN."""
+    if a != a or b != b:
+        return a + b
+    return max(abs(a), abs(b))
 
 
 def binding_index(numbers: Any, kind: str) -> Any:

@@ -259,6 +259,8 @@ def fused_function(model: Model, exprs: Sequence[sympy.Basic], variables: Sequen
         for constant outputs) out; for numba, ``f(row, constants) -> tuple of floats``.
     """
     key = ("fused", tuple(exprs), tuple(variables), tuple(constants), tuple(map(str, out_units)), backend)
+    if key not in model._compiled and backend == "numpy":
+        model._compiled[key] = _grid_function(model, exprs, variables, constants, out_units)
     if key not in model._compiled:
         prepared = []
         for expr, unit in zip(exprs, out_units):
@@ -275,3 +277,77 @@ def fused_function(model: Model, exprs: Sequence[sympy.Basic], variables: Sequen
         arguments = [swept, fixed] if backend == "numba" else swept + fixed
         model._compiled[key] = sympy.lambdify(arguments, sympy.Tuple(*prepared), modules=FUSED_BACKENDS[backend], cse=True)
     return model._compiled[key]  # type: ignore[no-any-return]
+
+
+class _GridPrinter(NumPyPrinter):
+    """The NumPy printer of :func:`_numpy_printer` for arguments that broadcast against each other
+    (a grid's axes as ``(1, .., n_k, .., 1)`` views, constants as scalars), so that NumPy computes
+    every subexpression at the size of the axes it uses, as one writes it by hand.
+
+    ``Min``/``Max`` are nested binary ``minimum``/``maximum`` calls, the arguments over fewer axes
+    first (then the grid-sized work is one call, not one per argument); ``And``/``Or`` nested
+    binary calls and ``Piecewise`` nested ``where`` (first true condition wins, NaN where none
+    does, as ``select``): ``logical_and.reduce`` and ``select`` fail on arguments of different shapes.
+    """
+
+    def __init__(self) -> None:
+        super().__init__({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True, "user_functions": {}})
+        #: per symbol (swept ones and common subexpressions), the swept symbols it depends on
+        self.axes: dict[sympy.Basic, frozenset[sympy.Basic]] = {}
+
+    def rank(self, expr: sympy.Basic) -> int:
+        """How many swept symbols ``expr`` depends on."""
+        return len(frozenset().union(*[self.axes.get(s, frozenset()) for s in expr.free_symbols]))
+
+    def _nested(self, name: str, args: Sequence[sympy.Basic]) -> str:
+        function = self._module_format(f"numpy.{name}")
+        text = self._print(args[0])
+        for arg in args[1:]:
+            text = f"{function}({text}, {self._print(arg)})"
+        return text
+
+    def _print_Min(self, expr: sympy.Basic) -> str:
+        return self._nested("minimum", sorted(expr.args, key=self.rank))
+
+    def _print_Max(self, expr: sympy.Basic) -> str:
+        return self._nested("maximum", sorted(expr.args, key=self.rank))
+
+    def _print_And(self, expr: sympy.Basic) -> str:
+        return self._nested("logical_and", expr.args)
+
+    def _print_Or(self, expr: sympy.Basic) -> str:
+        return self._nested("logical_or", expr.args)
+
+    def _print_Piecewise(self, expr: sympy.Basic) -> str:
+        where = self._module_format("numpy.where")
+        *pieces, (value, condition) = expr.args
+        text = self._print(value)
+        if condition != sympy.true:
+            text = f"{where}({self._print(condition)}, {text}, {self._module_format('numpy.nan')})"
+        for value, condition in reversed(pieces):
+            text = f"{where}({self._print(condition)}, {self._print(value)}, {text})"
+        return text
+
+
+def _grid_function(model: Model, exprs: Sequence[sympy.Basic], variables: Sequence[str], constants: Sequence[str],
+                   out_units: Sequence[pint.Unit | None]) -> Callable[..., Any]:
+    """:func:`fused_function` for NumPy: the swept symbols as arrays that broadcast against each
+    other, the constants as NumPy scalars; conditions give booleans; no output is copied."""
+    prepared = []
+    for expr, unit in zip(exprs, out_units):
+        based = scaling.base_expression(model, expr)
+        if unit is not None and not (isinstance(based, sympy.logic.boolalg.Boolean) and not isinstance(based, sympy.Expr)):
+            based = based / scaling.unit_scale(unit)
+        prepared.append(based)
+    swept = [model.symbols[v] for v in variables]
+    printer = _GridPrinter()
+
+    def cse(expr: sympy.Basic) -> tuple[Any, Any]:
+        found, reduced = sympy.cse(expr, list=False)
+        printer.axes = {s: frozenset([s]) for s in swept}
+        for symbol, sub in found:
+            printer.axes[symbol] = frozenset().union(*[printer.axes.get(s, frozenset()) for s in sub.free_symbols])
+        return found, reduced
+
+    arguments = swept + [model.symbols[c] for c in constants]
+    return sympy.lambdify(arguments, sympy.Tuple(*prepared), modules=[{}], printer=printer, cse=cse, **_NO_DOCSTRING)  # type: ignore[no-any-return]

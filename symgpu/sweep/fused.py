@@ -1,16 +1,26 @@
-"""The numba backend's chunk: one compiled loop (``symgpu[fast]``) that, per point, unravels
-the flat grid index into the axes' values, runs the plan's fused function, masks the points
-outside the domain (NaN) — no temporaries beyond the chunk's output arrays. The regime is
-decided afterwards on those outputs by :func:`symgpu.sweep.regimes.decide`, the NumPy
-backend's array form of :mod:`symgpu.evaluate.active`'s rule, so both backends share one rule.
+"""The numba backend: one compiled loop (``symgpu[fast]``) per box of the grid (a chunk is one
+box: :meth:`~symgpu.sweep.grid.Grid.chunks`) that, row by row of the last axis (the other axes
+stepped like an odometer between rows, no division per point), runs the plan's fused function,
+masks the points outside the domain (NaN) and decides the regime — writing only the quantity
+columns and the regime codes, no temporaries.
+
+The regime is :mod:`symgpu.evaluate.active`'s rule in its scalar form
+(:func:`~symgpu.evaluate.active.relation_number`, :func:`~symgpu.evaluate.active.larger_magnitude`),
+applied to the same outputs the NumPy backend's :func:`symgpu.sweep.regimes.decide` reads. A
+Min/Max's binding argument is the first (in the plan's order) within ``TIE`` of the extreme one:
+the loop takes the first extreme argument, and leaves the points where another argument lies
+within ``4 TIE`` of the extreme, or one is NaN, to a second pass (``settle``, compiled only when
+a sweep has such points) that applies the rule argument by argument. A case table's regime is
+the first case whose condition holds, the conditions compiled into one function from the plan's
+condition trees (:func:`program`, then ``_cases``).
 
 The arithmetic is the plan's compiled expressions point by point (no ``fastmath``: reassociated
 or reciprocal arithmetic could move an exact tie of a discontinuous model), so every value is
-the one the NumPy backend computes. The loop runs on one thread: measured on a shared 2-core machine,
-numba's ``prange`` over two threads was no faster, and parallel sweeps come from chunks on
-several workers (``--engine dask``) without oversubscribing. Kernels
-are compiled once per process and axis count (numba's on-disk cache is not used: symgpu never
-loads executable code from a cache).
+the one the NumPy backend computes. The loop runs on one thread: on the shared 2-core machine a
+hand-written ``prange`` loop over two threads took 0.44x to 1.17x the time of one thread (the
+other core idle or busy; benchmarks/sweep_vs_hand.py), and parallel sweeps come from chunks on
+several workers (``--engine dask``) without oversubscribing. Kernels are compiled once per process, axis count and kind of regime (numba's on-disk cache
+is not used: symgpu never loads executable code from a cache).
 """
 
 from __future__ import annotations
@@ -22,32 +32,34 @@ from typing import Any
 
 import numpy as np
 
-@dataclass(frozen=True)
-class FusedChunk:
-    """What the kernel leaves: axis columns (declared units), every output row (quantities NaN
-    outside the domain) and the points outside."""
+from symgpu.evaluate import active
+from symgpu.sweep.regimes import RegimeSpec, Tree
 
-    axes: np.ndarray  # (axes, points)
-    out: np.ndarray  # (outputs, points)
-    outside: int
+#: regime kinds as the kernel reads them
+NO_REGIME, MIN, MAX, CASES = 0, 1, 2, 3
+#: postfix program opcodes (a row: opcode, a, b, c, d)
+CONST, REL, AND, OR, NOT, CASE = 0, 1, 2, 3, 4, 5
 
 
 @dataclass(frozen=True)
 class Layout:
     """The grid and plan as flat arrays the kernel reads (see :func:`layout`)."""
 
-    values: np.ndarray  # every axis's values, concatenated (declared units)
+    values: np.ndarray  # every axis's values in base units, concatenated
     offsets: np.ndarray  # where each axis starts in ``values``
     lengths: np.ndarray  # points per axis
-    scales: np.ndarray  # declared unit -> base unit, per axis
-    quantities: int  # outputs 0..quantities-1 are masked with NaN outside the domain
+    quantities: int  # outputs 0..quantities-1 are the columns, NaN outside the domain
     domain: int  # index of the domain output, -1 for none
+    kind: int  # NO_REGIME, MIN, MAX or CASES
+    arguments: np.ndarray  # MIN/MAX: the outputs compared, in the order ties are settled in
+    program: np.ndarray  # CASES: the conditions as a postfix program (rows of 5 integers)
 
 
 _LAYOUTS: dict[int, tuple[object, Layout]] = {}
 
 
-def layout(owner: object, axes: list[np.ndarray], scales: tuple[float, ...], quantities: int, domain: int | None) -> Layout:
+def layout(owner: object, axes: list[np.ndarray], scales: tuple[float, ...], quantities: int, domain: int | None,
+           regime: RegimeSpec | None) -> Layout:
     """The kernel's view of ``owner`` (a plan; built once per plan object, the axes copied once)."""
     known = _LAYOUTS.get(id(owner))
     if known is not None and known[0] is owner:
@@ -56,51 +68,225 @@ def layout(owner: object, axes: list[np.ndarray], scales: tuple[float, ...], qua
         _LAYOUTS.clear()
     lengths = np.array([a.size for a in axes], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64) if axes else np.zeros(0, dtype=np.int64)
-    values = np.ascontiguousarray(np.concatenate(axes) if len(axes) > 1 else axes[0] if axes else np.zeros(0), dtype=np.float64)
-    made = Layout(values, offsets, lengths, np.array(scales, dtype=np.float64), quantities,
-                  -1 if domain is None else domain)
+    based = [a * s if s != 1.0 else a for a, s in zip(axes, scales)]  # as the NumPy backend scales them
+    values = np.ascontiguousarray(np.concatenate(based) if based else np.zeros(0), dtype=np.float64)
+    kind, arguments, rows = NO_REGIME, np.zeros(0, dtype=np.int64), np.zeros((0, 5), dtype=np.int64)
+    if regime is not None and regime.kind in ("min", "max"):
+        kind = MIN if regime.kind == "min" else MAX
+        arguments = np.array([t[1] for t in regime.trees], dtype=np.int64)
+    elif regime is not None:
+        kind, rows = CASES, program(regime.trees)
+    made = Layout(values, offsets, lengths, quantities, -1 if domain is None else domain, kind, arguments, rows)
     _LAYOUTS[id(owner)] = (owner, made)
     return made
 
 
-_KERNELS: dict[int, Any] = {}
+def program(trees: tuple[Tree, ...]) -> np.ndarray:
+    """The case conditions as one postfix program: each case's condition, then ``CASE index``
+    (the first case whose condition holds is the regime)."""
+    rows: list[tuple[int, int, int, int, int]] = []
+
+    def emit(tree: Tree) -> None:
+        kind = tree[0]
+        if kind == "const":
+            rows.append((CONST, int(bool(tree[1])), 0, 0, 0))
+        elif kind in ("and", "or"):
+            for child in tree[1]:
+                emit(child)
+            rows.append((AND if kind == "and" else OR, len(tree[1]), 0, 0, 0))
+        elif kind == "not":
+            emit(tree[1])
+            rows.append((NOT, 0, 0, 0, 0))
+        else:
+            _, op, left, right, scale = tree
+            rows.append((REL, active.RELATION_CODES[op], left, -1 if right is None else right, -1 if scale is None else scale))
+
+    for index, tree in enumerate(trees):
+        emit(tree)
+        rows.append((CASE, index, 0, 0, 0))
+    return np.array(rows, dtype=np.int64).reshape(-1, 5)
 
 
-def kernel(numba: Any, axes: int) -> Callable[..., Any]:
-    """The compiled chunk loop for ``axes`` swept symbols (one per process and axis count)."""
-    if axes not in _KERNELS:
-        _KERNELS[axes] = _make_kernel(numba, axes)
-    return _KERNELS[axes]  # type: ignore[no-any-return]
+_KERNELS: dict[tuple[int, ...], Any] = {}
 
 
-def _make_kernel(numba: Any, n: int) -> Any:  # pragma: no cover - compiled by numba
-    # a row of the chunk as a tuple of n floats (n fixed per kernel), which the fused function unpacks for free
+def kernel(numba: Any, axes: int, plan: Layout) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """The compiled loop (and its second pass, ``settle``) for ``axes`` swept symbols and the plan's kind of regime (one per process
+    and shape: a Min/Max's outputs compared are compile-time constants, so its loop vectorizes)."""
+    first, count = (int(plan.arguments[0]), plan.arguments.size) if plan.kind in (MIN, MAX) else (0, 0)
+    if plan.kind in (MIN, MAX) and not np.array_equal(plan.arguments, np.arange(first, first + count)):
+        first, count = -1, 0  # not consecutive outputs: read through plan.arguments
+    rows = tuple(tuple(int(x) for x in row) for row in plan.program)
+    key = (axes, plan.kind, first, count, plan.quantities, plan.domain, rows)
+    if key not in _KERNELS:
+        _KERNELS[key] = _make_kernel(numba, *key)
+    return _KERNELS[key]  # type: ignore[no-any-return]
+
+
+def _make_kernel(numba: Any, n: int, kind: int, first: int, count: int, quantities: int, domain: int,
+                 rows: tuple[tuple[int, ...], ...]) -> Any:  # pragma: no cover
+    # the coordinates as a tuple of n floats (n fixed per kernel), which the fused function unpacks for free;
+    # along a run only the last one changes (tuple_setitem: the tuple stays in registers)
     to_fixed_tuple: Any = importlib.import_module("numba.np.unsafe.ndarray").to_fixed_tuple
+    tuple_setitem: Any = importlib.import_module("numba.cpython.unsafe.tuple").tuple_setitem
+    relation = numba.njit(active.relation_number)
+    magnitude = numba.njit(active.larger_magnitude)
+    smaller = kind == MIN
+
+    near = 4 * active.TIE  # beyond this relative distance from the extreme, no argument ties it
+    unsettled = count if count else -2  # the code of a point left to settle() (codes of arguments are 0..count-1)
+
+    @numba.njit(inline="always")
+    def extreme(result: Any, arguments: np.ndarray, program: np.ndarray, stack: np.ndarray) -> int:
+        # branch-free over a fixed count of consecutive outputs: the first extreme one, and `unsettled`
+        # where another argument is within `near` of the extreme or one is NaN (the rule decides those)
+        best = result[first]
+        total = 0.0  # NaN when an argument is NaN (or infinities of both signs): those points go to settle()
+        code = 0
+        for k in range(count):
+            value = result[first + k]
+            total += value
+            better = value < best if smaller else value > best
+            best = value if better else best
+            code = k if better else code
+        bound = best + near * abs(best) if smaller else best - near * abs(best)
+        close = 0
+        for k in range(count):
+            value = result[first + k]
+            close += 1 if (value <= bound if smaller else value >= bound) else 0
+        return code if close <= 1 and total == total else unsettled
+
+    @numba.njit(inline="always")
+    def general(result: Any, arguments: np.ndarray, program: np.ndarray, stack: np.ndarray) -> int:
+        # a Min/Max over any outputs, argument by argument: the rule as active.binding_index states it
+        best = result[arguments[0]]
+        for k in range(arguments.size):
+            value = result[arguments[k]]
+            if value != value:
+                return -1
+            if (smaller and value < best) or (not smaller and value > best):
+                best = value
+        for k in range(arguments.size):
+            value = result[arguments[k]]
+            if relation(0, value, best, magnitude(value, best)):
+                return k
+        return -1
+
+    @numba.njit(inline="always")
+    def nothing(result: Any, arguments: np.ndarray, program: np.ndarray, stack: np.ndarray) -> int:
+        return -1
+
+    decide = (nothing if kind == NO_REGIME else extreme if count else _cases(numba, rows, relation, magnitude) if kind == CASES
+              else general)
+    regimes = kind != NO_REGIME
+    checked = domain >= 0
 
     @numba.njit(nogil=True, error_model="numpy")
-    def loop(f: Any, start: int, values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, scales: np.ndarray,
-             fixed: Any, quantities: int, domain: int,
-             axes: np.ndarray, rows: np.ndarray, out: np.ndarray) -> int:
+    def loop(f: Any, origin: int, values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, fixed: Any,
+             arguments: np.ndarray, program: np.ndarray, out: np.ndarray, regime: np.ndarray,
+             position: int, lows: np.ndarray, highs: np.ndarray) -> int:
+        # one box of the grid (lows..highs-1 per axis) into out[:, position:]: a row of the last axis
+        # at a time (the inner loop has a fixed trip count and no branch per point: it vectorizes),
+        # the other axes stepped like an odometer between rows
+        index = np.empty(n, dtype=np.int64)
+        coords = np.empty(n)
+        stack = np.empty(program.shape[0] + 1, dtype=np.bool_)
+        rows = 1
+        for k in range(n - 1):
+            index[k] = lows[k]
+            coords[k] = values[offsets[k] + lows[k]]
+            rows *= highs[k] - lows[k]
+        last = n - 1
+        width = highs[last] - lows[last] if n else 1
+        base = offsets[last] + lows[last] if n else 0
         outside = 0
-        for i in range(rows.shape[0]):
+        pending = 0
+        for r in range(rows):
+            row = to_fixed_tuple(coords, n)
+            at = position + r * width
+            # NOTE: 1-D contiguous views of the row: with them LLVM vectorizes the loop as it does a hand-written one
+            source = values[base:base + width] if n else values[:1]
+            first_column = out[0, at:at + width]
+            codes = regime[at:at + width] if regimes else regime
+            for t in range(width):
+                result = f(tuple_setitem(row, last, source[t]) if n else row, fixed)
+                if checked:
+                    inside = result[domain] > 0.5
+                    first_column[t] = result[0] if inside else np.nan
+                    for j in range(1, quantities):
+                        out[j, at + t] = result[j] if inside else np.nan
+                    outside += 0 if inside else 1
+                    if regimes:
+                        code = decide(result, arguments, program, stack) if inside else -1
+                        codes[t] = code
+                        pending += 1 if code == unsettled else 0
+                else:
+                    first_column[t] = result[0]
+                    for j in range(1, quantities):
+                        out[j, at + t] = result[j]
+                    if regimes:
+                        code = decide(result, arguments, program, stack)
+                        codes[t] = code
+                        pending += 1 if code == unsettled else 0
+            k = last - 1  # the next row
+            while k >= 0:
+                index[k] += 1
+                if index[k] < highs[k]:
+                    coords[k] = values[offsets[k] + index[k]]
+                    break
+                index[k] = lows[k]
+                coords[k] = values[offsets[k] + lows[k]]
+                k -= 1
+        return outside, pending
+
+    consecutive = np.arange(first, first + count, dtype=np.int64)
+
+    @numba.njit(nogil=True, error_model="numpy")
+    def settle(f: Any, start: int, values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, fixed: Any,
+               program: np.ndarray, out: np.ndarray, regime: np.ndarray) -> None:
+        # the points extreme() left (near ties): the rule, argument by argument
+        coords = np.empty(n)
+        stack = np.empty(1, dtype=np.bool_)
+        for i in range(regime.size):
+            if regime[i] != unsettled:
+                continue
             flat = start + i
             for k in range(n - 1, -1, -1):
-                index = flat % lengths[k]
+                coords[k] = values[offsets[k] + flat % lengths[k]]
                 flat //= lengths[k]
-                value = values[offsets[k] + index]
-                axes[k, i] = value
-                rows[i, k] = value * scales[k] if scales[k] != 1.0 else value
-            result = f(to_fixed_tuple(rows[i], n), fixed)
-            for j in range(out.shape[0]):
-                out[j, i] = result[j]
-            inside = domain < 0 or out[domain, i] > 0.5
-            if not inside:
-                outside += 1
-                for j in range(quantities):
-                    out[j, i] = np.nan
-        return outside
+            regime[i] = general(f(to_fixed_tuple(coords, n), fixed), consecutive, program, stack)
 
-    return loop
+    return loop, settle
+
+
+def _cases(numba: Any, rows: tuple[tuple[int, ...], ...], relation: Any, magnitude: Any) -> Any:  # pragma: no cover
+    """The postfix program ``rows`` as one compiled decision, ``if <case 0 holds>: return 0 ...``,
+    its output indices constants, so the loop over points has no interpreter in it.
+
+    NOTE: the function's text is made here from integers only (opcodes and output indices of the
+    plan's condition trees, never text from a model file) and compiled once per program: one
+    small function compiles in a fraction of the time a function per tree node would take.
+    """
+    stack: list[str] = []
+    lines = ["def decide(result, arguments, program, stack):"]
+    for op, a, b, c, d in rows:
+        if op == CONST:
+            stack.append("True" if a else "False")
+        elif op == REL:
+            right = f"0.0, magnitude(result[{b}], result[{d}])" if c < 0 else f"result[{c}], magnitude(result[{b}], result[{c}])"
+            stack.append(f"relation({int(a)}, result[{b}], {right})")
+        elif op in (AND, OR):
+            parts = stack[len(stack) - a:]
+            del stack[len(stack) - a:]
+            stack.append("(" + (" and " if op == AND else " or ").join(parts) + ")")
+        elif op == NOT:
+            stack.append(f"(not {stack.pop()})")
+        else:
+            lines.append(f"    if {stack.pop()}:\n        return {int(a)}")
+    lines.append("    return -1")
+    namespace: dict[str, Any] = {"relation": relation, "magnitude": magnitude}
+    exec(compile("\n".join(lines), "<symgpu.sweep.fused cases>", "exec"), namespace)  # noqa: S102 - integers only, see NOTE
+    return numba.njit(inline="always")(namespace["decide"])
 
 
 _JITTED: dict[int, tuple[Any, Any]] = {}
@@ -114,16 +300,22 @@ def jitted(numba: Any, function: Callable[..., Any]) -> Any:
     return _JITTED[key][1]
 
 
-def run(numba: Any, function: Callable[..., Any], plan: Layout, constants: tuple[float, ...], outputs: int,
-        start: int, stop: int) -> FusedChunk:
-    """Evaluate the flat grid points ``start..stop-1`` in one compiled loop."""
-    size = stop - start
-    n = plan.lengths.size
-    axes = np.empty((n, size))
-    rows = np.empty((size, n))
-    out = np.empty((outputs, size))
+def run(numba: Any, function: Callable[..., Any], plan: Layout, constants: tuple[float, ...],
+        boxes: list[tuple[int, tuple[tuple[int, int], ...]]], start: int, out: np.ndarray, regime: np.ndarray) -> int:
+    """Evaluate the boxes of the grid (``Grid.boxes``: first flat index, bounds per axis) that
+    make up the flat points ``start..start + out.shape[1] - 1``, in compiled loops, into ``out`` (a
+    row per quantity) and ``regime`` (int16, unused without a regime); return the number of
+    points outside the domain."""
     fixed = tuple(float(c) for c in constants)
-    outside = kernel(numba, n)(jitted(numba, function), start, plan.values, plan.offsets, plan.lengths,
-                                         plan.scales, fixed, plan.quantities, plan.domain,
-                                         axes, rows, out)
-    return FusedChunk(axes, out, int(outside))
+    loop, settle = kernel(numba, plan.lengths.size, plan)
+    compiled = jitted(numba, function)
+    outside = pending = 0
+    for first, bounds in boxes:
+        lows = np.array([lo for lo, _ in bounds], dtype=np.int64)
+        highs = np.array([hi for _, hi in bounds], dtype=np.int64)
+        got = loop(compiled, start, plan.values, plan.offsets, plan.lengths, fixed, plan.arguments, plan.program,
+                   out, regime, first - start, lows, highs)
+        outside, pending = outside + int(got[0]), pending + int(got[1])
+    if pending:  # near ties or NaN left by a Min/Max's fast decision (compiled only when there are some)
+        settle(compiled, start, plan.values, plan.offsets, plan.lengths, fixed, plan.program, out, regime)
+    return outside

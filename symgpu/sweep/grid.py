@@ -127,10 +127,27 @@ class Grid:
         return math.prod(self.shape)
 
     def chunks(self, chunk_size: int) -> list[tuple[int, int]]:
-        """``(start, stop)`` of each chunk of the flattened grid."""
+        """``(start, stop)`` of each chunk of the flattened grid: at most ``chunk_size`` points,
+        each chunk a box of the grid (a run of whole rows of the trailing axes), so that a
+        compiled pass computes every subexpression at the size of the axes it uses."""
         if chunk_size < 1:
             raise errors.UsageError(f"chunk size must be at least 1, got {chunk_size}")
-        return [(s, min(s + chunk_size, self.size)) for s in range(0, self.size, chunk_size)]
+        shape = self.shape
+        split = next((d for d in range(len(shape)) if math.prod(shape[d + 1:]) <= chunk_size), len(shape))
+        if split == len(shape) or not shape:
+            return [(s, min(s + chunk_size, self.size)) for s in range(0, self.size, chunk_size)]
+        row = math.prod(shape[split + 1:])  # points per index of the split axis
+        rows = max(1, chunk_size // row) if row else 1
+        out = []
+        for outer in range(math.prod(shape[:split])):
+            base = outer * shape[split] * row
+            out += [(base + i * row, base + min(i + rows, shape[split]) * row) for i in range(0, shape[split], rows)]
+        return out
+
+    def boxes(self, start: int, stop: int) -> list[tuple[int, tuple[tuple[int, int], ...]]]:
+        """The points ``start..stop-1`` of the flattened grid as boxes, in order: ``(first flat
+        index, ((lo, hi) per axis))`` (one box for a chunk of :meth:`chunks`)."""
+        return [(start + offset, bounds) for offset, bounds in _boxes(start, stop, self.shape)]
 
     def chunk(self, start: int, stop: int) -> list[np.ndarray]:
         """Each axis's values at the points ``start..stop-1`` of the flattened grid (C order)."""
@@ -138,6 +155,29 @@ class Grid:
             return []
         indices = np.unravel_index(np.arange(start, stop, dtype=np.int64), self.shape)
         return [axis.values[index] for axis, index in zip(self.axes, indices)]
+
+
+def _boxes(start: int, stop: int, shape: tuple[int, ...]) -> list[tuple[int, tuple[tuple[int, int], ...]]]:
+    """``(offset from start, bounds)`` of the boxes covering the flat range ``start..stop-1`` of ``shape``."""
+    if start >= stop:
+        return []
+    if len(shape) <= 1:
+        return [(0, ((start, stop),) if shape else ())]
+    inner = math.prod(shape[1:])
+    first, head = divmod(start, inner)
+    last, tail = divmod(stop, inner)
+    full = tuple((0, n) for n in shape[1:])
+    if first == last:
+        return [(o, ((first, first + 1),) + b) for o, b in _boxes(head, tail, shape[1:])]
+    out: list[tuple[int, tuple[tuple[int, int], ...]]] = []
+    if head:
+        out += [(o, ((first, first + 1),) + b) for o, b in _boxes(head, inner, shape[1:])]
+        first += 1
+    if last > first:
+        out.append((first * inner - start, ((first, last),) + full))
+    if tail:
+        out += [(last * inner - start + o, ((last, last + 1),) + b) for o, b in _boxes(0, tail, shape[1:])]
+    return out
 
 
 def parse_grid(texts: Sequence[str]) -> Grid:

@@ -12,6 +12,7 @@ tree is here, so each side is compiled once with the plan's other outputs.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -90,28 +91,66 @@ def _tree(condition: Any, add: Callable[[sympy.Basic, Any], int]) -> Tree:
     return ("rel", op, add(condition.lhs, None), add(condition.rhs, None), None)
 
 
-def _holds(tree: Tree, out: Sequence[np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
+def _holds(tree: Tree, out: Sequence[np.ndarray]) -> Any:
+    """Whether the condition ``tree`` holds, at the broadcast shape of the outputs it reads (a
+    condition over fewer axes is decided at their size; a constant one is a scalar)."""
     kind = tree[0]
     if kind == "const":
-        return np.full(shape, bool(tree[1]))
+        return np.bool_(tree[1])
     if kind in ("and", "or"):
-        parts = [_holds(t, out, shape) for t in tree[1]]
-        return np.logical_and.reduce(parts) if kind == "and" else np.logical_or.reduce(parts)
+        return functools.reduce(np.logical_and if kind == "and" else np.logical_or, [_holds(t, out) for t in tree[1]])
     if kind == "not":
-        return ~_holds(tree[1], out, shape)
+        return np.logical_not(_holds(tree[1], out))
     _, op, li, ri, si = tree
     left = out[li]
     if ri is None:
-        return np.broadcast_to(active.relation_holds(op, left, 0.0, np.maximum(np.abs(left), np.abs(out[si]))), shape)
-    return np.broadcast_to(active.relation_holds(op, left, out[ri]), shape)
+        return active.relation_holds(op, left, 0.0, np.maximum(np.abs(left), np.abs(out[si])))
+    return active.relation_holds(op, left, out[ri])
 
 
 def decide(spec: RegimeSpec, out: Sequence[np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
     """The index into ``spec.labels`` of the active regime at each point (-1: none, or NaN)."""
     if spec.kind == "cases":
-        code = np.full(shape, -1, dtype=np.int16)
-        for index in reversed(range(len(spec.trees))):
-            code[_holds(spec.trees[index], out, shape)] = index
-        return code
-    chosen = active.binding_index([np.broadcast_to(out[t[1]], shape) for t in spec.trees], spec.kind)
-    return np.broadcast_to(np.asarray(chosen), shape).astype(np.int16)
+        code: Any = np.int16(-1)
+        for index in reversed(range(len(spec.trees))):  # the first case that holds wins
+            code = np.where(_holds(spec.trees[index], out), np.int16(index), code)
+        code = np.asarray(code, dtype=np.int16)
+        return code if code.shape == shape else np.array(np.broadcast_to(code, shape))
+    return _binding(spec.kind, [np.asarray(out[t[1]], dtype=float) for t in spec.trees], shape)
+
+
+def _binding(kind: str, rows: list[np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
+    """:func:`~symgpu.evaluate.active.binding_index` of ``rows`` (arrays that broadcast to
+    ``shape``), computed at the size of the axes each row uses.
+
+    The rows over every axis of ``shape`` (group F) and the others (group L, over fewer axes)
+    are each settled by the rule, F's at full size and L's at its own smaller size. Where F's
+    extreme ``bF`` lies clearly beyond L's ``bL`` — more than ``4 TIE |bL|`` away, so no row of
+    one group is within ``TIE`` of the other's — the group holding the overall extreme binds with
+    its own answer; the remaining points (near ties, NaN, infinities) are decided by the rule on
+    all rows, point by point. The answer is the rule's everywhere.
+    """
+    full = [i for i, r in enumerate(rows) if r.ndim == len(shape) and r.shape == shape]
+    low = [i for i in range(len(rows)) if i not in full]
+    if not full or not low:
+        chosen = active.binding_index(rows, kind)
+        return np.broadcast_to(np.asarray(chosen), shape).astype(np.int16)
+    reduce = np.minimum if kind == "min" else np.maximum
+    code_full = _binding(kind, [rows[i] for i in full], shape) if len(full) > 1 else None
+    low_shape = np.broadcast_shapes(*[rows[i].shape for i in low])
+    code_low = np.asarray(active.binding_index([np.broadcast_to(rows[i], low_shape) for i in low], kind))
+    best_full = rows[full[0]] if len(full) == 1 else reduce.reduce([rows[i] for i in full])
+    best_low = reduce.reduce(np.broadcast_arrays(*[rows[i] for i in low])) if len(low) > 1 else rows[low[0]]
+    with np.errstate(invalid="ignore", over="ignore"):
+        margin = 4 * active.TIE * np.abs(best_low)
+        below, above = best_low - margin, best_low + margin
+        full_wins, low_wins = (best_full < below, best_full > above) if kind == "min" else (best_full > above, best_full < below)
+    pick_full = np.asarray(full, dtype=np.int16)[code_full] if code_full is not None else np.int16(full[0])
+    pick_low = np.where(code_low >= 0, np.asarray(low, dtype=np.int16)[code_low], np.int16(-1))
+    undecided = np.int16(len(rows))
+    code = np.where(full_wins, pick_full, np.where(low_wins, pick_low, undecided)).astype(np.int16, copy=False)
+    rest = np.flatnonzero(code == undecided)
+    if rest.size:
+        where = np.unravel_index(rest, shape)
+        code.reshape(-1)[rest] = active.binding_index([np.broadcast_to(r, shape)[where] for r in rows], kind)
+    return code

@@ -65,43 +65,141 @@ def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, st
     """Evaluate the points ``start..stop-1`` of the plan's grid."""
     if backend.name == "numba":
         return _fused_chunk(plan, backend, function, start, stop)
+    if backend.name == "numpy":
+        return _grid_chunk(plan, function, start, stop)
     size = stop - start
     coords = plan.grid.chunk(start, stop)
     based = [c * s if s != 1.0 else c for c, s in zip(coords, plan.scales)]
     out = backend.run(function, based, [v for _, v in plan.fixed], len(plan.exprs), size)
-    columns: dict[str, np.ndarray] = {a.name: c for a, c in zip(plan.grid.axes, coords)}
+    return _chunk(plan, start, stop, out, (size,))
+
+
+def _chunk(plan: SweepPlan, start: int, stop: int, out: Sequence[Any], shape: tuple[int, ...]) -> Chunk:
+    """The chunk from the compiled outputs ``out`` (arrays that broadcast to ``shape``, a box of
+    ``stop - start`` points): quantities as new flat columns (NaN outside the domain), the regime."""
+    size = stop - start
     outside = 0
-    inside = np.ones(size, dtype=bool)
+    inside: Any = True
     if plan.domain is not None:
-        inside = out[plan.domain] > 0.5
-        outside = int(size - np.count_nonzero(inside))
+        inside = np.asarray(out[plan.domain])
+        inside = inside > 0.5 if inside.dtype != bool else inside
+        outside = size - int(np.count_nonzero(np.broadcast_to(inside, shape))) if inside.ndim else (0 if inside else size)
+    mask = np.broadcast_to(~inside, shape).reshape(-1) if outside else None
+    columns: dict[str, np.ndarray] = {}
+    taken: set[int] = set()
     for index, name in enumerate(plan.quantities):
-        values = np.array(out[index], dtype=float)
-        if outside:
-            values[~inside] = np.nan
+        values = out[index]
+        if not (isinstance(values, np.ndarray) and values.shape == shape and values.dtype == np.float64
+                and values.base is None and values.flags.c_contiguous and id(values) not in taken):
+            values = np.array(np.broadcast_to(values, shape), dtype=float)  # a new array: the column owns it
+        taken.add(id(values))
+        values = values.reshape(-1)
+        if mask is not None:
+            values[mask] = np.nan
         columns[name] = values
     regime = None
     if plan.regime is not None:
-        regime = decide(plan.regime, out, (size,))
-        if outside:
-            regime[~inside] = -1
-    return Chunk(start, stop, columns, regime, outside)
+        regime = decide(plan.regime, out, shape).reshape(-1)
+        if mask is not None:
+            regime = np.array(regime)
+            regime[mask] = -1
+    return Chunk(start, stop, Columns(columns, plan.grid, start, stop), regime, outside)
+
+
+_AXES: dict[int, tuple[object, list[np.ndarray]]] = {}
+
+
+def _base_axes(plan: SweepPlan) -> list[np.ndarray]:
+    """The plan's axis values in base units (computed once per plan object)."""
+    known = _AXES.get(id(plan))
+    if known is not None and known[0] is plan:
+        return known[1]
+    if len(_AXES) > 64:
+        _AXES.clear()
+    axes = [a.values * s if s != 1.0 else a.values for a, s in zip(plan.grid.axes, plan.scales)]
+    _AXES[id(plan)] = (plan, axes)
+    return axes
+
+
+def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int) -> Chunk:
+    """:func:`evaluate_chunk` with NumPy, box by box of the grid (one box for a chunk of
+    ``Grid.chunks``): each axis a ``(1, .., n, .., 1)`` view, the constants NumPy scalars, so each
+    subexpression is computed at the size of the axes it uses and the last step's array is the column."""
+    axes = _base_axes(plan)
+    fixed = [np.float64(v) for _, v in plan.fixed]
+    boxes = plan.grid.boxes(start, stop)
+    count = len(axes)
+
+    def run(bounds: tuple[tuple[int, int], ...]) -> tuple[Any, tuple[int, ...]]:
+        coords = [axes[k][lo:hi].reshape((1,) * k + (hi - lo,) + (1,) * (count - k - 1)) for k, (lo, hi) in enumerate(bounds)]
+        with np.errstate(all="ignore"):
+            return function(*coords, *fixed), tuple(hi - lo for lo, hi in bounds)
+
+    if len(boxes) == 1:
+        out, shape = run(boxes[0][1])
+        return _chunk(plan, start, stop, out, shape)
+    whole: list[np.ndarray] = []
+    for first, bounds in boxes:
+        out, shape = run(bounds)
+        if not whole:
+            whole = [np.empty(stop - start, dtype=np.asarray(o).dtype) for o in out]
+        width = int(np.prod(shape))
+        for target, value in zip(whole, out):
+            target[first - start:first - start + width] = np.broadcast_to(value, shape).reshape(-1)
+    return _chunk(plan, start, stop, whole, (stop - start,))
+
+
+class Columns(Mapping[str, np.ndarray]):
+    """A chunk's (or sweep's) columns: the quantities, and the axes' coordinates made on first use
+    (a sweep's value is often all that is read; writers read the axes too)."""
+
+    def __init__(self, values: dict[str, np.ndarray], grid: Grid, start: int, stop: int) -> None:
+        self._values = values
+        self._grid, self._start, self._stop = grid, start, stop
+        self._names = list(grid.names) + list(values)
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self._values and name in self._grid.names:
+            self._values.update(zip(self._grid.names, _coordinates(self._grid, self._start, self._stop)))
+        return self._values[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
+def _coordinates(grid: Grid, start: int, stop: int) -> list[np.ndarray]:
+    """Each axis's values at the points ``start..stop-1`` (declared units), box by box."""
+    boxes = grid.boxes(start, stop)
+    if len(boxes) != 1:
+        return grid.chunk(start, stop)
+    bounds = boxes[0][1]
+    shape = tuple(hi - lo for lo, hi in bounds)
+    count = len(bounds)
+    out = []
+    for k, (axis, (lo, hi)) in enumerate(zip(grid.axes, bounds)):
+        column = np.empty(shape)
+        column[...] = axis.values[lo:hi].reshape((1,) * k + (hi - lo,) + (1,) * (count - k - 1))
+        out.append(column.reshape(-1))
+    return out
 
 
 def _fused_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, stop: int) -> Chunk:
-    """:func:`evaluate_chunk` in one numba loop (coordinates, quantities, domain mask per point);
-    the regime is then decided on the loop's outputs, as the NumPy backend decides it."""
-    spec = plan.regime
-    layout = fused.layout(plan, [a.values for a in plan.grid.axes], plan.scales, len(plan.quantities), plan.domain)
-    done = fused.run(backend.module, function, layout, tuple(v for _, v in plan.fixed), len(plan.exprs), start, stop)
-    columns: dict[str, np.ndarray] = {a.name: done.axes[k] for k, a in enumerate(plan.grid.axes)}
-    columns.update({name: done.out[index] for index, name in enumerate(plan.quantities)})
-    regime = None
-    if spec is not None:
-        regime = decide(spec, list(done.out), (stop - start,))
-        if done.outside and plan.domain is not None:
-            regime[~(done.out[plan.domain] > 0.5)] = -1
-    return Chunk(start, stop, columns, regime, done.outside)
+    """:func:`evaluate_chunk` in one numba loop (quantities, domain mask and regime per point)."""
+    out = np.empty((len(plan.quantities), stop - start))
+    regime = np.empty(stop - start if plan.regime is not None else 0, dtype=np.int16)
+    outside = _fused_run(plan, backend, function, start, out, regime)
+    columns = {name: out[index] for index, name in enumerate(plan.quantities)}
+    return Chunk(start, stop, Columns(columns, plan.grid, start, stop), regime if plan.regime is not None else None, outside)
+
+
+def _fused_run(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, out: np.ndarray, regime: np.ndarray) -> int:
+    """The numba loop over the points ``start..start + out.shape[1] - 1`` into ``out`` and ``regime``."""
+    spec = fused.layout(plan, [a.values for a in plan.grid.axes], plan.scales, len(plan.quantities), plan.domain, plan.regime)
+    boxes = plan.grid.boxes(start, start + out.shape[1])
+    return fused.run(backend.module, function, spec, tuple(v for _, v in plan.fixed), boxes, start, out, regime)
 
 
 def progress_bar(total: int, enabled: bool | None) -> Any:
@@ -151,11 +249,30 @@ def sweep(model: Model, quantities: str | Sequence[str], *, grid: Grid | Sequenc
     if plan.grid.size > MAX_IN_MEMORY:
         raise errors.UsageError(f"{plan.grid.size} points is too many to keep in memory (at most {MAX_IN_MEMORY}); "
                                 "write the sweep to a file (symgpu sweep ... -o FILE)")
-    parts = list(iter_chunks(plan, backend, chunk_size))
-    names = [c.name for c in plan.columns() if c.kind != "regime"]
-    columns = {n: np.concatenate([p.columns[n] for p in parts]) if parts else np.zeros(0) for n in names}
-    regime = np.concatenate([p.regime for p in parts if p.regime is not None]) if plan.regime is not None and parts else None
-    return SweepResult(plan, columns, regime, sum(p.outside for p in parts))
+    size = plan.grid.size
+    if backend == "numba":  # one loop over the whole grid, straight into the result
+        runner = backends.load(backend)
+        out = np.empty((len(plan.quantities), size))
+        codes = np.empty(size if plan.regime is not None else 0, dtype=np.int16)
+        outside = _fused_run(plan, runner, compile_plan(plan, runner), 0, out, codes)
+        columns = {name: out[index] for index, name in enumerate(plan.quantities)}
+        return SweepResult(plan, Columns(columns, plan.grid, 0, size), codes if plan.regime is not None else None, outside)
+    columns = {n: np.empty(size) for n in plan.quantities}
+    regime = np.empty(size, dtype=np.int16) if plan.regime is not None else None
+    outside = 0
+    # NOTE: each chunk is copied into the result and dropped, so the next chunk's arrays reuse its
+    # memory (cache-sized, no fresh pages); a chunk that is the whole grid is the result itself
+    for part in iter_chunks(plan, backend, chunk_size):
+        outside += part.outside
+        if part.stop - part.start == size:
+            columns = {n: part.columns[n] for n in plan.quantities}
+            regime = part.regime
+            break
+        for name in plan.quantities:
+            columns[name][part.start:part.stop] = part.columns[name]
+        if regime is not None and part.regime is not None:
+            regime[part.start:part.stop] = part.regime
+    return SweepResult(plan, Columns(columns, plan.grid, 0, size), regime, outside)
 
 
 def timed(plan: SweepPlan, backend: str = "numpy", chunk_size: int = DEFAULT_CHUNK) -> tuple[int, float]:
