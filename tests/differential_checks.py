@@ -340,6 +340,9 @@ def _sides(model: symgpu.Model, name: str, b: float) -> tuple[float, float]:
     if oracle.is_integer(model, name):
         return (b - 1, b + 1) if b == round(b) else (math.floor(b), math.ceil(b))
     step = 1e-7 * abs(b) if b else 1e-12
+    low, closed = oracle.lower_bound(model, name)
+    if b - step < low or (b - step == low and not closed):  # a boundary at the end of the declared range: its own value is the low side
+        return b, b + step
     return b - step, b + step
 
 

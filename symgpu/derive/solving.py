@@ -322,7 +322,9 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
     if auto_keep and between is not None and not stop and name_q in model.defining:
         equation = model.defining[name_q]
         own = {n for n, _ in equation.limiters} | {c.id for c in equation.cases}
-        keep = tuple(sorted(s.name for s in equation.rhs.free_symbols if s.name in model.defining and s.name != str(for_)))
+        # an intermediate quantity that depends on for_ is not kept: the answer would be implicit in for_
+        keep = tuple(sorted(s.name for s in equation.rhs.free_symbols if s.name in model.defining and s.name != str(for_)
+                            and str(for_) not in model.inputs(s.name)))
         if keep and set(between) <= own:
             stop = keep
     auto = stop != tuple(stop_at)
