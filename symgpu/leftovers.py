@@ -116,18 +116,11 @@ def terminations_raise() -> Iterator[None]:
 
     A signal that was ignored (``nohup``) stays ignored; outside the main thread nothing changes.
     """
-    previous: dict[int, Any] = {}
-    try:
-        for signum in TERMINATING:
-            if signal.getsignal(signum) == signal.SIG_DFL:
-                previous[signum] = signal.signal(signum, _raise_terminated)
-    except ValueError:  # not the main thread
-        pass
+    previous = _install(TERMINATING, lambda current: current == signal.SIG_DFL, _raise_terminated)
     try:
         yield
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        _restore(previous)
 
 
 @contextlib.contextmanager
@@ -140,18 +133,12 @@ def signals_deferred() -> Iterator[None]:
     the main thread at once. Outside the main thread nothing is deferred.
     """
     caught: list[int] = []
-    previous: dict[int, Any] = {}
-    try:
-        for signum in (signal.SIGINT, *TERMINATING):
-            if signal.getsignal(signum) not in (signal.SIG_IGN, None):
-                previous[signum] = signal.signal(signum, lambda number, frame: caught.append(number))
-    except ValueError:  # not the main thread
-        pass
+    previous = _install((signal.SIGINT, *TERMINATING), lambda current: current not in (signal.SIG_IGN, None),
+                        lambda number, frame: caught.append(number))
     try:
         yield
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        _restore(previous)
         for signum in dict.fromkeys(caught):
             handler = previous[signum]
             if callable(handler):
@@ -169,3 +156,21 @@ def default_terminations() -> None:
 
 __all__ = ["HOST", "TERMINATING", "default_terminations", "is_temporary", "prefix", "remove_stale", "signals_deferred",
            "temporary_file", "temporary_folder", "terminations_raise"]
+
+
+def _install(signums: Any, wanted: Any, handler: Any) -> dict[int, Any]:
+    """``handler`` for each of ``signums`` whose current handler ``wanted`` accepts; the previous
+    handlers, to restore (none outside the main thread, where handlers cannot be set)."""
+    previous: dict[int, Any] = {}
+    try:
+        for signum in signums:
+            if wanted(signal.getsignal(signum)):
+                previous[signum] = signal.signal(signum, handler)
+    except ValueError:  # not the main thread
+        pass
+    return previous
+
+
+def _restore(previous: dict[int, Any]) -> None:
+    for signum, handler in previous.items():
+        signal.signal(signum, handler)
