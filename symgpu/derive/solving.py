@@ -156,7 +156,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         job.extra.append(("holds_for", sympy.true))  # e.g. a term carrying the unknown vanishes at an input's 0
         job.step("identity", relation, f"both sides are equal whatever {var} is: every {var} is a root")
         return job.finish(sympy.true, model.unit_text(var.name), used=[relation])
-    if difference is not None and var not in difference.free_symbols and difference.free_symbols:
+    if isinstance(relation, sympy.Eq) and difference is not None and var not in difference.free_symbols and difference.free_symbols:
         # the relation does not involve the unknown (a term carrying it vanished): every value is a
         # root where the two sides are equal, none elsewhere
         equal = sympy.Eq(relation.lhs, relation.rhs, evaluate=False)

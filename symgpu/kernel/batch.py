@@ -208,7 +208,11 @@ def _predicted(rows: list[LaunchAnswer], configs: Sequence[LaunchConfig], model:
     for j, i in enumerate(ok):
         single = predicted.__class__(float(magnitudes[j]), predicted.units)
         try:
-            compared = mapping.compare(table, configs[i].launch, single)[:1]
+            launch = configs[i].launch
+            if launch is None:  # a configuration, not a profiled launch: nothing measured to compare
+                out[i] = _with(rows[i], predicted=float(magnitudes[j]), unit=f"{predicted.units:~}")
+                continue
+            compared = mapping.compare(table, launch, single)[:1]
         except errors.UsageError as exc:
             out[i] = _with(rows[i], predicted=float(magnitudes[j]), unit=f"{predicted.units:~}", note=f"not compared: {exc}")
             continue

@@ -74,7 +74,7 @@ def accidental_subscript(name: str, tex: str, *, declared: bool) -> str:
     only ``a``), and no subscript may hold another. A name made by rule (not ``declared``) must
     also spell the name exactly: SymPy's ``Coal_{Mem insts}`` loses an underscore.
     """
-    depth, inside = 0, []  # brace depth, and the depth at which each open subscript started
+    depth, inside = 0, list[int]()  # brace depth, and the depth at which each open subscript started
     for at, char in enumerate(tex):
         if char == "{":
             depth += 1

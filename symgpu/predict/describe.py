@@ -58,7 +58,7 @@ def kernel_row(kind: str, gpu: str, settings: Mapping[str, str]) -> KernelRow:
         tm, tn, split = int(match.group(1)), int(match.group(2)), int(number.get("split_k", 1))
         grid = (math.ceil(number["N"] / tm), math.ceil(number["M"] / tn), split)
         name, block = f"sgemm_{tm}x{tn}_tn", 256
-        sizes = (("B", 1.0), ("M", number["M"]), ("N", number["K"]), ("K", number["N"]))
+        sizes: tuple[tuple[str, float], ...] = (("B", 1.0), ("M", number["M"]), ("N", number["K"]), ("K", number["N"]))
     else:
         need = [n for n in "BH" if n not in number]
         if need:

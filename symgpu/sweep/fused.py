@@ -107,7 +107,7 @@ def program(trees: tuple[Tree, ...]) -> np.ndarray:
     return np.array(rows, dtype=np.int64).reshape(-1, 5)
 
 
-_KERNELS: dict[tuple[int, ...], Any] = {}
+_KERNELS: dict[tuple[Any, ...], Any] = {}
 
 
 def kernel(numba: Any, axes: int, plan: Layout) -> tuple[Callable[..., Any], Callable[..., Any]]:
@@ -184,7 +184,7 @@ def _make_kernel(numba: Any, n: int, kind: int, first: int, count: int, quantiti
     @numba.njit(nogil=True, error_model="numpy")
     def loop(f: Any, origin: int, values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, fixed: Any,
              arguments: np.ndarray, program: np.ndarray, out: np.ndarray, regime: np.ndarray,
-             position: int, lows: np.ndarray, highs: np.ndarray) -> int:
+             position: int, lows: np.ndarray, highs: np.ndarray) -> tuple[int, int]:
         # one box of the grid (lows..highs-1 per axis) into out[:, position:]: a row of the last axis
         # at a time (the inner loop has a fixed trip count and no branch per point: it vectorizes),
         # the other axes stepped like an odometer between rows
