@@ -45,6 +45,7 @@ from symgpu import derive, errors, store
 from symgpu.compare import evaluate_masked, prior_study
 from symgpu.evaluate import compiler
 from symgpu.report import latex, plot_specs, plot_values, plots, printing, schedule, style
+from symgpu import memo
 
 
 def cpu(function: Callable[[], Any]) -> tuple[float, Any]:
@@ -108,7 +109,7 @@ def values(model_id: str) -> None:
         old, _ = cpu(evaluate_all)
     finally:
         plot_values._compiled = real  # type: ignore[assignment]
-    plot_values._FUNCTIONS.clear()
+    memo.registered()["report.plot_values.functions"].clear()
     clear_cache()
     new, _ = cpu(evaluate_all)
     print(f"plot values of {model_id} ({len(specs)} plots, nothing drawn): compiled afresh {old:.2f} s, "

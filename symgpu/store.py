@@ -20,7 +20,6 @@ relative to folder descriptors with ``O_NOFOLLOW``), so no write lands outside i
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import hmac
 import os
@@ -29,6 +28,8 @@ import secrets
 import stat
 from importlib import metadata
 from pathlib import Path
+
+from symgpu.memo import memoised
 
 #: environment variables: the cache folder, and "1" to turn the cache off
 CACHE_DIR_ENV, NO_CACHE_ENV = "SYMGPU_CACHE_DIR", "SYMGPU_NO_CACHE"
@@ -42,7 +43,7 @@ _HEX2, _ENTRY = re.compile(r"[0-9a-f]{2}"), re.compile(r"[0-9a-f]{64}\.txt|\.tmp
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
 
 
-@functools.lru_cache(maxsize=None)
+@memoised("store.versions", 64)
 def _version(package: str) -> str:
     """The installed version of ``package`` (looked up once per process: the metadata
     search walks ``sys.path``, and every entry read or written names its folder)."""

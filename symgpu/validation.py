@@ -5,12 +5,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import pint
 
 from symgpu import errors, units
+from symgpu.memo import memoised
 from symgpu.evaluate import evaluator
 from symgpu.model import schema
 from symgpu import derive
@@ -89,7 +89,7 @@ def _quantity(text: Any, unit: pint.Unit | None) -> pint.Quantity:
         return units.quantity(text, unit)
 
 
-@lru_cache(maxsize=4096, typed=True)
+@memoised("validation.quantities", 4096, typed=True)
 def _kept_quantity(text: Any, unit: pint.Unit | None) -> pint.Quantity:
     return units.quantity(text, unit)
 

@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "symgpu"
 
 #: Pipeline stages, lowest first: a module may import only from its own stage or lower ones.
 LAYERS = (
-    ("symgpu.errors", "symgpu.numbers", "symgpu.resources", "symgpu.textfiles", "symgpu.store", "symgpu.workers",
+    ("symgpu.errors", "symgpu.memo", "symgpu.numbers", "symgpu.resources", "symgpu.textfiles", "symgpu.store", "symgpu.workers",
      "symgpu.leftovers"),
     ("symgpu.units",),
     ("symgpu.model",),

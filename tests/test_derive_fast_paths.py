@@ -14,6 +14,7 @@ import sympy
 import symgpu
 from symgpu.compare import normalize
 from symgpu.derive import feasibility, forms, jobs, regime_split, requests, signs
+from symgpu import memo
 
 a, b, c = sympy.symbols("a b c", positive=True)
 x = sympy.Symbol("x", real=True)
@@ -47,12 +48,12 @@ def test_memoised_roots_are_those_solved_afresh_and_each_equation_is_solved_once
     equations = [sympy.Eq(n**2 - a * n, b), n**2 - a, sympy.Eq(sympy.sqrt(n), a + b), sympy.Eq(n, n + 1), a * n - b]
     fresh = []
     for equation in equations:
-        jobs._ROOTS.clear()
+        memo.clear_all()
         fresh.append(jobs._roots(equation, n))
     calls: list[sympy.Basic] = []
     solve = sympy.solve
     monkeypatch.setattr(sympy, "solve", lambda target, *args, **kw: calls.append(target) or solve(target, *args, **kw))
-    jobs._ROOTS.clear()
+    memo.clear_all()
     first = [jobs._roots(equation, n) for equation in equations]
     again = [jobs._roots(equation, n) for equation in equations]
     assert first == again == fresh

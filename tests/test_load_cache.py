@@ -8,6 +8,7 @@ import sympy
 
 import symgpu
 from symgpu.model import loader, substitution, unordered
+from symgpu import memo
 
 
 @pytest.fixture
@@ -19,7 +20,7 @@ def empty_store(monkeypatch: pytest.MonkeyPatch, tmp_path):
     monkeypatch.delenv("SYMGPU_NO_CACHE", raising=False)
     monkeypatch.setattr(substitution, "_settled", None)
     monkeypatch.setattr(substitution, "_found", set())
-    monkeypatch.setattr(substitution, "_KEPT", {})
+    memo.registered()["model.substitution.min_max"].clear()
     monkeypatch.setattr(unordered, "keeps_every_argument", lambda args: False)
     return tmp_path
 
@@ -32,7 +33,7 @@ def test_a_kept_min_max_verdict_builds_what_sympy_builds(monkeypatch: pytest.Mon
     substitution.save()
     # a later process: the verdict comes from the store, and only for the undominated arguments
     monkeypatch.setattr(substitution, "_settled", None)
-    monkeypatch.setattr(substitution, "_KEPT", {})
+    memo.registered()["model.substitution.min_max"].clear()
     assert len(substitution._read()) == 1
     again = substitution.min_max(sympy.Min, kept)
     assert again is not first and sympy.srepr(again) == sympy.srepr(first) == sympy.srepr(sympy.Min(*kept))
@@ -44,7 +45,7 @@ def test_models_built_from_kept_verdicts_equal_models_built_afresh(monkeypatch: 
         path = loader.resolve(model_id)
         afresh = symgpu.model.Model(loader.read_definition(path))
         monkeypatch.setattr(substitution, "_settled", None)
-        monkeypatch.setattr(substitution, "_KEPT", {})
+        memo.registered()["model.substitution.min_max"].clear()
         kept = symgpu.model.Model(loader.read_definition(path))
         assert len(substitution._read()) > 0
         for name, equation in afresh.equations.items():

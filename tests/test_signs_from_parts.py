@@ -9,6 +9,7 @@ import pytest
 import sympy
 
 from symgpu.derive import sign_parts, signs
+from symgpu import memo
 
 a, b, c = sympy.symbols("a b c", positive=True)
 x = sympy.Symbol("x", real=True)
@@ -32,11 +33,11 @@ def general_sign(model, expr):
     original = sign_parts.sign_from_parts
     sign_parts.sign_from_parts = lambda *args: None
     try:
-        signs._SIGN_CACHE.clear()
+        memo.clear_all()
         return signs.SignReasoner(model).sign(expr)
     finally:
         sign_parts.sign_from_parts = original
-        signs._SIGN_CACHE.clear()
+        memo.clear_all()
 
 
 def brute_force_signs(expr, points=400):
@@ -75,5 +76,5 @@ def test_a_minimum_of_positive_sums_with_nested_max_is_decided_without_factoring
         raise AssertionError("factored an expression the parts decide")
 
     monkeypatch.setattr(sympy, "factor", no_factoring)
-    signs._SIGN_CACHE.clear()
+    memo.clear_all()
     assert signs.SignReasoner(ia).sign(expr) == 1

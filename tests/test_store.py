@@ -15,6 +15,7 @@ import symgpu
 from symgpu import store
 from symgpu.cli import app
 from symgpu.derive import signs
+from symgpu import memo
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -89,7 +90,7 @@ def test_clear_removes_every_entry(cache):
 
 
 def test_a_tampered_sign_verdict_is_recomputed(cache, ia):
-    signs._SIGN_CACHE.clear()
+    memo.clear_all()
     x = sympy.Symbol("x", positive=True)
     expr = (x + 1) ** 2 - x**2 - 2 * x  # 1: only factoring proves it (intervals and points cannot), so it is stored
     context = signs.SignReasoner(ia)
@@ -101,7 +102,7 @@ def test_a_tampered_sign_verdict_is_recomputed(cache, ia):
     body = "__import__('os')"
     import hashlib
     path.write_text(f"symgpu-cache-v1 {key} {hashlib.sha256(body.encode()).hexdigest()}\n{body}", encoding="utf-8")
-    signs._SIGN_CACHE.clear()
+    memo.clear_all()
     assert context.sign(expr) == 1
     assert store.get("signs", key) == "1"
 
@@ -109,7 +110,7 @@ def test_a_tampered_sign_verdict_is_recomputed(cache, ia):
 def test_sign_verdicts_decided_cheaply_are_not_stored(cache, ia):
     # an interval enclosure (x + 1 > 0) or two signs at exact points (x - 1) decide faster than
     # the disk answers: only verdicts that needed factoring or simplify are kept
-    signs._SIGN_CACHE.clear()
+    memo.clear_all()
     x = sympy.Symbol("x", positive=True)
     context = signs.SignReasoner(ia)
     assert context.sign(x + 1) == 1 and context.sign(x - 1) is None
@@ -117,7 +118,7 @@ def test_sign_verdicts_decided_cheaply_are_not_stored(cache, ia):
 
 
 def test_a_sign_verdict_of_another_engine_is_not_reused(cache, ia, monkeypatch):
-    signs._SIGN_CACHE.clear()
+    memo.clear_all()
     x = sympy.Symbol("x", positive=True)
     expr = (x + 2) ** 2 - x**2 - 4 * x  # 4: proved by factoring, so stored
     context = signs.SignReasoner(ia)
@@ -130,7 +131,7 @@ def test_a_sign_verdict_of_another_engine_is_not_reused(cache, ia, monkeypatch):
     assert store.get("signs", edited) is None
     monkeypatch.setattr(store, "_ENGINE", [])
     store.put("signs", edited, "-1")
-    signs._SIGN_CACHE.clear()
+    memo.clear_all()
     assert context.sign(expr) == 1
 
 

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from symgpu.model import Model, loader, substitution, unordered
+from symgpu import memo
 
 x, y = sympy.symbols("x y", positive=True)
 k = sympy.Symbol("k", integer=True, nonnegative=True)
@@ -37,7 +38,7 @@ def test_every_proved_min_max_of_the_bundled_models_is_what_sympy_builds(monkeyp
         return verdict
 
     monkeypatch.setattr(unordered, "keeps_every_argument", recording)
-    monkeypatch.setattr(substitution, "_KEPT", {})
+    memo.registered()["model.substitution.min_max"].clear()
     for model_id in loader.list_models():
         model = Model(loader.read_definition(loader.resolve(model_id)))
         for name in model.defining:

@@ -8,13 +8,15 @@ from typing import Any
 
 import sympy
 
+from symgpu.memo import Memo
+
 _PIECEWISE = (sympy.Min, sympy.Max, sympy.Piecewise)
 _INTEGER_PARTS = (sympy.floor, sympy.ceiling)
 #: simplified forms by expression (simplify is deterministic: the same input gives the same output)
-_SIMPLIFIED: dict[sympy.Basic, sympy.Basic] = {}
+_SIMPLIFIED: Memo[sympy.Basic, sympy.Basic] = Memo("derive.forms.simplified", 20000)
 #: factored forms by expression (``sympy.factor`` is deterministic too; tidying meets the same
 #: polynomial again under each regime and variable)
-_FACTORED: dict[sympy.Basic, sympy.Basic] = {}
+_FACTORED: Memo[sympy.Basic, sympy.Basic] = Memo("derive.forms.factored", 20000)
 
 
 def factored(expr: sympy.Expr) -> sympy.Expr:
@@ -24,8 +26,6 @@ def factored(expr: sympy.Expr) -> sympy.Expr:
     if isinstance(expr, sympy.Basic) and (expr.is_Atom or _integer_monomial(expr)):
         return expr
     if expr not in _FACTORED:
-        if len(_FACTORED) > 20000:
-            _FACTORED.clear()
         _FACTORED[expr] = sympy.factor(expr)
     return _FACTORED[expr]
 
@@ -49,8 +49,6 @@ def small_simplify(expr: sympy.Expr) -> sympy.Expr:
             out = sympy.simplify(expr)
     except (TypeError, ValueError, NotImplementedError, RecursionError):
         out = expr
-    if len(_SIMPLIFIED) > 20000:
-        _SIMPLIFIED.clear()
     _SIMPLIFIED[expr] = out
     return out
 

@@ -14,6 +14,7 @@ import pint
 import sympy
 
 from symgpu import errors, units
+from symgpu.memo import Memo
 from symgpu.derive import forms
 from symgpu.derive import signs
 from symgpu.units import dimensions
@@ -440,7 +441,7 @@ def linear_roots(target: sympy.Expr, var: sympy.Symbol) -> list[sympy.Expr] | No
 
 #: what :func:`_roots` found, per (equation, variable): a model's variants, and a model's
 #: operations, solve the same equations again
-_ROOTS: dict[tuple[sympy.Basic, sympy.Symbol], tuple[Any, ...] | None] = {}
+_ROOTS: Memo[tuple[sympy.Basic, sympy.Symbol], tuple[Any, ...] | None] = Memo("derive.jobs.roots", 4096)
 
 
 def _roots(equation: sympy.Basic, var: sympy.Symbol) -> list[Any] | None:
@@ -474,8 +475,6 @@ def _roots(equation: sympy.Basic, var: sympy.Symbol) -> list[Any] | None:
                 roots = list(solution)
         if roots is not None:
             roots = [r.xreplace({free: var}) if isinstance(r, sympy.Basic) else r for r in roots]
-    if len(_ROOTS) > 4096:
-        _ROOTS.clear()
     _ROOTS[key] = None if roots is None else tuple(roots)
     return roots
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
+from symgpu.memo import Memo, memoised
 from symgpu.derive import feasibility, forms
 from symgpu.derive import signs
 from symgpu.derive import jobs
@@ -94,7 +95,7 @@ class Regime:
                 "expression": _text(self.expression), "terms": list(self.terms), "feasible": self.feasible}
 
 
-@functools.lru_cache(maxsize=8192)
+@memoised("derive.regime_split.text", 8192)
 def _text(condition: sympy.Basic) -> str:
     """``sympy.sstr`` of one regime condition or value (memoised: the regimes of a quantity share most of theirs)."""
     return sympy.sstr(condition)
@@ -179,8 +180,9 @@ def _branches(expr: sympy.Basic, names: Mapping[Any, str], counter: list[int]) -
 
 #: the generic point of :func:`_generic_value`
 _POINT = sample_points.GenericPoint()
-_VALUES: dict[sympy.Basic, sympy.Basic | None] = {}
-_CANCELS: dict[tuple[sympy.Basic, sympy.Basic], bool] = {}
+#: values at that point (a clear of this memo alone is safe: the values are found again at the same point)
+_VALUES: Memo[sympy.Basic, sympy.Basic | None] = Memo("derive.regime_split.generic_values", 20000)
+_CANCELS: Memo[tuple[sympy.Basic, sympy.Basic], bool] = Memo("derive.regime_split.cancels", 20000)
 
 
 def _generic_value(h: sympy.Basic) -> sympy.Basic | None:
@@ -206,7 +208,7 @@ def cancel_to_zero(a: sympy.Expr, b: sympy.Expr) -> bool:
     point refutes it first; cancel runs only for the pairs that point cannot tell apart (memoised)."""
     if a + b == 0:
         return True
-    if len(_VALUES) > 20000 or len(_POINT) > 20000:
+    if len(_POINT) > 20000:
         _VALUES.clear()  # the point and the values at it go together (never one without the other,
         _POINT.clear()  # and never between the two values compared below)
     va, vb = _generic_value(a), _generic_value(b)
@@ -214,8 +216,6 @@ def cancel_to_zero(a: sympy.Expr, b: sympy.Expr) -> bool:
         return False
     key = (a, b)
     if key not in _CANCELS:
-        if len(_CANCELS) > 20000:
-            _CANCELS.clear()
         _CANCELS[key] = sympy.cancel(a + b) == 0
     return _CANCELS[key]
 
@@ -269,7 +269,7 @@ def _bounds_infeasible(ctx: signs.SignReasoner, conditions: Sequence[sympy.Basic
     return False
 
 
-@functools.lru_cache(maxsize=4096)
+@memoised("derive.regime_split.conjunction", 4096)
 def _conjunction(conditions: tuple[sympy.Basic, ...]) -> sympy.Basic:
     """``And`` of a regime's conditions (built once: the steps and the result both use it)."""
     return sympy.And(*conditions) if conditions else sympy.true

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors, store
+from symgpu.memo import Memo
 from symgpu.derive import forms, inequalities, intervals, sign_parts
 from symgpu.model import sample_points
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from symgpu.model import Model
 
 #: sign verdicts by expression (the expression already carries every substitution used)
-_SIGN_CACHE: dict[Any, int | None] = {}
+_SIGN_CACHE: Memo[Any, int | None] = Memo("derive.signs.verdicts", 20000)
 #: the only texts a stored sign verdict may be (anything else is recomputed)
 _VERDICTS: dict[str | None, int | None] = {"1": 1, "-1": -1, "0": 0, "None": None}
 
@@ -40,8 +41,9 @@ def _number(value: Any) -> sympy.Expr:
 
 
 #: the positive stand-in of each constant symbol, shared by every reasoner: the same expression
-#: then reads the same under each job, so the memoised verdicts and forms are reused
-_STANDINS: dict[sympy.Symbol, sympy.Dummy] = {}
+#: then reads the same under each job, so the memoised verdicts and forms are reused (bounded:
+#: a stand-in made again after a clear is a new Dummy, so only reuse of memoised verdicts is lost)
+_STANDINS: Memo[sympy.Symbol, sympy.Dummy] = Memo("derive.signs.standins", 20000)
 
 
 def _positive_standin(symbol: sympy.Symbol) -> sympy.Dummy:
@@ -171,8 +173,6 @@ class SignReasoner:
         key = (e, tuple(self.positives))
         if key in _SIGN_CACHE:
             return _SIGN_CACHE[key]
-        if len(_SIGN_CACHE) > 20000:
-            _SIGN_CACHE.clear()
         # cheap first: interval arithmetic over the declared ranges may prove the sign; exact
         # values of two different signs at admissible points refute every sign claim, so
         # neither factoring nor simplify is tried. Both are quicker than the disk: not stored
@@ -374,13 +374,11 @@ def _factor_sign(e: sympy.Expr) -> int | None:
 
 
 #: canonical forms of relationals and of their reversals (``Relational.canonical`` is not cached by SymPy)
-_CANONICAL: dict[sympy.Basic, tuple[sympy.Basic, sympy.Basic]] = {}
+_CANONICAL: Memo[sympy.Basic, tuple[sympy.Basic, sympy.Basic]] = Memo("derive.signs.canonical", 20000)
 
 
 def _canonical(rel: sympy.Basic) -> tuple[sympy.Basic, sympy.Basic]:
     if rel not in _CANONICAL:
-        if len(_CANONICAL) > 20000:
-            _CANONICAL.clear()
         _CANONICAL[rel] = (rel.canonical, rel.reversed.canonical)
     return _CANONICAL[rel]
 
@@ -413,7 +411,7 @@ def add_new_relation(relation: sympy.Basic, shown: list[sympy.Basic], seen: set[
 
 #: the most points evaluated to refute a sign claim
 REFUTE_POINTS = 10
-_REFUTED: dict[Any, bool] = {}
+_REFUTED: Memo[Any, bool] = Memo("derive.signs.refuted", 20000)
 
 
 def sign_key(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> str:
@@ -468,7 +466,5 @@ def refuted(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> bool:
                 seen.add(found)
             if len(seen) == 2:
                 break
-    if len(_REFUTED) > 20000:
-        _REFUTED.clear()
     _REFUTED[key] = len(seen) == 2
     return _REFUTED[key]

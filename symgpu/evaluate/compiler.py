@@ -16,6 +16,7 @@ import sympy
 from sympy.printing.numpy import NumPyPrinter
 
 from symgpu.evaluate import scaling
+from symgpu.memo import Memo
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -75,8 +76,8 @@ def compiled(model: Model, name: str, given: frozenset[str]) -> tuple[tuple[str,
 
 #: step functions by base-unit expression, shared by models (variants share most equations;
 #: the expression's symbols carry their assumptions, so equal keys compile to the same code)
-_STEPS: dict[sympy.Basic, tuple[tuple[str, ...], Any]] = {}
 MAX_STEPS = 4096
+_STEPS: Memo[sympy.Basic, tuple[tuple[str, ...], Any]] = Memo("evaluate.compiler.steps", MAX_STEPS)
 
 
 def equation_functions(model: Model, names: Sequence[str]) -> list[tuple[tuple[str, ...], Any]]:
@@ -94,8 +95,6 @@ def equation_functions(model: Model, names: Sequence[str]) -> list[tuple[tuple[s
         base = rhs if scaling.in_base_units(model, rhs) else scaling.base_expression(model, rhs)
         found = _STEPS.get(base)
         if found is None:
-            if len(_STEPS) >= MAX_STEPS:
-                _STEPS.clear()
             args = tuple(sorted(s.name for s in base.free_symbols))
             found = _STEPS[base] = (args, _lambdify([model.symbols[a] for a in args], base, evaluating=True))
         model._compiled[("equation", name)] = found

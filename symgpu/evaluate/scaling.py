@@ -7,19 +7,19 @@ functions, exact evaluation, regime checks, plots) goes through it.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import pint
 import sympy
 
 from symgpu import units
+from symgpu.memo import memoised
 
 if TYPE_CHECKING:
     from symgpu.model import Model
 
 
-@lru_cache(maxsize=512)
+@memoised("evaluate.scaling.unit_scale", 512)
 def unit_scale(unit: pint.Unit) -> sympy.Rational:
     """Factor taking a magnitude in ``unit`` to the registry's coherent base units, exactly.
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from symgpu.memo import memoised
 from symgpu.model import build, loader
 
 M = TypeVar("M", bound=build.Model)
@@ -25,6 +25,6 @@ def load(id_or_path: str | os.PathLike[str], cls: type[M]) -> M:
     return cast(M, _load_cached(path, path.stat().st_mtime_ns, cast(Any, cls)))
 
 
-@lru_cache(maxsize=64)
+@memoised("model.catalog.loaded", 64)
 def _load_cached(path: Path, mtime: int, cls: Any) -> Any:
     return cls(loader.read_definition(path))

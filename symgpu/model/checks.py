@@ -6,13 +6,13 @@ table refers to."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Any
 
 import pint
 import sympy
 
 from symgpu import errors, units
+from symgpu.memo import memoised
 from symgpu.model import schema, value_domain
 from symgpu.model.records import Equation
 from symgpu.units import dimensions
@@ -28,7 +28,7 @@ def _quantity(text: Any, unit: pint.Unit) -> pint.Quantity:
         return units.quantity(text, unit, finite=False)
 
 
-@lru_cache(maxsize=4096, typed=True)
+@memoised("model.checks.quantities", 4096, typed=True)
 def _kept_quantity(text: Any, unit: pint.Unit) -> pint.Quantity:
     return units.quantity(text, unit, finite=False)
 

@@ -5,10 +5,11 @@ becomes a subscript by accident (SymPy's default prints ``Coal_Mem_insts`` as ``
 from __future__ import annotations
 
 import re
-import weakref
 from typing import TYPE_CHECKING, Any
 
 import sympy
+
+from symgpu.memo import Memo
 
 if TYPE_CHECKING:
     from symgpu.model.build import Model
@@ -55,7 +56,7 @@ def symbol_names(model: Model) -> dict[sympy.Symbol, str]:
 
 
 #: model -> its symbols' LaTeX names
-_NAMES: weakref.WeakKeyDictionary[Any, dict[sympy.Symbol, str]] = weakref.WeakKeyDictionary()
+_NAMES: Memo[Any, dict[sympy.Symbol, str]] = Memo("model.latex_names.names", 256, weak=True)
 
 
 def spelled(tex: str) -> str:

@@ -24,11 +24,12 @@ import sympy
 from sympy.core.parameters import global_parameters
 
 from symgpu import store
+from symgpu.memo import Memo
 from symgpu.model import unordered
 
 #: the most Min/Max results kept (the whole table is dropped when it is full)
 MAX_KEPT = 4096
-_KEPT: dict[tuple[Any, tuple[Any, ...]], sympy.Basic] = {}
+_KEPT: Memo[tuple[Any, tuple[Any, ...]], sympy.Basic] = Memo("model.substitution.min_max", MAX_KEPT)
 
 
 def min_max(func: Any, args: tuple[Any, ...]) -> sympy.Basic:
@@ -41,8 +42,6 @@ def min_max(func: Any, args: tuple[Any, ...]) -> sympy.Basic:
     key = (func, tuple(args))
     found = _KEPT.get(key)
     if found is None:
-        if len(_KEPT) >= MAX_KEPT:
-            _KEPT.clear()
         found = _KEPT[key] = _build(func, args)
     return found
 

@@ -17,7 +17,6 @@ file, an input that cannot be read) means "not up to date": the report is render
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import platform
@@ -29,6 +28,7 @@ from pathlib import Path, PurePosixPath
 import tomllib
 
 from symgpu import resources, store
+from symgpu.memo import memoised
 from symgpu.kernel import mapping
 from symgpu.model import loader
 
@@ -232,7 +232,7 @@ def _key(kind: str, formats: Sequence[str], parts: Sequence[str]) -> str:
     return store.digest(_VERSION, kind, ",".join(formats), *_environment(), *parts)
 
 
-@functools.cache
+@memoised("report.freshness.environment", 1)
 def _environment() -> tuple[str, ...]:
     """What every report depends on (read once per process): symgpu's source and packaged data,
     the checkout's place (paths in reports are shown relative to it), Python and library versions."""

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 import urllib.parse
-import weakref
 from typing import TYPE_CHECKING, Any
 import sympy
 if TYPE_CHECKING:
     from symgpu.model import Model
+from symgpu.memo import Memo
 from symgpu.model import latex_names
 from symgpu.numbers import DIGITS, number_text
 from symgpu.report import printing
@@ -153,9 +153,9 @@ def latex(model: Model, expr: Any, **options: Any) -> str:
 
 
 #: model -> (expression, options) -> LaTeX, see :func:`latex`
-_PRINTED: weakref.WeakKeyDictionary[Any, dict[Any, str]] = weakref.WeakKeyDictionary()
+_PRINTED: Memo[Any, dict[Any, str]] = Memo("report.latex.printed", 256, weak=True)
 #: model -> options -> its LaTeX printer (:class:`printing.KeptLatexPrinter`)
-_PRINTERS: weakref.WeakKeyDictionary[Any, dict[Any, printing.KeptLatexPrinter]] = weakref.WeakKeyDictionary()
+_PRINTERS: Memo[Any, dict[Any, printing.KeptLatexPrinter]] = Memo("report.latex.printers", 256, weak=True)
 
 
 def _printer(model: Model, key: Any, names: dict[sympy.Symbol, str], options: dict[str, Any]) -> printing.KeptLatexPrinter | None:

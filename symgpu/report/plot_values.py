@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import weakref
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy
 from symgpu import errors, units
+from symgpu.memo import Memo
 from symgpu.evaluate import active, scaling
 from symgpu.numbers import number_text, round_sig
 from symgpu.report.scenarios import magnitude, scrub
@@ -21,7 +21,7 @@ from symgpu.evaluate import compiler
 
 # ============================================================================ evaluation
 #: model -> (expression, variables, fixed values, unit) -> compiled function, see :meth:`_Values.function`
-_FUNCTIONS: weakref.WeakKeyDictionary[Any, dict[tuple[Any, ...], Any]] = weakref.WeakKeyDictionary()
+_FUNCTIONS: Memo[Any, dict[tuple[Any, ...], Any]] = Memo("report.plot_values.functions", 256, weak=True)
 
 
 def _compiled(model: Model, expr: sympy.Basic, variables: tuple[str, ...], fixed: dict[sympy.Symbol, sympy.Float],

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 
 import os
 from dataclasses import dataclass
@@ -10,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import pint
 import sympy
 from symgpu import errors, units
+from symgpu.memo import memoised
 from symgpu.model import loader
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -89,7 +89,7 @@ def supplied(model: Model, scenario: Scenario) -> set[str]:
     return set(model.constants) | set(model.preset(scenario.preset)) | {k for k, _ in scenario.inputs}
 
 
-@functools.lru_cache(maxsize=4096)
+@memoised("report.scenarios.magnitudes", 4096)
 def magnitude(model: Model, name: str, scenario: Scenario) -> float:
     """Value of symbol ``name`` in its declared unit: an input's value, or a quantity evaluated.
 

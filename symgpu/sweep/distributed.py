@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from symgpu import api, errors, leftovers
+from symgpu.memo import Memo
 from symgpu.model import loader
 from symgpu.sweep.grid import Axis, Grid
 from symgpu.sweep.plan import SweepPlan, build_plan
@@ -42,7 +43,8 @@ class PartRequest:
     backend: str
 
 
-_PLANS: dict[str, tuple[SweepPlan, Any, backends.Backend]] = {}
+#: the plan of the sweep this worker process runs (one sweep at a time per worker process)
+_PLANS: Memo[str, tuple[SweepPlan, Any, backends.Backend]] = Memo("sweep.distributed.plans", 1)
 #: seconds to wait for the first Dask worker before refusing (a scheduler with no workers would wait forever)
 WORKER_WAIT = 60.0
 
@@ -71,7 +73,6 @@ def _plan(request: PartRequest) -> tuple[SweepPlan, Any, backends.Backend]:
         plan = build_plan(model, request.quantities, grid=Grid(request.axes), values=dict(request.values),
                           checks=request.checks, regime_of=request.regime_of)
         runner = backends.load(request.backend)
-        _PLANS.clear()  # one sweep at a time per worker process
         _PLANS[request.token] = (plan, compile_plan(plan, runner), runner)
     return _PLANS[request.token]
 

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from symgpu.evaluate import active
+from symgpu.memo import Memo
 from symgpu.sweep.regimes import RegimeSpec, Tree
 
 #: regime kinds as the kernel reads them
@@ -55,7 +56,7 @@ class Layout:
     program: np.ndarray  # CASES: the conditions as a postfix program (rows of 5 integers)
 
 
-_LAYOUTS: dict[int, tuple[object, Layout]] = {}
+_LAYOUTS: Memo[int, tuple[object, Layout]] = Memo("sweep.fused.layouts", 64)
 
 
 def layout(owner: object, axes: list[np.ndarray], scales: tuple[float, ...], quantities: int, domain: int | None,
@@ -64,8 +65,6 @@ def layout(owner: object, axes: list[np.ndarray], scales: tuple[float, ...], qua
     known = _LAYOUTS.get(id(owner))
     if known is not None and known[0] is owner:
         return known[1]
-    if len(_LAYOUTS) > 64:
-        _LAYOUTS.clear()
     lengths = np.array([a.size for a in axes], dtype=np.int64)
     offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64) if axes else np.zeros(0, dtype=np.int64)
     based = [a * s if s != 1.0 else a for a, s in zip(axes, scales)]  # as the NumPy backend scales them
@@ -107,7 +106,8 @@ def program(trees: tuple[Tree, ...]) -> np.ndarray:
     return np.array(rows, dtype=np.int64).reshape(-1, 5)
 
 
-_KERNELS: dict[tuple[Any, ...], Any] = {}
+#: compiled loops by shape (bounded: a shape compiled again after a clear costs only its compile time)
+_KERNELS: Memo[tuple[Any, ...], Any] = Memo("sweep.fused.kernels", 256)
 
 
 def kernel(numba: Any, axes: int, plan: Layout) -> tuple[Callable[..., Any], Callable[..., Any]]:
@@ -289,7 +289,8 @@ def _cases(numba: Any, rows: tuple[tuple[int, ...], ...], relation: Any, magnitu
     return numba.njit(inline="always")(namespace["decide"])
 
 
-_JITTED: dict[int, tuple[Any, Any]] = {}
+#: compiled functions by id (the function kept with it, so a reused id is never mistaken for it)
+_JITTED: Memo[int, tuple[Any, Any]] = Memo("sweep.fused.jitted", 256)
 
 
 def jitted(numba: Any, function: Callable[..., Any]) -> Any:

@@ -13,6 +13,7 @@ import numpy as np
 
 from symgpu import errors
 from symgpu.evaluate import compiler
+from symgpu.memo import Memo
 from symgpu.model import Model
 from symgpu.sweep import backends, fused
 from symgpu.sweep.grid import Axis, Grid
@@ -106,7 +107,7 @@ def _chunk(plan: SweepPlan, start: int, stop: int, out: Sequence[Any], shape: tu
     return Chunk(start, stop, Columns(columns, plan.grid, start, stop), regime, outside)
 
 
-_AXES: dict[int, tuple[object, list[np.ndarray]]] = {}
+_AXES: Memo[int, tuple[object, list[np.ndarray]]] = Memo("sweep.run.axes", 64)
 
 
 def _base_axes(plan: SweepPlan) -> list[np.ndarray]:
@@ -114,8 +115,6 @@ def _base_axes(plan: SweepPlan) -> list[np.ndarray]:
     known = _AXES.get(id(plan))
     if known is not None and known[0] is plan:
         return known[1]
-    if len(_AXES) > 64:
-        _AXES.clear()
     axes = [a.values * s if s != 1.0 else a.values for a, s in zip(plan.grid.axes, plan.scales)]
     _AXES[id(plan)] = (plan, axes)
     return axes

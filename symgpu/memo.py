@@ -1,0 +1,159 @@
+"""Bounded in-process memos: one type for every module-level cache of symgpu, with a name, a
+bound, hit and miss counts, and one reset (:func:`clear_all`) for tests and benchmarks.
+
+Eviction is *clear when full*: inserting a new key into a memo that holds ``maxsize`` entries
+first empties it. Chosen over LRU because (1) it is what the hand-written caches it replaces
+did, so their behaviour is unchanged; (2) a hit is one dict lookup, with no reordering on the
+hot paths (sign verdicts, factored forms are looked up hundreds of thousands of times); (3) a
+memo whose entries must go together (values at one generic point) never loses part of a set.
+A memo is a cache only: every value can be computed again, so a clear never changes a result.
+
+NOTE: layer 0; imports nothing from symgpu.
+"""
+
+from __future__ import annotations
+
+import functools
+import weakref
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, cast, overload
+
+K = TypeVar("K")
+V = TypeVar("V")
+F = TypeVar("F", bound=Callable[..., Any])
+
+_MISSING: Any = object()
+
+
+@dataclass(frozen=True)
+class MemoStats:
+    """One memo's state: its name, entries held, bound, and lookups that hit or missed."""
+
+    name: str
+    size: int
+    maxsize: int
+    hits: int
+    misses: int
+
+
+class Memo(Generic[K, V]):
+    """A mapping that holds at most ``maxsize`` entries (emptied when a new key would exceed
+    it), registered under ``name`` for :func:`clear_all` and :func:`stats`.
+
+    ``key in memo``, :meth:`get` and :meth:`setdefault` count a hit or a miss; ``memo[key]``
+    does not (it follows an ``in`` that was counted). ``weak=True`` keeps the keys weakly
+    (a model's entries go with the model), as :class:`weakref.WeakKeyDictionary` does.
+    """
+
+    __slots__ = ("name", "maxsize", "hits", "misses", "_data", "__weakref__")
+
+    def __init__(self, name: str, maxsize: int, *, weak: bool = False) -> None:
+        if maxsize < 1:
+            raise ValueError(f"memo {name!r}: maxsize is {maxsize}, but it should be at least 1")
+        if name in _REGISTRY:
+            raise ValueError(f"memo {name!r} exists already: give each memo its own name")
+        self.name = name
+        self.maxsize = maxsize
+        self.hits = 0
+        self.misses = 0
+        self._data: dict[K, V] | weakref.WeakKeyDictionary[Any, V] = weakref.WeakKeyDictionary() if weak else {}
+        _REGISTRY[name] = self
+
+    def __repr__(self) -> str:
+        return f"Memo({self.name!r}, {len(self._data)}/{self.maxsize})"
+
+    def __contains__(self, key: object) -> bool:
+        found = key in self._data
+        if found:
+            self.hits += 1
+        else:
+            self.misses += 1
+        return found
+
+    def __getitem__(self, key: K) -> V:
+        return self._data[key]
+
+    def __setitem__(self, key: K, value: V) -> None:
+        data = self._data
+        if len(data) >= self.maxsize and key not in data:
+            data.clear()
+        data[key] = value
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(list(self._data))
+
+    @overload
+    def get(self, key: K) -> V | None: ...
+    @overload
+    def get(self, key: K, default: V) -> V: ...
+
+    def get(self, key: K, default: V | None = None) -> V | None:
+        value = self._data.get(key, _MISSING)
+        if value is _MISSING:
+            self.misses += 1
+            return default
+        self.hits += 1
+        return cast(V, value)
+
+    def setdefault(self, key: K, default: V) -> V:
+        value = self._data.get(key, _MISSING)
+        if value is _MISSING:
+            self.misses += 1
+            self[key] = default
+            return default
+        self.hits += 1
+        return cast(V, value)
+
+    def clear(self) -> None:
+        """Empty the memo and reset its counts."""
+        self._data.clear()
+        self.hits = self.misses = 0
+
+    def stats(self) -> MemoStats:
+        return MemoStats(self.name, len(self._data), self.maxsize, self.hits, self.misses)
+
+
+#: every memo made, by name
+_REGISTRY: dict[str, Memo[Any, Any]] = {}
+
+
+def registered() -> dict[str, Memo[Any, Any]]:
+    """Every memo made so far, by name (a copy)."""
+    return dict(_REGISTRY)
+
+
+def clear_all() -> None:
+    """Empty every registered memo (tests and benchmarks start from cold caches this way)."""
+    for memo in list(_REGISTRY.values()):
+        memo.clear()
+
+
+def stats() -> tuple[MemoStats, ...]:
+    """The state of every registered memo, sorted by name."""
+    return tuple(_REGISTRY[name].stats() for name in sorted(_REGISTRY))
+
+
+def memoised(name: str, maxsize: int, *, typed: bool = False) -> Callable[[F], F]:
+    """Decorator: memoise a function of hashable positional arguments in a :class:`Memo`
+    (``functools.lru_cache`` with clear-when-full eviction; ``typed`` as there: ``1`` and
+    ``1.0`` are different keys). The memo is the wrapper's ``memo`` attribute."""
+
+    def decorate(function: F) -> F:
+        memo: Memo[Hashable, Any] = Memo(name, maxsize)
+
+        @functools.wraps(function)
+        def wrapper(*args: Any) -> Any:
+            key: Hashable = (*args, *(type(a) for a in args)) if typed else args
+            value = memo.get(key, _MISSING)
+            if value is _MISSING:
+                value = memo[key] = function(*args)
+            return value
+
+        wrapper.memo = memo  # type: ignore[attr-defined]
+        return cast(F, wrapper)
+
+    return decorate

@@ -1,0 +1,121 @@
+"""symgpu.memo: bounded memos with names and counts, and the one reset every test and benchmark uses."""
+
+from __future__ import annotations
+
+import gc
+import importlib.util
+
+import pytest
+import sympy
+
+from symgpu import memo
+from symgpu.derive import forms, signs
+from symgpu.evaluate import scaling
+from symgpu import units
+import symgpu
+
+
+@pytest.fixture
+def scratch():
+    """Memos made by a test, taken out of the registry afterwards (their names are then free)."""
+    made: list[str] = []
+
+    def make(name: str, maxsize: int, **kw) -> memo.Memo:
+        made.append(name)
+        return memo.Memo(name, maxsize, **kw)
+
+    yield make
+    for name in made:
+        memo._REGISTRY.pop(name, None)
+
+
+def test_a_memo_holds_at_most_its_bound_and_is_emptied_when_a_new_key_would_exceed_it(scratch):
+    m = scratch("test.bounded", 3)
+    for k in range(3):
+        m[k] = k * k
+    assert len(m) == 3 and list(m) == [0, 1, 2]
+    m[1] = 10  # a key already there: replaced, nothing evicted
+    assert len(m) == 3 and m[1] == 10
+    m[3] = 9  # a fourth key: the memo is emptied first (clear when full)
+    assert len(m) == 1 and list(m) == [3]
+    for k in range(100):
+        m[k] = k
+        assert len(m) <= 3
+
+
+def test_lookups_count_hits_and_misses_and_clear_resets_them(scratch):
+    m = scratch("test.counts", 8)
+    assert "a" not in m and m.get("a") is None  # two misses
+    m["a"] = 1
+    assert "a" in m and m.get("a") == 1 and m["a"] == 1  # two hits; [] is not counted
+    assert m.setdefault("b", 2) == 2 and m.setdefault("b", 3) == 2  # a miss then a hit
+    assert m.stats() == memo.MemoStats("test.counts", 2, 8, 3, 3)
+    m.clear()
+    assert m.stats() == memo.MemoStats("test.counts", 0, 8, 0, 0)
+
+
+def test_stats_is_a_frozen_record_per_registered_memo_sorted_by_name(scratch):
+    scratch("test.stats", 2)["x"] = 1
+    found = memo.stats()
+    assert [s.name for s in found] == sorted(s.name for s in found)
+    mine = next(s for s in found if s.name == "test.stats")
+    assert (mine.size, mine.maxsize) == (1, 2)
+    with pytest.raises(AttributeError):
+        mine.size = 5  # type: ignore[misc]
+
+
+def test_a_weak_memo_lets_its_keys_go(scratch):
+    class Key:
+        pass
+
+    m = scratch("test.weak", 4, weak=True)
+    key = Key()
+    m[key] = "value"
+    assert len(m) == 1
+    del key
+    gc.collect()
+    assert len(m) == 0
+
+
+@pytest.mark.parametrize(("name", "maxsize", "match"), [
+    ("test.zero", 0, "maxsize is 0, but it should be at least 1"),
+    ("derive.signs.verdicts", 4, "exists already"),
+])
+def test_a_memo_without_room_or_with_a_taken_name_is_refused(name, maxsize, match):
+    with pytest.raises(ValueError, match=match):
+        memo.Memo(name, maxsize)
+
+
+def test_memoised_computes_once_per_arguments_and_stays_bounded():
+    calls: list[tuple] = []
+
+    @memo.memoised("test.memoised", 2, typed=True)
+    def twice(x):
+        calls.append((x,))
+        return 2 * x
+
+    try:
+        assert twice(1) == 2 and twice(1) == 2 and calls == [(1,)]
+        assert twice(1.0) == 2.0 and len(calls) == 2  # typed: 1 and 1.0 are different keys
+        assert twice(3) == 6 and len(twice.memo) == 1  # a third key empties the memo first
+        assert twice.memo.stats() == memo.MemoStats("test.memoised", 1, 2, 1, 3)
+    finally:
+        memo._REGISTRY.pop("test.memoised")
+
+
+def test_clear_all_empties_every_registered_memo_filled_through_the_public_api():
+    x = sympy.Symbol("x", positive=True)
+    model = symgpu.load("occupancy")
+    signs.SignReasoner(model).sign((x + 1) ** 2 - x**2 - 2 * x)
+    forms.factored(x**2 + 2 * x + 1)
+    scaling.unit_scale(units.registry().Unit("GB/s"))
+    filled = {s.name for s in memo.stats() if s.size}
+    assert {"derive.signs.verdicts", "derive.forms.factored", "evaluate.scaling.unit_scale", "model.catalog.loaded"} <= filled
+    memo.clear_all()
+    assert all(s.size == 0 and s.hits == s.misses == 0 for s in memo.stats())
+
+
+def test_each_memo_is_named_after_the_module_it_lives_in():
+    for name in memo.registered():
+        if not name.startswith("test."):
+            assert importlib.util.find_spec("symgpu." + name.rsplit(".", 1)[0]) is not None, name
