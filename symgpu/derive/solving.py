@@ -269,7 +269,9 @@ def _boundary_search(model: Model, quantity: Any, between: Sequence[str] | None,
                      substitute: Mapping[str, Any] | None, assume: Iterable[Any] | None,
                      stop_at: Iterable[str], omit: Iterable[Any]) -> Derivation:
     try:
-        return _boundary(model, quantity, between, for_, substitute, assume, stop_at, omit, auto_keep=True)
+        found = _boundary(model, quantity, between, for_, substitute, assume, stop_at, omit, auto_keep=True)
+        if not _implicit(model, found.result, str(for_)) or between is None or tuple(stop_at):
+            return found
     except errors.DerivationError:
         if between is None or tuple(stop_at):
             raise
@@ -284,6 +286,14 @@ def _boundary_search(model: Model, quantity: Any, between: Sequence[str] | None,
     # the regimes' own intermediate quantities kept as symbols did not give a boundary in
     # for_ (they hide it): search with everything substituted, as the unrestricted search does
     return _boundary(model, quantity, between, for_, substitute, assume, stop_at, omit, auto_keep=False)
+
+
+def _implicit(model: Model, result: Any, variable: str) -> bool:
+    """Does ``result`` keep an intermediate quantity that itself depends on ``variable`` (an answer
+    that is no solution for it)?"""
+    parts = result.values() if isinstance(result, dict) else (result,)
+    return any(s.name in model.defining and variable in model.inputs(s.name)
+               for part in parts if isinstance(part, sympy.Basic) for s in part.free_symbols)
 
 
 def _limiter_pair(model: Model, quantity: Any, between: Sequence[str] | None, for_: str,
@@ -322,9 +332,7 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
     if auto_keep and between is not None and not stop and name_q in model.defining:
         equation = model.defining[name_q]
         own = {n for n, _ in equation.limiters} | {c.id for c in equation.cases}
-        # an intermediate quantity that depends on for_ is not kept: the answer would be implicit in for_
-        keep = tuple(sorted(s.name for s in equation.rhs.free_symbols if s.name in model.defining and s.name != str(for_)
-                            and str(for_) not in model.inputs(s.name)))
+        keep = tuple(sorted(s.name for s in equation.rhs.free_symbols if s.name in model.defining and s.name != str(for_)))
         if keep and set(between) <= own:
             stop = keep
     auto = stop != tuple(stop_at)
