@@ -196,8 +196,8 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
         if not found:
             pair = " and ".join(args.between) if getattr(args, "between", None) else "its regimes"
             raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: at {derive.where_text(args.preset, values)} {pair} do not meet "
-                                      f"at any boundary {derivation.variable} the answer gives (another regime binds on both sides, or "
-                                      "the regime conditions fail there); --full shows the closed form, valid where they do meet")
+                                      f"at any boundary {derivation.variable} the answer gives (another regime binds on both sides, the "
+                                      "regime conditions fail, or it lies outside the model's domain there); --full shows the closed form, valid where they do meet")
         records = [{"regime": r.regime, "root": r.root, "when": sympy.true} for r in found]
     ranges = derive.applying_ranges(model, derivation, args.preset, values) if derivation.operation == "solve" else ()
     if ranges:  # the relation holds on whole regimes here (their value does not depend on the unknown)

@@ -155,6 +155,8 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
                     kept.append(candidate)
             elif expr is not None and active.binding(model, expr, preset, sides[0]) != active.binding(model, expr, preset, sides[1]):
                 kept.append(candidate)
+        except errors.DomainError:  # outside a valid_when domain the model gives no value: no boundary there
+            continue
         except errors.EvaluationError:  # the point lacks an input the regimes need (not the boundary): not decided here
             kept.append(candidate)
     return tuple(kept)
