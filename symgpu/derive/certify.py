@@ -26,6 +26,7 @@ import pint
 import sympy
 
 from symgpu import errors, units
+from symgpu.derive import solving
 from symgpu.derive.derivation import Certificate, Derivation
 from symgpu.evaluate import active, evaluator, input_values
 
@@ -395,14 +396,11 @@ def _boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point)
 
 
 def _limiter_pair(model: Model, quantity: str, between: Any, keep: tuple[str, ...]) -> sympy.Expr | None:
-    """``A - B`` (expanded) for two named arguments of the quantity's own Min/Max, else None."""
-    equation = model.equation_for(quantity)
-    if not between or not isinstance(equation.rhs, (sympy.Min, sympy.Max)):
+    """``A - B`` (expanded) for two named limiters of the quantity's own Min/Max, else None."""
+    pair = solving.named_limiters(model, quantity, tuple(between) if between else None)
+    if pair is None:
         return None
-    arguments = dict(equation.limiters)  # named limiters only: min_arg<i> is numbered differently after expansion
-    if not set(between) <= set(arguments) or len(set(between)) != 2:
-        return None
-    a, b = (arguments[n] for n in between)
+    a, b = pair
     expanded = {s: model.expression(s.name, stop_at=keep) for s in (a - b).free_symbols if s.name in model.defining and s.name not in keep}
     return (a - b).xreplace(expanded)
 

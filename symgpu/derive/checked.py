@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import certify, extrema, fixed_points, limits, requests, solving
+from symgpu.derive import certify, extrema, fixed_points, limit_cases, limits, requests, solving
 from symgpu.derive.certify import Asked
 from symgpu.derive.derivation import Derivation
-from symgpu.evaluate import active, input_values
+from symgpu.evaluate import active
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -70,22 +70,12 @@ def _skip(model: Model, *, omit: Iterable[Any] = (), case: str | None = None, re
 
 def _zero_inputs(model: Model, quantity: str, variable: str, preset: str | None, values: Mapping[str, Any] | None,
                  substitute: Mapping[str, Any]) -> dict[str, Any]:
-    """The declared-nonnegative inputs of ``quantity`` that are 0 at the preset / values: the
-    boundary of their range, where a term can vanish and take the unknown with it (a solve there
-    is the solve with the 0 put in first, as a limit there is)."""
+    """The declared-nonnegative inputs of ``quantity`` that are 0 at the preset / values
+    (:func:`limit_cases.zero_inputs`): a solve there is the solve with the 0 put in first, as a limit there is."""
     if preset is None and not values or quantity not in model.defining and quantity not in model.equations:
         return {}
-    merged = input_values.merge_values(model, preset, values)
-    zeros: dict[str, Any] = {}
-    for name in model.inputs(model.equation_for(quantity).definition.defines):
-        definition = model.symbol_definitions.get(name)
-        if name == variable or name in substitute or name not in merged or definition is None:
-            continue
-        if "nonnegative" in definition.assumptions and "positive" not in definition.assumptions:
-            magnitude = input_values.to_magnitude(model, name, merged[name], check=False)
-            if isinstance(magnitude, float) and magnitude == 0:
-                zeros[name] = 0
-    return zeros
+    names = [n for n in model.inputs(model.equation_for(quantity).definition.defines) if n != variable and n not in substitute]
+    return {name: 0 for name in limit_cases.zero_inputs(model, names, preset, values)}
 
 
 def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: Any = None,

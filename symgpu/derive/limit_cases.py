@@ -14,7 +14,7 @@ a wrong value, not an undecided one. Two remedies, both recorded as steps:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import sympy
@@ -30,6 +30,19 @@ Take = Callable[[jobs._Job, sympy.Expr, sympy.Expr], sympy.Expr]
 def _nonnegative_only(model: Any, symbol: sympy.Symbol) -> bool:
     definition = model.symbol_definitions.get(symbol.name)
     return definition is not None and "nonnegative" in definition.assumptions and "positive" not in definition.assumptions
+
+
+def zero_inputs(model: Any, names: Iterable[str], preset: str | None, values: Mapping[str, Any] | None) -> tuple[str, ...]:
+    """Those of ``names`` that are declared nonnegative (not positive) and 0 at the preset and
+    values: the boundary of their range, where a term can vanish (sorted)."""
+    merged = input_values.merge_values(model, preset, values)
+    zeros = []
+    for name in sorted(set(names)):
+        if name in merged and name in model.symbols and _nonnegative_only(model, model.symbols[name]):
+            magnitude = input_values.to_magnitude(model, name, merged[name], check=False)
+            if isinstance(magnitude, float) and magnitude == 0:
+                zeros.append(name)
+    return tuple(zeros)
 
 
 def _put_zeros(job: jobs._Job, expr: sympy.Expr, zeros: Mapping[sympy.Symbol, sympy.Expr], why: str) -> sympy.Expr:
@@ -51,13 +64,8 @@ def pin_zeros(job: jobs._Job, expr: sympy.Expr, point: sympy.Expr, variable: sym
         errors.DerivationError: the point itself is undefined there (``MSHRs/M_Read`` at ``M_Read = 0``).
     """
     model = job.model
-    merged = input_values.merge_values(model, preset, values)
-    zeros: dict[sympy.Symbol, sympy.Expr] = {}
-    for symbol in sorted((expr.free_symbols | point.free_symbols) - {variable}, key=str):
-        if symbol.name in merged and _nonnegative_only(model, symbol):
-            magnitude = input_values.to_magnitude(model, symbol.name, merged[symbol.name], check=False)
-            if isinstance(magnitude, float) and magnitude == 0:
-                zeros[symbol] = sympy.Integer(0)
+    names = zero_inputs(model, (s.name for s in (expr.free_symbols | point.free_symbols) - {variable}), preset, values)
+    zeros: dict[sympy.Symbol, sympy.Expr] = {model.symbols[n]: sympy.Integer(0) for n in names}
     if not zeros:
         return expr, point
     shown = ", ".join(f"{s} = 0" for s in zeros)

@@ -296,6 +296,18 @@ def _implicit(model: Model, result: Any, variable: str) -> bool:
                for part in parts if isinstance(part, sympy.Basic) for s in part.free_symbols)
 
 
+def named_limiters(model: Model, quantity: str, between: Sequence[str] | None) -> tuple[sympy.Expr, sympy.Expr] | None:
+    """The two arguments of the quantity's own ``Min``/``Max`` that ``between`` names (named limiters
+    only: ``min_arg<i>`` is numbered differently once the expression is expanded), else None."""
+    if between is None or len(between) != 2 or between[0] == between[1] or quantity not in model.defining and quantity not in model.equations:
+        return None
+    equation = model.equation_for(quantity)
+    arguments = dict(equation.limiters)
+    if not isinstance(equation.rhs, (sympy.Min, sympy.Max)) or not set(between) <= set(arguments):
+        return None
+    return arguments[between[0]], arguments[between[1]]
+
+
 def _limiter_pair(model: Model, quantity: Any, between: Sequence[str] | None, for_: str,
                   substitute: Mapping[str, Any] | None, assume: Iterable[Any] | None,
                   stop_at: Iterable[str]) -> Derivation | None:
@@ -303,16 +315,11 @@ def _limiter_pair(model: Model, quantity: Any, between: Sequence[str] | None, fo
     ``A = B`` solved for ``for_`` (every root, each with the regimes of A's and B's own
     Min/Max where it holds), whichever other argument binds. None where ``between`` does not
     name two of them."""
-    name = str(quantity)
-    if between is None or len(between) != 2 or between[0] == between[1] or name not in model.defining and name not in model.equations:
+    pair = named_limiters(model, str(quantity), between)
+    if pair is None or between is None:
         return None
-    equation = model.equation_for(name)
-    if not isinstance(equation.rhs, (sympy.Min, sympy.Max)):
-        return None
-    arguments = dict(equation.limiters)  # named limiters only: min_arg<i> is numbered differently after expansion
-    if not set(between) <= set(arguments):
-        return None
-    meet = sympy.Eq(arguments[between[0]], arguments[between[1]], evaluate=False)
+    equation = model.equation_for(str(quantity))
+    meet = sympy.Eq(pair[0], pair[1], evaluate=False)
     found = solve(model, meet, for_, substitute=substitute, assume=assume, stop_at=stop_at)
     if isinstance(found.result, sympy.logic.boolalg.Boolean):  # equal on whole ranges or nowhere: no crossing in for_
         return None
