@@ -15,6 +15,7 @@ import signal
 import socket
 import stat
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -105,22 +106,47 @@ def remove_stale(folder: Path) -> list[str]:
     return removed
 
 
+#: The signals whose exception a handler of :func:`terminations_raise` raised. Python swallows an
+#: exception raised inside a garbage-collector callback or a ``__del__`` ("Exception ignored
+#: in ..."), where a handler may happen to run: long loops ask again (:func:`raise_pending`).
+_RAISED: list[int] = []
+
+
 def _raise_terminated(signum: int, frame: Any) -> None:
+    _RAISED.append(signum)
     raise errors.Terminated(signum)
+
+
+def _raise_interrupt(signum: int, frame: Any) -> None:
+    _RAISED.append(signum)
+    raise KeyboardInterrupt
 
 
 @contextlib.contextmanager
 def terminations_raise() -> Iterator[None]:
     """Within the block, SIGTERM and SIGHUP raise :class:`errors.Terminated` (a KeyboardInterrupt)
-    instead of ending the process at once; the previous handlers come back after it.
+    instead of ending the process at once, and Ctrl-C raises KeyboardInterrupt as before, each
+    remembered for :func:`raise_pending`; the previous handlers come back after it.
 
     A signal that was ignored (``nohup``) stays ignored; outside the main thread nothing changes.
     """
     previous = _install(TERMINATING, lambda current: current == signal.SIG_DFL, _raise_terminated)
+    previous.update(_install((signal.SIGINT,), lambda current: current is signal.default_int_handler, _raise_interrupt))
     try:
         yield
     finally:
         _restore(previous)
+        _RAISED.clear()
+
+
+def raise_pending() -> None:
+    """Raise again for a Ctrl-C, SIGTERM or SIGHUP that came within :func:`terminations_raise`:
+    its first exception may have been swallowed, and the work gone on. Long loops call this
+    once per step."""
+    if _RAISED:
+        if _RAISED[-1] == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise errors.Terminated(_RAISED[-1])
 
 
 @contextlib.contextmanager
@@ -147,6 +173,33 @@ def signals_deferred() -> Iterator[None]:
                 os.kill(os.getpid(), signum)
 
 
+@contextlib.contextmanager
+def interrupts_kept_from_children() -> Iterator[None]:
+    """The processes started within the block (from any thread) never receive Ctrl-C; this
+    process still does, when the block ends.
+
+    A terminal's Ctrl-C reaches the whole process group: a Dask worker that took it would die in
+    the middle of its event loop, or of its start-up, with tracebacks, instead of being closed by
+    this process. Within the block SIGINT is blocked in this thread's signal mask, which the
+    threads started here inherit, and a process keeps across ``fork`` and ``exec``. One sent to
+    this process meanwhile is handled by the main thread when the block ends, or at once where
+    a thread started earlier (a native one: BLAS, Arrow) takes it.
+    NOTE: not ignored (SIG_IGN), although children would keep that too: a thread started earlier
+    would then take the signal and drop it. And the multiprocessing resource tracker unblocks
+    SIGINT in the thread that first starts it: it is started here, before the mask.
+    """
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    from multiprocessing import resource_tracker  # noqa: PLC0415 - only a command that starts workers needs it
+    resource_tracker.ensure_running()
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
 def default_terminations() -> None:
     """In a forked worker: SIGTERM and SIGHUP end the process again (the parent stops its workers with SIGTERM)."""
     for signum in TERMINATING:
@@ -154,7 +207,7 @@ def default_terminations() -> None:
             signal.signal(signum, signal.SIG_DFL)
 
 
-__all__ = ["HOST", "TERMINATING", "default_terminations", "is_temporary", "prefix", "remove_stale", "signals_deferred",
+__all__ = ["HOST", "TERMINATING", "default_terminations", "interrupts_kept_from_children", "is_temporary", "prefix", "raise_pending", "remove_stale", "signals_deferred",
            "temporary_file", "temporary_folder", "terminations_raise"]
 
 

@@ -88,6 +88,7 @@ def run(tasks: Sequence[Task], workers: int, started: Callable[[int, str], None]
     spent: MutableMapping[str, float] = {} if seconds is None else seconds
     if workers <= 1 or len(tasks) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
         for index, (name, function, args) in enumerate(tasks, 1):
+            leftovers.raise_pending()
             started(index, name)
             spent[name], result = _timed(function, args)
             yield name, result
@@ -113,6 +114,7 @@ def run(tasks: Sequence[Task], workers: int, started: Callable[[int, str], None]
                 started(index, name)
                 running[pool.submit(_timed, function, args)] = name
             done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
+            leftovers.raise_pending()
             for future in sorted(done, key=lambda f: running[f]):
                 name = running.pop(future)
                 spent[name], result = future.result()

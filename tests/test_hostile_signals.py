@@ -130,6 +130,21 @@ def test_a_sigkilled_sweeps_temporary_file_is_removed_by_the_next_run_into_the_f
     _no_process_left(mark)
 
 
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="needs signal masks")
+def test_a_process_started_while_interrupts_are_kept_from_children_never_receives_ctrl_c() -> None:
+    import threading
+
+    seen: list[set[int]] = []
+    with leftovers.interrupts_kept_from_children():
+        thread = threading.Thread(target=lambda: seen.append(signal.pthread_sigmask(signal.SIG_BLOCK, set())))
+        thread.start()
+        thread.join()
+        child = subprocess.run([sys.executable, "-c", "import signal; print(signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, set()))"],
+                               capture_output=True, text=True, check=True)
+    assert signal.SIGINT in seen[0] and child.stdout.strip() == "True"
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, set())  # this thread's mask is back
+
+
 # -- the dask engine: a local cluster of worker processes ---------------------------------------
 
 DASK = ["--engine", "dask", "--workers", "2", "--chunk-size", "200000"]
@@ -157,6 +172,7 @@ def test_ctrl_c_of_a_dask_sweep_leaves_no_process_and_no_temporary_folder(tmp_pa
         _wait(lambda: _workers_started(proc, mark), START_GUARD_S, "the cluster's processes to start")
     returncode, err = _stop(proc, signal.SIGINT, group=True)  # Ctrl-C: the whole process group
     assert returncode in INTERRUPTED, err
+    assert "Traceback" not in err, err  # the workers never took the Ctrl-C: they were closed, not broken
     assert list(tmp_path.iterdir()) == []
     _no_process_left(mark)
 
@@ -238,3 +254,27 @@ def test_sigterm_during_the_final_renames_is_held_until_they_are_done(tmp_path: 
         finally:
             os.replace = original
     assert sorted(p.name for p in (tmp_path / "m").iterdir()) == ["a.md", "b.md"]
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the swallowing, as Python does it
+def test_a_termination_swallowed_inside_a_garbage_collector_callback_is_raised_at_the_next_step() -> None:
+    import gc
+
+    from symgpu import errors
+
+    def callback(phase: str, info: dict) -> None:
+        if phase == "start" and not fired:
+            fired.append(True)
+            os.kill(os.getpid(), signal.SIGTERM)  # its handler runs here, inside the callback
+
+    fired: list[bool] = []
+    with leftovers.terminations_raise():
+        gc.callbacks.append(callback)
+        try:
+            gc.collect()  # Python prints "Exception ignored in ..." and goes on
+        finally:
+            gc.callbacks.remove(callback)
+        assert fired
+        with pytest.raises(errors.Terminated):
+            leftovers.raise_pending()
+    leftovers.raise_pending()  # the block is over: nothing is pending any more

@@ -9,6 +9,8 @@ the model file must be readable at the same path on every worker.
 from __future__ import annotations
 
 import contextlib
+import logging
+import multiprocessing
 import os
 import shutil
 import time
@@ -47,6 +49,8 @@ class PartRequest:
 _PLANS: Memo[str, tuple[SweepPlan, Any, backends.Backend]] = Memo("sweep.distributed.plans", 1)
 #: seconds to wait for the first Dask worker before refusing (a scheduler with no workers would wait forever)
 WORKER_WAIT = 60.0
+#: seconds the client and the local cluster each get to close before their workers are killed
+CLOSE_WAIT = 10.0
 
 
 def request_for(plan: SweepPlan, backend: str) -> PartRequest:
@@ -120,8 +124,11 @@ def client_for(scheduler: str | None, workers: int = 2) -> tuple[Any, Any]:
             raise errors.UsageError(f"--scheduler {scheduler!r}: cannot connect ({exc}); is the scheduler running?") from None
     root = str(Path(api.__file__).resolve().parent.parent)
     path = os.pathsep.join([root] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+    # NOTE: silence_logs, in this process and the workers: a worker closed in the middle of a
+    # task logs its lost heartbeat with a traceback; what went wrong reaches the command through
+    # the tasks' results (a worker that died: KilledWorker), and the command says it
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                           env={"PYTHONPATH": path})
+                           env={"PYTHONPATH": path}, silence_logs=logging.CRITICAL)
     return Client(cluster), cluster
 
 
@@ -146,10 +153,12 @@ def write_dask(plan: SweepPlan, path: str | os.PathLike[str], *, backend: str = 
     begin = time.perf_counter()
     leftovers.remove_stale(parent)  # a killed run's temporary folder
     client = cluster = temp = bar = None
+    others = set(multiprocessing.active_children())  # a caller's own processes: never this function's to stop
     try:
         # NOTE: everything from here on is inside the try: Ctrl-C or SIGTERM while the local cluster
         # starts or waits for its workers still closes it (its worker processes end with it)
-        client, cluster = client_for(scheduler, workers)
+        with leftovers.interrupts_kept_from_children():  # Ctrl-C reaches this process, which closes the workers
+            client, cluster = client_for(scheduler, workers)
         try:
             client.wait_for_workers(1, timeout=WORKER_WAIT)
         except (TimeoutError, OSError):
@@ -163,6 +172,7 @@ def write_dask(plan: SweepPlan, path: str | os.PathLike[str], *, backend: str = 
         points = outside = 0
         counts = np.zeros(len(plan.regime.labels) + 1 if plan.regime else 1, dtype=np.int64)
         for future in as_completed(futures):
+            leftovers.raise_pending()
             n, bad, part_counts = future.result()
             points, outside, counts = points + n, outside + bad, counts + np.asarray(part_counts)
             if bar is not None:
@@ -171,17 +181,29 @@ def write_dask(plan: SweepPlan, path: str | os.PathLike[str], *, backend: str = 
     finally:
         if bar is not None:
             bar.close()
-        _close(client, cluster)
+        _close(client, cluster, others)
         if temp is not None and os.path.isdir(temp):  # after the workers stopped writing parts into it
             shutil.rmtree(temp, ignore_errors=True)
     return WriteSummary(target, "parquet", points, outside, time.perf_counter() - begin, regime_counts(plan, counts))
 
 
-def _close(client: Any, cluster: Any) -> None:
-    """Close the client, then the local cluster (its workers end); a second Ctrl-C or SIGTERM
-    meanwhile does not stop the closing half-way."""
-    with leftovers.signals_deferred():
-        for thing in (client, cluster):
-            if thing is not None:
-                with contextlib.suppress(Exception):
-                    thing.close()
+def _close(client: Any, cluster: Any, others: set[Any]) -> None:
+    """Close the client, then the local cluster (its workers end), each within
+    :data:`CLOSE_WAIT`; a worker process still alive after that is killed (not one of ``others``,
+    the processes the caller had before the cluster started). A second Ctrl-C or
+    SIGTERM meanwhile does not stop the closing half-way, and Dask's own log of workers lost in
+    the closing (tracebacks included) is not printed: the command says what happened."""
+    quiet = logging.getLogger("distributed")
+    level = quiet.level
+    quiet.setLevel(logging.CRITICAL)
+    try:
+        with leftovers.signals_deferred():
+            for thing in (client, cluster):
+                if thing is not None:
+                    with contextlib.suppress(Exception):
+                        thing.close(timeout=CLOSE_WAIT)
+            for process in set(multiprocessing.active_children()) - others:  # a local cluster's worker that did not end
+                process.kill()
+                process.join(CLOSE_WAIT)
+    finally:
+        quiet.setLevel(level)

@@ -158,6 +158,7 @@ def write_chunks(plan: SweepPlan, chunks: Iterable[Chunk], path: str | os.PathLi
             schema = arrow_schema(plan)
             with pq.ParquetWriter(str(temp), schema, compression="zstd") as writer:
                 for chunk in chunks:
+                    leftovers.raise_pending()
                     writer.write_table(arrow_table(plan, chunk, schema))
                     points, outside = points + chunk.stop - chunk.start, outside + chunk.outside
                     if chunk.regime is not None:
@@ -166,6 +167,7 @@ def write_chunks(plan: SweepPlan, chunks: Iterable[Chunk], path: str | os.PathLi
             with open(temp, "w", encoding="utf-8", newline="") as stream:
                 stream.write(csv_header(plan))
                 for chunk in chunks:
+                    leftovers.raise_pending()
                     stream.writelines(csv_blocks(plan, chunk))
                     points, outside = points + chunk.stop - chunk.start, outside + chunk.outside
                     if chunk.regime is not None:
