@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import textwrap
 from collections.abc import Callable
@@ -12,9 +13,15 @@ import pytest
 
 import symgpu
 
-# The suite never reads or writes the user's cache: a fresh, empty cache folder per run.
-os.environ["SYMGPU_CACHE_DIR"] = tempfile.mkdtemp(prefix="symgpu-test-cache-")
+# The suite never reads or writes the user's cache: a fresh, empty cache folder per run, removed
+# when the run ends.
+CACHE = tempfile.mkdtemp(prefix="symgpu-test-cache-")
+os.environ["SYMGPU_CACHE_DIR"] = CACHE
 os.environ.pop("SYMGPU_NO_CACHE", None)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(CACHE, ignore_errors=True)
 
 REPO = Path(__file__).resolve().parent.parent
 EQUATIONS = REPO / "equations"
