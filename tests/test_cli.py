@@ -89,7 +89,7 @@ def test_console_script_runs_without_traceback_on_bad_input():
 
 def test_eval_takes_occupancy_from_resource_usage(capsys):
     from symgpu import load
-    from symgpu.evaluate import occupancy
+    from symgpu.kernel import occupancy
 
     hk = load("hong_kim_2009")
     code, out, _ = run(capsys, "eval", "hong_kim_2009", "Exec_cycles_app", "--preset", "gtx280+tiled_matmul",

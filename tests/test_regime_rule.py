@@ -218,7 +218,7 @@ def test_report_chains_name_and_pick_the_binding_argument_as_active_regime_does(
 def test_tied_limits_all_bind_in_the_kernel_answer_and_the_first_is_active_regimes() -> None:
     # occupancy at cc_3_5, 256 threads/block, 32 regs/thread, no shared memory: warps (64/8 = 8)
     # and registers (65536 / (32*256) = 8) tie at 8 blocks, below the 16 block slots
-    from symgpu.evaluate import occupancy
+    from symgpu.kernel import occupancy
 
     result = occupancy.compute("cc_3_5", 256, 32, 0)
     assert int(result.active_blocks.magnitude) == 8

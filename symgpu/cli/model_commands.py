@@ -13,7 +13,7 @@ import pint
 from symgpu import api, errors, validation
 from symgpu.derive import summary
 from symgpu.cli.common import BAD_INPUT, FAILED, OK, add_unit_options, add_value_options, convert, load_model, parse_assignments, unit_text
-from symgpu.evaluate import occupancy
+from symgpu.kernel import occupancy
 from symgpu.model import loader, plot_requests, schema
 from symgpu import workers
 from symgpu.numbers import json_number

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from symgpu import textfiles
-from symgpu.evaluate import evaluator, occupancy
+from symgpu.evaluate import evaluator
+from symgpu.kernel import occupancy
 from symgpu.kernel import resources
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class Limit:
         case: the model's case that applies ("" for a limit without cases).
         reason: the case's note, or a sentence for the block slots.
         binding: True when this limit equals the active blocks (ties: several, equal within
-            :data:`symgpu.evaluate.active.TIE`, as :func:`symgpu.evaluate.occupancy.compute` decides).
+            :data:`symgpu.evaluate.active.TIE`, as :func:`symgpu.kernel.occupancy.compute` decides).
     """
 
     name: str
@@ -102,7 +103,7 @@ def answer(kernel: resources.KernelResources, cc_preset: str, threads_per_block:
     def blocks(quantity: str, **override: object) -> np.ndarray:
         return np.asarray(evaluator.evaluate(occ, quantity, preset=cc_preset, values={**values, **override}).magnitude)
 
-    # the limits, their cases and which bind: the same answer as `symgpu eval` (evaluate.occupancy.compute)
+    # the limits, their cases and which bind: the same answer as `symgpu eval` (kernel.occupancy.compute)
     chain = occupancy.compute(cc_preset, threads_per_block, kernel.registers, smem, extra=launch_barriers(kernel))
     active_blocks = int(chain.active_blocks.magnitude)
     limits = [Limit(name, int(value.magnitude), chain.cases.get(name, ""), chain.reasons.get(name, ""), name in chain.limiting)

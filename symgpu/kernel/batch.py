@@ -3,7 +3,7 @@ profiler export or of a list of launch configurations, each quantity evaluated o
 
 The numbers (limits, active blocks and warps, occupancy, the prediction) come from the compiled
 array path of :mod:`symgpu.evaluate.evaluator`; which limits bind and their cases come from
-:func:`symgpu.evaluate.occupancy.compute` once per distinct configuration, so a row says what
+:func:`symgpu.kernel.occupancy.compute` once per distinct configuration, so a row says what
 ``symgpu kernel`` says for that launch alone.
 """
 
@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from symgpu import errors, textfiles
-from symgpu.evaluate import evaluator, occupancy
+from symgpu.evaluate import evaluator
+from symgpu.kernel import occupancy
 from symgpu.kernel import mapping, ncu, resources
 
 #: Most launches answered in one call.
@@ -185,11 +186,11 @@ def _predicted(rows: list[LaunchAnswer], configs: Sequence[LaunchConfig], model:
             derived[i] = {d.symbol: d.value for d in mapping.derive(table, model, config.launch)}
         except errors.UsageError as exc:
             notes[i] = str(exc)
-    target = occupancy.TARGETS.get(model.id)
+    target = occupancy.mapping_of(model)
     if target is not None and preset:
         occ = occupancy.occupancy_model()
         by_input = {**inputs}
-        for name, source in target.symbols.items():
+        for name, source in target.symbols:
             magnitude = (evaluator.evaluate(occ, source, preset=cc_preset, values=by_input).magnitude if source in occ.defining
                          else by_input[source])
             quantity = occupancy.occ_quantity(occ, source, np.asarray(magnitude, dtype=float) * np.ones(len(configs))).to(model.units[name])

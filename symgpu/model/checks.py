@@ -183,6 +183,14 @@ class ModelChecks:
                     raise self.fail(f"derivation {request.id}.{key}", f"unknown symbol '{name}'", f"declared symbols: {', '.join(sorted(self.symbols))}")
 
     def _check_tables(self) -> None:
+        occupancy = self.definition.occupancy
+        if occupancy is not None:
+            for name, _ in occupancy.symbols:
+                if name not in self.symbols:
+                    raise self.fail("[occupancy.symbols]", f"unknown symbol '{name}'", f"declared symbols: {', '.join(sorted(self.symbols))}")
+            for preset, _ in occupancy.presets:
+                if preset not in self.presets:
+                    raise self.fail("[occupancy.presets]", f"unknown preset '{preset}'", f"presets: {', '.join(self.presets) or 'none'}")
         for table in self.definition.tables:
             where = f"table {table.id}"
             for name in table.columns:

@@ -26,7 +26,7 @@ class DefinitionReader(toml_reader.TableReader):
         self.base = base
 
     def model(self, data: dict[str, Any]) -> schema.ModelDefinition:
-        self.unknown(data, {"schema_version", "model", "references", "symbols", "equations", "derivations", "presets", "validation", "plots", "errata", "measurements", "tables"}, "top level")
+        self.unknown(data, {"schema_version", "model", "references", "symbols", "equations", "derivations", "presets", "validation", "plots", "errata", "measurements", "tables", "occupancy"}, "top level")
         version = self.take(data, "schema_version", int, "top level")
         if version > schema.SCHEMA_VERSION:
             raise self.fail("schema_version", f"version {version} is newer than this symgpu supports ({schema.SCHEMA_VERSION})", "upgrade symgpu")
@@ -59,7 +59,9 @@ class DefinitionReader(toml_reader.TableReader):
         errata = self.errata(self.take(data, "errata", list, "top level", required=False, default=[]), refs, known_cases)
         measurements = self.measurements(self.take(data, "measurements", list, "top level", required=False, default=[]), refs)
         tables = self.tables(self.take(data, "tables", list, "top level", required=False, default=[]), refs)
+        occupancy = self.occupancy(self.take(data, "occupancy", dict, "top level", required=False, default=None), refs)
         if self.base is not None:
+            occupancy = occupancy if occupancy is not None else self.base.occupancy
             measurements = merge(self.base.measurements, measurements, "id")
             tables = merge(self.base.tables, tables, "id")
             plots = merge(self.base.plots, plots, "id")
@@ -86,6 +88,7 @@ class DefinitionReader(toml_reader.TableReader):
             errata=errata,
             measurements=measurements,
             tables=tables,
+            occupancy=occupancy,
         )
 
     def references(self, data: dict[str, Any]) -> tuple[schema.Reference, ...]:
@@ -315,6 +318,24 @@ class DefinitionReader(toml_reader.TableReader):
                 source=self.source(entry, where, refs), caption=self.take(entry, "caption", str, where, required=False, default=""),
             ))
         return tuple(out)
+
+
+    def occupancy(self, data: dict[str, Any] | None, refs: set[str]) -> schema.OccupancyMapping | None:
+        if data is None:
+            return None
+        where = "[occupancy]"
+        data = self.table(data, where)
+        self.unknown(data, {"symbols", "presets", "source"}, where)
+        pairs = []
+        for key in ("symbols", "presets"):
+            table = self.table(self.take(data, key, dict, where), f"{where}.{key}")
+            if not table:
+                raise self.fail(f"{where}.{key}", f"no {key} given", f"map at least one: [occupancy.{key}] NAME = \"...\"")
+            for name, value in table.items():
+                if not isinstance(value, str) or not value:
+                    raise self.fail(f"{where}.{key}.{name}", f"expected the occupancy model's {'name' if key == 'symbols' else 'preset id'} as text, found {type(value).__name__}")
+            pairs.append(tuple(table.items()))
+        return schema.OccupancyMapping(symbols=pairs[0], presets=pairs[1], source=self.source(data, where, refs))
 
 
 def _plot_ids_ok(text: str) -> bool:

@@ -276,6 +276,22 @@ class TableRequest:
 
 
 @dataclass(frozen=True)
+class OccupancyMapping:
+    """How a model takes occupancy computed from a launch's resources (``[occupancy]``): the
+    occupancy model (``equations/occupancy.toml``) gives the values, this table says where they go.
+
+    Attributes:
+        symbols: (this model's symbol, the occupancy model's quantity or input it receives), in file order.
+        presets: (this model's preset, a GPU; the occupancy model's compute-capability preset ``cc_X_Y``), in file order.
+        source: where the mapping comes from.
+    """
+
+    symbols: tuple[tuple[str, str], ...]
+    presets: tuple[tuple[str, str], ...]
+    source: SourceLocator
+
+
+@dataclass(frozen=True)
 class ModelDefinition:
     """Everything a model file says, validated for shape but not yet built into SymPy.
 
@@ -295,6 +311,7 @@ class ModelDefinition:
         errata: recorded defects of the source, in file order.
         measurements: measured-data comparisons the report draws, in file order.
         tables: tables across presets the report prints, in file order.
+        occupancy: how the model takes occupancy from a launch's resources (None: it does not).
     """
 
     id: str
@@ -313,3 +330,4 @@ class ModelDefinition:
     errata: tuple[Erratum, ...] = ()
     measurements: tuple[MeasurementRequest, ...] = ()
     tables: tuple[TableRequest, ...] = ()
+    occupancy: OccupancyMapping | None = None

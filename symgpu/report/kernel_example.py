@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from symgpu import api, errors, resources, textfiles
-from symgpu.evaluate import occupancy
+from symgpu.kernel import occupancy
 from symgpu.kernel import answer, mapping, ncu
 from symgpu.kernel import resources as kernel_resources
 from symgpu.report import templates

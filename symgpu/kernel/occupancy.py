@@ -6,16 +6,18 @@ the launch's resources (threads per block, registers per thread, shared memory p
 with the ``occupancy`` model (``equations/occupancy.toml``) and returns values keyed by
 the *target* model's symbol names, ready to pass to ``Model.evaluate``::
 
-    >>> from symgpu import occupancy                                   # doctest: +SKIP
+    >>> from symgpu.kernel import occupancy                            # doctest: +SKIP
     >>> values = occupancy.occupancy_values("hong_kim_2009", "gtx280",
     ...                                     threads=128, regs=18, smem=3960)
     >>> symgpu.load("hong_kim_2009").evaluate("Exec_cycles_app", preset="gtx280", **values, ...)
 
 The hardware limits come from a compute-capability preset of the occupancy model
 (``cc_1_3``...). The caller names either that preset directly or a preset of the target
-model; :data:`TARGETS` maps the target model's presets (GPUs) to compute capabilities
-and the target's symbols to occupancy quantities. A GPU that is not in the table is an
-error, never a guess.
+model; the target model's ``[occupancy]`` table (:func:`mapping_of`) maps its presets (GPUs)
+to compute capabilities and its symbols to occupancy quantities. A GPU that is not in the
+table is an error, never a guess.
+
+This module composes two models, so it lives above ``evaluate/``, which evaluates one.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from symgpu import errors, units
 import sympy
 
 from symgpu.evaluate import active, evaluator, input_values
-from symgpu.model import Model, catalog
+from symgpu.model import Model, catalog, schema
 
 OCCUPANCY_MODEL = "occupancy"
 
@@ -52,59 +54,9 @@ INPUTS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class Target:
-    """How one model takes occupancy.
-
-    Attributes:
-        symbols: target symbol -> occupancy-model quantity or input whose value it receives.
-        presets: target preset (a GPU) -> compute-capability preset of the occupancy model.
-        note: where the mapping comes from.
-    """
-
-    symbols: Mapping[str, str]
-    presets: Mapping[str, str]
-    note: str = ""
-
-
-#: Model id -> how it takes occupancy. Documented data, checked by tests/test_occupancy.py
-#: against the model files (every symbol and preset named here must exist).
-TARGETS: dict[str, Target] = {
-    "hong_kim_2009": Target(
-        symbols={
-            # Table 1 row 11: concurrently running blocks on one SM.
-            "Active_blocks_per_SM": "active_blocks_per_SM",
-            # Table 1 row 12; N = Active_warps_per_SM (Eq. 20) follows from it.
-            "Active_warps_per_SM": "active_warps_per_SM",
-            # The block size the occupancy was computed for; the model's CPI (Eq. 25) and
-            # warps-per-block (Eq. 27) use it too, so it must agree.
-            "Threads_per_block": "threads_per_block",
-        },
-        presets={
-            # Table 3 "Computing Version".
-            "8800gtx": "cc_1_0",
-            "fx5600": "cc_1_0",
-            "8800gt": "cc_1_1",   # CC 1.1: same SM resources as 1.0
-            "gtx280": "cc_1_3",
-        },
-        note="Hong & Kim 2009, Table 1 rows 8-12 and Table 3",
-    ),
-    "volkov_2016": Target(
-        symbols={
-            # "occupancy: warps executed at the same time per SM"
-            "n": "active_warps_per_SM",
-        },
-        presets={
-            # Volkov Table 2.6: GeForce 8800GTX, GTX280, GTX480, GTX680, GTX980.
-            "g80": "cc_1_0",
-            "gt200": "cc_1_3",
-            "fermi": "cc_2_0",
-            "kepler": "cc_3_0",
-            "maxwell": "cc_5_2",
-        },
-        note="Volkov 2016, Table 2.6 (GPUs used) and §5.7",
-    ),
-}
+def mapping_of(model: Any) -> schema.OccupancyMapping | None:
+    """How ``model`` takes occupancy: its file's ``[occupancy]`` table (a variant's, else its base's); None when it takes none."""
+    return _load(model).definition.occupancy
 
 
 @dataclass(frozen=True)
@@ -184,7 +136,7 @@ def resolve_cc_preset(target_model: Any, preset: str) -> str:
     """Return the compute-capability preset for ``preset``.
 
     ``preset`` is either a preset of the occupancy model (``cc_1_3``) or a preset of
-    ``target_model`` listed in :data:`TARGETS`.
+    ``target_model`` named in its ``[occupancy.presets]``.
 
     Raises:
         errors.UsageError: the name is neither; unknown GPUs are never guessed.
@@ -193,11 +145,12 @@ def resolve_cc_preset(target_model: Any, preset: str) -> str:
     if preset in occ.presets:
         return preset
     target_id = _load(target_model).id if target_model is not None else ""
-    table = TARGETS.get(target_id)
-    if table is not None and preset in table.presets:
-        return table.presets[preset]
+    mapping = mapping_of(target_model) if target_model is not None else None
+    table = dict(mapping.presets) if mapping is not None else {}
+    if preset in table:
+        return table[preset]
     known = sorted(occ.presets)
-    mapped = f"; presets of {target_id} with a known compute capability: {', '.join(sorted(table.presets))}" if table else ""
+    mapped = f"; presets of {target_id} with a known compute capability: {', '.join(sorted(table))}" if table else ""
     raise errors.UsageError(
         f"occupancy: no compute capability known for '{preset}' (compute-capability presets: {', '.join(known)}{mapped}); "
         f"name a cc_X_Y preset explicitly"
@@ -309,19 +262,22 @@ def occupancy_chain(target_model: Any, cc_preset_or_target_preset: str, threads:
     ``extra``: further occupancy inputs (``barriers_per_block``) as in :func:`compute`.
 
     Raises:
-        errors.UsageError: the target model takes no occupancy (not in :data:`TARGETS`),
-            its mapping names a symbol it does not declare, or the preset is unknown.
+        errors.UsageError: the target model takes no occupancy (no ``[occupancy]`` table in its
+            file), the occupancy model lacks a name the table gives, or the preset is unknown.
         errors.DomainError: the launch cannot run on that compute capability.
     """
     model = _load(target_model)
-    table = TARGETS.get(model.id)
+    table = mapping_of(model)
     if table is None:
         raise errors.UsageError(
-            f"occupancy: model '{model.id}' has no occupancy mapping (models that take occupancy: {', '.join(sorted(TARGETS))})"
+            f"occupancy: model '{model.id}' takes no occupancy (its file {model.path} has no [occupancy] table); "
+            "models that do: hong_kim_2009, volkov_2016 and their variants"
         )
-    missing = [name for name in table.symbols if name not in model.symbols]
-    if missing:
-        raise errors.UsageError(f"occupancy: the mapping for '{model.id}' names undeclared symbols {', '.join(missing)}; update symgpu.evaluate.occupancy.TARGETS")
+    occ = occupancy_model()
+    unknown = [source for _, source in table.symbols if source not in occ.symbols]
+    if unknown:
+        raise errors.UsageError(f"occupancy: {model.path} [occupancy.symbols] names '{unknown[0]}', which the occupancy model does not declare; "
+                                f"use one of: {', '.join(sorted(occ.symbols))}")
     cc = resolve_cc_preset(model, cc_preset_or_target_preset)
     result = compute(cc, threads, regs, smem, target=model.id, extra=extra)
     if float(result.active_blocks.magnitude) == 0:
@@ -330,9 +286,8 @@ def occupancy_chain(target_model: Any, cc_preset_or_target_preset: str, threads:
             f"(cases {', '.join(result.cases.get(n) or n for n in result.limiting)}); "
             f"{model.id} has no prediction for it: change the block size, registers or shared memory"
         )
-    occ = occupancy_model()
     values: dict[str, pint.Quantity] = {}
-    for target_symbol, source in table.symbols.items():
+    for target_symbol, source in table.symbols:
         if source in occ.defining:
             quantity = evaluator.evaluate(occ, source, preset=cc, values={**(extra or {}), **result.inputs})
         else:  # an input of the occupancy model (threads_per_block): the launch's own value
@@ -341,7 +296,7 @@ def occupancy_chain(target_model: Any, cc_preset_or_target_preset: str, threads:
             values[target_symbol] = quantity.to(model.units[target_symbol])
         except pint.DimensionalityError:
             raise errors.UsageError(
-                f"occupancy: {source} ({occ.unit_text(source)}) cannot feed {model.id}.{target_symbol} ({model.unit_text(target_symbol)}); fix symgpu.evaluate.occupancy.TARGETS"
+                f"occupancy: {source} ({occ.unit_text(source)}) cannot feed {model.id}.{target_symbol} ({model.unit_text(target_symbol)}); fix [occupancy.symbols] in {model.path}"
             ) from None
     return replace(result, values=values)
 
@@ -355,7 +310,7 @@ def occupancy_values(target_model: Any, cc_preset_or_target_preset: str, threads
     """Values for ``target_model``'s occupancy symbols, computed from a launch's resources.
 
     Args:
-        target_model: a model or model id in :data:`TARGETS` (``"hong_kim_2009"``).
+        target_model: a model or model id whose file has an ``[occupancy]`` table (``"hong_kim_2009"``).
         cc_preset_or_target_preset: a compute-capability preset (``"cc_1_3"``) or a preset
             of the target model with a known compute capability (``"gtx280"``).
         threads: threads per block.
