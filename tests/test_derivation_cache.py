@@ -11,6 +11,7 @@ import sympy
 
 import symgpu
 from symgpu import store
+from symgpu.entry_kinds import DERIVATIONS
 from symgpu.cli import app
 from symgpu.derive import regime_split, requests, signs, stored
 from conftest import tiny_text
@@ -24,7 +25,7 @@ def cache(tmp_path, monkeypatch) -> Path:
 
 
 def _entries() -> list[Path]:
-    folder = store.folder() / stored.KIND
+    folder = store.folder() / DERIVATIONS.name
     return sorted(folder.rglob("*.txt")) if folder.is_dir() else []
 
 
@@ -127,8 +128,8 @@ def test_an_authentic_entry_with_a_hostile_body_is_still_refused_by_the_parser_a
     start = body.index('"result": ') + len('"result": ')
     end = body.index(', "steps"')
     body = body[:start] + forged + body[end:]
-    store.put(stored.KIND, key, body)
-    assert store.get(stored.KIND, key) == body  # the entry is authentic: only the parser stands in the way
+    store.put(DERIVATIONS, key, body)
+    assert store.get(DERIVATIONS, key) == body  # the entry is authentic: only the parser stands in the way
     assert stored.load(model, body) is None
     assert requests.request(model, "pipes_times_depth") == fresh
 

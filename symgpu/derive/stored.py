@@ -24,6 +24,7 @@ import sympy
 from sympy.core.function import AppliedUndef
 
 from symgpu import errors, store
+from symgpu.entry_kinds import DERIVATIONS
 from symgpu.derive.derivation import Derivation, Step
 from symgpu.derive import regime_split
 from symgpu.derive.regime_split import Regime, _Cond
@@ -32,8 +33,6 @@ from symgpu.model import expressions, printing
 if TYPE_CHECKING:
     from symgpu.model import Model
 
-#: the cache kind of whole derivations
-KIND = "derivations"
 #: keys of the memo of :func:`dump` and :func:`load`: the shared entries (JSON) and their
 #: expressions, in order (an entry refers only to earlier ones, so there are no cycles)
 _SHARED, _REFS = object(), object()
@@ -81,8 +80,8 @@ def cached(model: Model, parts: tuple[Any, ...], compute: Callable[[], Derivatio
     stored for next time."""
     if not store.enabled() or not plain(parts):
         return compute()
-    key = store.digest(model_key(model), repr(parts))
-    body = store.get(KIND, key)
+    key = store.digest(DERIVATIONS.version, model_key(model), repr(parts))
+    body = store.get(DERIVATIONS, key)
     if body is not None:
         found = load(model, body)
         if found is not None:
@@ -90,7 +89,7 @@ def cached(model: Model, parts: tuple[Any, ...], compute: Callable[[], Derivatio
     derivation = compute()
     text = dump(model, derivation)
     if text is not None:
-        store.put(KIND, key, text)
+        store.put(DERIVATIONS, key, text)
     return derivation
 
 

@@ -24,6 +24,7 @@ import sympy
 from sympy.core.parameters import global_parameters
 
 from symgpu import store
+from symgpu.entry_kinds import MINMAX
 from symgpu.memo import Memo
 from symgpu.model import unordered
 
@@ -46,8 +47,7 @@ def min_max(func: Any, args: tuple[Any, ...]) -> sympy.Basic:
     return found
 
 
-#: store kind of the kept verdicts, and the most digests kept in its one entry (~65 bytes each)
-KIND = "minmax"
+#: the most digests kept in the one entry of the store kind MINMAX (~65 bytes each)
 MAX_SETTLED = 50_000
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 #: digests of (Min or Max, arguments) that SymPy leaves as built: read from the store once
@@ -73,14 +73,14 @@ def _build(func: Any, args: tuple[Any, ...]) -> sympy.Basic:
 
 
 def _entry() -> str:
-    return store.digest("minmax-v1", store.engine_digest())
+    return store.digest(MINMAX.version, store.engine_digest())
 
 
 def _read() -> set[str]:
     """The digests on disk (read once per process; lines that are not digests are ignored)."""
     global _settled
     if _settled is None:
-        body = store.get(KIND, _entry()) or ""
+        body = store.get(MINMAX, _entry()) or ""
         _settled = {line for line in body.splitlines() if _DIGEST.fullmatch(line)}
     return _settled
 
@@ -99,7 +99,7 @@ def save() -> None:
     _found.clear()
     if len(known) > MAX_SETTLED:
         known.clear()
-    store.put(KIND, _entry(), "\n".join(sorted(known)))
+    store.put(MINMAX, _entry(), "\n".join(sorted(known)))
 
 
 def xreplace(expr: sympy.Basic, rule: dict[Any, Any]) -> sympy.Basic:
