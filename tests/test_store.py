@@ -168,3 +168,29 @@ def test_import_symgpu_alone_does_not_import_sympy():
                           capture_output=True, text=True, env=env, cwd=REPO)
     assert done.stdout.strip() == "False"
     assert symgpu.load is symgpu.api.load
+
+
+def test_no_cache_is_handed_down_as_a_setting_and_leaves_the_environment_alone(cache, capsys):
+    assert app.main(["--no-cache", "cache"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith("cache off (--no-cache)")
+    assert store.NO_CACHE_ENV not in os.environ and store.enabled()
+
+
+def test_settings_handed_down_hold_within_their_block_only(cache):
+    key = store.digest("handed down")
+    store.put(THINGS, key, "1")
+    with store.using(store.Settings(enabled=False)):
+        assert store.get(THINGS, key) is None and not store.enabled()
+        with store.using(store.Settings(enabled=True)):
+            assert store.get(THINGS, key) == "1"
+    assert store.get(THINGS, key) == "1" and store.settings() == store.Settings.from_environment()
+
+
+def test_cache_info_lists_the_entries_of_every_kind_of_the_table(cache, capsys):
+    from symgpu import entry_kinds
+
+    store.put(entry_kinds.SIGNS, store.digest("one"), "1")
+    assert app.main(["cache"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith(": 1 entries; cache on")
+    assert [line.split()[:2] for line in lines[1:]] == [[k.name, "1" if k is entry_kinds.SIGNS else "0"] for k in entry_kinds.KINDS]
