@@ -180,3 +180,16 @@ def test_every_cache_entry_is_read_and_written_by_the_modules_its_kind_names():
         assert seen.get((kind.name, "store.put")) == {kind.writer}, f"{kind.name}: written by {seen.get((kind.name, 'store.put'))}"
         assert seen.get((kind.name, "store.get")) == set(kind.readers), f"{kind.name}: read by {seen.get((kind.name, 'store.get'))}"
     assert len({k.name for k in entry_kinds.KINDS}) == len(entry_kinds.KINDS), "two kinds share a folder"
+
+
+def test_no_attribute_is_set_on_a_frozen_record_after_it_is_built():
+    """Derived state lives in its owner's companion or memo (``evaluate.state.state_of``, a weak
+    ``Memo``), never as hidden attributes: ``object.__setattr__`` only in ``__post_init__``, where a
+    frozen record normalises its own fields while it is built."""
+    found = []
+    for name, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        allowed = {id(n) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name == "__post_init__" for n in ast.walk(f)}
+        found += [f"{name}:{call.lineno}" for call in ast.walk(tree) if isinstance(call, ast.Call)
+                  and _dotted(call.func) == "object.__setattr__" and id(call) not in allowed]
+    assert not found, "object.__setattr__ outside __post_init__ at " + ", ".join(found)
