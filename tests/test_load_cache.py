@@ -19,9 +19,7 @@ def empty_store(monkeypatch: pytest.MonkeyPatch, tmp_path):
     most of them first, is tested in tests/test_unordered.py)."""
     monkeypatch.setenv("SYMGPU_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("SYMGPU_NO_CACHE", raising=False)
-    monkeypatch.setattr(substitution, "_settled", None)
-    monkeypatch.setattr(substitution, "_found", set())
-    memo.registered()["model.substitution.min_max"].clear()
+    memo.clear_all()
     monkeypatch.setattr(unordered, "keeps_every_argument", lambda args: False)
     return tmp_path
 
@@ -33,8 +31,7 @@ def test_a_kept_min_max_verdict_builds_what_sympy_builds(monkeypatch: pytest.Mon
     assert substitution.min_max(sympy.Min, dominated) == a
     substitution.save()
     # a later process: the verdict comes from the store, and only for the undominated arguments
-    monkeypatch.setattr(substitution, "_settled", None)
-    memo.registered()["model.substitution.min_max"].clear()
+    memo.clear_all()
     assert len(substitution._read()) == 1
     again = substitution.min_max(sympy.Min, kept)
     assert again is not first and sympy.srepr(again) == sympy.srepr(first) == sympy.srepr(sympy.Min(*kept))
@@ -45,8 +42,7 @@ def test_models_built_from_kept_verdicts_equal_models_built_afresh(monkeypatch: 
     for model_id in ("hong_kim_2009", "volkov_2016", "occupancy"):
         path = loader.resolve(model_id)
         afresh = symgpu.model.Model(loader.read_definition(path))
-        monkeypatch.setattr(substitution, "_settled", None)
-        memo.registered()["model.substitution.min_max"].clear()
+        memo.clear_all()
         kept = symgpu.model.Model(loader.read_definition(path))
         assert len(substitution._read()) > 0
         for name, equation in afresh.equations.items():
@@ -109,7 +105,6 @@ def test_loading_a_model_writes_nothing_to_the_cache_folder(empty_store, write_m
     assert kinds == {TOML.name, MINMAX.name}
     # warm: the entries are read, and nothing is written, touched or added
     memo.clear_all()
-    substitution._settled = None
     before = _snapshot(empty_store)
     symgpu.load(path)
     symgpu.load("hong_kim_2009")
