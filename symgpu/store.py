@@ -398,7 +398,11 @@ def _walk(base: Path, remove: bool) -> int:
 
 
 def clear() -> tuple[Path, int]:
-    """Remove every entry of every version; return the cache folder and the entries removed.
+    """Remove every entry of every version (and drop those waiting for :func:`flush`); return
+    the cache folder and the entries removed.
+
+    The kind folders of every version folder go by the naming scheme, not by this engine's table
+    (:data:`symgpu.entry_kinds.KINDS`): an older engine may have kept kinds this one does not know.
 
     Only symgpu's own entries go (by their names, see :func:`_walk`): another file that sits
     in the cache folder, or in one of symgpu's folders, stays, and so does the folder holding it.
