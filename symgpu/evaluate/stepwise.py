@@ -68,7 +68,8 @@ class Plan:
 def plan(model: Model, name: str, given: frozenset[str]) -> Plan:
     """The :class:`Plan` of quantity ``name`` with the quantities ``given`` taken as given, cached."""
     key = ("plan", name, given)
-    if key not in state_of(model).compiled:
+    kept = state_of(model).compiled
+    if key not in kept:
         steps: list[str] = []
         inputs: set[str] = set()
         _order(model, name, given, steps, inputs)
@@ -83,8 +84,8 @@ def plan(model: Model, name: str, given: frozenset[str]) -> Plan:
                 else:
                     extra_inputs.add(sym.name)
         computed = tuple(any(s.name in model.defining and s.name not in given for s in c.free_symbols) for c in conditions)
-        state_of(model).compiled[key] = Plan(tuple(steps), frozenset(inputs), conditions, tuple(extra), frozenset(extra_inputs), computed)
-    return state_of(model).compiled[key]  # type: ignore[no-any-return]
+        kept[key] = Plan(tuple(steps), frozenset(inputs), conditions, tuple(extra), frozenset(extra_inputs), computed)
+    return kept[key]  # type: ignore[no-any-return]
 
 
 def _order(model: Model, name: str, given: frozenset[str], steps: list[str], inputs: set[str], done: set[str] | None = None) -> None:
