@@ -13,7 +13,7 @@ from typing import Any
 
 import pint
 
-from symgpu import derive, errors, model
+from symgpu import derive, errors, model, store
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import evaluator
 from symgpu.model import catalog, display
@@ -89,15 +89,21 @@ class Model(model.Model):
         return display.markdown_text(self)
 
 
-def load(id_or_path: str | os.PathLike[str]) -> Model:
+def load(id_or_path: str | os.PathLike[str], *, cache: bool = True) -> Model:
     """Load, build and check a model by id (``"interval_analysis"``) or path to a ``.toml`` file.
 
     Model ids are looked up among the bundled models, then in the folders of
-    ``$SYMGPU_MODEL_PATH``. Models are cached by resolved path and modification time; the
-    returned object must be treated as read-only.
+    ``$SYMGPU_MODEL_PATH``. Models are cached in memory by resolved path and modification time;
+    the returned object must be treated as read-only. Loading reads the on-disk cache (parsed
+    files, Min/Max verdicts) unless ``cache`` is False or the cache is off, and never writes to
+    it: what it found is written by :func:`symgpu.store.flush` (the command line does so after
+    a command's work) or with the next derived result kept there.
 
     Raises:
         UsageError: no such model.
         ModelFileError: the file is invalid, unsafe or dimensionally inconsistent.
     """
-    return catalog.load(id_or_path, Model)
+    if cache:
+        return catalog.load(id_or_path, Model)
+    with store.using(store.Settings(enabled=False)):
+        return catalog.load(id_or_path, Model)

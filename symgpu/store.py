@@ -2,7 +2,12 @@
 
 Entries live in the user's cache folder (``platformdirs``; ``$SYMGPU_CACHE_DIR`` overrides
 it), under a folder named after the symgpu and SymPy versions, so an upgrade never reads an
-older engine's results. ``$SYMGPU_NO_CACHE=1`` (the CLI's ``--no-cache``) turns it off.
+older engine's results. The cache is on or off by a frozen :class:`Settings` record: from the
+environment by default (``$SYMGPU_NO_CACHE=1`` turns it off from outside), or handed down by
+the caller for a block of work (:func:`using`: the CLI's ``--no-cache``, ``symgpu.load(...,
+cache=False)``). What an entry holds, who writes and reads it: one table,
+:mod:`symgpu.entry_kinds`. Entries of *deferred* kinds (found while a model is loaded) are kept in
+memory until :func:`flush`, so loading a model never writes to disk.
 
 Every entry is plain text whose first line holds the key it answers and an HMAC-SHA-256 of
 its kind, key and body under a secret key that the cache folder does not hold (a random key
@@ -26,9 +31,13 @@ import os
 import re
 import secrets
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
+from symgpu.entry_kinds import KINDS, EntryKind
 from symgpu.memo import memoised
 
 #: environment variables: the cache folder, and "1" to turn the cache off
@@ -53,9 +62,43 @@ def _version(package: str) -> str:
         return "unknown"
 
 
+@dataclass(frozen=True)
+class Settings:
+    """How the cache is used: ``enabled`` False reads and writes nothing."""
+
+    enabled: bool = True
+
+    @classmethod
+    def from_environment(cls) -> Settings:
+        """The settings the environment asks for: off when ``$SYMGPU_NO_CACHE`` is set to
+        something other than ``0`` or empty."""
+        return cls(enabled=os.environ.get(NO_CACHE_ENV, "") in ("", "0"))
+
+
+#: the settings handed down by :func:`using` (innermost last); empty: from the environment
+_HANDED_DOWN: list[Settings] = []
+
+
+def settings() -> Settings:
+    """The settings in force: those handed down by the innermost :func:`using`, else the
+    environment's (read at each call)."""
+    return _HANDED_DOWN[-1] if _HANDED_DOWN else Settings.from_environment()
+
+
+@contextmanager
+def using(chosen: Settings) -> Iterator[Settings]:
+    """Use the cache as ``chosen`` says within the block (process-wide: worker threads and
+    forked worker processes see it too)."""
+    _HANDED_DOWN.append(chosen)
+    try:
+        yield chosen
+    finally:
+        _HANDED_DOWN.pop()
+
+
 def enabled() -> bool:
-    """True unless ``$SYMGPU_NO_CACHE`` is set to something other than ``0`` or empty."""
-    return os.environ.get(NO_CACHE_ENV, "") in ("", "0")
+    """True when the settings in force (:func:`settings`) use the cache."""
+    return settings().enabled
 
 
 def root() -> Path:
@@ -104,10 +147,11 @@ def engine_digest() -> str:
     return _ENGINE[0]
 
 
-def _path(kind: str, key: str) -> Path:
-    if not kind.isidentifier() or len(key) != 64 or any(c not in "0123456789abcdef" for c in key):
-        raise ValueError(f"cache entry {kind!r}/{key!r}: kind must be an identifier and key a SHA-256 hex digest")
-    return folder() / kind / key[:2] / f"{key}.txt"
+def _path(kind: EntryKind, key: str) -> Path:
+    if not isinstance(kind, EntryKind) or len(key) != 64 or any(c not in "0123456789abcdef" for c in key):
+        shown = kind.name if isinstance(kind, EntryKind) else kind
+        raise ValueError(f"cache entry {shown!r}/{key!r}: kind must be an EntryKind and key a SHA-256 hex digest")
+    return folder() / kind.name / key[:2] / f"{key}.txt"
 
 
 # ---------------------------------------------------------------- the authentication key
@@ -188,24 +232,26 @@ def _mkstemp(where: Path | int) -> tuple[int, str | Path]:
     raise FileExistsError("no free temporary name")
 
 
-def _header(kind: str, key: str, body: str) -> str:
-    mac = hmac.new(_secret(), f"{kind}\0{key}\0".encode() + body.encode("utf-8"), hashlib.sha256).hexdigest()
+def _header(kind: EntryKind, key: str, body: str) -> str:
+    mac = hmac.new(_secret(), f"{kind.name}\0{key}\0".encode() + body.encode("utf-8"), hashlib.sha256).hexdigest()
     return f"{_HEADER} {key} {mac}"
 
 
 # ---------------------------------------------------------------- entries
-def _entry_folder(kind: str, key: str, create: bool) -> int | None:
-    """A descriptor of the folder of entry ``kind``/``key``, each folder below the cache
-    root opened without following a symbolic link (None when one is a link or absent)."""
+def _entry_folder(kind: EntryKind, key: str, create: bool, here: Path | None = None) -> int | None:
+    """A descriptor of the folder of entry ``kind``/``key`` in version folder ``here`` (this
+    engine's by default), each folder below the cache root opened without following a symbolic
+    link (None when one is a link or absent)."""
     _path(kind, key)
-    base = root()
+    here = folder() if here is None else here
+    base = here.parent
     try:
         if create:
             base.mkdir(parents=True, exist_ok=True)
         handle = os.open(base, os.O_RDONLY | os.O_DIRECTORY)
     except OSError:
         return None
-    for name in (folder().name, kind, key[:2]):
+    for name in (here.name, kind.name, key[:2]):
         try:
             if create:
                 try:
@@ -221,10 +267,14 @@ def _entry_folder(kind: str, key: str, create: bool) -> int | None:
     return handle
 
 
-def get(kind: str, key: str) -> str | None:
-    """The body stored under ``kind``/``key``, or None if absent, off, not intact or not authentic."""
+def get(kind: EntryKind, key: str) -> str | None:
+    """The body stored under ``kind``/``key``, or None if absent, off, not intact or not authentic
+    (an entry waiting for :func:`flush` is read back from memory)."""
     if not enabled():
         return None
+    waiting = _PENDING.get((folder(), kind, key))
+    if waiting is not None:
+        return waiting
     where = _entry_folder(kind, key, create=False)
     if where is None:
         return None
@@ -245,12 +295,51 @@ def get(kind: str, key: str) -> str | None:
     return body
 
 
-def put(kind: str, key: str, body: str) -> None:
-    """Store ``body`` under ``kind``/``key`` (atomic replace; failures to write are ignored)."""
+#: entries of deferred kinds waiting for :func:`flush`: (version folder, kind, key) -> body
+_PENDING: dict[tuple[Path, EntryKind, str], str] = {}
+#: the most entries waiting; one more writes them all first
+MAX_PENDING = 64
+
+
+def put(kind: EntryKind, key: str, body: str) -> None:
+    """Store ``body`` under ``kind``/``key`` (atomic replace; failures to write are ignored).
+
+    An entry of a deferred kind (:attr:`EntryKind.deferred`: found while loading a model) waits
+    in memory for :func:`flush`; any other entry is written now, with those waiting (a derived
+    result worth keeping is being written anyway)."""
     if not enabled():
         return
+    _path(kind, key)
+    here = folder()
+    if kind.deferred:
+        if len(_PENDING) >= MAX_PENDING and (here, kind, key) not in _PENDING:
+            flush()
+        _PENDING[(here, kind, key)] = body
+        return
+    flush()
+    _write(here, kind, key, body)
+
+
+def pending() -> int:
+    """The number of entries waiting for :func:`flush`."""
+    return len(_PENDING)
+
+
+def flush() -> int:
+    """Write the entries waiting in memory, each into the cache folder in force when it was
+    found (dropped unwritten when the cache is off now); return how many were written."""
+    waiting = list(_PENDING.items())
+    _PENDING.clear()
+    if not enabled():
+        return 0
+    for (here, kind, key), body in waiting:
+        _write(here, kind, key, body)
+    return len(waiting)
+
+
+def _write(here: Path, kind: EntryKind, key: str, body: str) -> None:
     text = f"{_header(kind, key, body)}\n{body}"
-    where = _entry_folder(kind, key, create=True)
+    where = _entry_folder(kind, key, create=True, here=here)
     if where is None:
         return
     try:
@@ -309,28 +398,42 @@ def _walk(base: Path, remove: bool) -> int:
 
 
 def clear() -> tuple[Path, int]:
-    """Remove every entry of every version; return the cache folder and the entries removed.
+    """Remove every entry of every version (and drop those waiting for :func:`flush`); return
+    the cache folder and the entries removed.
+
+    The kind folders of every version folder go by the naming scheme, not by this engine's table
+    (:data:`symgpu.entry_kinds.KINDS`): an older engine may have kept kinds this one does not know.
 
     Only symgpu's own entries go (by their names, see :func:`_walk`): another file that sits
     in the cache folder, or in one of symgpu's folders, stays, and so does the folder holding it.
     """
     base = root()
+    _PENDING.clear()
     return base, _walk(base, remove=True)
 
 
 def size() -> tuple[Path, int]:
     """The cache folder of this engine and the number of entries in it."""
+    here, counts = listing()
+    return here, sum(counts.values())
+
+
+def listing() -> tuple[Path, dict[EntryKind, int]]:
+    """The cache folder of this engine and the number of entries of each kind of
+    :data:`symgpu.entry_kinds.KINDS` in it."""
     here = folder()
-    return here, (_walk_one(here) if here.is_dir() and not here.is_symlink() else 0)
+    usable = here.is_dir() and not here.is_symlink()
+    return here, {kind: (_count_kind(here / kind.name) if usable else 0) for kind in KINDS}
 
 
-def _walk_one(here: Path) -> int:
-    """The entries of one version folder (``here``)."""
+def _count_kind(where: Path) -> int:
+    """The entries in one kind's folder (``where``; nothing followed when it is a link)."""
+    if where.is_symlink() or not where.is_dir():
+        return 0
     count = 0
-    for kind in (k for k in _scan(here) if k.name.isidentifier() and k.is_dir(follow_symlinks=False)):
-        for sub in (s for s in _scan(Path(kind.path)) if _HEX2.fullmatch(s.name) and s.is_dir(follow_symlinks=False)):
-            count += sum(1 for e in _scan(Path(sub.path)) if e.name.endswith(".txt") and _ENTRY.fullmatch(e.name)
-                         and e.is_file(follow_symlinks=False))
+    for sub in (s for s in _scan(where) if _HEX2.fullmatch(s.name) and s.is_dir(follow_symlinks=False)):
+        count += sum(1 for e in _scan(Path(sub.path)) if e.name.endswith(".txt") and _ENTRY.fullmatch(e.name)
+                     and e.is_file(follow_symlinks=False))
     return count
 
 

@@ -41,7 +41,7 @@ import time
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from typing import Any
 
-from symgpu import leftovers
+from symgpu import leftovers, store
 
 #: A task: (name, function, arguments); the function and what it returns must be picklable.
 Task = tuple[str, Callable[..., Any], tuple[Any, ...]]
@@ -69,9 +69,12 @@ def _ignore_interrupts() -> None:
 
 
 def _timed(function: Callable[..., Any], args: tuple[Any, ...]) -> tuple[float, Any]:
-    """``function(*args)`` and the CPU seconds it took in this process."""
+    """``function(*args)`` and the CPU seconds it took in this process; what the task found for
+    the on-disk cache (models it loaded) is written when it ends, as a command's is (a forked
+    worker's memory goes with it)."""
     start = time.process_time()
     result = function(*args)
+    store.flush()
     return time.process_time() - start, result
 
 

@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "symgpu"
 
 #: Pipeline stages, lowest first: a module may import only from its own stage or lower ones.
 LAYERS = (
-    ("symgpu.errors", "symgpu.memo", "symgpu.numbers", "symgpu.resources", "symgpu.textfiles", "symgpu.store", "symgpu.workers",
+    ("symgpu.errors", "symgpu.entry_kinds", "symgpu.memo", "symgpu.numbers", "symgpu.resources", "symgpu.textfiles", "symgpu.store", "symgpu.workers",
      "symgpu.leftovers"),
     ("symgpu.units",),
     ("symgpu.model",),
@@ -118,3 +118,78 @@ def test_only_the_compiler_module_calls_lambdify():
 def test_no_module_is_over_500_lines(name: str):
     lines = MODULES[name].read_text(encoding="utf-8").count("\n")
     assert lines <= 500, f"{MODULES[name]} has {lines} lines"
+
+
+def _calls(path: Path) -> list[ast.Call]:
+    return [n for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(n, ast.Call)]
+
+
+def _dotted(node: ast.AST) -> str:
+    """``a.b.c`` of an attribute chain (empty for anything else)."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted(node.value)
+        return f"{inner}.{node.attr}" if inner else ""
+    return ""
+
+
+def test_no_module_changes_the_environment_of_its_own_process():
+    """Settings (``--no-cache``) are handed down as records, never set as environment variables:
+    the environment is read, only ever changed from outside (a child's own ``env=`` is fine)."""
+    changes = []
+    for name, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
+            targets += node.targets if isinstance(node, ast.Delete) else []
+            for target in targets:
+                if isinstance(target, ast.Subscript) and _dotted(target.value).endswith("environ"):
+                    changes.append(f"{name}:{node.lineno}")
+            if isinstance(node, ast.Call) and (_dotted(node.func) in ("os.putenv", "os.unsetenv") or any(
+                    _dotted(node.func).endswith(f"environ.{method}") for method in ("setdefault", "update", "pop", "clear", "popitem"))):
+                changes.append(f"{name}:{node.lineno}")
+    assert not changes, "the environment changed at " + ", ".join(changes)
+
+
+def test_every_cache_entry_is_read_and_written_by_the_modules_its_kind_names():
+    """The store's entry kinds are declared in one table (``symgpu.entry_kinds``): every
+    ``store.get``/``store.put`` in symgpu passes a kind of the table, from its reader or writer."""
+    from symgpu import entry_kinds
+
+    seen: dict[tuple[str, str], set[str]] = {}
+    wrong = []
+    for name, path in MODULES.items():
+        if name == "symgpu.store":
+            continue
+        for call in _calls(path):
+            function = _dotted(call.func)
+            if function not in ("store.get", "store.put") or not call.args:
+                continue
+            named = _dotted(call.args[0])
+            kind = next((k for k in entry_kinds.KINDS if getattr(entry_kinds, named.split(".")[-1], None) is k), None)
+            if kind is None:
+                wrong.append(f"{name}:{call.lineno} passes {named or 'an expression'}, not a kind of entry_kinds")
+                continue
+            allowed = kind.readers if function == "store.get" else (kind.writer,)
+            if name not in allowed:
+                wrong.append(f"{name}:{call.lineno} {function.split('.')[1]}s {kind.name}, but the table names {allowed}")
+            seen.setdefault((kind.name, function), set()).add(name)
+    assert not wrong, "\n".join(wrong)
+    for kind in entry_kinds.KINDS:
+        assert seen.get((kind.name, "store.put")) == {kind.writer}, f"{kind.name}: written by {seen.get((kind.name, 'store.put'))}"
+        assert seen.get((kind.name, "store.get")) == set(kind.readers), f"{kind.name}: read by {seen.get((kind.name, 'store.get'))}"
+    assert len({k.name for k in entry_kinds.KINDS}) == len(entry_kinds.KINDS), "two kinds share a folder"
+
+
+def test_no_attribute_is_set_on_a_frozen_record_after_it_is_built():
+    """Derived state lives in its owner's companion or memo (``evaluate.state.state_of``, a weak
+    ``Memo``), never as hidden attributes: ``object.__setattr__`` only in ``__post_init__``, where a
+    frozen record normalises its own fields while it is built."""
+    found = []
+    for name, path in MODULES.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        allowed = {id(n) for f in ast.walk(tree) if isinstance(f, ast.FunctionDef) and f.name == "__post_init__" for n in ast.walk(f)}
+        found += [f"{name}:{call.lineno}" for call in ast.walk(tree) if isinstance(call, ast.Call)
+                  and _dotted(call.func) == "object.__setattr__" and id(call) not in allowed]
+    assert not found, "object.__setattr__ outside __post_init__ at " + ", ".join(found)

@@ -11,6 +11,7 @@ import sympy
 
 import symgpu
 from symgpu import store
+from symgpu.entry_kinds import DERIVATIONS
 from symgpu.cli import app
 from symgpu.derive import regime_split, requests, signs, stored
 from conftest import tiny_text
@@ -24,7 +25,7 @@ def cache(tmp_path, monkeypatch) -> Path:
 
 
 def _entries() -> list[Path]:
-    folder = store.folder() / stored.KIND
+    folder = store.folder() / DERIVATIONS.name
     return sorted(folder.rglob("*.txt")) if folder.is_dir() else []
 
 
@@ -49,7 +50,7 @@ def test_a_cache_hit_is_the_derivation_computed(cache, monkeypatch, model_id, re
     hit = requests.request(model, request_id)
     assert hit == fresh
     assert hit.to_dict() == fresh.to_dict()
-    assert getattr(hit, "_regimes", []) == list(getattr(fresh, "_regimes", []))
+    assert hit.regimes == fresh.regimes
     assert requests.expect_holds(hit) is requests.expect_holds(fresh)
 
 
@@ -74,7 +75,7 @@ def test_the_api_regimes_is_cached_under_its_options(cache, monkeypatch):
     monkeypatch.setattr(regime_split, "regimes", lambda *a, **k: pytest.fail("computed although cached"))
     assert model.regimes("M") == fresh
     assert model.regimes("M", over="W") == with_over
-    assert getattr(model.regimes("M"), "_regimes", []) == list(getattr(fresh, "_regimes", []))
+    assert model.regimes("M").regimes == fresh.regimes
 
 
 def test_logic_left_unsimplified_by_sympy_is_rebuilt_as_written(cache):
@@ -127,8 +128,8 @@ def test_an_authentic_entry_with_a_hostile_body_is_still_refused_by_the_parser_a
     start = body.index('"result": ') + len('"result": ')
     end = body.index(', "steps"')
     body = body[:start] + forged + body[end:]
-    store.put(stored.KIND, key, body)
-    assert store.get(stored.KIND, key) == body  # the entry is authentic: only the parser stands in the way
+    store.put(DERIVATIONS, key, body)
+    assert store.get(DERIVATIONS, key) == body  # the entry is authentic: only the parser stands in the way
     assert stored.load(model, body) is None
     assert requests.request(model, "pipes_times_depth") == fresh
 

@@ -20,10 +20,15 @@ import pytest
 
 import symgpu
 from symgpu import store
+from symgpu.entry_kinds import DERIVATIONS, TOML, EntryKind
 from symgpu.derive import requests, stored
 from symgpu.model import loader
 
 from conftest import FIXTURES
+
+#: a kind of entry of the tests alone
+THINGS = EntryKind("things", "things-v1", "tests", ("tests",), False, "test entries")
+OTHER = EntryKind("other", "other-v1", "tests", ("tests",), False, "test entries")
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -36,8 +41,8 @@ def cache(tmp_path, monkeypatch) -> Path:
     return folder
 
 
-def _entries(kind: str) -> list[Path]:
-    folder = store.folder() / kind
+def _entries(kind: EntryKind) -> list[Path]:
+    folder = store.folder() / kind.name
     return sorted(folder.rglob("*.txt")) if folder.is_dir() else []
 
 
@@ -54,37 +59,39 @@ def test_a_forged_parsed_model_file_with_a_valid_checksum_changes_no_preset_and_
     model = tmp_path / "tiny.toml"
     model.write_bytes((FIXTURES / "tiny.toml").read_bytes())
     first = loader.read_definition(model)
-    (entry,) = _entries(loader.TOML_KIND)
+    store.flush()
+    (entry,) = _entries(TOML)
     original = entry.read_text(encoding="utf-8")
     body = _forge(entry, lambda b: b.replace("100 TFLOP/s", "1 TFLOP/s"))
     assert "1 TFLOP/s" in body and json.loads(body)  # well formed: only authentication stands in the way
-    assert store.get(loader.TOML_KIND, entry.stem) is None
+    assert store.get(TOML, entry.stem) is None
     assert loader.read_definition(model) == first
+    store.flush()
     assert entry.read_text(encoding="utf-8") == original  # recomputed and rewritten
 
 
 def test_a_forged_stored_derivation_with_a_valid_checksum_changes_no_expression_and_is_rewritten(cache):
     model = symgpu.load("perez_piccoli")
     fresh = requests.request(model, "pipes_times_depth")
-    (entry,) = _entries(stored.KIND)
+    (entry,) = _entries(DERIVATIONS)
     original = entry.read_text(encoding="utf-8")
     body = _forge(entry, lambda b: b.replace("N_PPipe", "L_Pipe"))
     assert stored.load(model, body) is not None  # the forged body parses: it would change the answer
-    assert store.get(stored.KIND, entry.stem) is None
+    assert store.get(DERIVATIONS, entry.stem) is None
     assert requests.request(model, "pipes_times_depth") == fresh
     assert entry.read_text(encoding="utf-8") == original
 
 
 def test_an_entry_copied_under_another_kind_is_not_authentic(cache):
     key = store.digest("moved")
-    store.put("things", key, "1")
+    store.put(THINGS, key, "1")
     (store.folder() / "other" / key[:2]).mkdir(parents=True)
     (store.folder() / "other" / key[:2] / f"{key}.txt").write_bytes((store.folder() / "things" / key[:2] / f"{key}.txt").read_bytes())
-    assert store.get("things", key) == "1" and store.get("other", key) is None
+    assert store.get(THINGS, key) == "1" and store.get(OTHER, key) is None
 
 
 def test_the_authentication_key_lives_outside_the_cache_folder_readable_by_its_owner_only(cache):
-    store.put("things", store.digest("k"), "1")
+    store.put(THINGS, store.digest("k"), "1")
     key_file = store.key_path()
     assert not key_file.resolve().is_relative_to(cache.resolve())
     assert key_file.stat().st_mode & 0o777 == 0o600
@@ -98,7 +105,7 @@ def test_a_forged_preset_in_the_cache_changes_no_answer_across_processes(cache, 
     argv = [sys.executable, "-m", "symgpu", "eval", str(model), "P", "--preset", "toy", "--set", "I=10"]
     cold = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
     assert cold.returncode == 0, cold.stderr
-    for entry in _entries(loader.TOML_KIND):
+    for entry in _entries(TOML):
         _forge(entry, lambda b: b.replace("100 TFLOP/s", "1 TFLOP/s"))
     warm = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
     assert (warm.returncode, warm.stdout, warm.stderr) == (0, cold.stdout, cold.stderr)
@@ -111,11 +118,11 @@ def test_a_symlinked_folder_inside_the_cache_is_not_followed_for_writing_or_read
     key = store.digest("linked")
     store.folder().mkdir(parents=True)
     (store.folder() / "things").symlink_to(outside, target_is_directory=True)
-    store.put("things", key, "1")
+    store.put(THINGS, key, "1")
     assert list(outside.rglob("*")) == []
     (outside / key[:2]).mkdir()
     (outside / key[:2] / f"{key}.txt").write_text("planted", encoding="utf-8")
-    assert store.get("things", key) is None
+    assert store.get(THINGS, key) is None
 
 
 def test_a_symlinked_entry_is_replaced_never_written_through(cache, tmp_path):
@@ -124,15 +131,15 @@ def test_a_symlinked_entry_is_replaced_never_written_through(cache, tmp_path):
     key = store.digest("entry-link")
     (store.folder() / "things" / key[:2]).mkdir(parents=True)
     (store.folder() / "things" / key[:2] / f"{key}.txt").symlink_to(victim)
-    assert store.get("things", key) is None
-    store.put("things", key, "1")
+    assert store.get(THINGS, key) is None
+    store.put(THINGS, key, "1")
     assert victim.read_text(encoding="utf-8") == "precious"
-    assert store.get("things", key) == "1"
+    assert store.get(THINGS, key) == "1"
 
 
 def test_cache_clear_removes_only_symgpus_own_entries(cache, tmp_path):
     for n in range(3):
-        store.put("things", store.digest(str(n)), "1")
+        store.put(THINGS, store.digest(str(n)), "1")
     cache.mkdir(exist_ok=True)
     mine = {cache / "notes.txt": "user", store.folder() / "README": "user", store.folder() / "things" / "keep.txt": "user",
             cache / "symgpu-mine" / "data.csv": "user", store.folder() / "things" / "ab" / "draft.txt": "user"}

@@ -8,7 +8,8 @@ import sympy
 
 import symgpu
 from symgpu.model import loader, substitution, unordered
-from symgpu import memo
+from symgpu import memo, store
+from symgpu.entry_kinds import MINMAX, TOML
 
 
 @pytest.fixture
@@ -18,9 +19,7 @@ def empty_store(monkeypatch: pytest.MonkeyPatch, tmp_path):
     most of them first, is tested in tests/test_unordered.py)."""
     monkeypatch.setenv("SYMGPU_CACHE_DIR", str(tmp_path))
     monkeypatch.delenv("SYMGPU_NO_CACHE", raising=False)
-    monkeypatch.setattr(substitution, "_settled", None)
-    monkeypatch.setattr(substitution, "_found", set())
-    memo.registered()["model.substitution.min_max"].clear()
+    memo.clear_all()
     monkeypatch.setattr(unordered, "keeps_every_argument", lambda args: False)
     return tmp_path
 
@@ -32,8 +31,7 @@ def test_a_kept_min_max_verdict_builds_what_sympy_builds(monkeypatch: pytest.Mon
     assert substitution.min_max(sympy.Min, dominated) == a
     substitution.save()
     # a later process: the verdict comes from the store, and only for the undominated arguments
-    monkeypatch.setattr(substitution, "_settled", None)
-    memo.registered()["model.substitution.min_max"].clear()
+    memo.clear_all()
     assert len(substitution._read()) == 1
     again = substitution.min_max(sympy.Min, kept)
     assert again is not first and sympy.srepr(again) == sympy.srepr(first) == sympy.srepr(sympy.Min(*kept))
@@ -44,8 +42,7 @@ def test_models_built_from_kept_verdicts_equal_models_built_afresh(monkeypatch: 
     for model_id in ("hong_kim_2009", "volkov_2016", "occupancy"):
         path = loader.resolve(model_id)
         afresh = symgpu.model.Model(loader.read_definition(path))
-        monkeypatch.setattr(substitution, "_settled", None)
-        memo.registered()["model.substitution.min_max"].clear()
+        memo.clear_all()
         kept = symgpu.model.Model(loader.read_definition(path))
         assert len(substitution._read()) > 0
         for name, equation in afresh.equations.items():
@@ -58,7 +55,8 @@ def test_a_kept_parse_of_a_model_file_reads_back_the_same_definition(monkeypatch
         monkeypatch.setenv("SYMGPU_NO_CACHE", "1")
         direct = loader.read_definition(path)
         monkeypatch.delenv("SYMGPU_NO_CACHE")
-        first = loader.read_definition(path)  # parses and keeps
+        first = loader.read_definition(path)  # parses and keeps (in memory until flushed)
+        store.flush()
         assert list(empty_store.rglob("*.txt")), "nothing was kept"
         assert loader.read_definition(path) == first == direct, model_id
 
@@ -66,6 +64,7 @@ def test_a_kept_parse_of_a_model_file_reads_back_the_same_definition(monkeypatch
 def test_a_kept_parse_that_is_damaged_is_ignored(empty_store, write_model) -> None:
     path = write_model()
     first = loader.read_definition(path)
+    store.flush()
     entries = list(empty_store.rglob("*.txt"))
     assert entries, "nothing was kept"
     for entry in entries:
@@ -77,14 +76,55 @@ def test_a_kept_parse_that_is_damaged_is_ignored(empty_store, write_model) -> No
 def test_a_kept_parse_with_a_valid_checksum_but_not_toml_shaped_is_ignored(empty_store, write_model, body) -> None:
     """An entry rewritten with a correct checksum but a body TOML cannot give (a null, a repeated
     key, no table at the top) is parsed again from the file, not blamed on it."""
-    from symgpu import store
 
     path = write_model()
     first = loader.read_definition(path)
-    entries = [e for e in empty_store.rglob("*.txt") if e.parent.name == loader.TOML_KIND or loader.TOML_KIND in e.parts]
+    store.flush()
+    entries = [e for e in empty_store.rglob("*.txt") if TOML.name in e.parts]
     assert entries, "nothing was kept"
     for entry in entries:
         key = entry.read_text(encoding="utf-8").split("\n", 1)[0].split()[-2]
-        store.put(loader.TOML_KIND, key, body)
-        assert store.get(loader.TOML_KIND, key) == body  # the checksum is valid
+        store.put(TOML, key, body)
+        assert store.get(TOML, key) == body  # the checksum is valid
     assert loader.read_definition(path) == first
+
+
+def _snapshot(folder) -> dict[str, int]:
+    """Every path under ``folder`` with its modification time (ns)."""
+    return {str(p.relative_to(folder)): p.stat().st_mtime_ns for p in sorted(folder.rglob("*"))}
+
+
+def test_loading_a_model_writes_nothing_to_the_cache_folder(empty_store, write_model) -> None:
+    path = write_model()
+    before = _snapshot(empty_store)
+    symgpu.load(path)  # cold: parses and builds, keeps what it found in memory only
+    assert _snapshot(empty_store) == before and not list(empty_store.rglob("*.txt"))
+    assert store.pending() > 0
+    assert store.flush() > 0  # the command line does this after a command's work
+    kinds = {p.relative_to(store.folder()).parts[0] for p in empty_store.rglob("*.txt")}
+    assert kinds == {TOML.name, MINMAX.name}
+    # warm: the entries are read, and nothing is written, touched or added
+    memo.clear_all()
+    before = _snapshot(empty_store)
+    symgpu.load(path)
+    symgpu.load("hong_kim_2009")
+    assert _snapshot(empty_store) == before
+
+
+def test_load_without_cache_reads_no_entry(empty_store, write_model) -> None:
+    """An authentic entry that says another peak is used by ``load`` and ignored by ``load(..., cache=False)``."""
+    import hashlib
+    import json
+    import sys
+    import tomllib
+
+    path = write_model()
+    raw = path.read_bytes()
+    other = tomllib.loads(raw.decode("utf-8").replace('P_peak = "100 TFLOP/s"', 'P_peak = "1 TFLOP/s"'))
+    store.put(TOML, store.digest(TOML.version, sys.version, hashlib.sha256(raw).hexdigest()), json.dumps(other))
+    store.flush()
+    memo.clear_all()
+    assert str(symgpu.load(path, cache=False).presets["toy"]["P_peak"]) == "100000000000000.0 FLOP / s"
+    assert store.pending() == 0
+    memo.clear_all()
+    assert str(symgpu.load(path).presets["toy"]["P_peak"]) == "1000000000000.0 FLOP / s"

@@ -119,3 +119,24 @@ def test_each_memo_is_named_after_the_module_it_lives_in():
     for name in memo.registered():
         if not name.startswith("test."):
             assert importlib.util.find_spec("symgpu." + name.rsplit(".", 1)[0]) is not None, name
+
+
+def test_a_models_evaluate_state_is_one_companion_emptied_by_clear_all_and_gone_with_the_model(write_model):
+    from symgpu.evaluate.state import ModelState, state_of
+
+    model = symgpu.load(write_model())
+    model.evaluate("P", preset="toy", I=10)
+    state = state_of(model)
+    assert isinstance(state, ModelState) and state.compiled and state_of(model) is state
+    assert not hasattr(model, "_compiled")
+    memo.clear_all()
+    assert state_of(model) is not state and not state_of(model).compiled
+    again = model.evaluate("P", preset="toy", I=10)
+    assert state_of(model).compiled and again is not None
+    states = memo.registered()["evaluate.state.models"]
+    held = len(states)
+    memo.clear_all()  # the catalog holds the model no more
+    state_of(model)
+    del model
+    gc.collect()
+    assert len(states) == 0 < held

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from symgpu import resources, store
+from symgpu.entry_kinds import REPORT
 from symgpu.cli import report_commands
 from symgpu.report import freshness, kernel_example, render
 
@@ -123,7 +124,7 @@ def test_an_output_file_replaced_by_a_link_is_never_written_through_or_replaced(
 
 
 def _entries() -> list[Path]:
-    return sorted((store.folder() / freshness.KIND).rglob("*.txt"))
+    return sorted((store.folder() / REPORT.name).rglob("*.txt"))
 
 
 def test_a_corrupt_cache_entry_is_not_trusted(reports):
@@ -159,11 +160,11 @@ def test_an_entry_with_a_valid_checksum_but_an_unexpected_shape_is_not_trusted(t
     folder.mkdir()
     (folder / "tiny.md").write_bytes(b"report")
     digest = hashlib.sha256(b"report").hexdigest()
-    store.put(freshness.KIND, inputs.key, body.replace("%s", digest))
-    assert store.get(freshness.KIND, inputs.key) is not None  # the checksum is right: the shape is what is refused
+    store.put(REPORT, inputs.key, body.replace("%s", digest))
+    assert store.get(REPORT, inputs.key) is not None  # the checksum is right: the shape is what is refused
     assert freshness.recorded(inputs) is None
     assert not freshness.up_to_date(folder, inputs)
-    store.put(freshness.KIND, inputs.key, '{"folder": "tiny", "files": {"tiny.md": "%s"}}' % digest)
+    store.put(REPORT, inputs.key, '{"folder": "tiny", "files": {"tiny.md": "%s"}}' % digest)
     assert freshness.up_to_date(folder, inputs)  # the well-formed entry is accepted
 
 

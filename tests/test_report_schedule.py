@@ -11,6 +11,7 @@ import pytest
 
 from symgpu import store
 from symgpu import workers
+from symgpu.entry_kinds import REPORT_SECONDS
 from symgpu.report import freshness, schedule
 
 
@@ -30,7 +31,7 @@ def test_recorded_seconds_come_back_merged_over_the_earlier_run(cache):
 
 @pytest.mark.parametrize("body", ['{"a": "1"}', '{"a": -1}', '{"a": NaN}', '[1, 2]', '{"a": true}', "{not json", '{"a": 1' + "0" * 400 + "}"])
 def test_an_entry_that_is_not_an_object_of_finite_non_negative_numbers_is_ignored(cache, body):
-    store.put(schedule.KIND, schedule._KEY, body)
+    store.put(REPORT_SECONDS, schedule._KEY, body)
     assert schedule.previous() == {}
 
 
@@ -92,5 +93,5 @@ def test_report_all_records_each_folders_seconds_for_the_next_run(tmp_path, cach
     recorded = schedule.previous()
     assert set(recorded) >= {"interval_analysis", "perez_piccoli"}
     assert all(v > 0 for k, v in recorded.items() if k in ("interval_analysis", "perez_piccoli"))
-    body = store.get(schedule.KIND, schedule._KEY)
+    body = store.get(REPORT_SECONDS, schedule._KEY)
     assert body is not None and json.loads(body) == recorded

@@ -13,9 +13,13 @@ import sympy
 
 import symgpu
 from symgpu import store
+from symgpu.entry_kinds import SIGNS, EntryKind
 from symgpu.cli import app
 from symgpu.derive import signs
 from symgpu import memo
+
+#: a kind of entry of the tests alone
+THINGS = EntryKind("things", "things-v1", "tests", ("tests",), False, "test entries")
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -33,8 +37,8 @@ def _entry(kind: str, key: str) -> Path:
 
 def test_an_entry_comes_back_as_stored(cache):
     key = store.digest("a", "b")
-    store.put("things", key, "Min(x, 2*y)\nline two")
-    assert store.get("things", key) == "Min(x, 2*y)\nline two"
+    store.put(THINGS, key, "Min(x, 2*y)\nline two")
+    assert store.get(THINGS, key) == "Min(x, 2*y)\nline two"
 
 
 def test_the_key_parts_are_length_prefixed_so_splits_do_not_collide():
@@ -43,47 +47,47 @@ def test_the_key_parts_are_length_prefixed_so_splits_do_not_collide():
 
 def test_an_altered_body_is_not_trusted(cache):
     key = store.digest("altered")
-    store.put("things", key, "1")
-    path = _entry("things", key)
+    store.put(THINGS, key, "1")
+    path = _entry(THINGS.name, key)
     path.write_text(path.read_text(encoding="utf-8").replace("\n1", "\n-1"), encoding="utf-8")
-    assert store.get("things", key) is None
+    assert store.get(THINGS, key) is None
 
 
 def test_an_entry_filed_under_another_key_is_not_trusted(cache):
     key, other = store.digest("one"), store.digest("two")
-    store.put("things", key, "1")
-    _entry("things", other).parent.mkdir(parents=True, exist_ok=True)
-    _entry("things", other).write_bytes(_entry("things", key).read_bytes())
-    assert store.get("things", other) is None
+    store.put(THINGS, key, "1")
+    _entry(THINGS.name, other).parent.mkdir(parents=True, exist_ok=True)
+    _entry(THINGS.name, other).write_bytes(_entry(THINGS.name, key).read_bytes())
+    assert store.get(THINGS, other) is None
 
 
 def test_a_truncated_or_binary_entry_is_not_trusted(cache):
     key = store.digest("broken")
-    store.put("things", key, "some text")
-    path = _entry("things", key)
+    store.put(THINGS, key, "some text")
+    path = _entry(THINGS.name, key)
     path.write_bytes(path.read_bytes()[:20])
-    assert store.get("things", key) is None
+    assert store.get(THINGS, key) is None
     path.write_bytes(b"\xff\xfe\x00garbage")
-    assert store.get("things", key) is None
+    assert store.get(THINGS, key) is None
 
 
 def test_no_cache_turns_reading_and_writing_off(cache, monkeypatch):
     key = store.digest("off")
-    store.put("things", key, "1")
+    store.put(THINGS, key, "1")
     monkeypatch.setenv(store.NO_CACHE_ENV, "1")
-    assert store.get("things", key) is None
-    store.put("things", store.digest("off", "2"), "1")
-    assert not _entry("things", store.digest("off", "2")).exists()
+    assert store.get(THINGS, key) is None
+    store.put(THINGS, store.digest("off", "2"), "1")
+    assert not _entry(THINGS.name, store.digest("off", "2")).exists()
 
 
 def test_a_key_that_is_not_a_digest_is_refused(cache):
-    with pytest.raises(ValueError, match=r"^cache entry 'things'/'\.\./x': kind must be an identifier and key a SHA-256 hex digest$"):
-        store.get("things", "../x")
+    with pytest.raises(ValueError, match=r"^cache entry 'things'/'\.\./x': kind must be an EntryKind and key a SHA-256 hex digest$"):
+        store.get(THINGS, "../x")
 
 
 def test_clear_removes_every_entry(cache):
     for n in range(3):
-        store.put("things", store.digest(str(n)), "1")
+        store.put(THINGS, store.digest(str(n)), "1")
     base, removed = store.clear()
     assert (base, removed) == (cache, 3)
     assert store.size()[1] == 0
@@ -96,15 +100,15 @@ def test_a_tampered_sign_verdict_is_recomputed(cache, ia):
     context = signs.SignReasoner(ia)
     assert context.sign(expr) == 1
     key = signs.sign_key(expr)
-    path = _entry("signs", key)
-    assert store.get("signs", key) == "1"
+    path = _entry(SIGNS.name, key)
+    assert store.get(SIGNS, key) == "1"
     # a forged verdict with a matching checksum is still only one of four words; junk is recomputed
     body = "__import__('os')"
     import hashlib
     path.write_text(f"symgpu-cache-v1 {key} {hashlib.sha256(body.encode()).hexdigest()}\n{body}", encoding="utf-8")
     memo.clear_all()
     assert context.sign(expr) == 1
-    assert store.get("signs", key) == "1"
+    assert store.get(SIGNS, key) == "1"
 
 
 def test_sign_verdicts_decided_cheaply_are_not_stored(cache, ia):
@@ -114,7 +118,7 @@ def test_sign_verdicts_decided_cheaply_are_not_stored(cache, ia):
     x = sympy.Symbol("x", positive=True)
     context = signs.SignReasoner(ia)
     assert context.sign(x + 1) == 1 and context.sign(x - 1) is None
-    assert store.get("signs", signs.sign_key(x + 1)) is None and store.get("signs", signs.sign_key(x - 1)) is None
+    assert store.get(SIGNS, signs.sign_key(x + 1)) is None and store.get(SIGNS, signs.sign_key(x - 1)) is None
 
 
 def test_a_sign_verdict_of_another_engine_is_not_reused(cache, ia, monkeypatch):
@@ -123,14 +127,14 @@ def test_a_sign_verdict_of_another_engine_is_not_reused(cache, ia, monkeypatch):
     expr = (x + 2) ** 2 - x**2 - 4 * x  # 4: proved by factoring, so stored
     context = signs.SignReasoner(ia)
     assert context.sign(expr) == 1
-    assert store.get("signs", signs.sign_key(expr)) == "1"
+    assert store.get(SIGNS, signs.sign_key(expr)) == "1"
     # an edited engine (another digest of symgpu's sources) looks under another key:
     # the verdict stored by this engine is not found, and a forged "-1" there is not read
     monkeypatch.setattr(store, "_ENGINE", ["an-edited-engine"])
     edited = signs.sign_key(expr)
-    assert store.get("signs", edited) is None
+    assert store.get(SIGNS, edited) is None
     monkeypatch.setattr(store, "_ENGINE", [])
-    store.put("signs", edited, "-1")
+    store.put(SIGNS, edited, "-1")
     memo.clear_all()
     assert context.sign(expr) == 1
 
@@ -153,7 +157,7 @@ def test_help_list_and_cache_import_neither_sympy_nor_matplotlib(argv, cache):
 
 
 def test_cache_clear_reports_what_it_removed(cache, capsys):
-    store.put("things", store.digest("x"), "1")
+    store.put(THINGS, store.digest("x"), "1")
     assert app.main(["cache", "clear"]) == 0
     assert capsys.readouterr().out == f"removed 1 cache entries from {cache}\n"
 
@@ -164,3 +168,29 @@ def test_import_symgpu_alone_does_not_import_sympy():
                           capture_output=True, text=True, env=env, cwd=REPO)
     assert done.stdout.strip() == "False"
     assert symgpu.load is symgpu.api.load
+
+
+def test_no_cache_is_handed_down_as_a_setting_and_leaves_the_environment_alone(cache, capsys):
+    assert app.main(["--no-cache", "cache"]) == 0
+    assert capsys.readouterr().out.splitlines()[0].endswith("cache off (--no-cache)")
+    assert store.NO_CACHE_ENV not in os.environ and store.enabled()
+
+
+def test_settings_handed_down_hold_within_their_block_only(cache):
+    key = store.digest("handed down")
+    store.put(THINGS, key, "1")
+    with store.using(store.Settings(enabled=False)):
+        assert store.get(THINGS, key) is None and not store.enabled()
+        with store.using(store.Settings(enabled=True)):
+            assert store.get(THINGS, key) == "1"
+    assert store.get(THINGS, key) == "1" and store.settings() == store.Settings.from_environment()
+
+
+def test_cache_info_lists_the_entries_of_every_kind_of_the_table(cache, capsys):
+    from symgpu import entry_kinds
+
+    store.put(entry_kinds.SIGNS, store.digest("one"), "1")
+    assert app.main(["cache"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith(": 1 entries; cache on")
+    assert [line.split()[:2] for line in lines[1:]] == [[k.name, "1" if k is entry_kinds.SIGNS else "0"] for k in entry_kinds.KINDS]

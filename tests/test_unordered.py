@@ -38,7 +38,7 @@ def test_every_proved_min_max_of_the_bundled_models_is_what_sympy_builds(monkeyp
         return verdict
 
     monkeypatch.setattr(unordered, "keeps_every_argument", recording)
-    memo.registered()["model.substitution.min_max"].clear()
+    memo.clear_all()
     for model_id in loader.list_models():
         model = Model(loader.read_definition(loader.resolve(model_id)))
         for name in model.defining:

@@ -118,12 +118,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:
         return int(exc.code or 0)
-    if args.no_cache:
-        os.environ[store.NO_CACHE_ENV] = "1"
+    # --no-cache is handed down as a setting; $SYMGPU_NO_CACHE switches the cache off from outside
+    settings = store.Settings(enabled=False) if args.no_cache else store.Settings.from_environment()
     run = command_module(COMMANDS[args.command][0]).RUN[args.command]
     try:
-        with leftovers.terminations_raise():
-            return run(args)
+        with leftovers.terminations_raise(), store.using(settings):
+            code = run(args)
+            store.flush()  # what loading found (parsed files, Min/Max verdicts), kept after the work
+            return code
     except errors.Terminated as exc:  # SIGTERM, SIGHUP: cleaned up like Ctrl-C
         return 128 + exc.signum
     except KeyboardInterrupt:

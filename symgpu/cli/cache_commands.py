@@ -1,4 +1,5 @@
-"""``symgpu cache [info|clear]``: where the on-disk cache of symbolic results is, and clearing it."""
+"""``symgpu cache [info|clear]``: where the on-disk cache of symbolic results is, its entries by
+kind (the table of :mod:`symgpu.entry_kinds`), and clearing it."""
 
 from __future__ import annotations
 
@@ -22,9 +23,13 @@ def run(args: argparse.Namespace) -> int:
         base, count = store.clear()
         print(f"removed {count} cache entries from {base}")
         return OK
-    here, count = store.size()
-    state = "on" if store.enabled() else f"off (${store.NO_CACHE_ENV} is set)"
-    print(f"{here}: {count} entries; cache {state}")
+    here, counts = store.listing()
+    state = ("on" if store.enabled() else "off (--no-cache)" if store.Settings.from_environment().enabled
+             else f"off (${store.NO_CACHE_ENV} is set)")
+    print(f"{here}: {sum(counts.values())} entries; cache {state}")
+    width = max(len(kind.name) for kind in counts)
+    for kind, count in counts.items():
+        print(f"  {kind.name:<{width}} {count:>6}  {kind.holds}")
     return OK
 
 

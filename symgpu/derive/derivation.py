@@ -83,6 +83,8 @@ class Derivation:
         extra: further named results (e.g. each regime), SymPy objects or plain data.
         certificate: the numeric checks the answer passed before it was shown (``None``: not
             yet checked, e.g. an intermediate derivation inside the engine).
+        regimes: of a ``regimes`` derivation, its :class:`~symgpu.derive.regime_split.Regime`
+            objects (raw conditions included); not compared: ``extra`` shows them.
     """
 
     model: str
@@ -97,6 +99,7 @@ class Derivation:
     method: str = "closed form"
     extra: tuple[tuple[str, Any], ...] = field(default=())
     certificate: Certificate | None = None
+    regimes: tuple[Any, ...] = field(default=(), compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable form."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import sympy
@@ -425,9 +425,7 @@ def _finish_without_objects(job: jobs._Job, result: Any, unit: str, used: Sequen
     objects = [v for k, v in job.extra if k == "regime_objects"]
     job.extra = [(k, v) for k, v in job.extra if k != "regime_objects"]
     derivation = job.finish(result, unit, used=used, **kw)
-    if objects:
-        object.__setattr__(derivation, "_regimes", objects[0])
-    return derivation
+    return replace(derivation, regimes=tuple(objects[0])) if objects else derivation
 
 
 def active_regime(model: Model, quantity: str, preset: str | None = None, **values: Any) -> tuple[str, float, str | None, float | None]:
@@ -438,4 +436,4 @@ def active_regime(model: Model, quantity: str, preset: str | None = None, **valu
 
 def regime_list(derivation: Derivation) -> list[Regime]:
     """The :class:`Regime` objects of a ``regimes`` derivation."""
-    return list(getattr(derivation, "_regimes", []))
+    return list(derivation.regimes)

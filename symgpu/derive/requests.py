@@ -214,9 +214,8 @@ def _run(model: Model, request: DerivationRequest, q: Question) -> Derivation:
         checks.append(("expect_holds", all(verdicts)))
     extra = tuple(derivation.extra) + (("request", request.id),) + tuple(checks)
     out = Derivation(derivation.model, derivation.operation, derivation.quantity, derivation.variable, derivation.steps,
-                     derivation.result, derivation.assumptions, derivation.location, derivation.unit, derivation.method, extra)
-    if hasattr(derivation, "_regimes"):
-        object.__setattr__(out, "_regimes", derivation._regimes)
+                     derivation.result, derivation.assumptions, derivation.location, derivation.unit, derivation.method, extra,
+                     regimes=derivation.regimes)
     return out
 
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors, store
+from symgpu.entry_kinds import SIGNS
 from symgpu.memo import Memo
 from symgpu.derive import forms, inequalities, intervals, sign_parts
 from symgpu.model import sample_points
@@ -184,7 +185,7 @@ class SignReasoner:
         # included, which srepr writes out), the known-positive expressions and the engine
         # (an edited engine never reuses an older one's verdicts)
         disk_key = sign_key(e, self.positives)
-        stored = store.get("signs", disk_key)
+        stored = store.get(SIGNS, disk_key)
         if stored in _VERDICTS:
             _SIGN_CACHE[key] = _VERDICTS[stored]
             return _VERDICTS[stored]
@@ -201,7 +202,7 @@ class SignReasoner:
                     found = s
                     break
         _SIGN_CACHE[key] = found
-        store.put("signs", disk_key, str(found))
+        store.put(SIGNS, disk_key, str(found))
         return found
 
     def _sign(self, e: sympy.Basic) -> int | None:
@@ -418,7 +419,7 @@ def sign_key(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> str:
     """The on-disk key of the sign verdict of ``expr`` (after the reasoner's substitutions)
     given the known-positive ``positives``: their ``srepr`` (symbol assumptions included) and
     :func:`symgpu.store.engine_digest`, so verdicts of an edited engine are never reused."""
-    return store.digest("sign", store.engine_digest(), sympy.srepr(expr), *(sympy.srepr(p) for p in positives))
+    return store.digest(SIGNS.version, store.engine_digest(), sympy.srepr(expr), *(sympy.srepr(p) for p in positives))
 
 
 def _value_sign(value: sympy.Basic) -> int | None:

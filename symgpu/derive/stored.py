@@ -24,6 +24,8 @@ import sympy
 from sympy.core.function import AppliedUndef
 
 from symgpu import errors, store
+from symgpu.entry_kinds import DERIVATIONS
+from symgpu.memo import Memo
 from symgpu.derive.derivation import Derivation, Step
 from symgpu.derive import regime_split
 from symgpu.derive.regime_split import Regime, _Cond
@@ -32,8 +34,6 @@ from symgpu.model import expressions, printing
 if TYPE_CHECKING:
     from symgpu.model import Model
 
-#: the cache kind of whole derivations
-KIND = "derivations"
 #: keys of the memo of :func:`dump` and :func:`load`: the shared entries (JSON) and their
 #: expressions, in order (an entry refers only to earlier ones, so there are no cycles)
 _SHARED, _REFS = object(), object()
@@ -51,16 +51,15 @@ class _Unstorable(Exception):
     """Internal: the value has a part the entry format cannot hold."""
 
 
+#: each live model's key (weakly: the key goes with the model)
+_MODEL_KEYS: Memo[Any, str] = Memo("derive.stored.model_keys", 1024, weak=True)
+
+
 def model_key(model: Model) -> str:
     """A digest of everything the model's file (and its bases) say, wherever it lies."""
-    cached = getattr(model, "_stored_key", None)
-    if isinstance(cached, str):
-        return cached
-    key = store.digest("model", repr(dataclasses.replace(model.definition, path="")), store.engine_digest())
-    try:
-        object.__setattr__(model, "_stored_key", key)
-    except AttributeError:
-        pass
+    key = _MODEL_KEYS.get(model)
+    if key is None:
+        key = _MODEL_KEYS[model] = store.digest("model", repr(dataclasses.replace(model.definition, path="")), store.engine_digest())
     return key
 
 
@@ -81,8 +80,8 @@ def cached(model: Model, parts: tuple[Any, ...], compute: Callable[[], Derivatio
     stored for next time."""
     if not store.enabled() or not plain(parts):
         return compute()
-    key = store.digest(model_key(model), repr(parts))
-    body = store.get(KIND, key)
+    key = store.digest(DERIVATIONS.version, model_key(model), repr(parts))
+    body = store.get(DERIVATIONS, key)
     if body is not None:
         found = load(model, body)
         if found is not None:
@@ -90,7 +89,7 @@ def cached(model: Model, parts: tuple[Any, ...], compute: Callable[[], Derivatio
     derivation = compute()
     text = dump(model, derivation)
     if text is not None:
-        store.put(KIND, key, text)
+        store.put(DERIVATIONS, key, text)
     return derivation
 
 
@@ -117,7 +116,7 @@ def dump(model: Model, derivation: Derivation) -> str | None:
             "variable": derivation.variable, "steps": _out(model, memo, derivation.steps), "result": _out(model, memo, derivation.result),
             "assumptions": list(derivation.assumptions), "location": _out(model, memo, derivation.location), "unit": derivation.unit,
             "method": derivation.method, "extra": _out(model, memo, derivation.extra),
-            "regimes": _out(model, memo, tuple(getattr(derivation, "_regimes", ()))),
+            "regimes": _out(model, memo, derivation.regimes),
         }
         body["shared"] = memo[_SHARED]
         text = json.dumps(body, sort_keys=True, allow_nan=False)
@@ -129,7 +128,7 @@ def dump(model: Model, derivation: Derivation) -> str | None:
     back = load(model, text, verified=memo[_REFS])
     # structural equality (types, argument order, symbols with their assumptions, floats'
     # precision): what ``to_dict`` and the reports print follows from it
-    if back is None or back != derivation or getattr(back, "_regimes", []) != list(getattr(derivation, "_regimes", [])):
+    if back is None or back != derivation or back.regimes != derivation.regimes:
         return None
     return text
 
@@ -257,9 +256,7 @@ def load(model: Model, text: str, verified: list[Any] | None = None) -> Derivati
         return None
     if not isinstance(regimes, tuple) or not all(isinstance(r, Regime) for r in regimes):
         return None
-    if regimes:
-        object.__setattr__(derivation, "_regimes", list(regimes))
-    return derivation
+    return dataclasses.replace(derivation, regimes=regimes) if regimes else derivation
 
 
 def _check_numeric_power(parts: list[Any]) -> None:

@@ -16,6 +16,7 @@ import sympy
 from sympy.printing.numpy import NumPyPrinter
 
 from symgpu.evaluate import scaling
+from symgpu.evaluate.state import state_of
 from symgpu.memo import Memo
 
 if TYPE_CHECKING:
@@ -64,14 +65,15 @@ def compiled(model: Model, name: str, given: frozenset[str]) -> tuple[tuple[str,
     """Return (argument names, compiled NumPy function, expression), cached per model."""
     given = _overrides(model, given)
     key = ("value", name, given)
-    if key not in model._compiled:
+    kept = state_of(model).compiled
+    if key not in kept:
         expr = model.expression(name, stop_at=given)
         scale = scaling.unit_scale(model.units[model.equation_for(name).definition.defines])
         base = scaling.base_expression(model, expr) / scale
         args = tuple(sorted(s.name for s in expr.free_symbols))
         function = _lambdify([model.symbols[a] for a in args], base, cse=True)
-        model._compiled[key] = (args, function, base)
-    return model._compiled[key]
+        kept[key] = (args, function, base)
+    return kept[key]
 
 
 #: step functions by base-unit expression, shared by models (variants share most equations;
@@ -88,8 +90,9 @@ def equation_functions(model: Model, names: Sequence[str]) -> list[tuple[tuple[s
 
     NOTE: one small expression each, printed with evaluation on (see :func:`_lambdify`).
     """
+    kept = state_of(model).compiled
     for name in names:
-        if ("equation", name) in model._compiled:
+        if ("equation", name) in kept:
             continue
         rhs = model.defining[name].rhs
         base = rhs if scaling.in_base_units(model, rhs) else scaling.base_expression(model, rhs)
@@ -97,17 +100,18 @@ def equation_functions(model: Model, names: Sequence[str]) -> list[tuple[tuple[s
         if found is None:
             args = tuple(sorted(s.name for s in base.free_symbols))
             found = _STEPS[base] = (args, _lambdify([model.symbols[a] for a in args], base, evaluating=True))
-        model._compiled[("equation", name)] = found
-    return [model._compiled[("equation", n)] for n in names]
+        kept[("equation", name)] = found
+    return [kept[("equation", n)] for n in names]
 
 
 def condition_function(model: Model, condition: sympy.Basic) -> tuple[tuple[str, ...], Any]:
     """(argument names, compiled function) of a ``valid_when`` condition as written (defined
     symbols are arguments): base-unit magnitudes in, a boolean out; cached per model."""
     key = ("condition", condition)
-    if key not in model._compiled:
-        model._compiled[key] = _named_function(model, _condition_base(model, condition))
-    return model._compiled[key]  # type: ignore[no-any-return]
+    kept = state_of(model).compiled
+    if key not in kept:
+        kept[key] = _named_function(model, _condition_base(model, condition))
+    return kept[key]  # type: ignore[no-any-return]
 
 
 def condition_slack(model: Model, condition: sympy.Basic) -> tuple[tuple[str, ...], Any] | None:
@@ -117,18 +121,20 @@ def condition_slack(model: Model, condition: sympy.Basic) -> tuple[tuple[str, ..
     if not isinstance(condition, (sympy.StrictLessThan, sympy.StrictGreaterThan, sympy.LessThan, sympy.GreaterThan)):
         return None
     key = ("slack", condition)
-    if key not in model._compiled:
+    kept = state_of(model).compiled
+    if key not in kept:
         base = _condition_base(model, condition)
-        model._compiled[key] = _named_function(model, sympy.Abs(base.lhs - base.rhs) / (sympy.Abs(base.lhs) + sympy.Abs(base.rhs)))
-    return model._compiled[key]  # type: ignore[no-any-return]
+        kept[key] = _named_function(model, sympy.Abs(base.lhs - base.rhs) / (sympy.Abs(base.lhs) + sympy.Abs(base.rhs)))
+    return kept[key]  # type: ignore[no-any-return]
 
 
 def _condition_base(model: Model, condition: sympy.Basic) -> Any:
     """``condition`` in base units, once per model (its check and its slack share it)."""
     key = ("condition base", condition)
-    if key not in model._compiled:
-        model._compiled[key] = scaling.base_expression(model, condition)
-    return model._compiled[key]
+    kept = state_of(model).compiled
+    if key not in kept:
+        kept[key] = scaling.base_expression(model, condition)
+    return kept[key]
 
 
 def _named_function(model: Model, expr: sympy.Basic) -> tuple[tuple[str, ...], Any]:
@@ -146,7 +152,8 @@ def _overrides(model: Model, given: frozenset[str]) -> frozenset[str]:
 def domain_conditions(model: Model, name: str, given: frozenset[str]) -> list[tuple[Any, sympy.Basic, tuple[str, ...], Any]]:
     given = _overrides(model, given)
     key = ("domain", name, given)
-    if key not in model._compiled:
+    kept = state_of(model).compiled
+    if key not in kept:
         out = []
         for equation in model.dependencies(name, stop_at=given):
             for condition in equation.valid_when:
@@ -155,17 +162,18 @@ def domain_conditions(model: Model, name: str, given: frozenset[str]) -> list[tu
                 args = tuple(sorted(s.name for s in expanded.free_symbols))
                 function = _lambdify([model.symbols[a] for a in args], expanded)
                 out.append((equation, condition, args, function))
-        model._compiled[key] = out
-    return model._compiled[key]
+        kept[key] = out
+    return kept[key]
 
 
 def compiled_expression(model: Model, expr: sympy.Basic, names: Sequence[str], target: pint.Unit) -> Callable[..., Any]:
     """A function of the base-unit magnitudes of ``names`` giving ``expr`` in ``target``, cached."""
     key = ("expression", expr, tuple(names), str(target))
-    if key not in model._compiled:
+    kept = state_of(model).compiled
+    if key not in kept:
         base = scaling.base_expression(model, expr) / scaling.unit_scale(target)
-        model._compiled[key] = _lambdify([model.symbols[n] for n in names], base)
-    return model._compiled[key]  # type: ignore[no-any-return]
+        kept[key] = _lambdify([model.symbols[n] for n in names], base)
+    return kept[key]  # type: ignore[no-any-return]
 
 
 def declared_unit_function(model: Model, expr: sympy.Basic, variables: Sequence[str],
@@ -181,9 +189,10 @@ def declared_unit_function(model: Model, expr: sympy.Basic, variables: Sequence[
     based = scaling.base_expression(model, expr)
     constants = tuple(sorted((s for s in fixed if s in based.free_symbols), key=lambda s: s.name))
     key = ("declared", based, tuple(variables), tuple(s.name for s in constants))
-    if key not in model._compiled:
-        model._compiled[key] = _lambdify([model.symbols[v] for v in variables] + list(constants), based)
-    function = model._compiled[key]
+    kept = state_of(model).compiled
+    if key not in kept:
+        kept[key] = _lambdify([model.symbols[v] for v in variables] + list(constants), based)
+    function = kept[key]
     values = [np.float64(fixed[s]) for s in constants]  # NumPy scalars: 1/0 is inf, as for arrays
     factors = [scaling.symbol_scale(model, v) for v in variables]
     boolean = isinstance(based, sympy.logic.boolalg.Boolean) and not isinstance(based, sympy.Expr)
@@ -258,9 +267,10 @@ def fused_function(model: Model, exprs: Sequence[sympy.Basic], variables: Sequen
         for constant outputs) out; for numba, ``f(row, constants) -> tuple of floats``.
     """
     key = ("fused", tuple(exprs), tuple(variables), tuple(constants), tuple(map(str, out_units)), backend)
-    if key not in model._compiled and backend == "numpy":
-        model._compiled[key] = _grid_function(model, exprs, variables, constants, out_units)
-    if key not in model._compiled:
+    kept = state_of(model).compiled
+    if key not in kept and backend == "numpy":
+        kept[key] = _grid_function(model, exprs, variables, constants, out_units)
+    if key not in kept:
         prepared = []
         for expr, unit in zip(exprs, out_units):
             based = scaling.base_expression(model, expr)
@@ -274,8 +284,8 @@ def fused_function(model: Model, exprs: Sequence[sympy.Basic], variables: Sequen
         fixed = [model.symbols[c] for c in constants]
         # numba: a row of the coordinate array and the array of constants, unpacked into symbols
         arguments = [swept, fixed] if backend == "numba" else swept + fixed
-        model._compiled[key] = sympy.lambdify(arguments, sympy.Tuple(*prepared), modules=FUSED_BACKENDS[backend], cse=True)
-    return model._compiled[key]  # type: ignore[no-any-return]
+        kept[key] = sympy.lambdify(arguments, sympy.Tuple(*prepared), modules=FUSED_BACKENDS[backend], cse=True)
+    return kept[key]  # type: ignore[no-any-return]
 
 
 class _GridPrinter(NumPyPrinter):

@@ -11,6 +11,7 @@ import pint
 
 from symgpu import errors, units
 from symgpu.evaluate import scaling
+from symgpu.evaluate.state import state_of
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -43,13 +44,14 @@ def _converted(model: Model, preset: str | None, check: bool) -> dict[str, float
     (they never change after loading); ``None`` if one fails to convert or is not a scalar
     (then every value is converted on each call, so the error is raised where it was)."""
     key = ("preset magnitudes", preset, check)
-    if key not in model._compiled:
+    kept = state_of(model).compiled
+    if key not in kept:
         try:
             found = {k: base_magnitude(model, k, v, check=check) for k, v in merge_values(model, preset, None).items()}
         except errors.SymgpuError:
             found = None
-        model._compiled[key] = found if found is not None and all(isinstance(v, float) for v in found.values()) else None
-    return model._compiled[key]  # type: ignore[no-any-return]
+        kept[key] = found if found is not None and all(isinstance(v, float) for v in found.values()) else None
+    return kept[key]  # type: ignore[no-any-return]
 
 
 def merge_values(model: Model, preset: str | None, values: Mapping[str, Any] | None) -> dict[str, Any]:

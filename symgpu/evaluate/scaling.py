@@ -14,6 +14,7 @@ import sympy
 
 from symgpu import units
 from symgpu.memo import memoised
+from symgpu.evaluate.state import state_of
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -61,7 +62,7 @@ class _Rescaler:
     def __init__(self, model: Model) -> None:
         self.model = model
         self.ureg = units.registry()
-        self.done: dict[int, tuple[Any, tuple[Any, Any]]] = model._compiled.setdefault(("rewritten",), {})
+        self.done: dict[int, tuple[Any, tuple[Any, Any]]] = state_of(model).rewritten
         if len(self.done) > MAX_REWRITTEN:
             self.done.clear()
 

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from symgpu.evaluate import compiler, scaling
+from symgpu.evaluate.state import state_of
 
 #: a condition must hold by more than this, relative to its sides, for this path to decide it
 EDGE = 1e-12
@@ -67,7 +68,8 @@ class Plan:
 def plan(model: Model, name: str, given: frozenset[str]) -> Plan:
     """The :class:`Plan` of quantity ``name`` with the quantities ``given`` taken as given, cached."""
     key = ("plan", name, given)
-    if key not in model._compiled:
+    kept = state_of(model).compiled
+    if key not in kept:
         steps: list[str] = []
         inputs: set[str] = set()
         _order(model, name, given, steps, inputs)
@@ -82,8 +84,8 @@ def plan(model: Model, name: str, given: frozenset[str]) -> Plan:
                 else:
                     extra_inputs.add(sym.name)
         computed = tuple(any(s.name in model.defining and s.name not in given for s in c.free_symbols) for c in conditions)
-        model._compiled[key] = Plan(tuple(steps), frozenset(inputs), conditions, tuple(extra), frozenset(extra_inputs), computed)
-    return model._compiled[key]  # type: ignore[no-any-return]
+        kept[key] = Plan(tuple(steps), frozenset(inputs), conditions, tuple(extra), frozenset(extra_inputs), computed)
+    return kept[key]  # type: ignore[no-any-return]
 
 
 def _order(model: Model, name: str, given: frozenset[str], steps: list[str], inputs: set[str], done: set[str] | None = None) -> None:

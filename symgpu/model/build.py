@@ -61,7 +61,6 @@ class Model(ModelChecks):
         self._check_derivations()
         self._check_tables()
         substitution.save()
-        self._compiled: dict[tuple[Any, ...], Any] = {}
         self._expanded: dict[tuple[str, frozenset[str]], sympy.Expr] = {}
         self._substituted: dict[tuple[str, frozenset[str]], sympy.Expr] = {}
         self._reachable_from: dict[str, frozenset[str]] = {}

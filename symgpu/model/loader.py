@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from symgpu import errors, resources, store, textfiles
+from symgpu.entry_kinds import TOML
 from symgpu.model import schema, toml_reader
 from symgpu.model.definition_reader import MODEL_ID, DefinitionReader
 
@@ -141,10 +142,6 @@ def read_definition(path: str | os.PathLike[str], _trail: tuple[str, ...] = (), 
     return DefinitionReader(shown, path.stem, base).model(data)
 
 
-#: store kind of parsed model files (their tables as JSON)
-TOML_KIND = "toml"
-
-
 def _parse_toml(raw: bytes) -> dict[str, Any]:
     """``tomllib.loads`` of the UTF-8 file ``raw``, its tables kept in :mod:`symgpu.store` as
     JSON under the file's SHA-256 (reading TOML is most of the time of reading a model file;
@@ -154,8 +151,8 @@ def _parse_toml(raw: bytes) -> dict[str, Any]:
     the whitelist parser. Only files that parsed are kept, so TOML errors are tomllib's.
     """
     text = raw.decode("utf-8")
-    key = store.digest("toml-json-v1", sys.version, hashlib.sha256(raw).hexdigest())  # tomllib is Python's
-    body = store.get(TOML_KIND, key)
+    key = store.digest(TOML.version, sys.version, hashlib.sha256(raw).hexdigest())  # tomllib is Python's
+    body = store.get(TOML, key)
     if body is not None:
         try:
             kept = json.loads(body, object_pairs_hook=_table)
@@ -165,7 +162,7 @@ def _parse_toml(raw: bytes) -> dict[str, Any]:
             return kept
     data = tomllib.loads(text)
     try:
-        store.put(TOML_KIND, key, json.dumps(data, ensure_ascii=False))
+        store.put(TOML, key, json.dumps(data, ensure_ascii=False))
     except (TypeError, ValueError, RecursionError):
         pass  # dates and times have no JSON form
     return data

@@ -24,6 +24,7 @@ import sympy
 from sympy.core.parameters import global_parameters
 
 from symgpu import store
+from symgpu.entry_kinds import MINMAX
 from symgpu.memo import Memo
 from symgpu.model import unordered
 
@@ -46,14 +47,13 @@ def min_max(func: Any, args: tuple[Any, ...]) -> sympy.Basic:
     return found
 
 
-#: store kind of the kept verdicts, and the most digests kept in its one entry (~65 bytes each)
-KIND = "minmax"
+#: the most digests kept in the one entry of the store kind MINMAX (~65 bytes each)
 MAX_SETTLED = 50_000
 _DIGEST = re.compile(r"[0-9a-f]{64}")
-#: digests of (Min or Max, arguments) that SymPy leaves as built: read from the store once
-_settled: set[str] | None = None
+#: digests of (Min or Max, arguments) that SymPy leaves as built, by store entry: read from the store once
+_SETTLED: Memo[str, set[str]] = Memo("model.substitution.settled", 4)
 #: such digests found by this process and not yet written
-_found: set[str] = set()
+_FOUND: Memo[str, bool] = Memo("model.substitution.found", MAX_SETTLED)
 
 
 def _build(func: Any, args: tuple[Any, ...]) -> sympy.Basic:
@@ -68,21 +68,23 @@ def _build(func: Any, args: tuple[Any, ...]) -> sympy.Basic:
         return func(*args, evaluate=False)  # type: ignore[no-any-return]
     built = func(*args)
     if type(built) is func and built == func(*args, evaluate=False):
-        _found.add(digest)
+        _FOUND[digest] = True
     return built  # type: ignore[no-any-return]
 
 
 def _entry() -> str:
-    return store.digest("minmax-v1", store.engine_digest())
+    return store.digest(MINMAX.version, store.engine_digest())
 
 
 def _read() -> set[str]:
-    """The digests on disk (read once per process; lines that are not digests are ignored)."""
-    global _settled
-    if _settled is None:
-        body = store.get(KIND, _entry()) or ""
-        _settled = {line for line in body.splitlines() if _DIGEST.fullmatch(line)}
-    return _settled
+    """The digests on disk (read once per process, or after :func:`symgpu.memo.clear_all`; lines
+    that are not digests are ignored)."""
+    entry = _entry()
+    settled = _SETTLED.get(entry)
+    if settled is None:
+        body = store.get(MINMAX, entry) or ""
+        settled = _SETTLED[entry] = {line for line in body.splitlines() if _DIGEST.fullmatch(line)}
+    return settled
 
 
 def save() -> None:
@@ -91,15 +93,15 @@ def save() -> None:
     NOTE: processes writing at once replace each other's entry (atomically): a verdict lost
     that way is only found again by SymPy, never wrong.
     """
-    if not _found or not store.enabled():
-        _found.clear()
+    if not len(_FOUND) or not store.enabled():
+        _FOUND.clear()
         return
     known = _read()
-    known |= _found
-    _found.clear()
+    known |= set(_FOUND)
+    _FOUND.clear()
     if len(known) > MAX_SETTLED:
         known.clear()
-    store.put(KIND, _entry(), "\n".join(sorted(known)))
+    store.put(MINMAX, _entry(), "\n".join(sorted(known)))
 
 
 def xreplace(expr: sympy.Basic, rule: dict[Any, Any]) -> sympy.Basic:

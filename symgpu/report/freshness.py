@@ -28,14 +28,11 @@ from pathlib import Path, PurePosixPath
 import tomllib
 
 from symgpu import resources, store
+from symgpu.entry_kinds import REPORT
 from symgpu.memo import memoised
 from symgpu.kernel import mapping
 from symgpu.model import loader
 
-#: The cache kind of report entries (``<cache>/<version>/report/``).
-KIND = "report"
-#: Bump when the meaning of a digest or an entry changes.
-_VERSION = "report-freshness-v1"
 #: Libraries whose version changes what a report looks like.
 _LIBRARIES = ("sympy", "matplotlib", "numpy", "scipy", "pint", "jinja2")
 #: A report file name as recorded: one plain name in the folder, never a path or hidden file.
@@ -229,7 +226,7 @@ def _template_parts(templates: str | Path | None, files: InputFiles) -> list[str
 
 
 def _key(kind: str, formats: Sequence[str], parts: Sequence[str]) -> str:
-    return store.digest(_VERSION, kind, ",".join(formats), *_environment(), *parts)
+    return store.digest(REPORT.version, kind, ",".join(formats), *_environment(), *parts)
 
 
 @memoised("report.freshness.environment", 1)
@@ -284,13 +281,13 @@ def _version(package: str) -> str:
 def record(inputs: Inputs, files: Mapping[str, bytes]) -> None:
     """Store the hashes of the files just written for ``inputs`` (a no-op when the cache is off)."""
     body = {"folder": inputs.folder, "files": {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())}}
-    store.put(KIND, inputs.key, json.dumps(body, indent=1, sort_keys=True) + "\n")
+    store.put(REPORT, inputs.key, json.dumps(body, indent=1, sort_keys=True) + "\n")
 
 
 def recorded(inputs: Inputs) -> dict[str, str] | None:
     """The recorded file name -> SHA-256 for ``inputs``, or None when absent, off, or not
     exactly the shape :func:`record` writes."""
-    text = store.get(KIND, inputs.key)
+    text = store.get(REPORT, inputs.key)
     if text is None:
         return None
     try:
@@ -328,4 +325,4 @@ def up_to_date(folder: Path, inputs: Inputs | None) -> bool:
     return True
 
 
-__all__ = ["InputFiles", "Inputs", "KIND", "chain_data", "folder_inputs", "model_chain", "model_inputs", "record", "recorded", "up_to_date"]
+__all__ = ["InputFiles", "Inputs", "chain_data", "folder_inputs", "model_chain", "model_inputs", "record", "recorded", "up_to_date"]

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from symgpu import api, errors, leftovers
+from symgpu import api, errors, leftovers, store
 from symgpu.memo import Memo
 from symgpu.model import loader
 from symgpu.sweep.grid import Axis, Grid
@@ -43,6 +43,7 @@ class PartRequest:
     checks: bool
     regime_of: str
     backend: str
+    cache: bool = True  # the on-disk cache used in this process (a setting, handed to the workers)
 
 
 #: the plan of the sweep this worker process runs (one sweep at a time per worker process)
@@ -56,7 +57,7 @@ CLOSE_WAIT = 10.0
 def request_for(plan: SweepPlan, backend: str) -> PartRequest:
     """The request that rebuilds ``plan`` on a worker (fixed values in declared units)."""
     return PartRequest(uuid.uuid4().hex, str(model_file(plan.model.path)), plan.quantities, plan.grid.axes, plan.values,
-                       plan.checks, plan.regime.quantity if plan.regime else "", backend)
+                       plan.checks, plan.regime.quantity if plan.regime else "", backend, store.enabled())
 
 
 def model_file(shown: str) -> Path:
@@ -73,7 +74,7 @@ def model_file(shown: str) -> Path:
 
 def _plan(request: PartRequest) -> tuple[SweepPlan, Any, backends.Backend]:
     if request.token not in _PLANS:
-        model = api.load(request.model_path)
+        model = api.load(request.model_path, cache=request.cache)
         plan = build_plan(model, request.quantities, grid=Grid(request.axes), values=dict(request.values),
                           checks=request.checks, regime_of=request.regime_of)
         runner = backends.load(request.backend)
