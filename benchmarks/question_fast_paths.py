@@ -50,7 +50,8 @@ CHILD = """
 import json, sys, time
 import sympy
 import symgpu
-from symgpu.derive import sign_parts, signs
+from symgpu.derive import signs
+from symgpu.proofs import sign_parts
 {general}
 {setup}
 start = time.process_time()

@@ -16,6 +16,7 @@ LAYERS = (
     ("symgpu.errors", "symgpu.entry_kinds", "symgpu.memo", "symgpu.numbers", "symgpu.resources", "symgpu.textfiles", "symgpu.store", "symgpu.workers",
      "symgpu.leftovers"),
     ("symgpu.units",),
+    ("symgpu.proofs",),  # proofs about expressions under declared assumptions: intervals, signs, sample points, Min/Max arguments
     ("symgpu.model",),
     ("symgpu.evaluate",),
     ("symgpu.derive",),
@@ -92,6 +93,16 @@ def test_the_import_graph_of_symgpu_has_no_cycle():
 def test_a_module_imports_only_its_own_stage_or_lower_ones(name: str):
     upward = [t for t in GRAPH[name] if layer(t) > layer(name)]
     assert not upward, f"{name} (stage {layer(name)}) imports higher stages: {', '.join(upward)}"
+
+
+#: What the proofs may use: they reason about expressions alone, never about a model, a file or the cache.
+PROOFS_MAY_IMPORT = ("symgpu.errors", "symgpu.memo", "symgpu.units", "symgpu.proofs")
+
+
+def test_the_proofs_import_nothing_from_symgpu_but_errors_memo_and_units():
+    wrong = [f"{name} imports {t}" for name in GRAPH if name == "symgpu.proofs" or name.startswith("symgpu.proofs.")
+             for t in GRAPH[name] if not any(t == p or t.startswith(p + ".") for p in PROOFS_MAY_IMPORT)]
+    assert not wrong, "\n".join(wrong)
 
 
 #: Modules allowed function-level symgpu imports, and why: each is start-up speed (the

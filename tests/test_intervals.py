@@ -1,4 +1,4 @@
-"""Interval arithmetic over declared ranges (symgpu.derive.intervals) and the cheap sign decisions it
+"""Interval arithmetic over declared ranges (symgpu.proofs.intervals) and the cheap sign decisions it
 gives the sign reasoner: enclosures hold every value at admissible points (checked by exact
 evaluation at random points), and signs the intervals prove need neither factor nor simplify."""
 
@@ -11,7 +11,8 @@ import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from symgpu.derive import intervals, regime_split, signs
+from symgpu.derive import regime_split, signs
+from symgpu.proofs import intervals
 
 x = sympy.Symbol("x", positive=True)
 y = sympy.Symbol("y", positive=True)

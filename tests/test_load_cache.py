@@ -7,7 +7,8 @@ import pytest
 import sympy
 
 import symgpu
-from symgpu.model import loader, substitution, unordered
+from symgpu.model import loader, substitution
+from symgpu.proofs import unordered
 from symgpu import memo, store
 from symgpu.entry_kinds import MINMAX, TOML
 

@@ -1,4 +1,4 @@
-"""``symgpu.model.sample_points``: every value a symbol is given meets its declared assumptions, and the
+"""``symgpu.proofs.sample_points``: every value a symbol is given meets its declared assumptions, and the
 points are the same on every run."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 import sympy
 
-from symgpu.model import sample_points
+from symgpu.proofs import sample_points
 
 x = sympy.Symbol("x", positive=True)
 k = sympy.Symbol("k", integer=True, nonnegative=True)

@@ -1,4 +1,4 @@
-"""Signs of expressions with Min/Max bounded part by part (``derive.sign_parts``) agree with the
+"""Signs of expressions with Min/Max bounded part by part (``proofs.sign_parts``) agree with the
 general sign reasoning (common denominator, factoring) and with brute force at random points."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ import random
 import pytest
 import sympy
 
-from symgpu.derive import sign_parts, signs
+from symgpu.derive import signs
+from symgpu.proofs import sign_parts
 from symgpu import memo
 
 a, b, c = sympy.symbols("a b c", positive=True)

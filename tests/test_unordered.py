@@ -1,4 +1,4 @@
-"""A Min/Max that ``symgpu.model.unordered`` proves keeps every argument is exactly what SymPy builds:
+"""A Min/Max that ``symgpu.proofs.unordered`` proves keeps every argument is exactly what SymPy builds:
 over every Min/Max of every bundled model (and of their expanded quantities), over random
 expressions, and never for arguments SymPy can order."""
 
@@ -11,7 +11,8 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symgpu.model import Model, loader, substitution, unordered
+from symgpu.model import Model, loader, substitution
+from symgpu.proofs import unordered
 from symgpu import memo
 
 x, y = sympy.symbols("x y", positive=True)

@@ -22,7 +22,7 @@ from symgpu.derive import jobs
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import active
 from symgpu.derive import at_point
-from symgpu.model import sample_points
+from symgpu.proofs import sample_points
 
 if TYPE_CHECKING:
     from symgpu.model import Model

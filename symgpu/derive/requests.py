@@ -15,7 +15,7 @@ import sympy
 from symgpu import errors
 from symgpu.derive import extrema, fixed_points, forms, grid_search, limits, regime_split, signs, simplification, solving, stored
 from symgpu.derive.derivation import Derivation
-from symgpu.model import sample_points
+from symgpu.proofs import sample_points
 
 if TYPE_CHECKING:
     from symgpu.model import Model

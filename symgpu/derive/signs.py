@@ -14,8 +14,8 @@ import sympy
 from symgpu import errors, store
 from symgpu.entry_kinds import SIGNS
 from symgpu.memo import Memo
-from symgpu.derive import forms, inequalities, intervals, sign_parts
-from symgpu.model import sample_points
+from symgpu.derive import forms, inequalities
+from symgpu.proofs import intervals, sample_points, sign_parts
 
 if TYPE_CHECKING:
     from symgpu.model import Model

@@ -26,7 +26,7 @@ from sympy.core.parameters import global_parameters
 from symgpu import store
 from symgpu.entry_kinds import MINMAX
 from symgpu.memo import Memo
-from symgpu.model import unordered
+from symgpu.proofs import unordered
 
 #: the most Min/Max results kept (the whole table is dropped when it is full)
 MAX_KEPT = 4096
@@ -57,7 +57,7 @@ _FOUND: Memo[str, bool] = Memo("model.substitution.found", MAX_SETTLED)
 
 
 def _build(func: Any, args: tuple[Any, ...]) -> sympy.Basic:
-    """``func(*args)``: built unevaluated where :mod:`symgpu.model.unordered` proves, or the store
+    """``func(*args)``: built unevaluated where :mod:`symgpu.proofs.unordered` proves, or the store
     says, that SymPy keeps every argument."""
     if unordered.keeps_every_argument(args):
         return func(*args, evaluate=False)  # type: ignore[no-any-return]

@@ -8,7 +8,7 @@ values meet the symbols' declared assumptions. So two such points, one where ``x
 one where ``x < y``, computed exactly, show that SymPy can decide neither comparison.
 
 :func:`keeps_every_argument` looks for those points (rational values from a fixed pool, each
-checked against the symbol's assumptions by SymPy itself: :mod:`symgpu.model.sample_points`; exact :class:`~fractions.Fraction`
+checked against the symbol's assumptions by SymPy itself: :mod:`symgpu.proofs.sample_points`; exact :class:`~fractions.Fraction`
 arithmetic, so no rounding). When every pair of arguments is ordered both ways, and no
 argument is itself a Min or Max (the only case in which SymPy also flattens or collapses
 arguments) and none is infinite, ``func(*args)`` is exactly ``func(*args, evaluate=False)``:
@@ -27,7 +27,7 @@ from typing import Any
 
 import sympy
 
-from symgpu.model import sample_points
+from symgpu.proofs import sample_points
 
 #: sample points tried before giving up (each assigns every symbol one value from its pool)
 POINTS = 32
