@@ -14,6 +14,7 @@ from symgpu import store
 from symgpu.entry_kinds import DERIVATIONS
 from symgpu.cli import app
 from symgpu.derive import regime_split, requests, signs, stored
+from symgpu.proofs import exact_signs
 from conftest import tiny_text
 
 
@@ -188,20 +189,20 @@ n = sympy.Symbol("n", positive=True, integer=True)
 
 
 def test_opposite_signs_at_admissible_points_refute_a_sign():
-    assert signs.refuted(x - y)
-    assert signs.refuted(x - sympy.Rational(1, 2))  # x = 1 and x = 1/3 are both allowed
+    assert exact_signs.refuted(x - y)
+    assert exact_signs.refuted(x - sympy.Rational(1, 2))  # x = 1 and x = 1/3 are both allowed
 
 
 def test_an_expression_of_one_sign_is_never_refuted():
-    assert not signs.refuted(x + y)
-    assert not signs.refuted(n - sympy.Rational(1, 2))  # n >= 1: the integer assumption is respected
-    assert not signs.refuted(sympy.floor(x / y) + 1)
+    assert not exact_signs.refuted(x + y)
+    assert not exact_signs.refuted(n - sympy.Rational(1, 2))  # n >= 1: the integer assumption is respected
+    assert not exact_signs.refuted(sympy.floor(x / y) + 1)
 
 
 def test_known_positive_expressions_restrict_the_points():
     # with x - y known positive, x - y never changes sign, though it does without it
-    assert signs.refuted(x - y)
-    assert not signs.refuted(x - y, (x - y,))
+    assert exact_signs.refuted(x - y)
+    assert not exact_signs.refuted(x - y, (x - y,))
 
 
 def test_a_refuted_sign_is_undecided_by_the_reasoner(ia):

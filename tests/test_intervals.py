@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from symgpu.derive import regime_split, signs
-from symgpu.proofs import intervals
+from symgpu.proofs import exact_signs, intervals
 
 x = sympy.Symbol("x", positive=True)
 y = sympy.Symbol("y", positive=True)
@@ -203,16 +203,16 @@ def test_signs_the_intervals_prove_need_neither_factor_nor_simplify(ia, monkeypa
 
 
 def test_a_value_of_zero_and_a_positive_value_refute_every_sign_claim():
-    assert signs.refuted(sympy.floor(y / x))      # 0 where y < x, positive elsewhere
-    assert not signs.refuted(sympy.floor(x / y) + 1)
-    assert not signs.refuted(x * y)
+    assert exact_signs.refuted(sympy.floor(y / x))      # 0 where y < x, positive elsewhere
+    assert not exact_signs.refuted(sympy.floor(x / y) + 1)
+    assert not exact_signs.refuted(x * y)
 
 
 def test_exact_values_are_not_computed_for_huge_powers():
     huge = x ** (10**9) - y  # at x = 3 the power alone would have half a billion digits
-    assert not signs.modest_powers(huge) and signs.modest_powers(x**2 - y)
-    assert not signs.refuted(huge)                     # no points tried: "not refuted", not a hang
-    assert signs.refuted(x**2 - y)
+    assert not exact_signs.modest_powers(huge) and exact_signs.modest_powers(x**2 - y)
+    assert not exact_signs.refuted(huge)                     # no points tried: "not refuted", not a hang
+    assert exact_signs.refuted(x**2 - y)
 
 
 # ------------------------------------------------------------------ opposite conditions of the regime split

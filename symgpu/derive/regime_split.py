@@ -22,7 +22,7 @@ from symgpu.derive import jobs
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import active
 from symgpu.derive import at_point
-from symgpu.proofs import sample_points
+from symgpu.proofs import exact_signs, sample_points
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -193,7 +193,7 @@ def _generic_value(h: sympy.Basic) -> sympy.Basic | None:
     if h in _VALUES:
         return _VALUES[h]
     point = _POINT.at(h.free_symbols)
-    admissible = signs.modest_powers(h) and all(sample_points.meets(v, s, undecided_ok=True) for s, v in point.items())
+    admissible = exact_signs.modest_powers(h) and all(sample_points.meets(v, s, undecided_ok=True) for s, v in point.items())
     try:
         value = h.xreplace(point) if admissible else None
     except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):

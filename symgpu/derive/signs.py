@@ -1,7 +1,10 @@
 """Sign reasoning for the derivation engine: the assumptions in force and the expression helpers it needs.
 
 :class:`SignReasoner` decides signs and relations under the symbols' declared assumptions and
-any extra relations (``X > Y`` is used by writing ``X = Y + d`` with a positive ``d``).
+any extra relations (``X > Y`` is used by writing ``X = Y + d`` with a positive ``d``), from the
+proofs of :mod:`symgpu.proofs` (interval enclosures, SymPy's assumptions, refutation at admissible
+points, bounds part by part), then factoring and ``simplify``; verdicts memoised per expression and
+kept in :mod:`symgpu.store`.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from symgpu import errors, store
 from symgpu.entry_kinds import SIGNS
 from symgpu.memo import Memo
 from symgpu.derive import forms, inequalities
-from symgpu.proofs import intervals, sample_points, sign_parts
+from symgpu.proofs import exact_signs, intervals, sign_parts
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -178,7 +181,7 @@ class SignReasoner:
         # values of two different signs at admissible points refute every sign claim, so
         # neither factoring nor simplify is tried. Both are quicker than the disk: not stored
         found = intervals.sign(e)
-        if found is not None or refuted(e, self.positives):
+        if found is not None or exact_signs.refuted(e, self.positives):
             _SIGN_CACHE[key] = found
             return found
         # on disk: the verdict depends only on the expression (its symbols' assumptions
@@ -210,7 +213,7 @@ class SignReasoner:
         # assumptions; factoring and simplify only when both leave the sign open
         found = intervals.sign(e)
         if found is None:
-            found = _basic_sign(e)
+            found = exact_signs.basic_sign(e)
         if found is None and e.has(sympy.Min, sympy.Max):  # bounded part by part: no Min/Max multiplied out
             found = sign_parts.sign_from_parts(e, self.sign, _nonnegative)
         if found is not None:
@@ -220,19 +223,19 @@ class SignReasoner:
             tries.append(sympy.factor(sympy.together(e)))
         except (sympy.PolynomialError, TypeError, ValueError, NotImplementedError):
             pass
-        found = _basic_sign(tries[-1]) if len(tries) > 1 else None
+        found = exact_signs.basic_sign(tries[-1]) if len(tries) > 1 else None
         if found is not None:
             return found
         try:
             num, den = sympy.fraction(tries[-1])
-            sn, sd = _factor_sign(num), _factor_sign(den)
+            sn, sd = exact_signs.factor_sign(num), exact_signs.factor_sign(den)
             if sn is not None and sd is not None and sd != 0:
                 return sn * sd
         except (TypeError, ValueError):
             pass
         if sympy.count_ops(e) < 40 and e.has(sympy.Pow):
             try:
-                found = _basic_sign(forms.small_simplify(e))
+                found = exact_signs.basic_sign(forms.small_simplify(e))
                 if found is not None:
                     return found
             except (TypeError, ValueError, NotImplementedError, RecursionError):
@@ -354,26 +357,6 @@ def _nonnegative(e: Any) -> bool:
     return inequalities.nonnegative(e)
 
 
-def _basic_sign(e: sympy.Basic) -> int | None:
-    if e.is_zero:
-        return 0
-    if e.is_positive:
-        return 1
-    if e.is_negative:
-        return -1
-    return None
-
-
-def _factor_sign(e: sympy.Expr) -> int | None:
-    sign = 1
-    for factor in sympy.Mul.make_args(e):
-        s = _basic_sign(factor)
-        if s is None:
-            return None
-        sign *= s
-    return sign
-
-
 #: canonical forms of relationals and of their reversals (``Relational.canonical`` is not cached by SymPy)
 _CANONICAL: Memo[sympy.Basic, tuple[sympy.Basic, sympy.Basic]] = Memo("derive.signs.canonical", 20000)
 
@@ -410,62 +393,8 @@ def add_new_relation(relation: sympy.Basic, shown: list[sympy.Basic], seen: set[
     shown.append(relation)
 
 
-#: the most points evaluated to refute a sign claim
-REFUTE_POINTS = 10
-_REFUTED: Memo[Any, bool] = Memo("derive.signs.refuted", 20000)
-
-
 def sign_key(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> str:
     """The on-disk key of the sign verdict of ``expr`` (after the reasoner's substitutions)
     given the known-positive ``positives``: their ``srepr`` (symbol assumptions included) and
     :func:`symgpu.store.engine_digest`, so verdicts of an edited engine are never reused."""
     return store.digest(SIGNS.version, store.engine_digest(), sympy.srepr(expr), *(sympy.srepr(p) for p in positives))
-
-
-def _value_sign(value: sympy.Basic) -> int | None:
-    if value.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo) or not value.is_number:
-        return None
-    if value.is_Rational:
-        return (value.p > 0) - (value.p < 0)
-    if value.is_extended_real is not True:
-        return None
-    return _basic_sign(value)
-
-
-#: the largest exponent (numerator or denominator) under which exact values at points are computed
-MAX_POINT_EXPONENT = 64
-
-
-def modest_powers(expr: sympy.Basic) -> bool:
-    """Are all numeric exponents of ``expr`` small enough that its exact value at a rational point
-    stays small (``x**(10**9)`` at x = 3 would have half a billion digits)?"""
-    return all(not p.exp.is_Rational or (abs(p.exp.p) <= MAX_POINT_EXPONENT and p.exp.q <= MAX_POINT_EXPONENT)
-               for p in expr.atoms(sympy.Pow))
-
-
-def refuted(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> bool:
-    """True if ``expr`` takes two of the signs -, 0, + at points allowed by its symbols' assumptions
-    (and where every expression in ``positives`` is positive): exact rational values, so a True
-    is a proof that no sign (positive, negative or identically zero) can be decided. False means
-    only "not refuted"."""
-    known = tuple(positives)
-    key = (expr, known)
-    if key in _REFUTED:
-        return _REFUTED[key]
-    symbols = sample_points.ordered(expr.free_symbols.union(*[p.free_symbols for p in known]))
-    pools = [sample_points.SMALL.admissible(s) for s in symbols]
-    seen: set[int] = set()
-    if symbols and all(pools) and not expr.has(sympy.Derivative, sympy.Integral) and all(modest_powers(e) for e in (expr, *known)):
-        for point in sample_points.points(symbols, pools, 1729, REFUTE_POINTS, fixed_first=2):
-            try:
-                if any(_value_sign(p.xreplace(point)) != 1 for p in known):
-                    continue
-                found = _value_sign(expr.xreplace(point))
-            except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):
-                continue
-            if found is not None:
-                seen.add(found)
-            if len(seen) == 2:
-                break
-    _REFUTED[key] = len(seen) == 2
-    return _REFUTED[key]

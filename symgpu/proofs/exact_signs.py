@@ -1,0 +1,98 @@
+"""Signs of one expression decided exactly: by SymPy's assumptions, or refuted by exact values at
+admissible points.
+
+- :func:`basic_sign`, :func:`factor_sign`: the sign SymPy's assumptions prove for an expression
+  (for a product: factor by factor), else None.
+- :func:`refuted`: two of the signs -, 0, + taken at points allowed by the symbols' declared
+  assumptions (:mod:`symgpu.proofs.sample_points`; exact rational values, so a True is a proof that
+  no sign can be decided); :func:`modest_powers` keeps those values small.
+
+No model, no cache on disk: :class:`symgpu.derive.signs.SignReasoner` uses them under a model's
+assumptions, and :mod:`symgpu.derive.regime_split` at its generic point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import sympy
+
+from symgpu.memo import Memo
+from symgpu.proofs import sample_points
+
+
+def basic_sign(e: sympy.Basic) -> int | None:
+    """+1, -1 or 0 where SymPy's assumptions prove it (``is_positive``, ...), else None."""
+    if e.is_zero:
+        return 0
+    if e.is_positive:
+        return 1
+    if e.is_negative:
+        return -1
+    return None
+
+
+def factor_sign(e: sympy.Expr) -> int | None:
+    """The sign of a product from :func:`basic_sign` of each factor (None if one is undecided)."""
+    sign = 1
+    for factor in sympy.Mul.make_args(e):
+        s = basic_sign(factor)
+        if s is None:
+            return None
+        sign *= s
+    return sign
+
+
+#: the most points evaluated to refute a sign claim
+REFUTE_POINTS = 10
+_REFUTED: Memo[Any, bool] = Memo("proofs.exact_signs.refuted", 20000)
+
+
+def _value_sign(value: sympy.Basic) -> int | None:
+    if value.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo) or not value.is_number:
+        return None
+    if value.is_Rational:
+        return (value.p > 0) - (value.p < 0)
+    if value.is_extended_real is not True:
+        return None
+    return basic_sign(value)
+
+
+#: the largest exponent (numerator or denominator) under which exact values at points are computed
+MAX_POINT_EXPONENT = 64
+
+
+def modest_powers(expr: sympy.Basic) -> bool:
+    """Are all numeric exponents of ``expr`` small enough that its exact value at a rational point
+    stays small (``x**(10**9)`` at x = 3 would have half a billion digits)?"""
+    return all(not p.exp.is_Rational or (abs(p.exp.p) <= MAX_POINT_EXPONENT and p.exp.q <= MAX_POINT_EXPONENT)
+               for p in expr.atoms(sympy.Pow))
+
+
+def refuted(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> bool:
+    """True if ``expr`` takes two of the signs -, 0, + at points allowed by its symbols' assumptions
+    (and where every expression in ``positives`` is positive): exact rational values, so a True
+    is a proof that no sign (positive, negative or identically zero) can be decided. False means
+    only "not refuted"."""
+    known = tuple(positives)
+    key = (expr, known)
+    if key in _REFUTED:
+        return _REFUTED[key]
+    symbols = sample_points.ordered(expr.free_symbols.union(*[p.free_symbols for p in known]))
+    pools = [sample_points.SMALL.admissible(s) for s in symbols]
+    seen: set[int] = set()
+    if symbols and all(pools) and not expr.has(sympy.Derivative, sympy.Integral) and all(modest_powers(e) for e in (expr, *known)):
+        for point in sample_points.points(symbols, pools, 1729, REFUTE_POINTS, fixed_first=2):
+            try:
+                if any(_value_sign(p.xreplace(point)) != 1 for p in known):
+                    continue
+                found = _value_sign(expr.xreplace(point))
+            except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):
+                continue
+            if found is not None:
+                seen.add(found)
+            if len(seen) == 2:
+                break
+    _REFUTED[key] = len(seen) == 2
+    return _REFUTED[key]
