@@ -105,6 +105,19 @@ def test_the_proofs_import_nothing_from_symgpu_but_errors_memo_and_units():
     assert not wrong, "\n".join(wrong)
 
 
+#: Modules that seed a random generator of their own, and why: not sample points of an expression.
+OWN_GENERATORS = {
+    "symgpu.proofs.sample_points": "the one point sampler",
+    "symgpu.measure.microbench": "a fixed permutation of memory slots for the GPU's pointer chase",
+}
+
+
+def test_only_the_point_sampler_seeds_random_draws():
+    seeding = ("random.Random(", "default_rng(", "random.seed(", "np.random.")
+    found = sorted(name for name, path in MODULES.items() if any(s in path.read_text(encoding="utf-8") for s in seeding))
+    assert found == sorted(OWN_GENERATORS)
+
+
 #: Modules allowed function-level symgpu imports, and why: each is start-up speed (the
 #: layering test above still checks where these imports point).
 LAZY_IMPORTERS = {

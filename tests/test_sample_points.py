@@ -1,10 +1,13 @@
-"""``symgpu.proofs.sample_points``: every value a symbol is given meets its declared assumptions, and the
-points are the same on every run."""
+"""``symgpu.proofs.sample_points``, the one point sampler: every value a symbol is given meets its declared
+assumptions, and the points and draws are the same on every run (and the same as the seeded
+generators the samplers used before they shared it)."""
 
 from __future__ import annotations
 
+import random
 from fractions import Fraction
 
+import numpy as np
 import pytest
 import sympy
 
@@ -74,3 +77,34 @@ def test_the_generic_point_gives_each_symbol_its_own_admissible_value_until_clea
     assert others[sympy.Symbol("s21", positive=True)] == sympy.Rational(53 + 180, 7)
     point.clear()
     assert len(point) == 0 and point.at([n]) == {n: 53}
+
+
+@pytest.mark.parametrize("seed", [0, 20160101, "hong_kim_2009/T_exec/n_warps"], ids=["int", "fixed points", "certificate"])
+def test_draws_are_the_draws_of_pythons_generator_with_the_same_seed(seed):
+    # the certificates', the fixed points' and the Min/Max proofs' points are those they drew before
+    draws, before = sample_points.Draws(seed), random.Random(seed)
+    values = (1, 2, 3, 4, 8, 16)
+    assert [draws.choice(values) for _ in range(20)] == [before.choice(values) for _ in range(20)]
+    assert [draws.uniform(-2, 2) for _ in range(5)] == [before.uniform(-2, 2) for _ in range(5)]
+    drawn = [draws.admissible(k, sample_points.WIDE) for _ in range(10)]
+    assert drawn == [before.choice(sample_points.WIDE.admissible(k)) for _ in range(10)]
+
+
+def test_a_draw_for_a_symbol_no_pool_value_admits_is_none_and_draws_nothing():
+    draws, other = sample_points.Draws(7), sample_points.Draws(7)
+    assert draws.admissible(sympy.Symbol("q", polar=True), sample_points.SMALL) is None
+    assert draws.choice(range(100)) == other.choice(range(100))
+
+
+@pytest.mark.parametrize("assumptions, holds", [
+    (("integer", "positive"), lambda v: np.all((v >= 1) & (v == np.round(v)))),
+    (("integer", "nonnegative"), lambda v: np.all((v >= 0) & (v == np.round(v))) and np.any(v == 0)),
+    (("positive",), lambda v: np.all(v > 0)),
+    (("nonnegative",), lambda v: np.all(v >= 0) and np.any(v == 0)),
+    ((), lambda v: np.any(v < 0) and np.any(v > 0)),
+], ids=["positive integer", "nonnegative integer", "positive", "nonnegative", "real"])
+def test_a_column_meets_the_declared_assumptions_and_repeats_by_name(assumptions, holds):
+    column = sample_points.column("x", assumptions, 4096)
+    assert column.shape == (4096,) and holds(column)
+    assert np.array_equal(column, sample_points.column("x", assumptions, 4096))
+    assert not np.array_equal(column, sample_points.column("x", assumptions, 4096, rank=1))

@@ -16,7 +16,6 @@ says why.
 from __future__ import annotations
 
 import dataclasses
-import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -29,6 +28,7 @@ from symgpu import errors, units
 from symgpu.derive import solving
 from symgpu.derive.derivation import Certificate, Derivation
 from symgpu.evaluate import active, evaluator, input_values
+from symgpu.proofs import sample_points
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -157,7 +157,7 @@ def _sampled(model: Model, asked: Asked, base: _Point, count: int) -> list[_Poin
     inputs = [n for n in model.inputs(asked.quantity) if n != asked.variable and n not in known]
     if not inputs or count <= 0:
         return []
-    rng = random.Random(f"{model.id}/{asked.quantity}/{asked.variable}")
+    rng = sample_points.Draws(f"{model.id}/{asked.quantity}/{asked.variable}")
     choices = (1, 2, 3, 4, 8, 16, 32, 64, 100, 128, 256, 1000, 4096)
     found: list[_Point] = []
     for attempt in range(8):

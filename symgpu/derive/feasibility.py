@@ -11,6 +11,7 @@ import numpy as np
 import sympy
 
 from symgpu.evaluate import compiler, scaling
+from symgpu.proofs import sample_points
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -71,24 +72,9 @@ def _truth(model: Model, relations: Sequence[sympy.Basic], samples: int) -> dict
 
 
 def _column(model: Model, symbol: sympy.Symbol, samples: int, rank: int = 0) -> np.ndarray:
-    """Samples of ``symbol`` allowed by its declared assumptions (a constant: its value),
-    from a generator seeded by the symbol's name (and ``rank``, for the second and later
-    symbols of one name)."""
-    rng = np.random.default_rng([20240601, *symbol.name.encode()] + ([rank] if rank else []))
+    """Samples of ``symbol`` allowed by its declared assumptions (a constant: its value), drawn by
+    :func:`symgpu.proofs.sample_points.column` (seeded by the symbol's name and ``rank``)."""
     definition = model.symbol_definitions.get(symbol.name)
-    declared = set(definition.assumptions) if definition is not None else set()
     if symbol.name in model.constants:
-        column = np.full(samples, float(model.constants[symbol.name].magnitude) * float(scaling.unit_scale(model.units[symbol.name])))
-    elif "integer" in declared:
-        # 0 and 1 (the values case conditions single out) are drawn often
-        column = rng.choice(np.array([1, 2, 3, 4, 6, 8, 16, 32, 64, 128, 256, 1024, 4096, 65536], dtype=float), samples)
-        column[rng.random(samples) < 0.25] = 1.0
-        if "positive" not in declared:
-            column[rng.random(samples) < 0.3] = 0.0
-    else:
-        column = 10.0 ** rng.uniform(-2, 2, samples)
-        if "nonnegative" in declared and "positive" not in declared:
-            column[rng.random(samples) < 0.3] = 0.0
-        elif not declared & {"positive", "nonnegative"}:
-            column *= rng.choice([-1.0, 1.0], samples)
-    return column
+        return np.full(samples, float(model.constants[symbol.name].magnitude) * float(scaling.unit_scale(model.units[symbol.name])))
+    return sample_points.column(symbol.name, definition.assumptions if definition is not None else (), samples, rank)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +16,7 @@ from symgpu.derive import jobs
 from symgpu.derive import limits
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import compiler, scaling
+from symgpu.proofs import sample_points
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -157,7 +157,7 @@ def _pick_root(quadratic: Sequence[sympy.Expr], x: sympy.Symbol, lo: sympy.Expr,
     both roots computed from them in mpmath (the roots' expressions are not re-evaluated)."""
     hi_symbols = hi.free_symbols if isinstance(hi, sympy.Basic) else set()
     symbols = sorted(set().union(*[c.free_symbols for c in quadratic]) | hi_symbols, key=str)
-    rng = random.Random(20160101)
+    rng = sample_points.Draws(20160101)
     wins = [0, 0]
     good_samples = 0
     with mpmath.workdps(30):

@@ -1,5 +1,6 @@
 """Sample points allowed by the symbols' declared assumptions: exact rational values at which a claim
-(a sign, an equality, an ordering of two expressions) is refuted without SymPy's search.
+(a sign, an equality, an ordering of two expressions) is refuted without SymPy's search; and every
+seeded draw symgpu makes (the one point sampler).
 
 One place decides which values a symbol may take (:func:`meets`: SymPy itself answers each
 declared assumption for the value), so every refutation uses only points the model admits:
@@ -12,9 +13,16 @@ declared assumption for the value), so every refutation uses only points the mod
 - :class:`GenericPoint`: one fixed point shared by many expressions, each symbol its own odd
   value (distinct primes), so a nonzero value is a proof and the values of two expressions at
   it can be added.
+- :class:`Draws`: a seeded sequence of draws (Python's ``random.Random``, the same on every run):
+  :func:`points`, the Min/Max argument proofs (:mod:`symgpu.proofs.unordered`), the certificates'
+  sampled inputs (:mod:`symgpu.derive.certify`) and the quadratic root choice of
+  :mod:`symgpu.derive.fixed_points` draw from one.
+- :func:`column`: many float samples of one symbol at once (NumPy, seeded by the symbol's name),
+  for the feasibility of regimes (:mod:`symgpu.derive.feasibility`).
 
-Values are exact (``sympy.Rational`` or :class:`fractions.Fraction`, as the pool holds them):
-no rounding ever decides a verdict here. What a caller does with a point (how many it tries,
+Values of pools and points are exact (``sympy.Rational`` or :class:`fractions.Fraction`, as the pool
+holds them): no rounding ever decides a verdict here (draws and columns are floats where the caller
+evaluates numerically). What a caller does with a point (how many it tries,
 what it skips) stays with the caller.
 """
 
@@ -26,10 +34,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Generic, TypeVar
 
+import numpy as np
 import sympy
 
 #: a pool's value type: ``sympy.Rational`` (substituted into SymPy expressions) or ``Fraction`` (fast arithmetic)
 V = TypeVar("V", sympy.Rational, Fraction)
+#: any drawn value's type
+T = TypeVar("T")
 
 
 def meets(value: sympy.Rational | Fraction, symbol: sympy.Symbol, *, undecided_ok: bool = False) -> bool:
@@ -84,10 +95,56 @@ def points(symbols: Sequence[sympy.Symbol], pools: Sequence[tuple[V, ...]], seed
     """``count`` points, ``symbols[i]`` taking a value from ``pools[i]`` (each nonempty): point ``k`` with
     ``k < fixed_first`` takes every pool's ``k``-th value (a random one where the pool is shorter), the
     rest are drawn from ``random.Random(seed)``, symbol by symbol: the same sequence on every run."""
-    rng = random.Random(seed)
+    draws = Draws(seed)
     for index in range(count):
-        yield {s: pool[index] if index < fixed_first and index < len(pool) else rng.choice(pool)
+        yield {s: pool[index] if index < fixed_first and index < len(pool) else draws.choice(pool)
                for s, pool in zip(symbols, pools)}
+
+
+class Draws:
+    """A seeded sequence of draws: ``random.Random(seed)`` (a ``str`` seed is hashed by SHA-512, not
+    by Python's per-process string hash), so the same seed gives the same draws on every run."""
+
+    def __init__(self, seed: int | str) -> None:
+        self._rng = random.Random(seed)
+
+    def choice(self, values: Sequence[T]) -> T:
+        """One of ``values`` (nonempty)."""
+        return self._rng.choice(values)
+
+    def uniform(self, lo: float, hi: float) -> float:
+        """A float between ``lo`` and ``hi``."""
+        return self._rng.uniform(lo, hi)
+
+    def admissible(self, symbol: sympy.Symbol, pool: Pool[V]) -> V | None:
+        """A value of ``pool`` that meets every assumption of ``symbol`` (None, drawing nothing, where none does)."""
+        found = pool.admissible(symbol)
+        return self._rng.choice(found) if found else None
+
+
+#: integer values of :func:`column` (0 and 1, the values case conditions single out, are drawn often)
+WHOLE = (1, 2, 3, 4, 6, 8, 16, 32, 64, 128, 256, 1024, 4096, 65536)
+
+
+def column(name: str, assumptions: Iterable[str], samples: int, rank: int = 0) -> np.ndarray:
+    """``samples`` float values of a symbol declared with ``assumptions`` (``integer``: :data:`WHOLE`, 1 in
+    about a quarter, 0 in about 30% unless ``positive``; else log-uniform over [1e-2, 1e2], 0 in about
+    30% where ``nonnegative`` but not ``positive``, either sign without a sign assumption), from a NumPy
+    generator seeded by ``name`` (and ``rank``, for the second and later symbols of one name)."""
+    declared = set(assumptions)
+    rng = np.random.default_rng([20240601, *name.encode()] + ([rank] if rank else []))
+    if "integer" in declared:
+        values = rng.choice(np.array(WHOLE, dtype=float), samples)
+        values[rng.random(samples) < 0.25] = 1.0
+        if "positive" not in declared:
+            values[rng.random(samples) < 0.3] = 0.0
+    else:
+        values = 10.0 ** rng.uniform(-2, 2, samples)
+        if "nonnegative" in declared and "positive" not in declared:
+            values[rng.random(samples) < 0.3] = 0.0
+        elif not declared & {"positive", "nonnegative"}:
+            values *= rng.choice([-1.0, 1.0], samples)
+    return values
 
 
 #: primes for :class:`GenericPoint` (one per symbol, in order of first use)

@@ -20,7 +20,6 @@ SymPy.
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 from typing import Any
@@ -58,7 +57,7 @@ _FOLDS: dict[type, Callable[[list[Fraction]], Fraction]] = {
 }
 
 
-def value(expr: sympy.Basic, point: dict[sympy.Symbol, Fraction], rng: random.Random) -> Fraction:
+def value(expr: sympy.Basic, point: dict[sympy.Symbol, Fraction], draws: sample_points.Draws) -> Fraction:
     """``expr`` at ``point``, exactly; a symbol not yet in ``point`` gets an admissible value.
 
     Raises:
@@ -67,19 +66,19 @@ def value(expr: sympy.Basic, point: dict[sympy.Symbol, Fraction], rng: random.Ra
     """
     if expr.is_Symbol:
         if expr not in point:
-            choices = POOL.admissible(expr)
-            if not choices:
+            drawn = draws.admissible(expr, POOL)
+            if drawn is None:
                 raise _Unsupported(expr)
-            point[expr] = rng.choice(choices)
+            point[expr] = drawn
         return point[expr]
     if expr.is_Rational:
         return Fraction(int(expr.p), int(expr.q))
     if expr.is_Pow:
-        return _power(value(expr.base, point, rng), expr.exp)
+        return _power(value(expr.base, point, draws), expr.exp)
     fold = _FOLDS.get(type(expr))
     if fold is None:
         raise _Unsupported(expr)
-    return fold([value(a, point, rng) for a in expr.args])
+    return fold([value(a, point, draws) for a in expr.args])
 
 
 def keeps_every_argument(args: Sequence[Any]) -> bool:
@@ -91,11 +90,11 @@ def keeps_every_argument(args: Sequence[Any]) -> bool:
         return False
     open_pairs = {(i, j) for i in range(len(args)) for j in range(i + 1, len(args))}
     seen: set[tuple[int, int, bool]] = set()
-    rng = random.Random(len(args))
+    draws = sample_points.Draws(len(args))
     for _ in range(POINTS):
         point: dict[sympy.Symbol, Fraction] = {}
         try:
-            values = [value(a, point, rng) for a in args]
+            values = [value(a, point, draws) for a in args]
         except ZeroDivisionError:
             continue
         except _Unsupported:
