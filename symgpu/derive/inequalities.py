@@ -24,8 +24,9 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive.derivation import Step
+from symgpu.proofs import exact_signs
 
-__all__ = ["invert", "integer_extreme", "has_staircase", "nonnegative"]
+__all__ = ["invert", "integer_extreme", "has_staircase"]
 
 _GE, _GT, _LE, _LT = sympy.GreaterThan, sympy.StrictGreaterThan, sympy.LessThan, sympy.StrictLessThan
 _FLIP = {_GE: _LE, _GT: _LT, _LE: _GE, _LT: _GT}
@@ -38,24 +39,6 @@ def has_staircase(expr: Any, var: sympy.Symbol) -> bool:
     return any(var in node.free_symbols for node in expr.atoms(sympy.floor, sympy.ceiling))
 
 
-def nonnegative(expr: Any) -> bool:
-    """Structurally proved ``expr >= 0``: sums, products and positive powers of nonnegative
-    parts, ``floor``/``ceiling`` of nonnegative arguments (SymPy does not infer the latter)."""
-    if not isinstance(expr, sympy.Basic):
-        return False
-    if expr.is_nonnegative:
-        return True
-    if isinstance(expr, (sympy.floor, sympy.ceiling)):
-        return nonnegative(expr.args[0])
-    if expr.is_Add or expr.is_Mul:
-        return all(nonnegative(a) for a in expr.args)
-    if expr.is_Pow:
-        return nonnegative(expr.base) and bool(expr.exp.is_real)
-    if isinstance(expr, (sympy.Min, sympy.Max)):
-        return all(nonnegative(a) for a in expr.args)
-    return False
-
-
 def invert(relation: sympy.Basic, var: sympy.Symbol, sign: Callable[[sympy.Expr], int | None],
            nonneg: Callable[[sympy.Expr], bool] | None = None) -> tuple[sympy.Basic, list[Step]]:
     """Rewrite ``relation`` (``f(var) REL c`` or ``c REL f(var)``, ``REL`` one of ``>= > <= <``)
@@ -65,7 +48,7 @@ def invert(relation: sympy.Basic, var: sympy.Symbol, sign: Callable[[sympy.Expr]
         relation: a SymPy inequality; ``var`` must occur on one side only.
         var: the variable.
         sign: proves signs (+1, -1, 0 or None) under the caller's assumptions.
-        nonneg: proves ``expr >= 0`` (default: :func:`nonnegative`).
+        nonneg: proves ``expr >= 0`` (default: :func:`symgpu.proofs.exact_signs.nonnegative`).
 
     Raises:
         errors.DerivationError: a layer has no rule (or a sign it needs is not proved).
@@ -82,7 +65,7 @@ def invert(relation: sympy.Basic, var: sympy.Symbol, sign: Callable[[sympy.Expr]
     for _ in range(64):
         if lhs == var:
             return op(var, rhs), steps
-        lhs, op, rhs, why = _peel(lhs, op, rhs, var, sign, nonneg or nonnegative)
+        lhs, op, rhs, why = _peel(lhs, op, rhs, var, sign, nonneg or exact_signs.nonnegative)
         steps.append(Step("invert", op(lhs, rhs, evaluate=False), why))
     raise errors.DerivationError(f"cannot isolate {var} in {sympy.sstr(relation)}")  # pragma: no cover
 

@@ -354,7 +354,7 @@ def _flip(op: type) -> type:
 
 
 def _nonnegative(e: Any) -> bool:
-    return inequalities.nonnegative(e)
+    return exact_signs.nonnegative(e)
 
 
 #: canonical forms of relationals and of their reversals (``Relational.canonical`` is not cached by SymPy)

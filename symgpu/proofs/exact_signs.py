@@ -2,7 +2,8 @@
 admissible points.
 
 - :func:`basic_sign`, :func:`factor_sign`: the sign SymPy's assumptions prove for an expression
-  (for a product: factor by factor), else None.
+  (for a product: factor by factor), else None; :func:`nonnegative`: ``expr >= 0`` proved
+  structurally (``floor``/``ceiling`` of nonnegative arguments included, which SymPy does not infer).
 - :func:`refuted`: two of the signs -, 0, + taken at points allowed by the symbols' declared
   assumptions (:mod:`symgpu.proofs.sample_points`; exact rational values, so a True is a proof that
   no sign can be decided); :func:`modest_powers` keeps those values small.
@@ -42,6 +43,24 @@ def factor_sign(e: sympy.Expr) -> int | None:
             return None
         sign *= s
     return sign
+
+
+def nonnegative(expr: Any) -> bool:
+    """Structurally proved ``expr >= 0``: sums, products and positive powers of nonnegative
+    parts, ``floor``/``ceiling`` of nonnegative arguments (SymPy does not infer the latter)."""
+    if not isinstance(expr, sympy.Basic):
+        return False
+    if expr.is_nonnegative:
+        return True
+    if isinstance(expr, (sympy.floor, sympy.ceiling)):
+        return nonnegative(expr.args[0])
+    if expr.is_Add or expr.is_Mul:
+        return all(nonnegative(a) for a in expr.args)
+    if expr.is_Pow:
+        return nonnegative(expr.base) and bool(expr.exp.is_real)
+    if isinstance(expr, (sympy.Min, sympy.Max)):
+        return all(nonnegative(a) for a in expr.args)
+    return False
 
 
 #: the most points evaluated to refute a sign claim
