@@ -19,8 +19,8 @@ This package is the stable public façade: the operations live in one module eac
 (``certify``); ``simplification``: simplify and substitute; ``grid_search``: staircase
 extrema; ``requests``: ``[[derivations]]`` requests, dispatched through
 ``requests.OPERATIONS``; ``results``: numbers from results), recorded as ``derivation.Derivation``,
-on the shared machinery of ``signs`` (sign reasoning) and ``jobs`` (steps, substitutions,
-unit checks). :class:`symgpu.api.Model` offers each operation as a method.
+on the shared machinery of ``signs`` (sign reasoning under a model's assumptions, from the
+model-free proofs of :mod:`symgpu.proofs`) and ``jobs`` (steps, substitutions, unit checks). :class:`symgpu.api.Model` offers each operation as a method.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Sample points allowed by the symbols' declared assumptions: exact rational values at which a claim
 (a sign, an equality, an ordering of two expressions) is refuted without SymPy's search; and every
-seeded draw symgpu makes (the one point sampler).
+seeded draw of the model and derivation engine (the one point sampler: no other module seeds a generator
+but ``measure.microbench``'s pointer chase, checked by ``tests/test_architecture.py``).
 
 One place decides which values a symbol may take (:func:`meets`: SymPy itself answers each
 declared assumption for the value), so every refutation uses only points the model admits:
