@@ -75,9 +75,11 @@ def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, st
     return _chunk(plan, start, stop, out, (size,))
 
 
-def _chunk(plan: SweepPlan, start: int, stop: int, out: Sequence[Any], shape: tuple[int, ...]) -> Chunk:
+def _chunk(plan: SweepPlan, start: int, stop: int, out: Sequence[Any], shape: tuple[int, ...],
+           into: Targets | None = None) -> Chunk:
     """The chunk from the compiled outputs ``out`` (arrays that broadcast to ``shape``, a box of
-    ``stop - start`` points): quantities as new flat columns (NaN outside the domain), the regime."""
+    ``stop - start`` points): quantities as flat columns (NaN outside the domain), the regime;
+    written into ``into`` (the result's slices for these points) if given, else new arrays."""
     size = stop - start
     outside = 0
     inside: Any = True
@@ -90,8 +92,11 @@ def _chunk(plan: SweepPlan, start: int, stop: int, out: Sequence[Any], shape: tu
     taken: set[int] = set()
     for index, name in enumerate(plan.quantities):
         values = out[index]
-        if not (isinstance(values, np.ndarray) and values.shape == shape and values.dtype == np.float64
-                and values.base is None and values.flags.c_contiguous and id(values) not in taken):
+        if into is not None:
+            np.copyto(into.columns[name].reshape(shape), np.broadcast_to(values, shape))
+            values = into.columns[name]
+        elif not (isinstance(values, np.ndarray) and values.shape == shape and values.dtype == np.float64
+                  and values.base is None and values.flags.c_contiguous and id(values) not in taken):
             values = np.array(np.broadcast_to(values, shape), dtype=float)  # a new array: the column owns it
         taken.add(id(values))
         values = values.reshape(-1)
@@ -100,11 +105,21 @@ def _chunk(plan: SweepPlan, start: int, stop: int, out: Sequence[Any], shape: tu
         columns[name] = values
     regime = None
     if plan.regime is not None:
-        regime = decide(plan.regime, out, shape).reshape(-1)
+        regime = decide(plan.regime, out, shape, None if into is None else into.regime,
+                        None if into is None else into.scratch).reshape(-1)
         if mask is not None:
-            regime = np.array(regime)
+            regime = np.array(regime) if into is None else regime
             regime[mask] = -1
     return Chunk(start, stop, Columns(columns, plan.grid, start, stop), regime, outside)
+
+
+@dataclass(frozen=True)
+class Targets:
+    """Where a chunk's columns and regime codes go: slices of the whole result (no copy after)."""
+
+    columns: Mapping[str, np.ndarray]
+    regime: np.ndarray | None
+    scratch: np.ndarray | None = None  # bool, reused by every chunk's regime decision
 
 
 _AXES: Memo[int, tuple[object, list[np.ndarray]]] = Memo("sweep.run.axes", 64)
@@ -120,7 +135,7 @@ def _base_axes(plan: SweepPlan) -> list[np.ndarray]:
     return axes
 
 
-def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int) -> Chunk:
+def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int, into: Targets | None = None) -> Chunk:
     """:func:`evaluate_chunk` with NumPy, box by box of the grid (one box for a chunk of
     ``Grid.chunks``): each axis a ``(1, .., n, .., 1)`` view, the constants NumPy scalars, so each
     subexpression is computed at the size of the axes it uses and the last step's array is the column."""
@@ -136,7 +151,7 @@ def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int) -> Chunk:
 
     if len(boxes) == 1:
         out, shape = run(boxes[0][1])
-        return _chunk(plan, start, stop, out, shape)
+        return _chunk(plan, start, stop, out, shape, into)
     whole: list[np.ndarray] = []
     for first, bounds in boxes:
         out, shape = run(bounds)
@@ -145,7 +160,7 @@ def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int) -> Chunk:
         width = int(np.prod(shape))
         for target, value in zip(whole, out):
             target[first - start:first - start + width] = np.broadcast_to(value, shape).reshape(-1)
-    return _chunk(plan, start, stop, whole, (stop - start,))
+    return _chunk(plan, start, stop, whole, (stop - start,), into)
 
 
 class Columns(Mapping[str, np.ndarray]):
@@ -259,6 +274,13 @@ def sweep(model: Model, quantities: str | Sequence[str], *, grid: Grid | Sequenc
     columns = {n: np.empty(size) for n in plan.quantities}
     regime = np.empty(size, dtype=np.int16) if plan.regime is not None else None
     outside = 0
+    if backend == "numpy":  # each chunk written straight into the result
+        function = compile_plan(plan, backends.load(backend))
+        scratch = np.empty(2 * min(size, chunk_size), dtype=bool) if regime is not None else None
+        for start, stop in plan.grid.chunks(chunk_size):
+            into = Targets({n: c[start:stop] for n, c in columns.items()}, None if regime is None else regime[start:stop], scratch)
+            outside += _grid_chunk(plan, function, start, stop, into).outside
+        return SweepResult(plan, Columns(columns, plan.grid, 0, size), regime, outside)
     # NOTE: each chunk is copied into the result and dropped, so the next chunk's arrays reuse its
     # memory (cache-sized, no fresh pages); a chunk that is the whole grid is the result itself
     for part in iter_chunks(plan, backend, chunk_size):
