@@ -105,7 +105,38 @@ def _holds(tree: Tree, out: Sequence[np.ndarray]) -> Any:
     left = out[li]
     if ri is None:
         return active.relation_holds(op, left, 0.0, np.maximum(np.abs(left), np.abs(out[si])))
-    return active.relation_holds(op, left, out[ri])
+    return _relation(op, np.asarray(left, dtype=float), np.asarray(out[ri], dtype=float))
+
+
+#: a relation with its sides swapped
+_FLIPPED = {"==": "==", "!=": "!=", ">": "<", ">=": "<=", "<": ">", "<=": ">="}
+#: below this many points a relation is decided by the rule directly (the fast path's set-up costs more)
+_SMALL = 4096
+
+
+def _relation(op: str, left: np.ndarray, right: np.ndarray) -> Any:
+    """:func:`~symgpu.evaluate.active.relation_holds` ``(op, left, right)`` at the broadcast shape,
+    in two comparisons at that size: thresholds ``r -+ 4 TIE |r|`` are computed on the smaller
+    side ``r``; a point of the other side ``l`` beyond them is more than ``TIE max(|l|, |r|)``
+    from ``r`` (as ``|l| <= |r| + |l - r|``), so the sides are unequal there and ``l > r`` or
+    ``l < r`` decides; the points between them (near ties, NaN, infinities) are decided by the
+    rule itself. The answer is the rule's everywhere."""
+    shape = np.broadcast_shapes(left.shape, right.shape)
+    size = int(np.prod(shape))
+    if size < _SMALL:
+        return active.relation_holds(op, left, right)
+    if left.size < right.size:
+        left, right, op = right, left, _FLIPPED[op]
+    with np.errstate(invalid="ignore", over="ignore"):
+        margin = 4 * active.TIE * np.abs(right)
+        above, below = np.greater(left, right + margin), np.less(left, right - margin)
+    holds = above if op in (">", ">=") else below if op in ("<", "<=") else np.full(shape, op == "!=")
+    if np.count_nonzero(above) + np.count_nonzero(below) < size:
+        rest = np.flatnonzero(~(above | below))
+        where = np.unravel_index(rest, shape)
+        holds = np.array(np.broadcast_to(holds, shape))
+        holds.reshape(-1)[rest] = active.relation_holds(op, np.broadcast_to(left, shape)[where], np.broadcast_to(right, shape)[where])
+    return holds
 
 
 def decide(spec: RegimeSpec, out: Sequence[np.ndarray], shape: tuple[int, ...], into: np.ndarray | None = None,
@@ -115,15 +146,16 @@ def decide(spec: RegimeSpec, out: Sequence[np.ndarray], shape: tuple[int, ...], 
     ``scratch``: a bool array of at least twice as many points the decision may use, so that a
     sweep's chunks reuse its memory instead of fresh pages)."""
     if spec.kind == "cases":
-        code: Any = np.int16(-1)
+        code = np.empty(shape, dtype=np.int16) if into is None else into.reshape(shape)
+        code.fill(-1)
         for index in reversed(range(len(spec.trees))):  # the first case that holds wins
-            code = np.where(_holds(spec.trees[index], out), np.int16(index), code)
-        code = np.asarray(code, dtype=np.int16)
-        if into is not None:
-            target = into.reshape(shape)
-            np.copyto(target, np.broadcast_to(code, shape))
-            return target
-        return code if code.shape == shape else np.array(np.broadcast_to(code, shape))
+            holds = _holds(spec.trees[index], out)
+            if np.ndim(holds) == 0:
+                if holds:
+                    code.fill(index)
+                continue
+            np.copyto(code, np.int16(index), where=np.broadcast_to(holds, shape))
+        return code
     return _binding(spec.kind, [np.asarray(out[t[1]], dtype=float) for t in spec.trees], shape, into, scratch)
 
 
