@@ -119,8 +119,9 @@ def _relation(op: str, left: np.ndarray, right: np.ndarray) -> Any:
     in two comparisons at that size: thresholds ``r -+ 4 TIE |r|`` are computed on the smaller
     side ``r``; a point of the other side ``l`` beyond them is more than ``TIE max(|l|, |r|)``
     from ``r`` (as ``|l| <= |r| + |l - r|``), so the sides are unequal there and ``l > r`` or
-    ``l < r`` decides; the points between them (near ties, NaN, infinities) are decided by the
-    rule itself. The answer is the rule's everywhere."""
+    ``l < r`` decides; of the points between them, those with equal sides are equal, and the
+    rest (near ties, NaN, infinities) are decided by the rule itself. The answer is the rule's
+    everywhere."""
     shape = np.broadcast_shapes(left.shape, right.shape)
     size = int(np.prod(shape))
     if size < _SMALL:
@@ -130,12 +131,16 @@ def _relation(op: str, left: np.ndarray, right: np.ndarray) -> Any:
     with np.errstate(invalid="ignore", over="ignore"):
         margin = 4 * active.TIE * np.abs(right)
         above, below = np.greater(left, right + margin), np.less(left, right - margin)
-    holds = above if op in (">", ">=") else below if op in ("<", "<=") else np.full(shape, op == "!=")
-    if np.count_nonzero(above) + np.count_nonzero(below) < size:
-        rest = np.flatnonzero(~(above | below))
-        where = np.unravel_index(rest, shape)
-        holds = np.array(np.broadcast_to(holds, shape))
-        holds.reshape(-1)[rest] = active.relation_holds(op, np.broadcast_to(left, shape)[where], np.broadcast_to(right, shape)[where])
+    holds: Any = above if op in (">", ">=") else below if op in ("<", "<=") else np.bool_(op == "!=")
+    decided = np.count_nonzero(above) + np.count_nonzero(below)
+    if decided < size:  # sides exactly equal are equal (a Min's argument and its value often are)
+        equal = np.equal(left, right)
+        holds = (holds | equal if op in (">=", "<=") else equal if op == "==" else ~equal if op == "!=" else holds)
+        if decided + np.count_nonzero(equal) < size:
+            rest = np.flatnonzero(~(above | below | equal))
+            where = np.unravel_index(rest, shape)
+            holds = np.array(np.broadcast_to(holds, shape))
+            holds.reshape(-1)[rest] = active.relation_holds(op, np.broadcast_to(left, shape)[where], np.broadcast_to(right, shape)[where])
     return holds
 
 
