@@ -62,12 +62,14 @@ def compile_plan(plan: SweepPlan, backend: backends.Backend) -> Any:
                                    backend=backend.name)
 
 
-def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, stop: int) -> Chunk:
-    """Evaluate the points ``start..stop-1`` of the plan's grid."""
+def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, stop: int,
+                   scratch: np.ndarray | None = None) -> Chunk:
+    """Evaluate the points ``start..stop-1`` of the plan's grid (``scratch``: a bool array of
+    twice as many points that the NumPy backend's regime decision reuses, chunk after chunk)."""
     if backend.name == "numba":
         return _fused_chunk(plan, backend, function, start, stop)
     if backend.name == "numpy":
-        return _grid_chunk(plan, function, start, stop)
+        return _grid_chunk(plan, function, start, stop, None if scratch is None else Targets({}, None, scratch))
     size = stop - start
     coords = plan.grid.chunk(start, stop)
     based = [c * s if s != 1.0 else c for c, s in zip(coords, plan.scales)]
@@ -79,7 +81,7 @@ def _chunk(plan: SweepPlan, start: int, stop: int, out: Sequence[Any], shape: tu
            into: Targets | None = None) -> Chunk:
     """The chunk from the compiled outputs ``out`` (arrays that broadcast to ``shape``, a box of
     ``stop - start`` points): quantities as flat columns (NaN outside the domain), the regime;
-    written into ``into`` (the result's slices for these points) if given, else new arrays."""
+    written into ``into`` (the result's slices for these points) where it has them, else new arrays."""
     size = stop - start
     outside = 0
     inside: Any = True
@@ -92,7 +94,7 @@ def _chunk(plan: SweepPlan, start: int, stop: int, out: Sequence[Any], shape: tu
     taken: set[int] = set()
     for index, name in enumerate(plan.quantities):
         values = out[index]
-        if into is not None:
+        if into is not None and name in into.columns:
             np.copyto(into.columns[name].reshape(shape), np.broadcast_to(values, shape))
             values = into.columns[name]
         elif not (isinstance(values, np.ndarray) and values.shape == shape and values.dtype == np.float64
@@ -108,7 +110,7 @@ def _chunk(plan: SweepPlan, start: int, stop: int, out: Sequence[Any], shape: tu
         regime = decide(plan.regime, out, shape, None if into is None else into.regime,
                         None if into is None else into.scratch).reshape(-1)
         if mask is not None:
-            regime = np.array(regime) if into is None else regime
+            regime = np.array(regime) if into is None or into.regime is None else regime
             regime[mask] = -1
     return Chunk(start, stop, Columns(columns, plan.grid, start, stop), regime, outside)
 
@@ -117,8 +119,8 @@ def _chunk(plan: SweepPlan, start: int, stop: int, out: Sequence[Any], shape: tu
 class Targets:
     """Where a chunk's columns and regime codes go: slices of the whole result (no copy after)."""
 
-    columns: Mapping[str, np.ndarray]
-    regime: np.ndarray | None
+    columns: Mapping[str, np.ndarray]  # those not here are new arrays
+    regime: np.ndarray | None  # None: a new array
     scratch: np.ndarray | None = None  # bool, reused by every chunk's regime decision
 
 
@@ -235,9 +237,10 @@ def iter_chunks(plan: SweepPlan, backend: str = "numpy", chunk_size: int = DEFAU
     runner = backends.load(backend)
     function = compile_plan(plan, runner)
     bar = progress_bar(plan.grid.size, progress)
+    scratch = np.empty(2 * min(plan.grid.size, chunk_size), dtype=bool) if plan.regime is not None and backend == "numpy" else None
     try:
         for start, stop in plan.grid.chunks(chunk_size):
-            chunk = evaluate_chunk(plan, runner, function, start, stop)
+            chunk = evaluate_chunk(plan, runner, function, start, stop, scratch)
             if bar is not None:
                 bar.update(stop - start)
             yield chunk
