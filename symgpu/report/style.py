@@ -1,5 +1,8 @@
 """The one matplotlib style of symgpu's figures: the Agg backend, and rcParams and metadata that
-make SVG/PDF output reproducible byte for byte. Every figure symgpu draws goes through here."""
+make SVG/PDF output reproducible byte for byte. Every figure symgpu draws goes through here.
+
+matplotlib is imported when a figure is first drawn (``style.pyplot``, PEP 562), not when a
+module that can draw is imported: ``symgpu sweep`` without ``--plot`` never loads it."""
 
 from __future__ import annotations
 
@@ -7,12 +10,27 @@ import io
 import re
 from typing import Any
 
-import matplotlib
+from symgpu.memo import memoised
 
-matplotlib.use("Agg")
 
-import matplotlib.pyplot as pyplot  # noqa: E402,F401 - the backend must be chosen first; used as style.pyplot
-from matplotlib import ticker  # noqa: E402
+def __getattr__(name: str) -> Any:
+    """``pyplot`` (matplotlib's, the Agg backend chosen first) and :class:`PlainLogFormatter`,
+    imported on first use."""
+    if name == "pyplot":
+        return _pyplot()
+    if name == "PlainLogFormatter":
+        return _formatter_type()
+    raise AttributeError(f"module 'symgpu.report.style' has no attribute {name!r}")
+
+
+def _pyplot() -> Any:
+    # NOTE: function-level imports on purpose: matplotlib costs about a second of start-up
+    import matplotlib  # noqa: PLC0415
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as pyplot  # noqa: PLC0415 - the backend must be chosen first
+
+    return pyplot
 
 
 #: rcParams that make SVG/PDF output reproducible byte for byte.
@@ -40,7 +58,7 @@ METADATA = {
 
 def figures() -> Any:
     """``with style.figures():`` draws under symgpu's rcParams."""
-    return pyplot.rc_context(RC)  # type: ignore[arg-type]  # matplotlib types rc keys as Literals
+    return _pyplot().rc_context(RC)  # type: ignore[arg-type]  # matplotlib types rc keys as Literals
 
 
 #: Superscript digits and minus, for exponents written without mathtext.
@@ -58,52 +76,61 @@ def plain_label(text: str) -> str:
     return (f"{coefficient}\u00d7" if coefficient else "") + base + (exponent.translate(_SUPERSCRIPT) if exponent else "")
 
 
-class PlainLogFormatter(ticker.Formatter):
-    """A log axis's own formatter (which ticks get a label, and its value) with the label
-    written as plain text instead of mathtext.
+@memoised("report.style.formatter_type", 1)
+def _formatter_type() -> Any:
+    from matplotlib import ticker  # noqa: PLC0415 - see _pyplot
 
-    NOTE: matplotlib parses each mathtext label afresh for every renderer (its parse cache
-    belongs to the renderer's parser), about 15 ms a label, in every figure and in both its
-    SVG and its PDF; plain text with superscript digits reads the same and costs nothing.
-    """
+    class PlainLogFormatter(ticker.Formatter):
+        """A log axis's own formatter (which ticks get a label, and its value) with the label
+        written as plain text instead of mathtext.
 
-    def __init__(self, inner: ticker.Formatter) -> None:
-        self.inner = inner
+        NOTE: matplotlib parses each mathtext label afresh for every renderer (its parse cache
+        belongs to the renderer's parser), about 15 ms a label, in every figure and in both its
+        SVG and its PDF; plain text with superscript digits reads the same and costs nothing.
+        """
 
-    def set_axis(self, axis: Any) -> None:
-        super().set_axis(axis)
-        self.inner.set_axis(axis)
+        def __init__(self, inner: ticker.Formatter) -> None:
+            self.inner = inner
 
-    def set_locs(self, locs: Any) -> None:
-        self.inner.set_locs(locs)
+        def set_axis(self, axis: Any) -> None:
+            super().set_axis(axis)
+            self.inner.set_axis(axis)
 
-    def __call__(self, x: float, pos: int | None = None) -> str:
-        return plain_label(self.inner(x, pos))
+        def set_locs(self, locs: Any) -> None:
+            self.inner.set_locs(locs)
 
-    def format_ticks(self, values: Any) -> list[str]:
-        return [plain_label(text) for text in self.inner.format_ticks(values)]
+        def __call__(self, x: float, pos: int | None = None) -> str:
+            return plain_label(self.inner(x, pos))
 
-    def format_data(self, value: float) -> str:
-        return plain_label(self.inner.format_data(value))
+        def format_ticks(self, values: Any) -> list[str]:
+            return [plain_label(text) for text in self.inner.format_ticks(values)]
 
-    def format_data_short(self, value: float) -> str:
-        return self.inner.format_data_short(value)
+        def format_data(self, value: float) -> str:
+            return plain_label(self.inner.format_data(value))
 
-    def get_offset(self) -> str:
-        return plain_label(self.inner.get_offset())
+        def format_data_short(self, value: float) -> str:
+            return self.inner.format_data_short(value)
+
+        def get_offset(self) -> str:
+            return plain_label(self.inner.get_offset())
+
+    return PlainLogFormatter
 
 
 def plain_log_labels(fig: Any) -> None:
     """Give every log axis of ``fig`` plain-text tick labels (:class:`PlainLogFormatter`);
     call it once the scales are set, before the layout is computed."""
+    from matplotlib import ticker  # noqa: PLC0415 - see _pyplot
+
+    formatter = _formatter_type()
     for ax in fig.axes:
         for axis in (ax.xaxis, ax.yaxis):
             if axis.get_scale() != "log":
                 continue
             if isinstance(axis.get_major_formatter(), ticker.LogFormatterMathtext):
-                axis.set_major_formatter(PlainLogFormatter(axis.get_major_formatter()))
+                axis.set_major_formatter(formatter(axis.get_major_formatter()))
             if isinstance(axis.get_minor_formatter(), ticker.LogFormatterMathtext):
-                axis.set_minor_formatter(PlainLogFormatter(axis.get_minor_formatter()))
+                axis.set_minor_formatter(formatter(axis.get_minor_formatter()))
 
 
 def save(fig: Any, kind: str, *, tight: bool = False) -> bytes:

@@ -141,20 +141,21 @@ def _make_kernel(numba: Any, n: int, kind: int, first: int, count: int, quantiti
         # branch-free over a fixed count of consecutive outputs: the first extreme one, and `unsettled`
         # where another argument is within `near` of the extreme or one is NaN (the rule decides those)
         best = result[first]
-        total = 0.0  # NaN when an argument is NaN (or infinities of both signs): those points go to settle()
+        second = np.inf if smaller else -np.inf  # the runner-up so far
+        total = best  # NaN when an argument is NaN (or infinities of both signs): those points go to settle()
         code = 0
-        for k in range(count):
+        for k in range(1, count):
             value = result[first + k]
             total += value
             better = value < best if smaller else value > best
+            # one pass: the runner-up is the better of it and the worse of (best, value)
+            worse = best if better else value
+            second = (worse if worse < second else second) if smaller else (worse if worse > second else second)
             best = value if better else best
             code = k if better else code
         bound = best + near * abs(best) if smaller else best - near * abs(best)
-        close = 0
-        for k in range(count):
-            value = result[first + k]
-            close += 1 if (value <= bound if smaller else value >= bound) else 0
-        return code if close <= 1 and total == total else unsettled
+        close = second <= bound if smaller else second >= bound
+        return code if not close and total == total else unsettled
 
     @numba.njit(inline="always")
     def general(result: Any, arguments: np.ndarray, program: np.ndarray, stack: np.ndarray) -> int:
@@ -260,14 +261,16 @@ def _make_kernel(numba: Any, n: int, kind: int, first: int, count: int, quantiti
 
 
 def _cases(numba: Any, rows: tuple[tuple[int, ...], ...], relation: Any, magnitude: Any) -> Any:  # pragma: no cover
-    """The postfix program ``rows`` as one compiled decision, ``if <case 0 holds>: return 0 ...``,
-    its output indices constants, so the loop over points has no interpreter in it.
+    """The postfix program ``rows`` as one compiled decision: every case's condition evaluated
+    (``&``/``|``, no short cut), then ``0 if holds0 else (1 if holds1 else ...)``, its output
+    indices constants, so the loop over points has no interpreter and no branch in it.
 
     NOTE: the function's text is made here from integers only (opcodes and output indices of the
     plan's condition trees, never text from a model file) and compiled once per program: one
     small function compiles in a fraction of the time a function per tree node would take.
     """
     stack: list[str] = []
+    cases: list[int] = []
     lines = ["def decide(result, arguments, program, stack):"]
     for op, a, b, c, d in rows:
         if op == CONST:
@@ -278,12 +281,17 @@ def _cases(numba: Any, rows: tuple[tuple[int, ...], ...], relation: Any, magnitu
         elif op in (AND, OR):
             parts = stack[len(stack) - a:]
             del stack[len(stack) - a:]
-            stack.append("(" + (" and " if op == AND else " or ").join(parts) + ")")
+            stack.append("(" + (" & " if op == AND else " | ").join(parts) + ")")
         elif op == NOT:
             stack.append(f"(not {stack.pop()})")
         else:
-            lines.append(f"    if {stack.pop()}:\n        return {int(a)}")
-    lines.append("    return -1")
+            lines.append(f"    holds{int(a)} = {stack.pop()}")
+            cases.append(int(a))
+    # every condition evaluated, then selected (no branch per point: the loop can vectorize)
+    choice = "-1"
+    for index in reversed(cases):
+        choice = f"({index} if holds{index} else {choice})"
+    lines.append(f"    return {choice}")
     namespace: dict[str, Any] = {"relation": relation, "magnitude": magnitude}
     exec(compile("\n".join(lines), "<symgpu.sweep.fused cases>", "exec"), namespace)  # noqa: S102 - integers only, see NOTE
     return numba.njit(inline="always")(namespace["decide"])

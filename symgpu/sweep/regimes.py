@@ -105,23 +105,69 @@ def _holds(tree: Tree, out: Sequence[np.ndarray]) -> Any:
     left = out[li]
     if ri is None:
         return active.relation_holds(op, left, 0.0, np.maximum(np.abs(left), np.abs(out[si])))
-    return active.relation_holds(op, left, out[ri])
+    return _relation(op, np.asarray(left, dtype=float), np.asarray(out[ri], dtype=float))
 
 
-def decide(spec: RegimeSpec, out: Sequence[np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
-    """The index into ``spec.labels`` of the active regime at each point (-1: none, or NaN)."""
+#: a relation with its sides swapped
+_FLIPPED = {"==": "==", "!=": "!=", ">": "<", ">=": "<=", "<": ">", "<=": ">="}
+#: below this many points a relation is decided by the rule directly (the fast path's set-up costs more)
+_SMALL = 4096
+
+
+def _relation(op: str, left: np.ndarray, right: np.ndarray) -> Any:
+    """:func:`~symgpu.evaluate.active.relation_holds` ``(op, left, right)`` at the broadcast shape,
+    in two comparisons at that size: thresholds ``r -+ 4 TIE |r|`` are computed on the smaller
+    side ``r``; a point of the other side ``l`` beyond them is more than ``TIE max(|l|, |r|)``
+    from ``r`` (as ``|l| <= |r| + |l - r|``), so the sides are unequal there and ``l > r`` or
+    ``l < r`` decides; of the points between them, those with equal sides are equal, and the
+    rest (near ties, NaN, infinities) are decided by the rule itself. The answer is the rule's
+    everywhere."""
+    shape = np.broadcast_shapes(left.shape, right.shape)
+    size = int(np.prod(shape))
+    if size < _SMALL:
+        return active.relation_holds(op, left, right)
+    if left.size < right.size:
+        left, right, op = right, left, _FLIPPED[op]
+    with np.errstate(invalid="ignore", over="ignore"):
+        margin = 4 * active.TIE * np.abs(right)
+        above, below = np.greater(left, right + margin), np.less(left, right - margin)
+    holds: Any = above if op in (">", ">=") else below if op in ("<", "<=") else np.bool_(op == "!=")
+    decided = np.count_nonzero(above) + np.count_nonzero(below)
+    if decided < size:  # sides exactly equal are equal (a Min's argument and its value often are)
+        equal = np.equal(left, right)
+        holds = (holds | equal if op in (">=", "<=") else equal if op == "==" else ~equal if op == "!=" else holds)
+        if decided + np.count_nonzero(equal) < size:
+            rest = np.flatnonzero(~(above | below | equal))
+            where = np.unravel_index(rest, shape)
+            holds = np.array(np.broadcast_to(holds, shape))
+            holds.reshape(-1)[rest] = active.relation_holds(op, np.broadcast_to(left, shape)[where], np.broadcast_to(right, shape)[where])
+    return holds
+
+
+def decide(spec: RegimeSpec, out: Sequence[np.ndarray], shape: tuple[int, ...], into: np.ndarray | None = None,
+           scratch: np.ndarray | None = None) -> np.ndarray:
+    """The index into ``spec.labels`` of the active regime at each point (-1: none, or NaN), an
+    int16 array of ``shape`` (written into ``into``, an int16 array of as many points, if given;
+    ``scratch``: a bool array of at least twice as many points the decision may use, so that a
+    sweep's chunks reuse its memory instead of fresh pages)."""
     if spec.kind == "cases":
-        code: Any = np.int16(-1)
+        code = np.empty(shape, dtype=np.int16) if into is None else into.reshape(shape)
+        code.fill(-1)
         for index in reversed(range(len(spec.trees))):  # the first case that holds wins
-            code = np.where(_holds(spec.trees[index], out), np.int16(index), code)
-        code = np.asarray(code, dtype=np.int16)
-        return code if code.shape == shape else np.array(np.broadcast_to(code, shape))
-    return _binding(spec.kind, [np.asarray(out[t[1]], dtype=float) for t in spec.trees], shape)
+            holds = _holds(spec.trees[index], out)
+            if np.ndim(holds) == 0:
+                if holds:
+                    code.fill(index)
+                continue
+            np.copyto(code, np.int16(index), where=np.broadcast_to(holds, shape))
+        return code
+    return _binding(spec.kind, [np.asarray(out[t[1]], dtype=float) for t in spec.trees], shape, into, scratch)
 
 
-def _binding(kind: str, rows: list[np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
+def _binding(kind: str, rows: list[np.ndarray], shape: tuple[int, ...], into: np.ndarray | None = None,
+             scratch: np.ndarray | None = None) -> np.ndarray:
     """:func:`~symgpu.evaluate.active.binding_index` of ``rows`` (arrays that broadcast to
-    ``shape``), computed at the size of the axes each row uses.
+    ``shape``), computed at the size of the axes each row uses, as int16 (into ``into`` if given).
 
     The rows over every axis of ``shape`` (group F) and the others (group L, over fewer axes)
     are each settled by the rule, F's at full size and L's at its own smaller size. Where F's
@@ -129,28 +175,46 @@ def _binding(kind: str, rows: list[np.ndarray], shape: tuple[int, ...]) -> np.nd
     one group is within ``TIE`` of the other's — the group holding the overall extreme binds with
     its own answer; the remaining points (near ties, NaN, infinities) are decided by the rule on
     all rows, point by point. The answer is the rule's everywhere.
+
+    At full size this costs two comparisons of ``bF`` with the thresholds, two counts and the
+    codes written once (a group's own answer where it wins): the thresholds, L's answer and
+    its extreme are computed at L's size only.
     """
+    code = np.empty(shape, dtype=np.int16) if into is None else into.reshape(shape)
     full = [i for i, r in enumerate(rows) if r.ndim == len(shape) and r.shape == shape]
     low = [i for i in range(len(rows)) if i not in full]
     if not full or not low:
-        chosen = active.binding_index(rows, kind)
-        return np.broadcast_to(np.asarray(chosen), shape).astype(np.int16)
+        np.copyto(code, np.broadcast_to(np.asarray(active.binding_index(rows, kind), dtype=np.int16), shape))
+        return code
     reduce = np.minimum if kind == "min" else np.maximum
-    code_full = _binding(kind, [rows[i] for i in full], shape) if len(full) > 1 else None
-    low_shape = np.broadcast_shapes(*[rows[i].shape for i in low])
-    code_low = np.asarray(active.binding_index([np.broadcast_to(rows[i], low_shape) for i in low], kind))
-    best_full = rows[full[0]] if len(full) == 1 else reduce.reduce([rows[i] for i in full])
+    code_low = np.asarray(active.binding_index(np.broadcast_arrays(*[rows[i] for i in low]), kind))
     best_low = reduce.reduce(np.broadcast_arrays(*[rows[i] for i in low])) if len(low) > 1 else rows[low[0]]
     with np.errstate(invalid="ignore", over="ignore"):
         margin = 4 * active.TIE * np.abs(best_low)
         below, above = best_low - margin, best_low + margin
-        full_wins, low_wins = (best_full < below, best_full > above) if kind == "min" else (best_full > above, best_full < below)
-    pick_full = np.asarray(full, dtype=np.int16)[code_full] if code_full is not None else np.int16(full[0])
-    pick_low = np.where(code_low >= 0, np.asarray(low, dtype=np.int16)[code_low], np.int16(-1))
-    undecided = np.int16(len(rows))
-    code = np.where(full_wins, pick_full, np.where(low_wins, pick_low, undecided)).astype(np.int16, copy=False)
-    rest = np.flatnonzero(code == undecided)
-    if rest.size:
+    pick_low = np.where(code_low >= 0, np.asarray(low, dtype=np.int16)[code_low], np.int16(-1)).astype(np.int16)
+    size = code.size
+    if scratch is None or scratch.size < 2 * size:
+        scratch = np.empty(2 * size, dtype=bool)
+    full_wins, low_wins = scratch[:size].reshape(shape), scratch[size:2 * size].reshape(shape)
+    if len(full) > 1:
+        _binding(kind, [rows[i] for i in full], shape, code)  # F's own answer, then replaced where L wins
+        np.copyto(code, np.asarray(full, dtype=np.int16)[code], where=code >= 0)
+        best_full = reduce.reduce([rows[i] for i in full])
+    else:
+        best_full = rows[full[0]]
+    with np.errstate(invalid="ignore"):
+        # NaN compares false both ways: such points are neither F's nor L's, and go to the rule
+        (np.less if kind == "min" else np.greater)(best_full, below if kind == "min" else above, out=full_wins)
+        (np.greater if kind == "min" else np.less)(best_full, above if kind == "min" else below, out=low_wins)
+    if len(full) > 1:
+        np.copyto(code, np.broadcast_to(pick_low, shape), where=low_wins)
+    else:  # F's one row where it wins: code = full + low_wins * (pick_low - full), two cheap passes
+        np.multiply(low_wins, pick_low - np.int16(full[0]), out=code)
+        if full[0]:
+            np.add(code, np.int16(full[0]), out=code)
+    if np.count_nonzero(full_wins) + np.count_nonzero(low_wins) < size:
+        rest = np.flatnonzero(~(full_wins | low_wins))
         where = np.unravel_index(rest, shape)
         code.reshape(-1)[rest] = active.binding_index([np.broadcast_to(r, shape)[where] for r in rows], kind)
     return code

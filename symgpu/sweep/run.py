@@ -62,12 +62,14 @@ def compile_plan(plan: SweepPlan, backend: backends.Backend) -> Any:
                                    backend=backend.name)
 
 
-def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, stop: int) -> Chunk:
-    """Evaluate the points ``start..stop-1`` of the plan's grid."""
+def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, stop: int,
+                   scratch: np.ndarray | None = None) -> Chunk:
+    """Evaluate the points ``start..stop-1`` of the plan's grid (``scratch``: a bool array of
+    twice as many points that the NumPy backend's regime decision reuses, chunk after chunk)."""
     if backend.name == "numba":
         return _fused_chunk(plan, backend, function, start, stop)
     if backend.name == "numpy":
-        return _grid_chunk(plan, function, start, stop)
+        return _grid_chunk(plan, function, start, stop, None if scratch is None else Targets({}, None, scratch))
     size = stop - start
     coords = plan.grid.chunk(start, stop)
     based = [c * s if s != 1.0 else c for c, s in zip(coords, plan.scales)]
@@ -75,9 +77,11 @@ def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, st
     return _chunk(plan, start, stop, out, (size,))
 
 
-def _chunk(plan: SweepPlan, start: int, stop: int, out: Sequence[Any], shape: tuple[int, ...]) -> Chunk:
+def _chunk(plan: SweepPlan, start: int, stop: int, out: Sequence[Any], shape: tuple[int, ...],
+           into: Targets | None = None) -> Chunk:
     """The chunk from the compiled outputs ``out`` (arrays that broadcast to ``shape``, a box of
-    ``stop - start`` points): quantities as new flat columns (NaN outside the domain), the regime."""
+    ``stop - start`` points): quantities as flat columns (NaN outside the domain), the regime;
+    written into ``into`` (the result's slices for these points) where it has them, else new arrays."""
     size = stop - start
     outside = 0
     inside: Any = True
@@ -90,8 +94,11 @@ def _chunk(plan: SweepPlan, start: int, stop: int, out: Sequence[Any], shape: tu
     taken: set[int] = set()
     for index, name in enumerate(plan.quantities):
         values = out[index]
-        if not (isinstance(values, np.ndarray) and values.shape == shape and values.dtype == np.float64
-                and values.base is None and values.flags.c_contiguous and id(values) not in taken):
+        if into is not None and name in into.columns:
+            np.copyto(into.columns[name].reshape(shape), np.broadcast_to(values, shape))
+            values = into.columns[name]
+        elif not (isinstance(values, np.ndarray) and values.shape == shape and values.dtype == np.float64
+                  and values.base is None and values.flags.c_contiguous and id(values) not in taken):
             values = np.array(np.broadcast_to(values, shape), dtype=float)  # a new array: the column owns it
         taken.add(id(values))
         values = values.reshape(-1)
@@ -100,11 +107,21 @@ def _chunk(plan: SweepPlan, start: int, stop: int, out: Sequence[Any], shape: tu
         columns[name] = values
     regime = None
     if plan.regime is not None:
-        regime = decide(plan.regime, out, shape).reshape(-1)
+        regime = decide(plan.regime, out, shape, None if into is None else into.regime,
+                        None if into is None else into.scratch).reshape(-1)
         if mask is not None:
-            regime = np.array(regime)
+            regime = np.array(regime) if into is None or into.regime is None else regime
             regime[mask] = -1
     return Chunk(start, stop, Columns(columns, plan.grid, start, stop), regime, outside)
+
+
+@dataclass(frozen=True)
+class Targets:
+    """Where a chunk's columns and regime codes go: slices of the whole result (no copy after)."""
+
+    columns: Mapping[str, np.ndarray]  # those not here are new arrays
+    regime: np.ndarray | None  # None: a new array
+    scratch: np.ndarray | None = None  # bool, reused by every chunk's regime decision
 
 
 _AXES: Memo[int, tuple[object, list[np.ndarray]]] = Memo("sweep.run.axes", 64)
@@ -120,7 +137,7 @@ def _base_axes(plan: SweepPlan) -> list[np.ndarray]:
     return axes
 
 
-def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int) -> Chunk:
+def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int, into: Targets | None = None) -> Chunk:
     """:func:`evaluate_chunk` with NumPy, box by box of the grid (one box for a chunk of
     ``Grid.chunks``): each axis a ``(1, .., n, .., 1)`` view, the constants NumPy scalars, so each
     subexpression is computed at the size of the axes it uses and the last step's array is the column."""
@@ -136,7 +153,7 @@ def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int) -> Chunk:
 
     if len(boxes) == 1:
         out, shape = run(boxes[0][1])
-        return _chunk(plan, start, stop, out, shape)
+        return _chunk(plan, start, stop, out, shape, into)
     whole: list[np.ndarray] = []
     for first, bounds in boxes:
         out, shape = run(bounds)
@@ -145,7 +162,7 @@ def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int) -> Chunk:
         width = int(np.prod(shape))
         for target, value in zip(whole, out):
             target[first - start:first - start + width] = np.broadcast_to(value, shape).reshape(-1)
-    return _chunk(plan, start, stop, whole, (stop - start,))
+    return _chunk(plan, start, stop, whole, (stop - start,), into)
 
 
 class Columns(Mapping[str, np.ndarray]):
@@ -220,9 +237,10 @@ def iter_chunks(plan: SweepPlan, backend: str = "numpy", chunk_size: int = DEFAU
     runner = backends.load(backend)
     function = compile_plan(plan, runner)
     bar = progress_bar(plan.grid.size, progress)
+    scratch = np.empty(2 * min(plan.grid.size, chunk_size), dtype=bool) if plan.regime is not None and backend == "numpy" else None
     try:
         for start, stop in plan.grid.chunks(chunk_size):
-            chunk = evaluate_chunk(plan, runner, function, start, stop)
+            chunk = evaluate_chunk(plan, runner, function, start, stop, scratch)
             if bar is not None:
                 bar.update(stop - start)
             yield chunk
@@ -259,6 +277,13 @@ def sweep(model: Model, quantities: str | Sequence[str], *, grid: Grid | Sequenc
     columns = {n: np.empty(size) for n in plan.quantities}
     regime = np.empty(size, dtype=np.int16) if plan.regime is not None else None
     outside = 0
+    if backend == "numpy":  # each chunk written straight into the result
+        function = compile_plan(plan, backends.load(backend))
+        scratch = np.empty(2 * min(size, chunk_size), dtype=bool) if regime is not None else None
+        for start, stop in plan.grid.chunks(chunk_size):
+            into = Targets({n: c[start:stop] for n, c in columns.items()}, None if regime is None else regime[start:stop], scratch)
+            outside += _grid_chunk(plan, function, start, stop, into).outside
+        return SweepResult(plan, Columns(columns, plan.grid, 0, size), regime, outside)
     # NOTE: each chunk is copied into the result and dropped, so the next chunk's arrays reuse its
     # memory (cache-sized, no fresh pages); a chunk that is the whole grid is the result itself
     for part in iter_chunks(plan, backend, chunk_size):
