@@ -337,13 +337,17 @@ def _check_boundary(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
 
 
 def _sides(model: symgpu.Model, name: str, b: float) -> tuple[float, float]:
-    if oracle.is_integer(model, name):
-        return (b - 1, b + 1) if b == round(b) else (math.floor(b), math.ceil(b))
-    step = 1e-7 * abs(b) if b else 1e-12
+    """The values just below and just above a boundary ``b`` (neighbouring integers for an integer
+    variable); a boundary at the end of the declared range is its own low side (nothing lies below it)."""
     low, closed = oracle.lower_bound(model, name)
-    if b - step < low or (b - step == low and not closed):  # a boundary at the end of the declared range: its own value is the low side
-        return b, b + step
-    return b - step, b + step
+    if oracle.is_integer(model, name):
+        below, above = (b - 1, b + 1) if b == round(b) else (math.floor(b), math.ceil(b))
+    else:
+        step = 1e-7 * abs(b) if b else 1e-12
+        below, above = b - step, b + step
+    if below < low or (below == low and not closed):
+        return b, above
+    return below, above
 
 
 # ================================================================================ limit
