@@ -378,15 +378,17 @@ def _boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point)
     pair = _limiter_pair(model, asked.quantity, dict(derivation.extra).get("between"), keep)
     checked = 0
     for number in _roots_at(model, derivation, asked, point, {}):
-        step = max(abs(number) * 1e-7, 1e-9)
+        around = active.boundary_sides(model, asked.variable, number)
         if pair is not None:  # two named arguments of the quantity's Min/Max: their difference changes sign here
             gaps = [float(evaluator.evaluate_expression(model, pair, None, preset=point.preset,
-                                                        values=_with(model, asked, point, x)).magnitude) for x in (number - step, number + step)]
-            if not gaps[0] * gaps[1] < 0:
+                                                        values=_with(model, asked, point, x)).magnitude) for x in around]
+            if any(np.isnan(gaps)):
+                continue  # the limiters are no number on one side (0/0 at the end of a range): nothing to check there
+            if not (gaps[0] * gaps[1] < 0 or (gaps[0] == 0) != (gaps[1] == 0)):  # a sign change, or a tie on one side only
                 raise _fail(model, asked, point, f"the two named limiters do not cross at {asked.variable} = {number:.10g} "
                             f"(their difference is {gaps[0]:.6g} below and {gaps[1]:.6g} above)")
         else:
-            sides = [active.binding(model, expr, point.preset, _with(model, asked, point, x)) for x in (number - step, number + step)]
+            sides = [active.binding(model, expr, point.preset, _with(model, asked, point, x)) for x in around]
             if sides[0] == sides[1]:
                 raise _fail(model, asked, point, f"the regime is the same just below and just above the boundary {asked.variable} = {number:.10g}")
         checked += 1

@@ -144,9 +144,7 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
     expr = model.expression(name, stop_at=tuple(n for n in (variable,) if n in model.defining)) if name is not None else None
     kept: list[RootValue] = []
     for candidate in candidates:
-        b = float(candidate.value.magnitude)
-        step = max(abs(b) * 1e-7, 1e-12)
-        sides = [{**values, variable: x} for x in (b - step, b + step)]
+        sides = [{**values, variable: x} for x in active.boundary_sides(model, variable, float(candidate.value.magnitude))]
         pair = set(between) if between is not None else set(candidate.regime.split("|")) if "|" in candidate.regime else set()
         try:
             if own and name is not None:  # regimes of the quantity's own equation: the active one must switch (to the named pair)
@@ -157,9 +155,19 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
                 kept.append(candidate)
         except errors.DomainError:  # outside a valid_when domain the model gives no value: no boundary there
             continue
-        except errors.EvaluationError:  # the point lacks an input the regimes need (not the boundary): not decided here
-            kept.append(candidate)
+        except errors.EvaluationError:
+            if name is not None and any(_undefined(model, name, preset, side) for side in sides):
+                continue  # the quantity is no number on one side (0/0 at the end of a range): no switch to it there
+            kept.append(candidate)  # the point lacks an input the regimes need (not the boundary): not decided here
     return tuple(kept)
+
+
+def _undefined(model: Model, name: str, preset: str | None, values: Mapping[str, Any]) -> bool:
+    """Is the quantity NaN at the preset / values (False where it cannot be evaluated at all)?"""
+    try:
+        return bool(math.isnan(float(evaluator.evaluate(model, name, preset=preset, values=values).magnitude)))
+    except (errors.EvaluationError, TypeError, ValueError):
+        return False
 
 
 def applying_ranges(model: Model, derivation: Derivation, preset: str | None, values: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
