@@ -128,7 +128,7 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
             for root in roots:
                 at = {var: root}
                 conds = job.ctx.tidy_unless_refuted([c.xreplace(at).relational for c in _closure(branch, atom, var, root)]
-                                                    + [p.xreplace(at) for c in decides + context for p in _pieces(c)])
+                                                    + [_closed(p.xreplace(at)) for c in decides + context for p in _pieces(c)])
                 if any(c is sympy.false for c in conds):
                     job.step("drop root", sympy.Eq(var, root), f"a root of {where}, but the cases do not switch there")
                     continue
@@ -138,6 +138,18 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
                          + (" when " + ", ".join(map(sympy.sstr, when)) if when else ""))
                 found.append({"regime": f"{label} where {(names or {}).get(atom) or sympy.sstr(atom)} switches", "root": root, "when": condition})
     return found
+
+
+def _closed(condition: sympy.Basic) -> sympy.Basic:
+    """A strict relation as its closure (``a > b`` as ``a >= b``): the other cases' conditions at a
+    root hold just beside it, so at the root itself they may be tied (Volkov's HK ``Time``: where
+    ``CWP`` leaves ``n``, ``CWP = MWP = n``, and ``compute_bound`` needs ``MWP > CWP`` just past it).
+    Whether the regimes really switch at a point is checked there (:func:`symgpu.derive.results.applying_boundaries`)."""
+    if isinstance(condition, sympy.StrictGreaterThan):
+        return sympy.GreaterThan(condition.lhs, condition.rhs)
+    if isinstance(condition, sympy.StrictLessThan):
+        return sympy.LessThan(condition.lhs, condition.rhs)
+    return condition
 
 
 def _closure(branch: regime_split.Regime, atom: sympy.Basic, var: sympy.Symbol, root: sympy.Expr) -> list[regime_split._Cond]:
