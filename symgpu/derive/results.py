@@ -155,19 +155,9 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
                 kept.append(candidate)
         except errors.DomainError:  # outside a valid_when domain the model gives no value: no boundary there
             continue
-        except errors.EvaluationError:
-            if name is not None and any(_undefined(model, name, preset, side) for side in sides):
-                continue  # the quantity is no number on one side (0/0 at the end of a range): no switch to it there
-            kept.append(candidate)  # the point lacks an input the regimes need (not the boundary): not decided here
+        except errors.EvaluationError:  # the point lacks an input the regimes need (not the boundary): not decided here
+            kept.append(candidate)
     return tuple(kept)
-
-
-def _undefined(model: Model, name: str, preset: str | None, values: Mapping[str, Any]) -> bool:
-    """Is the quantity NaN at the preset / values (False where it cannot be evaluated at all)?"""
-    try:
-        return bool(math.isnan(float(evaluator.evaluate(model, name, preset=preset, values=values).magnitude)))
-    except (errors.EvaluationError, TypeError, ValueError):
-        return False
 
 
 def applying_ranges(model: Model, derivation: Derivation, preset: str | None, values: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
