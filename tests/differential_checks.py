@@ -326,6 +326,8 @@ def _check_boundary(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
         below, above = _sides(model, q.variable, b)
         sides = (oracle.regime_at(model, q.quantity, q.point, q.variable, below),
                  oracle.regime_at(model, q.quantity, q.point, q.variable, above))
+        if sides[0] == sides[1] and below != b and {sides[0], oracle.regime_at(model, q.quantity, q.point, q.variable, b)} == set(q.between):
+            continue  # the other regime holds at the boundary itself only (Eq(index_stride, 1)): in and out of it there
         if set(sides) != set(q.between):
             reason = "the regime is the same on both sides" if sides[0] == sides[1] else "the regime switches there, but not between the named pair"
             return Verdict(q, "disagree", f"boundary: {reason}", shown,

@@ -160,3 +160,15 @@ def test_a_boundary_at_zero_of_a_nonnegative_input_with_one_regime_on_both_sides
     xs = np.concatenate([[0.0], np.geomspace(1e-6, 1e6, 200)])
     assert _switches(model, "cycles_per_warp", "gt200", values, "single_issues", xs, pair) == []
     assert _answer(model, "cycles_per_warp", pair, "single_issues", "gt200", values) == []
+
+
+def test_a_case_that_holds_at_one_value_only_has_its_boundary_there():
+    # Algorithm 1: coalesced only when Eq(index_stride, 1) (with 4-byte elements, aligned): the active case
+    # is uncoalesced just below and just above 1 and coalesced at 1 itself: the regimes switch there
+    model = symgpu.load("hong_kim_2009")
+    values = {"elem_size": 4.0, "half_warp_misaligned": 0.0}
+    names = [_regime(model, "alg1_per_mw", "table2_example", values, "index_stride", x) for x in (1 - 1e-7, 1.0, 1 + 1e-7)]
+    assert names == ["uncoalesced", "coalesced", "uncoalesced"]
+    assert _answer(model, "alg1_per_mw", ("coalesced", "uncoalesced"), "index_stride", "table2_example", values) == [1.0]
+    d = model.boundary("alg1_per_mw", ("coalesced", "uncoalesced"), for_="index_stride", preset="table2_example", values=values)
+    assert d.certificate is not None and d.certificate.checked

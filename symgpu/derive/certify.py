@@ -389,6 +389,8 @@ def _boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point)
                             f"(their difference is {gaps[0]:.6g} below and {gaps[1]:.6g} above)")
         else:
             sides = [active.binding(model, expr, point.preset, _with(model, asked, point, x)) for x in around]
+            if sides[0] == sides[1] and around[0] != number:  # a regime that holds at the boundary only (Eq(x, 1))
+                sides[1] = active.binding(model, expr, point.preset, _with(model, asked, point, number))
             if sides[0] == sides[1]:
                 raise _fail(model, asked, point, f"the regime is the same just below and just above the boundary {asked.variable} = {number:.10g}")
         checked += 1

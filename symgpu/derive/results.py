@@ -144,11 +144,14 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
     expr = model.expression(name, stop_at=tuple(n for n in (variable,) if n in model.defining)) if name is not None else None
     kept: list[RootValue] = []
     for candidate in candidates:
-        sides = [{**values, variable: x} for x in active.boundary_sides(model, variable, float(candidate.value.magnitude))]
+        b = float(candidate.value.magnitude)
+        sides = [{**values, variable: x} for x in active.boundary_sides(model, variable, b)]
         pair = set(between) if between is not None else set(candidate.regime.split("|")) if "|" in candidate.regime else set()
         try:
             if own and name is not None:  # regimes of the quantity's own equation: the active one must switch (to the named pair)
                 regimes = [active.active_regime(model, name, preset, **side)[0] for side in sides]
+                if regimes[0] == regimes[1] and sides[0][variable] != b:  # a regime that holds at the boundary only (Eq(x, 1))
+                    regimes[1] = active.active_regime(model, name, preset, **{**values, variable: b})[0]
                 if regimes[0] != regimes[1] and (not pair or not pair <= own or set(regimes) == pair):
                     kept.append(candidate)
             elif expr is not None and active.binding(model, expr, preset, sides[0]) != active.binding(model, expr, preset, sides[1]):
