@@ -98,6 +98,19 @@ def test_an_exact_tie_of_two_limiters_is_no_switch_and_the_oracle_names_it_as_ac
     assert _answer(model, "MWP_pw", ("departure_bound", "parallel_warp_bound"), "Active_blocks_per_SM", "table2_example", values) == []
 
 
+def test_the_command_line_says_the_two_limiters_are_tied_where_they_bind_together(cli: Any):
+    # below the departure bound's cap, MWP_Without_BW = N = N_pw: the two limiters are equal, by hand
+    # at Active_blocks_per_SM = 0.5 (4 warps/block x 0.5 = 2 warps/SM each, N_pw = 2*3/(6 - 3) = 2)
+    model = symgpu.load("hong_kim_2009_intended")
+    values = {"ind_mem_req": 3.0, "mem_req": 6.0, "Active_blocks_per_SM": 0.5}
+    numbers = [float(model.evaluate(q, "table2_example", values=values).magnitude) for q in ("MWP_Without_BW", "N_pw")]
+    assert numbers == pytest.approx([2.0, 2.0], rel=1e-12)
+    code, out, err = cli("boundary", "hong_kim_2009_intended", "MWP_pw", "--for", "Active_blocks_per_SM", "--between", "departure_bound",
+                         "parallel_warp_bound", "--preset", "table2_example", "--set", "ind_mem_req=3", "--set", "mem_req=6")
+    assert code == 1 and "value:" not in out and len(err.strip().splitlines()) == 1, out + err
+    assert "departure_bound and parallel_warp_bound are tied" in err and "does not switch" in err, err
+
+
 def test_no_regime_is_named_outside_a_valid_when_domain():
     # N_pw = N*ind/(mem - ind) is valid only for 0 < ind_mem_req < mem_req = 6
     model = symgpu.load("hong_kim_2009")
