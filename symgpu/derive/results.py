@@ -197,6 +197,8 @@ def tied_limiters(model: Model, derivation: Derivation, between: Sequence[str], 
     at the point when it gives the variable, else just beside a value the answer gives. None where
     they are nowhere tied there (or the point lacks an input)."""
     variable = derivation.variable
+    if derivation.quantity not in model.defining or not isinstance(model.equation_for(derivation.quantity).rhs, (sympy.Min, sympy.Max)):
+        return None
     # every value the answer gives, its conditions aside (at a tie they are tied too)
     unconditioned = dataclasses.replace(derivation, extra=tuple(
         (k, [{**r, "when": sympy.true} for r in v]) if k == "roots" else (k, v) for k, v in derivation.extra))
