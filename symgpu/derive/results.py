@@ -136,9 +136,11 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
     bind on both sides of it (or, for case boundaries, the case conditions may fail there), and
     then it is no boundary of the quantity at that point. Each candidate (the per-case roots whose
     conditions hold, else every value of the result) is kept where the active regime, as
-    :func:`symgpu.evaluate.active.active_regime` decides it just below and just above, is the
-    named pair (regimes of the quantity's own equation), or otherwise where
-    :func:`symgpu.evaluate.active.binding` differs on the two sides.
+    :func:`symgpu.evaluate.active.active_regime` decides it just below and just above
+    (:func:`symgpu.evaluate.active.boundary_sides`: neighbouring integers for an integer variable,
+    the value itself at the low end of its range), or at the value itself where both sides agree (a
+    regime that holds there only), is the named pair (regimes of the quantity's own equation), or
+    otherwise where :func:`symgpu.evaluate.active.binding` differs on the two sides.
     """
     variable = derivation.variable
     candidates = boundary_candidates(model, derivation, preset, values)
