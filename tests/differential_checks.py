@@ -326,6 +326,8 @@ def _check_boundary(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
         below, above = _sides(model, q.variable, b)
         sides = (oracle.regime_at(model, q.quantity, q.point, q.variable, below),
                  oracle.regime_at(model, q.quantity, q.point, q.variable, above))
+        if sides[0] == sides[1] and below != b and {sides[0], oracle.regime_at(model, q.quantity, q.point, q.variable, b)} == set(q.between):
+            continue  # the other regime holds at the boundary itself only (Eq(index_stride, 1)): in and out of it there
         if set(sides) != set(q.between):
             reason = "the regime is the same on both sides" if sides[0] == sides[1] else "the regime switches there, but not between the named pair"
             return Verdict(q, "disagree", f"boundary: {reason}", shown,
@@ -337,13 +339,17 @@ def _check_boundary(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
 
 
 def _sides(model: symgpu.Model, name: str, b: float) -> tuple[float, float]:
-    if oracle.is_integer(model, name):
-        return (b - 1, b + 1) if b == round(b) else (math.floor(b), math.ceil(b))
-    step = 1e-7 * abs(b) if b else 1e-12
+    """The values just below and just above a boundary ``b`` (neighbouring integers for an integer
+    variable); a boundary at the end of the declared range is its own low side (nothing lies below it)."""
     low, closed = oracle.lower_bound(model, name)
-    if b - step < low or (b - step == low and not closed):  # a boundary at the end of the declared range: its own value is the low side
-        return b, b + step
-    return b - step, b + step
+    if oracle.is_integer(model, name):
+        below, above = (b - 1, b + 1) if b == round(b) else (math.floor(b), math.ceil(b))
+    else:
+        step = 1e-7 * abs(b) if b else 1e-12
+        below, above = b - step, b + step
+    if below < low or (below == low and not closed):
+        return b, above
+    return below, above
 
 
 # ================================================================================ limit

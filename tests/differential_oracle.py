@@ -190,13 +190,13 @@ def regime_at(model: symgpu.Model, quantity: str, point: Point, name: str, x: fl
 
 
 def regime_labels(model: symgpu.Model, quantity: str, point: Point, name: str, xs: np.ndarray) -> list[str | None]:
-    """:func:`regime_at` at every grid value, vectorised over the Min/Max arguments (the first of
-    equal arguments binds, as ``active_regime`` sorts stably); cases point by point."""
+    """:func:`regime_at` at every grid value, vectorised over the Min/Max arguments by the rule
+    ``active_regime`` applies (:func:`symgpu.evaluate.active.binding_index`: ties within ``TIE``,
+    the first in :func:`symgpu.evaluate.active.argument_order`); cases point by point."""
     equation = model.equation_for(quantity)
     rhs = equation.rhs
     if not isinstance(rhs, (sympy.Min, sympy.Max)):
         return [regime_at(model, quantity, point, name, float(x)) for x in xs]
-    names = {sympy.srepr(t): n for n, t in equation.limiters}
     prefix = "min" if isinstance(rhs, sympy.Min) else "max"
     given = frozenset(k for k in point.mapping() if k in model.defining)
     columns = []
@@ -209,12 +209,14 @@ def regime_labels(model: symgpu.Model, quantity: str, point: Point, name: str, x
         except errors.SymgpuError:
             return [regime_at(model, quantity, point, name, float(x)) for x in xs]
         columns.append(np.broadcast_to(np.asarray(value, dtype=float), xs.shape))
-    table = np.vstack(columns)
-    with np.errstate(invalid="ignore"):
-        index = np.nanargmin(np.where(np.isnan(table), np.inf, table), axis=0) if prefix == "min" \
-            else np.nanargmax(np.where(np.isnan(table), -np.inf, table), axis=0)
-    labels = [names.get(sympy.srepr(a), f"{prefix}_arg{i + 1}") for i, a in enumerate(rhs.args)]
-    return [labels[i] for i in index]
+    # the one rule (evaluate.active): arguments within TIE of the extreme one are equal, the first of
+    # them in the equation's argument order binds; none where an argument is NaN
+    order = active.argument_order(equation)
+    index = np.broadcast_to(active.binding_index([columns[i] for i in order], prefix), xs.shape)
+    labels = active.argument_labels(equation)
+    # outside a valid_when domain the model gives no value, so no regime (as regime_at: None)
+    inside = evaluator.inside_domain(model, quantity, point.preset, point.mapping(without=name) | {name: xs}, len(xs), check=False)
+    return [labels[order[i]] if i >= 0 and ok else None for i, ok in zip(index, inside)]
 
 
 def switches(model: symgpu.Model, quantity: str, point: Point, name: str, xs: np.ndarray,

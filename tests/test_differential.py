@@ -29,12 +29,9 @@ _SPEC.loader.exec_module(differential)
 
 #: (op, model, quantity, variable) -> why its disagreement is known and not yet fixed. Every class of
 #: issue 25's table, and the new classes this tester found (tracebacks from SymPy's zoo, flat regimes,
-#: degenerate points, boundaries where a third regime binds), is fixed and gone from this list.
-KNOWN: dict[tuple[str, str, str, str], str] = {
-    # at ind_mem_req = 3, mem_req = 6 the case condition 2*ind**2 + mem**2 <= 3*ind*mem of N_pw is an exact
-    # tie, where its two cases have equal values: the regime names flip with rounding along the scan
-    ("boundary", "hong_kim_2009_intended", "MWP_pw", "Active_blocks_per_SM"): "a case condition tied exactly at the point",
-}
+#: degenerate points, boundaries where a third regime binds, the exact tie of MWP_pw's departure and
+#: parallel-warp bounds, now named by evaluate.active's rule in the oracle too), is fixed and gone from this list.
+KNOWN: dict[tuple[str, str, str, str], str] = {}
 
 
 def test_300_random_questions_agree_with_brute_force_except_known_bug_classes():

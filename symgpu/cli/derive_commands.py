@@ -193,8 +193,15 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
     records = derive.roots_of(derivation)
     if derivation.operation == "boundary":  # the boundaries where the named regimes really meet at the point
         found = derive.applying_boundaries(model, derivation, args.preset, values)
+        between = getattr(args, "between", None)
+        tie = derive.tied_limiters(model, derivation, between, args.preset, values) if between and not found else None
+        if tie is not None:
+            beside = f" beside {derivation.variable} = {tie.at:.10g}" if tie.at is not None else ""
+            raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: at {derive.where_text(args.preset, values)} {tie.binding} and {tie.other} "
+                                      f"are tied (equal, {tie.value:.10g} {model.units[derivation.quantity]}){beside} and the regime does not "
+                                      f"switch between them: {tie.binding} binds where they are equal (the first in the model file's order)")
         if not found:
-            pair = " and ".join(args.between) if getattr(args, "between", None) else "its regimes"
+            pair = " and ".join(between) if between else "its regimes"
             raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: at {derive.where_text(args.preset, values)} {pair} do not meet "
                                       f"at any boundary {derivation.variable} the answer gives (another regime binds on both sides, the "
                                       "regime conditions fail, or it lies outside the model's domain there); --full shows the closed form, valid where they do meet")

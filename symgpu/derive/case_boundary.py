@@ -127,8 +127,8 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
                 continue
             for root in roots:
                 at = {var: root}
-                conds = job.ctx.tidy_unless_refuted([c.relational.xreplace(at) for c in branch.raw]
-                                                    + [p.xreplace(at) for c in decides + context for p in _pieces(c)])
+                conds = job.ctx.tidy_unless_refuted([c.xreplace(at).relational for c in _closure(branch, atom, var, root)]
+                                                    + [_closed(p.xreplace(at)) for c in decides + context for p in _pieces(c)])
                 if any(c is sympy.false for c in conds):
                     job.step("drop root", sympy.Eq(var, root), f"a root of {where}, but the cases do not switch there")
                     continue
@@ -138,3 +138,36 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
                          + (" when " + ", ".join(map(sympy.sstr, when)) if when else ""))
                 found.append({"regime": f"{label} where {(names or {}).get(atom) or sympy.sstr(atom)} switches", "root": root, "when": condition})
     return found
+
+
+def _closed(condition: sympy.Basic) -> sympy.Basic:
+    """A strict relation as its closure (``a > b`` as ``a >= b``): the other cases' conditions at a
+    root hold just beside it, so at the root itself they may be tied (Volkov's HK ``Time``: where
+    ``CWP`` leaves ``n``, ``CWP = MWP = n``, and ``compute_bound`` needs ``MWP > CWP`` just past it).
+    Whether the regimes really switch at a point is checked there (:func:`symgpu.derive.results.applying_boundaries`)."""
+    if isinstance(condition, sympy.StrictGreaterThan):
+        return sympy.GreaterThan(condition.lhs, condition.rhs)
+    if isinstance(condition, sympy.StrictLessThan):
+        return sympy.LessThan(condition.lhs, condition.rhs)
+    return condition
+
+
+def _closure(branch: regime_split.Regime, atom: sympy.Basic, var: sympy.Symbol, root: sympy.Expr) -> list[regime_split._Cond]:
+    """The branch's conditions for a root of its expression ``h`` that lies on the branch's own
+    edge: a strict condition ``g > 0`` with ``g = 0`` at the root fails there, yet the root is a
+    switch of ``atom`` when, across the edge, ``h`` leaves 0 on the side that changes the atom's
+    truth (the branch on the other side is then flat, ``h = 0``, which has no root of its own).
+    That edge condition is replaced by the one for the direction: ``h' * g'`` at the root has
+    the sign the relation needs (``<`` and ``>=``: negative; ``>`` and ``<=``: positive; ``Eq``:
+    nonzero). A corner (two strict conditions at 0) or a tangent (``h' * g' = 0``) stays dropped."""
+    edges = [c for c in branch.raw if c.strict and c.h is not None and var in c.h.free_symbols
+             and regime_split.cancel_to_zero(c.h.xreplace({var: root}), sympy.Integer(0))]
+    if len(edges) != 1 or not isinstance(atom, sympy.core.relational.Relational):
+        return list(branch.raw)
+    edge = edges[0]
+    slope = sympy.diff(branch.expression, var) * sympy.diff(edge.h, var)
+    sign = {"<": -1, ">=": -1, ">": 1, "<=": 1}.get(atom.rel_op)
+    if sign is None and atom.rel_op not in ("==", "!="):
+        return list(branch.raw)
+    direction = regime_split._Cond(sign * slope, strict=True) if sign is not None else regime_split._Cond(None, boolean=sympy.Ne(slope, 0))
+    return [direction if c is edge else c for c in branch.raw]

@@ -5,9 +5,9 @@ answer is checked at the preset and values when given, else at the model's prese
 admissible sample points) that evaluate the quantity, by brute force on :mod:`symgpu.evaluate`
 only: a solve's roots satisfy the relation and a scan of the variable's declared range (sign
 changes refined by bisection, inside every ``valid_when``) finds no root the answer lacks; a
-boundary switches the regime (two named limiters cross; else
-:func:`symgpu.evaluate.active.binding` differs on the two sides); no scanned point beats an
-extremum; evaluation tends to a limit; a fixed point's residual vanishes. A failure raises
+boundary switches the regime (two named limiters cross; else :func:`symgpu.evaluate.active.binding`
+differs on its two sides, :func:`symgpu.evaluate.active.boundary_sides`, or at the boundary itself);
+no scanned point beats an extremum; evaluation tends to a limit; a fixed point's residual vanishes. A failure raises
 :class:`symgpu.errors.CertificateError` naming the check and the point (exit 1); where no check
 applies (an omitted limiter, a chosen case, an assumption failing at the point) the certificate
 says why.
@@ -372,21 +372,24 @@ def _brute_roots(model: Model, asked: Asked, point: _Point, grid: np.ndarray, ta
 
 # ------------------------------------------------------------------------------ boundary
 def _boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> str | None:
-    # the variable stays a symbol where it is itself a defined quantity (its value is given)
-    keep = tuple(n for n in (asked.variable,) if n in model.defining)
+    keep = tuple(n for n in (asked.variable,) if n in model.defining)  # a defined quantity as the variable stays a symbol
     expr = model.expression(asked.quantity, stop_at=keep)
     pair = _limiter_pair(model, asked.quantity, dict(derivation.extra).get("between"), keep)
     checked = 0
     for number in _roots_at(model, derivation, asked, point, {}):
-        step = max(abs(number) * 1e-7, 1e-9)
+        around = active.boundary_sides(model, asked.variable, number)
         if pair is not None:  # two named arguments of the quantity's Min/Max: their difference changes sign here
             gaps = [float(evaluator.evaluate_expression(model, pair, None, preset=point.preset,
-                                                        values=_with(model, asked, point, x)).magnitude) for x in (number - step, number + step)]
-            if not gaps[0] * gaps[1] < 0:
+                                                        values=_with(model, asked, point, x)).magnitude) for x in around]
+            if any(np.isnan(gaps)):  # no number on one side (0/0 at the end of a range): nothing to check there
+                continue
+            if not (gaps[0] * gaps[1] < 0 or (gaps[0] == 0) != (gaps[1] == 0)):  # a sign change, or a tie on one side only
                 raise _fail(model, asked, point, f"the two named limiters do not cross at {asked.variable} = {number:.10g} "
                             f"(their difference is {gaps[0]:.6g} below and {gaps[1]:.6g} above)")
         else:
-            sides = [active.binding(model, expr, point.preset, _with(model, asked, point, x)) for x in (number - step, number + step)]
+            sides = [active.binding(model, expr, point.preset, _with(model, asked, point, x)) for x in around]
+            if sides[0] == sides[1] and around[0] != number:  # a regime that holds at the boundary only (Eq(x, 1))
+                sides[1] = active.binding(model, expr, point.preset, _with(model, asked, point, number))
             if sides[0] == sides[1]:
                 raise _fail(model, asked, point, f"the regime is the same just below and just above the boundary {asked.variable} = {number:.10g}")
         checked += 1

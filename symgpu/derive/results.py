@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -110,6 +111,22 @@ def applying_roots(model: Model, roots: Sequence[Mapping[str, Any]], preset: str
     return tuple(out)
 
 
+def boundary_candidates(model: Model, derivation: Derivation, preset: str | None,
+                        values: Mapping[str, Any]) -> list[RootValue]:
+    """A ``boundary`` answer's values at the preset / values before any switch is checked: the
+    per-case roots whose conditions hold there, else every value of the result."""
+    variable = derivation.variable
+    unit = model.unit_text(variable) if variable in model.symbols else None
+    records = roots_of(derivation)
+    if records is not None:
+        return list(applying_roots(model, records, preset, values, unit, variable))
+    result = derivation.result
+    items = list(result.items()) if isinstance(result, dict) else [(derivation.quantity, result)]
+    return [RootValue(r.regime, r.root, r.value, r.because) for r in applying_roots(
+        model, [{"regime": str(label), "root": part, "when": sympy.true} for label, item in items
+                for part in (item.args if isinstance(item, sympy.Tuple) else (item,))], preset, values, unit, variable)]
+
+
 def applying_boundaries(model: Model, derivation: Derivation, preset: str | None,
                         values: Mapping[str, Any]) -> tuple[RootValue, ...]:
     """The boundary values of a ``boundary`` answer where, at the preset / values, the quantity
@@ -119,21 +136,14 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
     bind on both sides of it (or, for case boundaries, the case conditions may fail there), and
     then it is no boundary of the quantity at that point. Each candidate (the per-case roots whose
     conditions hold, else every value of the result) is kept where the active regime, as
-    :func:`symgpu.evaluate.active.active_regime` decides it just below and just above, is the
-    named pair (regimes of the quantity's own equation), or otherwise where
-    :func:`symgpu.evaluate.active.binding` differs on the two sides.
+    :func:`symgpu.evaluate.active.active_regime` decides it just below and just above
+    (:func:`symgpu.evaluate.active.boundary_sides`: neighbouring integers for an integer variable,
+    the value itself at the low end of its range), or at the value itself where both sides agree (a
+    regime that holds there only), is the named pair (regimes of the quantity's own equation), or
+    otherwise where :func:`symgpu.evaluate.active.binding` differs on the two sides.
     """
     variable = derivation.variable
-    unit = model.unit_text(variable) if variable in model.symbols else None
-    records = roots_of(derivation)
-    if records is not None:
-        candidates = list(applying_roots(model, records, preset, values, unit, variable))
-    else:
-        result = derivation.result
-        items = list(result.items()) if isinstance(result, dict) else [(derivation.quantity, result)]
-        candidates = [RootValue(r.regime, r.root, r.value, r.because) for r in applying_roots(
-            model, [{"regime": str(label), "root": part, "when": sympy.true} for label, item in items
-                    for part in (item.args if isinstance(item, sympy.Tuple) else (item,))], preset, values, unit, variable)]
+    candidates = boundary_candidates(model, derivation, preset, values)
     between = dict(derivation.extra).get("between")
     name = model.equation_for(derivation.quantity).definition.defines if derivation.quantity in model.defining or \
         derivation.quantity in model.equations else None
@@ -145,12 +155,13 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
     kept: list[RootValue] = []
     for candidate in candidates:
         b = float(candidate.value.magnitude)
-        step = max(abs(b) * 1e-7, 1e-12)
-        sides = [{**values, variable: x} for x in (b - step, b + step)]
+        sides = [{**values, variable: x} for x in active.boundary_sides(model, variable, b)]
         pair = set(between) if between is not None else set(candidate.regime.split("|")) if "|" in candidate.regime else set()
         try:
             if own and name is not None:  # regimes of the quantity's own equation: the active one must switch (to the named pair)
                 regimes = [active.active_regime(model, name, preset, **side)[0] for side in sides]
+                if regimes[0] == regimes[1] and sides[0][variable] != b:  # a regime that holds at the boundary only (Eq(x, 1))
+                    regimes[1] = active.active_regime(model, name, preset, **{**values, variable: b})[0]
                 if regimes[0] != regimes[1] and (not pair or not pair <= own or set(regimes) == pair):
                     kept.append(candidate)
             elif expr is not None and active.binding(model, expr, preset, sides[0]) != active.binding(model, expr, preset, sides[1]):
@@ -160,6 +171,53 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
         except errors.EvaluationError:  # the point lacks an input the regimes need (not the boundary): not decided here
             kept.append(candidate)
     return tuple(kept)
+
+
+@dataclass(frozen=True)
+class Tie:
+    """Two named limiters of a boundary question that bind together (equal within
+    :data:`symgpu.evaluate.active.TIE`): no boundary separates them there.
+
+    Attributes:
+        binding: the one reported as binding (the first of the two in the model file's order).
+        other: the other one.
+        value: their common value, in the quantity's declared unit.
+        at: the variable's value where they were found tied (a candidate boundary's side), None at the point itself.
+    """
+
+    binding: str
+    other: str
+    value: float
+    at: float | None = None
+
+
+def tied_limiters(model: Model, derivation: Derivation, between: Sequence[str], preset: str | None,
+                  values: Mapping[str, Any]) -> Tie | None:
+    """The two limiters ``between`` of the quantity's own ``Min``/``Max`` where they bind together
+    (the active one and the runner-up equal within ``TIE``: Hong & Kim's ``MWP_pw`` at
+    ``ind_mem_req = mem_req/2``, where ``N_pw = N`` and the departure bound is capped at ``N``):
+    at the point when it gives the variable, else just beside a value the answer gives. None where
+    they are nowhere tied there (or the point lacks an input)."""
+    variable = derivation.variable
+    if derivation.quantity not in model.defining or not isinstance(model.equation_for(derivation.quantity).rhs, (sympy.Min, sympy.Max)):
+        return None
+    # every value the answer gives, its conditions aside (at a tie they are tied too)
+    unconditioned = dataclasses.replace(derivation, extra=tuple(
+        (k, [{**r, "when": sympy.true} for r in v]) if k == "roots" else (k, v) for k, v in derivation.extra))
+    tried: list[tuple[float | None, dict[str, Any]]] = [(None, dict(values))]
+    try:
+        tried += [(x, {**values, variable: x}) for c in boundary_candidates(model, unconditioned, preset, values)
+                  for x in active.boundary_sides(model, variable, float(c.value.magnitude))]
+    except errors.SymgpuError:
+        pass
+    for x, at in tried:
+        try:
+            name, value, runner_up, ratio = active.active_regime(model, derivation.quantity, preset, **at)
+        except errors.SymgpuError:
+            continue
+        if runner_up is not None and ratio is not None and {name, runner_up} == set(between) and active.tied(ratio, 1.0):
+            return Tie(name, runner_up, value, x)
+    return None
 
 
 def applying_ranges(model: Model, derivation: Derivation, preset: str | None, values: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:

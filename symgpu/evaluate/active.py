@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from symgpu.model import Equation, Model
 
 __all__ = ["RELATION_CODES", "TIE", "active_regime", "argument_labels", "argument_order", "binding", "binding_index", "binding_order",
-           "condition_holds", "condition_verdict", "larger_magnitude", "relation_holds", "relation_number", "tied"]
+           "boundary_sides", "condition_holds", "condition_verdict", "larger_magnitude", "relation_holds", "relation_number", "tied"]
 
 #: relative tolerance under which two sides of a condition count as equal (ties)
 TIE = 1e-12
@@ -303,3 +303,20 @@ def binding(model: Model, expr: sympy.Basic, preset: str | None, values: Mapping
 
     visit(expr)
     return tuple(found)
+
+
+def boundary_sides(model: Model, name: str, b: float) -> tuple[float, float]:
+    """Where a boundary at ``name = b`` is checked from: just below and just above it (``b`` times
+    ``1 ± 1e-7``, at least ``1e-12`` away), the neighbouring integers for an integer ``name`` (the
+    model has no value between them); at the low end of ``name``'s declared range (nothing
+    admissible lies below it) ``b`` itself is the low side."""
+    definition = model.symbol_definitions.get(name)
+    assumptions = set(definition.assumptions) if definition is not None else set()
+    if "integer" in assumptions:
+        below, above = (b - 1, b + 1) if b == round(b) else (float(np.floor(b)), float(np.ceil(b)))
+    else:
+        step = max(abs(b) * 1e-7, 1e-12)
+        below, above = b - step, b + step
+    if below < 0 <= b and ("positive" in assumptions or "nonnegative" in assumptions) or below == 0 and "positive" in assumptions:
+        return b, above
+    return below, above
