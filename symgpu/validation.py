@@ -144,7 +144,7 @@ def run_case(model: Model, case: schema.ValidationCase) -> list[CaseResult]:
                 value = derive.evaluate_result(model, derivation, case.preset or None, which=quantity, **inputs)
             else:
                 value = evaluator.evaluate(model, quantity, preset=case.preset or None, values=inputs)
-            computed = float(value.to(unit).magnitude)
+            computed = float(units.magnitude_in(value, unit))
         except (errors.SymgpuError, ValueError, pint.DimensionalityError) as exc:
             out.append(CaseResult(case, quantity, text, expected, math.nan, f"{unit:~}", tolerance, ERROR, str(exc)))
             continue

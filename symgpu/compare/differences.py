@@ -8,7 +8,7 @@ from typing import Any
 import sympy
 from symgpu import errors, numbers, units
 from symgpu.derive.summary import shorten
-from symgpu.evaluate import evaluator
+from symgpu.evaluate.record import evaluation_record
 from symgpu.model import Model
 from symgpu.compare.normal_forms import _bounded, _simplify, _unify, normalize, reachable
 from symgpu.compare.normal_forms import MAX_OPS, SIMPLIFY_SECONDS
@@ -162,8 +162,9 @@ def compare_at_points(a: Model, b: Model, quantity: str) -> list[PointComparison
     out = []
     for label, preset, values in _points(a, b):
         try:
-            va = float(evaluator.evaluate(a, quantity, preset=preset, values=values).to(unit).magnitude)
-            vb = float(evaluator.evaluate(b, quantity, preset=preset, values=values).to(unit).magnitude)
+            given = tuple(values.items())
+            va = evaluation_record(a, preset, given, (quantity,)).value(quantity)
+            vb = float(units.magnitude_in(units.registry().Quantity(evaluation_record(b, preset, given, (quantity,)).value(quantity), b.units[quantity]), unit))
         except errors.SymgpuError as exc:
             out.append(PointComparison(label, None, None, f"{unit:~}", str(exc).split(": ", 1)[-1]))
             continue
@@ -186,7 +187,7 @@ def diff_quantity(a: Model, b: Model, quantity: str) -> QuantityDiff:
             f"'{quantity}' has dimension {units.format_dimension(a.dimension(quantity))} in {a.id} but "
             f"{units.format_dimension(b.dimension(quantity))} in {b.id}; the two cannot be compared")
     ea, eb = _unify((a, b), (a.expression(quantity), b.expression(quantity)))
-    scale = float(units.registry().Quantity(1, a.units[quantity]).to(b.units[quantity]).magnitude)
+    scale = units.factor(a.units[quantity], b.units[quantity])
     if scale != 1:
         ea = ea * sympy.nsimplify(scale)
     notes: list[str] = []

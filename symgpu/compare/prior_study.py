@@ -117,7 +117,7 @@ def study_model(reference: Model, prior: Model, *, alphas: Sequence[float] = ALP
     for preset in prior.presets:
         if preset not in reference.presets or "n_max" not in prior.presets[preset]:
             continue
-        n_max = float(prior.presets[preset]["n_max"].to(prior.units["n"]).magnitude)
+        n_max = float(units.magnitude_in(prior.presets[preset]["n_max"], prior.units["n"]))
         n = np.arange(1.0, math.floor(n_max) + 1)
         result = sweep(reference, prior, QUANTITY, preset=preset, over=[("alpha", np.asarray(alphas, dtype=float)), ("n", n)])
         low, high = result.extreme("min"), result.extreme("max")

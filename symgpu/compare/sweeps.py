@@ -152,7 +152,7 @@ def sweep(a: Model, b: Model, quantity: str, *, preset: str | None = None, value
             out = np.full(grids[0].shape, float(out))
         results.append((out, invalid))
     (va, ia), (vb, ib) = results
-    scale = float(units.registry().Quantity(1, b.units[quantity]).to(a.units[quantity]).magnitude)
+    scale = units.factor(b.units[quantity], a.units[quantity])
     vb = vb * scale
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(va != 0, vb / va, np.nan)

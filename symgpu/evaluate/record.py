@@ -27,7 +27,7 @@ from symgpu.memo import memoised
 if TYPE_CHECKING:
     from symgpu.model import Equation, Model
 
-__all__ = ["Bound", "EvaluationRecord", "Failure", "Regime", "evaluation_record", "in_unit", "magnitude_in", "regime_of"]
+__all__ = ["Bound", "EvaluationRecord", "Failure", "Regime", "evaluation_record", "regime_of"]
 
 
 @dataclass(frozen=True)
@@ -235,13 +235,3 @@ def evaluation_record(model: Model, preset: str | None, given: tuple[tuple[str, 
             regimes.append((name, decided))
     return EvaluationRecord(model.id, preset, given, tuple(found.items()), tuple(failed.items()), tuple(regimes))
 
-
-def magnitude_in(quantity: Any, unit: Any) -> Any:
-    """The magnitude of a pint quantity in ``unit`` (a float for a scalar, else an array)."""
-    number = quantity.to(unit).magnitude
-    return float(number) if getattr(number, "ndim", 0) == 0 else number
-
-
-def in_unit(quantity: Any, unit: Any) -> Any:
-    """A pint quantity converted to ``unit``."""
-    return quantity.to(unit)

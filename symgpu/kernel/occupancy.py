@@ -293,7 +293,7 @@ def occupancy_chain(target_model: Any, cc_preset_or_target_preset: str, threads:
         else:  # an input of the occupancy model (threads_per_block): the launch's own value
             quantity = occ_quantity(occ, source, input_values.to_magnitude(occ, source, result.inputs[source]))
         try:
-            values[target_symbol] = quantity.to(model.units[target_symbol])
+            values[target_symbol] = units.convert(quantity, model.units[target_symbol])
         except pint.DimensionalityError:
             raise errors.UsageError(
                 f"occupancy: {source} ({occ.unit_text(source)}) cannot feed {model.id}.{target_symbol} ({model.unit_text(target_symbol)}); fix [occupancy.symbols] in {model.path}"
@@ -354,7 +354,7 @@ def parse_spec(text: str) -> dict[str, float]:
             raise errors.UsageError(f"--occupancy: '{key}' given twice")
         try:
             if key == "smem":
-                value = float(units.quantity(raw, units.unit("B")).to("B").magnitude)
+                value = float(units.magnitude_in(units.quantity(raw, units.unit("B")), "B"))
             else:
                 value = float(raw)
         except (ValueError, pint.DimensionalityError, pint.errors.PintError) as exc:

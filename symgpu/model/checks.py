@@ -117,7 +117,7 @@ class ModelChecks:
         if problem:
             raise self.fail(where, problem, f"give a finite value in {self.unit_text(name)} that meets the declared assumptions")
         try:
-            return value.to(unit)
+            return units.convert(value, unit)
         except pint.DimensionalityError:
             raise self.fail(
                 where,

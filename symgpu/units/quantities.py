@@ -91,6 +91,35 @@ def quantity(text: str | float | int, default_unit: pint.Unit | None = None, *, 
     return ureg.Quantity(parsed.magnitude, _resolve(parsed, stripped))
 
 
+def convert(value: pint.Quantity, to: pint.Unit | str) -> pint.Quantity:
+    """``value`` in unit ``to``: one of the only places (with ``symgpu.evaluate``) that converts units.
+
+    Raises:
+        pint.DimensionalityError: the dimensions differ.
+    """
+    return value.to(to)
+
+
+def magnitude_in(value: pint.Quantity, to: pint.Unit | str) -> Any:
+    """The magnitude of ``value`` in unit ``to`` (a number or an array, as pint gives it)."""
+    return value.to(to).magnitude
+
+
+def factor(source: pint.Unit | str, to: pint.Unit | str) -> float:
+    """How many ``to`` one ``source`` is (``factor("ms", "us") == 1000``)."""
+    return float(registry().Quantity(1, source).to(to).magnitude)
+
+
+def in_base_units(value: pint.Quantity) -> pint.Quantity:
+    """``value`` in the registry's coherent base units."""
+    return value.to_base_units()
+
+
+def compact(value: pint.Quantity) -> pint.Quantity:
+    """``value`` in the prefixed unit that shows it most readably (pint's ``to_compact``)."""
+    return value.to_compact()
+
+
 def _parse(text: str, what: str) -> grammar.Parsed:
     try:
         return grammar.parse(text)
