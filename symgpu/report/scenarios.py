@@ -75,7 +75,7 @@ def scenarios(model: Model, preset: str) -> list[Scenario]:
             continue
         if any(name in model.defining for name, _ in case.inputs):
             continue
-        inputs = tuple((name, input_values.declared_quantity(model, name, text)) for name, text in case.inputs)
+        inputs = model.validation_case(case).inputs
         key = tuple(sorted((k, f"{v.magnitude!r}") for k, v in inputs))
         if key in seen:
             continue
