@@ -188,7 +188,6 @@ def regime_of(model: Model, equation: Equation, values: Mapping[sympy.Symbol, fl
     return None
 
 
-@memoised("evaluate.record.records", 4096)
 def evaluation_record(model: Model, preset: str | None, given: tuple[tuple[str, Any], ...], names: tuple[str, ...],
                       where: str = "") -> EvaluationRecord:
     """The record of ``names`` (symbols: inputs or quantities) at ``preset`` with ``given`` values.
@@ -202,8 +201,21 @@ def evaluation_record(model: Model, preset: str | None, given: tuple[tuple[str, 
     symbol of its right-hand side has a value.
 
     NOTE: memoised per (model, preset, given, names): models and given values are immutable, and a
-    report asks for the same scenario from its chains, tables and plots.
+    report asks for the same scenario from its chains, tables and plots. Given values that cannot
+    be a key (arrays) are evaluated each time.
     """
+    try:
+        return _kept_record(model, preset, given, names, where)
+    except TypeError:  # an unhashable given value
+        return _record(model, preset, given, names, where)
+
+
+@memoised("evaluate.record.records", 4096)
+def _kept_record(model: Model, preset: str | None, given: tuple[tuple[str, Any], ...], names: tuple[str, ...], where: str) -> EvaluationRecord:
+    return _record(model, preset, given, names, where)
+
+
+def _record(model: Model, preset: str | None, given: tuple[tuple[str, Any], ...], names: tuple[str, ...], where: str) -> EvaluationRecord:
     values = dict(given)
     found: dict[str, float] = {}
     failed: dict[str, Failure] = {}
