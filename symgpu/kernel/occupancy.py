@@ -31,7 +31,6 @@ from typing import Any
 import pint
 
 from symgpu import errors, units
-import sympy
 
 from symgpu.evaluate import active, evaluator, input_values
 from symgpu.evaluate.record import Regime, evaluation_record

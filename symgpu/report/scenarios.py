@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from symgpu.model import Model
 from symgpu.numbers import number_text, round_sig
 from symgpu.report import printing
-from symgpu.evaluate import input_values
 from symgpu.evaluate.record import EvaluationRecord, evaluation_record
 
 
