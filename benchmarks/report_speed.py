@@ -4,7 +4,7 @@ Prints, from one run, CPU seconds and the ratio old/new of
 
 * the prior-models comparison's masked sweeps: a grid with points outside a model's domain,
   evaluated by splitting it in halves at every DomainError down to single points (before)
-  against one domain mask over the whole grid (:func:`symgpu.compare.evaluate_masked`), both
+  against one domain mask over the whole grid (:func:`symgpu.compare.model_sweep`, a ``symgpu.sweep`` plan), both
   giving the same values and count;
 * a model's plot values: every curve compiled afresh (before) against the compiled functions
   kept per model (:mod:`symgpu.report.plot_values`), drawing nothing;
@@ -42,7 +42,7 @@ from sympy.core.cache import clear_cache
 
 import symgpu
 from symgpu import derive, errors, store
-from symgpu.compare import evaluate_masked, prior_study
+from symgpu.compare import model_sweep, prior_study
 from symgpu.evaluate import compiler
 from symgpu.report import latex, plot_specs, plot_values, plots, printing, schedule, style
 from symgpu import memo
@@ -55,7 +55,7 @@ def cpu(function: Callable[[], Any]) -> tuple[float, Any]:
 
 
 def bisected(model: symgpu.Model, quantity: str, preset: str, values: dict[str, Any]) -> tuple[np.ndarray, int]:
-    """The former evaluate_masked: the grid split in halves at each DomainError."""
+    """The masked sweep as it was first done: the grid split in halves at each DomainError."""
     flat = {k: np.asarray(v, dtype=float).ravel() for k, v in values.items()}
     size = next(iter(flat.values())).size
     out, invalid = np.full(size, np.nan), 0
@@ -79,10 +79,11 @@ def bisected(model: symgpu.Model, quantity: str, preset: str, values: dict[str, 
 def sweeps() -> None:
     model = symgpu.load("prior_huang_bw")
     n_max = float(model.presets["fermi"]["n_max"].magnitude)
-    grid_a, grid_n = np.meshgrid(np.asarray(prior_study.ALPHAS), np.arange(0.25, 2 * n_max + 0.125, 0.25), indexing="ij")
+    alphas, n = np.asarray(prior_study.ALPHAS, dtype=float), np.arange(0.25, 2 * n_max + 0.125, 0.25)
+    grid_a, grid_n = np.meshgrid(alphas, n, indexing="ij")
     values = {"alpha": grid_a, "n": grid_n}
     old, (a, count_a) = cpu(lambda: bisected(model, prior_study.QUANTITY, "fermi", values))
-    new, (b, count_b) = cpu(lambda: evaluate_masked(model, prior_study.QUANTITY, "fermi", values))
+    new, (b, count_b) = cpu(lambda: model_sweep(model, prior_study.QUANTITY, "fermi", {}, [("alpha", alphas, model), ("n", n, model)]))
     np.testing.assert_array_equal(a, b.ravel())
     assert count_a == count_b
     print(f"masked sweep, {grid_a.size} points ({count_b} outside the domain): bisection {old:.3f} s, "

@@ -5,12 +5,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pint
 
 from symgpu import errors, units
-from symgpu.memo import memoised
 from symgpu.evaluate import evaluator
 from symgpu.model import schema
 from symgpu import derive
@@ -80,20 +79,6 @@ def _expect_domain_error(model: Model, case: schema.ValidationCase, quantity: st
                       f"{quantity}: expected a domain error, but the model gives {shown} (source: {case.source})")
 
 
-def _quantity(text: Any, unit: pint.Unit | None) -> pint.Quantity:
-    """``units.quantity(text, unit)``, read once per text and unit (variants repeat cases);
-    callers only read the result. Text that cannot be a key is read directly."""
-    try:
-        return _kept_quantity(text, unit)
-    except TypeError:
-        return units.quantity(text, unit)
-
-
-@memoised("validation.quantities", 4096, typed=True)
-def _kept_quantity(text: Any, unit: pint.Unit | None) -> pint.Quantity:
-    return units.quantity(text, unit)
-
-
 def printed_tolerance(text: str) -> float:
     """Half a unit in the last printed place of the number in ``text`` (``971.9`` -> 0.05)."""
     literal = units.number_text(text)
@@ -115,9 +100,12 @@ def validate(model: Model, case_ids: tuple[str, ...] = ()) -> list[CaseResult]:
 
 
 def run_case(model: Model, case: schema.ValidationCase) -> list[CaseResult]:
-    """Evaluate one case's expected quantities and judge each against the printed value."""
+    """Evaluate one case's expected quantities and judge each against the printed value (the
+    case's values as the model read them when it was built: :meth:`Model.validation_case`)."""
     out = []
-    inputs = {name: _quantity(text, model.units[name]) for name, text in case.inputs}
+    read = model.validation_case(case)
+    inputs = read.values()
+    printed = dict(read.expect)
     derivation = None
     if case.derivation:
         try:
@@ -130,7 +118,8 @@ def run_case(model: Model, case: schema.ValidationCase) -> list[CaseResult]:
         if text.strip().lower() == DOMAIN_ERROR:
             out.append(_expect_domain_error(model, case, quantity, text, inputs))
             continue
-        published = _quantity(text, None) if derivation is not None else _quantity(text, model.units[quantity])
+        published = printed[quantity]
+        assert published is not None  # only a domain-error case has no printed value
         unit = published.units
         expected = float(published.magnitude)
         if case.abs_tol is not None:
@@ -144,7 +133,7 @@ def run_case(model: Model, case: schema.ValidationCase) -> list[CaseResult]:
                 value = derive.evaluate_result(model, derivation, case.preset or None, which=quantity, **inputs)
             else:
                 value = evaluator.evaluate(model, quantity, preset=case.preset or None, values=inputs)
-            computed = float(value.to(unit).magnitude)
+            computed = float(units.magnitude_in(value, unit))
         except (errors.SymgpuError, ValueError, pint.DimensionalityError) as exc:
             out.append(CaseResult(case, quantity, text, expected, math.nan, f"{unit:~}", tolerance, ERROR, str(exc)))
             continue

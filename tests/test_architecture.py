@@ -138,6 +138,30 @@ def test_only_the_compiler_module_calls_lambdify():
     assert callers == ["symgpu.evaluate.compiler"]
 
 
+#: pint's conversion methods: calling one converts units
+CONVERSIONS = frozenset({"to", "m_as", "ito", "to_base_units", "ito_base_units", "to_reduced_units", "ito_reduced_units",
+                         "to_root_units", "ito_root_units", "to_compact", "to_preferred", "ito_preferred"})
+
+#: Modules outside units/ and evaluate/ still allowed to convert, and why.
+CONVERTERS_PENDING = {
+    "symgpu.derive.certify": "derive/ is being reworked in parallel (issue 27, typed questions); its three conversions "
+                             "of a certificate's target move to units.convert/units.magnitude_in with it",
+}
+
+
+def test_only_units_and_evaluate_convert_units():
+    """Unit conversion lives in ``symgpu.units`` (``convert``, ``magnitude_in``, ``factor``,
+    ``in_base_units``, ``compact``) and ``symgpu.evaluate``; every other module calls those, never a
+    pint conversion method (``.to(...)``, ``.m_as(...)``, ``.to_base_units()``...) itself."""
+    found = []
+    for name, path in MODULES.items():
+        if layer(name) in (layer("symgpu.units"), layer("symgpu.evaluate")) or name in CONVERTERS_PENDING:
+            continue
+        found += [f"{name}:{call.lineno} .{call.func.attr}(...)" for call in _calls(path)
+                  if isinstance(call.func, ast.Attribute) and call.func.attr in CONVERSIONS]
+    assert not found, "units converted outside units/ and evaluate/ at " + ", ".join(found)
+
+
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_no_module_is_over_500_lines(name: str):
     lines = MODULES[name].read_text(encoding="utf-8").count("\n")

@@ -89,13 +89,13 @@ def test_sweep_leaves_out_points_beyond_the_domain_and_counts_them():
     assert np.all(np.isnan(result.b[n >= n_singular])) and np.all(np.isfinite(result.b[n < n_singular]))
 
 
-def test_masked_grid_equals_evaluating_each_point_on_its_own():
-    """A 2-D grid with points outside the domain: every value (to rounding) and the count
-    equal those of evaluating each point alone, a DomainError there meaning NaN."""
+def test_a_compared_grid_equals_evaluating_each_point_on_its_own():
+    """A 2-D grid (through symgpu.sweep) with points outside the domain: every value (to rounding)
+    and the count equal those of evaluating each point alone, a DomainError there meaning NaN."""
     bw = symgpu.load("prior_huang_bw")
     alphas, n = np.array([1.0, 4.0, 32.0, 256.0]), np.arange(1.0, 61.0, 3.0)
     grid_a, grid_n = np.meshgrid(alphas, n, indexing="ij")
-    values, invalid = compare.evaluate_masked(bw, "arithmetic_throughput", "fermi", {"alpha": grid_a, "n": grid_n})
+    values, invalid = compare.model_sweep(bw, "arithmetic_throughput", "fermi", {}, [("alpha", alphas, bw), ("n", n, bw)])
     expected, outside = np.full(grid_a.shape, np.nan), 0
     for index in np.ndindex(grid_a.shape):
         try:
@@ -135,7 +135,7 @@ def test_compare_cli_preset_in_one_model_only_is_a_usage_error(capsys):
     assert code == 2 and "preset 'fermi'" in err and "prior_hong_kim" in err
 
 
-@pytest.mark.parametrize("over", ["n=1", "n=5:1", "n=1:5:0", "n=a:b"])
+@pytest.mark.parametrize("over", ["n=1:2:3:4", "n=5:1", "n=1:5:0", "n=a:b", "n="])
 def test_compare_cli_malformed_range_is_a_usage_error(capsys, over):
     code, _, err = run(capsys, "compare", "volkov_2016", "prior_sim", "arithmetic_throughput", "-p", "fermi", "--over", over)
     assert code == 2 and "--over" in err
@@ -186,3 +186,28 @@ def test_far_branches_records_the_argument_that_wins_eventually():
     # for large n: n + 5 < 2*n and 3 > 7 - n
     assert limits.far_branches(expr, n, sympy.oo, sign, record=lambda node, c, why: chosen.append(c)) == n + 8
     assert set(chosen) == {n + 5, sympy.Integer(3)}
+
+
+def test_compare_reads_its_axes_in_the_sweep_grid_syntax():
+    # the list and log forms of symgpu.sweep's grid, besides START:STOP[:STEP]
+    name, values = compare.parse_range("n=1,2,4")
+    assert name == "n" and values.tolist() == [1.0, 2.0, 4.0]
+    name, values = compare.parse_range("x=1:100:log3")
+    assert name == "x" and values.tolist() == pytest.approx([1.0, 10.0, 100.0])
+    name, values = compare.parse_range("alpha=0.5:2:0.5")
+    assert values.tolist() == [0.5, 1.0, 1.5, 2.0]
+    with pytest.raises(symgpu.errors.UsageError, match="^--over 'n=4:1'"):
+        compare.parse_range("n=4:1")
+
+
+def test_an_axis_one_model_lacks_leaves_its_values_constant_along_it():
+    # an axis only model A declares: B's values repeat along it
+    volkov, hk = symgpu.load("volkov_2016"), symgpu.load("prior_hong_kim")
+    only_a = sorted(set(volkov.symbols) - set(hk.symbols))
+    if not only_a:
+        pytest.skip("no symbol declared by volkov_2016 alone")
+    values, invalid = compare.model_sweep(hk, "arithmetic_throughput", "gt200", {"alpha": 32},
+                                          [(only_a[0], np.array([1.0, 2.0, 3.0]), volkov), ("n", np.arange(1.0, 5.0), hk)])
+    alone = hk.evaluate("arithmetic_throughput", preset="gt200", alpha=32, n=np.arange(1.0, 5.0)).magnitude
+    assert values.shape == (3, 4) and invalid == 0
+    np.testing.assert_allclose(values, np.broadcast_to(alone, (3, 4)), rtol=1e-13)

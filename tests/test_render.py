@@ -11,6 +11,7 @@ import pytest
 import symgpu
 from symgpu import cli, errors
 from symgpu.report import chains, files, latex, render, scenarios, templates
+from symgpu.evaluate import record
 
 from conftest import tiny_text
 
@@ -81,7 +82,7 @@ def test_chain_substitutes_values_with_units(ia: symgpu.Model) -> None:
 
 def test_piecewise_regime_and_margin(ia: symgpu.Model) -> None:
     values = {ia.symbols[k]: v for k, v in {"L_iota": 672.0, "phi": 1.73, "P": 100.0, "d_iota": 128.0, "Theta_M": 320.3, "N_exec": 1000.0}.items()}
-    state = chains.regime(ia, ia.equations["t_P"], values)
+    state = chains.regime(ia, ia.equations["t_P"], record.regime_of(ia, ia.equations["t_P"], values))
     assert state["active"] == "latency_bound" and state["next"] == "bandwidth_bound"
     # L/phi over P*d/Theta: 388.4 ns / 39.96 ns
     # the ratio as the text prints it (4 significant digits: "a factor 9.72")
@@ -94,7 +95,7 @@ def test_min_regime_names_binding_argument_and_ratio(write_model) -> None:
     equation = next(iter(model.equations.values()))
     # declared units: P_peak FLOP/s, B B/s, I FLOP/B -> I*B = 2e11 FLOP/s binds, 5x below the peak
     values = {model.symbols["P_peak"]: 1e12, model.symbols["B"]: 1e11, model.symbols["I"]: 2.0}
-    state = chains.regime(model, equation, values)
+    state = chains.regime(model, equation, record.regime_of(model, equation, values))
     assert state["kind"] == "min"
     assert state["ratio"] == pytest.approx(5.0)
     assert state["arguments"][0]["value"] in (1e12, 2e11)

@@ -127,7 +127,7 @@ def to_unit(value: pint.Quantity, unit_text: str | None) -> pint.Quantity:
         return value
     try:
         target = units.unit(unit_text)
-        return value.to(target)
+        return units.convert(value, target)
     except ValueError as exc:
         raise errors.UsageError(f"--unit {unit_text!r}: {exc}") from None
     except pint.DimensionalityError:
@@ -168,7 +168,7 @@ def needs_clock(value: pint.Quantity, unit: Any) -> bool:
 def with_clock(value: pint.Quantity, unit: Any, clock: pint.Quantity) -> pint.Quantity:
     """``value`` moved across the clock towards ``unit``: cycles divided by it, times multiplied."""
     per_cycle = (value.units / unit).dimensionality == units.unit("Hz").dimensionality
-    return (value / clock if per_cycle else value * clock).to(unit)
+    return units.convert(value / clock if per_cycle else value * clock, unit)
 
 
 def find_clock(model: Any, clock_text: str | None, *, preset: str | None, values: dict[str, pint.Quantity],

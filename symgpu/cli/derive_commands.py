@@ -87,14 +87,14 @@ def _target(model: Any, quantity: str, text: str | None, clock_text: str | None 
         except (ValueError, pint.UndefinedUnitError):
             given = None
         if given is not None and given.dimensionality == model.units[name].dimensionality:
-            return sympy.nsimplify(float(given.to(model.units[name]).magnitude), rational=True), None
+            return sympy.nsimplify(float(units.magnitude_in(given, model.units[name])), rational=True), None
         if given is None or not common.needs_clock(given, model.units[name]):
             raise errors.UsageError(f"--target {text!r}: neither an expression of {model.id} ({problem}) nor a value in a unit "
                                     f"of {name} [{model.unit_text(name)}]") from None
         clock, source = common.find_clock(model, clock_text, preset=preset, values=values or {},
                                           missing=f"--target {text!r}: {name} is in {model.unit_text(name)}, so the target needs a clock")
         value = common.with_clock(given, model.units[name], clock)
-        note = f"{text} = {value.magnitude:.10g} {model.unit_text(name)} at clock {clock.to_compact():~.10g} ({source})"
+        note = f"{text} = {value.magnitude:.10g} {model.unit_text(name)} at clock {units.compact(clock):~.10g} ({source})"
         return sympy.nsimplify(float(value.magnitude), rational=True), note
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from symgpu.compare.differences import BranchAgreement, EquationChange, ModelDiff, QuantityDiff, diff, diff_json, diff_quantity, format_diff
 from symgpu.compare.normal_forms import limit, normalize, reachable
 from symgpu.compare.prior_study import ModelStudy, PresetStudy, needed_occupancy, prior_models, study_model
-from symgpu.compare.sweeps import Sweep, check_preset, evaluate_masked, format_sweep, parse_range, sweep, sweep_json
+from symgpu.compare.sweeps import Sweep, check_preset, model_sweep, format_sweep, parse_range, sweep, sweep_json
 
 __all__ = [
     "BranchAgreement", "EquationChange", "ModelDiff", "ModelStudy", "PresetStudy", "QuantityDiff", "Sweep",
-    "check_preset", "diff", "diff_json", "diff_quantity", "evaluate_masked", "format_diff", "format_sweep", "limit",
+    "check_preset", "diff", "diff_json", "diff_quantity", "format_diff", "format_sweep", "limit", "model_sweep",
     "needed_occupancy", "normalize", "parse_range", "prior_models", "reachable", "study_model", "sweep", "sweep_json",
 ]

@@ -8,7 +8,7 @@ from typing import Any
 import sympy
 from symgpu import errors, numbers, units
 from symgpu.derive.summary import shorten
-from symgpu.evaluate import evaluator
+from symgpu.evaluate.record import evaluation_record
 from symgpu.model import Model
 from symgpu.compare.normal_forms import _bounded, _simplify, _unify, normalize, reachable
 from symgpu.compare.normal_forms import MAX_OPS, SIMPLIFY_SECONDS
@@ -141,10 +141,12 @@ def _parts(a: Model, b: Model, eq_id: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
-def _points(a: Model, b: Model) -> list[tuple[str, str | None, dict[str, Any]]]:
-    """Shared presets, then shared validation cases with inputs of their own: (label, preset, values)."""
-    points: list[tuple[str, str | None, dict[str, Any]]] = [(f"preset {p}", p, {}) for p in a.presets if p in b.presets]
-    seen: set[tuple[str | None, tuple[tuple[str, Any], ...]]] = {(p, ()) for _, p, _ in points}
+def _points(a: Model, b: Model) -> list[tuple[str, str | None, tuple[tuple[str, Any], ...], tuple[tuple[str, Any], ...]]]:
+    """Shared presets, then shared validation cases with inputs of their own: (label, preset,
+    values for A, values for B: each model's own reading of the case's inputs)."""
+    points: list[tuple[str, str | None, tuple[tuple[str, Any], ...], tuple[tuple[str, Any], ...]]] = [
+        (f"preset {p}", p, (), ()) for p in a.presets if p in b.presets]
+    seen: set[tuple[str | None, tuple[tuple[str, Any], ...]]] = {(p, ()) for _, p, _, _ in points}
     cases_b = {c.id: c for c in b.definition.validation}
     for case in a.definition.validation:
         other = cases_b.get(case.id)
@@ -152,7 +154,7 @@ def _points(a: Model, b: Model) -> list[tuple[str, str | None, dict[str, Any]]]:
         if other is None or (other.preset, other.inputs) != (case.preset, case.inputs) or key in seen:
             continue
         seen.add(key)
-        points.append((f"case {case.id}", case.preset or None, dict(case.inputs)))
+        points.append((f"case {case.id}", case.preset or None, a.validation_case(case).inputs, b.validation_case(other).inputs))
     return points
 
 
@@ -160,10 +162,10 @@ def compare_at_points(a: Model, b: Model, quantity: str) -> list[PointComparison
     """``quantity`` evaluated in both models at every shared preset and validation case."""
     unit = a.units[quantity]
     out = []
-    for label, preset, values in _points(a, b):
+    for label, preset, given_a, given_b in _points(a, b):
         try:
-            va = float(evaluator.evaluate(a, quantity, preset=preset, values=values).to(unit).magnitude)
-            vb = float(evaluator.evaluate(b, quantity, preset=preset, values=values).to(unit).magnitude)
+            va = evaluation_record(a, preset, given_a, (quantity,)).value(quantity)
+            vb = float(units.magnitude_in(units.registry().Quantity(evaluation_record(b, preset, given_b, (quantity,)).value(quantity), b.units[quantity]), unit))
         except errors.SymgpuError as exc:
             out.append(PointComparison(label, None, None, f"{unit:~}", str(exc).split(": ", 1)[-1]))
             continue
@@ -186,7 +188,7 @@ def diff_quantity(a: Model, b: Model, quantity: str) -> QuantityDiff:
             f"'{quantity}' has dimension {units.format_dimension(a.dimension(quantity))} in {a.id} but "
             f"{units.format_dimension(b.dimension(quantity))} in {b.id}; the two cannot be compared")
     ea, eb = _unify((a, b), (a.expression(quantity), b.expression(quantity)))
-    scale = float(units.registry().Quantity(1, a.units[quantity]).to(b.units[quantity]).magnitude)
+    scale = units.factor(a.units[quantity], b.units[quantity])
     if scale != 1:
         ea = ea * sympy.nsimplify(scale)
     notes: list[str] = []

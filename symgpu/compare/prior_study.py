@@ -11,7 +11,7 @@ from symgpu import units
 from symgpu.model import loader
 from symgpu.model import Model
 from symgpu.compare.sweeps import sweep
-from symgpu.compare.sweeps import evaluate_masked
+from symgpu.compare.sweeps import model_sweep
 from symgpu.evaluate import evaluator
 
 
@@ -82,9 +82,7 @@ def needed_occupancy(model: Model, preset: str, alphas: Sequence[float], n_top: 
     """Smallest occupancy (on a ``step`` grid up to ``n_top``) at which the model attains
     ``fraction`` of its largest throughput on that range, per alpha (Volkov Fig. 7.14)."""
     n = np.arange(step, n_top + step / 2, step)
-    grid_a, grid_n = np.meshgrid(np.asarray(alphas, dtype=float), n, indexing="ij")
-    values = {"alpha": grid_a, "n": units.registry().Quantity(grid_n, model.units["n"]) if "n" in model.units else grid_n}
-    thru, _ = evaluate_masked(model, quantity, preset, values)
+    thru, _ = model_sweep(model, quantity, preset, {}, [("alpha", np.asarray(alphas, dtype=float), model), ("n", n, model)])
     out = np.full(len(alphas), np.nan)
     for i in range(len(alphas)):
         row = thru[i]
@@ -117,7 +115,7 @@ def study_model(reference: Model, prior: Model, *, alphas: Sequence[float] = ALP
     for preset in prior.presets:
         if preset not in reference.presets or "n_max" not in prior.presets[preset]:
             continue
-        n_max = float(prior.presets[preset]["n_max"].to(prior.units["n"]).magnitude)
+        n_max = float(units.magnitude_in(prior.presets[preset]["n_max"], prior.units["n"]))
         n = np.arange(1.0, math.floor(n_max) + 1)
         result = sweep(reference, prior, QUANTITY, preset=preset, over=[("alpha", np.asarray(alphas, dtype=float)), ("n", n)])
         low, high = result.extreme("min"), result.extreme("max")

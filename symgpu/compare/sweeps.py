@@ -7,12 +7,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 import numpy as np
-import pint
 from symgpu import errors, units
 from symgpu.model import Model
 from symgpu.numbers import json_number
 from symgpu.compare.differences import _defines
-from symgpu.evaluate import compiler, evaluator, input_values
+from symgpu.sweep.grid import Axis, Grid, parse_axis
+from symgpu.sweep.run import sweep as run_sweep
 
 
 # ============================================================================ numeric sweep
@@ -45,28 +45,14 @@ class Sweep:
 
 
 def parse_range(text: str) -> tuple[str, np.ndarray]:
-    """``"n=1:64"`` (step 1) or ``"alpha=0.5:8:0.5"`` -> (name, inclusive array).
+    """An ``--over`` axis in :mod:`symgpu.sweep`'s grid syntax (:func:`symgpu.sweep.grid.parse_axis`):
+    ``"n=1:64"`` (step 1), ``"alpha=0.5:8:0.5"``, ``"a=1,2,4"`` or ``"x=1e3:1e6:log20"`` -> (name, values).
 
     Raises:
-        errors.UsageError: malformed text, non-positive step, or an empty range.
+        errors.UsageError: malformed text, a non-positive step, an empty or oversized range.
     """
-    name, sep, spec = text.partition("=")
-    parts = spec.split(":")
-    if not sep or not name.strip() or len(parts) not in (2, 3):
-        raise errors.UsageError(f"--over {text!r}: expected VAR=START:STOP[:STEP], e.g. --over n=1:64")
-    try:
-        start, stop = float(parts[0]), float(parts[1])
-        step = float(parts[2]) if len(parts) == 3 else 1.0
-    except ValueError:
-        raise errors.UsageError(f"--over {text!r}: START, STOP and STEP must be numbers") from None
-    if not (math.isfinite(start) and math.isfinite(stop) and math.isfinite(step)) or step <= 0:
-        raise errors.UsageError(f"--over {text!r}: STEP must be a positive number")
-    if stop < start:
-        raise errors.UsageError(f"--over {text!r}: STOP is smaller than START")
-    count = int(math.floor((stop - start) / step + 1e-9)) + 1
-    if count > 100_000:
-        raise errors.UsageError(f"--over {text!r}: {count} points is too many (at most 100000)")
-    return name.strip(), start + step * np.arange(count)
+    axis = parse_axis(text, "--over")
+    return axis.name, axis.values
 
 
 def check_preset(models: Sequence[Model], preset: str | None) -> None:
@@ -85,39 +71,34 @@ def check_preset(models: Sequence[Model], preset: str | None) -> None:
                                 f"{', '.join(m.id for m in lacking)} ({shown}); choose a preset both models define")
 
 
-def evaluate_masked(model: Model, quantity: str, preset: str | None, values: Mapping[str, Any]) -> tuple[np.ndarray, int]:
-    """Evaluate over arrays; points outside an equation's ``valid_when`` domain become NaN.
-
-    The whole grid is evaluated at once. When some points fall outside a domain (a
-    DomainError), the ``valid_when`` conditions are evaluated over the whole grid too, as one
-    mask, and the quantity once more without the domain checks: the same values and the same
-    count as evaluating every point on its own, in two array evaluations.
+def model_sweep(model: Model, quantity: str, preset: str | None, values: Mapping[str, Any],
+                over: Sequence[tuple[str, np.ndarray, Model]]) -> tuple[np.ndarray, int]:
+    """``quantity`` of ``model`` over the grid of ``over`` (name, values in the declared unit of the
+    owning model, owner), by :func:`symgpu.sweep.run.sweep` over the axes ``model`` declares; constant
+    along the others. Points outside a ``valid_when`` domain are NaN and counted over the whole grid.
 
     Returns:
-        (values in the quantity's declared unit, number of points outside the domain)
+        (values in the quantity's declared unit, shaped as the grid; points outside the domain)
     """
-    arrays = {k: v for k, v in values.items() if np.ndim(getattr(v, "magnitude", v))}
-    shape = np.broadcast_shapes(*[np.shape(getattr(v, "magnitude", v)) for v in arrays.values()]) if arrays else ()
-    flat = {k: np.broadcast_to(getattr(v, "magnitude", v), shape).ravel() for k, v in arrays.items()}
-    given: dict[str, Any] = {k: v for k, v in values.items() if k not in arrays}
-    for k, v in flat.items():
-        given[k] = units.registry().Quantity(v, arrays[k].units) if isinstance(arrays[k], pint.Quantity) else v
-    size = int(np.prod(shape)) if shape else 1
-    try:
-        result = evaluator.evaluate(model, quantity, preset=preset, values=given)
-        out = np.array(np.broadcast_to(np.asarray(result.magnitude, dtype=float), (size,)))
-        invalid = 0
-    except errors.DomainError:
-        inside = evaluator.inside_domain(model, quantity, preset, given, size)
-        result = evaluator.evaluate(model, quantity, preset=preset, values=given, checks=False)
-        out = np.where(inside, np.broadcast_to(np.asarray(result.magnitude, dtype=float), (size,)), np.nan)
-        invalid = int(np.count_nonzero(~inside))
-    return out.reshape(shape) if shape else out, invalid
+    own = [(name, grid, owner) for name, grid, owner in over if name in model.symbols]
+    axes = []
+    for name, grid, owner in own:
+        if owner is not model:  # values in the owner's declared unit, in this model's
+            grid = np.asarray(units.magnitude_in(units.registry().Quantity(grid, owner.units[name]), model.units[name]), dtype=float)
+        axes.append(Axis(name, np.asarray(grid, dtype=float), f"{name}=..."))
+    result = run_sweep(model, quantity, grid=Grid(tuple(axes)), preset=preset, values=values, regime_of="")
+    shape = tuple(len(grid) for _, grid, _ in over)
+    column = np.asarray(result.columns[model.equation_for(quantity).definition.defines], dtype=float)
+    column = column.reshape(tuple(len(grid) for _, grid, _ in own))
+    spread = tuple(i for i, (name, _, _) in enumerate(over) if name not in model.symbols)
+    out = np.broadcast_to(np.expand_dims(column, spread) if spread else column, shape)
+    return np.array(out), result.outside * math.prod(shape[i] for i in spread)
 
 
 def sweep(a: Model, b: Model, quantity: str, *, preset: str | None = None, values: Mapping[str, Any] | None = None,
           over: Sequence[tuple[str, np.ndarray]] = ()) -> Sweep:
-    """Evaluate ``quantity`` of both models over the grid spanned by ``over`` and form B/A.
+    """Evaluate ``quantity`` of both models over the grid spanned by ``over`` and form B/A, each by
+    :func:`symgpu.sweep.run.sweep` (one compiled pass over the axes the model declares).
 
     ``values`` are fixed inputs (numbers in the declared unit, quantities or quantity strings);
     each is passed to the models that declare it. Sweep values are numbers in the declared unit
@@ -139,20 +120,10 @@ def sweep(a: Model, b: Model, quantity: str, *, preset: str | None = None, value
     for name in list(values) + names:
         if name not in a.symbols and name not in b.symbols:
             raise errors.UsageError(f"neither {a.id} nor {b.id} declares '{name}'")
-    grids = np.meshgrid(*[g for _, g in over], indexing="ij") if over else []
-    results = []
-    for model in (a, b):
-        given: dict[str, Any] = {k: v for k, v in values.items() if k in model.symbols}
-        for (name, _), grid in zip(over, grids):
-            if name in model.symbols:
-                owner = a if name in a.symbols else b
-                given[name] = units.registry().Quantity(grid, owner.units[name])
-        out, invalid = evaluate_masked(model, quantity, preset, given)
-        if np.ndim(out) == 0 and grids:
-            out = np.full(grids[0].shape, float(out))
-        results.append((out, invalid))
+    axes = [(name, np.asarray(grid, dtype=float), a if name in a.symbols else b) for name, grid in over]
+    results = [model_sweep(model, quantity, preset, {k: v for k, v in values.items() if k in model.symbols}, axes) for model in (a, b)]
     (va, ia), (vb, ib) = results
-    scale = float(units.registry().Quantity(1, b.units[quantity]).to(a.units[quantity]).magnitude)
+    scale = units.factor(b.units[quantity], a.units[quantity])
     vb = vb * scale
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(va != 0, vb / va, np.nan)

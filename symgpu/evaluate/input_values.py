@@ -134,6 +134,14 @@ def _check_assumptions(model: Model, key: str, array: np.ndarray) -> None:
         )
 
 
+def declared_quantity(model: Model, key: str, value: Any) -> pint.Quantity:
+    """``value`` of symbol ``key`` (quantity text, a quantity, or a number in the declared unit) as a
+    pint quantity in ``key``'s declared unit, unchecked (the form a report's scenario keeps)."""
+    unit = model.units[key]
+    quantity = units.quantity(value, unit) if isinstance(value, str) else value if isinstance(value, pint.Quantity) else units.registry().Quantity(value, unit)
+    return quantity.to(unit)
+
+
 def unit_suffix(model: Model, name: str) -> str:
     text = model.unit_text(name)
     return "" if text in ("1", "") else f" {text}"

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from symgpu import errors, textfiles
+from symgpu import errors, textfiles, units
 from symgpu.evaluate import evaluator
 from symgpu.kernel import occupancy
 from symgpu.kernel import mapping, ncu, resources
@@ -103,7 +103,7 @@ def from_export(kernels: Sequence[resources.KernelResources], launches: Sequence
     for launch in launches[:MAX_LAUNCHES + 1]:
         kernel = resources.select(kernels, launch.kernel.split("(")[0] if len(kernels) > 1 else None)
         dynamic = launch.metrics.get("launch__shared_mem_per_block_dynamic")
-        smem = int(dynamic.to("B").magnitude) if dynamic is not None else dynamic_smem
+        smem = int(units.magnitude_in(dynamic, "B")) if dynamic is not None else dynamic_smem
         out.append(LaunchConfig(launch.index, kernel, threads_of(launch.block_size, launch.origin), smem, launch))
     return _capped(out)
 
@@ -193,7 +193,7 @@ def _predicted(rows: list[LaunchAnswer], configs: Sequence[LaunchConfig], model:
         for name, source in target.symbols:
             magnitude = (evaluator.evaluate(occ, source, preset=cc_preset, values=by_input).magnitude if source in occ.defining
                          else by_input[source])
-            quantity = occupancy.occ_quantity(occ, source, np.asarray(magnitude, dtype=float) * np.ones(len(configs))).to(model.units[name])
+            quantity = units.convert(occupancy.occ_quantity(occ, source, np.asarray(magnitude, dtype=float) * np.ones(len(configs))), model.units[name])
             for i in range(len(configs)):
                 if blocks[i] == 0:
                     notes[i] = notes[i] or f"the block cannot launch on {cc_preset}"
@@ -227,7 +227,7 @@ def _predicted(rows: list[LaunchAnswer], configs: Sequence[LaunchConfig], model:
 
 def _stack(quantities: list[Any], unit: Any) -> Any:
     first = quantities[0]
-    return first.__class__(np.array([float(q.to(unit).magnitude) for q in quantities]), unit)
+    return first.__class__(np.array([float(units.magnitude_in(q, unit)) for q in quantities]), unit)
 
 
 def _with(row: LaunchAnswer, **changes: Any) -> LaunchAnswer:

@@ -274,13 +274,13 @@ def _given(mapping: MetricMapping, launch: ncu.Launch) -> tuple[dict[sympy.Symbo
             continue
         quantity = launch.metrics[metric.name]
         try:
-            given[sympy.Symbol(metric.alias)] = float(quantity.to(metric.unit).to_base_units().magnitude)
+            given[sympy.Symbol(metric.alias)] = float(units.in_base_units(units.convert(quantity, metric.unit)).magnitude)
         except pint.DimensionalityError:
             raise errors.UsageError(f"{launch.origin}: metric {metric.name!r} is in {quantity.units:~}, "
                                     f"but {mapping.path} reads it as {metric.unit}") from None
         shown[metric.alias] = quantity
     for alias, quantity in mapping.constants.items():
-        given[sympy.Symbol(alias)] = float(quantity.to_base_units().magnitude)
+        given[sympy.Symbol(alias)] = float(units.in_base_units(quantity).magnitude)
     return given, shown
 
 
@@ -334,7 +334,7 @@ def compare(mapping: MetricMapping, launch: ncu.Launch, prediction: pint.Quantit
     """
     given, shown = _given(mapping, launch)
     if mapping.prediction:
-        given[sympy.Symbol(mapping.prediction)] = float(prediction.to_base_units().magnitude)
+        given[sympy.Symbol(mapping.prediction)] = float(units.in_base_units(prediction).magnitude)
     out = []
     for c in mapping.comparisons:
         unit = units.unit(c.unit)

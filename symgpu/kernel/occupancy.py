@@ -31,9 +31,9 @@ from typing import Any
 import pint
 
 from symgpu import errors, units
-import sympy
 
 from symgpu.evaluate import active, evaluator, input_values
+from symgpu.evaluate.record import Regime, evaluation_record
 from symgpu.model import Model, catalog, schema
 
 OCCUPANCY_MODEL = "occupancy"
@@ -177,15 +177,23 @@ def compute(cc_preset: str | None, threads: Any, regs: Any, smem: Any, *, target
         occ.preset(cc_preset)  # raises UsageError for an unknown compute capability
     inputs = {INPUTS["threads"]: threads, INPUTS["regs"]: regs, INPUTS["smem"]: smem}
     given = {**(extra or {}), **inputs}
-    active_blocks = evaluator.evaluate(occ, "active_blocks_per_SM", preset=cc_preset, values=given)
+    limiters = occ.equation_for("active_blocks_per_SM").limiters
+    defined = tuple(str(term) for _, term in limiters if str(term) in occ.defining)
+    # the launch evaluated once (evaluate.record): every value, and each limit's case by the one rule
+    record = evaluation_record(occ, cc_preset, tuple(given.items()), ("active_blocks_per_SM", *defined, "active_warps_per_SM", "occupancy"))
+
+    def value(name: str) -> pint.Quantity:
+        return units.registry().Quantity(record.value(name), occ.units[name])
+
+    active_blocks = value("active_blocks_per_SM")
     limits: dict[str, pint.Quantity] = {}
     cases: dict[str, str] = {}
     reasons: dict[str, str] = {}
-    for name, term in occ.equation_for("active_blocks_per_SM").limiters:
+    for name, term in limiters:
         symbol = str(term)
         if symbol in occ.defining:
-            limits[name] = evaluator.evaluate(occ, symbol, preset=cc_preset, values=given)
-            cases[name], reasons[name] = applying_case(occ, symbol, cc_preset, given)
+            limits[name] = value(symbol)
+            cases[name], reasons[name] = applying_case(occ, record.regime(symbol))
         else:
             limits[name] = evaluator.evaluate_expression(occ, term, occ.units["active_blocks_per_SM"], preset=cc_preset, values=given)
             cases[name], reasons[name] = "", BLOCK_SLOTS_REASON
@@ -199,8 +207,8 @@ def compute(cc_preset: str | None, threads: Any, regs: Any, smem: Any, *, target
         inputs=inputs,
         limits=limits,
         active_blocks=active_blocks,
-        active_warps=evaluator.evaluate(occ, "active_warps_per_SM", preset=cc_preset, values=given),
-        occupancy=evaluator.evaluate(occ, "occupancy", preset=cc_preset, values=given),
+        active_warps=value("active_warps_per_SM"),
+        occupancy=value("occupancy"),
         limiting=limiting,
         cases=cases,
         reasons=reasons,
@@ -227,20 +235,14 @@ def _unbounded_limits(occ: Any, cases: Mapping[str, str]) -> frozenset[str]:
     return frozenset(out)
 
 
-def applying_case(occ: Any, quantity: str, preset: str | None, values: Mapping[str, Any]) -> tuple[str, str]:
-    """The id and note of the case of ``quantity``'s equation that holds at ``values`` ("", "" without cases).
-
-    Conditions on intermediate quantities are expanded to the inputs first, so the check is the
-    model's own condition evaluated at the launch.
-    """
-    equation = occ.equation_for(quantity)
-    for case in equation.cases:
-        if case.condition is sympy.true:
-            return case.id, case.note
-        defined = {s: occ.expression(s.name) for s in case.condition.free_symbols if s.name in occ.defining}
-        if active.condition_holds(occ, case.condition.xreplace(defined), preset, values)[0]:
-            return case.id, case.note
-    return "", ""
+def applying_case(occ: Any, regime: Regime | None) -> tuple[str, str]:
+    """The id and note of the case that applies in a limit's regime (the launch's evaluation record:
+    the first case whose condition holds, by :mod:`symgpu.evaluate.active`'s rule); ("", "") for a
+    limit without cases."""
+    if regime is None or regime.kind != "piecewise" or regime.active is None:
+        return "", ""
+    name = regime.active.name
+    return name, next(case.note for case in occ.equation_for(regime.quantity).cases if case.id == name)
 
 
 def explain(result: OccupancyResult, width: int = 150) -> list[str]:
@@ -293,7 +295,7 @@ def occupancy_chain(target_model: Any, cc_preset_or_target_preset: str, threads:
         else:  # an input of the occupancy model (threads_per_block): the launch's own value
             quantity = occ_quantity(occ, source, input_values.to_magnitude(occ, source, result.inputs[source]))
         try:
-            values[target_symbol] = quantity.to(model.units[target_symbol])
+            values[target_symbol] = units.convert(quantity, model.units[target_symbol])
         except pint.DimensionalityError:
             raise errors.UsageError(
                 f"occupancy: {source} ({occ.unit_text(source)}) cannot feed {model.id}.{target_symbol} ({model.unit_text(target_symbol)}); fix [occupancy.symbols] in {model.path}"
@@ -354,7 +356,7 @@ def parse_spec(text: str) -> dict[str, float]:
             raise errors.UsageError(f"--occupancy: '{key}' given twice")
         try:
             if key == "smem":
-                value = float(units.quantity(raw, units.unit("B")).to("B").magnitude)
+                value = float(units.magnitude_in(units.quantity(raw, units.unit("B")), "B"))
             else:
                 value = float(raw)
         except (ValueError, pint.DimensionalityError, pint.errors.PintError) as exc:

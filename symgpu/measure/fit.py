@@ -178,7 +178,7 @@ def model_inputs(model: Model, quantity: str, data: measured.MeasuredData, *, pr
                 f"{units.format_dimension(col.unit.dimensionality)}, but {model.id}.{symbol} is "
                 f"{units.format_dimension(declared.dimensionality)} (declared unit {model.unit_text(symbol)}); "
                 f"give the column in {model.unit_text(symbol)} or a compatible unit")
-        columns[symbol] = np.asarray(col.quantity().to(declared).magnitude, dtype=float)
+        columns[symbol] = np.asarray(units.magnitude_in(col.quantity(), declared), dtype=float)
     if quantity not in columns:
         raise errors.UsageError(f"{data.path}: no column '{target}' holds the measured quantity "
                                 f"(columns: {', '.join(data.names)}); head it '{target} [{model.unit_text(quantity)}]'")

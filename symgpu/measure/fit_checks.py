@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-from symgpu import errors
+from symgpu import errors, units
 from symgpu.evaluate import compiler, input_values
 from symgpu.model import Model
 
@@ -182,7 +182,7 @@ def _largest(model: Model, params: Sequence[str], sources: Mapping[str, np.ndarr
         for column, values in sources.items():
             if model.units[column].dimensionality != unit.dimensionality or not np.size(values):
                 continue
-            factor = float((1.0 * model.units[column]).to(unit).magnitude)
+            factor = units.factor(model.units[column], unit)
             top = float(np.max(np.abs(values))) * factor
             if top > 0 and top > tops.get(i, (0.0, ""))[0]:
                 tops[i] = (top, column)

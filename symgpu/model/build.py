@@ -13,7 +13,7 @@ from symgpu.units import dimensions
 from symgpu.model import expressions, substitution
 from symgpu.model import schema
 from symgpu.model.checks import ModelChecks
-from symgpu.model.records import Case, Equation
+from symgpu.model.records import Case, Equation, ValidationInputs
 
 
 class Model(ModelChecks):
@@ -259,6 +259,20 @@ class Model(ModelChecks):
                 raise errors.UsageError(f"{self.id}: unknown preset '{part}' (presets: {', '.join(self.presets) or 'none'})")
             values.update(self.presets[part])
         return values
+
+    def validation_case(self, case: schema.ValidationCase) -> ValidationInputs:
+        """``case`` with its values read (:class:`~symgpu.model.records.ValidationInputs`): the record
+        built when the model was, for one of its own cases (with ``case``'s tolerances and notes);
+        read now for any other case.
+
+        Raises:
+            errors.ModelFileError: a value of a case the model does not hold cannot be read.
+        """
+        kept = self.validation_inputs.get(case.id)
+        if kept is not None and (kept.case.preset, kept.case.inputs, kept.case.expect, kept.case.derivation) == (
+                case.preset, case.inputs, case.expect, case.derivation):
+            return kept if kept.case == case else ValidationInputs(case, kept.inputs, kept.expect)
+        return self.read_case(case)
 
     def dimension_of(self, expr: sympy.Basic) -> Any:
         """Dimension of any expression in this model's symbols (free literals count as pure numbers).

@@ -14,7 +14,7 @@ import sympy
 from symgpu import errors, units
 from symgpu.memo import memoised
 from symgpu.model import schema, value_domain
-from symgpu.model.records import Equation
+from symgpu.model.records import Equation, ValidationInputs
 from symgpu.units import dimensions
 
 
@@ -44,6 +44,7 @@ class ModelChecks:
     units: dict[str, pint.Unit]
     equations: dict[str, Equation]
     presets: dict[str, dict[str, pint.Quantity]]
+    validation_inputs: dict[str, ValidationInputs]
     _dims: dict[sympy.Symbol, Any]
 
     def fail(self, where: str, problem: str, hint: str = "", kind: type[errors.ModelFileError] = errors.ModelFileError) -> errors.ModelFileError:
@@ -117,7 +118,7 @@ class ModelChecks:
         if problem:
             raise self.fail(where, problem, f"give a finite value in {self.unit_text(name)} that meets the declared assumptions")
         try:
-            return value.to(unit)
+            return units.convert(value, unit)
         except pint.DimensionalityError:
             raise self.fail(
                 where,
@@ -148,32 +149,38 @@ class ModelChecks:
             resolve(preset.id, ())
 
     def _check_validation(self) -> None:
-        for case in self.definition.validation:
-            where = f"validation {case.id}"
-            for part in case.preset.split("+") if case.preset else ():
-                if part.strip() not in self.presets:
-                    raise self.fail(f"{where}.preset", f"unknown preset '{part.strip()}'" + (f" in '{case.preset}'" if "+" in case.preset else ""),
-                                    f"presets: {', '.join(self.presets) or 'none'}; combine a GPU and a workload with '+'")
-            for name, text in case.inputs:
-                self._read_value(text, name, f"{where}.inputs.{name}")
-            if case.derivation:
-                if case.derivation not in {r.id for r in self.definition.derivations}:
-                    raise self.fail(f"{where}.derivation", f"unknown derivation '{case.derivation}'",
-                                    f"derivations: {', '.join(r.id for r in self.definition.derivations) or 'none'}")
-                for name, text in case.expect:
-                    if name not in ("result", "location"):
-                        raise self.fail(f"{where}.expect.{name}", f"a case on a derivation checks 'result' or 'location', not '{name}'")
-                    try:
-                        units.quantity(text)
-                    except ValueError as exc:
-                        raise self.fail(f"{where}.expect.{name}", str(exc)) from None
-                continue
+        self.validation_inputs = {case.id: self.read_case(case) for case in self.definition.validation}
+
+    def read_case(self, case: schema.ValidationCase) -> ValidationInputs:
+        """Check a validation case and read its values (:class:`ValidationInputs`)."""
+        where = f"validation {case.id}"
+        for part in case.preset.split("+") if case.preset else ():
+            if part.strip() not in self.presets:
+                raise self.fail(f"{where}.preset", f"unknown preset '{part.strip()}'" + (f" in '{case.preset}'" if "+" in case.preset else ""),
+                                f"presets: {', '.join(self.presets) or 'none'}; combine a GPU and a workload with '+'")
+        inputs = tuple((name, self._read_value(text, name, f"{where}.inputs.{name}")) for name, text in case.inputs)
+        expect: list[tuple[str, pint.Quantity | None]] = []
+        if case.derivation:
+            if case.derivation not in {r.id for r in self.definition.derivations}:
+                raise self.fail(f"{where}.derivation", f"unknown derivation '{case.derivation}'",
+                                f"derivations: {', '.join(r.id for r in self.definition.derivations) or 'none'}")
             for name, text in case.expect:
-                if str(text).strip().lower() == schema.DOMAIN_ERROR:
-                    if name not in self.symbols:
-                        raise self.fail(f"{where}.expect.{name}", f"unknown symbol '{name}'")
-                    continue
-                self._read_value(text, name, f"{where}.expect.{name}")
+                if name not in ("result", "location"):
+                    raise self.fail(f"{where}.expect.{name}", f"a case on a derivation checks 'result' or 'location', not '{name}'")
+                try:
+                    expect.append((name, units.quantity(text)))
+                except ValueError as exc:
+                    raise self.fail(f"{where}.expect.{name}", str(exc)) from None
+            return ValidationInputs(case, inputs, tuple(expect))
+        for name, text in case.expect:
+            if str(text).strip().lower() == schema.DOMAIN_ERROR:
+                if name not in self.symbols:
+                    raise self.fail(f"{where}.expect.{name}", f"unknown symbol '{name}'")
+                expect.append((name, None))
+                continue
+            self._read_value(text, name, f"{where}.expect.{name}")
+            expect.append((name, _quantity(text, self.units[name])))
+        return ValidationInputs(case, inputs, tuple(expect))
 
     def _check_derivations(self) -> None:
         for request in self.definition.derivations:

@@ -128,7 +128,7 @@ class _Checker:
         unit = self.model.units[name]
         try:
             q = units.quantity(str(value), unit)
-            q.to(unit)
+            units.convert(q, unit)
         except ValueError as exc:
             raise self.fail(field, f"{name} = {value!r}: {exc}", f"write a number (in {self.model.unit_text(name)}) or a quantity such as \"2 {self.model.unit_text(name)}\"") from None
         except Exception:  # pint.DimensionalityError

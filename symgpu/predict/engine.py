@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from symgpu import api
+from symgpu import api, units
 from symgpu.evaluate import evaluator, input_values
 from symgpu.predict.mapping import Assignment, assign
 from symgpu.predict.rows import KernelRow
@@ -80,7 +80,7 @@ def group_predictions(model_id: str, gpu: str, members: Sequence[Assignment], gi
     preset = f"{gpu}+{EFFICIENCY}"
 
     def value(name: str, unit: str = "us") -> np.ndarray:
-        q = evaluator.evaluate(model, name, preset=preset, values=inputs, checks=False).to(unit).magnitude
+        q = units.magnitude_in(evaluator.evaluate(model, name, preset=preset, values=inputs, checks=False), unit)
         return np.broadcast_to(np.asarray(q, dtype=float), (len(members),))
 
     total = value("t_kernel", "ms")

@@ -22,7 +22,7 @@ from typing import Any
 
 import sympy
 
-from symgpu import api, errors
+from symgpu import api, errors, units
 from symgpu.evaluate import active, evaluator
 from symgpu.model import printing
 from symgpu.predict.engine import EFFICIENCY
@@ -157,7 +157,7 @@ def explain(assignment: Assignment) -> Explanation:
     model = api.load(assignment.model)
     preset = f"{assignment.gpu}+{EFFICIENCY}"
     values = dict(assignment.inputs)
-    latency = float(evaluator.evaluate(model, "t_kernel", preset=preset, values=values, checks=False).to("us").magnitude)
+    latency = float(units.magnitude_in(evaluator.evaluate(model, "t_kernel", preset=preset, values=values, checks=False), "us"))
     return Explanation(
         assignment.model, preset, tuple((n, v, model.unit_text(n)) for n, v in assignment.inputs), latency,
         bindings(model, preset, values), sensitivities(model, preset, values),
@@ -214,7 +214,7 @@ def sensitivities(model: api.Model, preset: str, values: Mapping[str, float]) ->
     steps = {node: sympy.Dummy(f"step{i}", positive=True) for i, node in enumerate(local.atoms(sympy.floor, sympy.ceiling))}
     flat = local.xreplace(steps)
     back = {d: node for node, d in steps.items()}
-    t = float(evaluator.evaluate(model, "t_kernel", preset=preset, values=values, checks=False).to("us").magnitude)
+    t = float(units.magnitude_in(evaluator.evaluate(model, "t_kernel", preset=preset, values=values, checks=False), "us"))
     out = []
     for symbol in sorted(model.expression("t_kernel").free_symbols, key=lambda s: s.name):
         name = symbol.name
@@ -238,7 +238,7 @@ def finite_difference(model: api.Model, preset: str, values: Mapping[str, float]
     logs = []
     for factor in (1 + STEP, 1 - STEP):
         moved = {**values, name: x * factor}
-        logs.append(math.log(float(evaluator.evaluate(model, "t_kernel", preset=preset, values=moved, checks=False).to("us").magnitude)))
+        logs.append(math.log(float(units.magnitude_in(evaluator.evaluate(model, "t_kernel", preset=preset, values=moved, checks=False), "us"))))
     return (logs[0] - logs[1]) / (math.log1p(STEP) - math.log1p(-STEP))
 
 

@@ -8,9 +8,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy
-from symgpu import errors, units
+from symgpu import errors
 from symgpu.memo import Memo
-from symgpu.evaluate import active, scaling
+from symgpu.evaluate import active, input_values, scaling
 from symgpu.numbers import number_text, round_sig
 from symgpu.report.scenarios import magnitude, scrub
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ class _Values:
         given = [(name, text) for name, text in spec.bind if text not in model.defining]
         if spec.series and series_value is not None:
             given.append((spec.series[0], series_value))
-        extra = tuple((name, units.quantity(text, model.units[name]).to(model.units[name])) for name, text in given)
+        extra = tuple((name, input_values.declared_quantity(model, name, text)) for name, text in given)
         self.scenario = dataclasses.replace(spec.scenario, inputs=spec.scenario.inputs + extra) if extra else spec.scenario
         for name, quantity in extra:
             self.bound[name] = float(quantity.magnitude)

@@ -5,17 +5,16 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 import pint
 import sympy
-from symgpu import errors, units
-from symgpu.memo import memoised
 from symgpu.model import loader
 if TYPE_CHECKING:
     from symgpu.model import Model
 from symgpu.numbers import number_text, round_sig
 from symgpu.report import printing
-from symgpu.evaluate import evaluator, input_values
+from symgpu.evaluate.record import EvaluationRecord, evaluation_record
 
 
 def scrub(text: str) -> str:
@@ -75,7 +74,7 @@ def scenarios(model: Model, preset: str) -> list[Scenario]:
             continue
         if any(name in model.defining for name, _ in case.inputs):
             continue
-        inputs = tuple((name, units.quantity(text, model.units[name]).to(model.units[name])) for name, text in case.inputs)
+        inputs = model.validation_case(case).inputs
         key = tuple(sorted((k, f"{v.magnitude!r}") for k, v in inputs))
         if key in seen:
             continue
@@ -89,26 +88,21 @@ def supplied(model: Model, scenario: Scenario) -> set[str]:
     return set(model.constants) | set(model.preset(scenario.preset)) | {k for k, _ in scenario.inputs}
 
 
-@memoised("report.scenarios.magnitudes", 4096)
-def magnitude(model: Model, name: str, scenario: Scenario) -> float:
-    """Value of symbol ``name`` in its declared unit: an input's value, or a quantity evaluated.
+def record(model: Model, scenario: Scenario, names: Sequence[str]) -> EvaluationRecord:
+    """The scenario evaluated once for ``names`` (:func:`symgpu.evaluate.record.evaluation_record`:
+    values in declared units, regimes by the one rule); a missing input is reported with the
+    scenario's label."""
+    return evaluation_record(model, scenario.preset, scenario.inputs, tuple(names), scenario.label)
 
-    NOTE: memoised per (model, symbol, scenario): a report asks for each input once per
-    equation that uses it and for each quantity again when a later equation needs it; models
-    and scenarios are immutable, so the values are merged and converted once.
+
+def magnitude(model: Model, name: str, scenario: Scenario) -> float:
+    """Value of symbol ``name`` in its declared unit: an input's value, or a quantity evaluated
+    (the scenario's record of ``name``).
 
     Raises:
         errors.EvaluationError: a value is missing or outside a domain.
     """
-    inputs = scenario.values()
-    if name in inputs:
-        return float(inputs[name].to(model.units[name]).magnitude)
-    if name in model.defining:
-        return float(evaluator.evaluate(model, name, preset=scenario.preset, values=inputs).to(model.units[name]).magnitude)
-    values = input_values.merge_values(model, scenario.preset, None)
-    if name not in values:
-        raise errors.EvaluationError(f"{model.id}: no value for {name} in {scenario.label}")
-    return float(values[name].to(model.units[name]).magnitude)
+    return record(model, scenario, (name,)).value(name)
 
 
 def headline_quantities(model: Model) -> list[str]:

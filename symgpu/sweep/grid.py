@@ -42,60 +42,61 @@ class Axis:
         return int(self.values.size)
 
 
-def _number(text: str, item: str, what: str) -> float:
+def _number(text: str, item: str, what: str, option: str = "--grid") -> float:
     try:
         value = float(text)
     except ValueError:
-        raise errors.UsageError(f"--grid {item!r}: {what} {text!r} is not a number") from None
+        raise errors.UsageError(f"{option} {item!r}: {what} {text!r} is not a number") from None
     if not math.isfinite(value):
-        raise errors.UsageError(f"--grid {item!r}: {what} must be finite")
+        raise errors.UsageError(f"{option} {item!r}: {what} must be finite")
     return value
 
 
-def parse_axis(text: str) -> Axis:
-    """Parse ``NAME=START:STOP[:STEP|:logN]`` or ``NAME=V1,V2,...`` into an :class:`Axis`.
+def parse_axis(text: str, option: str = "--grid") -> Axis:
+    """Parse ``NAME=START:STOP[:STEP|:logN]`` or ``NAME=V1,V2,...`` into an :class:`Axis`
+    (``option``: the command-line option the text came with, named in errors).
 
     Raises:
         errors.UsageError: malformed text, a non-positive step, an empty or oversized range,
             or a log range whose ends are not positive.
     """
     if len(text) > MAX_TEXT:
-        raise errors.UsageError(f"--grid: an axis text of {len(text)} characters is too long (at most {MAX_TEXT})")
+        raise errors.UsageError(f"{option}: an axis text of {len(text)} characters is too long (at most {MAX_TEXT})")
     name, sep, spec = text.partition("=")
     name, spec = name.strip(), spec.strip()
-    hint = "expected NAME=START:STOP[:STEP], NAME=START:STOP:logN or NAME=V1,V2,..., e.g. --grid n=1:64"
+    hint = f"expected NAME=START:STOP[:STEP], NAME=START:STOP:logN or NAME=V1,V2,..., e.g. {option} n=1:64"
     if not sep or not name.isidentifier() or not spec:
-        raise errors.UsageError(f"--grid {text!r}: {hint}")
+        raise errors.UsageError(f"{option} {text!r}: {hint}")
     if "," in spec or ":" not in spec:
-        values = np.array([_number(part.strip(), text, "value") for part in spec.split(",")], dtype=float)
+        values = np.array([_number(part.strip(), text, "value", option) for part in spec.split(",")], dtype=float)
         if values.size > MAX_AXIS:
-            raise errors.UsageError(f"--grid {text!r}: {values.size} values is too many (at most {MAX_AXIS})")
+            raise errors.UsageError(f"{option} {text!r}: {values.size} values is too many (at most {MAX_AXIS})")
         return Axis(name, values, text)
     parts = spec.split(":")
     if len(parts) not in (2, 3):
-        raise errors.UsageError(f"--grid {text!r}: {hint}")
-    start, stop = _number(parts[0], text, "START"), _number(parts[1], text, "STOP")
+        raise errors.UsageError(f"{option} {text!r}: {hint}")
+    start, stop = _number(parts[0], text, "START", option), _number(parts[1], text, "STOP", option)
     if stop < start:
-        raise errors.UsageError(f"--grid {text!r}: STOP is smaller than START")
+        raise errors.UsageError(f"{option} {text!r}: STOP is smaller than START")
     step_text = parts[2].strip() if len(parts) == 3 else "1"
     if step_text.lower().startswith("log"):
         count_text = step_text[3:]
         if not count_text.isdigit() or int(count_text) < 2:
-            raise errors.UsageError(f"--grid {text!r}: logN needs a whole number N >= 2 of points, e.g. log20")
+            raise errors.UsageError(f"{option} {text!r}: logN needs a whole number N >= 2 of points, e.g. log20")
         count = int(count_text)
         if not start > 0:
-            raise errors.UsageError(f"--grid {text!r}: a log range needs START > 0")
+            raise errors.UsageError(f"{option} {text!r}: a log range needs START > 0")
         if count > MAX_AXIS:
-            raise errors.UsageError(f"--grid {text!r}: {count} points is too many (at most {MAX_AXIS})")
+            raise errors.UsageError(f"{option} {text!r}: {count} points is too many (at most {MAX_AXIS})")
         values = np.logspace(math.log10(start), math.log10(stop), count)
         values[0], values[-1] = start, stop  # the ends exactly as given
         return Axis(name, values, text)
-    step = _number(step_text, text, "STEP")
+    step = _number(step_text, text, "STEP", option)
     if not step > 0:
-        raise errors.UsageError(f"--grid {text!r}: STEP must be a positive number")
+        raise errors.UsageError(f"{option} {text!r}: STEP must be a positive number")
     count = int(math.floor((stop - start) / step + 1e-9)) + 1
     if count > MAX_AXIS:
-        raise errors.UsageError(f"--grid {text!r}: {count} points is too many (at most {MAX_AXIS})")
+        raise errors.UsageError(f"{option} {text!r}: {count} points is too many (at most {MAX_AXIS})")
     return Axis(name, start + step * np.arange(count, dtype=float), text)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pint
 from pint.util import UnitsContainer
@@ -89,6 +89,35 @@ def quantity(text: str | float | int, default_unit: pint.Unit | None = None, *, 
         # NOTE: a bare number reads as a float, as it always did ("16" -> 16.0).
         return ureg.Quantity(float(parsed.magnitude), default_unit)
     return ureg.Quantity(parsed.magnitude, _resolve(parsed, stripped))
+
+
+def convert(value: pint.Quantity, to: Any) -> pint.Quantity:
+    """``value`` in unit ``to``: one of the only places (with ``symgpu.evaluate``) that converts units.
+
+    Raises:
+        pint.DimensionalityError: the dimensions differ.
+    """
+    return value.to(to)
+
+
+def magnitude_in(value: pint.Quantity, to: Any) -> Any:
+    """The magnitude of ``value`` in unit ``to`` (a unit or unit text; a number or an array, as pint gives it)."""
+    return value.to(to).magnitude
+
+
+def factor(source: Any, to: Any) -> float:
+    """How many ``to`` one ``source`` is (``factor("ms", "us") == 1000``)."""
+    return float(registry().Quantity(1, source).to(to).magnitude)
+
+
+def in_base_units(value: pint.Quantity) -> pint.Quantity:
+    """``value`` in the registry's coherent base units."""
+    return cast(pint.Quantity, value.to_base_units())
+
+
+def compact(value: pint.Quantity) -> pint.Quantity:
+    """``value`` in the prefixed unit that shows it most readably (pint's ``to_compact``)."""
+    return cast(pint.Quantity, value.to_compact())
 
 
 def _parse(text: str, what: str) -> grammar.Parsed:
