@@ -17,6 +17,7 @@ from symgpu.derive import regime_split
 from symgpu.derive.derivation import Derivation
 from symgpu.derive import at_point
 from symgpu.derive import extremum_domain
+from symgpu.derive import limits
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 
 if TYPE_CHECKING:
@@ -97,17 +98,24 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
                 extra_conditions = tuple(c for c in inside if not any(signs._same_relation(c, k) for k in candidate.conditions))
                 candidates.append(_Candidate(candidate.location, candidate.value, candidate.origin, candidate.conditions + extra_conditions))
     candidates.extend(extremum_domain.end_candidates(job, expr, var, domain))
+    candidates.extend(extremum_domain.plateau_candidates(job, found, var, domain))
+    ends = extremum_domain.open_ends(job, expr, var, domain, lambda e, p, d: limits._take(job, e, var, p, d, var.name),
+                                     lambda g, p: limits._far_sign(job, g, var, p))
+    extremum_domain.unbounded(job, ends, kind)
     if not candidates:
         raise errors.DerivationError(f"{model.id}: {job.quantity} has no {kind}imum over {var} in closed form "
                                      f"(no critical point or regime boundary qualifies; it may be monotone — try limit)")
     # merge identical candidates
     merged: list[_Candidate] = []
     for cand in candidates:
-        same = next((m for m in merged if sympy.cancel(m.location - cand.location) == 0), None)
+        same = next((m for m in merged if sympy.cancel(m.location - cand.location) == 0
+                     and (m.value == cand.value or sympy.cancel(m.value - cand.value) == 0)), None)
         if same is None:
             merged.append(cand)
-        elif len(cand.conditions) < len(same.conditions):
-            merged[merged.index(same)] = cand
+        else:  # the same point from two pairs of regimes: a candidate where either's conditions hold
+            either = () if not same.conditions or not cand.conditions else \
+                (sympy.Or(sympy.And(*same.conditions), sympy.And(*cand.conditions)),)
+            merged[merged.index(same)] = _Candidate(same.location, same.value, same.origin, either)
     merged.sort(key=lambda c: len(c.conditions))
     job.extra.append(("candidates", [{"origin": c.origin, "location": c.location, "value": c.value,
                                       "when": [sympy.sstr(x) for x in c.conditions]} for c in merged]))
@@ -116,12 +124,12 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         regime_split._check_quiet(job, cand.location, var.name)
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
     if preset is not None or values:  # the candidates that hold here, compared by their numbers
-        best = extremum_domain.best_at(job, merged, kind, preset, values or {}, unit)
+        best = extremum_domain.best_at(job, merged, kind, preset, values or {}, unit, ends)
         location, value = best.location, best.value
         job.step(kind + "imum", sympy.Eq(var, location), f"{best.origin}: the {kind}imum of the candidates that hold at "
                  f"{at_point.where_text(preset, values or {})}")
     else:
-        location, value = extremum_domain.global_choice(job, merged, kind)
+        location, value = extremum_domain.global_choice(job, merged, kind, ends)
         if isinstance(location, sympy.Piecewise):
             job.step(kind + "imum", sympy.Eq(var, location), "each candidate where its conditions hold and no other candidate "
                      f"that holds there is {'larger' if kind == 'max' else 'smaller'}")
