@@ -339,17 +339,11 @@ class _Job:
 
 
 def _dimension_unexpanded(expr: sympy.Basic, dims: Mapping[sympy.Symbol, Any]) -> Any:
-    """Dimension of ``expr``, read from its factored form when the expanded one fails: a
-    bare number such as the 1 in ``Uncoal_per_mw - 1`` takes the dimension of its
-    neighbour, which expanding (``D*Uncoal_per_mw - D``) loses. A Piecewise (limits by case) has the
-    dimension of its branches, each read on its own (0 and infinities have every dimension)."""
-    if isinstance(expr, sympy.Piecewise):
-        found = [_dimension_unexpanded(e, dims) for e, _ in expr.args
-                 if not (e.is_zero or e.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan))]
-        if found and any(f != found[0] for f in found):
-            raise dimensions.Mismatch(expr, f"the cases of {sympy.sstr(expr)} differ in dimension")
-        if found:
-            return found[0]
+    """Dimension of ``expr``, read from its factored form when the expanded one fails: the 1 in ``Uncoal_per_mw - 1`` takes the dimension
+    of its neighbour, which expanding loses; a Piecewise's (limits by case) branch by branch (0 and infinities have every dimension)."""
+    cases = {_dimension_unexpanded(e, dims) for e, _ in (expr.args if isinstance(expr, sympy.Piecewise) else ()) if not e.is_zero and e.is_finite is not False}
+    if len(cases) == 1:  # branches that disagree are refused below, on the whole
+        return cases.pop()
     try:
         return dimensions.settle(dimensions.dimension_of(expr, dims))
     except dimensions.Mismatch as first:
