@@ -61,3 +61,16 @@ def test_a_minimum_location_is_inside_the_declared_range():
     where = float(derive.evaluate_result(model, answer, "h100_stream", which="location", **values).magnitude)
     assert where >= 0
     assert value == pytest.approx(ys.min(), rel=1e-9)
+
+
+def test_a_lower_valid_when_bound_is_an_attained_end_not_an_open_one():
+    # interval_analysis P_K0x is valid for L_F/t_issue <= N <= 2*L_M/t_issue (m2200: 6 <= N <= 800) and falls with N there:
+    # the maximum is at N = 6, not "approached as N -> 0" (outside the domain)
+    model = symgpu.load("interval_analysis")
+    values = {"M": 16.0, "n_X": 19.0}
+    xs = np.linspace(6.0, 800.0, 7941)
+    ys = _scan(model, "P_K0x", "m2200", values, "N", xs)
+    assert int(np.argmax(ys)) == 0
+    answer = model.extremum("P_K0x", over="N", kind="max")
+    assert float(derive.evaluate_result(model, answer, "m2200", **values).magnitude) == pytest.approx(ys[0], rel=1e-9)
+    assert float(derive.evaluate_result(model, answer, "m2200", which="location", **values).magnitude) == pytest.approx(6.0)

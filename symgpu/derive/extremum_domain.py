@@ -135,6 +135,10 @@ def _bounded(job: jobs._Job, domain: Sequence[sympy.Basic], var: sympy.Symbol, f
         below = isinstance(condition, (sympy.LessThan, sympy.StrictLessThan))
         if sign is not None and (sign == 1 if below else sign == -1):
             return True
+        # N >= L_F/t_issue with L_F >= 0 as N -> 0: a bound, or at L_F = 0 an attained end at 0 (a candidate of its own)
+        assert job.ctx is not None
+        if not gap.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan) and gap != 0 and job.ctx.nonnegative(gap if below else -gap):
+            return True
     return False
 
 
