@@ -100,7 +100,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     candidates.extend(extremum_domain.end_candidates(job, expr, var, domain))
     candidates.extend(extremum_domain.plateau_candidates(job, found, var, domain))
     ends = extremum_domain.open_ends(job, expr, var, domain, lambda e, p, d: limits._take(job, e, var, p, d, var.name),
-                                     lambda g, p: limits._far_sign(job, g, var, p))
+                                     lambda g, p: limits._far_sign(job, g, var, p), found)
     extremum_domain.unbounded(job, ends, kind)
     if not candidates:
         raise errors.DerivationError(f"{model.id}: {job.quantity} has no {kind}imum over {var} in closed form "

@@ -142,8 +142,20 @@ def _bounded(job: jobs._Job, domain: Sequence[sympy.Basic], var: sympy.Symbol, f
     return False
 
 
+def _agreed_limit(regimes: Sequence[Any], var: sympy.Symbol, point: sympy.Expr, direction: str) -> sympy.Expr | None:
+    """The limit every regime's expression has at ``point`` when they all agree (then it does not matter
+    which regime applies there), else ``None``."""
+    found = set()
+    for regime in regimes:
+        try:
+            found.add(sympy.limit(regime.expression, var, point, "+" if direction == "+-" else direction))
+        except (NotImplementedError, ValueError, TypeError, sympy.polys.polyerrors.BasePolynomialError):
+            return None
+    return found.pop() if len(found) == 1 and not any(v.has(sympy.sign, sympy.nan, sympy.zoo) for v in found) else None
+
+
 def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Sequence[sympy.Basic],
-              take: Any, limit_sign: Any) -> list[OpenEnd]:
+              take: Any, limit_sign: Any, regimes: Sequence[Any] = ()) -> list[OpenEnd]:
     """The open ends of the domain and the quantity's limit at each: ``oo`` unless a ``valid_when``
     condition bounds the variable above, and ``0`` from above for a positive variable unless one
     bounds it below. ``take(expr, point, direction)`` is the limit; an end whose limit cannot be
@@ -161,7 +173,9 @@ def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Seque
             value = take(expr, point, direction)
         except (errors.SymgpuError, NotImplementedError, ValueError, TypeError, RecursionError, sympy.polys.polyerrors.BasePolynomialError):
             job.steps[:] = kept
-            continue
+            value = _agreed_limit(regimes, var, point, direction)
+            if value is None:
+                continue
         if value.has(sympy.nan, sympy.zoo):
             job.steps[:] = kept
             continue
