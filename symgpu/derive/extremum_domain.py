@@ -240,12 +240,18 @@ def plateau_candidates(job: jobs._Job, regimes: Sequence[Any], var: sympy.Symbol
         if var in regime.expression.free_symbols:
             continue
         for cond in regime.raw:
+            if cond.h is None and var in cond.relational.free_symbols:  # Eq(x, 0), a staircase: no edge to solve for
+                raise errors.DerivationError(f"{job.model.id}: {regime.name} of {job.quantity} does not depend on {var}, but where "
+                                             f"it holds ({sympy.sstr(cond.relational)}) has no edge in closed form; the extremum "
+                                             "is not decided: try extremum --grid")
             if cond.h is None or var not in cond.h.free_symbols:
                 continue
             try:
                 edges = jobs._solve_for(job, sympy.Eq(cond.h, 0), var, f"the edge of {regime.name}")
-            except errors.DerivationError:
-                continue
+            except errors.DerivationError:  # a plateau whose edge has no closed form: the candidates are incomplete
+                raise errors.DerivationError(f"{job.model.id}: {regime.name} of {job.quantity} does not depend on {var}, but where it "
+                                             f"ends ({sympy.sstr(cond.relational)}) has no closed form in {var}; the extremum "
+                                             "is not decided: try extremum --grid") from None
             for edge in edges:
                 local = job.ctx.copy()
                 # a strict condition's edge belongs to the plateau's closure: the quantity is continuous there
