@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import sympy
@@ -17,17 +16,12 @@ from symgpu.derive import jobs
 from symgpu.derive import regime_split
 from symgpu.derive.derivation import Derivation
 from symgpu.derive import at_point
+from symgpu.derive import extremum_domain
+from symgpu.derive import limits
+from symgpu.derive.extremum_domain import Candidate as _Candidate
 
 if TYPE_CHECKING:
     from symgpu.model import Model
-
-
-@dataclass
-class _Candidate:
-    location: sympy.Expr
-    value: sympy.Expr
-    origin: str
-    conditions: list[sympy.Basic]
 
 
 def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max", *,
@@ -62,6 +56,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             f"(solve with relation = \">=\" and kind = \"max\", or boundary)")
     found = regime_split._regimes(job, expr, var, frozenset(stop_at), record=forms.has_pieces(expr))
     want = 1 if kind == "min" else -1  # sign of the second derivative / slope change
+    domain = extremum_domain.domain_conditions(job, var, stop_at)
     candidates: list[_Candidate] = []
     for regime in found:
         derivative = forms.small_simplify(sympy.diff(regime.expression, var))
@@ -73,8 +68,10 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         for root in roots:
             local = ctx.copy()
             conds = local.tidy_unless_refuted(c.relational.xreplace({var: root}) for c in regime.raw)
-            if any(c is sympy.false for c in conds):
+            inside = extremum_domain.at_location(job, domain, var, root, local)
+            if any(c is sympy.false for c in conds) or inside is None:
                 continue
+            conds.extend(c for c in inside if not any(signs._same_relation(c, k) for k in conds))
             second = forms.small_simplify(sympy.diff(regime.expression, var, 2).xreplace({var: root}))
             s = local.sign(second)
             if s == -want:
@@ -85,7 +82,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             job.step("critical point", sympy.Eq(var, root), f"zero slope; second derivative {sympy.sstr(second)} "
                      + ("proves a " + kind if s == want else "sign kept as a condition"))
             value = ctx.nice(regime.expression.xreplace({var: root}))
-            candidates.append(_Candidate(root, value, f"critical point of {regime.name}", [c for c in conds if c is not sympy.true]))
+            candidates.append(_Candidate(root, value, f"critical point of {regime.name}", tuple(c for c in conds if c is not sympy.true)))
     for ra, rb in itertools.combinations(found, 2):
         difference = ra.expression - rb.expression
         if var not in difference.free_symbols:
@@ -96,39 +93,48 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             continue
         for point in points:
             candidate = _boundary_candidate(job, ra, rb, var, point, want, kind)
-            if candidate is not None:
-                candidates.append(candidate)
+            inside = None if candidate is None else extremum_domain.at_location(job, domain, var, candidate.location)
+            if candidate is not None and inside is not None:
+                extra_conditions = tuple(c for c in inside if not any(signs._same_relation(c, k) for k in candidate.conditions))
+                candidates.append(_Candidate(candidate.location, candidate.value, candidate.origin, candidate.conditions + extra_conditions))
+    candidates.extend(extremum_domain.end_candidates(job, expr, var, domain))
+    candidates.extend(extremum_domain.plateau_candidates(job, found, var, domain))
+    ends = extremum_domain.open_ends(job, expr, var, domain, lambda e, p, d: limits._take(job, e, var, p, d, var.name),
+                                     lambda g, p: limits._far_sign(job, g, var, p), found)
+    extremum_domain.unbounded(job, ends, kind)
     if not candidates:
         raise errors.DerivationError(f"{model.id}: {job.quantity} has no {kind}imum over {var} in closed form "
                                      f"(no critical point or regime boundary qualifies; it may be monotone — try limit)")
     # merge identical candidates
     merged: list[_Candidate] = []
     for cand in candidates:
-        same = next((m for m in merged if sympy.cancel(m.location - cand.location) == 0), None)
+        same = next((m for m in merged if sympy.cancel(m.location - cand.location) == 0
+                     and (m.value == cand.value or sympy.cancel(m.value - cand.value) == 0)), None)
         if same is None:
             merged.append(cand)
-        elif len(cand.conditions) < len(same.conditions):
-            merged[merged.index(same)] = cand
+        else:  # the same point from two pairs of regimes: a candidate where either's conditions hold
+            either = () if not same.conditions or not cand.conditions else \
+                (sympy.Or(sympy.And(*same.conditions), sympy.And(*cand.conditions)),)
+            merged[merged.index(same)] = _Candidate(same.location, same.value, same.origin, either)
     merged.sort(key=lambda c: len(c.conditions))
     job.extra.append(("candidates", [{"origin": c.origin, "location": c.location, "value": c.value,
                                       "when": [sympy.sstr(x) for x in c.conditions]} for c in merged]))
     for cand in merged:
         job.check_unit(cand.value, job.quantity, f"{kind}imum value") if job.quantity in model.symbols else None
         regime_split._check_quiet(job, cand.location, var.name)
-    unconditional = [c for c in merged if not c.conditions]
-    if len(merged) == 1 or len(unconditional) == 1:
-        best = unconditional[0] if unconditional else merged[0]
-        location, value = best.location, best.value
-        if best.conditions:
-            job.extra.append(("valid_when", [sympy.sstr(c) for c in best.conditions]))
-        job.step(kind + "imum", sympy.Eq(var, location), best.origin + (" valid when " + ", ".join(map(sympy.sstr, best.conditions)) if best.conditions else ""))
-    else:
-        location = sympy.Piecewise(*[(c.location, sympy.And(*c.conditions) if c.conditions else sympy.true) for c in merged])
-        value = sympy.Piecewise(*[(c.value, sympy.And(*c.conditions) if c.conditions else sympy.true) for c in merged])
-        job.step(kind + "imum", sympy.Eq(var, location), "the form that applies depends on conditions the assumptions do not decide")
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
-    if (preset is not None or values) and isinstance(location, sympy.Piecewise):
-        at_point.select_branch(job, location, preset, values or {}, [c.origin for c in merged])
+    if preset is not None or values:  # the candidates that hold here, compared by their numbers
+        best = extremum_domain.best_at(job, merged, kind, preset, values or {}, unit, ends)
+        location, value = best.location, best.value
+        job.step(kind + "imum", sympy.Eq(var, location), f"{best.origin}: the {kind}imum of the candidates that hold at "
+                 f"{at_point.where_text(preset, values or {})}")
+    else:
+        location, value = extremum_domain.global_choice(job, merged, kind, ends)
+        if isinstance(location, sympy.Piecewise):
+            job.step(kind + "imum", sympy.Eq(var, location), "each candidate where its conditions hold and no other candidate "
+                     f"that holds there is {'larger' if kind == 'max' else 'smaller'}")
+        else:
+            job.step(kind + "imum", sympy.Eq(var, location), merged[0].origin)
     if preset is not None or values:
         for key, expr_, unit_ in (("value_at", value, unit), ("location_at", location, model.unit_text(var.name))):
             number = results._evaluate(model, expr_, preset, values or {}, unit_)
@@ -202,4 +208,4 @@ def _boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_spli
     job.step("cusp", sympy.Eq(var, point),
              f"{left.name} (slope {sympy.sstr(slope_left)}) meets {right.name} (slope {sympy.sstr(slope_right)}): "
              f"a {kind} at the regime boundary, not a zero of the derivative" + (" when " + ", ".join(map(sympy.sstr, final)) if final else ""))
-    return _Candidate(job.ctx.nice(point), value, f"boundary {left.name}|{right.name}", final)
+    return _Candidate(job.ctx.nice(point), value, f"boundary {left.name}|{right.name}", tuple(final))

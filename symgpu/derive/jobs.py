@@ -339,9 +339,11 @@ class _Job:
 
 
 def _dimension_unexpanded(expr: sympy.Basic, dims: Mapping[sympy.Symbol, Any]) -> Any:
-    """Dimension of ``expr``, read from its factored form when the expanded one fails: a
-    bare number such as the 1 in ``Uncoal_per_mw - 1`` takes the dimension of its
-    neighbour, which expanding (``D*Uncoal_per_mw - D``) loses."""
+    """Dimension of ``expr``, read from its factored form when the expanded one fails: the 1 in ``Uncoal_per_mw - 1`` takes the dimension
+    of its neighbour, which expanding loses; a Piecewise's (limits by case) branch by branch (0 and infinities have every dimension)."""
+    cases = {_dimension_unexpanded(e, dims) for e, _ in (expr.args if isinstance(expr, sympy.Piecewise) else ()) if not e.is_zero and e.is_finite is not False}
+    if len(cases) == 1:  # branches that disagree are refused below, on the whole
+        return cases.pop()
     try:
         return dimensions.settle(dimensions.dimension_of(expr, dims))
     except dimensions.Mismatch as first:

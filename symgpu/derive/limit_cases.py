@@ -138,3 +138,117 @@ def split_undecided(job: jobs._Job, value: sympy.Expr, expr: sympy.Expr, point: 
     result = sympy.Piecewise(*branches, (positive, True))
     job.step("cases", result, "the limit where each case holds")
     return result
+
+
+def _solved_zero(job: jobs._Job, factor: sympy.Expr, variable: sympy.Symbol) -> dict[sympy.Symbol, sympy.Expr] | None:
+    """``factor = 0`` solved for one of its symbols (not ``variable``) in which it is linear, as
+    a substitution; ``None`` when it is linear in none."""
+    for symbol in sorted(factor.free_symbols - {variable}, key=str):
+        try:
+            poly = sympy.Poly(factor, symbol) if factor.is_polynomial(symbol) else None
+        except sympy.PolynomialError:
+            poly = None
+        if poly is None or poly.degree() != 1:
+            continue
+        slope, rest = poly.all_coeffs()
+        assert job.ctx is not None
+        if job.ctx.sign(slope) not in (1, -1):
+            continue
+        return {symbol: sympy.cancel(-rest / slope)}
+    return None
+
+
+def split_signed(job: jobs._Job, value: sympy.Expr, expr: sympy.Expr, point: sympy.Expr, variable: sympy.Symbol,
+                 take: Take) -> sympy.Expr:
+    """``value`` (a limit of ``expr``) with a ``sign(g)`` of a ``g`` of unknown sign (``oo*sign(u - 1)``)
+    split into cases: ``g > 0``, ``g < 0``, and for each factor of ``g`` not proved nonzero, the limit
+    of ``expr`` where that factor is 0 (solved for a symbol it is linear in and put in: a 0*oo is
+    no answer); a Piecewise of the cases.
+
+    Raises:
+        errors.DerivationError: several signs are undecided, or a factor of ``g`` cannot be solved for 0.
+    """
+    assert job.ctx is not None
+    undecided = sorted((a for a in value.atoms(sympy.sign) if job.ctx.sign(a.args[0]) not in (1, -1)),
+                       key=sympy.default_sort_key)
+    if not undecided:
+        return value
+    g = undecided[0].args[0]
+    if len(undecided) > 1 or variable in g.free_symbols:
+        raise errors.DerivationError(f"{job.model.id}: the limit of {job.quantity} is {sympy.sstr(value)}: its value depends on "
+                                     "the signs of several inputs; give values (--set) or --substitute/--assume that decide them")
+    above = value.xreplace({undecided[0]: sympy.Integer(1)})
+    below = value.xreplace({undecided[0]: sympy.Integer(-1)})
+    job.step("case", sympy.Tuple(above, below), f"where {sympy.sstr(g)} > 0: sign = 1; where {sympy.sstr(g)} < 0: sign = -1")
+    try:  # g is 0 where a factor of its numerator is
+        factors = [f for f, _ in sympy.factor_list(sympy.numer(sympy.together(g)))[1] if job.ctx.sign(f) not in (1, -1)] or [g]
+    except sympy.PolynomialError:
+        factors = [g]
+    zero_branches: list[tuple[sympy.Expr, sympy.Basic]] = []
+    for factor in factors:
+        mapping = _solved_zero(job, factor, variable)
+        if mapping is None:
+            raise errors.DerivationError(f"{job.model.id}: the limit of {job.quantity} is {sympy.sstr(value)}, undefined where "
+                                         f"{sympy.sstr(factor)} = 0; give values (--set) or --substitute/--assume that decide it")
+        (symbol, solution), = mapping.items()
+        job.step("case", sympy.Eq(symbol, solution), f"where {sympy.sstr(factor)} = 0: the limit of the expression with "
+                 f"{symbol} = {sympy.sstr(solution)} (a 0*oo is no answer)")
+        inner = take(job, _put_zeros(job, expr, mapping, "the case"), point.xreplace(mapping))
+        zero_branches.append((inner, sympy.Eq(factor, 0)))
+    last_value, _ = zero_branches[-1]
+    result = sympy.Piecewise((above, sympy.StrictGreaterThan(g, 0)), (below, sympy.StrictLessThan(g, 0)),
+                             *zero_branches[:-1], (last_value, True))
+    job.step("cases", result, "the limit where each case holds")
+    return result
+
+
+def split_zero_inputs(job: jobs._Job, value: sympy.Expr, expr: sympy.Expr, point: sympy.Expr, variable: sympy.Symbol,
+                      take: Take) -> sympy.Expr:
+    """``value`` (a limit of ``expr`` taken for positive inputs) with a case for each declared-nonnegative
+    input whose 0 changes the limit: ``C*a/(C + U) -> a`` as ``C -> 0`` for ``U > 0``, but the
+    expression is ``a`` for every ``C`` at ``U = 0``. The limit with the input put in as 0 is
+    compared with ``value`` at 0; where they differ, a Piecewise case ``Eq(input, 0)`` is added."""
+    cases: list[tuple[sympy.Expr, sympy.Basic]] = []
+    for symbol in sorted(expr.free_symbols - {variable} - point.free_symbols, key=str):
+        if not _nonnegative_only(job.model, symbol):
+            continue
+        kept = list(job.steps)
+        zero = {symbol: sympy.Integer(0)}
+        try:
+            at_zero = take(job, one_sided.substitute(expr, zero), point)
+        except (errors.SymgpuError, NotImplementedError, ValueError, TypeError):
+            job.steps[:] = kept
+            continue
+        naive = value.xreplace(zero)
+        same = not naive.has(sympy.nan, sympy.zoo) and sympy.simplify(naive - at_zero) == 0 \
+            if not (naive.has(sympy.oo, -sympy.oo) or at_zero.has(sympy.oo, -sympy.oo)) else naive == at_zero
+        if same:
+            job.steps[:] = kept
+            continue
+        job.step("case", sympy.Eq(symbol, 0), f"where {symbol} = 0 (the end of its declared-nonnegative range) the limit "
+                 f"is {sympy.sstr(at_zero)}, not the limit for {symbol} > 0 put at 0 ({sympy.sstr(naive)})")
+        cases.append((at_zero, sympy.Eq(symbol, 0)))
+    if not cases:
+        return value
+    result = sympy.Piecewise(*cases, (value, True))
+    job.step("cases", result, "the limit where each case holds")
+    return result
+
+
+def retake_cancelled(job: jobs._Job, value: sympy.Expr, expr: sympy.Expr, point: sympy.Expr, take: Take) -> sympy.Expr:
+    """``value``, or where it is ``oo*sign(g)`` with a ``g`` that expands to 0 (SymPy's leading term of an
+    unexpanded form that cancels: ``D*(u - 1) - D*u + D``), the limit taken again on the expanded expression.
+
+    Raises:
+        errors.DerivationError: the expression is already expanded.
+    """
+    cancelled = [a for a in value.atoms(sympy.sign) if sympy.expand(a.args[0]) == 0]
+    if not cancelled:
+        return value
+    expanded = sympy.expand(expr)
+    if expanded == expr:
+        raise errors.DerivationError(f"{job.model.id}: the limit of {job.quantity} is {sympy.sstr(value)}, with the sign of an "
+                                     "expression that is 0; give values (--set) that decide it")
+    job.step("expand", expanded, f"the sign's argument {sympy.sstr(cancelled[0].args[0])} is 0: the limit is taken again on "
+             "the expanded form")
+    return take(job, expanded, point)

@@ -347,7 +347,10 @@ def _take(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.E
         reason = str(exc) if len(str(exc)) <= 90 else str(exc)[:89] + "…"
         raise errors.DerivationError(f"{model.id}: SymPy cannot take the limit of {job.quantity} as {var} -> {point}: {reason}{hint}") from None
     job.step("limit", value, f"limit as {var} -> {sympy.sstr(point)}" + side_text + how)
-    return limit_cases.split_undecided(job, value, expr, point, lambda j, e, p: _take(j, e, symbol, p, direction, var))
+    def again(j: jobs._Job, e: sympy.Expr, p: sympy.Expr) -> sympy.Expr:
+        return _take(j, e, symbol, p, direction, var)
+    value = limit_cases.retake_cancelled(job, value, expr, point, again)
+    return limit_cases.split_signed(job, limit_cases.split_undecided(job, value, expr, point, again), expr, point, symbol, again)
 
 
 def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: str | None = None,
@@ -382,6 +385,9 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
             if definition is not None and "nonnegative" in definition.assumptions and "positive" not in definition.assumptions:
                 ctx.add(sympy.StrictGreaterThan(sym, 0), f"{sym} > 0 (the point {sympy.sstr(point)} is finite)")
     value = _take(job, expr, symbol, point, direction, var)
+    if preset is None and not values:  # at given values the zeros are already in (pin_zeros)
+        value = limit_cases.split_zero_inputs(job, value, expr, point, symbol,
+                                              lambda j, e, p: _take(j, e, symbol, p, direction, var))
     value = _drop_dominated(job, value)
     back = ctx.back(forms.nice(value.xreplace(ctx.forward))) if ctx.forward else value
     result = ctx.nice(back)

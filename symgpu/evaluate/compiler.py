@@ -56,8 +56,10 @@ def _lambdify(symbols: Sequence[sympy.Symbol], expr: sympy.Basic, cse: bool = Fa
     with sympy.evaluate(False):
         try:
             return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), cse=cse, **_NO_DOCSTRING)
-        except TypeError:
-            pass  # NOTE: an unevaluated coefficient (-1*oo in a limit) cannot be compared with 0 while printing
+        except (TypeError, RecursionError, AttributeError):
+            # NOTE: an unevaluated coefficient (-1*oo in a limit) cannot be compared with 0 while printing; a relation
+            # between two Piecewise (an extremum's candidates compared) sends SymPy's unevaluated printing into a loop
+            pass
     return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), cse=cse, **_NO_DOCSTRING)
 
 

@@ -1,0 +1,337 @@
+"""Where an extremum may lie, and which candidate is the global one.
+
+A maximum of a continuous piecewise-smooth function over an interval is attained at an interior
+critical point, at a cusp where regimes meet, or at an attained end of the interval. The interval
+is the variable's declared range (``0`` is an attained end of a nonnegative variable) cut by every
+``valid_when`` condition on the way to the quantity (``W <= W_max`` makes ``W_max`` an end). Each
+candidate holds only where its location lies in that domain; the answer is the candidate whose
+conditions hold and whose value beats every other candidate that holds: decided numerically at
+given values, else a first-match Piecewise whose conditions say so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sympy
+
+from symgpu import errors
+from symgpu.derive import jobs
+from symgpu.evaluate import active, evaluator, one_sided
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A point where the extremum may lie.
+
+    Attributes:
+        location: the variable's value there.
+        value: the quantity's value there.
+        origin: what makes it a candidate (``critical point of md``, ``end W_max``).
+        conditions: where it is a candidate (regime, slope and domain conditions).
+    """
+
+    location: sympy.Expr
+    value: sympy.Expr
+    origin: str
+    conditions: tuple[sympy.Basic, ...]
+
+
+def domain_conditions(job: jobs._Job, var: sympy.Symbol, stop_at: Sequence[str]) -> tuple[sympy.Basic, ...]:
+    """The variable's declared range and every ``valid_when`` condition (expanded to inputs) that
+    depends on it, as relations in ``var``."""
+    model = job.model
+    out: list[sympy.Basic] = []
+    definition = model.symbol_definitions.get(var.name)
+    assumptions = set(definition.assumptions) if definition is not None else set()
+    if "positive" in assumptions:
+        out.append(sympy.StrictGreaterThan(var, 0, evaluate=False))
+    elif "nonnegative" in assumptions:
+        out.append(sympy.GreaterThan(var, 0, evaluate=False))
+    keep = frozenset(stop_at)
+    for equation in model.dependencies(job.quantity, stop_at=keep):
+        for condition in equation.valid_when:
+            expanded = condition.xreplace({s: model.expression(s.name, stop_at=keep) for s in condition.free_symbols
+                                           if s.name in model.defining and s.name not in keep})
+            if var in expanded.free_symbols and isinstance(expanded, sympy.core.relational.Relational):
+                out.append(expanded)
+    return tuple(dict.fromkeys(out))
+
+
+def at_location(job: jobs._Job, domain: Sequence[sympy.Basic], var: sympy.Symbol, location: sympy.Expr,
+                ctx: Any = None) -> list[sympy.Basic] | None:
+    """The domain conditions at ``location`` that the assumptions do not prove (tidied); ``None``
+    when one of them is refuted (the location is outside the domain)."""
+    local = ctx if ctx is not None else job.ctx
+    assert local is not None
+    kept: list[sympy.Basic] = []
+    for condition in domain:
+        placed = condition.xreplace({var: location})
+        verdict = local.decide(placed)
+        if verdict is False:
+            return None
+        if verdict is None:
+            tidy = local.tidy(placed)
+            if tidy is sympy.false:
+                return None
+            if tidy is not sympy.true:
+                kept.append(tidy)
+    return kept
+
+
+def end_candidates(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Sequence[sympy.Basic]) -> list[Candidate]:
+    """The attained ends of the domain: ``0`` of a nonnegative variable, and the edge of each
+    non-strict ``valid_when`` relation, each with the domain conditions that hold there."""
+    ends: list[tuple[sympy.Expr, str]] = []
+    for condition in domain:
+        if not isinstance(condition, (sympy.GreaterThan, sympy.LessThan)):  # a strict end is not attained
+            continue
+        try:
+            roots = jobs._solve_for(job, sympy.Eq(condition.lhs, condition.rhs), var, f"the end of {sympy.sstr(condition)}")
+        except errors.DerivationError:
+            continue
+        ends.extend((r, f"end of the domain {sympy.sstr(condition)}") for r in roots)
+    found: list[Candidate] = []
+    for location, origin in ends:
+        conditions = at_location(job, domain, var, location)
+        if conditions is None:
+            continue
+        try:
+            value = one_sided.substitute(expr, {var: location})
+        except errors.EvaluationError:
+            continue
+        if value.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
+            continue
+        job.step("end point", sympy.Eq(var, location), f"{origin}: the quantity there is a candidate")
+        found.append(Candidate(location, value, origin, tuple(conditions)))
+    return found
+
+
+@dataclass(frozen=True)
+class OpenEnd:
+    """An end of the domain that is approached, not attained (``oo``, or ``0`` of a positive variable).
+
+    Attributes:
+        point: the end (``oo`` or ``0``).
+        value: the quantity's limit there: a candidate beaten by it is no extremum.
+    """
+
+    point: sympy.Expr
+    value: sympy.Expr
+
+
+def _bounded(job: jobs._Job, domain: Sequence[sympy.Basic], var: sympy.Symbol, far: sympy.Expr, limit_sign: Any) -> bool:
+    """Does a domain condition fail as ``var`` goes to ``far`` (``oo``, or ``0`` from above)?"""
+    for condition in domain:
+        if condition.lhs == var and condition.rhs == 0:
+            continue  # the declared range itself
+        try:
+            gap = sympy.limit(condition.lhs - condition.rhs, var, far, "+")
+        except (NotImplementedError, ValueError, TypeError, sympy.polys.polyerrors.BasePolynomialError):
+            continue
+        sign = limit_sign(gap)
+        below = isinstance(condition, (sympy.LessThan, sympy.StrictLessThan))
+        if sign is not None and (sign == 1 if below else sign == -1):
+            return True
+        # N >= L_F/t_issue with L_F >= 0 as N -> 0: a bound, or at L_F = 0 an attained end at 0 (a candidate of its own)
+        assert job.ctx is not None
+        if not gap.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan) and gap != 0 and job.ctx.nonnegative(gap if below else -gap):
+            return True
+    return False
+
+
+def _agreed_limit(regimes: Sequence[Any], var: sympy.Symbol, point: sympy.Expr, direction: str) -> sympy.Expr | None:
+    """The limit every regime's expression has at ``point`` when they all agree (then it does not matter
+    which regime applies there), else ``None``."""
+    found = set()
+    for regime in regimes:
+        try:
+            found.add(sympy.limit(regime.expression, var, point, "+" if direction == "+-" else direction))
+        except (NotImplementedError, ValueError, TypeError, sympy.polys.polyerrors.BasePolynomialError):
+            return None
+    return found.pop() if len(found) == 1 and not any(v.has(sympy.sign, sympy.nan, sympy.zoo) for v in found) else None
+
+
+def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Sequence[sympy.Basic],
+              take: Any, limit_sign: Any, regimes: Sequence[Any] = ()) -> list[OpenEnd]:
+    """The open ends of the domain and the quantity's limit at each: ``oo`` unless a ``valid_when``
+    condition bounds the variable above, and ``0`` from above for a positive variable unless one
+    bounds it below. ``take(expr, point, direction)`` is the limit; an end whose limit cannot be
+    taken is left out (the certificate's scan still covers it)."""
+    definition = job.model.symbol_definitions.get(var.name)
+    assumptions = set(definition.assumptions) if definition is not None else set()
+    ends: list[tuple[sympy.Expr, str]] = [] if _bounded(job, domain, var, sympy.oo, lambda g: limit_sign(g, sympy.oo)) else [(sympy.oo, "+-")]
+    if "positive" in assumptions and not _bounded(job, domain, var, sympy.Integer(0), lambda g: limit_sign(g, sympy.Integer(0))):
+        ends.append((sympy.Integer(0), "+"))
+    ends.extend(_strict_edges(job, domain, var))
+    found: list[OpenEnd] = []
+    for point, direction in ends:
+        kept = list(job.steps)
+        try:
+            value = take(expr, point, direction)
+        except (errors.SymgpuError, NotImplementedError, ValueError, TypeError, RecursionError, sympy.polys.polyerrors.BasePolynomialError):
+            job.steps[:] = kept
+            value = _agreed_limit(regimes, var, point, direction)
+            if value is None:
+                continue
+        if value.has(sympy.nan, sympy.zoo):
+            job.steps[:] = kept
+            continue
+        job.steps[:] = kept
+        job.step("open end", sympy.Eq(sympy.Symbol(f"lim_{var}->{sympy.sstr(point)}"), value),
+                 f"as {var} -> {sympy.sstr(point)} (an end of the domain that is not attained) the quantity tends to "
+                 f"{sympy.sstr(value)}: a candidate it beats is no extremum")
+        found.append(OpenEnd(point, value))
+    return found
+
+
+def _strict_edges(job: jobs._Job, domain: Sequence[sympy.Basic], var: sympy.Symbol) -> list[tuple[sympy.Expr, str]]:
+    """The edges of the strict ``valid_when`` relations (``theta < c``), each with the side the domain lies on."""
+    assert job.ctx is not None
+    edges: list[tuple[sympy.Expr, str]] = []
+    for condition in domain:
+        if not isinstance(condition, (sympy.StrictLessThan, sympy.StrictGreaterThan)) or (condition.lhs == var and condition.rhs == 0):
+            continue
+        h = condition.lhs - condition.rhs
+        try:
+            roots = jobs._solve_for(job, sympy.Eq(h, 0), var, f"the edge of {sympy.sstr(condition)}")
+        except errors.DerivationError:
+            continue
+        for root in roots:
+            slope = job.ctx.sign(sympy.diff(h, var).xreplace({var: root}))
+            if slope not in (1, -1):
+                continue
+            inside_above = (slope == 1) == isinstance(condition, sympy.StrictGreaterThan)
+            edges.append((root, "+" if inside_above else "-"))
+    return edges
+
+
+def unbounded(job: jobs._Job, ends: Sequence[OpenEnd], kind: str) -> None:
+    """Raise where an open end's limit is an infinity in the extremum's direction (no extremum at all).
+
+    Raises:
+        errors.DerivationError: the quantity grows (falls) without bound towards an open end.
+    """
+    beyond = sympy.oo if kind == "max" else -sympy.oo
+    for end in ends:
+        if end.value == beyond:
+            raise errors.DerivationError(f"{job.model.id}: {job.quantity} has no {kind}imum over {job.variable}: it tends to "
+                                         f"{sympy.sstr(beyond)} as {job.variable} -> {sympy.sstr(end.point)}; ask for the limit instead")
+
+
+def _closed(relation: sympy.Basic) -> sympy.Basic:
+    """``a > b`` as ``a >= b`` (``<`` as ``<=``); other relations as they are."""
+    if isinstance(relation, sympy.StrictGreaterThan):
+        return sympy.GreaterThan(relation.lhs, relation.rhs)
+    if isinstance(relation, sympy.StrictLessThan):
+        return sympy.LessThan(relation.lhs, relation.rhs)
+    return relation
+
+
+def plateau_candidates(job: jobs._Job, regimes: Sequence[Any], var: sympy.Symbol, domain: Sequence[sympy.Basic]) -> list[Candidate]:
+    """For each regime whose value does not depend on the variable (a plateau: every point of it is
+    an extremum of its neighbourhood), a candidate at each edge of its conditions (where a condition
+    in the variable is 0), holding where the regime's conditions and the domain hold there."""
+    assert job.ctx is not None
+    found: list[Candidate] = []
+    for regime in regimes:
+        if var in regime.expression.free_symbols:
+            continue
+        for cond in regime.raw:
+            if cond.h is None and var in cond.relational.free_symbols:  # Eq(x, 0), a staircase: no edge to solve for
+                raise errors.DerivationError(f"{job.model.id}: {regime.name} of {job.quantity} does not depend on {var}, but where "
+                                             f"it holds ({sympy.sstr(cond.relational)}) has no edge in closed form; the extremum "
+                                             "is not decided: try extremum --grid")
+            if cond.h is None or var not in cond.h.free_symbols:
+                continue
+            try:
+                edges = jobs._solve_for(job, sympy.Eq(cond.h, 0), var, f"the edge of {regime.name}")
+            except errors.DerivationError:  # a plateau whose edge has no closed form: the candidates are incomplete
+                raise errors.DerivationError(f"{job.model.id}: {regime.name} of {job.quantity} does not depend on {var}, but where it "
+                                             f"ends ({sympy.sstr(cond.relational)}) has no closed form in {var}; the extremum "
+                                             "is not decided: try extremum --grid") from None
+            for edge in edges:
+                local = job.ctx.copy()
+                # a strict condition's edge belongs to the plateau's closure: the quantity is continuous there
+                conditions = local.tidy_unless_refuted(_closed(c.relational).xreplace({var: edge}) for c in regime.raw)
+                inside = at_location(job, domain, var, edge, local)
+                if any(c is sympy.false for c in conditions) or inside is None:
+                    continue
+                kept = tuple(c for c in [*conditions, *inside] if c is not sympy.true)
+                job.step("plateau", sympy.Eq(var, edge), f"{regime.name} does not depend on {var}: its edge "
+                         f"{sympy.sstr(cond.relational)} is a candidate")
+                found.append(Candidate(edge, regime.expression, f"plateau {regime.name}", tuple(dict.fromkeys(kept))))
+    return found
+
+
+def best_at(job: jobs._Job, candidates: Sequence[Candidate], kind: str, preset: str | None,
+            values: Mapping[str, Any], unit: str, ends: Sequence[OpenEnd] = ()) -> Candidate:
+    """The candidate whose conditions hold at the inputs and whose value is the extreme one there.
+
+    Raises:
+        errors.DerivationError: no candidate holds there.
+    """
+    model = job.model
+    scored: list[tuple[float, int, Candidate]] = []
+    for index, candidate in enumerate(candidates):
+        if candidate.conditions and not active.condition_holds(model, sympy.And(*candidate.conditions), preset, values)[0]:
+            continue
+        try:
+            number = float(evaluator.evaluate_expression(model, candidate.value, unit or None, preset=preset, values=values).magnitude)
+        except errors.SymgpuError:
+            continue
+        if number == number:
+            scored.append((number if kind == "min" else -number, index, candidate))
+    if not scored:
+        raise errors.DerivationError(f"{model.id}: no candidate for the {kind}imum of {job.quantity} over {job.variable} holds "
+                                     "at the given values (no critical point, cusp or domain end applies there: the extremum may lie "
+                                     "on a plateau or be approached at an open end); try limit, or extremum --grid")
+    scored.sort(key=lambda t: (t[0], t[1]))
+    for end in ends:
+        try:
+            limit = float(evaluator.evaluate_expression(model, end.value, unit or None, preset=preset, values=values).magnitude)
+        except errors.SymgpuError:
+            continue
+        if (limit if kind == "min" else -limit) < scored[0][0] - 1e-12 * abs(scored[0][0]):
+            raise errors.DerivationError(f"{model.id}: {job.quantity} has no {kind}imum over {job.variable} at the given values: "
+                                         f"it tends to {limit:.6g} as {job.variable} -> {sympy.sstr(end.point)}, beyond every "
+                                         "candidate, without reaching it; ask for the limit instead")
+    return scored[0][2]
+
+
+def global_choice(job: jobs._Job, candidates: Sequence[Candidate], kind: str,
+                  ends: Sequence[OpenEnd] = ()) -> tuple[sympy.Expr, sympy.Expr]:
+    """(location, value): a first-match Piecewise whose branch for each candidate holds where its
+    conditions hold and its value is at least as extreme as every other candidate that holds there."""
+    assert job.ctx is not None
+    branches_at: list[tuple[sympy.Expr, sympy.Basic]] = []
+    branches_value: list[tuple[sympy.Expr, sympy.Basic]] = []
+    for i, mine in enumerate(candidates):
+        parts: list[sympy.Basic] = list(mine.conditions)
+        for j, other in enumerate(candidates):
+            if i == j:
+                continue
+            better = sympy.GreaterThan(mine.value, other.value) if kind == "max" else sympy.LessThan(mine.value, other.value)
+            verdict = job.ctx.decide(better)
+            if verdict is True:
+                continue
+            relation = sympy.false if verdict is False else better
+            parts.append(sympy.Or(sympy.Not(sympy.And(*other.conditions)), relation) if other.conditions else relation)
+        for end in ends:  # not beaten by a value approached at an open end
+            reached = sympy.GreaterThan(mine.value, end.value) if kind == "max" else sympy.LessThan(mine.value, end.value)
+            verdict = job.ctx.decide(reached) if not end.value.has(sympy.Piecewise) else None
+            if verdict is not True:
+                parts.append(sympy.false if verdict is False else reached)
+        condition = sympy.And(*parts)
+        if condition is sympy.false:
+            continue
+        branches_at.append((mine.location, condition))
+        branches_value.append((mine.value, condition))
+    if not branches_at:
+        raise errors.DerivationError(f"{job.model.id}: no candidate for the {kind}imum of {job.quantity} over {job.variable} "
+                                     "can be the global one")
+    if len(branches_at) == 1 and branches_at[0][1] is sympy.true:
+        return branches_at[0][0], branches_value[0][0]
+    return sympy.Piecewise(*branches_at), sympy.Piecewise(*branches_value)
