@@ -18,7 +18,7 @@ from symgpu.memo import Memo
 from symgpu.derive import forms
 from symgpu.derive import signs
 from symgpu.units import dimensions
-from symgpu.evaluate import input_values, scaling
+from symgpu.evaluate import input_values, one_sided, scaling
 from symgpu.derive.derivation import Derivation, Step
 
 if TYPE_CHECKING:
@@ -266,7 +266,11 @@ class _Job:
                 sym = self.symbol(name)
                 mapping[sym] = self.expand(self.parse(value, f"substitute.{name}"), stop)
             self.substitution.update(mapping)
-            expr = expr.xreplace(mapping)
+            try:  # a nonnegative input put in as 0 where a Min argument divides by it: the limit from above, as evaluate's IEEE inf
+                expr = one_sided.substitute(expr, mapping)
+            except errors.EvaluationError as exc:
+                raise errors.DerivationError(f"{self.model.id}: the substitution {', '.join(f'{k} = {sympy.sstr(v)}' for k, v in mapping.items())} "
+                                             f"leaves {self.quantity} undefined ({exc}); substitute another value") from None
             shown = sympy.Eq(lhs, expr, evaluate=False) if lhs is not None and not isinstance(expr, sympy.Eq) else expr
             self.step("substitute", shown, "given: " + ", ".join(f"{k} = {sympy.sstr(v)}" for k, v in mapping.items()))
         return expr, lhs

@@ -40,6 +40,13 @@ def result_values(derivation: Derivation, values: Mapping[str, Any] | None) -> d
     return merged
 
 
+def holds_on_ranges(result: Any) -> bool:
+    """Is a solve's result a condition on the unknown (``True``, a relation, ``And``/``Or`` of
+    them: the relation holds on ranges of it), not a value? A bare symbol is a value (the root
+    ``mem_thru = memory_throughput``), although SymPy's ``Symbol`` is also a ``Boolean``."""
+    return isinstance(result, (sympy.logic.boolalg.BooleanAtom, sympy.logic.boolalg.BooleanFunction, sympy.core.relational.Relational))
+
+
 def evaluate_result(model: Model, derivation: Derivation, preset: str | None = None, *, which: str = "result",
                     **values: Any) -> pint.Quantity:
     """Evaluate a derivation's result (or ``which="location"``) numerically, with units.
