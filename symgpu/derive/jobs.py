@@ -1,7 +1,6 @@
 """The working state of one derivation: steps, substitutions, assumptions and unit checks.
 
-Also the root solver shared by the operations (:func:`_solve_for`), which filters roots by
-the variable's declared domain.
+Also the root solver shared by the operations (:func:`_solve_for`), which filters roots by the variable's declared domain.
 """
 
 from __future__ import annotations
@@ -266,11 +265,10 @@ class _Job:
                 sym = self.symbol(name)
                 mapping[sym] = self.expand(self.parse(value, f"substitute.{name}"), stop)
             self.substitution.update(mapping)
-            try:  # a nonnegative input put in as 0 where a Min argument divides by it: the limit from above, as evaluate's IEEE inf
+            try:  # an input put in as 0 where a Min divides by it: the limit from above (evaluate's IEEE inf)
                 expr = one_sided.substitute(expr, mapping)
             except errors.EvaluationError as exc:
-                raise errors.DerivationError(f"{self.model.id}: the substitution {', '.join(f'{k} = {sympy.sstr(v)}' for k, v in mapping.items())} "
-                                             f"leaves {self.quantity} undefined ({exc}); substitute another value") from None
+                raise errors.DerivationError(f"{self.model.id}: substituting into {self.quantity}: {exc}") from None
             shown = sympy.Eq(lhs, expr, evaluate=False) if lhs is not None and not isinstance(expr, sympy.Eq) else expr
             self.step("substitute", shown, "given: " + ", ".join(f"{k} = {sympy.sstr(v)}" for k, v in mapping.items()))
         return expr, lhs
