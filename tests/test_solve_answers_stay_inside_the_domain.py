@@ -102,7 +102,7 @@ def test_a_root_outside_the_domain_is_refused_by_the_certificate() -> None:
     d = derive.solving.solve(model, quantity, for_=var, target=repr(target))
     records = derive.roots_of(d)
     assert records is not None and len(records) == 2
-    unguarded = dataclasses.replace(d, extra=tuple((k, [{**r, "when": sympy.true} for r in v]) if k == "roots" else (k, v)
+    unguarded = dataclasses.replace(d, extra=tuple((k, [{**r, "domain": sympy.true} for r in v]) if k == "roots" else (k, v)
                                                    for k, v in d.extra))
     asked = Asked("solve", quantity, var, preset, tuple(values.items()), target=repr(target))
     with pytest.raises(errors.CertificateError, match="outside the model's valid_when domain"):
@@ -196,3 +196,18 @@ def test_the_memory_bound_root_mem_thru_equals_memory_throughput_is_a_value_not_
     assert d.result == model.symbols["memory_throughput"] and not derive.holds_on_ranges(d.result)
     assert _applying(model, d, None, {**values, "memory_throughput": target}) == pytest.approx(brute, rel=1e-9)
     assert d.certificate is not None and "cannot evaluate the condition" not in d.certificate.text()
+
+
+# ================================================================== a domain condition with no value at the point is not checked
+def test_a_root_whose_domain_names_a_value_the_point_lacks_is_the_hand_computed_root() -> None:
+    # M = Min(M_Read*W, MSHRs) + M_Write*W is valid when W <= W_max, a value only the table1 preset has:
+    # evaluate does not check the condition without it, so neither may the answer.
+    model = symgpu.load("mdm_2019")
+    values = {"L_NoCService": 100.0, "MSHRs": 1000.0, "M_Read": 32.0, "M_Write": 100.0, "SMs": 64.0}
+    # by hand at W = 8: M = Min(32*8, 1000) + 100*8 = 1056 requests, S_NoC_half = 64*1056*100/2 = 3379200 cycles
+    target = 64 * (min(32 * 8, 1000) + 100 * 8) * 100 / 2
+    assert _value(model, "S_NoC_half", None, values, "W", 8.0) == pytest.approx(target, rel=1e-12)
+    assert _brute_roots(model, "S_NoC_half", None, values, "W", target, np.geomspace(1e-3, 1e3, 400)) == pytest.approx([8.0])
+    d = model.solve("S_NoC_half", for_="W")
+    assert _applying(model, d, None, {**values, "S_NoC_half": target}) == pytest.approx([8.0], rel=1e-12)
+    assert d.certificate is not None and d.certificate.checked

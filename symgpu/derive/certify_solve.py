@@ -98,7 +98,7 @@ def _answer_roots(model: Model, derivation: Derivation, asked: Asked, point: _Po
     owners = []
     for record in listed:
         with np.errstate(all="ignore"):
-            owners.append((_result_at(model, derivation, record["root"], unit, point, extra), record["when"]))
+            owners.append((_result_at(model, derivation, record["root"], unit, point, extra), record))
     found = []
     result = derivation.result
     for part in result.args if isinstance(result, sympy.Tuple) else (result,):
@@ -106,18 +106,20 @@ def _answer_roots(model: Model, derivation: Derivation, asked: Asked, point: _Po
             number = _result_at(model, derivation, part, unit, point, extra)
         if not np.isfinite(number):
             continue
-        mine = [when for value, when in owners if np.isfinite(value) and _close(value, number, 1e-9)]
-        if not mine or any(_applies(model, when, point, values) for when in mine):
+        mine = [record for value, record in owners if np.isfinite(value) and _close(value, number, 1e-9)]
+        if not mine or any(_applies(model, record, point, values) for record in mine):
             found.append(number)
     return found
 
 
-def _applies(model: Model, when: Any, point: _Point, values: Mapping[str, Any]) -> bool:
-    """Do a listed root's conditions hold at the point? (True where they cannot be evaluated there.)"""
+def _applies(model: Model, record: Mapping[str, Any], point: _Point, values: Mapping[str, Any]) -> bool:
+    """Do a listed root's regime conditions and domain hold at the point? (Conditions that cannot be
+    evaluated there count as holding: the root is then checked as it stands.)"""
     try:
-        return bool(active.condition_holds(model, when, point.preset, values)[0])
+        holds = bool(active.condition_holds(model, record["when"], point.preset, values)[0])
     except errors.SymgpuError:
-        return True
+        holds = True
+    return holds and results.inside_domain(model, record.get("domain", sympy.true), point.preset, values)
 
 
 def _brute_roots(model: Model, asked: Asked, point: _Point, grid: np.ndarray, target_of: Callable[[Any], Any]) -> list[float]:
@@ -145,9 +147,10 @@ def _brute_roots(model: Model, asked: Asked, point: _Point, grid: np.ndarray, ta
         lo, glo = np.where(left, mid, lo), np.where(left, gm, glo)
         hi = np.where(left, hi, mid)
     mid = (lo + hi) / 2
-    scale = np.maximum(np.abs(_quantity(model, asked, point, mid)), np.abs(np.asarray(target_of(mid), dtype=float)))
     with np.errstate(all="ignore"):
-        real = np.abs(g(mid)) <= 1e-4 * np.maximum(scale, 1e-300)
+        scale = np.maximum(np.abs(_quantity(model, asked, point, mid)), np.abs(np.asarray(target_of(mid), dtype=float)))
+        gap = g(mid)
+        real = np.isfinite(gap) & np.isfinite(scale) & (np.abs(gap) <= 1e-4 * np.maximum(scale, 1e-300))  # a pole is no root
     return exact + [float(r) for r in mid[real]]
 
 

@@ -4,8 +4,8 @@ Where the relation holds on whole ranges of the unknown (an identity, a regime w
 not depend on it, a relation the unknown dropped out of) the answer is the range, each restricted
 to the quantity's ``valid_when`` domain (:mod:`symgpu.derive.solve_domain`): the model gives no
 value outside it, so "every value" means every value inside it, and the answer says so. The root
-records (``[{regime, root, when}]``) of a closed-form solve carry the domain among their
-conditions, with a numeric target put in where the base units keep its meaning.
+records (``[{regime, root, when, domain}]``) of a closed-form solve carry the domain beside their
+regime's conditions, with a numeric target put in where the base units keep its meaning.
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def equation_records(job: jobs._Job, roots: Sequence[sympy.Expr], var: sympy.Sym
     for root in roots:
         inside = solve_domain.inside(job, domain, var, root)
         if inside is not None:
-            records.append({"regime": "the equation", "root": root, "when": sympy.And(*inside)})
+            records.append({"regime": "the equation", "root": root, "when": sympy.true, "domain": sympy.And(*inside)})
     if not records:
         raise errors.DerivationError(f"{job.model.id}: every root for {var} lies outside the valid_when domain of {job.quantity} "
                                      "(the model gives no value there): no admissible solution")
@@ -137,9 +137,10 @@ def target_into(job: jobs._Job, records: list[dict[str, Any]]) -> list[dict[str,
         return records
     symbol, number = job.target_value
     put = {symbol: number}
-    sides = [r.lhs - r.rhs for d in records for r in d["when"].atoms(sympy.core.relational.Relational)]
+    sides = [r.lhs - r.rhs for d in records for key in ("when", "domain") for r in d.get(key, sympy.true).atoms(sympy.core.relational.Relational)]
     if not all(job._same_in_base_units(e, symbol, number) for e in [d["root"] for d in records] + sides):
         _keep_target(job)
         return records
     job.extra = [(k, [{**f, "equal": f["equal"].xreplace(put)} for f in v]) if k == "ranges" else (k, v) for k, v in job.extra]
-    return [{"regime": d["regime"], "root": d["root"].xreplace(put), "when": d["when"].xreplace(put)} for d in records]
+    return [{**d, "root": d["root"].xreplace(put), "when": d["when"].xreplace(put), "domain": d.get("domain", sympy.true).xreplace(put)}
+            for d in records]

@@ -119,9 +119,9 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
                 inside = solve_domain.inside(job, domain, var, root)
                 if inside is None:
                     continue
-                conds = [c for c in conds if c is not sympy.true] + inside
-                job.step(f"solve regime {regime.name}", sympy.Eq(var, root), "root of the regime's value equation, inside its conditions" + (" when " + ", ".join(map(sympy.sstr, conds)) if conds else ""))
-                pieces.append((root, sympy.And(*conds) if conds else sympy.true, regime.name))
+                conds = [c for c in conds if c is not sympy.true]
+                job.step(f"solve regime {regime.name}", sympy.Eq(var, root), "root of the regime's value equation, inside its conditions" + (" when " + ", ".join(map(sympy.sstr, conds + inside)) if conds or inside else ""))
+                pieces.append((root, sympy.And(*conds) if conds else sympy.true, regime.name, sympy.And(*inside)))
         if not pieces and identities:
             return solve_ranges.solution_set(job, identities, var, relation, domain)
         if flats:
@@ -130,10 +130,10 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
             return solve_ranges.flat_only(job, flats, relation, var)
         if not pieces:
             raise errors.DerivationError(f"{model.id}: {sympy.sstr(relation)} has no admissible solution for {var}")
-        for r, _, _ in pieces:
+        for r, *_ in pieces:
             unit = job.check_unit(r, var.name, "solution")
-        records = [{"regime": n, "root": r, "when": c} for r, c, n in pieces]
-        result = _every_root(job, [r for r, _, _ in pieces], var)
+        records = [{"regime": n, "root": r, "when": c, "domain": d} for r, c, n, d in pieces]
+        result = _every_root(job, [r for r, *_ in pieces], var)
         if preset is not None or values:
             at = {**(values or {}), **({job.target_value[0].name: float(job.target_value[1])} if job.target_value else {})}
             applying = results.applying_roots(model, records, preset, at, model.unit_text(var.name), var.name)
