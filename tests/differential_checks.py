@@ -229,11 +229,11 @@ def _check_solve(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
         except errors.SymgpuError as exc:
             return Verdict(q, "declined", f"solve at the point: {type(exc).__name__}: {_short(exc)}")
         return _check_solve(model, dataclasses.replace(q, numeric_target=True), again)
-    if isinstance(d.result, sympy.logic.boolalg.Boolean) and ranges:  # flat regimes: the relation holds on their ranges
+    if derive.holds_on_ranges(d.result) and ranges:  # flat regimes: the relation holds on their ranges
         if not covered or isolated:
             return Verdict(q, "disagree", "solve: the ranges the answer gives miss a root", _show(d.result), brute)
         return Verdict(q, "agree")
-    if isinstance(d.result, sympy.logic.boolalg.Boolean):  # the relation holds on a whole range
+    if derive.holds_on_ranges(d.result):  # the relation holds on a whole range (a bare symbol is a value, not a condition)
         inside = [oracle.is_integer(model, q.variable) or _holds(model, d.result, q, x) for p in plateaus + isolated for x in (p.low, p.high)]
         if not all(inside):
             return Verdict(q, "disagree", "solve: a root lies outside the range the answer gives", _show(d.result), brute)

@@ -143,10 +143,7 @@ CONVERSIONS = frozenset({"to", "m_as", "ito", "to_base_units", "ito_base_units",
                          "to_root_units", "ito_root_units", "to_compact", "to_preferred", "ito_preferred"})
 
 #: Modules outside units/ and evaluate/ still allowed to convert, and why.
-CONVERTERS_PENDING = {
-    "symgpu.derive.certify": "derive/ is being reworked in parallel (issue 27, typed questions); its three conversions "
-                             "of a certificate's target move to units.convert/units.magnitude_in with it",
-}
+CONVERTERS_PENDING: dict[str, str] = {}  # module -> why it still converts units itself (none left)
 
 
 def test_only_units_and_evaluate_convert_units():

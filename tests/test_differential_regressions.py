@@ -166,24 +166,33 @@ def test_a_target_equal_to_a_flat_regime_holds_on_the_range_brute_force_finds(cl
 
 
 # ================================================================== 4. a zero input takes the unknown away
-@pytest.mark.parametrize(("model_id", "quantity", "var", "preset", "values", "span"), [
-    ("prior_baghsorkhi", "arithmetic_throughput", "alu_lat", "g80", {"alpha": 0.0, "n": 24.0}, (1e-3, 1e6)),
+@pytest.mark.parametrize(("model_id", "quantity", "var", "preset", "values", "span", "outside"), [
+    ("prior_baghsorkhi", "arithmetic_throughput", "alu_lat", "g80", {"alpha": 0.0, "n": 24.0}, (1e-3, 1e6), None),
     # the two Huang models are valid only where the queue's rho < 1: few requests per instruction, a wide pin bandwidth
-    ("prior_huang", "arithmetic_throughput_bw", "reqs_per_inst", "kepler", {"alpha": 0.0, "n": 48.0}, (1e-3, 1.0)),
-    ("prior_huang_gto", "arithmetic_throughput_bw", "pin_BW", "synthetic", {"alpha": 0.0, "n": 16.0}, (200.0, 1e6)),
+    ("prior_huang", "arithmetic_throughput_bw", "reqs_per_inst", "kepler", {"alpha": 0.0, "n": 48.0}, (1e-3, 1.0), 1e4),
+    ("prior_huang_gto", "arithmetic_throughput_bw", "pin_BW", "synthetic", {"alpha": 0.0, "n": 16.0}, (200.0, 1e6), 1.0),
 ])
-def test_no_arithmetic_gives_zero_throughput_for_every_value_of_the_unknown(cli: Cli, model_id: str, quantity: str, var: str,
-                                                                          preset: str, values: dict[str, float],
-                                                                          span: tuple[float, float]):
+def test_no_arithmetic_gives_zero_throughput_for_every_value_of_the_unknown_where_the_model_gives_one(
+        cli: Cli, model_id: str, quantity: str, var: str, preset: str, values: dict[str, float], span: tuple[float, float],
+        outside: float | None):
     model = symgpu.load(model_id)
     # alpha = 0 arithmetic instructions per memory access: zero arithmetic throughput, whatever var is
     xs = np.geomspace(*span, 60)
     assert np.all(_on(model, quantity, preset, values, var, xs) == 0.0)
     d = model.solve(quantity, for_=var, target="0", preset=preset, values=values)
-    assert d.result is sympy.true
     code, out, _ = cli("solve", model_id, quantity, "--for", var, "--target", "0", "--preset", preset,
                        *[a for k, v in values.items() for a in ("--set", f"{k}={v}")])
-    assert code == 0 and f"holds for every {var}: the relation does not depend on {var} here" in out, out
+    if outside is None:  # no valid_when on the way: every value
+        assert d.result is sympy.true
+        assert code == 0 and f"holds for every {var}: the relation does not depend on {var} here" in out, out
+        return
+    # past rho = 1 evaluate refuses the point: "every value" holds only inside the domain, and says so
+    with pytest.raises(errors.DomainError):
+        _on(model, quantity, preset, values, var, np.array([outside]))
+    (flat,) = derive.applying_ranges(model, d, preset, values)
+    claims = [symgpu.evaluate.active.condition_holds(model, flat["when"], preset, {**values, var: float(x)})[0] for x in [*xs, outside]]
+    assert claims == [True] * len(xs) + [False]
+    assert code == 0 and f"holds for every {var} where" in out and "valid_when domain" in out, out
 
 
 _OCCUPANCY = {"cuda_cpi": 0.25, "cuda_insts": 100.0, "dual_issues": 5.0, "reissues": 15.0, "single_issues": 125.0,

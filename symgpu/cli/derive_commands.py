@@ -213,7 +213,7 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
     if derivation.result is sympy.true and derivation.operation == "solve":
         out["ranges"] = [{"regime": "every regime", "where": "any value"}]
         return out
-    if isinstance(derivation.result, sympy.logic.boolalg.Boolean) and derivation.operation == "solve":
+    if derive.holds_on_ranges(derivation.result) and derivation.operation == "solve":
         if not ranges:
             raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: at {derive.where_text(args.preset, values)} the relation holds "
                                       f"for no {derivation.variable}: the sides of its flat regimes differ there (--full shows them)")
@@ -228,7 +228,7 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
         items = [common.convert(model, r.value, unit, clock, quantity=args.quantity, preset=args.preset, values=values) for r in found]
         out["unit"] = common.unit_text(items[0]) if unit else derivation.unit
         out["undetermined"] = [float(q.magnitude) for q in items if not np.isfinite(q.magnitude)]
-        if len(records) == 1:  # the only root: its value, as for any single result
+        if len(records) == 1 or len(found) == 1 and all(r["regime"] == "the equation" for r in records):  # one root: its value
             out["value"] = json_number(items[0].magnitude)
             return out
         out["value"] = [json_number(q.magnitude) for q in items]
@@ -304,8 +304,12 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
         text = f"{title}\n  target: {args.target_note}" + (f"\n{rest}" if rest else "")
     print(text)
     for flat in numbers.get("ranges", ()):
-        if flat["regime"] == "every regime":
+        if flat["regime"] == "every regime" and flat["where"] in ("any value", "True"):
             print(f"  holds for every {derivation.variable}: the relation does not depend on {derivation.variable} here")
+            continue
+        if flat["regime"] == "every regime":
+            print(summary.shorten(f"  holds for every {derivation.variable} where {flat['where']} (the model's valid_when domain: it "
+                                  "gives no value outside it)", 190, "--json for all"))
             continue
         print(summary.shorten(f"  holds for every {derivation.variable} where {flat['where']} (regime {flat['regime']}: its value "
                               f"does not depend on {derivation.variable})", 190, "--json for all"))

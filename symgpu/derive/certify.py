@@ -16,8 +16,7 @@ says why.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -26,6 +25,9 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.derive import solving
+from symgpu.derive.certify_path import (RESIDUAL, Asked, _fail, _inside, _Point, _quantity, _result_at, _roots_at,
+                                        _scan_grid, _with)
+from symgpu.derive.certify_solve import _solve
 from symgpu.derive.derivation import Certificate, Derivation
 from symgpu.evaluate import active, evaluator, input_values
 from symgpu.proofs import sample_points
@@ -33,53 +35,10 @@ from symgpu.proofs import sample_points
 if TYPE_CHECKING:
     from symgpu.model import Model
 
-#: relative residual under which a relation counts as holding (float64 evaluation of a closed form)
-RESIDUAL = 1e-6
 #: relative slack with which a scanned point may beat an extremum before it is a counterexample
 BEATS = 1e-6
-#: points of the variable's range scanned (geometric, plus a linear patch around each answer)
-SCAN = 2400
-#: the scan's range in the variable's declared unit (a root outside it is not looked for)
-SPAN = (1e-6, 1e12)
 #: presets (or sampled points) checked when the question names none
 POINTS = 2
-
-
-@dataclass(frozen=True)
-class Asked:
-    """What the caller asked, so the answer can be checked against the evaluate path.
-
-    Attributes:
-        op: ``solve``, ``boundary``, ``extremum``, ``limit`` or ``fixed_point``.
-        quantity: the quantity asked about.
-        variable: the unknown or the variable varied.
-        preset: the preset to check at (``None``: the model's presets or sampled points).
-        values: input values (name -> value) to check at.
-        substitute: name -> expression (text, number or SymPy) substituted before deriving.
-        target: solve's target (``None``: the quantity's symbol, valued at the point).
-        to: a limit's point; direction: ``+``, ``-`` or ``None``.
-        skip: why the evaluate path does not answer the question asked ("" when it does).
-    """
-
-    op: str
-    quantity: str
-    variable: str
-    preset: str | None = None
-    values: tuple[tuple[str, Any], ...] = ()
-    substitute: tuple[tuple[str, Any], ...] = ()
-    target: Any = None
-    to: Any = None
-    direction: str | None = None
-    skip: str = ""
-
-
-@dataclass(frozen=True)
-class _Point:
-    """One point to check at: a preset and values (the variable itself not among them)."""
-
-    label: str
-    preset: str | None
-    values: Mapping[str, Any]
 
 
 def certify(model: Model, derivation: Derivation, asked: Asked) -> Derivation:
@@ -118,11 +77,6 @@ def certify(model: Model, derivation: Derivation, asked: Asked) -> Derivation:
 
 def _short(text: str, limit: int = 240) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _fail(model: Model, asked: Asked, point: _Point, what: str) -> errors.CertificateError:
-    return errors.CertificateError(f"{model.id}: {asked.op} of {asked.quantity} over {asked.variable} at {point.label}: {what}; "
-                                   "the closed form disagrees with evaluate: please report it with the command line")
 
 
 # ------------------------------------------------------------------------------ points
@@ -185,189 +139,6 @@ def _evaluates(model: Model, asked: Asked, point: _Point, *, checks: bool = Fals
     except (errors.SymgpuError, ArithmeticError, TypeError, ValueError, pint.PintError):
         return False
     return bool(np.all(np.isfinite(value)))
-
-
-# ------------------------------------------------------------------------------ the evaluate path
-def _with(model: Model, asked: Asked, point: _Point, v: Any) -> dict[str, Any]:
-    """The point's values, the variable at ``v`` and the substitutions evaluated there."""
-    values = dict(point.values)
-    values[asked.variable] = v
-    for name, expr in asked.substitute:
-        parsed = model.parse(expr, f"substitute.{name}") if isinstance(expr, str) else expr
-        if isinstance(parsed, sympy.Basic) and not parsed.is_number:
-            values[name] = evaluator.evaluate_expression(model, parsed, model.units[name], preset=point.preset, values=values).magnitude
-        else:
-            values[name] = float(parsed) if isinstance(parsed, (sympy.Basic, int, float)) else parsed
-    return values
-
-
-def _quantity(model: Model, asked: Asked, point: _Point, v: Any, *, checks: bool = False) -> Any:
-    """The quantity through ``model.evaluate`` with the variable at ``v`` (declared unit); ``checks``
-    also checks the declared assumptions and domains (sampled points must meet them)."""
-    values = _with(model, asked, point, v)
-    return np.asarray(evaluator.evaluate(model, asked.quantity, preset=point.preset, values=values, checks=checks).magnitude, dtype=float)
-
-
-def _inside(model: Model, asked: Asked, point: _Point, grid: np.ndarray) -> np.ndarray:
-    """Which scan points lie inside every ``valid_when`` domain (the model gives no value outside)."""
-    try:
-        return evaluator.inside_domain(model, asked.quantity, point.preset, _with(model, asked, point, grid), len(grid), check=False)
-    except (errors.SymgpuError, ValueError, TypeError):
-        return np.ones(len(grid), dtype=bool)
-
-
-def _result_at(model: Model, derivation: Derivation, expr: Any, unit: Any, point: _Point, extra: Mapping[str, Any]) -> float:
-    """A result expression's number at the point (kept quantities evaluated there too)."""
-    values = {**point.values, **extra}
-    for symbol in sorted(getattr(expr, "free_symbols", ()), key=str):
-        if symbol.name in model.defining and symbol.name not in values:
-            values[symbol.name] = evaluator.evaluate(model, symbol.name, preset=point.preset, values=values, checks=False).magnitude
-    return float(evaluator.evaluate_expression(model, expr, unit, preset=point.preset, values=values).magnitude)
-
-
-def _scan_grid(model: Model, variable: str, around: Sequence[float]) -> np.ndarray:
-    """Points of the variable's declared range: geometric over :data:`SPAN`, 0 where admitted,
-    negatives for a variable with no sign assumption, and a fine patch around each answer."""
-    assumptions = set(model.symbol_definitions[variable].assumptions) if variable in model.symbol_definitions else set()
-    grid = np.geomspace(SPAN[0], SPAN[1], SCAN)
-    parts = [grid]
-    if "positive" not in assumptions and "nonnegative" not in assumptions:
-        parts.append(-grid)
-    if "positive" not in assumptions:
-        parts.append(np.zeros(1))
-    for a in around:
-        if np.isfinite(a) and a != 0:
-            parts.append(np.linspace(a * 0.5, a * 1.5, 201))
-    return np.unique(np.concatenate(parts))
-
-
-def _close(a: float, b: float, tol: float = 1e-5) -> bool:
-    return abs(a - b) <= tol * max(abs(a), abs(b), 1e-12)
-
-
-# ------------------------------------------------------------------------------ solve
-def _target_at(model: Model, asked: Asked, point: _Point, v: Any) -> Any:
-    """The target in the quantity's declared unit with the variable at ``v`` (None: not given)."""
-    unit = model.units[asked.quantity]
-    target = asked.target
-    if target is None:
-        given = dict(point.values).get(asked.quantity)
-        return None if given is None else input_values.to_magnitude(model, asked.quantity, given, check=False)
-    if isinstance(target, pint.Quantity):
-        return float(target.to(unit).magnitude)
-    if isinstance(target, str):
-        try:
-            target = model.parse(target, "target")
-        except errors.SymgpuError:
-            return float(units.quantity(target).to(unit).magnitude)
-    if isinstance(target, (int, float)) or (isinstance(target, sympy.Basic) and target.is_number):
-        return float(target)
-    values = _with(model, asked, point, v)
-    return evaluator.evaluate_expression(model, target, unit, preset=point.preset, values=values).magnitude
-
-
-def _roots_at(model: Model, derivation: Derivation, asked: Asked, point: _Point, extra: Mapping[str, Any]) -> list[float]:
-    """The answer's roots at the point: those whose regime conditions hold there, finite and real."""
-    result = derivation.result
-    unit = model.units[asked.variable]
-    listed = dict(derivation.extra).get("roots")
-    candidates: list[tuple[Any, Any]] = []
-    if isinstance(listed, (list, tuple)) and listed and isinstance(listed[0], dict):
-        candidates = [(r.get("root"), r.get("when")) for r in listed]
-    elif isinstance(result, dict):
-        candidates = [(r, None) for item in result.values() for r in (item.args if isinstance(item, sympy.Tuple) else (item,))]
-    elif isinstance(result, sympy.Tuple):
-        candidates = [(r, None) for r in result]
-    else:
-        candidates = [(result, None)]
-    found = []
-    values = {**point.values, **extra}
-    for root, when in candidates:
-        if isinstance(when, sympy.Basic) and when is not sympy.true:
-            try:
-                if not active.condition_holds(model, when, point.preset, values)[0]:
-                    continue
-            except errors.SymgpuError:
-                pass
-        number = _result_at(model, derivation, root, unit, point, extra)
-        if np.isfinite(number):
-            found.append(number)
-    return found
-
-
-def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> str | None:
-    if derivation.result is sympy.true:  # every value is a root: the quantity equals the target all along the scan
-        grid = _scan_grid(model, asked.variable, [])
-        with np.errstate(all="ignore"):
-            along = _quantity(model, asked, point, grid)
-            targets = np.asarray(_target_at(model, asked, point, grid), dtype=float)
-        fine = np.isfinite(along) & np.isfinite(targets) & _inside(model, asked, point, grid)
-        off = fine & ~(np.abs(along - targets) <= RESIDUAL * np.maximum(np.maximum(np.abs(along), np.abs(targets)), 1e-300))
-        if off.any():
-            i = int(np.argmax(off))
-            raise _fail(model, asked, point, f"the answer says every {asked.variable} is a root, but at {grid[i]:.10g} the quantity "
-                        f"is {along[i]:.10g}, not {targets[i]:.10g}")
-        return f"the relation holds at all {int(fine.sum())} scanned values of {asked.variable}" if fine.any() else None
-    if isinstance(derivation.result, sympy.logic.boolalg.Boolean) or "holds_for" in dict(derivation.extra):
-        return None
-    extra: dict[str, Any] = {}
-    with np.errstate(all="ignore"):
-        target = _target_at(model, asked, point, np.nan)
-    if target is None and asked.target is None:
-        # no value for the quantity at the point: take the one it has at a variable value and
-        # check the answer gives that value back
-        probe = 8.0
-        extra[asked.quantity] = float(_quantity(model, asked, point, np.asarray(probe)))
-    elif target is not None and np.ndim(target) == 0 and np.isfinite(target):
-        extra[asked.quantity] = float(target)  # a result may keep the quantity's symbol for its target
-    roots = _roots_at(model, derivation, asked, point, extra)
-    target_of: Callable[[Any], Any] = (lambda v: extra[asked.quantity]) if extra else (lambda v: _target_at(model, asked, point, v))
-    for root in roots:
-        got = float(_quantity(model, asked, point, np.asarray(root)))
-        want = float(np.asarray(target_of(np.asarray(root)), dtype=float))
-        if not abs(got - want) <= RESIDUAL * max(abs(got), abs(want), 1e-300):
-            raise _fail(model, asked, point, f"at the root {asked.variable} = {root:.10g} the quantity is {got:.10g}, not the target {want:.10g}")
-    grid = _scan_grid(model, asked.variable, roots)
-    grid = grid[_inside(model, asked, point, grid)]
-    missing = [r for r in _brute_roots(model, asked, point, grid, target_of) if not any(_close(r, a) for a in roots)]
-    if missing:
-        shown = ", ".join(f"{r:.10g}" for r in missing[:4])
-        raise _fail(model, asked, point, f"a scan of {asked.variable} finds root(s) {shown} that the answer lacks "
-                    f"(answer: {', '.join(f'{r:.10g}' for r in roots) or 'none here'})")
-    n = len(roots)
-    return (f"{n} root{'s satisfy' if n != 1 else ' satisfies'} the relation and a scan of {asked.variable} finds no other"
-            if n else f"no root here, and a scan of {asked.variable} finds none")
-
-
-def _brute_roots(model: Model, asked: Asked, point: _Point, grid: np.ndarray, target_of: Callable[[Any], Any]) -> list[float]:
-    """Roots of quantity - target on ``grid``: sign changes refined by bisection (all brackets at once);
-    a jump (a pole or a staircase step) is not a root."""
-    def g(v: np.ndarray) -> np.ndarray:
-        with np.errstate(all="ignore"):
-            return np.asarray(_quantity(model, asked, point, v) - np.asarray(target_of(v), dtype=float), dtype=float)
-
-    values = g(grid)
-    ok = np.isfinite(values)
-    sign = np.sign(values)
-    exact = list(grid[(values == 0) & ok])
-    if len(exact) > 2:
-        return []  # the relation holds on a range: not isolated roots
-    change = np.nonzero(ok[:-1] & ok[1:] & (sign[:-1] * sign[1:] < 0))[0]
-    if not len(change):
-        return exact
-    lo, hi = grid[change], grid[change + 1]
-    glo = values[change]
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        gm = g(mid)
-        left = np.sign(gm) == np.sign(glo)
-        lo, glo = np.where(left, mid, lo), np.where(left, gm, glo)
-        hi = np.where(left, hi, mid)
-    mid = (lo + hi) / 2
-    scale = np.maximum(np.abs(_quantity(model, asked, point, mid)), np.abs(np.asarray(target_of(mid), dtype=float)))
-    with np.errstate(all="ignore"):
-        real = np.abs(g(mid)) <= 1e-4 * np.maximum(scale, 1e-300)
-    return exact + [float(r) for r in mid[real]]
 
 
 # ------------------------------------------------------------------------------ boundary
@@ -491,7 +262,7 @@ def _fixed_point(model: Model, derivation: Derivation, asked: Asked, point: _Poi
         raise _fail(model, asked, point, f"the fixed point is {x}")
     image = float(_quantity(model, asked, point, np.asarray(x)))
     # the quantity may be in another unit of the same dimension as the variable
-    image = float(units.registry().Quantity(image, model.units[asked.quantity]).to(unit).magnitude)
+    image = float(units.magnitude_in(units.registry().Quantity(image, model.units[asked.quantity]), unit))
     if not abs(image - x) <= RESIDUAL * max(abs(x), 1e-300):
         raise _fail(model, asked, point, f"{asked.variable} = {x:.10g} maps to {image:.10g}: the residual does not vanish")
     return f"the residual {asked.variable} - {asked.quantity}({asked.variable}) vanishes (relative {abs(image - x) / max(abs(x), 1e-300):.1e})"

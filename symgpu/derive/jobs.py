@@ -1,8 +1,5 @@
-"""The working state of one derivation: steps, substitutions, assumptions and unit checks.
-
-Also the root solver shared by the operations (:func:`_solve_for`), which filters roots by
-the variable's declared domain.
-"""
+"""The working state of one derivation: steps, substitutions, assumptions and unit checks; also
+the root solver the operations share (:func:`_solve_for`: roots in the variable's declared domain)."""
 
 from __future__ import annotations
 
@@ -15,10 +12,9 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.memo import Memo
-from symgpu.derive import forms
-from symgpu.derive import signs
+from symgpu.derive import forms, signs
 from symgpu.units import dimensions
-from symgpu.evaluate import input_values, scaling
+from symgpu.evaluate import input_values, one_sided, scaling
 from symgpu.derive.derivation import Derivation, Step
 
 if TYPE_CHECKING:
@@ -266,7 +262,10 @@ class _Job:
                 sym = self.symbol(name)
                 mapping[sym] = self.expand(self.parse(value, f"substitute.{name}"), stop)
             self.substitution.update(mapping)
-            expr = expr.xreplace(mapping)
+            try:  # an input put in as 0 where a Min divides by it: the limit from above (evaluate's IEEE inf)
+                expr = one_sided.substitute(expr, mapping)
+            except errors.EvaluationError as exc:
+                raise errors.DerivationError(f"{self.model.id}: substituting into {self.quantity}: {exc}") from None
             shown = sympy.Eq(lhs, expr, evaluate=False) if lhs is not None and not isinstance(expr, sympy.Eq) else expr
             self.step("substitute", shown, "given: " + ", ".join(f"{k} = {sympy.sstr(v)}" for k, v in mapping.items()))
         return expr, lhs

@@ -41,6 +41,13 @@ def result_values(derivation: Derivation, values: Mapping[str, Any] | None) -> d
     return merged
 
 
+def holds_on_ranges(result: Any) -> bool:
+    """Is a solve's result a condition on the unknown (``True``, a relation, ``And``/``Or`` of
+    them: the relation holds on ranges of it), not a value? A bare symbol is a value (the root
+    ``mem_thru = memory_throughput``), although SymPy's ``Symbol`` is also a ``Boolean``."""
+    return isinstance(result, (sympy.logic.boolalg.BooleanAtom, sympy.logic.boolalg.BooleanFunction, sympy.core.relational.Relational))
+
+
 def evaluate_result(model: Model, derivation: Derivation, preset: str | None = None, *, which: str = "result",
                     **values: Any) -> pint.Quantity:
     """Evaluate a derivation's result (or ``which="location"``) numerically, with units.
@@ -89,7 +96,7 @@ def roots_of(derivation: Derivation) -> list[dict[str, Any]] | None:
 
 def applying_roots(model: Model, roots: Sequence[Mapping[str, Any]], preset: str | None, values: Mapping[str, Any],
                    unit: str | None, variable: str | None = None) -> tuple[RootValue, ...]:
-    """The roots whose regime conditions hold at the preset / values, each evaluated there
+    """The roots whose regime conditions (and ``valid_when`` domain: :func:`inside_domain`) hold at the preset / values, each evaluated there
     (the conditions decided numerically by :func:`symgpu.evaluate.active.condition_holds`, the
     rule every regime question uses); a root found in two regimes with the same value at the
     point is given once, under the first. A root that is not a finite number there (0/0 where an
@@ -99,7 +106,7 @@ def applying_roots(model: Model, roots: Sequence[Mapping[str, Any]], preset: str
     assumptions = set(model.symbol_definitions[variable].assumptions) if variable in model.symbol_definitions else set()
     for record in roots:
         holds, shown = condition_holds(model, record["when"], preset, values)
-        if not holds:
+        if not holds or not inside_domain(model, record.get("domain", sympy.true), preset, values):
             continue
         value = evaluator.evaluate_expression(model, record["root"], unit or None, preset=preset, values=values)
         number = float(value.magnitude)
@@ -125,6 +132,19 @@ def boundary_candidates(model: Model, derivation: Derivation, preset: str | None
     return [RootValue(r.regime, r.root, r.value, r.because) for r in applying_roots(
         model, [{"regime": str(label), "root": part, "when": sympy.true} for label, item in items
                 for part in (item.args if isinstance(item, sympy.Tuple) else (item,))], preset, values, unit, variable)]
+
+
+def inside_domain(model: Model, domain: Any, preset: str | None, values: Mapping[str, Any]) -> bool:
+    """Do a root's ``valid_when`` conditions (extra ``roots``' ``domain``) hold at the preset /
+    values? As :func:`symgpu.evaluate.evaluator.evaluate` checks them: a condition lacking a value
+    there (``W <= W_max`` with no ``W_max``) is not checked."""
+    for condition in sympy.And.make_args(domain):
+        try:
+            if not condition_holds(model, condition, preset, values)[0]:
+                return False
+        except errors.EvaluationError:
+            continue
+    return True
 
 
 def applying_boundaries(model: Model, derivation: Derivation, preset: str | None,

@@ -22,6 +22,8 @@ from symgpu.derive import inequality_solving
 from symgpu.derive import stored
 from symgpu.evaluate.active import condition_holds
 from symgpu.derive import case_boundary
+from symgpu.derive import solve_domain
+from symgpu.derive import solve_ranges
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -84,6 +86,8 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         root = ctx.nice(right)
         unit = job.check_unit(root, var.name, "solution")
         return job.finish(root, unit, used=[root])
+    domain = solve_domain.conditions(job, quantity_or_equation, var, frozenset(stop_at))
+    solve_domain.step(job, domain, var)
     if forms.has_pieces(right) or forms.has_pieces(left):
         found = regime_split._regimes(job, right - left if not isinstance(left, sympy.Symbol) or forms.has_pieces(left) else right, var, frozenset(stop_at), record=True) \
             if forms.has_pieces(left) else regime_split._regimes(job, right, var, frozenset(stop_at), record=True)
@@ -99,9 +103,9 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
                 continue
             if var not in (side - regime.expression).free_symbols:
                 # the regime's value does not depend on the unknown: where the two sides are equal
-                # the relation holds on the whole regime (a range of roots, not one)
+                # the relation holds on the whole regime (a range of roots, not one), inside the domain
                 flat = sympy.Eq(side, regime.expression, evaluate=False)
-                flats.append({"regime": regime.name, "equal": flat, "when": sympy.And(*regime.conditions)})
+                flats.append({"regime": regime.name, "equal": flat, "when": sympy.And(*regime.conditions, *domain)})
                 job.step(f"flat regime {regime.name}", flat,
                          f"in regime {regime.name} the value does not depend on {var}: where this holds, every {var} of the "
                          "regime is a root (the relation holds on a range)")
@@ -112,26 +116,24 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
                 if any(c is sympy.false for c in conds):
                     job.step("drop root", sympy.Eq(var, root), f"violates the conditions of regime {regime.name}")
                     continue
+                inside = solve_domain.inside(job, domain, var, root)
+                if inside is None:
+                    continue
                 conds = [c for c in conds if c is not sympy.true]
-                job.step(f"solve regime {regime.name}", sympy.Eq(var, root), "root of the regime's value equation, inside its conditions" + (" when " + ", ".join(map(sympy.sstr, conds)) if conds else ""))
-                pieces.append((root, sympy.And(*conds) if conds else sympy.true, regime.name))
+                job.step(f"solve regime {regime.name}", sympy.Eq(var, root), "root of the regime's value equation, inside its conditions" + (" when " + ", ".join(map(sympy.sstr, conds + inside)) if conds or inside else ""))
+                pieces.append((root, sympy.And(*conds) if conds else sympy.true, regime.name, sympy.And(*inside)))
         if not pieces and identities:
-            return _solution_set(job, identities, var, relation)
+            return solve_ranges.solution_set(job, identities, var, relation, domain)
         if flats:
             job.extra.append(("ranges", flats))
         if not pieces and flats:  # roots only on whole regimes, where the sides are equal
-            holds = sympy.Or(*[sympy.And(f["equal"], f["when"]) for f in flats])
-            job.extra.append(("holds_for", holds))
-            if job.target_value is not None:  # the target stays the value of its quantity, as in every range
-                job.extra.append(("target_value", {job.target_value[0].name: job.target_value[1]}))
-                job.target_value = None
-            return job.finish(holds, model.unit_text(var.name), used=[relation])
+            return solve_ranges.flat_only(job, flats, relation, var)
         if not pieces:
             raise errors.DerivationError(f"{model.id}: {sympy.sstr(relation)} has no admissible solution for {var}")
-        for r, _, _ in pieces:
+        for r, *_ in pieces:
             unit = job.check_unit(r, var.name, "solution")
-        records = [{"regime": n, "root": r, "when": c} for r, c, n in pieces]
-        result = _every_root(job, [r for r, _, _ in pieces], var)
+        records = [{"regime": n, "root": r, "when": c, "domain": d} for r, c, n, d in pieces]
+        result = _every_root(job, [r for r, *_ in pieces], var)
         if preset is not None or values:
             at = {**(values or {}), **({job.target_value[0].name: float(job.target_value[1])} if job.target_value else {})}
             applying = results.applying_roots(model, records, preset, at, model.unit_text(var.name), var.name)
@@ -142,31 +144,14 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
                 job.step("ranges at the point", sympy.Tuple(*[f["when"] for f in flat_here]),
                          f"the flat regime(s) {', '.join(f['regime'] for f in flat_here)} have equal sides here: the relation holds "
                          f"for every {var} that meets their conditions")
-        if job.target_value is not None:  # as job.finish puts it into the result: only where the base units keep its meaning
-            symbol, number = job.target_value
-            put = {symbol: number}
-            sides = [r.lhs - r.rhs for d in records for r in d["when"].atoms(sympy.core.relational.Relational)]
-            if all(job._same_in_base_units(e, symbol, number) for e in [d["root"] for d in records] + sides):
-                records = [{"regime": d["regime"], "root": d["root"].xreplace(put), "when": d["when"].xreplace(put)} for d in records]
-                job.extra = [(k, [{**f, "equal": f["equal"].xreplace(put)} for f in v]) if k == "ranges" else (k, v) for k, v in job.extra]
+        records = solve_ranges.target_into(job, records)  # as job.finish puts the target into the result
         job.extra.append(("roots", records))
         return job.finish(result, unit, used=[relation])
     difference = relation.lhs - relation.rhs if isinstance(relation, sympy.Eq) else None
     if difference is not None and var not in difference.free_symbols and sympy.cancel(difference) == 0:
-        job.extra.append(("holds_for", sympy.true))  # e.g. a term carrying the unknown vanishes at an input's 0
-        job.step("identity", relation, f"both sides are equal whatever {var} is: every {var} is a root")
-        return job.finish(sympy.true, model.unit_text(var.name), used=[relation])
+        return solve_ranges.every_value(job, relation, var, domain)
     if isinstance(relation, sympy.Eq) and difference is not None and var not in difference.free_symbols and difference.free_symbols:
-        # the relation does not involve the unknown (a term carrying it vanished): every value is a
-        # root where the two sides are equal, none elsewhere
-        equal = sympy.Eq(relation.lhs, relation.rhs, evaluate=False)
-        job.extra.append(("ranges", [{"regime": "every regime", "equal": equal, "when": sympy.true}]))
-        job.extra.append(("holds_for", equal))
-        if job.target_value is not None:  # the target stays the value of its quantity, as in every range
-            job.extra.append(("target_value", {job.target_value[0].name: job.target_value[1]}))
-            job.target_value = None
-        job.step("independent of " + str(var), equal, f"the relation does not involve {var}: where it holds every {var} is a root")
-        return job.finish(equal, model.unit_text(var.name), used=[relation])
+        return solve_ranges.independent(job, relation, var, domain)
     roots = jobs._solve_for(job, relation, var, "the equation")
     if not roots:
         raise errors.DerivationError(f"{model.id}: {sympy.sstr(relation)} has no admissible solution for {var}")
@@ -175,6 +160,11 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     unit = ""
     for root in roots:
         unit = job.check_unit(root, var.name, "solution")
+    kept = solve_ranges.equation_records(job, roots, var, domain) if domain else None
+    if kept is not None:  # each root with the domain it needs: a root outside it is no root at a point
+        roots = [d["root"] for d in kept]
+        kept = solve_ranges.target_into(job, kept)
+        job.extra.append(("roots", kept))
     result = roots[0] if len(roots) == 1 else sympy.Tuple(*roots)
     if len(roots) > 1:
         job.extra.append(("undecided", "several roots remain admissible; their signs are not decided by the declared assumptions"))
@@ -194,43 +184,6 @@ def _every_root(job: jobs._Job, roots: Sequence[sympy.Expr], var: sympy.Symbol) 
              "each regime's root inside its own conditions; where the conditions of several regimes hold together, "
              "each of their roots is a solution (the regime list says where each holds)")
     return sympy.Tuple(*distinct)
-
-
-def _solution_set(job: jobs._Job, identities: Sequence[regime_split.Regime], var: sympy.Symbol,
-                  relation: sympy.Basic) -> Derivation:
-    """The relation holds on whole regimes (no isolated root): the result is the range of
-    ``var`` where it holds, each regime's conditions solved as bounds on ``var``."""
-    assert job.ctx is not None
-    ranges = []
-    for regime in identities:
-        uppers: list[sympy.Expr] = []
-        lowers: list[sympy.Expr] = []
-        others: list[sympy.Basic] = []
-        for cond in regime.raw:
-            if cond.h is None or var not in cond.h.free_symbols:
-                others.append(cond.relational)
-                continue
-            slope = job.ctx.sign(sympy.diff(cond.h, var))
-            roots = jobs._solve_for(job, sympy.Eq(cond.h, 0), var, f"a condition of regime {regime.name}") \
-                if slope in (1, -1) and sympy.diff(cond.h, var, 2) == 0 else []
-            if len(roots) != 1:
-                others.append(cond.relational)
-                continue
-            (uppers if slope == -1 else lowers).append(job.ctx.nice(roots[0]))
-        parts = []
-        if lowers:
-            parts.append(sympy.GreaterThan(var, sympy.Max(*lowers), evaluate=False))
-        if uppers:
-            parts.append(sympy.LessThan(var, sympy.Min(*uppers), evaluate=False))
-        parts.extend(others)
-        for bound in lowers + uppers:
-            job.check_unit(bound, var.name, "bound")
-        ranges.append(sympy.And(*parts) if parts else sympy.true)
-        job.step(f"range of regime {regime.name}", ranges[-1], f"{sympy.sstr(relation)} holds throughout regime {regime.name}")
-    result = ranges[0] if len(ranges) == 1 else sympy.Or(*ranges)
-    job.extra.append(("holds_for", result))
-    job.extra.append(("note", f"the relation holds on a whole range of {var}, not at isolated points"))
-    return job.finish(result, job.model.unit_text(var.name), used=[relation])
 
 
 def _target(job: jobs._Job, target: Any, var: sympy.Symbol, stop: frozenset[str]) -> sympy.Basic:
@@ -321,7 +274,7 @@ def _limiter_pair(model: Model, quantity: Any, between: Sequence[str] | None, fo
     equation = model.equation_for(str(quantity))
     meet = sympy.Eq(pair[0], pair[1], evaluate=False)
     found = solve(model, meet, for_, substitute=substitute, assume=assume, stop_at=stop_at)
-    if isinstance(found.result, sympy.logic.boolalg.Boolean):  # equal on whole ranges or nowhere: no crossing in for_
+    if results.holds_on_ranges(found.result):  # equal on whole ranges or nowhere: no crossing in for_
         return None
     why = Step("limiters meet", meet, f"{between[0]} and {between[1]} are arguments of the {type(equation.rhs).__name__} of equation "
                f"{equation.id}: the regimes switch where the two are equal, whichever other argument binds")

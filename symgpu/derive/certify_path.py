@@ -1,0 +1,153 @@
+"""The evaluate path at a certificate's points: what was asked, where it is checked, the
+quantity along a scan of the variable, and an answer's numbers there (:mod:`.certify` runs the
+checks; :mod:`.certify_solve` is the solve check). Brute force on :mod:`symgpu.evaluate` only."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import sympy
+
+from symgpu import errors
+from symgpu.derive.derivation import Derivation
+from symgpu.evaluate import active, evaluator
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+#: relative residual under which a relation counts as holding (float64 evaluation of a closed form)
+RESIDUAL = 1e-6
+#: points of the variable's range scanned (geometric, plus a linear patch around each answer)
+SCAN = 2400
+#: the scan's range in the variable's declared unit (a root outside it is not looked for)
+SPAN = (1e-6, 1e12)
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What the caller asked, so the answer can be checked against the evaluate path.
+
+    Attributes:
+        op: ``solve``, ``boundary``, ``extremum``, ``limit`` or ``fixed_point``.
+        quantity: the quantity asked about.
+        variable: the unknown or the variable varied.
+        preset: the preset to check at (``None``: the model's presets or sampled points).
+        values: input values (name -> value) to check at.
+        substitute: name -> expression (text, number or SymPy) substituted before deriving.
+        target: solve's target (``None``: the quantity's symbol, valued at the point).
+        to: a limit's point; direction: ``+``, ``-`` or ``None``.
+        skip: why the evaluate path does not answer the question asked ("" when it does).
+    """
+
+    op: str
+    quantity: str
+    variable: str
+    preset: str | None = None
+    values: tuple[tuple[str, Any], ...] = ()
+    substitute: tuple[tuple[str, Any], ...] = ()
+    target: Any = None
+    to: Any = None
+    direction: str | None = None
+    skip: str = ""
+
+
+@dataclass(frozen=True)
+class _Point:
+    """One point to check at: a preset and values (the variable itself not among them)."""
+
+    label: str
+    preset: str | None
+    values: Mapping[str, Any]
+
+
+def _fail(model: Model, asked: Asked, point: _Point, what: str) -> errors.CertificateError:
+    return errors.CertificateError(f"{model.id}: {asked.op} of {asked.quantity} over {asked.variable} at {point.label}: {what}; "
+                                   "the closed form disagrees with evaluate: please report it with the command line")
+
+# ------------------------------------------------------------------------------ the evaluate path
+def _with(model: Model, asked: Asked, point: _Point, v: Any) -> dict[str, Any]:
+    """The point's values, the variable at ``v`` and the substitutions evaluated there."""
+    values = dict(point.values)
+    values[asked.variable] = v
+    for name, expr in asked.substitute:
+        parsed = model.parse(expr, f"substitute.{name}") if isinstance(expr, str) else expr
+        if isinstance(parsed, sympy.Basic) and not parsed.is_number:
+            values[name] = evaluator.evaluate_expression(model, parsed, model.units[name], preset=point.preset, values=values).magnitude
+        else:
+            values[name] = float(parsed) if isinstance(parsed, (sympy.Basic, int, float)) else parsed
+    return values
+
+
+def _quantity(model: Model, asked: Asked, point: _Point, v: Any, *, checks: bool = False) -> Any:
+    """The quantity through ``model.evaluate`` with the variable at ``v`` (declared unit); ``checks``
+    also checks the declared assumptions and domains (sampled points must meet them)."""
+    values = _with(model, asked, point, v)
+    return np.asarray(evaluator.evaluate(model, asked.quantity, preset=point.preset, values=values, checks=checks).magnitude, dtype=float)
+
+
+def _inside(model: Model, asked: Asked, point: _Point, grid: np.ndarray) -> np.ndarray:
+    """Which scan points lie inside every ``valid_when`` domain (the model gives no value outside)."""
+    try:
+        return evaluator.inside_domain(model, asked.quantity, point.preset, _with(model, asked, point, grid), len(grid), check=False)
+    except (errors.SymgpuError, ValueError, TypeError):
+        return np.ones(len(grid), dtype=bool)
+
+
+def _result_at(model: Model, derivation: Derivation, expr: Any, unit: Any, point: _Point, extra: Mapping[str, Any]) -> float:
+    """A result expression's number at the point (kept quantities evaluated there too)."""
+    values = {**point.values, **extra}
+    for symbol in sorted(getattr(expr, "free_symbols", ()), key=str):
+        if symbol.name in model.defining and symbol.name not in values:
+            values[symbol.name] = evaluator.evaluate(model, symbol.name, preset=point.preset, values=values, checks=False).magnitude
+    return float(evaluator.evaluate_expression(model, expr, unit, preset=point.preset, values=values).magnitude)
+
+
+def _scan_grid(model: Model, variable: str, around: Sequence[float]) -> np.ndarray:
+    """Points of the variable's declared range: geometric over :data:`SPAN`, 0 where admitted,
+    negatives for a variable with no sign assumption, and a fine patch around each answer."""
+    assumptions = set(model.symbol_definitions[variable].assumptions) if variable in model.symbol_definitions else set()
+    grid = np.geomspace(SPAN[0], SPAN[1], SCAN)
+    parts = [grid]
+    if "positive" not in assumptions and "nonnegative" not in assumptions:
+        parts.append(-grid)
+    if "positive" not in assumptions:
+        parts.append(np.zeros(1))
+    for a in around:
+        if np.isfinite(a) and a != 0:
+            parts.append(np.linspace(a * 0.5, a * 1.5, 201))
+    return np.unique(np.concatenate(parts))
+
+
+def _close(a: float, b: float, tol: float = 1e-5) -> bool:
+    return abs(a - b) <= tol * max(abs(a), abs(b), 1e-12)
+
+def _roots_at(model: Model, derivation: Derivation, asked: Asked, point: _Point, extra: Mapping[str, Any]) -> list[float]:
+    """The answer's roots at the point: those whose regime conditions hold there, finite and real."""
+    result = derivation.result
+    unit = model.units[asked.variable]
+    listed = dict(derivation.extra).get("roots")
+    candidates: list[tuple[Any, Any]] = []
+    if isinstance(listed, (list, tuple)) and listed and isinstance(listed[0], dict):
+        candidates = [(r.get("root"), r.get("when")) for r in listed]
+    elif isinstance(result, dict):
+        candidates = [(r, None) for item in result.values() for r in (item.args if isinstance(item, sympy.Tuple) else (item,))]
+    elif isinstance(result, sympy.Tuple):
+        candidates = [(r, None) for r in result]
+    else:
+        candidates = [(result, None)]
+    found = []
+    values = {**point.values, **extra}
+    for root, when in candidates:
+        if isinstance(when, sympy.Basic) and when is not sympy.true:
+            try:
+                if not active.condition_holds(model, when, point.preset, values)[0]:
+                    continue
+            except errors.SymgpuError:
+                pass
+        number = _result_at(model, derivation, root, unit, point, extra)
+        if np.isfinite(number):
+            found.append(number)
+    return found

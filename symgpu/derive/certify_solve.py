@@ -1,0 +1,198 @@
+"""The numeric certificate of a solve (:mod:`.certify`): each root that applies at the point
+satisfies the relation there and lies inside every ``valid_when`` domain, and a scan of the
+variable's declared range (sign changes refined by bisection) finds no root the answer lacks; an
+answer that holds on ranges (every value, flat regimes) holds at the scanned values it claims,
+inside the domain, and claims every scanned value where the relation holds."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pint
+import sympy
+
+from symgpu import errors, units
+from symgpu.derive import results
+from symgpu.derive.certify_path import (RESIDUAL, Asked, _close, _fail, _inside, _Point, _quantity, _result_at, _roots_at,
+                                        _scan_grid, _with)
+from symgpu.derive.derivation import Derivation
+from symgpu.evaluate import active, evaluator, input_values
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+#: values of the scan at which a range answer's conditions are evaluated (one scalar check each)
+RANGE_SAMPLES = 120
+#: relative residual under which the relation holds exactly (a range the answer must cover)
+EXACT = 1e-12
+
+
+def _target_at(model: Model, asked: Asked, point: _Point, v: Any) -> Any:
+    """The target in the quantity's declared unit with the variable at ``v`` (None: not given)."""
+    unit = model.units[asked.quantity]
+    target = asked.target
+    if target is None:
+        given = dict(point.values).get(asked.quantity)
+        return None if given is None else input_values.to_magnitude(model, asked.quantity, given, check=False)
+    if isinstance(target, pint.Quantity):
+        return float(units.magnitude_in(target, unit))
+    if isinstance(target, str):
+        try:
+            target = model.parse(target, "target")
+        except errors.SymgpuError:
+            return float(units.magnitude_in(units.quantity(target), unit))
+    if isinstance(target, (int, float)) or (isinstance(target, sympy.Basic) and target.is_number):
+        return float(target)
+    values = _with(model, asked, point, v)
+    return evaluator.evaluate_expression(model, target, unit, preset=point.preset, values=values).magnitude
+
+
+def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> str | None:
+    if results.holds_on_ranges(derivation.result) or "holds_for" in dict(derivation.extra):
+        return _ranges(model, derivation, asked, point)
+    extra: dict[str, Any] = {}
+    with np.errstate(all="ignore"):
+        target = _target_at(model, asked, point, np.nan)
+    if target is None and asked.target is None:
+        # no value for the quantity at the point: take the one it has at a variable value and
+        # check the answer gives that value back
+        probe = 8.0
+        extra[asked.quantity] = float(_quantity(model, asked, point, np.asarray(probe)))
+    elif target is not None and np.ndim(target) == 0 and np.isfinite(target):
+        extra[asked.quantity] = float(target)  # a result may keep the quantity's symbol for its target
+    roots = _answer_roots(model, derivation, asked, point, extra)
+    target_of: Callable[[Any], Any] = (lambda v: extra[asked.quantity]) if extra else (lambda v: _target_at(model, asked, point, v))
+    for root in roots:
+        got = float(_quantity(model, asked, point, np.asarray(root)))
+        want = float(np.asarray(target_of(np.asarray(root)), dtype=float))
+        if not abs(got - want) <= RESIDUAL * max(abs(got), abs(want), 1e-300):
+            raise _fail(model, asked, point, f"at the root {asked.variable} = {root:.10g} the quantity is {got:.10g}, not the target {want:.10g}")
+    outside = [r for r, inside in zip(roots, _inside(model, asked, point, np.asarray(roots, dtype=float))) if not inside] if roots else []
+    if outside:
+        raise _fail(model, asked, point, f"the root {asked.variable} = {outside[0]:.10g} lies outside the model's valid_when domain "
+                    f"(the model gives {asked.quantity} no value there)")
+    grid = _scan_grid(model, asked.variable, roots)
+    grid = grid[_inside(model, asked, point, grid)]
+    missing = [r for r in _brute_roots(model, asked, point, grid, target_of) if not any(_close(r, a) for a in roots)]
+    if missing:
+        shown = ", ".join(f"{r:.10g}" for r in missing[:4])
+        raise _fail(model, asked, point, f"a scan of {asked.variable} finds root(s) {shown} that the answer lacks "
+                    f"(answer: {', '.join(f'{r:.10g}' for r in roots) or 'none here'})")
+    n = len(roots)
+    return (f"{n} root{'s satisfy' if n != 1 else ' satisfies'} the relation and a scan of {asked.variable} finds no other"
+            if n else f"no root here, and a scan of {asked.variable} finds none")
+
+
+def _answer_roots(model: Model, derivation: Derivation, asked: Asked, point: _Point, extra: Mapping[str, Any]) -> list[float]:
+    """The closed form's roots that apply at the point, finite and real: each part of the result,
+    left out only where it is the root of listed regimes (extra ``roots``) none of whose
+    conditions hold there; a part that is no listed root is checked as it stands (the result is
+    what is shown, so it is what is checked)."""
+    listed = results.roots_of(derivation)
+    if listed is None:
+        return _roots_at(model, derivation, asked, point, extra)
+    unit = model.units[asked.variable]
+    values = {**point.values, **extra}
+    owners = []
+    for record in listed:
+        with np.errstate(all="ignore"):
+            owners.append((_result_at(model, derivation, record["root"], unit, point, extra), record))
+    found = []
+    result = derivation.result
+    for part in result.args if isinstance(result, sympy.Tuple) else (result,):
+        with np.errstate(all="ignore"):
+            number = _result_at(model, derivation, part, unit, point, extra)
+        if not np.isfinite(number):
+            continue
+        mine = [record for value, record in owners if np.isfinite(value) and _close(value, number, 1e-9)]
+        if not mine or any(_applies(model, record, point, values) for record in mine):
+            found.append(number)
+    return found
+
+
+def _applies(model: Model, record: Mapping[str, Any], point: _Point, values: Mapping[str, Any]) -> bool:
+    """Do a listed root's regime conditions and domain hold at the point? (Conditions that cannot be
+    evaluated there count as holding: the root is then checked as it stands.)"""
+    try:
+        holds = bool(active.condition_holds(model, record["when"], point.preset, values)[0])
+    except errors.SymgpuError:
+        holds = True
+    return holds and results.inside_domain(model, record.get("domain", sympy.true), point.preset, values)
+
+
+def _brute_roots(model: Model, asked: Asked, point: _Point, grid: np.ndarray, target_of: Callable[[Any], Any]) -> list[float]:
+    """Roots of quantity - target on ``grid``: sign changes refined by bisection (all brackets at once);
+    a jump (a pole or a staircase step) is not a root."""
+    def g(v: np.ndarray) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            return np.asarray(_quantity(model, asked, point, v) - np.asarray(target_of(v), dtype=float), dtype=float)
+
+    values = g(grid)
+    ok = np.isfinite(values)
+    sign = np.sign(values)
+    exact = list(grid[(values == 0) & ok])
+    if len(exact) > 2:
+        return []  # the relation holds on a range: not isolated roots
+    change = np.nonzero(ok[:-1] & ok[1:] & (sign[:-1] * sign[1:] < 0))[0]
+    if not len(change):
+        return exact
+    lo, hi = grid[change], grid[change + 1]
+    glo = values[change]
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        gm = g(mid)
+        left = np.sign(gm) == np.sign(glo)
+        lo, glo = np.where(left, mid, lo), np.where(left, gm, glo)
+        hi = np.where(left, hi, mid)
+    mid = (lo + hi) / 2
+    with np.errstate(all="ignore"):
+        scale = np.maximum(np.abs(_quantity(model, asked, point, mid)), np.abs(np.asarray(target_of(mid), dtype=float)))
+        gap = g(mid)
+        real = np.isfinite(gap) & np.isfinite(scale) & (np.abs(gap) <= 1e-4 * np.maximum(scale, 1e-300))  # a pole is no root
+    return exact + [float(r) for r in mid[real]]
+
+
+def _ranges(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> str | None:
+    """An answer on ranges (every value, flat regimes, a range of a regime): at values spread over
+    the scan, where the answer (its ``holds_for``) says the relation holds it does, inside every
+    ``valid_when`` domain; where the relation holds exactly the answer says so."""
+    claim = sympy.true if derivation.result is sympy.true else dict(derivation.extra).get("holds_for", derivation.result)
+    grid = _scan_grid(model, asked.variable, [])
+    given = _target_value(model, asked, point)
+    with np.errstate(all="ignore"):
+        if not given and asked.target is None:  # no target: the value the quantity has at a variable value
+            given = {asked.quantity: float(_quantity(model, asked, point, np.asarray(8.0)))}
+        along = np.broadcast_to(np.asarray(_quantity(model, asked, point, grid), dtype=float), grid.shape)
+        targets = np.broadcast_to(np.asarray(given[asked.quantity] if given else _target_at(model, asked, point, grid), dtype=float), grid.shape)
+    inside = _inside(model, asked, point, grid)
+    finite = np.isfinite(along) & np.isfinite(targets)
+    scale = np.maximum(np.maximum(np.abs(along), np.abs(targets)), 1e-300)
+    near = finite & (np.abs(along - targets) <= RESIDUAL * scale)
+    exact = finite & (np.abs(along - targets) <= EXACT * scale)
+    extra = {**results.result_values(derivation, {}), **given}
+    claimed = 0
+    for i in np.unique(np.linspace(0, len(grid) - 1, RANGE_SAMPLES).astype(int)):
+        x = float(grid[i])
+        says = active.condition_holds(model, claim, point.preset, {**_with(model, asked, point, x), **extra})[0]
+        if says and not inside[i]:
+            raise _fail(model, asked, point, f"the answer says {asked.variable} = {x:.10g} is a root, but it lies outside the model's "
+                        f"valid_when domain (the model gives {asked.quantity} no value there)")
+        if says and finite[i] and not near[i]:
+            raise _fail(model, asked, point, f"the answer says {asked.variable} = {x:.10g} is a root, but the quantity there is "
+                        f"{along[i]:.10g}, not {targets[i]:.10g}")
+        if not says and inside[i] and exact[i]:
+            raise _fail(model, asked, point, f"the relation holds at {asked.variable} = {x:.10g} (the quantity is {along[i]:.10g}), "
+                        "which the answer's ranges leave out")
+        claimed += bool(says)
+    return (f"the relation holds at the {claimed} of {RANGE_SAMPLES} scanned values of {asked.variable} that the answer's ranges "
+            "cover, inside the domain, and at no other" if claimed else None)
+
+
+def _target_value(model: Model, asked: Asked, point: _Point) -> dict[str, float]:
+    """The quantity's value that its symbol stands for in a range answer: the numeric target, else
+    the value the point gives it (none when neither is given)."""
+    with np.errstate(all="ignore"):
+        target = _target_at(model, asked, point, np.nan)
+    return {asked.quantity: float(target)} if target is not None and np.ndim(target) == 0 and np.isfinite(target) else {}

@@ -1,0 +1,146 @@
+"""A solve's answers that are not isolated roots, and the records of its roots.
+
+Where the relation holds on whole ranges of the unknown (an identity, a regime whose value does
+not depend on it, a relation the unknown dropped out of) the answer is the range, each restricted
+to the quantity's ``valid_when`` domain (:mod:`symgpu.derive.solve_domain`): the model gives no
+value outside it, so "every value" means every value inside it, and the answer says so. The root
+records (``[{regime, root, when, domain}]``) of a closed-form solve carry the domain beside their
+regime's conditions, with a numeric target put in where the base units keep its meaning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import sympy
+
+from symgpu import errors
+from symgpu.derive import jobs, regime_split, solve_domain
+from symgpu.derive.derivation import Derivation
+
+
+def _keep_target(job: jobs._Job) -> None:
+    """A numeric target stays the value of its quantity (extra ``target_value``), as in every range."""
+    if job.target_value is not None:
+        symbol, number = job.target_value
+        job.extra.append(("target_value", {symbol.name: number}))
+        job.step("target value", sympy.Eq(symbol, number, evaluate=False),
+                 f"the target {sympy.sstr(number)} is the value of {symbol} wherever the answer is evaluated")
+        job.target_value = None
+
+
+def every_value(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, domain: Sequence[sympy.Basic]) -> Derivation:
+    """Both sides are equal whatever ``var`` is: every value inside the domain is a root (``True``
+    where the domain does not depend on ``var``)."""
+    unit = job.model.unit_text(var.name)
+    if not domain:
+        job.extra.append(("holds_for", sympy.true))  # e.g. a term carrying the unknown vanishes at an input's 0
+        job.step("identity", relation, f"both sides are equal whatever {var} is: every {var} is a root")
+        return job.finish(sympy.true, unit, used=[relation])
+    where = sympy.And(*domain)
+    job.step("identity", relation, f"both sides are equal whatever {var} is: every {var} where the model gives "
+             f"{job.quantity} a value (its valid_when domain, {sympy.sstr(where)}) is a root")
+    job.extra.append(("ranges", [{"regime": "every regime", "equal": sympy.true, "when": where}]))
+    job.extra.append(("holds_for", where))
+    job.extra.append(("note", f"the relation holds for every {var} inside the model's valid_when domain, and for none outside it"))
+    _keep_target(job)
+    return job.finish(where, unit, used=[relation])
+
+
+def independent(job: jobs._Job, relation: sympy.Eq, var: sympy.Symbol, domain: Sequence[sympy.Basic]) -> Derivation:
+    """The relation does not involve ``var`` (a term carrying it vanished): every value inside the
+    domain is a root where the two sides are equal, none elsewhere."""
+    equal = sympy.Eq(relation.lhs, relation.rhs, evaluate=False)
+    where = sympy.And(*domain)
+    job.extra.append(("ranges", [{"regime": "every regime", "equal": equal, "when": where}]))
+    holds = sympy.And(equal, where) if domain else equal
+    job.extra.append(("holds_for", holds))
+    _keep_target(job)
+    job.step("independent of " + str(var), equal, f"the relation does not involve {var}: where it holds every {var} is a root"
+             + (f" inside the model's valid_when domain ({sympy.sstr(where)})" if domain else ""))
+    return job.finish(holds, job.model.unit_text(var.name), used=[relation])
+
+
+def flat_only(job: jobs._Job, flats: Sequence[dict[str, Any]], relation: sympy.Basic, var: sympy.Symbol) -> Derivation:
+    """Roots only on whole regimes whose value does not depend on ``var``, where their sides are equal."""
+    holds = sympy.Or(*[sympy.And(f["equal"], f["when"]) for f in flats])
+    job.extra.append(("holds_for", holds))
+    _keep_target(job)
+    return job.finish(holds, job.model.unit_text(var.name), used=[relation])
+
+
+def solution_set(job: jobs._Job, identities: Sequence[regime_split.Regime], var: sympy.Symbol,
+                 relation: sympy.Basic, domain: Sequence[sympy.Basic]) -> Derivation:
+    """The relation holds on whole regimes (no isolated root): the result is the range of
+    ``var`` where it holds, each regime's conditions solved as bounds on ``var``, and the domain."""
+    assert job.ctx is not None
+    ranges = []
+    for regime in identities:
+        uppers: list[sympy.Expr] = []
+        lowers: list[sympy.Expr] = []
+        others: list[sympy.Basic] = []
+        for cond in regime.raw:
+            if cond.h is None or var not in cond.h.free_symbols:
+                others.append(cond.relational)
+                continue
+            slope = job.ctx.sign(sympy.diff(cond.h, var))
+            roots = jobs._solve_for(job, sympy.Eq(cond.h, 0), var, f"a condition of regime {regime.name}") \
+                if slope in (1, -1) and sympy.diff(cond.h, var, 2) == 0 else []
+            if len(roots) != 1:
+                others.append(cond.relational)
+                continue
+            (uppers if slope == -1 else lowers).append(job.ctx.nice(roots[0]))
+        parts = []
+        if lowers:
+            parts.append(sympy.GreaterThan(var, sympy.Max(*lowers), evaluate=False))
+        if uppers:
+            parts.append(sympy.LessThan(var, sympy.Min(*uppers), evaluate=False))
+        parts.extend(others)
+        parts.extend(domain)
+        for bound in lowers + uppers:
+            job.check_unit(bound, var.name, "bound")
+        ranges.append(sympy.And(*parts) if parts else sympy.true)
+        job.step(f"range of regime {regime.name}", ranges[-1], f"{sympy.sstr(relation)} holds throughout regime {regime.name}"
+                 + (", inside the model's valid_when domain" if domain else ""))
+    result = ranges[0] if len(ranges) == 1 else sympy.Or(*ranges)
+    job.extra.append(("ranges", [{"regime": r.name, "equal": sympy.true, "when": w} for r, w in zip(identities, ranges)]))
+    job.extra.append(("holds_for", result))
+    job.extra.append(("note", f"the relation holds on a whole range of {var}, not at isolated points"))
+    return job.finish(result, job.model.unit_text(var.name), used=[relation])
+
+
+def equation_records(job: jobs._Job, roots: Sequence[sympy.Expr], var: sympy.Symbol,
+                     domain: Sequence[sympy.Basic]) -> list[dict[str, Any]]:
+    """The roots of an equation without regimes as records whose conditions are the domain at
+    each root (a root the assumptions put outside it is dropped).
+
+    Raises:
+        errors.DerivationError: every root lies outside the domain.
+    """
+    records = []
+    for root in roots:
+        inside = solve_domain.inside(job, domain, var, root)
+        if inside is not None:
+            records.append({"regime": "the equation", "root": root, "when": sympy.true, "domain": sympy.And(*inside)})
+    if not records:
+        raise errors.DerivationError(f"{job.model.id}: every root for {var} lies outside the valid_when domain of {job.quantity} "
+                                     "(the model gives no value there): no admissible solution")
+    return records
+
+
+def target_into(job: jobs._Job, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``records`` with the numeric target put in where the base units keep its meaning (as
+    :meth:`jobs._Job.finish` does for the result); elsewhere the target stays the value of its
+    quantity for the records, the ranges and the result alike."""
+    if job.target_value is None:
+        return records
+    symbol, number = job.target_value
+    put = {symbol: number}
+    sides = [r.lhs - r.rhs for d in records for key in ("when", "domain") for r in d.get(key, sympy.true).atoms(sympy.core.relational.Relational)]
+    if not all(job._same_in_base_units(e, symbol, number) for e in [d["root"] for d in records] + sides):
+        _keep_target(job)
+        return records
+    job.extra = [(k, [{**f, "equal": f["equal"].xreplace(put)} for f in v]) if k == "ranges" else (k, v) for k, v in job.extra]
+    return [{**d, "root": d["root"].xreplace(put), "when": d["when"].xreplace(put), "domain": d.get("domain", sympy.true).xreplace(put)}
+            for d in records]
