@@ -104,3 +104,10 @@ def test_the_question_read_at_load_is_kept_out_of_equality_and_repr():
     read = schema.DerivationRequest("q", "boundary", fields, operations.Question.of("q", "boundary", fields))
     assert read == schema.DerivationRequest("q", "boundary", fields)
     assert repr(read) == repr(schema.DerivationRequest("q", "boundary", fields))  # the stored derivations' key
+
+
+def test_the_registry_cannot_be_changed_at_run_time():
+    with pytest.raises(TypeError):
+        operations.SPECS["integrate"] = operations.SPECS["limit"]  # type: ignore[index]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        operations.SPECS["limit"].reads = ()  # type: ignore[misc]

@@ -8,14 +8,16 @@ derivation engine (:mod:`symgpu.derive.requests`) maps each name here to the fun
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Protocol
 
 from symgpu import errors
 
 #: Fields for readers (reports show them), not read by the engine; every operation allows them.
 DOCUMENTATION = frozenset({"note", "source", "counts", "forms"})
-#: The variable asked about, under any of its names (the first given wins).
+#: The variable asked about, under any of its names: ``variable``, else ``over``, else ``for``.
 VARIABLE = ("variable", "over", "for")
 #: Expectations every operation checks its answer against (:func:`symgpu.derive.requests.run_request`).
 _EXPECT = ("expect", "expect_value")
@@ -68,8 +70,8 @@ def _spec(name: str, own: tuple[str, ...], required: tuple[tuple[str, ...], ...]
 
 
 _QUANTITY = ("quantity",)
-#: ``op`` -> its spec, in the order the documentation lists them.
-SPECS: dict[str, OperationSpec] = {spec.name: spec for spec in (
+#: ``op`` -> its spec, in the order the documentation lists them (read-only).
+SPECS: Mapping[str, OperationSpec] = MappingProxyType({spec.name: spec for spec in (
     _spec("solve", ("quantity",) + VARIABLE + ("target", "relation", "kind", "case") + _AT, (_QUANTITY, VARIABLE),
           "solve quantity = target (or an inequality, relation) for the variable, every root with its regime"),
     _spec("boundary", ("quantity",) + VARIABLE + ("between",), (_QUANTITY,),
@@ -86,7 +88,7 @@ SPECS: dict[str, OperationSpec] = {spec.name: spec for spec in (
           "a quantity with the substitutions applied (case: one case of a piecewise equation)", omit=False),
     _spec("regimes", ("quantity",) + VARIABLE + _AT + ("expect_regime",), (_QUANTITY,),
           "the regimes of a piecewise quantity, and the one active at preset/inputs"),
-)}
+)})
 #: The operation names, in the order of :data:`SPECS`.
 NAMES = tuple(SPECS)
 #: Every field some operation reads.
