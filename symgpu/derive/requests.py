@@ -1,13 +1,14 @@
 """Running a model file's ``[[derivations]]`` requests and checking their expectations.
 
-A request (``schema.DerivationRequest``: an id, an ``op`` and open fields) is read into a
-typed :class:`Question`, then dispatched through :data:`OPERATIONS` (op -> function).
+A request (``schema.DerivationRequest``: an id, an ``op`` and open fields) is read into a typed
+:class:`~symgpu.model.operations.Question` when the model loads (its fields checked against the
+operation's :class:`~symgpu.model.operations.OperationSpec`), then dispatched through
+:data:`OPERATIONS` (op -> function; its keys are the registry's operations).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import sympy
@@ -15,86 +16,18 @@ import sympy
 from symgpu import errors
 from symgpu.derive import extrema, fixed_points, forms, grid_search, limits, regime_split, signs, simplification, solving, stored
 from symgpu.derive.derivation import Derivation
+from symgpu.model import operations
+from symgpu.model.operations import Question
 from symgpu.proofs import sample_points
 
 if TYPE_CHECKING:
     from symgpu.model import Model
     from symgpu.model.schema import DerivationRequest
 
-#: Fields the engine reads, besides ``id`` and ``op``.
-FIELDS = frozenset({
-    "quantity", "equation", "variable", "over", "for", "kind", "to", "point", "direction", "ratio", "substitute",
-    "between", "assume", "stop_at", "case", "relation", "target", "preset", "inputs", "expect", "expect_value",
-    "expect_regime", "grid", "expression", "limiters_from", "omit_limiters",
-})
+#: Fields the engine reads, besides ``id`` and ``op`` (of some operation: :data:`symgpu.model.operations.SPECS`).
+FIELDS = operations.FIELDS
 #: Fields for readers (reports show them), not read by the engine.
-DOCUMENTATION = frozenset({"note", "source", "counts", "forms"})
-
-
-@dataclass(frozen=True)
-class Question:
-    """A ``[[derivations]]`` request read into typed fields.
-
-    Attributes:
-        id: request id.
-        op: operation (a key of :data:`OPERATIONS`).
-        quantity: the quantity (or equation id) asked about.
-        variable: the unknown / variable (``variable``, ``over`` or ``for``).
-        kind: ``max`` or ``min`` (extremum; solve of an inequality).
-        kind_given: whether the file set ``kind``.
-        substitute: name -> expression text, applied before deriving (and to the expectation).
-        assume: extra assumptions (relation texts).
-        stop_at: quantities kept as symbols.
-        omit: (equation, limiter) pairs left out of Min/Max.
-        preset: preset whose values select the active regime / branch.
-        inputs: name -> value text added to the preset.
-        fields: every field as read (for the operation-specific ones).
-    """
-
-    id: str
-    op: str
-    quantity: Any
-    variable: Any
-    kind: str
-    kind_given: bool
-    substitute: tuple[tuple[str, Any], ...]
-    assume: tuple[str, ...]
-    stop_at: tuple[str, ...]
-    omit: tuple[tuple[str, str], ...]
-    preset: str | None
-    inputs: tuple[tuple[str, Any], ...]
-    fields: tuple[tuple[str, Any], ...]
-
-    @classmethod
-    def read(cls, model: Model, request: DerivationRequest) -> Question:
-        """Read ``request``; an unknown operation or field is a usage error naming it."""
-        if request.op not in OPERATIONS:
-            raise errors.UsageError(f"{model.id}: derivation {request.id}: operation '{request.op}' is not supported "
-                                    f"by the engine (operations: {', '.join(sorted(OPERATIONS))})")
-        unknown = sorted(set(dict(request.fields)) - FIELDS - DOCUMENTATION)
-        if unknown:
-            raise errors.UsageError(f"{model.id}: derivation {request.id}: unknown field '{unknown[0]}' "
-                                    f"(fields: {', '.join(sorted(FIELDS | DOCUMENTATION))})")
-        get = request.get
-        kind = str(get("kind", "max"))
-        source = get("limiters_from") or ""
-        return cls(
-            id=request.id, op=request.op, quantity=get("quantity"),
-            variable=get("variable") or get("over") or get("for"),
-            kind={"maximum": "max", "minimum": "min"}.get(kind, kind), kind_given=get("kind") is not None,
-            substitute=tuple(dict(get("substitute") or {}).items()), assume=tuple(get("assume") or ()),
-            stop_at=tuple(get("stop_at") or ()), omit=tuple((source, name) for name in (get("omit_limiters") or ())),
-            preset=get("preset"), inputs=tuple(dict(get("inputs") or {}).items()), fields=request.fields,
-        )
-
-    def get(self, key: str, default: Any = None) -> Any:
-        """An operation-specific field, or ``default``."""
-        return dict(self.fields).get(key, default)
-
-    @property
-    def shared(self) -> dict[str, Any]:
-        """Options every symbolic operation takes."""
-        return {"substitute": dict(self.substitute), "assume": list(self.assume), "omit": list(self.omit), "stop_at": self.stop_at}
+DOCUMENTATION = operations.DOCUMENTATION
 
 
 def _solve(model: Model, q: Question) -> Derivation:
@@ -153,7 +86,8 @@ def run_request(model: Model, request: DerivationRequest) -> Derivation:
     """Run a ``[[derivations]]`` entry of a model file.
 
     Operations (``op``): ``solve``, ``boundary``, ``extremum``, ``limit``, ``fixed_point``,
-    ``regimes``, ``simplify`` (field ``expression``) and ``substitute``.
+    ``regimes``, ``simplify`` (field ``expression``) and ``substitute``; the fields each one
+    allows and needs are in :data:`symgpu.model.operations.SPECS`.
 
     Recognised fields: ``quantity``, ``variable`` (or ``over``/``for``), ``kind``, ``to`` (or
     ``point``), ``direction``, ``ratio`` (``{above = "+", below = "-"}``: the ratio of the two

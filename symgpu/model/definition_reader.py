@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from symgpu import resources
-from symgpu.model import schema, toml_reader
+from symgpu.model import operations, schema, toml_reader
 
 _RESERVED_PRESET_KEYS = {"description", "source", "based_on", "values", "notes"}
 #: A model id (file stem, ``extends``) and any other id (preset, equation...): ASCII, never a path.
@@ -255,8 +255,24 @@ class DefinitionReader(toml_reader.TableReader):
         out = []
         for where, request_id, entry in self.entries(data, "derivations", "derivation"):
             op, fields = self.tagged(entry, "op", "operation", schema.DERIVATION_OPS, where)
-            out.append(schema.DerivationRequest(id=request_id, op=op, fields=fields))
+            out.append(schema.DerivationRequest(id=request_id, op=op, fields=fields, question=self.question(request_id, op, fields, where)))
         return tuple(out)
+
+    def question(self, request_id: str, op: str, fields: tuple[tuple[str, Any], ...], where: str) -> operations.Question:
+        """The typed record of a derivation entry: a field its operation does not read, or a
+        required one missing, is an error naming the field and the fields allowed."""
+        spec = operations.SPECS[op]
+        allowed = f"fields of op = \"{op}\": {', '.join(sorted(spec.allowed))}"
+        unknown = spec.unknown(fields)
+        if unknown:
+            raise self.fail(f"{where}.{unknown[0]}", f"unknown field '{unknown[0]}' for op = \"{op}\"", allowed)
+        missing = spec.missing(fields)
+        if missing is not None:
+            raise self.fail(where, f"missing required field '{missing[0]}'" + (f" (or {' or '.join(missing[1:])})" if missing[1:] else ""), allowed)
+        try:
+            return operations.Question.of(request_id, op, fields)
+        except (TypeError, ValueError) as error:
+            raise self.fail(where, f"a field has the wrong shape: {error}", allowed) from None
 
     def errata(self, data: list[Any], refs: set[str], case_ids: set[str]) -> tuple[schema.Erratum, ...]:
         out = []

@@ -5,13 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from symgpu.model import operations
+
 SCHEMA_VERSION = 1
 ROLES = ("input", "output", "intermediate", "constant")
 ASSUMPTIONS = ("positive", "nonnegative", "integer")
 PLOT_KINDS = ("curve", "asymptotes", "regime_map")
 #: The ``expect`` text of a validation case saying that evaluation must fail with a domain error.
 DOMAIN_ERROR = "domain error"
-DERIVATION_OPS = ("solve", "boundary", "extremum", "limit", "fixed_point", "simplify", "substitute", "regimes")
+#: The operations ``[[derivations]]`` may name (:data:`symgpu.model.operations.SPECS`).
+DERIVATION_OPS = operations.NAMES
 
 
 @dataclass(frozen=True)
@@ -172,17 +175,22 @@ class ValidationCase:
 
 @dataclass(frozen=True)
 class DerivationRequest:
-    """A question the model file asks the derivation engine (schema: reserved, open fields).
+    """A question the model file asks the derivation engine.
 
     Attributes:
         id: request id.
-        op: operation name (``solve``, ``boundary``, ``extremum``, ``limit``, ...).
+        op: operation name (``solve``, ``boundary``, ``extremum``, ``limit``, ...: a key of
+            :data:`symgpu.model.operations.SPECS`).
         fields: every other key of the entry, as read (strings, numbers, lists, tables).
+        question: the entry read into typed fields when the model loaded, its fields checked
+            against its operation's spec (None for a request built by hand: the engine reads and
+            checks it when it runs). Not compared and not in ``repr`` (it follows from the rest).
     """
 
     id: str
     op: str
     fields: tuple[tuple[str, Any], ...] = ()
+    question: operations.Question | None = field(default=None, compare=False, repr=False)
 
     def get(self, key: str, default: Any = None) -> Any:
         """Return the field ``key`` or ``default``."""

@@ -170,7 +170,7 @@ def _corpus() -> None:
           lambda s: base(s, extra=f'\n[presets.b]\ndescription = "b"\nsource = "toy"\nbased_on = {toml(p["import"])}\n'))
     entry("counts_payload.toml", "payload in an equation's counts", "equation attainable.counts", lambda s: base(s, counts=p["import"]))
     entry("derivation_payload.toml", "payload in a derivation's quantity", "derivation d1.quantity",
-          lambda s: base(s, extra=f'\n[[derivations]]\nid = "d1"\nop = "limit"\nquantity = {toml(p["lambda"])}\n'))
+          lambda s: base(s, extra=f'\n[[derivations]]\nid = "d1"\nop = "limit"\nvariable = "I"\nquantity = {toml(p["lambda"])}\n'))
     entry("plot_range_payload.toml", "payload in a plot range", "plot p.ranges.I", lambda s: base(s, plot_range=p["import"]), "0 (eval reads no plots)")
     entry("plot_mark_payload.toml", "payload in a plot mark expression", "plot p.marks[0].expression", lambda s: base(s, marks=p["lambda"]), "0 (eval reads no plots)")
     # malformed files
