@@ -125,22 +125,70 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
     if preset is not None or values:  # the candidates that hold here, compared by their numbers
         best = extremum_domain.best_at(job, merged, kind, preset, values or {}, unit, ends)
-        location, value = best.location, best.value
-        job.step(kind + "imum", sympy.Eq(var, location), f"{best.origin}: the {kind}imum of the candidates that hold at "
-                 f"{at_point.where_text(preset, values or {})}")
-    else:
-        location, value = extremum_domain.global_choice(job, merged, kind, ends)
-        if isinstance(location, sympy.Piecewise):
-            job.step(kind + "imum", sympy.Eq(var, location), "each candidate where its conditions hold and no other candidate "
-                     f"that holds there is {'larger' if kind == 'max' else 'smaller'}")
+        interior = [c for c in merged if not c.origin.startswith(("end of the domain", "plateau"))]
+        if best in interior and len(interior) > 1:  # the papers' forms, the one that applies here selected
+            location, value = _symbolic_choice(job, merged, kind, ends, domain, var)
+            if isinstance(location, sympy.Piecewise):
+                at_point.select_branch(job, location, preset, values or {}, [c.origin for c in interior])
         else:
-            job.step(kind + "imum", sympy.Eq(var, location), merged[0].origin)
+            location, value = best.location, best.value
+            job.step(kind + "imum", sympy.Eq(var, location), f"{best.origin}: the {kind}imum of the candidates that hold at "
+                     f"{at_point.where_text(preset, values or {})}")
+    else:
+        location, value = _symbolic_choice(job, merged, kind, ends, domain, var)
     if preset is not None or values:
         for key, expr_, unit_ in (("value_at", value, unit), ("location_at", location, model.unit_text(var.name))):
             number = results._evaluate(model, expr_, preset, values or {}, unit_)
             job.extra.append((key, number))
     job.extra.append(("location_unit", model.unit_text(var.name)))
     return job.finish(value, unit, location=location, used=[expr])
+
+
+def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: Any, domain: Any,
+                     var: sympy.Symbol) -> tuple[sympy.Expr, sympy.Expr]:
+    """(location, value) without a point: the critical points and cusps, as the papers state them,
+    when there are any (one, or one without conditions: that one, its conditions and the
+    ``valid_when`` domain in ``extra["valid_when"]``; else a Piecewise of them); the domain's ends
+    and plateau edges join only when there are none.
+
+    NOTE: with the ends, the answer is a Piecewise whose conditions compare every candidate with
+    every other: unreadable for the papers' headline results (N = sqrt(L_M)). The ends are shown as
+    a step instead; at a point (``--preset``/``--set``) every candidate is compared by its numbers,
+    and the certificate refuses a closed form that an end beats at the points it checks.
+    """
+    interior = [c for c in merged if not c.origin.startswith(("end of the domain", "plateau"))]
+    if not interior:
+        location, value = extremum_domain.global_choice(job, merged, kind, ends)
+        job.step(kind + "imum", sympy.Eq(var, location), "each candidate where its conditions hold and no other candidate "
+                 f"that holds there is {'larger' if kind == 'max' else 'smaller'}" if isinstance(location, sympy.Piecewise) else merged[0].origin)
+        return location, value
+    plain, inside_of = [], []
+    for cand in interior:
+        inside = extremum_domain.at_location(job, domain, var, cand.location) or []
+        inside_of.append(tuple(inside))
+        plain.append(_Candidate(cand.location, cand.value, cand.origin,
+                                tuple(c for c in cand.conditions if not any(signs._same_relation(c, d) for d in inside))))
+    others = [c for c in merged if c not in interior]
+    if others:
+        job.step("other candidates", sympy.Tuple(*(sympy.Eq(var, c.location) for c in others)),
+                 "the domain's ends and plateau edges are candidates too where a critical point is outside the domain or "
+                 "beaten; ask at a point (--preset, --set) to compare them by their numbers")
+    unconditional = [i for i, c in enumerate(plain) if not c.conditions]
+    if len(plain) == 1 or len(unconditional) == 1:
+        index = unconditional[0] if unconditional else 0
+        best, when = plain[index], plain[index].conditions + inside_of[index]
+        if when:
+            job.extra.append(("valid_when", [sympy.sstr(c) for c in when]))
+        job.step(kind + "imum", sympy.Eq(var, best.location), best.origin + (" valid when " + ", ".join(map(sympy.sstr, when)) if when else ""))
+        return best.location, best.value
+    location = sympy.Piecewise(*[(c.location, sympy.And(*c.conditions) if c.conditions else sympy.true) for c in plain])
+    value = sympy.Piecewise(*[(c.value, sympy.And(*c.conditions) if c.conditions else sympy.true) for c in plain])
+    if others and not any(c.conditions == () for c in plain):  # where no form applies: every candidate compared
+        at, of = extremum_domain.global_choice(job, merged, kind, ends)
+        location = sympy.Piecewise(*location.args, (at, True))
+        value = sympy.Piecewise(*value.args, (of, True))
+    job.step(kind + "imum", sympy.Eq(var, location), "the form that applies depends on conditions the assumptions do not decide")
+    return location, value
 
 
 def _boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol, point: sympy.Expr, want: int, kind: str) -> _Candidate | None:
