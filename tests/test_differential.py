@@ -63,7 +63,9 @@ def _skewed(question: Question, factor: sympy.Expr, **api: object) -> tuple[obje
     assert isinstance(answer, symgpu.derive.Derivation), answer
     location = answer.location * factor if question.op == "extremum" else answer.location
     result = answer.result if question.op == "extremum" else answer.result * factor
-    return dataclasses.replace(answer, result=result, location=location), 0.0
+    extra = tuple((key, [{**record, "root": record["root"] * factor} for record in value]) if key == "roots" else (key, value)
+                  for key, value in answer.extra)  # a solve's per-regime root records, skewed alike
+    return dataclasses.replace(answer, result=result, location=location, extra=extra), 0.0
 
 
 def test_a_solve_answer_off_by_ten_percent_is_a_disagreement():

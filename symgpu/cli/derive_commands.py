@@ -232,7 +232,8 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
             out["value"] = json_number(items[0].magnitude)
             return out
         out["value"] = [json_number(q.magnitude) for q in items]
-        out["regimes"] = [r.regime for r in found]
+        if any(r["regime"] != "the equation" for r in records):  # roots of a Min/Max or cases: each with its regime
+            out["regimes"] = [r.regime for r in found]
         return out
     result = derivation.result
     if isinstance(result, dict):

@@ -136,7 +136,12 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
                 condition = sympy.And(*when) if when else sympy.true
                 job.step(f"switch {label}", sympy.Eq(var, root), f"{where} changes there"
                          + (" when " + ", ".join(map(sympy.sstr, when)) if when else ""))
-                found.append({"regime": f"{label} where {(names or {}).get(atom) or sympy.sstr(atom)} switches", "root": root, "when": condition})
+                record = {"regime": f"{label} where {(names or {}).get(atom) or sympy.sstr(atom)} switches", "root": root, "when": condition}
+                strict = job.ctx.tidy_unless_refuted([c.relational.xreplace(at) for c in branch.raw]
+                                                     + [p.xreplace(at) for c in decides + context for p in _pieces(c)])
+                if any(c is sympy.false for c in strict):  # the cases only tie at the root: a switch a point must confirm
+                    record["tie"] = True
+                found.append(record)
     return found
 
 

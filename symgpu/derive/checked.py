@@ -119,7 +119,14 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
         derivation = dataclasses.replace(derivation, extra=derivation.extra + (("between", tuple(between)),))
     skip = _skip(model, omit=options.get("omit", ()), assume=options.get("assume"), preset=preset, values=values)
     asked = Asked("boundary", str(quantity), str(for_), preset, _pairs(values), _pairs(substitute), skip=skip)
-    return certify.certify(model, derivation, asked)
+    checked = certify.certify(model, derivation, asked)
+    tied = [r["root"] for r in dict(checked.extra).get("roots") or () if isinstance(r, dict) and r.get("tie")]
+    if tied and preset is None and not values and checked.certificate is not None and not checked.certificate.checks:
+        raise errors.DerivationError(
+            f"{model.id}: {quantity}: the cases {' and '.join(map(str, between)) if isinstance(between, (tuple, list)) else ''} "
+            f"only tie at {for_} = {sympy.sstr(tied[0])}, and no preset or sampled point gives every input to check that they "
+            f"switch there, so they do not switch as far as symgpu can show; ask at a point (--preset, --set)")
+    return checked
 
 
 def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max", *,

@@ -183,10 +183,6 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
         return best.location, best.value
     location = sympy.Piecewise(*[(c.location, sympy.And(*c.conditions) if c.conditions else sympy.true) for c in plain])
     value = sympy.Piecewise(*[(c.value, sympy.And(*c.conditions) if c.conditions else sympy.true) for c in plain])
-    if others and not any(c.conditions == () for c in plain):  # where no form applies: every candidate compared
-        at, of = extremum_domain.global_choice(job, merged, kind, ends)
-        location = sympy.Piecewise(*location.args, (at, True))
-        value = sympy.Piecewise(*value.args, (of, True))
     job.step(kind + "imum", sympy.Eq(var, location), "the form that applies depends on conditions the assumptions do not decide")
     return location, value
 
