@@ -18,7 +18,9 @@ import numpy as np
 import pytest
 import sympy
 
+import differential_oracle as oracle
 import symgpu
+from differential_questions import Point
 from symgpu import derive, errors
 from symgpu.derive import certify
 from symgpu.derive.certify import Asked
@@ -27,32 +29,22 @@ Cli = Callable[..., tuple[int, str, str]]
 
 
 # ------------------------------------------------------------------ brute force on the evaluate path
+def _point(preset: str | None, values: Mapping[str, Any]) -> Point:
+    return Point(preset, tuple(sorted((k, float(v)) for k, v in values.items())))
+
+
 def _value(model: symgpu.Model, quantity: str, preset: str | None, values: Mapping[str, Any], var: str, x: float) -> float:
     """The quantity at ``var = x`` as ``Model.evaluate`` gives it (NaN outside a valid_when domain)."""
-    try:
-        return float(model.evaluate(quantity, preset, values={**values, var: x}).magnitude)
-    except errors.DomainError:
-        return math.nan
+    return oracle.scalar(model, quantity, _point(preset, values), var, x)
 
 
 def _brute_roots(model: symgpu.Model, quantity: str, preset: str | None, values: Mapping[str, Any], var: str,
                  target: float, xs: np.ndarray) -> list[float]:
-    """Every root of ``quantity = target`` the grid brackets inside the domain, bisected 80 times."""
-    ys = np.array([_value(model, quantity, preset, values, var, float(x)) for x in xs]) - target
-    roots = []
-    for i in np.nonzero(np.isfinite(ys[:-1]) & np.isfinite(ys[1:]) & (np.sign(ys[:-1]) != np.sign(ys[1:])))[0]:
-        lo, hi, flo = float(xs[i]), float(xs[i + 1]), float(ys[i])
-        for _ in range(80):
-            mid = 0.5 * (lo + hi)
-            fmid = _value(model, quantity, preset, values, var, mid) - target
-            if (fmid > 0) == (flo > 0):
-                lo, flo = mid, fmid
-            else:
-                hi = mid
-        root = 0.5 * (lo + hi)
-        if abs(_value(model, quantity, preset, values, var, root) - target) <= 1e-9 * max(abs(target), 1.0):
-            roots.append(root)
-    return roots
+    """Every root of ``quantity = target`` the grid brackets inside the domain: the differential
+    tester's brute force (``differential_oracle.roots``), each bracket's midpoint."""
+    point = _point(preset, values)
+    isolated, _ = oracle.roots(model, quantity, point, var, target, xs, oracle.evaluate_on(model, quantity, point, var, xs))
+    return [0.5 * (b.low + b.high) for b in isolated]
 
 
 def _applying(model: symgpu.Model, d: derive.Derivation, preset: str | None, values: Mapping[str, Any]) -> list[float]:
