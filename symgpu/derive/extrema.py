@@ -125,7 +125,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
     if preset is not None or values:  # the candidates that hold here, compared by their numbers
         best = extremum_domain.best_at(job, merged, kind, preset, values or {}, unit, ends)
-        interior = [c for c in merged if not c.origin.startswith(("end of the domain", "plateau"))]
+        interior = extremum_domain.interior(merged)
         if best in interior and len(interior) > 1:  # the papers' forms, the one that applies here selected
             location, value = _symbolic_choice(job, merged, kind, ends, domain, var)
             if isinstance(location, sympy.Piecewise):
@@ -156,7 +156,7 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
     a step instead; at a point (``--preset``/``--set``) every candidate is compared by its numbers,
     and the certificate refuses a closed form that an end beats at the points it checks.
     """
-    interior = [c for c in merged if not c.origin.startswith(("end of the domain", "plateau"))]
+    interior = extremum_domain.interior(merged)
     if not interior:
         location, value = extremum_domain.global_choice(job, merged, kind, ends)
         job.step(kind + "imum", sympy.Eq(var, location), "each candidate where its conditions hold and no other candidate "

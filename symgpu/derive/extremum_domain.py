@@ -39,6 +39,15 @@ class Candidate:
     conditions: tuple[sympy.Basic, ...]
 
 
+#: how the origins of the candidates this module adds begin (the others are critical points and cusps)
+END, PLATEAU = "end of the domain", "plateau"
+
+
+def interior(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """The critical points and cusps among ``candidates``: not a domain end or a plateau edge."""
+    return [c for c in candidates if not c.origin.startswith((END, PLATEAU))]
+
+
 def domain_conditions(job: jobs._Job, var: sympy.Symbol, stop_at: Sequence[str]) -> tuple[sympy.Basic, ...]:
     """The variable's declared range and every ``valid_when`` condition (expanded to inputs) that
     depends on it, as relations in ``var``."""
@@ -92,7 +101,7 @@ def end_candidates(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: 
             roots = jobs._solve_for(job, sympy.Eq(condition.lhs, condition.rhs), var, f"the end of {sympy.sstr(condition)}")
         except errors.DerivationError:
             continue
-        ends.extend((r, f"end of the domain {sympy.sstr(condition)}") for r in roots)
+        ends.extend((r, f"{END} {sympy.sstr(condition)}") for r in roots)
     found: list[Candidate] = []
     for location, origin in ends:
         conditions = at_location(job, domain, var, location)
@@ -262,7 +271,7 @@ def plateau_candidates(job: jobs._Job, regimes: Sequence[Any], var: sympy.Symbol
                 kept = tuple(c for c in [*conditions, *inside] if c is not sympy.true)
                 job.step("plateau", sympy.Eq(var, edge), f"{regime.name} does not depend on {var}: its edge "
                          f"{sympy.sstr(cond.relational)} is a candidate")
-                found.append(Candidate(edge, regime.expression, f"plateau {regime.name}", tuple(dict.fromkeys(kept))))
+                found.append(Candidate(edge, regime.expression, f"{PLATEAU} {regime.name}", tuple(dict.fromkeys(kept))))
     return found
 
 
