@@ -290,7 +290,9 @@ def test_an_occupancy_table_naming_an_undeclared_symbol_or_preset_is_refused_at_
 
     base = read_fixture("tiny")
     for table, found in (('[occupancy.symbols]\nnot_a_symbol = "active_warps_per_SM"\n[occupancy.presets]\ntoy = "cc_8_0"\n', "unknown symbol 'not_a_symbol'"),
-                         ('[occupancy.symbols]\nI = "active_warps_per_SM"\n[occupancy.presets]\nno_gpu = "cc_8_0"\n', "unknown preset 'no_gpu'")):
+                         ('[occupancy.symbols]\nI = "active_warps_per_SM"\n[occupancy.presets]\nno_gpu = "cc_8_0"\n', "unknown preset 'no_gpu'"),
+                         ('[occupancy.symbols]\n[occupancy.presets]\ntoy = "cc_8_0"\n', r"\[occupancy\]\.symbols: no symbols given"),
+                         ('[occupancy.symbols]\nI = 3\n[occupancy.presets]\ntoy = "cc_8_0"\n', r"\[occupancy\]\.symbols\.I: expected the occupancy model's name as text, found int")):
         path = tmp_path / "tiny.toml"
         path.write_text(base + '\n[occupancy]\nsource = "a test"\n' + table, encoding="utf-8")
         with pytest.raises(errors.ModelFileError, match=found):
