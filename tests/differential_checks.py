@@ -386,10 +386,17 @@ def _tends(ys: np.ndarray, value: float) -> bool:
 
 # ================================================================================ extremum
 def _check_extremum(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
+    extra = dict(d.extra)
+    stated = extra.get("valid_when") or ()
+    if stated and not _stated_hold(model, stated, q):
+        return Verdict(q, "declined", "extremum: the point is outside the answer's stated conditions (valid when "
+                       + " and ".join(stated) + ")")
     (value,) = _values(model, d.result, q, d.unit) if not isinstance(d.result, sympy.Tuple) else (math.nan,)
     (where,) = _values(model, d.location, q, model.unit_text(q.variable)) if isinstance(d.location, sympy.Basic) \
         and not isinstance(d.location, sympy.Tuple) else (math.nan,)
     shown = f"{q.kind} {value:.10g} at {q.variable} = {where:.10g} (location {_show(d.location, 60)})"
+    if (math.isnan(value) or math.isnan(where)) and extra.get("elsewhere"):
+        return _check_unattained(model, q, shown)
     if math.isnan(value) or math.isnan(where):
         return Verdict(q, "disagree", "extremum: the answer is NaN at the point", shown, "")
     if not _admissible(model, q.variable, where):
@@ -408,3 +415,33 @@ def _check_extremum(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
         i = int(np.argmax(np.where(beaten, sign * ys, -np.inf)))
         return Verdict(q, "disagree", "extremum: a point of the scan beats it", shown, f"{q.quantity}({xs[i]:.10g}) = {ys[i]:.10g}")
     return Verdict(q, "agree", answer=shown, brute=f"best of scan {float(np.max(sign * ys[finite])) * sign:.10g}" if finite.any() else "")
+
+
+def _stated_hold(model: symgpu.Model, stated: list[str], q: Question) -> bool:
+    """Whether the conditions an answer states it is valid under (``extra["valid_when"]``, the
+    engine's own printed relations) hold at the question's point."""
+    values = q.point.mapping(without=q.variable)
+    given = frozenset(k for k in values if k in model.defining)
+    condition = _expanded(model, sympy.And(*(model.parse(c, "valid_when", boolean=True) for c in stated)), given)
+    return active.condition_holds(model, condition, q.point.preset, values)[0]
+
+
+def _check_unattained(model: symgpu.Model, q: Question, shown: str) -> Verdict:
+    """The answer says no extremum exists at the point (no branch of its Piecewise holds: every
+    candidate is beaten by a value approached at an open end). Brute force agrees when the best
+    point of the scan is the scan's first or last admissible point (approaching an end), or none
+    is finite; it disagrees when the best lies strictly inside, attained."""
+    centre = value_at(model, q.point, q.variable)
+    xs = oracle.grid(model, q.variable, centre)
+    ys = oracle.evaluate_on(model, q.quantity, q.point, q.variable, xs)
+    finite = np.flatnonzero(np.isfinite(ys))
+    if not len(finite):
+        return Verdict(q, "agree", answer="no extremum (stated)", brute="no finite value on the scan")
+    sign = 1.0 if q.kind == "max" else -1.0
+    best = finite[int(np.argmax(sign * ys[finite]))]
+    edge = {int(finite[0]), int(finite[-1])}
+    beaten_inside = sign * (ys[best] - ys[sorted(edge)]).min() > REL * max(abs(ys[best]), 1e-300)
+    if best in edge or not beaten_inside:
+        return Verdict(q, "agree", answer=shown + "; no extremum here (stated)", brute=f"best of scan at the scan's end x = {xs[best]:.10g}")
+    return Verdict(q, "disagree", "extremum: the answer says there is none here, but a point inside the scan is the extreme",
+                   shown, f"{q.quantity}({xs[best]:.10g}) = {ys[best]:.10g}")

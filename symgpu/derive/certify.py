@@ -54,7 +54,7 @@ def certify(model: Model, derivation: Derivation, asked: Asked) -> Derivation:
         return dataclasses.replace(derivation, certificate=Certificate(unchecked=f"no numeric check for {asked.op} of an expression"))
     quantity = model.equation_for(asked.quantity).definition.defines
     asked = dataclasses.replace(asked, quantity=quantity)
-    points, why = _points(model, asked)
+    points, why = _points(model, asked, _answer_inputs(model, derivation, asked))
     done: list[str] = []
     labels: list[str] = []
     for point in points:
@@ -80,35 +80,56 @@ def _short(text: str, limit: int = 240) -> str:
 
 
 # ------------------------------------------------------------------------------ points
-def _points(model: Model, asked: Asked) -> tuple[list[_Point], str]:
-    """The caller's point, else the model's presets that evaluate the quantity, else seeded samples."""
+def _answer_inputs(model: Model, derivation: Derivation, asked: Asked) -> frozenset[str]:
+    """Inputs the answer's own forms name beyond the quantity's: a ``valid_when`` domain end
+    (``L_F/t_issue``) can enter a location although the quantity never uses it."""
+    names: set[str] = set()
+    for form in (derivation.result, derivation.location):
+        if isinstance(form, sympy.Basic):
+            names.update(s.name for s in form.free_symbols)
+    return frozenset(n for n in names if n != asked.variable and n in model.symbol_definitions and n not in model.defining)
+
+
+def _lacks(model: Model, asked: Asked, point: _Point, answer_inputs: frozenset[str]) -> bool:
+    """Whether the point leaves an input of the answer without a value."""
+    known = set(input_values.merge_values(model, point.preset, point.values)) | {n for n, _ in asked.substitute}
+    return not answer_inputs <= known
+
+
+def _points(model: Model, asked: Asked, answer_inputs: frozenset[str] = frozenset()) -> tuple[list[_Point], str]:
+    """The caller's point, else the model's presets that evaluate the quantity, else seeded samples;
+    inputs a point lacks (the quantity's or the answer's) are drawn onto it."""
     given = {k: v for k, v in asked.values if k != asked.variable}
     if asked.preset is not None or given:
         label = f"preset {asked.preset}" if asked.preset else "the given values"
         if asked.preset and given:
             label += " with " + ", ".join(sorted(given))
         point = _Point(label, asked.preset, given)
-        if _evaluates(model, asked, point):
+        if _evaluates(model, asked, point) and not _lacks(model, asked, point, answer_inputs):
             return [point], ""
         # inputs the point lacks (a GPU preset without the workload) are sampled
-        completed = _sampled(model, asked, point, 1)
+        completed = _sampled(model, asked, point, 1, answer_inputs)
         return (completed or [point]), ""
     found: list[_Point] = []
     why = "no preset of the model, and no sampled point, gives every input of the question"
     for preset in model.presets:
         point = _Point(f"preset {preset}", preset, {})
-        if _evaluates(model, asked, point):
+        if _evaluates(model, asked, point) and not _lacks(model, asked, point, answer_inputs):
             found.append(point)
+        else:  # a GPU preset without the workload: the inputs it lacks are drawn onto it
+            found.extend(_sampled(model, asked, point, 1, answer_inputs))
         if len(found) == POINTS:
             return found, ""
-    return found + _sampled(model, asked, _Point("", None, {}), POINTS - len(found)), why
+    return found + _sampled(model, asked, _Point("", None, {}), POINTS - len(found), answer_inputs), why
 
 
-def _sampled(model: Model, asked: Asked, base: _Point, count: int) -> list[_Point]:
-    """Up to ``count`` points: ``base`` with its missing inputs drawn (seeded) from whole and
-    fractional values that meet the inputs' declared assumptions and every equation's domain."""
+def _sampled(model: Model, asked: Asked, base: _Point, count: int, answer_inputs: frozenset[str] = frozenset()) -> list[_Point]:
+    """Up to ``count`` points: ``base`` with its missing inputs (the quantity's and the answer's)
+    drawn (seeded) from whole and fractional values that meet the inputs' declared assumptions and
+    every equation's domain."""
     known = set(input_values.merge_values(model, base.preset, base.values)) | {n for n, _ in asked.substitute}
-    inputs = [n for n in model.inputs(asked.quantity) if n != asked.variable and n not in known]
+    wanted = sorted(set(model.inputs(asked.quantity)) | answer_inputs)
+    inputs = [n for n in wanted if n != asked.variable and n not in known]
     if not inputs or count <= 0:
         return []
     rng = sample_points.Draws(f"{model.id}/{asked.quantity}/{asked.variable}")
@@ -126,11 +147,26 @@ def _sampled(model: Model, asked: Asked, base: _Point, count: int) -> list[_Poin
         shown = ", ".join(f"{k}={v:g}" for k, v in sorted(drawn.items()))
         label = f"{base.label} with {shown} (sampled)" if base.label else f"sampled point {attempt + 1} ({shown})"
         point = _Point(label, base.preset, values)
-        if _evaluates(model, asked, point, checks=True):
+        if _admits(model, asked, point):
             found.append(point)
         if len(found) == count:
             break
     return found
+
+
+def _admits(model: Model, asked: Asked, point: _Point) -> bool:
+    """Whether a drawn point's values meet their declared assumptions and some point of the
+    variable's scan lies inside every ``valid_when`` domain with a finite value there (the
+    variable's admissible range may depend on the drawn values: ``N >= L_F/t_issue``)."""
+    fixed = {k: v for k, v in _with(model, asked, point, 1.0).items() if k != asked.variable}
+    grid = _scan_grid(model, asked.variable, [])
+    try:
+        input_values.gather_values(model, asked.quantity, point.preset, fixed, check=True)
+        with np.errstate(all="ignore"):
+            scanned = np.broadcast_to(_quantity(model, asked, point, grid), grid.shape)
+    except (errors.SymgpuError, ArithmeticError, TypeError, ValueError, pint.PintError):
+        return False
+    return bool((np.isfinite(scanned) & _inside(model, asked, point, grid)).any())
 
 
 def _evaluates(model: Model, asked: Asked, point: _Point, *, checks: bool = False) -> bool:

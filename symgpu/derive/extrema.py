@@ -148,19 +148,22 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
                      var: sympy.Symbol) -> tuple[sympy.Expr, sympy.Expr]:
     """(location, value) without a point: the critical points and cusps, as the papers state them,
     when there are any (one, or one without conditions: that one, its conditions and the
-    ``valid_when`` domain in ``extra["valid_when"]``; else a Piecewise of them); the domain's ends
-    and plateau edges join only when there are none.
+    ``valid_when`` domain in ``extra["valid_when"]``, printed with the answer; else a first-match
+    Piecewise of them, followed by the best of the domain's ends and plateau edges where none of
+    them holds); the ends and plateau edges alone when there are none. Where no branch holds there
+    is no extremum (an open end wins): ``extra["elsewhere"]`` says so.
 
-    NOTE: with the ends, the answer is a Piecewise whose conditions compare every candidate with
-    every other: unreadable for the papers' headline results (N = sqrt(L_M)). The ends are shown as
-    a step instead; at a point (``--preset``/``--set``) every candidate is compared by its numbers,
-    and the certificate refuses a closed form that an end beats at the points it checks.
+    NOTE: the critical points' branches are not compared with the ends (a Piecewise whose conditions
+    compare every candidate with every other is unreadable for the papers' headline results,
+    N = sqrt(L_M)); the certificate refuses a closed form that an end beats at the points it checks,
+    and at a point (``--preset``/``--set``) every candidate is compared by its numbers.
     """
     interior = extremum_domain.interior(merged)
     if not interior:
         location, value = extremum_domain.global_choice(job, merged, kind, ends)
         job.step(kind + "imum", sympy.Eq(var, location), "each candidate where its conditions hold and no other candidate "
                  f"that holds there is {'larger' if kind == 'max' else 'smaller'}" if isinstance(location, sympy.Piecewise) else merged[0].origin)
+        _say_elsewhere(job, location, kind, var, ends)
         return location, value
     plain, inside_of = [], []
     for cand in interior:
@@ -181,10 +184,38 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
             job.extra.append(("valid_when", [sympy.sstr(c) for c in when]))
         job.step(kind + "imum", sympy.Eq(var, best.location), best.origin + (" valid when " + ", ".join(map(sympy.sstr, when)) if when else ""))
         return best.location, best.value
-    location = sympy.Piecewise(*[(c.location, sympy.And(*c.conditions) if c.conditions else sympy.true) for c in plain])
-    value = sympy.Piecewise(*[(c.value, sympy.And(*c.conditions) if c.conditions else sympy.true) for c in plain])
+    at_branches = [(c.location, sympy.And(*c.conditions) if c.conditions else sympy.true) for c in plain]
+    value_branches = [(c.value, sympy.And(*c.conditions) if c.conditions else sympy.true) for c in plain]
+    if others and not any(c is sympy.true for _, c in at_branches):
+        # where no critical point or cusp applies, the best of the ends and plateau edges (each compared
+        # with the others and the open ends): the first-match Piecewise then covers every point that has one
+        try:
+            rest_at, rest_value = extremum_domain.global_choice(job, others, kind, ends)
+        except errors.DerivationError:
+            rest_at = rest_value = None
+        if rest_at is not None and rest_value is not None:
+            at_branches.extend(_branches(rest_at))
+            value_branches.extend(_branches(rest_value))
+    location, value = sympy.Piecewise(*at_branches), sympy.Piecewise(*value_branches)
     job.step(kind + "imum", sympy.Eq(var, location), "the form that applies depends on conditions the assumptions do not decide")
+    _say_elsewhere(job, location, kind, var, ends)
     return location, value
+
+
+def _branches(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Basic]]:
+    """A first-match Piecewise's (expression, condition) pairs; any other expression as one pair that always holds."""
+    return [(e, c) for e, c in expr.args] if isinstance(expr, sympy.Piecewise) else [(expr, sympy.true)]
+
+
+def _say_elsewhere(job: jobs._Job, location: sympy.Expr, kind: str, var: sympy.Symbol, ends: Any) -> None:
+    """Where no branch of a Piecewise answer holds there is no {kind}imum: every candidate that holds
+    there is beaten by a value approached at an open end, or none holds. Said in ``extra["elsewhere"]``
+    (the summary prints it), so a NaN there is a stated answer, not a silent one."""
+    if not isinstance(location, sympy.Piecewise) or any(c is sympy.true for _, c in location.args):
+        return
+    approached = ", ".join(f"{sympy.sstr(e.value)} as {var} -> {sympy.sstr(e.point)}" for e in ends)
+    job.extra.append(("elsewhere", f"where no condition above holds there is no {kind}imum: the quantity approaches "
+                      + (approached if approached else "its extreme at an open end of the domain") + " without reaching it"))
 
 
 def _boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol, point: sympy.Expr, want: int, kind: str) -> _Candidate | None:

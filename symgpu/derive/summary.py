@@ -143,6 +143,10 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
         else:
             lines.append("  result:" + unit)
             lines.extend("    " + line for line in folded)
+    if extra.get("valid_when"):
+        lines.append(shorten("  valid when " + " and ".join(extra["valid_when"]), width, "more"))
+    if extra.get("elsewhere"):
+        lines.append(shorten("  " + extra["elsewhere"], width, "more"))
     for name, number in extra.get("target_value", {}).items():
         lines.append(f"  with {name} = {float(number):.10g} (the target, in the declared unit of {name}; kept as a symbol, see --full)")
     roots = extra.get("roots") or ()

@@ -1,0 +1,114 @@
+"""Issue 25: an extremum asked without a point says where its closed form holds, and is checked
+at points that give every input the answer names.
+
+Found by ``python benchmarks/differential.py --questions 10000 --seed 1 --limit 2 --jobs 2``
+(the extremum class of its last 66 disagreements). Expected values come from brute force on the
+evaluate path (``Model.evaluate`` on a dense grid) or arithmetic written here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pytest
+import sympy
+
+import symgpu
+from symgpu import derive, errors
+
+import differential_checks as checks
+from differential_questions import Point, Question
+
+
+def _on(model: symgpu.Model, quantity: str, preset: str | None, values: Mapping[str, Any], var: str, xs: np.ndarray) -> np.ndarray:
+    got = model.evaluate(quantity, preset, values={**values, var: xs}).magnitude
+    return np.broadcast_to(np.asarray(got, dtype=float), xs.shape).copy()
+
+
+def test_the_certificate_draws_inputs_that_only_the_answer_names():
+    # Q_K0 never uses L_F, but its domain N >= L_F/t_issue makes L_F enter the answer's ends: the check used to
+    # give up ("needs a value for L_F") and show the answer unchecked
+    answer = symgpu.load("interval_analysis").extremum("Q_K0", over="N", kind="max")
+    assert answer.certificate is not None and not answer.certificate.unchecked
+    model = symgpu.load("interval_analysis")
+    assert "L_F" not in model.inputs("Q_K0") and "L_F" in {s.name for s in answer.location.free_symbols}
+
+
+def test_a_maximum_that_grows_without_bound_is_refused_not_shown_at_an_end():
+    # S_Mem_MDM = LLCMissRate*L_MinDRAM + ...: its slope in L_MinDRAM is LLCMissRate >= 0, undecided, so no limit at oo
+    # was taken and the end L_MinDRAM = 0 was printed as the maximum, unchecked
+    model = symgpu.load("mdm_2019")
+    values = {"LLCMissRate": 0.5, "L_DRAMService": 0.3733333, "L_NoCService": 0.1706667, "M_Read": 5.0, "M_Write": 1.0, "W": 64.0}
+    ys = _on(model, "S_Mem_MDM", "table1", values, "L_MinDRAM", np.geomspace(1.0, 1e9, 50))
+    assert np.all(np.diff(ys) > 0) and ys[-1] > 1e8  # grows without bound at a point the preset gives
+    with pytest.raises(errors.CertificateError, match="S_Mem_MDM over L_MinDRAM"):
+        model.extremum("S_Mem_MDM", over="L_MinDRAM", kind="max")
+
+
+def test_a_stated_condition_is_printed_with_the_answer(cli):
+    # max over MSHRs of Min(MSHRs, M_Read*W) is reached at MSHRs = M_Read*W only where that is a positive MSHRs count
+    model = symgpu.load("mdm_2019")
+    answer = model.extremum("M_ReadConcurrent", over="MSHRs", kind="max")
+    assert dict(answer.extra)["valid_when"] == ["M_Read > 0"]
+    code, out, _ = cli("extremum", "mdm_2019", "M_ReadConcurrent", "--over", "MSHRs", "--max")
+    assert code == 0 and "  valid when M_Read > 0" in out.splitlines()
+    xs = np.linspace(0.25, 100.0, 400)
+    flat = _on(model, "M_ReadConcurrent", "table1", {"M_Read": 0.0, "W": 64.0}, "MSHRs", xs)
+    assert np.all(flat == 0.0)  # M_Read = 0: every MSHRs gives 0, and MSHRs = 0 itself is outside MSHRs > 0
+    rising = _on(model, "M_ReadConcurrent", "table1", {"M_Read": 3.0, "W": 4.0}, "MSHRs", xs)
+    assert rising.max() == 12.0 and xs[np.argmax(rising)] == pytest.approx(12.0, abs=0.25)  # M_Read*W = 3*4
+    assert float(derive.evaluate_result(model, answer, "table1", which="location", M_Read=3.0, W=4.0).magnitude) == 12.0
+
+
+_CWP = {"Comp_insts": 0.0, "Freq": 1296000000.0, "Uncoal_Mem_insts": 6.0, "Uncoal_per_mw": 32.0}
+
+
+def test_no_minimum_is_said_where_the_quantity_only_approaches_one(cli):
+    # CWP_full falls with Coal_Mem_insts towards (Issue_cycles + Mem_LD)/Issue_cycles and never reaches it
+    model = symgpu.load("hong_kim_2009")
+    answer = model.extremum("CWP_full", over="Coal_Mem_insts", kind="min")
+    assert "there is no minimum" in dict(answer.extra)["elsewhere"]
+    assert math.isnan(float(derive.evaluate_result(model, answer, "gtx280", **_CWP).magnitude))
+    issue = float(model.evaluate("Issue_cycles", "gtx280").magnitude) if "Issue_cycles" in model.defining else \
+        float(model.constants["Issue_cycles"].magnitude)
+    mem_ld = float(model.preset("gtx280")["Mem_LD"].magnitude)
+    ys = _on(model, "CWP_full", "gtx280", _CWP, "Coal_Mem_insts", np.geomspace(1e-3, 1e9, 200))
+    assert np.all(np.diff(ys) < 0)
+    assert ys[-1] == pytest.approx((issue + mem_ld) / issue, rel=1e-6) and np.all(ys > (issue + mem_ld) / issue)
+    code, out, _ = cli("extremum", "hong_kim_2009", "CWP_full", "--over", "Coal_Mem_insts", "--min")
+    assert code == 0 and "there is no minimum" in out
+
+
+def _question(**changes: Any) -> Question:
+    base = Question(model="hong_kim_2009", op="extremum", quantity="CWP_full", variable="Coal_Mem_insts", kind="min",
+                    point=Point("gtx280", tuple(sorted({**_CWP, "Coal_Mem_insts": 10.0}.items()))))
+    return dataclasses.replace(base, **changes)
+
+
+def test_the_tester_agrees_with_a_stated_no_minimum_only_where_brute_force_finds_none():
+    unattained = checks.judge(_question())
+    assert unattained.outcome == "agree" and "no extremum here (stated)" in unattained.answer
+    # the same statement where the quantity has an attained extreme inside the scan: n_needed peaks at the cusp
+    # alpha = alu_thru/mem_thru (or issue_thru/mem_thru - 1) on every GPU of Volkov's study
+    peaked = Question(model="volkov_2016", op="extremum", quantity="n_needed", variable="alpha", kind="max",
+                      point=Point("kepler", (("alpha", 4.0),)))
+    assert checks.judge(peaked).outcome == "agree"  # the real answer, the cusp, agrees
+    real, _ = checks.ask(peaked, 60.0)
+    assert isinstance(real, derive.Derivation), real
+    claimed = dataclasses.replace(real, result=sympy.nan, location=sympy.nan,
+                                  extra=(*real.extra, ("elsewhere", "where no condition above holds there is no minimum")))
+    verdict = checks.judge(peaked, answer_of=lambda q, limit: (claimed, 0.0))
+    assert verdict.outcome == "disagree" and "says there is none here" in verdict.reason
+
+
+def test_the_tester_declines_a_point_outside_the_answers_stated_conditions():
+    question = Question(model="mdm_2019", op="extremum", quantity="M_ReadConcurrent", variable="MSHRs", kind="max",
+                        point=Point("table1", (("M_Read", 0.0), ("W", 64.0))))
+    verdict = checks.judge(question)
+    assert verdict.outcome == "declined" and "valid when M_Read > 0" in verdict.reason
+    inside = dataclasses.replace(question, point=Point("table1", (("M_Read", 3.0), ("W", 4.0))))
+    assert checks.judge(inside).outcome == "agree"
