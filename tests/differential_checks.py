@@ -422,7 +422,9 @@ def _stated_hold(model: symgpu.Model, stated: list[str], q: Question) -> bool:
     engine's own printed relations) hold at the question's point."""
     values = q.point.mapping(without=q.variable)
     given = frozenset(k for k in values if k in model.defining)
-    condition = _expanded(model, sympy.And(*(model.parse(c, "valid_when", boolean=True) for c in stated)), given)
+    # the engine prints SymPy's connectives (& | ~, every operand parenthesised); the model grammar reads and/or/not
+    texts = [c.replace(" & ", " and ").replace(" | ", " or ").replace("~", "not ") for c in stated]
+    condition = _expanded(model, sympy.And(*(model.parse(c, "valid_when", boolean=True) for c in texts)), given)
     return active.condition_holds(model, condition, q.point.preset, values)[0]
 
 
