@@ -63,9 +63,15 @@ class _Point:
     values: Mapping[str, Any]
 
 
+#: what to do when an answer asked without a point fails its check there (the closed form is not shown)
+AT_A_POINT = ("the closed form does not hold there and is not shown; ask at your point (--preset, --set) for an answer "
+              "derived and checked there, or report it with the command line")
+
+
 def _fail(model: Model, asked: Asked, point: _Point, what: str) -> errors.CertificateError:
-    return errors.CertificateError(f"{model.id}: {asked.op} of {asked.quantity} over {asked.variable} at {point.label}: {what}; "
-                                   "the closed form disagrees with evaluate: please report it with the command line")
+    asked_at_a_point = asked.preset is not None or any(k != asked.variable for k, _ in asked.values)
+    advice = "the closed form disagrees with evaluate: please report it with the command line" if asked_at_a_point else AT_A_POINT
+    return errors.CertificateError(f"{model.id}: {asked.op} of {asked.quantity} over {asked.variable} at {point.label}: {what}; {advice}")
 
 # ------------------------------------------------------------------------------ the evaluate path
 def _with(model: Model, asked: Asked, point: _Point, v: Any) -> dict[str, Any]:
