@@ -55,7 +55,8 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
     extra: dict[str, Any] = {}
     with np.errstate(all="ignore"):
         target = _target_at(model, asked, point, np.nan)
-    if target is None and asked.target is None:
+    probed = target is None and asked.target is None
+    if probed:
         # no value for the quantity at the point: take the one it has at a variable value and
         # check the answer gives that value back
         probe = 8.0
@@ -75,6 +76,13 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
                     f"(the model gives {asked.quantity} no value there)")
     grid = _scan_grid(model, asked.variable, roots)
     grid = grid[_inside(model, asked, point, grid)]
+    # a target taken from the quantity at a probe value may be a flat regime's value, which a symbolic target meets
+    # only on a set of measure zero: no range is asked of the answer then
+    held = None if probed or dict(derivation.extra).get("ranges") else _held_on_a_range(model, asked, point, grid, target_of)
+    if held is not None:
+        raise _fail(model, asked, point, f"the relation holds for every scanned {asked.variable} from {held[0]:.10g} to {held[1]:.10g} "
+                    f"(the quantity equals the target there), but the answer gives isolated roots "
+                    f"({', '.join(f'{r:.10g}' for r in roots) or 'none here'})")
     missing = [r for r in _brute_roots(model, asked, point, grid, target_of) if not any(_close(r, a) for a in roots)]
     if missing:
         shown = ", ".join(f"{r:.10g}" for r in missing[:4])
@@ -120,6 +128,27 @@ def _applies(model: Model, record: Mapping[str, Any], point: _Point, values: Map
     except errors.SymgpuError:
         holds = True
     return holds and results.inside_domain(model, record.get("domain", sympy.true), point.preset, values)
+
+
+def _held_on_a_range(model: Model, asked: Asked, point: _Point, grid: np.ndarray,
+                     target_of: Callable[[Any], Any]) -> tuple[float, float] | None:
+    """The first run of three or more consecutive scan values where the quantity equals the target
+    to rounding (:data:`EXACT`): a flat stretch the relation holds on, which isolated roots cannot
+    describe (``sqrt((n - K)**2)`` hides one in Volkov's latency root); None where there is none."""
+    with np.errstate(all="ignore"):
+        along = np.broadcast_to(np.asarray(_quantity(model, asked, point, grid), dtype=float), grid.shape)
+        targets = np.broadcast_to(np.asarray(target_of(grid), dtype=float), grid.shape)
+        equal = np.isfinite(along) & np.isfinite(targets) & \
+            (np.abs(along - targets) <= EXACT * np.maximum(np.maximum(np.abs(along), np.abs(targets)), 1e-300))
+    run = 0
+    for i, hit in enumerate(equal):
+        run = run + 1 if hit else 0
+        if run == 3:
+            end = i
+            while end + 1 < len(equal) and equal[end + 1]:
+                end += 1
+            return float(grid[i - 2]), float(grid[end])
+    return None
 
 
 def _brute_roots(model: Model, asked: Asked, point: _Point, grid: np.ndarray, target_of: Callable[[Any], Any]) -> list[float]:

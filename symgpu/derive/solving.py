@@ -223,7 +223,8 @@ def _boundary_search(model: Model, quantity: Any, between: Sequence[str] | None,
                      stop_at: Iterable[str], omit: Iterable[Any]) -> Derivation:
     try:
         found = _boundary(model, quantity, between, for_, substitute, assume, stop_at, omit, auto_keep=True)
-        if not _implicit(model, found.result, str(for_)) or between is None or tuple(stop_at):
+        conditions = [r.get("when") for r in dict(found.extra).get("roots") or () if isinstance(r, dict)]
+        if not _implicit(model, [found.result, *conditions], str(for_)) or between is None or tuple(stop_at):
             return found
     except errors.DerivationError:
         if between is None or tuple(stop_at):
@@ -241,10 +242,11 @@ def _boundary_search(model: Model, quantity: Any, between: Sequence[str] | None,
     return _boundary(model, quantity, between, for_, substitute, assume, stop_at, omit, auto_keep=False)
 
 
-def _implicit(model: Model, result: Any, variable: str) -> bool:
-    """Does ``result`` keep an intermediate quantity that itself depends on ``variable`` (an answer
-    that is no solution for it)?"""
-    parts = result.values() if isinstance(result, dict) else (result,)
+def _implicit(model: Model, forms: Sequence[Any], variable: str) -> bool:
+    """Does a result (or a root's condition) among ``forms`` keep an intermediate quantity that itself
+    depends on ``variable`` (an answer that is no solution for it, or a condition that cannot be
+    checked without the variable's own value)?"""
+    parts = [p for form in forms for p in (form.values() if isinstance(form, dict) else (form,))]
     return any(s.name in model.defining and variable in model.inputs(s.name)
                for part in parts if isinstance(part, sympy.Basic) for s in part.free_symbols)
 
