@@ -18,8 +18,8 @@ Plots implied by derivation requests (:func:`plan`):
 * ``boundary`` requests on a bounded quantity give, per preset, the quantity over the
   variable with its bounds; two such variables give a regime map.
 
-``[[plots]]`` entries of the model file (checked by :mod:`symgpu.model.plot_requests`; every
-problem is an error naming the file and ``plot <id>.<field>``):
+``[[plots]]`` entries of the model file (read into the records of :mod:`symgpu.model.plot_kinds`
+when the model is built; every problem is an error naming the file and ``plot <id>.<field>``):
 
 ``id`` (required)
     letters, digits and underscores; the image files are ``<model>_<id>.svg|pdf``, or
@@ -86,10 +86,9 @@ from typing import TYPE_CHECKING, Any
 import sympy
 from symgpu import errors
 from symgpu.report.scenarios import Scenario, scenarios, supplied
-from symgpu.model import plot_requests
+from symgpu.model.plot_kinds import PlotEntry, SweptPlot
 if TYPE_CHECKING:
     from symgpu.model import Model
-    from symgpu.model.plot_requests import PlotEntry
 
 
 
@@ -271,22 +270,24 @@ def plan(model: Model, presets: Sequence[str] | None = None) -> list[PlotSpec]:
 
 
 def requested(model: Model, chosen: Sequence[str]) -> list[PlotSpec]:
-    """Specs of the model file's ``[[plots]]`` entries (checked first).
+    """Specs of the model file's ``[[plots]]`` entries (read into their records when the model
+    was built: :attr:`symgpu.model.Model.plots`).
 
     A plot that names presets is drawn for those of them the report covers (combined presets
     ``a+b`` when every part is covered); without presets, with the first suitable preset.
     """
     out = []
     covered = set(chosen)
-    for entry in plot_requests.check(model):
+    for entry in model.plots:
         if entry.presets:
             presets = [p for p in entry.presets if all(part.strip() in covered for part in p.split("+"))]
             if not presets:
                 continue
         else:
             presets = []
-        extra = dict(x=entry.x, ranges=entry.ranges, series=entry.series, regime_of=entry.regime_of if entry.show_regimes else "",
-                     caption=entry.caption, title_text=entry.title, xscale=entry.xscale, yscale=entry.yscale)
+        extra: dict[str, Any] = dict(ranges=entry.ranges, caption=entry.caption, title_text=entry.title, xscale=entry.xscale, yscale=entry.yscale)
+        if isinstance(entry, SweptPlot):
+            extra |= dict(x=entry.x, series=entry.series, regime_of=entry.regime_of)
         if len(entry.presets) > 1:
             for preset in presets:
                 spec = _entry_spec(model, entry, f"{entry.id}_{preset.replace('+', '_')}", [preset])
@@ -299,10 +300,12 @@ def requested(model: Model, chosen: Sequence[str]) -> list[PlotSpec]:
 
 def _entry_spec(model: Model, entry: PlotEntry, plot_id: str, presets: Sequence[str]) -> PlotSpec:
     """The :func:`_spec` of a ``[[plots]]`` entry for ``presets``."""
+    swept = entry if isinstance(entry, SweptPlot) else None
     return _spec(model, plot_id, entry.kind, entry.quantity, entry.variables, presets, case=entry.case,
-                 substitute=entry.substitute, bind=tuple(entry.bind) + tuple(entry.inputs), marks=entry.marks, centers=entry.centers,
-                 origin=(f"plots.{entry.id}",), also=[n for n in (entry.x, entry.regime_of) if n],
-                 exclude=[entry.series[0]] if entry.series else [])
+                 substitute=entry.substitute, bind=tuple(entry.bind) + tuple(entry.inputs),
+                 marks=tuple(mark.as_mapping() for mark in entry.marks), centers=entry.centers,
+                 origin=(f"plots.{entry.id}",), also=[n for n in (swept.x, swept.regime_of) if n] if swept else [],
+                 exclude=[swept.series[0]] if swept and swept.series else [])
 
 
 def _extend(spec: PlotSpec, extra: Mapping[str, Any]) -> PlotSpec:
