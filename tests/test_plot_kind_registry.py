@@ -34,6 +34,15 @@ def test_every_field_a_kind_reads_is_documented_for_report_writers():
         assert f"``{field}``" in documented, field
 
 
+def test_a_field_only_some_kinds_read_is_documented_with_those_kinds():
+    documented = plot_specs.__doc__ or ""
+    every = {f for spec in plot_kinds.KINDS.values() for f in spec.reads}
+    for field in sorted(every):
+        readers = [name for name, spec in plot_kinds.KINDS.items() if field in spec.reads]
+        if len(readers) < len(plot_kinds.KINDS):
+            assert f"``{field}`` ({', '.join(readers)})\n" in documented, field
+
+
 def _literals_listing_kinds(tree: ast.AST) -> list[int]:
     """Lines of tuple, list, set or dict literals naming two or more plot kinds."""
     names = set(plot_kinds.KINDS)
