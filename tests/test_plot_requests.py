@@ -63,6 +63,17 @@ def _refused(write_model, fields: str, kind: str = "curve", rhs: str = "Min(P_pe
     ('quantity = "P"\nvariables = ["I"]\nshow_regimes = "yes"', "curve", "plot p.show_regimes", "expected true or false"),
     ('quantity = "P"\nvariables = ["I"]\nregime_of = "P"', "curve", "plot p.regime_of", "given without show_regimes = true"),
     ('quantity = "P"\nvariables = ["I"]\nxscale = "cubic"', "curve", "plot p.xscale", "unknown scale 'cubic'"),
+    ('quantity = "P"\nvariables = 3', "curve", "plot p.variables", "expected a non-empty list of symbols, found int 3"),
+    ('quantity = "P"\nvariables = ["I"]\nranges = { I = "1:100000:1" }', "curve", "plot p.ranges.I", "100000 steps; at most 2001"),
+    ('quantity = "P"\nvariables = ["I"]\nseries = { B = [1, 2], P_peak = [1] }', "asymptotes", "plot p.series", "one series parameter per plot, found 2"),
+    ('quantity = "P"\nvariables = ["I"]\nxscale = "log"\nranges = { I = "0:10" }', "asymptotes", "plot p.ranges.I", "a log axis needs a range above 0"),
+    ('quantity = "P"\nvariables = ["I"]\ncase = "nope"', "asymptotes", "plot p.case", "unknown validation case 'nope'"),
+    ('quantity = "P"\nvariables = ["I"]\nbind = { B = "Q" }', "asymptotes", "plot p.bind.B", "'Q' is not a quantity of the model"),
+    ('quantity = "P"\nvariables = ["I", "I"]', "regime_map", "plot p.variables", "the same variable is given twice"),
+    ('quantity = "P"\nvariables = ["I", "B"]\nranges = { P_peak = "1:2" }', "regime_map", "plot p.ranges.P_peak", "'P_peak' is not a variable of this plot"),
+    ('quantity = "P"\nvariables = ["I", "B"]\ncenters = { I = "B +" }', "regime_map", "plot p.centers.I", "cannot parse 'B +'"),
+    ('quantity = "P"\nvariables = ["I", "B"]\nmarks = [{ axis = "x", colour = "red", expression = "B" }]', "regime_map", "plot p.marks[0].colour", "unknown mark field 'colour'"),
+    ('quantity = "P"\nvariables = ["I", "B"]\npresets = "gpu9"', "regime_map", "plot p.presets", "unknown preset 'gpu9'"),
 ])
 def test_plot_field_errors_name_file_plot_and_field_when_the_model_loads(write_model, fields: str, kind: str, where: str, message: str) -> None:
     error = _refused(write_model, fields, kind)
