@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 import symgpu
 from symgpu import errors
-from symgpu.model import loader, plot_requests
+from symgpu.model import loader
 
 EQUATIONS = Path(__file__).resolve().parent.parent / "equations"
 BUNDLED = {p.stem: tomllib.loads(p.read_text(encoding="utf-8")) for p in sorted(EQUATIONS.glob("*.toml"))}
@@ -167,7 +167,6 @@ def exercise(folder: Path, model_id: str, text: str, *, evaluate: bool = False) 
     path.write_text(text, encoding="utf-8")
     try:
         model = symgpu.Model(loader.read_definition(path))
-        plot_requests.check(model)
         if evaluate:
             for name in model.quantities:
                 for preset in model.presets or [None]:

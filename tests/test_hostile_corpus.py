@@ -26,7 +26,7 @@ sys.path.insert(0, str(HOSTILE))
 import driver  # noqa: E402
 import make_corpus  # noqa: E402
 
-ROW = re.compile(r"^\| `(?P<file>[^`]+)` \| (?P<attack>.+) \| `(?P<key>[^`]+)` \| (?P<eval>fails|0 \(eval reads no plots\)) \|$")
+ROW = re.compile(r"^\| `(?P<file>[^`]+)` \| (?P<attack>.+) \| `(?P<key>[^`]+)` \| (?P<eval>fails) \|$")
 ROWS = [m.groupdict() for m in map(ROW.match, (HOSTILE / "README.md").read_text(encoding="utf-8").splitlines()) if m]
 BASE = "hostile_base"
 
@@ -67,7 +67,7 @@ def test_hostile_file_is_refused_by_every_command_naming_file_and_key(results, r
     run = results[row["file"]]
     assert run["status"] == "done", f"{row['file']}: {run['status']} (hang or killed past the CPU/memory cap)"
     assert not run["canary"], f"{row['file']}: a payload ran"
-    expected = {"check": 1, "eval": 0 if row["eval"].startswith("0") else 2, "report": 2}
+    expected = {"check": 1, "eval": 2, "report": 2}
     for name, command in run["commands"].items():
         text = command["out"] + command["err"]
         assert command["code"] == expected[name], f"{name}: exit {command['code']}: {text[-600:]}"

@@ -43,6 +43,12 @@ def test_every_operation_has_an_api_method_and_a_cli_command_unless_listed_with_
         assert has_command, f"symgpu has no command {command}"
 
 
+def test_every_operation_command_is_a_registry_operation_named_after_it():
+    assert set(derive_commands.OPERATION_COMMANDS) <= set(operations.SPECS)
+    ops = {name for name, run in derive_commands.RUN.items() if name not in ("derive", "repl")}
+    assert ops == {op.replace("_", "-") for op in derive_commands.OPERATION_COMMANDS}
+
+
 def test_every_spec_reads_its_required_fields_and_says_what_it_does():
     for spec in operations.SPECS.values():
         assert spec.description and "\n" not in spec.description

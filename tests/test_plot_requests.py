@@ -1,4 +1,5 @@
-"""[[plots]] entries: field checks name the file and ``plot <id>.<field>``; data-driven plots draw."""
+"""[[plots]] entries: each read into its kind's record when the model loads, every field error naming
+the file and ``plot <id>.<field>``; data-driven plots draw."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 
 import symgpu
 from symgpu import cli, errors
-from symgpu.model import plot_requests
+from symgpu.model import plot_kinds
 from symgpu.report import content, render, templates
 
 PLOT = '''
@@ -19,10 +20,27 @@ kind = "{kind}"
 '''
 
 
+def _path(write_model, fields: str, kind: str = "curve", rhs: str = "Min(P_peak, I*B)") -> Path:
+    """The tiny model with one plot entry, in a folder of its own (models are cached by path)."""
+    tiny: Path = write_model(rhs=rhs)
+    folder = tiny.parent / f"plot{len(list(tiny.parent.glob('plot*')))}"
+    folder.mkdir()
+    path = folder / tiny.name
+    path.write_text(tiny.read_text() + PLOT.format(kind=kind, fields=fields))
+    return path
+
+
 def _model(write_model, fields: str, kind: str = "curve", rhs: str = "Min(P_peak, I*B)") -> symgpu.Model:
-    path: Path = write_model(rhs=rhs)
-    path.write_text(path.read_text() + PLOT.format(kind=kind, fields=fields))
-    return symgpu.load(path)
+    return symgpu.load(_path(write_model, fields, kind, rhs))
+
+
+def _refused(write_model, fields: str, kind: str = "curve", rhs: str = "Min(P_peak, I*B)") -> errors.ModelFileError:
+    path = _path(write_model, fields, kind, rhs)
+    with pytest.raises(errors.ModelFileError) as info:
+        symgpu.load(path, cache=False)
+    assert str(info.value).startswith(f"{path}: {info.value.where}: ")
+    assert "\n" not in str(info.value)
+    return info.value
 
 
 @pytest.mark.parametrize(("fields", "kind", "where", "message"), [
@@ -45,26 +63,81 @@ def _model(write_model, fields: str, kind: str = "curve", rhs: str = "Min(P_peak
     ('quantity = "P"\nvariables = ["I"]\nshow_regimes = "yes"', "curve", "plot p.show_regimes", "expected true or false"),
     ('quantity = "P"\nvariables = ["I"]\nregime_of = "P"', "curve", "plot p.regime_of", "given without show_regimes = true"),
     ('quantity = "P"\nvariables = ["I"]\nxscale = "cubic"', "curve", "plot p.xscale", "unknown scale 'cubic'"),
+    ('quantity = "P"\nvariables = 3', "curve", "plot p.variables", "expected a non-empty list of symbols, found int 3"),
+    ('quantity = "P"\nvariables = ["I"]\nranges = { I = "1:100000:1" }', "curve", "plot p.ranges.I", "100000 steps; at most 2001"),
+    ('quantity = "P"\nvariables = ["I"]\nseries = { B = [1, 2], P_peak = [1] }', "asymptotes", "plot p.series", "one series parameter per plot, found 2"),
+    ('quantity = "P"\nvariables = ["I"]\nxscale = "log"\nranges = { I = "0:10" }', "asymptotes", "plot p.ranges.I", "a log axis needs a range above 0"),
+    ('quantity = "P"\nvariables = ["I"]\ncase = "nope"', "asymptotes", "plot p.case", "unknown validation case 'nope'"),
+    ('quantity = "P"\nvariables = ["I"]\nbind = { B = "Q" }', "asymptotes", "plot p.bind.B", "'Q' is not a quantity of the model"),
+    ('quantity = "P"\nvariables = ["I", "I"]', "regime_map", "plot p.variables", "the same variable is given twice"),
+    ('quantity = "P"\nvariables = ["I", "B"]\nranges = { P_peak = "1:2" }', "regime_map", "plot p.ranges.P_peak", "'P_peak' is not a variable of this plot"),
+    ('quantity = "P"\nvariables = ["I", "B"]\ncenters = { I = "B +" }', "regime_map", "plot p.centers.I", "cannot parse 'B +'"),
+    ('quantity = "P"\nvariables = ["I", "B"]\nmarks = [{ axis = "x", colour = "red", expression = "B" }]', "regime_map", "plot p.marks[0].colour", "unknown mark field 'colour'"),
+    ('quantity = "P"\nvariables = ["I", "B"]\npresets = "gpu9"', "regime_map", "plot p.presets", "unknown preset 'gpu9'"),
 ])
-def test_plot_field_errors_name_file_plot_and_field(write_model, fields: str, kind: str, where: str, message: str) -> None:
-    model = _model(write_model, fields, kind)
-    with pytest.raises(errors.ModelFileError) as info:
-        plot_requests.check(model)
-    assert info.value.where == where
-    assert message in info.value.problem
-    assert str(info.value).startswith(f"{model.path}: {where}: ")
+def test_plot_field_errors_name_file_plot_and_field_when_the_model_loads(write_model, fields: str, kind: str, where: str, message: str) -> None:
+    error = _refused(write_model, fields, kind)
+    assert error.where == where
+    assert message in error.problem
+
+
+@pytest.mark.parametrize(("kind", "field", "value"), [
+    ("regime_map", "x", '"B"'),
+    ("regime_map", "series", '{ B = [1, 2] }'),
+    ("regime_map", "show_regimes", "true"),
+    ("regime_map", "regime_of", '"P"'),
+    ("curve", "colour", '"red"'),
+    ("asymptotes", "colour", '"red"'),
+])
+def test_a_field_the_kind_does_not_read_is_refused_naming_the_kind_and_its_fields(write_model, kind: str, field: str, value: str) -> None:
+    variables = '["I", "B"]' if kind == "regime_map" else '["I"]'
+    error = _refused(write_model, f'quantity = "P"\nvariables = {variables}\n{field} = {value}', kind)
+    assert error.where == f"plot p.{field}"
+    assert error.problem == f"unknown field '{field}' for kind = \"{kind}\""
+    assert error.hint.startswith(f'fields of kind = "{kind}": id, kind, quantity, variables, ')
+
+
+@pytest.mark.parametrize(("kind", "problem"), [
+    ("asymptotes", "'P' has no bounds to draw (not piecewise, not a Min/Max)"),
+    ("regime_map", "'P' has no regimes to map (not piecewise, not a Min/Max)"),
+])
+def test_a_kind_that_draws_regimes_refuses_a_quantity_without_any(write_model, kind: str, problem: str) -> None:
+    variables = '["I", "B"]' if kind == "regime_map" else '["I"]'
+    error = _refused(write_model, f'quantity = "P"\nvariables = {variables}', kind, rhs="I*B")
+    assert (error.where, error.problem) == ("plot p.kind", problem)
+
+
+@pytest.mark.parametrize("kind", list(plot_kinds.KINDS))
+def test_every_kind_needs_a_quantity_and_its_number_of_variables(write_model, kind: str) -> None:
+    assert _refused(write_model, 'variables = ["I"]', kind).problem == "missing required field 'quantity'"
+    assert _refused(write_model, 'quantity = "P"', kind).problem == "missing required field 'variables'"
+    wrong = '["I"]' if kind == "regime_map" else '["I", "B"]'
+    want = 2 if kind == "regime_map" else 1
+    found = 1 if kind == "regime_map" else 2
+    error = _refused(write_model, f'quantity = "P"\nvariables = {wrong}', kind)
+    assert error.problem == f"a {kind} plot takes {want} variable{'s' if want > 1 else ''}, found {found}"
+
+
+def test_each_kind_is_read_into_its_own_record(write_model) -> None:
+    curve = _model(write_model, 'quantity = "P"\nvariables = ["I"]\nx = "B"').plots
+    assert curve == (plot_kinds.CurvePlot(id="p", quantity="P", variables=("I",), x="B"),)
+    (asymptotes,) = _model(write_model, 'quantity = "P"\nvariables = "I"\nshow_regimes = true', "asymptotes").plots
+    assert type(asymptotes) is plot_kinds.AsymptotesPlot and asymptotes.regime_of == "P"
+    (regimes,) = _model(write_model, 'quantity = "P"\nvariables = ["I", "B"]\nmarks = [{ axis = "x", variable = "B", expression = "P_peak/I" }]', "regime_map").plots
+    assert type(regimes) is plot_kinds.RegimeMapPlot and regimes.kind == "regime_map"
+    assert regimes.marks == (plot_kinds.Mark(axis="x", label="P_peak/I", expression="P_peak/I", variable="B"),)
+    assert not hasattr(regimes, "series")
 
 
 def test_show_regimes_needs_a_bounded_quantity(write_model) -> None:
-    model = _model(write_model, 'quantity = "P"\nvariables = ["I"]\nshow_regimes = true', rhs="I*B")
     with pytest.raises(errors.ModelFileError, match=r"plot p\.show_regimes: 'P' has no regimes"):
-        plot_requests.check(model)
+        _model(write_model, 'quantity = "P"\nvariables = ["I"]\nshow_regimes = true', rhs="I*B")
 
 
 def test_check_command_reports_bad_plot(write_model, capsys: pytest.CaptureFixture[str]) -> None:
-    model = _model(write_model, 'quantity = "P"\nvariables = ["I"]\ncolour = "red"')
-    assert cli.main(["check", model.path]) == 1
-    assert "plot p.colour: unknown field 'colour'" in capsys.readouterr().out
+    path = _path(write_model, 'quantity = "P"\nvariables = ["I"]\ncolour = "red"')
+    assert cli.main(["check", str(path)]) == 1
+    assert "plot p.colour: unknown field 'colour' for kind = \"curve\"" in capsys.readouterr().out
 
 
 def test_series_and_stepped_range_with_regimes(write_model) -> None:
@@ -90,9 +163,9 @@ caption = "two bandwidths"''')
     assert entry["caption"] == "two bandwidths" and entry["series"] == {"parameter": "B", "values": ["1 TB/s", "2 TB/s"]}
 
 
-def test_bundled_plot_entries_check() -> None:
+def test_bundled_plot_entries_are_read_when_the_models_load() -> None:
     for model_id in ("interval_analysis", "hong_kim_2009", "mdm_2019"):
-        assert plot_requests.check(symgpu.load(model_id))
+        assert symgpu.load(model_id).plots
 
 
 def test_hong_kim_exec_cycles_plot_per_preset_with_regimes() -> None:

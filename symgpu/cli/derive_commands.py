@@ -29,12 +29,12 @@ import numpy as np
 import pint
 import sympy
 
-from symgpu import errors, units
+from symgpu import errors
 from symgpu.derive import summary
 from symgpu.cli import common
 from symgpu.numbers import json_number
 from symgpu import derive
-from symgpu.derive import grid_search
+from symgpu.cli.operation_commands import OPERATION_COMMANDS, command_name
 from symgpu.derive import at_point
 from symgpu.model import printing
 from symgpu.evaluate import evaluator
@@ -68,36 +68,6 @@ def _kept(model: Any, names: list[str]) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _target(model: Any, quantity: str, text: str | None, clock_text: str | None = None, *, preset: str | None = None,
-            values: dict[str, Any] | None = None) -> tuple[Any, str | None]:
-    """``--target``: an expression of the model, or a value with a unit (``"1 ms"``) converted
-    to the quantity's declared unit, across the clock (``--clock`` or the preset's) when the
-    quantity counts cycles and the target is a time. Returns (target, a line saying how it was
-    converted, or None)."""
-    if text is None:
-        return None, None
-    try:
-        return model.parse(text, "--target"), None
-    except errors.SymgpuError as problem:
-        name = model.equation_for(quantity).definition.defines if (quantity in model.defining or quantity in model.equations) else None
-        if name is None:
-            raise
-        try:
-            given = units.quantity(text)
-        except (ValueError, pint.UndefinedUnitError):
-            given = None
-        if given is not None and given.dimensionality == model.units[name].dimensionality:
-            return sympy.nsimplify(float(units.magnitude_in(given, model.units[name])), rational=True), None
-        if given is None or not common.needs_clock(given, model.units[name]):
-            raise errors.UsageError(f"--target {text!r}: neither an expression of {model.id} ({problem}) nor a value in a unit "
-                                    f"of {name} [{model.unit_text(name)}]") from None
-        clock, source = common.find_clock(model, clock_text, preset=preset, values=values or {},
-                                          missing=f"--target {text!r}: {name} is in {model.unit_text(name)}, so the target needs a clock")
-        value = common.with_clock(given, model.units[name], clock)
-        note = f"{text} = {value.magnitude:.10g} {model.unit_text(name)} at clock {units.compact(clock):~.10g} ({source})"
-        return sympy.nsimplify(float(value.magnitude), rational=True), note
-
-
 def _substitutions(items: list[str]) -> dict[str, str]:
     out: dict[str, str] = {}
     for item in items:
@@ -106,53 +76,6 @@ def _substitutions(items: list[str]) -> dict[str, str]:
             raise errors.UsageError(f"--substitute {item!r}: expected NAME=EXPR, e.g. --substitute M=N")
         out[name.strip()] = text.strip()
     return out
-
-
-def _setup_solve(sub: Any) -> None:
-    p = sub.add_parser("solve", help="solve a quantity's equation for a variable, in closed form")
-    _add_common(p)
-    p.add_argument("--for", dest="for_", required=True, metavar="VAR", help="the variable to solve for")
-    p.add_argument("--target", help="solve quantity = TARGET (an expression, or a value such as '2 us'; a time for a cycle "
-                   "quantity is converted with --clock or the preset's clock) instead of keeping the quantity symbolic")
-
-
-def _setup_regimes(sub: Any) -> None:
-    p = sub.add_parser("regimes", help="list the branches (regimes) of a piecewise quantity")
-    _add_common(p)
-    p.add_argument("--over", metavar="VAR", help="write the conditions as bounds on VAR where possible")
-
-
-def _setup_boundary(sub: Any) -> None:
-    p = sub.add_parser("boundary", help="where two regimes of a quantity meet, solved for a variable")
-    _add_common(p)
-    p.add_argument("--for", dest="for_", required=True, metavar="VAR", help="the variable to solve for")
-    p.add_argument("--between", nargs=2, metavar=("A", "B"), help="the two regimes (default: every pair)")
-
-
-def _setup_extremum(sub: Any) -> None:
-    p = sub.add_parser("extremum", help="maximum or minimum of a quantity over a variable (cusps included)")
-    _add_common(p)
-    p.add_argument("--over", required=True, metavar="VAR")
-    group = p.add_mutually_exclusive_group(required=True)
-    group.add_argument("--max", dest="kind", action="store_const", const="max")
-    group.add_argument("--min", dest="kind", action="store_const", const="min")
-    p.add_argument("--grid", metavar="START:STOP[:STEP]",
-                   help="search every whole value of VAR on this grid (for staircase quantities with no closed form)")
-
-
-def _setup_limit(sub: Any) -> None:
-    p = sub.add_parser("limit", help="limit of a quantity as a variable tends to a value")
-    _add_common(p)
-    p.add_argument("--var", required=True, metavar="VAR")
-    p.add_argument("--to", required=True, metavar="VALUE", help="oo, -oo, 0, a number or an expression")
-    p.add_argument("--dir", dest="direction", choices=["+", "-", "+-"], help="one-sided limit (default: from above for positive variables)")
-
-
-def _setup_fixed_point(sub: Any) -> None:
-    p = sub.add_parser("fixed-point", help="solve VAR = QUANTITY(VAR) (closed form, or a bracketed numeric root)")
-    _add_common(p)
-    p.add_argument("--var", required=True, metavar="VAR")
-    p.add_argument("--numeric", action="store_true", help="use the numeric root even when a closed form exists")
 
 
 def _setup_derive(sub: Any) -> None:
@@ -333,29 +256,8 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
 def _run(args: argparse.Namespace) -> int:
     model = common.load_model(args.model)
     values = common.parse_assignments(model, args.set)
-    subs = _substitutions(args.substitute)
-    shared = {"substitute": subs, "assume": args.assume, "stop_at": _kept(model, args.keep)}
-    command = args.command
-    if command == "solve":
-        target, args.target_note = _target(model, args.quantity, args.target, args.clock, preset=args.preset, values=values)
-        derivation = derive.solve(model, args.quantity, for_=args.for_, target=target, preset=args.preset, values=values, **shared)
-    elif command == "regimes":
-        derivation = derive.regimes(model, args.quantity, over=args.over, preset=args.preset, values=values, **shared)
-    elif command == "boundary":
-        derivation = derive.boundary(model, args.quantity, tuple(args.between) if args.between else None, for_=args.for_,
-                                     preset=args.preset, values=values, **shared)
-    elif command == "extremum" and args.grid:
-        derivation = grid_search.grid_extremum(model, args.quantity, args.over, args.grid, args.kind, preset=args.preset, values=values)
-    elif command == "extremum":
-        derivation = derive.extremum(model, args.quantity, over=args.over, kind=args.kind, preset=args.preset, values=values, **shared)
-    elif command == "limit":
-        derivation = derive.limit(model, args.quantity, args.var, args.to, direction=args.direction, preset=args.preset,
-                                  values=values, **shared)
-    elif command == "fixed-point":
-        derivation = derive.fixed_point(model, args.quantity, args.var, preset=args.preset, values=values,
-                                        method="numeric" if args.numeric else "auto", **shared)
-    else:  # pragma: no cover - argparse restricts the commands
-        raise errors.UsageError(f"unknown command {command}")
+    shared = {"substitute": _substitutions(args.substitute), "assume": args.assume, "stop_at": _kept(model, args.keep)}
+    derivation = OPERATION_COMMANDS[args.command.replace("-", "_")].derive(model, args, values, shared)
     return _emit(model, derivation, args, values)
 
 
@@ -450,12 +352,14 @@ def _run_repl(args: argparse.Namespace) -> int:
 
 
 def setup(sub: Any) -> None:
-    """Add the derivation subcommands (solve, regimes, boundary, extremum, limit, fixed-point, derive, repl)."""
-    for add in (_setup_solve, _setup_regimes, _setup_boundary, _setup_extremum, _setup_limit, _setup_fixed_point,
-                _setup_derive, _setup_repl):
-        add(sub)
+    """Add the derivation subcommands (one per :data:`OPERATION_COMMANDS`, then derive and repl)."""
+    for op, command in OPERATION_COMMANDS.items():
+        p = sub.add_parser(command_name(op), help=command.help)
+        _add_common(p)
+        command.options(p)
+    _setup_derive(sub)
+    _setup_repl(sub)
 
 
 #: subcommand -> run(args) -> exit code.
-RUN = {**{name: _run for name in ("solve", "regimes", "boundary", "extremum", "limit", "fixed-point")},
-       "derive": _run_derive, "repl": _run_repl}
+RUN = {**{command_name(op): _run for op in OPERATION_COMMANDS}, "derive": _run_derive, "repl": _run_repl}

@@ -14,7 +14,7 @@ from symgpu import api, errors, validation
 from symgpu.derive import summary
 from symgpu.cli.common import BAD_INPUT, FAILED, OK, add_unit_options, add_value_options, convert, load_model, parse_assignments, unit_text
 from symgpu.kernel import occupancy
-from symgpu.model import loader, plot_requests, schema
+from symgpu.model import loader, schema
 from symgpu import workers
 from symgpu.numbers import json_number
 
@@ -87,7 +87,6 @@ def cmd_check(args: argparse.Namespace) -> int:
     for name in names:
         try:
             model = api.load(name)
-            plot_requests.check(model)
         except errors.UsageError:
             raise
         except errors.ModelFileError as exc:

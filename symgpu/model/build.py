@@ -10,9 +10,10 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.units import dimensions
-from symgpu.model import expressions, substitution
+from symgpu.model import expressions, plot_requests, substitution
 from symgpu.model import schema
 from symgpu.model.checks import ModelChecks
+from symgpu.model.plot_kinds import PlotEntry
 from symgpu.model.records import Case, Equation, ValidationInputs
 
 
@@ -60,6 +61,8 @@ class Model(ModelChecks):
         self._check_validation()
         self._check_derivations()
         self._check_tables()
+        #: the ``[[plots]]`` entries, each read into its kind's record (:mod:`symgpu.model.plot_kinds`)
+        self.plots: tuple[PlotEntry, ...] = plot_requests.read(self)
         substitution.save()
         self._expanded: dict[tuple[str, frozenset[str]], sympy.Expr] = {}
         self._substituted: dict[tuple[str, frozenset[str]], sympy.Expr] = {}

@@ -1,79 +1,39 @@
-"""Check and normalise a model file's ``[[plots]]`` entries (no matplotlib here, so
-``symgpu check`` can run it cheaply). :mod:`symgpu.report.plots` documents the fields and draws.
+"""Read a model file's ``[[plots]]`` entries into their kinds' typed records
+(:mod:`symgpu.model.plot_kinds`) while the model is built, so ``symgpu check`` and
+``symgpu.load`` refuse a bad entry. :mod:`symgpu.report.plot_specs` documents the fields.
 
 Every problem is a :class:`~symgpu.errors.ModelFileError` naming the file and
-``plot <id>.<field>``.
+``plot <id>.<field>``, what was expected and what was found.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+import pint
 import sympy
 
 from symgpu import errors, units
-
-if TYPE_CHECKING:
-    from symgpu.model import Model
-
-#: Fields a ``[[plots]]`` entry may have (besides ``id`` and ``kind``).
-FIELDS = ("quantity", "variables", "x", "ranges", "presets", "case", "inputs", "bind", "substitute", "centers",
-          "series", "marks", "show_regimes", "regime_of", "caption", "title", "xscale", "yscale")
-#: Number of variables per kind.
-VARIABLES = {"curve": 1, "asymptotes": 1, "regime_map": 2}
-SCALES = ("linear", "log")
-#: At most this many points in a stepped range, and curves in a series.
-MAX_STEPS = 2001
-MAX_SERIES = 10
+from symgpu.model import schema
+from symgpu.model.plot_kinds import KINDS, MARK_FIELDS, MAX_SERIES, MAX_STEPS, REQUIRED, SCALES, Mark, PlotEntry, SweptPlot
+from symgpu.model.records import Equation
 
 
-@dataclass(frozen=True)
-class PlotEntry:
-    """A checked ``[[plots]]`` entry.
+class Model(Protocol):
+    """What reading plots needs of a model being built (:class:`symgpu.model.Model`)."""
 
-    Attributes:
-        id: plot id.
-        kind: ``curve``, ``asymptotes`` or ``regime_map``.
-        quantity: the plotted quantity (defined by an equation).
-        variables: swept symbols (1, or 2 for a regime map).
-        x: quantity drawn on the x axis instead of the variable ("" = the variable).
-        ranges: variable -> (start, stop, step or None), in the variable's declared unit.
-        presets: preset ids (``a+b`` combined presets allowed); empty = every preset.
-        case: validation case whose inputs join the preset ("" = none).
-        bind: symbol -> quantity of the model (or quantity string), for values the presets lack.
-        inputs: symbol -> quantity string.
-        substitute: symbol -> expression text.
-        centers: variable -> expression text (centre of an automatic range).
-        series: (parameter, values as quantity strings) or ``None``.
-        marks: ``{axis, label, expression}`` tables.
-        show_regimes: colour points by the active case / limiter of ``regime_of``.
-        regime_of: the bounded quantity whose regime is shown.
-        caption: text under the plot.
-        title: title override ("" = automatic).
-        xscale, yscale: ``linear``, ``log`` or "" (automatic).
-    """
+    path: str
+    definition: schema.ModelDefinition
+    symbols: dict[str, sympy.Symbol]
+    units: dict[str, pint.Unit]
+    defining: dict[str, Equation]
+    presets: dict[str, dict[str, pint.Quantity]]
 
-    id: str
-    kind: str
-    quantity: str
-    variables: tuple[str, ...]
-    x: str = ""
-    ranges: tuple[tuple[str, tuple[float, float, float | None]], ...] = ()
-    presets: tuple[str, ...] = ()
-    case: str = ""
-    bind: tuple[tuple[str, str], ...] = ()
-    inputs: tuple[tuple[str, str], ...] = ()
-    substitute: tuple[tuple[str, str], ...] = ()
-    centers: tuple[tuple[str, str], ...] = ()
-    series: tuple[str, tuple[str, ...]] | None = None
-    marks: tuple[dict[str, str], ...] = ()
-    show_regimes: bool = False
-    regime_of: str = ""
-    caption: str = ""
-    title: str = ""
-    xscale: str = ""
-    yscale: str = ""
+    @property
+    def quantities(self) -> tuple[str, ...]: ...
+    def parse(self, text: str, where: str, *, boolean: bool = False) -> sympy.Basic: ...
+    def dimension(self, name: str) -> Any: ...
+    def unit_text(self, name: str) -> str: ...
 
 
 def bounded(model: Model, quantity: str) -> bool:
@@ -82,18 +42,19 @@ def bounded(model: Model, quantity: str) -> bool:
     return equation is not None and (isinstance(equation.rhs, (sympy.Min, sympy.Max)) or bool(equation.cases))
 
 
-def check(model: Model) -> list[PlotEntry]:
-    """Check every ``[[plots]]`` entry of ``model`` and return them normalised, in file order.
+def read(model: Model) -> tuple[PlotEntry, ...]:
+    """Every ``[[plots]]`` entry of ``model`` checked and read into its kind's record, in file order.
 
     Raises:
-        errors.ModelFileError: an unknown field, a wrong type, an unknown symbol, preset or
-            case, a bad range or quantity string; the message names ``plot <id>.<field>``.
+        errors.ModelFileError: a field the kind does not read, a required one missing, a wrong
+            type, an unknown symbol, preset or case, a bad range or quantity string; the message
+            names ``plot <id>.<field>``.
     """
-    return [_Checker(model, request).entry() for request in model.definition.plots]
+    return tuple(_Checker(model, request).entry() for request in model.definition.plots)
 
 
 class _Checker:
-    def __init__(self, model: Model, request: Any) -> None:
+    def __init__(self, model: Model, request: schema.PlotRequest) -> None:
         self.model, self.request = model, request
         self.fields = dict(request.fields)
 
@@ -147,43 +108,63 @@ class _Checker:
 
     # -- the entry ---------------------------------------------------------------------
     def entry(self) -> PlotEntry:
-        request, model = self.request, self.model
-        unknown = sorted(set(self.fields) - set(FIELDS))
+        spec = KINDS.get(self.request.kind)
+        if spec is None:
+            raise self.fail("kind", f"unknown plot kind '{self.request.kind}'", f"use one of: {', '.join(KINDS)}")
+        allowed = f"fields of kind = \"{spec.name}\": id, kind, {', '.join(spec.reads)}"
+        unknown = spec.unknown(self.request.fields)
         if unknown:
-            raise self.fail(unknown[0], f"unknown field '{unknown[0]}'", f"plot fields: id, kind, {', '.join(FIELDS)}")
-        if "quantity" not in self.fields:
-            raise self.fail("quantity", "missing required field 'quantity'", "name the plotted quantity, e.g. quantity = \"t_P\"")
+            raise self.fail(unknown[0], f"unknown field '{unknown[0]}' for kind = \"{spec.name}\"", allowed)
+        for field in REQUIRED:
+            if field not in self.fields:
+                raise self.fail(field, f"missing required field '{field}'", allowed)
         quantity = self.text("quantity")
-        if quantity not in model.defining:
-            hint = "it is an input: plot a quantity an equation defines" if quantity in model.symbols else f"quantities: {', '.join(model.quantities)}"
+        if quantity not in self.model.defining:
+            hint = "it is an input: plot a quantity an equation defines" if quantity in self.model.symbols else f"quantities: {', '.join(self.model.quantities)}"
             raise self.fail("quantity", f"'{quantity}' is not a quantity of the model", hint)
-        if request.kind not in VARIABLES:
-            raise self.fail("kind", f"unknown plot kind '{request.kind}'", f"use one of: {', '.join(VARIABLES)}")
+        variables = self.variables(spec.variables)
+        if spec.bounded and not bounded(self.model, quantity):
+            problem = "no bounds to draw" if spec.name == "asymptotes" else "no regimes to map"
+            raise self.fail("kind", f"'{quantity}' has {problem} (not piecewise, not a Min/Max)", "use kind = \"curve\"")
+        ranges = tuple((name, self.range(f"ranges.{name}", text)) for name, text in self.variable_table("ranges", variables))
+        presets = self.presets()
+        scales = {field: self.scale(field) for field in ("xscale", "yscale")}
+        for name, (start, _, _) in ranges:
+            if scales["xscale"] == "log" and start <= 0:
+                raise self.fail(f"ranges.{name}", "a log axis needs a range above 0")
+        common: dict[str, Any] = dict(
+            id=self.request.id, quantity=quantity, variables=variables, ranges=ranges, presets=presets,
+            case=self.case(presets), bind=self.bind(),
+            inputs=tuple((self.symbol(f"inputs.{n}", n), self.quantity_text(f"inputs.{n}", n, v)) for n, v in self.table("inputs")),
+            substitute=tuple((self.symbol(f"substitute.{n}", n), self.expression(f"substitute.{n}", t)) for n, t in self.table("substitute")),
+            centers=tuple((n, self.expression(f"centers.{n}", t)) for n, t in self.variable_table("centers", variables)),
+            marks=self.marks(), caption=" ".join(self.text("caption").split()), title=self.text("title"), **scales,
+        )
+        if issubclass(spec.record, SweptPlot):
+            common |= dict(x=self.x(), series=self.series(variables), **self.regimes(quantity))
+        return spec.record(**common)
+
+    def variables(self, want: int) -> tuple[str, ...]:
         variables = self.fields.get("variables")
         if isinstance(variables, str):
             variables = (variables,)
         if not isinstance(variables, tuple) or not variables:
-            raise self.fail("variables", "missing or empty: give the swept symbol(s) as a list", "write e.g. variables = [\"N\"]")
-        want = VARIABLES[request.kind]
+            raise self.fail("variables", f"expected a non-empty list of symbols, found {_kind(variables)}", "write e.g. variables = [\"N\"]")
         if len(variables) != want:
-            raise self.fail("variables", f"a {request.kind} plot takes {want} variable{'s' if want > 1 else ''}, found {len(variables)}")
+            raise self.fail("variables", f"a {self.request.kind} plot takes {want} variable{'s' if want > 1 else ''}, found {len(variables)}")
         variables = tuple(self.symbol("variables", v) for v in variables)
         if len(set(variables)) != len(variables):
             raise self.fail("variables", "the same variable is given twice")
-        if request.kind == "asymptotes" and not bounded(model, quantity):
-            raise self.fail("kind", f"'{quantity}' has no bounds to draw (not piecewise, not a Min/Max)", "use kind = \"curve\"")
-        if request.kind == "regime_map" and not bounded(model, quantity):
-            raise self.fail("kind", f"'{quantity}' has no regimes to map (not piecewise, not a Min/Max)")
-        x = self.text("x")
-        if x:
-            self.symbol("x", x)
-            if request.kind == "regime_map":
-                raise self.fail("x", "a regime map plots its two variables; 'x' applies to curves")
-        ranges = []
-        for name, text in self.table("ranges"):
+        return variables
+
+    def variable_table(self, field: str, variables: tuple[str, ...]) -> tuple[tuple[str, Any], ...]:
+        pairs = self.table(field)
+        for name, _ in pairs:
             if name not in variables:
-                raise self.fail(f"ranges.{name}", f"'{name}' is not a variable of this plot", f"variables: {', '.join(variables)}")
-            ranges.append((name, self.range(f"ranges.{name}", text)))
+                raise self.fail(f"{field}.{name}", f"'{name}' is not a variable of this plot", f"variables: {', '.join(variables)}")
+        return pairs
+
+    def presets(self) -> tuple[str, ...]:
         presets = self.fields.get("presets", ())
         if isinstance(presets, str):
             presets = (presets,)
@@ -191,17 +172,23 @@ class _Checker:
             raise self.fail("presets", f"expected a list of preset ids, found {_kind(presets)}")
         for preset in presets:
             for part in preset.split("+"):
-                if part.strip() not in model.presets:
+                if part.strip() not in self.model.presets:
                     raise self.fail("presets", f"unknown preset '{part.strip()}'" + (f" in '{preset}'" if "+" in preset else ""),
-                                    f"presets: {', '.join(model.presets) or 'none'}; combine a GPU and a workload with '+'")
+                                    f"presets: {', '.join(self.model.presets) or 'none'}; combine a GPU and a workload with '+'")
+        return presets
+
+    def case(self, presets: tuple[str, ...]) -> str:
         case = self.text("case")
         if case:
-            cases = {c.id: c for c in model.definition.validation}
+            cases = {c.id: c for c in self.model.definition.validation}
             if case not in cases:
                 raise self.fail("case", f"unknown validation case '{case}'")
             if presets and cases[case].preset not in presets:
                 raise self.fail("case", f"case '{case}' is on preset '{cases[case].preset}', not one of this plot's presets")
-        bind = []
+        return case
+
+    def bind(self) -> tuple[tuple[str, str], ...]:
+        model, bind = self.model, []
         for name, target in self.table("bind"):
             self.symbol(f"bind.{name}", name)
             if not isinstance(target, str):
@@ -213,29 +200,9 @@ class _Checker:
             if model.dimension(target) != model.dimension(name):
                 raise self.fail(f"bind.{name}", f"{name} ({model.unit_text(name)}) and {target} ({model.unit_text(target)}) differ in dimension")
             bind.append((name, target))
-        inputs = [(self.symbol(f"inputs.{n}", n), self.quantity_text(f"inputs.{n}", n, v)) for n, v in self.table("inputs")]
-        substitute = [(self.symbol(f"substitute.{n}", n), self.expression(f"substitute.{n}", t)) for n, t in self.table("substitute")]
-        centers = []
-        for name, text in self.table("centers"):
-            if name not in variables:
-                raise self.fail(f"centers.{name}", f"'{name}' is not a variable of this plot", f"variables: {', '.join(variables)}")
-            centers.append((name, self.expression(f"centers.{name}", text)))
-        series = None
-        pairs = self.table("series")
-        if pairs:
-            if request.kind == "regime_map":
-                raise self.fail("series", "a regime map has no series; series apply to curves")
-            if len(pairs) != 1:
-                raise self.fail("series", f"one series parameter per plot, found {len(pairs)}: {', '.join(k for k, _ in pairs)}")
-            name, values = pairs[0]
-            self.symbol(f"series.{name}", name)
-            if name in variables:
-                raise self.fail(f"series.{name}", f"'{name}' is the plotted variable; a series varies another parameter")
-            if not isinstance(values, tuple) or not values:
-                raise self.fail(f"series.{name}", "expected a non-empty list of values", f"write e.g. series = {{ {name} = [1, 2, 4] }}")
-            if len(values) > MAX_SERIES:
-                raise self.fail(f"series.{name}", f"{len(values)} values; at most {MAX_SERIES} curves per plot")
-            series = (name, tuple(self.quantity_text(f"series.{name}", name, v) for v in values))
+        return tuple(bind)
+
+    def marks(self) -> tuple[Mark, ...]:
         marks = []
         raw_marks = self.fields.get("marks", ())
         if not isinstance(raw_marks, tuple):
@@ -245,17 +212,49 @@ class _Checker:
             if not (isinstance(mark, tuple) and all(isinstance(m, tuple) and len(m) == 2 for m in mark)):
                 raise self.fail(where, f"expected a table {{ axis, label, expression }}, found {_kind(mark)}")
             mark = dict(mark)
-            extra = sorted(set(mark) - {"axis", "label", "expression", "variable"})
+            extra = sorted(set(mark) - set(MARK_FIELDS))
             if extra:
-                raise self.fail(f"{where}.{extra[0]}", f"unknown mark field '{extra[0]}'", "mark fields: axis, label, expression, variable")
+                raise self.fail(f"{where}.{extra[0]}", f"unknown mark field '{extra[0]}'", f"mark fields: {', '.join(MARK_FIELDS)}")
             if mark.get("axis") not in ("x", "y"):
                 raise self.fail(f"{where}.axis", f"axis must be \"x\" or \"y\", found {_kind(mark.get('axis'))}")
             if not isinstance(mark.get("label", ""), str):
                 raise self.fail(f"{where}.label", f"expected a string, found {_kind(mark.get('label'))}")
             if "expression" not in mark:
                 raise self.fail(where, "missing 'expression'", "a mark is drawn at the value of a model expression")
-            self.expression(f"{where}.expression", mark["expression"])
-            marks.append({k: str(v) for k, v in mark.items()} | {"label": str(mark.get("label") or mark["expression"])})
+            expression = self.expression(f"{where}.expression", mark["expression"])
+            marks.append(Mark(axis=mark["axis"], label=mark.get("label") or expression, expression=expression,
+                              variable=str(mark.get("variable", ""))))
+        return tuple(marks)
+
+    def scale(self, field: str) -> str:
+        scale = self.text(field)
+        if scale and scale not in SCALES:
+            raise self.fail(field, f"unknown scale '{scale}'", "use \"linear\" or \"log\"")
+        return scale
+
+    def x(self) -> str:
+        x = self.text("x")
+        if x:
+            self.symbol("x", x)
+        return x
+
+    def series(self, variables: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
+        pairs = self.table("series")
+        if not pairs:
+            return None
+        if len(pairs) != 1:
+            raise self.fail("series", f"one series parameter per plot, found {len(pairs)}: {', '.join(k for k, _ in pairs)}")
+        name, values = pairs[0]
+        self.symbol(f"series.{name}", name)
+        if name in variables:
+            raise self.fail(f"series.{name}", f"'{name}' is the plotted variable; a series varies another parameter")
+        if not isinstance(values, tuple) or not values:
+            raise self.fail(f"series.{name}", "expected a non-empty list of values", f"write e.g. series = {{ {name} = [1, 2, 4] }}")
+        if len(values) > MAX_SERIES:
+            raise self.fail(f"series.{name}", f"{len(values)} values; at most {MAX_SERIES} curves per plot")
+        return name, tuple(self.quantity_text(f"series.{name}", name, v) for v in values)
+
+    def regimes(self, quantity: str) -> dict[str, Any]:
         show = self.fields.get("show_regimes", False)
         if not isinstance(show, bool):
             raise self.fail("show_regimes", f"expected true or false, found {_kind(show)}")
@@ -263,30 +262,14 @@ class _Checker:
         if regime_of and not show:
             raise self.fail("regime_of", "given without show_regimes = true")
         if show:
-            if request.kind == "regime_map":
-                raise self.fail("show_regimes", "a regime map always shows regimes; show_regimes applies to curves")
             regime_of = regime_of or quantity
-            if regime_of not in model.defining:
+            if regime_of not in self.model.defining:
                 raise self.fail("regime_of", f"'{regime_of}' is not a quantity of the model")
-            if not bounded(model, regime_of):
+            if not bounded(self.model, regime_of):
                 raise self.fail("regime_of" if "regime_of" in self.fields else "show_regimes",
                                 f"'{regime_of}' has no regimes (not piecewise, not a Min/Max)",
                                 "set regime_of to a piecewise or Min/Max quantity it depends on")
-        scales = {}
-        for field in ("xscale", "yscale"):
-            scales[field] = self.text(field)
-            if scales[field] and scales[field] not in SCALES:
-                raise self.fail(field, f"unknown scale '{scales[field]}'", "use \"linear\" or \"log\"")
-        for name, (start, _, _) in ranges:
-            if scales["xscale"] == "log" and start <= 0:
-                raise self.fail(f"ranges.{name}", "a log axis needs a range above 0")
-        return PlotEntry(
-            id=request.id, kind=request.kind, quantity=quantity, variables=variables, x=x, ranges=tuple(ranges),
-            presets=tuple(presets), case=case, bind=tuple(bind), inputs=tuple(inputs), substitute=tuple(substitute),
-            centers=tuple(centers), series=series, marks=tuple(marks), show_regimes=show, regime_of=regime_of,
-            caption=" ".join(self.text("caption").split()), title=self.text("title"),
-            xscale=scales["xscale"], yscale=scales["yscale"],
-        )
+        return {"show_regimes": show, "regime_of": regime_of}
 
     def range(self, field: str, text: Any) -> tuple[float, float, float | None]:
         hint = "write \"start:stop\" (evenly spaced points) or \"start:stop:step\" (e.g. \"1:8:1\"), in the variable's declared unit"

@@ -5,16 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from symgpu.model import operations
+from symgpu.model import operations, plot_kinds
 
 SCHEMA_VERSION = 1
 ROLES = ("input", "output", "intermediate", "constant")
 ASSUMPTIONS = ("positive", "nonnegative", "integer")
-PLOT_KINDS = ("curve", "asymptotes", "regime_map")
 #: The ``expect`` text of a validation case saying that evaluation must fail with a domain error.
 DOMAIN_ERROR = "domain error"
 #: The operations ``[[derivations]]`` may name (:data:`symgpu.model.operations.SPECS`).
 DERIVATION_OPS = operations.NAMES
+#: The kinds ``[[plots]]`` may name (:data:`symgpu.model.plot_kinds.KINDS`).
+PLOT_KINDS = plot_kinds.NAMES
 
 
 @dataclass(frozen=True)
@@ -218,11 +219,12 @@ class Erratum:
 
 @dataclass(frozen=True)
 class PlotRequest:
-    """A plot the model file asks its report to draw (open fields, read by :mod:`symgpu.report.plots`).
+    """A plot the model file asks its report to draw, as read; the model reads it into its kind's
+    typed record when it is built (:mod:`symgpu.model.plot_requests`, :attr:`Model.plots`).
 
     Attributes:
         id: plot id (used in file names).
-        kind: plot kind (``curve``, ``bounds``, ``regime_map``, ...).
+        kind: plot kind (a key of :data:`symgpu.model.plot_kinds.KINDS`).
         fields: every other key of the entry, as read.
     """
 

@@ -18,8 +18,9 @@ Plots implied by derivation requests (:func:`plan`):
 * ``boundary`` requests on a bounded quantity give, per preset, the quantity over the
   variable with its bounds; two such variables give a regime map.
 
-``[[plots]]`` entries of the model file (checked by :mod:`symgpu.model.plot_requests`; every
-problem is an error naming the file and ``plot <id>.<field>``):
+``[[plots]]`` entries of the model file (read into the records of :mod:`symgpu.model.plot_kinds`
+when the model is built; every problem is an error naming the file and ``plot <id>.<field>``; a
+field marked with kinds is read by those kinds only, and refused in an entry of another kind):
 
 ``id`` (required)
     letters, digits and underscores; the image files are ``<model>_<id>.svg|pdf``, or
@@ -33,7 +34,7 @@ problem is an error naming the file and ``plot <id>.<field>``):
     list of swept symbols: one for ``curve``/``asymptotes``, two (x, y) for ``regime_map``.
     Quantities downstream of a variable follow it (sweeping ``Active_blocks_per_SM`` moves
     ``N``); a defined quantity may itself be a variable (its equation is then not used).
-``x``
+``x`` (curve, asymptotes)
     a symbol or quantity drawn on the x axis instead of the variable, computed from it at
     each point (e.g. ``Active_warps_per_SM`` while ``Active_blocks_per_SM`` is swept).
 ``ranges``
@@ -56,16 +57,16 @@ problem is an error naming the file and ``plot <id>.<field>``):
     ``{ symbol = "expression" }`` replaced before evaluation (e.g. ``M = "N"``).
 ``centers``
     ``{ var = "expression" }``: middle of an automatic (log) range.
-``series``
+``series`` (curve, asymptotes)
     ``{ param = [v1, v2, ...] }``: one curve per value of one other input (at most 10),
     labelled ``param = v``; marks depending on it are drawn once per value.
 ``marks``
     list of ``{ axis = "x"|"y", label, expression }`` (``variable`` for regime maps): lines
     at the value of a model expression in the scenario (e.g. ``"MSHRs/M_Read"``).
-``show_regimes``
+``show_regimes`` (curve, asymptotes)
     ``true``: colour each point by the active case / limiter of ``regime_of``; the report
     lists the regime of each point of a stepped range.
-``regime_of``
+``regime_of`` (curve, asymptotes)
     the piecewise or Min/Max quantity whose regime is shown (default: ``quantity``).
 ``caption``
     text printed with the plot in every report format.
@@ -83,13 +84,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-import sympy
 from symgpu import errors
 from symgpu.report.scenarios import Scenario, scenarios, supplied
-from symgpu.model import plot_requests
+from symgpu.model.plot_kinds import PlotEntry, SweptPlot
+from symgpu.model.plot_requests import bounded
 if TYPE_CHECKING:
     from symgpu.model import Model
-    from symgpu.model.plot_requests import PlotEntry
 
 
 
@@ -193,11 +193,6 @@ def _expect_for(request: Any, variable: str) -> str:
     return ""
 
 
-def _bounded(model: Model, quantity: str) -> bool:
-    equation = model.defining[quantity]
-    return isinstance(equation.rhs, (sympy.Min, sympy.Max)) or bool(equation.cases)
-
-
 def plan(model: Model, presets: Sequence[str] | None = None) -> list[PlotSpec]:
     """The plots of a model's report, from its derivation requests and its ``[[plots]]`` entries.
 
@@ -223,7 +218,7 @@ def plan(model: Model, presets: Sequence[str] | None = None) -> list[PlotSpec]:
         if request.op == "limit" and _expect_for(request, variable):
             limits.setdefault((quantity, variable), []).append(
                 {"axis": "y", "label": f"{request.id}: {variable} -> {request.get('to') or request.get('point') or ''}", "expression": _expect_for(request, variable)})
-        if request.op == "boundary" and _bounded(model, quantity):
+        if request.op == "boundary" and bounded(model, quantity):
             boundaries.setdefault((quantity, variable), []).append(request)
     # the extremum requests on one quantity and variable share a curve: each location with an expected
     # form is marked (a request without one, e.g. a case split by GPU, adds no mark)
@@ -271,22 +266,24 @@ def plan(model: Model, presets: Sequence[str] | None = None) -> list[PlotSpec]:
 
 
 def requested(model: Model, chosen: Sequence[str]) -> list[PlotSpec]:
-    """Specs of the model file's ``[[plots]]`` entries (checked first).
+    """Specs of the model file's ``[[plots]]`` entries (read into their records when the model
+    was built: :attr:`symgpu.model.Model.plots`).
 
     A plot that names presets is drawn for those of them the report covers (combined presets
     ``a+b`` when every part is covered); without presets, with the first suitable preset.
     """
     out = []
     covered = set(chosen)
-    for entry in plot_requests.check(model):
+    for entry in model.plots:
         if entry.presets:
             presets = [p for p in entry.presets if all(part.strip() in covered for part in p.split("+"))]
             if not presets:
                 continue
         else:
             presets = []
-        extra = dict(x=entry.x, ranges=entry.ranges, series=entry.series, regime_of=entry.regime_of if entry.show_regimes else "",
-                     caption=entry.caption, title_text=entry.title, xscale=entry.xscale, yscale=entry.yscale)
+        extra: dict[str, Any] = dict(ranges=entry.ranges, caption=entry.caption, title_text=entry.title, xscale=entry.xscale, yscale=entry.yscale)
+        if isinstance(entry, SweptPlot):
+            extra |= dict(x=entry.x, series=entry.series, regime_of=entry.regime_of)
         if len(entry.presets) > 1:
             for preset in presets:
                 spec = _entry_spec(model, entry, f"{entry.id}_{preset.replace('+', '_')}", [preset])
@@ -299,10 +296,12 @@ def requested(model: Model, chosen: Sequence[str]) -> list[PlotSpec]:
 
 def _entry_spec(model: Model, entry: PlotEntry, plot_id: str, presets: Sequence[str]) -> PlotSpec:
     """The :func:`_spec` of a ``[[plots]]`` entry for ``presets``."""
+    swept = entry if isinstance(entry, SweptPlot) else None
     return _spec(model, plot_id, entry.kind, entry.quantity, entry.variables, presets, case=entry.case,
-                 substitute=entry.substitute, bind=tuple(entry.bind) + tuple(entry.inputs), marks=entry.marks, centers=entry.centers,
-                 origin=(f"plots.{entry.id}",), also=[n for n in (entry.x, entry.regime_of) if n],
-                 exclude=[entry.series[0]] if entry.series else [])
+                 substitute=entry.substitute, bind=tuple(entry.bind) + tuple(entry.inputs),
+                 marks=tuple(mark.as_mapping() for mark in entry.marks), centers=entry.centers,
+                 origin=(f"plots.{entry.id}",), also=[n for n in (swept.x, swept.regime_of) if n] if swept else [],
+                 exclude=[swept.series[0]] if swept and swept.series else [])
 
 
 def _extend(spec: PlotSpec, extra: Mapping[str, Any]) -> PlotSpec:

@@ -141,7 +141,7 @@ ranges = {{ I = {toml(f["plot_range"])} }}
 
 
 Entry = tuple[str, str, str, str, Callable[[str], "str | bytes"]]
-#: (file, what it attacks, key the messages must name, eval: "fails" or "0 (eval reads no plots)", text)
+#: (file, what it attacks, key the messages must name, eval: "fails" (every command refuses the file), text)
 ENTRIES: list[Entry] = []
 
 
@@ -171,8 +171,8 @@ def _corpus() -> None:
     entry("counts_payload.toml", "payload in an equation's counts", "equation attainable.counts", lambda s: base(s, counts=p["import"]))
     entry("derivation_payload.toml", "payload in a derivation's quantity", "derivation d1.quantity",
           lambda s: base(s, extra=f'\n[[derivations]]\nid = "d1"\nop = "limit"\nvariable = "I"\nquantity = {toml(p["lambda"])}\n'))
-    entry("plot_range_payload.toml", "payload in a plot range", "plot p.ranges.I", lambda s: base(s, plot_range=p["import"]), "0 (eval reads no plots)")
-    entry("plot_mark_payload.toml", "payload in a plot mark expression", "plot p.marks[0].expression", lambda s: base(s, marks=p["lambda"]), "0 (eval reads no plots)")
+    entry("plot_range_payload.toml", "payload in a plot range", "plot p.ranges.I", lambda s: base(s, plot_range=p["import"]))
+    entry("plot_mark_payload.toml", "payload in a plot mark expression", "plot p.marks[0].expression", lambda s: base(s, marks=p["lambda"]))
     # malformed files
     entry("toml_unterminated.toml", "unterminated string", "invalid TOML", lambda s: base(s).replace('rhs = "Min(P_peak, I*B)"', 'rhs = "Min(P_peak, I*B)'))
     entry("toml_duplicate_table.toml", "a table defined twice", "invalid TOML", lambda s: base(s) + '\n[symbols.P]\ndescription = "again"\nunit = "1"\n')

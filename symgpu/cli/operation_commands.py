@@ -1,0 +1,150 @@
+"""The commands of the registry operations (``symgpu solve``, ``boundary``, ``extremum``, ``limit``,
+``fixed-point``, ``regimes``): one :class:`Command` per operation of
+:data:`symgpu.model.operations.SPECS` that has one, its options and how it runs. The common
+options, the printing and ``symgpu derive`` are :mod:`symgpu.cli.derive_commands`'.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+import pint
+import sympy
+
+from symgpu import derive, errors, units
+from symgpu.cli import common
+from symgpu.derive import grid_search
+
+if TYPE_CHECKING:
+    from symgpu.derive.derivation import Derivation
+
+
+def _target(model: Any, quantity: str, text: str | None, clock_text: str | None = None, *, preset: str | None = None,
+            values: dict[str, Any] | None = None) -> tuple[Any, str | None]:
+    """``--target``: an expression of the model, or a value with a unit (``"1 ms"``) converted
+    to the quantity's declared unit, across the clock (``--clock`` or the preset's) when the
+    quantity counts cycles and the target is a time. Returns (target, a line saying how it was
+    converted, or None)."""
+    if text is None:
+        return None, None
+    try:
+        return model.parse(text, "--target"), None
+    except errors.SymgpuError as problem:
+        name = model.equation_for(quantity).definition.defines if (quantity in model.defining or quantity in model.equations) else None
+        if name is None:
+            raise
+        try:
+            given = units.quantity(text)
+        except (ValueError, pint.UndefinedUnitError):
+            given = None
+        if given is not None and given.dimensionality == model.units[name].dimensionality:
+            return sympy.nsimplify(float(units.magnitude_in(given, model.units[name])), rational=True), None
+        if given is None or not common.needs_clock(given, model.units[name]):
+            raise errors.UsageError(f"--target {text!r}: neither an expression of {model.id} ({problem}) nor a value in a unit "
+                                    f"of {name} [{model.unit_text(name)}]") from None
+        clock, source = common.find_clock(model, clock_text, preset=preset, values=values or {},
+                                          missing=f"--target {text!r}: {name} is in {model.unit_text(name)}, so the target needs a clock")
+        value = common.with_clock(given, model.units[name], clock)
+        note = f"{text} = {value.magnitude:.10g} {model.unit_text(name)} at clock {units.compact(clock):~.10g} ({source})"
+        return sympy.nsimplify(float(value.magnitude), rational=True), note
+
+
+def _solve_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--for", dest="for_", required=True, metavar="VAR", help="the variable to solve for")
+    p.add_argument("--target", help="solve quantity = TARGET (an expression, or a value such as '2 us'; a time for a cycle "
+                   "quantity is converted with --clock or the preset's clock) instead of keeping the quantity symbolic")
+
+
+def _regimes_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--over", metavar="VAR", help="write the conditions as bounds on VAR where possible")
+
+
+def _boundary_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--for", dest="for_", required=True, metavar="VAR", help="the variable to solve for")
+    p.add_argument("--between", nargs=2, metavar=("A", "B"), help="the two regimes (default: every pair)")
+
+
+def _extremum_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--over", required=True, metavar="VAR")
+    group = p.add_mutually_exclusive_group(required=True)
+    group.add_argument("--max", dest="kind", action="store_const", const="max")
+    group.add_argument("--min", dest="kind", action="store_const", const="min")
+    p.add_argument("--grid", metavar="START:STOP[:STEP]",
+                   help="search every whole value of VAR on this grid (for staircase quantities with no closed form)")
+
+
+def _limit_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--var", required=True, metavar="VAR")
+    p.add_argument("--to", required=True, metavar="VALUE", help="oo, -oo, 0, a number or an expression")
+    p.add_argument("--dir", dest="direction", choices=["+", "-", "+-"], help="one-sided limit (default: from above for positive variables)")
+
+
+def _fixed_point_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--var", required=True, metavar="VAR")
+    p.add_argument("--numeric", action="store_true", help="use the numeric root even when a closed form exists")
+
+
+def _solve(model: Any, args: argparse.Namespace, values: dict[str, Any], shared: dict[str, Any]) -> Derivation:
+    target, args.target_note = _target(model, args.quantity, args.target, args.clock, preset=args.preset, values=values)
+    return derive.solve(model, args.quantity, for_=args.for_, target=target, preset=args.preset, values=values, **shared)
+
+
+def _regimes(model: Any, args: argparse.Namespace, values: dict[str, Any], shared: dict[str, Any]) -> Derivation:
+    return derive.regimes(model, args.quantity, over=args.over, preset=args.preset, values=values, **shared)
+
+
+def _boundary(model: Any, args: argparse.Namespace, values: dict[str, Any], shared: dict[str, Any]) -> Derivation:
+    return derive.boundary(model, args.quantity, tuple(args.between) if args.between else None, for_=args.for_,
+                           preset=args.preset, values=values, **shared)
+
+
+def _extremum(model: Any, args: argparse.Namespace, values: dict[str, Any], shared: dict[str, Any]) -> Derivation:
+    if args.grid:
+        return grid_search.grid_extremum(model, args.quantity, args.over, args.grid, args.kind, preset=args.preset, values=values)
+    return derive.extremum(model, args.quantity, over=args.over, kind=args.kind, preset=args.preset, values=values, **shared)
+
+
+def _limit(model: Any, args: argparse.Namespace, values: dict[str, Any], shared: dict[str, Any]) -> Derivation:
+    return derive.limit(model, args.quantity, args.var, args.to, direction=args.direction, preset=args.preset,
+                        values=values, **shared)
+
+
+def _fixed_point(model: Any, args: argparse.Namespace, values: dict[str, Any], shared: dict[str, Any]) -> Derivation:
+    return derive.fixed_point(model, args.quantity, args.var, preset=args.preset, values=values,
+                              method="numeric" if args.numeric else "auto", **shared)
+
+
+@dataclass(frozen=True)
+class Command:
+    """The command of a registry operation (:data:`symgpu.model.operations.SPECS`).
+
+    Attributes:
+        help: one line for ``symgpu --help`` (as :data:`symgpu.cli.app.COMMANDS` gives it).
+        options: adds the command's own options (the common ones: :func:`_add_common`).
+        derive: runs it: (model, args, values from --preset/--set, the shared options) -> Derivation.
+    """
+
+    help: str
+    options: Callable[[argparse.ArgumentParser], None]
+    derive: Callable[[Any, argparse.Namespace, dict[str, Any], dict[str, Any]], Derivation]
+
+
+#: registry operation -> its command (``symgpu solve``, ``symgpu fixed-point``, ...), in help order; the
+#: operations without one are listed, with the reason, in ``tests/test_operation_registry.py``.
+OPERATION_COMMANDS: Mapping[str, Command] = MappingProxyType({
+    "solve": Command("solve a quantity's equation for a variable, in closed form", _solve_options, _solve),
+    "regimes": Command("list the branches (regimes) of a piecewise quantity", _regimes_options, _regimes),
+    "boundary": Command("where two regimes of a quantity meet, solved for a variable", _boundary_options, _boundary),
+    "extremum": Command("maximum or minimum of a quantity over a variable (cusps included)", _extremum_options, _extremum),
+    "limit": Command("limit of a quantity as a variable tends to a value", _limit_options, _limit),
+    "fixed_point": Command("solve VAR = QUANTITY(VAR) (closed form, or a bracketed numeric root)", _fixed_point_options, _fixed_point),
+})
+
+
+def command_name(op: str) -> str:
+    """The command of operation ``op``: its name with ``-`` for ``_``."""
+    return op.replace("_", "-")
