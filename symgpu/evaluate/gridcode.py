@@ -63,6 +63,9 @@ def buffered(function: Callable[..., Any], axes: int, targets: Sequence[int]) ->
     if axes < 1 or not isinstance(definition, ast.FunctionDef):
         return None
     namespace = function.__globals__
+    names = [a.arg for a in definition.args.args]
+    if any(n.startswith("_g") or n in ("_np", "_targets", "_floats", "_bools") for n in names):
+        return None  # a name the rewritten code uses for itself
     rewriter = _Rewriter([a.arg for a in definition.args.args], axes, namespace)
     for statement in definition.body:
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):

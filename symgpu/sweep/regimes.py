@@ -116,8 +116,10 @@ _SMALL = 4096
 
 
 def _relation(op: str, left: np.ndarray, right: np.ndarray) -> Any:
-    """:func:`~symgpu.evaluate.active.relation_holds` ``(op, left, right)`` at the broadcast shape,
-    in two comparisons at that size: thresholds ``r -+ 4 TIE |r|`` are computed on the smaller
+    """:func:`~symgpu.evaluate.active.relation_holds` ``(op, left, right)`` at the broadcast shape.
+
+    Where the smaller side's tie interval is found (:func:`_bounded`): one comparison at that size
+    (two for ``==``/``!=``). Otherwise in two comparisons at that size: thresholds ``r -+ 4 TIE |r|`` are computed on the smaller
     side ``r``; a point of the other side ``l`` beyond them is more than ``TIE max(|l|, |r|)``
     from ``r`` (as ``|l| <= |r| + |l - r|``), so the sides are unequal there and ``l > r`` or
     ``l < r`` decides; of the points between them, those with equal sides are equal, and the
@@ -221,7 +223,9 @@ def _binding(kind: str, rows: list[np.ndarray], shape: tuple[int, ...], into: np
 
     At full size this costs two comparisons of ``bF`` with the thresholds, two counts and the
     codes written once (a group's own answer where it wins): the thresholds, L's answer and
-    its extreme are computed at L's size only.
+    its extreme are computed at L's size only (and kept across chunks that share them). Where F
+    is one row and first in the order ties are settled in, one comparison with the edge of
+    ``bL``'s tie interval decides every point (:func:`_first_binds`).
     """
     code = np.empty(shape, dtype=np.int16) if into is None else into.reshape(shape)
     full = [i for i, r in enumerate(rows) if r.ndim == len(shape) and r.shape == shape]
