@@ -13,6 +13,7 @@ tree is here, so each side is compiled once with the plan's other outputs.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -153,7 +154,10 @@ def _relation(op: str, left: np.ndarray, right: np.ndarray) -> Any:
 def _bounded(op: str, left: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> Any:
     """``relation_holds(op, left, right)`` from the interval ``lo..hi`` of doubles tied to ``right``
     (:func:`~symgpu.evaluate.active.tie_interval`): ``>=`` is ``left >= lo``, ``>`` is ``left > hi``,
-    and so on; NaN on either side compares false, as the rule says (``!=``: true)."""
+    and so on; NaN on either side compares false, as the rule says (``!=``: true). A bound of one
+    value is compared as a scalar (NumPy's fast loop; a stride-0 array takes the slow one)."""
+    if lo.size == 1:
+        lo, hi = lo.reshape(()), hi.reshape(())
     with np.errstate(invalid="ignore"):
         if op == ">=":
             return np.greater_equal(left, lo)
@@ -234,8 +238,9 @@ def _binding(kind: str, rows: list[np.ndarray], shape: tuple[int, ...], into: np
         np.copyto(code, np.broadcast_to(np.asarray(active.binding_index(rows, kind), dtype=np.int16), shape))
         return code
     reduce = np.minimum if kind == "min" else np.maximum
-    best_low, pick_low, bounds = _low_side(kind, [rows[i] for i in low], tuple(low))
-    if full == [0] and _first_binds(kind, rows[0], pick_low, bounds, code, scratch):
+    side = _low_side(kind, [rows[i] for i in low], tuple(low))
+    best_low, pick_low = side.best, side.pick
+    if full == [0] and _first_binds(kind, rows[0], side, code, scratch):
         return code
     with np.errstate(invalid="ignore", over="ignore"):
         margin = 4 * active.TIE * np.abs(best_low)
@@ -267,15 +272,25 @@ def _binding(kind: str, rows: list[np.ndarray], shape: tuple[int, ...], into: np
     return code
 
 
+@dataclass(frozen=True)
+class LowSide:
+    """The rows over fewer axes of a Min/Max: their extreme, their own binding row (an index into
+    all rows, -1 for none), the extreme's tie interval, and the key they are kept by (None: not kept)."""
+
+    best: np.ndarray
+    pick: np.ndarray
+    bounds: tuple[np.ndarray, np.ndarray] | None
+    key: tuple[Any, ...] | None
+
+
 #: the smaller rows' answer by their values (a sweep's chunks often share them: the same rows of the trailing axes)
-_LOW: Memo[tuple[Any, ...], tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]] = Memo("sweep.regimes.low", 16)
+_LOW: Memo[tuple[Any, ...], LowSide] = Memo("sweep.regimes.low", 16)
 #: above this many bytes the smaller rows are not kept
 _LOW_BYTES = 1 << 18
 
 
-def _low_side(kind: str, rows: list[np.ndarray], where: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
-    """The extreme of the smaller ``rows`` (at the rows' indices ``where``), their own binding
-    row (an index into all rows, -1 for none) and the extreme's tie interval, kept by the rows' values."""
+def _low_side(kind: str, rows: list[np.ndarray], where: tuple[int, ...]) -> LowSide:
+    """The :class:`LowSide` of the smaller ``rows`` (at the rows' indices ``where``), kept by their values."""
     key: tuple[Any, ...] | None = None
     if sum(r.nbytes for r in rows) <= _LOW_BYTES:
         key = (kind, where) + tuple((r.shape, r.tobytes()) for r in rows)
@@ -286,10 +301,28 @@ def _low_side(kind: str, rows: list[np.ndarray], where: tuple[int, ...]) -> tupl
     code_low = np.asarray(active.binding_index(spread, kind))
     best_low = (np.minimum if kind == "min" else np.maximum).reduce(spread) if len(rows) > 1 else rows[0]
     pick_low = np.where(code_low >= 0, np.asarray(where, dtype=np.int16)[code_low], np.int16(-1)).astype(np.int16)
-    made = (best_low, pick_low, active.tie_interval(best_low))
+    made = LowSide(best_low, pick_low, active.tie_interval(best_low), key)
     if key is not None:
         _LOW[key] = made
     return made
+
+
+#: a smaller row spread to a chunk's shape, by (its side's key, which, shape): NumPy compares
+#: contiguous arrays in its fast loop, stride-0 views in a slow one (0.19 vs 0.30 ns a point here)
+_SPREAD: Memo[tuple[Any, ...], np.ndarray] = Memo("sweep.regimes.spread", 4)
+#: the most points a spread row is kept for
+_SPREAD_POINTS = 1 << 20
+
+
+def _spread(side: LowSide, which: str, values: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """``values`` (of ``side``) broadcast to ``shape``: a contiguous copy kept across chunks where
+    the side is kept and the chunk is not too large, else a view."""
+    if side.key is None or math.prod(shape) > _SPREAD_POINTS:
+        return values
+    key = (side.key, which, shape)
+    if key not in _SPREAD:
+        _SPREAD[key] = np.ascontiguousarray(np.broadcast_to(values, shape))
+    return _SPREAD[key]
 
 
 _TIES: Memo[tuple[Any, ...], tuple[np.ndarray, np.ndarray] | None] = Memo("sweep.regimes.ties", 16)
@@ -305,14 +338,14 @@ def _tie_interval(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     return _TIES[key]
 
 
-def _first_binds(kind: str, first: np.ndarray, pick_low: np.ndarray, bounds: tuple[np.ndarray, np.ndarray] | None,
-                 code: np.ndarray, scratch: np.ndarray | None) -> bool:
+def _first_binds(kind: str, first: np.ndarray, side: LowSide, code: np.ndarray, scratch: np.ndarray | None) -> bool:
     """The codes where the one grid-sized row is first in the order ties are settled in, in one
     comparison: it binds (code 0) where it is at or beyond the others' extreme ``best_low`` or tied
     to it, i.e. up to the edge of ``best_low``'s :func:`~symgpu.evaluate.active.tie_interval` (a
     Min: ``first <= hi``; a Max: ``first >= lo``); elsewhere the others' own answer ``pick_low``.
     False (nothing written) where that does not decide every point: a NaN on either side (the
     rule says -1 there), or an edge not found."""
+    bounds, pick_low = side.bounds, side.pick
     if bounds is None or not np.all(pick_low >= 0):
         return False
     with np.errstate(invalid="ignore"):
@@ -321,8 +354,8 @@ def _first_binds(kind: str, first: np.ndarray, pick_low: np.ndarray, bounds: tup
     size = code.size
     beyond = (scratch[:size] if scratch is not None and scratch.size >= size else np.empty(size, dtype=bool)).reshape(code.shape)
     if kind == "min":
-        np.greater(first, bounds[1], out=beyond)
+        np.greater(first, _spread(side, "hi", bounds[1], code.shape), out=beyond)
     else:
-        np.less(first, bounds[0], out=beyond)
-    np.multiply(beyond, pick_low, out=code)
+        np.less(first, _spread(side, "lo", bounds[0], code.shape), out=beyond)
+    np.multiply(beyond, _spread(side, "pick", pick_low, code.shape), out=code)
     return True
