@@ -66,7 +66,8 @@ def regime_outputs(model: Model, quantity: str, expand: Callable[[sympy.Basic], 
         prefix = "min" if isinstance(rhs, sympy.Min) else "max"
         # in the order ties are settled in: the codes index these labels
         precedence = active.argument_order(equation)
-        labels = tuple(active.argument_labels(equation)[i] for i in precedence)
+        named = active.argument_labels(equation)  # once: each label is an srepr of a limiter
+        labels = tuple(named[i] for i in precedence)
         trees = tuple(("arg", add(expand(rhs.args[i]), model.units[name])) for i in precedence)
         return RegimeSpec(name, prefix, labels, trees)
     raise errors.UsageError(f"{model.id}: {name} is neither a Min/Max nor defined by cases; no regime to report "
