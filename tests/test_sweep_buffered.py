@@ -174,3 +174,33 @@ def test_case_codes_by_counting_are_the_first_case_that_holds(otherwise: bool, s
     want = _first_case_by_rule(trees, out, shape)
     assert np.array_equal(decide(spec, out, shape, None, np.empty(2 * 70 * 90, dtype=bool)), want)
     assert (want == -1).any() != otherwise
+
+
+@pytest.mark.parametrize("model_id", symgpu.list_models())
+def test_every_bundled_regime_sweep_computes_the_same_bits_buffered(model_id: str) -> None:
+    from test_regime_rule import _axes, _base_point, _regime_quantities  # noqa: PLC0415 - the same grids as the regime test
+
+    model = symgpu.load(model_id)
+    if not model.definition.presets or not _regime_quantities(model):
+        pytest.skip("no preset, or no Min/Max or cases quantity")
+    for quantity in _regime_quantities(model):
+        preset, base = _base_point(model, quantity)
+        axes = _axes(model, quantity, preset, base)
+        fixed = {k: v for k, v in base.items() if k not in {a.name for a in axes}}
+        plan = build_plan(model, [quantity], preset=preset, grid=axes, values=fixed, regime_of=quantity)
+        names, constants = plan.grid.names, [k for k, _ in plan.fixed]
+        plain = compiler.fused_function(model, plan.exprs, names, constants, plan.out_units)
+        program = compiler.grid_program(model, plan.exprs, names, constants, plan.out_units, 1)
+        if program is None:
+            continue
+        count = len(axes)
+        coords = [a.values.reshape((1,) * k + (a.size,) + (1,) * (count - k - 1)) * s
+                  for k, (a, s) in enumerate(zip(plan.grid.axes, plan.scales))]
+        shape = plan.grid.shape
+        fixed_values = [np.float64(v) for _, v in plan.fixed]
+        with np.errstate(all="ignore"):
+            want = plain(*coords, *fixed_values)
+            got = program.function(*coords, *fixed_values, [np.empty(shape)], [np.empty(shape) for _ in range(program.floats_needed)],
+                                   [np.empty(shape, dtype=bool) for _ in range(program.bools_needed)])
+        for index, (a, b) in enumerate(zip(want, got)):
+            assert np.array_equal(np.broadcast_to(a, shape), np.broadcast_to(b, shape), equal_nan=True), (quantity, index)
