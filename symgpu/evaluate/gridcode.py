@@ -131,11 +131,21 @@ class _Rewriter:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
             name = node.func.id
             kinds = {self._kind(a) for a in node.args}
-            if name in _BOOLEAN and kinds <= {FLOAT, BOOL}:
+            if name in _BOOLEAN and kinds <= {FLOAT, BOOL} and self._signature(name, len(node.args), "?"):
                 return BOOL
-            if self._is_ufunc(name) and kinds == {FLOAT}:
+            if kinds == {FLOAT} and self._signature(name, len(node.args), "d"):
                 return FLOAT
         return OTHER
+
+    def _signature(self, name: str, count: int, result: str) -> bool:
+        """Whether ``name`` is a ufunc of ``count`` inputs and one output that gives ``result``
+        (a NumPy type character) for float64 inputs, so one buffer of that type can take it."""
+        if name in _OPERATORS:
+            return result == "d"
+        ufunc = self.namespace.get(name)
+        if not isinstance(ufunc, np.ufunc) or ufunc.nin != count or ufunc.nout != 1:
+            return False
+        return "d" * count + "->" + result in ufunc.types or (result == "?" and "?" * count + "->?" in ufunc.types)
 
     def _is_ufunc(self, name: str) -> bool:
         """Whether ``name`` is a NumPy ufunc in the printed code (or one a Python operator calls)."""
