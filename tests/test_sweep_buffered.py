@@ -14,6 +14,7 @@ import symgpu
 from symgpu.evaluate import active, compiler, gridcode
 from symgpu.sweep import build_plan, sweep
 from symgpu.sweep.regimes import RegimeSpec, _binding, decide
+from symgpu.sweep.run import _count_spread
 
 
 # functions shaped as lambdify prints them (common subexpressions, then one tuple)
@@ -204,3 +205,11 @@ def test_every_bundled_regime_sweep_computes_the_same_bits_buffered(model_id: st
                                    [np.empty(shape, dtype=bool) for _ in range(program.bools_needed)])
         for index, (a, b) in enumerate(zip(want, got)):
             assert np.array_equal(np.broadcast_to(a, shape), np.broadcast_to(b, shape), equal_nan=True), (quantity, index)
+
+
+def test_a_domain_over_fewer_axes_is_counted_at_its_size_as_the_broadcast_grid_would_count_it() -> None:
+    rng = np.random.default_rng(4)
+    for own, grid in [((1, 5, 1), (3, 5, 7)), ((5, 1), (3, 5, 7)), ((3, 5, 7), (3, 5, 7)), ((7,), (3, 5, 7)), ((1, 1, 1), (3, 1, 7))]:
+        inside = rng.random(own) < 0.5
+        brute = sum(1 for point in np.ndindex(*grid) if inside[tuple(p if n > 1 else 0 for p, n in zip(point[len(grid) - inside.ndim:], own))])
+        assert _count_spread(inside, grid) == brute

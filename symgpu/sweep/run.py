@@ -96,7 +96,7 @@ def _chunk(plan: SweepPlan, start: int, stop: int, out: Sequence[Any], shape: tu
     if plan.domain is not None:
         inside = np.asarray(out[plan.domain])
         inside = inside > 0.5 if inside.dtype != bool else inside
-        outside = size - int(np.count_nonzero(np.broadcast_to(inside, shape))) if inside.ndim else (0 if inside else size)
+        outside = size - _count_spread(inside, shape) if inside.ndim else (0 if inside else size)
     mask = np.broadcast_to(~inside, shape).reshape(-1) if outside else None
     columns: dict[str, np.ndarray] = {}
     taken: set[int] = set()
@@ -123,6 +123,15 @@ def _chunk(plan: SweepPlan, start: int, stop: int, out: Sequence[Any], shape: tu
             regime = np.array(regime) if into is None or into.regime is None else regime
             regime[mask] = -1
     return Chunk(start, stop, Columns(columns, plan.grid, start, stop), regime, outside)
+
+
+def _count_spread(values: np.ndarray, shape: tuple[int, ...]) -> int:
+    """``count_nonzero(broadcast_to(values, shape))`` at ``values``' own size: each of its points
+    stands for as many as the axes it is broadcast along hold (a domain over fewer axes is
+    counted at its size)."""
+    own = values.reshape((1,) * (len(shape) - values.ndim) + values.shape)
+    repeat = math.prod(n for n, m in zip(shape, own.shape) if m == 1)
+    return int(np.count_nonzero(own)) * repeat
 
 
 @dataclass(frozen=True)
