@@ -80,7 +80,7 @@ def buffered(function: Callable[..., Any], axes: int, targets: Sequence[int]) ->
     return GridProgram(scope[definition.name], rewriter.floats_needed, rewriter.bools_needed, source)
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Step:
     """One grid-sized operation: ``name = call(operands)``, or an expression left as it was."""
 
@@ -89,7 +89,6 @@ class _Step:
     operands: list[ast.expr]
     kind: str
     expression: ast.expr | None = None
-    buffer: str | None = None
 
 
 class _Rewriter:
@@ -240,6 +239,7 @@ class _Rewriter:
                     home[name] = home[step.name]
                     break
         free: dict[str, list[str]] = {FLOAT: [], BOOL: []}
+        held: dict[str, str] = {}  # step -> the buffer its value is in
         counts = {FLOAT: 0, BOOL: 0}
         lines = [f"def {function_name}({', '.join(self.arguments + ['_targets', '_floats', '_bools'])}):"]
         for what, i in self.order:
@@ -254,7 +254,7 @@ class _Rewriter:
                 continue
             named = [self._resolve(o.id) if isinstance(o, ast.Name) else "" for o in step.operands]
             dying = [n for n in dict.fromkeys(named) if n in steps and last_use.get(n) == i and n not in kept
-                     and _pooled(steps[n].buffer)]
+                     and _pooled(held.get(n))]
             if step.name in home:
                 buffer = home[step.name]
             else:
@@ -262,25 +262,25 @@ class _Rewriter:
                 inplace = [n for n in dying if steps[n].kind == step.kind
                            and (step.ufunc != "where" or (named[2] == n and named[1] != n))]
                 if inplace:
-                    buffer = steps[inplace[0]].buffer or ""
+                    buffer = held[inplace[0]]
                 elif free[step.kind]:
                     buffer = free[step.kind].pop()
                 else:
                     buffer = f"{'_floats' if step.kind == FLOAT else '_bools'}[{counts[step.kind]}]"
                     counts[step.kind] += 1
-            step.buffer = buffer
+            held[step.name] = buffer
             if step.ufunc == "where":
                 condition, yes, no = (ast.unparse(o) for o in step.operands)
                 if not (isinstance(step.operands[2], ast.Name) and self._resolve(step.operands[2].id) in steps
-                        and steps[self._resolve(step.operands[2].id)].buffer == buffer):
+                        and held.get(self._resolve(step.operands[2].id)) == buffer):
                     lines.append(f"    _np.copyto({buffer}, {no})")
                 lines.append(f"    _np.copyto({buffer}, {yes}, where={condition})")
                 lines.append(f"    {step.name} = {buffer}")
             else:
                 lines.append(f"    {step.name} = _np.{step.ufunc}({', '.join(ast.unparse(o) for o in step.operands)}, out={buffer})")
             for n in dying:
-                if steps[n].buffer != buffer:
-                    free[steps[n].kind].append(steps[n].buffer or "")
+                if held[n] != buffer:
+                    free[steps[n].kind].append(held[n])
         lines.append(f"    return ({''.join(ast.unparse(v) + ', ' for v in self.returned)})")
         self.floats_needed, self.bools_needed = counts[FLOAT], counts[BOOL]
         return "\n".join(lines) + "\n"
