@@ -1,5 +1,6 @@
-"""The NumPy sweep's regime decisions at full size (two comparisons against thresholds from the
-smaller side, near ties left to the rule) give exactly evaluate.active's answer, point by point,
+"""The NumPy sweep's regime decisions at full size (one comparison with the exact edge of the
+smaller side's tie interval, or two against thresholds with near ties left to the rule) give
+exactly evaluate.active's answer, point by point,
 on grids large enough to take the fast paths: near ties, NaN, infinities and zeros included."""
 
 from __future__ import annotations

@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from symgpu.model import Equation, Model
 
 __all__ = ["RELATION_CODES", "TIE", "active_regime", "argument_labels", "argument_order", "binding", "binding_index", "binding_order",
-           "boundary_sides", "condition_holds", "condition_verdict", "larger_magnitude", "relation_holds", "relation_number", "tied"]
+           "boundary_sides", "condition_holds", "condition_verdict", "larger_magnitude", "relation_holds", "relation_number", "tie_interval",
+           "tied"]
 
 #: relative tolerance under which two sides of a condition count as equal (ties)
 TIE = 1e-12
@@ -72,6 +73,34 @@ def relation_holds(op: str, left: Any, right: Any, scale: Any = None) -> Any:
         above = np.logical_and(np.logical_not(equal), left > right)
         below = np.logical_and(np.logical_not(equal), left < right)
     return {">=": np.logical_or(equal, above), ">": above, "<=": np.logical_or(equal, below), "<": below}[op]
+
+
+def tie_interval(values: Any, steps: int = 8) -> tuple[np.ndarray, np.ndarray] | None:
+    """The doubles :func:`tied` to each of ``values``: ``lo <= x <= hi`` exactly where
+    ``tied(x, value)`` (an infinite value: itself; NaN: NaN, an interval nothing lies in), so that
+    a relation with one side from ``values`` is one comparison with a bound (``x >= value`` is
+    ``x >= lo``, ``x > value`` is ``x > hi``); None where an edge is not found in ``steps`` ulps.
+
+    Within a factor of two of a nonzero value, its difference with a double is exact (Sterbenz),
+    so the gap grows by whole ulps while ``TIE`` times the larger magnitude grows by ``TIE`` of
+    them: the doubles tied to it are one interval, found from ``value -+ TIE |value|`` in a few ulp
+    steps, each edge checked by the rule (tied, and the next double out not)."""
+    value = np.asarray(values, dtype=float)
+    finite = np.isfinite(value)
+    with np.errstate(over="ignore", invalid="ignore"):
+        lo, hi = value - TIE * np.abs(value), value + TIE * np.abs(value)
+        lo, hi = np.where(finite, lo, value), np.where(finite, hi, value)
+        for edge, outward in ((lo, -np.inf), (hi, np.inf)):
+            for _ in range(steps):
+                out, inner = np.nextafter(edge, outward), np.nextafter(edge, -outward)
+                grow = finite & tied(out, value)
+                shrink = finite & ~tied(edge, value)
+                if not grow.any() and not shrink.any():
+                    break
+                np.copyto(edge, np.where(grow, out, inner), where=grow | shrink)
+            else:
+                return None
+    return lo, hi
 
 
 #: :data:`RELATIONS` as the codes :func:`relation_number` takes

@@ -15,7 +15,7 @@ import pint
 import sympy
 from sympy.printing.numpy import NumPyPrinter
 
-from symgpu.evaluate import scaling
+from symgpu.evaluate import gridcode, scaling
 from symgpu.evaluate.state import state_of
 from symgpu.memo import Memo
 
@@ -287,6 +287,19 @@ def fused_function(model: Model, exprs: Sequence[sympy.Basic], variables: Sequen
         # numba: a row of the coordinate array and the array of constants, unpacked into symbols
         arguments = [swept, fixed] if backend == "numba" else swept + fixed
         kept[key] = sympy.lambdify(arguments, sympy.Tuple(*prepared), modules=FUSED_BACKENDS[backend], cse=True)
+    return kept[key]  # type: ignore[no-any-return]
+
+
+def grid_program(model: Model, exprs: Sequence[sympy.Basic], variables: Sequence[str], constants: Sequence[str],
+                 out_units: Sequence[pint.Unit | None], targets: int) -> gridcode.GridProgram | None:
+    """:func:`fused_function` for NumPy rewritten to write its grid-sized results into buffers and
+    its first ``targets`` outputs into the caller's arrays (:func:`symgpu.evaluate.gridcode.buffered`;
+    the same values to the last bit); None where it cannot be rewritten. Cached per model."""
+    key = ("buffered", tuple(exprs), tuple(variables), tuple(constants), tuple(map(str, out_units)), targets)
+    kept = state_of(model).compiled
+    if key not in kept:
+        function = fused_function(model, exprs, variables, constants, out_units)
+        kept[key] = gridcode.buffered(function, len(variables), range(targets))
     return kept[key]  # type: ignore[no-any-return]
 
 

@@ -3,6 +3,7 @@ size, never by the grid; the same chunks for every backend and engine."""
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -12,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from symgpu import errors
-from symgpu.evaluate import compiler
+from symgpu.evaluate import compiler, gridcode
 from symgpu.memo import Memo
 from symgpu.model import Model
 from symgpu.sweep import backends, fused
@@ -57,7 +58,13 @@ class SweepResult:
 
 
 def compile_plan(plan: SweepPlan, backend: backends.Backend) -> Any:
-    """The plan's fused function for ``backend``."""
+    """The plan's fused function for ``backend`` (NumPy: a :class:`~symgpu.evaluate.gridcode.GridProgram`
+    that writes into buffers, where the function can be rewritten)."""
+    if backend.name == "numpy" and plan.grid.axes:
+        program = compiler.grid_program(plan.model, plan.exprs, plan.grid.names, [k for k, _ in plan.fixed], plan.out_units,
+                                        len(plan.quantities))
+        if program is not None:
+            return program
     return compiler.fused_function(plan.model, plan.exprs, plan.grid.names, [k for k, _ in plan.fixed], plan.out_units,
                                    backend=backend.name)
 
@@ -69,7 +76,7 @@ def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, st
     if backend.name == "numba":
         return _fused_chunk(plan, backend, function, start, stop)
     if backend.name == "numpy":
-        return _grid_chunk(plan, function, start, stop, None if scratch is None else Targets({}, None, scratch))
+        return _grid_chunk(plan, function, start, stop, Targets({}, None, scratch))
     size = stop - start
     coords = plan.grid.chunk(start, stop)
     based = [c * s if s != 1.0 else c for c, s in zip(coords, plan.scales)]
@@ -78,23 +85,26 @@ def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, st
 
 
 def _chunk(plan: SweepPlan, start: int, stop: int, out: Sequence[Any], shape: tuple[int, ...],
-           into: Targets | None = None) -> Chunk:
+           into: Targets | None = None, written: frozenset[int] = frozenset()) -> Chunk:
     """The chunk from the compiled outputs ``out`` (arrays that broadcast to ``shape``, a box of
     ``stop - start`` points): quantities as flat columns (NaN outside the domain), the regime;
-    written into ``into`` (the result's slices for these points) where it has them, else new arrays."""
+    written into ``into`` (the result's slices for these points) where it has them, else new arrays
+    (``written``: the outputs already computed in ``into``'s columns)."""
     size = stop - start
     outside = 0
     inside: Any = True
     if plan.domain is not None:
         inside = np.asarray(out[plan.domain])
         inside = inside > 0.5 if inside.dtype != bool else inside
-        outside = size - int(np.count_nonzero(np.broadcast_to(inside, shape))) if inside.ndim else (0 if inside else size)
+        outside = size - _count_spread(inside, shape) if inside.ndim else (0 if inside else size)
     mask = np.broadcast_to(~inside, shape).reshape(-1) if outside else None
     columns: dict[str, np.ndarray] = {}
     taken: set[int] = set()
     for index, name in enumerate(plan.quantities):
         values = out[index]
-        if into is not None and name in into.columns:
+        if into is not None and name in into.columns and index in written:
+            values = into.columns[name]
+        elif into is not None and name in into.columns:
             np.copyto(into.columns[name].reshape(shape), np.broadcast_to(values, shape))
             values = into.columns[name]
         elif not (isinstance(values, np.ndarray) and values.shape == shape and values.dtype == np.float64
@@ -115,6 +125,15 @@ def _chunk(plan: SweepPlan, start: int, stop: int, out: Sequence[Any], shape: tu
     return Chunk(start, stop, Columns(columns, plan.grid, start, stop), regime, outside)
 
 
+def _count_spread(values: np.ndarray, shape: tuple[int, ...]) -> int:
+    """``count_nonzero(broadcast_to(values, shape))`` at ``values``' own size: each of its points
+    stands for as many as the axes it is broadcast along hold (a domain over fewer axes is
+    counted at its size)."""
+    own = values.reshape((1,) * (len(shape) - values.ndim) + values.shape)
+    repeat = math.prod(n for n, m in zip(shape, own.shape) if m == 1)
+    return int(np.count_nonzero(own)) * repeat
+
+
 @dataclass(frozen=True)
 class Targets:
     """Where a chunk's columns and regime codes go: slices of the whole result (no copy after)."""
@@ -122,6 +141,16 @@ class Targets:
     columns: Mapping[str, np.ndarray]  # those not here are new arrays
     regime: np.ndarray | None  # None: a new array
     scratch: np.ndarray | None = None  # bool, reused by every chunk's regime decision
+    floats: tuple[np.ndarray, ...] = ()  # a GridProgram's scratch buffers, reused by every chunk (flat, a chunk's size)
+    bools: tuple[np.ndarray, ...] = ()
+
+
+def buffers(function: Any, size: int) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+    """The scratch buffers of ``size`` points a :class:`GridProgram` needs (none for another function)."""
+    if not isinstance(function, gridcode.GridProgram):
+        return (), ()
+    return (tuple(np.empty(size) for _ in range(function.floats_needed)),
+            tuple(np.empty(size, dtype=bool) for _ in range(function.bools_needed)))
 
 
 _AXES: Memo[int, tuple[object, list[np.ndarray]]] = Memo("sweep.run.axes", 64)
@@ -145,6 +174,8 @@ def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int, into: Tar
     fixed = [np.float64(v) for _, v in plan.fixed]
     boxes = plan.grid.boxes(start, stop)
     count = len(axes)
+    if isinstance(function, gridcode.GridProgram):
+        return _buffered_chunk(plan, function, start, stop, axes, fixed, boxes, into)
 
     def run(bounds: tuple[tuple[int, int], ...]) -> tuple[Any, tuple[int, ...]]:
         coords = [axes[k][lo:hi].reshape((1,) * k + (hi - lo,) + (1,) * (count - k - 1)) for k, (lo, hi) in enumerate(bounds)]
@@ -163,6 +194,41 @@ def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int, into: Tar
         for target, value in zip(whole, out):
             target[first - start:first - start + width] = np.broadcast_to(value, shape).reshape(-1)
     return _chunk(plan, start, stop, whole, (stop - start,), into)
+
+
+def _buffered_chunk(plan: SweepPlan, program: gridcode.GridProgram, start: int, stop: int, axes: list[np.ndarray],
+                    fixed: list[np.float64], boxes: list[tuple[int, tuple[tuple[int, int], ...]]], into: Targets | None) -> Chunk:
+    """:func:`_grid_chunk` with a program that writes the quantities straight into the chunk's
+    columns (``into``'s slices, else new arrays) and its other grid-sized steps into scratch buffers
+    (``into``'s, reused chunk after chunk, else new)."""
+    size = stop - start
+    given = into.columns if into is not None else {}
+    columns = {n: given[n] if n in given else np.empty(size) for n in plan.quantities}
+    floats, bools = (into.floats, into.bools) if into is not None and len(into.floats) >= program.floats_needed \
+        and len(into.bools) >= program.bools_needed and (not into.floats or into.floats[0].size >= size) \
+        and (not into.bools or into.bools[0].size >= size) else buffers(program, size)
+    target = Targets(columns, None if into is None else into.regime, None if into is None else into.scratch)
+    count = len(axes)
+    whole: list[Any] = []
+    written: set[int] = set()
+    for first, bounds in boxes:
+        shape = tuple(hi - lo for lo, hi in bounds)
+        offset, width = first - start, math.prod(shape)
+        coords = [axes[k][lo:hi].reshape((1,) * k + (hi - lo,) + (1,) * (count - k - 1)) for k, (lo, hi) in enumerate(bounds)]
+        targets = [columns[n][offset:offset + width].reshape(shape) for n in plan.quantities]
+        with np.errstate(all="ignore"):
+            out = program.function(*coords, *fixed, targets, [b[:width].reshape(shape) for b in floats],
+                                   [b[:width].reshape(shape) for b in bools])
+        if len(boxes) == 1:
+            done = frozenset(i for i, t in enumerate(targets) if out[i] is t)
+            return _chunk(plan, start, stop, out, shape, target, done)
+        if not whole:
+            whole = [columns[n] for n in plan.quantities] + [np.empty(size, dtype=np.asarray(o).dtype) for o in out[len(targets):]]
+            written = set(range(len(targets)))
+        for index, (column, value) in enumerate(zip(whole, out)):
+            if index >= len(targets) or out[index] is not targets[index]:
+                column[offset:offset + width] = np.broadcast_to(value, shape).reshape(-1)
+    return _chunk(plan, start, stop, whole, (size,), target, frozenset(written))
 
 
 class Columns(Mapping[str, np.ndarray]):
@@ -238,9 +304,13 @@ def iter_chunks(plan: SweepPlan, backend: str = "numpy", chunk_size: int = DEFAU
     function = compile_plan(plan, runner)
     bar = progress_bar(plan.grid.size, progress)
     scratch = np.empty(2 * min(plan.grid.size, chunk_size), dtype=bool) if plan.regime is not None and backend == "numpy" else None
+    floats, bools = buffers(function, min(plan.grid.size, chunk_size))
     try:
         for start, stop in plan.grid.chunks(chunk_size):
-            chunk = evaluate_chunk(plan, runner, function, start, stop, scratch)
+            if runner.name == "numpy":  # each chunk's columns new, the scratch reused
+                chunk = _grid_chunk(plan, function, start, stop, Targets({}, None, scratch, floats, bools))
+            else:
+                chunk = evaluate_chunk(plan, runner, function, start, stop, scratch)
             if bar is not None:
                 bar.update(stop - start)
             yield chunk
@@ -280,8 +350,10 @@ def sweep(model: Model, quantities: str | Sequence[str], *, grid: Grid | Sequenc
     if backend == "numpy":  # each chunk written straight into the result
         function = compile_plan(plan, backends.load(backend))
         scratch = np.empty(2 * min(size, chunk_size), dtype=bool) if regime is not None else None
+        floats, bools = buffers(function, min(size, chunk_size))
         for start, stop in plan.grid.chunks(chunk_size):
-            into = Targets({n: c[start:stop] for n, c in columns.items()}, None if regime is None else regime[start:stop], scratch)
+            into = Targets({n: c[start:stop] for n, c in columns.items()}, None if regime is None else regime[start:stop], scratch,
+                           floats, bools)
             outside += _grid_chunk(plan, function, start, stop, into).outside
         return SweepResult(plan, Columns(columns, plan.grid, 0, size), regime, outside)
     # NOTE: each chunk is copied into the result and dropped, so the next chunk's arrays reuse its
