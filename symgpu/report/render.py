@@ -13,7 +13,7 @@ from symgpu.model import loader
 if TYPE_CHECKING:
     from symgpu.model import Model
 from symgpu import resources
-from symgpu.report import measurements, plot_specs, plots
+from symgpu.report import figure_digests, measurements, plot_specs, plots
 from symgpu.report.content import build_context
 from symgpu.report.scenarios import scrub
 from symgpu.report.templates import make_environment, render_template
@@ -42,7 +42,7 @@ class Report:
 
 def render_report(model: Model, *, presets: Sequence[str] | None = None, formats: Iterable[str] = ("md", "tex", "json"),
                   templates: str | os.PathLike[str] | None = None, stem: str | None = None,
-                  draw_plots: bool = True) -> Report:
+                  draw_plots: bool = True, figures: figure_digests.Book | None = None) -> Report:
     """Render one model's report in the requested formats, plots included, into memory.
 
     Args:
@@ -65,7 +65,8 @@ def render_report(model: Model, *, presets: Sequence[str] | None = None, formats
     for spec in specs:
         entry = spec.describe(stem)
         try:
-            images = plots.draw(model, spec, [PLOT_TYPES[f] for f in formats if f in PLOT_TYPES] if draw_plots else [])
+            images = plots.draw(model, spec, [PLOT_TYPES[f] for f in formats if f in PLOT_TYPES] if draw_plots else [],
+                                entry["files"], figures)
         except (errors.SymgpuError, ValueError, ArithmeticError, TypeError) as exc:
             entry["available"] = False
             entry["reason"] = scrub(f"{type(exc).__name__}: {exc}")
@@ -77,7 +78,7 @@ def render_report(model: Model, *, presets: Sequence[str] | None = None, formats
                 report.files[entry["files"][kind]] = data
         drawn.append(entry)
     context = build_context(model, presets, plots=drawn)
-    found = measurements.sections(model, stem, pdf=draw_plots and "tex" in formats)
+    found = measurements.sections(model, stem, pdf=draw_plots and "tex" in formats, book=figures if draw_plots else None)
     if found:
         context["measurements"] = [m.as_dict() for m in found]
     report.files.update({m.svg_name: m.svg for m in found if draw_plots and "md" in formats})
@@ -88,6 +89,8 @@ def render_report(model: Model, *, presets: Sequence[str] | None = None, formats
         else:
             text = render_template(make_environment(fmt, templates), FORMATS[fmt], context)
         report.files[f"{stem}.{fmt}"] = text.encode("utf-8")
+    if figures is not None and draw_plots:
+        report.files[figure_digests.SIDECAR] = figures.text()
     return report
 
 
