@@ -154,3 +154,19 @@ def test_the_digest_of_a_legend_handle_follows_its_style():
     keys = {_key(np.ones(3), handle=h) for h in (Line2D([], [], color="red"), Line2D([], [], color="blue"),
                                                   Patch(color="red", label="x"), Patch(color="red", label="y"))}
     assert None not in keys and len(keys) == 4
+
+
+def test_measured_data_plots_are_kept_from_the_book_too(tmp_path):
+    from symgpu.report import measurements
+
+    model = symgpu.load("volkov_2016_ilp")  # three [[measurements]] entries
+    book = Book(None)
+    drawn = measurements.sections(model, pdf=True, book=book)
+    files = {name: data for s in drawn for name, data in ((s.svg_name, s.svg), (s.pdf_name, s.pdf))}
+    assert len(files) == 6 and set(book.current) == set(files)
+    folder = _folder(tmp_path, {**files, SIDECAR: book.text()})
+    name = drawn[0].pdf_name
+    other = _tamper(folder, name)
+    kept = measurements.sections(model, pdf=True, book=Book.read(folder))
+    expected = [(files[s.svg_name], other if s.pdf_name == name else files[s.pdf_name]) for s in drawn]
+    assert [(s.svg, s.pdf) for s in kept] == expected

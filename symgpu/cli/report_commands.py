@@ -116,7 +116,8 @@ def _report_all(args: argparse.Namespace, base: Path, formats: tuple[str, ...]) 
     estimates[kernel_example.FOLDER] = schedule.figure_units(kernel_example.sources()[0], 1, seen)
     order = schedule.longest_first([name for name, _, _ in tasks], estimates, schedule.previous())
     seconds: dict[str, float] = {}
-    render.warm_templates(formats, args.templates)  # compiled once, here: the forked workers share them
+    if stale:
+        render.warm_templates(formats, args.templates)  # compiled once, here: the forked workers share them
     outcomes = dict(workers.run(tasks, args.jobs or workers.default_workers(), started, order=order, seconds=seconds))
     schedule.record(seconds)
     broken = [m for m in stale if outcomes[m].broken]

@@ -210,7 +210,7 @@ class Entry:
     sha256: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class Book:
     """The figures of one report folder: those found on disk (``previous``, from its :data:`SIDECAR`)
     and those of this rendering (``current``), which :meth:`text` writes."""
