@@ -170,3 +170,12 @@ def test_measured_data_plots_are_kept_from_the_book_too(tmp_path):
     kept = measurements.sections(model, pdf=True, book=Book.read(folder))
     expected = [(files[s.svg_name], other if s.pdf_name == name else files[s.pdf_name]) for s in drawn]
     assert [(s.svg, s.pdf) for s in kept] == expected
+
+
+def test_the_digest_follows_the_rc_params_in_force():
+    from matplotlib import rc_context
+
+    x = np.linspace(1.0, 2.0, 5)
+    with rc_context({"lines.linewidth": 3.0}):  # as a user's matplotlibrc would set it
+        wider = _key(x)
+    assert _key(x) != wider

@@ -4,7 +4,8 @@ Drawing a figure is cheap; laying it out and writing it as SVG and PDF (``savefi
 of a cold ``report --all``. So the drawing code talks to its axes and figure through a
 :class:`Recorder`, which passes every call on and adds the call (method name, arguments: the
 plotted numbers, labels, colours, legend handles) to a SHA-256. With the matplotlib and
-FreeType versions, symgpu's rcParams and file metadata, the figure's size, the file types and
+FreeType versions, every rcParam in force (symgpu's and a user's matplotlibrc) and symgpu's
+file metadata, the figure's size, the file types and
 the source of what acts on the figure after the record (:mod:`symgpu.report.style`, this
 module), that is the figure's *inputs digest*. :func:`finish` lays out and saves the figure
 only when the folder's :class:`Book` has no file drawn from the same digest; else it returns
@@ -82,7 +83,7 @@ class Recorder:
         if self.undigestable:
             return None
         final = self._hash.copy()
-        for part in (*_environment(), ",".join(sorted(set(kinds))), finishing):
+        for part in (*_environment(), _rc_params(), ",".join(sorted(set(kinds))), finishing):
             final.update(_text(part))
         return final.hexdigest()
 
@@ -184,6 +185,14 @@ def _encode_artist(value: Any, out: list[bytes], known: Mapping[int, str]) -> No
     for getter in getters:
         found = getattr(value, getter)
         _encode(found() if callable(found) else found, out, known)
+
+
+def _rc_params() -> str:
+    """Every rcParam in force (symgpu's :data:`style.RC` over matplotlib's defaults and the
+    user's matplotlibrc, which can change what a figure looks like)."""
+    from matplotlib import rcParams  # noqa: PLC0415 - loaded only where a figure is drawn
+
+    return repr(sorted((key, repr(value)) for key, value in rcParams.items()))
 
 
 @memoised("report.figure_digests.environment", 1)
