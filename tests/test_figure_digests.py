@@ -179,3 +179,8 @@ def test_the_digest_follows_the_rc_params_in_force():
     with rc_context({"lines.linewidth": 3.0}):  # as a user's matplotlibrc would set it
         wider = _key(x)
     assert _key(x) != wider
+
+
+def test_a_report_without_figures_has_no_book():
+    files = render.render_report(symgpu.load("prior_agarwal"), formats=("md", "tex"), figures=Book(None)).files
+    assert not _figures(files) and SIDECAR not in files

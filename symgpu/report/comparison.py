@@ -123,7 +123,7 @@ def comparison_report(models: Sequence[str] | None = None, *, alphas: Sequence[f
         files[study.needed_plot] = _needed_figure(study, alphas, figures)
         studies.append(study)
     files["prior_models.md"] = _render(studies, reference, alphas, template).encode("utf-8")
-    if figures is not None:
+    if figures is not None and figures.current:
         files[figure_digests.SIDECAR] = figures.text()
     return files
 

@@ -92,7 +92,7 @@ def render_report(model: Model, *, presets: Sequence[str] | None = None, formats
         else:
             text = render_template(shared_environment(fmt, str(templates) if templates else None), FORMATS[fmt], context)
         report.files[f"{stem}.{fmt}"] = text.encode("utf-8")
-    if figures is not None and draw_plots:
+    if figures is not None and figures.current:  # a report without figures has no book
         report.files[figure_digests.SIDECAR] = figures.text()
     return report
 
