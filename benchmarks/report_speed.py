@@ -19,9 +19,15 @@ Prints, from one run, CPU seconds and the ratio old/new of
   them in name order against longest first (simulated from those seconds);
 * optionally (``--reports``) ``report --all`` over a few models one after the other
   (``--jobs 1``) against ``--jobs 2``, each with an empty cache (wall clock: worker processes
-  share the work, not the CPU; on a machine with two free cores).
+  share the work, not the CPU; on a machine with two free cores);
+* optionally (``--all``, issue 31) the whole ``report --all`` in a fresh process, wall and CPU
+  seconds (the process and its workers) and the load average before each: cold with every
+  figure drawn (``--force``, empty cache: as before the figure digests), cold with the figures
+  kept (empty cache, the folder as the first run left it, figure books included), and warm
+  (the second run's cache: every report up to date); each into a copy of reports/, whose
+  files are then compared with reports/ byte for byte (the figure books aside).
 
-Run: ``python benchmarks/report_speed.py [--model volkov_2016] [--derivations occupancy] [--schedule] [--reports]``.
+Run: ``python benchmarks/report_speed.py [--model volkov_2016] [--derivations occupancy] [--schedule] [--reports] [--all]``.
 """
 
 from __future__ import annotations
@@ -225,13 +231,50 @@ def reports(ids: list[str]) -> None:
           f"--jobs 2 {w2:.1f} s wall ({c2:.1f} s CPU): {w1 / w2:.2f}x wall (two free cores give at most 2x)")
 
 
+def report_all() -> None:
+    """``report --all`` cold (figures drawn, then kept) and warm, each a fresh process (see the module docstring)."""
+    from symgpu.report import figure_digests, render
+
+    def run(out: str, cache: str, *extra: str) -> tuple[float, float, float]:
+        load = os.getloadavg()[0]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "symgpu", "report", "--all", "-o", out, *extra], check=True, capture_output=True,
+                       env={**os.environ, store.CACHE_DIR_ENV: cache})
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, load
+
+    def same(out: str) -> bool:
+        def files(root: str) -> dict[str, bytes]:
+            return {os.path.relpath(os.path.join(d, n), root): open(os.path.join(d, n), "rb").read()
+                    for d, _, names in os.walk(root) for n in names if not n.startswith(".") and n != figure_digests.SIDECAR}
+        return files(out) == files(str(render.REPORTS))
+
+    with tempfile.TemporaryDirectory() as work:
+        out = os.path.join(work, "reports")
+        subprocess.run(["cp", "-r", str(render.REPORTS), out], check=True)
+        rows = [("cold, every figure drawn (--force)", run(out, os.path.join(work, "cache1"), "--force"))]
+        rows.append(("cold, figures kept", run(out, os.path.join(work, "cache2"))))
+        rows.append(("warm (every report up to date)", run(out, os.path.join(work, "cache2"))))
+        identical = same(out)
+    for name, (wall, cpu_seconds, load) in rows:
+        print(f"report --all {name}: {wall:.1f} s wall, {cpu_seconds:.1f} s CPU (load average before: {load:.2f})")
+    print(f"  files equal to reports/ (figure books aside): {'yes' if identical else 'NO'}; {os.cpu_count()} CPU cores")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="volkov_2016", help="model whose plot values are measured")
     parser.add_argument("--derivations", default="occupancy", help="model whose derivation steps are printed")
     parser.add_argument("--schedule", action="store_true", help="also the two-worker schedule of the last recorded report --all")
     parser.add_argument("--reports", action="store_true", help="also time report --all with 1 and 2 worker processes")
+    parser.add_argument("--all", action="store_true", help="only report --all cold (figures drawn, figures kept) and warm, "
+                        "wall and CPU seconds")
     args = parser.parse_args()
+    if args.all:
+        report_all()
+        return
     sweeps()
     values(args.model)
     figures(args.model)

@@ -12,7 +12,7 @@ from symgpu import api, errors, resources
 from symgpu.cli import common
 from symgpu.model import loader
 from symgpu import workers
-from symgpu.report import comparison, content, files, freshness, kernel_example, render, schedule
+from symgpu.report import comparison, content, figure_digests, files, freshness, kernel_example, render, schedule
 
 
 def setup(sub: Any) -> None:
@@ -94,10 +94,11 @@ def _report_all(args: argparse.Namespace, base: Path, formats: tuple[str, ...]) 
                                                             templates=args.templates, files=seen)
     skipped = [f for f, found in inputs.items() if not args.force and freshness.up_to_date(base / f, found)]
     stale = [m for m in ids if m not in skipped]
-    tasks: list[workers.Task] = [(m, _render_model, (m, formats, args.templates)) for m in stale]
+    # NOTE: with --force every figure is drawn again (no figure book read), else unchanged figures are kept
+    tasks: list[workers.Task] = [(m, _render_model, (m, formats, args.templates, None if args.force else base / m)) for m in stale]
     # NOTE: the comparison is rendered beside the models; it is kept only if its models load (below)
     if "comparison" not in skipped and _comparison_wanted(ids):
-        tasks.append(("comparison", _comparison_report, ()))
+        tasks.append(("comparison", _comparison_report, (None if args.force else base / "comparison",)))
     if kernel_example.FOLDER not in skipped:
         tasks.append((kernel_example.FOLDER, _kernel_task, (formats,)))
 
@@ -115,6 +116,8 @@ def _report_all(args: argparse.Namespace, base: Path, formats: tuple[str, ...]) 
     estimates[kernel_example.FOLDER] = schedule.figure_units(kernel_example.sources()[0], 1, seen)
     order = schedule.longest_first([name for name, _, _ in tasks], estimates, schedule.previous())
     seconds: dict[str, float] = {}
+    if stale:
+        render.warm_templates(formats, args.templates)  # compiled once, here: the forked workers share them
     outcomes = dict(workers.run(tasks, args.jobs or workers.default_workers(), started, order=order, seconds=seconds))
     schedule.record(seconds)
     broken = [m for m in stale if outcomes[m].broken]
@@ -186,8 +189,9 @@ class _Outcome:
     broken: bool = False
 
 
-def _render_model(model_id: str, formats: tuple[str, ...], templates: str | None) -> _Outcome:
-    """One bundled model's report in memory (a task of :func:`workers.run`).
+def _render_model(model_id: str, formats: tuple[str, ...], templates: str | None, folder: Path | None) -> _Outcome:
+    """One bundled model's report in memory (a task of :func:`workers.run`); figures whose inputs
+    are unchanged kept from ``folder``'s figure book (None: every figure drawn; the book is written either way).
 
     Raises:
         errors.UsageError: a template problem (every report would fail alike).
@@ -197,7 +201,8 @@ def _render_model(model_id: str, formats: tuple[str, ...], templates: str | None
     except errors.SymgpuError as exc:
         return _Outcome({}, 1, f"FAIL {model_id}: does not load, skipped: {exc}", broken=True)
     try:
-        return _Outcome(render.render_report(model, formats=formats, templates=templates).files)
+        book = figure_digests.Book.read(folder) if folder is not None else figure_digests.Book(None)
+        return _Outcome(render.render_report(model, formats=formats, templates=templates, figures=book).files)
     except errors.UsageError:
         raise
     except (errors.SymgpuError, ValueError, ArithmeticError) as exc:
@@ -209,10 +214,12 @@ def _comparison_wanted(loaded: list[str]) -> bool:
     return "volkov_2016" in loaded and any(m.startswith("prior_") for m in loaded)
 
 
-def _comparison_report() -> _Outcome:
-    """The prior-models comparison (Volkov 2016, Ch. 7) in memory."""
+def _comparison_report(folder: Path | None) -> _Outcome:
+    """The prior-models comparison (Volkov 2016, Ch. 7) in memory; plots whose inputs are
+    unchanged kept from ``folder``'s figure book (None: every plot drawn)."""
+    book = figure_digests.Book.read(folder) if folder is not None else figure_digests.Book(None)
     try:
-        return _Outcome(comparison.comparison_report(None))
+        return _Outcome(comparison.comparison_report(None, figures=book))
     except (errors.SymgpuError, ValueError, ArithmeticError) as exc:
         return _Outcome({}, 1, f"FAIL comparison: report not written: {exc}")
 

@@ -14,7 +14,7 @@ from symgpu.model import Model
 from symgpu import api
 from symgpu.compare.prior_study import ALPHAS, CUSP_FACTOR, NEEDED_FRACTION, OCCUPANCY_STEP, QUANTITY, REFERENCE, ModelStudy, prior_models, study_model
 from symgpu.compare.sweeps import Sweep
-from symgpu.report import style
+from symgpu.report import figure_digests, style
 from symgpu.report.templates import TEMPLATES
 
 
@@ -52,43 +52,49 @@ def plot_sweep(result: Sweep, kind: str = "svg") -> bytes:
     return data
 
 
-def _error_figure(study: ModelStudy, alphas: Sequence[float]) -> bytes:
+def _error_figure(study: ModelStudy, alphas: Sequence[float], book: figure_digests.Book | None = None) -> bytes:
     with style.figures():
-        fig, ax = style.pyplot.subplots(figsize=(6.4, 3.6))
-        for index, s in enumerate(study.studies):
-            color = f"C{index}"
-            ax.fill_between(alphas, s.band_min, s.band_max, color=color, alpha=0.25, linewidth=0)
-            ax.plot(alphas, s.band_max, color=color, linewidth=1.2, label=f"{s.preset}")
-            ax.plot(alphas, s.band_min, color=color, linewidth=0.8, linestyle="--")
-        ax.axhline(1.0, color="0.4", linewidth=0.8)
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("arithmetic intensity alpha")
-        ax.set_ylabel(f"{study.id} / {REFERENCE}")
-        ax.set_title(f"{study.id}: error factor range over n = 1..n_max")
-        ax.legend(loc="best", fontsize=8)
-        data = style.save(fig, "svg", tight=True)
-        style.pyplot.close(fig)
-    return data
+        fig, real_ax = style.pyplot.subplots(figsize=(6.4, 3.6))
+        try:
+            recorder = figure_digests.Recorder(fig, "subplots figsize=(6.4, 3.6)")
+            ax = recorder.axes(real_ax)
+            for index, s in enumerate(study.studies):
+                color = f"C{index}"
+                ax.fill_between(alphas, s.band_min, s.band_max, color=color, alpha=0.25, linewidth=0)
+                ax.plot(alphas, s.band_max, color=color, linewidth=1.2, label=f"{s.preset}")
+                ax.plot(alphas, s.band_min, color=color, linewidth=0.8, linestyle="--")
+            ax.axhline(1.0, color="0.4", linewidth=0.8)
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("arithmetic intensity alpha")
+            ax.set_ylabel(f"{study.id} / {REFERENCE}")
+            ax.set_title(f"{study.id}: error factor range over n = 1..n_max")
+            ax.legend(loc="best", fontsize=8)
+            return figure_digests.finish(fig, recorder, ["svg"], {"svg": study.error_plot}, book, layout=False, tight=True)["svg"]
+        finally:
+            style.pyplot.close(fig)
 
 
-def _needed_figure(study: ModelStudy, alphas: Sequence[float]) -> bytes:
+def _needed_figure(study: ModelStudy, alphas: Sequence[float], book: figure_digests.Book | None = None) -> bytes:
     with style.figures():
         count = len(study.studies)
-        fig, axes = style.pyplot.subplots(1, count, figsize=(3.2 * count, 3.2), squeeze=False)
-        for ax, s in zip(axes[0], study.studies):
-            ax.plot(alphas, s.needed_formula, color="0.6", linewidth=2.5, label=f"{REFERENCE} n_needed")
-            ax.plot(alphas, s.needed_reference, color="0.3", linewidth=1.0, linestyle=":", label=f"{REFERENCE}, 90% of peak")
-            ax.plot(alphas, s.needed_prior, color="black", linewidth=1.2, label=f"{study.id}, 90% of peak")
-            ax.axhline(s.n_max, color="0.7", linewidth=0.8, linestyle="--")
-            ax.set_xscale("log", base=2)
-            ax.set_title(s.preset)
-            ax.set_xlabel("alpha")
-        axes[0][0].set_ylabel("needed occupancy [warp/SM]")
-        axes[0][0].legend(loc="best", fontsize=7)
-        fig.suptitle(f"{study.id}: needed occupancy vs Volkov's cusp")
-        data = style.save(fig, "svg", tight=True)
-        style.pyplot.close(fig)
-    return data
+        fig, real_axes = style.pyplot.subplots(1, count, figsize=(3.2 * count, 3.2), squeeze=False)
+        try:
+            recorder = figure_digests.Recorder(fig, f"subplots 1 {count} figsize=({3.2 * count!r}, 3.2) squeeze=False")
+            axes = [recorder.axes(ax, f"ax{index}") for index, ax in enumerate(real_axes[0])]
+            for ax, s in zip(axes, study.studies):
+                ax.plot(alphas, s.needed_formula, color="0.6", linewidth=2.5, label=f"{REFERENCE} n_needed")
+                ax.plot(alphas, s.needed_reference, color="0.3", linewidth=1.0, linestyle=":", label=f"{REFERENCE}, 90% of peak")
+                ax.plot(alphas, s.needed_prior, color="black", linewidth=1.2, label=f"{study.id}, 90% of peak")
+                ax.axhline(s.n_max, color="0.7", linewidth=0.8, linestyle="--")
+                ax.set_xscale("log", base=2)
+                ax.set_title(s.preset)
+                ax.set_xlabel("alpha")
+            axes[0].set_ylabel("needed occupancy [warp/SM]")
+            axes[0].legend(loc="best", fontsize=7)
+            recorder.figure().suptitle(f"{study.id}: needed occupancy vs Volkov's cusp")
+            return figure_digests.finish(fig, recorder, ["svg"], {"svg": study.needed_plot}, book, layout=False, tight=True)["svg"]
+        finally:
+            style.pyplot.close(fig)
 
 
 def model_ids() -> list[str]:
@@ -97,8 +103,10 @@ def model_ids() -> list[str]:
 
 
 def comparison_report(models: Sequence[str] | None = None, *, alphas: Sequence[float] = ALPHAS,
-                      template: str | os.PathLike[str] | None = None) -> dict[str, bytes]:
-    """Render ``prior_models.md`` and its SVG plots (file name -> bytes), deterministically."""
+                      template: str | os.PathLike[str] | None = None, figures: figure_digests.Book | None = None) -> dict[str, bytes]:
+    """Render ``prior_models.md`` and its SVG plots (file name -> bytes), deterministically;
+    with ``figures`` (the target folder's figure book), a plot drawn from unchanged inputs is
+    kept as it is there, and the book is among the files (:mod:`symgpu.report.figure_digests`)."""
     reference = api.load(REFERENCE)
     studies = []
     files: dict[str, bytes] = {}
@@ -111,10 +119,12 @@ def comparison_report(models: Sequence[str] | None = None, *, alphas: Sequence[f
             continue
         study.error_plot = f"{model_id}_error.svg"
         study.needed_plot = f"{model_id}_needed.svg"
-        files[study.error_plot] = _error_figure(study, alphas)
-        files[study.needed_plot] = _needed_figure(study, alphas)
+        files[study.error_plot] = _error_figure(study, alphas, figures)
+        files[study.needed_plot] = _needed_figure(study, alphas, figures)
         studies.append(study)
     files["prior_models.md"] = _render(studies, reference, alphas, template).encode("utf-8")
+    if figures is not None and figures.current:
+        files[figure_digests.SIDECAR] = figures.text()
     return files
 
 

@@ -9,6 +9,7 @@ Both are deterministic (fixed hash salt, no date).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +17,7 @@ from typing import Any
 from symgpu import errors, resources
 from symgpu.measure import compare, data
 from symgpu.model import Model, schema
-from symgpu.report import style
+from symgpu.report import figure_digests, style
 
 
 @dataclass(frozen=True)
@@ -70,13 +71,15 @@ def load_data(request: schema.MeasurementRequest) -> data.MeasuredData:
     return measured
 
 
-def sections(model: Model, stem: str | None = None, *, pdf: bool = False) -> list[MeasurementSection]:
+def sections(model: Model, stem: str | None = None, *, pdf: bool = False,
+             book: figure_digests.Book | None = None) -> list[MeasurementSection]:
     """Compare ``model`` with every ``[[measurements]]`` entry of its file.
 
     Args:
         model: the model.
         stem: base of the plot file names (default: the model id).
         pdf: draw each plot as PDF too (for the LaTeX report).
+        book: the report folder's figure book: plots drawn from unchanged inputs are kept.
 
     Raises:
         errors.UsageError: an entry names a missing column, preset or quantity.
@@ -90,17 +93,27 @@ def sections(model: Model, stem: str | None = None, *, pdf: bool = False) -> lis
         except errors.SymgpuError as exc:
             raise errors.UsageError(f"{model.id}: measurements {request.id}: {exc}") from None
         name = f"{stem or model.id}_measured_{request.id}.svg"
-        out.append(MeasurementSection(request, comparison, measured.comments, name, figure(comparison, "svg"),
-                                      figure(comparison, "pdf") if pdf else b""))
+        names = {"svg": name, "pdf": name.removesuffix(".svg") + ".pdf"}
+        drawn = figures(comparison, ["svg", "pdf"] if pdf else ["svg"], names, book)
+        out.append(MeasurementSection(request, comparison, measured.comments, name, drawn["svg"], drawn.get("pdf", b"")))
     return out
 
 
 def figure(comparison: compare.Comparison, kind: str = "svg") -> bytes:
     """Model curves (lines), measured points (markers) and knees (dotted: model, dashed: measured),
     as ``kind`` (svg or pdf) bytes."""
+    return figures(comparison, [kind])[kind]
+
+
+def figures(comparison: compare.Comparison, kinds: Sequence[str], names: Mapping[str, str] | None = None,
+            book: figure_digests.Book | None = None) -> dict[str, bytes]:
+    """:func:`figure` drawn once and saved as each of ``kinds`` (kind -> bytes); with ``book`` and
+    ``names`` (kind -> file name), kept from the report folder when drawn from the same inputs."""
     with style.figures():
-        fig, ax = style.pyplot.subplots(figsize=(6.4, 4.2))
+        fig, real_ax = style.pyplot.subplots(figsize=(6.4, 4.2))
         try:
+            recorder = figure_digests.Recorder(fig, "subplots figsize=(6.4, 4.2)")
+            ax = recorder.axes(real_ax)
             colors = style.pyplot.rcParams["axes.prop_cycle"].by_key()["color"]
             for index, s in enumerate(comparison.series):
                 color = colors[index % len(colors)]
@@ -115,7 +128,7 @@ def figure(comparison: compare.Comparison, kind: str = "svg") -> bytes:
             preset = f", preset {comparison.preset}" if comparison.preset else ""
             ax.set_title(f"{comparison.model_id}: model (lines) vs measured (dots){preset}", fontsize=8)
             ax.legend(fontsize=6, loc="upper left")
-            return style.save(fig, kind)
+            return figure_digests.finish(fig, recorder, kinds, names, book, layout=False)
         finally:
             style.pyplot.close(fig)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy
@@ -13,7 +13,7 @@ from symgpu.evaluate import active as active_regimes
 from symgpu.numbers import number_text, round_sig
 if TYPE_CHECKING:
     from symgpu.model import Model
-from symgpu.report import style
+from symgpu.report import figure_digests, style
 from symgpu.report.plot_specs import GRID, POINTS, PlotSpec
 from symgpu.report.plot_values import _Values, _axis_range, _branches, _label, _resolve_marks
 
@@ -212,8 +212,13 @@ def regime_map(model: Model, spec: PlotSpec, ax: Any, values: _Values, marks: li
     return {branches[i][0]: round(float(np.mean(active == i)), 3) for i in present}
 
 
-def draw(model: Model, spec: PlotSpec, kinds: Sequence[str]) -> dict[str, bytes]:
+def draw(model: Model, spec: PlotSpec, kinds: Sequence[str], names: Mapping[str, str] | None = None,
+         book: figure_digests.Book | None = None) -> dict[str, bytes]:
     """Draw one plot and return its files (``svg``/``pdf``/``png`` -> bytes), nothing written.
+
+    With ``book`` (the report folder's figures) and ``names`` (kind -> file name), files drawn
+    from the same inputs are kept as they are on disk (:mod:`symgpu.report.figure_digests`):
+    the values are still computed (the marks and points are part of the report), nothing laid out.
 
     Raises:
         errors.EvaluationError: the scenario lacks a value or the range cannot be built.
@@ -221,10 +226,11 @@ def draw(model: Model, spec: PlotSpec, kinds: Sequence[str]) -> dict[str, bytes]
     values = _Values(model, spec)
     marks: list[dict[str, Any]] = []
     spec.resolved_marks = marks
-    out: dict[str, bytes] = {}
     with style.figures():
-        fig, ax = style.pyplot.subplots(figsize=(6.4, 4.2))
+        fig, real_ax = style.pyplot.subplots(figsize=(6.4, 4.2))
         try:
+            recorder = figure_digests.Recorder(fig, "subplots figsize=(6.4, 4.2)")
+            ax = recorder.axes(real_ax)
             if spec.kind == "regime_map":
                 shares = regime_map(model, spec, ax, values, marks)
                 spec.resolved_marks = marks + [{"axis": "map", "label": name, "expression": "", "value": share, "value_text": f"{100 * share:.1f} %", "reason": ""} for name, share in sorted(shares.items())]
@@ -233,11 +239,7 @@ def draw(model: Model, spec: PlotSpec, kinds: Sequence[str]) -> dict[str, bytes]
             ax.set_title(spec.title, fontsize=9)
             notes = [f"{k} = {v}" for k, v in spec.substitute] + [f"{k} := {v}" for k, v in spec.bind]
             if notes:
-                fig.text(0.01, 0.01, "; ".join(notes), fontsize=6, color="0.35")
-            style.plain_log_labels(fig)  # before the layout: the labels' sizes
-            fig.tight_layout()
-            for kind in sorted(set(kinds)):
-                out[kind] = style.save(fig, kind)
+                recorder.figure().text(0.01, 0.01, "; ".join(notes), fontsize=6, color="0.35")
+            return figure_digests.finish(fig, recorder, kinds, names, book, layout=True)
         finally:
             style.pyplot.close(fig)
-    return out

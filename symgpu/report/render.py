@@ -2,21 +2,24 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+import jinja2
+
 from symgpu import errors
 from symgpu.model import loader
 if TYPE_CHECKING:
     from symgpu.model import Model
 from symgpu import resources
-from symgpu.report import measurements, plot_specs, plots
+from symgpu.report import figure_digests, measurements, plot_specs, plots
 from symgpu.report.content import build_context
 from symgpu.report.scenarios import scrub
-from symgpu.report.templates import make_environment, render_template
+from symgpu.report.templates import render_template, shared_environment
 
 
 #: Where ``symgpu report --all`` writes (one folder per model).
@@ -42,7 +45,7 @@ class Report:
 
 def render_report(model: Model, *, presets: Sequence[str] | None = None, formats: Iterable[str] = ("md", "tex", "json"),
                   templates: str | os.PathLike[str] | None = None, stem: str | None = None,
-                  draw_plots: bool = True) -> Report:
+                  draw_plots: bool = True, figures: figure_digests.Book | None = None) -> Report:
     """Render one model's report in the requested formats, plots included, into memory.
 
     Args:
@@ -65,7 +68,8 @@ def render_report(model: Model, *, presets: Sequence[str] | None = None, formats
     for spec in specs:
         entry = spec.describe(stem)
         try:
-            images = plots.draw(model, spec, [PLOT_TYPES[f] for f in formats if f in PLOT_TYPES] if draw_plots else [])
+            images = plots.draw(model, spec, [PLOT_TYPES[f] for f in formats if f in PLOT_TYPES] if draw_plots else [],
+                                entry["files"], figures)
         except (errors.SymgpuError, ValueError, ArithmeticError, TypeError) as exc:
             entry["available"] = False
             entry["reason"] = scrub(f"{type(exc).__name__}: {exc}")
@@ -77,7 +81,7 @@ def render_report(model: Model, *, presets: Sequence[str] | None = None, formats
                 report.files[entry["files"][kind]] = data
         drawn.append(entry)
     context = build_context(model, presets, plots=drawn)
-    found = measurements.sections(model, stem, pdf=draw_plots and "tex" in formats)
+    found = measurements.sections(model, stem, pdf=draw_plots and "tex" in formats, book=figures if draw_plots else None)
     if found:
         context["measurements"] = [m.as_dict() for m in found]
     report.files.update({m.svg_name: m.svg for m in found if draw_plots and "md" in formats})
@@ -86,9 +90,21 @@ def render_report(model: Model, *, presets: Sequence[str] | None = None, formats
         if fmt == "json":
             text = json.dumps(context, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
         else:
-            text = render_template(make_environment(fmt, templates), FORMATS[fmt], context)
+            text = render_template(shared_environment(fmt, str(templates) if templates else None), FORMATS[fmt], context)
         report.files[f"{stem}.{fmt}"] = text.encode("utf-8")
+    if figures is not None and figures.current:  # a report without figures has no book
+        report.files[figure_digests.SIDECAR] = figures.text()
     return report
+
+
+def warm_templates(formats: Iterable[str], templates: str | os.PathLike[str] | None = None) -> None:
+    """Compile the report templates of ``formats`` now (``report --all`` does before it forks its
+    workers, which then share them); a template that does not compile is left for the report
+    that renders it to report."""
+    for fmt in formats:
+        if FORMATS.get(fmt):
+            with contextlib.suppress(jinja2.TemplateError, errors.UsageError):
+                shared_environment(fmt, str(templates) if templates else None).get_template(FORMATS[fmt])
 
 
 def model_ids() -> list[str]:
@@ -101,4 +117,4 @@ def warn(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-__all__ = ["FORMATS", "PLOT_TYPES", "REPORTS", "Report", "model_ids", "render_report", "warn"]
+__all__ = ["FORMATS", "PLOT_TYPES", "REPORTS", "Report", "model_ids", "render_report", "warm_templates", "warn"]

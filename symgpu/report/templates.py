@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import jinja2
 import jinja2.sandbox
 from symgpu import errors, resources, textfiles
+from symgpu.memo import memoised
 if TYPE_CHECKING:
     pass
 from symgpu.report.latex import md_escape, md_math, md_text, md_url, tex_escape, tex_math
@@ -126,6 +127,14 @@ def make_environment(fmt: str, templates: str | os.PathLike[str] | None = None) 
     env.filters["md_math"] = md_math
     env.filters["tojson"] = lambda value: json.dumps(value, sort_keys=True, ensure_ascii=False)
     return env
+
+
+@memoised("report.templates.shared_environment", 8)
+def shared_environment(fmt: str, templates: str | None = None) -> jinja2.Environment:
+    """:func:`make_environment`, one per format and template folder in a process, so that each
+    template is compiled once, not once per report (Jinja2 keeps the compiled templates and
+    compiles a template file again when its modification time changes)."""
+    return make_environment(fmt, templates)
 
 
 def render_template(env: jinja2.Environment, name: str, context: Mapping[str, Any]) -> str:
