@@ -42,7 +42,9 @@ QUESTIONS = [
     ("limit IPC_gto, alpha -> oo", "parts", "gto = symgpu.load('prior_huang_gto')",
      "gto.limit('IPC_gto', 'alpha', 'oo', assume=['alu_lat > 1', 'mem_lat > alu_lat', 'n > issue_units*(mem_lat + 1)'])"),
     ("regimes of Exec_cycles_app after its boundary", "standins",
-     "hk = symgpu.load('hong_kim_2009'); hk.boundary('Exec_cycles_app', ('eq23', 'eq24'), for_='Active_blocks_per_SM')",
+     # the boundary is refused (eq23 and eq24 only tie, issue 25); its sign reasoning is done before that either way
+     "hk = symgpu.load('hong_kim_2009')\ntry:\n    hk.boundary('Exec_cycles_app', ('eq23', 'eq24'), for_='Active_blocks_per_SM')\n"
+     "except symgpu.errors.SymgpuError:\n    pass",
      "hk.regimes('Exec_cycles_app')"),
 ]
 

@@ -16,7 +16,7 @@ says why.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -54,10 +54,11 @@ def certify(model: Model, derivation: Derivation, asked: Asked) -> Derivation:
         return dataclasses.replace(derivation, certificate=Certificate(unchecked=f"no numeric check for {asked.op} of an expression"))
     quantity = model.equation_for(asked.quantity).definition.defines
     asked = dataclasses.replace(asked, quantity=quantity)
-    points, why = _points(model, asked, _answer_inputs(model, derivation, asked))
+    answer_inputs = _answer_inputs(model, derivation, asked)
+    points, why = _points(model, asked, answer_inputs)
     done: list[str] = []
     labels: list[str] = []
-    for point in points:
+    for point in _then_more(model, asked, points, answer_inputs, done):
         try:
             said = check(model, derivation, asked, point)
         except errors.CertificateError:
@@ -80,6 +81,18 @@ def _short(text: str, limit: int = 240) -> str:
 
 
 # ------------------------------------------------------------------------------ points
+def _then_more(model: Model, asked: Asked, points: list[_Point], answer_inputs: frozenset[str], done: list[str]) -> Iterator[_Point]:
+    """``points``, then, where none of them gave a check (``done`` still empty; no root of the answer
+    applies at the presets completed with drawn workloads) and the caller gave no point, points with
+    every input drawn."""
+    yield from points
+    if not done and asked.preset is None and not any(k != asked.variable for k, _ in asked.values):
+        seen = {tuple(sorted(p.values.items())) for p in points if p.preset is None}
+        for point in _sampled(model, asked, _Point("", None, {}), POINTS, answer_inputs):
+            if tuple(sorted(point.values.items())) not in seen:
+                yield point
+
+
 def _answer_inputs(model: Model, derivation: Derivation, asked: Asked) -> frozenset[str]:
     """Inputs the answer's own forms name beyond the quantity's: a ``valid_when`` domain end
     (``L_F/t_issue``) can enter a location although the quantity never uses it."""
