@@ -10,12 +10,13 @@ keeps the verdicts that needed factoring or ``simplify`` in :mod:`symgpu.store` 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import sympy
 
 from symgpu import store
 from symgpu.entry_kinds import SIGNS
+from symgpu.memo import Memo
 from symgpu.proofs.signs import Declared, SignReasoner, Verdict
 
 if TYPE_CHECKING:
@@ -48,13 +49,20 @@ class _DiskVerdicts:
 DISK = _DiskVerdicts()
 
 
+#: each model's declarations, read once (weak keys: a model's entry goes with the model)
+_DECLARED: Memo[Any, Declared] = Memo("derive.signs.declared", 1024, weak=True)
+
+
 def declared(model: Model) -> Declared:
     """What ``model`` declares, as the reasoner reads it: its symbols with their assumption
     words, and its constants' values."""
-    return Declared(
-        symbols=tuple((model.symbols[name], frozenset(definition.assumptions)) for name, definition in model.symbol_definitions.items()),
-        constants=tuple((model.symbols[name], float(value.magnitude)) for name, value in model.constants.items()),
-    )
+    found = _DECLARED.get(model)
+    if found is None:
+        found = _DECLARED[model] = Declared(
+            symbols=tuple((model.symbols[name], frozenset(definition.assumptions)) for name, definition in model.symbol_definitions.items()),
+            constants=tuple((model.symbols[name], float(value.magnitude)) for name, value in model.constants.items()),
+        )
+    return found
 
 
 def reasoner(model: Model, extra: Iterable[sympy.Basic] = ()) -> SignReasoner:

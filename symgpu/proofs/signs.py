@@ -46,7 +46,10 @@ class Declared:
     def positive_constants(self) -> list[sympy.Symbol]:
         """The constants of positive value not declared positive, in order: the reasoner reads
         each as its positive stand-in."""
-        return [symbol for symbol, value in self.constants if value > 0 and not self.declared_positive(symbol.name)]
+        if not any(value > 0 for _, value in self.constants):
+            return []
+        positive = {symbol.name for symbol, words in self.symbols if "positive" in words}
+        return [symbol for symbol, value in self.constants if value > 0 and symbol.name not in positive]
 
 
 @dataclass(frozen=True)
