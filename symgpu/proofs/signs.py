@@ -88,6 +88,9 @@ class SignReasoner:
         forward: symbol -> replacement used while deciding signs (``X -> Y + d``).
         backward: dummy -> expression that undoes ``forward`` (``d -> X - Y``).
         sentences: human-readable assumptions in force.
+        declared: the declarations it started from (plain data, shared by its copies).
+        verdicts: where verdicts outlive the process, or None (kept in memory only).
+        constants: constant of positive value -> its positive stand-in (``constants_back`` undoes it).
     """
 
     def __init__(self, declared: Declared, extra: Iterable[sympy.Basic] = (), verdicts: VerdictStore | None = None) -> None:
