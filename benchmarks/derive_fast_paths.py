@@ -77,7 +77,7 @@ def expectations() -> None:
     entry = next(r for r in model.definition.derivations if r.id == "s6_5_fixed_point")
     result = derive.run_request(model, entry).result
     expected = model.parse(str(entry.get("expect")), "expect")
-    ctx = signs.SignReasoner(model)
+    ctx = signs.reasoner(model)
     ours = limits._lift(ctx, result.xreplace(ctx.constants)).args
     theirs = limits._lift(ctx, expected.xreplace(ctx.constants)).args
     pairs = [(p, q) for p in ours for q in theirs]

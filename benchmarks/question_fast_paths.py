@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 GENERAL = {
     "tidy": "signs.SignReasoner.tidy_unless_refuted = lambda self, cs: [self.tidy(c) for c in cs]",
     "parts": "sign_parts.sign_from_parts = lambda *args: None",
-    "standins": "signs._positive_standin = lambda symbol: sympy.Dummy(symbol.name, positive=True)",
+    "standins": "signs.positive_standin = lambda symbol: sympy.Dummy(symbol.name, positive=True)",
 }
 
 #: (name, fast path switched off by the general route, set-up code, timed question)
@@ -52,8 +52,7 @@ CHILD = """
 import json, sys, time
 import sympy
 import symgpu
-from symgpu.derive import signs
-from symgpu.proofs import sign_parts
+from symgpu.proofs import sign_parts, signs
 {general}
 {setup}
 start = time.process_time()

@@ -206,6 +206,6 @@ def test_known_positive_expressions_restrict_the_points():
 
 
 def test_a_refuted_sign_is_undecided_by_the_reasoner(ia):
-    reasoner = signs.SignReasoner(ia)
+    reasoner = signs.reasoner(ia)
     assert reasoner.sign(x - y) is None
     assert reasoner.sign(x + y) == 1

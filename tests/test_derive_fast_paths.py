@@ -13,7 +13,8 @@ import sympy
 
 import symgpu
 from symgpu.compare import normalize
-from symgpu.derive import feasibility, forms, jobs, regime_split, requests, signs
+from symgpu.derive import feasibility, jobs, regime_split, requests, signs
+from symgpu.proofs import forms, relations
 from symgpu import memo
 
 a, b, c = sympy.symbols("a b c", positive=True)
@@ -212,30 +213,29 @@ def test_a_relation_stated_twice_either_way_round_is_shown_once():
     seen: set = set()
     either = sympy.Or(sympy.Eq(x, 1), y > 2)
     for relation in (x > y, y < x, sympy.Ge(x, y), either, either, 2 * x > y):
-        signs.add_new_relation(relation, shown, seen)
+        relations.add_new_relation(relation, shown, seen)
     assert shown == [x > y, sympy.Ge(x, y), either, 2 * x > y]
 
 
 def test_conditions_of_a_root_are_tidied_only_when_none_is_refuted():
     hk = symgpu.load("hong_kim_2009")
     s = hk.symbols
-    ctx = signs.SignReasoner(hk)
+    ctx = signs.reasoner(hk)
     undecided = [sympy.StrictGreaterThan(s["N"], s["Mem_LD"] / s["Departure_del_coal"]), sympy.GreaterThan(s["N"] * s["Issue_cycles"], s["Mem_LD"])]
     refuted = sympy.StrictLessThan(s["Mem_LD"] + s["Issue_cycles"], 0)  # a sum of positive symbols is never negative
     proved = sympy.StrictGreaterThan(s["Mem_LD"], 0)
     conditions = [*undecided, proved]
-    general = [signs.SignReasoner(hk).tidy(c) for c in conditions]
+    general = [signs.reasoner(hk).tidy(c) for c in conditions]
     assert sympy.false not in general
     assert ctx.tidy_unless_refuted(conditions) == general
-    general = [signs.SignReasoner(hk).tidy(c) for c in (*undecided, refuted)]
+    general = [signs.reasoner(hk).tidy(c) for c in (*undecided, refuted)]
     assert sympy.false in general
     assert ctx.tidy_unless_refuted([*undecided, refuted]) == [sympy.false]
 
 
 def test_every_reasoner_of_a_model_reads_its_constants_alike_so_memoised_forms_are_reused(monkeypatch):
-    from symgpu.derive import forms
     hk = symgpu.load("hong_kim_2009")
-    first, second = signs.SignReasoner(hk), signs.SignReasoner(hk)
+    first, second = signs.reasoner(hk), signs.reasoner(hk)
     assert first.constants and first.constants == second.constants
     s = hk.symbols
     expr = (s["Issue_cycles"] * s["N"] + s["Mem_LD"]) / (s["Threads_per_warp"] * s["N"]) - s["Mem_LD"] / (s["Threads_per_warp"] * s["N"])

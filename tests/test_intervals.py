@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from symgpu.derive import regime_split, signs
 from symgpu.proofs import exact_signs, intervals
+from symgpu.proofs.signs import SignReasoner
 
 x = sympy.Symbol("x", positive=True)
 y = sympy.Symbol("y", positive=True)
@@ -194,8 +195,7 @@ def test_signs_the_intervals_prove_need_neither_factor_nor_simplify(ia, monkeypa
 
     monkeypatch.setattr(sympy, "simplify", refuse)
     monkeypatch.setattr(sympy, "factor", refuse)
-    monkeypatch.setattr(signs.store, "get", lambda *_a, **_k: None)  # no stored verdicts: decide afresh
-    reasoner = signs.SignReasoner(ia)
+    reasoner = SignReasoner(signs.declared(ia))  # no verdict store: decided afresh
     a, b = sympy.Symbol("a_iv", positive=True, integer=True), sympy.Symbol("b_iv", nonnegative=True)
     assert reasoner.sign(sympy.floor(b / a) + sympy.ceiling(a / (b + 1))) == 1
     assert reasoner.sign(-(a + b) ** 3 - sympy.Min(a, b + 1)) == -1

@@ -9,7 +9,8 @@ import pytest
 import sympy
 
 from symgpu import memo
-from symgpu.derive import forms, signs
+from symgpu.derive import signs
+from symgpu.proofs import forms
 from symgpu.evaluate import scaling
 from symgpu import units
 import symgpu
@@ -79,7 +80,7 @@ def test_a_weak_memo_lets_its_keys_go(scratch):
 
 @pytest.mark.parametrize(("name", "maxsize", "match"), [
     ("test.zero", 0, "maxsize is 0, but it should be at least 1"),
-    ("derive.signs.verdicts", 4, "exists already"),
+    ("proofs.signs.verdicts", 4, "exists already"),
 ])
 def test_a_memo_without_room_or_with_a_taken_name_is_refused(name, maxsize, match):
     with pytest.raises(ValueError, match=match):
@@ -106,11 +107,11 @@ def test_memoised_computes_once_per_arguments_and_stays_bounded():
 def test_clear_all_empties_every_registered_memo_filled_through_the_public_api():
     x = sympy.Symbol("x", positive=True)
     model = symgpu.load("occupancy")
-    signs.SignReasoner(model).sign((x + 1) ** 2 - x**2 - 2 * x)
+    signs.reasoner(model).sign((x + 1) ** 2 - x**2 - 2 * x)
     forms.factored(x**2 + 2 * x + 1)
     scaling.unit_scale(units.registry().Unit("GB/s"))
     filled = {s.name for s in memo.stats() if s.size}
-    assert {"derive.signs.verdicts", "derive.forms.factored", "evaluate.scaling.unit_scale", "model.catalog.loaded"} <= filled
+    assert {"proofs.signs.verdicts", "proofs.forms.factored", "evaluate.scaling.unit_scale", "model.catalog.loaded"} <= filled
     memo.clear_all()
     assert all(s.size == 0 and s.hits == s.misses == 0 for s in memo.stats())
 

@@ -97,7 +97,7 @@ def test_a_tampered_sign_verdict_is_recomputed(cache, ia):
     memo.clear_all()
     x = sympy.Symbol("x", positive=True)
     expr = (x + 1) ** 2 - x**2 - 2 * x  # 1: only factoring proves it (intervals and points cannot), so it is stored
-    context = signs.SignReasoner(ia)
+    context = signs.reasoner(ia)
     assert context.sign(expr) == 1
     key = signs.sign_key(expr)
     path = _entry(SIGNS.name, key)
@@ -116,7 +116,7 @@ def test_sign_verdicts_decided_cheaply_are_not_stored(cache, ia):
     # the disk answers: only verdicts that needed factoring or simplify are kept
     memo.clear_all()
     x = sympy.Symbol("x", positive=True)
-    context = signs.SignReasoner(ia)
+    context = signs.reasoner(ia)
     assert context.sign(x + 1) == 1 and context.sign(x - 1) is None
     assert store.get(SIGNS, signs.sign_key(x + 1)) is None and store.get(SIGNS, signs.sign_key(x - 1)) is None
 
@@ -125,7 +125,7 @@ def test_a_sign_verdict_of_another_engine_is_not_reused(cache, ia, monkeypatch):
     memo.clear_all()
     x = sympy.Symbol("x", positive=True)
     expr = (x + 2) ** 2 - x**2 - 4 * x  # 4: proved by factoring, so stored
-    context = signs.SignReasoner(ia)
+    context = signs.reasoner(ia)
     assert context.sign(expr) == 1
     assert store.get(SIGNS, signs.sign_key(expr)) == "1"
     # an edited engine (another digest of symgpu's sources) looks under another key:

@@ -19,15 +19,14 @@ This package is the stable public façade: the operations live in one module eac
 (``certify``); ``simplification``: simplify and substitute; ``grid_search``: staircase
 extrema; ``requests``: ``[[derivations]]`` requests, dispatched through
 ``requests.OPERATIONS``; ``results``: numbers from results), recorded as ``derivation.Derivation``,
-on the shared machinery of ``signs`` (sign reasoning under a model's assumptions, from the
-model-free proofs of :mod:`symgpu.proofs`) and ``jobs`` (steps, substitutions, unit checks). :class:`symgpu.api.Model` offers each operation as a method.
+on the shared machinery of ``signs`` (a model's sign reasoner: :mod:`symgpu.proofs.signs` under
+the model's declarations, its verdicts kept on disk) and ``jobs`` (steps, substitutions, unit checks). :class:`symgpu.api.Model` offers each operation as a method.
 """
 
 from __future__ import annotations
 
 # NOTE: names are re-exported (not just the modules) so that ``symgpu.derive.solve`` and the
 # helpers other modules use (``derive._evaluate``) keep working after the split.
-from symgpu.derive.signs import SignReasoner  # noqa: F401
 from symgpu.derive.results import RootValue, Tie, _base_magnitudes, _evaluate, applying_boundaries, applying_ranges, applying_roots, evaluate_result, holds_on_ranges, result_values, roots_of, tied_limiters  # noqa: F401
 from symgpu.derive.at_point import where_text  # noqa: F401
 from symgpu.derive.jobs import _Job, _omit_pairs, _solve_for  # noqa: F401

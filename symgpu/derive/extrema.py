@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import forms
-from symgpu.derive import signs
+from symgpu.proofs import forms
+from symgpu.proofs import relations
 from symgpu.derive import results
 from symgpu.derive import jobs
 from symgpu.derive import regime_split
@@ -49,7 +49,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     stop_at = job.keep(stop_at, over)
     expr, _ = job.quantity_expression(quantity, substitute, stop_at)
     var = job.symbol(over)
-    if signs._has_staircase(expr, var):
+    if forms.has_staircase(expr, var):
         raise errors.DerivationError(
             f"{model.id}: {job.quantity} depends on {var} through floor/ceiling (a staircase): it has no derivative to set "
             f"to zero and its {kind}imum over {var} has no closed form here; ask for thresholds instead "
@@ -71,7 +71,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             inside = extremum_domain.at_location(job, domain, var, root, local)
             if any(c is sympy.false for c in conds) or inside is None:
                 continue
-            conds.extend(c for c in inside if not any(signs._same_relation(c, k) for k in conds))
+            conds.extend(c for c in inside if not any(relations.same_relation(c, k) for k in conds))
             second = forms.small_simplify(sympy.diff(regime.expression, var, 2).xreplace({var: root}))
             s = local.sign(second)
             if s == -want:
@@ -95,7 +95,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             candidate = _boundary_candidate(job, ra, rb, var, point, want, kind)
             inside = None if candidate is None else extremum_domain.at_location(job, domain, var, candidate.location)
             if candidate is not None and inside is not None:
-                extra_conditions = tuple(c for c in inside if not any(signs._same_relation(c, k) for k in candidate.conditions))
+                extra_conditions = tuple(c for c in inside if not any(relations.same_relation(c, k) for k in candidate.conditions))
                 candidates.append(_Candidate(candidate.location, candidate.value, candidate.origin, candidate.conditions + extra_conditions))
     candidates.extend(extremum_domain.end_candidates(job, expr, var, domain))
     candidates.extend(extremum_domain.plateau_candidates(job, found, var, domain))
@@ -170,7 +170,7 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
         inside = extremum_domain.at_location(job, domain, var, cand.location) or []
         inside_of.append(tuple(inside))
         plain.append(_Candidate(cand.location, cand.value, cand.origin,
-                                tuple(c for c in cand.conditions if not any(signs._same_relation(c, d) for d in inside))))
+                                tuple(c for c in cand.conditions if not any(relations.same_relation(c, d) for d in inside))))
     others = [c for c in merged if c not in interior]
     if others:
         job.step("other candidates", sympy.Tuple(*(sympy.Eq(var, c.location) for c in others)),
@@ -253,7 +253,7 @@ def _boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_spli
                 tidy = local.tidy(rel)
                 if tidy is sympy.false:
                     return None
-                if tidy is not sympy.true and not any(signs._same_relation(tidy, c) for c in conds):
+                if tidy is not sympy.true and not any(relations.same_relation(tidy, c) for c in conds):
                     conds.append(tidy)
     if side is None:
         return None
@@ -277,7 +277,7 @@ def _boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_spli
     # tidy conditions again under the others (drops duplicates, solves through)
     final: list[sympy.Basic] = []
     for c in conds:
-        if not any(signs._same_relation(c, f) for f in final):
+        if not any(relations.same_relation(c, f) for f in final):
             final.append(c)
     value = job.ctx.nice(left.expression.xreplace({var: point}))
     job.step("cusp", sympy.Eq(var, point),

@@ -9,8 +9,8 @@ import mpmath
 import sympy
 
 from symgpu import errors
-from symgpu.derive import forms
-from symgpu.derive import signs
+from symgpu.proofs import forms
+from symgpu.proofs import signs
 from symgpu.derive import results
 from symgpu.derive import jobs
 from symgpu.derive import limits

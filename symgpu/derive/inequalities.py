@@ -18,7 +18,6 @@ Each layer is returned as a :class:`~symgpu.derive.derivation.Step` naming the r
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import sympy
 
@@ -26,17 +25,10 @@ from symgpu import errors
 from symgpu.derive.derivation import Step
 from symgpu.proofs import exact_signs
 
-__all__ = ["invert", "integer_extreme", "has_staircase"]
+__all__ = ["invert", "integer_extreme"]
 
 _GE, _GT, _LE, _LT = sympy.GreaterThan, sympy.StrictGreaterThan, sympy.LessThan, sympy.StrictLessThan
 _FLIP = {_GE: _LE, _GT: _LT, _LE: _GE, _LT: _GT}
-
-
-def has_staircase(expr: Any, var: sympy.Symbol) -> bool:
-    """Does ``expr`` contain ``floor``/``ceiling`` of something depending on ``var``?"""
-    if not isinstance(expr, sympy.Basic):
-        return False
-    return any(var in node.free_symbols for node in expr.atoms(sympy.floor, sympy.ceiling))
 
 
 def invert(relation: sympy.Basic, var: sympy.Symbol, sign: Callable[[sympy.Expr], int | None],

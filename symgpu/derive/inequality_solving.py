@@ -9,7 +9,8 @@ from typing import Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import forms, inequalities, jobs
+from symgpu.derive import inequalities, jobs
+from symgpu.proofs import forms
 from symgpu.derive.derivation import Derivation
 
 

@@ -12,10 +12,12 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.memo import Memo
-from symgpu.derive import forms, signs
+from symgpu.derive import signs
 from symgpu.units import dimensions
 from symgpu.evaluate import input_values, one_sided, scaling
 from symgpu.derive.derivation import Derivation, Step
+from symgpu.proofs import forms
+from symgpu.proofs.signs import SignReasoner
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -32,7 +34,7 @@ class _Job:
     steps: list[Step] = field(default_factory=list)
     counts: set[str] = field(default_factory=set)
     substitution: dict[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
-    ctx: signs.SignReasoner | None = None
+    ctx: SignReasoner | None = None
     extra: list[tuple[str, Any]] = field(default_factory=list)
     omit: tuple[tuple[str, str], ...] = ()
     substituted: list[str] = field(default_factory=list)
@@ -147,7 +149,7 @@ class _Job:
         if isinstance(value, sympy.Basic):
             return value
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return signs._number(value)
+            return forms.exact_number(value)
         if isinstance(value, str):
             return self.model.parse(value, where, boolean=any(op in value for op in ("<", ">", "==")) or value.strip().startswith(("Eq(", "Ne(", "And(", "Or(")))
         raise errors.UsageError(f"{where}: cannot use {value!r} (give a number, a SymPy expression or expression text)")
@@ -383,11 +385,9 @@ def _omit_pairs(omit: Iterable[Any]) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def sign_reasoner(model: Model, assume: Iterable[Any] | None, job: _Job) -> signs.SignReasoner:
+def sign_reasoner(model: Model, assume: Iterable[Any] | None, job: _Job) -> SignReasoner:
     relations = [job.parse(a, "assume") for a in (assume or ())]
-    ctx = signs.SignReasoner(model)
-    for relation in relations:
-        ctx.add(relation)
+    ctx = signs.reasoner(model, relations)
     job.ctx = ctx
     return ctx
 

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import forms
-from symgpu.derive import signs
+from symgpu.proofs import forms
+from symgpu.proofs import signs
 from symgpu.derive import jobs
 from symgpu.derive import regime_split
 from symgpu.derive import limit_cases
@@ -308,9 +308,9 @@ def _parse_to(job: jobs._Job, to: Any) -> sympy.Expr:
     if text in ("-oo", "-inf", "-infinity"):
         return -sympy.oo
     if isinstance(to, (int, float)):
-        return signs._number(to)
+        return forms.exact_number(to)
     try:
-        point = signs._number(text)
+        point = forms.exact_number(text)
     except (TypeError, ValueError):
         point = job.parse(str(to), "to")
     except ZeroDivisionError:
@@ -335,7 +335,7 @@ def _take(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.E
         lifted = _far_branches(job, lifted, symbol, point)
     side_text = {"+": " from above", "-": " from below"}.get(direction, "") if finite else ""
     how = " (Min/Max argument by argument: they are continuous)"
-    if finite and direction in ("+", "-") and (lifted.has(sympy.Piecewise) or signs._has_staircase(lifted, symbol)):
+    if finite and direction in ("+", "-") and (lifted.has(sympy.Piecewise) or forms.has_staircase(lifted, symbol)):
         if forms.has_pieces(lifted):
             lifted = _side_regime(job, lifted, symbol, point, direction).expression
         lifted = _staircase_limit(job, lifted, symbol, point, direction)

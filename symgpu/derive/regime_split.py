@@ -16,13 +16,13 @@ import sympy
 
 from symgpu import errors
 from symgpu.memo import Memo, memoised
-from symgpu.derive import feasibility, forms
-from symgpu.derive import signs
+from symgpu.derive import feasibility
 from symgpu.derive import jobs
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import active
 from symgpu.derive import at_point
-from symgpu.proofs import exact_signs, sample_points
+from symgpu.proofs import exact_signs, forms, relations, sample_points
+from symgpu.proofs.signs import SignReasoner
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -248,7 +248,7 @@ def _opposition(conds: Sequence[_Cond]) -> tuple[bool, sympy.Expr | None]:
     return False, next((a.h for a, b in pairs), None)
 
 
-def _bounds_infeasible(ctx: signs.SignReasoner, conditions: Sequence[sympy.Basic], var: sympy.Symbol | None) -> bool:
+def _bounds_infeasible(ctx: SignReasoner, conditions: Sequence[sympy.Basic], var: sympy.Symbol | None) -> bool:
     """Do lower and upper bounds on ``var`` contradict each other?"""
     if var is None:
         return False
@@ -259,8 +259,7 @@ def _bounds_infeasible(ctx: signs.SignReasoner, conditions: Sequence[sympy.Basic
                 lows.append((c.rhs, isinstance(c, sympy.StrictGreaterThan)))
             elif isinstance(c, (sympy.StrictLessThan, sympy.LessThan)):
                 highs.append((c.rhs, isinstance(c, sympy.StrictLessThan)))
-    definition = ctx.model.symbol_definitions.get(var.name)
-    if definition is not None and "positive" in definition.assumptions:
+    if ctx.declared.declared_positive(var.name):
         lows.append((sympy.Integer(0), True))
     for (lo, s1), (hi, s2) in itertools.product(lows, highs):
         s = ctx.sign(hi - lo)
@@ -303,7 +302,7 @@ def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: 
             if tidy is sympy.true:
                 continue
             kept_raw.append(cond)
-            signs.add_new_relation(tidy, shown, seen)
+            relations.add_new_relation(tidy, shown, seen)
         name = "+".join(dict.fromkeys(labels)) or "all"
         surface = None
         if not infeasible:

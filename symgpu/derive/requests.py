@@ -14,11 +14,12 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import extrema, fixed_points, forms, grid_search, limits, regime_split, signs, simplification, solving, stored
+from symgpu.derive import extrema, fixed_points, grid_search, limits, regime_split, signs, simplification, solving, stored
 from symgpu.derive.derivation import Derivation
 from symgpu.model import operations
 from symgpu.model.operations import Question
-from symgpu.proofs import sample_points
+from symgpu.proofs import forms, sample_points
+from symgpu.proofs.signs import SignReasoner
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -106,7 +107,7 @@ def run_request(model: Model, request: DerivationRequest) -> Derivation:
 def _run(model: Model, request: DerivationRequest, q: Question) -> Derivation:
     derivation = OPERATIONS[q.op](model, q)
     op, get, subs, stop = q.op, q.get, dict(q.substitute), q.stop_at
-    ctx = signs.SignReasoner(model)
+    ctx = signs.reasoner(model)
     checks: list[tuple[str, Any]] = []
     targets: list[tuple[str, Any, Any]] = []
     expect = get("expect")
@@ -161,7 +162,7 @@ def _expand_all(model: Model, expr: Any, stop_at: Iterable[str] = ()) -> Any:
     return expr.xreplace(mapping) if mapping else expr
 
 
-def _equal(a: Any, b: Any, ctx: signs.SignReasoner | None = None) -> bool:
+def _equal(a: Any, b: Any, ctx: SignReasoner | None = None) -> bool:
     """``simplify(a - b) == 0`` for expressions (False for anything else); constants with
     positive values are known positive."""
     if not isinstance(a, sympy.Expr) or not isinstance(b, sympy.Expr):

@@ -1,10 +1,10 @@
-"""Sign reasoning for the derivation engine: the assumptions in force and the expression helpers it needs.
+"""A model's sign reasoner: :class:`symgpu.proofs.signs.SignReasoner` under the model's declared
+assumptions and constants, its verdicts kept on disk.
 
-:class:`SignReasoner` decides signs and relations under the symbols' declared assumptions and
-any extra relations (``X > Y`` is used by writing ``X = Y + d`` with a positive ``d``), from the
-proofs of :mod:`symgpu.proofs` (interval enclosures, SymPy's assumptions, refutation at admissible
-points, bounds part by part), then factoring and ``simplify``; verdicts memoised per expression and
-kept in :mod:`symgpu.store`.
+The reasoning itself is model-free (:mod:`symgpu.proofs.signs`); this adapter reads what a model
+declares into :class:`~symgpu.proofs.signs.Declared` and hands the reasoner :data:`DISK`, which
+keeps the verdicts that needed factoring or ``simplify`` in :mod:`symgpu.store` (entry kind
+:data:`symgpu.entry_kinds.SIGNS`), so another process does not pay for them again.
 """
 
 from __future__ import annotations
@@ -14,383 +14,18 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from symgpu import errors, store
+from symgpu import store
 from symgpu.entry_kinds import SIGNS
 from symgpu.memo import Memo
-from symgpu.derive import forms, inequalities
-from symgpu.proofs import exact_signs, intervals, sign_parts
+from symgpu.proofs.signs import Declared, SignReasoner, Verdict
 
 if TYPE_CHECKING:
     from symgpu.model import Model
 
-#: sign verdicts by expression (the expression already carries every substitution used)
-_SIGN_CACHE: Memo[Any, int | None] = Memo("derive.signs.verdicts", 20000)
+__all__ = ["DISK", "declared", "reasoner", "sign_key"]
+
 #: the only texts a stored sign verdict may be (anything else is recomputed)
-_VERDICTS: dict[str | None, int | None] = {"1": 1, "-1": -1, "0": 0, "None": None}
-
-
-def _has_staircase(expr: Any, var: sympy.Symbol) -> bool:
-    return inequalities.has_staircase(expr, var)
-
-
-def _number(value: Any) -> sympy.Expr:
-    """An exact SymPy number from an int/float/str number (``0.1477`` -> ``1477/10000``)."""
-    if isinstance(value, bool):
-        raise errors.UsageError(f"{value!r} is not a number")
-    if isinstance(value, int):
-        return sympy.Integer(value)
-    if isinstance(value, float):
-        return sympy.Rational(repr(value))
-    return sympy.Rational(str(value))
-
-
-#: the positive stand-in of each constant symbol, shared by every reasoner: the same expression
-#: then reads the same under each job, so the memoised verdicts and forms are reused (bounded:
-#: a stand-in made again after a clear is a new Dummy, so only reuse of memoised verdicts is lost)
-_STANDINS: Memo[sympy.Symbol, sympy.Dummy] = Memo("derive.signs.standins", 20000)
-
-
-def _positive_standin(symbol: sympy.Symbol) -> sympy.Dummy:
-    if symbol not in _STANDINS:
-        _STANDINS[symbol] = sympy.Dummy(symbol.name, positive=True)
-    return _STANDINS[symbol]
-
-
-class SignReasoner:
-    """Sign reasoning under declared and extra assumptions.
-
-    Attributes:
-        forward: symbol -> replacement used while deciding signs (``X -> Y + d``).
-        backward: dummy -> expression that undoes ``forward`` (``d -> X - Y``).
-        sentences: human-readable assumptions in force.
-    """
-
-    def __init__(self, model: Model, extra: Iterable[sympy.Basic] = ()) -> None:
-        self.model = model
-        self.forward: dict[sympy.Symbol, sympy.Expr] = {}
-        self.backward: dict[sympy.Symbol, sympy.Expr] = {}
-        self.relations: list[sympy.Basic] = []
-        self.positives: list[sympy.Expr] = []  # expressions known positive (forward-substituted)
-        self.sentences: list[str] = []
-        self.constants: dict[sympy.Symbol, sympy.Symbol] = {}
-        self.constants_back: dict[sympy.Symbol, sympy.Symbol] = {}
-        #: tidied conditions by (condition, variable), valid while the assumptions stay as they are
-        self._tidied: dict[tuple[sympy.Basic, sympy.Symbol | None], Any] = {}
-        self._decided: dict[sympy.Basic, bool | None] = {}  # verdicts on relations, likewise
-        for name, value in model.constants.items():
-            magnitude = float(value.magnitude)
-            definition = model.symbol_definitions[name]
-            if magnitude > 0 and not ({"positive"} & set(definition.assumptions)):
-                dummy = _positive_standin(model.symbols[name])
-                self.constants[model.symbols[name]] = dummy
-                self.constants_back[dummy] = model.symbols[name]
-                self.forward[model.symbols[name]] = dummy
-                self.backward[dummy] = model.symbols[name]
-        for relation in extra:
-            self.add(relation)
-
-    def nice(self, expr: Any) -> Any:
-        """Simplify ``expr`` knowing that constants with positive values are positive (one
-        simplify, of the expression with those constants as positive symbols)."""
-        if not isinstance(expr, sympy.Basic):
-            return expr
-        return forms.nice(expr.xreplace(self.constants)).xreplace(self.constants_back)
-
-    def copy(self) -> SignReasoner:
-        other = SignReasoner(self.model)
-        other.constants, other.constants_back = dict(self.constants), dict(self.constants_back)
-        other.forward = dict(self.forward)
-        other.backward = dict(self.backward)
-        other.relations = list(self.relations)
-        other.positives = list(self.positives)
-        other.sentences = list(self.sentences)
-        return other
-
-    def add(self, relation: sympy.Basic, sentence: str | None = None) -> bool:
-        """Use ``relation`` (``X > Y``, ``X >= Y``, ``<``, ``<=``) from now on; True if usable."""
-        if relation is sympy.true:
-            return True
-        if isinstance(relation, sympy.Not) and isinstance(relation.args[0], sympy.Eq):
-            relation = sympy.Ne(*relation.args[0].args)
-        if isinstance(relation, sympy.Ne):
-            # X != 0 with X nonnegative (declared, or proved from the declarations) means X > 0
-            for side, other in ((relation.lhs, relation.rhs), (relation.rhs, relation.lhs)):
-                if other == 0 and _nonnegative(side.xreplace(self.forward)):
-                    return self.add(sympy.StrictGreaterThan(side, 0), sentence or f"{side} > 0 ({side} != 0 and {side} >= 0)")
-        if not isinstance(relation, sympy.core.relational.Relational) or isinstance(relation, (sympy.Eq, sympy.Ne)):
-            self.sentences.append(sentence or f"{sympy.sstr(relation)} (recorded, not used for sign reasoning)")
-            return False
-        if isinstance(relation, (sympy.StrictGreaterThan, sympy.GreaterThan)):
-            big, small = relation.lhs, relation.rhs
-        else:
-            big, small = relation.rhs, relation.lhs
-        strict = isinstance(relation, (sympy.StrictGreaterThan, sympy.StrictLessThan))
-        self._tidied.clear()  # a new relation may decide or reshape conditions tidied before
-        self._decided.clear()
-        big = big.xreplace(self.forward)
-        small = small.xreplace(self.forward)
-        delta = sympy.Dummy("d", positive=True) if strict else sympy.Dummy("d", nonnegative=True)
-        used = False
-        if isinstance(big, sympy.Symbol) and big not in small.free_symbols and not isinstance(big, sympy.Dummy) and big not in self.constants:
-            self._replace(big, small + delta, delta, big - small)
-            used = True
-        elif isinstance(small, sympy.Symbol) and small not in big.free_symbols and not isinstance(small, sympy.Dummy) and small not in self.constants:
-            self._replace(small, big - delta, delta, big - small)
-            used = True
-        elif strict and small == 0:
-            self.positives.append(big)
-            used = True
-        self.relations.append(relation)
-        self.sentences.append(sentence or sympy.sstr(relation))
-        return used
-
-    def _replace(self, symbol: sympy.Symbol, replacement: sympy.Expr, delta: sympy.Symbol, meaning: sympy.Expr) -> None:
-        for key, value in list(self.forward.items()):
-            self.forward[key] = value.xreplace({symbol: replacement})
-        self.forward[symbol] = replacement
-        self.backward[delta] = meaning.xreplace(self.backward)
-        # expressions already known positive are stored forward-substituted: keep them in step
-        self.positives = [p.xreplace({symbol: replacement}) for p in self.positives]
-
-    def back(self, expr: Any) -> Any:
-        """Undo the forward substitution (dummies back to the model's symbols)."""
-        if not isinstance(expr, sympy.Basic) or not self.backward:
-            return expr
-        out = expr
-        for _ in range(len(self.backward) + 1):
-            if not any(d in out.free_symbols for d in self.backward):
-                break
-            out = out.xreplace(self.backward)
-        return out
-
-    def nonnegative(self, expr: Any) -> bool:
-        """``expr >= 0`` proved (structurally, floor/ceiling included) under the assumptions."""
-        return isinstance(expr, sympy.Basic) and (self.sign(expr) in (0, 1) or _nonnegative(expr.xreplace(self.forward)))
-
-    def sign(self, expr: Any) -> int | None:
-        """+1, -1 or 0 if the sign of ``expr`` is proved; None if undecided."""
-        if not isinstance(expr, sympy.Basic):
-            expr = sympy.sympify(expr, strict=True)
-        if expr.has(sympy.nan, sympy.zoo):
-            return None
-        e = expr.xreplace(self.forward)
-        key = (e, tuple(self.positives))
-        if key in _SIGN_CACHE:
-            return _SIGN_CACHE[key]
-        # cheap first: interval arithmetic over the declared ranges may prove the sign; exact
-        # values of two different signs at admissible points refute every sign claim, so
-        # neither factoring nor simplify is tried. Both are quicker than the disk: not stored
-        found = intervals.sign(e)
-        if found is not None or exact_signs.refuted(e, self.positives):
-            _SIGN_CACHE[key] = found
-            return found
-        # on disk: the verdict depends only on the expression (its symbols' assumptions
-        # included, which srepr writes out), the known-positive expressions and the engine
-        # (an edited engine never reuses an older one's verdicts)
-        disk_key = sign_key(e, self.positives)
-        stored = store.get(SIGNS, disk_key)
-        if stored in _VERDICTS:
-            _SIGN_CACHE[key] = _VERDICTS[stored]
-            return _VERDICTS[stored]
-        found = self._sign(e)
-        if found is None:
-            for p in self.positives:
-                if e == p:
-                    found = 1
-                    break
-                if not e.has(*p.atoms(sympy.floor, sympy.ceiling) or {p}):
-                    continue
-                s = self._sign(sympy.cancel(e / p))
-                if s in (1, -1):
-                    found = s
-                    break
-        _SIGN_CACHE[key] = found
-        store.put(SIGNS, disk_key, str(found))
-        return found
-
-    def _sign(self, e: sympy.Basic) -> int | None:
-        # cheap decisions first: interval arithmetic over the declared ranges, then SymPy's
-        # assumptions; factoring and simplify only when both leave the sign open
-        found = intervals.sign(e)
-        if found is None:
-            found = exact_signs.basic_sign(e)
-        if found is None and e.has(sympy.Min, sympy.Max):  # bounded part by part: no Min/Max multiplied out
-            found = sign_parts.sign_from_parts(e, self.sign, _nonnegative)
-        if found is not None:
-            return found
-        tries = [e]
-        try:
-            tries.append(sympy.factor(sympy.together(e)))
-        except (sympy.PolynomialError, TypeError, ValueError, NotImplementedError):
-            pass
-        found = exact_signs.basic_sign(tries[-1]) if len(tries) > 1 else None
-        if found is not None:
-            return found
-        try:
-            num, den = sympy.fraction(tries[-1])
-            sn, sd = exact_signs.factor_sign(num), exact_signs.factor_sign(den)
-            if sn is not None and sd is not None and sd != 0:
-                return sn * sd
-        except (TypeError, ValueError):
-            pass
-        if sympy.count_ops(e) < 40 and e.has(sympy.Pow):
-            try:
-                found = exact_signs.basic_sign(forms.small_simplify(e))
-                if found is not None:
-                    return found
-            except (TypeError, ValueError, NotImplementedError, RecursionError):
-                pass
-        return None
-
-    def decide(self, condition: Any) -> bool | None:
-        """True/False if ``condition`` is proved or refuted under the assumptions, else None."""
-        if condition in (True, sympy.true):
-            return True
-        if condition in (False, sympy.false):
-            return False
-        if isinstance(condition, sympy.And):
-            results = [self.decide(c) for c in condition.args]
-            return False if False in results else (True if all(r is True for r in results) else None)
-        if isinstance(condition, sympy.Or):
-            results = [self.decide(c) for c in condition.args]
-            return True if True in results else (False if all(r is False for r in results) else None)
-        if isinstance(condition, sympy.Not):
-            inner = self.decide(condition.args[0])
-            return None if inner is None else not inner
-        if not isinstance(condition, sympy.core.relational.Relational):
-            return None
-        if condition not in self._decided:
-            self._decided[condition] = self._decide_relation(condition)
-        return self._decided[condition]
-
-    def _decide_relation(self, condition: sympy.Basic) -> bool | None:
-        s = self.sign(condition.lhs - condition.rhs)
-        if s is None:
-            for rel in self.relations:
-                if _same_relation(rel, condition):
-                    return True
-            return None
-        if isinstance(condition, sympy.StrictGreaterThan):
-            return s > 0
-        if isinstance(condition, sympy.GreaterThan):
-            return s >= 0
-        if isinstance(condition, sympy.StrictLessThan):
-            return s < 0
-        if isinstance(condition, sympy.LessThan):
-            return s <= 0
-        if isinstance(condition, sympy.Eq):
-            return s == 0
-        if isinstance(condition, sympy.Ne):
-            return s != 0
-        return None
-
-    def tidy(self, condition: Any, var: sympy.Symbol | None = None) -> Any:
-        """A readable equivalent of a relational: positive factors cancelled, solved for ``var``
-        when it enters linearly with a coefficient of known sign, terms moved to their sides."""
-        if not isinstance(condition, sympy.core.relational.Relational) or isinstance(condition, (sympy.Eq, sympy.Ne)):
-            return condition
-        key = (condition, var)
-        if key not in self._tidied:
-            self._tidied[key] = self._tidy(condition, var)
-        return self._tidied[key]
-
-    def tidy_unless_refuted(self, conditions: Iterable[sympy.Basic]) -> list[Any]:
-        """``[self.tidy(c) for c in conditions]``, or ``[false]`` when one of them is refuted: every
-        condition is decided first (cheap), so none is tidied (factored) for a root or point that is
-        dropped anyway. The same verdict as tidying them all: a tidied condition is ``false``
-        whenever it is refuted."""
-        conditions = list(conditions)
-        if any(self.decide(c) is False for c in conditions):
-            return [sympy.false]
-        return [self.tidy(c) for c in conditions]
-
-    def _tidy(self, condition: sympy.Basic, var: sympy.Symbol | None) -> Any:
-        decided = self.decide(condition)
-        if decided is not None:
-            return sympy.true if decided else sympy.false
-        op = type(condition)
-        d = sympy.together((condition.lhs - condition.rhs).xreplace(self.forward))
-        num, den = sympy.fraction(d)
-        sd = self.sign(den)
-        if sd == -1:
-            op = _flip(op)
-        elif sd is None:
-            num = num * den  # same sign as num/den where den != 0
-        num, flip = self._strip_factors(forms.factored(num))
-        if flip:
-            op = _flip(op)
-        num = sympy.expand(self.back(num))
-        if var is not None and var in num.free_symbols:
-            try:
-                poly = sympy.Poly(num, var)
-            except sympy.PolynomialError:
-                poly = None
-            if poly is not None and poly.degree() == 1:
-                c1, c0 = poly.all_coeffs()
-                s1 = self.sign(c1)
-                if s1 is not None and s1 != 0:
-                    bound = forms.small_simplify(-c0 / c1)
-                    return op(var, bound) if s1 > 0 else _flip(op)(var, bound)
-        pos = sympy.Add(*[t for t in sympy.Add.make_args(num) if not t.could_extract_minus_sign()])
-        neg = -sympy.Add(*[t for t in sympy.Add.make_args(num) if t.could_extract_minus_sign()])
-        return op(forms.factored(pos), forms.factored(neg))
-
-    def _strip_factors(self, expr: sympy.Expr) -> tuple[sympy.Expr, bool]:
-        keep, flip = [], False
-        for factor in sympy.Mul.make_args(expr):
-            s = self.sign(factor)
-            if s == 1:
-                continue
-            if s == -1:
-                flip = not flip
-                continue
-            keep.append(factor)
-        return sympy.Mul(*keep), flip
-
-
-def _flip(op: type) -> type:
-    return {sympy.StrictGreaterThan: sympy.StrictLessThan, sympy.StrictLessThan: sympy.StrictGreaterThan,
-            sympy.GreaterThan: sympy.LessThan, sympy.LessThan: sympy.GreaterThan}.get(op, op)
-
-
-def _nonnegative(e: Any) -> bool:
-    return exact_signs.nonnegative(e)
-
-
-#: canonical forms of relationals and of their reversals (``Relational.canonical`` is not cached by SymPy)
-_CANONICAL: Memo[sympy.Basic, tuple[sympy.Basic, sympy.Basic]] = Memo("derive.signs.canonical", 20000)
-
-
-def _canonical(rel: sympy.Basic) -> tuple[sympy.Basic, sympy.Basic]:
-    if rel not in _CANONICAL:
-        _CANONICAL[rel] = (rel.canonical, rel.reversed.canonical)
-    return _CANONICAL[rel]
-
-
-def _same_relation(a: sympy.Basic, b: sympy.Basic) -> bool:
-    if a == b:
-        return True
-    if not isinstance(a, sympy.core.relational.Relational) or not isinstance(b, sympy.core.relational.Relational):
-        try:
-            return bool(a.canonical == b.canonical or a.reversed.canonical == b.canonical)
-        except AttributeError:
-            return False
-    (a_canonical, a_reversed), (b_canonical, _) = _canonical(a), _canonical(b)
-    return bool(a_canonical == b_canonical or a_reversed == b_canonical)
-
-
-def add_new_relation(relation: sympy.Basic, shown: list[sympy.Basic], seen: set[sympy.Basic]) -> None:
-    """Append ``relation`` to ``shown`` unless it states the same relation as one there
-    (:func:`_same_relation`). ``seen`` holds the canonical forms of the relational ones, so
-    a regime's conditions are compared by set lookups rather than pair by pair."""
-    if isinstance(relation, sympy.core.relational.Relational):
-        canonical, reversed_canonical = _canonical(relation)
-        if canonical in seen or reversed_canonical in seen:
-            return
-        seen.add(canonical)
-    elif any(_same_relation(relation, s) for s in shown):
-        return
-    shown.append(relation)
+_VERDICTS: dict[str, Verdict] = {"1": Verdict(1), "-1": Verdict(-1), "0": Verdict(0), "None": Verdict(None)}
 
 
 def sign_key(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> str:
@@ -398,3 +33,39 @@ def sign_key(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> str:
     given the known-positive ``positives``: their ``srepr`` (symbol assumptions included) and
     :func:`symgpu.store.engine_digest`, so verdicts of an edited engine are never reused."""
     return store.digest(SIGNS.version, store.engine_digest(), sympy.srepr(expr), *(sympy.srepr(p) for p in positives))
+
+
+class _DiskVerdicts:
+    """Sign verdicts in :mod:`symgpu.store` (a :class:`~symgpu.proofs.signs.VerdictStore`)."""
+
+    def get(self, expr: sympy.Basic, positives: tuple[sympy.Expr, ...]) -> Verdict | None:
+        return _VERDICTS.get(store.get(SIGNS, sign_key(expr, positives)) or "")
+
+    def put(self, expr: sympy.Basic, positives: tuple[sympy.Expr, ...], verdict: Verdict) -> None:
+        store.put(SIGNS, sign_key(expr, positives), str(verdict.sign))
+
+
+#: the store every model's reasoner keeps its verdicts in
+DISK = _DiskVerdicts()
+
+
+#: each model's declarations, read once (weak keys: a model's entry goes with the model)
+_DECLARED: Memo[Any, Declared] = Memo("derive.signs.declared", 1024, weak=True)
+
+
+def declared(model: Model) -> Declared:
+    """What ``model`` declares, as the reasoner reads it: its symbols with their assumption
+    words, and its constants' values."""
+    found = _DECLARED.get(model)
+    if found is None:
+        found = _DECLARED[model] = Declared(
+            symbols=tuple((model.symbols[name], frozenset(definition.assumptions)) for name, definition in model.symbol_definitions.items()),
+            constants=tuple((model.symbols[name], float(value.magnitude)) for name, value in model.constants.items()),
+        )
+    return found
+
+
+def reasoner(model: Model, extra: Iterable[sympy.Basic] = ()) -> SignReasoner:
+    """A sign reasoner under ``model``'s declared assumptions and the ``extra`` relations, its
+    verdicts kept on disk."""
+    return SignReasoner(declared(model), extra, verdicts=DISK)

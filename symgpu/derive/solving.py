@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import forms
-from symgpu.derive import signs
+from symgpu.proofs import forms
 from symgpu.derive import results
 from symgpu.derive import jobs
 from symgpu.derive import regime_split
@@ -393,7 +392,7 @@ def _boundary_of(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regim
     assert job.ctx is not None
     switch = _switch_condition(ra, rb, var)
     h = switch[0].h if switch is not None else None
-    if switch is not None and signs._has_staircase(h, var):
+    if switch is not None and forms.has_staircase(h, var):
         cond, owner = switch
         other = rb if owner is ra else ra
         relation = cond.relational

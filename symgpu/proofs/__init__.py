@@ -12,8 +12,13 @@ The room below :mod:`symgpu.model` where every claim about an expression is prov
   values at admissible points;
 - :mod:`~symgpu.proofs.sign_parts`: the sign of a sum, product, ``Min`` or ``Max`` with
   ``Min``/``Max`` in it, bounded part by part;
-- :mod:`~symgpu.proofs.unordered`: the proof that a ``Min``/``Max`` keeps every argument.
+- :mod:`~symgpu.proofs.unordered`: the proof that a ``Min``/``Max`` keeps every argument;
+- :mod:`~symgpu.proofs.signs`: the sign reasoner (signs, relations decided and tidied) under the
+  :class:`~symgpu.proofs.signs.Declared` assumptions and constants, and extra relations;
+- :mod:`~symgpu.proofs.forms`: memoised factored and simplified forms, exact numbers, what an
+  expression is built from (Min/Max/Piecewise pieces, floor/ceiling staircases);
+- :mod:`~symgpu.proofs.relations`: whether two relations state the same thing.
 
 :mod:`symgpu.model` (building Min/Max) and :mod:`symgpu.derive` (sign reasoning under a
-model's assumptions, refutations, feasibility and certificates) use them.
+model's declarations, refutations, feasibility and certificates) use them.
 """

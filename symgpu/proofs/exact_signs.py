@@ -8,7 +8,7 @@ admissible points.
   assumptions (:mod:`symgpu.proofs.sample_points`; exact rational values, so a True is a proof that
   no sign can be decided); :func:`modest_powers` keeps those values small.
 
-No model, no cache on disk: :class:`symgpu.derive.signs.SignReasoner` uses them under a model's
+No model, no cache on disk: :class:`symgpu.proofs.signs.SignReasoner` uses them under the declared
 assumptions, and :mod:`symgpu.derive.regime_split` at its generic point.
 """
 

@@ -1,6 +1,7 @@
-"""Memoised forms of expressions for the derivation engine: factored (``sympy.factor``) and
-simplified (``sympy.simplify``, or ``cancel`` for large expressions), each computed once per
-expression (both are deterministic: the same input gives the same output)."""
+"""Forms of expressions: factored (``sympy.factor``) and simplified (``sympy.simplify``, or ``cancel``
+for large expressions), each computed once per expression (both are deterministic: the same input
+gives the same output); the exact number a caller's number stands for; and what an expression is
+built from (``Min``/``Max``/``Piecewise`` pieces, ``floor``/``ceiling`` staircases)."""
 
 from __future__ import annotations
 
@@ -8,15 +9,16 @@ from typing import Any
 
 import sympy
 
+from symgpu import errors
 from symgpu.memo import Memo
 
 _PIECEWISE = (sympy.Min, sympy.Max, sympy.Piecewise)
 _INTEGER_PARTS = (sympy.floor, sympy.ceiling)
 #: simplified forms by expression (simplify is deterministic: the same input gives the same output)
-_SIMPLIFIED: Memo[sympy.Basic, sympy.Basic] = Memo("derive.forms.simplified", 20000)
+_SIMPLIFIED: Memo[sympy.Basic, sympy.Basic] = Memo("proofs.forms.simplified", 20000)
 #: factored forms by expression (``sympy.factor`` is deterministic too; tidying meets the same
 #: polynomial again under each regime and variable)
-_FACTORED: Memo[sympy.Basic, sympy.Basic] = Memo("derive.forms.factored", 20000)
+_FACTORED: Memo[sympy.Basic, sympy.Basic] = Memo("proofs.forms.factored", 20000)
 
 
 def factored(expr: sympy.Expr) -> sympy.Expr:
@@ -31,7 +33,31 @@ def factored(expr: sympy.Expr) -> sympy.Expr:
 
 
 def has_pieces(expr: Any) -> bool:
+    """Does ``expr`` contain a ``Min``, ``Max`` or ``Piecewise``?"""
     return isinstance(expr, sympy.Basic) and expr.has(*_PIECEWISE)
+
+
+def has_staircase(expr: Any, var: sympy.Symbol) -> bool:
+    """Does ``expr`` contain ``floor``/``ceiling`` of something depending on ``var``?"""
+    if not isinstance(expr, sympy.Basic):
+        return False
+    return any(var in node.free_symbols for node in expr.atoms(*_INTEGER_PARTS))
+
+
+def exact_number(value: Any) -> sympy.Expr:
+    """An exact SymPy number from an int/float/str number (``0.1477`` -> ``1477/10000``).
+
+    Raises:
+        errors.UsageError: ``value`` is a bool.
+        TypeError, ValueError: text that is not a number.
+    """
+    if isinstance(value, bool):
+        raise errors.UsageError(f"{value!r} is not a number")
+    if isinstance(value, int):
+        return sympy.Integer(value)
+    if isinstance(value, float):
+        return sympy.Rational(repr(value))
+    return sympy.Rational(str(value))
 
 
 def small_simplify(expr: sympy.Expr) -> sympy.Expr:

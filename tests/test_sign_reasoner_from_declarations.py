@@ -1,0 +1,92 @@
+"""The sign reasoner of :mod:`symgpu.proofs.signs` works from plain data (symbols with their
+assumption words, constant values, extra relations), with no model; a verdict store handed to it is
+asked before any factoring and given each verdict that needed work; a model's reasoner
+(:func:`symgpu.derive.signs.reasoner`) reads exactly the model's declarations."""
+
+from __future__ import annotations
+
+import sympy
+
+import symgpu
+from symgpu import memo
+from symgpu.derive import signs
+from symgpu.proofs.signs import Declared, SignReasoner, Verdict
+
+x = sympy.Symbol("x", real=True, positive=True)
+y = sympy.Symbol("y", real=True, positive=True)
+c = sympy.Symbol("c", real=True)  # a constant declared with no sign
+
+
+class Kept:
+    """A verdict store in memory, recording what it was asked and given."""
+
+    def __init__(self, verdicts: dict | None = None) -> None:
+        self.verdicts = dict(verdicts or {})
+        self.asked: list = []
+
+    def get(self, expr, positives):
+        self.asked.append(expr)
+        return self.verdicts.get((expr, positives))
+
+    def put(self, expr, positives, verdict):
+        self.verdicts[(expr, positives)] = verdict
+
+
+def declared(constants=()) -> Declared:
+    return Declared(symbols=((x, frozenset({"positive"})), (y, frozenset({"positive"})), (c, frozenset())), constants=constants)
+
+
+def test_a_constant_of_positive_value_declared_without_a_sign_is_positive_for_the_reasoner():
+    assert SignReasoner(declared(((c, 2.5),))).sign(c * x) == 1
+    assert SignReasoner(declared()).sign(c * x) is None  # no value: c may be negative
+    assert SignReasoner(declared(((c, -2.5),))).sign(c * x) is None  # a negative value is not used
+
+
+def test_a_constant_declared_positive_keeps_its_own_symbol():
+    reasoner = SignReasoner(declared(((x, 3.0), (c, 1.0))))
+    assert set(reasoner.constants) == {c}  # x is declared positive: no stand-in needed
+    assert reasoner.back(reasoner.constants[c]) == c
+
+
+def test_an_extra_relation_decides_what_the_declarations_leave_open():
+    assert SignReasoner(declared()).sign(x - y) is None
+    reasoner = SignReasoner(declared(), [sympy.StrictGreaterThan(x, y)])
+    assert reasoner.sign(x - y) == 1
+    assert reasoner.decide(sympy.StrictLessThan(x, y)) is False
+    assert reasoner.copy().sign(x - y) == 1
+
+
+def test_declared_positive_reads_the_declared_words_by_name():
+    d = Declared(symbols=((sympy.Symbol("n", integer=True, nonnegative=True), frozenset({"integer", "nonnegative"})),
+                          (x, frozenset({"positive"}))))
+    assert d.declared_positive("x") and not d.declared_positive("n") and not d.declared_positive("undeclared")
+
+
+def test_a_verdict_store_is_given_each_verdict_that_needed_factoring_and_no_other():
+    memo.clear_all()
+    kept = Kept()
+    reasoner = SignReasoner(declared(), verdicts=kept)
+    worked = (x + 1) ** 2 - x**2 - 2 * x  # 1, but only once expanded: intervals and points cannot tell
+    assert reasoner.sign(worked) == 1
+    assert reasoner.sign(x + 1) == 1  # the enclosure of x + 1 is (1, oo): decided at once
+    assert kept.verdicts == {(worked, ()): Verdict(1)}
+
+
+def test_a_kept_verdict_is_answered_before_any_factoring():
+    memo.clear_all()
+    worked = (x + 1) ** 2 - x**2 - 2 * x
+    # a store that (wrongly) keeps -1: the reasoner answers what is kept, so it asked first
+    kept = Kept({(worked, ()): Verdict(-1)})
+    assert SignReasoner(declared(), verdicts=kept).sign(worked) == -1
+    assert kept.asked == [worked]
+    memo.clear_all()
+
+
+def test_a_models_reasoner_reads_exactly_its_constants_of_positive_value_without_a_declared_sign():
+    hk = symgpu.load("hong_kim_2009")
+    # independently of the declared words: SymPy's assumptions on the model's symbols
+    expected = {hk.symbols[name] for name, value in hk.constants.items()
+                if float(value.magnitude) > 0 and hk.symbols[name].is_positive is not True}
+    reasoner = signs.reasoner(hk)
+    assert expected and set(reasoner.constants) == expected
+    assert reasoner.verdicts is signs.DISK
