@@ -75,14 +75,51 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
                     f"(the model gives {asked.quantity} no value there)")
     grid = _scan_grid(model, asked.variable, roots)
     grid = grid[_inside(model, asked, point, grid)]
+    uncovered, covered = _uncovered_range(model, derivation, asked, point, grid, roots, target_of, {**point.values, **extra})
+    if uncovered is not None:
+        raise _fail(model, asked, point, f"the relation holds on a range of {asked.variable} (exactly at {uncovered:.10g}, among others) "
+                    f"that neither the answer's roots nor its ranges give")
     missing = [r for r in _brute_roots(model, asked, point, grid, target_of) if not any(_close(r, a) for a in roots)]
     if missing:
         shown = ", ".join(f"{r:.10g}" for r in missing[:4])
         raise _fail(model, asked, point, f"a scan of {asked.variable} finds root(s) {shown} that the answer lacks "
                     f"(answer: {', '.join(f'{r:.10g}' for r in roots) or 'none here'})")
     n = len(roots)
-    return (f"{n} root{'s satisfy' if n != 1 else ' satisfies'} the relation and a scan of {asked.variable} finds no other"
-            if n else f"no root here, and a scan of {asked.variable} finds none")
+    on_ranges = f"; the relation holds at {covered} scanned values on the answer's ranges" if covered else ""
+    return (f"{n} root{'s satisfy' if n != 1 else ' satisfies'} the relation and a scan of {asked.variable} finds no other" + on_ranges
+            if n else f"no isolated root here, and a scan of {asked.variable} finds none" + on_ranges if covered
+            else f"no root here, and a scan of {asked.variable} finds none")
+
+
+def _uncovered_range(model: Model, derivation: Derivation, asked: Asked, point: _Point, grid: np.ndarray, roots: list[float],
+                     target_of: Callable[[Any], Any], values: Mapping[str, Any]) -> tuple[float | None, int]:
+    """Where the relation holds exactly at more than two scan points (a range of roots, which
+    :func:`_brute_roots` leaves out), the first of them (at most :data:`RANGE_SAMPLES`, spread) that
+    is none of the answer's ``roots`` (the end of a range can be a regime's root) and that none of
+    its flat ranges applying at the point (:func:`results.applying_ranges`) covers (None where every one is covered, or the relation holds on no range), and how many
+    were checked covered."""
+    with np.errstate(all="ignore"):
+        along = np.broadcast_to(np.asarray(_quantity(model, asked, point, grid), dtype=float), grid.shape)
+        targets = np.broadcast_to(np.asarray(target_of(grid), dtype=float), grid.shape)
+    scale = np.maximum(np.maximum(np.abs(along), np.abs(targets)), 1e-300)
+    exact = grid[np.isfinite(along) & np.isfinite(targets) & (np.abs(along - targets) <= EXACT * scale)]
+    if len(exact) <= 2:
+        return None, 0
+    ranges = results.applying_ranges(model, derivation, point.preset, values)
+    spread = np.unique(np.linspace(0, len(exact) - 1, min(len(exact), RANGE_SAMPLES)).astype(int))
+    for i in spread:
+        x = float(exact[i])
+        if not any(_close(x, r) for r in roots) and not any(_holds(model, f["when"], point, {**values, asked.variable: x}) for f in ranges):
+            return x, 0
+    return None, len(spread)
+
+
+def _holds(model: Model, condition: Any, point: _Point, values: Mapping[str, Any]) -> bool:
+    """A range's condition at the point (one that cannot be evaluated there counts as holding)."""
+    try:
+        return bool(active.condition_holds(model, condition, point.preset, values)[0])
+    except errors.SymgpuError:
+        return True
 
 
 def _answer_roots(model: Model, derivation: Derivation, asked: Asked, point: _Point, extra: Mapping[str, Any]) -> list[float]:
