@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 RANGE_SAMPLES = 120
 #: relative residual under which the relation holds exactly (a range the answer must cover)
 EXACT = 1e-12
+#: the same in exact arithmetic (against a target rounded once to IEEE: a few units in the last place)
+EXACT_AGAIN = 1e-14
 
 
 def _target_at(model: Model, asked: Asked, point: _Point, v: Any) -> Any:
@@ -76,6 +78,8 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
     grid = _scan_grid(model, asked.variable, roots)
     grid = grid[_inside(model, asked, point, grid)]
     uncovered, covered = _uncovered_range(model, derivation, asked, point, grid, roots, target_of, {**point.values, **extra})
+    if uncovered is not None and asked.preset is None and not asked.values and _degenerate(model, derivation, point, extra):
+        return None  # a point the certificate chose where the closed form is 0/0: it says nothing there (ask at the point)
     if uncovered is not None:
         raise _fail(model, asked, point, f"the relation holds on a range of {asked.variable} (exactly at {uncovered:.10g}, among others) "
                     f"that neither the answer's roots nor its ranges give")
@@ -109,9 +113,37 @@ def _uncovered_range(model: Model, derivation: Derivation, asked: Asked, point: 
     spread = np.unique(np.linspace(0, len(exact) - 1, min(len(exact), RANGE_SAMPLES)).astype(int))
     for i in spread:
         x = float(exact[i])
-        if not any(_close(x, r) for r in roots) and not any(_holds(model, f["when"], point, {**values, asked.variable: x}) for f in ranges):
+        if not any(_close(x, r) for r in roots) and not any(_holds(model, f["when"], point, {**values, asked.variable: x}) for f in ranges) \
+                and _exactly(model, asked, point, x, float(np.asarray(target_of(np.asarray(x)), dtype=float))):
             return x, 0
     return None, len(spread)
+
+
+def _exactly(model: Model, asked: Asked, point: _Point, x: float, target: float) -> bool:
+    """Does the quantity at ``x`` equal ``target`` in exact arithmetic too (the evaluate path's exact
+    mode)? IEEE values can sit on one number over a range where cancellation ate every digit
+    (Volkov's latency root at ``n = 1000``, flat to 1e-12 over decades of ``alu_lat``); that is no range
+    of roots. True where it cannot tell."""
+    values = {k: float(v) for k, v in _with(model, asked, point, x).items() if k != asked.quantity and np.ndim(v) == 0}
+    try:
+        value = complex(evaluator.exact(model, asked.quantity, preset=point.preset, values=values).evalf(30))
+    except (errors.SymgpuError, TypeError, ValueError, ZeroDivisionError):
+        return True
+    return value.imag == 0 and abs(value.real - target) <= EXACT_AGAIN * max(abs(value.real), abs(target), 1e-300)
+
+
+def _degenerate(model: Model, derivation: Derivation, point: _Point, extra: Mapping[str, Any]) -> bool:
+    """Is a root of the closed form no number at the point (``0/0`` where an input is 0)?"""
+    result = derivation.result
+    unit = model.units[derivation.variable] if derivation.variable in model.units else None
+    for part in result.args if isinstance(result, sympy.Tuple) else (result,):
+        try:
+            with np.errstate(all="ignore"):
+                if not np.isfinite(_result_at(model, derivation, part, unit, point, extra)):
+                    return True
+        except (errors.SymgpuError, TypeError, ValueError):
+            return True
+    return False
 
 
 def _holds(model: Model, condition: Any, point: _Point, values: Mapping[str, Any]) -> bool:
