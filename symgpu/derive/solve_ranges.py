@@ -79,19 +79,11 @@ def vanishing_slope(job: jobs._Job, regime: regime_split.Regime, side: sympy.Exp
     slope) does not give. Its flat-regime record (``equal``: slope 0 and equal sides), recorded as
     a step; None where the value is not linear in ``var`` or its slope is proved nonzero."""
     assert job.ctx is not None
-    gap = regime.expression - side
-    if not gap.is_polynomial(var):
-        return None
-    try:
-        poly = sympy.Poly(sympy.expand(gap), var)
-    except sympy.PolynomialError:
-        return None
-    if poly.degree() != 1:
-        return None
-    slope, rest = (sympy.factor(sympy.together(c)) for c in poly.all_coeffs())
-    if slope.is_number or job.ctx.sign(slope) in (1, -1):
-        return None
-    equal = sympy.And(sympy.Eq(slope, 0), sympy.Eq(side, sympy.cancel(side + rest)))  # rest: the value at slope 0, less side
+    slope = sympy.diff(regime.expression - side, var)
+    if slope.is_number or var in slope.free_symbols or job.ctx.sign(slope) in (1, -1):
+        return None  # not linear in var, or a slope that is never 0
+    slope = sympy.factor(sympy.together(slope))
+    equal = sympy.And(sympy.Eq(slope, 0), sympy.Eq(side, sympy.cancel(regime.expression - slope*var)))  # the value at slope 0
     if equal is sympy.false:
         return None
     job.step(f"flat regime {regime.name} where its slope is 0", equal,
