@@ -365,7 +365,14 @@ def _check_limit(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
         return Verdict(q, "unchecked", "limit: too few finite values along the sequence", shown, brute)
     if _tends(ys, value):
         return Verdict(q, "agree", answer=shown, brute=brute)
-    return Verdict(q, "disagree", "limit: the values do not tend to the answer", shown, brute)
+    # NOTE: IEEE arithmetic along 10**-15 or 10**15 can lose every digit to cancellation (Volkov's
+    # latency root: n + A*C - sqrt((A*C + n)**2 - 4*(A - b)*n*C) with C ~ 1/bytes_per_inst); the
+    # same sequence in exact arithmetic, still on the evaluate path, decides before a disagreement
+    xs, exact = oracle.approach(model, q.quantity, q.point, q.variable, value_at(model, q.point, q.variable), q.to, exact=True)
+    if len(exact) >= 4 and _tends(exact, value):
+        return Verdict(q, "agree", answer=shown, brute=brute + "; exactly along " + ", ".join(f"{y:.10g}" for y in exact[-4:]))
+    return Verdict(q, "disagree", "limit: the values do not tend to the answer", shown,
+                   brute + ("; exactly along " + ", ".join(f"{y:.10g}" for y in exact[-4:]) if len(exact) else ""))
 
 
 def _tends(ys: np.ndarray, value: float) -> bool:

@@ -247,14 +247,32 @@ def switches(model: symgpu.Model, quantity: str, point: Point, name: str, xs: np
     return found
 
 
-def approach(model: symgpu.Model, quantity: str, point: Point, name: str, centre: float, to: str) -> tuple[np.ndarray, np.ndarray]:
+def approach(model: symgpu.Model, quantity: str, point: Point, name: str, centre: float, to: str, *,
+             exact: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """The quantity along a sequence tending to ``to`` (``"oo"``: centre*10**k, k = 1..15; ``"0"``:
-    centre*10**-k), NaN values left out."""
+    centre*10**-k), NaN values left out; ``exact``: on the evaluate path's exact mode (:func:`exact_on`)."""
     scale = abs(centre) if centre else 1.0
     powers = np.arange(1, 16, dtype=float)
     xs = scale * (10.0 ** powers if to == "oo" else 10.0 ** -powers)
     if is_integer(model, name):
         xs = np.unique(np.maximum(np.round(xs), 1.0))
-    ys = evaluate_on(model, quantity, point, name, xs)
+    ys = exact_on(model, quantity, point, name, xs) if exact else evaluate_on(model, quantity, point, name, xs)
     keep = ~np.isnan(ys)
     return xs[keep], ys[keep]
+
+
+def exact_on(model: symgpu.Model, quantity: str, point: Point, name: str, xs: np.ndarray) -> np.ndarray:
+    """The quantity at each of ``xs`` on the evaluate path's exact mode (:func:`evaluator.exact`:
+    SymPy rationals, no rounding), NaN where the model refuses the point or gives no real number.
+    Slow: for a short sequence whose IEEE values lose their digits to cancellation
+    (``n + A*C - sqrt((A*C + n)**2 - ...)`` with ``C`` near 1e15)."""
+    values = point.mapping(without=name)
+    out = np.full(xs.shape, np.nan)
+    for i, x in enumerate(xs):
+        try:
+            number = complex(evaluator.exact(model, quantity, preset=point.preset, values=values | {name: float(x)}).evalf(30))
+        except (errors.SymgpuError, TypeError, ValueError, ZeroDivisionError):
+            continue
+        if number.imag == 0:
+            out[i] = number.real
+    return out

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 RANGE_SAMPLES = 120
 #: relative residual under which the relation holds exactly (a range the answer must cover)
 EXACT = 1e-12
+#: the same in exact arithmetic (against a target rounded once to IEEE: a few units in the last place)
+EXACT_AGAIN = 1e-14
 
 
 def _target_at(model: Model, asked: Asked, point: _Point, v: Any) -> Any:
@@ -78,19 +80,82 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
     grid = grid[_inside(model, asked, point, grid)]
     # a target taken from the quantity at a probe value may be a flat regime's value, which a symbolic target meets
     # only on a set of measure zero: no range is asked of the answer then
-    held = None if probed or dict(derivation.extra).get("ranges") else _held_on_a_range(model, asked, point, grid, target_of)
-    if held is not None:
-        raise _fail(model, asked, point, f"the relation holds for every scanned {asked.variable} from {held[0]:.10g} to {held[1]:.10g} "
-                    f"(the quantity equals the target there), but the answer gives isolated roots "
-                    f"({', '.join(f'{r:.10g}' for r in roots) or 'none here'})")
+    uncovered, covered = (None, 0) if probed else \
+        _uncovered_range(model, derivation, asked, point, grid, roots, target_of, {**point.values, **extra})
+    if uncovered is not None and asked.preset is None and not asked.values and _degenerate(model, derivation, point, extra):
+        return None  # a point the certificate chose where the closed form is 0/0: it says nothing there (ask at the point)
+    if uncovered is not None:
+        raise _fail(model, asked, point, f"the relation holds on a range of {asked.variable} (exactly at {uncovered:.10g}, among others) "
+                    f"that neither the answer's roots nor its ranges give")
     missing = [r for r in _brute_roots(model, asked, point, grid, target_of) if not any(_close(r, a) for a in roots)]
     if missing:
         shown = ", ".join(f"{r:.10g}" for r in missing[:4])
         raise _fail(model, asked, point, f"a scan of {asked.variable} finds root(s) {shown} that the answer lacks "
                     f"(answer: {', '.join(f'{r:.10g}' for r in roots) or 'none here'})")
     n = len(roots)
-    return (f"{n} root{'s satisfy' if n != 1 else ' satisfies'} the relation and a scan of {asked.variable} finds no other"
-            if n else f"no root here, and a scan of {asked.variable} finds none")
+    on_ranges = f"; the relation holds at {covered} scanned values on the answer's ranges" if covered else ""
+    return (f"{n} root{'s satisfy' if n != 1 else ' satisfies'} the relation and a scan of {asked.variable} finds no other" + on_ranges
+            if n else f"no isolated root here, and a scan of {asked.variable} finds none" + on_ranges if covered
+            else f"no root here, and a scan of {asked.variable} finds none")
+
+
+def _uncovered_range(model: Model, derivation: Derivation, asked: Asked, point: _Point, grid: np.ndarray, roots: list[float],
+                     target_of: Callable[[Any], Any], values: Mapping[str, Any]) -> tuple[float | None, int]:
+    """Where the relation holds exactly at more than two scan points (a range of roots, which
+    :func:`_brute_roots` leaves out), the first of them (at most :data:`RANGE_SAMPLES`, spread) that
+    is none of the answer's ``roots`` (the end of a range can be a regime's root) and that none of
+    its flat ranges applying at the point (:func:`results.applying_ranges`) covers (None where every one is covered, or the relation holds on no range), and how many
+    were checked covered."""
+    with np.errstate(all="ignore"):
+        along = np.broadcast_to(np.asarray(_quantity(model, asked, point, grid), dtype=float), grid.shape)
+        targets = np.broadcast_to(np.asarray(target_of(grid), dtype=float), grid.shape)
+    scale = np.maximum(np.maximum(np.abs(along), np.abs(targets)), 1e-300)
+    exact = grid[np.isfinite(along) & np.isfinite(targets) & (np.abs(along - targets) <= EXACT * scale)]
+    if len(exact) <= 2:
+        return None, 0
+    ranges = results.applying_ranges(model, derivation, point.preset, values)
+    spread = np.unique(np.linspace(0, len(exact) - 1, min(len(exact), RANGE_SAMPLES)).astype(int))
+    for i in spread:
+        x = float(exact[i])
+        if not any(_close(x, r) for r in roots) and not any(_holds(model, f["when"], point, {**values, asked.variable: x}) for f in ranges) \
+                and _exactly(model, asked, point, x, float(np.asarray(target_of(np.asarray(x)), dtype=float))):
+            return x, 0
+    return None, len(spread)
+
+
+def _exactly(model: Model, asked: Asked, point: _Point, x: float, target: float) -> bool:
+    """Does the quantity at ``x`` equal ``target`` in exact arithmetic too (the evaluate path's exact
+    mode)? IEEE values can sit on one number over a range where cancellation ate every digit
+    (Volkov's latency root at ``n = 1000``, flat to 1e-12 over decades of ``alu_lat``); that is no range
+    of roots. True where it cannot tell."""
+    values = {k: float(v) for k, v in _with(model, asked, point, x).items() if k != asked.quantity and np.ndim(v) == 0}
+    try:
+        value = complex(evaluator.exact(model, asked.quantity, preset=point.preset, values=values).evalf(30))
+    except (errors.SymgpuError, TypeError, ValueError, ZeroDivisionError):
+        return True
+    return value.imag == 0 and abs(value.real - target) <= EXACT_AGAIN * max(abs(value.real), abs(target), 1e-300)
+
+
+def _degenerate(model: Model, derivation: Derivation, point: _Point, extra: Mapping[str, Any]) -> bool:
+    """Is a root of the closed form no number at the point (``0/0`` where an input is 0)?"""
+    result = derivation.result
+    unit = model.units[derivation.variable] if derivation.variable in model.units else None
+    for part in result.args if isinstance(result, sympy.Tuple) else (result,):
+        try:
+            with np.errstate(all="ignore"):
+                if not np.isfinite(_result_at(model, derivation, part, unit, point, extra)):
+                    return True
+        except (errors.SymgpuError, TypeError, ValueError):
+            return True
+    return False
+
+
+def _holds(model: Model, condition: Any, point: _Point, values: Mapping[str, Any]) -> bool:
+    """A range's condition at the point (one that cannot be evaluated there counts as holding)."""
+    try:
+        return bool(active.condition_holds(model, condition, point.preset, values)[0])
+    except errors.SymgpuError:
+        return True
 
 
 def _answer_roots(model: Model, derivation: Derivation, asked: Asked, point: _Point, extra: Mapping[str, Any]) -> list[float]:
@@ -128,27 +193,6 @@ def _applies(model: Model, record: Mapping[str, Any], point: _Point, values: Map
     except errors.SymgpuError:
         holds = True
     return holds and results.inside_domain(model, record.get("domain", sympy.true), point.preset, values)
-
-
-def _held_on_a_range(model: Model, asked: Asked, point: _Point, grid: np.ndarray,
-                     target_of: Callable[[Any], Any]) -> tuple[float, float] | None:
-    """The first run of three or more consecutive scan values where the quantity equals the target
-    to rounding (:data:`EXACT`): a flat stretch the relation holds on, which isolated roots cannot
-    describe (``sqrt((n - K)**2)`` hides one in Volkov's latency root); None where there is none."""
-    with np.errstate(all="ignore"):
-        along = np.broadcast_to(np.asarray(_quantity(model, asked, point, grid), dtype=float), grid.shape)
-        targets = np.broadcast_to(np.asarray(target_of(grid), dtype=float), grid.shape)
-        equal = np.isfinite(along) & np.isfinite(targets) & \
-            (np.abs(along - targets) <= EXACT * np.maximum(np.maximum(np.abs(along), np.abs(targets)), 1e-300))
-    run = 0
-    for i, hit in enumerate(equal):
-        run = run + 1 if hit else 0
-        if run == 3:
-            end = i
-            while end + 1 < len(equal) and equal[end + 1]:
-                end += 1
-            return float(grid[i - 2]), float(grid[end])
-    return None
 
 
 def _brute_roots(model: Model, asked: Asked, point: _Point, grid: np.ndarray, target_of: Callable[[Any], Any]) -> list[float]:

@@ -212,7 +212,8 @@ def _far_sign(job: jobs._Job, far: sympy.Expr, var: sympy.Symbol, point: sympy.E
         for arg in inside:
             arg_sign = job.ctx.sign(arg)
             if arg_sign is None or arg_sign >= 0:
-                job.ctx.add(sympy.StrictGreaterThan(arg, 0), f"{sympy.sstr(arg)} > 0 (at 0 the regimes do not depend on {var})")
+                job.ctx.add(sympy.StrictGreaterThan(arg, 0), f"{sympy.sstr(arg)} > 0 (at 0 the regimes do not depend on {var}: "
+                                               "the limit there is a case of its own where it differs)")
         sign = job.ctx.sign(coefficient)
     return None if sign is None else sign * direction
 
@@ -299,6 +300,17 @@ def _drop_dominated(job: jobs._Job, expr: sympy.Expr) -> sympy.Expr:
     return pruned
 
 
+def _tidy(ctx: signs.SignReasoner, value: sympy.Expr) -> sympy.Expr:
+    """``value`` simplified under the assumptions; a Piecewise of cases at the end of a declared range
+    (:func:`limit_cases.split_zero_inputs`) branch by branch, its conditions kept: an assumption such
+    as ``x > 0``, made for the limit at positive ``x`` (:func:`_far_sign`), must not decide the case
+    ``Eq(x, 0)`` away."""
+    if isinstance(value, sympy.Piecewise) and any(c.has(sympy.Eq) for _, c in value.args):
+        return sympy.Piecewise(*[(_tidy(ctx, e), c) for e, c in value.args])
+    back = ctx.back(forms.nice(value.xreplace(ctx.forward))) if ctx.forward else value
+    return ctx.nice(back)
+
+
 def _parse_to(job: jobs._Job, to: Any) -> sympy.Expr:
     if isinstance(to, sympy.Basic):
         return to
@@ -325,6 +337,9 @@ def _take(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.E
     assert job.ctx is not None
     ctx, model = job.ctx, job.model
     finite = not point.has(sympy.oo, -sympy.oo, sympy.zoo)
+    if symbol not in expr.free_symbols:  # e.g. a case with the variable's only coefficient put at 0
+        job.step("limit", expr, f"{sympy.sstr(expr)} does not depend on {var}: it is its own limit")
+        return expr
     lifted = _lift(ctx, expr)
     if lifted != expr:
         job.step("lift Min/Max", lifted, "sums and factors of known sign moved inside Min/Max (x*Min(a,b) = Min(x*a, x*b) for x > 0)")
@@ -389,8 +404,7 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
         value = limit_cases.split_zero_inputs(job, value, expr, point, symbol,
                                               lambda j, e, p: _take(j, e, symbol, p, direction, var))
     value = _drop_dominated(job, value)
-    back = ctx.back(forms.nice(value.xreplace(ctx.forward))) if ctx.forward else value
-    result = ctx.nice(back)
+    result = _tidy(ctx, value)
     if result != value:
         job.step("simplify", result, "using the given assumptions")
     unit = ""

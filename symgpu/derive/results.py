@@ -189,8 +189,24 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
         except errors.DomainError:  # outside a valid_when domain the model gives no value: no boundary there
             continue
         except errors.EvaluationError:  # the point lacks an input the regimes need (not the boundary): not decided here
-            kept.append(candidate)
+            if name is None or not _undefined_beside(model, name, preset, sides):
+                kept.append(candidate)
     return tuple(kept)
+
+
+def _undefined_beside(model: Model, name: str, preset: str | None, sides: Sequence[Mapping[str, Any]]) -> bool:
+    """Does the quantity, every input given, have no value (NaN: ``0/0`` where an input is 0) on a side
+    of a candidate boundary? Then no regime holds there and the named regimes do not switch: Hong &
+    Kim's ``CWP_full = (Mem_cycles + Comp_cycles)/Comp_cycles`` at ``Uncoal_Mem_insts = 0`` when it is
+    the only instruction count, the low end of its range."""
+    for side in sides:
+        try:
+            value = float(evaluator.evaluate(model, name, preset=preset, values=side).magnitude)
+        except (errors.SymgpuError, TypeError, ValueError):
+            return False  # a missing input: not decided here
+        if math.isnan(value):
+            return True
+    return False
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,28 @@ def flat_only(job: jobs._Job, flats: Sequence[dict[str, Any]], relation: sympy.B
     return job.finish(holds, job.model.unit_text(var.name), used=[relation])
 
 
+def vanishing_slope(job: jobs._Job, regime: regime_split.Regime, side: sympy.Expr, var: sympy.Symbol,
+                    domain: Sequence[sympy.Basic]) -> dict[str, Any] | None:
+    """A regime whose value is linear in ``var``, ``slope*var + rest``, with a slope not proved
+    nonzero: where the slope is 0 the value does not depend on ``var`` (Baghsorkhi's warp latency in
+    its latency regime at ``n = 2``: ``alpha*(2 - n)/n``), and where ``side`` is then its value the
+    relation holds on the whole regime, a range of roots that the regime's root (a quotient by the
+    slope) does not give. Its flat-regime record (``equal``: slope 0 and equal sides), recorded as
+    a step; None where the value is not linear in ``var`` or its slope is proved nonzero."""
+    assert job.ctx is not None
+    slope = sympy.diff(regime.expression - side, var)
+    if slope.is_number or var in slope.free_symbols or job.ctx.sign(slope) in (1, -1):
+        return None  # not linear in var, or a slope that is never 0
+    slope = sympy.factor(sympy.together(slope))
+    equal = sympy.And(sympy.Eq(slope, 0), sympy.Eq(side, sympy.cancel(regime.expression - slope*var)))  # the value at slope 0
+    if equal is sympy.false:
+        return None
+    job.step(f"flat regime {regime.name} where its slope is 0", equal,
+             f"in regime {regime.name} the value is linear in {var} with slope {sympy.sstr(slope)}: where that is 0 and the sides "
+             f"are equal, every {var} of the regime is a root (the relation holds on a range)")
+    return {"regime": f"{regime.name} (slope 0)", "equal": equal, "when": sympy.And(*regime.conditions, *domain)}
+
+
 def solution_set(job: jobs._Job, identities: Sequence[regime_split.Regime], var: sympy.Symbol,
                  relation: sympy.Basic, domain: Sequence[sympy.Basic]) -> Derivation:
     """The relation holds on whole regimes (no isolated root): the result is the range of

@@ -109,6 +109,9 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
                          f"in regime {regime.name} the value does not depend on {var}: where this holds, every {var} of the "
                          "regime is a root (the relation holds on a range)")
                 continue
+            vanishing = solve_ranges.vanishing_slope(job, regime, side, var, domain)
+            if vanishing is not None:
+                flats.append(vanishing)
             eq = sympy.Eq(side, regime.expression)
             for root in jobs._solve_for(job, eq, var, f"regime {regime.name}"):
                 conds = ctx.tidy_unless_refuted(c.relational.xreplace({var: root}) for c in regime.raw)

@@ -1,0 +1,147 @@
+"""Issue 25, the last limit, solve and boundary disagreements of the differential tester (seed 1,
+10,000 questions): answers at points where an input makes the closed form degenerate.
+
+* a limit whose IEEE values along ``bytes_per_inst -> 0`` lose their digits to cancellation: the
+  engine is right, the tester's oracle now decides in exact arithmetic (still the evaluate path);
+* a limit at ``gmem2_insts = 0``, the end of its declared-nonnegative range, where the term that
+  grows with ``gmem2_cpi`` vanishes: a case of its own;
+* a solve where a regime's slope in the unknown is 0 at the point (``n = 2``): a range of roots;
+* a boundary candidate where the quantity has no value (``0/0``) on one side: no switch there.
+
+Every expected value is brute force on the evaluate path (``Model.evaluate``, its exact mode, the
+tester's oracle) or arithmetic written here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+import symgpu
+from symgpu import derive, errors
+from symgpu.derive import certify
+from symgpu.derive.certify_path import Asked
+from symgpu.evaluate import active, evaluator
+
+import differential_checks as checks
+import differential_oracle as oracle
+from differential_questions import Point, Question
+
+
+def _point(preset: str | None, values: dict[str, float]) -> Point:
+    return Point(preset, tuple(sorted(values.items())))
+
+
+# ================================================================== limit: cancellation in IEEE arithmetic
+H100_AT = {"alpha": 1.0, "n": 16.0}
+
+
+def test_the_latency_root_tends_to_its_limit_in_exact_arithmetic_where_ieee_values_drift_away():
+    model = symgpu.load("volkov_2016_h100")
+    answer = float(derive.evaluate_result(model, model.limit("x_latency_root", "bytes_per_inst", "0"), "maxwell", **H100_AT).magnitude)
+    exact = [float(evaluator.exact(model, "x_latency_root", preset="maxwell", values={**H100_AT, "bytes_per_inst": 10.0 ** -k}).evalf(30))
+             for k in (10, 15, 20)]
+    ieee = float(model.evaluate("x_latency_root", "maxwell", values={**H100_AT, "bytes_per_inst": 1e-14}).magnitude)
+    assert exact == pytest.approx([answer] * 3, rel=1e-9)
+    assert abs(ieee - answer) > 1e-3 * answer  # why the oracle needs the exact mode: the IEEE sequence drifts
+
+
+def test_the_tester_agrees_with_the_latency_root_limit_by_exact_arithmetic():
+    question = Question("limit", "volkov_2016_h100", "x_latency_root", "bytes_per_inst", _point("maxwell", H100_AT), to="0")
+    verdict = checks.judge(question, limit=0)
+    assert verdict.outcome == "agree", verdict.line()
+    assert "exactly along" in verdict.brute
+
+
+# ================================================================== limit: a nonnegative input at 0
+WARP_AT = {"cuda_cpi": 0.25, "cuda_insts": 100.0, "dual_issues": 5.0, "gmem2_insts": 0.0, "gmem_cpi": 12.3, "gmem_insts": 5.0,
+           "inst_latency": 6.0, "insts_in_execution": 3.0, "issue_cpi": 0.25, "n": 8.0, "reissues": 15.0, "sfu_cpi": 1.0,
+           "sfu_insts": 5.0, "single_issues": 125.0, "smem2_cpi": 2.0, "smem2_insts": 10.0, "smem_cpi": 1.0, "smem_insts": 10.0,
+           "warp_latency": 544.0}
+
+
+@pytest.fixture(scope="module")
+def warp_limit() -> tuple[symgpu.Model, derive.Derivation]:
+    model = symgpu.load("volkov_2016")
+    return model, model.limit("warp_throughput", "gmem2_cpi", "oo")
+
+
+def test_warp_throughput_without_gmem2_loads_keeps_its_value_as_gmem2_cpi_grows(warp_limit):
+    model, limit = warp_limit
+    # Min(n/warp_latency, 1/Max(25, 36.25, 5, 12.3*5 + 0, 30)) = Min(8/544, 1/61.5)
+    by_hand = min(8.0 / 544.0, 1.0 / max(0.25 * 100, 0.25 * (5 + 15 + 125), 1.0 * 5, 12.3 * 5, 2.0 * 10 + 1.0 * 10))
+    far = model.evaluate("warp_throughput", values={**WARP_AT, "gmem2_cpi": np.array([1e3, 1e9, 1e15])}).magnitude
+    assert far == pytest.approx([by_hand] * 3, rel=1e-12)
+    assert float(derive.evaluate_result(model, limit, None, **WARP_AT).magnitude) == pytest.approx(by_hand, rel=1e-12)
+
+
+def test_warp_throughput_with_gmem2_loads_tends_to_zero_as_gmem2_cpi_grows(warp_limit):
+    model, limit = warp_limit
+    at = {**WARP_AT, "gmem2_insts": 3.0}
+    far = model.evaluate("warp_throughput", values={**at, "gmem2_cpi": np.array([1e6, 1e9, 1e12])}).magnitude
+    assert np.all(np.diff(far) < 0) and far[-1] < 1e-12  # 1/(3*gmem2_cpi + 61.5) -> 0
+    assert float(derive.evaluate_result(model, limit, None, **at).magnitude) == 0.0
+
+
+# ================================================================== solve: a slope that is 0 at the point
+BAGH_AT = {"alpha": 11.0, "n": 2.0}
+
+
+@pytest.fixture(scope="module")
+def flat_solve() -> tuple[symgpu.Model, derive.Derivation]:
+    model = symgpu.load("prior_baghsorkhi")
+    return model, model.solve("Warp_latency", for_="alu_lat", target=440.0, preset="g80", values=BAGH_AT)
+
+
+def test_warp_latency_at_two_warps_is_440_on_the_whole_range_the_answer_gives(flat_solve):
+    model, d = flat_solve
+    # at n = 2: 11*alu + Max(4 + Max(0, 33 - 11*alu), 444 - (11*alu + 4)) = 440 while 440 - 11*alu >= 4, alu = alu_lat/2 >= 4:
+    # every alu_lat up to 2*436/11
+    top = 2 * 436 / 11
+    xs = np.linspace(0.05, 1.2 * top, 400)
+    ys = model.evaluate("Warp_latency", "g80", values={**BAGH_AT, "alu_lat": xs}).magnitude
+    holds = np.abs(ys - 440.0) <= 1e-9 * 440.0
+    assert np.array_equal(holds, xs <= top)
+    ranges = derive.applying_ranges(model, d, "g80", {**BAGH_AT, "Warp_latency": 440.0})
+    claimed = [any(active.condition_holds(model, f["when"], "g80", {**BAGH_AT, "Warp_latency": 440.0, "alu_lat": x})[0] for f in ranges)
+               for x in xs]
+    assert np.array_equal(np.array(claimed), holds)
+
+
+def test_the_tester_agrees_with_the_range_of_roots_at_two_warps():
+    question = Question("solve", "prior_baghsorkhi", "Warp_latency", "alu_lat", _point("g80", BAGH_AT), target=440.0, numeric_target=True)
+    verdict = checks.judge(question, limit=0)
+    assert verdict.outcome == "agree", verdict.line()
+
+
+def test_a_solve_that_leaves_out_a_range_of_roots_is_refused_by_its_certificate(flat_solve):
+    model, d = flat_solve
+    centre = 20.0  # alu_lat at preset g80
+    xs = oracle.grid(model, "alu_lat", centre)
+    _, plateaus = oracle.roots(model, "Warp_latency", _point("g80", BAGH_AT), "alu_lat", 440.0, xs,
+                               oracle.evaluate_on(model, "Warp_latency", _point("g80", BAGH_AT), "alu_lat", xs))
+    assert plateaus and plateaus[0].high > 8.0  # the range reaches past the throughput regime (alu_lat <= n/alu_thru = 8)
+    without = dataclasses.replace(d, certificate=None, extra=tuple(
+        (k, [f for f in v if "slope" not in f["regime"]]) if k == "ranges" else (k, v) for k, v in d.extra))
+    asked = Asked("solve", "Warp_latency", "alu_lat", "g80", tuple(BAGH_AT.items()), target=440.0)
+    with pytest.raises(errors.CertificateError, match=r"holds on a range of alu_lat .* neither the answer's roots nor its ranges"):
+        certify.certify(model, without, asked)
+
+
+# ================================================================== boundary: no value on one side
+HONG_AT = {"Active_blocks_per_SM": 5.0, "Coal_Mem_insts": 0.0, "Comp_insts": 0.0, "Departure_del_uncoal": 10.0, "Mem_LD": 420.0,
+           "Threads_per_block": 128.0, "Uncoal_per_mw": 32.0}
+
+
+def test_cwp_has_no_boundary_where_it_is_undefined_at_zero_uncoalesced_loads():
+    model = symgpu.load("hong_kim_2009_intended")
+    d = model.boundary("CWP", between=("computation_bound", "warp_bound"), for_="Uncoal_Mem_insts")
+    # only uncoalesced loads: CWP_full = (730*U + 4*U)/(4*U) = 183.5 > N = 5*128/32 = 20 for every U > 0, 0/0 at U = 0
+    assert math.isnan(float(model.evaluate("CWP", values={**HONG_AT, "Uncoal_Mem_insts": 0.0}).magnitude))
+    point = _point(None, {**HONG_AT, "Uncoal_Mem_insts": 10.0})
+    xs = oracle.grid(model, "Uncoal_Mem_insts", 10.0)
+    assert set(oracle.regime_labels(model, "CWP", point, "Uncoal_Mem_insts", xs[xs > 0])) == {"warp_bound"}
+    assert derive.applying_boundaries(model, d, None, HONG_AT) == ()
