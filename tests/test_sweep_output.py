@@ -57,9 +57,10 @@ def test_parquet_carries_units_and_the_sweep_description(hk: symgpu.api.Model, t
     assert table.regime is not None and (table.regime == memory.regime_names()).all()
 
 
-def test_interrupted_write_leaves_no_file_and_keeps_the_old_one(hk: symgpu.api.Model, tmp_path: Path) -> None:
+@pytest.mark.parametrize("fmt", ["csv", pytest.param("parquet", marks=needs_pyarrow)])
+def test_interrupted_write_leaves_no_file_and_keeps_the_old_one(hk: symgpu.api.Model, tmp_path: Path, fmt: str) -> None:
     plan = build_plan(hk, ["Exec_cycles_app"], preset=PRESET, grid=GRID)
-    target = tmp_path / "s.csv"
+    target = tmp_path / f"s.{fmt}"
     target.write_text("old\n")
 
     def interrupted() -> "list[Chunk]":
@@ -69,9 +70,52 @@ def test_interrupted_write_leaves_no_file_and_keeps_the_old_one(hk: symgpu.api.M
             yield chunk
 
     with pytest.raises(KeyboardInterrupt):
-        writers.write_chunks(plan, interrupted(), target, "csv")
+        writers.write_chunks(plan, interrupted(), target, fmt)
     assert target.read_text() == "old\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.csv"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"s.{fmt}"]
+
+
+@needs_pyarrow
+def test_parquet_regime_column_is_a_dictionary_of_labels_with_nulls_where_no_regime_applies() -> None:
+    column = writers.regime_array(np.array([1, -1, 0, 1], dtype=np.int16), ("latency_bound", "memory_bound"))
+    assert column.to_pylist() == ["memory_bound", None, "latency_bound", "memory_bound"]
+    whole = writers.regime_array(np.array([1, 0], dtype=np.int16), ("latency_bound", "memory_bound"))
+    assert whole.null_count == 0 and whole.to_pylist() == ["memory_bound", "latency_bound"]
+
+
+@needs_pyarrow
+def test_parquet_regime_column_reads_as_names_and_is_counted_like_the_sweep_in_memory(hk: symgpu.api.Model, tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    plan = build_plan(hk, ["Exec_cycles_app"], preset=PRESET, grid=GRID)
+    summary = writers.write(plan, tmp_path / "s.parquet", chunk_size=7)
+    memory = sweep(hk, "Exec_cycles_app", preset=PRESET, grid=GRID)
+    names = list(memory.regime_names())
+    assert pq.read_table(tmp_path / "s.parquet").column("regime").to_pylist() == names
+    assert dict(summary.regimes) == {label: names.count(label) for label in set(names)}
+
+
+@needs_pyarrow
+def test_parquet_regime_column_reads_as_names_in_pandas(hk: symgpu.api.Model, tmp_path: Path) -> None:
+    pytest.importorskip("pandas")
+    import pyarrow.parquet as pq
+
+    writers.write(build_plan(hk, ["Exec_cycles_app"], preset=PRESET, grid=GRID), tmp_path / "s.parquet", chunk_size=7)
+    frame = pq.read_table(tmp_path / "s.parquet").to_pandas()
+    assert list(frame["regime"].astype(str)) == list(sweep(hk, "Exec_cycles_app", preset=PRESET, grid=GRID).regime_names())
+
+
+@needs_pyarrow
+def test_parquet_keeps_statistics_for_number_columns_only(hk: symgpu.api.Model, tmp_path: Path) -> None:
+    import pyarrow.parquet as pq
+
+    plan = build_plan(hk, ["Exec_cycles_app"], preset=PRESET, grid=GRID)
+    writers.write(plan, tmp_path / "s.parquet", chunk_size=40)
+    meta = pq.ParquetFile(tmp_path / "s.parquet").metadata
+    for group in range(meta.num_row_groups):
+        kept = {meta.row_group(group).column(i).path_in_schema: meta.row_group(group).column(i).statistics is not None
+                for i in range(meta.num_columns)}
+        assert kept == {"Active_blocks_per_SM": True, "Mem_LD": True, "Exec_cycles_app": True, "regime": False}
 
 
 def test_unknown_suffix_is_refused() -> None:
