@@ -163,3 +163,17 @@ def test_cli_bad_grid_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Capt
     assert code == 2
     assert err == "symgpu: error: --grid 'Mem_LD=9:1': STOP is smaller than START\n"
     assert not (tmp_path / "s.csv").exists()
+
+
+@pytest.mark.parametrize("labels", [3, 40])  # counted label by label, and by bincount
+def test_regime_counts_are_those_of_a_count_by_hand(labels: int) -> None:
+    codes = np.random.default_rng(labels).integers(-1, labels, 5000).astype(np.int16)
+    expected = [sum(1 for c in codes.tolist() if c == k) for k in range(labels)] + [sum(1 for c in codes.tolist() if c == -1)]
+    assert writers.code_counts(codes, labels + 1).tolist() == expected
+    assert writers.code_counts(np.abs(codes), labels + 1).tolist()[-1] == 0
+
+
+@needs_pyarrow
+def test_a_regime_code_outside_the_labels_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"^regime codes -1\.\.2 outside -1\.\.1$"):
+        writers.regime_array(np.array([0, -1, 2], dtype=np.int16), ("a", "b"))

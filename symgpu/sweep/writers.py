@@ -94,11 +94,20 @@ def arrow_table(plan: SweepPlan, chunk: Chunk, schema: Any) -> Any:
 
 def regime_array(codes: np.ndarray, labels: tuple[str, ...]) -> Any:
     """The regime column of one chunk: a dictionary array built from the codes themselves (no
-    label text per point, nothing for pyarrow to re-encode); code -1 (no regime) is null."""
+    label text per point, nothing for pyarrow to re-encode); code -1 (no regime) is null.
+
+    Raises:
+        ValueError: a code is not -1 or the index of a label (a bug: the codes come from
+            :func:`symgpu.sweep.regimes.decide`).
+    """
     pa, _ = pyarrow_modules()
-    # NOTE: the mask (a pass and a bitmap) only where some point has no regime
-    mask = codes < 0 if codes.size and codes.min() < 0 else None
-    return pa.DictionaryArray.from_arrays(pa.array(codes, type=pa.int16(), mask=mask), pa.array(list(labels), type=pa.string()))
+    low, high = (int(codes.min()), int(codes.max())) if codes.size else (0, 0)
+    if low < -1 or high >= len(labels):
+        raise ValueError(f"regime codes {low}..{high} outside -1..{len(labels) - 1}")
+    # NOTE: the range is checked above in two cheap passes, so pyarrow's own per-index check is
+    # skipped (safe=False); the mask (a pass and a bitmap) only where some point has no regime
+    indices = pa.array(codes, type=pa.int16(), mask=codes < 0 if low < 0 else None)
+    return pa.DictionaryArray.from_arrays(indices, pa.array(list(labels), type=pa.string()), safe=False)
 
 
 def parquet_options(plan: SweepPlan) -> dict[str, Any]:
@@ -182,7 +191,7 @@ def write_chunks(plan: SweepPlan, chunks: Iterable[Chunk], path: str | os.PathLi
                     later.submit(arrow_table(plan, chunk, schema))
                     points, outside = points + chunk.stop - chunk.start, outside + chunk.outside
                     if chunk.regime is not None:
-                        counts += _counts(chunk.regime, counts.size)
+                        counts += code_counts(chunk.regime, counts.size)
         else:
             with open(temp, "w", encoding="utf-8", newline="") as stream:
                 stream.write(csv_header(plan))
@@ -191,15 +200,22 @@ def write_chunks(plan: SweepPlan, chunks: Iterable[Chunk], path: str | os.PathLi
                     stream.writelines(csv_blocks(plan, chunk))
                     points, outside = points + chunk.stop - chunk.start, outside + chunk.outside
                     if chunk.regime is not None:
-                        counts += _counts(chunk.regime, counts.size)
+                        counts += code_counts(chunk.regime, counts.size)
     return points, outside, counts
 
 
-def _counts(codes: np.ndarray, size: int) -> np.ndarray:
+def code_counts(codes: np.ndarray, size: int) -> np.ndarray:
     """How many points of each regime (the labels' order, then "none", code -1) ``codes`` hold."""
-    if codes.size and codes.min() >= 0:  # NOTE: no shifted copy of the codes where every point has a regime
+    if size <= _FEW_LABELS:  # NOTE: one vectorised comparison per label beats bincount's cast to intp
+        found = [np.count_nonzero(codes == code) for code in range(size - 1)]
+        return np.array(found + [codes.size - sum(found)], dtype=np.int64)
+    if codes.size and codes.min() >= 0:  # no shifted copy of the codes where every point has a regime
         return np.bincount(codes, minlength=size)
     return np.bincount(codes + 1, minlength=size)[np.r_[1:size, 0]]
+
+
+#: up to this many regimes (and "none") are counted label by label
+_FEW_LABELS = 9
 
 
 def regime_counts(plan: SweepPlan, counts: np.ndarray) -> tuple[tuple[str, int], ...]:
