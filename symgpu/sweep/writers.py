@@ -1,7 +1,8 @@
-"""Writing a sweep: Parquet (pyarrow; units in the field and schema metadata) or CSV (units in
-the headers, ``n [warp/SM]``), chunk by chunk, to a temporary file renamed into place at the
-end — an interrupted sweep (Ctrl-C, SIGTERM) leaves no half-written file, and the next run
-removes the temporary file of a killed one."""
+"""Writing a sweep: Parquet (pyarrow, zstd, encoded on a thread of its own while the next chunk
+is computed; units in the field and schema metadata; the regime a dictionary column built from
+its codes) or CSV (units in the headers, ``n [warp/SM]``), chunk by chunk, to a temporary file
+renamed into place at the end — an interrupted sweep (Ctrl-C, SIGTERM) leaves no half-written
+file, and the next run removes the temporary file of a killed one."""
 
 from __future__ import annotations
 
