@@ -177,3 +177,35 @@ def test_regime_counts_are_those_of_a_count_by_hand(labels: int) -> None:
 def test_a_regime_code_outside_the_labels_is_refused() -> None:
     with pytest.raises(ValueError, match=r"^regime codes -1\.\.2 outside -1\.\.1$"):
         writers.regime_array(np.array([0, -1, 2], dtype=np.int16), ("a", "b"))
+
+
+def _sweep_file(path: Path, regime) -> Path:  # type: ignore[no-untyped-def]
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    metadata = {writers.METADATA_KEY: json.dumps({"units": {"n": "1"}}).encode()}
+    table = pa.table({"n": pa.array([1.0, 2.0, 3.0]), "regime": regime}).replace_schema_metadata(metadata)
+    pq.write_table(table, path)
+    return path
+
+
+@needs_pyarrow
+@pytest.mark.parametrize("kind", ["dictionary", "text"])
+def test_reading_a_regime_column_gives_its_labels_and_empty_text_for_nulls(tmp_path: Path, kind: str) -> None:
+    import pyarrow as pa
+
+    labels = ["b_bound", None, "a_bound"]
+    column = pa.array(labels).dictionary_encode() if kind == "dictionary" else pa.array(labels)
+    table = readers.read(_sweep_file(tmp_path / "s.parquet", column))
+    assert table.regime is not None and table.regime.tolist() == ["b_bound", "", "a_bound"]
+
+
+@needs_pyarrow
+def test_reading_a_folder_whose_parts_have_different_dictionaries_gives_each_points_label(tmp_path: Path) -> None:
+    import pyarrow as pa
+
+    (tmp_path / "parts").mkdir()
+    _sweep_file(tmp_path / "parts" / "part-000000.parquet", pa.array(["x", "y", "x"]).dictionary_encode())
+    _sweep_file(tmp_path / "parts" / "part-000001.parquet", pa.array(["z", None, "y"]).dictionary_encode())
+    table = readers.read(tmp_path / "parts")
+    assert table.regime is not None and table.regime.tolist() == ["x", "y", "x", "z", "", "y"]
