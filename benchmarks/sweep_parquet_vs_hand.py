@@ -38,7 +38,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -101,12 +103,35 @@ def cpu_of_children() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def regime_codes(column: object, names: list[str]) -> np.ndarray:
-    """A dictionary column of regime labels as each point's index in ``names`` (-1: null), by
-    its codes: no Python string per point (10^8 of them would take gigabytes)."""
-    whole = column.unify_dictionaries().combine_chunks()  # type: ignore[attr-defined]
-    lookup = np.array([names.index(label) for label in whole.dictionary.to_pylist()] + [-1], dtype=np.int16)
-    return lookup[whole.indices.fill_null(-1).to_numpy(zero_copy_only=False)]  # type: ignore[no-any-return]
+def batches(pq: Any, path: Path, column: str) -> Iterator[Any]:
+    """One column of a Parquet file, batch by batch (the files are checked without reading
+    them whole: 10^8 points are gigabytes)."""
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=1 << 20, columns=[column]):
+        yield batch.column(0)
+
+
+def aligned(first: Iterator[Any], second: Iterator[Any]) -> Iterator[tuple[Any, Any]]:
+    """The two streams of arrays in pieces of equal length; an error where one ends first."""
+    a = b = None
+    while True:
+        if a is None or len(a) == 0:
+            a = next(first, None)
+        if b is None or len(b) == 0:
+            b = next(second, None)
+        if a is None or b is None:
+            if a is not None or b is not None:
+                raise SystemExit("the files hold different numbers of points")
+            return
+        size = min(len(a), len(b))
+        yield a.slice(0, size), b.slice(0, size)
+        a, b = a.slice(size), b.slice(size)
+
+
+def regime_codes(column: Any, names: list[str]) -> np.ndarray:
+    """A dictionary array of regime labels as each point's index in ``names`` (-1: null), by
+    its codes: no Python string per point."""
+    lookup = np.array([names.index(label) for label in column.dictionary.to_pylist()] + [-1], dtype=np.int16)
+    return lookup[column.indices.fill_null(-1).to_numpy(zero_copy_only=False)]  # type: ignore[no-any-return]
 
 
 def main() -> None:
@@ -135,17 +160,15 @@ def main() -> None:
         subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL)
     import pyarrow.parquet as pq  # noqa: PLC0415 - after the children ran, to check their files
 
-    expected = pq.read_table(folder / "hand.parquet", columns=["memory_throughput"]).column(0).to_numpy()
     names = ["latency_bound", "memory_bound", "alu_bound", "issue_bound"]
-    codes = regime_codes(pq.read_table(folder / "hand_regime.parquet", columns=["regime"]).column(0), names)
     for name in ("hand_regime", "plain", "regime", "numba"):
         if (folder / f"{name}.parquet").exists():
-            got = pq.read_table(folder / f"{name}.parquet", columns=["memory_throughput"]).column(0).to_numpy()
-            np.testing.assert_allclose(got, expected, rtol=1e-12, err_msg=name)
-            del got
-            if name != "plain" and not np.array_equal(regime_codes(pq.read_table(folder / f"{name}.parquet", columns=["regime"]).column(0), names), codes):
-                raise SystemExit(f"{name}: the regime column differs from the hand-written one")
-    del expected, codes
+            for a, b in aligned(batches(pq, folder / "hand.parquet", "memory_throughput"), batches(pq, folder / f"{name}.parquet", "memory_throughput")):
+                np.testing.assert_allclose(b.to_numpy(), a.to_numpy(), rtol=1e-12, err_msg=name)
+            if name != "plain":
+                for a, b in aligned(batches(pq, folder / "hand_regime.parquet", "regime"), batches(pq, folder / f"{name}.parquet", "regime")):
+                    if not np.array_equal(regime_codes(a, names), regime_codes(b, names)):
+                        raise SystemExit(f"{name}: the regime column differs from the hand-written one")
     times: dict[str, list[float]] = {k: [] for k in commands}
     cpu: dict[str, list[float]] = {k: [] for k in commands}
     source, target = np.random.default_rng(0).random(size), np.empty(size)
