@@ -28,7 +28,7 @@ from symgpu.sweep.grid import Axis, Grid
 from symgpu.sweep.plan import SweepPlan, build_plan
 from symgpu.sweep.run import DEFAULT_CHUNK, compile_plan, evaluate_chunk, progress_bar
 from symgpu.sweep import backends
-from symgpu.sweep.writers import WriteSummary, arrow_schema, arrow_table, pyarrow_modules, regime_counts
+from symgpu.sweep.writers import WriteSummary, arrow_schema, arrow_table, parquet_options, pyarrow_modules, regime_counts
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ def write_part(request: PartRequest, index: int, start: int, stop: int, folder: 
     schema = arrow_schema(plan)
     final = os.path.join(folder, f"part-{index:06d}.parquet")
     temp = final + ".tmp"
-    pq.write_table(arrow_table(plan, chunk, schema), temp, compression="zstd")
+    pq.write_table(arrow_table(plan, chunk, schema), temp, **parquet_options(plan))
     os.replace(temp, final)
     counts = np.zeros(len(plan.regime.labels) + 1 if plan.regime else 1, dtype=np.int64)
     if chunk.regime is not None:

@@ -109,10 +109,21 @@ def _read_parquet(source: Path) -> SweepTable:
                 raise errors.UsageError(f"{str(source)!r}: column {ascii(name)[:80]} is not numeric ({table.column(name).type}); "
                                         "not a sweep symgpu wrote")
             columns[name] = table.column(name).to_numpy()
-    regime = None
-    if REGIME in table.column_names:
-        regime = np.array([v if v is not None else "" for v in table.column(REGIME).to_pylist()], dtype=object)
+    regime = _labels(table.column(REGIME)) if REGIME in table.column_names else None
     return SweepTable(columns, {n: metadata["units"].get(n, "") for n in columns}, regime, metadata)
+
+
+def _labels(column: Any) -> np.ndarray:
+    """The regime column as an object array of labels (``""`` where none applies): a dictionary
+    column (as symgpu writes it) by its codes, without a Python object per point; any other
+    column value by value."""
+    pa, _ = pyarrow_modules()
+    if not pa.types.is_dictionary(column.type):
+        return np.array([v if v is not None else "" for v in column.to_pylist()], dtype=object)
+    whole = column.unify_dictionaries().combine_chunks()  # the parts of a folder share one dictionary
+    labels = np.array([v if v is not None else "" for v in whole.dictionary.to_pylist()] + [""], dtype=object)
+    codes = whole.indices.fill_null(-1).to_numpy(zero_copy_only=False)  # -1: the last label, ""
+    return labels[codes]  # type: ignore[no-any-return]
 
 
 def _read_csv(source: Path) -> SweepTable:

@@ -1,7 +1,8 @@
-"""Writing a sweep: Parquet (pyarrow; units in the field and schema metadata) or CSV (units in
-the headers, ``n [warp/SM]``), chunk by chunk, to a temporary file renamed into place at the
-end — an interrupted sweep (Ctrl-C, SIGTERM) leaves no half-written file, and the next run
-removes the temporary file of a killed one."""
+"""Writing a sweep: Parquet (pyarrow, zstd, encoded on a thread of its own while the next chunk
+is computed; units in the field and schema metadata; the regime a dictionary column built from
+its codes) or CSV (units in the headers, ``n [warp/SM]``), chunk by chunk, to a temporary file
+renamed into place at the end — an interrupted sweep (Ctrl-C, SIGTERM) leaves no half-written
+file, and the next run removes the temporary file of a killed one."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from symgpu import errors, leftovers, textfiles
+from symgpu.sweep import background
 from symgpu.sweep.plan import REGIME, SweepPlan
 from symgpu.sweep.run import DEFAULT_CHUNK, Chunk, iter_chunks
 
@@ -85,11 +87,36 @@ def arrow_table(plan: SweepPlan, chunk: Chunk, schema: Any) -> Any:
     for column in plan.columns():
         if column.kind == "regime":
             assert chunk.regime is not None and plan.regime is not None
-            indices = pa.array(chunk.regime, type=pa.int16(), mask=chunk.regime < 0)
-            arrays.append(pa.DictionaryArray.from_arrays(indices, pa.array(list(plan.regime.labels), type=pa.string())))
+            arrays.append(regime_array(chunk.regime, plan.regime.labels))
         else:
             arrays.append(pa.array(chunk.columns[column.name], type=pa.float64()))
     return pa.Table.from_arrays(arrays, schema=schema)
+
+
+def regime_array(codes: np.ndarray, labels: tuple[str, ...]) -> Any:
+    """The regime column of one chunk: a dictionary array built from the codes themselves (no
+    label text per point, nothing for pyarrow to re-encode); code -1 (no regime) is null.
+
+    Raises:
+        ValueError: a code is not -1 or the index of a label (a bug: the codes come from
+            :func:`symgpu.sweep.regimes.decide`).
+    """
+    pa, _ = pyarrow_modules()
+    low, high = (int(codes.min()), int(codes.max())) if codes.size else (0, 0)
+    if low < -1 or high >= len(labels):
+        raise ValueError(f"regime codes {low}..{high} outside -1..{len(labels) - 1}")
+    # NOTE: the range is checked above in two cheap passes, so pyarrow's own per-index check is
+    # skipped (safe=False); the mask (a pass and a bitmap) only where some point has no regime
+    indices = pa.array(codes, type=pa.int16(), mask=codes < 0 if low < 0 else None)
+    return pa.DictionaryArray.from_arrays(indices, pa.array(list(labels), type=pa.string()), safe=False)
+
+
+def parquet_options(plan: SweepPlan) -> dict[str, Any]:
+    """The options every Parquet file of a sweep is written with: zstd, and min/max statistics
+    for the number columns only. NOTE: the statistics of a dictionary column of labels cost
+    pyarrow more than encoding the column (twice as much, measured) and say only which label
+    sorts first; readers find the labels in the dictionary."""
+    return {"compression": "zstd", "write_statistics": [c.name for c in plan.columns() if c.kind != "regime"]}
 
 
 #: rows formatted at a time when writing CSV: each block's text is a few hundred KiB, so no
@@ -156,13 +183,16 @@ def write_chunks(plan: SweepPlan, chunks: Iterable[Chunk], path: str | os.PathLi
         if fmt == "parquet":
             _, pq = pyarrow_modules()
             schema = arrow_schema(plan)
-            with pq.ParquetWriter(str(temp), schema, compression="zstd") as writer:
+            # NOTE: the writer encodes and compresses chunk k on a thread of its own (pyarrow
+            # releases the GIL) while this thread computes chunk k + 1
+            with pq.ParquetWriter(str(temp), schema, **parquet_options(plan)) as writer, \
+                    background.Background(writer.write_table) as later:
                 for chunk in chunks:
                     leftovers.raise_pending()
-                    writer.write_table(arrow_table(plan, chunk, schema))
+                    later.submit(arrow_table(plan, chunk, schema))
                     points, outside = points + chunk.stop - chunk.start, outside + chunk.outside
                     if chunk.regime is not None:
-                        counts += np.bincount(chunk.regime + 1, minlength=counts.size)[np.r_[1:counts.size, 0]]
+                        counts += code_counts(chunk.regime, counts.size)
         else:
             with open(temp, "w", encoding="utf-8", newline="") as stream:
                 stream.write(csv_header(plan))
@@ -171,8 +201,22 @@ def write_chunks(plan: SweepPlan, chunks: Iterable[Chunk], path: str | os.PathLi
                     stream.writelines(csv_blocks(plan, chunk))
                     points, outside = points + chunk.stop - chunk.start, outside + chunk.outside
                     if chunk.regime is not None:
-                        counts += np.bincount(chunk.regime + 1, minlength=counts.size)[np.r_[1:counts.size, 0]]
+                        counts += code_counts(chunk.regime, counts.size)
     return points, outside, counts
+
+
+def code_counts(codes: np.ndarray, size: int) -> np.ndarray:
+    """How many points of each regime (the labels' order, then "none", code -1) ``codes`` hold."""
+    if size <= _FEW_LABELS:  # NOTE: one vectorised comparison per label beats bincount's cast to intp
+        found = [np.count_nonzero(codes == code) for code in range(size - 1)]
+        return np.array(found + [codes.size - sum(found)], dtype=np.int64)
+    if codes.size and codes.min() >= 0:  # no shifted copy of the codes where every point has a regime
+        return np.bincount(codes, minlength=size)
+    return np.bincount(codes + 1, minlength=size)[np.r_[1:size, 0]]
+
+
+#: up to this many regimes (and "none") are counted label by label
+_FEW_LABELS = 9
 
 
 def regime_counts(plan: SweepPlan, counts: np.ndarray) -> tuple[tuple[str, int], ...]:
