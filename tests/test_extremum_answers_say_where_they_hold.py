@@ -38,14 +38,14 @@ def test_the_certificate_draws_inputs_that_only_the_answer_names():
     assert "L_F" not in model.inputs("Q_K0") and "L_F" in {s.name for s in answer.location.free_symbols}
 
 
-def test_a_maximum_that_grows_without_bound_is_refused_not_shown_at_an_end():
+def test_a_maximum_that_grows_without_bound_is_declined_not_shown_at_an_end():
     # S_Mem_MDM = LLCMissRate*L_MinDRAM + ...: its slope in L_MinDRAM is LLCMissRate >= 0, undecided, so no limit at oo
     # was taken and the end L_MinDRAM = 0 was printed as the maximum, unchecked
     model = symgpu.load("mdm_2019")
     values = {"LLCMissRate": 0.5, "L_DRAMService": 0.3733333, "L_NoCService": 0.1706667, "M_Read": 5.0, "M_Write": 1.0, "W": 64.0}
     ys = _on(model, "S_Mem_MDM", "table1", values, "L_MinDRAM", np.geomspace(1.0, 1e9, 50))
     assert np.all(np.diff(ys) > 0) and ys[-1] > 1e8  # grows without bound at a point the preset gives
-    with pytest.raises(errors.CertificateError, match="S_Mem_MDM over L_MinDRAM"):
+    with pytest.raises(errors.DerivationError, match="may grow without bound"):  # its slope LLCMissRate may be positive
         model.extremum("S_Mem_MDM", over="L_MinDRAM", kind="max")
 
 
@@ -112,3 +112,15 @@ def test_the_tester_declines_a_point_outside_the_answers_stated_conditions():
     assert verdict.outcome == "declined" and "valid when M_Read > 0" in verdict.reason
     inside = dataclasses.replace(question, point=Point("table1", (("M_Read", 3.0), ("W", 4.0))))
     assert checks.judge(inside).outcome == "agree"
+
+
+def test_a_maximum_over_a_regime_whose_slope_sign_is_open_is_declined_without_a_point():
+    # S_MSHR_MDM_MSHR = (ceiling(M_Read*W/MSHRs) - 1)*(... + L_MinLLC) where MSHRs < M_Read*W: its slope in L_MinLLC is
+    # positive there and 0 elsewhere, so "the maximum is at L_MinLLC = 0" (the old answer) is wrong where reads exceed MSHRs
+    model = symgpu.load("mdm_2019")
+    values = {"LLCMissRate": 0.5, "L_DRAMService": 0.3733333, "L_NoCService": 0.1706667, "M_Read": 5.0, "M_Write": 1.0, "W": 64.0}
+    ys = _on(model, "S_MSHR_MDM_MSHR", "table1", values, "L_MinLLC", np.array([0.0, 1.0, 10.0, 1e3, 1e6]))
+    assert np.all(np.diff(ys) > 0) and ys[-1] - ys[0] == pytest.approx(1e6 * (math.ceil(5.0 * 64.0 / float(
+        model.preset("table1")["MSHRs"].magnitude)) - 1), rel=1e-9)
+    with pytest.raises(errors.DerivationError, match="may grow without bound"):
+        model.extremum("S_MSHR_MDM_MSHR", over="L_MinLLC", kind="max")

@@ -58,10 +58,13 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     want = 1 if kind == "min" else -1  # sign of the second derivative / slope change
     domain = extremum_domain.domain_conditions(job, var, stop_at)
     candidates: list[_Candidate] = []
+    undecided: list[tuple[str, sympy.Expr]] = []  # regimes linear in var whose slope's sign the assumptions leave open
     for regime in found:
         derivative = forms.small_simplify(sympy.diff(regime.expression, var))
         if var not in derivative.free_symbols and ctx.sign(derivative) not in (None, 0):
             continue
+        if var not in derivative.free_symbols and ctx.sign(derivative) is None:
+            undecided.append((regime.name, derivative))
         job.step("differentiate", sympy.Eq(sympy.Derivative(sympy.Function("f")(var), var), derivative),
                  f"slope of {regime.name if len(found) > 1 else job.quantity} in {var}")
         roots = jobs._solve_for(job, sympy.Eq(derivative, 0), var, f"d{regime.name}/d{var} = 0")
@@ -99,9 +102,12 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
                 candidates.append(_Candidate(candidate.location, candidate.value, candidate.origin, candidate.conditions + extra_conditions))
     candidates.extend(extremum_domain.end_candidates(job, expr, var, domain))
     candidates.extend(extremum_domain.plateau_candidates(job, found, var, domain))
+    dropped: list[sympy.Expr] = []
     ends = extremum_domain.open_ends(job, expr, var, domain, lambda e, p, d: limits._take(job, e, var, p, d, var.name),
-                                     lambda g, p: limits._far_sign(job, g, var, p), found)
+                                     lambda g, p: limits._far_sign(job, g, var, p), found, dropped)
     extremum_domain.unbounded(job, ends, kind)
+    if dropped and undecided and preset is None and not values:  # it may rise (fall) without bound towards an end not decided
+        _unbounded_slope(job, undecided, dropped, kind, var)
     if not candidates:
         raise errors.DerivationError(f"{model.id}: {job.quantity} has no {kind}imum over {var} in closed form "
                                      f"(no critical point or regime boundary qualifies; it may be monotone — try limit)")
@@ -284,3 +290,20 @@ def _boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_spli
              f"{left.name} (slope {sympy.sstr(slope_left)}) meets {right.name} (slope {sympy.sstr(slope_right)}): "
              f"a {kind} at the regime boundary, not a zero of the derivative" + (" when " + ", ".join(map(sympy.sstr, final)) if final else ""))
     return _Candidate(job.ctx.nice(point), value, f"boundary {left.name}|{right.name}", tuple(final))
+
+
+def _unbounded_slope(job: jobs._Job, undecided: list[tuple[str, sympy.Expr]], dropped: list[sympy.Expr], kind: str,
+                     var: sympy.Symbol) -> None:
+    """Raise where a regime linear in ``var`` whose slope has a sign the assumptions leave open may
+    grow (fall) without bound towards an open end whose limit was not taken. (At a point the
+    candidates are compared by their numbers and the certificate's scan of the point sees a far end.)
+
+    Raises:
+        errors.DerivationError: always (the caller calls it only without a point).
+    """
+    name, slope = undecided[0]
+    raise errors.DerivationError(
+        f"{job.model.id}: {job.quantity} has no {kind}imum over {var} in closed form here: {name} changes with slope "
+        f"{sympy.sstr(slope)}, whose sign the assumptions do not decide, and the limit as {var} -> {sympy.sstr(dropped[0])} "
+        "is not decided either, so the quantity may grow without bound; ask at a point (--preset, --set) or add an "
+        "assumption (--assume)")

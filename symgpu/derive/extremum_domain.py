@@ -164,11 +164,11 @@ def _agreed_limit(regimes: Sequence[Any], var: sympy.Symbol, point: sympy.Expr, 
 
 
 def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Sequence[sympy.Basic],
-              take: Any, limit_sign: Any, regimes: Sequence[Any] = ()) -> list[OpenEnd]:
+              take: Any, limit_sign: Any, regimes: Sequence[Any] = (), dropped: list[sympy.Expr] | None = None) -> list[OpenEnd]:
     """The open ends of the domain and the quantity's limit at each: ``oo`` unless a ``valid_when``
     condition bounds the variable above, and ``0`` from above for a positive variable unless one
     bounds it below. ``take(expr, point, direction)`` is the limit; an end whose limit cannot be
-    taken is left out (the certificate's scan still covers it)."""
+    taken is left out (the certificate's scan still covers it) and its point added to ``dropped``."""
     definition = job.model.symbol_definitions.get(var.name)
     assumptions = set(definition.assumptions) if definition is not None else set()
     ends: list[tuple[sympy.Expr, str]] = [] if _bounded(job, domain, var, sympy.oo, lambda g: limit_sign(g, sympy.oo)) else [(sympy.oo, "+-")]
@@ -184,6 +184,8 @@ def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Seque
             job.steps[:] = kept
             value = _agreed_limit(regimes, var, point, direction)
             if value is None:
+                if dropped is not None:
+                    dropped.append(point)
                 continue
         if value.has(sympy.nan, sympy.zoo):
             job.steps[:] = kept
