@@ -106,8 +106,9 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     ends = extremum_domain.open_ends(job, expr, var, domain, lambda e, p, d: limits._take(job, e, var, p, d, var.name),
                                      lambda g, p: limits._far_sign(job, g, var, p), found, dropped)
     extremum_domain.unbounded(job, ends, kind)
-    if dropped and undecided and preset is None and not values:  # it may rise (fall) without bound towards an end not decided
-        _unbounded_slope(job, undecided, dropped, kind, var)
+    far = [p for p in dropped if p in (sympy.oo, -sympy.oo)]
+    if far and undecided and preset is None and not values:  # it may rise (fall) without bound towards an end not decided
+        _unbounded_slope(job, undecided, far, kind, var)
     if not candidates:
         raise errors.DerivationError(f"{model.id}: {job.quantity} has no {kind}imum over {var} in closed form "
                                      f"(no critical point or regime boundary qualifies; it may be monotone — try limit)")
