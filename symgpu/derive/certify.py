@@ -124,16 +124,26 @@ def _points(model: Model, asked: Asked, answer_inputs: frozenset[str] = frozense
         completed = _sampled(model, asked, point, 1, answer_inputs)
         return (completed or [point]), ""
     found: list[_Point] = []
-    why = "no preset of the model, and no sampled point, gives every input of the question"
-    for preset in model.presets:
-        point = _Point(f"preset {preset}", preset, {})
+    why = "no preset or validation case of the model, and no sampled point, gives every input of the question"
+    for point in _bases(model, asked):
         if _evaluates(model, asked, point) and not _lacks(model, asked, point, answer_inputs):
             found.append(point)
-        else:  # a GPU preset without the workload: the inputs it lacks are drawn onto it
+        elif point.preset is not None and not point.values:  # a GPU preset without the workload: what it lacks is drawn
             found.extend(_sampled(model, asked, point, 1, answer_inputs))
         if len(found) == POINTS:
             return found, ""
     return found + _sampled(model, asked, _Point("", None, {}), POINTS - len(found), answer_inputs), why
+
+
+def _bases(model: Model, asked: Asked) -> Iterator[_Point]:
+    """The model's presets, then its validation cases (a preset with a paper's workload: the
+    points the published numbers were computed at), the variable's own value left out."""
+    for preset in model.presets:
+        yield _Point(f"preset {preset}", preset, {})
+    for case in model.validation_inputs.values():
+        values = {k: v for k, v in case.inputs if k != asked.variable}
+        if values:
+            yield _Point(f"validation case {case.case.id}", case.case.preset or None, values)
 
 
 def _sampled(model: Model, asked: Asked, base: _Point, count: int, answer_inputs: frozenset[str] = frozenset()) -> list[_Point]:

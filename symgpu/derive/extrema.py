@@ -107,8 +107,11 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
                                      lambda g, p: limits._far_sign(job, g, var, p), found, dropped)
     extremum_domain.unbounded(job, ends, kind)
     far = [p for p in dropped if p in (sympy.oo, -sympy.oo)]
-    if far and undecided and preset is None and not values:  # it may rise (fall) without bound towards an end not decided
-        _unbounded_slope(job, undecided, far, kind, var)
+    # a slope that may point the extremum's way towards an infinite end (positive towards +oo for a maximum)
+    harmful = [(n, g) for n, g in undecided for p in far
+               if ctx.decide((sympy.LessThan if (p == sympy.oo) == (kind == "max") else sympy.GreaterThan)(g, 0)) is not True]
+    if harmful and preset is None and not values:  # it may rise (fall) without bound towards an end not decided
+        _unbounded_slope(job, harmful, far, kind, var)
     if not candidates:
         raise errors.DerivationError(f"{model.id}: {job.quantity} has no {kind}imum over {var} in closed form "
                                      f"(no critical point or regime boundary qualifies; it may be monotone — try limit)")
