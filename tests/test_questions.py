@@ -87,9 +87,14 @@ def test_mdm_memory_stall_tends_to_the_mshr_bound_as_warps_grow():
     mdm = symgpu.load("mdm_2019")
     d = mdm.limit("S_Mem", "W", "oo", substitute={"M_Write": 0})
     s = mdm.symbols
-    # by hand: M_Read*W > MSHRs eventually, so the memory-divergent case applies, Min(MSHRs, M_Read*W) = MSHRs
+    # by hand: with reads (M_Read > 0), M_Read*W > MSHRs eventually, so the memory-divergent case applies,
+    # Min(MSHRs, M_Read*W) = MSHRs; with no reads nor writes (M_Read = 0) no request queues: the minimum latencies alone
     expected = s["L_MinLLC"] + s["LLCMissRate"] * s["L_MinDRAM"] + (s["L_NoCService"] + s["L_DRAMService"]) * s["SMs"] * s["MSHRs"]
-    assert sympy.expand(d.result - expected) == 0
+    idle = s["L_MinLLC"] + s["LLCMissRate"] * s["L_MinDRAM"]
+    assert isinstance(d.result, sympy.Piecewise)
+    (no_reads, when), (reads, otherwise) = d.result.args
+    assert when == sympy.Eq(s["M_Read"], 0) and otherwise is sympy.true
+    assert sympy.expand(no_reads - idle) == 0 and sympy.expand(reads - expected) == 0
     assert d.unit == "cycle"
 
 
