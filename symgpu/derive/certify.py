@@ -39,6 +39,8 @@ if TYPE_CHECKING:
 BEATS = 1e-6
 #: presets (or sampled points) checked when the question names none
 POINTS = 2
+#: fully drawn points tried when no preset, validation case or completed preset gave a check
+FALLBACK_POINTS = 6
 
 
 def certify(model: Model, derivation: Derivation, asked: Asked) -> Derivation:
@@ -88,7 +90,7 @@ def _then_more(model: Model, asked: Asked, points: list[_Point], answer_inputs: 
     yield from points
     if not done and asked.preset is None and not any(k != asked.variable for k, _ in asked.values):
         seen = {tuple(sorted(p.values.items())) for p in points if p.preset is None}
-        for point in _sampled(model, asked, _Point("", None, {}), POINTS, answer_inputs):
+        for point in _sampled(model, asked, _Point("", None, {}), FALLBACK_POINTS, answer_inputs):
             if tuple(sorted(point.values.items())) not in seen:
                 yield point
 
@@ -155,10 +157,11 @@ def _sampled(model: Model, asked: Asked, base: _Point, count: int, answer_inputs
     inputs = [n for n in wanted if n != asked.variable and n not in known]
     if not inputs or count <= 0:
         return []
-    rng = sample_points.Draws(f"{model.id}/{asked.quantity}/{asked.variable}")
+    # each preset its own workloads (the same draws for every preset would test one workload twice)
+    rng = sample_points.Draws(f"{model.id}/{asked.quantity}/{asked.variable}" + (f"/{base.label}" if base.label else ""))
     choices = (1, 2, 3, 4, 8, 16, 32, 64, 100, 128, 256, 1000, 4096)
     found: list[_Point] = []
-    for attempt in range(8):
+    for attempt in range(max(8, 2 * count)):
         values: dict[str, Any] = dict(base.values)
         drawn: dict[str, float] = {}
         for name in inputs:
