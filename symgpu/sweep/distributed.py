@@ -193,18 +193,19 @@ def _close(client: Any, cluster: Any, others: set[Any]) -> None:
     :data:`CLOSE_WAIT`; a worker process still alive after that is killed (not one of ``others``,
     the processes the caller had before the cluster started). A second Ctrl-C or
     SIGTERM meanwhile does not stop the closing half-way, and Dask's own log of workers lost in
-    the closing (tracebacks included) is not printed: the command says what happened."""
-    quiet = logging.getLogger("distributed")
-    level = quiet.level
-    quiet.setLevel(logging.CRITICAL)
-    try:
-        with leftovers.signals_deferred():
-            for thing in (client, cluster):
-                if thing is not None:
-                    with contextlib.suppress(Exception):
-                        thing.close(timeout=CLOSE_WAIT)
-            for process in set(multiprocessing.active_children()) - others:  # a local cluster's worker that did not end
-                process.kill()
-                process.join(CLOSE_WAIT)
-    finally:
-        quiet.setLevel(level)
+    the closing (tracebacks included) is not printed: the command says what happened.
+
+    NOTE: Dask's loggers (``distributed`` and each of its children with a level of its own) stay at
+    CRITICAL afterwards, in this process only: the client's background threads can still log the
+    closed workers' connections ("Batched Comm Closed", with a traceback) after ``close`` returns,
+    even at interpreter exit, which a restored level would print."""
+    for name in ["distributed", *[n for n in logging.root.manager.loggerDict if n.startswith("distributed.")]]:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    with leftovers.signals_deferred():
+        for thing in (client, cluster):
+            if thing is not None:
+                with contextlib.suppress(Exception):
+                    thing.close(timeout=CLOSE_WAIT)
+        for process in set(multiprocessing.active_children()) - others:  # a local cluster's worker that did not end
+            process.kill()
+            process.join(CLOSE_WAIT)
