@@ -213,7 +213,6 @@ def split_zero_inputs(job: jobs._Job, value: sympy.Expr, expr: sympy.Expr, point
     for group in singles + _joint_zeros(job, value, variable, point):
         kept = list(job.steps)
         zero = {symbol: sympy.Integer(0) for symbol in group}
-        symbol = group[0]
         try:
             at_zero = take(job, one_sided.substitute(expr, zero), point)
         except (errors.SymgpuError, NotImplementedError, ValueError, TypeError):
