@@ -52,3 +52,25 @@ def test_a_relation_that_holds_on_a_stretch_hidden_in_a_square_root_is_refused_n
     assert float(model.evaluate("x_latency_root", values={**_ILP, "n": k / 2}).magnitude) == pytest.approx(k / 2 / big_a, rel=1e-12)
     with pytest.raises(errors.CertificateError, match="the relation holds on a range of n"):
         model.solve("x_latency_root", for_="n", target=repr(target), values=_ILP)
+
+
+def test_a_limit_is_split_where_two_nonnegative_inputs_are_zero_together():
+    # CWP_full = (C*Mem_LD + Is*(C + Comp + U) + U*(D*(Upm - 1) + Mem_LD))/(Is*(C + Comp + U)) with C = Coal_Mem_insts,
+    # Comp = Comp_insts, U = Uncoal_Mem_insts: as U -> 0 it tends to (C*(Is + Mem_LD) + Comp*Is)/(Is*(C + Comp)), 0/0 where
+    # C = Comp = 0 together; there CWP_full = 1 + (D*(Upm - 1) + Mem_LD)/Is for every U, and CWP = Min(N, that)
+    model = symgpu.load("hong_kim_2009")
+    d = model.limit("CWP", "Uncoal_Mem_insts", "0")
+    values = {"Active_blocks_per_SM": 5.0, "Coal_Mem_insts": 0.0, "Comp_insts": 0.0, "Threads_per_block": 128.0, "Uncoal_per_mw": 32.0}
+    preset = model.preset("gtx280")
+    issue = float(model.constants["Issue_cycles"].magnitude) if "Issue_cycles" in model.constants else \
+        float(model.evaluate("Issue_cycles", "gtx280").magnitude)
+    departure = float(preset["Departure_del_uncoal"].magnitude)
+    flat = 1 + (departure * (32.0 - 1) + float(preset["Mem_LD"].magnitude)) / issue
+    warps = 5.0 * 128.0 / 32.0
+    by_hand = min(warps, flat)
+    along = model.evaluate("CWP", "gtx280", values={**values, "Uncoal_Mem_insts": np.geomspace(1e-9, 1e-3, 4)}).magnitude
+    assert along == pytest.approx(np.full(4, by_hand), rel=1e-12)
+    assert float(derive.evaluate_result(model, d, "gtx280", **values).magnitude) == pytest.approx(by_hand, rel=1e-12)
+    with_reads = {**values, "Coal_Mem_insts": 4.0}
+    near = float(model.evaluate("CWP", "gtx280", values={**with_reads, "Uncoal_Mem_insts": 1e-9}).magnitude)
+    assert float(derive.evaluate_result(model, d, "gtx280", **with_reads).magnitude) == pytest.approx(near, rel=1e-6)

@@ -91,10 +91,7 @@ class _Job:
         if self.substituted and not any(k == "substituted" for k, _ in self.extra):
             self.extra.append(("substituted", tuple(self.substituted)))
         return Derivation(
-            model=self.model.id,
-            operation=self.operation,
-            quantity=self.quantity,
-            variable=self.variable,
+            model=self.model.id, operation=self.operation, quantity=self.quantity, variable=self.variable,
             steps=tuple(self.steps),
             result=result,
             assumptions=self.assumptions(result, location, *used),
@@ -340,10 +337,11 @@ class _Job:
 
 
 def _dimension_unexpanded(expr: sympy.Basic, dims: Mapping[sympy.Symbol, Any]) -> Any:
-    """Dimension of ``expr``, read from its factored form when the expanded one fails: the 1 in ``Uncoal_per_mw - 1`` takes the dimension
-    of its neighbour, which expanding loses; a Piecewise's (limits by case) branch by branch (0 and infinities have every dimension)."""
-    cases = {_dimension_unexpanded(e, dims) for e, _ in (expr.args if isinstance(expr, sympy.Piecewise) else ()) if not e.is_zero and e.is_finite is not False}
-    if len(cases) == 1:  # branches that disagree are refused below, on the whole
+    """Dimension of ``expr``, read from its factored form when the expanded one fails (the 1 in ``Uncoal_per_mw - 1`` takes its neighbour's
+    dimension, which expanding loses); a Piecewise's (limits by case) or a Min's part by part (0 and infinities have every dimension)."""
+    parts = [e for e, _ in expr.args] if isinstance(expr, sympy.Piecewise) else expr.args if isinstance(expr, (sympy.Min, sympy.Max)) else ()
+    cases = {_dimension_unexpanded(e, dims) for e in parts if not e.is_zero and e.is_finite is not False}
+    if len(cases) == 1:  # branches (a Min's arguments) that disagree are refused below, on the whole
         return cases.pop()
     try:
         return dimensions.settle(dimensions.dimension_of(expr, dims))

@@ -209,30 +209,55 @@ def split_zero_inputs(job: jobs._Job, value: sympy.Expr, expr: sympy.Expr, point
     expression is ``a`` for every ``C`` at ``U = 0``. The limit with the input put in as 0 is
     compared with ``value`` at 0; where they differ, a Piecewise case ``Eq(input, 0)`` is added."""
     cases: list[tuple[sympy.Expr, sympy.Basic]] = []
-    for symbol in sorted(expr.free_symbols - {variable} - point.free_symbols, key=str):
-        if not _nonnegative_only(job.model, symbol):
-            continue
+    singles = [(s,) for s in sorted(expr.free_symbols - {variable} - point.free_symbols, key=str) if _nonnegative_only(job.model, s)]
+    for group in singles + _joint_zeros(job, value, variable, point):
         kept = list(job.steps)
-        zero = {symbol: sympy.Integer(0)}
+        zero = {symbol: sympy.Integer(0) for symbol in group}
         try:
             at_zero = take(job, one_sided.substitute(expr, zero), point)
         except (errors.SymgpuError, NotImplementedError, ValueError, TypeError):
             job.steps[:] = kept
             continue
-        naive = value.xreplace(zero)
+        try:
+            naive = value.xreplace(zero)
+        except (ValueError, TypeError):  # a Min/Max of nan (0/0 where the group is 0): the case differs
+            naive = sympy.nan
         same = not naive.has(sympy.nan, sympy.zoo) and sympy.simplify(naive - at_zero) == 0 \
             if not (naive.has(sympy.oo, -sympy.oo) or at_zero.has(sympy.oo, -sympy.oo)) else naive == at_zero
         if same:
             job.steps[:] = kept
             continue
-        job.step("case", sympy.Eq(symbol, 0), f"where {symbol} = 0 (the end of its declared-nonnegative range) the limit "
-                 f"is {sympy.sstr(at_zero)}, not the limit for {symbol} > 0 put at 0 ({sympy.sstr(naive)})")
-        cases.append((at_zero, sympy.Eq(symbol, 0)))
+        where = sympy.And(*(sympy.Eq(s, 0) for s in group))
+        named = " = ".join(map(str, group))
+        job.step("case", where, f"where {named} = 0 (the end of the declared-nonnegative range) the limit "
+                 f"is {sympy.sstr(at_zero)}, not the limit for {named} > 0 put at 0 ({sympy.sstr(naive)})")
+        cases.append((at_zero, where))
     if not cases:
         return value
     result = sympy.Piecewise(*cases, (value, True))
     job.step("cases", result, "the limit where each case holds")
     return result
+
+
+def _joint_zeros(job: jobs._Job, value: sympy.Expr, variable: sympy.Symbol, point: sympy.Expr) -> list[tuple[sympy.Symbol, ...]]:
+    """Groups of two or more declared-nonnegative inputs whose sum is a factor of a denominator of
+    ``value`` (Hong & Kim's ``Coal_Mem_insts + Comp_insts``): the value is 0/0 only where all of them
+    are 0 together, which no single input's case sees."""
+    found: list[tuple[sympy.Symbol, ...]] = []
+    for part in sympy.preorder_traversal(value):
+        if not isinstance(part, sympy.Expr) or part.is_Atom:
+            continue
+        _, denominator = sympy.fraction(sympy.together(part))
+        for factor in sympy.Mul.make_args(sympy.factor_terms(denominator)):
+            base = factor.base if isinstance(factor, sympy.Pow) else factor
+            if not isinstance(base, sympy.Add) or variable in base.free_symbols or base.free_symbols & point.free_symbols:
+                continue
+            terms = base.args
+            if all(t.is_Symbol and _nonnegative_only(job.model, t) for t in terms):
+                group = tuple(sorted(terms, key=str))
+                if group not in found:
+                    found.append(group)
+    return found
 
 
 def retake_cancelled(job: jobs._Job, value: sympy.Expr, expr: sympy.Expr, point: sympy.Expr, take: Take) -> sympy.Expr:
