@@ -25,7 +25,7 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.derive import solving
-from symgpu.derive.certify_path import (RESIDUAL, Asked, _fail, _inside, _Point, _quantity, _result_at, _roots_at,
+from symgpu.derive.certify_path import (RESIDUAL, Asked, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _roots_at,
                                         _scan_grid, _with)
 from symgpu.derive.certify_solve import _solve
 from symgpu.derive.derivation import Certificate, Derivation
@@ -105,10 +105,14 @@ def _answer_inputs(model: Model, derivation: Derivation, asked: Asked) -> frozen
     return frozenset(n for n in names if n != asked.variable and n in model.symbol_definitions and n not in model.defining)
 
 
+def _known(model: Model, asked: Asked, point: _Point) -> set[str]:
+    """The names the point (constants, preset, values) and the question's substitutions give a value."""
+    return set(input_values.merge_values(model, point.preset, point.values)) | {n for n, _ in asked.substitute}
+
+
 def _lacks(model: Model, asked: Asked, point: _Point, answer_inputs: frozenset[str]) -> bool:
     """Whether the point leaves an input of the answer without a value."""
-    known = set(input_values.merge_values(model, point.preset, point.values)) | {n for n, _ in asked.substitute}
-    return not answer_inputs <= known
+    return not answer_inputs <= _known(model, asked, point)
 
 
 def _points(model: Model, asked: Asked, answer_inputs: frozenset[str] = frozenset()) -> tuple[list[_Point], str]:
@@ -152,7 +156,7 @@ def _sampled(model: Model, asked: Asked, base: _Point, count: int, answer_inputs
     """Up to ``count`` points: ``base`` with its missing inputs (the quantity's and the answer's)
     drawn (seeded) from whole and fractional values that meet the inputs' declared assumptions and
     every equation's domain."""
-    known = set(input_values.merge_values(model, base.preset, base.values)) | {n for n, _ in asked.substitute}
+    known = _known(model, asked, base)
     wanted = sorted(set(model.inputs(asked.quantity)) | answer_inputs)
     inputs = [n for n in wanted if n != asked.variable and n not in known]
     if not inputs or count <= 0:
@@ -309,20 +313,10 @@ def _limit(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
 
 
 def _exact_tail(model: Model, asked: Asked, point: _Point, xs: np.ndarray) -> np.ndarray | None:
-    """The quantity at ``xs`` in exact arithmetic (the evaluate path's exact mode), where IEEE values
-    drift from a limit because cancellation ate their digits (Volkov's latency root as bytes_per_inst
-    -> 0); None where exact evaluation cannot give every value."""
-    found = []
-    for x in xs:
-        values = {k: float(v) for k, v in _with(model, asked, point, float(x)).items() if np.ndim(v) == 0}
-        try:
-            value = complex(evaluator.exact(model, asked.quantity, preset=point.preset, values=values).evalf(30))
-        except (errors.SymgpuError, TypeError, ValueError, ZeroDivisionError, ArithmeticError):
-            return None
-        if value.imag != 0:
-            return None
-        found.append(value.real)
-    return np.asarray(found)
+    """The quantity at ``xs`` in exact arithmetic (:func:`_exact_at`), where IEEE values drift from a
+    limit because cancellation ate their digits; None where one of them is no real number."""
+    found = [_exact_at(model, asked, point, float(x)) for x in xs]
+    return None if any(v is None or v.imag != 0 for v in found) else np.asarray([v.real for v in found if v is not None])
 
 
 def _to_number(model: Model, asked: Asked, point: _Point) -> float:

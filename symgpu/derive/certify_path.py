@@ -157,3 +157,13 @@ def _roots_at(model: Model, derivation: Derivation, asked: Asked, point: _Point,
         if np.isfinite(number):
             found.append(number)
     return found
+
+
+def _exact_at(model: Model, asked: Asked, point: _Point, x: float) -> complex | None:
+    """The quantity at ``x`` in exact arithmetic (the evaluate path's exact mode, 30 digits), for values
+    whose IEEE digits cancellation ate (Volkov's latency root); None where exact evaluation gives none."""
+    values = {k: float(v) for k, v in _with(model, asked, point, x).items() if k != asked.quantity and np.ndim(v) == 0}
+    try:
+        return complex(evaluator.exact(model, asked.quantity, preset=point.preset, values=values).evalf(30))
+    except (errors.SymgpuError, TypeError, ValueError, ZeroDivisionError, ArithmeticError):
+        return None

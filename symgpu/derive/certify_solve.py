@@ -15,7 +15,7 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.derive import results
-from symgpu.derive.certify_path import (RESIDUAL, Asked, _close, _fail, _inside, _Point, _quantity, _result_at, _roots_at,
+from symgpu.derive.certify_path import (RESIDUAL, Asked, _close, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _roots_at,
                                         _scan_grid, _with)
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import active, evaluator, input_values
@@ -128,10 +128,8 @@ def _exactly(model: Model, asked: Asked, point: _Point, x: float, target: float)
     mode)? IEEE values can sit on one number over a range where cancellation ate every digit
     (Volkov's latency root at ``n = 1000``, flat to 1e-12 over decades of ``alu_lat``); that is no range
     of roots. True where it cannot tell."""
-    values = {k: float(v) for k, v in _with(model, asked, point, x).items() if k != asked.quantity and np.ndim(v) == 0}
-    try:
-        value = complex(evaluator.exact(model, asked.quantity, preset=point.preset, values=values).evalf(30))
-    except (errors.SymgpuError, TypeError, ValueError, ZeroDivisionError):
+    value = _exact_at(model, asked, point, x)
+    if value is None:
         return True
     return value.imag == 0 and abs(value.real - target) <= EXACT_AGAIN * max(abs(value.real), abs(target), 1e-300)
 

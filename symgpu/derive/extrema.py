@@ -111,7 +111,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     harmful = [(n, g) for n, g in undecided for p in far
                if ctx.decide((sympy.LessThan if (p == sympy.oo) == (kind == "max") else sympy.GreaterThan)(g, 0)) is not True]
     if harmful and preset is None and not values:  # it may rise (fall) without bound towards an end not decided
-        _unbounded_slope(job, harmful, far, kind, var)
+        raise _unbounded_slope(job, harmful, far, kind, var)
     if not candidates:
         raise errors.DerivationError(f"{model.id}: {job.quantity} has no {kind}imum over {var} in closed form "
                                      f"(no critical point or regime boundary qualifies; it may be monotone — try limit)")
@@ -297,16 +297,12 @@ def _boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_spli
 
 
 def _unbounded_slope(job: jobs._Job, undecided: list[tuple[str, sympy.Expr]], dropped: list[sympy.Expr], kind: str,
-                     var: sympy.Symbol) -> None:
-    """Raise where a regime linear in ``var`` whose slope has a sign the assumptions leave open may
-    grow (fall) without bound towards an open end whose limit was not taken. (At a point the
-    candidates are compared by their numbers and the certificate's scan of the point sees a far end.)
-
-    Raises:
-        errors.DerivationError: always (the caller calls it only without a point).
-    """
+                     var: sympy.Symbol) -> errors.DerivationError:
+    """The refusal where a regime linear in ``var`` whose slope has a sign the assumptions leave open
+    may grow (fall) without bound towards an open end whose limit was not taken. (At a point the
+    candidates are compared by their numbers and the certificate's scan of the point sees a far end.)"""
     name, slope = undecided[0]
-    raise errors.DerivationError(
+    return errors.DerivationError(
         f"{job.model.id}: {job.quantity} has no {kind}imum over {var} in closed form here: {name} changes with slope "
         f"{sympy.sstr(slope)}, whose sign the assumptions do not decide, and the limit as {var} -> {sympy.sstr(dropped[0])} "
         "is not decided either, so the quantity may grow without bound; ask at a point (--preset, --set) or add an "
