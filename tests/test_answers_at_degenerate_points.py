@@ -145,3 +145,17 @@ def test_cwp_has_no_boundary_where_it_is_undefined_at_zero_uncoalesced_loads():
     xs = oracle.grid(model, "Uncoal_Mem_insts", 10.0)
     assert set(oracle.regime_labels(model, "CWP", point, "Uncoal_Mem_insts", xs[xs > 0])) == {"warp_bound"}
     assert derive.applying_boundaries(model, d, None, HONG_AT) == ()
+
+
+@pytest.mark.parametrize("n", [0.5, 17.0, 64.0])  # n/issue_units - 1: negative, positive, positive
+def test_a_limit_through_a_min_times_a_factor_of_open_sign_is_taken_part_by_part(n):
+    # NO_alu = Max(0, Min(p*(alu_lat - 1), 1)*(n/issue_units - 1) - alu_lat + 1): the factor of the Min has no declared
+    # sign, so the Min could not be lifted and the limit as alu_lat -> 0 was refused ("no regime is selected")
+    model = symgpu.load("prior_huang")
+    answer = model.limit("NO_alu", var="alu_lat", to="0")
+    alpha, mem_lat = 3.0, float(model.preset("fermi")["mem_lat"].magnitude)
+    issue_units = float(model.preset("fermi")["issue_units"].magnitude)
+    hand = max(0.0, 1.0 - (n / issue_units - 1.0) * (alpha + 1.0) / mem_lat)  # the Min at alu_lat = 0 is -(1 + alpha)/mem_lat
+    got = float(derive.evaluate_result(model, answer, "fermi", alpha=alpha, n=n).magnitude)
+    near = float(model.evaluate("NO_alu", "fermi", values={"alpha": alpha, "n": n, "alu_lat": 1e-9}).magnitude)
+    assert got == pytest.approx(hand, rel=1e-12) and near == pytest.approx(hand, rel=1e-6)

@@ -124,3 +124,32 @@ def test_a_maximum_over_a_regime_whose_slope_sign_is_open_is_declined_without_a_
         model.preset("table1")["MSHRs"].magnitude)) - 1), rel=1e-9)
     with pytest.raises(errors.DerivationError, match="may grow without bound"):
         model.extremum("S_MSHR_MDM_MSHR", over="L_MinLLC", kind="max")
+
+
+_HUANG_POINTS = (("synthetic", {"alpha": 16.0, "n": 16.0}), ("fermi", {"alpha": 0.0, "n": 17.0, "reqs_per_inst": 2.0}))
+
+
+def _no_alu_near_zero(model: symgpu.Model, preset: str, values: Mapping[str, float]) -> float:
+    # NO_alu = Max(0, Min(p*(alu_lat - 1), 1)*(n/issue_units - 1) - alu_lat + 1), p = (1 + alpha)/(mem_lat + alpha*alu_lat):
+    # at alu_lat = 0 the Min is -(1 + alpha)/mem_lat
+    mem_lat = float(model.preset(preset)["mem_lat"].magnitude)
+    issue_units = float(model.preset(preset)["issue_units"].magnitude)
+    return max(0.0, 1.0 - (values["n"] / issue_units - 1.0) * (values["alpha"] + 1.0) / mem_lat)
+
+
+def test_a_critical_point_negative_wherever_it_is_real_is_no_branch_of_the_maximum():
+    # Huang's NO_alu over alu_lat kept the critical point -mem_lat/alpha - sqrt(alpha + 1)*sqrt(alpha + mem_lat)*
+    # sqrt(n - issue_units)/(alpha*sqrt(issue_units)), negative wherever it is a finite real, and a branch without its
+    # domain condition alu_lat > 0: the answer put the maximum at alu_lat = -1.008 (synthetic, alpha 16, n 16) and at
+    # alu_lat = 1 (fermi, alpha 0), where the quantity falls from its supremum at alu_lat -> 0, never attained
+    model = symgpu.load("prior_huang")
+    answer = model.extremum("NO_alu", over="alu_lat", kind="max")
+    assert "there is no maximum" in dict(answer.extra)["elsewhere"]
+    xs = np.geomspace(1e-9, 1e4, 4000)
+    for preset, values in _HUANG_POINTS:
+        ys = _on(model, "NO_alu", preset, values, "alu_lat", xs)
+        assert ys[0] == pytest.approx(_no_alu_near_zero(model, preset, values), rel=1e-6) and np.all(ys[1:] < ys[0])
+        assert math.isnan(float(derive.evaluate_result(model, answer, preset, **values).magnitude))
+        question = Question(model="prior_huang", op="extremum", quantity="NO_alu", variable="alu_lat", kind="max",
+                            point=Point(preset, tuple(sorted({**values, "alu_lat": 4.0}.items()))))
+        assert checks.judge(question).outcome == "agree"

@@ -194,8 +194,10 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
             job.extra.append(("valid_when", [sympy.sstr(c) for c in when]))
         job.step(kind + "imum", sympy.Eq(var, best.location), best.origin + (" valid when " + ", ".join(map(sympy.sstr, when)) if when else ""))
         return best.location, best.value
-    at_branches = [(c.location, sympy.And(*c.conditions) if c.conditions else sympy.true) for c in plain]
-    value_branches = [(c.value, sympy.And(*c.conditions) if c.conditions else sympy.true) for c in plain]
+    # each branch holds only where its location is inside the domain, too (a critical point at a negative alu_lat is none)
+    whole = [c.conditions + inside for c, inside in zip(plain, inside_of)]
+    at_branches = [(c.location, sympy.And(*when) if when else sympy.true) for c, when in zip(plain, whole)]
+    value_branches = [(c.value, sympy.And(*when) if when else sympy.true) for c, when in zip(plain, whole)]
     if others and not any(c is sympy.true for _, c in at_branches):
         # where no critical point or cusp applies, the best of the ends and plateau edges (each compared
         # with the others and the open ends): the first-match Piecewise then covers every point that has one

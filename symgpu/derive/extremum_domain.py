@@ -87,7 +87,40 @@ def at_location(job: jobs._Job, domain: Sequence[sympy.Basic], var: sympy.Symbol
                 return None
             if tidy is not sympy.true:
                 kept.append(tidy)
+    if kept and _outside_where_finite(local, domain, var, location):
+        return None
     return kept
+
+
+def _outside_where_finite(local: Any, domain: Sequence[sympy.Basic], var: sympy.Symbol, location: sympy.Expr) -> bool:
+    """A domain condition refuted wherever ``location`` is a finite real number.
+
+    A location is a candidate only where it is one. Where a nonnegative input it divides by is 0
+    it is not, so that input is positive there; where an even root's radicand is negative it is
+    not real, so the root is a nonnegative real there (its reciprocal positive). Example: Huang's
+    ``-mem_lat/alpha - sqrt(n - issue_units)*(...)/alpha`` is negative wherever it is a finite real,
+    though the sign of ``n - issue_units`` is open and ``alpha`` may be 0: no positive ``alu_lat``.
+    """
+    view = local.copy()
+    for symbol in sorted(location.free_symbols - {var}, key=str):
+        if view.nonnegative(symbol) and view.sign(symbol) != 1:
+            at_zero = location.xreplace({symbol: sympy.Integer(0)})
+            if at_zero.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
+                view.add(sympy.StrictGreaterThan(symbol, 0))
+    roots: dict[sympy.Basic, sympy.Expr] = {}
+    for power in location.atoms(sympy.Pow):
+        exponent = power.exp
+        if not (exponent.is_Rational and not exponent.is_Integer and exponent.q % 2 == 0):
+            continue
+        radicand_sign = view.sign(power.base)
+        if radicand_sign == -1:
+            return True  # nowhere real
+        if radicand_sign is None:
+            roots[power] = sympy.Dummy("root", positive=True) if exponent < 0 else sympy.Dummy("root", nonnegative=True)
+    if not roots and view.relations == local.relations:
+        return False
+    seen = location.xreplace(roots)
+    return any(view.decide(condition.xreplace({var: seen})) is False for condition in domain)
 
 
 def end_candidates(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Sequence[sympy.Basic]) -> list[Candidate]:

@@ -266,6 +266,10 @@ def _limit(ctx: signs.SignReasoner, expr: sympy.Expr, var: sympy.Symbol, to: sym
     expr = _lift(ctx, expr)
     if isinstance(expr, (sympy.Min, sympy.Max)):
         return expr.func(*[_limit(ctx, a, var, to, direction) for a in expr.args])
+    if not isinstance(expr, sympy.Piecewise) and forms.has_pieces(expr):
+        parts = _finite_parts(ctx, expr, var, to, direction)
+        if parts is not None:
+            return parts
     if isinstance(expr, sympy.Piecewise) or forms.has_pieces(expr):
         raise errors.DerivationError(f"cannot take the limit of the piecewise expression {sympy.sstr(expr)} (no regime is selected as {var} -> {to})")
     if to.has(sympy.oo, -sympy.oo):
@@ -273,6 +277,30 @@ def _limit(ctx: signs.SignReasoner, expr: sympy.Expr, var: sympy.Symbol, to: sym
         if back:
             return sympy.limit(rewritten, var, to, direction).xreplace(back)
     return sympy.limit(expr, var, to, direction)
+
+
+def _finite_parts(ctx: signs.SignReasoner, expr: sympy.Expr, var: sympy.Symbol, to: sympy.Expr, direction: str) -> sympy.Expr | None:
+    """The limit of a sum, product or constant power with a Min/Max inside, part by part, where every
+    part's limit is finite (the limit of a sum or product of finite limits is theirs; ``B**e`` with a
+    constant ``e`` is continuous at a positive ``B``, and at any ``B`` for a positive integer ``e``):
+    ``1 + (n/u - 1)*Min(1, (a + 1)*(x - 1)/(a*x + m))`` as ``x -> 0`` whatever the sign of ``n/u - 1``.
+    None where a part's limit is not finite or a power's base is not proved positive."""
+    def finite(value: sympy.Expr) -> bool:
+        return not value.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan)
+    if isinstance(expr, sympy.Pow) and var not in expr.exp.free_symbols:
+        base = _limit(ctx, expr.base, var, to, direction)
+        if finite(base) and ((expr.exp.is_Integer and expr.exp > 0) or ctx.sign(base) == 1):
+            return base ** expr.exp
+        return None
+    if not isinstance(expr, (sympy.Add, sympy.Mul)):
+        return None
+    parts = []
+    for arg in expr.args:
+        part = _limit(ctx, arg, var, to, direction) if var in arg.free_symbols else arg
+        if not finite(part):
+            return None
+        parts.append(part)
+    return expr.func(*parts)
 
 
 def _drop_dominated(job: jobs._Job, expr: sympy.Expr) -> sympy.Expr:
