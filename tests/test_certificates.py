@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -135,3 +136,34 @@ def test_the_summary_says_what_was_checked(cli: Callable[..., tuple[int, str, st
     code, out, _ = cli("solve", "volkov_2016", "n_needed", "--for", "mem_lat", "--target", "40", "--preset", "maxwell", "--set", "alpha=8")
     assert code == 0
     assert "checked numerically at preset maxwell" in out
+
+
+def _huang_max() -> tuple[symgpu.Model, Any]:
+    model = symgpu.load("prior_huang")
+    return model, model.extremum("NO_alu", over="alu_lat", kind="max")
+
+
+def test_every_branch_of_a_piecewise_extremum_is_checked_where_it_holds():
+    # an answer asked without a point is checked at points where each of its branches holds: a wrong value in the
+    # cusp branch (alu_lat = alpha + mem_lat + 1, where n >= issue_units*(alpha + mem_lat + 1) and
+    # n >= issue_units*(alpha**2 + alpha*mem_lat + alpha + mem_lat + 1): large n, e.g. alpha = 0, issue_units 8, mem_lat 32,
+    # n 4096 >= 8*33) is refused as well as one in the critical point's branch, which holds at the presets tried first
+    model, answer = _huang_max()
+    asked = Asked("extremum", "NO_alu", "alu_lat", to="max")
+    branches = answer.result.args
+    assert isinstance(answer.result, sympy.Piecewise) and answer.location.args[0][0] == sum(
+        model.symbols[n] for n in ("alpha", "mem_lat")) + 1
+    for i in (0, 1):
+        shifted = sympy.Piecewise(*((v + (1 if j == i else 0), c) for j, (v, c) in enumerate(branches)))
+        with pytest.raises(errors.CertificateError, match="not the extreme value|beyond the maximum"):
+            certify.certify(model, dataclasses.replace(answer, result=shifted, certificate=None), asked)
+
+
+def test_an_extremum_located_outside_the_variables_declared_range_is_refused():
+    # alu_lat is declared positive: a location at -1 cycle is no answer even where the formula's value is the largest
+    model, answer = _huang_max()
+    asked = Asked("extremum", "NO_alu", "alu_lat", "fermi", (("alpha", 16.0), ("n", 16.0)), to="max")
+    below = float(model.evaluate("NO_alu", "fermi", values={"alpha": 16.0, "n": 16.0, "alu_lat": -1.0}, checks=False).magnitude)
+    wrong = dataclasses.replace(answer, location=sympy.Integer(-1), result=sympy.Float(below), certificate=None)
+    with pytest.raises(errors.CertificateError, match="outside its declared range"):
+        certify.certify(model, wrong, asked)

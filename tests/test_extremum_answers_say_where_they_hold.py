@@ -153,3 +153,24 @@ def test_a_critical_point_negative_wherever_it_is_real_is_no_branch_of_the_maxim
         question = Question(model="prior_huang", op="extremum", quantity="NO_alu", variable="alu_lat", kind="max",
                             point=Point(preset, tuple(sorted({**values, "alu_lat": 4.0}.items()))))
         assert checks.judge(question).outcome == "agree"
+
+
+_ISSUE_ALU = {"alu_lat": 64.0, "alu_thru": 1.0, "issue_thru": 64.0, "mem_lat": 3.0, "mem_thru": 128.0}
+
+
+def test_the_cusp_where_issue_and_alu_bounds_cross_is_the_maximum_when_alu_latency_exceeds_memory_latency():
+    # n_needed = (alpha*alu_lat + mem_lat)*Min(mem_thru, alu_thru/alpha, issue_thru/(alpha + 1)): with issue_thru < mem_thru
+    # memory never binds; the issue branch rises (alu_lat > mem_lat) until issue_thru/(alpha + 1) = alu_thru/alpha, at
+    # alpha = 1/63, where n = 64 + 3/alpha = 253; the answer gave alpha = 0 (192) because the side of that crossing was
+    # undecided until the crossing is known to lie at alpha > 0 (issue_thru > alu_thru)
+    hand_alpha, hand_n = 1.0 / 63.0, 64.0 + 3.0 * 63.0
+    model = symgpu.load("volkov_2016")
+    xs = np.unique(np.concatenate([np.geomspace(1e-4, 1e4, 4001), [hand_alpha]]))
+    ys = _on(model, "n_needed", "sample_kernel", _ISSUE_ALU, "alpha", xs)
+    assert float(np.max(ys)) == pytest.approx(hand_n, rel=1e-12) and xs[np.argmax(ys)] == pytest.approx(hand_alpha, rel=1e-12)
+    anywhere = model.extremum("n_needed", over="alpha", kind="max")
+    at_point = model.extremum("n_needed", over="alpha", kind="max", preset="sample_kernel", values=_ISSUE_ALU)
+    for answer in (anywhere, at_point):
+        assert float(derive.evaluate_result(model, answer, "sample_kernel", **_ISSUE_ALU).magnitude) == pytest.approx(hand_n, rel=1e-12)
+        assert float(derive.evaluate_result(model, answer, "sample_kernel", which="location", **_ISSUE_ALU).magnitude) == \
+            pytest.approx(hand_alpha, rel=1e-12)

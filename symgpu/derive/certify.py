@@ -41,6 +41,8 @@ BEATS = 1e-6
 POINTS = 2
 #: fully drawn points tried when no preset, validation case or completed preset gave a check
 FALLBACK_POINTS = 6
+#: points drawn onto each preset (and fully drawn) to find one where each branch of a Piecewise answer holds
+BRANCH_DRAWS = 12
 
 
 def certify(model: Model, derivation: Derivation, asked: Asked) -> Derivation:
@@ -60,7 +62,8 @@ def certify(model: Model, derivation: Derivation, asked: Asked) -> Derivation:
     points, why = _points(model, asked, answer_inputs)
     done: list[str] = []
     labels: list[str] = []
-    for point in _then_more(model, asked, points, answer_inputs, done):
+    checked: list[_Point] = []
+    for point in _then_more(model, asked, points, answer_inputs, done, checked, lambda: _branch_points(model, derivation, asked, checked, answer_inputs)):
         try:
             said = check(model, derivation, asked, point)
         except errors.CertificateError:
@@ -72,6 +75,7 @@ def certify(model: Model, derivation: Derivation, asked: Asked) -> Derivation:
             continue
         done.append(said)
         labels.append(point.label)
+        checked.append(point)
     if not done:
         return dataclasses.replace(derivation, certificate=Certificate(unchecked=_short(why or "the answer has no value at any point tried")))
     checks = tuple(dict.fromkeys(done))
@@ -83,16 +87,55 @@ def _short(text: str, limit: int = 240) -> str:
 
 
 # ------------------------------------------------------------------------------ points
-def _then_more(model: Model, asked: Asked, points: list[_Point], answer_inputs: frozenset[str], done: list[str]) -> Iterator[_Point]:
+def _then_more(model: Model, asked: Asked, points: list[_Point], answer_inputs: frozenset[str], done: list[str],
+               checked: list[_Point], branches: Callable[[], Iterator[_Point]]) -> Iterator[_Point]:
     """``points``, then, where none of them gave a check (``done`` still empty; no root of the answer
     applies at the presets completed with drawn workloads) and the caller gave no point, points with
-    every input drawn."""
+    every input drawn; then, asked without a point, a point for each branch of the answer the points
+    checked left out (``branches``)."""
     yield from points
-    if not done and asked.preset is None and not any(k != asked.variable for k, _ in asked.values):
+    if asked.preset is not None or any(k != asked.variable for k, _ in asked.values):
+        return
+    if not done:
         seen = {tuple(sorted(p.values.items())) for p in points if p.preset is None}
         for point in _sampled(model, asked, _Point("", None, {}), FALLBACK_POINTS, answer_inputs):
             if tuple(sorted(point.values.items())) not in seen:
                 yield point
+    if checked:
+        yield from branches()
+
+
+def _branch_points(model: Model, derivation: Derivation, asked: Asked, checked: list[_Point],
+                   answer_inputs: frozenset[str]) -> Iterator[_Point]:
+    """For an extremum or limit that is a first-match Piecewise, asked without a point: one point for
+    each branch (and, where the answer says so, for "no branch holds") that the points ``checked``
+    left out, from more points drawn onto each preset and then fully drawn. A point where another
+    branch holds proves nothing about a branch: Huang's ``NO_alu`` over ``alu_lat`` once passed at two
+    points of one branch with a second branch at a negative ``alu_lat``."""
+    form = derivation.location if isinstance(derivation.location, sympy.Piecewise) else derivation.result
+    if asked.op not in ("extremum", "limit") or not isinstance(form, sympy.Piecewise):
+        return
+    index = sympy.Piecewise(*((sympy.Integer(i), c) for i, (_, c) in enumerate(form.args)), (sympy.Integer(-1), True))
+    unstated = not dict(derivation.extra).get("elsewhere")  # where no branch holds the answer claims nothing else
+
+    def branch(point: _Point) -> int | None:
+        try:
+            number = _result_at(model, derivation, index, None, point, {})
+        except (errors.SymgpuError, ArithmeticError, TypeError, ValueError, pint.PintError):
+            return None
+        return int(number) if np.isfinite(number) and not (number < 0 and unstated) else None
+
+    covered = {branch(p) for p in checked}
+    wanted = len(form.args) + (0 if unstated else 1)
+    bases = [_Point(f"preset {p}", p, {}) for p in model.presets] + [_Point("", None, {})]
+    for base in bases:
+        for point in _sampled(model, asked, base, BRANCH_DRAWS, answer_inputs, zeros=True, seed="/branches"):
+            found = branch(point)
+            if found is not None and found not in covered:
+                covered.add(found)
+                yield point
+            if len(covered - {None}) >= wanted:
+                return
 
 
 def _answer_inputs(model: Model, derivation: Derivation, asked: Asked) -> frozenset[str]:
@@ -152,24 +195,27 @@ def _bases(model: Model, asked: Asked) -> Iterator[_Point]:
             yield _Point(f"validation case {case.case.id}", case.case.preset or None, values)
 
 
-def _sampled(model: Model, asked: Asked, base: _Point, count: int, answer_inputs: frozenset[str] = frozenset()) -> list[_Point]:
+def _sampled(model: Model, asked: Asked, base: _Point, count: int, answer_inputs: frozenset[str] = frozenset(),
+             *, zeros: bool = False, seed: str = "") -> list[_Point]:
     """Up to ``count`` points: ``base`` with its missing inputs (the quantity's and the answer's)
     drawn (seeded) from whole and fractional values that meet the inputs' declared assumptions and
-    every equation's domain."""
+    every equation's domain; ``zeros`` also draws 0 for an input declared nonnegative (the degenerate
+    points where one branch of an answer gives way to another, ``alpha = 0``)."""
     known = _known(model, asked, base)
     wanted = sorted(set(model.inputs(asked.quantity)) | answer_inputs)
     inputs = [n for n in wanted if n != asked.variable and n not in known]
     if not inputs or count <= 0:
         return []
     # each preset its own workloads (the same draws for every preset would test one workload twice)
-    rng = sample_points.Draws(f"{model.id}/{asked.quantity}/{asked.variable}" + (f"/{base.label}" if base.label else ""))
+    rng = sample_points.Draws(f"{model.id}/{asked.quantity}/{asked.variable}" + (f"/{base.label}" if base.label else "") + seed)
     choices = (1, 2, 3, 4, 8, 16, 32, 64, 100, 128, 256, 1000, 4096)
     found: list[_Point] = []
     for attempt in range(max(8, 2 * count)):
         values: dict[str, Any] = dict(base.values)
         drawn: dict[str, float] = {}
         for name in inputs:
-            value: float = rng.choice(choices)
+            nonnegative = zeros and "nonnegative" in model.symbol_definitions[name].assumptions
+            value: float = rng.choice(choices + ((0,) * 3 if nonnegative else ()))
             if "integer" not in model.symbol_definitions[name].assumptions and attempt % 2:
                 value = value * rng.choice((0.5, 0.75, 1.5))
             drawn[name] = value
@@ -251,11 +297,16 @@ def _extremum(model: Model, derivation: Derivation, asked: Asked, point: _Point)
     kind = asked.to if asked.to in ("max", "min") else kind
     unit = model.units[asked.quantity]
     value = _result_at(model, derivation, derivation.result, unit, point, {})
+    if np.isnan(value) and dict(derivation.extra).get("elsewhere"):
+        return _unattained(model, asked, point, kind)
     if not np.isfinite(value):
         raise _fail(model, asked, point, f"the extreme value is {value}")
     location = None
     if isinstance(derivation.location, sympy.Basic) and not derivation.location.has(sympy.oo, -sympy.oo, sympy.zoo):
         location = _result_at(model, derivation, derivation.location, model.units[asked.variable], point, {})
+        if np.isfinite(location) and not _admissible(model, asked, point, location):
+            raise _fail(model, asked, point, f"the location {asked.variable} = {location:.10g} is outside its declared range "
+                        "or a valid_when domain")
         if np.isfinite(location):
             at = float(_quantity(model, asked, point, np.asarray(location)))
             if not abs(at - value) <= RESIDUAL * max(abs(at), abs(value), 1e-300):
@@ -271,6 +322,33 @@ def _extremum(model: Model, derivation: Derivation, asked: Asked, point: _Point)
     if (kind == "max" and scanned[best] > value + slack) or (kind == "min" and scanned[best] < value - slack):
         raise _fail(model, asked, point, f"{asked.variable} = {grid[best]:.10g} gives {scanned[best]:.10g}, beyond the {kind}imum {value:.10g}")
     return f"the quantity at the location equals the {kind}imum and no point of a {len(grid)}-point scan beats it"
+
+
+def _admissible(model: Model, asked: Asked, point: _Point, location: float) -> bool:
+    """Whether ``location`` meets the variable's declared sign and every ``valid_when`` domain at the point."""
+    assumptions = set(model.symbol_definitions[asked.variable].assumptions) if asked.variable in model.symbol_definitions else set()
+    if ("positive" in assumptions and not location > 0) or ("nonnegative" in assumptions and not location >= 0):
+        return False
+    return bool(_inside(model, asked, point, np.asarray([location]))[0])
+
+
+def _unattained(model: Model, asked: Asked, point: _Point, kind: str) -> str | None:
+    """Where no branch holds the answer says there is no extremum (the quantity approaches one at an
+    open end): the scan's best admissible point must be its first or last, never strictly inside."""
+    grid = _scan_grid(model, asked.variable, [])
+    with np.errstate(all="ignore"):
+        scanned = _quantity(model, asked, point, grid)
+    fine = np.flatnonzero(np.isfinite(scanned) & _inside(model, asked, point, grid))
+    if not len(fine):
+        return None
+    sign = 1.0 if kind == "max" else -1.0
+    best = fine[int(np.argmax(sign * scanned[fine]))]
+    ends = (fine[0], fine[-1])
+    at_ends = max(sign * scanned[e] for e in ends)
+    if best not in ends and sign * scanned[best] - at_ends > BEATS * max(abs(scanned[best]), 1e-300):
+        raise _fail(model, asked, point, f"the answer says there is no {kind}imum here, but {asked.variable} = {grid[best]:.10g} "
+                    f"gives {scanned[best]:.10g}, inside the scan and beyond both its ends")
+    return f"no {kind}imum, as the answer says: the best point of a {len(grid)}-point scan is at its end"
 
 
 # ------------------------------------------------------------------------------ limit

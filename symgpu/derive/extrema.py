@@ -195,7 +195,7 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
         job.step(kind + "imum", sympy.Eq(var, best.location), best.origin + (" valid when " + ", ".join(map(sympy.sstr, when)) if when else ""))
         return best.location, best.value
     # each branch holds only where its location is inside the domain, too (a critical point at a negative alu_lat is none)
-    whole = [c.conditions + inside for c, inside in zip(plain, inside_of)]
+    whole = [relations.without_weaker(c.conditions + inside) for c, inside in zip(plain, inside_of)]
     at_branches = [(c.location, sympy.And(*when) if when else sympy.true) for c, when in zip(plain, whole)]
     value_branches = [(c.value, sympy.And(*when) if when else sympy.true) for c, when in zip(plain, whole)]
     if others and not any(c is sympy.true for _, c in at_branches):
@@ -235,9 +235,10 @@ def _boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_spli
     assert job.ctx is not None
     local = job.ctx.copy()
     conds: list[sympy.Basic] = []
-    # the point must be admissible for var
+    # the point must be admissible for var; a cusp lies inside the domain (0 of a nonnegative variable is an end,
+    # a candidate of its own), and knowing so can decide a side: alu_thru/(issue_thru - alu_thru) > 0 says issue_thru > alu_thru
     definition = job.model.symbol_definitions.get(var.name)
-    if definition is not None and "positive" in definition.assumptions:
+    if definition is not None and {"positive", "nonnegative"} & set(definition.assumptions):
         c = local.tidy(sympy.StrictGreaterThan(point, 0))
         if c is sympy.false:
             return None

@@ -49,3 +49,19 @@ def add_new_relation(relation: sympy.Basic, shown: list[sympy.Basic], seen: set[
     elif any(same_relation(relation, s) for s in shown):
         return
     shown.append(relation)
+
+
+def without_weaker(conditions: tuple[sympy.Basic, ...] | list[sympy.Basic]) -> tuple[sympy.Basic, ...]:
+    """``conditions`` without each non-strict relation that a strict one among them implies
+    (``a <= b`` next to ``a < b``), and without repeats, in their order."""
+    strict = [c for c in conditions if isinstance(c, (sympy.StrictGreaterThan, sympy.StrictLessThan))]
+    kept: list[sympy.Basic] = []
+    for c in conditions:
+        if any(same_relation(c, k) for k in kept):
+            continue
+        if isinstance(c, sympy.GreaterThan) and any(same_relation(sympy.StrictGreaterThan(c.lhs, c.rhs, evaluate=False), s) for s in strict):
+            continue
+        if isinstance(c, sympy.LessThan) and any(same_relation(sympy.StrictLessThan(c.lhs, c.rhs, evaluate=False), s) for s in strict):
+            continue
+        kept.append(c)
+    return tuple(kept)
