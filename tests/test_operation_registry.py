@@ -235,3 +235,10 @@ def test_the_options_record_cannot_be_changed():
 
     with pytest.raises(dataclasses.FrozenInstanceError):
         Options.of().preset = "p"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("op, arguments", [("boundary", ("t_P",)), ("extremum", ("P_K0", "N")), ("limit", ("Q_K0", "N")),
+                                           ("fixed_point", ("P_K0", "N"))])
+def test_a_misspelt_keyword_of_an_operation_is_a_type_error_naming_it_before_anything_runs(ia, op, arguments):
+    with pytest.raises(TypeError, match=rf"^{op}\(\) got an unexpected keyword argument 'substitue'$"):
+        getattr(symgpu.derive, op)(ia, *arguments, substitue={"M": "N"})
