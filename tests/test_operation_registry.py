@@ -154,10 +154,10 @@ NOT_IN_THE_FUNCTION = {
 }
 #: API fields with no command option yet, and why.
 NOT_ON_THE_COMMAND_LINE = {
-    "omit_limiters": "a model file's or Python's question: which limiter to leave out is named by equation",
-    "case": "asked in model files and Python (solve of one case)",
-    "relation": "asked in model files and Python (solve of an inequality)",
-    "kind": "solve's largest/smallest admissible value of an inequality: model files and Python",
+    "omit_limiters": "no option yet: asked in model files (omit_limiters) and Python (omit=)",
+    "case": "no option yet: solve of one case is asked in model files and Python (case=)",
+    "relation": "no option yet: solve of an inequality is asked in model files and Python (relation=)",
+    "kind": "no option yet for solve: the largest/smallest value of an inequality's solution (extremum has --max/--min)",
 }
 FRONT_DOORS = [op for op in operations.SPECS if op not in WITHOUT_FRONT_DOOR]
 
