@@ -4,7 +4,9 @@ the reader's field checks and the engine's handlers, API methods and CLI command
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
+import inspect
 import re
 
 import pytest
@@ -117,3 +119,126 @@ def test_the_registry_cannot_be_changed_at_run_time():
         operations.SPECS["integrate"] = operations.SPECS["limit"]  # type: ignore[index]
     with pytest.raises(dataclasses.FrozenInstanceError):
         operations.SPECS["limit"].reads = ()  # type: ignore[misc]
+
+
+# ------------------------------------------------ the API, the command line and the registry agree
+# NOTE: the API methods and the commands stay written by hand: generated ones would lose their mypy
+# signatures and their help texts. These tests hold them to the registry instead.
+
+#: a command's options that say how the answer is shown, not what is asked.
+PRESENTATION = frozenset({"help", "model", "unit", "clock", "full", "json"})
+#: a command option -> the ``[[derivations]]`` field it is written as.
+CLI_FIELD = {"quantity": "quantity", "preset": "preset", "set": "inputs", "substitute": "substitute", "assume": "assume",
+             "keep": "stop_at", "for_": "variable", "over": "variable", "var": "variable", "target": "target",
+             "between": "between", "kind": "kind", "grid": "grid", "to": "to", "direction": "direction"}
+#: (operation, API keyword or command option) with no ``[[derivations]]`` field, and why.
+NOT_A_FIELD = {
+    ("fixed_point", "method"): "how the answer is found (a numeric root even with a closed form), not what is asked",
+    ("fixed_point", "numeric"): "the command's spelling of method='numeric'",
+    ("boundary", "preset"): "the point the certificate checks at and the command evaluates at; a file's boundary is symbolic",
+    ("boundary", "values"): "as preset",
+    ("boundary", "set"): "as preset",
+    ("limit", "preset"): "pins the inputs that are 0 there before the limit; not offered in model files yet",
+    ("limit", "values"): "as preset",
+    ("limit", "set"): "as preset",
+}
+#: fields of an operation that its ``symgpu.derive`` function does not take, and where they are asked instead.
+NOT_IN_THE_FUNCTION = {
+    "expect": "the file's golden answer, checked by run_request",
+    "expect_value": "as expect",
+    "expect_regime": "as expect",
+    "limiters_from": "the API's omit takes 'equation.limiter' or (equation, limiter) itself",
+    "point": "the file's other name of to",
+    "ratio": "symgpu.derive.limit_ratio",
+    "grid": "symgpu.derive.grid_search.grid_extremum (a numeric search, not the symbolic operation)",
+}
+#: API fields with no command option yet, and why.
+NOT_ON_THE_COMMAND_LINE = {
+    "omit_limiters": "no option yet: asked in model files (omit_limiters) and Python (omit=)",
+    "case": "no option yet: solve of one case is asked in model files and Python (case=)",
+    "relation": "no option yet: solve of an inequality is asked in model files and Python (relation=)",
+    "kind": "no option yet for solve: the largest/smallest value of an inequality's solution (extremum has --max/--min)",
+}
+FRONT_DOORS = [op for op in operations.SPECS if op not in WITHOUT_FRONT_DOOR]
+
+
+def _api_fields(op: str) -> set[str]:
+    from symgpu.derive.options import REQUEST_FIELD
+
+    parameters = list(inspect.signature(getattr(symgpu.derive, op)).parameters.values())[1:]  # after the model
+    return {REQUEST_FIELD[p.name] for p in parameters if p.kind is not p.VAR_KEYWORD and (op, p.name) not in NOT_A_FIELD}
+
+
+def _cli_fields(op: str) -> set[str]:
+    from symgpu.cli import app
+
+    sub = next(a for a in app.create_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    dests = {a.dest for a in sub.choices[op.replace("_", "-")]._actions}
+    return {CLI_FIELD[d] for d in dests - PRESENTATION if (op, d) not in NOT_A_FIELD}
+
+
+@pytest.mark.parametrize("op", FRONT_DOORS)
+def test_every_api_keyword_and_command_option_is_a_field_of_the_operation_or_listed_with_a_reason(op):
+    reads = set(operations.SPECS[op].reads)
+    assert _api_fields(op) <= reads, f"symgpu.derive.{op} takes {sorted(_api_fields(op) - reads)}, not fields of op = {op!r}"
+    assert _cli_fields(op) <= reads, f"symgpu {op} has options for {sorted(_cli_fields(op) - reads)}, not fields of op = {op!r}"
+
+
+@pytest.mark.parametrize("op", FRONT_DOORS)
+def test_every_field_of_the_operation_is_asked_by_the_api_unless_the_file_alone_gives_it(op):
+    unreached = set(operations.SPECS[op].reads) - _api_fields(op) - set(NOT_IN_THE_FUNCTION) - {"over", "for"}
+    assert not unreached, f"op = {op!r} reads {sorted(unreached)}, which symgpu.derive.{op} does not take"
+
+
+@pytest.mark.parametrize("op", FRONT_DOORS)
+def test_the_command_asks_what_the_api_asks_but_the_listed_fields(op):
+    cli, api = _cli_fields(op), _api_fields(op)
+    assert cli - api <= set(NOT_IN_THE_FUNCTION), f"symgpu {op} asks {sorted(cli - api)}, which symgpu.derive.{op} does not"
+    assert api - cli <= set(NOT_ON_THE_COMMAND_LINE), f"symgpu {op} lacks options for {sorted(api - cli - set(NOT_ON_THE_COMMAND_LINE))}"
+
+
+@pytest.mark.parametrize("op", FRONT_DOORS)
+def test_the_model_method_takes_the_operations_leading_arguments_with_its_defaults(op):
+    from symgpu.derive.options import REQUEST_FIELD
+
+    method = [p for p in inspect.signature(getattr(symgpu.Model, op)).parameters.values() if p.kind is not p.VAR_KEYWORD][1:]
+    function = list(inspect.signature(getattr(symgpu.derive, op)).parameters.values())[1:]
+    assert [(REQUEST_FIELD[p.name], p.default) for p in method] == [(REQUEST_FIELD[p.name], p.default) for p in function[:len(method)]]
+    assert REQUEST_FIELD[method[0].name] == "quantity"
+
+
+def test_a_derivations_entry_and_the_same_keywords_give_one_options_record():
+    from symgpu.derive.options import Options
+
+    fields = (("quantity", "P"), ("variable", "I"), ("substitute", {"M": "N"}), ("assume", ["I > 1"]), ("stop_at", ["Q"]),
+              ("limiters_from", "attainable"), ("omit_limiters", ["P_peak"]), ("preset", "toy"), ("inputs", {"B": "2"}),
+              ("case", "memory_bound"), ("relation", ">="))
+    read = Options.read(operations.Question.of("q", "solve", fields))
+    given = Options.of(substitute={"M": "N"}, assume=["I > 1"], stop_at=["Q"], omit=[("attainable", "P_peak")],
+                       preset="toy", values={"B": "2"}, case="memory_bound", relation=">=")
+    assert read == given
+    assert read.rewrites() == {"substitute": {"M": "N"}, "assume": ("I > 1",), "stop_at": ("Q",), "omit": (("attainable", "P_peak"),)}
+    assert read.point() == {"preset": "toy", "values": {"B": "2"}}
+
+
+def test_options_not_given_stay_apart_from_empty_ones():
+    from symgpu.derive.options import Options
+
+    assert Options.of().keywords() == {"substitute": None, "assume": None, "stop_at": (), "omit": (), "preset": None, "values": None}
+    assert Options.of(substitute={}, assume=[], values={}).keywords() == {
+        "substitute": {}, "assume": (), "stop_at": (), "omit": (), "preset": None, "values": {}}
+    assert not Options.of(values={}).at_a_point and Options.of(values={"B": 1}).at_a_point and Options.of(preset="p").at_a_point
+
+
+def test_the_options_record_cannot_be_changed():
+    from symgpu.derive.options import Options
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Options.of().preset = "p"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("op, arguments", [("boundary", ("t_P",)), ("extremum", ("P_K0", "N")), ("limit", ("Q_K0", "N")),
+                                           ("fixed_point", ("P_K0", "N"))])
+def test_a_misspelt_keyword_of_an_operation_is_a_type_error_naming_it_before_anything_runs(ia, op, arguments):
+    with pytest.raises(TypeError, match=rf"^{op}\(\) got an unexpected keyword argument 'substitue'$"):
+        getattr(symgpu.derive, op)(ia, *arguments, substitue={"M": "N"})

@@ -36,6 +36,7 @@ from symgpu.numbers import json_number
 from symgpu import derive
 from symgpu.cli.operation_commands import OPERATION_COMMANDS, command_name
 from symgpu.derive import at_point
+from symgpu.derive.options import Options
 from symgpu.model import printing
 from symgpu.evaluate import evaluator
 import symgpu
@@ -256,8 +257,9 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
 def _run(args: argparse.Namespace) -> int:
     model = common.load_model(args.model)
     values = common.parse_assignments(model, args.set)
-    shared = {"substitute": _substitutions(args.substitute), "assume": args.assume, "stop_at": _kept(model, args.keep)}
-    derivation = OPERATION_COMMANDS[args.command.replace("-", "_")].derive(model, args, values, shared)
+    options = Options.of(substitute=_substitutions(args.substitute), assume=args.assume, stop_at=_kept(model, args.keep),
+                         preset=args.preset, values=values)
+    derivation = OPERATION_COMMANDS[args.command.replace("-", "_")].derive(model, args, options)
     return _emit(model, derivation, args, values)
 
 

@@ -18,6 +18,7 @@ import sympy
 from symgpu import derive, errors, units
 from symgpu.cli import common
 from symgpu.derive import grid_search
+from symgpu.derive.options import Options
 
 if TYPE_CHECKING:
     from symgpu.derive.derivation import Derivation
@@ -88,34 +89,32 @@ def _fixed_point_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--numeric", action="store_true", help="use the numeric root even when a closed form exists")
 
 
-def _solve(model: Any, args: argparse.Namespace, values: dict[str, Any], shared: dict[str, Any]) -> Derivation:
-    target, args.target_note = _target(model, args.quantity, args.target, args.clock, preset=args.preset, values=values)
-    return derive.solve(model, args.quantity, for_=args.for_, target=target, preset=args.preset, values=values, **shared)
+def _solve(model: Any, args: argparse.Namespace, options: Options) -> Derivation:
+    target, args.target_note = _target(model, args.quantity, args.target, args.clock, preset=options.preset, values=options.at)
+    return derive.solve(model, args.quantity, for_=args.for_, target=target, **options.keywords())
 
 
-def _regimes(model: Any, args: argparse.Namespace, values: dict[str, Any], shared: dict[str, Any]) -> Derivation:
-    return derive.regimes(model, args.quantity, over=args.over, preset=args.preset, values=values, **shared)
+def _regimes(model: Any, args: argparse.Namespace, options: Options) -> Derivation:
+    return derive.regimes(model, args.quantity, over=args.over, **options.keywords())
 
 
-def _boundary(model: Any, args: argparse.Namespace, values: dict[str, Any], shared: dict[str, Any]) -> Derivation:
+def _boundary(model: Any, args: argparse.Namespace, options: Options) -> Derivation:
     return derive.boundary(model, args.quantity, tuple(args.between) if args.between else None, for_=args.for_,
-                           preset=args.preset, values=values, **shared)
+                           **options.keywords())
 
 
-def _extremum(model: Any, args: argparse.Namespace, values: dict[str, Any], shared: dict[str, Any]) -> Derivation:
+def _extremum(model: Any, args: argparse.Namespace, options: Options) -> Derivation:
     if args.grid:
-        return grid_search.grid_extremum(model, args.quantity, args.over, args.grid, args.kind, preset=args.preset, values=values)
-    return derive.extremum(model, args.quantity, over=args.over, kind=args.kind, preset=args.preset, values=values, **shared)
+        return grid_search.grid_extremum(model, args.quantity, args.over, args.grid, args.kind, **options.point())
+    return derive.extremum(model, args.quantity, over=args.over, kind=args.kind, **options.keywords())
 
 
-def _limit(model: Any, args: argparse.Namespace, values: dict[str, Any], shared: dict[str, Any]) -> Derivation:
-    return derive.limit(model, args.quantity, args.var, args.to, direction=args.direction, preset=args.preset,
-                        values=values, **shared)
+def _limit(model: Any, args: argparse.Namespace, options: Options) -> Derivation:
+    return derive.limit(model, args.quantity, args.var, args.to, direction=args.direction, **options.keywords())
 
 
-def _fixed_point(model: Any, args: argparse.Namespace, values: dict[str, Any], shared: dict[str, Any]) -> Derivation:
-    return derive.fixed_point(model, args.quantity, args.var, preset=args.preset, values=values,
-                              method="numeric" if args.numeric else "auto", **shared)
+def _fixed_point(model: Any, args: argparse.Namespace, options: Options) -> Derivation:
+    return derive.fixed_point(model, args.quantity, args.var, method="numeric" if args.numeric else "auto", **options.keywords())
 
 
 @dataclass(frozen=True)
@@ -125,12 +124,12 @@ class Command:
     Attributes:
         help: one line for ``symgpu --help`` (as :data:`symgpu.cli.app.COMMANDS` gives it).
         options: adds the command's own options (the common ones: :func:`_add_common`).
-        derive: runs it: (model, args, values from --preset/--set, the shared options) -> Derivation.
+        derive: runs it: (model, args, the options record of --substitute/--assume/--keep/--preset/--set) -> Derivation.
     """
 
     help: str
     options: Callable[[argparse.ArgumentParser], None]
-    derive: Callable[[Any, argparse.Namespace, dict[str, Any], dict[str, Any]], Derivation]
+    derive: Callable[[Any, argparse.Namespace, Options], Derivation]
 
 
 #: registry operation -> its command (``symgpu solve``, ``symgpu fixed-point``, ...), in help order; the

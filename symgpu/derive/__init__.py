@@ -16,7 +16,8 @@ whitelisting parser — never by ``sympify``/``parse_expr``/``eval``.
 This package is the stable public façade: the operations live in one module each
 (``solving``: solve and boundary; ``regime_split``: regimes; ``limits``; ``extrema``;
 ``fixed_points``; ``checked``: the public operations with their numeric certificates
-(``certify``); ``simplification``: simplify and substitute; ``grid_search``: staircase
+(``certify``), each building one frozen ``options.Options`` record at its front door and
+running through one prologue; ``simplification``: simplify and substitute; ``grid_search``: staircase
 extrema; ``requests``: ``[[derivations]]`` requests, dispatched through
 ``requests.OPERATIONS``; ``results``: numbers from results), recorded as ``derivation.Derivation``,
 on the shared machinery of ``signs`` (a model's sign reasoner: :mod:`symgpu.proofs.signs` under

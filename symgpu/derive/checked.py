@@ -20,6 +20,7 @@ from symgpu import errors
 from symgpu.derive import certify, extrema, fixed_points, limit_cases, limits, requests, solving
 from symgpu.derive.certify import Asked
 from symgpu.derive.derivation import Derivation
+from symgpu.derive.options import Options
 from symgpu.evaluate import active
 
 if TYPE_CHECKING:
@@ -45,22 +46,22 @@ def _pairs(mapping: Mapping[str, Any] | None) -> tuple[tuple[str, Any], ...]:
     return tuple((str(k), v) for k, v in (mapping or {}).items())
 
 
-def _skip(model: Model, *, omit: Iterable[Any] = (), case: str | None = None, relation: str = "==",
-          assume: Iterable[Any] | None = None, preset: str | None = None, values: Mapping[str, Any] | None = None) -> str:
+def _skip(model: Model, options: Options) -> str:
     """Why the evaluate path does not answer the question as asked ("" when it does)."""
-    if tuple(omit):
+    if options.omit:
         return "limiters were omitted, so the model's own evaluation answers another question"
-    if case is not None:
-        return f"one case ({case}) was chosen, so the model's own evaluation may take another"
-    if relation not in ("==", "="):
+    if options.case is not None:
+        return f"one case ({options.case}) was chosen, so the model's own evaluation may take another"
+    if options.relation not in ("==", "="):
         return "an inequality's bound is checked by its derivation steps, not at points"
-    for text in tuple(assume or ()):
-        if preset is None and not values:
+    values = options.at or {}
+    for text in options.assume or ():
+        if options.preset is None and not values:
             return f"the extra assumption {text} holds only where it holds; give --preset or --set to check at a point"
         try:
             condition = model.parse(str(text), "--assume", boolean=True)
             expanded = condition.xreplace({s: model.expression(s.name) for s in condition.free_symbols if s.name in model.defining})
-            holds = active.condition_holds(model, expanded, preset, values or {})[0]
+            holds = active.condition_holds(model, expanded, options.preset, values)[0]
         except errors.SymgpuError as exc:
             return f"the extra assumption {text} cannot be evaluated at the point ({exc})"
         if not holds:
@@ -68,60 +69,89 @@ def _skip(model: Model, *, omit: Iterable[Any] = (), case: str | None = None, re
     return ""
 
 
-def _zero_inputs(model: Model, quantity: str, variable: str, preset: str | None, values: Mapping[str, Any] | None,
-                 substitute: Mapping[str, Any]) -> dict[str, Any]:
+def _zero_inputs(model: Model, quantity: str, variable: str, options: Options) -> dict[str, Any]:
     """The declared-nonnegative inputs of ``quantity`` that are 0 at the preset / values
     (:func:`limit_cases.zero_inputs`): a solve there is the solve with the 0 put in first, as a limit there is."""
-    if preset is None and not values or quantity not in model.defining and quantity not in model.equations:
+    if not options.at_a_point or quantity not in model.defining and quantity not in model.equations:
         return {}
+    substitute = options.substitutions or {}
     names = [n for n in model.inputs(model.equation_for(quantity).definition.defines) if n != variable and n not in substitute]
-    return {name: 0 for name in limit_cases.zero_inputs(model, names, preset, values)}
+    return {name: 0 for name in limit_cases.zero_inputs(model, names, options.preset, options.at)}
 
 
-def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: Any = None,
-          substitute: Mapping[str, Any] | None = None, preset: str | None = None,
-          values: Mapping[str, Any] | None = None, **options: Any) -> Derivation:
-    """:func:`symgpu.derive.solving.solve`, checked: every root satisfies the relation and a scan
-    of the variable's range finds no root the answer lacks (at ``preset``/``values`` when given)."""
-    keywords = {k: v for k, v in options.items() if k not in ("assume", "stop_at", "omit", "relation", "kind", "case")}
-    zeros = _zero_inputs(model, str(quantity_or_equation), str(for_), preset, values, dict(substitute or {}))
+def _answer(model: Model, asked: Asked, options: Options, run: Callable[[Options], Derivation], *,
+            what: str = "", pin_zeros: bool = False, skip: str = "") -> Derivation:
+    """The one prologue of the public operations: run the operation with ``options`` (SymPy's
+    failures said in one line, :func:`_guarded`), then check its answer on the evaluate path
+    (:func:`certify.certify`) at the point the options give, for the question ``asked``
+    (its ``op``, quantity, variable, target, point and direction; the rest is filled in here).
+
+    Args:
+        what: how a failure names the question (default: from ``asked``, :data:`_WHAT`).
+        pin_zeros: put the declared-nonnegative inputs that are 0 at the point in first
+            (:func:`_zero_inputs`); where that leaves no relation to solve (0/0), the operation
+            without them answers.
+        skip: why the evaluate path does not answer the question, when the options say nothing.
+    """
+    what = what or _WHAT[asked.op].format(q=asked.quantity, v=asked.variable, to=asked.to)
     derivation = None
-    if zeros:  # the zeros put in first; where that leaves no relation to solve (0/0), the solve without them answers
-        pinned = {**zeros, **dict(substitute or {})}
+    zeros = _zero_inputs(model, asked.quantity, asked.variable, options) if pin_zeros else {}
+    if zeros:
+        pinned = dataclasses.replace(options, substitute=tuple({**zeros, **(options.substitutions or {})}.items()))
         try:
-            derivation = _guarded(model, f"solve of {quantity_or_equation} for {for_}", lambda: solving.solve(
-                model, quantity_or_equation, for_, target=target, substitute=pinned, preset=preset, values=values, **options))
-            substitute = pinned
+            derivation = _guarded(model, what, lambda: run(pinned))
+            options = pinned
         except errors.DerivationError:
             derivation = None
     if derivation is None:
-        derivation = _guarded(model, f"solve of {quantity_or_equation} for {for_}", lambda: solving.solve(
-            model, quantity_or_equation, for_, target=target, substitute=substitute, preset=preset, values=values, **options))
-    name = str(quantity_or_equation)
-    if name in model.defining or name in model.equations:
-        name = model.equation_for(name).definition.defines
-    subs = {**dict(substitute or {}), **{k: v for k, v in keywords.items() if k != name}}
-    if name in keywords and target is None:
-        target = keywords[name]
-    skip = _skip(model, omit=options.get("omit", ()), case=options.get("case"), relation=options.get("relation", "=="),
-                 assume=options.get("assume"), preset=preset, values=values)
-    asked = Asked("solve", str(quantity_or_equation), str(for_), preset, _pairs(values), _pairs(subs), target=target, skip=skip)
+        derivation = _guarded(model, what, lambda: run(options))
+    asked = dataclasses.replace(asked, preset=options.preset, values=_pairs(options.at), substitute=_pairs(options.substitutions),
+                                skip=_skip(model, options) or skip)
     return certify.certify(model, derivation, asked)
 
 
+#: how a failure names the question (``q``: quantity, ``v``: variable, ``to``: the point or kind)
+_WHAT = {"solve": "solve of {q} for {v}", "boundary": "boundary of {q} in {v}", "extremum": "{to}imum of {q} over {v}",
+         "limit": "limit of {q} as {v} -> {to}", "fixed_point": "fixed point of {q} in {v}"}
+
+
+def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: Any = None,
+          substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (),
+          omit: Iterable[Any] = (), relation: str = "==", kind: str | None = None, case: str | None = None,
+          preset: str | None = None, values: Mapping[str, Any] | None = None, **given: Any) -> Derivation:
+    """:func:`symgpu.derive.solving.solve`, checked: every root satisfies the relation and a scan
+    of the variable's range finds no root the answer lacks (at ``preset``/``values`` when given).
+    Keyword values ``given`` are substitutions (``M="N"``), a value of the quantity its target."""
+    name = str(quantity_or_equation)
+    if name in model.defining or name in model.equations:
+        name = model.equation_for(name).definition.defines
+    given = dict(given)
+    value = given.pop(name, None) if name in given else target
+    subs = None if substitute is None and not given else {**dict(substitute or {}), **given}
+    options = Options.of(substitute=subs, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values,
+                         case=case, relation=relation)
+    asked = Asked("solve", str(quantity_or_equation), str(for_), target=value if target is None else target)
+    return _answer(model, asked, options, lambda o: solving.solve(
+        model, quantity_or_equation, for_, target=value, relation=o.relation, kind=kind, case=o.case, **o.rewrites(), **o.point()),
+        pin_zeros=True)
+
+
 def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None = None, *,
-             substitute: Mapping[str, Any] | None = None, preset: str | None = None,
-             values: Mapping[str, Any] | None = None, **options: Any) -> Derivation:
-    """:func:`symgpu.derive.solving.boundary`, checked: the regime differs on the two sides of each boundary."""
-    derivation = _guarded(model, f"boundary of {quantity} in {for_}",
-                          lambda: solving.boundary(model, quantity, between, for_, substitute=substitute, **options))
-    if between is not None and not isinstance(between, str):
-        derivation = dataclasses.replace(derivation, extra=derivation.extra + (("between", tuple(between)),))
-    skip = _skip(model, omit=options.get("omit", ()), assume=options.get("assume"), preset=preset, values=values)
-    asked = Asked("boundary", str(quantity), str(for_), preset, _pairs(values), _pairs(substitute), skip=skip)
-    checked = certify.certify(model, derivation, asked)
+             substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (),
+             omit: Iterable[Any] = (), preset: str | None = None, values: Mapping[str, Any] | None = None) -> Derivation:
+    """:func:`symgpu.derive.solving.boundary`, checked: the regime differs on the two sides of each boundary
+    (at ``preset``/``values`` when given, else at the model's presets or sampled points)."""
+    options = Options.of(substitute=substitute, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values)
+
+    def run(o: Options) -> Derivation:
+        derivation = solving.boundary(model, quantity, between, for_, **o.rewrites())
+        if between is not None and not isinstance(between, str):
+            derivation = dataclasses.replace(derivation, extra=derivation.extra + (("between", tuple(between)),))
+        return derivation
+
+    checked = _answer(model, Asked("boundary", str(quantity), str(for_)), options, run)
     tied = [r["root"] for r in dict(checked.extra).get("roots") or () if isinstance(r, dict) and r.get("tie")]
-    if tied and preset is None and not values and checked.certificate is not None and not checked.certificate.checks:
+    if tied and not options.at_a_point and checked.certificate is not None and not checked.certificate.checks:
         raise errors.DerivationError(
             f"{model.id}: {quantity}: the cases {' and '.join(map(str, between)) if isinstance(between, (tuple, list)) else ''} "
             f"only tie at {for_} = {sympy.sstr(tied[0])}, and no preset or sampled point gives every input to check that they "
@@ -130,50 +160,39 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
 
 
 def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max", *,
-             substitute: Mapping[str, Any] | None = None, preset: str | None = None,
-             values: Mapping[str, Any] | None = None, **options: Any) -> Derivation:
+             substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (),
+             omit: Iterable[Any] = (), preset: str | None = None, values: Mapping[str, Any] | None = None) -> Derivation:
     """:func:`symgpu.derive.extrema.extremum`, checked: the value at the location, and no scanned point beats it."""
-    derivation = _guarded(model, f"{kind}imum of {quantity} over {over}", lambda: extrema.extremum(
-        model, quantity, over, kind, substitute=substitute, preset=preset, values=values, **options))
-    skip = _skip(model, omit=options.get("omit", ()), assume=options.get("assume"), preset=preset, values=values)
-    asked = Asked("extremum", str(quantity), str(over), preset, _pairs(values), _pairs(substitute), to=kind, skip=skip)
-    return certify.certify(model, derivation, asked)
+    options = Options.of(substitute=substitute, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values)
+    return _answer(model, Asked("extremum", str(quantity), str(over), to=kind), options,
+                   lambda o: extrema.extremum(model, quantity, over, kind, **o.rewrites(), **o.point()))
 
 
 def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: str | None = None,
-          substitute: Mapping[str, Any] | None = None, preset: str | None = None,
-          values: Mapping[str, Any] | None = None, **options: Any) -> Derivation:
+          substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (),
+          omit: Iterable[Any] = (), preset: str | None = None, values: Mapping[str, Any] | None = None) -> Derivation:
     """:func:`symgpu.derive.limits.limit`, checked: evaluation approaching ``to`` tends to the answer."""
-    derivation = _guarded(model, f"limit of {quantity} as {var} -> {to}", lambda: limits.limit(
-        model, quantity, var, to, direction=direction, substitute=substitute, preset=preset, values=values, **options))
-    skip = _skip(model, omit=options.get("omit", ()), assume=options.get("assume"), preset=preset, values=values)
-    asked = Asked("limit", str(quantity), str(var), preset, _pairs(values), _pairs(substitute), to=to,
-                  direction=direction, skip=skip)
-    return certify.certify(model, derivation, asked)
+    options = Options.of(substitute=substitute, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values)
+    return _answer(model, Asked("limit", str(quantity), str(var), to=to, direction=direction), options,
+                   lambda o: limits.limit(model, quantity, var, to, direction=direction, **o.rewrites(), **o.point()))
 
 
 def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mapping[str, Any] | None = None,
-                preset: str | None = None, values: Mapping[str, Any] | None = None, **options: Any) -> Derivation:
+                assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (), omit: Iterable[Any] = (),
+                preset: str | None = None, values: Mapping[str, Any] | None = None, method: str = "auto") -> Derivation:
     """:func:`symgpu.derive.fixed_points.fixed_point`, checked: the residual vanishes at the answer."""
-    derivation = _guarded(model, f"fixed point of {quantity} in {variable}", lambda: fixed_points.fixed_point(
-        model, quantity, variable, substitute=substitute, preset=preset, values=values, **options))
-    skip = _skip(model, omit=options.get("omit", ()), assume=options.get("assume"), preset=preset, values=values)
-    asked = Asked("fixed_point", str(quantity), str(variable), preset, _pairs(values), _pairs(substitute), skip=skip)
-    return certify.certify(model, derivation, asked)
+    options = Options.of(substitute=substitute, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values)
+    return _answer(model, Asked("fixed_point", str(quantity), str(variable)), options,
+                   lambda o: fixed_points.fixed_point(model, quantity, variable, method=method, **o.rewrites(), **o.point()))
 
 
 def run_request(model: Model, request: DerivationRequest) -> Derivation:
     """:func:`symgpu.derive.requests.run_request`, its answer checked like the operation's own."""
-    derivation = _guarded(model, f"derivation {request.id}", lambda: requests.run_request(model, request))
     q = requests.Question.read(model, request)
     if q.op not in certify.CHECKED_OPS:
-        return derivation
-    values = dict(q.inputs) or None
-    skip = _skip(model, omit=q.omit, case=q.get("case"), relation=str(q.get("relation", "==")), assume=q.assume,
-                 preset=q.preset, values=values)
-    if q.get("ratio") is not None:
-        skip = skip or "a ratio of one-sided limits is checked by its derivation steps"
-    asked = Asked(q.op, str(q.quantity), str(q.variable), q.preset, _pairs(values), q.substitute,
-                  target=q.get("target"), to=q.kind if q.op == "extremum" else q.get("to", q.get("point", "oo")),
-                  direction=q.get("direction"), skip=skip)
-    return certify.certify(model, derivation, asked)
+        return _guarded(model, f"derivation {request.id}", lambda: requests.run_request(model, request))
+    asked = Asked(q.op, str(q.quantity), str(q.variable), target=q.get("target"),
+                  to=q.kind if q.op == "extremum" else q.get("to", q.get("point", "oo")), direction=q.get("direction"))
+    ratio = "a ratio of one-sided limits is checked by its derivation steps" if q.get("ratio") is not None else ""
+    return _answer(model, asked, Options.read(q), lambda _: requests.run_request(model, request),
+                   what=f"derivation {request.id}", skip=ratio)

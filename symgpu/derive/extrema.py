@@ -43,9 +43,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     """
     if kind not in ("max", "min"):
         raise errors.UsageError(f"extremum kind must be 'max' or 'min', not {kind!r}")
-    job = jobs._Job(model, "extremum", str(quantity), str(over))
-    job.omit = jobs._omit_pairs(omit)
-    ctx = jobs.sign_reasoner(model, assume, job)
+    job, ctx = jobs.start(model, "extremum", quantity, over, assume=assume, omit=omit)
     stop_at = job.keep(stop_at, over)
     expr, _ = job.quantity_expression(quantity, substitute, stop_at)
     var = job.symbol(over)

@@ -45,9 +45,7 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
     coefficient); otherwise (or with ``method="numeric"``) ``r`` is found numerically with
     ``mpmath.findroot`` (Anderson's bracketing method), which needs a preset or values.
     """
-    job = jobs._Job(model, "fixed_point", str(quantity), str(variable))
-    job.omit = jobs._omit_pairs(omit)
-    ctx = jobs.sign_reasoner(model, assume, job)
+    job, ctx = jobs.start(model, "fixed_point", quantity, variable, assume=assume, omit=omit)
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
     x = job.symbol(variable)
     if x.name in model.symbols and job.quantity in model.symbols and model.dimension(x.name) != model.dimension(job.quantity):

@@ -383,11 +383,11 @@ def _omit_pairs(omit: Iterable[Any]) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def sign_reasoner(model: Model, assume: Iterable[Any] | None, job: _Job) -> SignReasoner:
-    relations = [job.parse(a, "assume") for a in (assume or ())]
-    ctx = signs.reasoner(model, relations)
-    job.ctx = ctx
-    return ctx
+def start(model: Model, operation: str, quantity: Any, variable: Any = "", *, assume: Iterable[Any] | None = None, omit: Iterable[Any] = ()) -> tuple[_Job, SignReasoner]:
+    """Every operation's first step: its job (the ``omit`` limiters left out) and its sign reasoner (declared and ``assume`` relations)."""
+    job = _Job(model, operation, str(quantity), str(variable), omit=_omit_pairs(omit))
+    job.ctx = ctx = signs.reasoner(model, [job.parse(a, "assume") for a in (assume or ())])
+    return job, ctx
 
 
 def _domain_ok(job: _Job, var: sympy.Symbol, value: sympy.Expr) -> tuple[bool, str]:

@@ -408,9 +408,7 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     input is 0 it is split into cases (:mod:`symgpu.derive.limit_cases`); with ``preset``/``values``
     the declared-nonnegative inputs that are 0 there are put in before the limit.
     """
-    job = jobs._Job(model, "limit", str(quantity), str(var))
-    job.omit = jobs._omit_pairs(omit)
-    ctx = jobs.sign_reasoner(model, assume, job)
+    job, ctx = jobs.start(model, "limit", quantity, var, assume=assume, omit=omit)
     stop_at = job.keep(stop_at, var)
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
     symbol = job.symbol(var)

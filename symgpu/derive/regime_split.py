@@ -359,9 +359,7 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
         A Derivation whose ``result`` is the Piecewise of the feasible regimes and whose
         ``extra["regimes"]`` lists each as ``{name, conditions, expression}``.
     """
-    job = jobs._Job(model, "regimes", str(quantity), over or "")
-    job.omit = jobs._omit_pairs(omit)
-    jobs.sign_reasoner(model, assume, job)
+    job, _ = jobs.start(model, "regimes", quantity, over or "", assume=assume, omit=omit)
     stop_at = job.keep(stop_at, over)
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
     var = job.symbol(over) if over else None

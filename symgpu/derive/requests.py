@@ -16,6 +16,7 @@ import sympy
 from symgpu import errors
 from symgpu.derive import extrema, fixed_points, grid_search, limits, regime_split, signs, simplification, solving, stored
 from symgpu.derive.derivation import Derivation
+from symgpu.derive.options import Options
 from symgpu.model import operations
 from symgpu.model.operations import Question
 from symgpu.proofs import forms, sample_points
@@ -31,38 +32,43 @@ FIELDS = operations.FIELDS
 DOCUMENTATION = operations.DOCUMENTATION
 
 
+def _rewrites(q: Question) -> dict[str, Any]:
+    """The rewrites the entry asks for (substitute, assume, stop_at, omit), as every operation takes them."""
+    return Options.read(q).rewrites()
+
+
 def _solve(model: Model, q: Question) -> Derivation:
     return solving.solve(model, q.quantity, for_=q.variable, target=q.get("target"), relation=str(q.get("relation", "==")),
                          kind=q.kind if q.kind_given else None, case=q.get("case"), preset=q.preset,
-                         values=dict(q.inputs), **q.shared)
+                         values=dict(q.inputs), **_rewrites(q))
 
 
 def _boundary(model: Model, q: Question) -> Derivation:
     between = q.get("between")
-    return solving.boundary(model, q.quantity, tuple(between) if between else None, for_=q.variable, **q.shared)
+    return solving.boundary(model, q.quantity, tuple(between) if between else None, for_=q.variable, **_rewrites(q))
 
 
 def _extremum(model: Model, q: Question) -> Derivation:
     if q.get("grid"):
         return grid_search.grid_extremum(model, str(q.quantity), str(q.variable), str(q.get("grid")), q.kind,
                                          preset=q.preset, values=dict(q.inputs))
-    return extrema.extremum(model, q.quantity, over=q.variable, kind=q.kind, preset=q.preset, values=dict(q.inputs), **q.shared)
+    return extrema.extremum(model, q.quantity, over=q.variable, kind=q.kind, preset=q.preset, values=dict(q.inputs), **_rewrites(q))
 
 
 def _limit(model: Model, q: Question) -> Derivation:
     point = q.get("to", q.get("point", "oo"))
     ratio = q.get("ratio")
     if ratio:
-        return limits.limit_ratio(model, q.quantity, q.variable, point, dict(ratio), **q.shared)
-    return limits.limit(model, q.quantity, q.variable, point, direction=q.get("direction"), **q.shared)
+        return limits.limit_ratio(model, q.quantity, q.variable, point, dict(ratio), **_rewrites(q))
+    return limits.limit(model, q.quantity, q.variable, point, direction=q.get("direction"), **_rewrites(q))
 
 
 def _fixed_point(model: Model, q: Question) -> Derivation:
-    return fixed_points.fixed_point(model, q.quantity, q.variable, preset=q.preset, values=dict(q.inputs), **q.shared)
+    return fixed_points.fixed_point(model, q.quantity, q.variable, preset=q.preset, values=dict(q.inputs), **_rewrites(q))
 
 
 def _regimes(model: Model, q: Question) -> Derivation:
-    return regime_split.regimes(model, q.quantity, over=q.variable, preset=q.preset, values=dict(q.inputs), **q.shared)
+    return regime_split.regimes(model, q.quantity, over=q.variable, preset=q.preset, values=dict(q.inputs), **_rewrites(q))
 
 
 def _simplify(model: Model, q: Question) -> Derivation:

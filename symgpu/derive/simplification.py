@@ -24,8 +24,7 @@ def simplify_expression(model: Model, expression: Any, *, substitute: Mapping[st
     result carries no unit check of its own (the expression need not be a declared symbol);
     its dimension is recorded in ``extra["dimension"]``.
     """
-    job = jobs._Job(model, "simplify", str(expression))
-    ctx = jobs.sign_reasoner(model, assume, job)
+    job, ctx = jobs.start(model, "simplify", expression, assume=assume)
     expr, _ = job.quantity_expression(expression, substitute, stop_at)
     result = ctx.nice(expr)
     if result != expr:
@@ -42,8 +41,7 @@ def substitute(model: Model, quantity: Any, substitute: Mapping[str, Any] | None
     """A quantity in terms of inputs (quantities in ``stop_at`` kept as symbols), with the
     substitutions ``substitute`` (name -> expression) applied, simplified; ``case`` picks one
     case of a quantity defined by cases."""
-    job = jobs._Job(model, "substitute", str(quantity))
-    ctx = jobs.sign_reasoner(model, assume, job)
+    job, ctx = jobs.start(model, "substitute", quantity, assume=assume)
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at, case=case)
     result = ctx.nice(expr)
     if result != expr:

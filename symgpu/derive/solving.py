@@ -54,9 +54,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     Raises:
         errors.DerivationError: no admissible root, or a result with the wrong unit.
     """
-    job = jobs._Job(model, "solve", str(quantity_or_equation), str(for_))
-    job.omit = jobs._omit_pairs(omit)
-    ctx = jobs.sign_reasoner(model, assume, job)  # records the declared and assumed relations in the job
+    job, ctx = jobs.start(model, "solve", quantity_or_equation, for_, assume=assume, omit=omit)
     subs = dict(substitute or {})
     name_q = str(quantity_or_equation)
     if name_q in model.defining or name_q in model.equations:
@@ -288,9 +286,7 @@ def _limiter_pair(model: Model, quantity: Any, between: Sequence[str] | None, fo
 def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: str,
               substitute: Mapping[str, Any] | None, assume: Iterable[Any] | None,
               stop_at: Iterable[str], omit: Iterable[Any], *, auto_keep: bool) -> Derivation:
-    job = jobs._Job(model, "boundary", str(quantity), str(for_))
-    job.omit = jobs._omit_pairs(omit)
-    jobs.sign_reasoner(model, assume, job)
+    job, _ = jobs.start(model, "boundary", quantity, for_, assume=assume, omit=omit)
     name_q = str(quantity)
     stop = tuple(stop_at)
     if auto_keep and between is not None and not stop and name_q in model.defining:

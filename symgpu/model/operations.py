@@ -200,11 +200,6 @@ class Question:
         """An operation-specific field, or ``default``."""
         return dict(self.fields).get(key, default)
 
-    @property
-    def shared(self) -> dict[str, Any]:
-        """Options every symbolic operation takes."""
-        return {"substitute": dict(self.substitute), "assume": list(self.assume), "omit": list(self.omit), "stop_at": self.stop_at}
-
 
 def _pairs(value: Any) -> tuple[tuple[str, Any], ...]:
     return tuple(dict(value or {}).items())
