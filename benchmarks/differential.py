@@ -47,6 +47,13 @@ class Report:
     def disagreements(self) -> tuple[checks.Verdict, ...]:
         return tuple(v for v in self.verdicts if v.outcome == "disagree")
 
+    def caught_by_subject(self) -> list[str]:
+        """The questions their own certificate refused (exit 1, no value shown), by model, quantity and
+        variable, most first: where the engine derives a wrong closed form it then refuses to show."""
+        caught = collections.Counter(f"{v.question.op} {v.question.model}.{v.question.quantity}/{v.question.variable}"
+                                     for v in self.verdicts if v.outcome == "caught")
+        return [f"  {n:5d}  {subject}" for subject, n in caught.most_common()]
+
     def text(self, *, show: int = 50) -> str:
         """The summary: counts, the disagreements by class, then each (up to ``show``) with its reproduction."""
         lines = [f"questions: {len(self.verdicts)}   agreements: {self.count('agree')}   declined: {self.count('declined')}   "
@@ -132,11 +139,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--limit", type=float, default=10.0, help="seconds allowed to one symbolic derivation (default 10)")
     parser.add_argument("--show", type=int, default=50, help="disagreements printed in full (default 50)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    parser.add_argument("--caught", action="store_true", help="also list the questions their certificate refused, by subject")
     args = parser.parse_args(argv)
     jobs = args.jobs or multiprocessing.cpu_count()
     report = run(args.questions, args.seed, models=args.models, ops=args.ops, jobs=jobs, limit=args.limit,
                  progress=not args.quiet)
     print(report.text(show=args.show))
+    if args.caught and report.count("caught"):
+        print("caught by their certificate, by subject:\n" + "\n".join(report.caught_by_subject()))
     return 1 if report.disagreements else 0
 
 
