@@ -8,7 +8,9 @@ messages). What a task returns does not depend on the process that ran it, so th
 the same with one worker or several. Where ``fork`` is not available, or one worker is
 asked for, the tasks run one after the other in this process, in order. With workers, the
 tasks start in the ``order`` given (the caller's: longest first, e.g. :mod:`symgpu.report.schedule`), so no
-worker is left idle while the other runs a long task started last.
+worker is left idle while the other runs a long task started last; a task named in ``after``
+waits until the tasks it names have finished (a report variant after its base, whose stored
+derivations it then reads; workers write what a task stored when it ends).
 
 Each task's CPU seconds (in the process that ran it) are reported to ``seconds``, for the
 next run's order.
@@ -38,7 +40,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from typing import Any
 
 from symgpu import leftovers, store
@@ -79,7 +81,8 @@ def _timed(function: Callable[..., Any], args: tuple[Any, ...]) -> tuple[float, 
 
 
 def run(tasks: Sequence[Task], workers: int, started: Callable[[int, str], None] = lambda index, name: None, *,
-        order: Sequence[str] = (), seconds: MutableMapping[str, float] | None = None) -> Iterator[tuple[str, Any]]:
+        order: Sequence[str] = (), seconds: MutableMapping[str, float] | None = None,
+        after: Mapping[str, Sequence[str]] | None = None) -> Iterator[tuple[str, Any]]:
     """Run ``tasks``, at most ``workers`` at a time, yielding (name, result) as each finishes.
 
     ``started(index, name)`` is called as a task starts (index from 1, in task order). With
@@ -87,6 +90,10 @@ def run(tasks: Sequence[Task], workers: int, started: Callable[[int, str], None]
     task order); one after the other, in task order. Each finished task's CPU seconds go
     into ``seconds``. An exception a task raises (KeyboardInterrupt included) is raised
     here, and the tasks not yet started are dropped.
+
+    ``after``: task name -> names of the tasks it starts after (with several workers; names of
+    no task are ignored). The first task in ``order`` whose tasks have all finished starts next;
+    when none can start and none runs (tasks that wait for each other), the first waiting starts.
     """
     spent: MutableMapping[str, float] = {} if seconds is None else seconds
     if workers <= 1 or len(tasks) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
@@ -111,9 +118,15 @@ def run(tasks: Sequence[Task], workers: int, started: Callable[[int, str], None]
         rank = {name: position for position, name in enumerate(order)}
         waiting = sorted(enumerate(tasks, 1), key=lambda item: (rank.get(item[1][0], len(rank)), item[0]))
         running: dict[concurrent.futures.Future[Any], str] = {}
+        named = {name for name, _, _ in tasks}
+        first = {name: [n for n in (after or {}).get(name, ()) if n in named and n != name] for name in named}
+        finished: set[str] = set()
         while waiting or running:
             while waiting and len(running) < workers:
-                index, (name, function, args) = waiting.pop(0)
+                ready = next((i for i, (_, (name, _, _)) in enumerate(waiting) if all(n in finished for n in first[name])), None)
+                if ready is None and running:
+                    break  # what it waits for is running
+                index, (name, function, args) = waiting.pop(ready or 0)
                 started(index, name)
                 running[pool.submit(_timed, function, args)] = name
             done, _ = concurrent.futures.wait(running, return_when=concurrent.futures.FIRST_COMPLETED)
@@ -121,6 +134,7 @@ def run(tasks: Sequence[Task], workers: int, started: Callable[[int, str], None]
             for future in sorted(done, key=lambda f: running[f]):
                 name = running.pop(future)
                 spent[name], result = future.result()
+                finished.add(name)
                 yield name, result
     except BaseException:
         # interrupted, a task failed, or the caller stopped early: the workers still rendering

@@ -13,7 +13,7 @@ import symgpu
 from symgpu import store
 from symgpu.entry_kinds import DERIVATIONS
 from symgpu.cli import app
-from symgpu.derive import regime_split, requests, signs, stored
+from symgpu.derive import regime_split, request_keys, requests, signs, stored
 from symgpu.proofs import exact_signs
 from conftest import tiny_text
 
@@ -143,8 +143,9 @@ def test_the_key_follows_the_model_content(tmp_path):
         return symgpu.load(path)
 
     one, two, same = model("a", "100 TFLOP/s"), model("b", "200 TFLOP/s"), model("c", "100 TFLOP/s")
-    assert stored.model_key(one) != stored.model_key(two)
-    assert stored.model_key(one) == stored.model_key(same)
+    parts = ("request", "preset toy, quantity P")  # a request that names the preset and the quantity
+    assert request_keys.request_key(one, parts) != request_keys.request_key(two, parts)
+    assert request_keys.request_key(one, parts) == request_keys.request_key(same, parts)
 
 
 def test_no_cache_writes_no_derivation(cache, monkeypatch, capsys):

@@ -44,6 +44,23 @@ def test_longest_first_uses_recorded_seconds_only_when_every_task_has_them():
     assert schedule.longest_first(["x", "y", "z"], {"y": 2.0}, {}) == ["y", "x", "z"]
 
 
+def test_a_base_is_ranked_by_its_cost_plus_the_longest_chain_that_waits_for_it():
+    recorded = {"base": 2.0, "other": 5.0, "variant": 4.0, "small": 1.0}
+    # base: 2 + 4 (the variant waits for it) = 6 > other's 5 > variant's 4 > small's 1
+    assert schedule.longest_first(list(recorded), {}, recorded, {"variant": ["base"]}) == ["base", "other", "variant", "small"]
+    # a chain: base 2 + mid 1 + variant 4 = 7; names of no task and a name waiting for itself are ignored
+    chain = {"base": 2.0, "mid": 1.0, "variant": 4.0, "other": 6.5}
+    after = {"variant": ["mid", "base", "gone"], "mid": ["base", "mid"]}
+    assert schedule.longest_first(list(chain), {}, chain, after) == ["base", "other", "mid", "variant"]
+
+
+def test_a_variants_bases_come_from_its_files_nearest_first():
+    seen = freshness.InputFiles()
+    assert schedule.bases("volkov_2016_h100", seen) == ("volkov_2016_ilp", "volkov_2016")
+    assert schedule.bases("volkov_2016", seen) == ()
+    assert schedule.bases("no_such_model", seen) == ()
+
+
 def test_the_estimate_counts_requests_and_plots_times_presets_over_the_model_and_its_bases():
     seen = freshness.InputFiles()
     chain = freshness.chain_data("volkov_2016_ilp", seen)
@@ -75,6 +92,18 @@ def test_workers_start_the_tasks_in_the_given_order_and_report_their_cpu_seconds
     assert starts == [(4, "long"), (3, "s3"), (1, "s1"), (2, "s2")]
     assert set(seconds) == set(results)
     assert seconds["long"] >= 0.05 and all(v >= 0 for v in seconds.values())
+
+
+def test_a_task_starts_only_after_the_tasks_it_waits_for_have_finished():
+    tasks = [(name, _pid_after, (0.2 if name == "base" else 0.0,)) for name in ("variant", "base", "other", "last")]
+    events: list[str] = []
+    for name, _ in workers.run(tasks, 2, lambda index, name: events.append(f"start {name}"), order=["variant", "base", "other", "last"],
+                               after={"variant": ["base", "no_such_task"], "last": ["variant"]}):
+        events.append(f"end {name}")
+    # the variant is first in order but waits: base and other start; the variant only once base has ended
+    assert events[:2] == ["start base", "start other"]
+    assert events.index("start variant") > events.index("end base")
+    assert events.index("start last") > events.index("end variant")
 
 
 def test_one_worker_runs_the_tasks_in_task_order_and_times_them_too():

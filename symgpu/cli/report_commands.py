@@ -114,11 +114,13 @@ def _report_all(args: argparse.Namespace, base: Path, formats: tuple[str, ...]) 
     estimates = {m: schedule.model_units(m, seen) for m in stale}
     estimates["comparison"] = schedule.figure_units(comparison.model_ids()[1:], 2, seen)
     estimates[kernel_example.FOLDER] = schedule.figure_units(kernel_example.sources()[0], 1, seen)
-    order = schedule.longest_first([name for name, _, _ in tasks], estimates, schedule.previous())
+    # a variant after its bases, which store the derivations it shares with them
+    after = {m: schedule.bases(m, seen) for m in stale}
+    order = schedule.longest_first([name for name, _, _ in tasks], estimates, schedule.previous(), after)
     seconds: dict[str, float] = {}
     if stale:
         render.warm_templates(formats, args.templates)  # compiled once, here: the forked workers share them
-    outcomes = dict(workers.run(tasks, args.jobs or workers.default_workers(), started, order=order, seconds=seconds))
+    outcomes = dict(workers.run(tasks, args.jobs or workers.default_workers(), started, order=order, seconds=seconds, after=after))
     schedule.record(seconds)
     broken = [m for m in stale if outcomes[m].broken]
     if "comparison" in outcomes and not _comparison_wanted([m for m in ids if m not in broken]):

@@ -16,7 +16,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.memo import Memo, memoised
-from symgpu.derive import feasibility
+from symgpu.derive import feasibility, name_reads
 from symgpu.derive import jobs
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import active
@@ -101,9 +101,10 @@ def _text(condition: sympy.Basic) -> str:
     return sympy.sstr(condition)
 
 
-def _names(job: jobs._Job, stop: frozenset[str] = frozenset()) -> dict[Any, str]:
-    """Expanded limiter terms and case values -> their names (from every equation)."""
-    names: dict[Any, str] = {}
+def _names(job: jobs._Job, stop: frozenset[str] = frozenset()) -> name_reads.NameTable:
+    """Expanded limiter terms and case values -> their names (from every equation; each lookup in
+    the table is recorded for the derivation store, :mod:`.name_reads`)."""
+    names = name_reads.NameTable(name_reads.Context(str(job.quantity), tuple(sorted(stop)), tuple(job.substitution.items())))
     deps = []
     try:
         deps = [e.id for e in job.model.dependencies(job.quantity, stop_at=stop)] if job.quantity in job.model.defining else []
@@ -121,6 +122,8 @@ def _names(job: jobs._Job, stop: frozenset[str] = frozenset()) -> dict[Any, str]
 
 
 def _lookup(names: Mapping[Any, str], kind: str, key: sympy.Basic, fallback: str) -> str:
+    if isinstance(names, name_reads.NameTable):
+        name_reads.note(names, kind, key)
     if (kind, key) in names:
         return names[(kind, key)]
     for (k, expr), name in names.items():

@@ -107,7 +107,7 @@ def run_request(model: Model, request: DerivationRequest) -> Derivation:
     derivation's extra holds ``("expect_holds", bool)``.
     """
     q = Question.read(model, request)
-    return stored.cached(model, ("request", repr(request)), lambda: _run(model, request, q))
+    return stored.cached(model, ("request", repr(request), q.omit), lambda: _run(model, request, q))
 
 
 def _run(model: Model, request: DerivationRequest, q: Question) -> Derivation:

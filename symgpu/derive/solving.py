@@ -214,7 +214,7 @@ def boundary(model: Model, quantity: Any, between: Sequence[str] | None = None, 
     stop_at, omit = tuple(stop_at), tuple(omit)
     assume = tuple(assume) if assume is not None else None
     between = tuple(between) if between is not None and not isinstance(between, str) else between
-    arguments = ("boundary", quantity, between, for_, dict(substitute) if substitute else None, assume, stop_at, omit)
+    arguments = ("boundary", quantity, between, for_, dict(substitute) if substitute else None, assume, stop_at, jobs._omit_pairs(omit))
     return stored.cached(model, arguments, lambda: _boundary_search(model, quantity, between, for_, substitute, assume, stop_at, omit))
 
 

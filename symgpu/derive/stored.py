@@ -8,9 +8,12 @@ back identical (a SymPy object the parser cannot write, a dummy symbol) is not s
 Reading never executes or unpickles anything: a malformed, altered or unparsable entry is
 ignored and the derivation recomputed.
 
-Keys: the model's content (its file and its bases, as read), the request or the
-operation's arguments, and the engine (symgpu's source files; the store's folder is per
-symgpu and SymPy version).
+Keys (:mod:`.request_keys`): the request or the operation's arguments, the parts of the model
+it can read (the symbols, equations and presets reachable from the names it mentions), and the
+engine (symgpu's source files; the store's folder is per symgpu and SymPy version). A variant
+whose reachable part is its base's reads the base's derivations. Each entry also records the
+regime-name lookups the derivation made (:mod:`.name_reads`); an entry whose lookups give other
+names in the reading model is derived again. The entry's ``model`` field is the reading model's id.
 """
 
 from __future__ import annotations
@@ -25,9 +28,8 @@ from sympy.core.function import AppliedUndef
 
 from symgpu import errors, store
 from symgpu.entry_kinds import DERIVATIONS
-from symgpu.memo import Memo
 from symgpu.derive.derivation import Derivation, Step
-from symgpu.derive import regime_split
+from symgpu.derive import jobs, name_reads, regime_split, request_keys
 from symgpu.derive.regime_split import Regime, _Cond
 from symgpu.model import expressions, printing
 
@@ -51,18 +53,6 @@ class _Unstorable(Exception):
     """Internal: the value has a part the entry format cannot hold."""
 
 
-#: each live model's key (weakly: the key goes with the model)
-_MODEL_KEYS: Memo[Any, str] = Memo("derive.stored.model_keys", 1024, weak=True)
-
-
-def model_key(model: Model) -> str:
-    """A digest of everything the model's file (and its bases) say, wherever it lies."""
-    key = _MODEL_KEYS.get(model)
-    if key is None:
-        key = _MODEL_KEYS[model] = store.digest("model", repr(dataclasses.replace(model.definition, path="")), store.engine_digest())
-    return key
-
-
 def plain(value: Any) -> bool:
     """Is ``value`` plain data (text, numbers, None, and lists/tuples/dicts of them), so
     that its ``repr`` can be part of a key?"""
@@ -80,17 +70,34 @@ def cached(model: Model, parts: tuple[Any, ...], compute: Callable[[], Derivatio
     stored for next time."""
     if not store.enabled() or not plain(parts):
         return compute()
-    key = store.digest(DERIVATIONS.version, model_key(model), repr(parts))
+    key = request_keys.request_key(model, parts)
     body = store.get(DERIVATIONS, key)
     if body is not None:
-        found = load(model, body)
-        if found is not None:
-            return found
-    derivation = compute()
-    text = dump(model, derivation)
+        found = load_entry(model, body)
+        if found is not None and _same_names(model, found[1]):
+            name_reads.carry(found[1])  # the derivations that asked for this one read those names too
+            return found[0]
+    with name_reads.recording() as reads:
+        derivation = compute()
+    witness = reads.witness()
+    name_reads.carry(witness)
+    text = dump(model, derivation, witness)
     if text is not None:
         store.put(DERIVATIONS, key, text)
     return derivation
+
+
+def _same_names(model: Model, witness: name_reads.Witness) -> bool:
+    """Do the regime-name lookups recorded in ``witness`` give the same names in ``model``?"""
+    tables = []
+    for context, _ in witness:
+        job = jobs._Job(model, "names", context.quantity)
+        job.substitution = dict(context.substitution)
+        try:
+            tables.append((context, regime_split._names(job, frozenset(context.stop))))
+        except (errors.SymgpuError, TypeError, ValueError, ArithmeticError):
+            return False
+    return name_reads.holds(witness, tables)
 
 
 def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute: Mapping[str, Any] | None = None,
@@ -99,14 +106,15 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
     """:func:`symgpu.derive.regime_split.regimes`, kept in the cache (the API's and the
     ``regimes`` command's entry point; ``regime_split`` itself cannot import this module)."""
     options: dict[str, Any] = {"over": over, "substitute": dict(substitute or {}), "assume": list(assume or ()),
-                               "stop_at": list(stop_at), "omit": [tuple(p) if isinstance(p, list) else p for p in omit],
+                               "stop_at": list(stop_at), "omit": list(jobs._omit_pairs(omit)),
                                "preset": preset, "values": dict(values or {})}
     return cached(model, ("regimes", quantity, sorted(options.items())), lambda: regime_split.regimes(model, quantity, **options))
 
 
 # ------------------------------------------------------------------ writing
-def dump(model: Model, derivation: Derivation) -> str | None:
-    """The entry text of ``derivation``, or None if it cannot be stored identically."""
+def dump(model: Model, derivation: Derivation, witness: name_reads.Witness = ()) -> str | None:
+    """The entry text of ``derivation`` and the regime-name lookups it made (``witness``), or
+    None if it cannot be stored identically."""
     # expression -> its {"ref": index} entry: each expression is written once, in "shared"
     # (steps, regimes and conditions repeat expressions and subexpressions)
     memo: dict[Any, Any] = {_SHARED: [], _REFS: []}
@@ -117,6 +125,8 @@ def dump(model: Model, derivation: Derivation) -> str | None:
             "assumptions": list(derivation.assumptions), "location": _out(model, memo, derivation.location), "unit": derivation.unit,
             "method": derivation.method, "extra": _out(model, memo, derivation.extra),
             "regimes": _out(model, memo, derivation.regimes),
+            "names_read": [[c.quantity, list(c.stop), _out(model, memo, c.substitution), [[k, list(n), d] for k, n, d in classes]]
+                           for c, classes in witness],
         }
         body["shared"] = memo[_SHARED]
         text = json.dumps(body, sort_keys=True, allow_nan=False)
@@ -125,10 +135,10 @@ def dump(model: Model, derivation: Derivation) -> str | None:
     # every shared expression was read back on its own as it was written (each entry built
     # from earlier ones already checked), so the whole entry is read back with those
     # expressions instead of parsing them all again
-    back = load(model, text, verified=memo[_REFS])
+    found = load_entry(model, text, verified=memo[_REFS])
     # structural equality (types, argument order, symbols with their assumptions, floats'
     # precision): what ``to_dict`` and the reports print follows from it
-    if back is None or back != derivation or back.regimes != derivation.regimes:
+    if found is None or found[0] != derivation or found[0].regimes != derivation.regimes or found[1] != witness:
         return None
     return text
 
@@ -230,8 +240,15 @@ def _split_entry(model: Model, memo: dict[Any, Any], expr: sympy.Basic, head: st
 
 
 # ------------------------------------------------------------------ reading
-def load(model: Model, text: str, verified: list[Any] | None = None) -> Derivation | None:
-    """The derivation of an entry's text, or None if the text is not a well-formed entry.
+def load(model: Model, text: str) -> Derivation | None:
+    """The derivation of an entry's text, or None if the text is not a well-formed entry."""
+    found = load_entry(model, text)
+    return None if found is None else found[0]
+
+
+def load_entry(model: Model, text: str, verified: list[Any] | None = None) -> tuple[Derivation, name_reads.Witness] | None:
+    """The derivation of an entry's text (its ``model`` field ``model``'s id) and the regime-name
+    lookups it recorded, or None if the text is not a well-formed entry.
 
     ``verified``: the shared expressions themselves, each already checked to read back from
     its entry (:func:`dump` only; text read from the cache is always parsed)."""
@@ -245,18 +262,33 @@ def load(model: Model, text: str, verified: list[Any] | None = None) -> Derivati
         else:
             for entry in body["shared"]:
                 memo[_REFS].append(_in(model, memo, entry))
+        _str(body["model"])
         derivation = Derivation(
-            model=_str(body["model"]), operation=_str(body["operation"]), quantity=_str(body["quantity"]),
+            model=model.id, operation=_str(body["operation"]), quantity=_str(body["quantity"]),
             variable=_str(body["variable"]), steps=_steps(_in(model, memo, body["steps"])), result=_in(model, memo, body["result"]),
             assumptions=tuple(_str(a) for a in body["assumptions"]), location=_in(model, memo, body["location"]),
             unit=_str(body["unit"]), method=_str(body["method"]), extra=_pairs(_in(model, memo, body["extra"])))
         regimes = _in(model, memo, body["regimes"])
+        witness = _witness(model, memo, body["names_read"])
     except (errors.SymgpuError, KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError, json.JSONDecodeError,
             ArithmeticError, NotImplementedError, MemoryError):
         return None
     if not isinstance(regimes, tuple) or not all(isinstance(r, Regime) for r in regimes):
         return None
-    return dataclasses.replace(derivation, regimes=regimes) if regimes else derivation
+    return (dataclasses.replace(derivation, regimes=regimes) if regimes else derivation), witness
+
+
+def _witness(model: Model, memo: dict[Any, Any], value: Any) -> name_reads.Witness:
+    """The ``names_read`` part of an entry (see :mod:`.name_reads`)."""
+    out = []
+    for quantity, stop, substitution, classes in value:
+        pairs = _in(model, memo, substitution)
+        if not isinstance(pairs, tuple) or not all(isinstance(p, tuple) and len(p) == 2 and all(isinstance(x, sympy.Basic) for x in p)
+                                                  for p in pairs):
+            raise TypeError("malformed substitution")
+        context = name_reads.Context(_str(quantity), tuple(_str(s) for s in stop), pairs)
+        out.append((context, tuple((_str(k), tuple(_str(n) for n in names), _str(d)) for k, names, d in classes)))
+    return tuple(out)
 
 
 def _check_numeric_power(parts: list[Any]) -> None:

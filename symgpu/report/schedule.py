@@ -12,6 +12,11 @@ cold cache, a new model), every folder is ranked by a rough estimate from its mo
 instead (:func:`model_units`, :func:`figure_units`), so that the two kinds of numbers are
 never compared. The order changes only which worker renders a report and when: every file
 is the same in any order.
+
+A variant (``extends``) starts only after its bases (:func:`bases`): their derivations are then
+in the store, and the variant reads those its requests share (:mod:`symgpu.derive.request_keys`)
+instead of deriving them again at the same time in the other worker. So a base is ranked by its
+cost plus the longest chain of reports that wait for it (critical path first).
 """
 
 from __future__ import annotations
@@ -81,11 +86,39 @@ def figure_units(model_ids: Iterable[str], figures: int, files: freshness.InputF
     return float(total)
 
 
-def longest_first(names: Sequence[str], estimates: Mapping[str, float], recorded: Mapping[str, float]) -> list[str]:
+def longest_first(names: Sequence[str], estimates: Mapping[str, float], recorded: Mapping[str, float],
+                  after: Mapping[str, Sequence[str]] | None = None) -> list[str]:
     """``names`` ordered by cost, largest first (ties keep their order): the recorded seconds
-    when every name has one, else ``estimates`` (a name without one counts 0)."""
+    when every name has one, else ``estimates`` (a name without one counts 0). With ``after``
+    (name -> the names it waits for), a name's cost is its own plus the largest cost among the
+    names that wait for it (a chain's length, counted from its first report)."""
     costs = recorded if all(n in recorded for n in names) else estimates
-    return sorted(names, key=lambda n: -costs.get(n, 0.0))
+    waiting: dict[str, list[str]] = {n: [] for n in names}
+    for name, first in (after or {}).items():
+        for other in first:
+            if name in waiting and other in waiting and other != name:
+                waiting[other].append(name)
+    chain: dict[str, float] = {}
+
+    def length(name: str, seen: frozenset[str]) -> float:
+        if name not in chain:
+            later = [length(n, seen | {name}) for n in waiting[name] if n not in seen]
+            chain[name] = costs.get(name, 0.0) + max(later, default=0.0)
+        return chain[name]
+
+    return sorted(names, key=lambda n: -length(n, frozenset()))
+
+
+def bases(model_id: str, files: freshness.InputFiles) -> tuple[str, ...]:
+    """The models ``model_id`` extends (its base, that base's base, ...), from the files alone;
+    () when a file cannot be read."""
+    chain = freshness.chain_data(model_id, files)
+    found = []
+    for data in (chain or [])[1:]:
+        table = data.get("model")
+        if isinstance(table, dict) and isinstance(table.get("id"), str):
+            found.append(table["id"])
+    return tuple(found)
 
 
 def _count(data: Mapping[str, object], table: str) -> int:
@@ -102,4 +135,4 @@ def _presets(chain: Sequence[Mapping[str, object]]) -> int:
     return len(names)
 
 
-__all__ = ["figure_units", "longest_first", "model_units", "previous", "record"]
+__all__ = ["bases", "figure_units", "longest_first", "model_units", "previous", "record"]
