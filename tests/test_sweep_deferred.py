@@ -90,3 +90,38 @@ def test_a_chunk_of_several_boxes_finishes_each_box() -> None:
     assert np.array_equal(chunk.columns["memory_throughput"], value.reshape(-1)[start:stop])
     assert chunk.regime is not None
     assert np.array_equal(chunk.regime, want)
+
+
+@pytest.mark.parametrize("model_id", symgpu.list_models())
+def test_every_bundled_regime_program_deferred_then_finished_is_the_compiled_function(model_id: str) -> None:
+    from test_regime_rule import _axes, _base_point, _regime_quantities  # noqa: PLC0415 - the same grids as the regime test
+
+    model = symgpu.load(model_id)
+    if not model.definition.presets or not _regime_quantities(model):
+        pytest.skip("no preset, or no Min/Max or cases quantity")
+    for quantity in _regime_quantities(model):
+        preset, base = _base_point(model, quantity)
+        axes = _axes(model, quantity, preset, base)
+        fixed = {k: v for k, v in base.items() if k not in {a.name for a in axes}}
+        plan = build_plan(model, [quantity], preset=preset, grid=axes, values=fixed, regime_of=quantity)
+        names, constants = plan.grid.names, [k for k, _ in plan.fixed]
+        plain = compiler.fused_function(model, plan.exprs, names, constants, plan.out_units)
+        program = compiler.grid_program(model, plan.exprs, names, constants, plan.out_units, 1, defer=True)
+        if program is None:
+            continue
+        count = len(axes)
+        coords = [a.values.reshape((1,) * k + (a.size,) + (1,) * (count - k - 1)) * s
+                  for k, (a, s) in enumerate(zip(plan.grid.axes, plan.scales))]
+        shape = plan.grid.shape
+        values = [np.float64(v) for _, v in plan.fixed]
+        targets = [np.empty(shape)]
+        with np.errstate(all="ignore"):
+            want = plain(*coords, *values)
+            got = list(program.function(*coords, *values, targets, [np.empty(shape) for _ in range(program.floats_needed)],
+                                        [np.empty(shape, dtype=bool) for _ in range(program.bools_needed)]))
+            rows = [np.array(np.broadcast_to(g, shape)) for g in got]  # what the regime decision reads, before finish
+            gridcode.finish(program, got, targets)
+        deferred = {d.position for d in program.deferred}
+        for index, a in enumerate(want):
+            b = targets[0] if index in deferred else (rows[index] if index < len(rows) else None)
+            assert b is not None and np.array_equal(np.broadcast_to(a, shape), np.broadcast_to(b, shape), equal_nan=True), (quantity, index)
