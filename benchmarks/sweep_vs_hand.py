@@ -23,7 +23,10 @@ Before timing, every symgpu value column is checked against the hand-written one
 (``assert_allclose``, rtol 1e-12), so the baselines compute the same numbers. Prints seconds,
 ratios to the hand-written baselines and points/s as a fraction of the copy floor.
 
-Usage: ``python benchmarks/sweep_vs_hand.py [--points 1e7] [--repeat 5]``. Timing here is
+``--clock cpu`` times each call in CPU seconds of this process (``time.process_time``: steadier than
+wall time on a shared machine; the hand numba parallel loop's threads count in full).
+
+Usage: ``python benchmarks/sweep_vs_hand.py [--points 1e7] [--repeat 5] [--clock wall|cpu]``. Timing here is
 information, never a pass/fail test.
 """
 
@@ -158,18 +161,18 @@ CASES = (
 )
 
 
-def median_times(functions: dict[str, Callable[[], Any]], repeat: int) -> dict[str, float]:
-    """Each function's median seconds, the functions interleaved (one round calls each once)."""
+def median_times(functions: dict[str, Callable[[], Any]], repeat: int, clock: Callable[[], float] = time.perf_counter) -> dict[str, float]:
+    """Each function's median seconds by ``clock``, the functions interleaved (one round calls each once)."""
     times: dict[str, list[float]] = {k: [] for k in functions}
     for _ in range(repeat):
         for name, function in functions.items():
-            begin = time.perf_counter()
+            begin = clock()
             function()
-            times[name].append(time.perf_counter() - begin)
+            times[name].append(clock() - begin)
     return {k: statistics.median(v) for k, v in times.items()}
 
 
-def run_case(case: tuple[Any, ...], points: int, repeat: int) -> None:
+def run_case(case: tuple[Any, ...], points: int, repeat: int, cpu: bool = False) -> None:
     model_id, quantity, preset, grid_of, constants_of, hand_numpy, hand_numba = case
     model = symgpu.load(model_id)
     texts = grid_of(points)
@@ -206,9 +209,10 @@ def run_case(case: tuple[Any, ...], points: int, repeat: int) -> None:
                 assert got.regime is not None and got.regime.shape == (size,)
         elif name.startswith("hand"):
             np.testing.assert_allclose(np.ravel(got), expected, rtol=1e-12, err_msg=name)
-    seconds = median_times(functions, repeat)
+    seconds = median_times(functions, repeat, time.process_time if cpu else time.perf_counter)
     floor = seconds["copy floor"]
-    print(f"\n{model_id} {quantity} at {preset}, {size:.3g} points ({' x '.join(texts)}), medians of {repeat}")
+    print(f"\n{model_id} {quantity} at {preset}, {size:.3g} points ({' x '.join(texts)}), medians of {repeat}"
+          f"{', CPU seconds' if cpu else ''}")
     print(f"{'':<22} {'seconds':>8} {'/hand numpy':>11} {'/hand numba':>11} {'/value':>7} {'Mpoints/s':>10} {'of floor':>8}")
     best_numba = min((seconds[k] for k in ("hand numba", "hand numba par") if k in seconds), default=None)
     for name, t in seconds.items():
@@ -224,12 +228,13 @@ def main() -> None:
     parser.add_argument("--points", type=float, default=1e7)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--only", choices=[c[0] for c in CASES], help="one model only")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall", help="wall seconds (default) or CPU seconds of this process")
     args = parser.parse_args()
     print(f"numba: {numba.__version__ if numba else 'not installed'}; numpy {np.__version__}; "
           "'/hand numba': against the faster of the serial and parallel hand loops")
     for case in CASES:
         if args.only in (None, case[0]):
-            run_case(case, int(args.points), args.repeat)
+            run_case(case, int(args.points), args.repeat, args.clock == "cpu")
 
 
 if __name__ == "__main__":

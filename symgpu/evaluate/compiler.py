@@ -291,15 +291,16 @@ def fused_function(model: Model, exprs: Sequence[sympy.Basic], variables: Sequen
 
 
 def grid_program(model: Model, exprs: Sequence[sympy.Basic], variables: Sequence[str], constants: Sequence[str],
-                 out_units: Sequence[pint.Unit | None], targets: int) -> gridcode.GridProgram | None:
+                 out_units: Sequence[pint.Unit | None], targets: int, defer: bool = False) -> gridcode.GridProgram | None:
     """:func:`fused_function` for NumPy rewritten to write its grid-sized results into buffers and
     its first ``targets`` outputs into the caller's arrays (:func:`symgpu.evaluate.gridcode.buffered`;
-    the same values to the last bit); None where it cannot be rewritten. Cached per model."""
-    key = ("buffered", tuple(exprs), tuple(variables), tuple(constants), tuple(map(str, out_units)), targets)
+    the same values to the last bit; ``defer``: a target's last Min/Max step may be left to the
+    caller); None where it cannot be rewritten. Cached per model."""
+    key = ("buffered", tuple(exprs), tuple(variables), tuple(constants), tuple(map(str, out_units)), targets, defer)
     kept = state_of(model).compiled
     if key not in kept:
         function = fused_function(model, exprs, variables, constants, out_units)
-        kept[key] = gridcode.buffered(function, len(variables), range(targets))
+        kept[key] = gridcode.buffered(function, len(variables), range(targets), defer)
     return kept[key]  # type: ignore[no-any-return]
 
 

@@ -43,18 +43,50 @@ class GridProgram:
     ``targets``: per output index, an array of the box's shape to write that output into, or None
     (an output the program did not route there is returned as computed: compare identities);
     ``floats``/``bools``: ``floats_needed``/``bools_needed`` scratch arrays of the box's shape.
-    Returns the tuple of outputs, as the compiled function does."""
+    Returns the tuple of outputs, as the compiled function does, except for ``deferred`` outputs.
+
+    ``deferred``: outputs whose last step the program leaves to the caller (asked for with
+    ``defer``): their target holds that step's grid-sized operand when the program returns, and
+    :func:`finish` applies the step there, once the caller has read the operand."""
 
     function: Callable[..., Any]
     floats_needed: int
     bools_needed: int
     source: str
+    deferred: tuple[Deferred, ...] = ()
 
 
-def buffered(function: Callable[..., Any], axes: int, targets: Sequence[int]) -> GridProgram | None:
+@dataclass(frozen=True)
+class Deferred:
+    """The last step of output ``position``, left to the caller: ``ufunc(*(outputs[i] for i in
+    operands), out=targets[position])`` (one operand is ``position`` itself: the grid-sized one,
+    computed in the target; the other an output the program appended)."""
+
+    position: int
+    ufunc: str
+    operands: tuple[int, int]
+
+
+def finish(program: GridProgram, outputs: Sequence[Any], targets: Sequence[Any]) -> None:
+    """Apply ``program``'s deferred last steps in place (see :class:`GridProgram`): the same ufunc on
+    the same operands as the step it stands for, so the same bits."""
+    for step in program.deferred:
+        getattr(np, step.ufunc)(*(outputs[i] for i in step.operands), out=targets[step.position])
+
+
+#: ufuncs whose last step may be deferred: a Min/Max argument is also a regime row read after
+_DEFERRABLE = frozenset({"minimum", "maximum"})
+
+
+def buffered(function: Callable[..., Any], axes: int, targets: Sequence[int], defer: bool = False) -> GridProgram | None:
     """``function`` (a compiled grid function whose first ``axes`` arguments are the grid's axes as
     broadcasting views, the others scalars) rewritten to write its grid-sized results into buffers,
-    output ``i`` of ``targets`` into the caller's array; None where its code cannot be rewritten."""
+    output ``i`` of ``targets`` into the caller's array; None where its code cannot be rewritten.
+
+    ``defer``: where a target's last step is a ``minimum``/``maximum`` of one grid-sized value that
+    is also an output (a regime row) and values over fewer axes, that value is computed in the
+    target and the step left to the caller (:class:`Deferred`): the caller reads the value, then
+    :func:`finish` takes the extreme in place, one buffer less than keeping the value apart."""
     try:
         tree = ast.parse(inspect.getsource(function))
     except (OSError, TypeError, SyntaxError):
@@ -74,10 +106,10 @@ def buffered(function: Callable[..., Any], axes: int, targets: Sequence[int]) ->
             rewriter.outputs([e for e in statement.value.elts])
         else:
             return None
-    source = rewriter.source(definition.name, set(targets))
+    source = rewriter.source(definition.name, set(targets), defer)
     scope: dict[str, Any] = {**namespace, "_np": np}
     exec(compile(source, f"<symgpu.evaluate.gridcode {definition.name}>", "exec"), scope)  # noqa: S102 - see NOTE
-    return GridProgram(scope[definition.name], rewriter.floats_needed, rewriter.bools_needed, source)
+    return GridProgram(scope[definition.name], rewriter.floats_needed, rewriter.bools_needed, source, rewriter.deferred)
 
 
 @dataclass(frozen=True)
@@ -106,6 +138,7 @@ class _Rewriter:
         self.returned: list[ast.expr] = []
         self.floats_needed = self.bools_needed = 0
         self.counter = 0
+        self.deferred: tuple[Deferred, ...] = ()
 
     def _fresh(self) -> str:
         self.counter += 1
@@ -211,7 +244,39 @@ class _Rewriter:
             name = aliases[name]
         return name
 
-    def source(self, function_name: str, targets: set[int]) -> str:
+    def _defer(self, targets: set[int], steps: dict[str, _Step], home: dict[str, str], uses: dict[str, int],
+               kept: set[str]) -> tuple[set[str], list[ast.expr]]:
+        """The target steps left to the caller (see :func:`buffered`): their names, and the outputs
+        returned in their place and after the others (:attr:`deferred` says how to finish them)."""
+        skipped: set[str] = set()
+        returned = list(self.returned)
+        deferred: list[Deferred] = []
+        for position in sorted(targets):
+            value = self.returned[position] if position < len(self.returned) else None
+            name = self._resolve(value.id) if isinstance(value, ast.Name) else ""
+            step = steps.get(name)
+            if step is None or step.ufunc not in _DEFERRABLE or len(step.operands) != 2 or home.get(name) != f"_targets[{position}]":
+                continue
+            named = [self._resolve(o.id) if isinstance(o, ast.Name) else "" for o in step.operands]
+            grid = [i for i, n in enumerate(named) if n in steps]
+            others = [v for i, v in enumerate(self.returned) if i != position]
+            if (len(grid) != 1 or name in skipped or uses.get(name, 0) or any(isinstance(v, ast.Name) and self._resolve(v.id) == name for v in others)
+                    or any(isinstance(v, ast.Name) and v.id != name and self._resolve(v.id) == name for _, v in self.small)):
+                continue  # the step's value is read elsewhere, under its name or an alias
+            inner = named[grid[0]]
+            if (inner not in kept or inner in home or uses.get(inner) != 1 or steps[inner].ufunc is None
+                    or steps[inner].kind != FLOAT):
+                continue
+            home[inner] = home[name]
+            skipped.add(name)
+            returned[position] = ast.Name(inner)
+            extra = len(returned)
+            returned.append(step.operands[1 - grid[0]])
+            deferred.append(Deferred(position, step.ufunc, (position, extra) if grid[0] == 0 else (extra, position)))
+        self.deferred = tuple(deferred)
+        return skipped, returned
+
+    def source(self, function_name: str, targets: set[int], defer: bool = False) -> str:
         """The rewritten function's source: buffers given to grid-sized steps in evaluation order
         (a step's dying operand's buffer reused for its result, in place), targets first."""
         steps = {s.name: s for s in self.steps}
@@ -238,6 +303,7 @@ class _Rewriter:
                         and name not in kept and name not in home):
                     home[name] = home[step.name]
                     break
+        skipped, returned = self._defer(targets, steps, home, uses, kept) if defer else (set(), self.returned)
         free: dict[str, list[str]] = {FLOAT: [], BOOL: []}
         held: dict[str, str] = {}  # step -> the buffer its value is in
         counts = {FLOAT: 0, BOOL: 0}
@@ -248,6 +314,8 @@ class _Rewriter:
                 lines.append(f"    {name} = {ast.unparse(value)}")
                 continue
             step = self.steps[i]
+            if step.name in skipped:
+                continue
             if step.ufunc is None:
                 assert step.expression is not None
                 lines.append(f"    {step.name} = {ast.unparse(step.expression)}")
@@ -281,7 +349,7 @@ class _Rewriter:
             for n in dying:
                 if held[n] != buffer:
                     free[steps[n].kind].append(held[n])
-        lines.append(f"    return ({''.join(ast.unparse(v) + ', ' for v in self.returned)})")
+        lines.append(f"    return ({''.join(ast.unparse(v) + ', ' for v in returned)})")
         self.floats_needed, self.bools_needed = counts[FLOAT], counts[BOOL]
         return "\n".join(lines) + "\n"
 

@@ -10,7 +10,7 @@ evaluation costs one pass.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -19,6 +19,7 @@ import sympy
 from symgpu import errors
 from symgpu.evaluate import input_values, scaling
 from symgpu.model import Model
+from symgpu.sweep import finite
 from symgpu.sweep.grid import Axis, Grid, parse_axis
 from symgpu.sweep.regimes import RegimeSpec, has_regimes, regime_outputs
 
@@ -169,5 +170,9 @@ def build_plan(model: Model, quantities: Sequence[str], *, preset: str | None = 
         fixed_declared.append((key, float(magnitude)))
         fixed_base.append((key, float(input_values.base_magnitude(model, key, merged[key], check=False))))
     scales = tuple(scaling.symbol_scale(model, a.name) for a in grid.axes)
+    if regime is not None and regime.kind in ("min", "max"):
+        spans = finite.input_spans(grid.names, [a.values for a in grid.axes], scales, fixed_base)
+        regime = replace(regime, finite=tuple(finite.output_never_nan(model, exprs[t[1]], out_units[t[1]], spans)
+                                              for t in regime.trees))
     return SweepPlan(model, names, preset, grid, tuple(fixed_declared), tuple(fixed_base), scales,
                      tuple(exprs), tuple(out_units), domain, regime, checks)

@@ -41,6 +41,8 @@ class RegimeSpec:
     kind: str  # "min", "max" or "cases"
     labels: tuple[str, ...]
     trees: tuple[Tree, ...]  # cases: one condition tree per case; min/max: ("arg", index) per argument
+    #: min/max: per argument, whether it is proved never NaN over the sweep (:mod:`symgpu.sweep.finite`)
+    finite: tuple[bool, ...] = ()
 
 
 def has_regimes(model: Model, quantity: str) -> bool:
@@ -182,7 +184,8 @@ def decide(spec: RegimeSpec, out: Sequence[np.ndarray], shape: tuple[int, ...], 
     if spec.kind == "cases":
         code = np.empty(shape, dtype=np.int16) if into is None else into.reshape(shape)
         return _first_case(spec.trees, out, code, scratch)
-    return _binding(spec.kind, [np.asarray(out[t[1]], dtype=float) for t in spec.trees], shape, into, scratch)
+    return _binding(spec.kind, [np.asarray(out[t[1]], dtype=float) for t in spec.trees], shape, into, scratch,
+                    bool(spec.finite) and spec.finite[0])
 
 
 def _first_case(trees: tuple[Tree, ...], out: Sequence[np.ndarray], code: np.ndarray, scratch: np.ndarray | None) -> np.ndarray:
@@ -215,7 +218,7 @@ def _first_case(trees: tuple[Tree, ...], out: Sequence[np.ndarray], code: np.nda
 
 
 def _binding(kind: str, rows: list[np.ndarray], shape: tuple[int, ...], into: np.ndarray | None = None,
-             scratch: np.ndarray | None = None) -> np.ndarray:
+             scratch: np.ndarray | None = None, first_finite: bool = False) -> np.ndarray:
     """:func:`~symgpu.evaluate.active.binding_index` of ``rows`` (arrays that broadcast to
     ``shape``), computed at the size of the axes each row uses, as int16 (into ``into`` if given).
 
@@ -230,7 +233,8 @@ def _binding(kind: str, rows: list[np.ndarray], shape: tuple[int, ...], into: np
     codes written once (a group's own answer where it wins): the thresholds, L's answer and
     its extreme are computed at L's size only (and kept across chunks that share them). Where F
     is one row and first in the order ties are settled in, one comparison with the edge of
-    ``bL``'s tie interval decides every point (:func:`_first_binds`).
+    ``bL``'s tie interval decides every point (:func:`_first_binds`; ``first_finite``: the
+    first row is proved never NaN, so it is not scanned for NaN).
     """
     code = np.empty(shape, dtype=np.int16) if into is None else into.reshape(shape)
     full = [i for i, r in enumerate(rows) if r.ndim == len(shape) and r.shape == shape]
@@ -241,7 +245,7 @@ def _binding(kind: str, rows: list[np.ndarray], shape: tuple[int, ...], into: np
     reduce = np.minimum if kind == "min" else np.maximum
     side = _low_side(kind, [rows[i] for i in low], tuple(low))
     best_low, pick_low = side.best, side.pick
-    if full == [0] and _first_binds(kind, rows[0], side, code, scratch):
+    if full == [0] and _first_binds(kind, rows[0], side, code, first_finite):
         return code
     with np.errstate(invalid="ignore", over="ignore"):
         margin = 4 * active.TIE * np.abs(best_low)
@@ -282,6 +286,7 @@ class LowSide:
     pick: np.ndarray
     bounds: tuple[np.ndarray, np.ndarray] | None
     key: tuple[Any, ...] | None
+    complete: bool = False  # every point has a binding row (no NaN among them)
 
 
 #: the smaller rows' answer by their values (a sweep's chunks often share them: the same rows of the trailing axes)
@@ -302,7 +307,7 @@ def _low_side(kind: str, rows: list[np.ndarray], where: tuple[int, ...]) -> LowS
     code_low = np.asarray(active.binding_index(spread, kind))
     best_low = (np.minimum if kind == "min" else np.maximum).reduce(spread) if len(rows) > 1 else rows[0]
     pick_low = np.where(code_low >= 0, np.asarray(where, dtype=np.int16)[code_low], np.int16(-1)).astype(np.int16)
-    made = LowSide(best_low, pick_low, active.tie_interval(best_low), key)
+    made = LowSide(best_low, pick_low, active.tie_interval(best_low), key, bool(np.all(pick_low >= 0)))
     if key is not None:
         _LOW[key] = made
     return made
@@ -339,24 +344,26 @@ def _tie_interval(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     return _TIES[key]
 
 
-def _first_binds(kind: str, first: np.ndarray, side: LowSide, code: np.ndarray, scratch: np.ndarray | None) -> bool:
+def _first_binds(kind: str, first: np.ndarray, side: LowSide, code: np.ndarray, finite: bool = False) -> bool:
     """The codes where the one grid-sized row is first in the order ties are settled in, in one
     comparison: it binds (code 0) where it is at or beyond the others' extreme ``best_low`` or tied
     to it, i.e. up to the edge of ``best_low``'s :func:`~symgpu.evaluate.active.tie_interval` (a
     Min: ``first <= hi``; a Max: ``first >= lo``); elsewhere the others' own answer ``pick_low``.
     False (nothing written) where that does not decide every point: a NaN on either side (the
-    rule says -1 there), or an edge not found."""
+    rule says -1 there), or an edge not found. ``finite``: ``first`` is proved never NaN (not scanned).
+
+    The comparison's booleans are written straight into the int16 codes and multiplied there by
+    ``pick_low`` (int16 by int16: no cast of a boolean operand)."""
     bounds, pick_low = side.bounds, side.pick
-    if bounds is None or not np.all(pick_low >= 0):
+    if bounds is None or not side.complete:
         return False
-    with np.errstate(invalid="ignore"):
-        if np.isnan(np.minimum.reduce(first, axis=None)):
-            return False
-    size = code.size
-    beyond = (scratch[:size] if scratch is not None and scratch.size >= size else np.empty(size, dtype=bool)).reshape(code.shape)
+    if not finite:
+        with np.errstate(invalid="ignore"):
+            if np.isnan(np.minimum.reduce(first, axis=None)):
+                return False
     if kind == "min":
-        np.greater(first, _spread(side, "hi", bounds[1], code.shape), out=beyond)
+        np.greater(first, _spread(side, "hi", bounds[1], code.shape), out=code)
     else:
-        np.less(first, _spread(side, "lo", bounds[0], code.shape), out=beyond)
-    np.multiply(beyond, _spread(side, "pick", pick_low, code.shape), out=code)
+        np.less(first, _spread(side, "lo", bounds[0], code.shape), out=code)
+    np.multiply(code, _spread(side, "pick", pick_low, code.shape), out=code)
     return True

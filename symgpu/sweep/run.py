@@ -3,10 +3,11 @@ size, never by the grid; the same chunks for every backend and engine."""
 
 from __future__ import annotations
 
+import functools
 import math
 import sys
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,8 +62,11 @@ def compile_plan(plan: SweepPlan, backend: backends.Backend) -> Any:
     """The plan's fused function for ``backend`` (NumPy: a :class:`~symgpu.evaluate.gridcode.GridProgram`
     that writes into buffers, where the function can be rewritten)."""
     if backend.name == "numpy" and plan.grid.axes:
+        # a Min/Max regime reads an argument that is also the value's last operand: that step is
+        # left to the chunk (gridcode.finish, after the decision), so the argument is computed in the column
+        defer = plan.regime is not None and plan.regime.kind in ("min", "max")
         program = compiler.grid_program(plan.model, plan.exprs, plan.grid.names, [k for k, _ in plan.fixed], plan.out_units,
-                                        len(plan.quantities))
+                                        len(plan.quantities), defer)
         if program is not None:
             return program
     return compiler.fused_function(plan.model, plan.exprs, plan.grid.names, [k for k, _ in plan.fixed], plan.out_units,
@@ -85,11 +89,12 @@ def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, st
 
 
 def _chunk(plan: SweepPlan, start: int, stop: int, out: Sequence[Any], shape: tuple[int, ...],
-           into: Targets | None = None, written: frozenset[int] = frozenset()) -> Chunk:
+           into: Targets | None = None, written: frozenset[int] = frozenset(), finish: Callable[[], None] | None = None) -> Chunk:
     """The chunk from the compiled outputs ``out`` (arrays that broadcast to ``shape``, a box of
     ``stop - start`` points): quantities as flat columns (NaN outside the domain), the regime;
     written into ``into`` (the result's slices for these points) where it has them, else new arrays
-    (``written``: the outputs already computed in ``into``'s columns)."""
+    (``written``: the outputs already computed in ``into``'s columns; ``finish``: completes them,
+    called once the regime is decided: see :func:`symgpu.evaluate.gridcode.finish`)."""
     size = stop - start
     outside = 0
     inside: Any = True
@@ -98,6 +103,15 @@ def _chunk(plan: SweepPlan, start: int, stop: int, out: Sequence[Any], shape: tu
         inside = inside > 0.5 if inside.dtype != bool else inside
         outside = size - _count_spread(inside, shape) if inside.ndim else (0 if inside else size)
     mask = np.broadcast_to(~inside, shape).reshape(-1) if outside else None
+    regime = None
+    if plan.regime is not None:
+        regime = decide(plan.regime, out, shape, None if into is None else into.regime,
+                        None if into is None else into.scratch).reshape(-1)
+        if mask is not None:
+            regime = np.array(regime) if into is None or into.regime is None else regime
+            regime[mask] = -1
+    if finish is not None:
+        finish()
     columns: dict[str, np.ndarray] = {}
     taken: set[int] = set()
     for index, name in enumerate(plan.quantities):
@@ -115,13 +129,6 @@ def _chunk(plan: SweepPlan, start: int, stop: int, out: Sequence[Any], shape: tu
         if mask is not None:
             values[mask] = np.nan
         columns[name] = values
-    regime = None
-    if plan.regime is not None:
-        regime = decide(plan.regime, out, shape, None if into is None else into.regime,
-                        None if into is None else into.scratch).reshape(-1)
-        if mask is not None:
-            regime = np.array(regime) if into is None or into.regime is None else regime
-            regime[mask] = -1
     return Chunk(start, stop, Columns(columns, plan.grid, start, stop), regime, outside)
 
 
@@ -221,13 +228,15 @@ def _buffered_chunk(plan: SweepPlan, program: gridcode.GridProgram, start: int, 
                                    [b[:width].reshape(shape) for b in bools])
         if len(boxes) == 1:
             done = frozenset(i for i, t in enumerate(targets) if out[i] is t)
-            return _chunk(plan, start, stop, out, shape, target, done)
+            return _chunk(plan, start, stop, out, shape, target, done,
+                          functools.partial(gridcode.finish, program, out, targets) if program.deferred else None)
         if not whole:
             whole = [columns[n] for n in plan.quantities] + [np.empty(size, dtype=np.asarray(o).dtype) for o in out[len(targets):]]
             written = set(range(len(targets)))
         for index, (column, value) in enumerate(zip(whole, out)):
             if index >= len(targets) or out[index] is not targets[index]:
                 column[offset:offset + width] = np.broadcast_to(value, shape).reshape(-1)
+        gridcode.finish(program, out, targets)  # the box's operands are copied: the targets' last steps now
     return _chunk(plan, start, stop, whole, (size,), target, frozenset(written))
 
 
