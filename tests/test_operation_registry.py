@@ -130,7 +130,8 @@ PRESENTATION = frozenset({"help", "model", "unit", "clock", "full", "json"})
 #: a command option -> the ``[[derivations]]`` field it is written as.
 CLI_FIELD = {"quantity": "quantity", "preset": "preset", "set": "inputs", "substitute": "substitute", "assume": "assume",
              "keep": "stop_at", "for_": "variable", "over": "variable", "var": "variable", "target": "target",
-             "between": "between", "kind": "kind", "grid": "grid", "to": "to", "direction": "direction"}
+             "between": "between", "kind": "kind", "grid": "grid", "to": "to", "direction": "direction",
+             "omit": "omit_limiters", "relation": "relation", "case": "case"}
 #: (operation, API keyword or command option) with no ``[[derivations]]`` field, and why.
 NOT_A_FIELD = {
     ("fixed_point", "method"): "how the answer is found (a numeric root even with a closed form), not what is asked",
@@ -153,12 +154,7 @@ NOT_IN_THE_FUNCTION = {
     "grid": "symgpu.derive.grid_search.grid_extremum (a numeric search, not the symbolic operation)",
 }
 #: API fields with no command option yet, and why.
-NOT_ON_THE_COMMAND_LINE = {
-    "omit_limiters": "no option yet: asked in model files (omit_limiters) and Python (omit=)",
-    "case": "no option yet: solve of one case is asked in model files and Python (case=)",
-    "relation": "no option yet: solve of an inequality is asked in model files and Python (relation=)",
-    "kind": "no option yet for solve: the largest/smallest value of an inequality's solution (extremum has --max/--min)",
-}
+NOT_ON_THE_COMMAND_LINE: dict[str, str] = {}
 FRONT_DOORS = [op for op in operations.SPECS if op not in WITHOUT_FRONT_DOOR]
 
 

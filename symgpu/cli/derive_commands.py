@@ -57,6 +57,10 @@ def _add_common(p: argparse.ArgumentParser) -> None:
                    help="an extra assumption, e.g. --assume 'mem_lat > alu_lat'")
     p.add_argument("--keep", "-k", action="append", default=[], metavar="NAME",
                    help="keep an intermediate quantity as a symbol instead of substituting its equation (repeatable)")
+    p.add_argument("--omit", action="append", default=[], metavar="LIMITER",
+                   help="leave a named limiter (a Min/Max argument: 'issue_bound', or 'EQUATION.LIMITER') out of the "
+                   "quantity, e.g. to ask the model without one bound (repeatable; the answer is then not checked "
+                   "against the model's own evaluation, which keeps every bound)")
     p.add_argument("--full", action="store_true", help="print every step and the whole expressions (default: a summary)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -258,7 +262,8 @@ def _run(args: argparse.Namespace) -> int:
     model = common.load_model(args.model)
     values = common.parse_assignments(model, args.set)
     options = Options.of(substitute=_substitutions(args.substitute), assume=args.assume, stop_at=_kept(model, args.keep),
-                         preset=args.preset, values=values)
+                         omit=tuple(args.omit), preset=args.preset, values=values, case=getattr(args, "case", None),
+                         relation=getattr(args, "relation", None) or "==")
     derivation = OPERATION_COMMANDS[args.command.replace("-", "_")].derive(model, args, options)
     return _emit(model, derivation, args, values)
 

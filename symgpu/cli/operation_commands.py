@@ -58,6 +58,13 @@ def _solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--for", dest="for_", required=True, metavar="VAR", help="the variable to solve for")
     p.add_argument("--target", help="solve quantity = TARGET (an expression, or a value such as '2 us'; a time for a cycle "
                    "quantity is converted with --clock or the preset's clock) instead of keeping the quantity symbolic")
+    p.add_argument("--relation", choices=["==", ">=", ">", "<=", "<"],
+                   help="solve the inequality quantity RELATION TARGET instead of the equation (e.g. '>=': where the "
+                   "quantity reaches the target); floor/ceiling are inverted layer by layer")
+    p.add_argument("--kind", choices=["max", "min"],
+                   help="with --relation: the largest (max) or smallest (min) admissible value of VAR, an integer for "
+                   "an integer variable, instead of the bound")
+    p.add_argument("--case", metavar="CASE", help="solve one case of a quantity defined by cases (its id)")
 
 
 def _regimes_options(p: argparse.ArgumentParser) -> None:
@@ -91,7 +98,10 @@ def _fixed_point_options(p: argparse.ArgumentParser) -> None:
 
 def _solve(model: Any, args: argparse.Namespace, options: Options) -> Derivation:
     target, args.target_note = _target(model, args.quantity, args.target, args.clock, preset=options.preset, values=options.at)
-    return derive.solve(model, args.quantity, for_=args.for_, target=target, **options.keywords())
+    if args.kind is not None and (args.relation or "==") == "==":
+        raise errors.UsageError("--kind max/min picks a value of an inequality's solution: give --relation too (e.g. --relation '>=')")
+    return derive.solve(model, args.quantity, for_=args.for_, target=target, kind=args.kind, case=options.case,
+                        relation=options.relation, **options.keywords())
 
 
 def _regimes(model: Any, args: argparse.Namespace, options: Options) -> Derivation:

@@ -31,13 +31,23 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
     if forms.has_pieces(expr):
         raise errors.DerivationError(f"{model.id}: the inequality for {job.quantity} has Min/Max/Piecewise in it; "
                                      "pick one case (case = ...) or a bound")
-    bound_to = job.expand(job.parse(target, "target"))
-    shown = _RELATIONS[relation](lhs if lhs is not None else expr, bound_to, evaluate=False)
+    parsed = job.parse_target(target, lhs) if lhs is not None else job.parse(target, "target")
+    if lhs is not None and parsed.is_number and not parsed.is_zero and var != lhs:
+        # a value in the quantity's declared unit ("12" or "12 block/SM" blocks per SM): the quantity's symbol stands for
+        # it through the inversion and the unit check, and the number goes in at the end, as in an equation's solve
+        job.target_value = (lhs, parsed)
+        bound_to: sympy.Expr = lhs
+        relation_of = sympy.StrictGreaterThan if parsed > 0 else sympy.StrictLessThan
+        job.ctx.add(relation_of(lhs, 0), f"{lhs} = {sympy.sstr(parsed)} {'>' if parsed > 0 else '<'} 0 (the target)")
+    else:
+        bound_to = job.expand(parsed)
+    shown = _RELATIONS[relation](lhs if lhs is not None else expr, parsed if job.target_value else bound_to, evaluate=False)
     job.step("inequality", shown, f"the relation to solve for {var}")
     inverted = _invert_rational(job, _RELATIONS[relation](expr, bound_to, evaluate=False), var)
     bound = job.ctx.nice(inverted.rhs)
     inverted = type(inverted)(var, bound)
-    job.step("bound", inverted, f"{job.quantity} {relation} {sympy.sstr(bound_to)} exactly when {sympy.sstr(inverted)}")
+    job.step("bound", inverted, f"{job.quantity} {relation} {sympy.sstr(parsed if job.target_value else bound_to)} exactly when "
+             f"{sympy.sstr(inverted)}")
     result = bound
     if kind in ("max", "min"):
         want_upper = kind == "max"
