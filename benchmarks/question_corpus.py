@@ -165,7 +165,7 @@ class Answer:
 def readme_questions(readme: Path, models: set[str]) -> list[Question]:
     """The question commands of the README's bash blocks, by the rule of the module docstring."""
     out: list[Question] = []
-    in_bash, pending = False, ""
+    in_bash, pending, start = False, "", 0
     for number, line in enumerate(readme.read_text(encoding="utf-8").splitlines(), 1):
         if line.startswith("```"):
             in_bash, pending = line.strip() == "```bash", ""
@@ -173,7 +173,7 @@ def readme_questions(readme: Path, models: set[str]) -> list[Question]:
         if not in_bash:
             continue
         if pending or line.startswith("symgpu "):
-            start = number if not pending else start
+            start = start if pending else number
             pending += line.rstrip().removesuffix("\\") + " "
             if line.rstrip().endswith("\\"):
                 continue
@@ -251,6 +251,20 @@ def load_times(model_id: str) -> tuple[float, float, float, float, float]:
     return float(cold[0]), float(cold[1]), float(cold[2]), float(cold[3]), float(warm[1])
 
 
+def first_difference(recorded: dict[str, object] | None, answer: Answer) -> str:
+    """Where an answer first differs from the recorded one (exit code, or the first differing line)."""
+    if recorded is None:
+        return "not recorded"
+    if recorded["code"] != answer.code:
+        return f"exit code {recorded['code']} recorded, {answer.code} now"
+    for stream in ("stdout", "stderr"):
+        old, new = str(recorded[stream]).splitlines(), getattr(answer, stream).splitlines()
+        for number, (was, now) in enumerate(zip(old + [""] * len(new), new + [""] * len(old)), 1):
+            if was != now:
+                return f"{stream} line {number}: recorded {was[:150]!r}, now {now[:150]!r}"
+    return "line endings differ"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="run only the questions whose command contains this text")
@@ -292,7 +306,7 @@ def main() -> int:
                   if recorded.get(text) != {"code": a.code, "stdout": a.stdout, "stderr": a.stderr}]
         print(f"\n--check {args.check}: {len(answers) - len(differ)} of {len(answers)} answers byte-identical")
         for text in differ:
-            print(f"  DIFFERS: {text}")
+            print(f"  DIFFERS: {text}\n    {first_difference(recorded.get(text), answers[text])}")
         return 1 if differ else 0
     return 0
 
