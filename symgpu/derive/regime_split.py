@@ -268,18 +268,6 @@ def _bounds_infeasible(ctx: SignReasoner, conditions: Sequence[sympy.Basic], var
     return False
 
 
-def _refuted(ctx: SignReasoner, conds: Sequence[_Cond]) -> bool:
-    """Is one of a branch's conditions refuted? Deciding is cheap (cached), tidying factors: a
-    branch with a refuted condition is dropped whichever condition refutes it, so every condition
-    is decided before any is tidied, and none is tidied for a branch that is dropped (the occupancy
-    table drops 196 of its branches so). A condition SymPy cannot decide here is left to the
-    branch's own loop, which decides and tidies in order as before."""
-    try:
-        return any(ctx.decide(cond.relational) is False for cond in conds)
-    except (TypeError, ValueError, ZeroDivisionError, NotImplementedError, RecursionError, sympy.polys.polyerrors.BasePolynomialError):
-        return False
-
-
 @memoised("derive.regime_split.conjunction", 4096)
 def _conjunction(conditions: tuple[sympy.Basic, ...]) -> sympy.Basic:
     """``And`` of a regime's conditions (built once: the steps and the result both use it)."""
@@ -298,8 +286,8 @@ def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: 
         kept_raw: list[_Cond] = []
         shown: list[sympy.Basic] = []
         seen: set[sympy.Basic] = set()
-        infeasible = _refuted(job.ctx, conds)
-        for cond in () if infeasible else conds:
+        infeasible = False
+        for cond in conds:
             rel = cond.relational
             verdict = job.ctx.decide(rel)
             if verdict is True:
