@@ -15,7 +15,8 @@ Each command runs in a new Python process (``python -m symgpu ...`` from the che
 ``$SYMGPU_CACHE_DIR`` a new empty folder), one after another, with symgpu's byte code compiled
 first (``compileall``, as an install does; ``$PYTHONDONTWRITEBYTECODE`` is dropped for the
 children). Prints wall and CPU seconds (user +
-system of the child) per question, slowest first, with the count over 1 s, then the model-load
+system of the child) per question, slowest first, with the count over 1 s and the CPU seconds
+beyond ``python -c "import sympy, pint"`` (the floor of any question), then the model-load
 times in process: the first load right after ``import sympy, pint`` (empty cache, then the cache
 that load's process filled), and a second load in the same process.
 
@@ -33,6 +34,7 @@ import json
 import os
 import resource
 import shlex
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -218,6 +220,20 @@ def ask(question: Question) -> Answer:
     return Answer(done.returncode, done.stdout, done.stderr, wall, cpu)
 
 
+def import_floor() -> tuple[float, float]:
+    """(wall, CPU) seconds of ``python -c "import sympy, pint"``, medians of three fresh processes:
+    the least any question can cost."""
+    runs = []
+    for _ in range(3):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        begin = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "import sympy, pint"], env=environment(""), cwd=ROOT, check=True)
+        wall = time.perf_counter() - begin
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        runs.append((wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)))
+    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+
+
 LOAD = """
 import sys, time
 begin = time.perf_counter()
@@ -283,11 +299,13 @@ def main() -> int:
     for question in questions:
         answers[question.text] = ask(question)
         print(f"{answers[question.text].wall:7.2f} s  {question.text}", file=sys.stderr, flush=True)
+    floor = import_floor()
     print(f"{len(questions)} questions, each in a fresh process with an empty cache ({os.cpu_count()} cores, "
-          f"load average {os.getloadavg()[0]:.2f}); slowest first")
-    print(f"{'wall s':>7} {'cpu s':>7} {'exit':>4}  question")
+          f"load average {os.getloadavg()[0]:.2f}); slowest first; 'beyond' = CPU s beyond the "
+          f"floor, python -c 'import sympy, pint' ({floor[1]:.2f} s CPU, {floor[0]:.2f} s wall, median of 3)")
+    print(f"{'wall s':>7} {'cpu s':>7} {'beyond':>7} {'exit':>4}  question")
     for text, answer in sorted(answers.items(), key=lambda item: -item[1].wall):
-        print(f"{answer.wall:7.2f} {answer.cpu:7.2f} {answer.code:4d}  {text}")
+        print(f"{answer.wall:7.2f} {answer.cpu:7.2f} {answer.cpu - floor[1]:7.2f} {answer.code:4d}  {text}")
     over = sum(1 for a in answers.values() if a.wall > 1.0)
     over_cpu = sum(1 for a in answers.values() if a.cpu > 1.0)
     print(f"over 1 s: {over} of {len(answers)} by wall time, {over_cpu} by CPU time")
