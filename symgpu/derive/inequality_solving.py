@@ -32,9 +32,11 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
         raise errors.DerivationError(f"{model.id}: the inequality for {job.quantity} has Min/Max/Piecewise in it; "
                                      "pick one case (case = ...) or a bound")
     parsed = job.parse_target(target, lhs) if lhs is not None else job.parse(target, "target")
-    if lhs is not None and parsed.is_number and not parsed.is_zero and var != lhs:
+    dimensioned = lhs is not None and lhs.name in model.units and not model.units[lhs.name].dimensionless
+    if dimensioned and parsed.is_number and not parsed.is_zero and var != lhs:
         # a value in the quantity's declared unit ("12" or "12 block/SM" blocks per SM): the quantity's symbol stands for
         # it through the inversion and the unit check, and the number goes in at the end, as in an equation's solve
+        # (a pure number of a dimensionless quantity goes in at once: its integrality then shapes the inversion)
         job.target_value = (lhs, parsed)
         bound_to: sympy.Expr = lhs
         relation_of = sympy.StrictGreaterThan if parsed > 0 else sympy.StrictLessThan
