@@ -146,14 +146,18 @@ def test_active_regime_of_a_piecewise_is_its_applying_case(mdm):
 def test_maxwell_cusp_selects_the_issue_branch_because_issue_does_not_exceed_alu_plus_memory(volkov):
     d = derive.extremum(volkov, "n_needed", over="alpha", kind="max", assume=["mem_lat > alu_lat"], preset="maxwell")
     (step,) = [s for s in d.steps if s.operation == "select branch"]
-    # alpha is declared nonnegative (alpha = 0 is the memory-only workload), so the regime conditions are
-    # multiplied through by alpha rather than divided by it: the deciding relation is an equivalent of
-    # (issue_thru - mem_thru)*(alu_thru + mem_thru - issue_thru) >= 0, i.e. issue_thru <= alu_thru + mem_thru
-    # given issue_thru > mem_thru (issue cannot bind at alpha = 0)
-    relation = volkov.parse(step.justification.split(" because ", 1)[1].split(":", 1)[0], "because", boolean=True)
-    difference = relation.lhs - relation.rhs if relation.rel_op == ">=" else relation.rhs - relation.lhs
+    # the deciding relations: issue_thru <= alu_thru + mem_thru, given issue_thru > mem_thru (issue cannot bind at
+    # alpha = 0), i.e. (issue_thru - mem_thru)*(alu_thru + mem_thru - issue_thru) >= 0 with its first factor positive;
+    # each is printed with its numbers at the preset: "REL: a <= b (base units)"
+    because = step.justification.split(" because ", 1)[1]
+    relations = [volkov.parse(part.split(":", 1)[0], "because", boolean=True) for part in because.split(" and ")]
     issue, alu, mem = (volkov.symbols[n] for n in ("issue_thru", "alu_thru", "mem_thru"))
-    assert sympy.expand(difference - (issue - mem) * (alu + mem - issue)) == 0
+
+    def larger_side_minus_smaller(relation):
+        return relation.lhs - relation.rhs if relation.rel_op in (">=", ">") else relation.rhs - relation.lhs
+
+    gaps = {sympy.expand(larger_side_minus_smaller(r)) for r in relations}
+    assert sympy.expand(alu + mem - issue) in gaps and sympy.expand(issue - mem) in gaps
     assert same(step.expression, volkov.parse("issue_thru/mem_thru - 1", "x"))
 
 
