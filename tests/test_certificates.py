@@ -167,3 +167,17 @@ def test_an_extremum_located_outside_the_variables_declared_range_is_refused():
     wrong = dataclasses.replace(answer, location=sympy.Integer(-1), result=sympy.Float(below), certificate=None)
     with pytest.raises(errors.CertificateError, match="outside its declared range"):
         certify.certify(model, wrong, asked)
+
+
+def test_a_closed_form_is_not_refused_where_its_stated_conditions_do_not_hold():
+    # max over MSHRs of Min(MSHRs, M_Read*W) is at MSHRs = M_Read*W, valid when M_Read > 0; at M_Read = 0 that location,
+    # 0, is outside MSHRs > 0, where the answer makes no claim: no refusal there; at M_Read = 3, W = 4 it is checked
+    model = symgpu.load("mdm_2019")
+    answer = model.extremum("M_ReadConcurrent", over="MSHRs", kind="max")
+    assert dict(answer.extra)["valid_when"] == ["M_Read > 0"]
+    outside = certify.certify(model, dataclasses.replace(answer, certificate=None),
+                              Asked("extremum", "M_ReadConcurrent", "MSHRs", "table1", (("M_Read", 0.0), ("W", 64.0)), to="max"))
+    assert outside.certificate is not None and not outside.certificate.checks
+    inside = certify.certify(model, dataclasses.replace(answer, certificate=None),
+                             Asked("extremum", "M_ReadConcurrent", "MSHRs", "table1", (("M_Read", 3.0), ("W", 4.0)), to="max"))
+    assert inside.certificate is not None and inside.certificate.checks and not inside.certificate.unchecked

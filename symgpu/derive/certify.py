@@ -295,6 +295,8 @@ def _limiter_pair(model: Model, quantity: str, between: Any, keep: tuple[str, ..
 def _extremum(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> str | None:
     kind = dict(derivation.extra).get("kind") or ("min" if "min" in derivation.method.lower() else "max")
     kind = asked.to if asked.to in ("max", "min") else kind
+    if not _stated_hold(model, derivation, point):
+        return None  # the closed form says where it holds ("valid when ..."): it claims nothing here
     unit = model.units[asked.quantity]
     value = _result_at(model, derivation, derivation.result, unit, point, {})
     if np.isnan(value) and dict(derivation.extra).get("elsewhere"):
@@ -322,6 +324,21 @@ def _extremum(model: Model, derivation: Derivation, asked: Asked, point: _Point)
     if (kind == "max" and scanned[best] > value + slack) or (kind == "min" and scanned[best] < value - slack):
         raise _fail(model, asked, point, f"{asked.variable} = {grid[best]:.10g} gives {scanned[best]:.10g}, beyond the {kind}imum {value:.10g}")
     return f"the quantity at the location equals the {kind}imum and no point of a {len(grid)}-point scan beats it"
+
+
+def _stated_hold(model: Model, derivation: Derivation, point: _Point) -> bool:
+    """Whether the conditions a single closed form states it holds under (``extra["valid_when"]``,
+    the engine's own printed relations, read back through the model's parser) hold at the point;
+    True where there are none or they cannot be evaluated there (the form is then checked)."""
+    stated = dict(derivation.extra).get("valid_when")
+    if not stated:
+        return True
+    try:
+        conditions = [c if isinstance(c, sympy.Basic) else model.parse(
+            str(c).replace(" & ", " and ").replace(" | ", " or ").replace("~", "not "), "valid_when", boolean=True) for c in stated]
+        return bool(active.condition_holds(model, sympy.And(*conditions), point.preset, dict(point.values))[0])
+    except (errors.SymgpuError, ArithmeticError, TypeError, ValueError, pint.PintError):
+        return True
 
 
 def _admissible(model: Model, asked: Asked, point: _Point, location: float) -> bool:
