@@ -159,3 +159,18 @@ def test_a_limit_through_a_min_times_a_factor_of_open_sign_is_taken_part_by_part
     got = float(derive.evaluate_result(model, answer, "fermi", alpha=alpha, n=n).magnitude)
     near = float(model.evaluate("NO_alu", "fermi", values={"alpha": alpha, "n": n, "alu_lat": 1e-9}).magnitude)
     assert got == pytest.approx(hand, rel=1e-12) and near == pytest.approx(hand, rel=1e-6)
+
+
+def test_a_minimum_approached_as_bandwidth_vanishes_is_no_minimum():
+    # memory_throughput_ilp = Min(issue, latency, BW/(SMs*bytes_per_inst*clock), Piecewise(...)) falls to 0 with BW:
+    # the open end BW -> 0 was dropped (its limit, through a Piecewise whose branch does not depend on BW, was refused)
+    # and a plateau edge was given as the minimum
+    model = symgpu.load("volkov_2016_ilp")
+    at = {"alpha": 4.0, "ilp": 1.0, "n": 8.0}
+    bws = np.geomspace(1e-9, 1.0, 50)
+    ys = np.asarray(model.evaluate("memory_throughput_ilp", "g80", values={**at, "BW": bws}).magnitude, dtype=float)
+    assert np.all(np.diff(ys) > 0) and ys[0] < 1e-9  # rises with BW from 0: no attained minimum
+    with pytest.raises(errors.DerivationError, match="no minimum over BW.*tends to 0 as BW -> 0"):
+        model.extremum("memory_throughput_ilp", over="BW", kind="min", preset="g80", values=at)
+    limit = model.limit("memory_throughput_ilp", var="BW", to="0")
+    assert float(derive.evaluate_result(model, limit, "g80", **at).magnitude) == 0.0

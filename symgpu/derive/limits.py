@@ -266,6 +266,9 @@ def _limit(ctx: signs.SignReasoner, expr: sympy.Expr, var: sympy.Symbol, to: sym
     expr = _lift(ctx, expr)
     if isinstance(expr, (sympy.Min, sympy.Max)):
         return expr.func(*[_limit(ctx, a, var, to, direction) for a in expr.args])
+    if isinstance(expr, sympy.Piecewise) and not any(var in c.free_symbols for _, c in expr.args):
+        # the branch does not depend on the variable: the limit of each branch where it holds
+        return sympy.Piecewise(*((_limit(ctx, e, var, to, direction), c) for e, c in expr.args))
     if not isinstance(expr, sympy.Piecewise) and forms.has_pieces(expr):
         parts = _finite_parts(ctx, expr, var, to, direction)
         if parts is not None:
@@ -378,7 +381,8 @@ def _take(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.E
         lifted = _far_branches(job, lifted, symbol, point)
     side_text = {"+": " from above", "-": " from below"}.get(direction, "") if finite else ""
     how = " (Min/Max argument by argument: they are continuous)"
-    if finite and direction in ("+", "-") and (lifted.has(sympy.Piecewise) or forms.has_staircase(lifted, symbol)):
+    switches = any(symbol in c.free_symbols for pw in lifted.atoms(sympy.Piecewise) for _, c in pw.args)
+    if finite and direction in ("+", "-") and (switches or forms.has_staircase(lifted, symbol)):
         if forms.has_pieces(lifted):
             lifted = _side_regime(job, lifted, symbol, point, direction).expression
         lifted = _staircase_limit(job, lifted, symbol, point, direction)
