@@ -174,3 +174,19 @@ def test_a_minimum_approached_as_bandwidth_vanishes_is_no_minimum():
         model.extremum("memory_throughput_ilp", over="BW", kind="min", preset="g80", values=at)
     limit = model.limit("memory_throughput_ilp", var="BW", to="0")
     assert float(derive.evaluate_result(model, limit, "g80", **at).magnitude) == 0.0
+
+
+def test_a_quantity_that_grows_without_bound_as_occupancy_vanishes_has_no_maximum():
+    # CYCcompute = alpha*Max(1/alu_thru, alu_lat/n) + issue_lat grows like alpha*alu_lat/n as n -> 0: the open end was
+    # dropped (alpha*Max(...) -> alpha*oo was refused) and the cusp n = alu_lat*alu_thru was given as the maximum
+    model = symgpu.load("prior_baghsorkhi")
+    ns = np.geomspace(1e-9, 1.0, 40)
+    ys = np.asarray(model.evaluate("CYCcompute", "g80", values={"alpha": 32.0, "n": ns}).magnitude, dtype=float)
+    assert np.all(np.diff(ys) < 0) and ys[0] > 1e9
+    with pytest.raises(errors.DerivationError, match="no maximum over n.*tends to inf as n -> 0"):
+        model.extremum("CYCcompute", over="n", kind="max", preset="g80", values={"alpha": 32.0})
+    limit = model.limit("CYCcompute", var="n", to="0")
+    assert math.isinf(float(derive.evaluate_result(model, limit, "g80", alpha=32.0).magnitude))
+    issue_lat = float(model.evaluate("issue_lat", "g80").magnitude) if "issue_lat" in model.defining else \
+        float(model.preset("g80")["issue_lat"].magnitude) if "issue_lat" in model.preset("g80") else float(model.constants["issue_lat"].magnitude)
+    assert float(derive.evaluate_result(model, limit, "g80", alpha=0.0).magnitude) == issue_lat  # alpha = 0: no ALU term

@@ -283,26 +283,42 @@ def _limit(ctx: signs.SignReasoner, expr: sympy.Expr, var: sympy.Symbol, to: sym
 
 
 def _finite_parts(ctx: signs.SignReasoner, expr: sympy.Expr, var: sympy.Symbol, to: sympy.Expr, direction: str) -> sympy.Expr | None:
-    """The limit of a sum, product or constant power with a Min/Max inside, part by part, where every
-    part's limit is finite (the limit of a sum or product of finite limits is theirs; ``B**e`` with a
-    constant ``e`` is continuous at a positive ``B``, and at any ``B`` for a positive integer ``e``):
-    ``1 + (n/u - 1)*Min(1, (a + 1)*(x - 1)/(a*x + m))`` as ``x -> 0`` whatever the sign of ``n/u - 1``.
-    None where a part's limit is not finite or a power's base is not proved positive."""
+    """The limit of a sum, product or constant power with a Min/Max inside, part by part (the limit of
+    a sum or product is that of its parts' limits where those are finite, or infinities that do not
+    cancel: ``oo + c = oo``, ``c*oo`` kept for :func:`limit_cases.split_signed` to split at the sign of
+    ``c``; ``B**e`` with a constant ``e`` is continuous at a positive ``B``, and at any ``B`` for a
+    positive integer ``e``): ``1 + (n/u - 1)*Min(1, (a + 1)*(x - 1)/(a*x + m))`` as ``x -> 0`` whatever
+    the sign of ``n/u - 1``, ``alpha*Max(1/t, L/n)`` as ``n -> 0``. None where a part has no limit of
+    that kind or a power's base is not proved positive."""
+    infinities = (sympy.oo, -sympy.oo)
+
     def finite(value: sympy.Expr) -> bool:
         return not value.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan)
+
     if isinstance(expr, sympy.Pow) and var not in expr.exp.free_symbols:
         base = _limit(ctx, expr.base, var, to, direction)
+        if base == sympy.oo and expr.exp.is_positive:
+            return sympy.oo
+        if base == sympy.oo and expr.exp.is_negative:
+            return sympy.Integer(0)
         if finite(base) and ((expr.exp.is_Integer and expr.exp > 0) or ctx.sign(base) == 1):
             return base ** expr.exp
         return None
     if not isinstance(expr, (sympy.Add, sympy.Mul)):
         return None
+    def scaled_infinity(value: sympy.Expr) -> bool:  # oo, -oo or c*oo with a finite c
+        return value in infinities or (isinstance(value, sympy.Mul) and sum(a in infinities for a in value.args) == 1
+                                       and all(finite(a) for a in value.args if a not in infinities))
+
     parts = []
     for arg in expr.args:
         part = _limit(ctx, arg, var, to, direction) if var in arg.free_symbols else arg
-        if not finite(part):
+        if not (finite(part) or scaled_infinity(part)):
             return None
         parts.append(part)
+    infinite = [p for p in parts if not finite(p)]
+    if isinstance(expr, sympy.Add) and len(infinite) > 1 and not (all(p == sympy.oo for p in infinite) or all(p == -sympy.oo for p in infinite)):
+        return None  # oo - oo, or infinities whose signs are open: the parts do not decide it
     return expr.func(*parts)
 
 
