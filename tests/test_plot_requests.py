@@ -155,7 +155,8 @@ caption = "two bandwidths"''')
     files = plots.draw(model, spec, ["svg"])
     assert files["svg"].startswith(b"<?xml")
     # 100 TFLOP/s peak: the ridge is at 100 FLOP/B for 1 TB/s and 50 FLOP/B for 2 TB/s
-    assert [m["value"] for m in spec.resolved_marks] == [pytest.approx(100.0), pytest.approx(50.0)]
+    assert [m.value for m in spec.resolved_marks] == [pytest.approx(100.0), pytest.approx(50.0)]
+    assert [m.label for m in spec.resolved_marks] == ["ridge (B = 1 TB/s)", "ridge (B = 2 TB/s)"]
     regimes = {(p["series"], p["variable"]): p["regime"] for p in spec.points}
     assert len(spec.points) == 10
     assert regimes[("1 TB/s", 90.0)] != regimes[("2 TB/s", 90.0)]
@@ -232,7 +233,7 @@ def test_a_requested_regime_map_replaces_the_one_boundary_requests_imply() -> No
 
     figure, ax = plt.subplots()
     try:
-        shares = plots.regime_map(model, spec, ax, plot_values._Values(model, spec), [])
+        shares = plots.regime_map(model, spec, ax, plot_values._Values(model, spec))
     finally:
         plt.close(figure)
     x, y = np.meshgrid(np.linspace(0.25, 8, plots.GRID), np.linspace(1, 64, plots.GRID))
