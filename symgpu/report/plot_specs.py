@@ -81,8 +81,8 @@ explicit ``inputs``, never invented: a caption says when they are illustrative."
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from symgpu import errors
 from symgpu.report.scenarios import Scenario, scenarios, supplied
@@ -133,6 +133,33 @@ class DrawnMark:
         return out | ({"series": self.series} if self.series is not None else {})
 
 
+@dataclass(frozen=True)
+class DrawnPoint:
+    """One point of a stepped range as the report lists it (values rounded as printed).
+
+    Attributes:
+        series: the series value it belongs to ("" for a plot without a series).
+        variable, variable_text: the swept variable's value, and as printed.
+        x, x_text: the x axis quantity's value (the variable's, without ``x``), and as printed.
+        value, value_text: the plotted quantity's value, and as printed.
+        regime: the regime of ``regime_of`` there ("" = no colouring, or none holds).
+    """
+
+    series: str
+    variable: float | None
+    variable_text: str
+    x: float | None
+    x_text: str
+    value: float | None
+    value_text: str
+    regime: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """The point as the report's JSON holds it."""
+        return {"series": self.series, "variable": self.variable, "variable_text": self.variable_text, "x": self.x,
+                "x_text": self.x_text, "value": self.value, "value_text": self.value_text, "regime": self.regime}
+
+
 @dataclass
 class PlotSpec:
     """One plot to draw.
@@ -177,7 +204,7 @@ class PlotSpec:
     title_text: str = ""
     xscale: str = ""
     yscale: str = ""
-    points: list[dict[str, Any]] = field(default_factory=list)
+    points: tuple[DrawnPoint, ...] = ()
 
     @property
     def title(self) -> str:
@@ -315,11 +342,9 @@ def requested(model: Model, chosen: Sequence[str]) -> list[PlotSpec]:
             extra |= dict(x=entry.x, series=entry.series, regime_of=entry.regime_of)
         if len(entry.presets) > 1:
             for preset in presets:
-                spec = _entry_spec(model, entry, f"{entry.id}_{preset.replace('+', '_')}", [preset])
-                out.append(_extend(spec, extra))
+                out.append(replace(_entry_spec(model, entry, f"{entry.id}_{preset.replace('+', '_')}", [preset]), **extra))
         else:
-            spec = _entry_spec(model, entry, entry.id, presets or chosen)
-            out.append(_extend(spec, extra))
+            out.append(replace(_entry_spec(model, entry, entry.id, presets or chosen), **extra))
     return out
 
 
@@ -331,12 +356,6 @@ def _entry_spec(model: Model, entry: PlotEntry, plot_id: str, presets: Sequence[
                  marks=entry.marks, centers=entry.centers,
                  origin=(f"plots.{entry.id}",), also=[n for n in (swept.x, swept.regime_of) if n] if swept else [],
                  exclude=[swept.series[0]] if swept and swept.series else [])
-
-
-def _extend(spec: PlotSpec, extra: Mapping[str, Any]) -> PlotSpec:
-    for key, value in extra.items():
-        setattr(spec, key, value)
-    return spec
 
 
 def _spec(model: Model, plot_id: str, kind: str, quantity: str, variables: tuple[str, ...], presets: Sequence[str], *,

@@ -15,7 +15,7 @@ from symgpu.numbers import number_text, round_sig
 if TYPE_CHECKING:
     from symgpu.model import Model
 from symgpu.report import figure_digests, style
-from symgpu.report.plot_specs import GRID, POINTS, DrawnMark, PlotSpec
+from symgpu.report.plot_specs import GRID, POINTS, DrawnMark, DrawnPoint, PlotSpec
 from symgpu.report.plot_values import _Values, _axis_range, _branches, _label, _resolve_marks
 
 
@@ -107,7 +107,7 @@ def curve(model: Model, spec: PlotSpec, ax: Any, values: _Values, *, bounds: boo
     marks: list[DrawnMark] = []
     seen: dict[int, str] = {}
     finite_parts = []
-    spec.points = []
+    points: list[DrawnPoint] = []
     x = v
     for index, (series_value, vals) in enumerate(runs):
         x = vals.function(model.symbols[spec.x], spec.x)(v) if spec.x else v
@@ -127,15 +127,15 @@ def curve(model: Model, spec: PlotSpec, ax: Any, values: _Values, *, bounds: boo
                        marker=REGIME_MARKERS[r % len(REGIME_MARKERS)], zorder=4, linewidths=1.0)
             seen[r] = branches[r][0]
         if step:
-            for vi, xi, yi, ri in zip(v, x, y, active):
-                spec.points.append({"series": series_value or "", "variable": round_sig(float(vi)), "variable_text": number_text(float(vi)), "x": round_sig(float(xi)),
-                                    "x_text": number_text(float(xi)), "value": round_sig(float(yi)), "value_text": number_text(float(yi)),
-                                    "regime": branches[int(ri)][0] if ri >= 0 else ""})
+            points.extend(DrawnPoint(series_value or "", round_sig(float(vi)), number_text(float(vi)), round_sig(float(xi)), number_text(float(xi)),
+                                     round_sig(float(yi)), number_text(float(yi)), branches[int(ri)][0] if ri >= 0 else "")
+                          for vi, xi, yi, ri in zip(v, x, y, active))
         run_marks = _resolve_marks(vals, spec)
         if series_value is not None:
             run_marks = [replace(mark, label=f"{mark.label} ({spec.series[0]} = {series_value})", series=series_value)  # type: ignore[index]
                          for mark in run_marks]
         marks.extend(run_marks)
+    spec.points = tuple(points)
     finite = np.concatenate(finite_parts) if finite_parts else np.asarray([])
     if bounds and not spec.series:
         for index, (name, term, _) in enumerate(_branches(model, spec.quantity)):
