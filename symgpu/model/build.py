@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any
 
 import pint
@@ -70,6 +69,8 @@ class Model(ModelChecks):
         self.equations: dict[str, Equation] = {}
         self.defining: dict[str, Equation] = {}
         self._build_equations()
+        #: names of the symbols defined by equations, in file order
+        self.quantities: tuple[str, ...] = tuple(eq.definition.defines for eq in self.equations.values())
         self._check_acyclic()
         problems = []
         for equation in self.equations.values():
@@ -174,11 +175,6 @@ class Model(ModelChecks):
     def title(self) -> str:
         """The model's title."""
         return self.definition.title
-
-    @cached_property
-    def quantities(self) -> tuple[str, ...]:
-        """Names of the symbols defined by equations, in file order."""
-        return tuple(eq.definition.defines for eq in self.equations.values())
 
     def symbol(self, name: str) -> sympy.Symbol:
         """Return the SymPy symbol called ``name``.
