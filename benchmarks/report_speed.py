@@ -104,7 +104,7 @@ def values(model_id: str) -> None:
         for spec in specs:
             try:
                 plots.curve(model, spec, _NullAxes(), plot_values._Values(model, spec), bounds=spec.kind == "asymptotes") \
-                    if spec.kind != "regime_map" else plots.regime_map(model, spec, _NullAxes(), plot_values._Values(model, spec), [])
+                    if spec.kind != "regime_map" else plots.regime_map(model, spec, _NullAxes(), plot_values._Values(model, spec))
             except (errors.SymgpuError, ValueError, ArithmeticError, TypeError):
                 pass
 

@@ -397,7 +397,7 @@ def _check_extremum(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     stated = extra.get("valid_when") or ()
     if stated and not _stated_hold(model, stated, q):
         return Verdict(q, "declined", "extremum: the point is outside the answer's stated conditions (valid when "
-                       + " and ".join(stated) + ")")
+                       + " and ".join(map(sympy.sstr, stated)) + ")")
     (value,) = _values(model, d.result, q, d.unit) if not isinstance(d.result, sympy.Tuple) else (math.nan,)
     (where,) = _values(model, d.location, q, model.unit_text(q.variable)) if isinstance(d.location, sympy.Basic) \
         and not isinstance(d.location, sympy.Tuple) else (math.nan,)
@@ -424,14 +424,12 @@ def _check_extremum(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     return Verdict(q, "agree", answer=shown, brute=f"best of scan {float(np.max(sign * ys[finite])) * sign:.10g}" if finite.any() else "")
 
 
-def _stated_hold(model: symgpu.Model, stated: list[str], q: Question) -> bool:
+def _stated_hold(model: symgpu.Model, stated: tuple[Any, ...], q: Question) -> bool:
     """Whether the conditions an answer states it is valid under (``extra["valid_when"]``, the
-    engine's own printed relations) hold at the question's point."""
+    engine's SymPy relations) hold at the question's point."""
     values = q.point.mapping(without=q.variable)
     given = frozenset(k for k in values if k in model.defining)
-    # the engine prints SymPy's connectives (& | ~, every operand parenthesised); the model grammar reads and/or/not
-    texts = [c.replace(" & ", " and ").replace(" | ", " or ").replace("~", "not ") for c in stated]
-    condition = _expanded(model, sympy.And(*(model.parse(c, "valid_when", boolean=True) for c in texts)), given)
+    condition = _expanded(model, sympy.And(*stated), given)
     return active.condition_holds(model, condition, q.point.preset, values)[0]
 
 

@@ -53,7 +53,8 @@ def test_a_stated_condition_is_printed_with_the_answer(cli):
     # max over MSHRs of Min(MSHRs, M_Read*W) is reached at MSHRs = M_Read*W only where that is a positive MSHRs count
     model = symgpu.load("mdm_2019")
     answer = model.extremum("M_ReadConcurrent", over="MSHRs", kind="max")
-    assert dict(answer.extra)["valid_when"] == ["M_Read > 0"]
+    assert dict(answer.extra)["valid_when"] == (model.symbols["M_Read"] > 0,)
+    assert answer.to_dict()["extra"]["valid_when"] == ["M_Read > 0"]  # the JSON holds the printed relations
     code, out, _ = cli("extremum", "mdm_2019", "M_ReadConcurrent", "--over", "MSHRs", "--max")
     assert code == 0 and "  valid when M_Read > 0" in out.splitlines()
     xs = np.linspace(0.25, 100.0, 400)

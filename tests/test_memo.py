@@ -141,3 +141,22 @@ def test_a_models_evaluate_state_is_one_companion_emptied_by_clear_all_and_gone_
     del model
     gc.collect()
     assert len(states) == 0 < held
+
+
+def test_a_models_expansions_are_counted_by_stats_emptied_by_clear_all_and_gone_with_the_model(write_model):
+    model = symgpu.load(write_model())
+    expansions = memo.registered()["model.build.expansions"]
+    memo.clear_all()
+    first = model.expression("P")
+    assert not hasattr(model, "_expanded")
+    assert next(s for s in memo.stats() if s.name == "model.build.expansions").size == 1
+    assert model.expression("P") is first  # kept: the second call is a hit
+    memo.clear_all()
+    assert len(expansions) == 0
+    assert model.expression("P") == first  # computed again: the same expression
+    held = len(expansions)
+    memo.clear_all()  # the catalog holds the model no more
+    model.expression("P")
+    del model, first
+    gc.collect()
+    assert len(expansions) == 0 < held

@@ -155,8 +155,9 @@ caption = "two bandwidths"''')
     files = plots.draw(model, spec, ["svg"])
     assert files["svg"].startswith(b"<?xml")
     # 100 TFLOP/s peak: the ridge is at 100 FLOP/B for 1 TB/s and 50 FLOP/B for 2 TB/s
-    assert [m["value"] for m in spec.resolved_marks] == [pytest.approx(100.0), pytest.approx(50.0)]
-    regimes = {(p["series"], p["variable"]): p["regime"] for p in spec.points}
+    assert [m.value for m in spec.resolved_marks] == [pytest.approx(100.0), pytest.approx(50.0)]
+    assert [m.label for m in spec.resolved_marks] == ["ridge (B = 1 TB/s)", "ridge (B = 2 TB/s)"]
+    regimes = {(p.series, p.variable): p.regime for p in spec.points}
     assert len(spec.points) == 10
     assert regimes[("1 TB/s", 90.0)] != regimes[("2 TB/s", 90.0)]
     entry = spec.describe("tiny")
@@ -176,11 +177,11 @@ def test_hong_kim_exec_cycles_plot_per_preset_with_regimes() -> None:
     assert set(specs) == {f"exec_cycles_vs_warps_{p}" for p in ("8800gtx_tiled_matmul", "fx5600_tiled_matmul", "8800gt_tiled_matmul", "gtx280_tiled_matmul", "table2_example")}
     spec = specs["exec_cycles_vs_warps_table2_example"]
     plots.draw(model, spec, [])
-    by_warps = {p["x"]: p for p in spec.points}
+    by_warps = {p.x: p for p in spec.points}
     assert sorted(by_warps) == [4.0, 8.0, 12.0, 16.0, 20.0, 24.0, 28.0, 32.0]
     # 5 blocks = 20 warps is Table 2's point: Eq. (23), 38428.19 cycles exactly
-    assert by_warps[20.0]["regime"] == "eq23"
-    assert by_warps[20.0]["value"] == pytest.approx(38428.1875)
+    assert by_warps[20.0].regime == "eq23"
+    assert by_warps[20.0].value == pytest.approx(38428.1875)
 
 
 def test_errata_section_in_every_format() -> None:
@@ -232,7 +233,7 @@ def test_a_requested_regime_map_replaces_the_one_boundary_requests_imply() -> No
 
     figure, ax = plt.subplots()
     try:
-        shares = plots.regime_map(model, spec, ax, plot_values._Values(model, spec), [])
+        shares = plots.regime_map(model, spec, ax, plot_values._Values(model, spec))
     finally:
         plt.close(figure)
     x, y = np.meshgrid(np.linspace(0.25, 8, plots.GRID), np.linspace(1, 64, plots.GRID))

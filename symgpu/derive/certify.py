@@ -328,15 +328,13 @@ def _extremum(model: Model, derivation: Derivation, asked: Asked, point: _Point)
 
 def _stated_hold(model: Model, derivation: Derivation, point: _Point) -> bool:
     """Whether the conditions a single closed form states it holds under (``extra["valid_when"]``,
-    the engine's own printed relations, read back through the model's parser) hold at the point;
-    True where there are none or they cannot be evaluated there (the form is then checked)."""
+    the engine's SymPy relations) hold at the point; True where there are none or they cannot be
+    evaluated there (the form is then checked)."""
     stated = dict(derivation.extra).get("valid_when")
     if not stated:
         return True
     try:
-        conditions = [c if isinstance(c, sympy.Basic) else model.parse(
-            str(c).replace(" & ", " and ").replace(" | ", " or ").replace("~", "not "), "valid_when", boolean=True) for c in stated]
-        return bool(active.condition_holds(model, sympy.And(*conditions), point.preset, dict(point.values))[0])
+        return bool(active.condition_holds(model, sympy.And(*stated), point.preset, dict(point.values))[0])
     except (errors.SymgpuError, ArithmeticError, TypeError, ValueError, pint.PintError):
         return True
 

@@ -156,7 +156,7 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
                      var: sympy.Symbol) -> tuple[sympy.Expr, sympy.Expr]:
     """(location, value) without a point: the critical points and cusps, as the papers state them,
     when there are any (one, or one without conditions: that one, its conditions and the
-    ``valid_when`` domain in ``extra["valid_when"]``, printed with the answer; else a first-match
+    ``valid_when`` domain in ``extra["valid_when"]`` (a tuple of SymPy relations), printed with the answer; else a first-match
     Piecewise of them, followed by the best of the domain's ends and plateau edges where none of
     them holds); the ends and plateau edges alone when there are none. Where no branch holds there
     is no extremum (an open end wins): ``extra["elsewhere"]`` says so.
@@ -189,7 +189,7 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
         index = unconditional[0] if unconditional else 0
         best, when = plain[index], plain[index].conditions + inside_of[index]
         if when:
-            job.extra.append(("valid_when", [sympy.sstr(c) for c in when]))
+            job.extra.append(("valid_when", tuple(when)))
         job.step(kind + "imum", sympy.Eq(var, best.location), best.origin + (" valid when " + ", ".join(map(sympy.sstr, when)) if when else ""))
         return best.location, best.value
     # each branch holds only where its location is inside the domain, too (a critical point at a negative alu_lat is none)

@@ -144,7 +144,7 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
             lines.append("  result:" + unit)
             lines.extend("    " + line for line in folded)
     if extra.get("valid_when"):
-        lines.append(shorten("  valid when " + " and ".join(extra["valid_when"]), width, "more"))
+        lines.append(shorten("  valid when " + " and ".join(map(printing.sstr, extra["valid_when"])), width, "more"))
     if extra.get("elsewhere"):
         lines.append(shorten("  " + extra["elsewhere"], width, "more"))
     for name, number in extra.get("target_value", {}).items():

@@ -2,19 +2,47 @@
 
 from __future__ import annotations
 
-from functools import cached_property
+from dataclasses import dataclass, field
 from typing import Any
 
 import pint
 import sympy
 
 from symgpu import errors, units
+from symgpu.memo import Memo
 from symgpu.units import dimensions
 from symgpu.model import expressions, plot_requests, substitution
 from symgpu.model import schema
 from symgpu.model.checks import ModelChecks
 from symgpu.model.plot_kinds import PlotEntry
 from symgpu.model.records import Case, Equation, ValidationInputs
+
+
+@dataclass(eq=False)
+class Expansions:
+    """What :meth:`Model.expression` keeps for one model (all of it can be computed again).
+
+    Attributes:
+        expanded: each quantity's expression in its inputs, by (equation id, quantities kept as symbols).
+        substituted: each defined quantity's expansion, by (name, the part of the kept quantities it reaches).
+        reachable: the defined quantities each defined quantity's equation uses, directly or not.
+    """
+
+    expanded: dict[tuple[str, frozenset[str]], sympy.Expr] = field(default_factory=dict)
+    substituted: dict[tuple[str, frozenset[str]], sympy.Expr] = field(default_factory=dict)
+    reachable: dict[str, frozenset[str]] = field(default_factory=dict)
+
+
+#: every live model's expansions, by model (weakly: they go with the model; the bound counts live models only)
+_EXPANSIONS: Memo[Any, Expansions] = Memo("model.build.expansions", 1024, weak=True)
+
+
+def _expansions(model: Model) -> Expansions:
+    """The expansions kept for ``model`` (made empty on first use)."""
+    found = _EXPANSIONS.get(model)
+    if found is None:
+        found = _EXPANSIONS[model] = Expansions()
+    return found
 
 
 class Model(ModelChecks):
@@ -41,6 +69,8 @@ class Model(ModelChecks):
         self.equations: dict[str, Equation] = {}
         self.defining: dict[str, Equation] = {}
         self._build_equations()
+        #: names of the symbols defined by equations, in file order
+        self.quantities: tuple[str, ...] = tuple(eq.definition.defines for eq in self.equations.values())
         self._check_acyclic()
         problems = []
         for equation in self.equations.values():
@@ -64,9 +94,6 @@ class Model(ModelChecks):
         #: the ``[[plots]]`` entries, each read into its kind's record (:mod:`symgpu.model.plot_kinds`)
         self.plots: tuple[PlotEntry, ...] = plot_requests.read(self)
         substitution.save()
-        self._expanded: dict[tuple[str, frozenset[str]], sympy.Expr] = {}
-        self._substituted: dict[tuple[str, frozenset[str]], sympy.Expr] = {}
-        self._reachable_from: dict[str, frozenset[str]] = {}
 
     # ------------------------------------------------------------------ construction
     def _build_symbols(self) -> None:
@@ -149,11 +176,6 @@ class Model(ModelChecks):
         """The model's title."""
         return self.definition.title
 
-    @cached_property
-    def quantities(self) -> tuple[str, ...]:
-        """Names of the symbols defined by equations, in file order."""
-        return tuple(eq.definition.defines for eq in self.equations.values())
-
     def symbol(self, name: str) -> sympy.Symbol:
         """Return the SymPy symbol called ``name``.
 
@@ -193,35 +215,39 @@ class Model(ModelChecks):
         equation = self.equation_for(name)
         stop = frozenset(stop_at)
         key = (equation.id, stop)
-        if key not in self._expanded:
-            self._expanded[key] = self._expand(equation.rhs, stop)
-        return self._expanded[key]
+        expanded = _expansions(self).expanded
+        if key not in expanded:
+            expanded[key] = self._expand(equation.rhs, stop)
+        return expanded[key]
 
     def _expand(self, expr: sympy.Expr, stop: frozenset[str]) -> sympy.Expr:
         """``expr`` with every defined quantity not in ``stop`` substituted, recursively.
 
-        NOTE: each defined quantity's expansion is kept (in ``_substituted``) for every later
-        call: rebuilding the nested Min/Max of a large model costs seconds. It is keyed by the
-        part of ``stop`` that the quantity depends on, so every caller gets the same expression.
+        NOTE: each defined quantity's expansion is kept (in its :class:`Expansions`
+        ``substituted``) for every later call: rebuilding the nested Min/Max of a large model
+        costs seconds. It is keyed by the part of ``stop`` that the quantity depends on, so every
+        caller gets the same expression.
         """
         mapping = {}
+        substituted = _expansions(self).substituted
         for sym in expr.free_symbols:
             if sym.name in self.defining and sym.name not in stop:
                 sub_key = (sym.name, stop & self._reachable(sym.name))
-                if sub_key not in self._substituted:
-                    self._substituted[sub_key] = self._expand(self.defining[sym.name].rhs, stop)
-                mapping[sym] = self._substituted[sub_key]
+                if sub_key not in substituted:
+                    substituted[sub_key] = self._expand(self.defining[sym.name].rhs, stop)
+                mapping[sym] = substituted[sub_key]
         return substitution.xreplace(expr, mapping) if mapping else expr
 
     def _reachable(self, name: str) -> frozenset[str]:
         """The defined quantities that defined quantity ``name``'s equation uses, directly or not."""
-        if name not in self._reachable_from:
+        reachable = _expansions(self).reachable
+        if name not in reachable:
             found: set[str] = set()
             for sym in self.defining[name].rhs.free_symbols:
                 if sym.name in self.defining:
                     found |= {sym.name} | self._reachable(sym.name)
-            self._reachable_from[name] = frozenset(found)
-        return self._reachable_from[name]
+            reachable[name] = frozenset(found)
+        return reachable[name]
 
     def dependencies(self, name: str, *, stop_at: tuple[str, ...] | frozenset[str] = ()) -> list[Equation]:
         """Equations used to compute ``name`` (itself first), each once."""

@@ -47,11 +47,6 @@ class Mark:
     expression: str
     variable: str = ""
 
-    def as_mapping(self) -> dict[str, str]:
-        """The mark as the report's plans hold marks (``variable`` only when given)."""
-        out = {"axis": self.axis, "label": self.label, "expression": self.expression}
-        return out | ({"variable": self.variable} if self.variable else {})
-
 
 @dataclass(frozen=True)
 class PlotEntry:

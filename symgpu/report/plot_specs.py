@@ -81,12 +81,12 @@ explicit ``inputs``, never invented: a caption says when they are illustrative."
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from symgpu import errors
 from symgpu.report.scenarios import Scenario, scenarios, supplied
-from symgpu.model.plot_kinds import PlotEntry, SweptPlot
+from symgpu.model.plot_kinds import Mark, PlotEntry, SweptPlot
 from symgpu.model.plot_requests import bounded
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -104,6 +104,62 @@ GRID = 121
 SPAN = 20.0
 
 
+@dataclass(frozen=True)
+class DrawnMark:
+    """A mark with its value in the plot's scenario, or the reason it has none (as the report shows it).
+
+    Attributes:
+        axis: ``x``, ``y``, or ``map`` (a regime's share of a regime map).
+        label: legend text (with the series value, for a series plot).
+        expression: model expression text ("" for a regime's share).
+        value: the value (rounded as printed), or ``None`` when it could not be computed.
+        value_text: the value as printed.
+        reason: why there is no value ("" when there is one).
+        series: the series value it belongs to (``None`` for a plot without a series).
+    """
+
+    axis: str
+    label: str
+    expression: str
+    value: float | None = None
+    value_text: str = ""
+    reason: str = ""
+    series: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        """The mark as the report's JSON holds it (``series`` only for a series plot)."""
+        out: dict[str, Any] = {"axis": self.axis, "label": self.label, "expression": self.expression,
+                               "value": self.value, "value_text": self.value_text, "reason": self.reason}
+        return out | ({"series": self.series} if self.series is not None else {})
+
+
+@dataclass(frozen=True)
+class DrawnPoint:
+    """One point of a stepped range as the report lists it (values rounded as printed).
+
+    Attributes:
+        series: the series value it belongs to ("" for a plot without a series).
+        variable, variable_text: the swept variable's value, and as printed.
+        x, x_text: the x axis quantity's value (the variable's, without ``x``), and as printed.
+        value, value_text: the plotted quantity's value, and as printed.
+        regime: the regime of ``regime_of`` there ("" = no colouring, or none holds).
+    """
+
+    series: str
+    variable: float | None
+    variable_text: str
+    x: float | None
+    x_text: str
+    value: float | None
+    value_text: str
+    regime: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """The point as the report's JSON holds it."""
+        return {"series": self.series, "variable": self.variable, "variable_text": self.variable_text, "x": self.x,
+                "x_text": self.x_text, "value": self.value, "value_text": self.value_text, "regime": self.regime}
+
+
 @dataclass
 class PlotSpec:
     """One plot to draw.
@@ -116,7 +172,7 @@ class PlotSpec:
         scenario: where the other values come from.
         substitute: symbol -> expression text replacing it (e.g. ``M = N`` for square matrices).
         bind: symbol -> model quantity or quantity string, for values the scenario lacks.
-        marks: ``{axis: x|y, label, expression}``; expressions are model expression text.
+        marks: the lines to mark (:class:`~symgpu.model.plot_kinds.Mark`); expressions are model expression text.
         centers: variable -> expression text giving the middle of its range.
         origin: the derivation requests (or ``plots.<id>``) the plot comes from.
         resolved_marks: marks with their values, filled in by :func:`draw`.
@@ -135,11 +191,11 @@ class PlotSpec:
     scenario: Scenario | None
     substitute: tuple[tuple[str, str], ...] = ()
     bind: tuple[tuple[str, str], ...] = ()
-    marks: tuple[Mapping[str, str], ...] = ()
+    marks: tuple[Mark, ...] = ()
     centers: tuple[tuple[str, str], ...] = ()
     origin: tuple[str, ...] = ()
     problem: str = ""
-    resolved_marks: list[dict[str, Any]] = field(default_factory=list)
+    resolved_marks: tuple[DrawnMark, ...] = ()
     x: str = ""
     ranges: tuple[tuple[str, tuple[float, float, float | None]], ...] = ()
     series: tuple[str, tuple[str, ...]] | None = None
@@ -148,7 +204,7 @@ class PlotSpec:
     title_text: str = ""
     xscale: str = ""
     yscale: str = ""
-    points: list[dict[str, Any]] = field(default_factory=list)
+    points: tuple[DrawnPoint, ...] = ()
 
     @property
     def title(self) -> str:
@@ -209,7 +265,7 @@ def plan(model: Model, presets: Sequence[str] | None = None) -> list[PlotSpec]:
     """
     chosen = list(presets) if presets else [p.id for p in model.definition.presets]
     specs: list[PlotSpec] = []
-    limits: dict[tuple[str, str], list[dict[str, str]]] = {}
+    limits: dict[tuple[str, str], list[Mark]] = {}
     boundaries: dict[tuple[str, str], list[Any]] = {}
     for request in model.definition.derivations:
         quantity, variable = _request_quantity(model, request), request.get("variable") or ""
@@ -217,7 +273,7 @@ def plan(model: Model, presets: Sequence[str] | None = None) -> list[PlotSpec]:
             continue
         if request.op == "limit" and _expect_for(request, variable):
             limits.setdefault((quantity, variable), []).append(
-                {"axis": "y", "label": f"{request.id}: {variable} -> {request.get('to') or request.get('point') or ''}", "expression": _expect_for(request, variable)})
+                Mark("y", f"{request.id}: {variable} -> {request.get('to') or request.get('point') or ''}", _expect_for(request, variable)))
         if request.op == "boundary" and bounded(model, quantity):
             boundaries.setdefault((quantity, variable), []).append(request)
     # the extremum requests on one quantity and variable share a curve: each location with an expected
@@ -229,15 +285,15 @@ def plan(model: Model, presets: Sequence[str] | None = None) -> list[PlotSpec]:
             extrema.setdefault((quantity, variable), []).append(request)
     for (quantity, variable), requests in extrema.items():
         substitute = tuple((k, str(v)) for k, v in (requests[0].get("substitute") or ()))
-        marks: tuple[Mapping[str, str], ...] = (
-            *({"axis": "x", "label": f"{r.id}: {variable} = {_expect_for(r, variable)}", "expression": _expect_for(r, variable)}
+        marks: tuple[Mark, ...] = (
+            *(Mark("x", f"{r.id}: {variable} = {_expect_for(r, variable)}", _expect_for(r, variable))
               for r in requests if _expect_for(r, variable)),
             *limits.get((quantity, variable), []))
         spec = _spec(model, f"{quantity}_vs_{variable}", "curve", quantity, (variable,), chosen, substitute=substitute,
                      marks=marks, origin=tuple(r.id for r in requests))
         specs.append(spec)
     for (quantity, variable), requests in boundaries.items():
-        marks = tuple({"axis": "x", "label": f"{r.id}: {variable} = {_expect_for(r, variable)}", "expression": _expect_for(r, variable)} for r in requests)
+        marks = tuple(Mark("x", f"{r.id}: {variable} = {_expect_for(r, variable)}", _expect_for(r, variable)) for r in requests)
         for preset in chosen:
             spec = _spec(model, f"{quantity}_vs_{variable}_{preset}", "asymptotes", quantity, (variable,), [preset],
                          marks=marks, origin=tuple(r.id for r in requests))
@@ -253,7 +309,7 @@ def plan(model: Model, presets: Sequence[str] | None = None) -> list[PlotSpec]:
         if len(variables) >= 2 and (quantity, frozenset(variables[:2])) not in asked_maps:
             pair = (variables[1], variables[0]) if len(variables) == 2 else tuple(variables[:2])
             origin = tuple(r.id for v in pair for r in boundaries[(quantity, v)])
-            marks = tuple({"axis": "x", "variable": v, "label": r.id, "expression": _expect_for(r, v)} for v in pair for r in boundaries[(quantity, v)])
+            marks = tuple(Mark("x", r.id, _expect_for(r, v), variable=v) for v in pair for r in boundaries[(quantity, v)])
             specs.append(_spec(model, f"regimes_{quantity}_{pair[0]}_{pair[1]}", "regime_map", quantity, pair, chosen, marks=marks, origin=origin))
     specs += asked
     ids: set[str] = set()
@@ -286,11 +342,9 @@ def requested(model: Model, chosen: Sequence[str]) -> list[PlotSpec]:
             extra |= dict(x=entry.x, series=entry.series, regime_of=entry.regime_of)
         if len(entry.presets) > 1:
             for preset in presets:
-                spec = _entry_spec(model, entry, f"{entry.id}_{preset.replace('+', '_')}", [preset])
-                out.append(_extend(spec, extra))
+                out.append(replace(_entry_spec(model, entry, f"{entry.id}_{preset.replace('+', '_')}", [preset]), **extra))
         else:
-            spec = _entry_spec(model, entry, entry.id, presets or chosen)
-            out.append(_extend(spec, extra))
+            out.append(replace(_entry_spec(model, entry, entry.id, presets or chosen), **extra))
     return out
 
 
@@ -299,20 +353,14 @@ def _entry_spec(model: Model, entry: PlotEntry, plot_id: str, presets: Sequence[
     swept = entry if isinstance(entry, SweptPlot) else None
     return _spec(model, plot_id, entry.kind, entry.quantity, entry.variables, presets, case=entry.case,
                  substitute=entry.substitute, bind=tuple(entry.bind) + tuple(entry.inputs),
-                 marks=tuple(mark.as_mapping() for mark in entry.marks), centers=entry.centers,
+                 marks=entry.marks, centers=entry.centers,
                  origin=(f"plots.{entry.id}",), also=[n for n in (swept.x, swept.regime_of) if n] if swept else [],
                  exclude=[swept.series[0]] if swept and swept.series else [])
 
 
-def _extend(spec: PlotSpec, extra: Mapping[str, Any]) -> PlotSpec:
-    for key, value in extra.items():
-        setattr(spec, key, value)
-    return spec
-
-
 def _spec(model: Model, plot_id: str, kind: str, quantity: str, variables: tuple[str, ...], presets: Sequence[str], *,
           case: str = "", substitute: tuple[tuple[str, str], ...] = (), bind: tuple[tuple[str, str], ...] = (),
-          marks: tuple[Mapping[str, str], ...] = (), centers: tuple[tuple[str, str], ...] = (), origin: tuple[str, ...] = (),
+          marks: tuple[Mark, ...] = (), centers: tuple[tuple[str, str], ...] = (), origin: tuple[str, ...] = (),
           also: Sequence[str] = (), exclude: Sequence[str] = ()) -> PlotSpec:
     """A spec with the first scenario (preset order, then case order) that supplies every value
     (of ``quantity``, the marks and the quantities ``also``, except ``exclude``)."""
@@ -338,11 +386,11 @@ def _spec(model: Model, plot_id: str, kind: str, quantity: str, variables: tuple
     return PlotSpec(plot_id, kind, quantity, variables, None, substitute, bind, marks, centers, origin, problem or "no preset")
 
 
-def _mark_needs(model: Model, marks: Sequence[Mapping[str, str]]) -> set[str]:
+def _mark_needs(model: Model, marks: Sequence[Mark]) -> set[str]:
     out: set[str] = set()
     for mark in marks:
         try:
-            expr = model.parse(mark["expression"], "plot mark")
+            expr = model.parse(mark.expression, "plot mark")
         except errors.SymgpuError:
             continue
         for sym in expr.free_symbols:

@@ -15,7 +15,7 @@ from symgpu.numbers import number_text, round_sig
 from symgpu.report.scenarios import magnitude, scrub
 if TYPE_CHECKING:
     from symgpu.model import Model
-from symgpu.report.plot_specs import POINTS, SPAN, PlotSpec
+from symgpu.report.plot_specs import POINTS, SPAN, DrawnMark, PlotSpec
 from symgpu.evaluate import compiler
 
 
@@ -132,8 +132,8 @@ class _Values:
                 if variable in known:
                     continue
                 candidates = [explicit[variable]] if variable in explicit else []
-                candidates += [m["expression"] for m in self.spec.marks
-                               if m["axis"] == "x" and m.get("variable", self.spec.variables[0]) == variable]
+                candidates += [m.expression for m in self.spec.marks
+                               if m.axis == "x" and (m.variable or self.spec.variables[0]) == variable]
                 for text in candidates:
                     try:
                         value = self.scalar(text, variable, known)
@@ -180,15 +180,15 @@ def _axis_range(center: float) -> np.ndarray:
     return np.logspace(math.log10(center / SPAN), math.log10(center * SPAN), POINTS)
 
 
-def _resolve_marks(values: _Values, spec: PlotSpec) -> list[dict[str, Any]]:
+def _resolve_marks(values: _Values, spec: PlotSpec) -> list[DrawnMark]:
+    """Each of ``spec``'s marks with its value in ``values``' scenario, or the reason it has none."""
     out = []
     for mark in spec.marks:
-        entry: dict[str, Any] = {"axis": mark["axis"], "label": mark["label"], "expression": mark["expression"], "value": None, "value_text": "", "reason": ""}
         try:
-            unit_of = (spec.x or spec.variables[0]) if mark["axis"] == "x" else spec.quantity
-            entry["value"] = round_sig(values.scalar(mark["expression"], unit_of))
-            entry["value_text"] = number_text(entry["value"])
+            unit_of = (spec.x or spec.variables[0]) if mark.axis == "x" else spec.quantity
+            value = round_sig(values.scalar(mark.expression, unit_of))
+            drawn = DrawnMark(mark.axis, mark.label, mark.expression, value, "n/a" if value is None else number_text(value))
         except (errors.SymgpuError, TypeError, ValueError, KeyError) as exc:
-            entry["reason"] = scrub(str(exc))
-        out.append(entry)
+            drawn = DrawnMark(mark.axis, mark.label, mark.expression, reason=scrub(str(exc)))
+        out.append(drawn)
     return out

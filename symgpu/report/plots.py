@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 import numpy as np
@@ -14,7 +15,7 @@ from symgpu.numbers import number_text, round_sig
 if TYPE_CHECKING:
     from symgpu.model import Model
 from symgpu.report import figure_digests, style
-from symgpu.report.plot_specs import GRID, POINTS, PlotSpec
+from symgpu.report.plot_specs import GRID, POINTS, DrawnMark, DrawnPoint, PlotSpec
 from symgpu.report.plot_values import _Values, _axis_range, _branches, _label, _resolve_marks
 
 
@@ -80,7 +81,7 @@ def _holds(values: _Values, condition: Any, arrays: Sequence[Any], shape: tuple[
     return np.broadcast_to(active_regimes.relation_holds(condition.rel_op, side(condition.lhs), side(condition.rhs)), shape)
 
 
-def curve(model: Model, spec: PlotSpec, ax: Any, values: _Values, *, bounds: bool) -> list[dict[str, Any]]:
+def curve(model: Model, spec: PlotSpec, ax: Any, values: _Values, *, bounds: bool) -> list[DrawnMark]:
     """Draw ``spec.quantity`` over ``spec.variables[0]`` (one curve per series value); with
     ``bounds``, each limiter dashed; with ``spec.regime_of``, points coloured by regime.
 
@@ -103,10 +104,10 @@ def curve(model: Model, spec: PlotSpec, ax: Any, values: _Values, *, bounds: boo
         v = np.linspace(center / 50, 3 * center, POINTS) if bounds else _axis_range(center)
     runs = [(None, values)] if not spec.series else [(text, _Values(model, spec, text)) for text in spec.series[1]]
     branches = _branches(model, spec.regime_of) if spec.regime_of else []
-    marks: list[dict[str, Any]] = []
+    marks: list[DrawnMark] = []
     seen: dict[int, str] = {}
     finite_parts = []
-    spec.points = []
+    points: list[DrawnPoint] = []
     x = v
     for index, (series_value, vals) in enumerate(runs):
         x = vals.function(model.symbols[spec.x], spec.x)(v) if spec.x else v
@@ -126,30 +127,29 @@ def curve(model: Model, spec: PlotSpec, ax: Any, values: _Values, *, bounds: boo
                        marker=REGIME_MARKERS[r % len(REGIME_MARKERS)], zorder=4, linewidths=1.0)
             seen[r] = branches[r][0]
         if step:
-            for vi, xi, yi, ri in zip(v, x, y, active):
-                spec.points.append({"series": series_value or "", "variable": round_sig(float(vi)), "variable_text": number_text(float(vi)), "x": round_sig(float(xi)),
-                                    "x_text": number_text(float(xi)), "value": round_sig(float(yi)), "value_text": number_text(float(yi)),
-                                    "regime": branches[int(ri)][0] if ri >= 0 else ""})
+            points.extend(DrawnPoint(series_value or "", round_sig(float(vi)), number_text(float(vi)), round_sig(float(xi)), number_text(float(xi)),
+                                     round_sig(float(yi)), number_text(float(yi)), branches[int(ri)][0] if ri >= 0 else "")
+                          for vi, xi, yi, ri in zip(v, x, y, active))
         run_marks = _resolve_marks(vals, spec)
         if series_value is not None:
-            for mark in run_marks:
-                mark["label"] = f"{mark['label']} ({spec.series[0]} = {series_value})"  # type: ignore[index]
-                mark["series"] = series_value
+            run_marks = [replace(mark, label=f"{mark.label} ({spec.series[0]} = {series_value})", series=series_value)  # type: ignore[index]
+                         for mark in run_marks]
         marks.extend(run_marks)
+    spec.points = tuple(points)
     finite = np.concatenate(finite_parts) if finite_parts else np.asarray([])
     if bounds and not spec.series:
         for index, (name, term, _) in enumerate(_branches(model, spec.quantity)):
             yb = values.function(term, spec.quantity)(v)
             ax.plot(x, yb, linestyle="--", linewidth=1.0, color=f"C{index}", label=f"{name}: {sympy.sstr(term)}")
     for index, mark in enumerate(marks):
-        if mark["value"] is None:
+        if mark.value is None:
             continue
         style = {"color": f"C{(index + 3) % 10}", "linestyle": ":", "linewidth": 1.2}
-        text = f"{mark['label']} ({number_text(mark['value'], 4)})"
-        if mark["axis"] == "x":
-            ax.axvline(mark["value"], label=text, **style)
+        text = f"{mark.label} ({number_text(mark.value, 4)})"
+        if mark.axis == "x":
+            ax.axvline(mark.value, label=text, **style)
         else:
-            ax.axhline(mark["value"], label=text, **style)
+            ax.axhline(mark.value, label=text, **style)
     if bounds and center is not None:
         at_knee = float(values.function(model.symbols[spec.quantity], spec.quantity)(np.asarray([center]))[0])
         top = 2.5 * at_knee if math.isfinite(at_knee) and at_knee > 0 else (finite.max() if finite.size else 1.0)
@@ -175,7 +175,7 @@ def curve(model: Model, spec: PlotSpec, ax: Any, values: _Values, *, bounds: boo
     return marks
 
 
-def regime_map(model: Model, spec: PlotSpec, ax: Any, values: _Values, marks: list[dict[str, Any]]) -> dict[str, Any]:
+def regime_map(model: Model, spec: PlotSpec, ax: Any, values: _Values) -> dict[str, Any]:
     """Colour a log grid of ``spec.variables`` by the active limiter / case of ``spec.quantity``.
 
     Returns:
@@ -224,18 +224,17 @@ def draw(model: Model, spec: PlotSpec, kinds: Sequence[str], names: Mapping[str,
         errors.EvaluationError: the scenario lacks a value or the range cannot be built.
     """
     values = _Values(model, spec)
-    marks: list[dict[str, Any]] = []
-    spec.resolved_marks = marks
+    spec.resolved_marks = ()
     with style.figures():
         fig, real_ax = style.pyplot.subplots(figsize=(6.4, 4.2))
         try:
             recorder = figure_digests.Recorder(fig, "subplots figsize=(6.4, 4.2)")
             ax = recorder.axes(real_ax)
             if spec.kind == "regime_map":
-                shares = regime_map(model, spec, ax, values, marks)
-                spec.resolved_marks = marks + [{"axis": "map", "label": name, "expression": "", "value": share, "value_text": f"{100 * share:.1f} %", "reason": ""} for name, share in sorted(shares.items())]
+                shares = regime_map(model, spec, ax, values)
+                spec.resolved_marks = tuple(DrawnMark("map", name, "", share, f"{100 * share:.1f} %") for name, share in sorted(shares.items()))
             else:
-                spec.resolved_marks = curve(model, spec, ax, values, bounds=spec.kind == "asymptotes")
+                spec.resolved_marks = tuple(curve(model, spec, ax, values, bounds=spec.kind == "asymptotes"))
             ax.set_title(spec.title, fontsize=9)
             notes = [f"{k} = {v}" for k, v in spec.substitute] + [f"{k} := {v}" for k, v in spec.bind]
             if notes:

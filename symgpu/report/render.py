@@ -75,8 +75,8 @@ def render_report(model: Model, *, presets: Sequence[str] | None = None, formats
             entry["reason"] = scrub(f"{type(exc).__name__}: {exc}")
             entry["files"] = {}
         else:
-            entry["marks"] = [dict(m) for m in spec.resolved_marks]
-            entry["points"] = [dict(p) for p in spec.points]
+            entry["marks"] = [m.as_dict() for m in spec.resolved_marks]
+            entry["points"] = [p.as_dict() for p in spec.points]
             for kind, data in images.items():
                 report.files[entry["files"][kind]] = data
         drawn.append(entry)
