@@ -190,3 +190,22 @@ def test_a_quantity_that_grows_without_bound_as_occupancy_vanishes_has_no_maximu
     issue_lat = float(model.evaluate("issue_lat", "g80").magnitude) if "issue_lat" in model.defining else \
         float(model.preset("g80")["issue_lat"].magnitude) if "issue_lat" in model.preset("g80") else float(model.constants["issue_lat"].magnitude)
     assert float(derive.evaluate_result(model, limit, "g80", alpha=0.0).magnitude) == issue_lat  # alpha = 0: no ALU term
+
+
+_SYNCH = {"Active_SMs": 16.0, "Active_blocks_per_SM": 5.0, "Blocks": 80.0, "Coal_Mem_insts": 0.0, "Comp_insts": 71.0,
+          "Departure_del_coal": 4.0, "Departure_del_uncoal": 10.0, "Freq": 1350000000.0, "Mem_Bandwidth": 86400000000.0,
+          "Mem_LD": 420.0, "Synch_insts": 6.0, "Threads_per_block": 128.0, "Uncoal_Mem_insts": 6.0, "Uncoal_per_mw": 32.0}
+
+
+def test_an_open_end_whose_symbolic_limit_is_undecided_is_taken_with_the_given_values():
+    # Hong & Kim's Synch_cost falls with Load_bytes_per_warp towards a value it never reaches (MWP's bandwidth term -> 0,
+    # so NpWB - 1 -> -1): which Min argument wins far out is undecided for symbols, so that end was dropped and a
+    # plateau edge given as the minimum; with the given values put in, the limit is taken and the answer says none
+    model = symgpu.load("hong_kim_2009")
+    xs = np.geomspace(1e3, 1e15, 60)
+    ys = np.asarray(model.evaluate("Synch_cost", None, values={**_SYNCH, "Load_bytes_per_warp": xs}).magnitude, dtype=float)
+    assert np.all(np.diff(ys) <= 0) and ys[-1] < ys[0]
+    with pytest.raises(errors.DerivationError, match="no minimum over Load_bytes_per_warp.*as Load_bytes_per_warp -> oo") as raised:
+        model.extremum("Synch_cost", over="Load_bytes_per_warp", kind="min", values=_SYNCH)
+    said = float(str(raised.value).split("it tends to ", 1)[1].split(" as ", 1)[0])
+    assert said == pytest.approx(ys[-1], rel=1e-9)  # what the values tend to far out

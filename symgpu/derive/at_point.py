@@ -10,6 +10,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive import jobs
+from symgpu.evaluate import input_values, scaling
 from symgpu.evaluate.active import condition_holds
 
 
@@ -78,3 +79,20 @@ def record_roots(job: jobs._Job, found: Sequence[Any], preset: str | None, value
         job.step("root applies", sympy.Eq(sympy.Symbol(job.variable), item.root),
                  f"{item.regime} applies at {where} because {item.because}")
     job.extra.append(("values_at", [{"regime": item.regime, "value": float(item.value.magnitude)} for item in found]))
+
+
+def pinned(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, preset: str | None, values: Mapping[str, Any]) -> sympy.Expr | None:
+    """``expr`` read in coherent base units with every input but ``var`` put in as an exact number
+    from the preset and values (what a limit at that point needs when the symbols alone do not say
+    which Min argument wins far out); None where an input has no value there. Its value is in base
+    units: :func:`symgpu.evaluate.evaluator.evaluate_expression` reads a bare number so."""
+    model = job.model
+    based = scaling.base_expression(model, expr)
+    merged = input_values.merge_values(model, preset, dict(values))
+    numbers: dict[sympy.Symbol, sympy.Expr] = {}
+    for symbol in based.free_symbols - {var}:
+        if symbol.name not in merged:
+            return None
+        magnitude = float(input_values.base_magnitude(model, symbol.name, merged[symbol.name]))
+        numbers[symbol] = sympy.nsimplify(magnitude, rational=True)
+    return based.xreplace(numbers)

@@ -101,8 +101,9 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     candidates.extend(extremum_domain.end_candidates(job, expr, var, domain))
     candidates.extend(extremum_domain.plateau_candidates(job, found, var, domain))
     dropped: list[sympy.Expr] = []
+    at_values = at_point.pinned(job, expr, var, preset, values or {}) if preset is not None or values else None
     ends = extremum_domain.open_ends(job, expr, var, domain, lambda e, p, d: limits._take(job, e, var, p, d, var.name),
-                                     lambda g, p: limits._far_sign(job, g, var, p), found, dropped)
+                                     lambda g, p: limits._far_sign(job, g, var, p), found, dropped, at_values)
     extremum_domain.unbounded(job, ends, kind)
     far = [p for p in dropped if p in (sympy.oo, -sympy.oo)]
     # a slope that may point the extremum's way towards an infinite end (positive towards +oo for a maximum)

@@ -197,11 +197,14 @@ def _agreed_limit(regimes: Sequence[Any], var: sympy.Symbol, point: sympy.Expr, 
 
 
 def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Sequence[sympy.Basic],
-              take: Any, limit_sign: Any, regimes: Sequence[Any] = (), dropped: list[sympy.Expr] | None = None) -> list[OpenEnd]:
+              take: Any, limit_sign: Any, regimes: Sequence[Any] = (), dropped: list[sympy.Expr] | None = None,
+              at_point: sympy.Expr | None = None) -> list[OpenEnd]:
     """The open ends of the domain and the quantity's limit at each: ``oo`` unless a ``valid_when``
     condition bounds the variable above, and ``0`` from above for a positive variable unless one
-    bounds it below. ``take(expr, point, direction)`` is the limit; an end whose limit cannot be
-    taken is left out (the certificate's scan still covers it) and its point added to ``dropped``."""
+    bounds it below. ``take(expr, point, direction)`` is the limit; where it cannot be taken, the
+    limit of ``at_point`` (the quantity with the given values put in, in base units: a number) is;
+    an end whose limit neither gives is left out (the certificate's scan still covers it) and its
+    point added to ``dropped``."""
     definition = job.model.symbol_definitions.get(var.name)
     assumptions = set(definition.assumptions) if definition is not None else set()
     ends: list[tuple[sympy.Expr, str]] = [] if _bounded(job, domain, var, sympy.oo, lambda g: limit_sign(g, sympy.oo)) else [(sympy.oo, "+-")]
@@ -216,6 +219,9 @@ def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Seque
         except (errors.SymgpuError, NotImplementedError, ValueError, TypeError, RecursionError, sympy.polys.polyerrors.BasePolynomialError):
             job.steps[:] = kept
             value = _agreed_limit(regimes, var, point, direction)
+            if value is None and at_point is not None:
+                value = _limit_at_point(take, at_point, point, direction)
+                job.steps[:] = kept
             if value is None:
                 if dropped is not None:
                     dropped.append(point)
@@ -229,6 +235,15 @@ def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Seque
                  f"{sympy.sstr(value)}: a candidate it beats is no extremum")
         found.append(OpenEnd(point, value))
     return found
+
+
+def _limit_at_point(take: Any, at_point: sympy.Expr, point: sympy.Expr, direction: str) -> sympy.Expr | None:
+    """The limit of the quantity with the given values put in (a number in base units), or None."""
+    try:
+        value = take(at_point, point, direction)
+    except (errors.SymgpuError, NotImplementedError, ValueError, TypeError, RecursionError, sympy.polys.polyerrors.BasePolynomialError):
+        return None
+    return value if value.is_number and not value.has(sympy.nan, sympy.zoo) else None
 
 
 def _strict_edges(job: jobs._Job, domain: Sequence[sympy.Basic], var: sympy.Symbol) -> list[tuple[sympy.Expr, str]]:
