@@ -67,3 +67,14 @@ def test_a_checks_substitution_text_is_parsed_once_and_unparsable_text_kept():
     assert pairs[1] == ("alpha", 2.0)
     assert pairs[2] == ("clock", "undeclared_name*2")
     assert checked._parsed(model, None) == ()
+
+
+def test_whether_an_expression_rebuilds_from_its_parts_is_decided_per_tag():
+    x = sympy.Symbol("x", positive=True)
+    table, refs = _Table({"x": x}), {stored._REFS: [x]}
+    doubled = sympy.Add(x, x, evaluate=False)  # x + x as written; evaluating it gives 2*x
+    parts = [{"ref": 0}, {"ref": 0}]
+    assert stored._rebuilds(table, refs, {"split": ["Add", parts]}, doubled) is True
+    assert stored._rebuilds(table, refs, {"evaluated": ["Add", parts]}, doubled) is False
+    assert stored._rebuilds(table, refs, {"evaluated": ["Add", parts]}, 2 * x) is True
+    assert stored._rebuilds(table, refs, {"split": ["Add", parts]}, doubled) is True  # asked again: the same answer

@@ -52,6 +52,8 @@ _SPLIT: dict[str, Any] = {c.__name__: c for c in (
 #: parsed expression texts, shared by every entry written or read in this process (a model's
 #: entries, and its variants', repeat the same conditions and sides): see :func:`_parsed`
 _PARSED: Memo[tuple[Any, ...], sympy.Basic] = Memo("derive.stored.parsed", 20000)
+#: whether an expression comes back from its parts (split or evaluated): see :func:`_rebuilds`
+_REBUILT: Memo[tuple[Any, ...], bool] = Memo("derive.stored.rebuilt", 20000)
 #: the names an expression text can look up (more than it does: exponents' ``e`` too)
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -176,7 +178,7 @@ def _expr_out(model: Model, memo: dict[Any, Any], expr: sympy.Basic) -> Any:
     if found is not None:
         return found
     entry = _expr_entry(model, memo, expr)
-    if "expr" not in entry and _in(model, {_REFS: memo[_REFS]}, entry) != expr:  # text entries are read back already
+    if "expr" not in entry and not _rebuilds(model, memo, entry, expr):  # text entries are read back already
         raise _Unstorable(f"expression {printing.sstr(expr)[:80]}")
     memo[_SHARED].append(entry)
     memo[_REFS].append(expr)
@@ -241,9 +243,24 @@ def _split_entry(model: Model, memo: dict[Any, Any], expr: sympy.Basic, head: st
     parts = [_out(model, memo, a) for a in expr.args]
     for tag in ("split", "evaluated"):  # built as written, or evaluated (logic: canonical order)
         entry = {tag: [head, parts]}
-        if _in(model, {_REFS: memo[_REFS]}, entry) == expr:
+        if _rebuilds(model, memo, entry, expr):
             return entry
     return None
+
+
+def _rebuilds(model: Model, memo: dict[Any, Any], entry: Any, expr: sympy.Basic) -> bool:
+    """Does ``entry`` (not text) read back as ``expr``? Known once per process for an entry built
+    from ``expr``'s own parts (``split``/``evaluated``: ``expr``'s head built from its arguments,
+    written as references to them): the rebuilt expression then depends on ``expr`` and the tag alone."""
+    (tag, _), = entry.items()
+    if tag not in ("split", "evaluated"):
+        return bool(_in(model, {_REFS: memo[_REFS]}, entry) == expr)
+    parameters = sympy.core.parameters.global_parameters
+    key = (expr, tag, parameters.evaluate, parameters.distribute)
+    known = _REBUILT.get(key)
+    if known is None:
+        known = _REBUILT[key] = bool(_in(model, {_REFS: memo[_REFS]}, entry) == expr)
+    return known
 
 
 # ------------------------------------------------------------------ reading
