@@ -46,6 +46,20 @@ def _pairs(mapping: Mapping[str, Any] | None) -> tuple[tuple[str, Any], ...]:
     return tuple((str(k), v) for k, v in (mapping or {}).items())
 
 
+def _parsed(model: Model, mapping: Mapping[str, Any] | None) -> tuple[tuple[str, Any], ...]:
+    """:func:`_pairs`, each text parsed once here: the checks evaluate the substitutions at
+    every point they scan. A text that does not parse is kept as text (refused where it is used)."""
+    out = []
+    for name, value in _pairs(mapping):
+        if isinstance(value, str):
+            try:
+                value = model.parse(value, f"substitute.{name}")
+            except errors.ExpressionError:
+                pass
+        out.append((name, value))
+    return tuple(out)
+
+
 def _skip(model: Model, options: Options) -> str:
     """Why the evaluate path does not answer the question as asked ("" when it does)."""
     if options.omit:
@@ -105,7 +119,7 @@ def _answer(model: Model, asked: Asked, options: Options, run: Callable[[Options
             derivation = None
     if derivation is None:
         derivation = _guarded(model, what, lambda: run(options))
-    asked = dataclasses.replace(asked, preset=options.preset, values=_pairs(options.at), substitute=_pairs(options.substitutions),
+    asked = dataclasses.replace(asked, preset=options.preset, values=_pairs(options.at), substitute=_parsed(model, options.substitutions),
                                 skip=_skip(model, options) or skip)
     return certify.certify(model, derivation, asked)
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,7 @@ import sympy
 from sympy.core.function import AppliedUndef
 
 from symgpu import errors, store
+from symgpu.memo import Memo
 from symgpu.entry_kinds import DERIVATIONS
 from symgpu.derive.derivation import Derivation, Step
 from symgpu.derive import jobs, name_reads, regime_split, request_keys
@@ -47,6 +49,13 @@ _SPLIT: dict[str, Any] = {c.__name__: c for c in (
     sympy.Add, sympy.Mul, sympy.Pow, sympy.Min, sympy.Max, sympy.Piecewise, sympy.Eq, sympy.Ne, sympy.StrictGreaterThan,
     sympy.GreaterThan, sympy.StrictLessThan, sympy.LessThan, sympy.And, sympy.Or, sympy.Not, sympy.floor, sympy.ceiling,
     sympy.Abs, sympy.log, sympy.exp, sympy.Derivative)}
+#: parsed expression texts, shared by every entry written or read in this process (a model's
+#: entries, and its variants', repeat the same conditions and sides): see :func:`_parsed`
+_PARSED: Memo[tuple[Any, ...], sympy.Basic] = Memo("derive.stored.parsed", 20000)
+#: whether an expression comes back from its parts (split or evaluated): see :func:`_rebuilds`
+_REBUILT: Memo[tuple[Any, ...], bool] = Memo("derive.stored.rebuilt", 20000)
+#: the names an expression text can look up (more than it does: exponents' ``e`` too)
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class _Unstorable(Exception):
@@ -169,7 +178,7 @@ def _expr_out(model: Model, memo: dict[Any, Any], expr: sympy.Basic) -> Any:
     if found is not None:
         return found
     entry = _expr_entry(model, memo, expr)
-    if "expr" not in entry and _in(model, {_REFS: memo[_REFS]}, entry) != expr:  # text entries are read back already
+    if "expr" not in entry and not _rebuilds(model, memo, entry, expr):  # text entries are read back already
         raise _Unstorable(f"expression {printing.sstr(expr)[:80]}")
     memo[_SHARED].append(entry)
     memo[_REFS].append(expr)
@@ -234,9 +243,24 @@ def _split_entry(model: Model, memo: dict[Any, Any], expr: sympy.Basic, head: st
     parts = [_out(model, memo, a) for a in expr.args]
     for tag in ("split", "evaluated"):  # built as written, or evaluated (logic: canonical order)
         entry = {tag: [head, parts]}
-        if _in(model, {_REFS: memo[_REFS]}, entry) == expr:
+        if _rebuilds(model, memo, entry, expr):
             return entry
     return None
+
+
+def _rebuilds(model: Model, memo: dict[Any, Any], entry: Any, expr: sympy.Basic) -> bool:
+    """Does ``entry`` (not text) read back as ``expr``? Known once per process for an entry built
+    from ``expr``'s own parts (``split``/``evaluated``: ``expr``'s head built from its arguments,
+    written as references to them): the rebuilt expression then depends on ``expr`` and the tag alone."""
+    (tag, _), = entry.items()
+    if tag not in ("split", "evaluated"):
+        return bool(_in(model, {_REFS: memo[_REFS]}, entry) == expr)
+    parameters = sympy.core.parameters.global_parameters
+    key = (expr, tag, parameters.evaluate, parameters.distribute)
+    known = _REBUILT.get(key)
+    if known is None:
+        known = _REBUILT[key] = bool(_in(model, {_REFS: memo[_REFS]}, entry) == expr)
+    return known
 
 
 # ------------------------------------------------------------------ reading
@@ -333,8 +357,7 @@ def _in(model: Model, memo: dict[Any, Any], value: Any) -> Any:
             raise TypeError("malformed symbol names")
         key = (_str(value["expr"]), tuple(names), value["boolean"] is True)
         if key not in memo:
-            symbols: Mapping[str, sympy.Symbol] = {**model.symbols, **{n: sympy.Symbol(n) for n in names}}
-            memo[key] = expressions.parse_expression(key[0], symbols, path="<cache entry>", boolean=key[2])
+            memo[key] = _parsed(model, *key)
         return memo[key]
     (tag, inner), = value.items()
     if tag == "ref":  # an earlier shared expression
@@ -387,6 +410,24 @@ def _in(model: Model, memo: dict[Any, Any], value: Any) -> Any:
         return Regime(_str(name), _in(model, memo, conditions), _in(model, memo, expression), tuple(_str(t) for t in terms),
                       _in(model, memo, raw), feasible)
     raise TypeError(f"unknown entry tag {tag!r}")
+
+
+def _parsed(model: Model, text: str, names: tuple[str, ...], boolean: bool) -> sympy.Basic:
+    """``text`` parsed with ``model``'s symbols and the plain ``names``, once per process for
+    the same text and the same symbols behind the names it can look up.
+
+    NOTE: the whitelist parser reads the symbol table only to look up the names written in
+    the text (function names are never looked up there), so two tables that agree on those
+    names give the same expression; SymPy's evaluation switches are part of the key too. Only
+    a text that parses is kept (a refusal is raised afresh each time)."""
+    parameters = sympy.core.parameters.global_parameters
+    looked_up = tuple((n, n in names, None if n in names else model.symbols.get(n)) for n in sorted(set(_NAME.findall(text))))
+    key = (text, boolean, parameters.evaluate, parameters.distribute, looked_up)
+    found = _PARSED.get(key)
+    if found is None:
+        symbols: Mapping[str, sympy.Symbol] = {**model.symbols, **{n: sympy.Symbol(n) for n in names}}
+        found = _PARSED[key] = expressions.parse_expression(text, symbols, path="<cache entry>", boolean=boolean)
+    return found
 
 
 def _logic_as_written(built: Any, parts: list[Any]) -> sympy.Basic:

@@ -33,7 +33,27 @@ def _numpy_printer() -> Any:
     return NumPyPrinter({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True, "user_functions": {}})
 
 
+#: compiled functions by (arguments, expression, how printed), shared by every model of the
+#: process: a variant, and a model's plots and checks, compile the same expressions again
+MAX_COMPILED = 8192
+_COMPILED: Memo[tuple[Any, ...], Any] = Memo("evaluate.compiler.compiled", MAX_COMPILED)
+
+
 def _lambdify(symbols: Sequence[sympy.Symbol], expr: sympy.Basic, cse: bool = False, evaluating: bool = False) -> Any:
+    """:func:`_compile`, once per process for equal arguments and expression.
+
+    NOTE: equal keys print the same code: SymPy's equality is structural (types, argument order,
+    symbols with their assumptions, a Float's precision: ``2 != 2.0``), and the generated
+    function is pure (NumPy calls on its arguments; nothing of it is changed after it is made).
+    SymPy's evaluation switch is part of the key (``evaluating`` prints under it)."""
+    key = (tuple(symbols), expr, cse, evaluating, sympy.core.parameters.global_parameters.evaluate)
+    found = _COMPILED.get(key)
+    if found is None:
+        found = _COMPILED[key] = _compile(symbols, expr, cse, evaluating)
+    return found
+
+
+def _compile(symbols: Sequence[sympy.Symbol], expr: sympy.Basic, cse: bool, evaluating: bool) -> Any:
     """``lambdify`` to NumPy without SymPy re-evaluating the expression while it prints it.
 
     NOTE: common-subexpression elimination and the printer rebuild nodes; with evaluation on,
