@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from numpy import equal, greater_equal, less, logical_and, minimum, nan, sqrt, where  # noqa: F401 - read by the rewritten code
 
+import grid_programs
 import symgpu
 from symgpu.evaluate import active, compiler, gridcode
 from symgpu.sweep import build_plan, sweep
@@ -179,30 +180,13 @@ def test_case_codes_by_counting_are_the_first_case_that_holds(otherwise: bool, s
 
 @pytest.mark.parametrize("model_id", symgpu.list_models())
 def test_every_bundled_regime_sweep_computes_the_same_bits_buffered(model_id: str) -> None:
-    from test_regime_rule import _axes, _base_point, _regime_quantities  # noqa: PLC0415 - the same grids as the regime test
-
-    model = symgpu.load(model_id)
-    if not model.definition.presets or not _regime_quantities(model):
-        pytest.skip("no preset, or no Min/Max or cases quantity")
-    for quantity in _regime_quantities(model):
-        preset, base = _base_point(model, quantity)
-        axes = _axes(model, quantity, preset, base)
-        fixed = {k: v for k, v in base.items() if k not in {a.name for a in axes}}
-        plan = build_plan(model, [quantity], preset=preset, grid=axes, values=fixed, regime_of=quantity)
-        names, constants = plan.grid.names, [k for k, _ in plan.fixed]
-        plain = compiler.fused_function(model, plan.exprs, names, constants, plan.out_units)
-        program = compiler.grid_program(model, plan.exprs, names, constants, plan.out_units, 1)
+    for quantity, plan, plain, program in grid_programs.regime_plans(model_id):
         if program is None:
             continue
-        count = len(axes)
-        coords = [a.values.reshape((1,) * k + (a.size,) + (1,) * (count - k - 1)) * s
-                  for k, (a, s) in enumerate(zip(plan.grid.axes, plan.scales))]
-        shape = plan.grid.shape
-        fixed_values = [np.float64(v) for _, v in plan.fixed]
+        coords, shape, fixed_values = grid_programs.axes_and_values(plan)
         with np.errstate(all="ignore"):
             want = plain(*coords, *fixed_values)
-            got = program.function(*coords, *fixed_values, [np.empty(shape)], [np.empty(shape) for _ in range(program.floats_needed)],
-                                   [np.empty(shape, dtype=bool) for _ in range(program.bools_needed)])
+            got = grid_programs.run_program(program, coords, fixed_values, shape, [np.empty(shape)])
         for index, (a, b) in enumerate(zip(want, got)):
             assert np.array_equal(np.broadcast_to(a, shape), np.broadcast_to(b, shape), equal_nan=True), (quantity, index)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import grid_programs
 import symgpu
 from symgpu.evaluate import active, compiler, gridcode
 from symgpu.sweep import backends, build_plan, sweep
@@ -36,16 +37,11 @@ def test_deferred_program_after_finish_is_the_compiled_function_bit_for_bit(mode
     plain = compiler.fused_function(model, plan.exprs, names, constants, plan.out_units)
     program = compiler.grid_program(model, plan.exprs, names, constants, plan.out_units, 1, defer=True)
     assert program is not None and program.deferred  # the value's last step is a minimum with a regime row
-    count = len(plan.grid.axes)
-    coords = [a.values.reshape((1,) * k + (a.size,) + (1,) * (count - k - 1)) * s
-              for k, (a, s) in enumerate(zip(plan.grid.axes, plan.scales))]
-    shape = plan.grid.shape
-    fixed = [np.float64(v) for _, v in plan.fixed]
+    coords, shape, fixed = grid_programs.axes_and_values(plan)
     targets = [np.empty(shape)]
     with np.errstate(all="ignore"):
         want = plain(*coords, *fixed)
-        got = program.function(*coords, *fixed, targets, [np.empty(shape) for _ in range(program.floats_needed)],
-                               [np.empty(shape, dtype=bool) for _ in range(program.bools_needed)])
+        got = grid_programs.run_program(program, coords, fixed, shape, targets)
         # before finish, the deferred output's column holds the regime row (output 1)
         assert got[0] is targets[0]
         assert np.array_equal(np.broadcast_to(want[1], shape), targets[0])
@@ -94,31 +90,14 @@ def test_a_chunk_of_several_boxes_finishes_each_box() -> None:
 
 @pytest.mark.parametrize("model_id", symgpu.list_models())
 def test_every_bundled_regime_program_deferred_then_finished_is_the_compiled_function(model_id: str) -> None:
-    from test_regime_rule import _axes, _base_point, _regime_quantities  # noqa: PLC0415 - the same grids as the regime test
-
-    model = symgpu.load(model_id)
-    if not model.definition.presets or not _regime_quantities(model):
-        pytest.skip("no preset, or no Min/Max or cases quantity")
-    for quantity in _regime_quantities(model):
-        preset, base = _base_point(model, quantity)
-        axes = _axes(model, quantity, preset, base)
-        fixed = {k: v for k, v in base.items() if k not in {a.name for a in axes}}
-        plan = build_plan(model, [quantity], preset=preset, grid=axes, values=fixed, regime_of=quantity)
-        names, constants = plan.grid.names, [k for k, _ in plan.fixed]
-        plain = compiler.fused_function(model, plan.exprs, names, constants, plan.out_units)
-        program = compiler.grid_program(model, plan.exprs, names, constants, plan.out_units, 1, defer=True)
+    for quantity, plan, plain, program in grid_programs.regime_plans(model_id, defer=True):
         if program is None:
             continue
-        count = len(axes)
-        coords = [a.values.reshape((1,) * k + (a.size,) + (1,) * (count - k - 1)) * s
-                  for k, (a, s) in enumerate(zip(plan.grid.axes, plan.scales))]
-        shape = plan.grid.shape
-        values = [np.float64(v) for _, v in plan.fixed]
+        coords, shape, values = grid_programs.axes_and_values(plan)
         targets = [np.empty(shape)]
         with np.errstate(all="ignore"):
             want = plain(*coords, *values)
-            got = list(program.function(*coords, *values, targets, [np.empty(shape) for _ in range(program.floats_needed)],
-                                        [np.empty(shape, dtype=bool) for _ in range(program.bools_needed)]))
+            got = list(grid_programs.run_program(program, coords, values, shape, targets))
             rows = [np.array(np.broadcast_to(g, shape)) for g in got]  # what the regime decision reads, before finish
             gridcode.finish(program, got, targets)
         deferred = {d.position for d in program.deferred}
