@@ -209,3 +209,17 @@ def test_an_open_end_whose_symbolic_limit_is_undecided_is_taken_with_the_given_v
         model.extremum("Synch_cost", over="Load_bytes_per_warp", kind="min", values=_SYNCH)
     said = float(str(raised.value).split("it tends to ", 1)[1].split(" as ", 1)[0])
     assert said == pytest.approx(ys[-1], rel=1e-9)  # what the values tend to far out
+
+
+def test_a_staircase_whose_argument_grows_without_bound_is_squeezed_not_put_at_infinity():
+    # c*floor(R/(c*K)) as c -> 0+: floor's argument grows without bound, so the one-sided staircase rule does not apply;
+    # the limit is R/K (floor(y)/y -> 1). The engine put floor(zoo) in and failed with an internal KeyError
+    model = symgpu.load("occupancy")
+    at = {"regs_per_thread": 65.0, "smem_per_block": 0.0, "threads_per_block": 512.0}
+    preset = model.preset("cc_6_1")
+    unit = float(preset["reg_alloc_unit"].magnitude)
+    hand = float(preset["regs_per_SM"].magnitude) / (unit * math.ceil(65.0 * 32.0 / unit))
+    answer = model.limit("warps_by_registers_compat", "compat_subpartitions_per_SM", "0", preset="cc_6_1", values=at)
+    assert float(derive.evaluate_result(model, answer, "cc_6_1", **at).magnitude) == pytest.approx(hand, rel=1e-12)
+    near = float(model.evaluate("warps_by_registers_compat", "cc_6_1", values={**at, "compat_subpartitions_per_SM": 1e-9}).magnitude)
+    assert near == pytest.approx(hand, rel=1e-6)

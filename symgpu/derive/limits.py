@@ -59,6 +59,8 @@ def _staircase_limit(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point:
         if var not in g.free_symbols:
             continue
         at = job.ctx.nice(g.xreplace({var: point}))
+        if at.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan):
+            continue  # the argument grows without bound there: SymPy's limit squeezes floor(g) between g - 1 and g
         slope = job.ctx.sign(sympy.diff(g, var).xreplace({var: point}))
         if at.is_integer is True and slope in (1, -1):
             above = slope * side > 0  # g approaches its value at the point from above
@@ -453,6 +455,10 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     result = _tidy(ctx, value)
     if result != value:
         job.step("simplify", result, "using the given assumptions")
+    if result.has(sympy.zoo, sympy.nan):
+        raise errors.DerivationError(f"{model.id}: the limit of {job.quantity} as {var} -> {sympy.sstr(point)} came out as "
+                                     f"{sympy.sstr(result)}, which is no value (an infinity without a sign, or 0/0); "
+                                     "ask one-sided (--dir + or -) or at a point (--preset, --set)")
     unit = ""
     if job.quantity in model.symbols:
         unit = job.check_unit(result, job.quantity, "limit")

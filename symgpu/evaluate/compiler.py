@@ -194,6 +194,8 @@ def compiled_expression(model: Model, expr: sympy.Basic, names: Sequence[str], t
     kept = state_of(model).compiled
     if key not in kept:
         base = scaling.base_expression(model, expr) / scaling.unit_scale(target)
+        if base.has(sympy.zoo):  # complex infinity has no real number (and no NumPy spelling): NaN where it is read
+            base = base.xreplace({sympy.zoo: sympy.nan})
         kept[key] = _lambdify([model.symbols[n] for n in names], base)
     return kept[key]  # type: ignore[no-any-return]
 
