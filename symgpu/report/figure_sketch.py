@@ -23,6 +23,12 @@ recorder); used in any other way it raises :class:`SketchError`. So do a labelle
 than those three before ``get_legend_handles_labels``, and an attribute read (``ax.xaxis``).
 The replay checks each answer against matplotlib's and raises :class:`SketchError` on a
 difference: a figure that is drawn is drawn as without a sketch or not at all.
+
+NOTE: an array handed to a call is read again in the replay, so it must not change afterwards
+(as :mod:`symgpu.report.figure_digests` already requires for the digest). This module's source
+is not part of the inputs digest (that would have changed every committed figure book): the
+replay makes the recorded calls unchanged, and tests/test_figure_sketch.py compares its files
+with those of a forwarding recorder.
 """
 
 from __future__ import annotations
@@ -124,8 +130,8 @@ class Sketch:
     def _add_handle(self, target: str, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
         handles = self._handles[target]
         label = kwargs["label"]
-        if handles is None or label is None or (isinstance(label, str) and (not label or label.startswith("_"))):
-            return
+        if handles is None or label is None or not str(label) or str(label).startswith("_"):
+            return  # matplotlib's rule: no handle for an artist without a label or with one that starts with _
         line = _line(method, args, kwargs)
         if line is None:
             self._handles[target] = None
@@ -202,7 +208,7 @@ def _line(method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     from matplotlib.lines import Line2D  # noqa: PLC0415 - loaded only where a figure is drawn
 
     if method == "plot":
-        if len(args) != 2 or isinstance(args[1], str) or "data" in kwargs:
+        if len(args) != 2 or isinstance(args[1], str) or {"data", "scalex", "scaley"} & set(kwargs):
             return None
         x, y = np.atleast_1d(args[0]), np.atleast_1d(args[1])
         if x.ndim != 1 or y.ndim != 1 or x.shape != y.shape:
