@@ -25,9 +25,11 @@ Prints, from one run, CPU seconds and the ratio old/new of
   figure drawn (``--force``, empty cache: as before the figure digests), cold with the figures
   kept (empty cache, the folder as the first run left it, figure books included), and warm
   (the second run's cache: every report up to date); each into a copy of reports/, whose
-  files are then compared with reports/ byte for byte (the figure books aside).
+  files are then compared with reports/ byte for byte (the figure books aside);
+* optionally (``--kept-figures``) every model's plots drawn with each figure kept from its
+  report folder's book against the same plots' values alone, in one warm process.
 
-Run: ``python benchmarks/report_speed.py [--model volkov_2016] [--derivations occupancy] [--schedule] [--reports] [--all]``.
+Run: ``python benchmarks/report_speed.py [--model volkov_2016] [--derivations occupancy] [--schedule] [--reports] [--all] [--kept-figures]``.
 """
 
 from __future__ import annotations
@@ -263,6 +265,38 @@ def report_all() -> None:
     print(f"  files equal to reports/ (figure books aside): {'yes' if identical else 'NO'}; {os.cpu_count()} CPU cores")
 
 
+def kept_figures() -> None:
+    """Every model's plots drawn with its report folder's figure book (each figure kept), against
+    the same plots' values alone (:class:`_NullAxes`), in one warm process: what keeping costs."""
+    from symgpu.report import figure_digests, render
+
+    ids = [m for m in symgpu.list_models() if (render.REPORTS / m / figure_digests.SIDECAR).is_file()]
+    models = {m: symgpu.load(m) for m in ids}
+
+    def each(kept: bool) -> int:
+        count = 0
+        for model_id, model in models.items():
+            book = figure_digests.Book.read(render.REPORTS / model_id)
+            for spec in plot_specs.plan(model, None):
+                try:
+                    if kept:
+                        plots.draw(model, spec, ["svg", "pdf"], spec.describe(model_id)["files"], book)
+                    elif spec.kind == "regime_map":
+                        plots.regime_map(model, spec, _NullAxes(), plot_values._Values(model, spec))
+                    else:
+                        plots.curve(model, spec, _NullAxes(), plot_values._Values(model, spec), bounds=spec.kind == "asymptotes")
+                    count += 1
+                except (errors.SymgpuError, ValueError, ArithmeticError, TypeError):
+                    pass
+        return count
+
+    each(True)  # warm-up: compiled values, fonts
+    kept, count = cpu(lambda: each(True))
+    alone, _ = cpu(lambda: each(False))
+    print(f"plots of {len(ids)} models ({count} figures) with every figure kept from its book: {kept:.2f} s CPU; "
+          f"their values alone {alone:.2f} s: keeping costs {kept - alone:.2f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="volkov_2016", help="model whose plot values are measured")
@@ -271,7 +305,12 @@ def main() -> None:
     parser.add_argument("--reports", action="store_true", help="also time report --all with 1 and 2 worker processes")
     parser.add_argument("--all", action="store_true", help="only report --all cold (figures drawn, figures kept) and warm, "
                         "wall and CPU seconds")
+    parser.add_argument("--kept-figures", action="store_true", help="only every model's plots drawn with each figure kept "
+                        "from its book, against their values alone, in one process")
     args = parser.parse_args()
+    if args.kept_figures:
+        kept_figures()
+        return
     if args.all:
         report_all()
         return

@@ -14,7 +14,7 @@ from symgpu.model import Model
 from symgpu import api
 from symgpu.compare.prior_study import ALPHAS, CUSP_FACTOR, NEEDED_FRACTION, OCCUPANCY_STEP, QUANTITY, REFERENCE, ModelStudy, prior_models, study_model
 from symgpu.compare.sweeps import Sweep
-from symgpu.report import figure_digests, style
+from symgpu.report import figure_digests, figure_sketch, style
 from symgpu.report.templates import TEMPLATES
 
 
@@ -54,47 +54,40 @@ def plot_sweep(result: Sweep, kind: str = "svg") -> bytes:
 
 def _error_figure(study: ModelStudy, alphas: Sequence[float], book: figure_digests.Book | None = None) -> bytes:
     with style.figures():
-        fig, real_ax = style.pyplot.subplots(figsize=(6.4, 3.6))
-        try:
-            recorder = figure_digests.Recorder(fig, "subplots figsize=(6.4, 3.6)")
-            ax = recorder.axes(real_ax)
-            for index, s in enumerate(study.studies):
-                color = f"C{index}"
-                ax.fill_between(alphas, s.band_min, s.band_max, color=color, alpha=0.25, linewidth=0)
-                ax.plot(alphas, s.band_max, color=color, linewidth=1.2, label=f"{s.preset}")
-                ax.plot(alphas, s.band_min, color=color, linewidth=0.8, linestyle="--")
-            ax.axhline(1.0, color="0.4", linewidth=0.8)
-            ax.set_xscale("log", base=2)
-            ax.set_xlabel("arithmetic intensity alpha")
-            ax.set_ylabel(f"{study.id} / {REFERENCE}")
-            ax.set_title(f"{study.id}: error factor range over n = 1..n_max")
-            ax.legend(loc="best", fontsize=8)
-            return figure_digests.finish(fig, recorder, ["svg"], {"svg": study.error_plot}, book, layout=False, tight=True)["svg"]
-        finally:
-            style.pyplot.close(fig)
+        sketch = figure_sketch.Sketch("subplots figsize=(6.4, 3.6)", lambda: style.pyplot.subplots(figsize=(6.4, 3.6)))
+        ax = sketch.axes()
+        for index, s in enumerate(study.studies):
+            color = f"C{index}"
+            ax.fill_between(alphas, s.band_min, s.band_max, color=color, alpha=0.25, linewidth=0)
+            ax.plot(alphas, s.band_max, color=color, linewidth=1.2, label=f"{s.preset}")
+            ax.plot(alphas, s.band_min, color=color, linewidth=0.8, linestyle="--")
+        ax.axhline(1.0, color="0.4", linewidth=0.8)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("arithmetic intensity alpha")
+        ax.set_ylabel(f"{study.id} / {REFERENCE}")
+        ax.set_title(f"{study.id}: error factor range over n = 1..n_max")
+        ax.legend(loc="best", fontsize=8)
+        return sketch.finish(["svg"], {"svg": study.error_plot}, book, layout=False, tight=True)["svg"]
 
 
 def _needed_figure(study: ModelStudy, alphas: Sequence[float], book: figure_digests.Book | None = None) -> bytes:
     with style.figures():
         count = len(study.studies)
-        fig, real_axes = style.pyplot.subplots(1, count, figsize=(3.2 * count, 3.2), squeeze=False)
-        try:
-            recorder = figure_digests.Recorder(fig, f"subplots 1 {count} figsize=({3.2 * count!r}, 3.2) squeeze=False")
-            axes = [recorder.axes(ax, f"ax{index}") for index, ax in enumerate(real_axes[0])]
-            for ax, s in zip(axes, study.studies):
-                ax.plot(alphas, s.needed_formula, color="0.6", linewidth=2.5, label=f"{REFERENCE} n_needed")
-                ax.plot(alphas, s.needed_reference, color="0.3", linewidth=1.0, linestyle=":", label=f"{REFERENCE}, 90% of peak")
-                ax.plot(alphas, s.needed_prior, color="black", linewidth=1.2, label=f"{study.id}, 90% of peak")
-                ax.axhline(s.n_max, color="0.7", linewidth=0.8, linestyle="--")
-                ax.set_xscale("log", base=2)
-                ax.set_title(s.preset)
-                ax.set_xlabel("alpha")
-            axes[0].set_ylabel("needed occupancy [warp/SM]")
-            axes[0].legend(loc="best", fontsize=7)
-            recorder.figure().suptitle(f"{study.id}: needed occupancy vs Volkov's cusp")
-            return figure_digests.finish(fig, recorder, ["svg"], {"svg": study.needed_plot}, book, layout=False, tight=True)["svg"]
-        finally:
-            style.pyplot.close(fig)
+        sketch = figure_sketch.Sketch(f"subplots 1 {count} figsize=({3.2 * count!r}, 3.2) squeeze=False",
+                                      lambda: style.pyplot.subplots(1, count, figsize=(3.2 * count, 3.2), squeeze=False))
+        axes = [sketch.axes(f"ax{index}", index) for index in range(count)]
+        for ax, s in zip(axes, study.studies):
+            ax.plot(alphas, s.needed_formula, color="0.6", linewidth=2.5, label=f"{REFERENCE} n_needed")
+            ax.plot(alphas, s.needed_reference, color="0.3", linewidth=1.0, linestyle=":", label=f"{REFERENCE}, 90% of peak")
+            ax.plot(alphas, s.needed_prior, color="black", linewidth=1.2, label=f"{study.id}, 90% of peak")
+            ax.axhline(s.n_max, color="0.7", linewidth=0.8, linestyle="--")
+            ax.set_xscale("log", base=2)
+            ax.set_title(s.preset)
+            ax.set_xlabel("alpha")
+        axes[0].set_ylabel("needed occupancy [warp/SM]")
+        axes[0].legend(loc="best", fontsize=7)
+        sketch.figure().suptitle(f"{study.id}: needed occupancy vs Volkov's cusp")
+        return sketch.finish(["svg"], {"svg": study.needed_plot}, book, layout=False, tight=True)["svg"]
 
 
 def model_ids() -> list[str]:

@@ -17,7 +17,7 @@ from typing import Any
 from symgpu import errors, resources
 from symgpu.measure import compare, data
 from symgpu.model import Model, schema
-from symgpu.report import figure_digests, style
+from symgpu.report import figure_digests, figure_sketch, style
 
 
 @dataclass(frozen=True)
@@ -110,27 +110,23 @@ def figures(comparison: compare.Comparison, kinds: Sequence[str], names: Mapping
     """:func:`figure` drawn once and saved as each of ``kinds`` (kind -> bytes); with ``book`` and
     ``names`` (kind -> file name), kept from the report folder when drawn from the same inputs."""
     with style.figures():
-        fig, real_ax = style.pyplot.subplots(figsize=(6.4, 4.2))
-        try:
-            recorder = figure_digests.Recorder(fig, "subplots figsize=(6.4, 4.2)")
-            ax = recorder.axes(real_ax)
-            colors = style.pyplot.rcParams["axes.prop_cycle"].by_key()["color"]
-            for index, s in enumerate(comparison.series):
-                color = colors[index % len(colors)]
-                ax.plot(s.curve_x, s.curve, color=color, linewidth=1.4, label=f"model, {s.label} (RMS {s.rms_relative:.1%})")
-                ax.plot(s.x, s.measured, linestyle="none", marker="o", markersize=2.5, color=color, alpha=0.8)
-                if s.knee_model is not None:
-                    ax.axvline(s.knee_model, color=color, linestyle=":", linewidth=0.9)
-                if s.knee_measured is not None:
-                    ax.axvline(s.knee_measured, color=color, linestyle="--", linewidth=0.9)
-            ax.set_xlabel(f"{comparison.variable} [{comparison.variable_unit}]")
-            ax.set_ylabel(f"{comparison.quantity} [{comparison.unit_text}]")
-            preset = f", preset {comparison.preset}" if comparison.preset else ""
-            ax.set_title(f"{comparison.model_id}: model (lines) vs measured (dots){preset}", fontsize=8)
-            ax.legend(fontsize=6, loc="upper left")
-            return figure_digests.finish(fig, recorder, kinds, names, book, layout=False)
-        finally:
-            style.pyplot.close(fig)
+        sketch = figure_sketch.Sketch("subplots figsize=(6.4, 4.2)", lambda: style.pyplot.subplots(figsize=(6.4, 4.2)))
+        ax = sketch.axes()
+        colors = style.pyplot.rcParams["axes.prop_cycle"].by_key()["color"]
+        for index, s in enumerate(comparison.series):
+            color = colors[index % len(colors)]
+            ax.plot(s.curve_x, s.curve, color=color, linewidth=1.4, label=f"model, {s.label} (RMS {s.rms_relative:.1%})")
+            ax.plot(s.x, s.measured, linestyle="none", marker="o", markersize=2.5, color=color, alpha=0.8)
+            if s.knee_model is not None:
+                ax.axvline(s.knee_model, color=color, linestyle=":", linewidth=0.9)
+            if s.knee_measured is not None:
+                ax.axvline(s.knee_measured, color=color, linestyle="--", linewidth=0.9)
+        ax.set_xlabel(f"{comparison.variable} [{comparison.variable_unit}]")
+        ax.set_ylabel(f"{comparison.quantity} [{comparison.unit_text}]")
+        preset = f", preset {comparison.preset}" if comparison.preset else ""
+        ax.set_title(f"{comparison.model_id}: model (lines) vs measured (dots){preset}", fontsize=8)
+        ax.legend(fontsize=6, loc="upper left")
+        return sketch.finish(kinds, names, book, layout=False)
 
 
 def markdown_lines(section: MeasurementSection) -> list[str]:

@@ -14,7 +14,7 @@ from symgpu.evaluate import active as active_regimes
 from symgpu.numbers import number_text, round_sig
 if TYPE_CHECKING:
     from symgpu.model import Model
-from symgpu.report import figure_digests, style
+from symgpu.report import figure_digests, figure_sketch, style
 from symgpu.report.plot_specs import GRID, POINTS, DrawnMark, DrawnPoint, PlotSpec
 from symgpu.report.plot_values import _Values, _axis_range, _branches, _label, _resolve_marks
 
@@ -226,19 +226,15 @@ def draw(model: Model, spec: PlotSpec, kinds: Sequence[str], names: Mapping[str,
     values = _Values(model, spec)
     spec.resolved_marks = ()
     with style.figures():
-        fig, real_ax = style.pyplot.subplots(figsize=(6.4, 4.2))
-        try:
-            recorder = figure_digests.Recorder(fig, "subplots figsize=(6.4, 4.2)")
-            ax = recorder.axes(real_ax)
-            if spec.kind == "regime_map":
-                shares = regime_map(model, spec, ax, values)
-                spec.resolved_marks = tuple(DrawnMark("map", name, "", share, f"{100 * share:.1f} %") for name, share in sorted(shares.items()))
-            else:
-                spec.resolved_marks = tuple(curve(model, spec, ax, values, bounds=spec.kind == "asymptotes"))
-            ax.set_title(spec.title, fontsize=9)
-            notes = [f"{k} = {v}" for k, v in spec.substitute] + [f"{k} := {v}" for k, v in spec.bind]
-            if notes:
-                recorder.figure().text(0.01, 0.01, "; ".join(notes), fontsize=6, color="0.35")
-            return figure_digests.finish(fig, recorder, kinds, names, book, layout=True)
-        finally:
-            style.pyplot.close(fig)
+        sketch = figure_sketch.Sketch("subplots figsize=(6.4, 4.2)", lambda: style.pyplot.subplots(figsize=(6.4, 4.2)))
+        ax = sketch.axes()
+        if spec.kind == "regime_map":
+            shares = regime_map(model, spec, ax, values)
+            spec.resolved_marks = tuple(DrawnMark("map", name, "", share, f"{100 * share:.1f} %") for name, share in sorted(shares.items()))
+        else:
+            spec.resolved_marks = tuple(curve(model, spec, ax, values, bounds=spec.kind == "asymptotes"))
+        ax.set_title(spec.title, fontsize=9)
+        notes = [f"{k} = {v}" for k, v in spec.substitute] + [f"{k} := {v}" for k, v in spec.bind]
+        if notes:
+            sketch.figure().text(0.01, 0.01, "; ".join(notes), fontsize=6, color="0.35")
+        return sketch.finish(kinds, names, book, layout=True)
