@@ -71,6 +71,8 @@ def _compile(symbols: Sequence[sympy.Symbol], expr: sympy.Basic, cse: bool, eval
     (entering ``sympy.evaluate(False)`` clears SymPy's cache, and printing without
     evaluation leaves forms such as ``x**1`` in the code).
     """
+    if isinstance(expr, sympy.Basic) and expr.has(sympy.zoo):  # complex infinity has no real number and no NumPy spelling: NaN wherever it is read
+        expr = expr.xreplace({sympy.zoo: sympy.nan})
     if evaluating:
         return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), **_NO_DOCSTRING)
     with sympy.evaluate(False):
@@ -194,8 +196,6 @@ def compiled_expression(model: Model, expr: sympy.Basic, names: Sequence[str], t
     kept = state_of(model).compiled
     if key not in kept:
         base = scaling.base_expression(model, expr) / scaling.unit_scale(target)
-        if base.has(sympy.zoo):  # complex infinity has no real number (and no NumPy spelling): NaN where it is read
-            base = base.xreplace({sympy.zoo: sympy.nan})
         kept[key] = _lambdify([model.symbols[n] for n in names], base)
     return kept[key]  # type: ignore[no-any-return]
 
