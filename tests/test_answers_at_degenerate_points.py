@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 import pytest
+import sympy
 
 import symgpu
 from symgpu import derive, errors
@@ -223,3 +224,12 @@ def test_a_staircase_whose_argument_grows_without_bound_is_squeezed_not_put_at_i
     assert float(derive.evaluate_result(model, answer, "cc_6_1", **at).magnitude) == pytest.approx(hand, rel=1e-12)
     near = float(model.evaluate("warps_by_registers_compat", "cc_6_1", values={**at, "compat_subpartitions_per_SM": 1e-9}).magnitude)
     assert near == pytest.approx(hand, rel=1e-6)
+
+
+def test_a_two_sided_limit_at_a_pole_is_refused_not_printed_as_complex_infinity(write_model):
+    # I*B*I/(I - P_peak/B) tends to +oo from above the pole and -oo from below: no value, and SymPy's zoo is no answer
+    model = symgpu.load(str(write_model(rhs="I*B*I/(I - P_peak/B)")))
+    with pytest.raises(errors.DerivationError, match=r"came out as zoo, which is no value .* ask one-sided \(--dir \+ or -\)"):
+        derive.limit(model, "P", "I", "P_peak/B", direction="+-")
+    above = derive.limit(model, "P", "I", "P_peak/B", direction="+")
+    assert above.result == sympy.oo
