@@ -181,10 +181,11 @@ def subjects(model_id: str) -> tuple[Subject, ...]:
     out = []
     for quantity in model.quantities:
         inputs = model.inputs(quantity)
+        needed = list(inputs) + [n for n in domain_inputs(model, quantity) if n not in inputs]
         points = []
         for preset, values in scenarios(model_id):
             given = dict(model.constants) | (model.preset(preset) if preset else {}) | dict(values)
-            lacking = [n for n in inputs if n not in given]
+            lacking = [n for n in needed if n not in given]
             if any(n not in fill for n in lacking):
                 continue
             point_values = dict(values) | {n: fill[n] for n in lacking}
@@ -196,6 +197,19 @@ def subjects(model_id: str) -> tuple[Subject, ...]:
                 continue
             out.append(Subject(model_id, quantity, variable, tuple(dict.fromkeys(points)), regime_names(model, quantity)))
     return tuple(out)
+
+
+def domain_inputs(model: symgpu.Model, quantity: str) -> list[str]:
+    """The inputs that only the ``valid_when`` domains on the way to ``quantity`` read
+    (``N >= L_F/t_issue`` of a quantity without ``L_F``): a point gives them too, so that the
+    domain is decided there as an answer's conditions are."""
+    out: list[str] = []
+    for equation in model.dependencies(quantity):
+        for condition in equation.valid_when:
+            for symbol in sorted(condition.free_symbols, key=str):
+                names = model.inputs(symbol.name) if symbol.name in model.defining else [symbol.name]
+                out.extend(n for n in names if n not in out and model.symbol_definitions[n].role != "constant")
+    return out
 
 
 @lru_cache(maxsize=None)

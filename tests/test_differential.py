@@ -111,3 +111,18 @@ def test_the_brute_force_finds_every_root_of_a_function_with_two():
     assert isolated[0].contains(8.0) and isolated[1].low > 48
     for bracket in isolated:
         assert math.isclose(oracle.scalar(model, "n_needed", point, "alpha", bracket.middle), target, rel_tol=1e-9)
+
+
+def test_a_point_gives_the_inputs_that_only_the_quantitys_domain_reads():
+    # L_K0x_time never reads L_F, but its domain N >= L_F/t_issue does: a point without L_F cannot decide where
+    # an answer holds (seed 41 counted such answers as "does not evaluate at the point")
+    import differential_questions as questions
+    model = symgpu.load("interval_analysis")
+    assert "L_F" not in model.inputs("L_K0x_time")
+    assert "L_F" in questions.domain_inputs(model, "L_K0x_time")
+    for subject in questions.subjects("interval_analysis"):
+        if subject.quantity != "L_K0x_time":
+            continue
+        for point in subject.points:
+            given = dict(point.values) | (model.preset(point.preset) if point.preset else {})
+            assert "L_F" in given, point

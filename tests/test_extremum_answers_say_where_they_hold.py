@@ -175,3 +175,21 @@ def test_the_cusp_where_issue_and_alu_bounds_cross_is_the_maximum_when_alu_laten
         assert float(derive.evaluate_result(model, answer, "sample_kernel", **_ISSUE_ALU).magnitude) == pytest.approx(hand_n, rel=1e-12)
         assert float(derive.evaluate_result(model, answer, "sample_kernel", which="location", **_ISSUE_ALU).magnitude) == \
             pytest.approx(hand_alpha, rel=1e-12)
+
+
+def test_an_end_point_value_that_cancels_a_divisor_holds_only_where_the_divisor_is_nonzero():
+    # traffic_increase = (c*b + d*t*T)/((c + d)*b): at d = 0 SymPy cancels c*b/(c*b) to 1, but with no
+    # coalesced access (c = 0) it is 0/0 there. Found by differential.py --questions 3000 --seed 41.
+    model = symgpu.load("volkov_2016_h100")
+    answer = model.extremum("traffic_increase", over="diverged_accesses", kind="min")
+    given = {"bytes_per_inst": 128.0, "txn_bytes_diverged": 32.0, "txns_per_diverged": 32.0}
+    # c = 0: the quantity is 0/0 at d = 0 (brute force) and the answer claims no minimum there
+    assert math.isnan(float(model.evaluate("traffic_increase", values={**given, "coalesced_accesses": 0.0,
+                                                                       "diverged_accesses": 0.0}).magnitude))
+    assert math.isnan(float(derive.evaluate_result(model, answer, None, **given, coalesced_accesses=0.0)))
+    # c = 4: the end d = 0 is the minimum, and its value is the quantity there, 4*128/(4*128)
+    xs = np.linspace(0.0, 1000.0, 2001)
+    brute = _on(model, "traffic_increase", None, {**given, "coalesced_accesses": 4.0}, "diverged_accesses", xs)
+    assert int(np.argmin(brute)) == 0
+    got = float(derive.evaluate_result(model, answer, None, **given, coalesced_accesses=4.0))
+    assert got == pytest.approx(brute[0]) and got == pytest.approx(4 * 128 / (4 * 128))

@@ -146,9 +146,42 @@ def end_candidates(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: 
             continue
         if value.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
             continue
+        defined = defined_at(job, expr, var, location)
+        if defined is None:
+            continue
         job.step("end point", sympy.Eq(var, location), f"{origin}: the quantity there is a candidate")
-        found.append(Candidate(location, value, origin, tuple(conditions)))
+        found.append(Candidate(location, value, origin, tuple(conditions) + tuple(defined)))
     return found
+
+
+def defined_at(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, location: sympy.Expr) -> list[sympy.Basic] | None:
+    """Where ``expr`` is defined at ``var = location``: each divisor there that the assumptions do
+    not prove nonzero must be nonzero (``> 0`` where it is proved nonnegative); ``None`` when one is
+    0 whatever the inputs (the value there is a limit, not attained).
+
+    Substituting first would hide it: ``(c*b + d*t)/((c + d)*b)`` at ``d = 0`` is ``c*b/(c*b)``, which
+    SymPy cancels to 1 although it is 0/0 where ``c = 0`` (Volkov's ``traffic_increase`` with no
+    coalesced access).
+    """
+    local = job.ctx
+    assert local is not None
+    needed: list[sympy.Basic] = []
+    for power in expr.atoms(sympy.Pow):
+        if not (power.exp.is_number and power.exp.is_negative) or var not in power.base.free_symbols:
+            continue
+        divisor = power.base.xreplace({var: location})
+        if divisor.is_zero:
+            return None
+        if local.sign(divisor) in (1, -1):
+            continue
+        condition = (sympy.StrictGreaterThan(divisor, 0) if local.nonnegative(divisor)
+                     else sympy.Ne(divisor, 0))
+        tidy = local.tidy(condition)
+        if tidy is sympy.false:
+            return None
+        if tidy is not sympy.true and tidy not in needed:
+            needed.append(tidy)
+    return needed
 
 
 @dataclass(frozen=True)
