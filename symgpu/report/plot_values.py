@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy
 from symgpu import errors
-from symgpu.memo import Memo
+from symgpu.memo import MemoFamily
 from symgpu.evaluate import active, input_values, scaling
 from symgpu.numbers import number_text, round_sig
 from symgpu.report.scenarios import magnitude, scrub
@@ -20,18 +20,20 @@ from symgpu.evaluate import compiler
 
 
 # ============================================================================ evaluation
-#: model -> (expression, variables, fixed values, unit) -> compiled function, see :meth:`_Values.function`
-_FUNCTIONS: Memo[Any, dict[tuple[Any, ...], Any]] = Memo("report.plot_values.functions", 256, weak=True)
+#: per model: (expression, variables, fixed values, unit) -> compiled function, see :meth:`_Values.function`
+#: (one model's report compiles ~100)
+_FUNCTIONS: MemoFamily[tuple[Any, ...], Any] = MemoFamily("report.plot_values.functions", 2048)
 
 
 def _compiled(model: Model, expr: sympy.Basic, variables: tuple[str, ...], fixed: dict[sympy.Symbol, sympy.Float],
               unit_of: str | None) -> Any:
     """:func:`compiler.declared_unit_function`, once per model and arguments."""
-    kept = _FUNCTIONS.setdefault(model, {})
+    kept = _FUNCTIONS.of(model)
     key = (expr, variables, tuple(sorted((s.name, v) for s, v in fixed.items())), unit_of)
-    if key not in kept:
-        kept[key] = compiler.declared_unit_function(model, expr, variables, fixed, unit_of)
-    return kept[key]
+    found = kept.get(key)
+    if found is None:
+        found = kept[key] = compiler.declared_unit_function(model, expr, variables, fixed, unit_of)
+    return found
 
 
 class _Values:
