@@ -1,7 +1,8 @@
 """The plot kinds a model file's ``[[plots]]`` may ask for, as data: one frozen :class:`PlotKind`
 per kind (the fields it reads, the ones it needs, how many variables it sweeps, what it draws), and
 the typed record each kind's entries are read into (:class:`CurvePlot`, :class:`AsymptotesPlot`,
-:class:`RegimeMapPlot`). Plain data: no SymPy, no pint, no matplotlib.
+:class:`RegimeMapPlot`). Plain data (no SymPy, pint or matplotlib import); a mark also holds its
+expression as the model parsed it, a SymPy object made by the model.
 
 The model checks each entry against its kind's spec when it is built
 (:mod:`symgpu.model.plot_requests`); the report (:mod:`symgpu.report.plot_specs`) plans its
@@ -40,12 +41,18 @@ class Mark:
         label: legend text (the expression when the file gives none).
         expression: model expression text.
         variable: the regime map variable it marks ("" = the x variable, or none given).
+        parsed: ``expression`` as the model parsed it (a SymPy expression): for a file's mark when
+            the model is built (a bad one is refused there), for a mark a report makes from a
+            derivation's expected form when it plans the plot; ``None`` where that does not parse.
+        problem: why ``expression`` does not parse, as the report shows it ("" when it does).
     """
 
     axis: str
     label: str
     expression: str
     variable: str = ""
+    parsed: Any = None
+    problem: str = ""
 
 
 @dataclass(frozen=True)

@@ -98,13 +98,17 @@ class _Checker:
         return str(value)
 
     def expression(self, field: str, text: Any) -> str:
+        self.parsed(field, text)
+        return str(text)
+
+    def parsed(self, field: str, text: Any) -> sympy.Basic:
+        """``text`` parsed as an expression of the model (a ``ModelFileError`` naming ``plot <id>.<field>`` if not)."""
         if not isinstance(text, str):
             raise self.fail(field, f"expected an expression string, found {_kind(text)}")
         try:
-            self.model.parse(text, f"plot {self.request.id}.{field}")
+            return self.model.parse(text, f"plot {self.request.id}.{field}")
         except errors.SymgpuError as exc:
             raise self.fail(field, f"cannot parse {text!r}: {getattr(exc, 'problem', exc)}") from None
-        return text
 
     # -- the entry ---------------------------------------------------------------------
     def entry(self) -> PlotEntry:
@@ -221,9 +225,10 @@ class _Checker:
                 raise self.fail(f"{where}.label", f"expected a string, found {_kind(mark.get('label'))}")
             if "expression" not in mark:
                 raise self.fail(where, "missing 'expression'", "a mark is drawn at the value of a model expression")
-            expression = self.expression(f"{where}.expression", mark["expression"])
+            parsed = self.parsed(f"{where}.expression", mark["expression"])
+            expression = mark["expression"]
             marks.append(Mark(axis=mark["axis"], label=mark.get("label") or expression, expression=expression,
-                              variable=str(mark.get("variable", ""))))
+                              variable=str(mark.get("variable", "")), parsed=parsed))
         return tuple(marks)
 
     def scale(self, field: str) -> str:

@@ -172,7 +172,7 @@ class PlotSpec:
         scenario: where the other values come from.
         substitute: symbol -> expression text replacing it (e.g. ``M = N`` for square matrices).
         bind: symbol -> model quantity or quantity string, for values the scenario lacks.
-        marks: the lines to mark (:class:`~symgpu.model.plot_kinds.Mark`); expressions are model expression text.
+        marks: the lines to mark (:class:`~symgpu.model.plot_kinds.Mark`), each with its expression parsed.
         centers: variable -> expression text giving the middle of its range.
         origin: the derivation requests (or ``plots.<id>``) the plot comes from.
         resolved_marks: marks with their values, filled in by :func:`draw`.
@@ -364,6 +364,7 @@ def _spec(model: Model, plot_id: str, kind: str, quantity: str, variables: tuple
           also: Sequence[str] = (), exclude: Sequence[str] = ()) -> PlotSpec:
     """A spec with the first scenario (preset order, then case order) that supplies every value
     (of ``quantity``, the marks and the quantities ``also``, except ``exclude``)."""
+    marks = tuple(_parsed(model, plot_id, mark) for mark in marks)
     needs = set(model.inputs(quantity)) | _mark_needs(model, marks)
     for name in also:
         needs |= set(model.inputs(name)) if name in model.defining else {name}
@@ -386,13 +387,22 @@ def _spec(model: Model, plot_id: str, kind: str, quantity: str, variables: tuple
     return PlotSpec(plot_id, kind, quantity, variables, None, substitute, bind, marks, centers, origin, problem or "no preset")
 
 
+def _parsed(model: Model, plot_id: str, mark: Mark) -> Mark:
+    """``mark`` with its expression parsed: a file's mark was when the model was built; one made
+    from a derivation's expected form is here, once per plot (``problem`` says why it does not parse)."""
+    if mark.parsed is not None or mark.problem:
+        return mark
+    try:
+        return replace(mark, parsed=model.parse(mark.expression, f"plot {plot_id} mark"))
+    except errors.SymgpuError as exc:
+        return replace(mark, problem=str(exc))
+
+
 def _mark_needs(model: Model, marks: Sequence[Mark]) -> set[str]:
     out: set[str] = set()
     for mark in marks:
-        try:
-            expr = model.parse(mark.expression, "plot mark")
-        except errors.SymgpuError:
+        if mark.parsed is None:
             continue
-        for sym in expr.free_symbols:
+        for sym in mark.parsed.free_symbols:
             out |= set(model.inputs(sym.name)) if sym.name in model.defining else {sym.name}
     return out

@@ -99,11 +99,12 @@ class _Values:
         """The value of a fixed (not varied) symbol in its declared unit."""
         return self.bound[name] if name in self.bound else magnitude(self.model, name, self.scenario)
 
-    def scalar(self, text: str, unit_of: str | None = None, varied: Mapping[str, float] | None = None) -> float:
+    def scalar(self, expr: sympy.Basic, text: str, unit_of: str | None = None, varied: Mapping[str, float] | None = None) -> float:
         """Value of a model expression at the scenario, in the declared unit of ``unit_of``.
 
         Args:
-            text: model expression text.
+            expr: the expression, parsed by the model.
+            text: its text, for messages.
             unit_of: symbol whose declared unit the result is given in (base units if ``None``).
             varied: values (declared units) for plotted variables the expression uses.
 
@@ -112,7 +113,7 @@ class _Values:
                 or is not a finite real number here.
         """
         varied = dict(varied or {})
-        based = scaling.base_expression(self.model, self.expand(self.model.parse(text, f"plot {self.spec.id} mark")))
+        based = scaling.base_expression(self.model, self.expand(expr))
         mapping: dict[sympy.Symbol, sympy.Float] = self._fixed(based)
         for sym in based.free_symbols:
             if sym.name in self.spec.variables:
@@ -133,12 +134,14 @@ class _Values:
             for variable in self.spec.variables:
                 if variable in known:
                     continue
-                candidates = [explicit[variable]] if variable in explicit else []
-                candidates += [m.expression for m in self.spec.marks
-                               if m.axis == "x" and (m.variable or self.spec.variables[0]) == variable]
-                for text in candidates:
+                # (text, parsed expression): the explicit centre, then the x-marks that parse
+                candidates = [(explicit[variable], None)] if variable in explicit else []
+                candidates += [(m.expression, m.parsed) for m in self.spec.marks
+                               if m.axis == "x" and (m.variable or self.spec.variables[0]) == variable and m.parsed is not None]
+                for text, parsed in candidates:
                     try:
-                        value = self.scalar(text, variable, known)
+                        expr = parsed if parsed is not None else self.model.parse(text, f"plot {self.spec.id} mark")
+                        value = self.scalar(expr, text, variable, known)
                     except (errors.SymgpuError, TypeError, ValueError):
                         continue
                     if value > 0:
@@ -186,9 +189,12 @@ def _resolve_marks(values: _Values, spec: PlotSpec) -> list[DrawnMark]:
     """Each of ``spec``'s marks with its value in ``values``' scenario, or the reason it has none."""
     out = []
     for mark in spec.marks:
+        if mark.parsed is None:
+            out.append(DrawnMark(mark.axis, mark.label, mark.expression, reason=scrub(mark.problem)))
+            continue
         try:
             unit_of = (spec.x or spec.variables[0]) if mark.axis == "x" else spec.quantity
-            value = round_sig(values.scalar(mark.expression, unit_of))
+            value = round_sig(values.scalar(mark.parsed, mark.expression, unit_of))
             drawn = DrawnMark(mark.axis, mark.label, mark.expression, value, "n/a" if value is None else number_text(value))
         except (errors.SymgpuError, TypeError, ValueError, KeyError) as exc:
             drawn = DrawnMark(mark.axis, mark.label, mark.expression, reason=scrub(str(exc)))
