@@ -156,6 +156,18 @@ def test_a_marks_expression_is_parsed_once_when_the_model_loads_and_the_report_u
     assert [(m.label, m.value, m.reason) for m in spec.resolved_marks] == [("ridge", pytest.approx(50.0), "")]
 
 
+def test_a_centre_is_parsed_when_the_model_loads_and_centres_the_range_there(write_model) -> None:
+    from symgpu.report import plot_specs, plot_values
+
+    model = _model(write_model, 'quantity = "P"\nvariables = ["I", "B"]\npresets = ["toy"]\ncenters = { I = "P_peak/B" }', "regime_map")
+    (center,) = model.plots[0].centers
+    assert (center.variable, center.expression, center.parsed) == ("I", "P_peak/B", model.symbols["P_peak"] / model.symbols["B"])
+    (spec,) = [s for s in plot_specs.plan(model) if s.id == "p"]
+    # I's range centred on P_peak/B at B's own centre, the toy preset's 2 TB/s: 100 TFLOP/s / 2 TB/s = 50 FLOP/B
+    centers = plot_values._Values(model, spec).centers()
+    assert centers["I"] == pytest.approx(50.0) and centers["B"] == pytest.approx(2e12)
+
+
 def test_check_command_reports_a_bad_mark_expression(write_model, capsys: pytest.CaptureFixture[str]) -> None:
     path = _path(write_model, 'quantity = "P"\nvariables = ["I"]\nmarks = [{ axis = "y", expression = "P_peak *" }]')
     assert cli.main(["check", str(path)]) == 1

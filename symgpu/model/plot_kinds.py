@@ -56,6 +56,21 @@ class Mark:
 
 
 @dataclass(frozen=True)
+class Center:
+    """The middle of a swept variable's automatic range: a model expression in the plot's scenario.
+
+    Attributes:
+        variable: the swept variable.
+        expression: model expression text.
+        parsed: ``expression`` as the model parsed it when it was built (a SymPy expression).
+    """
+
+    variable: str
+    expression: str
+    parsed: Any = None
+
+
+@dataclass(frozen=True)
 class PlotEntry:
     """The fields every kind of checked ``[[plots]]`` entry has.
 
@@ -69,7 +84,7 @@ class PlotEntry:
         bind: symbol -> quantity of the model, for values the presets lack.
         inputs: symbol -> quantity string.
         substitute: symbol -> expression text.
-        centers: variable -> expression text (centre of an automatic range).
+        centers: the centre of each automatic range given (:class:`Center`).
         marks: lines at model expressions.
         caption: text under the plot (whitespace runs made one space).
         title: title override ("" = automatic).
@@ -87,7 +102,7 @@ class PlotEntry:
     bind: tuple[tuple[str, str], ...] = ()
     inputs: tuple[tuple[str, str], ...] = ()
     substitute: tuple[tuple[str, str], ...] = ()
-    centers: tuple[tuple[str, str], ...] = ()
+    centers: tuple[Center, ...] = ()
     marks: tuple[Mark, ...] = ()
     caption: str = ""
     title: str = ""

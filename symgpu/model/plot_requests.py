@@ -15,7 +15,7 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.model import schema
-from symgpu.model.plot_kinds import KINDS, MARK_FIELDS, MAX_SERIES, MAX_STEPS, REQUIRED, SCALES, Mark, PlotEntry, SweptPlot
+from symgpu.model.plot_kinds import KINDS, MARK_FIELDS, MAX_SERIES, MAX_STEPS, REQUIRED, SCALES, Center, Mark, PlotEntry, SweptPlot
 from symgpu.model.records import Equation
 
 
@@ -141,7 +141,7 @@ class _Checker:
             case=self.case(presets), bind=self.bind(),
             inputs=tuple((self.symbol(f"inputs.{n}", n), self.quantity_text(f"inputs.{n}", n, v)) for n, v in self.table("inputs")),
             substitute=tuple((self.symbol(f"substitute.{n}", n), self.expression(f"substitute.{n}", t)) for n, t in self.table("substitute")),
-            centers=tuple((n, self.expression(f"centers.{n}", t)) for n, t in self.variable_table("centers", variables)),
+            centers=tuple(Center(n, str(t), self.parsed(f"centers.{n}", t)) for n, t in self.variable_table("centers", variables)),
             marks=self.marks(), caption=" ".join(self.text("caption").split()), title=self.text("title"), **scales,
         )
         if issubclass(spec.record, SweptPlot):

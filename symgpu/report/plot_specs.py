@@ -86,7 +86,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from symgpu import errors
 from symgpu.report.scenarios import Scenario, scenarios, supplied
-from symgpu.model.plot_kinds import Mark, PlotEntry, SweptPlot
+from symgpu.model.plot_kinds import Center, Mark, PlotEntry, SweptPlot
 from symgpu.model.plot_requests import bounded
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -173,7 +173,7 @@ class PlotSpec:
         substitute: symbol -> expression text replacing it (e.g. ``M = N`` for square matrices).
         bind: symbol -> model quantity or quantity string, for values the scenario lacks.
         marks: the lines to mark (:class:`~symgpu.model.plot_kinds.Mark`), each with its expression parsed.
-        centers: variable -> expression text giving the middle of its range.
+        centers: the middle of a variable's range (:class:`~symgpu.model.plot_kinds.Center`, parsed when the model was built).
         origin: the derivation requests (or ``plots.<id>``) the plot comes from.
         resolved_marks: marks with their values, filled in by :func:`draw`.
         x: quantity on the x axis computed from the variable ("" = the variable itself).
@@ -192,7 +192,7 @@ class PlotSpec:
     substitute: tuple[tuple[str, str], ...] = ()
     bind: tuple[tuple[str, str], ...] = ()
     marks: tuple[Mark, ...] = ()
-    centers: tuple[tuple[str, str], ...] = ()
+    centers: tuple[Center, ...] = ()
     origin: tuple[str, ...] = ()
     problem: str = ""
     resolved_marks: tuple[DrawnMark, ...] = ()
@@ -360,7 +360,7 @@ def _entry_spec(model: Model, entry: PlotEntry, plot_id: str, presets: Sequence[
 
 def _spec(model: Model, plot_id: str, kind: str, quantity: str, variables: tuple[str, ...], presets: Sequence[str], *,
           case: str = "", substitute: tuple[tuple[str, str], ...] = (), bind: tuple[tuple[str, str], ...] = (),
-          marks: tuple[Mark, ...] = (), centers: tuple[tuple[str, str], ...] = (), origin: tuple[str, ...] = (),
+          marks: tuple[Mark, ...] = (), centers: tuple[Center, ...] = (), origin: tuple[str, ...] = (),
           also: Sequence[str] = (), exclude: Sequence[str] = ()) -> PlotSpec:
     """A spec with the first scenario (preset order, then case order) that supplies every value
     (of ``quantity``, the marks and the quantities ``also``, except ``exclude``)."""

@@ -128,19 +128,18 @@ class _Values:
     def centers(self) -> dict[str, float]:
         """Middle of each plotted variable's range: an explicit centre, an x-mark for the
         variable (evaluated at the other variables' centres), a bound value, or the scenario's."""
-        explicit = dict(self.spec.centers)
+        explicit = {c.variable: c for c in self.spec.centers}
         known: dict[str, float] = {}
         for _ in range(len(self.spec.variables)):
             for variable in self.spec.variables:
                 if variable in known:
                     continue
                 # (text, parsed expression): the explicit centre, then the x-marks that parse
-                candidates = [(explicit[variable], None)] if variable in explicit else []
+                candidates = [(explicit[variable].expression, explicit[variable].parsed)] if variable in explicit else []
                 candidates += [(m.expression, m.parsed) for m in self.spec.marks
                                if m.axis == "x" and (m.variable or self.spec.variables[0]) == variable and m.parsed is not None]
-                for text, parsed in candidates:
+                for text, expr in candidates:
                     try:
-                        expr = parsed if parsed is not None else self.model.parse(text, f"plot {self.spec.id} mark")
                         value = self.scalar(expr, text, variable, known)
                     except (errors.SymgpuError, TypeError, ValueError):
                         continue
