@@ -10,7 +10,7 @@ import numpy as np
 import sympy
 from symgpu import errors
 from symgpu.memo import MemoFamily
-from symgpu.evaluate import active, input_values, scaling
+from symgpu.evaluate import active, input_values, point, scaling
 from symgpu.numbers import number_text, round_sig
 from symgpu.report.scenarios import magnitude, scrub
 if TYPE_CHECKING:
@@ -78,8 +78,7 @@ class _Values:
 
     def _fixed(self, expr: sympy.Basic) -> dict[sympy.Symbol, sympy.Float]:
         """Base-unit values of every symbol of ``expr`` that is not varied."""
-        return {sym: sympy.Float(self._declared(sym.name) * scaling.symbol_scale(self.model, sym.name), 17)
-                for sym in expr.free_symbols if sym.name not in self.spec.variables}
+        return point.base_values(self.model, {sym: self._declared(sym.name) for sym in expr.free_symbols if sym.name not in self.spec.variables})
 
     def function(self, expr: sympy.Basic, unit_of: str | None = None) -> Any:
         """A NumPy function of the varied variables (declared units, ``spec.variables`` order)
@@ -114,13 +113,13 @@ class _Values:
         """
         varied = dict(varied or {})
         based = scaling.base_expression(self.model, self.expand(expr))
-        mapping: dict[sympy.Symbol, sympy.Float] = self._fixed(based)
+        at: dict[sympy.Symbol, float] = {}
         for sym in based.free_symbols:
             if sym.name in self.spec.variables:
                 if sym.name not in varied:
                     raise errors.EvaluationError(f"{text} depends on the plotted variable {sym.name}")
-                mapping[sym] = sympy.Float(varied[sym.name] * scaling.symbol_scale(self.model, sym.name), 17)
-        value = based.xreplace(mapping)
+                at[sym] = varied[sym.name]
+        value = based.xreplace(self._fixed(based) | point.base_values(self.model, at))
         if not (value.is_real and value.is_finite):
             raise errors.EvaluationError(f"{text} is not a finite real number with these values ({value})")
         return float(value) / (scaling.symbol_scale(self.model, unit_of) if unit_of else 1.0)
