@@ -8,6 +8,10 @@ hot paths (sign verdicts, factored forms are looked up hundreds of thousands of 
 memo whose entries must go together (values at one generic point) never loses part of a set.
 A memo is a cache only: every value can be computed again, so a clear never changes a result.
 
+State kept per owner (a model's compiled functions, its expanded expressions) is a
+:class:`MemoFamily`: one :class:`Memo` per owner, each bounded by the family's ``maxsize``, the
+owners held weakly; the family is registered and counted as one.
+
 NOTE: layer 0; imports nothing from symgpu.
 """
 
@@ -35,6 +39,9 @@ class MemoStats:
     maxsize: int
     hits: int
     misses: int
+    #: a family's owners holding a memo (``None`` for a single memo); then ``size``, ``hits`` and
+    #: ``misses`` are summed over their memos and ``maxsize`` bounds each of them
+    owners: int | None = None
 
 
 class Memo(Generic[K, V]):
@@ -48,17 +55,16 @@ class Memo(Generic[K, V]):
 
     __slots__ = ("name", "maxsize", "hits", "misses", "_data", "__weakref__")
 
-    def __init__(self, name: str, maxsize: int, *, weak: bool = False) -> None:
+    def __init__(self, name: str, maxsize: int, *, weak: bool = False, registered: bool = True) -> None:
         if maxsize < 1:
             raise ValueError(f"memo {name!r}: maxsize is {maxsize}, but it should be at least 1")
-        if name in _REGISTRY:
-            raise ValueError(f"memo {name!r} exists already: give each memo its own name")
         self.name = name
         self.maxsize = maxsize
         self.hits = 0
         self.misses = 0
         self._data: dict[K, V] | weakref.WeakKeyDictionary[Any, V] = weakref.WeakKeyDictionary() if weak else {}
-        _REGISTRY[name] = self
+        if registered:  # a member of a MemoFamily is counted and cleared through its family
+            _register(self)
 
     def __repr__(self) -> str:
         return f"Memo({self.name!r}, {len(self._data)}/{self.maxsize})"
@@ -117,12 +123,60 @@ class Memo(Generic[K, V]):
         return MemoStats(self.name, len(self._data), self.maxsize, self.hits, self.misses)
 
 
-#: every memo made, by name
-_REGISTRY: dict[str, Memo[Any, Any]] = {}
+class MemoFamily(Generic[K, V]):
+    """One :class:`Memo` per owner (a model): what is derived from each owner, bounded per owner.
+
+    :meth:`of` gives an owner's memo, made empty on first use; each holds at most ``maxsize``
+    entries and is emptied when full, as every memo. The owners are held weakly (an owner's memo
+    goes with it), at most ``owners`` of them (then the family starts afresh). The family is
+    registered under ``name``: :func:`stats` gives its members' entries and counts summed (of
+    the owners alive), :func:`clear_all` empties every member and forgets the owners.
+    """
+
+    __slots__ = ("name", "maxsize", "_members")
+
+    def __init__(self, name: str, maxsize: int, *, owners: int = 1024) -> None:
+        if maxsize < 1:
+            raise ValueError(f"memo {name!r}: maxsize is {maxsize}, but it should be at least 1")
+        self.name = name
+        self.maxsize = maxsize
+        self._members: Memo[Any, Memo[K, V]] = Memo(name, owners, weak=True, registered=False)
+        _register(self)
+
+    def __repr__(self) -> str:
+        return f"MemoFamily({self.name!r}, {len(self._members)} owners, {self.maxsize} each)"
+
+    def of(self, owner: Any) -> Memo[K, V]:
+        """The memo of ``owner`` (weakly referenceable and hashable), made empty on first use."""
+        found = self._members.get(owner)
+        if found is None:
+            found = self._members[owner] = Memo(self.name, self.maxsize, registered=False)
+        return found
+
+    def clear(self) -> None:
+        """Empty every member (a holder of one sees it empty) and forget the owners."""
+        for owner in self._members:
+            self._members[owner].clear()
+        self._members.clear()
+
+    def stats(self) -> MemoStats:
+        members = [self._members[owner] for owner in self._members]
+        return MemoStats(self.name, sum(len(m) for m in members), self.maxsize,
+                         sum(m.hits for m in members), sum(m.misses for m in members), owners=len(members))
 
 
-def registered() -> dict[str, Memo[Any, Any]]:
-    """Every memo made so far, by name (a copy)."""
+#: every memo and memo family made, by name
+_REGISTRY: dict[str, Memo[Any, Any] | MemoFamily[Any, Any]] = {}
+
+
+def _register(memo: Memo[Any, Any] | MemoFamily[Any, Any]) -> None:
+    if memo.name in _REGISTRY:
+        raise ValueError(f"memo {memo.name!r} exists already: give each memo its own name")
+    _REGISTRY[memo.name] = memo
+
+
+def registered() -> dict[str, Memo[Any, Any] | MemoFamily[Any, Any]]:
+    """Every memo and memo family made so far, by name (a copy)."""
     return dict(_REGISTRY)
 
 

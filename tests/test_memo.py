@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import importlib
 import importlib.util
 
 import pytest
@@ -135,6 +136,7 @@ def test_a_models_evaluate_state_is_one_companion_emptied_by_clear_all_and_gone_
     again = model.evaluate("P", preset="toy", I=10)
     assert state_of(model).compiled and again is not None
     states = memo.registered()["evaluate.state.models"]
+    assert isinstance(states, memo.Memo)
     held = len(states)
     memo.clear_all()  # the catalog holds the model no more
     state_of(model)
@@ -143,20 +145,108 @@ def test_a_models_evaluate_state_is_one_companion_emptied_by_clear_all_and_gone_
     assert len(states) == 0 < held
 
 
+def _stats(name: str) -> memo.MemoStats:
+    return next(s for s in memo.stats() if s.name == name)
+
+
 def test_a_models_expansions_are_counted_by_stats_emptied_by_clear_all_and_gone_with_the_model(write_model):
     model = symgpu.load(write_model())
-    expansions = memo.registered()["model.build.expansions"]
     memo.clear_all()
     first = model.expression("P")
     assert not hasattr(model, "_expanded")
-    assert next(s for s in memo.stats() if s.name == "model.build.expansions").size == 1
+    assert _stats("model.build.expanded").size == 1 and _stats("model.build.expanded").owners == 1
     assert model.expression("P") is first  # kept: the second call is a hit
+    assert _stats("model.build.expanded").hits == 1
     memo.clear_all()
-    assert len(expansions) == 0
+    assert _stats("model.build.expanded") == memo.MemoStats("model.build.expanded", 0, 4096, 0, 0, owners=0)
     assert model.expression("P") == first  # computed again: the same expression
-    held = len(expansions)
     memo.clear_all()  # the catalog holds the model no more
     model.expression("P")
+    held = _stats("model.build.expanded").owners
     del model, first
     gc.collect()
-    assert len(expansions) == 0 < held
+    assert _stats("model.build.expanded").owners == 0 < held
+
+
+@pytest.fixture
+def family():
+    """Memo families made by a test, taken out of the registry afterwards."""
+    made: list[str] = []
+
+    def make(name: str, maxsize: int, **kw) -> memo.MemoFamily:
+        made.append(name)
+        return memo.MemoFamily(name, maxsize, **kw)
+
+    yield make
+    for name in made:
+        memo._REGISTRY.pop(name, None)
+
+
+class _Owner:
+    """A weakly referenceable owner (a model stands here)."""
+
+
+def test_each_owner_of_a_family_has_its_own_memo_bounded_and_emptied_when_full_alone(family):
+    f = family("test.family", 2)
+    a, b = _Owner(), _Owner()
+    assert isinstance(f.of(a), memo.Memo) and f.of(a) is f.of(a) and f.of(a) is not f.of(b)
+    f.of(a)[1] = "a1"
+    f.of(a)[2] = "a2"
+    f.of(b)[1] = "b1"
+    f.of(a)[3] = "a3"  # a's third key empties a's memo only
+    assert list(f.of(a)) == [3] and list(f.of(b)) == [1]
+
+
+def test_a_familys_stats_sum_its_owners_memos_and_clear_all_empties_them_all(family):
+    f = family("test.family.stats", 8)
+    a, b = _Owner(), _Owner()
+    held = f.of(a)
+    held["x"] = 1
+    f.of(b)["y"] = 2
+    f.of(b)["z"] = 3
+    assert held.get("x") == 1 and f.of(b).get("w") is None and "y" in f.of(b)  # 2 hits, 1 miss
+    assert f.stats() == memo.MemoStats("test.family.stats", 3, 8, 2, 1, owners=2)
+    assert _stats("test.family.stats") == f.stats()  # registered: stats() lists the family as one
+    memo.clear_all()
+    assert len(held) == 0 and f.of(a) is not held  # a holder sees its memo empty; the owner starts afresh
+    assert f.stats() == memo.MemoStats("test.family.stats", 0, 8, 0, 0, owners=1)
+
+
+def test_a_family_lets_its_owners_go_and_refuses_a_bound_below_one_or_a_taken_name(family):
+    f = family("test.family.weak", 4)
+    owner = _Owner()
+    f.of(owner)["k"] = "v"
+    assert f.stats().owners == 1
+    del owner
+    gc.collect()
+    assert f.stats().owners == 0 and f.stats().size == 0
+    with pytest.raises(ValueError, match="maxsize is 0, but it should be at least 1"):
+        memo.MemoFamily("test.family.zero", 0)
+    with pytest.raises(ValueError, match="exists already"):
+        memo.MemoFamily("test.family.weak", 4)
+
+
+@pytest.mark.parametrize(("name", "maxsize"), [
+    ("evaluate.state.compiled", 4096), ("evaluate.state.rewritten", 50_000), ("model.build.expanded", 4096),
+    ("model.build.substituted", 4096), ("model.build.reachable", 4096), ("derive.request_keys.keys", 4096),
+    ("report.plot_values.functions", 2048), ("report.latex.printed", 8192), ("report.latex.printers", 64),
+])
+def test_every_growing_per_model_mapping_is_a_registered_memo_family_with_its_bound(name, maxsize):
+    importlib.import_module("symgpu." + name.rsplit(".", 1)[0])
+    found = memo.registered()[name]
+    assert isinstance(found, memo.MemoFamily) and found.maxsize == maxsize
+
+
+def test_a_models_evaluate_state_holds_members_of_the_compiled_and_rewritten_families(write_model):
+    from symgpu.evaluate.state import state_of
+
+    model = symgpu.load(write_model())
+    memo.clear_all()
+    model.evaluate("P", preset="toy", I=10)
+    scaling.base_expression(model, model.expression("P"))
+    state = state_of(model)
+    assert isinstance(state.compiled, memo.Memo) and isinstance(state.rewritten, memo.Memo)
+    assert _stats("evaluate.state.compiled").size == len(state.compiled) > 0
+    assert _stats("evaluate.state.rewritten").size == len(state.rewritten) > 0
+    memo.clear_all()
+    assert len(state.compiled) == len(state.rewritten) == 0

@@ -125,7 +125,8 @@ def test_each_kind_is_read_into_its_own_record(write_model) -> None:
     assert type(asymptotes) is plot_kinds.AsymptotesPlot and asymptotes.regime_of == "P"
     (regimes,) = _model(write_model, 'quantity = "P"\nvariables = ["I", "B"]\nmarks = [{ axis = "x", variable = "B", expression = "P_peak/I" }]', "regime_map").plots
     assert type(regimes) is plot_kinds.RegimeMapPlot and regimes.kind == "regime_map"
-    assert regimes.marks == (plot_kinds.Mark(axis="x", label="P_peak/I", expression="P_peak/I", variable="B"),)
+    (mark,) = regimes.marks
+    assert (mark.axis, mark.label, mark.expression, mark.variable, mark.problem) == ("x", "P_peak/I", "P_peak/I", "B", "")
     assert not hasattr(regimes, "series")
 
 
@@ -138,6 +139,39 @@ def test_check_command_reports_bad_plot(write_model, capsys: pytest.CaptureFixtu
     path = _path(write_model, 'quantity = "P"\nvariables = ["I"]\ncolour = "red"')
     assert cli.main(["check", str(path)]) == 1
     assert "plot p.colour: unknown field 'colour' for kind = \"curve\"" in capsys.readouterr().out
+
+
+def test_a_marks_expression_is_parsed_once_when_the_model_loads_and_the_report_uses_that_parse(write_model) -> None:
+    from symgpu.report import plot_specs, plots
+
+    model = _model(write_model, 'quantity = "P"\nvariables = ["I"]\npresets = ["toy"]\n'
+                                'marks = [{ axis = "x", label = "ridge", expression = "P_peak/B" }]')
+    (mark,) = model.plots[0].marks
+    peak, bandwidth = model.symbols["P_peak"], model.symbols["B"]
+    assert mark.parsed == peak / bandwidth
+    (spec,) = [s for s in plot_specs.plan(model) if s.id == "p"]
+    assert spec.marks[0].parsed is mark.parsed  # planned from the record, not parsed again
+    plots.draw(model, spec, [])
+    # the toy preset: 100 TFLOP/s peak over 2 TB/s is 50 FLOP/B
+    assert [(m.label, m.value, m.reason) for m in spec.resolved_marks] == [("ridge", pytest.approx(50.0), "")]
+
+
+def test_a_centre_is_parsed_when_the_model_loads_and_centres_the_range_there(write_model) -> None:
+    from symgpu.report import plot_specs, plot_values
+
+    model = _model(write_model, 'quantity = "P"\nvariables = ["I", "B"]\npresets = ["toy"]\ncenters = { I = "P_peak/B" }', "regime_map")
+    (center,) = model.plots[0].centers
+    assert (center.variable, center.expression, center.parsed) == ("I", "P_peak/B", model.symbols["P_peak"] / model.symbols["B"])
+    (spec,) = [s for s in plot_specs.plan(model) if s.id == "p"]
+    # I's range centred on P_peak/B at B's own centre, the toy preset's 2 TB/s: 100 TFLOP/s / 2 TB/s = 50 FLOP/B
+    centers = plot_values._Values(model, spec).centers()
+    assert centers["I"] == pytest.approx(50.0) and centers["B"] == pytest.approx(2e12)
+
+
+def test_check_command_reports_a_bad_mark_expression(write_model, capsys: pytest.CaptureFixture[str]) -> None:
+    path = _path(write_model, 'quantity = "P"\nvariables = ["I"]\nmarks = [{ axis = "y", expression = "P_peak *" }]')
+    assert cli.main(["check", str(path)]) == 1
+    assert "plot p.marks[0].expression: cannot parse 'P_peak *'" in capsys.readouterr().out
 
 
 def test_series_and_stepped_range_with_regimes(write_model) -> None:

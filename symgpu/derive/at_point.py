@@ -10,7 +10,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive import jobs
-from symgpu.evaluate import input_values, scaling
+from symgpu.evaluate import point, scaling
 from symgpu.evaluate.active import condition_holds
 
 
@@ -86,13 +86,6 @@ def pinned(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, preset: str | No
     from the preset and values (what a limit at that point needs when the symbols alone do not say
     which Min argument wins far out); None where an input has no value there. Its value is in base
     units: :func:`symgpu.evaluate.evaluator.evaluate_expression` reads a bare number so."""
-    model = job.model
-    based = scaling.base_expression(model, expr)
-    merged = input_values.merge_values(model, preset, dict(values))
-    numbers: dict[sympy.Symbol, sympy.Expr] = {}
-    for symbol in based.free_symbols - {var}:
-        if symbol.name not in merged:
-            return None
-        magnitude = float(input_values.base_magnitude(model, symbol.name, merged[symbol.name]))
-        numbers[symbol] = sympy.nsimplify(magnitude, rational=True)
-    return based.xreplace(numbers)
+    based = scaling.base_expression(job.model, expr)
+    numbers = point.exact_base_values(job.model, based.free_symbols - {var}, preset, values)
+    return None if numbers is None else based.xreplace(numbers)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -43,6 +44,8 @@ POINTS = 2
 FALLBACK_POINTS = 6
 #: points drawn onto each preset (and fully drawn) to find one where each branch of a Piecewise answer holds
 BRANCH_DRAWS = 12
+#: the base of a fully drawn point: no preset, no values
+_DRAWN = _Point("", None, MappingProxyType({}))
 
 
 def certify(model: Model, derivation: Derivation, asked: Asked) -> Derivation:
@@ -98,7 +101,7 @@ def _then_more(model: Model, asked: Asked, points: list[_Point], answer_inputs: 
         return
     if not done:
         seen = {tuple(sorted(p.values.items())) for p in points if p.preset is None}
-        for point in _sampled(model, asked, _Point("", None, {}), FALLBACK_POINTS, answer_inputs):
+        for point in _sampled(model, asked, _DRAWN, FALLBACK_POINTS, answer_inputs):
             if tuple(sorted(point.values.items())) not in seen:
                 yield point
     if checked:
@@ -127,8 +130,7 @@ def _branch_points(model: Model, derivation: Derivation, asked: Asked, checked: 
 
     covered = {branch(p) for p in checked}
     wanted = len(form.args) + (0 if unstated else 1)
-    bases = [_Point(f"preset {p}", p, {}) for p in model.presets] + [_Point("", None, {})]
-    for base in bases:
+    for base in (*_bases(model, asked, cases=False), _DRAWN):
         for point in _sampled(model, asked, base, BRANCH_DRAWS, answer_inputs, zeros=True, seed="/branches"):
             found = branch(point)
             if found is not None and found not in covered:
@@ -181,14 +183,16 @@ def _points(model: Model, asked: Asked, answer_inputs: frozenset[str] = frozense
             found.extend(_sampled(model, asked, point, 1, answer_inputs))
         if len(found) == POINTS:
             return found, ""
-    return found + _sampled(model, asked, _Point("", None, {}), POINTS - len(found), answer_inputs), why
+    return found + _sampled(model, asked, _DRAWN, POINTS - len(found), answer_inputs), why
 
 
-def _bases(model: Model, asked: Asked) -> Iterator[_Point]:
-    """The model's presets, then its validation cases (a preset with a paper's workload: the
-    points the published numbers were computed at), the variable's own value left out."""
+def _bases(model: Model, asked: Asked, *, cases: bool = True) -> Iterator[_Point]:
+    """The model's presets, then (``cases``) its validation cases (a preset with a paper's workload:
+    the points the published numbers were computed at), the variable's own value left out."""
     for preset in model.presets:
         yield _Point(f"preset {preset}", preset, {})
+    if not cases:
+        return
     for case in model.validation_inputs.values():
         values = {k: v for k, v in case.inputs if k != asked.variable}
         if values:

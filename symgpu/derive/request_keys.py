@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from symgpu import store
 from symgpu.entry_kinds import DERIVATIONS
-from symgpu.memo import Memo
+from symgpu.memo import MemoFamily
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -38,17 +38,15 @@ if TYPE_CHECKING:
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 #: an omitted limiter without its equation, as the request's omit pairs print (``('', 'issue_bound')``)
 _UNSCOPED = re.compile(r"[(\[]''\s*,\s*'([A-Za-z_][A-Za-z_0-9]*)'[)\]]")
-#: each live model's keys, by the request's text (weakly: they go with the model)
-_KEYS: Memo[Any, dict[str, str]] = Memo("derive.request_keys.keys", 1024, weak=True)
+#: per live model (weakly: they go with the model), its keys by the request's text (a report asks ~25)
+_KEYS: MemoFamily[str, str] = MemoFamily("derive.request_keys.keys", 4096)
 
 
 def request_key(model: Model, parts: tuple[Any, ...]) -> str:
     """The store key of the derivation of ``parts`` (plain data: the request or the operation's
     arguments) in ``model``: equal in two models exactly when the request and its view are."""
     text = repr(parts)
-    kept = _KEYS.get(model)
-    if kept is None:
-        kept = _KEYS[model] = {}
+    kept = _KEYS.of(model)
     key = kept.get(text)
     if key is None:
         key = kept[text] = store.digest(DERIVATIONS.version, "request", text, view(model, text), store.engine_digest())

@@ -115,17 +115,19 @@ def equation_functions(model: Model, names: Sequence[str]) -> list[tuple[tuple[s
     NOTE: one small expression each, printed with evaluation on (see :func:`_lambdify`).
     """
     kept = state_of(model).compiled
+    out = []
     for name in names:
-        if ("equation", name) in kept:
-            continue
-        rhs = model.defining[name].rhs
-        base = rhs if scaling.in_base_units(model, rhs) else scaling.base_expression(model, rhs)
-        found = _STEPS.get(base)
+        found = kept.get(("equation", name))
         if found is None:
-            args = tuple(sorted(s.name for s in base.free_symbols))
-            found = _STEPS[base] = (args, _lambdify([model.symbols[a] for a in args], base, evaluating=True))
-        kept[("equation", name)] = found
-    return [kept[("equation", n)] for n in names]
+            rhs = model.defining[name].rhs
+            base = rhs if scaling.in_base_units(model, rhs) else scaling.base_expression(model, rhs)
+            found = _STEPS.get(base)
+            if found is None:
+                args = tuple(sorted(s.name for s in base.free_symbols))
+                found = _STEPS[base] = (args, _lambdify([model.symbols[a] for a in args], base, evaluating=True))
+            kept[("equation", name)] = found
+        out.append(found)
+    return out
 
 
 def condition_function(model: Model, condition: sympy.Basic) -> tuple[tuple[str, ...], Any]:

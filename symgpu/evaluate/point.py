@@ -4,12 +4,12 @@ declared units, substituted as 17-digit floats after the base-unit rewrite (no c
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from symgpu.evaluate import scaling
+from symgpu.evaluate import input_values, scaling
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -18,6 +18,21 @@ if TYPE_CHECKING:
 def base_values(model: Model, values: Mapping[sympy.Symbol, float]) -> dict[sympy.Symbol, sympy.Float]:
     """Declared-unit magnitudes -> base-unit SymPy floats, ready for ``xreplace``."""
     return {s: sympy.Float(v * scaling.symbol_scale(model, s.name), 17) for s, v in values.items()}
+
+
+def exact_base_values(model: Model, symbols: Iterable[sympy.Symbol], preset: str | None,
+                      values: Mapping[str, Any]) -> dict[sympy.Symbol, sympy.Expr] | None:
+    """Each of ``symbols``' value (the constants, then ``preset``'s, then ``values``) in coherent base
+    units as an exact number (the rational SymPy's ``nsimplify`` reads the float as), ready for
+    ``xreplace`` into a :func:`scaling.base_expression`; None where a symbol has no value there."""
+    merged = input_values.merge_values(model, preset, dict(values))
+    numbers: dict[sympy.Symbol, sympy.Expr] = {}
+    for symbol in symbols:
+        if symbol.name not in merged:
+            return None
+        magnitude = float(input_values.base_magnitude(model, symbol.name, merged[symbol.name]))
+        numbers[symbol] = sympy.nsimplify(magnitude, rational=True)
+    return numbers
 
 
 def at_point(model: Model, expr: sympy.Basic, values: Mapping[sympy.Symbol, float]) -> Any:

@@ -52,19 +52,13 @@ def in_base_units(model: Model, expr: sympy.Basic) -> bool:
     return all(unit_scale(model.units[s.name]) == 1 for s in expr.free_symbols)
 
 
-#: the most rewritten nodes kept per model (see :meth:`_Rescaler.walk`)
-MAX_REWRITTEN = 50_000
-
-
 class _Rescaler:
     """Walks an expression tracking the declared pint unit of every node."""
 
     def __init__(self, model: Model) -> None:
         self.model = model
         self.ureg = units.registry()
-        self.done: dict[int, tuple[Any, tuple[Any, Any]]] = state_of(model).rewritten
-        if len(self.done) > MAX_REWRITTEN:
-            self.done.clear()
+        self.done = state_of(model).rewritten  # bounded per model (``evaluate.state.rewritten``)
 
     def walk(self, expr: Any) -> tuple[Any, Any]:
         """(``expr`` rewritten for base units, its declared unit or ``None``), once per node.

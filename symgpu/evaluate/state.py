@@ -4,22 +4,33 @@ What ``evaluate/`` derives from a model (compiled functions, evaluation plans, e
 rewritten for base units) is kept in the model's :class:`ModelState`, obtained by
 :func:`state_of`, never as attributes on the model. The companions are held in one bounded memo
 with weak keys (``evaluate.state.models``): a model's state goes with the model, and
-:func:`symgpu.memo.clear_all` empties it with every other cache. Everything in it can be
-computed again, so dropping it never changes a result.
+:func:`symgpu.memo.clear_all` empties it with every other cache. The companion's mappings are
+members of memo families (``evaluate.state.compiled``, ``evaluate.state.rewritten``): bounded per
+model like every memo, counted by :func:`symgpu.memo.stats`. Everything in them can be computed
+again, so dropping it never changes a result.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from symgpu.memo import Memo
+from symgpu.memo import Memo, MemoFamily
 
 if TYPE_CHECKING:
     from symgpu.model import Model
 
 
-@dataclass(eq=False)
+#: the most compiled functions, plans and base-unit expressions kept per model (a report of the largest model keeps ~300)
+MAX_KEPT = 4096
+#: the most rewritten nodes kept per model (a report of the largest model keeps ~500)
+MAX_REWRITTEN = 50_000
+
+_COMPILED: MemoFamily[tuple[Any, ...], Any] = MemoFamily("evaluate.state.compiled", MAX_KEPT)
+_REWRITTEN: MemoFamily[int, tuple[Any, tuple[Any, Any]]] = MemoFamily("evaluate.state.rewritten", MAX_REWRITTEN)
+
+
+@dataclass(frozen=True, eq=False)
 class ModelState:
     """What ``evaluate/`` keeps for one model.
 
@@ -30,8 +41,8 @@ class ModelState:
             (:class:`symgpu.evaluate.scaling` keeps the node with its rewrite, so an id is never reused).
     """
 
-    compiled: dict[tuple[Any, ...], Any] = field(default_factory=dict)
-    rewritten: dict[int, tuple[Any, tuple[Any, Any]]] = field(default_factory=dict)
+    compiled: Memo[tuple[Any, ...], Any]
+    rewritten: Memo[int, tuple[Any, tuple[Any, Any]]]
 
 
 #: every live model's state, by model (weakly: the state goes with the model; the bound counts live models only)
@@ -42,7 +53,7 @@ def state_of(model: Model) -> ModelState:
     """The state ``evaluate/`` keeps for ``model`` (made empty on first use)."""
     found = _STATES.get(model)
     if found is None:
-        found = _STATES[model] = ModelState()
+        found = _STATES[model] = ModelState(_COMPILED.of(model), _REWRITTEN.of(model))
     return found
 
 

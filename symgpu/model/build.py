@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.memo import Memo
+from symgpu.memo import MemoFamily
 from symgpu.units import dimensions
 from symgpu.model import expressions, plot_requests, substitution
 from symgpu.model import schema
@@ -18,31 +17,13 @@ from symgpu.model.plot_kinds import PlotEntry
 from symgpu.model.records import Case, Equation, ValidationInputs
 
 
-@dataclass(eq=False)
-class Expansions:
-    """What :meth:`Model.expression` keeps for one model (all of it can be computed again).
-
-    Attributes:
-        expanded: each quantity's expression in its inputs, by (equation id, quantities kept as symbols).
-        substituted: each defined quantity's expansion, by (name, the part of the kept quantities it reaches).
-        reachable: the defined quantities each defined quantity's equation uses, directly or not.
-    """
-
-    expanded: dict[tuple[str, frozenset[str]], sympy.Expr] = field(default_factory=dict)
-    substituted: dict[tuple[str, frozenset[str]], sympy.Expr] = field(default_factory=dict)
-    reachable: dict[str, frozenset[str]] = field(default_factory=dict)
-
-
-#: every live model's expansions, by model (weakly: they go with the model; the bound counts live models only)
-_EXPANSIONS: Memo[Any, Expansions] = Memo("model.build.expansions", 1024, weak=True)
-
-
-def _expansions(model: Model) -> Expansions:
-    """The expansions kept for ``model`` (made empty on first use)."""
-    found = _EXPANSIONS.get(model)
-    if found is None:
-        found = _EXPANSIONS[model] = Expansions()
-    return found
+#: per model (weakly: they go with the model), what :meth:`Model.expression` keeps; all of it can be computed again:
+#: each quantity's expression in its inputs, by (equation id, quantities kept as symbols)
+_EXPANDED: MemoFamily[tuple[str, frozenset[str]], sympy.Expr] = MemoFamily("model.build.expanded", 4096)
+#: each defined quantity's expansion, by (name, the part of the kept quantities it reaches)
+_SUBSTITUTED: MemoFamily[tuple[str, frozenset[str]], sympy.Expr] = MemoFamily("model.build.substituted", 4096)
+#: the defined quantities each defined quantity's equation uses, directly or not
+_REACHABLE: MemoFamily[str, frozenset[str]] = MemoFamily("model.build.reachable", 4096)
 
 
 class Model(ModelChecks):
@@ -215,39 +196,42 @@ class Model(ModelChecks):
         equation = self.equation_for(name)
         stop = frozenset(stop_at)
         key = (equation.id, stop)
-        expanded = _expansions(self).expanded
-        if key not in expanded:
-            expanded[key] = self._expand(equation.rhs, stop)
-        return expanded[key]
+        expanded = _EXPANDED.of(self)
+        found = expanded.get(key)
+        if found is None:
+            found = expanded[key] = self._expand(equation.rhs, stop)
+        return found
 
     def _expand(self, expr: sympy.Expr, stop: frozenset[str]) -> sympy.Expr:
         """``expr`` with every defined quantity not in ``stop`` substituted, recursively.
 
-        NOTE: each defined quantity's expansion is kept (in its :class:`Expansions`
-        ``substituted``) for every later call: rebuilding the nested Min/Max of a large model
+        NOTE: each defined quantity's expansion is kept (the memo family ``model.build.substituted``)
+        for every later call: rebuilding the nested Min/Max of a large model
         costs seconds. It is keyed by the part of ``stop`` that the quantity depends on, so every
         caller gets the same expression.
         """
         mapping = {}
-        substituted = _expansions(self).substituted
+        substituted = _SUBSTITUTED.of(self)
         for sym in expr.free_symbols:
             if sym.name in self.defining and sym.name not in stop:
                 sub_key = (sym.name, stop & self._reachable(sym.name))
-                if sub_key not in substituted:
-                    substituted[sub_key] = self._expand(self.defining[sym.name].rhs, stop)
-                mapping[sym] = substituted[sub_key]
+                found = substituted.get(sub_key)
+                if found is None:
+                    found = substituted[sub_key] = self._expand(self.defining[sym.name].rhs, stop)
+                mapping[sym] = found
         return substitution.xreplace(expr, mapping) if mapping else expr
 
     def _reachable(self, name: str) -> frozenset[str]:
         """The defined quantities that defined quantity ``name``'s equation uses, directly or not."""
-        reachable = _expansions(self).reachable
-        if name not in reachable:
+        reachable = _REACHABLE.of(self)
+        kept = reachable.get(name)
+        if kept is None:
             found: set[str] = set()
             for sym in self.defining[name].rhs.free_symbols:
                 if sym.name in self.defining:
                     found |= {sym.name} | self._reachable(sym.name)
-            reachable[name] = frozenset(found)
-        return reachable[name]
+            kept = reachable[name] = frozenset(found)
+        return kept
 
     def dependencies(self, name: str, *, stop_at: tuple[str, ...] | frozenset[str] = ()) -> list[Equation]:
         """Equations used to compute ``name`` (itself first), each once."""

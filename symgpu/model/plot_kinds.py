@@ -1,7 +1,8 @@
 """The plot kinds a model file's ``[[plots]]`` may ask for, as data: one frozen :class:`PlotKind`
 per kind (the fields it reads, the ones it needs, how many variables it sweeps, what it draws), and
 the typed record each kind's entries are read into (:class:`CurvePlot`, :class:`AsymptotesPlot`,
-:class:`RegimeMapPlot`). Plain data: no SymPy, no pint, no matplotlib.
+:class:`RegimeMapPlot`). Plain data (no SymPy, pint or matplotlib import); a mark also holds its
+expression as the model parsed it, a SymPy object made by the model.
 
 The model checks each entry against its kind's spec when it is built
 (:mod:`symgpu.model.plot_requests`); the report (:mod:`symgpu.report.plot_specs`) plans its
@@ -40,12 +41,33 @@ class Mark:
         label: legend text (the expression when the file gives none).
         expression: model expression text.
         variable: the regime map variable it marks ("" = the x variable, or none given).
+        parsed: ``expression`` as the model parsed it (a SymPy expression): for a file's mark when
+            the model is built (a bad one is refused there), for a mark a report makes from a
+            derivation's expected form when it plans the plot; ``None`` where that does not parse.
+        problem: why ``expression`` does not parse, as the report shows it ("" when it does).
     """
 
     axis: str
     label: str
     expression: str
     variable: str = ""
+    parsed: Any = None
+    problem: str = ""
+
+
+@dataclass(frozen=True)
+class Center:
+    """The middle of a swept variable's automatic range: a model expression in the plot's scenario.
+
+    Attributes:
+        variable: the swept variable.
+        expression: model expression text.
+        parsed: ``expression`` as the model parsed it when it was built (a SymPy expression).
+    """
+
+    variable: str
+    expression: str
+    parsed: Any = None
 
 
 @dataclass(frozen=True)
@@ -62,7 +84,7 @@ class PlotEntry:
         bind: symbol -> quantity of the model, for values the presets lack.
         inputs: symbol -> quantity string.
         substitute: symbol -> expression text.
-        centers: variable -> expression text (centre of an automatic range).
+        centers: the centre of each automatic range given (:class:`Center`).
         marks: lines at model expressions.
         caption: text under the plot (whitespace runs made one space).
         title: title override ("" = automatic).
@@ -80,7 +102,7 @@ class PlotEntry:
     bind: tuple[tuple[str, str], ...] = ()
     inputs: tuple[tuple[str, str], ...] = ()
     substitute: tuple[tuple[str, str], ...] = ()
-    centers: tuple[tuple[str, str], ...] = ()
+    centers: tuple[Center, ...] = ()
     marks: tuple[Mark, ...] = ()
     caption: str = ""
     title: str = ""

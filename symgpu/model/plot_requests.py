@@ -15,7 +15,7 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.model import schema
-from symgpu.model.plot_kinds import KINDS, MARK_FIELDS, MAX_SERIES, MAX_STEPS, REQUIRED, SCALES, Mark, PlotEntry, SweptPlot
+from symgpu.model.plot_kinds import KINDS, MARK_FIELDS, MAX_SERIES, MAX_STEPS, REQUIRED, SCALES, Center, Mark, PlotEntry, SweptPlot
 from symgpu.model.records import Equation
 
 
@@ -98,13 +98,17 @@ class _Checker:
         return str(value)
 
     def expression(self, field: str, text: Any) -> str:
+        self.parsed(field, text)
+        return str(text)
+
+    def parsed(self, field: str, text: Any) -> sympy.Basic:
+        """``text`` parsed as an expression of the model (a ``ModelFileError`` naming ``plot <id>.<field>`` if not)."""
         if not isinstance(text, str):
             raise self.fail(field, f"expected an expression string, found {_kind(text)}")
         try:
-            self.model.parse(text, f"plot {self.request.id}.{field}")
+            return self.model.parse(text, f"plot {self.request.id}.{field}")
         except errors.SymgpuError as exc:
             raise self.fail(field, f"cannot parse {text!r}: {getattr(exc, 'problem', exc)}") from None
-        return text
 
     # -- the entry ---------------------------------------------------------------------
     def entry(self) -> PlotEntry:
@@ -137,7 +141,7 @@ class _Checker:
             case=self.case(presets), bind=self.bind(),
             inputs=tuple((self.symbol(f"inputs.{n}", n), self.quantity_text(f"inputs.{n}", n, v)) for n, v in self.table("inputs")),
             substitute=tuple((self.symbol(f"substitute.{n}", n), self.expression(f"substitute.{n}", t)) for n, t in self.table("substitute")),
-            centers=tuple((n, self.expression(f"centers.{n}", t)) for n, t in self.variable_table("centers", variables)),
+            centers=tuple(Center(n, str(t), self.parsed(f"centers.{n}", t)) for n, t in self.variable_table("centers", variables)),
             marks=self.marks(), caption=" ".join(self.text("caption").split()), title=self.text("title"), **scales,
         )
         if issubclass(spec.record, SweptPlot):
@@ -221,9 +225,10 @@ class _Checker:
                 raise self.fail(f"{where}.label", f"expected a string, found {_kind(mark.get('label'))}")
             if "expression" not in mark:
                 raise self.fail(where, "missing 'expression'", "a mark is drawn at the value of a model expression")
-            expression = self.expression(f"{where}.expression", mark["expression"])
+            parsed = self.parsed(f"{where}.expression", mark["expression"])
+            expression = mark["expression"]
             marks.append(Mark(axis=mark["axis"], label=mark.get("label") or expression, expression=expression,
-                              variable=str(mark.get("variable", ""))))
+                              variable=str(mark.get("variable", "")), parsed=parsed))
         return tuple(marks)
 
     def scale(self, field: str) -> str:

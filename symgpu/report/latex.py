@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 if TYPE_CHECKING:
     from symgpu.model import Model
-from symgpu.memo import Memo
+from symgpu.memo import MemoFamily
 from symgpu.model import latex_names
 from symgpu.numbers import DIGITS, number_text
 from symgpu.report import printing
@@ -133,12 +133,14 @@ def latex(model: Model, expr: Any, **options: Any) -> str:
     extra = options.pop("symbol_names", {})
     options.setdefault("mul_symbol", "dot")
     key = None if extra or not isinstance(expr, sympy.Basic) else (expr, tuple(sorted(options.items())))
-    kept = _PRINTED.setdefault(model, {})
+    kept = _PRINTED.of(model)
     if key is not None:
         try:
-            return kept[key]
-        except (KeyError, TypeError):  # TypeError: an unhashable expression or option, printed as is
-            pass
+            found = kept.get(key)
+        except TypeError:  # an unhashable expression or option, printed as is
+            found = None
+        if found is not None:
+            return found
     names = symbol_names(model)
     names.update(extra)
     # one printer per model and options: the subexpressions shared by a derivation's steps are printed once
@@ -152,19 +154,20 @@ def latex(model: Model, expr: Any, **options: Any) -> str:
     return text
 
 
-#: model -> (expression, options) -> LaTeX, see :func:`latex`
-_PRINTED: Memo[Any, dict[Any, str]] = Memo("report.latex.printed", 256, weak=True)
-#: model -> options -> its LaTeX printer (:class:`printing.KeptLatexPrinter`)
-_PRINTERS: Memo[Any, dict[Any, printing.KeptLatexPrinter]] = Memo("report.latex.printers", 256, weak=True)
+#: per model: (expression, options) -> LaTeX, see :func:`latex` (one model's report prints ~600)
+_PRINTED: MemoFamily[Any, str] = MemoFamily("report.latex.printed", 8192)
+#: per model: options -> its LaTeX printer (:class:`printing.KeptLatexPrinter`)
+_PRINTERS: MemoFamily[Any, printing.KeptLatexPrinter] = MemoFamily("report.latex.printers", 64)
 
 
 def _printer(model: Model, key: Any, names: dict[sympy.Symbol, str], options: dict[str, Any]) -> printing.KeptLatexPrinter | None:
     """The model's LaTeX printer for ``options`` (None: an unhashable option, print afresh)."""
-    printers = _PRINTERS.setdefault(model, {})
+    printers = _PRINTERS.of(model)
     try:
-        if key not in printers:
-            printers[key] = printing.KeptLatexPrinter({"symbol_names": names, **options})
-        return printers[key]
+        found = printers.get(key)
+        if found is None:
+            found = printers[key] = printing.KeptLatexPrinter({"symbol_names": names, **options})
+        return found
     except TypeError:
         return None
 

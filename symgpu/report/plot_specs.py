@@ -86,7 +86,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from symgpu import errors
 from symgpu.report.scenarios import Scenario, scenarios, supplied
-from symgpu.model.plot_kinds import Mark, PlotEntry, SweptPlot
+from symgpu.model.plot_kinds import Center, Mark, PlotEntry, SweptPlot
 from symgpu.model.plot_requests import bounded
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -172,8 +172,8 @@ class PlotSpec:
         scenario: where the other values come from.
         substitute: symbol -> expression text replacing it (e.g. ``M = N`` for square matrices).
         bind: symbol -> model quantity or quantity string, for values the scenario lacks.
-        marks: the lines to mark (:class:`~symgpu.model.plot_kinds.Mark`); expressions are model expression text.
-        centers: variable -> expression text giving the middle of its range.
+        marks: the lines to mark (:class:`~symgpu.model.plot_kinds.Mark`), each with its expression parsed.
+        centers: the middle of a variable's range (:class:`~symgpu.model.plot_kinds.Center`, parsed when the model was built).
         origin: the derivation requests (or ``plots.<id>``) the plot comes from.
         resolved_marks: marks with their values, filled in by :func:`draw`.
         x: quantity on the x axis computed from the variable ("" = the variable itself).
@@ -192,7 +192,7 @@ class PlotSpec:
     substitute: tuple[tuple[str, str], ...] = ()
     bind: tuple[tuple[str, str], ...] = ()
     marks: tuple[Mark, ...] = ()
-    centers: tuple[tuple[str, str], ...] = ()
+    centers: tuple[Center, ...] = ()
     origin: tuple[str, ...] = ()
     problem: str = ""
     resolved_marks: tuple[DrawnMark, ...] = ()
@@ -360,10 +360,11 @@ def _entry_spec(model: Model, entry: PlotEntry, plot_id: str, presets: Sequence[
 
 def _spec(model: Model, plot_id: str, kind: str, quantity: str, variables: tuple[str, ...], presets: Sequence[str], *,
           case: str = "", substitute: tuple[tuple[str, str], ...] = (), bind: tuple[tuple[str, str], ...] = (),
-          marks: tuple[Mark, ...] = (), centers: tuple[tuple[str, str], ...] = (), origin: tuple[str, ...] = (),
+          marks: tuple[Mark, ...] = (), centers: tuple[Center, ...] = (), origin: tuple[str, ...] = (),
           also: Sequence[str] = (), exclude: Sequence[str] = ()) -> PlotSpec:
     """A spec with the first scenario (preset order, then case order) that supplies every value
     (of ``quantity``, the marks and the quantities ``also``, except ``exclude``)."""
+    marks = tuple(_parsed(model, plot_id, mark) for mark in marks)
     needs = set(model.inputs(quantity)) | _mark_needs(model, marks)
     for name in also:
         needs |= set(model.inputs(name)) if name in model.defining else {name}
@@ -386,13 +387,22 @@ def _spec(model: Model, plot_id: str, kind: str, quantity: str, variables: tuple
     return PlotSpec(plot_id, kind, quantity, variables, None, substitute, bind, marks, centers, origin, problem or "no preset")
 
 
+def _parsed(model: Model, plot_id: str, mark: Mark) -> Mark:
+    """``mark`` with its expression parsed: a file's mark was when the model was built; one made
+    from a derivation's expected form is here, once per plot (``problem`` says why it does not parse)."""
+    if mark.parsed is not None or mark.problem:
+        return mark
+    try:
+        return replace(mark, parsed=model.parse(mark.expression, f"plot {plot_id} mark"))
+    except errors.SymgpuError as exc:
+        return replace(mark, problem=str(exc))
+
+
 def _mark_needs(model: Model, marks: Sequence[Mark]) -> set[str]:
     out: set[str] = set()
     for mark in marks:
-        try:
-            expr = model.parse(mark.expression, "plot mark")
-        except errors.SymgpuError:
+        if mark.parsed is None:
             continue
-        for sym in expr.free_symbols:
+        for sym in mark.parsed.free_symbols:
             out |= set(model.inputs(sym.name)) if sym.name in model.defining else {sym.name}
     return out

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy
 from symgpu import errors
-from symgpu.memo import Memo
-from symgpu.evaluate import active, input_values, scaling
+from symgpu.memo import MemoFamily
+from symgpu.evaluate import active, input_values, point, scaling
 from symgpu.numbers import number_text, round_sig
 from symgpu.report.scenarios import magnitude, scrub
 if TYPE_CHECKING:
@@ -20,18 +20,20 @@ from symgpu.evaluate import compiler
 
 
 # ============================================================================ evaluation
-#: model -> (expression, variables, fixed values, unit) -> compiled function, see :meth:`_Values.function`
-_FUNCTIONS: Memo[Any, dict[tuple[Any, ...], Any]] = Memo("report.plot_values.functions", 256, weak=True)
+#: per model: (expression, variables, fixed values, unit) -> compiled function, see :meth:`_Values.function`
+#: (one model's report compiles ~100)
+_FUNCTIONS: MemoFamily[tuple[Any, ...], Any] = MemoFamily("report.plot_values.functions", 2048)
 
 
 def _compiled(model: Model, expr: sympy.Basic, variables: tuple[str, ...], fixed: dict[sympy.Symbol, sympy.Float],
               unit_of: str | None) -> Any:
     """:func:`compiler.declared_unit_function`, once per model and arguments."""
-    kept = _FUNCTIONS.setdefault(model, {})
+    kept = _FUNCTIONS.of(model)
     key = (expr, variables, tuple(sorted((s.name, v) for s, v in fixed.items())), unit_of)
-    if key not in kept:
-        kept[key] = compiler.declared_unit_function(model, expr, variables, fixed, unit_of)
-    return kept[key]
+    found = kept.get(key)
+    if found is None:
+        found = kept[key] = compiler.declared_unit_function(model, expr, variables, fixed, unit_of)
+    return found
 
 
 class _Values:
@@ -76,8 +78,7 @@ class _Values:
 
     def _fixed(self, expr: sympy.Basic) -> dict[sympy.Symbol, sympy.Float]:
         """Base-unit values of every symbol of ``expr`` that is not varied."""
-        return {sym: sympy.Float(self._declared(sym.name) * scaling.symbol_scale(self.model, sym.name), 17)
-                for sym in expr.free_symbols if sym.name not in self.spec.variables}
+        return point.base_values(self.model, {sym: self._declared(sym.name) for sym in expr.free_symbols if sym.name not in self.spec.variables})
 
     def function(self, expr: sympy.Basic, unit_of: str | None = None) -> Any:
         """A NumPy function of the varied variables (declared units, ``spec.variables`` order)
@@ -97,11 +98,12 @@ class _Values:
         """The value of a fixed (not varied) symbol in its declared unit."""
         return self.bound[name] if name in self.bound else magnitude(self.model, name, self.scenario)
 
-    def scalar(self, text: str, unit_of: str | None = None, varied: Mapping[str, float] | None = None) -> float:
+    def scalar(self, expr: sympy.Basic, text: str, unit_of: str | None = None, varied: Mapping[str, float] | None = None) -> float:
         """Value of a model expression at the scenario, in the declared unit of ``unit_of``.
 
         Args:
-            text: model expression text.
+            expr: the expression, parsed by the model.
+            text: its text, for messages.
             unit_of: symbol whose declared unit the result is given in (base units if ``None``).
             varied: values (declared units) for plotted variables the expression uses.
 
@@ -110,14 +112,14 @@ class _Values:
                 or is not a finite real number here.
         """
         varied = dict(varied or {})
-        based = scaling.base_expression(self.model, self.expand(self.model.parse(text, f"plot {self.spec.id} mark")))
-        mapping: dict[sympy.Symbol, sympy.Float] = self._fixed(based)
+        based = scaling.base_expression(self.model, self.expand(expr))
+        at: dict[sympy.Symbol, float] = {}
         for sym in based.free_symbols:
             if sym.name in self.spec.variables:
                 if sym.name not in varied:
                     raise errors.EvaluationError(f"{text} depends on the plotted variable {sym.name}")
-                mapping[sym] = sympy.Float(varied[sym.name] * scaling.symbol_scale(self.model, sym.name), 17)
-        value = based.xreplace(mapping)
+                at[sym] = varied[sym.name]
+        value = based.xreplace(self._fixed(based) | point.base_values(self.model, at))
         if not (value.is_real and value.is_finite):
             raise errors.EvaluationError(f"{text} is not a finite real number with these values ({value})")
         return float(value) / (scaling.symbol_scale(self.model, unit_of) if unit_of else 1.0)
@@ -125,18 +127,19 @@ class _Values:
     def centers(self) -> dict[str, float]:
         """Middle of each plotted variable's range: an explicit centre, an x-mark for the
         variable (evaluated at the other variables' centres), a bound value, or the scenario's."""
-        explicit = dict(self.spec.centers)
+        explicit = {c.variable: c for c in self.spec.centers}
         known: dict[str, float] = {}
         for _ in range(len(self.spec.variables)):
             for variable in self.spec.variables:
                 if variable in known:
                     continue
-                candidates = [explicit[variable]] if variable in explicit else []
-                candidates += [m.expression for m in self.spec.marks
-                               if m.axis == "x" and (m.variable or self.spec.variables[0]) == variable]
-                for text in candidates:
+                # (text, parsed expression): the explicit centre, then the x-marks that parse
+                candidates = [(explicit[variable].expression, explicit[variable].parsed)] if variable in explicit else []
+                candidates += [(m.expression, m.parsed) for m in self.spec.marks
+                               if m.axis == "x" and (m.variable or self.spec.variables[0]) == variable and m.parsed is not None]
+                for text, expr in candidates:
                     try:
-                        value = self.scalar(text, variable, known)
+                        value = self.scalar(expr, text, variable, known)
                     except (errors.SymgpuError, TypeError, ValueError):
                         continue
                     if value > 0:
@@ -184,9 +187,12 @@ def _resolve_marks(values: _Values, spec: PlotSpec) -> list[DrawnMark]:
     """Each of ``spec``'s marks with its value in ``values``' scenario, or the reason it has none."""
     out = []
     for mark in spec.marks:
+        if mark.parsed is None:
+            out.append(DrawnMark(mark.axis, mark.label, mark.expression, reason=scrub(mark.problem)))
+            continue
         try:
             unit_of = (spec.x or spec.variables[0]) if mark.axis == "x" else spec.quantity
-            value = round_sig(values.scalar(mark.expression, unit_of))
+            value = round_sig(values.scalar(mark.parsed, mark.expression, unit_of))
             drawn = DrawnMark(mark.axis, mark.label, mark.expression, value, "n/a" if value is None else number_text(value))
         except (errors.SymgpuError, TypeError, ValueError, KeyError) as exc:
             drawn = DrawnMark(mark.axis, mark.label, mark.expression, reason=scrub(str(exc)))
