@@ -108,3 +108,18 @@ def test_eval_takes_occupancy_from_resource_usage(capsys):
 def test_malformed_occupancy_option_exits_2(capsys, spec, message):
     code, _, err = run(capsys, "eval", "hong_kim_2009", "N", "--preset", "gtx280", "--occupancy", spec)
     assert code == 2 and message in err
+
+
+def test_eval_says_which_valid_when_condition_it_could_not_check(cli):
+    # L_K0x_time never reads L_F, but its equation holds for N >= L_F/t_issue: without L_F the value is shown
+    # with the condition it could not check; with L_F = 6 (N = 10 >= 6) the note is gone
+    given = ["--set", "N=10", "--set", "B_threads=64", "--set", "G_blocks=10", "--set", "L_M=400", "--set", "M=16",
+             "--set", "n_X=19", "--set", "phi=1"]
+    code, out, _ = cli("eval", "interval_analysis", "L_K0x_time", *given)
+    assert code == 0 and "not checked: valid_when N >= L_F/t_issue" in out and "--set L_F=VALUE" in out
+    code, out, _ = cli("eval", "interval_analysis", "L_K0x_time", *given, "--json")
+    assert code == 0 and json.loads(out)["domain_not_checked"] == [{"equation": "L_K0", "valid_when": "N >= L_F/t_issue", "needs": ["L_F"]}]
+    code, out, _ = cli("eval", "interval_analysis", "L_K0x_time", *given, "--set", "L_F=6")
+    assert code == 0 and "not checked" not in out
+    code, _, err = cli("eval", "interval_analysis", "L_K0x_time", *given, "--set", "L_F=12")  # N = 10 < 12: outside
+    assert code != 0 and "L_F" in err

@@ -9,9 +9,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import pint
+import sympy
 
 from symgpu import api, errors, validation
 from symgpu.derive import summary
+from symgpu.evaluate import evaluator
 from symgpu.cli.common import BAD_INPUT, FAILED, OK, add_unit_options, add_value_options, convert, load_model, parse_assignments, unit_text
 from symgpu.kernel import occupancy
 from symgpu.model import loader, schema
@@ -151,6 +153,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     result = convert(model, model.evaluate(args.quantity, args.preset, values=values), args.unit, args.clock,
                      quantity=args.quantity, preset=args.preset, values=values)
     limits = _occupancy_limits(model, args, values)
+    unchecked = evaluator.unchecked_domain(model, args.quantity, args.preset, values)
     if args.json:
         record = {
             "model": model.id,
@@ -163,11 +166,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if limits is not None:
             record["can_launch"] = limits.can_launch
             record["limiting"] = [{"limit": n, "case": limits.cases.get(n, ""), "reason": limits.reasons.get(n, "")} for n in limits.limiting]
+        if unchecked:
+            record["domain_not_checked"] = [{"equation": e, "valid_when": sympy.sstr(c), "needs": list(n)} for e, c, n in unchecked]
         print(json.dumps(record))
     else:
         print(f"{args.quantity} = {summary.value_text(float(result.magnitude), unit_text(result))}")
         if limits is not None:
             print("\n".join(occupancy.explain(limits)))
+        for equation, condition, lacking in unchecked:
+            print(f"  not checked: valid_when {sympy.sstr(condition)} (equation {equation}) needs a value for "
+                  f"{', '.join(lacking)}; pass {' '.join('--set ' + n + '=VALUE' for n in lacking)} to check it")
     return OK
 
 

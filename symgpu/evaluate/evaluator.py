@@ -154,3 +154,16 @@ def inside_domain(model: Model, quantity: str, preset: str | None, values: Mappi
             holds = np.asarray(holds_at(*[magnitudes[a] for a in cond_args]), dtype=bool)
         inside &= np.broadcast_to(holds, (size,))
     return inside
+
+
+def unchecked_domain(model: Model, quantity: str, preset: str | None, values: Mapping[str, Any]) -> list[tuple[str, sympy.Basic, tuple[str, ...]]]:
+    """The ``valid_when`` conditions on the way to ``quantity`` that :func:`evaluate` could not
+    check at these values, because an input only the condition reads has no value (``N >= L_F/t_issue``
+    of a quantity that never reads ``L_F``): (equation id, condition as written, the names lacking)."""
+    given, magnitudes = input_values.gather_values(model, quantity, preset, values)
+    out = []
+    for equation, condition, cond_args, _ in compiler.domain_conditions(model, quantity, given):
+        lacking = tuple(a for a in cond_args if a not in magnitudes)
+        if lacking:
+            out.append((equation.id, condition, lacking))
+    return out
