@@ -3,16 +3,17 @@
 :func:`record` reads the source that :mod:`symgpu.evaluate.gridcode` generated (symgpu's own
 code, parsed with :mod:`ast`, never text from a file or the command line) into a
 :class:`Program`: a list of ufunc calls over registers (the function's arguments first, then one
-register per step), each operand a register or a float, each result in a new array or ``out=``
+register per step; a Python operator in the code is a step calling that operator), each operand a register or a float, each result in a new array or ``out=``
 one of the caller's buffers (a target, a float or a boolean scratch buffer), ``copyto`` steps,
 the outputs returned and the deferred last steps. Anything else in the source (a power, a call
 that is not one of :data:`UFUNCS`) means: no program (None).
 
 :func:`compiled` turns a :class:`Program` back into a :class:`GridProgram` whose function is a
-short loop calling ``getattr(np, name)`` for the names of :data:`UFUNCS` only: the same ufuncs
+short loop calling ``getattr(np, name)`` for the names of :data:`UFUNCS` only (and Python's
+operators, :data:`OPERATORS`, where the printed code applies them): the same ufuncs
 on the same operands in the same order as the generated code, so the same bits. What it is given
 has been checked by :func:`program_of` (names in the table, registers and buffers in range,
-numbers as floats, sizes bounded): nothing read back is executed or unpickled.
+numbers as floats or bounded whole numbers, sizes bounded): nothing read back is executed or unpickled.
 
 NOTE: imports neither SymPy nor pint.
 """
@@ -20,6 +21,7 @@ NOTE: imports neither SymPy nor pint.
 from __future__ import annotations
 
 import ast
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,8 +39,19 @@ UFUNCS = frozenset({
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
     "logical_xor", "logical_not", "isnan", "isinf", "isfinite", "signbit", "copysign", "where",
 })
+#: Python's operators as the printed code applies them (on arrays NumPy's ufuncs, on NumPy scalars
+#: NumPy's scalar arithmetic, on floats Python's: the operator itself is called, so the same
+#: dispatch and the same bits, ``**``'s fast paths included)
+OPERATORS: dict[str, Callable[..., Any]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "//": operator.floordiv,
+    "%": operator.mod, "**": operator.pow, "neg": operator.neg, "pos": operator.pos,
+}
+_BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**"}
+_UNARY = {ast.USub: "neg", ast.UAdd: "pos"}
 #: the most steps, registers' operands and outputs a stored program may have
 MAX_STEPS, MAX_OPERANDS, MAX_OUTPUTS = 10_000, 3, 1_000
+#: the largest whole number a program may hold (larger ones: not recorded)
+MAX_WHOLE = 2**53
 #: the buffers a step may write into: the caller's targets, float and boolean scratch buffers
 BUFFERS = ("t", "f", "b")
 #: the value names the printed code may use, as floats
@@ -47,10 +60,11 @@ _VALUES = {"nan": float("nan"), "inf": float("inf"), "pi": float(np.pi), "e": fl
 
 @dataclass(frozen=True)
 class Operand:
-    """A register (``register`` >= 0) or a float (``register`` -1, ``value``)."""
+    """A register (``register`` >= 0) or a number (``register`` -1, ``value``: a float, or a whole
+    number as the printed code wrote it, at most 2**53 in size)."""
 
     register: int
-    value: float = 0.0
+    value: float | int = 0.0
 
 
 @dataclass(frozen=True)
@@ -168,13 +182,13 @@ class _Recorder:
                     return Operand(self.count + index)
             raise _Unsupported
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-            if isinstance(node.value, int) and abs(node.value) > 2**53:
+            if isinstance(node.value, int) and abs(node.value) > MAX_WHOLE:
                 raise _Unsupported
-            return Operand(-1, float(node.value))
-        if isinstance(node, ast.BinOp) and type(node.op) in gridcode._BINARY:
-            return self.add(Step(gridcode._BINARY[type(node.op)], (self.operand(node.left), self.operand(node.right)), None))
-        if isinstance(node, ast.UnaryOp) and type(node.op) in gridcode._UNARY:
-            return self.add(Step(gridcode._UNARY[type(node.op)], (self.operand(node.operand),), None))
+            return Operand(-1, node.value)
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+            return self.add(Step(_BINARY[type(node.op)], (self.operand(node.left), self.operand(node.right)), None))
+        if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
+            return self.add(Step(_UNARY[type(node.op)], (self.operand(node.operand),), None))
         if isinstance(node, ast.Call):
             out = [k.value for k in node.keywords if k.arg == "out"]
             if len(node.keywords) != len(out) or len(out) > 1:
@@ -249,7 +263,7 @@ def _read(data: Any, arguments: int, targets: int) -> Program | None:
         return None
     steps: list[Step] = []
     for raw in raw_steps:
-        if not isinstance(raw, list) or len(raw) != 3 or raw[0] not in UFUNCS | {"copyto"}:
+        if not isinstance(raw, list) or len(raw) != 3 or not (raw[0] in UFUNCS or raw[0] in OPERATORS or raw[0] == "copyto"):
             return None
         name, operands, buffer = raw
         if not isinstance(operands, list) or not 1 <= len(operands) <= MAX_OPERANDS:
@@ -259,7 +273,7 @@ def _read(data: Any, arguments: int, targets: int) -> Program | None:
             if not isinstance(buffer, list) or len(buffer) != 2 or buffer[0] not in limits:
                 return None
             where = (buffer[0], _count(buffer[1], MAX_STEPS))
-            if where[1] >= limits[where[0]] or name == "where":
+            if where[1] >= limits[where[0]] or name == "where" or name in OPERATORS:
                 return None
         else:
             where = None
@@ -288,6 +302,8 @@ def _read(data: Any, arguments: int, targets: int) -> Program | None:
 def _arity_ok(name: str, count: int) -> bool:
     if name == "copyto":
         return count in (1, 2)
+    if name in OPERATORS:
+        return count == (1 if name in ("neg", "pos") else 2)
     if name == "where":
         return count == 3
     ufunc = getattr(np, name, None)
@@ -299,14 +315,15 @@ def _operand(raw: Any, registers: int) -> Operand:
         raise ValueError(raw)
     if raw[0] == "r":
         return Operand(_count(raw[1], registers - 1))
-    if raw[0] == "k" and type(raw[1]) is float:
+    if raw[0] == "k" and (type(raw[1]) is float or type(raw[1]) is int and abs(raw[1]) <= MAX_WHOLE):
         return Operand(-1, raw[1])
     raise ValueError(raw)
 
 
 def compiled(program: Program) -> gridcode.GridProgram:
     """``program`` as a :class:`GridProgram` run by :func:`run` (see the module's docstring)."""
-    calls: list[Callable[..., Any]] = [np.copyto if s.ufunc == "copyto" else getattr(np, s.ufunc) for s in program.steps]
+    calls: list[Callable[..., Any]] = [np.copyto if s.ufunc == "copyto" else OPERATORS[s.ufunc] if s.ufunc in OPERATORS
+                                       else getattr(np, s.ufunc) for s in program.steps]
 
     def function(*values: Any) -> tuple[Any, ...]:
         return run(program, calls, values[:-3], *values[-3:])

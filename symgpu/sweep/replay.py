@@ -144,11 +144,23 @@ def model_files(path: Path) -> list[tuple[str, str, str]] | None:
 def keep(request: Request, plan: Plan, function: gridcode.GridProgram) -> bool:
     """Record ``plan`` (run by ``function``) for ``request`` after a full run; False where it cannot
     be stored as data (the next run takes the full path again)."""
+    if not store.enabled():
+        return False
+    text = entry(request, plan, function)
+    if text is None:
+        return False
+    store.put(SWEEP_PLAN, _key(request, json.loads(text)["files"][0][1]), text)
+    return True
+
+
+def entry(request: Request, plan: Plan, function: gridcode.GridProgram) -> str | None:
+    """The entry :func:`keep` stores: ``plan`` as JSON text, checked to read back (None where it
+    cannot be stored as data)."""
     path = model_file(request.model)
     files = model_files(path) if path is not None else None
     recorded = programs.record(function, len(plan.grid.axes) + len(plan.fixed))
-    if files is None or recorded is None or not store.enabled():
-        return False
+    if files is None or recorded is None:
+        return None
     regime = plan.regime
     body = {
         "format": FORMAT, "files": [list(f) for f in files], "quantities": list(plan.quantities),
@@ -163,11 +175,8 @@ def keep(request: Request, plan: Plan, function: gridcode.GridProgram) -> bool:
     try:
         text = json.dumps(body, sort_keys=True)
     except (TypeError, ValueError):
-        return False
-    if find_in(request, text) is None:  # what is stored must read back as this plan
-        return False
-    store.put(SWEEP_PLAN, _key(request, files[0][1]), text)
-    return True
+        return None
+    return text if find_in(request, text) is not None else None  # what is stored must read back
 
 
 def _tree_data(tree: Tree) -> list[Any]:
