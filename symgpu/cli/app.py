@@ -4,7 +4,8 @@ Exit codes: 0 success; 1 a check or validation failed; 2 bad usage or bad input 
 clear message on stderr, never a traceback).
 
 Start-up: :func:`main` imports only the module of the command it runs (``symgpu --help``
-and ``symgpu list`` import neither SymPy nor matplotlib). The top-level help comes from
+and ``symgpu list`` import neither SymPy nor matplotlib); ``symgpu sweep`` run again with the
+same request first tries its stored plan (:mod:`symgpu.cli.sweep_replay`: neither SymPy nor pint). The top-level help comes from
 :data:`COMMANDS`, which ``tests/test_cli.py`` checks against the command modules' parsers.
 """
 

@@ -17,6 +17,10 @@ the certificates), on scalars or on arrays:
 - a case table's (or ``Piecewise``'s) applying case is the first whose condition holds;
 - an argument without a ``limiters`` name is ``min_arg<i>``/``max_arg<i>``, ``i`` its 1-based
   position in ``rhs.args`` (:func:`argument_labels`).
+
+The number-only part (ties, relations, binding arguments, tie intervals) lives in
+:mod:`symgpu.evaluate.rule`, which imports neither SymPy nor pint, and is re-exported here: one
+rule, used as well by a stored sweep plan (:mod:`symgpu.sweep.replay`).
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ applies at one point), called on arrays: for a top-level ``Min``/``Max`` the bin
 :func:`~symgpu.evaluate.active.argument_labels`; for an equation with cases the first case whose
 condition holds, relations compared in base units by
 :func:`~symgpu.evaluate.active.relation_holds`. Only the walk over a condition's And/Or/Not
-tree is here, so each side is compiled once with the plan's other outputs.
+tree is here, so each side is compiled once with the plan's other outputs; the decision on
+arrays is :mod:`symgpu.sweep.decide` (re-exported here), which imports no SymPy.
 """
 
 from __future__ import annotations

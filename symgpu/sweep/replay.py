@@ -146,10 +146,13 @@ def keep(request: Request, plan: Plan, function: gridcode.GridProgram) -> bool:
     be stored as data (the next run takes the full path again)."""
     if not store.enabled():
         return False
-    text = entry(request, plan, function)
-    if text is None:
+    try:  # NOTE: the sweep is written by now: nothing here may turn it into an error
+        text = entry(request, plan, function)
+        if text is None:
+            return False
+        store.put(SWEEP_PLAN, _key(request, json.loads(text)["files"][0][1]), text)
+    except OSError:  # a working folder removed meanwhile, an unreadable model file
         return False
-    store.put(SWEEP_PLAN, _key(request, json.loads(text)["files"][0][1]), text)
     return True
 
 
@@ -192,12 +195,13 @@ def find(request: Request) -> StoredSweep | None:
     does not hold up (see the module's docstring)."""
     if not store.enabled():
         return None
-    path = model_file(request.model)
-    digest = _sha256(path) if path is not None else None
-    if digest is None:
+    try:
+        path = model_file(request.model)
+        digest = _sha256(path) if path is not None else None
+        body = store.get(SWEEP_PLAN, _key(request, digest)) if digest is not None else None
+        return find_in(request, body) if body is not None else None
+    except OSError:  # a working folder removed meanwhile: the full path says what is wrong
         return None
-    body = store.get(SWEEP_PLAN, _key(request, digest))
-    return find_in(request, body) if body is not None else None
 
 
 def find_in(request: Request, body: str) -> StoredSweep | None:
@@ -205,7 +209,7 @@ def find_in(request: Request, body: str) -> StoredSweep | None:
     try:
         data = json.loads(body)
         return _read(request, data)
-    except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError, errors.SymgpuError):
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError, RecursionError, OSError, errors.SymgpuError):
         return None
 
 
