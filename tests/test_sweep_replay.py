@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import grid_programs
 import numpy as np
 import pytest
 
@@ -192,7 +193,8 @@ DAMAGE: dict[str, Callable[[dict[str, Any]], None]] = {
     "a register not yet computed": _step(1, [["r", 10_000], ["r", 0]]),
     "a negative register": _step(1, [["r", -1], ["r", 0]]),
     "a number as text": _step(1, [["k", "1e3"], ["r", 0]]),
-    "a boolean as a number": _step(1, [["k", True], ["r", 0]]),
+    "null as a number": _step(1, [["k", None], ["r", 0]]),
+    "a list as a number": _step(1, [["k", [1.0]], ["r", 0]]),
     "a whole number too large": _step(1, [["k", 2**60], ["r", 0]]),
     "too many operands": _step(1, [["r", 0]] * 5),
     "a buffer out of range": _set(("program", "floats"), 0),
@@ -237,6 +239,27 @@ def test_the_undamaged_entry_is_used(hong_kim: tuple[replay.Request, Any, Any, s
     stored = replay.find_in(request, text)
     assert stored is not None and stored.regime == plan.regime and stored.fixed == plan.fixed
     assert stored.metadata() == plan.metadata() and stored.columns() == plan.columns()
+
+
+@pytest.mark.parametrize("model_id", symgpu.list_models())
+def test_every_bundled_regime_program_read_back_from_its_entry_computes_the_same_bits(model_id: str) -> None:
+    for quantity, plan, _, function in grid_programs.regime_plans(model_id, defer=True):
+        if function is None:
+            continue
+        recorded = program.record(function, len(plan.grid.axes) + len(plan.fixed))
+        assert recorded is not None, quantity
+        read = program.program_of(json.loads(json.dumps(recorded.as_data())), recorded.arguments, 1)
+        assert read == recorded, quantity
+        stored = program.compiled(read)
+        assert (stored.floats_needed, stored.bools_needed, stored.deferred) == (function.floats_needed, function.bools_needed, function.deferred)
+        coords, shape, values = grid_programs.axes_and_values(plan)
+        with np.errstate(all="ignore"):
+            want = grid_programs.run_program(function, coords, values, shape, [np.empty(shape)])
+            got = grid_programs.run_program(stored, coords, values, shape, [np.empty(shape)])
+        assert len(want) == len(got), quantity
+        for index, (a, b) in enumerate(zip(want, got)):
+            a, b = np.asarray(a), np.asarray(b)
+            assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes(), (quantity, index)
 
 
 def test_a_program_step_names_only_numpy_ufuncs_where_or_python_operators() -> None:

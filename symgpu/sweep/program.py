@@ -13,7 +13,7 @@ short loop calling ``getattr(np, name)`` for the names of :data:`UFUNCS` only (a
 operators, :data:`OPERATORS`, where the printed code applies them): the same ufuncs
 on the same operands in the same order as the generated code, so the same bits. What it is given
 has been checked by :func:`program_of` (names in the table, registers and buffers in range,
-numbers as floats or bounded whole numbers, sizes bounded): nothing read back is executed or unpickled.
+constants as floats, bounded whole numbers or booleans, sizes bounded): nothing read back is executed or unpickled.
 
 NOTE: imports neither SymPy nor pint.
 """
@@ -60,11 +60,11 @@ _VALUES = {"nan": float("nan"), "inf": float("inf"), "pi": float(np.pi), "e": fl
 
 @dataclass(frozen=True)
 class Operand:
-    """A register (``register`` >= 0) or a number (``register`` -1, ``value``: a float, or a whole
-    number as the printed code wrote it, at most 2**53 in size)."""
+    """A register (``register`` >= 0) or a constant (``register`` -1, ``value``: a float, a whole
+    number as the printed code wrote it, at most 2**53 in size, or a boolean)."""
 
     register: int
-    value: float | int = 0.0
+    value: float | int | bool = 0.0
 
 
 @dataclass(frozen=True)
@@ -181,7 +181,7 @@ class _Recorder:
                 if self.steps[index].buffer == buffer:
                     return Operand(self.count + index)
             raise _Unsupported
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):  # bool is an int
             if isinstance(node.value, int) and abs(node.value) > MAX_WHOLE:
                 raise _Unsupported
             return Operand(-1, node.value)
@@ -315,7 +315,7 @@ def _operand(raw: Any, registers: int) -> Operand:
         raise ValueError(raw)
     if raw[0] == "r":
         return Operand(_count(raw[1], registers - 1))
-    if raw[0] == "k" and (type(raw[1]) is float or type(raw[1]) is int and abs(raw[1]) <= MAX_WHOLE):
+    if raw[0] == "k" and (type(raw[1]) in (float, bool) or type(raw[1]) is int and abs(raw[1]) <= MAX_WHOLE):
         return Operand(-1, raw[1])
     raise ValueError(raw)
 
