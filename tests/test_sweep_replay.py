@@ -112,6 +112,19 @@ def test_a_request_with_other_axes_takes_the_full_path_and_keeps_its_own_plan(tm
     assert len((tmp_path / "b.csv").read_text().splitlines()) == 1 + 20 * 20  # header + every point
 
 
+def test_an_edited_base_model_file_sends_its_variants_request_to_the_full_path(tmp_path: Path) -> None:
+    for name in ("hong_kim_2009", "hong_kim_2009_intended"):
+        (tmp_path / f"{name}.toml").write_bytes((ROOT / "equations" / f"{name}.toml").read_bytes())
+    args = [str(tmp_path / "hong_kim_2009_intended.toml"), "Exec_cycles_app", "-p", "table2_example", "-g", "Mem_LD=100:1000:100"]
+    assert "imported sympy True" in run_cli(["sweep", *args, "-o", str(tmp_path / "a.csv")], tmp_path / "cache").stdout
+    assert "imported sympy False" in run_cli(["sweep", *args, "-o", str(tmp_path / "b.csv")], tmp_path / "cache").stdout
+    with open(tmp_path / "hong_kim_2009.toml", "a", encoding="utf-8") as stream:
+        stream.write("\n# edited\n")
+    edited = run_cli(["sweep", *args, "-o", str(tmp_path / "c.csv")], tmp_path / "cache")
+    assert edited.returncode == 0 and "imported sympy True" in edited.stdout
+    assert (tmp_path / "a.csv").read_text() == (tmp_path / "b.csv").read_text() == (tmp_path / "c.csv").read_text()
+
+
 @pytest.mark.parametrize("argv", [
     ["sweep", *VOLKOV, "-g", "n=1:4", "--set", "mem_lat=300", "-o", "x.parquet"],
     ["sweep", *VOLKOV, "-g", "n=1:4", "--backend", "numba", "-o", "x.parquet"],
