@@ -17,7 +17,11 @@ for), the lines interleaved round by round, medians of ``--repeat`` rounds:
   maxwell -g n=1:N -g alpha=0:999 --regime-of '' -o FILE.parquet``: the same columns as the
   first line, and the ratio is against it;
 * ``symgpu sweep``: the same with the regime column (symgpu's default), and ``--backend
-  numba``: ratios against the hand line with the regime column.
+  numba``: ratios against the hand line with the regime column;
+* ``symgpu sweep, full path``: the same as ``symgpu sweep`` with ``--no-cache``: SymPy, pint and the
+  model loaded, the plan built. The warm-up round stores each request's plan
+  (:mod:`symgpu.sweep.replay`), so the two lines before it are the plan path (a request run again,
+  neither SymPy nor pint imported); the numba line always takes the full path.
 
 The files are checked to hold the same value column (rtol 1e-12) and the same regime labels.
 Also printed: the CPU seconds of each process (user + system: steadier than wall time on a
@@ -153,6 +157,8 @@ def main() -> None:
                               "hand ... + regime"),
         "symgpu sweep (no regime)": ([*sweep, "--regime-of", "", "-o", str(folder / "plain.parquet")], "hand numpy+pyarrow"),
         "symgpu sweep": ([*sweep, "-o", str(folder / "regime.parquet")], "hand ... + regime"),
+        "symgpu sweep, full path": ([sweep[0], "-m", "symgpu", "--no-cache", *sweep[3:], "-o", str(folder / "full.parquet")],
+                                    "hand ... + regime"),
     }
     if numba is not None:
         commands["symgpu sweep numba"] = ([*sweep, "--backend", "numba", "-o", str(folder / "numba.parquet")], "hand ... + regime")
@@ -161,7 +167,7 @@ def main() -> None:
     import pyarrow.parquet as pq  # noqa: PLC0415 - after the children ran, to check their files
 
     names = ["latency_bound", "memory_bound", "alu_bound", "issue_bound"]
-    for name in ("hand_regime", "plain", "regime", "numba"):
+    for name in ("hand_regime", "plain", "regime", "full", "numba"):
         if (folder / f"{name}.parquet").exists():
             for a, b in aligned(batches(pq, folder / "hand.parquet", "memory_throughput"), batches(pq, folder / f"{name}.parquet", "memory_throughput")):
                 np.testing.assert_allclose(b.to_numpy(), a.to_numpy(), rtol=1e-12, err_msg=name)

@@ -55,10 +55,12 @@ REPORT = EntryKind("report", "report-freshness-v1", "symgpu.report.freshness", (
                    "report --all: inputs digest -> SHA-256 of each file written")
 REPORT_SECONDS = EntryKind("report_seconds", "report-seconds-v1", "symgpu.report.schedule", ("symgpu.report.schedule",),
                            False, "report --all: CPU seconds per report folder (the start order)")
+SWEEP_PLAN = EntryKind("sweep_plan", "sweep-plan-v1", "symgpu.sweep.replay", ("symgpu.sweep.replay",), False,
+                       "symgpu sweep: a request's numeric plan as JSON (grid program, regime rule's inputs, file layout)")
 
 #: every kind, in the order ``symgpu cache`` lists them
-KINDS: tuple[EntryKind, ...] = (TOML, MINMAX, SIGNS, DERIVATIONS, REPORT, REPORT_SECONDS)
+KINDS: tuple[EntryKind, ...] = (TOML, MINMAX, SIGNS, DERIVATIONS, REPORT, REPORT_SECONDS, SWEEP_PLAN)
 #: kind by name
 BY_NAME: dict[str, EntryKind] = {kind.name: kind for kind in KINDS}
 
-__all__ = ["BY_NAME", "DERIVATIONS", "EntryKind", "KINDS", "MINMAX", "REPORT", "REPORT_SECONDS", "SIGNS", "TOML"]
+__all__ = ["BY_NAME", "DERIVATIONS", "EntryKind", "KINDS", "MINMAX", "REPORT", "REPORT_SECONDS", "SIGNS", "SWEEP_PLAN", "TOML"]

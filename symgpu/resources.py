@@ -53,3 +53,28 @@ def model_folders() -> list[Path]:
 def reports() -> Path:
     """Default folder of ``symgpu report --all``: the checkout's ``reports/``, else ``./reports``."""
     return CHECKOUT / "reports" if in_checkout() else Path.cwd() / "reports"
+
+
+def find_model(model_id: str, folder: Path | None = None) -> Path | None:
+    """The file of model ``model_id`` in ``folder`` or, by default, the first model folder that has it."""
+    for candidate in ([folder] if folder is not None else model_folders()):
+        path = candidate / f"{model_id}.toml"
+        if path.is_file():
+            return path
+    return None
+
+
+def shadowed_models(model_id: str) -> list[Path]:
+    """Files of model ``model_id`` in later model folders (``$SYMGPU_MODEL_PATH``) that the first
+    one found hides: a user model with a bundled model's id is never the one loaded by id."""
+    found = [f / f"{model_id}.toml" for f in model_folders() if (f / f"{model_id}.toml").is_file()]
+    return found[1:]
+
+
+def base_model_file(path: Path, extends: str) -> Path:
+    """The file of base model ``extends`` of the model file ``path``: beside it first, then
+    in the model folders (the path beside it when neither has one; the caller checks it exists)."""
+    beside = path.parent / f"{extends}.toml"
+    # NOTE: whatever is beside counts (a pipe, a folder): it is refused when read, never skipped
+    # for a bundled model of the same id
+    return beside if os.path.lexists(beside) else (find_model(extends) or beside)

@@ -11,7 +11,7 @@ import pytest
 
 from symgpu.cli import main
 from symgpu.report import files
-from symgpu.sweep import writers
+from symgpu.sweep import output
 
 REPO = Path(__file__).resolve().parent.parent
 MEASURED = REPO / "data" / "h100" / "stream_read_vs_warps_model.csv"
@@ -91,7 +91,7 @@ def test_sweep_into_an_unwritable_folder_is_one_line(tmp_path, capsys):
 def test_sweep_on_a_full_disk_is_one_line_and_leaves_no_temporary_file(tmp_path, capsys, monkeypatch):
     def full(*args, **kwargs):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-    monkeypatch.setattr(writers, "csv_blocks", full)
+    monkeypatch.setattr(output, "csv_blocks", full)  # the writer of both the full and the plan path
     assert main([*SWEEP, "-o", str(tmp_path / "s.csv")]) == 2
     _one_line(capsys, "No space left on device")
     assert list(tmp_path.iterdir()) == []

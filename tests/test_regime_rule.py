@@ -21,7 +21,7 @@ from symgpu.report.plot_values import _branches
 from symgpu.report.scenarios import Scenario, scenarios, supplied
 from symgpu.sweep import sweep
 from symgpu.sweep.grid import Axis
-from symgpu.sweep.regimes import _binding
+from symgpu.sweep.decide import _binding
 
 #: axis values around a base point, as factors (a wide span crosses the regime boundaries)
 FACTORS = (1 / 64, 1 / 8, 1 / 2, 1, 2, 8, 64)
@@ -143,7 +143,6 @@ def test_binding_on_arrays_is_the_scalar_rule_point_by_point() -> None:
 def test_a_sweep_decides_rows_over_fewer_axes_at_their_size_by_the_same_rule(kind: str) -> None:
     # rows that broadcast (a full row, rows over one axis, a constant), near ties across the
     # groups, NaN and infinities: the regime the sweep's NumPy backend computes is the rule's
-    from symgpu.sweep.regimes import _binding
 
     rng = np.random.default_rng(7)
     pool = [1.0, 2.0, 2.0 * (1 + active.TIE / 3), 2.0 * (1 - 3 * active.TIE), 2.0 * (1 + 3 * active.TIE), 3.0, 0.0, -2.0,

@@ -14,8 +14,8 @@ import grid_programs
 import symgpu
 from symgpu.evaluate import active, compiler, gridcode
 from symgpu.sweep import build_plan, sweep
-from symgpu.sweep.regimes import RegimeSpec, _binding, decide
-from symgpu.sweep.run import _count_spread
+from symgpu.sweep.decide import RegimeSpec, _binding, decide
+from symgpu.sweep.chunks import count_spread
 
 
 # functions shaped as lambdify prints them (common subexpressions, then one tuple)
@@ -196,4 +196,4 @@ def test_a_domain_over_fewer_axes_is_counted_at_its_size_as_the_broadcast_grid_w
     for own, grid in [((1, 5, 1), (3, 5, 7)), ((5, 1), (3, 5, 7)), ((3, 5, 7), (3, 5, 7)), ((7,), (3, 5, 7)), ((1, 1, 1), (3, 1, 7))]:
         inside = rng.random(own) < 0.5
         brute = sum(1 for point in np.ndindex(*grid) if inside[tuple(p if n > 1 else 0 for p, n in zip(point[len(grid) - inside.ndim:], own))])
-        assert _count_spread(inside, grid) == brute
+        assert count_spread(inside, grid) == brute

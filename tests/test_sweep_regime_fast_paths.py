@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from symgpu.evaluate import active
-from symgpu.sweep.regimes import _binding, _relation
+from symgpu.sweep.decide import _binding, _relation
 
 #: relative offsets around a tie: inside TIE, between TIE and the fast path's 4 TIE, and beyond
 OFFSETS = (0.0, 3e-13, -3e-13, 1e-12, -1e-12, 2e-12, -2e-12, 4e-12, -4e-12, 5e-12, -5e-12, 1e-6, -1e-6)

@@ -4,7 +4,8 @@ Exit codes: 0 success; 1 a check or validation failed; 2 bad usage or bad input 
 clear message on stderr, never a traceback).
 
 Start-up: :func:`main` imports only the module of the command it runs (``symgpu --help``
-and ``symgpu list`` import neither SymPy nor matplotlib). The top-level help comes from
+and ``symgpu list`` import neither SymPy nor matplotlib); ``symgpu sweep`` run again with the
+same request first tries its stored plan (:mod:`symgpu.cli.sweep_replay`: neither SymPy nor pint). The top-level help comes from
 :data:`COMMANDS`, which ``tests/test_cli.py`` checks against the command modules' parsers.
 """
 
@@ -114,6 +115,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
     command = _command_in(argv)
+    if command == "sweep":  # run again: from its stored plan, without SymPy or pint, where there is one
+        from symgpu.cli import sweep_replay  # NOTE: here, not above: other commands do not import NumPy for it
+
+        code = _guarded(lambda: sweep_replay.attempt(argv), store.Settings.from_environment())
+        if code is not None:
+            return code
     # NOTE: start-up speed: the cyclic garbage collector is paused while the command's modules
     # (SymPy, pint, ...) are imported, and the objects they made, which live as long as the
     # process, are then moved out of its reach (gc.freeze), so no later collection walks them
@@ -135,9 +142,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     # --no-cache is handed down as a setting; $SYMGPU_NO_CACHE switches the cache off from outside
     settings = store.Settings(enabled=False) if args.no_cache else store.Settings.from_environment()
     run = command_module(COMMANDS[args.command][0]).RUN[args.command]
+    code = _guarded(lambda: run(args), settings)
+    return OK if code is None else code
+
+
+def _guarded(run: Callable[[], int | None], settings: store.Settings) -> int | None:
+    """``run()`` with the cache as ``settings`` say, its errors as one line and an exit code."""
     try:
         with leftovers.terminations_raise(), store.using(settings):
-            code = run(args)
+            code = run()
             store.flush()  # what loading found (parsed files, Min/Max verdicts), kept after the work
             return code
     except errors.Terminated as exc:  # SIGTERM, SIGHUP: cleaned up like Ctrl-C

@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from symgpu import errors, textfiles
-from symgpu.cli import common
+from symgpu.cli import common, sweep_replay
+from symgpu.evaluate import gridcode
 from symgpu.report import sweep_plots
-from symgpu.sweep import backends, build_plan, distributed, parse_grid, readers, writers
-from symgpu.sweep.run import DEFAULT_CHUNK
+from symgpu.sweep import backends, build_plan, distributed, parse_grid, readers, replay, writers
+from symgpu.sweep.run import DEFAULT_CHUNK, compile_plan
 
 #: the largest accepted --chunk-size
 MAX_CHUNK = 1 << 26
@@ -81,13 +82,12 @@ def run_sweep(args: argparse.Namespace) -> int:
     else:
         summary = writers.write(plan, args.output, fmt=args.format, backend=args.backend, chunk_size=args.chunk_size,
                                 progress=args.progress)
-    print(f"{summary.points} points of {', '.join(plan.quantities)} written to {summary.path} ({summary.format}, "
-          f"{summary.seconds:.2f} s)")
-    if summary.regimes:
-        print(f"regimes of {plan.regime.quantity if plan.regime else ''}: "
-              + ", ".join(f"{label} {count}" for label, count in summary.regimes))
-    if summary.outside:
-        print(f"{summary.outside} points outside the model's domain (valid_when): NaN")
+        if args.backend == "numpy" and not args.set:  # the next run of this request: from the stored plan
+            function = compile_plan(plan, backends.load("numpy"))
+            if isinstance(function, gridcode.GridProgram):
+                replay.keep(sweep_replay.request(args, summary.format), plan, function)
+    for line in sweep_replay.summary_lines(summary, plan.quantities, plan.regime.quantity if plan.regime else ""):
+        print(line)
     if args.plot:
         _draw(readers.read(summary.path), args.plot, None, option="--plot")
         print(f"plot written to {args.plot}")

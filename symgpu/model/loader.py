@@ -45,18 +45,13 @@ def list_models(folder: Path | None = None) -> list[str]:
 
 def find(model_id: str, folder: Path | None = None) -> Path | None:
     """The file of model ``model_id`` in ``folder`` or, by default, the first model folder that has it."""
-    for candidate in ([folder] if folder is not None else resources.model_folders()):
-        path = candidate / f"{model_id}.toml"
-        if path.is_file():
-            return path
-    return None
+    return resources.find_model(model_id, folder)
 
 
 def shadowed(model_id: str) -> list[Path]:
     """Files of model ``model_id`` in later model folders (``$SYMGPU_MODEL_PATH``) that the first
     one found hides: a user model with a bundled model's id is never the one loaded by id."""
-    found = [f / f"{model_id}.toml" for f in resources.model_folders() if (f / f"{model_id}.toml").is_file()]
-    return found[1:]
+    return resources.shadowed_models(model_id)
 
 
 def resolve(id_or_path: str | os.PathLike[str], folder: Path | None = None) -> Path:
@@ -191,10 +186,7 @@ def _toml_shaped(value: Any, depth: int = 0) -> bool:
 def base_file(path: Path, extends: str) -> Path:
     """The file of base model ``extends`` of the model file ``path``: beside it first, then
     in the model folders (the path beside it when neither has one; the caller checks it exists)."""
-    beside = path.parent / f"{extends}.toml"
-    # NOTE: whatever is beside counts (a pipe, a folder): it is refused when read, never skipped
-    # for a bundled model of the same id
-    return beside if os.path.lexists(beside) else (find(extends) or beside)
+    return resources.base_model_file(path, extends)
 
 
 def _shown(path: Path) -> str:

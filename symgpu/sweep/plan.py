@@ -21,25 +21,8 @@ from symgpu.evaluate import input_values, scaling
 from symgpu.model import Model
 from symgpu.sweep import finite
 from symgpu.sweep.grid import Axis, Grid, parse_axis
+from symgpu.sweep.output import REGIME, Column
 from symgpu.sweep.regimes import RegimeSpec, has_regimes, regime_outputs
-
-#: name of the regime column
-REGIME = "regime"
-
-
-@dataclass(frozen=True)
-class Column:
-    """An output column: its name, unit text (``1`` for pure numbers, ``""`` for labels) and kind."""
-
-    name: str
-    unit: str
-    kind: str  # "axis", "quantity" or "regime"
-
-    @property
-    def header(self) -> str:
-        """CSV header: ``name [unit]`` (the measured-data format), bare name without a unit."""
-        return self.name if self.unit in ("", "1") else f"{self.name} [{self.unit}]"
-
 
 @dataclass(frozen=True)
 class SweepPlan:

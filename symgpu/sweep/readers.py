@@ -15,8 +15,7 @@ from typing import Any
 import numpy as np
 
 from symgpu import errors
-from symgpu.sweep.plan import REGIME
-from symgpu.sweep.writers import METADATA_KEY, pyarrow_modules
+from symgpu.sweep.output import METADATA_KEY, REGIME, pyarrow_modules
 
 #: the most rows read back, and the largest sweep metadata read (bytes)
 MAX_ROWS = 20_000_000

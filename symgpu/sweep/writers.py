@@ -2,227 +2,43 @@
 is computed; units in the field and schema metadata; the regime a dictionary column built from
 its codes) or CSV (units in the headers, ``n [warp/SM]``), chunk by chunk, to a temporary file
 renamed into place at the end — an interrupted sweep (Ctrl-C, SIGTERM) leaves no half-written
-file, and the next run removes the temporary file of a killed one."""
+file, and the next run removes the temporary file of a killed one.
+
+:func:`write` evaluates a plan into the file; the file itself is :mod:`symgpu.sweep.output`'s
+(whose names this module re-exports)."""
 
 from __future__ import annotations
 
-import json
 import os
-import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
-import numpy as np
+from symgpu.sweep.output import (
+    CSV_BLOCK,
+    FORMATS,
+    METADATA_KEY,
+    REGIME,
+    Column,
+    WriteSummary,
+    arrow_schema,
+    arrow_table,
+    atomic_path,
+    code_counts,
+    csv_blocks,
+    csv_header,
+    csv_text,
+    format_of,
+    parquet_options,
+    pyarrow_modules,
+    regime_array,
+    regime_counts,
+    write_chunks,
+    write_file,
+)
+from symgpu.sweep.plan import SweepPlan
+from symgpu.sweep.run import DEFAULT_CHUNK, iter_chunks
 
-from symgpu import errors, leftovers, textfiles
-from symgpu.sweep import background
-from symgpu.sweep.plan import REGIME, SweepPlan
-from symgpu.sweep.run import DEFAULT_CHUNK, Chunk, iter_chunks
-
-FORMATS = ("parquet", "csv")
-#: schema metadata key holding the sweep's JSON description
-METADATA_KEY = b"symgpu.sweep"
-
-
-@dataclass(frozen=True)
-class WriteSummary:
-    """What a written sweep holds."""
-
-    path: Path
-    format: str
-    points: int
-    outside: int
-    seconds: float
-    regimes: tuple[tuple[str, int], ...]  # label -> number of points
-
-
-def format_of(path: str | os.PathLike[str], given: str | None = None) -> str:
-    """The output format: ``given``, else from the suffix (``.parquet``/``.pq``, ``.csv``).
-
-    Raises:
-        errors.UsageError: unknown format or suffix.
-    """
-    if given:
-        if given not in FORMATS:
-            raise errors.UsageError(f"--format {given!r}: choose parquet or csv")
-        return given
-    suffix = Path(path).suffix.lower()
-    if suffix in (".parquet", ".pq"):
-        return "parquet"
-    if suffix == ".csv":
-        return "csv"
-    raise errors.UsageError(f"-o {str(path)!r}: name a .parquet or .csv file, or give --format")
-
-
-def pyarrow_modules() -> tuple[Any, Any]:
-    """(pyarrow, pyarrow.parquet), or a UsageError saying how to install them."""
-    try:
-        import pyarrow  # noqa: PLC0415 - optional dependency
-        import pyarrow.parquet as parquet  # noqa: PLC0415
-    except ImportError:
-        raise errors.UsageError("Parquet output needs pyarrow: pip install 'symgpu[parquet]' (or write .csv)") from None
-    return pyarrow, parquet
-
-
-def arrow_schema(plan: SweepPlan) -> Any:
-    """The Parquet schema: float64 columns with ``unit`` field metadata, the regime as a
-    dictionary of labels, and the sweep's JSON description under :data:`METADATA_KEY`."""
-    pa, _ = pyarrow_modules()
-    fields = []
-    for column in plan.columns():
-        if column.kind == "regime":
-            fields.append(pa.field(REGIME, pa.dictionary(pa.int16(), pa.string()), metadata={b"regime_of": (plan.regime.quantity if plan.regime else "").encode()}))
-        else:
-            fields.append(pa.field(column.name, pa.float64(), nullable=False, metadata={b"unit": column.unit.encode()}))
-    return pa.schema(fields, metadata={METADATA_KEY: json.dumps(plan.metadata(), sort_keys=True).encode()})
-
-
-def arrow_table(plan: SweepPlan, chunk: Chunk, schema: Any) -> Any:
-    """One chunk as a pyarrow Table of ``schema``."""
-    pa, _ = pyarrow_modules()
-    arrays = []
-    for column in plan.columns():
-        if column.kind == "regime":
-            assert chunk.regime is not None and plan.regime is not None
-            arrays.append(regime_array(chunk.regime, plan.regime.labels))
-        else:
-            arrays.append(pa.array(chunk.columns[column.name], type=pa.float64()))
-    return pa.Table.from_arrays(arrays, schema=schema)
-
-
-def regime_array(codes: np.ndarray, labels: tuple[str, ...]) -> Any:
-    """The regime column of one chunk: a dictionary array built from the codes themselves (no
-    label text per point, nothing for pyarrow to re-encode); code -1 (no regime) is null.
-
-    Raises:
-        ValueError: a code is not -1 or the index of a label (a bug: the codes come from
-            :func:`symgpu.sweep.regimes.decide`).
-    """
-    pa, _ = pyarrow_modules()
-    low, high = (int(codes.min()), int(codes.max())) if codes.size else (0, 0)
-    if low < -1 or high >= len(labels):
-        raise ValueError(f"regime codes {low}..{high} outside -1..{len(labels) - 1}")
-    # NOTE: the range is checked above in two cheap passes, so pyarrow's own per-index check is
-    # skipped (safe=False); the mask (a pass and a bitmap) only where some point has no regime
-    indices = pa.array(codes, type=pa.int16(), mask=codes < 0 if low < 0 else None)
-    return pa.DictionaryArray.from_arrays(indices, pa.array(list(labels), type=pa.string()), safe=False)
-
-
-def parquet_options(plan: SweepPlan) -> dict[str, Any]:
-    """The options every Parquet file of a sweep is written with: zstd, and min/max statistics
-    for the number columns only. NOTE: the statistics of a dictionary column of labels cost
-    pyarrow more than encoding the column (twice as much, measured) and say only which label
-    sorts first; readers find the labels in the dictionary."""
-    return {"compression": "zstd", "write_statistics": [c.name for c in plan.columns() if c.kind != "regime"]}
-
-
-#: rows formatted at a time when writing CSV: each block's text is a few hundred KiB, so no
-#: chunk-sized string is ever built (chunk-sized temporaries let the C heap grow with the grid)
-CSV_BLOCK = 4096
-
-
-def csv_blocks(plan: SweepPlan, chunk: Chunk) -> Iterator[str]:
-    """One chunk as CSV rows, :data:`CSV_BLOCK` rows per piece of text (17 significant digits, round-trip
-    numbers, ``nan`` outside the domain, the regime label last)."""
-    names = [c.name for c in plan.columns() if c.kind != "regime"]
-    labels = list(plan.regime.labels) + [""] if plan.regime is not None and chunk.regime is not None else None
-    row = ",".join(["%.17g"] * len(names)) + ("," if labels is not None else "")
-    for begin in range(0, chunk.stop - chunk.start, CSV_BLOCK):
-        end = min(begin + CSV_BLOCK, chunk.stop - chunk.start)
-        numbers = np.column_stack([chunk.columns[n][begin:end] for n in names]).tolist()
-        if labels is None:
-            yield "".join(row % tuple(values) + "\n" for values in numbers)
-        else:
-            assert chunk.regime is not None
-            codes = chunk.regime[begin:end].tolist()
-            yield "".join(row % tuple(values) + labels[code] + "\n" for values, code in zip(numbers, codes))
-
-
-def csv_text(plan: SweepPlan, chunk: Chunk) -> str:
-    """One chunk as CSV rows (see :func:`csv_blocks`)."""
-    return "".join(csv_blocks(plan, chunk))
-
-
-def csv_header(plan: SweepPlan) -> str:
-    return ",".join(c.header for c in plan.columns()) + "\n"
-
-
-@contextmanager
-def atomic_path(path: Path) -> Iterator[Path]:
-    """A temporary path next to ``path``, renamed to ``path`` when the block ends normally and
-    removed when it raises (KeyboardInterrupt included, and :class:`errors.Terminated` for SIGTERM).
-    Its name carries this process's id (:mod:`symgpu.leftovers`): one left by a killed run is
-    removed by the next run into the folder."""
-    folder = path.parent if str(path.parent) else Path(".")
-    if not folder.is_dir():
-        raise errors.UsageError(f"-o {str(path)!r}: the folder {str(folder)!r} does not exist")
-    leftovers.remove_stale(folder)  # a killed run's temporary files
-    handle, temp = leftovers.temporary_file(folder, path.name)
-    os.close(handle)
-    try:
-        yield Path(temp)
-        mask = os.umask(0)
-        os.umask(mask)
-        os.chmod(temp, 0o666 & ~mask)
-        textfiles.check_output_file(path, "-o")  # again: what is there now is still a regular file or nothing
-        os.replace(temp, path)
-    finally:
-        if os.path.exists(temp):
-            os.unlink(temp)
-
-
-def write_chunks(plan: SweepPlan, chunks: Iterable[Chunk], path: str | os.PathLike[str], fmt: str) -> tuple[int, int, np.ndarray]:
-    """Write ``chunks`` to ``path`` atomically; return (points, points outside, regime counts)."""
-    target = Path(path)
-    counts = np.zeros(len(plan.regime.labels) + 1 if plan.regime else 1, dtype=np.int64)
-    points = outside = 0
-    with atomic_path(target) as temp:
-        if fmt == "parquet":
-            _, pq = pyarrow_modules()
-            schema = arrow_schema(plan)
-            # NOTE: the writer encodes and compresses chunk k on a thread of its own (pyarrow
-            # releases the GIL) while this thread computes chunk k + 1
-            with pq.ParquetWriter(str(temp), schema, **parquet_options(plan)) as writer, \
-                    background.Background(writer.write_table) as later:
-                for chunk in chunks:
-                    leftovers.raise_pending()
-                    later.submit(arrow_table(plan, chunk, schema))
-                    points, outside = points + chunk.stop - chunk.start, outside + chunk.outside
-                    if chunk.regime is not None:
-                        counts += code_counts(chunk.regime, counts.size)
-        else:
-            with open(temp, "w", encoding="utf-8", newline="") as stream:
-                stream.write(csv_header(plan))
-                for chunk in chunks:
-                    leftovers.raise_pending()
-                    stream.writelines(csv_blocks(plan, chunk))
-                    points, outside = points + chunk.stop - chunk.start, outside + chunk.outside
-                    if chunk.regime is not None:
-                        counts += code_counts(chunk.regime, counts.size)
-    return points, outside, counts
-
-
-def code_counts(codes: np.ndarray, size: int) -> np.ndarray:
-    """How many points of each regime (the labels' order, then "none", code -1) ``codes`` hold."""
-    if size <= _FEW_LABELS:  # NOTE: one vectorised comparison per label beats bincount's cast to intp
-        found = [np.count_nonzero(codes == code) for code in range(size - 1)]
-        return np.array(found + [codes.size - sum(found)], dtype=np.int64)
-    if codes.size and codes.min() >= 0:  # no shifted copy of the codes where every point has a regime
-        return np.bincount(codes, minlength=size)
-    return np.bincount(codes + 1, minlength=size)[np.r_[1:size, 0]]
-
-
-#: up to this many regimes (and "none") are counted label by label
-_FEW_LABELS = 9
-
-
-def regime_counts(plan: SweepPlan, counts: np.ndarray) -> tuple[tuple[str, int], ...]:
-    if plan.regime is None:
-        return ()
-    return tuple((label, int(n)) for label, n in zip(list(plan.regime.labels) + ["(none)"], counts) if n)
+__all__ = ["CSV_BLOCK", "FORMATS", "METADATA_KEY", "REGIME", "Column", "WriteSummary", "arrow_schema", "arrow_table", "atomic_path",
+           "code_counts", "csv_blocks", "csv_header", "csv_text", "format_of", "parquet_options", "pyarrow_modules", "regime_array",
+           "regime_counts", "write", "write_chunks"]
 
 
 def write(plan: SweepPlan, path: str | os.PathLike[str], *, fmt: str | None = None, backend: str = "numpy",
@@ -230,15 +46,10 @@ def write(plan: SweepPlan, path: str | os.PathLike[str], *, fmt: str | None = No
     """Evaluate ``plan`` chunk by chunk and write it to ``path`` (Parquet or CSV, atomically).
 
     Raises:
-        errors.UsageError: unknown format, missing folder, missing pyarrow or backend package.
+        errors.UsageError: unknown format, missing folder, missing pyarrow or backend package,
+            a file that cannot be written.
     """
     kind = format_of(path, fmt)
     if kind == "parquet":
         pyarrow_modules()
-    begin = time.perf_counter()
-    try:
-        points, outside, counts = write_chunks(plan, iter_chunks(plan, backend, chunk_size, progress), path, kind)
-    except OSError as exc:  # a full disk, a folder made read-only meanwhile
-        raise errors.UsageError(f"-o {str(path)!r}: cannot write the sweep there: {exc.strerror or exc}; "
-                                "free some space or write elsewhere") from None
-    return WriteSummary(Path(path), kind, points, outside, time.perf_counter() - begin, regime_counts(plan, counts))
+    return write_file(plan, iter_chunks(plan, backend, chunk_size, progress), path, kind)
