@@ -193,3 +193,15 @@ def test_an_end_point_value_that_cancels_a_divisor_holds_only_where_the_divisor_
     assert int(np.argmin(brute)) == 0
     got = float(derive.evaluate_result(model, answer, None, **given, coalesced_accesses=4.0))
     assert got == pytest.approx(brute[0]) and got == pytest.approx(4 * 128 / (4 * 128))
+
+
+def test_where_a_factor_of_the_slope_free_of_the_variable_vanishes_the_answer_says_the_quantity_is_flat(cli):
+    # the slope of traffic_increase in d is c*(t*T - b)/(b*(c + d)**2): with c = 0 (or t*T = b) it is the same for
+    # every d > 0, so "no minimum" would be wrong there; brute force: constant over a grid of d at c = 0
+    model = symgpu.load("volkov_2016_h100")
+    given = {"bytes_per_inst": 128.0, "txn_bytes_diverged": 32.0, "txns_per_diverged": 32.0, "coalesced_accesses": 0.0}
+    ys = _on(model, "traffic_increase", None, given, "diverged_accesses", np.linspace(1.0, 1000.0, 999))
+    assert np.ptp(ys) == 0 and ys[0] == pytest.approx(32 * 32 / 128)
+    code, out, _ = cli("extremum", "volkov_2016_h100", "traffic_increase", "--over", "diverged_accesses", "--min", "--full")
+    assert code == 0
+    assert "where coalesced_accesses = 0 or " in out and "traffic_increase does not change with diverged_accesses" in out

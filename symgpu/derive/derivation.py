@@ -141,6 +141,10 @@ class Derivation:
             lines.append(f"  at {self.variable} = {printing.sstr(self.location)}")
         lines.append(f"  result: {printing.sstr(self.result)}" + (f"  [{self.unit}]" if self.unit else ""))
         lines.append(f"  method: {self.method}")
+        said = dict(self.extra)
+        if said.get("valid_when"):
+            lines.append("  valid when " + " and ".join(map(printing.sstr, said["valid_when"])))
+        lines.extend(f"  {said[key]}" for key in ("elsewhere", "flat_where") if said.get(key))
         if self.certificate is not None:
             lines.append(f"  {self.certificate.text()}")
         return "\n".join(lines)

@@ -57,6 +57,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     domain = extremum_domain.domain_conditions(job, var, stop_at)
     candidates: list[_Candidate] = []
     undecided: list[tuple[str, sympy.Expr]] = []  # regimes linear in var whose slope's sign the assumptions leave open
+    flat: list[tuple[str, sympy.Basic]] = []  # (regime, where its slope is 0 for every var): a factor free of var that may vanish
     for regime in found:
         derivative = forms.small_simplify(sympy.diff(regime.expression, var))
         if var not in derivative.free_symbols and ctx.sign(derivative) not in (None, 0):
@@ -65,6 +66,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             undecided.append((regime.name, derivative))
         job.step("differentiate", sympy.Eq(sympy.Derivative(sympy.Function("f")(var), var), derivative),
                  f"slope of {regime.name if len(found) > 1 else job.quantity} in {var}")
+        flat.extend((regime.name if len(found) > 1 else "", when) for when in _flat_where(job, derivative, var))
         roots = jobs._solve_for(job, sympy.Eq(derivative, 0), var, f"d{regime.name}/d{var} = 0")
         for root in roots:
             local = ctx.copy()
@@ -145,6 +147,17 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
                      f"{at_point.where_text(preset, values or {})}")
     else:
         location, value = _symbolic_choice(job, merged, kind, ends, domain, var)
+    if flat:
+        def said(when: sympy.Basic) -> str:
+            return f"{sympy.sstr(when.lhs)} = {sympy.sstr(when.rhs)}" if isinstance(when, sympy.Eq) else sympy.sstr(when)
+        by_regime: dict[str, list[str]] = {}
+        for name, when in flat:
+            by_regime.setdefault(name, []).append(said(when))
+        job.extra.append(("flat_where", "; ".join(
+            f"where {' or '.join(whens)}, " + (f"the {name} regime does not change with {var}" if name else
+                                               f"{job.quantity} does not change with {var}: every {var} where it is defined is a {kind}imum there, "
+                                               "not what is said above")
+            for name, whens in by_regime.items())))
     if preset is not None or values:
         for key, expr_, unit_ in (("value_at", value, unit), ("location_at", location, model.unit_text(var.name))):
             number = results._evaluate(model, expr_, preset, values or {}, unit_)
@@ -211,6 +224,24 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
     job.step(kind + "imum", sympy.Eq(var, location), "the form that applies depends on conditions the assumptions do not decide")
     _say_elsewhere(job, location, kind, var, ends)
     return location, value
+
+
+def _flat_where(job: jobs._Job, derivative: sympy.Expr, var: sympy.Symbol) -> list[sympy.Basic]:
+    """Where a slope is 0 whatever ``var``: each factor of it free of ``var`` that the assumptions do
+    not prove nonzero, equal to 0 (``coalesced_accesses = 0`` makes Volkov's ``traffic_increase``
+    the same for every ``diverged_accesses``: there every point is an extremum, not "none")."""
+    assert job.ctx is not None
+    if var not in derivative.free_symbols:
+        return []
+    out: list[sympy.Basic] = []
+    for factor in sympy.Mul.make_args(derivative):
+        base = factor.base if isinstance(factor, sympy.Pow) and factor.exp.is_positive else factor
+        if var in base.free_symbols or base.is_number or job.ctx.sign(base) in (1, -1):
+            continue
+        zero = job.ctx.tidy(sympy.Eq(base, 0))
+        if zero is not sympy.false and zero not in out:
+            out.append(zero)
+    return out
 
 
 def _branches(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Basic]]:

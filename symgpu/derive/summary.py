@@ -144,9 +144,11 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
             lines.append("  result:" + unit)
             lines.extend("    " + line for line in folded)
     if extra.get("valid_when"):
-        lines.append(shorten("  valid when " + " and ".join(map(printing.sstr, extra["valid_when"])), width, "more"))
+        lines.append(shorten("  valid when " + " and ".join(map(printing.sstr, extra["valid_when"])), width))
     if extra.get("elsewhere"):
-        lines.append(shorten("  " + extra["elsewhere"], width, "more"))
+        lines.append(shorten("  " + extra["elsewhere"], width))
+    if extra.get("flat_where"):
+        lines.append(shorten("  " + extra["flat_where"], width))
     for name, number in extra.get("target_value", {}).items():
         lines.append(f"  with {name} = {float(number):.10g} (the target, in the declared unit of {name}; kept as a symbol, see --full)")
     roots = extra.get("roots") or ()
