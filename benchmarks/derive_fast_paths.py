@@ -5,7 +5,7 @@ Prints CPU seconds (the machine is shared: CPU time is steadier than wall-clock)
 * ``jobs.linear_roots`` vs ``sympy.solve`` on the linear equations of the all-pairs boundary
   ``hong_kim_2009 Exec_cycles_app --for Active_blocks_per_SM`` (captured while it runs), the
   roots checked equal with ``cancel``;
-* ``requests._equal`` (refuted at an exact point, or proved by expanding the numerator, before
+* ``requests.proved_equal`` (refuted at an exact point, or proved by expanding the numerator, before
   ``simplify``) vs ``radsimp`` + ``simplify`` of the difference, on the Min arguments of the
   ``volkov_2016 s6_5_fixed_point`` result against its expectation (every pair, as the matcher
   tries them);
@@ -89,7 +89,7 @@ def expectations() -> None:
         return bool(sympy.simplify(difference) == 0)
 
     clear_cache()
-    fast, verdicts = cpu(lambda: [requests._equal(p, q) for p, q in pairs])
+    fast, verdicts = cpu(lambda: [requests.proved_equal(p, q) for p, q in pairs])
     clear_cache()
     slow, reference = cpu(lambda: [general(p, q) for p, q in pairs])
     assert verdicts == reference

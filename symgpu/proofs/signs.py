@@ -17,13 +17,15 @@ from typing import Any, Protocol
 
 import sympy
 
-from symgpu.memo import Memo
+from symgpu.memo import Memo, Tally
 from symgpu.proofs import exact_signs, forms, intervals, relations, sign_parts
 
 __all__ = ["Declared", "SignReasoner", "Verdict", "VerdictStore", "positive_standin"]
 
 #: sign verdicts by expression (the expression already carries every substitution used)
 _SIGN_CACHE: Memo[Any, int | None] = Memo("proofs.signs.verdicts", 20000)
+#: calls of ``sympy.factor`` for a sign the cheap decisions left open
+_FACTORINGS = Tally("proofs.signs.factor")
 
 
 @dataclass(frozen=True)
@@ -245,6 +247,7 @@ class SignReasoner:
             return found
         tries = [e]
         try:
+            _FACTORINGS.add()
             tries.append(sympy.factor(sympy.together(e)))
         except (sympy.PolynomialError, TypeError, ValueError, NotImplementedError):
             pass
