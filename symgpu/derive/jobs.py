@@ -385,6 +385,7 @@ def _omit_pairs(omit: Iterable[Any]) -> tuple[tuple[str, str], ...]:
 
 def start(model: Model, operation: str, quantity: Any, variable: Any = "", *, assume: Iterable[Any] | None = None, omit: Iterable[Any] = ()) -> tuple[_Job, SignReasoner]:
     """Every operation's first step: its job (the ``omit`` limiters left out) and its sign reasoner (declared and ``assume`` relations)."""
+    _STARTED.add()
     job = _Job(model, operation, str(quantity), str(variable), omit=_omit_pairs(omit))
     job.ctx = ctx = signs.reasoner(model, [job.parse(a, "assume") for a in (assume or ())])
     return job, ctx
@@ -438,11 +439,10 @@ def linear_roots(target: sympy.Expr, var: sympy.Symbol) -> list[sympy.Expr] | No
     return [root]
 
 
-#: what :func:`real_roots` found, per (equation, variable): a model's variants, and a model's
-#: operations, solve the same equations again
+#: what :func:`real_roots` found, per (equation, variable): a model's variants and operations solve the same equations again
 _ROOTS: Memo[tuple[sympy.Basic, sympy.Symbol], tuple[Any, ...] | None] = Memo("derive.jobs.roots", 4096)
-#: calls of ``sympy.solve`` for roots (a linear equation and a memoised one need none)
-_SOLVES = Tally("derive.jobs.solve")
+_STARTED = Tally("derive.jobs.started")  # derivations computed (:func:`start`; none for one the store serves)
+_SOLVES = Tally("derive.jobs.solve")  # calls of sympy.solve for roots (a linear equation and a memoised one need none)
 
 
 def real_roots(equation: sympy.Basic, var: sympy.Symbol) -> list[Any] | None:
