@@ -9,7 +9,7 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.memo import Memo
+from symgpu.memo import Memo, Tally
 from symgpu.units import dimensions
 from symgpu.model import expressions, plot_requests, substitution
 from symgpu.model import schema
@@ -45,6 +45,10 @@ def _expansions(model: Model) -> Expansions:
     return found
 
 
+#: models built (a report's up-to-date check, for one, builds none)
+_BUILT = Tally("model.build.models")
+
+
 class Model(ModelChecks):
     """A GPU performance model: symbols with units, equations, presets and validation cases.
 
@@ -58,6 +62,7 @@ class Model(ModelChecks):
     """
 
     def __init__(self, definition: schema.ModelDefinition) -> None:
+        _BUILT.add()
         self.definition = definition
         self.id = definition.id
         self.path = definition.path
