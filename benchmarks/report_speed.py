@@ -105,8 +105,8 @@ def values(model_id: str) -> None:
     def evaluate_all() -> None:
         for spec in specs:
             try:
-                plots.curve(model, spec, _NullAxes(), plot_values._Values(model, spec), bounds=spec.kind == "asymptotes") \
-                    if spec.kind != "regime_map" else plots.regime_map(model, spec, _NullAxes(), plot_values._Values(model, spec))
+                plots.curve(model, spec, _NullAxes(), plot_values.PlotValues(model, spec), bounds=spec.kind == "asymptotes") \
+                    if spec.kind != "regime_map" else plots.regime_map(model, spec, _NullAxes(), plot_values.PlotValues(model, spec))
             except (errors.SymgpuError, ValueError, ArithmeticError, TypeError):
                 pass
 
@@ -282,9 +282,9 @@ def kept_figures() -> None:
                     if kept:
                         plots.draw(model, spec, ["svg", "pdf"], spec.describe(model_id)["files"], book)
                     elif spec.kind == "regime_map":
-                        plots.regime_map(model, spec, _NullAxes(), plot_values._Values(model, spec))
+                        plots.regime_map(model, spec, _NullAxes(), plot_values.PlotValues(model, spec))
                     else:
-                        plots.curve(model, spec, _NullAxes(), plot_values._Values(model, spec), bounds=spec.kind == "asymptotes")
+                        plots.curve(model, spec, _NullAxes(), plot_values.PlotValues(model, spec), bounds=spec.kind == "asymptotes")
                     count += 1
                 except (errors.SymgpuError, ValueError, ArithmeticError, TypeError):
                     pass

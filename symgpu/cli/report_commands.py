@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs is not None:
         raise errors.UsageError("--jobs applies to --all (one model's report is rendered in this process)")
     model = common.load_model(args.model)
-    target = _output_folder(args.output) if args.output else _default_folder(model)
+    target = _output_folder(args.output) if args.output else default_folder(model)
     where = f"-o {args.output or str(target)!r}: cannot write the report there"
     try:
         target.mkdir(parents=True, exist_ok=True)  # fail before rendering, not after
@@ -185,7 +185,7 @@ def _output_folder(text: str) -> Path:
     return folder
 
 
-def _default_folder(model: Any) -> Path:
+def default_folder(model: Any) -> Path:
     """Where a report goes without ``-o``: a bundled model's into the checkout's ``reports/<id>/``;
     a user's own model file into ``./reports/<id>/`` of the current folder.
 
@@ -249,12 +249,12 @@ def _comparison_report(folder: Path | None) -> _Outcome:
 
 
 def _kernel_task(formats: tuple[str, ...]) -> _Outcome:
-    """:func:`_kernel_example` as a task of :func:`workers.run` (its FAIL line printed where it runs)."""
-    made, failed = _kernel_example(formats)
+    """:func:`kernel_example_files` as a task of :func:`workers.run` (its FAIL line printed where it runs)."""
+    made, failed = kernel_example_files(formats)
     return _Outcome(made, failed)
 
 
-def _kernel_example(formats: tuple[str, ...]) -> tuple[dict[str, bytes], int]:
+def kernel_example_files(formats: tuple[str, ...]) -> tuple[dict[str, bytes], int]:
     """The kernel worked example (Markdown and LaTeX) in memory, and 1 if it failed (0 otherwise)."""
     try:
         return kernel_example.render(tuple(f for f in formats if f in kernel_example.TEMPLATES)), 0

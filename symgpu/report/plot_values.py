@@ -20,7 +20,7 @@ from symgpu.evaluate import compiler
 
 
 # ============================================================================ evaluation
-#: model -> (expression, variables, fixed values, unit) -> compiled function, see :meth:`_Values.function`
+#: model -> (expression, variables, fixed values, unit) -> compiled function, see :meth:`PlotValues.function`
 _FUNCTIONS: Memo[Any, dict[tuple[Any, ...], Any]] = Memo("report.plot_values.functions", 256, weak=True)
 
 
@@ -34,7 +34,7 @@ def _compiled(model: Model, expr: sympy.Basic, variables: tuple[str, ...], fixed
     return kept[key]
 
 
-class _Values:
+class PlotValues:
     """Magnitudes (declared units) of a spec's fixed symbols, the varied ones as arrays."""
 
     def __init__(self, model: Model, spec: PlotSpec, series_value: str | None = None) -> None:
@@ -158,7 +158,7 @@ class _Values:
         return known
 
 
-def _branches(model: Model, quantity: str) -> list[tuple[str, sympy.Basic, sympy.Basic]]:
+def regime_branches(model: Model, quantity: str) -> list[tuple[str, sympy.Basic, sympy.Basic]]:
     """(name, value expression, condition) of each bound or case of a bounded quantity."""
     equation = model.defining[quantity]
     if equation.cases:
@@ -174,13 +174,14 @@ def _label(model: Model, name: str) -> str:
     return f"{name} [{unit}]" if unit not in ("1", "") else name
 
 
-def _axis_range(center: float) -> np.ndarray:
+def axis_range(center: float) -> np.ndarray:
+    """A plot axis: :data:`POINTS` values spaced evenly on a log scale, ``SPAN`` times below and above ``center``."""
     if not center > 0 or not math.isfinite(center):
         raise errors.EvaluationError(f"cannot centre a log range on {center!r}")
     return np.logspace(math.log10(center / SPAN), math.log10(center * SPAN), POINTS)
 
 
-def _resolve_marks(values: _Values, spec: PlotSpec) -> list[DrawnMark]:
+def _resolve_marks(values: PlotValues, spec: PlotSpec) -> list[DrawnMark]:
     """Each of ``spec``'s marks with its value in ``values``' scenario, or the reason it has none."""
     out = []
     for mark in spec.marks:
