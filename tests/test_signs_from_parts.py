@@ -10,6 +10,7 @@ import sympy
 
 from symgpu.derive import signs
 from symgpu.proofs import exact_signs, sign_parts
+from symgpu.proofs.signs import SignReasoner
 from symgpu import memo
 
 a, b, c = sympy.symbols("a b c", positive=True)
@@ -30,15 +31,9 @@ CASES = [
 
 
 def general_sign(model, expr):
-    """The sign reasoning with the part-by-part bound switched off (the general path)."""
-    original = sign_parts.sign_from_parts
-    sign_parts.sign_from_parts = lambda *args: None
-    try:
-        memo.clear_all()
-        return signs.reasoner(model).sign(expr)
-    finally:
-        sign_parts.sign_from_parts = original
-        memo.clear_all()
+    """The sign reasoning with the part-by-part bound switched off (the general path), decided
+    afresh (no verdict store)."""
+    return SignReasoner(signs.declared(model), by_parts=False).sign(expr)
 
 
 def brute_force_signs(expr, points=400):

@@ -1,6 +1,7 @@
 """Tests and benchmarks use public seams, never monkey-patching: no ``monkeypatch.setattr`` or
 ``monkeypatch.setitem`` (environment and working folder, ``setenv``/``delenv``/``chdir``, are
-inputs and allowed), no ``unittest.mock.patch`` in any form."""
+inputs and allowed), no ``unittest.mock.patch`` in any form, and no attribute of an imported
+module, class or function assigned in place (``plot_values._compiled = ...``)."""
 
 from __future__ import annotations
 
@@ -15,10 +16,36 @@ FILES = sorted([*(ROOT / "tests").rglob("*.py"), *(ROOT / "benchmarks").rglob("*
 PATCHING_METHODS = {"setattr", "setitem", "delattr", "delitem"}
 
 
+def imported_names(tree: ast.AST) -> set[str]:
+    """The names ``import`` statements bind anywhere in ``tree`` (modules, and what is imported from them)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+    return names
+
+
 def patching(source: str) -> list[tuple[int, str]]:
-    """(line, what) for every monkey-patching call or import in ``source``."""
+    """(line, what) for every monkey-patching call, import or assignment in ``source``: an
+    attribute of something imported (a module, a class, a function) set, or deleted, in place."""
     found: list[tuple[int, str]] = []
-    for node in ast.walk(ast.parse(source)):
+    tree = ast.parse(source)
+    imported = imported_names(tree)
+    for node in ast.walk(tree):
+        targets = (node.targets if isinstance(node, (ast.Assign, ast.Delete))
+                   else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
+        for target in targets:
+            while isinstance(target, ast.Attribute) and isinstance(target.value, ast.Attribute):
+                target = target.value
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id in imported:
+                found.append((node.lineno, f"{target.value.id}.{target.attr} set"))
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in {"setattr", "delattr"}
+                and node.args and isinstance(node.args[0], (ast.Name, ast.Attribute))):
+            first = node.args[0]
+            while isinstance(first, ast.Attribute):
+                first = first.value
+            if isinstance(first, ast.Name) and first.id in imported:
+                found.append((node.lineno, f"{node.func.id}({first.id}, ...)"))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             owner = node.func.value
             name = owner.id if isinstance(owner, ast.Name) else owner.attr if isinstance(owner, ast.Attribute) else ""
@@ -33,9 +60,18 @@ def patching(source: str) -> list[tuple[int, str]]:
     return found
 
 
+#: (file, line text) of the patching left on purpose, each with its reason
+LEFT = {
+    # the figures' "before" (mathtext log labels) is a code path symgpu no longer has; no
+    # parameter reaches it through plots.draw -> figure_digests.finish -> style.save
+    ("benchmarks/report_speed.py", "style.plain_log_labels set"),
+}
+
+
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_test_or_benchmark_monkey_patches(path: Path):
-    found = patching(path.read_text(encoding="utf-8"))
+    found = [(line, what) for line, what in patching(path.read_text(encoding="utf-8"))
+             if (str(path.relative_to(ROOT)), what) not in LEFT]
     assert not found, "; ".join(f"{path.relative_to(ROOT)}:{line}: {what}: replace it by a parameter or a real condition"
                                 for line, what in found)
 
@@ -47,6 +83,10 @@ def test_no_test_or_benchmark_monkey_patches(path: Path):
     "from unittest import mock\nwith mock.patch('os.replace'):\n    pass\n",
     "from unittest.mock import patch\n",
     "import unittest.mock\nunittest.mock.patch.object(os, 'replace', None)\n",
+    "import os\nos.replace = print\n",
+    "from symgpu.report import plot_values\nplot_values._compiled = None\n",
+    "from symgpu.model import build\nbuild.Model.__init__ = None\n",
+    "import os\nsetattr(os, 'replace', print)\n",
 ])
 def test_the_check_finds_each_form_of_patching(source: str):
     assert patching(source)
@@ -55,3 +95,9 @@ def test_the_check_finds_each_form_of_patching(source: str):
 def test_the_check_allows_the_environment_and_the_working_folder():
     assert patching("def test(monkeypatch):\n    monkeypatch.setenv('A', '1')\n    monkeypatch.delenv('B')\n"
                     "    monkeypatch.chdir('/')\n") == []
+    assert patching("import os\nos.environ['A'] = '1'\n") == []
+
+
+def test_the_check_allows_attributes_of_the_tests_own_objects():
+    assert patching("import symgpu\nclass Run:\n    pass\nrun = Run()\nrun.models = 1\n"
+                    "def f(self):\n    self._inside = False\n") == []

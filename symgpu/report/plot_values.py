@@ -35,12 +35,13 @@ def _compiled(model: Model, expr: sympy.Basic, variables: tuple[str, ...], fixed
 
 
 class PlotValues:
-    """Magnitudes (declared units) of a spec's fixed symbols, the varied ones as arrays."""
+    """Magnitudes (declared units) of a spec's fixed symbols, the varied ones as arrays; ``kept``
+    False compiles each function afresh instead of once per model (benchmarks compare the two)."""
 
-    def __init__(self, model: Model, spec: PlotSpec, series_value: str | None = None) -> None:
+    def __init__(self, model: Model, spec: PlotSpec, series_value: str | None = None, *, kept: bool = True) -> None:
         if spec.scenario is None:
             raise errors.EvaluationError(f"{model.id}: plot {spec.id}: {spec.problem}")
-        self.model, self.spec = model, spec
+        self.model, self.spec, self.kept = model, spec, kept
         self.bound: dict[str, float] = {}
         # explicit values (plot inputs, the series value) join the scenario, so quantities
         # bound to inputs and every fixed value see them
@@ -91,6 +92,8 @@ class PlotValues:
         numbers must be those it gives."""
         expanded = self.expand(expr)
         fixed = self._fixed(expanded)
+        if not self.kept:
+            return compiler.declared_unit_function(self.model, expanded, tuple(self.spec.variables), fixed, unit_of)
         return _compiled(self.model, expanded, tuple(self.spec.variables), fixed, unit_of)
 
     def _declared(self, name: str) -> float:

@@ -102,7 +102,7 @@ def curve(model: Model, spec: PlotSpec, ax: Any, values: PlotValues, *, bounds: 
         # NOTE: bounds plots are linear (throughput vs occupancy reads as a straight latency
         # bound meeting a flat throughput bound); the y range is set by the knee's value.
         v = np.linspace(center / 50, 3 * center, POINTS) if bounds else axis_range(center)
-    runs = [(None, values)] if not spec.series else [(text, PlotValues(model, spec, text)) for text in spec.series[1]]
+    runs = [(None, values)] if not spec.series else [(text, PlotValues(model, spec, text, kept=values.kept)) for text in spec.series[1]]
     branches = regime_branches(model, spec.regime_of) if spec.regime_of else []
     marks: list[DrawnMark] = []
     seen: dict[int, str] = {}
