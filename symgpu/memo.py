@@ -153,6 +153,13 @@ def tallies() -> dict[str, int]:
     return {name: _TALLIES[name].count for name in sorted(_TALLIES)}
 
 
+def forget(name: str) -> None:
+    """Take the memo or tally ``name`` out of the registry (its name is free again; tests make
+    and drop their own)."""
+    _REGISTRY.pop(name, None)
+    _TALLIES.pop(name, None)
+
+
 def registered() -> dict[str, Memo[Any, Any]]:
     """Every memo made so far, by name (a copy)."""
     return dict(_REGISTRY)
