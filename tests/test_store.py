@@ -133,11 +133,11 @@ def test_a_sign_verdict_of_another_engine_is_not_reused(cache, ia, tmp_path):
     package = Path(store.__file__).resolve().parent
     copy = tmp_path / "edited_symgpu"
     shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__", "_data"))
-    assert store.engine_digest(copy) == store.engine_digest()  # the digest is of the sources alone
+    assert store.engine_digest(copy) == store.engine_digest(package)  # the digest is of the sources alone
     with (copy / "store.py").open("a", encoding="utf-8") as source:
         source.write("# an edit\n")
     engine = store.engine_digest(copy)
-    assert engine != store.engine_digest()
+    assert engine != store.engine_digest(package)
     # it looks under another key: the verdict stored by this engine is not found, and a forged "-1" there is not read
     edited = signs.sign_key(expr, engine=engine)
     assert edited != signs.sign_key(expr)
