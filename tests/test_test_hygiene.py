@@ -62,8 +62,10 @@ def patching(source: str) -> list[tuple[int, str]]:
 
 #: (file, line text) of the patching left on purpose, each with its reason
 LEFT = {
-    # the figures' "before" (mathtext log labels) is a code path symgpu no longer has; no
-    # parameter reaches it through plots.draw -> figure_digests.finish -> style.save
+    # the figures' "before" (mathtext log labels, and style.RC's svg.fonttype changed in place) is a
+    # code path symgpu no longer has; a parameter for it through plots.draw -> figure_digests.finish
+    # -> style.save changes those two files, whose source is part of every figure's digest: every
+    # committed figure book would go stale (branch nomonkey-look has that seam, style.Look)
     ("benchmarks/report_speed.py", "style.plain_log_labels set"),
 }
 
