@@ -8,7 +8,6 @@ import os
 import pytest
 import sympy
 
-import symgpu
 from symgpu import cli
 from symgpu.cli import app
 
