@@ -134,3 +134,14 @@ def test_a_fit_that_did_not_converge_exits_1_naming_the_converged_check(tmp_path
     assert err.count("\n") == 1 and err.startswith("symgpu: error: ") and "converge" in err, err
     assert "FAILED (converged)" in out, out
     assert "[presets." not in out  # no preset block printed for a failed fit
+
+
+@pytest.mark.parametrize("given", ["0", "-3"])
+def test_a_fit_allowed_fewer_than_one_evaluation_is_a_usage_error(tmp_path, capsys, given):
+    path = tmp_path / "latency.csv"
+    data.write_csv(path, data.MeasuredData("latency.csv", (data.Column("theta", "GB/s", (10.0, 30.0, 60.0)),
+                                                           data.Column("memory_latency", "cycle", (400.0, 420.0, 450.0)))))
+    code = main(["fit", "volkov_2016", "memory_latency", "--data", str(path), "--params", "a,b,c", "--preset", "maxwell",
+                 "--max-evaluations", given])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and f"--max-evaluations {given}: give a number of evaluations, 1 or more" in err, err
