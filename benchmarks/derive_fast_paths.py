@@ -5,7 +5,7 @@ Prints CPU seconds (the machine is shared: CPU time is steadier than wall-clock)
 * ``jobs.linear_roots`` vs ``sympy.solve`` on the linear equations of the all-pairs boundary
   ``hong_kim_2009 Exec_cycles_app --for Active_blocks_per_SM`` (captured while it runs), the
   roots checked equal with ``cancel``;
-* ``requests._equal`` (refuted at an exact point, or proved by expanding the numerator, before
+* ``requests.proved_equal`` (refuted at an exact point, or proved by expanding the numerator, before
   ``simplify``) vs ``radsimp`` + ``simplify`` of the difference, on the Min arguments of the
   ``volkov_2016 s6_5_fixed_point`` result against its expectation (every pair, as the matcher
   tries them);
@@ -34,7 +34,7 @@ import sympy  # noqa: E402
 from sympy.core.cache import clear_cache  # noqa: E402
 
 import symgpu  # noqa: E402
-from symgpu import derive  # noqa: E402
+from symgpu import derive, memo  # noqa: E402
 from symgpu.compare import normal_forms  # noqa: E402
 from symgpu.derive import jobs, limits, regime_split, requests, signs, solving  # noqa: E402
 
@@ -50,22 +50,19 @@ def report(name: str, fast: float, slow: float) -> None:
 
 
 def linear_equations() -> None:
+    memo.clear_all()
+    solving.boundary(symgpu.load("hong_kim_2009"), "Exec_cycles_app", None, "Active_blocks_per_SM")  # the derivation alone, uncertified
+    # the equations it solved are the keys of the roots memo: those with a linear root, in the
+    # form jobs.real_roots hands to jobs.linear_roots (the variable a real stand-in)
     captured: list[tuple[sympy.Expr, sympy.Symbol]] = []
-    original = jobs.linear_roots
-
-    def capture(target: sympy.Expr, var: sympy.Symbol) -> list[sympy.Expr] | None:
-        roots = original(target, var)
-        if roots:
-            captured.append((target, var))
-        return roots
-
-    jobs.linear_roots = capture
-    try:
-        solving.boundary(symgpu.load("hong_kim_2009"), "Exec_cycles_app", None, "Active_blocks_per_SM")  # the derivation alone, uncertified
-    finally:
-        jobs.linear_roots = original
+    for equation, var in memo.registered()["derive.jobs.roots"]:
+        free = sympy.Dummy(var.name, real=True)
+        eq = equation.xreplace({var: free})
+        target = eq.lhs - eq.rhs if isinstance(eq, sympy.Eq) else eq
+        if isinstance(target, sympy.Expr) and free in target.free_symbols and jobs.linear_roots(target, free):
+            captured.append((target, free))
     clear_cache()
-    fast, mine = cpu(lambda: [original(t, v) for t, v in captured])
+    fast, mine = cpu(lambda: [jobs.linear_roots(t, v) for t, v in captured])
     clear_cache()
     slow, theirs = cpu(lambda: [sympy.solve(t, v) for t, v in captured])
     assert all(len(m) == len(s) == 1 and sympy.cancel(m[0] - s[0]) == 0 for m, s in zip(mine, theirs))
@@ -89,7 +86,7 @@ def expectations() -> None:
         return bool(sympy.simplify(difference) == 0)
 
     clear_cache()
-    fast, verdicts = cpu(lambda: [requests._equal(p, q) for p, q in pairs])
+    fast, verdicts = cpu(lambda: [requests.proved_equal(p, q) for p, q in pairs])
     clear_cache()
     slow, reference = cpu(lambda: [general(p, q) for p, q in pairs])
     assert verdicts == reference
@@ -100,8 +97,8 @@ def normal_forms_memo() -> None:
     a, b = symgpu.load("hong_kim_2009"), symgpu.load("hong_kim_2009_intended")
     ea, eb = normal_forms._unify((a, b), (a.expression("Exec_cycles_app"), b.expression("Exec_cycles_app")))
     clear_cache()
-    memo: dict[sympy.Basic, sympy.Basic] = {}
-    fast, shared = cpu(lambda: (normal_forms.normalize(ea, memo), normal_forms.normalize(eb, memo)))
+    kept: dict[sympy.Basic, sympy.Basic] = {}
+    fast, shared = cpu(lambda: (normal_forms.normalize(ea, kept), normal_forms.normalize(eb, kept)))
     clear_cache()
     slow, fresh = cpu(lambda: (normal_forms.normalize(ea), normal_forms.normalize(eb)))
     assert shared == fresh

@@ -51,7 +51,6 @@ from sympy.core.cache import clear_cache
 import symgpu
 from symgpu import derive, errors, store
 from symgpu.compare import model_sweep, prior_study
-from symgpu.evaluate import compiler
 from symgpu.report import latex, plot_specs, plot_values, plots, printing, schedule, style
 from symgpu import memo
 
@@ -102,22 +101,18 @@ def values(model_id: str) -> None:
     model = symgpu.load(model_id)
     specs = plot_specs.plan(model, None)
 
-    def evaluate_all() -> None:
+    def evaluate_all(kept: bool = True) -> None:
         for spec in specs:
             try:
-                plots.curve(model, spec, _NullAxes(), plot_values._Values(model, spec), bounds=spec.kind == "asymptotes") \
-                    if spec.kind != "regime_map" else plots.regime_map(model, spec, _NullAxes(), plot_values._Values(model, spec))
+                values = plot_values.PlotValues(model, spec, kept=kept)
+                plots.curve(model, spec, _NullAxes(), values, bounds=spec.kind == "asymptotes") \
+                    if spec.kind != "regime_map" else plots.regime_map(model, spec, _NullAxes(), values)
             except (errors.SymgpuError, ValueError, ArithmeticError, TypeError):
                 pass
 
     evaluate_all()  # warm-up: the model's expansions, and what both ways share
-    real = plot_values._compiled
-    plot_values._compiled = lambda m, e, v, f, u: compiler.declared_unit_function(m, e, v, f, u)  # type: ignore[assignment]
-    try:
-        clear_cache()  # SymPy's cache would keep the Min/Max comparisons of the warm-up
-        old, _ = cpu(evaluate_all)
-    finally:
-        plot_values._compiled = real  # type: ignore[assignment]
+    clear_cache()  # SymPy's cache would keep the Min/Max comparisons of the warm-up
+    old, _ = cpu(lambda: evaluate_all(kept=False))
     memo.registered()["report.plot_values.functions"].clear()
     clear_cache()
     new, _ = cpu(evaluate_all)
@@ -282,9 +277,9 @@ def kept_figures() -> None:
                     if kept:
                         plots.draw(model, spec, ["svg", "pdf"], spec.describe(model_id)["files"], book)
                     elif spec.kind == "regime_map":
-                        plots.regime_map(model, spec, _NullAxes(), plot_values._Values(model, spec))
+                        plots.regime_map(model, spec, _NullAxes(), plot_values.PlotValues(model, spec))
                     else:
-                        plots.curve(model, spec, _NullAxes(), plot_values._Values(model, spec), bounds=spec.kind == "asymptotes")
+                        plots.curve(model, spec, _NullAxes(), plot_values.PlotValues(model, spec), bounds=spec.kind == "asymptotes")
                     count += 1
                 except (errors.SymgpuError, ValueError, ArithmeticError, TypeError):
                     pass

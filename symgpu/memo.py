@@ -1,5 +1,6 @@
 """Bounded in-process memos: one type for every module-level cache of symgpu, with a name, a
-bound, hit and miss counts, and one reset (:func:`clear_all`) for tests and benchmarks.
+bound, hit and miss counts, and one reset (:func:`clear_all`) for tests and benchmarks; and
+:class:`Tally`, a named count of calls of an expensive step, reset alike.
 
 Eviction is *clear when full*: inserting a new key into a memo that holds ``maxsize`` entries
 first empties it. Chosen over LRU because (1) it is what the hand-written caches it replaces
@@ -175,15 +176,56 @@ def _register(memo: Memo[Any, Any] | MemoFamily[Any, Any]) -> None:
     _REGISTRY[memo.name] = memo
 
 
+class Tally:
+    """A named count of calls of an expensive step that a fast path or a memo is there to avoid
+    (SymPy's ``factor``, ``simplify``, ``solve``), registered for :func:`clear_all` and
+    :func:`tallies`: how tests and benchmarks see that the step did not run, without replacing it."""
+
+    __slots__ = ("name", "count")
+
+    def __init__(self, name: str) -> None:
+        if name in _TALLIES:
+            raise ValueError(f"tally {name!r} exists already: give each tally its own name")
+        self.name = name
+        self.count = 0
+        _TALLIES[name] = self
+
+    def __repr__(self) -> str:
+        return f"Tally({self.name!r}, {self.count})"
+
+    def add(self) -> None:
+        """Count one call."""
+        self.count += 1
+
+
+#: every tally made, by name
+_TALLIES: dict[str, Tally] = {}
+
+
+def tallies() -> dict[str, int]:
+    """The count of every registered tally since the last :func:`clear_all`, by name (sorted)."""
+    return {name: _TALLIES[name].count for name in sorted(_TALLIES)}
+
+
+def forget(name: str) -> None:
+    """Take the memo or tally ``name`` out of the registry (its name is free again; tests make
+    and drop their own)."""
+    _REGISTRY.pop(name, None)
+    _TALLIES.pop(name, None)
+
+
 def registered() -> dict[str, Memo[Any, Any] | MemoFamily[Any, Any]]:
     """Every memo and memo family made so far, by name (a copy)."""
     return dict(_REGISTRY)
 
 
 def clear_all() -> None:
-    """Empty every registered memo (tests and benchmarks start from cold caches this way)."""
+    """Empty every registered memo and set every tally to 0 (tests and benchmarks start from
+    cold caches this way)."""
     for memo in list(_REGISTRY.values()):
         memo.clear()
+    for tally in list(_TALLIES.values()):
+        tally.count = 0
 
 
 def stats() -> tuple[MemoStats, ...]:

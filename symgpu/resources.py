@@ -15,6 +15,8 @@ CHECKOUT = PACKAGE.parent
 ENV_MODEL_PATH = "SYMGPU_MODEL_PATH"
 #: Replaces the bundled model folder (kept from schema 1; ``SYMGPU_MODEL_PATH`` adds instead).
 ENV_EQUATIONS = "SYMGPU_EQUATIONS"
+#: Replaces the folder that measured-data paths of model files are relative to (:func:`data_root`).
+ENV_DATA_ROOT = "SYMGPU_DATA_ROOT"
 
 
 def in_checkout() -> bool:
@@ -29,7 +31,11 @@ def bundled(name: str) -> Path:
 
 def data_root() -> Path:
     """The folder that measurement paths (``data/h100/x.csv``) are relative to: the checkout,
-    or the package's ``_data`` folder, where the wheel installs ``data/``."""
+    or the package's ``_data`` folder, where the wheel installs ``data/`` (``$SYMGPU_DATA_ROOT``
+    replaces it: data of your own, laid out the same way)."""
+    override = os.environ.get(ENV_DATA_ROOT)
+    if override:
+        return Path(override)
     return CHECKOUT if in_checkout() else PACKAGE / "_data"
 
 

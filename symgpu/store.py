@@ -131,20 +131,26 @@ def digest(*parts: str) -> str:
 _ENGINE: list[str] = []
 
 
-def engine_digest() -> str:
-    """A digest of symgpu's own source files: results of an edited engine are not reused
+def engine_digest(package: Path | None = None) -> str:
+    """A digest of symgpu's own source files (of the running package, computed once; or of the
+    package folder ``package``, e.g. an edited copy): results of an edited engine are not reused
     even when its version number stays the same."""
+    if package is not None:
+        return _sources_digest(package)
     if not _ENGINE:
-        package = Path(__file__).resolve().parent
-        h = hashlib.sha256()
-        for path in sorted(package.rglob("*.py")):
-            h.update(path.relative_to(package).as_posix().encode("utf-8") + b"\0")
-            try:
-                h.update(path.read_bytes())
-            except OSError:
-                continue
-        _ENGINE.append(h.hexdigest())
+        _ENGINE.append(_sources_digest(Path(__file__).resolve().parent))
     return _ENGINE[0]
+
+
+def _sources_digest(package: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        h.update(path.relative_to(package).as_posix().encode("utf-8") + b"\0")
+        try:
+            h.update(path.read_bytes())
+        except OSError:
+            continue
+    return h.hexdigest()
 
 
 def _path(kind: EntryKind, key: str) -> Path:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -14,8 +15,9 @@ import pytest
 import sympy
 
 import symgpu
-from symgpu import errors
+from symgpu import errors, memo, store
 from symgpu.derive import certify, solving
+from symgpu.entry_kinds import DERIVATIONS
 from symgpu.derive.certify import Asked
 from symgpu.evaluate import active
 
@@ -115,18 +117,25 @@ def test_without_a_preset_the_answer_is_checked_at_the_models_presets(volkov: sy
     assert answer.certificate is not None and answer.certificate.where.startswith("preset ")
 
 
-def test_a_failed_certificate_exits_1_with_one_line(cli: Callable[..., tuple[int, str, str]], monkeypatch: pytest.MonkeyPatch) -> None:
-    real = solving.solve
-
-    def off_by_ten_percent(*args: object, **kwargs: object) -> object:
-        answer = real(*args, **kwargs)  # type: ignore[arg-type]
-        # the root off by 10 %, without the per-regime records that would still hold the right one
-        extra = tuple((k, v) for k, v in answer.extra if k != "roots")
-        wrong = sympy.Tuple(*[r * sympy.Rational(11, 10) for r in answer.result])
-        return dataclasses.replace(answer, result=wrong, extra=extra)
-
-    monkeypatch.setattr(solving, "solve", off_by_ten_percent)
-    code, out, err = cli("solve", "volkov_2016", "n_needed", "--for", "mem_lat", "--target", "40", "--preset", "maxwell", "--set", "alpha=8")
+def test_a_failed_certificate_exits_1_with_one_line(cli: Callable[..., tuple[int, str, str]], tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wrong answer is refused by its check: here the stored boundary edited to twice its value
+    (under a valid checksum, as a faulty engine would have stored it) and asked again."""
+    monkeypatch.setenv(store.CACHE_DIR_ENV, str(tmp_path / "cache"))
+    monkeypatch.delenv(store.NO_CACHE_ENV, raising=False)
+    ask = ("boundary", "volkov_2016", "memory_throughput", "--between", "memory_bound", "issue_bound", "--for", "alpha",
+           "--preset", "maxwell", "--set", "n=64")
+    memo.clear_all()
+    code, out, _ = cli(*ask)
+    assert code == 0 and "checked numerically at preset maxwell" in out
+    (entry,) = (store.folder() / DERIVATIONS.name).rglob("*.txt")
+    key = entry.stem
+    body = store.get(DERIVATIONS, key)
+    right = '"expr": "(issue_thru - mem_thru)/mem_thru"'  # the boundary alpha = (issue_thru - mem_thru)/mem_thru, by hand
+    assert body is not None and body.count(right) == 1
+    store.put(DERIVATIONS, key, body.replace(right, '"expr": "2*(issue_thru - mem_thru)/mem_thru"'))
+    memo.clear_all()
+    code, out, err = cli(*ask)
     assert code == 1
     assert out == ""
     assert len(err.strip().splitlines()) == 1 and "check failed" in err and "preset maxwell" in err

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 import sympy
 
-import symgpu
 from symgpu import cli
 from symgpu.cli import app
 
@@ -124,16 +124,19 @@ def test_malformed_substitution_is_a_usage_error(capsys):
     assert code == 2 and "NAME=EXPR" in err
 
 
-def test_repl_namespace_has_symgpu_and_models_by_id(monkeypatch):
-    seen = {}
+def test_repl_namespace_has_symgpu_and_models_by_id():
+    """The plain REPL reads its lines from standard input: a line printed there shows its namespace."""
+    import subprocess
+    import sys
+    from pathlib import Path
 
-    def fake_interact(banner, local, exitmsg=""):
-        seen.update(local)
-
-    monkeypatch.setattr("code.interact", fake_interact)
-    assert cli.main(["repl", "--plain"]) == 0
-    assert seen["symgpu"] is symgpu and isinstance(seen["interval_analysis"], symgpu.Model)
-    assert "derive" in seen
+    root = Path(__file__).resolve().parent.parent
+    line = ("print('namespace:', symgpu.__name__, isinstance(interval_analysis, symgpu.Model), "
+            "derive.__name__, sympy.__name__)\n")
+    done = subprocess.run([sys.executable, "-m", "symgpu", "repl", "--plain"], input=line, capture_output=True, text=True,
+                          cwd=root, env={**os.environ, "PYTHONPATH": str(root)}, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "namespace: symgpu True symgpu.derive sympy" in done.stdout + done.stderr
 
 
 def test_derivation_json_is_the_same_under_any_string_hash_seed() -> None:

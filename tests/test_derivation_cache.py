@@ -10,10 +10,10 @@ import pytest
 import sympy
 
 import symgpu
-from symgpu import store
+from symgpu import memo, store
 from symgpu.entry_kinds import DERIVATIONS
 from symgpu.cli import app
-from symgpu.derive import regime_split, request_keys, requests, signs, stored
+from symgpu.derive import request_keys, requests, signs, stored
 from symgpu.proofs import exact_signs
 from conftest import tiny_text
 
@@ -30,10 +30,9 @@ def _entries() -> list[Path]:
     return sorted(folder.rglob("*.txt")) if folder.is_dir() else []
 
 
-def _refuse_to_compute(monkeypatch, op: str) -> None:
-    def fail(model, question):
-        raise AssertionError(f"{op} was computed although its derivation is cached")
-    monkeypatch.setitem(requests.OPERATIONS, op, fail)
+def _computed() -> int:
+    """Derivations computed in this process since the last memo.clear_all() (every operation starts a job)."""
+    return memo.tallies()["derive.jobs.started"]
 
 
 @pytest.mark.parametrize("model_id, request_id", [
@@ -42,41 +41,46 @@ def _refuse_to_compute(monkeypatch, op: str) -> None:
     ("mdm_2019", "S_MSHR_jump"),  # limit: steps with relations and labels
     ("volkov_2016", "cusp_alu_form"),  # extremum: Derivative(f(alpha), alpha) in its steps
 ])
-def test_a_cache_hit_is_the_derivation_computed(cache, monkeypatch, model_id, request_id):
+def test_a_cache_hit_is_the_derivation_computed(cache, model_id, request_id):
     model = symgpu.load(model_id)
+    memo.clear_all()
     fresh = requests.request(model, request_id)
     assert len(_entries()) == 1
-    for op in requests.OPERATIONS:
-        _refuse_to_compute(monkeypatch, op)
+    computed = _computed()
+    assert computed > 0
     hit = requests.request(model, request_id)
+    assert _computed() == computed, "computed although its derivation is cached"
     assert hit == fresh
     assert hit.to_dict() == fresh.to_dict()
     assert hit.regimes == fresh.regimes
     assert requests.expect_holds(hit) is requests.expect_holds(fresh)
 
 
-def test_the_regimes_command_is_served_from_the_cache(cache, monkeypatch, capsys):
+def test_the_regimes_command_is_served_from_the_cache(cache, capsys):
     argv = ["regimes", "interval_analysis", "t_P", "--over", "P", "--full"]
+    memo.clear_all()
     assert app.main(argv) == 0
     cold = capsys.readouterr().out
     assert len(_entries()) == 1
-
-    def fail(*args, **kwargs):
-        raise AssertionError("regimes were split although they are cached")
-    monkeypatch.setattr(regime_split, "regimes", fail)
+    computed = _computed()
+    assert computed > 0
     assert app.main(argv) == 0
     assert capsys.readouterr().out == cold
+    assert _computed() == computed, "regimes were split although they are cached"
 
 
-def test_the_api_regimes_is_cached_under_its_options(cache, monkeypatch):
+def test_the_api_regimes_is_cached_under_its_options(cache):
     model = symgpu.load("mdm_2019")
+    memo.clear_all()
     fresh = model.regimes("M")
     with_over = model.regimes("M", over="W")
     assert len(_entries()) == 2  # other options, another entry
-    monkeypatch.setattr(regime_split, "regimes", lambda *a, **k: pytest.fail("computed although cached"))
+    computed = _computed()
+    assert computed == 2
     assert model.regimes("M") == fresh
     assert model.regimes("M", over="W") == with_over
     assert model.regimes("M").regimes == fresh.regimes
+    assert _computed() == computed, "computed although cached"
 
 
 def test_logic_left_unsimplified_by_sympy_is_rebuilt_as_written(cache):

@@ -24,7 +24,7 @@ CREATED = "subplots figsize=(6.4, 4.2)"
 
 def _paint(model: symgpu.Model, spec: plot_specs.PlotSpec) -> Callable[[Any], None]:
     def paint(ax: Any) -> None:
-        values = plot_values._Values(model, spec)
+        values = plot_values.PlotValues(model, spec)
         if spec.kind == "regime_map":
             plots.regime_map(model, spec, ax, values)
         else:

@@ -68,8 +68,8 @@ def test_a_denominator_that_changes_sign_across_the_data_is_found_numerically():
     columns = {"theta": np.asarray(THETA)}
     reason = fit_checks.invalid_reason(model, "memory_latency", None, columns, {"a": 372.0, "b": 22.0, "c": 100.0}, parts)
     assert reason is not None and "theta < c" in reason
-    assert fit_checks._singular("denominator", np.asarray([3.0, 1.0, -2.0])) == ("changes sign across the data (the fit crosses a pole)", 2)
-    assert fit_checks._singular("denominator", np.asarray([3.0, 0.0])) == ("vanishes (a pole)", 1)
+    assert fit_checks.singularity("denominator", np.asarray([3.0, 1.0, -2.0])) == ("changes sign across the data (the fit crosses a pole)", 2)
+    assert fit_checks.singularity("denominator", np.asarray([3.0, 0.0])) == ("vanishes (a pole)", 1)
     assert fit_checks.invalid_reason(model, "memory_latency", None, columns, MAXWELL_ABC, parts) is None
 
 

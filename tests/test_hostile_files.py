@@ -5,7 +5,6 @@ converge exits 1."""
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import shutil
@@ -117,9 +116,7 @@ def test_an_extends_base_that_is_a_named_pipe_is_refused_not_replaced_by_the_bun
 
 
 # ---------------------------------------------------------------- a fit that did not converge
-def test_a_fit_that_did_not_converge_exits_1_naming_the_converged_check(tmp_path, monkeypatch, capsys):
-    import scipy.optimize
-
+def test_a_fit_that_did_not_converge_exits_1_naming_the_converged_check(tmp_path, capsys):
     import symgpu
 
     model = symgpu.load("volkov_2016")
@@ -129,11 +126,22 @@ def test_a_fit_that_did_not_converge_exits_1_naming_the_converged_check(tmp_path
     data.write_csv(path, data.MeasuredData("latency.csv", (data.Column("theta", "GB/s", theta),
                                                            data.Column("memory_latency", "cycle", tuple(float(v) for v in latency)))))
     # the optimiser stopped after one evaluation of the residuals: status 0, "maximum number of function evaluations"
-    monkeypatch.setattr(scipy.optimize, "least_squares", functools.partial(scipy.optimize.least_squares, max_nfev=1))
     code = main(["fit", "volkov_2016", "memory_latency", "--data", str(path), "--params", "a,b,c", "--preset", "maxwell",
+                 "--max-evaluations", "1",
                  "--init", "a=500", "--init", "b=50", "--init", "c=400"])
     out, err = capsys.readouterr()
     assert code == 1, out + err
     assert err.count("\n") == 1 and err.startswith("symgpu: error: ") and "converge" in err, err
     assert "FAILED (converged)" in out, out
     assert "[presets." not in out  # no preset block printed for a failed fit
+
+
+@pytest.mark.parametrize("given", ["0", "-3"])
+def test_a_fit_allowed_fewer_than_one_evaluation_is_a_usage_error(tmp_path, capsys, given):
+    path = tmp_path / "latency.csv"
+    data.write_csv(path, data.MeasuredData("latency.csv", (data.Column("theta", "GB/s", (10.0, 30.0, 60.0)),
+                                                           data.Column("memory_latency", "cycle", (400.0, 420.0, 450.0)))))
+    code = main(["fit", "volkov_2016", "memory_latency", "--data", str(path), "--params", "a,b,c", "--preset", "maxwell",
+                 "--max-evaluations", given])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and f"--max-evaluations {given}: give a number of evaluations, 1 or more" in err, err

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import errno
 import os
+import resource
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from symgpu.cli import main
-from symgpu.report import files
-from symgpu.sweep import output
 
 REPO = Path(__file__).resolve().parent.parent
 MEASURED = REPO / "data" / "h100" / "stream_read_vs_warps_model.csv"
@@ -88,12 +90,27 @@ def test_sweep_into_an_unwritable_folder_is_one_line(tmp_path, capsys):
     _one_line(capsys, "not writable")
 
 
-def test_sweep_on_a_full_disk_is_one_line_and_leaves_no_temporary_file(tmp_path, capsys, monkeypatch):
-    def full(*args, **kwargs):
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-    monkeypatch.setattr(output, "csv_blocks", full)  # the writer of both the full and the plan path
-    assert main([*SWEEP, "-o", str(tmp_path / "s.csv")]) == 2
-    _one_line(capsys, "No space left on device")
+def _with_no_room(*argv: str) -> str:
+    """``symgpu ARGV`` in a process whose files cannot grow past 64 bytes (``RLIMIT_FSIZE``; a write
+    over it fails with EFBIG as one on a full disk fails with ENOSPC): its exit code must be 2,
+    and its standard error, returned, one line."""
+
+    def no_room() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails instead of the signal ending the process
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
+
+    env = {**os.environ, "PYTHONPATH": str(REPO), "SYMGPU_NO_CACHE": "1", "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run([sys.executable, "-m", "symgpu", *argv], capture_output=True, text=True, env=env, cwd=REPO,
+                          preexec_fn=no_room, timeout=300)
+    err = done.stderr
+    assert done.returncode == 2, (done.stdout, err)
+    assert err.count("\n") == 1 and err.startswith("symgpu: error: "), err
+    assert "Traceback" not in err and "internal error" not in err and os.strerror(errno.EFBIG) in err, err
+    return err
+
+
+def test_sweep_on_a_full_disk_is_one_line_and_leaves_no_temporary_file(tmp_path):
+    _with_no_room(*SWEEP, "-o", str(tmp_path / "s.csv"))
     assert list(tmp_path.iterdir()) == []
 
 
@@ -117,14 +134,9 @@ def test_plot_replaces_only_a_regular_file(sweep_csv, tmp_path, capsys, target):
     assert sweep_csv.read_bytes() == before
 
 
-def test_plot_on_a_full_disk_is_one_line(sweep_csv, tmp_path, capsys, monkeypatch):
-    capsys.readouterr()
-
-    def full(*args, **kwargs):
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-    monkeypatch.setattr(files, "write_files", full)
-    assert main(["plot", str(sweep_csv), "-o", str(tmp_path / "p.svg")]) == 2
-    _one_line(capsys, "No space left on device")
+def test_plot_on_a_full_disk_is_one_line(sweep_csv, tmp_path):
+    _with_no_room("plot", str(sweep_csv), "-o", str(tmp_path / "p.svg"))
+    assert [p.name for p in tmp_path.iterdir()] == [sweep_csv.name]  # no plot, no temporary file
 
 
 def test_fit_output_through_a_link_or_into_a_pipe_is_refused_before_fitting(tmp_path, capsys):
@@ -137,12 +149,9 @@ def test_fit_output_through_a_link_or_into_a_pipe_is_refused_before_fitting(tmp_
     _one_line(capsys, "named pipe")
 
 
-def test_fit_output_on_a_full_disk_is_one_line(tmp_path, capsys, monkeypatch):
-    def full(*args, **kwargs):
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-    monkeypatch.setattr(files, "write_files", full)
-    assert main([*FIT, "-o", str(tmp_path / "x.toml")]) == 2
-    _one_line(capsys, "-o", "No space left on device")
+def test_fit_output_on_a_full_disk_is_one_line(tmp_path):
+    assert "-o" in _with_no_room(*FIT, "-o", str(tmp_path / "x.toml"))
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_fit_output_to_a_regular_file_is_written(tmp_path, capsys):

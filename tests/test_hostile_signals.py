@@ -241,18 +241,12 @@ def test_stale_temporaries_of_another_machine_or_a_link_are_kept(tmp_path: Path)
 def test_sigterm_during_the_final_renames_is_held_until_they_are_done(tmp_path: Path) -> None:
     from symgpu.report import files
 
+    def replace_then_signal(source: str, destination: Path) -> None:
+        os.replace(source, destination)
+        os.kill(os.getpid(), signal.SIGTERM)  # a real SIGTERM after the first rename
+
     with pytest.raises(KeyboardInterrupt), leftovers.terminations_raise():
-        original = os.replace
-
-        def replace_then_signal(source: str, destination: object) -> None:
-            original(source, destination)
-            os.kill(os.getpid(), signal.SIGTERM)
-
-        try:
-            os.replace = replace_then_signal  # type: ignore[assignment]
-            files.write_run(tmp_path, {"m": {"a.md": b"a", "b.md": b"b"}})
-        finally:
-            os.replace = original
+        files.write_run(tmp_path, {"m": {"a.md": b"a", "b.md": b"b"}}, replace=replace_then_signal)
     assert sorted(p.name for p in (tmp_path / "m").iterdir()) == ["a.md", "b.md"]
 
 

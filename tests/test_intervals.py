@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from symgpu.derive import regime_split, signs
 from symgpu.proofs import exact_signs, intervals
 from symgpu.proofs.signs import SignReasoner
+from symgpu import memo
 
 x = sympy.Symbol("x", positive=True)
 y = sympy.Symbol("y", positive=True)
@@ -189,17 +190,16 @@ def test_bounds_given_for_a_symbol_replace_its_declared_range():
 
 
 # ------------------------------------------------------------------ the sign reasoner uses them first
-def test_signs_the_intervals_prove_need_neither_factor_nor_simplify(ia, monkeypatch):
-    def refuse(*_args, **_kwargs):
-        raise AssertionError("factor or simplify called for a sign the intervals decide")
-
-    monkeypatch.setattr(sympy, "simplify", refuse)
-    monkeypatch.setattr(sympy, "factor", refuse)
+def test_signs_the_intervals_prove_need_neither_factor_nor_simplify(ia):
+    memo.clear_all()
     reasoner = SignReasoner(signs.declared(ia))  # no verdict store: decided afresh
     a, b = sympy.Symbol("a_iv", positive=True, integer=True), sympy.Symbol("b_iv", nonnegative=True)
     assert reasoner.sign(sympy.floor(b / a) + sympy.ceiling(a / (b + 1))) == 1
     assert reasoner.sign(-(a + b) ** 3 - sympy.Min(a, b + 1)) == -1
     assert reasoner.sign(sympy.Max(a, b) / (a + b)) == 1
+    done = memo.tallies()
+    assert done["proofs.signs.factor"] == done["proofs.forms.factor"] == done["proofs.forms.simplify"] == 0, \
+        "factor or simplify called for a sign the intervals decide"
 
 
 def test_a_value_of_zero_and_a_positive_value_refute_every_sign_claim():

@@ -70,7 +70,7 @@ def test_markdown_and_latex_carry_the_summary_first_and_the_synthetic_caveat(fil
 
 
 def test_report_all_renders_the_example_in_the_requested_formats():
-    rendered, failed = report_commands._kernel_example(("md", "tex", "json"))
+    rendered, failed = report_commands.kernel_example_files(("md", "tex", "json"))
     assert failed == 0 and sorted(rendered) == ["kernel_example.md", "kernel_example.tex"]
 
 

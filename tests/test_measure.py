@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -257,15 +258,16 @@ def test_measure_on_a_gpu_writes_csvs_the_reader_accepts(tmp_path):
     assert np.all(stream.column("dram_throughput").array() > 0)
 
 
-def test_a_missing_or_oversized_data_file_is_refused_with_what_to_do(tmp_path, monkeypatch):
+def test_a_missing_or_oversized_data_file_is_refused_with_what_to_do(tmp_path):
     from symgpu.measure import data as measured_data
 
     with pytest.raises(symgpu.UsageError, match=r"^.*nope\.csv: cannot read measured data \(No such file or directory\)$"):
         measured_data.read_csv(tmp_path / "nope.csv")
     big = tmp_path / "big.csv"
     big.write_text("n [warp/SM]\n" + "1\n" * 10)
-    monkeypatch.setattr(measured_data, "MAX_BYTES", 8)
-    with pytest.raises(symgpu.UsageError, match=r"^.*big\.csv: 32 bytes of measured data \(limit 8\); split the file$"):
+    size = measured_data.MAX_BYTES + 1
+    os.truncate(big, size)  # really over the limit (a sparse file: no disk used for it)
+    with pytest.raises(symgpu.UsageError, match=rf"^.*big\.csv: {size} bytes of measured data \(limit {size - 1}\); split the file$"):
         measured_data.read_csv(big)
 
 

@@ -28,7 +28,7 @@ def scratch():
 
     yield make
     for name in made:
-        memo._REGISTRY.pop(name, None)
+        memo.forget(name)
 
 
 def test_a_memo_holds_at_most_its_bound_and_is_emptied_when_a_new_key_would_exceed_it(scratch):
@@ -102,7 +102,38 @@ def test_memoised_computes_once_per_arguments_and_stays_bounded():
         assert twice(3) == 6 and len(twice.memo) == 1  # a third key empties the memo first
         assert twice.memo.stats() == memo.MemoStats("test.memoised", 1, 2, 1, 3)
     finally:
-        memo._REGISTRY.pop("test.memoised")
+        memo.forget("test.memoised")
+
+
+def test_a_tally_counts_until_clear_all_and_is_listed_by_name():
+    first, second = memo.Tally("test.tally_b"), memo.Tally("test.tally_a")
+    try:
+        for _ in range(3):
+            first.add()
+        second.add()
+        found = memo.tallies()
+        assert (found["test.tally_b"], found["test.tally_a"]) == (3, 1)
+        assert list(found) == sorted(found)
+        with pytest.raises(ValueError, match="tally 'test.tally_a' exists already"):
+            memo.Tally("test.tally_a")
+        memo.clear_all()
+        assert memo.tallies()["test.tally_b"] == memo.tallies()["test.tally_a"] == 0
+    finally:
+        memo.forget("test.tally_b")
+        memo.forget("test.tally_a")
+    assert "test.tally_a" not in memo.tallies()
+    memo.forget("test.tally_a")  # forgetting a name not there is no error
+
+
+def test_each_expensive_step_is_tallied_once_per_call():
+    x = sympy.Symbol("x_tallied", positive=True)
+    memo.clear_all()
+    forms.factored(x**2 + 2 * x + 1)
+    forms.factored(x**2 + 2 * x + 1)  # memoised: no second call
+    forms.factored(x**3)  # a monomial: its own factored form
+    forms.small_simplify(sympy.sin(x) ** 2 + sympy.cos(x) ** 2)
+    done = memo.tallies()
+    assert (done["proofs.forms.factor"], done["proofs.forms.simplify"]) == (1, 1)
 
 
 def test_clear_all_empties_every_registered_memo_filled_through_the_public_api():
@@ -118,7 +149,7 @@ def test_clear_all_empties_every_registered_memo_filled_through_the_public_api()
 
 
 def test_each_memo_is_named_after_the_module_it_lives_in():
-    for name in memo.registered():
+    for name in [*memo.registered(), *memo.tallies()]:
         if not name.startswith("test."):
             assert importlib.util.find_spec("symgpu." + name.rsplit(".", 1)[0]) is not None, name
 

@@ -267,7 +267,7 @@ def test_a_requested_regime_map_replaces_the_one_boundary_requests_imply() -> No
 
     figure, ax = plt.subplots()
     try:
-        shares = plots.regime_map(model, spec, ax, plot_values._Values(model, spec))
+        shares = plots.regime_map(model, spec, ax, plot_values.PlotValues(model, spec))
     finally:
         plt.close(figure)
     x, y = np.meshgrid(np.linspace(0.25, 8, plots.GRID), np.linspace(1, 64, plots.GRID))

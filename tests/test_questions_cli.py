@@ -229,4 +229,4 @@ def test_a_users_model_with_a_bundled_id_never_overwrites_the_bundled_report(cli
 def test_report_of_a_bundled_model_still_defaults_to_the_checkout_reports(monkeypatch, tmp_path):
     from symgpu.cli import report_commands
     monkeypatch.chdir(tmp_path)
-    assert report_commands._default_folder(symgpu.load("occupancy")) == render.REPORTS / "occupancy"
+    assert report_commands.default_folder(symgpu.load("occupancy")) == render.REPORTS / "occupancy"

@@ -17,7 +17,7 @@ import symgpu
 from symgpu import errors
 from symgpu.evaluate import active
 from symgpu.report import chains
-from symgpu.report.plot_values import _branches
+from symgpu.report.plot_values import regime_branches
 from symgpu.report.scenarios import Scenario, scenarios, supplied
 from symgpu.sweep import sweep
 from symgpu.sweep.grid import Axis
@@ -187,7 +187,7 @@ def test_an_unnamed_argument_is_named_by_its_position_in_the_min_or_max() -> Non
             want = tuple(named.get(sympy.srepr(a), f"{prefix}_arg{i + 1}") for i, a in enumerate(equation.rhs.args))
             assert active.argument_labels(equation) == want
             quantity = equation.definition.defines
-            plotted = {name for name, _, _ in _branches(model, quantity)}
+            plotted = {name for name, _, _ in regime_branches(model, quantity)}
             assert plotted == set(want), f"{model.id}.{quantity}: plot branches {plotted} != {want}"
             found += 1
     assert found > 0

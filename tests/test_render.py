@@ -16,14 +16,16 @@ from symgpu.evaluate import record
 from conftest import tiny_text
 
 
-@pytest.fixture()
-def no_derive(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Make every derivation fail (fast, and exercises the report's fallback)."""
-
-    def refuse(model: symgpu.Model, request: object) -> None:
-        raise symgpu.DerivationError("derivations are switched off in this test")
-
-    monkeypatch.setattr(symgpu.derive, "run_request", refuse)
+#: a derivation that fails for real: the two-sided limit at a pole has no value (SymPy's zoo)
+AT_THE_POLE = """
+[[derivations]]
+id = "at_the_pole"
+op = "limit"
+quantity = "P"
+variable = "I"
+to = "P_peak/B"
+direction = "+-"
+"""
 
 
 def test_tex_escape_specials_and_unicode() -> None:
@@ -50,21 +52,21 @@ def test_tex_environment_delimiters_strict_and_trimmed() -> None:
         env.from_string("((( missing )))").render()
 
 
-def test_missing_field_in_user_template_names_template_and_field(tmp_path: Path, no_derive: None, capsys: pytest.CaptureFixture[str]) -> None:
+def test_missing_field_in_user_template_names_template_and_field(tmp_path: Path, write_model, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "report.md.j2").write_text("# {{ model.title }}\n{{ model.no_such_field }}\n")
     out = tmp_path / "out"
-    code = cli.main(["report", "interval_analysis", "--format", "md", "-o", str(out), "--templates", str(tmp_path)])
+    code = cli.main(["report", str(write_model()), "--format", "md", "-o", str(out), "--templates", str(tmp_path)])
     err = capsys.readouterr().err
     assert code == 2
     assert "report.md.j2" in err and "no_such_field" in err
     assert not out.exists() or not any(out.iterdir())
 
 
-def test_user_template_overrides_bundled(tmp_path: Path, no_derive: None) -> None:
+def test_user_template_overrides_bundled(tmp_path: Path, write_model) -> None:
     (tmp_path / "report.md.j2").write_text("{{ model.id }}: {{ equations | length }} equations\n")
     out = tmp_path / "out"
-    assert cli.main(["report", "interval_analysis", "--format", "md", "-o", str(out), "--templates", str(tmp_path)]) == 0
-    assert (out / "interval_analysis.md").read_text().startswith("interval_analysis: ")
+    assert cli.main(["report", str(write_model()), "--format", "md", "-o", str(out), "--templates", str(tmp_path)]) == 0
+    assert (out / "tiny.md").read_text() == "tiny: 1 equations\n"
 
 
 def test_chain_substitutes_values_with_units(ia: symgpu.Model) -> None:
@@ -111,13 +113,13 @@ def test_write_files_is_atomic(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.md", "b.json"]
 
 
-def test_report_json_content(tmp_path: Path, no_derive: None, ia: symgpu.Model) -> None:
+def test_report_json_content(tmp_path: Path, ia: symgpu.Model) -> None:
     report = render.render_report(ia, presets=["gtx1080"], formats=["json", "md"])
     data = json.loads(report.files["interval_analysis.json"])
     assert [p["id"] for p in data["presets"]] == ["gtx1080"]
     eq = next(e for e in data["equations"] if e["id"] == "n_IF_K0")
     assert eq["counts"] == ["instruction"] and eq["unit_check"] == "pass" and eq["rhs"] == "M*N"
-    assert all(not d["available"] and d["reason"] == "DerivationError: derivations are switched off in this test" for d in data["derivations"])
+    assert data["derivations"] and all(d["available"] and d["reason"] == "" for d in data["derivations"])
     statuses = {r["case"]: r["status"] for r in data["validation"]}
     assert statuses["mxv_lcs_threads_gtx1080"] == "erratum"
     plots = {p["id"]: p for p in data["plots"]}
@@ -125,7 +127,16 @@ def test_report_json_content(tmp_path: Path, no_derive: None, ia: symgpu.Model) 
     assert plots["regimes_t_P_P_d_iota"]["available"]
     assert "interval_analysis_P_K0_vs_N.svg" in report.files
     md = report.files["interval_analysis.md"].decode()
-    assert "$$\n" in md and "derivation not available" in md and "](interval_analysis_P_K0_vs_N.svg)" in md
+    assert "$$\n" in md and "derivation not available" not in md and "](interval_analysis_P_K0_vs_N.svg)" in md
+
+
+def test_a_derivation_that_fails_is_reported_not_available_with_its_reason(write_model) -> None:
+    model = symgpu.load(str(write_model(tiny_text(rhs="I*B*I/(I - P_peak/B)") + AT_THE_POLE)))
+    report = render.render_report(model, formats=["json", "md"], draw_plots=False)
+    (entry,) = json.loads(report.files["tiny.json"])["derivations"]
+    assert entry["id"] == "at_the_pole" and not entry["available"]
+    assert entry["reason"].startswith("DerivationError: tiny: the limit of P as I -> P_peak/B came out as zoo")
+    assert "derivation not available" in report.files["tiny.md"].decode()
 
 
 def test_plots_are_byte_reproducible(ia: symgpu.Model) -> None:
@@ -165,7 +176,7 @@ source = { ref = "toy2026", locator = "Table 1" }
 """
 
 
-def test_table_rows_are_presets_and_cells_are_engine_values(write_model, no_derive: None) -> None:
+def test_table_rows_are_presets_and_cells_are_engine_values(write_model) -> None:
     model = symgpu.load(str(write_model(tiny_text() + TINY_TABLE)))
     report = render.render_report(model, formats=["json", "md", "tex"], draw_plots=False)
     table = json.loads(report.files["tiny.json"])["tables"][0]
@@ -182,10 +193,10 @@ def test_table_rows_are_presets_and_cells_are_engine_values(write_model, no_deri
     assert "\\section{Tables}" in tex and "\\texttt{toy\\_fast} & 100000000000000 & 8000000000000 & 40000000000000 \\\\" in tex
 
 
-def test_a_report_without_tables_has_no_tables_section(ia: symgpu.Model, no_derive: None) -> None:
-    report = render.render_report(ia, presets=["gtx1080"], formats=["md", "tex"], draw_plots=False)
-    assert "## Tables" not in report.files["interval_analysis.md"].decode()
-    assert "\\section{Tables}" not in report.files["interval_analysis.tex"].decode()
+def test_a_report_without_tables_has_no_tables_section(write_model) -> None:
+    report = render.render_report(symgpu.load(str(write_model())), formats=["md", "tex"], draw_plots=False)
+    assert "## Tables" not in report.files["tiny.md"].decode()
+    assert "\\section{Tables}" not in report.files["tiny.tex"].decode()
 
 
 @pytest.mark.parametrize("old, new, message", [

@@ -6,59 +6,52 @@ its measured data, its templates, one of its files on disk, or the cache entry i
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
-from symgpu import resources, store
+import symgpu
+from symgpu import memo, resources, store
 from symgpu.entry_kinds import REPORT
-from symgpu.cli import report_commands
 from symgpu.report import freshness, kernel_example, render
 
 from conftest import FIXTURES, tiny_text
 
-EXAMPLE_FILES = {f"{kernel_example.FOLDER}.md": b"example\n"}
 
 
 @pytest.fixture
 def reports(tmp_path: Path, write_model, cli, monkeypatch: pytest.MonkeyPatch):
-    """``report --all -f md`` over a folder of small models (found through $SYMGPU_MODEL_PATH):
-    returns run(*extra) -> (exit code, stdout, ids rendered). The kernel example is a stand-in
-    (its real inputs are the bundled files), and there is no comparison report (no volkov_2016)."""
+    """``report --all --models ... -f md`` over a folder of small models (found through
+    $SYMGPU_MODEL_PATH): returns run(*extra) -> (exit code, stdout, folders rendered, as the
+    summary lists them). The kernel example is rendered too (its inputs are the bundled files),
+    and there is no comparison report (no volkov_2016 among the models)."""
     models = tmp_path / "models"
     models.mkdir()
     monkeypatch.setenv(resources.ENV_MODEL_PATH, str(models))
     monkeypatch.setenv(store.CACHE_DIR_ENV, str(tmp_path / "cache"))
     monkeypatch.setenv(store.NO_CACHE_ENV, "0")  # restored after the test even if --no-cache sets it
     ids = ["tiny"]
-    monkeypatch.setattr(render, "model_ids", lambda: list(ids))
     (models / "tiny.toml").write_text(tiny_text(), encoding="utf-8")
-    rendered: list[str] = []
-    real = render.render_report
-
-    def counting(model, **options):
-        rendered.append(model.id)
-        return real(model, **options)
-
-    def example(formats):
-        rendered.append(kernel_example.FOLDER)
-        return dict(EXAMPLE_FILES), 0
-
-    monkeypatch.setattr(render, "render_report", counting)
-    monkeypatch.setattr(report_commands, "_kernel_example", example)
 
     def run(*extra: str, before: tuple[str, ...] = ()) -> tuple[int, str, list[str]]:
-        rendered.clear()
-        # --jobs 1: rendered here, where the counting stand-ins above are (a worker process has its own copy)
-        code, out, err = cli(*before, "report", "--all", "--jobs", "1", "-o", str(tmp_path / "out"), "-f", "md", *extra)
+        code, out, err = cli(*before, "report", "--all", "--models", ",".join(ids), "-o", str(tmp_path / "out"), "-f", "md",
+                             *extra)
         assert code == 0, err
-        return code, out, sorted(rendered)
+        return code, out, rendered(out)
 
     run.models = models  # type: ignore[attr-defined]
     run.out = tmp_path / "out"  # type: ignore[attr-defined]
     run.ids = ids  # type: ignore[attr-defined]
     return run
+
+
+def rendered(out: str) -> list[str]:
+    """The folders a ``report --all`` run rendered, from its summary ("ok   tiny: 3 files in ..."),
+    sorted; a folder it skipped says "up to date (skipped)"."""
+    found = [re.fullmatch(r"ok   (\S+): \d+ files in .*", line) for line in out.splitlines()]
+    return sorted(m.group(1) for m in found if m)
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -118,7 +111,7 @@ def test_an_output_file_replaced_by_a_link_is_never_written_through_or_replaced(
     before = copy.read_bytes()
     report.unlink()
     report.symlink_to(copy)
-    code, _, err = cli("report", "--all", "--jobs", "1", "-o", str(reports.out), "-f", "md")
+    code, _, err = cli("report", "--all", "--models", "tiny", "-o", str(reports.out), "-f", "md")
     assert code == 2 and "not a regular file" in err
     assert report.is_symlink() and copy.read_bytes() == before
 
@@ -184,7 +177,7 @@ def test_changed_measured_data_renders_the_model_that_reads_it_again(reports, tm
     for relative in kernel_example.sources()[1]:  # the worked example reads its files from the same root
         (data_root / relative).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(resources.measured_file(relative), data_root / relative)
-    monkeypatch.setattr(resources, "data_root", lambda: data_root)
+    monkeypatch.setenv(resources.ENV_DATA_ROOT, str(data_root))
     shutil.copyfile(FIXTURES / "tiny_measured.toml", reports.models / "tiny_measured.toml")
     reports.ids.append("tiny_measured")
     assert reports()[2] == ["kernel_example", "tiny", "tiny_measured"]
@@ -209,17 +202,15 @@ def test_changed_templates_render_every_report_again(reports, tmp_path):
 def test_the_inputs_digest_is_computed_without_building_the_model(tmp_path, monkeypatch):
     monkeypatch.setenv(resources.ENV_MODEL_PATH, str(tmp_path))
     (tmp_path / "tiny.toml").write_text(tiny_text(), encoding="utf-8")
-    from symgpu.model import build
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("the model was built")
-
-    monkeypatch.setattr(build.Model, "__init__", refuse)
+    memo.clear_all()
     first = freshness.model_inputs("tiny", ("md",))
     assert first is not None and first == freshness.model_inputs("tiny", ("md",))
     assert freshness.model_inputs("tiny", ("md", "tex")) != first
     (tmp_path / "tiny.toml").write_text(tiny_text(peak="50 TFLOP/s"), encoding="utf-8")
     assert freshness.model_inputs("tiny", ("md",)) != first
+    assert memo.tallies()["model.build.models"] == 0, "the model was built"
+    symgpu.load(tmp_path / "tiny.toml")
+    assert memo.tallies()["model.build.models"] == 1  # what the count would have shown
 
 
 def test_a_model_whose_bases_form_a_cycle_has_no_digest_and_is_rendered(tmp_path, monkeypatch):
@@ -230,7 +221,7 @@ def test_a_model_whose_bases_form_a_cycle_has_no_digest_and_is_rendered(tmp_path
     assert not freshness.up_to_date(tmp_path, None)
 
 
-def test_one_run_reads_each_input_file_once_and_gets_the_same_digests(monkeypatch):
+def test_one_run_reads_each_input_file_once_and_gets_the_same_digests():
     """The digests of every report of an --all run (bundled models, the comparison, the kernel
     example) read each file once when they share the run's reads, and equal digests computed
     each on its own (every file read afresh)."""
@@ -245,16 +236,9 @@ def test_one_run_reads_each_input_file_once_and_gets_the_same_digests(monkeypatc
         return found
 
     alone = digests(freshness.InputFiles)
-    reads: list[Path] = []
-    real = freshness._read
-
-    def counting(path, limit):
-        reads.append(path.resolve())
-        return real(path, limit)
-
-    monkeypatch.setattr(freshness, "_read", counting)
     shared = freshness.InputFiles()
     together = digests(lambda: shared)
     assert together == alone and all(v is not None for v in together.values())
+    reads = [path.resolve() for path in shared.paths_read]
     assert len(reads) == len(set(reads))
     assert resources.equations().resolve() / "volkov_2016.toml" in reads  # the comparison's, the example's and its own

@@ -4,6 +4,7 @@ functions raised to powers, piecewise cases)."""
 
 from __future__ import annotations
 
+import pytest
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -57,12 +58,18 @@ def test_the_report_latex_of_a_model_is_sympys_latex_with_its_symbol_names(ia):
         assert latex.latex(ia, expr) == sympy.latex(expr, symbol_names=names, mul_symbol="dot")
 
 
-def test_the_printer_starts_afresh_past_its_bound(monkeypatch):
-    monkeypatch.setattr(text_printing, "MAX_KEPT_CHARACTERS", 10)
-    printer = printing.KeptStrPrinter()
+@pytest.mark.parametrize("kind", ["text", "latex"])
+def test_the_printer_starts_afresh_past_its_bound(kind):
+    make, general = ((printing.KeptStrPrinter, sympy.sstr) if kind == "text"
+                     else (printing.KeptLatexPrinter, lambda e: sympy.latex(e)))
+    unbounded, bounded = make(), make(limit=10)
     for e in EXPRESSIONS:
-        assert printer.doprint(e) == sympy.sstr(e)
-    assert printer._kept_size <= 10 + max(len(t) for t in printer._kept.values())
+        assert bounded.doprint(e) == unbounded.doprint(e) == general(e)
+    # a kept text is a subexpression's, never longer than the longest whole text printed
+    longest = max(len(general(e)) for e in EXPRESSIONS)
+    assert unbounded.kept_characters > 10 + longest  # the bound is really passed
+    assert bounded.kept_characters <= 10 + longest
+    assert text_printing.KeptStrPrinter().kept_characters == 0
 
 
 _atoms = st.sampled_from([x, y, n, sympy.Integer(2), sympy.Rational(3, 4), sympy.Float("1.5")])

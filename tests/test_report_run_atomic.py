@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from symgpu.cli import main
-from symgpu.report import files, render
+from symgpu import resources
+from symgpu.report import files
 
 
 def snapshot(folder: Path) -> dict[str, bytes]:
@@ -22,35 +23,50 @@ def snapshot(folder: Path) -> dict[str, bytes]:
 
 
 @pytest.fixture
-def two_models(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """``report --all`` over two small models (no comparison report: volkov_2016 is not among them)."""
-    ids = ["interval_analysis", "perez_piccoli"]
-    monkeypatch.setattr(render, "model_ids", lambda: ids)
-    return ids
+def two_models() -> list[str]:
+    """``report --all --models`` over two small models (no comparison report: volkov_2016 is not among them)."""
+    return ["interval_analysis", "perez_piccoli"]
 
 
-def test_an_interrupted_report_all_leaves_the_previous_reports_untouched(tmp_path, two_models, monkeypatch, capsys):
-    assert main(["report", "--all", "-o", str(tmp_path), "-f", "md"]) == 0
-    before = snapshot(tmp_path)
+def report_all(*argv: str, models: list[str]) -> list[str]:
+    return ["report", "--all", "--models", ",".join(models), *argv]
+
+
+def test_an_interrupted_report_all_leaves_the_previous_reports_untouched(tmp_path, two_models):
+    out = tmp_path / "out"
+    assert main(report_all("-o", str(out), "-f", "md", models=two_models)) == 0
+    before = snapshot(out)
     assert {f"{m}/{m}.md" for m in two_models} <= set(before)
-    real = render.render_report
-
-    def interrupted_at_second_model(model, **options):
-        if model.id == two_models[1]:
-            raise KeyboardInterrupt
-        report = real(model, **options)
-        report.files[f"{model.id}.md"] = b"changed"  # would change the first report if written
-        return report
-
-    monkeypatch.setattr(render, "render_report", interrupted_at_second_model)
-    assert main(["report", "--all", "--force", "-o", str(tmp_path), "-f", "md"]) == 130
-    assert snapshot(tmp_path) == before
-    assert not [p for p in tmp_path.rglob("*.tmp")], "temporary files were left behind"
+    # a run that would change every report (a template of its own), Ctrl-C while the second model renders
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    bundled = resources.bundled("templates") / "report.md.j2"
+    (templates / "report.md.j2").write_text(bundled.read_text(encoding="utf-8") + "\nchanged\n", encoding="utf-8")
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root), "MPLBACKEND": "Agg"}
+    run = subprocess.Popen([sys.executable, "-m", "symgpu", *report_all("--force", "--jobs", "1", "-o", str(out), "-f", "md",
+                                                                        "--templates", str(templates), models=two_models)],
+                           env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert run.stderr is not None
+        lines = []
+        for line in run.stderr:
+            lines.append(line)
+            if line.startswith(f"[2/{len(two_models)}] rendering "):  # the first report is rendered, in memory
+                run.send_signal(signal.SIGINT)
+                break
+        _, err = run.communicate(timeout=120)
+    except BaseException:
+        os.killpg(run.pid, signal.SIGKILL)
+        raise
+    assert run.returncode == 130, "".join(lines) + err
+    assert snapshot(out) == before
+    assert not [p for p in out.rglob("*.tmp")], "temporary files were left behind"
 
 
 def test_reports_rendered_in_worker_processes_equal_those_rendered_in_one(tmp_path, two_models):
-    assert main(["report", "--all", "--jobs", "1", "-o", str(tmp_path / "one"), "-f", "md"]) == 0
-    assert main(["report", "--all", "--jobs", "2", "-o", str(tmp_path / "two"), "-f", "md"]) == 0
+    assert main(report_all("--jobs", "1", "-o", str(tmp_path / "one"), "-f", "md", models=two_models)) == 0
+    assert main(report_all("--jobs", "2", "-o", str(tmp_path / "two"), "-f", "md", models=two_models)) == 0
     one, two = snapshot(tmp_path / "one"), snapshot(tmp_path / "two")
     assert {f"{m}/{m}.md" for m in two_models} <= set(one)
     assert two == one
@@ -64,20 +80,32 @@ def test_report_all_with_fewer_than_one_job_is_a_usage_error(tmp_path, jobs, cap
     assert "--jobs applies to --all" in capsys.readouterr().err
 
 
-def test_ctrl_c_during_the_renames_is_held_until_every_file_is_in_place(tmp_path, monkeypatch):
-    real_replace = os.replace
+@pytest.mark.parametrize("models, message", [
+    ("interval_analysis,no_such_model", "--models: unknown model 'no_such_model'"),
+    ("../equations/interval_analysis", "--models: unknown model '../equations/interval_analysis'"),
+    (" , ", "--models: give model ids separated by commas"),
+])
+def test_report_all_with_models_that_are_not_there_is_a_usage_error(tmp_path, capsys, models, message):
+    assert main(["report", "--all", "--models", models, "-o", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err
+    assert main(["report", "interval_analysis", "--models", "interval_analysis", "-o", str(tmp_path)]) == 2
+    assert "--models applies to --all" in capsys.readouterr().err
+
+
+def test_ctrl_c_during_the_renames_is_held_until_every_file_is_in_place(tmp_path):
     calls = []
 
     def replace_and_interrupt(src, dst):
-        real_replace(src, dst)
+        os.replace(src, dst)
         calls.append(dst)
         if len(calls) == 1:
-            os.kill(os.getpid(), signal.SIGINT)  # arrives in the middle of the renames
+            os.kill(os.getpid(), signal.SIGINT)  # a real Ctrl-C, in the middle of the renames
 
-    monkeypatch.setattr(os, "replace", replace_and_interrupt)
     folders = {"a": {"1.md": b"one", "2.md": b"two"}, "b": {"3.md": b"three"}}
     with pytest.raises(KeyboardInterrupt):
-        files.write_run(tmp_path, folders)
+        files.write_run(tmp_path, folders, replace=replace_and_interrupt)
+    assert len(calls) == 3
     assert snapshot(tmp_path) == {"a/1.md": b"one", "a/2.md": b"two", "b/3.md": b"three", files.LOCK_NAME: b""}
 
 

@@ -31,7 +31,7 @@ def test_recorded_seconds_come_back_merged_over_the_earlier_run(cache):
 
 @pytest.mark.parametrize("body", ['{"a": "1"}', '{"a": -1}', '{"a": NaN}', '[1, 2]', '{"a": true}', "{not json", '{"a": 1' + "0" * 400 + "}"])
 def test_an_entry_that_is_not_an_object_of_finite_non_negative_numbers_is_ignored(cache, body):
-    store.put(REPORT_SECONDS, schedule._KEY, body)
+    store.put(REPORT_SECONDS, schedule.KEY, body)
     assert schedule.previous() == {}
 
 
@@ -114,13 +114,12 @@ def test_one_worker_runs_the_tasks_in_task_order_and_times_them_too():
     assert starts == ["a", "b"] and set(results.values()) == {os.getpid()} and set(seconds) == {"a", "b"}
 
 
-def test_report_all_records_each_folders_seconds_for_the_next_run(tmp_path, cache, monkeypatch):
+def test_report_all_records_each_folders_seconds_for_the_next_run(tmp_path, cache):
     from symgpu.cli import main
-    from symgpu.report import render
-    monkeypatch.setattr(render, "model_ids", lambda: ["interval_analysis", "perez_piccoli"])
-    assert main(["report", "--all", "--jobs", "2", "-o", str(tmp_path / "out"), "-f", "md"]) == 0
+    assert main(["report", "--all", "--models", "interval_analysis,perez_piccoli", "--jobs", "2", "-o", str(tmp_path / "out"),
+                 "-f", "md"]) == 0
     recorded = schedule.previous()
     assert set(recorded) >= {"interval_analysis", "perez_piccoli"}
     assert all(v > 0 for k, v in recorded.items() if k in ("interval_analysis", "perez_piccoli"))
-    body = store.get(REPORT_SECONDS, schedule._KEY)
+    body = store.get(REPORT_SECONDS, schedule.KEY)
     assert body is not None and json.loads(body) == recorded

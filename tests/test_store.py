@@ -4,6 +4,7 @@ recomputed; sign verdicts read from it equal those computed; the CLI starts with
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -121,30 +122,48 @@ def test_sign_verdicts_decided_cheaply_are_not_stored(cache, ia):
     assert store.get(SIGNS, signs.sign_key(x + 1)) is None and store.get(SIGNS, signs.sign_key(x - 1)) is None
 
 
-def test_a_sign_verdict_of_another_engine_is_not_reused(cache, ia, monkeypatch):
+def test_a_sign_verdict_of_another_engine_is_not_reused(cache, ia, tmp_path):
     memo.clear_all()
     x = sympy.Symbol("x", positive=True)
     expr = (x + 2) ** 2 - x**2 - 4 * x  # 4: proved by factoring, so stored
     context = signs.reasoner(ia)
     assert context.sign(expr) == 1
     assert store.get(SIGNS, signs.sign_key(expr)) == "1"
-    # an edited engine (another digest of symgpu's sources) looks under another key:
-    # the verdict stored by this engine is not found, and a forged "-1" there is not read
-    monkeypatch.setattr(store, "_ENGINE", ["an-edited-engine"])
-    edited = signs.sign_key(expr)
+    # an edited engine: a copy of symgpu's sources with one line added has another digest
+    package = Path(store.__file__).resolve().parent
+    copy = tmp_path / "edited_symgpu"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__", "_data"))
+    assert store.engine_digest(copy) == store.engine_digest(package)  # the digest is of the sources alone
+    with (copy / "store.py").open("a", encoding="utf-8") as source:
+        source.write("# an edit\n")
+    engine = store.engine_digest(copy)
+    assert engine != store.engine_digest(package)
+    # it looks under another key: the verdict stored by this engine is not found, and a forged "-1" there is not read
+    edited = signs.sign_key(expr, engine=engine)
+    assert edited != signs.sign_key(expr)
     assert store.get(SIGNS, edited) is None
-    monkeypatch.setattr(store, "_ENGINE", [])
     store.put(SIGNS, edited, "-1")
     memo.clear_all()
     assert context.sign(expr) == 1
 
 
-def test_the_top_level_help_lists_what_each_command_module_declares():
-    parser = app.create_parser()
-    action = next(a for a in parser._actions if a.dest == "command")
-    declared = {c.dest: c.help for c in action._choices_actions}
-    assert declared == {name: text for name, (_, text) in app.COMMANDS.items()}
-    assert list(action.choices) == list(app.COMMANDS)
+def test_the_top_level_help_lists_what_each_command_module_declares(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "1000")  # one line per command (a long name still puts its help on the next)
+    lines = app.create_parser().format_help().splitlines()
+    listed: list[tuple[str, str]] = []
+    pending = ""
+    for line in lines[lines.index("  COMMAND") + 1:]:
+        if not line.strip():
+            break
+        words = line.strip().split(None, 1)
+        if pending:
+            listed.append((pending, line.strip()))
+            pending = ""
+        elif len(words) == 1:
+            pending = words[0]
+        else:
+            listed.append((words[0], words[1].strip()))
+    assert listed == [(name, text) for name, (_, text) in app.COMMANDS.items()]
 
 
 @pytest.mark.parametrize("argv", [["--help"], ["list"], ["cache"]])

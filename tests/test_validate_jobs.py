@@ -45,13 +45,13 @@ def test_validate_in_workers_prints_the_same_text_and_json_in_the_given_order(cl
 
 def test_families_put_each_variant_with_its_base_and_keep_every_model_once():
     definitions = [loader.read_definition(loader.find(m)) for m in MODELS]
-    families = model_commands._families(definitions)
+    families = model_commands.validation_families(definitions)
     members = [[definitions[i].id for i, _ in family] for family in families]
     assert sorted(i for family in families for i, _ in family) == list(range(len(MODELS)))
     assert sorted(map(sorted, members)) == sorted([["prior_huang", "prior_huang_bw", "prior_huang_gto"], ["prior_agarwal"],
                                                    ["prior_zhang_owens", "prior_zhang_owens_additive"]])
     # a variant whose base is not validated is a family of its own
-    alone = model_commands._families([loader.read_definition(loader.find("prior_huang_bw"))])
+    alone = model_commands.validation_families([loader.read_definition(loader.find("prior_huang_bw"))])
     assert [[d.id for _, d in family] for family in alone] == [["prior_huang_bw"]]
 
 

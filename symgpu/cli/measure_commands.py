@@ -40,6 +40,9 @@ def setup_fit(sub: Any) -> None:
                    help="starting value (quantity string or number in the declared unit); default: the preset's")
     p.add_argument("--max-rms", type=float, default=fit_checks.MAX_RMS, metavar="FRACTION",
                    help=f"largest acceptable RMS relative error (default {fit_checks.MAX_RMS:g}); a worse fit exits 1")
+    p.add_argument("--max-evaluations", type=int, default=None, metavar="N",
+                   help="stop the optimiser after N evaluations of the residuals per start (default: SciPy's); "
+                        "a fit stopped there has not converged and exits 1")
     p.add_argument("--predict", action="append", default=[], metavar="NAME=VALUE[,NAME=VALUE...]",
                    help="predict the quantity at a point (inputs, e.g. n=4,ilp=4) with its band; points outside "
                         "the data the fit used are flagged as extrapolated (repeatable)")
@@ -58,9 +61,11 @@ def run_fit(args: argparse.Namespace) -> int:
     params = [p.strip() for p in args.params.split(",") if p.strip()]
     if not 0 < args.max_rms:
         raise errors.UsageError(f"--max-rms {args.max_rms:g}: give a positive fraction, e.g. 0.1 for 10 %")
+    if args.max_evaluations is not None and args.max_evaluations < 1:
+        raise errors.UsageError(f"--max-evaluations {args.max_evaluations}: give a number of evaluations, 1 or more")
     points = [dict(_pair(item, "--predict") for item in text.split(",") if item.strip()) for text in args.predict]
     result = fit.fit(model, args.quantity, measured, params, preset=args.preset, start=start, column=args.column,
-                     max_rms=args.max_rms, strict=False)
+                     max_rms=args.max_rms, strict=False, max_evaluations=args.max_evaluations)
     predictions = [prediction.predict(model, result, point) for point in points] if not result.failed else []
     if args.json:
         print(json.dumps({**fit.as_dict(result), "predictions": [p.as_dict() for p in predictions]}, indent=2))

@@ -200,7 +200,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     # before any model is built (its error comes before any model's build error); the models
     # are built where they are validated, and the first build error in the given order is shown
     definitions = [loader.read_definition(loader.resolve(name).resolve()) for name in names]
-    families = _families(definitions)
+    families = validation_families(definitions)
     tasks: list[workers.Task] = [(str(k), _validate_family, (family,)) for k, family in enumerate(families)]
     outcomes: dict[int, _Validated] = {}
     for _, done in workers.run(tasks, args.jobs or min(2, workers.default_workers())):
@@ -248,7 +248,7 @@ class _Validated:
     error: str | None = None
 
 
-def _families(definitions: list[schema.ModelDefinition]) -> list[tuple[_Member, ...]]:
+def validation_families(definitions: list[schema.ModelDefinition]) -> list[tuple[_Member, ...]]:
     """The models grouped by family (a variant with the model it extends, when that is validated
     too), so that a family is validated in one process, where the variant reuses what its base
     derived and compiled. Families with derivation-valued cases come first, then the larger ones:

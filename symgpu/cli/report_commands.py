@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from symgpu import api, errors, resources
+from symgpu import api, errors, resources, textfiles
 from symgpu.cli import common
 from symgpu.model import loader
+from symgpu.model.definition_reader import MODEL_ID
 from symgpu import workers
 from symgpu.report import comparison, content, figure_digests, files, freshness, kernel_example, render, schedule
 
@@ -28,6 +29,9 @@ def setup(sub: Any) -> None:
     p.add_argument("--templates", help="folder with templates overriding templates/report.md.j2 and report.tex.j2")
     p.add_argument("--force", action="store_true", help="with --all: render every report, also those whose inputs and "
                    "files are unchanged since they were last rendered (skipped otherwise)")
+    p.add_argument("--models", metavar="ID[,ID...]",
+                   help="with --all: these models only (comma-separated ids; default: every model in the model folders); "
+                        "the comparison is rendered when volkov_2016 and a prior_* model are among them, the kernel example always")
     p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
                    help="with --all: render N reports at once, each in a process of its own (default: the number of CPU cores; "
                    "1: one after the other); the files are the same either way")
@@ -49,18 +53,21 @@ def run(args: argparse.Namespace) -> int:
             raise errors.UsageError("--preset applies to one model; --all reports every preset")
         if args.jobs is not None and args.jobs < 1:
             raise errors.UsageError(f"--jobs {args.jobs}: give the number of reports to render at once, 1 or more")
+        ids = _chosen(args.models) if args.models is not None else render.model_ids()
         base = _output_folder(args.output) if args.output else render.REPORTS
         try:
             base.mkdir(parents=True, exist_ok=True)  # fail before minutes of rendering, not after
         except OSError as exc:
             raise errors.UsageError(f"-o {str(base)!r}: cannot write the reports there: {exc.strerror or exc}") from None
-        return _report_all(args, base, formats)
+        return _report_all(args, base, formats, ids)
     if not args.model:
         raise errors.UsageError("give a model id (or --all)")
+    if args.models is not None:
+        raise errors.UsageError("--models applies to --all (give the one model as the argument)")
     if args.jobs is not None:
         raise errors.UsageError("--jobs applies to --all (one model's report is rendered in this process)")
     model = common.load_model(args.model)
-    target = _output_folder(args.output) if args.output else _default_folder(model)
+    target = _output_folder(args.output) if args.output else default_folder(model)
     where = f"-o {args.output or str(target)!r}: cannot write the report there"
     try:
         target.mkdir(parents=True, exist_ok=True)  # fail before rendering, not after
@@ -76,8 +83,24 @@ def run(args: argparse.Namespace) -> int:
     return common.OK
 
 
-def _report_all(args: argparse.Namespace, base: Path, formats: tuple[str, ...]) -> int:
-    """``report --all``: every bundled model's report, the comparison and the kernel example into ``base``.
+def _chosen(text: str) -> list[str]:
+    """The ``--models`` ids, sorted, each once.
+
+    Raises:
+        errors.UsageError: none given, or an id no model folder has.
+    """
+    ids = sorted({part.strip() for part in text.split(",") if part.strip()})
+    if not ids:
+        raise errors.UsageError("--models: give model ids separated by commas, e.g. --models roofline,volkov_2016")
+    unknown = [m for m in ids if not MODEL_ID.match(m) or loader.find(m) is None]
+    if unknown:
+        raise errors.UsageError(f"--models: unknown model {textfiles.printable(unknown[0], 200)!r} "
+                                f"(models: {textfiles.listing(loader.list_models()) or 'none'}); give ids of models in the model folders")
+    return ids
+
+
+def _report_all(args: argparse.Namespace, base: Path, formats: tuple[str, ...], ids: list[str]) -> int:
+    """``report --all``: the reports of the models ``ids``, the comparison and the kernel example into ``base``.
 
     A report whose inputs and written files are unchanged since it was last rendered is
     skipped (:mod:`symgpu.report.freshness`; ``--force`` renders it anyway), decided from the
@@ -85,7 +108,6 @@ def _report_all(args: argparse.Namespace, base: Path, formats: tuple[str, ...]) 
     written in one step at the end (:func:`files.write_run`), so Ctrl-C or a crash part-way
     leaves the previous reports intact; only then are they recorded as up to date.
     """
-    ids = render.model_ids()
     seen = freshness.InputFiles()  # each input file read once for all the digests
     inputs: dict[str, freshness.Inputs | None] = {m: freshness.model_inputs(m, formats, args.templates, files=seen) for m in ids}
     inputs["comparison"] = freshness.folder_inputs("comparison", formats, comparison.model_ids(), templates=args.templates,
@@ -163,7 +185,7 @@ def _output_folder(text: str) -> Path:
     return folder
 
 
-def _default_folder(model: Any) -> Path:
+def default_folder(model: Any) -> Path:
     """Where a report goes without ``-o``: a bundled model's into the checkout's ``reports/<id>/``;
     a user's own model file into ``./reports/<id>/`` of the current folder.
 
@@ -227,12 +249,12 @@ def _comparison_report(folder: Path | None) -> _Outcome:
 
 
 def _kernel_task(formats: tuple[str, ...]) -> _Outcome:
-    """:func:`_kernel_example` as a task of :func:`workers.run` (its FAIL line printed where it runs)."""
-    made, failed = _kernel_example(formats)
+    """:func:`kernel_example_files` as a task of :func:`workers.run` (its FAIL line printed where it runs)."""
+    made, failed = kernel_example_files(formats)
     return _Outcome(made, failed)
 
 
-def _kernel_example(formats: tuple[str, ...]) -> tuple[dict[str, bytes], int]:
+def kernel_example_files(formats: tuple[str, ...]) -> tuple[dict[str, bytes], int]:
     """The kernel worked example (Markdown and LaTeX) in memory, and 1 if it failed (0 otherwise)."""
     try:
         return kernel_example.render(tuple(f for f in formats if f in kernel_example.TEMPLATES)), 0

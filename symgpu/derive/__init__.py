@@ -35,7 +35,7 @@ from symgpu.derive.limits import limit_ratio
 from symgpu.derive.regime_split import MAX_BRANCHES, Regime, _Cond, _regimes, active_regime, regime_list  # noqa: F401
 from symgpu.derive.stored import regimes  # regime_split.regimes through the on-disk cache
 from symgpu.derive.derivation import Derivation, Step
-from symgpu.derive.requests import OPERATIONS, Question, _equal, _expand_all, expect_holds, request  # noqa: F401
+from symgpu.derive.requests import OPERATIONS, Question, _expand_all, expect_holds, proved_equal, request  # noqa: F401
 from symgpu.derive.simplification import simplify_expression, substitute
 # the public operations: each answer checked numerically before it is returned (certify)
 from symgpu.derive.checked import boundary, extremum, fixed_point, limit, run_request, solve

@@ -11,7 +11,7 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.memo import Memo
+from symgpu.memo import Memo, Tally
 from symgpu.derive import signs
 from symgpu.units import dimensions
 from symgpu.evaluate import input_values, one_sided, scaling
@@ -385,6 +385,7 @@ def _omit_pairs(omit: Iterable[Any]) -> tuple[tuple[str, str], ...]:
 
 def start(model: Model, operation: str, quantity: Any, variable: Any = "", *, assume: Iterable[Any] | None = None, omit: Iterable[Any] = ()) -> tuple[_Job, SignReasoner]:
     """Every operation's first step: its job (the ``omit`` limiters left out) and its sign reasoner (declared and ``assume`` relations)."""
+    _STARTED.add()
     job = _Job(model, operation, str(quantity), str(variable), omit=_omit_pairs(omit))
     job.ctx = ctx = signs.reasoner(model, [job.parse(a, "assume") for a in (assume or ())])
     return job, ctx
@@ -438,12 +439,13 @@ def linear_roots(target: sympy.Expr, var: sympy.Symbol) -> list[sympy.Expr] | No
     return [root]
 
 
-#: what :func:`_roots` found, per (equation, variable): a model's variants, and a model's
-#: operations, solve the same equations again
+#: what :func:`real_roots` found, per (equation, variable): a model's variants and operations solve the same equations again
 _ROOTS: Memo[tuple[sympy.Basic, sympy.Symbol], tuple[Any, ...] | None] = Memo("derive.jobs.roots", 4096)
+_STARTED = Tally("derive.jobs.started")  # derivations computed (:func:`start`; none for one the store serves)
+_SOLVES = Tally("derive.jobs.solve")  # calls of sympy.solve for roots (a linear equation and a memoised one need none)
 
 
-def _roots(equation: sympy.Basic, var: sympy.Symbol) -> list[Any] | None:
+def real_roots(equation: sympy.Basic, var: sympy.Symbol) -> list[Any] | None:
     """The real roots of ``equation`` (or ``expression = 0``) for ``var``: :func:`linear_roots`,
     else ``sympy.solve``, then ``sympy.solveset`` over the reals where those found none (``var``
     replaced by a fresh real stand-in while solving); None where nothing gives a closed form.
@@ -462,6 +464,7 @@ def _roots(equation: sympy.Basic, var: sympy.Symbol) -> list[Any] | None:
         roots = linear_roots(target, free)
         if roots is None:
             try:
+                _SOLVES.add()
                 roots = sympy.solve(target, free, dict=False)
             except NotImplementedError:
                 roots = None
@@ -482,7 +485,7 @@ def _solve_for(job: _Job, equation: sympy.Basic, var: sympy.Symbol, label: str) 
     """Roots of ``equation`` for ``var`` (solved over the reals), filtered by the declared
     domain of ``var``, with the kept and dropped roots recorded as steps."""
     assert job.ctx is not None
-    roots = _roots(equation, var)
+    roots = real_roots(equation, var)
     if roots is None:
         raise errors.DerivationError(f"{job.model.id}: SymPy finds no closed form for {label}: {sympy.sstr(equation)} in {var}")
     kept: list[tuple[sympy.Expr, str]] = []

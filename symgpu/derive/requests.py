@@ -136,9 +136,9 @@ def _run(model: Model, request: DerivationRequest, q: Question) -> Derivation:
         expected = model.parse(str(text), f"derivation {request.id}.{key}")
         if mapping:
             expected = expected.xreplace(mapping)
-        holds = _equal(_expand_all(model, target, stop), _expand_all(model, expected, stop), ctx)
+        holds = proved_equal(_expand_all(model, target, stop), _expand_all(model, expected, stop), ctx)
         if not holds and stop:
-            holds = _equal(_expand_all(model, target), _expand_all(model, expected), ctx)
+            holds = proved_equal(_expand_all(model, target), _expand_all(model, expected), ctx)
         verdicts.append(holds)
         checks.append((key, expected))
         checks.append((f"{key}_holds", holds))
@@ -168,7 +168,7 @@ def _expand_all(model: Model, expr: Any, stop_at: Iterable[str] = ()) -> Any:
     return expr.xreplace(mapping) if mapping else expr
 
 
-def _equal(a: Any, b: Any, ctx: SignReasoner | None = None) -> bool:
+def proved_equal(a: Any, b: Any, ctx: SignReasoner | None = None) -> bool:
     """``simplify(a - b) == 0`` for expressions (False for anything else); constants with
     positive values are known positive."""
     if not isinstance(a, sympy.Expr) or not isinstance(b, sympy.Expr):
@@ -183,12 +183,12 @@ def _equal(a: Any, b: Any, ctx: SignReasoner | None = None) -> bool:
         if isinstance(a, (sympy.Min, sympy.Max)) and type(a) is type(b) and len(a.args) == len(b.args):
             rest = list(b.args)
             for arg in a.args:
-                match = next((r for r in rest if _equal(arg, r, ctx)), None)
+                match = next((r for r in rest if proved_equal(arg, r, ctx)), None)
                 if match is None:
                     return False
                 rest.remove(match)
             return True
-    if _differ_at_a_point(a, b):
+    if differ_at_a_point(a, b):
         return False
     difference = a - b
     try:
@@ -208,7 +208,7 @@ _EXPAND_OPS = 400
 _POINTS = 3
 
 
-def _differ_at_a_point(a: sympy.Expr, b: sympy.Expr) -> bool:
+def differ_at_a_point(a: sympy.Expr, b: sympy.Expr) -> bool:
     """True if ``a`` and ``b`` take different values at a point allowed by their symbols'
     assumptions (exact rationals substituted, then 30 significant digits each: a relative gap
     over 1e-15 is no rounding), so that ``simplify(a - b)`` cannot be 0 and need not run.

@@ -28,11 +28,12 @@ __all__ = ["DISK", "declared", "reasoner", "sign_key"]
 _VERDICTS: dict[str, Verdict] = {"1": Verdict(1), "-1": Verdict(-1), "0": Verdict(0), "None": Verdict(None)}
 
 
-def sign_key(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> str:
+def sign_key(expr: sympy.Basic, positives: Iterable[sympy.Expr] = (), *, engine: str | None = None) -> str:
     """The on-disk key of the sign verdict of ``expr`` (after the reasoner's substitutions)
     given the known-positive ``positives``: their ``srepr`` (symbol assumptions included) and
-    :func:`symgpu.store.engine_digest`, so verdicts of an edited engine are never reused."""
-    return store.digest(SIGNS.version, store.engine_digest(), sympy.srepr(expr), *(sympy.srepr(p) for p in positives))
+    the engine's digest (``engine``; default :func:`symgpu.store.engine_digest`, this engine's),
+    so verdicts of an edited engine are never reused."""
+    return store.digest(SIGNS.version, engine or store.engine_digest(), sympy.srepr(expr), *(sympy.srepr(p) for p in positives))
 
 
 class _DiskVerdicts:

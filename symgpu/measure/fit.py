@@ -195,7 +195,7 @@ def model_inputs(model: Model, quantity: str, data: measured.MeasuredData, *, pr
 
 def fit(model: Model, quantity: str, data: measured.MeasuredData, params: Sequence[str], *,
         preset: str | None = None, start: Mapping[str, Any] | None = None, column: str | None = None,
-        max_rms: float = fit_checks.MAX_RMS, strict: bool = True) -> FitResult:
+        max_rms: float = fit_checks.MAX_RMS, strict: bool = True, max_evaluations: int | None = None) -> FitResult:
     """Fit ``params`` of ``model`` so that ``quantity`` matches the measured column.
 
     Args:
@@ -210,6 +210,8 @@ def fit(model: Model, quantity: str, data: measured.MeasuredData, params: Sequen
         max_rms: largest acceptable RMS relative error.
         strict: raise when a fatal check fails (default); ``False`` returns the result with
             its failed checks (see :attr:`FitResult.failed`).
+        max_evaluations: evaluations of the residuals after which each start's least squares
+            stops (``max_nfev``; default: SciPy's); a run stopped there has not converged.
 
     Raises:
         errors.UsageError: bad parameter names, missing columns or starting values, too few
@@ -247,7 +249,7 @@ def fit(model: Model, quantity: str, data: measured.MeasuredData, params: Sequen
             raise errors.UsageError(f"starting value of '{name}' is 0; give a nonzero --init {name}=VALUE")
         x0.append(float(value))
     first = np.asarray(x0)
-    problem = _Problem(model, quantity, preset, columns, y, params)
+    problem = _Problem(model, quantity, preset, columns, y, params, max_evaluations)
 
     # NOTE: a third-party import, needed only when a fit runs: SciPy takes ~0.45 s to import, paid
     # otherwise by every process that only reads measured data (report --all before it forks)
@@ -327,8 +329,9 @@ class _Problem:
     """The residuals of one fit and its runs from different starts."""
 
     def __init__(self, model: Model, quantity: str, preset: str | None, columns: dict[str, np.ndarray], y: np.ndarray,
-                 params: tuple[str, ...]) -> None:
+                 params: tuple[str, ...], max_evaluations: int | None = None) -> None:
         self.model, self.quantity, self.preset, self.columns, self.y, self.params = model, quantity, preset, columns, y, params
+        self.max_evaluations = max_evaluations
         self.parts = fit_checks.singular_parts(model, quantity, params)
         positive = [bool({"positive", "nonnegative"} & set(model.symbol_definitions[n].assumptions)) for n in params]
         self.lower = np.asarray([1e-9 if p else -np.inf for p in positive])
@@ -354,7 +357,8 @@ class _Problem:
         scale = np.abs(start)
         try:
             solution = optimize.least_squares(lambda x: self.residuals(x * scale), np.ones(len(start)) * np.sign(start),
-                                              bounds=(self.lower, np.inf), x_scale="jac", method="trf")
+                                              bounds=(self.lower, np.inf), x_scale="jac", method="trf",
+                                              max_nfev=self.max_evaluations)
         except errors.SymgpuError as exc:
             raise errors.UsageError(f"fit of {', '.join(self.params)} failed: {exc}") from None
         values = solution.x * scale

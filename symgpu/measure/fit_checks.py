@@ -114,13 +114,13 @@ def invalid_reason(model: Model, quantity: str, preset: str | None, columns: Map
         function = compiler.declared_unit_function(model, part.expr, part.names, {})
         arrays = [np.asarray(input_values.to_magnitude(model, n, merged[n], check=False), dtype=float) for n in part.names]
         got = np.broadcast_to(np.asarray(function(*arrays), dtype=float), (size,))
-        bad = _singular(part.kind, got)
+        bad = singularity(part.kind, got)
         if bad is not None:
             return f"at {shown}: {part.kind} {part.expr} {bad[0]} at {_data_point(model, columns, bad[1])}"
     return None
 
 
-def _singular(kind: str, got: np.ndarray) -> tuple[str, int] | None:
+def singularity(kind: str, got: np.ndarray) -> tuple[str, int] | None:
     """(what is wrong, index of a data point where it shows) for a denominator or radicand."""
     if not np.all(np.isfinite(got)):
         return "is not finite", int(np.argmin(np.isfinite(got)))

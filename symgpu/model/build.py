@@ -8,7 +8,7 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.memo import MemoFamily
+from symgpu.memo import MemoFamily, Tally
 from symgpu.units import dimensions
 from symgpu.model import expressions, plot_requests, substitution
 from symgpu.model import schema
@@ -26,6 +26,10 @@ _SUBSTITUTED: MemoFamily[tuple[str, frozenset[str]], sympy.Expr] = MemoFamily("m
 _REACHABLE: MemoFamily[str, frozenset[str]] = MemoFamily("model.build.reachable", 4096)
 
 
+#: models built (a report's up-to-date check, for one, builds none)
+_BUILT = Tally("model.build.models")
+
+
 class Model(ModelChecks):
     """A GPU performance model: symbols with units, equations, presets and validation cases.
 
@@ -39,6 +43,7 @@ class Model(ModelChecks):
     """
 
     def __init__(self, definition: schema.ModelDefinition) -> None:
+        _BUILT.add()
         self.definition = definition
         self.id = definition.id
         self.path = definition.path

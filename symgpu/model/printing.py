@@ -32,7 +32,13 @@ class Keeping:
 
     _kept: dict[Any, str]
     _kept_size: int
+    _limit: int
     _print_level: int
+
+    @property
+    def kept_characters(self) -> int:
+        """Characters of text kept now (the printer starts afresh past its ``limit``)."""
+        return self._kept_size
 
     def _print(self, expr: Any, **kwargs: Any) -> str:
         keep = not kwargs and self._print_level >= 1 and isinstance(expr, sympy.Basic) and bool(expr.args)
@@ -45,7 +51,7 @@ class Keeping:
                 keep = False
         text: str = super()._print(expr, **kwargs)  # type: ignore[misc]
         if keep:
-            if self._kept_size > MAX_KEPT_CHARACTERS:
+            if self._kept_size > self._limit:
                 self._kept.clear()
                 self._kept_size = 0
             self._kept[expr] = text
@@ -54,11 +60,12 @@ class Keeping:
 
 
 class KeptStrPrinter(Keeping, StrPrinter):
-    """``sympy.sstr`` (default settings) keeping compound subexpressions' text."""
+    """``sympy.sstr`` (default settings) keeping compound subexpressions' text, until more than
+    ``limit`` characters are kept."""
 
-    def __init__(self, settings: dict[str, Any] | None = None) -> None:
+    def __init__(self, settings: dict[str, Any] | None = None, *, limit: int = MAX_KEPT_CHARACTERS) -> None:
         super().__init__(settings)
-        self._kept, self._kept_size = {}, 0
+        self._kept, self._kept_size, self._limit = {}, 0, limit
 
 
 _TEXT = KeptStrPrinter()

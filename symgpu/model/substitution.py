@@ -64,7 +64,7 @@ def _build(func: Any, args: tuple[Any, ...]) -> sympy.Basic:
     if not store.enabled():
         return func(*args)  # type: ignore[no-any-return]
     digest = store.digest(func.__name__, *(sympy.srepr(a) for a in args))
-    if digest in _read():
+    if digest in settled():
         return func(*args, evaluate=False)  # type: ignore[no-any-return]
     built = func(*args)
     if type(built) is func and built == func(*args, evaluate=False):
@@ -76,7 +76,7 @@ def _entry() -> str:
     return store.digest(MINMAX.version, store.engine_digest())
 
 
-def _read() -> set[str]:
+def settled() -> set[str]:
     """The digests on disk (read once per process, or after :func:`symgpu.memo.clear_all`; lines
     that are not digests are ignored)."""
     entry = _entry()
@@ -96,7 +96,7 @@ def save() -> None:
     if not len(_FOUND) or not store.enabled():
         _FOUND.clear()
         return
-    known = _read()
+    known = settled()
     known |= set(_FOUND)
     _FOUND.clear()
     if len(known) > MAX_SETTLED:

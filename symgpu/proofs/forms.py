@@ -10,7 +10,7 @@ from typing import Any
 import sympy
 
 from symgpu import errors
-from symgpu.memo import Memo
+from symgpu.memo import Memo, Tally
 
 _PIECEWISE = (sympy.Min, sympy.Max, sympy.Piecewise)
 _INTEGER_PARTS = (sympy.floor, sympy.ceiling)
@@ -19,6 +19,9 @@ _SIMPLIFIED: Memo[sympy.Basic, sympy.Basic] = Memo("proofs.forms.simplified", 20
 #: factored forms by expression (``sympy.factor`` is deterministic too; tidying meets the same
 #: polynomial again under each regime and variable)
 _FACTORED: Memo[sympy.Basic, sympy.Basic] = Memo("proofs.forms.factored", 20000)
+#: calls of ``sympy.factor`` and ``sympy.simplify`` (what the memos and the monomial shortcut save)
+_FACTORINGS = Tally("proofs.forms.factor")
+_SIMPLIFICATIONS = Tally("proofs.forms.simplify")
 
 
 def factored(expr: sympy.Expr) -> sympy.Expr:
@@ -28,6 +31,7 @@ def factored(expr: sympy.Expr) -> sympy.Expr:
     if isinstance(expr, sympy.Basic) and (expr.is_Atom or _integer_monomial(expr)):
         return expr
     if expr not in _FACTORED:
+        _FACTORINGS.add()
         _FACTORED[expr] = sympy.factor(expr)
     return _FACTORED[expr]
 
@@ -72,6 +76,7 @@ def small_simplify(expr: sympy.Expr) -> sympy.Expr:
         elif sympy.count_ops(expr) > 120:
             out = sympy.cancel(expr) if not has_pieces(expr) else expr
         else:
+            _SIMPLIFICATIONS.add()
             out = sympy.simplify(expr)
     except (TypeError, ValueError, NotImplementedError, RecursionError):
         out = expr

@@ -17,13 +17,15 @@ from typing import Any, Protocol
 
 import sympy
 
-from symgpu.memo import Memo
+from symgpu.memo import Memo, Tally
 from symgpu.proofs import exact_signs, forms, intervals, relations, sign_parts
 
 __all__ = ["Declared", "SignReasoner", "Verdict", "VerdictStore", "positive_standin"]
 
 #: sign verdicts by expression (the expression already carries every substitution used)
 _SIGN_CACHE: Memo[Any, int | None] = Memo("proofs.signs.verdicts", 20000)
+#: calls of ``sympy.factor`` for a sign the cheap decisions left open
+_FACTORINGS = Tally("proofs.signs.factor")
 
 
 @dataclass(frozen=True)
@@ -91,11 +93,16 @@ class SignReasoner:
         declared: the declarations it started from (plain data, shared by its copies).
         verdicts: where verdicts outlive the process, or None (kept in memory only).
         constants: constant of positive value -> its positive stand-in (``constants_back`` undoes it).
+        by_parts: a sign with a Min/Max inside is sought part by part (:mod:`~symgpu.proofs.sign_parts`)
+            before the general path; False: the general path alone (tests compare the two; its
+            verdicts are memoised apart, and it is meant to run without ``verdicts``).
     """
 
-    def __init__(self, declared: Declared, extra: Iterable[sympy.Basic] = (), verdicts: VerdictStore | None = None) -> None:
+    def __init__(self, declared: Declared, extra: Iterable[sympy.Basic] = (), verdicts: VerdictStore | None = None, *,
+                 by_parts: bool = True) -> None:
         self.declared = declared
         self.verdicts = verdicts
+        self.by_parts = by_parts
         self.forward: dict[sympy.Symbol, sympy.Expr] = {}
         self.backward: dict[sympy.Symbol, sympy.Expr] = {}
         self.relations: list[sympy.Basic] = []
@@ -123,7 +130,7 @@ class SignReasoner:
         return forms.nice(expr.xreplace(self.constants)).xreplace(self.constants_back)
 
     def copy(self) -> SignReasoner:
-        other = SignReasoner(self.declared, verdicts=self.verdicts)
+        other = SignReasoner(self.declared, verdicts=self.verdicts, by_parts=self.by_parts)
         other.constants, other.constants_back = dict(self.constants), dict(self.constants_back)
         other.forward = dict(self.forward)
         other.backward = dict(self.backward)
@@ -200,7 +207,7 @@ class SignReasoner:
         if expr.has(sympy.nan, sympy.zoo):
             return None
         e = expr.xreplace(self.forward)
-        key = (e, tuple(self.positives))
+        key: tuple[Any, ...] = (e, tuple(self.positives)) if self.by_parts else (e, tuple(self.positives), False)
         if key in _SIGN_CACHE:
             return _SIGN_CACHE[key]
         # cheap first: interval arithmetic over the declared ranges may prove the sign; exact
@@ -239,12 +246,13 @@ class SignReasoner:
         found = intervals.sign(e)
         if found is None:
             found = exact_signs.basic_sign(e)
-        if found is None and e.has(sympy.Min, sympy.Max):  # bounded part by part: no Min/Max multiplied out
+        if found is None and self.by_parts and e.has(sympy.Min, sympy.Max):  # bounded part by part: no Min/Max multiplied out
             found = sign_parts.sign_from_parts(e, self.sign, _nonnegative)
         if found is not None:
             return found
         tries = [e]
         try:
+            _FACTORINGS.add()
             tries.append(sympy.factor(sympy.together(e)))
         except (sympy.PolynomialError, TypeError, ValueError, NotImplementedError):
             pass

@@ -14,7 +14,7 @@ import fcntl
 import os
 import re
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 from symgpu import errors, leftovers
@@ -34,13 +34,15 @@ def write_files(target: str | os.PathLike[str], files: Mapping[str, bytes]) -> l
     return write_run(Path(target), {".": files}, lock=False)
 
 
-def write_run(root: Path, folders: Mapping[str, Mapping[str, bytes]], *, lock: bool = True) -> list[Path]:
+def write_run(root: Path, folders: Mapping[str, Mapping[str, bytes]], *, lock: bool = True,
+              replace: Callable[[str, Path], None] = os.replace) -> list[Path]:
     """Write several report folders (``root/<folder>/<file>``) as one step.
 
     Every file is first written under a temporary name beside its final place; only when all
-    are written are they renamed into place, with SIGINT held back during the renames. With
-    ``lock``, an exclusive lock on ``root/.symgpu-report.lock`` makes a concurrent run wait.
-    On any failure before the renames, the temporary files are removed and nothing changes.
+    are written are they renamed into place (by ``replace``, :func:`os.replace` unless a caller
+    watches the renames), with SIGINT held back during the renames. With ``lock``, an exclusive
+    lock on ``root/.symgpu-report.lock`` makes a concurrent run wait. On any failure before the
+    renames, the temporary files are removed and nothing changes.
 
     Returns:
         The written paths, sorted.
@@ -65,7 +67,7 @@ def write_run(root: Path, folders: Mapping[str, Mapping[str, bytes]], *, lock: b
                 _regular_or_absent(final)
             with _interrupts_held():
                 for temp, final in pending:
-                    os.replace(temp, final)
+                    replace(temp, final)
         except BaseException:
             for temp, _ in pending:
                 if os.path.exists(temp):

@@ -73,6 +73,11 @@ class InputFiles:
         self._bytes: dict[Path, bytes | _Unhashable] = {}
         self._toml: dict[Path, dict[str, object] | _Unhashable] = {}
 
+    @property
+    def paths_read(self) -> tuple[Path, ...]:
+        """The files read from disk so far, in the order they were read (each once)."""
+        return tuple(self._bytes)
+
     def read(self, path: Path, limit: int) -> bytes:
         """The bytes of ``path`` (at most ``limit``).
 

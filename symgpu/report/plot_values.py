@@ -20,7 +20,7 @@ from symgpu.evaluate import compiler
 
 
 # ============================================================================ evaluation
-#: per model: (expression, variables, fixed values, unit) -> compiled function, see :meth:`_Values.function`
+#: per model: (expression, variables, fixed values, unit) -> compiled function, see :meth:`PlotValues.function`
 #: (one model's report compiles ~100)
 _FUNCTIONS: MemoFamily[tuple[Any, ...], Any] = MemoFamily("report.plot_values.functions", 2048)
 
@@ -36,13 +36,14 @@ def _compiled(model: Model, expr: sympy.Basic, variables: tuple[str, ...], fixed
     return found
 
 
-class _Values:
-    """Magnitudes (declared units) of a spec's fixed symbols, the varied ones as arrays."""
+class PlotValues:
+    """Magnitudes (declared units) of a spec's fixed symbols, the varied ones as arrays; ``kept``
+    False compiles each function afresh instead of once per model (benchmarks compare the two)."""
 
-    def __init__(self, model: Model, spec: PlotSpec, series_value: str | None = None) -> None:
+    def __init__(self, model: Model, spec: PlotSpec, series_value: str | None = None, *, kept: bool = True) -> None:
         if spec.scenario is None:
             raise errors.EvaluationError(f"{model.id}: plot {spec.id}: {spec.problem}")
-        self.model, self.spec = model, spec
+        self.model, self.spec, self.kept = model, spec, kept
         self.bound: dict[str, float] = {}
         # explicit values (plot inputs, the series value) join the scenario, so quantities
         # bound to inputs and every fixed value see them
@@ -92,6 +93,8 @@ class _Values:
         numbers must be those it gives."""
         expanded = self.expand(expr)
         fixed = self._fixed(expanded)
+        if not self.kept:
+            return compiler.declared_unit_function(self.model, expanded, tuple(self.spec.variables), fixed, unit_of)
         return _compiled(self.model, expanded, tuple(self.spec.variables), fixed, unit_of)
 
     def _declared(self, name: str) -> float:
@@ -161,7 +164,7 @@ class _Values:
         return known
 
 
-def _branches(model: Model, quantity: str) -> list[tuple[str, sympy.Basic, sympy.Basic]]:
+def regime_branches(model: Model, quantity: str) -> list[tuple[str, sympy.Basic, sympy.Basic]]:
     """(name, value expression, condition) of each bound or case of a bounded quantity."""
     equation = model.defining[quantity]
     if equation.cases:
@@ -177,13 +180,14 @@ def _label(model: Model, name: str) -> str:
     return f"{name} [{unit}]" if unit not in ("1", "") else name
 
 
-def _axis_range(center: float) -> np.ndarray:
+def axis_range(center: float) -> np.ndarray:
+    """A plot axis: :data:`POINTS` values spaced evenly on a log scale, ``SPAN`` times below and above ``center``."""
     if not center > 0 or not math.isfinite(center):
         raise errors.EvaluationError(f"cannot centre a log range on {center!r}")
     return np.logspace(math.log10(center / SPAN), math.log10(center * SPAN), POINTS)
 
 
-def _resolve_marks(values: _Values, spec: PlotSpec) -> list[DrawnMark]:
+def _resolve_marks(values: PlotValues, spec: PlotSpec) -> list[DrawnMark]:
     """Each of ``spec``'s marks with its value in ``values``' scenario, or the reason it has none."""
     out = []
     for mark in spec.marks:

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from symgpu.model import Model
 from symgpu.report import figure_digests, figure_sketch, style
 from symgpu.report.plot_specs import GRID, POINTS, DrawnMark, DrawnPoint, PlotSpec
-from symgpu.report.plot_values import _Values, _axis_range, _branches, _label, _resolve_marks
+from symgpu.report.plot_values import PlotValues, axis_range, regime_branches, _label, _resolve_marks
 
 
 # ============================================================================ drawing
@@ -27,7 +27,7 @@ REGIME_COLORS = ("#d62728", "#9467bd", "#17becf", "#8c564b", "#e377c2", "#7f7f7f
 REGIME_MARKERS = ("o", "s", "^", "D", "v", "P")
 
 
-def _active(model: Model, quantity: str, values: _Values, branches: list[tuple[str, sympy.Basic, sympy.Basic]], arrays: Sequence[Any]) -> Any:
+def active_branch(model: Model, quantity: str, values: PlotValues, branches: list[tuple[str, sympy.Basic, sympy.Basic]], arrays: Sequence[Any]) -> Any:
     """Index into ``branches`` of the active case / limiter of ``quantity`` at each point (-1: no
     case applies, or an argument of the Min/Max is NaN).
 
@@ -54,7 +54,7 @@ def _active(model: Model, quantity: str, values: _Values, branches: list[tuple[s
     return lookup[np.asarray(chosen)]
 
 
-def _holds(values: _Values, condition: Any, arrays: Sequence[Any], shape: tuple[int, ...]) -> Any:
+def _holds(values: PlotValues, condition: Any, arrays: Sequence[Any], shape: tuple[int, ...]) -> Any:
     """Where ``condition`` (relations, And/Or/Not) holds, the sides of each relation compared in
     base units by :func:`symgpu.evaluate.active.relation_holds` (ties within a relative
     :data:`symgpu.evaluate.active.TIE` counted as equal)."""
@@ -81,7 +81,7 @@ def _holds(values: _Values, condition: Any, arrays: Sequence[Any], shape: tuple[
     return np.broadcast_to(active_regimes.relation_holds(condition.rel_op, side(condition.lhs), side(condition.rhs)), shape)
 
 
-def curve(model: Model, spec: PlotSpec, ax: Any, values: _Values, *, bounds: bool) -> list[DrawnMark]:
+def curve(model: Model, spec: PlotSpec, ax: Any, values: PlotValues, *, bounds: bool) -> list[DrawnMark]:
     """Draw ``spec.quantity`` over ``spec.variables[0]`` (one curve per series value); with
     ``bounds``, each limiter dashed; with ``spec.regime_of``, points coloured by regime.
 
@@ -101,9 +101,9 @@ def curve(model: Model, spec: PlotSpec, ax: Any, values: _Values, *, bounds: boo
         center = values.centers()[variable]
         # NOTE: bounds plots are linear (throughput vs occupancy reads as a straight latency
         # bound meeting a flat throughput bound); the y range is set by the knee's value.
-        v = np.linspace(center / 50, 3 * center, POINTS) if bounds else _axis_range(center)
-    runs = [(None, values)] if not spec.series else [(text, _Values(model, spec, text)) for text in spec.series[1]]
-    branches = _branches(model, spec.regime_of) if spec.regime_of else []
+        v = np.linspace(center / 50, 3 * center, POINTS) if bounds else axis_range(center)
+    runs = [(None, values)] if not spec.series else [(text, PlotValues(model, spec, text, kept=values.kept)) for text in spec.series[1]]
+    branches = regime_branches(model, spec.regime_of) if spec.regime_of else []
     marks: list[DrawnMark] = []
     seen: dict[int, str] = {}
     finite_parts = []
@@ -117,7 +117,7 @@ def curve(model: Model, spec: PlotSpec, ax: Any, values: _Values, *, bounds: boo
         style = {"marker": "o", "markersize": 3} if step and not branches else {}
         ax.plot(x, y, color=color, linewidth=1.2 if branches else 1.8, label=label, zorder=3, **style)
         finite_parts.append(y[np.isfinite(y)])
-        active = _active(model, spec.regime_of, vals, branches, (v,)) if branches else np.full(v.shape, -1)
+        active = active_branch(model, spec.regime_of, vals, branches, (v,)) if branches else np.full(v.shape, -1)
         # every point of a stepped range; about 60 of a continuous one (hollow, so the series colour shows)
         thin = np.zeros(v.shape, dtype=bool)
         thin[:: 1 if step else max(1, len(v) // 60)] = True
@@ -138,7 +138,7 @@ def curve(model: Model, spec: PlotSpec, ax: Any, values: _Values, *, bounds: boo
     spec.points = tuple(points)
     finite = np.concatenate(finite_parts) if finite_parts else np.asarray([])
     if bounds and not spec.series:
-        for index, (name, term, _) in enumerate(_branches(model, spec.quantity)):
+        for index, (name, term, _) in enumerate(regime_branches(model, spec.quantity)):
             yb = values.function(term, spec.quantity)(v)
             ax.plot(x, yb, linestyle="--", linewidth=1.0, color=f"C{index}", label=f"{name}: {sympy.sstr(term)}")
     for index, mark in enumerate(marks):
@@ -175,7 +175,7 @@ def curve(model: Model, spec: PlotSpec, ax: Any, values: _Values, *, bounds: boo
     return marks
 
 
-def regime_map(model: Model, spec: PlotSpec, ax: Any, values: _Values) -> dict[str, Any]:
+def regime_map(model: Model, spec: PlotSpec, ax: Any, values: PlotValues) -> dict[str, Any]:
     """Colour a log grid of ``spec.variables`` by the active limiter / case of ``spec.quantity``.
 
     Returns:
@@ -189,12 +189,12 @@ def regime_map(model: Model, spec: PlotSpec, ax: Any, values: _Values) -> dict[s
         if name in ranges:
             start, stop, step = ranges[name]
             return np.arange(start, stop + step / 2, step) if step else np.linspace(start, stop, GRID)
-        return _axis_range(centers[name])[:: max(1, POINTS // GRID)]
+        return axis_range(centers[name])[:: max(1, POINTS // GRID)]
 
     x, y = axis(xname), axis(yname)
     X, Y = np.meshgrid(x, y)
-    branches = _branches(model, spec.quantity)
-    active = _active(model, spec.quantity, values, branches, (X, Y))
+    branches = regime_branches(model, spec.quantity)
+    active = active_branch(model, spec.quantity, values, branches, (X, Y))
     colors = [f"C{i}" for i in range(len(branches))]
     # NOTE: filled contours of the regime index (a few polygons) rather than a quad mesh:
     # SVG stays small and fast to write, and boundaries are drawn as lines.
@@ -223,7 +223,7 @@ def draw(model: Model, spec: PlotSpec, kinds: Sequence[str], names: Mapping[str,
     Raises:
         errors.EvaluationError: the scenario lacks a value or the range cannot be built.
     """
-    values = _Values(model, spec)
+    values = PlotValues(model, spec)
     spec.resolved_marks = ()
     with style.figures():
         sketch = figure_sketch.Sketch("subplots figsize=(6.4, 4.2)", lambda: style.pyplot.subplots(figsize=(6.4, 4.2)))

@@ -14,15 +14,16 @@ from typing import Any
 
 from sympy.printing.latex import LatexPrinter
 
-from symgpu.model.printing import Keeping, KeptStrPrinter, sstr
+from symgpu.model.printing import MAX_KEPT_CHARACTERS, Keeping, KeptStrPrinter, sstr
 
 
 class KeptLatexPrinter(Keeping, LatexPrinter):
-    """``sympy.latex(expr, **settings)`` keeping compound subexpressions' LaTeX."""
+    """``sympy.latex(expr, **settings)`` keeping compound subexpressions' LaTeX, until more than
+    ``limit`` characters are kept."""
 
-    def __init__(self, settings: dict[str, Any] | None = None) -> None:
+    def __init__(self, settings: dict[str, Any] | None = None, *, limit: int = MAX_KEPT_CHARACTERS) -> None:
         super().__init__(settings)
-        self._kept, self._kept_size = {}, 0
+        self._kept, self._kept_size, self._limit = {}, 0, limit
 
 
 __all__ = ["KeptLatexPrinter", "KeptStrPrinter", "sstr"]

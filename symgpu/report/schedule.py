@@ -30,7 +30,7 @@ from symgpu.entry_kinds import REPORT_SECONDS
 from symgpu.report import freshness
 
 #: the one entry of that kind (the times of all folders, merged run after run)
-_KEY = store.digest(REPORT_SECONDS.version)
+KEY = store.digest(REPORT_SECONDS.version)
 #: folders kept in the entry (a bound on what is read back)
 _MAX_FOLDERS = 1000
 
@@ -38,7 +38,7 @@ _MAX_FOLDERS = 1000
 def previous() -> dict[str, float]:
     """Report folder -> CPU seconds its last rendering took (empty when none are recorded,
     the cache is off, or the entry is not a JSON object of finite non-negative numbers)."""
-    text = store.get(REPORT_SECONDS, _KEY)
+    text = store.get(REPORT_SECONDS, KEY)
     if text is None:
         return {}
     try:
@@ -62,7 +62,7 @@ def record(seconds: Mapping[str, float]) -> None:
         return
     merged = {**previous(), **{k: round(float(v), 3) for k, v in seconds.items() if math.isfinite(v) and v >= 0}}
     if len(merged) <= _MAX_FOLDERS:
-        store.put(REPORT_SECONDS, _KEY, json.dumps(merged, indent=1, sort_keys=True) + "\n")
+        store.put(REPORT_SECONDS, KEY, json.dumps(merged, indent=1, sort_keys=True) + "\n")
 
 
 def model_units(model_id: str, files: freshness.InputFiles) -> float:
@@ -135,4 +135,4 @@ def _presets(chain: Sequence[Mapping[str, object]]) -> int:
     return len(names)
 
 
-__all__ = ["bases", "figure_units", "longest_first", "model_units", "previous", "record"]
+__all__ = ["KEY", "bases", "figure_units", "longest_first", "model_units", "previous", "record"]
