@@ -164,7 +164,7 @@ def test_a_centre_is_parsed_when_the_model_loads_and_centres_the_range_there(wri
     assert (center.variable, center.expression, center.parsed) == ("I", "P_peak/B", model.symbols["P_peak"] / model.symbols["B"])
     (spec,) = [s for s in plot_specs.plan(model) if s.id == "p"]
     # I's range centred on P_peak/B at B's own centre, the toy preset's 2 TB/s: 100 TFLOP/s / 2 TB/s = 50 FLOP/B
-    centers = plot_values._Values(model, spec).centers()
+    centers = plot_values.PlotValues(model, spec).centers()
     assert centers["I"] == pytest.approx(50.0) and centers["B"] == pytest.approx(2e12)
 
 
