@@ -124,31 +124,22 @@ def figures(model_id: str) -> None:
     model = symgpu.load(model_id)
     specs = plot_specs.plan(model, None)
 
-    def draw_all(kinds: tuple[str, ...] = ("svg", "pdf")) -> int:
+    def draw_all(kinds: tuple[str, ...] = ("svg", "pdf"), look: style.Look = style.LOOK) -> int:
         drawn = 0
         for spec in specs:
             try:
-                plots.draw(model, spec, kinds)
+                plots.draw(model, spec, kinds, look=look)
                 drawn += 1
             except (errors.SymgpuError, ValueError, ArithmeticError, TypeError):
                 pass
         return drawn
 
     count = draw_all()  # warm-up: compiled values, fonts
-    real = style.plain_log_labels
-    style.plain_log_labels = lambda fig: None  # type: ignore[assignment]
-    try:
-        old, _ = cpu(draw_all)
-    finally:
-        style.plain_log_labels = real  # type: ignore[assignment]
+    old, _ = cpu(lambda: draw_all(look=style.Look(plain_log_labels=False)))
     new, _ = cpu(draw_all)
     print(f"figures of {model_id} ({count} plots, SVG + PDF): mathtext log labels {old:.2f} s, plain {new:.2f} s CPU: {old / new:.2f}x")
     path, _ = cpu(lambda: draw_all(("svg",)))
-    style.RC["svg.fonttype"] = "none"
-    try:
-        text, _ = cpu(lambda: draw_all(("svg",)))
-    finally:
-        style.RC["svg.fonttype"] = "path"
+    text, _ = cpu(lambda: draw_all(("svg",), style.Look(svg_fonttype="none")))
     print(f"  SVG alone: text as glyph paths (kept) {path:.2f} s, svg.fonttype none {text:.2f} s CPU: {path / text:.2f}x")
 
 

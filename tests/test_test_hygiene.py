@@ -60,20 +60,9 @@ def patching(source: str) -> list[tuple[int, str]]:
     return found
 
 
-#: (file, line text) of the patching left on purpose, each with its reason
-LEFT = {
-    # the figures' "before" (mathtext log labels, and style.RC's svg.fonttype changed in place) is a
-    # code path symgpu no longer has; a parameter for it through plots.draw -> figure_digests.finish
-    # -> style.save changes those two files, whose source is part of every figure's digest: every
-    # committed figure book would go stale (branch nomonkey-look has that seam, style.Look)
-    ("benchmarks/report_speed.py", "style.plain_log_labels set"),
-}
-
-
 @pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_no_test_or_benchmark_monkey_patches(path: Path):
-    found = [(line, what) for line, what in patching(path.read_text(encoding="utf-8"))
-             if (str(path.relative_to(ROOT)), what) not in LEFT]
+    found = patching(path.read_text(encoding="utf-8"))
     assert not found, "; ".join(f"{path.relative_to(ROOT)}:{line}: {what}: replace it by a parameter or a real condition"
                                 for line, what in found)
 

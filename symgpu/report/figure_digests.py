@@ -291,25 +291,27 @@ def _read(path: Path, limit: int) -> bytes | None:
 
 # ============================================================================ finishing
 def finish(fig: Any, recorder: Recorder, kinds: Sequence[str], names: Mapping[str, str] | None, book: Book | None, *,
-           layout: bool, tight: bool = False) -> dict[str, bytes]:
+           layout: bool, tight: bool = False, look: style.Look = style.LOOK) -> dict[str, bytes]:
     """``fig`` as each of ``kinds`` (kind -> bytes): kept from ``book`` when its files ``names``
-    (kind -> file name) were drawn from the same inputs, else plain log labels, ``tight_layout``
-    (with ``layout``) and saved (:func:`style.save`, with ``tight`` its bounding box cut to the
-    drawing). The files are noted in ``book``."""
+    (kind -> file name) were drawn from the same inputs, else plain log labels (as ``look`` says),
+    ``tight_layout`` (with ``layout``) and saved (:func:`style.save`, with ``tight`` its bounding
+    box cut to the drawing). The files are noted in ``book``."""
     kinds = sorted(set(kinds))
     if not kinds:
         return {}
-    key = recorder.key(kinds, f"plain log labels, tight_layout {layout}, save tight {tight}") if book is not None and names else None
+    finishing = f"plain log labels, tight_layout {layout}, save tight {tight}" + ("" if look == style.LOOK else f", {look!r}")
+    key = recorder.key(kinds, finishing) if book is not None and names else None
     wanted = {kind: names[kind] for kind in kinds} if names else {}
     if key is not None and book is not None:
         kept = book.kept(key, wanted)
         if kept is not None:
             book.note(key, {wanted[k]: data for k, data in kept.items()})
             return kept
-    style.plain_log_labels(fig)  # before the layout: the labels' sizes
+    if look.plain_log_labels:
+        style.plain_log_labels(fig)  # before the layout: the labels' sizes
     if layout:
         fig.tight_layout()
-    out = {kind: style.save(fig, kind, tight=tight) for kind in kinds}
+    out = {kind: style.save(fig, kind, tight=tight, look=look) for kind in kinds}
     if key is not None and book is not None:
         book.note(key, {wanted[k]: data for k, data in out.items()})
     return out

@@ -139,10 +139,11 @@ class Sketch:
             handles.append(line)
 
     def finish(self, kinds: Sequence[str], names: Mapping[str, str] | None, book: figure_digests.Book | None, *,
-               layout: bool, tight: bool = False) -> dict[str, bytes]:
+               layout: bool, tight: bool = False, look: style.Look = style.LOOK) -> dict[str, bytes]:
         """:func:`figure_digests.finish` of this figure: kept files, or the figure made, drawn and saved."""
         try:
-            return figure_digests.finish(_Deferred(self), self._recorder, kinds, names, book, layout=layout, tight=tight)
+            return figure_digests.finish(_Deferred(self), self._recorder, kinds, names, book, layout=layout, tight=tight,
+                                         look=look)
         finally:
             if self.drawn is not None:
                 style.pyplot.close(self.drawn)

@@ -213,19 +213,20 @@ def regime_map(model: Model, spec: PlotSpec, ax: Any, values: PlotValues) -> dic
 
 
 def draw(model: Model, spec: PlotSpec, kinds: Sequence[str], names: Mapping[str, str] | None = None,
-         book: figure_digests.Book | None = None) -> dict[str, bytes]:
+         book: figure_digests.Book | None = None, *, look: style.Look = style.LOOK) -> dict[str, bytes]:
     """Draw one plot and return its files (``svg``/``pdf``/``png`` -> bytes), nothing written.
 
     With ``book`` (the report folder's figures) and ``names`` (kind -> file name), files drawn
     from the same inputs are kept as they are on disk (:mod:`symgpu.report.figure_digests`):
     the values are still computed (the marks and points are part of the report), nothing laid out.
+    ``look``: how the figure is saved (:class:`style.Look`; symgpu's unless a benchmark asks otherwise).
 
     Raises:
         errors.EvaluationError: the scenario lacks a value or the range cannot be built.
     """
     values = PlotValues(model, spec)
     spec.resolved_marks = ()
-    with style.figures():
+    with style.figures(look):
         sketch = figure_sketch.Sketch("subplots figsize=(6.4, 4.2)", lambda: style.pyplot.subplots(figsize=(6.4, 4.2)))
         ax = sketch.axes()
         if spec.kind == "regime_map":
@@ -237,4 +238,4 @@ def draw(model: Model, spec: PlotSpec, kinds: Sequence[str], names: Mapping[str,
         notes = [f"{k} = {v}" for k, v in spec.substitute] + [f"{k} := {v}" for k, v in spec.bind]
         if notes:
             sketch.figure().text(0.01, 0.01, "; ".join(notes), fontsize=6, color="0.35")
-        return sketch.finish(kinds, names, book, layout=True)
+        return sketch.finish(kinds, names, book, layout=True, look=look)

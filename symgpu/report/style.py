@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from symgpu.memo import memoised
@@ -56,9 +57,24 @@ METADATA = {
 }
 
 
-def figures() -> Any:
-    """``with style.figures():`` draws under symgpu's rcParams."""
-    return _pyplot().rc_context(RC)  # type: ignore[arg-type]  # matplotlib types rc keys as Literals
+@dataclass(frozen=True)
+class Look:
+    """How a figure is saved: log-axis tick labels in plain text (:func:`plain_log_labels`; False:
+    matplotlib's mathtext) and SVG text as glyph paths (``svg_fonttype`` ``"path"``; ``"none"``:
+    as text). :data:`LOOK` is symgpu's; benchmarks time the others."""
+
+    plain_log_labels: bool = True
+    svg_fonttype: str = "path"
+
+
+#: symgpu's look (what every report is drawn with)
+LOOK = Look()
+
+
+def figures(look: Look = LOOK) -> Any:
+    """``with style.figures():`` draws under symgpu's rcParams (SVG text as ``look`` says)."""
+    rc = RC if look.svg_fonttype == RC["svg.fonttype"] else {**RC, "svg.fonttype": look.svg_fonttype}
+    return _pyplot().rc_context(rc)  # type: ignore[arg-type]  # matplotlib types rc keys as Literals
 
 
 #: Superscript digits and minus, for exponents written without mathtext.
@@ -133,10 +149,11 @@ def plain_log_labels(fig: Any) -> None:
                 axis.set_minor_formatter(formatter(axis.get_minor_formatter()))
 
 
-def save(fig: Any, kind: str, *, tight: bool = False) -> bytes:
+def save(fig: Any, kind: str, *, tight: bool = False, look: Look = LOOK) -> bytes:
     """``fig`` as ``kind`` (svg, pdf, png) bytes with date-free metadata (log axes labelled
-    in plain text: :func:`plain_log_labels`)."""
-    plain_log_labels(fig)
+    in plain text, :func:`plain_log_labels`, unless ``look`` says otherwise)."""
+    if look.plain_log_labels:
+        plain_log_labels(fig)
     buffer = io.BytesIO()
     fig.savefig(buffer, format=kind, metadata=METADATA.get(kind, {}), **({"bbox_inches": "tight"} if tight else {}))
     return buffer.getvalue()
