@@ -310,8 +310,7 @@ def _run_derive(args: argparse.Namespace) -> int:
             shown = derivation.location if request.op == "extremum" else derivation.result
             note = "" if holds is not None else "  (no expectation)"
             if holds is False:
-                wanted = [f"{k} = {sympy.sstr(v)}" for k, v in derivation.extra
-                          if k in ("expect", "expect_value", "expect_regime") or k.startswith("expect.")]
+                wanted = [f"{e.name} = {sympy.sstr(e.expected)}" for e in derivation.extra.expectations or ()]
                 note = "  expected " + "; ".join(wanted)
             text = printing.sstr(shown)
             if len(text) > 400:

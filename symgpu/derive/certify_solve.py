@@ -52,7 +52,7 @@ def _target_at(model: Model, asked: Asked, point: _Point, v: Any) -> Any:
 
 
 def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> str | None:
-    if results.holds_on_ranges(derivation.result) or "holds_for" in dict(derivation.extra):
+    if results.holds_on_ranges(derivation.result) or derivation.extra.holds_for is not None:
         return _ranges(model, derivation, asked, point)
     extra: dict[str, Any] = {}
     with np.errstate(all="ignore"):
@@ -229,7 +229,8 @@ def _ranges(model: Model, derivation: Derivation, asked: Asked, point: _Point) -
     """An answer on ranges (every value, flat regimes, a range of a regime): at values spread over
     the scan, where the answer (its ``holds_for``) says the relation holds it does, inside every
     ``valid_when`` domain; where the relation holds exactly the answer says so."""
-    claim = sympy.true if derivation.result is sympy.true else dict(derivation.extra).get("holds_for", derivation.result)
+    stated = derivation.extra.holds_for
+    claim = sympy.true if derivation.result is sympy.true else (derivation.result if stated is None else stated)
     grid = _scan_grid(model, asked.variable, [])
     given = _target_value(model, asked, point)
     with np.errstate(all="ignore"):

@@ -8,6 +8,7 @@ from typing import Any
 import sympy
 
 from symgpu.derive import summary
+from symgpu.derive.extras import Extras
 from symgpu.model import printing
 
 
@@ -80,7 +81,8 @@ class Derivation:
         location: for ``extremum``, the arg-extremum (else ``None``).
         unit: unit text of ``result`` (checked against the model).
         method: ``closed form`` or the numeric method used, with the reason.
-        extra: further named results (e.g. each regime), SymPy objects or plain data.
+        extra: further named results (each regime, each root, an extremum's candidates...): an
+            :class:`~symgpu.derive.extras.Extras` record, each a typed field.
         certificate: the numeric checks the answer passed before it was shown (``None``: not
             yet checked, e.g. an intermediate derivation inside the engine).
         regimes: of a ``regimes`` derivation, its :class:`~symgpu.derive.regime_split.Regime`
@@ -97,7 +99,7 @@ class Derivation:
     location: Any = None
     unit: str = ""
     method: str = "closed form"
-    extra: tuple[tuple[str, Any], ...] = field(default=())
+    extra: Extras = field(default_factory=Extras)
     certificate: Certificate | None = None
     regimes: tuple[Any, ...] = field(default=(), compare=False, repr=False)
 
@@ -125,7 +127,7 @@ class Derivation:
             "location": show(self.location),
             "unit": self.unit,
             "method": self.method,
-            "extra": {k: show(v) for k, v in self.extra},
+            "extra": {k: show(v) for k, v in self.extra.pairs()},
             "certificate": self.certificate.to_dict() if self.certificate is not None else None,
         }
 

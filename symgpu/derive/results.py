@@ -36,7 +36,7 @@ def result_values(derivation: Derivation, values: Mapping[str, Any] | None) -> d
     """``values`` with the derivation's own: a numeric solve target kept as the value of its
     quantity (extra ``target_value``, numbers in the quantity's declared unit) wins over them."""
     merged = dict(values or {})
-    for name, number in dict(derivation.extra).get("target_value", {}).items():
+    for name, number in (derivation.extra.target_value or {}).items():
         merged[name] = float(number)
     return merged
 
@@ -88,10 +88,8 @@ class RootValue:
 
 def roots_of(derivation: Derivation) -> list[dict[str, Any]] | None:
     """The ``[{regime, root, when}]`` records of a solve or boundary (None where it has none)."""
-    for key, value in derivation.extra:
-        if key == "roots":
-            return list(value)
-    return None
+    roots = derivation.extra.roots
+    return None if roots is None else list(roots)
 
 
 def applying_roots(model: Model, roots: Sequence[Mapping[str, Any]], preset: str | None, values: Mapping[str, Any],
@@ -164,7 +162,7 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
     """
     variable = derivation.variable
     candidates = boundary_candidates(model, derivation, preset, values)
-    between = dict(derivation.extra).get("between")
+    between = derivation.extra.between
     name = model.equation_for(derivation.quantity).definition.defines if derivation.quantity in model.defining or \
         derivation.quantity in model.equations else None
     equation = model.equation_for(name) if name is not None else None
@@ -238,8 +236,9 @@ def tied_limiters(model: Model, derivation: Derivation, between: Sequence[str], 
     if derivation.quantity not in model.defining or not isinstance(model.equation_for(derivation.quantity).rhs, (sympy.Min, sympy.Max)):
         return None
     # every value the answer gives, its conditions aside (at a tie they are tied too)
-    unconditioned = dataclasses.replace(derivation, extra=tuple(
-        (k, [{**r, "when": sympy.true} for r in v]) if k == "roots" else (k, v) for k, v in derivation.extra))
+    roots = derivation.extra.roots
+    unconditioned = derivation if roots is None else dataclasses.replace(
+        derivation, extra=derivation.extra.with_(roots=[{**r, "when": sympy.true} for r in roots]))
     tried: list[tuple[float | None, dict[str, Any]]] = [(None, dict(values))]
     try:
         tried += [(x, {**values, variable: x}) for c in boundary_candidates(model, unconditioned, preset, values)
@@ -261,4 +260,4 @@ def applying_ranges(model: Model, derivation: Derivation, preset: str | None, va
     unknown) whose two sides are equal at the preset / values: there the relation holds for every
     value of the unknown that meets the regime's conditions (``when``), a range of roots."""
     merged = result_values(derivation, values)
-    return tuple(f for f in dict(derivation.extra).get("ranges", ()) if condition_holds(model, f["equal"], preset, merged)[0])
+    return tuple(f for f in derivation.extra.ranges or () if condition_holds(model, f["equal"], preset, merged)[0])

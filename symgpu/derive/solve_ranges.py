@@ -24,7 +24,7 @@ def _keep_target(job: jobs._Job) -> None:
     """A numeric target stays the value of its quantity (extra ``target_value``), as in every range."""
     if job.target_value is not None:
         symbol, number = job.target_value
-        job.extra.append(("target_value", {symbol.name: number}))
+        job.extra = job.extra.with_(target_value={symbol.name: number})
         job.step("target value", sympy.Eq(symbol, number, evaluate=False),
                  f"the target {sympy.sstr(number)} is the value of {symbol} wherever the answer is evaluated")
         job.target_value = None
@@ -35,15 +35,15 @@ def every_value(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, domain
     where the domain does not depend on ``var``)."""
     unit = job.model.unit_text(var.name)
     if not domain:
-        job.extra.append(("holds_for", sympy.true))  # e.g. a term carrying the unknown vanishes at an input's 0
+        job.extra = job.extra.with_(holds_for=sympy.true)  # e.g. a term carrying the unknown vanishes at an input's 0
         job.step("identity", relation, f"both sides are equal whatever {var} is: every {var} is a root")
         return job.finish(sympy.true, unit, used=[relation])
     where = sympy.And(*domain)
     job.step("identity", relation, f"both sides are equal whatever {var} is: every {var} where the model gives "
              f"{job.quantity} a value (its valid_when domain, {sympy.sstr(where)}) is a root")
-    job.extra.append(("ranges", [{"regime": "every regime", "equal": sympy.true, "when": where}]))
-    job.extra.append(("holds_for", where))
-    job.extra.append(("note", f"the relation holds for every {var} inside the model's valid_when domain, and for none outside it"))
+    job.extra = job.extra.with_(ranges=[{"regime": "every regime", "equal": sympy.true, "when": where}])
+    job.extra = job.extra.with_(holds_for=where)
+    job.extra = job.extra.with_(note=f"the relation holds for every {var} inside the model's valid_when domain, and for none outside it")
     _keep_target(job)
     return job.finish(where, unit, used=[relation])
 
@@ -53,9 +53,9 @@ def independent(job: jobs._Job, relation: sympy.Eq, var: sympy.Symbol, domain: S
     domain is a root where the two sides are equal, none elsewhere."""
     equal = sympy.Eq(relation.lhs, relation.rhs, evaluate=False)
     where = sympy.And(*domain)
-    job.extra.append(("ranges", [{"regime": "every regime", "equal": equal, "when": where}]))
+    job.extra = job.extra.with_(ranges=[{"regime": "every regime", "equal": equal, "when": where}])
     holds = sympy.And(equal, where) if domain else equal
-    job.extra.append(("holds_for", holds))
+    job.extra = job.extra.with_(holds_for=holds)
     _keep_target(job)
     job.step("independent of " + str(var), equal, f"the relation does not involve {var}: where it holds every {var} is a root"
              + (f" inside the model's valid_when domain ({sympy.sstr(where)})" if domain else ""))
@@ -65,7 +65,7 @@ def independent(job: jobs._Job, relation: sympy.Eq, var: sympy.Symbol, domain: S
 def flat_only(job: jobs._Job, flats: Sequence[dict[str, Any]], relation: sympy.Basic, var: sympy.Symbol) -> Derivation:
     """Roots only on whole regimes whose value does not depend on ``var``, where their sides are equal."""
     holds = sympy.Or(*[sympy.And(f["equal"], f["when"]) for f in flats])
-    job.extra.append(("holds_for", holds))
+    job.extra = job.extra.with_(holds_for=holds)
     _keep_target(job)
     return job.finish(holds, job.model.unit_text(var.name), used=[relation])
 
@@ -126,9 +126,9 @@ def solution_set(job: jobs._Job, identities: Sequence[regime_split.Regime], var:
         job.step(f"range of regime {regime.name}", ranges[-1], f"{sympy.sstr(relation)} holds throughout regime {regime.name}"
                  + (", inside the model's valid_when domain" if domain else ""))
     result = ranges[0] if len(ranges) == 1 else sympy.Or(*ranges)
-    job.extra.append(("ranges", [{"regime": r.name, "equal": sympy.true, "when": w} for r, w in zip(identities, ranges)]))
-    job.extra.append(("holds_for", result))
-    job.extra.append(("note", f"the relation holds on a whole range of {var}, not at isolated points"))
+    job.extra = job.extra.with_(ranges=[{"regime": r.name, "equal": sympy.true, "when": w} for r, w in zip(identities, ranges)])
+    job.extra = job.extra.with_(holds_for=result)
+    job.extra = job.extra.with_(note=f"the relation holds on a whole range of {var}, not at isolated points")
     return job.finish(result, job.model.unit_text(var.name), used=[relation])
 
 
@@ -163,6 +163,7 @@ def target_into(job: jobs._Job, records: list[dict[str, Any]]) -> list[dict[str,
     if not all(job._same_in_base_units(e, symbol, number) for e in [d["root"] for d in records] + sides):
         _keep_target(job)
         return records
-    job.extra = [(k, [{**f, "equal": f["equal"].xreplace(put)} for f in v]) if k == "ranges" else (k, v) for k, v in job.extra]
+    if job.extra.ranges is not None:
+        job.extra = job.extra.with_(ranges=[{**f, "equal": f["equal"].xreplace(put)} for f in job.extra.ranges])
     return [{**d, "root": d["root"].xreplace(put), "when": d["when"].xreplace(put), "domain": d.get("domain", sympy.true).xreplace(put)}
             for d in records]

@@ -125,7 +125,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         if not pieces and identities:
             return solve_ranges.solution_set(job, identities, var, relation, domain)
         if flats:
-            job.extra.append(("ranges", flats))
+            job.extra = job.extra.with_(ranges=flats)
         if not pieces and flats:  # roots only on whole regimes, where the sides are equal
             return solve_ranges.flat_only(job, flats, relation, var)
         if not pieces:
@@ -145,7 +145,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
                          f"the flat regime(s) {', '.join(f['regime'] for f in flat_here)} have equal sides here: the relation holds "
                          f"for every {var} that meets their conditions")
         records = solve_ranges.target_into(job, records)  # as job.finish puts the target into the result
-        job.extra.append(("roots", records))
+        job.extra = job.extra.with_(roots=records)
         return job.finish(result, unit, used=[relation])
     difference = relation.lhs - relation.rhs if isinstance(relation, sympy.Eq) else None
     if difference is not None and var not in difference.free_symbols and sympy.cancel(difference) == 0:
@@ -164,10 +164,10 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     if kept is not None:  # each root with the domain it needs: a root outside it is no root at a point
         roots = [d["root"] for d in kept]
         kept = solve_ranges.target_into(job, kept)
-        job.extra.append(("roots", kept))
+        job.extra = job.extra.with_(roots=kept)
     result = roots[0] if len(roots) == 1 else sympy.Tuple(*roots)
     if len(roots) > 1:
-        job.extra.append(("undecided", "several roots remain admissible; their signs are not decided by the declared assumptions"))
+        job.extra = job.extra.with_(undecided="several roots remain admissible; their signs are not decided by the declared assumptions")
     return job.finish(result, unit, used=[relation])
 
 
@@ -223,7 +223,7 @@ def _boundary_search(model: Model, quantity: Any, between: Sequence[str] | None,
                      stop_at: Iterable[str], omit: Iterable[Any]) -> Derivation:
     try:
         found = _boundary(model, quantity, between, for_, substitute, assume, stop_at, omit, auto_keep=True)
-        conditions = [r.get("when") for r in dict(found.extra).get("roots") or () if isinstance(r, dict)]
+        conditions = [r.get("when") for r in found.extra.roots or () if isinstance(r, dict)]
         if not _implicit(model, [found.result, *conditions], str(for_)) or between is None or tuple(stop_at):
             return found
     except errors.DerivationError:
@@ -343,7 +343,7 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
     if not results:
         raise errors.DerivationError(f"{model.id}: no two regimes of {job.quantity} meet at an admissible {var}")
     result = next(iter(results.values())) if len(results) == 1 else results
-    job.extra.append(("boundaries", results))
+    job.extra = job.extra.with_(boundaries=results)
     return job.finish(result, unit, used=[expr])
 
 
@@ -362,8 +362,8 @@ def _case_switch(job: jobs._Job, expr: sympy.Basic, pair: tuple[sympy.Piecewise,
     for record in records:
         unit = job.check_unit(record["root"], var.name, "boundary")
     result = _every_root(job, [r["root"] for r in records], var)
-    job.extra.append(("roots", records))
-    job.extra.append(("boundaries", {label: result}))
+    job.extra = job.extra.with_(roots=records)
+    job.extra = job.extra.with_(boundaries={label: result})
     return job.finish(result, unit, used=[expr])
 
 

@@ -1,0 +1,216 @@
+"""What a derivation records beside its result: :class:`Extras`, each named result a typed field.
+
+A derivation's further results (a solve's root records, a regimes table, an extremum's
+candidates, a request's expectations...) are fields of one frozen record, read by attribute
+(``derivation.extra.roots``), never by a string key. A field not recorded is ``None``. The
+record keeps the order its fields were recorded in (:attr:`Extras.order`): the JSON of an
+answer (``Derivation.to_dict``) and the derivation store (:mod:`.stored`) write the fields as
+``(name, value)`` pairs in that order, exactly as they were written when the extras were a
+tuple of pairs, and :meth:`Extras.from_pairs` reads such pairs back, refusing an unknown name,
+a value of the wrong type or a name given twice.
+
+Fields are recorded with :meth:`Extras.with_` (a new record; a field recorded again keeps its
+place and takes the new value, as the pairs read into a dict did).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+import sympy
+
+#: what each field may hold, as read back from the store (:func:`Extras.from_pairs` checks it):
+#: the value's Python types
+_NUMBER = (int, float, sympy.Basic)
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """One expectation of a ``[[derivations]]`` request, checked against the answer.
+
+    Attributes:
+        name: ``expect``, ``expect.<name>`` (a field of an ``expect`` table), ``expect_value`` or ``expect_regime``.
+        expected: the expected expression (the regime or limiter name for ``expect_regime``).
+        holds: whether the answer agrees with it.
+    """
+
+    name: str
+    expected: Any
+    holds: bool
+
+    def pairs(self) -> tuple[tuple[str, Any], ...]:
+        """``(name, expected), (name_holds, holds)``, as the request records them."""
+        return ((self.name, self.expected), (f"{self.name}_holds", self.holds))
+
+
+def _is_expectation_name(name: str) -> bool:
+    return name in ("expect", "expect_value", "expect_regime") or (name.startswith("expect.") and len(name) > len("expect."))
+
+
+@dataclass(frozen=True)
+class Extras:
+    """The named results a derivation records beside its result (``None``: not recorded).
+
+    Attributes:
+        substituted: every operation: the quantities whose equations were substituted, in order.
+        target_value: solve: a numeric target kept as the value of its quantity (name -> number in
+            the quantity's declared unit) where putting the number in would change its meaning.
+        ranges: solve: the flat regimes, ``[{regime, equal, when}]`` (where ``equal`` holds, the
+            relation holds for every value of the unknown meeting ``when``).
+        holds_for: solve: the condition on the unknown where the relation holds on a whole range.
+        note: solve: a sentence about a range answer.
+        roots: solve, boundary: the root records ``[{regime, root, when, domain}]`` (``tie`` on a
+            case boundary's tie), each root with the conditions under which it is one.
+        undecided: solve: why several roots remain (their signs are not decided).
+        values_at: solve: ``[{regime, value}]``, the roots that apply at the given point, in the
+            variable's unit.
+        boundaries: boundary: ``{"regime a|regime b": boundary}`` for each pair of regimes that meet.
+        between: boundary: the two regimes or cases asked about.
+        regimes: regimes: the table, ``[{name, conditions, expression, ...}]`` (``Regime.to_dict``).
+        active_regimes: regimes: the regimes that hold at the given point, ``[{name, terms, expression}]``.
+        candidates: extremum: every candidate, ``[{origin, location, value, when}]``.
+        valid_when: extremum: the conditions (SymPy relations) a single closed form holds under.
+        elsewhere: extremum: what happens where no branch of a Piecewise answer holds.
+        active_branch: extremum: the branch selected at the given point, ``{index, name, expression, because}``.
+        value_at: extremum, fixed_point: the value at the given point (the quantity's unit).
+        location_at: extremum: the location at the given point (the variable's unit).
+        location_unit: extremum: the unit of the location.
+        supremum: extremum of an inequality: True where the strict bound is not attained.
+        relation: extremum of an inequality: the relation inverted for the variable.
+        grid: extremum over a grid: the grid text (``start:stop:step``).
+        refused: extremum over a grid: the grid points outside the model's domain.
+        values: extremum over a grid: ``(point, value)`` at every grid point inside the domain.
+        above: limit ratio: the limit from the ``above`` side.
+        below: limit ratio: the limit from the ``below`` side.
+        root_of_g: fixed_point: the root of ``x = g(x)`` (a number where it was found numerically).
+        rejected_root: fixed_point: the root of the quadratic that lies outside the domain.
+        dimension: simplify: the dimension of the simplified expression.
+        request: a ``[[derivations]]`` request's id.
+        expectations: the request's expectations, each with its verdict (recorded as
+            ``expect...``/``expect..._holds`` pairs).
+        expect_holds: the request's overall verdict (all expectations hold).
+        order: the fields recorded, in the order they were recorded (the pairs keep it).
+    """
+
+    substituted: tuple[str, ...] | None = None
+    target_value: dict[str, Any] | None = None
+    ranges: list[dict[str, Any]] | None = None
+    holds_for: sympy.Basic | None = None
+    note: str | None = None
+    roots: list[dict[str, Any]] | None = None
+    undecided: str | None = None
+    values_at: list[dict[str, Any]] | None = None
+    boundaries: dict[str, Any] | None = None
+    between: tuple[str, ...] | None = None
+    regimes: list[dict[str, Any]] | None = None
+    active_regimes: list[dict[str, Any]] | None = None
+    candidates: list[dict[str, Any]] | None = None
+    valid_when: tuple[sympy.Basic, ...] | None = None
+    elsewhere: str | None = None
+    active_branch: dict[str, Any] | None = None
+    value_at: Any = None
+    location_at: Any = None
+    location_unit: str | None = None
+    supremum: bool | None = None
+    relation: sympy.Basic | None = None
+    grid: str | None = None
+    refused: int | None = None
+    values: tuple[tuple[int, float], ...] | None = None
+    above: sympy.Basic | None = None
+    below: sympy.Basic | None = None
+    root_of_g: Any = None
+    rejected_root: sympy.Basic | None = None
+    dimension: str | None = None
+    request: str | None = None
+    expectations: tuple[Expectation, ...] | None = None
+    expect_holds: bool | None = None
+    order: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        recorded = {f for f in FIELDS if getattr(self, f) is not None}
+        if len(set(self.order)) != len(self.order) or set(self.order) != recorded:
+            raise ValueError(f"Extras: order {self.order} does not list the recorded fields {sorted(recorded)}: record them with with_()")
+
+    def with_(self, **changes: Any) -> Extras:
+        """A copy with ``changes`` recorded: a new field after the others, a field recorded again
+        in its place. An unknown name is a ``TypeError``; ``None`` is refused (nothing to record)."""
+        unknown = sorted(set(changes) - set(FIELDS))
+        if unknown:
+            raise TypeError(f"Extras: no field {unknown[0]!r} (fields: {', '.join(FIELDS)})")
+        if any(v is None for v in changes.values()):
+            raise TypeError("Extras: None is not a recorded value")
+        order = self.order + tuple(k for k in changes if k not in self.order)
+        return dataclasses.replace(self, order=order, **changes)
+
+    def without(self, *names: str) -> Extras:
+        """A copy with the fields ``names`` no longer recorded."""
+        unknown = sorted(set(names) - set(FIELDS))
+        if unknown:
+            raise TypeError(f"Extras: no field {unknown[0]!r}")
+        return dataclasses.replace(self, order=tuple(k for k in self.order if k not in names), **{n: None for n in names})
+
+    def pairs(self) -> tuple[tuple[str, Any], ...]:
+        """The recorded fields as ``(name, value)`` pairs in their order (the expectations as
+        their ``expect...``/``expect..._holds`` pairs): what the JSON and the store write."""
+        out: list[tuple[str, Any]] = []
+        for name in self.order:
+            if name == "expectations":
+                out.extend(p for e in self.expectations or () for p in e.pairs())
+            else:
+                out.append((name, getattr(self, name)))
+        return tuple(out)
+
+    @classmethod
+    def from_pairs(cls, pairs: Any) -> Extras:
+        """The record of ``(name, value)`` pairs as :meth:`pairs` writes them.
+
+        Raises:
+            TypeError: not a tuple of pairs, an unknown name, a name given twice, a value of the
+                wrong type, or an expectation without its verdict right after it.
+        """
+        if not isinstance(pairs, tuple) or not all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in pairs):
+            raise TypeError("(name, value) pairs expected")
+        fields: dict[str, Any] = {}
+        expectations: list[Expectation] = []
+        index, previous = 0, ""
+        while index < len(pairs):
+            name, value = pairs[index]
+            if _is_expectation_name(name):
+                if index + 1 >= len(pairs) or pairs[index + 1][0] != f"{name}_holds" or not isinstance(pairs[index + 1][1], bool):
+                    raise TypeError(f"expectation {name!r} without its verdict")
+                if expectations and previous != "expectations":
+                    raise TypeError("expectations not recorded together")
+                if not isinstance(value, (str, sympy.Basic)):
+                    raise TypeError(f"expectation {name!r}: expression expected")
+                fields.setdefault("expectations", expectations)
+                expectations.append(Expectation(name, value, pairs[index + 1][1]))
+                index, previous = index + 2, "expectations"
+                continue
+            if name not in _TYPES or name == "expectations":
+                raise TypeError(f"unknown extra {name!r}")
+            if name in fields:
+                raise TypeError(f"extra {name!r} given twice")
+            if not isinstance(value, _TYPES[name]) or (isinstance(value, bool) and bool not in _TYPES[name]):
+                raise TypeError(f"extra {name!r}: {type(value).__name__} is not a recorded type")
+            fields[name] = value
+            index, previous = index + 1, name
+        if "expectations" in fields:
+            fields["expectations"] = tuple(expectations)
+        return cls(order=tuple(fields), **fields)
+
+
+#: the recorded fields, in declaration order (``order`` aside)
+FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Extras) if f.name != "order")
+
+#: the types a stored value of each field may have (:meth:`Extras.from_pairs`); ``bool`` only where listed
+_TYPES: dict[str, tuple[type, ...]] = {
+    "substituted": (tuple,), "target_value": (dict,), "ranges": (list,), "holds_for": (sympy.Basic,), "note": (str,),
+    "roots": (list,), "undecided": (str,), "values_at": (list,), "boundaries": (dict,), "between": (tuple,),
+    "regimes": (list,), "active_regimes": (list,), "candidates": (list,), "valid_when": (tuple,), "elsewhere": (str,),
+    "active_branch": (dict,), "value_at": _NUMBER, "location_at": _NUMBER, "location_unit": (str,), "supremum": (bool,),
+    "relation": (sympy.Basic,), "grid": (str,), "refused": (int,), "values": (tuple,), "above": (sympy.Basic,),
+    "below": (sympy.Basic,), "root_of_g": _NUMBER, "rejected_root": (sympy.Basic,), "dimension": (str,), "request": (str,),
+    "expectations": (tuple,), "expect_holds": (bool,),
+}
