@@ -110,8 +110,8 @@ class Extras:
     valid_when: tuple[sympy.Basic, ...] | None = None
     elsewhere: str | None = None
     active_branch: dict[str, Any] | None = None
-    value_at: Any = None
-    location_at: Any = None
+    value_at: float | sympy.Basic | None = None
+    location_at: float | sympy.Basic | None = None
     location_unit: str | None = None
     supremum: bool | None = None
     relation: sympy.Basic | None = None
@@ -120,7 +120,7 @@ class Extras:
     values: tuple[tuple[int, float], ...] | None = None
     above: sympy.Basic | None = None
     below: sympy.Basic | None = None
-    root_of_g: Any = None
+    root_of_g: float | sympy.Basic | None = None
     rejected_root: sympy.Basic | None = None
     dimension: str | None = None
     request: str | None = None
