@@ -216,7 +216,7 @@ def _check_solve(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     extra = derive.result_values(d, {}) or None if q.numeric_target else {q.quantity: q.target}
     values = q.point.mapping(without=q.variable, extra=extra)
     ranges = derive.applying_ranges(model, d, q.point.preset, values)
-    covered = all(any(active.condition_holds(model, f["when"], q.point.preset, {**values, q.variable: p.middle})[0] for f in ranges)
+    covered = all(any(active.condition_holds(model, f.when, q.point.preset, {**values, q.variable: p.middle})[0] for f in ranges)
                   for p in plateaus)
     if d.result is sympy.true:  # every value of the unknown is a root
         return Verdict(q, "agree") if not isolated and plateaus else Verdict(q, "disagree", "solve: the answer says every value, the scan does not",
@@ -294,7 +294,7 @@ def _applying(model: symgpu.Model, d: Derivation, q: Question, unit: str, extra:
     as the command line prints them): :func:`symgpu.derive.applying_roots`."""
     values = q.point.mapping(without=q.variable, extra=extra)
     given = frozenset(k for k in values if k in model.defining)
-    records = [{**r, "root": _expanded(model, r["root"], given), "when": _expanded(model, r["when"], given)} for r in derive.roots_of(d) or ()]
+    records = [dataclasses.replace(r, root=_expanded(model, r.root, given), when=_expanded(model, r.when, given)) for r in derive.roots_of(d) or ()]
     return [float(r.value.magnitude) for r in derive.applying_roots(model, records, q.point.preset, values, unit, q.variable)]
 
 
@@ -307,8 +307,8 @@ def _check_boundary(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     result = {k: _expanded(model, v, given) for k, v in d.result.items()} if isinstance(d.result, dict) else _expanded(model, d.result, given)
     extra = d.extra.with_(between=tuple(q.between))
     if d.extra.roots is not None:
-        extra = extra.with_(roots=[{**r, "root": _expanded(model, r["root"], given), "when": _expanded(model, r["when"], given)}
-                                   for r in d.extra.roots])
+        extra = extra.with_(roots=tuple(dataclasses.replace(r, root=_expanded(model, r.root, given), when=_expanded(model, r.when, given))
+                                        for r in d.extra.roots))
     expanded = dataclasses.replace(d, result=result, extra=extra)
     found = [float(r.value.magnitude) for r in derive.applying_boundaries(model, expanded, q.point.preset, values)]
     shown = _numbers(found) + f" (result {_show(d.result, 80)})"

@@ -13,7 +13,7 @@ import sympy
 import symgpu
 from symgpu.derive import extras, stored
 from symgpu.derive.derivation import Derivation, Step
-from symgpu.derive.extras import Expectation, Extras
+from symgpu.derive.extras import Expectation, Extras, FlatRange, RootRecord
 
 
 def test_every_field_has_the_types_a_stored_value_may_have():
@@ -35,9 +35,38 @@ def test_a_field_set_without_its_place_in_the_order_is_refused():
 
 
 def test_pairs_keep_the_order_recorded_and_a_field_recorded_again_keeps_its_place():
-    recorded = Extras().with_(roots=[{"root": 1}]).with_(note="first").with_(dimension="time").with_(note="second")
-    assert recorded.pairs() == (("roots", [{"root": 1}]), ("note", "second"), ("dimension", "time"))
-    assert recorded.without("note").pairs() == (("roots", [{"root": 1}]), ("dimension", "time"))
+    recorded = Extras().with_(undecided="two roots").with_(note="first").with_(dimension="time").with_(note="second")
+    assert recorded.pairs() == (("undecided", "two roots"), ("note", "second"), ("dimension", "time"))
+    assert recorded.without("note").pairs() == (("undecided", "two roots"), ("dimension", "time"))
+
+
+def test_root_and_range_records_are_written_as_the_dicts_they_were_and_read_back():
+    x, y = sympy.symbols("x y", positive=True)
+    roots = (RootRecord("mem", 2 * x, x > y, y > 0), RootRecord("a|b where x switches", x, tie=True))
+    ranges = (FlatRange("every regime", sympy.Eq(x, y), y > 1),)
+    recorded = Extras().with_(ranges=ranges, roots=roots)
+    pairs = recorded.pairs()
+    assert pairs == (("ranges", [{"regime": "every regime", "equal": sympy.Eq(x, y), "when": y > 1}]),
+                     ("roots", [{"regime": "mem", "root": 2 * x, "when": x > y, "domain": y > 0},
+                                {"regime": "a|b where x switches", "root": x, "when": sympy.true, "tie": True}]))
+    assert Extras.from_pairs(pairs) == recorded
+
+
+@pytest.mark.parametrize("record", [
+    {"regime": "r", "root": sympy.Integer(1), "when": sympy.true, "ties": True},  # an unknown field
+    {"regime": "r", "root": sympy.Integer(1)},  # no conditions
+    {"root": sympy.Integer(1), "regime": "r", "when": sympy.true},  # not as written
+    {"regime": "r", "root": 1, "when": sympy.true},  # a root that is no expression
+    {"regime": "r", "root": sympy.Integer(1), "when": sympy.true, "tie": False},  # tie is written only when true
+])
+def test_a_malformed_root_record_is_refused(record):
+    with pytest.raises(TypeError):
+        Extras.from_pairs((("roots", [record]),))
+
+
+def test_a_malformed_flat_range_is_refused():
+    with pytest.raises(TypeError, match="flat range record expected"):
+        Extras.from_pairs((("ranges", [{"regime": "r", "equal": sympy.true, "when": sympy.true, "note": "x"}]),))
 
 
 def test_expectations_are_written_as_expect_and_verdict_pairs_and_read_back():
@@ -82,16 +111,17 @@ def test_malformed_pairs_are_refused(pairs, message):
 def _entry_with_extras(model: symgpu.Model) -> Derivation:
     w = model.symbols["W"]
     return Derivation(model=model.id, operation="solve", quantity="S_Mem", variable="W", steps=(Step("solve", sympy.Eq(w, 2), "by hand"),),
-                      result=sympy.Integer(2), extra=Extras().with_(note="two", roots=[{"regime": "r", "root": sympy.Integer(2)}]))
+                      result=sympy.Integer(2), extra=Extras().with_(note="two", roots=(RootRecord("r", sympy.Integer(2), w > 1, w < 64),)))
 
 
 def test_a_stored_derivation_reads_back_into_the_typed_record_with_its_pairs_in_order():
     model = symgpu.load("mdm_2019")
     derivation = _entry_with_extras(model)
+    w = model.symbols["W"]
     text = stored.dump(model, derivation)
     assert text is not None
     back = stored.load(model, text)
-    assert back == derivation and back.extra.roots == [{"regime": "r", "root": sympy.Integer(2)}]
+    assert back == derivation and back.extra.roots == (RootRecord("r", sympy.Integer(2), w > 1, w < 64),)
     assert list(back.to_dict()["extra"]) == ["note", "roots"]
 
 

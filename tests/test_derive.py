@@ -105,7 +105,7 @@ def test_solve_for_a_target_value(ia):
 def test_solve_piecewise_quantity_keeps_roots_inside_their_regime(ia):
     d = derive.solve(ia, "t_P", for_="P", target="t_NP")
     roots = d.extra.roots
-    assert [r["regime"] for r in roots] == ["latency_bound"]
+    assert [r.regime for r in roots] == ["latency_bound"]
 
 
 def test_derivation_is_json_serialisable_and_has_latex(ia):

@@ -66,9 +66,9 @@ def test_solve_gives_every_root_that_a_dense_scan_finds(volkov, preset, target, 
 def test_several_roots_are_a_tuple_with_each_regime_and_its_conditions(volkov):
     d = volkov.solve("n_needed", "alpha", target=65)
     roots = d.extra.roots
-    assert [r["regime"] for r in roots] == ["memory_bound", "alu_bound", "issue_bound"]
-    assert list(d.result) == [r["root"] for r in roots]  # a Tuple in regime order, not a first-match Piecewise
-    assert all(r["when"] is not None for r in roots)
+    assert [r.regime for r in roots] == ["memory_bound", "alu_bound", "issue_bound"]
+    assert list(d.result) == [r.root for r in roots]  # a Tuple in regime order, not a first-match Piecewise
+    assert all(r.when is not None for r in roots)
 
 
 def test_cli_prints_each_root_that_holds_at_the_preset_with_its_regime(capsys, volkov):

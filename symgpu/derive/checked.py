@@ -164,7 +164,7 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
         return derivation
 
     checked = _answer(model, Asked("boundary", str(quantity), str(for_)), options, run)
-    tied = [r["root"] for r in checked.extra.roots or () if isinstance(r, dict) and r.get("tie")]
+    tied = [r.root for r in checked.extra.roots or () if r.tie]
     if tied and not options.at_a_point and checked.certificate is not None and not checked.certificate.checks:
         raise errors.DerivationError(
             f"{model.id}: {quantity}: the cases {' and '.join(map(str, between)) if isinstance(between, (tuple, list)) else ''} "

@@ -16,6 +16,7 @@ place and takes the new value, as the pairs read into a dict did).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +46,79 @@ class Expectation:
         return ((self.name, self.expected), (f"{self.name}_holds", self.holds))
 
 
+@dataclass(frozen=True)
+class RootRecord:
+    """A root of a solve or boundary answer, with where it is one.
+
+    Attributes:
+        regime: whose value equation it solves: a regime, ``the equation``, or a case switch
+            (``a|b where <condition> switches``).
+        root: the root, a SymPy expression.
+        when: the regime's conditions at the root (``True``: none).
+        domain: the model's ``valid_when`` domain at the root (``None``: not recorded, a case switch).
+        tie: a case switch's root where the two cases only tie (a point must confirm the switch).
+    """
+
+    regime: str
+    root: sympy.Basic
+    when: sympy.Basic = sympy.true
+    domain: sympy.Basic | None = None
+    tie: bool = False
+
+    @property
+    def inside(self) -> sympy.Basic:
+        """The domain the root needs (``True`` where none is recorded)."""
+        return sympy.true if self.domain is None else self.domain
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{regime, root, when[, domain][, tie]}``, the record as the JSON and the store write it."""
+        out: dict[str, Any] = {"regime": self.regime, "root": self.root, "when": self.when}
+        if self.domain is not None:
+            out["domain"] = self.domain
+        if self.tie:
+            out["tie"] = True
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any) -> RootRecord:
+        """The record :meth:`as_dict` wrote; ``TypeError`` for anything else."""
+        if not isinstance(data, dict) or list(data)[:3] != ["regime", "root", "when"] or not set(data) <= {"regime", "root", "when", "domain", "tie"}:
+            raise TypeError("root record expected")
+        domain, tie = data.get("domain"), data.get("tie", False)
+        if not isinstance(data["regime"], str) or not all(isinstance(v, sympy.Basic) for v in (data["root"], data["when"])) \
+                or not (domain is None or isinstance(domain, sympy.Basic)) or tie not in (True, False) or ("tie" in data and tie is not True):
+            raise TypeError("malformed root record")
+        return cls(data["regime"], data["root"], data["when"], domain, tie)
+
+
+@dataclass(frozen=True)
+class FlatRange:
+    """A solve's flat regime: where ``equal`` holds, the relation holds for every value of the
+    unknown that meets ``when`` (a range of roots, not an isolated one).
+
+    Attributes:
+        regime: the regime (``every regime`` for an identity or a relation independent of the unknown).
+        equal: the condition under which its two sides are equal.
+        when: the regime's conditions (and the model's ``valid_when`` domain), the range.
+    """
+
+    regime: str
+    equal: sympy.Basic
+    when: sympy.Basic
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{regime, equal, when}``, the record as the JSON and the store write it."""
+        return {"regime": self.regime, "equal": self.equal, "when": self.when}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> FlatRange:
+        """The record :meth:`as_dict` wrote; ``TypeError`` for anything else."""
+        if not isinstance(data, dict) or list(data) != ["regime", "equal", "when"] or not isinstance(data["regime"], str) \
+                or not all(isinstance(data[k], sympy.Basic) for k in ("equal", "when")):
+            raise TypeError("flat range record expected")
+        return cls(data["regime"], data["equal"], data["when"])
+
+
 def _is_expectation_name(name: str) -> bool:
     return name in ("expect", "expect_value", "expect_regime") or (name.startswith("expect.") and len(name) > len("expect."))
 
@@ -57,12 +131,10 @@ class Extras:
         substituted: every operation: the quantities whose equations were substituted, in order.
         target_value: solve: a numeric target kept as the value of its quantity (name -> number in
             the quantity's declared unit) where putting the number in would change its meaning.
-        ranges: solve: the flat regimes, ``[{regime, equal, when}]`` (where ``equal`` holds, the
-            relation holds for every value of the unknown meeting ``when``).
+        ranges: solve: the flat regimes, :class:`FlatRange` records.
         holds_for: solve: the condition on the unknown where the relation holds on a whole range.
         note: solve: a sentence about a range answer.
-        roots: solve, boundary: the root records ``[{regime, root, when, domain}]`` (``tie`` on a
-            case boundary's tie), each root with the conditions under which it is one.
+        roots: solve, boundary: :class:`RootRecord` s, each root with the conditions under which it is one.
         undecided: solve: why several roots remain (their signs are not decided).
         values_at: solve: ``[{regime, value}]``, the roots that apply at the given point, in the
             variable's unit.
@@ -96,10 +168,10 @@ class Extras:
 
     substituted: tuple[str, ...] | None = None
     target_value: dict[str, Any] | None = None
-    ranges: list[dict[str, Any]] | None = None
+    ranges: tuple[FlatRange, ...] | None = None
     holds_for: sympy.Basic | None = None
     note: str | None = None
-    roots: list[dict[str, Any]] | None = None
+    roots: tuple[RootRecord, ...] | None = None
     undecided: str | None = None
     values_at: list[dict[str, Any]] | None = None
     boundaries: dict[str, Any] | None = None
@@ -158,6 +230,8 @@ class Extras:
         for name in self.order:
             if name == "expectations":
                 out.extend(p for e in self.expectations or () for p in e.pairs())
+            elif name in _WRITE:
+                out.append((name, _WRITE[name](getattr(self, name))))
             else:
                 out.append((name, getattr(self, name)))
         return tuple(out)
@@ -194,7 +268,7 @@ class Extras:
                 raise TypeError(f"extra {name!r} given twice")
             if not isinstance(value, _TYPES[name]) or (isinstance(value, bool) and bool not in _TYPES[name]):
                 raise TypeError(f"extra {name!r}: {type(value).__name__} is not a recorded type")
-            fields[name] = value
+            fields[name] = _READ[name](value) if name in _READ else value
             index, previous = index + 1, name
         if "expectations" in fields:
             fields["expectations"] = tuple(expectations)
@@ -214,3 +288,9 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "below": (sympy.Basic,), "root_of_g": _NUMBER, "rejected_root": (sympy.Basic,), "dimension": (str,), "request": (str,),
     "expectations": (tuple,), "expect_holds": (bool,),
 }
+
+#: fields whose records are written as a list of dicts (as they were before they were records), and read back
+_WRITE: dict[str, Callable[[Any], Any]] = {
+    "roots": lambda records: [r.as_dict() for r in records], "ranges": lambda records: [r.as_dict() for r in records]}
+_READ: dict[str, Callable[[Any], Any]] = {
+    "roots": lambda dicts: tuple(RootRecord.from_dict(d) for d in dicts), "ranges": lambda dicts: tuple(FlatRange.from_dict(d) for d in dicts)}

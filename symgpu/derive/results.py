@@ -13,6 +13,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive.derivation import Derivation
+from symgpu.derive.extras import FlatRange, RootRecord
 from symgpu.evaluate import evaluator, input_values
 from symgpu.evaluate import active
 from symgpu.evaluate.active import condition_holds
@@ -86,13 +87,13 @@ class RootValue:
     because: str
 
 
-def roots_of(derivation: Derivation) -> list[dict[str, Any]] | None:
-    """The ``[{regime, root, when}]`` records of a solve or boundary (None where it has none)."""
+def roots_of(derivation: Derivation) -> list[RootRecord] | None:
+    """The root records of a solve or boundary (None where it has none)."""
     roots = derivation.extra.roots
     return None if roots is None else list(roots)
 
 
-def applying_roots(model: Model, roots: Sequence[Mapping[str, Any]], preset: str | None, values: Mapping[str, Any],
+def applying_roots(model: Model, roots: Sequence[RootRecord], preset: str | None, values: Mapping[str, Any],
                    unit: str | None, variable: str | None = None) -> tuple[RootValue, ...]:
     """The roots whose regime conditions (and ``valid_when`` domain: :func:`inside_domain`) hold at the preset / values, each evaluated there
     (the conditions decided numerically by :func:`symgpu.evaluate.active.condition_holds`, the
@@ -103,16 +104,16 @@ def applying_roots(model: Model, roots: Sequence[Mapping[str, Any]], preset: str
     out: list[RootValue] = []
     assumptions = set(model.symbol_definitions[variable].assumptions) if variable in model.symbol_definitions else set()
     for record in roots:
-        holds, shown = condition_holds(model, record["when"], preset, values)
-        if not holds or not inside_domain(model, record.get("domain", sympy.true), preset, values):
+        holds, shown = condition_holds(model, record.when, preset, values)
+        if not holds or not inside_domain(model, record.inside, preset, values):
             continue
-        value = evaluator.evaluate_expression(model, record["root"], unit or None, preset=preset, values=values)
+        value = evaluator.evaluate_expression(model, record.root, unit or None, preset=preset, values=values)
         number = float(value.magnitude)
         if not math.isfinite(number) or ("positive" in assumptions and number <= 0) or ("nonnegative" in assumptions and number < 0):
             continue
         if any(abs(value.magnitude - o.value.magnitude) <= 1e-12 * max(abs(value.magnitude), abs(o.value.magnitude)) for o in out):
             continue
-        out.append(RootValue(str(record["regime"]), record["root"], value, shown))
+        out.append(RootValue(record.regime, record.root, value, shown))
     return tuple(out)
 
 
@@ -128,7 +129,7 @@ def boundary_candidates(model: Model, derivation: Derivation, preset: str | None
     result = derivation.result
     items = list(result.items()) if isinstance(result, dict) else [(derivation.quantity, result)]
     return [RootValue(r.regime, r.root, r.value, r.because) for r in applying_roots(
-        model, [{"regime": str(label), "root": part, "when": sympy.true} for label, item in items
+        model, [RootRecord(str(label), part) for label, item in items
                 for part in (item.args if isinstance(item, sympy.Tuple) else (item,))], preset, values, unit, variable)]
 
 
@@ -238,7 +239,7 @@ def tied_limiters(model: Model, derivation: Derivation, between: Sequence[str], 
     # every value the answer gives, its conditions aside (at a tie they are tied too)
     roots = derivation.extra.roots
     unconditioned = derivation if roots is None else dataclasses.replace(
-        derivation, extra=derivation.extra.with_(roots=[{**r, "when": sympy.true} for r in roots]))
+        derivation, extra=derivation.extra.with_(roots=tuple(dataclasses.replace(r, when=sympy.true) for r in roots)))
     tried: list[tuple[float | None, dict[str, Any]]] = [(None, dict(values))]
     try:
         tried += [(x, {**values, variable: x}) for c in boundary_candidates(model, unconditioned, preset, values)
@@ -255,9 +256,9 @@ def tied_limiters(model: Model, derivation: Derivation, between: Sequence[str], 
     return None
 
 
-def applying_ranges(model: Model, derivation: Derivation, preset: str | None, values: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
+def applying_ranges(model: Model, derivation: Derivation, preset: str | None, values: Mapping[str, Any]) -> tuple[FlatRange, ...]:
     """The flat regimes of a solve (extra ``ranges``: a regime whose value does not depend on the
     unknown) whose two sides are equal at the preset / values: there the relation holds for every
     value of the unknown that meets the regime's conditions (``when``), a range of roots."""
     merged = result_values(derivation, values)
-    return tuple(f for f in derivation.extra.ranges or () if condition_holds(model, f["equal"], preset, merged)[0])
+    return tuple(f for f in derivation.extra.ranges or () if condition_holds(model, f.equal, preset, merged)[0])

@@ -15,7 +15,7 @@ from typing import Any
 
 import sympy
 
-from symgpu.derive.extras import Extras
+from symgpu.derive.extras import Extras, RootRecord
 from symgpu.model import printing
 
 #: no line of the default human output is longer than this
@@ -105,15 +105,15 @@ def boundary_groups(boundaries: dict[str, Any], width: int = MAX_LINE) -> list[s
     return lines
 
 
-def root_lines(roots: Iterable[dict[str, Any]], width: int = MAX_LINE) -> list[str]:
+def root_lines(roots: Iterable[RootRecord], width: int = MAX_LINE) -> list[str]:
     """Each root with its regime and the conditions under which it is a root (a value at a
     point is given only for the roots whose conditions hold there)."""
     roots = list(roots)
     lines = [f"  {len(roots)} roots, each inside its own regime (several can hold at once):"]
     for number, record in enumerate(roots, 1):
-        lines.append(shorten(f"  root {number} ({record['regime']}): {printing.sstr(record['root'])}", width, "--full for all"))
-        when = record.get("when")
-        lines.append(shorten("    when: " + ("always" if when in (None, True, sympy.true) else printing.sstr(when)), width, "--full for all"))
+        lines.append(shorten(f"  root {number} ({record.regime}): {printing.sstr(record.root)}", width, "--full for all"))
+        when = record.when
+        lines.append(shorten("    when: " + ("always" if when is sympy.true else printing.sstr(when)), width, "--full for all"))
     return lines
 
 
