@@ -22,8 +22,7 @@ from typing import Any
 
 import sympy
 
-#: what each field may hold, as read back from the store (:func:`Extras.from_pairs` checks it):
-#: the value's Python types
+#: the Python types of a stored number (see :data:`_TYPES`)
 _NUMBER = (int, float, sympy.Basic)
 
 
@@ -149,9 +148,10 @@ class Extras:
         value_at: extremum, fixed_point: the value at the given point (the quantity's unit).
         location_at: extremum: the location at the given point (the variable's unit).
         location_unit: extremum: the unit of the location.
-        supremum: extremum of an inequality: True where the strict bound is not attained.
-        relation: extremum of an inequality: the relation inverted for the variable.
-        grid: extremum over a grid: the grid text (``start:stop:step``).
+        supremum: solve of an inequality asking for its largest or smallest value: True where the
+            bound is strict (a supremum or infimum, not attained).
+        relation: solve of an inequality: the relation inverted for the variable.
+        grid: extremum over a grid: the grid text (``START:STOP[:STEP]``).
         refused: extremum over a grid: the grid points outside the model's domain.
         values: extremum over a grid: ``(point, value)`` at every grid point inside the domain.
         above: limit ratio: the limit from the ``above`` side.
@@ -162,7 +162,9 @@ class Extras:
         request: a ``[[derivations]]`` request's id.
         expectations: the request's expectations, each with its verdict (recorded as
             ``expect...``/``expect..._holds`` pairs).
-        expect_holds: the request's overall verdict (all expectations hold).
+        expect_holds: the request's overall verdict (all expectations hold). NOTE: a plain
+            ``expect``'s own verdict has the same name, ``expect_holds``: the pairs hold both, and
+            the JSON (a dict) the overall verdict, in the place of the first.
         order: the fields recorded, in the order they were recorded (the pairs keep it).
     """
 
