@@ -216,7 +216,7 @@ def _check_solve(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     extra = derive.result_values(d, {}) or None if q.numeric_target else {q.quantity: q.target}
     values = q.point.mapping(without=q.variable, extra=extra)
     ranges = derive.applying_ranges(model, d, q.point.preset, values)
-    covered = all(any(active.condition_holds(model, f["when"], q.point.preset, {**values, q.variable: p.middle})[0] for f in ranges)
+    covered = all(any(active.condition_holds(model, f.when, q.point.preset, {**values, q.variable: p.middle})[0] for f in ranges)
                   for p in plateaus)
     if d.result is sympy.true:  # every value of the unknown is a root
         return Verdict(q, "agree") if not isolated and plateaus else Verdict(q, "disagree", "solve: the answer says every value, the scan does not",
@@ -294,7 +294,7 @@ def _applying(model: symgpu.Model, d: Derivation, q: Question, unit: str, extra:
     as the command line prints them): :func:`symgpu.derive.applying_roots`."""
     values = q.point.mapping(without=q.variable, extra=extra)
     given = frozenset(k for k in values if k in model.defining)
-    records = [{**r, "root": _expanded(model, r["root"], given), "when": _expanded(model, r["when"], given)} for r in derive.roots_of(d) or ()]
+    records = [dataclasses.replace(r, root=_expanded(model, r.root, given), when=_expanded(model, r.when, given)) for r in derive.roots_of(d) or ()]
     return [float(r.value.magnitude) for r in derive.applying_roots(model, records, q.point.preset, values, unit, q.variable)]
 
 
@@ -305,9 +305,11 @@ def _check_boundary(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     values = q.point.mapping(without=q.variable)
     given = frozenset(k for k in values if k in model.defining)
     result = {k: _expanded(model, v, given) for k, v in d.result.items()} if isinstance(d.result, dict) else _expanded(model, d.result, given)
-    extra = tuple((k, [{**r, "root": _expanded(model, r["root"], given), "when": _expanded(model, r["when"], given)} for r in v])
-                  if k == "roots" else (k, v) for k, v in d.extra)
-    expanded = dataclasses.replace(d, result=result, extra=extra + (("between", tuple(q.between)),))
+    extra = d.extra.with_(between=tuple(q.between))
+    if d.extra.roots is not None:
+        extra = extra.with_(roots=tuple(dataclasses.replace(r, root=_expanded(model, r.root, given), when=_expanded(model, r.when, given))
+                                        for r in d.extra.roots))
+    expanded = dataclasses.replace(d, result=result, extra=extra)
     found = [float(r.value.magnitude) for r in derive.applying_boundaries(model, expanded, q.point.preset, values)]
     shown = _numbers(found) + f" (result {_show(d.result, 80)})"
     centre = value_at(model, q.point, q.variable)
@@ -393,8 +395,7 @@ def _tends(ys: np.ndarray, value: float) -> bool:
 
 # ================================================================================ extremum
 def _check_extremum(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
-    extra = dict(d.extra)
-    stated = extra.get("valid_when") or ()
+    stated = d.extra.valid_when or ()
     if stated and not _stated_hold(model, stated, q):
         return Verdict(q, "declined", "extremum: the point is outside the answer's stated conditions (valid when "
                        + " and ".join(map(sympy.sstr, stated)) + ")")
@@ -402,7 +403,7 @@ def _check_extremum(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     (where,) = _values(model, d.location, q, model.unit_text(q.variable)) if isinstance(d.location, sympy.Basic) \
         and not isinstance(d.location, sympy.Tuple) else (math.nan,)
     shown = f"{q.kind} {value:.10g} at {q.variable} = {where:.10g} (location {_show(d.location, 60)})"
-    if (math.isnan(value) or math.isnan(where)) and extra.get("elsewhere"):
+    if (math.isnan(value) or math.isnan(where)) and d.extra.elsewhere:
         return _check_unattained(model, q, shown)
     if math.isnan(value) or math.isnan(where):
         return Verdict(q, "disagree", "extremum: the answer is NaN at the point", shown, "")

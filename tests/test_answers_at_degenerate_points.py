@@ -107,7 +107,7 @@ def test_warp_latency_at_two_warps_is_440_on_the_whole_range_the_answer_gives(fl
     holds = np.abs(ys - 440.0) <= 1e-9 * 440.0
     assert np.array_equal(holds, xs <= top)
     ranges = derive.applying_ranges(model, d, "g80", {**BAGH_AT, "Warp_latency": 440.0})
-    claimed = [any(active.condition_holds(model, f["when"], "g80", {**BAGH_AT, "Warp_latency": 440.0, "alu_lat": x})[0] for f in ranges)
+    claimed = [any(active.condition_holds(model, f.when, "g80", {**BAGH_AT, "Warp_latency": 440.0, "alu_lat": x})[0] for f in ranges)
                for x in xs]
     assert np.array_equal(np.array(claimed), holds)
 
@@ -125,8 +125,8 @@ def test_a_solve_that_leaves_out_a_range_of_roots_is_refused_by_its_certificate(
     _, plateaus = oracle.roots(model, "Warp_latency", _point("g80", BAGH_AT), "alu_lat", 440.0, xs,
                                oracle.evaluate_on(model, "Warp_latency", _point("g80", BAGH_AT), "alu_lat", xs))
     assert plateaus and plateaus[0].high > 8.0  # the range reaches past the throughput regime (alu_lat <= n/alu_thru = 8)
-    without = dataclasses.replace(d, certificate=None, extra=tuple(
-        (k, [f for f in v if "slope" not in f["regime"]]) if k == "ranges" else (k, v) for k, v in d.extra))
+    without = dataclasses.replace(d, certificate=None, extra=d.extra.with_(
+        ranges=tuple(f for f in d.extra.ranges or () if "slope" not in f.regime)))
     asked = Asked("solve", "Warp_latency", "alu_lat", "g80", tuple(BAGH_AT.items()), target=440.0)
     with pytest.raises(errors.CertificateError, match=r"holds on a range of alu_lat .* neither the answer's roots nor its ranges"):
         certify.certify(model, without, asked)

@@ -183,7 +183,7 @@ def test_a_closed_form_is_not_refused_where_its_stated_conditions_do_not_hold():
     # 0, is outside MSHRs > 0, where the answer makes no claim: no refusal there; at M_Read = 3, W = 4 it is checked
     model = symgpu.load("mdm_2019")
     answer = model.extremum("M_ReadConcurrent", over="MSHRs", kind="max")
-    assert dict(answer.extra)["valid_when"] == (model.symbols["M_Read"] > 0,)
+    assert answer.extra.valid_when == (model.symbols["M_Read"] > 0,)
     outside = certify.certify(model, dataclasses.replace(answer, certificate=None),
                               Asked("extremum", "M_ReadConcurrent", "MSHRs", "table1", (("M_Read", 0.0), ("W", 64.0)), to="max"))
     assert outside.certificate is not None and not outside.certificate.checks

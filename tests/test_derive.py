@@ -75,7 +75,7 @@ def test_P_sat_is_where_the_latency_and_bandwidth_regimes_of_t_P_meet(ia):
     d = derive.boundary(ia, "t_P", for_="P")
     assert same(d.result, S(ia, "Theta_M*L_iota/(d_iota*phi)"))
     r = derive.regimes(ia, "t_P", over="P")
-    names = [x["name"] for x in dict(r.extra)["regimes"]]
+    names = [x["name"] for x in r.extra.regimes]
     assert names == ["latency_bound", "bandwidth_bound"]
 
 
@@ -104,8 +104,8 @@ def test_solve_for_a_target_value(ia):
 
 def test_solve_piecewise_quantity_keeps_roots_inside_their_regime(ia):
     d = derive.solve(ia, "t_P", for_="P", target="t_NP")
-    roots = dict(d.extra)["roots"]
-    assert [r["regime"] for r in roots] == ["latency_bound"]
+    roots = d.extra.roots
+    assert [r.regime for r in roots] == ["latency_bound"]
 
 
 def test_derivation_is_json_serialisable_and_has_latex(ia):
@@ -153,7 +153,7 @@ def test_full_n_needed_limits_keep_the_issue_bound_unless_assumed_away(mini):
 
 def test_regimes_are_named_after_the_limiting_terms(mini):
     d = derive.regimes(mini, "memory_throughput", over="alpha")
-    names = {r["name"] for r in dict(d.extra)["regimes"]}
+    names = {r["name"] for r in d.extra.regimes}
     assert names == {"latency_bound", "memory_bound", "alu_bound", "issue_bound"}
     # n_needed's Min has no limiters of its own: names come from memory_throughput's
     d = derive.regimes(mini, "n_needed", over="alpha")
@@ -166,7 +166,7 @@ def test_regimes_are_named_after_the_limiting_terms(mini):
 def test_infeasible_regimes_are_dropped(write_model):
     model = symgpu.load(write_model(rhs="Piecewise((Min(P_peak, I*B), I*B > P_peak), (I*B, True))"))
     d = derive.regimes(model, "P")
-    kept = [r["expression"] for r in dict(d.extra)["regimes"]]
+    kept = [r["expression"] for r in d.extra.regimes]
     assert kept == ["P_peak", "B*I"]
     assert any(s.operation == "drop infeasible" for s in d.steps)
 
@@ -200,7 +200,7 @@ def test_cusp_issue_form(mini):
     d = derive.extremum(mini, "n_needed_issue", over="alpha", kind="max", assume=["mem_lat > alu_lat"])
     assert same(d.location, S(mini, "issue_thru/mem_thru - 1"))
     assert same(d.result, S(mini, "mem_lat*mem_thru + alu_lat*(issue_thru - mem_thru)"))
-    assert dict(d.extra)["valid_when"] == (mini.symbols["issue_thru"] > mini.symbols["mem_thru"],)
+    assert d.extra.valid_when == (mini.symbols["issue_thru"] > mini.symbols["mem_thru"],)
 
 
 def test_full_cusp_is_piecewise_in_the_alu_and_issue_forms_and_the_preset_picks_one(mini):
@@ -210,10 +210,9 @@ def test_full_cusp_is_piecewise_in_the_alu_and_issue_forms_and_the_preset_picks_
     assert same(forms[1], S(mini, "mem_lat*mem_thru + alu_lat*(issue_thru - mem_thru)"))
     # Maxwell has issue_thru = alu_thru, so the issue form applies, not the printed ALU form
     maxwell = {mini.symbols[k]: sympy.Rational(repr(v.magnitude)) for k, v in mini.preset("maxwell").items()}
-    extra = dict(d.extra)
-    assert extra["value_at"] == pytest.approx(float(forms[1].xreplace(maxwell)), rel=1e-12)
-    assert extra["location_at"] == pytest.approx(float(S(mini, "issue_thru/mem_thru - 1").xreplace(maxwell)), rel=1e-12)
-    assert float(forms[0].xreplace(maxwell)) > extra["value_at"]
+    assert d.extra.value_at == pytest.approx(float(forms[1].xreplace(maxwell)), rel=1e-12)
+    assert d.extra.location_at == pytest.approx(float(S(mini, "issue_thru/mem_thru - 1").xreplace(maxwell)), rel=1e-12)
+    assert float(forms[0].xreplace(maxwell)) > d.extra.value_at
 
 
 def test_min_of_piecewise_cusp_is_refused_as_not_a_minimum(mini):
@@ -247,7 +246,7 @@ def test_fixed_point_closed_form_agrees_with_bisection_kepler(loaded):
 
 def test_fixed_point_closed_form_equals_the_textbook_root(loaded):
     d = derive.fixed_point(loaded, "thru_loaded", "x")
-    root = dict(d.extra)["root_of_g"]
+    root = d.extra.root_of_g
     A = S(loaded, "a + alpha*alu_lat")
     C, n, b = S(loaded, "C"), S(loaded, "n"), S(loaded, "b")
     textbook = ((A * C + n) - sympy.sqrt((A * C + n) ** 2 - 4 * (A - b) * n * C)) / (2 * (A - b))
@@ -299,12 +298,11 @@ def test_volkov_alpha_to_zero_with_the_physical_assumption(volkov):
 
 def test_volkov_maxwell_cusp_is_the_issue_form_not_the_printed_alu_form(volkov):
     d = derive.extremum(volkov, "n_needed", over="alpha", kind="max", assume=["mem_lat > alu_lat"], preset="maxwell")
-    extra = dict(d.extra)
     mx = {volkov.symbols[k]: sympy.Rational(repr(v.magnitude)) for k, v in volkov.preset("maxwell").items()}
     issue_alpha = S(volkov, "issue_thru/mem_thru - 1").xreplace(mx)
     alu_alpha = S(volkov, "alu_thru/mem_thru").xreplace(mx)
-    assert extra["location_at"] == pytest.approx(float(issue_alpha), rel=1e-12)
-    assert float(alu_alpha) - extra["location_at"] == pytest.approx(1.0)  # the printed cusp is one alpha further
+    assert d.extra.location_at == pytest.approx(float(issue_alpha), rel=1e-12)
+    assert float(alu_alpha) - d.extra.location_at == pytest.approx(1.0)  # the printed cusp is one alpha further
 
 
 def test_volkov_fixed_point_on_kepler_matches_bisection(volkov):

@@ -172,8 +172,7 @@ def test_S_NoC_regimes_drop_the_mixed_md_nmd_combinations(mdm):
 def test_S_NoC_doubles_across_the_md_switch_by_one_sided_limits(mdm):
     d = derive.run_request(mdm, request(mdm, "S_NoC_jump"))
     assert derive.expect_holds(d) is True
-    extra = dict(d.extra)
-    assert same(extra["above"] / extra["below"], expected(mdm, "S_NoC_jump"))
+    assert same(d.extra.above / d.extra.below, expected(mdm, "S_NoC_jump"))
     assert any(s.operation.endswith("select regime") for s in d.steps)
 
 

@@ -63,8 +63,8 @@ def _skewed(question: Question, factor: sympy.Expr, **api: object) -> tuple[obje
     assert isinstance(answer, symgpu.derive.Derivation), answer
     location = answer.location * factor if question.op == "extremum" else answer.location
     result = answer.result if question.op == "extremum" else answer.result * factor
-    extra = tuple((key, [{**record, "root": record["root"] * factor} for record in value]) if key == "roots" else (key, value)
-                  for key, value in answer.extra)  # a solve's per-regime root records, skewed alike
+    roots = answer.extra.roots  # a solve's per-regime root records, skewed alike
+    extra = answer.extra if roots is None else answer.extra.with_(roots=tuple(dataclasses.replace(r, root=r.root * factor) for r in roots))
     return dataclasses.replace(answer, result=result, location=location, extra=extra), 0.0
 
 

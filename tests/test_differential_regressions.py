@@ -162,7 +162,7 @@ def test_a_target_equal_to_a_flat_regime_holds_on_the_range_brute_force_finds(cl
     on_target = _on(model, "arithmetic_time", "g80", values, "alu_lat", xs) == 4.0
     assert np.array_equal(on_target, xs <= 8 / 0.25)
     from symgpu.evaluate.active import condition_holds
-    assert [condition_holds(model, flat["when"], "g80", {**values, "alu_lat": float(x)})[0] for x in xs] == list(on_target)
+    assert [condition_holds(model, flat.when, "g80", {**values, "alu_lat": float(x)})[0] for x in xs] == list(on_target)
 
 
 # ================================================================== 4. a zero input takes the unknown away
@@ -190,7 +190,7 @@ def test_no_arithmetic_gives_zero_throughput_for_every_value_of_the_unknown_wher
     with pytest.raises(errors.DomainError):
         _on(model, quantity, preset, values, var, np.array([outside]))
     (flat,) = derive.applying_ranges(model, d, preset, values)
-    claims = [symgpu.evaluate.active.condition_holds(model, flat["when"], preset, {**values, var: float(x)})[0] for x in [*xs, outside]]
+    claims = [symgpu.evaluate.active.condition_holds(model, flat.when, preset, {**values, var: float(x)})[0] for x in [*xs, outside]]
     assert claims == [True] * len(xs) + [False]
     assert code == 0 and f"holds for every {var} where" in out and "valid_when domain" in out, out
 

@@ -53,7 +53,7 @@ def test_a_stated_condition_is_printed_with_the_answer(cli):
     # max over MSHRs of Min(MSHRs, M_Read*W) is reached at MSHRs = M_Read*W only where that is a positive MSHRs count
     model = symgpu.load("mdm_2019")
     answer = model.extremum("M_ReadConcurrent", over="MSHRs", kind="max")
-    assert dict(answer.extra)["valid_when"] == (model.symbols["M_Read"] > 0,)
+    assert answer.extra.valid_when == (model.symbols["M_Read"] > 0,)
     assert answer.to_dict()["extra"]["valid_when"] == ["M_Read > 0"]  # the JSON holds the printed relations
     code, out, _ = cli("extremum", "mdm_2019", "M_ReadConcurrent", "--over", "MSHRs", "--max")
     assert code == 0 and "  valid when M_Read > 0" in out.splitlines()
@@ -72,7 +72,7 @@ def test_no_minimum_is_said_where_the_quantity_only_approaches_one(cli):
     # CWP_full falls with Coal_Mem_insts towards (Issue_cycles + Mem_LD)/Issue_cycles and never reaches it
     model = symgpu.load("hong_kim_2009")
     answer = model.extremum("CWP_full", over="Coal_Mem_insts", kind="min")
-    assert "there is no minimum" in dict(answer.extra)["elsewhere"]
+    assert "there is no minimum" in answer.extra.elsewhere
     assert math.isnan(float(derive.evaluate_result(model, answer, "gtx280", **_CWP).magnitude))
     issue = float(model.evaluate("Issue_cycles", "gtx280").magnitude) if "Issue_cycles" in model.defining else \
         float(model.constants["Issue_cycles"].magnitude)
@@ -101,7 +101,7 @@ def test_the_tester_agrees_with_a_stated_no_minimum_only_where_brute_force_finds
     real, _ = checks.ask(peaked, 60.0)
     assert isinstance(real, derive.Derivation), real
     claimed = dataclasses.replace(real, result=sympy.nan, location=sympy.nan,
-                                  extra=(*real.extra, ("elsewhere", "where no condition above holds there is no minimum")))
+                                  extra=real.extra.with_(elsewhere="where no condition above holds there is no minimum"))
     verdict = checks.judge(peaked, answer_of=lambda q, limit: (claimed, 0.0))
     assert verdict.outcome == "disagree" and "says there is none here" in verdict.reason
 
@@ -145,7 +145,7 @@ def test_a_critical_point_negative_wherever_it_is_real_is_no_branch_of_the_maxim
     # alu_lat = 1 (fermi, alpha 0), where the quantity falls from its supremum at alu_lat -> 0, never attained
     model = symgpu.load("prior_huang")
     answer = model.extremum("NO_alu", over="alu_lat", kind="max")
-    assert "there is no maximum" in dict(answer.extra)["elsewhere"]
+    assert "there is no maximum" in answer.extra.elsewhere
     xs = np.geomspace(1e-9, 1e4, 4000)
     for preset, values in _HUANG_POINTS:
         ys = _on(model, "NO_alu", preset, values, "alu_lat", xs)

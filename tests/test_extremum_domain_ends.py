@@ -41,7 +41,7 @@ def test_the_maximum_at_a_point_compares_the_cusp_with_the_domain_end_and_the_sy
     # asked at a point, every candidate is compared by its numbers
     model = symgpu.load("mdm_2019")
     symbolic = model.extremum("S_Mem_MDM_MSHR", over="W", kind="max")
-    assert any(model.symbols["M_Write"] in c.free_symbols for c in dict(symbolic.extra)["valid_when"])
+    assert any(model.symbols["M_Write"] in c.free_symbols for c in symbolic.extra.valid_when)
     no_writes = {**_MDM, "M_Write": 0.0}
     ys = _scan(model, "S_Mem_MDM_MSHR", "table1", no_writes, "W", np.linspace(0.5, 64.0, 1271))
     assert float(derive.evaluate_result(model, symbolic, "table1", **no_writes).magnitude) == pytest.approx(ys.max(), rel=1e-6)

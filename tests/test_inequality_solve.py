@@ -35,7 +35,7 @@ def test_the_latency_branch_inequality_gives_a_lower_bound_on_n_derived_by_hand(
     #          <=> n >= (alpha + 1)*alu_lat*one_warp/((alpha + 1)*alu_lat - mem_lat)   (the slope is negative)
     by_hand = (alpha + 1) * alu_lat * one_warp / ((alpha + 1) * alu_lat - mem_lat)
     assert sympy.simplify(hidden_bound.result - by_hand) == 0
-    relation = dict(hidden_bound.extra)["relation"]
+    relation = hidden_bound.extra.relation
     assert isinstance(relation, sympy.GreaterThan) and relation.lhs == n
     assert derive.expect_holds(hidden_bound) is True
 
@@ -81,7 +81,7 @@ def test_the_assumption_asked_for_lets_the_same_relation_be_solved_in_either_ord
     mem_lat, alu_lat, alpha, n, one_warp = (volkov.symbols[k] for k in ("mem_lat", "alu_lat", "alpha", "n", "one_warp"))
     # by hand, times alu_lat*n - mem_lat*one_warp (> 0): mem_lat*(alu_lat*n - mem_lat*one_warp) <= (alpha + 1)*alu_lat**2*(n - one_warp)
     #   <=> n*alu_lat*(mem_lat - (alpha + 1)*alu_lat) <= mem_lat**2*one_warp - (alpha + 1)*alu_lat**2*one_warp
-    relation = dict(derivation.extra)["relation"]
+    relation = derivation.extra.relation
     slope = alu_lat * (mem_lat - (alpha + 1) * alu_lat)
     offset = mem_lat**2 * one_warp - (alpha + 1) * alu_lat**2 * one_warp
     #   <=> n >= offset/slope (the slope is negative under the second assumption)

@@ -48,7 +48,7 @@ def test_mwp_equals_cwp_for_every_n_up_to_the_smallest_bound(hk):
     # by hand: MWP = min(A, N), CWP = min(C, N) are equal exactly when N <= min(A, C)
     bounds = [value(hk, q, "warp/SM") for q in ("MWP_Without_BW_full", "MWP_peak_BW", "CWP_full")]
     assert at(hk, d.result.rhs, "warp/SM") == pytest.approx(min(bounds), rel=1e-12)
-    assert "N" not in dict(d.extra)["substituted"]
+    assert "N" not in d.extra.substituted
 
 
 def little_bandwidth(hk):

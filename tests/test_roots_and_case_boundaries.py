@@ -57,18 +57,18 @@ def test_solve_gives_every_root_that_a_dense_scan_finds(volkov, preset, target, 
     expected = _brute_roots(volkov, preset, target)
     assert len(expected) == count
     d = volkov.solve("n_needed", "alpha", target=target, preset=preset)
-    got = sorted(v["value"] for v in dict(d.extra)["values_at"])
+    got = sorted(v["value"] for v in d.extra.values_at)
     assert got == pytest.approx(expected, rel=1e-7)
-    regimes = [v["regime"] for v in dict(d.extra)["values_at"]]
+    regimes = [v["regime"] for v in d.extra.values_at]
     assert regimes[0] == "memory_bound" if count == 2 else "memory_bound" not in regimes
 
 
 def test_several_roots_are_a_tuple_with_each_regime_and_its_conditions(volkov):
     d = volkov.solve("n_needed", "alpha", target=65)
-    roots = dict(d.extra)["roots"]
-    assert [r["regime"] for r in roots] == ["memory_bound", "alu_bound", "issue_bound"]
-    assert list(d.result) == [r["root"] for r in roots]  # a Tuple in regime order, not a first-match Piecewise
-    assert all(r["when"] is not None for r in roots)
+    roots = d.extra.roots
+    assert [r.regime for r in roots] == ["memory_bound", "alu_bound", "issue_bound"]
+    assert list(d.result) == [r.root for r in roots]  # a Tuple in regime order, not a first-match Piecewise
+    assert all(r.when is not None for r in roots)
 
 
 def test_cli_prints_each_root_that_holds_at_the_preset_with_its_regime(capsys, volkov):

@@ -21,7 +21,7 @@ def test_a_boundary_roots_condition_does_not_keep_a_quantity_that_depends_on_the
     values = {"regs_per_thread": 37.0, "threads_per_block": 128.0}
     d = model.boundary("blocks_smem_limit", between=("shared_memory", "smem_per_block_exceeded"), for_="smem_per_block")
     for record in derive.roots_of(d) or ():
-        assert "smem_per_block" not in {n for s in record["when"].free_symbols for n in model.inputs(s.name)
+        assert "smem_per_block" not in {n for s in record.when.free_symbols for n in model.inputs(s.name)
                                         if s.name in model.defining}
     at = float(derive.evaluate_result(model, d, "cc_7_0", **values).magnitude)
     limit = float(model.preset("cc_7_0")["max_smem_per_block"].to("B/block").magnitude)

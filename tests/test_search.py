@@ -36,14 +36,14 @@ def test_points_outside_the_domain_are_skipped_and_counted(tmp_path):
     occ = symgpu.load(str(path))
     d = grid_search.grid_extremum(occ, "active_warps_per_SM", "threads_per_block", "256:1024:256", "max", preset="cc_1_3",
                              values={"regs_per_thread": 8, "smem_per_block": 0})
-    assert dict(d.extra)["refused"] == 2  # 768 and 1024 exceed CC 1.3's 512 threads per block
+    assert d.extra.refused == 2  # 768 and 1024 exceed CC 1.3's 512 threads per block
 
 
 def test_blocks_that_cannot_launch_count_as_zero_warps_in_the_bundled_model():
     occ = symgpu.load("occupancy")
     d = grid_search.grid_extremum(occ, "active_warps_per_SM", "threads_per_block", "256:1024:256", "max", preset="cc_1_3",
                              values={"regs_per_thread": 8, "smem_per_block": 0})
-    assert dict(d.extra)["refused"] == 0
+    assert d.extra.refused == 0
     # CC 1.3: 256 threads = 8 warps, 32 warp slots -> 4 blocks, 32 warps; 512 threads -> 2 blocks, 32 warps
     assert float(d.result) == 32 and [int(x) for x in d.location] == [256, 512]
 

@@ -94,8 +94,7 @@ def test_a_root_outside_the_domain_is_refused_by_the_certificate() -> None:
     d = derive.solving.solve(model, quantity, for_=var, target=repr(target))
     records = derive.roots_of(d)
     assert records is not None and len(records) == 2
-    unguarded = dataclasses.replace(d, extra=tuple((k, [{**r, "domain": sympy.true} for r in v]) if k == "roots" else (k, v)
-                                                   for k, v in d.extra))
+    unguarded = dataclasses.replace(d, extra=d.extra.with_(roots=tuple(dataclasses.replace(r, domain=sympy.true) for r in records)))
     asked = Asked("solve", quantity, var, preset, tuple(values.items()), target=repr(target))
     with pytest.raises(errors.CertificateError, match="outside the model's valid_when domain"):
         certify.certify(model, unguarded, asked)
@@ -138,7 +137,7 @@ def test_no_arithmetic_gives_zero_throughput_only_where_the_bandwidth_delay_is_d
         if inside:
             assert _value(model, quantity, preset, values, var, float(x)) == 0.0  # alpha = 0: no adds at all
         if not math.isclose(x, edge, rel_tol=1e-6):
-            claimed = symgpu.evaluate.active.condition_holds(model, flat["when"], preset, {**values, var: float(x)})[0]
+            claimed = symgpu.evaluate.active.condition_holds(model, flat.when, preset, {**values, var: float(x)})[0]
             assert claimed == inside, x
     assert d.certificate is not None and d.certificate.checked
 
@@ -156,7 +155,7 @@ def test_an_every_value_answer_that_ignores_the_domain_is_refused_by_the_certifi
     model_id, quantity, var, preset, values = HUANG
     model = symgpu.load(model_id)
     d = derive.solving.solve(model, quantity, for_=var, target=0, substitute={"alpha": 0}, preset=preset, values=values)
-    everywhere = dataclasses.replace(d, result=sympy.true, extra=tuple((k, v) for k, v in d.extra if k not in ("holds_for", "ranges")))
+    everywhere = dataclasses.replace(d, result=sympy.true, extra=d.extra.without("holds_for", "ranges"))
     asked = Asked("solve", quantity, var, preset, tuple(values.items()), target=0)
     with pytest.raises(errors.CertificateError, match="outside the model's valid_when domain"):
         certify.certify(model, everywhere, asked)

@@ -36,6 +36,7 @@ from symgpu.numbers import json_number
 from symgpu import derive
 from symgpu.cli.operation_commands import OPERATION_COMMANDS, command_name
 from symgpu.derive import at_point
+from symgpu.derive.extras import RootRecord
 from symgpu.derive.options import Options
 from symgpu.model import printing
 from symgpu.evaluate import evaluator
@@ -133,10 +134,10 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
             raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: at {derive.where_text(args.preset, values)} {pair} do not meet "
                                       f"at any boundary {derivation.variable} the answer gives (another regime binds on both sides, the "
                                       "regime conditions fail, or it lies outside the model's domain there); --full shows the closed form, valid where they do meet")
-        records = [{"regime": r.regime, "root": r.root, "when": sympy.true} for r in found]
+        records = [RootRecord(r.regime, r.root) for r in found]
     ranges = derive.applying_ranges(model, derivation, args.preset, values) if derivation.operation == "solve" else ()
     if ranges:  # the relation holds on whole regimes here (their value does not depend on the unknown)
-        out["ranges"] = [{"regime": f["regime"], "where": printing.sstr(f["when"])} for f in ranges]
+        out["ranges"] = [{"regime": f.regime, "where": printing.sstr(f.when)} for f in ranges]
         out["unit"] = derivation.unit
     if derivation.result is sympy.true and derivation.operation == "solve":
         out["ranges"] = [{"regime": "every regime", "where": "any value"}]
@@ -156,11 +157,11 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
         items = [common.convert(model, r.value, unit, clock, quantity=args.quantity, preset=args.preset, values=values) for r in found]
         out["unit"] = common.unit_text(items[0]) if unit else derivation.unit
         out["undetermined"] = [float(q.magnitude) for q in items if not np.isfinite(q.magnitude)]
-        if len(records) == 1 or len(found) == 1 and all(r["regime"] == "the equation" for r in records):  # one root: its value
+        if len(records) == 1 or len(found) == 1 and all(r.regime == "the equation" for r in records):  # one root: its value
             out["value"] = json_number(items[0].magnitude)
             return out
         out["value"] = [json_number(q.magnitude) for q in items]
-        if any(r["regime"] != "the equation" for r in records):  # roots of a Min/Max or cases: each with its regime
+        if any(r.regime != "the equation" for r in records):  # roots of a Min/Max or cases: each with its regime
             out["regimes"] = [r.regime for r in found]
         return out
     result = derivation.result
@@ -310,8 +311,7 @@ def _run_derive(args: argparse.Namespace) -> int:
             shown = derivation.location if request.op == "extremum" else derivation.result
             note = "" if holds is not None else "  (no expectation)"
             if holds is False:
-                wanted = [f"{k} = {sympy.sstr(v)}" for k, v in derivation.extra
-                          if k in ("expect", "expect_value", "expect_regime") or k.startswith("expect.")]
+                wanted = [f"{e.name} = {sympy.sstr(e.expected)}" for e in derivation.extra.expectations or ()]
                 note = "  expected " + "; ".join(wanted)
             text = printing.sstr(shown)
             if len(text) > 400:

@@ -40,10 +40,13 @@ from symgpu.derive.simplification import simplify_expression, substitute
 # the public operations: each answer checked numerically before it is returned (certify)
 from symgpu.derive.checked import boundary, extremum, fixed_point, limit, run_request, solve
 from symgpu.derive.derivation import Certificate
+from symgpu.derive.extras import Expectation, Extras
 
 __all__ = [
     "Certificate",
     "Derivation",
+    "Expectation",
+    "Extras",
     "OPERATIONS",
     "Question",
     "Regime",

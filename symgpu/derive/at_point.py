@@ -33,7 +33,7 @@ def select_branch(job: jobs._Job, piecewise: sympy.Piecewise, preset: str | None
         if holds:
             label = names[index] if names and index < len(names) else f"branch {index + 1}"
             job.step("select branch", expr, f"{label} applies at {where} because {shown}")
-            job.extra.append(("active_branch", {"index": index, "name": label, "expression": expr, "because": shown}))
+            job.extra = job.extra.with_(active_branch={"index": index, "name": label, "expression": expr, "because": shown})
             return index, expr
     raise errors.DerivationError(f"{model.id}: no branch of {sympy.sstr(piecewise)} applies at {where}")
 
@@ -60,7 +60,7 @@ def active_regimes(job: jobs._Job, found: Sequence[Any], preset: str | None, val
         job.step("active regime", regime.expression, f"{regime.name} applies at {where}: " + ("; ".join(reasons) or "no conditions"))
     if len(out) > 1:
         job.step("tie", sympy.Tuple(*[sympy.Symbol(r.name) for r, _ in out]), "several regimes apply: their values are equal at these inputs")
-    job.extra.append(("active_regimes", [{"name": r.name, "terms": list(r.terms), "expression": r.expression} for r, _ in out]))
+    job.extra = job.extra.with_(active_regimes=[{"name": r.name, "terms": list(r.terms), "expression": r.expression} for r, _ in out])
     return [r for r, _ in out]
 
 
@@ -78,7 +78,7 @@ def record_roots(job: jobs._Job, found: Sequence[Any], preset: str | None, value
     for item in found:
         job.step("root applies", sympy.Eq(sympy.Symbol(job.variable), item.root),
                  f"{item.regime} applies at {where} because {item.because}")
-    job.extra.append(("values_at", [{"regime": item.regime, "value": float(item.value.magnitude)} for item in found]))
+    job.extra = job.extra.with_(values_at=[{"regime": item.regime, "value": float(item.value.magnitude)} for item in found])
 
 
 def pinned(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, preset: str | None, values: Mapping[str, Any]) -> sympy.Expr | None:

@@ -15,12 +15,12 @@ a relation holding a ``Min``/``Max`` is solved on each branch of it, inside that
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import sympy
 
 from symgpu import errors
 from symgpu.derive import jobs, regime_split
+from symgpu.derive.extras import RootRecord
 
 _NONE = (sympy.true, True)
 
@@ -90,9 +90,9 @@ def _pieces(condition: sympy.Basic) -> list[sympy.Basic]:
 
 
 def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second: int, var: sympy.Symbol,
-                 stop: frozenset[str], label: str, names: dict[sympy.Basic, str] | None = None) -> list[dict[str, Any]]:
+                 stop: frozenset[str], label: str, names: dict[sympy.Basic, str] | None = None) -> list[RootRecord]:
     """The roots where ``piecewise`` switches between its cases ``first`` and ``second``, each as
-    ``{"regime", "root", "when"}`` (``when``: the conditions, at the root, under which it is the switch).
+    :class:`~symgpu.derive.extras.RootRecord` (``when``: the conditions, at the root, under which it is the switch).
 
     Raises:
         errors.DerivationError: the separating condition does not depend on ``var``.
@@ -106,10 +106,10 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
         raise errors.DerivationError(f"{job.model.id}: the condition that separates {label.replace('|', ' and ')}, "
                                      f"{sympy.sstr(separating)}, does not depend on {var}: they do not switch as {var} varies")
     job.step("separating condition", separating,
-             f"the first of the two cases applies where this holds; the later one needs it false (first match): "
-             f"the boundary is where it switches, not where the two values meet")
+             "the first of the two cases applies where this holds; the later one needs it false (first match): "
+             "the boundary is where it switches, not where the two values meet")
     context = [sympy.Not(c) for c in conditions[:i]] + [sympy.Not(c) for c in conditions[i + 1:j]] + _pieces(conditions[j])
-    found: list[dict[str, Any]] = []
+    found: list[RootRecord] = []
     for atom in atoms:
         h = atom.lhs - atom.rhs
         try:
@@ -136,12 +136,11 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
                 condition = sympy.And(*when) if when else sympy.true
                 job.step(f"switch {label}", sympy.Eq(var, root), f"{where} changes there"
                          + (" when " + ", ".join(map(sympy.sstr, when)) if when else ""))
-                record = {"regime": f"{label} where {(names or {}).get(atom) or sympy.sstr(atom)} switches", "root": root, "when": condition}
                 strict = job.ctx.tidy_unless_refuted([c.relational.xreplace(at) for c in branch.raw]
                                                      + [p.xreplace(at) for c in decides + context for p in _pieces(c)])
-                if any(c is sympy.false for c in strict):  # the cases only tie at the root: a switch a point must confirm
-                    record["tie"] = True
-                found.append(record)
+                # the cases only tie at the root where a case's own conditions fail there: a switch a point must confirm
+                found.append(RootRecord(f"{label} where {(names or {}).get(atom) or sympy.sstr(atom)} switches", root, condition,
+                                        tie=any(c is sympy.false for c in strict)))
     return found
 
 

@@ -119,7 +119,7 @@ def _branch_points(model: Model, derivation: Derivation, asked: Asked, checked: 
     if asked.op not in ("extremum", "limit") or not isinstance(form, sympy.Piecewise):
         return
     index = sympy.Piecewise(*((sympy.Integer(i), c) for i, (_, c) in enumerate(form.args)), (sympy.Integer(-1), True))
-    unstated = not dict(derivation.extra).get("elsewhere")  # where no branch holds the answer claims nothing else
+    unstated = not derivation.extra.elsewhere  # where no branch holds the answer claims nothing else
 
     def branch(point: _Point) -> int | None:
         try:
@@ -261,7 +261,7 @@ def _evaluates(model: Model, asked: Asked, point: _Point, *, checks: bool = Fals
 def _boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> str | None:
     keep = tuple(n for n in (asked.variable,) if n in model.defining)  # a defined quantity as the variable stays a symbol
     expr = model.expression(asked.quantity, stop_at=keep)
-    pair = _limiter_pair(model, asked.quantity, dict(derivation.extra).get("between"), keep)
+    pair = _limiter_pair(model, asked.quantity, derivation.extra.between, keep)
     checked = 0
     for number in _roots_at(model, derivation, asked, point, {}):
         around = active.boundary_sides(model, asked.variable, number)
@@ -297,13 +297,13 @@ def _limiter_pair(model: Model, quantity: str, between: Any, keep: tuple[str, ..
 
 # ------------------------------------------------------------------------------ extremum
 def _extremum(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> str | None:
-    kind = dict(derivation.extra).get("kind") or ("min" if "min" in derivation.method.lower() else "max")
+    kind = "min" if "min" in derivation.method.lower() else "max"
     kind = asked.to if asked.to in ("max", "min") else kind
     if not _stated_hold(model, derivation, point):
         return None  # the closed form says where it holds ("valid when ..."): it claims nothing here
     unit = model.units[asked.quantity]
     value = _result_at(model, derivation, derivation.result, unit, point, {})
-    if np.isnan(value) and dict(derivation.extra).get("elsewhere"):
+    if np.isnan(value) and derivation.extra.elsewhere:
         return _unattained(model, asked, point, kind)
     if not np.isfinite(value):
         raise _fail(model, asked, point, f"the extreme value is {value}")
@@ -331,10 +331,10 @@ def _extremum(model: Model, derivation: Derivation, asked: Asked, point: _Point)
 
 
 def _stated_hold(model: Model, derivation: Derivation, point: _Point) -> bool:
-    """Whether the conditions a single closed form states it holds under (``extra["valid_when"]``,
+    """Whether the conditions a single closed form states it holds under (``extra.valid_when``,
     the engine's SymPy relations) hold at the point; True where there are none or they cannot be
     evaluated there (the form is then checked)."""
-    stated = dict(derivation.extra).get("valid_when")
+    stated = derivation.extra.valid_when
     if not stated:
         return True
     try:

@@ -134,10 +134,10 @@ def _roots_at(model: Model, derivation: Derivation, asked: Asked, point: _Point,
     """The answer's roots at the point: those whose regime conditions hold there, finite and real."""
     result = derivation.result
     unit = model.units[asked.variable]
-    listed = dict(derivation.extra).get("roots")
+    listed = derivation.extra.roots
     candidates: list[tuple[Any, Any]] = []
-    if isinstance(listed, (list, tuple)) and listed and isinstance(listed[0], dict):
-        candidates = [(r.get("root"), r.get("when")) for r in listed]
+    if listed:
+        candidates = [(r.root, r.when) for r in listed]
     elif isinstance(result, dict):
         candidates = [(r, None) for item in result.values() for r in (item.args if isinstance(item, sympy.Tuple) else (item,))]
     elif isinstance(result, sympy.Tuple):

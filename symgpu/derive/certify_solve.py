@@ -18,6 +18,7 @@ from symgpu.derive import results
 from symgpu.derive.certify_path import (RESIDUAL, Asked, _close, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _roots_at,
                                         _scan_grid, _with)
 from symgpu.derive.derivation import Derivation
+from symgpu.derive.extras import RootRecord
 from symgpu.evaluate import active, evaluator, input_values
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ def _target_at(model: Model, asked: Asked, point: _Point, v: Any) -> Any:
 
 
 def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> str | None:
-    if results.holds_on_ranges(derivation.result) or "holds_for" in dict(derivation.extra):
+    if results.holds_on_ranges(derivation.result) or derivation.extra.holds_for is not None:
         return _ranges(model, derivation, asked, point)
     extra: dict[str, Any] = {}
     with np.errstate(all="ignore"):
@@ -117,7 +118,7 @@ def _uncovered_range(model: Model, derivation: Derivation, asked: Asked, point: 
     spread = np.unique(np.linspace(0, len(exact) - 1, min(len(exact), RANGE_SAMPLES)).astype(int))
     for i in spread:
         x = float(exact[i])
-        if not any(_close(x, r) for r in roots) and not any(_holds(model, f["when"], point, {**values, asked.variable: x}) for f in ranges) \
+        if not any(_close(x, r) for r in roots) and not any(_holds(model, f.when, point, {**values, asked.variable: x}) for f in ranges) \
                 and _exactly(model, asked, point, x, float(np.asarray(target_of(np.asarray(x)), dtype=float))):
             return x, 0
     return None, len(spread)
@@ -169,7 +170,7 @@ def _answer_roots(model: Model, derivation: Derivation, asked: Asked, point: _Po
     owners = []
     for record in listed:
         with np.errstate(all="ignore"):
-            owners.append((_result_at(model, derivation, record["root"], unit, point, extra), record))
+            owners.append((_result_at(model, derivation, record.root, unit, point, extra), record))
     found = []
     result = derivation.result
     for part in result.args if isinstance(result, sympy.Tuple) else (result,):
@@ -183,14 +184,14 @@ def _answer_roots(model: Model, derivation: Derivation, asked: Asked, point: _Po
     return found
 
 
-def _applies(model: Model, record: Mapping[str, Any], point: _Point, values: Mapping[str, Any]) -> bool:
+def _applies(model: Model, record: RootRecord, point: _Point, values: Mapping[str, Any]) -> bool:
     """Do a listed root's regime conditions and domain hold at the point? (Conditions that cannot be
     evaluated there count as holding: the root is then checked as it stands.)"""
     try:
-        holds = bool(active.condition_holds(model, record["when"], point.preset, values)[0])
+        holds = bool(active.condition_holds(model, record.when, point.preset, values)[0])
     except errors.SymgpuError:
         holds = True
-    return holds and results.inside_domain(model, record.get("domain", sympy.true), point.preset, values)
+    return holds and results.inside_domain(model, record.inside, point.preset, values)
 
 
 def _brute_roots(model: Model, asked: Asked, point: _Point, grid: np.ndarray, target_of: Callable[[Any], Any]) -> list[float]:
@@ -229,7 +230,8 @@ def _ranges(model: Model, derivation: Derivation, asked: Asked, point: _Point) -
     """An answer on ranges (every value, flat regimes, a range of a regime): at values spread over
     the scan, where the answer (its ``holds_for``) says the relation holds it does, inside every
     ``valid_when`` domain; where the relation holds exactly the answer says so."""
-    claim = sympy.true if derivation.result is sympy.true else dict(derivation.extra).get("holds_for", derivation.result)
+    stated = derivation.extra.holds_for
+    claim = sympy.true if derivation.result is sympy.true else (derivation.result if stated is None else stated)
     grid = _scan_grid(model, asked.variable, [])
     given = _target_value(model, asked, point)
     with np.errstate(all="ignore"):

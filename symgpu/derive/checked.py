@@ -160,11 +160,11 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
     def run(o: Options) -> Derivation:
         derivation = solving.boundary(model, quantity, between, for_, **o.rewrites())
         if between is not None and not isinstance(between, str):
-            derivation = dataclasses.replace(derivation, extra=derivation.extra + (("between", tuple(between)),))
+            derivation = dataclasses.replace(derivation, extra=derivation.extra.with_(between=tuple(between)))
         return derivation
 
     checked = _answer(model, Asked("boundary", str(quantity), str(for_)), options, run)
-    tied = [r["root"] for r in dict(checked.extra).get("roots") or () if isinstance(r, dict) and r.get("tie")]
+    tied = [r.root for r in checked.extra.roots or () if r.tie]
     if tied and not options.at_a_point and checked.certificate is not None and not checked.certificate.checks:
         raise errors.DerivationError(
             f"{model.id}: {quantity}: the cases {' and '.join(map(str, between)) if isinstance(between, (tuple, list)) else ''} "

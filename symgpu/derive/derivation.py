@@ -8,6 +8,7 @@ from typing import Any
 import sympy
 
 from symgpu.derive import summary
+from symgpu.derive.extras import Extras
 from symgpu.model import printing
 
 
@@ -80,7 +81,8 @@ class Derivation:
         location: for ``extremum``, the arg-extremum (else ``None``).
         unit: unit text of ``result`` (checked against the model).
         method: ``closed form`` or the numeric method used, with the reason.
-        extra: further named results (e.g. each regime), SymPy objects or plain data.
+        extra: further named results (each regime, each root, an extremum's candidates...): an
+            :class:`~symgpu.derive.extras.Extras` record, each a typed field.
         certificate: the numeric checks the answer passed before it was shown (``None``: not
             yet checked, e.g. an intermediate derivation inside the engine).
         regimes: of a ``regimes`` derivation, its :class:`~symgpu.derive.regime_split.Regime`
@@ -97,7 +99,7 @@ class Derivation:
     location: Any = None
     unit: str = ""
     method: str = "closed form"
-    extra: tuple[tuple[str, Any], ...] = field(default=())
+    extra: Extras = field(default_factory=Extras)
     certificate: Certificate | None = None
     regimes: tuple[Any, ...] = field(default=(), compare=False, repr=False)
 
@@ -125,7 +127,7 @@ class Derivation:
             "location": show(self.location),
             "unit": self.unit,
             "method": self.method,
-            "extra": {k: show(v) for k, v in self.extra},
+            "extra": {k: show(v) for k, v in self.extra.pairs()},
             "certificate": self.certificate.to_dict() if self.certificate is not None else None,
         }
 
@@ -141,10 +143,9 @@ class Derivation:
             lines.append(f"  at {self.variable} = {printing.sstr(self.location)}")
         lines.append(f"  result: {printing.sstr(self.result)}" + (f"  [{self.unit}]" if self.unit else ""))
         lines.append(f"  method: {self.method}")
-        said = dict(self.extra)
-        if said.get("valid_when"):
-            lines.append("  valid when " + " and ".join(map(printing.sstr, said["valid_when"])))
-        lines.extend(f"  {said[key]}" for key in ("elsewhere", "flat_where") if said.get(key))
+        if self.extra.valid_when:
+            lines.append("  valid when " + " and ".join(map(printing.sstr, self.extra.valid_when)))
+        lines.extend(f"  {text}" for text in (self.extra.elsewhere, self.extra.flat_where) if text)
         if self.certificate is not None:
             lines.append(f"  {self.certificate.text()}")
         return "\n".join(lines)

@@ -35,7 +35,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     meet: a cusp is a maximum when the function rises on its left and falls on its right,
     which is decided from the one-sided slopes, not a zero derivative. Conditions that the
     assumptions cannot decide are kept; the result is then a ``Piecewise`` over them (and
-    ``extra["candidates"]`` lists every form with its conditions).
+    ``extra.candidates`` lists every form with its conditions).
 
     Returns:
         Derivation with ``result`` = extreme value, ``location`` = arg-extremum; with a
@@ -128,8 +128,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
                 (sympy.Or(sympy.And(*same.conditions), sympy.And(*cand.conditions)),)
             merged[merged.index(same)] = _Candidate(same.location, same.value, same.origin, either)
     merged.sort(key=lambda c: len(c.conditions))
-    job.extra.append(("candidates", [{"origin": c.origin, "location": c.location, "value": c.value,
-                                      "when": [sympy.sstr(x) for x in c.conditions]} for c in merged]))
+    job.extra = job.extra.with_(candidates=[{"origin": c.origin, "location": c.location, "value": c.value,
+                                             "when": [sympy.sstr(x) for x in c.conditions]} for c in merged])
     for cand in merged:
         job.check_unit(cand.value, job.quantity, f"{kind}imum value") if job.quantity in model.symbols else None
         regime_split._check_quiet(job, cand.location, var.name)
@@ -153,16 +153,15 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         by_regime: dict[str, list[str]] = {}
         for name, when in flat:
             by_regime.setdefault(name, []).append(said(when))
-        job.extra.append(("flat_where", "; ".join(
+        job.extra = job.extra.with_(flat_where="; ".join(
             f"where {' or '.join(whens)}, " + (f"the {name} regime does not change with {var}" if name else
                                                f"{job.quantity} does not change with {var}: every {var} where it is defined is a {kind}imum there, "
                                                "not what is said above")
-            for name, whens in by_regime.items())))
+            for name, whens in by_regime.items()))
     if preset is not None or values:
-        for key, expr_, unit_ in (("value_at", value, unit), ("location_at", location, model.unit_text(var.name))):
-            number = results._evaluate(model, expr_, preset, values or {}, unit_)
-            job.extra.append((key, number))
-    job.extra.append(("location_unit", model.unit_text(var.name)))
+        job.extra = job.extra.with_(value_at=results._evaluate(model, value, preset, values or {}, unit))
+        job.extra = job.extra.with_(location_at=results._evaluate(model, location, preset, values or {}, model.unit_text(var.name)))
+    job.extra = job.extra.with_(location_unit=model.unit_text(var.name))
     return job.finish(value, unit, location=location, used=[expr])
 
 
@@ -170,10 +169,10 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
                      var: sympy.Symbol) -> tuple[sympy.Expr, sympy.Expr]:
     """(location, value) without a point: the critical points and cusps, as the papers state them,
     when there are any (one, or one without conditions: that one, its conditions and the
-    ``valid_when`` domain in ``extra["valid_when"]`` (a tuple of SymPy relations), printed with the answer; else a first-match
+    ``valid_when`` domain in ``extra.valid_when`` (a tuple of SymPy relations), printed with the answer; else a first-match
     Piecewise of them, followed by the best of the domain's ends and plateau edges where none of
     them holds); the ends and plateau edges alone when there are none. Where no branch holds there
-    is no extremum (an open end wins): ``extra["elsewhere"]`` says so.
+    is no extremum (an open end wins): ``extra.elsewhere`` says so.
 
     NOTE: the critical points' branches are not compared with the ends (a Piecewise whose conditions
     compare every candidate with every other is unreadable for the papers' headline results,
@@ -203,7 +202,7 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
         index = unconditional[0] if unconditional else 0
         best, when = plain[index], plain[index].conditions + inside_of[index]
         if when:
-            job.extra.append(("valid_when", tuple(when)))
+            job.extra = job.extra.with_(valid_when=tuple(when))
         job.step(kind + "imum", sympy.Eq(var, best.location), best.origin + (" valid when " + ", ".join(map(sympy.sstr, when)) if when else ""))
         return best.location, best.value
     # each branch holds only where its location is inside the domain, too (a critical point at a negative alu_lat is none)
@@ -251,13 +250,13 @@ def _branches(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Basic]]:
 
 def _say_elsewhere(job: jobs._Job, location: sympy.Expr, kind: str, var: sympy.Symbol, ends: Any) -> None:
     """Where no branch of a Piecewise answer holds there is no {kind}imum: every candidate that holds
-    there is beaten by a value approached at an open end, or none holds. Said in ``extra["elsewhere"]``
+    there is beaten by a value approached at an open end, or none holds. Said in ``extra.elsewhere``
     (the summary prints it), so a NaN there is a stated answer, not a silent one."""
     if not isinstance(location, sympy.Piecewise) or any(c is sympy.true for _, c in location.args):
         return
     approached = ", ".join(f"{sympy.sstr(e.value)} as {var} -> {sympy.sstr(e.point)}" for e in ends)
-    job.extra.append(("elsewhere", f"where no condition above holds there is no {kind}imum: the quantity approaches "
-                      + (approached if approached else "its extreme at an open end of the domain") + " without reaching it"))
+    job.extra = job.extra.with_(elsewhere=f"where no condition above holds there is no {kind}imum: the quantity approaches "
+                                + (approached if approached else "its extreme at an open end of the domain") + " without reaching it")
 
 
 def _boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol, point: sympy.Expr, want: int, kind: str) -> _Candidate | None:

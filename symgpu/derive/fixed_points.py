@@ -95,8 +95,8 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
         how, number = _numeric_root(job, g, x, lo, hi, bounds, preset, values or {})
         job.step("numeric root", sympy.Eq(x, number), how)
         result_number = min([number] + [results._evaluate(model, b, preset, values or {}, model.unit_text(x.name)) for b in bounds])
-        job.extra.append(("value_at", result_number))
-        job.extra.append(("root_of_g", number))
+        job.extra = job.extra.with_(value_at=result_number)
+        job.extra = job.extra.with_(root_of_g=number)
         unit = model.unit_text(x.name)
         return job.finish(sympy.Float(result_number, 17), unit, method=how, used=[expr])
     result = sympy.Min(root, *bounds) if bounds else root
@@ -105,9 +105,9 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
                  "g is decreasing, so x = Min(g(x), k) has the solution Min(r, k): if r <= k then x = r; "
                  "if r > k then g(k) > g(r) = r > k, so x = k satisfies x = Min(g(k), k)")
     unit = job.check_unit(root, x.name, "fixed point")
-    job.extra.append(("root_of_g", root))
+    job.extra = job.extra.with_(root_of_g=root)
     if preset is not None or values:
-        job.extra.append(("value_at", results._evaluate(model, result, preset, values or {}, model.unit_text(x.name))))
+        job.extra = job.extra.with_(value_at=results._evaluate(model, result, preset, values or {}, model.unit_text(x.name)))
     return job.finish(result, unit, method=how, used=[expr])
 
 
@@ -139,7 +139,7 @@ def _closed_form_root(job: jobs._Job, ctx: signs.SignReasoner, poly: sympy.Poly,
     selected = roots[choice]
     s = 1 if choice == 0 else -1
     stable = forms.nice(2 * a0 / (-a1 - s * sympy.sqrt(disc)))
-    job.extra.append(("rejected_root", roots[1 - choice]))
+    job.extra = job.extra.with_(rejected_root=roots[1 - choice])
     job.step("select root", sympy.Eq(x, selected),
              reason + f"; it is the {'+' if s == 1 else '-'} root (the other lies outside the domain at every sample checked)")
     job.step("rationalise", sympy.Eq(x, stable),

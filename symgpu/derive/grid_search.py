@@ -10,6 +10,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive.derivation import Derivation, Step
+from symgpu.derive.extras import Extras
 from symgpu.evaluate import evaluator
 
 if TYPE_CHECKING:
@@ -82,5 +83,5 @@ def grid_extremum(model: Model, quantity: str, over: str, grid: str, kind: str =
         result=sympy.Float(best, 15), location=sympy.Tuple(*winners), unit=model.unit_text(quantity),
         method=f"exhaustive evaluation over {len(points) - refused} grid points (a staircase has no closed-form arg-{kind})",
         assumptions=(f"preset {preset}",) if preset else (),
-        extra=(("grid", grid), ("refused", refused), ("values", tuple(found))),
+        extra=Extras().with_(grid=grid, refused=refused, values=tuple(found)),
     )

@@ -60,11 +60,11 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
             result, why = inequalities.integer_extreme(inverted, kind)
             job.step(kind + "imum", sympy.Eq(var, result), f"{var} is declared integer: {why}")
         elif isinstance(inverted, (sympy.StrictLessThan, sympy.StrictGreaterThan)):
-            job.extra.append(("supremum", True))
+            job.extra = job.extra.with_(supremum=True)
             job.step("supremum" if want_upper else "infimum", sympy.Eq(var, result), "the bound is strict: not attained")
         else:
             job.step(kind + "imum", sympy.Eq(var, result), "the bound is attained")
-    job.extra.append(("relation", inverted))
+    job.extra = job.extra.with_(relation=inverted)
     unit = job.check_unit(bound, var.name, "bound")
     return job.finish(result, unit, used=[expr, bound_to])
 

@@ -15,7 +15,7 @@ from symgpu.memo import Memo, Tally
 from symgpu.derive import signs
 from symgpu.units import dimensions
 from symgpu.evaluate import input_values, one_sided, scaling
-from symgpu.derive.derivation import Derivation, Step
+from symgpu.derive.derivation import Derivation, Extras, Step
 from symgpu.proofs import forms
 from symgpu.proofs.signs import SignReasoner
 
@@ -35,7 +35,7 @@ class _Job:
     counts: set[str] = field(default_factory=set)
     substitution: dict[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
     ctx: SignReasoner | None = None
-    extra: list[tuple[str, Any]] = field(default_factory=list)
+    extra: Extras = field(default_factory=Extras)
     omit: tuple[tuple[str, str], ...] = ()
     substituted: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
@@ -88,8 +88,8 @@ class _Job:
                used: Sequence[Any] = ()) -> Derivation:
         if self.target_value is not None and isinstance(result, sympy.Basic):
             result = self._put_target(result)
-        if self.substituted and not any(k == "substituted" for k, _ in self.extra):
-            self.extra.append(("substituted", tuple(self.substituted)))
+        if self.substituted and self.extra.substituted is None:
+            self.extra = self.extra.with_(substituted=tuple(self.substituted))
         return Derivation(
             model=self.model.id, operation=self.operation, quantity=self.quantity, variable=self.variable,
             steps=tuple(self.steps),
@@ -98,7 +98,7 @@ class _Job:
             location=location,
             unit=unit,
             method=method,
-            extra=tuple(self.extra),
+            extra=self.extra,
         )
 
     def _put_target(self, result: sympy.Basic) -> sympy.Basic:
@@ -119,7 +119,7 @@ class _Job:
                       f"the target {sympy.sstr(number)} is in the unit of {symbol} ({unit}); "
                       "put in after the unit check, where a bare number would have lost that unit")
             return result.xreplace({symbol: number})
-        self.extra.append(("target_value", {symbol.name: number}))
+        self.extra = self.extra.with_(target_value={symbol.name: number})
         self.step("target value", sympy.Eq(symbol, number, evaluate=False),
                   f"the target {sympy.sstr(number)} {unit} is the value of {symbol} wherever the result is evaluated; {symbol} "
                   f"stays a symbol because {unit} is not a coherent base unit (a bare number in the expression would lose its scale)")

@@ -484,7 +484,7 @@ def limit_ratio(model: Model, quantity: Any, var: str, to: Any, ratio: Mapping[s
     result = forms.nice(upper.result / lower.result)
     job.step("ratio", result, f"({sympy.sstr(upper.result)}) / ({sympy.sstr(lower.result)}): the limit from the "
              f"{sides['above']} side over the limit from the {sides['below']} side")
-    job.extra.extend([("above", upper.result), ("below", lower.result)])
+    job.extra = job.extra.with_(above=upper.result, below=lower.result)
     derivation = job.finish(result, "1", used=[upper.result, lower.result])
     return Derivation(derivation.model, derivation.operation, derivation.quantity, derivation.variable, derivation.steps,
                       derivation.result, tuple(dict.fromkeys(upper.assumptions + lower.assumptions)), None, "1",

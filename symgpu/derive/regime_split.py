@@ -356,11 +356,11 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
         assume: extra assumptions (relations) used to simplify and drop branches.
         stop_at: quantities kept as symbols.
         preset, values: inputs at which to report the active regime(s) (conditions evaluated
-            numerically; ``extra["active_regimes"]``, ties listing several).
+            numerically; ``extra.active_regimes``, ties listing several).
 
     Returns:
         A Derivation whose ``result`` is the Piecewise of the feasible regimes and whose
-        ``extra["regimes"]`` lists each as ``{name, conditions, expression}``.
+        ``extra.regimes`` lists each as ``{name, conditions, expression}``.
     """
     job, _ = jobs.start(model, "regimes", quantity, over or "", assume=assume, omit=omit)
     stop_at = job.keep(stop_at, over)
@@ -368,15 +368,14 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
     var = job.symbol(over) if over else None
     found = _regimes(job, expr, var, frozenset(stop_at))
     result = _table(found)
-    job.extra.append(("regimes", [r.to_dict() for r in found]))
-    job.extra.append(("regime_objects", found))
+    job.extra = job.extra.with_(regimes=[r.to_dict() for r in found])
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
     for r in found:
         if unit:
             _check_quiet(job, r.expression, job.quantity)
     if preset is not None or values:
         at_point.active_regimes(job, found, preset, values or {})
-    return _finish_without_objects(job, result, unit, [expr])
+    return replace(job.finish(result, unit, used=[expr]), regimes=tuple(found))
 
 
 def _piece(regime: Regime) -> sympy.Basic:
@@ -419,13 +418,6 @@ def _check_quiet(job: jobs._Job, expr: sympy.Expr, name: str) -> None:
     steps = len(job.steps)
     job.check_unit(expr, name, "regime value")
     del job.steps[steps:]
-
-
-def _finish_without_objects(job: jobs._Job, result: Any, unit: str, used: Sequence[Any], **kw: Any) -> Derivation:
-    objects = [v for k, v in job.extra if k == "regime_objects"]
-    job.extra = [(k, v) for k, v in job.extra if k != "regime_objects"]
-    derivation = job.finish(result, unit, used=used, **kw)
-    return replace(derivation, regimes=tuple(objects[0])) if objects else derivation
 
 
 def active_regime(model: Model, quantity: str, preset: str | None = None, **values: Any) -> tuple[str, float, str | None, float | None]:

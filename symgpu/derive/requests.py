@@ -8,6 +8,7 @@ operation's :class:`~symgpu.model.operations.OperationSpec`), then dispatched th
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,7 @@ import sympy
 from symgpu import errors
 from symgpu.derive import extrema, fixed_points, grid_search, limits, regime_split, signs, simplification, solving, stored
 from symgpu.derive.derivation import Derivation
+from symgpu.derive.extras import Expectation
 from symgpu.derive.options import Options
 from symgpu.model import operations
 from symgpu.model.operations import Question
@@ -104,7 +106,7 @@ def run_request(model: Model, request: DerivationRequest) -> Derivation:
     regime / branch is reported), ``expect`` (expression text compared with the result — the
     location for ``extremum``), ``expect_value`` (the extreme value) and ``expect_regime``
     (the regime or limiter active at ``preset``/``inputs``). With an expectation the
-    derivation's extra holds ``("expect_holds", bool)``.
+    derivation's extra records each in ``expectations`` and the verdict in ``expect_holds``.
     """
     q = Question.read(model, request)
     return stored.cached(model, ("request", repr(request), q.omit), lambda: _run(model, request, q))
@@ -114,7 +116,7 @@ def _run(model: Model, request: DerivationRequest, q: Question) -> Derivation:
     derivation = OPERATIONS[q.op](model, q)
     op, get, subs, stop = q.op, q.get, dict(q.substitute), q.stop_at
     ctx = signs.reasoner(model)
-    checks: list[tuple[str, Any]] = []
+    checks: list[Expectation] = []
     targets: list[tuple[str, Any, Any]] = []
     expect = get("expect")
     if isinstance(expect, Mapping) or (isinstance(expect, tuple) and expect and isinstance(expect[0], tuple)):
@@ -140,24 +142,19 @@ def _run(model: Model, request: DerivationRequest, q: Question) -> Derivation:
         if not holds and stop:
             holds = proved_equal(_expand_all(model, target), _expand_all(model, expected), ctx)
         verdicts.append(holds)
-        checks.append((key, expected))
-        checks.append((f"{key}_holds", holds))
+        checks.append(Expectation(key, expected, holds))
     if get("expect_regime") is not None:
         wanted = str(get("expect_regime"))
-        active = dict(derivation.extra).get("active_regimes")
+        active = derivation.extra.active_regimes
         if active is None:
             raise errors.UsageError(f"{model.id}: derivation {request.id}: expect_regime needs op = \"regimes\" with a preset or inputs")
         holds = any(wanted == a["name"] or wanted in a["terms"] for a in active)
         verdicts.append(holds)
-        checks.append(("expect_regime", wanted))
-        checks.append(("expect_regime_holds", holds))
-    if verdicts:
-        checks.append(("expect_holds", all(verdicts)))
-    extra = tuple(derivation.extra) + (("request", request.id),) + tuple(checks)
-    out = Derivation(derivation.model, derivation.operation, derivation.quantity, derivation.variable, derivation.steps,
-                     derivation.result, derivation.assumptions, derivation.location, derivation.unit, derivation.method, extra,
-                     regimes=derivation.regimes)
-    return out
+        checks.append(Expectation("expect_regime", wanted, holds))
+    extra = derivation.extra.with_(request=request.id)
+    if checks:
+        extra = extra.with_(expectations=tuple(checks), expect_holds=all(verdicts))
+    return dataclasses.replace(derivation, extra=extra)
 
 
 def _expand_all(model: Model, expr: Any, stop_at: Iterable[str] = ()) -> Any:
@@ -234,7 +231,7 @@ def differ_at_a_point(a: sympy.Expr, b: sympy.Expr) -> bool:
 
 def expect_holds(derivation: Derivation) -> bool | None:
     """The ``expect_holds`` verdict recorded by :func:`run_request` (None if no expectation)."""
-    return dict(derivation.extra).get("expect_holds")
+    return derivation.extra.expect_holds
 
 
 def request(model: Model, request_id: str) -> Derivation:

@@ -13,6 +13,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive.derivation import Derivation
+from symgpu.derive.extras import FlatRange, RootRecord
 from symgpu.evaluate import evaluator, input_values
 from symgpu.evaluate import active
 from symgpu.evaluate.active import condition_holds
@@ -36,7 +37,7 @@ def result_values(derivation: Derivation, values: Mapping[str, Any] | None) -> d
     """``values`` with the derivation's own: a numeric solve target kept as the value of its
     quantity (extra ``target_value``, numbers in the quantity's declared unit) wins over them."""
     merged = dict(values or {})
-    for name, number in dict(derivation.extra).get("target_value", {}).items():
+    for name, number in (derivation.extra.target_value or {}).items():
         merged[name] = float(number)
     return merged
 
@@ -86,15 +87,13 @@ class RootValue:
     because: str
 
 
-def roots_of(derivation: Derivation) -> list[dict[str, Any]] | None:
-    """The ``[{regime, root, when}]`` records of a solve or boundary (None where it has none)."""
-    for key, value in derivation.extra:
-        if key == "roots":
-            return list(value)
-    return None
+def roots_of(derivation: Derivation) -> list[RootRecord] | None:
+    """The root records of a solve or boundary (None where it has none)."""
+    roots = derivation.extra.roots
+    return None if roots is None else list(roots)
 
 
-def applying_roots(model: Model, roots: Sequence[Mapping[str, Any]], preset: str | None, values: Mapping[str, Any],
+def applying_roots(model: Model, roots: Sequence[RootRecord], preset: str | None, values: Mapping[str, Any],
                    unit: str | None, variable: str | None = None) -> tuple[RootValue, ...]:
     """The roots whose regime conditions (and ``valid_when`` domain: :func:`inside_domain`) hold at the preset / values, each evaluated there
     (the conditions decided numerically by :func:`symgpu.evaluate.active.condition_holds`, the
@@ -105,16 +104,16 @@ def applying_roots(model: Model, roots: Sequence[Mapping[str, Any]], preset: str
     out: list[RootValue] = []
     assumptions = set(model.symbol_definitions[variable].assumptions) if variable in model.symbol_definitions else set()
     for record in roots:
-        holds, shown = condition_holds(model, record["when"], preset, values)
-        if not holds or not inside_domain(model, record.get("domain", sympy.true), preset, values):
+        holds, shown = condition_holds(model, record.when, preset, values)
+        if not holds or not inside_domain(model, record.inside, preset, values):
             continue
-        value = evaluator.evaluate_expression(model, record["root"], unit or None, preset=preset, values=values)
+        value = evaluator.evaluate_expression(model, record.root, unit or None, preset=preset, values=values)
         number = float(value.magnitude)
         if not math.isfinite(number) or ("positive" in assumptions and number <= 0) or ("nonnegative" in assumptions and number < 0):
             continue
         if any(abs(value.magnitude - o.value.magnitude) <= 1e-12 * max(abs(value.magnitude), abs(o.value.magnitude)) for o in out):
             continue
-        out.append(RootValue(str(record["regime"]), record["root"], value, shown))
+        out.append(RootValue(record.regime, record.root, value, shown))
     return tuple(out)
 
 
@@ -130,7 +129,7 @@ def boundary_candidates(model: Model, derivation: Derivation, preset: str | None
     result = derivation.result
     items = list(result.items()) if isinstance(result, dict) else [(derivation.quantity, result)]
     return [RootValue(r.regime, r.root, r.value, r.because) for r in applying_roots(
-        model, [{"regime": str(label), "root": part, "when": sympy.true} for label, item in items
+        model, [RootRecord(str(label), part) for label, item in items
                 for part in (item.args if isinstance(item, sympy.Tuple) else (item,))], preset, values, unit, variable)]
 
 
@@ -164,7 +163,7 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
     """
     variable = derivation.variable
     candidates = boundary_candidates(model, derivation, preset, values)
-    between = dict(derivation.extra).get("between")
+    between = derivation.extra.between
     name = model.equation_for(derivation.quantity).definition.defines if derivation.quantity in model.defining or \
         derivation.quantity in model.equations else None
     equation = model.equation_for(name) if name is not None else None
@@ -238,8 +237,9 @@ def tied_limiters(model: Model, derivation: Derivation, between: Sequence[str], 
     if derivation.quantity not in model.defining or not isinstance(model.equation_for(derivation.quantity).rhs, (sympy.Min, sympy.Max)):
         return None
     # every value the answer gives, its conditions aside (at a tie they are tied too)
-    unconditioned = dataclasses.replace(derivation, extra=tuple(
-        (k, [{**r, "when": sympy.true} for r in v]) if k == "roots" else (k, v) for k, v in derivation.extra))
+    roots = derivation.extra.roots
+    unconditioned = derivation if roots is None else dataclasses.replace(
+        derivation, extra=derivation.extra.with_(roots=tuple(dataclasses.replace(r, when=sympy.true) for r in roots)))
     tried: list[tuple[float | None, dict[str, Any]]] = [(None, dict(values))]
     try:
         tried += [(x, {**values, variable: x}) for c in boundary_candidates(model, unconditioned, preset, values)
@@ -256,9 +256,9 @@ def tied_limiters(model: Model, derivation: Derivation, between: Sequence[str], 
     return None
 
 
-def applying_ranges(model: Model, derivation: Derivation, preset: str | None, values: Mapping[str, Any]) -> tuple[dict[str, Any], ...]:
+def applying_ranges(model: Model, derivation: Derivation, preset: str | None, values: Mapping[str, Any]) -> tuple[FlatRange, ...]:
     """The flat regimes of a solve (extra ``ranges``: a regime whose value does not depend on the
     unknown) whose two sides are equal at the preset / values: there the relation holds for every
     value of the unknown that meets the regime's conditions (``when``), a range of roots."""
     merged = result_values(derivation, values)
-    return tuple(f for f in dict(derivation.extra).get("ranges", ()) if condition_holds(model, f["equal"], preset, merged)[0])
+    return tuple(f for f in derivation.extra.ranges or () if condition_holds(model, f.equal, preset, merged)[0])

@@ -22,7 +22,7 @@ def simplify_expression(model: Model, expression: Any, *, substitute: Mapping[st
 
     ``expression`` is text (parsed by the model's safe parser) or a SymPy expression. The
     result carries no unit check of its own (the expression need not be a declared symbol);
-    its dimension is recorded in ``extra["dimension"]``.
+    its dimension is recorded in ``extra.dimension``.
     """
     job, ctx = jobs.start(model, "simplify", expression, assume=assume)
     expr, _ = job.quantity_expression(expression, substitute, stop_at)
@@ -30,7 +30,7 @@ def simplify_expression(model: Model, expression: Any, *, substitute: Mapping[st
     if result != expr:
         job.step("simplify", result, "sympy.simplify (constants with positive values known positive)")
     try:
-        job.extra.append(("dimension", dimensions.show(dimensions.settle(dimensions.dimension_of(result, job.dims())))))
+        job.extra = job.extra.with_(dimension=dimensions.show(dimensions.settle(dimensions.dimension_of(result, job.dims()))))
     except dimensions.Mismatch as exc:
         raise errors.DerivationError(f"{model.id}: '{sympy.sstr(expr)}' is dimensionally inconsistent: {exc.problem}") from None
     return job.finish(result, "", used=[expr])

@@ -10,21 +10,22 @@ regime's conditions, with a numeric target put in where the base units keep its 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
-from typing import Any
 
 import sympy
 
 from symgpu import errors
 from symgpu.derive import jobs, regime_split, solve_domain
 from symgpu.derive.derivation import Derivation
+from symgpu.derive.extras import FlatRange, RootRecord
 
 
 def _keep_target(job: jobs._Job) -> None:
     """A numeric target stays the value of its quantity (extra ``target_value``), as in every range."""
     if job.target_value is not None:
         symbol, number = job.target_value
-        job.extra.append(("target_value", {symbol.name: number}))
+        job.extra = job.extra.with_(target_value={symbol.name: number})
         job.step("target value", sympy.Eq(symbol, number, evaluate=False),
                  f"the target {sympy.sstr(number)} is the value of {symbol} wherever the answer is evaluated")
         job.target_value = None
@@ -35,15 +36,15 @@ def every_value(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, domain
     where the domain does not depend on ``var``)."""
     unit = job.model.unit_text(var.name)
     if not domain:
-        job.extra.append(("holds_for", sympy.true))  # e.g. a term carrying the unknown vanishes at an input's 0
+        job.extra = job.extra.with_(holds_for=sympy.true)  # e.g. a term carrying the unknown vanishes at an input's 0
         job.step("identity", relation, f"both sides are equal whatever {var} is: every {var} is a root")
         return job.finish(sympy.true, unit, used=[relation])
     where = sympy.And(*domain)
     job.step("identity", relation, f"both sides are equal whatever {var} is: every {var} where the model gives "
              f"{job.quantity} a value (its valid_when domain, {sympy.sstr(where)}) is a root")
-    job.extra.append(("ranges", [{"regime": "every regime", "equal": sympy.true, "when": where}]))
-    job.extra.append(("holds_for", where))
-    job.extra.append(("note", f"the relation holds for every {var} inside the model's valid_when domain, and for none outside it"))
+    job.extra = job.extra.with_(ranges=(FlatRange("every regime", sympy.true, where),))
+    job.extra = job.extra.with_(holds_for=where)
+    job.extra = job.extra.with_(note=f"the relation holds for every {var} inside the model's valid_when domain, and for none outside it")
     _keep_target(job)
     return job.finish(where, unit, used=[relation])
 
@@ -53,25 +54,25 @@ def independent(job: jobs._Job, relation: sympy.Eq, var: sympy.Symbol, domain: S
     domain is a root where the two sides are equal, none elsewhere."""
     equal = sympy.Eq(relation.lhs, relation.rhs, evaluate=False)
     where = sympy.And(*domain)
-    job.extra.append(("ranges", [{"regime": "every regime", "equal": equal, "when": where}]))
+    job.extra = job.extra.with_(ranges=(FlatRange("every regime", equal, where),))
     holds = sympy.And(equal, where) if domain else equal
-    job.extra.append(("holds_for", holds))
+    job.extra = job.extra.with_(holds_for=holds)
     _keep_target(job)
     job.step("independent of " + str(var), equal, f"the relation does not involve {var}: where it holds every {var} is a root"
              + (f" inside the model's valid_when domain ({sympy.sstr(where)})" if domain else ""))
     return job.finish(holds, job.model.unit_text(var.name), used=[relation])
 
 
-def flat_only(job: jobs._Job, flats: Sequence[dict[str, Any]], relation: sympy.Basic, var: sympy.Symbol) -> Derivation:
+def flat_only(job: jobs._Job, flats: Sequence[FlatRange], relation: sympy.Basic, var: sympy.Symbol) -> Derivation:
     """Roots only on whole regimes whose value does not depend on ``var``, where their sides are equal."""
-    holds = sympy.Or(*[sympy.And(f["equal"], f["when"]) for f in flats])
-    job.extra.append(("holds_for", holds))
+    holds = sympy.Or(*[sympy.And(f.equal, f.when) for f in flats])
+    job.extra = job.extra.with_(holds_for=holds)
     _keep_target(job)
     return job.finish(holds, job.model.unit_text(var.name), used=[relation])
 
 
 def vanishing_slope(job: jobs._Job, regime: regime_split.Regime, side: sympy.Expr, var: sympy.Symbol,
-                    domain: Sequence[sympy.Basic]) -> dict[str, Any] | None:
+                    domain: Sequence[sympy.Basic]) -> FlatRange | None:
     """A regime whose value is linear in ``var``, ``slope*var + rest``, with a slope not proved
     nonzero: where the slope is 0 the value does not depend on ``var`` (Baghsorkhi's warp latency in
     its latency regime at ``n = 2``: ``alpha*(2 - n)/n``), and where ``side`` is then its value the
@@ -89,7 +90,7 @@ def vanishing_slope(job: jobs._Job, regime: regime_split.Regime, side: sympy.Exp
     job.step(f"flat regime {regime.name} where its slope is 0", equal,
              f"in regime {regime.name} the value is linear in {var} with slope {sympy.sstr(slope)}: where that is 0 and the sides "
              f"are equal, every {var} of the regime is a root (the relation holds on a range)")
-    return {"regime": f"{regime.name} (slope 0)", "equal": equal, "when": sympy.And(*regime.conditions, *domain)}
+    return FlatRange(f"{regime.name} (slope 0)", equal, sympy.And(*regime.conditions, *domain))
 
 
 def solution_set(job: jobs._Job, identities: Sequence[regime_split.Regime], var: sympy.Symbol,
@@ -126,14 +127,14 @@ def solution_set(job: jobs._Job, identities: Sequence[regime_split.Regime], var:
         job.step(f"range of regime {regime.name}", ranges[-1], f"{sympy.sstr(relation)} holds throughout regime {regime.name}"
                  + (", inside the model's valid_when domain" if domain else ""))
     result = ranges[0] if len(ranges) == 1 else sympy.Or(*ranges)
-    job.extra.append(("ranges", [{"regime": r.name, "equal": sympy.true, "when": w} for r, w in zip(identities, ranges)]))
-    job.extra.append(("holds_for", result))
-    job.extra.append(("note", f"the relation holds on a whole range of {var}, not at isolated points"))
+    job.extra = job.extra.with_(ranges=tuple(FlatRange(r.name, sympy.true, w) for r, w in zip(identities, ranges)))
+    job.extra = job.extra.with_(holds_for=result)
+    job.extra = job.extra.with_(note=f"the relation holds on a whole range of {var}, not at isolated points")
     return job.finish(result, job.model.unit_text(var.name), used=[relation])
 
 
 def equation_records(job: jobs._Job, roots: Sequence[sympy.Expr], var: sympy.Symbol,
-                     domain: Sequence[sympy.Basic]) -> list[dict[str, Any]]:
+                     domain: Sequence[sympy.Basic]) -> list[RootRecord]:
     """The roots of an equation without regimes as records whose conditions are the domain at
     each root (a root the assumptions put outside it is dropped).
 
@@ -144,14 +145,14 @@ def equation_records(job: jobs._Job, roots: Sequence[sympy.Expr], var: sympy.Sym
     for root in roots:
         inside = solve_domain.inside(job, domain, var, root)
         if inside is not None:
-            records.append({"regime": "the equation", "root": root, "when": sympy.true, "domain": sympy.And(*inside)})
+            records.append(RootRecord("the equation", root, sympy.true, sympy.And(*inside)))
     if not records:
         raise errors.DerivationError(f"{job.model.id}: every root for {var} lies outside the valid_when domain of {job.quantity} "
                                      "(the model gives no value there): no admissible solution")
     return records
 
 
-def target_into(job: jobs._Job, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def target_into(job: jobs._Job, records: list[RootRecord]) -> list[RootRecord]:
     """``records`` with the numeric target put in where the base units keep its meaning (as
     :meth:`jobs._Job.finish` does for the result); elsewhere the target stays the value of its
     quantity for the records, the ranges and the result alike."""
@@ -159,10 +160,10 @@ def target_into(job: jobs._Job, records: list[dict[str, Any]]) -> list[dict[str,
         return records
     symbol, number = job.target_value
     put = {symbol: number}
-    sides = [r.lhs - r.rhs for d in records for key in ("when", "domain") for r in d.get(key, sympy.true).atoms(sympy.core.relational.Relational)]
-    if not all(job._same_in_base_units(e, symbol, number) for e in [d["root"] for d in records] + sides):
+    sides = [r.lhs - r.rhs for d in records for condition in (d.when, d.inside) for r in condition.atoms(sympy.core.relational.Relational)]
+    if not all(job._same_in_base_units(e, symbol, number) for e in [d.root for d in records] + sides):
         _keep_target(job)
         return records
-    job.extra = [(k, [{**f, "equal": f["equal"].xreplace(put)} for f in v]) if k == "ranges" else (k, v) for k, v in job.extra]
-    return [{**d, "root": d["root"].xreplace(put), "when": d["when"].xreplace(put), "domain": d.get("domain", sympy.true).xreplace(put)}
-            for d in records]
+    if job.extra.ranges is not None:
+        job.extra = job.extra.with_(ranges=tuple(dataclasses.replace(f, equal=f.equal.xreplace(put)) for f in job.extra.ranges))
+    return [dataclasses.replace(d, root=d.root.xreplace(put), when=d.when.xreplace(put), domain=d.inside.xreplace(put)) for d in records]

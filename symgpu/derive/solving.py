@@ -15,6 +15,7 @@ from symgpu.derive import results
 from symgpu.derive import jobs
 from symgpu.derive import regime_split
 from symgpu.derive.derivation import Derivation, Step
+from symgpu.derive.extras import FlatRange, RootRecord
 from symgpu.derive import at_point
 from symgpu.derive import inequalities
 from symgpu.derive import inequality_solving
@@ -90,7 +91,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
             if forms.has_pieces(left) else regime_split._regimes(job, right, var, frozenset(stop_at), record=True)
         pieces = []
         identities: list[regime_split.Regime] = []
-        flats: list[dict[str, Any]] = []
+        flats: list[FlatRange] = []
         for regime in found:
             side = left if not forms.has_pieces(left) else sympy.Integer(0)
             if sympy.cancel(side - regime.expression) == 0:
@@ -102,7 +103,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
                 # the regime's value does not depend on the unknown: where the two sides are equal
                 # the relation holds on the whole regime (a range of roots, not one), inside the domain
                 flat = sympy.Eq(side, regime.expression, evaluate=False)
-                flats.append({"regime": regime.name, "equal": flat, "when": sympy.And(*regime.conditions, *domain)})
+                flats.append(FlatRange(regime.name, flat, sympy.And(*regime.conditions, *domain)))
                 job.step(f"flat regime {regime.name}", flat,
                          f"in regime {regime.name} the value does not depend on {var}: where this holds, every {var} of the "
                          "regime is a root (the relation holds on a range)")
@@ -125,27 +126,27 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         if not pieces and identities:
             return solve_ranges.solution_set(job, identities, var, relation, domain)
         if flats:
-            job.extra.append(("ranges", flats))
+            job.extra = job.extra.with_(ranges=tuple(flats))
         if not pieces and flats:  # roots only on whole regimes, where the sides are equal
             return solve_ranges.flat_only(job, flats, relation, var)
         if not pieces:
             raise errors.DerivationError(f"{model.id}: {sympy.sstr(relation)} has no admissible solution for {var}")
         for r, *_ in pieces:
             unit = job.check_unit(r, var.name, "solution")
-        records = [{"regime": n, "root": r, "when": c, "domain": d} for r, c, n, d in pieces]
+        records = [RootRecord(n, r, c, d) for r, c, n, d in pieces]
         result = _every_root(job, [r for r, *_ in pieces], var)
         if preset is not None or values:
             at = {**(values or {}), **({job.target_value[0].name: float(job.target_value[1])} if job.target_value else {})}
             applying = results.applying_roots(model, records, preset, at, model.unit_text(var.name), var.name)
-            flat_here = [f for f in flats if condition_holds(model, f["equal"], preset, at)[0]]
+            flat_here = [f for f in flats if condition_holds(model, f.equal, preset, at)[0]]
             if applying or not flat_here:
                 at_point.record_roots(job, applying, preset, at)
             if flat_here:
-                job.step("ranges at the point", sympy.Tuple(*[f["when"] for f in flat_here]),
-                         f"the flat regime(s) {', '.join(f['regime'] for f in flat_here)} have equal sides here: the relation holds "
+                job.step("ranges at the point", sympy.Tuple(*[f.when for f in flat_here]),
+                         f"the flat regime(s) {', '.join(f.regime for f in flat_here)} have equal sides here: the relation holds "
                          f"for every {var} that meets their conditions")
         records = solve_ranges.target_into(job, records)  # as job.finish puts the target into the result
-        job.extra.append(("roots", records))
+        job.extra = job.extra.with_(roots=tuple(records))
         return job.finish(result, unit, used=[relation])
     difference = relation.lhs - relation.rhs if isinstance(relation, sympy.Eq) else None
     if difference is not None and var not in difference.free_symbols and sympy.cancel(difference) == 0:
@@ -162,12 +163,12 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         unit = job.check_unit(root, var.name, "solution")
     kept = solve_ranges.equation_records(job, roots, var, domain) if domain else None
     if kept is not None:  # each root with the domain it needs: a root outside it is no root at a point
-        roots = [d["root"] for d in kept]
+        roots = [d.root for d in kept]
         kept = solve_ranges.target_into(job, kept)
-        job.extra.append(("roots", kept))
+        job.extra = job.extra.with_(roots=tuple(kept))
     result = roots[0] if len(roots) == 1 else sympy.Tuple(*roots)
     if len(roots) > 1:
-        job.extra.append(("undecided", "several roots remain admissible; their signs are not decided by the declared assumptions"))
+        job.extra = job.extra.with_(undecided="several roots remain admissible; their signs are not decided by the declared assumptions")
     return job.finish(result, unit, used=[relation])
 
 
@@ -223,7 +224,7 @@ def _boundary_search(model: Model, quantity: Any, between: Sequence[str] | None,
                      stop_at: Iterable[str], omit: Iterable[Any]) -> Derivation:
     try:
         found = _boundary(model, quantity, between, for_, substitute, assume, stop_at, omit, auto_keep=True)
-        conditions = [r.get("when") for r in dict(found.extra).get("roots") or () if isinstance(r, dict)]
+        conditions = [r.when for r in found.extra.roots or ()]
         if not _implicit(model, [found.result, *conditions], str(for_)) or between is None or tuple(stop_at):
             return found
     except errors.DerivationError:
@@ -343,7 +344,7 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
     if not results:
         raise errors.DerivationError(f"{model.id}: no two regimes of {job.quantity} meet at an admissible {var}")
     result = next(iter(results.values())) if len(results) == 1 else results
-    job.extra.append(("boundaries", results))
+    job.extra = job.extra.with_(boundaries=results)
     return job.finish(result, unit, used=[expr])
 
 
@@ -360,10 +361,10 @@ def _case_switch(job: jobs._Job, expr: sympy.Basic, pair: tuple[sympy.Piecewise,
                                      f"at any admissible {var} (no root of their separating condition lies inside the other conditions)")
     unit = ""
     for record in records:
-        unit = job.check_unit(record["root"], var.name, "boundary")
-    result = _every_root(job, [r["root"] for r in records], var)
-    job.extra.append(("roots", records))
-    job.extra.append(("boundaries", {label: result}))
+        unit = job.check_unit(record.root, var.name, "boundary")
+    result = _every_root(job, [r.root for r in records], var)
+    job.extra = job.extra.with_(roots=tuple(records))
+    job.extra = job.extra.with_(boundaries={label: result})
     return job.finish(result, unit, used=[expr])
 
 

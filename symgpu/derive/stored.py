@@ -31,6 +31,7 @@ from symgpu import errors, store
 from symgpu.memo import Memo
 from symgpu.entry_kinds import DERIVATIONS
 from symgpu.derive.derivation import Derivation, Step
+from symgpu.derive.extras import Extras
 from symgpu.derive import jobs, name_reads, regime_split, request_keys
 from symgpu.derive.regime_split import Regime, _Cond
 from symgpu.model import expressions, printing
@@ -132,7 +133,7 @@ def dump(model: Model, derivation: Derivation, witness: name_reads.Witness = ())
             "model": derivation.model, "operation": derivation.operation, "quantity": derivation.quantity,
             "variable": derivation.variable, "steps": _out(model, memo, derivation.steps), "result": _out(model, memo, derivation.result),
             "assumptions": list(derivation.assumptions), "location": _out(model, memo, derivation.location), "unit": derivation.unit,
-            "method": derivation.method, "extra": _out(model, memo, derivation.extra),
+            "method": derivation.method, "extra": _out(model, memo, derivation.extra.pairs()),
             "regimes": _out(model, memo, derivation.regimes),
             "names_read": [[c.quantity, list(c.stop), _out(model, memo, c.substitution), [[k, list(n), d] for k, n, d in classes]]
                            for c, classes in witness],
@@ -291,7 +292,7 @@ def load_entry(model: Model, text: str, verified: list[Any] | None = None) -> tu
             model=model.id, operation=_str(body["operation"]), quantity=_str(body["quantity"]),
             variable=_str(body["variable"]), steps=_steps(_in(model, memo, body["steps"])), result=_in(model, memo, body["result"]),
             assumptions=tuple(_str(a) for a in body["assumptions"]), location=_in(model, memo, body["location"]),
-            unit=_str(body["unit"]), method=_str(body["method"]), extra=_pairs(_in(model, memo, body["extra"])))
+            unit=_str(body["unit"]), method=_str(body["method"]), extra=Extras.from_pairs(_in(model, memo, body["extra"])))
         regimes = _in(model, memo, body["regimes"])
         witness = _witness(model, memo, body["names_read"])
     except (errors.SymgpuError, KeyError, IndexError, TypeError, ValueError, AttributeError, RecursionError, json.JSONDecodeError,
@@ -337,12 +338,6 @@ def _str(value: Any) -> str:
 def _steps(value: Any) -> tuple[Step, ...]:
     if not isinstance(value, tuple) or not all(isinstance(s, Step) for s in value):
         raise TypeError("steps expected")
-    return value
-
-
-def _pairs(value: Any) -> tuple[tuple[str, Any], ...]:
-    if not isinstance(value, tuple) or not all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in value):
-        raise TypeError("(name, value) pairs expected")
     return value
 
 

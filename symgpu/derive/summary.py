@@ -15,6 +15,7 @@ from typing import Any
 
 import sympy
 
+from symgpu.derive.extras import Extras, RootRecord
 from symgpu.model import printing
 
 #: no line of the default human output is longer than this
@@ -75,13 +76,13 @@ def regimes_table(regimes: Iterable[dict[str, Any]], width: int = MAX_LINE) -> l
     return [shorten(line, width) for line in lines]
 
 
-def regime_lines(extra: dict[str, Any], width: int = MAX_LINE) -> list[str]:
+def regime_lines(extra: Extras, width: int = MAX_LINE) -> list[str]:
     """The regimes of a derivation: the active one(s) first (where inputs were given), then
     the table; a table longer than :data:`MAX_ROWS` is counted by the term chosen last (the
     outermost Min/Max argument: which limit binds) and only its first rows are shown."""
-    regimes = list(extra["regimes"])
+    regimes = list(extra.regimes or ())
     lines = [shorten(f"  active: {r['name']} = {printing.sstr(r['expression'])}", width, "more")
-             for r in extra.get("active_regimes", ())]
+             for r in extra.active_regimes or ()]
     if len(regimes) <= MAX_ROWS:
         return lines + [f"  {len(regimes)} regime(s):"] + regimes_table(regimes, width)
     counts = Counter(r["terms"][-1] if r.get("terms") else r["name"] for r in regimes)
@@ -104,15 +105,15 @@ def boundary_groups(boundaries: dict[str, Any], width: int = MAX_LINE) -> list[s
     return lines
 
 
-def root_lines(roots: Iterable[dict[str, Any]], width: int = MAX_LINE) -> list[str]:
+def root_lines(roots: Iterable[RootRecord], width: int = MAX_LINE) -> list[str]:
     """Each root with its regime and the conditions under which it is a root (a value at a
     point is given only for the roots whose conditions hold there)."""
     roots = list(roots)
     lines = [f"  {len(roots)} roots, each inside its own regime (several can hold at once):"]
     for number, record in enumerate(roots, 1):
-        lines.append(shorten(f"  root {number} ({record['regime']}): {printing.sstr(record['root'])}", width, "--full for all"))
-        when = record.get("when")
-        lines.append(shorten("    when: " + ("always" if when in (None, True, sympy.true) else printing.sstr(when)), width, "--full for all"))
+        lines.append(shorten(f"  root {number} ({record.regime}): {printing.sstr(record.root)}", width, "--full for all"))
+        when = record.when
+        lines.append(shorten("    when: " + ("always" if when is sympy.true else printing.sstr(when)), width, "--full for all"))
     return lines
 
 
@@ -122,7 +123,7 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
     to keep one; ``full`` gives every step instead (``str(derivation)``)."""
     if full:
         return str(derivation)
-    extra = dict(derivation.extra)
+    extra: Extras = derivation.extra
     head = f"{derivation.operation} of {derivation.quantity}" + (f" over {derivation.variable}" if derivation.variable else "") \
         + f" ({derivation.model})"
     lines = [head]
@@ -131,7 +132,7 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
     if derivation.location is not None:
         lines.append(f"  at {derivation.variable} =")
         lines.extend("    " + line for line in fold(derivation.location, width - 4))
-    if derivation.operation == "regimes" and "regimes" in extra:
+    if derivation.operation == "regimes" and extra.regimes is not None:
         lines.extend(regime_lines(extra, width))
     elif derivation.operation == "boundary" and isinstance(result, dict):
         lines.append(f"  {len(result)} boundaries in {len(set(map(sympy.sstr, result.values())))} place(s):")
@@ -143,20 +144,20 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
         else:
             lines.append("  result:" + unit)
             lines.extend("    " + line for line in folded)
-    if extra.get("valid_when"):
-        lines.append(shorten("  valid when " + " and ".join(map(printing.sstr, extra["valid_when"])), width))
-    if extra.get("elsewhere"):
-        lines.append(shorten("  " + extra["elsewhere"], width))
-    if extra.get("flat_where"):
-        lines.append(shorten("  " + extra["flat_where"], width))
-    for name, number in extra.get("target_value", {}).items():
+    if extra.valid_when:
+        lines.append(shorten("  valid when " + " and ".join(map(printing.sstr, extra.valid_when)), width))
+    if extra.elsewhere:
+        lines.append(shorten("  " + extra.elsewhere, width))
+    if extra.flat_where:
+        lines.append(shorten("  " + extra.flat_where, width))
+    for name, number in (extra.target_value or {}).items():
         lines.append(f"  with {name} = {float(number):.10g} (the target, in the declared unit of {name}; kept as a symbol, see --full)")
-    roots = extra.get("roots") or ()
+    roots = extra.roots or ()
     if len(roots) > 1:
         lines.extend(root_lines(roots, width))
-    if "holds_for" in extra:
+    if extra.holds_for is not None:
         lines.append("  (the relation holds on this whole range, not at isolated points)")
-    substituted = extra.get("substituted")
+    substituted = extra.substituted
     if substituted:
         shown = ", ".join(substituted)
         lines.append(shorten(f"  substituted: {shown}", width, "more"))

@@ -1,0 +1,301 @@
+"""What a derivation records beside its result: :class:`Extras`, each named result a typed field.
+
+A derivation's further results (a solve's root records, a regimes table, an extremum's
+candidates, a request's expectations...) are fields of one frozen record, read by attribute
+(``derivation.extra.roots``), never by a string key. A field not recorded is ``None``. The
+record keeps the order its fields were recorded in (:attr:`Extras.order`): the JSON of an
+answer (``Derivation.to_dict``) and the derivation store (:mod:`.stored`) write the fields as
+``(name, value)`` pairs in that order, exactly as they were written when the extras were a
+tuple of pairs, and :meth:`Extras.from_pairs` reads such pairs back, refusing an unknown name,
+a value of the wrong type or a name given twice.
+
+Fields are recorded with :meth:`Extras.with_` (a new record; a field recorded again keeps its
+place and takes the new value, as the pairs read into a dict did).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import sympy
+
+#: the Python types of a stored number (see :data:`_TYPES`)
+_NUMBER = (int, float, sympy.Basic)
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """One expectation of a ``[[derivations]]`` request, checked against the answer.
+
+    Attributes:
+        name: ``expect``, ``expect.<name>`` (a field of an ``expect`` table), ``expect_value`` or ``expect_regime``.
+        expected: the expected expression (the regime or limiter name for ``expect_regime``).
+        holds: whether the answer agrees with it.
+    """
+
+    name: str
+    expected: Any
+    holds: bool
+
+    def pairs(self) -> tuple[tuple[str, Any], ...]:
+        """``(name, expected), (name_holds, holds)``, as the request records them."""
+        return ((self.name, self.expected), (f"{self.name}_holds", self.holds))
+
+
+@dataclass(frozen=True)
+class RootRecord:
+    """A root of a solve or boundary answer, with where it is one.
+
+    Attributes:
+        regime: whose value equation it solves: a regime, ``the equation``, or a case switch
+            (``a|b where <condition> switches``).
+        root: the root, a SymPy expression.
+        when: the regime's conditions at the root (``True``: none).
+        domain: the model's ``valid_when`` domain at the root (``None``: not recorded, a case switch).
+        tie: a case switch's root where the two cases only tie (a point must confirm the switch).
+    """
+
+    regime: str
+    root: sympy.Basic
+    when: sympy.Basic = sympy.true
+    domain: sympy.Basic | None = None
+    tie: bool = False
+
+    @property
+    def inside(self) -> sympy.Basic:
+        """The domain the root needs (``True`` where none is recorded)."""
+        return sympy.true if self.domain is None else self.domain
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{regime, root, when[, domain][, tie]}``, the record as the JSON and the store write it."""
+        out: dict[str, Any] = {"regime": self.regime, "root": self.root, "when": self.when}
+        if self.domain is not None:
+            out["domain"] = self.domain
+        if self.tie:
+            out["tie"] = True
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Any) -> RootRecord:
+        """The record :meth:`as_dict` wrote; ``TypeError`` for anything else."""
+        if not isinstance(data, dict) or list(data)[:3] != ["regime", "root", "when"] or not set(data) <= {"regime", "root", "when", "domain", "tie"}:
+            raise TypeError("root record expected")
+        domain, tie = data.get("domain"), data.get("tie", False)
+        if not isinstance(data["regime"], str) or not all(isinstance(v, sympy.Basic) for v in (data["root"], data["when"])) \
+                or not (domain is None or isinstance(domain, sympy.Basic)) or tie not in (True, False) or ("tie" in data and tie is not True):
+            raise TypeError("malformed root record")
+        return cls(data["regime"], data["root"], data["when"], domain, tie)
+
+
+@dataclass(frozen=True)
+class FlatRange:
+    """A solve's flat regime: where ``equal`` holds, the relation holds for every value of the
+    unknown that meets ``when`` (a range of roots, not an isolated one).
+
+    Attributes:
+        regime: the regime (``every regime`` for an identity or a relation independent of the unknown).
+        equal: the condition under which its two sides are equal.
+        when: the regime's conditions (and the model's ``valid_when`` domain), the range.
+    """
+
+    regime: str
+    equal: sympy.Basic
+    when: sympy.Basic
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{regime, equal, when}``, the record as the JSON and the store write it."""
+        return {"regime": self.regime, "equal": self.equal, "when": self.when}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> FlatRange:
+        """The record :meth:`as_dict` wrote; ``TypeError`` for anything else."""
+        if not isinstance(data, dict) or list(data) != ["regime", "equal", "when"] or not isinstance(data["regime"], str) \
+                or not all(isinstance(data[k], sympy.Basic) for k in ("equal", "when")):
+            raise TypeError("flat range record expected")
+        return cls(data["regime"], data["equal"], data["when"])
+
+
+def _is_expectation_name(name: str) -> bool:
+    return name in ("expect", "expect_value", "expect_regime") or (name.startswith("expect.") and len(name) > len("expect."))
+
+
+@dataclass(frozen=True)
+class Extras:
+    """The named results a derivation records beside its result (``None``: not recorded).
+
+    Attributes:
+        substituted: every operation: the quantities whose equations were substituted, in order.
+        target_value: solve: a numeric target kept as the value of its quantity (name -> number in
+            the quantity's declared unit) where putting the number in would change its meaning.
+        ranges: solve: the flat regimes, :class:`FlatRange` records.
+        holds_for: solve: the condition on the unknown where the relation holds on a whole range.
+        note: solve: a sentence about a range answer.
+        roots: solve, boundary: :class:`RootRecord` s, each root with the conditions under which it is one.
+        undecided: solve: why several roots remain (their signs are not decided).
+        values_at: solve: ``[{regime, value}]``, the roots that apply at the given point, in the
+            variable's unit.
+        boundaries: boundary: ``{"regime a|regime b": boundary}`` for each pair of regimes that meet.
+        between: boundary: the two regimes or cases asked about.
+        regimes: regimes: the table, ``[{name, conditions, expression, ...}]`` (``Regime.to_dict``).
+        active_regimes: regimes: the regimes that hold at the given point, ``[{name, terms, expression}]``.
+        candidates: extremum: every candidate, ``[{origin, location, value, when}]``.
+        valid_when: extremum: the conditions (SymPy relations) a single closed form holds under.
+        elsewhere: extremum: what happens where no branch of a Piecewise answer holds.
+        flat_where: extremum: where a factor of the slope free of the variable vanishes, the quantity
+            (or a regime) does not change with the variable: every point is an extremum there.
+        active_branch: extremum: the branch selected at the given point, ``{index, name, expression, because}``.
+        value_at: extremum, fixed_point: the value at the given point (the quantity's unit).
+        location_at: extremum: the location at the given point (the variable's unit).
+        location_unit: extremum: the unit of the location.
+        supremum: solve of an inequality asking for its largest or smallest value: True where the
+            bound is strict (a supremum or infimum, not attained).
+        relation: solve of an inequality: the relation inverted for the variable.
+        grid: extremum over a grid: the grid text (``START:STOP[:STEP]``).
+        refused: extremum over a grid: the grid points outside the model's domain.
+        values: extremum over a grid: ``(point, value)`` at every grid point inside the domain.
+        above: limit ratio: the limit from the ``above`` side.
+        below: limit ratio: the limit from the ``below`` side.
+        root_of_g: fixed_point: the root of ``x = g(x)`` (a number where it was found numerically).
+        rejected_root: fixed_point: the root of the quadratic that lies outside the domain.
+        dimension: simplify: the dimension of the simplified expression.
+        request: a ``[[derivations]]`` request's id.
+        expectations: the request's expectations, each with its verdict (recorded as
+            ``expect...``/``expect..._holds`` pairs).
+        expect_holds: the request's overall verdict (all expectations hold). NOTE: a plain
+            ``expect``'s own verdict has the same name, ``expect_holds``: the pairs hold both, and
+            the JSON (a dict) the overall verdict, in the place of the first.
+        order: the fields recorded, in the order they were recorded (the pairs keep it).
+    """
+
+    substituted: tuple[str, ...] | None = None
+    target_value: dict[str, Any] | None = None
+    ranges: tuple[FlatRange, ...] | None = None
+    holds_for: sympy.Basic | None = None
+    note: str | None = None
+    roots: tuple[RootRecord, ...] | None = None
+    undecided: str | None = None
+    values_at: list[dict[str, Any]] | None = None
+    boundaries: dict[str, Any] | None = None
+    between: tuple[str, ...] | None = None
+    regimes: list[dict[str, Any]] | None = None
+    active_regimes: list[dict[str, Any]] | None = None
+    candidates: list[dict[str, Any]] | None = None
+    valid_when: tuple[sympy.Basic, ...] | None = None
+    elsewhere: str | None = None
+    flat_where: str | None = None
+    active_branch: dict[str, Any] | None = None
+    value_at: float | sympy.Basic | None = None
+    location_at: float | sympy.Basic | None = None
+    location_unit: str | None = None
+    supremum: bool | None = None
+    relation: sympy.Basic | None = None
+    grid: str | None = None
+    refused: int | None = None
+    values: tuple[tuple[int, float], ...] | None = None
+    above: sympy.Basic | None = None
+    below: sympy.Basic | None = None
+    root_of_g: float | sympy.Basic | None = None
+    rejected_root: sympy.Basic | None = None
+    dimension: str | None = None
+    request: str | None = None
+    expectations: tuple[Expectation, ...] | None = None
+    expect_holds: bool | None = None
+    order: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        recorded = {f for f in FIELDS if getattr(self, f) is not None}
+        if len(set(self.order)) != len(self.order) or set(self.order) != recorded:
+            raise ValueError(f"Extras: order {self.order} does not list the recorded fields {sorted(recorded)}: record them with with_()")
+
+    def with_(self, **changes: Any) -> Extras:
+        """A copy with ``changes`` recorded: a new field after the others, a field recorded again
+        in its place. An unknown name is a ``TypeError``; ``None`` is refused (nothing to record)."""
+        unknown = sorted(set(changes) - set(FIELDS))
+        if unknown:
+            raise TypeError(f"Extras: no field {unknown[0]!r} (fields: {', '.join(FIELDS)})")
+        if any(v is None for v in changes.values()):
+            raise TypeError("Extras: None is not a recorded value")
+        order = self.order + tuple(k for k in changes if k not in self.order)
+        return dataclasses.replace(self, order=order, **changes)
+
+    def without(self, *names: str) -> Extras:
+        """A copy with the fields ``names`` no longer recorded."""
+        unknown = sorted(set(names) - set(FIELDS))
+        if unknown:
+            raise TypeError(f"Extras: no field {unknown[0]!r}")
+        return dataclasses.replace(self, order=tuple(k for k in self.order if k not in names), **{n: None for n in names})
+
+    def pairs(self) -> tuple[tuple[str, Any], ...]:
+        """The recorded fields as ``(name, value)`` pairs in their order (the expectations as
+        their ``expect...``/``expect..._holds`` pairs): what the JSON and the store write."""
+        out: list[tuple[str, Any]] = []
+        for name in self.order:
+            if name == "expectations":
+                out.extend(p for e in self.expectations or () for p in e.pairs())
+            elif name in _WRITE:
+                out.append((name, _WRITE[name](getattr(self, name))))
+            else:
+                out.append((name, getattr(self, name)))
+        return tuple(out)
+
+    @classmethod
+    def from_pairs(cls, pairs: Any) -> Extras:
+        """The record of ``(name, value)`` pairs as :meth:`pairs` writes them.
+
+        Raises:
+            TypeError: not a tuple of pairs, an unknown name, a name given twice, a value of the
+                wrong type, or an expectation without its verdict right after it.
+        """
+        if not isinstance(pairs, tuple) or not all(isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) for p in pairs):
+            raise TypeError("(name, value) pairs expected")
+        fields: dict[str, Any] = {}
+        expectations: list[Expectation] = []
+        index, previous = 0, ""
+        while index < len(pairs):
+            name, value = pairs[index]
+            if _is_expectation_name(name):
+                if index + 1 >= len(pairs) or pairs[index + 1][0] != f"{name}_holds" or not isinstance(pairs[index + 1][1], bool):
+                    raise TypeError(f"expectation {name!r} without its verdict")
+                if expectations and previous != "expectations":
+                    raise TypeError("expectations not recorded together")
+                if not isinstance(value, (str, sympy.Basic)):
+                    raise TypeError(f"expectation {name!r}: expression expected")
+                fields.setdefault("expectations", expectations)
+                expectations.append(Expectation(name, value, pairs[index + 1][1]))
+                index, previous = index + 2, "expectations"
+                continue
+            if name not in _TYPES or name == "expectations":
+                raise TypeError(f"unknown extra {name!r}")
+            if name in fields:
+                raise TypeError(f"extra {name!r} given twice")
+            if not isinstance(value, _TYPES[name]) or (isinstance(value, bool) and bool not in _TYPES[name]):
+                raise TypeError(f"extra {name!r}: {type(value).__name__} is not a recorded type")
+            fields[name] = _READ[name](value) if name in _READ else value
+            index, previous = index + 1, name
+        if "expectations" in fields:
+            fields["expectations"] = tuple(expectations)
+        return cls(order=tuple(fields), **fields)
+
+
+#: the recorded fields, in declaration order (``order`` aside)
+FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Extras) if f.name != "order")
+
+#: the types a stored value of each field may have (:meth:`Extras.from_pairs`); ``bool`` only where listed
+_TYPES: dict[str, tuple[type, ...]] = {
+    "substituted": (tuple,), "target_value": (dict,), "ranges": (list,), "holds_for": (sympy.Basic,), "note": (str,),
+    "roots": (list,), "undecided": (str,), "values_at": (list,), "boundaries": (dict,), "between": (tuple,),
+    "regimes": (list,), "active_regimes": (list,), "candidates": (list,), "valid_when": (tuple,), "elsewhere": (str,), "flat_where": (str,),
+    "active_branch": (dict,), "value_at": _NUMBER, "location_at": _NUMBER, "location_unit": (str,), "supremum": (bool,),
+    "relation": (sympy.Basic,), "grid": (str,), "refused": (int,), "values": (tuple,), "above": (sympy.Basic,),
+    "below": (sympy.Basic,), "root_of_g": _NUMBER, "rejected_root": (sympy.Basic,), "dimension": (str,), "request": (str,),
+    "expectations": (tuple,), "expect_holds": (bool,),
+}
+
+#: fields whose records are written as a list of dicts (as they were before they were records), and read back
+_WRITE: dict[str, Callable[[Any], Any]] = {
+    "roots": lambda records: [r.as_dict() for r in records], "ranges": lambda records: [r.as_dict() for r in records]}
+_READ: dict[str, Callable[[Any], Any]] = {
+    "roots": lambda dicts: tuple(RootRecord.from_dict(d) for d in dicts), "ranges": lambda dicts: tuple(FlatRange.from_dict(d) for d in dicts)}
