@@ -64,6 +64,9 @@ def test_hong_kim_side_is_split_into_its_three_factors() -> None:
     sympy.Dummy("d") * sympy.Symbol("y") + sympy.Dummy("d") + sympy.Symbol("z") + 1,  # two generators sorted alike
     sympy.Symbol("x") ** 2 + sympy.Symbol("y") ** 2 + 2 * sympy.Symbol("x") * sympy.Symbol("y") + 1,  # linear in no variable
     sympy.Symbol("x") + 1,  # too small to gain
+    sympy.Float(0.5) * (sympy.Symbol("x") * sympy.Symbol("y") + sympy.Symbol("y") + sympy.Symbol("z") + 1),  # a float factor
+    sympy.Rational(1, 3) * (sympy.Symbol("x") * sympy.Symbol("y") + sympy.Symbol("y") + sympy.Symbol("z") + 1),  # a fraction
+    (sympy.Symbol("x") * sympy.Symbol("y") + sympy.Symbol("y") + sympy.Symbol("z") + 1) / sympy.Symbol("w"),  # a quotient
 ])
 def test_declines_what_it_cannot_show_is_sympys_form(expr: sympy.Expr) -> None:
     assert linear_factors.factor(expr) is None

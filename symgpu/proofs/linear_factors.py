@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 import sympy
 from sympy.core.exprtools import _keep_coeff
-from sympy.polys.polyerrors import PolificationFailed, PolynomialError
+from sympy.polys.polyerrors import BasePolynomialError
 
 #: how SymPy's ``_sort_gens`` splits a generator's name into its name and numeric index
 _GEN_NAME = re.compile(r"^(.*?)(\d*)$")
@@ -50,11 +50,13 @@ def factor(expr: sympy.Expr) -> sympy.Expr | None:
         if part.is_Integer:
             coeff *= part
             continue
+        if part.is_number:  # a fraction or float: left to factor
+            return None
         if not (k.is_Integer and k > 0):
             return None
         try:
             poly = sympy.Poly(base)
-        except (PolificationFailed, PolynomialError):
+        except BasePolynomialError:
             return None
         if not poly.domain.is_ZZ:
             return None
