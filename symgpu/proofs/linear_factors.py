@@ -41,7 +41,7 @@ def factor(expr: sympy.Expr) -> sympy.Expr | None:
     polynomial over the integers in symbols, with a sum of at least :data:`MIN_TERMS` terms linear
     in one of them; None where this route does not apply. A product's factors are factored one
     by one, as ``factor`` does (no product is multiplied out)."""
-    if not isinstance(expr, (sympy.Add, sympy.Mul)):
+    if not isinstance(expr, (sympy.Add, sympy.Mul)) or not _plain(expr):
         return None
     coeff = sympy.Integer(1)
     parts: list[tuple[sympy.Poly, int]] = []
@@ -72,6 +72,19 @@ def factor(expr: sympy.Expr) -> sympy.Expr | None:
             shown = irreducible.as_expr()
             powers[shown] = powers.get(shown, 0) + j * k
     return _keep_coeff(coeff, sympy.Mul(*[f**j for f, j in powers.items()]))
+
+
+def _plain(expr: sympy.Expr) -> bool:
+    """Is ``expr`` built of sums, products, integer powers, symbols and numbers only? (A quick
+    refusal: building a ``Poly`` of an expression with a large ``Min`` inside costs as much as
+    ``sympy.factor`` of it, which would then run anyway.)"""
+    for node in sympy.preorder_traversal(expr):
+        if isinstance(node, sympy.Pow):
+            if not node.exp.is_Integer:
+                return False
+        elif not isinstance(node, (sympy.Add, sympy.Mul, sympy.Symbol, sympy.Number)):
+            return False
+    return True
 
 
 def _ordered_alike(gens: Sequence[sympy.Basic]) -> bool:
