@@ -208,6 +208,16 @@ def test_a_value_of_zero_and_a_positive_value_refute_every_sign_claim():
     assert not exact_signs.refuted(x * y)
 
 
+def test_a_square_of_counts_that_vanishes_only_where_every_count_is_zero_is_refuted():
+    """Like Hong & Kim's ``(Coal + Comp + Uncoal)**2`` times positive factors, multiplied out: 0
+    only where all five counts are 0 (a corner random points meet once in 14**5), positive
+    elsewhere, so it has no sign; the same square plus a positive term is never 0."""
+    counts = sympy.symbols("coal comp uncoal shared local", nonnegative=True)
+    rate = sympy.Symbol("rate", positive=True)
+    assert exact_signs.refuted(sympy.expand(rate * sympy.Add(*counts) ** 2))
+    assert not exact_signs.refuted(sympy.expand(rate * sympy.Add(*counts) ** 2 + rate))
+
+
 def test_exact_values_are_not_computed_for_huge_powers():
     huge = x ** (10**9) - y  # at x = 3 the power alone would have half a billion digits
     assert not exact_signs.modest_powers(huge) and exact_signs.modest_powers(x**2 - y)

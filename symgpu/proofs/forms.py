@@ -11,6 +11,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.memo import Memo, Tally
+from symgpu.proofs import linear_factors
 
 _PIECEWISE = (sympy.Min, sympy.Max, sympy.Piecewise)
 _INTEGER_PARTS = (sympy.floor, sympy.ceiling)
@@ -31,8 +32,9 @@ def factored(expr: sympy.Expr) -> sympy.Expr:
     if isinstance(expr, sympy.Basic) and (expr.is_Atom or _integer_monomial(expr)):
         return expr
     if expr not in _FACTORED:
-        _FACTORINGS.add()
-        _FACTORED[expr] = sympy.factor(expr)
+        _FACTORINGS.add()  # a factoring done (by the linear route or by SymPy)
+        fast = linear_factors.factor(expr)  # the same form, through a variable expr is linear in
+        _FACTORED[expr] = sympy.factor(expr) if fast is None else fast
     return _FACTORED[expr]
 
 
