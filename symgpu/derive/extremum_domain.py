@@ -156,8 +156,9 @@ def end_candidates(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: 
 
 def defined_at(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, location: sympy.Expr) -> list[sympy.Basic] | None:
     """Where ``expr`` is defined at ``var = location``: each divisor there that the assumptions do
-    not prove nonzero must be nonzero (``> 0`` where it is proved nonnegative); ``None`` when one is
-    0 whatever the inputs (the value there is a limit, not attained).
+    not prove nonzero must be nonzero (``> 0`` where it is proved nonnegative); ``None`` when that
+    is refuted. A divisor that is 0 whatever the inputs adds nothing: the value there is already the
+    one-sided limit that evaluation gives (``alu_thru/alpha`` inside a ``Min`` at ``alpha = 0``).
 
     Substituting first would hide it: ``(c*b + d*t)/((c + d)*b)`` at ``d = 0`` is ``c*b/(c*b)``, which
     SymPy cancels to 1 although it is 0/0 where ``c = 0`` (Volkov's ``traffic_increase`` with no
@@ -170,8 +171,8 @@ def defined_at(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, location: sy
         if not (power.exp.is_number and power.exp.is_negative) or var not in power.base.free_symbols:
             continue
         divisor = power.base.xreplace({var: location})
-        if divisor.is_zero:
-            return None
+        if divisor.is_zero:  # 0 whatever the inputs: the value there is the one-sided limit (alu_thru/alpha in a Min)
+            continue
         if local.sign(divisor) in (1, -1):
             continue
         condition = (sympy.StrictGreaterThan(divisor, 0) if local.nonnegative(divisor)
