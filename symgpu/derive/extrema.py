@@ -57,7 +57,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     domain = extremum_domain.domain_conditions(job, var, stop_at)
     candidates: list[_Candidate] = []
     undecided: list[tuple[str, sympy.Expr]] = []  # regimes linear in var whose slope's sign the assumptions leave open
-    flat: list[tuple[str, sympy.Basic]] = []  # (regime, where its slope is 0 for every var): a factor free of var that may vanish
+    flat: list[tuple[str, sympy.Basic]] = []  # ("", where the slope is 0 for every var): a factor free of var that may vanish
     for regime in found:
         derivative = forms.small_simplify(sympy.diff(regime.expression, var))
         if var not in derivative.free_symbols and ctx.sign(derivative) not in (None, 0):
@@ -66,7 +66,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             undecided.append((regime.name, derivative))
         job.step("differentiate", sympy.Eq(sympy.Derivative(sympy.Function("f")(var), var), derivative),
                  f"slope of {regime.name if len(found) > 1 else job.quantity} in {var}")
-        flat.extend((regime.name if len(found) > 1 else "", when) for when in _flat_where(job, derivative, var))
+        if len(found) == 1:  # one regime flat where another binds says nothing of the extremum (plateau edges do)
+            flat.extend(("", when) for when in _flat_where(job, derivative, var))
         roots = jobs._solve_for(job, sympy.Eq(derivative, 0), var, f"d{regime.name}/d{var} = 0")
         for root in roots:
             local = ctx.copy()
@@ -154,10 +155,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         for name, when in flat:
             by_regime.setdefault(name, []).append(said(when))
         job.extra = job.extra.with_(flat_where="; ".join(
-            f"where {' or '.join(whens)}, " + (f"the {name} regime does not change with {var}" if name else
-                                               f"{job.quantity} does not change with {var}: every {var} where it is defined is a {kind}imum there, "
-                                               "not what is said above")
-            for name, whens in by_regime.items()))
+            f"where {' or '.join(whens)}, {job.quantity} does not change with {var}: every {var} where it is defined is a "
+            f"{kind}imum there, not what is said above" for whens in by_regime.values()))
     if preset is not None or values:
         job.extra = job.extra.with_(value_at=results._evaluate(model, value, preset, values or {}, unit))
         job.extra = job.extra.with_(location_at=results._evaluate(model, location, preset, values or {}, model.unit_text(var.name)))
