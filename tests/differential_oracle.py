@@ -157,7 +157,8 @@ def roots(model: symgpu.Model, quantity: str, point: Point, name: str, target: f
     the target on a whole run of grid points). A sign change refined by bisection counts as a
     root only where the quantity is within 1e-6 of the target there (else it is a jump)."""
     g = ys - target
-    scale = max(abs(target), float(np.nanmax(np.abs(ys))) * 1e-12 if np.isfinite(ys).any() else 0.0, 1e-300)
+    finite = np.isfinite(ys)  # an infinity (W_threshold = MSHRs/M_Read at M_Read = 0) must not make every point a root
+    scale = max(abs(target), float(np.max(np.abs(ys[finite]))) * 1e-12 if finite.any() else 0.0, 1e-300)
     zero = np.isfinite(g) & (np.abs(g) <= 1e-12 * scale)
     isolated: list[Bracket] = []
     plateaus: list[Bracket] = []
