@@ -13,7 +13,9 @@ import sympy
 import symgpu
 from symgpu.derive import extras, stored
 from symgpu.derive.derivation import Derivation, Step
-from symgpu.derive.extras import Expectation, Extras, FlatRange, RootRecord
+from symgpu.derive.extra_records import (
+    ActiveBranch, ActiveRegime, Boundary, CandidateRecord, Expectation, FlatRange, RegimeRow, RootRecord, TargetValue, ValueAt)
+from symgpu.derive.extras import Extras
 
 
 def test_every_field_has_the_types_a_stored_value_may_have():
@@ -67,6 +69,49 @@ def test_a_malformed_root_record_is_refused(record):
 def test_a_malformed_flat_range_is_refused():
     with pytest.raises(TypeError, match="flat range record expected"):
         Extras.from_pairs((("ranges", [{"regime": "r", "equal": sympy.true, "when": sympy.true, "note": "x"}]),))
+
+
+def test_the_records_inside_the_fields_are_written_as_the_dicts_they_were_and_read_back():
+    x = sympy.Symbol("x", positive=True)
+    recorded = Extras().with_(
+        target_value=TargetValue("T", sympy.Integer(500)),
+        values_at=(ValueAt("mem", 2.5), ValueAt("issue", 7.0)),
+        boundaries=(Boundary("mem|issue", 3 * x), Boundary("mem|alu", sympy.Tuple(x, 2 * x))),
+        regimes=(RegimeRow("mem", ("x > 1", "x < 4"), "2*x", ("mem", "mem"), True), RegimeRow("issue", (), "8", (), None)),
+        active_regimes=(ActiveRegime("mem", ("mem",), 2 * x),),
+        candidates=(CandidateRecord("critical point of mem", x, 2 * x, ("x > 1",)), CandidateRecord("end x_max", 4 * x, 8 * x, ())),
+        active_branch=ActiveBranch(1, "branch 2", 2 * x, "x = 2 > 1"))
+    pairs = recorded.pairs()
+    assert pairs == (
+        ("target_value", {"T": sympy.Integer(500)}),
+        ("values_at", [{"regime": "mem", "value": 2.5}, {"regime": "issue", "value": 7.0}]),
+        ("boundaries", {"mem|issue": 3 * x, "mem|alu": sympy.Tuple(x, 2 * x)}),
+        ("regimes", [{"name": "mem", "conditions": ["x > 1", "x < 4"], "expression": "2*x", "terms": ["mem", "mem"], "feasible": True},
+                     {"name": "issue", "conditions": [], "expression": "8", "terms": [], "feasible": None}]),
+        ("active_regimes", [{"name": "mem", "terms": ["mem"], "expression": 2 * x}]),
+        ("candidates", [{"origin": "critical point of mem", "location": x, "value": 2 * x, "when": ["x > 1"]},
+                        {"origin": "end x_max", "location": 4 * x, "value": 8 * x, "when": []}]),
+        ("active_branch", {"index": 1, "name": "branch 2", "expression": 2 * x, "because": "x = 2 > 1"}))
+    assert Extras.from_pairs(pairs) == recorded
+
+
+@pytest.mark.parametrize("name, value", [
+    ("regimes", [{"name": "m", "conditions": [], "expression": "1", "terms": []}]),  # no feasible
+    ("regimes", [{"name": "m", "conditions": (), "expression": "1", "terms": [], "feasible": True}]),  # a tuple, not as written
+    ("regimes", [{"name": "m", "conditions": [], "expression": sympy.Integer(1), "terms": [], "feasible": True}]),  # not text
+    ("active_regimes", [{"terms": [], "name": "m", "expression": sympy.Integer(1)}]),  # not in the order written
+    ("active_regimes", [{"name": "m", "terms": [1], "expression": sympy.Integer(1)}]),  # a term that is no name
+    ("candidates", [{"origin": "o", "location": 1, "value": sympy.Integer(1), "when": []}]),  # a location that is no expression
+    ("values_at", [{"regime": "m", "value": "2.5"}]),
+    ("values_at", [{"regime": "m", "value": 2.5, "unit": "s"}]),  # an unknown key
+    ("boundaries", {"a|b": 2}),
+    ("active_branch", {"index": True, "name": "b", "expression": sympy.Integer(1), "because": "c"}),  # a bool is no index
+    ("target_value", {"T": sympy.Integer(1), "U": sympy.Integer(2)}),  # one target only
+    ("target_value", {"T": "500"}),
+])
+def test_a_malformed_record_inside_a_field_is_refused(name, value):
+    with pytest.raises(TypeError):
+        Extras.from_pairs(((name, value),))
 
 
 def test_expectations_are_written_as_expect_and_verdict_pairs_and_read_back():
@@ -132,3 +177,21 @@ def test_a_stored_entry_with_an_unknown_extra_name_is_a_cache_miss():
     assert pairs[0] == {"tuple": ["note", "two"]}
     pairs[0]["tuple"][0] = "kind"
     assert stored.load(model, json.dumps(body, sort_keys=True)) is None
+
+
+@pytest.mark.parametrize("model_id, ask, fields", [
+    ("occupancy", lambda m: m.regimes("active_blocks_per_SM", preset="cc_3_5", values={"threads_per_block": 256, "regs_per_thread": 40,
+                                                                                      "smem_per_block": "3073 B/block"}),
+     ("regimes", "active_regimes")),
+    ("volkov_2016", lambda m: m.extremum("n_needed", "alpha", "max", preset="maxwell"), ("candidates", "active_branch")),
+    ("volkov_2016", lambda m: m.boundary("memory_throughput", for_="alpha"), ("boundaries",)),
+    ("interval_analysis", lambda m: m.solve("L_K0_time", "M", target="500 ns"), ("target_value",)),
+], ids=["regimes", "extremum", "boundary", "target"])
+def test_an_answer_with_typed_records_reads_back_from_the_store_the_same_and_prints_the_same_json(model_id, ask, fields):
+    model = symgpu.load(model_id)
+    derivation = dataclasses.replace(ask(model), certificate=None)  # the store keeps answers before they are certified
+    assert all(getattr(derivation.extra, f) for f in fields)
+    text = stored.dump(model, derivation)
+    assert text is not None
+    back = stored.load(model, text)
+    assert back == derivation and json.dumps(back.to_dict(), sort_keys=True) == json.dumps(derivation.to_dict(), sort_keys=True)

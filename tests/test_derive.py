@@ -75,7 +75,7 @@ def test_P_sat_is_where_the_latency_and_bandwidth_regimes_of_t_P_meet(ia):
     d = derive.boundary(ia, "t_P", for_="P")
     assert same(d.result, S(ia, "Theta_M*L_iota/(d_iota*phi)"))
     r = derive.regimes(ia, "t_P", over="P")
-    names = [x["name"] for x in r.extra.regimes]
+    names = [x.name for x in r.extra.regimes]
     assert names == ["latency_bound", "bandwidth_bound"]
 
 
@@ -153,7 +153,7 @@ def test_full_n_needed_limits_keep_the_issue_bound_unless_assumed_away(mini):
 
 def test_regimes_are_named_after_the_limiting_terms(mini):
     d = derive.regimes(mini, "memory_throughput", over="alpha")
-    names = {r["name"] for r in d.extra.regimes}
+    names = {r.name for r in d.extra.regimes}
     assert names == {"latency_bound", "memory_bound", "alu_bound", "issue_bound"}
     # n_needed's Min has no limiters of its own: names come from memory_throughput's
     d = derive.regimes(mini, "n_needed", over="alpha")
@@ -166,7 +166,7 @@ def test_regimes_are_named_after_the_limiting_terms(mini):
 def test_infeasible_regimes_are_dropped(write_model):
     model = symgpu.load(write_model(rhs="Piecewise((Min(P_peak, I*B), I*B > P_peak), (I*B, True))"))
     d = derive.regimes(model, "P")
-    kept = [r["expression"] for r in d.extra.regimes]
+    kept = [r.expression for r in d.extra.regimes]
     assert kept == ["P_peak", "B*I"]
     assert any(s.operation == "drop infeasible" for s in d.steps)
 

@@ -57,9 +57,9 @@ def test_solve_gives_every_root_that_a_dense_scan_finds(volkov, preset, target, 
     expected = _brute_roots(volkov, preset, target)
     assert len(expected) == count
     d = volkov.solve("n_needed", "alpha", target=target, preset=preset)
-    got = sorted(v["value"] for v in d.extra.values_at)
+    got = sorted(v.value for v in d.extra.values_at)
     assert got == pytest.approx(expected, rel=1e-7)
-    regimes = [v["regime"] for v in d.extra.values_at]
+    regimes = [v.regime for v in d.extra.values_at]
     assert regimes[0] == "memory_bound" if count == 2 else "memory_bound" not in regimes
 
 

@@ -36,7 +36,7 @@ from symgpu.numbers import json_number
 from symgpu import derive
 from symgpu.cli.operation_commands import OPERATION_COMMANDS, command_name
 from symgpu.derive import at_point
-from symgpu.derive.extras import RootRecord
+from symgpu.derive.extra_records import RootRecord
 from symgpu.derive.options import Options
 from symgpu.model import printing
 from symgpu.evaluate import evaluator

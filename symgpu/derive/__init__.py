@@ -40,7 +40,8 @@ from symgpu.derive.simplification import simplify_expression, substitute
 # the public operations: each answer checked numerically before it is returned (certify)
 from symgpu.derive.checked import boundary, extremum, fixed_point, limit, run_request, solve
 from symgpu.derive.derivation import Certificate
-from symgpu.derive.extras import Expectation, Extras
+from symgpu.derive.extra_records import Expectation
+from symgpu.derive.extras import Extras
 
 __all__ = [
     "Certificate",

@@ -10,6 +10,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive import jobs
+from symgpu.derive.extra_records import ActiveBranch, ActiveRegime, ValueAt
 from symgpu.evaluate import point, scaling
 from symgpu.evaluate.active import condition_holds
 
@@ -33,7 +34,7 @@ def select_branch(job: jobs._Job, piecewise: sympy.Piecewise, preset: str | None
         if holds:
             label = names[index] if names and index < len(names) else f"branch {index + 1}"
             job.step("select branch", expr, f"{label} applies at {where} because {shown}")
-            job.extra = job.extra.with_(active_branch={"index": index, "name": label, "expression": expr, "because": shown})
+            job.extra = job.extra.with_(active_branch=ActiveBranch(index, label, expr, shown))
             return index, expr
     raise errors.DerivationError(f"{model.id}: no branch of {sympy.sstr(piecewise)} applies at {where}")
 
@@ -60,12 +61,12 @@ def active_regimes(job: jobs._Job, found: Sequence[Any], preset: str | None, val
         job.step("active regime", regime.expression, f"{regime.name} applies at {where}: " + ("; ".join(reasons) or "no conditions"))
     if len(out) > 1:
         job.step("tie", sympy.Tuple(*[sympy.Symbol(r.name) for r, _ in out]), "several regimes apply: their values are equal at these inputs")
-    job.extra = job.extra.with_(active_regimes=[{"name": r.name, "terms": list(r.terms), "expression": r.expression} for r, _ in out])
+    job.extra = job.extra.with_(active_regimes=tuple(ActiveRegime(r.name, tuple(r.terms), r.expression) for r, _ in out))
     return [r for r, _ in out]
 
 
 def record_roots(job: jobs._Job, found: Sequence[Any], preset: str | None, values: Mapping[str, Any]) -> None:
-    """Steps and the extra ``values_at`` (``[{regime, value}]``, magnitudes in the variable's unit)
+    """Steps and the extra ``values_at`` (:class:`~symgpu.derive.extra_records.ValueAt` s, magnitudes in the variable's unit)
     for the roots (:class:`symgpu.derive.results.RootValue`) whose regime conditions hold at the inputs.
 
     Raises:
@@ -78,7 +79,7 @@ def record_roots(job: jobs._Job, found: Sequence[Any], preset: str | None, value
     for item in found:
         job.step("root applies", sympy.Eq(sympy.Symbol(job.variable), item.root),
                  f"{item.regime} applies at {where} because {item.because}")
-    job.extra = job.extra.with_(values_at=[{"regime": item.regime, "value": float(item.value.magnitude)} for item in found])
+    job.extra = job.extra.with_(values_at=tuple(ValueAt(item.regime, float(item.value.magnitude)) for item in found))
 
 
 def pinned(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, preset: str | None, values: Mapping[str, Any]) -> sympy.Expr | None:

@@ -20,7 +20,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive import jobs, regime_split
-from symgpu.derive.extras import RootRecord
+from symgpu.derive.extra_records import RootRecord
 
 _NONE = (sympy.true, True)
 

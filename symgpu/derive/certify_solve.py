@@ -18,7 +18,7 @@ from symgpu.derive import results
 from symgpu.derive.certify_path import (RESIDUAL, Asked, _close, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _roots_at,
                                         _scan_grid, _with)
 from symgpu.derive.derivation import Derivation
-from symgpu.derive.extras import RootRecord
+from symgpu.derive.extra_records import RootRecord
 from symgpu.evaluate import active, evaluator, input_values
 
 if TYPE_CHECKING:

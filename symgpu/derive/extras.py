@@ -10,7 +10,9 @@ tuple of pairs, and :meth:`Extras.from_pairs` reads such pairs back, refusing an
 a value of the wrong type or a name given twice.
 
 Fields are recorded with :meth:`Extras.with_` (a new record; a field recorded again keeps its
-place and takes the new value, as the pairs read into a dict did).
+place and takes the new value, as the pairs read into a dict did). The records inside a field
+(a root, a regimes table row, a candidate...) are the frozen records of :mod:`.extra_records`,
+written as the dicts they were before they were records.
 """
 
 from __future__ import annotations
@@ -22,100 +24,9 @@ from typing import Any
 
 import sympy
 
-#: the Python types of a stored number (see :data:`_TYPES`)
-_NUMBER = (int, float, sympy.Basic)
-
-
-@dataclass(frozen=True)
-class Expectation:
-    """One expectation of a ``[[derivations]]`` request, checked against the answer.
-
-    Attributes:
-        name: ``expect``, ``expect.<name>`` (a field of an ``expect`` table), ``expect_value`` or ``expect_regime``.
-        expected: the expected expression (the regime or limiter name for ``expect_regime``).
-        holds: whether the answer agrees with it.
-    """
-
-    name: str
-    expected: Any
-    holds: bool
-
-    def pairs(self) -> tuple[tuple[str, Any], ...]:
-        """``(name, expected), (name_holds, holds)``, as the request records them."""
-        return ((self.name, self.expected), (f"{self.name}_holds", self.holds))
-
-
-@dataclass(frozen=True)
-class RootRecord:
-    """A root of a solve or boundary answer, with where it is one.
-
-    Attributes:
-        regime: whose value equation it solves: a regime, ``the equation``, or a case switch
-            (``a|b where <condition> switches``).
-        root: the root, a SymPy expression.
-        when: the regime's conditions at the root (``True``: none).
-        domain: the model's ``valid_when`` domain at the root (``None``: not recorded, a case switch).
-        tie: a case switch's root where the two cases only tie (a point must confirm the switch).
-    """
-
-    regime: str
-    root: sympy.Basic
-    when: sympy.Basic = sympy.true
-    domain: sympy.Basic | None = None
-    tie: bool = False
-
-    @property
-    def inside(self) -> sympy.Basic:
-        """The domain the root needs (``True`` where none is recorded)."""
-        return sympy.true if self.domain is None else self.domain
-
-    def as_dict(self) -> dict[str, Any]:
-        """``{regime, root, when[, domain][, tie]}``, the record as the JSON and the store write it."""
-        out: dict[str, Any] = {"regime": self.regime, "root": self.root, "when": self.when}
-        if self.domain is not None:
-            out["domain"] = self.domain
-        if self.tie:
-            out["tie"] = True
-        return out
-
-    @classmethod
-    def from_dict(cls, data: Any) -> RootRecord:
-        """The record :meth:`as_dict` wrote; ``TypeError`` for anything else."""
-        if not isinstance(data, dict) or list(data)[:3] != ["regime", "root", "when"] or not set(data) <= {"regime", "root", "when", "domain", "tie"}:
-            raise TypeError("root record expected")
-        domain, tie = data.get("domain"), data.get("tie", False)
-        if not isinstance(data["regime"], str) or not all(isinstance(v, sympy.Basic) for v in (data["root"], data["when"])) \
-                or not (domain is None or isinstance(domain, sympy.Basic)) or tie not in (True, False) or ("tie" in data and tie is not True):
-            raise TypeError("malformed root record")
-        return cls(data["regime"], data["root"], data["when"], domain, tie)
-
-
-@dataclass(frozen=True)
-class FlatRange:
-    """A solve's flat regime: where ``equal`` holds, the relation holds for every value of the
-    unknown that meets ``when`` (a range of roots, not an isolated one).
-
-    Attributes:
-        regime: the regime (``every regime`` for an identity or a relation independent of the unknown).
-        equal: the condition under which its two sides are equal.
-        when: the regime's conditions (and the model's ``valid_when`` domain), the range.
-    """
-
-    regime: str
-    equal: sympy.Basic
-    when: sympy.Basic
-
-    def as_dict(self) -> dict[str, Any]:
-        """``{regime, equal, when}``, the record as the JSON and the store write it."""
-        return {"regime": self.regime, "equal": self.equal, "when": self.when}
-
-    @classmethod
-    def from_dict(cls, data: Any) -> FlatRange:
-        """The record :meth:`as_dict` wrote; ``TypeError`` for anything else."""
-        if not isinstance(data, dict) or list(data) != ["regime", "equal", "when"] or not isinstance(data["regime"], str) \
-                or not all(isinstance(data[k], sympy.Basic) for k in ("equal", "when")):
-            raise TypeError("flat range record expected")
-        return cls(data["regime"], data["equal"], data["when"])
+from symgpu.derive.extra_records import (
+    NUMBER as _NUMBER, ActiveBranch, ActiveRegime, Boundary, CandidateRecord, Expectation, FlatRange, RegimeRow, RootRecord,
+    TargetValue, ValueAt, boundaries_dict, boundaries_from_dict)
 
 
 def _is_expectation_name(name: str) -> bool:
@@ -128,25 +39,25 @@ class Extras:
 
     Attributes:
         substituted: every operation: the quantities whose equations were substituted, in order.
-        target_value: solve: a numeric target kept as the value of its quantity (name -> number in
-            the quantity's declared unit) where putting the number in would change its meaning.
+        target_value: solve: a numeric target kept as the value of its quantity (a :class:`TargetValue`,
+            the number in the quantity's declared unit) where putting the number in would change its meaning.
         ranges: solve: the flat regimes, :class:`FlatRange` records.
         holds_for: solve: the condition on the unknown where the relation holds on a whole range.
         note: solve: a sentence about a range answer.
         roots: solve, boundary: :class:`RootRecord` s, each root with the conditions under which it is one.
         undecided: solve: why several roots remain (their signs are not decided).
-        values_at: solve: ``[{regime, value}]``, the roots that apply at the given point, in the
+        values_at: solve: :class:`ValueAt` s, the roots that apply at the given point, in the
             variable's unit.
-        boundaries: boundary: ``{"regime a|regime b": boundary}`` for each pair of regimes that meet.
+        boundaries: boundary: a :class:`Boundary` (``regime a|regime b``, where) for each pair of regimes that meet.
         between: boundary: the two regimes or cases asked about.
-        regimes: regimes: the table, ``[{name, conditions, expression, ...}]`` (``Regime.to_dict``).
-        active_regimes: regimes: the regimes that hold at the given point, ``[{name, terms, expression}]``.
-        candidates: extremum: every candidate, ``[{origin, location, value, when}]``.
+        regimes: regimes: the table, a :class:`RegimeRow` for each regime.
+        active_regimes: regimes: the regimes that hold at the given point, :class:`ActiveRegime` s.
+        candidates: extremum: every candidate, :class:`CandidateRecord` s.
         valid_when: extremum: the conditions (SymPy relations) a single closed form holds under.
         elsewhere: extremum: what happens where no branch of a Piecewise answer holds.
         flat_where: extremum: where a factor of the slope free of the variable vanishes, the quantity
             (or a regime) does not change with the variable: every point is an extremum there.
-        active_branch: extremum: the branch selected at the given point, ``{index, name, expression, because}``.
+        active_branch: extremum: the branch selected at the given point, an :class:`ActiveBranch`.
         value_at: extremum, fixed_point: the value at the given point (the quantity's unit).
         location_at: extremum: the location at the given point (the variable's unit).
         location_unit: extremum: the unit of the location.
@@ -171,22 +82,22 @@ class Extras:
     """
 
     substituted: tuple[str, ...] | None = None
-    target_value: dict[str, Any] | None = None
+    target_value: TargetValue | None = None
     ranges: tuple[FlatRange, ...] | None = None
     holds_for: sympy.Basic | None = None
     note: str | None = None
     roots: tuple[RootRecord, ...] | None = None
     undecided: str | None = None
-    values_at: list[dict[str, Any]] | None = None
-    boundaries: dict[str, Any] | None = None
+    values_at: tuple[ValueAt, ...] | None = None
+    boundaries: tuple[Boundary, ...] | None = None
     between: tuple[str, ...] | None = None
-    regimes: list[dict[str, Any]] | None = None
-    active_regimes: list[dict[str, Any]] | None = None
-    candidates: list[dict[str, Any]] | None = None
+    regimes: tuple[RegimeRow, ...] | None = None
+    active_regimes: tuple[ActiveRegime, ...] | None = None
+    candidates: tuple[CandidateRecord, ...] | None = None
     valid_when: tuple[sympy.Basic, ...] | None = None
     elsewhere: str | None = None
     flat_where: str | None = None
-    active_branch: dict[str, Any] | None = None
+    active_branch: ActiveBranch | None = None
     value_at: float | sympy.Basic | None = None
     location_at: float | sympy.Basic | None = None
     location_unit: str | None = None
@@ -295,7 +206,18 @@ _TYPES: dict[str, tuple[type, ...]] = {
 }
 
 #: fields whose records are written as a list of dicts (as they were before they were records), and read back
+def _each(read: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda dicts: tuple(read(d) for d in dicts)
+
+
+def _as_dicts(records: Any) -> list[dict[str, Any]]:
+    return [r.as_dict() for r in records]
+
+
 _WRITE: dict[str, Callable[[Any], Any]] = {
-    "roots": lambda records: [r.as_dict() for r in records], "ranges": lambda records: [r.as_dict() for r in records]}
+    "roots": _as_dicts, "ranges": _as_dicts, "regimes": _as_dicts, "active_regimes": _as_dicts, "candidates": _as_dicts,
+    "values_at": _as_dicts, "boundaries": boundaries_dict, "target_value": TargetValue.as_dict, "active_branch": ActiveBranch.as_dict}
 _READ: dict[str, Callable[[Any], Any]] = {
-    "roots": lambda dicts: tuple(RootRecord.from_dict(d) for d in dicts), "ranges": lambda dicts: tuple(FlatRange.from_dict(d) for d in dicts)}
+    "roots": _each(RootRecord.from_dict), "ranges": _each(FlatRange.from_dict), "regimes": _each(RegimeRow.from_dict),
+    "active_regimes": _each(ActiveRegime.from_dict), "candidates": _each(CandidateRecord.from_dict), "values_at": _each(ValueAt.from_dict),
+    "boundaries": boundaries_from_dict, "target_value": TargetValue.from_dict, "active_branch": ActiveBranch.from_dict}

@@ -19,6 +19,7 @@ from symgpu.derive import at_point
 from symgpu.derive import extremum_domain
 from symgpu.derive import limits
 from symgpu.derive.extremum_domain import Candidate as _Candidate
+from symgpu.derive.extra_records import CandidateRecord
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -129,8 +130,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
                 (sympy.Or(sympy.And(*same.conditions), sympy.And(*cand.conditions)),)
             merged[merged.index(same)] = _Candidate(same.location, same.value, same.origin, either)
     merged.sort(key=lambda c: len(c.conditions))
-    job.extra = job.extra.with_(candidates=[{"origin": c.origin, "location": c.location, "value": c.value,
-                                             "when": [sympy.sstr(x) for x in c.conditions]} for c in merged])
+    job.extra = job.extra.with_(candidates=tuple(CandidateRecord(c.origin, c.location, c.value, tuple(sympy.sstr(x) for x in c.conditions))
+                                                   for c in merged))
     for cand in merged:
         job.check_unit(cand.value, job.quantity, f"{kind}imum value") if job.quantity in model.symbols else None
         regime_split._check_quiet(job, cand.location, var.name)

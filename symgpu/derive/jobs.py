@@ -12,7 +12,7 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.memo import Memo, Tally
-from symgpu.derive import signs
+from symgpu.derive import extra_records, signs
 from symgpu.units import dimensions
 from symgpu.evaluate import input_values, one_sided, scaling
 from symgpu.derive.derivation import Derivation, Extras, Step
@@ -119,7 +119,7 @@ class _Job:
                       f"the target {sympy.sstr(number)} is in the unit of {symbol} ({unit}); "
                       "put in after the unit check, where a bare number would have lost that unit")
             return result.xreplace({symbol: number})
-        self.extra = self.extra.with_(target_value={symbol.name: number})
+        self.extra = self.extra.with_(target_value=extra_records.TargetValue(symbol.name, number))
         self.step("target value", sympy.Eq(symbol, number, evaluate=False),
                   f"the target {sympy.sstr(number)} {unit} is the value of {symbol} wherever the result is evaluated; {symbol} "
                   f"stays a symbol because {unit} is not a coherent base unit (a bare number in the expression would lose its scale)")

@@ -19,6 +19,7 @@ from symgpu.memo import Memo, memoised
 from symgpu.derive import feasibility, name_reads
 from symgpu.derive import jobs
 from symgpu.derive.derivation import Derivation
+from symgpu.derive.extra_records import RegimeRow
 from symgpu.evaluate import active
 from symgpu.derive import at_point
 from symgpu.proofs import exact_signs, forms, relations, sample_points
@@ -90,9 +91,9 @@ class Regime:
     raw: tuple[_Cond, ...] = ()
     feasible: bool | None = True  # None: not proved (no witness found among samples)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "conditions": [_text(c) for c in self.conditions],
-                "expression": _text(self.expression), "terms": list(self.terms), "feasible": self.feasible}
+    def row(self) -> RegimeRow:
+        """The regime as a row of the regimes table (conditions and value as text)."""
+        return RegimeRow(self.name, tuple(_text(c) for c in self.conditions), _text(self.expression), tuple(self.terms), self.feasible)
 
 
 @memoised("derive.regime_split.text", 8192)
@@ -360,7 +361,7 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
 
     Returns:
         A Derivation whose ``result`` is the Piecewise of the feasible regimes and whose
-        ``extra.regimes`` lists each as ``{name, conditions, expression}``.
+        ``extra.regimes`` lists each as a :class:`~symgpu.derive.extra_records.RegimeRow`.
     """
     job, _ = jobs.start(model, "regimes", quantity, over or "", assume=assume, omit=omit)
     stop_at = job.keep(stop_at, over)
@@ -368,7 +369,7 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
     var = job.symbol(over) if over else None
     found = _regimes(job, expr, var, frozenset(stop_at))
     result = _table(found)
-    job.extra = job.extra.with_(regimes=[r.to_dict() for r in found])
+    job.extra = job.extra.with_(regimes=tuple(r.row() for r in found))
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
     for r in found:
         if unit:

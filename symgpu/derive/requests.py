@@ -17,7 +17,7 @@ import sympy
 from symgpu import errors
 from symgpu.derive import extrema, fixed_points, grid_search, limits, regime_split, signs, simplification, solving, stored
 from symgpu.derive.derivation import Derivation
-from symgpu.derive.extras import Expectation
+from symgpu.derive.extra_records import Expectation
 from symgpu.derive.options import Options
 from symgpu.model import operations
 from symgpu.model.operations import Question
@@ -148,7 +148,7 @@ def _run(model: Model, request: DerivationRequest, q: Question) -> Derivation:
         active = derivation.extra.active_regimes
         if active is None:
             raise errors.UsageError(f"{model.id}: derivation {request.id}: expect_regime needs op = \"regimes\" with a preset or inputs")
-        holds = any(wanted == a["name"] or wanted in a["terms"] for a in active)
+        holds = any(wanted == a.name or wanted in a.terms for a in active)
         verdicts.append(holds)
         checks.append(Expectation("expect_regime", wanted, holds))
     extra = derivation.extra.with_(request=request.id)

@@ -13,7 +13,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive.derivation import Derivation
-from symgpu.derive.extras import FlatRange, RootRecord
+from symgpu.derive.extra_records import FlatRange, RootRecord
 from symgpu.evaluate import evaluator, input_values
 from symgpu.evaluate import active
 from symgpu.evaluate.active import condition_holds
@@ -37,8 +37,9 @@ def result_values(derivation: Derivation, values: Mapping[str, Any] | None) -> d
     """``values`` with the derivation's own: a numeric solve target kept as the value of its
     quantity (extra ``target_value``, numbers in the quantity's declared unit) wins over them."""
     merged = dict(values or {})
-    for name, number in (derivation.extra.target_value or {}).items():
-        merged[name] = float(number)
+    target = derivation.extra.target_value
+    if target is not None:
+        merged[target.name] = float(target.number)
     return merged
 
 

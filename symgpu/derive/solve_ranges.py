@@ -18,14 +18,14 @@ import sympy
 from symgpu import errors
 from symgpu.derive import jobs, regime_split, solve_domain
 from symgpu.derive.derivation import Derivation
-from symgpu.derive.extras import FlatRange, RootRecord
+from symgpu.derive.extra_records import FlatRange, RootRecord, TargetValue
 
 
 def _keep_target(job: jobs._Job) -> None:
     """A numeric target stays the value of its quantity (extra ``target_value``), as in every range."""
     if job.target_value is not None:
         symbol, number = job.target_value
-        job.extra = job.extra.with_(target_value={symbol.name: number})
+        job.extra = job.extra.with_(target_value=TargetValue(symbol.name, number))
         job.step("target value", sympy.Eq(symbol, number, evaluate=False),
                  f"the target {sympy.sstr(number)} is the value of {symbol} wherever the answer is evaluated")
         job.target_value = None

@@ -15,7 +15,7 @@ from symgpu.derive import results
 from symgpu.derive import jobs
 from symgpu.derive import regime_split
 from symgpu.derive.derivation import Derivation, Step
-from symgpu.derive.extras import FlatRange, RootRecord
+from symgpu.derive.extra_records import Boundary, FlatRange, RootRecord
 from symgpu.derive import at_point
 from symgpu.derive import inequalities
 from symgpu.derive import inequality_solving
@@ -344,7 +344,7 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
     if not results:
         raise errors.DerivationError(f"{model.id}: no two regimes of {job.quantity} meet at an admissible {var}")
     result = next(iter(results.values())) if len(results) == 1 else results
-    job.extra = job.extra.with_(boundaries=results)
+    job.extra = job.extra.with_(boundaries=tuple(Boundary(label, root) for label, root in results.items()))
     return job.finish(result, unit, used=[expr])
 
 
@@ -364,7 +364,7 @@ def _case_switch(job: jobs._Job, expr: sympy.Basic, pair: tuple[sympy.Piecewise,
         unit = job.check_unit(record.root, var.name, "boundary")
     result = _every_root(job, [r.root for r in records], var)
     job.extra = job.extra.with_(roots=tuple(records))
-    job.extra = job.extra.with_(boundaries={label: result})
+    job.extra = job.extra.with_(boundaries=(Boundary(label, result),))
     return job.finish(result, unit, used=[expr])
 
 

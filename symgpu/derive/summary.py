@@ -15,7 +15,8 @@ from typing import Any
 
 import sympy
 
-from symgpu.derive.extras import Extras, RootRecord
+from symgpu.derive.extra_records import RegimeRow, RootRecord
+from symgpu.derive.extras import Extras
 from symgpu.model import printing
 
 #: no line of the default human output is longer than this
@@ -63,9 +64,9 @@ def _conditions(conditions: Iterable[Any]) -> str:
     return " and ".join(parts) if parts else "always"
 
 
-def regimes_table(regimes: Iterable[dict[str, Any]], width: int = MAX_LINE) -> list[str]:
+def regimes_table(regimes: Iterable[RegimeRow], width: int = MAX_LINE) -> list[str]:
     """Regimes as rows ``name | condition | expression``, each row at most ``width`` characters."""
-    rows = [(str(r["name"]), " and ".join(r.get("conditions", ())) or "always", str(r["expression"])) for r in regimes]
+    rows = [(r.name, " and ".join(r.conditions) or "always", r.expression) for r in regimes]
     if not rows:
         return []
     name_w = min(max(len(n) for n, _, _ in rows), 40)
@@ -81,11 +82,11 @@ def regime_lines(extra: Extras, width: int = MAX_LINE) -> list[str]:
     the table; a table longer than :data:`MAX_ROWS` is counted by the term chosen last (the
     outermost Min/Max argument: which limit binds) and only its first rows are shown."""
     regimes = list(extra.regimes or ())
-    lines = [shorten(f"  active: {r['name']} = {printing.sstr(r['expression'])}", width, "more")
+    lines = [shorten(f"  active: {r.name} = {printing.sstr(r.expression)}", width, "more")
              for r in extra.active_regimes or ()]
     if len(regimes) <= MAX_ROWS:
         return lines + [f"  {len(regimes)} regime(s):"] + regimes_table(regimes, width)
-    counts = Counter(r["terms"][-1] if r.get("terms") else r["name"] for r in regimes)
+    counts = Counter(r.terms[-1] if r.terms else r.name for r in regimes)
     lines.append(shorten(f"  {len(regimes)} regimes, by the term that binds: "
                          + ", ".join(f"{term} {n}" for term, n in counts.most_common()), width, "more"))
     lines.extend(regimes_table(regimes[:MAX_ROWS], width))
@@ -150,7 +151,8 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
         lines.append(shorten("  " + extra.elsewhere, width))
     if extra.flat_where:
         lines.append(shorten("  " + extra.flat_where, width))
-    for name, number in (extra.target_value or {}).items():
+    if extra.target_value is not None:
+        name, number = extra.target_value.name, extra.target_value.number
         lines.append(f"  with {name} = {float(number):.10g} (the target, in the declared unit of {name}; kept as a symbol, see --full)")
     roots = extra.roots or ()
     if len(roots) > 1:
