@@ -75,9 +75,9 @@ class Extras:
         request: a ``[[derivations]]`` request's id.
         expectations: the request's expectations, each with its verdict (recorded as
             ``expect...``/``expect..._holds`` pairs).
-        expect_holds: the request's overall verdict (all expectations hold). NOTE: a plain
-            ``expect``'s own verdict has the same name, ``expect_holds``: the pairs hold both, and
-            the JSON (a dict) the overall verdict, in the place of the first.
+        expectations_hold: the request's overall verdict (all expectations hold); named apart from
+            a plain ``expect``'s own verdict (``expect_holds``), which it used to share a name with,
+            so the JSON (a dict) lost that one where a request had other expectations too.
         order: the fields recorded, in the order they were recorded (the pairs keep it).
     """
 
@@ -113,7 +113,7 @@ class Extras:
     dimension: str | None = None
     request: str | None = None
     expectations: tuple[Expectation, ...] | None = None
-    expect_holds: bool | None = None
+    expectations_hold: bool | None = None
     order: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -202,7 +202,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "active_branch": (dict,), "value_at": _NUMBER, "location_at": _NUMBER, "location_unit": (str,), "supremum": (bool,),
     "relation": (sympy.Basic,), "grid": (str,), "refused": (int,), "values": (tuple,), "above": (sympy.Basic,),
     "below": (sympy.Basic,), "root_of_g": _NUMBER, "rejected_root": (sympy.Basic,), "dimension": (str,), "request": (str,),
-    "expectations": (tuple,), "expect_holds": (bool,),
+    "expectations": (tuple,), "expectations_hold": (bool,),
 }
 
 #: fields whose records are written as a list of dicts (as they were before they were records), and read back

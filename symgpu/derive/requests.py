@@ -106,7 +106,7 @@ def run_request(model: Model, request: DerivationRequest) -> Derivation:
     regime / branch is reported), ``expect`` (expression text compared with the result — the
     location for ``extremum``), ``expect_value`` (the extreme value) and ``expect_regime``
     (the regime or limiter active at ``preset``/``inputs``). With an expectation the
-    derivation's extra records each in ``expectations`` and the verdict in ``expect_holds``.
+    derivation's extra records each in ``expectations`` and the verdict in ``expectations_hold``.
     """
     q = Question.read(model, request)
     return stored.cached(model, ("request", repr(request), q.omit), lambda: _run(model, request, q))
@@ -153,7 +153,7 @@ def _run(model: Model, request: DerivationRequest, q: Question) -> Derivation:
         checks.append(Expectation("expect_regime", wanted, holds))
     extra = derivation.extra.with_(request=request.id)
     if checks:
-        extra = extra.with_(expectations=tuple(checks), expect_holds=all(verdicts))
+        extra = extra.with_(expectations=tuple(checks), expectations_hold=all(verdicts))
     return dataclasses.replace(derivation, extra=extra)
 
 
@@ -230,8 +230,8 @@ def differ_at_a_point(a: sympy.Expr, b: sympy.Expr) -> bool:
 
 
 def expect_holds(derivation: Derivation) -> bool | None:
-    """The ``expect_holds`` verdict recorded by :func:`run_request` (None if no expectation)."""
-    return derivation.extra.expect_holds
+    """The overall verdict (``expectations_hold``) recorded by :func:`run_request` (None if no expectation)."""
+    return derivation.extra.expectations_hold
 
 
 def request(model: Model, request_id: str) -> Derivation:
