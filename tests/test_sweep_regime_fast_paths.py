@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from symgpu.evaluate import active
-from symgpu.sweep.decide import _binding, _relation
+from symgpu.sweep.decide import _binding, _holds, _relation
 
 #: relative offsets around a tie: inside TIE, between TIE and the fast path's 4 TIE, and beyond
 OFFSETS = (0.0, 3e-13, -3e-13, 1e-12, -1e-12, 2e-12, -2e-12, 4e-12, -4e-12, 5e-12, -5e-12, 1e-6, -1e-6)
@@ -58,3 +58,48 @@ def test_binding_at_full_size_into_a_buffer_is_the_rule_point_by_point(kind: str
         got = _binding(kind, rows, shape, into, np.empty(2 * into.size, dtype=bool))
         assert np.array_equal(got, want)
         assert np.array_equal(into.reshape(shape), want)
+
+
+def _outer_sides(rows: int, columns: int, seed: int, apart: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Two sides over different axes (rows x 1 and 1 x columns) whose outer product is large:
+    ``apart``: every left value far above every right one (the relation the same everywhere),
+    else overlapping, with near ties and a NaN planted."""
+    rng = np.random.default_rng(seed)
+    right = rng.random((1, columns)) + 1.0
+    left = rng.random((rows, 1)) + (10.0 if apart else 1.0)
+    if not apart:
+        left[:len(OFFSETS), 0] = right[0, 0] * (1.0 + np.array(OFFSETS))
+        left[-1, 0] = np.nan
+    return left, right
+
+
+@pytest.mark.parametrize("op", active.RELATIONS)
+@pytest.mark.parametrize("apart", [True, False])
+def test_relation_of_two_sides_over_fewer_axes_is_the_rule_point_by_point(op: str, apart: bool) -> None:
+    left, right = _outer_sides(80, 90, 3, apart)
+    for a, b in ((left, right), (right, left)):
+        want = active.relation_holds(op, *np.broadcast_arrays(a, b))
+        got = _relation(op, a, b)
+        assert np.array_equal(np.broadcast_to(got, want.shape), want)
+        if apart:  # decided from the sides' extremes: one value
+            assert np.ndim(got) == 0
+
+
+@pytest.mark.parametrize("kind", ["and", "or"])
+@pytest.mark.parametrize("apart", [True, False])
+def test_and_or_stopped_early_is_the_rule_point_by_point(kind: str, apart: bool) -> None:
+    left, right = _outer_sides(80, 90, 4, apart)
+    full = np.broadcast_to(right, (80, 90)) * (1.0 + np.random.default_rng(5).choice(np.array(OFFSETS), size=(80, 90)))
+    out = [left, right, np.ascontiguousarray(full), left + 100.0]  # over the rows only: 3 > 0 everywhere
+    relations = [("rel", ">", 0, 1, None), ("rel", "<", 0, 1, None), ("rel", ">=", 2, 1, None), ("rel", "==", 2, 1, None),
+                 ("rel", ">", 3, 0, None), ("rel", "<", 3, 0, None)]
+    sides = {0: np.broadcast_to(left, (80, 90)), 1: np.broadcast_to(right, (80, 90)), 2: full, 3: np.broadcast_to(out[3], (80, 90))}
+    by_hand = {r: active.relation_holds(r[1], sides[r[2]], sides[r[3]]) for r in relations}
+    combine = np.logical_and if kind == "and" else np.logical_or
+    for parts in ((relations[2], relations[0]), (relations[1], relations[3]), (relations[0], relations[1], relations[3]),
+                  (relations[3], ("const", kind == "and")), (relations[2], relations[4]), (relations[2], relations[5])):
+        want = by_hand[parts[0]] if parts[0][0] == "rel" else np.bool_(parts[0][1])
+        for part in parts[1:]:
+            want = combine(want, by_hand[part] if part[0] == "rel" else np.bool_(part[1]))
+        got = _holds((kind, parts), out)
+        assert np.array_equal(np.broadcast_to(got, (80, 90)), np.broadcast_to(want, (80, 90)))

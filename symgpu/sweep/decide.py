@@ -8,7 +8,6 @@ with it too).
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -38,12 +37,29 @@ class RegimeSpec:
 
 def _holds(tree: Tree, out: Sequence[np.ndarray]) -> Any:
     """Whether the condition ``tree`` holds, at the broadcast shape of the outputs it reads (a
-    condition over fewer axes is decided at their size; a constant one is a scalar)."""
+    condition over fewer axes is decided at their size; a constant one is a scalar).
+
+    An And/Or decides its parts smallest first and stops where what it has decides it (an And
+    that is false everywhere, an Or true everywhere); a part true everywhere (And) or false
+    everywhere (Or) is left out: the same answer, and no grid-sized pass that does not change it."""
     kind = tree[0]
     if kind == "const":
         return np.bool_(tree[1])
     if kind in ("and", "or"):
-        return functools.reduce(np.logical_and if kind == "and" else np.logical_or, [_holds(t, out) for t in tree[1]])
+        deciding = kind == "or"  # the value that settles the whole: True for an Or, False for an And
+        combine = np.logical_or if deciding else np.logical_and
+        parts = sorted(tree[1], key=lambda t: _points(t, out))
+        total: Any = None
+        for part in parts:
+            holds = _holds(part, out)
+            if np.ndim(holds) == 0:
+                if bool(holds) == deciding:
+                    return np.bool_(deciding)
+                continue  # the identity of the And/Or
+            total = holds if total is None else combine(total, holds)
+            if total.size < _points(tree, out) and not (np.any(total) if not deciding else not np.all(total)):
+                return np.bool_(deciding)  # settled everywhere at a smaller size
+        return np.bool_(not deciding) if total is None else total
     if kind == "not":
         return np.logical_not(_holds(tree[1], out))
     _, op, li, ri, si = tree
@@ -51,6 +67,21 @@ def _holds(tree: Tree, out: Sequence[np.ndarray]) -> Any:
     if ri is None:
         return active.relation_holds(op, left, 0.0, np.maximum(np.abs(left), np.abs(out[si])))
     return _relation(op, np.asarray(left, dtype=float), np.asarray(out[ri], dtype=float))
+
+
+def _points(tree: Tree, out: Sequence[np.ndarray]) -> int:
+    """How many points the condition ``tree`` is decided at: the broadcast size of the outputs it reads."""
+    shapes: list[tuple[int, ...]] = []
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if node[0] in ("and", "or"):
+            stack.extend(node[1])
+        elif node[0] == "not":
+            stack.append(node[1])
+        elif node[0] == "rel":
+            shapes += [np.shape(out[i]) for i in node[2:] if i is not None]
+    return math.prod(np.broadcast_shapes(*shapes)) if shapes else 1
 
 
 #: a relation with its sides swapped
@@ -77,6 +108,10 @@ def _relation(op: str, left: np.ndarray, right: np.ndarray) -> Any:
         left, right, op = right, left, _FLIPPED[op]
     bounds = _tie_interval(right)
     if bounds is not None:  # one comparison with the exact bound at full size (two for == and !=)
+        if left.size < size:  # both sides over fewer axes: the answer may be the same everywhere
+            same = _everywhere(op, left, *bounds)
+            if same is not None:
+                return np.bool_(same)
         return _bounded(op, left, *bounds)
     with np.errstate(invalid="ignore", over="ignore"):
         margin = 4 * active.TIE * np.abs(right)
@@ -94,6 +129,25 @@ def _relation(op: str, left: np.ndarray, right: np.ndarray) -> Any:
     return holds
 
 
+def _everywhere(op: str, left: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> bool | None:
+    """The answer of :func:`_bounded` where it is the same at every point, from the sides' extremes
+    (no NaN among them: a NaN makes an extreme NaN, every comparison with it false, so None);
+    None where it is not the same everywhere (or that is not shown)."""
+    with np.errstate(invalid="ignore"):
+        least, most = np.min(left), np.max(left)
+        low_least, low_most, high_least, high_most = np.min(lo), np.max(lo), np.min(hi), np.max(hi)
+    if op == ">=":
+        return True if least >= low_most else False if most < low_least else None
+    if op == ">":
+        return True if least > high_most else False if most <= high_least else None
+    if op == "<=":
+        return True if most <= high_least else False if least > high_most else None
+    if op == "<":
+        return True if most < low_least else False if least >= low_most else None
+    inside = True if least >= low_most and most <= high_least else False if most < low_least or least > high_most else None
+    return inside if inside is None or op == "==" else not inside
+
+
 def _bounded(op: str, left: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> Any:
     """``relation_holds(op, left, right)`` from the interval ``lo..hi`` of doubles tied to ``right``
     (:func:`~symgpu.evaluate.active.tie_interval`): ``>=`` is ``left >= lo``, ``>`` is ``left > hi``,
@@ -103,16 +157,26 @@ def _bounded(op: str, left: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> Any:
         lo, hi = lo.reshape(()), hi.reshape(())
     with np.errstate(invalid="ignore"):
         if op == ">=":
-            return np.greater_equal(left, lo)
+            return _compare(np.greater_equal, left, lo)
         if op == ">":
-            return np.greater(left, hi)
+            return _compare(np.greater, left, hi)
         if op == "<=":
-            return np.less_equal(left, hi)
+            return _compare(np.less_equal, left, hi)
         if op == "<":
-            return np.less(left, lo)
-        inside = np.greater_equal(left, lo)
-        np.logical_and(inside, np.less_equal(left, hi), out=inside)
+            return _compare(np.less, left, lo)
+        inside = _compare(np.greater_equal, left, lo)
+        np.logical_and(inside, _compare(np.less_equal, left, hi), out=inside)
     return inside if op == "==" else np.logical_not(inside, out=inside)
+
+
+def _compare(function: np.ufunc, left: np.ndarray, bound: np.ndarray) -> Any:
+    """``function(left, bound)``; where ``left`` has the broadcast shape and ``bound`` is over
+    fewer points, ``bound`` repeated in blocks (:func:`_spread`), not broadcast."""
+    if bound.ndim == 0 or bound.size >= left.size or np.broadcast_shapes(left.shape, bound.shape) != left.shape:
+        return function(left, bound)
+    out = np.empty(left.shape, dtype=bool)
+    _blocks(function, left, _spread(bound, left.shape), out)
+    return out
 
 
 def decide(spec: RegimeSpec, out: Sequence[np.ndarray], shape: tuple[int, ...], into: np.ndarray | None = None,
@@ -253,22 +317,53 @@ def _low_side(kind: str, rows: list[np.ndarray], where: tuple[int, ...]) -> LowS
     return made
 
 
-#: a smaller row spread to a chunk's shape, by (its side's key, which, shape): NumPy compares
-#: contiguous arrays in its fast loop, stride-0 views in a slow one (0.19 vs 0.30 ns a point here)
-_SPREAD: Memo[tuple[Any, ...], np.ndarray] = Memo("sweep.regimes.spread", 4)
-#: the most points a spread row is kept for
-_SPREAD_POINTS = 1 << 20
+#: a smaller row repeated into a block of a chunk's flat points, by (the row's id, shape), the row kept
+#: with it (so a reused id is never mistaken for it): NumPy compares contiguous arrays in its fast
+#: loop, stride-0 views in a slow one (0.19 vs 0.30 ns a point here), and a block a few times the
+#: row's period stays in the first-level cache where a copy at the chunk's size would stream from
+#: the last-level one
+_SPREAD: Memo[tuple[int, tuple[int, ...]], tuple[np.ndarray, tuple[np.ndarray, int]]] = Memo("sweep.regimes.spread", 16)
+#: points per block: a row's period repeated up to this many points (8 to 16 thousand: NumPy's
+#: loop over a block is long, the block small)
+_BLOCK = 8192
 
 
-def _spread(side: LowSide, which: str, values: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
-    """``values`` (of ``side``) broadcast to ``shape``: a contiguous copy kept across chunks where
-    the side is kept and the chunk is not too large, else a view."""
-    if side.key is None or math.prod(shape) > _SPREAD_POINTS:
-        return values
-    key = (side.key, which, shape)
-    if key not in _SPREAD:
-        _SPREAD[key] = np.ascontiguousarray(np.broadcast_to(values, shape))
-    return _SPREAD[key]
+def _spread(values: np.ndarray, shape: tuple[int, ...]) -> tuple[np.ndarray, int]:
+    """``values`` broadcast to ``shape`` as ``(block, period)``: the chunk's flat points are
+    ``values`` repeating every ``period`` points (the axes ``values`` varies along are trailing
+    ones), and ``block`` holds whole periods of them, contiguous; ``(values as a scalar, 0)`` where
+    it holds one value. Kept across chunks for the same ``values`` object (a kept side's rows)."""
+    key = (id(values), shape)
+    known = _SPREAD.get(key)
+    if known is not None and known[0] is values:
+        return known[1]
+    own = values.reshape((1,) * (len(shape) - values.ndim) + values.shape)
+    lead = next((k for k, n in enumerate(own.shape) if n != 1), len(shape))
+    period = math.prod(shape[lead:])
+    if period == 1:  # one value: compared as a scalar (NumPy's fast loop)
+        made = (own.reshape(()), 0)
+    else:
+        repeat = max(1, _BLOCK // period) if period else 1
+        row = np.broadcast_to(own, (1,) * lead + shape[lead:]).reshape(-1)
+        made = (np.ascontiguousarray(np.tile(row, min(repeat, max(1, math.prod(shape[:lead]))))), period)
+    _SPREAD[key] = (values, made)
+    return made
+
+
+def _blocks(function: np.ufunc, left: np.ndarray, spread: tuple[np.ndarray, int], code: np.ndarray) -> None:
+    """``function(left, values, out=code)`` at ``code``'s shape, ``values`` given as :func:`_spread`
+    made it: the flat points a block at a time in one call (all whole blocks, then the rest)."""
+    block, period = spread
+    if not period:
+        function(left, block, out=code)
+        return
+    flat, out = left.reshape(-1), code.reshape(-1)
+    width = block.size
+    whole = flat.size // width * width
+    if whole:
+        function(flat[:whole].reshape(-1, width), block, out=out[:whole].reshape(-1, width))
+    if whole < flat.size:
+        function(flat[whole:], block[:flat.size - whole], out=out[whole:])
 
 
 _TIES: Memo[tuple[Any, ...], tuple[np.ndarray, np.ndarray] | None] = Memo("sweep.regimes.ties", 16)
@@ -302,8 +397,8 @@ def _first_binds(kind: str, first: np.ndarray, side: LowSide, code: np.ndarray, 
             if np.isnan(np.minimum.reduce(first, axis=None)):
                 return False
     if kind == "min":
-        np.greater(first, _spread(side, "hi", bounds[1], code.shape), out=code)
+        _blocks(np.greater, first, _spread(bounds[1], code.shape), code)
     else:
-        np.less(first, _spread(side, "lo", bounds[0], code.shape), out=code)
-    np.multiply(code, _spread(side, "pick", pick_low, code.shape), out=code)
+        _blocks(np.less, first, _spread(bounds[0], code.shape), code)
+    _blocks(np.multiply, code, _spread(pick_low, code.shape), code)
     return True

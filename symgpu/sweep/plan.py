@@ -1,6 +1,10 @@
 """A sweep plan: which expressions one compiled pass evaluates over a grid, with the fixed
 values, the domain (``valid_when``) mask and the regime decision fused into it.
 
+A plan is immutable data (its axes' arrays are made read-only), so a request made again with the
+same model, quantities, preset, axis texts, values, checks and regime quantity gets the plan
+built the first time (:data:`_PLANS`): no SymPy or pint work on a repeated sweep's path.
+
 Assumptions (positive, integer, ...) of swept symbols are checked once per axis — a Cartesian
 grid holds no value its axes lack — and those of fixed values once; domain conditions, which
 depend on several symbols, are one more output of the same compiled function, so checked
@@ -18,6 +22,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.evaluate import input_values, scaling
+from symgpu.memo import MemoFamily
 from symgpu.model import Model
 from symgpu.sweep import finite
 from symgpu.sweep.grid import Axis, Grid, parse_axis
@@ -61,6 +66,29 @@ class SweepPlan:
         }
 
 
+#: per model (weakly), the plans built for requests made of texts and numbers (:func:`_request_key`)
+_PLANS: MemoFamily[tuple[Any, ...], SweepPlan] = MemoFamily("sweep.plan.plans", 16)
+#: the most axis values (all axes together) a kept plan holds (a larger grid's plan is built afresh:
+#: memory stays bounded, and building it is small next to sweeping it)
+_KEPT_VALUES = 1 << 18
+#: the value types a kept request may hold, each keyed by its type and repr (so 1 and 1.0, 0.0 and -0.0 differ)
+_PLAIN = (str, int, float, bool)
+
+
+def _request_key(quantities: Sequence[str], preset: str | None, grid: Grid | Sequence[str | Axis],
+                 values: Mapping[str, Any] | None, checks: bool, regime_of: str | None) -> tuple[Any, ...] | None:
+    """The request as a key of plain data, or None where it holds anything else (an :class:`Axis`
+    or :class:`Grid`, a pint quantity, an array: those plans are built afresh)."""
+    if isinstance(grid, Grid) or not all(type(a) is str for a in grid) or not all(type(q) is str for q in quantities):
+        return None
+    if not all(x is None or type(x) is str for x in (preset, regime_of)) or type(checks) is not bool:
+        return None
+    given = tuple(sorted((values or {}).items(), key=lambda kv: str(kv[0])))
+    if not all(type(k) is str and type(v) in _PLAIN for k, v in given):
+        return None
+    return (tuple(quantities), preset, tuple(grid), tuple((k, type(v).__name__, repr(v)) for k, v in given), checks, regime_of)
+
+
 def build_plan(model: Model, quantities: Sequence[str], *, preset: str | None = None,
                grid: Grid | Sequence[str | Axis] = (), values: Mapping[str, Any] | None = None,
                checks: bool = True, regime_of: str | None = None) -> SweepPlan:
@@ -82,6 +110,25 @@ def build_plan(model: Model, quantities: Sequence[str], *, preset: str | None = 
             quantity without regimes.
         errors.EvaluationError: a value is missing, is an array, or breaks an assumption.
     """
+    grid = grid if isinstance(grid, Grid) else tuple(grid)
+    key = _request_key(quantities, preset, grid, values, checks, regime_of)
+    if key is None:
+        return _build(model, quantities, preset, grid, values, checks, regime_of)
+    kept = _PLANS.of(model)
+    plan = kept.get(key)
+    if plan is None:
+        plan = _build(model, quantities, preset, grid, values, checks, regime_of)
+        if sum(a.size for a in plan.grid.axes) > _KEPT_VALUES:
+            return plan
+        for axis in plan.grid.axes:  # shared by every sweep of this request from now on
+            axis.values.flags.writeable = False
+        kept[key] = plan
+    return plan
+
+
+def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Grid | Sequence[str | Axis],
+           values: Mapping[str, Any] | None, checks: bool, regime_of: str | None) -> SweepPlan:
+    """:func:`build_plan` without the memo."""
     if not quantities:
         raise errors.UsageError("name at least one quantity to sweep")
     names = tuple(model.equation_for(q).definition.defines for q in quantities)

@@ -13,6 +13,7 @@ import numpy as np
 
 from symgpu import errors
 from symgpu.evaluate import compiler, gridcode
+from symgpu.memo import Memo
 from symgpu.model import Model
 from symgpu.sweep import backends, fused
 from symgpu.sweep.chunks import DEFAULT_CHUNK, Chunk, Columns, Targets, base_axes, buffered_chunk, buffered_chunks, buffers, chunk_of, progress_bar
@@ -43,9 +44,24 @@ class SweepResult:
         return labels[self.regime]  # type: ignore[no-any-return]
 
 
+#: each plan's compiled function by (the plan's id, backend), the plan kept with it (a repeated
+#: request's plan is the same object: :func:`~symgpu.sweep.plan.build_plan`), so no SymPy or pint work repeats
+_COMPILED: Memo[tuple[int, str], tuple[SweepPlan, Any]] = Memo("sweep.run.compiled", 64)
+
+
 def compile_plan(plan: SweepPlan, backend: backends.Backend) -> Any:
     """The plan's fused function for ``backend`` (NumPy: a :class:`~symgpu.evaluate.gridcode.GridProgram`
     that writes into buffers, where the function can be rewritten)."""
+    key = (id(plan), backend.name)
+    known = _COMPILED.get(key)
+    if known is not None and known[0] is plan:
+        return known[1]
+    function = _compile(plan, backend)
+    _COMPILED[key] = (plan, function)
+    return function
+
+
+def _compile(plan: SweepPlan, backend: backends.Backend) -> Any:
     if backend.name == "numpy" and plan.grid.axes:
         # a Min/Max regime reads an argument that is also the value's last operand: that step is
         # left to the chunk (gridcode.finish, after the decision), so the argument is computed in the column
