@@ -197,9 +197,34 @@ def compiled_expression(model: Model, expr: sympy.Basic, names: Sequence[str], t
     key = ("expression", expr, tuple(names), str(target))
     kept = state_of(model).compiled
     if key not in kept:
-        base = scaling.base_expression(model, expr) / scaling.unit_scale(target)
-        kept[key] = _lambdify([model.symbols[n] for n in names], base)
+        kept[key] = _lambdify([model.symbols[n] for n in names], expression_base(model, expr, target))
     return kept[key]  # type: ignore[no-any-return]
+
+
+def expression_base(model: Model, expr: sympy.Basic, target: pint.Unit) -> sympy.Basic:
+    """What :func:`compiled_expression` compiles: ``expr`` rewritten for base units, in ``target``
+    (an expression whose symbols are all in base units is its own rewrite: no walk over it); cached per model."""
+    key = ("expression base", expr, str(target))
+    kept = state_of(model).compiled
+    if key not in kept:
+        based = expr if scaling.in_base_units(model, expr) else scaling.base_expression(model, expr)
+        kept[key] = based / scaling.unit_scale(target)
+    return kept[key]
+
+
+def base_function(model: Model, symbols: Sequence[sympy.Symbol], base: sympy.Basic) -> Callable[..., Any]:
+    """A base-unit expression compiled as :func:`compiled_expression` compiles one (cached per model)."""
+    key = ("base function", base, tuple(symbols))
+    kept = state_of(model).compiled
+    if key not in kept:
+        kept[key] = _lambdify(list(symbols), base)
+    return kept[key]  # type: ignore[no-any-return]
+
+
+def relations_function(symbols: Sequence[sympy.Symbol], relations: tuple[sympy.Basic, ...]) -> Callable[..., Any]:
+    """One function giving the truth value of each of ``relations`` (a tuple), each printed and
+    compiled as it is inside a larger expression by :func:`compiled_expression`."""
+    return _lambdify(symbols, relations)  # type: ignore[no-any-return]
 
 
 def declared_unit_function(model: Model, expr: sympy.Basic, variables: Sequence[str],

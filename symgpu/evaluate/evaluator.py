@@ -11,7 +11,7 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.evaluate import compiler, scaling, input_values, one_sided, stepwise
+from symgpu.evaluate import compiler, scaling, input_values, one_sided, piece_select, stepwise
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -114,10 +114,24 @@ def evaluate_expression(model: Model, expr: sympy.Basic, unit: pint.Unit | str |
         where = f" (not in preset '{preset}')" if preset else ""
         raise errors.EvaluationError(f"{model.id}: the result needs a value for {', '.join(missing)}{where}; pass NAME=VALUE")
     magnitudes = [np.asarray(input_values.base_magnitude(model, n, merged[n]), dtype=float) for n in names]
-    function = compiler.compiled_expression(model, expr, names, target)
+    inputs = compiler.broadcast(magnitudes) if expr.has(sympy.Piecewise) else magnitudes
+    function = _point_function(model, expr, names, target, inputs)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        out = np.asarray(function(*(compiler.broadcast(magnitudes) if expr.has(sympy.Piecewise) else magnitudes)), dtype=float)
+        out = np.asarray(function(*inputs), dtype=float)
     return ureg.Quantity(float(out) if out.ndim == 0 else out, target)
+
+
+def _point_function(model: Model, expr: sympy.Basic, names: list[str], target: pint.Unit, inputs: list[Any]) -> Any:
+    """The compiled ``expr`` (:func:`compiler.compiled_expression`), or at a point where it is a
+    large ``Piecewise``, the same with only the piece that applies there
+    (:mod:`symgpu.evaluate.piece_select`: the same value, bit for bit)."""
+    if isinstance(expr, sympy.Piecewise) and len(expr.args) >= piece_select.MIN_PIECES and not any(np.ndim(v) for v in inputs):
+        symbols = [model.symbols[n] for n in names]
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            narrow = piece_select.narrowed(compiler.expression_base(model, expr, target), symbols, inputs)
+        if narrow is not None:
+            return compiler.base_function(model, symbols, narrow)
+    return compiler.compiled_expression(model, expr, names, target)
 
 
 def exact(model: Model, name: str, *, preset: str | None = None, values: Mapping[str, Any] | None = None) -> sympy.Expr:
