@@ -12,7 +12,7 @@ from symgpu import errors
 from symgpu.derive import jobs
 from symgpu.derive.extra_records import ActiveBranch, ActiveRegime, ValueAt
 from symgpu.evaluate import point, scaling
-from symgpu.evaluate.active import condition_holds
+from symgpu.evaluate.active import condition_holds, condition_verdict, sides_at
 
 
 def where_text(preset: str | None, values: Mapping[str, Any]) -> str:
@@ -43,11 +43,12 @@ def active_regimes(job: jobs._Job, found: Sequence[Any], preset: str | None, val
     """The regimes (from :func:`symgpu.derive.regimes`) whose conditions all hold at the inputs."""
     model = job.model
     out = []
+    side = sides_at(model, preset, values)  # the rows share most relations: each side evaluated once
     for regime in found:
         reasons = []
         ok = True
         for cond in regime.raw:
-            holds, shown = condition_holds(model, cond.relational, preset, values)
+            holds, shown = condition_verdict(cond.relational, side, model.id)
             reasons.append(shown)
             if not holds:
                 ok = False

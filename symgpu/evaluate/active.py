@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from symgpu.model import Equation, Model
 
 __all__ = ["RELATIONS", "RELATION_CODES", "TIE", "active_regime", "argument_labels", "argument_order", "binding", "binding_index", "binding_order",
-           "boundary_sides", "condition_holds", "condition_verdict", "larger_magnitude", "relation_holds", "relation_number", "tie_interval",
+           "boundary_sides", "condition_holds", "condition_verdict", "sides_at", "larger_magnitude", "relation_holds", "relation_number", "tie_interval",
            "tied"]
 
 def argument_labels(equation: Equation) -> tuple[str, ...]:
@@ -123,6 +123,20 @@ def condition_holds(model: Model, condition: Any, preset: str | None, values: Ma
     :data:`TIE` of each other are equal (so ties are not decided by rounding).
     """
     return condition_verdict(condition, lambda expr: _side(model, expr, preset, values), model.id)
+
+
+def sides_at(model: Model, preset: str | None, values: Mapping[str, Any]) -> Callable[[sympy.Expr], float]:
+    """The side function :func:`condition_holds` uses at this point, each distinct expression
+    evaluated once: for deciding many conditions that share their sides (a regime table's rows)."""
+    found: dict[sympy.Expr, float] = {}
+
+    def side(expr: sympy.Expr) -> float:
+        value = found.get(expr)
+        if value is None:
+            value = found[expr] = _side(model, expr, preset, values)
+        return value
+
+    return side
 
 
 def active_regime(model: Model, quantity: str, preset: str | None = None, **values: Any) -> tuple[str, float, str | None, float | None]:
