@@ -92,3 +92,14 @@ def test_array_inputs_and_small_tables_are_not_narrowed():
     assert piece_select.narrowed(small, [a], [np.float64(0.5)]) is None
     narrow = piece_select.narrowed(large, [a], [np.float64(2.5)])  # the first k with 2.5 < k is 3
     assert isinstance(narrow, sympy.Piecewise) and narrow.args[0].expr == a + 3 and narrow.args[0].cond is sympy.true
+
+
+def test_tables_printed_another_way_are_not_narrowed():
+    model = symgpu.load("occupancy")
+    a, b = model.symbols["threads_per_block"], model.symbols["regs_per_thread"]
+    rows = [(a + k, a < k) for k in range(2, 2 + piece_select.MIN_PIECES)]
+    with_infinity = sympy.Piecewise(*rows, (sympy.oo, sympy.true), evaluate=False)
+    piecewise_side = sympy.Piecewise(*rows, (a, sympy.Piecewise((a, b < 1), (b, True)) > 3), (b, sympy.true), evaluate=False)
+    exclusive = sympy.Piecewise(*rows, (a, sympy.Xor(a > 3, b > 3)), (b, sympy.true), evaluate=False)
+    for table in (with_infinity, piecewise_side, exclusive):
+        assert piece_select.narrowed(table, [a, b], [np.float64(100.0), np.float64(2.0)]) is None

@@ -92,31 +92,36 @@ def _table(base: sympy.Basic) -> tuple[sympy.Piecewise | None, Any]:
 @memoised("evaluate.piece_select.relations", 64)
 def _relations(table: sympy.Piecewise) -> tuple[sympy.Basic, ...] | None:
     """The distinct relations of ``table``'s conditions, in order; None where the narrowed code
-    would not be printed as the whole is (:func:`_printed_alike`)."""
-    if not _printed_alike(table):
-        return None
-    return tuple(dict.fromkeys(r for _, cond in table.args for r in sympy.preorder_traversal(cond)
-                               if isinstance(r, sympy.core.relational.Relational)))
+    would not be printed as the whole is (see the module docstring).
 
-
-def _printed_alike(table: sympy.Piecewise) -> bool:
-    """True where the narrowed code is printed as in the whole (see the module docstring)."""
-    if table.has(sympy.zoo, sympy.oo, -sympy.oo, sympy.I):
-        return False
+    NOTE: the conditions are walked down to their relations only, and what is checked node by
+    node (infinities, ``I``, a ``Piecewise`` side) is checked once per distinct relation and
+    value: the rows of a regime table share most of them."""
+    found: dict[sympy.Basic, None] = {}
+    values: dict[sympy.Basic, None] = {}
     for value, cond in table.args:
         if not isinstance(value, sympy.Expr) or (value.is_Integer and abs(int(value)) >= _INT64):
-            return False
-        if not _plain_condition(cond):
-            return False
-    return True
+            return None
+        values[value] = None
+        if not _collect(cond, found):
+            return None
+    unusual = (sympy.zoo, sympy.oo, -sympy.oo, sympy.I)
+    if any(v.has(*unusual) for v in values) or any(r.has(sympy.Piecewise, *unusual) for r in found):
+        return None
+    return tuple(found)
 
 
-def _plain_condition(cond: Any) -> bool:
+def _collect(cond: Any, found: dict[sympy.Basic, None]) -> bool:
+    """Add the relations of ``cond`` (``And``/``Or``/``Not`` of relations) to ``found``; False
+    where it is made of anything else (``ITE``, ``Xor``, ...: printed otherwise)."""
     if isinstance(cond, sympy.logic.boolalg.BooleanAtom):
         return True
     if isinstance(cond, (sympy.And, sympy.Or, sympy.Not)):
-        return all(_plain_condition(c) for c in cond.args)
-    return isinstance(cond, sympy.core.relational.Relational) and not cond.has(sympy.Piecewise)
+        return all(_collect(c, found) for c in cond.args)
+    if isinstance(cond, sympy.core.relational.Relational):
+        found[cond] = None
+        return True
+    return False
 
 
 def _holds(cond: Any, known: dict[Any, bool]) -> bool:
