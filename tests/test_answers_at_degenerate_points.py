@@ -233,3 +233,18 @@ def test_a_two_sided_limit_at_a_pole_is_refused_not_printed_as_complex_infinity(
         derive.limit(model, "P", "I", "P_peak/B", direction="+-")
     above = derive.limit(model, "P", "I", "P_peak/B", direction="+")
     assert above.result == sympy.oo
+
+
+def test_an_answer_sympy_cannot_print_to_numpy_is_evaluated_with_numbers_put_in_not_an_internal_error():
+    # found by differential.py --questions 10000 --seed 1 once the linear factoring let this derivation finish in
+    # 2 s: the minimum of dram_throughput_ilp over ilp has ITE(...Min(0, .../alpha)...) conditions that SymPy's
+    # NumPy printer fails on (PolynomialError); it was an internal error. At alpha = 0.5 no branch holds (NaN: "no
+    # minimum"), and brute force agrees: the quantity falls towards 0 as ilp -> 0 and is 138 GB/s from ilp = 2 on
+    model = symgpu.load("volkov_2016_ilp")
+    answer = model.extremum("dram_throughput_ilp", over="ilp", kind="min")
+    assert answer.certificate is not None and answer.certificate.checked
+    xs = np.array([1e-3, 1e-2, 0.1, 1.0, 2.0, 16.0])
+    brute = np.asarray(model.evaluate("dram_throughput_ilp", "gt200", values={"alpha": 0.5, "n": 8.0, "ilp": xs}).magnitude, dtype=float)
+    assert np.all(np.diff(brute) >= 0) and brute[0] < brute[1] / 5
+    assert math.isnan(float(derive.evaluate_result(model, answer, "gt200", alpha=0.5, n=8.0).magnitude))
+    assert answer.extra.elsewhere is not None and "no minimum" in answer.extra.elsewhere

@@ -15,6 +15,7 @@ import pint
 import sympy
 from sympy.printing.numpy import NumPyPrinter
 
+from symgpu import errors
 from symgpu.evaluate import gridcode, scaling
 from symgpu.evaluate.state import state_of
 from symgpu.memo import Memo
@@ -49,7 +50,13 @@ def _lambdify(symbols: Sequence[sympy.Symbol], expr: sympy.Basic, cse: bool = Fa
     key = (tuple(symbols), expr, cse, evaluating, sympy.core.parameters.global_parameters.evaluate)
     found = _COMPILED.get(key)
     if found is None:
-        found = _COMPILED[key] = _compile(symbols, expr, cse, evaluating)
+        try:
+            found = _compile(symbols, expr, cse, evaluating)
+        except errors.EvaluationError as exc:
+            found = exc  # kept too: a failed compile (seconds of SymPy printing) is not tried again per point
+        _COMPILED[key] = found
+    if isinstance(found, errors.EvaluationError):
+        raise errors.EvaluationError(str(found))
     return found
 
 
@@ -82,7 +89,13 @@ def _compile(symbols: Sequence[sympy.Symbol], expr: sympy.Basic, cse: bool, eval
             # NOTE: an unevaluated coefficient (-1*oo in a limit) cannot be compared with 0 while printing; a relation
             # between two Piecewise (an extremum's candidates compared) sends SymPy's unevaluated printing into a loop
             pass
-    return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), cse=cse, **_NO_DOCSTRING)
+    try:
+        return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), cse=cse, **_NO_DOCSTRING)
+    except (TypeError, ValueError, RecursionError, AttributeError, sympy.PolynomialError) as exc:
+        # a condition SymPy cannot print to NumPy (its printer simplifies conditions, and an ITE over a Min(0, ...)
+        # fails there): no number can be had from it, said as an evaluation error, never an internal one
+        raise errors.EvaluationError(f"the expression cannot be compiled to NumPy ({type(exc).__name__}: "
+                                     f"{' '.join(str(exc).split())[:120]}); {sympy.sstr(expr)[:120]}") from None
 
 
 def compiled(model: Model, name: str, given: frozenset[str]) -> tuple[tuple[str, ...], Any, sympy.Expr]:

@@ -115,10 +115,40 @@ def evaluate_expression(model: Model, expr: sympy.Basic, unit: pint.Unit | str |
         raise errors.EvaluationError(f"{model.id}: the result needs a value for {', '.join(missing)}{where}; pass NAME=VALUE")
     magnitudes = [np.asarray(input_values.base_magnitude(model, n, merged[n]), dtype=float) for n in names]
     inputs = compiler.broadcast(magnitudes) if expr.has(sympy.Piecewise) else magnitudes
-    function = _point_function(model, expr, names, target, inputs)
+    try:
+        function = _point_function(model, expr, names, target, inputs)
+    except errors.EvaluationError:
+        if any(np.ndim(v) for v in inputs):
+            raise
+        return ureg.Quantity(_at_numbers(model, expr, names, target, inputs), target)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         out = np.asarray(function(*inputs), dtype=float)
     return ureg.Quantity(float(out) if out.ndim == 0 else out, target)
+
+
+def _at_numbers(model: Model, expr: sympy.Basic, names: list[str], target: pint.Unit, inputs: list[Any]) -> float:
+    """``expr`` at one point where SymPy cannot print it to NumPy (a condition its printer fails to
+    simplify: an ``ITE`` over a ``Min(0, ...)``): the base-unit magnitudes put in as exact numbers,
+    so every condition is decided and the value is a number; NaN where it is undefined there.
+
+    Raises:
+        errors.EvaluationError: the expression is no real number there.
+    """
+    put = {model.symbols[n]: sympy.Rational(repr(float(v))) for n, v in zip(names, inputs)}
+    based = compiler.expression_base(model, expr, target)
+    try:
+        value = based.xreplace(put)
+    except ValueError:  # a Min/Max of complex infinity: the one-sided value at a nonnegative input's 0, as IEEE gives
+        value = sympy.zoo
+    if value.has(sympy.zoo):
+        value = one_sided.substitute(based, put)
+    if value.has(sympy.nan):  # no branch holds there (a first-match Piecewise without an "otherwise")
+        return float("nan")
+    try:
+        return float(value)
+    except TypeError:
+        raise errors.EvaluationError(f"{model.id}: the result is not a real number at the given values "
+                                     f"({sympy.sstr(value)[:120]})") from None
 
 
 def _point_function(model: Model, expr: sympy.Basic, names: list[str], target: pint.Unit, inputs: list[Any]) -> Any:
