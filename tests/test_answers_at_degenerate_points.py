@@ -16,6 +16,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,6 +32,8 @@ from symgpu.derive.certify_path import Asked
 from symgpu.evaluate import active, evaluator
 
 import differential_checks as checks
+
+ROOT = Path(__file__).resolve().parent.parent
 import differential_oracle as oracle
 from differential_questions import Point, Question
 
@@ -248,3 +254,14 @@ def test_an_answer_sympy_cannot_print_to_numpy_is_evaluated_with_numbers_put_in_
     assert np.all(np.diff(brute) >= 0) and brute[0] < brute[1] / 5
     assert math.isnan(float(derive.evaluate_result(model, answer, "gt200", alpha=0.5, n=8.0).magnitude))
     assert answer.extra.elsewhere is not None and "no minimum" in answer.extra.elsewhere
+
+
+def test_the_same_answer_read_back_from_the_store_is_checked_too(tmp_path, monkeypatch):
+    # the stored answer is parsed back unevaluated, and SymPy's unevaluated printing failed on it where the
+    # fresh one printed (PolynomialError from the first lambdify attempt: an internal error on the second run)
+    monkeypatch.setenv("SYMGPU_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("SYMGPU_NO_CACHE", raising=False)
+    ask = [sys.executable, "-m", "symgpu", "extremum", "volkov_2016_ilp", "dram_throughput_ilp", "--over", "ilp", "--min"]
+    for _ in range(2):
+        done = subprocess.run(ask, capture_output=True, text=True, timeout=600, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert done.returncode == 0 and "checked numerically" in done.stdout, done.stderr

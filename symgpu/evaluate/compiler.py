@@ -81,13 +81,18 @@ def _compile(symbols: Sequence[sympy.Symbol], expr: sympy.Basic, cse: bool, eval
     if isinstance(expr, sympy.Basic) and expr.has(sympy.zoo):  # complex infinity has no real number and no NumPy spelling: NaN wherever it is read
         expr = expr.xreplace({sympy.zoo: sympy.nan})
     if evaluating:
-        return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), **_NO_DOCSTRING)
+        try:
+            return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), **_NO_DOCSTRING)
+        except (TypeError, ValueError, RecursionError, AttributeError, sympy.PolynomialError) as exc:
+            raise errors.EvaluationError(f"the expression cannot be compiled to NumPy ({type(exc).__name__}: "
+                                         f"{' '.join(str(exc).split())[:120]}); {sympy.sstr(expr)[:120]}") from None
     with sympy.evaluate(False):
         try:
             return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), cse=cse, **_NO_DOCSTRING)
-        except (TypeError, RecursionError, AttributeError):
+        except (TypeError, ValueError, RecursionError, AttributeError, sympy.PolynomialError):
             # NOTE: an unevaluated coefficient (-1*oo in a limit) cannot be compared with 0 while printing; a relation
-            # between two Piecewise (an extremum's candidates compared) sends SymPy's unevaluated printing into a loop
+            # between two Piecewise (an extremum's candidates compared) sends SymPy's unevaluated printing into a loop;
+            # a condition the printer simplifies may fail unevaluated (an ITE over a Min(0, ...): PolynomialError)
             pass
     try:
         return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), cse=cse, **_NO_DOCSTRING)
