@@ -80,27 +80,27 @@ def _compile(symbols: Sequence[sympy.Symbol], expr: sympy.Basic, cse: bool, eval
     """
     if isinstance(expr, sympy.Basic) and expr.has(sympy.zoo):  # complex infinity has no real number and no NumPy spelling: NaN wherever it is read
         expr = expr.xreplace({sympy.zoo: sympy.nan})
-    if evaluating:
-        try:
-            return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), **_NO_DOCSTRING)
-        except (TypeError, ValueError, RecursionError, AttributeError, sympy.PolynomialError) as exc:
-            raise errors.EvaluationError(f"the expression cannot be compiled to NumPy ({type(exc).__name__}: "
-                                         f"{' '.join(str(exc).split())[:120]}); {sympy.sstr(expr)[:120]}") from None
-    with sympy.evaluate(False):
-        try:
-            return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), cse=cse, **_NO_DOCSTRING)
-        except (TypeError, ValueError, RecursionError, AttributeError, sympy.PolynomialError):
-            # NOTE: an unevaluated coefficient (-1*oo in a limit) cannot be compared with 0 while printing; a relation
-            # between two Piecewise (an extremum's candidates compared) sends SymPy's unevaluated printing into a loop;
-            # a condition the printer simplifies may fail unevaluated (an ITE over a Min(0, ...): PolynomialError)
-            pass
+    if not evaluating:
+        with sympy.evaluate(False):
+            try:
+                return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), cse=cse, **_NO_DOCSTRING)
+            except _PRINTING_FAILURES:
+                # NOTE: an unevaluated coefficient (-1*oo in a limit) cannot be compared with 0 while printing; a relation
+                # between two Piecewise (an extremum's candidates compared) sends SymPy's unevaluated printing into a loop;
+                # a condition the printer simplifies may fail unevaluated (an ITE over a Min(0, ...): PolynomialError)
+                pass
     try:
-        return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), cse=cse, **_NO_DOCSTRING)
-    except (TypeError, ValueError, RecursionError, AttributeError, sympy.PolynomialError) as exc:
+        return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), cse=cse and not evaluating,
+                              **_NO_DOCSTRING)
+    except _PRINTING_FAILURES as exc:
         # a condition SymPy cannot print to NumPy (its printer simplifies conditions, and an ITE over a Min(0, ...)
         # fails there): no number can be had from it, said as an evaluation error, never an internal one
         raise errors.EvaluationError(f"the expression cannot be compiled to NumPy ({type(exc).__name__}: "
                                      f"{' '.join(str(exc).split())[:120]}); {sympy.sstr(expr)[:120]}") from None
+
+
+#: what SymPy raises while printing an expression it cannot print to NumPy
+_PRINTING_FAILURES = (TypeError, ValueError, RecursionError, AttributeError, sympy.PolynomialError)
 
 
 def compiled(model: Model, name: str, given: frozenset[str]) -> tuple[tuple[str, ...], Any, sympy.Expr]:
