@@ -162,7 +162,10 @@ def _roots_at(model: Model, derivation: Derivation, asked: Asked, point: _Point,
 def _exact_at(model: Model, asked: Asked, point: _Point, x: float) -> complex | None:
     """The quantity at ``x`` in exact arithmetic (the evaluate path's exact mode, 30 digits), for values
     whose IEEE digits cancellation ate (Volkov's latency root); None where exact evaluation gives none."""
-    values = {k: float(v) for k, v in _with(model, asked, point, x).items() if k != asked.quantity and np.ndim(v) == 0}
+    # a value given with its unit (``--set n=8`` from the command line) stays a quantity: the exact mode
+    # converts it to the declared unit, as the IEEE path does
+    values = {k: v if hasattr(v, "units") else float(v) for k, v in _with(model, asked, point, x).items()
+              if k != asked.quantity and np.ndim(v) == 0}
     try:
         return complex(evaluator.exact(model, asked.quantity, preset=point.preset, values=values).evalf(30))
     except (errors.SymgpuError, TypeError, ValueError, ZeroDivisionError, ArithmeticError):

@@ -116,12 +116,16 @@ def _uncovered_range(model: Model, derivation: Derivation, asked: Asked, point: 
         return None, 0
     ranges = results.applying_ranges(model, derivation, point.preset, values)
     spread = np.unique(np.linspace(0, len(exact) - 1, min(len(exact), RANGE_SAMPLES)).astype(int))
+    covered = 0
     for i in spread:
         x = float(exact[i])
-        if not any(_close(x, r) for r in roots) and not any(_holds(model, f.when, point, {**values, asked.variable: x}) for f in ranges) \
-                and _exactly(model, asked, point, x, float(np.asarray(target_of(np.asarray(x)), dtype=float))):
+        if any(_close(x, r) for r in roots):
+            continue
+        if any(_holds(model, f.when, point, {**values, asked.variable: x}) for f in ranges):
+            covered += 1
+        elif _exactly(model, asked, point, x, float(np.asarray(target_of(np.asarray(x)), dtype=float))):
             return x, 0
-    return None, len(spread)
+    return None, covered  # values that only looked exact (IEEE digits lost) are on no range and not counted
 
 
 def _exactly(model: Model, asked: Asked, point: _Point, x: float, target: float) -> bool:
