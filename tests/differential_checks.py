@@ -255,7 +255,7 @@ def _check_solve(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
             return Verdict(q, "disagree", "solve: the relation fails at a root", shown,
                            f"{q.quantity}({root:.10g}) = {value:.10g}, target {q.target:.10g}; roots {brute}")
     for bracket in isolated:
-        if not any(bracket.contains(r) for r in found):
+        if not any(bracket.contains(r) for r in found) and not oracle.rounding_noise(model, q.quantity, q.point, q.variable, q.target, bracket, xs):
             return Verdict(q, "disagree", "solve: misses a root the scan finds", shown, brute)
     if plateaus and not covered:  # isolated roots cannot describe a range (the target is a plateau's value)
         return Verdict(q, "disagree", "solve: the relation holds on a whole range; the answer gives isolated roots", shown, brute)

@@ -182,6 +182,26 @@ def roots(model: symgpu.Model, quantity: str, point: Point, name: str, target: f
     return isolated, plateaus
 
 
+def rounding_noise(model: symgpu.Model, quantity: str, point: Point, name: str, target: float, bracket: Bracket,
+                   xs: np.ndarray) -> bool:
+    """Is a root :func:`roots` found rounding noise, no root in exact arithmetic (the evaluate path's exact
+    mode)? A grid point where the IEEE value meets the target is none where the exact value is off it by
+    more than 1e-12 relative; a sign change between two grid points is none where the exact values at both
+    lie on one side of the target. A closed form that cancels keeps few IEEE digits, and where it varies by
+    less than those its IEEE values cross the target at random (Volkov's textbook latency root at
+    ``alpha = 1e9`` kept 6 of its 16 digits and crossed its target dozens of times over ``b``). False where
+    the exact mode gives no number. For the roots an answer lacks only: each costs exact evaluations."""
+    if bracket.low == bracket.high:
+        exact = float(exact_on(model, quantity, point, name, np.array([bracket.low]))[0])
+        return math.isfinite(exact) and abs(exact - target) > 1e-12 * max(abs(target), 1e-300)
+    below = xs[xs <= bracket.low]
+    above = xs[xs >= bracket.high]
+    if not len(below) or not len(above):
+        return False
+    exact = exact_on(model, quantity, point, name, np.array([below[-1], above[0]])) - target
+    return bool(np.all(np.isfinite(exact)) and exact[0] * exact[1] > 0)
+
+
 def regime_at(model: symgpu.Model, quantity: str, point: Point, name: str, x: float) -> str | None:
     """The limiter or case of ``quantity`` that holds at ``name = x`` (None where it cannot be told)."""
     try:

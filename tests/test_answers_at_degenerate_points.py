@@ -320,3 +320,29 @@ def test_a_solve_for_b_at_a_huge_intensity_is_checked_and_gives_the_root_of_the_
     # target moves b by ~100 cycles), so the IEEE value of the closed form is good to ~1e-5, not to its 10 digits
     value = float(out.split("value: ")[1].split(" cycle")[0])
     assert value == pytest.approx(float(b), rel=1e-5)
+
+
+@pytest.fixture
+def textbook_volkov(tmp_path: Path) -> Path:
+    """A user's copy of ``volkov_2016`` with the latency root in the textbook form (q - sqrt(q**2 - 4*p*r))/(2*p)."""
+    text = (ROOT / "equations" / "volkov_2016.toml").read_text(encoding="utf-8")
+    rationalised = 'rhs = "2*n*c_ipc/((a + alpha*alu_lat)*c_ipc + n + sqrt(((a + alpha*alu_lat)*c_ipc - n)**2 + 4*b*n*c_ipc))"'
+    textbook = ('rhs = "((a + alpha*alu_lat)*c_ipc + n - sqrt(((a + alpha*alu_lat)*c_ipc + n)**2 - 4*(a + alpha*alu_lat - b)*n*c_ipc))'
+                '/(2*(a + alpha*alu_lat - b))"')
+    assert text.count(rationalised) == 1
+    path = tmp_path / "volkov_2016.toml"
+    path.write_text(text.replace(rationalised, textbook), encoding="utf-8")
+    return path
+
+
+def test_sign_changes_in_rounding_noise_are_no_missing_roots_for_the_certificate_or_the_tester(textbook_volkov):
+    model = symgpu.load(str(textbook_volkov))
+    b = np.geomspace(10.0, 1e4, 400)
+    ieee = model.evaluate("x_latency_root", "maxwell", values={**NOISE_AT, "b": b}).magnitude
+    target = 1.3333332505885067e-09
+    assert np.count_nonzero(np.diff(np.sign(ieee - target))) > 2  # the noise: the IEEE values cross the target over and over
+    answer = model.solve("x_latency_root", for_="b", target=repr(target), preset="maxwell", values=NOISE_AT)
+    assert "a scan of b finds no other" in answer.certificate.text()
+    question = Question("solve", str(textbook_volkov), "x_latency_root", "b", _point("maxwell", {**NOISE_AT, "b": 22.0}), target=target)
+    verdict = checks.judge(question, limit=0)
+    assert verdict.outcome == "agree", verdict.line()
