@@ -230,21 +230,27 @@ def progress_bar(total: int, enabled: bool | None) -> Any:
     return tqdm.tqdm(total=total, delay=1.0, unit="pt", unit_scale=True, file=sys.stderr, leave=False)
 
 
+def spans(grid: Grid, chunk_size: int, progress: bool | None) -> Iterator[tuple[int, int]]:
+    """``grid.chunks(chunk_size)``, the progress bar (:func:`progress_bar`) moved on as each chunk is
+    done and closed when the loop ends, however it ends."""
+    bar = progress_bar(grid.size, progress)
+    try:
+        for start, stop in grid.chunks(chunk_size):
+            yield start, stop
+            if bar is not None:
+                bar.update(stop - start)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
 def buffered_chunks(plan: Numbers, program: gridcode.GridProgram, chunk_size: int = DEFAULT_CHUNK,
                     progress: bool | None = False) -> Iterator[Chunk]:
     """The plan's chunks by ``program`` (each chunk's columns new, the scratch buffers reused)."""
     size = min(plan.grid.size, chunk_size)
-    bar = progress_bar(plan.grid.size, progress)
     scratch = np.empty(2 * size, dtype=bool) if plan.regime is not None else None
     floats, bools = buffers(program, size)
     axes, fixed = base_axes(plan), [np.float64(v) for _, v in plan.fixed]
-    try:
-        for start, stop in plan.grid.chunks(chunk_size):
-            chunk = buffered_chunk(plan, program, start, stop, axes, fixed, plan.grid.boxes(start, stop),
-                                   Targets({}, None, scratch, floats, bools))
-            if bar is not None:
-                bar.update(stop - start)
-            yield chunk
-    finally:
-        if bar is not None:
-            bar.close()
+    for start, stop in spans(plan.grid, chunk_size, progress):
+        yield buffered_chunk(plan, program, start, stop, axes, fixed, plan.grid.boxes(start, stop),
+                             Targets({}, None, scratch, floats, bools))

@@ -16,7 +16,7 @@ from symgpu.evaluate import compiler, gridcode
 from symgpu.memo import Memo
 from symgpu.model import Model
 from symgpu.sweep import backends, fused
-from symgpu.sweep.chunks import DEFAULT_CHUNK, Chunk, Columns, Targets, base_axes, buffered_chunk, buffered_chunks, buffers, chunk_of, progress_bar
+from symgpu.sweep.chunks import DEFAULT_CHUNK, Chunk, Columns, Targets, base_axes, buffered_chunk, buffered_chunks, buffers, chunk_of, progress_bar, spans
 from symgpu.sweep.grid import Axis, Grid
 from symgpu.sweep.plan import SweepPlan, build_plan
 
@@ -143,21 +143,13 @@ def iter_chunks(plan: SweepPlan, backend: str = "numpy", chunk_size: int = DEFAU
     if runner.name == "numpy" and isinstance(function, gridcode.GridProgram):
         yield from buffered_chunks(plan, function, chunk_size, progress)  # the loop a stored plan runs too
         return
-    bar = progress_bar(plan.grid.size, progress)
     scratch = np.empty(2 * min(plan.grid.size, chunk_size), dtype=bool) if plan.regime is not None and backend == "numpy" else None
     floats, bools = buffers(function, min(plan.grid.size, chunk_size))
-    try:
-        for start, stop in plan.grid.chunks(chunk_size):
-            if runner.name == "numpy":  # each chunk's columns new, the scratch reused
-                chunk = _grid_chunk(plan, function, start, stop, Targets({}, None, scratch, floats, bools))
-            else:
-                chunk = evaluate_chunk(plan, runner, function, start, stop, scratch)
-            if bar is not None:
-                bar.update(stop - start)
-            yield chunk
-    finally:
-        if bar is not None:
-            bar.close()
+    for start, stop in spans(plan.grid, chunk_size, progress):
+        if runner.name == "numpy":  # each chunk's columns new, the scratch reused
+            yield _grid_chunk(plan, function, start, stop, Targets({}, None, scratch, floats, bools))
+        else:
+            yield evaluate_chunk(plan, runner, function, start, stop, scratch)
 
 
 def sweep(model: Model, quantities: str | Sequence[str], *, grid: Grid | Sequence[str | Axis] = (),
