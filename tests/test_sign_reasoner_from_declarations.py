@@ -111,3 +111,9 @@ def test_the_relations_are_put_into_sums_sharing_a_max_as_sympy_xreplace_puts_th
     shared = sympy.Max(y + 1, x * z, sympy.Min(x, z - 1))
     for expr in (shared, x + shared, 1 / shared - y, shared * (z - x) + sympy.Max(x, z)):
         assert reasoner._forward(expr) == expr.xreplace(reasoner.forward)
+
+
+def test_a_sign_is_refuted_under_the_declarations_and_not_once_a_relation_fixes_it():
+    assert SignReasoner(declared()).refuted(x - y)  # x = 1, y = 2 and x = 2, y = 1 are both allowed
+    assert not SignReasoner(declared()).refuted(x + y)
+    assert not SignReasoner(declared(), [sympy.StrictGreaterThan(x, y)]).refuted(x - y)  # x - y = d > 0 then

@@ -252,6 +252,13 @@ class SignReasoner:
             self.verdicts.put(e, key[1], Verdict(found))
         return found
 
+    def refuted(self, expr: sympy.Basic) -> bool:
+        """True where ``expr`` takes two of the signs -, 0, + at points the assumptions admit
+        (:func:`~symgpu.proofs.exact_signs.refuted`, exact values at a few points): a proof that
+        :meth:`sign` of ``expr``, or of any form of it equal where it is defined (its ``nice`` form),
+        is None. False means only "not refuted"."""
+        return exact_signs.refuted(self._forward(expr), self.positives)
+
     def _sign(self, e: sympy.Basic) -> int | None:
         # cheap decisions first: interval arithmetic over the declared ranges, then SymPy's
         # assumptions; factoring and simplify only when both leave the sign open
