@@ -190,3 +190,12 @@ def test_a_closed_form_is_not_refused_where_its_stated_conditions_do_not_hold():
     inside = certify.certify(model, dataclasses.replace(answer, certificate=None),
                              Asked("extremum", "M_ReadConcurrent", "MSHRs", "table1", (("M_Read", 3.0), ("W", 4.0)), to="max"))
     assert inside.certificate is not None and inside.certificate.checks and not inside.certificate.unchecked
+
+
+def test_the_scan_grid_keeps_each_value_once_in_order_as_np_unique_does():
+    from symgpu.derive.certify_path import sorted_unique
+    assert sorted_unique(np.array([3.0, -1.0, 0.0, 3.0, -0.0, 2.5, -1.0])).tolist() == [-1.0, 0.0, 2.5, 3.0]
+    assert sorted_unique(np.array([4, 0, 4, 2, 2])).tolist() == [0, 2, 4]
+    assert sorted_unique(np.array([], dtype=float)).tolist() == []
+    grid = np.concatenate([np.geomspace(1e-3, 1e3, 50), np.linspace(5.0, 15.0, 201), np.zeros(1)])
+    assert np.array_equal(sorted_unique(grid), np.unique(grid))

@@ -198,6 +198,15 @@ def test_opposite_signs_at_admissible_points_refute_a_sign():
     assert exact_signs.refuted(x - sympy.Rational(1, 2))  # x = 1 and x = 1/3 are both allowed
 
 
+def test_a_difference_that_one_input_outgrows_is_refuted():
+    a = sympy.Symbol("a", nonnegative=True)
+    b, c = sympy.Symbol("b", positive=True), sympy.Symbol("c", positive=True)
+    # Huang's (alpha + 1)*(alu_lat - 1)/(alpha*alu_lat + mem_lat) - 1 = (b - a - c - 1)/(a*b + c):
+    # negative at b = 1, positive only where b outgrows a + c + 1 (b = 4096, a = c = 1: 4093/4097),
+    # which none of the seeded draws of small values reaches
+    assert exact_signs.refuted((a + 1) * (b - 1) / (a * b + c) - 1)
+
+
 def test_an_expression_of_one_sign_is_never_refuted():
     assert not exact_signs.refuted(x + y)
     assert not exact_signs.refuted(n - sympy.Rational(1, 2))  # n >= 1: the integer assumption is respected

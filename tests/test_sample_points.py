@@ -59,6 +59,16 @@ def test_points_meet_the_assumptions_and_repeat_on_every_run():
     assert list(sample_points.points(symbols, pools, 97, 3)) != list(sample_points.points(symbols, pools, 98, 3))
 
 
+def test_one_large_gives_each_symbol_in_turn_its_largest_admissible_value_and_the_others_their_first():
+    symbols = sample_points.ordered([z, w, x, k])
+    pools = [sample_points.SMALL.admissible(s) for s in symbols]
+    found = list(sample_points.one_large(symbols, pools))
+    # SMALL's largest magnitudes: 4096 (k, x, z; z's pool also holds -100), -100 (w); first values 1, 1, 1, -1
+    assert found == [{k: 4096, w: -1, x: 1, z: 1}, {k: 1, w: -100, x: 1, z: 1},
+                     {k: 1, w: -1, x: 4096, z: 1}, {k: 1, w: -1, x: 1, z: 4096}]
+    assert all(RULES[s](v) for point in found for s, v in point.items())
+
+
 def test_ordered_sorts_dummies_of_one_name_by_their_index():
     a, b = sympy.Dummy("t"), sympy.Dummy("t")
     assert sample_points.ordered([b, x, a]) == [a, b, x]

@@ -90,3 +90,30 @@ def test_a_models_reasoner_reads_exactly_its_constants_of_positive_value_without
     reasoner = signs.reasoner(hk)
     assert expected and set(reasoner.constants) == expected
     assert reasoner.verdicts is signs.DISK
+
+
+def test_a_relation_added_after_a_sign_was_asked_is_used_when_the_min_is_met_again():
+    z = sympy.Symbol("z", real=True, positive=True)
+    d = Declared(symbols=((x, frozenset({"positive"})), (y, frozenset({"positive"})), (z, frozenset({"positive"}))))
+    reasoner = SignReasoner(d)
+    gap = sympy.Min(x - z, y - z)  # x > z and y > z make both arguments positive; either alone does not
+    assert reasoner.sign(gap) is None
+    reasoner.add(sympy.StrictGreaterThan(x, z))
+    assert reasoner.sign(gap) is None
+    reasoner.add(sympy.StrictGreaterThan(y, z))
+    assert reasoner.sign(gap) == 1
+
+
+def test_the_relations_are_put_into_sums_sharing_a_max_as_sympy_xreplace_puts_them():
+    z = sympy.Symbol("z", real=True, positive=True)
+    d = Declared(symbols=((x, frozenset({"positive"})), (y, frozenset({"positive"})), (z, frozenset({"positive"}))))
+    reasoner = SignReasoner(d, [sympy.StrictGreaterThan(x, y + 1), sympy.StrictGreaterThan(z, x)])
+    shared = sympy.Max(y + 1, x * z, sympy.Min(x, z - 1))
+    for expr in (shared, x + shared, 1 / shared - y, shared * (z - x) + sympy.Max(x, z)):
+        assert reasoner._forward(expr) == expr.xreplace(reasoner.forward)
+
+
+def test_a_sign_is_refuted_under_the_declarations_and_not_once_a_relation_fixes_it():
+    assert SignReasoner(declared()).refuted(x - y)  # x = 1, y = 2 and x = 2, y = 1 are both allowed
+    assert not SignReasoner(declared()).refuted(x + y)
+    assert not SignReasoner(declared(), [sympy.StrictGreaterThan(x, y)]).refuted(x - y)  # x - y = d > 0 then

@@ -124,7 +124,18 @@ def _scan_grid(model: Model, variable: str, around: Sequence[float]) -> np.ndarr
     for a in around:
         if np.isfinite(a) and a != 0:
             parts.append(np.linspace(a * 0.5, a * 1.5, 201))
-    return np.unique(np.concatenate(parts))
+    return sorted_unique(np.concatenate(parts))
+
+
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values)`` of a 1-D array without NaN: the same sort and the same comparison of
+    neighbours, without the ``np.ma`` check inside ``np.unique`` (its first use imports ``numpy.ma``,
+    8 ms of every checked solve)."""
+    ordered = np.sort(values)
+    keep = np.empty(ordered.shape, dtype=bool)
+    keep[:1] = True
+    keep[1:] = ordered[1:] != ordered[:-1]
+    return ordered[keep]
 
 
 def _close(a: float, b: float, tol: float = 1e-5) -> bool:

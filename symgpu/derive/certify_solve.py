@@ -16,7 +16,7 @@ import sympy
 from symgpu import errors, units
 from symgpu.derive import results
 from symgpu.derive.certify_path import (RESIDUAL, Asked, _close, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _roots_at,
-                                        _scan_grid, _with)
+                                        _scan_grid, _with, sorted_unique)
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.extra_records import RootRecord
 from symgpu.evaluate import active, evaluator, input_values
@@ -116,7 +116,7 @@ def _uncovered_range(model: Model, derivation: Derivation, asked: Asked, point: 
     if len(exact) <= 2:
         return None, 0
     ranges = results.applying_ranges(model, derivation, point.preset, values)
-    spread = np.unique(np.linspace(0, len(exact) - 1, min(len(exact), RANGE_SAMPLES)).astype(int))
+    spread = sorted_unique(np.linspace(0, len(exact) - 1, min(len(exact), RANGE_SAMPLES)).astype(int))
     covered = 0
     for i in spread:
         x = float(exact[i])
@@ -268,7 +268,7 @@ def _ranges(model: Model, derivation: Derivation, asked: Asked, point: _Point) -
     exact = finite & (np.abs(along - targets) <= EXACT * scale)
     extra = {**results.result_values(derivation, {}), **given}
     claimed = 0
-    for i in np.unique(np.linspace(0, len(grid) - 1, RANGE_SAMPLES).astype(int)):
+    for i in sorted_unique(np.linspace(0, len(grid) - 1, RANGE_SAMPLES).astype(int)):
         x = float(grid[i])
         says = active.condition_holds(model, claim, point.preset, {**_with(model, asked, point, x), **extra})[0]
         if says and not inside[i]:

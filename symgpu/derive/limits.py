@@ -201,7 +201,9 @@ def _far_sign(job: jobs._Job, far: sympy.Expr, var: sympy.Symbol, point: sympy.E
     if far == -sympy.oo:
         return -1
     if far.is_finite:
-        return job.ctx.sign(job.ctx.nice(far))
+        # a limit of no sign has none in its simplified form either: simplify (0.1 s with the
+        # units SymPy's first simplify imports) only for a limit whose sign is not refuted
+        return None if job.ctx.refuted(far) else job.ctx.sign(job.ctx.nice(far))
     coefficient, infinite = far.as_independent(sympy.oo, -sympy.oo, as_Add=False)
     if infinite not in (sympy.oo, -sympy.oo):
         return None
@@ -230,7 +232,8 @@ def _side_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sym
         if cond.h is None:
             assert cond.boolean is not None
             return ctx.decide(cond.boolean.xreplace({var: point})) is True, sympy.sstr(cond.boolean)
-        s0 = ctx.sign(ctx.nice(cond.h.xreplace({var: point})))
+        at = cond.h.xreplace({var: point})
+        s0 = None if ctx.refuted(at) else ctx.sign(ctx.nice(at))  # refuted: no sign in any form (no simplify)
         if s0 == 1:
             return True, f"{sympy.sstr(cond.relational)} holds at the point"
         if s0 == 0:

@@ -108,8 +108,13 @@ def refuted(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> bool:
         # (Coal_Mem_insts + Uncoal_Mem_insts)**2 times positive factors) is refuted at once, not
         # after factoring and simplify (0.05-0.1 s each) have failed to prove a sign it lacks.
         # Any refutation is a proof that no sign holds, so no verdict changes: only work is saved.
+        # Last, a point per symbol with that symbol large (sample_points.one_large): Huang's
+        # (alpha + 1)*(alu_lat - 1)/(alpha*alu_lat + mem_lat) - 1 is positive only where alu_lat
+        # outgrows alpha + mem_lat + 1, which none of the draws above reaches (0.1-0.3 s of
+        # factoring and simplify saved per such condition, a few exact values each).
         corner = {s: sympy.Integer(0) if 0 in pool else pool[0] for s, pool in zip(symbols, pools)}
-        for point in itertools.chain(sample_points.points(symbols, pools, 1729, REFUTE_POINTS, fixed_first=2), [corner]):
+        for point in itertools.chain(sample_points.points(symbols, pools, 1729, REFUTE_POINTS, fixed_first=2), [corner],
+                                     sample_points.one_large(symbols, pools)):
             try:
                 if any(_value_sign(p.xreplace(point)) != 1 for p in known):
                     continue

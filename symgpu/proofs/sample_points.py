@@ -11,6 +11,7 @@ declared assumption for the value), so every refutation uses only points the mod
 - :func:`points`: a deterministic sequence of points over a sorted symbol list, each symbol's
   value drawn from its admissible pool by a seeded :class:`random.Random` (the first
   ``fixed_first`` points take the pool's first values in order, where it has them).
+- :func:`one_large`: a point per symbol with that symbol large and the others at their first values.
 - :class:`GenericPoint`: one fixed point shared by many expressions, each symbol its own odd
   value (distinct primes), so a nonzero value is a proof and the values of two expressions at
   it can be added.
@@ -100,6 +101,15 @@ def points(symbols: Sequence[sympy.Symbol], pools: Sequence[tuple[V, ...]], seed
     for index in range(count):
         yield {s: pool[index] if index < fixed_first and index < len(pool) else draws.choice(pool)
                for s, pool in zip(symbols, pools)}
+
+
+def one_large(symbols: Sequence[sympy.Symbol], pools: Sequence[tuple[V, ...]]) -> Iterator[dict[sympy.Symbol, V]]:
+    """A point per symbol, in order: that symbol at its pool's value of largest magnitude (the first such),
+    every other at its pool's first value (each pool nonempty). A difference one input outgrows
+    (``alu_lat - alpha - mem_lat - 1``) changes sign at one of them where seeded draws of small values may miss it."""
+    base = {s: pool[0] for s, pool in zip(symbols, pools)}
+    for s, pool in zip(symbols, pools):
+        yield {**base, s: max(pool, key=abs)}
 
 
 class Draws:

@@ -113,6 +113,8 @@ class SignReasoner:
         #: tidied conditions by (condition, variable), valid while the assumptions stay as they are
         self._tidied: dict[tuple[sympy.Basic, sympy.Symbol | None], Any] = {}
         self._decided: dict[sympy.Basic, bool | None] = {}  # verdicts on relations, likewise
+        #: ``forward`` put into each (sub)expression met, valid while ``forward`` stays as it is
+        self._forwarded: dict[sympy.Basic, tuple[sympy.Basic, bool]] = {}
         for symbol in declared.positive_constants():
             dummy = positive_standin(symbol)
             self.constants[symbol] = dummy
@@ -178,12 +180,22 @@ class SignReasoner:
         return used
 
     def _replace(self, symbol: sympy.Symbol, replacement: sympy.Expr, delta: sympy.Symbol, meaning: sympy.Expr) -> None:
+        self._forwarded.clear()
         for key, value in list(self.forward.items()):
             self.forward[key] = value.xreplace({symbol: replacement})
         self.forward[symbol] = replacement
         self.backward[delta] = meaning.xreplace(self.backward)
         # expressions already known positive are stored forward-substituted: keep them in step
         self.positives = [p.xreplace({symbol: replacement}) for p in self.positives]
+
+    def _forward(self, expr: sympy.Basic) -> sympy.Basic:
+        """``expr.xreplace(self.forward)``, each subexpression rebuilt once while ``forward`` stays as it
+        is: a sign asked of many expressions sharing a Min/Max (the sums :func:`symgpu.derive.limits._lift`
+        forms) rebuilds it, and SymPy compares its arguments again (``Min/Max._is_connected``), only the
+        first time. The same rebuilding as ``xreplace`` (deterministic), so the same expression."""
+        if not self.forward:
+            return expr
+        return _substituted(expr, self.forward, self._forwarded)[0]
 
     def back(self, expr: Any) -> Any:
         """Undo the forward substitution (dummies back to the declared symbols)."""
@@ -206,7 +218,7 @@ class SignReasoner:
             expr = sympy.sympify(expr, strict=True)
         if expr.has(sympy.nan, sympy.zoo):
             return None
-        e = expr.xreplace(self.forward)
+        e = self._forward(expr)
         key: tuple[Any, ...] = (e, tuple(self.positives)) if self.by_parts else (e, tuple(self.positives), False)
         if key in _SIGN_CACHE:
             return _SIGN_CACHE[key]
@@ -239,6 +251,13 @@ class SignReasoner:
         if self.verdicts is not None:
             self.verdicts.put(e, key[1], Verdict(found))
         return found
+
+    def refuted(self, expr: sympy.Basic) -> bool:
+        """True where ``expr`` takes two of the signs -, 0, + at points the assumptions admit
+        (:func:`~symgpu.proofs.exact_signs.refuted`, exact values at a few points): a proof that
+        :meth:`sign` of ``expr``, or of any form of it equal where it is defined (its ``nice`` form),
+        is None. False means only "not refuted"."""
+        return exact_signs.refuted(self._forward(expr), self.positives)
 
     def _sign(self, e: sympy.Basic) -> int | None:
         # cheap decisions first: interval arithmetic over the declared ranges, then SymPy's
@@ -383,6 +402,29 @@ class SignReasoner:
                 continue
             keep.append(factor)
         return sympy.Mul(*keep), flip
+
+
+def _substituted(node: sympy.Basic, rule: dict[sympy.Symbol, sympy.Expr],
+                 memo: dict[sympy.Basic, tuple[sympy.Basic, bool]]) -> tuple[sympy.Basic, bool]:
+    """SymPy's ``Basic._xreplace(rule)`` (the node and whether it changed), remembering each node's
+    outcome in ``memo`` (equal nodes give equal outcomes)."""
+    if node in rule:
+        return rule[node], True
+    found = memo.get(node)
+    if found is not None:
+        return found
+    args = []
+    changed = False
+    for arg in node.args:
+        if isinstance(arg, sympy.Basic):
+            new, arg_changed = _substituted(arg, rule, memo)
+            args.append(new)
+            changed |= arg_changed
+        else:
+            args.append(arg)
+    outcome = (node.func(*args), True) if changed else (node, False)
+    memo[node] = outcome
+    return outcome
 
 
 def _flip(op: type) -> type:
