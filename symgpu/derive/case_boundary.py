@@ -14,6 +14,7 @@ a relation holding a ``Min``/``Max`` is solved on each branch of it, inside that
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import sympy
@@ -113,11 +114,15 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
     for atom in atoms:
         h = atom.lhs - atom.rhs
         try:
-            branches = regime_split._regimes(job, h, var, stop, record=False)
+            branches = regime_split._regimes(job, h, var, stop, record=False, simplified=False)
         except errors.DerivationError:
             continue
         decides = _pieces(_decides(separating, atom))
         for branch in branches:
+            # only a value that depends on var is simplified (simplify brings in no symbol)
+            if var not in branch.expression.free_symbols:
+                continue
+            branch = dataclasses.replace(branch, expression=job.ctx.nice(branch.expression))
             if var not in branch.expression.free_symbols:
                 continue
             where = f"{sympy.sstr(atom)}" + (f" on its branch {branch.name}" if branch.name != "all" else "")

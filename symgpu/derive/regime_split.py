@@ -278,8 +278,13 @@ def _conjunction(conditions: tuple[sympy.Basic, ...]) -> sympy.Basic:
     return sympy.And(*conditions) if conditions else sympy.true
 
 
-def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: frozenset[str] = frozenset(), record: bool = True) -> list[Regime]:
+def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: frozenset[str] = frozenset(), record: bool = True,
+             simplified: bool = True) -> list[Regime]:
+    """The feasible branches of ``expr`` as :class:`Regime` records (recorded as steps unless ``record`` is
+    False). ``simplified``: each value simplified (``job.ctx.nice``); False leaves each as its branch builds
+    it, for a caller that simplifies only the values it uses (with ``record`` False only: a step shows it)."""
     assert job.ctx is not None
+    assert simplified or not record  # a step shows the simplified value
     names = _names(job, stop)
     raw = _branches(expr, names, [0])
     dropped: list[str] = []
@@ -322,7 +327,7 @@ def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: 
             name = f"{name}#{used[name]}"
         kept.append((name, tuple(shown), value, tuple(labels), tuple(kept_raw)))
     feasible = feasibility.witnesses(job.model, [[c.relational for c in k[4]] for k in kept])
-    out = [Regime(name, shown, job.ctx.nice(value), labels, raw, verdict)
+    out = [Regime(name, shown, job.ctx.nice(value) if simplified else value, labels, raw, verdict)
            for (name, shown, value, labels, raw), verdict in zip(kept, feasible)]
     if record:
         for regime in out:
