@@ -209,7 +209,9 @@ def _generic_value(h: sympy.Basic) -> sympy.Basic | None:
 
 def cancel_to_zero(a: sympy.Expr, b: sympy.Expr) -> bool:
     """``a + b`` cancels to 0 (``sympy.cancel``). A nonzero exact value of ``a + b`` at one admissible
-    point refutes it first; cancel runs only for the pairs that point cannot tell apart (memoised)."""
+    point refutes it first; for the pairs that point cannot tell apart (floors that are 0 there), a
+    nonzero value of the sum at a few more admissible points (:func:`exact_signs.nonzero_somewhere`);
+    cancel runs only where neither refutes it (memoised)."""
     if a + b == 0:
         return True
     if len(_POINT) > 20000:
@@ -220,7 +222,8 @@ def cancel_to_zero(a: sympy.Expr, b: sympy.Expr) -> bool:
         return False
     key = (a, b)
     if key not in _CANCELS:
-        _CANCELS[key] = sympy.cancel(a + b) == 0
+        total = a + b
+        _CANCELS[key] = not exact_signs.nonzero_somewhere(total) and sympy.cancel(total) == 0
     return _CANCELS[key]
 
 
