@@ -132,8 +132,10 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
                 continue
             for root in roots:
                 at = {var: root}
+                # the other cases' conditions at the root (put in once: both checks below read them)
+                others = [p.xreplace(at) for c in decides + context for p in _pieces(c)]
                 conds = job.ctx.tidy_unless_refuted([c.xreplace(at).relational for c in _closure(branch, atom, var, root)]
-                                                    + [_closed(p.xreplace(at)) for c in decides + context for p in _pieces(c)])
+                                                    + [_closed(p) for p in others])
                 if any(c is sympy.false for c in conds):
                     job.step("drop root", sympy.Eq(var, root), f"a root of {where}, but the cases do not switch there")
                     continue
@@ -141,8 +143,7 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
                 condition = sympy.And(*when) if when else sympy.true
                 job.step(f"switch {label}", sympy.Eq(var, root), f"{where} changes there"
                          + (" when " + ", ".join(map(sympy.sstr, when)) if when else ""))
-                strict = job.ctx.tidy_unless_refuted([c.relational.xreplace(at) for c in branch.raw]
-                                                     + [p.xreplace(at) for c in decides + context for p in _pieces(c)])
+                strict = job.ctx.tidy_unless_refuted([c.relational.xreplace(at) for c in branch.raw] + others)
                 # the cases only tie at the root where a case's own conditions fail there: a switch a point must confirm
                 found.append(RootRecord(f"{label} where {(names or {}).get(atom) or sympy.sstr(atom)} switches", root, condition,
                                         tie=any(c is sympy.false for c in strict)))
