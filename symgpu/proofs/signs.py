@@ -281,6 +281,8 @@ class SignReasoner:
 
     def decide(self, condition: Any) -> bool | None:
         """True/False if ``condition`` is proved or refuted under the assumptions, else None."""
+        if isinstance(condition, sympy.core.relational.Relational) and condition in self._decided:
+            return self._decided[condition]  # decided before (a regime table asks for each row's conditions)
         if condition in (True, sympy.true):
             return True
         if condition in (False, sympy.false):
