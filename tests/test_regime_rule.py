@@ -185,6 +185,15 @@ def test_a_verdict_without_its_numbers_is_the_verdict_with_them() -> None:
     assert active.condition_verdict(a < b, side)[1] == "a < b: 2 < 3 (base units)"
 
 
+def test_a_condition_is_true_at_a_preset_exactly_when_it_holds_there(ia: symgpu.Model) -> None:
+    s = ia.symbols
+    n, m = s["N"], s["M"]
+    for values, truths in (({"N": 16, "M": 16}, (False, True, False)), ({"N": 4, "M": 16}, (False, True, True))):
+        for condition, holds in zip((n > m, n <= m, sympy.And(n > 0, m > 2 * n)), truths):
+            assert active.condition_true(ia, condition, "gtx1080", values) is holds
+            assert active.condition_holds(ia, condition, "gtx1080", values)[0] is holds
+
+
 # ----------------------------------------------------------------- one naming scheme everywhere
 def _unnamed_min_max(model: symgpu.Model) -> list[Any]:
     return [e for e in model.equations.values()

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from symgpu.model import Equation, Model
 
 __all__ = ["RELATIONS", "RELATION_CODES", "TIE", "active_regime", "argument_labels", "argument_order", "binding", "binding_index", "binding_order",
-           "boundary_sides", "condition_holds", "condition_verdict", "sides_at", "larger_magnitude", "relation_holds", "relation_number", "tie_interval",
+           "boundary_sides", "condition_holds", "condition_true", "condition_verdict", "sides_at", "larger_magnitude", "relation_holds", "relation_number", "tie_interval",
            "tied"]
 
 def argument_labels(equation: Equation) -> tuple[str, ...]:
@@ -126,6 +126,11 @@ def condition_holds(model: Model, condition: Any, preset: str | None, values: Ma
     :data:`TIE` of each other are equal (so ties are not decided by rounding).
     """
     return condition_verdict(condition, lambda expr: _side(model, expr, preset, values), model.id)
+
+
+def condition_true(model: Model, condition: Any, preset: str | None, values: Mapping[str, Any]) -> bool:
+    """The verdict of :func:`condition_holds` alone (its numbers not printed: for a caller that shows none)."""
+    return condition_verdict(condition, lambda expr: _side(model, expr, preset, values), model.id, shown=False)[0]
 
 
 def sides_at(model: Model, preset: str | None, values: Mapping[str, Any]) -> Callable[[sympy.Expr], float]:
@@ -227,7 +232,7 @@ def binding(model: Model, expr: sympy.Basic, preset: str | None, values: Mapping
             numbers = [base if a == reference else base + _side(model, a - reference, preset, values) for a in node.args]
             found.append(binding_order(numbers, "min" if isinstance(node, sympy.Min) else "max"))
         elif isinstance(node, sympy.Piecewise):
-            found.append(tuple(int(condition_holds(model, cond, preset, values)[0]) for _, cond in node.args))
+            found.append(tuple(int(condition_true(model, cond, preset, values)) for _, cond in node.args))
         for arg in node.args:
             if isinstance(arg, sympy.Basic) and arg.has(sympy.Min, sympy.Max, sympy.Piecewise):
                 visit(arg)
