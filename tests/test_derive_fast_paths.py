@@ -237,6 +237,17 @@ def test_conditions_of_a_root_are_tidied_only_when_none_is_refuted():
     assert ctx.tidy_unless_refuted([*undecided, refuted]) == [sympy.false]
 
 
+def test_regimes_left_unsimplified_are_the_same_regimes_with_their_values_as_built():
+    hk = symgpu.load("hong_kim_2009")
+    job, _ = jobs.start(hk, "regimes", "MWP", "")
+    expr, _ = job.quantity_expression("MWP", None, ())
+    built = regime_split._regimes(job, expr, None, frozenset(), record=False, simplified=False)
+    shown = regime_split._regimes(job, expr, None, frozenset(), record=False)
+    assert [(r.name, r.conditions, r.raw) for r in built] == [(r.name, r.conditions, r.raw) for r in shown]
+    assert [job.ctx.nice(r.expression) for r in built] == [r.expression for r in shown]
+    assert any(a.expression != b.expression for a, b in zip(built, shown))  # some value is simplified only on request
+
+
 def _kleene(condition: sympy.Basic, leaves: dict) -> bool | None:
     """Three-valued truth of an And/Or/Not tree from its leaves' known verdicts (True, False, None)."""
     if isinstance(condition, sympy.logic.boolalg.BooleanAtom):  # SymPy reduced it (a and not a)
