@@ -132,10 +132,12 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
                 continue
             for root in roots:
                 at = {var: root}
-                # the other cases' conditions at the root (put in once: both checks below read them)
-                others = [p.xreplace(at) for c in decides + context for p in _pieces(c)]
-                conds = job.ctx.tidy_unless_refuted([c.xreplace(at).relational for c in _closure(branch, atom, var, root)]
-                                                    + [_closed(p) for p in others])
+                own = [c.xreplace(at).relational for c in _closure(branch, atom, var, root)]
+                # the other cases' conditions at the root (their Min/Max rebuilt there), only for a root
+                # the branch's own conditions leave (put in once: both checks below read them)
+                refuted = any(job.ctx.refuted(c) for c in own)
+                others = [] if refuted else [p.xreplace(at) for c in decides + context for p in _pieces(c)]
+                conds = [sympy.false] if refuted else job.ctx.tidy_unless_refuted(own + [_closed(p) for p in others])
                 if any(c is sympy.false for c in conds):
                     job.step("drop root", sympy.Eq(var, root), f"a root of {where}, but the cases do not switch there")
                     continue
