@@ -237,6 +237,63 @@ def test_conditions_of_a_root_are_tidied_only_when_none_is_refuted():
     assert ctx.tidy_unless_refuted([*undecided, refuted]) == [sympy.false]
 
 
+def test_regimes_left_unsimplified_are_the_same_regimes_with_their_values_as_built():
+    hk = symgpu.load("hong_kim_2009")
+    job, _ = jobs.start(hk, "regimes", "MWP", "")
+    expr, _ = job.quantity_expression("MWP", None, ())
+    built = regime_split._regimes(job, expr, None, frozenset(), record=False, simplified=False)
+    shown = regime_split._regimes(job, expr, None, frozenset(), record=False)
+    assert [(r.name, r.conditions, r.raw) for r in built] == [(r.name, r.conditions, r.raw) for r in shown]
+    assert [job.ctx.nice(r.expression) for r in built] == [r.expression for r in shown]
+    assert any(a.expression != b.expression for a, b in zip(built, shown))  # some value is simplified only on request
+
+
+def _kleene(condition: sympy.Basic, leaves: dict) -> bool | None:
+    """Three-valued truth of an And/Or/Not tree from its leaves' known verdicts (True, False, None)."""
+    if isinstance(condition, sympy.logic.boolalg.BooleanAtom):  # SymPy reduced it (a and not a)
+        return bool(condition)
+    if isinstance(condition, sympy.Not):
+        inner = _kleene(condition.args[0], leaves)
+        return None if inner is None else not inner
+    if isinstance(condition, (sympy.And, sympy.Or)):
+        parts = [_kleene(a, leaves) for a in condition.args]
+        decisive, other = (False, True) if isinstance(condition, sympy.And) else (True, False)
+        return decisive if decisive in parts else (other if all(v is other for v in parts) else None)
+    return leaves[condition]
+
+
+def test_a_condition_is_refuted_or_proved_exactly_when_its_parts_decide_it():
+    hk = symgpu.load("hong_kim_2009")
+    s = hk.symbols
+    share = s["Mem_LD"] / (s["Mem_LD"] + s["N"])  # between 0 and 1 for positive Mem_LD and N (SymPy does not see it)
+    proved, refuted = sympy.StrictLessThan(share, 1), sympy.StrictGreaterThan(share, 1)
+    undecided = sympy.StrictGreaterThan(s["N"], s["Mem_LD"] / s["Departure_del_coal"])
+    other = sympy.GreaterThan(s["N"] * s["Issue_cycles"], s["Mem_LD"])  # undecided too
+    leaves = {proved: True, refuted: False, undecided: None, other: None}
+    leaves.update({sympy.Not(c): None if v is None else not v for c, v in list(leaves.items())})  # SymPy writes not(a < b) as a >= b
+    pairs = [sympy.And(a, b) for a in leaves for b in leaves if a != b] + [sympy.Or(a, b) for a in leaves for b in leaves if a != b]
+    conditions = [*leaves, *pairs, *[sympy.Not(c) for c in (*leaves, *pairs)], sympy.Or(sympy.Not(sympy.And(undecided, proved)), refuted)]
+    ctx = signs.reasoner(hk)
+    for condition in conditions:
+        truth = _kleene(condition, leaves)
+        assert ctx.refuted(condition) is (truth is False), condition
+        assert ctx.proved(condition) is (truth is True), condition
+
+
+def test_a_part_that_cannot_refute_the_condition_is_not_decided():
+    hk = symgpu.load("hong_kim_2009")
+    s = hk.symbols
+    undecided = sympy.StrictGreaterThan(s["N"], s["Mem_LD"] / s["Departure_del_coal"])
+    last = sympy.GreaterThan(s["N"] * s["Issue_cycles"], s["Mem_LD"])
+    ctx = signs.reasoner(hk)
+    both = sympy.And(undecided, last)
+    first = both.args[0]  # And keeps its parts in SymPy's order
+    assert not ctx.refuted(sympy.Not(both))  # needs both proved: the first is not, so the second is never decided
+    assert first in ctx._decided and both.args[1] not in ctx._decided
+    assert ctx.tidy_unless_refuted([sympy.Not(both)]) == [sympy.Not(both)]
+    assert both.args[1] not in ctx._decided
+
+
 def test_every_reasoner_of_a_model_reads_its_constants_alike_so_memoised_forms_are_reused():
     hk = symgpu.load("hong_kim_2009")
     memo.clear_all()

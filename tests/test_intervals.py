@@ -22,6 +22,7 @@ n = sympy.Symbol("n", positive=True, integer=True)
 k = sympy.Symbol("k", nonnegative=True, integer=True)
 z = sympy.Symbol("z", nonnegative=True)
 w = sympy.Symbol("w", real=True)
+m = sympy.Symbol("m", positive=True, integer=True)
 SYMBOLS = (x, y, n, k, z, w)
 
 SMALL = settings(max_examples=200, deadline=None, database=None, derandomize=True,
@@ -218,6 +219,14 @@ def test_a_square_of_counts_that_vanishes_only_where_every_count_is_zero_is_refu
     assert not exact_signs.refuted(sympy.expand(rate * sympy.Add(*counts) ** 2 + rate))
 
 
+def test_a_value_nonzero_at_a_small_point_shows_an_expression_is_not_zero():
+    small_floor = sympy.floor(90 / (n * m))            # 0 wherever n*m > 90, as at the generic point (primes from 53)
+    assert exact_signs.nonzero_somewhere(-2 * small_floor)   # n = m = 1 (the pools' first values): -180
+    assert not exact_signs.nonzero_somewhere(x * (y + 1) - x * y - x)   # 0 at every point
+    assert not exact_signs.nonzero_somewhere(sympy.floor(n / (n + 1)))  # 0 for every positive n
+    assert not exact_signs.nonzero_somewhere(x ** (10**9) - y)  # too big to evaluate: not shown (not a hang)
+
+
 def test_exact_values_are_not_computed_for_huge_powers():
     huge = x ** (10**9) - y  # at x = 3 the power alone would have half a billion digits
     assert not exact_signs.modest_powers(huge) and exact_signs.modest_powers(x**2 - y)
@@ -233,6 +242,7 @@ def test_exact_values_are_not_computed_for_huge_powers():
     ((x**2 - y**2) / (x - y), -x - y),
     (sympy.ceiling(z) - 53, 53 - sympy.ceiling(z) + sympy.Rational(1, 10**9)),
     (x ** (10**9) - y, y - x ** (10**9)),              # too big to evaluate: decided by cancel alone
+    (sympy.floor(90 / (n * m)), sympy.floor(90 / (n * m))),   # 0 at the generic point (n, m >= 53), 90 at n = m = 1
 ])
 def test_cancel_to_zero_agrees_with_sympy_cancel(a, b):
     assert regime_split.cancel_to_zero(a, b) == (sympy.cancel(a + b) == 0)

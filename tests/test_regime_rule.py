@@ -172,6 +172,28 @@ def test_relations_count_sides_within_tie_as_equal(op: str, left: float, right: 
     assert active.relation_holds(op, np.array([left, 5.0]), np.array([right, 5.0]))[0] == holds
 
 
+def test_a_verdict_without_its_numbers_is_the_verdict_with_them() -> None:
+    a, b = sympy.symbols("a b", positive=True)
+    values = {a: sympy.Integer(2), b: sympy.Integer(3)}   # a < b
+
+    def side(expr: sympy.Expr) -> float:
+        return float(expr.xreplace(values))
+    for condition, holds in [(a < b, True), (a > b, False), (sympy.Not(a > b), True), (sympy.And(a < b, b < 1), False),
+                             (sympy.Or(a > b, a < 4), True), (sympy.true, True)]:
+        assert active.condition_verdict(condition, side, shown=False) == (holds, "")
+        assert active.condition_verdict(condition, side)[0] is holds
+    assert active.condition_verdict(a < b, side)[1] == "a < b: 2 < 3 (base units)"
+
+
+def test_a_condition_is_true_at_a_preset_exactly_when_it_holds_there(ia: symgpu.Model) -> None:
+    s = ia.symbols
+    n, m = s["N"], s["M"]
+    for values, truths in (({"N": 16, "M": 16}, (False, True, False)), ({"N": 4, "M": 16}, (False, True, True))):
+        for condition, holds in zip((n > m, n <= m, sympy.And(n > 0, m > 2 * n)), truths):
+            assert active.condition_true(ia, condition, "gtx1080", values) is holds
+            assert active.condition_holds(ia, condition, "gtx1080", values)[0] is holds
+
+
 # ----------------------------------------------------------------- one naming scheme everywhere
 def _unnamed_min_max(model: symgpu.Model) -> list[Any]:
     return [e for e in model.equations.values()

@@ -45,16 +45,9 @@ def active_regimes(job: jobs._Job, found: Sequence[Any], preset: str | None, val
     out = []
     side = sides_at(model, preset, values)  # the rows share most relations: each side evaluated once
     for regime in found:
-        reasons = []
-        ok = True
-        for cond in regime.raw:
-            holds, shown = condition_verdict(cond.relational, side, model.id)
-            reasons.append(shown)
-            if not holds:
-                ok = False
-                break
-        if ok:
-            out.append((regime, reasons))
+        # the numbers are shown for the regimes that apply only: decided first, then shown
+        if all(condition_verdict(cond.relational, side, model.id, shown=False)[0] for cond in regime.raw):
+            out.append((regime, [condition_verdict(cond.relational, side, model.id)[1] for cond in regime.raw]))
     where = where_text(preset, values)
     if not out:
         raise errors.DerivationError(f"{model.id}: no regime of {job.quantity} applies at {where}")

@@ -14,6 +14,7 @@ a relation holding a ``Min``/``Max`` is solved on each branch of it, inside that
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 import sympy
@@ -113,11 +114,15 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
     for atom in atoms:
         h = atom.lhs - atom.rhs
         try:
-            branches = regime_split._regimes(job, h, var, stop, record=False)
+            branches = regime_split._regimes(job, h, var, stop, record=False, simplified=False)
         except errors.DerivationError:
             continue
         decides = _pieces(_decides(separating, atom))
         for branch in branches:
+            # only a value that depends on var is simplified (simplify brings in no symbol)
+            if var not in branch.expression.free_symbols:
+                continue
+            branch = dataclasses.replace(branch, expression=job.ctx.nice(branch.expression))
             if var not in branch.expression.free_symbols:
                 continue
             where = f"{sympy.sstr(atom)}" + (f" on its branch {branch.name}" if branch.name != "all" else "")
@@ -127,8 +132,12 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
                 continue
             for root in roots:
                 at = {var: root}
-                conds = job.ctx.tidy_unless_refuted([c.xreplace(at).relational for c in _closure(branch, atom, var, root)]
-                                                    + [_closed(p.xreplace(at)) for c in decides + context for p in _pieces(c)])
+                own = [c.xreplace(at).relational for c in _closure(branch, atom, var, root)]
+                # the other cases' conditions at the root (their Min/Max rebuilt there), only for a root
+                # the branch's own conditions leave (put in once: both checks below read them)
+                refuted = any(job.ctx.refuted(c) for c in own)
+                others = [] if refuted else [p.xreplace(at) for c in decides + context for p in _pieces(c)]
+                conds = [sympy.false] if refuted else job.ctx.tidy_unless_refuted(own + [_closed(p) for p in others])
                 if any(c is sympy.false for c in conds):
                     job.step("drop root", sympy.Eq(var, root), f"a root of {where}, but the cases do not switch there")
                     continue
@@ -136,8 +145,7 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
                 condition = sympy.And(*when) if when else sympy.true
                 job.step(f"switch {label}", sympy.Eq(var, root), f"{where} changes there"
                          + (" when " + ", ".join(map(sympy.sstr, when)) if when else ""))
-                strict = job.ctx.tidy_unless_refuted([c.relational.xreplace(at) for c in branch.raw]
-                                                     + [p.xreplace(at) for c in decides + context for p in _pieces(c)])
+                strict = job.ctx.tidy_unless_refuted([c.relational.xreplace(at) for c in branch.raw] + others)
                 # the cases only tie at the root where a case's own conditions fail there: a switch a point must confirm
                 found.append(RootRecord(f"{label} where {(names or {}).get(atom) or sympy.sstr(atom)} switches", root, condition,
                                         tie=any(c is sympy.false for c in strict)))

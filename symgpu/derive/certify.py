@@ -338,7 +338,7 @@ def _stated_hold(model: Model, derivation: Derivation, point: _Point) -> bool:
     if not stated:
         return True
     try:
-        return bool(active.condition_holds(model, sympy.And(*stated), point.preset, dict(point.values))[0])
+        return bool(active.condition_true(model, sympy.And(*stated), point.preset, dict(point.values)))
     except (errors.SymgpuError, ArithmeticError, TypeError, ValueError, pint.PintError):
         return True
 

@@ -160,7 +160,7 @@ def _roots_at(model: Model, derivation: Derivation, asked: Asked, point: _Point,
     for root, when in candidates:
         if isinstance(when, sympy.Basic) and when is not sympy.true:
             try:
-                if not active.condition_holds(model, when, point.preset, values)[0]:
+                if not active.condition_true(model, when, point.preset, values):
                     continue
             except errors.SymgpuError:
                 pass

@@ -174,7 +174,7 @@ def _degenerate(model: Model, derivation: Derivation, point: _Point, extra: Mapp
 def _holds(model: Model, condition: Any, point: _Point, values: Mapping[str, Any]) -> bool:
     """A range's condition at the point (one that cannot be evaluated there counts as holding)."""
     try:
-        return bool(active.condition_holds(model, condition, point.preset, values)[0])
+        return bool(active.condition_true(model, condition, point.preset, values))
     except errors.SymgpuError:
         return True
 
@@ -210,7 +210,7 @@ def _applies(model: Model, record: RootRecord, point: _Point, values: Mapping[st
     """Do a listed root's regime conditions and domain hold at the point? (Conditions that cannot be
     evaluated there count as holding: the root is then checked as it stands.)"""
     try:
-        holds = bool(active.condition_holds(model, record.when, point.preset, values)[0])
+        holds = bool(active.condition_true(model, record.when, point.preset, values))
     except errors.SymgpuError:
         holds = True
     return holds and results.inside_domain(model, record.inside, point.preset, values)
@@ -270,7 +270,7 @@ def _ranges(model: Model, derivation: Derivation, asked: Asked, point: _Point) -
     claimed = 0
     for i in sorted_unique(np.linspace(0, len(grid) - 1, RANGE_SAMPLES).astype(int)):
         x = float(grid[i])
-        says = active.condition_holds(model, claim, point.preset, {**_with(model, asked, point, x), **extra})[0]
+        says = active.condition_true(model, claim, point.preset, {**_with(model, asked, point, x), **extra})
         if says and not inside[i]:
             raise _fail(model, asked, point, f"the answer says {asked.variable} = {x:.10g} is a root, but it lies outside the model's "
                         f"valid_when domain (the model gives {asked.quantity} no value there)")

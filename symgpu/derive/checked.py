@@ -75,7 +75,7 @@ def _skip(model: Model, options: Options) -> str:
         try:
             condition = model.parse(str(text), "--assume", boolean=True)
             expanded = condition.xreplace({s: model.expression(s.name) for s in condition.free_symbols if s.name in model.defining})
-            holds = active.condition_holds(model, expanded, options.preset, values)[0]
+            holds = active.condition_true(model, expanded, options.preset, values)
         except errors.SymgpuError as exc:
             return f"the extra assumption {text} cannot be evaluated at the point ({exc})"
         if not holds:

@@ -369,7 +369,7 @@ def best_at(job: jobs._Job, candidates: Sequence[Candidate], kind: str, preset: 
     model = job.model
     scored: list[tuple[float, int, Candidate]] = []
     for index, candidate in enumerate(candidates):
-        if candidate.conditions and not active.condition_holds(model, sympy.And(*candidate.conditions), preset, values)[0]:
+        if candidate.conditions and not active.condition_true(model, sympy.And(*candidate.conditions), preset, values):
             continue
         try:
             number = float(evaluator.evaluate_expression(model, candidate.value, unit or None, preset=preset, values=values).magnitude)

@@ -209,7 +209,9 @@ def _generic_value(h: sympy.Basic) -> sympy.Basic | None:
 
 def cancel_to_zero(a: sympy.Expr, b: sympy.Expr) -> bool:
     """``a + b`` cancels to 0 (``sympy.cancel``). A nonzero exact value of ``a + b`` at one admissible
-    point refutes it first; cancel runs only for the pairs that point cannot tell apart (memoised)."""
+    point refutes it first; for the pairs that point cannot tell apart (floors that are 0 there), a
+    nonzero value of the sum at a few more admissible points (:func:`exact_signs.nonzero_somewhere`);
+    cancel runs only where neither refutes it (memoised)."""
     if a + b == 0:
         return True
     if len(_POINT) > 20000:
@@ -220,7 +222,8 @@ def cancel_to_zero(a: sympy.Expr, b: sympy.Expr) -> bool:
         return False
     key = (a, b)
     if key not in _CANCELS:
-        _CANCELS[key] = sympy.cancel(a + b) == 0
+        total = a + b
+        _CANCELS[key] = not exact_signs.nonzero_somewhere(total) and sympy.cancel(total) == 0
     return _CANCELS[key]
 
 
@@ -278,8 +281,13 @@ def _conjunction(conditions: tuple[sympy.Basic, ...]) -> sympy.Basic:
     return sympy.And(*conditions) if conditions else sympy.true
 
 
-def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: frozenset[str] = frozenset(), record: bool = True) -> list[Regime]:
+def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: frozenset[str] = frozenset(), record: bool = True,
+             simplified: bool = True) -> list[Regime]:
+    """The feasible branches of ``expr`` as :class:`Regime` records (recorded as steps unless ``record`` is
+    False). ``simplified``: each value simplified (``job.ctx.nice``); False leaves each as its branch builds
+    it, for a caller that simplifies only the values it uses (with ``record`` False only: a step shows it)."""
     assert job.ctx is not None
+    assert simplified or not record  # a step shows the simplified value
     names = _names(job, stop)
     raw = _branches(expr, names, [0])
     dropped: list[str] = []
@@ -322,7 +330,7 @@ def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: 
             name = f"{name}#{used[name]}"
         kept.append((name, tuple(shown), value, tuple(labels), tuple(kept_raw)))
     feasible = feasibility.witnesses(job.model, [[c.relational for c in k[4]] for k in kept])
-    out = [Regime(name, shown, job.ctx.nice(value), labels, raw, verdict)
+    out = [Regime(name, shown, job.ctx.nice(value) if simplified else value, labels, raw, verdict)
            for (name, shown, value, labels, raw), verdict in zip(kept, feasible)]
     if record:
         for regime in out:

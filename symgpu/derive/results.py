@@ -16,7 +16,7 @@ from symgpu.derive.derivation import Derivation
 from symgpu.derive.extra_records import FlatRange, RootRecord
 from symgpu.evaluate import evaluator, input_values
 from symgpu.evaluate import active
-from symgpu.evaluate.active import condition_holds
+from symgpu.evaluate.active import condition_holds, condition_true
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -140,7 +140,7 @@ def inside_domain(model: Model, domain: Any, preset: str | None, values: Mapping
     there (``W <= W_max`` with no ``W_max``) is not checked."""
     for condition in sympy.And.make_args(domain):
         try:
-            if not condition_holds(model, condition, preset, values)[0]:
+            if not condition_true(model, condition, preset, values):
                 return False
         except errors.EvaluationError:
             continue
@@ -262,4 +262,4 @@ def applying_ranges(model: Model, derivation: Derivation, preset: str | None, va
     unknown) whose two sides are equal at the preset / values: there the relation holds for every
     value of the unknown that meets the regime's conditions (``when``), a range of roots."""
     merged = result_values(derivation, values)
-    return tuple(f for f in derivation.extra.ranges or () if condition_holds(model, f.equal, preset, merged)[0])
+    return tuple(f for f in derivation.extra.ranges or () if condition_true(model, f.equal, preset, merged))

@@ -20,7 +20,7 @@ from symgpu.derive import at_point
 from symgpu.derive import inequalities
 from symgpu.derive import inequality_solving
 from symgpu.derive import stored
-from symgpu.evaluate.active import condition_holds
+from symgpu.evaluate.active import condition_true
 from symgpu.derive import case_boundary
 from symgpu.derive import solve_domain
 from symgpu.derive import solve_ranges
@@ -138,7 +138,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         if preset is not None or values:
             at = {**(values or {}), **({job.target_value[0].name: float(job.target_value[1])} if job.target_value else {})}
             applying = results.applying_roots(model, records, preset, at, model.unit_text(var.name), var.name)
-            flat_here = [f for f in flats if condition_holds(model, f.equal, preset, at)[0]]
+            flat_here = [f for f in flats if condition_true(model, f.equal, preset, at)]
             if applying or not flat_here:
                 at_point.record_roots(job, applying, preset, at)
             if flat_here:

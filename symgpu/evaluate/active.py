@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from symgpu.model import Equation, Model
 
 __all__ = ["RELATIONS", "RELATION_CODES", "TIE", "active_regime", "argument_labels", "argument_order", "binding", "binding_index", "binding_order",
-           "boundary_sides", "condition_holds", "condition_verdict", "sides_at", "larger_magnitude", "relation_holds", "relation_number", "tie_interval",
+           "boundary_sides", "condition_holds", "condition_true", "condition_verdict", "sides_at", "larger_magnitude", "relation_holds", "relation_number", "tie_interval",
            "tied"]
 
 def argument_labels(equation: Equation) -> tuple[str, ...]:
@@ -77,9 +77,12 @@ def _side(model: Model, expr: sympy.Expr, preset: str | None, values: Mapping[st
     return float(evaluator.evaluate_expression(model, expr, None, preset=preset, values=values).magnitude)
 
 
-def condition_verdict(condition: Any, side: Callable[[sympy.Expr], float], owner: str = "") -> tuple[bool, str]:
+def condition_verdict(condition: Any, side: Callable[[sympy.Expr], float], owner: str = "", *,
+                      shown: bool = True) -> tuple[bool, str]:
     """Evaluate a condition (relations, And/Or/Not) from ``side`` (an expression's magnitude in
     coherent base units, bare literals taking their siblings' unit); return (verdict, shown numbers).
+    ``shown`` False: the verdict alone, with ``""`` for the numbers (none printed: for a caller that
+    shows only some of the conditions it decides).
 
     Relations follow :func:`relation_holds`. A side that is a bare literal is compared through
     the difference of the two sides, scaled by the larger of it and the other side.
@@ -88,16 +91,16 @@ def condition_verdict(condition: Any, side: Callable[[sympy.Expr], float], owner
         errors.EvaluationError: the condition is not made of relations (``owner`` names it).
     """
     if condition in (True, sympy.true):
-        return True, "True"
+        return True, "True" if shown else ""
     if condition in (False, sympy.false):
-        return False, "False"
+        return False, "False" if shown else ""
     if isinstance(condition, (sympy.And, sympy.Or)):
-        parts = [condition_verdict(c, side, owner) for c in condition.args]
+        parts = [condition_verdict(c, side, owner, shown=shown) for c in condition.args]
         verdict = all(p for p, _ in parts) if isinstance(condition, sympy.And) else any(p for p, _ in parts)
-        return verdict, (" and " if isinstance(condition, sympy.And) else " or ").join(t for _, t in parts)
+        return verdict, (" and " if isinstance(condition, sympy.And) else " or ").join(t for _, t in parts) if shown else ""
     if isinstance(condition, sympy.Not):
-        verdict, text = condition_verdict(condition.args[0], side, owner)
-        return not verdict, f"not ({text})"
+        verdict, text = condition_verdict(condition.args[0], side, owner, shown=shown)
+        return not verdict, f"not ({text})" if shown else ""
     if not isinstance(condition, sympy.core.relational.Relational) or condition.rel_op not in RELATIONS:
         raise errors.EvaluationError(f"{owner + ': ' if owner else ''}cannot evaluate the condition {sympy.sstr(condition)}")
 
@@ -113,7 +116,7 @@ def condition_verdict(condition: Any, side: Callable[[sympy.Expr], float], owner
         left, right = number(condition.lhs), number(condition.rhs)
         scale = max(abs(left), abs(right))
     verdict = bool(relation_holds(condition.rel_op, left, right, scale))
-    return verdict, f"{sympy.sstr(condition)}: {left:.6g} {condition.rel_op} {right:.6g} (base units)"
+    return verdict, f"{sympy.sstr(condition)}: {left:.6g} {condition.rel_op} {right:.6g} (base units)" if shown else ""
 
 
 def condition_holds(model: Model, condition: Any, preset: str | None, values: Mapping[str, Any]) -> tuple[bool, str]:
@@ -123,6 +126,11 @@ def condition_holds(model: Model, condition: Any, preset: str | None, values: Ma
     :data:`TIE` of each other are equal (so ties are not decided by rounding).
     """
     return condition_verdict(condition, lambda expr: _side(model, expr, preset, values), model.id)
+
+
+def condition_true(model: Model, condition: Any, preset: str | None, values: Mapping[str, Any]) -> bool:
+    """The verdict of :func:`condition_holds` alone (its numbers not printed: for a caller that shows none)."""
+    return condition_verdict(condition, lambda expr: _side(model, expr, preset, values), model.id, shown=False)[0]
 
 
 def sides_at(model: Model, preset: str | None, values: Mapping[str, Any]) -> Callable[[sympy.Expr], float]:
@@ -224,7 +232,7 @@ def binding(model: Model, expr: sympy.Basic, preset: str | None, values: Mapping
             numbers = [base if a == reference else base + _side(model, a - reference, preset, values) for a in node.args]
             found.append(binding_order(numbers, "min" if isinstance(node, sympy.Min) else "max"))
         elif isinstance(node, sympy.Piecewise):
-            found.append(tuple(int(condition_holds(model, cond, preset, values)[0]) for _, cond in node.args))
+            found.append(tuple(int(condition_true(model, cond, preset, values)) for _, cond in node.args))
         for arg in node.args:
             if isinstance(arg, sympy.Basic) and arg.has(sympy.Min, sympy.Max, sympy.Piecewise):
                 visit(arg)

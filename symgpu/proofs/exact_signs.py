@@ -6,7 +6,8 @@ admissible points.
   structurally (``floor``/``ceiling`` of nonnegative arguments included, which SymPy does not infer).
 - :func:`refuted`: two of the signs -, 0, + taken at points allowed by the symbols' declared
   assumptions (:mod:`symgpu.proofs.sample_points`; exact rational values, so a True is a proof that
-  no sign can be decided); :func:`modest_powers` keeps those values small.
+  no sign can be decided); :func:`nonzero_somewhere`: a nonzero value at such a point (a proof that
+  the expression is not identically 0); :func:`modest_powers` keeps those values small.
 
 No model, no cache on disk: :class:`symgpu.proofs.signs.SignReasoner` uses them under the declared
 assumptions, and :mod:`symgpu.derive.regime_split` at its generic point.
@@ -127,3 +128,26 @@ def refuted(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> bool:
                 break
     _REFUTED[key] = len(seen) == 2
     return _REFUTED[key]
+
+
+#: the most points evaluated to show that an expression is not identically 0
+NONZERO_POINTS = 3
+
+
+def nonzero_somewhere(expr: sympy.Basic) -> bool:
+    """True if ``expr`` takes a nonzero exact rational value at one of a few points allowed by its
+    symbols' assumptions (the small pool's first values, then seeded draws): a proof that ``expr`` is
+    not identically 0 where it is defined, so that no rewriting that keeps values (``sympy.cancel``)
+    can make it 0. False means only "not shown" (0, undefined or not rational at every point tried)."""
+    symbols = sample_points.ordered(expr.free_symbols)
+    pools = [sample_points.SMALL.admissible(s) for s in symbols]
+    if not symbols or not all(pools) or expr.has(sympy.Derivative, sympy.Integral) or not modest_powers(expr):
+        return False
+    for point in sample_points.points(symbols, pools, 1729, NONZERO_POINTS, fixed_first=2):
+        try:
+            value = expr.xreplace(point)
+        except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):
+            continue
+        if value.is_Rational and value != 0:
+            return True
+    return False

@@ -300,6 +300,8 @@ class SignReasoner:
 
     def decide(self, condition: Any) -> bool | None:
         """True/False if ``condition`` is proved or refuted under the assumptions, else None."""
+        if isinstance(condition, sympy.core.relational.Relational) and condition in self._decided:
+            return self._decided[condition]  # decided before (a regime table asks for each row's conditions)
         if condition in (True, sympy.true):
             return True
         if condition in (False, sympy.false):
@@ -318,6 +320,30 @@ class SignReasoner:
         if condition not in self._decided:
             self._decided[condition] = self._decide_relation(condition)
         return self._decided[condition]
+
+    def refuted(self, condition: Any) -> bool:
+        """``self.decide(condition) is False``, deciding only the parts that answer it: an ``And``
+        is refuted by its first refuted part, an ``Or`` needs every part refuted, a ``Not`` needs its
+        part proved (:meth:`proved`). The parts ``decide`` would go on to decide cannot change the
+        answer (an ``And`` proved needs every part proved: after one that is not, none is decided)."""
+        if isinstance(condition, sympy.And):
+            return any(self.refuted(c) for c in condition.args)
+        if isinstance(condition, sympy.Or):
+            return all(self.refuted(c) for c in condition.args)
+        if isinstance(condition, sympy.Not):
+            return self.proved(condition.args[0])
+        return self.decide(condition) is False
+
+    def proved(self, condition: Any) -> bool:
+        """``self.decide(condition) is True``, deciding only the parts that answer it (the dual of
+        :meth:`refuted`)."""
+        if isinstance(condition, sympy.And):
+            return all(self.proved(c) for c in condition.args)
+        if isinstance(condition, sympy.Or):
+            return any(self.proved(c) for c in condition.args)
+        if isinstance(condition, sympy.Not):
+            return self.refuted(condition.args[0])
+        return self.decide(condition) is True
 
     def _decide_relation(self, condition: sympy.Basic) -> bool | None:
         s = self.sign(condition.lhs - condition.rhs)
@@ -352,11 +378,12 @@ class SignReasoner:
 
     def tidy_unless_refuted(self, conditions: Iterable[sympy.Basic]) -> list[Any]:
         """``[self.tidy(c) for c in conditions]``, or ``[false]`` when one of them is refuted: every
-        condition is decided first (cheap), so none is tidied (factored) for a root or point that is
-        dropped anyway. The same verdict as tidying them all: a tidied condition is ``false``
+        condition is decided first (cheap; :meth:`refuted`, so the parts of an ``And``/``Or``/``Not``
+        that cannot refute it are not decided), so none is tidied (factored) for a root or point that
+        is dropped anyway. The same verdict as tidying them all: a tidied condition is ``false``
         whenever it is refuted."""
         conditions = list(conditions)
-        if any(self.decide(c) is False for c in conditions):
+        if any(self.refuted(c) for c in conditions):
             return [sympy.false]
         return [self.tidy(c) for c in conditions]
 
