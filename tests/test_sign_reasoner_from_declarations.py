@@ -114,6 +114,6 @@ def test_the_relations_are_put_into_sums_sharing_a_max_as_sympy_xreplace_puts_th
 
 
 def test_a_sign_is_refuted_under_the_declarations_and_not_once_a_relation_fixes_it():
-    assert SignReasoner(declared()).refuted(x - y)  # x = 1, y = 2 and x = 2, y = 1 are both allowed
-    assert not SignReasoner(declared()).refuted(x + y)
-    assert not SignReasoner(declared(), [sympy.StrictGreaterThan(x, y)]).refuted(x - y)  # x - y = d > 0 then
+    assert SignReasoner(declared()).sign_refuted(x - y)  # x = 1, y = 2 and x = 2, y = 1 are both allowed
+    assert not SignReasoner(declared()).sign_refuted(x + y)
+    assert not SignReasoner(declared(), [sympy.StrictGreaterThan(x, y)]).sign_refuted(x - y)  # x - y = d > 0 then

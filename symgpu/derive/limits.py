@@ -203,7 +203,7 @@ def _far_sign(job: jobs._Job, far: sympy.Expr, var: sympy.Symbol, point: sympy.E
     if far.is_finite:
         # a limit of no sign has none in its simplified form either: simplify (0.1 s with the
         # units SymPy's first simplify imports) only for a limit whose sign is not refuted
-        return None if job.ctx.refuted(far) else job.ctx.sign(job.ctx.nice(far))
+        return None if job.ctx.sign_refuted(far) else job.ctx.sign(job.ctx.nice(far))
     coefficient, infinite = far.as_independent(sympy.oo, -sympy.oo, as_Add=False)
     if infinite not in (sympy.oo, -sympy.oo):
         return None
@@ -233,7 +233,7 @@ def _side_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sym
             assert cond.boolean is not None
             return ctx.decide(cond.boolean.xreplace({var: point})) is True, sympy.sstr(cond.boolean)
         at = cond.h.xreplace({var: point})
-        s0 = None if ctx.refuted(at) else ctx.sign(ctx.nice(at))  # refuted: no sign in any form (no simplify)
+        s0 = None if ctx.sign_refuted(at) else ctx.sign(ctx.nice(at))  # refuted: no sign in any form (no simplify)
         if s0 == 1:
             return True, f"{sympy.sstr(cond.relational)} holds at the point"
         if s0 == 0:

@@ -252,7 +252,7 @@ class SignReasoner:
             self.verdicts.put(e, key[1], Verdict(found))
         return found
 
-    def refuted(self, expr: sympy.Basic) -> bool:
+    def sign_refuted(self, expr: sympy.Basic) -> bool:
         """True where ``expr`` takes two of the signs -, 0, + at points the assumptions admit
         (:func:`~symgpu.proofs.exact_signs.refuted`, exact values at a few points): a proof that
         :meth:`sign` of ``expr``, or of any form of it equal where it is defined (its ``nice`` form),
