@@ -308,3 +308,15 @@ def test_every_reasoner_of_a_model_reads_its_constants_alike_so_memoised_forms_a
     assert simplified > 0  # the first reasoner did simplify
     assert second.nice(expr) == fresh
     assert memo.tallies()["proofs.forms.simplify"] == simplified
+
+
+def test_folded_common_subexpressions_are_named_as_renaming_sympys_x1_x2_would():
+    from symgpu.derive import summary
+    x1 = sympy.Symbol("x1", positive=True)  # a model symbol called x1: the first name is x₂, as cse skips x1
+    root = 2 * c / (a * b + c * x1 + sympy.sqrt((a * b + c * x1) ** 2 - 4 * a * b * c))
+    for expr in (sympy.Min(a, b / x1, c / (x1 + 1), root), sympy.Piecewise((root, a > b * x1), (root**2, True))):
+        replacements, reduced = sympy.cse(expr, symbols=sympy.numbered_symbols("x", start=1))
+        names = {s: sympy.Symbol(str(s).translate(summary._SUBSCRIPTS)) for s, _ in replacements}
+        expected = [f"{names[s]} = {sympy.sstr(v.xreplace(names))}" for s, v in replacements] + [sympy.sstr(reduced[0].xreplace(names))]
+        width = len(sympy.sstr(expr)) - 1  # folded, and no line shortened
+        assert summary.fold(expr, width) == expected and expected[0].startswith("x₂ = ") and len(expected) > 2
