@@ -44,6 +44,14 @@ def test_linear_root_at_a_pole_is_not_returned():
 
 
 
+def test_a_numerator_free_of_the_variable_has_no_root_as_sympy_solve_and_solveset_say():
+    # slopes of regimes with no critical point: c/(x + 1)**2, (a - b)/(x**2 + 1), a*b/x vanish nowhere
+    for target in (c / (x + 1) ** 2, (a - b) / (x**2 + 1), a * b / x, (a - b) / (x + 1) ** 2 + 0 * x):
+        assert sympy.solve(target, x) == []
+        assert not isinstance(sympy.solveset(target, x, sympy.S.Reals), sympy.FiniteSet)
+        assert jobs.linear_roots(target, x) == [] and jobs.real_roots(target, x) == []
+
+
 def test_memoised_roots_are_those_solved_afresh_and_each_equation_is_solved_once():
     n = sympy.Symbol("n", nonnegative=True)
     equations = [sympy.Eq(n**2 - a * n, b), n**2 - a, sympy.Eq(sympy.sqrt(n), a + b), sympy.Eq(n, n + 1), a * n - b]

@@ -415,9 +415,9 @@ def _real_dummy(var: sympy.Symbol) -> sympy.Symbol:
 def linear_roots(target: sympy.Expr, var: sympy.Symbol) -> list[sympy.Expr] | None:
     """The roots of ``target = 0`` when ``target`` is rational in ``var`` with a numerator of
     degree 1 in it: ``[-c0/c1]`` (``[]`` where that root zeroes the common denominator, as
-    ``sympy.solve`` would drop it); None in every other case (left to ``sympy.solve``).
-    Linear equations are most boundaries and knees: solving them directly skips
-    ``sympy.solve``'s general machinery (its simplification and solution checks)."""
+    ``sympy.solve`` would drop it, and for a numerator of degree 0); None in every other case
+    (left to ``sympy.solve``). Linear equations are most boundaries and knees: solving them
+    directly skips ``sympy.solve``'s general machinery (its simplification and solution checks)."""
     if target.is_rational_function(var) is not True:
         return None
     numerator, denominator = sympy.fraction(sympy.together(target))
@@ -426,7 +426,7 @@ def linear_roots(target: sympy.Expr, var: sympy.Symbol) -> list[sympy.Expr] | No
     except sympy.PolynomialError:
         return None
     if poly.degree() != 1:
-        return None
+        return [] if poly.degree() == 0 else None  # a numerator free of var: no root (nor from solve, solveset)
     slope, offset = poly.all_coeffs()
     if sympy.cancel(slope) == 0:
         return None
@@ -447,7 +447,7 @@ _SOLVES = Tally("derive.jobs.solve")  # calls of sympy.solve for roots (a linear
 
 def real_roots(equation: sympy.Basic, var: sympy.Symbol) -> list[Any] | None:
     """The real roots of ``equation`` (or ``expression = 0``) for ``var``: :func:`linear_roots`,
-    else ``sympy.solve``, then ``sympy.solveset`` over the reals where those found none (``var``
+    else ``sympy.solve``, then ``sympy.solveset`` over the reals where it found none (``var``
     replaced by a fresh real stand-in while solving); None where nothing gives a closed form.
     Memoised per (equation, variable), the whole input: the roots are immutable expressions."""
     key = (equation, var)
@@ -461,20 +461,20 @@ def real_roots(equation: sympy.Basic, var: sympy.Symbol) -> list[Any] | None:
     if not isinstance(target, sympy.Basic) or free not in target.free_symbols:
         roots = []
     else:
-        roots = linear_roots(target, free)
+        roots = linear_roots(target, free)  # its [] is final: a rational function whose reduced numerator is free of var
         if roots is None:
             try:
                 _SOLVES.add()
                 roots = sympy.solve(target, free, dict=False)
             except NotImplementedError:
                 roots = None
-        if roots is None or roots == []:
-            try:
-                solution = sympy.solveset(target, free, sympy.S.Reals)
-            except (NotImplementedError, TypeError, ValueError):
-                solution = None
-            if isinstance(solution, sympy.FiniteSet):
-                roots = list(solution)
+            if roots is None or roots == []:
+                try:
+                    solution = sympy.solveset(target, free, sympy.S.Reals)
+                except (NotImplementedError, TypeError, ValueError):
+                    solution = None
+                if isinstance(solution, sympy.FiniteSet):
+                    roots = list(solution)
         if roots is not None:
             roots = [r.xreplace({free: var}) if isinstance(r, sympy.Basic) else r for r in roots]
     _ROOTS[key] = None if roots is None else tuple(roots)
