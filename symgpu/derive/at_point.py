@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import sympy
@@ -76,11 +77,15 @@ def record_roots(job: jobs._Job, found: Sequence[Any], preset: str | None, value
     job.extra = job.extra.with_(values_at=tuple(ValueAt(item.regime, float(item.value.magnitude)) for item in found))
 
 
-def pinned(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, preset: str | None, values: Mapping[str, Any]) -> sympy.Expr | None:
+def pinned(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, preset: str | None,
+           values: Mapping[str, Any]) -> Callable[[], sympy.Expr] | None:
     """``expr`` read in coherent base units with every input but ``var`` put in as an exact number
     from the preset and values (what a limit at that point needs when the symbols alone do not say
-    which Min argument wins far out); None where an input has no value there. Its value is in base
-    units: :func:`symgpu.evaluate.evaluator.evaluate_expression` reads a bare number so."""
+    which Min argument wins far out), as a function that makes it when called; None where an input
+    has no value there. Its value is in base units: :func:`symgpu.evaluate.evaluator.evaluate_expression`
+    reads a bare number so. The numbers are read now (a preset or value that is wrong fails here);
+    putting them in, which compares the arguments of every ``Min``/``Max`` again (50 ms for Volkov's
+    ``n_needed``), waits for the first caller that needs the expression."""
     based = scaling.base_expression(job.model, expr)
     numbers = point.exact_base_values(job.model, based.free_symbols - {var}, preset, values)
-    return None if numbers is None else based.xreplace(numbers)
+    return None if numbers is None else functools.cache(lambda: based.xreplace(numbers))

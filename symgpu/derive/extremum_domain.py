@@ -11,7 +11,7 @@ given values, else a first-match Piecewise whose conditions say so.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -232,11 +232,11 @@ def _agreed_limit(regimes: Sequence[Any], var: sympy.Symbol, point: sympy.Expr, 
 
 def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Sequence[sympy.Basic],
               take: Any, limit_sign: Any, regimes: Sequence[Any] = (), dropped: list[sympy.Expr] | None = None,
-              at_point: sympy.Expr | None = None) -> list[OpenEnd]:
+              at_point: Callable[[], sympy.Expr] | None = None) -> list[OpenEnd]:
     """The open ends of the domain and the quantity's limit at each: ``oo`` unless a ``valid_when``
     condition bounds the variable above, and ``0`` from above for a positive variable unless one
     bounds it below. ``take(expr, point, direction)`` is the limit; where it cannot be taken, the
-    limit of ``at_point`` (the quantity with the given values put in, in base units: a number) is;
+    limit of ``at_point()`` (the quantity with the given values put in, in base units: a number) is;
     an end whose limit neither gives is left out (the certificate's scan still covers it) and its
     point added to ``dropped``."""
     definition = job.model.symbol_definitions.get(var.name)
@@ -254,7 +254,7 @@ def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Seque
             job.steps[:] = kept
             value = _agreed_limit(regimes, var, point, direction)
             if value is None and at_point is not None:
-                value = _limit_at_point(take, at_point, point, direction)
+                value = _limit_at_point(take, at_point(), point, direction)
                 job.steps[:] = kept
             if value is None:
                 if dropped is not None:
