@@ -328,3 +328,16 @@ def test_folded_common_subexpressions_are_named_as_renaming_sympys_x1_x2_would()
         expected = [f"{names[s]} = {sympy.sstr(v.xreplace(names))}" for s, v in replacements] + [sympy.sstr(reduced[0].xreplace(names))]
         width = len(sympy.sstr(expr)) - 1  # folded, and no line shortened
         assert summary.fold(expr, width) == expected and expected[0].startswith("x₂ = ") and len(expected) > 2
+
+
+def test_a_fixed_points_mins_are_those_sympy_builds_from_the_same_arguments():
+    # the split and the result are built through model.substitution.min_max (the search for a
+    # dominated argument skipped where sample points prove there is none): the same as sympy.Min
+    memo.clear_all()
+    volkov = symgpu.load("volkov_2016")
+    d = symgpu.derive.fixed_point(volkov, "memory_throughput_loaded", "x")
+    split = next(step.expression.rhs for step in d.steps if step.operation == "split")
+    for built in (split, d.result):
+        assert isinstance(built, sympy.Min) and len(built.args) == 4
+        assert sympy.srepr(built) == sympy.srepr(sympy.Min(*reversed(built.args)))
+

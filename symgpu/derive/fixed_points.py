@@ -16,6 +16,7 @@ from symgpu.derive import jobs
 from symgpu.derive import limits
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import compiler, scaling
+from symgpu.model import substitution
 from symgpu.proofs import sample_points
 
 if TYPE_CHECKING:
@@ -62,9 +63,9 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
                                      f"got {len(g_terms)} terms depending on {variable}")
     g = g_terms[0]
     if bounds:
-        job.step("split", sympy.Eq(x, sympy.Min(g, *bounds)), f"one term g({variable}) depends on {variable}; the bounds {', '.join(map(sympy.sstr, bounds))} do not")
+        job.step("split", sympy.Eq(x, substitution.min_max(sympy.Min, (g, *bounds))), f"one term g({variable}) depends on {variable}; the bounds {', '.join(map(sympy.sstr, bounds))} do not")
     poles = [p for p in _poles(g, x) if ctx.sign(p) == 1]
-    hi = poles[0] if len(poles) == 1 else (sympy.Min(*poles) if poles else sympy.oo)
+    hi = poles[0] if len(poles) == 1 else (substitution.min_max(sympy.Min, tuple(poles)) if poles else sympy.oo)
     definition = model.symbol_definitions.get(x.name)
     lo = sympy.Integer(0) if definition and {"positive", "nonnegative"} & set(definition.assumptions) else -sympy.oo
     domain_ctx = ctx.copy()
@@ -99,7 +100,7 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
         job.extra = job.extra.with_(root_of_g=number)
         unit = model.unit_text(x.name)
         return job.finish(sympy.Float(result_number, 17), unit, method=how, used=[expr])
-    result = sympy.Min(root, *bounds) if bounds else root
+    result = substitution.min_max(sympy.Min, (root, *bounds)) if bounds else root
     if bounds:
         job.step("min with bounds", sympy.Eq(x, result),
                  "g is decreasing, so x = Min(g(x), k) has the solution Min(r, k): if r <= k then x = r; "
