@@ -341,3 +341,14 @@ def test_a_fixed_points_mins_are_those_sympy_builds_from_the_same_arguments():
         assert isinstance(built, sympy.Min) and len(built.args) == 4
         assert sympy.srepr(built) == sympy.srepr(sympy.Min(*reversed(built.args)))
 
+
+def test_the_root_of_a_quadratic_is_picked_once_per_quadratic():
+    from symgpu.derive import fixed_points
+    memo.clear_all()
+    quadratic = (sympy.Integer(1), -3 * a, a**2)  # (a2, a1, disc): roots (3a + a)/2 = 2a and (3a - a)/2 = a
+    ends = (sympy.Integer(0), sympy.Rational(3, 2) * a)  # only a, the - root (1), lies inside
+    first = fixed_points._pick_root(quadratic, x, *ends)
+    again = fixed_points._pick_root(quadratic, x, *ends)
+    choices = {s.name: s for s in memo.stats()}["derive.fixed_points.root_choice"]
+    assert first == again == 1 and (choices.misses, choices.hits) == (1, 1)
+

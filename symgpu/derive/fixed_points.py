@@ -9,6 +9,7 @@ import mpmath
 import sympy
 
 from symgpu import errors
+from symgpu.memo import memoised
 from symgpu.proofs import forms
 from symgpu.proofs import signs
 from symgpu.derive import results
@@ -148,6 +149,7 @@ def _closed_form_root(job: jobs._Job, ctx: signs.SignReasoner, poly: sympy.Poly,
     return stable
 
 
+@memoised("derive.fixed_points.root_choice", 256)  # deterministic (its own seeded draws): a model's requests ask again
 def _pick_root(quadratic: Sequence[sympy.Expr], x: sympy.Symbol, lo: sympy.Expr, hi: sympy.Expr, samples: int = 24) -> int | None:
     """Which root of the quadratic formula, ``(-a1 + sqrt(disc))/(2*a2)`` (0) or
     ``(-a1 - sqrt(disc))/(2*a2)`` (1) for ``quadratic = (a2, a1, disc)``, lies in ``(lo, hi)``
