@@ -247,7 +247,7 @@ def _check_solve(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     for root in found:
         if not _admissible(model, q.variable, root):
             return Verdict(q, "disagree", "solve: a root outside the variable's declared range", shown, brute)
-        value = oracle.scalar(model, q.quantity, q.point, q.variable, root)
+        value = oracle.scalar_near_edge(model, q.quantity, q.point, q.variable, root)
         if math.isnan(value):
             return Verdict(q, "disagree", "solve: a root where the quantity is undefined (NaN)", shown,
                            f"{q.quantity}({root:.10g}) = nan; roots {brute}")

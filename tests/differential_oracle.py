@@ -108,6 +108,24 @@ def scalar(model: symgpu.Model, quantity: str, point: Point, name: str, x: float
         return math.nan
 
 
+#: how far (relative) outside a closed edge of the domain a computed root may lie by rounding alone
+EDGE = 1e-12
+
+
+def scalar_near_edge(model: symgpu.Model, quantity: str, point: Point, name: str, x: float) -> float:
+    """:func:`scalar` at ``x``, or, where the model gives no value there, at the nearest of
+    ``x*(1 -+ EDGE)`` where it gives one: a root on a closed edge of a ``valid_when`` domain
+    (MDM's ``W <= W_max``, the target taken at ``W = W_max``) comes out of its closed form one
+    unit in the last place outside. NaN where neither has a value."""
+    value = scalar(model, quantity, point, name, x)
+    step = EDGE * max(abs(x), 1e-300)
+    for near in (x - step, x + step):
+        if not math.isnan(value):
+            break
+        value = scalar(model, quantity, point, name, near)
+    return value
+
+
 def draw_variable_value(model: symgpu.Model, subject: Subject, point: Point, rng: random.Random) -> tuple[float, float] | None:
     """A random grid value of the variable where the quantity is finite, and the quantity there
     (the target of a solve question: inside the quantity's range by construction)."""

@@ -30,6 +30,8 @@ RANGE_SAMPLES = 120
 EXACT = 1e-12
 #: the same in exact arithmetic (against a target rounded once to IEEE: a few units in the last place)
 EXACT_AGAIN = 1e-14
+#: how far (relative) outside a closed edge of its domain a root may lie by rounding alone
+EDGE = 1e-12
 
 
 def _target_at(model: Model, asked: Asked, point: _Point, v: Any) -> Any:
@@ -73,7 +75,8 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
         want = float(np.asarray(target_of(np.asarray(root)), dtype=float))
         if not abs(got - want) <= RESIDUAL * max(abs(got), abs(want), 1e-300):
             raise _fail(model, asked, point, f"at the root {asked.variable} = {root:.10g} the quantity is {got:.10g}, not the target {want:.10g}")
-    outside = [r for r, inside in zip(roots, _inside(model, asked, point, np.asarray(roots, dtype=float))) if not inside] if roots else []
+    outside = [r for r, inside in zip(roots, _inside(model, asked, point, np.asarray(roots, dtype=float)))
+               if not inside and not _on_edge(model, asked, point, r)] if roots else []
     if outside:
         raise _fail(model, asked, point, f"the root {asked.variable} = {outside[0]:.10g} lies outside the model's valid_when domain "
                     f"(the model gives {asked.quantity} no value there)")
@@ -138,6 +141,14 @@ def _exactly(model: Model, asked: Asked, point: _Point, x: float, target: float)
     if value is None:
         return True
     return value.imag == 0 and abs(value.real - target) <= EXACT_AGAIN * max(abs(value.real), abs(target), 1e-300)
+
+
+def _on_edge(model: Model, asked: Asked, point: _Point, root: float) -> bool:
+    """Is a root outside the ``valid_when`` domain by rounding only: does the domain hold within
+    :data:`EDGE` (relative) of it? A root on a closed edge of the domain (MDM's ``W <= W_max`` with
+    the target taken at ``W = W_max``) comes out of its closed form one unit in the last place outside."""
+    step = EDGE * max(abs(root), 1e-300)
+    return bool(np.any(_inside(model, asked, point, np.array([root - step, root + step]))))
 
 
 def _rounding_noise(model: Model, asked: Asked, point: _Point, grid: np.ndarray, root: float, target_of: Callable[[Any], Any]) -> bool:

@@ -1,0 +1,65 @@
+"""Differential seed 3 (6,000 questions), two findings.
+
+* A root on a closed edge of a ``valid_when`` domain: MDM's ``eq4`` holds for ``W <= W_max``
+  (``W_max = 64 warp/SM`` in preset ``table1``); with the target taken at ``W = 64`` the closed-form
+  root comes out one unit in the last place above 64, where the evaluate path gives no value. The
+  certificate refused the right answer ("lies outside the model's valid_when domain") and the
+  tester called it a root where the quantity is undefined. Both now accept a root within 1e-12
+  (relative) of a point inside the domain.
+* A declared sign the printed formula breaks: Hong & Kim's ``Synch_cost`` (Eq. 26) is declared
+  nonnegative, but ``(NpWB - 1)`` makes it negative below one parallel warp per block; eq26 is now
+  valid only where ``NpWB >= 1``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import symgpu
+from symgpu import errors
+
+import differential_checks as checks
+from differential_questions import Point, Question
+
+MDM_AT = {"LLCMissRate": 0.5, "L_DRAMService": 0.3733333, "L_NoCService": 0.1706667, "M_Read": 1.0, "M_Write": 1.0}
+
+
+def test_a_root_on_the_closed_edge_of_the_domain_is_checked_and_is_the_edge():
+    model = symgpu.load("mdm_2019")
+    w_max = 64.0  # preset table1: W_max = 64 warp/SM
+    target = float(model.evaluate("S_Mem_MDM_MSHR", "table1", values={**MDM_AT, "W": w_max}).magnitude)
+    with pytest.raises(errors.DomainError):  # one step past the edge the model gives no value
+        model.evaluate("S_Mem_MDM_MSHR", "table1", values={**MDM_AT, "W": math.nextafter(w_max, math.inf)})
+    answer = model.solve("S_Mem_MDM_MSHR", for_="W", target=repr(target), preset="table1", values=MDM_AT)
+    assert "finds no other" in answer.certificate.text()
+    roots = symgpu.derive.applying_roots(model, symgpu.derive.roots_of(answer), "table1", MDM_AT, "warp/SM", "W")
+    assert [float(r.value.magnitude) for r in roots] == pytest.approx([w_max], rel=1e-12)
+
+
+def test_the_tester_agrees_with_a_root_on_the_closed_edge_of_the_domain():
+    model = symgpu.load("mdm_2019")
+    target = float(model.evaluate("S_Mem_MDM_MSHR", "table1", values={**MDM_AT, "W": 64.0}).magnitude)
+    point = Point("table1", tuple(sorted({**MDM_AT, "W": 64.0}.items())))
+    verdict = checks.judge(Question("solve", "mdm_2019", "S_Mem_MDM_MSHR", "W", point, target=target), limit=0)
+    assert verdict.outcome == "agree", verdict.line()
+
+
+HK_AT = {"Active_SMs": 16.0, "Blocks": 80.0, "Coal_Mem_insts": 0.0, "Comp_insts": 71.0, "Departure_del_coal": 4.0,
+         "Departure_del_uncoal": 10.0, "Freq": 1.35e9, "Load_bytes_per_warp": 128.0, "Mem_Bandwidth": 8.64e10, "Mem_LD": 420.0,
+         "Synch_insts": 6.0, "Threads_per_block": 128.0, "Uncoal_Mem_insts": 6.0, "Uncoal_per_mw": 32.0}
+
+
+def test_synchronization_cost_is_nonnegative_wherever_the_model_gives_it_a_value():
+    model = symgpu.load("hong_kim_2009")
+    values = []
+    for blocks in np.geomspace(0.01, 16.0, 60):  # 4 warps per block: below 1/4 block per SM, less than one warp runs
+        try:
+            values.append(float(model.evaluate("Synch_cost", values={**HK_AT, "Active_blocks_per_SM": blocks}).magnitude))
+        except errors.DomainError as exc:
+            assert "NpWB >= 1" in str(exc)
+    assert values and min(values) >= 0.0
+    with pytest.raises(errors.DomainError, match="NpWB >= 1"):
+        model.evaluate("Synch_cost", values={**HK_AT, "Active_blocks_per_SM": 0.1})  # NpWB = 0.4 warp/block
