@@ -63,3 +63,10 @@ def test_synchronization_cost_is_nonnegative_wherever_the_model_gives_it_a_value
     assert values and min(values) >= 0.0
     with pytest.raises(errors.DomainError, match="NpWB >= 1"):
         model.evaluate("Synch_cost", values={**HK_AT, "Active_blocks_per_SM": 0.1})  # NpWB = 0.4 warp/block
+
+
+def test_a_domain_condition_that_divides_by_a_zero_input_is_a_domain_error_not_a_zero_division():
+    # no memory instructions: MWP, and with it NpWB, is 0/0; the condition NpWB >= 1 is then not met (NaN compares false)
+    model = symgpu.load("hong_kim_2009")
+    with pytest.raises(errors.DomainError, match="NpWB >= 1"):
+        model.evaluate("Synch_cost", values={**HK_AT, "Uncoal_Mem_insts": 0.0, "Active_blocks_per_SM": 2.0})

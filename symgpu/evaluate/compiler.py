@@ -204,10 +204,20 @@ def domain_conditions(model: Model, name: str, given: frozenset[str]) -> list[tu
                 expanded = condition.xreplace({s: model.expression(s.name, stop_at=given) for s in condition.free_symbols if s.name in model.defining and s.name not in given})
                 expanded = scaling.base_expression(model, expanded)
                 args = tuple(sorted(s.name for s in expanded.free_symbols))
-                function = _lambdify([model.symbols[a] for a in args], expanded)
+                function = _scalars_as_float64(_lambdify([model.symbols[a] for a in args], expanded))
                 out.append((equation, condition, args, function))
         kept[key] = out
     return kept[key]
+
+
+def _scalars_as_float64(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` with each scalar argument as ``np.float64``, as :func:`symgpu.evaluate.evaluator.evaluate`
+    passes them to a value: a Python ``0.0`` divisor then gives inf or NaN as NumPy does, not
+    ``ZeroDivisionError`` (a ``valid_when`` condition over an expression that divides by an input:
+    Hong & Kim's ``NpWB >= 1`` at ``Mem_insts = 0``)."""
+    def call(*args: Any) -> Any:
+        return function(*[np.float64(a) if np.ndim(a) == 0 else a for a in args])
+    return call
 
 
 def compiled_expression(model: Model, expr: sympy.Basic, names: Sequence[str], target: pint.Unit) -> Callable[..., Any]:
