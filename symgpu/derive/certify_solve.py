@@ -162,10 +162,8 @@ def _rounding_noise(model: Model, asked: Asked, point: _Point, grid: np.ndarray,
         return False
     target = float(np.asarray(target_of(np.asarray(root)), dtype=float))
     ends = [_exact_at(model, asked, point, float(x)) for x in (grid[i - 1], grid[i])]
-    if any(v is None or v.imag != 0 for v in ends):
-        return False
-    below = [v.real - target for v in ends if v is not None]
-    return below[0] * below[1] > 0
+    real = [v.real - target for v in ends if v is not None and v.imag == 0]
+    return len(real) == 2 and real[0] * real[1] > 0
 
 
 def _degenerate(model: Model, derivation: Derivation, point: _Point, extra: Mapping[str, Any]) -> bool:

@@ -210,13 +210,18 @@ def domain_conditions(model: Model, name: str, given: frozenset[str]) -> list[tu
     return kept[key]
 
 
+def numpy_scalars(values: Sequence[Any]) -> list[Any]:
+    """``values`` with each scalar as ``np.float64`` (arrays as they are): a compiled function divides a
+    NumPy scalar by 0 to inf or NaN, as it does an array, where a Python ``0.0`` raises
+    ``ZeroDivisionError`` (a nonnegative input at 0 that a Min argument divides by: ``alu_thru/alpha``)."""
+    return [np.float64(v) if np.ndim(v) == 0 else v for v in values]
+
+
 def _scalars_as_float64(function: Callable[..., Any]) -> Callable[..., Any]:
-    """``function`` with each scalar argument as ``np.float64``, as :func:`symgpu.evaluate.evaluator.evaluate`
-    passes them to a value: a Python ``0.0`` divisor then gives inf or NaN as NumPy does, not
-    ``ZeroDivisionError`` (a ``valid_when`` condition over an expression that divides by an input:
-    Hong & Kim's ``NpWB >= 1`` at ``Mem_insts = 0``)."""
+    """``function`` called with :func:`numpy_scalars` of its arguments: what every caller of a
+    ``valid_when`` condition gets (a condition over an expression that divides by an input at 0)."""
     def call(*args: Any) -> Any:
-        return function(*[np.float64(a) if np.ndim(a) == 0 else a for a in args])
+        return function(*numpy_scalars(args))
     return call
 
 
@@ -299,8 +304,7 @@ def broadcast(values: list[Any]) -> list[Any]:
     Only done for Piecewise expressions: stride-0 views are slower than scalars in arithmetic.
     """
     if not any(np.ndim(v) for v in values):
-        # NumPy scalars: a branch that is not selected may divide by zero (inf, not ZeroDivisionError).
-        return [np.float64(v) for v in values]
+        return numpy_scalars(values)  # a branch that is not selected may divide by zero
     return list(np.broadcast_arrays(*[np.asarray(v, dtype=float) for v in values]))
 
 

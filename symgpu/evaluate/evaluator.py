@@ -76,9 +76,7 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
                 f"{model.id}: equation {equation.id} ({equation.definition.source.locator}) is valid only when "
                 f"{condition}; got {shown}. The model gives no value outside this domain"
             )
-    # NOTE: NumPy scalars, not Python floats: a nonnegative input may be 0 where a Min argument
-    # divides by it (alu_thru/alpha at alpha = 0), which must give +inf, not ZeroDivisionError.
-    inputs = [np.float64(magnitudes[a]) if np.ndim(magnitudes[a]) == 0 else magnitudes[a] for a in args]
+    inputs = compiler.numpy_scalars([magnitudes[a] for a in args])  # alu_thru/alpha at alpha = 0 is +inf
     if base.has(sympy.Piecewise):
         inputs = compiler.broadcast(inputs)
     with np.errstate(divide="ignore", invalid="ignore"):
