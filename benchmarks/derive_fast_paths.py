@@ -2,7 +2,7 @@
 
 Prints CPU seconds (the machine is shared: CPU time is steadier than wall-clock) and ratios of
 
-* ``jobs.linear_roots`` vs ``sympy.solve`` on the linear equations of the all-pairs boundary
+* ``roots.linear_roots`` vs ``sympy.solve`` on the linear equations of the all-pairs boundary
   ``hong_kim_2009 Exec_cycles_app --for Active_blocks_per_SM`` (captured while it runs), the
   roots checked equal with ``cancel``;
 * ``requests.proved_equal`` (refuted at an exact point, or proved by expanding the numerator, before
@@ -36,7 +36,7 @@ from sympy.core.cache import clear_cache  # noqa: E402
 import symgpu  # noqa: E402
 from symgpu import derive, memo  # noqa: E402
 from symgpu.compare import normal_forms  # noqa: E402
-from symgpu.derive import jobs, limits, regime_split, requests, signs, solving  # noqa: E402
+from symgpu.derive import limits, regime_split, requests, roots, signs, solving  # noqa: E402
 
 
 def cpu(function: Callable[[], Any]) -> tuple[float, Any]:
@@ -53,16 +53,16 @@ def linear_equations() -> None:
     memo.clear_all()
     solving.boundary(symgpu.load("hong_kim_2009"), "Exec_cycles_app", None, "Active_blocks_per_SM")  # the derivation alone, uncertified
     # the equations it solved are the keys of the roots memo: those with a linear root, in the
-    # form jobs.real_roots hands to jobs.linear_roots (the variable a real stand-in)
+    # form roots.real_roots hands to roots.linear_roots (the variable a real stand-in)
     captured: list[tuple[sympy.Expr, sympy.Symbol]] = []
-    for equation, var in memo.registered()["derive.jobs.roots"]:
+    for equation, var in memo.registered()["derive.roots.found"]:
         free = sympy.Dummy(var.name, real=True)
         eq = equation.xreplace({var: free})
         target = eq.lhs - eq.rhs if isinstance(eq, sympy.Eq) else eq
-        if isinstance(target, sympy.Expr) and free in target.free_symbols and jobs.linear_roots(target, free):
+        if isinstance(target, sympy.Expr) and free in target.free_symbols and roots.linear_roots(target, free):
             captured.append((target, free))
     clear_cache()
-    fast, mine = cpu(lambda: [jobs.linear_roots(t, v) for t, v in captured])
+    fast, mine = cpu(lambda: [roots.linear_roots(t, v) for t, v in captured])
     clear_cache()
     slow, theirs = cpu(lambda: [sympy.solve(t, v) for t, v in captured])
     assert all(len(m) == len(s) == 1 and sympy.cancel(m[0] - s[0]) == 0 for m, s in zip(mine, theirs))

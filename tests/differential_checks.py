@@ -211,6 +211,8 @@ def _check_solve(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     xs = oracle.grid(model, q.variable, centre)
     ys = oracle.evaluate_on(model, q.quantity, q.point, q.variable, xs)
     isolated, plateaus = oracle.roots(model, q.quantity, q.point, q.variable, q.target, xs, ys)
+    if plateaus:
+        isolated, plateaus = oracle.flat_in_exact_arithmetic(model, q.quantity, q.point, q.variable, q.target, isolated, plateaus, xs)
     brute = _numbers([b.middle for b in isolated]) + (f" and the ranges {[(p.low, p.high) for p in plateaus]}" if plateaus else "")
     # a numeric target kept as its quantity's value (a prefixed unit), as the command line evaluates it
     extra = derive.result_values(d, {}) or None if q.numeric_target else {q.quantity: q.target}

@@ -173,7 +173,9 @@ def roots(model: symgpu.Model, quantity: str, point: Point, name: str, target: f
           ys: np.ndarray) -> tuple[list[Bracket], list[Bracket]]:
     """Where the quantity equals ``target`` on the grid: (isolated roots, plateaus where it equals
     the target on a whole run of grid points). A sign change refined by bisection counts as a
-    root only where the quantity is within 1e-6 of the target there (else it is a jump)."""
+    root only where the quantity is within 1e-6 of the target on both sides of its bracket (else it
+    is a jump, or a pole: Huang's printed bandwidth delay at ``alpha = 1e9`` sits 2e-7 above its
+    target left of its pole at ``rho = 1`` and far below right of it)."""
     g = ys - target
     finite = np.isfinite(ys)  # an infinity (W_threshold = MSHRs/M_Read at M_Read = 0) must not make every point a root
     scale = max(abs(target), float(np.max(np.abs(ys[finite]))) * 1e-12 if finite.any() else 0.0, 1e-300)
@@ -194,10 +196,37 @@ def roots(model: symgpu.Model, quantity: str, point: Point, name: str, target: f
                 return scalar(model, quantity, point, name, x) - target
             bracket = bisect(f, float(xs[i]), float(xs[i + 1]), float(g[i]), is_integer(model, name))
             ends = [abs(f(bracket.low)), abs(f(bracket.high))]
-            if min(ends) <= 1e-6 * max(abs(target), 1e-300) or is_integer(model, name) and bracket.high - bracket.low <= 1:
+            if max(ends) <= 1e-6 * max(abs(target), 1e-300) or is_integer(model, name) and bracket.high - bracket.low <= 1:
                 isolated.append(bracket)
         i += 1
     return isolated, plateaus
+
+
+def flat_in_exact_arithmetic(model: symgpu.Model, quantity: str, point: Point, name: str, target: float, isolated: list[Bracket],
+                             plateaus: list[Bracket], xs: np.ndarray) -> tuple[list[Bracket], list[Bracket]]:
+    """The plateaus of :func:`roots` that are flat in exact arithmetic too (the quantity has the same
+    exact value at both ends, to 1e-20), and ``isolated`` with the roots inside the others: a stretch
+    that only looks flat in IEEE (Huang's printed CPI at ``alpha = 1e9`` varies by 1e-14 over
+    decades of ``reqs_per_inst``, below its IEEE digits) is no range of roots, and its root is where
+    the exact values cross the target. A plateau the exact mode cannot evaluate is kept."""
+    kept: list[Bracket] = []
+    found = list(isolated)
+    for plateau in plateaus:
+        inside = xs[(xs >= plateau.low) & (xs <= plateau.high)]
+        ends = exact_on(model, quantity, point, name, np.array([inside[0], inside[-1]]))
+        if not np.all(np.isfinite(ends)) or abs(ends[0] - ends[1]) <= 1e-20 * max(abs(ends[0]), abs(ends[1]), 1e-300):
+            kept.append(plateau)
+            continue
+        below = xs[xs < plateau.low][-1:]
+        above = xs[xs > plateau.high][:1]
+        run = np.concatenate([below, inside, above])
+        gap = exact_on(model, quantity, point, name, run, minus=target)
+        for i in range(len(run) - 1):
+            if gap[i] == 0:
+                found.append(Bracket(float(run[i]), float(run[i])))
+            elif np.isfinite(gap[i]) and np.isfinite(gap[i + 1]) and gap[i + 1] != 0 and (gap[i] > 0) != (gap[i + 1] > 0):
+                found.append(Bracket(float(run[i]), float(run[i + 1])))
+    return found, kept
 
 
 def rounding_noise(model: symgpu.Model, quantity: str, point: Point, name: str, target: float, bracket: Bracket,
@@ -216,7 +245,7 @@ def rounding_noise(model: symgpu.Model, quantity: str, point: Point, name: str, 
     above = xs[xs >= bracket.high]
     if not len(below) or not len(above):
         return False
-    exact = exact_on(model, quantity, point, name, np.array([below[-1], above[0]])) - target
+    exact = exact_on(model, quantity, point, name, np.array([below[-1], above[0]]), minus=target)
     return bool(np.all(np.isfinite(exact)) and exact[0] * exact[1] > 0)
 
 
@@ -300,16 +329,19 @@ def approach(model: symgpu.Model, quantity: str, point: Point, name: str, centre
     return xs[keep], ys[keep]
 
 
-def exact_on(model: symgpu.Model, quantity: str, point: Point, name: str, xs: np.ndarray) -> np.ndarray:
+def exact_on(model: symgpu.Model, quantity: str, point: Point, name: str, xs: np.ndarray, minus: float = 0.0) -> np.ndarray:
     """The quantity at each of ``xs`` on the evaluate path's exact mode (:func:`evaluator.exact`:
-    SymPy rationals, no rounding), NaN where the model refuses the point or gives no real number.
-    Slow: for a short sequence whose IEEE values lose their digits to cancellation
-    (``n + A*C - sqrt((A*C + n)**2 - ...)`` with ``C`` near 1e15)."""
+    SymPy rationals, no rounding), less ``minus`` (read as its shortest decimal) before rounding to
+    a float, NaN where the model refuses the point or gives no real number. Slow: for a short
+    sequence whose IEEE values lose their digits to cancellation (``n + A*C - sqrt((A*C + n)**2 -
+    ...)`` with ``C`` near 1e15), or that is flat below them (its difference with a target then
+    keeps its sign only when taken before rounding)."""
     values = point.mapping(without=name)
     out = np.full(xs.shape, np.nan)
+    offset = sympy.Rational(repr(float(minus)))
     for i, x in enumerate(xs):
         try:
-            number = complex(evaluator.exact(model, quantity, preset=point.preset, values=values | {name: float(x)}).evalf(30))
+            number = complex((evaluator.exact(model, quantity, preset=point.preset, values=values | {name: float(x)}) - offset).evalf(30))
         except (errors.SymgpuError, TypeError, ValueError, ZeroDivisionError):
             continue
         if number.imag == 0:

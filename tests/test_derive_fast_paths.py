@@ -13,7 +13,7 @@ import sympy
 
 import symgpu
 from symgpu.compare import normalize
-from symgpu.derive import feasibility, jobs, regime_split, requests, signs
+from symgpu.derive import feasibility, jobs, regime_split, requests, roots, signs
 from symgpu.proofs import forms, relations
 from symgpu import memo
 
@@ -23,24 +23,24 @@ x = sympy.Symbol("x", real=True)
 
 def test_linear_roots_agree_with_sympy_solve():
     for target in (a * x - b, a / (x - b) - c, (a * x + b) / (c * x + 1) - a, x / a + b / (a + c) - 1):
-        mine = jobs.linear_roots(target, x)
+        mine = roots.linear_roots(target, x)
         assert mine is not None and len(mine) == 1
         (theirs,) = sympy.solve(target, x)
         assert sympy.cancel(mine[0] - theirs) == 0
 
 
 def test_linear_roots_leave_other_equations_to_sympy_solve():
-    assert jobs.linear_roots(x**2 - a, x) is None  # quadratic
-    assert jobs.linear_roots(sympy.sqrt(x) - a, x) is None  # not rational in x
-    assert jobs.linear_roots(sympy.floor(x) - a, x) is None
-    assert jobs.linear_roots(sympy.Min(a, x) - b, x) is None
+    assert roots.linear_roots(x**2 - a, x) is None  # quadratic
+    assert roots.linear_roots(sympy.sqrt(x) - a, x) is None  # not rational in x
+    assert roots.linear_roots(sympy.floor(x) - a, x) is None
+    assert roots.linear_roots(sympy.Min(a, x) - b, x) is None
 
 
 def test_linear_root_at_a_pole_is_not_returned():
     # x/(x - b) - b/(x - b) is 1 wherever it is defined: x = b zeroes the numerator and the denominator
     target = x / (x - b) - b / (x - b)
     assert sympy.solve(target, x) == []
-    assert jobs.linear_roots(target, x) in (None, [])
+    assert roots.linear_roots(target, x) in (None, [])
 
 
 
@@ -49,7 +49,7 @@ def test_a_numerator_free_of_the_variable_has_no_root_as_sympy_solve_and_solvese
     for target in (c / (x + 1) ** 2, (a - b) / (x**2 + 1), a * b / x, (a - b) / (x + 1) ** 2 + 0 * x):
         assert sympy.solve(target, x) == []
         assert not isinstance(sympy.solveset(target, x, sympy.S.Reals), sympy.FiniteSet)
-        assert jobs.linear_roots(target, x) == [] and jobs.real_roots(target, x) == []
+        assert roots.linear_roots(target, x) == [] and roots.real_roots(target, x) == []
 
 
 def test_memoised_roots_are_those_solved_afresh_and_each_equation_is_solved_once():
@@ -58,23 +58,23 @@ def test_memoised_roots_are_those_solved_afresh_and_each_equation_is_solved_once
     fresh = []
     for equation in equations:
         memo.clear_all()
-        fresh.append(jobs.real_roots(equation, n))
+        fresh.append(roots.real_roots(equation, n))
     memo.clear_all()
-    first = [jobs.real_roots(equation, n) for equation in equations]
-    solved = memo.tallies()["derive.jobs.solve"]
-    again = [jobs.real_roots(equation, n) for equation in equations]
+    first = [roots.real_roots(equation, n) for equation in equations]
+    solved = memo.tallies()["derive.roots.solve"]
+    again = [roots.real_roots(equation, n) for equation in equations]
     assert first == again == fresh
     # by hand: a*n - b is linear (no sympy.solve); n = n + 1 has no root; n**2 - a = 0 at n = ±sqrt(a) (the domain filter comes after)
     assert fresh[4] == [b / a] and fresh[3] == [] and sympy.sqrt(a) in fresh[1]
     assert solved == 3  # the three nonlinear equations, once each
-    assert memo.tallies()["derive.jobs.solve"] == 3  # asked again: nothing solved
-    roots = {s.name: s for s in memo.stats()}["derive.jobs.roots"]
-    assert (roots.misses, roots.hits) == (5, 5)
+    assert memo.tallies()["derive.roots.solve"] == 3  # asked again: nothing solved
+    found = {s.name: s for s in memo.stats()}["derive.roots.found"]
+    assert (found.misses, found.hits) == (5, 5)
     # the same equation in another variable is another question
-    assert jobs.real_roots(sympy.Eq(a * n - b, 0), n) == [b / a] and jobs.real_roots(a * n - b, a) == [b / n]
+    assert roots.real_roots(sympy.Eq(a * n - b, 0), n) == [b / a] and roots.real_roots(a * n - b, a) == [b / n]
     # a caller may change the list it gets: the memo keeps its own
     first[4].append(sympy.Integer(7))
-    assert jobs.real_roots(equations[4], n) == [b / a]
+    assert roots.real_roots(equations[4], n) == [b / a]
 
 def test_expressions_that_differ_at_an_admissible_point_are_refuted():
     assert requests.differ_at_a_point(a + b, a - b)

@@ -149,7 +149,8 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
         return out
     if records is not None:  # every root whose regime conditions hold at the point, with its regime
         found = derive.applying_roots(model, records, args.preset, values, derivation.unit, derivation.variable)
-        if not found and ranges:
+        if not found and ranges:  # the roots' regimes do not apply here: the answer here is the range
+            out["no_root_here"] = sorted({r.regime for r in records})
             return out
         if not found:
             raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: none of the {len(records)} root(s) for {derivation.variable} lies in "
@@ -233,6 +234,9 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
         title, _, rest = text.partition("\n")
         text = f"{title}\n  target: {args.target_note}" + (f"\n{rest}" if rest else "")
     print(text)
+    if numbers.get("no_root_here"):
+        print(f"  no isolated root here: the closed-form root above is that of regime {', '.join(numbers['no_root_here'])}, "
+              "whose conditions fail at this point; the relation holds on the range below")
     for flat in numbers.get("ranges", ()):
         if flat["regime"] == "every regime" and flat["where"] in ("any value", "True"):
             print(f"  holds for every {derivation.variable}: the relation does not depend on {derivation.variable} here")

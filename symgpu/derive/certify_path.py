@@ -175,9 +175,24 @@ def _exact_at(model: Model, asked: Asked, point: _Point, x: float) -> complex | 
     whose IEEE digits cancellation ate (Volkov's latency root); None where exact evaluation gives none."""
     # a value given with its unit (``--set n=8`` from the command line) stays a quantity: the exact mode
     # converts it to the declared unit, as the IEEE path does
-    values = {k: v if hasattr(v, "units") else float(v) for k, v in _with(model, asked, point, x).items()
-              if k != asked.quantity and np.ndim(v) == 0}
     try:
-        return complex(evaluator.exact(model, asked.quantity, preset=point.preset, values=values).evalf(30))
+        return complex(_exact_expr(model, asked, point, x).evalf(30))
     except (errors.SymgpuError, TypeError, ValueError, ZeroDivisionError, ArithmeticError):
         return None
+
+
+def _exact_gap(model: Model, asked: Asked, point: _Point, x: float, target: float) -> float | None:
+    """The quantity at ``x`` minus ``target`` (read as its shortest decimal), both exact and the
+    difference taken to 30 digits before rounding it to a float: where the quantity is flat to
+    below the IEEE digits of its value (:func:`_exact_at` rounds that to one double), its sign."""
+    try:
+        gap = complex((_exact_expr(model, asked, point, x) - sympy.Rational(repr(float(target)))).evalf(30))
+    except (errors.SymgpuError, TypeError, ValueError, ZeroDivisionError, ArithmeticError):
+        return None
+    return gap.real if gap.imag == 0 else None
+
+
+def _exact_expr(model: Model, asked: Asked, point: _Point, x: float) -> Any:
+    values = {k: v if hasattr(v, "units") else float(v) for k, v in _with(model, asked, point, x).items()
+              if k != asked.quantity and np.ndim(v) == 0}
+    return evaluator.exact(model, asked.quantity, preset=point.preset, values=values)

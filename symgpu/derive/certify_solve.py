@@ -15,7 +15,7 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.derive import results
-from symgpu.derive.certify_path import (RESIDUAL, Asked, _close, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _roots_at,
+from symgpu.derive.certify_path import (RESIDUAL, Asked, _close, _exact_at, _exact_gap, _fail, _inside, _Point, _quantity, _result_at, _roots_at,
                                         _scan_grid, _with, sorted_unique)
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.extra_records import RootRecord
@@ -92,7 +92,8 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
         raise _fail(model, asked, point, f"the relation holds on a range of {asked.variable} (exactly at {uncovered:.10g}, among others) "
                     f"that neither the answer's roots nor its ranges give")
     missing = [r for r in _brute_roots(model, asked, point, grid, target_of)
-               if not any(_close(r, a) for a in roots) and not _rounding_noise(model, asked, point, grid, r, target_of)]
+               if not any(_close(r, a) for a in roots) and not _rounding_noise(model, asked, point, grid, r, target_of)
+               and not _exact_crossing_is_one_of(model, asked, point, grid, r, target_of, roots)]
     if missing:
         shown = ", ".join(f"{r:.10g}" for r in missing[:4])
         raise _fail(model, asked, point, f"a scan of {asked.variable} finds root(s) {shown} that the answer lacks "
@@ -119,6 +120,7 @@ def _uncovered_range(model: Model, derivation: Derivation, asked: Asked, point: 
     if len(exact) <= 2:
         return None, 0
     ranges = results.applying_ranges(model, derivation, point.preset, values)
+    fixed = bool(np.all(targets == targets[0]))  # a numeric target: on a range of roots the quantity is constant
     spread = sorted_unique(np.linspace(0, len(exact) - 1, min(len(exact), RANGE_SAMPLES)).astype(int))
     covered = 0
     for i in spread:
@@ -127,7 +129,8 @@ def _uncovered_range(model: Model, derivation: Derivation, asked: Asked, point: 
             continue
         if any(_holds(model, f.when, point, {**values, asked.variable: x}) for f in ranges):
             covered += 1
-        elif _exactly(model, asked, point, x, float(np.asarray(target_of(np.asarray(x)), dtype=float))):
+        elif _exactly(model, asked, point, x, float(np.asarray(target_of(np.asarray(x)), dtype=float))) and \
+                (not fixed or _constant(model, asked, point, x, float(exact[i + 1 if i + 1 < len(exact) else i - 1]))):
             return x, 0
     return None, covered  # values that only looked exact (IEEE digits lost) are on no range and not counted
 
@@ -141,6 +144,17 @@ def _exactly(model: Model, asked: Asked, point: _Point, x: float, target: float)
     if value is None:
         return True
     return value.imag == 0 and abs(value.real - target) <= EXACT_AGAIN * max(abs(value.real), abs(target), 1e-300)
+
+
+def _constant(model: Model, asked: Asked, point: _Point, x: float, other: float) -> bool:
+    """Has the quantity one exact value (to 1e-20) at ``x`` and at ``other``, two scan values where it
+    looked equal to a numeric target? A range of roots is flat; a stretch that varies below the
+    target's IEEE digits is not (Huang's printed CPI at ``alpha = 1e9`` varies by 1e-14 over decades of
+    ``reqs_per_inst``; its one root is where the exact values cross the target). True where it cannot tell."""
+    one, two = _exact_at(model, asked, point, x), _exact_at(model, asked, point, other)
+    if one is None or two is None:
+        return True
+    return abs(one - two) <= 1e-20 * max(abs(one), abs(two), 1e-300)
 
 
 def _on_edge(model: Model, asked: Asked, point: _Point, root: float) -> bool:
@@ -164,6 +178,39 @@ def _rounding_noise(model: Model, asked: Asked, point: _Point, grid: np.ndarray,
     ends = [_exact_at(model, asked, point, float(x)) for x in (grid[i - 1], grid[i])]
     real = [v.real - target for v in ends if v is not None and v.imag == 0]
     return len(real) == 2 and real[0] * real[1] > 0
+
+
+def _exact_crossing_is_one_of(model: Model, asked: Asked, point: _Point, grid: np.ndarray, root: float,
+                              target_of: Callable[[Any], Any], roots: list[float]) -> bool:
+    """Is the scan's root at ``root``, refined by bisection on exact values between the scan points
+    around it, one of ``roots``? Where the quantity is flat to 1e-14 (Huang's printed CPI at
+    ``alpha = 1e9``) the IEEE bisection places its root 1e-5 off the exact crossing, which the
+    answer's root (refined in exact arithmetic: :func:`results.refined`) gives. False where the exact
+    mode cannot tell."""
+    i = int(np.searchsorted(grid, root))
+    if not roots or i == 0 or i >= len(grid):
+        return False
+    target = float(np.asarray(target_of(np.asarray(root)), dtype=float))
+
+    def gap(x: float) -> float | None:
+        return _exact_gap(model, asked, point, x, target)
+
+    lo, hi = float(grid[i - 1]), float(grid[i])
+    g_lo, g_hi = gap(lo), gap(hi)
+    if g_lo is None or g_hi is None or g_lo * g_hi > 0:
+        return False
+    while hi - lo > 1e-13 * abs(hi):
+        mid = 0.5 * (lo + hi)
+        g_mid = gap(mid)
+        if g_mid is None:
+            return False
+        if g_mid == 0:
+            lo = hi = mid
+        elif (g_mid > 0) == (g_lo > 0):
+            lo, g_lo = mid, g_mid
+        else:
+            hi = mid
+    return any(_close(0.5 * (lo + hi), a) for a in roots)
 
 
 def _degenerate(model: Model, derivation: Derivation, point: _Point, extra: Mapping[str, Any]) -> bool:
@@ -210,19 +257,24 @@ def _answer_roots(model: Model, derivation: Derivation, asked: Asked, point: _Po
         if not np.isfinite(number):
             continue
         mine = [record for value, record in owners if np.isfinite(value) and _close(value, number, 1e-9)]
-        if not mine or any(_applies(model, record, point, values) for record in mine):
+        if not mine:
             found.append(number)
+            continue
+        refined = results.refined(model, mine[0].root, asked.variable, point.preset, values, number)  # as results.applying_roots shows it
+        if results.admissible(model, asked.variable, refined) and any(_applies(model, record, point, values, asked.variable, refined)
+                                                                      for record in mine):
+            found.append(refined)
     return found
 
 
-def _applies(model: Model, record: RootRecord, point: _Point, values: Mapping[str, Any]) -> bool:
-    """Do a listed root's regime conditions and domain hold at the point? (Conditions that cannot be
-    evaluated there count as holding: the root is then checked as it stands.)"""
+def _applies(model: Model, record: RootRecord, point: _Point, values: Mapping[str, Any], variable: str, number: float) -> bool:
+    """Do a listed root's regime conditions and domain hold at the point, as :func:`results.root_holds`
+    decides them at the root's value ``number``? (Conditions that cannot be evaluated there count as
+    holding: the root is then checked as it stands.)"""
     try:
-        holds = bool(active.condition_true(model, record.when, point.preset, values))
+        return results.root_holds(model, record, point.preset, values, variable, number)[0]
     except errors.SymgpuError:
-        holds = True
-    return holds and results.inside_domain(model, record.inside, point.preset, values)
+        return results.inside_domain(model, record.inside, point.preset, values)
 
 
 def _brute_roots(model: Model, asked: Asked, point: _Point, grid: np.ndarray, target_of: Callable[[Any], Any]) -> list[float]:
@@ -252,8 +304,8 @@ def _brute_roots(model: Model, asked: Asked, point: _Point, grid: np.ndarray, ta
     mid = (lo + hi) / 2
     with np.errstate(all="ignore"):
         scale = np.maximum(np.abs(_quantity(model, asked, point, mid)), np.abs(np.asarray(target_of(mid), dtype=float)))
-        gap = g(mid)
-        real = np.isfinite(gap) & np.isfinite(scale) & (np.abs(gap) <= 1e-4 * np.maximum(scale, 1e-300))  # a pole is no root
+        gap = np.maximum(np.abs(g(lo)), np.abs(g(hi)))  # both sides: a one-sided pole (a Min's branch that falls to -oo) is no root
+        real = np.isfinite(gap) & np.isfinite(scale) & (gap <= 1e-4 * np.maximum(scale, 1e-300))  # a pole is no root
     return exact + [float(r) for r in mid[real]]
 
 
@@ -290,8 +342,27 @@ def _ranges(model: Model, derivation: Derivation, asked: Asked, point: _Point) -
             raise _fail(model, asked, point, f"the relation holds at {asked.variable} = {x:.10g} (the quantity is {along[i]:.10g}), "
                         "which the answer's ranges leave out")
         claimed += bool(says)
-    return (f"the relation holds at the {claimed} of {RANGE_SAMPLES} scanned values of {asked.variable} that the answer's ranges "
-            "cover, inside the domain, and at no other" if claimed else None)
+    if claimed:
+        return (f"the relation holds at the {claimed} of {RANGE_SAMPLES} scanned values of {asked.variable} that the answer's ranges "
+                "cover, inside the domain, and at no other")
+    return _no_range_here(model, asked, point, grid[inside], given,
+                          lambda x: active.condition_true(model, claim, point.preset, {**_with(model, asked, point, x), **extra}))
+
+
+def _no_range_here(model: Model, asked: Asked, point: _Point, grid: np.ndarray, given: Mapping[str, float],
+                   claims: Callable[[float], bool]) -> str | None:
+    """A range answer whose ranges hold at no scanned value says there is no root at the point: a
+    scan finds none outside its ranges (a root there is one the answer lacks). None where the point
+    gives no target."""
+    if not given and asked.target is None:
+        return None
+    target_of: Callable[[Any], Any] = (lambda v: given[asked.quantity]) if given else (lambda v: _target_at(model, asked, point, v))
+    missing = [r for r in _brute_roots(model, asked, point, grid, target_of)
+               if not claims(r) and not _rounding_noise(model, asked, point, grid, r, target_of)]
+    if missing:
+        raise _fail(model, asked, point, f"a scan of {asked.variable} finds root(s) {', '.join(f'{r:.10g}' for r in missing[:4])} that the "
+                    "answer lacks (its ranges hold nowhere here)")
+    return f"the answer's ranges hold nowhere here, and a scan of {asked.variable} finds no root"
 
 
 def _target_value(model: Model, asked: Asked, point: _Point) -> dict[str, float]:

@@ -66,6 +66,11 @@ class RootRecord:
         when: the regime's conditions at the root (``True``: none).
         domain: the model's ``valid_when`` domain at the root (``None``: not recorded, a case switch).
         tie: a case switch's root where the two cases only tie (a point must confirm the switch).
+        conditions: the regime's conditions in terms of the unknown, decided at the root's value
+            (``None``: not recorded; ``when`` is decided instead). ``when`` is the same conditions
+            with the root put in, which can cancel: written in the target's terms, Huang's printed
+            CPI at ``alpha = 1e9`` has sides of 1e55 that tie in IEEE arithmetic, where at the
+            root's value the regime is plain.
     """
 
     regime: str
@@ -73,6 +78,7 @@ class RootRecord:
     when: sympy.Basic = sympy.true
     domain: sympy.Basic | None = None
     tie: bool = False
+    conditions: sympy.Basic | None = None
 
     @property
     def inside(self) -> sympy.Basic:
@@ -86,18 +92,22 @@ class RootRecord:
             out["domain"] = self.domain
         if self.tie:
             out["tie"] = True
+        if self.conditions is not None:
+            out["conditions"] = self.conditions
         return out
 
     @classmethod
     def from_dict(cls, data: Any) -> RootRecord:
         """The record :meth:`as_dict` wrote; ``TypeError`` for anything else."""
-        if not isinstance(data, dict) or list(data)[:3] != ["regime", "root", "when"] or not set(data) <= {"regime", "root", "when", "domain", "tie"}:
+        if not isinstance(data, dict) or list(data)[:3] != ["regime", "root", "when"] \
+                or not set(data) <= {"regime", "root", "when", "domain", "tie", "conditions"}:
             raise TypeError("root record expected")
-        domain, tie = data.get("domain"), data.get("tie", False)
+        domain, tie, conditions = data.get("domain"), data.get("tie", False), data.get("conditions")
         if not isinstance(data["regime"], str) or not all(isinstance(v, sympy.Basic) for v in (data["root"], data["when"])) \
-                or not (domain is None or isinstance(domain, sympy.Basic)) or tie not in (True, False) or ("tie" in data and tie is not True):
+                or not all(v is None or isinstance(v, sympy.Basic) for v in (domain, conditions)) or tie not in (True, False) \
+                or ("tie" in data and tie is not True):
             raise TypeError("malformed root record")
-        return cls(data["regime"], data["root"], data["when"], domain, tie)
+        return cls(data["regime"], data["root"], data["when"], domain, tie, conditions)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from symgpu.memo import memoised
 from symgpu.proofs import forms
 from symgpu.proofs import signs
 from symgpu.derive import results
-from symgpu.derive import jobs
+from symgpu.derive import jobs, roots as root_finder
 from symgpu.derive import limits
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import compiler, scaling
@@ -28,7 +28,7 @@ def _poles(expr: sympy.Expr, var: sympy.Symbol) -> list[sympy.Expr]:
     poles = []
     for node in sympy.preorder_traversal(expr):
         if node.is_Pow and node.exp.is_negative and var in node.base.free_symbols:
-            roots = jobs.linear_roots(node.base, var) if node.base.is_polynomial(var) else None
+            roots = root_finder.linear_roots(node.base, var) if node.base.is_polynomial(var) else None
             if roots:
                 poles.extend(roots)
     return list(dict.fromkeys(poles))

@@ -11,11 +11,12 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.memo import Memo, Tally
+from symgpu.memo import Tally
 from symgpu.derive import extra_records, signs
 from symgpu.units import dimensions
 from symgpu.evaluate import input_values, one_sided, scaling
 from symgpu.derive.derivation import Derivation, Extras, Step
+from symgpu.derive.roots import cases as root_cases, real_roots
 from symgpu.proofs import forms
 from symgpu.proofs.signs import SignReasoner
 
@@ -407,94 +408,39 @@ def _domain_ok(job: _Job, var: sympy.Symbol, value: sympy.Expr) -> tuple[bool, s
         return False, f"{var} is declared nonnegative but this root is negative"
     return True, ""
 
-
-def _real_dummy(var: sympy.Symbol) -> sympy.Symbol:
-    return sympy.Dummy(var.name, real=True)
-
-
-def linear_roots(target: sympy.Expr, var: sympy.Symbol) -> list[sympy.Expr] | None:
-    """The roots of ``target = 0`` when ``target`` is rational in ``var`` with a numerator of
-    degree 1 in it: ``[-c0/c1]`` (``[]`` where that root zeroes the common denominator, as
-    ``sympy.solve`` would drop it, and for a numerator of degree 0); None in every other case
-    (left to ``sympy.solve``). Linear equations are most boundaries and knees: solving them
-    directly skips ``sympy.solve``'s general machinery (its simplification and solution checks)."""
-    if target.is_rational_function(var) is not True:
-        return None
-    numerator, denominator = sympy.fraction(sympy.together(target))
-    try:
-        poly = sympy.Poly(numerator, var)
-    except sympy.PolynomialError:
-        return None
-    if poly.degree() != 1:
-        return [] if poly.degree() == 0 else None  # a numerator free of var: no root (nor from solve, solveset)
-    slope, offset = poly.all_coeffs()
-    if sympy.cancel(slope) == 0:
-        return None
-    top, bottom = sympy.factor_terms(-offset), sympy.factor_terms(slope)  # common factors out, cheaply
-    if bottom.could_extract_minus_sign():
-        top, bottom = -top, -bottom
-    root = top / bottom
-    if var in denominator.free_symbols and sympy.cancel(denominator.xreplace({var: root})) == 0:
-        return []
-    return [root]
-
-
-#: what :func:`real_roots` found, per (equation, variable): a model's variants and operations solve the same equations again
-_ROOTS: Memo[tuple[sympy.Basic, sympy.Symbol], tuple[Any, ...] | None] = Memo("derive.jobs.roots", 4096)
 _STARTED = Tally("derive.jobs.started")  # derivations computed (:func:`start`; none for one the store serves)
-_SOLVES = Tally("derive.jobs.solve")  # calls of sympy.solve for roots (a linear equation and a memoised one need none)
 
 
-def real_roots(equation: sympy.Basic, var: sympy.Symbol) -> list[Any] | None:
-    """The real roots of ``equation`` (or ``expression = 0``) for ``var``: :func:`linear_roots`,
-    else ``sympy.solve``, then ``sympy.solveset`` over the reals where it found none (``var``
-    replaced by a fresh real stand-in while solving); None where nothing gives a closed form.
-    Memoised per (equation, variable), the whole input: the roots are immutable expressions."""
-    key = (equation, var)
-    if key in _ROOTS:
-        found = _ROOTS[key]
-        return None if found is None else list(found)
-    free = _real_dummy(var)
-    eq = equation.xreplace({var: free})
-    target = eq.lhs - eq.rhs if isinstance(eq, sympy.Eq) else eq
-    roots: list[Any] | None
-    if not isinstance(target, sympy.Basic) or free not in target.free_symbols:
-        roots = []
-    else:
-        roots = linear_roots(target, free)  # its [] is final: a rational function whose reduced numerator is free of var
-        if roots is None:
-            try:
-                _SOLVES.add()
-                roots = sympy.solve(target, free, dict=False)
-            except NotImplementedError:
-                roots = None
-            if roots is None or roots == []:
-                try:
-                    solution = sympy.solveset(target, free, sympy.S.Reals)
-                except (NotImplementedError, TypeError, ValueError):
-                    solution = None
-                if isinstance(solution, sympy.FiniteSet):
-                    roots = list(solution)
-        if roots is not None:
-            roots = [r.xreplace({free: var}) if isinstance(r, sympy.Basic) else r for r in roots]
-    _ROOTS[key] = None if roots is None else tuple(roots)
-    return roots
-
-
-def _solve_for(job: _Job, equation: sympy.Basic, var: sympy.Symbol, label: str) -> list[sympy.Expr]:
-    """Roots of ``equation`` for ``var`` (solved over the reals), filtered by the declared
-    domain of ``var``, with the kept and dropped roots recorded as steps."""
+def _solve_cases(job: _Job, equation: sympy.Basic, var: sympy.Symbol, label: str) -> list[tuple[sympy.Expr, sympy.Basic]]:
+    """Roots of ``equation`` for ``var`` (solved over the reals) as ``[(root, condition)]``, in
+    the declared domain of ``var``, with the dropped roots recorded as a step. A root SymPy gives
+    only where a condition holds (``Piecewise((r, cond), (nan, True))``) comes with that condition."""
     assert job.ctx is not None
-    roots = real_roots(equation, var)
-    if roots is None:
+    found = real_roots(equation, var)
+    if found is None:
         raise errors.DerivationError(f"{job.model.id}: SymPy finds no closed form for {label}: {sympy.sstr(equation)} in {var}")
-    kept: list[tuple[sympy.Expr, str]] = []
+    kept: list[tuple[sympy.Expr, sympy.Basic]] = []
     dropped: list[tuple[sympy.Expr, str]] = []
-    for root in roots:
+    for root in found:
         root = job.ctx.nice(root)
-        ok, why = _domain_ok(job, var, root)
-        (kept if ok else dropped).append((root, why))
+        for value, condition in root_cases(root) or [(root, sympy.true)]:
+            ok, why = _domain_ok(job, var, value)
+            if ok:
+                kept.append((value, condition))
+            else:
+                dropped.append((value, why))
     if dropped:
         job.step("filter roots", sympy.Tuple(*[r for r, _ in dropped]),
                  "dropped: " + "; ".join(f"{sympy.sstr(r)}: {w}" for r, w in dropped))
-    return [r for r, _ in kept]
+    return kept
+
+
+def _solve_for(job: _Job, equation: sympy.Basic, var: sympy.Symbol, label: str) -> list[sympy.Expr]:
+    """The roots of :func:`_solve_cases` that hold unconditionally; a root that holds only under
+    a condition of its own is recorded as left out (the callers take roots that always hold)."""
+    found = _solve_cases(job, equation, var, label)
+    conditional = [(r, c) for r, c in found if c is not sympy.true]
+    if conditional:
+        job.step("filter roots", sympy.Tuple(*[r for r, _ in conditional]),
+                 "left out: " + "; ".join(f"{sympy.sstr(r)}: a root only where {sympy.sstr(c)}" for r, c in conditional))
+    return [r for r, c in found if c is sympy.true]

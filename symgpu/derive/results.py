@@ -14,7 +14,7 @@ import sympy
 from symgpu import errors
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.extra_records import FlatRange, RootRecord
-from symgpu.evaluate import evaluator, input_values
+from symgpu.evaluate import evaluator, input_values, one_sided, point, scaling
 from symgpu.evaluate import active
 from symgpu.evaluate.active import condition_holds, condition_true
 
@@ -98,24 +98,71 @@ def applying_roots(model: Model, roots: Sequence[RootRecord], preset: str | None
                    unit: str | None, variable: str | None = None) -> tuple[RootValue, ...]:
     """The roots whose regime conditions (and ``valid_when`` domain: :func:`inside_domain`) hold at the preset / values, each evaluated there
     (the conditions decided numerically by :func:`symgpu.evaluate.active.condition_holds`, the
-    rule every regime question uses); a root found in two regimes with the same value at the
-    point is given once, under the first. A root that is not a finite number there (0/0 where an
-    input is 0), or that breaks the declared sign of ``variable`` (a negative latency), is no
-    root at the point."""
+    rule every regime question uses: :func:`root_holds`); a root found in two regimes with the
+    same value at the point is given once, under the first. A root that is not a finite number
+    there (0/0 where an input is 0), or that breaks the declared sign of ``variable`` (a negative
+    latency), is no root at the point. Its value is :func:`refined` where IEEE arithmetic cancelled."""
     out: list[RootValue] = []
-    assumptions = set(model.symbol_definitions[variable].assumptions) if variable in model.symbol_definitions else set()
     for record in roots:
-        holds, shown = condition_holds(model, record.when, preset, values)
-        if not holds or not inside_domain(model, record.inside, preset, values):
-            continue
+        at_value = record.conditions is not None and variable is not None and unit == model.unit_text(variable)
+        if not at_value:
+            holds, shown = condition_holds(model, record.when, preset, values)
+            if not holds or not inside_domain(model, record.inside, preset, values):
+                continue
         value = evaluator.evaluate_expression(model, record.root, unit or None, preset=preset, values=values)
         number = float(value.magnitude)
-        if not math.isfinite(number) or ("positive" in assumptions and number <= 0) or ("nonnegative" in assumptions and number < 0):
+        if variable is not None and unit == model.unit_text(variable):
+            number = refined(model, record.root, variable, preset, values, number)
+            value = number * value.units
+        if not admissible(model, variable, number):
             continue
+        if at_value:
+            assert variable is not None
+            holds, shown = root_holds(model, record, preset, values, variable, number)
+            if not holds:
+                continue
         if any(abs(value.magnitude - o.value.magnitude) <= 1e-12 * max(abs(value.magnitude), abs(o.value.magnitude)) for o in out):
             continue
         out.append(RootValue(record.regime, record.root, value, shown))
     return tuple(out)
+
+
+def admissible(model: Model, variable: str | None, number: float) -> bool:
+    """Is ``number`` a finite value that keeps ``variable``'s declared sign (none: any finite value)?"""
+    assumptions = set(model.symbol_definitions[variable].assumptions) if variable in model.symbol_definitions else set()
+    return math.isfinite(number) and not ("positive" in assumptions and number <= 0) and not ("nonnegative" in assumptions and number < 0)
+
+
+def root_holds(model: Model, record: RootRecord, preset: str | None, values: Mapping[str, Any], variable: str,
+               number: float) -> tuple[bool, str]:
+    """Do a root's regime conditions and domain hold at the point, the regime's conditions decided
+    at the root's value ``number`` (declared unit of ``variable``) where the record has them
+    (``conditions``), else its conditions with the root put in (``when``)? (verdict, shown numbers)"""
+    if record.conditions is None:
+        holds, shown = condition_holds(model, record.when, preset, values)
+    else:
+        holds, shown = condition_holds(model, record.conditions, preset, {**values, variable: number})
+    return holds and inside_domain(model, record.inside, preset, values), shown
+
+
+def refined(model: Model, root: sympy.Expr, variable: str, preset: str | None, values: Mapping[str, Any], number: float) -> float:
+    """A closed-form root's value at a point (``number``, IEEE, in ``variable``'s declared unit), or
+    its value in exact arithmetic (inputs read as exact rationals, 30 digits) where the two differ by
+    more than 1e-12: the closed form cancelled and kept few IEEE digits (Huang's printed CPI solved
+    for ``reqs_per_inst`` at ``alpha = 1e9`` subtracts terms of 1e10 and kept 5)."""
+    if not math.isfinite(number) or variable not in model.units:
+        return number
+    based = scaling.base_expression(model, root) / scaling.unit_scale(model.units[variable])
+    numbers = point.exact_base_values(model, based.free_symbols, preset, values)
+    if numbers is None:
+        return number
+    try:
+        exact = complex(one_sided.substitute(based, numbers).evalf(30))
+    except (TypeError, ValueError, ArithmeticError):
+        return number
+    if exact.imag != 0 or not math.isfinite(exact.real) or abs(exact.real - number) <= 1e-12 * max(abs(exact.real), abs(number)):
+        return number
+    return exact.real
 
 
 def boundary_candidates(model: Model, derivation: Derivation, preset: str | None,

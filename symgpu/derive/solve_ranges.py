@@ -160,10 +160,12 @@ def target_into(job: jobs._Job, records: list[RootRecord]) -> list[RootRecord]:
         return records
     symbol, number = job.target_value
     put = {symbol: number}
-    sides = [r.lhs - r.rhs for d in records for condition in (d.when, d.inside) for r in condition.atoms(sympy.core.relational.Relational)]
+    sides = [r.lhs - r.rhs for d in records for condition in (d.when, d.inside, d.conditions if d.conditions is not None else sympy.true)
+             for r in condition.atoms(sympy.core.relational.Relational)]
     if not all(job._same_in_base_units(e, symbol, number) for e in [d.root for d in records] + sides):
         _keep_target(job)
         return records
     if job.extra.ranges is not None:
         job.extra = job.extra.with_(ranges=tuple(dataclasses.replace(f, equal=f.equal.xreplace(put)) for f in job.extra.ranges))
-    return [dataclasses.replace(d, root=d.root.xreplace(put), when=d.when.xreplace(put), domain=d.inside.xreplace(put)) for d in records]
+    return [dataclasses.replace(d, root=d.root.xreplace(put), when=d.when.xreplace(put), domain=d.inside.xreplace(put),
+                                conditions=None if d.conditions is None else d.conditions.xreplace(put)) for d in records]

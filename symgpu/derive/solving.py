@@ -112,8 +112,8 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
             if vanishing is not None:
                 flats.append(vanishing)
             eq = sympy.Eq(side, regime.expression)
-            for root in jobs._solve_for(job, eq, var, f"regime {regime.name}"):
-                conds = ctx.tidy_unless_refuted(c.relational.xreplace({var: root}) for c in regime.raw)
+            for root, own in jobs._solve_cases(job, eq, var, f"regime {regime.name}"):
+                conds = ctx.tidy_unless_refuted([*(c.relational.xreplace({var: root}) for c in regime.raw), own])
                 if any(c is sympy.false for c in conds):
                     job.step("drop root", sympy.Eq(var, root), f"violates the conditions of regime {regime.name}")
                     continue
@@ -122,7 +122,8 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
                     continue
                 conds = [c for c in conds if c is not sympy.true]
                 job.step(f"solve regime {regime.name}", sympy.Eq(var, root), "root of the regime's value equation, inside its conditions" + (" when " + ", ".join(map(sympy.sstr, conds + inside)) if conds or inside else ""))
-                pieces.append((root, sympy.And(*conds) if conds else sympy.true, regime.name, sympy.And(*inside)))
+                pieces.append((root, sympy.And(*conds) if conds else sympy.true, regime.name, sympy.And(*inside),
+                               sympy.And(*regime.conditions, own)))
         if not pieces and identities:
             return solve_ranges.solution_set(job, identities, var, relation, domain)
         if flats:
@@ -133,7 +134,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
             raise errors.DerivationError(f"{model.id}: {sympy.sstr(relation)} has no admissible solution for {var}")
         for r, *_ in pieces:
             unit = job.check_unit(r, var.name, "solution")
-        records = [RootRecord(n, r, c, d) for r, c, n, d in pieces]
+        records = [RootRecord(n, r, c, d, conditions=at) for r, c, n, d, at in pieces]
         result = _every_root(job, [r for r, *_ in pieces], var)
         if preset is not None or values:
             at = {**(values or {}), **({job.target_value[0].name: float(job.target_value[1])} if job.target_value else {})}

@@ -1,0 +1,101 @@
+"""Closed-form real roots of one equation in one unknown: a direct linear solve, else
+``sympy.solve``/``sympy.solveset`` over the reals, memoised; and a root's cases where SymPy
+returns one as a ``Piecewise`` defined only where its conditions hold (an equation with
+``Abs``: ``Piecewise((r, cond), (nan, True))``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy
+
+from symgpu.memo import Memo, Tally
+
+_UNDEFINED = (sympy.nan, sympy.zoo)
+
+
+def _real_dummy(var: sympy.Symbol) -> sympy.Symbol:
+    return sympy.Dummy(var.name, real=True)
+
+
+def linear_roots(target: sympy.Expr, var: sympy.Symbol) -> list[sympy.Expr] | None:
+    """The roots of ``target = 0`` when ``target`` is rational in ``var`` with a numerator of
+    degree 1 in it: ``[-c0/c1]`` (``[]`` where that root zeroes the common denominator, as
+    ``sympy.solve`` would drop it, and for a numerator of degree 0); None in every other case
+    (left to ``sympy.solve``). Linear equations are most boundaries and knees: solving them
+    directly skips ``sympy.solve``'s general machinery (its simplification and solution checks)."""
+    if target.is_rational_function(var) is not True:
+        return None
+    numerator, denominator = sympy.fraction(sympy.together(target))
+    try:
+        poly = sympy.Poly(numerator, var)
+    except sympy.PolynomialError:
+        return None
+    if poly.degree() != 1:
+        return [] if poly.degree() == 0 else None  # a numerator free of var: no root (nor from solve, solveset)
+    slope, offset = poly.all_coeffs()
+    if sympy.cancel(slope) == 0:
+        return None
+    top, bottom = sympy.factor_terms(-offset), sympy.factor_terms(slope)  # common factors out, cheaply
+    if bottom.could_extract_minus_sign():
+        top, bottom = -top, -bottom
+    root = top / bottom
+    if var in denominator.free_symbols and sympy.cancel(denominator.xreplace({var: root})) == 0:
+        return []
+    return [root]
+
+
+#: what :func:`real_roots` found, per (equation, variable): a model's variants and operations solve the same equations again
+_FOUND: Memo[tuple[sympy.Basic, sympy.Symbol], tuple[Any, ...] | None] = Memo("derive.roots.found", 4096)
+_SOLVES = Tally("derive.roots.solve")  # calls of sympy.solve for roots (a linear equation and a memoised one need none)
+
+
+def real_roots(equation: sympy.Basic, var: sympy.Symbol) -> list[Any] | None:
+    """The real roots of ``equation`` (or ``expression = 0``) for ``var``: :func:`linear_roots`,
+    else ``sympy.solve``, then ``sympy.solveset`` over the reals where it found none (``var``
+    replaced by a fresh real stand-in while solving); None where nothing gives a closed form.
+    Memoised per (equation, variable), the whole input: the roots are immutable expressions."""
+    key = (equation, var)
+    if key in _FOUND:
+        found = _FOUND[key]
+        return None if found is None else list(found)
+    free = _real_dummy(var)
+    eq = equation.xreplace({var: free})
+    target = eq.lhs - eq.rhs if isinstance(eq, sympy.Eq) else eq
+    roots: list[Any] | None
+    if not isinstance(target, sympy.Basic) or free not in target.free_symbols:
+        roots = []
+    else:
+        roots = linear_roots(target, free)  # its [] is final: a rational function whose reduced numerator is free of var
+        if roots is None:
+            try:
+                _SOLVES.add()
+                roots = sympy.solve(target, free, dict=False)
+            except NotImplementedError:
+                roots = None
+            if roots is None or roots == []:
+                try:
+                    solution = sympy.solveset(target, free, sympy.S.Reals)
+                except (NotImplementedError, TypeError, ValueError):
+                    solution = None
+                if isinstance(solution, sympy.FiniteSet):
+                    roots = list(solution)
+        if roots is not None:
+            roots = [r.xreplace({free: var}) if isinstance(r, sympy.Basic) else r for r in roots]
+    _FOUND[key] = None if roots is None else tuple(roots)
+    return roots
+
+
+def cases(root: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Basic]]:
+    """``root`` as ``[(value, condition)]``: a ``Piecewise`` that is undefined (nan) in some case
+    is a root only where one of its defined cases applies, each case's condition with the earlier
+    ones' negations; any other root is ``[(root, True)]``."""
+    if not isinstance(root, sympy.Piecewise) or not any(e.has(*_UNDEFINED) for e, _ in root.args):
+        return [(root, sympy.true)]
+    out: list[tuple[sympy.Expr, sympy.Basic]] = []
+    earlier: list[sympy.Basic] = []
+    for value, condition in root.args:
+        if not value.has(*_UNDEFINED):
+            out.append((value, sympy.And(condition, *[sympy.Not(c) for c in earlier])))
+        earlier.append(condition)
+    return [(v, c) for v, c in out if c is not sympy.false]

@@ -1,0 +1,79 @@
+"""A root SymPy gives only under a condition (``Piecewise((r, cond), (nan, True))``, from an
+equation with ``Abs``) is a root where that condition holds, not an undefined one to drop; and a
+range answer whose ranges hold nowhere at the point is checked by a scan for the roots it lacks.
+
+Found by the differential tester (``benchmarks/differential.py --seed 5``): Volkov's H100 ILP model
+at ``b = 0`` has the latency root ``2*c*ilp*n/(S*(ilp*n + A + |ilp*n - A|))``. Below the knee
+``ilp*n < A`` it is ``ilp*n/A`` (in IPC units), so the root is ``ilp = a*y/n``; the solve dropped
+it as "undefined", answered with the flat regimes alone, and printed that answer unchecked.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+import pytest
+import sympy
+
+import symgpu
+from symgpu import errors
+from symgpu.derive import certify, roots
+from symgpu.derive.certify import Asked
+from symgpu.derive.derivation import Extras
+
+#: the seed-5 question: at Maxwell with no ALU work and no contention term, 8 warps per SM
+AT = {"alpha": 0.0, "b": 0.0, "n": 8.0}
+TARGET = 0.00034245778112128804  # winst/cycle/SM, below the knee
+
+
+@pytest.fixture(scope="module")
+def h100() -> symgpu.Model:
+    return symgpu.load("volkov_2016_h100")
+
+
+def _below_the_knee(model: symgpu.Model, target: float) -> float:
+    """``ilp = a*y/n`` by hand: ``a`` (the unloaded latency, cycles) from the preset."""
+    a = model.preset("maxwell")["a"].to("cycle").magnitude
+    return a * target / AT["n"]
+
+
+def test_a_root_sympy_gives_under_a_condition_keeps_that_condition() -> None:
+    x, a = sympy.symbols("x a", positive=True)
+    root = sympy.Piecewise((a, x < 1), (2 * a, x < 3), (sympy.nan, True))
+    assert roots.cases(root) == [(a, x < 1), (2 * a, sympy.And(x < 3, sympy.Not(x < 1)))]
+    assert roots.cases(a + 1) == [(a + 1, sympy.true)]
+    assert roots.cases(sympy.Piecewise((sympy.nan, x < 1), (a, True))) == [(a, sympy.Not(x < 1))]
+
+
+def test_the_root_below_the_knee_is_found_and_checked(h100: symgpu.Model) -> None:
+    answer = h100.solve("memory_throughput_loaded_ilp", for_="ilp", target=TARGET, preset="maxwell", values=AT)
+    assert answer.certificate is not None and answer.certificate.checks and not answer.certificate.unchecked
+    assert "1 root satisfies the relation" in answer.certificate.checks[0]
+    value = symgpu.derive.evaluate_result(h100, answer, "maxwell", **AT)
+    assert value.magnitude == pytest.approx(_below_the_knee(h100, TARGET), rel=1e-12)
+    assert h100.evaluate("memory_throughput_loaded_ilp", "maxwell", values={**AT, "ilp": value.magnitude}).magnitude \
+        == pytest.approx(TARGET, rel=1e-12)
+
+
+def test_a_range_answer_that_lacks_the_root_fails_its_certificate(h100: symgpu.Model) -> None:
+    """The answer the solve gave before the fix: the flat regimes alone (the root dropped)."""
+    answer = h100.solve("memory_throughput_loaded_ilp", for_="ilp", target=TARGET, preset="maxwell", values=AT)
+    flats = answer.extra.ranges
+    assert flats
+    holds = sympy.Or(*[sympy.And(f.equal, f.when) for f in flats])
+    extra = Extras().with_(ranges=flats, holds_for=holds)
+    wrong = dataclasses.replace(answer, result=holds, extra=extra, certificate=None)
+    asked = Asked("solve", "memory_throughput_loaded_ilp", "ilp", "maxwell", tuple(AT.items()), target=TARGET)
+    with pytest.raises(errors.CertificateError, match="finds root") as caught:
+        certify.certify(h100, wrong, asked)
+    assert f"{_below_the_knee(h100, TARGET):.6g}"[:6] in str(caught.value)
+
+
+def test_at_a_plateau_value_the_cli_says_no_isolated_root_applies(cli: Callable[..., tuple[int, str, str]], h100: symgpu.Model) -> None:
+    plateau = h100.evaluate("memory_throughput_loaded_ilp", "maxwell", values={**AT, "ilp": 100.0}).magnitude
+    code, out, err = cli("solve", "volkov_2016_h100", "memory_throughput_loaded_ilp", "--for", "ilp", "--target", repr(float(plateau)),
+                         "--preset", "maxwell", "--set", "alpha=0", "--set", "b=0", "--set", "n=8")
+    assert code == 0, err
+    assert "the closed-form root above is that of regime min_arg3, whose conditions fail at this point" in out
+    assert "holds for every ilp where" in out
