@@ -16,7 +16,7 @@ from symgpu.derive.derivation import Derivation
 from symgpu.derive.extra_records import FlatRange, RootRecord
 from symgpu.evaluate import evaluator, input_values, one_sided, point, scaling
 from symgpu.evaluate import active
-from symgpu.evaluate.active import condition_holds, condition_true
+from symgpu.evaluate.active import condition_true
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -103,20 +103,22 @@ def applying_roots(model: Model, roots: Sequence[RootRecord], preset: str | None
     there (0/0 where an input is 0), or that breaks the declared sign of ``variable`` (a negative
     latency), is no root at the point. Its value is :func:`refined` where IEEE arithmetic cancelled."""
     out: list[RootValue] = []
+    exact_unit = variable is not None and unit == model.unit_text(variable)
     for record in roots:
-        at_value = record.conditions is not None and variable is not None and unit == model.unit_text(variable)
-        if not at_value:
-            holds, shown = condition_holds(model, record.when, preset, values)
-            if not holds or not inside_domain(model, record.inside, preset, values):
-                continue
+        side = active.sides_at(model, preset, values)
+        holds, shown = active.condition_verdict(record.when, side, model.id)
+        again = exact_unit and record.conditions is not None and _tied(record.when, side)
+        if not again and (not holds or not inside_domain(model, record.inside, preset, values)):
+            continue
         value = evaluator.evaluate_expression(model, record.root, unit or None, preset=preset, values=values)
         number = float(value.magnitude)
-        if variable is not None and unit == model.unit_text(variable):
+        if exact_unit:
+            assert variable is not None
             number = refined(model, record.root, variable, preset, values, number)
             value = number * value.units
         if not admissible(model, variable, number):
             continue
-        if at_value:
+        if again:
             assert variable is not None
             holds, shown = root_holds(model, record, preset, values, variable, number)
             if not holds:
@@ -135,14 +137,29 @@ def admissible(model: Model, variable: str | None, number: float) -> bool:
 
 def root_holds(model: Model, record: RootRecord, preset: str | None, values: Mapping[str, Any], variable: str,
                number: float) -> tuple[bool, str]:
-    """Do a root's regime conditions and domain hold at the point, the regime's conditions decided
-    at the root's value ``number`` (declared unit of ``variable``) where the record has them
-    (``conditions``), else its conditions with the root put in (``when``)? (verdict, shown numbers)"""
-    if record.conditions is None:
-        holds, shown = condition_holds(model, record.when, preset, values)
-    else:
-        holds, shown = condition_holds(model, record.conditions, preset, {**values, variable: number})
+    """Do a root's regime conditions and domain hold at the point? (verdict, shown numbers.) Its
+    conditions with the root put in (``when``) decide, unless the sides of one of them tie in IEEE
+    arithmetic and the regime's conditions in the unknown (``conditions``), decided at the root's
+    value ``number`` (declared unit of ``variable``), do not tie: written in the target's terms,
+    Huang's printed CPI at ``alpha = 1e9`` has sides of 1e55 that tie, while at the root's value the
+    regime is plain. A boundary's root lies where its regime's conditions tie by construction, and
+    there ``when`` (tidied symbolically) decides."""
+    side = active.sides_at(model, preset, values)
+    holds, shown = active.condition_verdict(record.when, side, model.id)
+    if record.conditions is not None and _tied(record.when, side):
+        at = active.sides_at(model, preset, {**values, variable: number})
+        if not _tied(record.conditions, at):
+            holds, shown = active.condition_verdict(record.conditions, at, model.id)
     return holds and inside_domain(model, record.inside, preset, values), shown
+
+
+def _tied(condition: Any, side: Any) -> bool:
+    """Do the two sides of one of ``condition``'s relations tie (within :data:`active.TIE`) by ``side``?"""
+    relations = condition.atoms(sympy.core.relational.Relational) if isinstance(condition, sympy.Basic) else ()
+    try:
+        return any(active.condition_verdict(sympy.Eq(r.lhs, r.rhs, evaluate=False), side, shown=False)[0] for r in relations)
+    except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):
+        return False
 
 
 def refined(model: Model, root: sympy.Expr, variable: str, preset: str | None, values: Mapping[str, Any], number: float) -> float:
