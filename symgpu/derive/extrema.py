@@ -20,6 +20,7 @@ from symgpu.derive import extremum_domain
 from symgpu.derive import limits
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.derive.extra_records import CandidateRecord
+from symgpu.evaluate import evaluator
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -106,8 +107,12 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     candidates.extend(extremum_domain.plateau_candidates(job, found, var, domain))
     dropped: list[sympy.Expr] = []
     at_values = at_point.pinned(job, expr, var, preset, values or {}) if preset is not None or values else None
+    value_at = None if at_values is None or len(domain) < 2 or job.quantity not in model.defining else \
+        (lambda x: evaluator.evaluate(model, job.quantity, preset=preset, values={**(values or {}), var.name: x}).magnitude)
+    walls, edges = extremum_domain.numeric_walls(job, var, value_at)
+    candidates.extend(edges)
     ends = extremum_domain.open_ends(job, expr, var, domain, lambda e, p, d: limits._take(job, e, var, p, d, var.name),
-                                     lambda g, p: limits._far_sign(job, g, var, p), found, dropped, at_values)
+                                     lambda g, p: limits._far_sign(job, g, var, p), found, dropped, at_values, walls)
     extremum_domain.unbounded(job, ends, kind)
     far = [p for p in dropped if p in (sympy.oo, -sympy.oo)]
     # a slope that may point the extremum's way towards an infinite end (positive towards +oo for a maximum)
@@ -133,6 +138,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     job.extra = job.extra.with_(candidates=tuple(CandidateRecord(c.origin, c.location, c.value, tuple(sympy.sstr(x) for x in c.conditions))
                                                    for c in merged))
     for cand in merged:
+        if cand.origin == extremum_domain.NUMERIC_END:
+            continue  # numbers from the evaluate path, in the declared units
         job.check_unit(cand.value, job.quantity, f"{kind}imum value") if job.quantity in model.symbols else None
         regime_split._check_quiet(job, cand.location, var.name)
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
@@ -162,7 +169,9 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         job.extra = job.extra.with_(value_at=results._evaluate(model, value, preset, values or {}, unit))
         job.extra = job.extra.with_(location_at=results._evaluate(model, location, preset, values or {}, model.unit_text(var.name)))
     job.extra = job.extra.with_(location_unit=model.unit_text(var.name))
-    return job.finish(value, unit, location=location, used=[expr])
+    numeric = isinstance(location, sympy.Float) and any(c.origin == extremum_domain.NUMERIC_END and c.location == location for c in merged)
+    return job.finish(value, unit, location=location, used=[expr],
+                      method="numeric: a domain edge found by bisection at the given values" if numeric else "closed form")
 
 
 def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: Any, domain: Any,

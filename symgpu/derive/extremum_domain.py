@@ -232,17 +232,19 @@ def _agreed_limit(regimes: Sequence[Any], var: sympy.Symbol, point: sympy.Expr, 
 
 def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Sequence[sympy.Basic],
               take: Any, limit_sign: Any, regimes: Sequence[Any] = (), dropped: list[sympy.Expr] | None = None,
-              at_point: Callable[[], sympy.Expr] | None = None) -> list[OpenEnd]:
+              at_point: Callable[[], sympy.Expr] | None = None, walls: tuple[bool, bool] = (False, False)) -> list[OpenEnd]:
     """The open ends of the domain and the quantity's limit at each: ``oo`` unless a ``valid_when``
     condition bounds the variable above, and ``0`` from above for a positive variable unless one
     bounds it below. ``take(expr, point, direction)`` is the limit; where it cannot be taken, the
     limit of ``at_point()`` (the quantity with the given values put in, in base units: a number) is;
     an end whose limit neither gives is left out (the certificate's scan still covers it) and its
-    point added to ``dropped``."""
+    point added to ``dropped``. ``walls`` (from :func:`numeric_walls`, at given values): the domain
+    ends short of ``oo``, of ``0``, though SymPy takes no limit of its condition there."""
     definition = job.model.symbol_definitions.get(var.name)
     assumptions = set(definition.assumptions) if definition is not None else set()
-    ends: list[tuple[sympy.Expr, str]] = [] if _bounded(job, domain, var, sympy.oo, lambda g: limit_sign(g, sympy.oo)) else [(sympy.oo, "+-")]
-    if "positive" in assumptions and not _bounded(job, domain, var, sympy.Integer(0), lambda g: limit_sign(g, sympy.Integer(0))):
+    ends: list[tuple[sympy.Expr, str]] = [] if walls[0] or _bounded(job, domain, var, sympy.oo, lambda g: limit_sign(g, sympy.oo)) \
+        else [(sympy.oo, "+-")]
+    if "positive" in assumptions and not walls[1] and not _bounded(job, domain, var, sympy.Integer(0), lambda g: limit_sign(g, sympy.Integer(0))):
         ends.append((sympy.Integer(0), "+"))
     ends.extend(_strict_edges(job, domain, var))
     found: list[OpenEnd] = []
@@ -269,6 +271,55 @@ def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Seque
                  f"{sympy.sstr(value)}: a candidate it beats is no extremum")
         found.append(OpenEnd(point, value))
     return found
+
+
+#: values far out at which the domain is checked at given values (declared unit of the variable; their inverses towards 0)
+FAR = (1e6, 1e9, 1e12, 1e15, 1e18)
+#: where the domain's edges are looked for when it ends short of an open end (declared unit of the variable)
+WALL_GRID = tuple(10.0 ** (k / 8) for k in range(-144, 145))
+
+
+#: how a candidate found by :func:`numeric_walls` begins its origin (its location and value are numbers)
+NUMERIC_END = f"{END} of the domain at the given values"
+
+
+def numeric_walls(job: jobs._Job, var: sympy.Symbol, value_at: Callable[[float], float] | None) -> tuple[tuple[bool, bool], list[Candidate]]:
+    """At given values (``value_at(x)``: the evaluate path's value at ``x``, declared units; it
+    raises outside the model's ``valid_when`` domain), whether the model gives no value at any of
+    :data:`FAR` (the domain ends short of ``oo``) and at none of their inverses (short of ``0``), and
+    where so, the closed edges of the domain on :data:`WALL_GRID`, refined by bisection, as
+    candidates whose location and value are numbers: SymPy finds no limit or edge of a condition
+    through nested ``Min`` (Hong & Kim's ``NpWB >= 1`` through MWP), where the far end's limit
+    would be a value the model never takes."""
+    def at(x: float) -> float | None:
+        try:
+            value = float(value_at(x)) if value_at is not None else None
+        except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):
+            return None
+        return value if value is not None and value == value else None
+
+    if value_at is None:
+        return (False, False), []
+    walls = (all(at(x) is None for x in FAR), all(at(1 / x) is None for x in FAR))
+    if not any(walls):
+        return walls, []
+    flags = [at(x) is not None for x in WALL_GRID]
+    found: list[Candidate] = []
+    for i in range(len(WALL_GRID) - 1):
+        if flags[i] == flags[i + 1]:
+            continue
+        held, left = (WALL_GRID[i], WALL_GRID[i + 1]) if flags[i] else (WALL_GRID[i + 1], WALL_GRID[i])
+        while abs(held - left) > 1e-13 * abs(held):
+            mid = 0.5 * (held + left)
+            held, left = (mid, left) if at(mid) is not None else (held, mid)
+        value = at(held)
+        assert value is not None
+        location = sympy.Float(held, 17)
+        job.step("end point", sympy.Eq(var, location), f"{END} of the valid_when domain at the given values (found by "
+                 f"bisection on the evaluate path: SymPy gives no closed form of the edge): the quantity there, {value:.10g}, "
+                 "is a candidate")
+        found.append(Candidate(location, sympy.Float(value, 17), NUMERIC_END, ()))
+    return walls, found
 
 
 def _limit_at_point(take: Any, at_point: sympy.Expr, point: sympy.Expr, direction: str) -> sympy.Expr | None:
