@@ -204,8 +204,8 @@ def roots(model: symgpu.Model, quantity: str, point: Point, name: str, target: f
 
 def flat_in_exact_arithmetic(model: symgpu.Model, quantity: str, point: Point, name: str, target: float, isolated: list[Bracket],
                              plateaus: list[Bracket], xs: np.ndarray) -> tuple[list[Bracket], list[Bracket]]:
-    """The plateaus of :func:`roots` that are flat in exact arithmetic too (the quantity has the same
-    exact value at both ends, to 1e-20), and ``isolated`` with the roots inside the others: a stretch
+    """The plateaus of :func:`roots` that are flat in exact arithmetic too (the quantity less the
+    target, taken to 30 digits, is the same at both ends to 1e-20 of the target), and ``isolated`` with the roots inside the others: a stretch
     that only looks flat in IEEE (Huang's printed CPI at ``alpha = 1e9`` varies by 1e-14 over
     decades of ``reqs_per_inst``, below its IEEE digits) is no range of roots, and its root is where
     the exact values cross the target. A plateau the exact mode cannot evaluate is kept."""
@@ -213,8 +213,8 @@ def flat_in_exact_arithmetic(model: symgpu.Model, quantity: str, point: Point, n
     found = list(isolated)
     for plateau in plateaus:
         inside = xs[(xs >= plateau.low) & (xs <= plateau.high)]
-        ends = exact_on(model, quantity, point, name, np.array([inside[0], inside[-1]]))
-        if not np.all(np.isfinite(ends)) or abs(ends[0] - ends[1]) <= 1e-20 * max(abs(ends[0]), abs(ends[1]), 1e-300):
+        ends = exact_on(model, quantity, point, name, np.array([inside[0], inside[-1]]), minus=target)  # differences kept to 30 digits
+        if not np.all(np.isfinite(ends)) or abs(ends[0] - ends[1]) <= 1e-20 * max(abs(target), 1e-300):
             kept.append(plateau)
             continue
         below = xs[xs < plateau.low][-1:]

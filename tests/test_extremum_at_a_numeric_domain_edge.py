@@ -24,16 +24,27 @@ AT = {"Active_blocks_per_SM": 1.0}
 PRESET = "gtx280+tiled_matmul"
 
 
+def _declared_in(text: str, symbol: str, old: str, new: str) -> str:
+    """``text`` with ``symbol``'s declared unit ``old`` replaced by ``new``."""
+    start = text.index(f"[symbols.{symbol}]")
+    at = text.index(f'unit = "{old}"', start)
+    return text[:at] + f'unit = "{new}"' + text[at + len(f'unit = "{old}"'):]
+
+
 @pytest.fixture
 def guarded(write_model: Callable[..., Path]) -> Path:
+    """The variant, with the variable in kB/warp and the quantity in kilocycles: the edge's numbers
+    must keep their units (a bare number in an expression is read in base units)."""
     text = (Path(symgpu.__file__).resolve().parent.parent / "equations" / "hong_kim_2009.toml").read_text(encoding="utf-8")
     assert EQ26 in text
     text = text.replace(EQ26, EQ26 + '\nvalid_when = ["NpWB >= 1"]').replace('id = "hong_kim_2009"', 'id = "hk_guarded"', 1)
+    text = _declared_in(_declared_in(text, "Load_bytes_per_warp", "B/warp", "kB/warp"), "Synch_cost", "cycle", "kilocycle")
     return write_model(text, name="hk_guarded")
 
 
 def test_the_minimum_is_zero_at_the_edge_where_the_bandwidth_term_is_one(guarded: Path) -> None:
     model = symgpu.load(str(guarded))
+    assert model.unit_text("Load_bytes_per_warp") == "kB/warp"
     # by hand: MWP_peak_BW = Mem_Bandwidth*Mem_L/(Freq*Load_bytes_per_warp*Active_SMs) falls as 1/Load_bytes_per_warp
     scale = model.evaluate("MWP_peak_BW", PRESET, values={**AT, "Load_bytes_per_warp": 1.0}).magnitude
     edge = float(scale)  # where it is 1
@@ -46,3 +57,12 @@ def test_the_minimum_is_zero_at_the_edge_where_the_bandwidth_term_is_one(guarded
     assert answer.method.startswith("numeric")
     with pytest.raises(errors.DomainError):  # the model gives no value beyond the edge
         model.evaluate("Synch_cost", PRESET, values={**AT, "Load_bytes_per_warp": edge * 1.01})
+
+
+def test_where_the_domain_holds_nowhere_the_answer_says_so(guarded: Path) -> None:
+    model = symgpu.load(str(guarded))
+    at = {**AT, "Active_warps_per_block": 0.5}  # NpWB = Min(MWP, 0.5) < 1 whatever the load: eq26 never applies
+    with pytest.raises(errors.DomainError):
+        model.evaluate("Synch_cost", PRESET, values={**at, "Load_bytes_per_warp": 1.0})
+    with pytest.raises(errors.NoAnswerHere, match="no value for any Load_bytes_per_warp"):
+        model.extremum("Synch_cost", over="Load_bytes_per_warp", kind="min", preset=PRESET, values=at)

@@ -75,5 +75,14 @@ def test_at_a_plateau_value_the_cli_says_no_isolated_root_applies(cli: Callable[
     code, out, err = cli("solve", "volkov_2016_h100", "memory_throughput_loaded_ilp", "--for", "ilp", "--target", repr(float(plateau)),
                          "--preset", "maxwell", "--set", "alpha=0", "--set", "b=0", "--set", "n=8")
     assert code == 0, err
-    assert "the closed-form root above is that of regime min_arg3, whose conditions fail at this point" in out
+    assert "no isolated root here: the closed-form root above (regime min_arg3) gives no root at this point" in out
     assert "holds for every ilp where" in out
+
+
+def test_without_a_target_the_roots_at_a_point_stay_in_the_quantitys_terms(h100: symgpu.Model) -> None:
+    """Values but no target: the conditional root keeps the quantity's symbol, which the point does not value."""
+    answer = h100.solve("memory_throughput_loaded_ilp", for_="ilp", preset="maxwell", values=AT)
+    assert h100.symbols["memory_throughput_loaded_ilp"] in answer.result.free_symbols
+    a, n = h100.symbols["a"], h100.symbols["n"]
+    assert sympy.simplify(answer.result - a * h100.symbols["memory_throughput_loaded_ilp"] / n) == 0
+    assert answer.certificate is not None and answer.certificate.checks

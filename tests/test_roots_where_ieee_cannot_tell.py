@@ -18,7 +18,6 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
 import pytest
 import sympy
 
@@ -56,14 +55,6 @@ def test_the_queuing_root_is_where_the_exact_quantity_crosses_the_target(cli: Ca
     queuing = float(line.split("(queuing)")[0].split()[-1])
     below, above = _exact_gap(huang_bw, queuing * (1 - 1e-9)), _exact_gap(huang_bw, queuing * (1 + 1e-9))
     assert below < 0 < above  # the exact quantity crosses the target within 1e-9 of the printed root
-
-
-def test_the_exact_crossing_is_where_ieee_sees_a_flat_run(huang_bw: symgpu.Model) -> None:
-    xs = np.geomspace(0.001, 0.002, 9)
-    ieee = np.array([huang_bw.evaluate("CPI_final_printed", "maxwell", values={**AT, "reqs_per_inst": float(x)}).magnitude for x in xs])
-    assert np.all(np.abs(ieee - TARGET) <= 1e-12 * TARGET)  # one value to IEEE: the old scans saw a range of roots
-    gaps = [_exact_gap(huang_bw, float(x)) for x in xs]
-    assert gaps[0] < 0 < gaps[-1] and sum(1 for a, b in zip(gaps, gaps[1:]) if (a > 0) != (b > 0)) == 1
 
 
 def test_inputs_at_a_point_are_read_to_all_their_digits(huang_bw: symgpu.Model) -> None:

@@ -313,14 +313,16 @@ def _extremum(model: Model, derivation: Derivation, asked: Asked, point: _Point)
         if np.isfinite(location) and not _admissible(model, asked, point, location):
             raise _fail(model, asked, point, f"the location {asked.variable} = {location:.10g} is outside its declared range "
                         "or a valid_when domain")
-        if np.isfinite(location):
-            at = float(_quantity(model, asked, point, np.asarray(location)))
-            if not abs(at - value) <= RESIDUAL * max(abs(at), abs(value), 1e-300):
-                raise _fail(model, asked, point, f"at {asked.variable} = {location:.10g} the quantity is {at:.10g}, not the extreme value {value:.10g}")
-    grid = _scan_grid(model, asked.variable, [location] if location is not None else [])
+    grid = _scan_grid(model, asked.variable, [location] if location is not None and np.isfinite(location) else [])
     with np.errstate(all="ignore"):
         scanned = _quantity(model, asked, point, grid)
     fine = np.isfinite(scanned) & _inside(model, asked, point, grid)
+    if location is not None and np.isfinite(location):
+        at = float(_quantity(model, asked, point, np.asarray(location)))
+        # an extreme value near 0 (a domain edge where the quantity crosses 0) equals to the IEEE resolution of the quantity's scale
+        floor = 1e-12 * float(np.max(np.abs(scanned[fine]))) if fine.any() else 0.0
+        if not abs(at - value) <= max(RESIDUAL * max(abs(at), abs(value), 1e-300), floor):
+            raise _fail(model, asked, point, f"at {asked.variable} = {location:.10g} the quantity is {at:.10g}, not the extreme value {value:.10g}")
     if not fine.any():
         return None
     slack = BEATS * max(abs(value), 1e-300)

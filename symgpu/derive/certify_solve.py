@@ -15,7 +15,7 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.derive import results
-from symgpu.derive.certify_path import (RESIDUAL, Asked, _close, _exact_at, _exact_gap, _fail, _inside, _Point, _quantity, _result_at, _roots_at,
+from symgpu.derive.certify_path import (RESIDUAL, Asked, _close, _exact_at, _exact_expr, _exact_gap, _fail, _inside, _Point, _quantity, _result_at, _roots_at,
                                         _scan_grid, _with, sorted_unique)
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.extra_records import RootRecord
@@ -151,10 +151,12 @@ def _constant(model: Model, asked: Asked, point: _Point, x: float, other: float)
     looked equal to a numeric target? A range of roots is flat; a stretch that varies below the
     target's IEEE digits is not (Huang's printed CPI at ``alpha = 1e9`` varies by 1e-14 over decades of
     ``reqs_per_inst``; its one root is where the exact values cross the target). True where it cannot tell."""
-    one, two = _exact_at(model, asked, point, x), _exact_at(model, asked, point, other)
-    if one is None or two is None:
+    try:
+        one, two = _exact_expr(model, asked, point, x), _exact_expr(model, asked, point, other)
+        gap, size = complex((one - two).evalf(30)), max(abs(complex(one.evalf(30))), abs(complex(two.evalf(30))))
+    except (errors.SymgpuError, TypeError, ValueError, ZeroDivisionError, ArithmeticError):
         return True
-    return abs(one - two) <= 1e-20 * max(abs(one), abs(two), 1e-300)
+    return abs(gap) <= 1e-20 * max(size, 1e-300)  # the difference taken to 30 digits before rounding
 
 
 def _on_edge(model: Model, asked: Asked, point: _Point, root: float) -> bool:
@@ -350,12 +352,11 @@ def _ranges(model: Model, derivation: Derivation, asked: Asked, point: _Point) -
 
 
 def _no_range_here(model: Model, asked: Asked, point: _Point, grid: np.ndarray, given: Mapping[str, float],
-                   claims: Callable[[float], bool]) -> str | None:
+                   claims: Callable[[float], bool]) -> str:
     """A range answer whose ranges hold at no scanned value says there is no root at the point: a
-    scan finds none outside its ranges (a root there is one the answer lacks). None where the point
-    gives no target."""
-    if not given and asked.target is None:
-        return None
+    scan finds none outside its ranges (a root there is one the answer lacks). The target is the
+    numeric one, else the value the point gives the quantity (``given``), else the one it has at a
+    probe value of the variable (:func:`_ranges` fills ``given`` then)."""
     target_of: Callable[[Any], Any] = (lambda v: given[asked.quantity]) if given else (lambda v: _target_at(model, asked, point, v))
     missing = [r for r in _brute_roots(model, asked, point, grid, target_of)
                if not claims(r) and not _rounding_noise(model, asked, point, grid, r, target_of)]

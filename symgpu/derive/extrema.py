@@ -46,6 +46,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     if kind not in ("max", "min"):
         raise errors.UsageError(f"extremum kind must be 'max' or 'min', not {kind!r}")
     job, ctx = jobs.start(model, "extremum", quantity, over, assume=assume, omit=omit)
+    as_modelled = not substitute and not job.omit and not tuple(stop_at)  # the evaluate path gives this expression's values
     stop_at = job.keep(stop_at, over)
     expr, _ = job.quantity_expression(quantity, substitute, stop_at)
     var = job.symbol(over)
@@ -107,7 +108,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     candidates.extend(extremum_domain.plateau_candidates(job, found, var, domain))
     dropped: list[sympy.Expr] = []
     at_values = at_point.pinned(job, expr, var, preset, values or {}) if preset is not None or values else None
-    value_at = None if at_values is None or len(domain) < 2 or job.quantity not in model.defining else \
+    in_domain = [c for c in domain if not (c.lhs == var and c.rhs == 0)]  # valid_when conditions, not the declared range
+    value_at = None if at_values is None or not in_domain or not as_modelled or job.quantity not in model.defining else \
         (lambda x: evaluator.evaluate(model, job.quantity, preset=preset, values={**(values or {}), var.name: x}).magnitude)
     walls, edges = extremum_domain.numeric_walls(job, var, value_at)
     candidates.extend(edges)

@@ -19,7 +19,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive import jobs
-from symgpu.evaluate import active, evaluator, one_sided
+from symgpu.evaluate import active, evaluator, one_sided, scaling
 
 
 @dataclass(frozen=True)
@@ -304,6 +304,11 @@ def numeric_walls(job: jobs._Job, var: sympy.Symbol, value_at: Callable[[float],
     if not any(walls):
         return walls, []
     flags = [at(x) is not None for x in WALL_GRID]
+    if not any(flags):
+        raise errors.NoAnswerHere(f"{job.model.id}: the model gives {job.quantity} no value for any {var} from {WALL_GRID[0]:g} to "
+                                  f"{WALL_GRID[-1]:g} at the given values (its valid_when domain holds nowhere there); "
+                                  "check the values (--set) against the domain (symgpu show)")
+    model = job.model
     found: list[Candidate] = []
     for i in range(len(WALL_GRID) - 1):
         if flags[i] == flags[i + 1]:
@@ -312,13 +317,16 @@ def numeric_walls(job: jobs._Job, var: sympy.Symbol, value_at: Callable[[float],
         while abs(held - left) > 1e-13 * abs(held):
             mid = 0.5 * (held + left)
             held, left = (mid, left) if at(mid) is not None else (held, mid)
+        # bare numbers are read in coherent base units (symgpu.evaluate.scaling); the value is taken where the location reads back
+        location = sympy.Float(held * scaling.symbol_scale(model, var.name), 17)
+        held = float(location) / scaling.symbol_scale(model, var.name)
         value = at(held)
-        assert value is not None
-        location = sympy.Float(held, 17)
-        job.step("end point", sympy.Eq(var, location), f"{END} of the valid_when domain at the given values (found by "
-                 f"bisection on the evaluate path: SymPy gives no closed form of the edge): the quantity there, {value:.10g}, "
-                 "is a candidate")
-        found.append(Candidate(location, sympy.Float(value, 17), NUMERIC_END, ()))
+        if value is None:
+            continue
+        job.step("end point", sympy.Eq(var, location), f"{END} of the valid_when domain at the given values, {var} = {held:.10g} "
+                 f"{model.unit_text(var.name)} (found by bisection on the evaluate path: SymPy gives no closed form of the edge): "
+                 f"the quantity there, {value:.10g} {model.unit_text(job.quantity)}, is a candidate (both in base units here)")
+        found.append(Candidate(location, sympy.Float(value * scaling.symbol_scale(model, job.quantity), 17), NUMERIC_END, ()))
     return walls, found
 
 

@@ -104,8 +104,8 @@ def applying_roots(model: Model, roots: Sequence[RootRecord], preset: str | None
     latency), is no root at the point. Its value is :func:`refined` where IEEE arithmetic cancelled."""
     out: list[RootValue] = []
     exact_unit = variable is not None and unit == model.unit_text(variable)
+    side = active.sides_at(model, preset, values)  # each distinct side evaluated once for all the records
     for record in roots:
-        side = active.sides_at(model, preset, values)
         holds, shown = active.condition_verdict(record.when, side, model.id)
         again = exact_unit and record.conditions is not None and _tied(record.when, side)
         if not again and (not holds or not inside_domain(model, record.inside, preset, values)):
@@ -156,8 +156,12 @@ def root_holds(model: Model, record: RootRecord, preset: str | None, values: Map
 def _tied(condition: Any, side: Any) -> bool:
     """Do the two sides of one of ``condition``'s relations tie (within :data:`active.TIE`) by ``side``?"""
     relations = condition.atoms(sympy.core.relational.Relational) if isinstance(condition, sympy.Basic) else ()
+    return any(_tie(r, side) for r in relations)
+
+
+def _tie(relation: Any, side: Any) -> bool:
     try:
-        return any(active.condition_verdict(sympy.Eq(r.lhs, r.rhs, evaluate=False), side, shown=False)[0] for r in relations)
+        return bool(active.condition_verdict(sympy.Eq(relation.lhs, relation.rhs, evaluate=False), side, shown=False)[0])
     except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):
         return False
 

@@ -136,8 +136,10 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
             unit = job.check_unit(r, var.name, "solution")
         records = [RootRecord(n, r, c, d, conditions=at) for r, c, n, d, at in pieces]
         result = _every_root(job, [r for r, *_ in pieces], var)
-        if preset is not None or values:
-            at = {**(values or {}), **({job.target_value[0].name: float(job.target_value[1])} if job.target_value else {})}
+        at = {**(values or {}), **({job.target_value[0].name: float(job.target_value[1])} if job.target_value else {})}
+        # with no target the roots keep the quantity's symbol: a point without its value gives them no number (they stay symbolic)
+        unvalued = isinstance(left, sympy.Symbol) and left.name not in at and any(left in r.free_symbols for r, *_ in pieces)
+        if (preset is not None or values) and not unvalued:
             applying = results.applying_roots(model, records, preset, at, model.unit_text(var.name), var.name)
             flat_here = [f for f in flats if condition_true(model, f.equal, preset, at)]
             if applying or not flat_here:

@@ -23,16 +23,20 @@ def base_values(model: Model, values: Mapping[sympy.Symbol, float]) -> dict[symp
 def exact_base_values(model: Model, symbols: Iterable[sympy.Symbol], preset: str | None,
                       values: Mapping[str, Any]) -> dict[sympy.Symbol, sympy.Expr] | None:
     """Each of ``symbols``' value (the constants, then ``preset``'s, then ``values``) in coherent base
-    units as an exact number (the float's shortest decimal: ``nsimplify(x, rational=True)`` keeps 15
-    digits, and a root that cancels moves by 1e-4 with the 16th and 17th), ready for
-    ``xreplace`` into a :func:`scaling.base_expression`; None where a symbol has no value there."""
+    units as an exact number, read as :func:`evaluator.exact` reads inputs: the shortest decimal of
+    the magnitude in the declared unit, times the unit's exact scale (``nsimplify(x, rational=True)``
+    keeps 15 digits, and a root that cancels moves by 1e-4 with the 16th and 17th), ready for
+    ``xreplace`` into a :func:`scaling.base_expression`; None where a symbol has no value there, or
+    a value that is no finite number."""
     merged = input_values.merge_values(model, preset, dict(values))
     numbers: dict[sympy.Symbol, sympy.Expr] = {}
     for symbol in symbols:
         if symbol.name not in merged:
             return None
-        magnitude = float(input_values.base_magnitude(model, symbol.name, merged[symbol.name]))
-        numbers[symbol] = sympy.Rational(repr(magnitude))  # its shortest decimal, as evaluator.exact reads inputs
+        magnitude = float(input_values.to_magnitude(model, symbol.name, merged[symbol.name]))
+        if not math.isfinite(magnitude):
+            return None
+        numbers[symbol] = sympy.Rational(repr(magnitude)) * scaling.unit_scale(model.units[symbol.name])
     return numbers
 
 
