@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 import sympy
+from sympy.core.parameters import global_parameters
 
 import symgpu
 from symgpu import derive, errors
@@ -104,6 +105,10 @@ def ask(question: Question, limit: float) -> tuple[Derivation | BaseException, f
             answer: Derivation | BaseException = _call(model, question)
     except (Timeout, Exception) as exc:  # judged by the caller: a symgpu error declines, anything else disagrees
         answer = exc
+    finally:
+        # a timeout raised inside ``sympy.evaluate(False).__enter__``, after the switch is set and before the block
+        # starts, never reaches ``__exit__``: SymPy would stay unevaluating for every later question
+        global_parameters.evaluate = global_parameters.distribute = True
     seconds = time.process_time() - start
     _ANSWERS[key] = (answer, seconds)
     return answer, seconds
