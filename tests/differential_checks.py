@@ -223,8 +223,10 @@ def _check_solve(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     extra = derive.result_values(d, {}) or None if q.numeric_target else {q.quantity: q.target}
     values = q.point.mapping(without=q.variable, extra=extra)
     ranges = derive.applying_ranges(model, d, q.point.preset, values)
-    covered = all(any(active.condition_holds(model, f.when, q.point.preset, {**values, q.variable: p.middle})[0] for f in ranges)
-                  for p in plateaus)
+    def on_ranges(x: float) -> bool:
+        return any(active.condition_holds(model, f.when, q.point.preset, {**values, q.variable: x})[0] for f in ranges)
+
+    covered = all(on_ranges(p.middle) for p in plateaus)
     if d.result is sympy.true:  # every value of the unknown is a root
         return Verdict(q, "agree") if not isolated and plateaus else Verdict(q, "disagree", "solve: the answer says every value, the scan does not",
                                                                           _show(d.result), brute)
@@ -237,7 +239,8 @@ def _check_solve(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
             return Verdict(q, "declined", f"solve at the point: {type(exc).__name__}: {_short(exc)}")
         return _check_solve(model, dataclasses.replace(q, numeric_target=True), again)
     if derive.holds_on_ranges(d.result) and ranges:  # flat regimes: the relation holds on their ranges
-        if not covered or isolated:
+        # a range may be a set of points (elem_size in {4, 8, 16}): an isolated root it holds at is on it
+        if not covered or any(not on_ranges(b.middle) for b in isolated):
             return Verdict(q, "disagree", "solve: the ranges the answer gives miss a root", _show(d.result), brute)
         return Verdict(q, "agree")
     if derive.holds_on_ranges(d.result):  # the relation holds on a whole range (a bare symbol is a value, not a condition)

@@ -13,7 +13,6 @@ import math
 import sys
 from pathlib import Path
 
-import pytest
 import sympy
 
 import symgpu
@@ -126,3 +125,15 @@ def test_a_point_gives_the_inputs_that_only_the_quantitys_domain_reads():
         for point in subject.points:
             given = dict(point.values) | (model.preset(point.preset) if point.preset else {})
             assert "L_F" in given, point
+
+
+def test_a_range_answer_of_separate_points_covers_the_isolated_roots_it_holds_at():
+    # Hong & Kim (intended): a warp's accesses coalesce into one transaction (alg1_per_mw = 1) only for
+    # 4, 8 or 16-byte elements at unit stride, else 32: the answer is a range of three points
+    model = symgpu.load("hong_kim_2009_intended")
+    given = (("Coal_Mem_insts", 0.0), ("Comp_insts", 71.0), ("Uncoal_Mem_insts", 6.0), ("half_warp_misaligned", 0.0), ("index_stride", 1.0))
+    values = dict(given)
+    assert [model.evaluate("alg1_per_mw", values={**values, "elem_size": x}).magnitude for x in (4.0, 5.0, 8.0, 16.0)] == [1, 32, 1, 1]
+    question = Question("solve", "hong_kim_2009_intended", "alg1_per_mw", "elem_size", Point(None, tuple(sorted(given + (("elem_size", 4.0),)))),
+                        target=1.0, numeric_target=True)
+    assert checks.judge(question, limit=60).outcome == "agree"

@@ -362,8 +362,8 @@ def _no_range_here(model: Model, asked: Asked, point: _Point, grid: np.ndarray, 
                if not claims(r) and not _rounding_noise(model, asked, point, grid, r, target_of)]
     if missing:
         raise _fail(model, asked, point, f"a scan of {asked.variable} finds root(s) {', '.join(f'{r:.10g}' for r in missing[:4])} that the "
-                    "answer lacks (its ranges hold nowhere here)")
-    return f"the answer's ranges hold nowhere here, and a scan of {asked.variable} finds no root"
+                    "answer lacks (its ranges hold at none of the scanned values)")
+    return f"the answer's ranges hold at none of the scanned values of {asked.variable}, and the scan finds no root off them"
 
 
 def _target_value(model: Model, asked: Asked, point: _Point) -> dict[str, float]:
