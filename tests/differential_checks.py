@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 import sympy
-from sympy.core.parameters import global_parameters
+from sympy.core.parameters import distribute
 
 import symgpu
 from symgpu import derive, errors
@@ -101,14 +101,12 @@ def ask(question: Question, limit: float) -> tuple[Derivation | BaseException, f
     model = symgpu.load(question.model)
     start = time.process_time()
     try:
-        with time_limit(limit):
+        # a timeout raised inside ``sympy.evaluate(False).__enter__``, after the switch is set and before the block
+        # starts, never reaches that block's ``__exit__``: these outer blocks put SymPy's switches back on leaving
+        with sympy.evaluate(True), distribute(True), time_limit(limit):
             answer: Derivation | BaseException = _call(model, question)
     except (Timeout, Exception) as exc:  # judged by the caller: a symgpu error declines, anything else disagrees
         answer = exc
-    finally:
-        # a timeout raised inside ``sympy.evaluate(False).__enter__``, after the switch is set and before the block
-        # starts, never reaches ``__exit__``: SymPy would stay unevaluating for every later question
-        global_parameters.evaluate = global_parameters.distribute = True
     seconds = time.process_time() - start
     _ANSWERS[key] = (answer, seconds)
     return answer, seconds
