@@ -66,3 +66,13 @@ def test_where_the_domain_holds_nowhere_the_answer_says_so(guarded: Path) -> Non
         model.evaluate("Synch_cost", PRESET, values={**at, "Load_bytes_per_warp": 1.0})
     with pytest.raises(errors.NoAnswerHere, match="no value for any Load_bytes_per_warp"):
         model.extremum("Synch_cost", over="Load_bytes_per_warp", kind="min", preset=PRESET, values=at)
+
+
+def test_a_quantity_a_substitution_made_constant_is_scanned_as_one_value_per_point() -> None:
+    # MWP_peak_BW carries Synch_cost's only dependence on Load_bytes_per_warp: put in as 1000, the quantity is one number,
+    # which the certificate's scan used to index as an array (IndexError)
+    model = symgpu.load("hong_kim_2009")
+    assert model.symbols["Load_bytes_per_warp"] not in model.expression("Synch_cost", stop_at={"MWP_peak_BW"}).free_symbols
+    answer = model.extremum("Synch_cost", over="Load_bytes_per_warp", kind="max", preset=PRESET, values=AT,
+                            substitute={"MWP_peak_BW": "1000"})
+    assert answer.certificate is not None and answer.certificate.checks
