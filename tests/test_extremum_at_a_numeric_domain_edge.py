@@ -68,11 +68,17 @@ def test_where_the_domain_holds_nowhere_the_answer_says_so(guarded: Path) -> Non
         model.extremum("Synch_cost", over="Load_bytes_per_warp", kind="min", preset=PRESET, values=at)
 
 
-def test_a_quantity_a_substitution_made_constant_is_scanned_as_one_value_per_point() -> None:
-    # MWP_peak_BW carries Synch_cost's only dependence on Load_bytes_per_warp: put in as 1000, the quantity is one number,
-    # which the certificate's scan used to index as an array (IndexError)
+def test_an_intermediate_quantity_put_in_by_substitute_is_put_in_and_checked() -> None:
+    # MWP_peak_BW carries Synch_cost's only dependence on Load_bytes_per_warp. Put in as 1000, the derivation used to
+    # expand it away first (the substitution then found nothing to replace: the limit was the unsubstituted -20480), and
+    # the certificate's scan of the constant quantity indexed one number as an array (IndexError)
     model = symgpu.load("hong_kim_2009")
     assert model.symbols["Load_bytes_per_warp"] not in model.expression("Synch_cost", stop_at={"MWP_peak_BW"}).free_symbols
-    answer = model.extremum("Synch_cost", over="Load_bytes_per_warp", kind="max", preset=PRESET, values=AT,
-                            substitute={"MWP_peak_BW": "1000"})
+    far = {**AT, "MWP_peak_BW": 1000.0, "Load_bytes_per_warp": 1e9}
+    expected = model.evaluate("Synch_cost", PRESET, values=far).magnitude  # the evaluate path with the intermediate given
+    assert expected != pytest.approx(model.evaluate("Synch_cost", PRESET, values={**AT, "Load_bytes_per_warp": 1e9}).magnitude)
+    answer = model.limit("Synch_cost", "Load_bytes_per_warp", "oo", preset=PRESET, values=AT, substitute={"MWP_peak_BW": "1000"})
+    assert model.symbols["Load_bytes_per_warp"] not in answer.result.free_symbols
     assert answer.certificate is not None and answer.certificate.checks
+    value = symgpu.derive.evaluate_result(model, answer, PRESET, **AT).magnitude
+    assert value == pytest.approx(expected, rel=1e-12)

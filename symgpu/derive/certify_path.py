@@ -88,10 +88,12 @@ def _with(model: Model, asked: Asked, point: _Point, v: Any) -> dict[str, Any]:
 
 
 def _quantity(model: Model, asked: Asked, point: _Point, v: Any, *, checks: bool = False) -> Any:
-    """The quantity through ``model.evaluate`` with the variable at ``v`` (declared unit); ``checks``
-    also checks the declared assumptions and domains (sampled points must meet them)."""
+    """The quantity through ``model.evaluate`` with the variable at ``v`` (declared unit), one value
+    per value of ``v`` (a quantity that a substitution left free of the variable is one number);
+    ``checks`` also checks the declared assumptions and domains (sampled points must meet them)."""
     values = _with(model, asked, point, v)
-    return np.asarray(evaluator.evaluate(model, asked.quantity, preset=point.preset, values=values, checks=checks).magnitude, dtype=float)
+    found = np.asarray(evaluator.evaluate(model, asked.quantity, preset=point.preset, values=values, checks=checks).magnitude, dtype=float)
+    return np.broadcast_to(found, np.broadcast_shapes(found.shape, np.shape(v)))
 
 
 def _inside(model: Model, asked: Asked, point: _Point, grid: np.ndarray) -> np.ndarray:

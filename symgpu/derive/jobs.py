@@ -203,7 +203,8 @@ class _Job:
 
         ``case`` selects one case of a quantity defined by ``cases``: its value replaces the
         Piecewise, and its condition (with the negations of the earlier cases) is assumed."""
-        stop = frozenset(stop_at)
+        # an intermediate quantity put in by ``substitute`` stays a symbol until it is (expanded, it would not be there to replace)
+        stop = frozenset(stop_at) | {name for name in (substitute or {}) if name in self.model.defining and name != quantity}
         lhs: sympy.Expr | None = None
         if case is not None:
             if not (isinstance(quantity, str) and (quantity in self.model.defining or quantity in self.model.equations)):
