@@ -86,3 +86,16 @@ def test_without_a_target_the_roots_at_a_point_stay_in_the_quantitys_terms(h100:
     a, n = h100.symbols["a"], h100.symbols["n"]
     assert sympy.simplify(answer.result - a * h100.symbols["memory_throughput_loaded_ilp"] / n) == 0
     assert answer.certificate is not None and answer.certificate.checks
+
+
+def test_where_the_slope_vanishes_the_range_is_written_without_the_unknown(cli: Callable[..., tuple[int, str, str]],
+                                                                          h100: symgpu.Model) -> None:
+    """At ilp = ilp_ref the fork term s_fork*log(ilp/ilp_ref) is 0: every s_fork is a root (differential seed 14). The
+    range's value was written ``expression - slope*s_fork``, which kept ``log((1/ilp_ref)**s_fork)`` and so s_fork."""
+    at = {"alpha": 64.0, "ilp": 1.0, "n": 64.0}  # ilp_ref is 1 (a constant of the model)
+    values = [h100.evaluate("latency_unloaded_h100", "maxwell", values={**at, "s_fork": s}).magnitude for s in (1.0, 500.0)]
+    assert values[0] == pytest.approx(values[1], rel=1e-15)  # by hand: log(1) = 0, s_fork drops out
+    code, out, err = cli("solve", "volkov_2016_h100", "latency_unloaded_h100", "--for", "s_fork", "--target", repr(float(values[0])),
+                         "--preset", "maxwell", "--set", "alpha=64", "--set", "ilp=1", "--set", "n=64")
+    assert code == 0, err
+    assert "holds for every s_fork where" in out and "checked numerically" in out

@@ -238,7 +238,7 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
         regimes = numbers["no_root_here"]
         print(f"  no isolated root here: the closed-form root{'s' if len(regimes) > 1 else ''} above (regime{'s' if len(regimes) > 1 else ''} "
               f"{', '.join(regimes)}) give{'' if len(regimes) > 1 else 's'} no root at this point (its regime's conditions fail there, or "
-              "its value is outside the variable's declared range); the relation holds on the range below")
+              "it is no finite value in the variable's declared range); the relation holds on the range below")
     for flat in numbers.get("ranges", ()):
         if flat["regime"] == "every regime" and flat["where"] in ("any value", "True"):
             print(f"  holds for every {derivation.variable}: the relation does not depend on {derivation.variable} here")

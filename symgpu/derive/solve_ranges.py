@@ -84,7 +84,12 @@ def vanishing_slope(job: jobs._Job, regime: regime_split.Regime, side: sympy.Exp
     if slope.is_number or var in slope.free_symbols or job.ctx.sign(slope) in (1, -1):
         return None  # not linear in var, or a slope that is never 0
     slope = sympy.factor(sympy.together(slope))
-    equal = sympy.And(sympy.Eq(slope, 0), sympy.Eq(side, sympy.cancel(regime.expression - slope*var)))  # the value at slope 0
+    # the value at slope 0: linear in var, it is the value at var = 0 (``expression - slope*var`` can keep var where SymPy
+    # does not see the two forms cancel: Volkov's ``s_fork*log(ilp/ilp_ref)`` left ``log((1/ilp_ref)**s_fork)``)
+    rest = regime.expression.xreplace({var: sympy.Integer(0)})
+    if var in rest.free_symbols or rest.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
+        rest = sympy.cancel(regime.expression - slope*var)
+    equal = sympy.And(sympy.Eq(slope, 0), sympy.Eq(side, rest))
     if equal is sympy.false:
         return None
     job.step(f"flat regime {regime.name} where its slope is 0", equal,
