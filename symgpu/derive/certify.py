@@ -314,8 +314,8 @@ def _extremum(model: Model, derivation: Derivation, asked: Asked, point: _Point)
             raise _fail(model, asked, point, f"the location {asked.variable} = {location:.10g} is outside its declared range "
                         "or a valid_when domain")
     grid = _scan_grid(model, asked.variable, [location] if location is not None and np.isfinite(location) else [])
-    with np.errstate(all="ignore"):  # a quantity the variable dropped out of (a substitution) is one number: one per scan value
-        scanned = np.broadcast_to(np.asarray(_quantity(model, asked, point, grid), dtype=float), grid.shape)
+    with np.errstate(all="ignore"):
+        scanned = _quantity(model, asked, point, grid)  # one value per scan value, also where the variable dropped out
     fine = np.isfinite(scanned) & _inside(model, asked, point, grid)
     if location is not None and np.isfinite(location):
         at = float(_quantity(model, asked, point, np.asarray(location)))

@@ -91,9 +91,7 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
     if uncovered is not None:
         raise _fail(model, asked, point, f"the relation holds on a range of {asked.variable} (exactly at {uncovered:.10g}, among others) "
                     f"that neither the answer's roots nor its ranges give")
-    missing = [r for r in _brute_roots(model, asked, point, grid, target_of)
-               if not any(_close(r, a) for a in roots) and not _rounding_noise(model, asked, point, grid, r, target_of)
-               and not _exact_crossing_is_one_of(model, asked, point, grid, r, target_of, roots)]
+    missing = [r for r in _brute_roots(model, asked, point, grid, target_of) if _lacked(model, asked, point, grid, r, target_of, roots)]
     if missing:
         shown = ", ".join(f"{r:.10g}" for r in missing[:4])
         raise _fail(model, asked, point, f"a scan of {asked.variable} finds root(s) {shown} that the answer lacks "
@@ -167,31 +165,19 @@ def _on_edge(model: Model, asked: Asked, point: _Point, root: float) -> bool:
     return bool(np.any(_inside(model, asked, point, np.array([root - step, root + step]))))
 
 
-def _rounding_noise(model: Model, asked: Asked, point: _Point, grid: np.ndarray, root: float, target_of: Callable[[Any], Any]) -> bool:
-    """Is the scan's sign change at ``root`` rounding noise: in exact arithmetic (the evaluate path's
-    exact mode) the quantity is on one side of the target at both scan points around it? A closed
-    form that cancels keeps few IEEE digits, and where it varies by less than those the IEEE values
-    cross the target at random (Volkov's textbook latency root at ``alpha = 1e9`` crossed it dozens
-    of times over ``b``). False where the exact mode cannot tell."""
+def _exact_crossing(model: Model, asked: Asked, point: _Point, grid: np.ndarray, root: float, target_of: Callable[[Any], Any],
+                    refine: bool) -> tuple[bool, float | None]:
+    """The scan's sign change at ``root`` in exact arithmetic (the evaluate path's exact mode, the
+    difference with the target taken to 30 digits before rounding): (known, crossing). ``known`` is
+    False where the exact mode cannot tell; ``crossing`` is None where the quantity is on one side
+    of the target at both scan points around ``root`` (rounding noise: a closed form that cancels
+    keeps few IEEE digits, and Volkov's textbook latency root at ``alpha = 1e9`` crossed its target
+    dozens of times over ``b``), else, with ``refine``, the crossing found by bisection on exact
+    values (where the quantity is flat to 1e-14, Huang's printed CPI at ``alpha = 1e9``, the IEEE
+    bisection places it 1e-5 off), else ``root``."""
     i = int(np.searchsorted(grid, root))
     if i == 0 or i >= len(grid):
-        return False
-    target = float(np.asarray(target_of(np.asarray(root)), dtype=float))
-    ends = [_exact_at(model, asked, point, float(x)) for x in (grid[i - 1], grid[i])]
-    real = [v.real - target for v in ends if v is not None and v.imag == 0]
-    return len(real) == 2 and real[0] * real[1] > 0
-
-
-def _exact_crossing_is_one_of(model: Model, asked: Asked, point: _Point, grid: np.ndarray, root: float,
-                              target_of: Callable[[Any], Any], roots: list[float]) -> bool:
-    """Is the scan's root at ``root``, refined by bisection on exact values between the scan points
-    around it, one of ``roots``? Where the quantity is flat to 1e-14 (Huang's printed CPI at
-    ``alpha = 1e9``) the IEEE bisection places its root 1e-5 off the exact crossing, which the
-    answer's root (refined in exact arithmetic: :func:`results.refined`) gives. False where the exact
-    mode cannot tell."""
-    i = int(np.searchsorted(grid, root))
-    if not roots or i == 0 or i >= len(grid):
-        return False
+        return False, None
     target = float(np.asarray(target_of(np.asarray(root)), dtype=float))
 
     def gap(x: float) -> float | None:
@@ -199,20 +185,34 @@ def _exact_crossing_is_one_of(model: Model, asked: Asked, point: _Point, grid: n
 
     lo, hi = float(grid[i - 1]), float(grid[i])
     g_lo, g_hi = gap(lo), gap(hi)
-    if g_lo is None or g_hi is None or g_lo * g_hi > 0:
-        return False
+    if g_lo is None or g_hi is None:
+        return False, None
+    if g_lo * g_hi > 0:
+        return True, None
+    if not refine:
+        return True, root
     while hi - lo > 1e-13 * abs(hi):
         mid = 0.5 * (lo + hi)
         g_mid = gap(mid)
         if g_mid is None:
-            return False
+            return False, None
         if g_mid == 0:
             lo = hi = mid
         elif (g_mid > 0) == (g_lo > 0):
             lo, g_lo = mid, g_mid
         else:
             hi = mid
-    return any(_close(0.5 * (lo + hi), a) for a in roots)
+    return True, 0.5 * (lo + hi)
+
+
+def _lacked(model: Model, asked: Asked, point: _Point, grid: np.ndarray, root: float, target_of: Callable[[Any], Any],
+            roots: list[float]) -> bool:
+    """Is the scan's root at ``root`` one that ``roots`` lack: none is close to it, and it is no
+    rounding noise and no crossing one of them gives, in exact arithmetic (:func:`_exact_crossing`)?"""
+    if any(_close(root, a) for a in roots):
+        return False
+    known, crossing = _exact_crossing(model, asked, point, grid, root, target_of, refine=bool(roots))
+    return not known or crossing is not None and not any(_close(crossing, a) for a in roots)
 
 
 def _degenerate(model: Model, derivation: Derivation, point: _Point, extra: Mapping[str, Any]) -> bool:
@@ -359,7 +359,7 @@ def _no_range_here(model: Model, asked: Asked, point: _Point, grid: np.ndarray, 
     probe value of the variable (:func:`_ranges` fills ``given`` then)."""
     target_of: Callable[[Any], Any] = (lambda v: given[asked.quantity]) if given else (lambda v: _target_at(model, asked, point, v))
     missing = [r for r in _brute_roots(model, asked, point, grid, target_of)
-               if not claims(r) and not _rounding_noise(model, asked, point, grid, r, target_of)]
+               if not claims(r) and _lacked(model, asked, point, grid, r, target_of, [])]
     if missing:
         raise _fail(model, asked, point, f"a scan of {asked.variable} finds root(s) {', '.join(f'{r:.10g}' for r in missing[:4])} that the "
                     "answer lacks (its ranges hold at none of the scanned values)")

@@ -6,6 +6,7 @@ import itertools
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import sympy
 
 from symgpu import errors
@@ -109,9 +110,15 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     dropped: list[sympy.Expr] = []
     at_values = at_point.pinned(job, expr, var, preset, values or {}) if preset is not None or values else None
     in_domain = [c for c in domain if not (c.lhs == var and c.rhs == 0)]  # valid_when conditions, not the declared range
-    value_at = None if at_values is None or not in_domain or not as_modelled or job.quantity not in model.defining else \
-        (lambda x: evaluator.evaluate(model, job.quantity, preset=preset, values={**(values or {}), var.name: x}).magnitude)
-    walls, edges = extremum_domain.numeric_walls(job, var, value_at)
+    def value_at(x: Any, checks: bool = True) -> Any:
+        return evaluator.evaluate(model, job.quantity, preset=preset, values={**(values or {}), var.name: x}, checks=checks).magnitude
+
+    def inside_at(xs: np.ndarray) -> np.ndarray:  # the evaluate path's domain and finite values, elementwise
+        at = {**(values or {}), var.name: xs}
+        return evaluator.inside_domain(model, job.quantity, preset, at, len(xs)) & np.isfinite(value_at(xs, checks=False))
+
+    walls, edges = extremum_domain.numeric_walls(
+        job, var, None if at_values is None or not in_domain or not as_modelled or job.quantity not in model.defining else inside_at, value_at)
     candidates.extend(edges)
     ends = extremum_domain.open_ends(job, expr, var, domain, lambda e, p, d: limits._take(job, e, var, p, d, var.name),
                                      lambda g, p: limits._far_sign(job, g, var, p), found, dropped, at_values, walls)

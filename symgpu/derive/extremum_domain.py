@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import sympy
 
 from symgpu import errors
@@ -283,40 +284,46 @@ WALL_GRID = tuple(10.0 ** (k / 8) for k in range(-144, 145))
 NUMERIC_END = f"{END} of the domain at the given values"
 
 
-def numeric_walls(job: jobs._Job, var: sympy.Symbol, value_at: Callable[[float], float] | None) -> tuple[tuple[bool, bool], list[Candidate]]:
-    """At given values (``value_at(x)``: the evaluate path's value at ``x``, declared units; it
-    raises outside the model's ``valid_when`` domain), whether the model gives no value at any of
-    :data:`FAR` (the domain ends short of ``oo``) and at none of their inverses (short of ``0``), and
-    where so, the closed edges of the domain on :data:`WALL_GRID`, refined by bisection, as
-    candidates whose location and value are numbers: SymPy finds no limit or edge of a condition
-    through nested ``Min`` (Hong & Kim's ``NpWB >= 1`` through MWP), where the far end's limit
-    would be a value the model never takes."""
+def numeric_walls(job: jobs._Job, var: sympy.Symbol, inside_at: Callable[[np.ndarray], np.ndarray] | None,
+                  value_at: Callable[[float], float]) -> tuple[tuple[bool, bool], list[Candidate]]:
+    """At given values (``inside_at(xs)``: where the evaluate path gives a finite value, elementwise
+    over an array of the variable in its declared unit; ``value_at(x)``: that value), whether the
+    model gives no value at any of :data:`FAR` (the domain ends short of ``oo``) and at none of their
+    inverses (short of ``0``), and where so, the closed edges of the domain on :data:`WALL_GRID`,
+    refined by bisection, as candidates whose location and value are numbers: SymPy finds no limit
+    or edge of a condition through nested ``Min`` (Hong & Kim's ``NpWB >= 1`` through MWP), where
+    the far end's limit would be a value the model never takes."""
+    def inside(xs: Sequence[float]) -> np.ndarray:
+        assert inside_at is not None
+        return np.asarray(inside_at(np.asarray(xs, dtype=float)), dtype=bool)
+
     def at(x: float) -> float | None:
         try:
-            value = float(value_at(x)) if value_at is not None else None
+            value = float(value_at(x))
         except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):
             return None
-        return value if value is not None and value == value else None
+        return value if value == value else None
 
-    if value_at is None:
+    if inside_at is None:
         return (False, False), []
-    walls = (all(at(x) is None for x in FAR), all(at(1 / x) is None for x in FAR))
+    try:
+        walls = (not inside(FAR).any(), not inside([1 / x for x in FAR]).any())
+        flags = inside(WALL_GRID) if any(walls) else np.zeros(0, dtype=bool)
+    except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):
+        return (False, False), []
     if not any(walls):
         return walls, []
-    flags = [at(x) is not None for x in WALL_GRID]
-    if not any(flags):
+    if not flags.any():
         raise errors.NoAnswerHere(f"{job.model.id}: the model gives {job.quantity} no value for any {var} from {WALL_GRID[0]:g} to "
                                   f"{WALL_GRID[-1]:g} at the given values (its valid_when domain holds nowhere there); "
                                   "check the values (--set) against the domain (symgpu show)")
     model = job.model
     found: list[Candidate] = []
-    for i in range(len(WALL_GRID) - 1):
-        if flags[i] == flags[i + 1]:
-            continue
+    for i in np.nonzero(flags[:-1] != flags[1:])[0]:
         held, left = (WALL_GRID[i], WALL_GRID[i + 1]) if flags[i] else (WALL_GRID[i + 1], WALL_GRID[i])
         while abs(held - left) > 1e-13 * abs(held):
             mid = 0.5 * (held + left)
-            held, left = (mid, left) if at(mid) is not None else (held, mid)
+            held, left = (mid, left) if inside([mid])[0] else (held, mid)
         # bare numbers are read in coherent base units (symgpu.evaluate.scaling); the value is taken where the location reads back
         location = sympy.Float(held * scaling.symbol_scale(model, var.name), 17)
         held = float(location) / scaling.symbol_scale(model, var.name)

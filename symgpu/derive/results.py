@@ -120,7 +120,7 @@ def applying_roots(model: Model, roots: Sequence[RootRecord], preset: str | None
             continue
         if again:
             assert variable is not None
-            holds, shown = root_holds(model, record, preset, values, variable, number)
+            holds, shown = root_holds(model, record, preset, values, variable, number, side)
             if not holds:
                 continue
         if any(abs(value.magnitude - o.value.magnitude) <= 1e-12 * max(abs(value.magnitude), abs(o.value.magnitude)) for o in out):
@@ -136,15 +136,16 @@ def admissible(model: Model, variable: str | None, number: float) -> bool:
 
 
 def root_holds(model: Model, record: RootRecord, preset: str | None, values: Mapping[str, Any], variable: str,
-               number: float) -> tuple[bool, str]:
+               number: float, side: Any = None) -> tuple[bool, str]:
     """Do a root's regime conditions and domain hold at the point? (verdict, shown numbers.) Its
     conditions with the root put in (``when``) decide, unless the sides of one of them tie in IEEE
     arithmetic and the regime's conditions in the unknown (``conditions``), decided at the root's
     value ``number`` (declared unit of ``variable``), do not tie: written in the target's terms,
     Huang's printed CPI at ``alpha = 1e9`` has sides of 1e55 that tie, while at the root's value the
     regime is plain. A boundary's root lies where its regime's conditions tie by construction, and
-    there ``when`` (tidied symbolically) decides."""
-    side = active.sides_at(model, preset, values)
+    there ``when`` (tidied symbolically) decides. ``side``: the point's :func:`active.sides_at`, shared
+    with a caller that decided other conditions there."""
+    side = side or active.sides_at(model, preset, values)
     holds, shown = active.condition_verdict(record.when, side, model.id)
     if record.conditions is not None and _tied(record.when, side):
         at = active.sides_at(model, preset, {**values, variable: number})
