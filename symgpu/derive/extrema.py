@@ -15,6 +15,7 @@ from symgpu.proofs import relations
 from symgpu.derive import results
 from symgpu.derive import jobs
 from symgpu.derive import regime_split
+from symgpu.derive import summary
 from symgpu.derive.derivation import Derivation
 from symgpu.derive import at_point
 from symgpu.derive import extremum_domain
@@ -22,6 +23,7 @@ from symgpu.derive import limits
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.derive.extra_records import CandidateRecord
 from symgpu.evaluate import evaluator
+from symgpu.model import printing
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -51,6 +53,11 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     stop_at = job.keep(stop_at, over)
     expr, _ = job.quantity_expression(quantity, substitute, stop_at)
     var = job.symbol(over)
+    if var not in expr.free_symbols:
+        shown = summary.shorten(printing.sstr(ctx.nice(expr)), hint="ask regimes or derive for all")
+        raise errors.DerivationError(
+            f"{model.id}: {job.quantity} does not depend on {var}{'' if as_modelled else ' as asked (substituted, omitted or kept as a symbol)'}: it is "
+            f"{shown} at every {var}, so no {var} is a {kind}imum rather than another; ask eval for its value")
     if forms.has_staircase(expr, var):
         raise errors.DerivationError(
             f"{model.id}: {job.quantity} depends on {var} through floor/ceiling (a staircase): it has no derivative to set "

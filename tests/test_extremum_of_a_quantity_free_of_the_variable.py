@@ -1,0 +1,37 @@
+"""An extremum over a variable the quantity does not depend on: every value of the variable gives
+the same value, so none is the maximum rather than another. The engine used to say "no maximum in
+closed form (… it may be monotone — try limit)", which sent the user looking for a limit that is
+just the quantity itself; it now says the quantity does not depend on the variable and what it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+import symgpu
+from symgpu import errors
+
+
+def test_a_quantity_free_of_the_variable_is_said_to_be_so_with_its_value(cli: Callable[..., tuple[int, str, str]]) -> None:
+    model = symgpu.load("volkov_2016")
+    # the premise, on the evaluate path: n_needed is the same at two very different word sizes
+    one = model.evaluate("n_needed", "maxwell", values={"alpha": 8, "word_bytes": 4}).magnitude
+    other = model.evaluate("n_needed", "maxwell", values={"alpha": 8, "word_bytes": 16}).magnitude
+    assert one == other
+    code, out, err = cli("extremum", "volkov_2016", "n_needed", "--over", "word_bytes", "--max")
+    assert code != 0 and out == ""
+    assert "n_needed does not depend on word_bytes: it is " in err
+    assert "Min(mem_thru, alu_thru/alpha, issue_thru/(alpha + 1))" in err  # n_needed's own Min (Volkov Eq. 4)
+    assert "monotone" not in err and "Traceback" not in err
+
+
+def test_a_substitution_that_removes_the_variable_is_named_as_the_reason() -> None:
+    model = symgpu.load("hong_kim_2009")
+    with pytest.raises(errors.DerivationError) as caught:
+        model.extremum("Synch_cost", over="Load_bytes_per_warp", kind="min", substitute={"MWP_peak_BW": "1000"})
+    assert "does not depend on Load_bytes_per_warp as asked (substituted, omitted or kept as a symbol)" in str(caught.value)
+    # without the substitution it does depend on it, and the maximum is answered and checked
+    answer = model.extremum("Synch_cost", over="Load_bytes_per_warp", kind="max")
+    assert answer.certificate is not None and answer.certificate.checks
