@@ -33,12 +33,11 @@ from symgpu.derive.at_point import where_text  # noqa: F401
 from symgpu.derive.jobs import _Job, _omit_pairs, _solve_for  # noqa: F401
 from symgpu.derive.limits import limit_ratio
 from symgpu.derive.regime_split import MAX_BRANCHES, Regime, _Cond, _regimes, active_regime, regime_list  # noqa: F401
-from symgpu.derive.stored import regimes  # regime_split.regimes through the on-disk cache
 from symgpu.derive.derivation import Derivation, Step
 from symgpu.derive.requests import OPERATIONS, Question, _expand_all, expect_holds, proved_equal, request  # noqa: F401
 from symgpu.derive.simplification import simplify_expression, substitute
 # the public operations: each answer checked numerically before it is returned (certify)
-from symgpu.derive.checked import boundary, extremum, fixed_point, limit, run_request, solve
+from symgpu.derive.checked import boundary, extremum, fixed_point, limit, regimes, run_request, solve
 from symgpu.derive.derivation import Certificate
 from symgpu.derive.extra_records import Expectation
 from symgpu.derive.extras import Extras

@@ -7,7 +7,8 @@ only: a solve's roots satisfy the relation and a scan of the variable's declared
 changes refined by bisection, inside every ``valid_when``) finds no root the answer lacks; a
 boundary switches the regime (two named limiters cross; else :func:`symgpu.evaluate.active.binding`
 differs on its two sides, :func:`symgpu.evaluate.active.boundary_sides`, or at the boundary itself);
-no scanned point beats an extremum; evaluation tends to a limit; a fixed point's residual vanishes. A failure raises
+no scanned point beats an extremum; evaluation tends to a limit; a fixed point's residual vanishes;
+a regime table gives the model's value (:mod:`.certify_regimes`). A failure raises
 :class:`symgpu.errors.CertificateError` naming the check and the point (exit 1); where no check
 applies (an omitted limiter, a chosen case, an assumption failing at the point) the certificate
 says why.
@@ -25,7 +26,7 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.derive import solving
+from symgpu.derive import certify_regimes, solving
 from symgpu.derive.certify_path import (RESIDUAL, Asked, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _roots_at,
                                         _scan_grid, _with)
 from symgpu.derive.certify_solve import _solve
@@ -44,6 +45,9 @@ POINTS = 2
 FALLBACK_POINTS = 6
 #: points drawn onto each preset (and fully drawn) to find one where each branch of a Piecewise answer holds
 BRANCH_DRAWS = 12
+#: regime tables up to this many pieces get a point for each piece (:func:`_branch_points`); a larger
+#: table (the 284 occupancy regimes) is checked at the points and along the variable's scan only
+BRANCH_TABLE = 16
 #: the base of a fully drawn point: no preset, no values
 _DRAWN = _Point("", None, MappingProxyType({}))
 
@@ -116,7 +120,9 @@ def _branch_points(model: Model, derivation: Derivation, asked: Asked, checked: 
     branch holds proves nothing about a branch: Huang's ``NO_alu`` over ``alu_lat`` once passed at two
     points of one branch with a second branch at a negative ``alu_lat``."""
     form = derivation.location if isinstance(derivation.location, sympy.Piecewise) else derivation.result
-    if asked.op not in ("extremum", "limit") or not isinstance(form, sympy.Piecewise):
+    if asked.op not in ("extremum", "limit", "regimes") or not isinstance(form, sympy.Piecewise):
+        return
+    if asked.op == "regimes" and (asked.variable or len(form.args) > BRANCH_TABLE):  # over a variable: its scan covers them
         return
     index = sympy.Piecewise(*((sympy.Integer(i), c) for i, (_, c) in enumerate(form.args)), (sympy.Integer(-1), True))
     unstated = not derivation.extra.elsewhere  # where no branch holds the answer claims nothing else
@@ -447,5 +453,6 @@ def _fixed_point(model: Model, derivation: Derivation, asked: Asked, point: _Poi
 
 _CHECKS: dict[str, Callable[[Model, Derivation, Asked, _Point], str | None]] = {
     "solve": _solve, "boundary": _boundary, "extremum": _extremum, "limit": _limit, "fixed_point": _fixed_point,
+    "regimes": certify_regimes.regimes,
 }
 CHECKED_OPS = frozenset(_CHECKS)  #: the operations whose answers have a numeric check

@@ -31,9 +31,9 @@ class Asked:
     """What the caller asked, so the answer can be checked against the evaluate path.
 
     Attributes:
-        op: ``solve``, ``boundary``, ``extremum``, ``limit`` or ``fixed_point``.
+        op: ``solve``, ``boundary``, ``extremum``, ``limit``, ``fixed_point`` or ``regimes``.
         quantity: the quantity asked about.
-        variable: the unknown or the variable varied.
+        variable: the unknown or the variable varied ("" for regimes asked without one).
         preset: the preset to check at (``None``: the model's presets or sampled points).
         values: input values (name -> value) to check at.
         substitute: name -> expression (text, number or SymPy) substituted before deriving.
@@ -71,13 +71,15 @@ AT_A_POINT = ("the closed form does not hold there and is not shown; ask at your
 def _fail(model: Model, asked: Asked, point: _Point, what: str) -> errors.CertificateError:
     asked_at_a_point = asked.preset is not None or any(k != asked.variable for k, _ in asked.values)
     advice = "the closed form disagrees with evaluate: please report it with the command line" if asked_at_a_point else AT_A_POINT
-    return errors.CertificateError(f"{model.id}: {asked.op} of {asked.quantity} over {asked.variable} at {point.label}: {what}; {advice}")
+    over = f" over {asked.variable}" if asked.variable else ""
+    return errors.CertificateError(f"{model.id}: {asked.op} of {asked.quantity}{over} at {point.label}: {what}; {advice}")
 
 # ------------------------------------------------------------------------------ the evaluate path
 def _with(model: Model, asked: Asked, point: _Point, v: Any) -> dict[str, Any]:
     """The point's values, the variable at ``v`` and the substitutions evaluated there."""
     values = dict(point.values)
-    values[asked.variable] = v
+    if asked.variable:  # a question without a variable (the regimes of a quantity) is checked at the point
+        values[asked.variable] = v
     for name, expr in asked.substitute:
         parsed = model.parse(expr, f"substitute.{name}") if isinstance(expr, str) else expr
         if isinstance(parsed, sympy.Basic) and not parsed.is_number:

@@ -1,6 +1,6 @@
 """The public derivation operations, each answer checked numerically before it is returned.
 
-``solve``, ``boundary``, ``extremum``, ``limit``, ``fixed_point`` and ``run_request`` run the
+``solve``, ``boundary``, ``extremum``, ``limit``, ``fixed_point``, ``regimes`` and ``run_request`` run the
 operation (:mod:`.solving`, :mod:`.extrema`, :mod:`.limits`, :mod:`.fixed_points`,
 :mod:`.requests`) and attach its :class:`~symgpu.derive.derivation.Certificate`
 (:mod:`.certify`), at ``preset``/``values`` when given. A cached derivation is checked the same
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import certify, extrema, fixed_points, limit_cases, limits, requests, solving
+from symgpu.derive import certify, extrema, fixed_points, limit_cases, limits, requests, solving, stored
 from symgpu.derive.certify import Asked
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.options import Options
@@ -126,7 +126,7 @@ def _answer(model: Model, asked: Asked, options: Options, run: Callable[[Options
 
 #: how a failure names the question (``q``: quantity, ``v``: variable, ``to``: the point or kind)
 _WHAT = {"solve": "solve of {q} for {v}", "boundary": "boundary of {q} in {v}", "extremum": "{to}imum of {q} over {v}",
-         "limit": "limit of {q} as {v} -> {to}", "fixed_point": "fixed point of {q} in {v}"}
+         "limit": "limit of {q} as {v} -> {to}", "fixed_point": "fixed point of {q} in {v}", "regimes": "regimes of {q}"}
 
 
 def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: Any = None,
@@ -200,12 +200,24 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
                    lambda o: fixed_points.fixed_point(model, quantity, variable, method=method, **o.rewrites(), **o.point()))
 
 
+def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute: Mapping[str, Any] | None = None,
+            assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (), omit: Iterable[Any] = (),
+            preset: str | None = None, values: Mapping[str, Any] | None = None) -> Derivation:
+    """:func:`symgpu.derive.stored.regimes` (the regimes through the on-disk cache), checked: the
+    regime table gives the model's value at the point (``preset``/``values``, else the model's
+    presets or sampled points, with a point for each regime of a small table asked without a
+    variable) and along a scan of ``over`` when given (:mod:`.certify_regimes`)."""
+    options = Options.of(substitute=substitute, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values)
+    return _answer(model, Asked("regimes", str(quantity), str(over or "")), options,
+                   lambda o: stored.regimes(model, quantity, over=over, **o.keywords()))
+
+
 def run_request(model: Model, request: DerivationRequest) -> Derivation:
     """:func:`symgpu.derive.requests.run_request`, its answer checked like the operation's own."""
     q = requests.Question.read(model, request)
     if q.op not in certify.CHECKED_OPS:
         return _guarded(model, f"derivation {request.id}", lambda: requests.run_request(model, request))
-    asked = Asked(q.op, str(q.quantity), str(q.variable), target=q.get("target"),
+    asked = Asked(q.op, str(q.quantity), "" if q.variable is None else str(q.variable), target=q.get("target"),
                   to=q.kind if q.op == "extremum" else q.get("to", q.get("point", "oo")), direction=q.get("direction"))
     ratio = "a ratio of one-sided limits is checked by its derivation steps" if q.get("ratio") is not None else ""
     return _answer(model, asked, Options.read(q), lambda _: requests.run_request(model, request),
