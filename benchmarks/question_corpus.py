@@ -16,7 +16,9 @@ Each command runs in a new Python process (``python -m symgpu ...`` from the che
 first (``compileall``, as an install does; ``$PYTHONDONTWRITEBYTECODE`` is dropped for the
 children). Prints wall and CPU seconds (user +
 system of the child) per question, slowest first, with the count over 1 s and the CPU seconds
-beyond ``python -c "import sympy, pint"`` (the floor of any question), then the model-load
+beyond ``python -c "import sympy, pint"`` (the floor of any question), then two higher floors (the
+same plus SymPy's first-use imports, which any question that simplifies or solves pays; that plus
+importing symgpu's command line and loading a one-equation model file), then the model-load
 times in process: the first load right after ``import sympy, pint`` (empty cache, then the cache
 that load's process filled), and a second load in the same process.
 
@@ -220,14 +222,23 @@ def ask(question: Question) -> Answer:
     return Answer(done.returncode, done.stdout, done.stderr, wall, cpu)
 
 
-def import_floor() -> tuple[float, float]:
-    """(wall, CPU) seconds of ``python -c "import sympy, pint"``, medians of three fresh processes:
-    the least any question can cost."""
+#: the least a question that does symbolic work can cost: import sympy and pint, then one sum and one
+#: ``simplify``, which import what SymPy imports on first use (``sympy.tensor`` in the first ``Add``,
+#: ``sympy.physics.units`` in the first ``simplify`` or ``solve``)
+SYMBOLIC_FLOOR = "import sympy, pint; x, y = sympy.symbols('x y'); sympy.simplify(x/y + y/x)"
+#: that, plus importing symgpu's command line and loading a small model file (the roofline test fixture), cold
+SYMGPU_FLOOR = SYMBOLIC_FLOOR + "; import symgpu.cli.app, symgpu; symgpu.load('tests/fixtures/roofline.toml')"
+
+
+def import_floor(code: str = "import sympy, pint") -> tuple[float, float]:
+    """(wall, CPU) seconds of ``python -c CODE`` (by default ``import sympy, pint``: the least any
+    question can cost), medians of three fresh processes with an empty cache."""
     runs = []
     for _ in range(3):
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         begin = time.perf_counter()
-        subprocess.run([sys.executable, "-c", "import sympy, pint"], env=environment(""), cwd=ROOT, check=True)
+        with tempfile.TemporaryDirectory() as cache:
+            subprocess.run([sys.executable, "-c", code], env=environment(cache), cwd=ROOT, check=True)
         wall = time.perf_counter() - begin
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         runs.append((wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)))
@@ -309,6 +320,10 @@ def main() -> int:
     over = sum(1 for a in answers.values() if a.wall > 1.0)
     over_cpu = sum(1 for a in answers.values() if a.cpu > 1.0)
     print(f"over 1 s: {over} of {len(answers)} by wall time, {over_cpu} by CPU time")
+    symbolic, symgpu_floor = import_floor(SYMBOLIC_FLOOR), import_floor(SYMGPU_FLOOR)
+    print(f"floors (wall s, CPU s; medians of 3): import sympy, pint {floor[0]:.2f}, {floor[1]:.2f}; + SymPy's first-use "
+          f"imports (one Add, one simplify) {symbolic[0]:.2f}, {symbolic[1]:.2f}; + importing symgpu's command line and "
+          f"loading tests/fixtures/roofline.toml {symgpu_floor[0]:.2f}, {symgpu_floor[1]:.2f}")
     if not args.skip_load:
         print(f"\n{'model load, s':<28} {'sympy+pint':>10} {'1st cold':>9} {'2nd':>9} {'memo clr':>9} {'1st warm':>9}")
         for model_id in ("volkov_2016", "hong_kim_2009", "mdm_2019", "occupancy", "prior_huang_gto"):

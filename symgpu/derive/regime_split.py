@@ -330,7 +330,7 @@ def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: 
             name = f"{name}#{used[name]}"
         kept.append((name, tuple(shown), value, tuple(labels), tuple(kept_raw)))
     feasible = feasibility.witnesses(job.model, [[c.relational for c in k[4]] for k in kept])
-    out = [Regime(name, shown, job.ctx.nice(value) if simplified else value, labels, raw, verdict)
+    out = [Regime(name, shown, job.ctx.branch_form(value) if simplified else value, labels, raw, verdict)
            for (name, shown, value, labels, raw), verdict in zip(kept, feasible)]
     if record:
         for regime in out:

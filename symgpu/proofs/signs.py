@@ -131,6 +131,13 @@ class SignReasoner:
             return expr
         return forms.nice(expr.xreplace(self.constants)).xreplace(self.constants_back)
 
+    def branch_form(self, expr: Any) -> Any:
+        """:func:`~symgpu.proofs.forms.branch_form` of ``expr``, knowing (as :meth:`nice`) that
+        constants with positive values are positive."""
+        if not isinstance(expr, sympy.Basic):
+            return expr
+        return forms.branch_form(expr.xreplace(self.constants)).xreplace(self.constants_back)
+
     def copy(self) -> SignReasoner:
         other = SignReasoner(self.declared, verdicts=self.verdicts, by_parts=self.by_parts)
         other.constants, other.constants_back = dict(self.constants), dict(self.constants_back)
