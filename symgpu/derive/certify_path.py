@@ -109,9 +109,9 @@ def _inside(model: Model, asked: Asked, point: _Point, grid: np.ndarray) -> np.n
 def _result_at(model: Model, derivation: Derivation, expr: Any, unit: Any, point: _Point, extra: Mapping[str, Any]) -> float:
     """A result expression's number at the point (kept quantities evaluated there too)."""
     values = {**point.values, **extra}
-    for symbol in sorted(getattr(expr, "free_symbols", ()), key=str):
-        if symbol.name in model.defining and symbol.name not in values:
-            values[symbol.name] = evaluator.evaluate(model, symbol.name, preset=point.preset, values=values, checks=False).magnitude
+    for name in evaluator.free_names(expr) if isinstance(expr, sympy.Basic) else ():
+        if name in model.defining and name not in values:
+            values[name] = evaluator.evaluate(model, name, preset=point.preset, values=values, checks=False).magnitude
     return float(evaluator.evaluate_expression(model, expr, unit, preset=point.preset, values=values).magnitude)
 
 

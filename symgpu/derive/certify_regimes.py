@@ -50,8 +50,8 @@ def _table_values(model: Model, derivation: Derivation, asked: Asked, point: _Po
     quantities the table keeps as symbols are evaluated there from their equations."""
     values: dict[str, Any] = _with(model, asked, point, xs if asked.variable else 1.0)
     table = derivation.result
-    for symbol in sorted(getattr(table, "free_symbols", ()), key=str):
-        if symbol.name in model.defining and symbol.name not in values:
-            values[symbol.name] = evaluator.evaluate(model, symbol.name, preset=point.preset, values=values, checks=False).magnitude
+    for name in evaluator.free_names(table):
+        if name in model.defining and name not in values:
+            values[name] = evaluator.evaluate(model, name, preset=point.preset, values=values, checks=False).magnitude
     found = evaluator.evaluate_expression(model, table, model.units[asked.quantity], preset=point.preset, values=values).magnitude
     return np.broadcast_to(np.asarray(found, dtype=float), xs.shape)

@@ -11,7 +11,26 @@ import pint
 import sympy
 
 from symgpu import errors, units
+from symgpu.memo import Memo
 from symgpu.evaluate import compiler, scaling, input_values, one_sided, piece_select, stepwise
+
+#: an expression's free symbols' names (sorted) and whether it has a ``Piecewise``, by expression: a
+#: certificate evaluates one answer at up to a hundred points, and each walk of a large regime
+#: table's tree (Hong & Kim's, conditions of thousands of characters) took about 3 ms
+_SHAPES: Memo[sympy.Basic, tuple[tuple[str, ...], bool]] = Memo("evaluate.evaluator.shapes", 4096)
+
+
+def free_names(expr: sympy.Basic) -> tuple[str, ...]:
+    """The names of ``expr``'s free symbols, sorted (memoised per expression)."""
+    return _shape(expr)[0]
+
+
+def _shape(expr: sympy.Basic) -> tuple[tuple[str, ...], bool]:
+    if expr in _SHAPES:
+        return _SHAPES[expr]
+    found = (tuple(sorted(s.name for s in expr.free_symbols)), bool(expr.has(sympy.Piecewise)))
+    _SHAPES[expr] = found
+    return found
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -106,13 +125,14 @@ def evaluate_expression(model: Model, expr: sympy.Basic, unit: pint.Unit | str |
         parts = [evaluate_expression(model, e, target, preset=preset, values=values).magnitude for e in expr]
         return ureg.Quantity(np.asarray(parts, dtype=float), target)
     merged = input_values.merge_values(model, preset, values)
-    names = sorted(s.name for s in expr.free_symbols)
+    shape = _shape(expr)
+    names = list(shape[0])
     missing = [n for n in names if n not in merged]
     if missing:
         where = f" (not in preset '{preset}')" if preset else ""
         raise errors.EvaluationError(f"{model.id}: the result needs a value for {', '.join(missing)}{where}; pass NAME=VALUE")
     magnitudes = [np.asarray(input_values.base_magnitude(model, n, merged[n]), dtype=float) for n in names]
-    inputs = compiler.broadcast(magnitudes) if expr.has(sympy.Piecewise) else magnitudes
+    inputs = compiler.broadcast(magnitudes) if shape[1] else magnitudes
     try:
         function = _point_function(model, expr, names, target, inputs)
     except errors.EvaluationError:
