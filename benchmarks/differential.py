@@ -63,7 +63,7 @@ class Report:
         by_op = collections.Counter((v.question.op, v.outcome) for v in self.verdicts)
         lines.append("by operation: " + "; ".join(
             f"{op} " + ", ".join(f"{o} {by_op[(op, o)]}" for o in ("agree", "declined", "caught", "timeout", "unchecked", "disagree") if by_op[(op, o)])
-            for op in questions.OPS if any(by_op[(op, o)] for o in ("agree", "declined", "caught", "timeout", "unchecked", "disagree"))))
+            for op in questions.ALL_OPS if any(by_op[(op, o)] for o in ("agree", "declined", "caught", "timeout", "unchecked", "disagree"))))
         bad = self.disagreements
         if bad:
             lines.append("disagreements by class:")
@@ -133,7 +133,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--questions", type=int, default=300, help="how many questions (default 300)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--models", nargs="+", help="model ids (default: every bundled model)")
-    parser.add_argument("--ops", nargs="+", choices=questions.OPS, default=list(questions.OPS), help="question kinds")
+    parser.add_argument("--ops", nargs="+", choices=questions.ALL_OPS, default=list(questions.OPS),
+                        help="question kinds (default: all but regimes, so a seed asks what it always asked)")
     parser.add_argument("--jobs", type=int, nargs="?", const=0, default=1,
                         help="processes (--jobs alone: one per CPU core; default 1)")
     parser.add_argument("--limit", type=float, default=10.0, help="seconds allowed to one symbolic derivation (default 10)")

@@ -122,6 +122,8 @@ def _call(model: symgpu.Model, q: Question) -> Derivation:
         return model.boundary(q.quantity, between=q.between, for_=q.variable)
     if q.op == "limit":
         return model.limit(q.quantity, q.variable, q.to)
+    if q.op == "regimes":
+        return model.regimes(q.quantity, over=q.variable)
     return model.extremum(q.quantity, over=q.variable, kind=q.kind or "max")
 
 
@@ -143,7 +145,8 @@ def judge(question: Question, *, limit: float = 10.0,
     if isinstance(answer, BaseException):
         return Verdict(question, "disagree", f"{question.op}: raised {type(answer).__name__}", _short(answer), "", seconds)
     model = symgpu.load(question.model)
-    check = {"solve": _check_solve, "boundary": _check_boundary, "limit": _check_limit, "extremum": _check_extremum}[question.op]
+    check = {"solve": _check_solve, "boundary": _check_boundary, "limit": _check_limit, "extremum": _check_extremum,
+             "regimes": _check_regimes}[question.op]
     try:
         verdict = check(model, question, answer)
     except errors.SymgpuError as exc:
@@ -461,3 +464,42 @@ def _check_unattained(model: symgpu.Model, q: Question, shown: str) -> Verdict:
         return Verdict(q, "agree", answer=shown + "; no extremum here (stated)", brute=f"best of scan at the scan's end x = {xs[best]:.10g}")
     return Verdict(q, "disagree", "extremum: the answer says there is none here, but a point inside the scan is the extreme",
                    shown, f"{q.quantity}({xs[best]:.10g}) = {ys[best]:.10g}")
+
+
+# ================================================================================ regimes
+def _check_regimes(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
+    """The regime table (the first regime whose conditions hold) against the model along a grid of
+    the variable at the point: equal wherever the model has a value, no gap. Where the table is
+    undefined at the variable's 0 (conditions cleared of a denominator in it cancel there, and the
+    engine says so), the question is asked at that value, as a user would: an answer must give the
+    model's value through its active regimes, or refuse with a symgpu error."""
+    centre = value_at(model, q.point, q.variable)
+    xs = oracle.grid(model, q.variable, centre)
+    ys = oracle.evaluate_on(model, q.quantity, q.point, q.variable, xs)
+    values = q.point.mapping(without=q.variable)
+    with np.errstate(all="ignore"):
+        table = np.broadcast_to(np.asarray(evaluator.evaluate_expression(
+            model, d.result, d.unit or None, preset=q.point.preset, values=values | {q.variable: xs}).magnitude, dtype=float), xs.shape)
+    finite = np.isfinite(ys)
+    if not finite.any():
+        return Verdict(q, "unchecked", "regimes: the model gives no value along the grid")
+    scale = float(np.max(np.abs(ys[finite])))
+    same = np.abs(table - ys) <= np.maximum(REL * np.maximum(np.abs(table), np.abs(ys)), 1e-12 * scale)
+    for i in np.flatnonzero(finite & ~same):
+        x, y = float(xs[i]), float(ys[i])
+        shown, brute = f"{table[i]:.10g} at {q.variable} = {x:.10g}", f"{y:.10g}"
+        if not math.isnan(table[i]):
+            return Verdict(q, "disagree", "regimes: a regime's value differs from the model's", shown, brute)
+        if x != 0:
+            return Verdict(q, "disagree", "regimes: no regime holds where the model has a value", shown, brute)
+        try:
+            at = model.regimes(q.quantity, over=q.variable, preset=q.point.preset, values=values | {q.variable: x})
+        except errors.SymgpuError:
+            continue  # refused loudly at that value: no wrong number shown
+        here = values | {q.variable: x}
+        active_values = [float(evaluator.evaluate_expression(model, r.expression, d.unit or None, preset=q.point.preset, values=here).magnitude)
+                         for r in at.extra.active_regimes or ()]
+        if not active_values or not all(oracle.close(v, y, REL, 1e-12 * scale) for v in active_values):
+            return Verdict(q, "disagree", f"regimes: asked at {q.variable} = 0, the active regimes do not give the model's value",
+                           shown, f"{brute}; asked there: {active_values}")
+    return Verdict(q, "agree", answer=f"{len(d.extra.regimes or ())} regimes over {int(finite.sum())} values")

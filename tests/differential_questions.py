@@ -23,8 +23,11 @@ import numpy as np
 import symgpu
 from symgpu import errors
 
-#: the kinds of question, as ``--ops`` names them
+#: the kinds of question a run asks by default (a seed's questions stay those it always drew)
 OPS = ("solve", "boundary", "limit", "extremum")
+#: every kind of question, as ``--ops`` names them: ``regimes`` (the regime table over the variable,
+#: compared with the model along a scan) only when asked for
+ALL_OPS = OPS + ("regimes",)
 
 
 @dataclass(frozen=True)
@@ -51,7 +54,7 @@ class Question:
     """One question the tester asks through the public API and answers by brute force.
 
     Attributes:
-        op: ``solve``, ``boundary``, ``limit`` or ``extremum``.
+        op: ``solve``, ``boundary``, ``limit``, ``extremum`` or ``regimes``.
         model: model id.
         quantity: the quantity asked about.
         variable: the variable solved for, varied or taken to its limit.
@@ -95,6 +98,8 @@ class Question:
             call = f"m.boundary({self.quantity!r}, between={self.between!r}, for_={self.variable!r})"
         elif self.op == "limit":
             call = f"m.limit({self.quantity!r}, {self.variable!r}, {self.to!r})"
+        elif self.op == "regimes":
+            call = f"m.regimes({self.quantity!r}, over={self.variable!r})"
         else:
             call = f"m.extremum({self.quantity!r}, over={self.variable!r}, kind={self.kind!r})"
         return f"symgpu.derive.evaluate_result(m, {call}, {self.point.preset!r}, **{self.point.mapping(without=self.variable)!r})  # m = {head}"
@@ -110,6 +115,8 @@ class Question:
             text = f"symgpu boundary {self.model} {self.quantity} --for {self.variable} --between {' '.join(self.between)}"
         elif self.op == "limit":
             text = f"symgpu limit {self.model} {self.quantity} --var {self.variable} --to {self.to}"
+        elif self.op == "regimes":
+            text = f"symgpu regimes {self.model} {self.quantity} --over {self.variable}"
         else:
             text = f"symgpu extremum {self.model} {self.quantity} --over {self.variable} --{self.kind}"
         return f"{text}{preset} {sets}".strip()
@@ -258,7 +265,7 @@ def _ops_for(model: symgpu.Model, subject: Subject, ops: Sequence[str]) -> list[
     integer = "integer" in model.symbol_definitions[subject.variable].assumptions
     out = []
     for op in ops:
-        if op == "boundary" and len(subject.regimes) < 2:
+        if op in ("boundary", "regimes") and len(subject.regimes) < 2:
             continue
         if op == "solve" and integer:
             continue

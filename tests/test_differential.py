@@ -137,3 +137,27 @@ def test_a_range_answer_of_separate_points_covers_the_isolated_roots_it_holds_at
     question = Question("solve", "hong_kim_2009_intended", "alg1_per_mw", "elem_size", Point(None, tuple(sorted(given + (("elem_size", 4.0),)))),
                         target=1.0, numeric_target=True)
     assert checks.judge(question, limit=60).outcome == "agree"
+
+
+# ------------------------------------------------------------------ the regimes op (opt-in)
+_VOLKOV = Question("regimes", "volkov_2016", "memory_throughput", "alpha", Point("maxwell", (("alpha", 1.0), ("n", 64.0))))
+
+
+def _table_changed(question: Question, change: object) -> tuple[object, float]:
+    """The API's real regime table with its pieces changed by ``change`` (pieces -> pieces)."""
+    answer, _ = checks.ask(question, 30.0)
+    assert isinstance(answer, symgpu.derive.Derivation), answer
+    pieces = change(list(answer.result.args))  # type: ignore[operator]
+    return dataclasses.replace(answer, result=sympy.Piecewise(*pieces, evaluate=False)), 0.0
+
+
+def test_a_regime_table_agrees_with_the_model_and_a_wrong_one_does_not():
+    assert "regimes" not in differential.questions.OPS  # opt-in: a seed's default questions stay the same
+    assert checks.judge(_VOLKOV).outcome == "agree"
+    # memory bound (mem_thru) and issue bound (issue_thru/(alpha + 1)) both bind at Maxwell with 64 warps: swap their values
+    swapped = checks.judge(_VOLKOV, answer_of=lambda q, limit: _table_changed(
+        q, lambda p: [(p[2][0], p[0][1]), p[1], (p[0][0], p[2][1]), p[3]]))
+    assert (swapped.outcome, swapped.reason) == ("disagree", "regimes: a regime's value differs from the model's")
+    # the memory-bound piece left out: a gap where it binds, and asked there the API gives its value, not the gap
+    gap = checks.judge(_VOLKOV, answer_of=lambda q, limit: _table_changed(q, lambda p: p[1:]))
+    assert (gap.outcome, gap.reason) == ("disagree", "regimes: no regime holds where the model has a value")
