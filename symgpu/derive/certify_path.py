@@ -37,6 +37,7 @@ class Asked:
         preset: the preset to check at (``None``: the model's presets or sampled points).
         values: input values (name -> value) to check at.
         substitute: name -> expression (text, number or SymPy) substituted before deriving.
+        assume: the question's extra assumptions (relation texts or SymPy relations).
         target: solve's target (``None``: the quantity's symbol, valued at the point).
         to: a limit's point; direction: ``+``, ``-`` or ``None``.
         skip: why the evaluate path does not answer the question asked ("" when it does).
@@ -48,6 +49,7 @@ class Asked:
     preset: str | None = None
     values: tuple[tuple[str, Any], ...] = ()
     substitute: tuple[tuple[str, Any], ...] = ()
+    assume: tuple[Any, ...] = ()
     target: Any = None
     to: Any = None
     direction: str | None = None

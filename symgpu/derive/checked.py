@@ -120,7 +120,7 @@ def _answer(model: Model, asked: Asked, options: Options, run: Callable[[Options
     if derivation is None:
         derivation = _guarded(model, what, lambda: run(options))
     asked = dataclasses.replace(asked, preset=options.preset, values=_pairs(options.at), substitute=_parsed(model, options.substitutions),
-                                skip=_skip(model, options) or skip)
+                                assume=tuple(options.assume or ()), skip=_skip(model, options) or skip)
     return certify.certify(model, derivation, asked)
 
 

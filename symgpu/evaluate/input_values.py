@@ -127,11 +127,19 @@ def _check_assumptions(model: Model, key: str, array: np.ndarray) -> None:
     if "integer" in assumptions and not np.all(np.equal(np.mod(array, 1), 0)):
         problems.append("integer")
     if problems:
-        bad = low if problems[0] in ("positive", "nonnegative") else (array if array.ndim == 0 else array.flat[0])
+        bad = low if problems[0] in ("positive", "nonnegative") else (array if array.ndim == 0 else _first_offending(array, problems[0]))
         raise errors.EvaluationError(
             f"{model.id}: {key} = {bad:g}{unit_suffix(model, key)} violates the declared assumption "
             f"'{problems[0]}'; give a {problems[0]} value"
         )
+
+
+def _first_offending(array: np.ndarray, assumption: str) -> float:
+    """The first element of ``array`` that breaks ``assumption`` (``finite`` or ``integer``): the value
+    an error names (the first element may be a good one)."""
+    flat = array.ravel()
+    broken = ~np.isfinite(flat) if assumption == "finite" else ~np.equal(np.mod(flat, 1), 0)
+    return float(flat[int(np.argmax(broken))])
 
 
 def declared_quantity(model: Model, key: str, value: Any) -> pint.Quantity:
