@@ -46,3 +46,21 @@ def test_hong_kim_regime_values_have_many_symbols_and_the_table_is_checked() -> 
     for regime in answer.regimes:
         assert len(regime.expression.free_symbols) >= forms.MANY_SYMBOLS
     assert answer.certificate is not None and answer.certificate.checks == ("the regime table gives the model's value at the point",)
+
+
+def test_a_sum_spelled_out_and_as_a_factor_is_written_once() -> None:
+    total = sum(X[:6])  # a sum of six terms
+    rounds = sympy.ceiling(X[6] * X[7] / X[8])
+    expr = total + (rounds - 1) * total  # the sum flattened into the outer sum, as SymPy builds it
+    assert isinstance(expr, sympy.Add) and len(expr.args) == 7
+    assert forms.branch_form(expr) == rounds * total  # by hand: A + (c - 1)*A = c*A
+
+
+def test_mdms_multi_round_stall_reads_as_rounds_times_one_round() -> None:
+    model = symgpu.load("mdm_2019")
+    answer = model.regimes("S_Total_MDM")
+    md = next(r for r in answer.regimes if r.name == "md").expression
+    rounds = sympy.ceiling(model.symbols["M_Read"] * model.symbols["W"] / model.symbols["MSHRs"])
+    one_round, = [f for f in sympy.Mul.make_args(md) if f != rounds]
+    assert md == rounds * one_round and not one_round.has(sympy.ceiling)
+    assert answer.certificate is not None and answer.certificate.checks

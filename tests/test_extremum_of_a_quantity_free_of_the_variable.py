@@ -31,7 +31,18 @@ def test_a_substitution_that_removes_the_variable_is_named_as_the_reason() -> No
     model = symgpu.load("hong_kim_2009")
     with pytest.raises(errors.DerivationError) as caught:
         model.extremum("Synch_cost", over="Load_bytes_per_warp", kind="min", substitute={"MWP_peak_BW": "1000"})
-    assert "does not depend on Load_bytes_per_warp as asked (substituted, omitted or kept as a symbol)" in str(caught.value)
+    assert "does not depend on Load_bytes_per_warp with MWP_peak_BW substituted: it is " in str(caught.value)
     # without the substitution it does depend on it, and the maximum is answered and checked
     answer = model.extremum("Synch_cost", over="Load_bytes_per_warp", kind="max")
     assert answer.certificate is not None and answer.certificate.checks
+
+
+def test_a_variable_read_only_by_a_valid_when_domain_is_named_as_such() -> None:
+    model = symgpu.load("mdm_2019")
+    # the premise: M (MDM Eq. 3) never reads W_max; its valid_when does (W <= W_max)
+    assert "W_max" not in {s.name for s in model.expression("M").free_symbols}
+    with pytest.raises(errors.DerivationError) as caught:
+        model.extremum("M", over="W_max", kind="max")
+    said = str(caught.value)
+    assert "M does not depend on W_max except through where it is valid: it is " in said
+    assert "at every W_max where it is valid (W <= W_max)" in said

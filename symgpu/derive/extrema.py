@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -49,15 +49,13 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     if kind not in ("max", "min"):
         raise errors.UsageError(f"extremum kind must be 'max' or 'min', not {kind!r}")
     job, ctx = jobs.start(model, "extremum", quantity, over, assume=assume, omit=omit)
-    as_modelled = not substitute and not job.omit and not tuple(stop_at)  # the evaluate path gives this expression's values
+    kept = tuple(stop_at)
+    as_modelled = not substitute and not job.omit and not kept  # the evaluate path gives this expression's values
     stop_at = job.keep(stop_at, over)
     expr, _ = job.quantity_expression(quantity, substitute, stop_at)
     var = job.symbol(over)
     if var not in expr.free_symbols:
-        shown = summary.shorten(printing.sstr(ctx.nice(expr)), hint="ask regimes or derive for all")
-        raise errors.DerivationError(
-            f"{model.id}: {job.quantity} does not depend on {var}{'' if as_modelled else ' as asked (substituted, omitted or kept as a symbol)'}: it is "
-            f"{shown} at every {var}, so no {var} is a {kind}imum rather than another; ask eval for its value")
+        _free_of_the_variable(job, ctx, expr, var, kind, stop_at, substitute, kept)
     if forms.has_staircase(expr, var):
         raise errors.DerivationError(
             f"{model.id}: {job.quantity} depends on {var} through floor/ceiling (a staircase): it has no derivative to set "
@@ -188,6 +186,22 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     numeric = isinstance(location, sympy.Float) and any(c.origin == extremum_domain.NUMERIC_END and c.location == location for c in merged)
     return job.finish(value, unit, location=location, used=[expr],
                       method="numeric: a domain edge found by bisection at the given values" if numeric else "closed form")
+
+
+def _free_of_the_variable(job: jobs._Job, ctx: Any, expr: sympy.Expr, var: sympy.Symbol, kind: str, stop_at: Sequence[str],
+                         substitute: Mapping[str, Any] | None, kept: tuple[str, ...]) -> None:
+    """Refuse an extremum over a variable the quantity does not depend on, saying what it is instead
+    and why (the options that took the variable out; a ``valid_when`` domain that still reads it)."""
+    why = [f"with {', '.join(map(str, substitute))} substituted"] if substitute else []
+    why += ["with limiters omitted"] if job.omit else []
+    why += [f"with {', '.join(kept)} kept as a symbol"] if kept else []
+    where = [c for c in extremum_domain.domain_conditions(job, var, stop_at) if not (c.lhs == var and c.rhs == 0)]
+    shown = summary.shorten(printing.sstr(ctx.nice(expr)), hint="ask regimes or derive for all")
+    valid = f" where it is valid ({', '.join(sympy.sstr(c) for c in where)})" if where else ""
+    raise errors.DerivationError(
+        f"{job.model.id}: {job.quantity} does not depend on {var}{' ' + ' and '.join(why) if why else ''}"
+        f"{' except through where it is valid' if where else ''}: it is {shown} at every {var}{valid}, so no {var} is a "
+        f"{kind}imum rather than another; ask eval for its value")
 
 
 def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: Any, domain: Any,

@@ -118,15 +118,32 @@ MANY_SYMBOLS = 10
 def branch_form(expr: Any) -> Any:
     """Present one branch of a nested ``Min``/``Max``/``Piecewise``: :func:`nice`, except for a
     value of :data:`MANY_SYMBOLS` free symbols or more, which is presented as the shortest
-    (``count_ops``) of itself and its ``together`` form, with a sum whose terms are mostly
-    negative turned round (``-a/(-b - c)`` as ``a/(b + c)``). ``simplify`` of such a value
+    (``count_ops``) of itself, its ``together`` form and that with its common factors taken out
+    (a sum spelled out and as a factor, :func:`_collected`, then ``factor_terms``), each also with a sum whose terms are mostly negative turned round
+    (``-a/(-b - c)`` as ``a/(b + c)``). ``simplify`` of such a value
     costs 40 to 220 ms (Hong & Kim's regimes: 12 to 15 symbols) and, on the question corpus,
     gave back a longer value than its input for 9 of 13 such values: it has nothing to cancel
     that ``together`` leaves."""
     if not isinstance(expr, sympy.Expr) or len(expr.free_symbols) < MANY_SYMBOLS:
         return nice(expr)
     together = sympy.together(expr)
-    return min((expr, _signs_turned(expr), together, _signs_turned(together)), key=sympy.count_ops)
+    common = sympy.factor_terms(_collected(together))  # a common factor taken out: X + (c - 1)*X is X*c
+    return min((expr, _signs_turned(expr), together, _signs_turned(together), common, _signs_turned(common)), key=sympy.count_ops)
+
+
+def _collected(expr: sympy.Expr) -> sympy.Expr:
+    """``expr`` with a sum ``A`` that appears both as a factor of one term (``c*A``) and, spelled
+    out, as the other terms (``A + c*A``) written once: ``(c + 1)*A``. MDM's multi-round stall
+    ``X + (ceiling(M_Read*W/MSHRs) - 1)*X`` (its ``X`` a sum of four terms, flattened into the
+    outer sum) is ``ceiling(M_Read*W/MSHRs)*X``. ``expr`` itself where there is no such sum."""
+    numerator, denominator = sympy.fraction(expr)
+    if not isinstance(numerator, sympy.Add):
+        return expr
+    for term in numerator.args:
+        for factor in sympy.Mul.make_args(term):
+            if isinstance(factor, sympy.Add) and numerator - term - factor == 0:
+                return (term / factor + 1) * factor / denominator
+    return expr
 
 
 def _signs_turned(expr: sympy.Expr) -> sympy.Expr:
