@@ -27,7 +27,7 @@ from sympy.core.parameters import distribute
 import symgpu
 from symgpu import derive, errors
 from symgpu.derive.derivation import Derivation
-from symgpu.evaluate import active, evaluator
+from symgpu.evaluate import active, evaluator, input_values
 
 import differential_oracle as oracle
 from differential_questions import Question, value_at
@@ -470,9 +470,10 @@ def _check_unattained(model: symgpu.Model, q: Question, shown: str) -> Verdict:
 def _check_regimes(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     """The regime table (the first regime whose conditions hold) against the model along a grid of
     the variable at the point: equal wherever the model has a value, no gap. Where the table is
-    undefined at the variable's 0 (conditions cleared of a denominator in it cancel there, and the
-    engine says so), the question is asked at that value, as a user would: an answer must give the
-    model's value through its active regimes, or refuse with a symgpu error."""
+    undefined and an input is 0 (the variable, or one the point gives: conditions cleared of a
+    denominator in it cancel there, and the engine says so), the question is asked at that value,
+    as a user would: an answer must give the model's value through its active regimes, or refuse
+    with a symgpu error."""
     centre = value_at(model, q.point, q.variable)
     xs = oracle.grid(model, q.variable, centre)
     ys = oracle.evaluate_on(model, q.quantity, q.point, q.variable, xs)
@@ -490,7 +491,7 @@ def _check_regimes(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
         shown, brute = f"{table[i]:.10g} at {q.variable} = {x:.10g}", f"{y:.10g}"
         if not math.isnan(table[i]):
             return Verdict(q, "disagree", "regimes: a regime's value differs from the model's", shown, brute)
-        if x != 0:
+        if x != 0 and not _zero_input(model, q, d):
             return Verdict(q, "disagree", "regimes: no regime holds where the model has a value", shown, brute)
         try:
             at = model.regimes(q.quantity, over=q.variable, preset=q.point.preset, values=values | {q.variable: x})
@@ -500,6 +501,13 @@ def _check_regimes(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
         active_values = [float(evaluator.evaluate_expression(model, r.expression, d.unit or None, preset=q.point.preset, values=here).magnitude)
                          for r in at.extra.active_regimes or ()]
         if not active_values or not all(oracle.close(v, y, REL, 1e-12 * scale) for v in active_values):
-            return Verdict(q, "disagree", f"regimes: asked at {q.variable} = 0, the active regimes do not give the model's value",
+            return Verdict(q, "disagree", "regimes: asked where an input is 0, the active regimes do not give the model's value",
                            shown, f"{brute}; asked there: {active_values}")
     return Verdict(q, "agree", answer=f"{len(d.extra.regimes or ())} regimes over {int(finite.sum())} values")
+
+
+def _zero_input(model: symgpu.Model, q: Question, d: Derivation) -> bool:
+    """Is an input of the table other than the variable 0 at the point (given or from the preset)?"""
+    merged = input_values.merge_values(model, q.point.preset, q.point.mapping(without=q.variable))
+    names = {s.name for s in d.result.free_symbols} if isinstance(d.result, sympy.Basic) else set()
+    return any(float(input_values.base_magnitude(model, n, merged[n])) == 0 for n in names if n in merged and n != q.variable)

@@ -161,3 +161,10 @@ def test_a_regime_table_agrees_with_the_model_and_a_wrong_one_does_not():
     # the memory-bound piece left out: a gap where it binds, and asked there the API gives its value, not the gap
     gap = checks.judge(_VOLKOV, answer_of=lambda q, limit: _table_changed(q, lambda p: p[1:]))
     assert (gap.outcome, gap.reason) == ("disagree", "regimes: no regime holds where the model has a value")
+
+
+def test_a_gap_where_another_input_is_zero_is_asked_at_that_value_not_called_a_disagreement():
+    # at alpha = 0 Volkov's table over n is undefined (conditions cleared of alpha cancel: 0 < 0); asked there,
+    # the engine says to put the 0 in first, so no wrong number is shown
+    question = Question("regimes", "volkov_2016", "memory_throughput", "n", Point("fermi_sfu", (("alpha", 0.0), ("n", 8.0))))
+    assert checks.judge(question).outcome == "agree"
