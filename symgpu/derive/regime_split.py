@@ -275,6 +275,45 @@ def _bounds_infeasible(ctx: SignReasoner, conditions: Sequence[sympy.Basic], var
     return False
 
 
+def _tied(h: sympy.Expr, surface: sympy.Expr) -> bool:
+    """Is ``h > 0`` one side of the surface ``surface = 0`` (``h`` is the surface or its negative)?"""
+    return sympy.expand(h - surface) == 0 or sympy.expand(h + surface) == 0
+
+
+def _covering_sibling(kept: Sequence[tuple[str, tuple[sympy.Basic, ...], sympy.Expr, tuple[str, ...], tuple[_Cond, ...]]],
+                      surface: sympy.Expr, conds: tuple[_Cond, ...], value: sympy.Expr) -> int | None:
+    """The kept regime that covers a dropped degenerate regime (one that holds only on ``surface = 0``,
+    where two tied Min/Max arguments are equal) once its one strict condition on that surface is made
+    non-strict: its other conditions are the dropped regime's or hold on the surface, and its value
+    equals the dropped regime's there. None when no kept regime does: a case condition that is strict
+    on the same surface (MDM's ``M_Read*W > MSHRs``) gives another value there and is left as it is."""
+    symbols = sorted(surface.free_symbols, key=str)
+    solved = next(((x, r[0]) for x in symbols for r in [sympy.solve(surface, x)] if len(r) == 1), None)
+    if solved is None:
+        return None
+    own = {c.relational for c in conds}
+    for index, (_, _, sibling, _, raw) in enumerate(kept):
+        strict = [c for c in raw if c.strict and c.h is not None and _tied(c.h, surface)]
+        rest = [c for c in raw if c not in strict]
+        if len(strict) != 1 or not all(c.relational in own or (c.h is not None and _tied(c.h, surface)) for c in rest):
+            continue
+        if forms.small_simplify((value - sibling).xreplace({solved[0]: solved[1]})) == 0:
+            return index
+    return None
+
+
+def _shown(job: jobs._Job, conds: Sequence[_Cond], over: sympy.Symbol | None) -> list[sympy.Basic]:
+    """A regime's conditions as its table shows them: each tidied, the same relation once."""
+    assert job.ctx is not None
+    shown: list[sympy.Basic] = []
+    seen: set[sympy.Basic] = set()
+    for cond in conds:
+        tidy = job.ctx.tidy(cond.relational, over) if cond.h is not None else cond.relational
+        if tidy is not sympy.true:
+            relations.add_new_relation(tidy, shown, seen)
+    return shown
+
+
 @memoised("derive.regime_split.conjunction", 4096)
 def _conjunction(conditions: tuple[sympy.Basic, ...]) -> sympy.Basic:
     """``And`` of a regime's conditions (built once: the steps and the result both use it)."""
@@ -292,6 +331,7 @@ def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: 
     raw = _branches(expr, names, [0])
     dropped: list[str] = []
     degenerate: list[tuple[str, sympy.Expr]] = []
+    surfaces: list[tuple[sympy.Expr, tuple[_Cond, ...], sympy.Expr]] = []  # each degenerate regime's surface, conditions, value
     used: dict[str, int] = {}
     kept: list[tuple[str, tuple[sympy.Basic, ...], sympy.Expr, tuple[str, ...], tuple[_Cond, ...]]] = []
     for labels, conds, value in raw:
@@ -324,11 +364,18 @@ def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: 
             continue
         if surface is not None:
             degenerate.append((name, surface))
+            surfaces.append((surface, tuple(kept_raw), value))
             continue
         used[name] = used.get(name, 0) + 1
         if used[name] > 1:
             name = f"{name}#{used[name]}"
         kept.append((name, tuple(shown), value, tuple(labels), tuple(kept_raw)))
+    for surface, conds, value in surfaces:  # the surface a dropped regime held on stays covered (MDM's tie M_Read*W = MSHRs)
+        index = _covering_sibling(kept, surface, conds, value)
+        if index is not None:
+            name, _, sibling, labels, raw = kept[index]
+            relaxed = tuple(_Cond(c.h, False) if c.strict and c.h is not None and _tied(c.h, surface) else c for c in raw)
+            kept[index] = (name, tuple(_shown(job, relaxed, over)), sibling, labels, relaxed)
     feasible = feasibility.witnesses(job.model, [[c.relational for c in k[4]] for k in kept])
     out = [Regime(name, shown, job.ctx.branch_form(value) if simplified else value, labels, raw, verdict)
            for (name, shown, value, labels, raw), verdict in zip(kept, feasible)]
