@@ -137,3 +137,15 @@ def test_an_assumption_error_names_the_value_that_breaks_it() -> None:
     with pytest.raises(errors.EvaluationError, match=r"regs_per_thread = 40.5 .*violates the declared assumption 'integer'"):
         model.evaluate("active_blocks_per_SM", "cc_3_5", values={"threads_per_block": 256, "smem_per_block": "3073 B/block",
                                                                   "regs_per_thread": np.array([40.0, 40.5])})
+
+
+def test_a_table_that_keeps_a_quantity_is_answered_at_a_point_with_its_value(cli: Callable[..., tuple[int, str, str]],
+                                                                          volkov: symgpu.Model) -> None:
+    # --keep Latency used to stop at the point: "the result needs a value for Latency"; it is valued from its equation
+    code, out, err = cli("regimes", "volkov_2016", "memory_throughput", "--keep", "Latency", "--preset", PRESET,
+                         "--set", "n=64", "--set", "alpha=2")
+    assert code == 0, err
+    expected = volkov.evaluate("memory_throughput", PRESET, values={"n": 64, "alpha": 2}).magnitude
+    shown = float(re.search(r"value: ([0-9.e+-]+) winst/cycle/SM", out).group(1))
+    assert shown == pytest.approx(expected, rel=1e-9)
+    assert "the regime table gives the model's value at the point" in out

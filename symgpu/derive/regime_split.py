@@ -20,7 +20,7 @@ from symgpu.derive import feasibility, name_reads
 from symgpu.derive import jobs
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.extra_records import RegimeRow
-from symgpu.evaluate import active
+from symgpu.evaluate import active, evaluator
 from symgpu.derive import at_point
 from symgpu.proofs import exact_signs, forms, relations, sample_points
 from symgpu.proofs.signs import SignReasoner
@@ -430,8 +430,17 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
         if unit:
             _check_quiet(job, r.expression, job.quantity)
     if preset is not None or values:
-        at_point.active_regimes(job, found, preset, values or {})
+        at_point.active_regimes(job, found, preset, _with_kept(model, stop_at, over, preset, dict(values or {})))
     return replace(job.finish(result, unit, used=[expr]), regimes=tuple(found))
+
+
+def _with_kept(model: Model, stop_at: Iterable[str], over: str | None, preset: str | None, values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with each quantity the table keeps as a symbol (``--keep``) valued at the point from
+    its equation, unless given: the regimes' conditions read it."""
+    for name in stop_at:
+        if name in model.defining and name != over and name not in values:
+            values[name] = evaluator.evaluate(model, name, preset=preset, values=values)
+    return values
 
 
 def _piece(regime: Regime) -> sympy.Basic:

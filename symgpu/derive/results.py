@@ -56,7 +56,8 @@ def evaluate_result(model: Model, derivation: Derivation, preset: str | None = N
 
     Values are numbers in the symbols' declared units, pint quantities or quantity strings;
     they override the preset's values. A solve target kept as its quantity's value
-    (:func:`result_values`) is given too.
+    (:func:`result_values`) is given too, and a quantity the result keeps as a symbol is valued
+    at the point from its equation.
     """
     values = result_values(derivation, values)
     if which == "location":
@@ -68,7 +69,17 @@ def evaluate_result(model: Model, derivation: Derivation, preset: str | None = N
         unit = derivation.unit
     if not isinstance(expr, sympy.Basic):
         raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")
-    return evaluator.evaluate_expression(model, expr, unit or None, preset=preset, values=values)
+    return evaluator.evaluate_expression(model, expr, unit or None, preset=preset, values=with_kept(model, expr, preset, values))
+
+
+def with_kept(model: Model, expr: sympy.Basic, preset: str | None, values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` and, for each quantity ``expr`` keeps as a symbol (``--keep``) that they do not give,
+    its value at the point from its equation (a result is shown at a point in the model's own terms)."""
+    out = dict(values)
+    for name in evaluator.free_names(expr):
+        if name in model.defining and name not in out:
+            out[name] = evaluator.evaluate(model, name, preset=preset, values=out)
+    return out
 
 
 @dataclass(frozen=True)
