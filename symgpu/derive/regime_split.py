@@ -373,9 +373,9 @@ def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: 
     for surface, conds, value in surfaces:  # the surface a dropped regime held on stays covered (MDM's tie M_Read*W = MSHRs)
         index = _covering_sibling(kept, surface, conds, value)
         if index is not None:
-            name, _, sibling, labels, raw = kept[index]
-            relaxed = tuple(_Cond(c.h, False) if c.strict and c.h is not None and _tied(c.h, surface) else c for c in raw)
-            kept[index] = (name, tuple(_shown(job, relaxed, over)), sibling, labels, relaxed)
+            own_name, _, sibling, own_labels, own_raw = kept[index]
+            relaxed = tuple(_Cond(c.h, False) if c.strict and c.h is not None and _tied(c.h, surface) else c for c in own_raw)
+            kept[index] = (own_name, tuple(_shown(job, relaxed, over)), sibling, own_labels, relaxed)
     feasible = feasibility.witnesses(job.model, [[c.relational for c in k[4]] for k in kept])
     out = [Regime(name, shown, job.ctx.branch_form(value) if simplified else value, labels, raw, verdict)
            for (name, shown, value, labels, raw), verdict in zip(kept, feasible)]
