@@ -13,7 +13,7 @@ import sympy
 
 import symgpu
 from symgpu.compare import normalize
-from symgpu.derive import feasibility, jobs, regime_split, requests, roots, signs
+from symgpu.derive import feasibility, jobs, regime_conditions, regime_split, requests, roots, signs
 from symgpu.proofs import forms, relations
 from symgpu import memo
 
@@ -110,11 +110,11 @@ def test_normal_form_with_a_shared_memo_is_the_fresh_one():
 
 def test_opposite_conditions_are_found_and_others_refuted_at_a_point():
     h = (a * x - b) / (c + x)
-    assert regime_split.cancel_to_zero(h, -h)
-    assert regime_split.cancel_to_zero(h, (b - a * x) / (x + c))
-    assert regime_split.cancel_to_zero(h, sympy.Mul(-1, a * x - b, evaluate=False) / (c + x))
-    assert not regime_split.cancel_to_zero(h, -h + 1 / (c + x))
-    assert not regime_split.cancel_to_zero(h, h)
+    assert regime_conditions.cancel_to_zero(h, -h)
+    assert regime_conditions.cancel_to_zero(h, (b - a * x) / (x + c))
+    assert regime_conditions.cancel_to_zero(h, sympy.Mul(-1, a * x - b, evaluate=False) / (c + x))
+    assert not regime_conditions.cancel_to_zero(h, -h + 1 / (c + x))
+    assert not regime_conditions.cancel_to_zero(h, h)
 
 
 @pytest.fixture(scope="module")

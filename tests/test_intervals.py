@@ -11,7 +11,7 @@ import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from symgpu.derive import regime_split, signs
+from symgpu.derive import regime_conditions, signs
 from symgpu.proofs import exact_signs, intervals
 from symgpu.proofs.signs import SignReasoner
 from symgpu import memo
@@ -245,4 +245,4 @@ def test_exact_values_are_not_computed_for_huge_powers():
     (sympy.floor(90 / (n * m)), sympy.floor(90 / (n * m))),   # 0 at the generic point (n, m >= 53), 90 at n = m = 1
 ])
 def test_cancel_to_zero_agrees_with_sympy_cancel(a, b):
-    assert regime_split.cancel_to_zero(a, b) == (sympy.cancel(a + b) == 0)
+    assert regime_conditions.cancel_to_zero(a, b) == (sympy.cancel(a + b) == 0)

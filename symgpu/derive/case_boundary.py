@@ -20,7 +20,7 @@ from collections.abc import Sequence
 import sympy
 
 from symgpu import errors
-from symgpu.derive import jobs, regime_split
+from symgpu.derive import jobs, regime_conditions, regime_split
 from symgpu.derive.extra_records import RootRecord
 
 _NONE = (sympy.true, True)
@@ -173,7 +173,7 @@ def _closure(branch: regime_split.Regime, atom: sympy.Basic, var: sympy.Symbol, 
     the sign the relation needs (``<`` and ``>=``: negative; ``>`` and ``<=``: positive; ``Eq``:
     nonzero). A corner (two strict conditions at 0) or a tangent (``h' * g' = 0``) stays dropped."""
     edges = [c for c in branch.raw if c.strict and c.h is not None and var in c.h.free_symbols
-             and regime_split.cancel_to_zero(c.h.xreplace({var: root}), sympy.Integer(0))]
+             and regime_conditions.cancel_to_zero(c.h.xreplace({var: root}), sympy.Integer(0))]
     if len(edges) != 1 or not isinstance(atom, sympy.core.relational.Relational):
         return list(branch.raw)
     edge = edges[0]

@@ -13,7 +13,7 @@ from symgpu import errors
 from symgpu.proofs import forms
 from symgpu.derive import results
 from symgpu.derive import jobs
-from symgpu.derive import regime_split
+from symgpu.derive import regime_conditions, regime_split
 from symgpu.derive.derivation import Derivation, Step
 from symgpu.derive.extra_records import Boundary, FlatRange, RootRecord
 from symgpu.derive import at_point
@@ -180,7 +180,7 @@ def _every_root(job: jobs._Job, roots: Sequence[sympy.Expr], var: sympy.Symbol) 
     conditions can hold at once, each with its own root: a first-match choice would drop all but one)."""
     distinct: list[sympy.Expr] = []
     for root in roots:
-        if not any(root == d or regime_split.cancel_to_zero(root, -d) for d in distinct):
+        if not any(root == d or regime_conditions.cancel_to_zero(root, -d) for d in distinct):
             distinct.append(root)
     if len(distinct) == 1:
         return distinct[0]
@@ -380,7 +380,7 @@ def _switch_condition(ra: regime_split.Regime, rb: regime_split.Regime, var: sym
         if ca.h is None or var not in ca.h.free_symbols:
             continue
         for cb in rb.raw:
-            if cb.h is not None and regime_split.cancel_to_zero(ca.h, cb.h):
+            if cb.h is not None and regime_conditions.cancel_to_zero(ca.h, cb.h):
                 return (cb, rb) if ca.strict and not cb.strict else (ca, ra)
     return None
 

@@ -1,0 +1,157 @@
+"""Conditions of regimes: a branch condition as ``h > 0``/``h >= 0`` (:class:`_Cond`), read from
+SymPy booleans; pairs of conditions whose ``h`` cancel (a contradiction, or a surface ``h = 0`` where
+a regime holds alone); and the neighbour that covers a surface a dropped degenerate regime held on
+(:func:`_covering_sibling`). Used by :mod:`.regime_split` (which re-exports these names for
+:mod:`.case_boundary`, :mod:`.solving` and :mod:`.stored`)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import sympy
+
+from symgpu.memo import Memo
+from symgpu.proofs import exact_signs, forms, sample_points
+
+@dataclass(frozen=True)
+class _Cond:
+    """A branch condition: ``h > 0`` (strict) or ``h >= 0``; or an opaque boolean."""
+
+    h: sympy.Expr | None
+    strict: bool = False
+    boolean: sympy.Basic | None = None
+
+    @functools.cached_property
+    def relational(self) -> sympy.Basic:
+        if self.h is None:
+            return self.boolean
+        return sympy.StrictGreaterThan(self.h, 0) if self.strict else sympy.GreaterThan(self.h, 0)
+
+    def xreplace(self, mapping: Mapping[Any, Any]) -> _Cond:
+        if self.h is None:
+            assert self.boolean is not None  # a condition without h is an opaque boolean
+            return _Cond(None, boolean=self.boolean.xreplace(mapping))
+        return _Cond(self.h.xreplace(mapping), self.strict)
+
+
+def _conds_of(condition: sympy.Basic, negate: bool = False) -> list[_Cond]:
+    if condition in (True, sympy.true):
+        return [] if not negate else [_Cond(None, boolean=sympy.false)]
+    if isinstance(condition, sympy.And) and not negate:
+        return [c for arg in condition.args for c in _conds_of(arg)]
+    if isinstance(condition, sympy.Or) and negate:
+        return [c for arg in condition.args for c in _conds_of(arg, True)]
+    if isinstance(condition, sympy.Not):
+        return _conds_of(condition.args[0], not negate)
+    if isinstance(condition, sympy.core.relational.Relational) and not isinstance(condition, (sympy.Eq, sympy.Ne)):
+        rel = condition
+        if negate:
+            rel = {sympy.StrictGreaterThan: sympy.LessThan, sympy.GreaterThan: sympy.StrictLessThan,
+                   sympy.StrictLessThan: sympy.GreaterThan, sympy.LessThan: sympy.StrictGreaterThan}[type(rel)](rel.lhs, rel.rhs)
+        if isinstance(rel, (sympy.StrictGreaterThan, sympy.GreaterThan)):
+            return [_Cond(rel.lhs - rel.rhs, isinstance(rel, sympy.StrictGreaterThan))]
+        return [_Cond(rel.rhs - rel.lhs, isinstance(rel, sympy.StrictLessThan))]
+    return [_Cond(None, boolean=sympy.Not(condition) if negate else condition)]
+
+
+#: the generic point of :func:`_generic_value`
+_POINT = sample_points.GenericPoint()
+#: values at that point (a clear of this memo alone is safe: the values are found again at the same point)
+_VALUES: Memo[sympy.Basic, sympy.Basic | None] = Memo("derive.regime_split.generic_values", 20000)
+_CANCELS: Memo[tuple[sympy.Basic, sympy.Basic], bool] = Memo("derive.regime_split.cancels", 20000)
+
+
+def _generic_value(h: sympy.Basic) -> sympy.Basic | None:
+    """The exact value of ``h`` at one fixed point allowed by its symbols' assumptions (each symbol its
+    own odd number, a prime for the first 25 symbols seen, over 7 where it need not be an integer, negated
+    where it must be negative); None where ``h`` is undefined there, has huge powers, or the point is not
+    admissible. Only a nonzero sum of two such values is used (a proof that the sum is not 0)."""
+    if h in _VALUES:
+        return _VALUES[h]
+    point = _POINT.at(h.free_symbols)
+    admissible = exact_signs.modest_powers(h) and all(sample_points.meets(v, s, undecided_ok=True) for s, v in point.items())
+    try:
+        value = h.xreplace(point) if admissible else None
+    except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):
+        value = None
+    found = value if value is not None and value.is_Rational else None
+    _VALUES[h] = found
+    return found
+
+
+def cancel_to_zero(a: sympy.Expr, b: sympy.Expr) -> bool:
+    """``a + b`` cancels to 0 (``sympy.cancel``). A nonzero exact value of ``a + b`` at one admissible
+    point refutes it first; for the pairs that point cannot tell apart (floors that are 0 there), a
+    nonzero value of the sum at a few more admissible points (:func:`exact_signs.nonzero_somewhere`);
+    cancel runs only where neither refutes it (memoised)."""
+    if a + b == 0:
+        return True
+    if len(_POINT) > 20000:
+        _VALUES.clear()  # the point and the values at it go together (never one without the other,
+        _POINT.clear()  # and never between the two values compared below)
+    va, vb = _generic_value(a), _generic_value(b)
+    if va is not None and vb is not None and va + vb != 0:
+        return False
+    key = (a, b)
+    if key not in _CANCELS:
+        total = a + b
+        _CANCELS[key] = not exact_signs.nonzero_somewhere(total) and sympy.cancel(total) == 0
+    return _CANCELS[key]
+
+
+def _opposite_pairs(conds: Sequence[_Cond]) -> list[tuple[_Cond, _Cond]]:
+    """The pairs of conditions whose ``h`` cancel (``a.h + b.h`` is 0). Each ``h``'s exact value
+    at one admissible point (:func:`_generic_value`) is looked up against the others' negated
+    values, so only the pairs that point cannot tell apart reach :func:`cancel_to_zero`."""
+    with_h = [c for c in conds if c.h is not None]
+    values = [_generic_value(c.h) for c in with_h if c.h is not None]
+    by_value: dict[sympy.Basic, list[int]] = {}
+    unknown: list[int] = []
+    for i, value in enumerate(values):
+        (unknown if value is None else by_value.setdefault(value, [])).append(i)
+    candidates: set[tuple[int, int]] = set()
+    for i, value in enumerate(values):
+        others = unknown if value is None else by_value.get(-value, []) + unknown
+        candidates.update((min(i, j), max(i, j)) for j in others if j != i)
+    pairs = [(with_h[i], with_h[j]) for i, j in sorted(candidates)]
+    return [(a, b) for a, b in pairs if a.h is not None and b.h is not None and cancel_to_zero(a.h, b.h)]
+
+
+def _opposition(conds: Sequence[_Cond]) -> tuple[bool, sympy.Expr | None]:
+    """(contradicted, surface) from the conditions' opposite pairs: two conditions ``h > 0`` and
+    ``-h >= 0`` contradict; ``h >= 0`` and ``-h >= 0`` (both non-strict) hold only on the
+    surface ``h = 0``, returned as that ``h`` (None: no such pair)."""
+    pairs = _opposite_pairs(conds)
+    if any(a.strict or b.strict for a, b in pairs):
+        return True, None
+    return False, next((a.h for a, b in pairs), None)
+
+
+def _tied(h: sympy.Expr, surface: sympy.Expr) -> bool:
+    """Is ``h > 0`` one side of the surface ``surface = 0`` (``h`` is the surface or its negative)?"""
+    return sympy.expand(h - surface) == 0 or sympy.expand(h + surface) == 0
+
+
+def _covering_sibling(kept: Sequence[tuple[str, tuple[sympy.Basic, ...], sympy.Expr, tuple[str, ...], tuple[_Cond, ...]]],
+                      surface: sympy.Expr, conds: tuple[_Cond, ...], value: sympy.Expr) -> int | None:
+    """The kept regime that covers a dropped degenerate regime (one that holds only on ``surface = 0``,
+    where two tied Min/Max arguments are equal) once its one strict condition on that surface is made
+    non-strict: its other conditions are the dropped regime's or hold on the surface, and its value
+    equals the dropped regime's there. None when no kept regime does: a case condition that is strict
+    on the same surface (MDM's ``M_Read*W > MSHRs``) gives another value there and is left as it is."""
+    symbols = sorted(surface.free_symbols, key=str)
+    solved = next(((x, r[0]) for x in symbols for r in [sympy.solve(surface, x)] if len(r) == 1), None)
+    if solved is None:
+        return None
+    own = {c.relational for c in conds}
+    for index, (_, _, sibling, _, raw) in enumerate(kept):
+        strict = [c for c in raw if c.strict and c.h is not None and _tied(c.h, surface)]
+        rest = [c for c in raw if c not in strict]
+        if len(strict) != 1 or not all(c.relational in own or (c.h is not None and _tied(c.h, surface)) for c in rest):
+            continue
+        if forms.small_simplify((value - sibling).xreplace({solved[0]: solved[1]})) == 0:
+            return index
+    return None
