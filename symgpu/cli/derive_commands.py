@@ -113,7 +113,7 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
         if not isinstance(expr, sympy.Basic):
             raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")
         value = evaluator.evaluate_expression(model, expr, derivation.unit or None, preset=args.preset,
-                                             values=derive.with_kept(model, expr, args.preset, values))
+                                             values=evaluator.with_kept(model, expr, args.preset, values))
         converted = common.convert(model, value, unit, clock, quantity=args.quantity, preset=args.preset, values=values)
         raw.extend(np.ravel(np.asarray(converted.magnitude, dtype=float)).tolist())
         return converted

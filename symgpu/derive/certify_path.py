@@ -76,6 +76,13 @@ def _fail(model: Model, asked: Asked, point: _Point, what: str) -> errors.Certif
     over = f" over {asked.variable}" if asked.variable else ""
     return errors.CertificateError(f"{model.id}: {asked.op} of {asked.quantity}{over} at {point.label}: {what}; {advice}")
 
+def assumed(model: Model, assumption: Any) -> sympy.Basic:
+    """An extra assumption (``--assume`` text, or a SymPy relation) in the model's inputs: parsed, the
+    quantities it names replaced by their equations (so the evaluate path can decide it at a point)."""
+    condition = assumption if isinstance(assumption, sympy.Basic) else model.parse(str(assumption), "--assume", boolean=True)
+    return condition.xreplace({s: model.expression(s.name) for s in condition.free_symbols if s.name in model.defining})
+
+
 # ------------------------------------------------------------------------------ the evaluate path
 def _with(model: Model, asked: Asked, point: _Point, v: Any) -> dict[str, Any]:
     """The point's values, the variable at ``v`` and the substitutions evaluated there."""
@@ -110,10 +117,7 @@ def _inside(model: Model, asked: Asked, point: _Point, grid: np.ndarray) -> np.n
 
 def _result_at(model: Model, derivation: Derivation, expr: Any, unit: Any, point: _Point, extra: Mapping[str, Any]) -> float:
     """A result expression's number at the point (kept quantities evaluated there too)."""
-    values = {**point.values, **extra}
-    for name in evaluator.free_names(expr) if isinstance(expr, sympy.Basic) else ():
-        if name in model.defining and name not in values:
-            values[name] = evaluator.evaluate(model, name, preset=point.preset, values=values, checks=False).magnitude
+    values = evaluator.with_kept(model, expr, point.preset, {**point.values, **extra}, checks=False)
     return float(evaluator.evaluate_expression(model, expr, unit, preset=point.preset, values=values).magnitude)
 
 

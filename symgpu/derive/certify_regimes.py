@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy
 
-from symgpu.derive.certify_path import RESIDUAL, Asked, _fail, _inside, _Point, _quantity, _scan_grid, _with
+from symgpu.derive.certify_path import RESIDUAL, Asked, _fail, _inside, _Point, _quantity, _scan_grid, _with, assumed
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import evaluator, input_values
 
@@ -73,11 +73,7 @@ def _assumed(model: Model, asked: Asked, point: _Point, xs: np.ndarray) -> np.nd
     derived under them and claims nothing elsewhere (all True without any)."""
     if not asked.assume:
         return np.ones(xs.shape, dtype=bool)
-    conditions = []
-    for text in asked.assume:
-        condition = text if isinstance(text, sympy.Basic) else model.parse(str(text), "--assume", boolean=True)
-        conditions.append(condition.xreplace({s: model.expression(s.name) for s in condition.free_symbols if s.name in model.defining}))
-    flag = sympy.Piecewise((1, sympy.And(*conditions)), (0, True))
+    flag = sympy.Piecewise((1, sympy.And(*[assumed(model, a) for a in asked.assume])), (0, True))
     values = _with(model, asked, point, xs if asked.variable else 1.0)
     found = evaluator.evaluate_expression(model, flag, None, preset=point.preset, values=values).magnitude
     return np.broadcast_to(np.asarray(found, dtype=float) == 1, xs.shape)
@@ -101,10 +97,7 @@ def _is_zero(model: Model, name: str, value: Any) -> bool:
 def _table_values(model: Model, derivation: Derivation, asked: Asked, point: _Point, xs: np.ndarray) -> np.ndarray:
     """The regime table's value at each scan value (NaN where no regime holds or it has no value);
     quantities the table keeps as symbols are evaluated there from their equations."""
-    values: dict[str, Any] = _with(model, asked, point, xs if asked.variable else 1.0)
     table = derivation.result
-    for name in evaluator.free_names(table):
-        if name in model.defining and name not in values:
-            values[name] = evaluator.evaluate(model, name, preset=point.preset, values=values, checks=False).magnitude
+    values = evaluator.with_kept(model, table, point.preset, _with(model, asked, point, xs if asked.variable else 1.0), checks=False)
     found = evaluator.evaluate_expression(model, table, model.units[asked.quantity], preset=point.preset, values=values).magnitude
     return np.broadcast_to(np.asarray(found, dtype=float), xs.shape)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import certify, extrema, fixed_points, limit_cases, limits, requests, solving, stored
+from symgpu.derive import certify, certify_path, extrema, fixed_points, limit_cases, limits, requests, solving, stored
 from symgpu.derive.certify import Asked
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.options import Options
@@ -73,9 +73,7 @@ def _skip(model: Model, options: Options) -> str:
         if options.preset is None and not values:
             return f"the extra assumption {text} holds only where it holds; give --preset or --set to check at a point"
         try:
-            condition = model.parse(str(text), "--assume", boolean=True)
-            expanded = condition.xreplace({s: model.expression(s.name) for s in condition.free_symbols if s.name in model.defining})
-            holds = active.condition_true(model, expanded, options.preset, values)
+            holds = active.condition_true(model, certify_path.assumed(model, str(text)), options.preset, values)
         except errors.SymgpuError as exc:
             return f"the extra assumption {text} cannot be evaluated at the point ({exc})"
         if not holds:

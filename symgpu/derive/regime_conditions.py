@@ -14,6 +14,7 @@ from typing import Any
 import sympy
 
 from symgpu.memo import Memo
+from symgpu.derive import roots
 from symgpu.proofs import exact_signs, forms, sample_points
 
 @dataclass(frozen=True)
@@ -132,7 +133,7 @@ def _opposition(conds: Sequence[_Cond]) -> tuple[bool, sympy.Expr | None]:
 
 def _tied(h: sympy.Expr, surface: sympy.Expr) -> bool:
     """Is ``h > 0`` one side of the surface ``surface = 0`` (``h`` is the surface or its negative)?"""
-    return sympy.expand(h - surface) == 0 or sympy.expand(h + surface) == 0
+    return cancel_to_zero(h, -surface) or cancel_to_zero(h, surface)
 
 
 def _covering_sibling(kept: Sequence[tuple[str, tuple[sympy.Basic, ...], sympy.Expr, tuple[str, ...], tuple[_Cond, ...]]],
@@ -143,7 +144,7 @@ def _covering_sibling(kept: Sequence[tuple[str, tuple[sympy.Basic, ...], sympy.E
     equals the dropped regime's there. None when no kept regime does: a case condition that is strict
     on the same surface (MDM's ``M_Read*W > MSHRs``) gives another value there and is left as it is."""
     symbols = sorted(surface.free_symbols, key=str)
-    solved = next(((x, r[0]) for x in symbols for r in [sympy.solve(surface, x)] if len(r) == 1), None)
+    solved = next(((x, r[0]) for x in symbols for r in [roots.real_roots(surface, x) or []] if len(r) == 1), None)
     if solved is None:
         return None
     own = {c.relational for c in conds}

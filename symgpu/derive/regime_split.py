@@ -290,17 +290,9 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
         if unit:
             _check_quiet(job, r.expression, job.quantity)
     if preset is not None or values:
-        at_point.active_regimes(job, found, preset, _with_kept(model, stop_at, over, preset, dict(values or {})))
+        # the regimes' conditions read a quantity kept as a symbol: valued at the point from its equation
+        at_point.active_regimes(job, found, preset, evaluator.with_kept(model, expr, preset, values or {}, leave=[over] if over else []))
     return replace(job.finish(result, unit, used=[expr]), regimes=tuple(found))
-
-
-def _with_kept(model: Model, stop_at: Iterable[str], over: str | None, preset: str | None, values: dict[str, Any]) -> dict[str, Any]:
-    """``values`` with each quantity the table keeps as a symbol (``--keep``) valued at the point from
-    its equation, unless given: the regimes' conditions read it."""
-    for name in stop_at:
-        if name in model.defining and name != over and name not in values:
-            values[name] = evaluator.evaluate(model, name, preset=preset, values=values)
-    return values
 
 
 def _piece(regime: Regime) -> sympy.Basic:

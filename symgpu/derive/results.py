@@ -69,17 +69,7 @@ def evaluate_result(model: Model, derivation: Derivation, preset: str | None = N
         unit = derivation.unit
     if not isinstance(expr, sympy.Basic):
         raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")
-    return evaluator.evaluate_expression(model, expr, unit or None, preset=preset, values=with_kept(model, expr, preset, values))
-
-
-def with_kept(model: Model, expr: sympy.Basic, preset: str | None, values: Mapping[str, Any]) -> dict[str, Any]:
-    """``values`` and, for each quantity ``expr`` keeps as a symbol (``--keep``) that they do not give,
-    its value at the point from its equation (a result is shown at a point in the model's own terms)."""
-    out = dict(values)
-    for name in evaluator.free_names(expr):
-        if name in model.defining and name not in out:
-            out[name] = evaluator.evaluate(model, name, preset=preset, values=out)
-    return out
+    return evaluator.evaluate_expression(model, expr, unit or None, preset=preset, values=evaluator.with_kept(model, expr, preset, values))
 
 
 @dataclass(frozen=True)

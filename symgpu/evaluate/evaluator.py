@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -23,6 +23,19 @@ _SHAPES: Memo[sympy.Basic, tuple[tuple[str, ...], bool]] = Memo("evaluate.evalua
 def free_names(expr: sympy.Basic) -> tuple[str, ...]:
     """The names of ``expr``'s free symbols, sorted (memoised per expression)."""
     return _shape(expr)[0]
+
+
+def with_kept(model: Model, expr: Any, preset: str | None, values: Mapping[str, Any], *, checks: bool = True,
+              leave: Iterable[str] = ()) -> dict[str, Any]:
+    """``values`` and, for each quantity ``expr`` keeps as a symbol (``--keep``) that they do not give
+    and ``leave`` does not name, its value there from its equation (a magnitude in its declared unit;
+    ``checks``: with the declared assumptions and domains checked), each computed once and seen by the next."""
+    out = dict(values)
+    skipped = frozenset(leave)
+    for name in free_names(expr) if isinstance(expr, sympy.Basic) else ():
+        if name in model.defining and name not in out and name not in skipped:
+            out[name] = evaluate(model, name, preset=preset, values=out, checks=checks).magnitude
+    return out
 
 
 def _shape(expr: sympy.Basic) -> tuple[tuple[str, ...], bool]:
