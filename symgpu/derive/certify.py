@@ -310,7 +310,7 @@ def _extremum(model: Model, derivation: Derivation, asked: Asked, point: _Point)
     unit = model.units[asked.quantity]
     value = _result_at(model, derivation, derivation.result, unit, point, {})
     if np.isnan(value) and derivation.extra.elsewhere:
-        return _unattained(model, asked, point, kind)
+        return _unattained(model, derivation, asked, point, kind)
     if not np.isfinite(value):
         raise _fail(model, asked, point, f"the extreme value is {value}")
     location = None
@@ -359,9 +359,10 @@ def _admissible(model: Model, asked: Asked, point: _Point, location: float) -> b
     return bool(_inside(model, asked, point, np.asarray([location]))[0])
 
 
-def _unattained(model: Model, asked: Asked, point: _Point, kind: str) -> str | None:
+def _unattained(model: Model, derivation: Derivation, asked: Asked, point: _Point, kind: str) -> str | None:
     """Where no branch holds the answer says there is no extremum (the quantity approaches one at an
-    open end): the scan's best admissible point must be its first or last, never strictly inside."""
+    open end): the scan's best admissible point must be its first or last, never strictly inside,
+    unless it lies beside a cusp the answer says is approached and not attained (:func:`_approached`)."""
     grid = _scan_grid(model, asked.variable, [])
     with np.errstate(all="ignore"):
         scanned = _quantity(model, asked, point, grid)
@@ -373,9 +374,36 @@ def _unattained(model: Model, asked: Asked, point: _Point, kind: str) -> str | N
     ends = (fine[0], fine[-1])
     at_ends = max(sign * scanned[e] for e in ends)
     if best not in ends and sign * scanned[best] - at_ends > BEATS * max(abs(scanned[best]), 1e-300):
+        cusp = _approached(model, derivation, asked, point, sign, float(scanned[best]))
+        if cusp:
+            return cusp
         raise _fail(model, asked, point, f"the answer says there is no {kind}imum here, but {asked.variable} = {grid[best]:.10g} "
                     f"gives {scanned[best]:.10g}, inside the scan and beyond both its ends")
     return f"no {kind}imum, as the answer says: the best point of a {len(grid)}-point scan is at its end"
+
+
+def _approached(model: Model, derivation: Derivation, asked: Asked, point: _Point, sign: float, best: float) -> str | None:
+    """A cusp of ``extra.approached`` that explains a scan whose best point is inside: on the evaluate
+    path the quantity tends to the cusp's value on a side of it (1e-9 away), the scan beats it
+    nowhere, and at the cusp itself the quantity is worse (another case gives it): no extremum.
+    None where no such cusp is there."""
+    unit, at_unit = model.units[asked.quantity], model.units[asked.variable]
+    for cusp in derivation.extra.approached or ():
+        try:
+            where = _result_at(model, derivation, cusp.location, at_unit, point, {})
+            value = _result_at(model, derivation, cusp.value, unit, point, {})
+        except errors.SymgpuError:
+            continue
+        if not (np.isfinite(where) and np.isfinite(value) and where > 0):
+            continue
+        with np.errstate(all="ignore"):
+            beside = _quantity(model, asked, point, np.asarray([where * (1 - 1e-9), where, where * (1 + 1e-9)]))
+        tolerance = BEATS * max(abs(value), 1e-300)
+        tends = any(abs(x - value) <= tolerance for x in (beside[0], beside[2]))
+        if tends and sign * best <= sign * value + tolerance and sign * beside[1] < sign * value - tolerance:
+            return (f"no {'max' if sign > 0 else 'min'}imum, as the answer says: the quantity tends to {value:.10g} as "
+                    f"{asked.variable} -> {where:.10g} and is {beside[1]:.10g} there; no point of the scan beats it")
+    return None
 
 
 # ------------------------------------------------------------------------------ limit

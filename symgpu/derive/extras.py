@@ -55,6 +55,8 @@ class Extras:
         candidates: extremum: every candidate, :class:`CandidateRecord` s.
         valid_when: extremum: the conditions (SymPy relations) a single closed form holds under.
         elsewhere: extremum: what happens where no branch of a Piecewise answer holds.
+        approached: extremum: cusps whose value is approached but not attained (another case gives
+            the value at the point itself), :class:`CandidateRecord` s.
         flat_where: extremum: where a factor of the slope free of the variable vanishes, the quantity
             (or a regime) does not change with the variable: every point is an extremum there.
         active_branch: extremum: the branch selected at the given point, an :class:`ActiveBranch`.
@@ -96,6 +98,7 @@ class Extras:
     candidates: tuple[CandidateRecord, ...] | None = None
     valid_when: tuple[sympy.Basic, ...] | None = None
     elsewhere: str | None = None
+    approached: tuple[CandidateRecord, ...] | None = None
     flat_where: str | None = None
     active_branch: ActiveBranch | None = None
     value_at: float | sympy.Basic | None = None
@@ -198,7 +201,7 @@ FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Extras) if f.
 _TYPES: dict[str, tuple[type, ...]] = {
     "substituted": (tuple,), "target_value": (dict,), "ranges": (list,), "holds_for": (sympy.Basic,), "note": (str,),
     "roots": (list,), "undecided": (str,), "values_at": (list,), "boundaries": (dict,), "between": (tuple,),
-    "regimes": (list,), "active_regimes": (list,), "candidates": (list,), "valid_when": (tuple,), "elsewhere": (str,), "flat_where": (str,),
+    "regimes": (list,), "active_regimes": (list,), "candidates": (list,), "valid_when": (tuple,), "elsewhere": (str,), "approached": (list,), "flat_where": (str,),
     "active_branch": (dict,), "value_at": _NUMBER, "location_at": _NUMBER, "location_unit": (str,), "supremum": (bool,),
     "relation": (sympy.Basic,), "grid": (str,), "refused": (int,), "values": (tuple,), "above": (sympy.Basic,),
     "below": (sympy.Basic,), "root_of_g": _NUMBER, "rejected_root": (sympy.Basic,), "dimension": (str,), "request": (str,),
@@ -216,8 +219,10 @@ def _as_dicts(records: Any) -> list[dict[str, Any]]:
 
 _WRITE: dict[str, Callable[[Any], Any]] = {
     "roots": _as_dicts, "ranges": _as_dicts, "regimes": _as_dicts, "active_regimes": _as_dicts, "candidates": _as_dicts,
+    "approached": _as_dicts,
     "values_at": _as_dicts, "boundaries": boundaries_dict, "target_value": TargetValue.as_dict, "active_branch": ActiveBranch.as_dict}
 _READ: dict[str, Callable[[Any], Any]] = {
     "roots": _each(RootRecord.from_dict), "ranges": _each(FlatRange.from_dict), "regimes": _each(RegimeRow.from_dict),
-    "active_regimes": _each(ActiveRegime.from_dict), "candidates": _each(CandidateRecord.from_dict), "values_at": _each(ValueAt.from_dict),
+    "active_regimes": _each(ActiveRegime.from_dict), "candidates": _each(CandidateRecord.from_dict),
+    "approached": _each(CandidateRecord.from_dict), "values_at": _each(ValueAt.from_dict),
     "boundaries": boundaries_from_dict, "target_value": TargetValue.from_dict, "active_branch": ActiveBranch.from_dict}

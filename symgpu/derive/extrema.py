@@ -15,10 +15,12 @@ from symgpu.proofs import relations
 from symgpu.derive import results
 from symgpu.derive import jobs
 from symgpu.derive import regime_split
+from symgpu.derive import regime_conditions
 from symgpu.derive import summary
 from symgpu.derive.derivation import Derivation
 from symgpu.derive import at_point
 from symgpu.derive import extremum_domain
+from symgpu.derive import extremum_walls
 from symgpu.derive import limits
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.derive.extra_records import CandidateRecord
@@ -96,6 +98,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
                      + ("proves a " + kind if s == want else "sign kept as a condition"))
             value = ctx.nice(regime.expression.xreplace({var: root}))
             candidates.append(_Candidate(root, value, f"critical point of {regime.name}", tuple(c for c in conds if c is not sympy.true)))
+    cusp_ends: list[extremum_domain.OpenEnd] = []  # cusps whose value another case gives at the point itself
     for ra, rb in itertools.combinations(found, 2):
         difference = ra.expression - rb.expression
         if var not in difference.free_symbols:
@@ -105,7 +108,10 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         except errors.DerivationError:
             continue
         for point in points:
-            candidate = _boundary_candidate(job, ra, rb, var, point, want, kind)
+            candidate, approached = _boundary_candidate(job, ra, rb, var, point, want, kind)
+            if approached is not None:
+                cusp_ends.append(approached)
+                candidates.extend(_at_the_cusp(job, found, var, approached, kind))
             inside = None if candidate is None else extremum_domain.at_location(job, domain, var, candidate.location)
             if candidate is not None and inside is not None:
                 extra_conditions = tuple(c for c in inside if not any(relations.same_relation(c, k) for k in candidate.conditions))
@@ -122,18 +128,24 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         at = {**(values or {}), var.name: xs}
         return evaluator.inside_domain(model, job.quantity, preset, at, len(xs)) & np.isfinite(value_at(xs, checks=False))
 
-    walls, edges = extremum_domain.numeric_walls(
+    walls, edges = extremum_walls.numeric_walls(
         job, var, None if at_values is None or not in_domain or not as_modelled or job.quantity not in model.defining else inside_at, value_at)
     candidates.extend(edges)
     ends = extremum_domain.open_ends(job, expr, var, domain, lambda e, p, d: limits._take(job, e, var, p, d, var.name),
                                      lambda g, p: limits._far_sign(job, g, var, p), found, dropped, at_values, walls)
     extremum_domain.unbounded(job, ends, kind)
+    ends = [*ends, *cusp_ends]
+    if cusp_ends:
+        job.extra = job.extra.with_(approached=tuple(CandidateRecord("cusp approached, not attained", e.point, e.value,
+                                                                     tuple(sympy.sstr(c) for c in e.when)) for e in cusp_ends))
     far = [p for p in dropped if p in (sympy.oo, -sympy.oo)]
     # a slope that may point the extremum's way towards an infinite end (positive towards +oo for a maximum)
     harmful = [(n, g) for n, g in undecided for p in far
                if ctx.decide((sympy.LessThan if (p == sympy.oo) == (kind == "max") else sympy.GreaterThan)(g, 0)) is not True]
     if harmful and preset is None and not values:  # it may rise (fall) without bound towards an end not decided
         raise _unbounded_slope(job, harmful, far, kind, var)
+    if not candidates and cusp_ends:
+        _only_approached(job, cusp_ends, ends, kind, var, preset, values)
     if not candidates:
         raise errors.DerivationError(f"{model.id}: {job.quantity} has no {kind}imum over {var} in closed form "
                                      f"(no critical point or regime boundary qualifies; it may be monotone — try limit)")
@@ -152,7 +164,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     job.extra = job.extra.with_(candidates=tuple(CandidateRecord(c.origin, c.location, c.value, tuple(sympy.sstr(x) for x in c.conditions))
                                                    for c in merged))
     for cand in merged:
-        if cand.origin == extremum_domain.NUMERIC_END:
+        if cand.origin == extremum_walls.NUMERIC_END:
             continue  # numbers from the evaluate path, in the declared units
         job.check_unit(cand.value, job.quantity, f"{kind}imum value") if job.quantity in model.symbols else None
         regime_split._check_quiet(job, cand.location, var.name)
@@ -183,7 +195,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         job.extra = job.extra.with_(value_at=results._evaluate(model, value, preset, values or {}, unit))
         job.extra = job.extra.with_(location_at=results._evaluate(model, location, preset, values or {}, model.unit_text(var.name)))
     job.extra = job.extra.with_(location_unit=model.unit_text(var.name))
-    numeric = isinstance(location, sympy.Float) and any(c.origin == extremum_domain.NUMERIC_END and c.location == location for c in merged)
+    numeric = isinstance(location, sympy.Float) and any(c.origin == extremum_walls.NUMERIC_END and c.location == location for c in merged)
     return job.finish(value, unit, location=location, used=[expr],
                       method="numeric: a domain edge found by bisection at the given values" if numeric else "closed form")
 
@@ -258,7 +270,7 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
         if rest_at is not None and rest_value is not None:
             at_branches.extend(_branches(rest_at))
             value_branches.extend(_branches(rest_value))
-    location, value = sympy.Piecewise(*at_branches), sympy.Piecewise(*value_branches)
+    location, value = _first_match(at_branches), _first_match(value_branches)
     job.step(kind + "imum", sympy.Eq(var, location), "the form that applies depends on conditions the assumptions do not decide")
     _say_elsewhere(job, location, kind, var, ends)
     return location, value
@@ -282,6 +294,28 @@ def _flat_where(job: jobs._Job, derivative: sympy.Expr, var: sympy.Symbol) -> li
     return out
 
 
+#: conditions of more operations than this in all make a Piecewise answer that SymPy does not collapse
+COLLAPSE_OPS = 2000
+
+
+def _first_match(branches: Sequence[tuple[sympy.Expr, sympy.Basic]]) -> sympy.Expr:
+    """A first-match Piecewise of the branches (SymPy's, which collapses the conditions); where they
+    have more than :data:`COLLAPSE_OPS` operations in all, those whose condition is false left out and
+    those after one that always holds, but not collapsed: SymPy distributes And over Or there, which
+    does not finish on Hong & Kim's cusp conditions (tens of KB each)."""
+    if sum(sympy.count_ops(c) for _, c in branches) <= COLLAPSE_OPS:
+        return sympy.Piecewise(*branches)
+    kept: list[tuple[sympy.Expr, sympy.Basic]] = []
+    for expr, condition in branches:
+        if condition is not sympy.false:
+            kept.append((expr, condition))
+        if condition is sympy.true:
+            break
+    if kept and kept[0][1] is sympy.true:
+        return kept[0][0]
+    return sympy.Piecewise(*kept, evaluate=False) if kept else sympy.nan
+
+
 def _branches(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Basic]]:
     """A first-match Piecewise's (expression, condition) pairs; any other expression as one pair that always holds."""
     return [(e, c) for e, c in expr.args] if isinstance(expr, sympy.Piecewise) else [(expr, sympy.true)]
@@ -298,8 +332,13 @@ def _say_elsewhere(job: jobs._Job, location: sympy.Expr, kind: str, var: sympy.S
                                 + (approached if approached else "its extreme at an open end of the domain") + " without reaching it")
 
 
-def _boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol, point: sympy.Expr, want: int, kind: str) -> _Candidate | None:
-    """Classify the meeting point of two regimes as a cusp extremum (or not)."""
+def _boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol, point: sympy.Expr,
+                        want: int, kind: str) -> tuple[_Candidate | None, extremum_domain.OpenEnd | None]:
+    """Classify the meeting point of two regimes as a cusp extremum (or not). Where the regimes' case
+    conditions (``~(Eq(MWP, N) & Eq(CWP, N))``) may fail at the point itself, another case gives the
+    value there: the cusp holds only where they hold, and its value is also returned as approached
+    (an ``OpenEnd`` at the point, where the cusp's other conditions hold), which beats the candidates
+    it is more extreme than; (None, None) where it is no extremum."""
     assert job.ctx is not None
     local = job.ctx.copy()
     conds: list[sympy.Basic] = []
@@ -309,11 +348,12 @@ def _boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_spli
     if definition is not None and {"positive", "nonnegative"} & set(definition.assumptions):
         c = local.tidy(sympy.StrictGreaterThan(point, 0))
         if c is sympy.false:
-            return None
+            return None, None
         if c is not sympy.true:
             conds.append(c)
             local.add(c)
     side = None  # +1: ra lies to the right of the point
+    held: list[sympy.Expr] = []  # each h at the point that is 0 there, or >= 0 proved or as a condition
     for regime, sign in ((ra, 1), (rb, -1)):
         for cond in regime.raw:
             if cond.h is None:
@@ -321,6 +361,7 @@ def _boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_spli
             at = cond.h.xreplace({var: point})
             s0 = local.sign(at)
             if s0 == 0 and var in cond.h.free_symbols:
+                held.append(at)
                 if side is None:
                     slope = local.sign(sympy.diff(cond.h, var).xreplace({var: point}))
                     if slope is not None and slope != 0:
@@ -329,15 +370,16 @@ def _boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_spli
             rel = sympy.GreaterThan(at, 0)
             verdict = local.decide(rel)
             if verdict is False:
-                return None
+                return None, None
+            held.append(at)
             if verdict is None:
                 tidy = local.tidy(rel)
                 if tidy is sympy.false:
-                    return None
+                    return None, None
                 if tidy is not sympy.true and not any(relations.same_relation(tidy, c) for c in conds):
                     conds.append(tidy)
     if side is None:
-        return None
+        return None, None
     left, right = (rb, ra) if side == 1 else (ra, rb)
     slope_left = forms.small_simplify(sympy.diff(left.expression, var).xreplace({var: point}))
     slope_right = forms.small_simplify(sympy.diff(right.expression, var).xreplace({var: point}))
@@ -348,11 +390,11 @@ def _boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_spli
         verdict = local.decide(need)
         if verdict is False:
             job.step("not a " + kind, sympy.Eq(var, point), f"where {left.name} meets {right.name} the slopes are {sympy.sstr(slope_left)} and {sympy.sstr(slope_right)}")
-            return None
+            return None, None
         if verdict is None:
             tidy = local.tidy(need)
             if tidy is sympy.false:
-                return None
+                return None, None
             if tidy is not sympy.true:
                 conds.append(tidy)
     # tidy conditions again under the others (drops duplicates, solves through)
@@ -361,10 +403,76 @@ def _boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_spli
         if not any(relations.same_relation(c, f) for f in final):
             final.append(c)
     value = job.ctx.nice(left.expression.xreplace({var: point}))
+    attained: list[sympy.Basic] = []  # the case conditions at the point itself
+    for cond in (c for regime in (ra, rb) for c in regime.raw if c.h is None and var in c.relational.free_symbols):
+        at_point_itself = regime_conditions.boolean_at(local, cond.relational, var, point, held)
+        if at_point_itself is sympy.false and not isinstance(cond.relational, sympy.Not):
+            return None, None  # a closed case condition (Eq(m, x)) false at the point is false beside it: the regime is not there
+        if at_point_itself is not sympy.true and not any(relations.same_relation(at_point_itself, a) for a in attained):
+            attained.append(at_point_itself)
+    approached = extremum_domain.OpenEnd(job.ctx.nice(point), value, tuple(final)) if attained else None
+    if sympy.false in attained:
+        job.step("cusp not attained", sympy.Eq(var, point), f"{left.name} meets {right.name} here, but their case conditions "
+                 f"fail at the point itself: the quantity approaches {sympy.sstr(value)} there and another case gives its value")
+        return None, approached
+    final.extend(attained)
     job.step("cusp", sympy.Eq(var, point),
              f"{left.name} (slope {sympy.sstr(slope_left)}) meets {right.name} (slope {sympy.sstr(slope_right)}): "
              f"a {kind} at the regime boundary, not a zero of the derivative" + (" when " + ", ".join(map(sympy.sstr, final)) if final else ""))
-    return _Candidate(job.ctx.nice(point), value, f"boundary {left.name}|{right.name}", tuple(final))
+    return _Candidate(job.ctx.nice(point), value, f"boundary {left.name}|{right.name}", tuple(final)), approached
+
+
+def _at_the_cusp(job: jobs._Job, found: Sequence[regime_split.Regime], var: sympy.Symbol, cusp: extremum_domain.OpenEnd,
+                 kind: str) -> list[_Candidate]:
+    """The regimes that may hold at a cusp whose own regimes' case conditions fail there (Hong &
+    Kim's eq22 where eq23 meets itself): the quantity's value at the point itself is theirs, a
+    candidate where their conditions at the point hold and it is at least as extreme as the value
+    the cusp approaches (else the approached value, not attained, beats it)."""
+    assert job.ctx is not None
+    found_here: list[_Candidate] = []
+    point = cusp.point
+    for regime in found:
+        value = job.ctx.nice(regime.expression.xreplace({var: point}))
+        beats = (sympy.LessThan if kind == "min" else sympy.GreaterThan)(value, cusp.value)
+        verdict = job.ctx.decide(beats)
+        if verdict is False:
+            continue
+        local, conds = job.ctx.copy(), [] if verdict is True else [job.ctx.tidy(beats)]
+        for cond in regime.raw:
+            if cond.h is None:
+                at = regime_conditions.boolean_at(local, cond.relational, var, point)
+            else:
+                at = cond.relational.xreplace({var: point})
+                verdict = local.decide(at)
+                at = at if verdict is None else sympy.sympify(verdict)
+            if at is sympy.false:
+                break
+            if at is not sympy.true and not any(relations.same_relation(at, c) for c in conds):
+                conds.append(at)
+        else:
+            job.step("value at the cusp", sympy.Eq(var, point), f"{regime.name} gives the value at the point itself"
+                     + (" when " + ", ".join(map(sympy.sstr, conds)) if conds else ""))
+            found_here.append(_Candidate(point, value, f"{regime.name} at a cusp", tuple(conds)))
+    return found_here
+
+
+def _only_approached(job: jobs._Job, cusp_ends: Sequence[extremum_domain.OpenEnd], ends: Sequence[extremum_domain.OpenEnd],
+                     kind: str, var: sympy.Symbol, preset: str | None, values: Mapping[str, Any] | None) -> None:
+    """No candidate but cusps whose value is approached and not attained: there is no extremum
+    (at a point, where such a cusp is there; :func:`extremum_domain.best_at` says which).
+
+    Raises:
+        errors.DerivationError: always.
+    """
+    unit = job.model.unit_text(job.quantity) if job.quantity in job.model.symbols else ""
+    if preset is not None or values:
+        extremum_domain.best_at(job, [], kind, preset, values or {}, unit, ends)
+    end = cusp_ends[0]
+    where = f" (where {', '.join(map(sympy.sstr, end.when))})" if end.when else ""
+    raise errors.DerivationError(
+        f"{job.model.id}: {job.quantity} has no {kind}imum over {var}: it tends to {sympy.sstr(end.value)} as {var} -> "
+        f"{sympy.sstr(end.point)}{where}, where two regimes meet, but at that point itself another case gives its value; "
+        "ask for the limit instead")
 
 
 def _unbounded_slope(job: jobs._Job, undecided: list[tuple[str, sympy.Expr]], dropped: list[sympy.Expr], kind: str,

@@ -15,12 +15,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import sympy
 
 from symgpu import errors
 from symgpu.derive import jobs
-from symgpu.evaluate import active, evaluator, one_sided, scaling
+from symgpu.evaluate import active, evaluator, one_sided
 
 
 @dataclass(frozen=True)
@@ -188,15 +187,19 @@ def defined_at(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, location: sy
 
 @dataclass(frozen=True)
 class OpenEnd:
-    """An end of the domain that is approached, not attained (``oo``, or ``0`` of a positive variable).
+    """An end of the domain that is approached, not attained (``oo``, or ``0`` of a positive variable),
+    or a cusp whose value another case gives at the point itself (Hong & Kim's eq23 on both sides of
+    the one point where eq22's ``MWP = N`` and ``CWP = N`` hold).
 
     Attributes:
-        point: the end (``oo`` or ``0``).
+        point: the end (``oo`` or ``0``), or the cusp.
         value: the quantity's limit there: a candidate beaten by it is no extremum.
+        when: where it is approached (the cusp's regimes meet there); always where empty.
     """
 
     point: sympy.Expr
     value: sympy.Expr
+    when: tuple[sympy.Basic, ...] = ()
 
 
 def _bounded(job: jobs._Job, domain: Sequence[sympy.Basic], var: sympy.Symbol, far: sympy.Expr, limit_sign: Any) -> bool:
@@ -239,7 +242,7 @@ def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Seque
     bounds it below. ``take(expr, point, direction)`` is the limit; where it cannot be taken, the
     limit of ``at_point()`` (the quantity with the given values put in, in base units: a number) is;
     an end whose limit neither gives is left out (the certificate's scan still covers it) and its
-    point added to ``dropped``. ``walls`` (from :func:`numeric_walls`, at given values): the domain
+    point added to ``dropped``. ``walls`` (from :func:`extremum_walls.numeric_walls`, at given values): the domain
     ends short of ``oo``, of ``0``, though SymPy takes no limit of its condition there."""
     definition = job.model.symbol_definitions.get(var.name)
     assumptions = set(definition.assumptions) if definition is not None else set()
@@ -272,69 +275,6 @@ def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Seque
                  f"{sympy.sstr(value)}: a candidate it beats is no extremum")
         found.append(OpenEnd(point, value))
     return found
-
-
-#: values far out at which the domain is checked at given values (declared unit of the variable; their inverses towards 0)
-FAR = (1e6, 1e9, 1e12, 1e15, 1e18)
-#: where the domain's edges are looked for when it ends short of an open end (declared unit of the variable)
-WALL_GRID = tuple(10.0 ** (k / 8) for k in range(-144, 145))
-
-
-#: how a candidate found by :func:`numeric_walls` begins its origin (its location and value are numbers)
-NUMERIC_END = f"{END} of the domain at the given values"
-
-
-def numeric_walls(job: jobs._Job, var: sympy.Symbol, inside_at: Callable[[np.ndarray], np.ndarray] | None,
-                  value_at: Callable[[float], float]) -> tuple[tuple[bool, bool], list[Candidate]]:
-    """At given values (``inside_at(xs)``: where the evaluate path gives a finite value, elementwise
-    over an array of the variable in its declared unit; ``value_at(x)``: that value), whether the
-    model gives no value at any of :data:`FAR` (the domain ends short of ``oo``) and at none of their
-    inverses (short of ``0``), and where so, the closed edges of the domain on :data:`WALL_GRID`,
-    refined by bisection, as candidates whose location and value are numbers: SymPy finds no limit
-    or edge of a condition through nested ``Min`` (Hong & Kim's ``NpWB >= 1`` through MWP), where
-    the far end's limit would be a value the model never takes."""
-    def inside(xs: Sequence[float]) -> np.ndarray:
-        assert inside_at is not None
-        return np.asarray(inside_at(np.asarray(xs, dtype=float)), dtype=bool)
-
-    def at(x: float) -> float | None:
-        try:
-            value = float(value_at(x))
-        except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):
-            return None
-        return value if value == value else None
-
-    if inside_at is None:
-        return (False, False), []
-    try:
-        walls = (not inside(FAR).any(), not inside([1 / x for x in FAR]).any())
-        flags = inside(WALL_GRID) if any(walls) else np.zeros(0, dtype=bool)
-    except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):
-        return (False, False), []
-    if not any(walls):
-        return walls, []
-    if not flags.any():
-        raise errors.NoAnswerHere(f"{job.model.id}: the model gives {job.quantity} no value for any {var} from {WALL_GRID[0]:g} to "
-                                  f"{WALL_GRID[-1]:g} at the given values (its valid_when domain holds nowhere there); "
-                                  "check the values (--set) against the domain (symgpu show)")
-    model = job.model
-    found: list[Candidate] = []
-    for i in np.nonzero(flags[:-1] != flags[1:])[0]:
-        held, left = (WALL_GRID[i], WALL_GRID[i + 1]) if flags[i] else (WALL_GRID[i + 1], WALL_GRID[i])
-        while abs(held - left) > 1e-13 * abs(held):
-            mid = 0.5 * (held + left)
-            held, left = (mid, left) if inside([mid])[0] else (held, mid)
-        # bare numbers are read in coherent base units (symgpu.evaluate.scaling); the value is taken where the location reads back
-        location = sympy.Float(held * scaling.symbol_scale(model, var.name), 17)
-        held = float(location) / scaling.symbol_scale(model, var.name)
-        value = at(held)
-        if value is None:
-            continue
-        job.step("end point", sympy.Eq(var, location), f"{END} of the valid_when domain at the given values, {var} = {held:.10g} "
-                 f"{model.unit_text(var.name)} (found by bisection on the evaluate path: SymPy gives no closed form of the edge): "
-                 f"the quantity there, {value:.10g} {model.unit_text(job.quantity)}, is a candidate (both in base units here)")
-        found.append(Candidate(location, sympy.Float(value * scaling.symbol_scale(model, job.quantity), 17), NUMERIC_END, ()))
-    return walls, found
 
 
 def _limit_at_point(take: Any, at_point: sympy.Expr, point: sympy.Expr, direction: str) -> sympy.Expr | None:
@@ -433,30 +373,38 @@ def best_at(job: jobs._Job, candidates: Sequence[Candidate], kind: str, preset: 
         errors.DerivationError: no candidate holds there.
     """
     model = job.model
+
+    def number(expr: sympy.Expr, unit: str | None) -> float:
+        try:
+            return float(evaluator.evaluate_expression(model, expr, unit, preset=preset, values=values).magnitude)
+        except errors.SymgpuError:
+            return float("nan")
+
+    sign = 1 if kind == "min" else -1
     scored: list[tuple[float, int, Candidate]] = []
     for index, candidate in enumerate(candidates):
         if candidate.conditions and not active.condition_true(model, sympy.And(*candidate.conditions), preset, values):
             continue
-        try:
-            number = float(evaluator.evaluate_expression(model, candidate.value, unit or None, preset=preset, values=values).magnitude)
-        except errors.SymgpuError:
-            continue
-        if number == number:
-            scored.append((number if kind == "min" else -number, index, candidate))
+        value = number(candidate.value, unit or None)
+        if value == value:
+            scored.append((sign * value, index, candidate))
+    scored.sort(key=lambda t: (t[0], t[1]))
+    approached = [(sign * number(end.value, unit or None), i, end) for i, end in enumerate(ends)
+                  if not end.when or active.condition_true(model, sympy.And(*end.when), preset, values)]
+    for signed, _, end in sorted((a for a in approached if a[0] < float("inf")), key=lambda a: (a[0], a[1]))[:1]:
+        limit = sign * signed
+        if not scored or signed < scored[0][0] - 1e-12 * abs(scored[0][0]):
+            where = sympy.sstr(end.point) if end.point.is_number else \
+                f"{number(end.point, model.unit_text(job.variable) or None):.10g} {model.unit_text(job.variable)}".rstrip()
+            cusp = "" if end.point in (sympy.oo, sympy.S.Zero) else \
+                " (where two regimes meet; at that point itself another case gives the value)"
+            raise errors.DerivationError(f"{model.id}: {job.quantity} has no {kind}imum over {job.variable} at the given values: "
+                                         f"it tends to {limit:.6g}{' ' + unit if unit else ''} as {job.variable} -> {where}{cusp}"
+                                         f"{', beyond every candidate,' if scored else ''} without reaching it; ask for the limit instead")
     if not scored:
         raise errors.DerivationError(f"{model.id}: no candidate for the {kind}imum of {job.quantity} over {job.variable} holds "
                                      "at the given values (no critical point, cusp or domain end applies there: the extremum may lie "
                                      "on a plateau or be approached at an open end); try limit, or extremum --grid")
-    scored.sort(key=lambda t: (t[0], t[1]))
-    for end in ends:
-        try:
-            limit = float(evaluator.evaluate_expression(model, end.value, unit or None, preset=preset, values=values).magnitude)
-        except errors.SymgpuError:
-            continue
-        if (limit if kind == "min" else -limit) < scored[0][0] - 1e-12 * abs(scored[0][0]):
-            raise errors.DerivationError(f"{model.id}: {job.quantity} has no {kind}imum over {job.variable} at the given values: "
-                                         f"it tends to {limit:.6g} as {job.variable} -> {sympy.sstr(end.point)}, beyond every "
-                                         "candidate, without reaching it; ask for the limit instead")
     return scored[0][2]
 
 
@@ -482,7 +430,8 @@ def global_choice(job: jobs._Job, candidates: Sequence[Candidate], kind: str,
             reached = sympy.GreaterThan(mine.value, end.value) if kind == "max" else sympy.LessThan(mine.value, end.value)
             verdict = job.ctx.decide(reached) if not end.value.has(sympy.Piecewise) else None
             if verdict is not True:
-                parts.append(sympy.false if verdict is False else reached)
+                relation = sympy.false if verdict is False else reached
+                parts.append(sympy.Or(sympy.Not(sympy.And(*end.when)), relation) if end.when else relation)
         condition = sympy.And(*parts)
         if condition is sympy.false:
             continue

@@ -156,3 +156,41 @@ def _covering_sibling(kept: Sequence[tuple[str, tuple[sympy.Basic, ...], sympy.E
         if forms.small_simplify((value - sibling).xreplace({solved[0]: solved[1]})) == 0:
             return index
     return None
+
+
+def boolean_at(ctx: Any, boolean: sympy.Basic, var: sympy.Symbol, point: sympy.Expr,
+               held: Sequence[sympy.Expr] = ()) -> sympy.Basic:
+    """An opaque case condition (``Eq(MWP, N) & Eq(CWP, N)``, its negation) with ``var`` replaced by
+    ``point``, read under ``ctx``'s assumptions: the arguments of a ``Min``/``Max`` that cancel to one
+    another merged (at Hong & Kim's cusp ``N`` and ``MWP_peak_BW`` are one value), an ``Eq`` of a term
+    with a ``Min`` (``Max``) that has it as an argument read as that term at most (at least) each other
+    argument, an ``Eq`` of two sides that cancel read as true, and each relation decided where the
+    assumptions decide it, or true where it says ``h >= 0`` for an ``h`` in ``held`` (known to be
+    nonnegative there). ``true``, ``false`` or what is left undecided."""
+    at = boolean.xreplace({var: point})
+
+    def merged(e: sympy.Basic) -> sympy.Basic:
+        kept: list[sympy.Basic] = []
+        for a in e.args:
+            if not any(cancel_to_zero(a, -k) for k in kept):
+                kept.append(a)
+        return e.func(*kept)
+
+    def equality(e: sympy.Basic) -> sympy.Basic:
+        for term, other in ((e.lhs, e.rhs), (e.rhs, e.lhs)):
+            if isinstance(other, (sympy.Min, sympy.Max)) and any(cancel_to_zero(term, -a) for a in other.args):
+                bound = sympy.LessThan if isinstance(other, sympy.Min) else sympy.GreaterThan
+                return sympy.And(*(bound(term, a) for a in other.args if not cancel_to_zero(term, -a)))
+        return sympy.true if cancel_to_zero(e.lhs, -e.rhs) else e
+
+    def decided(e: sympy.Basic) -> sympy.Basic:
+        if isinstance(e, (sympy.GreaterThan, sympy.LessThan)):
+            side = e.lhs - e.rhs if isinstance(e, sympy.GreaterThan) else e.rhs - e.lhs
+            if any(cancel_to_zero(side, -h) for h in held):
+                return sympy.true
+        verdict = ctx.decide(e)
+        return e if verdict is None else sympy.sympify(verdict)
+
+    at = at.replace(lambda e: isinstance(e, (sympy.Min, sympy.Max)), merged)
+    at = at.replace(lambda e: isinstance(e, sympy.Eq), equality)
+    return at.replace(lambda e: isinstance(e, sympy.core.relational.Relational) and not isinstance(e, (sympy.Eq, sympy.Ne)), decided)
