@@ -205,3 +205,23 @@ def test_where_a_factor_of_the_slope_free_of_the_variable_vanishes_the_answer_sa
     code, out, _ = cli("extremum", "volkov_2016_h100", "traffic_increase", "--over", "diverged_accesses", "--min", "--full")
     assert code == 0
     assert "where coalesced_accesses = 0 or " in out and "traffic_increase does not change with diverged_accesses" in out
+
+
+def test_a_plateau_edge_met_by_a_cusp_is_no_minimum_where_the_quantity_falls_on_towards_zero() -> None:
+    # Volkov's warp throughput is flat while the memory system binds and falls as 1/(issue_cpi*(... + dual_issues))
+    # once the warp scheduler does: towards 0 as dual_issues grows, so there is no minimum. The memory-system
+    # plateau edge, merged with the cusp where the two bounds meet, used to be given as the minimum (7.9e-7).
+    from symgpu.evaluate import evaluator
+    model = symgpu.load("volkov_2016_ilp")
+    point = {"cuda_cpi": 100, "cuda_insts": 100, "gmem2_cpi": 64, "gmem2_insts": 4096, "gmem_cpi": 1000, "gmem_insts": 1000,
+             "issue_cpi": 128, "n": 1000, "reissues": 4096, "sfu_cpi": 1, "sfu_insts": 32, "single_issues": 8, "smem2_cpi": 4096,
+             "smem2_insts": 2, "smem_cpi": 1, "smem_insts": 16, "warp_latency": 1}
+    falls = [model.evaluate("warp_throughput", "g80", values={**point, "dual_issues": d}).magnitude for d in (1e4, 1e6, 1e9, 1e12)]
+    assert all(a > b > 0 for a, b in zip(falls, falls[1:])) and falls[-1] < 1e-14  # beyond the plateau 1/(1e6 + 64*4096)
+    answer = model.extremum("warp_throughput", over="dual_issues", kind="min")
+    unit = model.units["warp_throughput"]
+    at = evaluator.evaluate_expression(model, answer.result, unit, preset="g80", values=point).magnitude
+    assert math.isnan(at)  # no branch holds there: no minimum
+    assert "approaches 0 as dual_issues -> oo" in answer.extra.elsewhere
+    with pytest.raises(errors.DerivationError, match="no minimum over dual_issues at the given values: it tends to 0"):
+        model.extremum("warp_throughput", over="dual_issues", kind="min", preset="g80", values=point)

@@ -151,7 +151,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
                                      f"(no critical point or regime boundary qualifies; it may be monotone — try limit)")
     # merge identical candidates
     merged: list[_Candidate] = []
-    for cand in candidates:
+    for cand in _ends_compared(job, candidates, ends, kind):
         same = next((m for m in merged if sympy.cancel(m.location - cand.location) == 0
                      and (m.value == cand.value or sympy.cancel(m.value - cand.value) == 0)), None)
         if same is None:
@@ -296,6 +296,24 @@ def _flat_where(job: jobs._Job, derivative: sympy.Expr, var: sympy.Symbol) -> li
 
 #: conditions of more operations than this in all make a Piecewise answer that SymPy does not collapse
 COLLAPSE_OPS = 2000
+
+
+def _ends_compared(job: jobs._Job, candidates: Sequence[_Candidate], ends: Sequence[extremum_domain.OpenEnd],
+                   kind: str) -> list[_Candidate]:
+    """The candidates, an end or plateau edge at the same point as a critical point or cusp held only
+    where no open end beats it: merged into the cusp (a candidate where either holds), it would be shown
+    as one, and cusps are not compared with the ends (:func:`_symbolic_choice`). Volkov's memory-system
+    plateau edge met the issue-bound cusp where the throughput falls on towards 0 as dual_issues grows."""
+    inner = extremum_domain.interior(candidates)
+    out: list[_Candidate] = []
+    for cand in candidates:
+        if cand in inner or not any(sympy.cancel(c.location - cand.location) == 0 for c in inner):
+            out.append(cand)
+            continue
+        beaten = extremum_domain.unbeaten(job, cand.value, ends, kind)
+        if sympy.false not in beaten:
+            out.append(_Candidate(cand.location, cand.value, cand.origin, cand.conditions + tuple(beaten)))
+    return out
 
 
 def _first_match(branches: Sequence[tuple[sympy.Expr, sympy.Basic]]) -> sympy.Expr:

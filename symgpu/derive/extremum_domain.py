@@ -408,6 +408,20 @@ def best_at(job: jobs._Job, candidates: Sequence[Candidate], kind: str, preset: 
     return scored[0][2]
 
 
+def unbeaten(job: jobs._Job, value: sympy.Expr, ends: Sequence[OpenEnd], kind: str) -> list[sympy.Basic]:
+    """The conditions under which ``value`` is not beaten by a value approached at an open end (or a
+    cusp not attained): none where the assumptions decide it is not, ``false`` where they decide it is."""
+    assert job.ctx is not None
+    parts: list[sympy.Basic] = []
+    for end in ends:
+        reached = sympy.GreaterThan(value, end.value) if kind == "max" else sympy.LessThan(value, end.value)
+        verdict = job.ctx.decide(reached) if not end.value.has(sympy.Piecewise) else None
+        if verdict is not True:
+            relation = sympy.false if verdict is False else reached
+            parts.append(sympy.Or(sympy.Not(sympy.And(*end.when)), relation) if end.when else relation)
+    return parts
+
+
 def global_choice(job: jobs._Job, candidates: Sequence[Candidate], kind: str,
                   ends: Sequence[OpenEnd] = ()) -> tuple[sympy.Expr, sympy.Expr]:
     """(location, value): a first-match Piecewise whose branch for each candidate holds where its
@@ -426,12 +440,7 @@ def global_choice(job: jobs._Job, candidates: Sequence[Candidate], kind: str,
                 continue
             relation = sympy.false if verdict is False else better
             parts.append(sympy.Or(sympy.Not(sympy.And(*other.conditions)), relation) if other.conditions else relation)
-        for end in ends:  # not beaten by a value approached at an open end
-            reached = sympy.GreaterThan(mine.value, end.value) if kind == "max" else sympy.LessThan(mine.value, end.value)
-            verdict = job.ctx.decide(reached) if not end.value.has(sympy.Piecewise) else None
-            if verdict is not True:
-                relation = sympy.false if verdict is False else reached
-                parts.append(sympy.Or(sympy.Not(sympy.And(*end.when)), relation) if end.when else relation)
+        parts.extend(unbeaten(job, mine.value, ends, kind))
         condition = sympy.And(*parts)
         if condition is sympy.false:
             continue
