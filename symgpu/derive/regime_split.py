@@ -25,6 +25,7 @@ from symgpu.derive import at_point
 from symgpu.derive.regime_conditions import _Cond, _conds_of, _covering_sibling, _opposition, _tied
 from symgpu.proofs import forms, relations
 from symgpu.proofs.signs import SignReasoner
+from symgpu.units import dimensions
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -50,6 +51,7 @@ class Regime:
     terms: tuple[str, ...] = ()
     raw: tuple[_Cond, ...] = ()
     feasible: bool | None = True  # None: not proved (no witness found among samples)
+    built: sympy.Expr | None = None  # the value as its branch builds it, before it is simplified
 
     def row(self) -> RegimeRow:
         """The regime as a row of the regimes table (conditions and value as text)."""
@@ -237,7 +239,7 @@ def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: 
             relaxed = tuple(_Cond(c.h, False) if c.strict and c.h is not None and _tied(c.h, surface) else c for c in own_raw)
             kept[index] = (own_name, tuple(_shown(job, relaxed, over)), sibling, own_labels, relaxed)
     feasible = feasibility.witnesses(job.model, [[c.relational for c in k[4]] for k in kept])
-    out = [Regime(name, shown, job.ctx.branch_form(value) if simplified else value, labels, raw, verdict)
+    out = [Regime(name, shown, job.ctx.branch_form(value) if simplified else value, labels, raw, verdict, value)
            for (name, shown, value, labels, raw), verdict in zip(kept, feasible)]
     if record:
         for regime in out:
@@ -286,9 +288,10 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
     result = _table(found)
     job.extra = job.extra.with_(regimes=tuple(r.row() for r in found))
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
+    literal = _literal_dimensions(job, expr)
     for r in found:
         if unit:
-            _check_quiet(job, r.expression, job.quantity)
+            _check_quiet(job, r.expression, job.quantity, literal, r.built)
     if preset is not None or values:
         # the regimes' conditions read a quantity kept as a symbol: valued at the point from its equation
         at_point.active_regimes(job, found, preset, evaluator.with_kept(model, expr, preset, values or {}, leave=[over] if over else []))
@@ -331,10 +334,42 @@ def _table(found: Sequence[Regime]) -> sympy.Basic:
     return sympy.Piecewise(*pairs, evaluate=evaluate)
 
 
-def _check_quiet(job: jobs._Job, expr: sympy.Expr, name: str) -> None:
+def _check_quiet(job: jobs._Job, expr: sympy.Expr, name: str, literal: Sequence[Any] = (), built: sympy.Expr | None = None) -> None:
+    """``expr`` has ``name``'s dimension (no step recorded). A regime value that fails is accepted
+    where the value as its branch built it (``built``) has it, read unexpanded, or differs from it only
+    by a power of one of ``literal``: simplifying ``(1 + x/(alpha + 1))`` puts ``alpha`` beside the
+    bare 1, which the model reads in ``x``'s unit, and a regime that picks the 1 of ``Max(1, CWP - 1)``
+    (1 warp/SM, the dimensions of such Min/Max in ``literal``) drops it from a product."""
     steps = len(job.steps)
-    job.check_unit(expr, name, "regime value")
+    try:
+        job.check_unit(expr, name, "regime value")
+    except errors.DerivationError:
+        if built is None or not _consistent_as_built(job, built, name, literal):
+            raise
     del job.steps[steps:]
+
+
+def _consistent_as_built(job: jobs._Job, built: sympy.Expr, name: str, literal: Sequence[Any]) -> bool:
+    try:
+        found = jobs._dimension_unexpanded(built, job.dims())
+    except dimensions.Mismatch:
+        return False
+    expected = job.dims()[job.model.symbols[name]]
+    return found == expected or any(found == expected * d**k for d in literal for k in (-2, -1, 1, 2))
+
+
+def _literal_dimensions(job: jobs._Job, expr: sympy.Basic) -> list[Any]:
+    """The dimensions of the Min/Max in ``expr`` that have a bare nonzero number among dimensioned arguments."""
+    found: list[Any] = []
+    for node in expr.atoms(sympy.Min, sympy.Max):
+        if any(a.is_number and a != 0 for a in node.args) and not all(a.is_number for a in node.args):
+            try:
+                dim = dimensions.settle(dimensions.dimension_of(node, job.dims()))
+            except dimensions.Mismatch:
+                continue
+            if dim != dimensions.DIMENSIONLESS and dim not in found:
+                found.append(dim)
+    return found
 
 
 def active_regime(model: Model, quantity: str, preset: str | None = None, **values: Any) -> tuple[str, float, str | None, float | None]:

@@ -79,11 +79,24 @@ def small_simplify(expr: sympy.Expr) -> sympy.Expr:
             out = sympy.cancel(expr) if not has_pieces(expr) else expr
         else:
             _SIMPLIFICATIONS.add()
-            out = sympy.simplify(expr)
+            out = _logs_of_powers_undone(sympy.simplify(expr), expr)
     except (TypeError, ValueError, NotImplementedError, RecursionError):
         out = expr
     _SIMPLIFIED[expr] = out
     return out
+
+
+def _is_log_of_a_power(e: sympy.Basic) -> bool:
+    return isinstance(e, sympy.log) and e.args[0].is_Pow and not e.args[0].exp.is_number
+
+
+def _logs_of_powers_undone(out: sympy.Expr, expr: sympy.Expr) -> sympy.Expr:
+    """``simplify``'s result with ``log(x**s)`` written back as ``s*log(x)`` where ``expr`` had no such
+    log: ``simplify`` combines ``s_fork*log(ilp/ilp_ref)`` into ``log((ilp/ilp_ref)**s_fork)``, whose
+    exponent has a unit (cycles) and whose power overflows IEEE doubles long before the log does."""
+    if not out.has(sympy.log) or expr.find(_is_log_of_a_power):
+        return out
+    return out.replace(_is_log_of_a_power, lambda e: e.args[0].exp * sympy.log(e.args[0].base))
 
 
 def _monomial_of_integer_parts(expr: sympy.Expr) -> bool:

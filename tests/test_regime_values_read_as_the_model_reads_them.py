@@ -1,0 +1,51 @@
+"""A regime value is checked against the quantity's unit, but two things the model reads in the
+siblings' unit are lost when the value is built and simplified: the bare 1 of ``Max(1, CWP - 1)``
+that a regime picks (1 warp/SM, dropped from a product), and the 1 of ``1 + x/(alpha + 1)``
+(``together`` puts ``alpha`` beside it). ``regimes prior_sim cwp_minus_one_factor`` used to stop
+on a "dimension" error. And ``simplify`` wrote ``s_fork*log(ilp/ilp_ref)`` as
+``log((ilp/ilp_ref)**s_fork)``: a power with a unit in its exponent that overflows far out.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import symgpu
+from symgpu import errors
+from symgpu.derive import jobs, regime_split
+from symgpu.evaluate import evaluator
+
+
+def test_volkovs_cwp_minus_one_factor_has_its_regimes_and_the_n_over_n_minus_1_one_is_the_papers() -> None:
+    model = symgpu.load("prior_sim")
+    answer = model.regimes("cwp_minus_one_factor")
+    assert answer.certificate is not None and answer.certificate.checks
+    values = {r.name: str(r.expression) for r in answer.regimes}
+    assert "n/(n - 1)" in values.values()  # §7.4: n/(n - 1) when CWP = MWP = n
+    # the paper's "factor of 2 at n = 2" on the evaluate path, and n/(n - 1) at n = 2
+    assert model.evaluate("cwp_minus_one_factor", "fermi", values={"alpha": 1, "n": 2}).magnitude == pytest.approx(2 / (2 - 1))
+
+
+def test_a_regime_value_whose_unit_is_wrong_as_built_is_still_refused() -> None:
+    model = symgpu.load("prior_sim")
+    job, _ = jobs.start(model, "regimes", "cwp_minus_one_factor", "")
+    n = model.symbols["n"]  # warp/SM, not the factor's pure number
+    with pytest.raises(errors.DerivationError, match="has dimension"):
+        regime_split._check_quiet(job, n, "cwp_minus_one_factor", (), n)
+    # read with the dimension of Max(1, CWP - 1) (warp/SM) for a picked bare 1, the same value is n/(1 warp/SM)
+    literal = regime_split._literal_dimensions(job, job.quantity_expression("cwp_minus_one_factor", None, ())[0])
+    regime_split._check_quiet(job, n, "cwp_minus_one_factor", literal, n)
+
+
+def test_a_log_keeps_its_factor_outside_and_stays_finite_far_out() -> None:
+    model = symgpu.load("volkov_2016_h100")
+    answer = model.regimes("latency_unloaded_h100", over="ilp_ref")
+    assert answer.certificate is not None and answer.certificate.checks
+    shown = [str(r.expression) for r in answer.regimes]
+    assert all("s_fork*log(ilp/ilp_ref)" in v and "log((" not in v for v in shown)
+    point = {"ilp": 1000, "ilp_ref": 1e-6, "alpha": 2}  # (1e9)**s_fork overflows; s_fork*log(1e9) does not
+    table = evaluator.evaluate_expression(model, answer.result, model.units["latency_unloaded_h100"], preset="h100_fit", values=point)
+    direct = model.evaluate("latency_unloaded_h100", "h100_fit", values=point)
+    assert math.isfinite(table.magnitude) and table.magnitude == pytest.approx(direct.magnitude, rel=1e-12)
