@@ -15,16 +15,17 @@ from symgpu.proofs import relations
 from symgpu.derive import results
 from symgpu.derive import jobs
 from symgpu.derive import regime_split
-from symgpu.derive import regime_conditions
 from symgpu.derive import summary
 from symgpu.derive.derivation import Derivation
 from symgpu.derive import at_point
 from symgpu.derive import extremum_domain
 from symgpu.derive import extremum_walls
+from symgpu.derive import extremum_choice
+from symgpu.derive import extremum_cusps
 from symgpu.derive import limits
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.derive.extra_records import CandidateRecord
-from symgpu.evaluate import evaluator
+from symgpu.evaluate import active, evaluator
 from symgpu.model import printing
 
 if TYPE_CHECKING:
@@ -66,6 +67,9 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     found = regime_split._regimes(job, expr, var, frozenset(stop_at), record=forms.has_pieces(expr))
     want = 1 if kind == "min" else -1  # sign of the second derivative / slope change
     domain = extremum_domain.domain_conditions(job, var, stop_at)
+    outer = extremum_domain.outer_domain(job, var, stop_at)  # where the model gives the quantity a value at all
+    if preset is not None or values:
+        _has_a_value(job, var, outer, preset, values or {}, as_modelled)
     candidates: list[_Candidate] = []
     undecided: list[tuple[str, sympy.Expr]] = []  # regimes linear in var whose slope's sign the assumptions leave open
     flat: list[tuple[str, sympy.Basic]] = []  # ("", where the slope is 0 for every var): a factor free of var that may vanish
@@ -108,16 +112,16 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         except errors.DerivationError:
             continue
         for point in points:
-            candidate, approached = _boundary_candidate(job, ra, rb, var, point, want, kind)
+            candidate, approached = extremum_cusps.boundary_candidate(job, ra, rb, var, point, want, kind)
             if approached is not None:
                 cusp_ends.append(approached)
-                candidates.extend(_at_the_cusp(job, found, var, approached, kind))
+                candidates.extend(extremum_cusps.at_the_cusp(job, found, var, approached, kind))
             inside = None if candidate is None else extremum_domain.at_location(job, domain, var, candidate.location)
             if candidate is not None and inside is not None:
                 extra_conditions = tuple(c for c in inside if not any(relations.same_relation(c, k) for k in candidate.conditions))
                 candidates.append(_Candidate(candidate.location, candidate.value, candidate.origin, candidate.conditions + extra_conditions))
     candidates.extend(extremum_domain.end_candidates(job, expr, var, domain))
-    candidates.extend(extremum_domain.plateau_candidates(job, found, var, domain))
+    candidates.extend(extremum_domain.plateau_candidates(job, found, var, domain, expr))
     dropped: list[sympy.Expr] = []
     at_values = at_point.pinned(job, expr, var, preset, values or {}) if preset is not None or values else None
     in_domain = [c for c in domain if not (c.lhs == var and c.rhs == 0)]  # valid_when conditions, not the declared range
@@ -128,6 +132,12 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         at = {**(values or {}), var.name: xs}
         return evaluator.inside_domain(model, job.quantity, preset, at, len(xs)) & np.isfinite(value_at(xs, checks=False))
 
+    def scan_values() -> tuple[np.ndarray, np.ndarray]:  # the evaluate path over the middle decades (far out an asymptote rounds to its limit)
+        xs = np.asarray([x for x in extremum_walls.WALL_GRID if 1e-6 <= x <= 1e6])
+        with np.errstate(all="ignore"):
+            return xs, np.asarray(value_at(xs, checks=False), dtype=float) * np.ones_like(xs)
+
+    scan = scan_values if as_modelled and job.quantity in model.defining else None
     walls, edges = extremum_walls.numeric_walls(
         job, var, None if at_values is None or not in_domain or not as_modelled or job.quantity not in model.defining else inside_at, value_at)
     candidates.extend(edges)
@@ -145,7 +155,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     if harmful and preset is None and not values:  # it may rise (fall) without bound towards an end not decided
         raise _unbounded_slope(job, harmful, far, kind, var)
     if not candidates and cusp_ends:
-        _only_approached(job, cusp_ends, ends, kind, var, preset, values)
+        extremum_cusps.only_approached(job, cusp_ends, ends, kind, var, preset, values)
     if not candidates:
         raise errors.DerivationError(f"{model.id}: {job.quantity} has no {kind}imum over {var} in closed form "
                                      f"(no critical point or regime boundary qualifies; it may be monotone — try limit)")
@@ -170,7 +180,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         regime_split._check_quiet(job, cand.location, var.name)
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
     if preset is not None or values:  # the candidates that hold here, compared by their numbers
-        best = extremum_domain.best_at(job, merged, kind, preset, values or {}, unit, ends)
+        best = extremum_choice.best_at(job, merged, kind, preset, values or {}, unit, ends, scan)
         interior = extremum_domain.interior(merged)
         if best in interior and len(interior) > 1:  # the papers' forms, the one that applies here selected
             location, value = _symbolic_choice(job, merged, kind, ends, domain, var)
@@ -194,6 +204,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     if preset is not None or values:
         job.extra = job.extra.with_(value_at=results._evaluate(model, value, preset, values or {}, unit))
         job.extra = job.extra.with_(location_at=results._evaluate(model, location, preset, values or {}, model.unit_text(var.name)))
+    if outer:  # the answer holds only where the model gives the quantity a value
+        job.extra = job.extra.with_(valid_when=tuple(dict.fromkeys((*(job.extra.valid_when or ()), *outer))))
     job.extra = job.extra.with_(location_unit=model.unit_text(var.name))
     numeric = isinstance(location, sympy.Float) and any(c.origin == extremum_walls.NUMERIC_END and c.location == location for c in merged)
     return job.finish(value, unit, location=location, used=[expr],
@@ -232,7 +244,7 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
     """
     interior = extremum_domain.interior(merged)
     if not interior:
-        location, value = extremum_domain.global_choice(job, merged, kind, ends)
+        location, value = extremum_choice.global_choice(job, merged, kind, ends)
         job.step(kind + "imum", sympy.Eq(var, location), "each candidate where its conditions hold and no other candidate "
                  f"that holds there is {'larger' if kind == 'max' else 'smaller'}" if isinstance(location, sympy.Piecewise) else merged[0].origin)
         _say_elsewhere(job, location, kind, var, ends)
@@ -264,7 +276,7 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
         # where no critical point or cusp applies, the best of the ends and plateau edges (each compared
         # with the others and the open ends): the first-match Piecewise then covers every point that has one
         try:
-            rest_at, rest_value = extremum_domain.global_choice(job, others, kind, ends)
+            rest_at, rest_value = extremum_choice.global_choice(job, others, kind, ends)
         except errors.DerivationError:
             rest_at = rest_value = None
         if rest_at is not None and rest_value is not None:
@@ -310,7 +322,7 @@ def _ends_compared(job: jobs._Job, candidates: Sequence[_Candidate], ends: Seque
         if cand in inner or not any(sympy.cancel(c.location - cand.location) == 0 for c in inner):
             out.append(cand)
             continue
-        beaten = extremum_domain.unbeaten(job, cand.value, ends, kind)
+        beaten = extremum_choice.unbeaten(job, cand.value, ends, kind)
         if sympy.false not in beaten:
             out.append(_Candidate(cand.location, cand.value, cand.origin, cand.conditions + tuple(beaten)))
     return out
@@ -350,147 +362,34 @@ def _say_elsewhere(job: jobs._Job, location: sympy.Expr, kind: str, var: sympy.S
                                 + (approached if approached else "its extreme at an open end of the domain") + " without reaching it")
 
 
-def _boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol, point: sympy.Expr,
-                        want: int, kind: str) -> tuple[_Candidate | None, extremum_domain.OpenEnd | None]:
-    """Classify the meeting point of two regimes as a cusp extremum (or not). Where the regimes' case
-    conditions (``~(Eq(MWP, N) & Eq(CWP, N))``) may fail at the point itself, another case gives the
-    value there: the cusp holds only where they hold, and its value is also returned as approached
-    (an ``OpenEnd`` at the point, where the cusp's other conditions hold), which beats the candidates
-    it is more extreme than; (None, None) where it is no extremum."""
-    assert job.ctx is not None
-    local = job.ctx.copy()
-    conds: list[sympy.Basic] = []
-    # the point must be admissible for var; a cusp lies inside the domain (0 of a nonnegative variable is an end,
-    # a candidate of its own), and knowing so can decide a side: alu_thru/(issue_thru - alu_thru) > 0 says issue_thru > alu_thru
-    definition = job.model.symbol_definitions.get(var.name)
-    if definition is not None and {"positive", "nonnegative"} & set(definition.assumptions):
-        c = local.tidy(sympy.StrictGreaterThan(point, 0))
-        if c is sympy.false:
-            return None, None
-        if c is not sympy.true:
-            conds.append(c)
-            local.add(c)
-    side = None  # +1: ra lies to the right of the point
-    held: list[sympy.Expr] = []  # each h at the point that is 0 there, or >= 0 proved or as a condition
-    for regime, sign in ((ra, 1), (rb, -1)):
-        for cond in regime.raw:
-            if cond.h is None:
-                continue
-            at = cond.h.xreplace({var: point})
-            s0 = local.sign(at)
-            if s0 == 0 and var in cond.h.free_symbols:
-                held.append(at)
-                if side is None:
-                    slope = local.sign(sympy.diff(cond.h, var).xreplace({var: point}))
-                    if slope is not None and slope != 0:
-                        side = slope * sign
-                continue
-            rel = sympy.GreaterThan(at, 0)
-            verdict = local.decide(rel)
-            if verdict is False:
-                return None, None
-            held.append(at)
-            if verdict is None:
-                tidy = local.tidy(rel)
-                if tidy is sympy.false:
-                    return None, None
-                if tidy is not sympy.true and not any(relations.same_relation(tidy, c) for c in conds):
-                    conds.append(tidy)
-    if side is None:
-        return None, None
-    left, right = (rb, ra) if side == 1 else (ra, rb)
-    slope_left = forms.small_simplify(sympy.diff(left.expression, var).xreplace({var: point}))
-    slope_right = forms.small_simplify(sympy.diff(right.expression, var).xreplace({var: point}))
-    # max: rising on the left (slope >= 0), falling on the right (slope <= 0); min: the reverse
-    need_left = sympy.LessThan(slope_left * want, 0)
-    need_right = sympy.GreaterThan(slope_right * want, 0)
-    for need in (need_left, need_right):
-        verdict = local.decide(need)
-        if verdict is False:
-            job.step("not a " + kind, sympy.Eq(var, point), f"where {left.name} meets {right.name} the slopes are {sympy.sstr(slope_left)} and {sympy.sstr(slope_right)}")
-            return None, None
-        if verdict is None:
-            tidy = local.tidy(need)
-            if tidy is sympy.false:
-                return None, None
-            if tidy is not sympy.true:
-                conds.append(tidy)
-    # tidy conditions again under the others (drops duplicates, solves through)
-    final: list[sympy.Basic] = []
-    for c in conds:
-        if not any(relations.same_relation(c, f) for f in final):
-            final.append(c)
-    value = job.ctx.nice(left.expression.xreplace({var: point}))
-    attained: list[sympy.Basic] = []  # the case conditions at the point itself
-    for cond in (c for regime in (ra, rb) for c in regime.raw if c.h is None and var in c.relational.free_symbols):
-        at_point_itself = regime_conditions.boolean_at(local, cond.relational, var, point, held)
-        if at_point_itself is sympy.false and not isinstance(cond.relational, sympy.Not):
-            return None, None  # a closed case condition (Eq(m, x)) false at the point is false beside it: the regime is not there
-        if at_point_itself is not sympy.true and not any(relations.same_relation(at_point_itself, a) for a in attained):
-            attained.append(at_point_itself)
-    approached = extremum_domain.OpenEnd(job.ctx.nice(point), value, tuple(final)) if attained else None
-    if sympy.false in attained:
-        job.step("cusp not attained", sympy.Eq(var, point), f"{left.name} meets {right.name} here, but their case conditions "
-                 f"fail at the point itself: the quantity approaches {sympy.sstr(value)} there and another case gives its value")
-        return None, approached
-    final.extend(attained)
-    job.step("cusp", sympy.Eq(var, point),
-             f"{left.name} (slope {sympy.sstr(slope_left)}) meets {right.name} (slope {sympy.sstr(slope_right)}): "
-             f"a {kind} at the regime boundary, not a zero of the derivative" + (" when " + ", ".join(map(sympy.sstr, final)) if final else ""))
-    return _Candidate(job.ctx.nice(point), value, f"boundary {left.name}|{right.name}", tuple(final)), approached
-
-
-def _at_the_cusp(job: jobs._Job, found: Sequence[regime_split.Regime], var: sympy.Symbol, cusp: extremum_domain.OpenEnd,
-                 kind: str) -> list[_Candidate]:
-    """The regimes that may hold at a cusp whose own regimes' case conditions fail there (Hong &
-    Kim's eq22 where eq23 meets itself): the quantity's value at the point itself is theirs, a
-    candidate where their conditions at the point hold and it is at least as extreme as the value
-    the cusp approaches (else the approached value, not attained, beats it)."""
-    assert job.ctx is not None
-    found_here: list[_Candidate] = []
-    point = cusp.point
-    for regime in found:
-        value = job.ctx.nice(regime.expression.xreplace({var: point}))
-        beats = (sympy.LessThan if kind == "min" else sympy.GreaterThan)(value, cusp.value)
-        verdict = job.ctx.decide(beats)
-        if verdict is False:
-            continue
-        local, conds = job.ctx.copy(), [] if verdict is True else [job.ctx.tidy(beats)]
-        for cond in regime.raw:
-            if cond.h is None:
-                at = regime_conditions.boolean_at(local, cond.relational, var, point)
-            else:
-                at = cond.relational.xreplace({var: point})
-                verdict = local.decide(at)
-                at = at if verdict is None else sympy.sympify(verdict)
-            if at is sympy.false:
-                break
-            if at is not sympy.true and not any(relations.same_relation(at, c) for c in conds):
-                conds.append(at)
-        else:
-            job.step("value at the cusp", sympy.Eq(var, point), f"{regime.name} gives the value at the point itself"
-                     + (" when " + ", ".join(map(sympy.sstr, conds)) if conds else ""))
-            found_here.append(_Candidate(point, value, f"{regime.name} at a cusp", tuple(conds)))
-    return found_here
-
-
-def _only_approached(job: jobs._Job, cusp_ends: Sequence[extremum_domain.OpenEnd], ends: Sequence[extremum_domain.OpenEnd],
-                     kind: str, var: sympy.Symbol, preset: str | None, values: Mapping[str, Any] | None) -> None:
-    """No candidate but cusps whose value is approached and not attained: there is no extremum
-    (at a point, where such a cusp is there; :func:`extremum_domain.best_at` says which).
+def _has_a_value(job: jobs._Job, var: sympy.Symbol, outer: Sequence[sympy.Basic], preset: str | None,
+                 values: Mapping[str, Any], as_modelled: bool) -> None:
+    """At given values, refuse a question whose quantity the model gives no value at any ``var``:
+    a ``valid_when`` condition free of ``var`` fails there (``outer``), or the evaluate path gives no
+    finite value anywhere on :data:`extremum_walls.WALL_GRID` (Hong & Kim's memory latency weighs
+    by ``Uncoal_Mem_insts/Mem_insts``, 0/0 without memory instructions, a 0/0 that the closed form
+    cancels, so it would otherwise answer there).
 
     Raises:
-        errors.DerivationError: always.
+        errors.DerivationError: no value there.
     """
-    unit = job.model.unit_text(job.quantity) if job.quantity in job.model.symbols else ""
-    if preset is not None or values:
-        extremum_domain.best_at(job, [], kind, preset, values or {}, unit, ends)
-    end = cusp_ends[0]
-    where = f" (where {', '.join(map(sympy.sstr, end.when))})" if end.when else ""
-    raise errors.DerivationError(
-        f"{job.model.id}: {job.quantity} has no {kind}imum over {var}: it tends to {sympy.sstr(end.value)} as {var} -> "
-        f"{sympy.sstr(end.point)}{where}, where two regimes meet, but at that point itself another case gives its value; "
-        "ask for the limit instead")
+    model = job.model
+    if outer and not active.condition_true(model, sympy.And(*outer), preset, values):
+        raise errors.DerivationError(
+            f"{model.id}: the model gives {job.quantity} no value at the given values, at any {var}: its valid_when domain "
+            f"{' and '.join(map(sympy.sstr, outer))} does not hold there; check the values (--set) against the domain (symgpu show)")
+    if not as_modelled or job.quantity not in model.defining:
+        return
+    grid = np.asarray(extremum_walls.WALL_GRID)
+    try:
+        with np.errstate(all="ignore"):
+            found = evaluator.evaluate(model, job.quantity, preset=preset, values={**values, var.name: grid}, checks=False).magnitude
+    except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):
+        return
+    if not np.isfinite(np.asarray(found, dtype=float)).any():
+        raise errors.DerivationError(
+            f"{model.id}: the model gives {job.quantity} no finite value at the given values for any {var} from "
+            f"{grid[0]:g} to {grid[-1]:g} {model.unit_text(var.name)} (eval gives NaN there); check the values (--set)")
 
 
 def _unbounded_slope(job: jobs._Job, undecided: list[tuple[str, sympy.Expr]], dropped: list[sympy.Expr], kind: str,

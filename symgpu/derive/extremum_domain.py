@@ -1,17 +1,15 @@
-"""Where an extremum may lie, and which candidate is the global one.
+"""Where an extremum may lie (which candidate is the global one: :mod:`.extremum_choice`).
 
 A maximum of a continuous piecewise-smooth function over an interval is attained at an interior
 critical point, at a cusp where regimes meet, or at an attained end of the interval. The interval
 is the variable's declared range (``0`` is an attained end of a nonnegative variable) cut by every
 ``valid_when`` condition on the way to the quantity (``W <= W_max`` makes ``W_max`` an end). Each
-candidate holds only where its location lies in that domain; the answer is the candidate whose
-conditions hold and whose value beats every other candidate that holds: decided numerically at
-given values, else a first-match Piecewise whose conditions say so.
+candidate holds only where its location lies in that domain.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,7 +17,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive import jobs
-from symgpu.evaluate import active, evaluator, one_sided
+from symgpu.evaluate import one_sided
 
 
 @dataclass(frozen=True)
@@ -66,6 +64,24 @@ def domain_conditions(job: jobs._Job, var: sympy.Symbol, stop_at: Sequence[str])
                                            if s.name in model.defining and s.name not in keep})
             if var in expanded.free_symbols and isinstance(expanded, sympy.core.relational.Relational):
                 out.append(expanded)
+    return tuple(dict.fromkeys(out))
+
+
+def outer_domain(job: jobs._Job, var: sympy.Symbol, stop_at: Sequence[str]) -> tuple[sympy.Basic, ...]:
+    """The ``valid_when`` conditions on the way to the quantity that do not depend on ``var``
+    (expanded to inputs, tidied; those the assumptions prove left out): where one fails the model
+    gives the quantity no value at any ``var``, so an answer holds only where they all hold."""
+    assert job.ctx is not None
+    model, keep, out = job.model, frozenset(stop_at), []
+    for equation in model.dependencies(job.quantity, stop_at=keep):
+        for condition in equation.valid_when:
+            expanded = condition.xreplace({s: model.expression(s.name, stop_at=keep) for s in condition.free_symbols
+                                           if s.name in model.defining and s.name not in keep})
+            if var in expanded.free_symbols or not isinstance(expanded, sympy.core.relational.Relational):
+                continue
+            tidy = job.ctx.tidy(expanded) if job.ctx.decide(expanded) is None else job.ctx.decide(expanded)
+            if tidy is not True and tidy is not sympy.true:
+                out.append(sympy.false if tidy is False else tidy)
     return tuple(dict.fromkeys(out))
 
 
@@ -329,10 +345,13 @@ def _closed(relation: sympy.Basic) -> sympy.Basic:
     return relation
 
 
-def plateau_candidates(job: jobs._Job, regimes: Sequence[Any], var: sympy.Symbol, domain: Sequence[sympy.Basic]) -> list[Candidate]:
+def plateau_candidates(job: jobs._Job, regimes: Sequence[Any], var: sympy.Symbol, domain: Sequence[sympy.Basic],
+                       expr: sympy.Expr | None = None) -> list[Candidate]:
     """For each regime whose value does not depend on the variable (a plateau: every point of it is
     an extremum of its neighbourhood), a candidate at each edge of its conditions (where a condition
-    in the variable is 0), holding where the regime's conditions and the domain hold there."""
+    in the variable is 0), holding where the regime's conditions and the domain hold there and the
+    quantity ``expr`` is defined there (:func:`defined_at`: Hong & Kim's edge of CWP = N is 0/0
+    where there are no memory instructions, though the edge's closed form is 0 there)."""
     assert job.ctx is not None
     found: list[Candidate] = []
     for regime in regimes:
@@ -356,99 +375,11 @@ def plateau_candidates(job: jobs._Job, regimes: Sequence[Any], var: sympy.Symbol
                 # a strict condition's edge belongs to the plateau's closure: the quantity is continuous there
                 conditions = local.tidy_unless_refuted(_closed(c.relational).xreplace({var: edge}) for c in regime.raw)
                 inside = at_location(job, domain, var, edge, local)
-                if any(c is sympy.false for c in conditions) or inside is None:
+                defined = defined_at(job, expr, var, edge) if expr is not None else []
+                if any(c is sympy.false for c in conditions) or inside is None or defined is None:
                     continue
-                kept = tuple(c for c in [*conditions, *inside] if c is not sympy.true)
+                kept = tuple(c for c in [*conditions, *inside, *defined] if c is not sympy.true)
                 job.step("plateau", sympy.Eq(var, edge), f"{regime.name} does not depend on {var}: its edge "
                          f"{sympy.sstr(cond.relational)} is a candidate")
                 found.append(Candidate(edge, regime.expression, f"{PLATEAU} {regime.name}", tuple(dict.fromkeys(kept))))
     return found
-
-
-def best_at(job: jobs._Job, candidates: Sequence[Candidate], kind: str, preset: str | None,
-            values: Mapping[str, Any], unit: str, ends: Sequence[OpenEnd] = ()) -> Candidate:
-    """The candidate whose conditions hold at the inputs and whose value is the extreme one there.
-
-    Raises:
-        errors.DerivationError: no candidate holds there.
-    """
-    model = job.model
-
-    def number(expr: sympy.Expr, unit: str | None) -> float:
-        try:
-            return float(evaluator.evaluate_expression(model, expr, unit, preset=preset, values=values).magnitude)
-        except errors.SymgpuError:
-            return float("nan")
-
-    sign = 1 if kind == "min" else -1
-    scored: list[tuple[float, int, Candidate]] = []
-    for index, candidate in enumerate(candidates):
-        if candidate.conditions and not active.condition_true(model, sympy.And(*candidate.conditions), preset, values):
-            continue
-        value = number(candidate.value, unit or None)
-        if value == value:
-            scored.append((sign * value, index, candidate))
-    scored.sort(key=lambda t: (t[0], t[1]))
-    approached = [(sign * number(end.value, unit or None), i, end) for i, end in enumerate(ends)
-                  if not end.when or active.condition_true(model, sympy.And(*end.when), preset, values)]
-    for signed, _, end in sorted((a for a in approached if a[0] < float("inf")), key=lambda a: (a[0], a[1]))[:1]:
-        limit = sign * signed
-        if not scored or signed < scored[0][0] - 1e-12 * abs(scored[0][0]):
-            where = sympy.sstr(end.point) if end.point.is_number else \
-                f"{number(end.point, model.unit_text(job.variable) or None):.10g} {model.unit_text(job.variable)}".rstrip()
-            cusp = "" if end.point in (sympy.oo, sympy.S.Zero) else \
-                " (where two regimes meet; at that point itself another case gives the value)"
-            raise errors.DerivationError(f"{model.id}: {job.quantity} has no {kind}imum over {job.variable} at the given values: "
-                                         f"it tends to {limit:.6g}{' ' + unit if unit else ''} as {job.variable} -> {where}{cusp}"
-                                         f"{', beyond every candidate,' if scored else ''} without reaching it; ask for the limit instead")
-    if not scored:
-        raise errors.DerivationError(f"{model.id}: no candidate for the {kind}imum of {job.quantity} over {job.variable} holds "
-                                     "at the given values (no critical point, cusp or domain end applies there: the extremum may lie "
-                                     "on a plateau or be approached at an open end); try limit, or extremum --grid")
-    return scored[0][2]
-
-
-def unbeaten(job: jobs._Job, value: sympy.Expr, ends: Sequence[OpenEnd], kind: str) -> list[sympy.Basic]:
-    """The conditions under which ``value`` is not beaten by a value approached at an open end (or a
-    cusp not attained): none where the assumptions decide it is not, ``false`` where they decide it is."""
-    assert job.ctx is not None
-    parts: list[sympy.Basic] = []
-    for end in ends:
-        reached = sympy.GreaterThan(value, end.value) if kind == "max" else sympy.LessThan(value, end.value)
-        verdict = job.ctx.decide(reached) if not end.value.has(sympy.Piecewise) else None
-        if verdict is not True:
-            relation = sympy.false if verdict is False else reached
-            parts.append(sympy.Or(sympy.Not(sympy.And(*end.when)), relation) if end.when else relation)
-    return parts
-
-
-def global_choice(job: jobs._Job, candidates: Sequence[Candidate], kind: str,
-                  ends: Sequence[OpenEnd] = ()) -> tuple[sympy.Expr, sympy.Expr]:
-    """(location, value): a first-match Piecewise whose branch for each candidate holds where its
-    conditions hold and its value is at least as extreme as every other candidate that holds there."""
-    assert job.ctx is not None
-    branches_at: list[tuple[sympy.Expr, sympy.Basic]] = []
-    branches_value: list[tuple[sympy.Expr, sympy.Basic]] = []
-    for i, mine in enumerate(candidates):
-        parts: list[sympy.Basic] = list(mine.conditions)
-        for j, other in enumerate(candidates):
-            if i == j:
-                continue
-            better = sympy.GreaterThan(mine.value, other.value) if kind == "max" else sympy.LessThan(mine.value, other.value)
-            verdict = job.ctx.decide(better)
-            if verdict is True:
-                continue
-            relation = sympy.false if verdict is False else better
-            parts.append(sympy.Or(sympy.Not(sympy.And(*other.conditions)), relation) if other.conditions else relation)
-        parts.extend(unbeaten(job, mine.value, ends, kind))
-        condition = sympy.And(*parts)
-        if condition is sympy.false:
-            continue
-        branches_at.append((mine.location, condition))
-        branches_value.append((mine.value, condition))
-    if not branches_at:
-        raise errors.DerivationError(f"{job.model.id}: no candidate for the {kind}imum of {job.quantity} over {job.variable} "
-                                     "can be the global one")
-    if len(branches_at) == 1 and branches_at[0][1] is sympy.true:
-        return branches_at[0][0], branches_value[0][0]
-    return sympy.Piecewise(*branches_at), sympy.Piecewise(*branches_value)

@@ -1,0 +1,129 @@
+"""Which candidate of an extremum is the answer: numerically at given values (:func:`best_at`),
+else a first-match Piecewise of which candidate beats which (:func:`global_choice`); a candidate
+beaten by a value approached at an open end, or at a cusp not attained, is none (:func:`unbeaten`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import sympy
+
+from symgpu import errors
+from symgpu.derive import jobs
+from symgpu.derive.extremum_domain import Candidate, OpenEnd
+from symgpu.evaluate import active, evaluator
+
+
+def best_at(job: jobs._Job, candidates: Sequence[Candidate], kind: str, preset: str | None,
+            values: Mapping[str, Any], unit: str, ends: Sequence[OpenEnd] = (),
+            scan: Callable[[], tuple[Any, Any]] | None = None) -> Candidate:
+    """The candidate whose conditions hold at the inputs and whose value is the extreme one there.
+    Where a value approached at an open end beats them all, ``scan`` (the variable's values and the
+    quantity's there, on the evaluate path) must not reach it: where it does, the quantity is flat
+    at these values in a way the regimes do not show, and that is said instead.
+
+    Raises:
+        errors.DerivationError: no candidate holds there, or an open end's value beats them all.
+    """
+    model = job.model
+
+    def number(expr: sympy.Expr, unit: str | None) -> float:
+        try:
+            return float(evaluator.evaluate_expression(model, expr, unit, preset=preset, values=values).magnitude)
+        except errors.SymgpuError:
+            return float("nan")
+
+    sign = 1 if kind == "min" else -1
+    scored: list[tuple[float, int, Candidate]] = []
+    for index, candidate in enumerate(candidates):
+        if candidate.conditions and not active.condition_true(model, sympy.And(*candidate.conditions), preset, values):
+            continue
+        value = number(candidate.value, unit or None)
+        if value == value:
+            scored.append((sign * value, index, candidate))
+    scored.sort(key=lambda t: (t[0], t[1]))
+    approached = [(sign * number(end.value, unit or None), i, end) for i, end in enumerate(ends)
+                  if not end.when or active.condition_true(model, sympy.And(*end.when), preset, values)]
+    for signed, _, end in sorted((a for a in approached if a[0] < float("inf")), key=lambda a: (a[0], a[1]))[:1]:
+        limit = sign * signed
+        if not scored or signed < scored[0][0] - 1e-12 * abs(scored[0][0]):
+            where = sympy.sstr(end.point) if end.point.is_number else \
+                f"{number(end.point, model.unit_text(job.variable) or None):.10g} {model.unit_text(job.variable)}".rstrip()
+            cusp = "" if end.point in (sympy.oo, sympy.S.Zero) else \
+                " (where two regimes meet; at that point itself another case gives the value)"
+            _not_reached(job, kind, limit, unit, scan)
+            raise errors.DerivationError(f"{model.id}: {job.quantity} has no {kind}imum over {job.variable} at the given values: "
+                                         f"it tends to {limit:.6g}{' ' + unit if unit else ''} as {job.variable} -> {where}{cusp}"
+                                         f"{', beyond every candidate,' if scored else ''} without reaching it; ask for the limit instead")
+    if not scored:
+        raise errors.DerivationError(f"{model.id}: no candidate for the {kind}imum of {job.quantity} over {job.variable} holds "
+                                     "at the given values (no critical point, cusp or domain end applies there: the extremum may lie "
+                                     "on a plateau or be approached at an open end); try limit, or extremum --grid")
+    return scored[0][2]
+
+
+def unbeaten(job: jobs._Job, value: sympy.Expr, ends: Sequence[OpenEnd], kind: str) -> list[sympy.Basic]:
+    """The conditions under which ``value`` is not beaten by a value approached at an open end (or a
+    cusp not attained): none where the assumptions decide it is not, ``false`` where they decide it is."""
+    assert job.ctx is not None
+    parts: list[sympy.Basic] = []
+    for end in ends:
+        reached = sympy.GreaterThan(value, end.value) if kind == "max" else sympy.LessThan(value, end.value)
+        verdict = job.ctx.decide(reached) if not end.value.has(sympy.Piecewise) else None
+        if verdict is not True:
+            relation = sympy.false if verdict is False else reached
+            parts.append(sympy.Or(sympy.Not(sympy.And(*end.when)), relation) if end.when else relation)
+    return parts
+
+
+def _not_reached(job: jobs._Job, kind: str, limit: float, unit: str, scan: Callable[[], tuple[Any, Any]] | None) -> None:
+    """Raise where the evaluate path reaches (or passes) ``limit``, the value an open end approaches:
+    the quantity is flat there at these values (a slope factor free of the variable is 0: Hong &
+    Kim's CWP is 1 at every Comp_insts without memory instructions), so the extremum is attained."""
+    if scan is None or not np.isfinite(limit):
+        return
+    xs, ys = scan()
+    sign = 1 if kind == "max" else -1
+    with np.errstate(all="ignore"):
+        reached = np.isfinite(ys) & (sign * (ys - limit) >= -1e-12 * max(abs(limit), 1e-300))
+    if reached.any():
+        at = float(np.asarray(xs)[np.argmax(reached)])
+        raise errors.DerivationError(
+            f"{job.model.id}: at the given values {job.quantity} reaches {limit:.6g}{' ' + unit if unit else ''}, the value it "
+            f"approaches at an end, already at {job.variable} = {at:.6g} (eval): it is flat there in a way its regimes do not "
+            f"show, so that {kind}imum is attained there and beyond; try extremum --grid")
+
+
+def global_choice(job: jobs._Job, candidates: Sequence[Candidate], kind: str,
+                  ends: Sequence[OpenEnd] = ()) -> tuple[sympy.Expr, sympy.Expr]:
+    """(location, value): a first-match Piecewise whose branch for each candidate holds where its
+    conditions hold and its value is at least as extreme as every other candidate that holds there."""
+    assert job.ctx is not None
+    branches_at: list[tuple[sympy.Expr, sympy.Basic]] = []
+    branches_value: list[tuple[sympy.Expr, sympy.Basic]] = []
+    for i, mine in enumerate(candidates):
+        parts: list[sympy.Basic] = list(mine.conditions)
+        for j, other in enumerate(candidates):
+            if i == j:
+                continue
+            better = sympy.GreaterThan(mine.value, other.value) if kind == "max" else sympy.LessThan(mine.value, other.value)
+            verdict = job.ctx.decide(better)
+            if verdict is True:
+                continue
+            relation = sympy.false if verdict is False else better
+            parts.append(sympy.Or(sympy.Not(sympy.And(*other.conditions)), relation) if other.conditions else relation)
+        parts.extend(unbeaten(job, mine.value, ends, kind))
+        condition = sympy.And(*parts)
+        if condition is sympy.false:
+            continue
+        branches_at.append((mine.location, condition))
+        branches_value.append((mine.value, condition))
+    if not branches_at:
+        raise errors.DerivationError(f"{job.model.id}: no candidate for the {kind}imum of {job.quantity} over {job.variable} "
+                                     "can be the global one")
+    if len(branches_at) == 1 and branches_at[0][1] is sympy.true:
+        return branches_at[0][0], branches_value[0][0]
+    return sympy.Piecewise(*branches_at), sympy.Piecewise(*branches_value)

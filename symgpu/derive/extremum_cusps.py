@@ -1,0 +1,161 @@
+"""Cusps of an extremum: where two regimes meet (:func:`boundary_candidate`, a maximum where the
+quantity rises on the left and falls on the right, decided from the one-sided slopes), and a cusp
+whose regimes' case conditions fail at the point itself, whose value is approached but not attained
+(Hong & Kim's eq23 meeting itself where eq22's ``MWP = N`` and ``CWP = N`` hold): the regime that
+holds at the point gives its value there (:func:`at_the_cusp`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import sympy
+
+from symgpu import errors
+from symgpu.derive import extremum_choice, extremum_domain, jobs, regime_conditions, regime_split
+from symgpu.derive.extremum_domain import Candidate as _Candidate
+from symgpu.proofs import forms, relations
+
+
+def boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol, point: sympy.Expr,
+                        want: int, kind: str) -> tuple[_Candidate | None, extremum_domain.OpenEnd | None]:
+    """Classify the meeting point of two regimes as a cusp extremum (or not). Where the regimes' case
+    conditions (``~(Eq(MWP, N) & Eq(CWP, N))``) may fail at the point itself, another case gives the
+    value there: the cusp holds only where they hold, and its value is also returned as approached
+    (an ``OpenEnd`` at the point, where the cusp's other conditions hold), which beats the candidates
+    it is more extreme than; (None, None) where it is no extremum."""
+    assert job.ctx is not None
+    local = job.ctx.copy()
+    conds: list[sympy.Basic] = []
+    # the point must be admissible for var; a cusp lies inside the domain (0 of a nonnegative variable is an end,
+    # a candidate of its own), and knowing so can decide a side: alu_thru/(issue_thru - alu_thru) > 0 says issue_thru > alu_thru
+    definition = job.model.symbol_definitions.get(var.name)
+    if definition is not None and {"positive", "nonnegative"} & set(definition.assumptions):
+        c = local.tidy(sympy.StrictGreaterThan(point, 0))
+        if c is sympy.false:
+            return None, None
+        if c is not sympy.true:
+            conds.append(c)
+            local.add(c)
+    side = None  # +1: ra lies to the right of the point
+    held: list[sympy.Expr] = []  # each h at the point that is 0 there, or >= 0 proved or as a condition
+    for regime, sign in ((ra, 1), (rb, -1)):
+        for cond in regime.raw:
+            if cond.h is None:
+                continue
+            at = cond.h.xreplace({var: point})
+            s0 = local.sign(at)
+            if s0 == 0 and var in cond.h.free_symbols:
+                held.append(at)
+                if side is None:
+                    slope = local.sign(sympy.diff(cond.h, var).xreplace({var: point}))
+                    if slope is not None and slope != 0:
+                        side = slope * sign
+                continue
+            rel = sympy.GreaterThan(at, 0)
+            verdict = local.decide(rel)
+            if verdict is False:
+                return None, None
+            held.append(at)
+            if verdict is None:
+                tidy = local.tidy(rel)
+                if tidy is sympy.false:
+                    return None, None
+                if tidy is not sympy.true and not any(relations.same_relation(tidy, c) for c in conds):
+                    conds.append(tidy)
+    if side is None:
+        return None, None
+    left, right = (rb, ra) if side == 1 else (ra, rb)
+    slope_left = forms.small_simplify(sympy.diff(left.expression, var).xreplace({var: point}))
+    slope_right = forms.small_simplify(sympy.diff(right.expression, var).xreplace({var: point}))
+    # max: rising on the left (slope >= 0), falling on the right (slope <= 0); min: the reverse
+    need_left = sympy.LessThan(slope_left * want, 0)
+    need_right = sympy.GreaterThan(slope_right * want, 0)
+    for need in (need_left, need_right):
+        verdict = local.decide(need)
+        if verdict is False:
+            job.step("not a " + kind, sympy.Eq(var, point), f"where {left.name} meets {right.name} the slopes are {sympy.sstr(slope_left)} and {sympy.sstr(slope_right)}")
+            return None, None
+        if verdict is None:
+            tidy = local.tidy(need)
+            if tidy is sympy.false:
+                return None, None
+            if tidy is not sympy.true:
+                conds.append(tidy)
+    # tidy conditions again under the others (drops duplicates, solves through)
+    final: list[sympy.Basic] = []
+    for c in conds:
+        if not any(relations.same_relation(c, f) for f in final):
+            final.append(c)
+    value = job.ctx.nice(left.expression.xreplace({var: point}))
+    attained: list[sympy.Basic] = []  # the case conditions at the point itself
+    for cond in (c for regime in (ra, rb) for c in regime.raw if c.h is None and var in c.relational.free_symbols):
+        at_point_itself = regime_conditions.boolean_at(local, cond.relational, var, point, held)
+        if at_point_itself is sympy.false and not isinstance(cond.relational, sympy.Not):
+            return None, None  # a closed case condition (Eq(m, x)) false at the point is false beside it: the regime is not there
+        if at_point_itself is not sympy.true and not any(relations.same_relation(at_point_itself, a) for a in attained):
+            attained.append(at_point_itself)
+    approached = extremum_domain.OpenEnd(job.ctx.nice(point), value, tuple(final)) if attained else None
+    if sympy.false in attained:
+        job.step("cusp not attained", sympy.Eq(var, point), f"{left.name} meets {right.name} here, but their case conditions "
+                 f"fail at the point itself: the quantity approaches {sympy.sstr(value)} there and another case gives its value")
+        return None, approached
+    final.extend(attained)
+    job.step("cusp", sympy.Eq(var, point),
+             f"{left.name} (slope {sympy.sstr(slope_left)}) meets {right.name} (slope {sympy.sstr(slope_right)}): "
+             f"a {kind} at the regime boundary, not a zero of the derivative" + (" when " + ", ".join(map(sympy.sstr, final)) if final else ""))
+    return _Candidate(job.ctx.nice(point), value, f"boundary {left.name}|{right.name}", tuple(final)), approached
+
+
+def at_the_cusp(job: jobs._Job, found: Sequence[regime_split.Regime], var: sympy.Symbol, cusp: extremum_domain.OpenEnd,
+                 kind: str) -> list[_Candidate]:
+    """The regimes that may hold at a cusp whose own regimes' case conditions fail there (Hong &
+    Kim's eq22 where eq23 meets itself): the quantity's value at the point itself is theirs, a
+    candidate where their conditions at the point hold and it is at least as extreme as the value
+    the cusp approaches (else the approached value, not attained, beats it)."""
+    assert job.ctx is not None
+    found_here: list[_Candidate] = []
+    point = cusp.point
+    for regime in found:
+        value = job.ctx.nice(regime.expression.xreplace({var: point}))
+        beats = (sympy.LessThan if kind == "min" else sympy.GreaterThan)(value, cusp.value)
+        verdict = job.ctx.decide(beats)
+        if verdict is False:
+            continue
+        local, conds = job.ctx.copy(), [] if verdict is True else [job.ctx.tidy(beats)]
+        for cond in regime.raw:
+            if cond.h is None:
+                at = regime_conditions.boolean_at(local, cond.relational, var, point)
+            else:
+                at = cond.relational.xreplace({var: point})
+                verdict = local.decide(at)
+                at = at if verdict is None else sympy.sympify(verdict)
+            if at is sympy.false:
+                break
+            if at is not sympy.true and not any(relations.same_relation(at, c) for c in conds):
+                conds.append(at)
+        else:
+            job.step("value at the cusp", sympy.Eq(var, point), f"{regime.name} gives the value at the point itself"
+                     + (" when " + ", ".join(map(sympy.sstr, conds)) if conds else ""))
+            found_here.append(_Candidate(point, value, f"{regime.name} at a cusp", tuple(conds)))
+    return found_here
+
+
+def only_approached(job: jobs._Job, cusp_ends: Sequence[extremum_domain.OpenEnd], ends: Sequence[extremum_domain.OpenEnd],
+                     kind: str, var: sympy.Symbol, preset: str | None, values: Mapping[str, Any] | None) -> None:
+    """No candidate but cusps whose value is approached and not attained: there is no extremum
+    (at a point, where such a cusp is there; :func:`extremum_choice.best_at` says which).
+
+    Raises:
+        errors.DerivationError: always.
+    """
+    unit = job.model.unit_text(job.quantity) if job.quantity in job.model.symbols else ""
+    if preset is not None or values:
+        extremum_choice.best_at(job, [], kind, preset, values or {}, unit, ends)
+    end = cusp_ends[0]
+    where = f" (where {', '.join(map(sympy.sstr, end.when))})" if end.when else ""
+    raise errors.DerivationError(
+        f"{job.model.id}: {job.quantity} has no {kind}imum over {var}: it tends to {sympy.sstr(end.value)} as {var} -> "
+        f"{sympy.sstr(end.point)}{where}, where two regimes meet, but at that point itself another case gives its value; "
+        "ask for the limit instead")
