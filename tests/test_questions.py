@@ -135,3 +135,16 @@ def test_cycle_count_in_microseconds_through_the_preset_clock(capsys, hk):
 def test_pure_numbers_print_without_a_trailing_one():
     assert summary.value_text(11.79740999, "1") == "11.79740999"
     assert summary.value_text(320.8, "GB/s") == "320.8 GB/s"
+
+
+def test_an_expression_of_many_common_subexpressions_is_one_shortened_line_not_a_wall() -> None:
+    # a sum over distinct symbol pairs, each pair's sum repeated: one common subexpression per pair
+    pairs = [sympy.Symbol(f"a{i}") + sympy.Symbol(f"b{i}") for i in range(summary.MAX_FOLDED + 5)]
+    expr = sympy.Add(*(p**2 + p**3 / (1 + p) for p in pairs))
+    replacements, _ = sympy.cse(expr)
+    assert len(replacements) > summary.MAX_FOLDED  # the premise: it would fold into more lines than that
+    lines = summary.fold(expr, 120)
+    assert len(lines) == 1 and len(lines[0]) <= 120
+    assert f"{len(replacements)} common subexpressions; --full or --json for all" in lines[0]
+    small = sympy.Add(*(p**2 + p**3 / (1 + p) for p in pairs[:3]))
+    assert len(summary.fold(small, 40)) > 1  # a few still fold into named lines

@@ -24,6 +24,8 @@ from symgpu.model import printing
 MAX_LINE = 200
 #: rows of a regime table shown before the rest are only counted
 MAX_ROWS = 24
+#: an expression that folds into more named common subexpressions than this is shown as one shortened line
+MAX_FOLDED = 30
 #: LaTeX longer than this is folded into named common subexpressions
 LATEX_FOLD = 1500
 #: LaTeX longer than this (after folding) is not shown; the text summary says where to find it
@@ -53,6 +55,8 @@ def fold(expr: Any, width: int = MAX_LINE, *, full: bool = False) -> list[str]:
     if full or len(text) <= width or not isinstance(expr, sympy.Basic):
         return [text]
     replacements, reduced = sympy.cse(expr, symbols=_subscripted_names(expr))
+    if len(replacements) > MAX_FOLDED:  # hundreds of x₁ = … lines are no summary (Hong & Kim's minimum over blocks per SM)
+        return [shorten(text, width, f"{len(replacements)} common subexpressions; --full or --json for all")]
     lines = [shorten(f"{sym} = {sympy.sstr(value)}", width) for sym, value in replacements]
     body = reduced[0] if reduced else expr
     lines.append(shorten(sympy.sstr(body), width))
