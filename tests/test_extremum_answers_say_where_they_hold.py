@@ -225,3 +225,19 @@ def test_a_plateau_edge_met_by_a_cusp_is_no_minimum_where_the_quantity_falls_on_
     assert "approaches 0 as dual_issues -> oo" in answer.extra.elsewhere
     with pytest.raises(errors.DerivationError, match="no minimum over dual_issues at the given values: it tends to 0"):
         model.extremum("warp_throughput", over="dual_issues", kind="min", preset="g80", values=point)
+
+
+def test_a_far_limit_is_taken_from_the_regimes_that_can_hold_far_out() -> None:
+    # Volkov's warps needed with ILP, n_needed_ilp, is flat while issue or ALU throughput binds and falls as
+    # 1/bytes_per_inst once memory does: towards 0. SymPy takes no limit of the whole Min (a Piecewise for
+    # alpha = 0 inside), and the regimes did not agree (the flat ones cannot hold far out), so that end was dropped
+    # and a plateau edge was given as the minimum.
+    from symgpu.evaluate import evaluator
+    model = symgpu.load("volkov_2016_ilp")
+    point = {"alpha": 16, "ilp": 256}
+    falls = [model.evaluate("n_needed_ilp", "g80", values={**point, "bytes_per_inst": b}).magnitude for b in (1e3, 1e6, 1e9, 1e12)]
+    assert all(a > b > 0 for a, b in zip(falls, falls[1:])) and falls[-1] < 1e-9
+    answer = model.extremum("n_needed_ilp", over="bytes_per_inst", kind="min")
+    assert "approaches 0 as bytes_per_inst -> oo" in answer.extra.elsewhere
+    at = evaluator.evaluate_expression(model, answer.result, model.units["n_needed_ilp"], preset="g80", values=point).magnitude
+    assert math.isnan(at)  # no minimum there: it gave 0.0466, beaten by every larger bytes_per_inst

@@ -238,16 +238,47 @@ def _bounded(job: jobs._Job, domain: Sequence[sympy.Basic], var: sympy.Symbol, f
     return False
 
 
-def _agreed_limit(regimes: Sequence[Any], var: sympy.Symbol, point: sympy.Expr, direction: str) -> sympy.Expr | None:
+def _agreed_limit(regimes: Sequence[Any], var: sympy.Symbol, point: sympy.Expr, direction: str,
+                  ctx: Any = None) -> sympy.Expr | None:
     """The limit every regime's expression has at ``point`` when they all agree (then it does not matter
-    which regime applies there), else ``None``."""
+    which regime applies there), else ``None``. With ``ctx`` (a sign reasoner), a regime with a
+    condition ``h >= 0`` whose ``h`` tends to a negative value there does not hold near
+    the point and is left out (Volkov's issue bound ends where bytes_per_inst grows: only the memory
+    bound, tending to 0, is left)."""
     found = set()
     for regime in regimes:
+        if ctx is not None and not _may_hold_near(regime, var, point, direction, ctx):
+            continue
         try:
             found.add(sympy.limit(regime.expression, var, point, "+" if direction == "+-" else direction))
         except (NotImplementedError, ValueError, TypeError, sympy.polys.polyerrors.BasePolynomialError):
             return None
     return found.pop() if len(found) == 1 and not any(v.has(sympy.sign, sympy.nan, sympy.zoo) for v in found) else None
+
+
+def _may_hold_near(regime: Any, var: sympy.Symbol, point: sympy.Expr, direction: str, ctx: Any) -> bool:
+    """False where one of the regime's conditions ``h >= 0`` (``> 0``) has a limit of negative sign at
+    ``point``, read under the assumptions and the regime's conditions free of ``var`` (``alpha > 0``)."""
+    local = ctx.copy()
+    for cond in regime.raw:
+        if cond.h is not None and var not in cond.h.free_symbols:
+            local.add(cond.relational)
+    for cond in regime.raw:
+        if cond.h is None or var not in cond.h.free_symbols:
+            continue
+        try:
+            far = sympy.limit(cond.h, var, point, "+" if direction == "+-" else direction)
+        except (NotImplementedError, ValueError, TypeError, sympy.polys.polyerrors.BasePolynomialError):
+            continue
+        coefficient, infinite = far.as_independent(sympy.oo, -sympy.oo, as_Add=False)
+        if infinite in (sympy.oo, -sympy.oo):
+            sign = local.sign(coefficient)
+            sign = None if sign is None else sign * (1 if infinite == sympy.oo else -1)
+        else:
+            sign = None if far.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan) else local.sign(far)
+        if sign == -1:
+            return False
+    return True
 
 
 def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Sequence[sympy.Basic],
@@ -274,7 +305,7 @@ def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Seque
             value = take(expr, point, direction)
         except (errors.SymgpuError, NotImplementedError, ValueError, TypeError, RecursionError, sympy.polys.polyerrors.BasePolynomialError):
             job.steps[:] = kept
-            value = _agreed_limit(regimes, var, point, direction)
+            value = _agreed_limit(regimes, var, point, direction, job.ctx)
             if value is None and at_point is not None:
                 value = _limit_at_point(take, at_point(), point, direction)
                 job.steps[:] = kept
