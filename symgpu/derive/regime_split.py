@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import sympy
@@ -51,7 +51,9 @@ class Regime:
     terms: tuple[str, ...] = ()
     raw: tuple[_Cond, ...] = ()
     feasible: bool | None = True  # None: not proved (no witness found among samples)
-    built: sympy.Expr | None = None  # the value as its branch builds it, before it is simplified
+    # the value as its branch builds it, before it is simplified: read by the unit check of a table just split,
+    # not stored with a cached derivation and not compared
+    built: sympy.Expr | None = field(default=None, compare=False, repr=False)
 
     def row(self) -> RegimeRow:
         """The regime as a row of the regimes table (conditions and value as text)."""
