@@ -130,3 +130,27 @@ def test_the_closed_form_says_where_the_tie_wins_and_the_check_accepts_no_minimu
     # at k = 3 the tie loses: no minimum, as the evaluate path shows (2 is approached, 6 is taken)
     with pytest.raises(errors.DerivationError, match="no minimum"):
         model.extremum("y", over="x", kind="min", preset="toy")
+
+
+def test_the_certificate_accepts_no_minimum_only_beside_a_cusp_it_can_see_is_not_attained(cusp_model: Callable[[str], Path]) -> None:
+    from types import MappingProxyType
+
+    from symgpu.derive import certify
+    from symgpu.derive.certify_path import Asked, _Point
+    model = symgpu.load(cusp_model("k*x"))
+    answer = model.extremum("y", over="x", kind="min")
+    asked = Asked("extremum", "y", "x")
+    at = {k: _Point(f"toy k={k}", "toy", MappingProxyType({"k": k})) for k in (3.0, 0.9)}
+    # k = 3: y tends to c = 2 beside x = 2 and is 6 there; a scan whose best is 2.0000001 beats nothing
+    assert "tends to 2 as x -> 2 and is 6 there" in certify._approached(model, answer, asked, at[3.0], -1.0, 2.0000001)
+    assert certify._approached(model, answer, asked, at[3.0], -1.0, 1.5) is None  # a scan point below 2: not explained
+    assert certify._approached(model, answer, asked, at[0.9], -1.0, 2.0) is None  # y(2) = 1.8 < 2: the cusp is attained
+
+
+def test_a_tie_of_one_equality_leaves_its_neighbours_condition_open_at_the_point(write_model: Callable[..., Path]) -> None:
+    # with a tie case "Eq(x, c)" the other case's condition is Ne(x, c): false at x = c, true on both sides
+    path = write_model(CUSP.replace('"And(Eq(m, x), Eq(m, c))"', '"Eq(x, c)"').replace("TIE", "x/2"), name="cusp")
+    model = symgpu.load(path)
+    assert _y(path, 2.0) == 1.0 and _y(path, 2.0 + 1e-6) > 2.0  # the premise: 1 at the tie, above 2 beside it
+    answer = model.extremum("y", over="x", kind="min", preset="toy")
+    assert (str(answer.location), answer.extra.value_at) == ("c", 1.0)

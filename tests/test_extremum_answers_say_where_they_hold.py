@@ -241,3 +241,16 @@ def test_a_far_limit_is_taken_from_the_regimes_that_can_hold_far_out() -> None:
     assert "approaches 0 as bytes_per_inst -> oo" in answer.extra.elsewhere
     at = evaluator.evaluate_expression(model, answer.result, model.units["n_needed_ilp"], preset="g80", values=point).magnitude
     assert math.isnan(at)  # no minimum there: it gave 0.0466, beaten by every larger bytes_per_inst
+
+
+def test_a_maximum_at_a_point_still_answers_where_an_end_value_is_a_piecewise() -> None:
+    # memory_throughput_ilp over ilp at g80, alpha = 10, n = 8: a cusp; a review found that comparing a plateau edge
+    # at the cusp's point with an open end whose value is a Piecewise (alpha <= 0 inside) made it unreadable (an ITE)
+    model = symgpu.load("volkov_2016_ilp")
+    point = {"alpha": 10, "n": 8}
+    answer = model.extremum("memory_throughput_ilp", over="ilp", kind="max", preset="g80", values=point)
+    xs = np.geomspace(1e-3, 1e3, 6001)
+    ys = np.asarray(model.evaluate("memory_throughput_ilp", "g80", values={**point, "ilp": xs}).magnitude, dtype=float)
+    assert answer.extra.value_at == pytest.approx(float(np.nanmax(ys)), rel=1e-6)  # brute force on the evaluate path
+    there = model.evaluate("memory_throughput_ilp", "g80", values={**point, "ilp": answer.extra.location_at}).magnitude
+    assert there == pytest.approx(answer.extra.value_at, rel=1e-9)  # the model's value at the location is the maximum

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -41,8 +42,60 @@ def test_at_the_point_a_flat_quantity_is_said_to_reach_its_end_value(cli: Callab
     sets = [a for k, v in NO_MEMORY.items() for a in ("--set", f"{k}={v}")]
     code, out, err = cli("extremum", "hong_kim_2009_intended", "CWP", "--over", "Comp_insts", "--max", "--preset", "8800gtx", *sets)
     assert code == 2 and out == ""
-    assert "CWP reaches 1 warp/SM, the value it approaches at an end, already at Comp_insts = 1e-06" in err
+    assert "CWP takes 1 warp/SM, the value it approaches at an end, already at Comp_insts = " in err and "(exactly)" in err
     assert "check failed" not in err  # it used to claim 20 and be refused by its own certificate
+
+
+SATURATING = """
+schema_version = 1
+
+[model]
+id = "saturating"
+title = "A saturating quantity"
+summary = "x**3/(x**3 + c**3): 1 in the limit, never in exact arithmetic, soon in IEEE doubles"
+references = ["toy2026"]
+
+[references.toy2026]
+authors = ["A. Author"]
+title = "A toy"
+venue = "tests"
+year = 2026
+
+[symbols.x]
+description = "the variable"
+unit = "cycle"
+assumptions = ["nonnegative"]
+
+[symbols.c]
+description = "scale"
+unit = "cycle"
+assumptions = ["positive"]
+
+[symbols.y]
+description = "the quantity"
+unit = "dimensionless"
+role = "output"
+
+[[equations]]
+id = "sat"
+defines = "y"
+rhs = "x**3/(x**3 + c**3)"
+source = { ref = "toy2026", locator = "Eq. (1)" }
+
+[presets.toy]
+description = "round numbers"
+source = { ref = "toy2026", locator = "Table 1" }
+[presets.toy.values]
+c = "1 cycle"
+"""
+
+
+def test_an_asymptote_that_rounds_to_its_limit_is_still_no_maximum(write_model: Callable[..., Path],
+                                                                   cli: Callable[..., tuple[int, str, str]]) -> None:
+    path = write_model(SATURATING, name="saturating")
+    assert symgpu.load(path).evaluate("y", "toy", values={"x": 1e6}).magnitude == 1.0  # the premise: IEEE rounds it to 1
+    code, out, err = cli("extremum", path, "y", "--over", "x", "--max", "--preset", "toy")
+    assert code == 2 and "y has no maximum over x at the given values: it tends to 1 as x -> oo" in err
 
 
 def test_a_valid_when_domain_free_of_the_variable_is_the_answers_and_refuses_at_a_point() -> None:

@@ -49,3 +49,12 @@ def test_a_log_keeps_its_factor_outside_and_stays_finite_far_out() -> None:
     table = evaluator.evaluate_expression(model, answer.result, model.units["latency_unloaded_h100"], preset="h100_fit", values=point)
     direct = model.evaluate("latency_unloaded_h100", "h100_fit", values=point)
     assert math.isfinite(table.magnitude) and table.magnitude == pytest.approx(direct.magnitude, rel=1e-12)
+
+
+def test_a_literal_excuses_one_power_of_its_unit_not_two() -> None:
+    model = symgpu.load("prior_sim")
+    job, _ = jobs.start(model, "regimes", "cwp_minus_one_factor", "")
+    literal = regime_split._literal_dimensions(job, job.quantity_expression("cwp_minus_one_factor", None, ())[0])
+    n = model.symbols["n"]
+    with pytest.raises(errors.DerivationError, match="has dimension"):
+        regime_split._check_quiet(job, n**2, "cwp_minus_one_factor", literal, n**2)  # (warp/SM)**2: no bare 1 explains it

@@ -341,14 +341,15 @@ def _extremum(model: Model, derivation: Derivation, asked: Asked, point: _Point)
 def _stated_hold(model: Model, derivation: Derivation, point: _Point) -> bool:
     """Whether the conditions a single closed form states it holds under (``extra.valid_when``,
     the engine's SymPy relations) hold at the point; True where there are none or they cannot be
-    evaluated there (the form is then checked)."""
-    stated = derivation.extra.valid_when
-    if not stated:
-        return True
-    try:
-        return bool(active.condition_true(model, sympy.And(*stated), point.preset, dict(point.values)))
-    except (errors.SymgpuError, ArithmeticError, TypeError, ValueError, pint.PintError):
-        return True
+    evaluated there (the form is then checked). Each is read on its own: one that fails there is
+    enough, though another names an input the point gives no value (``W_max``)."""
+    for condition in derivation.extra.valid_when or ():
+        try:
+            if not active.condition_true(model, condition, point.preset, dict(point.values)):
+                return False
+        except (errors.SymgpuError, ArithmeticError, TypeError, ValueError, pint.PintError):
+            continue
+    return True
 
 
 def _admissible(model: Model, asked: Asked, point: _Point, location: float) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,7 +25,8 @@ from symgpu.derive import extremum_cusps
 from symgpu.derive import limits
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.derive.extra_records import CandidateRecord
-from symgpu.evaluate import active, evaluator
+from symgpu.evaluate import active, evaluator, scaling
+from symgpu.evaluate import point as exact_point
 from symgpu.model import printing
 
 if TYPE_CHECKING:
@@ -67,7 +68,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     found = regime_split._regimes(job, expr, var, frozenset(stop_at), record=forms.has_pieces(expr))
     want = 1 if kind == "min" else -1  # sign of the second derivative / slope change
     domain = extremum_domain.domain_conditions(job, var, stop_at)
-    outer = extremum_domain.outer_domain(job, var, stop_at)  # where the model gives the quantity a value at all
+    # where the model gives the quantity a value at all (as modelled: a substitution may put the variable in)
+    outer = extremum_domain.outer_domain(job, var, stop_at) if as_modelled else ()
     if preset is not None or values:
         _has_a_value(job, var, outer, preset, values or {}, as_modelled)
     candidates: list[_Candidate] = []
@@ -132,12 +134,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         at = {**(values or {}), var.name: xs}
         return evaluator.inside_domain(model, job.quantity, preset, at, len(xs)) & np.isfinite(value_at(xs, checks=False))
 
-    def scan_values() -> tuple[np.ndarray, np.ndarray]:  # the evaluate path over the middle decades (far out an asymptote rounds to its limit)
-        xs = np.asarray([x for x in extremum_walls.WALL_GRID if 1e-6 <= x <= 1e6])
-        with np.errstate(all="ignore"):
-            return xs, np.asarray(value_at(xs, checks=False), dtype=float) * np.ones_like(xs)
-
-    scan = scan_values if as_modelled and job.quantity in model.defining else None
+    reached = (lambda limit: _reached_at(job, var, at_values, preset, values or {}, limit, inside_at)) \
+        if at_values is not None and as_modelled and job.quantity in model.defining else None
     walls, edges = extremum_walls.numeric_walls(
         job, var, None if at_values is None or not in_domain or not as_modelled or job.quantity not in model.defining else inside_at, value_at)
     candidates.extend(edges)
@@ -161,9 +159,13 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
                                      f"(no critical point or regime boundary qualifies; it may be monotone — try limit)")
     # merge identical candidates
     merged: list[_Candidate] = []
-    for cand in _ends_compared(job, candidates, ends, kind):
+    for cand in candidates:
+        # an end or plateau edge at a cusp's point stays a candidate of its own: merged into the cusp it would be
+        # shown as one, and cusps are not compared with the other candidates (_symbolic_choice); Volkov's memory-
+        # system plateau edge met the issue-bound cusp where warp_throughput falls on towards 0 with dual_issues
         same = next((m for m in merged if sympy.cancel(m.location - cand.location) == 0
-                     and (m.value == cand.value or sympy.cancel(m.value - cand.value) == 0)), None)
+                     and (m.value == cand.value or sympy.cancel(m.value - cand.value) == 0)
+                     and bool(extremum_domain.interior([m])) == bool(extremum_domain.interior([cand]))), None)
         if same is None:
             merged.append(cand)
         else:  # the same point from two pairs of regimes: a candidate where either's conditions hold
@@ -180,7 +182,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         regime_split._check_quiet(job, cand.location, var.name)
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
     if preset is not None or values:  # the candidates that hold here, compared by their numbers
-        best = extremum_choice.best_at(job, merged, kind, preset, values or {}, unit, ends, scan)
+        best = extremum_choice.best_at(job, merged, kind, preset, values or {}, unit, ends, reached)
         interior = extremum_domain.interior(merged)
         if best in interior and len(interior) > 1:  # the papers' forms, the one that applies here selected
             location, value = _symbolic_choice(job, merged, kind, ends, domain, var)
@@ -242,9 +244,19 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
     N = sqrt(L_M)); the certificate refuses a closed form that an end beats at the points it checks,
     and at a point (``--preset``/``--set``) every candidate is compared by its numbers.
     """
-    interior = extremum_domain.interior(merged)
+    # a cusp not attained beats the forms whose values it passes (Hong & Kim's eq22 value at the point where eq23,
+    # on both sides, tends to a smaller one): compared here, though open ends are not (see the NOTE above)
+    assert job.ctx is not None
+    cusps = [e for e in ends if e.cusp]
+    beaten = {id(c): tuple(extremum_choice.unbeaten(job, c.value, cusps, kind)) for c in merged}
+    interior = [c for c in extremum_domain.interior(merged) if sympy.false not in beaten[id(c)]]
     if not interior:
-        location, value = extremum_choice.global_choice(job, merged, kind, ends)
+        try:
+            location, value = extremum_choice.global_choice(job, merged, kind, ends)
+        except errors.DerivationError:
+            if not cusps:
+                raise
+            extremum_cusps.only_approached(job, cusps, ends, kind, var, None, None)
         job.step(kind + "imum", sympy.Eq(var, location), "each candidate where its conditions hold and no other candidate "
                  f"that holds there is {'larger' if kind == 'max' else 'smaller'}" if isinstance(location, sympy.Piecewise) else merged[0].origin)
         _say_elsewhere(job, location, kind, var, ends)
@@ -254,8 +266,9 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
         inside = extremum_domain.at_location(job, domain, var, cand.location) or []
         inside_of.append(tuple(inside))
         plain.append(_Candidate(cand.location, cand.value, cand.origin,
-                                tuple(c for c in cand.conditions if not any(relations.same_relation(c, d) for d in inside))))
-    others = [c for c in merged if c not in interior]
+                                tuple(relations.without_weaker(tuple(c for c in cand.conditions + tuple(job.ctx.tidy(b) for b in beaten[id(cand)])
+                                                                     if not any(relations.same_relation(c, d) for d in inside))))))
+    others = [c for c in merged if not extremum_domain.interior([c])]
     if others:
         job.step("other candidates", sympy.Tuple(*(sympy.Eq(var, c.location) for c in others)),
                  "the domain's ends and plateau edges are candidates too where a critical point is outside the domain or "
@@ -304,6 +317,36 @@ def _flat_where(job: jobs._Job, derivative: sympy.Expr, var: sympy.Symbol) -> li
         if zero is not sympy.false and zero not in out:
             out.append(zero)
     return out
+
+
+#: where (in the variable's declared unit) the quantity is checked to take an open end's value exactly
+REACHED_AT = (1e-3, 1.0, 1e3)
+
+
+def _reached_at(job: jobs._Job, var: sympy.Symbol, pinned: Callable[[], sympy.Expr], preset: str | None,
+                values: Mapping[str, Any], limit: sympy.Expr, inside: Callable[[np.ndarray], np.ndarray]) -> float | None:
+    """A value of ``var`` among :data:`REACHED_AT`, inside the domain, where the quantity with the given
+    values put in as exact numbers (``pinned``) equals ``limit`` exactly: it is flat there, at the value an
+    open end approaches (Hong & Kim's CWP is 1 at every Comp_insts without memory instructions). None where
+    none does (in exact arithmetic an asymptote x**3/(x**3 + c**3) is never its limit, though its IEEE value is)."""
+    model = job.model
+    based = scaling.base_expression(model, limit)
+    numbers = exact_point.exact_base_values(model, based.free_symbols, preset, values)
+    target = None if numbers is None else based.xreplace(numbers)
+    if target is None or not target.is_Rational:
+        return None
+    with np.errstate(all="ignore"):
+        admitted = inside(np.asarray(REACHED_AT))
+    scale = sympy.Rational(scaling.symbol_scale(model, var.name))
+    for x, admissible in zip(REACHED_AT, admitted):
+        value = pinned().xreplace({var: sympy.Rational(x) * scale}) if admissible else None
+        if value is not None and value.is_Rational and value == target:
+            return x
+    return None
+
+
+#: conditions of more operations than this in all make a Piecewise answer that SymPy does not collapse
+COLLAPSE_OPS = 2000
 
 
 #: conditions of more operations than this in all make a Piecewise answer that SymPy does not collapse

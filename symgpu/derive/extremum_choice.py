@@ -19,11 +19,11 @@ from symgpu.evaluate import active, evaluator
 
 def best_at(job: jobs._Job, candidates: Sequence[Candidate], kind: str, preset: str | None,
             values: Mapping[str, Any], unit: str, ends: Sequence[OpenEnd] = (),
-            scan: Callable[[], tuple[Any, Any]] | None = None) -> Candidate:
+            reached: Callable[[sympy.Expr], float | None] | None = None) -> Candidate:
     """The candidate whose conditions hold at the inputs and whose value is the extreme one there.
-    Where a value approached at an open end beats them all, ``scan`` (the variable's values and the
-    quantity's there, on the evaluate path) must not reach it: where it does, the quantity is flat
-    at these values in a way the regimes do not show, and that is said instead.
+    Where a value approached at an open end beats them all, the quantity must not take it exactly
+    (``reached``: where it does, or None): where it does, it is flat at these values in a way the
+    regimes do not show, and that is said instead.
 
     Raises:
         errors.DerivationError: no candidate holds there, or an open end's value beats them all.
@@ -52,11 +52,10 @@ def best_at(job: jobs._Job, candidates: Sequence[Candidate], kind: str, preset: 
         if not scored or signed < scored[0][0] - 1e-12 * abs(scored[0][0]):
             where = sympy.sstr(end.point) if end.point.is_number else \
                 f"{number(end.point, model.unit_text(job.variable) or None):.10g} {model.unit_text(job.variable)}".rstrip()
-            cusp = "" if end.point in (sympy.oo, sympy.S.Zero) else \
-                " (where two regimes meet; at that point itself another case gives the value)"
-            _not_reached(job, kind, limit, unit, scan)
+            cusp = " (where two regimes meet; at that point itself another case gives the value)" if end.cusp else ""
+            _not_reached(job, kind, limit, unit, end, reached)
             raise errors.DerivationError(f"{model.id}: {job.quantity} has no {kind}imum over {job.variable} at the given values: "
-                                         f"it tends to {limit:.6g}{' ' + unit if unit else ''} as {job.variable} -> {where}{cusp}"
+                                         f"it tends to {limit:.6g}{' ' + unit if unit not in ('', '1', 'dimensionless') else ''} as {job.variable} -> {where}{cusp}"
                                          f"{', beyond every candidate,' if scored else ''} without reaching it; ask for the limit instead")
     if not scored:
         raise errors.DerivationError(f"{model.id}: no candidate for the {kind}imum of {job.quantity} over {job.variable} holds "
@@ -79,22 +78,18 @@ def unbeaten(job: jobs._Job, value: sympy.Expr, ends: Sequence[OpenEnd], kind: s
     return parts
 
 
-def _not_reached(job: jobs._Job, kind: str, limit: float, unit: str, scan: Callable[[], tuple[Any, Any]] | None) -> None:
-    """Raise where the evaluate path reaches (or passes) ``limit``, the value an open end approaches:
-    the quantity is flat there at these values (a slope factor free of the variable is 0: Hong &
-    Kim's CWP is 1 at every Comp_insts without memory instructions), so the extremum is attained."""
-    if scan is None or not np.isfinite(limit):
-        return
-    xs, ys = scan()
-    sign = 1 if kind == "max" else -1
-    with np.errstate(all="ignore"):
-        reached = np.isfinite(ys) & (sign * (ys - limit) >= -1e-12 * max(abs(limit), 1e-300))
-    if reached.any():
-        at = float(np.asarray(xs)[np.argmax(reached)])
+def _not_reached(job: jobs._Job, kind: str, limit: float, unit: str, end: OpenEnd,
+                 reached: Callable[[sympy.Expr], float | None] | None) -> None:
+    """Raise where the quantity, in exact arithmetic at the given values, already takes ``end``'s value
+    (``reached``: where it does, or None): it is flat there in a way its regimes do not show (a slope
+    factor free of the variable is 0: Hong & Kim's CWP is 1 at every Comp_insts without memory
+    instructions), so that extremum is attained, not only approached."""
+    at = None if reached is None or not np.isfinite(limit) else reached(end.value)
+    if at is not None:
         raise errors.DerivationError(
-            f"{job.model.id}: at the given values {job.quantity} reaches {limit:.6g}{' ' + unit if unit else ''}, the value it "
-            f"approaches at an end, already at {job.variable} = {at:.6g} (eval): it is flat there in a way its regimes do not "
-            f"show, so that {kind}imum is attained there and beyond; try extremum --grid")
+            f"{job.model.id}: at the given values {job.quantity} takes {limit:.6g}{' ' + unit if unit not in ('', '1', 'dimensionless') else ''}, the value it "
+            f"approaches at an end, already at {job.variable} = {at:.6g} (exactly): it is flat there in a way its regimes do "
+            f"not show, so that {kind}imum is attained there and beyond; try extremum --grid")
 
 
 def global_choice(job: jobs._Job, candidates: Sequence[Candidate], kind: str,

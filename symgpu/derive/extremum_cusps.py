@@ -92,11 +92,13 @@ def boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split
     attained: list[sympy.Basic] = []  # the case conditions at the point itself
     for cond in (c for regime in (ra, rb) for c in regime.raw if c.h is None and var in c.relational.free_symbols):
         at_point_itself = regime_conditions.boolean_at(local, cond.relational, var, point, held)
-        if at_point_itself is sympy.false and not isinstance(cond.relational, sympy.Not):
+        if at_point_itself is sympy.false and not isinstance(cond.relational, (sympy.Not, sympy.Ne)):
             return None, None  # a closed case condition (Eq(m, x)) false at the point is false beside it: the regime is not there
         if at_point_itself is not sympy.true and not any(relations.same_relation(at_point_itself, a) for a in attained):
             attained.append(at_point_itself)
-    approached = extremum_domain.OpenEnd(job.ctx.nice(point), value, tuple(final)) if attained else None
+    # approached where the case conditions fail at the point itself (where they hold, the cusp is attained)
+    when = tuple(c for c in (*final, sympy.Not(sympy.And(*attained))) if c is not sympy.true)
+    approached = extremum_domain.OpenEnd(job.ctx.nice(point), value, when, cusp=True) if attained else None
     if sympy.false in attained:
         job.step("cusp not attained", sympy.Eq(var, point), f"{left.name} meets {right.name} here, but their case conditions "
                  f"fail at the point itself: the quantity approaches {sympy.sstr(value)} there and another case gives its value")

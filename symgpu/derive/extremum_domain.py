@@ -211,11 +211,13 @@ class OpenEnd:
         point: the end (``oo`` or ``0``), or the cusp.
         value: the quantity's limit there: a candidate beaten by it is no extremum.
         when: where it is approached (the cusp's regimes meet there); always where empty.
+        cusp: a cusp not attained, not an end of the domain.
     """
 
     point: sympy.Expr
     value: sympy.Expr
     when: tuple[sympy.Basic, ...] = ()
+    cusp: bool = False
 
 
 def _bounded(job: jobs._Job, domain: Sequence[sympy.Basic], var: sympy.Symbol, far: sympy.Expr, limit_sign: Any) -> bool:

@@ -357,7 +357,7 @@ def _consistent_as_built(job: jobs._Job, built: sympy.Expr, name: str, literal: 
     except dimensions.Mismatch:
         return False
     expected = job.dims()[job.model.symbols[name]]
-    return found == expected or any(found == expected * d**k for d in literal for k in (-2, -1, 1, 2))
+    return found == expected or any(found == expected * d**k for d in literal for k in (-1, 1))
 
 
 def _literal_dimensions(job: jobs._Job, expr: sympy.Basic) -> list[Any]:

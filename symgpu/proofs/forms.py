@@ -87,16 +87,25 @@ def small_simplify(expr: sympy.Expr) -> sympy.Expr:
 
 
 def _is_log_of_a_power(e: sympy.Basic) -> bool:
-    return isinstance(e, sympy.log) and e.args[0].is_Pow and not e.args[0].exp.is_number
+    """``log(x**s)`` or ``log(c**t*x**s)``: a log of a power (or product of powers) with a symbolic exponent."""
+    return isinstance(e, sympy.log) and any(f.is_Pow and not f.exp.is_number for f in sympy.Mul.make_args(e.args[0]))
 
 
 def _logs_of_powers_undone(out: sympy.Expr, expr: sympy.Expr) -> sympy.Expr:
-    """``simplify``'s result with ``log(x**s)`` written back as ``s*log(x)`` where ``expr`` had no such
+    """``simplify``'s result with ``log(x**s)`` (``log(c**t*x**s)``) written back as ``s*log(x)`` (``t*log(c) +
+    s*log(x)``, where the bases are positive, as ``simplify`` needs to combine them) where ``expr`` had no such
     log: ``simplify`` combines ``s_fork*log(ilp/ilp_ref)`` into ``log((ilp/ilp_ref)**s_fork)``, whose
     exponent has a unit (cycles) and whose power overflows IEEE doubles long before the log does."""
     if not out.has(sympy.log) or expr.find(_is_log_of_a_power):
         return out
-    return out.replace(_is_log_of_a_power, lambda e: e.args[0].exp * sympy.log(e.args[0].base))
+    return out.replace(_is_log_of_a_power, _log_of_powers_split)
+
+
+def _log_of_powers_split(e: sympy.log) -> sympy.Expr:
+    """``log(c**t*x**s*y)`` as ``t*log(c) + s*log(x) + log(y)``: each power of symbolic exponent taken out."""
+    powers = [f for f in sympy.Mul.make_args(e.args[0]) if f.is_Pow and not f.exp.is_number]
+    rest = sympy.Mul(*(f for f in sympy.Mul.make_args(e.args[0]) if f not in powers))
+    return sympy.Add(*(f.exp * sympy.log(f.base) for f in powers)) + (sympy.log(rest) if rest != 1 else 0)
 
 
 def _monomial_of_integer_parts(expr: sympy.Expr) -> bool:
