@@ -4,8 +4,8 @@ cusp's value from both sides without taking it, so the cusp is no extremum: the 
 claim it as the minimum (and its certificate refused the claim: "check failed ... please report
 it"). It now says there is no minimum, or gives the tie's value where that one is lower.
 
-The model here: ``y = Max(x, c**2/x)``, except where ``Min(x, c)`` ties (``x = c``), where a
-case gives ``k*x``. Off the tie, ``y >= c`` with equality only at ``x = c``.
+The model here (``tests/fixtures/cusp_tie.toml``): ``y = Max(x, c**2/x)``, except where ``Min(x, c)``
+ties (``x = c``), where a case gives ``k*x``. Off the tie, ``y >= c`` with equality only at ``x = c``.
 """
 
 from __future__ import annotations
@@ -19,109 +19,42 @@ import pytest
 import symgpu
 from symgpu import errors
 
-CUSP = '''
-schema_version = 1
+from conftest import FIXTURES
 
-[model]
-id = "cusp"
-title = "A cusp whose value a tie case replaces"
-summary = "Max(x, c**2/x), except where Min(x, c) ties: there a case gives k*x."
-references = ["toy2026"]
-
-[references.toy2026]
-authors = ["A. Author"]
-title = "A toy"
-venue = "tests"
-year = 2026
-
-[symbols.x]
-description = "the variable"
-unit = "cycle"
-assumptions = ["positive"]
-
-[symbols.c]
-description = "where the two arguments meet"
-unit = "cycle"
-assumptions = ["positive"]
-
-[symbols.k]
-description = "the tie case's factor"
-unit = "dimensionless"
-assumptions = ["positive"]
-
-[symbols.m]
-description = "the smaller of x and c"
-unit = "cycle"
-
-[symbols.y]
-description = "the quantity"
-unit = "cycle"
-role = "output"
-
-[[equations]]
-id = "smaller"
-defines = "m"
-rhs = "Min(x, c)"
-source = { ref = "toy2026", locator = "Eq. (1)" }
-
-[[equations]]
-id = "cases"
-defines = "y"
-cases = [
-  { id = "tie", when = "And(Eq(m, x), Eq(m, c))", value = "TIE" },
-  { id = "apart", when = "otherwise", value = "Max(x, c**2/x)" },
-]
-source = { ref = "toy2026", locator = "Eq. (2)" }
-
-[presets.toy]
-description = "round numbers"
-source = { ref = "toy2026", locator = "Table 1" }
-[presets.toy.values]
-c = "2 cycle"
-k = "3"
-'''
-
-
-@pytest.fixture
-def cusp_model(write_model: Callable[..., Path]) -> Callable[[str], Path]:
-    """The model file with the tie case's value ``tie`` (``k*x``, ``3*x``, ``x/2``)."""
-    return lambda tie: write_model(CUSP.replace("TIE", tie), name="cusp")
+#: the model, with the tie case's value k*x (k = 3 at the preset: 6 at the tie, above the c = 2 approached beside it)
+CUSP = FIXTURES / "cusp_tie.toml"
 
 
 def _y(path: Path, x: float, k: float = 3.0) -> float:
     return float(symgpu.load(path).evaluate("y", "toy", values={"x": x, "k": k}).magnitude)
 
 
-def test_the_premise_the_quantity_approaches_c_and_the_tie_gives_another_value(cusp_model: Callable[[str], Path]) -> None:
-    path = cusp_model("3*x")
-    assert _y(path, 2.0) == 6.0  # the tie: 3*x at x = c = 2
+def test_the_premise_the_quantity_approaches_c_and_the_tie_gives_another_value() -> None:
+    assert _y(CUSP, 2.0) == 6.0  # the tie: 3*x at x = c = 2
     for step in (1e-3, 1e-6):  # both sides tend to c = 2, from above
-        assert 2.0 < _y(path, 2.0 - step) < 2.0 + 2 * step and 2.0 < _y(path, 2.0 + step) < 2.0 + 2 * step
+        assert 2.0 < _y(CUSP, 2.0 - step) < 2.0 + 2 * step and 2.0 < _y(CUSP, 2.0 + step) < 2.0 + 2 * step
 
 
-def test_a_cusp_that_is_not_attained_is_no_minimum(cusp_model: Callable[[str], Path], cli: Callable[..., tuple[int, str, str]]) -> None:
-    path = cusp_model("3*x")
-    code, out, err = cli("extremum", path, "y", "--over", "x", "--min", "--preset", "toy")
+def test_a_cusp_that_is_not_attained_is_no_minimum(cli: Callable[..., tuple[int, str, str]]) -> None:
+    code, out, err = cli("extremum", CUSP, "y", "--over", "x", "--min", "--preset", "toy")
     assert code == 2 and out == ""
     assert "y has no minimum over x at the given values: it tends to 2 cycle as x -> 2 cycle" in err
     assert "check failed" not in err and "Traceback" not in err
     with pytest.raises(errors.DerivationError, match="it tends to c as x -> c, where two regimes meet"):
-        symgpu.load(path).extremum("y", over="x", kind="min")
+        symgpu.load(CUSP).extremum("y", over="x", kind="min", substitute={"k": "3"})
 
 
-def test_a_tie_value_below_the_approached_one_is_the_minimum(cusp_model: Callable[[str], Path]) -> None:
-    path = cusp_model("x/2")
-    answer = symgpu.load(path).extremum("y", over="x", kind="min", preset="toy")
-    # brute force on the evaluate path: off x = 2 every value is at least 2; at x = 2 it is 1
+def test_a_tie_value_below_the_approached_one_is_the_minimum() -> None:
+    answer = symgpu.load(CUSP).extremum("y", over="x", kind="min", preset="toy", values={"k": 0.5})
+    # brute force on the evaluate path: off x = 2 every value is at least 2; at x = 2 it is k*x = 1
     xs = np.geomspace(1e-3, 1e3, 4001)
-    assert min(_y(path, x) for x in xs[::40]) >= 2.0 and _y(path, 2.0) == 1.0
-    assert (str(answer.location), str(answer.result), answer.extra.value_at) == ("c", "c/2", 1.0)
+    assert min(_y(CUSP, x, 0.5) for x in xs[::40]) >= 2.0 and _y(CUSP, 2.0, 0.5) == 1.0
+    assert (str(answer.location), str(answer.result), answer.extra.value_at) == ("c", "c*k", 1.0)
     assert answer.certificate is not None and answer.certificate.checks
 
 
-def test_the_closed_form_says_where_the_tie_wins_and_the_check_accepts_no_minimum_elsewhere(
-        cusp_model: Callable[[str], Path]) -> None:
-    model = symgpu.load(cusp_model("k*x"))
+def test_the_closed_form_says_where_the_tie_wins_and_that_it_is_no_minimum_elsewhere() -> None:
+    model = symgpu.load(CUSP)
     answer = model.extremum("y", over="x", kind="min")
     assert str(answer.location) == "c" and str(answer.result) == "c*k"
     assert [str(c) for c in answer.extra.valid_when] == ["k <= 1"]  # k*c beats the approached c only where k <= 1
@@ -132,12 +65,12 @@ def test_the_closed_form_says_where_the_tie_wins_and_the_check_accepts_no_minimu
         model.extremum("y", over="x", kind="min", preset="toy")
 
 
-def test_the_certificate_accepts_no_minimum_only_beside_a_cusp_it_can_see_is_not_attained(cusp_model: Callable[[str], Path]) -> None:
+def test_the_certificate_accepts_no_minimum_only_beside_a_cusp_it_can_see_is_not_attained() -> None:
     from types import MappingProxyType
 
     from symgpu.derive import certify
     from symgpu.derive.certify_path import Asked, _Point
-    model = symgpu.load(cusp_model("k*x"))
+    model = symgpu.load(CUSP)
     answer = model.extremum("y", over="x", kind="min")
     asked = Asked("extremum", "y", "x")
     at = {k: _Point(f"toy k={k}", "toy", MappingProxyType({"k": k})) for k in (3.0, 0.9)}
@@ -149,8 +82,8 @@ def test_the_certificate_accepts_no_minimum_only_beside_a_cusp_it_can_see_is_not
 
 def test_a_tie_of_one_equality_leaves_its_neighbours_condition_open_at_the_point(write_model: Callable[..., Path]) -> None:
     # with a tie case "Eq(x, c)" the other case's condition is Ne(x, c): false at x = c, true on both sides
-    path = write_model(CUSP.replace('"And(Eq(m, x), Eq(m, c))"', '"Eq(x, c)"').replace("TIE", "x/2"), name="cusp")
+    path = write_model(CUSP.read_text(encoding="utf-8").replace('"And(Eq(m, x), Eq(m, c))"', '"Eq(x, c)"'), name="cusp_tie")
     model = symgpu.load(path)
-    assert _y(path, 2.0) == 1.0 and _y(path, 2.0 + 1e-6) > 2.0  # the premise: 1 at the tie, above 2 beside it
-    answer = model.extremum("y", over="x", kind="min", preset="toy")
+    assert _y(path, 2.0, 0.5) == 1.0 and _y(path, 2.0 + 1e-6, 0.5) > 2.0  # the premise: 1 at the tie, above 2 beside it
+    answer = model.extremum("y", over="x", kind="min", preset="toy", values={"k": 0.5})
     assert (str(answer.location), answer.extra.value_at) == ("c", 1.0)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
 import symgpu
 from symgpu import derive, errors
 from symgpu.derive import extremum_domain, jobs
+
+from conftest import FIXTURES
 
 NO_MEMORY = {"Active_blocks_per_SM": 5.0, "Coal_Mem_insts": 0.0, "Threads_per_block": 128.0, "Uncoal_Mem_insts": 0.0}
 
@@ -46,53 +47,12 @@ def test_at_the_point_a_flat_quantity_is_said_to_reach_its_end_value(cli: Callab
     assert "check failed" not in err  # it used to claim 20 and be refused by its own certificate
 
 
-SATURATING = """
-schema_version = 1
-
-[model]
-id = "saturating"
-title = "A saturating quantity"
-summary = "x**3/(x**3 + c**3): 1 in the limit, never in exact arithmetic, soon in IEEE doubles"
-references = ["toy2026"]
-
-[references.toy2026]
-authors = ["A. Author"]
-title = "A toy"
-venue = "tests"
-year = 2026
-
-[symbols.x]
-description = "the variable"
-unit = "cycle"
-assumptions = ["nonnegative"]
-
-[symbols.c]
-description = "scale"
-unit = "cycle"
-assumptions = ["positive"]
-
-[symbols.y]
-description = "the quantity"
-unit = "dimensionless"
-role = "output"
-
-[[equations]]
-id = "sat"
-defines = "y"
-rhs = "x**3/(x**3 + c**3)"
-source = { ref = "toy2026", locator = "Eq. (1)" }
-
-[presets.toy]
-description = "round numbers"
-source = { ref = "toy2026", locator = "Table 1" }
-[presets.toy.values]
-c = "1 cycle"
-"""
+#: x**3/(x**3 + c**3): 1 in the limit, never in exact arithmetic, soon in IEEE doubles
+SATURATING = FIXTURES / "saturating.toml"
 
 
-def test_an_asymptote_that_rounds_to_its_limit_is_still_no_maximum(write_model: Callable[..., Path],
-                                                                   cli: Callable[..., tuple[int, str, str]]) -> None:
-    path = write_model(SATURATING, name="saturating")
+def test_an_asymptote_that_rounds_to_its_limit_is_still_no_maximum(cli: Callable[..., tuple[int, str, str]]) -> None:
+    path = SATURATING
     assert symgpu.load(path).evaluate("y", "toy", values={"x": 1e6}).magnitude == 1.0  # the premise: IEEE rounds it to 1
     code, out, err = cli("extremum", path, "y", "--over", "x", "--max", "--preset", "toy")
     assert code == 2 and "y has no maximum over x at the given values: it tends to 1 as x -> oo" in err
