@@ -117,7 +117,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             candidate, approached = extremum_cusps.boundary_candidate(job, ra, rb, var, point, want, kind)
             if approached is not None:
                 cusp_ends.append(approached)
-                candidates.extend(extremum_cusps.at_the_cusp(job, found, var, approached, kind))
+                if not any(e.point == approached.point for e in cusp_ends[:-1]):  # once per point
+                    candidates.extend(extremum_cusps.at_the_cusp(job, found, var, approached.point))
             inside = None if candidate is None else extremum_domain.at_location(job, domain, var, candidate.location)
             if candidate is not None and inside is not None:
                 extra_conditions = tuple(c for c in inside if not any(relations.same_relation(c, k) for k in candidate.conditions))

@@ -110,23 +110,19 @@ def boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split
     return _Candidate(job.ctx.nice(point), value, f"boundary {left.name}|{right.name}", tuple(final)), approached
 
 
-def at_the_cusp(job: jobs._Job, found: Sequence[regime_split.Regime], var: sympy.Symbol, cusp: extremum_domain.OpenEnd,
-                 kind: str) -> list[_Candidate]:
+def at_the_cusp(job: jobs._Job, found: Sequence[regime_split.Regime], var: sympy.Symbol, point: sympy.Expr) -> list[_Candidate]:
     """The regimes that may hold at a cusp whose own regimes' case conditions fail there (Hong &
     Kim's eq22 where eq23 meets itself): the quantity's value at the point itself is theirs, a
-    candidate where their conditions at the point hold and it is at least as extreme as the value
-    the cusp approaches (else the approached value, not attained, beats it)."""
+    candidate where their conditions at the point hold. Whether it beats the values the cusps there
+    approach is decided with the other candidates (``extremum_choice.unbeaten``; at a point, by
+    their numbers)."""
     assert job.ctx is not None
     found_here: list[_Candidate] = []
-    point = cusp.point
     for regime in found:
-        value = job.ctx.nice(regime.expression.xreplace({var: point}))
-        beats = (sympy.LessThan if kind == "min" else sympy.GreaterThan)(value, cusp.value)
-        verdict = job.ctx.decide(beats)
-        if verdict is False:
-            continue
-        local, conds = job.ctx.copy(), [] if verdict is True else [job.ctx.tidy(beats)]
-        for cond in regime.raw:
+        local, conds = job.ctx.copy(), list[sympy.Basic]()
+        # the conditions at the point first, the case conditions before the others (the cusp's own regimes and the
+        # other cases are refuted there cheaply), then the value
+        for cond in sorted(regime.raw, key=lambda c: c.h is not None):
             if cond.h is None:
                 at = regime_conditions.boolean_at(local, cond.relational, var, point)
             else:
@@ -138,6 +134,7 @@ def at_the_cusp(job: jobs._Job, found: Sequence[regime_split.Regime], var: sympy
             if at is not sympy.true and not any(relations.same_relation(at, c) for c in conds):
                 conds.append(at)
         else:
+            value = job.ctx.nice(regime.expression.xreplace({var: point}))
             job.step("value at the cusp", sympy.Eq(var, point), f"{regime.name} gives the value at the point itself"
                      + (" when " + ", ".join(map(sympy.sstr, conds)) if conds else ""))
             found_here.append(_Candidate(point, value, f"{regime.name} at a cusp", tuple(conds)))

@@ -247,15 +247,24 @@ def _agreed_limit(regimes: Sequence[Any], var: sympy.Symbol, point: sympy.Expr, 
     condition ``h >= 0`` whose ``h`` tends to a negative value there does not hold near
     the point and is left out (Volkov's issue bound ends where bytes_per_inst grows: only the memory
     bound, tending to 0, is left)."""
-    found = set()
+    limits = _regime_limits(regimes, var, point, direction)
+    if limits is None:
+        return None
+    if ctx is not None and len(set(limits)) > 1:  # they disagree: only the regimes that can hold there count
+        limits = [v for regime, v in zip(regimes, limits) if _may_hold_near(regime, var, point, direction, ctx)]
+    found = set(limits)
+    return found.pop() if len(found) == 1 and not any(v.has(sympy.sign, sympy.nan, sympy.zoo) for v in found) else None
+
+
+def _regime_limits(regimes: Sequence[Any], var: sympy.Symbol, point: sympy.Expr, direction: str) -> list[sympy.Expr] | None:
+    """Each regime's expression's limit at ``point``; None where one cannot be taken."""
+    found = []
     for regime in regimes:
-        if ctx is not None and not _may_hold_near(regime, var, point, direction, ctx):
-            continue
         try:
-            found.add(sympy.limit(regime.expression, var, point, "+" if direction == "+-" else direction))
+            found.append(sympy.limit(regime.expression, var, point, "+" if direction == "+-" else direction))
         except (NotImplementedError, ValueError, TypeError, sympy.polys.polyerrors.BasePolynomialError):
             return None
-    return found.pop() if len(found) == 1 and not any(v.has(sympy.sign, sympy.nan, sympy.zoo) for v in found) else None
+    return found
 
 
 def _may_hold_near(regime: Any, var: sympy.Symbol, point: sympy.Expr, direction: str, ctx: Any) -> bool:
@@ -307,10 +316,12 @@ def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Seque
             value = take(expr, point, direction)
         except (errors.SymgpuError, NotImplementedError, ValueError, TypeError, RecursionError, sympy.polys.polyerrors.BasePolynomialError):
             job.steps[:] = kept
-            value = _agreed_limit(regimes, var, point, direction, job.ctx)
+            value = _agreed_limit(regimes, var, point, direction)
             if value is None and at_point is not None:
                 value = _limit_at_point(take, at_point(), point, direction)
                 job.steps[:] = kept
+            if value is None:  # the regimes disagree: those that cannot hold there left out (limits of their conditions)
+                value = _agreed_limit(regimes, var, point, direction, job.ctx)
             if value is None:
                 if dropped is not None:
                     dropped.append(point)
