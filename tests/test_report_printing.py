@@ -82,7 +82,7 @@ def _combine(children: st.SearchStrategy) -> st.SearchStrategy:
                      children.map(lambda c: sympy.exp(c) ** 2), pair.map(lambda p: sympy.Piecewise((p[0], x > y), (p[1], True))))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, database=None, derandomize=True)  # the same examples every run: a random one can be slow for SymPy
 @given(st.lists(st.recursive(_atoms, _combine, max_leaves=12), min_size=1, max_size=5))
 def test_random_expressions_print_as_sympy_prints_them(expressions):
     text, tex = printing.KeptStrPrinter(), printing.KeptLatexPrinter({"symbol_names": NAMES})

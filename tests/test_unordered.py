@@ -82,7 +82,7 @@ def _combine(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 _EXPRESSIONS = st.recursive(_ATOMS, _combine, max_leaves=5)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, deadline=None, database=None, derandomize=True)  # the same examples every run
 @given(st.lists(_EXPRESSIONS, min_size=2, max_size=3))
 def test_random_arguments_proved_unordered_are_kept_by_sympy(args: list[Any]):
     if unordered.keeps_every_argument(tuple(args)):
