@@ -33,10 +33,11 @@ def test_a_regime_value_whose_unit_is_wrong_as_built_is_still_refused() -> None:
     job, _ = jobs.start(model, "regimes", "cwp_minus_one_factor", "")
     n = model.symbols["n"]  # warp/SM, not the factor's pure number
     with pytest.raises(errors.DerivationError, match="has dimension"):
-        regime_split._check_quiet(job, n, "cwp_minus_one_factor", (), n)
+        regime_split._check_quiet(job, n, "cwp_minus_one_factor", None, n)
     # read with the dimension of Max(1, CWP - 1) (warp/SM) for a picked bare 1, the same value is n/(1 warp/SM)
-    literal = regime_split._literal_dimensions(job, job.quantity_expression("cwp_minus_one_factor", None, ())[0])
-    regime_split._check_quiet(job, n, "cwp_minus_one_factor", literal, n)
+    source = job.quantity_expression("cwp_minus_one_factor", None, ())[0]
+    assert regime_split._literal_dimensions(job, source)  # Max(1, CWP - 1) is there
+    regime_split._check_quiet(job, n, "cwp_minus_one_factor", source, n)
 
 
 def test_a_log_keeps_its_factor_outside_and_stays_finite_far_out() -> None:
@@ -54,7 +55,7 @@ def test_a_log_keeps_its_factor_outside_and_stays_finite_far_out() -> None:
 def test_a_literal_excuses_one_power_of_its_unit_not_two() -> None:
     model = symgpu.load("prior_sim")
     job, _ = jobs.start(model, "regimes", "cwp_minus_one_factor", "")
-    literal = regime_split._literal_dimensions(job, job.quantity_expression("cwp_minus_one_factor", None, ())[0])
+    source = job.quantity_expression("cwp_minus_one_factor", None, ())[0]
     n = model.symbols["n"]
     with pytest.raises(errors.DerivationError, match="has dimension"):
-        regime_split._check_quiet(job, n**2, "cwp_minus_one_factor", literal, n**2)  # (warp/SM)**2: no bare 1 explains it
+        regime_split._check_quiet(job, n**2, "cwp_minus_one_factor", source, n**2)  # (warp/SM)**2: no bare 1 explains it

@@ -71,7 +71,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     # where the model gives the quantity a value at all (as modelled: a substitution may put the variable in)
     outer = extremum_domain.outer_domain(job, var, stop_at) if as_modelled else ()
     if preset is not None or values:
-        _has_a_value(job, var, outer, preset, values or {}, as_modelled)
+        _has_a_value(job, var, outer, preset, values or {})
     candidates: list[_Candidate] = []
     undecided: list[tuple[str, sympy.Expr]] = []  # regimes linear in var whose slope's sign the assumptions leave open
     flat: list[tuple[str, sympy.Basic]] = []  # ("", where the slope is 0 for every var): a factor free of var that may vanish
@@ -350,28 +350,6 @@ def _reached_at(job: jobs._Job, var: sympy.Symbol, pinned: Callable[[], sympy.Ex
 COLLAPSE_OPS = 2000
 
 
-#: conditions of more operations than this in all make a Piecewise answer that SymPy does not collapse
-COLLAPSE_OPS = 2000
-
-
-def _ends_compared(job: jobs._Job, candidates: Sequence[_Candidate], ends: Sequence[extremum_domain.OpenEnd],
-                   kind: str) -> list[_Candidate]:
-    """The candidates, an end or plateau edge at the same point as a critical point or cusp held only
-    where no open end beats it: merged into the cusp (a candidate where either holds), it would be shown
-    as one, and cusps are not compared with the ends (:func:`_symbolic_choice`). Volkov's memory-system
-    plateau edge met the issue-bound cusp where the throughput falls on towards 0 as dual_issues grows."""
-    inner = extremum_domain.interior(candidates)
-    out: list[_Candidate] = []
-    for cand in candidates:
-        if cand in inner or not any(sympy.cancel(c.location - cand.location) == 0 for c in inner):
-            out.append(cand)
-            continue
-        beaten = extremum_choice.unbeaten(job, cand.value, ends, kind)
-        if sympy.false not in beaten:
-            out.append(_Candidate(cand.location, cand.value, cand.origin, cand.conditions + tuple(beaten)))
-    return out
-
-
 def _first_match(branches: Sequence[tuple[sympy.Expr, sympy.Basic]]) -> sympy.Expr:
     """A first-match Piecewise of the branches (SymPy's, which collapses the conditions); where they
     have more than :data:`COLLAPSE_OPS` operations in all, those whose condition is false left out and
@@ -407,33 +385,17 @@ def _say_elsewhere(job: jobs._Job, location: sympy.Expr, kind: str, var: sympy.S
 
 
 def _has_a_value(job: jobs._Job, var: sympy.Symbol, outer: Sequence[sympy.Basic], preset: str | None,
-                 values: Mapping[str, Any], as_modelled: bool) -> None:
-    """At given values, refuse a question whose quantity the model gives no value at any ``var``:
-    a ``valid_when`` condition free of ``var`` fails there (``outer``), or the evaluate path gives no
-    finite value anywhere on :data:`extremum_walls.WALL_GRID` (Hong & Kim's memory latency weighs
-    by ``Uncoal_Mem_insts/Mem_insts``, 0/0 without memory instructions, a 0/0 that the closed form
-    cancels, so it would otherwise answer there).
+                 values: Mapping[str, Any]) -> None:
+    """At given values, refuse a question whose quantity the model gives no value at any ``var``: a
+    ``valid_when`` condition free of ``var`` fails there (``outer``: Hong & Kim's ``0 < Mem_insts``).
 
     Raises:
         errors.DerivationError: no value there.
     """
-    model = job.model
-    if outer and not active.condition_true(model, sympy.And(*outer), preset, values):
+    if outer and not active.condition_true(job.model, sympy.And(*outer), preset, values):
         raise errors.DerivationError(
-            f"{model.id}: the model gives {job.quantity} no value at the given values, at any {var}: its valid_when domain "
+            f"{job.model.id}: the model gives {job.quantity} no value at the given values, at any {var}: its valid_when domain "
             f"{' and '.join(map(sympy.sstr, outer))} does not hold there; check the values (--set) against the domain (symgpu show)")
-    if not as_modelled or job.quantity not in model.defining:
-        return
-    grid = np.asarray(extremum_walls.WALL_GRID)
-    try:
-        with np.errstate(all="ignore"):
-            found = evaluator.evaluate(model, job.quantity, preset=preset, values={**values, var.name: grid}, checks=False).magnitude
-    except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):
-        return
-    if not np.isfinite(np.asarray(found, dtype=float)).any():
-        raise errors.DerivationError(
-            f"{model.id}: the model gives {job.quantity} no finite value at the given values for any {var} from "
-            f"{grid[0]:g} to {grid[-1]:g} {model.unit_text(var.name)} (eval gives NaN there); check the values (--set)")
 
 
 def _unbounded_slope(job: jobs._Job, undecided: list[tuple[str, sympy.Expr]], dropped: list[sympy.Expr], kind: str,

@@ -12,7 +12,7 @@ import numpy as np
 import sympy
 
 from symgpu import errors
-from symgpu.derive import jobs
+from symgpu.derive import jobs, summary
 from symgpu.derive.extremum_domain import Candidate, OpenEnd
 from symgpu.evaluate import active, evaluator
 
@@ -47,16 +47,16 @@ def best_at(job: jobs._Job, candidates: Sequence[Candidate], kind: str, preset: 
     scored.sort(key=lambda t: (t[0], t[1]))
     approached = [(sign * number(end.value, unit or None), i, end) for i, end in enumerate(ends)
                   if not end.when or active.condition_true(model, sympy.And(*end.when), preset, values)]
-    for signed, _, end in sorted((a for a in approached if a[0] < float("inf")), key=lambda a: (a[0], a[1]))[:1]:
-        limit = sign * signed
-        if not scored or signed < scored[0][0] - 1e-12 * abs(scored[0][0]):
-            where = sympy.sstr(end.point) if end.point.is_number else \
-                f"{number(end.point, model.unit_text(job.variable) or None):.10g} {model.unit_text(job.variable)}".rstrip()
-            cusp = " (where two regimes meet; at that point itself another case gives the value)" if end.cusp else ""
-            _not_reached(job, kind, limit, unit, end, reached)
-            raise errors.DerivationError(f"{model.id}: {job.quantity} has no {kind}imum over {job.variable} at the given values: "
-                                         f"it tends to {limit:.6g}{' ' + unit if unit not in ('', '1', 'dimensionless') else ''} as {job.variable} -> {where}{cusp}"
-                                         f"{', beyond every candidate,' if scored else ''} without reaching it; ask for the limit instead")
+    best_end = min((a for a in approached if a[0] < float("inf")), key=lambda a: (a[0], a[1]), default=None)
+    if best_end is not None and (not scored or best_end[0] < scored[0][0] - 1e-12 * abs(scored[0][0])):
+        end, limit = best_end[2], sign * best_end[0]
+        at_unit = model.unit_text(job.variable)
+        where = sympy.sstr(end.point) if end.point.is_number else summary.value_text(number(end.point, at_unit or None), at_unit)
+        cusp = " (where two regimes meet; at that point itself another case gives the value)" if end.cusp else ""
+        _not_reached(job, kind, limit, unit, end, reached)
+        raise errors.DerivationError(f"{model.id}: {job.quantity} has no {kind}imum over {job.variable} at the given values: "
+                                     f"it tends to {summary.value_text(limit, unit)} as {job.variable} -> {where}{cusp}"
+                                     f"{', beyond every candidate,' if scored else ''} without reaching it; ask for the limit instead")
     if not scored:
         raise errors.DerivationError(f"{model.id}: no candidate for the {kind}imum of {job.quantity} over {job.variable} holds "
                                      "at the given values (no critical point, cusp or domain end applies there: the extremum may lie "
@@ -87,7 +87,7 @@ def _not_reached(job: jobs._Job, kind: str, limit: float, unit: str, end: OpenEn
     at = None if reached is None or not np.isfinite(limit) else reached(end.value)
     if at is not None:
         raise errors.DerivationError(
-            f"{job.model.id}: at the given values {job.quantity} takes {limit:.6g}{' ' + unit if unit not in ('', '1', 'dimensionless') else ''}, the value it "
+            f"{job.model.id}: at the given values {job.quantity} takes {summary.value_text(limit, unit)}, the value it "
             f"approaches at an end, already at {job.variable} = {at:.6g} (exactly): it is flat there in a way its regimes do "
             f"not show, so that {kind}imum is attained there and beyond; try extremum --grid")
 

@@ -119,7 +119,8 @@ def at_the_cusp(job: jobs._Job, found: Sequence[regime_split.Regime], var: sympy
     assert job.ctx is not None
     found_here: list[_Candidate] = []
     for regime in found:
-        local, conds = job.ctx.copy(), list[sympy.Basic]()
+        local = job.ctx.copy()
+        conds: list[sympy.Basic] = []
         # the conditions at the point first, the case conditions before the others (the cusp's own regimes and the
         # other cases are refuted there cheaply), then the value
         for cond in sorted(regime.raw, key=lambda c: c.h is not None):

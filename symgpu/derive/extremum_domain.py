@@ -17,6 +17,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive import jobs
+from symgpu.memo import memoised
 from symgpu.evaluate import one_sided
 
 
@@ -57,13 +58,7 @@ def domain_conditions(job: jobs._Job, var: sympy.Symbol, stop_at: Sequence[str])
         out.append(sympy.StrictGreaterThan(var, 0, evaluate=False))
     elif "nonnegative" in assumptions:
         out.append(sympy.GreaterThan(var, 0, evaluate=False))
-    keep = frozenset(stop_at)
-    for equation in model.dependencies(job.quantity, stop_at=keep):
-        for condition in equation.valid_when:
-            expanded = condition.xreplace({s: model.expression(s.name, stop_at=keep) for s in condition.free_symbols
-                                           if s.name in model.defining and s.name not in keep})
-            if var in expanded.free_symbols and isinstance(expanded, sympy.core.relational.Relational):
-                out.append(expanded)
+    out.extend(c for c in _valid_when(job, stop_at) if var in c.free_symbols)
     return tuple(dict.fromkeys(out))
 
 
@@ -72,17 +67,24 @@ def outer_domain(job: jobs._Job, var: sympy.Symbol, stop_at: Sequence[str]) -> t
     (expanded to inputs, tidied; those the assumptions prove left out): where one fails the model
     gives the quantity no value at any ``var``, so an answer holds only where they all hold."""
     assert job.ctx is not None
+    out: list[sympy.Basic] = []
+    for condition in (c for c in _valid_when(job, stop_at) if var not in c.free_symbols):
+        verdict = job.ctx.decide(condition)
+        if verdict is not True:
+            out.append(sympy.false if verdict is False else job.ctx.tidy(condition))
+    return tuple(dict.fromkeys(out))
+
+
+def _valid_when(job: jobs._Job, stop_at: Sequence[str]) -> list[sympy.Basic]:
+    """Every ``valid_when`` relation on the way to the quantity, its intermediate quantities expanded to inputs."""
     model, keep, out = job.model, frozenset(stop_at), []
     for equation in model.dependencies(job.quantity, stop_at=keep):
         for condition in equation.valid_when:
             expanded = condition.xreplace({s: model.expression(s.name, stop_at=keep) for s in condition.free_symbols
                                            if s.name in model.defining and s.name not in keep})
-            if var in expanded.free_symbols or not isinstance(expanded, sympy.core.relational.Relational):
-                continue
-            tidy = job.ctx.tidy(expanded) if job.ctx.decide(expanded) is None else job.ctx.decide(expanded)
-            if tidy is not True and tidy is not sympy.true:
-                out.append(sympy.false if tidy is False else tidy)
-    return tuple(dict.fromkeys(out))
+            if isinstance(expanded, sympy.core.relational.Relational):
+                out.append(expanded)
+    return out
 
 
 def at_location(job: jobs._Job, domain: Sequence[sympy.Basic], var: sympy.Symbol, location: sympy.Expr,
@@ -258,13 +260,17 @@ def _agreed_limit(regimes: Sequence[Any], var: sympy.Symbol, point: sympy.Expr, 
 
 def _regime_limits(regimes: Sequence[Any], var: sympy.Symbol, point: sympy.Expr, direction: str) -> list[sympy.Expr] | None:
     """Each regime's expression's limit at ``point``; None where one cannot be taken."""
-    found = []
-    for regime in regimes:
-        try:
-            found.append(sympy.limit(regime.expression, var, point, "+" if direction == "+-" else direction))
-        except (NotImplementedError, ValueError, TypeError, sympy.polys.polyerrors.BasePolynomialError):
-            return None
-    return found
+    found = [_limit(regime.expression, var, point, direction) for regime in regimes]
+    return None if any(v is None for v in found) else [v for v in found if v is not None]
+
+
+@memoised("derive.extremum_domain.limit", 1024)
+def _limit(expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, direction: str) -> sympy.Expr | None:
+    """``sympy.limit`` (memoised: :func:`open_ends` asks again, with the regimes filtered, where they disagree)."""
+    try:
+        return sympy.limit(expr, var, point, "+" if direction == "+-" else direction)
+    except (NotImplementedError, ValueError, TypeError, sympy.polys.polyerrors.BasePolynomialError):
+        return None
 
 
 def _may_hold_near(regime: Any, var: sympy.Symbol, point: sympy.Expr, direction: str, ctx: Any) -> bool:
@@ -277,9 +283,8 @@ def _may_hold_near(regime: Any, var: sympy.Symbol, point: sympy.Expr, direction:
     for cond in regime.raw:
         if cond.h is None or var not in cond.h.free_symbols:
             continue
-        try:
-            far = sympy.limit(cond.h, var, point, "+" if direction == "+-" else direction)
-        except (NotImplementedError, ValueError, TypeError, sympy.polys.polyerrors.BasePolynomialError):
+        far = _limit(cond.h, var, point, direction)
+        if far is None:
             continue
         coefficient, infinite = far.as_independent(sympy.oo, -sympy.oo, as_Add=False)
         if infinite in (sympy.oo, -sympy.oo):

@@ -290,10 +290,9 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
     result = _table(found)
     job.extra = job.extra.with_(regimes=tuple(r.row() for r in found))
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
-    literal = _literal_dimensions(job, expr)
     for r in found:
         if unit:
-            _check_quiet(job, r.expression, job.quantity, literal, r.built)
+            _check_quiet(job, r.expression, job.quantity, expr, r.built)
     if preset is not None or values:
         # the regimes' conditions read a quantity kept as a symbol: valued at the point from its equation
         at_point.active_regimes(job, found, preset, evaluator.with_kept(model, expr, preset, values or {}, leave=[over] if over else []))
@@ -336,16 +335,19 @@ def _table(found: Sequence[Regime]) -> sympy.Basic:
     return sympy.Piecewise(*pairs, evaluate=evaluate)
 
 
-def _check_quiet(job: jobs._Job, expr: sympy.Expr, name: str, literal: Sequence[Any] = (), built: sympy.Expr | None = None) -> None:
+def _check_quiet(job: jobs._Job, expr: sympy.Expr, name: str, source: sympy.Basic | None = None,
+                 built: sympy.Expr | None = None) -> None:
     """``expr`` has ``name``'s dimension (no step recorded). A regime value that fails is accepted
     where the value as its branch built it (``built``) has it, read unexpanded, or differs from it only
-    by a power of one of ``literal``: simplifying ``(1 + x/(alpha + 1))`` puts ``alpha`` beside the
-    bare 1, which the model reads in ``x``'s unit, and a regime that picks the 1 of ``Max(1, CWP - 1)``
-    (1 warp/SM, the dimensions of such Min/Max in ``literal``) drops it from a product."""
+    by one power of the unit of a Min/Max of ``source`` (the quantity split) with a bare number among
+    its arguments: simplifying ``(1 + x/(alpha + 1))`` puts ``alpha`` beside the bare 1, which the model
+    reads in ``x``'s unit, and a regime that picks the 1 of ``Max(1, CWP - 1)`` (1 warp/SM) drops it
+    from a product."""
     steps = len(job.steps)
     try:
         job.check_unit(expr, name, "regime value")
     except errors.DerivationError:
+        literal = _literal_dimensions(job, source) if source is not None else []
         if built is None or not _consistent_as_built(job, built, name, literal):
             raise
     del job.steps[steps:]
