@@ -274,8 +274,11 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
         job.step("other candidates", sympy.Tuple(*(sympy.Eq(var, c.location) for c in others)),
                  "the domain's ends and plateau edges are candidates too where a critical point is outside the domain or "
                  "beaten; ask at a point (--preset, --set) to compare them by their numbers")
+    plain = [_Candidate(c.location, c.value, c.origin, tuple(_at_equality(job, k) for k in c.conditions)) for c in plain]
     unconditional = [i for i, c in enumerate(plain) if not c.conditions]
-    if len(plain) == 1 or len(unconditional) == 1:
+    # one form is the answer, shown with its conditions, unless they hold only where an inequality is an equality
+    # (L_DRAMService + L_NoCService <= 0 of nonnegative latencies): elsewhere the ends and plateau edges answer
+    if (len(plain) == 1 and not any(isinstance(k, sympy.Eq) for k in plain[0].conditions)) or len(unconditional) == 1:
         index = unconditional[0] if unconditional else 0
         best, when = plain[index], plain[index].conditions + inside_of[index]
         if when:
@@ -296,10 +299,45 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
         if rest_at is not None and rest_value is not None:
             at_branches.extend(_branches(rest_at))
             value_branches.extend(_branches(rest_value))
-    location, value = _first_match(at_branches), _first_match(value_branches)
-    job.step(kind + "imum", sympy.Eq(var, location), "the form that applies depends on conditions the assumptions do not decide")
+    kept = _redundant_equalities_dropped(at_branches, value_branches)
+    single = len(kept[0]) == 1 and kept[0][0][1] is sympy.true
+    why = "the best of the domain's ends and plateau edges" if single else "the form that applies depends on conditions the assumptions do not decide"
+    if len(kept[0]) < len(at_branches):
+        why += "; where only an equality of the inputs makes another form apply, the quantity is flat and this form gives the same value"
+    location, value = _first_match(kept[0]), _first_match(kept[1])
+    job.step(kind + "imum", sympy.Eq(var, location), why)
     _say_elsewhere(job, location, kind, var, ends)
     return location, value
+
+
+def _redundant_equalities_dropped(at: list[tuple[sympy.Expr, sympy.Basic]], values: list[tuple[sympy.Expr, sympy.Basic]]
+                                  ) -> tuple[list[tuple[sympy.Expr, sympy.Basic]], list[tuple[sympy.Expr, sympy.Basic]]]:
+    """The branches without each one that holds only where an equality holds (``Eq(L_DRAMService + L_NoCService,
+    0)``) and whose value there is the value of the branch that holds everywhere after it: where the equality
+    holds, that branch's location gives the same extreme value (the quantity is flat there)."""
+    keep = list(range(len(at)))
+    for i in range(len(at) - 1):
+        condition, (rest, rest_condition) = at[i][1], values[i + 1]
+        if not isinstance(condition, sympy.Eq) or rest_condition is not sympy.true:
+            continue
+        gap = sympy.expand(condition.lhs - condition.rhs)
+        pick = next((x for x in sorted(gap.free_symbols, key=str) if sympy.degree(gap, x) == 1 and gap.coeff(x).is_number), None)
+        if pick is None:
+            continue
+        solved = pick - gap / gap.coeff(pick)  # gap = 0 solved for pick
+        if sympy.cancel((values[i][0] - rest).xreplace({pick: solved})) == 0:
+            keep.remove(i)
+    return [at[i] for i in keep], [values[i] for i in keep]
+
+
+def _at_equality(job: jobs._Job, condition: sympy.Basic) -> sympy.Basic:
+    """``condition`` as the equality it is where the assumptions refute its strict part (``a + b <= 0`` of
+    nonnegative ``a``, ``b`` holds only where ``a + b = 0``); else ``condition`` itself."""
+    assert job.ctx is not None
+    strict = {sympy.LessThan: sympy.StrictLessThan, sympy.GreaterThan: sympy.StrictGreaterThan}.get(type(condition))
+    if strict is None or not job.ctx.refuted(strict(condition.lhs, condition.rhs)):
+        return condition
+    return sympy.Eq(condition.lhs - condition.rhs, 0) if condition.rhs != 0 else sympy.Eq(condition.lhs, 0)
 
 
 def _flat_where(job: jobs._Job, derivative: sympy.Expr, var: sympy.Symbol) -> list[sympy.Basic]:

@@ -259,6 +259,25 @@ class SignReasoner:
             self.verdicts.put(e, key[1], Verdict(found))
         return found
 
+    def weak_sign(self, expr: sympy.Basic) -> int | None:
+        """+1 where ``expr >= 0`` is proved, -1 where ``expr <= 0`` is, for an ``expr`` that may be 0 (its
+        :meth:`sign` None): structurally, as it stands or with its terms collected and common factors
+        taken out (``sympy.factor_terms`` of its expansion); None where neither is proved."""
+        e = self._forward(expr)
+        key = (e, tuple(self.positives), "weak")
+        if key in _SIGN_CACHE:
+            return _SIGN_CACHE[key]
+        found: int | None = None
+        if _nonnegative(e):
+            found = 1
+        elif _nonnegative(-e):
+            found = -1
+        elif not e.has(sympy.Min, sympy.Max, sympy.Piecewise) and sympy.count_ops(e) < 200:
+            tidy = sympy.factor_terms(sympy.expand(e))
+            found = 1 if _nonnegative(tidy) else (-1 if _nonnegative(-tidy) else None)
+        _SIGN_CACHE[key] = found
+        return found
+
     def sign_refuted(self, expr: sympy.Basic) -> bool:
         """True where ``expr`` takes two of the signs -, 0, + at points the assumptions admit
         (:func:`~symgpu.proofs.exact_signs.refuted`, exact values at a few points): a proof that
@@ -358,6 +377,12 @@ class SignReasoner:
             for rel in self.relations:
                 if relations.same_relation(rel, condition):
                     return True
+            # a difference that may be 0 has no sign, but its weak sign proves a non-strict relation (L_DRAMService*SMs*
+            # MSHRs/2 + ... >= 0 of nonnegative inputs) and refutes the strict one the other way (... < 0)
+            upward = {sympy.GreaterThan: (1, True), sympy.StrictLessThan: (1, False),
+                      sympy.LessThan: (-1, True), sympy.StrictGreaterThan: (-1, False)}.get(type(condition))
+            if upward is not None and self.weak_sign(condition.lhs - condition.rhs) == upward[0]:
+                return upward[1]
             return None
         if isinstance(condition, sympy.StrictGreaterThan):
             return s > 0

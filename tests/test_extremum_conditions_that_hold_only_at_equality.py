@@ -1,0 +1,56 @@
+"""An extremum whose only closed form holds where an inequality of nonnegative inputs is an equality.
+
+GPUMech+'s memory latency in MDM (``S_Mem_GPUMech_plus = L_NoContention + SMs*M*(L_NoCService +
+L_DRAMService)/2`` with ``M = Min(M_Read*W, MSHRs) + M_Write*W``) rises with M_Read up to MSHRs/W
+and is flat beyond. Its minimum over M_Read is at M_Read = 0. The answer was the cusp at MSHRs/W,
+"valid when L_DRAMService + L_NoCService <= 0": a minimum only where both service latencies are 0
+(the quantity is then flat), with no answer anywhere else.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import sympy
+
+import symgpu
+from symgpu.derive import jobs
+
+# the validation case gpumech_plus_vs_mdm_md's inputs (preset table1), read by hand from equations/mdm_2019.toml
+INPUTS = {"W": 64.0, "M_Write": 0.0, "LLCMissRate": 0.5, "L_NoCService": 1.0, "L_DRAMService": 1.0}
+TABLE1 = {"SMs": 28.0, "MSHRs": 128.0, "L_MinLLC": 120.0, "L_MinDRAM": 220.0}
+
+
+def test_gpumech_plus_memory_latency_is_least_with_no_read_misses() -> None:
+    model = symgpu.load("mdm_2019")
+    answer = model.extremum("S_Mem_GPUMech_plus", over="M_Read", kind="min")
+    assert answer.location == 0
+    s = {name: sympy.Symbol(name) for name in ("L_MinLLC", "LLCMissRate", "L_MinDRAM", "SMs", "M_Write", "W",
+                                                "L_NoCService", "L_DRAMService")}
+    # Eq. (6) plus the two half-wait queues of Section 4 with M = M_Write*W (no read misses), by hand
+    by_hand = (s["L_MinLLC"] + s["LLCMissRate"] * s["L_MinDRAM"]
+               + s["SMs"] * s["M_Write"] * s["W"] * (s["L_NoCService"] + s["L_DRAMService"]) / 2)
+    got = answer.result.xreplace({sym: s[sym.name] for sym in answer.result.free_symbols})
+    assert sympy.expand(got - by_hand) == 0
+    assert not answer.extra.valid_when or all("Service" not in str(c) for c in answer.extra.valid_when)
+
+
+def test_the_minimum_is_what_a_scan_of_the_evaluate_path_finds() -> None:
+    model = symgpu.load("mdm_2019")
+    reads = np.linspace(0.0, 8.0, 801)
+    scanned = model.evaluate("S_Mem_GPUMech_plus", "table1", values={**INPUTS, "M_Read": reads}).to("cycle").magnitude
+    answer = model.extremum("S_Mem_GPUMech_plus", over="M_Read", kind="min", preset="table1", values=INPUTS)
+    by_hand = TABLE1["L_MinLLC"] + INPUTS["LLCMissRate"] * TABLE1["L_MinDRAM"]  # M_Write = 0: no queue at all
+    assert float(np.min(scanned)) == by_hand == float(scanned[0])
+    assert answer.extra.value_at == by_hand and answer.extra.location_at == 0
+
+
+def test_a_weak_sign_proves_a_nonstrict_relation_and_refutes_only_the_strict_one_the_other_way() -> None:
+    model = symgpu.load("mdm_2019")
+    job, ctx = jobs.start(model, "extremum", "S_Mem_GPUMech_plus", "M_Read")
+    dram, noc, mshrs, sms = (job.symbol(n) for n in ("L_DRAMService", "L_NoCService", "MSHRs", "SMs"))
+    gap = sms * (mshrs + 1) * (dram + noc) / 2 - sms * (dram + noc) / 2  # = SMs*MSHRs*(dram + noc)/2, may be 0
+    assert ctx.sign(gap) is None
+    assert ctx.decide(sympy.GreaterThan(gap, 0)) is True
+    assert ctx.decide(sympy.StrictLessThan(gap, 0)) is False
+    assert ctx.decide(sympy.LessThan(gap, 0)) is None  # holds where both latencies are 0
+    assert ctx.decide(sympy.StrictGreaterThan(gap, 0)) is None
