@@ -296,16 +296,23 @@ _MDM = {"LLCMissRate": 0.5, "L_DRAMService": 0.3733333, "L_NoCService": 0.170666
 
 
 def test_the_memory_latency_limit_with_no_writes_is_the_finite_mshr_bound(cli: Cli):
-    code, out, _ = cli("limit", "mdm_2019", "S_Mem", "--var", "W", "--to", "oo", "--preset", "table1", "--set", "M_Write=0",
-                       "--set", "M_Read=4", *[a for k, v in _MDM.items() for a in ("--set", f"{k}={v}")])
+    code, out, _ = cli("limit", "mdm_2019", "S_Mem", "--var", "M_Read", "--to", "oo", "--preset", "table1", "--set", "M_Write=0",
+                       "--set", "W=4", *[a for k, v in _MDM.items() for a in ("--set", f"{k}={v}")])
     assert code == 0, out
     # table1: SMs 28, MSHRs 128, L_MinLLC 120, L_MinDRAM 220; past M_Read*W > MSHRs the queues hold MSHRs requests:
     # 0.5*220 + 120 + (0.3733333 + 0.1706667)*28*128
     bound = 0.5 * 220 + 120 + (0.3733333 + 0.1706667) * 28 * 128
     assert _value_line(out) == pytest.approx((bound, "cycle"), rel=1e-12)
     model = symgpu.load("mdm_2019")
-    far = _on(model, "S_Mem", "table1", {**_MDM, "M_Read": 4.0, "M_Write": 0.0}, "W", np.array([1e3, 1e6, 1e9]), checks=False)
+    far = _on(model, "S_Mem", "table1", {**_MDM, "W": 4.0, "M_Write": 0.0}, "M_Read", np.array([1e3, 1e6, 1e9]), checks=False)
     assert far == pytest.approx(bound, rel=1e-12)
+
+
+def test_a_limit_where_the_model_has_no_value_is_refused_not_answered(cli: Cli):
+    # Eq. (4) holds for W <= W_max (table1: 64 warps per SM): as W -> oo the model has no value at all
+    code, out, err = cli("limit", "mdm_2019", "S_Mem", "--var", "W", "--to", "oo", "--preset", "table1", "--set", "M_Write=0",
+                         "--set", "M_Read=4", *[a for k, v in _MDM.items() for a in ("--set", f"{k}={v}")])
+    assert code == 2 and "W <= W_max" in err and "value:" not in out
 
 
 def test_a_maximum_of_a_quantity_that_grows_without_bound_is_refused(cli: Cli):

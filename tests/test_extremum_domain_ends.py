@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import sympy
 
 import symgpu
 from symgpu import derive
@@ -41,7 +42,10 @@ def test_the_maximum_at_a_point_compares_the_cusp_with_the_domain_end_and_the_sy
     # asked at a point, every candidate is compared by its numbers
     model = symgpu.load("mdm_2019")
     symbolic = model.extremum("S_Mem_MDM_MSHR", over="W", kind="max")
-    assert any(model.symbols["M_Write"] in c.free_symbols for c in symbolic.extra.valid_when)
+    # (since the cusp's condition M_Write*(L_DRAMService + L_NoCService) <= 0 holds only as an equality of nonnegative
+    # inputs, the answer is a Piecewise: the cusp where it holds, the domain's end W_max elsewhere)
+    assert isinstance(symbolic.location, sympy.Piecewise) and model.symbols["M_Write"] in symbolic.location.free_symbols
+    assert symbolic.location.args[-1] == (model.symbols["W_max"], True)
     no_writes = {**_MDM, "M_Write": 0.0}
     ys = _scan(model, "S_Mem_MDM_MSHR", "table1", no_writes, "W", np.linspace(0.5, 64.0, 1271))
     assert float(derive.evaluate_result(model, symbolic, "table1", **no_writes).magnitude) == pytest.approx(ys.max(), rel=1e-6)

@@ -11,8 +11,10 @@ import sympy
 import symgpu
 from symgpu import derive
 
-MDM = ("limit", "mdm_2019", "S_Mem", "--var", "W", "--to", "oo", "--preset", "table1_gpumech_service",
-       "--set", "M_Read=4", "--set", "LLCMissRate=0.5")
+from conftest import FIXTURES
+
+QUEUE = str(FIXTURES / "queue_bound.toml")  # MDM's S_Mem without Table 1's W <= W_max, so that W may grow
+MDM = ("limit", QUEUE, "S_Mem", "--var", "W", "--to", "oo", "--preset", "table1", "--set", "M_Read=4")
 
 
 def value_line(out: str) -> list[str]:
@@ -20,14 +22,13 @@ def value_line(out: str) -> list[str]:
 
 
 def mshr_bound_by_hand() -> float:
-    # equations/mdm_2019.toml as W -> oo with M_Read = 4 > 0: M_Read*W > MSHRs (the md case), so
+    # tests/fixtures/queue_bound.toml as W -> oo with M_Read = 4 > 0: M_Read*W > MSHRs eventually, so
     # M = Min(M_Read*W, MSHRs) + M_Write*W = 128 + 0 = 128 req/SM, and
-    # S_Mem = L_MinLLC + LLCMissRate*L_MinDRAM + SMs*M*L_NoCService + SMs*M*L_DRAMService
-    #       = 120 + 0.5*220 + 28*128*(0.1706667 + 0.3733333) = 230 + 3584*0.544 = 2179.696 cycles
-    return 120 + 0.5 * 220 + 28 * 128 * (0.1706667 + 0.3733333)
+    # S_Mem = L0 + SMs*M*L_service = 230 + 28*128*0.544 = 2179.696 cycles
+    return 230 + 28 * 128 * 0.544
 
 
-def test_mdm_limit_at_zero_write_misses_is_the_finite_mshr_bound(cli):
+def test_limit_at_zero_write_misses_is_the_finite_mshr_bound(cli):
     code, out, err = cli(*MDM, "--set", "M_Write=0")
     assert code == 0, err
     _, number, unit, *_ = value_line(out)
@@ -39,26 +40,25 @@ def test_mdm_limit_at_zero_write_misses_is_the_finite_mshr_bound(cli):
     assert value_line(substituted)[1] == number
 
 
-def test_mdm_limit_at_zero_write_misses_is_what_evaluation_at_growing_warps_tends_to():
-    mdm = symgpu.load("mdm_2019")
-    inputs = {"M_Write": 0, "M_Read": 4, "LLCMissRate": 0.5, "W_max": 1e12}  # W_max lifted so W may grow
-    far = [mdm.evaluate("S_Mem", "table1_gpumech_service", values={**inputs, "W": w}).magnitude for w in (1e3, 1e6, 1e9)]
-    derivation = derive.limit(mdm, "S_Mem", "W", "oo", preset="table1_gpumech_service", values=inputs)
-    limit_value = derive.evaluate_result(mdm, derivation, "table1_gpumech_service", **inputs).magnitude
+def test_limit_at_zero_write_misses_is_what_evaluation_at_growing_warps_tends_to():
+    queue = symgpu.load(QUEUE)
+    inputs = {"M_Write": 0, "M_Read": 4}
+    far = [queue.evaluate("S_Mem", "table1", values={**inputs, "W": w}).magnitude for w in (1e3, 1e6, 1e9)]
+    derivation = derive.limit(queue, "S_Mem", "W", "oo", preset="table1", values=inputs)
+    limit_value = derive.evaluate_result(queue, derivation, "table1", **inputs).magnitude
     assert all(math.isclose(v, limit_value, rel_tol=1e-9) for v in far)
 
 
-def test_mdm_symbolic_limit_splits_on_zero_write_misses_instead_of_nan():
-    mdm = symgpu.load("mdm_2019")
-    derivation = derive.limit(mdm, "S_Mem", "W", "oo")
+def test_symbolic_limit_splits_on_zero_write_misses_instead_of_nan():
+    queue = symgpu.load(QUEUE)
+    derivation = derive.limit(queue, "S_Mem", "W", "oo")
     assert not derivation.result.has(sympy.nan, sympy.zoo)
-    inputs = {"M_Read": 4, "LLCMissRate": 0.5}
-    at_zero = derive.evaluate_result(mdm, derivation, "table1_gpumech_service", M_Write=0, **inputs).magnitude
-    at_one = derive.evaluate_result(mdm, derivation, "table1_gpumech_service", M_Write=1, **inputs).magnitude
+    at_zero = derive.evaluate_result(queue, derivation, "table1", M_Write=0, M_Read=4).magnitude
+    at_one = derive.evaluate_result(queue, derivation, "table1", M_Write=1, M_Read=4).magnitude
     assert math.isclose(at_zero, mshr_bound_by_hand(), rel_tol=1e-9) and at_one == math.inf  # M_Write*W grows without bound
 
 
-def test_mdm_limit_with_write_misses_is_printed_as_infinite_not_none(cli):
+def test_limit_with_write_misses_is_printed_as_infinite_not_none(cli):
     code, out, err = cli(*MDM, "--set", "M_Write=1")
     assert code == 0, err
     assert value_line(out)[1] == "oo" and "None" not in out

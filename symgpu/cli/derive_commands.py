@@ -122,7 +122,8 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
 
     records = derive.roots_of(derivation)
     if derivation.operation == "boundary":  # the boundaries where the named regimes really meet at the point
-        found = derive.applying_boundaries(model, derivation, args.preset, values)
+        found = tuple(r for r in derive.applying_boundaries(model, derivation, args.preset, values)  # where --assume on the variable holds
+                      if at_point.meets_assumed(model, args.assume, derivation.variable, args.preset, values, float(r.value.magnitude)))
         between = getattr(args, "between", None)
         tie = derive.tied_limiters(model, derivation, between, args.preset, values) if between and not found else None
         if tie is not None:
@@ -133,7 +134,7 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
         if not found:
             pair = " and ".join(between) if between else "its regimes"
             raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: at {derive.where_text(args.preset, values)} {pair} do not meet "
-                                      f"at any boundary {derivation.variable} the answer gives (another regime binds on both sides, the "
+                                      f"at any boundary {derivation.variable} the answer gives (another regime binds on both sides, an --assume excludes it, the "
                                       "regime conditions fail, or it lies outside the model's domain there); --full shows the closed form, valid where they do meet")
         records = [RootRecord(r.regime, r.root) for r in found]
     ranges = derive.applying_ranges(model, derivation, args.preset, values) if derivation.operation == "solve" else ()
@@ -150,6 +151,9 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
         return out
     if records is not None:  # every root whose regime conditions hold at the point, with its regime
         found = derive.applying_roots(model, records, args.preset, values, derivation.unit, derivation.variable)
+        if derivation.operation == "solve" and derivation.extra.values_at is not None:  # the roots the answer keeps here (--assume)
+            kept = [v.value for v in derivation.extra.values_at]
+            found = type(found)(r for r in found if any(abs(float(r.value.magnitude) - k) <= 1e-12 * max(abs(k), 1e-300) for k in kept))
         if not found and ranges:  # the roots' regimes do not apply here: the answer here is the range
             out["no_root_here"] = sorted({r.regime for r in records})
             return out

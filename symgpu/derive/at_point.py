@@ -12,7 +12,7 @@ import sympy
 from symgpu import errors
 from symgpu.derive import jobs
 from symgpu.derive.extra_records import ActiveBranch, ActiveRegime, ValueAt
-from symgpu.evaluate import point, scaling
+from symgpu.evaluate import active, point, scaling
 from symgpu.evaluate.active import condition_holds, condition_verdict, sides_at
 
 
@@ -58,6 +58,41 @@ def active_regimes(job: jobs._Job, found: Sequence[Any], preset: str | None, val
         job.step("tie", sympy.Tuple(*[sympy.Symbol(r.name) for r, _ in out]), "several regimes apply: their values are equal at these inputs")
     job.extra = job.extra.with_(active_regimes=tuple(ActiveRegime(r.name, tuple(r.terms), r.expression) for r, _ in out))
     return [r for r, _ in out]
+
+
+def assumed_hold(job: jobs._Job, var: sympy.Symbol, found: Sequence[Any], preset: str | None, values: Mapping[str, Any]) -> list[Any]:
+    """The roots (:class:`symgpu.derive.results.RootValue`) at which every ``assume`` relation on the variable
+    (``alpha < 30``) holds; a step names each one dropped. A relation that cannot be read at the point keeps the root."""
+    on_var = [c for c in job.assumed if var in getattr(c, "free_symbols", ())]
+    kept = []
+    for item in found:
+        failed = []
+        for condition in on_var:
+            try:
+                if not active.condition_true(job.model, condition, preset, {**values, var.name: float(item.value.magnitude)}):
+                    failed.append(condition)
+            except errors.SymgpuError:
+                continue
+        if failed:
+            job.step("root dropped", sympy.Eq(var, item.root), f"{var} = {item.value.magnitude:.10g} does not meet the assumption "
+                     + ", ".join(map(sympy.sstr, failed)))
+        else:
+            kept.append(item)
+    return kept
+
+
+def meets_assumed(model: Any, assume: Sequence[str], variable: str, preset: str | None, values: Mapping[str, Any], x: float) -> bool:
+    """Whether every ``--assume`` relation on ``variable`` holds with it at ``x`` (one that cannot be read there holds)."""
+    for text in assume:
+        condition = model.parse(str(text), "--assume", boolean=True)
+        if variable not in {s.name for s in condition.free_symbols}:
+            continue
+        try:
+            if not active.condition_true(model, condition, preset, {**values, variable: x}):
+                return False
+        except errors.SymgpuError:
+            continue
+    return True
 
 
 def record_roots(job: jobs._Job, found: Sequence[Any], preset: str | None, values: Mapping[str, Any]) -> None:

@@ -422,6 +422,13 @@ def _limit(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
     else:
         side = -1.0 if asked.direction == "-" else 1.0
         approach = to + side * np.geomspace(1e-2, 1e-11, 10) * max(abs(to), 1.0)
+    if not all(_admissible(model, asked, point, float(x)) for x in approach[-4:]):
+        if asked.direction is not None or np.isinf(to):
+            return None  # the model has no value there (its declared range or a valid_when domain): nothing to check it by
+        approach = 2 * to - approach  # no side asked: the limit was taken from the side the model has values on
+        if not all(_admissible(model, asked, point, float(x)) for x in approach[-4:]):
+            return None
+        asked = dataclasses.replace(asked, direction="-" if approach[-1] < to else "+")
     with np.errstate(all="ignore"):
         seen = _quantity(model, asked, point, approach)
     tail = seen[-4:]
@@ -429,7 +436,7 @@ def _limit(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
         grows = np.all(np.sign(tail) == np.sign(expected)) and (np.all(np.isinf(tail)) or np.all(np.diff(np.abs(tail)) > 0))
         if not grows:
             raise _fail(model, asked, point, f"the answer is {expected} but the quantity approaches {tail[-1]:.10g}")
-        return f"the quantity grows without bound as {asked.variable} -> {asked.to}"
+        return f"the quantity grows without bound as {asked.variable} -> {asked.to}{_side_said(asked, to)}"
     errors_seen = np.abs(tail - expected)
     scale = max(abs(expected), 1e-300)
     shrinking = bool(np.all(np.diff(errors_seen) < 0) and errors_seen[-1] <= 0.1 * errors_seen[0])  # tenfold in three decades: 0 by c*x
@@ -441,9 +448,14 @@ def _limit(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
         return (f"the quantity at {asked.variable} -> {asked.to} tends to the limit in exact arithmetic (IEEE values lose "
                 "their digits to cancellation there)")
     gap = f"within {errors_seen[-1] / scale:.1e}" if expected != 0 else f"within {errors_seen[-1]:.1e} of 0"
-    return (f"the quantity at {asked.variable} -> {asked.to} tends to the limit ({gap})"
+    return (f"the quantity at {asked.variable} -> {asked.to}{_side_said(asked, to)} tends to the limit ({gap})"
             if errors_seen[-1] <= 1e-4 * scale + 1e-12 else f"the quantity's gap to the limit at {asked.variable} -> {asked.to} "
             f"shrinks to {errors_seen[-1] / errors_seen[0]:.1e} of itself over the last three decades")
+
+
+def _side_said(asked: Asked, to: float) -> str:
+    """" from below" / " from above" for a one-sided limit at a finite point, else ""."""
+    return "" if np.isinf(to) else {"-": " from below", "+": " from above"}.get(str(asked.direction), "")
 
 
 def _exact_tail(model: Model, asked: Asked, point: _Point, xs: np.ndarray) -> np.ndarray | None:

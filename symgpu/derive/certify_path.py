@@ -108,11 +108,27 @@ def _quantity(model: Model, asked: Asked, point: _Point, v: Any, *, checks: bool
 
 
 def _inside(model: Model, asked: Asked, point: _Point, grid: np.ndarray) -> np.ndarray:
-    """Which scan points lie inside every ``valid_when`` domain (the model gives no value outside)."""
+    """Which scan points lie inside every ``valid_when`` domain (the model gives no value outside)
+    and meet every assumption on the variable (``--assume 'alpha <= 40'``: the question is asked there only)."""
     try:
-        return evaluator.inside_domain(model, asked.quantity, point.preset, _with(model, asked, point, grid), len(grid), check=False)
+        inside = evaluator.inside_domain(model, asked.quantity, point.preset, _with(model, asked, point, grid), len(grid), check=False)
     except (errors.SymgpuError, ValueError, TypeError):
-        return np.ones(len(grid), dtype=bool)
+        inside = np.ones(len(grid), dtype=bool)
+    return inside & _assumed_hold(model, asked, point, np.asarray(grid, dtype=float))
+
+
+def _assumed_hold(model: Model, asked: Asked, point: _Point, grid: np.ndarray) -> np.ndarray:
+    """Per scan point, whether every ``--assume`` relation on the variable holds there (one that cannot be
+    read there counts as holding)."""
+    held = np.ones(grid.shape, dtype=bool)
+    on_var = [c for c in (assumed(model, t) for t in asked.assume) if asked.variable in {s.name for s in c.free_symbols}]
+    for i, x in enumerate(grid.flat if on_var else ()):
+        values = _with(model, asked, point, float(x))
+        try:
+            held.flat[i] = all(active.condition_true(model, c, point.preset, values) for c in on_var)
+        except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):
+            continue
+    return held
 
 
 def _result_at(model: Model, derivation: Derivation, expr: Any, unit: Any, point: _Point, extra: Mapping[str, Any]) -> float:
@@ -175,7 +191,7 @@ def _roots_at(model: Model, derivation: Derivation, asked: Asked, point: _Point,
             except errors.SymgpuError:
                 pass
         number = _result_at(model, derivation, root, unit, point, extra)
-        if np.isfinite(number):
+        if np.isfinite(number) and _assumed_hold(model, asked, point, np.asarray([number]))[0]:  # --assume on the variable: its roots only
             found.append(number)
     return found
 

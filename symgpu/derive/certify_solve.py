@@ -15,7 +15,7 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.derive import results
-from symgpu.derive.certify_path import (RESIDUAL, Asked, _close, _exact_at, _exact_expr, _exact_gap, _fail, _inside, _Point, _quantity, _result_at, _roots_at,
+from symgpu.derive.certify_path import (RESIDUAL, Asked, _assumed_hold, _close, _exact_at, _exact_expr, _exact_gap, _fail, _inside, _Point, _quantity, _result_at, _roots_at,
                                         _scan_grid, _with, sorted_unique)
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.extra_records import RootRecord
@@ -266,7 +266,7 @@ def _answer_roots(model: Model, derivation: Derivation, asked: Asked, point: _Po
         if results.admissible(model, asked.variable, refined) and any(_applies(model, record, point, values, asked.variable, refined)
                                                                       for record in mine):
             found.append(refined)
-    return found
+    return [x for x, held in zip(found, _assumed_hold(model, asked, point, np.asarray(found, dtype=float))) if held]  # --assume on the variable
 
 
 def _applies(model: Model, record: RootRecord, point: _Point, values: Mapping[str, Any], variable: str, number: float) -> bool:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import certify, certify_path, extrema, fixed_points, limit_cases, limits, requests, solving, stored
+from symgpu.derive import certify, certify_path, extrema, fixed_points, limit_cases, limit_domain, limit_sides, limits, requests, solving, stored
 from symgpu.derive.certify import Asked
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.options import Options
@@ -60,7 +60,7 @@ def _parsed(model: Model, mapping: Mapping[str, Any] | None) -> tuple[tuple[str,
     return tuple(out)
 
 
-def _skip(model: Model, options: Options) -> str:
+def _skip(model: Model, options: Options, variable: str = "") -> str:
     """Why the evaluate path does not answer the question as asked ("" when it does)."""
     if options.omit:
         return "limiters were omitted, so the model's own evaluation answers another question"
@@ -70,6 +70,8 @@ def _skip(model: Model, options: Options) -> str:
         return "an inequality's bound is checked by its derivation steps, not at points"
     values = options.at or {}
     for text in options.assume or ():
+        if variable and variable in {s.name for s in certify_path.assumed(model, str(text)).free_symbols}:
+            continue  # an assumption on the variable: the checks scan only where it holds (certify_path._inside)
         if options.preset is None and not values:
             return f"the extra assumption {text} holds only where it holds; give --preset or --set to check at a point"
         try:
@@ -118,7 +120,7 @@ def _answer(model: Model, asked: Asked, options: Options, run: Callable[[Options
     if derivation is None:
         derivation = _guarded(model, what, lambda: run(options))
     asked = dataclasses.replace(asked, preset=options.preset, values=_pairs(options.at), substitute=_parsed(model, options.substitutions),
-                                assume=tuple(options.assume or ()), skip=_skip(model, options) or skip)
+                                assume=tuple(options.assume or ()), skip=_skip(model, options, asked.variable) or skip)
     return certify.certify(model, derivation, asked)
 
 
@@ -185,6 +187,10 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
           omit: Iterable[Any] = (), preset: str | None = None, values: Mapping[str, Any] | None = None) -> Derivation:
     """:func:`symgpu.derive.limits.limit`, checked: evaluation approaching ``to`` tends to the answer."""
     options = Options.of(substitute=substitute, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values)
+    if options.at_a_point:  # the side(s) where the model has values at the point (limit_sides)
+        at = Asked("limit", str(quantity), str(var), to=to, direction=direction, preset=options.preset, values=_pairs(options.at),
+                   substitute=_parsed(model, options.substitutions))
+        direction = limit_sides.direction(model, at, direction, limit_domain.default_direction(model, str(var)))
     return _answer(model, Asked("limit", str(quantity), str(var), to=to, direction=direction), options,
                    lambda o: limits.limit(model, quantity, var, to, direction=direction, **o.rewrites(), **o.point()))
 

@@ -59,6 +59,8 @@ def domain_conditions(job: jobs._Job, var: sympy.Symbol, stop_at: Sequence[str])
     elif "nonnegative" in assumptions:
         out.append(sympy.GreaterThan(var, 0, evaluate=False))
     out.extend(c for c in _valid_when(job, stop_at) if var in c.free_symbols)
+    # an assumption on the variable (--assume 'alpha <= 40') bounds the domain asked about as a valid_when does
+    out.extend(c for c in job.assumed if isinstance(c, sympy.core.relational.Relational) and var in c.free_symbols)
     return tuple(dict.fromkeys(out))
 
 

@@ -43,6 +43,8 @@ class _Job:
     #: (quantity symbol, number): a numeric target in the quantity's declared unit, solved with
     #: the symbol (so the unit check sees its unit) and put in by :meth:`finish`.
     target_value: tuple[sympy.Symbol, sympy.Expr] | None = None
+    #: the relations given as ``assume`` (``alpha <= 40``), parsed: one on the variable bounds its domain
+    assumed: tuple[sympy.Basic, ...] = ()
 
     def keep(self, stop_at: Iterable[str], *unknowns: Any) -> tuple[str, ...]:
         """``stop_at`` plus every unknown that is itself a defined quantity: the variable a
@@ -389,7 +391,8 @@ def start(model: Model, operation: str, quantity: Any, variable: Any = "", *, as
     """Every operation's first step: its job (the ``omit`` limiters left out) and its sign reasoner (declared and ``assume`` relations)."""
     _STARTED.add()
     job = _Job(model, operation, str(quantity), str(variable), omit=_omit_pairs(omit))
-    job.ctx = ctx = signs.reasoner(model, [job.parse(a, "assume") for a in (assume or ())])
+    job.assumed = tuple(job.parse(a, "assume") for a in (assume or ()))
+    job.ctx = ctx = signs.reasoner(model, list(job.assumed))
     return job, ctx
 
 

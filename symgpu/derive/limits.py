@@ -13,6 +13,7 @@ from symgpu.proofs import signs
 from symgpu.derive import jobs
 from symgpu.derive import regime_split
 from symgpu.derive import limit_cases
+from symgpu.derive import limit_domain
 from symgpu.derive.derivation import Derivation, Step
 
 if TYPE_CHECKING:
@@ -440,9 +441,7 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     point = _parse_to(job, to)
     if preset is not None or values:
         expr, point = limit_cases.pin_zeros(job, expr, point, symbol, preset, values)
-    if direction is None:
-        definition = model.symbol_definitions.get(symbol.name)
-        direction = "+" if definition and {"positive", "nonnegative"} & set(definition.assumptions) else "+-"
+    direction = limit_domain.admitted_direction(job, quantity, symbol, point, direction, frozenset(stop_at))
     finite = not point.has(sympy.oo, -sympy.oo, sympy.zoo)
     if finite:
         # a finite point such as MSHRs/M_Read presumes its denominators nonzero

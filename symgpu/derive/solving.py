@@ -140,7 +140,8 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         # with no target the roots keep the quantity's symbol: a point without its value gives them no number (they stay symbolic)
         unvalued = isinstance(left, sympy.Symbol) and left.name not in at and any(left in r.free_symbols for r, *_ in pieces)
         if (preset is not None or values) and not unvalued:
-            applying = results.applying_roots(model, records, preset, at, model.unit_text(var.name), var.name)
+            applying = at_point.assumed_hold(job, var, results.applying_roots(model, records, preset, at, model.unit_text(var.name), var.name),
+                                             preset, at)
             flat_here = [f for f in flats if condition_true(model, f.equal, preset, at)]
             if applying or not flat_here:
                 at_point.record_roots(job, applying, preset, at)

@@ -1,0 +1,127 @@
+"""Whether a limit's side lies outside the model's domain, in closed form: the variable's declared
+sign and the ``valid_when`` conditions in it (:func:`symgpu.derive.solve_domain.conditions`) read
+just beside a finite point (the variable at ``point ± eps`` for every small ``eps > 0``, decided by
+the sign reasoner) or far out (the sign of a condition's limit). Volkov's ``memory_latency`` is
+valid only when ``theta < c``: as ``theta -> c`` from above it has no value, and from below it
+grows without bound. At a point (``--preset``/``--set``) :mod:`symgpu.derive.limit_sides` reads
+the same on the evaluate path.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import sympy
+
+from symgpu import errors
+from symgpu.derive import jobs, solve_domain
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+#: conditions larger than this (in operations) are not read far out (SymPy's limit of them)
+FAR_OPS = 200
+
+
+def refused(job: jobs._Job, quantity: Any, var: sympy.Symbol, point: sympy.Expr, side: str, stop: frozenset[str]) -> str:
+    """The condition (as text) that fails on ``side`` ("+", "-"; either for an infinite point) of
+    ``point`` for every small step, or "" where none is refuted there."""
+    assert job.ctx is not None
+    definition = job.model.symbol_definitions.get(var.name)
+    declared = set(definition.assumptions) if definition is not None else set()
+    conditions: list[sympy.Basic] = list(solve_domain.conditions(job, quantity, var, stop))
+    if "positive" in declared:
+        conditions.insert(0, sympy.StrictGreaterThan(var, 0, evaluate=False))
+    elif "nonnegative" in declared:
+        conditions.insert(0, sympy.GreaterThan(var, 0, evaluate=False))
+    infinite = point.has(sympy.oo, -sympy.oo)
+    eps = sympy.Dummy("eps", positive=True)
+    for condition in conditions:
+        if not isinstance(condition, sympy.core.relational.Relational) or isinstance(condition, (sympy.Eq, sympy.Ne)):
+            continue
+        if var not in condition.free_symbols:
+            continue
+        if infinite:
+            if _fails_far(job, condition, var, point):
+                return sympy.sstr(condition)
+        else:
+            beside = condition.xreplace({var: point + (eps if side == "+" else -eps)})
+            if beside is sympy.false or (isinstance(beside, sympy.Basic) and job.ctx.refuted(beside)):
+                return sympy.sstr(condition)
+    return ""
+
+
+def _fails_far(job: jobs._Job, condition: sympy.Basic, var: sympy.Symbol, point: sympy.Expr) -> bool:
+    """Whether ``condition`` fails for every large enough ``|var|`` towards ``point`` (its sides'
+    difference tends to a limit of the wrong sign)."""
+    assert job.ctx is not None
+    gap = condition.lhs - condition.rhs
+    if sympy.count_ops(gap) > FAR_OPS or gap.has(sympy.Min, sympy.Max, sympy.Piecewise, sympy.floor, sympy.ceiling):
+        return False
+    try:
+        far = sympy.limit(gap, var, point)
+    except (NotImplementedError, TypeError, ValueError, RecursionError):
+        return False
+    if far == sympy.oo:
+        sign: int | None = 1
+    elif far == -sympy.oo:
+        sign = -1
+    elif far.is_finite:
+        sign = job.ctx.sign(far)
+    else:
+        coefficient, infinite = far.as_independent(sympy.oo, -sympy.oo, as_Add=False)
+        base = job.ctx.sign(coefficient) if infinite in (sympy.oo, -sympy.oo) else None
+        sign = None if base is None or base == 0 else base * (1 if infinite == sympy.oo else -1)
+    if sign is None:
+        return False
+    wants_positive = isinstance(condition, (sympy.StrictGreaterThan, sympy.GreaterThan))
+    return sign < 0 if wants_positive else sign > 0
+
+
+def admitted_direction(job: jobs._Job, quantity: Any, symbol: sympy.Symbol, point: sympy.Expr, direction: str | None,
+                       stop: frozenset[str]) -> str:
+    """The side(s) to take the limit from: as asked, or by default (:func:`default_direction`) where the
+    model has values there; not asked, the side it has values on. Where a ``valid_when`` condition
+    fails on the side asked (or far out) the limit is the formula's, not a value the model gives: a
+    step and ``extra.elsewhere`` say so (the interval notes' "for large N" asymptotes lie beyond
+    their ``N <= 2*L_M/t_issue``); at a point :mod:`.limit_sides` refuses it before.
+
+    Raises:
+        errors.DerivationError: where the variable's declared range excludes the side asked.
+    """
+    asked = direction or default_direction(job.model, symbol.name)
+    if point.has(sympy.oo, -sympy.oo):
+        _outside(job, symbol, point, "", refused(job, quantity, symbol, point, "+", stop))
+        return asked
+    failing = {side: refused(job, quantity, symbol, point, side, stop) for side in ("+", "-")}
+    sides = ("+", "-") if asked == "+-" else (asked,)
+    if direction is None and any(failing[s] for s in sides):
+        admitted = [s for s in ("+", "-") if not failing[s]]
+        if admitted:
+            chosen = admitted[0]
+            job.step("side", sympy.Eq(symbol, point), f"from {'above' if chosen == '+' else 'below'} only: on the other side "
+                     f"{failing['-' if chosen == '+' else '+']} fails, and the model gives {job.quantity} no value there")
+            return chosen
+    for side in sides:
+        _outside(job, symbol, point, " from above" if side == "+" else " from below", failing[side])
+    return asked
+
+
+def _outside(job: jobs._Job, symbol: sympy.Symbol, point: sympy.Expr, side: str, why: str) -> None:
+    """Refuse a side the declared range excludes; say so of one a ``valid_when`` condition excludes."""
+    if not why:
+        return
+    if why in (f"{symbol} > 0", f"{symbol} >= 0"):
+        raise errors.DerivationError(f"{job.model.id}: the model gives {job.quantity} no value as {symbol} -> {sympy.sstr(point)}{side}: "
+                                     f"{symbol} is declared {'positive' if '>' in why and '=' not in why else 'nonnegative'}")
+    said = (f"outside the model's domain: {why} fails as {symbol} -> {sympy.sstr(point)}{side}, so this is the formula's limit, "
+            "not a value the model gives (eval refuses there)")
+    job.step("outside the domain", sympy.Eq(symbol, point), said)
+    job.extra = job.extra.with_(elsewhere=said)
+
+
+def default_direction(model: Model, var: str) -> str:
+    """The side a finite point is approached from where none is asked: from above for a positive or
+    nonnegative variable, from both sides otherwise."""
+    definition = model.symbol_definitions.get(var)
+    return "+" if definition and {"positive", "nonnegative"} & set(definition.assumptions) else "+-"

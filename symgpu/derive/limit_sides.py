@@ -1,0 +1,101 @@
+"""The side a limit at a point (``--preset``/``--set``) is taken from: the model gives the quantity
+values only inside its variable's declared range and its ``valid_when`` domain, so a limit from a
+side where it has none is no limit of the model. Volkov's ``memory_latency`` as ``theta -> c``
+(valid only when ``theta < c``) is taken from below; the interval notes' ``P_K0`` as ``N -> oo``
+(valid for ``N <= 800`` at M = 16) and MDM's ``S_Mem`` as ``W -> oo`` past ``W_max`` have none.
+
+Read on the evaluate path at the point, at the points the certificate approaches from
+(:func:`symgpu.derive.certify._limit`): a side is the model's where every such point is admitted.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from symgpu import errors
+from symgpu.derive import certify, certify_path
+from symgpu.derive.certify import Asked
+from symgpu.evaluate import compiler, input_values
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+#: relative offsets from a finite point, and distances towards an infinite one, that are read
+NEAR = np.geomspace(1e-2, 1e-11, 10)
+FAR = np.geomspace(1e4, 1e13, 10)
+
+
+def direction(model: Model, asked: Asked, direction: str | None, defaulted: str) -> str:
+    """The direction to take the limit from at the point ``asked`` gives: ``direction`` as asked
+    where the model has values there; where it was not asked (``defaulted`` is the engine's default)
+    the side or sides the model has values on.
+
+    Raises:
+        errors.DerivationError: where the model gives the quantity no value on the side asked (or on
+            either side), saying which declared range or ``valid_when`` condition fails there.
+    """
+    point = certify_path._Point("", asked.preset, dict(asked.values))
+    try:
+        to = certify._to_number(model, asked, point)
+    except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):
+        return direction or defaulted
+    if np.isnan(to):
+        return direction or defaulted
+    if np.isinf(to):
+        why = _failing(model, asked, point, _approach(to, "+"))
+        if why:
+            raise errors.DerivationError(f"{model.id}: the model gives {asked.quantity} no value as {asked.variable} -> {asked.to} "
+                                         f"at the given values: {why}; there is no limit of the model there (ask for the "
+                                         "extremum over its domain, or eval at the domain's end)")
+        return direction or defaulted
+    failing = {side: _failing(model, asked, point, _approach(to, side)) for side in ("+", "-")}
+    admitted = [side for side in ("+", "-") if not failing[side]]
+    if direction is None and admitted:  # not asked: the side or sides the model has values on
+        return "+-" if len(admitted) == 2 and defaulted == "+-" else defaulted if defaulted in admitted else admitted[0]
+    for side in _sides(direction or defaulted):
+        if failing[side]:
+            other = "-" if side == "+" else "+"
+            hint = (f"; from the other side (--dir {other}) it has values" if other in admitted
+                    else "; it has none on either side")
+            raise errors.DerivationError(
+                f"{model.id}: the model gives {asked.quantity} no value as {asked.variable} -> {asked.to} from "
+                f"{'above' if side == '+' else 'below'} at the given values: {failing[side]}{hint}")
+    return direction or defaulted
+
+
+def _sides(direction: str) -> tuple[str, ...]:
+    return ("+", "-") if direction == "+-" else (direction,)
+
+
+def _approach(to: float, side: str) -> np.ndarray:
+    if np.isinf(to):
+        return float(np.sign(to)) * FAR
+    return to + (1.0 if side == "+" else -1.0) * NEAR * max(abs(to), 1.0)
+
+
+def _failing(model: Model, asked: Asked, point: certify_path._Point, xs: np.ndarray) -> str:
+    """Why the model gives no value at the last approach points (its declared range or the first
+    ``valid_when`` condition that fails at them), or "" where it gives values at all of them."""
+    tail = xs[-4:]
+    assumptions = set(model.symbol_definitions[asked.variable].assumptions) if asked.variable in model.symbol_definitions else set()
+    if "positive" in assumptions and not np.all(tail > 0):
+        return f"{asked.variable} is declared positive"
+    if "nonnegative" in assumptions and not np.all(tail >= 0):
+        return f"{asked.variable} is declared nonnegative"
+    inside = certify_path._inside(model, asked, point, tail)
+    if inside.all():
+        return ""
+    try:
+        given, magnitudes = input_values.gather_values(model, asked.quantity, point.preset, certify_path._with(model, asked, point, tail),
+                                                       check=False)
+        for equation, condition, cond_args, holds_at in compiler.domain_conditions(model, asked.quantity, given):
+            if all(a in magnitudes for a in cond_args):
+                with np.errstate(all="ignore"):
+                    holds = np.broadcast_to(np.asarray(holds_at(*[magnitudes[a] for a in cond_args]), dtype=bool), tail.shape)
+                if not holds.all():
+                    return f"equation {equation.id}'s valid_when {condition} does not hold there"
+    except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):
+        pass
+    return "a valid_when domain does not hold there"

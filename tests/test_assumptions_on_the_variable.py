@@ -1,0 +1,61 @@
+"""An ``--assume`` relation on the variable asked about bounds the question: a solve keeps the roots
+that meet it, an extremum is taken over the range it leaves, a boundary outside it is none. An outside
+tester found it ignored: ``solve volkov_2016 n_needed --for alpha --target 65 --preset h100 --assume
+'alpha < 30'`` gave both roots (20.06 and 54.02), the maximum over ``alpha <= 40`` was the one at
+48.14, and each answer said its check was skipped because the assumption "cannot be evaluated at the
+point".
+"""
+
+from __future__ import annotations
+
+import json
+import numpy as np
+import pytest
+
+import symgpu
+
+
+@pytest.fixture(scope="module")
+def volkov() -> symgpu.Model:
+    return symgpu.load("volkov_2016")
+
+
+def _n_needed(model: symgpu.Model, preset: str, alpha: float | np.ndarray) -> np.ndarray:
+    return np.asarray(model.evaluate("n_needed", preset, values={"alpha": alpha}).magnitude, dtype=float)
+
+
+@pytest.mark.parametrize("assume, inside", [("alpha < 30", lambda a: a < 30), ("alpha > 30", lambda a: a > 30)])
+def test_a_solve_keeps_only_the_roots_that_meet_the_assumption(cli, volkov, assume, inside) -> None:
+    # every root of n_needed = 65 on the evaluate path: sign changes of n_needed - 65 over a fine grid
+    alphas = np.linspace(0.0, 200.0, 400001)
+    gap = _n_needed(volkov, "h100", alphas) - 65.0
+    crossings = alphas[:-1][np.sign(gap[:-1]) != np.sign(gap[1:])]
+    assert len(crossings) == 2 and crossings[0] < 30 < crossings[1]
+    code, out, err = cli("solve", "volkov_2016", "n_needed", "--for", "alpha", "--target", "65", "--preset", "h100", "--assume", assume,
+                         "--json")
+    assert code == 0, err
+    answer = json.loads(out)
+    assert answer["certificate"]["checks"] and not answer["certificate"]["unchecked"]
+    values = answer["value"] if isinstance(answer["value"], list) else [answer["value"]]
+    expected = [c for c in crossings if inside(c)]
+    assert len(values) == 1 and values[0] == pytest.approx(expected[0], abs=1e-3)
+    assert "cannot be evaluated" not in out + err
+
+
+def test_an_extremum_is_taken_over_the_range_the_assumption_leaves(volkov) -> None:
+    answer = volkov.extremum("n_needed", over="alpha", kind="max", preset="maxwell", assume=["alpha <= 40"])
+    alphas = np.linspace(0.0, 40.0, 40001)
+    scanned = _n_needed(volkov, "maxwell", alphas)
+    assert answer.extra.location_at == pytest.approx(40.0)
+    assert answer.extra.value_at == pytest.approx(float(scanned.max()), rel=1e-12)
+    assert float(scanned.max()) == float(scanned[-1])  # rising all the way to the bound: the cusp (48.14) lies beyond it
+    assert answer.certificate is not None and answer.certificate.checks and not answer.certificate.unchecked
+
+
+def test_a_boundary_outside_the_assumption_is_none(cli) -> None:
+    base = ("boundary", "volkov_2016", "memory_throughput", "--between", "memory_bound", "issue_bound", "--for", "alpha",
+            "--preset", "maxwell", "--set", "n=64")
+    code, out, _ = cli(*base, "--assume", "alpha < 100")
+    assert code == 0 and "value: 48.14" in out
+    code, out, err = cli(*base, "--assume", "alpha < 10")
+    assert code != 0 and "value:" not in out and "--assume" in err
