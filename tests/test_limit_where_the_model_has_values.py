@@ -69,3 +69,10 @@ def test_without_a_point_a_limit_past_the_domain_is_the_formulas_and_says_so() -
 def test_a_side_the_declared_range_excludes_is_refused_without_a_point_too() -> None:
     with pytest.raises(symgpu.DerivationError, match="declared nonnegative"):
         symgpu.load("volkov_2016").limit("n_needed", "alpha", "0", direction="-")
+
+
+def test_a_bare_number_as_the_point_of_a_variable_with_a_unit_says_what_to_give(cli) -> None:
+    # n is in warp/SM: '40' has no unit, and the limit's dimension check used to report the model as inconsistent
+    code, out, err = cli("limit", "volkov_2016", "memory_throughput", "--var", "n", "--to", "40", "--preset", "maxwell", "--set", "alpha=8")
+    assert code != 0 and "value:" not in out
+    assert "without a unit" in err and "warp/SM" in err and "dimensionally inconsistent" not in err

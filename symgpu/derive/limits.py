@@ -382,6 +382,12 @@ def _parse_to(job: jobs._Job, to: Any) -> sympy.Expr:
         point = sympy.zoo
     if point.has(sympy.zoo, sympy.nan):
         raise errors.UsageError(f"{job.model.id}: limit point {str(to)!r} is undefined; give oo, -oo, a number or an expression")
+    units = job.model.units.get(job.variable)
+    if point.is_number and point != 0 and units is not None and not units.dimensionless:
+        raise errors.UsageError(f"{job.model.id}: limit point {str(to)!r} is a number without a unit, but {job.variable} is in "
+                                f"{job.model.unit_text(job.variable)}: a finite point other than 0 must be an expression of the model's "
+                                f"symbols in that unit (e.g. a regime boundary such as MSHRs/M_Read); for {job.variable} near "
+                                f"{str(to)} at given values, eval there or sweep around it (symgpu sweep)")
     return point
 
 
