@@ -59,3 +59,12 @@ def test_a_boundary_outside_the_assumption_is_none(cli) -> None:
     assert code == 0 and "value: 48.14" in out
     code, out, err = cli(*base, "--assume", "alpha < 10")
     assert code != 0 and "value:" not in out and "--assume" in err
+
+
+def test_an_answer_derived_under_an_assumption_false_at_the_point_is_not_shown(cli, volkov) -> None:
+    preset = volkov.presets["maxwell"]
+    assert preset["mem_lat"].to("cycle").magnitude > preset["alu_lat"].to("cycle").magnitude  # the premise: false at maxwell
+    code, out, err = cli("extremum", "volkov_2016", "n_needed", "--over", "alpha", "--max", "--preset", "maxwell",
+                         "--assume", "mem_lat < alu_lat")
+    assert code != 0 and "value:" not in out
+    assert "mem_lat < alu_lat does not hold at the given values" in err

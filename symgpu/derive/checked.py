@@ -78,8 +78,9 @@ def _skip(model: Model, options: Options, variable: str = "") -> str:
             holds = active.condition_true(model, certify_path.assumed(model, str(text)), options.preset, values)
         except errors.SymgpuError as exc:
             return f"the extra assumption {text} cannot be evaluated at the point ({exc})"
-        if not holds:
-            return f"the extra assumption {text} does not hold at the point"
+        if not holds:  # the answer was derived under it: it says nothing at the point
+            raise errors.NoAnswerHere(f"{model.id}: the assumption {text} does not hold at the given values, and the answer was "
+                                      "derived under it: it does not apply there; drop the assumption or ask where it holds")
     return ""
 
 
