@@ -52,9 +52,13 @@ def test_extremum_json_gives_location_value_and_unit_per_preset(capsys, ia):
     assert data["value"] == pytest.approx(direct, rel=1e-12)
 
 
-def test_limit_text_output_shows_steps_and_value(capsys):
-    code, out, _ = run(capsys, "limit", "interval_analysis", "Q_K0", "--var", "N", "--to", "oo", "-S", "M=N", "-p", "gtx1080")
-    assert code == 0 and "result: Theta_IF*t_issue" in out and "value: 128 thread/SM" in out
+def test_limit_text_output_shows_steps_and_where_the_model_has_no_value(capsys):
+    # the notes' "for large N" asymptote: the formula's limit, said to lie outside the model's domain (N <= 2*L_M/t_issue)
+    code, out, _ = run(capsys, "limit", "interval_analysis", "Q_K0", "--var", "N", "--to", "oo", "-S", "M=N", "--full")
+    assert code == 0 and "result: Theta_IF*t_issue" in out and "outside the model's domain" in out and "1. " in out
+    # at a point the model gives no value that far out: refused, naming the condition
+    code, out, err = run(capsys, "limit", "interval_analysis", "Q_K0", "--var", "N", "--to", "oo", "-S", "M=N", "-p", "gtx1080")
+    assert code != 0 and "value:" not in out and "L_M >= N*t_issue/2" in err
 
 
 def test_regimes_lists_the_named_branches(capsys):
