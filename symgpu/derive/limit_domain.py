@@ -90,6 +90,9 @@ def admitted_direction(job: jobs._Job, quantity: Any, symbol: sympy.Symbol, poin
         errors.DerivationError: where the variable's declared range excludes the side asked.
     """
     asked = direction or default_direction(job.model, symbol.name)
+    if asked not in ("+", "-", "+-"):
+        raise errors.UsageError(f"{job.model.id}: the limit of {job.quantity} as {symbol} -> {sympy.sstr(point)}: direction must be "
+                                f"one of '+', '-' or '+-', not {asked}")
     if point.has(sympy.oo, -sympy.oo):
         _outside(job, symbol, point, "", refused(job, quantity, symbol, point, "+", stop))
         return asked

@@ -36,6 +36,8 @@ def direction(model: Model, asked: Asked, direction: str | None, defaulted: str)
         errors.DerivationError: where the model gives the quantity no value on the side asked (or on
             either side), saying which declared range or ``valid_when`` condition fails there.
     """
+    if (direction or defaulted) not in ("+", "-", "+-"):
+        return direction or defaulted  # refused, saying so, where the limit is taken
     point = certify_path._Point("", asked.preset, dict(asked.values))
     try:
         to = certify._to_number(model, asked, point)
