@@ -26,7 +26,7 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.derive import certify_regimes, solving
+from symgpu.derive import certify_bound, certify_regimes, solving
 from symgpu.derive.certify_path import (RESIDUAL, Asked, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _roots_at,
                                         _scan_grid, _with)
 from symgpu.derive.certify_solve import _solve
@@ -58,9 +58,10 @@ def certify(model: Model, derivation: Derivation, asked: Asked) -> Derivation:
     Raises:
         errors.CertificateError: the answer disagrees with the evaluate path at a point.
     """
-    if asked.skip:
+    bounded = asked.op == "solve" and asked.kind in ("max", "min")  # admissibility is checked even where the relation is not
+    if asked.skip and not bounded:
         return dataclasses.replace(derivation, certificate=Certificate(unchecked=asked.skip))
-    check = _CHECKS.get(asked.op)
+    check = certify_bound.bound if bounded else _CHECKS.get(asked.op)
     if check is None or asked.quantity not in model.defining and asked.quantity not in model.equations:
         return dataclasses.replace(derivation, certificate=Certificate(unchecked=f"no numeric check for {asked.op} of an expression"))
     quantity = model.equation_for(asked.quantity).definition.defines

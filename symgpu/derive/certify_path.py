@@ -41,6 +41,8 @@ class Asked:
         target: solve's target (``None``: the quantity's symbol, valued at the point).
         to: a limit's point; direction: ``+``, ``-`` or ``None``.
         skip: why the evaluate path does not answer the question asked ("" when it does).
+        relation: solve's relation (``==``, ``>=``, ``>``, ``<=``, ``<``).
+        kind: solve of an inequality: ``max`` or ``min`` for its largest or smallest admissible value.
     """
 
     op: str
@@ -54,6 +56,8 @@ class Asked:
     to: Any = None
     direction: str | None = None
     skip: str = ""
+    relation: str = "=="
+    kind: str | None = None
 
 
 @dataclass(frozen=True)
