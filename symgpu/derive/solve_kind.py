@@ -65,9 +65,9 @@ def _sign_end(job: jobs._Job, var: sympy.Symbol) -> End | None:
     definition = job.model.symbol_definitions.get(var.name)
     assumptions = set(definition.assumptions) if definition is not None else set()
     if "positive" in assumptions:
-        return End(sympy.Integer(0), False, True, f"{var} is declared positive")
+        return End(sympy.Integer(0), False, True, "the declared sign (positive)")
     if "nonnegative" in assumptions:
-        return End(sympy.Integer(0), False, False, f"{var} is declared nonnegative")
+        return End(sympy.Integer(0), False, False, "the declared sign (nonnegative)")
     return None
 
 
@@ -119,7 +119,7 @@ def extreme(job: jobs._Job, inverted: sympy.Basic, var: sympy.Symbol, kind: str,
     ends = [relation_end] + [e for e in (_sign_end(job, var),) if e is not None]
     others: list[sympy.Basic] = []
     for condition in domain:
-        end = _end(condition, var, f"valid_when {sympy.sstr(condition)}")
+        end = _end(condition, var, f"the valid_when condition {sympy.sstr(condition)}")
         if end is None:
             others.append(condition)
         else:
@@ -241,7 +241,7 @@ def check_at_point(job: jobs._Job, var: sympy.Symbol, needed: Sequence[Need], at
     unit = model.unit_text(var.name)
     q_unit = model.unit_text(job.quantity) if job.quantity in model.units else ""
     target = job.target_value[0].name if job.target_value is not None else None
-    given = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in at.items() if k != target)
+    given = ", ".join(f"{k}={_shown(v)}" for k, v in at.items() if k != target)
     where = " with ".join(p for p in ((f"preset {preset}" if preset else ""), given) if p)
     for need in needed:
         try:
@@ -254,17 +254,35 @@ def check_at_point(job: jobs._Job, var: sympy.Symbol, needed: Sequence[Need], at
         if need.end is None or need.low is None:
             raise errors.DerivationError(f"{head}: the value the ends give fails the valid_when condition {sympy.sstr(need.condition)} "
                                          "there, and a smaller one is not derived in closed form; ask extremum or eval over a grid")
-        bound, low = _number(job, need.end.value, unit, at, preset), _number(job, need.low.value, unit, at, preset)
-        says = f"{sympy.sstr(need.end.relation(var))} ({need.end.origin})" if bound is None else \
-            f"{var} {'<' if need.end.upper else '>'}{'' if need.end.strict else '='} {_with_unit(bound, unit)} ({need.end.origin})"
-        limit = f"{sympy.sstr(need.low.relation(var))}" if low is None else \
-            f"{var} {'<' if need.low.upper else '>'}{'' if need.low.strict else '='} {_with_unit(low, unit)}"
+        ours, theirs = (need.end, need.low) if need.end.origin == "the relation" else (need.low, need.end)
+        numbers = {id(e): _number(job, e.value, unit, at, preset) for e in (ours, theirs)}
+
+        def said(e: End) -> str:
+            number = numbers[id(e)]
+            if number is None:
+                return sympy.sstr(e.relation(var))
+            return f"{var} {'<' if e.upper else '>'}{'' if e.strict else '='} {_with_unit(number, unit)}"
+
+        if ours.origin != "the relation":  # two ends of the domain that leave nothing between them
+            raise errors.DerivationError(f"{head}: the domain is empty there: {said(ours)} ({ours.origin}) and {said(theirs)} ({theirs.origin})")
         here = ""
-        if low is not None and need.end.origin == "the relation":
-            value = _number(job, expr.xreplace({var: sympy.nsimplify(low)}), q_unit or None, at, preset)
+        end = numbers[id(theirs)]
+        if end is not None:
+            value = _number(job, expr.xreplace({var: sympy.nsimplify(end)}), q_unit or None, at, preset)
             if value is not None:
-                here = f"; at {var} = {_with_unit(low, unit)} (the domain's end) {job.quantity} is {_with_unit(value, q_unit)}"
-        raise errors.DerivationError(f"{head}: it needs {says}, but {limit} ({need.low.origin}){here}")
+                here = f"; at {var} = {_with_unit(end, unit)} (the domain's end) {job.quantity} is {_with_unit(value, q_unit)}"
+        raise errors.DerivationError(f"{head}: the relation holds only for {said(ours)}, but {theirs.origin} needs {said(theirs)}{here}")
+
+
+def _shown(value: Any) -> str:
+    """A point's value in words (a number with ``:g``, a quantity with its unit)."""
+    magnitude = getattr(value, "magnitude", value)
+    try:
+        text = f"{float(magnitude):g}"
+    except (TypeError, ValueError):
+        return str(value)
+    unit = f"{value.units:~}" if hasattr(value, "units") and not value.dimensionless else ""
+    return f"{text} {unit}".strip()
 
 
 def target_into_conditions(job: jobs._Job, result: sympy.Expr) -> None:
