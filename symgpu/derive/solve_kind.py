@@ -76,7 +76,18 @@ def _tighter(job: jobs._Job, a: End, b: End) -> bool:
     assert job.ctx is not None
     strict = b.strict and not a.strict
     op = (_LT if strict else _LE) if a.upper else (_GT if strict else _GE)
-    return a.value == b.value and a.strict >= b.strict or job.ctx.decide(op(a.value, b.value)) is True
+    return a.value == b.value and a.strict >= b.strict or _decide(job, op(a.value, b.value)) is True
+
+
+def _decide(job: jobs._Job, condition: sympy.Basic) -> bool | None:
+    """The assumptions' verdict on ``condition`` (None where SymPy cannot order its sides)."""
+    assert job.ctx is not None
+    if condition is sympy.true or condition is sympy.false:
+        return bool(condition)
+    try:
+        return job.ctx.decide(condition)
+    except (TypeError, ValueError):
+        return None
 
 
 def _pruned(job: jobs._Job, ends: Sequence[End]) -> list[End]:
@@ -109,7 +120,7 @@ def extreme(job: jobs._Job, inverted: sympy.Basic, var: sympy.Symbol, kind: str,
 
     Raises:
         errors.DerivationError: no end bounds ``var`` on the asked side, or no admissible value satisfies
-            the relation (whatever the inputs, or at the point).
+            the relation whatever the inputs (:class:`errors.NoAnswerHere` where none does at the point).
     """
     assert job.ctx is not None
     model = job.model
@@ -203,7 +214,7 @@ def _feasibility(job: jobs._Job, var: sympy.Symbol, wanted: Sequence[End], value
     needed: list[Need] = []
     for need in pairs:
         condition = need.condition
-        verdict = False if condition is sympy.false else True if condition is sympy.true else job.ctx.decide(condition)
+        verdict = _decide(job, condition)
         if verdict is True:
             continue
         if verdict is False:
@@ -233,7 +244,7 @@ def check_at_point(job: jobs._Job, var: sympy.Symbol, needed: Sequence[Need], at
     admissible value, said with the quantity's value at the domain's end (``asked``: the relation asked).
 
     Raises:
-        errors.DerivationError: a condition fails at the point.
+        errors.NoAnswerHere: a condition fails at the point (the command line exits 1).
     """
     if at is None:
         return
@@ -252,7 +263,7 @@ def check_at_point(job: jobs._Job, var: sympy.Symbol, needed: Sequence[Need], at
             continue
         head = f"{model.id}: no admissible {var} satisfies {asked} at {where or 'the point'}"
         if need.end is None or need.low is None:
-            raise errors.DerivationError(f"{head}: the value the ends give fails the valid_when condition {sympy.sstr(need.condition)} "
+            raise errors.NoAnswerHere(f"{head}: the value the ends give fails the valid_when condition {sympy.sstr(need.condition)} "
                                          "there, and a smaller one is not derived in closed form; ask extremum or eval over a grid")
         ours, theirs = (need.end, need.low) if need.end.origin == "the relation" else (need.low, need.end)
         numbers = {id(e): _number(job, e.value, unit, at, preset) for e in (ours, theirs)}
@@ -264,14 +275,14 @@ def check_at_point(job: jobs._Job, var: sympy.Symbol, needed: Sequence[Need], at
             return f"{var} {'<' if e.upper else '>'}{'' if e.strict else '='} {_with_unit(number, unit)}"
 
         if ours.origin != "the relation":  # two ends of the domain that leave nothing between them
-            raise errors.DerivationError(f"{head}: the domain is empty there: {said(ours)} ({ours.origin}) and {said(theirs)} ({theirs.origin})")
+            raise errors.NoAnswerHere(f"{head}: the domain is empty there: {said(ours)} ({ours.origin}) and {said(theirs)} ({theirs.origin})")
         here = ""
         end = numbers[id(theirs)]
         if end is not None:
             value = _number(job, expr.xreplace({var: sympy.nsimplify(end)}), q_unit or None, at, preset)
             if value is not None:
                 here = f"; at {var} = {_with_unit(end, unit)} (the domain's end) {job.quantity} is {_with_unit(value, q_unit)}"
-        raise errors.DerivationError(f"{head}: the relation holds only for {said(ours)}, but {theirs.origin} needs {said(theirs)}{here}")
+        raise errors.NoAnswerHere(f"{head}: the relation holds only for {said(ours)}, but {theirs.origin} needs {said(theirs)}{here}")
 
 
 def _shown(value: Any) -> str:
