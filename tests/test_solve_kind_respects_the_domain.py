@@ -132,3 +132,16 @@ def test_the_certificate_refuses_a_value_outside_the_declared_sign_or_the_domain
     with pytest.raises(errors.CertificateError, match="beyond the maximum"):
         certify.certify(ia, dataclasses.replace(bare, result=sympy.Integer(500)), asked)
     assert certify.certify(ia, bare, asked).certificate.checked
+
+
+@pytest.mark.parametrize(("target", "admissible"), [("100 ns", False), ("1 ms", True)])
+def test_without_a_point_the_answer_states_where_it_is_admissible(ia, target, admissible):
+    # at N = L_F/t_issue (the domain's lower end) L_K0_time*phi = L_M + M*(L_F + t_issue) cycles: the largest N with
+    # L_K0_time <= T exists exactly where T*phi reaches it (and the domain itself, L_F/t_issue <= 2*L_M/t_issue, is not empty)
+    derivation = ia.solve("L_K0_time", "N", target=target, relation="<=", kind="max")
+    numbers = {"L_K0_time": _TARGETS_NS[target], "phi": 1.73, "L_F": 6, "L_M": 400, "M": 16, "t_issue": 1}  # gtx1080, M = 16
+    put = {ia.symbols[k]: sympy.nsimplify(v) for k, v in numbers.items()}
+    stated = [bool(c.xreplace(put)) for c in derivation.extra.valid_when]
+    assert all(stated) is admissible
+    by_hand = numbers["L_K0_time"] * numbers["phi"] >= numbers["L_M"] + numbers["M"] * (numbers["L_F"] + numbers["t_issue"])
+    assert by_hand is admissible

@@ -306,4 +306,4 @@ def target_into_conditions(job: jobs._Job, result: sympy.Expr) -> None:
     if all(job._same_in_base_units(s, symbol, number) for s in [result, *sides]):
         job.extra = job.extra.with_(valid_when=tuple(c.xreplace({symbol: number}) for c in job.extra.valid_when))
     else:
-        solve_ranges._keep_target(job)
+        solve_ranges.keep_target(job)
