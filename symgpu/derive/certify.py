@@ -26,8 +26,8 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.derive import certify_regimes, solving
-from symgpu.derive.certify_path import (RESIDUAL, Asked, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _roots_at,
+from symgpu.derive import certify_bound, certify_regimes, solving
+from symgpu.derive.certify_path import (RESIDUAL, Asked, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _roots_at, _to_number,
                                         _scan_grid, _with)
 from symgpu.derive.certify_solve import _solve
 from symgpu.derive.derivation import Certificate, Derivation
@@ -58,9 +58,10 @@ def certify(model: Model, derivation: Derivation, asked: Asked) -> Derivation:
     Raises:
         errors.CertificateError: the answer disagrees with the evaluate path at a point.
     """
-    if asked.skip:
+    bounded = asked.op == "solve" and asked.kind in ("max", "min")  # admissibility is checked even where the relation is not
+    if asked.skip and not bounded:
         return dataclasses.replace(derivation, certificate=Certificate(unchecked=asked.skip))
-    check = _CHECKS.get(asked.op)
+    check = certify_bound.bound if bounded else _CHECKS.get(asked.op)
     if check is None or asked.quantity not in model.defining and asked.quantity not in model.equations:
         return dataclasses.replace(derivation, certificate=Certificate(unchecked=f"no numeric check for {asked.op} of an expression"))
     quantity = model.equation_for(asked.quantity).definition.defines
@@ -463,19 +464,6 @@ def _exact_tail(model: Model, asked: Asked, point: _Point, xs: np.ndarray) -> np
     limit because cancellation ate their digits; None where one of them is no real number."""
     found = [_exact_at(model, asked, point, float(x)) for x in xs]
     return None if any(v is None or v.imag != 0 for v in found) else np.asarray([v.real for v in found if v is not None])
-
-
-def _to_number(model: Model, asked: Asked, point: _Point) -> float:
-    to = asked.to
-    text = str(to).strip()
-    if text in ("oo", "+oo", "inf", "infinity"):
-        return float("inf")
-    if text in ("-oo", "-inf"):
-        return float("-inf")
-    parsed = to if isinstance(to, sympy.Basic) else model.parse(text, "--to")
-    if parsed.is_number:
-        return float(parsed)
-    return float(evaluator.evaluate_expression(model, parsed, model.units[asked.variable], preset=point.preset, values=dict(point.values)).magnitude)
 
 
 # ------------------------------------------------------------------------------ fixed point

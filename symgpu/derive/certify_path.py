@@ -41,6 +41,8 @@ class Asked:
         target: solve's target (``None``: the quantity's symbol, valued at the point).
         to: a limit's point; direction: ``+``, ``-`` or ``None``.
         skip: why the evaluate path does not answer the question asked ("" when it does).
+        relation: solve's relation (``==``, ``>=``, ``>``, ``<=``, ``<``).
+        kind: solve of an inequality: ``max`` or ``min`` for its largest or smallest admissible value.
     """
 
     op: str
@@ -54,6 +56,8 @@ class Asked:
     to: Any = None
     direction: str | None = None
     skip: str = ""
+    relation: str = "=="
+    kind: str | None = None
 
 
 @dataclass(frozen=True)
@@ -222,3 +226,16 @@ def _exact_expr(model: Model, asked: Asked, point: _Point, x: float) -> Any:
     values = {k: v if hasattr(v, "units") else float(v) for k, v in _with(model, asked, point, x).items()
               if k != asked.quantity and np.ndim(v) == 0}
     return evaluator.exact(model, asked.quantity, preset=point.preset, values=values)
+
+
+def _to_number(model: Model, asked: Asked, point: _Point) -> float:
+    to = asked.to
+    text = str(to).strip()
+    if text in ("oo", "+oo", "inf", "infinity"):
+        return float("inf")
+    if text in ("-oo", "-inf"):
+        return float("-inf")
+    parsed = to if isinstance(to, sympy.Basic) else model.parse(text, "--to")
+    if parsed.is_number:
+        return float(parsed)
+    return float(evaluator.evaluate_expression(model, parsed, model.units[asked.variable], preset=point.preset, values=dict(point.values)).magnitude)

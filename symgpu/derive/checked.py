@@ -60,13 +60,13 @@ def _parsed(model: Model, mapping: Mapping[str, Any] | None) -> tuple[tuple[str,
     return tuple(out)
 
 
-def _skip(model: Model, options: Options, variable: str = "") -> str:
+def _skip(model: Model, options: Options, variable: str = "", kind: str | None = None) -> str:
     """Why the evaluate path does not answer the question as asked ("" when it does)."""
     if options.omit:
         return "limiters were omitted, so the model's own evaluation answers another question"
     if options.case is not None:
         return f"one case ({options.case}) was chosen, so the model's own evaluation may take another"
-    if options.relation not in ("==", "="):
+    if options.relation not in ("==", "=") and kind not in ("max", "min"):
         return "an inequality's bound is checked by its derivation steps, not at points"
     values = options.at or {}
     for text in options.assume or ():
@@ -121,7 +121,7 @@ def _answer(model: Model, asked: Asked, options: Options, run: Callable[[Options
     if derivation is None:
         derivation = _guarded(model, what, lambda: run(options))
     asked = dataclasses.replace(asked, preset=options.preset, values=_pairs(options.at), substitute=_parsed(model, options.substitutions),
-                                assume=tuple(options.assume or ()), skip=_skip(model, options, asked.variable) or skip)
+                                assume=tuple(options.assume or ()), skip=_skip(model, options, asked.variable, asked.kind) or skip)
     return certify.certify(model, derivation, asked)
 
 
@@ -145,7 +145,8 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     subs = None if substitute is None and not given else {**dict(substitute or {}), **given}
     options = Options.of(substitute=subs, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values,
                          case=case, relation=relation)
-    asked = Asked("solve", str(quantity_or_equation), str(for_), target=value if target is None else target)
+    asked = Asked("solve", str(quantity_or_equation), str(for_), target=value if target is None else target, relation=relation,
+                  kind=kind if relation not in ("==", "=") else None)
     return _answer(model, asked, options, lambda o: solving.solve(
         model, quantity_or_equation, for_, target=value, relation=o.relation, kind=kind, case=o.case, **o.rewrites(), **o.point()),
         pin_zeros=True)

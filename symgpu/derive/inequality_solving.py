@@ -4,12 +4,13 @@ sign must be proved), and the largest or smallest admissible value where asked."
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import sympy
 
 from symgpu import errors
-from symgpu.derive import inequalities, jobs
+from symgpu.derive import inequalities, jobs, solve_domain, solve_kind
 from symgpu.proofs import forms
 from symgpu.derive.derivation import Derivation
 
@@ -20,8 +21,12 @@ _FLIP = {sympy.GreaterThan: sympy.LessThan, sympy.StrictGreaterThan: sympy.Stric
 
 
 def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, var: sympy.Symbol, target: Any,
-                      relation: str, kind: str | None) -> Derivation:
-    """``quantity REL target`` solved for ``var`` by inverting layer by layer."""
+                     relation: str, kind: str | None, *, quantity: Any = None, stop: frozenset[str] = frozenset(),
+                     preset: str | None = None, values: Mapping[str, Any] | None = None) -> Derivation:
+    """``quantity REL target`` solved for ``var`` by inverting layer by layer; with ``kind`` the largest or
+    smallest admissible value (:mod:`symgpu.derive.solve_kind`: inside the declared sign and the
+    ``valid_when`` domain of ``quantity`` below the kept quantities ``stop``, decided at the point
+    ``preset``/``values`` where given)."""
     assert job.ctx is not None
     model = job.model
     if relation not in _RELATIONS:
@@ -47,25 +52,24 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
     job.step("inequality", shown, f"the relation to solve for {var}")
     inverted = _invert_rational(job, _RELATIONS[relation](expr, bound_to, evaluate=False), var)
     bound = job.ctx.nice(inverted.rhs)
-    inverted = type(inverted)(var, bound)
+    inverted = type(inverted)(var, bound, evaluate=False)  # a number the declared sign decides stays a bound
     job.step("bound", inverted, f"{job.quantity} {relation} {sympy.sstr(parsed if job.target_value else bound_to)} exactly when "
              f"{sympy.sstr(inverted)}")
     result = bound
     if kind in ("max", "min"):
-        want_upper = kind == "max"
-        if isinstance(inverted, (sympy.LessThan, sympy.StrictLessThan)) != want_upper:
-            raise errors.DerivationError(f"{model.id}: {sympy.sstr(inverted)} bounds {var} from "
-                                         f"{'below' if want_upper else 'above'}: it has no {kind}imum")
-        if var.is_integer:
-            result, why = inequalities.integer_extreme(inverted, kind)
-            job.step(kind + "imum", sympy.Eq(var, result), f"{var} is declared integer: {why}")
-        elif isinstance(inverted, (sympy.StrictLessThan, sympy.StrictGreaterThan)):
-            job.extra = job.extra.with_(supremum=True)
-            job.step("supremum" if want_upper else "infimum", sympy.Eq(var, result), "the bound is strict: not attained")
-        else:
-            job.step(kind + "imum", sympy.Eq(var, result), "the bound is attained")
+        domain = solve_domain.conditions(job, quantity, var, stop)
+        solve_domain.step(job, domain, var)
+        at = None
+        if preset is not None or values:
+            at = {**(values or {}), **({job.target_value[0].name: float(job.target_value[1])} if job.target_value else {})}
+        unit = model.unit_text(lhs.name) if dimensioned and lhs is not None and job.target_value else ""
+        asked = f"{sympy.sstr(shown)}" + (f" {unit}" if unit not in ("", "1") else "")
+        result = solve_kind.extreme(job, inverted, var, kind, domain, at, preset, expr, asked)
     job.extra = job.extra.with_(relation=inverted)
     unit = job.check_unit(bound, var.name, "bound")
+    if kind in ("max", "min"):
+        unit = job.check_unit(result, var.name, kind + "imum")
+        solve_kind.target_into_conditions(job, result)
     return job.finish(result, unit, used=[expr, bound_to])
 
 

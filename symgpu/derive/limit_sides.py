@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from symgpu import errors
-from symgpu.derive import certify, certify_path
-from symgpu.derive.certify import Asked
+from symgpu.derive import certify_path
+from symgpu.derive.certify_path import Asked
 from symgpu.evaluate import compiler, input_values
 
 if TYPE_CHECKING:
@@ -40,7 +40,7 @@ def direction(model: Model, asked: Asked, direction: str | None, defaulted: str)
         return direction or defaulted  # refused, saying so, where the limit is taken
     point = certify_path._Point("", asked.preset, dict(asked.values))
     try:
-        to = certify._to_number(model, asked, point)
+        to = certify_path._to_number(model, asked, point)
     except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):
         return direction or defaulted
     if np.isnan(to):

@@ -21,7 +21,7 @@ from symgpu.derive.derivation import Derivation
 from symgpu.derive.extra_records import FlatRange, RootRecord, TargetValue
 
 
-def _keep_target(job: jobs._Job) -> None:
+def keep_target(job: jobs._Job) -> None:
     """A numeric target stays the value of its quantity (extra ``target_value``), as in every range."""
     if job.target_value is not None:
         symbol, number = job.target_value
@@ -45,7 +45,7 @@ def every_value(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, domain
     job.extra = job.extra.with_(ranges=(FlatRange("every regime", sympy.true, where),))
     job.extra = job.extra.with_(holds_for=where)
     job.extra = job.extra.with_(note=f"the relation holds for every {var} inside the model's valid_when domain, and for none outside it")
-    _keep_target(job)
+    keep_target(job)
     return job.finish(where, unit, used=[relation])
 
 
@@ -57,7 +57,7 @@ def independent(job: jobs._Job, relation: sympy.Eq, var: sympy.Symbol, domain: S
     job.extra = job.extra.with_(ranges=(FlatRange("every regime", equal, where),))
     holds = sympy.And(equal, where) if domain else equal
     job.extra = job.extra.with_(holds_for=holds)
-    _keep_target(job)
+    keep_target(job)
     job.step("independent of " + str(var), equal, f"the relation does not involve {var}: where it holds every {var} is a root"
              + (f" inside the model's valid_when domain ({sympy.sstr(where)})" if domain else ""))
     return job.finish(holds, job.model.unit_text(var.name), used=[relation])
@@ -67,7 +67,7 @@ def flat_only(job: jobs._Job, flats: Sequence[FlatRange], relation: sympy.Basic,
     """Roots only on whole regimes whose value does not depend on ``var``, where their sides are equal."""
     holds = sympy.Or(*[sympy.And(f.equal, f.when) for f in flats])
     job.extra = job.extra.with_(holds_for=holds)
-    _keep_target(job)
+    keep_target(job)
     return job.finish(holds, job.model.unit_text(var.name), used=[relation])
 
 
@@ -168,7 +168,7 @@ def target_into(job: jobs._Job, records: list[RootRecord]) -> list[RootRecord]:
     sides = [r.lhs - r.rhs for d in records for condition in (d.when, d.inside, d.conditions if d.conditions is not None else sympy.true)
              for r in condition.atoms(sympy.core.relational.Relational)]
     if not all(job._same_in_base_units(e, symbol, number) for e in [d.root for d in records] + sides):
-        _keep_target(job)
+        keep_target(job)
         return records
     if job.extra.ranges is not None:
         job.extra = job.extra.with_(ranges=tuple(dataclasses.replace(f, equal=f.equal.xreplace(put)) for f in job.extra.ranges))

@@ -67,7 +67,8 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     expr, lhs = job.quantity_expression(quantity_or_equation, subs, stop_at, case=case)
     var = job.symbol(for_)
     if relation not in ("==", "="):
-        return inequality_solving.solve_inequality(job, expr, lhs, var, target, relation, kind)
+        return inequality_solving.solve_inequality(job, expr, lhs, var, target, relation, kind, quantity=quantity_or_equation,
+                                                   stop=frozenset(stop_at), preset=preset, values=values)
     if isinstance(expr, sympy.Eq):
         left, right = expr.lhs, expr.rhs
     else:

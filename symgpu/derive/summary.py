@@ -162,6 +162,8 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
         lines.append(shorten("  valid when " + " and ".join(map(printing.sstr, extra.valid_when)), width))
     if extra.elsewhere:
         lines.append(shorten("  " + extra.elsewhere, width))
+    if extra.supremum:
+        lines.append("  (the relation is strict: this value is approached, not attained)")
     if extra.flat_where:
         lines.append(shorten("  " + extra.flat_where, width))
     if extra.target_value is not None:

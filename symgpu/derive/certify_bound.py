@@ -1,0 +1,103 @@
+"""The numeric certificate of an inequality's largest or smallest admissible value (:mod:`.certify`,
+``solve ... --relation REL --kind max|min``): at each point where the answer states it holds (its
+``valid_when``), the value is a finite number inside the variable's declared sign (an integer where it
+is declared one) and inside every ``valid_when`` domain of the quantity; unless the evaluate path
+answers another question (one case chosen, a limiter omitted), the relation holds there and no
+admissible value of a scan beyond it satisfies the relation too. A value outside the domain is
+never shown: the check fails (exit 1) and says so."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pint
+
+from symgpu import errors
+from symgpu.derive import results
+from symgpu.derive.certify_path import RESIDUAL, Asked, _fail, _inside, _Point, _quantity, _result_at, _scan_grid
+from symgpu.derive.certify_solve import _target_at
+from symgpu.derive.derivation import Derivation
+from symgpu.evaluate import active
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+#: relative distance inside an open end of the domain at which a supremum is checked
+EDGE = 1e-12
+#: integers beyond an integer answer scanned for a value that also satisfies the relation
+NEXT_INTEGERS = 64
+
+_HOLDS = {">=": lambda q, t, slack: q >= t - slack, ">": lambda q, t, slack: q > t - slack,
+          "<=": lambda q, t, slack: q <= t + slack, "<": lambda q, t, slack: q < t + slack}
+
+
+def _stated_hold(model: Model, derivation: Derivation, point: _Point, extra: dict[str, Any]) -> bool:
+    """Do the conditions the answer states it is admissible under hold at the point? (True where one
+    cannot be evaluated there: the value is then checked.)"""
+    for condition in derivation.extra.valid_when or ():
+        try:
+            if not active.condition_true(model, condition, point.preset, {**point.values, **extra}):
+                return False
+        except (errors.SymgpuError, ArithmeticError, TypeError, ValueError, pint.PintError):
+            continue
+    return True
+
+
+def bound(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> str | None:
+    """The check at one point (None where the answer states it claims nothing there)."""
+    variable = asked.variable
+    extra = results.result_values(derivation, {})
+    if not _stated_hold(model, derivation, point, extra):
+        return None
+    value = _result_at(model, derivation, derivation.result, model.units[variable], point, extra)
+    if not np.isfinite(value):
+        raise _fail(model, asked, point, f"the {asked.kind}imum {variable} = {value} is no finite number")
+    assumptions = set(model.symbol_definitions[variable].assumptions) if variable in model.symbol_definitions else set()
+    if not results.admissible(model, variable, value):
+        sign = "positive" if "positive" in assumptions else "nonnegative"
+        raise _fail(model, asked, point, f"the {asked.kind}imum {variable} = {value:.10g} is outside its declared range ({variable} is "
+                    f"declared {sign})")
+    integer = "integer" in assumptions
+    if integer and abs(value - round(value)) > 1e-9 * max(abs(value), 1.0):
+        raise _fail(model, asked, point, f"the {asked.kind}imum {variable} = {value:.10g} is no integer, but {variable} is declared integer")
+    inward = -1.0 if asked.kind == "max" else 1.0
+    step = EDGE * max(abs(value), 1e-300)
+    if not np.any(_inside(model, asked, point, np.array([value, value + inward * step]))):
+        raise _fail(model, asked, point, f"the {asked.kind}imum {variable} = {value:.10g} lies outside the model's valid_when domain "
+                    f"(the model gives {asked.quantity} no value there)")
+    said = f"{variable} = {value:.10g} is admissible (declared range, valid_when domain)"
+    if asked.skip:
+        return f"{said}; the relation is not checked at points: {asked.skip}"
+    return said + "; " + _relation(model, derivation, asked, point, value, integer, inward)
+
+
+def _relation(model: Model, derivation: Derivation, asked: Asked, point: _Point, value: float, integer: bool, inward: float) -> str:
+    """The relation holds at ``value`` (a supremum: just inside it) and at no admissible value of a scan beyond it."""
+    holds = _HOLDS[asked.relation]
+    target = float(np.asarray(_target_at(model, asked, point, np.asarray(value)), dtype=float))
+    at = value if integer or not derivation.extra.supremum else value + inward * EDGE * max(abs(value), 1e-300)
+    got = float(_quantity(model, asked, point, np.asarray(at)))
+    if not holds(got, target, RESIDUAL * max(abs(got), abs(target), 1e-300)):
+        raise _fail(model, asked, point, f"at the {asked.kind}imum {asked.variable} = {value:.10g} the quantity is {got:.10g}: "
+                    f"{asked.quantity} {asked.relation} {target:.10g} fails there")
+    grid = _scan_grid(model, asked.variable, [value])
+    if integer:
+        grid = np.concatenate([np.round(grid), value - inward * np.arange(1, NEXT_INTEGERS + 1)])
+    beyond = grid[(grid - value) * -inward > 1e-9 * max(abs(value), 1.0)]
+    beyond = beyond[np.array([results.admissible(model, asked.variable, float(x)) for x in beyond], dtype=bool)] if len(beyond) else beyond
+    if len(beyond):
+        beyond = beyond[_inside(model, asked, point, beyond)]
+    if len(beyond):
+        with np.errstate(all="ignore"):
+            along = np.broadcast_to(np.asarray(_quantity(model, asked, point, beyond), dtype=float), beyond.shape)
+            targets = np.broadcast_to(np.asarray(_target_at(model, asked, point, beyond), dtype=float), beyond.shape)
+        clear = np.isfinite(along) & np.isfinite(targets)
+        slack = -RESIDUAL * np.maximum(np.maximum(np.abs(along), np.abs(targets)), 1e-300)  # holds clearly, not by rounding
+        also = beyond[clear & np.asarray(holds(along, targets, slack), dtype=bool)]
+        if len(also):
+            x = float(also[0] if asked.kind == "max" else also[-1])
+            raise _fail(model, asked, point, f"{asked.variable} = {x:.10g}, {'beyond' if asked.kind == 'max' else 'below'} the {asked.kind}imum "
+                        f"{value:.10g}, is admissible and satisfies {asked.quantity} {asked.relation} target too")
+    return f"the relation holds there and at no admissible scanned value {'beyond' if asked.kind == 'max' else 'below'} it"
+
