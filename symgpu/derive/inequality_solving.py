@@ -68,7 +68,8 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
     job.extra = job.extra.with_(relation=inverted)
     unit = job.check_unit(bound, var.name, "bound")
     if kind in ("max", "min"):
-        unit = job.check_unit(result, var.name, kind + "imum")
+        if result != bound:  # the bound itself was checked just above
+            unit = job.check_unit(result, var.name, kind + "imum")
         solve_kind.target_into_conditions(job, result)
     return job.finish(result, unit, used=[expr, bound_to])
 

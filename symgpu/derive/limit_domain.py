@@ -119,7 +119,7 @@ def _outside(job: jobs._Job, symbol: sympy.Symbol, point: sympy.Expr, side: str,
                                      f"{symbol} is declared {'positive' if '>' in why and '=' not in why else 'nonnegative'}")
     said = (f"outside the model's domain: {why} fails as {symbol} -> {sympy.sstr(point)}{side}, so this is the formula's limit, "
             "not a value the model gives (eval refuses there)")
-    job.step("outside the domain", sympy.Eq(symbol, point), said)
+    job.step("outside the domain", sympy.Eq(symbol, point, evaluate=False), said)
     job.extra = job.extra.with_(elsewhere=said)
 
 
