@@ -54,3 +54,4 @@ def test_a_weak_sign_proves_a_nonstrict_relation_and_refutes_only_the_strict_one
     assert ctx.decide(sympy.StrictLessThan(gap, 0)) is False
     assert ctx.decide(sympy.LessThan(gap, 0)) is None  # holds where both latencies are 0
     assert ctx.decide(sympy.StrictGreaterThan(gap, 0)) is None
+

@@ -33,6 +33,11 @@ if TYPE_CHECKING:
     from symgpu.model import Model
 
 
+#: the most pairs of regimes that may meet at a cusp a closed-form extremum examines: Hong & Kim's Exec_cycles_app over
+#: Active_blocks_per_SM has 21 (about a minute), its Exec_cycles_with_synch 118 (over ten minutes)
+MAX_CUSP_PAIRS = 40
+
+
 def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max", *,
              substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None,
              preset: str | None = None, values: Mapping[str, Any] | None = None,
@@ -66,6 +71,12 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             f"to zero and its {kind}imum over {var} has no closed form here; ask for thresholds instead "
             f"(solve with relation = \">=\" and kind = \"max\", or boundary)")
     found = regime_split._regimes(job, expr, var, frozenset(stop_at), record=forms.has_pieces(expr))
+    meeting = [(ra, rb) for ra, rb in itertools.combinations(found, 2) if var in (ra.expression - rb.expression).free_symbols]
+    if len(meeting) > MAX_CUSP_PAIRS:
+        raise errors.DerivationError(
+            f"{model.id}: {job.quantity} has {len(found)} regimes over {var}, {len(meeting)} pairs of which may meet at a cusp: more "
+            f"than the {MAX_CUSP_PAIRS} a closed-form extremum examines (each pair is solved and its conditions tidied: minutes in "
+            "all); ask over a grid (--grid START:STOP:STEP; API derive.grid_search.grid_extremum) or keep an intermediate quantity as a symbol (--keep NAME)")
     want = 1 if kind == "min" else -1  # sign of the second derivative / slope change
     domain = extremum_domain.domain_conditions(job, var, stop_at)
     # where the model gives the quantity a value at all (as modelled: a substitution may put the variable in)
@@ -105,10 +116,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             value = ctx.nice(regime.expression.xreplace({var: root}))
             candidates.append(_Candidate(root, value, f"critical point of {regime.name}", tuple(c for c in conds if c is not sympy.true)))
     cusp_ends: list[extremum_domain.OpenEnd] = []  # cusps whose value another case gives at the point itself
-    for ra, rb in itertools.combinations(found, 2):
-        difference = ra.expression - rb.expression
-        if var not in difference.free_symbols:
-            continue
+    for ra, rb in meeting:
         try:
             points = jobs._solve_for(job, sympy.Eq(ra.expression, rb.expression), var, f"{ra.name} = {rb.name}")
         except errors.DerivationError:
