@@ -307,5 +307,7 @@ def diff_json(result: ModelDiff) -> dict[str, Any]:
             "branches": [{"condition": sympy.sstr(b.condition), "difference": sympy.sstr(b.difference), "agree_when": list(b.agree_when)} for b in q.branches],
             "notes": q.notes,
         }
-        out["points"] = [{"label": p.label, "a": p.a, "b": p.b, "unit": p.unit, "differs": p.differs, "problem": p.problem} for p in result.points]
+        # a point not evaluated in both models neither differs nor agrees: null
+        out["points"] = [{"label": p.label, "a": p.a, "b": p.b, "unit": p.unit, "differs": p.differs if p.a is not None and p.b is not None else None,
+                          "problem": p.problem} for p in result.points]
     return out
