@@ -225,4 +225,16 @@ def select(kernels: Sequence[KernelResources], wanted: str | None) -> KernelReso
     for kernel in kernels:
         if wanted in (kernel.name, kernel.demangled, kernel.demangled.split("(")[0]):
             return kernel
+    named = [k for k in kernels if _base_name(k.demangled) == wanted]  # 'reduce_sum' of 'void ns::reduce_sum<float>(float*, int)'
+    if len(named) == 1:
+        return named[0]
+    if named:
+        raise errors.UsageError(f"{len(named)} kernels named {textfiles.printable(wanted, 200)!r} in the compiler output "
+                                f"({textfiles.listing([k.display_name for k in named])}); give the whole demangled or mangled name with --kernel")
     raise errors.UsageError(f"no kernel {textfiles.printable(wanted, 200)!r} in the compiler output (kernels: {names})")
+
+
+def _base_name(demangled: str) -> str:
+    """A demangled kernel's bare function name: no return type, namespace, template arguments or parameters."""
+    head = demangled.split("(")[0].split("<")[0].strip()  # before the parameters and the template arguments
+    return head.split()[-1].split("::")[-1] if head else head
