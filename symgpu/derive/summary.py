@@ -128,6 +128,8 @@ def root_lines(roots: Iterable[RootRecord], width: int = MAX_LINE) -> list[str]:
         lines.append(shorten(f"  root {number} ({record.regime}): {printing.sstr(record.root)}", width, "--full for all"))
         when = record.when
         lines.append(shorten("    when: " + ("always" if when is sympy.true else printing.sstr(when)), width, "--full for all"))
+        if record.inside is not sympy.true:
+            lines.append(shorten("    and where the model gives a value there: " + printing.sstr(record.inside), width, "--full for all"))
     return lines
 
 
@@ -172,6 +174,8 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
     roots = extra.roots or ()
     if len(roots) > 1:
         lines.extend(root_lines(roots, width))
+    elif len(roots) == 1 and roots[0].inside is not sympy.true:  # the model's valid_when domain at the root
+        lines.append(shorten("  a root only where the model gives a value there: " + printing.sstr(roots[0].inside), width, "--full for all"))
     if extra.holds_for is not None:
         lines.append("  (the relation holds on this whole range, not at isolated points)")
     substituted = extra.substituted
