@@ -10,6 +10,7 @@ and is flat beyond. Its minimum over M_Read is at M_Read = 0. The answer was the
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import sympy
 
 import symgpu
@@ -55,3 +56,18 @@ def test_a_weak_sign_proves_a_nonstrict_relation_and_refutes_only_the_strict_one
     assert ctx.decide(sympy.LessThan(gap, 0)) is None  # holds where both latencies are 0
     assert ctx.decide(sympy.StrictGreaterThan(gap, 0)) is None
 
+
+
+H100_POINT = {"BW": 74.0, "SMs": 16.0, "alpha": 0.0, "alu_lat": 20.0, "alu_thru": 0.25, "clock": 1.35, "ilp": 1.0, "issue_thru": 0.5,
+              "mem_lat": 444.0, "n": 8.0, "schedulers": 4.0, "warps_in_block": 17.0}
+
+
+def test_a_piecewise_answer_whose_location_and_value_collapse_differently_still_answers() -> None:
+    # differential seed 32: the location's and the value's Piecewise had different numbers of branches, and dropping a
+    # redundant equality branch indexed one by the other (IndexError)
+    model = symgpu.load("volkov_2016_h100")
+    assert isinstance(model.extremum("dram_throughput_ilp", over="bytes_per_inst", kind="max").result, sympy.Piecewise)
+    answer = model.extremum("dram_throughput_ilp", over="bytes_per_inst", kind="max", values=H100_POINT)
+    grid = np.geomspace(1e-3, 1e6, 20001)
+    scanned = model.evaluate("dram_throughput_ilp", None, values={**H100_POINT, "bytes_per_inst": grid}).to("GB/s").magnitude
+    assert answer.extra.value_at == pytest.approx(float(np.max(scanned)), rel=1e-9)

@@ -324,6 +324,8 @@ def _redundant_equalities_dropped(at: list[tuple[sympy.Expr, sympy.Basic]], valu
     0)``) and whose value there is the value of the branch that holds everywhere after it: where the equality
     holds, that branch's location gives the same extreme value (the quantity is flat there)."""
     keep = list(range(len(at)))
+    if len(at) != len(values):  # a location and a value Piecewise collapsed differently: branch i is not the same in both
+        return at, values
     for i in range(len(at) - 1):
         condition, (rest, rest_condition) = at[i][1], values[i + 1]
         if not isinstance(condition, sympy.Eq) or rest_condition is not sympy.true:
