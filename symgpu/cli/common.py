@@ -153,8 +153,11 @@ def convert(model: Any, value: pint.Quantity, unit: str | None, clock_text: str 
         assert unit is not None
         if not needs_clock(value, units.unit(unit)):
             raise problem from None
-        clock, _ = find_clock(model, clock_text, preset=preset, values=values,
-                              missing=f"--unit {unit!r}: {quantity} is a cycle count; a time needs a clock")
+        need = "a time" if units.unit(unit).dimensionality == units.unit("s").dimensionality else unit
+        clock, source = find_clock(model, clock_text, preset=preset, values=values,
+                                   missing=f"--unit {unit!r}: {quantity} is in {unit_text(value)}; {need} needs a clock")
+        named = "" if source == "--clock" else f"{source.split(' ', 1)[0]} = "
+        print(f"symgpu: note: cycles converted at {named}{units.compact(clock):~.10g} ({source})", file=sys.stderr)
         return to_unit(with_clock(value, units.unit(unit), clock), unit)
 
 
@@ -190,13 +193,35 @@ def find_clock(model: Any, clock_text: str | None, *, preset: str | None, values
             raise errors.UsageError(f"--clock {clock_text!r}: a clock is a frequency such as '1.3 GHz'") from None
         return clock, "--clock"
     names = [n for n, u in model.units.items() if u.dimensionality == clock_dim]
-    for name in names:
-        try:
-            clock = evaluator.evaluate_expression(model, model.symbols[name], model.units[name], preset=preset, values=values)
-        except errors.SymgpuError:
-            continue
-        return clock, (f"{name} given by --set" if name in values else f"{name} of preset {preset}")
-    raise errors.UsageError(f"{missing}: give --clock '1.3 GHz'" + (f" or a preset with {', '.join(names)}" if names else "")) from None
+    name = cycle_clock(model, names, missing)
+    if name is None:
+        raise errors.UsageError(f"{missing}: give --clock '1.3 GHz'") from None
+    try:
+        clock = evaluator.evaluate_expression(model, model.symbols[name], model.units[name], preset=preset, values=values)
+    except errors.SymgpuError:
+        raise errors.UsageError(f"{missing}: give --clock '1.3 GHz' or a preset with {name} (or --set '{name}=1.3 GHz')") from None
+    return clock, (f"{name} given by --set" if name in values else f"{name} of preset {preset}")
+
+
+#: the name a model with several frequency symbols gives the clock that counts its cycles
+CYCLE_CLOCK = "clock"
+
+
+def cycle_clock(model: Any, names: Sequence[str], missing: str) -> str | None:
+    """The frequency symbol among ``names`` that counts ``model``'s cycles: the only one, or of
+    several the one named ``clock`` (Volkov's processor clock beside mem_clock); ``None`` if the
+    model has none.
+
+    Raises:
+        errors.UsageError: several frequency symbols and none named ``clock`` (which one counts
+            the cycles cannot be told): the message names them and asks for ``--clock``.
+    """
+    if len(names) <= 1:
+        return names[0] if names else None
+    if CYCLE_CLOCK in names:
+        return CYCLE_CLOCK
+    raise errors.UsageError(f"{missing}, and {model.id} has several ({', '.join(names)}) without saying which one counts its "
+                            "cycles: give --clock with the one you mean, e.g. --clock '1.3 GHz'")
 
 
 def unit_text(value: pint.Quantity) -> str:

@@ -273,7 +273,11 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
 def _run(args: argparse.Namespace) -> int:
     model = common.load_model(args.model)
     values = common.parse_assignments(model, args.set)
-    options = Options.of(substitute=_substitutions(args.substitute), assume=args.assume, stop_at=_kept(model, args.keep),
+    substitute = _substitutions(args.substitute)
+    both = sorted(set(substitute) & set(values))
+    if both:
+        raise errors.UsageError(f"{', '.join(both)}: given by both --substitute and --set; drop one of the two")
+    options = Options.of(substitute=substitute, assume=args.assume, stop_at=_kept(model, args.keep),
                          omit=tuple(args.omit), preset=args.preset, values=values, case=getattr(args, "case", None),
                          relation=getattr(args, "relation", None) or "==")
     derivation = OPERATION_COMMANDS[args.command.replace("-", "_")].derive(model, args, options)

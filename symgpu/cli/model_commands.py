@@ -145,11 +145,24 @@ def occupancy_inputs(model: Any, preset: str | None, text: str | None) -> dict[s
     raise first_error
 
 
+def occupancy_determined(model: Any, values: dict[str, pint.Quantity]) -> set[str]:
+    """The names --occupancy fixes: the symbols it gives (``values``) and the quantities defined as
+    exactly one of them (Hong & Kim's N = Active_warps_per_SM)."""
+    names = set(values)
+    aliases = {name for name, eq in model.defining.items() if not eq.cases and isinstance(eq.rhs, sympy.Symbol) and str(eq.rhs) in names}
+    return names | aliases if names else set()
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     """symgpu eval: one quantity at a preset and values."""
     model = load_model(args.model)
     values = occupancy_inputs(model, args.preset, args.occupancy)
-    values.update(parse_assignments(model, args.set))
+    given = parse_assignments(model, args.set)
+    conflicts = sorted(set(given) & occupancy_determined(model, values))
+    if conflicts:
+        raise errors.UsageError(f"--set {', '.join(conflicts)}: --occupancy sets {'them' if len(conflicts) > 1 else 'it'} "
+                                "from threads/regs/smem; drop one of the two")
+    values.update(given)
     result = convert(model, model.evaluate(args.quantity, args.preset, values=values), args.unit, args.clock,
                      quantity=args.quantity, preset=args.preset, values=values)
     limits = _occupancy_limits(model, args, values)

@@ -1,0 +1,85 @@
+"""Inputs given twice on the command line are refused, and cycles become time with the clock that
+counts the model's cycles (never a memory clock picked because it has a value)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import pytest
+
+Cli = Callable[..., tuple[int, str, str]]
+
+HK_OCCUPANCY = ("eval", "hong_kim_2009", "Exec_cycles_app", "--preset", "gtx280+tiled_matmul",
+                "--occupancy", "threads=128,regs=18,smem=3960")
+
+
+def _one_line_refusal(code: int, out: str, err: str, *words: str) -> None:
+    assert code != 0
+    assert out == ""
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, lines
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+
+
+@pytest.mark.parametrize("name, value", [("Active_blocks_per_SM", "2"), ("Active_warps_per_SM", "8"),
+                                         ("Threads_per_block", "256"), ("N", "3")])
+def test_set_of_a_name_occupancy_determines_is_refused(cli: Cli, name: str, value: str) -> None:
+    code, out, err = cli(*HK_OCCUPANCY, "--set", f"{name}={value}")
+    _one_line_refusal(code, out, err, f"--set {name}", "--occupancy", "drop one")
+
+
+def test_volkov_n_set_beside_occupancy_is_refused(cli: Cli) -> None:
+    code, out, err = cli("eval", "volkov_2016", "Latency", "--preset", "kepler", "--occupancy", "threads=128,regs=18,smem=3960",
+                         "--set", "n=10")
+    _one_line_refusal(code, out, err, "--set n", "--occupancy")
+
+
+def test_set_of_a_name_occupancy_leaves_alone_is_still_taken(cli: Cli) -> None:
+    # Mem_LD (a memory latency) is no occupancy name: --set Mem_LD stays allowed.
+    code, _, err = cli(*HK_OCCUPANCY, "--set", "Mem_LD=450")
+    assert code == 0, err
+
+
+def test_name_both_substituted_and_set_is_refused(cli: Cli) -> None:
+    code, out, err = cli("solve", "interval_analysis", "P_K0", "--for", "N", "--target", "1000", "--preset", "gtx1080",
+                         "--substitute", "M=N", "--set", "M=16")
+    _one_line_refusal(code, out, err, "M:", "--substitute", "--set")
+
+
+VOLKOV_LATENCY = ("eval", "volkov_2016", "Latency", "--set", "mem_lat=400", "--set", "alpha=0", "--set", "alu_lat=6",
+                  "--set", "mem_clock=3.5 GHz", "--unit", "ns")
+
+
+def test_cycles_become_time_with_the_processor_clock_not_the_memory_clock(cli: Cli) -> None:
+    code, out, err = cli(*VOLKOV_LATENCY, "--set", "clock=1.266 GHz")
+    assert code == 0, err
+    # Latency = mem_lat + alpha*alu_lat = 400 cycles of the processor clock; 400 / 1.266 GHz in ns
+    expected = (400 + 0 * 6) / 1.266
+    match = re.fullmatch(r"Latency = ([0-9.]+) ns", out.strip())
+    assert match, out
+    assert float(match.group(1)) == pytest.approx(expected, rel=1e-9)
+    assert "cycles converted at clock = 1.266 GHz" in err
+
+
+def test_memory_clock_alone_does_not_convert_processor_cycles(cli: Cli) -> None:
+    code, out, err = cli(*VOLKOV_LATENCY)
+    _one_line_refusal(code, out, err, "--clock", "clock")
+    assert "mem_clock" not in err
+
+
+def test_two_clocks_without_a_cycle_clock_are_refused_naming_both(cli: Cli) -> None:
+    code, out, err = cli("eval", "perez_piccoli", "B_theo", "--preset", "gtx260", "--unit", "B/cycle")
+    _one_line_refusal(code, out, err, "shader_clock", "mem_clock", "--clock")
+
+
+def test_given_clock_converts_and_is_named(cli: Cli) -> None:
+    code, out, err = cli("eval", "perez_piccoli", "B_theo", "--preset", "gtx260", "--unit", "B/cycle", "--clock", "1150 MHz")
+    assert code == 0, err
+    # B_theo = mem_clock*bus_width*transfers_per_cycle = 1.15 GHz * 448 bit * 2/cycle; per cycle of 1.15 GHz: 448*2/8 B
+    match = re.fullmatch(r"B_theo = ([0-9.]+) B / cy", out.strip())
+    assert match, out
+    assert float(match.group(1)) == pytest.approx(448 * 2 / 8, rel=1e-12)
+    assert "cycles converted at 1.15 GHz (--clock)" in err
