@@ -68,3 +68,36 @@ def test_an_answer_derived_under_an_assumption_false_at_the_point_is_not_shown(c
                          "--assume", "mem_lat < alu_lat")
     assert code != 0 and "value:" not in out
     assert "mem_lat < alu_lat does not hold at the given values" in err
+
+
+def test_a_solve_without_regimes_keeps_only_the_roots_that_meet_the_assumption(cli) -> None:
+    # the interval notes' P_K0 = 1000 threads with M = N: two roots (a quadratic), found here by sign changes on the evaluate path
+    model = symgpu.load("interval_analysis")
+    ns = np.linspace(6.0, 100.0, 94001)
+    gap = model.evaluate("P_K0", "gtx1080", values={"M": ns, "N": ns}).magnitude - 1000.0
+    crossings = ns[:-1][np.sign(gap[:-1]) != np.sign(gap[1:])]
+    assert len(crossings) == 2 and crossings[0] < 20 < crossings[1] < 30
+    base = ("solve", "interval_analysis", "P_K0", "--for", "N", "--set", "P_K0=1000", "--preset", "gtx1080", "--substitute", "M=N", "--json")
+    code, out, err = cli(*base, "--assume", "N >= 20")
+    assert code == 0, err
+    assert json.loads(out)["value"] == pytest.approx(crossings[1], abs=1e-3)
+    code, out, err = cli(*base, "--assume", "N >= 30")
+    assert code != 0 and "--assume N >= 30" in err
+
+
+def test_an_assumption_false_at_the_point_refuses_a_one_case_inequality_too(cli) -> None:
+    code, out, err = cli("solve", "occupancy", "blocks_register_limit", "--for", "regs_per_thread", "--relation", ">=", "--target", "12",
+                         "--kind", "max", "--case", "per_warp_allocation", "-S", "reg_alloc_exception_factor=1",
+                         "-S", "compat_subpartitions_per_SM=subpartitions_per_SM", "-p", "cc_7_0", "-s", "threads_per_block=128",
+                         "--assume", "threads_per_block > 512")
+    assert code != 0 and "value:" not in out and "threads_per_block > 512 does not hold" in err
+
+
+def test_the_largest_admissible_value_respects_an_assumption_on_the_variable(cli) -> None:
+    model = symgpu.load("interval_analysis")
+    at = {"M": 16.0}
+    assert model.evaluate("L_K0_time", "gtx1080", values={**at, "N": 50.0}).to("ns").magnitude < 1000.0  # the relation holds at 50
+    code, out, err = cli("solve", "interval_analysis", "L_K0_time", "--for", "N", "--relation", "<=", "--target", "1us", "--kind", "max",
+                         "--preset", "gtx1080", "--set", "M=16", "--assume", "N <= 50")
+    assert code == 0, err
+    assert "value: 50 " in out

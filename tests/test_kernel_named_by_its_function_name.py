@@ -33,3 +33,10 @@ def test_several_instantiations_of_one_name_are_named_as_ambiguous() -> None:
 def test_a_name_no_kernel_has_is_still_no_kernel() -> None:
     with pytest.raises(errors.UsageError, match="no kernel 'reduce_max'"):
         select([FLOAT, DOUBLE], "reduce_max")
+
+
+@pytest.mark.parametrize("demangled, name", [("void (anonymous namespace)::scale<float>(float*, int)", "scale"),
+                                             ("void ns::Foo<int>::bar(int)", "bar"), ("(anonymous namespace)::k(float*)", "k"),
+                                             ("void f<std::pair<int, int> >(int (*)(int))", "f")])
+def test_the_bare_name_of_anonymous_namespaces_members_and_nested_templates(demangled: str, name: str) -> None:
+    assert select([_kernel("_Zmangled", demangled, 8), FLOAT], name).demangled == demangled

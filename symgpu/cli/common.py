@@ -192,7 +192,8 @@ def find_clock(model: Any, clock_text: str | None, *, preset: str | None, values
         if clock.dimensionality != clock_dim:
             raise errors.UsageError(f"--clock {clock_text!r}: a clock is a frequency such as '1.3 GHz'") from None
         return clock, "--clock"
-    names = [n for n, u in model.units.items() if u.dimensionality == clock_dim]
+    # inputs and constants only: a derived rate in 1/s (a model's own quantity) counts no cycles
+    names = [n for n, u in model.units.items() if u.dimensionality == clock_dim and n not in model.defining]
     name = cycle_clock(model, names, missing)
     if name is None:
         raise errors.UsageError(f"{missing}: give --clock '1.3 GHz'") from None

@@ -23,6 +23,7 @@ import argparse
 import json
 import re
 import sys
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -151,15 +152,15 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
         return out
     if records is not None:  # every root whose regime conditions hold at the point, with its regime
         found = derive.applying_roots(model, records, args.preset, values, derivation.unit, derivation.variable)
-        if derivation.operation == "solve" and derivation.extra.values_at is not None:  # the roots the answer keeps here (--assume)
-            kept = [v.value for v in derivation.extra.values_at]
-            found = type(found)(r for r in found if any(abs(float(r.value.magnitude) - k) <= 1e-12 * max(abs(k), 1e-300) for k in kept))
+        if derivation.operation == "solve":  # the roots that meet an --assume on the variable
+            found = type(found)(r for r in found if _assumed_at(model, args, derivation.variable, values, float(r.value.magnitude)))
         if not found and ranges:  # the roots' regimes do not apply here: the answer here is the range
             out["no_root_here"] = sorted({r.regime for r in records})
             return out
         if not found:
             raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: none of the {len(records)} root(s) for {derivation.variable} lies in "
-                              f"its regime at {derive.where_text(args.preset, values)}: the regime conditions fail there (--full shows them)")
+                              f"its regime at {derive.where_text(args.preset, values)}: the regime conditions fail there (--full shows them)"
+                              + (f", or --assume {' and '.join(args.assume)} excludes it" if getattr(args, "assume", None) else ""))
         items = [common.convert(model, r.value, unit, clock, quantity=args.quantity, preset=args.preset, values=values) for r in found]
         out["unit"] = common.unit_text(items[0]) if unit else derivation.unit
         out["undetermined"] = [float(q.magnitude) for q in items if not np.isfinite(q.magnitude)]
@@ -178,7 +179,15 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
         out["undetermined"] = [v for v in raw if not np.isfinite(v)]
         return out
     if isinstance(result, sympy.Tuple):
-        items = [number(r) for r in result]
+        roots = list(result)
+        if derivation.operation == "solve" and getattr(args, "assume", None):  # the roots that meet an --assume on the variable
+            declared = model.units[derivation.variable]
+            roots = [r for r in roots if _assumed_at(model, args, derivation.variable, values, float(evaluator.evaluate_expression(
+                model, r, declared, preset=args.preset, values=values).magnitude))]
+            if not roots:
+                raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: no root for {derivation.variable} at "
+                                          f"{derive.where_text(args.preset, values)} meets --assume {' and '.join(args.assume)}")
+        items = [number(r) for r in roots]
         out["value"] = [json_number(q.magnitude) for q in items]
         out["unit"] = common.unit_text(items[0]) if unit and items else derivation.unit
         out["undetermined"] = [v for v in raw if not np.isfinite(v)]
@@ -268,6 +277,11 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
             line += f" at {derivation.variable} = {shown_where}{unit}"
         print(line + (f"  (preset {args.preset})" if args.preset else ""))
     return common.OK
+
+
+def _assumed_at(model: Any, args: Any, variable: str, values: Mapping[str, Any], x: float) -> bool:
+    """Whether every ``--assume`` relation on ``variable`` holds with it at ``x`` (the roots a solve keeps)."""
+    return at_point.meets_assumed(model, getattr(args, "assume", None) or (), variable, args.preset, values, x)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -65,7 +65,7 @@ def bound(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> 
     step = EDGE * max(abs(value), 1e-300)
     if not np.any(_inside(model, asked, point, np.array([value, value + inward * step]))):
         raise _fail(model, asked, point, f"the {asked.kind}imum {variable} = {value:.10g} lies outside the model's valid_when domain "
-                    f"(the model gives {asked.quantity} no value there)")
+                    f"or an --assume on {variable} (the model gives {asked.quantity} no value there, or the question excludes it)")
     said = f"{variable} = {value:.10g} is admissible (declared range, valid_when domain)"
     if asked.skip:
         return f"{said}; the relation is not checked at points: {asked.skip}"

@@ -61,27 +61,35 @@ def _parsed(model: Model, mapping: Mapping[str, Any] | None) -> tuple[tuple[str,
 
 
 def _skip(model: Model, options: Options, variable: str = "", kind: str | None = None) -> str:
-    """Why the evaluate path does not answer the question as asked ("" when it does)."""
+    """Why the evaluate path does not answer the question as asked ("" when it does).
+
+    Raises:
+        errors.NoAnswerHere: an ``assume`` relation (not on the variable) is false at the given point: the
+            answer was derived under it.
+    """
+    values = options.at or {}
+    unread = ""
+    for text in options.assume or ():
+        if variable and variable in {s.name for s in certify_path.assumed(model, str(text)).free_symbols}:
+            continue  # an assumption on the variable: the checks scan only where it holds (certify_path._inside)
+        if options.preset is None and not values:
+            unread = unread or f"the extra assumption {text} holds only where it holds; give --preset or --set to check at a point"
+            continue
+        try:
+            holds = active.condition_true(model, certify_path.assumed(model, str(text)), options.preset, values)
+        except errors.SymgpuError as exc:
+            unread = unread or f"the extra assumption {text} cannot be evaluated at the point ({exc})"
+            continue
+        if not holds:  # the answer was derived under it: it says nothing at the point
+            raise errors.NoAnswerHere(f"{model.id}: the assumption {text} does not hold at the given values, and the answer was "
+                                      "derived under it: it does not apply there; drop the assumption or ask where it holds")
     if options.omit:
         return "limiters were omitted, so the model's own evaluation answers another question"
     if options.case is not None:
         return f"one case ({options.case}) was chosen, so the model's own evaluation may take another"
     if options.relation not in ("==", "=") and kind not in ("max", "min"):
         return "an inequality's bound is checked by its derivation steps, not at points"
-    values = options.at or {}
-    for text in options.assume or ():
-        if variable and variable in {s.name for s in certify_path.assumed(model, str(text)).free_symbols}:
-            continue  # an assumption on the variable: the checks scan only where it holds (certify_path._inside)
-        if options.preset is None and not values:
-            return f"the extra assumption {text} holds only where it holds; give --preset or --set to check at a point"
-        try:
-            holds = active.condition_true(model, certify_path.assumed(model, str(text)), options.preset, values)
-        except errors.SymgpuError as exc:
-            return f"the extra assumption {text} cannot be evaluated at the point ({exc})"
-        if not holds:  # the answer was derived under it: it says nothing at the point
-            raise errors.NoAnswerHere(f"{model.id}: the assumption {text} does not hold at the given values, and the answer was "
-                                      "derived under it: it does not apply there; drop the assumption or ask where it holds")
-    return ""
+    return unread
 
 
 def _zero_inputs(model: Model, quantity: str, variable: str, options: Options) -> dict[str, Any]:

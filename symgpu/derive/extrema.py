@@ -328,10 +328,12 @@ def _redundant_equalities_dropped(at: list[tuple[sympy.Expr, sympy.Basic]], valu
         return at, values
     for i in range(len(at) - 1):
         condition, (rest, rest_condition) = at[i][1], values[i + 1]
-        if not isinstance(condition, sympy.Eq) or rest_condition is not sympy.true:
-            continue
+        if not isinstance(condition, sympy.Eq) or rest_condition is not sympy.true or values[i][1] != condition \
+                or at[i + 1][1] is not sympy.true:
+            continue  # not the same branch in the location and the value, or not followed by one that holds everywhere
         gap = sympy.expand(condition.lhs - condition.rhs)
-        pick = next((x for x in sorted(gap.free_symbols, key=str) if sympy.degree(gap, x) == 1 and gap.coeff(x).is_number), None)
+        pick = next((x for x in sorted(gap.free_symbols, key=str)
+                     if gap.is_polynomial(x) and sympy.degree(gap, x) == 1 and gap.coeff(x).is_number), None)
         if pick is None:
             continue
         solved = pick - gap / gap.coeff(pick)  # gap = 0 solved for pick

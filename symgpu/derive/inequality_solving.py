@@ -58,6 +58,8 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
     result = bound
     if kind in ("max", "min"):
         domain = solve_domain.conditions(job, quantity, var, stop)
+        # an assumption on the variable (--assume 'N <= 50') bounds the answer as a valid_when does
+        domain = (*domain, *(c for c in job.assumed if isinstance(c, sympy.core.relational.Relational) and var in c.free_symbols))
         solve_domain.step(job, domain, var)
         at = None
         if preset is not None or values:

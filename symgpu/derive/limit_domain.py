@@ -15,6 +15,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive import jobs, solve_domain
+from symgpu.proofs import forms
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -128,3 +129,36 @@ def default_direction(model: Model, var: str) -> str:
     nonnegative variable, from both sides otherwise."""
     definition = model.symbol_definitions.get(var)
     return "+" if definition and {"positive", "nonnegative"} & set(definition.assumptions) else "+-"
+
+
+def parse_point(job: jobs._Job, to: Any) -> sympy.Expr:
+    """A limit's point: oo, -oo, a number or an expression of the model's symbols (never eval'd text)."""
+    if isinstance(to, sympy.Basic):
+        return to
+    text = str(to).strip().lower()
+    if text in ("oo", "inf", "infinity", "+oo", "+inf"):
+        return sympy.oo
+    if text in ("-oo", "-inf", "-infinity"):
+        return -sympy.oo
+    if isinstance(to, (int, float)):
+        return _with_a_unit(job, forms.exact_number(to), to)
+    try:
+        point = forms.exact_number(text)
+    except (TypeError, ValueError):
+        point = job.parse(str(to), "to")
+    except ZeroDivisionError:
+        point = sympy.zoo
+    if point.has(sympy.zoo, sympy.nan):
+        raise errors.UsageError(f"{job.model.id}: limit point {str(to)!r} is undefined; give oo, -oo, a number or an expression")
+    return _with_a_unit(job, point, to)
+
+
+def _with_a_unit(job: jobs._Job, point: sympy.Expr, to: Any) -> sympy.Expr:
+    """``point``, refused where it is a nonzero number and the variable has a unit (the limit's unit check would blame the model)."""
+    units = job.model.units.get(job.variable)
+    if point.is_number and point != 0 and units is not None and not units.dimensionless:
+        raise errors.UsageError(f"{job.model.id}: limit point {str(to)!r} is a number without a unit, but {job.variable} is in "
+                                f"{job.model.unit_text(job.variable)}: a finite point other than 0 must be an expression of the model's "
+                                f"symbols in that unit (e.g. a regime boundary such as MSHRs/M_Read); for {job.variable} near "
+                                f"{str(to)} at given values, eval there or sweep around it (symgpu sweep)")
+    return point

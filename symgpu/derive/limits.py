@@ -364,33 +364,6 @@ def _tidy(ctx: signs.SignReasoner, value: sympy.Expr) -> sympy.Expr:
     return ctx.nice(back)
 
 
-def _parse_to(job: jobs._Job, to: Any) -> sympy.Expr:
-    if isinstance(to, sympy.Basic):
-        return to
-    text = str(to).strip().lower()
-    if text in ("oo", "inf", "infinity", "+oo", "+inf"):
-        return sympy.oo
-    if text in ("-oo", "-inf", "-infinity"):
-        return -sympy.oo
-    if isinstance(to, (int, float)):
-        return forms.exact_number(to)
-    try:
-        point = forms.exact_number(text)
-    except (TypeError, ValueError):
-        point = job.parse(str(to), "to")
-    except ZeroDivisionError:
-        point = sympy.zoo
-    if point.has(sympy.zoo, sympy.nan):
-        raise errors.UsageError(f"{job.model.id}: limit point {str(to)!r} is undefined; give oo, -oo, a number or an expression")
-    units = job.model.units.get(job.variable)
-    if point.is_number and point != 0 and units is not None and not units.dimensionless:
-        raise errors.UsageError(f"{job.model.id}: limit point {str(to)!r} is a number without a unit, but {job.variable} is in "
-                                f"{job.model.unit_text(job.variable)}: a finite point other than 0 must be an expression of the model's "
-                                f"symbols in that unit (e.g. a regime boundary such as MSHRs/M_Read); for {job.variable} near "
-                                f"{str(to)} at given values, eval there or sweep around it (symgpu sweep)")
-    return point
-
-
 def _take(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.Expr, direction: str, var: str) -> sympy.Expr:
     """The limit of ``expr`` (regimes selected, Min/Max lifted, staircases made one-sided), recorded as steps."""
     assert job.ctx is not None
@@ -444,7 +417,7 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     stop_at = job.keep(stop_at, var)
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
     symbol = job.symbol(var)
-    point = _parse_to(job, to)
+    point = limit_domain.parse_point(job, to)
     if preset is not None or values:
         expr, point = limit_cases.pin_zeros(job, expr, point, symbol, preset, values)
     direction = limit_domain.admitted_direction(job, quantity, symbol, point, direction, frozenset(stop_at))

@@ -236,5 +236,19 @@ def select(kernels: Sequence[KernelResources], wanted: str | None) -> KernelReso
 
 def _base_name(demangled: str) -> str:
     """A demangled kernel's bare function name: no return type, namespace, template arguments or parameters."""
-    head = demangled.split("(")[0].split("<")[0].strip()  # before the parameters and the template arguments
-    return head.split()[-1].split("::")[-1] if head else head
+    text = demangled.replace("(anonymous namespace)::", "")
+    depth, cut = 0, len(text)  # the parameter list: the first '(' outside template arguments
+    for i, ch in enumerate(text):
+        depth += (ch == "<") - (ch == ">")
+        if ch == "(" and depth == 0:
+            cut = i
+            break
+    head = text[:cut]
+    depth, plain = 0, []
+    for ch in head:  # template arguments dropped, nested ones too
+        depth += ch == "<"
+        if depth == 0:
+            plain.append(ch)
+        depth -= ch == ">" and depth > 0
+    words = "".join(plain).split()
+    return words[-1].split("::")[-1] if words else ""
