@@ -71,3 +71,13 @@ def test_a_piecewise_answer_whose_location_and_value_collapse_differently_still_
     grid = np.geomspace(1e-3, 1e6, 20001)
     scanned = model.evaluate("dram_throughput_ilp", None, values={**H100_POINT, "bytes_per_inst": grid}).to("GB/s").magnitude
     assert answer.extra.value_at == pytest.approx(float(np.max(scanned)), rel=1e-9)
+
+
+def test_a_weak_sign_expands_small_powers_of_sums_only() -> None:
+    model = symgpu.load("mdm_2019")
+    _, ctx = jobs.start(model, "extremum", "S_Mem_GPUMech_plus", "M_Read")
+    a, b = sympy.Symbol("a", nonnegative=True), sympy.Symbol("b", nonnegative=True)
+    assert ctx.weak_sign((a + b) ** 2 - a ** 2) == 1  # 2*a*b + b**2 once expanded
+    # (a + b)**6 - a**6 is as nonnegative, but a power of a sum above MAX_EXPANDED_POWER is not multiplied out
+    # ((a + b + c + d)**20 would be 1,771 terms): the weak sign is left undecided
+    assert ctx.weak_sign((a + b) ** 6 - a ** 6) is None

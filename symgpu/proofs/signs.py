@@ -24,6 +24,8 @@ __all__ = ["Declared", "SignReasoner", "Verdict", "VerdictStore", "positive_stan
 
 #: sign verdicts by expression (the expression already carries every substitution used)
 _SIGN_CACHE: Memo[Any, int | None] = Memo("proofs.signs.verdicts", 20000)
+#: a power of a sum above this is not expanded for a weak sign ((a + b + c + d)**20: 1,771 terms)
+MAX_EXPANDED_POWER = 4
 #: calls of ``sympy.factor`` for a sign the cheap decisions left open
 _FACTORINGS = Tally("proofs.signs.factor")
 
@@ -272,7 +274,8 @@ class SignReasoner:
             found = 1
         elif _nonnegative(-e):
             found = -1
-        elif not e.has(sympy.Min, sympy.Max, sympy.Piecewise) and sympy.count_ops(e) < 200:
+        elif not e.has(sympy.Min, sympy.Max, sympy.Piecewise) and sympy.count_ops(e) < 200 \
+                and not any(f.exp.is_Integer and abs(f.exp) > MAX_EXPANDED_POWER and f.base.is_Add for f in e.atoms(sympy.Pow)):
             tidy = sympy.factor_terms(sympy.expand(e))
             found = 1 if _nonnegative(tidy) else (-1 if _nonnegative(-tidy) else None)
         _SIGN_CACHE[key] = found
