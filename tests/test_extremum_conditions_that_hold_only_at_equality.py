@@ -9,11 +9,14 @@ and is flat beyond. Its minimum over M_Read is at M_Read = 0. The answer was the
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import sympy
 
 import symgpu
+from symgpu import derive
 from symgpu.derive import jobs
 
 # the validation case gpumech_plus_vs_mdm_md's inputs (preset table1), read by hand from equations/mdm_2019.toml
@@ -81,3 +84,26 @@ def test_a_weak_sign_expands_small_powers_of_sums_only() -> None:
     # (a + b)**6 - a**6 is as nonnegative, but a power of a sum above MAX_EXPANDED_POWER is not multiplied out
     # ((a + b + c + d)**20 would be 1,771 terms): the weak sign is left undecided
     assert ctx.weak_sign((a + b) ** 6 - a ** 6) is None
+
+
+MDM_POINT = {"LLCMissRate": 0.5, "L_DRAMService": 1.0, "L_NoCService": 1.0, "M_Read": 5.0, "W": 64.0}
+
+
+@pytest.mark.parametrize("m_write", [0.0, 10.0])
+def test_an_open_end_whose_regime_depends_on_an_input_is_compared_where_that_regime_holds(m_write: float) -> None:
+    # differential seed 35: MDM's S_Mem_MDM over MSHRs falls towards L0 + SMs*M_Write*W*L as MSHRs -> 0 (the md
+    # regime, where M_Read > 0) and is flat at the nmd plateau past M_Read*W; which regime holds near 0 depends on
+    # M_Read, so that end was left out and the plateau edge was the minimum even where the end beats it (M_Write < M_Read)
+    model = symgpu.load("mdm_2019")
+    answer = model.extremum("S_Mem_MDM", over="MSHRs", kind="min")
+    values = {**MDM_POINT, "M_Write": m_write}
+    at = float(derive.evaluate_result(model, answer, "table1", **values).magnitude)
+    grid = np.geomspace(1e-6, 1e6, 24001)
+    scanned = model.evaluate("S_Mem_MDM", "table1", values={**values, "MSHRs": grid}).to("cycle").magnitude
+    # by hand (table1: L_MinLLC 120, L_MinDRAM 220, SMs 28): the end 230 + 28*M_Write*64*2, the plateau 230 + 28*64*(5 + M_Write)
+    end, plateau = 230 + 28 * m_write * 64 * 2, 230 + 28 * 64 * (5 + m_write)
+    assert float(scanned.min()) == pytest.approx(min(plateau, end), rel=1e-3)
+    if end < plateau:  # no minimum: the end is approached, not attained
+        assert math.isnan(at)
+    else:
+        assert at == pytest.approx(plateau, rel=1e-12)

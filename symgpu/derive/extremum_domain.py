@@ -329,6 +329,16 @@ def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Seque
                 job.steps[:] = kept
             if value is None:  # the regimes disagree: those that cannot hold there left out (limits of their conditions)
                 value = _agreed_limit(regimes, var, point, direction, job.ctx)
+            if value is None and point == 0:  # each regime's own limit, approached where its conditions hold at the end
+                by_regime = _ends_by_regime(job, regimes, var, point, direction, take)
+                job.steps[:] = kept
+                if by_regime:
+                    for end in by_regime:
+                        job.step("open end", sympy.Eq(sympy.Symbol(f"lim_{var}->{sympy.sstr(point)}"), end.value),
+                                 f"as {var} -> {sympy.sstr(point)} the quantity tends to {sympy.sstr(end.value)} where "
+                                 f"{', '.join(map(sympy.sstr, end.when)) or 'always'}: a candidate it beats there is no extremum")
+                    found.extend(by_regime)
+                    continue
             if value is None:
                 if dropped is not None:
                     dropped.append(point)
@@ -342,6 +352,35 @@ def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Seque
                  f"{sympy.sstr(value)}: a candidate it beats is no extremum")
         found.append(OpenEnd(point, value))
     return found
+
+
+def _ends_by_regime(job: jobs._Job, regimes: Sequence[Any], var: sympy.Symbol, point: sympy.Expr, direction: str,
+                    take: Any) -> list[OpenEnd]:
+    """Where the regimes' limits at ``point`` disagree and the assumptions cannot tell which holds there
+    (MDM's md regime as MSHRs -> 0 holds where M_Read > 0): each regime's limit, approached where its
+    conditions, with ``point`` put in, hold (a condition that then fails leaves the regime out). A regime
+    that holds only on the boundary of such a condition is left out too (the certificate's scan covers it).
+    Empty where a regime's limit cannot be taken."""
+    assert job.ctx is not None
+    out: list[OpenEnd] = []
+    for regime in regimes:
+        try:  # a condition with no value at the end is not read there: the end is left out, as before
+            at = [c.relational.xreplace({var: point}) for c in regime.raw if var in c.relational.free_symbols]
+            if any(isinstance(w, sympy.Basic) and w.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo) for w in at):
+                return []
+            when = [job.ctx.tidy(w) for w in at]
+        except (TypeError, ValueError):
+            return []
+        if any(w is sympy.false for w in when):
+            continue
+        try:
+            value = take(regime.expression, point, direction)
+        except (errors.SymgpuError, NotImplementedError, ValueError, TypeError, RecursionError, sympy.polys.polyerrors.BasePolynomialError):
+            return []
+        if value.has(sympy.nan, sympy.zoo):
+            return []
+        out.append(OpenEnd(point, value, tuple(w for w in when if w is not sympy.true)))
+    return out
 
 
 def _limit_at_point(take: Any, at_point: sympy.Expr, point: sympy.Expr, direction: str) -> sympy.Expr | None:
