@@ -63,16 +63,9 @@ def active_regimes(job: jobs._Job, found: Sequence[Any], preset: str | None, val
 def assumed_hold(job: jobs._Job, var: sympy.Symbol, found: Sequence[Any], preset: str | None, values: Mapping[str, Any]) -> list[Any]:
     """The roots (:class:`symgpu.derive.results.RootValue`) at which every ``assume`` relation on the variable
     (``alpha < 30``) holds; a step names each one dropped. A relation that cannot be read at the point keeps the root."""
-    on_var = [c for c in job.assumed if var in getattr(c, "free_symbols", ())]
     kept = []
     for item in found:
-        failed = []
-        for condition in on_var:
-            try:
-                if not active.condition_true(job.model, condition, preset, {**values, var.name: float(item.value.magnitude)}):
-                    failed.append(condition)
-            except errors.SymgpuError:
-                continue
+        failed = failed_assumptions(job.model, job.assumed, var.name, preset, values, float(item.value.magnitude))
         if failed:
             job.step("root dropped", sympy.Eq(var, item.root), f"{var} = {item.value.magnitude:.10g} does not meet the assumption "
                      + ", ".join(map(sympy.sstr, failed)))
@@ -82,17 +75,23 @@ def assumed_hold(job: jobs._Job, var: sympy.Symbol, found: Sequence[Any], preset
 
 
 def meets_assumed(model: Any, assume: Sequence[str], variable: str, preset: str | None, values: Mapping[str, Any], x: float) -> bool:
-    """Whether every ``--assume`` relation on ``variable`` holds with it at ``x`` (one that cannot be read there holds)."""
-    for text in assume:
-        condition = model.parse(str(text), "--assume", boolean=True)
-        if variable not in {s.name for s in condition.free_symbols}:
+    """Whether every ``--assume`` relation (text) on ``variable`` holds with it at ``x`` (one that cannot be read there holds)."""
+    return not failed_assumptions(model, [model.parse(str(t), "--assume", boolean=True) for t in assume], variable, preset, values, x)
+
+
+def failed_assumptions(model: Any, conditions: Sequence[sympy.Basic], variable: str, preset: str | None, values: Mapping[str, Any],
+                       x: float) -> list[sympy.Basic]:
+    """The relations among ``conditions`` on ``variable`` that fail with it at ``x`` (one that cannot be read there holds)."""
+    failed = []
+    for condition in conditions:
+        if variable not in {s.name for s in getattr(condition, "free_symbols", ())}:
             continue
         try:
             if not active.condition_true(model, condition, preset, {**values, variable: x}):
-                return False
+                failed.append(condition)
         except errors.SymgpuError:
             continue
-    return True
+    return failed
 
 
 def record_roots(job: jobs._Job, found: Sequence[Any], preset: str | None, values: Mapping[str, Any]) -> None:
