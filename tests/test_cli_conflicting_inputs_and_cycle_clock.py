@@ -3,6 +3,7 @@ counts the model's cycles (never a memory clock picked because it has a value)."
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 
@@ -83,3 +84,27 @@ def test_given_clock_converts_and_is_named(cli: Cli) -> None:
     assert match, out
     assert float(match.group(1)) == pytest.approx(448 * 2 / 8, rel=1e-12)
     assert "cycles converted at 1.15 GHz (--clock)" in err
+
+
+def test_json_names_the_clock_that_converted_the_cycles(cli: Cli) -> None:
+    code, out, err = cli(*VOLKOV_LATENCY, "--set", "clock=1.266 GHz", "--json")
+    assert code == 0, err
+    record = json.loads(out)
+    # 400 cycles of the processor clock (mem_lat + 0 * alu_lat), at 1.266 GHz, in ns
+    assert record["value"] == pytest.approx(400 / 1.266, rel=1e-9)
+    assert record["clock"] == {"value": pytest.approx(1.266, rel=1e-12), "unit": "GHz", "source": "clock given by --set"}
+
+
+def test_json_of_a_derivation_names_the_clock_of_the_preset(cli: Cli) -> None:
+    code, out, err = cli("limit", "hong_kim_2009", "Mem_L", "--var", "Departure_del_uncoal", "--to", "0",
+                         "--preset", "gtx280+tiled_matmul", "--unit", "us", "--json")
+    assert code == 0, err
+    record = json.loads(out)
+    cycles_code, cycles_out, cycles_err = cli("limit", "hong_kim_2009", "Mem_L", "--var", "Departure_del_uncoal", "--to", "0",
+                                              "--preset", "gtx280+tiled_matmul", "--json")
+    assert cycles_code == 0, cycles_err
+    cycles = json.loads(cycles_out)
+    assert "clock" not in cycles  # nothing converted: no clock
+    # the same limit in cycles, divided by the preset's 1.3 GHz, in us
+    assert record["clock"] == {"value": pytest.approx(1.3, rel=1e-12), "unit": "GHz", "source": "Freq of preset gtx280+tiled_matmul"}
+    assert record["value"] == pytest.approx(cycles["value"] / 1.3e9 * 1e6, rel=1e-12)

@@ -10,6 +10,7 @@ import sys
 import tempfile
 import tomllib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +19,11 @@ import pint
 from symgpu import api, errors, resources, textfiles, units
 from symgpu.model import loader
 from symgpu.evaluate import evaluator
+from symgpu.numbers import json_number
 from symgpu.report import files
 from symgpu.cli.parsing import BAD_INPUT, FAILED, OK, Parser
 
-__all__ = ["BAD_INPUT", "FAILED", "OK", "Parser", "add_unit_options", "add_value_options", "convert", "find_clock", "load_model", "needs_clock", "parse_assignments",
+__all__ = ["BAD_INPUT", "FAILED", "OK", "Parser", "add_unit_options", "add_value_options", "convert", "converted", "CycleClock", "find_clock", "load_model", "needs_clock", "parse_assignments",
            "to_unit", "unit_text", "with_clock"]
 
 
@@ -137,10 +139,31 @@ def to_unit(value: pint.Quantity, unit_text: str | None) -> pint.Quantity:
         ) from None
 
 
+@dataclass(frozen=True)
+class CycleClock:
+    """The clock that turned cycles into time (or back) for ``--unit``, and where it came from
+    (``--clock``, ``clock given by --set``, ``clock of preset kepler``)."""
+
+    value: pint.Quantity
+    source: str
+
+    def json(self) -> dict[str, Any]:
+        """The record ``--json`` carries: the clock in its compact unit, and its source."""
+        shown = units.compact(self.value)
+        return {"value": json_number(shown.magnitude), "unit": unit_text(shown), "source": self.source}
+
+
 def convert(model: Any, value: pint.Quantity, unit: str | None, clock_text: str | None, *, quantity: str,
             preset: str | None, values: dict[str, pint.Quantity]) -> pint.Quantity:
+    """``--unit``, with a clock between cycles and time (:func:`converted`, the value alone)."""
+    return converted(model, value, unit, clock_text, quantity=quantity, preset=preset, values=values)[0]
+
+
+def converted(model: Any, value: pint.Quantity, unit: str | None, clock_text: str | None, *, quantity: str,
+              preset: str | None, values: dict[str, pint.Quantity]) -> tuple[pint.Quantity, CycleClock | None]:
     """``--unit``, with a clock between cycles and time: ``--clock`` or else the model's clock
-    (its frequency symbol) at the preset and values.
+    (its frequency symbol) at the preset and values; the clock used (None where none was), also
+    said on stderr.
 
     Raises:
         errors.UsageError: the units do not convert, or a clock is needed and none is known.
@@ -148,7 +171,7 @@ def convert(model: Any, value: pint.Quantity, unit: str | None, clock_text: str 
     if clock_text and not unit:
         raise errors.UsageError(f"--clock {clock_text!r}: a clock converts cycles to a time; give --unit too, e.g. --unit us")
     try:
-        return to_unit(value, unit)
+        return to_unit(value, unit), None
     except errors.UsageError as problem:
         assert unit is not None
         if not needs_clock(value, units.unit(unit)):
@@ -158,7 +181,7 @@ def convert(model: Any, value: pint.Quantity, unit: str | None, clock_text: str 
                                    missing=f"--unit {unit!r}: {quantity} is in {unit_text(value)}; {need} needs a clock")
         named = "" if source == "--clock" else f"{source.split(' ', 1)[0]} = "
         print(f"symgpu: note: cycles converted at {named}{units.compact(clock):~.10g} ({source})", file=sys.stderr)
-        return to_unit(with_clock(value, units.unit(unit), clock), unit)
+        return to_unit(with_clock(value, units.unit(unit), clock), unit), CycleClock(clock, source)
 
 
 def needs_clock(value: pint.Quantity, unit: Any) -> bool:

@@ -115,8 +115,14 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
             raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")
         value = evaluator.evaluate_expression(model, expr, derivation.unit or None, preset=args.preset,
                                              values=evaluator.with_kept(model, expr, args.preset, values))
-        converted = common.convert(model, value, unit, clock, quantity=args.quantity, preset=args.preset, values=values)
+        converted = in_unit(value)
         raw.extend(np.ravel(np.asarray(converted.magnitude, dtype=float)).tolist())
+        return converted
+
+    def in_unit(value: pint.Quantity) -> pint.Quantity:
+        converted, used = common.converted(model, value, unit, clock, quantity=args.quantity, preset=args.preset, values=values)
+        if used is not None:
+            out["clock"] = used.json()
         return converted
 
     raw: list[float] = []
@@ -161,7 +167,7 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
             raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: none of the {len(records)} root(s) for {derivation.variable} lies in "
                               f"its regime at {derive.where_text(args.preset, values)}: the regime conditions fail there (--full shows them)"
                               + (f", or --assume {' and '.join(args.assume)} excludes it" if getattr(args, "assume", None) else ""))
-        items = [common.convert(model, r.value, unit, clock, quantity=args.quantity, preset=args.preset, values=values) for r in found]
+        items = [in_unit(r.value) for r in found]
         out["unit"] = common.unit_text(items[0]) if unit else derivation.unit
         out["undetermined"] = [float(q.magnitude) for q in items if not np.isfinite(q.magnitude)]
         if len(records) == 1 or len(found) == 1 and all(r.regime == "the equation" for r in records):  # one root: its value

@@ -14,7 +14,7 @@ import sympy
 from symgpu import api, errors, validation
 from symgpu.derive import summary
 from symgpu.evaluate import evaluator
-from symgpu.cli.common import BAD_INPUT, FAILED, OK, add_unit_options, add_value_options, convert, load_model, parse_assignments, unit_text
+from symgpu.cli.common import BAD_INPUT, FAILED, OK, add_unit_options, add_value_options, converted, load_model, parse_assignments, unit_text
 from symgpu.kernel import occupancy
 from symgpu.model import loader, schema
 from symgpu import workers
@@ -163,8 +163,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise errors.UsageError(f"--set {', '.join(conflicts)}: --occupancy sets {'them' if len(conflicts) > 1 else 'it'} "
                                 "from threads/regs/smem; drop one of the two")
     values.update(given)
-    result = convert(model, model.evaluate(args.quantity, args.preset, values=values), args.unit, args.clock,
-                     quantity=args.quantity, preset=args.preset, values=values)
+    result, clock = converted(model, model.evaluate(args.quantity, args.preset, values=values), args.unit, args.clock,
+                              quantity=args.quantity, preset=args.preset, values=values)
     limits = _occupancy_limits(model, args, values)
     unchecked = evaluator.unchecked_domain(model, args.quantity, args.preset, values)
     if args.json:
@@ -176,6 +176,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
             "preset": args.preset,
             "inputs": {k: {"value": json_number(v.magnitude), "unit": unit_text(v)} for k, v in values.items()},
         }
+        if clock is not None:
+            record["clock"] = clock.json()
         if limits is not None:
             record["can_launch"] = limits.can_launch
             record["limiting"] = [{"limit": n, "case": limits.cases.get(n, ""), "reason": limits.reasons.get(n, "")} for n in limits.limiting]
