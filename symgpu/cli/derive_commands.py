@@ -165,7 +165,8 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
             return out
         if not found:
             raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: none of the {len(records)} root(s) for {derivation.variable} lies in "
-                              f"its regime at {derive.where_text(args.preset, values)}: the regime conditions fail there (--full shows them)"
+                              f"its regime at {derive.where_text(args.preset, values)}: the regime conditions, or those of the domain where the "
+                              f"model gives a value (the declared sign of {derivation.variable}, valid_when), fail there (--full shows them)"
                               + (f", or --assume {' and '.join(args.assume)} excludes it" if getattr(args, "assume", None) else ""))
         items = [in_unit(r.value) for r in found]
         out["unit"] = common.unit_text(items[0]) if unit else derivation.unit

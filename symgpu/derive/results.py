@@ -217,6 +217,21 @@ def inside_domain(model: Model, domain: Any, preset: str | None, values: Mapping
     return True
 
 
+def _has_value(model: Model, name: str, variable: str, at: float, preset: str | None, values: Mapping[str, Any]) -> bool:
+    """Does the model give ``name`` a value with ``variable`` at ``at``: ``at`` has the variable's
+    declared sign, and every ``valid_when`` condition that can be read there holds (one that cannot
+    be read there counts as holding: the boundary is then decided by the regimes alone)?"""
+    declared = set(model.symbol_definitions[variable].assumptions) if variable in model.symbol_definitions else set()
+    if ("positive" in declared and not at > 0) or ("nonnegative" in declared and not at >= 0):
+        return False
+    try:
+        return bool(evaluator.inside_domain(model, name, preset, {**values, variable: at}, 1, check=False)[0])
+    except errors.DomainError:
+        return False
+    except errors.EvaluationError:  # a value the point lacks: not decided here
+        return True
+
+
 def applying_boundaries(model: Model, derivation: Derivation, preset: str | None,
                         values: Mapping[str, Any]) -> tuple[RootValue, ...]:
     """The boundary values of a ``boundary`` answer where, at the preset / values, the quantity
@@ -245,6 +260,8 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
     kept: list[RootValue] = []
     for candidate in candidates:
         b = float(candidate.value.magnitude)
+        if name is not None and not _has_value(model, name, variable, b, preset, values):
+            continue  # outside a valid_when domain (MDM's W <= W_max) or the variable's declared sign: no boundary there
         sides = [{**values, variable: x} for x in active.boundary_sides(model, variable, b)]
         pair = set(between) if between is not None else set(candidate.regime.split("|")) if "|" in candidate.regime else set()
         try:

@@ -46,6 +46,21 @@ def conditions(job: jobs._Job, quantity: Any, var: sympy.Symbol, stop: frozenset
     return tuple(dict.fromkeys(found))
 
 
+def declared(job: jobs._Job, var: sympy.Symbol) -> tuple[sympy.Basic, ...]:
+    """The unknown's declared sign as a relation (``positive``: ``var > 0``; ``nonnegative``:
+    ``var >= 0``): the evaluate path refuses a value outside it, so a closed-form root outside it
+    (Volkov's ``memory_latency = 250`` solved for ``b``: ``b = -35`` at Kepler) is no root. A root
+    carries it among its domain conditions; a range answer does not (every value of ``var`` it
+    speaks of is one of its declared sign)."""
+    definition = job.model.symbol_definitions.get(var.name)
+    assumptions = set(definition.assumptions) if definition is not None else set()
+    if "positive" in assumptions:
+        return (sympy.StrictGreaterThan(var, 0, evaluate=False),)
+    if "nonnegative" in assumptions:
+        return (sympy.GreaterThan(var, 0, evaluate=False),)
+    return ()
+
+
 def at(domain: Sequence[sympy.Basic], var: sympy.Symbol, value: sympy.Basic) -> list[sympy.Basic]:
     """The domain's conditions with ``var`` at ``value`` (a root), those that became ``True`` left out."""
     out = []

@@ -152,8 +152,8 @@ def equation_records(job: jobs._Job, roots: Sequence[sympy.Expr], var: sympy.Sym
         if inside is not None:
             records.append(RootRecord("the equation", root, sympy.true, sympy.And(*inside)))
     if not records:
-        raise errors.DerivationError(f"{job.model.id}: every root for {var} lies outside the valid_when domain of {job.quantity} "
-                                     "(the model gives no value there): no admissible solution")
+        raise errors.DerivationError(f"{job.model.id}: every root for {var} lies outside the domain where the model gives {job.quantity} "
+                                     f"a value (the declared sign of {var}, valid_when): no admissible solution")
     return records
 
 

@@ -87,6 +87,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         return job.finish(root, unit, used=[root])
     domain = solve_domain.conditions(job, quantity_or_equation, var, frozenset(stop_at))
     solve_domain.step(job, domain, var)
+    rooted = solve_domain.declared(job, var) + domain  # a root needs var's declared sign too (a range speaks only of such values)
     if forms.has_pieces(right) or forms.has_pieces(left):
         found = regime_split._regimes(job, right - left if not isinstance(left, sympy.Symbol) or forms.has_pieces(left) else right, var, frozenset(stop_at), record=True) \
             if forms.has_pieces(left) else regime_split._regimes(job, right, var, frozenset(stop_at), record=True)
@@ -118,7 +119,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
                 if any(c is sympy.false for c in conds):
                     job.step("drop root", sympy.Eq(var, root), f"violates the conditions of regime {regime.name}")
                     continue
-                inside = solve_domain.inside(job, domain, var, root)
+                inside = solve_domain.inside(job, rooted, var, root)
                 if inside is None:
                     continue
                 conds = [c for c in conds if c is not sympy.true]
@@ -166,7 +167,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     unit = ""
     for root in roots:
         unit = job.check_unit(root, var.name, "solution")
-    kept = solve_ranges.equation_records(job, roots, var, domain) if domain else None
+    kept = solve_ranges.equation_records(job, roots, var, rooted) if rooted else None
     if kept is not None:  # each root with the domain it needs: a root outside it is no root at a point
         roots = [d.root for d in kept]
         kept = solve_ranges.target_into(job, kept)

@@ -1,0 +1,69 @@
+"""A closed-form root is a root only where the unknown has its declared sign: the evaluate path
+refuses a negative value of a nonnegative symbol, so a solve that printed one (exit 0, "checked
+numerically") answered a question the model cannot (an outside tester's finding).
+
+Volkov's §6.4 latency ``a + b*theta/(c - theta)`` at Kepler (``a = 300`` cycles, ``c = 170 GB/s``)
+is at least ``a`` for every admissible ``b >= 0``: no ``b`` gives 250 cycles (the formula's root is
+``b = (250 - a)*(c - theta)/theta = -35`` at ``theta = 100 GB/s``), and 500 cycles needs
+``b = 200*70/100 = 140``."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy
+
+import symgpu
+
+KEPLER_AT_100 = ("--preset", "kepler", "--set", "theta=100 GB/s")
+
+
+def _latency_over_b(bs: np.ndarray) -> np.ndarray:
+    model = symgpu.load("volkov_2016")
+    return np.asarray(model.evaluate("memory_latency", "kepler", values={"theta": "100 GB/s", "b": bs}).to("cycle").magnitude)
+
+
+def test_no_admissible_b_gives_a_latency_below_a(cli) -> None:
+    bs = np.linspace(0.0, 10_000.0, 100_001)
+    assert _latency_over_b(bs).min() >= 300.0  # brute force: every admissible b gives at least a = 300 cycles
+    code, out, err = cli("solve", "volkov_2016", "memory_latency", "--for", "b", "--target", "250", *KEPLER_AT_100)
+    assert code == 1 and out == ""
+    assert "declared sign of b" in err and "Traceback" not in err
+
+
+def test_an_admissible_root_is_still_given(cli) -> None:
+    code, out, err = cli("solve", "volkov_2016", "memory_latency", "--for", "b", "--target", "500", *KEPLER_AT_100)
+    assert code == 0, err
+    assert "value: 140 cycle" in out  # (500 - 300)*(170 - 100)/100
+    assert _latency_over_b(np.array([140.0]))[0] == pytest.approx(500.0)
+    # symbolically the root carries the sign it needs
+    assert "a root only where the model gives a value there: -a*c/theta + a + 500*c/theta - 500 >= 0" in out
+
+
+def test_the_api_answer_at_the_point_has_no_root_and_says_so() -> None:
+    model = symgpu.load("volkov_2016")
+    d = model.solve("memory_latency", "b", target=250, preset="kepler", values={"theta": "100 GB/s"})
+    (record,) = d.extra.roots
+    assert record.domain == sympy.GreaterThan(record.root, 0)  # b is declared nonnegative
+    assert d.certificate is not None and d.certificate.checks == ("no root here, and a scan of b finds none",)
+
+
+@pytest.mark.parametrize("target, expected", [("-5", None), ("5", 1.25)])
+def test_a_positive_latency_has_no_negative_root(cli, target: str, expected: float | None) -> None:
+    # needed_concurrency = inst_latency*inst_peak_thru, inst_latency declared positive: the root is target/4
+    code, out, err = cli("solve", "volkov_2016", "needed_concurrency", "--for", "inst_latency", "--target", target,
+                         "--set", "inst_peak_thru=4")
+    if expected is None:
+        assert code == 1 and "declared sign of inst_latency" in err
+    else:
+        assert code == 0, err
+        assert f"value: {expected:g} cycle" in out
+
+
+def test_a_root_whose_sign_the_inputs_decide_says_where_it_is_one(cli) -> None:
+    # Hong & Kim's fixed ratio (mem_lat + alu_lat*alpha)/(mem_lat + (alpha + 1)*instruction_time) = 2, solved by hand:
+    # alpha*(alu_lat - 2*instruction_time) = mem_lat + 2*instruction_time; alpha is declared positive, so the root is
+    # one only where it is positive
+    code, out, err = cli("solve", "prior_hong_kim_fixed", "hk_fix_ratio", "--for", "alpha", "--target", "2", "--preset", "gt200")
+    assert code == 0, err
+    assert "a root only where the model gives a value there: (2*instruction_time + mem_lat)/(alu_lat - 2*instruction_time) > 0" in out
