@@ -28,7 +28,7 @@ def test_no_admissible_b_gives_a_latency_below_a(cli) -> None:
     assert _latency_over_b(bs).min() >= 300.0  # brute force: every admissible b gives at least a = 300 cycles
     code, out, err = cli("solve", "volkov_2016", "memory_latency", "--for", "b", "--target", "250", *KEPLER_AT_100)
     assert code == 1 and out == ""
-    assert "declared sign of b" in err and "Traceback" not in err
+    assert "declared signs of b" in err and "Traceback" not in err
 
 
 def test_an_admissible_root_is_still_given(cli) -> None:
@@ -54,7 +54,7 @@ def test_a_positive_latency_has_no_negative_root(cli, target: str, expected: flo
     code, out, err = cli("solve", "volkov_2016", "needed_concurrency", "--for", "inst_latency", "--target", target,
                          "--set", "inst_peak_thru=4")
     if expected is None:
-        assert code == 1 and "declared sign of inst_latency" in err
+        assert code == 1 and "declared signs of inst_latency" in err
     else:
         assert code == 0, err
         assert f"value: {expected:g} cycle" in out
@@ -67,3 +67,32 @@ def test_a_root_whose_sign_the_inputs_decide_says_where_it_is_one(cli) -> None:
     code, out, err = cli("solve", "prior_hong_kim_fixed", "hk_fix_ratio", "--for", "alpha", "--target", "2", "--preset", "gt200")
     assert code == 0, err
     assert "a root only where the model gives a value there: (2*instruction_time + mem_lat)/(alu_lat - 2*instruction_time) > 0" in out
+
+
+def test_a_substituted_symbol_keeps_its_declared_sign(cli) -> None:
+    # --substitute M=N-20: M is declared positive, so only N > 20 is admissible; there L_K0 = L_M + M*N + M never
+    # falls to 300 cycles (brute force below); the formula's roots 6.30 and 12.70 give M < 0
+    model = symgpu.load("interval_analysis")
+    n = np.linspace(20.0 + 1e-6, 800.0, 200_001)
+    assert model.evaluate("L_K0", "gtx1080", values={"N": n, "M": n - 20}, checks=False).to("cycle").magnitude.min() > 300.0
+    code, out, err = cli("solve", "interval_analysis", "L_K0", "--for", "N", "--target", "300", "--preset", "gtx1080",
+                         "--substitute", "M=N-20")
+    assert code == 1 and out == "", out
+    assert "declared signs of N and of what it replaced" in err
+
+
+def test_an_upper_bound_below_the_declared_sign_has_no_admissible_value(cli) -> None:
+    # inst_latency*4 <= -5 needs inst_latency <= -1.25: no positive latency; decided symbolically (the target is negative)
+    code, out, err = cli("solve", "volkov_2016", "needed_concurrency", "--for", "inst_latency", "--relation", "<=",
+                         "--target", "-5", "--set", "inst_peak_thru=4")
+    assert code != 0 and out == "" and "no admissible inst_latency" in err
+
+
+def test_an_upper_bound_below_the_declared_sign_at_a_point_has_no_admissible_value(cli) -> None:
+    # L_K0_time <= 100 ns at GTX 1080, M = 16: by brute force over admissible N the time never falls below 240 ns
+    model = symgpu.load("interval_analysis")
+    n = np.linspace(1e-3, 800.0, 200_001)
+    assert model.evaluate("L_K0_time", "gtx1080", values={"N": n, "M": 16}, checks=False).to("ns").magnitude.min() > 100.0
+    code, out, err = cli("solve", "interval_analysis", "L_K0_time", "--for", "N", "--relation", "<=", "--target", "100 ns",
+                         "--preset", "gtx1080", "--set", "M=16")
+    assert code == 1 and out == "" and "N is declared positive: no admissible value" in err

@@ -36,7 +36,7 @@ from symgpu.cli import common
 from symgpu.numbers import json_number
 from symgpu import derive
 from symgpu.cli.operation_commands import OPERATION_COMMANDS, command_name
-from symgpu.derive import at_point
+from symgpu.derive import at_point, inequality_solving
 from symgpu.derive.extra_records import RootRecord
 from symgpu.derive.options import Options
 from symgpu.model import printing
@@ -166,7 +166,7 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
         if not found:
             raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: none of the {len(records)} root(s) for {derivation.variable} lies in "
                               f"its regime at {derive.where_text(args.preset, values)}: the regime conditions, or those of the domain where the "
-                              f"model gives a value (the declared sign of {derivation.variable}, valid_when), fail there (--full shows them)"
+                              f"model gives a value (declared signs of {derivation.variable} and of what it replaced, valid_when), fail there (--full shows them)"
                               + (f", or --assume {' and '.join(args.assume)} excludes it" if getattr(args, "assume", None) else ""))
         items = [in_unit(r.value) for r in found]
         out["unit"] = common.unit_text(items[0]) if unit else derivation.unit
@@ -201,6 +201,15 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
         return out
     quantity = number(result)
     out["value"] = json_number(quantity.magnitude)
+    bounded = derivation.extra.relation if derivation.operation == "solve" else None
+    if bounded is not None and result == bounded.rhs:  # var < bound: is any value of var's declared sign under it here?
+        declared = set(model.symbol_definitions[derivation.variable].assumptions) if derivation.variable in model.symbol_definitions else set()
+        bound = float(evaluator.evaluate_expression(model, result, model.units[derivation.variable], preset=args.preset,
+                                                    values=evaluator.with_kept(model, result, args.preset, values)).magnitude)
+        if inequality_solving.upper_bound_empty(bounded, bound, "positive" in declared, "nonnegative" in declared):
+            raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: at {derive.where_text(args.preset, values)} the relation needs "
+                                      f"{derivation.variable} {bounded.rel_op} {bound:.10g}, and {derivation.variable} is declared "
+                                      f"{'positive' if 'positive' in declared else 'nonnegative'}: no admissible value")
     if derivation.operation == "limit" and np.isinf(quantity.magnitude):  # the limit is infinite: an answer
         out["value"] = "oo" if quantity.magnitude > 0 else "-oo"
         raw.clear()

@@ -112,10 +112,20 @@ def _quantity(model: Model, asked: Asked, point: _Point, v: Any, *, checks: bool
 
 
 def _inside(model: Model, asked: Asked, point: _Point, grid: np.ndarray) -> np.ndarray:
-    """Which scan points lie inside every ``valid_when`` domain (the model gives no value outside)
-    and meet every assumption on the variable (``--assume 'alpha <= 40'``: the question is asked there only)."""
+    """Which scan points lie inside every ``valid_when`` domain (the model gives no value outside),
+    give every substituted symbol its declared sign (``--substitute M=N-20``, ``M`` positive: the
+    evaluate path refuses ``M <= 0``) and meet every assumption on the variable (``--assume
+    'alpha <= 40'``: the question is asked there only)."""
     try:
-        inside = evaluator.inside_domain(model, asked.quantity, point.preset, _with(model, asked, point, grid), len(grid), check=False)
+        values = _with(model, asked, point, grid)
+        inside = evaluator.inside_domain(model, asked.quantity, point.preset, values, len(grid), check=False)
+        for name, _ in asked.substitute:
+            declared = model.symbol_definitions[name].assumptions if name in model.symbol_definitions else ()
+            given = np.broadcast_to(np.asarray(values[name], dtype=float), inside.shape)
+            if "positive" in declared:
+                inside = inside & (given > 0)
+            elif "nonnegative" in declared:
+                inside = inside & (given >= 0)
     except (errors.SymgpuError, ValueError, TypeError):
         inside = np.ones(len(grid), dtype=bool)
     return inside & _assumed_hold(model, asked, point, np.asarray(grid, dtype=float))

@@ -56,6 +56,8 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
     job.step("bound", inverted, f"{job.quantity} {relation} {sympy.sstr(parsed if job.target_value else bound_to)} exactly when "
              f"{sympy.sstr(inverted)}")
     result = bound
+    if kind is None:
+        _admissible_somewhere(job, inverted, var)
     if kind in ("max", "min"):
         domain = solve_domain.conditions(job, quantity, var, stop)
         # an assumption on the variable (--assume 'N <= 50') bounds the answer as a valid_when does
@@ -74,6 +76,33 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
             unit = job.check_unit(result, var.name, kind + "imum")
         solve_kind.target_into_conditions(job, result)
     return job.finish(result, unit, used=[expr, bound_to])
+
+
+def _admissible_somewhere(job: jobs._Job, inverted: sympy.Basic, var: sympy.Symbol) -> None:
+    """Refuse an upper bound ``var < bound`` (``<=``) that the declared sign of ``var`` leaves no
+    value under (``inst_latency <= -5/4`` for a positive latency), where the assumptions prove the
+    bound's sign: the evaluate path refuses every value the relation admits.
+
+    Raises:
+        errors.DerivationError: no value of ``var``'s declared sign meets the relation."""
+    assert job.ctx is not None
+    declared = solve_domain.declared(job, var)
+    if not declared or not isinstance(inverted, (sympy.LessThan, sympy.StrictLessThan)):
+        return
+    sign = job.ctx.sign(inverted.rhs)
+    strict_sign = isinstance(declared[0], sympy.StrictGreaterThan)
+    empty = sign == -1 or (sign == 0 and (strict_sign or isinstance(inverted, sympy.StrictLessThan)))
+    if empty:
+        raise errors.DerivationError(f"{job.model.id}: no admissible {var}: the relation needs {sympy.sstr(inverted)}, and {var} is "
+                                     f"declared {'positive' if strict_sign else 'nonnegative'} (the model gives no value below 0)")
+
+
+def upper_bound_empty(inverted: Any, bound: float, positive: bool, nonnegative: bool) -> bool:
+    """Does the relation ``var < bound`` (``<=``), with ``bound`` a number, leave no value of ``var``'s
+    declared sign (``positive``/``nonnegative``)?"""
+    if not isinstance(inverted, (sympy.LessThan, sympy.StrictLessThan)) or not (positive or nonnegative):
+        return False
+    return bound < 0 or (bound == 0 and (positive or isinstance(inverted, sympy.StrictLessThan)))
 
 
 def _invert_rational(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol) -> sympy.Basic:

@@ -48,17 +48,29 @@ def conditions(job: jobs._Job, quantity: Any, var: sympy.Symbol, stop: frozenset
 
 def declared(job: jobs._Job, var: sympy.Symbol) -> tuple[sympy.Basic, ...]:
     """The unknown's declared sign as a relation (``positive``: ``var > 0``; ``nonnegative``:
-    ``var >= 0``): the evaluate path refuses a value outside it, so a closed-form root outside it
-    (Volkov's ``memory_latency = 250`` solved for ``b``: ``b = -35`` at Kepler) is no root. A root
-    carries it among its domain conditions; a range answer does not (every value of ``var`` it
-    speaks of is one of its declared sign)."""
-    definition = job.model.symbol_definitions.get(var.name)
+    ``var >= 0``), and that of every symbol substituted by an expression in it (``--substitute
+    M=N-20``, ``M`` positive: ``N - 20 > 0``): the evaluate path refuses a value outside them, so a
+    closed-form root outside them (Volkov's ``memory_latency = 250`` solved for ``b``: ``b = -35``
+    at Kepler) is no root. A root carries them among its domain conditions; a range answer does not
+    (every value of ``var`` it speaks of is one of its declared sign)."""
+    out = [relation for relation in (_sign_of(job, var.name, var),) if relation is not None]
+    for symbol, value in job.substitution.items():
+        if isinstance(value, sympy.Expr) and var in value.free_symbols:
+            relation = _sign_of(job, symbol.name, value)
+            if relation is not None:
+                out.append(relation)
+    return tuple(dict.fromkeys(out))
+
+
+def _sign_of(job: jobs._Job, name: str, value: sympy.Expr) -> sympy.Basic | None:
+    """``value > 0`` or ``value >= 0`` as the symbol ``name`` is declared positive or nonnegative, else None."""
+    definition = job.model.symbol_definitions.get(name)
     assumptions = set(definition.assumptions) if definition is not None else set()
     if "positive" in assumptions:
-        return (sympy.StrictGreaterThan(var, 0, evaluate=False),)
+        return sympy.StrictGreaterThan(value, 0, evaluate=False)
     if "nonnegative" in assumptions:
-        return (sympy.GreaterThan(var, 0, evaluate=False),)
-    return ()
+        return sympy.GreaterThan(value, 0, evaluate=False)
+    return None
 
 
 def at(domain: Sequence[sympy.Basic], var: sympy.Symbol, value: sympy.Basic) -> list[sympy.Basic]:

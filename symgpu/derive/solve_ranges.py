@@ -153,7 +153,7 @@ def equation_records(job: jobs._Job, roots: Sequence[sympy.Expr], var: sympy.Sym
             records.append(RootRecord("the equation", root, sympy.true, sympy.And(*inside)))
     if not records:
         raise errors.DerivationError(f"{job.model.id}: every root for {var} lies outside the domain where the model gives {job.quantity} "
-                                     f"a value (the declared sign of {var}, valid_when): no admissible solution")
+                                     f"a value (declared signs of {var} and of what it replaced, valid_when): no admissible solution")
     return records
 
 
