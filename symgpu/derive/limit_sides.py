@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from symgpu import errors
-from symgpu.derive import certify_path
+from symgpu.derive import certify_path, declared_range
 from symgpu.derive.certify_path import Asked
 from symgpu.evaluate import compiler, input_values
 
@@ -81,11 +81,9 @@ def _failing(model: Model, asked: Asked, point: certify_path._Point, xs: np.ndar
     """Why the model gives no value at the last approach points (its declared range or the first
     ``valid_when`` condition that fails at them), or "" where it gives values at all of them."""
     tail = xs[-4:]
-    assumptions = set(model.symbol_definitions[asked.variable].assumptions) if asked.variable in model.symbol_definitions else set()
-    if "positive" in assumptions and not np.all(tail > 0):
-        return f"{asked.variable} is declared positive"
-    if "nonnegative" in assumptions and not np.all(tail >= 0):
-        return f"{asked.variable} is declared nonnegative"
+    declared = declared_range.of(model, asked.variable).failing(tail)
+    if declared:
+        return declared
     inside = certify_path._inside(model, asked, point, tail)
     if inside.all():
         return ""
