@@ -16,7 +16,7 @@ from typing import Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import declared_range, jobs
+from symgpu.derive import declared_range, jobs, solve_domain
 from symgpu.memo import memoised
 from symgpu.evaluate import one_sided
 
@@ -72,12 +72,11 @@ def outer_domain(job: jobs._Job, var: sympy.Symbol, stop_at: Sequence[str]) -> t
 def _valid_when(job: jobs._Job, stop_at: Sequence[str]) -> list[sympy.Basic]:
     """Every ``valid_when`` relation on the way to the quantity, its intermediate quantities expanded to inputs."""
     model, keep, out = job.model, frozenset(stop_at), []
-    for equation in model.dependencies(job.quantity, stop_at=keep):
-        for condition in equation.valid_when:
-            expanded = condition.xreplace({s: model.expression(s.name, stop_at=keep) for s in condition.free_symbols
-                                           if s.name in model.defining and s.name not in keep})
-            if isinstance(expanded, sympy.core.relational.Relational):
-                out.append(expanded)
+    for condition in solve_domain.valid_when(model, job.quantity, keep):
+        expanded = condition.xreplace({s: model.expression(s.name, stop_at=keep) for s in condition.free_symbols
+                                       if s.name in model.defining and s.name not in keep})
+        if isinstance(expanded, sympy.core.relational.Relational):
+            out.append(expanded)
     return out
 
 
