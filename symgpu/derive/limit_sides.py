@@ -27,8 +27,8 @@ NEAR = np.geomspace(1e-2, 1e-11, 10)
 FAR = np.geomspace(1e4, 1e13, 10)
 
 
-def direction(model: Model, asked: Asked, direction: str | None, defaulted: str) -> str:
-    """The direction to take the limit from at the point ``asked`` gives: ``direction`` as asked
+def direction(model: Model, asked: Asked, defaulted: str) -> str:
+    """The direction to take the limit from at the point ``asked`` gives: its ``direction`` as asked
     where the model has values there; where it was not asked (``defaulted`` is the engine's default)
     the side or sides the model has values on.
 
@@ -36,6 +36,7 @@ def direction(model: Model, asked: Asked, direction: str | None, defaulted: str)
         errors.DerivationError: where the model gives the quantity no value on the side asked (or on
             either side), saying which declared range or ``valid_when`` condition fails there.
     """
+    direction = asked.direction
     if (direction or defaulted) not in ("+", "-", "+-"):
         return direction or defaulted  # refused, saying so, where the limit is taken
     point = certify_path._Point("", asked.preset, dict(asked.values))
