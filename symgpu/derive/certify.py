@@ -26,7 +26,7 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.derive import certify_bound, certify_regimes, solving
+from symgpu.derive import certify_bound, certify_regimes, declared_range, solving
 from symgpu.derive.certify_path import (RESIDUAL, Asked, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _roots_at, _to_number,
                                         _scan_grid, _with)
 from symgpu.derive.certify_solve import _solve
@@ -357,8 +357,7 @@ def _stated_hold(model: Model, derivation: Derivation, point: _Point) -> bool:
 
 def _admissible(model: Model, asked: Asked, point: _Point, location: float) -> bool:
     """Whether ``location`` meets the variable's declared sign and every ``valid_when`` domain at the point."""
-    assumptions = set(model.symbol_definitions[asked.variable].assumptions) if asked.variable in model.symbol_definitions else set()
-    if ("positive" in assumptions and not location > 0) or ("nonnegative" in assumptions and not location >= 0):
+    if declared_range.of(model, asked.variable).failing(np.asarray([location])):
         return False
     return bool(_inside(model, asked, point, np.asarray([location]))[0])
 

@@ -197,11 +197,12 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
           omit: Iterable[Any] = (), preset: str | None = None, values: Mapping[str, Any] | None = None) -> Derivation:
     """:func:`symgpu.derive.limits.limit`, checked: evaluation approaching ``to`` tends to the answer."""
     options = Options.of(substitute=substitute, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values)
-    if options.at_a_point:  # the side(s) where the model has values at the point (limit_sides)
-        at = Asked("limit", str(quantity), str(var), to=to, direction=direction, preset=options.preset, values=_pairs(options.at),
-                   substitute=_parsed(model, options.substitutions))
-        direction = limit_sides.direction(model, at, direction, limit_domain.default_direction(model, str(var)))
-    return _answer(model, Asked("limit", str(quantity), str(var), to=to, direction=direction), options,
+    asked = Asked("limit", str(quantity), str(var), to=to, direction=direction, preset=options.preset, values=_pairs(options.at),
+                  substitute=_parsed(model, options.substitutions))
+    if options.at_a_point:  # the side(s) where the model has values at the point (limit_sides), also the certificate's
+        direction = limit_sides.direction(model, asked, limit_domain.default_direction(model, str(var)))
+        asked = dataclasses.replace(asked, direction=direction)
+    return _answer(model, asked, options,
                    lambda o: limits.limit(model, quantity, var, to, direction=direction, **o.rewrites(), **o.point()))
 
 

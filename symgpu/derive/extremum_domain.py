@@ -16,7 +16,7 @@ from typing import Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import jobs
+from symgpu.derive import declared_range, jobs, solve_domain
 from symgpu.memo import memoised
 from symgpu.evaluate import one_sided
 
@@ -50,17 +50,9 @@ def interior(candidates: Sequence[Candidate]) -> list[Candidate]:
 def domain_conditions(job: jobs._Job, var: sympy.Symbol, stop_at: Sequence[str]) -> tuple[sympy.Basic, ...]:
     """The variable's declared range and every ``valid_when`` condition (expanded to inputs) that
     depends on it, as relations in ``var``."""
-    model = job.model
-    out: list[sympy.Basic] = []
-    definition = model.symbol_definitions.get(var.name)
-    assumptions = set(definition.assumptions) if definition is not None else set()
-    if "positive" in assumptions:
-        out.append(sympy.StrictGreaterThan(var, 0, evaluate=False))
-    elif "nonnegative" in assumptions:
-        out.append(sympy.GreaterThan(var, 0, evaluate=False))
-    out.extend(c for c in _valid_when(job, stop_at) if var in c.free_symbols)
+    declared = declared_range.of(job.model, var, job.assumed)
     # an assumption on the variable (--assume 'alpha <= 40') bounds the domain asked about as a valid_when does
-    out.extend(c for c in job.assumed if isinstance(c, sympy.core.relational.Relational) and var in c.free_symbols)
+    out = [*declared.relations, *(c for c in _valid_when(job, stop_at) if var in c.free_symbols), *declared.assumed]
     return tuple(dict.fromkeys(out))
 
 
@@ -80,12 +72,11 @@ def outer_domain(job: jobs._Job, var: sympy.Symbol, stop_at: Sequence[str]) -> t
 def _valid_when(job: jobs._Job, stop_at: Sequence[str]) -> list[sympy.Basic]:
     """Every ``valid_when`` relation on the way to the quantity, its intermediate quantities expanded to inputs."""
     model, keep, out = job.model, frozenset(stop_at), []
-    for equation in model.dependencies(job.quantity, stop_at=keep):
-        for condition in equation.valid_when:
-            expanded = condition.xreplace({s: model.expression(s.name, stop_at=keep) for s in condition.free_symbols
-                                           if s.name in model.defining and s.name not in keep})
-            if isinstance(expanded, sympy.core.relational.Relational):
-                out.append(expanded)
+    for condition in solve_domain.valid_when(model, job.quantity, keep):
+        expanded = condition.xreplace({s: model.expression(s.name, stop_at=keep) for s in condition.free_symbols
+                                       if s.name in model.defining and s.name not in keep})
+        if isinstance(expanded, sympy.core.relational.Relational):
+            out.append(expanded)
     return out
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import jobs, solve_domain
+from symgpu.derive import declared_range, jobs, solve_domain
 from symgpu.proofs import forms
 
 if TYPE_CHECKING:
@@ -28,13 +28,7 @@ def refused(job: jobs._Job, quantity: Any, var: sympy.Symbol, point: sympy.Expr,
     """The condition (as text) that fails on ``side`` ("+", "-"; either for an infinite point) of
     ``point`` for every small step, or "" where none is refuted there."""
     assert job.ctx is not None
-    definition = job.model.symbol_definitions.get(var.name)
-    declared = set(definition.assumptions) if definition is not None else set()
-    conditions: list[sympy.Basic] = list(solve_domain.conditions(job, quantity, var, stop))
-    if "positive" in declared:
-        conditions.insert(0, sympy.StrictGreaterThan(var, 0, evaluate=False))
-    elif "nonnegative" in declared:
-        conditions.insert(0, sympy.GreaterThan(var, 0, evaluate=False))
+    conditions = [*declared_range.of(job.model, var).relations, *solve_domain.conditions(job, quantity, var, stop)]
     infinite = point.has(sympy.oo, -sympy.oo)
     eps = sympy.Dummy("eps", positive=True)
     for condition in conditions:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from symgpu import errors
-from symgpu.derive import certify_path
+from symgpu.derive import certify_path, declared_range
 from symgpu.derive.certify_path import Asked
 from symgpu.evaluate import compiler, input_values
 
@@ -27,8 +27,8 @@ NEAR = np.geomspace(1e-2, 1e-11, 10)
 FAR = np.geomspace(1e4, 1e13, 10)
 
 
-def direction(model: Model, asked: Asked, direction: str | None, defaulted: str) -> str:
-    """The direction to take the limit from at the point ``asked`` gives: ``direction`` as asked
+def direction(model: Model, asked: Asked, defaulted: str) -> str:
+    """The direction to take the limit from at the point ``asked`` gives: its ``direction`` as asked
     where the model has values there; where it was not asked (``defaulted`` is the engine's default)
     the side or sides the model has values on.
 
@@ -36,6 +36,7 @@ def direction(model: Model, asked: Asked, direction: str | None, defaulted: str)
         errors.DerivationError: where the model gives the quantity no value on the side asked (or on
             either side), saying which declared range or ``valid_when`` condition fails there.
     """
+    direction = asked.direction
     if (direction or defaulted) not in ("+", "-", "+-"):
         return direction or defaulted  # refused, saying so, where the limit is taken
     point = certify_path._Point("", asked.preset, dict(asked.values))
@@ -81,11 +82,9 @@ def _failing(model: Model, asked: Asked, point: certify_path._Point, xs: np.ndar
     """Why the model gives no value at the last approach points (its declared range or the first
     ``valid_when`` condition that fails at them), or "" where it gives values at all of them."""
     tail = xs[-4:]
-    assumptions = set(model.symbol_definitions[asked.variable].assumptions) if asked.variable in model.symbol_definitions else set()
-    if "positive" in assumptions and not np.all(tail > 0):
-        return f"{asked.variable} is declared positive"
-    if "nonnegative" in assumptions and not np.all(tail >= 0):
-        return f"{asked.variable} is declared nonnegative"
+    declared = declared_range.of(model, asked.variable).failing(tail)
+    if declared:
+        return declared
     inside = certify_path._inside(model, asked, point, tail)
     if inside.all():
         return ""

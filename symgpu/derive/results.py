@@ -8,10 +8,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pint
 import sympy
 
 from symgpu import errors
+from symgpu.derive import declared_range
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.extra_records import FlatRange, RootRecord
 from symgpu.evaluate import evaluator, input_values, one_sided, point, scaling
@@ -221,8 +223,7 @@ def _has_value(model: Model, name: str, variable: str, at: float, preset: str | 
     """Does the model give ``name`` a value with ``variable`` at ``at``: ``at`` has the variable's
     declared sign, and every ``valid_when`` condition that can be read there holds (one that cannot
     be read there counts as holding: the boundary is then decided by the regimes alone)?"""
-    declared = set(model.symbol_definitions[variable].assumptions) if variable in model.symbol_definitions else set()
-    if ("positive" in declared and not at > 0) or ("nonnegative" in declared and not at >= 0):
+    if declared_range.of(model, variable).failing(np.asarray([at])):
         return False
     try:
         return bool(evaluator.inside_domain(model, name, preset, {**values, variable: at}, 1, check=False)[0])

@@ -12,12 +12,15 @@ reader of a solve (the command line, the certificate, the differential tester) a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from symgpu.derive import jobs
+from symgpu.derive import declared_range, jobs
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
 
 
 def conditions(job: jobs._Job, quantity: Any, var: sympy.Symbol, stop: frozenset[str]) -> tuple[sympy.Basic, ...]:
@@ -30,20 +33,27 @@ def conditions(job: jobs._Job, quantity: Any, var: sympy.Symbol, stop: frozenset
     if name not in model.defining and name not in model.equations:
         return ()
     found: list[sympy.Basic] = []
-    for equation in model.dependencies(model.equation_for(name).definition.defines, stop_at=stop):
-        for condition in equation.valid_when:
-            expanded = job.expand(condition, stop, record=False)
-            if job.substitution:
-                try:
-                    expanded = expanded.xreplace(job.substitution)
-                except (TypeError, ValueError):  # a substitution that leaves the condition undecidable: not a condition in var
-                    continue
-            if not isinstance(expanded, sympy.Basic) or expanded.has(sympy.zoo, sympy.nan) or var not in expanded.free_symbols:
+    for condition in valid_when(model, model.equation_for(name).definition.defines, stop):
+        expanded = job.expand(condition, stop, record=False)
+        if job.substitution:
+            try:
+                expanded = expanded.xreplace(job.substitution)
+            except (TypeError, ValueError):  # a substitution that leaves the condition undecidable: not a condition in var
                 continue
-            tidied = job.ctx.tidy(expanded, var) if job.ctx is not None else expanded  # solved for var where it enters linearly
-            if tidied is not sympy.true:
-                found.append(tidied)
+        if not isinstance(expanded, sympy.Basic) or expanded.has(sympy.zoo, sympy.nan) or var not in expanded.free_symbols:
+            continue
+        tidied = job.ctx.tidy(expanded, var) if job.ctx is not None else expanded  # solved for var where it enters linearly
+        if tidied is not sympy.true:
+            found.append(tidied)
     return tuple(dict.fromkeys(found))
+
+
+def valid_when(model: Model, quantity: str, stop: frozenset[str]) -> Iterator[sympy.Basic]:
+    """Every ``valid_when`` condition of the equations ``quantity`` is computed from (itself first, below
+    the kept quantities ``stop``), as written: each reader expands them its own way (:func:`conditions`,
+    :func:`symgpu.derive.extremum_domain.domain_conditions`)."""
+    for equation in model.dependencies(quantity, stop_at=stop):
+        yield from equation.valid_when
 
 
 def declared(job: jobs._Job, var: sympy.Symbol) -> tuple[sympy.Basic, ...]:
@@ -53,24 +63,11 @@ def declared(job: jobs._Job, var: sympy.Symbol) -> tuple[sympy.Basic, ...]:
     closed-form root outside them (Volkov's ``memory_latency = 250`` solved for ``b``: ``b = -35``
     at Kepler) is no root. A root carries them among its domain conditions; a range answer does not
     (every value of ``var`` it speaks of is one of its declared sign)."""
-    out = [relation for relation in (_sign_of(job, var.name, var),) if relation is not None]
+    out = list(declared_range.of(job.model, var).relations)
     for symbol, value in job.substitution.items():
         if isinstance(value, sympy.Expr) and var in value.free_symbols:
-            relation = _sign_of(job, symbol.name, value)
-            if relation is not None:
-                out.append(relation)
-    return tuple(dict.fromkeys(out))
-
-
-def _sign_of(job: jobs._Job, name: str, value: sympy.Expr) -> sympy.Basic | None:
-    """``value > 0`` or ``value >= 0`` as the symbol ``name`` is declared positive or nonnegative, else None."""
-    definition = job.model.symbol_definitions.get(name)
-    assumptions = set(definition.assumptions) if definition is not None else set()
-    if "positive" in assumptions:
-        return sympy.StrictGreaterThan(value, 0, evaluate=False)
-    if "nonnegative" in assumptions:
-        return sympy.GreaterThan(value, 0, evaluate=False)
-    return None
+            out.extend(r.xreplace({r.lhs: value}) for r in declared_range.of(job.model, symbol).relations)
+    return tuple(r for r in dict.fromkeys(out) if r is not sympy.true)
 
 
 def at(domain: Sequence[sympy.Basic], var: sympy.Symbol, value: sympy.Basic) -> list[sympy.Basic]:

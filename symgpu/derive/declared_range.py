@@ -1,0 +1,66 @@
+"""A variable's declared range, read once: its declared sign (``positive``: ``x > 0``,
+``nonnegative``: ``x >= 0``) as relations on the variable, each with the reason a refusal gives,
+and the job's assumptions (``--assume 'alpha <= 40'``) that bound it.
+
+Read by the extremum's domain (:func:`symgpu.derive.extremum_domain.domain_conditions`), a
+limit's sides in closed form (:func:`symgpu.derive.limit_domain.refused`) and on the evaluate
+path (:func:`symgpu.derive.limit_sides.direction`), and the certificate's admissible points
+(:mod:`symgpu.derive.certify`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+import sympy
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+#: the numeric test of each relation a declared sign reads as (``x > 0``, ``x >= 0``)
+_NUMERIC: dict[type, Callable[[np.ndarray, float], np.ndarray]] = {sympy.StrictGreaterThan: np.greater,
+                                                                    sympy.GreaterThan: np.greater_equal}
+
+
+@dataclass(frozen=True)
+class DeclaredRange:
+    """What bounds a variable before any ``valid_when`` condition does.
+
+    Attributes:
+        variable: the variable the relations are on.
+        relations: its declared sign as relations (``x > 0`` or ``x >= 0``; none where no sign is declared).
+        reasons: for each relation, why the model gives no value where it fails (``x is declared positive``).
+        assumed: the assumptions handed in (the job's) that are relations on the variable, in their order.
+    """
+
+    variable: sympy.Symbol
+    relations: tuple[sympy.Basic, ...]
+    reasons: tuple[str, ...]
+    assumed: tuple[sympy.Basic, ...] = ()
+
+    def failing(self, values: np.ndarray) -> str:
+        """The reason of the first declared relation that fails at one of ``values`` (NaN fails), or ""."""
+        for relation, reason in zip(self.relations, self.reasons):
+            holds = _NUMERIC[type(relation)](values, float(relation.rhs))
+            if not np.all(holds):
+                return reason
+        return ""
+
+
+def of(model: Model, variable: sympy.Symbol | str, assumed: Iterable[sympy.Basic] = ()) -> DeclaredRange:
+    """``variable``'s declared range in ``model`` (a name not declared there has none), with those
+    of ``assumed`` that are relations on it."""
+    symbol = variable if isinstance(variable, sympy.Symbol) else sympy.Symbol(variable)
+    definition = model.symbol_definitions.get(symbol.name)
+    words = set(definition.assumptions) if definition is not None else set()
+    relations: tuple[sympy.Basic, ...] = ()
+    reasons: tuple[str, ...] = ()
+    if "positive" in words:
+        relations, reasons = (sympy.StrictGreaterThan(symbol, 0, evaluate=False),), (f"{symbol.name} is declared positive",)
+    elif "nonnegative" in words:
+        relations, reasons = (sympy.GreaterThan(symbol, 0, evaluate=False),), (f"{symbol.name} is declared nonnegative",)
+    on_it = tuple(c for c in assumed if isinstance(c, sympy.core.relational.Relational) and symbol in c.free_symbols)
+    return DeclaredRange(symbol, relations, reasons, on_it)
