@@ -96,3 +96,17 @@ def test_an_upper_bound_below_the_declared_sign_at_a_point_has_no_admissible_val
     code, out, err = cli("solve", "interval_analysis", "L_K0_time", "--for", "N", "--relation", "<=", "--target", "100 ns",
                          "--preset", "gtx1080", "--set", "M=16")
     assert code == 1 and out == "" and "N is declared positive: no admissible value" in err
+
+
+def test_an_extremum_keeps_a_substituted_symbols_declared_sign(cli) -> None:
+    # P_K0's minimum over N with M = N - 20 (M positive: N > 20), by brute force on the evaluate path
+    model = symgpu.load("interval_analysis")
+    n = np.linspace(20.0 + 1e-6, 800.0, 400_001)
+    values = model.evaluate("P_K0", "gtx1080", values={"N": n, "M": n - 20}, checks=False).magnitude
+    code, out, err = cli("extremum", "interval_analysis", "P_K0", "--over", "N", "--min", "--preset", "gtx1080",
+                         "--substitute", "M=N-20")
+    assert code == 0, err
+    line = next(x for x in out.splitlines() if x.strip().startswith("value:"))
+    value, location = float(line.split()[1]), float(line.split("N = ")[1].split()[0])
+    assert value == pytest.approx(values.min(), rel=1e-9)
+    assert location == pytest.approx(n[values.argmin()], abs=2e-3)

@@ -52,7 +52,9 @@ def domain_conditions(job: jobs._Job, var: sympy.Symbol, stop_at: Sequence[str])
     depends on it, as relations in ``var``."""
     declared = declared_range.of(job.model, var, job.assumed)
     # an assumption on the variable (--assume 'alpha <= 40') bounds the domain asked about as a valid_when does
-    out = [*declared.relations, *(c for c in _valid_when(job, stop_at) if var in c.free_symbols), *declared.assumed]
+    # a symbol substituted by an expression in var keeps its declared sign (--substitute M=N-20: N - 20 > 0)
+    out = [*declared.relations, *solve_domain.declared(job, var), *(c for c in _valid_when(job, stop_at) if var in c.free_symbols),
+           *declared.assumed]
     return tuple(dict.fromkeys(out))
 
 
