@@ -97,6 +97,15 @@ def roots_of(derivation: Derivation) -> list[RootRecord] | None:
     return None if roots is None else list(roots)
 
 
+def _kept_valued(model: Model, root: Any, preset: str | None, values: Mapping[str, Any], variable: str | None) -> Mapping[str, Any]:
+    """``values`` with each quantity ``root`` keeps as a symbol valued there from its equation (Volkov's
+    ``Latency`` in the boundary ``n = Latency*mem_thru``); as given where one cannot be (it needs the variable)."""
+    try:
+        return evaluator.with_kept(model, root, preset, values, leave=[variable] if variable else [])
+    except errors.EvaluationError:
+        return values
+
+
 def applying_roots(model: Model, roots: Sequence[RootRecord], preset: str | None, values: Mapping[str, Any],
                    unit: str | None, variable: str | None = None) -> tuple[RootValue, ...]:
     """The roots whose regime conditions (and ``valid_when`` domain: :func:`inside_domain`) hold at the preset / values, each evaluated there
@@ -113,7 +122,8 @@ def applying_roots(model: Model, roots: Sequence[RootRecord], preset: str | None
         again = exact_unit and record.conditions is not None and _tied(record.when, side)
         if not again and (not holds or not inside_domain(model, record.inside, preset, values)):
             continue
-        value = evaluator.evaluate_expression(model, record.root, unit or None, preset=preset, values=values)
+        value = evaluator.evaluate_expression(model, record.root, unit or None, preset=preset,
+                                              values=_kept_valued(model, record.root, preset, values, variable))
         number = float(value.magnitude)
         if exact_unit:
             assert variable is not None
