@@ -4,7 +4,7 @@ checks; :mod:`.certify_solve` is the solve check). Brute force on :mod:`symgpu.e
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -181,6 +181,16 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
 def _close(a: float, b: float, tol: float = 1e-5) -> bool:
     return abs(a - b) <= tol * max(abs(a), abs(b), 1e-12)
 
+def kept_valued(model: Model, asked: Asked, point: _Point, values: Mapping[str, Any], exprs: Iterable[Any]) -> dict[str, Any]:
+    """``values`` with the quantities ``exprs`` (roots, their conditions) keep as symbols (a --target
+    naming one, ``n_cusp_alu``) valued at the point from their equations; as given where one cannot be."""
+    try:
+        return evaluator.with_kept(model, sympy.Tuple(*[x for x in exprs if isinstance(x, sympy.Basic)]), point.preset, values,
+                                   leave=[asked.variable], checks=False)
+    except errors.SymgpuError:
+        return dict(values)
+
+
 def _roots_at(model: Model, derivation: Derivation, asked: Asked, point: _Point, extra: Mapping[str, Any]) -> list[float]:
     """The answer's roots at the point: those whose regime conditions hold there, finite and real."""
     result = derivation.result
@@ -197,6 +207,7 @@ def _roots_at(model: Model, derivation: Derivation, asked: Asked, point: _Point,
         candidates = [(result, None)]
     found = []
     values = {**point.values, **extra}
+    values = kept_valued(model, asked, point, values, [x for pair in candidates for x in pair])
     for root, when in candidates:
         if isinstance(when, sympy.Basic) and when is not sympy.true:
             try:

@@ -16,7 +16,7 @@ import sympy
 from symgpu import errors, units
 from symgpu.derive import results
 from symgpu.derive.certify_path import (RESIDUAL, Asked, _assumed_hold, _close, _exact_at, _exact_expr, _exact_gap, _fail, _inside, _Point, _quantity, _result_at, _roots_at,
-                                        _scan_grid, _with, sorted_unique)
+                                        _scan_grid, _with, kept_valued, sorted_unique)
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.extra_records import RootRecord
 from symgpu.evaluate import active, evaluator, input_values
@@ -51,6 +51,10 @@ def _target_at(model: Model, asked: Asked, point: _Point, v: Any) -> Any:
     if isinstance(target, (int, float)) or (isinstance(target, sympy.Basic) and target.is_number):
         return float(target)
     values = _with(model, asked, point, v)
+    try:  # a target naming model quantities (--target n_cusp_alu): each valued at the point from its equation
+        values = evaluator.with_kept(model, target, point.preset, values, leave=[asked.variable], checks=False)
+    except errors.EvaluationError:
+        pass
     return evaluator.evaluate_expression(model, target, unit, preset=point.preset, values=values).magnitude
 
 
@@ -246,7 +250,7 @@ def _answer_roots(model: Model, derivation: Derivation, asked: Asked, point: _Po
     if listed is None:
         return _roots_at(model, derivation, asked, point, extra)
     unit = model.units[asked.variable]
-    values = {**point.values, **extra}
+    values = kept_valued(model, asked, point, {**point.values, **extra}, [x for r in listed for x in (r.root, r.when, r.inside)])
     owners = []
     for record in listed:
         with np.errstate(all="ignore"):

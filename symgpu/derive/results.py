@@ -116,14 +116,16 @@ def applying_roots(model: Model, roots: Sequence[RootRecord], preset: str | None
     latency), is no root at the point. Its value is :func:`refined` where IEEE arithmetic cancelled."""
     out: list[RootValue] = []
     exact_unit = variable is not None and unit == model.unit_text(variable)
+    # the quantities the roots and their conditions keep as symbols (a --target naming one), valued at the point
+    values = _kept_valued(model, sympy.Tuple(*[x for r in roots for x in (r.root, r.when, r.inside) if isinstance(x, sympy.Basic)]),
+                          preset, values, variable)
     side = active.sides_at(model, preset, values)  # each distinct side evaluated once for all the records
     for record in roots:
         holds, shown = active.condition_verdict(record.when, side, model.id)
         again = exact_unit and record.conditions is not None and _tied(record.when, side)
         if not again and (not holds or not inside_domain(model, record.inside, preset, values)):
             continue
-        value = evaluator.evaluate_expression(model, record.root, unit or None, preset=preset,
-                                              values=_kept_valued(model, record.root, preset, values, variable))
+        value = evaluator.evaluate_expression(model, record.root, unit or None, preset=preset, values=values)
         number = float(value.magnitude)
         if exact_unit:
             assert variable is not None

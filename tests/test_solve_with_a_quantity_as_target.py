@@ -1,0 +1,39 @@
+"""A solve whose target names a model quantity (``--target warps_needed_mem``) is valued at a point
+through that quantity's equation, in the roots and in their regime conditions alike (an outside
+tester's finding: ``needs a value for n_cusp_alu``, exit 2, though ``eval`` gives it)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import symgpu
+
+
+def _scan(preset: str, target: str) -> tuple[float, np.ndarray, np.ndarray]:
+    model = symgpu.load("volkov_2016")
+    alpha = np.linspace(0.0, 400.0, 400_001)
+    gap = model.evaluate("n_needed", preset, values={"alpha": alpha}).magnitude - model.evaluate(target, preset).magnitude
+    return float(gap.max()), alpha, gap
+
+
+def test_a_reachable_quantity_as_target_gives_the_roots_a_scan_finds(cli) -> None:
+    _, alpha, gap = _scan("maxwell", "warps_needed_mem")
+    crossings = alpha[np.nonzero(np.sign(gap[:-1]) * np.sign(gap[1:]) < 0)[0]]
+    expected = sorted([*alpha[gap == 0], *crossings])  # n_needed(0) = mem_lat*mem_thru exactly, and one crossing far out
+    code, out, err = cli("solve", "volkov_2016", "n_needed", "--for", "alpha", "--target", "warps_needed_mem", "--preset", "maxwell")
+    assert code == 0, err
+    line = next(x for x in out.splitlines() if x.strip().startswith("value:"))
+    found = [float(part.split()[0]) for part in line.split("value:")[1].split(",")]
+    assert len(found) == len(expected) == 2
+    assert found == pytest.approx(expected, abs=2e-3)
+
+
+@pytest.mark.parametrize("preset", ["kepler", "maxwell"])
+def test_an_unreachable_quantity_as_target_has_no_root(cli, preset: str) -> None:
+    # n_cusp_alu = alu_lat*alu_thru + mem_lat*mem_thru lies above n_needed's maximum at these presets
+    highest, _, _ = _scan(preset, "n_cusp_alu")
+    assert highest < 0
+    code, out, err = cli("solve", "volkov_2016", "n_needed", "--for", "alpha", "--target", "n_cusp_alu", "--preset", preset)
+    assert code == 1 and out == ""
+    assert "none of the 3 root(s)" in err
