@@ -79,3 +79,15 @@ def test_condition_and_value_are_not_interchangeable():
         parse_expression("N", SYMBOLS, boolean=True)
     with pytest.raises(errors.ExpressionError, match="is a condition where a value is expected"):
         parse_expression("N > 1", SYMBOLS)
+
+
+def test_an_undeclared_name_in_a_large_model_lists_the_closest_names_not_all() -> None:
+    import symgpu
+
+    model = symgpu.load("volkov_2016")
+    with pytest.raises(errors.ExpressionError) as caught:
+        model.parse("n_cusp_alu_", "target")
+    message = str(caught.value)
+    assert "closest n_cusp_alu" in message and "symgpu show MODEL lists them" in message
+    assert " more;" in message
+    assert len(message) < 400  # not every one of the model's 150-odd names
