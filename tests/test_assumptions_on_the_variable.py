@@ -101,3 +101,37 @@ def test_the_largest_admissible_value_respects_an_assumption_on_the_variable(cli
                          "--preset", "gtx1080", "--set", "M=16", "--assume", "N <= 50")
     assert code == 0, err
     assert "value: 50 " in out
+
+
+def _fixed_point_by_bisection(model: symgpu.Model, quantity: str, preset: str, at: dict[str, float], hi: float) -> float:
+    """x = quantity(x) by bisection on x - quantity(x) over (0, hi), each value through Model.evaluate."""
+    def gap(x: float) -> float:
+        return x - float(model.evaluate(quantity, preset, values={**at, "x": x}).magnitude)
+    lo = hi * 1e-9
+    hi = hi * (1 - 1e-9)
+    assert gap(lo) < 0 < gap(hi)
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if gap(mid) < 0 else (lo, mid)
+    return (lo + hi) / 2
+
+
+# (quantity, preset, inputs, the pole of g: c/(SMs*bytes_per_inst*clock), the bracket of the bisection)
+FIXED_POINTS = [("memory_throughput_loaded", "kepler", {"n": 32.0, "alpha": 8.0}, 0.12),
+                ("s6_5_model_two_term", "g80_two_term", {"n": 24.0, "alpha": 4.0}, 0.0256)]
+
+
+@pytest.mark.parametrize("quantity, preset, at, hi", FIXED_POINTS)
+def test_a_fixed_point_outside_an_assumption_on_its_variable_is_refused(cli, volkov, quantity, preset, at, hi) -> None:
+    # one sign change of x - g(x) on (0, hi): the fixed point is unique there (0.0783938 and 0.0252184 by hand bisection)
+    root = _fixed_point_by_bisection(volkov, quantity, preset, at, hi)
+    base = ("fixed-point", "volkov_2016", quantity, "--var", "x", "--preset", preset,
+            *[a for name, v in at.items() for a in ("--set", f"{name}={v:g}")])
+    below, above = f"{root * 0.8:.6g}", f"{root * 1.2:.6g}"
+    for assume in (f"x <= {below}", f"x >= {above}"):
+        code, out, err = cli(*base, "--assume", assume)
+        assert code == 1 and "value:" not in out, out
+        assert "does not meet the assumption" in err and f"{root:.6g}" in err
+    code, out, err = cli(*base, "--assume", f"x <= {above}", "--json")
+    assert code == 0, err
+    assert json.loads(out)["value"] == pytest.approx(root, rel=1e-9)
