@@ -135,3 +135,23 @@ def test_a_fixed_point_outside_an_assumption_on_its_variable_is_refused(cli, vol
     code, out, err = cli(*base, "--assume", f"x <= {above}", "--json")
     assert code == 0, err
     assert json.loads(out)["value"] == pytest.approx(root, rel=1e-9)
+
+
+def test_a_grid_extremum_leaves_out_the_points_outside_an_assumption_on_its_variable(cli) -> None:
+    model = symgpu.load("occupancy")
+    at = {"regs_per_thread": 64, "smem_per_block": 0}
+    # brute force: occupancy at every threads_per_block that meets the assumption
+    scanned = {t: float(model.evaluate("occupancy", "cc_8_0", values={**at, "threads_per_block": t}).magnitude) for t in range(1, 257)}
+    lowest = min(scanned.values())
+    where = [t for t, v in scanned.items() if v == lowest]
+    assert lowest < 0.5 and where[-1] <= 256  # (0.4375 at 193..224; the whole grid's minimum, 0.2656, lies at 513..544)
+    base = ("extremum", "occupancy", "occupancy", "--over", "threads_per_block", "--min", "--preset", "cc_8_0",
+            "--set", "regs_per_thread=64", "--set", "smem_per_block=0", "--json")
+    code, out, err = cli(*base, "--grid", "1:1024", "--assume", "threads_per_block <= 256")
+    assert code == 0, err
+    answer = json.loads(out)
+    assert answer["value"] == pytest.approx(lowest, rel=1e-12)
+    assert answer["location_value"] == where
+    assert any("threads_per_block <= 256" in a for a in answer["assumptions"])
+    code, out, err = cli(*base, "--grid", "300:1024", "--assume", "threads_per_block <= 256")
+    assert code == 1 and "value" not in out and "threads_per_block <= 256 (--assume)" in err
