@@ -155,3 +155,32 @@ def test_a_grid_extremum_leaves_out_the_points_outside_an_assumption_on_its_vari
     assert any("threads_per_block <= 256" in a for a in answer["assumptions"])
     code, out, err = cli(*base, "--grid", "300:1024", "--assume", "threads_per_block <= 256")
     assert code == 1 and "value" not in out and "threads_per_block <= 256 (--assume)" in err
+
+
+@pytest.mark.parametrize("question, assume", [
+    (("volkov_2016", "n_needed", "--var", "alpha", "--to", "0", "--preset", "maxwell"), "alpha >= 10"),
+    (("volkov_2016", "memory_latency", "--var", "theta", "--to", "0", "--preset", "kepler"), "theta >= 100"),
+    (("volkov_2016", "n_needed", "--var", "alpha", "--to", "0"), "alpha >= 10"),
+    (("volkov_2016", "n_needed", "--var", "alpha", "--to", "oo", "--preset", "maxwell"), "alpha <= 40"),
+    (("volkov_2016", "n_needed", "--var", "alpha", "--to", "oo"), "alpha <= 40"),
+])
+def test_a_limit_whose_point_an_assumption_on_its_variable_excludes_is_refused(cli, question, assume) -> None:
+    # the limit point (0, or oo) lies outside the assumption, on every side: the question asked under it has no such limit
+    code, out, err = cli("limit", *question, "--assume", assume)
+    assert code == 1 and "value:" not in out and "result:" not in out
+    assert f"{assume} (--assume)" in err
+
+
+def test_a_limit_is_taken_from_the_side_an_assumption_on_its_variable_admits(cli, volkov) -> None:
+    # alpha -> 10 under alpha <= 10: from below only (alpha is nonnegative, so from above by default)
+    below = [float(_n_needed(volkov, "maxwell", 10 - d)) for d in (1e-6, 1e-9)]
+    # by hand at alpha = 10 (maxwell): (mem_lat + 10*alu_lat)*Min(alu_thru/10, issue_thru/11, mem_thru), continuous there
+    assert below[1] == pytest.approx(below[0], rel=1e-6)
+    base = ("limit", "volkov_2016", "n_needed", "--var", "alpha", "--to", "10", "--preset", "maxwell", "--assume", "alpha <= 10")
+    code, out, err = cli(*base, "--json")
+    assert code == 0, err
+    answer = json.loads(out)
+    assert answer["value"] == pytest.approx(below[1], rel=1e-8)
+    assert any("from below" in c for c in answer["certificate"]["checks"])
+    code, out, err = cli(*base, "--dir", "+")
+    assert code == 1 and "value:" not in out and "alpha <= 10 (--assume)" in err and "--dir -" in err

@@ -199,7 +199,7 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     options = Options.of(substitute=substitute, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values)
     if options.at_a_point:  # the side(s) where the model has values at the point (limit_sides)
         at = Asked("limit", str(quantity), str(var), to=to, direction=direction, preset=options.preset, values=_pairs(options.at),
-                   substitute=_parsed(model, options.substitutions))
+                   substitute=_parsed(model, options.substitutions), assume=tuple(options.assume or ()))
         direction = limit_sides.direction(model, at, direction, limit_domain.default_direction(model, str(var)))
     return _answer(model, Asked("limit", str(quantity), str(var), to=to, direction=direction), options,
                    lambda o: limits.limit(model, quantity, var, to, direction=direction, **o.rewrites(), **o.point()))
