@@ -101,3 +101,86 @@ def test_the_largest_admissible_value_respects_an_assumption_on_the_variable(cli
                          "--preset", "gtx1080", "--set", "M=16", "--assume", "N <= 50")
     assert code == 0, err
     assert "value: 50 " in out
+
+
+def _fixed_point_by_bisection(model: symgpu.Model, quantity: str, preset: str, at: dict[str, float], hi: float) -> float:
+    """x = quantity(x) by bisection on x - quantity(x) over (0, hi), each value through Model.evaluate."""
+    def gap(x: float) -> float:
+        return x - float(model.evaluate(quantity, preset, values={**at, "x": x}).magnitude)
+    lo = hi * 1e-9
+    hi = hi * (1 - 1e-9)
+    assert gap(lo) < 0 < gap(hi)
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if gap(mid) < 0 else (lo, mid)
+    return (lo + hi) / 2
+
+
+# (quantity, preset, inputs, the pole of g: c/(SMs*bytes_per_inst*clock), the bracket of the bisection)
+FIXED_POINTS = [("memory_throughput_loaded", "kepler", {"n": 32.0, "alpha": 8.0}, 0.12),
+                ("s6_5_model_two_term", "g80_two_term", {"n": 24.0, "alpha": 4.0}, 0.0256)]
+
+
+@pytest.mark.parametrize("quantity, preset, at, hi", FIXED_POINTS)
+def test_a_fixed_point_outside_an_assumption_on_its_variable_is_refused(cli, volkov, quantity, preset, at, hi) -> None:
+    # one sign change of x - g(x) on (0, hi): the fixed point is unique there (0.0783938 and 0.0252184 by hand bisection)
+    root = _fixed_point_by_bisection(volkov, quantity, preset, at, hi)
+    base = ("fixed-point", "volkov_2016", quantity, "--var", "x", "--preset", preset,
+            *[a for name, v in at.items() for a in ("--set", f"{name}={v:g}")])
+    below, above = f"{root * 0.8:.6g}", f"{root * 1.2:.6g}"
+    for assume in (f"x <= {below}", f"x >= {above}"):
+        code, out, err = cli(*base, "--assume", assume)
+        assert code == 1 and "value:" not in out, out
+        assert "does not meet the assumption" in err and f"{root:.6g}" in err
+    code, out, err = cli(*base, "--assume", f"x <= {above}", "--json")
+    assert code == 0, err
+    assert json.loads(out)["value"] == pytest.approx(root, rel=1e-9)
+
+
+def test_a_grid_extremum_leaves_out_the_points_outside_an_assumption_on_its_variable(cli) -> None:
+    model = symgpu.load("occupancy")
+    at = {"regs_per_thread": 64, "smem_per_block": 0}
+    # brute force: occupancy at every threads_per_block that meets the assumption
+    scanned = {t: float(model.evaluate("occupancy", "cc_8_0", values={**at, "threads_per_block": t}).magnitude) for t in range(1, 257)}
+    lowest = min(scanned.values())
+    where = [t for t, v in scanned.items() if v == lowest]
+    assert lowest < 0.5 and where[-1] <= 256  # (0.4375 at 193..224; the whole grid's minimum, 0.2656, lies at 513..544)
+    base = ("extremum", "occupancy", "occupancy", "--over", "threads_per_block", "--min", "--preset", "cc_8_0",
+            "--set", "regs_per_thread=64", "--set", "smem_per_block=0", "--json")
+    code, out, err = cli(*base, "--grid", "1:1024", "--assume", "threads_per_block <= 256")
+    assert code == 0, err
+    answer = json.loads(out)
+    assert answer["value"] == pytest.approx(lowest, rel=1e-12)
+    assert answer["location_value"] == where
+    assert any("threads_per_block <= 256" in a for a in answer["assumptions"])
+    code, out, err = cli(*base, "--grid", "300:1024", "--assume", "threads_per_block <= 256")
+    assert code == 1 and "value" not in out and "threads_per_block <= 256 (--assume)" in err
+
+
+@pytest.mark.parametrize("question, assume", [
+    (("volkov_2016", "n_needed", "--var", "alpha", "--to", "0", "--preset", "maxwell"), "alpha >= 10"),
+    (("volkov_2016", "memory_latency", "--var", "theta", "--to", "0", "--preset", "kepler"), "theta >= 100"),
+    (("volkov_2016", "n_needed", "--var", "alpha", "--to", "0"), "alpha >= 10"),
+    (("volkov_2016", "n_needed", "--var", "alpha", "--to", "oo", "--preset", "maxwell"), "alpha <= 40"),
+    (("volkov_2016", "n_needed", "--var", "alpha", "--to", "oo"), "alpha <= 40"),
+])
+def test_a_limit_whose_point_an_assumption_on_its_variable_excludes_is_refused(cli, question, assume) -> None:
+    # the limit point (0, or oo) lies outside the assumption, on every side: the question asked under it has no such limit
+    code, out, err = cli("limit", *question, "--assume", assume)
+    assert code == 1 and "value:" not in out and "result:" not in out
+    assert f"{assume} (--assume)" in err
+
+
+def test_a_limit_is_taken_from_the_side_an_assumption_on_its_variable_admits(cli, volkov) -> None:
+    # alpha -> 10 under alpha <= 10: from below only (alpha is nonnegative, so from above by default)
+    below = [float(_n_needed(volkov, "maxwell", 10 - d)) for d in (1e-6, 1e-9)]
+    # by hand at alpha = 10 (maxwell): (mem_lat + 10*alu_lat)*Min(alu_thru/10, issue_thru/11, mem_thru), continuous there
+    assert below[1] == pytest.approx(below[0], rel=1e-6)
+    base = ("limit", "volkov_2016", "n_needed", "--var", "alpha", "--to", "10", "--preset", "maxwell", "--assume", "alpha <= 10")
+    code, out, err = cli(*base, "--json")
+    assert code == 0, err
+    answer = json.loads(out)
+    assert answer["value"] == pytest.approx(below[1], rel=1e-8)
+    assert any("from below" in c for c in answer["certificate"]["checks"])
+    code, out, err = cli(*base, "--dir", "+")
+    assert code == 1 and "value:" not in out and "alpha <= 10 (--assume)" in err and "--dir -" in err

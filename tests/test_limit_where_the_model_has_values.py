@@ -9,6 +9,7 @@ delay as ``n -> oo`` gave a negative delay where the model needs ``rho < 1``.
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -76,3 +77,29 @@ def test_a_bare_number_as_the_point_of_a_variable_with_a_unit_says_what_to_give(
     code, out, err = cli("limit", "volkov_2016", "memory_throughput", "--var", "n", "--to", "40", "--preset", "maxwell", "--set", "alpha=8")
     assert code != 0 and "value:" not in out
     assert "without a unit" in err and "warp/SM" in err and "dimensionally inconsistent" not in err
+
+
+def test_a_limit_point_that_is_a_model_quantity_is_approached_from_the_side_the_model_has_values_on(cli) -> None:
+    # Huang's bandwidth delay as n -> n_singular (where rho = 1): the model holds for rho < 1 only, so from below;
+    # an outside tester got -oo "from above" (n_singular was kept as a free symbol and read at no value)
+    model = symgpu.load("prior_huang")
+    singular = float(model.evaluate("n_singular", "kepler").magnitude)
+    approach = [float(model.evaluate("Bandwidth_delay", "kepler", values={"n": singular * (1 - d)}).to("cycle").magnitude)
+                for d in (1e-6, 1e-9)]
+    # by hand: the M/D/1 term grows without bound as rho -> 1-, so the Min tends to s*n*cores/2 = mem_lat/2 = 301/2
+    assert approach[1] == pytest.approx(approach[0], rel=1e-5) and approach[1] == pytest.approx(150.5, rel=1e-6)
+    code, _, err = cli("eval", "prior_huang", "Bandwidth_delay", "--preset", "kepler", "--set", f"n={singular * (1 + 1e-6)}")
+    assert code == 2 and "rho < 1" in err
+    code, out, err = cli("limit", "prior_huang", "Bandwidth_delay", "--var", "n", "--to", "n_singular", "--preset", "kepler", "--json")
+    assert code == 0, err
+    assert json.loads(out)["value"] == pytest.approx(approach[1], rel=1e-6)
+    code, out, err = cli("limit", "prior_huang", "Bandwidth_delay", "--var", "n", "--to", "n_singular", "--preset", "kepler",
+                         "--keep", "n_singular", "--json")  # kept as a symbol in the quantity, the point is still its value
+    assert code == 0, err
+    assert json.loads(out)["value"] == pytest.approx(approach[1], rel=1e-6)
+    code, out, err = cli("limit", "prior_huang", "Bandwidth_delay", "--var", "n", "--to", "n_singular", "--preset", "kepler", "--dir", "+")
+    assert code == 2 and "value:" not in out and "rho < 1" in err
+    # without a point: the same closed form as with n_singular's formula written out as the point
+    written = symgpu.load("prior_huang").limit("Bandwidth_delay", "n", to="mem_lat*pin_BW/(reqs_per_inst*cores*clock*bytes_per_req)")
+    named = symgpu.load("prior_huang").limit("Bandwidth_delay", "n", to="n_singular")
+    assert named.result == written.result

@@ -115,7 +115,7 @@ def _boundary(model: Any, args: argparse.Namespace, options: Options) -> Derivat
 
 def _extremum(model: Any, args: argparse.Namespace, options: Options) -> Derivation:
     if args.grid:
-        return grid_search.grid_extremum(model, args.quantity, args.over, args.grid, args.kind, **options.point())
+        return grid_search.grid_extremum(model, args.quantity, args.over, args.grid, args.kind, assume=options.assume, **options.point())
     return derive.extremum(model, args.quantity, over=args.over, kind=args.kind, **options.keywords())
 
 

@@ -259,4 +259,5 @@ def _to_number(model: Model, asked: Asked, point: _Point) -> float:
     parsed = to if isinstance(to, sympy.Basic) else model.parse(text, "--to")
     if parsed.is_number:
         return float(parsed)
-    return float(evaluator.evaluate_expression(model, parsed, model.units[asked.variable], preset=point.preset, values=dict(point.values)).magnitude)
+    values = evaluator.with_kept(model, parsed, point.preset, dict(point.values), checks=False)  # a model quantity (n_singular): its value
+    return float(evaluator.evaluate_expression(model, parsed, model.units[asked.variable], preset=point.preset, values=values).magnitude)

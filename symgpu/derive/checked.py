@@ -198,7 +198,7 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     """:func:`symgpu.derive.limits.limit`, checked: evaluation approaching ``to`` tends to the answer."""
     options = Options.of(substitute=substitute, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values)
     asked = Asked("limit", str(quantity), str(var), to=to, direction=direction, preset=options.preset, values=_pairs(options.at),
-                  substitute=_parsed(model, options.substitutions))
+                  substitute=_parsed(model, options.substitutions), assume=tuple(options.assume or ()))
     if options.at_a_point:  # the side(s) where the model has values at the point (limit_sides), also the certificate's
         direction = limit_sides.direction(model, asked, limit_domain.default_direction(model, str(var)))
         asked = dataclasses.replace(asked, direction=direction)

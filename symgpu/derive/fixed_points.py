@@ -12,7 +12,7 @@ from symgpu import errors
 from symgpu.memo import memoised
 from symgpu.proofs import forms
 from symgpu.proofs import signs
-from symgpu.derive import results
+from symgpu.derive import at_point, results
 from symgpu.derive import jobs, roots as root_finder
 from symgpu.derive import limits
 from symgpu.derive.derivation import Derivation
@@ -97,6 +97,7 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
         how, number = _numeric_root(job, g, x, lo, hi, bounds, preset, values or {})
         job.step("numeric root", sympy.Eq(x, number), how)
         result_number = min([number] + [results._evaluate(model, b, preset, values or {}, model.unit_text(x.name)) for b in bounds])
+        _meets_assumed(job, x, result_number, preset, values or {}, unique=s == -1)
         job.extra = job.extra.with_(value_at=result_number)
         job.extra = job.extra.with_(root_of_g=number)
         unit = model.unit_text(x.name)
@@ -109,8 +110,28 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
     unit = job.check_unit(root, x.name, "fixed point")
     job.extra = job.extra.with_(root_of_g=root)
     if preset is not None or values:
-        job.extra = job.extra.with_(value_at=results._evaluate(model, result, preset, values or {}, model.unit_text(x.name)))
+        value_at = results._evaluate(model, result, preset, values or {}, model.unit_text(x.name))
+        _meets_assumed(job, x, value_at, preset, values or {}, unique=s == -1)
+        job.extra = job.extra.with_(value_at=value_at)
     return job.finish(result, unit, method=how, used=[expr])
+
+
+def _meets_assumed(job: jobs._Job, x: sympy.Symbol, value: float, preset: str | None, values: Mapping[str, Any], *, unique: bool) -> None:
+    """Refuse a fixed point at the given values that fails an ``assume`` relation on its variable (``x <= 0.05``):
+    the question asked under the assumption has no fixed point there. ``unique``: g was proved decreasing, so
+    ``x = Min(g(x), k...)`` has no other solution on the domain.
+
+    Raises:
+        errors.NoAnswerHere: an assumption on ``x`` fails at the fixed point.
+    """
+    failed = at_point.failed_assumptions(job.model, job.assumed, x.name, preset, values, float(value))
+    if failed:
+        others = ("it is the only one on the domain (g is decreasing there), so none meets the assumption" if unique
+                  else "it is the one fixed point found on the domain (the only one where g is decreasing, as the derivation assumes)")
+        raise errors.NoAnswerHere(
+            f"{job.model.id}: fixed point of {job.quantity} in {x}: at {at_point.where_text(preset, values)} the fixed point is "
+            f"{x} = {value:.10g} {job.model.unit_text(x.name)}, which does not meet the assumption "
+            f"{' and '.join(map(sympy.sstr, failed))} (--assume); {others}. Drop the assumption or ask at other values")
 
 
 def _closed_form_root(job: jobs._Job, ctx: signs.SignReasoner, poly: sympy.Poly, x: sympy.Symbol, lo: sympy.Expr, hi: sympy.Expr) -> sympy.Expr | None:

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import sympy
 
 from symgpu import errors
+from symgpu.derive import certify_path
 from symgpu.derive.derivation import Derivation, Step
 from symgpu.derive.extras import Extras
-from symgpu.evaluate import evaluator
+from symgpu.evaluate import active, evaluator
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -35,12 +36,15 @@ def parse_grid(text: str) -> tuple[int, int, int]:
 
 
 def grid_extremum(model: Model, quantity: str, over: str, grid: str, kind: str = "max", *,
-                  preset: str | None = None, values: Mapping[str, Any] | None = None) -> Derivation:
+                  preset: str | None = None, values: Mapping[str, Any] | None = None,
+                  assume: Iterable[Any] | None = None) -> Derivation:
     """Maximise or minimise ``quantity`` over every point of an integer grid of ``over``.
 
     Used where the quantity is a staircase (floor/ceiling) with no derivative and no closed-form
     arg-extremum, e.g. the block sizes that maximise occupancy. Points outside the model's
-    domain (``valid_when``) are skipped and counted. Ties are all reported.
+    domain (``valid_when``) are skipped and counted, and so are the points where an ``assume``
+    relation fails (``threads_per_block <= 256``: the question is asked where it holds; one
+    that cannot be read at a point holds there). Ties are all reported.
 
     Returns:
         Derivation whose ``result`` is the extreme value and ``location`` the tuple of grid
@@ -48,6 +52,7 @@ def grid_extremum(model: Model, quantity: str, over: str, grid: str, kind: str =
 
     Raises:
         errors.DerivationError: no grid point lies inside the model's domain.
+        errors.NoAnswerHere: no grid point inside it meets the assumptions.
     """
     if kind not in ("max", "min"):
         raise errors.UsageError(f"extremum kind must be 'max' or 'min', not {kind!r}")
@@ -56,15 +61,26 @@ def grid_extremum(model: Model, quantity: str, over: str, grid: str, kind: str =
     unit = model.units[over]
     found: list[tuple[int, float]] = []
     refused = 0
+    conditions = [certify_path.assumed(model, a) for a in assume or ()]
+    excluded: dict[sympy.Basic, int] = {}
     for point in points:
         given = dict(values or {})
         given[over] = float(point)
+        failed = _failed(model, conditions, preset, given)
+        if failed:
+            excluded[failed[0]] = excluded.get(failed[0], 0) + 1
+            continue
         try:
             value = evaluator.evaluate(model, quantity, preset=preset, values=given)
         except errors.DomainError:
             refused += 1
             continue
         found.append((int(point), float(value.magnitude)))
+    if not found and excluded:
+        raise errors.NoAnswerHere(f"{model.id}: no point of {over} in {grid} meets the assumption {' and '.join(map(sympy.sstr, conditions))} "
+                                  f"(--assume) inside the domain of {quantity}: {_excluded_text(excluded)}"
+                                  + (f", {refused} outside the model domain" if refused else "")
+                                  + "; drop the assumption or give a grid where it holds")
     if not found:
         raise errors.DerivationError(f"{model.id}: no point of {over} in {grid} lies inside the domain of {quantity}")
     best = max(v for _, v in found) if kind == "max" else min(v for _, v in found)
@@ -74,14 +90,31 @@ def grid_extremum(model: Model, quantity: str, over: str, grid: str, kind: str =
         Step("grid", sympy.Eq(symbol, sympy.Tuple(*[sympy.Integer(p) for p in points[:3]] + ([sympy.Symbol("...")] if len(points) > 3 else []))),
              f"{len(points)} values of {over} from {start} to {stop} in steps of {step} ({unit:~})"),
         Step("evaluate", sympy.Eq(sympy.Symbol(quantity), sympy.Float(best, 15)),
-             f"{quantity} at every grid point{'' if not refused else f'; {refused} outside the model domain skipped'}"),
+             f"{quantity} at every grid point{'' if not refused else f'; {refused} outside the model domain skipped'}"
+             + (f"; {_excluded_text(excluded)}, left out" if excluded else "")),
         Step(f"arg{kind}", sympy.Eq(symbol, sympy.Tuple(*winners)),
              f"the grid points where {quantity} is {'largest' if kind == 'max' else 'smallest'} (ties included)"),
     )
     return Derivation(
         model=model.id, operation="extremum", quantity=quantity, variable=over, steps=steps,
         result=sympy.Float(best, 15), location=sympy.Tuple(*winners), unit=model.unit_text(quantity),
-        method=f"exhaustive evaluation over {len(points) - refused} grid points (a staircase has no closed-form arg-{kind})",
-        assumptions=(f"preset {preset}",) if preset else (),
+        method=f"exhaustive evaluation over {len(found)} grid points (a staircase has no closed-form arg-{kind})",
+        assumptions=((f"preset {preset}",) if preset else ()) + tuple(f"{sympy.sstr(c)} (given)" for c in conditions),
         extra=Extras().with_(grid=grid, refused=refused, values=tuple(found)),
     )
+
+
+def _failed(model: Model, conditions: list[sympy.Basic], preset: str | None, given: Mapping[str, Any]) -> list[sympy.Basic]:
+    """The assumptions that fail at the grid point ``given`` (one that cannot be read there holds)."""
+    out = []
+    for condition in conditions:
+        try:
+            if not active.condition_true(model, condition, preset, given):
+                out.append(condition)
+        except errors.SymgpuError:
+            continue
+    return out
+
+
+def _excluded_text(excluded: Mapping[sympy.Basic, int]) -> str:
+    return ", ".join(f"{n} point{'s' if n > 1 else ''} where {sympy.sstr(c)} fails" for c, n in excluded.items())

@@ -46,6 +46,28 @@ def refused(job: jobs._Job, quantity: Any, var: sympy.Symbol, point: sympy.Expr,
     return ""
 
 
+def assumed_refused(job: jobs._Job, var: sympy.Symbol, point: sympy.Expr, side: str) -> str:
+    """The ``assume`` relation on ``var`` (``alpha >= 10``) that fails on ``side`` of ``point`` (or far out) for
+    every small step, as text, or "": the question is asked where the assumptions hold, so a side they
+    exclude has no limit. A point strictly outside the relation (``alpha -> 0``) is excluded from both sides."""
+    assert job.ctx is not None
+    eps = sympy.Dummy("eps", positive=True)
+    for condition in job.assumed:
+        if (not isinstance(condition, sympy.core.relational.Relational) or isinstance(condition, (sympy.Eq, sympy.Ne))
+                or var not in condition.free_symbols):
+            continue
+        if point.has(sympy.oo, -sympy.oo):
+            if _fails_far(job, condition, var, point):
+                return sympy.sstr(condition)
+            continue
+        closed = (sympy.GreaterThan if isinstance(condition, (sympy.StrictGreaterThan, sympy.GreaterThan)) else sympy.LessThan)(
+            condition.lhs, condition.rhs).xreplace({var: point})  # the relation with its edge, at the point itself
+        beside = condition.xreplace({var: point + (eps if side == "+" else -eps)})
+        if any(c is sympy.false or (isinstance(c, sympy.Basic) and c is not sympy.true and job.ctx.refuted(c)) for c in (closed, beside)):
+            return sympy.sstr(condition)
+    return ""
+
+
 def _fails_far(job: jobs._Job, condition: sympy.Basic, var: sympy.Symbol, point: sympy.Expr) -> bool:
     """Whether ``condition`` fails for every large enough ``|var|`` towards ``point`` (its sides'
     difference tends to a limit of the wrong sign)."""
@@ -89,20 +111,33 @@ def admitted_direction(job: jobs._Job, quantity: Any, symbol: sympy.Symbol, poin
         raise errors.UsageError(f"{job.model.id}: the limit of {job.quantity} as {symbol} -> {sympy.sstr(point)}: direction must be "
                                 f"one of '+', '-' or '+-', not {asked}")
     if point.has(sympy.oo, -sympy.oo):
+        _excluded(job, symbol, point, "", assumed_refused(job, symbol, point, "+"))
         _outside(job, symbol, point, "", refused(job, quantity, symbol, point, "+", stop))
         return asked
-    failing = {side: refused(job, quantity, symbol, point, side, stop) for side in ("+", "-")}
+    excluded = {side: assumed_refused(job, symbol, point, side) for side in ("+", "-")}
+    failing = {side: excluded[side] or refused(job, quantity, symbol, point, side, stop) for side in ("+", "-")}
     sides = ("+", "-") if asked == "+-" else (asked,)
     if direction is None and any(failing[s] for s in sides):
         admitted = [s for s in ("+", "-") if not failing[s]]
         if admitted:
             chosen = admitted[0]
+            other = "-" if chosen == "+" else "+"
             job.step("side", sympy.Eq(symbol, point), f"from {'above' if chosen == '+' else 'below'} only: on the other side "
-                     f"{failing['-' if chosen == '+' else '+']} fails, and the model gives {job.quantity} no value there")
+                     + (f"the assumption {excluded[other]} fails (--assume)" if excluded[other] else
+                        f"{failing[other]} fails, and the model gives {job.quantity} no value there"))
             return chosen
     for side in sides:
+        _excluded(job, symbol, point, " from above" if side == "+" else " from below", excluded[side])
         _outside(job, symbol, point, " from above" if side == "+" else " from below", failing[side])
     return asked
+
+
+def _excluded(job: jobs._Job, symbol: sympy.Symbol, point: sympy.Expr, side: str, why: str) -> None:
+    """Refuse a side an ``assume`` relation on the variable excludes: the question asked under it has no such limit."""
+    if why:
+        raise errors.NoAnswerHere(f"{job.model.id}: the limit of {job.quantity} as {symbol} -> {sympy.sstr(point)}{side} lies outside "
+                                  f"the assumption {why} (--assume): the question asked under it has no such limit; drop the "
+                                  "assumption, or ask at a point it admits")
 
 
 def _outside(job: jobs._Job, symbol: sympy.Symbol, point: sympy.Expr, side: str, why: str) -> None:

@@ -10,6 +10,7 @@ Read on the evaluate path at the point, at the points the certificate approaches
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -22,6 +23,8 @@ from symgpu.evaluate import compiler, input_values
 if TYPE_CHECKING:
     from symgpu.model import Model
 
+#: how a side an --assume on the variable excludes is said (refused as no answer, not as outside the model)
+ASSUMED = "the assumption "
 #: relative offsets from a finite point, and distances towards an infinite one, that are read
 NEAR = np.geomspace(1e-2, 1e-11, 10)
 FAR = np.geomspace(1e4, 1e13, 10)
@@ -48,6 +51,9 @@ def direction(model: Model, asked: Asked, defaulted: str) -> str:
         return direction or defaulted
     if np.isinf(to):
         why = _failing(model, asked, point, _approach(to, "+"))
+        if why.startswith(ASSUMED):
+            raise errors.NoAnswerHere(f"{model.id}: {asked.quantity} as {asked.variable} -> {asked.to} at the given values: {why}, so "
+                                      "the question asked under it has no such limit; drop the assumption")
         if why:
             raise errors.DerivationError(f"{model.id}: the model gives {asked.quantity} no value as {asked.variable} -> {asked.to} "
                                          f"at the given values: {why}; there is no limit of the model there (ask for the "
@@ -62,6 +68,11 @@ def direction(model: Model, asked: Asked, defaulted: str) -> str:
             other = "-" if side == "+" else "+"
             hint = (f"; from the other side (--dir {other}) it has values" if other in admitted
                     else "; it has none on either side")
+            if failing[side].startswith(ASSUMED):
+                raise errors.NoAnswerHere(f"{model.id}: {asked.quantity} as {asked.variable} -> {asked.to} from "
+                                          f"{'above' if side == '+' else 'below'} at the given values: {failing[side]}, so the "
+                                          "question asked under it has no such limit" + (f"; from the other side (--dir {other}) it "
+                                          "has values" if other in admitted else "; drop the assumption, or ask at a point it admits"))
             raise errors.DerivationError(
                 f"{model.id}: the model gives {asked.quantity} no value as {asked.variable} -> {asked.to} from "
                 f"{'above' if side == '+' else 'below'} at the given values: {failing[side]}{hint}")
@@ -85,6 +96,9 @@ def _failing(model: Model, asked: Asked, point: certify_path._Point, xs: np.ndar
     declared = declared_range.of(model, asked.variable).failing(tail)
     if declared:
         return declared
+    for text in asked.assume:  # an --assume on the variable (the others hold at the point: checked._skip)
+        if not certify_path._assumed_hold(model, dataclasses.replace(asked, assume=(text,)), point, tail).all():
+            return f"{ASSUMED}{text} (--assume) does not hold there"
     inside = certify_path._inside(model, asked, point, tail)
     if inside.all():
         return ""

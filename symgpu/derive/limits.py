@@ -417,7 +417,7 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     stop_at = job.keep(stop_at, var)
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
     symbol = job.symbol(var)
-    point = limit_domain.parse_point(job, to)
+    point = _point_in_inputs(job, limit_domain.parse_point(job, to), symbol, stop_at)
     if preset is not None or values:
         expr, point = limit_cases.pin_zeros(job, expr, point, symbol, preset, values)
     direction = limit_domain.admitted_direction(job, quantity, symbol, point, direction, frozenset(stop_at))
@@ -444,6 +444,28 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     if job.quantity in model.symbols:
         unit = job.check_unit(result, job.quantity, "limit")
     return job.finish(result, unit, used=[expr])
+
+
+def _point_in_inputs(job: jobs._Job, point: sympy.Expr, symbol: sympy.Symbol, stop_at: Iterable[str]) -> sympy.Expr:
+    """The limit point with every model quantity it names (``n_singular``) replaced by its equation (kept too: as a
+    symbol it would be a free one, and the limit at it a substitution): the point is the quantity's value, as if its
+    formula were written out, so the side it is approached from is decided (and the limit taken) at that value.
+
+    Raises:
+        errors.UsageError: the point depends on the variable itself.
+    """
+    stop = frozenset(stop_at)
+    named = {s: job.model.expression(s.name, stop_at=stop - {s.name}) for s in point.free_symbols
+             if s.name in job.model.defining and s != symbol}
+    if not named:
+        return point
+    expanded = point.xreplace(named)
+    if symbol in expanded.free_symbols:
+        raise errors.UsageError(f"{job.model.id}: the limit point {sympy.sstr(point)} depends on {symbol} itself "
+                                f"({sympy.sstr(point)} = {sympy.sstr(expanded)}); give a point free of {symbol}")
+    job.step("limit point", sympy.Eq(symbol, expanded, evaluate=False),
+             f"{', '.join(sorted(s.name for s in named))} replaced by its equation: the point is that quantity's value")
+    return expanded
 
 
 def limit_ratio(model: Model, quantity: Any, var: str, to: Any, ratio: Mapping[str, str] | None = None, *,

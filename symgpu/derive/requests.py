@@ -53,7 +53,7 @@ def _boundary(model: Model, q: Question) -> Derivation:
 def _extremum(model: Model, q: Question) -> Derivation:
     if q.get("grid"):
         return grid_search.grid_extremum(model, str(q.quantity), str(q.variable), str(q.get("grid")), q.kind,
-                                         preset=q.preset, values=dict(q.inputs))
+                                         preset=q.preset, values=dict(q.inputs), assume=q.assume)
     return extrema.extremum(model, q.quantity, over=q.variable, kind=q.kind, preset=q.preset, values=dict(q.inputs), **_rewrites(q))
 
 
