@@ -135,9 +135,9 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
                 own = [c.xreplace(at).relational for c in _closure(branch, atom, var, root)]
                 # the other cases' conditions at the root (their Min/Max rebuilt there), only for a root
                 # the branch's own conditions leave (put in once: both checks below read them)
-                refuted = any(job.ctx.refuted(c) for c in own)
+                refuted = any(job.ctx.refuted(c) for c in own if not _large(c))
                 others = [] if refuted else [p.xreplace(at) for c in decides + context for p in _pieces(c)]
-                conds = [sympy.false] if refuted else job.ctx.tidy_unless_refuted(own + [_closed(p) for p in others])
+                conds = [sympy.false] if refuted else _tidied(job, own + [_closed(p) for p in others])
                 if any(c is sympy.false for c in conds):
                     job.step("drop root", sympy.Eq(var, root), f"a root of {where}, but the cases do not switch there")
                     continue
@@ -145,11 +145,30 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
                 condition = sympy.And(*when) if when else sympy.true
                 job.step(f"switch {label}", sympy.Eq(var, root), f"{where} changes there"
                          + (" when " + ", ".join(map(sympy.sstr, when)) if when else ""))
-                strict = job.ctx.tidy_unless_refuted([c.relational.xreplace(at) for c in branch.raw] + others)
+                strict = _tidied(job, [c.relational.xreplace(at) for c in branch.raw] + others)
                 # the cases only tie at the root where a case's own conditions fail there: a switch a point must confirm
                 found.append(RootRecord(f"{label} where {(names or {}).get(atom) or sympy.sstr(atom)} switches", root, condition,
                                         tie=any(c is sympy.false for c in strict)))
     return found
+
+
+#: the most operations (``sympy.count_ops``) of a condition at a root that is decided and tidied (factored): a larger one is
+#: kept as it is (a point checks it by its numbers). Hong & Kim's Exec_cycles_app, where eq23 switches to eq24 along Uncoal_Mem_insts,
+#: has one of 182 whose factoring ran for minutes
+MAX_TIDIED_OPS = 150
+
+
+def _large(condition: sympy.Basic) -> bool:
+    return sympy.count_ops(condition) > MAX_TIDIED_OPS
+
+
+def _tidied(job: jobs._Job, conditions: Sequence[sympy.Basic]) -> list[sympy.Basic]:
+    """``tidy_unless_refuted`` of the conditions at a root, each of more than :data:`MAX_TIDIED_OPS` operations kept as it
+    is, neither decided nor tidied."""
+    assert job.ctx is not None
+    if any(job.ctx.refuted(c) for c in conditions if not _large(c)):
+        return [sympy.false]
+    return [c if _large(c) else job.ctx.tidy(c) for c in conditions]
 
 
 def _closed(condition: sympy.Basic) -> sympy.Basic:

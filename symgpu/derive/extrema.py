@@ -38,6 +38,19 @@ if TYPE_CHECKING:
 MAX_CUSP_PAIRS = 40
 
 
+#: the most operations (``sympy.count_ops``) of a regime value with the variable under a root that a closed-form extremum
+#: examines: Volkov's refined arithmetic throughput over alpha (its latency bound, 30) ran for minutes in the tidying of its
+#: critical points' and cusps' conditions (nested square roots)
+MAX_RADICAL_OPS = 20
+
+
+def _radical_in(value: sympy.Expr, var: sympy.Symbol) -> bool:
+    """Is ``var`` under a root in ``value`` (a power with a non-integer exponent), and ``value`` of more than
+    :data:`MAX_RADICAL_OPS` operations?"""
+    return any(not p.exp.is_integer and var in p.base.free_symbols for p in value.atoms(sympy.Pow)) \
+        and sympy.count_ops(value) > MAX_RADICAL_OPS
+
+
 def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max", *,
              substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None,
              preset: str | None = None, values: Mapping[str, Any] | None = None,
@@ -77,6 +90,13 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             f"{model.id}: {job.quantity} has {len(found)} regimes over {var}, {len(meeting)} pairs of which may meet at a cusp: more "
             f"than the {MAX_CUSP_PAIRS} a closed-form extremum examines (each pair is solved and its conditions tidied: minutes in "
             "all); ask over a grid (--grid START:STOP:STEP; API derive.grid_search.grid_extremum) or keep an intermediate quantity as a symbol (--keep NAME)")
+    radical = next((r for r in found if _radical_in(r.expression, var)), None)
+    if radical is not None:
+        raise errors.DerivationError(
+            f"{model.id}: {job.quantity}'s regime {radical.name} has {var} under a root ({sympy.count_ops(radical.expression)} "
+            f"operations, more than the {MAX_RADICAL_OPS} a closed-form extremum examines: its critical points and the points where it "
+            "meets the other regimes are nested roots whose conditions take minutes to decide); ask over a grid "
+            "(--grid START:STOP:STEP; API derive.grid_search.grid_extremum)")
     want = 1 if kind == "min" else -1  # sign of the second derivative / slope change
     domain = extremum_domain.domain_conditions(job, var, stop_at)
     # where the model gives the quantity a value at all (as modelled: a substitution may put the variable in)

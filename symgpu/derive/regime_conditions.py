@@ -139,8 +139,8 @@ def _tied(h: sympy.Expr, surface: sympy.Expr) -> bool:
 def _covering_sibling(kept: Sequence[tuple[str, tuple[sympy.Basic, ...], sympy.Expr, tuple[str, ...], tuple[_Cond, ...]]],
                       surface: sympy.Expr, conds: tuple[_Cond, ...], value: sympy.Expr) -> int | None:
     """The kept regime that covers a dropped degenerate regime (one that holds only on ``surface = 0``,
-    where two tied Min/Max arguments are equal) once its one strict condition on that surface is made
-    non-strict: its other conditions are the dropped regime's or hold on the surface, and its value
+    where two tied Min/Max arguments are equal) once its one strict condition on that surface (which it may
+    state more than once) is made non-strict: its other conditions are the dropped regime's or hold on the surface, and its value
     equals the dropped regime's there. None when no kept regime does: a case condition that is strict
     on the same surface (MDM's ``M_Read*W > MSHRs``) gives another value there and is left as it is."""
     symbols = sorted(surface.free_symbols, key=str)
@@ -151,7 +151,9 @@ def _covering_sibling(kept: Sequence[tuple[str, tuple[sympy.Basic, ...], sympy.E
     for index, (_, _, sibling, _, raw) in enumerate(kept):
         strict = [c for c in raw if c.strict and c.h is not None and _tied(c.h, surface)]
         rest = [c for c in raw if c not in strict]
-        if len(strict) != 1 or not all(c.relational in own or (c.h is not None and _tied(c.h, surface)) for c in rest):
+        # one strict condition on the surface, however often the branch repeats it (MDM's S_Mem reads the same
+        # Min of M and the same case of Eq. 5 once in S_NoC and once in S_DRAM)
+        if len(set(strict)) != 1 or not all(c.relational in own or (c.h is not None and _tied(c.h, surface)) for c in rest):
             continue
         if forms.small_simplify((value - sibling).xreplace({solved[0]: solved[1]})) == 0:
             return index
