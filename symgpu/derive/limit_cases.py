@@ -202,12 +202,18 @@ def split_signed(job: jobs._Job, value: sympy.Expr, expr: sympy.Expr, point: sym
     return result
 
 
+#: how many times a case of :func:`split_zero_inputs` is split again where its limit is infinite
+MAX_ZERO_DEPTH = 1
+
+
 def split_zero_inputs(job: jobs._Job, value: sympy.Expr, expr: sympy.Expr, point: sympy.Expr, variable: sympy.Symbol,
-                      take: Take) -> sympy.Expr:
+                      take: Take, depth: int = 0) -> sympy.Expr:
     """``value`` (a limit of ``expr`` taken for positive inputs) with a case for each declared-nonnegative
     input whose 0 changes the limit: ``C*a/(C + U) -> a`` as ``C -> 0`` for ``U > 0``, but the
     expression is ``a`` for every ``C`` at ``U = 0``. The limit with the input put in as 0 is
-    compared with ``value`` at 0; where they differ, a Piecewise case ``Eq(input, 0)`` is added."""
+    compared with ``value`` at 0; where they differ, a Piecewise case ``Eq(input, 0)`` is added. A
+    case whose limit is infinite is split again (once) where it is a product with another such input
+    (Hong & Kim's ``oo*Comp_insts*...`` where ``Coal_Mem_insts = 0``: finite where ``Comp_insts = 0`` too)."""
     cases: list[tuple[sympy.Expr, sympy.Basic]] = []
     singles = [(s,) for s in sorted(expr.free_symbols - {variable} - point.free_symbols, key=str) if _nonnegative_only(job.model, s)]
     for group in singles + _joint_zeros(job, value, variable, point):
@@ -227,6 +233,8 @@ def split_zero_inputs(job: jobs._Job, value: sympy.Expr, expr: sympy.Expr, point
         if same:
             job.steps[:] = kept
             continue
+        if depth < MAX_ZERO_DEPTH and at_zero.has(sympy.oo, -sympy.oo):
+            at_zero = split_zero_inputs(job, at_zero, one_sided.substitute(expr, zero), point, variable, take, depth + 1)
         where = sympy.And(*(sympy.Eq(s, 0) for s in group))
         named = " = ".join(map(str, group))
         job.step("case", where, f"where {named} = 0 (the end of the declared-nonnegative range) the limit "
