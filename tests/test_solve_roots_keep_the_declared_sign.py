@@ -110,3 +110,15 @@ def test_an_extremum_keeps_a_substituted_symbols_declared_sign(cli) -> None:
     value, location = float(line.split()[1]), float(line.split("N = ")[1].split()[0])
     assert value == pytest.approx(values.min(), rel=1e-9)
     assert location == pytest.approx(n[values.argmin()], abs=2e-3)
+
+
+def test_a_lower_bound_below_the_declared_sign_is_met_by_every_value_and_says_so(cli) -> None:
+    # L_K0_time >= 100 ns at GTX 1080, M = 16: the time never falls below 240 ns (brute force in the test above),
+    # so every admissible N meets it; the bound itself (-15.19) is below N's declared range
+    code, out, err = cli("solve", "interval_analysis", "L_K0_time", "--for", "N", "--relation", ">=", "--target", "100 ns",
+                         "--preset", "gtx1080", "--set", "M=16")
+    assert code == 0, err
+    assert "every N meets it here: the bound lies below the declared range (N positive)" in out
+    code, out, err = cli("solve", "interval_analysis", "L_K0_time", "--for", "N", "--relation", ">=", "--target", "1 us",
+                         "--preset", "gtx1080", "--set", "M=16")
+    assert code == 0 and "every N meets it" not in out  # a bound of 82.125 inside the range: not every N

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
 from collections.abc import Mapping
@@ -202,14 +203,16 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
     quantity = number(result)
     out["value"] = json_number(quantity.magnitude)
     bounded = derivation.extra.relation if derivation.operation == "solve" else None
-    if bounded is not None and result == bounded.rhs:  # var < bound: is any value of var's declared sign under it here?
+    bound = _bound_shown(model, derivation, bounded, args.preset, values) if bounded is not None else None
+    if bounded is not None and bound is not None:  # var REL bound: does the declared sign leave no value, or every one?
         declared = set(model.symbol_definitions[derivation.variable].assumptions) if derivation.variable in model.symbol_definitions else set()
-        bound = float(evaluator.evaluate_expression(model, result, model.units[derivation.variable], preset=args.preset,
-                                                    values=evaluator.with_kept(model, result, args.preset, values)).magnitude)
+        sign = "positive" if "positive" in declared else "nonnegative"
         if inequality_solving.upper_bound_empty(bounded, bound, "positive" in declared, "nonnegative" in declared):
             raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: at {derive.where_text(args.preset, values)} the relation needs "
                                       f"{derivation.variable} {bounded.rel_op} {bound:.10g}, and {derivation.variable} is declared "
-                                      f"{'positive' if 'positive' in declared else 'nonnegative'}: no admissible value")
+                                      f"{sign}: no admissible value")
+        if inequality_solving.lower_bound_below(bounded, bound, "positive" in declared, "nonnegative" in declared):
+            out["every_admissible"] = sign
     if derivation.operation == "limit" and np.isinf(quantity.magnitude):  # the limit is infinite: an answer
         out["value"] = "oo" if quantity.magnitude > 0 else "-oo"
         raw.clear()
@@ -292,7 +295,24 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
             shown_where = f"{where:.10g}" if isinstance(where, (int, float)) else ", ".join(f"{w:.10g}" for w in where)
             line += f" at {derivation.variable} = {shown_where}{unit}"
         print(line + (f"  (preset {args.preset})" if args.preset else ""))
+    if numbers.get("every_admissible"):  # a lower bound below the declared range: every value meets it
+        print(f"  every {derivation.variable} meets it here: the bound lies below the declared range "
+              f"({derivation.variable} {numbers['every_admissible']})")
     return common.OK
+
+
+def _bound_shown(model: Any, derivation: Any, bounded: Any, preset: str | None, values: Mapping[str, Any]) -> float | None:
+    """The inequality's bound at the point (the relation's right-hand side, in the variable's declared
+    unit) where the answer shown is that bound (no ``--kind``: a max/min answer differs from it); None
+    otherwise, or where it cannot be evaluated."""
+    unit = model.units[derivation.variable]
+    try:
+        shown, edge = (float(evaluator.evaluate_expression(model, e, unit, preset=preset,
+                                                          values=evaluator.with_kept(model, e, preset, values)).magnitude)
+                       for e in (derivation.result, bounded.rhs))
+    except errors.SymgpuError:
+        return None
+    return shown if np.isfinite(shown) and math.isclose(shown, edge, rel_tol=1e-12, abs_tol=1e-300) else None
 
 
 def _assumed_at(model: Any, args: Any, variable: str, values: Mapping[str, Any], x: float) -> bool:

@@ -105,6 +105,15 @@ def upper_bound_empty(inverted: Any, bound: float, positive: bool, nonnegative: 
     return bound < 0 or (bound == 0 and (positive or isinstance(inverted, sympy.StrictLessThan)))
 
 
+def lower_bound_below(inverted: Any, bound: float, positive: bool, nonnegative: bool) -> bool:
+    """Does the relation ``var > bound`` (``>=``), with ``bound`` a number, hold for every value of
+    ``var``'s declared sign (``positive``/``nonnegative``): is the bound below (or, as the relation
+    allows, at) the declared range's end?"""
+    if not isinstance(inverted, (sympy.GreaterThan, sympy.StrictGreaterThan)) or not (positive or nonnegative):
+        return False
+    return bound < 0 or (bound == 0 and (positive or isinstance(inverted, sympy.GreaterThan)))
+
+
 def _invert_rational(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol) -> sympy.Basic:
     """``relation`` inverted layer by layer (:func:`inequalities.invert`); where that cannot
     isolate ``var`` and both sides are rational in it, both sides are first multiplied by
