@@ -43,3 +43,11 @@ def test_the_api_certificate_checks_no_boundary_outside_the_domain() -> None:
     d = model.boundary("M", for_="W", preset="table1", values={"M_Read": 1.0, "M_Write": 1.0})
     assert d.certificate is not None and not any("switches" in c for c in d.certificate.checks)
     assert symgpu.derive.applying_boundaries(model, d, "table1", {"M_Read": 1.0, "M_Write": 1.0}) == ()
+
+
+def test_a_switch_beyond_the_domain_edge_is_no_boundary_at_the_edge(cli) -> None:
+    # M_Read = 2: the Min's arguments meet at W = 128/2 = 64 = W_max, and above it the model gives no value
+    w = np.linspace(1.0, 64.0, 6301)
+    assert np.allclose(np.diff(_m(w, 2.0)) / np.diff(w), 3.0)  # 2*W + W all the way to W_max: no switch the model makes
+    code, out, err = cli("boundary", "mdm_2019", "M", "--for", "W", *TABLE1, "--set", "M_Read=2")
+    assert code == 1 and out == "", out

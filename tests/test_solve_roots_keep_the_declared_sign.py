@@ -122,3 +122,14 @@ def test_a_lower_bound_below_the_declared_sign_is_met_by_every_value_and_says_so
     code, out, err = cli("solve", "interval_analysis", "L_K0_time", "--for", "N", "--relation", ">=", "--target", "1 us",
                          "--preset", "gtx1080", "--set", "M=16")
     assert code == 0 and "every N meets it" not in out  # a bound of 82.125 inside the range: not every N
+
+
+def test_a_substituted_symbols_sign_is_not_taken_for_the_unknowns(cli) -> None:
+    # Q = 2*x + M with M = 20 - x: Q = x + 20 <= 15 needs x <= -5; x has no declared sign, and M = 20 - x > 0 there
+    # (x = -10 gives M = 30 and Q = 10 <= 15, on the evaluate path below)
+    model = symgpu.load("tests/fixtures/signless_sum.toml")
+    assert model.evaluate("Q", None, values={"x": -10.0, "M": 30.0}).magnitude == pytest.approx(10.0)
+    code, out, err = cli("solve", "tests/fixtures/signless_sum.toml", "Q", "--for", "x", "--relation", "<=", "--target", "15",
+                         "--substitute", "M=20-x")
+    assert code == 0, err
+    assert "result: -5" in out

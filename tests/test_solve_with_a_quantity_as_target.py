@@ -37,3 +37,16 @@ def test_an_unreachable_quantity_as_target_has_no_root(cli, preset: str) -> None
     code, out, err = cli("solve", "volkov_2016", "n_needed", "--for", "alpha", "--target", "n_cusp_alu", "--preset", preset)
     assert code == 1 and out == ""
     assert "none of the 3 root(s)" in err
+
+
+def test_a_target_quantity_that_depends_on_the_unknown_is_not_valued_at_the_presets_value(cli) -> None:
+    # n_cusp_alu = alu_lat*alu_thru + mem_lat*mem_thru depends on mem_lat: solved for mem_lat it has no value at the
+    # point (the preset's mem_lat is not the root's); by brute force n_needed - n_cusp_alu never changes sign
+    model = symgpu.load("volkov_2016")
+    mem_lat = np.linspace(1.0, 3000.0, 30_001)
+    gap = (model.evaluate("n_needed", "maxwell", values={"alpha": 8, "mem_lat": mem_lat}).magnitude
+           - model.evaluate("n_cusp_alu", "maxwell", values={"mem_lat": mem_lat}).magnitude)
+    assert np.all(gap < 0)
+    code, out, _ = cli("solve", "volkov_2016", "n_needed", "--for", "mem_lat", "--target", "n_cusp_alu", "--preset", "maxwell",
+                       "--set", "alpha=8")
+    assert code != 0 and "value:" not in out

@@ -271,9 +271,9 @@ def _boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point)
     pair = _limiter_pair(model, asked.quantity, derivation.extra.between, keep)
     checked = 0
     for number in _roots_at(model, derivation, asked, point, {}):
-        if not _inside(model, asked, point, np.asarray([number]))[0]:  # the model gives no value there: no boundary at this point
-            continue
         around = active.boundary_sides(model, asked.variable, number)
+        if not _inside(model, asked, point, np.asarray([number, *around])).all():  # no value there or beside it: no switch here
+            continue
         if pair is not None:  # two named arguments of the quantity's Min/Max: their difference changes sign here
             gaps = [float(evaluator.evaluate_expression(model, pair, None, preset=point.preset,
                                                         values=_with(model, asked, point, x)).magnitude) for x in around]

@@ -186,7 +186,7 @@ def kept_valued(model: Model, asked: Asked, point: _Point, values: Mapping[str, 
     naming one, ``n_cusp_alu``) valued at the point from their equations; as given where one cannot be."""
     try:
         return evaluator.with_kept(model, sympy.Tuple(*[x for x in exprs if isinstance(x, sympy.Basic)]), point.preset, values,
-                                   leave=[asked.variable], checks=False)
+                                   free_of=asked.variable or None, checks=False)
     except errors.SymgpuError:
         return dict(values)
 

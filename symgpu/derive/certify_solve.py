@@ -52,8 +52,8 @@ def _target_at(model: Model, asked: Asked, point: _Point, v: Any) -> Any:
         return float(target)
     values = _with(model, asked, point, v)
     try:  # a target naming model quantities (--target n_cusp_alu): each valued at the point from its equation
-        values = evaluator.with_kept(model, target, point.preset, values, leave=[asked.variable], checks=False)
-    except errors.EvaluationError:
+        values = evaluator.with_kept(model, target, point.preset, values, free_of=asked.variable, checks=False)
+    except errors.SymgpuError:
         pass
     return evaluator.evaluate_expression(model, target, unit, preset=point.preset, values=values).magnitude
 

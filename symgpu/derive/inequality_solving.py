@@ -10,7 +10,7 @@ from typing import Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import inequalities, jobs, solve_domain, solve_kind
+from symgpu.derive import declared_range, inequalities, jobs, solve_domain, solve_kind
 from symgpu.proofs import forms
 from symgpu.derive.derivation import Derivation
 
@@ -86,7 +86,7 @@ def _admissible_somewhere(job: jobs._Job, inverted: sympy.Basic, var: sympy.Symb
     Raises:
         errors.DerivationError: no value of ``var``'s declared sign meets the relation."""
     assert job.ctx is not None
-    declared = solve_domain.declared(job, var)
+    declared = declared_range.of(job.model, var).relations  # var's own sign (a substituted symbol's bounds it elsewhere)
     if not declared or not isinstance(inverted, (sympy.LessThan, sympy.StrictLessThan)):
         return
     sign = job.ctx.sign(inverted.rhs)

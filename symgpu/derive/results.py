@@ -101,8 +101,8 @@ def _kept_valued(model: Model, root: Any, preset: str | None, values: Mapping[st
     """``values`` with each quantity ``root`` keeps as a symbol valued there from its equation (Volkov's
     ``Latency`` in the boundary ``n = Latency*mem_thru``); as given where one cannot be (it needs the variable)."""
     try:
-        return evaluator.with_kept(model, root, preset, values, leave=[variable] if variable else [])
-    except errors.EvaluationError:
+        return evaluator.with_kept(model, root, preset, values, free_of=variable)
+    except errors.SymgpuError:
         return values
 
 
@@ -273,9 +273,10 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
     kept: list[RootValue] = []
     for candidate in candidates:
         b = float(candidate.value.magnitude)
-        if name is not None and not _has_value(model, name, variable, b, preset, values):
-            continue  # outside a valid_when domain (MDM's W <= W_max) or the variable's declared sign: no boundary there
-        sides = [{**values, variable: x} for x in active.boundary_sides(model, variable, b)]
+        around = active.boundary_sides(model, variable, b)
+        if name is not None and not all(_has_value(model, name, variable, x, preset, values) for x in {b, *around}):
+            continue  # at or beside it outside a valid_when domain (MDM's W <= W_max) or the declared sign: no switch the model makes
+        sides = [{**values, variable: x} for x in around]
         pair = set(between) if between is not None else set(candidate.regime.split("|")) if "|" in candidate.regime else set()
         try:
             if own and name is not None:  # regimes of the quantity's own equation: the active one must switch (to the named pair)
