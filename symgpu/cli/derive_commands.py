@@ -37,7 +37,7 @@ from symgpu.cli import common
 from symgpu.numbers import json_number
 from symgpu import derive
 from symgpu.cli.operation_commands import OPERATION_COMMANDS, command_name
-from symgpu.derive import at_point, inequality_solving
+from symgpu.derive import at_point, declared_range
 from symgpu.derive.extra_records import RootRecord
 from symgpu.derive.options import Options
 from symgpu.model import printing
@@ -205,14 +205,14 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
     bounded = derivation.extra.relation if derivation.operation == "solve" else None
     bound = _bound_shown(model, derivation, bounded, args.preset, values) if bounded is not None else None
     if bounded is not None and bound is not None:  # var REL bound: does the declared sign leave no value, or every one?
-        declared = set(model.symbol_definitions[derivation.variable].assumptions) if derivation.variable in model.symbol_definitions else set()
-        sign = "positive" if "positive" in declared else "nonnegative"
-        if inequality_solving.upper_bound_empty(bounded, bound, "positive" in declared, "nonnegative" in declared):
+        declared = declared_range.of(model, derivation.variable)
+        left = declared.bounded(bounded, int(np.sign(bound)))
+        if left == "none":
             raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: at {derive.where_text(args.preset, values)} the relation needs "
                                       f"{derivation.variable} {bounded.rel_op} {bound:.10g}, and {derivation.variable} is declared "
-                                      f"{sign}: no admissible value")
-        if inequality_solving.lower_bound_below(bounded, bound, "positive" in declared, "nonnegative" in declared):
-            out["every_admissible"] = sign
+                                      f"{declared.word}: no admissible value")
+        if left == "every":
+            out["every_admissible"] = declared.word
     if derivation.operation == "limit" and np.isinf(quantity.magnitude):  # the limit is infinite: an answer
         out["value"] = "oo" if quantity.magnitude > 0 else "-oo"
         raw.clear()

@@ -12,6 +12,7 @@ import numpy as np
 import sympy
 
 from symgpu import errors
+from symgpu.derive import declared_range
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import active, evaluator
 
@@ -120,12 +121,7 @@ def _inside(model: Model, asked: Asked, point: _Point, grid: np.ndarray) -> np.n
         values = _with(model, asked, point, grid)
         inside = evaluator.inside_domain(model, asked.quantity, point.preset, values, len(grid), check=False)
         for name, _ in asked.substitute:
-            declared = model.symbol_definitions[name].assumptions if name in model.symbol_definitions else ()
-            given = np.broadcast_to(np.asarray(values[name], dtype=float), inside.shape)
-            if "positive" in declared:
-                inside = inside & (given > 0)
-            elif "nonnegative" in declared:
-                inside = inside & (given >= 0)
+            inside = inside & declared_range.of(model, name).holds(np.broadcast_to(np.asarray(values[name], dtype=float), inside.shape))
     except (errors.SymgpuError, ValueError, TypeError):
         inside = np.ones(len(grid), dtype=bool)
     return inside & _assumed_hold(model, asked, point, np.asarray(grid, dtype=float))

@@ -50,11 +50,7 @@ def _target_at(model: Model, asked: Asked, point: _Point, v: Any) -> Any:
             return float(units.magnitude_in(units.quantity(target), unit))
     if isinstance(target, (int, float)) or (isinstance(target, sympy.Basic) and target.is_number):
         return float(target)
-    values = _with(model, asked, point, v)
-    try:  # a target naming model quantities (--target n_cusp_alu): each valued at the point from its equation
-        values = evaluator.with_kept(model, target, point.preset, values, free_of=asked.variable, checks=False)
-    except errors.SymgpuError:
-        pass
+    values = kept_valued(model, asked, point, _with(model, asked, point, v), [target])  # a target naming model quantities
     return evaluator.evaluate_expression(model, target, unit, preset=point.preset, values=values).magnitude
 
 

@@ -41,12 +41,39 @@ class DeclaredRange:
     reasons: tuple[str, ...]
     assumed: tuple[sympy.Basic, ...] = ()
 
+    @property
+    def word(self) -> str:
+        """The declared sign as the model file writes it (``positive``, ``nonnegative``), or "" for none."""
+        if not self.relations:
+            return ""
+        return "positive" if isinstance(self.relations[0], sympy.StrictGreaterThan) else "nonnegative"
+
+    def holds(self, values: np.ndarray) -> np.ndarray:
+        """Per value, whether every declared relation holds there (NaN fails)."""
+        out = np.ones(np.shape(values), dtype=bool)
+        for relation in self.relations:
+            out &= _NUMERIC[type(relation)](values, float(relation.rhs))
+        return out
+
     def failing(self, values: np.ndarray) -> str:
         """The reason of the first declared relation that fails at one of ``values`` (NaN fails), or ""."""
         for relation, reason in zip(self.relations, self.reasons):
             holds = _NUMERIC[type(relation)](values, float(relation.rhs))
             if not np.all(holds):
                 return reason
+        return ""
+
+    def bounded(self, relation: sympy.Basic, sign: int | None) -> str:
+        """What the variable's declared sign leaves of ``relation`` (``x < b``, ``x <= b``, ``x > b``,
+        ``x >= b``) given the sign (-1, 0, +1; None: unknown) of its bound ``b``: "none" where no
+        value of the declared sign meets it, "every" where every one does, else ""."""
+        if not self.relations or sign is None or sign > 0:
+            return ""
+        at_zero_excluded = self.word == "positive"
+        if isinstance(relation, (sympy.LessThan, sympy.StrictLessThan)):
+            return "none" if sign < 0 or at_zero_excluded or isinstance(relation, sympy.StrictLessThan) else ""
+        if isinstance(relation, (sympy.GreaterThan, sympy.StrictGreaterThan)):
+            return "every" if sign < 0 or at_zero_excluded or isinstance(relation, sympy.GreaterThan) else ""
         return ""
 
 

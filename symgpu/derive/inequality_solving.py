@@ -86,32 +86,12 @@ def _admissible_somewhere(job: jobs._Job, inverted: sympy.Basic, var: sympy.Symb
     Raises:
         errors.DerivationError: no value of ``var``'s declared sign meets the relation."""
     assert job.ctx is not None
-    declared = declared_range.of(job.model, var).relations  # var's own sign (a substituted symbol's bounds it elsewhere)
-    if not declared or not isinstance(inverted, (sympy.LessThan, sympy.StrictLessThan)):
+    declared = declared_range.of(job.model, var)  # var's own sign (a substituted symbol's bounds it elsewhere)
+    if not declared.relations or not isinstance(inverted, (sympy.LessThan, sympy.StrictLessThan)):
         return
-    sign = job.ctx.sign(inverted.rhs)
-    strict_sign = isinstance(declared[0], sympy.StrictGreaterThan)
-    empty = sign == -1 or (sign == 0 and (strict_sign or isinstance(inverted, sympy.StrictLessThan)))
-    if empty:
+    if declared.bounded(inverted, job.ctx.sign(inverted.rhs)) == "none":
         raise errors.DerivationError(f"{job.model.id}: no admissible {var}: the relation needs {sympy.sstr(inverted)}, and {var} is "
-                                     f"declared {'positive' if strict_sign else 'nonnegative'} (the model gives no value below 0)")
-
-
-def upper_bound_empty(inverted: Any, bound: float, positive: bool, nonnegative: bool) -> bool:
-    """Does the relation ``var < bound`` (``<=``), with ``bound`` a number, leave no value of ``var``'s
-    declared sign (``positive``/``nonnegative``)?"""
-    if not isinstance(inverted, (sympy.LessThan, sympy.StrictLessThan)) or not (positive or nonnegative):
-        return False
-    return bound < 0 or (bound == 0 and (positive or isinstance(inverted, sympy.StrictLessThan)))
-
-
-def lower_bound_below(inverted: Any, bound: float, positive: bool, nonnegative: bool) -> bool:
-    """Does the relation ``var > bound`` (``>=``), with ``bound`` a number, hold for every value of
-    ``var``'s declared sign (``positive``/``nonnegative``): is the bound below (or, as the relation
-    allows, at) the declared range's end?"""
-    if not isinstance(inverted, (sympy.GreaterThan, sympy.StrictGreaterThan)) or not (positive or nonnegative):
-        return False
-    return bound < 0 or (bound == 0 and (positive or isinstance(inverted, sympy.GreaterThan)))
+                                     f"declared {declared.word} (the model gives no value below 0)")
 
 
 def _invert_rational(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol) -> sympy.Basic:
