@@ -1,24 +1,43 @@
-"""Sweep throughput on a GPU: points/s of the cupy (or jax) backend for hong_kim_2009
-``Exec_cycles_app`` (preset table2_example), next to the NumPy backend on this machine's CPU.
+"""Sweeps on a GPU: symgpu's cupy (or jax) backend against CuPy written by hand, in one run.
 
-Usage: ``python benchmarks/sweep_gpu.py [--points 1e8] [--chunk 4194304] [--backend cupy]``.
-Exits 0 with a "skipped" line when the backend or a GPU is missing.
+``hong_kim_2009 Exec_cycles_app`` at preset ``table2_example`` over Active_blocks_per_SM = 1..8 x
+Comp_insts = 1..1250 x Mem_LD = 100.. (``--points``, default 5 x 10^7, the most an in-memory sweep keeps), as ``sweep_vs_hand.py`` sweeps
+it on the CPU. Medians of ``--repeat`` runs, each ended by a device synchronisation:
+
+* ``device copy floor``: ``cupy.copyto`` of one float64 column of the grid's size on the GPU;
+* ``hand cupy``: ``sweep_vs_hand.hong_kim_hand`` with ``xp=cupy`` (the axes broadcast on the
+  device, as a skilled user writes it), the result left on the GPU; ``+ to host``: and copied to
+  a NumPy array, which is what a sweep returns;
+* ``symgpu <backend>``: ``symgpu.sweep.sweep(..., backend=...)`` (checks on, value column alone,
+  columns returned as NumPy arrays), chunks of ``--chunk`` points;
+* ``symgpu numpy`` on this machine's CPU, once, for scale.
+
+Every value column is checked against the hand-written one (rtol 1e-12) before timing.
+Usage: ``python benchmarks/sweep_gpu.py [--points 5e7] [--chunk 16777216] [--backend cupy] [--repeat 3]``.
+Exits 0 with a "skipped" line when the backend or a GPU is missing. Timing is information, never
+a pass/fail test.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import symgpu  # noqa: E402
-from symgpu.sweep import backends, build_plan, iter_chunks  # noqa: E402
-from symgpu.sweep.grid import Axis, Grid  # noqa: E402
+from symgpu.sweep import backends, sweep  # noqa: E402
+from sweep_vs_hand import hong_kim_constants, hong_kim_grid, hong_kim_hand  # noqa: E402
+
+QUANTITY, PRESET = "Exec_cycles_app", "table2_example"
 
 
 def gpu_name(backend: str) -> str | None:
@@ -34,31 +53,61 @@ def gpu_name(backend: str) -> str | None:
     return str(gpus[0].device_kind) if gpus else None
 
 
+def median_seconds(function: Callable[[], Any], repeat: int, synchronize: Callable[[], None]) -> float:
+    """Median wall seconds of ``repeat`` calls, each ended by ``synchronize``."""
+    times = []
+    for _ in range(repeat):
+        synchronize()
+        begin = time.perf_counter()
+        function()
+        synchronize()
+        times.append(time.perf_counter() - begin)
+    return statistics.median(times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--points", type=float, default=1e8)
-    parser.add_argument("--chunk", type=int, default=1 << 22)
+    parser.add_argument("--points", type=float, default=5e7)  # symgpu.sweep.run.MAX_IN_MEMORY
+    parser.add_argument("--chunk", type=int, default=1 << 24)
     parser.add_argument("--backend", default="cupy", choices=("cupy", "jax"))
+    parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
     device = gpu_name(args.backend)
     if device is None:
         print(f"skipped: backend {args.backend} has no GPU here (no package, no CUDA device, or jax on CPU only)")
         return
-    print(f"{args.backend} on {device}")
+    import cupy as cp  # the hand-written baseline and the copy floor are CuPy (jax runs the sweep only)
+
     model = symgpu.load("hong_kim_2009")
-    mem = max(1, int(args.points) // 10_000)
-    grid = Grid((Axis("Active_blocks_per_SM", np.arange(1.0, 9.0), "Active_blocks_per_SM=1:8"),
-                 Axis("Comp_insts", np.arange(1.0, 1251.0), "Comp_insts=1:1250"),
-                 Axis("Mem_LD", 100.0 + np.arange(mem, dtype=float), f"Mem_LD=100:{99 + mem}")))
-    plan = build_plan(model, ["Exec_cycles_app"], preset="table2_example", grid=grid, regime_of="")
-    sums = {}
-    for backend in (args.backend, "numpy"):
-        next(iter(iter_chunks(plan, backend, 1024)))  # compile and warm up
-        begin = time.perf_counter()
-        sums[backend] = sum(float(np.nansum(c.columns["Exec_cycles_app"])) for c in iter_chunks(plan, backend, args.chunk))
-        seconds = time.perf_counter() - begin
-        print(f"{backend:<6} {grid.size:.0e} points in {seconds:.2f} s: {grid.size / seconds:.3g} points/s")
-    print("sums agree to 1e-12:", abs(sums[args.backend] / sums["numpy"] - 1) < 1e-12)
+    texts = hong_kim_grid(int(args.points))
+    axes = [a.values for a in symgpu.sweep.build_plan(model, [QUANTITY], preset=PRESET, grid=texts, regime_of="").grid.axes]
+    size = int(np.prod([a.size for a in axes]))
+    constants = hong_kim_constants(model)
+    on_device = [cp.asarray(a) for a in axes]
+    source, target = cp.random.random(size), cp.empty(size)
+
+    def symgpu_run(backend: str) -> Callable[[], Any]:
+        return lambda: sweep(model, QUANTITY, grid=texts, preset=PRESET, backend=backend, regime_of="", chunk_size=args.chunk)
+
+    functions: dict[str, Callable[[], Any]] = {
+        "device copy floor": lambda: cp.copyto(target, source),
+        "hand cupy": lambda: hong_kim_hand(constants, *on_device, xp=cp),
+        "hand cupy + to host": lambda: cp.asnumpy(hong_kim_hand(constants, *on_device, xp=cp)),
+        f"symgpu {args.backend}": symgpu_run(args.backend),
+    }
+    expected = cp.asnumpy(hong_kim_hand(constants, *on_device, xp=cp)).ravel()
+    np.testing.assert_allclose(np.ravel(hong_kim_hand(constants, *axes)), expected, rtol=1e-12, err_msg="hand numpy")
+    got = functions[f"symgpu {args.backend}"]()  # warm-up: compiles, and the same numbers
+    np.testing.assert_allclose(got.columns[QUANTITY], expected, rtol=1e-12, err_msg=f"symgpu {args.backend}")
+    del got
+    synchronize = cp.cuda.Device().synchronize
+    seconds = {name: median_seconds(function, args.repeat, synchronize) for name, function in functions.items()}
+    seconds["symgpu numpy (CPU, once)"] = median_seconds(symgpu_run("numpy"), 1, lambda: None)
+    print(f"{args.backend} on {device}; {size:.3g} points ({' x '.join(texts)}), chunks of {args.chunk}, medians of {args.repeat}")
+    print(f"{'':<26} {'seconds':>8} {'/hand cupy':>10} {'/+to host':>10} {'Gpoints/s':>10} {'of floor':>8}")
+    for name, t in seconds.items():
+        print(f"{name:<26} {t:>8.4f} {t / seconds['hand cupy']:>10.2f} {t / seconds['hand cupy + to host']:>10.2f} "
+              f"{size / t / 1e9:>10.2f} {seconds['device copy floor'] / t:>8.1%}")
 
 
 if __name__ == "__main__":

@@ -104,8 +104,9 @@ def hong_kim_constants(model: Any) -> tuple[float, ...]:
     return tuple(float(values[k].to_base_units().magnitude) for k in names)
 
 
-def hong_kim_hand(constants: tuple[float, ...], blocks: np.ndarray, comp: np.ndarray, mem_ld: np.ndarray) -> np.ndarray:
-    """Exec_cycles_app, Hong & Kim 2009 Eq. (5)-(24), with the axes broadcast (blocks, comp, mem_ld)."""
+def hong_kim_hand(constants: tuple[float, ...], blocks: np.ndarray, comp: np.ndarray, mem_ld: np.ndarray, xp: Any = np) -> np.ndarray:
+    """Exec_cycles_app, Hong & Kim 2009 Eq. (5)-(24), with the axes broadcast (blocks, comp, mem_ld);
+    ``xp``: the array module (``cupy`` for the same code on a GPU)."""
     uncoal, coal, per_mw, dep_un, dep_co, freq, bw, load, sms, issue, n_blocks, tpb, tpw = constants
     b, c, m = blocks[:, None, None], comp[None, :, None], mem_ld[None, None, :]
     mem_insts = uncoal + coal
@@ -114,16 +115,16 @@ def hong_kim_hand(constants: tuple[float, ...], blocks: np.ndarray, comp: np.nda
     mem_l = mem_l_un * w_un + m * w_co
     departure = dep_un * per_mw * w_un + dep_co * w_co
     n = b * (tpb / tpw)
-    mwp = np.minimum(np.minimum(np.minimum(mem_l / departure, n), bw / (freq * load / mem_l * sms)), n)
+    mwp = xp.minimum(xp.minimum(xp.minimum(mem_l / departure, n), bw / (freq * load / mem_l * sms)), n)
     mem_cycles = mem_l_un * uncoal + m * coal
     comp_cycles = issue * (c + mem_insts)
-    cwp = np.minimum((mem_cycles + comp_cycles) / comp_cycles, n)
+    cwp = xp.minimum((mem_cycles + comp_cycles) / comp_cycles, n)
     rep = n_blocks / (b * sms)
     comp_p = comp_cycles / mem_insts
     eq22 = (mem_cycles + comp_cycles + comp_p * (mwp - 1.0)) * rep
     eq23 = (mem_cycles * n / mwp + comp_p * (mwp - 1.0)) * rep
     eq24 = (mem_l + comp_cycles * n) * rep
-    return np.where((mwp == n) & (cwp == n), eq22, np.where((cwp >= mwp) | (comp_cycles > mem_cycles), eq23, eq24))
+    return xp.where((mwp == n) & (cwp == n), eq22, xp.where((cwp >= mwp) | (comp_cycles > mem_cycles), eq23, eq24))
 
 
 def hong_kim_numba(parallel: bool) -> Callable[..., np.ndarray]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 import math
 import os
 from pathlib import Path
@@ -277,3 +278,37 @@ def test_a_plot_that_cannot_be_written_is_a_usage_error_naming_the_option(capsys
     err = capsys.readouterr().err
     assert code == 2
     assert err.strip().endswith("--plot '/proc/nope/x.svg': folder '/proc/nope' does not exist; create it first or give another path")
+
+
+def _reads_by_brute_force(size: int, grid: int, threads: int, ilp: int) -> int:
+    """The stream kernel's loop, thread by thread (the CUDA source's bounds, in Python)."""
+    count = 0
+    for block in range(grid):
+        for thread in range(threads):
+            i = block * threads * ilp + thread
+            while i + (ilp - 1) * threads < size:
+                count += ilp
+                i += grid * threads * ilp
+    return count
+
+
+@pytest.mark.parametrize(("size", "grid", "threads", "ilp"), [(100, 2, 8, 2), (1000, 3, 32, 4), (4096, 4, 64, 1), (37, 5, 3, 4), (5, 2, 8, 1)])
+def test_stream_bandwidth_counts_exactly_the_floats_the_kernel_reads(size, grid, threads, ilp):
+    from symgpu.measure import microbench
+
+    assert microbench.elements_read(size, grid, threads, ilp) == _reads_by_brute_force(size, grid, threads, ilp)
+
+
+def test_warps_above_32_per_sm_are_pinned_as_two_blocks_that_alone_fit():
+    from symgpu.measure import microbench
+
+    measured = json.loads((REPO / "data" / "h100" / "device_attributes.json").read_text())
+    h100 = {"maxThreadsPerMultiProcessor": measured["maxThreadsPerMultiProcessor"],  # CuPy's names for the attributes
+            "sharedMemPerMultiprocessor": measured["maxSharedMemoryPerMultiprocessor"],
+            "sharedMemPerBlockOptin": measured["maxSharedMemoryPerBlockOptin"]}
+    reserved = measured["reservedSharedMemoryPerBlock"]
+    for warps in (1, 17, 32, 40, 64):
+        blocks, threads, smem = microbench.pinning(h100, warps)
+        assert blocks * threads == 32 * warps and threads <= 1024
+        assert blocks * (smem + reserved) <= h100["sharedMemPerMultiprocessor"] < (blocks + 1) * (smem + reserved)
+    assert microbench.pinning(h100, 65) is None and microbench.pinning(h100, 33) is None

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+import sympy
 import pytest
 
 import symgpu
@@ -232,3 +233,19 @@ def test_numba_regime_of_a_min_or_max_is_the_rule_at_near_ties_nan_and_infinitie
     fused.run(numba, outputs, plan, (), grid.boxes(0, grid.size), 0, out, codes)
     want = active.binding_index(list(np.meshgrid(pool, pool, pool, indexing="ij")), kind).reshape(-1)
     assert (codes == want).all()
+
+
+def test_grid_code_uses_neither_reduce_nor_select_and_computes_what_numpy_does() -> None:
+    # the grid printer's code runs on CuPy too, which has no logical_and.reduce and whose select
+    # takes neither True nor scalar choices (both seen failing on an H200, CuPy 14.2), as SymPy's
+    # own CuPy printer writes them
+    from symgpu.evaluate.printers import GridPrinter
+
+    x, y = sympy.symbols("x y")
+    expr = sympy.Piecewise((x * y, sympy.And(x > 1, y < 2, x < y)), (2.0, sympy.Or(x < 0, y > 5)), (x + y, True))
+    text = GridPrinter().doprint(expr)
+    assert ".reduce(" not in text and "select(" not in text
+    printed = sympy.lambdify([x, y], expr, modules=[{}], printer=GridPrinter())
+    xs, ys = np.meshgrid(np.linspace(-1, 3, 41), np.linspace(-1, 7, 33))
+    by_hand = np.where((xs > 1) & (ys < 2) & (xs < ys), xs * ys, np.where((xs < 0) | (ys > 5), 2.0, xs + ys))
+    np.testing.assert_array_equal(printed(xs, ys), by_hand)

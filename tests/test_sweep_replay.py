@@ -42,7 +42,7 @@ REQUESTS = {
 
 
 def run_cli(args: list[str], cache: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "SYMGPU_NO_CACHE"} | {"SYMGPU_CACHE_DIR": str(cache), "PYTHONPATH": str(ROOT)}
+    env = {k: v for k, v in os.environ.items() if k != "SYMGPU_NO_CACHE"} | {"SYMGPU_CACHE_DIR": str(cache), "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     return subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=600)
 
 

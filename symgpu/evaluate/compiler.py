@@ -6,6 +6,7 @@ coherent base units (see :mod:`symgpu.evaluate.scaling`) unless it says otherwis
 
 from __future__ import annotations
 
+import importlib
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -13,10 +14,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pint
 import sympy
-from sympy.printing.numpy import NumPyPrinter
 
 from symgpu import errors
-from symgpu.evaluate import gridcode, scaling
+from symgpu.evaluate import gridcode, printers, scaling
 from symgpu.evaluate.state import state_of
 from symgpu.memo import Memo
 
@@ -27,11 +27,6 @@ if TYPE_CHECKING:
 #: ``lambdify`` writes a docstring with ``str(expr)`` (a third of its time on a model's
 #: quantities) unless told not to (SymPy >= 1.13); the generated code is the same either way
 _NO_DOCSTRING: dict[str, Any] = {"docstring_limit": 0} if "docstring_limit" in inspect.signature(sympy.lambdify).parameters else {}
-
-
-def _numpy_printer() -> Any:
-    """The printer ``lambdify(..., modules="numpy")`` makes, with the same settings."""
-    return NumPyPrinter({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True, "user_functions": {}})
 
 
 #: compiled functions by (arguments, expression, how printed), shared by every model of the
@@ -83,14 +78,14 @@ def _compile(symbols: Sequence[sympy.Symbol], expr: sympy.Basic, cse: bool, eval
     if not evaluating:
         with sympy.evaluate(False):
             try:
-                return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), cse=cse, **_NO_DOCSTRING)
+                return sympy.lambdify(list(symbols), expr, modules=[{}], printer=printers.numpy_printer(), cse=cse, **_NO_DOCSTRING)
             except _PRINTING_FAILURES:
                 # NOTE: an unevaluated coefficient (-1*oo in a limit) cannot be compared with 0 while printing; a relation
                 # between two Piecewise (an extremum's candidates compared) sends SymPy's unevaluated printing into a loop;
                 # a condition the printer simplifies may fail unevaluated (an ITE over a Min(0, ...): PolynomialError)
                 pass
     try:
-        return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), cse=cse and not evaluating,
+        return sympy.lambdify(list(symbols), expr, modules=[{}], printer=printers.numpy_printer(), cse=cse and not evaluating,
                               **_NO_DOCSTRING)
     except _PRINTING_FAILURES as exc:
         # a condition SymPy cannot print to NumPy (its printer simplifies conditions, and an ITE over a Min(0, ...)
@@ -312,7 +307,7 @@ def broadcast(values: list[Any]) -> list[Any]:
 
 def numpy_function(symbols: Sequence[sympy.Symbol], expr: sympy.Basic) -> Callable[..., Any]:
     """``expr`` as a NumPy function of ``symbols`` (no unit handling, no cache): for sampling."""
-    return sympy.lambdify(list(symbols), expr, modules=[{}], printer=_numpy_printer(), **_NO_DOCSTRING)  # type: ignore[no-any-return]
+    return sympy.lambdify(list(symbols), expr, modules=[{}], printer=printers.numpy_printer(), **_NO_DOCSTRING)  # type: ignore[no-any-return]
 
 
 def mpmath_function(symbol: sympy.Symbol, expr: sympy.Basic) -> Callable[..., Any]:
@@ -340,10 +335,11 @@ def fused_function(model: Model, exprs: Sequence[sympy.Basic], variables: Sequen
             base-unit magnitudes.
         constants: the fixed symbols (scalars).
         out_units: per expression, the unit of its result (``None``: base units); conditions
-            give 1.0 where they hold and 0.0 where not.
-        backend: ``numpy`` (arrays), ``numba`` (a plain-``math`` function of one row of
-            coordinates and the array of constants, returning a tuple of floats, for
-            :mod:`symgpu.sweep.backends` to jit), ``cupy`` or ``jax`` (their arrays).
+            give booleans (numba: 1.0 where they hold and 0.0 where not).
+        backend: ``numpy``, ``cupy`` or ``jax`` (arrays of the module that broadcast against
+            each other: :func:`_grid_function`), ``numba`` (a plain-``math`` function of one row
+            of coordinates and the array of constants, returning a tuple of floats, for
+            :mod:`symgpu.sweep.backends` to jit).
 
     Returns:
         The compiled function (cached per model): arrays in, a tuple of arrays (or scalars
@@ -351,8 +347,8 @@ def fused_function(model: Model, exprs: Sequence[sympy.Basic], variables: Sequen
     """
     key = ("fused", tuple(exprs), tuple(variables), tuple(constants), tuple(map(str, out_units)), backend)
     kept = state_of(model).compiled
-    if key not in kept and backend == "numpy":
-        kept[key] = _grid_function(model, exprs, variables, constants, out_units)
+    if key not in kept and backend in ("numpy", "cupy", "jax"):
+        kept[key] = _grid_function(model, exprs, variables, constants, out_units, FUSED_BACKENDS[backend])
     if key not in kept:
         prepared = []
         for expr, unit in zip(exprs, out_units):
@@ -385,60 +381,12 @@ def grid_program(model: Model, exprs: Sequence[sympy.Basic], variables: Sequence
     return kept[key]  # type: ignore[no-any-return]
 
 
-class _GridPrinter(NumPyPrinter):
-    """The NumPy printer of :func:`_numpy_printer` for arguments that broadcast against each other
-    (a grid's axes as ``(1, .., n_k, .., 1)`` views, constants as scalars), so that NumPy computes
-    every subexpression at the size of the axes it uses, as one writes it by hand.
-
-    ``Min``/``Max`` are nested binary ``minimum``/``maximum`` calls, the arguments over fewer axes
-    first (then the grid-sized work is one call, not one per argument); ``And``/``Or`` nested
-    binary calls and ``Piecewise`` nested ``where`` (first true condition wins, NaN where none
-    does, as ``select``): ``logical_and.reduce`` and ``select`` fail on arguments of different shapes.
-    """
-
-    def __init__(self) -> None:
-        super().__init__({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True, "user_functions": {}})
-        #: per symbol (swept ones and common subexpressions), the swept symbols it depends on
-        self.axes: dict[sympy.Basic, frozenset[sympy.Basic]] = {}
-
-    def rank(self, expr: sympy.Basic) -> int:
-        """How many swept symbols ``expr`` depends on."""
-        return len(frozenset().union(*[self.axes.get(s, frozenset()) for s in expr.free_symbols]))
-
-    def _nested(self, name: str, args: Sequence[sympy.Basic]) -> str:
-        function = self._module_format(f"numpy.{name}")
-        text = self._print(args[0])
-        for arg in args[1:]:
-            text = f"{function}({text}, {self._print(arg)})"
-        return text
-
-    def _print_Min(self, expr: sympy.Basic) -> str:
-        return self._nested("minimum", sorted(expr.args, key=self.rank))
-
-    def _print_Max(self, expr: sympy.Basic) -> str:
-        return self._nested("maximum", sorted(expr.args, key=self.rank))
-
-    def _print_And(self, expr: sympy.Basic) -> str:
-        return self._nested("logical_and", expr.args)
-
-    def _print_Or(self, expr: sympy.Basic) -> str:
-        return self._nested("logical_or", expr.args)
-
-    def _print_Piecewise(self, expr: sympy.Basic) -> str:
-        where = self._module_format("numpy.where")
-        *pieces, (value, condition) = expr.args
-        text = self._print(value)
-        if condition != sympy.true:
-            text = f"{where}({self._print(condition)}, {text}, {self._module_format('numpy.nan')})"
-        for value, condition in reversed(pieces):
-            text = f"{where}({self._print(condition)}, {self._print(value)}, {text})"
-        return text
-
-
 def _grid_function(model: Model, exprs: Sequence[sympy.Basic], variables: Sequence[str], constants: Sequence[str],
-                   out_units: Sequence[pint.Unit | None]) -> Callable[..., Any]:
-    """:func:`fused_function` for NumPy: the swept symbols as arrays that broadcast against each
-    other, the constants as NumPy scalars; conditions give booleans; no output is copied."""
+                   out_units: Sequence[pint.Unit | None], module: str = "numpy") -> Callable[..., Any]:
+    """:func:`fused_function` for array modules (``numpy``, ``cupy``, ``jax``): the swept symbols
+    as arrays that broadcast against each other, the constants as NumPy scalars; conditions give
+    booleans; no output is copied. The code names its functions unqualified (``minimum``,
+    ``where``), taken from the module's namespace: on a GPU every step runs there."""
     prepared = []
     for expr, unit in zip(exprs, out_units):
         based = scaling.base_expression(model, expr)
@@ -446,7 +394,7 @@ def _grid_function(model: Model, exprs: Sequence[sympy.Basic], variables: Sequen
             based = based / scaling.unit_scale(unit)
         prepared.append(based)
     swept = [model.symbols[v] for v in variables]
-    printer = _GridPrinter()
+    printer = printers.GridPrinter()
 
     def cse(expr: sympy.Basic) -> tuple[Any, Any]:
         found, reduced = sympy.cse(expr, list=False)
@@ -456,4 +404,11 @@ def _grid_function(model: Model, exprs: Sequence[sympy.Basic], variables: Sequen
         return found, reduced
 
     arguments = swept + [model.symbols[c] for c in constants]
-    return sympy.lambdify(arguments, sympy.Tuple(*prepared), modules=[{}], printer=printer, cse=cse, **_NO_DOCSTRING)  # type: ignore[no-any-return]
+    # NOTE: SymPy's "cupy"/"jax" modules import only the package name; the code's unqualified
+    # names are taken from the array module's own namespace, or (missing there) from NumPy
+    namespace = {} if module == "numpy" else dict(vars(importlib.import_module("jax.numpy" if module == "jax" else module)))
+    function = sympy.lambdify(arguments, sympy.Tuple(*prepared), modules=[namespace], printer=printer, cse=cse, **_NO_DOCSTRING)
+    missing = sorted(set(printer.module_imports.get("numpy", ())) - set(namespace)) if namespace else []
+    if missing:  # NumPy's function would take the device arrays back to the host, or fail on them
+        raise errors.EvaluationError(f"{model.id}: the {module} backend has no {', '.join(missing)}; sweep with --backend numpy")
+    return function  # type: ignore[no-any-return]

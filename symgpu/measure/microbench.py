@@ -5,7 +5,7 @@ provenance in ``#`` lines: device, driver, runtime, clock, date):
 
 * ``latency.csv``: pointer chase, one thread, ``ld.global.cg``, 256 B lines in a random cycle;
   ``mem_lat [cycle]`` per footprint (L2 hits for small footprints, DRAM for large ones);
-* ``fma.csv``: dependent FP32 FMA latency ``alu_lat [cycle]`` and the FMA peak;
+* ``fma.csv``: dependent FP32 FMA latency ``alu_lat [cycle]`` (one warp, one chain of FMAs);
 * ``stream.csv``: streaming read ``dram_throughput [GB/s]`` vs ``n [warp/SM]`` x ``ilp`` x
   ``alpha``, warps per SM pinned with dynamic shared memory and checked with the occupancy API.
 
@@ -36,23 +36,23 @@ extern "C" __global__ void chase(const unsigned long long* next, long long steps
 }
 """
 _FMA = r"""
-extern "C" __global__ void fma(float* out, long long iters, int chains, long long* cycles) {
-    float x[8]; for (int c = 0; c < 8; ++c) x[c] = threadIdx.x + c;
+extern "C" __global__ void fma_chain(float* out, long long iters, long long* cycles) {
+    float x = threadIdx.x;
     long long start = clock64();
     for (long long i = 0; i < iters; ++i) {
         #pragma unroll
-        for (int c = 0; c < 8; ++c) if (c < chains) x[c] = fmaf(x[c], 0.999f, 0.5f);
+        for (int k = 0; k < 64; ++k) { x = fmaf(x, 0.999f, 0.5f); }   // one dependent chain, the loop's cost spread over 64
     }
     long long stop = clock64();
-    float s = 0; for (int c = 0; c < 8; ++c) s += x[c];
-    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+    out[blockIdx.x * blockDim.x + threadIdx.x] = x;
     if (threadIdx.x == 0 && blockIdx.x == 0) cycles[0] = stop - start;
 }
 """
 _STREAM = r"""
 template <int ILP>
-__device__ void body(const float* a, long long n, int alpha, float* out) {
+__device__ void body(const float* a, long long n, int alpha, float* out, int* smids) {
     extern __shared__ float pin[];                                       // pins warps per SM
+    if (threadIdx.x == 0) { unsigned s; asm volatile("mov.u32 %0, %%smid;" : "=r"(s)); smids[blockIdx.x] = (int)s; }
     long long stride = (long long)gridDim.x * blockDim.x * ILP;
     float acc = 0;
     for (long long i = (long long)blockIdx.x * blockDim.x * ILP + threadIdx.x; i + (ILP - 1) * blockDim.x < n; i += stride) {
@@ -67,9 +67,9 @@ __device__ void body(const float* a, long long n, int alpha, float* out) {
     }
     if (acc == -1.0f) { out[0] = acc + pin[0]; }
 }
-extern "C" __global__ void stream1(const float* a, long long n, int alpha, float* out) { body<1>(a, n, alpha, out); }
-extern "C" __global__ void stream2(const float* a, long long n, int alpha, float* out) { body<2>(a, n, alpha, out); }
-extern "C" __global__ void stream4(const float* a, long long n, int alpha, float* out) { body<4>(a, n, alpha, out); }
+extern "C" __global__ void stream1(const float* a, long long n, int alpha, float* out, int* smids) { body<1>(a, n, alpha, out, smids); }
+extern "C" __global__ void stream2(const float* a, long long n, int alpha, float* out, int* smids) { body<2>(a, n, alpha, out, smids); }
+extern "C" __global__ void stream4(const float* a, long long n, int alpha, float* out, int* smids) { body<4>(a, n, alpha, out, smids); }
 """
 
 
@@ -87,10 +87,22 @@ def cupy_module() -> Any:
     return cupy
 
 
+#: cudaDeviceAttr numbers (CUDA runtime API) of the attributes read here, under CuPy's property names;
+#: read with cudaDeviceGetAttribute, since CUDA 13's cudaDeviceProp no longer has ``clockRate``
+ATTRIBUTES = {"clockRate": 13, "multiProcessorCount": 16, "maxThreadsPerMultiProcessor": 39, "major": 75, "minor": 76,
+              "sharedMemPerMultiprocessor": 81, "sharedMemPerBlockOptin": 97}
+
+
+def attributes(cupy: Any) -> dict[str, int]:
+    """The device attributes this module reads (:data:`ATTRIBUTES`), of device 0."""
+    return {key: int(cupy.cuda.runtime.deviceGetAttribute(number, 0)) for key, number in ATTRIBUTES.items()}
+
+
 def provenance(cupy: Any) -> tuple[str, ...]:
     """Device, driver, runtime, SM count and clock lines for the CSV header."""
-    props = cupy.cuda.runtime.getDeviceProperties(0)
-    name = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+    name = cupy.cuda.runtime.getDeviceProperties(0)["name"]
+    name = name.decode() if isinstance(name, bytes) else str(name)
+    props = attributes(cupy)
     return (
         f"device: {name}, CC {props['major']}.{props['minor']}, {props['multiProcessorCount']} SMs",
         f"driver {cupy.cuda.runtime.driverGetVersion()}, runtime {cupy.cuda.runtime.runtimeGetVersion()}, "
@@ -104,7 +116,7 @@ def pointer_chase(cupy: Any, footprints: list[int], steps: int = 20000, line: in
     kernel = cupy.RawKernel(_CHASE, "chase")
     result = []
     rng = np.random.default_rng(12345)
-    for footprint in footprints:
+    for index, footprint in enumerate([footprints[0], *footprints]):  # the first, twice: the clocks ramp up
         slots = footprint // line
         stride = line // 8
         order = rng.permutation(slots)
@@ -115,18 +127,20 @@ def pointer_chase(cupy: Any, footprints: list[int], steps: int = 20000, line: in
         cycles = cupy.zeros(1, dtype=cupy.int64)
         kernel((1,), (1,), (next_, np.int64(steps), out, cycles))
         cupy.cuda.Device(0).synchronize()
-        result.append(float(cycles.get()[0]) / steps)
+        if index:
+            result.append(float(cycles.get()[0]) / steps)
     return result
 
 
-def fma_latency(cupy: Any, iters: int = 1 << 16) -> float:
-    """Cycles per dependent FP32 FMA (one thread, one chain)."""
-    kernel = cupy.RawKernel(_FMA, "fma")
+def fma_latency(cupy: Any, iters: int = 1 << 12) -> float:
+    """Cycles per dependent FP32 FMA: one warp, one chain of ``64 * iters`` FMAs, after a warm-up run."""
+    kernel = cupy.RawKernel(_FMA, "fma_chain")  # not "fma": CUDA declares fma() with C linkage
     out = cupy.zeros(32, dtype=cupy.float32)
     cycles = cupy.zeros(1, dtype=cupy.int64)
-    kernel((1,), (32,), (out, np.int64(iters), np.int32(1), cycles))
+    for _ in range(2):
+        kernel((1,), (32,), (out, np.int64(iters), cycles))
     cupy.cuda.Device(0).synchronize()
-    return float(cycles.get()[0]) / iters
+    return float(cycles.get()[0]) / (64 * iters)
 
 
 def occupancy_pinned(cupy: Any, kernel: Any, threads: int, smem: int) -> int:
@@ -134,11 +148,38 @@ def occupancy_pinned(cupy: Any, kernel: Any, threads: int, smem: int) -> int:
     return int(cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, threads, smem))
 
 
-def stream(cupy: Any, warps: list[int], ilps: list[int], alphas: list[int], size: int = 1 << 28) -> list[tuple[int, int, int, float]]:
-    """(ilp, alpha, warps/SM, GB/s) for one block of 32*w threads per SM, pinned with shared memory."""
-    props = cupy.cuda.runtime.getDeviceProperties(0)
+def pinning(props: dict[str, int], warps: int) -> tuple[int, int, int] | None:
+    """(blocks per SM, threads per block, dynamic shared memory in bytes) that hold ``warps`` warps
+    on every SM: one block of 32*w threads up to 32 warps, two blocks of 16*w threads above (as
+    ``data/h100/README.md``'s runs), each asking for just over 1/(blocks + 1) of the SM's shared
+    memory so that no further block fits. None where the SM cannot hold that many warps."""
+    blocks = 1 if warps <= 32 else 2
+    if warps * 32 > props["maxThreadsPerMultiProcessor"] or warps % blocks:
+        return None
+    smem = min(props["sharedMemPerMultiprocessor"] // (blocks + 1) + 1024, props["sharedMemPerBlockOptin"])
+    return blocks, warps * 32 // blocks, smem
+
+
+def elements_read(size: int, grid: int, threads: int, ilp: int) -> int:
+    """Floats the stream kernel reads: per thread, ``ilp`` per trip of its grid-stride loop
+    (``i + (ilp - 1)*blockDim.x < size``), so the bytes behind each GB/s are the bytes read."""
+    starts = np.arange(grid, dtype=np.int64)[:, None] * (threads * ilp) + np.arange(threads, dtype=np.int64)[None, :]
+    stride = grid * threads * ilp
+    trips = -((starts - (size - (ilp - 1) * threads)) // stride)  # ceil((limit - start) / stride)
+    return int(ilp * np.maximum(trips, 0).sum())
+
+
+def stream(cupy: Any, warps: list[int], ilps: list[int], alphas: list[int], size: int = 1 << 28,
+           repeats: int = 3) -> list[tuple[int, int, int, float]]:
+    """(ilp, alpha, warps/SM, GB/s): the median of ``repeats`` timed runs after a warm-up, the
+    warps pinned with shared memory (:func:`pinning`) and every SM seen (``%smid``) to hold
+    exactly that many blocks.
+
+    Raises:
+        errors.UsageError: the occupancy API or the SMs' blocks disagree with the pinning.
+    """
+    props = attributes(cupy)
     sms = props["multiProcessorCount"]
-    smem_sm = props["sharedMemPerMultiprocessor"]
     module = cupy.RawModule(code=_STREAM, options=("-std=c++14",))
     array = cupy.ones(size, dtype=cupy.float32)
     out = cupy.zeros(1, dtype=cupy.float32)
@@ -147,21 +188,30 @@ def stream(cupy: Any, warps: list[int], ilps: list[int], alphas: list[int], size
         kernel = module.get_function(f"stream{ilp}")
         for alpha in alphas:
             for w in warps:
-                threads = 32 * w
-                if threads > 1024:
+                pinned = pinning(props, w)
+                if pinned is None:
                     continue
-                smem = min(smem_sm // 2 + 1024, props["sharedMemPerBlockOptin"]) if w <= 32 else 0
+                blocks, threads, smem = pinned
                 kernel.max_dynamic_shared_size_bytes = smem
-                if occupancy_pinned(cupy, kernel, threads, smem) != 1:
-                    raise errors.UsageError(f"symgpu measure: could not pin one block of {threads} threads per SM")
-                start, stop = cupy.cuda.Event(), cupy.cuda.Event()
-                kernel((sms,), (threads,), (array, np.int64(size), np.int32(alpha), out), shared_mem=smem)
-                start.record()
-                kernel((sms,), (threads,), (array, np.int64(size), np.int32(alpha), out), shared_mem=smem)
-                stop.record()
-                stop.synchronize()
-                ms = cupy.cuda.get_elapsed_time(start, stop)
-                rows.append((ilp, alpha, w, size * 4 / (ms * 1e-3) / 1e9))
+                if occupancy_pinned(cupy, kernel, threads, smem) != blocks:
+                    raise errors.UsageError(f"symgpu measure: could not pin {blocks} block(s) of {threads} threads per SM")
+                grid = blocks * sms
+                smids = cupy.full(grid, -1, dtype=cupy.int32)
+                arguments = (array, np.int64(size), np.int32(alpha), out, smids)
+                kernel((grid,), (threads,), arguments, shared_mem=smem)  # warm-up
+                held = np.unique(smids.get(), return_counts=True)
+                if held[0].size != sms or held[0][0] < 0 or (held[1] != blocks).any():
+                    raise errors.UsageError(f"symgpu measure: {w} warps/SM: blocks per SM were {sorted(set(held[1].tolist()))}, "
+                                            f"not {blocks} on each of {sms} SMs")
+                times = []
+                for _ in range(repeats):
+                    start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+                    start.record()
+                    kernel((grid,), (threads,), arguments, shared_mem=smem)
+                    stop.record()
+                    stop.synchronize()
+                    times.append(cupy.cuda.get_elapsed_time(start, stop) * 1e-3)
+                rows.append((ilp, alpha, w, elements_read(size, grid, threads, ilp) * 4 / float(np.median(times)) / 1e9))
     return rows
 
 
@@ -184,7 +234,7 @@ def run_all(folder: Path, *, quick: bool = False) -> list[Path]:
     fma = data.MeasuredData("fma.csv", (data.Column("alu_lat", "cycle", (fma_latency(cupy),)),), lines)
     data.write_csv(folder / "fma.csv", fma)
     written.append(folder / "fma.csv")
-    warps = [1, 4, 16, 32] if quick else [1, 2, 4, 8, 12, 16, 20, 24, 28, 32]
+    warps = [1, 4, 16, 32, 64] if quick else [1, 2, 3, 4, 5, 6, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64]
     rows = stream(cupy, warps, [1] if quick else [1, 2, 4], [0] if quick else [0, 8, 32, 128])
     table = data.MeasuredData("stream.csv", (
         data.Column("ilp", "winst/warp", tuple(float(r[0]) for r in rows)),

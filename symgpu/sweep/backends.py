@@ -1,14 +1,15 @@
 """Array backends for a sweep: the same compiled expressions run by NumPy (default), numba
 (``symgpu[fast]``: one fused loop per chunk, :mod:`symgpu.sweep.fused`), CuPy or JAX (``symgpu[gpu]``).
 
-Every backend takes the chunk's coordinates as NumPy arrays in base units and returns NumPy
-arrays (float64), so what follows (domain mask, regimes, writing) is the same for all.
+NumPy, CuPy and JAX run the same code (:func:`symgpu.evaluate.compiler.fused_function`) on a
+chunk's axes as arrays of their module that broadcast against each other (:meth:`Backend.device`:
+only the axes cross the bus), and hand NumPy arrays back (:meth:`Backend.host`), so what follows
+(domain mask, regimes, writing) is the same for all.
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,28 +37,20 @@ class Backend:
     name: str
     module: Any = field(repr=False)
 
-    def run(self, function: Callable[..., Any], coords: Sequence[np.ndarray], constants: Sequence[float],
-            outputs: int, size: int) -> list[np.ndarray]:
-        """Run ``function`` (from :func:`symgpu.evaluate.compiler.fused_function` for this
-        backend) on ``coords`` and ``constants`` (base units); return its ``outputs`` arrays of
-        length ``size``."""
-        if self.name == "numba":
-            # the numba backend runs whole chunks in one loop: symgpu.sweep.fused via run.evaluate_chunk
-            raise errors.UsageError("the numba backend evaluates chunks with symgpu.sweep.fused.run, not Backend.run")
-        # NOTE: constants as full-length views (stride 0, no copies): lambdified Piecewise
-        # conditions combine with logical_and.reduce((...)), which fails on scalars and arrays
-        fixed = [np.broadcast_to(np.float64(c), (size,)) for c in constants]
-        if self.name == "numpy":
-            with np.errstate(all="ignore"):
-                results = function(*coords, *fixed)
-            return [np.broadcast_to(np.asarray(r, dtype=float), (size,)) for r in results]
+    def device(self, values: np.ndarray) -> Any:
+        """``values`` as an array of this backend's module (on the GPU for cupy and jax)."""
         if self.name == "cupy":
-            cp = self.module
-            results = function(*[cp.asarray(c) for c in coords], *[cp.asarray(c) for c in fixed])
-            return [np.broadcast_to(np.asarray(cp.asnumpy(cp.asarray(r, dtype=cp.float64))), (size,)) for r in results]
-        jnp = self.module.numpy
-        results = function(*[jnp.asarray(c) for c in coords], *[jnp.asarray(c) for c in fixed])
-        return [np.broadcast_to(np.asarray(r, dtype=float), (size,)) for r in results]
+            return self.module.asarray(values)
+        if self.name == "jax":
+            return self.module.numpy.asarray(values)
+        return values
+
+    def host(self, values: Any) -> Any:
+        """A result of this backend's module as a NumPy array (or scalar), in its own shape:
+        an output over fewer axes than the grid crosses the bus at that size."""
+        if self.name == "cupy" and isinstance(values, self.module.ndarray):
+            return self.module.asnumpy(values)
+        return values if self.name == "numpy" else np.asarray(values)
 
 
 def load(name: str) -> Backend:

@@ -82,28 +82,30 @@ def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, st
         return _fused_chunk(plan, backend, function, start, stop)
     if backend.name == "numpy":
         return _grid_chunk(plan, function, start, stop, Targets({}, None, scratch))
-    size = stop - start
-    coords = plan.grid.chunk(start, stop)
-    based = [c * s if s != 1.0 else c for c, s in zip(coords, plan.scales)]
-    out = backend.run(function, based, [v for _, v in plan.fixed], len(plan.exprs), size)
-    return chunk_of(plan, start, stop, out, (size,))
+    return _grid_chunk(plan, function, start, stop, backend=backend)
 
 
-def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int, into: Targets | None = None) -> Chunk:
-    """:func:`evaluate_chunk` with NumPy, box by box of the grid (one box for a chunk of
-    ``Grid.chunks``): each axis a ``(1, .., n, .., 1)`` view, the constants NumPy scalars, so each
-    subexpression is computed at the size of the axes it uses and the last step's array is the column."""
+def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int, into: Targets | None = None,
+                backend: backends.Backend | None = None) -> Chunk:
+    """:func:`evaluate_chunk` with NumPy (or CuPy, JAX: ``backend``), box by box of the grid (one
+    box for a chunk of ``Grid.chunks``): each axis a ``(1, .., n, .., 1)`` view, the constants NumPy
+    scalars, so each subexpression is computed at the size of the axes it uses and the last step's
+    array is the column (on a GPU: brought back at that size)."""
     axes = base_axes(plan)
     fixed = [np.float64(v) for _, v in plan.fixed]
     boxes = plan.grid.boxes(start, stop)
     count = len(axes)
     if isinstance(function, gridcode.GridProgram):
         return buffered_chunk(plan, function, start, stop, axes, fixed, boxes, into)
+    if backend is None or backend.name == "numpy":
+        device, host = (lambda values: values), (lambda values: values)
+    else:
+        device, host = backend.device, backend.host
 
     def run(bounds: tuple[tuple[int, int], ...]) -> tuple[Any, tuple[int, ...]]:
-        coords = [axes[k][lo:hi].reshape((1,) * k + (hi - lo,) + (1,) * (count - k - 1)) for k, (lo, hi) in enumerate(bounds)]
+        coords = [device(axes[k][lo:hi].reshape((1,) * k + (hi - lo,) + (1,) * (count - k - 1))) for k, (lo, hi) in enumerate(bounds)]
         with np.errstate(all="ignore"):
-            return function(*coords, *fixed), tuple(hi - lo for lo, hi in bounds)
+            return [host(value) for value in function(*coords, *fixed)], tuple(hi - lo for lo, hi in bounds)
 
     if len(boxes) == 1:
         out, shape = run(boxes[0][1])

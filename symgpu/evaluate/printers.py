@@ -1,0 +1,73 @@
+"""The SymPy code printers symgpu compiles with: NumPy as ``lambdify`` prints it, and the grid
+printer for arguments that broadcast against each other (a grid's axes), whose code NumPy, CuPy
+and JAX run alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import sympy
+from sympy.printing.numpy import NumPyPrinter
+
+#: the settings ``lambdify(..., modules="numpy")`` gives its printer
+SETTINGS = {"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True, "user_functions": {}}
+
+
+def numpy_printer() -> Any:
+    """The printer ``lambdify(..., modules="numpy")`` makes, with the same settings."""
+    return NumPyPrinter(dict(SETTINGS))
+
+
+class GridPrinter(NumPyPrinter):
+    """The NumPy printer for arguments that broadcast against each other (a grid's axes as
+    ``(1, .., n_k, .., 1)`` views, constants as scalars), so that NumPy computes every
+    subexpression at the size of the axes it uses, as one writes it by hand.
+
+    ``Min``/``Max`` are nested binary ``minimum``/``maximum`` calls, the arguments over fewer axes
+    first (then the grid-sized work is one call, not one per argument). ``And``/``Or`` are nested
+    binary ``logical_and``/``logical_or`` calls and ``Piecewise`` nested ``where`` (the first true
+    condition wins, NaN where none does, as ``select``): SymPy's ``logical_and.reduce((...))``
+    and ``select`` fail on arguments of different shapes in NumPy, and CuPy has neither
+    ``logical_and.reduce`` nor a ``select`` that takes ``True`` or scalar choices.
+    Names are printed unqualified (``where``): the caller's namespace gives the array module.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(dict(SETTINGS))
+        #: per symbol (swept ones and common subexpressions), the swept symbols it depends on
+        self.axes: dict[sympy.Basic, frozenset[sympy.Basic]] = {}
+
+    def rank(self, expr: sympy.Basic) -> int:
+        """How many swept symbols ``expr`` depends on."""
+        return len(frozenset().union(*[self.axes.get(s, frozenset()) for s in expr.free_symbols]))
+
+    def _print_Min(self, expr: sympy.Basic) -> str:
+        return self._nested("minimum", sorted(expr.args, key=self.rank))
+
+    def _print_Max(self, expr: sympy.Basic) -> str:
+        return self._nested("maximum", sorted(expr.args, key=self.rank))
+
+    def _nested(self, name: str, args: Sequence[sympy.Basic]) -> str:
+        function = self._module_format(f"numpy.{name}")
+        text = self._print(args[0])
+        for arg in args[1:]:
+            text = f"{function}({text}, {self._print(arg)})"
+        return text
+
+    def _print_And(self, expr: sympy.Basic) -> str:
+        return self._nested("logical_and", expr.args)
+
+    def _print_Or(self, expr: sympy.Basic) -> str:
+        return self._nested("logical_or", expr.args)
+
+    def _print_Piecewise(self, expr: sympy.Basic) -> str:
+        where = self._module_format("numpy.where")
+        *pieces, (value, condition) = expr.args
+        text = self._print(value)
+        if condition != sympy.true:
+            text = f"{where}({self._print(condition)}, {text}, {self._module_format('numpy.nan')})"
+        for value, condition in reversed(pieces):
+            text = f"{where}({self._print(condition)}, {self._print(value)}, {text})"
+        return text
