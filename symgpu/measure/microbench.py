@@ -59,11 +59,12 @@ __device__ void body(const float* a, long long n, int alpha, float* out, int* sm
         float v[ILP];
         #pragma unroll
         for (int k = 0; k < ILP; ++k) v[k] = __ldcg(a + i + k * blockDim.x);
-        #pragma unroll
-        for (int k = 0; k < ILP; ++k) {
-            for (int j = 0; j < alpha; ++j) v[k] = fmaf(v[k], 0.999f, 0.5f);
-            acc += v[k];
+        for (int j = 0; j < alpha; ++j) {                                   // the ilp chains interleaved, step by step
+            #pragma unroll
+            for (int k = 0; k < ILP; ++k) v[k] = fmaf(v[k], 0.999f, 0.5f);
         }
+        #pragma unroll
+        for (int k = 0; k < ILP; ++k) acc += v[k];
     }
     if (acc == -1.0f) { out[0] = acc + pin[0]; }
 }
