@@ -11,12 +11,12 @@ from typing import Any
 import sympy
 from sympy.printing.numpy import NumPyPrinter
 
-#: the settings ``lambdify(..., modules="numpy")`` gives its printer
+#: the settings SymPy's lambdify gives its printer for ``modules="numpy"``
 SETTINGS = {"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True, "user_functions": {}}
 
 
 def numpy_printer() -> Any:
-    """The printer ``lambdify(..., modules="numpy")`` makes, with the same settings."""
+    """The printer SymPy's lambdify makes for ``modules="numpy"``, with the same settings."""
     return NumPyPrinter(dict(SETTINGS))
 
 
