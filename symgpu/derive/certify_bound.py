@@ -14,7 +14,7 @@ import numpy as np
 import pint
 
 from symgpu import errors
-from symgpu.derive import results
+from symgpu.derive import declared_range, results
 from symgpu.derive.certify_path import RESIDUAL, Asked, _fail, _inside, _Point, _quantity, _result_at, _scan_grid
 from symgpu.derive.certify_solve import _target_at
 from symgpu.derive.derivation import Derivation
@@ -53,13 +53,11 @@ def bound(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> 
     value = _result_at(model, derivation, derivation.result, model.units[variable], point, extra)
     if not np.isfinite(value):
         raise _fail(model, asked, point, f"the {asked.kind}imum {variable} = {value} is no finite number")
-    assumptions = set(model.symbol_definitions[variable].assumptions) if variable in model.symbol_definitions else set()
+    declared = declared_range.of(model, variable)
     if not results.admissible(model, variable, value):
-        sign = "positive" if "positive" in assumptions else "nonnegative"
         raise _fail(model, asked, point, f"the {asked.kind}imum {variable} = {value:.10g} is outside its declared range ({variable} is "
-                    f"declared {sign})")
-    integer = "integer" in assumptions
-    if integer and abs(value - round(value)) > 1e-9 * max(abs(value), 1.0):
+                    f"declared {declared.word})")
+    if declared.integer and abs(value - round(value)) > 1e-9 * max(abs(value), 1.0):
         raise _fail(model, asked, point, f"the {asked.kind}imum {variable} = {value:.10g} is no integer, but {variable} is declared integer")
     inward = -1.0 if asked.kind == "max" else 1.0
     step = EDGE * max(abs(value), 1e-300)
@@ -69,7 +67,7 @@ def bound(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> 
     said = f"{variable} = {value:.10g} is admissible (declared range, valid_when domain)"
     if asked.skip:
         return f"{said}; the relation is not checked at points: {asked.skip}"
-    return said + "; " + _relation(model, derivation, asked, point, value, integer, inward)
+    return said + "; " + _relation(model, derivation, asked, point, value, declared.integer, inward)
 
 
 def _relation(model: Model, derivation: Derivation, asked: Asked, point: _Point, value: float, integer: bool, inward: float) -> str:

@@ -1,11 +1,14 @@
 """A variable's declared range, read once: its declared sign (``positive``: ``x > 0``,
 ``nonnegative``: ``x >= 0``) as relations on the variable, each with the reason a refusal gives,
-and the job's assumptions (``--assume 'alpha <= 40'``) that bound it.
+whether it is declared integer, and the job's assumptions (``--assume 'alpha <= 40'``) that bound it.
 
-Read by the extremum's domain (:func:`symgpu.derive.extremum_domain.domain_conditions`), a
-limit's sides in closed form (:func:`symgpu.derive.limit_domain.refused`) and on the evaluate
-path (:func:`symgpu.derive.limit_sides.direction`), and the certificate's admissible points
-(:mod:`symgpu.derive.certify`).
+The one reading of the declared sign: the extremum's domain and open ends
+(:mod:`symgpu.derive.extremum_domain`), a limit's sides in closed form
+(:func:`symgpu.derive.limit_domain.refused`) and on the evaluate path
+(:func:`symgpu.derive.limit_sides.direction`), a solve's roots and ranges
+(:mod:`symgpu.derive.solve_domain`, :mod:`symgpu.derive.solve_kind`, :mod:`symgpu.derive.jobs`),
+a fixed point's domain (:mod:`symgpu.derive.fixed_points`) and the certificates
+(:mod:`symgpu.derive.certify`, :mod:`symgpu.derive.certify_bound`).
 """
 
 from __future__ import annotations
@@ -34,12 +37,14 @@ class DeclaredRange:
         relations: its declared sign as relations (``x > 0`` or ``x >= 0``; none where no sign is declared).
         reasons: for each relation, why the model gives no value where it fails (``x is declared positive``).
         assumed: the assumptions handed in (the job's) that are relations on the variable, in their order.
+        integer: whether the variable is declared integer.
     """
 
     variable: sympy.Symbol
     relations: tuple[sympy.Basic, ...]
     reasons: tuple[str, ...]
     assumed: tuple[sympy.Basic, ...] = ()
+    integer: bool = False
 
     @property
     def word(self) -> str:
@@ -90,4 +95,4 @@ def of(model: Model, variable: sympy.Symbol | str, assumed: Iterable[sympy.Basic
     elif "nonnegative" in words:
         relations, reasons = (sympy.GreaterThan(symbol, 0, evaluate=False),), (f"{symbol.name} is declared nonnegative",)
     on_it = tuple(c for c in assumed if isinstance(c, sympy.core.relational.Relational) and symbol in c.free_symbols)
-    return DeclaredRange(symbol, relations, reasons, on_it)
+    return DeclaredRange(symbol, relations, reasons, on_it, "integer" in words)

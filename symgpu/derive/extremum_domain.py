@@ -302,11 +302,9 @@ def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Seque
     an end whose limit neither gives is left out (the certificate's scan still covers it) and its
     point added to ``dropped``. ``walls`` (from :func:`extremum_walls.numeric_walls`, at given values): the domain
     ends short of ``oo``, of ``0``, though SymPy takes no limit of its condition there."""
-    definition = job.model.symbol_definitions.get(var.name)
-    assumptions = set(definition.assumptions) if definition is not None else set()
     ends: list[tuple[sympy.Expr, str]] = [] if walls[0] or _bounded(job, domain, var, sympy.oo, lambda g: limit_sign(g, sympy.oo)) \
         else [(sympy.oo, "+-")]
-    if "positive" in assumptions and not walls[1] and not _bounded(job, domain, var, sympy.Integer(0), lambda g: limit_sign(g, sympy.Integer(0))):
+    if declared_range.of(job.model, var).word == "positive" and not walls[1] and not _bounded(job, domain, var, sympy.Integer(0), lambda g: limit_sign(g, sympy.Integer(0))):
         ends.append((sympy.Integer(0), "+"))
     ends.extend(_strict_edges(job, domain, var))
     found: list[OpenEnd] = []

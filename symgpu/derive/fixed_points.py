@@ -12,7 +12,7 @@ from symgpu import errors
 from symgpu.memo import memoised
 from symgpu.proofs import forms
 from symgpu.proofs import signs
-from symgpu.derive import at_point, results
+from symgpu.derive import at_point, declared_range, results
 from symgpu.derive import jobs, roots as root_finder
 from symgpu.derive import limits
 from symgpu.derive.derivation import Derivation
@@ -67,8 +67,7 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
         job.step("split", sympy.Eq(x, substitution.min_max(sympy.Min, (g, *bounds))), f"one term g({variable}) depends on {variable}; the bounds {', '.join(map(sympy.sstr, bounds))} do not")
     poles = [p for p in _poles(g, x) if ctx.sign(p) == 1]
     hi = poles[0] if len(poles) == 1 else (substitution.min_max(sympy.Min, tuple(poles)) if poles else sympy.oo)
-    definition = model.symbol_definitions.get(x.name)
-    lo = sympy.Integer(0) if definition and {"positive", "nonnegative"} & set(definition.assumptions) else -sympy.oo
+    lo = sympy.Integer(0) if declared_range.of(model, x).word else -sympy.oo
     domain_ctx = ctx.copy()
     u = sympy.Dummy("u", positive=True)
     inside = hi * u / (1 + u) if hi is not sympy.oo else u

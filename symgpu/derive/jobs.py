@@ -12,7 +12,7 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.memo import Tally
-from symgpu.derive import extra_records, signs
+from symgpu.derive import declared_range, extra_records, signs
 from symgpu.units import dimensions
 from symgpu.evaluate import input_values, one_sided, scaling
 from symgpu.derive.derivation import Derivation, Extras, Step
@@ -403,12 +403,11 @@ def _domain_ok(job: _Job, var: sympy.Symbol, value: sympy.Expr) -> tuple[bool, s
         return False, "not real"
     if value.has(sympy.zoo, sympy.nan):
         return False, "undefined"
-    definition = job.model.symbol_definitions.get(var.name)
-    declared = definition.assumptions if definition else ()
+    word = declared_range.of(job.model, var).word
     s = job.ctx.sign(value)
-    if "positive" in declared and s is not None and s <= 0:
+    if word == "positive" and s is not None and s <= 0:
         return False, f"{var} is declared positive but this root is {'zero' if s == 0 else 'negative'}"
-    if "nonnegative" in declared and s == -1:
+    if word == "nonnegative" and s == -1:
         return False, f"{var} is declared nonnegative but this root is negative"
     return True, ""
 

@@ -10,7 +10,7 @@ import sympy
 from symgpu import errors
 from symgpu.proofs import forms
 from symgpu.proofs import signs
-from symgpu.derive import jobs
+from symgpu.derive import declared_range, jobs
 from symgpu.derive import regime_split
 from symgpu.derive import limit_cases
 from symgpu.derive import limit_domain
@@ -425,8 +425,7 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     if finite:
         # a finite point such as MSHRs/M_Read presumes its denominators nonzero
         for sym in sorted(sympy.denom(sympy.together(point)).free_symbols, key=str):
-            definition = model.symbol_definitions.get(sym.name)
-            if definition is not None and "nonnegative" in definition.assumptions and "positive" not in definition.assumptions:
+            if declared_range.of(model, sym).word == "nonnegative":
                 ctx.add(sympy.StrictGreaterThan(sym, 0), f"{sym} > 0 (the point {sympy.sstr(point)} is finite)")
     value = _take(job, expr, symbol, point, direction, var)
     if preset is None and not values:  # at given values the zeros are already in (pin_zeros)

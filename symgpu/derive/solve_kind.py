@@ -19,7 +19,7 @@ from typing import Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import inequalities, jobs, solve_domain, solve_ranges
+from symgpu.derive import declared_range, inequalities, jobs, solve_domain, solve_ranges
 from symgpu.evaluate import active, evaluator
 
 _GE, _GT, _LE, _LT = sympy.GreaterThan, sympy.StrictGreaterThan, sympy.LessThan, sympy.StrictLessThan
@@ -62,13 +62,8 @@ def _end(condition: sympy.Basic, var: sympy.Symbol, origin: str) -> End | None:
 
 
 def _sign_end(job: jobs._Job, var: sympy.Symbol) -> End | None:
-    definition = job.model.symbol_definitions.get(var.name)
-    assumptions = set(definition.assumptions) if definition is not None else set()
-    if "positive" in assumptions:
-        return End(sympy.Integer(0), False, True, "the declared sign (positive)")
-    if "nonnegative" in assumptions:
-        return End(sympy.Integer(0), False, False, "the declared sign (nonnegative)")
-    return None
+    word = declared_range.of(job.model, var).word
+    return End(sympy.Integer(0), False, word == "positive", f"the declared sign ({word})") if word else None
 
 
 def _tighter(job: jobs._Job, a: End, b: End) -> bool:
