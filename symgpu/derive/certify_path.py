@@ -179,12 +179,10 @@ def _close(a: float, b: float, tol: float = 1e-5) -> bool:
 
 def kept_valued(model: Model, asked: Asked, point: _Point, values: Mapping[str, Any], exprs: Iterable[Any]) -> dict[str, Any]:
     """``values`` with the quantities ``exprs`` (roots, their conditions) keep as symbols (a --target
-    naming one, ``n_cusp_alu``) valued at the point from their equations; as given where one cannot be."""
-    try:
-        return evaluator.with_kept(model, sympy.Tuple(*[x for x in exprs if isinstance(x, sympy.Basic)]), point.preset, values,
-                                   free_of=asked.variable or None, checks=False)
-    except errors.SymgpuError:
-        return dict(values)
+    naming one, ``n_cusp_alu``) valued at the point from their equations, where they can be
+    (the certificate's scan: checks off)."""
+    return evaluator.with_kept(model, sympy.Tuple(*[x for x in exprs if isinstance(x, sympy.Basic)]), point.preset, values,
+                               free_of=asked.variable or None, checks=False, where_valued=True)
 
 
 def _roots_at(model: Model, derivation: Derivation, asked: Asked, point: _Point, extra: Mapping[str, Any]) -> list[float]:

@@ -97,15 +97,6 @@ def roots_of(derivation: Derivation) -> list[RootRecord] | None:
     return None if roots is None else list(roots)
 
 
-def _kept_valued(model: Model, root: Any, preset: str | None, values: Mapping[str, Any], variable: str | None) -> Mapping[str, Any]:
-    """``values`` with each quantity ``root`` keeps as a symbol valued there from its equation (Volkov's
-    ``Latency`` in the boundary ``n = Latency*mem_thru``); as given where one cannot be (it needs the variable)."""
-    try:
-        return evaluator.with_kept(model, root, preset, values, free_of=variable)
-    except errors.SymgpuError:
-        return values
-
-
 def applying_roots(model: Model, roots: Sequence[RootRecord], preset: str | None, values: Mapping[str, Any],
                    unit: str | None, variable: str | None = None) -> tuple[RootValue, ...]:
     """The roots whose regime conditions (and ``valid_when`` domain: :func:`inside_domain`) hold at the preset / values, each evaluated there
@@ -116,9 +107,10 @@ def applying_roots(model: Model, roots: Sequence[RootRecord], preset: str | None
     latency), is no root at the point. Its value is :func:`refined` where IEEE arithmetic cancelled."""
     out: list[RootValue] = []
     exact_unit = variable is not None and unit == model.unit_text(variable)
-    # the quantities the roots and their conditions keep as symbols (a --target naming one), valued at the point
-    values = _kept_valued(model, sympy.Tuple(*[x for r in roots for x in (r.root, r.when, r.inside) if isinstance(x, sympy.Basic)]),
-                          preset, values, variable)
+    # the quantities the roots and their conditions keep as symbols (Volkov's Latency in the boundary
+    # n = Latency*mem_thru, a --target naming one), valued at the point where they can be
+    values = evaluator.with_kept(model, sympy.Tuple(*[x for r in roots for x in (r.root, r.when, r.inside) if isinstance(x, sympy.Basic)]),
+                                 preset, values, free_of=variable, where_valued=True)
     side = active.sides_at(model, preset, values)  # each distinct side evaluated once for all the records
     for record in roots:
         holds, shown = active.condition_verdict(record.when, side, model.id)

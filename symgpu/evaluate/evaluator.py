@@ -26,19 +26,28 @@ def free_names(expr: sympy.Basic) -> tuple[str, ...]:
 
 
 def with_kept(model: Model, expr: Any, preset: str | None, values: Mapping[str, Any], *, checks: bool = True,
-              leave: Iterable[str] = (), free_of: str | None = None) -> dict[str, Any]:
+              leave: Iterable[str] = (), free_of: str | None = None, where_valued: bool = False) -> dict[str, Any]:
     """``values`` and, for each quantity ``expr`` keeps as a symbol (``--keep``) that they do not give
     and ``leave`` does not name, its value there from its equation (a magnitude in its declared unit;
     ``checks``: with the declared assumptions and domains checked), each computed once and seen by the next.
     ``free_of``: a quantity whose equation depends on this name (a solve's unknown) has no single value
-    at the point and is left out too (valued at the preset's value of the unknown it would be wrong)."""
+    at the point and is left out too (valued at the preset's value of the unknown it would be wrong).
+    ``where_valued``: a quantity the point gives no value (an evaluation error) is left out, not raised.
+
+    Raises:
+        errors.SymgpuError: a kept quantity has no value there (unless ``where_valued``).
+    """
     out = dict(values)
     skipped = frozenset(leave) | ({free_of} if free_of else set())
     for name in free_names(expr) if isinstance(expr, sympy.Basic) else ():
         if name in model.defining and name not in out and name not in skipped:
             if free_of and free_of in model.inputs(name):
                 continue
-            out[name] = evaluate(model, name, preset=preset, values=out, checks=checks).magnitude
+            try:
+                out[name] = evaluate(model, name, preset=preset, values=out, checks=checks).magnitude
+            except errors.SymgpuError:
+                if not where_valued:
+                    raise
     return out
 
 
