@@ -73,7 +73,8 @@ def _generic_value(h: sympy.Basic) -> sympy.Basic | None:
     if h in _VALUES:
         return _VALUES[h]
     point = _POINT.at(h.free_symbols)
-    admissible = exact_signs.modest_powers(h) and all(sample_points.meets(v, s, undecided_ok=True) for s, v in point.items())
+    admissible = exact_signs.modest_powers(h) and all(sample_points.meets(v, s, undecided_ok=True) for s, v in point.items()) \
+        and exact_signs.modest_at(exact_signs.symbolic_exponents(h), point)
     try:
         value = h.xreplace(point) if admissible else None
     except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):

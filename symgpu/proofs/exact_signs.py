@@ -7,7 +7,8 @@ admissible points.
 - :func:`refuted`: two of the signs -, 0, + taken at points allowed by the symbols' declared
   assumptions (:mod:`symgpu.proofs.sample_points`; exact rational values, so a True is a proof that
   no sign can be decided); :func:`nonzero_somewhere`: a nonzero value at such a point (a proof that
-  the expression is not identically 0); :func:`modest_powers` keeps those values small.
+  the expression is not identically 0); :func:`modest_powers` keeps those values small, and
+  :func:`modest_at` the exponents that hold symbols, point by point.
 
 No model, no cache on disk: :class:`symgpu.proofs.signs.SignReasoner` uses them under the declared
 assumptions, and :mod:`symgpu.derive.regime_split` at its generic point.
@@ -91,6 +92,28 @@ def modest_powers(expr: sympy.Basic) -> bool:
                for p in expr.atoms(sympy.Pow))
 
 
+def symbolic_exponents(expr: sympy.Basic) -> tuple[sympy.Expr, ...]:
+    """The exponents of ``expr`` that hold symbols (``ilp**(s_fork*(c - theta))``): at a point they may
+    be numbers too large for :func:`modest_powers` to have seen."""
+    return tuple(p.exp for p in expr.atoms(sympy.Pow) if p.exp.free_symbols)
+
+
+def modest_at(exponents: Iterable[sympy.Expr], point: dict[sympy.Symbol, sympy.Expr]) -> bool:
+    """Do the symbolic ``exponents`` stay within :data:`MAX_POINT_EXPONENT` at ``point``? Putting in a
+    point whose exponent is 10**8 (a solved root of Volkov's H100 model, ``3**(10**8)``) would
+    compute a number of 50 million digits before any sign is read."""
+    for exponent in exponents:
+        try:
+            value = exponent.xreplace(point)
+        except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):
+            return False
+        if value.is_Rational and (abs(value.p) > MAX_POINT_EXPONENT or value.q > MAX_POINT_EXPONENT):
+            return False
+        if value.free_symbols or (value.is_number and not value.is_Rational and not value.is_finite):
+            return False
+    return True
+
+
 def refuted(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> bool:
     """True if ``expr`` takes two of the signs -, 0, + at points allowed by its symbols' assumptions
     (and where every expression in ``positives`` is positive): exact rational values, so a True
@@ -114,8 +137,11 @@ def refuted(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> bool:
         # outgrows alpha + mem_lat + 1, which none of the draws above reaches (0.1-0.3 s of
         # factoring and simplify saved per such condition, a few exact values each).
         corner = {s: sympy.Integer(0) if 0 in pool else pool[0] for s, pool in zip(symbols, pools)}
+        exponents = tuple(itertools.chain.from_iterable(symbolic_exponents(e) for e in (expr, *known)))
         for point in itertools.chain(sample_points.points(symbols, pools, 1729, REFUTE_POINTS, fixed_first=2), [corner],
                                      sample_points.one_large(symbols, pools)):
+            if exponents and not modest_at(exponents, point):
+                continue
             try:
                 if any(_value_sign(p.xreplace(point)) != 1 for p in known):
                     continue
@@ -143,7 +169,10 @@ def nonzero_somewhere(expr: sympy.Basic) -> bool:
     pools = [sample_points.SMALL.admissible(s) for s in symbols]
     if not symbols or not all(pools) or expr.has(sympy.Derivative, sympy.Integral) or not modest_powers(expr):
         return False
+    exponents = symbolic_exponents(expr)
     for point in sample_points.points(symbols, pools, 1729, NONZERO_POINTS, fixed_first=2):
+        if exponents and not modest_at(exponents, point):
+            continue
         try:
             value = expr.xreplace(point)
         except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):
