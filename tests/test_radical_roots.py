@@ -1,7 +1,7 @@
 """Roots with the unknown under a square root (issue 31: Volkov's H100 loaded-latency model solved
-for n took minutes in SymPy's symbolic checks): the candidates are screened at random points, a
-candidate that is a root nowhere is dropped, the answer agrees with a bisection of the evaluate
-path, and exact sign refutation skips points where a symbolic exponent becomes huge."""
+for n took minutes): a function free of the unknown stays whole in the root, the answer agrees with
+a bisection of the evaluate path, and exact sign refutation skips points where a symbolic exponent
+becomes huge."""
 
 from __future__ import annotations
 
@@ -40,16 +40,22 @@ def test_h100_loaded_latency_solved_for_warps_agrees_with_a_bisection_of_the_mod
     assert abs(answer - _bisect(excess, 1, 64)) < 1e-6 * answer
 
 
-def test_a_candidate_of_the_squared_equation_that_is_a_root_nowhere_is_dropped():
-    # y = 2*n*k/(n*p + q + sqrt((q - n*p)**2 + 4*n*r)), the shape of the loaded-latency root: squaring
-    # gives n = 0 too, where the right side is 0 and y > 0, so no value of the parameters makes it a root
-    n, y, k, p, q, r = sympy.symbols("n y k p q r", positive=True)
+def test_a_function_free_of_the_unknown_stays_whole_in_the_root():
+    # y = 2*n*k/(n*p + q + sqrt((q - n*p)**2 + 4*n*r)) with q = a + s*log(i/j), the shape of the H100
+    # loaded-latency root: solved by hand, n = y*(k*q - p*q*y + r*y)/(k**2 - k*p*y) ... as SymPy's
+    # unfrozen solve gives it, but with log(i/j) whole (not log(i**(s*...)*j**(...)), whose exponent
+    # would carry the units of y), and n = 0, where the right side is 0 < y, is no root
+    n, y, k, p, r, a, s, i, j = sympy.symbols("n y k p r a s i j", positive=True)
+    q = a + s * sympy.log(i / j)
     target = y - 2 * n * k / (n * p + q + sympy.sqrt((q - n * p) ** 2 + 4 * n * r))
     found = roots._radical_roots(target, n)
-    assert found and all(root != 0 for root in found)
-    # each kept candidate is a root where the parameters put y below the plateau k/p: y = 1, k = 3, p = 1, q = 2, r = 5
-    point = {y: 1, k: 3, p: 1, q: 2, r: 5}
-    assert any(abs(complex(target.xreplace({n: root.xreplace(point)}).xreplace(point).evalf(30))) < 1e-20 for root in found)
+    assert len(found) == 1 and found[0] != 0
+    assert found[0].has(sympy.log(i / j)) and not any(isinstance(e.exp, sympy.Expr) and e.exp.has(y)
+                                                       for e in found[0].atoms(sympy.Pow))
+    by_hand = y * (k * q - p * q * y + r * y) / (k * (k - p * y))
+    point = {y: 1, k: 3, p: 1, r: 5, a: 2, s: sympy.Rational(1, 3), i: 2, j: 1}
+    assert abs(complex((found[0] - by_hand).xreplace(point).evalf(30))) < 1e-25
+    assert abs(complex(target.xreplace({n: found[0]}).xreplace(point).evalf(30))) < 1e-25
 
 
 def test_exact_sign_refutation_skips_a_point_whose_symbolic_exponent_would_be_huge():

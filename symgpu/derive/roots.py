@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import sympy
 
 from symgpu.memo import Memo, Tally
@@ -87,58 +86,25 @@ def real_roots(equation: sympy.Basic, var: sympy.Symbol) -> list[Any] | None:
     return roots
 
 
-#: parameter points at which :func:`_radical_roots` screens a candidate, and the digits it evaluates with
-SCREEN_POINTS, SCREEN_DIGITS = 12, 30
-
-
 def _under_radical(target: sympy.Expr, var: sympy.Symbol) -> bool:
     """Does ``var`` sit under a fractional power (a square root) in ``target``?"""
     return any(p.exp.is_Rational and not p.exp.is_Integer and var in p.base.free_symbols for p in target.atoms(sympy.Pow))
 
 
 def _radical_roots(target: sympy.Expr, var: sympy.Symbol) -> list[Any]:
-    """``sympy.solve``'s candidate roots of ``target = 0`` with ``var`` under a root, without its
-    symbolic checks, each kept unless it is no root at any of :data:`SCREEN_POINTS` random points of the other
-    symbols (their declared signs kept), evaluated to :data:`SCREEN_DIGITS` digits.
+    """``sympy.solve``'s roots of ``target = 0`` with ``var`` under a root, the functions free of
+    ``var`` (Volkov's ``log(ilp/ilp_ref)``) standing as symbols of their sign while it solves and
+    checks, then put back.
 
-    NOTE: ``sympy.solve`` squares the radical away (``unrad``) and then proves, symbol by symbol,
-    that no candidate zeroes a denominator: minutes on Volkov's H100 loaded-latency root solved
-    for ``n``, and it can only say "no root" where the residual is not zero as an expression.
-    A candidate that is a root somewhere (the branch of the square root it needs holds) is kept,
-    with the regime's and the domain's conditions to say where; the certificate checks the
-    answer on the evaluate path."""
-    # functions free of var (Volkov's log(ilp/ilp_ref)) stand as symbols while solving: SymPy would
-    # otherwise fold them into the root's other factors (log(ilp**(s_fork*(c - theta))*...), an exponent
-    # with units), and the screen evaluates them as they are
-    frozen = {f: sympy.Dummy(positive=True) if f.is_positive else sympy.Dummy(real=True)
-              for f in target.atoms(sympy.core.function.Application) if var not in f.free_symbols and f.free_symbols}
-    solved = sympy.solve(target.xreplace(frozen), var, dict=False, check=False)
+    NOTE: ``sympy.solve`` squares the radical away (``unrad``) and then checks every candidate,
+    simplifying the equation with the candidate put in: with the ``log`` in it that took minutes on
+    Volkov's H100 loaded-latency root solved for ``n`` (10 s without), and it folded the ``log``
+    into the root's other factors, ``log(ilp**(s_fork*(c - theta))*...)``, an exponent with units."""
+    frozen = {f: sympy.Dummy(positive=True) if f.is_positive else sympy.Dummy(negative=True) if f.is_negative else sympy.Dummy(real=True)
+              for f in target.atoms(sympy.core.function.Application) if f.free_symbols and var not in f.free_symbols}
+    solved = sympy.solve(target.xreplace(frozen), var, dict=False)
     back = {d: f for f, d in frozen.items()}
-    candidates = [c.xreplace(back) if isinstance(c, sympy.Basic) else c for c in solved]
-    others = sorted(target.free_symbols - {var}, key=str)
-    rng = np.random.default_rng(20261127)
-    points = []
-    for _ in range(SCREEN_POINTS):
-        points.append({s: sympy.Float(float(np.exp(rng.uniform(-2.0, 2.0))) * (1 if s.is_nonnegative else float(rng.choice([-1, 1]))),
-                                      SCREEN_DIGITS) for s in others})
-    kept = []
-    for candidate in candidates:
-        if not isinstance(candidate, sympy.Basic) or candidate.has(*_UNDEFINED):
-            continue
-        if any(_is_root_at(target, var, candidate, point) for point in points):
-            kept.append(candidate)
-    return kept
-
-
-def _is_root_at(target: sympy.Expr, var: sympy.Symbol, candidate: sympy.Expr, point: dict[sympy.Symbol, sympy.Float]) -> bool:
-    """Is the real number ``candidate`` takes at ``point`` a root of ``target`` there, to the digits evaluated?"""
-    at = candidate.xreplace(point).evalf(SCREEN_DIGITS)
-    if not (at.is_real and at.is_finite):
-        return False
-    parts = sympy.Add.make_args(sympy.expand_mul(target.xreplace({var: at, **point})))
-    values = [complex(p.evalf(SCREEN_DIGITS)) for p in parts]
-    scale = sum(abs(v) for v in values)
-    return bool(np.isfinite(scale)) and abs(sum(values)) <= 1e-12 * max(scale, 1e-300)
+    return [c.xreplace(back) if isinstance(c, sympy.Basic) else c for c in solved]
 
 
 def cases(root: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Basic]]:
