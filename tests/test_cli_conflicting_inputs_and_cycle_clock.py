@@ -108,3 +108,15 @@ def test_json_of_a_derivation_names_the_clock_of_the_preset(cli: Cli) -> None:
     # the same limit in cycles, divided by the preset's 1.3 GHz, in us
     assert record["clock"] == {"value": pytest.approx(1.3, rel=1e-12), "unit": "GHz", "source": "Freq of preset gtx280+tiled_matmul"}
     assert record["value"] == pytest.approx(cycles["value"] / 1.3e9 * 1e6, rel=1e-12)
+
+
+@pytest.mark.parametrize("clock", ["-1 GHz", "0 GHz", "-2 GHz"])
+@pytest.mark.parametrize("command", [("eval", "volkov_2016", "Latency", "--preset", "h100", "--set", "alpha=2"),
+                                     ("boundary", "volkov_2016", "memory_throughput", "--for", "mem_lat", "--preset", "h100",
+                                      "--set", "alpha=0", "--set", "n=32")])
+def test_a_clock_that_is_not_positive_is_refused_in_one_line(cli: Cli, command: tuple[str, ...], clock: str) -> None:
+    # an outside tester's finding: --clock '-1 GHz' gave Latency = -0.68311 us (exit 0), '0 GHz' a ZeroDivisionError;
+    # --set clock=-1GHz was already refused by the declared sign
+    code, out, err = cli(*command, "--unit", "us", "--clock", clock)
+    assert code == 2 and out == ""
+    assert err == f"symgpu: error: --clock '{clock}': a clock is a positive, finite frequency such as '1.3 GHz'\n"

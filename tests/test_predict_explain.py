@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 
@@ -108,6 +109,20 @@ def test_kernel_description_builds_pytorch_launches():
     assert add.grid == (math.ceil(1e6 / 512), 1, 1) and add.block == (128, 1, 1)
     with pytest.raises(symgpu.errors.UsageError, match=r"^--set tile=12: give TMxTN"):
         describe.kernel_row("gemm", "t4", {"M": "1", "N": "1", "K": "1", "tile": "12"})
+
+
+@pytest.mark.parametrize(("name", "text", "why"), [
+    ("tile", "0x64", r"give TMxTN with positive whole numbers"),       # was a ZeroDivisionError (an outside tester's finding)
+    ("block", "2.5", r"give a positive whole number \(block counts threads\)"),  # was 2 threads, silently
+    ("M", "100.5", r"give a positive whole number \(M counts elements\)"),
+    ("split_k", "0", r"give a positive whole number \(split_k counts blocks\)"),
+    ("block", "2000", r"a block holds at most 1024 threads"),           # cannot launch (CUDA's limit per block)
+])
+def test_a_kernel_description_takes_only_launchable_whole_numbers(name, text, why):
+    sizes = {"M": "1024", "N": "512", "K": "8192"}
+    with pytest.raises(symgpu.errors.UsageError, match=rf"^--set {name}={re.escape(text)}: {why}"):
+        describe.kernel_row("gemm", "h100_sxm", {**sizes, name: text})
+    assert describe.kernel_row("gemm", "h100_sxm", {**sizes, "block": "1024", "M": "1e3"}).block == (1024, 1, 1)
 
 
 def test_cli_kernel_explains_and_writes_json(tmp_path, capsys):

@@ -83,3 +83,13 @@ def test_predict_cli_refuses_a_file_without_the_neusight_columns(tmp_path, capsy
     data.write_text("a,b\n1,2\n")
     assert main(["predict", str(data)]) == 2
     assert "no column 'OPName'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("model_id", ["kernel_streaming", "kernel_row_reduction"])
+@pytest.mark.parametrize("threads", [32, 33, 80, 100, 128, 200, 1000, 1024])
+def test_a_block_that_is_not_a_whole_number_of_warps_takes_its_last_warp_slot_too(model_id, threads):
+    # CUDA allocates warps whole: an 80-thread block holds 3 warp slots, so 64/3 -> 21 blocks on an H100 SM,
+    # not 25 (an outside tester's finding); max_warps_SM = 64, max_blocks_SM = 32 (CUDA guide, CC 9.0)
+    by_hand = min(32, 64 // math.ceil(threads / 32))
+    got = api.load(model_id).evaluate("resident_blocks", "h100_sxm", values={"threads_per_block": threads})
+    assert got.to("block/SM").magnitude == by_hand

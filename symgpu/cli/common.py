@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import tempfile
@@ -214,6 +215,8 @@ def find_clock(model: Any, clock_text: str | None, *, preset: str | None, values
             raise errors.UsageError(f"--clock {clock_text!r}: {exc}") from None
         if clock.dimensionality != clock_dim:
             raise errors.UsageError(f"--clock {clock_text!r}: a clock is a frequency such as '1.3 GHz'") from None
+        if not (clock.magnitude > 0 and math.isfinite(clock.magnitude)):
+            raise errors.UsageError(f"--clock {clock_text!r}: a clock is a positive, finite frequency such as '1.3 GHz'")
         return clock, "--clock"
     # inputs and constants only: a derived rate in 1/s (a model's own quantity) counts no cycles
     names = [n for n, u in model.units.items() if u.dimensionality == clock_dim and n not in model.defining]

@@ -270,6 +270,7 @@ def _boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point)
     expr = model.expression(asked.quantity, stop_at=keep)
     pair = _limiter_pair(model, asked.quantity, derivation.extra.between, keep)
     checked = 0
+    crossings: list[float] = []  # two arguments' order switches, but the binding argument does not
     for number in _roots_at(model, derivation, asked, point, {}):
         around = active.boundary_sides(model, asked.variable, number)
         if not _inside(model, asked, point, np.asarray([number, *around])).all():  # no value there or beside it: no switch here
@@ -288,10 +289,17 @@ def _boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point)
                 sides[1] = active.binding(model, expr, point.preset, _with(model, asked, point, number))
             if sides[0] == sides[1]:
                 raise _fail(model, asked, point, f"the regime is the same just below and just above the boundary {asked.variable} = {number:.10g}")
+            values = [_with(model, asked, point, x) for x in (around[0], around[1] if around[0] != number else number)]
+            if len({active.binding(model, expr, point.preset, v, binding_only=True) for v in values}) == 1:
+                crossings.append(number)
+                continue
         checked += 1
-    if not checked:
+    if not checked and not crossings:
         return None
-    return f"the regime switches at {'each of ' + str(checked) + ' boundaries' if checked > 1 else 'the boundary'}"
+    if not crossings:
+        return f"the regime switches at {'each of ' + str(checked) + ' boundaries' if checked > 1 else 'the boundary'}"
+    return (f"the regime switches at {checked} of {checked + len(crossings)} boundaries; at {asked.variable} = "
+            f"{', '.join(f'{x:.6g}' for x in crossings)} arguments that do not bind there cross")
 
 
 def _limiter_pair(model: Model, quantity: str, between: Any, keep: tuple[str, ...]) -> sympy.Expr | None:

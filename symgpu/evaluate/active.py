@@ -209,10 +209,11 @@ def active_regime(model: Model, quantity: str, preset: str | None = None, **valu
     raise errors.UsageError(f"{model.id}: {name} is neither a Min/Max nor defined by cases; no regime to report")
 
 
-def binding(model: Model, expr: sympy.Basic, preset: str | None, values: Mapping[str, Any]) -> tuple[tuple[int, ...], ...]:
+def binding(model: Model, expr: sympy.Basic, preset: str | None, values: Mapping[str, Any], *,
+            binding_only: bool = False) -> tuple[tuple[int, ...], ...]:
     """The regime of ``expr`` at a point, as numbers: for every ``Min``/``Max`` of ``expr`` (in
-    pre-order) the order of its arguments, the binding one first, and for every ``Piecewise``
-    which of its conditions hold.
+    pre-order) the order of its arguments, the binding one first (``binding_only``: the binding
+    one alone), and for every ``Piecewise`` which of its conditions hold.
 
     The one numeric rule for "which regime holds" that :func:`active_regime` applies to a
     quantity's own equation, applied to every node: a ``Min``'s binding argument is the
@@ -230,7 +231,8 @@ def binding(model: Model, expr: sympy.Basic, preset: str | None, values: Mapping
             # differences to one argument: a bare literal takes its siblings' unit (scaling.base_expression)
             base = _side(model, reference, preset, values)
             numbers = [base if a == reference else base + _side(model, a - reference, preset, values) for a in node.args]
-            found.append(binding_order(numbers, "min" if isinstance(node, sympy.Min) else "max"))
+            order = binding_order(numbers, "min" if isinstance(node, sympy.Min) else "max")
+            found.append(order[:1] if binding_only else order)
         elif isinstance(node, sympy.Piecewise):
             found.append(tuple(int(condition_true(model, cond, preset, values)) for _, cond in node.args))
         for arg in node.args:

@@ -29,13 +29,16 @@ KINDS = tuple(sorted(ELEMENTWISE_READS)) + ("gemm", "linear", "ln", "layernorm",
 #: the --set names a description reads
 NAMES = ("B", "H", "M", "N", "K", "tile", "split_k", "grid", "block")
 _TILE = re.compile(r"^(\d+)x(\d+)$")
+#: the most threads a block may hold (CUDA: every compute capability of the GPU presets)
+MAX_BLOCK = 1024
 
 
 def kernel_row(kind: str, gpu: str, settings: Mapping[str, str]) -> KernelRow:
     """The row PyTorch would launch for kernel ``kind`` on GPU preset ``gpu`` with ``settings``.
 
     Raises:
-        errors.UsageError: an unknown kind, GPU or name, or a value that is not a positive number.
+        errors.UsageError: an unknown kind, GPU or name, a value that is not a positive whole number, or a
+            block of more threads than CUDA allows.
     """
     devices = {preset: name for name, preset in DEVICES.items()}
     if gpu not in devices:
@@ -47,9 +50,11 @@ def kernel_row(kind: str, gpu: str, settings: Mapping[str, str]) -> KernelRow:
         raise errors.UsageError(f"--set {unknown[0]}: not a kernel description name (names: {', '.join(NAMES)})")
     tile = settings.get("tile", "128x128")
     match = _TILE.match(tile)
-    if not match:
-        raise errors.UsageError(f"--set tile={tile}: give TMxTN, e.g. 128x64")
-    number = {k: _positive(k, v) for k, v in settings.items() if k != "tile"}
+    if not match or int(match.group(1)) == 0 or int(match.group(2)) == 0:
+        raise errors.UsageError(f"--set tile={tile}: give TMxTN with positive whole numbers, e.g. 128x64")
+    number = {k: _count(k, v) for k, v in settings.items() if k != "tile"}
+    if number.get("block", 1) > MAX_BLOCK:
+        raise errors.UsageError(f"--set block={settings['block']}: a block holds at most {MAX_BLOCK} threads (CUDA, every GPU preset here)")
     op = {"gemm": "linear", "layernorm": "ln"}.get(kind, kind)
     if op == "linear":
         need = [n for n in "MNK" if n not in number]
@@ -80,11 +85,13 @@ def kernel_row(kind: str, gpu: str, settings: Mapping[str, str]) -> KernelRow:
     return KernelRow(0, (), op, devices[gpu], name, grid, (block, 1, 1), sizes, math.nan)
 
 
-def _positive(name: str, text: str) -> float:
+def _count(name: str, text: str) -> float:
+    """A size, count or launch dimension: a positive whole number (``1e6`` and ``512.0`` are)."""
     try:
         value = float(text)
     except ValueError:
         raise errors.UsageError(f"--set {name}={text}: not a number") from None
-    if not math.isfinite(value) or value <= 0:
-        raise errors.UsageError(f"--set {name}={text}: give a positive number")
+    if not math.isfinite(value) or value <= 0 or value != math.floor(value):
+        raise errors.UsageError(f"--set {name}={text}: give a positive whole number ({name} counts "
+                                f"{'threads' if name == 'block' else 'blocks' if name in ('grid', 'split_k') else 'elements'})")
     return value
