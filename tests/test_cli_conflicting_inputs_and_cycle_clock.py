@@ -120,3 +120,23 @@ def test_a_clock_that_is_not_positive_is_refused_in_one_line(cli: Cli, command: 
     code, out, err = cli(*command, "--unit", "us", "--clock", clock)
     assert code == 2 and out == ""
     assert err == f"symgpu: error: --clock '{clock}': a clock is a positive, finite frequency such as '1.3 GHz'\n"
+
+
+def test_a_value_set_twice_is_refused_not_the_last_one_taken(cli: Cli) -> None:
+    # an outside tester's finding: -s alpha=8 -s alpha=9 answered for alpha = 9 without a word (sweep's --grid refuses it)
+    code, out, err = cli("eval", "volkov_2016", "memory_throughput", "--preset", "maxwell", "--set", "alpha=8", "--set", "alpha=9",
+                         "--set", "n=10")
+    assert code == 2 and out == ""
+    assert err == "symgpu: error: --set 'alpha=9': alpha is given more than once; give it once\n"
+
+
+def test_an_inequality_over_a_min_says_what_can_be_asked_and_that_works(cli: Cli) -> None:
+    # the advice was "pick one case (case = ...)", and Volkov's memory_throughput has no cases (an outside tester's finding)
+    asked = ("solve", "volkov_2016", "memory_throughput", "--for", "n", "--target", "0.05", "--relation", ">=",
+             "--preset", "h100", "--set", "alpha=0")
+    code, out, err = cli(*asked)
+    assert code == 2 and "omit the other limiters (latency_bound, memory_bound, alu_bound, issue_bound)" in err
+    code, out, err = cli(*asked, "--omit", "memory_bound", "--omit", "alu_bound", "--omit", "issue_bound")
+    assert code == 0, err
+    # the latency arm n/(mem_lat + alpha*alu_lat) >= 0.05 with mem_lat = 675 cycles (preset h100), alpha = 0: n >= 33.75
+    assert "value: 33.75 warp/SM" in out

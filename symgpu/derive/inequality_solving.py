@@ -34,8 +34,8 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
     if target is None:
         raise errors.UsageError(f"{model.id}: an inequality needs a target (quantity {relation} target)")
     if forms.has_pieces(expr):
-        raise errors.DerivationError(f"{model.id}: the inequality for {job.quantity} has Min/Max/Piecewise in it; "
-                                     "pick one case (case = ...) or a bound")
+        raise errors.DerivationError(f"{model.id}: the inequality for {job.quantity} has Min/Max/Piecewise in it, which is not "
+                                     f"inverted layer by layer; {_piece_advice(model, job.quantity)}")
     parsed = job.parse_target(target, lhs) if lhs is not None else job.parse(target, "target")
     dimensioned = lhs is not None and lhs.name in model.units and not model.units[lhs.name].dimensionless
     if dimensioned and parsed.is_number and not parsed.is_zero and var != lhs:
@@ -142,3 +142,14 @@ def _cleared(job: jobs._Job, relation: sympy.Basic, numerator: sympy.Expr, denom
         raise errors.DerivationError(f"{job.model.id}: cleared of its denominator, {sympy.sstr(relation)} has a numerator of degree "
                                      f"{poly.degree()} in {var}; only a linear one is isolated (substitute or assume to make it linear)")
     return kept(numerator, 0, evaluate=False)
+
+
+def _piece_advice(model: Any, quantity: Any) -> str:
+    """What to ask instead of an inequality over a Min/Max/Piecewise: a case of a quantity defined by
+    cases, else the equation (its crossings) or one argument kept with ``omit``."""
+    equation = model.equation_for(quantity) if isinstance(quantity, str) and (quantity in model.defining or quantity in model.equations) else None
+    if equation is not None and equation.cases:
+        return f"pick one case (case = {', '.join(c.id for c in equation.cases)}) or a bound"
+    named = [name for name, _ in equation.limiters] if equation is not None else []
+    keep = f" or omit the other limiters ({', '.join(named)}) to keep one" if named else ""
+    return f"solve the equation (relation ==) for where it crosses the target and read which side holds{keep}"

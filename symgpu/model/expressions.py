@@ -278,7 +278,7 @@ class _Builder:
             return self.symbols[node.id]
         if node.id in FUNCTIONS:
             raise _Refused(f"function name '{node.id}' used without a call")
-        declared = _declared_names(node.id, self.symbols)
+        declared = declared_names(node.id, self.symbols)
         raise _Refused(
             f"undeclared symbol '{node.id}'",
             f"declare it under [symbols.{node.id}] or correct the name (declared: {declared})",
@@ -373,7 +373,7 @@ class _Builder:
 LISTED_NAMES = 12
 
 
-def _declared_names(name: str, symbols: Mapping[str, Any]) -> str:
+def declared_names(name: str, symbols: Mapping[str, Any]) -> str:
     """The declared names a message about the undeclared ``name`` lists: all of a few, else the closest
     ones and how many more there are (``symgpu show MODEL`` lists them all)."""
     if len(symbols) <= LISTED_NAMES:
