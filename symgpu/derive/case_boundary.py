@@ -135,7 +135,7 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
                 own = [c.xreplace(at).relational for c in _closure(branch, atom, var, root)]
                 # the other cases' conditions at the root (their Min/Max rebuilt there), only for a root
                 # the branch's own conditions leave (put in once: both checks below read them)
-                refuted = any(job.ctx.refuted(c) for c in own if not _large(c))
+                refuted = any(job.ctx.refuted(c) for c in own if not too_large_to_tidy(c))
                 others = [] if refuted else [p.xreplace(at) for c in decides + context for p in _pieces(c)]
                 conds = [sympy.false] if refuted else _tidied(job, own + [_closed(p) for p in others])
                 if any(c is sympy.false for c in conds):
@@ -158,7 +158,8 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
 MAX_TIDIED_OPS = 150
 
 
-def _large(condition: sympy.Basic) -> bool:
+def too_large_to_tidy(condition: sympy.Basic) -> bool:
+    """Has ``condition`` more than :data:`MAX_TIDIED_OPS` operations (kept as it is, decided at a point by its numbers)?"""
     return sympy.count_ops(condition) > MAX_TIDIED_OPS
 
 
@@ -166,9 +167,9 @@ def _tidied(job: jobs._Job, conditions: Sequence[sympy.Basic]) -> list[sympy.Bas
     """``tidy_unless_refuted`` of the conditions at a root, each of more than :data:`MAX_TIDIED_OPS` operations kept as it
     is, neither decided nor tidied."""
     assert job.ctx is not None
-    if any(job.ctx.refuted(c) for c in conditions if not _large(c)):
+    if any(job.ctx.refuted(c) for c in conditions if not too_large_to_tidy(c)):
         return [sympy.false]
-    return [c if _large(c) else job.ctx.tidy(c) for c in conditions]
+    return [c if too_large_to_tidy(c) else job.ctx.tidy(c) for c in conditions]
 
 
 def _closed(condition: sympy.Basic) -> sympy.Basic:

@@ -13,7 +13,7 @@ from typing import Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import extremum_choice, extremum_domain, jobs, regime_conditions, regime_split
+from symgpu.derive import declared_range, extremum_choice, extremum_domain, jobs, regime_conditions, regime_split
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.proofs import forms, relations
 
@@ -30,8 +30,7 @@ def boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split
     conds: list[sympy.Basic] = []
     # the point must be admissible for var; a cusp lies inside the domain (0 of a nonnegative variable is an end,
     # a candidate of its own), and knowing so can decide a side: alu_thru/(issue_thru - alu_thru) > 0 says issue_thru > alu_thru
-    definition = job.model.symbol_definitions.get(var.name)
-    if definition is not None and {"positive", "nonnegative"} & set(definition.assumptions):
+    if declared_range.of(job.model, var).word:
         c = local.tidy(sympy.StrictGreaterThan(point, 0))
         if c is sympy.false:
             return None, None
