@@ -312,3 +312,12 @@ def test_warps_above_32_per_sm_are_pinned_as_two_blocks_that_alone_fit():
         assert blocks * threads == 32 * warps and threads <= 1024
         assert blocks * (smem + reserved) <= h100["sharedMemPerMultiprocessor"] < (blocks + 1) * (smem + reserved)
     assert microbench.pinning(h100, 65) is None and microbench.pinning(h100, 33) is None
+
+
+def test_a_set_value_that_is_a_column_of_the_data_is_refused_not_ignored(capsys):
+    # an outside tester's finding: --set ilp=4 with the data's ilp column was dropped without a word, the table unchanged
+    code = cli.main(["measured", "volkov_2016_h100", "dram_throughput", "--data", "data/h200/run4/stream.csv",
+                     "--where", "ilp=1", "--preset", "h200_transfer", "--set", "ilp=4"])
+    assert code == 2
+    assert capsys.readouterr().err == ("symgpu: error: --set ilp=4: ilp is a column of the measured data, which gives it at "
+                                       "every point; drop the --set, or select rows with --where ilp=VALUE\n")

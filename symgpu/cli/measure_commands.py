@@ -113,6 +113,11 @@ def run_measured(args: argparse.Namespace) -> int:
     model = common.load_model_with_presets(args.model, args.preset_file)
     measured = _filtered(args)
     values = dict(_pair(text, "--set") for text in args.set)
+    columns = {c.name for c in measured.columns}
+    clash = next((name for name in values if name in columns), None)
+    if clash is not None:  # the data's column gives it point by point: a --set would be ignored
+        raise errors.UsageError(f"--set {clash}={values[clash]}: {clash} is a column of the measured data, which gives it "
+                                f"at every point; drop the --set, or select rows with --where {clash}=VALUE")
     comparison = compare.compare(model, args.quantity, measured, variable=args.variable, preset=args.preset, values=values, column=args.column)
     fitted = residuals.fitted_data(model, comparison, args.fitted_on) if args.residuals or args.json else None
     points = residuals.point_residuals(comparison, fitted)
