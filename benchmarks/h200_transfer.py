@@ -12,7 +12,9 @@ runs; run 4 here, the one whose kernel interleaves the ILP chains as the H100's 
    latency ``a`` moved by the difference of the two pointer-chase latencies, the bandwidth ``c``
    scaled by the ratio of the pin bandwidths, the H200's FMA latency ``alu_lat``; ``b``,
    ``s_fork``, ``alu_sat``, ``ilp_half`` kept;
-3. then, for scale only, the same six parameters fitted to the H200 curves themselves.
+3. then, for scale only, the same six parameters fitted to the H200 curves themselves (a fit that
+   is not physical: its ``c`` lands above the 4.8 TB/s pins and ``ilp_half`` at 0, its interval
+   spanning 0; it shows how far the model's form can follow these curves, not the H200's values).
 
 Each is printed per curve (RMS and max relative error, knees), split into the curves whose
 kind the H100 fit saw (ILP 1 at alpha 0, 8, 32, 128; ILP 2 and 4 at alpha 0 and 32) and the

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
-import sympy
 import pytest
+import sympy
 
 import symgpu
 from conftest import read_fixture
@@ -236,9 +236,9 @@ def test_numba_regime_of_a_min_or_max_is_the_rule_at_near_ties_nan_and_infinitie
 
 
 def test_grid_code_uses_neither_reduce_nor_select_and_computes_what_numpy_does() -> None:
-    # the grid printer's code runs on CuPy too, which has no logical_and.reduce and whose select
-    # takes neither True nor scalar choices (both seen failing on an H200, CuPy 14.2), as SymPy's
-    # own CuPy printer writes them
+    # the grid printer's code runs on CuPy too, which has no logical_and.reduce (seen failing on an
+    # H200, CuPy 14.2: data/h200/run0/run.log) and whose select takes neither True nor scalar choices,
+    # as SymPy's own CuPy printer writes them
     from symgpu.evaluate.printers import GridPrinter
 
     x, y = sympy.symbols("x y")

@@ -405,7 +405,8 @@ def _grid_function(model: Model, exprs: Sequence[sympy.Basic], variables: Sequen
 
     arguments = swept + [model.symbols[c] for c in constants]
     # NOTE: SymPy's "cupy"/"jax" modules import only the package name; the code's unqualified
-    # names are taken from the array module's own namespace, or (missing there) from NumPy
+    # names are taken from the array module's own namespace, and a name missing there is refused
+    # (lambdify would take NumPy's, which brings device arrays back to the host or fails on them)
     namespace = {} if module == "numpy" else dict(vars(importlib.import_module("jax.numpy" if module == "jax" else module)))
     function = sympy.lambdify(arguments, sympy.Tuple(*prepared), modules=[namespace], printer=printer, cse=cse, **_NO_DOCSTRING)
     missing = sorted(set(printer.module_imports.get("numpy", ())) - set(namespace)) if namespace else []

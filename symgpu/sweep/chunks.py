@@ -92,7 +92,7 @@ def chunk_of(plan: Numbers, start: int, stop: int, out: Sequence[Any], shape: tu
             np.copyto(into.columns[name].reshape(shape), np.broadcast_to(values, shape))
             values = into.columns[name]
         elif not (isinstance(values, np.ndarray) and values.shape == shape and values.dtype == np.float64
-                  and values.base is None and values.flags.c_contiguous and id(values) not in taken):
+                  and values.base is None and values.flags.writeable and values.flags.c_contiguous and id(values) not in taken):
             values = np.array(np.broadcast_to(values, shape), dtype=float)  # a new array: the column owns it
         taken.add(id(values))
         values = values.reshape(-1)
