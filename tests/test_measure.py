@@ -303,14 +303,16 @@ def test_warps_above_32_per_sm_are_pinned_as_two_blocks_that_alone_fit():
     from symgpu.measure import microbench
 
     measured = json.loads((REPO / "data" / "h100" / "device_attributes.json").read_text())
-    h100 = {"maxThreadsPerMultiProcessor": measured["maxThreadsPerMultiProcessor"],  # CuPy's names for the attributes
-            "sharedMemPerMultiprocessor": measured["maxSharedMemoryPerMultiprocessor"],
-            "sharedMemPerBlockOptin": measured["maxSharedMemoryPerBlockOptin"]}
+    h100 = microbench.DeviceAttributes(clock_khz=measured["clockRate_kHz"], sms=measured["multiProcessorCount"],
+                                       max_threads_per_sm=measured["maxThreadsPerMultiProcessor"],
+                                       major=measured["computeCapabilityMajor"], minor=measured["computeCapabilityMinor"],
+                                       smem_per_sm=measured["maxSharedMemoryPerMultiprocessor"],
+                                       smem_per_block_optin=measured["maxSharedMemoryPerBlockOptin"])
     reserved = measured["reservedSharedMemoryPerBlock"]
     for warps in (1, 17, 32, 40, 64):
         blocks, threads, smem = microbench.pinning(h100, warps)
         assert blocks * threads == 32 * warps and threads <= 1024
-        assert blocks * (smem + reserved) <= h100["sharedMemPerMultiprocessor"] < (blocks + 1) * (smem + reserved)
+        assert blocks * (smem + reserved) <= h100.smem_per_sm < (blocks + 1) * (smem + reserved)
     assert microbench.pinning(h100, 65) is None and microbench.pinning(h100, 33) is None
 
 

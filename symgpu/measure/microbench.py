@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime
 import importlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -88,15 +89,29 @@ def cupy_module() -> Any:
     return cupy
 
 
-#: cudaDeviceAttr numbers (CUDA runtime API) of the attributes read here, under CuPy's property names;
+#: cudaDeviceAttr numbers (CUDA runtime API) of the attributes read, by :class:`DeviceAttributes` field;
 #: read with cudaDeviceGetAttribute, since CUDA 13's cudaDeviceProp no longer has ``clockRate``
-ATTRIBUTES = {"clockRate": 13, "multiProcessorCount": 16, "maxThreadsPerMultiProcessor": 39, "major": 75, "minor": 76,
-              "sharedMemPerMultiprocessor": 81, "sharedMemPerBlockOptin": 97}
+ATTRIBUTES = {"clock_khz": 13, "sms": 16, "max_threads_per_sm": 39, "major": 75, "minor": 76,
+              "smem_per_sm": 81, "smem_per_block_optin": 97}
 
 
-def attributes(cupy: Any) -> dict[str, int]:
-    """The device attributes this module reads (:data:`ATTRIBUTES`), of device 0."""
-    return {key: int(cupy.cuda.runtime.deviceGetAttribute(number, 0)) for key, number in ATTRIBUTES.items()}
+@dataclass(frozen=True)
+class DeviceAttributes:
+    """What the microbenchmarks read of the device: its compute capability, SM count and clock (kHz),
+    and the per-SM limits the pinning of warps works against (threads, shared memory in bytes)."""
+
+    clock_khz: int
+    sms: int
+    max_threads_per_sm: int
+    major: int
+    minor: int
+    smem_per_sm: int
+    smem_per_block_optin: int
+
+
+def attributes(cupy: Any) -> DeviceAttributes:
+    """Device 0's :class:`DeviceAttributes`."""
+    return DeviceAttributes(**{field: int(cupy.cuda.runtime.deviceGetAttribute(number, 0)) for field, number in ATTRIBUTES.items()})
 
 
 def provenance(cupy: Any) -> tuple[str, ...]:
@@ -105,9 +120,9 @@ def provenance(cupy: Any) -> tuple[str, ...]:
     name = name.decode() if isinstance(name, bytes) else str(name)
     props = attributes(cupy)
     return (
-        f"device: {name}, CC {props['major']}.{props['minor']}, {props['multiProcessorCount']} SMs",
+        f"device: {name}, CC {props.major}.{props.minor}, {props.sms} SMs",
         f"driver {cupy.cuda.runtime.driverGetVersion()}, runtime {cupy.cuda.runtime.runtimeGetVersion()}, "
-        f"max SM clock {props['clockRate'] / 1000:.0f} MHz (clock64 cycles are SM cycles)",
+        f"max SM clock {props.clock_khz / 1000:.0f} MHz (clock64 cycles are SM cycles)",
         f"measured {datetime.date.today().isoformat()} by symgpu measure",
     )
 
@@ -149,15 +164,15 @@ def occupancy_pinned(cupy: Any, kernel: Any, threads: int, smem: int) -> int:
     return int(cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(kernel.kernel.ptr, threads, smem))
 
 
-def pinning(props: dict[str, int], warps: int) -> tuple[int, int, int] | None:
+def pinning(props: DeviceAttributes, warps: int) -> tuple[int, int, int] | None:
     """(blocks per SM, threads per block, dynamic shared memory in bytes) that hold ``warps`` warps
     on every SM: one block of 32*w threads up to 32 warps, two blocks of 16*w threads above (as
     ``data/h100/README.md``'s runs), each asking for just over 1/(blocks + 1) of the SM's shared
     memory so that no further block fits. None where the SM cannot hold that many warps."""
     blocks = 1 if warps <= 32 else 2
-    if warps * 32 > props["maxThreadsPerMultiProcessor"] or warps % blocks:
+    if warps * 32 > props.max_threads_per_sm or warps % blocks:
         return None
-    smem = min(props["sharedMemPerMultiprocessor"] // (blocks + 1) + 1024, props["sharedMemPerBlockOptin"])
+    smem = min(props.smem_per_sm // (blocks + 1) + 1024, props.smem_per_block_optin)
     return blocks, warps * 32 // blocks, smem
 
 
@@ -180,7 +195,7 @@ def stream(cupy: Any, warps: list[int], ilps: list[int], alphas: list[int], size
         errors.UsageError: the occupancy API or the SMs' blocks disagree with the pinning.
     """
     props = attributes(cupy)
-    sms = props["multiProcessorCount"]
+    sms = props.sms
     module = cupy.RawModule(code=_STREAM, options=("-std=c++14",))
     array = cupy.ones(size, dtype=cupy.float32)
     out = cupy.zeros(1, dtype=cupy.float32)
