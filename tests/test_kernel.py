@@ -263,3 +263,17 @@ def test_cli_kernel_prints_the_prediction_and_says_why_an_export_could_not_be_co
     assert "prediction: memory_throughput = 0.0785278 winst / cy / SM" in out
     assert "not compared:" in out and "sm__cycles_elapsed.avg" in out and "--metrics sm__cycles_elapsed.avg" in out
     assert max(len(line) for line in out.splitlines()) <= 200
+
+
+@pytest.mark.parametrize(("arch", "cc", "runs"), [("sm_90", "cc_9_0", True), ("sm_80", "cc_8_6", True), ("sm_86", "cc_8_0", False),
+                                                  ("sm_90", "cc_7_5", False), ("sm_90a", "cc_9_0", True), ("sm_75", "cc_8_0", False),
+                                                  ("", "cc_9_0", True)])
+def test_a_kernel_built_for_another_architecture_gets_a_note(arch, cc, runs):
+    # machine code for sm_XY runs on compute capability X.Z with Z >= Y only (CUDA's binary compatibility);
+    # an outside tester's finding: an sm_90 build answered for cc_7_5 without a word
+    from symgpu.cli import kernel_commands
+
+    note = kernel_commands.arch_note(arch, cc)
+    assert (note == "") == runs
+    if not runs:
+        assert note.startswith(f"the kernel was compiled for {arch}, which does not run on {cc}")
