@@ -140,3 +140,16 @@ def test_an_inequality_over_a_min_says_what_can_be_asked_and_that_works(cli: Cli
     assert code == 0, err
     # the latency arm n/(mem_lat + alpha*alu_lat) >= 0.05 with mem_lat = 675 cycles (preset h100), alpha = 0: n >= 33.75
     assert "value: 33.75 warp/SM" in out
+
+
+def test_warps_convert_to_threads_with_the_models_warp_size(cli: Cli) -> None:
+    # --unit's help gives 'thread/SM' as its example, and a warp count was refused in it (an outside tester's finding)
+    base = ("eval", "occupancy", "active_warps_per_SM", "--preset", "cc_9_0", "--set", "threads_per_block=256",
+            "--set", "regs_per_thread=32", "--set", "smem_per_block=0")
+    code, out, err = cli(*base)
+    assert code == 0, err
+    warps = float(out.split("=")[1].split()[0])
+    code, out, err = cli(*base, "--unit", "thread/SM")
+    assert code == 0, err
+    assert float(out.split("=")[1].split()[0]) == warps * 32  # 32 threads per warp (preset cc_9_0's threads_per_warp)
+    assert "warps converted at threads_per_warp = 32 thread / warp" in err

@@ -177,6 +177,8 @@ def converted(model: Any, value: pint.Quantity, unit: str | None, clock_text: st
         return to_unit(value, unit), None
     except errors.UsageError as problem:
         assert unit is not None
+        if needs_warp_size(value, units.unit(unit)):
+            return to_unit(with_warp_size(model, value, units.unit(unit), preset, values, problem), unit), None
         if not needs_clock(value, units.unit(unit)):
             raise problem from None
         need = "a time" if units.unit(unit).dimensionality == units.unit("s").dimensionality else unit
@@ -185,6 +187,33 @@ def converted(model: Any, value: pint.Quantity, unit: str | None, clock_text: st
         named = "" if source == "--clock" else f"{source.split(' ', 1)[0]} = "
         print(f"symgpu: note: cycles converted at {named}{units.compact(clock):~.10g} ({source})", file=sys.stderr)
         return to_unit(with_clock(value, units.unit(unit), clock), unit), CycleClock(clock, source)
+
+
+def needs_warp_size(value: pint.Quantity, unit: Any) -> bool:
+    """Do ``value`` and ``unit`` differ by exactly threads per warp (warps per SM in threads per SM)?"""
+    ratio = (value.units / unit).dimensionality
+    per_warp = units.unit("thread/warp").dimensionality
+    return bool(ratio == per_warp or ratio == (1 / units.unit("thread/warp")).dimensionality)
+
+
+def with_warp_size(model: Any, value: pint.Quantity, unit: Any, preset: str | None, values: dict[str, pint.Quantity],
+                   problem: errors.UsageError) -> pint.Quantity:
+    """``value`` moved across the model's warp size (its one input in thread/warp) towards ``unit``, said on stderr.
+
+    Raises:
+        errors.UsageError: ``problem``, where the model has no single warp size with a value here.
+    """
+    per_warp = units.unit("thread/warp").dimensionality
+    names = [n for n, u in model.units.items() if u.dimensionality == per_warp and n not in model.defining]
+    if len(names) != 1:
+        raise problem from None
+    try:
+        size = evaluator.evaluate_expression(model, model.symbols[names[0]], model.units[names[0]], preset=preset, values=values)
+    except errors.SymgpuError:
+        raise errors.UsageError(f"{problem}; the warp size {names[0]} has no value here: give --set '{names[0]}=32 thread/warp'") from None
+    print(f"symgpu: note: warps converted at {names[0]} = {size:~.10g}", file=sys.stderr)
+    in_threads = (value.units / unit).dimensionality == per_warp  # threads given, warps asked for: divide
+    return units.convert(value / size if in_threads else value * size, unit)
 
 
 def needs_clock(value: pint.Quantity, unit: Any) -> bool:
