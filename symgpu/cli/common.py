@@ -189,11 +189,28 @@ def converted(model: Any, value: pint.Quantity, unit: str | None, clock_text: st
         return to_unit(with_clock(value, units.unit(unit), clock), unit), CycleClock(clock, source)
 
 
+def _differ_by(value: pint.Quantity, unit: Any, rate: str) -> bool:
+    """Do ``value`` and ``unit`` differ by exactly ``rate`` or its inverse (cycles and time by ``Hz``)?"""
+    ratio = (value.units / unit).dimensionality
+    return bool(ratio == units.unit(rate).dimensionality or ratio == (1 / units.unit(rate)).dimensionality)
+
+
+def _across(value: pint.Quantity, unit: Any, rate: pint.Quantity) -> pint.Quantity:
+    """``value`` moved across ``rate`` towards ``unit``: divided where ``value`` has ``rate``'s
+    dimension more than ``unit`` (cycles in a time: by the clock), else multiplied."""
+    dividing = (value.units / unit).dimensionality == rate.dimensionality
+    return units.convert(value / rate if dividing else value * rate, unit)
+
+
+def _inputs_in(model: Any, unit: str) -> list[str]:
+    """The model's inputs and constants of ``unit``'s dimension (a derived quantity is no clock or warp size)."""
+    dimension = units.unit(unit).dimensionality
+    return [n for n, u in model.units.items() if u.dimensionality == dimension and n not in model.defining]
+
+
 def needs_warp_size(value: pint.Quantity, unit: Any) -> bool:
     """Do ``value`` and ``unit`` differ by exactly threads per warp (warps per SM in threads per SM)?"""
-    ratio = (value.units / unit).dimensionality
-    per_warp = units.unit("thread/warp").dimensionality
-    return bool(ratio == per_warp or ratio == (1 / units.unit("thread/warp")).dimensionality)
+    return _differ_by(value, unit, "thread/warp")
 
 
 def with_warp_size(model: Any, value: pint.Quantity, unit: Any, preset: str | None, values: dict[str, pint.Quantity],
@@ -203,8 +220,7 @@ def with_warp_size(model: Any, value: pint.Quantity, unit: Any, preset: str | No
     Raises:
         errors.UsageError: ``problem``, where the model has no single warp size with a value here.
     """
-    per_warp = units.unit("thread/warp").dimensionality
-    names = [n for n, u in model.units.items() if u.dimensionality == per_warp and n not in model.defining]
+    names = _inputs_in(model, "thread/warp")
     if len(names) != 1:
         raise problem from None
     try:
@@ -212,21 +228,17 @@ def with_warp_size(model: Any, value: pint.Quantity, unit: Any, preset: str | No
     except errors.SymgpuError:
         raise errors.UsageError(f"{problem}; the warp size {names[0]} has no value here: give --set '{names[0]}=32 thread/warp'") from None
     print(f"symgpu: note: warps converted at {names[0]} = {size:~.10g}", file=sys.stderr)
-    in_threads = (value.units / unit).dimensionality == per_warp  # threads given, warps asked for: divide
-    return units.convert(value / size if in_threads else value * size, unit)
+    return _across(value, unit, size)
 
 
 def needs_clock(value: pint.Quantity, unit: Any) -> bool:
     """Do ``value`` and ``unit`` differ by exactly cycles per time (a clock converts one into the other)?"""
-    ratio = (value.units / unit).dimensionality
-    clock_dim = units.unit("Hz").dimensionality
-    return bool(ratio == clock_dim or ratio == (1 / units.unit("Hz")).dimensionality)
+    return _differ_by(value, unit, "Hz")
 
 
 def with_clock(value: pint.Quantity, unit: Any, clock: pint.Quantity) -> pint.Quantity:
     """``value`` moved across the clock towards ``unit``: cycles divided by it, times multiplied."""
-    per_cycle = (value.units / unit).dimensionality == units.unit("Hz").dimensionality
-    return units.convert(value / clock if per_cycle else value * clock, unit)
+    return _across(value, unit, clock)
 
 
 def find_clock(model: Any, clock_text: str | None, *, preset: str | None, values: dict[str, pint.Quantity],
@@ -250,8 +262,7 @@ def find_clock(model: Any, clock_text: str | None, *, preset: str | None, values
             raise errors.UsageError(f"--clock {clock_text!r}: a clock is a positive, finite frequency such as '1.3 GHz'")
         return clock, "--clock"
     # inputs and constants only: a derived rate in 1/s (a model's own quantity) counts no cycles
-    names = [n for n, u in model.units.items() if u.dimensionality == clock_dim and n not in model.defining]
-    name = cycle_clock(model, names, missing)
+    name = cycle_clock(model, _inputs_in(model, "Hz"), missing)
     if name is None:
         raise errors.UsageError(f"{missing}: give --clock '1.3 GHz'") from None
     try:

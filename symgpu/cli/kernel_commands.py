@@ -7,7 +7,6 @@ import argparse
 import csv
 import io
 import json
-import re
 import sys
 import textwrap
 from typing import Any
@@ -45,24 +44,6 @@ def setup(sub: Any) -> None:
     common.add_value_options(p)
 
 
-_SM = re.compile(r"^sm_(\d+)(\d)[a-z]?$")
-_CC = re.compile(r"^cc_(\d+)_(\d)$")
-
-
-def arch_note(arch: str, cc: str) -> str:
-    """What to say where the ptxas output's target (``sm_90``) is not one that runs on the compute
-    capability asked (``cc_7_5``): machine code runs on its own major version at the same or a higher
-    minor one; "" where it does, or where either is not read."""
-    built, asked = _SM.match(arch), _CC.match(cc)
-    if not built or not asked:
-        return ""
-    (major, minor), (on_major, on_minor) = map(int, built.groups()), map(int, asked.groups())
-    if major == on_major and minor <= on_minor:
-        return ""
-    return (f"the kernel was compiled for {arch}, which does not run on {cc}: the registers and shared memory read "
-            f"here are {arch}'s; recompile for sm_{on_major}{on_minor} for that GPU's own")
-
-
 def run(args: argparse.Namespace) -> int:
     """Print the occupancy answer and, with ``--model``, the prediction; exit 0, or 2 on bad input."""
     if args.launches or args.all_launches:
@@ -75,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         raise errors.UsageError("--threads must be positive and --dynamic-smem non-negative")
     kernel = resources.select(resources.read(args.resources), args.kernel)
     result = answer.answer(kernel, args.cc, args.threads, args.dynamic_smem)
-    note = arch_note(kernel.arch, args.cc)
+    note = answer.arch_note(kernel.arch, args.cc)
     if note:
         print(f"symgpu: note: {note}", file=sys.stderr)
     print("\n".join(answer.lines(result)))

@@ -97,10 +97,8 @@ def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int, into: Tar
     count = len(axes)
     if isinstance(function, gridcode.GridProgram):
         return buffered_chunk(plan, function, start, stop, axes, fixed, boxes, into)
-    if backend is None or backend.name == "numpy":
-        device, host = (lambda values: values), (lambda values: values)
-    else:
-        device, host = backend.device, backend.host
+    # Backend.device/host leave NumPy's arrays as they are; without a backend (NumPy's own loop) nothing moves
+    device, host = (backend.device, backend.host) if backend is not None else ((lambda values: values), (lambda values: values))
 
     def run(bounds: tuple[tuple[int, int], ...]) -> tuple[Any, tuple[int, ...]]:
         coords = [device(axes[k][lo:hi].reshape((1,) * k + (hi - lo,) + (1,) * (count - k - 1))) for k, (lo, hi) in enumerate(bounds)]
