@@ -1,0 +1,78 @@
+"""The numba sweep's regime decisions are evaluate.active's rule point by point: a case table's
+relations, written out branch-free per relation (``fused._relation_text``), and a Min/Max's
+binding argument with its near ties settled only in the rows the loop marked, whole grids and
+grids cut into chunks that start mid-row."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from symgpu.evaluate import active
+from symgpu.sweep import backends, fused
+from symgpu.sweep.grid import Axis, Grid
+from symgpu.sweep.regimes import RegimeSpec
+
+LARGEST = float(np.finfo(np.float64).max)
+#: near ties of 2 (within TIE, on its edge, beyond it), signed zeros, subnormals, gaps that
+#: overflow, infinities and NaN
+POOL = np.array([1.0, 2.0, 2.0 * (1 + active.TIE / 3), 2.0 * (1 - active.TIE / 3), 2.0 * (1 + active.TIE),
+                 2.0 * (1 - 3 * active.TIE), 2.0 * (1 + 3 * active.TIE), 0.0, -0.0, -2.0, 5e-324, -5e-324,
+                 1e-310, LARGEST, -LARGEST, np.inf, -np.inf, np.nan])
+
+
+def _numba():  # type: ignore[no-untyped-def]
+    if not backends.available("numba"):
+        pytest.skip("backend numba is not available here")
+    import numba  # noqa: PLC0415 - optional
+
+    return numba
+
+
+def _codes(numba, spec: RegimeSpec, grid: Grid, outputs, chunk: int) -> np.ndarray:  # type: ignore[no-untyped-def]
+    # the grid through fused.run in chunks of `chunk` points (each chunk's boxes, as the sweep hands them)
+    plan = fused.layout(object(), [a.values for a in grid.axes], (1.0,) * len(grid.axes), 1, None, spec)
+    codes = np.full(grid.size, 99, dtype=np.int16)
+    for start in range(0, grid.size, chunk):
+        stop = min(grid.size, start + chunk)
+        out = np.empty((1, stop - start))
+        fused.run(numba, outputs, plan, (), grid.boxes(start, stop), start, out, codes[start:stop])
+    return codes
+
+
+@pytest.mark.parametrize("op", active.RELATIONS)
+def test_each_relation_of_a_case_table_is_the_rule_at_ties_zeros_overflow_infinities_and_nan(op: str) -> None:
+    numba = _numba()
+    grid = Grid(tuple(Axis(name, POOL, name) for name in ("a", "b")))
+    # case 0: a op b; case 1: a op 0 scaled by b (the rule's other form); case 2: otherwise
+    spec = RegimeSpec("q", "cases", ("both", "zero", "neither"),
+                      (("rel", op, 1, 2, None), ("rel", op, 1, None, 2), ("const", True)))
+
+    def outputs(row, fixed):  # type: ignore[no-untyped-def]
+        a, b = row
+        return (0.0, a, b)
+
+    a, b = np.meshgrid(POOL, POOL, indexing="ij")
+    scale = np.where(np.isnan(a) | np.isnan(b), np.nan, np.maximum(np.abs(a), np.abs(b)))
+    want = np.where(active.relation_holds(op, a, b), 0, np.where(active.relation_holds(op, a, 0.0, scale), 1, 2)).reshape(-1)
+    # the rule by relation_number, one pair of floats at a time, agrees with its array form here
+    by_number = [active.relation_number(active.RELATION_CODES[op], x, y, active.larger_magnitude(x, y)) for x, y in zip(map(float, a.flat), map(float, b.flat))]
+    assert np.array_equal(np.array(by_number), active.relation_holds(op, a, b).reshape(-1))
+    for chunk in (grid.size, 5):
+        assert np.array_equal(_codes(numba, spec, grid, outputs, chunk), want), chunk
+
+
+@pytest.mark.parametrize("kind", ["min", "max"])
+@pytest.mark.parametrize("chunk", [729, 7, 4])
+def test_min_or_max_near_ties_are_settled_in_the_marked_rows_of_every_chunk(kind: str, chunk: int) -> None:
+    numba = _numba()
+    pool = np.array([1.0, 2.0, 2.0 * (1 + active.TIE / 3), 2.0 * (1 - 3 * active.TIE), 0.0, -2.0, np.inf, -np.inf, np.nan])
+    grid = Grid(tuple(Axis(name, pool, name) for name in ("a", "b", "c")))
+    spec = RegimeSpec("q", kind, ("a", "b", "c"), (("arg", 1), ("arg", 2), ("arg", 3)))
+
+    def outputs(row, fixed):  # type: ignore[no-untyped-def]
+        a, b, c = row
+        return (0.0, a, b, c)
+
+    want = active.binding_index(list(np.meshgrid(pool, pool, pool, indexing="ij")), kind).reshape(-1)
+    assert np.array_equal(_codes(numba, spec, grid, outputs, chunk), want)
