@@ -73,13 +73,9 @@ def _generic_value(h: sympy.Basic) -> sympy.Basic | None:
     if h in _VALUES:
         return _VALUES[h]
     point = _POINT.at(h.free_symbols)
-    admissible = exact_signs.modest_powers(h) and all(sample_points.meets(v, s, undecided_ok=True) for s, v in point.items()) \
-        and exact_signs.modest_at(exact_signs.symbolic_exponents(h), point)
-    try:
-        value = h.xreplace(point) if admissible else None
-    except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):
-        value = None
-    found = value if value is not None and value.is_Rational else None
+    admissible = exact_signs.modest_powers(h) and all(sample_points.meets(v, s, undecided_ok=True) for s, v in point.items())
+    values = exact_signs.values_at((h,), point, exact_signs.symbolic_exponents(h)) if admissible else None
+    found = values[0] if values is not None and values[0].is_Rational else None
     _VALUES[h] = found
     return found
 

@@ -8,7 +8,8 @@ admissible points.
   assumptions (:mod:`symgpu.proofs.sample_points`; exact rational values, so a True is a proof that
   no sign can be decided); :func:`nonzero_somewhere`: a nonzero value at such a point (a proof that
   the expression is not identically 0); :func:`modest_powers` keeps those values small, and
-  :func:`modest_at` the exponents that hold symbols, point by point.
+  :func:`modest_at` the exponents that hold symbols, point by point; :func:`values_at` puts a point
+  in behind that check (every exact value at a point is taken through it).
 
 No model, no cache on disk: :class:`symgpu.proofs.signs.SignReasoner` uses them under the declared
 assumptions, and :mod:`symgpu.derive.regime_split` at its generic point.
@@ -17,7 +18,7 @@ assumptions, and :mod:`symgpu.derive.regime_split` at its generic point.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import sympy
@@ -114,6 +115,18 @@ def modest_at(exponents: Iterable[sympy.Expr], point: dict[sympy.Symbol, sympy.E
     return True
 
 
+def values_at(exprs: Sequence[sympy.Basic], point: dict[sympy.Symbol, sympy.Expr],
+              exponents: Sequence[sympy.Expr] = ()) -> tuple[sympy.Basic, ...] | None:
+    """Each of ``exprs`` at ``point`` (exact: ``xreplace``), or None where one of their symbolic
+    ``exponents`` (:func:`symbolic_exponents`) is huge there (:func:`modest_at`) or a substitution fails."""
+    if exponents and not modest_at(exponents, point):
+        return None
+    try:
+        return tuple(e.xreplace(point) for e in exprs)
+    except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):
+        return None
+
+
 def refuted(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> bool:
     """True if ``expr`` takes two of the signs -, 0, + at points allowed by its symbols' assumptions
     (and where every expression in ``positives`` is positive): exact rational values, so a True
@@ -140,12 +153,13 @@ def refuted(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> bool:
         exponents = tuple(itertools.chain.from_iterable(symbolic_exponents(e) for e in (expr, *known)))
         for point in itertools.chain(sample_points.points(symbols, pools, 1729, REFUTE_POINTS, fixed_first=2), [corner],
                                      sample_points.one_large(symbols, pools)):
-            if exponents and not modest_at(exponents, point):
+            values = values_at((*known, expr), point, exponents)
+            if values is None:
                 continue
             try:
-                if any(_value_sign(p.xreplace(point)) != 1 for p in known):
+                if any(_value_sign(v) != 1 for v in values[:-1]):
                     continue
-                found = _value_sign(expr.xreplace(point))
+                found = _value_sign(values[-1])
             except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):
                 continue
             if found is not None:
@@ -171,12 +185,7 @@ def nonzero_somewhere(expr: sympy.Basic) -> bool:
         return False
     exponents = symbolic_exponents(expr)
     for point in sample_points.points(symbols, pools, 1729, NONZERO_POINTS, fixed_first=2):
-        if exponents and not modest_at(exponents, point):
-            continue
-        try:
-            value = expr.xreplace(point)
-        except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):
-            continue
-        if value.is_Rational and value != 0:
+        values = values_at((expr,), point, exponents)
+        if values is not None and values[0].is_Rational and values[0] != 0:
             return True
     return False
