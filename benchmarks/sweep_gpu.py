@@ -21,9 +21,7 @@ a pass/fail test.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -35,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import symgpu  # noqa: E402
 from symgpu.sweep import backends, sweep  # noqa: E402
-from sweep_vs_hand import hong_kim_constants, hong_kim_grid, hong_kim_hand  # noqa: E402
+from sweep_vs_hand import hong_kim_constants, hong_kim_grid, hong_kim_hand, median_times  # noqa: E402
 
 QUANTITY, PRESET = "Exec_cycles_app", "table2_example"
 
@@ -51,18 +49,6 @@ def gpu_name(backend: str) -> str | None:
         return name.decode() if isinstance(name, bytes) else str(name)
     gpus = [d for d in module.devices() if d.platform == "gpu"]
     return str(gpus[0].device_kind) if gpus else None
-
-
-def median_seconds(function: Callable[[], Any], repeat: int, synchronize: Callable[[], None]) -> float:
-    """Median wall seconds of ``repeat`` calls, each ended by ``synchronize``."""
-    times = []
-    for _ in range(repeat):
-        synchronize()
-        begin = time.perf_counter()
-        function()
-        synchronize()
-        times.append(time.perf_counter() - begin)
-    return statistics.median(times)
 
 
 def main() -> None:
@@ -101,8 +87,11 @@ def main() -> None:
     np.testing.assert_allclose(got.columns[QUANTITY], expected, rtol=1e-12, err_msg=f"symgpu {args.backend}")
     del got
     synchronize = cp.cuda.Device().synchronize
-    seconds = {name: median_seconds(function, args.repeat, synchronize) for name, function in functions.items()}
-    seconds["symgpu numpy (CPU, once)"] = median_seconds(symgpu_run("numpy"), 1, lambda: None)
+    # each call ends when the device has finished (its work is asynchronous), the calls interleaved
+    synchronized = {name: (lambda f=function: (f(), synchronize())) for name, function in functions.items()}
+    synchronize()
+    seconds = median_times(synchronized, args.repeat)
+    seconds["symgpu numpy (CPU, once)"] = median_times({"numpy": symgpu_run("numpy")}, 1)["numpy"]
     print(f"{args.backend} on {device}; {size:.3g} points ({' x '.join(texts)}), chunks of {args.chunk}, medians of {args.repeat}")
     print(f"{'':<26} {'seconds':>8} {'/hand cupy':>10} {'/+to host':>10} {'Gpoints/s':>10} {'of floor':>8}")
     for name, t in seconds.items():
