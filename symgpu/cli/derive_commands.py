@@ -288,7 +288,9 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
         print(summary.shorten(f"  value: {shown}{unit_shown}", 190, "--json for all")
               + (f"  (preset {args.preset})" if args.preset else ""))
     elif "value" in numbers:
-        line = "  value: " + summary.shorten(summary.value_text(numbers["value"], numbers["unit"]), 150, "--json for all")
+        bounded = derivation.extra.relation if derivation.extra.bound else None  # the bound of a relation, not a value
+        line = "  value: " + (f"{derivation.variable} {bounded.rel_op} " if bounded is not None else "") \
+            + summary.shorten(summary.value_text(numbers["value"], numbers["unit"]), 150, "--json for all")
         if "location_value" in numbers and numbers["location_value"] is not None:
             unit = "" if numbers["location_unit"] in ("", "1") else f" {numbers['location_unit']}"
             where = numbers["location_value"]

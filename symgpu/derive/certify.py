@@ -61,7 +61,8 @@ def certify(model: Model, derivation: Derivation, asked: Asked) -> Derivation:
     bounded = asked.op == "solve" and asked.kind in ("max", "min")  # admissibility is checked even where the relation is not
     if asked.skip and not bounded:
         return dataclasses.replace(derivation, certificate=Certificate(unchecked=asked.skip))
-    check = certify_bound.bound if bounded else _CHECKS.get(asked.op)
+    inequality = asked.op == "solve" and asked.relation not in ("==", "=") and not bounded
+    check = certify_bound.bound if bounded else certify_bound.bound_set if inequality else _CHECKS.get(asked.op)
     if check is None or asked.quantity not in model.defining and asked.quantity not in model.equations:
         return dataclasses.replace(derivation, certificate=Certificate(unchecked=f"no numeric check for {asked.op} of an expression"))
     quantity = model.equation_for(asked.quantity).definition.defines

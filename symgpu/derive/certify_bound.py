@@ -1,5 +1,6 @@
-"""The numeric certificate of an inequality's largest or smallest admissible value (:mod:`.certify`,
-``solve ... --relation REL --kind max|min``): at each point where the answer states it holds (its
+"""The numeric certificates of an inequality: its bound (``solve ... --relation REL``: :func:`bound_set`,
+the relation holds exactly on the bound's side at a scan of the variable) and its largest or smallest
+admissible value (:func:`bound`, ``solve ... --relation REL --kind max|min``): at each point where the answer states it holds (its
 ``valid_when``), the value is a finite number inside the variable's declared sign (an integer where it
 is declared one) and inside every ``valid_when`` domain of the quantity; unless the evaluate path
 answers another question (one case chosen, a limiter omitted), the relation holds there and no
@@ -99,3 +100,43 @@ def _relation(model: Model, derivation: Derivation, asked: Asked, point: _Point,
                         f"{value:.10g}, is admissible and satisfies {asked.quantity} {asked.relation} target too")
     return f"the relation holds there and at no admissible scanned value {'beyond' if asked.kind == 'max' else 'below'} it"
 
+
+
+#: relative distance from the bound (and of the quantity from the target) inside which a scanned point decides nothing
+NEAR = 1e-9
+_SIDES = {"<=": np.less_equal, "<": np.less, ">=": np.greater_equal, ">": np.greater}
+
+
+def bound_set(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> str | None:
+    """The check of an inequality's bound (``solve ... --relation REL`` without ``--kind``): at the point,
+    ``quantity REL target`` holds at exactly the admissible scanned values of the variable where the
+    answer's ``variable REL' bound`` holds (points within :data:`NEAR` of the bound, or whose quantity lies
+    within it of the target, decide nothing). None where the answer states it claims nothing there."""
+    variable = asked.variable
+    extra = results.result_values(derivation, {})
+    relation = derivation.extra.relation
+    if relation is None or not _stated_hold(model, derivation, point, extra):
+        return None
+    value = _result_at(model, derivation, derivation.result, model.units[variable], point, extra)
+    if not np.isfinite(value):
+        raise _fail(model, asked, point, f"the bound {variable} {relation.rel_op} {value} is no finite number")
+    grid = _scan_grid(model, variable, [value])
+    grid = grid[np.array([results.admissible(model, variable, float(x)) for x in grid], dtype=bool)]
+    grid = grid[_inside(model, asked, point, grid)] if len(grid) else grid
+    with np.errstate(all="ignore"):
+        along = np.broadcast_to(np.asarray(_quantity(model, asked, point, grid), dtype=float), grid.shape)
+        targets = np.broadcast_to(np.asarray(_target_at(model, asked, point, grid), dtype=float), grid.shape)
+        clear = np.isfinite(along) & np.isfinite(targets) & (np.abs(along - targets) > NEAR * np.maximum(np.abs(along), np.abs(targets)))
+        clear &= np.abs(grid - value) > NEAR * max(abs(value), 1e-300)
+    holds = _SIDES[asked.relation](along, targets)
+    claimed = _SIDES[relation.rel_op](grid, value)
+    wrong = grid[clear & (holds != claimed)]
+    if len(wrong):
+        x = float(wrong[0])
+        said = "holds" if _SIDES[asked.relation](float(_quantity(model, asked, point, np.asarray(x))), float(targets[grid == x][0])) else "fails"
+        raise _fail(model, asked, point, f"at {variable} = {x:.10g} the relation {asked.quantity} {asked.relation} target {said}, but the "
+                    f"answer {variable} {relation.rel_op} {value:.10g} says it {'fails' if said == 'holds' else 'holds'}")
+    finite = targets[np.isfinite(targets)]
+    target = f"{finite[0]:.10g}" if len(finite) and np.all(finite == finite[0]) else "target"
+    return (f"{asked.quantity} {asked.relation} {target} holds at exactly the admissible scanned values with {variable} "
+            f"{relation.rel_op} {value:.10g} ({int(np.count_nonzero(clear))} of {len(grid)} decided)")

@@ -87,8 +87,6 @@ def _skip(model: Model, options: Options, variable: str = "", kind: str | None =
         return "limiters were omitted, so the model's own evaluation answers another question"
     if options.case is not None:
         return f"one case ({options.case}) was chosen, so the model's own evaluation may take another"
-    if options.relation not in ("==", "=") and kind not in ("max", "min"):
-        return "an inequality's bound is checked by its derivation steps, not at points"
     return unread
 
 
@@ -232,8 +230,10 @@ def run_request(model: Model, request: DerivationRequest) -> Derivation:
     q = requests.Question.read(model, request)
     if q.op not in certify.CHECKED_OPS:
         return _guarded(model, f"derivation {request.id}", lambda: requests.run_request(model, request))
+    relation = str(q.get("relation", "==")) if q.op == "solve" else "=="
     asked = Asked(q.op, str(q.quantity), "" if q.variable is None else str(q.variable), target=q.get("target"),
-                  to=q.kind if q.op == "extremum" else q.get("to", q.get("point", "oo")), direction=q.get("direction"))
+                  to=q.kind if q.op == "extremum" else q.get("to", q.get("point", "oo")), direction=q.get("direction"),
+                  relation=relation, kind=q.get("kind") if relation not in ("==", "=") else None)
     ratio = "a ratio of one-sided limits is checked by its derivation steps" if q.get("ratio") is not None else ""
     return _answer(model, asked, Options.read(q), lambda _: requests.run_request(model, request),
                    what=f"derivation {request.id}", skip=ratio)

@@ -66,6 +66,8 @@ class Extras:
         supremum: solve of an inequality asking for its largest or smallest value: True where the
             bound is strict (a supremum or infimum, not attained).
         relation: solve of an inequality: the relation inverted for the variable.
+        bound: solve of an inequality asked for no largest or smallest value: True, the result being
+            the bound of ``relation`` (``variable REL result``), not a value the variable takes.
         grid: extremum over a grid: the grid text (``START:STOP[:STEP]``).
         refused: extremum over a grid: the grid points outside the model's domain.
         values: extremum over a grid: ``(point, value)`` at every grid point inside the domain.
@@ -106,6 +108,7 @@ class Extras:
     location_unit: str | None = None
     supremum: bool | None = None
     relation: sympy.Basic | None = None
+    bound: bool | None = None
     grid: str | None = None
     refused: int | None = None
     values: tuple[tuple[int, float], ...] | None = None
@@ -203,7 +206,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "roots": (list,), "undecided": (str,), "values_at": (list,), "boundaries": (dict,), "between": (tuple,),
     "regimes": (list,), "active_regimes": (list,), "candidates": (list,), "valid_when": (tuple,), "elsewhere": (str,), "approached": (list,), "flat_where": (str,),
     "active_branch": (dict,), "value_at": _NUMBER, "location_at": _NUMBER, "location_unit": (str,), "supremum": (bool,),
-    "relation": (sympy.Basic,), "grid": (str,), "refused": (int,), "values": (tuple,), "above": (sympy.Basic,),
+    "relation": (sympy.Basic,), "bound": (bool,), "grid": (str,), "refused": (int,), "values": (tuple,), "above": (sympy.Basic,),
     "below": (sympy.Basic,), "root_of_g": _NUMBER, "rejected_root": (sympy.Basic,), "dimension": (str,), "request": (str,),
     "expectations": (tuple,), "expectations_hold": (bool,),
 }

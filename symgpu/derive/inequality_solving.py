@@ -22,8 +22,8 @@ _FLIP = {sympy.GreaterThan: sympy.LessThan, sympy.StrictGreaterThan: sympy.Stric
 
 def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, var: sympy.Symbol, target: Any,
                      relation: str, kind: str | None, *, quantity: Any = None, stop: frozenset[str] = frozenset(),
-                     preset: str | None = None, values: Mapping[str, Any] | None = None) -> Derivation:
-    """``quantity REL target`` solved for ``var`` by inverting layer by layer; with ``kind`` the largest or
+                     preset: str | None = None, values: Mapping[str, Any] | None = None, case: str | None = None) -> Derivation:
+    """``quantity REL target`` (its case ``case`` where one was picked) solved for ``var`` by inverting layer by layer; with ``kind`` the largest or
     smallest admissible value (:mod:`symgpu.derive.solve_kind`: inside the declared sign and the
     ``valid_when`` domain of ``quantity`` below the kept quantities ``stop``, decided at the point
     ``preset``/``values`` where given)."""
@@ -35,7 +35,7 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
         raise errors.UsageError(f"{model.id}: an inequality needs a target (quantity {relation} target)")
     if forms.has_pieces(expr):
         raise errors.DerivationError(f"{model.id}: the inequality for {job.quantity} has Min/Max/Piecewise in it, which is not "
-                                     f"inverted layer by layer; {_piece_advice(model, job.quantity)}")
+                                     f"inverted layer by layer; {_piece_advice(model, job.quantity, case)}")
     parsed = job.parse_target(target, lhs) if lhs is not None else job.parse(target, "target")
     dimensioned = lhs is not None and lhs.name in model.units and not model.units[lhs.name].dimensionless
     if dimensioned and parsed.is_number and not parsed.is_zero and var != lhs:
@@ -69,7 +69,7 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
         unit = model.unit_text(lhs.name) if dimensioned and lhs is not None and job.target_value else ""
         asked = f"{sympy.sstr(shown)}" + (f" {unit}" if unit not in ("", "1") else "")
         result = solve_kind.extreme(job, inverted, var, kind, domain, at, preset, expr, asked)
-    job.extra = job.extra.with_(relation=inverted)
+    job.extra = job.extra.with_(relation=inverted) if kind in ("max", "min") else job.extra.with_(relation=inverted, bound=True)
     unit = job.check_unit(bound, var.name, "bound")
     if kind in ("max", "min"):
         if result != bound:  # the bound itself was checked just above
@@ -144,12 +144,17 @@ def _cleared(job: jobs._Job, relation: sympy.Basic, numerator: sympy.Expr, denom
     return kept(numerator, 0, evaluate=False)
 
 
-def _piece_advice(model: Any, quantity: Any) -> str:
+def _piece_advice(model: Any, quantity: Any, case: str | None = None) -> str:
     """What to ask instead of an inequality over a Min/Max/Piecewise: a case of a quantity defined by
-    cases, else the equation (its crossings) or one argument kept with ``omit``."""
+    cases (unless ``case``, the one picked, still has pieces: then not again), else the equation (its
+    crossings) or one argument kept with ``omit``."""
     equation = model.equation_for(quantity) if isinstance(quantity, str) and (quantity in model.defining or quantity in model.equations) else None
-    if equation is not None and equation.cases:
+    crossings = "solve the equation (relation ==) for where it crosses the target and read which side holds"
+    if equation is not None and equation.cases and case is None:
         return f"pick one case (case = {', '.join(c.id for c in equation.cases)}) or a bound"
+    if case is not None:
+        return (f"its case {case} still has them, through the quantities it reads: {crossings}, or --substitute "
+                "the quantity that holds them")
     named = [name for name, _ in equation.limiters] if equation is not None else []
     keep = f" or omit the other limiters ({', '.join(named)}) to keep one" if named else ""
-    return f"solve the equation (relation ==) for where it crosses the target and read which side holds{keep}"
+    return f"{crossings}{keep}"

@@ -68,7 +68,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     var = job.symbol(for_)
     if relation not in ("==", "="):
         return inequality_solving.solve_inequality(job, expr, lhs, var, target, relation, kind, quantity=quantity_or_equation,
-                                                   stop=frozenset(stop_at), preset=preset, values=values)
+                                                   stop=frozenset(stop_at), preset=preset, values=values, case=case)
     if isinstance(expr, sympy.Eq):
         left, right = expr.lhs, expr.rhs
     else:

@@ -155,6 +155,8 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
         lines.extend(boundary_groups(result, width))
     else:
         folded = fold(result, width - 4)
+        if extra.bound and extra.relation is not None:  # an inequality's bound: the relation it bounds, not a value
+            folded[0] = f"{derivation.variable} {extra.relation.rel_op} {folded[0]}"
         if len(folded) == 1 and len(folded[0]) + len(unit) <= width - 12:
             lines.append(f"  result: {folded[0]}{unit}")
         else:

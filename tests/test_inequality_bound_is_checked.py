@@ -1,0 +1,40 @@
+"""An inequality's bound (``solve ... --relation REL`` without ``--kind``) is shown as the relation it
+bounds, and checked at the point: the relation on the quantity holds exactly on the bound's side of
+a scan of the variable; a bound on the wrong side of the true one fails the check (exit 1)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+import symgpu
+from symgpu import errors
+from symgpu.derive import certify, checked
+from symgpu.derive.certify_path import Asked
+
+
+@pytest.fixture(scope="module")
+def volkov() -> symgpu.Model:
+    return symgpu.load("volkov_2016")
+
+
+def test_the_bound_is_printed_as_its_relation_and_checked_at_the_point(cli, volkov) -> None:  # type: ignore[no-untyped-def]
+    # by hand: Latency = alpha*alu_lat + mem_lat <= 300 cycles  <=>  mem_lat <= 300 - alpha*alu_lat
+    alu_lat = volkov.preset("maxwell")["alu_lat"].to("cycle").magnitude
+    bound = 300 - 2 * alu_lat
+    code, out, _ = cli("solve", "volkov_2016", "Latency", "--for", "mem_lat", "--target", "300", "--relation", "<=", "-p", "maxwell",
+              "-s", "alpha=2")
+    assert code == 0
+    assert "result: mem_lat <= -alpha*alu_lat + 300" in out
+    assert f"value: mem_lat <= {bound:g} cycle" in out
+    assert f"checked numerically at preset maxwell with alpha: Latency <= 300 holds at exactly the admissible scanned values with mem_lat <= {bound:g}" in out
+
+
+@pytest.mark.parametrize("shift", [-10, 10])
+def test_a_bound_moved_off_the_true_one_fails_the_check(volkov, shift: int) -> None:
+    right = checked.solve(volkov, "Latency", "mem_lat", target=300, relation="<=", preset="maxwell", values={"alpha": 2})
+    wrong = dataclasses.replace(right, result=right.result + shift, certificate=None)
+    asked = Asked("solve", "Latency", "mem_lat", preset="maxwell", values=(("alpha", 2),), target=300, relation="<=")
+    with pytest.raises(errors.CertificateError, match=r"at mem_lat = [0-9.]+ the relation Latency <= target (holds|fails), but the answer"):
+        certify.certify(volkov, wrong, asked)
