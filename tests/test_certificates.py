@@ -199,3 +199,13 @@ def test_the_scan_grid_keeps_each_value_once_in_order_as_np_unique_does():
     assert sorted_unique(np.array([], dtype=float)).tolist() == []
     grid = np.concatenate([np.geomspace(1e-3, 1e3, 50), np.linspace(5.0, 15.0, 201), np.zeros(1)])
     assert np.array_equal(sorted_unique(grid), np.unique(grid))
+
+
+def test_a_certificate_too_long_for_one_line_puts_each_check_on_its_own() -> None:
+    from symgpu.derive.derivation import Certificate
+
+    short = Certificate(where="preset h100", checks=("1 root", "no other"))
+    assert short.lines(80) == ["checked numerically at preset h100: 1 root; no other"]
+    long = Certificate(where="preset h100", checks=("a" * 50, "b" * 50))
+    assert long.lines(80) == ["checked numerically at preset h100:", "  - " + "a" * 50, "  - " + "b" * 50]
+    assert Certificate(unchecked="why").lines(5) == ["not checked numerically: why"]

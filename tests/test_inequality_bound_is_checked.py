@@ -38,3 +38,18 @@ def test_a_bound_moved_off_the_true_one_fails_the_check(volkov, shift: int) -> N
     asked = Asked("solve", "Latency", "mem_lat", preset="maxwell", values=(("alpha", 2),), target=300, relation="<=")
     with pytest.raises(errors.CertificateError, match=r"at mem_lat = [0-9.]+ the relation Latency <= target (holds|fails), but the answer"):
         certify.certify(volkov, wrong, asked)
+
+
+def test_a_bound_beyond_the_models_domain_says_so_and_that_the_whole_domain_meets_it(cli) -> None:  # type: ignore[no-untyped-def]
+    model = symgpu.load("interval_analysis")
+    preset = model.preset("gtx1080")
+    lm, phi, t = preset["L_M"].to("cycle").magnitude, preset["phi"].to("Hz").magnitude, model.constants["t_issue"].to("cycle").magnitude
+    # by hand: L_K0_time = (L_M + t_issue*(M*N + M))/phi <= 1 ms at M = 16  <=>  N <= (1e-3*phi - L_M - 16*t_issue)/(16*t_issue)
+    bound = (1e-3 * phi - lm - 16 * t) / (16 * t)
+    assert 2 * lm / t < bound  # the domain L_M >= N*t_issue/2 ends at N = 800, far below the bound
+    code, out, err = cli("solve", "interval_analysis", "L_K0_time", "--for", "N", "--relation", "<=", "--target", "1 ms",
+                         "--preset", "gtx1080", "--set", "M=16")
+    assert code == 0, err
+    assert f"    - the bound N <= {bound:.10g} lies outside the model's valid_when domain (no value there); L_K0_time <= 1000000 holds " \
+           "at every admissible scanned value inside it" in out
+    assert f"value: N <= {bound:.10g}" in out

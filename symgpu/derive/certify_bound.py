@@ -16,7 +16,7 @@ import pint
 
 from symgpu import errors
 from symgpu.derive import declared_range, results
-from symgpu.derive.certify_path import RESIDUAL, Asked, _fail, _inside, _Point, _quantity, _result_at, _scan_grid
+from symgpu.derive.certify_path import RESIDUAL, Asked, _fail, _inside, _Point, _quantity, _result_at, _scan_grid, sorted_unique
 from symgpu.derive.certify_solve import _target_at
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import active
@@ -121,6 +121,8 @@ def bound_set(model: Model, derivation: Derivation, asked: Asked, point: _Point)
     if not np.isfinite(value):
         raise _fail(model, asked, point, f"the bound {variable} {relation.rel_op} {value} is no finite number")
     grid = _scan_grid(model, variable, [value])
+    if declared_range.of(model, variable).integer:  # the scan's values rounded, and the integers beside the bound
+        grid = sorted_unique(np.concatenate([np.round(grid), np.floor(value) + np.arange(-NEXT_INTEGERS, NEXT_INTEGERS + 1)]))
     grid = grid[np.array([results.admissible(model, variable, float(x)) for x in grid], dtype=bool)]
     grid = grid[_inside(model, asked, point, grid)] if len(grid) else grid
     with np.errstate(all="ignore"):
@@ -138,5 +140,12 @@ def bound_set(model: Model, derivation: Derivation, asked: Asked, point: _Point)
                     f"answer {variable} {relation.rel_op} {value:.10g} says it {'fails' if said == 'holds' else 'holds'}")
     finite = targets[np.isfinite(targets)]
     target = f"{finite[0]:.10g}" if len(finite) and np.all(finite == finite[0]) else "target"
+    decided = int(np.count_nonzero(clear))
+    if len(grid) and not _inside(model, asked, point, np.array([value]))[0]:
+        # the bound is where the model gives no value: the relation holds on all or none of the domain
+        held = holds[clear]
+        where = "every" if len(held) and held.all() else "no" if len(held) and not held.any() else "some"
+        return (f"the bound {variable} {relation.rel_op} {value:.10g} lies outside the model's valid_when domain (no value there); "
+                f"{asked.quantity} {asked.relation} {target} holds at {where} admissible scanned value inside it ({decided} decided)")
     return (f"{asked.quantity} {asked.relation} {target} holds at exactly the admissible scanned values with {variable} "
-            f"{relation.rel_op} {value:.10g} ({int(np.count_nonzero(clear))} of {len(grid)} decided)")
+            f"{relation.rel_op} {value:.10g} ({decided} of {len(grid)} decided)")

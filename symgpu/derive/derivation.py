@@ -61,6 +61,15 @@ class Certificate:
             return f"not checked numerically: {self.unchecked or 'no check applies'}"
         return f"checked numerically at {self.where}: " + "; ".join(self.checks)
 
+    def lines(self, width: int) -> list[str]:
+        """:meth:`text` as one line where it fits in ``width`` characters, else the points checked at
+        on one line and each check on its own line below it (each still longer than ``width`` is cut
+        by the caller)."""
+        one = self.text()
+        if len(one) <= width or not self.checks:
+            return [one]
+        return [f"checked numerically at {self.where}:", *(f"  - {c}" for c in self.checks)]
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
         return {"checked": self.checked, "where": self.where, "checks": list(self.checks), "unchecked": self.unchecked}

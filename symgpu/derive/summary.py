@@ -187,8 +187,8 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
         lines.append("  keep one as a symbol with --keep NAME (API: stop_at=[NAME])")
     lines.append(f"  method: {derivation.method}; {len(derivation.steps)} steps (--full shows them)")
     certificate = getattr(derivation, "certificate", None)
-    if certificate is not None:
-        lines.append(f"  {certificate.text()}")
+    if certificate is not None:  # each check on its own line where they do not fit on one
+        lines.extend(f"  {line}" for line in certificate.lines(width - 2))
     return "\n".join(shorten(line, width) for line in lines)
 
 
