@@ -53,3 +53,15 @@ def test_a_bound_beyond_the_models_domain_says_so_and_that_the_whole_domain_meet
     assert f"    - the bound N <= {bound:.10g} lies outside the model's valid_when domain (no value there); L_K0_time <= 1000000 holds " \
            "at every admissible scanned value inside it" in out
     assert f"value: N <= {bound:.10g}" in out
+
+
+@pytest.mark.parametrize("shift", [-1, 1])
+def test_an_integer_variables_bound_off_by_one_fails_the_check(shift: int) -> None:
+    # by hand: ceiling(threads_per_block/32) <= 8 warps  <=>  threads_per_block <= 256 (an integer)
+    occupancy = symgpu.load("occupancy")
+    right = checked.solve(occupancy, "warps_per_block", "threads_per_block", target=8, relation="<=", preset="cc_9_0")
+    assert right.extra.relation.rel_op == "<=" and float(right.result.subs(occupancy.symbols["threads_per_warp"], 32)) == 256
+    wrong = dataclasses.replace(right, result=right.result + shift, certificate=None)
+    asked = Asked("solve", "warps_per_block", "threads_per_block", preset="cc_9_0", target=8, relation="<=")
+    with pytest.raises(errors.CertificateError, match=rf"at threads_per_block = {256 + (1 if shift == 1 else 0)} the relation"):
+        certify.certify(occupancy, wrong, asked)

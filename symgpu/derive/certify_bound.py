@@ -102,7 +102,7 @@ def _relation(model: Model, derivation: Derivation, asked: Asked, point: _Point,
 
 
 
-#: relative distance from the bound (and of the quantity from the target) inside which a scanned point decides nothing
+#: relative distance from the bound (and of the quantity from the target, unless equal) inside which a scanned point decides nothing
 NEAR = 1e-9
 _SIDES = {"<=": np.less_equal, "<": np.less, ">=": np.greater_equal, ">": np.greater}
 
@@ -111,7 +111,7 @@ def bound_set(model: Model, derivation: Derivation, asked: Asked, point: _Point)
     """The check of an inequality's bound (``solve ... --relation REL`` without ``--kind``): at the point,
     ``quantity REL target`` holds at exactly the admissible scanned values of the variable where the
     answer's ``variable REL' bound`` holds (points within :data:`NEAR` of the bound, or whose quantity lies
-    within it of the target, decide nothing). None where the answer states it claims nothing there."""
+    within it of the target without equalling it, decide nothing). None where the answer states it claims nothing there."""
     variable = asked.variable
     extra = results.result_values(derivation, {})
     relation = derivation.extra.relation
@@ -128,8 +128,9 @@ def bound_set(model: Model, derivation: Derivation, asked: Asked, point: _Point)
     with np.errstate(all="ignore"):
         along = np.broadcast_to(np.asarray(_quantity(model, asked, point, grid), dtype=float), grid.shape)
         targets = np.broadcast_to(np.asarray(_target_at(model, asked, point, grid), dtype=float), grid.shape)
-        clear = np.isfinite(along) & np.isfinite(targets) & (np.abs(along - targets) > NEAR * np.maximum(np.abs(along), np.abs(targets)))
-        clear &= np.abs(grid - value) > NEAR * max(abs(value), 1e-300)
+        gap = np.abs(along - targets)  # equal sides decide the relation; nearly equal ones (rounding) do not
+        clear = np.isfinite(along) & np.isfinite(targets) & ((gap == 0) | (gap > NEAR * np.maximum(np.abs(along), np.abs(targets))))
+        clear &= (grid == value) | (np.abs(grid - value) > NEAR * max(abs(value), 1e-300))  # the bound itself only exactly
     holds = _SIDES[asked.relation](along, targets)
     claimed = _SIDES[relation.rel_op](grid, value)
     wrong = grid[clear & (holds != claimed)]
