@@ -121,7 +121,8 @@ def bound_set(model: Model, derivation: Derivation, asked: Asked, point: _Point)
     if not np.isfinite(value):
         raise _fail(model, asked, point, f"the bound {variable} {relation.rel_op} {value} is no finite number")
     grid = _scan_grid(model, variable, [value])
-    if declared_range.of(model, variable).integer:  # the scan's values rounded, and the integers beside the bound
+    integer = declared_range.of(model, variable).integer
+    if integer:  # the scan's values rounded, and the integers beside the bound
         grid = sorted_unique(np.concatenate([np.round(grid), np.floor(value) + np.arange(-NEXT_INTEGERS, NEXT_INTEGERS + 1)]))
     grid = grid[np.array([results.admissible(model, variable, float(x)) for x in grid], dtype=bool)]
     grid = grid[_inside(model, asked, point, grid)] if len(grid) else grid
@@ -130,7 +131,8 @@ def bound_set(model: Model, derivation: Derivation, asked: Asked, point: _Point)
         targets = np.broadcast_to(np.asarray(_target_at(model, asked, point, grid), dtype=float), grid.shape)
         gap = np.abs(along - targets)  # equal sides decide the relation; nearly equal ones (rounding) do not
         clear = np.isfinite(along) & np.isfinite(targets) & ((gap == 0) | (gap > NEAR * np.maximum(np.abs(along), np.abs(targets))))
-        clear &= (grid == value) | (np.abs(grid - value) > NEAR * max(abs(value), 1e-300))  # the bound itself only exactly
+        # the bound itself decides only as an integer's (exact there; a real bound's quantity is the target within rounding)
+        clear &= ((grid == value) & integer) | (np.abs(grid - value) > NEAR * max(abs(value), 1e-300))
     holds = _SIDES[asked.relation](along, targets)
     claimed = _SIDES[relation.rel_op](grid, value)
     wrong = grid[clear & (holds != claimed)]
