@@ -17,7 +17,6 @@ import signal
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,39 +28,17 @@ from symgpu import derive, errors
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import active, evaluator, input_values
 
+import differential_inequalities as inequalities
 import differential_oracle as oracle
 from differential_questions import Question, value_at
-
-#: relative tolerance of every numeric comparison
-REL = 1e-6
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The outcome of one question.
-
-    Attributes:
-        question: the question.
-        outcome: ``agree``, ``declined``, ``caught``, ``timeout``, ``unchecked`` or ``disagree``.
-        reason: for a disagreement, its class (``solve: misses a root``); else why it was
-            declined or unchecked ("" for an agreement).
-        answer: the answer's numbers at the point, as text.
-        brute: the brute force's numbers, as text.
-        seconds: CPU time spent on the symbolic answer (0 when it was shared with an earlier question).
-    """
-
-    question: Question
-    outcome: str
-    reason: str = ""
-    answer: str = ""
-    brute: str = ""
-    seconds: float = 0.0
-
-    def line(self) -> str:
-        """One line: what disagrees, the reproduction, the answer and the brute-force value."""
-        q = self.question
-        return (f"[{self.reason}] {q.model}.{q.quantity} over {q.variable}: answer {self.answer}; brute force {self.brute}"
-                f"\n    reproduce: {q.api_call()}\n    shell:     {q.cli()}")
+from differential_verdicts import REL, Verdict
+from differential_verdicts import admissible as _admissible
+from differential_verdicts import expanded as _expanded
+from differential_verdicts import numbers as _numbers
+from differential_verdicts import short as _short
+from differential_verdicts import show as _show
+from differential_verdicts import stated_hold as _stated_hold
+from differential_verdicts import values_of as _values
 
 
 class Timeout(BaseException):
@@ -118,6 +95,8 @@ def _call(model: symgpu.Model, q: Question) -> Derivation:
                            values=q.point.mapping(without=q.variable))
     if q.op == "solve":
         return model.solve(q.quantity, for_=q.variable)
+    if q.op == "inequality":
+        return inequalities.call(model, q)
     if q.op == "boundary":
         return model.boundary(q.quantity, between=q.between, for_=q.variable)
     if q.op == "limit":
@@ -146,7 +125,7 @@ def judge(question: Question, *, limit: float = 10.0,
         return Verdict(question, "disagree", f"{question.op}: raised {type(answer).__name__}", _short(answer), "", seconds)
     model = symgpu.load(question.model)
     check = {"solve": _check_solve, "boundary": _check_boundary, "limit": _check_limit, "extremum": _check_extremum,
-             "regimes": _check_regimes}[question.op]
+             "regimes": _check_regimes, "inequality": inequalities.check}[question.op]
     try:
         verdict = check(model, question, answer)
     except errors.SymgpuError as exc:
@@ -156,58 +135,6 @@ def judge(question: Question, *, limit: float = 10.0,
         verdict = Verdict(question, "disagree", f"{question.op}: evaluating the answer raised {type(exc).__name__}",
                           f"{_show(answer.result)} -> {_short(exc)}", "")
     return Verdict(verdict.question, verdict.outcome, verdict.reason, verdict.answer, verdict.brute, seconds)
-
-
-def _short(exc: BaseException, width: int = 160) -> str:
-    text = " ".join(str(exc).split())
-    return text if len(text) <= width else text[:width - 1] + "…"
-
-
-def _show(expr: Any, width: int = 120) -> str:
-    text = sympy.sstr(expr) if isinstance(expr, sympy.Basic) else repr(expr)
-    return text if len(text) <= width else text[:width - 1] + "…"
-
-
-def _numbers(values: list[float]) -> str:
-    return "[" + ", ".join(f"{v:.10g}" for v in values) + "]"
-
-
-def _values(model: symgpu.Model, expr: Any, q: Question, unit: str, extra: dict[str, float] | None = None) -> list[float]:
-    """The numbers an answer (an expression, a Tuple of them, a first-match Piecewise) stands for
-    at the question's point. A Tuple element that is a Piecewise with no branch applying here is
-    no root here (left out); any other NaN stays, and is judged."""
-    values = q.point.mapping(without=q.variable, extra=extra)
-    expr = _expanded(model, expr, frozenset(k for k in values if k in model.defining))
-    parts = list(expr.args) if isinstance(expr, sympy.Tuple) else [expr]
-    out = []
-    for part in parts:
-        if not isinstance(part, sympy.Basic):
-            out.append(math.nan)
-            continue
-        number = float(evaluator.evaluate_expression(model, part, unit or None, preset=q.point.preset, values=values).magnitude)
-        if math.isnan(number) and isinstance(part, sympy.Piecewise) and len(parts) > 1:
-            continue
-        out.append(number)
-    return out
-
-
-def _expanded(model: symgpu.Model, expr: Any, given: frozenset[str]) -> Any:
-    """``expr`` with the intermediate quantities it keeps as symbols (a boundary in terms of
-    ``throughput_bound``) replaced by their equations, except those the point gives."""
-    if not isinstance(expr, sympy.Basic):
-        return expr
-    mapping = {s: model.expression(s.name, stop_at=given) for s in expr.free_symbols
-               if s.name in model.defining and s.name not in given}
-    return expr.xreplace(mapping) if mapping else expr
-
-
-def _admissible(model: symgpu.Model, name: str, x: float) -> bool:
-    low, closed = oracle.lower_bound(model, name)
-    if not math.isfinite(x):
-        return False
-    if oracle.is_integer(model, name) and x != round(x):
-        return True  # a real root of an integer variable: judged by the relation
-    return x > low or (closed and x == low) or low == -math.inf
 
 
 # ================================================================================ solve
@@ -434,15 +361,6 @@ def _check_extremum(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
         i = int(np.argmax(np.where(beaten, sign * ys, -np.inf)))
         return Verdict(q, "disagree", "extremum: a point of the scan beats it", shown, f"{q.quantity}({xs[i]:.10g}) = {ys[i]:.10g}")
     return Verdict(q, "agree", answer=shown, brute=f"best of scan {float(np.max(sign * ys[finite])) * sign:.10g}" if finite.any() else "")
-
-
-def _stated_hold(model: symgpu.Model, stated: tuple[Any, ...], q: Question) -> bool:
-    """Whether the conditions an answer states it is valid under (``extra["valid_when"]``, the
-    engine's SymPy relations) hold at the question's point."""
-    values = q.point.mapping(without=q.variable)
-    given = frozenset(k for k in values if k in model.defining)
-    condition = _expanded(model, sympy.And(*stated), given)
-    return active.condition_holds(model, condition, q.point.preset, values)[0]
 
 
 def _check_unattained(model: symgpu.Model, q: Question, shown: str) -> Verdict:

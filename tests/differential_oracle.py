@@ -347,3 +347,77 @@ def exact_on(model: symgpu.Model, quantity: str, point: Point, name: str, xs: np
         if number.imag == 0:
             out[i] = number.real
     return out
+
+
+# ------------------------------------------------------------------ inequalities
+#: the relations of an inequality question, as NumPy comparisons (``quantity REL target``)
+RELATIONS = {"<=": np.less_equal, "<": np.less, ">=": np.greater_equal, ">": np.greater}
+#: relative distance of the quantity from the target inside which a scanned point decides nothing
+#: (on the edge of the set, or within rounding of it)
+NEAR_TARGET = 1e-6
+
+
+def relation_holds(ys: np.ndarray, target: float, relation: str) -> tuple[np.ndarray, np.ndarray]:
+    """Where ``quantity REL target`` holds along a scan (``ys`` the quantity), and where the scan
+    decides it: the quantity finite and farther than :data:`NEAR_TARGET` (relative) from the target."""
+    with np.errstate(invalid="ignore"):
+        finite = np.isfinite(ys)
+        decided = finite & (np.abs(ys - target) > NEAR_TARGET * np.maximum(np.abs(ys), abs(target)))
+        holds = finite & RELATIONS[relation](ys, target)
+    return holds, decided
+
+
+def holding_set(model: symgpu.Model, quantity: str, point: Point, name: str, relation: str, target: float,
+                xs: np.ndarray, ys: np.ndarray) -> list[tuple[float, float]]:
+    """Where ``quantity REL target`` holds along the sorted scan ``xs``, as closed intervals (low, high):
+    runs of decided points where it holds (:func:`relation_holds`; a point within rounding of the target
+    inside a run does not break it). An end between a holding and a failing decided point with values
+    between them is refined by bisection on the evaluate path (the quantity less the target changes
+    sign across it): the bracket's middle, or for an integer variable the integer on the holding side;
+    an end at the model's domain (no value beyond it) or the scan's end is the last grid point."""
+    holds, decided = relation_holds(ys, target, relation)
+    index = np.flatnonzero(decided)
+    integer = is_integer(model, name)
+
+    def f(x: float) -> float:
+        return scalar(model, quantity, point, name, x) - target
+
+    out: list[tuple[float, float]] = []
+    low: float | None = None
+    previous: int | None = None
+    for i in index:
+        if previous is None or not np.all(np.isfinite(ys[previous:i + 1])):  # the first point, or past a gap in the domain
+            if low is not None and previous is not None:
+                out.append((low, float(xs[previous])))
+            low = float(xs[i]) if holds[i] else None
+        elif holds[i] != holds[previous]:
+            bracket = bisect(f, float(xs[previous]), float(xs[i]), float(ys[previous]) - target, integer)
+            if integer:
+                edge = bracket.high if holds[i] else bracket.low
+            else:
+                edge = bracket.middle
+            if holds[i]:
+                low = edge
+            elif low is not None:
+                out.append((low, edge))
+                low = None
+        previous = int(i)
+    if low is not None and previous is not None:
+        out.append((low, float(xs[previous])))
+    return out
+
+
+def near(model: symgpu.Model, name: str, x: float, scale: float) -> np.ndarray:
+    """Admissible values of ``name`` close to ``x`` on both sides (relative steps 1e-1 to 1e-5 of
+    ``x``, of ``scale`` where ``x`` is 0; the three integers each side for an integer variable):
+    where a bound or an extreme value shifted by less than a grid step shows."""
+    if is_integer(model, name):
+        centre = round(x)
+        values = centre + np.arange(-3.0, 4.0)
+    else:
+        size = abs(x) if x != 0 else abs(scale) or 1.0
+        steps = size * 10.0 ** -np.arange(1.0, 6.0)
+        values = np.concatenate([x - steps, x + steps])
+    low, closed = lower_bound(model, name)
+    keep = (values > low) | (closed & (values == low))
+    return np.unique(values[keep & np.isfinite(values)])

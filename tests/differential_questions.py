@@ -26,8 +26,13 @@ from symgpu import errors
 #: the kinds of question a run asks by default (a seed's questions stay those it always drew)
 OPS = ("solve", "boundary", "limit", "extremum")
 #: every kind of question, as ``--ops`` names them: ``regimes`` (the regime table over the variable,
-#: compared with the model along a scan) only when asked for
-ALL_OPS = OPS + ("regimes",)
+#: compared with the model along a scan) and ``inequality`` (``quantity REL target`` solved for the
+#: variable: its bound, or its largest or smallest value) only when asked for
+ALL_OPS = OPS + ("regimes", "inequality")
+#: the relations an inequality question draws from
+RELATIONS = ("<=", "<", ">=", ">")
+#: what an inequality question asks for: the bound (None), or the largest or smallest admissible value
+INEQUALITY_KINDS = (None, None, "max", "min")
 
 
 @dataclass(frozen=True)
@@ -54,17 +59,22 @@ class Question:
     """One question the tester asks through the public API and answers by brute force.
 
     Attributes:
-        op: ``solve``, ``boundary``, ``limit``, ``extremum`` or ``regimes``.
+        op: ``solve``, ``boundary``, ``limit``, ``extremum``, ``regimes`` or ``inequality``.
         model: model id.
         quantity: the quantity asked about.
         variable: the variable solved for, varied or taken to its limit.
         point: where the answer is checked.
-        target: solve: the value (declared unit of ``quantity``) the quantity must take.
+        target: solve: the value (declared unit of ``quantity``) the quantity must take; inequality:
+            the right-hand side of ``quantity REL target`` (passed as a number in that unit).
         numeric_target: solve: the target is passed as a number (``target=`` with ``preset``/``values``),
-            else the equation is solved once with the quantity as a symbol and evaluated at the target.
+            else the equation is solved once with the quantity as a symbol and evaluated at the target;
+            inequality: asked at the point (``preset``/``values``), else asked with the target alone
+            (symbolic in the other inputs) and its answer evaluated at the point.
         between: boundary: the two regimes.
         to: limit: ``"oo"`` or ``"0"``.
-        kind: extremum: ``"max"`` or ``"min"``.
+        kind: extremum: ``"max"`` or ``"min"``; inequality: the largest or smallest admissible value
+            (``"max"``/``"min"``), or ``None`` for the bound.
+        relation: inequality: ``"<="``, ``"<"``, ``">="`` or ``">"``.
     """
 
     op: str
@@ -77,11 +87,15 @@ class Question:
     between: tuple[str, str] | None = None
     to: str | None = None
     kind: str | None = None
+    relation: str | None = None
 
     def symbolic_key(self) -> tuple[object, ...]:
         """What the symbolic derivation depends on (questions sharing it share the derivation)."""
         if self.op == "solve" and self.numeric_target:
             return (self.op, self.model, self.quantity, self.variable, self.target, self.point)
+        if self.op == "inequality":  # a target of its own: no derivation is shared
+            return (self.op, self.model, self.quantity, self.variable, self.relation, self.kind, self.target, self.numeric_target,
+                    self.point if self.numeric_target else None)
         return (self.op, self.model, self.quantity, self.variable, self.between, self.to, self.kind)
 
     def api_call(self) -> str:
@@ -90,6 +104,13 @@ class Question:
         at = f"preset={self.point.preset!r}, values={self.point.mapping(without=self.variable)!r}"
         if self.op == "solve" and self.numeric_target:
             return f"{head}.solve({self.quantity!r}, for_={self.variable!r}, target={self.target!r}, {at})"
+        if self.op == "inequality":
+            asked = (f".solve({self.quantity!r}, for_={self.variable!r}, target={self.target!r}, relation={self.relation!r}"
+                     + (f", kind={self.kind!r}" if self.kind else ""))
+            if self.numeric_target:
+                return f"{head}{asked}, {at})"
+            return (f"symgpu.derive.evaluate_result(m, m{asked}), {self.point.preset!r}, "
+                    f"**{self.point.mapping(without=self.variable)!r})  # m = {head}")
         if self.op == "solve":
             return (f"symgpu.derive.evaluate_result(m, m.solve({self.quantity!r}, for_={self.variable!r}), "
                     f"{self.point.preset!r}, **{self.point.mapping(without=self.variable, extra={self.quantity: self.target})!r})"
@@ -108,7 +129,12 @@ class Question:
         """The same question from the shell (the target of a solve given as a number in the quantity's unit)."""
         sets = " ".join(f"--set {k}={v!r}" for k, v in self.point.mapping(without=self.variable).items())
         preset = f" --preset {self.point.preset}" if self.point.preset else ""
-        if self.op == "solve":
+        if self.op == "inequality":
+            text = (f"symgpu solve {self.model} {self.quantity} --for {self.variable} --target {self.target!r} --relation '{self.relation}'"
+                    + (f" --kind {self.kind}" if self.kind else ""))
+            if not self.numeric_target:  # the symbolic answer; the API call above evaluates it at the point
+                return f"{text}  # then at{preset} {sets}".rstrip()
+        elif self.op == "solve":
             text = f"symgpu solve {self.model} {self.quantity} --for {self.variable} --target {self.target!r}"
         elif self.op == "boundary":
             assert self.between is not None
@@ -304,7 +330,14 @@ def generate(count: int, seed: int, *, models: Sequence[str] | None = None, ops:
             point = rng.choice(usable)
             if rng.random() < zero_share:
                 point = zeroed_point(model, subject, point, rng) or point
-            if op == "solve":
+            if op == "inequality":
+                drawn = draw_variable_value(model, subject, point, rng)
+                if drawn is None:
+                    continue
+                questions.append(Question("inequality", subject.model, subject.quantity, subject.variable, point, target=drawn[1],
+                                          numeric_target=index == 0, relation=rng.choice(RELATIONS),
+                                          kind=rng.choice(INEQUALITY_KINDS)))
+            elif op == "solve":
                 drawn = draw_variable_value(model, subject, point, rng)
                 if drawn is None:
                     continue

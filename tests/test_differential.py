@@ -13,6 +13,7 @@ import math
 import sys
 from pathlib import Path
 
+import pytest
 import sympy
 
 import symgpu
@@ -168,3 +169,111 @@ def test_a_gap_where_another_input_is_zero_is_asked_at_that_value_not_called_a_d
     # the engine says to put the 0 in first, so no wrong number is shown
     question = Question("regimes", "volkov_2016", "memory_throughput", "n", Point("fermi_sfu", (("alpha", 0.0), ("n", 8.0))))
     assert checks.judge(question).outcome == "agree"
+
+
+# ------------------------------------------------------------------ the inequality op (opt-in)
+# Volkov's Latency = alpha*alu_lat + mem_lat; at maxwell alu_lat = 6 cycles, so with alpha = 2 by hand
+# Latency <= 300 cycles  <=>  mem_lat <= 300 - 2*6 = 288 cycles (mem_lat declared positive)
+_LATENCY = Question("inequality", "volkov_2016", "Latency", "mem_lat", Point("maxwell", (("alpha", 2.0),)), target=300.0,
+                    numeric_target=True, relation="<=")
+_BOUND = 300.0 - 2 * 6.0
+
+
+def _answer(question: Question) -> symgpu.derive.Derivation:
+    answer, _ = checks.ask(question, 30.0)
+    assert isinstance(answer, symgpu.derive.Derivation), answer
+    return answer
+
+
+def _judged(question: Question, answer: object) -> tuple[str, str]:
+    verdict = checks.judge(question, answer_of=lambda q, limit: (answer, 0.0))
+    return verdict.outcome, verdict.reason
+
+
+def test_inequality_questions_are_opt_in_and_ask_every_relation_and_kind():
+    assert "inequality" in differential.questions.ALL_OPS and "inequality" not in differential.questions.OPS
+    assert all(q.op != "inequality" for q in differential.questions.generate(60, 3))
+    asked = differential.questions.generate(80, 5, ops=("inequality",))
+    assert {q.relation for q in asked} == {"<=", "<", ">=", ">"}
+    assert {q.kind for q in asked} == {None, "max", "min"}
+    assert {q.numeric_target for q in asked} == {True, False}
+    assert all(q.target is not None and math.isfinite(q.target) for q in asked)
+    assert all(f"--relation '{q.relation}'" in q.cli() and f"relation={q.relation!r}" in q.api_call() for q in asked)
+
+
+def test_the_brute_force_set_of_an_inequality_ends_where_bisection_puts_the_bound():
+    model = symgpu.load("volkov_2016")
+    xs = oracle.grid(model, "mem_lat", 500.0)
+    ys = oracle.evaluate_on(model, "Latency", _LATENCY.point, "mem_lat", xs)
+    ((low, high),) = oracle.holding_set(model, "Latency", _LATENCY.point, "mem_lat", "<=", 300.0, xs, ys)
+    assert low == xs[0] and math.isclose(high, _BOUND, rel_tol=1e-9)
+    assert oracle.holding_set(model, "Latency", _LATENCY.point, "mem_lat", ">", 300.0, xs, ys)[0][0] == pytest.approx(_BOUND, rel=1e-9)
+
+
+@pytest.mark.parametrize("relation", ["<=", "<", ">=", ">"])
+@pytest.mark.parametrize("at_point", [True, False])
+def test_an_inequality_bound_agrees_and_the_opposite_relation_is_flipped(relation: str, at_point: bool):
+    # Latency rises with mem_lat: Latency REL 300 <=> mem_lat REL 288, the same REL
+    question = dataclasses.replace(_LATENCY, relation=relation, numeric_target=at_point)
+    verdict = checks.judge(question)
+    assert verdict.outcome == "agree", verdict.line()
+    assert verdict.answer.startswith(f"mem_lat {relation} {_BOUND:.10g} ")
+    right = _answer(question)
+    lhs, rhs = right.extra.relation.lhs, right.extra.relation.rhs
+    opposite = {"<=": sympy.Gt, "<": sympy.Ge, ">=": sympy.Lt, ">": sympy.Le}[relation](lhs, rhs)
+    flipped = dataclasses.replace(right, extra=right.extra.with_(relation=opposite))
+    assert _judged(question, flipped) == ("disagree", "inequality: the relation is flipped (it holds exactly where the bound says it fails)")
+    reversed_sides = {"<=": sympy.Ge, "<": sympy.Gt, ">=": sympy.Le, ">": sympy.Lt}[relation](rhs, lhs)  # 288 >= mem_lat
+    assert _judged(question, dataclasses.replace(right, extra=right.extra.with_(relation=reversed_sides)))[0] == "agree"
+
+
+@pytest.mark.parametrize(("shift", "reason"), [
+    (10, "inequality: the relation fails where the bound includes it"),
+    (-10, "inequality: the relation holds where the bound excludes it"),
+    # 0.1 cycle (3.5e-4 of the bound) is under a twentieth of a grid step: the values beside the bound show it
+    (sympy.Rational(1, 10), "inequality: the relation fails where the bound includes it"),
+    (-sympy.Rational(1, 10), "inequality: the relation holds where the bound excludes it")])
+def test_an_inequality_bound_shifted_off_the_brute_force_one_is_a_disagreement(shift: object, reason: str):
+    right = _answer(_LATENCY)
+    assert _judged(_LATENCY, dataclasses.replace(right, result=right.result + shift)) == ("disagree", reason)
+
+
+def test_a_largest_value_agrees_and_one_off_either_way_is_a_disagreement():
+    question = dataclasses.replace(_LATENCY, kind="max")
+    verdict = checks.judge(question)
+    assert verdict.outcome == "agree" and verdict.answer.startswith(f"max mem_lat = {_BOUND:.10g} "), verdict.line()
+    right = _answer(question)
+    assert _judged(question, dataclasses.replace(right, result=sympy.Integer(278))) == (
+        "disagree", "inequality: an admissible value above the maximum satisfies the relation")
+    assert _judged(question, dataclasses.replace(right, result=sympy.Integer(298))) == (
+        "disagree", "inequality: the relation fails at the maximum")
+    assert _judged(question, dataclasses.replace(right, result=sympy.Integer(-5))) == (
+        "disagree", "inequality: the maximum is outside the variable's declared range")
+
+
+def test_an_infimum_at_the_open_end_of_the_declared_sign_agrees_only_as_an_infimum():
+    # Latency <= 300 holds for every positive mem_lat up to 288: no smallest one, the infimum 0 is not attained
+    question = dataclasses.replace(_LATENCY, kind="min")
+    right = _answer(dataclasses.replace(_LATENCY, kind="max"))
+    infimum = dataclasses.replace(right, result=sympy.Integer(0), extra=right.extra.with_(supremum=True))
+    assert _judged(question, infimum)[0] == "agree"
+    attained = dataclasses.replace(infimum, extra=right.extra)  # the max answer records no supremum
+    assert _judged(question, attained) == ("disagree", "inequality: the minimum is outside the variable's declared range")
+    assert _judged(question, dataclasses.replace(infimum, result=sympy.Integer(5))) == (
+        "disagree", "inequality: an admissible value below the minimum satisfies the relation")
+
+
+def test_an_integer_variables_largest_value_is_the_integer_the_scan_bounds():
+    # Perez & Piccoli: P_theo = SP_count*flop_per_cycle*shader_clock = SP_count*2*1.4 GFLOP/s at gtx260;
+    # P_theo <= 500 GFLOP/s <=> SP_count <= 178.57..., so the largest SP_count is 178, the smallest with >= is 179
+    question = Question("inequality", "perez_piccoli", "P_theo", "SP_count", Point("gtx260", ()), target=500.0,
+                        numeric_target=True, relation="<=", kind="max")
+    verdict = checks.judge(question)
+    assert verdict.outcome == "agree" and verdict.answer.startswith("max SP_count = 178 "), verdict.line()
+    smallest = checks.judge(dataclasses.replace(question, relation=">=", kind="min"))
+    assert smallest.outcome == "agree" and smallest.answer.startswith("min SP_count = 179 "), smallest.line()
+    right = _answer(question)
+    assert _judged(question, dataclasses.replace(right, result=sympy.Rational(357, 2))) == (
+        "disagree", "inequality: the maximum of an integer variable is no integer")
+    assert _judged(question, dataclasses.replace(right, result=sympy.Integer(177))) == (
+        "disagree", "inequality: an admissible value above the maximum satisfies the relation")

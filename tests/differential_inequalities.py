@@ -1,0 +1,166 @@
+"""The differential tester's judge of inequality questions (``--ops inequality``): ``quantity REL
+target`` solved for the variable through the public API (``Model.solve(..., relation=REL)``),
+compared with where the relation holds along a dense scan of the variable on the evaluate path
+(:func:`differential_oracle.relation_holds`, its ends refined by bisection in
+:func:`differential_oracle.holding_set`).
+
+Two answers are judged:
+
+* the bound (no ``kind``): the answer claims the relation holds at exactly the admissible values with
+  ``VAR REL' b`` (``extra.relation``, ``b`` its result at the point). Every scanned point the model
+  gives a value decides, except those within ``REL`` (relative) of ``b`` or whose quantity lies within
+  ``REL`` of the target; the scan is the variable's grid around its value at the point, a grid around
+  ``b`` and values beside ``b`` (where a bound shifted by less than a grid step shows);
+* the largest or smallest admissible value (``kind="max"|"min"``): a finite admissible number (an
+  integer for an integer variable) where the quantity has a value and the relation holds (within
+  ``REL``; just inside it where the answer says it is a supremum, not attained), and no decided
+  scanned value beyond it where the relation holds.
+
+A point outside the conditions an answer states it holds under (``extra.valid_when``) is declined,
+as for an extremum: the answer claims nothing there.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import sympy
+
+import symgpu
+from symgpu import derive
+from symgpu.derive.derivation import Derivation
+
+import differential_oracle as oracle
+from differential_questions import Question, value_at
+from differential_verdicts import REL, Verdict, admissible, show, stated_hold, values_of
+
+#: a relation read from its right-hand side: ``b > x`` is ``x < b``
+FLIPPED = {"<=": ">=", "<": ">", ">=": "<=", ">": "<"}
+
+
+def call(model: symgpu.Model, q: Question) -> Derivation:
+    """The API call of an inequality question: at the point, or with the target alone."""
+    at: dict[str, Any] = {"preset": q.point.preset, "values": q.point.mapping(without=q.variable)} if q.numeric_target else {}
+    return model.solve(q.quantity, for_=q.variable, target=repr(q.target), relation=q.relation, kind=q.kind, **at)
+
+
+def check(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
+    """The verdict on an inequality's answer at the question's point."""
+    assert q.target is not None and q.relation is not None
+    extra = derive.result_values(d, {}) or None  # a target kept as its quantity's value (a prefixed unit)
+    stated = d.extra.valid_when or ()
+    if stated and not stated_hold(model, stated, q, extra):
+        return Verdict(q, "declined", "inequality: the point is outside the answer's stated conditions (valid when "
+                       + " and ".join(map(sympy.sstr, stated)) + ")")
+    if isinstance(d.result, sympy.Tuple) or derive.holds_on_ranges(d.result):
+        return Verdict(q, "disagree", "inequality: the answer is no single number", show(d.result), "")
+    (value,) = values_of(model, d.result, q, model.unit_text(q.variable), extra)
+    if q.kind:
+        return _check_extreme(model, q, d, value)
+    return _check_bound(model, q, d, value)
+
+
+def _brute(model: symgpu.Model, q: Question, xs: np.ndarray, ys: np.ndarray) -> str:
+    """Where the brute force finds the relation holding, as text."""
+    assert q.target is not None and q.relation is not None
+    found = oracle.holding_set(model, q.quantity, q.point, q.variable, q.relation, q.target, xs, ys)
+    where = ", ".join(f"[{low:.10g}, {high:.10g}]" for low, high in found) or "nowhere"
+    return f"{q.quantity} {q.relation} {q.target:.10g} holds on {q.variable} in {where} (scan {xs[0]:.4g}..{xs[-1]:.4g})"
+
+
+def _scan(model: symgpu.Model, q: Question, around: float) -> tuple[np.ndarray, np.ndarray]:
+    """The variable's grid at the point, a grid around ``around`` and values beside it, with the quantity there."""
+    centre = value_at(model, q.point, q.variable)
+    parts = [oracle.grid(model, q.variable, centre)]
+    if math.isfinite(around):
+        parts += [oracle.grid(model, q.variable, around, size=61), oracle.near(model, q.variable, around, centre)]
+    xs = np.unique(np.concatenate(parts))
+    low, closed = oracle.lower_bound(model, q.variable)
+    xs = xs[(xs > low) | (closed & (xs == low))]  # a grid around a value at the open end (an infimum 0) holds that end
+    return xs, oracle.evaluate_on(model, q.quantity, q.point, q.variable, xs)
+
+
+def _relation_op(d: Derivation, variable: str) -> str | None:
+    """``REL'`` of the answer's ``VAR REL' bound`` (read from either side), None where it bounds no variable."""
+    relation = d.extra.relation
+    if not isinstance(relation, sympy.core.relational.Relational) or relation.rel_op not in FLIPPED:
+        return None
+    def named(side: Any) -> bool:  # the model's symbol carries its declared assumptions: compared by name
+        return isinstance(side, sympy.Symbol) and side.name == variable
+    if named(relation.lhs):
+        return str(relation.rel_op)
+    if named(relation.rhs):
+        return FLIPPED[relation.rel_op]
+    return None
+
+
+# ================================================================================ the bound
+def _check_bound(model: symgpu.Model, q: Question, d: Derivation, bound: float) -> Verdict:
+    assert q.target is not None and q.relation is not None
+    op = _relation_op(d, q.variable)
+    shown = f"{q.variable} {op or '?'} {bound:.10g} (result {show(d.result, 80)}, relation {show(d.extra.relation, 60)})"
+    if op is None:
+        return Verdict(q, "disagree", "inequality: the answer states no relation bounding the variable", shown, "")
+    if math.isnan(bound):
+        return Verdict(q, "disagree", "inequality: the bound is NaN at the point", shown, "")
+    xs, ys = _scan(model, q, bound)
+    holds, decided = oracle.relation_holds(ys, q.target, q.relation)
+    with np.errstate(invalid="ignore"):
+        claimed = oracle.RELATIONS[op](xs, bound)
+        decided &= ~(np.abs(xs - bound) <= REL * max(abs(bound), 1e-300))
+    if not decided.any():
+        return Verdict(q, "unchecked", "inequality: no scanned value decides the relation", shown, _brute(model, q, xs, ys))
+    wrong = decided & (holds != claimed)
+    if not wrong.any():
+        return Verdict(q, "agree", answer=shown, brute=_brute(model, q, xs, ys))
+    i = int(np.flatnonzero(wrong)[0])
+    at = f"at {q.variable} = {xs[i]:.10g}: {q.quantity} = {ys[i]:.10g}; "
+    if wrong[decided].all():
+        reason = "inequality: the relation is flipped (it holds exactly where the bound says it fails)"
+    elif holds[i]:
+        reason = "inequality: the relation holds where the bound excludes it"
+    else:
+        reason = "inequality: the relation fails where the bound includes it"
+    return Verdict(q, "disagree", reason, shown, at + _brute(model, q, xs, ys))
+
+
+# ================================================================================ the largest or smallest value
+def _check_extreme(model: symgpu.Model, q: Question, d: Derivation, value: float) -> Verdict:
+    assert q.target is not None and q.relation is not None
+    word = f"{q.kind}imum"
+    supremum = bool(d.extra.supremum)
+    shown = f"{q.kind} {q.variable} = {value:.10g}" + (" (not attained)" if supremum else "") + f" (result {show(d.result, 80)})"
+    if not math.isfinite(value):
+        return Verdict(q, "disagree", f"inequality: the {word} is no finite number at the point", shown, "")
+    low, _ = oracle.lower_bound(model, q.variable)
+    if not admissible(model, q.variable, value) and not (supremum and value == low):
+        return Verdict(q, "disagree", f"inequality: the {word} is outside the variable's declared range", shown, "")
+    if oracle.is_integer(model, q.variable) and value != round(value):
+        return Verdict(q, "disagree", f"inequality: the {word} of an integer variable is no integer", shown, "")
+    inward = -1.0 if q.kind == "max" else 1.0
+    scale = abs(value) or abs(value_at(model, q.point, q.variable)) or 1.0
+    at = value + inward * 1e-9 * scale if supremum else value
+    there = oracle.scalar_near_edge(model, q.quantity, q.point, q.variable, at)
+    xs, ys = _scan(model, q, value)
+    brute = f"{q.quantity}({at:.10g}) = {there:.10g}; " + _brute(model, q, xs, ys)
+    if math.isnan(there):
+        return Verdict(q, "disagree", f"inequality: the quantity has no value at the {word}", shown, brute)
+    holds, decided = oracle.relation_holds(np.array([there]), q.target, q.relation)
+    if decided[0] and not holds[0]:
+        return Verdict(q, "disagree", f"inequality: the relation fails at the {word}", shown, brute)
+    step = 1.0 if oracle.is_integer(model, q.variable) else REL * max(abs(value), 1e-300)
+    holds, decided = oracle.relation_holds(ys, q.target, q.relation)
+    beyond = decided & holds & ((xs - value) * -inward >= step)
+    if beyond.any():
+        i = int(np.flatnonzero(beyond)[-1 if q.kind == "max" else 0])
+        return Verdict(q, "disagree", f"inequality: an admissible value {'above' if q.kind == 'max' else 'below'} the {word} "
+                       "satisfies the relation", shown, f"{q.quantity}({xs[i]:.10g}) = {ys[i]:.10g}; " + brute)
+    if supremum:
+        exact = oracle.scalar(model, q.quantity, q.point, q.variable, value)
+        holds, decided = oracle.relation_holds(np.array([exact]), q.target, q.relation)
+        if decided[0] and holds[0]:
+            return Verdict(q, "disagree", f"inequality: the {word} is attained, the answer says it is not", shown,
+                           f"{q.quantity}({value:.10g}) = {exact:.10g}; " + brute)
+    return Verdict(q, "agree", answer=shown, brute=brute)
