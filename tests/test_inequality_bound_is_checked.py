@@ -65,3 +65,14 @@ def test_an_integer_variables_bound_off_by_one_fails_the_check(shift: int) -> No
     asked = Asked("solve", "warps_per_block", "threads_per_block", preset="cc_9_0", target=8, relation="<=")
     with pytest.raises(errors.CertificateError, match=rf"at threads_per_block = {256 + (1 if shift == 1 else 0)} the relation"):
         certify.certify(occupancy, wrong, asked)
+
+
+def test_the_smallest_value_at_the_declared_signs_open_end_is_approached_and_passes_its_check(cli) -> None:  # type: ignore[no-untyped-def]
+    # by hand: Latency = 2*6 + mem_lat <= 300 holds for 0 < mem_lat <= 288 (mem_lat declared positive): no smallest value,
+    # the infimum 0 is approached; the check refused it as outside the declared range (the differential tester's finding)
+    code, out, err = cli("solve", "volkov_2016", "Latency", "--for", "mem_lat", "--target", "300", "--relation", "<=", "--kind", "min",
+                         "-p", "maxwell", "-s", "alpha=2")
+    assert code == 0, err
+    assert "this value is approached, not attained" in out
+    assert "mem_lat just above 0 (approached) is admissible" in out
+    assert "value: 0 cycle" in out

@@ -55,17 +55,21 @@ def bound(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> 
     if not np.isfinite(value):
         raise _fail(model, asked, point, f"the {asked.kind}imum {variable} = {value} is no finite number")
     declared = declared_range.of(model, variable)
-    if not results.admissible(model, variable, value):
+    inward = -1.0 if asked.kind == "max" else 1.0
+    step = EDGE * max(abs(value), 1e-300)
+    # a value only approached (a strict end binds: the relation's, or the declared sign's, as 0 for a positive variable)
+    # is admissible just inside it
+    approached = bool(derivation.extra.supremum) and not declared.integer
+    if not results.admissible(model, variable, value + inward * step if approached else value):
         raise _fail(model, asked, point, f"the {asked.kind}imum {variable} = {value:.10g} is outside its declared range ({variable} is "
                     f"declared {declared.word})")
     if declared.integer and abs(value - round(value)) > 1e-9 * max(abs(value), 1.0):
         raise _fail(model, asked, point, f"the {asked.kind}imum {variable} = {value:.10g} is no integer, but {variable} is declared integer")
-    inward = -1.0 if asked.kind == "max" else 1.0
-    step = EDGE * max(abs(value), 1e-300)
     if not np.any(_inside(model, asked, point, np.array([value, value + inward * step]))):
         raise _fail(model, asked, point, f"the {asked.kind}imum {variable} = {value:.10g} lies outside the model's valid_when domain "
                     f"or an --assume on {variable} (the model gives {asked.quantity} no value there, or the question excludes it)")
-    said = f"{variable} = {value:.10g} is admissible (declared range, valid_when domain)"
+    said = (f"{variable} just {'below' if asked.kind == 'max' else 'above'} {value:.10g} (approached) is admissible" if approached
+            else f"{variable} = {value:.10g} is admissible") + " (declared range, valid_when domain)"
     if asked.skip:
         return f"{said}; the relation is not checked at points: {asked.skip}"
     return said + "; " + _relation(model, derivation, asked, point, value, declared.integer, inward)

@@ -167,7 +167,8 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
     if extra.elsewhere:
         lines.append(shorten("  " + extra.elsewhere, width))
     if extra.supremum:
-        lines.append("  (the relation is strict: this value is approached, not attained)")
+        lines.append("  (the end that binds is strict (the relation's, the declared sign's or a valid_when condition's): "
+                     "this value is approached, not attained)")
     if extra.flat_where:
         lines.append(shorten("  " + extra.flat_where, width))
     if extra.target_value is not None:
