@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+import sympy
 
 import symgpu
 from symgpu import errors
@@ -76,3 +77,21 @@ def test_the_smallest_value_at_the_declared_signs_open_end_is_approached_and_pas
     assert "this value is approached, not attained" in out
     assert "mem_lat just above 0 (approached) is admissible" in out
     assert "value: 0 cycle" in out
+
+
+def test_a_smallest_value_asked_without_a_point_is_claimed_only_where_it_is_attained(volkov) -> None:
+    # by hand: Latency = alpha*alu_lat + mem_lat >= 300 with mem_lat > 0 (declared positive): the smallest mem_lat is
+    # 300 - alpha*alu_lat where that is positive; where alpha*alu_lat >= 300 the end mem_lat > 0 binds, approached only
+    # (before: Max(0, 300 - alpha*alu_lat) was claimed attained everywhere, and its certificate refused it)
+    alpha, alu_lat = volkov.symbols["alpha"], volkov.symbols["alu_lat"]
+    found = checked.solve(volkov, "Latency", "mem_lat", target=300, relation=">=", kind="min")
+    assert sympy.simplify(found.result - (300 - alpha * alu_lat)) == 0
+    assert found.extra.supremum is None
+    (condition,) = found.extra.valid_when
+    assert condition.subs({alpha: 2, alu_lat: 6}) is sympy.true and condition.subs({alpha: 50, alu_lat: 6}) is sympy.false
+    assert "no smallest mem_lat" in found.extra.elsewhere
+    # at a point, the numbers decide: attained at alpha = 2 (288), approached at alpha = 60 (0, the open end)
+    at_two = checked.solve(volkov, "Latency", "mem_lat", target=300, relation=">=", kind="min", preset="maxwell", values={"alpha": 2})
+    assert float(at_two.result.subs({alpha: 2, alu_lat: 6})) == 288 and at_two.extra.supremum is None
+    at_sixty = checked.solve(volkov, "Latency", "mem_lat", target=300, relation=">=", kind="min", preset="maxwell", values={"alpha": 60})
+    assert at_sixty.result.subs({alpha: 60, alu_lat: 6}) == 0 and at_sixty.extra.supremum is True

@@ -146,17 +146,21 @@ def extreme(job: jobs._Job, inverted: sympy.Basic, var: sympy.Symbol, kind: str,
         else:
             values.append(end.value)
     pick = sympy.Min if want_upper else sympy.Max
-    result = pick(*values) if len(values) > 1 else values[0]
     side = "largest" if want_upper else "smallest"
+    strict = _binding_strict(job, wanted, values, at, preset)
+    binding: list[Need] = []
+    if strict is None and not integer:  # strict and non-strict ends, and no numbers say which binds
+        wanted, values, binding, strict = _where_attained(job, var, wanted, values, want_upper)
+    result = pick(*values) if len(values) > 1 else values[0]
     job.step(kind + "imum", sympy.Eq(var, result),
              f"the {side} {var} that meets " + ", ".join(f"{sympy.sstr(e.relation(var))} ({e.origin})" for e in wanted)
              + ("" if len(wanted) == 1 else f": the {'smallest' if want_upper else 'largest'} of these ends"))
-    strict = _binding_strict(job, wanted, values, at, preset)
     if not integer and strict:
         job.extra = job.extra.with_(supremum=True)
         job.step("supremum" if want_upper else "infimum", sympy.Eq(var, result), "the end is strict: approached, not attained")
-    needed = _feasibility(job, var, wanted, values, opposite, others, result, integer, strict, want_upper)
+    needed = _feasibility(job, var, wanted, values, opposite, others, result, integer, bool(strict), want_upper)
     check_at_point(job, var, needed, at, preset, expr, asked)
+    needed += binding
     if needed:
         job.extra = job.extra.with_(valid_when=tuple(n.condition for n in needed))
         job.step("admissible when", sympy.Tuple(*[n.condition for n in needed]),
@@ -166,8 +170,9 @@ def extreme(job: jobs._Job, inverted: sympy.Basic, var: sympy.Symbol, kind: str,
 
 
 def _binding_strict(job: jobs._Job, wanted: Sequence[End], values: Sequence[sympy.Expr], at: Mapping[str, Any] | None,
-                    preset: str | None) -> bool:
-    """Is the end that binds strict? Decided by the numbers at a point where several could bind."""
+                    preset: str | None) -> bool | None:
+    """Is the end that binds strict? Decided by the numbers at a point where several could bind; None
+    where ends of both kinds could bind and no numbers decide which does."""
     if len(wanted) == 1 or all(e.strict for e in wanted) or not any(e.strict for e in wanted):
         return wanted[0].strict
     if at is not None:
@@ -175,7 +180,33 @@ def _binding_strict(job: jobs._Job, wanted: Sequence[End], values: Sequence[symp
         if all(n is not None for n in numbers):
             best = min(numbers) if wanted[0].upper else max(numbers)  # type: ignore[type-var]
             return any(e.strict for e, n in zip(wanted, numbers) if n == best)
-    return False
+    return None
+
+
+def _where_attained(job: jobs._Job, var: sympy.Symbol, wanted: Sequence[End], values: Sequence[sympy.Expr],
+                    want_upper: bool) -> tuple[list[End], list[sympy.Expr], list[Need], bool]:
+    """The non-strict ends, their values, the conditions under which they bind (each beats every strict
+    end strictly: the answer is claimed only there) and False; or, where a strict end is proved to bind
+    always, the strict ends, their values, no condition and True (approached). Where a strict end binds instead (``mem_lat > 0`` for
+    ``mem_lat >= T - alpha*alu_lat`` where ``alpha*alu_lat >= T``), the value is approached, not attained:
+    no largest or smallest value (``extra.elsewhere`` says so)."""
+    loose = [(e, v) for e, v in zip(wanted, values) if not e.strict]
+    tight = [(e, v) for e, v in zip(wanted, values) if e.strict]
+    pick = sympy.Min if want_upper else sympy.Max
+    attained = pick(*[v for _, v in loose]) if len(loose) > 1 else loose[0][1]
+    beats = sympy.StrictLessThan if want_upper else sympy.StrictGreaterThan
+    verdicts = [_decide(job, beats(attained, v)) for _, v in tight]
+    if False in verdicts:  # a strict end always binds (beyond every non-strict one): the value is approached
+        return [e for e, _ in tight], [v for _, v in tight], [], True
+    binding = [Need(_tidy(job, beats(attained, v)), f"{sympy.sstr(e.relation(var))} ({e.origin}) does not bind")
+               for (e, v), verdict in zip(tight, verdicts) if verdict is not True]
+    if binding:
+        words = ", ".join(f"{sympy.sstr(e.relation(var))} ({e.origin})" for e, _ in tight)
+        job.extra = job.extra.with_(elsewhere=f"elsewhere the strict end {words} binds: its value is approached, not attained, so "
+                                              f"there is no {'largest' if want_upper else 'smallest'} {var}")
+        job.step("where attained", sympy.Tuple(*[b.condition for b in binding]),
+                 f"the non-strict end binds only where it beats the strict one{'s' if len(tight) > 1 else ''} ({words})")
+    return [e for e, _ in loose], [v for _, v in loose], binding, False
 
 
 @dataclass(frozen=True)
