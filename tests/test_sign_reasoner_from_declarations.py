@@ -117,3 +117,15 @@ def test_a_sign_is_refuted_under_the_declarations_and_not_once_a_relation_fixes_
     assert SignReasoner(declared()).sign_refuted(x - y)  # x = 1, y = 2 and x = 2, y = 1 are both allowed
     assert not SignReasoner(declared()).sign_refuted(x + y)
     assert not SignReasoner(declared(), [sympy.StrictGreaterThan(x, y)]).sign_refuted(x - y)  # x - y = d > 0 then
+
+
+def test_a_relation_that_rewrites_a_positive_symbol_keeps_its_declared_sign():
+    # y < 2*x is read as y = 2*x - d with d > 0: the rewritten y is no longer positive by its form,
+    # yet y is declared positive (the cusp where Volkov's ILP memory bound meets its issue bound was
+    # lost so: BW**2/... had no sign once BW < SMs*bytes_per_inst*clock*issue_thru was assumed)
+    reasoner = SignReasoner(declared(), [sympy.StrictGreaterThan(2 * x, y)])
+    assert reasoner.forward[y] != y  # the relation did rewrite y
+    assert reasoner.sign(y) == 1 and reasoner.sign(y**2 / x) == 1
+    assert reasoner.sign(y - 2 * x) == -1  # the relation itself still decides
+    # tidying cancels the positive factor y**2 (kept as (2*x - d)**2 it was not cancelled)
+    assert reasoner.tidy(sympy.LessThan(c * y**2, x * y**2)) == sympy.GreaterThan(x, c)

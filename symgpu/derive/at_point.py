@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -123,3 +124,38 @@ def pinned(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, preset: str | No
     based = scaling.base_expression(job.model, expr)
     numbers = point.exact_base_values(job.model, based.free_symbols - {var}, preset, values)
     return None if numbers is None else functools.cache(lambda: based.xreplace(numbers))
+
+
+@dataclass(frozen=True)
+class Given:
+    """The preset and values a question is asked at."""
+
+    preset: str | None
+    values: Mapping[str, Any]
+
+
+def far_sign(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, to: sympy.Expr, given: Given) -> int | None:
+    """The sign ``expr`` takes eventually as ``var`` -> ``to`` (``oo`` or ``-oo``) with every other input put
+    in as an exact number from the preset and values (:func:`pinned`): 1 or -1 from the limit of the
+    numbers-in expression, or, where that limit is 0, from the limit of its sign (its leading term's);
+    0 where it is 0 there whatever ``var`` (two Min/Max arguments equal at that point); None where an
+    input has no value there or SymPy does not decide it. Exact: no number is rounded."""
+    if any(s.name not in job.model.symbols for s in expr.free_symbols):
+        return None
+    made = pinned(job, expr, var, given.preset, given.values)
+    at = None if made is None else made()
+    if at is None or at.free_symbols - {var}:
+        return None
+    try:
+        far = sympy.limit(at, var, to)
+        if far == 0:
+            far = sympy.limit(sympy.sign(at), var, to)
+    except (NotImplementedError, ValueError, TypeError):
+        return None
+    if far in (sympy.oo, -sympy.oo):
+        return 1 if far == sympy.oo else -1
+    if not (far.is_number and far.is_finite):
+        return None
+    if far.is_positive or far.is_negative:
+        return 1 if far.is_positive else -1
+    return 0 if far.is_zero and (at == 0 or sympy.simplify(at) == 0) else None

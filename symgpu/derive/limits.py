@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
-from symgpu.proofs import forms
+from symgpu.proofs import forms, relations
 from symgpu.proofs import signs
-from symgpu.derive import declared_range, jobs
+from symgpu.derive import at_point, declared_range, jobs
 from symgpu.derive import regime_split
 from symgpu.derive import limit_cases
 from symgpu.derive import limit_domain
+from symgpu.derive import limit_forms
+from symgpu.derive import limit_staircase
 from symgpu.derive.derivation import Derivation, Step
 
 if TYPE_CHECKING:
@@ -46,44 +48,6 @@ def _lift(ctx: signs.SignReasoner, expr: sympy.Expr) -> sympy.Expr:
     return expr.func(*args)
 
 
-def _staircase_limit(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, direction: str) -> sympy.Expr:
-    """Replace each ``floor(g)``/``ceiling(g)`` of ``var`` by its one-sided limit at ``point``.
-
-    Where ``g(point)`` is an integer n and g is strictly monotone there: approached from
-    above (g -> n+) ``floor -> n`` and ``ceiling -> n + 1``; from below ``floor -> n - 1``
-    and ``ceiling -> n``. Where ``g(point)`` is not an integer both are continuous."""
-    assert job.ctx is not None
-    side = 1 if direction == "+" else -1
-    mapping = {}
-    for node in sorted(expr.atoms(sympy.floor, sympy.ceiling), key=sympy.count_ops):
-        g = node.args[0]
-        if var not in g.free_symbols:
-            continue
-        at = job.ctx.nice(g.xreplace({var: point}))
-        if at.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan):
-            continue  # the argument grows without bound there: SymPy's limit squeezes floor(g) between g - 1 and g
-        slope = job.ctx.sign(sympy.diff(g, var).xreplace({var: point}))
-        if at.is_integer is True and slope in (1, -1):
-            above = slope * side > 0  # g approaches its value at the point from above
-            if isinstance(node, sympy.floor):
-                value = at if above else at - 1
-            else:
-                value = at + 1 if above else at
-            mapping[node] = value
-            job.step("one-sided " + type(node).__name__, sympy.Eq(sympy.Symbol(sympy.sstr(node)), value),
-                     f"{sympy.sstr(g)} -> {sympy.sstr(at)} (an integer) from {'above' if above else 'below'} as {var} -> "
-                     f"{sympy.sstr(point)}{direction} (its slope in {var} is {'positive' if slope == 1 else 'negative'}): "
-                     + ("floor(n + e) = n" if isinstance(node, sympy.floor) and above else
-                        "floor(n - e) = n - 1" if isinstance(node, sympy.floor) else
-                        "ceiling(n + e) = n + 1" if above else "ceiling(n - e) = n") + " for small e > 0")
-        elif at.is_integer is False:
-            mapping[node] = node.func(at)
-        else:
-            raise errors.DerivationError(f"{job.model.id}: cannot decide the one-sided limit of {sympy.sstr(node)} at "
-                                         f"{var} = {sympy.sstr(point)}: is {sympy.sstr(at)} an integer?")
-    return expr.xreplace(mapping) if mapping else expr
-
-
 def _first_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol,
                   holds: Callable[[Any], tuple[bool, str | None]], where: str, failure: Callable[[str], str]) -> regime_split.Regime:
     """The first regime of ``expr`` whose every condition ``holds`` (recorded as a step saying
@@ -106,9 +70,12 @@ def _first_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol,
     raise errors.DerivationError(failure(", ".join(reasons)))
 
 
-def _far_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr) -> regime_split.Regime:
+def _far_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr,
+                given: at_point.Given | None = None) -> regime_split.Regime:
     """The regime of ``expr`` that applies as ``var`` goes to ``point`` (``oo`` or ``-oo``):
-    each condition ``h >= 0`` holds eventually when ``h`` tends to a positive value or to ``oo``."""
+    each condition ``h >= 0`` holds eventually when ``h`` tends to a positive value or to ``oo``; where
+    the symbols leave that open and the limit is asked at ``given`` values, by ``h`` there
+    (:func:`at_point.far_sign`)."""
     assert job.ctx is not None
     ctx = job.ctx
 
@@ -121,6 +88,10 @@ def _far_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: symp
             far = sympy.nan
         sign = _far_sign(job, far, var, point)
         ok = sign == 1 or (sign == 0 and not cond.strict and var not in cond.h.free_symbols)
+        there = at_point.far_sign(job, cond.h, var, point, given) if not ok and sign != -1 and given is not None else None
+        if given is not None and (there == 1 or (there == 0 and not cond.strict)):
+            return True, f"{sympy.sstr(cond.relational)} ({sympy.sstr(cond.h)} -> {sympy.sstr(far)}; " \
+                f"{'positive' if there == 1 else '0'} at {at_point.where_text(given.preset, given.values)})"
         return ok, f"{sympy.sstr(cond.relational)} ({sympy.sstr(cond.h)} -> {sympy.sstr(far)})"
 
     return _first_regime(job, expr, var, holds, f"as {var} -> {sympy.sstr(point)}",
@@ -130,13 +101,15 @@ def _far_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: symp
 
 def far_branches(expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, sign: Callable[[sympy.Expr], int | None], *,
                  keep_top: bool = False, record: Callable[[sympy.Expr, sympy.Expr, str], None] | None = None,
-                 where: str = "", hint: str = "") -> sympy.Expr:
+                 where: str = "", hint: str = "", there: Callable[[sympy.Expr, sympy.Expr], int | None] | None = None) -> sympy.Expr:
     """Replace each Min/Max of ``var`` inside ``expr`` (innermost first) by the argument that is eventually
     the smallest (largest) as ``var`` goes to ``point`` (``oo`` or ``-oo``): the argument ``a`` with
     ``b - a`` (``a - b``) tending to a positive value or to ``oo`` for every other ``b``, by
     ``sign(limit of the gap)`` (1 positive; a limit SymPy cannot take is ``nan``). A Min/Max free of
     ``var`` is kept, and so is one at the top when ``keep_top`` (its arguments are still rewritten).
-    ``record(node, chosen, why)`` sees each choice.
+    ``record(node, chosen, why)`` sees each choice. ``there(gap, limit)``, where a question is asked at given
+    values: the gap's sign far out there, asked where ``sign`` leaves it open or finds the limit 0 (1: positive, 0:
+    the arguments are equal there, either is the value; :func:`symgpu.derive.at_point.far_sign`).
 
     Raises:
         errors.DerivationError: no argument of a Min/Max is proved to win (``where`` prefixes the
@@ -154,9 +127,12 @@ def far_branches(expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, sign: C
                     far = sympy.limit(gap, var, point)
                 except (NotImplementedError, ValueError):
                     far = sympy.nan
-                if sign(far) != 1:
+                s = sign(far)
+                at = there(gap, far) if s in (None, 0) and there is not None else None
+                if s != 1 and at not in (0, 1):
                     break
-                why.append(f"{sympy.sstr(gap)} -> {sympy.sstr(far)}")
+                why.append(f"{sympy.sstr(gap)} -> {sympy.sstr(far)}" + ("" if s == 1 else " (positive at the given values)"
+                                                                        if at == 1 else " (0 at the given values: equal there)"))
             else:
                 if record is not None:
                     record(node, candidate, "; ".join(why))
@@ -182,15 +158,30 @@ def far_branches(expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, sign: C
     return outer(expr) if keep_top else rebuild(expr)
 
 
-def _far_branches(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr) -> sympy.Expr:
+def _far_branches(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr,
+                  given: at_point.Given | None = None) -> sympy.Expr:
     """:func:`far_branches` with the job's sign reasoning; a Min/Max at the top is kept (:func:`_limit`
-    takes it argument by argument) and each choice is a recorded step."""
+    takes it argument by argument) and each choice is a recorded step. At ``given`` values a gap the
+    symbols leave open is decided there; its limit, where that is free of ``var`` and has the same sign
+    there, becomes an assumption of the answer (``alu_lat > ilp*warp_issue_cycle``), which holds there."""
     def record(node: sympy.Expr, candidate: sympy.Expr, why: str) -> None:
         job.step("select branch", candidate, f"{'Min' if isinstance(node, sympy.Min) else 'Max'}(...) = {sympy.sstr(candidate)} "
                  f"eventually as {var} -> {sympy.sstr(point)}: " + why)
 
+    def there(gap: sympy.Expr, far: sympy.Expr) -> int | None:
+        assert job.ctx is not None and given is not None
+        found = at_point.far_sign(job, gap, var, point, given)
+        symbolic = bool(far.free_symbols) and not far.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan)
+        if found == 1 and symbolic and at_point.far_sign(job, far, var, point, given) == 1:
+            relation = job.ctx.tidy(sympy.StrictGreaterThan(far, 0))
+            if relation not in (sympy.true, sympy.false) and not any(relations.same_relation(relation, r) for r in job.ctx.relations):
+                job.ctx.add(relation, f"{sympy.sstr(relation)} at {at_point.where_text(given.preset, given.values)}: which "
+                                      f"argument of a Min/Max wins as {var} -> {sympy.sstr(point)} is decided there")
+        return found
+
     return far_branches(expr, var, point, lambda far: _far_sign(job, far, var, point), keep_top=True, record=record,
-                        where=f"{job.model.id}: ", hint="; decide it with --assume or --substitute")
+                        where=f"{job.model.id}: ", hint="; decide it with --assume or --substitute",
+                        there=there if given is not None else None)
 
 
 def _far_sign(job: jobs._Job, far: sympy.Expr, var: sympy.Symbol, point: sympy.Expr) -> int | None:
@@ -248,26 +239,6 @@ def _side_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sym
                                        f"{direction} side of {var} = {sympy.sstr(point)} (regimes: {names})")
 
 
-def _geometric_bases(ctx: signs.SignReasoner, expr: sympy.Expr, var: sympy.Symbol) -> tuple[sympy.Expr, dict[sympy.Symbol, sympy.Expr]]:
-    """Write each base b of ``b**g(var)`` whose place against 1 is proved as ``1/(1 + t)`` (0 < b < 1)
-    or ``1 + t`` (b > 1) with a positive t, so that SymPy knows the sign of log(b) as var -> oo
-    (``1 - (1 - rho)**n`` with 0 < rho < 1). Returns the rewritten expression and t -> its meaning."""
-    def positive(e: sympy.Expr) -> bool:   # under the extra assumptions, or by the declared ones alone
-        return ctx.sign(e) == 1 or e.is_positive is True
-    mapping: dict[sympy.Expr, sympy.Expr] = {}
-    back: dict[sympy.Symbol, sympy.Expr] = {}
-    for power in expr.atoms(sympy.Pow):
-        base = power.base
-        if base.is_number or base in mapping or var in base.free_symbols or var not in power.exp.free_symbols:
-            continue
-        t = sympy.Dummy("t", positive=True)
-        if positive(base) and positive(1 - base):
-            mapping[base], back[t] = 1 / (1 + t), 1 / base - 1
-        elif positive(base - 1):
-            mapping[base], back[t] = 1 + t, base - 1
-    return (expr.xreplace(mapping) if mapping else expr), back
-
-
 def _limit(ctx: signs.SignReasoner, expr: sympy.Expr, var: sympy.Symbol, to: sympy.Expr, direction: str) -> sympy.Expr:
     expr = _lift(ctx, expr)
     if isinstance(expr, (sympy.Min, sympy.Max)):
@@ -276,16 +247,40 @@ def _limit(ctx: signs.SignReasoner, expr: sympy.Expr, var: sympy.Symbol, to: sym
         # the branch does not depend on the variable: the limit of each branch where it holds
         return sympy.Piecewise(*((_limit(ctx, e, var, to, direction), c) for e, c in expr.args))
     if not isinstance(expr, sympy.Piecewise) and forms.has_pieces(expr):
-        parts = _finite_parts(ctx, expr, var, to, direction)
+        failure: errors.DerivationError | None = None
+        try:
+            parts = _finite_parts(ctx, expr, var, to, direction)
+        except errors.DerivationError as exc:
+            parts, failure = None, exc
+        if parts is not None and not parts.has(sympy.nan, sympy.zoo):
+            return parts
+        whole = _frozen_limit(ctx, expr, var, to, direction)  # oo*0 part by part, or a part with no limit of its own
+        if whole is not None:
+            return whole
+        if failure is not None:
+            raise failure
         if parts is not None:
             return parts
     if isinstance(expr, sympy.Piecewise) or forms.has_pieces(expr):
         raise errors.DerivationError(f"cannot take the limit of the piecewise expression {sympy.sstr(expr)} (no regime is selected as {var} -> {to})")
     if to.has(sympy.oo, -sympy.oo):
-        rewritten, back = _geometric_bases(ctx, expr, var)
+        rewritten, back = limit_forms.geometric_bases(ctx, expr, var)
         if back:
             return sympy.limit(rewritten, var, to, direction).xreplace(back)
     return sympy.limit(expr, var, to, direction)
+
+
+def _frozen_limit(ctx: signs.SignReasoner, expr: sympy.Expr, var: sympy.Symbol, to: sympy.Expr, direction: str) -> sympy.Expr | None:
+    """The limit of ``expr`` as a whole, each Min/Max/Piecewise in it (all free of ``var``) a constant of its sign
+    (:func:`limit_forms.pieces_frozen`); None where a piece depends on ``var`` or SymPy gives no value."""
+    made = limit_forms.pieces_frozen(ctx, expr, var)
+    if made is None:
+        return None
+    try:
+        value = sympy.limit(made[0], var, to, direction)
+    except (NotImplementedError, ValueError):
+        return None
+    return None if value.has(sympy.nan, sympy.zoo, sympy.Limit) else value.xreplace(made[1])
 
 
 def _finite_parts(ctx: signs.SignReasoner, expr: sympy.Expr, var: sympy.Symbol, to: sympy.Expr, direction: str) -> sympy.Expr | None:
@@ -364,8 +359,10 @@ def _tidy(ctx: signs.SignReasoner, value: sympy.Expr) -> sympy.Expr:
     return ctx.nice(back)
 
 
-def _take(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.Expr, direction: str, var: str) -> sympy.Expr:
-    """The limit of ``expr`` (regimes selected, Min/Max lifted, staircases made one-sided), recorded as steps."""
+def _take(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.Expr, direction: str, var: str,
+          given: at_point.Given | None = None) -> sympy.Expr:
+    """The limit of ``expr`` (regimes selected, Min/Max lifted, staircases made one-sided), recorded as steps; asked at
+    ``given`` values, a regime or Min/Max argument far out that the symbols leave open is decided there."""
     assert job.ctx is not None
     ctx, model = job.ctx, job.model
     finite = not point.has(sympy.oo, -sympy.oo, sympy.zoo)
@@ -376,17 +373,17 @@ def _take(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.E
     if lifted != expr:
         job.step("lift Min/Max", lifted, "sums and factors of known sign moved inside Min/Max (x*Min(a,b) = Min(x*a, x*b) for x > 0)")
     if not finite and lifted.has(sympy.Piecewise):
-        lifted = _far_regime(job, lifted, symbol, point).expression
+        lifted = _far_regime(job, lifted, symbol, point, given).expression
     if not finite and forms.has_pieces(lifted):
         # Min/Max below the top (e.g. in a denominator): the argument that wins eventually, innermost first
-        lifted = _far_branches(job, lifted, symbol, point)
+        lifted = _far_branches(job, lifted, symbol, point, given)
     side_text = {"+": " from above", "-": " from below"}.get(direction, "") if finite else ""
     how = " (Min/Max argument by argument: they are continuous)"
     switches = any(symbol in c.free_symbols for pw in lifted.atoms(sympy.Piecewise) for _, c in pw.args)
     if finite and direction in ("+", "-") and (switches or forms.has_staircase(lifted, symbol)):
         if forms.has_pieces(lifted):
             lifted = _side_regime(job, lifted, symbol, point, direction).expression
-        lifted = _staircase_limit(job, lifted, symbol, point, direction)
+        lifted = limit_staircase.one_sided(job, lifted, symbol, point, direction)
         how = " inside the regime that applies on that side"
     try:
         value = _limit(ctx, lifted, symbol, point, direction)
@@ -396,7 +393,7 @@ def _take(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.E
         raise errors.DerivationError(f"{model.id}: SymPy cannot take the limit of {job.quantity} as {var} -> {point}: {reason}{hint}") from None
     job.step("limit", value, f"limit as {var} -> {sympy.sstr(point)}" + side_text + how)
     def again(j: jobs._Job, e: sympy.Expr, p: sympy.Expr) -> sympy.Expr:
-        return _take(j, e, symbol, p, direction, var)
+        return _take(j, e, symbol, p, direction, var, given)
     value = limit_cases.retake_cancelled(job, value, expr, point, again)
     return limit_cases.split_signed(job, limit_cases.split_undecided(job, value, expr, point, again), expr, point, symbol, again)
 
@@ -427,7 +424,8 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
         for sym in sorted(sympy.denom(sympy.together(point)).free_symbols, key=str):
             if declared_range.of(model, sym).word == "nonnegative":
                 ctx.add(sympy.StrictGreaterThan(sym, 0), f"{sym} > 0 (the point {sympy.sstr(point)} is finite)")
-    value = _take(job, expr, symbol, point, direction, var)
+    given = at_point.Given(preset, dict(values or {})) if preset is not None or values else None
+    value = _take(job, expr, symbol, point, direction, var, given)
     if preset is None and not values:  # at given values the zeros are already in (pin_zeros)
         value = limit_cases.split_zero_inputs(job, value, expr, point, symbol,
                                               lambda j, e, p: _take(j, e, symbol, p, direction, var))

@@ -1,7 +1,8 @@
 """Forms of expressions: factored (``sympy.factor``) and simplified (``sympy.simplify``, or ``cancel``
 for large expressions), each computed once per expression (both are deterministic: the same input
 gives the same output); the exact number a caller's number stands for; and what an expression is
-built from (``Min``/``Max``/``Piecewise`` pieces, ``floor``/``ceiling`` staircases)."""
+built from (``Min``/``Max``/``Piecewise`` pieces, ``floor``/``ceiling`` staircases); ``xreplace`` with each
+node's outcome remembered (:func:`xreplaced`)."""
 
 from __future__ import annotations
 
@@ -190,3 +191,26 @@ def nice(expr: Any) -> Any:
         return expr
     out = small_simplify(expr)
     return out
+
+
+def xreplaced(node: sympy.Basic, rule: dict[sympy.Symbol, sympy.Expr],
+              memo: dict[sympy.Basic, tuple[sympy.Basic, bool]]) -> tuple[sympy.Basic, bool]:
+    """SymPy's ``Basic._xreplace(rule)`` (the node and whether it changed), remembering each node's
+    outcome in ``memo`` (equal nodes give equal outcomes)."""
+    if node in rule:
+        return rule[node], True
+    found = memo.get(node)
+    if found is not None:
+        return found
+    args = []
+    changed = False
+    for arg in node.args:
+        if isinstance(arg, sympy.Basic):
+            new, arg_changed = xreplaced(arg, rule, memo)
+            args.append(new)
+            changed |= arg_changed
+        else:
+            args.append(arg)
+    outcome = (node.func(*args), True) if changed else (node, False)
+    memo[node] = outcome
+    return outcome

@@ -204,7 +204,7 @@ class SignReasoner:
         first time. The same rebuilding as ``xreplace`` (deterministic), so the same expression."""
         if not self.forward:
             return expr
-        return _substituted(expr, self.forward, self._forwarded)[0]
+        return forms.xreplaced(expr, self.forward, self._forwarded)[0]
 
     def back(self, expr: Any) -> Any:
         """Undo the forward substitution (dummies back to the declared symbols)."""
@@ -228,25 +228,40 @@ class SignReasoner:
         if expr.has(sympy.nan, sympy.zoo):
             return None
         e = self._forward(expr)
-        key: tuple[Any, ...] = (e, tuple(self.positives)) if self.by_parts else (e, tuple(self.positives), False)
+        found = self._cached_sign(e, tuple(self.positives))
+        if found is None:
+            # a sign the declarations alone prove holds under the extra relations too, and reading a relation
+            # can hide one: ``BW < X`` read as ``BW = X - d`` leaves ``BW**2/X`` as ``(X - d)**2/X``, which may be 0
+            # for all the declarations of ``X`` and ``d`` say (BW's positivity is gone). So the expression as it
+            # stands is asked too, with only the constants' stand-ins put in (the cusp where Volkov's ILP memory
+            # bound meets its issue bound lost its side so)
+            plain = expr.xreplace(self.constants)
+            if plain != e:
+                found = self._cached_sign(plain, ())
+        return found
+
+    def _cached_sign(self, e: sympy.Basic, positives: tuple[sympy.Expr, ...]) -> int | None:
+        """The sign of ``e`` (forward-substituted already), with ``positives`` known positive: memoised
+        per process and, where a store is handed down, between processes."""
+        key: tuple[Any, ...] = (e, positives) if self.by_parts else (e, positives, False)
         if key in _SIGN_CACHE:
             return _SIGN_CACHE[key]
         # cheap first: interval arithmetic over the declared ranges may prove the sign; exact
         # values of two different signs at admissible points refute every sign claim, so
         # neither factoring nor simplify is tried. Both are quicker than a store: not kept there
         found = intervals.sign(e)
-        if found is not None or exact_signs.refuted(e, self.positives):
+        if found is not None or exact_signs.refuted(e, positives):
             _SIGN_CACHE[key] = found
             return found
         # kept between processes (by the caller's store): the verdict depends only on the
         # expression (its symbols' assumptions included) and the known-positive expressions
-        stored = self.verdicts.get(e, key[1]) if self.verdicts is not None else None
+        stored = self.verdicts.get(e, positives) if self.verdicts is not None else None
         if stored is not None:
             _SIGN_CACHE[key] = stored.sign
             return stored.sign
         found = self._sign(e)
         if found is None:
-            for p in self.positives:
+            for p in positives:
                 if e == p:
                     found = 1
                     break
@@ -258,7 +273,7 @@ class SignReasoner:
                     break
         _SIGN_CACHE[key] = found
         if self.verdicts is not None:
-            self.verdicts.put(e, key[1], Verdict(found))
+            self.verdicts.put(e, positives, Verdict(found))
         return found
 
     def weak_sign(self, expr: sympy.Basic) -> int | None:
@@ -456,7 +471,9 @@ class SignReasoner:
     def _strip_factors(self, expr: sympy.Expr) -> tuple[sympy.Expr, bool]:
         keep, flip = [], False
         for factor in sympy.Mul.make_args(expr):
-            s = self.sign(factor)
+            # a factor read back first: its sign may need the declarations of the symbols a relation replaced
+            # (``BW**2`` is ``(X - d)**2`` under ``BW < X``; :meth:`sign`)
+            s = self.sign(self.back(factor))
             if s == 1:
                 continue
             if s == -1:
@@ -464,29 +481,6 @@ class SignReasoner:
                 continue
             keep.append(factor)
         return sympy.Mul(*keep), flip
-
-
-def _substituted(node: sympy.Basic, rule: dict[sympy.Symbol, sympy.Expr],
-                 memo: dict[sympy.Basic, tuple[sympy.Basic, bool]]) -> tuple[sympy.Basic, bool]:
-    """SymPy's ``Basic._xreplace(rule)`` (the node and whether it changed), remembering each node's
-    outcome in ``memo`` (equal nodes give equal outcomes)."""
-    if node in rule:
-        return rule[node], True
-    found = memo.get(node)
-    if found is not None:
-        return found
-    args = []
-    changed = False
-    for arg in node.args:
-        if isinstance(arg, sympy.Basic):
-            new, arg_changed = _substituted(arg, rule, memo)
-            args.append(new)
-            changed |= arg_changed
-        else:
-            args.append(arg)
-    outcome = (node.func(*args), True) if changed else (node, False)
-    memo[node] = outcome
-    return outcome
 
 
 def _flip(op: type) -> type:
