@@ -55,10 +55,14 @@ __all__ = ["RELATIONS", "RELATION_CODES", "TIE", "active_regime", "argument_labe
 
 def argument_labels(equation: Equation) -> tuple[str, ...]:
     """The regime name of each argument of a top-level ``Min``/``Max`` (``rhs.args`` order): its
-    ``limiters`` name, else ``min_arg<i>``/``max_arg<i>`` (``i`` 1-based)."""
-    names = {sympy.srepr(t): n for n, t in equation.limiters}
+    ``limiters`` name, else ``min_arg<i>``/``max_arg<i>`` (``i`` 1-based).
+
+    NOTE: matched by equality, not by ``srepr``: SymPy counts ``Symbol('n', positive=True)`` and
+    ``Symbol('n', real=True, positive=True)`` equal, and its cache may hand back a subexpression
+    built with either (a user's or a test's symbol of the same name), whose ``srepr`` differs."""
+    names = {t: n for n, t in equation.limiters}
     prefix = "min" if isinstance(equation.rhs, sympy.Min) else "max"
-    return tuple(names.get(sympy.srepr(arg), f"{prefix}_arg{i + 1}") for i, arg in enumerate(equation.rhs.args))
+    return tuple(names.get(arg, f"{prefix}_arg{i + 1}") for i, arg in enumerate(equation.rhs.args))
 
 
 def argument_order(equation: Equation) -> tuple[int, ...]:
