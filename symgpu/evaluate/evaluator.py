@@ -86,6 +86,8 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
     defines = model.equation_for(name).definition.defines
     fast = stepwise.value(model, defines, given, magnitudes, checks)
     if fast is not None:
+        if checks and np.ndim(fast) == 0:
+            _check_declared_sign(model, defines, float(fast))
         return units.registry().Quantity(fast, model.units[defines])
     args, function, base = compiler.compiled(model, name, given)
     missing = [a for a in args if a not in magnitudes]
@@ -122,16 +124,40 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
                 f"{condition}; got {shown}. The model gives no value outside this domain"
             )
     inputs = compiler.numpy_scalars([magnitudes[a] for a in args])  # alu_thru/alpha at alpha = 0 is +inf
+    scalar = all(np.ndim(x) == 0 for x in inputs)
     if base.has(sympy.Piecewise):
         inputs = compiler.broadcast(inputs)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        result = function(*inputs)
+    # an overflow at one point is refused (its value is beyond IEEE doubles, not infinite); over arrays it is inf there
+    with np.errstate(divide="ignore", invalid="ignore", over="raise" if scalar else "ignore"):
+        try:
+            result = function(*inputs)
+        except FloatingPointError:
+            raise errors.EvaluationError(f"{model.id}: {name} overflows IEEE doubles at these inputs (a value beyond "
+                                         f"{np.finfo(float).max:.4g} arises on the way); give smaller values") from None
     result = np.asarray(result, dtype=float)
     if result.ndim == 0:
         result = float(result)
+        if checks:
+            _check_declared_sign(model, defines, result)
     elif result.shape != np.broadcast_shapes(*[np.shape(magnitudes[a]) for a in args]):
         result = np.broadcast_to(result, np.broadcast_shapes(*[np.shape(magnitudes[a]) for a in args])).copy()
     return units.registry().Quantity(result, model.units[model.equation_for(name).definition.defines])
+
+
+def _check_declared_sign(model: Model, name: str, value: float) -> None:
+    """A quantity's value at a point inside its declared sign (``positive``/``nonnegative``).
+
+    Raises:
+        errors.DomainError: the model's equations give a value its file declares impossible (Hong & Kim's
+            ``Exec_cycles_with_synch`` of an 8-thread block: -2682.5 cycles): no meaningful value there.
+    """
+    assumptions = model.symbol_definitions[name].assumptions if name in model.symbol_definitions else ()
+    word = "positive" if "positive" in assumptions and not value > 0 else \
+        "nonnegative" if "nonnegative" in assumptions and not value >= 0 else None
+    if word is not None and value == value:
+        raise errors.DomainError(f"{model.id}: the equations give {name} = {value:.6g}{input_values.unit_suffix(model, name)} at these "
+                                 f"inputs, but {name} is declared {word}: the model's formula leaves the range it declares here, "
+                                 "so it gives no meaningful value; choose other inputs")
 
 
 def evaluate_expression(model: Model, expr: sympy.Basic, unit: pint.Unit | str | None, *, preset: str | None = None,
