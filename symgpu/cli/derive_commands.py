@@ -165,10 +165,13 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
             out["no_root_here"] = sorted({r.regime for r in records})
             return out
         if not found:
+            integer = "integer" in model.symbol_definitions[derivation.variable].assumptions
             raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: none of the {len(records)} root(s) for {derivation.variable} lies in "
                               f"its regime at {derive.where_text(args.preset, values)}: the regime conditions, or those of the domain where the "
                               f"model gives a value (declared signs of {derivation.variable} and of what it replaced, valid_when), fail there (--full shows them)"
-                              + (f", or --assume {' and '.join(args.assume)} excludes it" if getattr(args, "assume", None) else ""))
+                              + (f", or --assume {' and '.join(args.assume)} excludes it" if getattr(args, "assume", None) else "")
+                              + (f", or it is no whole number and {derivation.variable} is declared integer (an inequality with --kind max or "
+                                 "min gives the nearest whole values)" if integer else ""))
         items = [in_unit(r.value) for r in found]
         out["unit"] = common.unit_text(items[0]) if unit else derivation.unit
         out["undetermined"] = [float(q.magnitude) for q in items if not np.isfinite(q.magnitude)]

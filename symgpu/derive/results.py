@@ -123,7 +123,7 @@ def applying_roots(model: Model, roots: Sequence[RootRecord], preset: str | None
             assert variable is not None
             number = refined(model, record.root, variable, preset, values, number)
             value = number * value.units
-        if not admissible(model, variable, number):
+        if not admissible(model, variable, number) or exact_unit and not _whole_if_integer(model, variable, number):
             continue
         if again:
             assert variable is not None
@@ -134,6 +134,13 @@ def applying_roots(model: Model, roots: Sequence[RootRecord], preset: str | None
             continue
         out.append(RootValue(record.regime, record.root, value, shown))
     return tuple(out)
+
+
+def _whole_if_integer(model: Model, variable: str | None, number: float) -> bool:
+    """Is ``number`` (in ``variable``'s declared unit) a whole number where ``variable`` is declared integer
+    (Perez & Piccoli's SP_count: a root of 136.17 processors is no root)? Within 1e-9, relative."""
+    assumptions = model.symbol_definitions[variable].assumptions if variable in model.symbol_definitions else ()
+    return "integer" not in assumptions or abs(number - round(number)) <= 1e-9 * max(abs(number), 1.0)
 
 
 def admissible(model: Model, variable: str | None, number: float) -> bool:
