@@ -270,3 +270,17 @@ def test_tie_order_is_the_named_limiters_in_file_order_then_the_rest() -> None:
             order = active.argument_order(equation)
             named = [equation.rhs.args.index(t) for _, t in equation.limiters]
             assert list(order) == named + sorted(set(range(len(equation.rhs.args))) - set(named))
+
+
+def test_an_otherwise_case_says_the_earlier_condition_is_false() -> None:
+    # MDM at table1 with M_Read*W = 2*64 = 128 = MSHRs: case md needs M_Read*W > MSHRs, which fails, so nmd ('otherwise')
+    # applies because it is false (an outside tester's finding: the report quoted it as the reason without saying so)
+    from symgpu.report.scenarios import Scenario
+
+    model = symgpu.load("mdm_2019")
+    ureg = symgpu.units.registry()
+    scenario = Scenario("table1", "", (("W", ureg.Quantity(64, "warp/SM")), ("M_Read", ureg.Quantity(2, "req/warp")),
+                                       ("M_Write", ureg.Quantity(0, "req/warp")), ("L_NoCService", ureg.Quantity(1, "cycle/req"))))
+    state = chains.chain(model, scenario, ["S_NoC"])[-1]["regime"]
+    assert state["active"] == "nmd"
+    assert state["text"].startswith("case nmd applies (M_Read*W > MSHRs is false: ")

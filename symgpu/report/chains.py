@@ -62,7 +62,9 @@ def regime(model: Model, equation: Equation, decided: Regime | None) -> dict[str
     neighbour = args[active_index + 1]["name"] if active_index + 1 < len(args) else (args[active_index - 1]["name"] if active_index else None)
     text = f"case {applying['name']} applies"
     if deciding is not None and ratio is not None:
-        text += f" ({deciding['condition']}: the two sides differ by a factor {number_text(ratio, 4)}"
+        # the active case's own condition holds; an earlier case's, which decides an 'otherwise', fails
+        said = deciding["condition"] if deciding is applying else f"{deciding['condition']} is false"
+        text += f" ({said}: the two sides differ by a factor {number_text(ratio, 4)}"
         text += f" from case {neighbour})" if neighbour else ")"
     return {"kind": "piecewise", "active": applying["name"], "next": neighbour, "ratio": round_sig(ratio, 4) if ratio is not None else None, "arguments": args, "text": text}
 
