@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pint
+import numpy as np
 import sympy
 
 from symgpu import api, errors, validation
@@ -163,8 +164,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise errors.UsageError(f"--set {', '.join(conflicts)}: --occupancy sets {'them' if len(conflicts) > 1 else 'it'} "
                                 "from threads/regs/smem; drop one of the two")
     values.update(given)
-    result, clock = converted(model, model.evaluate(args.quantity, args.preset, values=values), args.unit, args.clock,
-                              quantity=args.quantity, preset=args.preset, values=values)
+    value = model.evaluate(args.quantity, args.preset, values=values)
+    if np.ndim(value.magnitude) == 0:  # a value its declared sign rules out is not shown
+        evaluator.check_declared_sign(model, model.equation_for(args.quantity).definition.defines, float(value.magnitude))
+    result, clock = converted(model, value, args.unit, args.clock, quantity=args.quantity, preset=args.preset, values=values)
     limits = _occupancy_limits(model, args, values)
     unchecked = evaluator.unchecked_domain(model, args.quantity, args.preset, values)
     if args.json:

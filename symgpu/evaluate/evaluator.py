@@ -85,9 +85,9 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
     given, magnitudes = input_values.gather_values(model, name, preset, values or {}, check=checks)
     defines = model.equation_for(name).definition.defines
     fast = stepwise.value(model, defines, given, magnitudes, checks)
+    if fast is stepwise.TIED:  # a case decided by IEEE rounding: decided exactly, the inputs as the decimals given
+        fast = _exact_number(model, name, preset, values)
     if fast is not None:
-        if checks and np.ndim(fast) == 0:
-            _check_declared_sign(model, defines, float(fast))
         return units.registry().Quantity(fast, model.units[defines])
     args, function, base = compiler.compiled(model, name, given)
     missing = [a for a in args if a not in magnitudes]
@@ -137,15 +137,23 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
     result = np.asarray(result, dtype=float)
     if result.ndim == 0:
         result = float(result)
-        if checks:
-            _check_declared_sign(model, defines, result)
     elif result.shape != np.broadcast_shapes(*[np.shape(magnitudes[a]) for a in args]):
         result = np.broadcast_to(result, np.broadcast_shapes(*[np.shape(magnitudes[a]) for a in args])).copy()
     return units.registry().Quantity(result, model.units[model.equation_for(name).definition.defines])
 
 
-def _check_declared_sign(model: Model, name: str, value: float) -> None:
-    """A quantity's value at a point inside its declared sign (``positive``/``nonnegative``).
+def _exact_number(model: Model, name: str, preset: str | None, values: Mapping[str, Any] | None) -> float | None:
+    """:func:`exact` as a float, or None (the expanded expression decides) where it is no real number."""
+    try:
+        return float(exact(model, name, preset=preset, values=values))
+    except (errors.SymgpuError, TypeError, ValueError, ArithmeticError):
+        return None
+
+
+def check_declared_sign(model: Model, name: str, value: float) -> None:
+    """A quantity's value at a point inside its declared sign (``positive``/``nonnegative``): what ``symgpu
+    eval`` shows. (:func:`evaluate` itself gives the equations' value: a regime, a sweep or a check may read
+    it where a declared-positive count is 0, a block too large to launch.)
 
     Raises:
         errors.DomainError: the model's equations give a value its file declares impossible (Hong & Kim's
