@@ -378,6 +378,7 @@ def declared_names(name: str, symbols: Mapping[str, Any]) -> str:
     ones and how many more there are (``symgpu show MODEL`` lists them all)."""
     if len(symbols) <= LISTED_NAMES:
         return ", ".join(sorted(symbols)) or "none"
-    close = difflib.get_close_matches(name, list(symbols), n=5, cutoff=0.6)
+    same_letters = [s for s in sorted(symbols) if s.lower() == name.lower()]  # `mem_ld` for Mem_LD, `N` for n
+    close = same_letters + [c for c in difflib.get_close_matches(name, list(symbols), n=5, cutoff=0.6) if c not in same_letters][:5 - len(same_letters)]
     shown = ", ".join(close) if close else ", ".join(sorted(symbols)[:5])
     return f"{'closest ' if close else ''}{shown}, and {len(symbols) - len(close or sorted(symbols)[:5])} more; symgpu show MODEL lists them"
