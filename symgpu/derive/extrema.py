@@ -81,8 +81,9 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     if forms.has_staircase(expr, var):
         raise errors.DerivationError(
             f"{model.id}: {job.quantity} depends on {var} through floor/ceiling (a staircase): it has no derivative to set "
-            f"to zero and its {kind}imum over {var} has no closed form here; ask for thresholds instead "
-            f"(solve with relation = \">=\" and kind = \"max\", or boundary)")
+            f"to zero and its {kind}imum over {var} has no closed form here; at a point, search a grid of {var} "
+            f"(extremum ... --grid START:STOP:STEP; API grid=...), or ask for thresholds (solve --relation '>=' --kind max, "
+            f"or boundary)")
     found = regime_split._regimes(job, expr, var, frozenset(stop_at), record=forms.has_pieces(expr))
     meeting = [(ra, rb) for ra, rb in itertools.combinations(found, 2) if var in (ra.expression - rb.expression).free_symbols]
     if len(meeting) > MAX_CUSP_PAIRS:
