@@ -72,3 +72,14 @@ def test_a_regime_far_out_that_the_symbols_leave_open_is_decided_at_the_given_va
         == pytest.approx(expected, rel=1e-12)
     far = model.evaluate("n_needed_ilp", "h100", values={"ilp": 2, "alpha": 1e9}).magnitude
     assert far == pytest.approx(expected, rel=1e-6)
+
+
+def test_a_sign_the_symbols_leave_open_is_decided_at_the_given_values(cli) -> None:  # type: ignore[no-untyped-def]
+    # MDM's S_Total_MDM as M_Read -> oo is oo*sign(LLCMissRate*L_MinDRAM + L_DRAMService*MSHRs*SMs + L_MinLLC +
+    # L_NoCService*MSHRs*SMs); at table1 with these values it is 0.5*220 + 1*128*28 + 120 + 1*128*28 = 7398 > 0: oo
+    # (an outside tester's finding: refused, asking for values that were all given)
+    assert 0.5 * 220 + 1 * 128 * 28 + 120 + 1 * 128 * 28 == 7398
+    code, out, err = cli("limit", "mdm_2019", "S_Total_MDM", "--var", "M_Read", "--to", "oo", "-p", "table1", "-s", "W=64",
+                         "-s", "M_Write=0", "-s", "LLCMissRate=0.5", "-s", "L_NoCService=1", "-s", "L_DRAMService=1")
+    assert code == 0, err
+    assert "value: oo cycle" in out

@@ -159,3 +159,30 @@ def far_sign(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, to: sympy.Expr
     if far.is_positive or far.is_negative:
         return 1 if far.is_positive else -1
     return 0 if far.is_zero and (at == 0 or sympy.simplify(at) == 0) else None
+
+
+def signs_decided(job: jobs._Job, value: sympy.Expr, var: sympy.Symbol, given: Given) -> sympy.Expr:
+    """``value`` (a limit) with each ``sign(g)`` of a ``g`` free of ``var`` that the symbols leave open
+    replaced by the sign ``g`` has at the given point, exactly (:func:`pinned`), and recorded as an
+    assumption of the answer; a ``g`` that is 0 there, or lacks a value, is left for the cases
+    (MDM's ``S_Total_MDM`` as ``M_Read -> oo`` is ``oo*sign(LLCMissRate*L_MinDRAM + ...)``, 7398 > 0 at
+    ``table1`` with the values given: oo)."""
+    assert job.ctx is not None
+    chosen: dict[sympy.Basic, sympy.Integer] = {}
+    for node in value.atoms(sympy.sign):
+        g = node.args[0]
+        if var in g.free_symbols or job.ctx.sign(g) in (1, -1):
+            continue
+        made = pinned(job, g, var, given.preset, given.values)
+        number = None if made is None else made()
+        if number is None or not number.is_number or not (number.is_positive or number.is_negative):
+            continue
+        chosen[node] = sympy.Integer(1 if number.is_positive else -1)
+        relation = sympy.StrictGreaterThan(g, 0) if number.is_positive else sympy.StrictLessThan(g, 0)
+        job.ctx.add(relation, f"{sympy.sstr(relation)} at {where_text(given.preset, given.values)}")
+    if not chosen:
+        return value
+    decided = value.xreplace(chosen)
+    job.step("sign at the point", decided, "the signs the symbols leave open, decided at the given values: "
+             + ", ".join(f"{sympy.sstr(k.args[0])} {'> 0' if v == 1 else '< 0'}" for k, v in chosen.items()))
+    return decided

@@ -395,6 +395,7 @@ def _take(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.E
     def again(j: jobs._Job, e: sympy.Expr, p: sympy.Expr) -> sympy.Expr:
         return _take(j, e, symbol, p, direction, var, given)
     value = limit_cases.retake_cancelled(job, value, expr, point, again)
+    value = at_point.signs_decided(job, value, symbol, given) if given is not None else value
     return limit_cases.split_signed(job, limit_cases.split_undecided(job, value, expr, point, again), expr, point, symbol, again)
 
 
