@@ -10,7 +10,7 @@ from typing import Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import declared_range, inequalities, jobs, solve_domain, solve_kind
+from symgpu.derive import at_point, declared_range, inequalities, jobs, solve_domain, solve_kind
 from symgpu.proofs import forms
 from symgpu.derive.derivation import Derivation
 
@@ -50,7 +50,8 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
         bound_to = job.expand(parsed)
     shown = _RELATIONS[relation](lhs if lhs is not None else expr, parsed if job.target_value else bound_to, evaluate=False)
     job.step("inequality", shown, f"the relation to solve for {var}")
-    inverted = _invert_rational(job, _RELATIONS[relation](expr, bound_to, evaluate=False), var)
+    signs = _signs(job, var, preset, values)
+    inverted = _invert_rational(job, _RELATIONS[relation](expr, bound_to, evaluate=False), var, signs)
     bound = job.ctx.nice(inverted.rhs)
     inverted = type(inverted)(var, bound, evaluate=False)  # a number the declared sign decides stays a bound
     job.step("bound", inverted, f"{job.quantity} {relation} {sympy.sstr(parsed if job.target_value else bound_to)} exactly when "
@@ -94,14 +95,42 @@ def _admissible_somewhere(job: jobs._Job, inverted: sympy.Basic, var: sympy.Symb
                                      f"declared {declared.word} (the model gives no value below 0)")
 
 
-def _invert_rational(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol) -> sympy.Basic:
+def _signs(job: jobs._Job, var: sympy.Symbol, preset: str | None, values: Mapping[str, Any] | None) -> Any:
+    """The sign reasoner's ``sign``, and at a point (``preset``/``values``) where it proves none, the sign an
+    expression free of ``var`` has there (exact numbers, the target's included), added to the assumptions
+    the answer states: Hong & Kim's ``Uncoal_per_mw - 1`` is 31 at gtx280 (an outside tester's finding:
+    inequalities at a fully given point were refused for a divisor's unproved sign)."""
+    assert job.ctx is not None
+    if preset is None and not values:
+        return job.ctx.sign
+    at = dict(values or {})
+    if job.target_value is not None:
+        at[job.target_value[0].name] = job.target_value[1]
+
+    def sign(expr: sympy.Expr) -> int | None:
+        assert job.ctx is not None
+        found = job.ctx.sign(expr)
+        if found is not None or var in expr.free_symbols or not expr.free_symbols:
+            return found
+        made = at_point.pinned(job, expr, var, preset, at)
+        number = None if made is None else made()
+        if number is None or not number.is_number or not (number.is_positive or number.is_negative):
+            return None
+        relation = sympy.StrictGreaterThan(expr, 0) if number.is_positive else sympy.StrictLessThan(expr, 0)
+        job.ctx.add(relation, f"{sympy.sstr(relation)} at {at_point.where_text(preset, values or {})}")
+        return 1 if number.is_positive else -1
+
+    return sign
+
+
+def _invert_rational(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, signs: Any) -> sympy.Basic:
     """``relation`` inverted layer by layer (:func:`inequalities.invert`); where that cannot
     isolate ``var`` and both sides are rational in it, both sides are first multiplied by
     the common denominator, whose sign must be proved (a negative one flips the relation),
     and the numerator collected as ``a*var + b``. The steps are recorded in ``job``."""
     assert job.ctx is not None
     try:
-        inverted, steps = inequalities.invert(relation, var, job.ctx.sign, job.ctx.nonnegative)
+        inverted, steps = inequalities.invert(relation, var, signs, job.ctx.nonnegative)
     except errors.DerivationError:
         difference = relation.lhs - relation.rhs
         if not difference.is_rational_function(var):
@@ -109,24 +138,25 @@ def _invert_rational(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol) -
         numerator, denominator = sympy.fraction(sympy.together(difference))
         if var not in denominator.free_symbols:
             raise
-        cleared = _cleared(job, relation, numerator, denominator, var)
-        inverted, steps = inequalities.invert(cleared, var, job.ctx.sign, job.ctx.nonnegative)
+        cleared = _cleared(job, relation, numerator, denominator, var, signs)
+        inverted, steps = inequalities.invert(cleared, var, signs, job.ctx.nonnegative)
     job.steps.extend(steps)
     return inverted
 
 
 def _cleared(job: jobs._Job, relation: sympy.Basic, numerator: sympy.Expr, denominator: sympy.Expr,
-             var: sympy.Symbol) -> sympy.Basic:
-    """``numerator/denominator REL 0`` multiplied by ``denominator`` (sign proved), the
-    numerator collected in ``var`` when it is linear in it."""
+             var: sympy.Symbol, signs: Any) -> sympy.Basic:
+    """``numerator/denominator REL 0`` multiplied by ``denominator`` (its sign proved, or at a point
+    decided there: ``signs``), the numerator collected in ``var`` when it is linear in it."""
     assert job.ctx is not None
     op = type(relation)
-    sign = job.ctx.sign(denominator)
+    sign = signs(denominator)
     den = sympy.sstr(denominator)
     if sign not in (1, -1):
         raise errors.DerivationError(
             f"{job.model.id}: cannot isolate {var} in {sympy.sstr(relation)}: multiplying through by the denominator {den} "
-            f"needs its sign, which the assumptions do not prove; add assume = [\"{den} > 0\"] (or \"< 0\")")
+            f"needs its sign, which the assumptions do not prove; add --assume '{den} > 0' (or '< 0'; in a model file's "
+            f"request, assume = [\"{den} > 0\"])")
     kept = op if sign == 1 else _FLIP[op]
     job.step("multiply by the denominator", kept(numerator, 0, evaluate=False),
              f"{den} > 0, so multiplying by {den} keeps the direction" if sign == 1
