@@ -110,6 +110,8 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
             raise errors.UsageError(f"--{'unit' if unit else 'clock'}: converts the value at a preset; give --preset or --set too")
         return out
     values = derive.result_values(derivation, values)  # a solve target kept as its quantity's value
+    if derivation.operation == "regimes" and derivation.variable and not at_point.valued(model, derivation.variable, args.preset, values):
+        return out  # the table along a variable the point leaves free: no one value at the point
 
     def number(expr: Any) -> pint.Quantity:
         if not isinstance(expr, sympy.Basic):

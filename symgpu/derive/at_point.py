@@ -186,3 +186,13 @@ def signs_decided(job: jobs._Job, value: sympy.Expr, var: sympy.Symbol, given: G
     job.step("sign at the point", decided, "the signs the symbols leave open, decided at the given values: "
              + ", ".join(f"{sympy.sstr(k.args[0])} {'> 0' if v == 1 else '< 0'}" for k, v in chosen.items()))
     return decided
+
+
+def valued(model: Any, name: str, preset: str | None, values: Mapping[str, Any]) -> bool:
+    """Does the point (``preset`` and ``values``) give ``name`` a value?"""
+    if name in values:
+        return True
+    try:
+        return preset is not None and name in model.preset(preset)
+    except errors.SymgpuError:
+        return False

@@ -293,8 +293,9 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
     for r in found:
         if unit:
             _check_quiet(job, r.expression, job.quantity, expr, r.built)
-    if preset is not None or values:
+    if (preset is not None or values) and (var is None or at_point.valued(model, var.name, preset, values or {})):
         # the regimes' conditions read a quantity kept as a symbol: valued at the point from its equation
+        # (a table over a variable the point leaves free is the table along it: no regime is active at the point)
         at_point.active_regimes(job, found, preset, evaluator.with_kept(model, expr, preset, values or {}, leave=[over] if over else []))
     return replace(job.finish(result, unit, used=[expr]), regimes=tuple(found))
 
