@@ -12,7 +12,7 @@ import numpy as np
 import sympy
 
 from symgpu import errors
-from symgpu.derive import jobs, summary
+from symgpu.derive import declared_range, jobs, summary
 from symgpu.derive.extremum_domain import Candidate, OpenEnd
 from symgpu.evaluate import active, evaluator
 
@@ -58,6 +58,7 @@ def best_at(job: jobs._Job, candidates: Sequence[Candidate], kind: str, preset: 
                                      f"it tends to {summary.value_text(limit, unit)} as {job.variable} -> {where}{cusp}"
                                      f"{', beyond every candidate,' if scored else ''} without reaching it; ask for the limit instead")
     if not scored:
+        _domain_somewhere(job, preset, values)
         raise errors.DerivationError(f"{model.id}: no candidate for the {kind}imum of {job.quantity} over {job.variable} holds "
                                      "at the given values (no critical point, cusp or domain end applies there: the extremum may lie "
                                      "on a plateau or be approached at an open end); try limit, or extremum --grid")
@@ -122,3 +123,25 @@ def global_choice(job: jobs._Job, candidates: Sequence[Candidate], kind: str,
     if len(branches_at) == 1 and branches_at[0][1] is sympy.true:
         return branches_at[0][0], branches_value[0][0]
     return sympy.Piecewise(*branches_at), sympy.Piecewise(*branches_value)
+
+
+def _domain_somewhere(job: jobs._Job, preset: str | None, values: Mapping[str, Any]) -> None:
+    """Refuse, saying so, where the model's ``valid_when`` domain holds at no scanned value of the variable
+    at the point (interval_analysis's P_K0 at L_M = 0.2, L_F = 6 needs N >= 6 and N <= 0.4).
+
+    Raises:
+        errors.NoAnswerHere: the domain is empty there.
+    """
+    model, var = job.model, job.variable
+    far = np.geomspace(1e-6, 1e12, 1200)
+    grid = np.concatenate([-far[::-1], [0.0], far])
+    grid = grid[declared_range.of(model, var).holds(grid)]
+    try:
+        inside = evaluator.inside_domain(model, job.quantity, preset, {**values, var: grid}, len(grid), check=False)
+    except (errors.SymgpuError, ValueError, TypeError):
+        return
+    if inside.any():
+        return
+    conditions = list(dict.fromkeys(sympy.sstr(c) for equation in model.dependencies(job.quantity) for c in equation.valid_when))
+    raise errors.NoAnswerHere(f"{model.id}: the model gives {job.quantity} no value for any {var} at the given values: its "
+                              f"valid_when domain ({' and '.join(conditions) or 'none'}) holds at no scanned value of {var} there")
