@@ -31,3 +31,15 @@ def test_mdm_read_requests_equal_to_the_mshrs_at_decimal_inputs_are_not_divergen
     got = model.evaluate("S_Total_MDM", "table1", values={
         "M_Read": 0.56, "W": 50, "MSHRs": 28, "M_Write": 0, "LLCMissRate": 0.5, "L_NoCService": 1, "L_DRAMService": 1})
     assert got.magnitude == pytest.approx(120 + 0.5 * 220 + 392 + 392, rel=1e-12)
+
+
+def test_a_tie_outside_the_valid_when_domain_is_still_refused(cli) -> None:  # type: ignore[no-untyped-def]
+    # s = a + b = 0.1 + 0.2 ties c = 0.3 (0.30000000000000004 in floats), but b = 0.2 breaks valid_when b < 1/10
+    # (a reviewer's finding: the exact path returned a value without the domain check)
+    code, out, err = cli("eval", "tests/fixtures/tie_with_domain.toml", "y", "--set", "a=0.1", "--set", "b=0.2", "--set", "c=0.3")
+    assert code == 2 and "is valid only when b < 1/10" in err
+    # inside the domain the tie is decided exactly: 0.01 + 0.05 = 0.06 is not > 0.06 (0.060000000000000005 > 0.06 in
+    # floats), so the 'otherwise' case: 2
+    assert 0.01 + 0.05 > 0.06 and Fraction("0.01") + Fraction("0.05") == Fraction("0.06")
+    code, out, err = cli("eval", "tests/fixtures/tie_with_domain.toml", "y", "--set", "a=0.01", "--set", "b=0.05", "--set", "c=0.06")
+    assert code == 0 and "y = 2" in out

@@ -21,3 +21,10 @@ def test_an_overflow_at_a_point_is_refused_without_numpys_warning(cli, recwarn) 
     assert code == 2 and out == ""
     assert "Exec_cycles_with_synch overflows IEEE doubles at these inputs" in err and "lambdifygenerated" not in err
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_an_overflow_a_min_discards_leaves_the_finite_answer(cli) -> None:  # type: ignore[no-untyped-def]
+    # y = Min(a, b**2) at a = 3, b = 1e200: b**2 overflows, and the Min is 3 (a reviewer's finding: it was refused)
+    code, out, err = cli("eval", "tests/fixtures/overflow_discarded.toml", "y", "--set", "a=3", "--set", "b=1e200")
+    assert code == 0, err
+    assert out.strip() == "y = 3"

@@ -38,3 +38,17 @@ def test_mdm_batches_of_the_mshrs(cli) -> None:  # type: ignore[no-untyped-def]
                          "-p", "table1", "-s", "M_Read=5")
     assert code == 0, err
     assert f"value: {2 * 128 / 5:g} warp/SM" in out
+
+
+def test_a_sign_taken_from_the_point_is_shown_with_the_answer(cli) -> None:  # type: ignore[no-untyped-def]
+    # a reviewer's finding: the sign decided at the point was in --full only, so the default answer read as general;
+    # by hand at gtx280+tiled_matmul: Uncoal_per_mw - 1 = 31 > 0
+    code, out, err = cli("solve", "hong_kim_2009", "Mem_L", "--for", "Departure_del_uncoal", "--relation", "<=", "--target", "1000",
+                         "-p", "gtx280+tiled_matmul")
+    assert code == 0, err
+    assert "  assuming, as at the given values: " in out and "Uncoal_per_mw - 1 > 0" in out
+    assert "result: Departure_del_uncoal <= " in out
+    code, out, err = cli("solve", "hong_kim_2009", "Mem_L", "--for", "Departure_del_uncoal", "--relation", "<=", "--target", "1000",
+                         "-p", "gtx280+tiled_matmul", "--full")
+    assert code == 0, err
+    assert "  result: Departure_del_uncoal <= " in out  # --full prints the bound as its relation too

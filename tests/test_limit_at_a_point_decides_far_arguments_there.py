@@ -50,7 +50,7 @@ def test_the_throughput_tends_to_the_binding_capacity_at_the_given_values(at: di
 def test_the_choice_made_at_the_point_is_an_assumption_of_the_answer() -> None:
     # alu_lat = 4.055 cycles at h100 against ilp*warp_issue_cycle = 1 cycle: the first argument wins there
     answer = symgpu.load("volkov_2016_h100").limit("dram_throughput", "n", "oo", preset=PRESET, values={"ilp": 1, "alpha": 40})
-    decided = [a for a in answer.assumptions if "at preset h100_fit" in a]
+    decided = [a for a in answer.assumptions if "(decided at the given values: preset h100_fit" in a]
     assert decided and decided[0].startswith("ilp*warp_issue_cycle < alu_lat")
     assert any("positive at the given values" in s.justification for s in answer.steps)
 

@@ -12,6 +12,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive import jobs
+from symgpu.derive.summary import AT_THE_POINT
 from symgpu.derive.extra_records import ActiveBranch, ActiveRegime, ValueAt
 from symgpu.evaluate import active, point, scaling
 from symgpu.evaluate.active import condition_holds, condition_verdict, sides_at
@@ -23,6 +24,12 @@ def where_text(preset: str | None, values: Mapping[str, Any]) -> str:
     if values:
         where += (" with " if preset else " ") + ", ".join(f"{k} = {v}" for k, v in values.items())
     return where
+
+
+def decided(relation: sympy.Basic, preset: str | None, values: Mapping[str, Any]) -> str:
+    """How an assumption taken from the numbers at the point reads (:data:`summary.AT_THE_POINT`: the
+    summary shows these, since the answer holds where they do)."""
+    return f"{sympy.sstr(relation)} ({AT_THE_POINT}: {where_text(preset, values)})"
 
 
 def select_branch(job: jobs._Job, piecewise: sympy.Piecewise, preset: str | None, values: Mapping[str, Any],
@@ -179,13 +186,13 @@ def signs_decided(job: jobs._Job, value: sympy.Expr, var: sympy.Symbol, given: G
             continue
         chosen[node] = sympy.Integer(1 if number.is_positive else -1)
         relation = sympy.StrictGreaterThan(g, 0) if number.is_positive else sympy.StrictLessThan(g, 0)
-        job.ctx.add(relation, f"{sympy.sstr(relation)} at {where_text(given.preset, given.values)}")
+        job.ctx.add(relation, decided(relation, given.preset, given.values))
     if not chosen:
         return value
-    decided = value.xreplace(chosen)
-    job.step("sign at the point", decided, "the signs the symbols leave open, decided at the given values: "
+    result = value.xreplace(chosen)
+    job.step("sign at the point", result, "the signs the symbols leave open, decided at the given values: "
              + ", ".join(f"{sympy.sstr(k.args[0])} {'> 0' if v == 1 else '< 0'}" for k, v in chosen.items()))
-    return decided
+    return result
 
 
 def valued(model: Any, name: str, preset: str | None, values: Mapping[str, Any]) -> bool:

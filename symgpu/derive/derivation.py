@@ -150,7 +150,8 @@ class Derivation:
             lines.append("  assuming " + "; ".join(self.assumptions))
         if self.location is not None:
             lines.append(f"  at {self.variable} = {printing.sstr(self.location)}")
-        lines.append(f"  result: {printing.sstr(self.result)}" + (f"  [{self.unit}]" if self.unit else ""))
+        bound = f"{self.variable} {self.extra.relation.rel_op} " if self.extra.bound and self.extra.relation is not None else ""
+        lines.append(f"  result: {bound}{printing.sstr(self.result)}" + (f"  [{self.unit}]" if self.unit else ""))
         lines.append(f"  method: {self.method}")
         if self.extra.valid_when:
             lines.append("  valid when " + " and ".join(map(printing.sstr, self.extra.valid_when)))

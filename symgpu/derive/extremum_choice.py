@@ -143,5 +143,6 @@ def _domain_somewhere(job: jobs._Job, preset: str | None, values: Mapping[str, A
     if inside.any():
         return
     conditions = list(dict.fromkeys(sympy.sstr(c) for equation in model.dependencies(job.quantity) for c in equation.valid_when))
-    raise errors.NoAnswerHere(f"{model.id}: the model gives {job.quantity} no value for any {var} at the given values: its "
-                              f"valid_when domain ({' and '.join(conditions) or 'none'}) holds at no scanned value of {var} there")
+    raise errors.NoAnswerHere(f"{model.id}: the model gives {job.quantity} no value at the given values for any scanned {var} "
+                              f"(magnitudes 1e-6 to 1e12 and 0): its valid_when domain ({' and '.join(conditions) or 'none'}) "
+                              "holds at none of them")

@@ -117,7 +117,7 @@ def _signs(job: jobs._Job, var: sympy.Symbol, preset: str | None, values: Mappin
         if number is None or not number.is_number or not (number.is_positive or number.is_negative):
             return None
         relation = sympy.StrictGreaterThan(expr, 0) if number.is_positive else sympy.StrictLessThan(expr, 0)
-        job.ctx.add(relation, f"{sympy.sstr(relation)} at {at_point.where_text(preset, values or {})}")
+        job.ctx.add(relation, at_point.decided(relation, preset, values or {}))
         return 1 if number.is_positive else -1
 
     return sign

@@ -24,6 +24,10 @@ if TYPE_CHECKING:
     from symgpu.model import Model
 
 
+#: the most characters of an expression a unit-check failure quotes
+MAX_SHOWN = 240
+
+
 @dataclass
 class _Job:
     """Working state of one derivation: the model, steps, assumptions and unit counts."""
@@ -325,14 +329,16 @@ class _Job:
             return unit  # a bare 0 (or infinity) has every dimension
         dims = self.dims()
         clean = expr
+        text = sympy.sstr(expr)  # cut, so that the reason after it is never lost in a long expression
+        shown = text if len(text) <= MAX_SHOWN else f"{text[:MAX_SHOWN]} … ({len(text)} characters)"
         try:
             found = _dimension_unexpanded(clean, dims)
         except dimensions.Mismatch as exc:
-            raise errors.DerivationError(f"{self.model.id}: {what} '{sympy.sstr(expr)}' is dimensionally inconsistent: {exc.problem}") from None
+            raise errors.DerivationError(f"{self.model.id}: {what} '{shown}' is dimensionally inconsistent: {exc.problem}") from None
         expected = dims[self.model.symbols[name]]
         if found != expected:
             raise errors.DerivationError(
-                f"{self.model.id}: {what} '{sympy.sstr(expr)}' has dimension {dimensions.show(found)}, but {name} is "
+                f"{self.model.id}: {what} '{shown}' has dimension {dimensions.show(found)}, but {name} is "
                 f"{dimensions.show(expected)} (unit {unit}); the model's equations or the request are inconsistent")
         counted = f" (counting {', '.join(sorted(self.counts))} as pure numbers)" if self.counts else ""
         self.step("unit check", sympy.Eq(self.model.symbols[name], expr, evaluate=False),

@@ -175,7 +175,7 @@ def _far_branches(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sy
         if found == 1 and symbolic and at_point.far_sign(job, far, var, point, given) == 1:
             relation = job.ctx.tidy(sympy.StrictGreaterThan(far, 0))
             if relation not in (sympy.true, sympy.false) and not any(relations.same_relation(relation, r) for r in job.ctx.relations):
-                job.ctx.add(relation, f"{sympy.sstr(relation)} at {at_point.where_text(given.preset, given.values)}: which "
+                job.ctx.add(relation, f"{at_point.decided(relation, given.preset, given.values)}: which "
                                       f"argument of a Min/Max wins as {var} -> {sympy.sstr(point)} is decided there")
         return found
 

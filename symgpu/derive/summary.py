@@ -22,6 +22,8 @@ from symgpu.model import printing
 
 #: no line of the default human output is longer than this
 MAX_LINE = 200
+#: how an assumption taken from the numbers at the point asked at says so (:func:`summary` shows those)
+AT_THE_POINT = "decided at the given values"
 #: rows of a regime table shown before the rest are only counted
 MAX_ROWS = 24
 #: an expression that folds into more named common subexpressions than this is shown as one shortened line
@@ -164,6 +166,9 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
             lines.extend("    " + line for line in folded)
     if extra.valid_when:
         lines.append(shorten("  valid when " + " and ".join(map(printing.sstr, extra.valid_when)), width))
+    at_the_point = [a.split(f" ({AT_THE_POINT}", 1)[0] for a in getattr(derivation, "assumptions", ()) if AT_THE_POINT in a]
+    if at_the_point:  # the answer holds where these do: signs the symbols leave open, taken from the point's numbers
+        lines.append(shorten(f"  assuming, as at the given values: {'; '.join(at_the_point)}", width))
     if extra.elsewhere:
         lines.append(shorten("  " + extra.elsewhere, width))
     if extra.supremum:

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -127,19 +127,32 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
     scalar = all(np.ndim(x) == 0 for x in inputs)
     if base.has(sympy.Piecewise):
         inputs = compiler.broadcast(inputs)
-    # an overflow at one point is refused (its value is beyond IEEE doubles, not infinite); over arrays it is inf there
-    with np.errstate(divide="ignore", invalid="ignore", over="raise" if scalar else "ignore"):
-        try:
-            result = function(*inputs)
-        except FloatingPointError:
-            raise errors.EvaluationError(f"{model.id}: {name} overflows IEEE doubles at these inputs (a value beyond "
-                                         f"{np.finfo(float).max:.4g} arises on the way); give smaller values") from None
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        result = function(*inputs)
+    if scalar and not np.isfinite(result):  # infinite or NaN at one point: refused where an overflow made it so
+        _refuse_overflow(model, name, function, inputs)
     result = np.asarray(result, dtype=float)
     if result.ndim == 0:
         result = float(result)
     elif result.shape != np.broadcast_shapes(*[np.shape(magnitudes[a]) for a in args]):
         result = np.broadcast_to(result, np.broadcast_shapes(*[np.shape(magnitudes[a]) for a in args])).copy()
     return units.registry().Quantity(result, model.units[model.equation_for(name).definition.defines])
+
+
+def _refuse_overflow(model: Model, name: str, function: Any, inputs: Sequence[Any]) -> None:
+    """Raise where evaluating ``function`` at ``inputs`` overflows (a value beyond IEEE doubles, not an
+    infinity): called only where the result is not finite, so an overflow a Min or an unselected case
+    discards leaves a finite answer alone.
+
+    Raises:
+        errors.EvaluationError: an overflow happened on the way.
+    """
+    with np.errstate(divide="ignore", invalid="ignore", over="raise"):
+        try:
+            function(*inputs)
+        except FloatingPointError:
+            raise errors.EvaluationError(f"{model.id}: {name} overflows IEEE doubles at these inputs (a value beyond "
+                                         f"{np.finfo(float).max:.4g} arises on the way); give smaller values") from None
 
 
 def _exact_number(model: Model, name: str, preset: str | None, values: Mapping[str, Any] | None) -> float | None:

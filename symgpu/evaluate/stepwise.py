@@ -120,8 +120,6 @@ def value(model: Model, name: str, given: frozenset[str], magnitudes: Mapping[st
     known: dict[str, Any] = {}
     if not _read(how.inputs, magnitudes, known) or not _run(model, how.steps, known):
         return None
-    if near_tie(model, how.steps, known):
-        return TIED
     if checks and how.conditions:
         if not _read(how.condition_inputs, magnitudes, known) or not _run(model, how.condition_steps, known):
             return None
@@ -136,6 +134,8 @@ def value(model: Model, name: str, given: frozenset[str], magnitudes: Mapping[st
                     slack = compiler.condition_slack(model, condition)
                     if slack is None or not float(slack[1](*[known[a] for a in slack[0]])) > EDGE:
                         return None
+    if near_tie(model, how.steps, known):  # after the domain checks: a point outside the domain is refused as ever
+        return TIED
     result = float(known[name])
     scale = scaling.unit_scale(model.units[name])
     return result if scale == 1 else result / float(scale)
