@@ -58,8 +58,7 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
     if results.holds_on_ranges(derivation.result) or derivation.extra.holds_for is not None:
         return _ranges(model, derivation, asked, point)
     extra: dict[str, Any] = {}
-    with np.errstate(all="ignore"):
-        target = _target_at(model, asked, point, np.nan)
+    target = _target_free_of_the_variable(model, asked, point)
     probed = target is None and asked.target is None
     if probed:
         # no value for the quantity at the point: take the one it has at a variable value and
@@ -369,6 +368,16 @@ def _no_range_here(model: Model, asked: Asked, point: _Point, grid: np.ndarray, 
 def _target_value(model: Model, asked: Asked, point: _Point) -> dict[str, float]:
     """The quantity's value that its symbol stands for in a range answer: the numeric target, else
     the value the point gives it (none when neither is given)."""
-    with np.errstate(all="ignore"):
-        target = _target_at(model, asked, point, np.nan)
+    target = _target_free_of_the_variable(model, asked, point)
     return {asked.quantity: float(target)} if target is not None and np.ndim(target) == 0 and np.isfinite(target) else {}
+
+
+def _target_free_of_the_variable(model: Model, asked: Asked, point: _Point) -> Any:
+    """:func:`_target_at` with no value of the variable: None where the target needs one (a target naming a
+    quantity that depends on the variable, Hong & Kim's ``--target CWP`` solved for ``N``: then it is read
+    at each value of the variable checked, not taken as one number)."""
+    with np.errstate(all="ignore"):
+        try:
+            return _target_at(model, asked, point, np.nan)
+        except errors.EvaluationError:
+            return None
