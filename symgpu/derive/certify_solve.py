@@ -87,6 +87,13 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
         _uncovered_range(model, derivation, asked, point, grid, roots, target_of, {**point.values, **extra})
     if uncovered is not None and asked.preset is None and not asked.values and _degenerate(model, derivation, point, extra):
         return None  # a point the certificate chose where the closed form is 0/0: it says nothing there (ask at the point)
+    if uncovered is not None and not roots and _decimal_rounds_a_plateau(model, asked, point, uncovered):
+        # the answer holds the decimal exactly (no root), the evaluate path meets it on a plateau within a double's precision
+        raise errors.CertificateError(
+            f"{model.id}: {asked.op} of {asked.quantity} over {asked.variable} at {point.label}: the quantity is constant over a range "
+            f"of {asked.variable} (at {uncovered:.10g}, among others) at a value the target equals only to the "
+            "precision of a double: solved exactly, the decimal given is not that value, so no root is found; give the target "
+            "as the plateau's expression in the model's symbols (or a value off the plateau)")
     if uncovered is not None:
         raise _fail(model, asked, point, f"the relation holds on a range of {asked.variable} (exactly at {uncovered:.10g}, among others) "
                     f"that neither the answer's roots nor its ranges give")
@@ -130,6 +137,16 @@ def _uncovered_range(model: Model, derivation: Derivation, asked: Asked, point: 
                 (not fixed or _constant(model, asked, point, x, float(exact[i + 1 if i + 1 < len(exact) else i - 1]))):
             return x, 0
     return None, covered  # values that only looked exact (IEEE digits lost) are on no range and not counted
+
+
+def _decimal_rounds_a_plateau(model: Model, asked: Asked, point: _Point, x: float) -> bool:
+    """Is the quantity at ``x`` (on a range where it meets the target) exactly a value the target's decimal
+    only rounds: equal within a few ulps (``EXACT_AGAIN``), different in exact arithmetic (interval_analysis's ``t_P`` plateau
+    N_exec*d_iota/Theta_M = 32/80075 s, given as "399.6253512332188 us")?"""
+    value = _exact_at(model, asked, point, x)
+    target = float(np.asarray(_target_at(model, asked, point, np.asarray(x)), dtype=float))
+    return value is not None and value.imag == 0 and abs(value.real - target) <= EXACT_AGAIN * max(abs(value.real), abs(target), 1e-300) \
+        and _exact_gap(model, asked, point, x, target) not in (None, 0.0)
 
 
 def _exactly(model: Model, asked: Asked, point: _Point, x: float, target: float) -> bool:
