@@ -83,3 +83,10 @@ def test_a_sign_the_symbols_leave_open_is_decided_at_the_given_values(cli) -> No
                          "-s", "M_Write=0", "-s", "LLCMissRate=0.5", "-s", "L_NoCService=1", "-s", "L_DRAMService=1")
     assert code == 0, err
     assert "value: oo cycle" in out
+
+
+def test_a_limit_point_that_does_not_parse_is_said_to_be_the_options_not_the_model_files(cli) -> None:  # type: ignore[no-untyped-def]
+    # an outside tester's finding: the message named equations/mdm_2019.toml for the user's --to text
+    code, out, err = cli("limit", "mdm_2019", "S_Total_MDM", "--var", "W", "--to", "128/3 warp/SM", "-p", "table1", "-s", "M_Read=3")
+    assert code == 2 and out == ""
+    assert err.startswith("symgpu: error: mdm_2019: --to: cannot parse '128/3 warp/SM'") and ".toml" not in err

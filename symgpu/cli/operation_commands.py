@@ -17,6 +17,8 @@ import sympy
 
 from symgpu import derive, errors, units
 from symgpu.cli import common
+from symgpu.model import expressions
+from symgpu.proofs import forms
 from symgpu.derive import grid_search
 from symgpu.derive.options import Options
 
@@ -119,7 +121,22 @@ def _extremum(model: Any, args: argparse.Namespace, options: Options) -> Derivat
     return derive.extremum(model, args.quantity, over=args.over, kind=args.kind, **options.keywords())
 
 
+#: the limit points written as infinities (what derive.limit_domain reads as oo and -oo)
+_INFINITIES = ("oo", "inf", "infinity", "+oo", "+inf", "-oo", "-inf", "-infinity")
+
+
+def _number(text: str) -> bool:
+    try:
+        forms.exact_number(text.strip())
+    except (TypeError, ValueError, ZeroDivisionError):
+        return False
+    return True
+
+
 def _limit(model: Any, args: argparse.Namespace, options: Options) -> Derivation:
+    # an expression is read here first, so that text that does not parse is said to be --to's, not the model file's
+    if args.to.strip().lower() not in _INFINITIES and not _number(args.to):
+        expressions.parse_expression(args.to, model.symbols, path=model.id, where="--to")
     return derive.limit(model, args.quantity, args.var, args.to, direction=args.direction, **options.keywords())
 
 
