@@ -126,10 +126,13 @@ _INFINITIES = ("oo", "inf", "infinity", "+oo", "+inf", "-oo", "-inf", "-infinity
 
 
 def _number(text: str) -> bool:
+    """Is ``text`` a number (``1/0`` too: derive.limit_domain says what is wrong with it)?"""
     try:
         forms.exact_number(text.strip())
-    except (TypeError, ValueError, ZeroDivisionError):
+    except (TypeError, ValueError):
         return False
+    except ZeroDivisionError:
+        return True
     return True
 
 
