@@ -17,8 +17,6 @@ import sympy
 
 from symgpu import derive, errors, units
 from symgpu.cli import common
-from symgpu.model import expressions
-from symgpu.proofs import forms
 from symgpu.derive import grid_search
 from symgpu.derive.options import Options
 
@@ -121,26 +119,13 @@ def _extremum(model: Any, args: argparse.Namespace, options: Options) -> Derivat
     return derive.extremum(model, args.quantity, over=args.over, kind=args.kind, **options.keywords())
 
 
-#: the limit points written as infinities (what derive.limit_domain reads as oo and -oo)
-_INFINITIES = ("oo", "inf", "infinity", "+oo", "+inf", "-oo", "-inf", "-infinity")
-
-
-def _number(text: str) -> bool:
-    """Is ``text`` a number (``1/0`` too: derive.limit_domain says what is wrong with it)?"""
-    try:
-        forms.exact_number(text.strip())
-    except (TypeError, ValueError):
-        return False
-    except ZeroDivisionError:
-        return True
-    return True
-
-
 def _limit(model: Any, args: argparse.Namespace, options: Options) -> Derivation:
-    # an expression is read here first, so that text that does not parse is said to be --to's, not the model file's
-    if args.to.strip().lower() not in _INFINITIES and not _number(args.to):
-        expressions.parse_expression(args.to, model.symbols, path=model.id, where="--to")
-    return derive.limit(model, args.quantity, args.var, args.to, direction=args.direction, **options.keywords())
+    try:
+        return derive.limit(model, args.quantity, args.var, args.to, direction=args.direction, **options.keywords())
+    except errors.ExpressionError as exc:  # the limit point's text is --to's here, not the model file's
+        if exc.where != "to":
+            raise
+        raise errors.ExpressionError(model.id, "--to", exc.problem, exc.hint) from None
 
 
 def _fixed_point(model: Any, args: argparse.Namespace, options: Options) -> Derivation:

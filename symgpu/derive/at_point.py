@@ -180,19 +180,28 @@ def signs_decided(job: jobs._Job, value: sympy.Expr, var: sympy.Symbol, given: G
         g = node.args[0]
         if var in g.free_symbols or job.ctx.sign(g) in (1, -1):
             continue
-        made = pinned(job, g, var, given.preset, given.values)
-        number = None if made is None else made()
-        if number is None or not number.is_number or not (number.is_positive or number.is_negative):
-            continue
-        chosen[node] = sympy.Integer(1 if number.is_positive else -1)
-        relation = sympy.StrictGreaterThan(g, 0) if number.is_positive else sympy.StrictLessThan(g, 0)
-        job.ctx.add(relation, decided(relation, given.preset, given.values))
+        found = sign_at(job, g, var, given.preset, given.values)
+        if found is not None:
+            chosen[node] = sympy.Integer(found)
     if not chosen:
         return value
     result = value.xreplace(chosen)
     job.step("sign at the point", result, "the signs the symbols leave open, decided at the given values: "
              + ", ".join(f"{sympy.sstr(k.args[0])} {'> 0' if v == 1 else '< 0'}" for k, v in chosen.items()))
     return result
+
+
+def sign_at(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, preset: str | None, values: Mapping[str, Any]) -> int | None:
+    """The sign (1 or -1) ``expr``, free of ``var``, has at the point, exactly (:func:`pinned`), recorded as an
+    assumption of the answer (:func:`decided`); None where it is 0 there or an input has no value."""
+    assert job.ctx is not None
+    made = pinned(job, expr, var, preset, values)
+    number = None if made is None else made()
+    if number is None or not number.is_number or not (number.is_positive or number.is_negative):
+        return None
+    relation = sympy.StrictGreaterThan(expr, 0) if number.is_positive else sympy.StrictLessThan(expr, 0)
+    job.ctx.add(relation, decided(relation, preset, values))
+    return 1 if number.is_positive else -1
 
 
 def valued(model: Any, name: str, preset: str | None, values: Mapping[str, Any]) -> bool:

@@ -75,6 +75,14 @@ def bound(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> 
     return said + "; " + _relation(model, derivation, asked, point, value, declared.integer, inward)
 
 
+def _admissible_inside(model: Model, asked: Asked, point: _Point, grid: np.ndarray) -> np.ndarray:
+    """The values of ``grid`` in the variable's declared range and inside the model's domain (:func:`_inside`)."""
+    if not len(grid):
+        return grid
+    grid = grid[np.array([results.admissible(model, asked.variable, float(x)) for x in grid], dtype=bool)]
+    return grid[_inside(model, asked, point, grid)] if len(grid) else grid
+
+
 def _relation(model: Model, derivation: Derivation, asked: Asked, point: _Point, value: float, integer: bool, inward: float) -> str:
     """The relation holds at ``value`` (a supremum: just inside it) and at no admissible value of a scan beyond it."""
     holds = _HOLDS[asked.relation]
@@ -88,9 +96,7 @@ def _relation(model: Model, derivation: Derivation, asked: Asked, point: _Point,
     if integer:
         grid = np.concatenate([np.round(grid), value - inward * np.arange(1, NEXT_INTEGERS + 1)])
     beyond = grid[(grid - value) * -inward > 1e-9 * max(abs(value), 1.0)]
-    beyond = beyond[np.array([results.admissible(model, asked.variable, float(x)) for x in beyond], dtype=bool)] if len(beyond) else beyond
-    if len(beyond):
-        beyond = beyond[_inside(model, asked, point, beyond)]
+    beyond = _admissible_inside(model, asked, point, beyond)
     if len(beyond):
         with np.errstate(all="ignore"):
             along = np.broadcast_to(np.asarray(_quantity(model, asked, point, beyond), dtype=float), beyond.shape)
@@ -128,8 +134,7 @@ def bound_set(model: Model, derivation: Derivation, asked: Asked, point: _Point)
     integer = declared_range.of(model, variable).integer
     if integer:  # the scan's values rounded, and the integers beside the bound
         grid = sorted_unique(np.concatenate([np.round(grid), np.floor(value) + np.arange(-NEXT_INTEGERS, NEXT_INTEGERS + 1)]))
-    grid = grid[np.array([results.admissible(model, variable, float(x)) for x in grid], dtype=bool)]
-    grid = grid[_inside(model, asked, point, grid)] if len(grid) else grid
+    grid = _admissible_inside(model, asked, point, grid)
     with np.errstate(all="ignore"):
         along = np.broadcast_to(np.asarray(_quantity(model, asked, point, grid), dtype=float), grid.shape)
         targets = np.broadcast_to(np.asarray(_target_at(model, asked, point, grid), dtype=float), grid.shape)

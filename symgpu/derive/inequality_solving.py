@@ -112,13 +112,7 @@ def _signs(job: jobs._Job, var: sympy.Symbol, preset: str | None, values: Mappin
         found = job.ctx.sign(expr)
         if found is not None or var in expr.free_symbols or not expr.free_symbols:
             return found
-        made = at_point.pinned(job, expr, var, preset, at)
-        number = None if made is None else made()
-        if number is None or not number.is_number or not (number.is_positive or number.is_negative):
-            return None
-        relation = sympy.StrictGreaterThan(expr, 0) if number.is_positive else sympy.StrictLessThan(expr, 0)
-        job.ctx.add(relation, at_point.decided(relation, preset, values or {}))
-        return 1 if number.is_positive else -1
+        return at_point.sign_at(job, expr, var, preset, at)
 
     return sign
 

@@ -103,7 +103,7 @@ def _relations(table: sympy.Piecewise) -> tuple[sympy.Basic, ...] | None:
         if not isinstance(value, sympy.Expr) or (value.is_Integer and abs(int(value)) >= _INT64):
             return None
         values[value] = None
-        if not _collect(cond, found):
+        if not collect_relations(cond, found):
             return None
     unusual = (sympy.zoo, sympy.oo, -sympy.oo, sympy.I)
     if any(v.has(*unusual) for v in values) or any(r.has(sympy.Piecewise, *unusual) for r in found):
@@ -111,13 +111,13 @@ def _relations(table: sympy.Piecewise) -> tuple[sympy.Basic, ...] | None:
     return tuple(found)
 
 
-def _collect(cond: Any, found: dict[sympy.Basic, None]) -> bool:
+def collect_relations(cond: Any, found: dict[sympy.Basic, None]) -> bool:
     """Add the relations of ``cond`` (``And``/``Or``/``Not`` of relations) to ``found``; False
     where it is made of anything else (``ITE``, ``Xor``, ...: printed otherwise)."""
     if isinstance(cond, sympy.logic.boolalg.BooleanAtom):
         return True
     if isinstance(cond, (sympy.And, sympy.Or, sympy.Not)):
-        return all(_collect(c, found) for c in cond.args)
+        return all(collect_relations(c, found) for c in cond.args)
     if isinstance(cond, sympy.core.relational.Relational):
         found[cond] = None
         return True
@@ -139,4 +139,4 @@ def _holds(cond: Any, known: dict[Any, bool]) -> bool:
     return known[cond]
 
 
-__all__ = ["MIN_PIECES", "narrowed"]
+__all__ = ["MIN_PIECES", "collect_relations", "narrowed"]

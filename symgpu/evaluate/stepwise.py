@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy
 
-from symgpu.evaluate import compiler, scaling
+from symgpu.evaluate import compiler, piece_select, rule, scaling
 from symgpu.evaluate.state import state_of
 
 #: a condition must hold by more than this, relative to its sides, for this path to decide it
@@ -170,7 +170,7 @@ def _run(model: Model, steps: tuple[str, ...], known: dict[str, Any]) -> bool:
 
 
 #: relative distance of a case condition's sides within which IEEE rounding may have decided it
-NEAR = 4 * 1e-12
+NEAR = 4 * rule.TIE
 
 
 def near_tie(model: Model, steps: tuple[str, ...], known: Mapping[str, Any]) -> bool:
@@ -202,8 +202,11 @@ def _case_sides(model: Model, step: str) -> tuple[tuple[str, ...], Any] | None:
     kept = state_of(model).compiled
     key = ("case sides", step)
     if key not in kept:
-        rhs = model.defining[step].rhs
-        relations = [r for p in rhs.atoms(sympy.Piecewise) for _, c in p.args for r in _relations(c)]
+        found: dict[sympy.Basic, None] = {}
+        for piecewise in model.defining[step].rhs.atoms(sympy.Piecewise):
+            for _, condition in piecewise.args:
+                piece_select.collect_relations(condition, found)
+        relations = list(found)
         if not relations:
             kept[key] = None
         else:
@@ -211,12 +214,3 @@ def _case_sides(model: Model, step: str) -> tuple[tuple[str, ...], Any] | None:
             args = tuple(sorted(s.name for s in sides.free_symbols))
             kept[key] = (args, compiler.base_function(model, [model.symbols[a] for a in args], sides))
     return kept[key]  # type: ignore[no-any-return]
-
-
-def _relations(condition: Any) -> list[Any]:
-    """The relations (not ``==``/``!=`` of booleans) an ``And``/``Or``/``Not`` condition is made of."""
-    if isinstance(condition, sympy.core.relational.Relational):
-        return [condition]
-    if isinstance(condition, (sympy.And, sympy.Or, sympy.Not)):
-        return [r for c in condition.args for r in _relations(c)]
-    return []
