@@ -8,6 +8,7 @@ variable, each switch refined by bisection). Nothing is copied from symgpu's out
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -185,3 +186,51 @@ def test_a_case_that_holds_at_one_value_only_has_its_boundary_there():
     assert _answer(model, "alg1_per_mw", ("coalesced", "uncoalesced"), "index_stride", "table2_example", values) == [1.0]
     d = model.boundary("alg1_per_mw", ("coalesced", "uncoalesced"), for_="index_stride", preset="table2_example", values=values)
     assert d.certificate is not None and d.certificate.checked
+
+
+# ------------------------------------------------------------------ a limiter that is itself a Min
+HK_COALESCED = {"Coal_Mem_insts": 6.0, "Uncoal_Mem_insts": 0.0}
+
+
+def _bisect_peak_bw_to(model: symgpu.Model, cap: str, lo: float, hi: float) -> float:
+    """Where MWP_peak_BW reaches ``cap`` as Mem_Bandwidth grows (bisection on the evaluate path)."""
+    def gap(bw: float) -> float:
+        at = {**HK_COALESCED, "Mem_Bandwidth": bw}
+        return float(model.evaluate("MWP_peak_BW", "table2_example", values=at).magnitude
+                     - model.evaluate(cap, "table2_example", values=at).magnitude)
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if gap(mid) < 0 else (lo, mid)
+    return (lo + hi) / 2
+
+
+def test_mwp_switches_from_the_bandwidth_bound_to_eq17s_warp_cap_not_to_the_departure_bound():
+    # coalesced loads at Table 2's machine: Active_warps_per_SM = 5 x 128/32 = 20 = N caps Eq. (17), the departure
+    # bound MWP_Without_BW_full = 420/4 = 105 is far above; MWP_peak_BW = BW x 420/(1e9 x 128 x 16) reaches 20 at
+    # BW = 20 x 1e9 x 128 x 16/420: bandwidth_bound below, warp_bound above (an outside tester's finding: refused, and
+    # the switch was given to departure_bound, Eq. (5)'s name for MWP_Without_BW, which there is the warp cap)
+    model = symgpu.load("hong_kim_2009")
+    hand = 20 * 1e9 * 128 * 16 / 420
+    brute = _bisect_peak_bw_to(model, "Active_warps_per_SM", 1e9, 1e12)
+    assert brute == pytest.approx(hand, rel=1e-12)
+    for bw, binding in ((hand * (1 - 1e-6), "MWP_peak_BW"), (hand * (1 + 1e-6), "Active_warps_per_SM")):
+        at = {**HK_COALESCED, "Mem_Bandwidth": bw}
+        mwp = float(model.evaluate("MWP", "table2_example", values=at).magnitude)
+        assert mwp == pytest.approx(float(model.evaluate(binding, "table2_example", values=at).magnitude), rel=1e-12)
+        assert float(model.evaluate("MWP_Without_BW_full", "table2_example", values=at).magnitude) == pytest.approx(105.0)
+    assert _answer(model, "MWP", ("warp_bound", "bandwidth_bound"), "Mem_Bandwidth", "table2_example", HK_COALESCED) == \
+        pytest.approx([hand], rel=1e-9)
+    assert _answer(model, "MWP", ("departure_bound", "bandwidth_bound"), "Mem_Bandwidth", "table2_example", HK_COALESCED) == []
+
+
+def test_the_command_line_names_the_switch_there_is_instead_of_the_departure_bound(cli: Any):
+    hand = 20 * 1e9 * 128 * 16 / 420  # as above
+    point = ("--preset", "table2_example", "--set", "Coal_Mem_insts=6", "--set", "Uncoal_Mem_insts=0")
+    code, out, err = cli("boundary", "hong_kim_2009", "MWP", "--for", "Mem_Bandwidth", "--between", "warp_bound", "bandwidth_bound",
+                         *point, "--json")
+    assert code == 0, err
+    assert json.loads(out)["value"] == pytest.approx(hand, rel=1e-9)
+    code, out, err = cli("boundary", "hong_kim_2009", "MWP", "--for", "Mem_Bandwidth", "--between", "departure_bound", "bandwidth_bound",
+                         *point)
+    assert code == 1 and "value:" not in out and len(err.strip().splitlines()) == 1, out + err
+    assert "departure_bound and bandwidth_bound do not meet" in err and "switches from bandwidth_bound to warp_bound" in err, err

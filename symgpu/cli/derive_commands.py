@@ -143,9 +143,15 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
                                       f"switch between them: {tie.binding} binds where they are equal (the first in the model file's order)")
         if not found:
             pair = " and ".join(between) if between else "its regimes"
+            switches = derive.switches_beside(model, derivation, args.preset, values) if between else ()
+            if any(s.between(tuple(between or ())) for s in switches):  # the named switch is there, excluded for another reason
+                switches = ()
+            what = "; ".join(f"at {derivation.variable} = {s.value:.10g} the regime switches from {' = '.join(sorted(s.below))} "
+                             f"to {' = '.join(sorted(s.above))}" for s in switches)
+            why = (f"({what}: a switch the question does not name)" if what else "(another regime binds on both sides, an --assume excludes it, the "
+                   "regime conditions fail, or it lies outside the model's domain there)")
             raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: at {derive.where_text(args.preset, values)} {pair} do not meet "
-                                      f"at any boundary {derivation.variable} the answer gives (another regime binds on both sides, an --assume excludes it, the "
-                                      "regime conditions fail, or it lies outside the model's domain there); --full shows the closed form, valid where they do meet")
+                                      f"at any boundary {derivation.variable} the answer gives {why}; --full shows the closed form, valid where they do meet")
         records = [RootRecord(r.regime, r.root) for r in found]
     ranges = derive.applying_ranges(model, derivation, args.preset, values) if derivation.operation == "solve" else ()
     if ranges:  # the relation holds on whole regimes here (their value does not depend on the unknown)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 # NOTE: names are re-exported (not just the modules) so that ``symgpu.derive.solve`` and the
 # helpers other modules use (``derive._evaluate``) keep working after the split.
-from symgpu.derive.results import RootValue, Tie, _base_magnitudes, _evaluate, applying_boundaries, applying_ranges, applying_roots, evaluate_result, holds_on_ranges, result_values, roots_of, tied_limiters  # noqa: F401
+from symgpu.derive.results import RootValue, Switch, Tie, _base_magnitudes, _evaluate, applying_boundaries, applying_ranges, applying_roots, evaluate_result, holds_on_ranges, result_values, roots_of, switches_beside, tied_limiters  # noqa: F401
 from symgpu.derive.at_point import where_text  # noqa: F401
 from symgpu.derive.jobs import _Job, _omit_pairs, _solve_for  # noqa: F401
 from symgpu.derive.limits import limit_ratio
@@ -64,6 +64,8 @@ __all__ = [
     "applying_ranges",
     "applying_roots",
     "roots_of",
+    "Switch",
+    "switches_beside",
     "Tie",
     "tied_limiters",
     "limit_ratio",

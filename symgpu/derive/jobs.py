@@ -260,7 +260,6 @@ class _Job:
             else:
                 expr = self.expand(parsed, stop)
             self.step("expression", expr, "as given, intermediate quantities replaced by their equations")
-        expr = self._fold_kept(expr)
         if self.omit:
             expr = self._omit_terms(expr, stop)
         if substitute:
@@ -276,20 +275,6 @@ class _Job:
             shown = sympy.Eq(lhs, expr, evaluate=False) if lhs is not None and not isinstance(expr, sympy.Eq) else expr
             self.step("substitute", shown, "given: " + ", ".join(f"{k} = {sympy.sstr(v)}" for k, v in mapping.items()))
         return expr, lhs
-
-    def _fold_kept(self, expr: sympy.Basic) -> sympy.Basic:
-        """Write a kept unknown's own expansion, where it still occurs (an equation may use
-        the quantity's definition instead of its name), as the unknown's symbol."""
-        for name in self.kept:
-            expansion = self.model.expression(name)
-            symbol = self.model.symbols[name]
-            if isinstance(expansion, sympy.Symbol) or expansion.is_number:
-                continue
-            folded = expr.subs(expansion, symbol)
-            if folded != expr:
-                self.step("fold", folded, f"{sympy.sstr(expansion)} is {name} (its own equation), written as {name}")
-                expr = folded
-        return expr
 
     def _omit_terms(self, expr: sympy.Basic, stop: frozenset[str]) -> sympy.Basic:
         """Drop the Min/Max arguments named by ``omit`` ((equation id or "", limiter name) pairs)."""

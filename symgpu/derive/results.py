@@ -279,10 +279,8 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
         pair = set(between) if between is not None else set(candidate.regime.split("|")) if "|" in candidate.regime else set()
         try:
             if own and name is not None:  # regimes of the quantity's own equation: the active one must switch (to the named pair)
-                regimes = [active.active_regime(model, name, preset, **side)[0] for side in sides]
-                if regimes[0] == regimes[1] and sides[0][variable] != b:  # a regime that holds at the boundary only (Eq(x, 1))
-                    regimes[1] = active.active_regime(model, name, preset, **{**values, variable: b})[0]
-                if regimes[0] != regimes[1] and (not pair or not pair <= own or set(regimes) == pair):
+                regimes = _regimes_beside(model, name, variable, b, preset, values)
+                if regimes[0] != regimes[1] and (not pair or not pair <= own or _switches_between(regimes[0], regimes[1], pair)):
                     kept.append(candidate)
             elif expr is not None and active.binding(model, expr, preset, sides[0]) != active.binding(model, expr, preset, sides[1]):
                 kept.append(candidate)
@@ -292,6 +290,79 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
             if name is None or not _undefined_beside(model, name, preset, sides):
                 kept.append(candidate)
     return tuple(kept)
+
+
+@dataclass(frozen=True)
+class Switch:
+    """The regimes of a quantity's own equation that bind on the two sides of a value the boundary
+    answer gives (:func:`symgpu.evaluate.active.boundary_sides`), at a point.
+
+    Attributes:
+        value: the answer's value of the variable, in its declared unit.
+        below: the regimes binding just below it (at the value itself where both sides agree).
+        above: those binding just above it.
+    """
+
+    value: float
+    below: frozenset[str]
+    above: frozenset[str]
+
+    def between(self, pair: Sequence[str]) -> bool:
+        """Is it a switch between the two regimes of ``pair`` (each binding on one side only)?"""
+        return _switches_between(self.below, self.above, set(pair))
+
+
+def switches_beside(model: Model, derivation: Derivation, preset: str | None, values: Mapping[str, Any]) -> tuple[Switch, ...]:
+    """At each value a ``boundary`` answer gives at the point (:func:`boundary_candidates`), the
+    regimes of the quantity's own equation binding on its two sides, where they differ: what does
+    switch there, for a refusal to name when it is not the pair asked for. Values where the
+    regimes cannot be read are left out."""
+    name = derivation.quantity
+    if name not in model.defining or not isinstance(model.equation_for(name).rhs, (sympy.Min, sympy.Max)) and not model.equation_for(name).cases:
+        return ()
+    found = []
+    try:
+        candidates = boundary_candidates(model, derivation, preset, values)
+    except errors.SymgpuError:
+        return ()
+    for candidate in candidates:
+        b = float(candidate.value.magnitude)
+        try:
+            below, above = _regimes_beside(model, name, derivation.variable, b, preset, values)
+        except errors.SymgpuError:
+            continue
+        if below != above:
+            found.append(Switch(b, below, above))
+    return tuple(found)
+
+
+def _regimes_beside(model: Model, name: str, variable: str, b: float, preset: str | None,
+                    values: Mapping[str, Any]) -> tuple[frozenset[str], frozenset[str]]:
+    """The regimes of ``name``'s own equation binding just below and just above ``variable = b``
+    (at ``b`` itself for the upper side where both sides agree: a regime that holds there only, ``Eq(x, 1)``)."""
+    sides = [{**values, variable: x} for x in active.boundary_sides(model, variable, b)]
+    regimes = [_binding_at(model, name, preset, side) for side in sides]
+    if regimes[0] == regimes[1] and sides[0][variable] != b:
+        regimes[1] = _binding_at(model, name, preset, {**values, variable: b})
+    return regimes[0], regimes[1]
+
+
+def _binding_at(model: Model, name: str, preset: str | None, values: Mapping[str, Any]) -> frozenset[str]:
+    """The regimes of ``name``'s own equation that bind at the point: its applying case, or the
+    limiters of its Min/Max as the regime table names them (:func:`symgpu.evaluate.active.binding_names`:
+    equal bounds both, a nested Min's inner limiters)."""
+    if isinstance(model.equation_for(name).rhs, (sympy.Min, sympy.Max)):
+        return active.binding_names(model, name, preset, **values)
+    return frozenset({active.active_regime(model, name, preset, **values)[0]})
+
+
+def _switches_between(below: frozenset[str], above: frozenset[str], pair: set[str]) -> bool:
+    """Does the regime switch from one of the two named regimes, binding on one side only, to the
+    other, binding on the other side only?"""
+    if len(pair) != 2:
+        return False
+    a, b = sorted(pair)
+    return a in below - above and b in above - below or b in below - above and a in above - below
 
 
 def _undefined_beside(model: Model, name: str, preset: str | None, sides: Sequence[Mapping[str, Any]]) -> bool:

@@ -49,7 +49,7 @@ from symgpu.evaluate.rule import (
 if TYPE_CHECKING:
     from symgpu.model import Equation, Model
 
-__all__ = ["RELATIONS", "RELATION_CODES", "TIE", "active_regime", "argument_labels", "argument_order", "binding", "binding_index", "binding_order",
+__all__ = ["RELATIONS", "RELATION_CODES", "TIE", "active_regime", "argument_labels", "argument_order", "binding", "binding_index", "binding_names", "binding_order",
            "boundary_sides", "condition_holds", "condition_true", "condition_verdict", "sides_at", "larger_magnitude", "relation_holds", "relation_number", "tie_interval",
            "tied"]
 
@@ -168,22 +168,15 @@ def active_regime(model: Model, quantity: str, preset: str | None = None, **valu
     """
     equation = model.equation_for(quantity)
     name = equation.definition.defines
-    unit = model.units[name]
-    given = frozenset(k for k in values if k in model.defining and k != name)
 
     def expand(expr: sympy.Basic) -> sympy.Basic:
-        mapping = {s: model.expression(s.name, stop_at=given) for s in expr.free_symbols if s.name in model.defining and s.name not in given}
-        return expr.xreplace(mapping) if mapping else expr
+        return _expanded(model, name, expr, values)
 
     rhs = equation.rhs
     value = float(evaluator.evaluate(model, name, preset=preset, values=values).magnitude)
     if isinstance(rhs, (sympy.Min, sympy.Max)):
         kind = "min" if isinstance(rhs, sympy.Min) else "max"
-        labels = argument_labels(equation)
-        precedence = argument_order(equation)
-        numbers = [float(evaluator.evaluate_expression(model, expand(rhs.args[i]), unit, preset=preset, values=values).magnitude)
-                   for i in precedence]
-        labels = tuple(labels[i] for i in precedence)
+        labels, _, numbers = _arguments(model, equation, preset, values)
         order = binding_order(numbers, kind)
         if not order:
             raise errors.EvaluationError(f"{model.id}: an argument of {name}'s {kind.title()} is not a number; no limiter binds")
@@ -211,6 +204,67 @@ def active_regime(model: Model, quantity: str, preset: str | None = None, **valu
             return case.id, value, other, case_ratio
         raise errors.DerivationError(f"{model.id}: no case of {name} applies")
     raise errors.UsageError(f"{model.id}: {name} is neither a Min/Max nor defined by cases; no regime to report")
+
+
+def _expanded(model: Model, name: str, expr: sympy.Basic, values: Mapping[str, Any]) -> sympy.Basic:
+    """``expr`` (a term of ``name``'s equation) in inputs, the intermediate quantities ``values`` gives kept."""
+    given = frozenset(k for k in values if k in model.defining and k != name)
+    mapping = {s: model.expression(s.name, stop_at=given) for s in expr.free_symbols if s.name in model.defining and s.name not in given}
+    return expr.xreplace(mapping) if mapping else expr
+
+
+def _arguments(model: Model, equation: Equation, preset: str | None,
+               values: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[sympy.Expr, ...], list[float]]:
+    """A top-level ``Min``/``Max``'s arguments in :func:`argument_order`: their labels, their terms
+    as written and their values (the quantity's declared unit)."""
+    name = equation.definition.defines
+    unit = model.units[name]
+    precedence = argument_order(equation)
+    labels, terms = argument_labels(equation), equation.rhs.args
+    numbers = [float(evaluator.evaluate_expression(model, _expanded(model, name, terms[i], values), unit, preset=preset,
+                                                   values=values).magnitude) for i in precedence]
+    return tuple(labels[i] for i in precedence), tuple(terms[i] for i in precedence), numbers
+
+
+def binding_names(model: Model, quantity: str, preset: str | None = None, **values: Any) -> frozenset[str]:
+    """The limiters of ``quantity``'s own ``Min``/``Max`` that bind at a point, as the regime table
+    (:mod:`symgpu.derive.regime_split`, which names the arguments of the expanded expression) names
+    them: every argument within :data:`TIE` of the binding one (two equal bounds both bind), and an
+    argument that is itself a quantity defined by a ``Min`` (in a ``Min``; ``Max`` in a ``Max``)
+    also by the limiters binding inside it, which SymPy's flattening makes arguments of the
+    quantity. A name that the inner equation gives to another argument, one that does not bind
+    there, names that argument, not the outer one: Hong & Kim's ``departure_bound`` is Eq. (5)'s
+    ``MWP_Without_BW`` and Eq. (17)'s ``MWP_Without_BW_full``; where Eq. (17)'s cap
+    ``Active_warps_per_SM`` binds, ``warp_bound`` binds, not ``departure_bound``.
+
+    Raises:
+        errors.UsageError: the quantity's equation is no Min/Max.
+        errors.EvaluationError: an argument is not a number (NaN).
+    """
+    equation = model.equation_for(quantity)
+    rhs = equation.rhs
+    if not isinstance(rhs, (sympy.Min, sympy.Max)):
+        raise errors.UsageError(f"{model.id}: {equation.definition.defines} is no Min/Max; no limiter binds")
+    labels, terms, numbers = _arguments(model, equation, preset, values)
+    order = binding_order(numbers, "min" if isinstance(rhs, sympy.Min) else "max")
+    if not order:
+        raise errors.EvaluationError(f"{model.id}: an argument of {equation.definition.defines} is not a number; no limiter binds")
+    found: set[str] = set()
+    for i in order:
+        if i != order[0] and not tied(numbers[i], numbers[order[0]]):
+            break
+        found |= {labels[i]}
+        term = terms[i]
+        if not (isinstance(term, sympy.Symbol) and term.name in model.defining and term.name not in values):
+            continue
+        inner = model.equation_for(term.name)
+        if type(inner.rhs) is not type(rhs) or not inner.limiters:
+            continue
+        inside = binding_names(model, term.name, preset, **values)
+        found |= inside
+        if labels[i] in {n for n, _ in inner.limiters} and labels[i] not in inside:
+            found -= {labels[i]}
+    return frozenset(found)
 
 
 def binding(model: Model, expr: sympy.Basic, preset: str | None, values: Mapping[str, Any], *,
