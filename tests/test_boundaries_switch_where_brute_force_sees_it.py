@@ -223,6 +223,19 @@ def test_mwp_switches_from_the_bandwidth_bound_to_eq17s_warp_cap_not_to_the_depa
     assert _answer(model, "MWP", ("departure_bound", "bandwidth_bound"), "Mem_Bandwidth", "table2_example", HK_COALESCED) == []
 
 
+def test_mwp_switches_from_eq17s_warp_cap_to_the_departure_bound_where_the_active_warps_reach_it():
+    # at 1000 GB/s (MWP_peak_BW = 205) MWP = min(105, Active_blocks_per_SM x 128/32): the warp cap binds below
+    # 105/4 = 26.25 blocks, the departure bound above (Eq. 5's N equals the cap, so the two are one regime there)
+    model = symgpu.load("hong_kim_2009")
+    values = {**HK_COALESCED, "Mem_Bandwidth": 1000e9}
+    for blocks, binding in ((26.0, "Active_warps_per_SM"), (26.5, "MWP_Without_BW_full")):
+        at = {**values, "Active_blocks_per_SM": blocks}
+        assert float(model.evaluate("MWP", "table2_example", values=at).magnitude) == \
+            pytest.approx(float(model.evaluate(binding, "table2_example", values=at).magnitude), rel=1e-12)
+    pair = ("warp_bound", "departure_bound")
+    assert _answer(model, "MWP", pair, "Active_blocks_per_SM", "table2_example", values) == pytest.approx([105 / 4], rel=1e-9)
+
+
 def test_the_command_line_names_the_switch_there_is_instead_of_the_departure_bound(cli: Any):
     hand = 20 * 1e9 * 128 * 16 / 420  # as above
     point = ("--preset", "table2_example", "--set", "Coal_Mem_insts=6", "--set", "Uncoal_Mem_insts=0")
