@@ -45,8 +45,8 @@ def value(model, name, unit, preset=HK, values=BLOCKS):
 def test_mwp_equals_cwp_for_every_n_up_to_the_smallest_bound(hk):
     d = hk.solve("MWP", for_="N", target="CWP")
     assert isinstance(d.result, sympy.LessThan) and d.result.lhs == hk.symbols["N"]
-    # by hand: MWP = min(A, N), CWP = min(C, N) are equal exactly when N <= min(A, C)
-    bounds = [value(hk, q, "warp/SM") for q in ("MWP_Without_BW_full", "MWP_peak_BW", "CWP_full")]
+    # by hand: MWP = min(A, N), CWP = min(C, N) are equal exactly when N <= min(A, C); A includes Eq. (17)'s cap
+    bounds = [value(hk, q, "warp/SM") for q in ("MWP_Without_BW_full", "Active_warps_per_SM", "MWP_peak_BW", "CWP_full")]
     assert at(hk, d.result.rhs, "warp/SM") == pytest.approx(min(bounds), rel=1e-12)
     assert "N" not in d.extra.substituted
 
