@@ -5,6 +5,7 @@ returns one as a ``Piecewise`` defined only where its conditions hold (an equati
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import sympy
@@ -102,9 +103,91 @@ def _radical_roots(target: sympy.Expr, var: sympy.Symbol) -> list[Any]:
     into the root's other factors, ``log(ilp**(s_fork*(c - theta))*...)``, an exponent with units."""
     frozen = {f: sympy.Dummy(positive=True) if f.is_positive else sympy.Dummy(negative=True) if f.is_negative else sympy.Dummy(real=True)
               for f in target.atoms(sympy.core.function.Application) if f.free_symbols and var not in f.free_symbols}
-    solved = sympy.solve(target.xreplace(frozen), var, dict=False)
+    equation = target.xreplace(frozen)
+    split = _one_square_root(equation, var)
+    solved = sympy.solve(equation, var, dict=False) if split is None else _squared_roots(equation, var, split)
     back = {d: f for f, d in frozen.items()}
     return [c.xreplace(back) if isinstance(c, sympy.Basic) else c for c in solved]
+
+
+@dataclass(frozen=True)
+class _Split:
+    """``target = (P + Q*sqrt(R))/den``: ``P``, ``Q``, ``R`` free of the square root; ``den``
+    written in ``S``, the stand-in for ``sqrt(R)``."""
+
+    p: sympy.Expr
+    q: sympy.Expr
+    r: sympy.Expr
+    den: sympy.Expr
+    s: sympy.Symbol
+
+
+def _one_square_root(target: sympy.Expr, var: sympy.Symbol) -> _Split | None:
+    """``target`` split around its one square root holding ``var`` (:class:`_Split`); None where
+    ``var`` sits under another root or power too, or the root is not a polynomial factor of
+    ``target``'s parts (then ``sympy.solve`` and its checks decide)."""
+    radicals = {p for p in target.atoms(sympy.Pow)
+                if p.exp.is_Rational and not p.exp.is_Integer and var in p.base.free_symbols}
+    if len(radicals) != 1 or next(iter(radicals)).exp != sympy.Rational(1, 2):
+        return None
+    (radical,) = radicals
+    s = sympy.Dummy("S", nonnegative=True)
+    num, den = sympy.together(target.xreplace({radical: s})).as_numer_denom()
+    try:
+        terms = sympy.Poly(sympy.expand(num), s).terms()
+    except sympy.PolynomialError:
+        return None
+    if any(a.has(s) for _, a in terms) or den.has(radical):
+        return None
+    r = radical.base
+    p = sympy.Add(*[a * r ** (k // 2) for (k,), a in terms if k % 2 == 0])
+    q = sympy.Add(*[a * r ** (k // 2) for (k,), a in terms if k % 2 == 1])
+    return _Split(p, q, r, den, s)
+
+
+def _squared_roots(target: sympy.Expr, var: sympy.Symbol, split: _Split) -> list[Any]:
+    """The roots of ``P + Q*sqrt(R) = 0`` (``target``'s numerator, :class:`_Split`) among those of
+    the squared polynomial ``P**2 - Q**2*R``, each checked by the sign it needs instead of
+    ``sympy.solve``'s simplification of ``target`` at the candidate (minutes on Volkov's H100
+    loaded-latency root, and undecided at the end).
+
+    At a candidate ``c``, ``P(c)**2 = Q(c)**2*R(c)``, so ``sqrt(R(c)) = |P(c)/Q(c)|`` and ``c`` is a
+    root exactly where ``sqrt(R(c)) = -P(c)/Q(c)``, that is where ``P(c)*Q(c) <= 0``, and where
+    ``target``'s denominator, with ``-P(c)/Q(c)`` for the root, is not zero. A candidate whose
+    denominator is then identically zero, or whose ``P*Q`` is proved positive (the signs of its
+    factors), is no root; one proved ``<= 0`` is. One the assumptions leave open is kept, as
+    ``sympy.solve`` keeps a candidate its check leaves undecided, and the answer's checks at points
+    then decide it. A candidate where ``Q`` is zero is checked by ``sympy.checksol``."""
+    squared = sympy.together(split.p ** 2 - split.q ** 2 * split.r).as_numer_denom()[0]
+    kept: list[Any] = []
+    for candidate in sympy.solve(squared, var, dict=False, check=False):
+        at = {var: candidate}
+        p, q = split.p.xreplace(at), split.q.xreplace(at)
+        if sympy.cancel(q) == 0:
+            if sympy.checksol(target, var, candidate) is not False:
+                kept.append(candidate)
+            continue
+        if sympy.cancel(split.den.xreplace(at).xreplace({split.s: -p / q})) == 0:
+            continue
+        if _sign_of_product(sympy.factor(sympy.cancel(p * q))) != 1:
+            kept.append(candidate)
+    return kept
+
+
+def _sign_of_product(expression: sympy.Expr) -> int | None:
+    """1 where every factor of ``expression`` is proved of a sign and their product is positive,
+    -1 or 0 where it is proved nonpositive, None where a factor's sign is open."""
+    sign = 1
+    for factor in sympy.Mul.make_args(expression):
+        if factor.is_zero:
+            return 0
+        if factor.is_positive:
+            continue
+        if factor.is_negative:
+            sign = -sign
+            continue
+        return None
+    return sign
 
 
 def cases(root: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Basic]]:
