@@ -117,3 +117,11 @@ def test_infinitely_many_steps_that_may_hold_a_root_are_refused_saying_so(cli) -
                          "--assume", "W <= 100")
     assert code == 0, err
     assert "value: 25.6 (ceiling(M_Read*W/MSHRs) = 1), 51.2 (ceiling(M_Read*W/MSHRs) = 2), 76.8 (ceiling(M_Read*W/MSHRs) = 3)" in out
+
+
+def test_a_step_that_the_regime_never_reaches_gives_no_range(mdm) -> None:
+    # S_MSHR = (ceiling(8*W/128) - 1)*S_Mem in md (W > 16), 0 in nmd (W <= 16): it is 0 for 0 < W <= 16 only. The md step
+    # ceiling = 1 (where S_MSHR would be 0 too) needs 8*W/128 <= 1, i.e. W <= 16: outside md, no range of its own
+    values = {"M_Write": 0.5, "LLCMissRate": 0.5, "L_NoCService": 1, "L_DRAMService": 1, "M_Read": 8}
+    found = mdm.solve("S_MSHR", "W", target=0, preset="table1", values=values)
+    assert [f.regime for f in found.extra.ranges or ()] == ["nmd"]

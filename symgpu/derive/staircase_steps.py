@@ -237,7 +237,7 @@ def _holds_on_step(equation: sympy.Basic, x: sympy.Symbol, span: sympy.Set, ceil
                    offset: sympy.Expr, k: int) -> bool:
     """Can step ``k`` hold a root of ``equation`` (numbers and ``x``) inside ``span`` at the point? (True where
     SymPy cannot tell: the step is solved and decided at the point then.)"""
-    if equation is sympy.false:
+    if equation is sympy.false or not _meets(span, ceiling, slope, offset, k):
         return False
     if equation is sympy.true or x not in equation.free_symbols:
         return True
