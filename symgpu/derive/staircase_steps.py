@@ -45,12 +45,14 @@ class _Pinned:
     x: sympy.Dummy = field(default_factory=lambda: sympy.Dummy("x", real=True))
 
     def __call__(self, expr: sympy.Basic) -> sympy.Basic | None:
+        """``expr`` at the point, or None where an input has no value there (or SymPy cannot put the numbers in)."""
         target = self.job.target_value
-        made = at_point.pinned(self.job, expr.xreplace({target[0]: target[1]}) if target is not None else expr,
-                               self.var, self.given.preset, self.given.values)
-        if made is None:
+        try:
+            made = at_point.pinned(self.job, expr.xreplace({target[0]: target[1]}) if target is not None else expr,
+                                   self.var, self.given.preset, self.given.values)
+            return None if made is None else made().xreplace({self.var: self.x * scaling.unit_scale(self.job.model.units[self.var.name])})
+        except (TypeError, ValueError, ArithmeticError):
             return None
-        return made().xreplace({self.var: self.x * scaling.unit_scale(self.job.model.units[self.var.name])})
 
 
 def needed(equation: sympy.Basic, var: sympy.Symbol) -> bool:
@@ -156,15 +158,19 @@ def _span(job: jobs._Job, pin: _Pinned, conditions: Sequence[sympy.Basic]) -> sy
     for condition in [*conditions, *(a for a in job.assumed if pin.var in getattr(a, "free_symbols", ()))]:
         put = pin(condition)
         if put is None:
+            if pin.var in condition.free_symbols:
+                continue  # SymPy cannot read it at the point: left out, the span is larger
             return None
         if put is sympy.false:
             return sympy.S.EmptySet
         if put is sympy.true or pin.x not in put.free_symbols or put.has(sympy.floor, sympy.ceiling):
             continue
         try:
-            span = sympy.Intersection(span, sympy.solveset(put, pin.x, sympy.S.Reals))
+            found = sympy.solveset(put, pin.x, sympy.S.Reals)
         except (NotImplementedError, TypeError, ValueError):
             continue
+        if isinstance(found, (sympy.Interval, sympy.Union, sympy.FiniteSet)) or found in (sympy.S.EmptySet, sympy.S.Reals):
+            span = sympy.Intersection(span, found)  # a ConditionSet (SymPy could not solve it) is left out
     return span
 
 
