@@ -125,3 +125,12 @@ def test_a_step_that_the_regime_never_reaches_gives_no_range(mdm) -> None:
     values = {"M_Write": 0.5, "LLCMissRate": 0.5, "L_NoCService": 1, "L_DRAMService": 1, "M_Read": 8}
     found = mdm.solve("S_MSHR", "W", target=0, preset="table1", values=values)
     assert [f.regime for f in found.extra.ranges or ()] == ["nmd"]
+
+
+def test_a_regime_whose_equation_holds_for_no_step_at_the_point_gives_way(cli) -> None:  # type: ignore[no-untyped-def]
+    # M_Write = 0 (put in first, as every 0 input is), M_Read = 3: md is 7398*ceiling(3*W/128), a whole multiple of 7398, never
+    # 2862.46; nmd is 230 + 2*(1/2)*28*3*W = 230 + 84*W = 2862.46 at W = 2632.46/84 (inside W <= 128/3)
+    code, out, err = cli("solve", "mdm_2019", "S_Total_MDM", "--for", "W", "--target", "2862.46", "-p", "table1", "-s", "M_Write=0",
+                         "-s", "LLCMissRate=0.5", "-s", "L_NoCService=1", "-s", "L_DRAMService=1", "-s", "M_Read=3")
+    assert code == 0, err
+    assert f"value: {2632.46 / 84:.10g} warp/SM" in out

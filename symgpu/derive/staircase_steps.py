@@ -88,7 +88,11 @@ def _steps(job: jobs._Job, equation: sympy.Eq, regime: Regime, var: sympy.Symbol
     pin = _Pinned(job, var, given)
     x = pin.x
     numeric = pin(equation)
-    if numeric is None:
+    if numeric is sympy.false:  # SymPy decides it at the point (7398*ceiling(3*x/128) = 2862.46 holds for no whole step)
+        job.step(f"no root in regime {regime.name}", equation, f"at {at_point.where_text(given.preset, given.values)} the equation "
+                 f"holds for no {var}: whatever value {sympy.sstr(atom)} takes")
+        return []
+    if numeric is None or not isinstance(numeric, sympy.Eq):
         return None
     pinned = _stairs(numeric, x)
     if len(pinned) != 1 or numeric.free_symbols != {x}:
