@@ -24,6 +24,7 @@ from symgpu.evaluate.active import condition_true
 from symgpu.derive import case_boundary
 from symgpu.derive import solve_domain
 from symgpu.derive import solve_ranges
+from symgpu.derive import staircase_steps
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -88,14 +89,17 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     domain = solve_domain.conditions(job, quantity_or_equation, var, frozenset(stop_at))
     solve_domain.step(job, domain, var)
     rooted = solve_domain.declared(job, var) + domain  # a root needs var's declared sign too (a range speaks only of such values)
-    if forms.has_pieces(right) or forms.has_pieces(left):
-        found = regime_split._regimes(job, right - left if not isinstance(left, sympy.Symbol) or forms.has_pieces(left) else right, var, frozenset(stop_at), record=True) \
-            if forms.has_pieces(left) else regime_split._regimes(job, right, var, frozenset(stop_at), record=True)
+    point = at_point.Given(preset, values or {}) if preset is not None or values else None
+    if forms.has_pieces(right) or forms.has_pieces(left) or point is not None and staircase_steps.needed(relation, var):
+        differenced = forms.has_pieces(left) or point is not None and forms.has_staircase(left, var)  # regimes of right - left = 0
+        found = regime_split._regimes(job, right - left if differenced else right, var, frozenset(stop_at), record=True)
+        if point is not None:  # a staircase of var with no closed form: its steps at the point, each solved
+            found = staircase_steps.split(job, sympy.Integer(0) if differenced else left, found, var, rooted, point)
         pieces = []
         identities: list[regime_split.Regime] = []
         flats: list[FlatRange] = []
         for regime in found:
-            side = left if not forms.has_pieces(left) else sympy.Integer(0)
+            side = sympy.Integer(0) if differenced else left
             if sympy.cancel(side - regime.expression) == 0:
                 identities.append(regime)
                 job.step(f"identity in regime {regime.name}", sympy.Tuple(*regime.conditions),
