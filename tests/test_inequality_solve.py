@@ -87,3 +87,16 @@ def test_the_assumption_asked_for_lets_the_same_relation_be_solved_in_either_ord
     #   <=> n >= offset/slope (the slope is negative under the second assumption)
     assert isinstance(relation, sympy.GreaterThan) and relation.lhs == n
     assert sympy.simplify(relation.rhs - offset / slope) == 0
+
+
+@pytest.mark.parametrize("kind", ["MAX", "maximum", "Min", ""])
+def test_a_kind_other_than_max_or_min_is_refused_not_ignored(volkov, kind):
+    # before, kind="MAX" answered the inequality's bound as if no kind were given (an outside
+    # tester's finding: the smallest admissible value printed where the largest was asked for)
+    with pytest.raises(errors.UsageError, match="must be 'max' or 'min'"):
+        volkov.solve("Latency", for_="mem_lat", target=300, relation="<=", kind=kind)
+
+
+def test_a_kind_without_an_inequality_is_refused_not_ignored(volkov):
+    with pytest.raises(errors.UsageError, match="give relation too"):
+        volkov.solve("Latency", for_="mem_lat", target=300, kind="max")

@@ -55,7 +55,14 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
 
     Raises:
         errors.DerivationError: no admissible root, or a result with the wrong unit.
+        errors.UsageError: ``kind`` neither ``"max"`` nor ``"min"``, or given without an inequality.
     """
+    if kind is not None and kind not in ("max", "min"):
+        raise errors.UsageError(f"{model.id}: solve kind must be 'max' or 'min' (the largest or smallest admissible value of an "
+                                f"inequality's solution), not {kind!r}")
+    if kind is not None and relation in ("==", "="):
+        raise errors.UsageError(f"{model.id}: kind={kind!r} picks a value of an inequality's solution: give relation too "
+                                "(e.g. relation='>='); an equation's roots are all returned")
     job, ctx = jobs.start(model, "solve", quantity_or_equation, for_, assume=assume, omit=omit)
     subs = dict(substitute or {})
     name_q = str(quantity_or_equation)
