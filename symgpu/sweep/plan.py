@@ -24,7 +24,7 @@ from symgpu import errors
 from symgpu.evaluate import input_values, scaling
 from symgpu.memo import MemoFamily
 from symgpu.model import Model
-from symgpu.sweep import finite
+from symgpu.sweep import finite, tie_conditions
 from symgpu.sweep.grid import Axis, Grid, parse_axis
 from symgpu.sweep.output import REGIME, Column
 from symgpu.sweep.regimes import RegimeSpec, has_regimes, regime_outputs
@@ -163,7 +163,7 @@ def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Gr
         return expr.xreplace(mapping) if mapping else expr
 
     for name in names:
-        add(model.expression(name, stop_at=given), model.units[name])
+        add(tie_conditions.tie_aware(model.expression(name, stop_at=given)), model.units[name])  # cases decided as the regime column does
     known = swept | set(merged)
     domain = None
     if checks:

@@ -1,0 +1,79 @@
+"""A sweep's values with their case conditions decided by the tie rule, as its regime column and
+``evaluate`` decide them.
+
+A case condition such as Hong & Kim's ``CWP <= MWP`` can hold exactly at the model's numbers
+(``1 + 55/(4*1.1) = 13.5``) while IEEE arithmetic computes one side a unit in the last place off
+(13.499999999999998). ``evaluate`` decides such a point in exact arithmetic
+(:func:`symgpu.evaluate.stepwise.near_tie`), and the sweep's regime column by the tie rule of
+:func:`symgpu.evaluate.rule.relation_number` (sides within :data:`~symgpu.evaluate.rule.TIE` of
+the larger magnitude are equal); a value compiled from the Piecewise as written compares the
+floats, and took the other case: the value of one case beside the regime column naming another.
+
+:func:`tie_aware` rewrites every relation in the Piecewise conditions of an expression into that
+rule, in the operations a compiled sweep already uses (subtraction, ``Max``/``Min``, comparisons,
+``Eq``): ``l > r`` is ``not equal and l > r``, ``l >= r`` is ``equal or l > r`` and
+so on, where ``equal`` is ``l == r`` or ``|l - r| <= TIE * min(scale, LARGEST)``, ``scale`` the
+larger magnitude of the two sides (of the side that is no number where the other is a literal, as
+:func:`symgpu.sweep.regimes` reads it), capped near the largest double (:data:`LARGEST`) so that an
+infinite side makes no tie. NaN on a side makes every relation but ``!=`` false, as in the rule.
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from symgpu.evaluate.rule import TIE
+
+#: a tie's width is capped at ``TIE`` times this (an infinite side ties nothing); 1e308, not the
+#: largest double, whose 15-digit print (1.79769313486232e+308) reads back as infinity
+LARGEST = sympy.Float(1e308)
+
+
+def tie_aware(expr: sympy.Basic) -> sympy.Basic:
+    """``expr`` with the relations in its Piecewise conditions decided by the tie rule (module doc)."""
+    if not isinstance(expr, sympy.Basic) or not expr.has(sympy.Piecewise):
+        return expr
+    return expr.replace(lambda e: isinstance(e, sympy.Piecewise),
+                        lambda p: sympy.Piecewise(*[(value, _condition(condition)) for value, condition in p.args]))
+
+
+def _condition(condition: sympy.Basic) -> sympy.Basic:
+    """A Piecewise condition with each relation in it written by the tie rule."""
+    if isinstance(condition, (sympy.And, sympy.Or)):
+        return type(condition)(*[_condition(c) for c in condition.args])
+    if isinstance(condition, sympy.Not):
+        return sympy.Not(_condition(condition.args[0]))
+    if isinstance(condition, sympy.core.relational.Relational) and condition.rel_op in _RULES:
+        return _relation(condition)
+    return condition
+
+
+def _relation(relation: sympy.core.relational.Relational) -> sympy.Basic:
+    """``relation`` as :func:`symgpu.evaluate.rule.relation_number` decides it."""
+    left, right = relation.lhs, relation.rhs
+    if left.is_number or right.is_number:  # a bare literal: the other side's magnitude is the scale
+        scale = _magnitude(right if left.is_number else left)
+    else:
+        scale = sympy.Max(_magnitude(left), _magnitude(right))
+    gap = _magnitude(left - right)
+    equal = sympy.Or(sympy.Eq(left, right, evaluate=False),
+                     sympy.LessThan(gap, TIE * sympy.Min(scale, LARGEST), evaluate=False), evaluate=False)
+    return _RULES[relation.rel_op](equal, left, right)
+
+
+def _magnitude(expr: sympy.Expr) -> sympy.Expr:
+    """``|expr|`` as ``Max(expr, -expr)``: a NumPy ufunc (``maximum``) in the compiled sweep, where
+    ``Abs`` prints as Python's ``abs``, which the buffered grid code does not rewrite."""
+    return sympy.Max(expr, -expr)
+
+
+_RULES = {
+    "==": lambda equal, left, right: equal,
+    "!=": lambda equal, left, right: sympy.Not(equal, evaluate=False),
+    ">=": lambda equal, left, right: sympy.Or(equal, sympy.StrictGreaterThan(left, right, evaluate=False), evaluate=False),
+    ">": lambda equal, left, right: sympy.And(sympy.Not(equal, evaluate=False), sympy.StrictGreaterThan(left, right, evaluate=False),
+                                              evaluate=False),
+    "<=": lambda equal, left, right: sympy.Or(equal, sympy.StrictLessThan(left, right, evaluate=False), evaluate=False),
+    "<": lambda equal, left, right: sympy.And(sympy.Not(equal, evaluate=False), sympy.StrictLessThan(left, right, evaluate=False),
+                                              evaluate=False),
+}
