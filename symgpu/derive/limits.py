@@ -81,7 +81,13 @@ def _far_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: symp
 
     def holds(cond: Any) -> tuple[bool, str | None]:
         if cond.h is None:
-            return cond.boolean is not None and ctx.decide(cond.boolean) is True, None
+            if cond.boolean is not None and ctx.decide(cond.boolean) is True:
+                return True, None
+            truth = None if given is None or cond.boolean is None else at_point.far_truth(job, cond.boolean, var, point, given)
+            if truth is None:
+                return False, None
+            return truth, f"{_short(cond.boolean)} {'holds' if truth else 'fails'} for every large enough {var} at " \
+                f"{at_point.where_text(given.preset, given.values)}" if given is not None else None
         try:
             far = sympy.limit(cond.h, var, point)
         except (NotImplementedError, ValueError):
@@ -97,6 +103,12 @@ def _far_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: symp
     return _first_regime(job, expr, var, holds, f"as {var} -> {sympy.sstr(point)}",
                          lambda names: f"{job.model.id}: no regime of {job.quantity} is proved to apply as {var} -> "
                                        f"{sympy.sstr(point)} (regimes: {names}); add an assumption (--assume) that decides them")
+
+
+def _short(condition: sympy.Basic) -> str:
+    """A condition as a step quotes it: at most 120 characters."""
+    text = sympy.sstr(condition)
+    return text if len(text) <= 120 else text[:119] + "…"
 
 
 def far_branches(expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, sign: Callable[[sympy.Expr], int | None], *,
@@ -214,13 +226,17 @@ def _far_sign(job: jobs._Job, far: sympy.Expr, var: sympy.Symbol, point: sympy.E
     return None if sign is None else sign * direction
 
 
-def _side_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, direction: str) -> regime_split.Regime:
-    """The regime of ``expr`` that applies just above (``+``) or below (``-``) ``point``."""
+def _side_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, direction: str,
+                 given: at_point.Given | None = None) -> regime_split.Regime:
+    """The regime of ``expr`` that applies just above (``+``) or below (``-``) ``point``; asked at ``given``
+    values, a condition the symbols leave open (or that has no value at the point: an argument of a Min that
+    grows without bound there) is decided by its sides' numbers near the point (:func:`at_point.far_truth`)."""
     assert job.ctx is not None
     ctx = job.ctx
     side = 1 if direction == "+" else -1
+    where = f"just {'above' if side == 1 else 'below'} {var} = {sympy.sstr(point)}"
 
-    def holds(cond: Any) -> tuple[bool, str | None]:
+    def symbolic(cond: Any) -> tuple[bool, str | None]:
         if cond.h is None:
             assert cond.boolean is not None
             return ctx.decide(cond.boolean.xreplace({var: point})) is True, sympy.sstr(cond.boolean)
@@ -234,7 +250,19 @@ def _side_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sym
                 return True, f"{sympy.sstr(cond.relational)}: 0 at the point and increasing towards the {direction} side"
         return False, None
 
-    return _first_regime(job, expr, var, holds, f"just {'above' if side == 1 else 'below'} {var} = {sympy.sstr(point)}",
+    def holds(cond: Any) -> tuple[bool, str | None]:
+        try:
+            found = symbolic(cond)
+        except (ValueError, TypeError):  # a Min of an argument with no value at the point (zoo is not comparable)
+            found = (False, None)
+        if found[0] or given is None:
+            return found
+        truth = at_point.far_truth(job, cond.relational, var, point, given, direction)
+        if truth is None:
+            return found
+        return truth, f"{_short(cond.relational)} {'holds' if truth else 'fails'} {where} at {at_point.where_text(given.preset, given.values)}"
+
+    return _first_regime(job, expr, var, holds, where,
                          lambda names: f"{job.model.id}: no regime of {job.quantity} is proved to apply on the "
                                        f"{direction} side of {var} = {sympy.sstr(point)} (regimes: {names})")
 
@@ -382,7 +410,7 @@ def _take(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.E
     switches = any(symbol in c.free_symbols for pw in lifted.atoms(sympy.Piecewise) for _, c in pw.args)
     if finite and direction in ("+", "-") and (switches or forms.has_staircase(lifted, symbol)):
         if forms.has_pieces(lifted):
-            lifted = _side_regime(job, lifted, symbol, point, direction).expression
+            lifted = _side_regime(job, lifted, symbol, point, direction, given).expression
         lifted = limit_staircase.one_sided(job, lifted, symbol, point, direction)
         how = " inside the regime that applies on that side"
     try:
