@@ -170,7 +170,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     walls, edges = extremum_walls.numeric_walls(
         job, var, None if at_values is None or not in_domain or not as_modelled or job.quantity not in model.defining else inside_at, value_at)
     candidates.extend(edges)
-    ends = extremum_domain.open_ends(job, expr, var, domain, lambda e, p, d: limits._take(job, e, var, p, d, var.name),
+    given = at_point.Given(preset, dict(values or {})) if preset is not None or values else None
+    ends = extremum_domain.open_ends(job, expr, var, domain, lambda e, p, d: limits._take(job, e, var, p, d, var.name, given),
                                      lambda g, p: limits._far_sign(job, g, var, p), found, dropped, at_values, walls)
     extremum_domain.unbounded(job, ends, kind)
     ends = [*ends, *cusp_ends]
