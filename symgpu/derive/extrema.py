@@ -147,8 +147,12 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             candidate, approached = extremum_cusps.boundary_candidate(job, ra, rb, var, point, want, kind)
             if approached is not None:
                 cusp_ends.append(approached)
-                if not any(e.point == approached.point for e in cusp_ends[:-1]):  # once per point
-                    candidates.extend(extremum_cusps.at_the_cusp(job, found, var, approached.point))
+                inside = extremum_domain.at_location(job, domain, var, approached.point)
+                if inside is not None and not any(e.point == approached.point for e in cusp_ends[:-1]):  # once per point
+                    # inside the domain only (a point past an --assume bound is none: Hong & Kim's a = 11.99 > 8)
+                    candidates.extend(_Candidate(c.location, c.value, c.origin, c.conditions + tuple(
+                        k for k in inside if not any(relations.same_relation(k, j) for j in c.conditions)))
+                        for c in extremum_cusps.at_the_cusp(job, found, var, approached.point))
             inside = None if candidate is None else extremum_domain.at_location(job, domain, var, candidate.location)
             if candidate is not None and inside is not None:
                 extra_conditions = tuple(c for c in inside if not any(relations.same_relation(c, k) for k in candidate.conditions))
@@ -171,7 +175,21 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         job, var, None if at_values is None or not in_domain or not as_modelled or job.quantity not in model.defining else inside_at, value_at)
     candidates.extend(edges)
     given = at_point.Given(preset, dict(values or {})) if preset is not None or values else None
-    ends = extremum_domain.open_ends(job, expr, var, domain, lambda e, p, d: limits._take(job, e, var, p, d, var.name, given),
+
+    def take(e: sympy.Expr, p: sympy.Expr, d: str) -> sympy.Expr:
+        """An open end's limit; at a point, what it decides there (a regime, a Min's argument far out) is decided by
+        the point's numbers, and the relations it reads there stay with that limit, not with the answer."""
+        if given is None:
+            return limits._take(job, e, var, p, d, var.name)
+        assert job.ctx is not None
+        ctx_before = job.ctx
+        job.ctx = ctx_before.copy()
+        try:
+            return limits._take(job, e, var, p, d, var.name, given)
+        finally:
+            job.ctx = ctx_before
+
+    ends = extremum_domain.open_ends(job, expr, var, domain, take,
                                      lambda g, p: limits._far_sign(job, g, var, p), found, dropped, at_values, walls)
     extremum_domain.unbounded(job, ends, kind)
     ends = [*ends, *cusp_ends]
@@ -210,14 +228,20 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     for cand in merged:
         if cand.origin == extremum_walls.NUMERIC_END:
             continue  # numbers from the evaluate path, in the declared units
+        if not cand.location.free_symbols:  # the quantity at a number in the variable's declared unit (the end of an
+            continue  # --assume bound: a <= 8), which the dimension walker would read as a pure number
         job.check_unit(cand.value, job.quantity, f"{kind}imum value") if job.quantity in model.symbols else None
         regime_split._check_quiet(job, cand.location, var.name)
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
     if preset is not None or values:  # the candidates that hold here, compared by their numbers
         best = extremum_choice.best_at(job, merged, kind, preset, values or {}, unit, ends, reached)
         interior = extremum_domain.interior(merged)
-        if best in interior and len(interior) > 1:  # the papers' forms, the one that applies here selected
-            location, value = _symbolic_choice(job, merged, kind, ends, domain, var)
+        symbolic = _symbolic_choice(job, merged, kind, ends, domain, var) if best in interior and len(interior) > 1 else None
+        # the papers' forms, the one that applies here selected: a first match of the forms whose conditions hold, which
+        # are not compared with each other; where several hold here (Hong & Kim's Eq. 22 value at a cusp, 83043 cycles,
+        # before a smaller one), the first may not be the best of them, and the best one here answers
+        if symbolic is not None and _same_here(job, symbolic[1], best.value, preset, values or {}, unit):
+            location, value = symbolic
             if isinstance(location, sympy.Piecewise):
                 at_point.select_branch(job, location, preset, values or {}, [c.origin for c in interior])
         else:
@@ -244,6 +268,15 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     numeric = isinstance(location, sympy.Float) and any(c.origin == extremum_walls.NUMERIC_END and c.location == location for c in merged)
     return job.finish(value, unit, location=location, used=[expr],
                       method="numeric: a domain edge found by bisection at the given values" if numeric else "closed form")
+
+
+def _same_here(job: jobs._Job, value: sympy.Expr, other: sympy.Expr, preset: str | None, values: Mapping[str, Any], unit: str) -> bool:
+    """Do ``value`` and ``other`` have the same number at the point (within 1e-9 relative)? False where either has none."""
+    try:
+        numbers = [float(evaluator.evaluate_expression(job.model, e, unit or None, preset=preset, values=values).magnitude) for e in (value, other)]
+    except errors.SymgpuError:
+        return False
+    return bool(np.isclose(numbers[0], numbers[1], rtol=1e-9, atol=0.0))
 
 
 def _free_of_the_variable(job: jobs._Job, ctx: Any, expr: sympy.Expr, var: sympy.Symbol, kind: str, stop_at: Sequence[str],
