@@ -23,6 +23,7 @@ from symgpu.derive import extremum_walls
 from symgpu.derive import extremum_choice
 from symgpu.derive import extremum_cusps
 from symgpu.derive import limits
+from symgpu.derive import limit_regimes
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.derive.extra_records import CandidateRecord
 from symgpu.evaluate import active, evaluator, scaling
@@ -175,22 +176,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         job, var, None if at_values is None or not in_domain or not as_modelled or job.quantity not in model.defining else inside_at, value_at)
     candidates.extend(edges)
     given = at_point.Given(preset, dict(values or {})) if preset is not None or values else None
-
-    def take(e: sympy.Expr, p: sympy.Expr, d: str) -> sympy.Expr:
-        """An open end's limit; at a point, what it decides there (a regime, a Min's argument far out) is decided by
-        the point's numbers, and the relations it reads there stay with that limit, not with the answer."""
-        if given is None:
-            return limits._take(job, e, var, p, d, var.name)
-        assert job.ctx is not None
-        ctx_before = job.ctx
-        job.ctx = ctx_before.copy()
-        try:
-            return limits._take(job, e, var, p, d, var.name, given)
-        finally:
-            job.ctx = ctx_before
-
-    ends = extremum_domain.open_ends(job, expr, var, domain, take,
-                                     lambda g, p: limits._far_sign(job, g, var, p), found, dropped, at_values, walls)
+    ends = extremum_domain.open_ends(job, expr, var, domain, lambda e, p, d: limits.take_at(job, e, var, p, d, given),
+                                     lambda g, p: limit_regimes.far_sign(job, g, var, p), found, dropped, at_values, walls)
     extremum_domain.unbounded(job, ends, kind)
     ends = [*ends, *cusp_ends]
     if cusp_ends:
@@ -240,7 +227,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         # the papers' forms, the one that applies here selected: a first match of the forms whose conditions hold, which
         # are not compared with each other; where several hold here (Hong & Kim's Eq. 22 value at a cusp, 83043 cycles,
         # before a smaller one), the first may not be the best of them, and the best one here answers
-        if symbolic is not None and _same_here(job, symbolic[1], best.value, preset, values or {}, unit):
+        if symbolic is not None and extremum_choice.same_here(job, symbolic[1], best.value, preset, values or {}, unit):
             location, value = symbolic
             if isinstance(location, sympy.Piecewise):
                 at_point.select_branch(job, location, preset, values or {}, [c.origin for c in interior])
@@ -268,15 +255,6 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     numeric = isinstance(location, sympy.Float) and any(c.origin == extremum_walls.NUMERIC_END and c.location == location for c in merged)
     return job.finish(value, unit, location=location, used=[expr],
                       method="numeric: a domain edge found by bisection at the given values" if numeric else "closed form")
-
-
-def _same_here(job: jobs._Job, value: sympy.Expr, other: sympy.Expr, preset: str | None, values: Mapping[str, Any], unit: str) -> bool:
-    """Do ``value`` and ``other`` have the same number at the point (within 1e-9 relative)? False where either has none."""
-    try:
-        numbers = [float(evaluator.evaluate_expression(job.model, e, unit or None, preset=preset, values=values).magnitude) for e in (value, other)]
-    except errors.SymgpuError:
-        return False
-    return bool(np.isclose(numbers[0], numbers[1], rtol=1e-9, atol=0.0))
 
 
 def _free_of_the_variable(job: jobs._Job, ctx: Any, expr: sympy.Expr, var: sympy.Symbol, kind: str, stop_at: Sequence[str],
