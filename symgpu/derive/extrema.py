@@ -215,9 +215,12 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     for cand in merged:
         if cand.origin == extremum_walls.NUMERIC_END:
             continue  # numbers from the evaluate path, in the declared units
-        if not cand.location.free_symbols:  # the quantity at a number in the variable's declared unit (the end of an
-            continue  # --assume bound: a <= 8), which the dimension walker would read as a pure number
-        job.check_unit(cand.value, job.quantity, f"{kind}imum value") if job.quantity in model.symbols else None
+        try:
+            job.check_unit(cand.value, job.quantity, f"{kind}imum value") if job.quantity in model.symbols else None
+        except errors.DerivationError:  # at a number in the variable's declared unit (the end of an --assume bound,
+            if cand.location.free_symbols:  # a <= 8), which the dimension walker reads as a pure number: the value is
+                raise  # the quantity's own expression there, whose unit is checked instead
+            job.check_unit(expr, job.quantity, f"{kind}imum value")
         regime_split._check_quiet(job, cand.location, var.name)
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
     if preset is not None or values:  # the candidates that hold here, compared by their numbers
