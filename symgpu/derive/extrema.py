@@ -221,7 +221,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             if cand.location.free_symbols:  # a <= 8), which the dimension walker reads as a pure number: the value is
                 raise  # the quantity's own expression there, whose unit is checked instead
             job.check_unit(expr, job.quantity, f"{kind}imum value")
-        regime_split._check_quiet(job, cand.location, var.name)
+        if cand.location.free_symbols or cand.location == 0:  # a number is in the variable's declared unit
+            regime_split._check_quiet(job, cand.location, var.name)
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
     if preset is not None or values:  # the candidates that hold here, compared by their numbers
         best = extremum_choice.best_at(job, merged, kind, preset, values or {}, unit, ends, reached)
