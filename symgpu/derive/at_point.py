@@ -15,6 +15,7 @@ from symgpu.derive import jobs
 from symgpu.derive.summary import AT_THE_POINT
 from symgpu.derive.extra_records import ActiveBranch, ActiveRegime, ValueAt
 from symgpu.evaluate import active, point, scaling
+from symgpu.proofs import forms
 from symgpu.evaluate.active import condition_holds, condition_verdict, sides_at
 
 
@@ -141,22 +142,92 @@ class Given:
     values: Mapping[str, Any]
 
 
-def far_sign(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, to: sympy.Expr, given: Given) -> int | None:
+def far_sign(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, to: sympy.Expr, given: Given, side: str = "+") -> int | None:
     """The sign ``expr`` takes eventually as ``var`` -> ``to`` (``oo`` or ``-oo``) with every other input put
     in as an exact number from the preset and values (:func:`pinned`): 1 or -1 from the limit of the
     numbers-in expression, or, where that limit is 0, from the limit of its sign (its leading term's);
     0 where it is 0 there whatever ``var`` (two Min/Max arguments equal at that point); None where an
-    input has no value there or SymPy does not decide it. Exact: no number is rounded."""
+    input has no value there or SymPy does not decide it. A Min/Max of ``var`` in it is first replaced by
+    the argument that wins eventually there (:func:`_far_form`). Exact: no number is rounded. At a finite ``to``,
+    the sign just above it (``side`` ``+``) or just below (``-``)."""
+    at = _pinned_far(job, expr, var, given)
+    return None if at is None else _eventual_sign(at, var, to, side)
+
+
+def far_truth(job: jobs._Job, condition: sympy.Basic, var: sympy.Symbol, to: sympy.Expr, given: Given, side: str = "+") -> bool | None:
+    """Whether ``condition`` (a boolean of relations, Min/Max in them: Hong & Kim's ``Eq(MWP, N)``) holds
+    for every large enough ``var`` (``to``: ``oo`` or ``-oo``) with every other input an exact number from the
+    preset and values: each relation by the sign its two sides' difference takes eventually there
+    (:func:`far_sign`); None where an input has no value there or a relation is not decided. At a finite ``to``,
+    whether it holds everywhere just above it (``side`` ``+``) or just below (``-``)."""
+    at = _pinned_far(job, condition, var, given)
+    return None if at is None else _truth(at, var, to, side)
+
+
+def _pinned_far(job: jobs._Job, expr: sympy.Basic, var: sympy.Symbol, given: Given) -> sympy.Basic | None:
+    """``expr`` with every input but ``var`` an exact number there (:func:`pinned`); None where one has none."""
     if any(s.name not in job.model.symbols for s in expr.free_symbols):
         return None
     made = pinned(job, expr, var, given.preset, given.values)
     at = None if made is None else made()
-    if at is None or at.free_symbols - {var}:
+    return None if at is None or at.free_symbols - {var} else at
+
+
+def _truth(node: sympy.Basic, var: sympy.Symbol, to: sympy.Expr, side: str) -> bool | None:
+    """Eventual truth of a boolean in ``var`` alone (three-valued: None undecided)."""
+    if node in (sympy.true, sympy.false):
+        return bool(node)
+    if isinstance(node, sympy.Not):
+        inner = _truth(node.args[0], var, to, side)
+        return None if inner is None else not inner
+    if isinstance(node, (sympy.And, sympy.Or)):
+        found = [_truth(a, var, to, side) for a in node.args]
+        deciding = isinstance(node, sympy.Or)  # True decides an Or, False an And
+        if deciding in found:
+            return deciding
+        return None if None in found else not deciding
+    if not isinstance(node, sympy.core.relational.Relational):
+        return None
+    sign = _eventual_sign(node.lhs - node.rhs, var, to, side)
+    if sign is None:
+        return None
+    return {sympy.Eq: sign == 0, sympy.Ne: sign != 0, sympy.StrictGreaterThan: sign == 1, sympy.GreaterThan: sign >= 0,
+            sympy.StrictLessThan: sign == -1, sympy.LessThan: sign <= 0}.get(type(node))
+
+
+def _far_form(expr: sympy.Basic, var: sympy.Symbol, to: sympy.Expr, side: str) -> sympy.Basic | None:
+    """``expr`` (in ``var`` alone) with each Min/Max of ``var`` replaced, innermost first, by the argument that
+    is eventually the smallest (largest): its gap to every other one eventually positive or 0 throughout;
+    None where no argument is proved to win, or a Piecewise depends on ``var``."""
+    if var not in expr.free_symbols or not forms.has_pieces(expr):
+        return expr
+    if isinstance(expr, sympy.Piecewise):
+        return None
+    args = [_far_form(a, var, to, side) for a in expr.args]
+    if any(a is None for a in args):
+        return None
+    if isinstance(expr, (sympy.Min, sympy.Max)):
+        smaller = isinstance(expr, sympy.Min)
+        for candidate in args:
+            assert candidate is not None
+            if all(_eventual_sign(other - candidate if smaller else candidate - other, var, to, side) in (0, 1)
+                   for other in args if other is not candidate):
+                return candidate
+        return None
+    return expr.func(*args)
+
+
+def _eventual_sign(expr: sympy.Expr, var: sympy.Symbol, to: sympy.Expr, side: str) -> int | None:
+    """The sign of ``expr`` (in ``var`` alone, exact numbers) for every large enough ``var`` (at a finite ``to``, every
+    ``var`` close enough to it on ``side``): from its limit, or where that is 0 from the limit of its sign; 0 where it is
+    0 throughout; None where SymPy does not decide it."""
+    at = _far_form(expr, var, to, side)
+    if at is None:
         return None
     try:
-        far = sympy.limit(at, var, to)
+        far = sympy.limit(at, var, to, side)
         if far == 0:
-            far = sympy.limit(sympy.sign(at), var, to)
+            far = sympy.limit(sympy.sign(at), var, to, side)
     except (NotImplementedError, ValueError, TypeError):
         return None
     if far in (sympy.oo, -sympy.oo):

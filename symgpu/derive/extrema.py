@@ -23,6 +23,7 @@ from symgpu.derive import extremum_walls
 from symgpu.derive import extremum_choice
 from symgpu.derive import extremum_cusps
 from symgpu.derive import limits
+from symgpu.derive import limit_regimes
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.derive.extra_records import CandidateRecord
 from symgpu.evaluate import active, evaluator, scaling
@@ -147,8 +148,12 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             candidate, approached = extremum_cusps.boundary_candidate(job, ra, rb, var, point, want, kind)
             if approached is not None:
                 cusp_ends.append(approached)
-                if not any(e.point == approached.point for e in cusp_ends[:-1]):  # once per point
-                    candidates.extend(extremum_cusps.at_the_cusp(job, found, var, approached.point))
+                inside = extremum_domain.at_location(job, domain, var, approached.point)
+                if inside is not None and not any(e.point == approached.point for e in cusp_ends[:-1]):  # once per point
+                    # inside the domain only (a point past an --assume bound is none: Hong & Kim's a = 11.99 > 8)
+                    candidates.extend(_Candidate(c.location, c.value, c.origin, c.conditions + tuple(
+                        k for k in inside if not any(relations.same_relation(k, j) for j in c.conditions)))
+                        for c in extremum_cusps.at_the_cusp(job, found, var, approached.point))
             inside = None if candidate is None else extremum_domain.at_location(job, domain, var, candidate.location)
             if candidate is not None and inside is not None:
                 extra_conditions = tuple(c for c in inside if not any(relations.same_relation(c, k) for k in candidate.conditions))
@@ -170,8 +175,9 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     walls, edges = extremum_walls.numeric_walls(
         job, var, None if at_values is None or not in_domain or not as_modelled or job.quantity not in model.defining else inside_at, value_at)
     candidates.extend(edges)
-    ends = extremum_domain.open_ends(job, expr, var, domain, lambda e, p, d: limits._take(job, e, var, p, d, var.name),
-                                     lambda g, p: limits._far_sign(job, g, var, p), found, dropped, at_values, walls)
+    given = at_point.Given(preset, dict(values or {})) if preset is not None or values else None
+    ends = extremum_domain.open_ends(job, expr, var, domain, lambda e, p, d: limits.take_at(job, e, var, p, d, given),
+                                     lambda g, p: limit_regimes.far_sign(job, g, var, p), found, dropped, at_values, walls)
     extremum_domain.unbounded(job, ends, kind)
     ends = [*ends, *cusp_ends]
     if cusp_ends:
@@ -209,14 +215,24 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     for cand in merged:
         if cand.origin == extremum_walls.NUMERIC_END:
             continue  # numbers from the evaluate path, in the declared units
-        job.check_unit(cand.value, job.quantity, f"{kind}imum value") if job.quantity in model.symbols else None
-        regime_split._check_quiet(job, cand.location, var.name)
+        try:
+            job.check_unit(cand.value, job.quantity, f"{kind}imum value") if job.quantity in model.symbols else None
+        except errors.DerivationError:  # at a number in the variable's declared unit (the end of an --assume bound,
+            if cand.location.free_symbols:  # a <= 8), which the dimension walker reads as a pure number: the value is
+                raise  # the quantity's own expression there, whose unit is checked instead
+            job.check_unit(expr, job.quantity, f"{kind}imum value")
+        if cand.location.free_symbols or cand.location == 0:  # a number is in the variable's declared unit
+            regime_split._check_quiet(job, cand.location, var.name)
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
     if preset is not None or values:  # the candidates that hold here, compared by their numbers
         best = extremum_choice.best_at(job, merged, kind, preset, values or {}, unit, ends, reached)
         interior = extremum_domain.interior(merged)
-        if best in interior and len(interior) > 1:  # the papers' forms, the one that applies here selected
-            location, value = _symbolic_choice(job, merged, kind, ends, domain, var)
+        symbolic = _symbolic_choice(job, merged, kind, ends, domain, var) if best in interior and len(interior) > 1 else None
+        # the papers' forms, the one that applies here selected: a first match of the forms whose conditions hold, which
+        # are not compared with each other; where several hold here (Hong & Kim's Eq. 22 value at a cusp, 83043 cycles,
+        # before a smaller one), the first may not be the best of them, and the best one here answers
+        if symbolic is not None and extremum_choice.same_here(job, symbolic[1], best.value, preset, values or {}, unit):
+            location, value = symbolic
             if isinstance(location, sympy.Piecewise):
                 at_point.select_branch(job, location, preset, values or {}, [c.origin for c in interior])
         else:

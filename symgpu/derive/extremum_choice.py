@@ -1,6 +1,7 @@
 """Which candidate of an extremum is the answer: numerically at given values (:func:`best_at`),
 else a first-match Piecewise of which candidate beats which (:func:`global_choice`); a candidate
-beaten by a value approached at an open end, or at a cusp not attained, is none (:func:`unbeaten`).
+beaten by a value approached at an open end, or at a cusp not attained, is none (:func:`unbeaten`); whether the
+symbolic form chosen has the best candidate's number at the point (:func:`same_here`).
 """
 
 from __future__ import annotations
@@ -63,6 +64,15 @@ def best_at(job: jobs._Job, candidates: Sequence[Candidate], kind: str, preset: 
                                      "at the given values (no critical point, cusp or domain end applies there: the extremum may lie "
                                      "on a plateau or be approached at an open end); try limit, or extremum --grid")
     return scored[0][2]
+
+
+def same_here(job: jobs._Job, value: sympy.Expr, other: sympy.Expr, preset: str | None, values: Mapping[str, Any], unit: str) -> bool:
+    """Do ``value`` and ``other`` have the same number at the point (within 1e-9 relative)? False where either has none."""
+    try:
+        numbers = [float(evaluator.evaluate_expression(job.model, e, unit or None, preset=preset, values=values).magnitude) for e in (value, other)]
+    except errors.SymgpuError:
+        return False
+    return bool(np.isclose(numbers[0], numbers[1], rtol=1e-9, atol=0.0))
 
 
 def unbeaten(job: jobs._Job, value: sympy.Expr, ends: Sequence[OpenEnd], kind: str) -> list[sympy.Basic]:

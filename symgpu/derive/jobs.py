@@ -49,6 +49,9 @@ class _Job:
     target_value: tuple[sympy.Symbol, sympy.Expr] | None = None
     #: the relations given as ``assume`` (``alpha <= 40``), parsed: one on the variable bounds its domain
     assumed: tuple[sympy.Basic, ...] = ()
+    #: inputs put in as 0 at the point a question is asked at (:func:`symgpu.derive.limit_cases.pin_zeros`): the
+    #: table of regime names puts them into its terms and case values too, so a regime keeps the model's names
+    zeros: dict[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
 
     def keep(self, stop_at: Iterable[str], *unknowns: Any) -> tuple[str, ...]:
         """``stop_at`` plus every unknown that is itself a defined quantity: the variable a

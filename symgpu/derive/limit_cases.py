@@ -74,6 +74,7 @@ def pin_zeros(job: jobs._Job, expr: sympy.Expr, point: sympy.Expr, variable: sym
         raise errors.DerivationError(f"{model.id}: limit of {job.quantity}: the point {sympy.sstr(point)} is undefined at {shown}; "
                                      "give a positive value or another point")
     pinned = _put_zeros(job, expr, zeros, "the given values")
+    job.zeros.update(zeros)
     job.step("boundary values", sympy.Tuple(*[sympy.Eq(s, 0) for s in zeros]),
              f"{shown} at the given values: the boundary of a declared-nonnegative range, where the limit can differ from the "
              f"limit for positive values; put in before the limit in {variable} (its inputs are fixed)")

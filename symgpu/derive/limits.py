@@ -11,8 +11,8 @@ from symgpu import errors
 from symgpu.proofs import forms, relations
 from symgpu.proofs import signs
 from symgpu.derive import at_point, declared_range, jobs
-from symgpu.derive import regime_split
 from symgpu.derive import limit_cases
+from symgpu.derive import limit_regimes
 from symgpu.derive import limit_domain
 from symgpu.derive import limit_forms
 from symgpu.derive import limit_staircase
@@ -46,57 +46,6 @@ def _lift(ctx: signs.SignReasoner, expr: sympy.Expr) -> sympy.Expr:
         if all(ctx.sign(a) == 1 for a in args[0].args):
             return _lift(ctx, other(*[1 / a for a in args[0].args], evaluate=False))
     return expr.func(*args)
-
-
-def _first_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol,
-                  holds: Callable[[Any], tuple[bool, str | None]], where: str, failure: Callable[[str], str]) -> regime_split.Regime:
-    """The first regime of ``expr`` whose every condition ``holds`` (recorded as a step saying
-    it applies ``where``); ``failure(regime names)`` is the error message when none does."""
-    found = regime_split._regimes(job, expr, var, record=False)
-    reasons: list[str] = []
-    for regime in found:
-        why: list[str] = []
-        ok = True
-        for cond in regime.raw:
-            ok, text = holds(cond)
-            if text is not None:
-                why.append(text)
-            if not ok:
-                break
-        if ok:
-            job.step("select regime", regime.expression, f"{regime.name} applies {where}: " + "; ".join(why))
-            return regime
-        reasons.append(regime.name)
-    raise errors.DerivationError(failure(", ".join(reasons)))
-
-
-def _far_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr,
-                given: at_point.Given | None = None) -> regime_split.Regime:
-    """The regime of ``expr`` that applies as ``var`` goes to ``point`` (``oo`` or ``-oo``):
-    each condition ``h >= 0`` holds eventually when ``h`` tends to a positive value or to ``oo``; where
-    the symbols leave that open and the limit is asked at ``given`` values, by ``h`` there
-    (:func:`at_point.far_sign`)."""
-    assert job.ctx is not None
-    ctx = job.ctx
-
-    def holds(cond: Any) -> tuple[bool, str | None]:
-        if cond.h is None:
-            return cond.boolean is not None and ctx.decide(cond.boolean) is True, None
-        try:
-            far = sympy.limit(cond.h, var, point)
-        except (NotImplementedError, ValueError):
-            far = sympy.nan
-        sign = _far_sign(job, far, var, point)
-        ok = sign == 1 or (sign == 0 and not cond.strict and var not in cond.h.free_symbols)
-        there = at_point.far_sign(job, cond.h, var, point, given) if not ok and sign != -1 and given is not None else None
-        if given is not None and (there == 1 or (there == 0 and not cond.strict)):
-            return True, f"{sympy.sstr(cond.relational)} ({sympy.sstr(cond.h)} -> {sympy.sstr(far)}; " \
-                f"{'positive' if there == 1 else '0'} at {at_point.where_text(given.preset, given.values)})"
-        return ok, f"{sympy.sstr(cond.relational)} ({sympy.sstr(cond.h)} -> {sympy.sstr(far)})"
-
-    return _first_regime(job, expr, var, holds, f"as {var} -> {sympy.sstr(point)}",
-                         lambda names: f"{job.model.id}: no regime of {job.quantity} is proved to apply as {var} -> "
-                                       f"{sympy.sstr(point)} (regimes: {names}); add an assumption (--assume) that decides them")
 
 
 def far_branches(expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, sign: Callable[[sympy.Expr], int | None], *,
@@ -179,64 +128,9 @@ def _far_branches(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sy
                                       f"argument of a Min/Max wins as {var} -> {sympy.sstr(point)} is decided there")
         return found
 
-    return far_branches(expr, var, point, lambda far: _far_sign(job, far, var, point), keep_top=True, record=record,
+    return far_branches(expr, var, point, lambda far: limit_regimes.far_sign(job, far, var, point), keep_top=True, record=record,
                         where=f"{job.model.id}: ", hint="; decide it with --assume or --substitute",
                         there=there if given is not None else None)
-
-
-def _far_sign(job: jobs._Job, far: sympy.Expr, var: sympy.Symbol, point: sympy.Expr) -> int | None:
-    """Sign of a condition's limit; ``oo*sign(x)`` with ``x`` declared nonnegative is decided
-    by assuming ``x > 0`` (at ``x = 0`` the condition does not depend on the variable), recorded."""
-    assert job.ctx is not None
-    if far == sympy.oo:
-        return 1
-    if far == -sympy.oo:
-        return -1
-    if far.is_finite:
-        # a limit of no sign has none in its simplified form either: simplify (0.1 s with the
-        # units SymPy's first simplify imports) only for a limit whose sign is not refuted
-        return None if job.ctx.sign_refuted(far) else job.ctx.sign(job.ctx.nice(far))
-    coefficient, infinite = far.as_independent(sympy.oo, -sympy.oo, as_Add=False)
-    if infinite not in (sympy.oo, -sympy.oo):
-        return None
-    direction = 1 if infinite == sympy.oo else -1
-    sign = job.ctx.sign(coefficient)
-    if sign is None:
-        inside = [a.args[0] for a in coefficient.atoms(sympy.sign)]
-        if not inside or coefficient.free_symbols - set().union(*[a.free_symbols for a in inside]):
-            return None
-        for arg in inside:
-            arg_sign = job.ctx.sign(arg)
-            if arg_sign is None or arg_sign >= 0:
-                job.ctx.add(sympy.StrictGreaterThan(arg, 0), f"{sympy.sstr(arg)} > 0 (at 0 the regimes do not depend on {var}: "
-                                               "the limit there is a case of its own where it differs)")
-        sign = job.ctx.sign(coefficient)
-    return None if sign is None else sign * direction
-
-
-def _side_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, direction: str) -> regime_split.Regime:
-    """The regime of ``expr`` that applies just above (``+``) or below (``-``) ``point``."""
-    assert job.ctx is not None
-    ctx = job.ctx
-    side = 1 if direction == "+" else -1
-
-    def holds(cond: Any) -> tuple[bool, str | None]:
-        if cond.h is None:
-            assert cond.boolean is not None
-            return ctx.decide(cond.boolean.xreplace({var: point})) is True, sympy.sstr(cond.boolean)
-        at = cond.h.xreplace({var: point})
-        s0 = None if ctx.sign_refuted(at) else ctx.sign(ctx.nice(at))  # refuted: no sign in any form (no simplify)
-        if s0 == 1:
-            return True, f"{sympy.sstr(cond.relational)} holds at the point"
-        if s0 == 0:
-            slope = ctx.sign(sympy.diff(cond.h, var).xreplace({var: point}))
-            if slope is not None and slope * side > 0:
-                return True, f"{sympy.sstr(cond.relational)}: 0 at the point and increasing towards the {direction} side"
-        return False, None
-
-    return _first_regime(job, expr, var, holds, f"just {'above' if side == 1 else 'below'} {var} = {sympy.sstr(point)}",
-                         lambda names: f"{job.model.id}: no regime of {job.quantity} is proved to apply on the "
-                                       f"{direction} side of {var} = {sympy.sstr(point)} (regimes: {names})")
 
 
 def _limit(ctx: signs.SignReasoner, expr: sympy.Expr, var: sympy.Symbol, to: sympy.Expr, direction: str) -> sympy.Expr:
@@ -351,7 +245,7 @@ def _drop_dominated(job: jobs._Job, expr: sympy.Expr) -> sympy.Expr:
 def _tidy(ctx: signs.SignReasoner, value: sympy.Expr) -> sympy.Expr:
     """``value`` simplified under the assumptions; a Piecewise of cases at the end of a declared range
     (:func:`limit_cases.split_zero_inputs`) branch by branch, its conditions kept: an assumption such
-    as ``x > 0``, made for the limit at positive ``x`` (:func:`_far_sign`), must not decide the case
+    as ``x > 0``, made for the limit at positive ``x`` (:func:`limit_regimes.far_sign`), must not decide the case
     ``Eq(x, 0)`` away."""
     if isinstance(value, sympy.Piecewise) and any(c.has(sympy.Eq) for _, c in value.args):
         return sympy.Piecewise(*[(_tidy(ctx, e), c) for e, c in value.args])
@@ -373,7 +267,7 @@ def _take(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.E
     if lifted != expr:
         job.step("lift Min/Max", lifted, "sums and factors of known sign moved inside Min/Max (x*Min(a,b) = Min(x*a, x*b) for x > 0)")
     if not finite and lifted.has(sympy.Piecewise):
-        lifted = _far_regime(job, lifted, symbol, point, given).expression
+        lifted = limit_regimes.far_regime(job, lifted, symbol, point, given).expression
     if not finite and forms.has_pieces(lifted):
         # Min/Max below the top (e.g. in a denominator): the argument that wins eventually, innermost first
         lifted = _far_branches(job, lifted, symbol, point, given)
@@ -382,7 +276,7 @@ def _take(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.E
     switches = any(symbol in c.free_symbols for pw in lifted.atoms(sympy.Piecewise) for _, c in pw.args)
     if finite and direction in ("+", "-") and (switches or forms.has_staircase(lifted, symbol)):
         if forms.has_pieces(lifted):
-            lifted = _side_regime(job, lifted, symbol, point, direction).expression
+            lifted = limit_regimes.side_regime(job, lifted, symbol, point, direction, given).expression
         lifted = limit_staircase.one_sided(job, lifted, symbol, point, direction)
         how = " inside the regime that applies on that side"
     try:
@@ -397,6 +291,22 @@ def _take(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.E
     value = limit_cases.retake_cancelled(job, value, expr, point, again)
     value = at_point.signs_decided(job, value, symbol, given) if given is not None else value
     return limit_cases.split_signed(job, limit_cases.split_undecided(job, value, expr, point, again), expr, point, symbol, again)
+
+
+def take_at(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.Expr, direction: str,
+            given: at_point.Given | None) -> sympy.Expr:
+    """:func:`_take` for another question's use (an extremum's open end): at ``given`` values what the limit decides
+    there (a regime, a Min's argument far out) is decided by the point's numbers, and the relations it reads there stay
+    with that limit, not with the job's answer."""
+    if given is None:
+        return _take(job, expr, symbol, point, direction, symbol.name)
+    assert job.ctx is not None
+    ctx_before = job.ctx
+    job.ctx = ctx_before.copy()
+    try:
+        return _take(job, expr, symbol, point, direction, symbol.name, given)
+    finally:
+        job.ctx = ctx_before
 
 
 def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: str | None = None,

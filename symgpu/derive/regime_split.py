@@ -69,7 +69,8 @@ def _text(condition: sympy.Basic) -> str:
 def _names(job: jobs._Job, stop: frozenset[str] = frozenset()) -> name_reads.NameTable:
     """Expanded limiter terms and case values -> their names (from every equation; each lookup in
     the table is recorded for the derivation store, :mod:`.name_reads`)."""
-    names = name_reads.NameTable(name_reads.Context(str(job.quantity), tuple(sorted(stop)), tuple(job.substitution.items())))
+    put = {**job.substitution, **job.zeros}
+    names = name_reads.NameTable(name_reads.Context(str(job.quantity), tuple(sorted(stop)), tuple(put.items())))
     deps = []
     try:
         deps = [e.id for e in job.model.dependencies(job.quantity, stop_at=stop)] if job.quantity in job.model.defining else []
@@ -78,10 +79,10 @@ def _names(job: jobs._Job, stop: frozenset[str] = frozenset()) -> name_reads.Nam
     ordered = [job.model.equations[i] for i in deps] + [e for e in job.model.equations.values() if e.id not in deps]
     for equation in ordered:
         for name, term in equation.limiters:
-            key = job.expand(term, stop, record=False).xreplace(job.substitution)
+            key = job.expand(term, stop, record=False).xreplace(put)
             names.setdefault(("term", key), name)
         for case in equation.cases:
-            key = job.expand(case.value, stop, record=False).xreplace(job.substitution)
+            key = job.expand(case.value, stop, record=False).xreplace(put)
             names.setdefault(("case", key), case.id)
     return names
 

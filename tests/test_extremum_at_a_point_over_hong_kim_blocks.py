@@ -1,0 +1,61 @@
+"""The minimum of Hong & Kim's ``Exec_cycles_app`` over ``Active_blocks_per_SM`` at ``gtx280+tiled_matmul``.
+An outside tester found it ending in "check failed ... please report it": the closed form proposed the Eq. (22)
+value at a cusp (83043 cycles) while Eq. (23) falls on towards 81920 as the blocks grow. The open end's limit
+is now taken at the point (its regime decided by the point's numbers), so the answer says there is no minimum;
+with ``Active_blocks_per_SM <= 8`` assumed the minimum is at the bound. There a cusp past the bound
+(a = 11.99) is no candidate, and of the forms that hold at the point the smallest answers, not the first.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import symgpu
+from symgpu import errors
+
+HK = "hong_kim_2009"
+PRESET = "gtx280+tiled_matmul"
+# By hand, from equations/hong_kim_2009.toml at gtx280+tiled_matmul (Coal_Mem_insts = 0): Mem_L = 450 + 31*40 = 1690,
+# Mem_cycles = 6*1690 = 10140, Comp_cycles = 4*33 = 132, N = 4a, Rep = 80/(30a), so N*Rep = 32/3; MWP = Min(N, 1690/1280,
+# 47.97) = 1690/1280 = 1.3203125 for a > 0.33, CWP >= MWP: Eq. (23),
+# Exec = 10140*(32/3)/1.3203125 + (132/6)*0.3203125*80/(30a) = 81920 + 18.79/a, falling towards 81920 (not attained).
+INFIMUM = 10140 * (32 / 3) / 1.3203125
+AT_EIGHT = INFIMUM + 22 * 0.3203125 * 80 / (30 * 8)  # 81922.34896
+
+
+def _exec(a: float) -> float:
+    return symgpu.load(HK).evaluate("Exec_cycles_app", PRESET, values={"Active_blocks_per_SM": a}).to("cycle").magnitude
+
+
+def test_no_minimum_is_said_with_the_value_approached_as_the_blocks_grow() -> None:
+    with pytest.raises(errors.DerivationError, match=r"has no minimum over Active_blocks_per_SM at the given values: "
+                                                     r"it tends to 81920 cycle as Active_blocks_per_SM -> oo"):
+        symgpu.load(HK).extremum("Exec_cycles_app", "Active_blocks_per_SM", "min", preset=PRESET)
+    # brute force: the model falls towards 81920 without reaching it
+    assert INFIMUM == pytest.approx(81920, rel=1e-12)
+    far = [_exec(a) for a in (1e3, 1e6, 1e9)]
+    assert far[0] > far[1] > far[2] > INFIMUM and far[2] == pytest.approx(INFIMUM, rel=1e-12)
+
+
+def test_with_the_blocks_bounded_the_minimum_is_at_the_bound() -> None:
+    answer = symgpu.load(HK).extremum("Exec_cycles_app", "Active_blocks_per_SM", "min", preset=PRESET,
+                                      assume=["Active_blocks_per_SM <= 8"])
+    assert answer.certificate is not None and answer.certificate.checks
+    assert answer.location == 8 and _exec(8) == pytest.approx(AT_EIGHT, rel=1e-12)
+    assert answer.extra.value_at == pytest.approx(AT_EIGHT, rel=1e-9)  # in cycles, the quantity's unit
+    grid = np.linspace(0.01, 8, 800)  # brute force over (0, 8]: nothing smaller
+    assert min(_exec(float(a)) for a in grid) >= AT_EIGHT * (1 - 1e-12)
+
+
+def test_no_minimum_over_the_memory_latency_which_falls_towards_its_value_at_zero() -> None:
+    # gtx280+tiled_matmul, a = 5, Mem_LD -> 0: Mem_L = 31*40 = 1240, Mem_cycles = 7440, N = 20, Rep = 80/150;
+    # MWP = Min(1240/1280, 141.7e9*1240/(30*1.3e9*128) = 35.2, 20) = 0.96875, CWP = Min((7440 + 132)/132, 20) = 20 >= MWP:
+    # Eq. (23), (7440*20/0.96875 + 22*(0.96875 - 1))*80/150 = 81919.633 (an outside tester's finding: a 4 KB message
+    # "no branch of Piecewise(..." cut off before its reason)
+    approached = (7440 * 20 / 0.96875 + 22 * (0.96875 - 1)) * 80 / 150
+    with pytest.raises(errors.DerivationError, match=r"has no minimum over Mem_LD at the given values: it tends to "
+                                                     r"81919\.63333 cycle as Mem_LD -> 0 without reaching it"):
+        symgpu.load(HK).extremum("Exec_cycles_app", "Mem_LD", "min", preset=PRESET, values={"Active_blocks_per_SM": 5})
+    near = symgpu.load(HK).evaluate("Exec_cycles_app", PRESET, values={"Active_blocks_per_SM": 5, "Mem_LD": 1e-9})
+    assert near.to("cycle").magnitude == pytest.approx(approached, rel=1e-12)
