@@ -82,6 +82,15 @@ class UsageError(ValueError, SymgpuError):
     """A caller (API or command line) asked for something that does not exist."""
 
 
+class ArgumentError(UsageError):
+    """A caller's argument (an API keyword, a command-line option: not a model file's text) that
+    does not parse; ``where`` names it (``limit point '100 GB/s'``, ``--to``)."""
+
+    def __init__(self, model_id: str, where: str, problem: str, hint: str = "") -> None:
+        self.model_id, self.where, self.problem, self.hint = model_id, where, problem, hint
+        super().__init__(f"{model_id}: {where}: {problem}" + (f"; {hint}" if hint else ""))
+
+
 class CertificateError(SymgpuError):
     """An answer failed its numeric certificate: the closed form disagrees with the numbers.
 

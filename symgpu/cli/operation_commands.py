@@ -122,10 +122,8 @@ def _extremum(model: Any, args: argparse.Namespace, options: Options) -> Derivat
 def _limit(model: Any, args: argparse.Namespace, options: Options) -> Derivation:
     try:
         return derive.limit(model, args.quantity, args.var, args.to, direction=args.direction, **options.keywords())
-    except errors.ExpressionError as exc:  # the limit point's text is --to's here, not the model file's
-        if exc.where != "to":
-            raise
-        raise errors.ExpressionError(model.id, "--to", exc.problem, exc.hint) from None
+    except errors.ArgumentError as exc:  # the limit point's text is --to's here
+        raise errors.ArgumentError(model.id, "--to", exc.problem, exc.hint) from None
 
 
 def _fixed_point(model: Any, args: argparse.Namespace, options: Options) -> Derivation:

@@ -46,7 +46,13 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
     (rationalised so that it has no cancellation and holds at a vanishing leading
     coefficient); otherwise (or with ``method="numeric"``) ``r`` is found numerically with
     ``mpmath.findroot`` (Anderson's bracketing method), which needs a preset or values.
+
+    Raises:
+        errors.UsageError: ``method`` is neither ``"auto"`` nor ``"numeric"``.
     """
+    if method not in ("auto", "numeric"):
+        raise errors.UsageError(f"{model.id}: fixed_point method must be 'auto' (closed form where x = g(x) is a polynomial of "
+                                f"degree <= 2, else numeric) or 'numeric', not {method!r}")
     job, ctx = jobs.start(model, "fixed_point", quantity, variable, assume=assume, omit=omit)
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
     x = job.symbol(variable)

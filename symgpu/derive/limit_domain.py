@@ -174,7 +174,13 @@ def parse_point(job: jobs._Job, to: Any) -> sympy.Expr:
     try:
         point = forms.exact_number(text)
     except (TypeError, ValueError):
-        point = job.parse(str(to), "to")
+        try:
+            point = job.parse(str(to), "to")
+        except errors.ExpressionError as exc:  # the point's text is the caller's, not the model file's
+            raise errors.ArgumentError(job.model.id, f"limit point {str(to)!r}", exc.problem,
+                                       f"give oo, -oo, 0 or an expression of the model's symbols in {job.variable}'s unit "
+                                       f"({job.model.unit_text(job.variable)}), such as a regime boundary; a number with a unit is "
+                                       "not taken (the limit is derived in symbols first): eval near it, or sweep around it") from None
     except ZeroDivisionError:
         point = sympy.zoo
     if point.has(sympy.zoo, sympy.nan):

@@ -53,7 +53,9 @@ class Options:
     def of(cls, *, substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None,
            stop_at: Iterable[str] = (), omit: Iterable[Any] = (), preset: str | None = None,
            values: Mapping[str, Any] | None = None, case: str | None = None, relation: str = "==") -> Options:
-        """The record of the keyword arguments of a public operation (iterables read once, here)."""
+        """The record of the keyword arguments of a public operation (iterables read once, here; one
+        text for ``assume``, ``stop_at`` or ``omit`` is one item, not its characters)."""
+        assume, stop_at, omit = (_items(x) for x in (assume, stop_at, omit))
         return cls(substitute=None if substitute is None else tuple(dict(substitute).items()),
                    assume=None if assume is None else tuple(assume), stop_at=tuple(stop_at), omit=tuple(omit),
                    preset=preset, values=None if values is None else tuple(dict(values).items()), case=case,
@@ -103,3 +105,9 @@ REQUEST_FIELD: Mapping[str, str] = MappingProxyType({
     "relation": "relation", "target": "target", "kind": "kind", "between": "between", "to": "to",
     "direction": "direction", "grid": "grid",
 })
+
+
+def _items(given: Any) -> Any:
+    """``given``, a lone text (or SymPy relation) made a one-item tuple: ``assume="alpha <= 40"`` is one
+    assumption (iterated, its characters were read as symbols, ``'l'`` blamed on the model file)."""
+    return (given,) if isinstance(given, str) or hasattr(given, "free_symbols") else given  # a text or a SymPy object
