@@ -164,6 +164,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise errors.UsageError(f"--set {', '.join(conflicts)}: --occupancy sets {'them' if len(conflicts) > 1 else 'it'} "
                                 "from threads/regs/smem; drop one of the two")
     values.update(given)
+    asked = model.equation_for(args.quantity).definition.defines if args.quantity in model.defining or args.quantity in model.equations else args.quantity
+    if asked in given:  # it would be computed anyway, the given value dropped without a word
+        raise errors.UsageError(f"--set {asked}=...: {asked} is the quantity evaluated; drop that --set (give its inputs instead)")
     value = model.evaluate(args.quantity, args.preset, values=values)
     if np.ndim(value.magnitude) == 0:  # a value its declared sign rules out is not shown
         evaluator.check_declared_sign(model, model.equation_for(args.quantity).definition.defines, float(value.magnitude))

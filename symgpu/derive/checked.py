@@ -115,6 +115,9 @@ def _answer(model: Model, asked: Asked, options: Options, run: Callable[[Options
         skip: why the evaluate path does not answer the question, when the options say nothing.
     """
     what = what or _WHAT[asked.op].format(q=asked.quantity, v=asked.variable, to=asked.to)
+    if asked.variable and asked.variable in (options.at or {}):  # its value would be dropped without a word
+        raise errors.UsageError(f"{model.id}: {asked.variable} is the variable of this {asked.op.replace('_', ' ')}; it cannot also be "
+                                "given a value (--set, values=): drop it, or eval at that value")
     derivation = None
     zeros = _zero_inputs(model, asked.quantity, asked.variable, options) if pin_zeros else {}
     if zeros:
