@@ -111,6 +111,14 @@ def test_unknown_model_id_lists_the_models_and_where_user_folders_go():
         symgpu.load("nope")
 
 
+def test_an_unknown_model_id_that_differs_in_case_or_spelling_suggests_the_model_first():
+    # an outside tester's finding: 'Prior_Hong_Kim' listed the first 10 ids, not prior_hong_kim among them
+    with pytest.raises(errors.UsageError, match=r"^unknown model 'Prior_Hong_Kim' \(did you mean prior_hong_kim[,?]"):
+        symgpu.load("Prior_Hong_Kim")
+    with pytest.raises(errors.UsageError, match=r"^unknown model 'volkov2016' \(did you mean volkov_2016[,?]"):
+        symgpu.load("volkov2016")
+
+
 def test_a_model_in_a_symgpu_model_path_folder_loads_by_id_and_is_listed(write_model, monkeypatch):
     folder = write_model(write_model().read_text().replace('id = "tiny"', 'id = "my_roofline"'), name="my_roofline").parent
     monkeypatch.setenv("SYMGPU_MODEL_PATH", str(folder))

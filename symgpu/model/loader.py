@@ -9,6 +9,7 @@ model. The *shape* checks of a file's tables (keys, types, ids, references) are
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
@@ -74,9 +75,13 @@ def resolve(id_or_path: str | os.PathLike[str], folder: Path | None = None) -> P
         return candidate
     path = find(text, folder)
     if path is None:
-        known = textfiles.listing(list_models(folder)) or "none"
-        raise errors.UsageError(f"unknown model {textfiles.printable(text, 200)!r} (models: {known}); give a model id or a path to a .toml file "
-                                f"(folders of your own go in ${resources.ENV_MODEL_PATH})")
+        models = list_models(folder)
+        close = [m for m in models if m.lower() == text.lower()]  # Prior_Hong_Kim for prior_hong_kim
+        close += [m for m in difflib.get_close_matches(text.lower(), models, n=3, cutoff=0.6) if m not in close]
+        known = textfiles.listing(models) or "none"
+        meant = f"did you mean {', '.join(close)}? " if close else ""
+        raise errors.UsageError(f"unknown model {textfiles.printable(text, 200)!r} ({meant}models: {known}); give a model id or a path to a "
+                                f".toml file (folders of your own go in ${resources.ENV_MODEL_PATH})")
     return path
 
 
