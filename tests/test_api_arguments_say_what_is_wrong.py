@@ -3,6 +3,7 @@ model file blamed nor an option silently ignored (an outside tester's findings, 
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import symgpu
@@ -45,3 +46,21 @@ def test_eval_refuses_a_value_given_for_the_quantity_it_evaluates(cli):  # type:
     assert code == 2 and out == "" and "Time is the quantity evaluated" in err
     code, out, _ = cli("eval", "prior_hong_kim", "arithmetic_throughput", "-p", "gt200", "-s", "Time=5", "-s", "n=10", "-s", "alpha=31")
     assert code == 0 and out.startswith("arithmetic_throughput = ")  # a given intermediate quantity is still used
+
+
+def test_a_domain_error_on_arrays_names_the_element_outside_the_domain(volkov):
+    # theta < c = 170 GB/s at kepler: 10 and 100 are inside, 180 (element 2) is not (before: "theta = 10 GB/s" was quoted)
+    with pytest.raises(errors.DomainError, match=r"theta = 180 GB/s \(element 2 of the arrays\)"):
+        volkov.evaluate("memory_latency", "kepler", theta=np.array([10.0, 100.0, 180.0]))
+
+
+@pytest.mark.parametrize(("values", "said"), [
+    ({"alpha": [1.0, 2.0, 3.0], "n": [10.0, 20.0]}, r"do not broadcast together \(alpha \(3,\), n \(2,\)\)"),
+    ({"alpha": [], "n": 10}, "alpha is an empty array"),
+    ({"alpha": 10**400, "n": 10}, r"alpha = 1000.*\(401 characters\) is not a number a double holds"),
+    ({"alpha": None, "n": 10}, "alpha = None is not a number"),
+])
+def test_values_no_array_or_double_holds_are_an_evaluation_error_naming_them(volkov, values, said):
+    given = {k: np.array(v) if isinstance(v, list) else v for k, v in values.items()}
+    with pytest.raises(errors.EvaluationError, match=said):
+        volkov.evaluate("memory_throughput", "maxwell", values=given)

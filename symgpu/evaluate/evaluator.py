@@ -98,6 +98,12 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
             f"pass {'them' if len(missing) > 1 else 'it'} as NAME=VALUE (e.g. --set {missing[0]}=...)"
             + ("" if preset else " or choose a preset")
         )
+    try:
+        np.broadcast_shapes(*[np.shape(magnitudes[a]) for a in args])
+    except ValueError:
+        shapes = ", ".join(f"{a} {np.shape(magnitudes[a])}" for a in args if np.ndim(magnitudes[a]))
+        raise errors.EvaluationError(f"{model.id}: {name}: the arrays given do not broadcast together ({shapes}); give arrays of one "
+                                     "shape, or shapes NumPy broadcasts (e.g. (3, 1) against (2,))") from None
     for equation, condition, cond_args, check in (compiler.domain_conditions(model, name, given) if checks else ()):
         lacking = [a for a in cond_args if a not in magnitudes]
         if lacking:
@@ -105,23 +111,30 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
         with np.errstate(all="ignore"):
             holds = np.asarray(check(*[magnitudes[a] for a in cond_args]), dtype=bool)
         if not np.all(holds):
+            shape = np.broadcast_shapes(holds.shape, *[np.shape(magnitudes[a]) for a in cond_args])
+            index = int(np.flatnonzero(~np.broadcast_to(holds, shape))[0])  # the first point outside the domain, not the first point
+            where = f" (element {index} of the arrays)" if shape else ""
+
+            def at(value: Any) -> float:
+                return float(np.broadcast_to(np.asarray(value, dtype=float), shape).reshape(-1)[index]) if shape else input_values.first(value)
+
             derived = []
             for sym in sorted(condition.free_symbols, key=str):
                 if sym.name in model.defining and sym.name not in given:
                     try:
                         value = evaluate(model, sym.name, preset=preset, values=values, checks=False).magnitude
-                        derived.append(f"{sym.name} = {input_values.first(value):.6g}{input_values.unit_suffix(model, sym.name)}")
-                    except errors.SymgpuError:
+                        derived.append(f"{sym.name} = {at(value):.6g}{input_values.unit_suffix(model, sym.name)}")
+                    except (errors.SymgpuError, ValueError):
                         pass
             if derived:
                 raise errors.DomainError(
                     f"{model.id}: equation {equation.id} ({equation.definition.source.locator}) is valid only when "
-                    f"{condition}, but {', '.join(derived)}. The model gives no value outside this domain"
+                    f"{condition}, but {', '.join(derived)}{where}. The model gives no value outside this domain"
                 )
-            shown = ", ".join(f"{a} = {input_values.first(magnitudes[a]) / float(scaling.unit_scale(model.units[a])):g}{input_values.unit_suffix(model, a)}" for a in cond_args)
+            shown = ", ".join(f"{a} = {at(magnitudes[a]) / float(scaling.unit_scale(model.units[a])):g}{input_values.unit_suffix(model, a)}" for a in cond_args)
             raise errors.DomainError(
                 f"{model.id}: equation {equation.id} ({equation.definition.source.locator}) is valid only when "
-                f"{condition}; got {shown}. The model gives no value outside this domain"
+                f"{condition}; got {shown}{where}. The model gives no value outside this domain"
             )
     inputs = compiler.numpy_scalars([magnitudes[a] for a in args])  # alu_thru/alpha at alpha = 0 is +inf
     scalar = all(np.ndim(x) == 0 for x in inputs)

@@ -104,10 +104,14 @@ def to_magnitude(model: Model, key: str, value: Any, *, check: bool = True) -> A
             ) from None
     else:
         magnitude = value
+    if magnitude is None:  # np.asarray(None, dtype=float) is nan: the message would speak of a nan the caller never gave
+        raise errors.EvaluationError(f"{model.id}: {key} = None is not a number; give a number, an array or a quantity")
     try:
         array = np.asarray(magnitude, dtype=float)
-    except (TypeError, ValueError):
-        raise errors.EvaluationError(f"{model.id}: {key} = {value!r} is not a number") from None
+    except (TypeError, ValueError, OverflowError):
+        raise errors.EvaluationError(f"{model.id}: {key} = {_shown(value)} is not a number a double holds") from None
+    if array.size == 0:
+        raise errors.EvaluationError(f"{model.id}: {key} is an empty array; give at least one value")
     if check:
         _check_assumptions(model, key, array)
     return array if array.ndim else float(array)
@@ -160,3 +164,7 @@ def first(value: Any) -> float:
     return float(array if array.ndim == 0 else array.flat[0])
 
 
+def _shown(value: Any, limit: int = 60) -> str:
+    """``value`` as a message quotes it: at most ``limit`` characters (10**400 has 401 digits)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
