@@ -13,7 +13,7 @@ import pint
 import sympy
 
 from symgpu import errors
-from symgpu.derive import declared_range
+from symgpu.derive import at_point, declared_range
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.extra_records import FlatRange, RootRecord
 from symgpu.evaluate import evaluator, input_values, one_sided, point, scaling
@@ -60,8 +60,16 @@ def evaluate_result(model: Model, derivation: Derivation, preset: str | None = N
     they override the preset's values. A solve target kept as its quantity's value
     (:func:`result_values`) is given too, and a quantity the result keeps as a symbol is valued
     at the point from its equation.
+
+    A solve or boundary whose roots each hold in a regime (extra ``roots``) gives only the roots
+    that hold at the point, as the command line shows them (:func:`applying_roots`,
+    :func:`applying_boundaries`): an array where the result is a tuple of roots, else the one
+    value; :class:`symgpu.errors.NoAnswerHere` where none holds there.
     """
     values = result_values(derivation, values)
+    if which != "location" and isinstance(derivation.result, (sympy.Basic, dict)) and not holds_on_ranges(derivation.result) \
+            and (derivation.operation == "boundary" or derivation.extra.roots is not None):
+        return _applying_value(model, derivation, preset, values)
     if which == "location":
         expr = derivation.location
         unit_name = derivation.variable
@@ -72,6 +80,23 @@ def evaluate_result(model: Model, derivation: Derivation, preset: str | None = N
     if not isinstance(expr, sympy.Basic):
         raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")
     return evaluator.evaluate_expression(model, expr, unit or None, preset=preset, values=evaluator.with_kept(model, expr, preset, values))
+
+
+def _applying_value(model: Model, derivation: Derivation, preset: str | None, values: Mapping[str, Any]) -> pint.Quantity:
+    """:func:`evaluate_result` of a solve or boundary with regime roots: the roots that hold at the point."""
+    if derivation.operation == "boundary":
+        found = applying_boundaries(model, derivation, preset, values)
+    else:
+        records = derivation.extra.roots
+        assert records is not None
+        found = applying_roots(model, records, preset, values, derivation.unit, derivation.variable)
+    if not found:
+        raise errors.NoAnswerHere(f"{model.id}: {derivation.quantity}: no root for {derivation.variable} lies in its regime at "
+                                  f"{at_point.where_text(preset, values)}: the regime conditions, or the model's domain there, fail for each "
+                                  "(print the derivation to see them)")
+    if isinstance(derivation.result, (sympy.Tuple, dict)) or len(found) > 1:
+        return np.array([float(r.value.magnitude) for r in found]) * found[0].value.units
+    return found[0].value
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -12,7 +13,7 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.memo import Memo
-from symgpu.evaluate import compiler, scaling, input_values, one_sided, piece_select, stepwise
+from symgpu.evaluate import compiler, scaling, input_values, one_sided, piece_select, singular, stepwise
 
 #: an expression's free symbols' names (sorted) and whether it has a ``Piecewise``, by expression: a
 #: certificate evaluates one answer at up to a hundred points, and each walk of a large regime
@@ -84,9 +85,13 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
     """
     given, magnitudes = input_values.gather_values(model, name, preset, values or {}, check=checks)
     defines = model.equation_for(name).definition.defines
-    fast = stepwise.value(model, defines, given, magnitudes, checks)
+    watch = singular.Watch()
+    fast = stepwise.value(model, defines, given, magnitudes, checks, watch)
     if fast is stepwise.TIED:  # a case decided by IEEE rounding: decided exactly, the inputs as the decimals given
         fast = _exact_number(model, name, preset, values)
+    elif isinstance(fast, float) and watch.flagged:
+        fast = _unflagged(model, name, preset, values, fast, watch, singular.zero_nonnegative(model, list(magnitudes), magnitudes),
+                          lambda changed: stepwise.watched(model, defines, given, {**magnitudes, **changed}))
     if fast is not None:
         return units.registry().Quantity(fast, model.units[defines])
     args, function, base = compiler.compiled(model, name, given)
@@ -140,10 +145,14 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
     scalar = all(np.ndim(x) == 0 for x in inputs)
     if base.has(sympy.Piecewise):
         inputs = compiler.broadcast(inputs)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+    watch = singular.Watch()
+    with watch.errstate():
         result = function(*inputs)
     if scalar and not np.isfinite(result):  # infinite or NaN at one point: refused where an overflow made it so
         _refuse_overflow(model, name, function, inputs)
+    elif scalar and watch.flagged:  # finite, but a division by zero or an overflow on the way
+        result = _unflagged(model, name, preset, values, float(result), watch, singular.zero_nonnegative(model, args, magnitudes),
+                            lambda changed: _watched(function, [changed.get(a, x) for a, x in zip(args, inputs)]))
     result = np.asarray(result, dtype=float)
     if result.ndim == 0:
         result = float(result)
@@ -166,6 +175,39 @@ def _refuse_overflow(model: Model, name: str, function: Any, inputs: Sequence[An
         except FloatingPointError:
             raise errors.EvaluationError(f"{model.id}: {name} overflows IEEE doubles at these inputs (a value beyond "
                                          f"{np.finfo(float).max:.4g} arises on the way); give smaller values") from None
+
+
+def _watched(function: Any, inputs: Sequence[Any]) -> singular.Watch:
+    watch = singular.Watch()
+    with watch.errstate():
+        function(*compiler.numpy_scalars(list(inputs)))
+    return watch
+
+
+def _unflagged(model: Model, name: str, preset: str | None, values: Mapping[str, Any] | None, result: float,
+               watch: singular.Watch, zeros: list[str], again: Any) -> float:
+    """A finite scalar ``result`` whose IEEE arithmetic divided by zero or overflowed on the way: kept where
+    the division is by nonnegative inputs at 0 (:func:`singular.explained`: the limit from above), else
+    the value in exact arithmetic (:func:`exact`).
+
+    Raises:
+        errors.EvaluationError: exact arithmetic finds no real value there (a pole of the formula), or cannot
+            decide it where IEEE overflowed.
+    """
+    if singular.explained(watch, zeros, again):
+        return result
+    try:
+        number = complex(exact(model, name, preset=preset, values=values))
+    except (errors.SymgpuError, TypeError, ValueError, ArithmeticError):
+        number = complex(math.nan)
+    if number.imag == 0 and math.isfinite(number.real):
+        return number.real
+    if watch.overflow:
+        raise errors.EvaluationError(f"{model.id}: {name} overflows IEEE doubles at these inputs (a value beyond "
+                                     f"{np.finfo(float).max:.4g} arises on the way); give smaller values")
+    raise errors.EvaluationError(f"{model.id}: {name} has no value at these inputs: its formula divides by zero there (a pole of the "
+                                 f"formula: IEEE arithmetic gave {result:.10g} by taking x/0 as infinite, exact arithmetic gives no value); "
+                                 "choose other values")
 
 
 def _exact_number(model: Model, name: str, preset: str | None, values: Mapping[str, Any] | None) -> float | None:

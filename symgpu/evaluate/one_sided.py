@@ -62,7 +62,10 @@ def substitute(expr: sympy.Basic, mapping: Mapping[sympy.Symbol, sympy.Basic]) -
     at_zero = [s for s, v in mapping.items() if v == 0 and s.is_nonnegative and s in expr.free_symbols]
     if not at_zero:
         raise errors.EvaluationError(f"the expression is undefined at the given values ({sympy.sstr(expr)[:120]})")
-    partial = expr.xreplace({s: v for s, v in mapping.items() if s not in at_zero})
+    try:
+        partial = expr.xreplace({s: v for s, v in mapping.items() if s not in at_zero})
+    except ValueError:  # undefined (a Min of zoo) whatever the symbols at 0 do
+        raise errors.EvaluationError(f"the expression is undefined at the given values ({sympy.sstr(expr)[:120]})") from None
     for symbol in at_zero:
         partial = limit_from_above(partial, symbol)
     return partial

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy
 
-from symgpu.evaluate import compiler, piece_select, rule, scaling
+from symgpu.evaluate import compiler, piece_select, rule, scaling, singular
 from symgpu.evaluate.state import state_of
 
 #: a condition must hold by more than this, relative to its sides, for this path to decide it
@@ -111,14 +111,16 @@ def _order(model: Model, name: str, given: frozenset[str], steps: list[str], inp
 TIED = "tied"
 
 
-def value(model: Model, name: str, given: frozenset[str], magnitudes: Mapping[str, Any], checks: bool) -> float | str | None:
+def value(model: Model, name: str, given: frozenset[str], magnitudes: Mapping[str, Any], checks: bool,
+          watch: singular.Watch | None = None) -> float | str | None:
     """Quantity ``name`` in its declared unit from scalar base-unit ``magnitudes``, equation
     by equation; ``None`` where the expanded expression must decide (see the module notes);
     :data:`TIED` where a case condition's sides differ only by rounding (the caller decides in
-    exact arithmetic: :func:`near_tie`)."""
+    exact arithmetic: :func:`near_tie`). ``watch`` records a division by zero or an overflow in
+    the steps (:mod:`symgpu.evaluate.singular`: the caller decides whether to trust the value)."""
     how = plan(model, name, given)
     known: dict[str, Any] = {}
-    if not _read(how.inputs, magnitudes, known) or not _run(model, how.steps, known):
+    if not _read(how.inputs, magnitudes, known) or not _run(model, how.steps, known, watch):
         return None
     if checks and how.conditions:
         if not _read(how.condition_inputs, magnitudes, known) or not _run(model, how.condition_steps, known):
@@ -155,10 +157,19 @@ def _read(names: frozenset[str], magnitudes: Mapping[str, Any], known: dict[str,
     return True
 
 
-def _run(model: Model, steps: tuple[str, ...], known: dict[str, Any]) -> bool:
+def watched(model: Model, name: str, given: frozenset[str], magnitudes: Mapping[str, Any]) -> singular.Watch:
+    """The IEEE flags of computing ``name``'s steps from ``magnitudes`` (no domain check)."""
+    watch = singular.Watch()
+    known: dict[str, Any] = {}
+    if _read(plan(model, name, given).inputs, magnitudes, known):
+        _run(model, plan(model, name, given).steps, known, watch)
+    return watch
+
+
+def _run(model: Model, steps: tuple[str, ...], known: dict[str, Any], watch: singular.Watch | None = None) -> bool:
     """Compute ``steps`` in order into ``known``; False if one is not a finite number."""
     for step, (args, function) in zip(steps, compiler.equation_functions(model, steps)):
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore") if watch is None else watch.errstate():
             try:
                 out = function(*[known[a] for a in args])
             except (ArithmeticError, TypeError, ValueError):
