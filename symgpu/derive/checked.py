@@ -115,7 +115,8 @@ def _answer(model: Model, asked: Asked, options: Options, run: Callable[[Options
         skip: why the evaluate path does not answer the question, when the options say nothing.
     """
     what = what or _WHAT[asked.op].format(q=asked.quantity, v=asked.variable, to=asked.to)
-    if asked.variable and asked.variable in (options.at or {}):  # its value would be dropped without a word
+    if asked.op != "regimes" and asked.variable and asked.variable in (options.at or {}):  # dropped without a word (a regime table
+        # along a variable takes its value as the point whose regime is active)
         raise errors.UsageError(f"{model.id}: {asked.variable} is the variable of this {asked.op.replace('_', ' ')}; it cannot also be "
                                 "given a value (--set, values=): drop it, or eval at that value")
     derivation = None
