@@ -247,3 +247,18 @@ def test_the_command_line_names_the_switch_there_is_instead_of_the_departure_bou
                          *point)
     assert code == 1 and "value:" not in out and len(err.strip().splitlines()) == 1, out + err
     assert "departure_bound and bandwidth_bound do not meet" in err and "switches from bandwidth_bound to warp_bound" in err, err
+
+
+def test_a_bound_that_is_another_argument_in_its_applying_case_does_not_bind_in_its_own_name():
+    # Volkov's alu_bound_ilp is ipc_per_SM (the memory bound) at alpha <= 0, its case memory_only, "not binding at
+    # alpha = 0": the switch along mem_lat is memory_bound -> latency_bound (the regime table's names, and the
+    # differential tester's brute force), so a boundary between latency_bound and alu_bound is no answer there
+    # (before: the memory/latency switch was given as the alu/latency one, 4 times in the differential tester's runs)
+    model = symgpu.load("volkov_2016_h100")
+    values = {"alpha": 0.0, "ilp": 1.0, "n": 8.0}
+    brute = _switches(model, "memory_throughput_ilp", "h100", values, "mem_lat", np.geomspace(1, 1e4, 400),
+                      ("memory_bound", "latency_bound"))
+    assert len(brute) == 1
+    assert _answer(model, "memory_throughput_ilp", ("latency_bound", "memory_bound"), "mem_lat", "h100", values) == \
+        pytest.approx(brute, rel=1e-6)
+    assert _answer(model, "memory_throughput_ilp", ("latency_bound", "alu_bound"), "mem_lat", "h100", values) == []

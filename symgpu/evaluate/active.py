@@ -25,7 +25,7 @@ rule, used as well by a stored sweep plan (:mod:`symgpu.sweep.replay`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -264,7 +264,29 @@ def binding_names(model: Model, quantity: str, preset: str | None = None, **valu
         found |= inside
         if labels[i] in {n for n, _ in inner.limiters} and labels[i] not in inside:
             found -= {labels[i]}
+    tied_terms = [terms[i] for i in order if i == order[0] or tied(numbers[i], numbers[order[0]])]
+    for i in order:
+        if labels[i] in found and _alias_here(model, terms[i], tied_terms, preset, values):
+            found -= {labels[i]}
     return frozenset(found)
+
+
+def _alias_here(model: Model, term: sympy.Basic, others: Sequence[sympy.Basic], preset: str | None, values: Mapping[str, Any]) -> bool:
+    """Is ``term`` a quantity defined by cases whose applying case is, as written, another of the
+    tied arguments ``others``? Then it binds there only as that argument: Volkov's ``alu_bound_ilp``
+    is ``ipc_per_SM`` at ``alpha <= 0`` (its case ``memory_only``, "not binding at alpha = 0"), and
+    the regime table names that regime ``memory_bound``, not ``alu_bound``."""
+    if not (isinstance(term, sympy.Symbol) and term.name in model.defining and term.name not in values):
+        return False
+    inner = model.equation_for(term.name)
+    if not inner.cases:
+        return False
+    try:
+        case = active_regime(model, term.name, preset, **values)[0]
+    except errors.SymgpuError:
+        return False
+    value = next((c.value for c in inner.cases if c.id == case), None)
+    return value is not None and any(value == other for other in others if other is not term)
 
 
 def binding(model: Model, expr: sympy.Basic, preset: str | None, values: Mapping[str, Any], *,
