@@ -58,7 +58,7 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
              f"{sympy.sstr(inverted)}")
     result = bound
     if kind is None:
-        _admissible_somewhere(job, inverted, var)
+        _admissible_somewhere(job, inverted, var, signs, preset, values, f"{job.quantity} {relation} {_target_text(job, parsed)}")
     if kind in ("max", "min"):
         domain = solve_domain.conditions(job, quantity, var, stop)
         # an assumption on the variable (--assume 'N <= 50') bounds the answer as a valid_when does
@@ -79,20 +79,45 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
     return job.finish(result, unit, used=[expr, bound_to])
 
 
-def _admissible_somewhere(job: jobs._Job, inverted: sympy.Basic, var: sympy.Symbol) -> None:
-    """Refuse an upper bound ``var < bound`` (``<=``) that the declared sign of ``var`` leaves no
-    value under (``inst_latency <= -5/4`` for a positive latency), where the assumptions prove the
-    bound's sign: the evaluate path refuses every value the relation admits.
+def _admissible_somewhere(job: jobs._Job, inverted: sympy.Basic, var: sympy.Symbol, signs: Any, preset: str | None,
+                          values: Mapping[str, Any] | None, asked: str) -> None:
+    """Refuse a bound ``var < bound`` (``<=``) that the declared sign of ``var`` leaves no value under
+    (``inst_latency <= -5/4`` for a positive latency), where the assumptions prove the bound's sign or,
+    at a point (``preset``/``values``), its numbers decide it; note a lower bound below the declared range
+    (every admissible value meets it). The inversion multiplied through by divisors whose sign the declared
+    sign proves (``instruction_time*(alpha + 1) > 0`` for a positive ``alpha``), so the bound describes the
+    relation over the admissible values only: one outside them is no answer (an outside tester's finding:
+    ``warps_needed_refined <= 0.999`` printed ``alpha <= -108501`` for a positive ``alpha``).
 
     Raises:
-        errors.DerivationError: no value of ``var``'s declared sign meets the relation."""
+        errors.NoAnswerHere: no value of ``var``'s declared sign meets the relation (exit 1)."""
     assert job.ctx is not None
     declared = declared_range.of(job.model, var)  # var's own sign (a substituted symbol's bounds it elsewhere)
-    if not declared.relations or not isinstance(inverted, (sympy.LessThan, sympy.StrictLessThan)):
+    if not declared.relations:
         return
-    if declared.bounded(inverted, job.ctx.sign(inverted.rhs)) == "none":
-        raise errors.DerivationError(f"{job.model.id}: no admissible {var}: the relation needs {sympy.sstr(inverted)}, and {var} is "
-                                     f"declared {declared.word} (the model gives no value below 0)")
+    left = declared.bounded(inverted, signs(inverted.rhs))
+    if not left:
+        return
+    at = {**(values or {}), **({job.target_value[0].name: job.target_value[1]} if job.target_value is not None else {})}
+    number = solve_kind.number_at(job, inverted.rhs, job.model.unit_text(var.name), at, preset) \
+        if preset is not None or values else None
+    shown = sympy.sstr(inverted) if number is None else f"{var} {inverted.rel_op} {number:.10g}"
+    where = f" at {at_point.where_text(preset, dict(values or {}))}" if preset is not None or values else " whatever the inputs"
+    if left == "none":
+        raise errors.NoAnswerHere(f"{job.model.id}: no admissible {var} satisfies {asked}{where}: over the values {var} is declared "
+                                  f"to take ({declared.word}) the relation holds only where {shown}, which leaves none (the model "
+                                  f"gives no value for {sympy.sstr(declared.relations[0].negated)})")
+    job.step("every admissible value", sympy.Tuple(*declared.relations),
+             f"{shown} holds for every {var} the model gives a value for ({var} declared {declared.word}): {asked} holds at every "
+             f"admissible {var}{where}")
+
+
+def _target_text(job: jobs._Job, parsed: sympy.Expr) -> str:
+    """The target as the question gave it (its number with its unit where the quantity has one)."""
+    if job.target_value is None:
+        return sympy.sstr(parsed)
+    unit = job.model.unit_text(job.target_value[0].name)
+    return sympy.sstr(job.target_value[1]) + ("" if unit in ("", "1") else f" {unit}")
 
 
 def _signs(job: jobs._Job, var: sympy.Symbol, preset: str | None, values: Mapping[str, Any] | None) -> Any:

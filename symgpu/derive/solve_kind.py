@@ -176,7 +176,7 @@ def _binding_strict(job: jobs._Job, wanted: Sequence[End], values: Sequence[symp
     if len(wanted) == 1 or all(e.strict for e in wanted) or not any(e.strict for e in wanted):
         return wanted[0].strict
     if at is not None:
-        numbers = [_number(job, v, job.model.unit_text(job.variable), at, preset) for v in values]
+        numbers = [number_at(job, v, job.model.unit_text(job.variable), at, preset) for v in values]
         if all(n is not None for n in numbers):
             best = min(numbers) if wanted[0].upper else max(numbers)  # type: ignore[type-var]
             return any(e.strict for e, n in zip(wanted, numbers) if n == best)
@@ -250,7 +250,7 @@ def _feasibility(job: jobs._Job, var: sympy.Symbol, wanted: Sequence[End], value
     return needed
 
 
-def _number(job: jobs._Job, expr: sympy.Basic, unit: str | None, at: Mapping[str, Any], preset: str | None) -> float | None:
+def number_at(job: jobs._Job, expr: sympy.Basic, unit: str | None, at: Mapping[str, Any], preset: str | None) -> float | None:
     """``expr`` at the point in ``unit`` (None where it has no finite value there)."""
     try:
         values = evaluator.with_kept(job.model, expr, preset, at, checks=False)
@@ -292,7 +292,7 @@ def check_at_point(job: jobs._Job, var: sympy.Symbol, needed: Sequence[Need], at
             raise errors.NoAnswerHere(f"{head}: the value the ends give fails the valid_when condition {sympy.sstr(need.condition)} "
                                          "there, and a smaller one is not derived in closed form; ask extremum or eval over a grid")
         ours, theirs = (need.end, need.low) if need.end.origin == "the relation" else (need.low, need.end)
-        numbers = {id(e): _number(job, e.value, unit, at, preset) for e in (ours, theirs)}
+        numbers = {id(e): number_at(job, e.value, unit, at, preset) for e in (ours, theirs)}
 
         def said(e: End) -> str:
             number = numbers[id(e)]
@@ -305,10 +305,10 @@ def check_at_point(job: jobs._Job, var: sympy.Symbol, needed: Sequence[Need], at
         here = ""
         end = numbers[id(theirs)]
         if end is not None:
-            value = _number(job, expr.xreplace({var: sympy.nsimplify(end)}), q_unit or None, at, preset)
+            value = number_at(job, expr.xreplace({var: sympy.nsimplify(end)}), q_unit or None, at, preset)
             if value is not None:
                 here = f"; at {var} = {_with_unit(end, unit)} (the domain's end) {job.quantity} is {_with_unit(value, q_unit)}"
-        raise errors.NoAnswerHere(f"{head}: the relation holds only for {said(ours)}, but {theirs.origin} needs {said(theirs)}{here}")
+        raise errors.NoAnswerHere(f"{head}: over admissible {var} the relation holds only where {said(ours)}, but {theirs.origin} needs {said(theirs)}{here}")
 
 
 def _shown(value: Any) -> str:
