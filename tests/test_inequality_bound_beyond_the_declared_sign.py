@@ -90,3 +90,39 @@ def test_the_certificate_fails_a_bound_that_leaves_no_admissible_value() -> None
     asked = Asked("solve", "Time_latency_fixed", "alpha", preset="gt200", target=400, relation="<=")
     with pytest.raises(errors.CertificateError, match=r"the bound alpha <= -1.41\d+ leaves no admissible value \(alpha is declared positive\)"):
         certify.certify(model, wrong, asked)
+
+
+def _rho_per_warp() -> float:
+    # Huang's rho = lambda*s = n*cores*reqs_per_inst*bytes_per_req*clock/(mem_lat*pin_BW): linear in n, through 0
+    model = symgpu.load("prior_huang")
+    one, two = (float(model.evaluate("rho", "fermi", values={"n": n}).magnitude) for n in (1.0, 2.0))
+    assert two == pytest.approx(2 * one) and one > 0
+    return one
+
+
+def test_a_relation_every_admissible_n_meets_is_answered_so(cli) -> None:  # type: ignore[no-untyped-def]
+    # rho >= 0 for every n > 0 (the inversion divides by the positive slope: n >= 0, which SymPy decided True and crashed on)
+    assert _rho_per_warp() > 0
+    code, out, err = cli("--no-cache", "solve", "prior_huang", "rho", "--for", "n", "--target", "0", "--relation", ">=", "-p", "fermi")
+    assert code == 0, err
+    assert "value: n >= 0" in out and "every n meets it here" in out
+
+
+def test_a_relation_no_admissible_n_meets_is_refused_saying_so(cli) -> None:  # type: ignore[no-untyped-def]
+    bound = -1 / _rho_per_warp()  # rho < -1 <=> n < -1/(rho per warp) < 0: no positive n
+    code, out, err = cli("--no-cache", "solve", "prior_huang", "rho", "--for", "n", "--target", "-1", "--relation", "<", "-p", "fermi")
+    assert code == 1 and out == ""
+    assert "no admissible n satisfies rho < -1 at preset fermi" in err and f"n < {bound:.10g}" in err
+
+
+def test_a_relation_every_admissible_n_meets_has_its_infimum_approached_at_zero(cli) -> None:  # type: ignore[no-untyped-def]
+    code, out, err = cli("--no-cache", "solve", "prior_huang", "rho", "--for", "n", "--target", "-1", "--relation", ">=", "-p", "fermi",
+                         "--kind", "min")
+    assert code == 0, err
+    assert "value: 0 warp/SM" in out and "approached, not attained" in out
+
+
+def test_a_relation_every_admissible_n_meets_without_a_point_is_checked_at_the_presets(cli) -> None:  # type: ignore[no-untyped-def]
+    code, out, err = cli("--no-cache", "solve", "prior_huang", "rho", "--for", "n", "--target", "-1", "--relation", ">=")
+    assert code == 0, err
+    assert f"rho >= -1 holds at every admissible scanned value (2400 of 2400 decided): the bound n >= {-1 / _rho_per_warp():.10g}" in out

@@ -56,7 +56,7 @@ def invert(relation: sympy.Basic, var: sympy.Symbol, sign: Callable[[sympy.Expr]
     steps: list[Step] = []
     for _ in range(64):
         if lhs == var:
-            return op(var, rhs), steps
+            return op(var, rhs, evaluate=False), steps  # a bound the assumptions decide stays a bound
         lhs, op, rhs, why = _peel(lhs, op, rhs, var, sign, nonneg or exact_signs.nonnegative)
         steps.append(Step("invert", op(lhs, rhs, evaluate=False), why))
     raise errors.DerivationError(f"cannot isolate {var} in {sympy.sstr(relation)}")  # pragma: no cover
