@@ -126,3 +126,51 @@ def test_a_relation_every_admissible_n_meets_without_a_point_is_checked_at_the_p
     code, out, err = cli("--no-cache", "solve", "prior_huang", "rho", "--for", "n", "--target", "-1", "--relation", ">=")
     assert code == 0, err
     assert f"rho >= -1 holds at every admissible scanned value (2400 of 2400 decided): the bound n >= {-1 / _rho_per_warp():.10g}" in out
+
+
+# A target that makes the unknown's coefficient exactly 0 at the point: the relation no longer depends on it there.
+# By hand at GT200: warps_needed_refined = 1 + 434/(4*(alpha + 1)) > 1 for every alpha > 0 (<= 1 nowhere, > 1 everywhere);
+# hk_fix_ratio = (434 + 24*alpha)/(438 + 4*alpha) < 6 since 434 + 24*alpha < 6*(438 + 4*alpha) = 2628 + 24*alpha.
+
+def test_a_target_that_zeroes_the_coefficient_and_holds_nowhere_is_refused_saying_so(cli) -> None:  # type: ignore[no-untyped-def]
+    assert _warps(ALPHAS).min() > 1.0
+    code, out, err = cli("--no-cache", "solve", "prior_cuda_guide", "warps_needed_refined", "--for", "alpha", "--target", "1",
+                         "--relation", "<=", "-p", "gt200")
+    assert code == 1 and out == ""
+    assert "no admissible alpha satisfies warps_needed_refined <= 1 warp/SM at preset gt200: the relation does not depend on alpha" in err
+
+
+def test_a_target_that_zeroes_the_coefficient_and_holds_everywhere_is_every_admissible_value(cli) -> None:  # type: ignore[no-untyped-def]
+    code, out, err = cli("--no-cache", "solve", "prior_cuda_guide", "warps_needed_refined", "--for", "alpha", "--target", "1",
+                         "--relation", ">", "-p", "gt200")
+    assert code == 0, err
+    assert "value: alpha > 0" in out and "every alpha meets it here: the bound lies at the edge of the declared range" in out
+    assert "warps_needed_refined > 1 holds at every admissible scanned value" in out
+
+
+@pytest.mark.parametrize("relation, code_wanted", [(">=", 1), ("<", 0)])
+def test_hong_kims_ratio_against_six_is_decided_whatever_alpha(cli, relation: str, code_wanted: int) -> None:  # type: ignore[no-untyped-def]
+    model = symgpu.load("prior_hong_kim")
+    ratio = np.asarray(model.evaluate("hk_fix_ratio", "gt200", values={"alpha": ALPHAS}, checks=False).magnitude, dtype=float)
+    assert ratio.max() < 6.0
+    code, out, err = cli("--no-cache", "solve", "prior_hong_kim", "hk_fix_ratio", "--for", "alpha", "--target", "6", "--relation", relation,
+                         "-p", "gt200")
+    assert code == code_wanted, err
+    if code_wanted:
+        assert "no admissible alpha satisfies hk_fix_ratio >= 6 at preset gt200" in err
+    else:
+        assert "value: alpha > 0" in out and "every alpha meets it here" in out
+
+
+def test_a_divisor_the_numeric_target_signs_is_divided_by_without_a_point(cli) -> None:  # type: ignore[no-untyped-def]
+    # threads_needed_agarwal = (R + L)/(R + C), R = instruction_time*(alpha + 1), L = mem_lat: <= 5 needs 4*R >= L - 5*C, the
+    # divisor instruction_time*(1 - 5) < 0 flips it: alpha >= (mem_lat - 5*C - 4*instruction_time)/(4*instruction_time);
+    # at GT200 (mem_lat = 434, instruction_time = 4, C = 0) that is 418/16 = 26.125
+    code, out, err = cli("--no-cache", "solve", "prior_agarwal", "threads_needed_agarwal", "--for", "alpha", "--target", "5",
+                         "--relation", "<=")
+    model = symgpu.load("prior_agarwal")
+    at = [float(model.evaluate("threads_needed_agarwal", "gt200", values={"alpha": a}).magnitude) for a in (26.0, 26.125, 26.25)]
+    assert at[0] > 5 and at[1] == pytest.approx(5) and at[2] < 5
+    assert code == 0, err
+    assert "result: alpha >= (-5*C - 4*instruction_time + mem_lat)/(4*instruction_time)" in out
+    assert "with alpha >= 26.125 " in out

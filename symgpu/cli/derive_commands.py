@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import sys
 from collections.abc import Mapping
@@ -309,7 +308,8 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
             line += f" at {derivation.variable} = {shown_where}{unit}"
         print(line + (f"  (preset {args.preset})" if args.preset else ""))
     if numbers.get("every_admissible"):  # a lower bound below the declared range: every value meets it
-        print(f"  every {derivation.variable} meets it here: the bound lies below the declared range "
+        edge = "at the edge of" if numbers.get("value") == 0 else "below"
+        print(f"  every {derivation.variable} meets it here: the bound lies {edge} the declared range "
               f"({derivation.variable} {numbers['every_admissible']})")
     return common.OK
 

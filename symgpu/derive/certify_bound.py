@@ -168,7 +168,8 @@ def bound_set(model: Model, derivation: Derivation, asked: Asked, point: _Point)
                 f"{asked.quantity} {asked.relation} {target} holds at {where} admissible scanned value inside it ({decided} decided)")
     if left:  # the bound lies beyond the declared range: the relation holds at every admissible value, or at none
         return (f"{asked.quantity} {asked.relation} {target} holds at {left.replace('none', 'no')} admissible scanned value ({decided} of "
-                f"{len(grid)} decided): the bound {variable} {relation.rel_op} {value:.10g} lies beyond the declared range ({variable} "
+                f"{len(grid)} decided): the bound {variable} {relation.rel_op} {value:.10g} lies {'at the edge of' if value == 0 else 'beyond'} the "
+                f"declared range ({variable} "
                 f"{declared.word})")
     return (f"{asked.quantity} {asked.relation} {target} holds at exactly the admissible scanned values with {variable} "
             f"{relation.rel_op} {value:.10g} ({decided} of {len(grid)} decided)")

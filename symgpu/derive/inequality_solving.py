@@ -52,13 +52,16 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
     job.step("inequality", shown, f"the relation to solve for {var}")
     signs = _signs(job, var, preset, values)
     inverted = _invert_rational(job, _RELATIONS[relation](expr, bound_to, evaluate=False), var, signs)
+    asked_text = f"{job.quantity} {relation} {_target_text(job, parsed)}"
+    if isinstance(inverted, sympy.logic.boolalg.BooleanAtom):  # the relation does not depend on var (here)
+        inverted = _whole_range(job, var, bool(inverted), asked_text, preset, values)
     bound = job.ctx.nice(inverted.rhs)
     inverted = type(inverted)(var, bound, evaluate=False)  # a number the declared sign decides stays a bound
     job.step("bound", inverted, f"{job.quantity} {relation} {sympy.sstr(parsed if job.target_value else bound_to)} exactly when "
              f"{sympy.sstr(inverted)}")
     result = bound
     if kind is None:
-        _admissible_somewhere(job, inverted, var, signs, preset, values, f"{job.quantity} {relation} {_target_text(job, parsed)}")
+        _admissible_somewhere(job, inverted, var, signs, preset, values, asked_text)
     if kind in ("max", "min"):
         domain = solve_domain.conditions(job, quantity, var, stop)
         # an assumption on the variable (--assume 'N <= 50') bounds the answer as a valid_when does
@@ -112,6 +115,29 @@ def _admissible_somewhere(job: jobs._Job, inverted: sympy.Basic, var: sympy.Symb
              f"admissible {var}{where}")
 
 
+def _whole_range(job: jobs._Job, var: sympy.Symbol, holds: bool, asked: str, preset: str | None,
+                 values: Mapping[str, Any] | None) -> sympy.Basic:
+    """The answer where the inversion left a relation free of ``var`` (its coefficient is 0: exactly so at the
+    point, ``warps_needed_refined <= 1`` at GT200): every admissible value, as the declared range (``alpha > 0``),
+    or none (refused saying so).
+
+    Raises:
+        errors.NoAnswerHere: the relation holds for no value of ``var`` (exit 1).
+        errors.DerivationError: it holds for every value, and ``var`` has no declared sign to state that as a bound."""
+    where = f" at {at_point.where_text(preset, dict(values or {}))}" if preset is not None or values else " whatever the inputs"
+    if not holds:
+        raise errors.NoAnswerHere(f"{job.model.id}: no admissible {var} satisfies {asked}{where}: the relation does not depend on {var} "
+                                  f"there (the steps leave {var} with the factor 0) and it is false (--full shows the steps)")
+    declared = declared_range.of(job.model, var)
+    if not declared.relations:
+        raise errors.DerivationError(f"{job.model.id}: {asked} holds for every {var}{where}: the relation does not depend on {var} there "
+                                     "(the steps leave it with the factor 0), so it bounds nothing")
+    job.step("independent of the variable", declared.relations[0],
+             f"the relation does not depend on {var}{where} (the steps leave it with the factor 0) and holds: every {var} the model "
+             f"gives a value for ({var} declared {declared.word}) satisfies it")
+    return declared.relations[0]
+
+
 def _target_text(job: jobs._Job, parsed: sympy.Expr) -> str:
     """The target as the question gave it (its number with its unit where the quantity has one)."""
     if job.target_value is None:
@@ -121,13 +147,13 @@ def _target_text(job: jobs._Job, parsed: sympy.Expr) -> str:
 
 
 def _signs(job: jobs._Job, var: sympy.Symbol, preset: str | None, values: Mapping[str, Any] | None) -> Any:
-    """The sign reasoner's ``sign``, and at a point (``preset``/``values``) where it proves none, the sign an
-    expression free of ``var`` has there (exact numbers, the target's included), added to the assumptions
-    the answer states: Hong & Kim's ``Uncoal_per_mw - 1`` is 31 at gtx280 (an outside tester's finding:
-    inequalities at a fully given point were refused for a divisor's unproved sign)."""
+    """The sign reasoner's ``sign``; where it proves none of an expression free of ``var``, the sign with the
+    numeric target put in where that reads the same in base units (``instruction_time*(1 - T)`` at ``T = 5`` is
+    negative: an outside tester's finding), and at a point (``preset``/``values``) the sign the expression has
+    there (exact numbers, the target's included; 0 where it is exactly 0 there, which leaves the relation free of
+    ``var``), added to the assumptions the answer states: Hong & Kim's ``Uncoal_per_mw - 1`` is 31 at gtx280 (an
+    outside tester's finding: inequalities at a fully given point were refused for a divisor's unproved sign)."""
     assert job.ctx is not None
-    if preset is None and not values:
-        return job.ctx.sign
     at = dict(values or {})
     if job.target_value is not None:
         at[job.target_value[0].name] = job.target_value[1]
@@ -137,7 +163,14 @@ def _signs(job: jobs._Job, var: sympy.Symbol, preset: str | None, values: Mappin
         found = job.ctx.sign(expr)
         if found is not None or var in expr.free_symbols or not expr.free_symbols:
             return found
-        return at_point.sign_at(job, expr, var, preset, at)
+        if job.target_value is not None and job.target_value[0] in expr.free_symbols \
+                and job._same_in_base_units(expr, *job.target_value):
+            found = job.ctx.sign(expr.xreplace({job.target_value[0]: job.target_value[1]}))
+            if found is not None:
+                return found
+        if preset is None and not values:
+            return None
+        return at_point.sign_at(job, expr, var, preset, at, zero=True)
 
     return sign
 
