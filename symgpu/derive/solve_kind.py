@@ -61,6 +61,20 @@ def _end(condition: sympy.Basic, var: sympy.Symbol, origin: str) -> End | None:
     return End(rhs, op in (_LE, _LT), op in (_LT, _GT), origin)
 
 
+def _isolated(job: jobs._Job, condition: sympy.Basic, var: sympy.Symbol) -> sympy.Basic:
+    """``condition`` as ``var REL c`` where the sign reasoner lets it be inverted (``c - theta > 0`` as
+    ``theta < c``: an end, so a value approached at it is not put into it: an outside tester's finding,
+    where ``--assume 'c - theta > 0'`` made the supremum ``theta = c`` "no admissible value"); else as it is."""
+    assert job.ctx is not None
+    if type(condition) not in _FLIP or var not in condition.free_symbols or _end(condition, var, "") is not None:
+        return condition
+    try:
+        inverted, _ = inequalities.invert(condition, var, job.ctx.sign, job.ctx.nonnegative)
+    except (errors.DerivationError, TypeError, ValueError):
+        return condition
+    return inverted if type(inverted) in _FLIP else condition
+
+
 def _sign_end(job: jobs._Job, var: sympy.Symbol) -> End | None:
     word = declared_range.of(job.model, var).word
     return End(sympy.Integer(0), False, word == "positive", f"the declared sign ({word})") if word else None
@@ -125,7 +139,7 @@ def extreme(job: jobs._Job, inverted: sympy.Basic, var: sympy.Symbol, kind: str,
     ends = [relation_end] + [e for e in (_sign_end(job, var),) if e is not None]
     others: list[sympy.Basic] = []
     for condition in domain:
-        end = _end(condition, var, f"the valid_when condition {sympy.sstr(condition)}")
+        end = _end(_isolated(job, condition, var), var, f"the valid_when condition {sympy.sstr(condition)}")
         if end is None:
             others.append(condition)
         else:
@@ -246,7 +260,10 @@ def _feasibility(job: jobs._Job, var: sympy.Symbol, wanted: Sequence[End], value
         if verdict is False:
             raise errors.DerivationError(f"{job.model.id}: no admissible {var} satisfies the relation whatever the inputs: "
                                          f"{need.why} leave no value ({sympy.sstr(condition)} is refuted by the declared assumptions)")
-        needed.append(Need(_tidy(job, condition), need.why, need.end, need.low))
+        tidied = _tidy(job, condition)
+        if tidied is sympy.true:  # proved once tidied (the signs decided at the point among the assumptions)
+            continue
+        needed.append(Need(tidied, need.why, need.end, need.low))
     return needed
 
 
