@@ -28,3 +28,20 @@ def test_the_largest_theta_is_the_domains_open_end_approached(cli, relation: str
     assert code == 0, err
     assert "value: 170 GB/s" in out and "approached, not attained" in out
     assert "valid when True" not in out
+
+
+def test_the_denominators_sign_comes_from_the_quantitys_valid_when(cli) -> None:  # type: ignore[no-untyped-def]
+    # c - theta > 0 wherever the model gives memory_latency a value (valid_when theta < c): 300 + 32*theta/(170 - theta) <= 400
+    # <=> 32*theta <= 100*(170 - theta) <=> theta <= 17000/132 = 128.7878788 GB/s
+    model = symgpu.load("volkov_2016")
+    below, above = (float(model.evaluate("memory_latency", "kepler", values={"theta": f"{t} GB/s"}).to("cycle").magnitude)
+                    for t in (17000 / 132 - 1e-3, 17000 / 132 + 1e-3))
+    assert below < 400 < above
+    code, out, err = cli("--no-cache", "solve", "volkov_2016", "memory_latency", "--for", "theta", "--target", "400", "--relation", "<=",
+                         "-p", "kepler")
+    assert code == 0, err
+    assert f"value: theta <= {17000 / 132:.10g} GB/s" in out
+    code, out, err = cli("--no-cache", "solve", "volkov_2016", "memory_latency", "--for", "theta", "--target", "400", "--relation", ">=",
+                         "--kind", "max", "-p", "kepler")
+    assert code == 0, err
+    assert "value: 170 GB/s" in out and "approached, not attained" in out

@@ -4,7 +4,7 @@ sign must be proved), and the largest or smallest admissible value where asked."
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import sympy
@@ -51,7 +51,8 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
     shown = _RELATIONS[relation](lhs if lhs is not None else expr, parsed if job.target_value else bound_to, evaluate=False)
     job.step("inequality", shown, f"the relation to solve for {var}")
     signs = _signs(job, var, preset, values)
-    inverted = _invert_rational(job, _RELATIONS[relation](expr, bound_to, evaluate=False), var, signs)
+    inverted = _invert_rational(job, _RELATIONS[relation](expr, bound_to, evaluate=False), var, signs,
+                                lambda: solve_domain.conditions(job, quantity, var, stop))
     asked_text = f"{job.quantity} {relation} {_target_text(job, parsed)}"
     if isinstance(inverted, sympy.logic.boolalg.BooleanAtom):  # the relation does not depend on var (here)
         inverted = _whole_range(job, var, bool(inverted), asked_text, preset, values)
@@ -175,7 +176,8 @@ def _signs(job: jobs._Job, var: sympy.Symbol, preset: str | None, values: Mappin
     return sign
 
 
-def _invert_rational(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, signs: Any) -> sympy.Basic:
+def _invert_rational(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, signs: Any,
+                     domain: Callable[[], tuple[sympy.Basic, ...]] = tuple) -> sympy.Basic:
     """``relation`` inverted layer by layer (:func:`inequalities.invert`); where that cannot
     isolate ``var`` and both sides are rational in it, both sides are first multiplied by
     the common denominator, whose sign must be proved (a negative one flips the relation),
@@ -190,20 +192,24 @@ def _invert_rational(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, s
         numerator, denominator = sympy.fraction(sympy.together(difference))
         if var not in denominator.free_symbols:
             raise
-        cleared = _cleared(job, relation, numerator, denominator, var, signs)
+        cleared = _cleared(job, relation, numerator, denominator, var, signs, domain)
         inverted, steps = inequalities.invert(cleared, var, signs, job.ctx.nonnegative)
     job.steps.extend(steps)
     return inverted
 
 
 def _cleared(job: jobs._Job, relation: sympy.Basic, numerator: sympy.Expr, denominator: sympy.Expr,
-             var: sympy.Symbol, signs: Any) -> sympy.Basic:
+             var: sympy.Symbol, signs: Any, domain: Callable[[], tuple[sympy.Basic, ...]] = tuple) -> sympy.Basic:
     """``numerator/denominator REL 0`` multiplied by ``denominator`` (its sign proved, or at a point
-    decided there: ``signs``), the numerator collected in ``var`` when it is linear in it."""
+    decided there: ``signs``; else proved inside the quantity's ``valid_when`` domain, ``domain()``, where
+    alone the model gives it a value: ``c - theta > 0`` where ``theta < c``), the numerator collected in
+    ``var`` when it is linear in it."""
     assert job.ctx is not None
     op = type(relation)
     sign = signs(denominator)
     den = sympy.sstr(denominator)
+    if sign not in (1, -1):
+        sign = _sign_in_domain(job, denominator, domain())
     if sign not in (1, -1):
         raise errors.DerivationError(
             f"{job.model.id}: cannot isolate {var} in {sympy.sstr(relation)}: multiplying through by the denominator {den} "
@@ -224,6 +230,23 @@ def _cleared(job: jobs._Job, relation: sympy.Basic, numerator: sympy.Expr, denom
         raise errors.DerivationError(f"{job.model.id}: cleared of its denominator, {sympy.sstr(relation)} has a numerator of degree "
                                      f"{poly.degree()} in {var}; only a linear one is isolated (substitute or assume to make it linear)")
     return kept(numerator, 0, evaluate=False)
+
+
+def _sign_in_domain(job: jobs._Job, expr: sympy.Expr, domain: tuple[sympy.Basic, ...]) -> int | None:
+    """The sign of ``expr`` proved with the ``valid_when`` conditions ``domain`` assumed (the model gives the
+    quantity no value outside them, so the relation is asked inside them only), recorded as a step; None where
+    they prove none (an outside tester's finding: Volkov's ``c - theta`` was refused though ``theta < c``)."""
+    assert job.ctx is not None
+    if not domain:
+        return None
+    local = job.ctx.copy()
+    used = [c for c in domain if local.add(c)]
+    sign = local.sign(expr) if used else None
+    if sign in (1, -1):
+        job.step("sign in the domain", sympy.Tuple(*used), f"{sympy.sstr(expr)} {'>' if sign == 1 else '<'} 0 where these valid_when conditions "
+                 "hold, and the model gives the quantity a value only there")
+        return sign
+    return None
 
 
 def _piece_advice(model: Any, quantity: Any, case: str | None = None) -> str:
