@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import sys
 from collections.abc import Mapping
@@ -309,23 +308,27 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
             line += f" at {derivation.variable} = {shown_where}{unit}"
         print(line + (f"  (preset {args.preset})" if args.preset else ""))
     if numbers.get("every_admissible"):  # a lower bound below the declared range: every value meets it
-        print(f"  every {derivation.variable} meets it here: the bound lies below the declared range "
+        edge = "at the edge of" if numbers.get("value") == 0 else "below"
+        print(f"  every {derivation.variable} meets it here: the bound lies {edge} the declared range "
               f"({derivation.variable} {numbers['every_admissible']})")
     return common.OK
 
 
 def _bound_shown(model: Any, derivation: Any, bounded: Any, preset: str | None, values: Mapping[str, Any]) -> float | None:
-    """The inequality's bound at the point (the relation's right-hand side, in the variable's declared
-    unit) where the answer shown is that bound (no ``--kind``: a max/min answer differs from it); None
-    otherwise, or where it cannot be evaluated."""
+    """The inequality's bound at the point (the answer, with the target put in, in the variable's declared
+    unit) where the answer shown is that bound (no ``--kind``: a max/min answer differs from it, and
+    ``extra.bound`` is not set); None otherwise, or where it cannot be evaluated. (The relation's own
+    right-hand side may keep the target as its quantity's symbol, which the point gives no value: an
+    outside tester's finding, where ``alpha <= -108501`` for a positive ``alpha`` went unnoticed.)"""
+    if not derivation.extra.bound:
+        return None
     unit = model.units[derivation.variable]
     try:
-        shown, edge = (float(evaluator.evaluate_expression(model, e, unit, preset=preset,
-                                                          values=evaluator.with_kept(model, e, preset, values)).magnitude)
-                       for e in (derivation.result, bounded.rhs))
+        shown = float(evaluator.evaluate_expression(model, derivation.result, unit, preset=preset,
+                                                    values=evaluator.with_kept(model, derivation.result, preset, values)).magnitude)
     except errors.SymgpuError:
         return None
-    return shown if np.isfinite(shown) and math.isclose(shown, edge, rel_tol=1e-12, abs_tol=1e-300) else None
+    return shown if np.isfinite(shown) else None
 
 
 def _assumed_at(model: Any, args: Any, variable: str, values: Mapping[str, Any], x: float) -> bool:

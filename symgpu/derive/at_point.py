@@ -262,12 +262,17 @@ def signs_decided(job: jobs._Job, value: sympy.Expr, var: sympy.Symbol, given: G
     return result
 
 
-def sign_at(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, preset: str | None, values: Mapping[str, Any]) -> int | None:
+def sign_at(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, preset: str | None, values: Mapping[str, Any],
+            zero: bool = False) -> int | None:
     """The sign (1 or -1) ``expr``, free of ``var``, has at the point, exactly (:func:`pinned`), recorded as an
-    assumption of the answer (:func:`decided`); None where it is 0 there or an input has no value."""
+    assumption of the answer (:func:`decided`); None where it is 0 there (with ``zero``: 0, recorded too) or an
+    input has no value."""
     assert job.ctx is not None
     made = pinned(job, expr, var, preset, values)
     number = None if made is None else made()
+    if zero and number is not None and number.is_zero:
+        job.ctx.add(sympy.Eq(expr, 0, evaluate=False), decided(sympy.Eq(expr, 0, evaluate=False), preset, values))
+        return 0
     if number is None or not number.is_number or not (number.is_positive or number.is_negative):
         return None
     relation = sympy.StrictGreaterThan(expr, 0) if number.is_positive else sympy.StrictLessThan(expr, 0)

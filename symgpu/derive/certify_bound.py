@@ -16,7 +16,7 @@ import pint
 
 from symgpu import errors
 from symgpu.derive import declared_range, results
-from symgpu.derive.certify_path import RESIDUAL, Asked, _fail, _inside, _Point, _quantity, _result_at, _scan_grid, sorted_unique
+from symgpu.derive.certify_path import RESIDUAL, Asked, _fail, at_a_point, _inside, _Point, _quantity, _result_at, _scan_grid, sorted_unique
 from symgpu.derive.certify_solve import _target_at
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import active
@@ -130,8 +130,15 @@ def bound_set(model: Model, derivation: Derivation, asked: Asked, point: _Point)
     value = _result_at(model, derivation, derivation.result, model.units[variable], point, extra)
     if not np.isfinite(value):
         raise _fail(model, asked, point, f"the bound {variable} {relation.rel_op} {value} is no finite number")
+    declared = declared_range.of(model, variable)
+    # a bound that the declared sign leaves no value on the side of describes an empty set: asked at a point, the answer
+    # must say no admissible value satisfies the relation (an outside tester's finding: alpha <= -108501, alpha positive)
+    left = declared.bounded(relation, int(np.sign(value)))
+    if left == "none" and at_a_point(asked):
+        raise _fail(model, asked, point, f"the bound {variable} {relation.rel_op} {value:.10g} leaves no admissible value ({variable} is declared "
+                    f"{declared.word}): no admissible {variable} satisfies {asked.quantity} {asked.relation} target, which the answer must say")
     grid = _scan_grid(model, variable, [value])
-    integer = declared_range.of(model, variable).integer
+    integer = declared.integer
     if integer:  # the scan's values rounded, and the integers beside the bound
         grid = sorted_unique(np.concatenate([np.round(grid), np.floor(value) + np.arange(-NEXT_INTEGERS, NEXT_INTEGERS + 1)]))
     grid = _admissible_inside(model, asked, point, grid)
@@ -159,5 +166,10 @@ def bound_set(model: Model, derivation: Derivation, asked: Asked, point: _Point)
         where = "every" if len(held) and held.all() else "no" if len(held) and not held.any() else "some"
         return (f"the bound {variable} {relation.rel_op} {value:.10g} lies outside the model's valid_when domain (no value there); "
                 f"{asked.quantity} {asked.relation} {target} holds at {where} admissible scanned value inside it ({decided} decided)")
+    if left:  # the bound lies beyond the declared range: the relation holds at every admissible value, or at none
+        return (f"{asked.quantity} {asked.relation} {target} holds at {left.replace('none', 'no')} admissible scanned value ({decided} of "
+                f"{len(grid)} decided): the bound {variable} {relation.rel_op} {value:.10g} lies {'at the edge of' if value == 0 else 'beyond'} the "
+                f"declared range ({variable} "
+                f"{declared.word})")
     return (f"{asked.quantity} {asked.relation} {target} holds at exactly the admissible scanned values with {variable} "
             f"{relation.rel_op} {value:.10g} ({decided} of {len(grid)} decided)")

@@ -75,9 +75,13 @@ AT_A_POINT = ("the closed form does not hold there and is not shown; ask at your
               "derived and checked there, or report it with the command line")
 
 
+def at_a_point(asked: Asked) -> bool:
+    """Was the question asked at a point (a preset, or a value other than the variable's)?"""
+    return asked.preset is not None or any(k != asked.variable for k, _ in asked.values)
+
+
 def _fail(model: Model, asked: Asked, point: _Point, what: str) -> errors.CertificateError:
-    asked_at_a_point = asked.preset is not None or any(k != asked.variable for k, _ in asked.values)
-    advice = "the closed form disagrees with evaluate: please report it with the command line" if asked_at_a_point else AT_A_POINT
+    advice = "the closed form disagrees with evaluate: please report it with the command line" if at_a_point(asked) else AT_A_POINT
     over = f" over {asked.variable}" if asked.variable else ""
     return errors.CertificateError(f"{model.id}: {asked.op} of {asked.quantity}{over} at {point.label}: {what}; {advice}")
 

@@ -42,6 +42,9 @@ def invert(relation: sympy.Basic, var: sympy.Symbol, sign: Callable[[sympy.Expr]
         sign: proves signs (+1, -1, 0 or None) under the caller's assumptions.
         nonneg: proves ``expr >= 0`` (default: :func:`symgpu.proofs.exact_signs.nonnegative`).
 
+    Returns ``sympy.true``/``sympy.false`` in place of the relation where a factor of ``var`` is 0 (the
+    relation then does not depend on ``var``) and the sign of what is left decides it.
+
     Raises:
         errors.DerivationError: a layer has no rule (or a sign it needs is not proved).
     """
@@ -56,7 +59,9 @@ def invert(relation: sympy.Basic, var: sympy.Symbol, sign: Callable[[sympy.Expr]
     steps: list[Step] = []
     for _ in range(64):
         if lhs == var:
-            return op(var, rhs), steps
+            return op(var, rhs, evaluate=False), steps  # a bound the assumptions decide stays a bound
+        if var not in lhs.free_symbols:  # a factor of var was 0: the relation no longer depends on var
+            return _decided(lhs, op, rhs, var, sign), steps
         lhs, op, rhs, why = _peel(lhs, op, rhs, var, sign, nonneg or exact_signs.nonnegative)
         steps.append(Step("invert", op(lhs, rhs, evaluate=False), why))
     raise errors.DerivationError(f"cannot isolate {var} in {sympy.sstr(relation)}")  # pragma: no cover
@@ -74,8 +79,13 @@ def _peel(f: sympy.Expr, op: type[sympy.core.relational.Relational], c: sympy.Ex
         rest = sympy.Mul(*[t for t in f.args if var not in t.free_symbols])
         if rest != 1:
             s = sign(rest)
+            if s == 0:
+                return (sympy.Integer(0), op, c, f"{sympy.sstr(rest)} is 0, so the left-hand side is 0 whatever {var} is: the relation "
+                        f"reads 0 {op.rel_op} {sympy.sstr(c)}")
             if s not in (1, -1):
-                raise errors.DerivationError(f"cannot divide by {sympy.sstr(rest)}: its sign is not proved")
+                raise errors.DerivationError(f"cannot divide by {sympy.sstr(rest)}: its sign is not proved; add --assume "
+                                             f"'{sympy.sstr(rest)} > 0' (or '< 0'), or ask at a point (--preset, --set), where "
+                                             "its numbers decide it")
             return (inner, op if s == 1 else _FLIP[op], c / rest,
                     f"divide by {sympy.sstr(rest)}, which is {'positive' if s == 1 else 'negative (the relation flips)'}")
         raise errors.DerivationError(f"cannot isolate {var} in the product {sympy.sstr(f)}")
@@ -116,6 +126,19 @@ def _peel(f: sympy.Expr, op: type[sympy.core.relational.Relational], c: sympy.Ex
         if e.is_positive and (sc in (0, 1)):
             return g, op, c ** (1 / e), f"both sides nonnegative and x -> x**{sympy.sstr(e)} is increasing there"
     raise errors.DerivationError(f"no inversion rule for {sympy.sstr(f)} {op.rel_op} {sympy.sstr(c)} in {var}")
+
+
+def _decided(lhs: sympy.Expr, op: type[sympy.core.relational.Relational], rhs: sympy.Expr, var: sympy.Symbol,
+             sign: Callable[[sympy.Expr], int | None]) -> sympy.Basic:
+    """``lhs REL rhs``, free of ``var``, decided by the sign of ``lhs - rhs``: ``sympy.true`` or ``sympy.false``.
+
+    Raises:
+        errors.DerivationError: that sign is not proved."""
+    s = sign(lhs - rhs)
+    if s is None:
+        raise errors.DerivationError(f"{sympy.sstr(op(lhs, rhs, evaluate=False))} does not depend on {var}, and whether it holds is not "
+                                     "proved; ask at a point (--preset, --set), where its numbers decide it")
+    return sympy.true if op(sympy.Integer(s), 0) else sympy.false
 
 
 def integer_extreme(relation: sympy.Basic, kind: str) -> tuple[sympy.Expr, str]:

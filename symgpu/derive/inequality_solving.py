@@ -4,7 +4,7 @@ sign must be proved), and the largest or smallest admissible value where asked."
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import sympy
@@ -51,14 +51,18 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
     shown = _RELATIONS[relation](lhs if lhs is not None else expr, parsed if job.target_value else bound_to, evaluate=False)
     job.step("inequality", shown, f"the relation to solve for {var}")
     signs = _signs(job, var, preset, values)
-    inverted = _invert_rational(job, _RELATIONS[relation](expr, bound_to, evaluate=False), var, signs)
+    inverted = _invert_rational(job, _RELATIONS[relation](expr, bound_to, evaluate=False), var, signs,
+                                lambda: solve_domain.conditions(job, quantity, var, stop))
+    asked_text = f"{job.quantity} {relation} {_target_text(job, parsed)}"
+    if isinstance(inverted, sympy.logic.boolalg.BooleanAtom):  # the relation does not depend on var (here)
+        inverted = _whole_range(job, var, bool(inverted), asked_text, preset, values)
     bound = job.ctx.nice(inverted.rhs)
     inverted = type(inverted)(var, bound, evaluate=False)  # a number the declared sign decides stays a bound
     job.step("bound", inverted, f"{job.quantity} {relation} {sympy.sstr(parsed if job.target_value else bound_to)} exactly when "
              f"{sympy.sstr(inverted)}")
     result = bound
     if kind is None:
-        _admissible_somewhere(job, inverted, var)
+        _admissible_somewhere(job, inverted, var, signs, preset, values, asked_text)
     if kind in ("max", "min"):
         domain = solve_domain.conditions(job, quantity, var, stop)
         # an assumption on the variable (--assume 'N <= 50') bounds the answer as a valid_when does
@@ -79,30 +83,78 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
     return job.finish(result, unit, used=[expr, bound_to])
 
 
-def _admissible_somewhere(job: jobs._Job, inverted: sympy.Basic, var: sympy.Symbol) -> None:
-    """Refuse an upper bound ``var < bound`` (``<=``) that the declared sign of ``var`` leaves no
-    value under (``inst_latency <= -5/4`` for a positive latency), where the assumptions prove the
-    bound's sign: the evaluate path refuses every value the relation admits.
+def _admissible_somewhere(job: jobs._Job, inverted: sympy.Basic, var: sympy.Symbol, signs: Any, preset: str | None,
+                          values: Mapping[str, Any] | None, asked: str) -> None:
+    """Refuse a bound ``var < bound`` (``<=``) that the declared sign of ``var`` leaves no value under
+    (``inst_latency <= -5/4`` for a positive latency), where the assumptions prove the bound's sign or,
+    at a point (``preset``/``values``), its numbers decide it; note a lower bound below the declared range
+    (every admissible value meets it). The inversion multiplied through by divisors whose sign the declared
+    sign proves (``instruction_time*(alpha + 1) > 0`` for a positive ``alpha``), so the bound describes the
+    relation over the admissible values only: one outside them is no answer (an outside tester's finding:
+    ``warps_needed_refined <= 0.999`` printed ``alpha <= -108501`` for a positive ``alpha``).
 
     Raises:
-        errors.DerivationError: no value of ``var``'s declared sign meets the relation."""
+        errors.NoAnswerHere: no value of ``var``'s declared sign meets the relation (exit 1)."""
     assert job.ctx is not None
     declared = declared_range.of(job.model, var)  # var's own sign (a substituted symbol's bounds it elsewhere)
-    if not declared.relations or not isinstance(inverted, (sympy.LessThan, sympy.StrictLessThan)):
+    if not declared.relations:
         return
-    if declared.bounded(inverted, job.ctx.sign(inverted.rhs)) == "none":
-        raise errors.DerivationError(f"{job.model.id}: no admissible {var}: the relation needs {sympy.sstr(inverted)}, and {var} is "
-                                     f"declared {declared.word} (the model gives no value below 0)")
+    left = declared.bounded(inverted, signs(inverted.rhs))
+    if not left:
+        return
+    at = {**(values or {}), **({job.target_value[0].name: job.target_value[1]} if job.target_value is not None else {})}
+    number = solve_kind.number_at(job, inverted.rhs, job.model.unit_text(var.name), at, preset) \
+        if preset is not None or values else None
+    shown = sympy.sstr(inverted) if number is None else f"{var} {inverted.rel_op} {number:.10g}"
+    where = f" at {at_point.where_text(preset, dict(values or {}))}" if preset is not None or values else " whatever the inputs"
+    if left == "none":
+        raise errors.NoAnswerHere(f"{job.model.id}: no admissible {var} satisfies {asked}{where}: over the values {var} is declared "
+                                  f"to take ({declared.word}) the relation holds only where {shown}, which leaves none (the model "
+                                  f"gives no value for {sympy.sstr(declared.relations[0].negated)})")
+    job.step("every admissible value", sympy.Tuple(*declared.relations),
+             f"{shown} holds for every {var} the model gives a value for ({var} declared {declared.word}): {asked} holds at every "
+             f"admissible {var}{where}")
+
+
+def _whole_range(job: jobs._Job, var: sympy.Symbol, holds: bool, asked: str, preset: str | None,
+                 values: Mapping[str, Any] | None) -> sympy.Basic:
+    """The answer where the inversion left a relation free of ``var`` (its coefficient is 0: exactly so at the
+    point, ``warps_needed_refined <= 1`` at GT200): every admissible value, as the declared range (``alpha > 0``),
+    or none (refused saying so).
+
+    Raises:
+        errors.NoAnswerHere: the relation holds for no value of ``var`` (exit 1).
+        errors.DerivationError: it holds for every value, and ``var`` has no declared sign to state that as a bound."""
+    where = f" at {at_point.where_text(preset, dict(values or {}))}" if preset is not None or values else " whatever the inputs"
+    if not holds:
+        raise errors.NoAnswerHere(f"{job.model.id}: no admissible {var} satisfies {asked}{where}: the relation does not depend on {var} "
+                                  f"there (the steps leave {var} with the factor 0) and it is false (--full shows the steps)")
+    declared = declared_range.of(job.model, var)
+    if not declared.relations:
+        raise errors.DerivationError(f"{job.model.id}: {asked} holds for every {var}{where}: the relation does not depend on {var} there "
+                                     "(the steps leave it with the factor 0), so it bounds nothing")
+    job.step("independent of the variable", declared.relations[0],
+             f"the relation does not depend on {var}{where} (the steps leave it with the factor 0) and holds: every {var} the model "
+             f"gives a value for ({var} declared {declared.word}) satisfies it")
+    return declared.relations[0]
+
+
+def _target_text(job: jobs._Job, parsed: sympy.Expr) -> str:
+    """The target as the question gave it (its number with its unit where the quantity has one)."""
+    if job.target_value is None:
+        return sympy.sstr(parsed)
+    unit = job.model.unit_text(job.target_value[0].name)
+    return sympy.sstr(job.target_value[1]) + ("" if unit in ("", "1") else f" {unit}")
 
 
 def _signs(job: jobs._Job, var: sympy.Symbol, preset: str | None, values: Mapping[str, Any] | None) -> Any:
-    """The sign reasoner's ``sign``, and at a point (``preset``/``values``) where it proves none, the sign an
-    expression free of ``var`` has there (exact numbers, the target's included), added to the assumptions
-    the answer states: Hong & Kim's ``Uncoal_per_mw - 1`` is 31 at gtx280 (an outside tester's finding:
-    inequalities at a fully given point were refused for a divisor's unproved sign)."""
+    """The sign reasoner's ``sign``; where it proves none of an expression free of ``var``, the sign with the
+    numeric target put in where that reads the same in base units (``instruction_time*(1 - T)`` at ``T = 5`` is
+    negative: an outside tester's finding), and at a point (``preset``/``values``) the sign the expression has
+    there (exact numbers, the target's included; 0 where it is exactly 0 there, which leaves the relation free of
+    ``var``), added to the assumptions the answer states: Hong & Kim's ``Uncoal_per_mw - 1`` is 31 at gtx280 (an
+    outside tester's finding: inequalities at a fully given point were refused for a divisor's unproved sign)."""
     assert job.ctx is not None
-    if preset is None and not values:
-        return job.ctx.sign
     at = dict(values or {})
     if job.target_value is not None:
         at[job.target_value[0].name] = job.target_value[1]
@@ -112,12 +164,20 @@ def _signs(job: jobs._Job, var: sympy.Symbol, preset: str | None, values: Mappin
         found = job.ctx.sign(expr)
         if found is not None or var in expr.free_symbols or not expr.free_symbols:
             return found
-        return at_point.sign_at(job, expr, var, preset, at)
+        if job.target_value is not None and job.target_value[0] in expr.free_symbols \
+                and job._same_in_base_units(expr, *job.target_value):
+            found = job.ctx.sign(expr.xreplace({job.target_value[0]: job.target_value[1]}))
+            if found is not None:
+                return found
+        if preset is None and not values:
+            return None
+        return at_point.sign_at(job, expr, var, preset, at, zero=True)
 
     return sign
 
 
-def _invert_rational(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, signs: Any) -> sympy.Basic:
+def _invert_rational(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, signs: Any,
+                     domain: Callable[[], tuple[sympy.Basic, ...]] = tuple) -> sympy.Basic:
     """``relation`` inverted layer by layer (:func:`inequalities.invert`); where that cannot
     isolate ``var`` and both sides are rational in it, both sides are first multiplied by
     the common denominator, whose sign must be proved (a negative one flips the relation),
@@ -132,20 +192,24 @@ def _invert_rational(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, s
         numerator, denominator = sympy.fraction(sympy.together(difference))
         if var not in denominator.free_symbols:
             raise
-        cleared = _cleared(job, relation, numerator, denominator, var, signs)
+        cleared = _cleared(job, relation, numerator, denominator, var, signs, domain)
         inverted, steps = inequalities.invert(cleared, var, signs, job.ctx.nonnegative)
     job.steps.extend(steps)
     return inverted
 
 
 def _cleared(job: jobs._Job, relation: sympy.Basic, numerator: sympy.Expr, denominator: sympy.Expr,
-             var: sympy.Symbol, signs: Any) -> sympy.Basic:
+             var: sympy.Symbol, signs: Any, domain: Callable[[], tuple[sympy.Basic, ...]] = tuple) -> sympy.Basic:
     """``numerator/denominator REL 0`` multiplied by ``denominator`` (its sign proved, or at a point
-    decided there: ``signs``), the numerator collected in ``var`` when it is linear in it."""
+    decided there: ``signs``; else proved inside the quantity's ``valid_when`` domain, ``domain()``, where
+    alone the model gives it a value: ``c - theta > 0`` where ``theta < c``), the numerator collected in
+    ``var`` when it is linear in it."""
     assert job.ctx is not None
     op = type(relation)
     sign = signs(denominator)
     den = sympy.sstr(denominator)
+    if sign not in (1, -1):
+        sign = _sign_in_domain(job, denominator, domain())
     if sign not in (1, -1):
         raise errors.DerivationError(
             f"{job.model.id}: cannot isolate {var} in {sympy.sstr(relation)}: multiplying through by the denominator {den} "
@@ -166,6 +230,23 @@ def _cleared(job: jobs._Job, relation: sympy.Basic, numerator: sympy.Expr, denom
         raise errors.DerivationError(f"{job.model.id}: cleared of its denominator, {sympy.sstr(relation)} has a numerator of degree "
                                      f"{poly.degree()} in {var}; only a linear one is isolated (substitute or assume to make it linear)")
     return kept(numerator, 0, evaluate=False)
+
+
+def _sign_in_domain(job: jobs._Job, expr: sympy.Expr, domain: tuple[sympy.Basic, ...]) -> int | None:
+    """The sign of ``expr`` proved with the ``valid_when`` conditions ``domain`` assumed (the model gives the
+    quantity no value outside them, so the relation is asked inside them only), recorded as a step; None where
+    they prove none (an outside tester's finding: Volkov's ``c - theta`` was refused though ``theta < c``)."""
+    assert job.ctx is not None
+    if not domain:
+        return None
+    local = job.ctx.copy()
+    used = [c for c in domain if local.add(c)]
+    sign = local.sign(expr) if used else None
+    if sign in (1, -1):
+        job.step("sign in the domain", sympy.Tuple(*used), f"{sympy.sstr(expr)} {'>' if sign == 1 else '<'} 0 where these valid_when conditions "
+                 "hold, and the model gives the quantity a value only there")
+        return sign
+    return None
 
 
 def _piece_advice(model: Any, quantity: Any, case: str | None = None) -> str:

@@ -61,6 +61,20 @@ def _end(condition: sympy.Basic, var: sympy.Symbol, origin: str) -> End | None:
     return End(rhs, op in (_LE, _LT), op in (_LT, _GT), origin)
 
 
+def _isolated(job: jobs._Job, condition: sympy.Basic, var: sympy.Symbol) -> sympy.Basic:
+    """``condition`` as ``var REL c`` where the sign reasoner lets it be inverted (``c - theta > 0`` as
+    ``theta < c``: an end, so a value approached at it is not put into it: an outside tester's finding,
+    where ``--assume 'c - theta > 0'`` made the supremum ``theta = c`` "no admissible value"); else as it is."""
+    assert job.ctx is not None
+    if type(condition) not in _FLIP or var not in condition.free_symbols or _end(condition, var, "") is not None:
+        return condition
+    try:
+        inverted, _ = inequalities.invert(condition, var, job.ctx.sign, job.ctx.nonnegative)
+    except (errors.DerivationError, TypeError, ValueError):
+        return condition
+    return inverted if type(inverted) in _FLIP else condition
+
+
 def _sign_end(job: jobs._Job, var: sympy.Symbol) -> End | None:
     word = declared_range.of(job.model, var).word
     return End(sympy.Integer(0), False, word == "positive", f"the declared sign ({word})") if word else None
@@ -125,7 +139,7 @@ def extreme(job: jobs._Job, inverted: sympy.Basic, var: sympy.Symbol, kind: str,
     ends = [relation_end] + [e for e in (_sign_end(job, var),) if e is not None]
     others: list[sympy.Basic] = []
     for condition in domain:
-        end = _end(condition, var, f"the valid_when condition {sympy.sstr(condition)}")
+        end = _end(_isolated(job, condition, var), var, f"the valid_when condition {sympy.sstr(condition)}")
         if end is None:
             others.append(condition)
         else:
@@ -176,7 +190,7 @@ def _binding_strict(job: jobs._Job, wanted: Sequence[End], values: Sequence[symp
     if len(wanted) == 1 or all(e.strict for e in wanted) or not any(e.strict for e in wanted):
         return wanted[0].strict
     if at is not None:
-        numbers = [_number(job, v, job.model.unit_text(job.variable), at, preset) for v in values]
+        numbers = [number_at(job, v, job.model.unit_text(job.variable), at, preset) for v in values]
         if all(n is not None for n in numbers):
             best = min(numbers) if wanted[0].upper else max(numbers)  # type: ignore[type-var]
             return any(e.strict for e, n in zip(wanted, numbers) if n == best)
@@ -246,11 +260,14 @@ def _feasibility(job: jobs._Job, var: sympy.Symbol, wanted: Sequence[End], value
         if verdict is False:
             raise errors.DerivationError(f"{job.model.id}: no admissible {var} satisfies the relation whatever the inputs: "
                                          f"{need.why} leave no value ({sympy.sstr(condition)} is refuted by the declared assumptions)")
-        needed.append(Need(_tidy(job, condition), need.why, need.end, need.low))
+        tidied = _tidy(job, condition)
+        if tidied is sympy.true:  # proved once tidied (the signs decided at the point among the assumptions)
+            continue
+        needed.append(Need(tidied, need.why, need.end, need.low))
     return needed
 
 
-def _number(job: jobs._Job, expr: sympy.Basic, unit: str | None, at: Mapping[str, Any], preset: str | None) -> float | None:
+def number_at(job: jobs._Job, expr: sympy.Basic, unit: str | None, at: Mapping[str, Any], preset: str | None) -> float | None:
     """``expr`` at the point in ``unit`` (None where it has no finite value there)."""
     try:
         values = evaluator.with_kept(job.model, expr, preset, at, checks=False)
@@ -292,7 +309,7 @@ def check_at_point(job: jobs._Job, var: sympy.Symbol, needed: Sequence[Need], at
             raise errors.NoAnswerHere(f"{head}: the value the ends give fails the valid_when condition {sympy.sstr(need.condition)} "
                                          "there, and a smaller one is not derived in closed form; ask extremum or eval over a grid")
         ours, theirs = (need.end, need.low) if need.end.origin == "the relation" else (need.low, need.end)
-        numbers = {id(e): _number(job, e.value, unit, at, preset) for e in (ours, theirs)}
+        numbers = {id(e): number_at(job, e.value, unit, at, preset) for e in (ours, theirs)}
 
         def said(e: End) -> str:
             number = numbers[id(e)]
@@ -305,10 +322,10 @@ def check_at_point(job: jobs._Job, var: sympy.Symbol, needed: Sequence[Need], at
         here = ""
         end = numbers[id(theirs)]
         if end is not None:
-            value = _number(job, expr.xreplace({var: sympy.nsimplify(end)}), q_unit or None, at, preset)
+            value = number_at(job, expr.xreplace({var: sympy.nsimplify(end)}), q_unit or None, at, preset)
             if value is not None:
                 here = f"; at {var} = {_with_unit(end, unit)} (the domain's end) {job.quantity} is {_with_unit(value, q_unit)}"
-        raise errors.NoAnswerHere(f"{head}: the relation holds only for {said(ours)}, but {theirs.origin} needs {said(theirs)}{here}")
+        raise errors.NoAnswerHere(f"{head}: over admissible {var} the relation holds only where {said(ours)}, but {theirs.origin} needs {said(theirs)}{here}")
 
 
 def _shown(value: Any) -> str:
