@@ -28,7 +28,9 @@ def parse_grid(text: str) -> tuple[int, int, int]:
     try:
         numbers = [int(p) for p in parts]
     except ValueError:
-        raise errors.UsageError(f"grid {text!r}: expected START:STOP[:STEP] with whole numbers") from None
+        raise errors.UsageError(f"grid {text!r}: expected START:STOP[:STEP] with whole numbers (--grid searches a staircase "
+                                "at whole values; over a continuous variable ask without --grid for the closed form, or "
+                                "sweep it: symgpu sweep ... -g VAR=START:STOP:STEP takes fractional steps)") from None
     if len(numbers) not in (2, 3) or (len(numbers) == 3 and numbers[2] <= 0) or numbers[1] < numbers[0]:
         raise errors.UsageError(f"grid {text!r}: expected START:STOP[:STEP] with START <= STOP and STEP > 0")
     start, stop = numbers[0], numbers[1]
