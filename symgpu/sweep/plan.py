@@ -188,8 +188,9 @@ def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Gr
     missing = sorted(used - known)
     if missing:
         where = f" (not in preset '{preset}')" if preset else ""
+        needing = [n for n, e in zip(names, exprs) if {s.name for s in e.free_symbols} & set(missing)] or list(names)
         raise errors.EvaluationError(
-            f"{model.id}: {', '.join(names)} need{'s' if len(names) == 1 else ''} a value for {', '.join(missing)}{where}; "
+            f"{model.id}: {', '.join(needing)} need{'s' if len(needing) == 1 else ''} a value for {', '.join(missing)}{where}; "
             f"give {'them' if len(missing) > 1 else 'it'} with --set {missing[0]}=... or --grid {missing[0]}=START:STOP")
     fixed_declared: list[tuple[str, float]] = []
     fixed_base: list[tuple[str, float]] = []
