@@ -8,6 +8,7 @@ import pytest
 
 import symgpu
 from symgpu import errors
+from symgpu.sweep import build_plan
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +69,6 @@ def test_values_no_array_or_double_holds_are_an_evaluation_error_naming_them(vol
 
 def test_a_sweep_missing_inputs_names_only_the_quantities_that_need_them():
     # memory_throughput_ilp sweeps alone at h100; dram_throughput (the loaded-latency model) needs a, b, c
-    from symgpu.sweep import build_plan
     model = symgpu.load("volkov_2016_ilp")
     build_plan(model, ["memory_throughput_ilp"], preset="h100", grid=["n=1:4"], values={"alpha": 0, "ilp": 1})
     with pytest.raises(errors.EvaluationError, match=r": dram_throughput needs a value for a, b, c "):
