@@ -43,37 +43,38 @@ def _condition(condition: sympy.Basic) -> sympy.Basic:
         return type(condition)(*[_condition(c) for c in condition.args])
     if isinstance(condition, sympy.Not):
         return sympy.Not(_condition(condition.args[0]))
-    if isinstance(condition, sympy.core.relational.Relational) and condition.rel_op in _RULES:
+    if isinstance(condition, sympy.core.relational.Relational) and condition.rel_op in ("==", "!=", ">=", ">", "<=", "<"):
         return _relation(condition)
     return condition
 
 
 def _relation(relation: sympy.core.relational.Relational) -> sympy.Basic:
-    """``relation`` as :func:`symgpu.evaluate.rule.relation_number` decides it."""
+    """``relation`` as :func:`symgpu.evaluate.rule.relation_number` decides it, in the few
+    comparisons of :func:`symgpu.sweep.fused._relation_text` on ``d = l - r`` and the tie ``t``:
+    ``>`` is ``d > t``, ``<`` is ``d < -t``, ``>=`` is ``l == r or d >= -t``, ``<=`` is
+    ``l == r or d <= t``, ``==`` is ``l == r or |d| <= t``, ``!=`` its negation."""
     left, right = relation.lhs, relation.rhs
     if left.is_number or right.is_number:  # a bare literal: the other side's magnitude is the scale
         scale = _magnitude(right if left.is_number else left)
     else:
         scale = sympy.Max(_magnitude(left), _magnitude(right))
-    gap = _magnitude(left - right)
-    equal = sympy.Or(sympy.Eq(left, right, evaluate=False),
-                     sympy.LessThan(gap, TIE * sympy.Min(scale, LARGEST), evaluate=False), evaluate=False)
-    return _RULES[relation.rel_op](equal, left, right)
+    gap = left - right
+    tie = TIE * sympy.Min(scale, LARGEST)
+    same = sympy.Eq(left, right, evaluate=False)
+    op = relation.rel_op
+    if op == ">":
+        return sympy.StrictGreaterThan(gap, tie, evaluate=False)
+    if op == "<":
+        return sympy.StrictLessThan(gap, -tie, evaluate=False)
+    if op == ">=":
+        return sympy.Or(same, sympy.GreaterThan(gap, -tie, evaluate=False), evaluate=False)
+    if op == "<=":
+        return sympy.Or(same, sympy.LessThan(gap, tie, evaluate=False), evaluate=False)
+    equal = sympy.Or(same, sympy.LessThan(_magnitude(gap), tie, evaluate=False), evaluate=False)
+    return equal if op == "==" else sympy.Not(equal, evaluate=False)
 
 
 def _magnitude(expr: sympy.Expr) -> sympy.Expr:
     """``|expr|`` as ``Max(expr, -expr)``: a NumPy ufunc (``maximum``) in the compiled sweep, where
     ``Abs`` prints as Python's ``abs``, which the buffered grid code does not rewrite."""
     return sympy.Max(expr, -expr)
-
-
-_RULES = {
-    "==": lambda equal, left, right: equal,
-    "!=": lambda equal, left, right: sympy.Not(equal, evaluate=False),
-    ">=": lambda equal, left, right: sympy.Or(equal, sympy.StrictGreaterThan(left, right, evaluate=False), evaluate=False),
-    ">": lambda equal, left, right: sympy.And(sympy.Not(equal, evaluate=False), sympy.StrictGreaterThan(left, right, evaluate=False),
-                                              evaluate=False),
-    "<=": lambda equal, left, right: sympy.Or(equal, sympy.StrictLessThan(left, right, evaluate=False), evaluate=False),
-    "<": lambda equal, left, right: sympy.And(sympy.Not(equal, evaluate=False), sympy.StrictLessThan(left, right, evaluate=False),
-                                              evaluate=False),
-}
