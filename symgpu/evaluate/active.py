@@ -90,7 +90,8 @@ def condition_verdict(condition: Any, side: Callable[[sympy.Expr], float], owner
 
     Relations follow :func:`relation_holds`. A side that is a bare literal is compared through
     the difference of the two sides, scaled by the larger of it and the other side. A relation in
-    ``exact`` (:func:`exact_ties`: a tie up to rounding at the point) takes its exact verdict.
+    ``exact`` (:func:`exact_ties`: a tie up to rounding at the point) takes its exact verdict (the
+    shown numbers say so where it differs from the rounded one).
 
     Raises:
         errors.EvaluationError: the condition is not made of relations (``owner`` names it).
@@ -120,10 +121,10 @@ def condition_verdict(condition: Any, side: Callable[[sympy.Expr], float], owner
     else:
         left, right = number(condition.lhs), number(condition.rhs)
         scale = max(abs(left), abs(right))
-    if exact and condition in exact:
-        return exact[condition], f"{sympy.sstr(condition)}: {left:.6g} {condition.rel_op} {right:.6g} (base units; a tie up to rounding, " \
-            f"{'true' if exact[condition] else 'false'} in exact arithmetic)" if shown else ""
     verdict = bool(relation_holds(condition.rel_op, left, right, scale))
+    if exact and exact.get(condition, verdict) != verdict:  # rounding decided it: the exact verdict, said so
+        return not verdict, f"{sympy.sstr(condition)}: {left:.6g} {condition.rel_op} {right:.6g} (base units; a tie up to rounding, " \
+            f"{'true' if not verdict else 'false'} in exact arithmetic)" if shown else ""
     return verdict, f"{sympy.sstr(condition)}: {left:.6g} {condition.rel_op} {right:.6g} (base units)" if shown else ""
 
 
