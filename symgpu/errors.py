@@ -78,6 +78,12 @@ class NoAnswerHere(DerivationError):
     there): a failed check, so the command line exits 1."""
 
 
+class TargetOutOfReach(NoAnswerHere):
+    """A solve asked at a point whose target the quantity never reaches there (it stays below or above
+    it over the variable's whole scanned range), where the closed form gives a root that is none: the
+    answer is that there is no root, said by the numeric check (which lets it through)."""
+
+
 class UsageError(ValueError, SymgpuError):
     """A caller (API or command line) asked for something that does not exist."""
 

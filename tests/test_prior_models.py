@@ -183,3 +183,21 @@ def test_hong_kim_intended_variant_differs_only_in_the_eq23_condition():
     assert printed[0] == fixed[0] and printed[2] == fixed[2] and printed[1] != fixed[1]
     assert isinstance(printed[1], sympy.Or) and isinstance(fixed[1], sympy.And)
     assert tomllib.loads((symgpu.model.loader.ROOT / "equations" / "hong_kim_2009_intended.toml").read_text())["model"]["extends"] == "hong_kim_2009"
+
+
+def test_needed_occupancy_counts_an_exact_ninety_percent_tie_lost_to_rounding():
+    # Zhang & Owens on g80 at alpha >= 22.6: arithmetic_throughput = 32/max(20/n, 4) (the memory
+    # term is far larger), largest 32/4 = 8 (n >= 5). At n = 4.5: 32*4.5/20 = 7.2 = 0.9*8 exactly,
+    # at n = 4.25: 6.8 < 7.2, so the needed occupancy is 4.5 (the sweep's floats give 7.199999999999999).
+    model = symgpu.load("prior_zhang_owens")
+    needed = compare.needed_occupancy(model, "g80", compare.prior_study.ALPHAS, 48.0)
+    assert needed[-1] == 4.5
+    assert needed[9] == 4.5  # alpha = 2**4.5 = 22.6, the same tie
+
+
+def test_needed_occupancy_decides_a_near_tie_exactly_not_by_the_tie_width():
+    # 0.9000000000001*8 = 7.2000000000008 is within the tie rule's 1e-12 of 7.2, but exactly
+    # above it: n = 4.5 (7.2) falls short, n = 4.75 (32*4.75/20 = 7.6) attains it.
+    model = symgpu.load("prior_zhang_owens")
+    needed = compare.needed_occupancy(model, "g80", compare.prior_study.ALPHAS, 48.0, fraction=0.9000000000001)
+    assert needed[-1] == 4.75

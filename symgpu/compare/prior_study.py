@@ -7,12 +7,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 import numpy as np
-from symgpu import units
+import sympy
+from symgpu import errors, units
 from symgpu.model import loader
 from symgpu.model import Model
 from symgpu.compare.sweeps import sweep
 from symgpu.compare.sweeps import model_sweep
-from symgpu.evaluate import evaluator
+from symgpu.evaluate import evaluator, rule
 
 
 #: The reference model of the prior-models report.
@@ -80,19 +81,54 @@ def prior_models(folder: Path | None = None) -> list[str]:
 def needed_occupancy(model: Model, preset: str, alphas: Sequence[float], n_top: float, *, quantity: str = QUANTITY,
                      fraction: float = NEEDED_FRACTION, step: float = OCCUPANCY_STEP) -> np.ndarray:
     """Smallest occupancy (on a ``step`` grid up to ``n_top``) at which the model attains
-    ``fraction`` of its largest throughput on that range, per alpha (Volkov Fig. 7.14)."""
+    ``fraction`` of its largest throughput on that range, per alpha (Volkov Fig. 7.14). A point
+    whose value is within :data:`rule.TIE` of ``fraction`` of the peak is decided in exact
+    arithmetic (:func:`evaluator.exact`), so an exact tie is not lost to rounding."""
     n = np.arange(step, n_top + step / 2, step)
     thru, _ = model_sweep(model, quantity, preset, {}, [("alpha", np.asarray(alphas, dtype=float), model), ("n", n, model)])
     out = np.full(len(alphas), np.nan)
-    for i in range(len(alphas)):
-        row = thru[i]
+    for i, alpha in enumerate(alphas):
+        row = np.nan_to_num(np.asarray(thru[i], dtype=float), nan=-np.inf)
         if not np.isfinite(row).any():
             continue
-        peak = np.nanmax(row)
-        hit = np.nonzero(np.nan_to_num(row, nan=-np.inf) >= fraction * peak)[0]
-        if hit.size:
-            out[i] = n[hit[0]]
+        first = _first_attaining(model, quantity, preset, float(alpha), n, row, fraction)
+        if first is not None:
+            out[i] = n[first]
     return out
+
+
+def _first_attaining(model: Model, quantity: str, preset: str, alpha: float, n: np.ndarray, row: np.ndarray,
+                     fraction: float) -> int | None:
+    """Index of the first ``row`` value at least ``fraction`` of the row's largest (NaN as -inf):
+    one clearly above in floats, or one tied with it by :func:`rule.tied` and at least it exactly."""
+    peak = float(np.max(row))
+    target = fraction * peak
+    near = rule.tied(row, target)
+    for j in np.nonzero(np.logical_or(row >= target, near))[0]:
+        if not near[j]:
+            return int(j)
+        verdict = _attains_exactly(model, quantity, preset, alpha, n, row, int(j), peak, fraction)
+        if verdict is None or verdict:  # undecidable exactly: the tie rule, as sweeps decide
+            return int(j)
+    return None
+
+
+def _attains_exactly(model: Model, quantity: str, preset: str, alpha: float, n: np.ndarray, row: np.ndarray, j: int,
+                     peak: float, fraction: float) -> bool | None:
+    """Whether the value at ``n[j]`` is at least ``fraction`` of the row's exact largest value
+    (the largest exact value among the points tied with the float peak); None when a value is not
+    an exact real number."""
+    def exact_at(k: int) -> sympy.Expr | None:
+        try:
+            value = evaluator.exact(model, quantity, preset=preset, values={"alpha": alpha, "n": float(n[k])})
+        except errors.SymgpuError:
+            return None
+        return value if value.is_number and value.is_extended_real and value.is_finite else None
+    peaks = [exact_at(int(k)) for k in np.nonzero(rule.tied(row, peak))[0]]
+    value = exact_at(j)
+    if value is None or not peaks or any(p is None for p in peaks):
+        return None
+    return bool(value >= sympy.Rational(repr(fraction)) * sympy.Max(*peaks))
 
 
 def _cusp(curve: np.ndarray, alphas: Sequence[float]) -> str:

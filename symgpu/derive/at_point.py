@@ -54,10 +54,11 @@ def active_regimes(job: jobs._Job, found: Sequence[Any], preset: str | None, val
     model = job.model
     out = []
     side = sides_at(model, preset, values)  # the rows share most relations: each side evaluated once
+    exact = active.exact_ties(model, [cond.relational for regime in found for cond in regime.raw], preset, values)
     for regime in found:
         # the numbers are shown for the regimes that apply only: decided first, then shown
-        if all(condition_verdict(cond.relational, side, model.id, shown=False)[0] for cond in regime.raw):
-            out.append((regime, [condition_verdict(cond.relational, side, model.id)[1] for cond in regime.raw]))
+        if all(condition_verdict(cond.relational, side, model.id, shown=False, exact=exact)[0] for cond in regime.raw):
+            out.append((regime, [condition_verdict(cond.relational, side, model.id, exact=exact)[1] for cond in regime.raw]))
     where = where_text(preset, values)
     if not out:
         raise errors.DerivationError(f"{model.id}: no regime of {job.quantity} applies at {where}")

@@ -75,7 +75,7 @@ def certify(model: Model, derivation: Derivation, asked: Asked) -> Derivation:
     for point in _then_more(model, asked, points, answer_inputs, done, checked, lambda: _branch_points(model, derivation, asked, checked, answer_inputs)):
         try:
             said = check(model, derivation, asked, point)
-        except errors.CertificateError:
+        except (errors.CertificateError, errors.TargetOutOfReach):
             raise
         except (errors.SymgpuError, ArithmeticError, TypeError, ValueError, pint.PintError) as exc:
             why = f"at {point.label}: {exc}"

@@ -73,6 +73,7 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
         got = float(_quantity(model, asked, point, np.asarray(root)))
         want = float(np.asarray(target_of(np.asarray(root)), dtype=float))
         if not abs(got - want) <= RESIDUAL * max(abs(got), abs(want), 1e-300):
+            _out_of_reach(model, asked, point, want, root, got)
             raise _fail(model, asked, point, f"at the root {asked.variable} = {root:.10g} the quantity is {got:.10g}, not the target {want:.10g}")
     outside = [r for r, inside in zip(roots, _inside(model, asked, point, np.asarray(roots, dtype=float)))
                if not inside and not _on_edge(model, asked, point, r)] if roots else []
@@ -107,6 +108,39 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
     return (f"{n} root{'s satisfy' if n != 1 else ' satisfies'} the relation and a scan of {asked.variable} finds no other" + on_ranges
             if n else f"no isolated root here, and a scan of {asked.variable} finds none" + on_ranges if covered
             else f"no root here, and a scan of {asked.variable} finds none")
+
+
+def _out_of_reach(model: Model, asked: Asked, point: _Point, want: float, root: float, got: float) -> None:
+    """Where a question asked at a point has a numeric target that the quantity stays strictly below (or
+    above) over the whole scan of the variable inside the domain, there is no root, whatever the closed
+    form gives (Volkov's ``x_latency_root_ilp`` rises towards ``c_ipc`` = 0.0899 and never reaches 0.1;
+    the closed form's root, valid only below ``c_ipc``, gives a positive n there).
+
+    Raises:
+        errors.TargetOutOfReach: the target lies beyond every scanned value.
+    """
+    at_a_point = asked.preset is not None or any(k != asked.variable for k, _ in asked.values)
+    if not at_a_point or _target_free_of_the_variable(model, asked, point) is None:
+        return
+    grid = _scan_grid(model, asked.variable, [])
+    grid = grid[_inside(model, asked, point, grid)]
+    with np.errstate(all="ignore"):
+        along = np.broadcast_to(np.asarray(_quantity(model, asked, point, grid), dtype=float), grid.shape)
+    finite = np.isfinite(along)
+    if finite.sum() < 2:
+        return
+    xs, ys = grid[finite], along[finite]
+    below = bool(np.all(ys < want))
+    if not below and not bool(np.all(ys > want)):
+        return
+    k = int(np.argmax(ys) if below else np.argmin(ys))
+    end = f", approached as {asked.variable} grows" if k == len(ys) - 1 else f", approached as {asked.variable} falls" if k == 0 else ""
+    raise errors.TargetOutOfReach(
+        f"{model.id}: {asked.quantity}: no root for {asked.variable} at {point.label}: {asked.quantity} stays "
+        f"{'below' if below else 'above'} the target {want:.10g} for every {asked.variable} (scanned from {xs[0]:.4g} to "
+        f"{xs[-1]:.4g}: {'at most' if below else 'at least'} about {ys[k]:.6g}, at {asked.variable} = {xs[k]:.4g}{end}); the closed "
+        f"form's root {asked.variable} = {root:.10g} is none here (the quantity is {got:.10g} there): give a target "
+        f"within the quantity's range")
 
 
 def _uncovered_range(model: Model, derivation: Derivation, asked: Asked, point: _Point, grid: np.ndarray, roots: list[float],

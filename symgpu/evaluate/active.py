@@ -25,14 +25,14 @@ rule, used as well by a stored sweep plan (:mod:`symgpu.sweep.replay`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import sympy
 
 from symgpu import errors
-from symgpu.evaluate import evaluator
+from symgpu.evaluate import evaluator, piece_select, ties
 from symgpu.evaluate.rule import (
     RELATION_CODES,
     RELATIONS,
@@ -82,14 +82,16 @@ def _side(model: Model, expr: sympy.Expr, preset: str | None, values: Mapping[st
 
 
 def condition_verdict(condition: Any, side: Callable[[sympy.Expr], float], owner: str = "", *,
-                      shown: bool = True) -> tuple[bool, str]:
+                      shown: bool = True, exact: Mapping[sympy.Basic, bool] | None = None) -> tuple[bool, str]:
     """Evaluate a condition (relations, And/Or/Not) from ``side`` (an expression's magnitude in
     coherent base units, bare literals taking their siblings' unit); return (verdict, shown numbers).
     ``shown`` False: the verdict alone, with ``""`` for the numbers (none printed: for a caller that
     shows only some of the conditions it decides).
 
     Relations follow :func:`relation_holds`. A side that is a bare literal is compared through
-    the difference of the two sides, scaled by the larger of it and the other side.
+    the difference of the two sides, scaled by the larger of it and the other side. A relation in
+    ``exact`` (:func:`exact_ties`: a tie up to rounding at the point) takes its exact verdict (the
+    shown numbers say so where it differs from the rounded one).
 
     Raises:
         errors.EvaluationError: the condition is not made of relations (``owner`` names it).
@@ -99,11 +101,11 @@ def condition_verdict(condition: Any, side: Callable[[sympy.Expr], float], owner
     if condition in (False, sympy.false):
         return False, "False" if shown else ""
     if isinstance(condition, (sympy.And, sympy.Or)):
-        parts = [condition_verdict(c, side, owner, shown=shown) for c in condition.args]
+        parts = [condition_verdict(c, side, owner, shown=shown, exact=exact) for c in condition.args]
         verdict = all(p for p, _ in parts) if isinstance(condition, sympy.And) else any(p for p, _ in parts)
         return verdict, (" and " if isinstance(condition, sympy.And) else " or ").join(t for _, t in parts) if shown else ""
     if isinstance(condition, sympy.Not):
-        verdict, text = condition_verdict(condition.args[0], side, owner, shown=shown)
+        verdict, text = condition_verdict(condition.args[0], side, owner, shown=shown, exact=exact)
         return not verdict, f"not ({text})" if shown else ""
     if not isinstance(condition, sympy.core.relational.Relational) or condition.rel_op not in RELATIONS:
         raise errors.EvaluationError(f"{owner + ': ' if owner else ''}cannot evaluate the condition {sympy.sstr(condition)}")
@@ -120,7 +122,19 @@ def condition_verdict(condition: Any, side: Callable[[sympy.Expr], float], owner
         left, right = number(condition.lhs), number(condition.rhs)
         scale = max(abs(left), abs(right))
     verdict = bool(relation_holds(condition.rel_op, left, right, scale))
+    if exact and exact.get(condition, verdict) != verdict:  # rounding decided it: the exact verdict, said so
+        return not verdict, f"{sympy.sstr(condition)}: {left:.6g} {condition.rel_op} {right:.6g} (base units; a tie up to rounding, " \
+            f"{'true' if not verdict else 'false'} in exact arithmetic)" if shown else ""
     return verdict, f"{sympy.sstr(condition)}: {left:.6g} {condition.rel_op} {right:.6g} (base units)" if shown else ""
+
+
+def exact_ties(model: Model, conditions: Iterable[Any], preset: str | None, values: Mapping[str, Any]) -> dict[sympy.Basic, bool]:
+    """The relations of ``conditions`` that are ties up to rounding at the point, each with its verdict in
+    exact arithmetic (:func:`ties.near_relations`), for :func:`condition_verdict`'s ``exact``."""
+    found: dict[sympy.Basic, None] = {}
+    for condition in conditions:
+        piece_select.collect_relations(condition, found)
+    return ties.near_relations(model, found, preset, values)
 
 
 def condition_holds(model: Model, condition: Any, preset: str | None, values: Mapping[str, Any]) -> tuple[bool, str]:
@@ -129,7 +143,8 @@ def condition_holds(model: Model, condition: Any, preset: str | None, values: Ma
     Both sides of a relation are evaluated in base units; sides within a relative
     :data:`TIE` of each other are equal (so ties are not decided by rounding).
     """
-    return condition_verdict(condition, lambda expr: _side(model, expr, preset, values), model.id)
+    return condition_verdict(condition, lambda expr: _side(model, expr, preset, values), model.id,
+                             exact=exact_ties(model, [condition], preset, values))
 
 
 def condition_true(model: Model, condition: Any, preset: str | None, values: Mapping[str, Any]) -> bool:

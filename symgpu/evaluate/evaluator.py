@@ -13,7 +13,7 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.memo import Memo
-from symgpu.evaluate import compiler, scaling, input_values, one_sided, piece_select, singular, stepwise
+from symgpu.evaluate import compiler, scaling, input_values, one_sided, piece_select, singular, stepwise, ties
 
 #: an expression's free symbols' names (sorted) and whether it has a ``Piecewise``, by expression: a
 #: certificate evaluates one answer at up to a hundred points, and each walk of a large regime
@@ -260,6 +260,10 @@ def evaluate_expression(model: Model, expr: sympy.Basic, unit: pint.Unit | str |
         where = f" (not in preset '{preset}')" if preset else ""
         raise errors.EvaluationError(f"{model.id}: the result needs a value for {', '.join(missing)}{where}; pass NAME=VALUE")
     magnitudes = [np.asarray(input_values.base_magnitude(model, n, merged[n]), dtype=float) for n in names]
+    if shape[1] and not any(np.ndim(v) for v in magnitudes):  # a case condition decided by IEEE rounding: decided exactly
+        tie = ties.tie_value(model, expr, target, preset, values or {})
+        if tie is not None:
+            return ureg.Quantity(tie, target)
     inputs = compiler.broadcast(magnitudes) if shape[1] else magnitudes
     try:
         function = _point_function(model, expr, names, target, inputs)
