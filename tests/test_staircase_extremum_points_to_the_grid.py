@@ -4,7 +4,7 @@ commands, in model-file syntax)."""
 
 from __future__ import annotations
 
-ASKED = ("extremum", "mdm_2019", "S_Total_MDM", "--over", "W", "--max", "-p", "table1", "-s", "M_Read=3", "-s", "W=64",
+ASKED = ("extremum", "mdm_2019", "S_Total_MDM", "--over", "W", "--max", "-p", "table1", "-s", "M_Read=3",
          "-s", "M_Write=0.5", "-s", "LLCMissRate=0.5", "-s", "L_NoCService=1", "-s", "L_DRAMService=1")
 
 

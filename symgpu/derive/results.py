@@ -68,7 +68,7 @@ def evaluate_result(model: Model, derivation: Derivation, preset: str | None = N
     """
     values = result_values(derivation, values)
     if which != "location" and isinstance(derivation.result, (sympy.Basic, dict)) and not holds_on_ranges(derivation.result) \
-            and (derivation.operation == "boundary" or derivation.extra.roots is not None):
+            and (derivation.operation == "boundary" or _records_of_result(derivation)):
         return _applying_value(model, derivation, preset, values)
     if which == "location":
         expr = derivation.location
@@ -82,14 +82,22 @@ def evaluate_result(model: Model, derivation: Derivation, preset: str | None = N
     return evaluator.evaluate_expression(model, expr, unit or None, preset=preset, values=evaluator.with_kept(model, expr, preset, values))
 
 
+def _records_of_result(derivation: Derivation) -> list[RootRecord]:
+    """The root records of a solve whose roots are its result (all of them, or those the result
+    still holds where a caller replaced it by one of its roots); empty where there are none."""
+    records = derivation.extra.roots or ()
+    result = derivation.result
+    if isinstance(result, sympy.Tuple) or not isinstance(result, sympy.Basic):
+        return list(records)
+    return [r for r in records if r.root == result]
+
+
 def _applying_value(model: Model, derivation: Derivation, preset: str | None, values: Mapping[str, Any]) -> pint.Quantity:
     """:func:`evaluate_result` of a solve or boundary with regime roots: the roots that hold at the point."""
     if derivation.operation == "boundary":
         found = applying_boundaries(model, derivation, preset, values)
     else:
-        records = derivation.extra.roots
-        assert records is not None
-        found = applying_roots(model, records, preset, values, derivation.unit, derivation.variable)
+        found = applying_roots(model, _records_of_result(derivation), preset, values, derivation.unit, derivation.variable)
     if not found:
         raise errors.NoAnswerHere(f"{model.id}: {derivation.quantity}: no root for {derivation.variable} lies in its regime at "
                                   f"{at_point.where_text(preset, values)}: the regime conditions, or the model's domain there, fail for each "
