@@ -46,16 +46,3 @@ def test_with_the_blocks_bounded_the_minimum_is_at_the_bound() -> None:
     assert answer.extra.value_at == pytest.approx(AT_EIGHT, rel=1e-9)  # in cycles, the quantity's unit
     grid = np.linspace(0.01, 8, 800)  # brute force over (0, 8]: nothing smaller
     assert min(_exec(float(a)) for a in grid) >= AT_EIGHT * (1 - 1e-12)
-
-
-def test_no_minimum_over_the_memory_latency_which_falls_towards_its_value_at_zero() -> None:
-    # gtx280+tiled_matmul, a = 5, Mem_LD -> 0: Mem_L = 31*40 = 1240, Mem_cycles = 7440, N = 20, Rep = 80/150;
-    # MWP = Min(1240/1280, 141.7e9*1240/(30*1.3e9*128) = 35.2, 20) = 0.96875, CWP = Min((7440 + 132)/132, 20) = 20 >= MWP:
-    # Eq. (23), (7440*20/0.96875 + 22*(0.96875 - 1))*80/150 = 81919.633 (an outside tester's finding: a 4 KB message
-    # "no branch of Piecewise(..." cut off before its reason)
-    approached = (7440 * 20 / 0.96875 + 22 * (0.96875 - 1)) * 80 / 150
-    with pytest.raises(errors.DerivationError, match=r"has no minimum over Mem_LD at the given values: it tends to "
-                                                     r"81919\.63333 cycle as Mem_LD -> 0 without reaching it"):
-        symgpu.load(HK).extremum("Exec_cycles_app", "Mem_LD", "min", preset=PRESET, values={"Active_blocks_per_SM": 5})
-    near = symgpu.load(HK).evaluate("Exec_cycles_app", PRESET, values={"Active_blocks_per_SM": 5, "Mem_LD": 1e-9})
-    assert near.to("cycle").magnitude == pytest.approx(approached, rel=1e-12)
