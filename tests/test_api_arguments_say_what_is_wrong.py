@@ -50,8 +50,8 @@ def test_eval_refuses_a_value_given_for_the_quantity_it_evaluates(cli):  # type:
 
 
 def test_a_domain_error_on_arrays_names_the_element_outside_the_domain(volkov):
-    # theta < c = 170 GB/s at kepler: 10 and 100 are inside, 180 (element 2) is not (before: "theta = 10 GB/s" was quoted)
-    with pytest.raises(errors.DomainError, match=r"theta = 180 GB/s \(element 2 of the arrays\)"):
+    # theta < c = 170 GB/s at kepler: 10 and 100 are inside, 180 is not (before: "theta = 10 GB/s" was quoted)
+    with pytest.raises(errors.DomainError, match=r"theta = 180 GB/s \(the first point of the arrays outside it\)"):
         volkov.evaluate("memory_latency", "kepler", theta=np.array([10.0, 100.0, 180.0]))
 
 

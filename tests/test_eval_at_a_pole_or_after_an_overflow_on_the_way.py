@@ -4,6 +4,8 @@ finding F18: Volkov's memory throughput printed as 0 where an overflow inside a 
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
 import symgpu
@@ -54,3 +56,25 @@ def test_the_refusal_is_an_evaluation_error_in_the_api() -> None:
     model = symgpu.load("prior_huang")
     with pytest.raises(errors.EvaluationError, match="divides by zero"):
         model.evaluate("Bandwidth_delay_printed", "synthetic", n=28.125, alpha=0)
+
+
+def test_a_division_by_a_zero_input_minus_another_zero_is_a_pole_not_a_limit_from_above(write_model) -> None:  # type: ignore[no-untyped-def]
+    # P = Min(P_peak, P_peak/(g - a)) with a nonnegative and g of no declared sign, both 0: IEEE gives
+    # Min(P_peak, inf) = P_peak, but P_peak/(g - a) is a pole there (at a = 1e-9 it is -1e23, so the value
+    # from above tends to -oo, not P_peak): refused (a review's finding: the division flag was taken as
+    # "by a nonnegative input at 0" because a tiny a flags nothing, without comparing the values)
+    extra = """
+    [symbols.a]
+    description = "a nonnegative input"
+    unit = "1"
+    assumptions = ["nonnegative"]
+
+    [symbols.g]
+    description = "an input of no declared sign"
+    unit = "1"
+    """
+    text = write_model(rhs="Min(P_peak, P_peak/(g - a))").read_text().replace("\n[[equations]]\n", textwrap.dedent(extra) + "\n[[equations]]\n", 1)
+    model = symgpu.load(write_model(text))
+    with pytest.raises(errors.EvaluationError, match="no value at these inputs"):
+        model.evaluate("P", values={"P_peak": 1e14, "a": 0, "g": 0})
+    assert float(model.evaluate("P", values={"P_peak": 1e14, "a": 1e-9, "g": 0}).magnitude) == pytest.approx(-1e23)

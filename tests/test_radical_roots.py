@@ -94,3 +94,16 @@ def test_a_second_root_or_a_root_inside_a_function_goes_to_sympy_solve():
     assert roots._one_square_root(sympy.sqrt(x) + sympy.cbrt(x) - a, x) is None
     assert roots._one_square_root(sympy.sqrt(x) + sympy.sqrt(x + 1) - a, x) is None
     assert roots._one_square_root(sympy.log(sympy.sqrt(x) + 1) - a, x) is None
+
+
+def test_no_complex_candidate_of_the_squared_equation_is_given_as_a_real_root():
+    x = sympy.Symbol("x", real=True)
+    # sqrt(x + 1) = -(x + 2) needs x <= -2 and x >= -1 at once (by hand): no real root; the squared
+    # equation's candidates -3/2 +- sqrt(3)*I/2 were returned (a review's finding)
+    assert roots.real_roots(-x - sympy.sqrt(x + 1) - 2, x) == []
+    # x = sqrt(x + 1)/(x - 2): every root returned is real and satisfies the equation (in 30 digits)
+    found = roots.real_roots(x - sympy.sqrt(x + 1) / (x - 2), x)
+    assert found and all(r.is_extended_real is not False for r in found)
+    for r in found:
+        value = complex(r.evalf(30))
+        assert value.imag == 0 and abs(value.real - (value.real + 1) ** 0.5 / (value.real - 2)) < 1e-9

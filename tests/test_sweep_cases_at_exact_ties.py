@@ -4,10 +4,14 @@ unit in the last place the value was another case's, beside a regime column nami
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pytest
 import sympy
 
 import symgpu
+from symgpu.evaluate import rule
 from symgpu.sweep import backends, sweep
 from symgpu.sweep.tie_conditions import tie_aware
 
@@ -47,3 +51,18 @@ def test_each_relation_is_the_tie_rule_at_and_beside_a_tie():
         f = sympy.lambdify((x, y), tie_aware(sympy.Piecewise((1, sympy.Rel(x, y, op)), (0, True))), "numpy")
         assert bool(f(near, 13.5) == 1) is at_tie, op
         assert bool(f(far, 13.5) == 1) is below, op
+
+
+@pytest.mark.parametrize("op", ["==", "!=", ">=", ">", "<=", "<"])
+def test_each_relation_decides_as_relation_number_at_zeros_infinities_nan_and_huge_sides(op):
+    # the regime column's rule (symgpu.evaluate.rule.relation_number) is the reference; 1.5e308 against
+    # 1.5e308*(1 - 0.8e-12) is within the tie only where the width is not capped below the larger side
+    x, y = sympy.symbols("x y", real=True)
+    values = [0.0, -0.0, 1.0, -1.0, 13.5, 13.499999999999998, 1e-310, 1.5e308, 1.5e308 * (1 - 0.8e-12),
+              1.7976931348623157e308, math.inf, -math.inf, math.nan]
+    decide = sympy.lambdify((x, y), tie_aware(sympy.Piecewise((1.0, sympy.Rel(x, y, op)), (0.0, True))), "math")
+    for a in values:
+        for b in values:
+            with np.errstate(all="ignore"):
+                want = rule.relation_number(rule.RELATION_CODES[op], a, b, rule.larger_magnitude(a, b))
+            assert (decide(a, b) == 1.0) is bool(want), (op, a, b)

@@ -137,7 +137,7 @@ def _one_square_root(target: sympy.Expr, var: sympy.Symbol) -> _Split | None:
         terms = sympy.Poly(sympy.expand(num), s).terms()
     except sympy.PolynomialError:
         return None
-    if any(a.has(s) for _, a in terms) or den.has(radical):
+    if any(a.has(s) for _, a in terms):
         return None
     r = radical.base
     p = sympy.Add(*[a * r ** (k // 2) for (k,), a in terms if k % 2 == 0])
@@ -161,6 +161,8 @@ def _squared_roots(target: sympy.Expr, var: sympy.Symbol, split: _Split) -> list
     squared = sympy.together(split.p ** 2 - split.q ** 2 * split.r).as_numer_denom()[0]
     kept: list[Any] = []
     for candidate in sympy.solve(squared, var, dict=False, check=False):
+        if getattr(candidate, "is_extended_real", None) is False:  # check=False skips the real stand-in's own check
+            continue
         at = {var: candidate}
         p, q = split.p.xreplace(at), split.q.xreplace(at)
         if sympy.cancel(q) == 0:
@@ -169,7 +171,12 @@ def _squared_roots(target: sympy.Expr, var: sympy.Symbol, split: _Split) -> list
             continue
         if sympy.cancel(split.den.xreplace(at).xreplace({split.s: -p / q})) == 0:
             continue
-        if _sign_of_product(sympy.factor(sympy.cancel(p * q))) != 1:
+        product = sympy.factor(sympy.cancel(p * q))
+        if product.is_number:  # a number: its sign read in 30 digits (complex: no real root)
+            value = complex(product.evalf(30))
+            if value.imag == 0 and value.real <= 0:
+                kept.append(candidate)
+        elif _sign_of_product(product) != 1:
             kept.append(candidate)
     return kept
 

@@ -118,7 +118,7 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
         if not np.all(holds):
             shape = np.broadcast_shapes(holds.shape, *[np.shape(magnitudes[a]) for a in cond_args])
             index = int(np.flatnonzero(~np.broadcast_to(holds, shape))[0])  # the first point outside the domain, not the first point
-            where = f" (element {index} of the arrays)" if shape else ""
+            where = " (the first point of the arrays outside it)" if shape else ""
 
             def at(value: Any) -> float:
                 return float(np.broadcast_to(np.asarray(value, dtype=float), shape).reshape(-1)[index]) if shape else input_values.first(value)
@@ -180,7 +180,8 @@ def _refuse_overflow(model: Model, name: str, function: Any, inputs: Sequence[An
 def _watched(function: Any, inputs: Sequence[Any]) -> singular.Watch:
     watch = singular.Watch()
     with watch.errstate():
-        function(*compiler.numpy_scalars(list(inputs)))
+        value = function(*compiler.numpy_scalars(list(inputs)))
+    watch.value = float(value) if np.ndim(value) == 0 else None
     return watch
 
 
@@ -194,7 +195,7 @@ def _unflagged(model: Model, name: str, preset: str | None, values: Mapping[str,
         errors.EvaluationError: exact arithmetic finds no real value there (a pole of the formula), or cannot
             decide it where IEEE overflowed.
     """
-    if singular.explained(watch, zeros, again):
+    if singular.explained(watch, zeros, again, result):
         return result
     try:
         number = complex(exact(model, name, preset=preset, values=values))

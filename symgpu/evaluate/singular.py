@@ -36,6 +36,7 @@ class Watch:
     def __init__(self) -> None:
         self.divide = False
         self.overflow = False
+        self.value: float | None = None  # the value computed under it, where the caller records one
 
     def __call__(self, kind: str, flag: int) -> None:
         self.divide = self.divide or bool(flag & _DIVIDE)
@@ -60,10 +61,15 @@ def zero_nonnegative(model: Model, names: Sequence[str], magnitudes: Mapping[str
     return out
 
 
-def explained(watch: Watch, zeros: Sequence[str], again: Callable[[Mapping[str, float]], Watch]) -> bool:
+def explained(watch: Watch, zeros: Sequence[str], again: Callable[[Mapping[str, float]], Watch], result: float) -> bool:
     """Is ``watch``'s flag only a division by nonnegative inputs at 0 (``zeros``), whose IEEE value is the
     limit from above? ``again`` evaluates once more with the inputs it is given replaced and returns its
-    :class:`Watch`: no division by zero with ``zeros`` at :data:`TINY` says so."""
+    :class:`Watch` with the value: no division by zero with ``zeros`` at :data:`TINY`, and the same
+    value as ``result`` (within 1e-9 relative), says so. (A division by ``g - a`` with ``a`` at 0 and
+    ``g`` at 0 too flags nothing at ``a`` tiny, but its value there is far from IEEE's: a pole.)"""
     if watch.overflow or not zeros:
         return False
-    return not again({name: TINY for name in zeros}).divide
+    second = again({name: TINY for name in zeros})
+    if second.divide or second.value is None or not np.isfinite(second.value):
+        return False
+    return bool(abs(second.value - result) <= 1e-9 * max(abs(result), abs(second.value)))

@@ -161,8 +161,9 @@ def watched(model: Model, name: str, given: frozenset[str], magnitudes: Mapping[
     """The IEEE flags of computing ``name``'s steps from ``magnitudes`` (no domain check)."""
     watch = singular.Watch()
     known: dict[str, Any] = {}
-    if _read(plan(model, name, given).inputs, magnitudes, known):
-        _run(model, plan(model, name, given).steps, known, watch)
+    if _read(plan(model, name, given).inputs, magnitudes, known) and _run(model, plan(model, name, given).steps, known, watch) \
+            and name in known:
+        watch.value = float(known[name]) / float(scaling.unit_scale(model.units[name]))
     return watch
 
 

@@ -14,7 +14,7 @@ rule, in the operations a compiled sweep already uses (subtraction, ``Max``/``Mi
 ``Eq``): ``l > r`` is ``not equal and l > r``, ``l >= r`` is ``equal or l > r`` and
 so on, where ``equal`` is ``l == r`` or ``|l - r| <= TIE * min(scale, LARGEST)``, ``scale`` the
 larger magnitude of the two sides (of the side that is no number where the other is a literal, as
-:func:`symgpu.sweep.regimes` reads it), capped near the largest double (:data:`LARGEST`) so that an
+:func:`symgpu.sweep.regimes` reads it), capped at the largest double (:data:`LARGEST`) so that an
 infinite side makes no tie. NaN on a side makes every relation but ``!=`` false, as in the rule.
 """
 
@@ -24,9 +24,9 @@ import sympy
 
 from symgpu.evaluate.rule import TIE
 
-#: a tie's width is capped at ``TIE`` times this (an infinite side ties nothing); 1e308, not the
-#: largest double, whose 15-digit print (1.79769313486232e+308) reads back as infinity
-LARGEST = sympy.Float(1e308)
+#: a tie's width is capped at ``TIE`` times the largest double (an infinite side ties nothing), its
+#: 17 significant digits kept so that the printed literal reads back as that double, not as infinity
+LARGEST = sympy.Float("1.7976931348623157e308", 17)
 
 
 def tie_aware(expr: sympy.Basic) -> sympy.Basic:
