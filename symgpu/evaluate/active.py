@@ -123,8 +123,8 @@ def condition_verdict(condition: Any, side: Callable[[sympy.Expr], float], owner
         scale = max(abs(left), abs(right))
     verdict = bool(relation_holds(condition.rel_op, left, right, scale))
     if exact and exact.get(condition, verdict) != verdict:  # rounding decided it: the exact verdict, said so
-        return not verdict, f"{sympy.sstr(condition)}: {left:.6g} {condition.rel_op} {right:.6g} (base units; a tie up to rounding, " \
-            f"{'true' if not verdict else 'false'} in exact arithmetic)" if shown else ""
+        return not verdict, f"{sympy.sstr(condition)}: {left:.6g} {condition.rel_op} {right:.6g} (base units; sides within rounding of a tie, " \
+            f"{'true' if not verdict else 'false'} in exact arithmetic with the inputs as given)" if shown else ""
     return verdict, f"{sympy.sstr(condition)}: {left:.6g} {condition.rel_op} {right:.6g} (base units)" if shown else ""
 
 
