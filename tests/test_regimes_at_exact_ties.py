@@ -18,30 +18,23 @@ def _sets(values):
     return [a for k, v in values.items() for a in ("-s", f"{k}={v}")]
 
 
-def test_prior_sim_regimes_at_cwp_equal_to_mwp_are_the_cwp_at_most_mwp_case_with_value_184(cli):
-    # CWP = min(n, 1 + mem_lat/((alpha+1)*max(1/alu_thru, alu_lat/n))) = 1 + 115/(2.3*4) = 13.5 and
-    # MWP = min(n, BW*mem_lat/(SMs*bytes_per_inst*clock)) = 1728*115/(115*128*1) = 13.5 exactly (CWP is
-    # 13.500000000000002 in floats): CWP <= MWP, Texec = max(Tcomp, Tmem + Tcomp/n) with
-    # Tcomp = 2.3*19*4 = 174.8, Tmem = 19*115/min(13.5, 12.5) = 174.8: 174.8 + 174.8/19 = 184 (by hand;
-    # the CWP > MWP case gives max(174.8, 174.8) = 174.8)
-    model = symgpu.load("prior_sim")
-    d = model.regimes("Texec", preset="fermi", values=SIM)
-    assert [r.name for r in d.extra.active_regimes] == ["cwp_at_most_mwp+throughput_bound+cwp_full+max_arg2+min_arg3"]
-    assert float(derive.evaluate_result(model, d, "fermi", **SIM).magnitude) == pytest.approx(184, rel=1e-12)
-    code, out, err = cli("--no-cache", "regimes", "prior_sim", "Texec", "-p", "fermi", *_sets(SIM))
+# prior_sim at fermi: CWP = min(n, 1 + mem_lat/((alpha+1)*max(1/alu_thru, alu_lat/n))) = 1 + 115/(2.3*4) = 13.5 and
+# MWP = min(n, BW*mem_lat/(SMs*bytes_per_inst*clock)) = 1728*115/(115*128*1) = 13.5 exactly (CWP is 13.500000000000002
+# in floats): CWP <= MWP, Texec = max(Tcomp, Tmem + Tcomp/n) with Tcomp = 2.3*19*4 = 174.8, Tmem = 19*115/min(13.5, 12.5)
+# = 174.8: 174.8 + 174.8/19 = 184 (by hand; the CWP > MWP case gives max(174.8, 174.8) = 174.8).
+# prior_hong_kim_fixed at gt200: CWP_full = 1 + mem_lat/(4*(alpha + 1)) = 1 + 55/4.4 = 13.5 exactly (13.499999999999998
+# in floats) = n, MWP_peak_bw = 1417*55/(1.296*128*30) = 15.66 > 13.5: latency bound, Time = mem_lat + alu_lat*alpha
+# = 55 + 24*0.1 = 57.4 cycles (by hand; the compute bound would be 4.4*13.5 = 59.4)
+@pytest.mark.parametrize(("model_id", "quantity", "preset", "values", "regime", "value"), [
+    ("prior_sim", "Texec", "fermi", SIM, "cwp_at_most_mwp+throughput_bound+cwp_full+max_arg2+min_arg3", 184),
+    ("prior_hong_kim_fixed", "Time", "gt200", HONG_KIM, "latency_bound", 57.4),
+])
+def test_regimes_at_an_exact_tie_name_the_exact_case_and_give_its_value(cli, model_id, quantity, preset, values, regime, value):
+    model = symgpu.load(model_id)
+    d = model.regimes(quantity, preset=preset, values=values)
+    assert [r.name for r in d.extra.active_regimes] == [regime]
+    assert float(derive.evaluate_result(model, d, preset, **values).magnitude) == pytest.approx(value, rel=1e-12)
+    code, out, err = cli("--no-cache", "regimes", model_id, quantity, "-p", preset, *_sets(values))
     assert code == 0, err
-    assert "value: 184 cycle" in out
-    assert "active: cwp_at_most_mwp+throughput_bound+cwp_full+max_arg2+min_arg3" in out
-
-
-def test_hong_kim_fixed_regimes_at_cwp_equal_to_n_give_the_latency_bound_57_4(cli):
-    # CWP_full = 1 + mem_lat/(4*(alpha + 1)) = 1 + 55/4.4 = 13.5 exactly (13.499999999999998 in floats) = n,
-    # MWP_peak_bw = 1417*55/(1.296*128*30) = 15.66 > 13.5: latency bound,
-    # Time = mem_lat + alu_lat*alpha = 55 + 24*0.1 = 57.4 cycles (by hand; the compute bound would be 4.4*13.5 = 59.4)
-    model = symgpu.load("prior_hong_kim_fixed")
-    d = model.regimes("Time", preset="gt200", values=HONG_KIM)
-    assert [r.name for r in d.extra.active_regimes] == ["latency_bound"]
-    assert float(derive.evaluate_result(model, d, "gt200", **HONG_KIM).magnitude) == pytest.approx(57.4, rel=1e-12)
-    code, out, err = cli("--no-cache", "regimes", "prior_hong_kim_fixed", "Time", "-p", "gt200", *_sets(HONG_KIM))
-    assert code == 0, err
-    assert "value: 57.4 cycle" in out
+    assert f"value: {value:g} cycle" in out
+    assert f"active: {regime}" in out
