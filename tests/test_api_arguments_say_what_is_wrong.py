@@ -73,3 +73,15 @@ def test_a_sweep_missing_inputs_names_only_the_quantities_that_need_them():
     build_plan(model, ["memory_throughput_ilp"], preset="h100", grid=["n=1:4"], values={"alpha": 0, "ilp": 1})
     with pytest.raises(errors.EvaluationError, match=r": dram_throughput needs a value for a, b, c "):
         build_plan(model, ["memory_throughput_ilp", "dram_throughput"], preset="h100", grid=["n=1:4"], values={"alpha": 0, "ilp": 1})
+
+
+def test_a_time_target_for_a_quantity_in_cycles_is_moved_across_the_presets_clock():
+    # gt200's clock is 1.296 GHz: 500 ns is 648 cycles (by hand); the command line converted it, the API refused
+    model = symgpu.load("prior_hong_kim")
+    in_time = model.solve("Time", for_="alpha", target="500 ns", preset="gt200", values={"n": 2})
+    in_cycles = model.solve("Time", for_="alpha", target=648, preset="gt200", values={"n": 2})
+    root = float(symgpu.derive.evaluate_result(model, in_time, "gt200", n=2).magnitude[0])
+    assert root == pytest.approx(float(symgpu.derive.evaluate_result(model, in_cycles, "gt200", n=2).magnitude[0]), rel=1e-12)
+    assert float(model.evaluate("Time", "gt200", n=2, alpha=root).magnitude) == pytest.approx(648, rel=1e-9)
+    with pytest.raises(errors.UsageError, match="so the target needs a clock: give a preset with"):
+        model.solve("Time", for_="alpha", target="500 ns", values={"n": 2})

@@ -19,13 +19,13 @@ import pint
 
 from symgpu import api, errors, resources, textfiles, units
 from symgpu.model import expressions, loader
-from symgpu.evaluate import evaluator
+from symgpu.evaluate import clocks, evaluator
 from symgpu.numbers import json_number
 from symgpu.report import files
 from symgpu.cli.parsing import BAD_INPUT, FAILED, OK, Parser
 
-__all__ = ["BAD_INPUT", "FAILED", "OK", "Parser", "add_unit_options", "add_value_options", "convert", "converted", "CycleClock", "find_clock", "load_model", "needs_clock", "parse_assignments",
-           "to_unit", "unit_text", "with_clock"]
+__all__ = ["BAD_INPUT", "FAILED", "OK", "Parser", "add_unit_options", "add_value_options", "convert", "converted", "CycleClock", "find_clock", "load_model", "parse_assignments",
+           "to_unit", "unit_text"]
 
 
 def add_value_options(parser: argparse.ArgumentParser) -> None:
@@ -179,38 +179,19 @@ def converted(model: Any, value: pint.Quantity, unit: str | None, clock_text: st
         assert unit is not None
         if needs_warp_size(value, units.unit(unit)):
             return to_unit(with_warp_size(model, value, units.unit(unit), preset, values, problem), unit), None
-        if not needs_clock(value, units.unit(unit)):
+        if not clocks.needs_clock(value, units.unit(unit)):
             raise problem from None
         need = "a time" if units.unit(unit).dimensionality == units.unit("s").dimensionality else unit
         clock, source = find_clock(model, clock_text, preset=preset, values=values,
                                    missing=f"--unit {unit!r}: {quantity} is in {unit_text(value)}; {need} needs a clock")
         named = "" if source == "--clock" else f"{source.split(' ', 1)[0]} = "
         print(f"symgpu: note: cycles converted at {named}{units.compact(clock):~.10g} ({source})", file=sys.stderr)
-        return to_unit(with_clock(value, units.unit(unit), clock), unit), CycleClock(clock, source)
-
-
-def _differ_by(value: pint.Quantity, unit: Any, rate: str) -> bool:
-    """Do ``value`` and ``unit`` differ by exactly ``rate`` or its inverse (cycles and time by ``Hz``)?"""
-    ratio = (value.units / unit).dimensionality
-    return bool(ratio == units.unit(rate).dimensionality or ratio == (1 / units.unit(rate)).dimensionality)
-
-
-def _across(value: pint.Quantity, unit: Any, rate: pint.Quantity) -> pint.Quantity:
-    """``value`` moved across ``rate`` towards ``unit``: divided where ``value`` has ``rate``'s
-    dimension more than ``unit`` (cycles in a time: by the clock), else multiplied."""
-    dividing = (value.units / unit).dimensionality == rate.dimensionality
-    return units.convert(value / rate if dividing else value * rate, unit)
-
-
-def _inputs_in(model: Any, unit: str) -> list[str]:
-    """The model's inputs and constants of ``unit``'s dimension (a derived quantity is no clock or warp size)."""
-    dimension = units.unit(unit).dimensionality
-    return [n for n, u in model.units.items() if u.dimensionality == dimension and n not in model.defining]
+        return to_unit(clocks.with_clock(value, units.unit(unit), clock), unit), CycleClock(clock, source)
 
 
 def needs_warp_size(value: pint.Quantity, unit: Any) -> bool:
     """Do ``value`` and ``unit`` differ by exactly threads per warp (warps per SM in threads per SM)?"""
-    return _differ_by(value, unit, "thread/warp")
+    return clocks.differ_by(value, unit, "thread/warp")
 
 
 def with_warp_size(model: Any, value: pint.Quantity, unit: Any, preset: str | None, values: dict[str, pint.Quantity],
@@ -220,7 +201,7 @@ def with_warp_size(model: Any, value: pint.Quantity, unit: Any, preset: str | No
     Raises:
         errors.UsageError: ``problem``, where the model has no single warp size with a value here.
     """
-    names = _inputs_in(model, "thread/warp")
+    names = clocks.inputs_in(model, "thread/warp")
     if len(names) != 1:
         raise problem from None
     try:
@@ -228,23 +209,13 @@ def with_warp_size(model: Any, value: pint.Quantity, unit: Any, preset: str | No
     except errors.SymgpuError:
         raise errors.UsageError(f"{problem}; the warp size {names[0]} has no value here: give --set '{names[0]}=32 thread/warp'") from None
     print(f"symgpu: note: warps converted at {names[0]} = {size:~.10g}", file=sys.stderr)
-    return _across(value, unit, size)
-
-
-def needs_clock(value: pint.Quantity, unit: Any) -> bool:
-    """Do ``value`` and ``unit`` differ by exactly cycles per time (a clock converts one into the other)?"""
-    return _differ_by(value, unit, "Hz")
-
-
-def with_clock(value: pint.Quantity, unit: Any, clock: pint.Quantity) -> pint.Quantity:
-    """``value`` moved across the clock towards ``unit``: cycles divided by it, times multiplied."""
-    return _across(value, unit, clock)
+    return clocks.across(value, unit, size)
 
 
 def find_clock(model: Any, clock_text: str | None, *, preset: str | None, values: dict[str, pint.Quantity],
                missing: str) -> tuple[pint.Quantity, str]:
     """The clock (a frequency) and where it came from: ``--clock``, else the model's frequency
-    symbol at the preset and values.
+    symbol at the preset and values (:func:`symgpu.evaluate.clocks.clock_at`).
 
     Raises:
         errors.UsageError: ``--clock`` is not a frequency, or no clock is known (``missing``,
@@ -261,36 +232,12 @@ def find_clock(model: Any, clock_text: str | None, *, preset: str | None, values
         if not (clock.magnitude > 0 and math.isfinite(clock.magnitude)):
             raise errors.UsageError(f"--clock {clock_text!r}: a clock is a positive, finite frequency such as '1.3 GHz'")
         return clock, "--clock"
-    # inputs and constants only: a derived rate in 1/s (a model's own quantity) counts no cycles
-    name = cycle_clock(model, _inputs_in(model, "Hz"), missing)
+    name, found = clocks.clock_at(model, preset=preset, values=values, missing=missing)
     if name is None:
         raise errors.UsageError(f"{missing}: give --clock '1.3 GHz'") from None
-    try:
-        clock = evaluator.evaluate_expression(model, model.symbols[name], model.units[name], preset=preset, values=values)
-    except errors.SymgpuError:
+    if found is None:
         raise errors.UsageError(f"{missing}: give --clock '1.3 GHz' or a preset with {name} (or --set '{name}=1.3 GHz')") from None
-    return clock, (f"{name} given by --set" if name in values else f"{name} of preset {preset}")
-
-
-#: the name a model with several frequency symbols gives the clock that counts its cycles
-CYCLE_CLOCK = "clock"
-
-
-def cycle_clock(model: Any, names: Sequence[str], missing: str) -> str | None:
-    """The frequency symbol among ``names`` that counts ``model``'s cycles: the only one, or of
-    several the one named ``clock`` (Volkov's processor clock beside mem_clock); ``None`` if the
-    model has none.
-
-    Raises:
-        errors.UsageError: several frequency symbols and none named ``clock`` (which one counts
-            the cycles cannot be told): the message names them and asks for ``--clock``.
-    """
-    if len(names) <= 1:
-        return names[0] if names else None
-    if CYCLE_CLOCK in names:
-        return CYCLE_CLOCK
-    raise errors.UsageError(f"{missing}, and {model.id} has several ({', '.join(names)}) without saying which one counts its "
-                            "cycles: give --clock with the one you mean, e.g. --clock '1.3 GHz'")
+    return found, (f"{name} given by --set" if name in values else f"{name} of preset {preset}")
 
 
 def unit_text(value: pint.Quantity) -> str:

@@ -19,6 +19,7 @@ from symgpu import derive, errors, units
 from symgpu.cli import common
 from symgpu.derive import grid_search
 from symgpu.derive.options import Options
+from symgpu.evaluate import clocks
 
 if TYPE_CHECKING:
     from symgpu.derive.derivation import Derivation
@@ -44,12 +45,12 @@ def _target(model: Any, quantity: str, text: str | None, clock_text: str | None 
             given = None
         if given is not None and given.dimensionality == model.units[name].dimensionality:
             return sympy.nsimplify(float(units.magnitude_in(given, model.units[name])), rational=True), None
-        if given is None or not common.needs_clock(given, model.units[name]):
+        if given is None or not clocks.needs_clock(given, model.units[name]):
             raise errors.UsageError(f"--target {text!r}: neither an expression of {model.id} ({problem}) nor a value in a unit "
                                     f"of {name} [{model.unit_text(name)}]") from None
         clock, source = common.find_clock(model, clock_text, preset=preset, values=values or {},
                                           missing=f"--target {text!r}: {name} is in {model.unit_text(name)}, so the target needs a clock")
-        value = common.with_clock(given, model.units[name], clock)
+        value = clocks.with_clock(given, model.units[name], clock)
         note = f"{text} = {value.magnitude:.10g} {model.unit_text(name)} at clock {units.compact(clock):~.10g} ({source})"
         return sympy.nsimplify(float(value.magnitude), rational=True), note
 

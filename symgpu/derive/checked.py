@@ -14,14 +14,15 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+import pint
 import sympy
 
-from symgpu import errors
+from symgpu import errors, units
 from symgpu.derive import certify, certify_path, extrema, fixed_points, limit_cases, limit_domain, limit_sides, limits, requests, solving, stored
 from symgpu.derive.certify import Asked
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.options import Options
-from symgpu.evaluate import active
+from symgpu.evaluate import active, clocks
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -152,6 +153,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         name = model.equation_for(name).definition.defines
     given = dict(given)
     value = given.pop(name, None) if name in given else target
+    value = _across_the_clock(model, name, value, preset, values)
     subs = None if substitute is None and not given else {**dict(substitute or {}), **given}
     options = Options.of(substitute=subs, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values,
                          case=case, relation=relation)
@@ -160,6 +162,31 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     return _answer(model, asked, options, lambda o: solving.solve(
         model, quantity_or_equation, for_, target=value, relation=o.relation, kind=kind, case=o.case, **o.rewrites(), **o.point()),
         pin_zeros=True)
+
+
+def _across_the_clock(model: Model, name: str, target: Any, preset: str | None, values: Mapping[str, Any] | None) -> Any:
+    """A solve target that is a time for a quantity in cycles (``"500 ns"``, or a pint quantity),
+    moved across the model's clock at the preset and values, as the command line's ``--target``
+    is; any other target as given.
+
+    Raises:
+        errors.UsageError: the target needs the clock and the point gives it no value.
+    """
+    if name not in model.units or not isinstance(target, (str, pint.Quantity)):
+        return target
+    try:
+        given = target if isinstance(target, pint.Quantity) else units.quantity(target)
+    except (ValueError, pint.errors.PintError):
+        return target  # an expression of the model: parsed by the solve
+    unit = model.units[name]
+    if given.dimensionality == unit.dimensionality or not clocks.needs_clock(given, unit):
+        return target
+    missing = f"target {str(target)!r}: {name} is in {model.unit_text(name)}, so the target needs a clock"
+    clock_name, clock = clocks.clock_at(model, preset=preset, values=values or {}, missing=missing)
+    if clock is None:
+        raise errors.UsageError(f"{missing}" + (f": give a preset with {clock_name} or values={{'{clock_name}': '1.3 GHz'}}" if clock_name
+                                                else f": {model.id} has no clock input; give the target in {model.unit_text(name)}"))
+    return clocks.with_clock(given, unit, clock)
 
 
 def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None = None, *,

@@ -1,0 +1,75 @@
+"""Values moved across a model's clock: cycles and time differ by exactly a frequency, which a model
+names by its one frequency input (or, of several, the one named ``clock``: Volkov's processor clock
+beside ``mem_clock``). Used by the command line (``--unit``, ``--clock``, a time ``--target``) and by
+:func:`symgpu.derive.checked.solve` (a time target given through the API)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pint
+
+from symgpu import errors, units
+from symgpu.evaluate import evaluator
+
+#: the name a model with several frequency symbols gives the clock that counts its cycles
+CYCLE_CLOCK = "clock"
+
+
+def differ_by(value: pint.Quantity, unit: Any, rate: str) -> bool:
+    """Do ``value`` and ``unit`` differ by exactly ``rate`` or its inverse (cycles and time by ``Hz``)?"""
+    ratio = (value.units / unit).dimensionality
+    return bool(ratio == units.unit(rate).dimensionality or ratio == (1 / units.unit(rate)).dimensionality)
+
+
+def across(value: pint.Quantity, unit: Any, rate: pint.Quantity) -> pint.Quantity:
+    """``value`` moved across ``rate`` towards ``unit``: divided where ``value`` has ``rate``'s
+    dimension more than ``unit`` (cycles in a time: by the clock), else multiplied."""
+    dividing = (value.units / unit).dimensionality == rate.dimensionality
+    return units.convert(value / rate if dividing else value * rate, unit)
+
+
+def inputs_in(model: Any, unit: str) -> list[str]:
+    """The model's inputs and constants of ``unit``'s dimension (a derived quantity is no clock or warp size)."""
+    dimension = units.unit(unit).dimensionality
+    return [n for n, u in model.units.items() if u.dimensionality == dimension and n not in model.defining]
+
+
+def needs_clock(value: pint.Quantity, unit: Any) -> bool:
+    """Do ``value`` and ``unit`` differ by exactly cycles per time (a clock converts one into the other)?"""
+    return differ_by(value, unit, "Hz")
+
+
+def with_clock(value: pint.Quantity, unit: Any, clock: pint.Quantity) -> pint.Quantity:
+    """``value`` moved across the clock towards ``unit``: cycles divided by it, times multiplied."""
+    return across(value, unit, clock)
+
+
+def cycle_clock(model: Any, names: Sequence[str], missing: str) -> str | None:
+    """The frequency symbol among ``names`` that counts ``model``'s cycles: the only one, or of
+    several the one named ``clock``; ``None`` if the model has none.
+
+    Raises:
+        errors.UsageError: several frequency symbols and none named ``clock`` (which one counts
+            the cycles cannot be told): the message names them and asks for a clock.
+    """
+    if len(names) <= 1:
+        return names[0] if names else None
+    if CYCLE_CLOCK in names:
+        return CYCLE_CLOCK
+    raise errors.UsageError(f"{missing}, and {model.id} has several ({', '.join(names)}) without saying which one counts its "
+                            "cycles: give --clock with the one you mean, e.g. --clock '1.3 GHz'")
+
+
+def clock_at(model: Any, *, preset: str | None, values: Mapping[str, Any], missing: str) -> tuple[str | None, pint.Quantity | None]:
+    """The model's clock symbol (its frequency input; None where it has none) and its value at the
+    preset and values (None where it has none there): the caller says what to give."""
+    # inputs and constants only: a derived rate in 1/s (a model's own quantity) counts no cycles
+    name = cycle_clock(model, inputs_in(model, "Hz"), missing)
+    if name is None:
+        return None, None
+    try:
+        return name, evaluator.evaluate_expression(model, model.symbols[name], model.units[name], preset=preset, values=values)
+    except errors.SymgpuError:
+        return name, None
