@@ -63,13 +63,15 @@ def zero_nonnegative(model: Model, names: Sequence[str], magnitudes: Mapping[str
 
 def explained(watch: Watch, zeros: Sequence[str], again: Callable[[Mapping[str, float]], Watch], result: float) -> bool:
     """Is ``watch``'s flag only a division by nonnegative inputs at 0 (``zeros``), whose IEEE value is the
-    limit from above? ``again`` evaluates once more with the inputs it is given replaced and returns its
-    :class:`Watch` with the value: no division by zero with ``zeros`` at :data:`TINY`, and the same
-    value as ``result`` (within 1e-9 relative), says so. (A division by ``g - a`` with ``a`` at 0 and
-    ``g`` at 0 too flags nothing at ``a`` tiny, but its value there is far from IEEE's: a pole.)"""
+    model's value there? ``again`` evaluates once more with the inputs it is given replaced and returns its
+    :class:`Watch` with the value: no division by zero with ``zeros`` at :data:`TINY`, and a value of the
+    same sign as ``result``, says so. (Occupancy's zero registers divide by 0 and impose no register
+    limit, while a tiny count rounds up to one allocation unit: the values differ, the sign does not.
+    A division by ``g - a`` with ``a`` and ``g`` both 0 flags nothing at ``a`` tiny, but its value
+    there has the other sign, -1e23 against IEEE's +inf taken by a Min: a pole, refused.)"""
     if watch.overflow or not zeros:
         return False
     second = again({name: TINY for name in zeros})
     if second.divide or second.value is None or not np.isfinite(second.value):
         return False
-    return bool(abs(second.value - result) <= 1e-9 * max(abs(result), abs(second.value)))
+    return bool(second.value == result or (second.value > 0 and result > 0) or (second.value < 0 and result < 0))
