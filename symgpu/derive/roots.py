@@ -11,6 +11,7 @@ from typing import Any
 import sympy
 
 from symgpu.memo import Memo, Tally
+from symgpu.proofs import exact_signs
 
 _UNDEFINED = (sympy.nan, sympy.zoo)
 
@@ -176,25 +177,9 @@ def _squared_roots(target: sympy.Expr, var: sympy.Symbol, split: _Split) -> list
             value = complex(product.evalf(30))
             if value.imag == 0 and value.real <= 0:
                 kept.append(candidate)
-        elif _sign_of_product(product) != 1:
+        elif exact_signs.factor_sign(product) != 1:
             kept.append(candidate)
     return kept
-
-
-def _sign_of_product(expression: sympy.Expr) -> int | None:
-    """1 where every factor of ``expression`` is proved of a sign and their product is positive,
-    -1 or 0 where it is proved nonpositive, None where a factor's sign is open."""
-    sign = 1
-    for factor in sympy.Mul.make_args(expression):
-        if factor.is_zero:
-            return 0
-        if factor.is_positive:
-            continue
-        if factor.is_negative:
-            sign = -sign
-            continue
-        return None
-    return sign
 
 
 def cases(root: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Basic]]:
