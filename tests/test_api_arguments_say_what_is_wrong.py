@@ -85,3 +85,10 @@ def test_a_time_target_for_a_quantity_in_cycles_is_moved_across_the_presets_cloc
     assert float(model.evaluate("Time", "gt200", n=2, alpha=root).magnitude) == pytest.approx(648, rel=1e-9)
     with pytest.raises(errors.UsageError, match="so the target needs a clock: give a preset with"):
         model.solve("Time", for_="alpha", target="500 ns", values={"n": 2})
+
+
+def test_a_grid_with_a_fractional_step_says_why_and_what_answers_a_continuous_variable(cli):  # type: ignore[no-untyped-def]
+    code, out, err = cli("extremum", "volkov_2016", "n_needed", "--over", "n", "--max", "--grid", "1:32:0.5", "-p", "maxwell")
+    assert code == 2 and out == ""
+    assert "expected START:STOP[:STEP] with whole numbers (--grid searches a staircase at whole values" in err
+    assert "-g VAR=START:STOP:STEP takes fractional steps" in err
