@@ -21,7 +21,7 @@ or reciprocal arithmetic could move an exact tie of a discontinuous model), so e
 the one the NumPy backend computes. The loop runs on one thread: on the shared 2-core machine a
 hand-written ``prange`` loop over two threads took 0.44x to 1.17x the time of one thread (the
 other core idle or busy; benchmarks/sweep_vs_hand.py), and parallel sweeps come from chunks on
-several workers (``--engine dask``) without oversubscribing. Kernels are compiled once per process, axis count and kind of regime (numba's on-disk cache
+several workers (``--engine dask``) without oversubscribing. Kernels are compiled once per process, fused function, axis count and kind of regime (numba's on-disk cache
 is not used: symgpu never loads executable code from a cache).
 """
 
@@ -108,24 +108,34 @@ def program(trees: tuple[Tree, ...]) -> np.ndarray:
     return np.array(rows, dtype=np.int64).reshape(-1, 5)
 
 
-#: compiled loops by shape (bounded: a shape compiled again after a clear costs only its compile time)
-_KERNELS: Memo[tuple[Any, ...], Any] = Memo("sweep.fused.kernels", 256)
+#: compiled loops by function and shape (bounded: one compiled again after a clear costs only its compile
+#: time), each kept with the function it calls, so a reused id is never mistaken for it
+_KERNELS: Memo[tuple[Any, ...], tuple[Any, tuple[Callable[..., Any], Callable[..., Any]]]] = Memo("sweep.fused.kernels", 256)
 
 
-def kernel(numba: Any, axes: int, plan: Layout) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    """The compiled loop (and its second pass, ``settle``) for ``axes`` swept symbols and the plan's kind of regime (one per process
-    and shape: a Min/Max's outputs compared are compile-time constants, so its loop vectorizes)."""
+def kernel(numba: Any, function: Callable[..., Any], axes: int, plan: Layout) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """The compiled loop (and its second pass, ``settle``) of the plan's fused ``function`` for ``axes``
+    swept symbols and the plan's kind of regime (once per process, function and shape: a Min/Max's
+    outputs compared are compile-time constants, so its loop vectorizes).
+
+    The loop calls ``function`` as a compile-time constant inlined into it (numba's ``inline="always"``),
+    not as an argument: an argument is a call LLVM inlines only while the function is small, and a
+    call in the loop keeps it from vectorizing (a sweep's case conditions written by the tie rule,
+    :mod:`symgpu.sweep.tie_conditions`, made Hong & Kim's value column 9x slower than the
+    same loop with the function inlined)."""
     first, count = (int(plan.arguments[0]), plan.arguments.size) if plan.kind in (MIN, MAX) else (0, 0)
     if plan.kind in (MIN, MAX) and not np.array_equal(plan.arguments, np.arange(first, first + count)):
         first, count = -1, 0  # not consecutive outputs: read through plan.arguments
     rows = tuple(tuple(int(x) for x in row) for row in plan.program)
-    key = (axes, plan.kind, first, count, plan.quantities, plan.domain, rows)
-    if key not in _KERNELS:
-        _KERNELS[key] = _make_kernel(numba, *key)
-    return _KERNELS[key]  # type: ignore[no-any-return]
+    key = (id(function), axes, plan.kind, first, count, plan.quantities, plan.domain, rows)
+    known = _KERNELS.get(key)
+    if known is None or known[0] is not function:
+        known = (function, _make_kernel(numba, numba.njit(inline="always")(function), *key[1:]))
+        _KERNELS[key] = known
+    return known[1]
 
 
-def _make_kernel(numba: Any, n: int, kind: int, first: int, count: int, quantities: int, domain: int,
+def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, quantities: int, domain: int,
                  rows: tuple[tuple[int, ...], ...]) -> Any:  # pragma: no cover
     # the coordinates as a tuple of n floats (n fixed per kernel), which the fused function unpacks for free;
     # along a run only the last one changes (tuple_setitem: the tuple stays in registers)
@@ -185,7 +195,7 @@ def _make_kernel(numba: Any, n: int, kind: int, first: int, count: int, quantiti
     checked = domain >= 0
 
     @numba.njit(nogil=True, error_model="numpy")
-    def loop(f: Any, origin: int, values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, fixed: Any,
+    def loop(origin: int, values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, fixed: Any,
              arguments: np.ndarray, program: np.ndarray, out: np.ndarray, regime: np.ndarray,
              position: int, lows: np.ndarray, highs: np.ndarray, marked: np.ndarray) -> tuple[int, int]:
         # one box of the grid (lows..highs-1 per axis) into out[:, position:]: a row of the last axis
@@ -249,7 +259,7 @@ def _make_kernel(numba: Any, n: int, kind: int, first: int, count: int, quantiti
     consecutive = np.arange(first, first + count, dtype=np.int64)
 
     @numba.njit(nogil=True, error_model="numpy")
-    def settle(f: Any, start: int, values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, fixed: Any,
+    def settle(start: int, values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, fixed: Any,
                program: np.ndarray, out: np.ndarray, regime: np.ndarray, marked: np.ndarray, width: int) -> None:
         # the points extreme() left (near ties) in the rows loop() marked (-1: a row with none): the
         # rule, argument by argument
@@ -332,18 +342,6 @@ def _relation_text(name: int, code: int, b: int, c: int, lines: list[str]) -> st
             4: f"({same} | (d{name} <= t{name}))", 5: f"(d{name} < -t{name})"}[code]
 
 
-#: compiled functions by id (the function kept with it, so a reused id is never mistaken for it)
-_JITTED: Memo[int, tuple[Any, Any]] = Memo("sweep.fused.jitted", 256)
-
-
-def jitted(numba: Any, function: Callable[..., Any]) -> Any:
-    """``function`` (the plan's numba-form fused function) compiled, once per process."""
-    key = id(function)
-    if key not in _JITTED or _JITTED[key][0] is not function:
-        _JITTED[key] = (function, numba.njit(nogil=True, error_model="numpy")(function))
-    return _JITTED[key][1]
-
-
 def run(numba: Any, function: Callable[..., Any], plan: Layout, constants: tuple[float, ...],
         boxes: list[tuple[int, tuple[tuple[int, int], ...]]], start: int, out: np.ndarray, regime: np.ndarray) -> int:
     """Evaluate the boxes of the grid (``Grid.boxes``: first flat index, bounds per axis) that
@@ -351,18 +349,17 @@ def run(numba: Any, function: Callable[..., Any], plan: Layout, constants: tuple
     row per quantity) and ``regime`` (int16, unused without a regime); return the number of
     points outside the domain."""
     fixed = tuple(float(c) for c in constants)
-    loop, settle = kernel(numba, plan.lengths.size, plan)
-    compiled = jitted(numba, function)
+    loop, settle = kernel(numba, function, plan.lengths.size, plan)
     outside = 0
     for first, bounds in boxes:
         lows = np.array([lo for lo, _ in bounds], dtype=np.int64)
         highs = np.array([hi for _, hi in bounds], dtype=np.int64)
         rows = int(np.prod(highs[:-1] - lows[:-1])) if bounds else 1
         marked = np.full(rows, -1, dtype=np.int64)
-        got = loop(compiled, start, plan.values, plan.offsets, plan.lengths, fixed, plan.arguments, plan.program,
+        got = loop(start, plan.values, plan.offsets, plan.lengths, fixed, plan.arguments, plan.program,
                    out, regime, first - start, lows, highs, marked)
         outside += int(got[0])
         if got[1]:  # near ties or NaN left by a Min/Max's fast decision, in the rows marked (compiled only when there are some)
             width = int(highs[-1] - lows[-1]) if bounds else 1
-            settle(compiled, start, plan.values, plan.offsets, plan.lengths, fixed, plan.program, out, regime, marked, width)
+            settle(start, plan.values, plan.offsets, plan.lengths, fixed, plan.program, out, regime, marked, width)
     return outside
