@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import time
 from pathlib import Path
 
@@ -131,7 +132,12 @@ def test_plot_of_a_parquet_file_with_a_text_column_is_one_line(tmp_path, capsys)
     _refused(capsys, ["plot", str(path), "-o", str(tmp_path / "p.svg")], "'Mem_LD' is not numeric")
 
 
-@pytest.mark.parametrize("name, raw", [("bin.parquet", os.urandom(4096)), ("bin.csv", b"Mem_LD\n\xff\xfe\x00\n")])
+#: random bytes, the same in every run and every test worker (the test ids must not change between collections)
+_NOISE = random.Random(20261127)
+
+
+@pytest.mark.parametrize("name, raw", [pytest.param("bin.parquet", _NOISE.randbytes(4096), id="bin.parquet-random"),
+                                       pytest.param("bin.csv", b"Mem_LD\n\xff\xfe\x00\n", id="bin.csv-not-UTF-8")])
 def test_plot_of_binary_bytes_is_one_line(tmp_path, capsys, name, raw):
     path = tmp_path / name
     path.write_bytes(raw)
@@ -142,7 +148,7 @@ def test_plot_of_binary_bytes_is_one_line(tmp_path, capsys, name, raw):
 @pytest.mark.parametrize("raw, needle", [
     (b"schema_version = 1\nmodel = " + b"[" * 50_000 + b"]" * 50_000 + b"\n", "nested too deeply"),
     (b"schema_version = 1\n\xff\xfe\x00\x01binary", "not UTF-8"),
-    (os.urandom(2048), ""),
+    pytest.param(_NOISE.randbytes(2048), "", id="random-bytes"),
 ])
 def test_a_deep_or_binary_metric_mapping_is_a_model_file_error_naming_it(tmp_path, raw, needle):
     path = tmp_path / "mapping.toml"
