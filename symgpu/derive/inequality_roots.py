@@ -38,17 +38,16 @@ def by_roots(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, preset: s
             or more than one crossing lies in the range."""
     assert job.ctx is not None
     asked = sympy.sstr(relation)
-    if preset is None and not values:
-        raise errors.DerivationError(f"cannot isolate {var} in {asked}; at a point (--preset, --set) it is answered from the roots "
-                                     f"of the equation and the sign between them, read from the point's numbers")
     f, target = relation.lhs, relation.rhs
     if var in target.free_symbols:
         f, target = f - target, sympy.Integer(0)
     denominator = sympy.fraction(sympy.together(f))[1]
     if forms.has_pieces(f) or forms.has_staircase(f, var) or job.ctx.sign(denominator) not in (1, -1):
-        raise errors.DerivationError(f"cannot isolate {var} in {asked}, and the sign between the equation's roots is not read "
-                                     f"where the quantity may jump (a denominator {sympy.sstr(denominator)} of unproved sign, "
-                                     "or pieces)")
+        raise errors.DerivationError(f"nor is it read from the roots of its equation, since the quantity may jump in {var} "
+                                     f"(a denominator {sympy.sstr(denominator)} of unproved sign, or pieces)")
+    if preset is None and not values:
+        raise errors.DerivationError("at a point (--preset, --set) it is answered from the roots of the equation and the sign "
+                                     "between them, read from the point's numbers")
     at = dict(values)
     if job.target_value is not None:
         at[job.target_value[0].name] = job.target_value[1]

@@ -195,7 +195,12 @@ def _invert_rational(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, s
             if crossing is None:
                 raise
             job.steps.append(Step("inversion", relation, f"no layer-by-layer inversion ({error}): read from the roots of the equation"))
-            return crossing(relation)
+            try:
+                return crossing(relation)
+            except errors.NoAnswerHere:
+                raise
+            except errors.DerivationError as other:  # the inversion's own reason first (its advice: an --assume)
+                raise errors.DerivationError(f"{error}; {other}") from None
         numerator, denominator = sympy.fraction(sympy.together(difference))
         if var not in denominator.free_symbols:
             raise
