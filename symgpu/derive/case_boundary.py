@@ -42,6 +42,35 @@ def case_pair(job: jobs._Job, expr: sympy.Basic, between: Sequence[str],
     return None
 
 
+def composite_pair(job: jobs._Job, expr: sympy.Basic, between: Sequence[str],
+                   stop: frozenset[str]) -> tuple[sympy.Piecewise, int, int, tuple[sympy.Basic, ...]] | None:
+    """Two regimes named ``case+limiter...`` (a case whose value holds a ``Min``/``Max``, as the regime table names it:
+    Hong & Kim's ``memory_bound+peak_bandwidth``) in two different cases of one ``Piecewise``: the pair as
+    :func:`case_pair` gives it, and for each name the conditions of its limiters, closed (``h >= 0``: at the switch a
+    limiter need only bind beside it, so it may tie there), which a root of the case switch must meet. The regimes
+    switch where the case condition does, not where their values meet. None where the names are not such a pair (or
+    a name is no branch of its case's value)."""
+    if len(between) != 2:
+        return None
+    plain = tuple(b.split("#")[0] for b in between)
+    cases = tuple(p.split("+")[0] for p in plain)
+    if cases == tuple(between) or cases[0] == cases[1]:
+        return None
+    pair = case_pair(job, expr, cases, stop)
+    if pair is None:
+        return None
+    piecewise, first, second = pair
+    names = regime_split._names(job, stop)
+    within: list[sympy.Basic] = []
+    for case, name, index in zip(cases, plain, (first, second)):
+        options = [conds for labels, conds, _ in regime_split._branches(piecewise.args[index][0], names, [0])
+                   if "+".join(dict.fromkeys((case,) + labels)) == name]
+        if not options:
+            return None
+        within.append(sympy.Or(*[sympy.And(*[_closed(c.relational) for c in conds]) for conds in options]))
+    return piecewise, first, second, tuple(w for w in within if w is not sympy.true)
+
+
 def written(job: jobs._Job, between: Sequence[str], stop: frozenset[str]) -> dict[sympy.Basic, str]:
     """The relations of the model's case conditions (of the equation with both cases) as
     expanded in the question -> as the model file writes them (``CWP >= MWP``), for naming roots."""
@@ -91,9 +120,12 @@ def _pieces(condition: sympy.Basic) -> list[sympy.Basic]:
 
 
 def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second: int, var: sympy.Symbol,
-                 stop: frozenset[str], label: str, names: dict[sympy.Basic, str] | None = None) -> list[RootRecord]:
+                 stop: frozenset[str], label: str, names: dict[sympy.Basic, str] | None = None,
+                 within: Sequence[sympy.Basic] = ()) -> list[RootRecord]:
     """The roots where ``piecewise`` switches between its cases ``first`` and ``second``, each as
     :class:`~symgpu.derive.extras.RootRecord` (``when``: the conditions, at the root, under which it is the switch).
+    ``within``: further conditions on the variable that must hold at a root (the named limiters of
+    :func:`composite_pair`), put in there as the other cases' conditions are.
 
     Raises:
         errors.DerivationError: the separating condition does not depend on ``var``.
@@ -109,7 +141,8 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
     job.step("separating condition", separating,
              "the first of the two cases applies where this holds; the later one needs it false (first match): "
              "the boundary is where it switches, not where the two values meet")
-    context = [sympy.Not(c) for c in conditions[:i]] + [sympy.Not(c) for c in conditions[i + 1:j]] + _pieces(conditions[j])
+    context = ([sympy.Not(c) for c in conditions[:i]] + [sympy.Not(c) for c in conditions[i + 1:j]] + _pieces(conditions[j])
+               + list(within))
     found: list[RootRecord] = []
     for atom in atoms:
         h = atom.lhs - atom.rhs

@@ -26,9 +26,9 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.derive import certify_bound, certify_regimes, declared_range, solving
+from symgpu.derive import certify_bound, certify_regimes, declared_range, results, solving
 from symgpu.derive.certify_path import (RESIDUAL, Asked, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _roots_at, _to_number,
-                                        _scan_grid, _with)
+                                        _scan_grid, _with, at_a_point)
 from symgpu.derive.certify_solve import _solve
 from symgpu.derive.derivation import Certificate, Derivation
 from symgpu.evaluate import active, evaluator, input_values
@@ -270,8 +270,7 @@ def _boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point)
     keep = tuple(n for n in (asked.variable,) if n in model.defining)  # a defined quantity as the variable stays a symbol
     expr = model.expression(asked.quantity, stop_at=keep)
     pair = _limiter_pair(model, asked.quantity, derivation.extra.between, keep)
-    checked = 0
-    crossings: list[float] = []  # two arguments' order switches, but the binding argument does not
+    checked, crossings = 0, list[float]()  # crossings: two arguments' order switches, but the binding argument does not
     for number in _roots_at(model, derivation, asked, point, {}):
         around = active.boundary_sides(model, asked.variable, number)
         if not _inside(model, asked, point, np.asarray([number, *around])).all():  # no value there or beside it: no switch here
@@ -291,6 +290,10 @@ def _boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point)
             if sides[0] == sides[1]:
                 raise _fail(model, asked, point, f"the regime is the same just below and just above the boundary {asked.variable} = {number:.10g}")
             values = [_with(model, asked, point, x) for x in (around[0], around[1] if around[0] != number else number)]
+            if results.composite_switch(model, asked.quantity, derivation.extra.between, point.preset, values) is False:
+                if at_a_point(asked):  # the command line refuses it, naming the switch there (results.applying_boundaries)
+                    continue
+                raise _fail(model, asked, point, f"the regime switches at {asked.variable} = {number:.10g}, but not between the named regimes")
             if len({active.binding(model, expr, point.preset, v, binding_only=True) for v in values}) == 1:
                 crossings.append(number)
                 continue

@@ -158,6 +158,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             if candidate is not None and inside is not None:
                 extra_conditions = tuple(c for c in inside if not any(relations.same_relation(c, k) for k in candidate.conditions))
                 candidates.append(_Candidate(candidate.location, candidate.value, candidate.origin, candidate.conditions + extra_conditions))
+    candidates.extend(extremum_cusps.case_edges(job, found, var, domain, cusp_ends) if preset is not None or values else ())  # case ends: jumps
     candidates.extend(extremum_domain.end_candidates(job, expr, var, domain))
     candidates.extend(extremum_domain.plateau_candidates(job, found, var, domain, expr))
     dropped: list[sympy.Expr] = []

@@ -145,6 +145,64 @@ def at_the_cusp(job: jobs._Job, found: Sequence[regime_split.Regime], var: sympy
     return found_here
 
 
+def case_edges(job: jobs._Job, found: Sequence[regime_split.Regime], var: sympy.Symbol, domain: Sequence[sympy.Basic],
+               approached: list[extremum_domain.OpenEnd]) -> list[_Candidate]:
+    """Where a regime of a case table ends, at a root of one of its conditions ``h >= 0`` (``h > 0``) free of
+    ``Min``/``Max``, the quantity may jump to another case (Hong & Kim's eq24 up to ``Comp_cycles = Mem_cycles``, eq23
+    beyond it, 88330 against 40113 cycles), so no slope or meeting of values marks it: the regime's value at that
+    edge is a candidate where its conditions hold there (a non-strict edge, attained), else approached there (a
+    strict one: an ``OpenEnd`` at the point, appended to ``approached``, no extremum where it beats every candidate).
+    Only for a table whose regimes lie in different cases (their opaque case conditions differ); inside the domain only."""
+    assert job.ctx is not None
+    if len({frozenset(c.boolean for c in r.raw if c.h is None) for r in found}) < 2:
+        return []
+    roots: dict[sympy.Expr, list[sympy.Expr]] = {}
+    attained: list[_Candidate] = []
+    for regime in found:
+        for edge in regime.raw:
+            if edge.h is None or var not in edge.h.free_symbols or forms.has_pieces(edge.h):
+                continue
+            if edge.h not in roots:
+                try:
+                    roots[edge.h] = jobs._solve_for(job, sympy.Eq(edge.h, 0), var, f"the edge {sympy.sstr(edge.relational)} of {regime.name}")
+                except errors.DerivationError:
+                    roots[edge.h] = []
+            for point in roots[edge.h]:
+                inside = extremum_domain.at_location(job, domain, var, point)
+                conds = _held_at(job, [c for c in regime.raw if c is not edge], var, point)
+                if inside is None or conds is None:
+                    continue
+                conds += [c for c in inside if not any(relations.same_relation(c, k) for k in conds)]
+                value = job.ctx.nice(regime.expression.xreplace({var: point}))
+                job.step("case edge", sympy.Eq(var, point), f"{regime.name} ends where {sympy.sstr(edge.relational)} switches: "
+                         + ("its value there is a candidate" if not edge.strict else "its value is approached there, not attained")
+                         + (" when " + ", ".join(map(sympy.sstr, conds)) if conds else ""))
+                if edge.strict:
+                    approached.append(extremum_domain.OpenEnd(job.ctx.nice(point), value, tuple(conds), cusp=True))
+                else:
+                    attained.append(_Candidate(job.ctx.nice(point), value, f"{regime.name} at its edge", tuple(conds)))
+    return attained
+
+
+def _held_at(job: jobs._Job, raw: Sequence[regime_conditions._Cond], var: sympy.Symbol, point: sympy.Expr) -> list[sympy.Basic] | None:
+    """The conditions ``raw`` at ``point`` that the assumptions leave open (None where one is refuted), as :func:`at_the_cusp` reads them."""
+    assert job.ctx is not None
+    local = job.ctx.copy()
+    conds: list[sympy.Basic] = []
+    for cond in sorted(raw, key=lambda c: c.h is not None):
+        if cond.h is None:
+            at = regime_conditions.boolean_at(local, cond.relational, var, point)
+        else:
+            at = cond.relational.xreplace({var: point})
+            verdict = None if case_boundary.too_large_to_tidy(at) else local.decide(at)
+            at = at if verdict is None else sympy.sympify(verdict)
+        if at is sympy.false:
+            return None
+        if at is not sympy.true and not any(relations.same_relation(at, c) for c in conds):
+            conds.append(at)
+    return conds
+
+
 def only_approached(job: jobs._Job, cusp_ends: Sequence[extremum_domain.OpenEnd], ends: Sequence[extremum_domain.OpenEnd],
                      kind: str, var: sympy.Symbol, preset: str | None, values: Mapping[str, Any] | None) -> None:
     """No candidate but cusps whose value is approached and not attained: there is no extremum

@@ -10,9 +10,9 @@ from typing import Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import at_point, declared_range, inequalities, jobs, solve_domain, solve_kind
+from symgpu.derive import at_point, declared_range, inequalities, inequality_roots, jobs, solve_domain, solve_kind
 from symgpu.proofs import forms
-from symgpu.derive.derivation import Derivation
+from symgpu.derive.derivation import Derivation, Step
 
 
 _RELATIONS = {">=": sympy.GreaterThan, ">": sympy.StrictGreaterThan, "<=": sympy.LessThan, "<": sympy.StrictLessThan}
@@ -51,9 +51,10 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
     shown = _RELATIONS[relation](lhs if lhs is not None else expr, parsed if job.target_value else bound_to, evaluate=False)
     job.step("inequality", shown, f"the relation to solve for {var}")
     signs = _signs(job, var, preset, values)
-    inverted = _invert_rational(job, _RELATIONS[relation](expr, bound_to, evaluate=False), var, signs,
-                                lambda: solve_domain.conditions(job, quantity, var, stop))
     asked_text = f"{job.quantity} {relation} {_target_text(job, parsed)}"
+    inverted = _invert_rational(job, _RELATIONS[relation](expr, bound_to, evaluate=False), var, signs,
+                                lambda: solve_domain.conditions(job, quantity, var, stop),
+                                lambda rel: inequality_roots.by_roots(job, rel, var, preset, dict(values or {}), asked_text))
     if isinstance(inverted, sympy.logic.boolalg.BooleanAtom):  # the relation does not depend on var (here)
         inverted = _whole_range(job, var, bool(inverted), asked_text, preset, values)
     bound = job.ctx.nice(inverted.rhs)
@@ -177,18 +178,29 @@ def _signs(job: jobs._Job, var: sympy.Symbol, preset: str | None, values: Mappin
 
 
 def _invert_rational(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, signs: Any,
-                     domain: Callable[[], tuple[sympy.Basic, ...]] = tuple) -> sympy.Basic:
+                     domain: Callable[[], tuple[sympy.Basic, ...]] = tuple,
+                     crossing: Callable[[sympy.Basic], sympy.Basic] | None = None) -> sympy.Basic:
     """``relation`` inverted layer by layer (:func:`inequalities.invert`); where that cannot
     isolate ``var`` and both sides are rational in it, both sides are first multiplied by
     the common denominator, whose sign must be proved (a negative one flips the relation),
-    and the numerator collected as ``a*var + b``. The steps are recorded in ``job``."""
+    and the numerator collected as ``a*var + b``; where they are not rational, ``crossing``
+    (:func:`inequality_roots.by_roots`: the equation's roots and the sign beside them at a point).
+    The steps are recorded in ``job``."""
     assert job.ctx is not None
     try:
         inverted, steps = inequalities.invert(relation, var, signs, job.ctx.nonnegative)
-    except errors.DerivationError:
+    except errors.DerivationError as error:
         difference = relation.lhs - relation.rhs
         if not difference.is_rational_function(var):
-            raise
+            if crossing is None:
+                raise
+            job.steps.append(Step("inversion", relation, f"no layer-by-layer inversion ({error}): read from the roots of the equation"))
+            try:
+                return crossing(relation)
+            except errors.NoAnswerHere:
+                raise
+            except errors.DerivationError as other:  # the inversion's own reason first (its advice: an --assume)
+                raise errors.DerivationError(f"{error}; {other}") from None
         numerator, denominator = sympy.fraction(sympy.together(difference))
         if var not in denominator.free_symbols:
             raise

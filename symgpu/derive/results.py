@@ -313,7 +313,9 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
         try:
             if own and name is not None:  # regimes of the quantity's own equation: the active one must switch (to the named pair)
                 regimes = _regimes_beside(model, name, variable, b, preset, values)
-                if regimes[0] != regimes[1] and (not pair or not pair <= own or _switches_between(regimes[0], regimes[1], pair)):
+                composite = composite_switch(model, name, pair, preset, sides)
+                if regimes[0] != regimes[1] and (composite if composite is not None else
+                                                 not pair or not pair <= own or _switches_between(regimes[0], regimes[1], pair)):
                     kept.append(candidate)
             elif expr is not None and active.binding(model, expr, preset, sides[0]) != active.binding(model, expr, preset, sides[1]):
                 kept.append(candidate)
@@ -396,6 +398,19 @@ def _switches_between(below: frozenset[str], above: frozenset[str], pair: set[st
         return False
     a, b = sorted(pair)
     return a in below - above and b in above - below or b in below - above and a in above - below
+
+
+def composite_switch(model: Model, name: str, pair: Any, preset: str | None, sides: Sequence[Mapping[str, Any]]) -> bool | None:
+    """Two regimes named ``case+limiter...`` (at least one with a limiter), the cases of ``name``'s own case table: does
+    one hold on the first side and the other on the second (:func:`symgpu.evaluate.active.composite_holds`)? None for
+    another pair (the boundary's certificate and :func:`applying_boundaries` check it, beside each value)."""
+    pair = set(pair or ())
+    own = {c.id for c in model.equation_for(name).cases} if name in model.defining else set()
+    if len(pair) != 2 or all("+" not in p for p in pair) or not {p.split("#")[0].split("+")[0] for p in pair} <= own:
+        return None
+    a, b = sorted(pair)
+    held = [(active.composite_holds(model, name, a, preset, **side), active.composite_holds(model, name, b, preset, **side)) for side in sides]
+    return held[0] == (True, False) and held[1] == (False, True) or held[0] == (False, True) and held[1] == (True, False)
 
 
 def _undefined_beside(model: Model, name: str, preset: str | None, sides: Sequence[Mapping[str, Any]]) -> bool:

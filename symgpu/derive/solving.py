@@ -325,6 +325,9 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
     pair = case_boundary.case_pair(job, expr, between, frozenset(stop)) if between is not None else None
     if pair is not None:
         return _case_switch(job, expr, pair, tuple(between or ()), var, frozenset(stop))
+    composite = case_boundary.composite_pair(job, expr, between, frozenset(stop)) if between is not None else None
+    if composite is not None:
+        return _case_switch(job, expr, composite[:3], tuple(between or ()), var, frozenset(stop), composite[3])
     found = regime_split._regimes(job, expr, var, frozenset(stop))
     by_name = {r.name: r for r in found}
     if between is not None:
@@ -384,23 +387,42 @@ def _refuse_case_pairs(job: jobs._Job, pairs: Sequence[tuple[regime_split.Regime
 
 
 def _case_switch(job: jobs._Job, expr: sympy.Basic, pair: tuple[sympy.Piecewise, int, int], between: tuple[str, ...],
-                 var: sympy.Symbol, stop: frozenset[str]) -> Derivation:
+                 var: sympy.Symbol, stop: frozenset[str], within: Sequence[sympy.Basic] = ()) -> Derivation:
     """The boundary between two cases of a quantity defined by cases: where the case condition that
-    separates them switches (:mod:`symgpu.derive.case_boundary`), every root with its conditions."""
+    separates them switches (:mod:`symgpu.derive.case_boundary`), every root with its conditions
+    (``within``: the conditions of the limiters a composite name adds, :func:`case_boundary.composite_pair`)."""
     piecewise, first, second = pair
     label = "|".join(between)
+    cases = tuple(b.split("#")[0].split("+")[0] for b in between)
+    if within:
+        job.step("named limiters", sympy.And(*within),
+                 f"{' and '.join(between)} are the cases {' and '.join(cases)} with these limiters binding: "
+                 "a switch of the cases is their boundary where these hold there")
     records = case_boundary.switch_roots(job, piecewise, first, second, var, stop, label,
-                                         case_boundary.written(job, between, stop))
+                                         case_boundary.written(job, cases, stop), within)
     if not records:
         raise errors.DerivationError(f"{job.model.id}: the cases {between[0]} and {between[1]} of {job.quantity} do not switch "
                                      f"at any admissible {var} (no root of their separating condition lies inside the other conditions)")
     unit = ""
     for record in records:
         unit = job.check_unit(record.root, var.name, "boundary")
+        _jump(job, piecewise, (first, second), between, var, record.root)
     result = _every_root(job, [r.root for r in records], var)
     job.extra = job.extra.with_(roots=tuple(records))
     job.extra = job.extra.with_(boundaries=(Boundary(label, result),))
     return job.finish(result, unit, used=[expr])
+
+
+def _jump(job: jobs._Job, piecewise: sympy.Piecewise, cases: tuple[int, int], between: tuple[str, ...], var: sympy.Symbol,
+          root: sympy.Basic) -> None:
+    """A step saying the quantity jumps at a case switch where the two cases' values at the root provably differ
+    (Hong & Kim's latency-bound 442 cycles against memory-bound 434 at n = MWP_peak_bw): a boundary is where the
+    regime changes, not where the values meet."""
+    assert job.ctx is not None
+    at = [piecewise.args[k][0].xreplace({var: root}) for k in cases]
+    if job.ctx.decide(sympy.Ne(at[0] - at[1], 0)) is True:
+        job.step("values jump", sympy.Tuple(*at), f"{job.quantity} is discontinuous at {var} = {sympy.sstr(root)}: "
+                 f"{between[0]} gives {sympy.sstr(at[0])} there, {between[1]} {sympy.sstr(at[1])}")
 
 
 def _switch_condition(ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol) -> tuple[regime_split._Cond, regime_split.Regime] | None:

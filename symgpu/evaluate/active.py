@@ -286,6 +286,32 @@ def binding_names(model: Model, quantity: str, preset: str | None = None, **valu
     return frozenset(found)
 
 
+def composite_holds(model: Model, quantity: str, regime: str, preset: str | None = None, **values: Any) -> bool:
+    """Does the regime named ``case+limiter...`` (a case of ``quantity``'s own case table whose value reads a
+    quantity defined by a ``Min``/``Max``, as the regime table names it: Hong & Kim's ``memory_bound+peak_bandwidth``)
+    hold at the point: that case applies, and each named limiter binds (:func:`binding_names`) in one of the
+    ``Min``/``Max`` quantities the case's value reads, directly or through other quantities? A plain case id: the case
+    applies."""
+    case, *limiters = regime.split("#")[0].split("+")
+    if active_regime(model, quantity, preset, **values)[0] != case:
+        return False
+    equation = model.equation_for(quantity)
+    value = next(c.value for c in equation.cases if c.id == case)
+    binding: set[str] = set()
+    seen: set[str] = set()
+    pending = [s.name for s in value.free_symbols]
+    while pending and not set(limiters) <= binding:
+        name = pending.pop()
+        if name in seen or name not in model.defining or name in values:
+            continue
+        seen.add(name)
+        inner = model.equation_for(name)
+        if isinstance(inner.rhs, (sympy.Min, sympy.Max)):
+            binding |= binding_names(model, name, preset, **values)
+        pending.extend(s.name for s in inner.rhs.free_symbols)
+    return set(limiters) <= binding
+
+
 def _alias_here(model: Model, term: sympy.Basic, others: Sequence[sympy.Basic], preset: str | None, values: Mapping[str, Any]) -> bool:
     """Is ``term`` a quantity defined by cases whose applying case is, as written, another of the
     tied arguments ``others``? Then it binds there only as that argument: Volkov's ``alu_bound_ilp``

@@ -1,0 +1,66 @@
+"""A boundary between a case of a case table and a regime named ``case+limiter`` (a case whose value reads a
+``Min``: Hong & Kim's ``memory_bound+peak_bandwidth``) is where the regime changes, the case condition's switch with
+the named limiter binding beyond it, not where the two values meet (outside tester round 5, F6).
+
+Expected values are by hand from the model file (equations/prior_hong_kim.toml, preset gt200) and by brute force
+on the evaluate path (the active case of Time and the binding limiter of MWP, bisected), never from symgpu's answer.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+import symgpu
+from symgpu import derive
+from symgpu.evaluate import active
+
+# MWP_peak_bw = pin_BW*mem_lat/(clock*bytes_per_inst*SMs) = 141.7e9*434/(1.296e9*128*30) = 12.3573 warp/SM; at alpha = 1
+# CWP = Min(n, 1 + 434/(4*2)) = n up to 55.25, so latency_bound (MWP = CWP = n) holds up to n = MWP_peak_bw and beyond
+# it memory_bound (CWP = n >= MWP = MWP_peak_bw) with peak_bandwidth binding. The values there: 434 + 4*2 = 442 cycles
+# against 434*n/MWP_peak_bw = 434: Time jumps, so the values meet elsewhere (n = 442/434*12.3573 = 12.585)
+PEAK = 141.7e9 * 434 / (1.296e9 * 128 * 30)
+PAIR = ("latency_bound", "memory_bound+peak_bandwidth")
+
+
+def _regime(model: symgpu.Model, n: float) -> str:
+    """Time's regime as the regime table names it: the case, and MWP's binding limiter where the case reads MWP."""
+    case = active.active_regime(model, "Time", "gt200", alpha=1.0, n=n)[0]
+    return case if case == "latency_bound" else f"{case}+{active.active_regime(model, 'MWP', 'gt200', alpha=1.0, n=n)[0]}"
+
+
+def _brute_switch(model: symgpu.Model) -> float:
+    lo, hi = 1.0, 50.0
+    assert (_regime(model, lo), _regime(model, hi)) == PAIR
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if _regime(model, mid) == PAIR[0] else (lo, mid)
+    return (lo + hi) / 2
+
+
+def test_the_regime_changes_where_n_reaches_the_peak_bandwidth_mwp_not_where_the_values_meet():
+    model = symgpu.load("prior_hong_kim")
+    assert _brute_switch(model) == pytest.approx(PEAK, rel=1e-9)
+    found = model.boundary("Time", PAIR, for_="n")
+    at = derive.applying_boundaries(model, found, "gt200", {"alpha": 1.0})
+    assert [float(r.value.magnitude) for r in at] == pytest.approx([PEAK], rel=1e-9)
+    jumps = [s for s in found.steps if s.operation == "values jump"]
+    assert jumps and "discontinuous" in jumps[0].justification
+
+
+def test_the_command_line_answers_the_switch_at_the_point(cli: Any):
+    code, out, err = cli("boundary", "prior_hong_kim", "Time", "--for", "n", "--between", *PAIR, "-p", "gt200", "-s", "alpha=1", "--json")
+    assert code == 0, out + err
+    assert float(json.loads(out)["value"]) == pytest.approx(PEAK, rel=1e-9)
+
+
+def test_a_case_with_the_limiter_that_does_not_bind_beyond_the_switch_is_refused_naming_the_switch(cli: Any):
+    # beyond n = MWP_peak_bw MWP = MWP_peak_bw: peak_bandwidth binds, not occupancy
+    model = symgpu.load("prior_hong_kim")
+    assert _regime(model, PEAK * (1 + 1e-6)) == "memory_bound+peak_bandwidth"
+    code, out, err = cli("boundary", "prior_hong_kim", "Time", "--for", "n", "--between", "latency_bound", "memory_bound+occupancy",
+                         "-p", "gt200", "-s", "alpha=1")
+    assert code == 1 and "value:" not in out and len(err.strip().splitlines()) == 1, out + err
+    assert "do not meet" in err and "12.357" in err, err
