@@ -26,12 +26,12 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.derive import certify_bound, certify_regimes, declared_range, results, solving
-from symgpu.derive.certify_path import (RESIDUAL, Asked, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _roots_at, _to_number,
-                                        _scan_grid, _with, at_a_point)
+from symgpu.derive import certify_bound, certify_boundary, certify_regimes, declared_range
+from symgpu.derive.certify_path import (RESIDUAL, Asked, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _to_number,
+                                        _scan_grid, _with)
 from symgpu.derive.certify_solve import _solve
 from symgpu.derive.derivation import Certificate, Derivation
-from symgpu.evaluate import active, evaluator, input_values
+from symgpu.evaluate import active, input_values
 from symgpu.proofs import sample_points
 
 if TYPE_CHECKING:
@@ -265,57 +265,6 @@ def _evaluates(model: Model, asked: Asked, point: _Point, *, checks: bool = Fals
     return bool(np.all(np.isfinite(value)))
 
 
-# ------------------------------------------------------------------------------ boundary
-def _boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> str | None:
-    keep = tuple(n for n in (asked.variable,) if n in model.defining)  # a defined quantity as the variable stays a symbol
-    expr = model.expression(asked.quantity, stop_at=keep)
-    pair = _limiter_pair(model, asked.quantity, derivation.extra.between, keep)
-    checked, crossings = 0, list[float]()  # crossings: two arguments' order switches, but the binding argument does not
-    for number in _roots_at(model, derivation, asked, point, {}):
-        around = active.boundary_sides(model, asked.variable, number)
-        if not _inside(model, asked, point, np.asarray([number, *around])).all():  # no value there or beside it: no switch here
-            continue
-        if pair is not None:  # two named arguments of the quantity's Min/Max: their difference changes sign here
-            gaps = [float(evaluator.evaluate_expression(model, pair, None, preset=point.preset,
-                                                        values=_with(model, asked, point, x)).magnitude) for x in around]
-            if any(np.isnan(gaps)):  # no number on one side (0/0 at the end of a range): nothing to check there
-                continue
-            if not (gaps[0] * gaps[1] < 0 or (gaps[0] == 0) != (gaps[1] == 0)):  # a sign change, or a tie on one side only
-                raise _fail(model, asked, point, f"the two named limiters do not cross at {asked.variable} = {number:.10g} "
-                            f"(their difference is {gaps[0]:.6g} below and {gaps[1]:.6g} above)")
-        else:
-            sides = [active.binding(model, expr, point.preset, _with(model, asked, point, x)) for x in around]
-            if sides[0] == sides[1] and around[0] != number:  # a regime that holds at the boundary only (Eq(x, 1))
-                sides[1] = active.binding(model, expr, point.preset, _with(model, asked, point, number))
-            if sides[0] == sides[1]:
-                raise _fail(model, asked, point, f"the regime is the same just below and just above the boundary {asked.variable} = {number:.10g}")
-            values = [_with(model, asked, point, x) for x in (around[0], around[1] if around[0] != number else number)]
-            if results.composite_switch(model, asked.quantity, derivation.extra.between, point.preset, values) is False:
-                if at_a_point(asked):  # the command line refuses it, naming the switch there (results.applying_boundaries)
-                    continue
-                raise _fail(model, asked, point, f"the regime switches at {asked.variable} = {number:.10g}, but not between the named regimes")
-            if len({active.binding(model, expr, point.preset, v, binding_only=True) for v in values}) == 1:
-                crossings.append(number)
-                continue
-        checked += 1
-    if not checked and not crossings:
-        return None
-    if not crossings:
-        return f"the regime switches at {'each of ' + str(checked) + ' boundaries' if checked > 1 else 'the boundary'}"
-    return (f"the regime switches at {checked} of {checked + len(crossings)} boundaries; at {asked.variable} = "
-            f"{', '.join(f'{x:.6g}' for x in crossings)} arguments that do not bind there cross")
-
-
-def _limiter_pair(model: Model, quantity: str, between: Any, keep: tuple[str, ...]) -> sympy.Expr | None:
-    """``A - B`` (expanded) for two named limiters of the quantity's own Min/Max, else None."""
-    pair = solving.named_limiters(model, quantity, tuple(between) if between else None)
-    if pair is None:
-        return None
-    a, b = pair
-    expanded = {s: model.expression(s.name, stop_at=keep) for s in (a - b).free_symbols if s.name in model.defining and s.name not in keep}
-    return (a - b).xreplace(expanded)
-
-
 # ------------------------------------------------------------------------------ extremum
 def _extremum(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> str | None:
     kind = "min" if "min" in derivation.method.lower() else "max"
@@ -494,7 +443,7 @@ def _fixed_point(model: Model, derivation: Derivation, asked: Asked, point: _Poi
 
 
 _CHECKS: dict[str, Callable[[Model, Derivation, Asked, _Point], str | None]] = {
-    "solve": _solve, "boundary": _boundary, "extremum": _extremum, "limit": _limit, "fixed_point": _fixed_point,
+    "solve": _solve, "boundary": certify_boundary.boundary, "extremum": _extremum, "limit": _limit, "fixed_point": _fixed_point,
     "regimes": certify_regimes.regimes,
 }
 CHECKED_OPS = frozenset(_CHECKS)  #: the operations whose answers have a numeric check

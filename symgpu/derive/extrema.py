@@ -344,14 +344,14 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
         except errors.DerivationError:
             rest_at = rest_value = None
         if rest_at is not None and rest_value is not None:
-            at_branches.extend(_branches(rest_at))
-            value_branches.extend(_branches(rest_value))
+            at_branches.extend(extremum_choice.branches(rest_at))
+            value_branches.extend(extremum_choice.branches(rest_value))
     kept = _redundant_equalities_dropped(at_branches, value_branches)
     single = len(kept[0]) == 1 and kept[0][0][1] is sympy.true
     why = "the best of the domain's ends and plateau edges" if single else "the form that applies depends on conditions the assumptions do not decide"
     if len(kept[0]) < len(at_branches):
         why += "; where only an equality of the inputs makes another form apply, the quantity is flat and this form gives the same value"
-    location, value = _first_match(kept[0]), _first_match(kept[1])
+    location, value = extremum_choice.first_match(kept[0]), extremum_choice.first_match(kept[1])
     job.step(kind + "imum", sympy.Eq(var, location), why)
     _say_elsewhere(job, location, kind, var, ends)
     return location, value
@@ -433,33 +433,6 @@ def _reached_at(job: jobs._Job, var: sympy.Symbol, pinned: Callable[[], sympy.Ex
         if value is not None and value.is_Rational and value == target:
             return x
     return None
-
-
-#: conditions of more operations than this in all make a Piecewise answer that SymPy does not collapse
-COLLAPSE_OPS = 2000
-
-
-def _first_match(branches: Sequence[tuple[sympy.Expr, sympy.Basic]]) -> sympy.Expr:
-    """A first-match Piecewise of the branches (SymPy's, which collapses the conditions); where they
-    have more than :data:`COLLAPSE_OPS` operations in all, those whose condition is false left out and
-    those after one that always holds, but not collapsed: SymPy distributes And over Or there, which
-    does not finish on Hong & Kim's cusp conditions (tens of KB each)."""
-    if sum(sympy.count_ops(c) for _, c in branches) <= COLLAPSE_OPS:
-        return sympy.Piecewise(*branches)
-    kept: list[tuple[sympy.Expr, sympy.Basic]] = []
-    for expr, condition in branches:
-        if condition is not sympy.false:
-            kept.append((expr, condition))
-        if condition is sympy.true:
-            break
-    if kept and kept[0][1] is sympy.true:
-        return kept[0][0]
-    return sympy.Piecewise(*kept, evaluate=False) if kept else sympy.nan
-
-
-def _branches(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Basic]]:
-    """A first-match Piecewise's (expression, condition) pairs; any other expression as one pair that always holds."""
-    return [(e, c) for e, c in expr.args] if isinstance(expr, sympy.Piecewise) else [(expr, sympy.true)]
 
 
 def _say_elsewhere(job: jobs._Job, location: sympy.Expr, kind: str, var: sympy.Symbol, ends: Any) -> None:

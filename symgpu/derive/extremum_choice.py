@@ -1,7 +1,8 @@
 """Which candidate of an extremum is the answer: numerically at given values (:func:`best_at`),
 else a first-match Piecewise of which candidate beats which (:func:`global_choice`); a candidate
 beaten by a value approached at an open end, or at a cusp not attained, is none (:func:`unbeaten`); whether the
-symbolic form chosen has the best candidate's number at the point (:func:`same_here`).
+symbolic form chosen has the best candidate's number at the point (:func:`same_here`); a Piecewise answer
+built from its branches without SymPy's collapse where its conditions are large (:func:`first_match`).
 """
 
 from __future__ import annotations
@@ -156,3 +157,30 @@ def _domain_somewhere(job: jobs._Job, preset: str | None, values: Mapping[str, A
     raise errors.NoAnswerHere(f"{model.id}: the model gives {job.quantity} no value at the given values for any scanned {var} "
                               f"(magnitudes 1e-6 to 1e12 and 0): its valid_when domain ({' and '.join(conditions) or 'none'}) "
                               "holds at none of them")
+
+
+#: conditions of more operations than this in all make a Piecewise answer that SymPy does not collapse
+COLLAPSE_OPS = 2000
+
+
+def first_match(branches: Sequence[tuple[sympy.Expr, sympy.Basic]]) -> sympy.Expr:
+    """A first-match Piecewise of the branches (SymPy's, which collapses the conditions); where they
+    have more than :data:`COLLAPSE_OPS` operations in all, those whose condition is false left out and
+    those after one that always holds, but not collapsed: SymPy distributes And over Or there, which
+    does not finish on Hong & Kim's cusp conditions (tens of KB each)."""
+    if sum(sympy.count_ops(c) for _, c in branches) <= COLLAPSE_OPS:
+        return sympy.Piecewise(*branches)
+    kept: list[tuple[sympy.Expr, sympy.Basic]] = []
+    for expr, condition in branches:
+        if condition is not sympy.false:
+            kept.append((expr, condition))
+        if condition is sympy.true:
+            break
+    if kept and kept[0][1] is sympy.true:
+        return kept[0][0]
+    return sympy.Piecewise(*kept, evaluate=False) if kept else sympy.nan
+
+
+def branches(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Basic]]:
+    """A first-match Piecewise's (expression, condition) pairs; any other expression as one pair that always holds."""
+    return [(e, c) for e, c in expr.args] if isinstance(expr, sympy.Piecewise) else [(expr, sympy.true)]
