@@ -11,7 +11,6 @@ and ``parse_expr`` are never applied to file text.
 from __future__ import annotations
 
 import ast
-import difflib
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -19,7 +18,7 @@ from typing import Any
 
 import sympy
 
-from symgpu import errors
+from symgpu import errors, suggest
 from symgpu.model import substitution
 
 MAX_LENGTH = 20_000
@@ -378,7 +377,6 @@ def declared_names(name: str, symbols: Mapping[str, Any]) -> str:
     ones and how many more there are (``symgpu show MODEL`` lists them all)."""
     if len(symbols) <= LISTED_NAMES:
         return ", ".join(sorted(symbols)) or "none"
-    same_letters = [s for s in sorted(symbols) if s.lower() == name.lower()]  # `mem_ld` for Mem_LD, `N` for n
-    close = same_letters + [c for c in difflib.get_close_matches(name, list(symbols), n=5, cutoff=0.6) if c not in same_letters][:5 - len(same_letters)]
+    close = suggest.closest(name, symbols, 5)
     shown = ", ".join(close) if close else ", ".join(sorted(symbols)[:5])
     return f"{'closest ' if close else ''}{shown}, and {len(symbols) - len(close or sorted(symbols)[:5])} more; symgpu show MODEL lists them"

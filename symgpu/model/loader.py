@@ -9,7 +9,6 @@ model. The *shape* checks of a file's tables (keys, types, ids, references) are
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import os
@@ -19,7 +18,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from symgpu import errors, resources, store, textfiles
+from symgpu import errors, resources, store, suggest, textfiles
 from symgpu.entry_kinds import TOML
 from symgpu.model import schema, toml_reader
 from symgpu.model.definition_reader import MODEL_ID, DefinitionReader
@@ -76,8 +75,7 @@ def resolve(id_or_path: str | os.PathLike[str], folder: Path | None = None) -> P
     path = find(text, folder)
     if path is None:
         models = list_models(folder)
-        close = [m for m in models if m.lower() == text.lower()]  # Prior_Hong_Kim for prior_hong_kim
-        close += [m for m in difflib.get_close_matches(text.lower(), models, n=3, cutoff=0.6) if m not in close]
+        close = suggest.closest(text, models, 3)
         known = textfiles.listing(models) or "none"
         meant = f"did you mean {', '.join(close)}? " if close else ""
         raise errors.UsageError(f"unknown model {textfiles.printable(text, 200)!r} ({meant}models: {known}); give a model id or a path to a "
