@@ -44,7 +44,9 @@ def add_unit_options(parser: argparse.ArgumentParser, what: str = "the result") 
 
 def load_model(name: str) -> Any:
     """Load a model for a command (errors propagate to :func:`main` as exit code 2); warn on
-    stderr when the id names several files (a user model with a bundled model's id is hidden)."""
+    stderr when the id names several files (a user model with a bundled model's id is hidden), and
+    when a base it extends is read from a file beside it that its id does not load by itself
+    (:func:`loader.unlike_by_id`: a user copy of a bundled base, which `list` calls hidden)."""
     model = api.load(name)
     if "/" not in name and os.sep not in name and not name.endswith(".toml"):
         hidden = loader.shadowed(name)
@@ -52,6 +54,11 @@ def load_model(name: str) -> Any:
             print(f"symgpu: warning: model '{textfiles.printable(name, 100)}' is read from {model.path}; "
                   f"{textfiles.listing([str(p) for p in hidden], 3, 200)} in ${resources.ENV_MODEL_PATH} has the same id and is "
                   "not used: rename that model (file name and [model].id) or give its path", file=sys.stderr)
+    if model.path is not None:
+        for base_id, used, by_id in loader.unlike_by_id(model.path):
+            print(f"symgpu: warning: model '{textfiles.printable(model.id, 100)}' extends '{base_id}' from {textfiles.printable(str(used), 200)} "
+                  f"(a base beside a variant comes first), not from {textfiles.printable(str(by_id), 200)}, which the id '{base_id}' loads; "
+                  f"its numbers follow that file (rename or move it to extend {textfiles.printable(str(by_id), 200)} instead)", file=sys.stderr)
     return model
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
 import pint
@@ -13,7 +13,7 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.memo import Memo
-from symgpu.evaluate import compiler, scaling, input_values, one_sided, piece_select, singular, stepwise, ties
+from symgpu.evaluate import compiler, divisors, scaling, input_values, one_sided, piece_select, singular, stepwise, ties
 
 #: an expression's free symbols' names (sorted) and whether it has a ``Piecewise``, by expression: a
 #: certificate evaluates one answer at up to a hundred points, and each walk of a large regime
@@ -92,6 +92,8 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
     elif isinstance(fast, float) and watch.flagged:
         fast = _unflagged(model, name, preset, values, fast, watch, singular.zero_nonnegative(model, list(magnitudes), magnitudes),
                           lambda changed: stepwise.watched(model, defines, given, {**magnitudes, **changed}))
+    if isinstance(fast, float) and divisors.near_zero(model, stepwise.plan(model, defines, given).steps, magnitudes):
+        fast = _exactly(model, name, preset, values, fast)
     if fast is not None:
         return units.registry().Quantity(fast, model.units[defines])
     args, function, base = compiler.compiled(model, name, given)
@@ -148,11 +150,16 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
     watch = singular.Watch()
     with watch.errstate():
         result = function(*inputs)
-    if scalar and not np.isfinite(result):  # infinite or NaN at one point: refused where an overflow made it so
-        _refuse_overflow(model, name, function, inputs)
-    elif scalar and watch.flagged:  # finite, but a division by zero or an overflow on the way
+    if scalar and not np.isfinite(result):  # infinite or NaN at one point: refused where an overflow made it so,
+        _refuse_overflow(model, name, function, inputs)  # else decided in exact arithmetic (NaN: no value, kept)
+    if scalar and np.isnan(result):  # 0/0 or inf - inf: the exact value where the decimals given have one
+        result = _exact_number(model, name, preset, values, limits=False)
+        result = math.nan if result is None or not math.isfinite(result) else result
+    elif scalar and (watch.flagged or not np.isfinite(result)):  # a division by zero or an overflow on the way
         result = _unflagged(model, name, preset, values, float(result), watch, singular.zero_nonnegative(model, args, magnitudes),
                             lambda changed: _watched(function, [changed.get(a, x) for a, x in zip(args, inputs)]))
+    elif scalar and divisors.near_zero(model, stepwise.plan(model, defines, given).steps, magnitudes):
+        result = _exactly(model, name, preset, values, float(result))
     result = np.asarray(result, dtype=float)
     if result.ndim == 0:
         result = float(result)
@@ -187,7 +194,7 @@ def _watched(function: Any, inputs: Sequence[Any]) -> singular.Watch:
 
 def _unflagged(model: Model, name: str, preset: str | None, values: Mapping[str, Any] | None, result: float,
                watch: singular.Watch, zeros: list[str], again: Any) -> float:
-    """A finite scalar ``result`` whose IEEE arithmetic divided by zero or overflowed on the way: kept where
+    """A scalar ``result``, infinite or finite, whose IEEE arithmetic divided by zero or overflowed on the way: kept where
     the division is by nonnegative inputs at 0 (:func:`singular.explained`: the limit from above), else
     the value in exact arithmetic (:func:`exact`).
 
@@ -206,28 +213,58 @@ def _unflagged(model: Model, name: str, preset: str | None, values: Mapping[str,
     if watch.overflow:
         raise errors.EvaluationError(f"{model.id}: {name} overflows IEEE doubles at these inputs (a value beyond "
                                      f"{np.finfo(float).max:.4g} arises on the way); give smaller values")
+    _refuse_pole(model, name, result, "by taking x/0 as infinite")
+
+
+def _refuse_pole(model: Model, name: str, result: float, how: str) -> NoReturn:
+    """Raise: exact arithmetic finds no value of ``name`` where IEEE arithmetic gave ``result``.
+
+    Raises:
+        errors.EvaluationError: always.
+    """
     raise errors.EvaluationError(f"{model.id}: {name} has no value at these inputs: its formula divides by zero there (a pole of the "
-                                 f"formula: IEEE arithmetic gave {result:.10g} by taking x/0 as infinite, exact arithmetic gives no value); "
+                                 f"formula: IEEE arithmetic gave {result:.10g} {how}, exact arithmetic with the decimals given gives no value); "
                                  "choose other values")
 
 
-def _exact_number(model: Model, name: str, preset: str | None, values: Mapping[str, Any] | None) -> float | None:
+def _exactly(model: Model, name: str, preset: str | None, values: Mapping[str, Any] | None, result: float) -> float:
+    """``result`` where a divisor of the formula is within rounding of 0 (:func:`divisors.near_zero`): the value
+    in exact arithmetic, the inputs as the decimals given; ``result`` where exact arithmetic cannot be done.
+
+    Raises:
+        errors.EvaluationError: the exact divisor is 0: a pole (or 0/0) of the formula, no value.
+    """
+    try:
+        number = complex(exact(model, name, preset=preset, values=values))
+    except (errors.SymgpuError, TypeError, ValueError, ArithmeticError):
+        number = complex(math.nan)
+    if number.imag == 0 and math.isfinite(number.real):
+        return number.real
+    _refuse_pole(model, name, result, "by dividing by a rounding residue")
+
+
+def _exact_number(model: Model, name: str, preset: str | None, values: Mapping[str, Any] | None, *,
+                  limits: bool = True) -> float | None:
     """:func:`exact` as a float, or None (the expanded expression decides) where it is no real number."""
     try:
-        return float(exact(model, name, preset=preset, values=values))
+        return float(exact(model, name, preset=preset, values=values, limits=limits))
     except (errors.SymgpuError, TypeError, ValueError, ArithmeticError):
         return None
 
 
 def check_declared_sign(model: Model, name: str, value: float) -> None:
-    """A quantity's value at a point inside its declared sign (``positive``/``nonnegative``): what ``symgpu
-    eval`` shows. (:func:`evaluate` itself gives the equations' value: a regime, a sweep or a check may read
+    """A quantity's value at a point, a number (not NaN) inside its declared sign (``positive``/``nonnegative``):
+    what ``symgpu eval`` shows. (:func:`evaluate` itself gives the equations' value: a regime, a sweep or a check may read
     it where a declared-positive count is 0, a block too large to launch.)
 
     Raises:
+        errors.EvaluationError: the value is NaN (0/0 at the point).
         errors.DomainError: the model's equations give a value its file declares impossible (Hong & Kim's
             ``Exec_cycles_with_synch`` of an 8-thread block: -2682.5 cycles): no meaningful value there.
     """
+    if math.isnan(value):  # Model.evaluate's "no value": 0/0 (or inf - inf) in exact arithmetic too
+        raise errors.EvaluationError(f"{model.id}: {name} has no value at these inputs: its formula is 0/0 there (exact arithmetic "
+                                     "with the decimals given gives no value either; IEEE arithmetic gave nan); choose other values")
     assumptions = model.symbol_definitions[name].assumptions if name in model.symbol_definitions else ()
     word = "positive" if "positive" in assumptions and not value > 0 else \
         "nonnegative" if "nonnegative" in assumptions and not value >= 0 else None
@@ -315,12 +352,15 @@ def _point_function(model: Model, expr: sympy.Basic, names: list[str], target: p
     return compiler.compiled_expression(model, expr, names, target)
 
 
-def exact(model: Model, name: str, *, preset: str | None = None, values: Mapping[str, Any] | None = None) -> sympy.Expr:
+def exact(model: Model, name: str, *, preset: str | None = None, values: Mapping[str, Any] | None = None,
+          limits: bool = True) -> sympy.Expr:
     """Evaluate ``name`` exactly in SymPy: scalar inputs become exact rationals of their
     shortest decimal form, so ``320.3`` is ``3203/10``. Used to cross-check ``evaluate``
     and to print substitution chains. A nonnegative input at 0 where the expression divides
     by it (Volkov's ``alu_thru/alpha`` in a ``Min``) gives the one-sided limit from above
-    (:mod:`symgpu.evaluate.one_sided`), as the compiled IEEE arithmetic does."""
+    (:mod:`symgpu.evaluate.one_sided`), as the compiled IEEE arithmetic does; ``limits=False``: no such
+    limit, the values put in as they are (0/0 is no value: Volkov's ``traffic_increase`` with no access
+    at all, whose limits as each count tends to 0 differ)."""
     given, magnitudes = input_values.gather_values(model, name, preset, values or {})
     expr = model.expression(name, stop_at=given)
     mapping = {model.symbols[k]: sympy.Rational(repr(float(v) / float(scaling.unit_scale(model.units[k])))) * scaling.unit_scale(model.units[k])
@@ -329,6 +369,8 @@ def exact(model: Model, name: str, *, preset: str | None = None, values: Mapping
     missing = sorted(s.name for s in expr.free_symbols if s not in mapping)
     if missing:
         raise errors.EvaluationError(f"{model.id}: {name} needs a value for {', '.join(missing)}")
+    if not limits:
+        return expr.xreplace(mapping)
     return one_sided.substitute(expr, mapping)  # all-rational inputs: SymPy evaluates exactly without simplify
 
 

@@ -192,6 +192,41 @@ def base_file(path: Path, extends: str) -> Path:
     return resources.base_model_file(path, extends)
 
 
+def bases_used(path: str | os.PathLike[str]) -> tuple[tuple[str, Path], ...]:
+    """The ``extends`` chain of the model file ``path``, as :func:`read_definition` follows it: (base id, the
+    file read for it) per step; a base beside a variant comes first, so it may differ from the file that id
+    loads by itself (:func:`find`: the bundled folder first). Stops at a file that does not read (the
+    loader's errors say why when the model is read)."""
+    out: list[tuple[str, Path]] = []
+    current = Path(path)
+    while len(out) < 64:
+        try:
+            raw = textfiles.read_bounded(current, limit=MAX_FILE_BYTES, what="model file", hint="")
+            data = _parse_toml(raw)
+        except (errors.SymgpuError, OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, ValueError, RecursionError):
+            break
+        meta = data.get("model")
+        extends = meta.get("extends") if isinstance(meta, dict) else None
+        if not isinstance(extends, str) or not MODEL_ID.match(extends):
+            break
+        current = base_file(current, extends)
+        if any(current == seen for _, seen in out) or not os.path.lexists(current):
+            break
+        out.append((extends, current))
+    return tuple(out)
+
+
+def unlike_by_id(path: str | os.PathLike[str]) -> tuple[tuple[str, Path, Path], ...]:
+    """The bases of the model file ``path`` read from another file than their id loads by itself
+    (:func:`bases_used` against :func:`find`): (base id, file read, file the id loads)."""
+    out = []
+    for base_id, used in bases_used(path):
+        by_id = find(base_id)
+        if by_id is not None and used.resolve() != by_id.resolve():
+            out.append((base_id, used, by_id))
+    return tuple(out)
+
+
 def _shown(path: Path) -> str:
     """Path as shown in messages: relative to the repository root when inside it."""
     try:

@@ -1,0 +1,86 @@
+"""Divisors within rounding of 0 at a scalar point: a value IEEE arithmetic cannot be trusted with.
+
+``1/(x*y - z)`` at ``x = 0.1, y = 3, z = 0.3`` divides by ``0.30000000000000004 - 0.3 = 5.6e-17``
+in IEEE arithmetic and gives 1.8e16, with no flag raised, where the decimals given make the divisor
+exactly 0: a pole, no value. At ``z = 0.30000000000000004`` IEEE divides by 0 where the exact
+divisor is -4e-17 (the value -2.5e16). Where a divisor that is a sum is no larger than
+:data:`NEAR` of the size of its terms, :func:`near_zero` says so and
+:func:`symgpu.evaluate.evaluator.evaluate` decides the value in exact arithmetic, the inputs as
+the decimals given (as case conditions within rounding of a tie are:
+:mod:`symgpu.evaluate.ties`). A divisor whose terms are all 0 (nonnegative inputs at 0) is left to
+:mod:`symgpu.evaluate.singular`, which tells the one-sided limit IEEE gives there from a pole.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import sympy
+
+from symgpu.evaluate import compiler, rule, scaling
+from symgpu.evaluate.state import state_of
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+#: a divisor no larger than this, relative to the sum of its terms' sizes, may be 0 but for rounding
+NEAR = 4 * rule.TIE
+
+
+def _divisors(model: Model, step: str) -> tuple[tuple[str, ...], Any] | None:
+    """The sums ``step``'s right-hand side divides by, each with the sum of its terms' sizes, compiled
+    as one function of base-unit magnitudes (divisor, size, divisor, size, ...); None where it divides
+    by no sum (cached per model)."""
+    kept = state_of(model).compiled
+    key = ("sum divisors", step)
+    if key not in kept:
+        base = scaling.base_expression(model, model.defining[step].rhs)
+        found: dict[sympy.Basic, None] = {}
+        for power in base.atoms(sympy.Pow):
+            if power.exp.is_negative and isinstance(power.base, sympy.Add) and power.base.free_symbols:
+                found[power.base] = None
+        if not found:
+            kept[key] = None
+        else:
+            parts = sympy.Tuple(*[x for d in found for x in (d, sympy.Add(*[sympy.Abs(t) for t in d.args]))])
+            args = tuple(sorted(s.name for s in parts.free_symbols))
+            kept[key] = (args, compiler.base_function(model, [model.symbols[a] for a in args], parts))
+    return kept[key]  # type: ignore[no-any-return]
+
+
+def near_zero(model: Model, steps: tuple[str, ...], magnitudes: Mapping[str, Any]) -> bool:
+    """Is a sum that one of ``steps``' equations divides by within :data:`NEAR` of 0, relative to its
+    terms, at the scalar base-unit ``magnitudes`` (the steps in dependency order, as
+    :func:`symgpu.evaluate.stepwise.plan` gives them)? False where a value is missing or not a
+    finite scalar (the caller's other checks decide there)."""
+    known: dict[str, Any] = {}
+    for step, (args, function) in zip(steps, compiler.equation_functions(model, steps)):
+        divisors = _divisors(model, step)
+        try:
+            inputs = [known[a] if a in known else np.float64(magnitudes[a]) for a in args]
+        except (KeyError, TypeError, ValueError):
+            return False
+        if any(np.ndim(x) for x in inputs):
+            return False
+        with np.errstate(all="ignore"):
+            if divisors is not None:
+                names, sides = divisors
+                try:
+                    numbers = sides(*[known[a] if a in known else np.float64(magnitudes[a]) for a in names])
+                except (ArithmeticError, TypeError, ValueError, KeyError):
+                    numbers = ()
+                for divisor, size in zip(numbers[0::2], numbers[1::2]):
+                    divisor, size = float(divisor), float(size)
+                    if math.isfinite(size) and size > 0 and abs(divisor) <= NEAR * size:
+                        return True
+            try:
+                out = function(*inputs)
+            except (ArithmeticError, TypeError, ValueError):
+                return False
+        if np.ndim(out) or not math.isfinite(out):
+            return False
+        known[step] = np.float64(out)
+    return False
