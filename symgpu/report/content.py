@@ -20,8 +20,40 @@ from symgpu.report.tables import tables_section
 
 
 # ============================================================================ derivations
-def derivation_entry(model: Model, request: Any) -> dict[str, Any]:
-    """Run one ``[[derivations]]`` request through :func:`symgpu.derive.run_request`.
+def run_derivations(model: Model) -> dict[str, Any]:
+    """Each ``[[derivations]]`` request's outcome, by id: its :class:`symgpu.derive.Derivation`, or the
+    exception it raised (a report still builds: the entry says why it is not available)."""
+    out: dict[str, Any] = {}
+    for request in model.definition.derivations:
+        try:
+            out[request.id] = derive.run_request(model, request)
+        except Exception as exc:  # noqa: BLE001 - any failure must still leave a report
+            out[request.id] = exc
+    return out
+
+
+def expect_misses(model: Model, outcomes: Mapping[str, Any]) -> dict[str, tuple[str, sympy.Expr | None]]:
+    """The requests with an ``expect`` whose derivation is not available or gives another result, by id:
+    (why the report marks no line at the file's expected form, the derived result to mark instead where
+    it is one expression in the model's symbols, else None): the marks are the derivation's own."""
+    out: dict[str, tuple[str, sympy.Expr | None]] = {}
+    for request in model.definition.derivations:
+        outcome = outcomes.get(request.id)
+        if not request.get("expect"):
+            continue
+        if outcome is None or isinstance(outcome, BaseException):
+            out[request.id] = (f"derivation {request.id} not available, so the file's expect is not checked", None)
+        elif derive.expect_holds(outcome) is False:
+            result = outcome.result
+            single = isinstance(result, sympy.Expr) and not result.has(sympy.Piecewise) and result.free_symbols <= set(model.symbols.values())
+            out[request.id] = (f"derivation {request.id} gives {scrub(printing.sstr(result))[:200]}, not the file's expect",
+                               result if single else None)
+    return out
+
+
+def derivation_entry(model: Model, request: Any, outcome: Any = None) -> dict[str, Any]:
+    """One ``[[derivations]]`` request's entry: its ``outcome`` (:func:`run_derivations`), else run through
+    :func:`symgpu.derive.run_request` here.
 
     If the derivation raises, the entry says "derivation not available" with the reason, so
     the report still builds.
@@ -35,10 +67,9 @@ def derivation_entry(model: Model, request: Any) -> dict[str, Any]:
         "available": False, "reason": "", "steps": [], "result": None, "result_latex": "", "location": None,
         "location_latex": "", "unit": "", "method": "", "assumptions": [],
     }
-    try:
-        result = derive.run_request(model, request)
-    except Exception as exc:  # noqa: BLE001 - any failure must still leave a report
-        entry["reason"] = scrub(f"{type(exc).__name__}: {exc}")
+    result = outcome if outcome is not None else run_derivations_of(model, request)
+    if isinstance(result, BaseException):
+        entry["reason"] = scrub(f"{type(result).__name__}: {result}")
         return entry
     entry.update({
         "available": True,
@@ -50,6 +81,14 @@ def derivation_entry(model: Model, request: Any) -> dict[str, Any]:
         "unit": result.unit, "method": result.method, "assumptions": list(result.assumptions),
     })
     return entry
+
+
+def run_derivations_of(model: Model, request: Any) -> Any:
+    """One request's outcome, as :func:`run_derivations` gives it."""
+    try:
+        return derive.run_request(model, request)
+    except Exception as exc:  # noqa: BLE001 - any failure must still leave a report
+        return exc
 
 
 #: LaTeX longer than this is not typeset in a report (TeX reads at most 200,000 characters a line, and
@@ -123,13 +162,15 @@ def origin(model: Model) -> dict[str, Any]:
     return {"file": shown, "bundled": False}
 
 
-def build_context(model: Model, presets: Sequence[str] | None = None, *, plots: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+def build_context(model: Model, presets: Sequence[str] | None = None, *, plots: Sequence[dict[str, Any]] = (),
+                  outcomes: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The complete report content as JSON-ready data (templates and JSON share it).
 
     Args:
         model: the model.
         presets: preset ids to report (default: all, in file order).
         plots: plot descriptions from :func:`symgpu.report.plots.plan` after drawing.
+        outcomes: the derivations' outcomes (:func:`run_derivations`), run here when not given.
 
     Raises:
         errors.UsageError: an unknown preset.
@@ -181,7 +222,8 @@ def build_context(model: Model, presets: Sequence[str] | None = None, *, plots: 
             "source": {"ref": r.case.source.ref, "locator": r.case.source.locator},
         })
     errata = errata_section(model, rows)
-    derivations = [derivation_entry(model, request) for request in d.derivations]
+    outcomes = run_derivations(model) if outcomes is None else outcomes
+    derivations = [derivation_entry(model, request, outcomes.get(request.id)) for request in d.derivations]
     presets_out = [preset_section(model, p) for p in chosen]
     summary = {
         "equations": len(equations),
@@ -192,6 +234,10 @@ def build_context(model: Model, presets: Sequence[str] | None = None, *, plots: 
         "errata": len(errata["entries"]),
         "errata_unlinked_cases": len(errata["unlinked"]),
     }
+    missed = [r.id for r in d.derivations if not isinstance(outcomes.get(r.id), (BaseException, type(None)))
+              and derive.expect_holds(outcomes[r.id]) is False]
+    if missed:  # said only where one misses: the reports of files whose expectations hold stay as they were
+        summary["derivations_missing_expect"] = missed
     return {
         "schema": "symgpu-report/1",
         "model": {"id": model.id, "title": d.title, "summary": " ".join(d.summary.split()), "extends": d.extends,

@@ -81,10 +81,11 @@ explicit ``inputs``, never invented: a caption says when they are illustrative."
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 from symgpu import errors
+from symgpu.report import printing
 from symgpu.report.scenarios import Scenario, scenarios, supplied
 from symgpu.model.plot_kinds import Center, Mark, PlotEntry, SweptPlot
 from symgpu.model.plot_requests import bounded
@@ -249,7 +250,27 @@ def _expect_for(request: Any, variable: str) -> str:
     return ""
 
 
-def plan(model: Model, presets: Sequence[str] | None = None) -> list[PlotSpec]:
+def _derived(request: Any, variable: str, label: str, axis: str, missed: Mapping[str, tuple[str, Any]], *,
+             named: str = "") -> Mark | None:
+    """The mark of ``request``'s expected form at ``variable`` where the request's derivation gives it; where
+    it gives another result (``missed``: the requests whose derivation fails or misses its expect, why, and
+    the derived expression or None), the derived expression, labelled so, or a mark that says why nothing
+    is drawn: never the file's text as though derived. None without an expected form."""
+    expect = _expect_for(request, variable)
+    if not expect:
+        return None
+    where = variable if named else ""
+    if request.id in missed:
+        reason, result = missed[request.id]
+        if result is not None and isinstance(request.get("expect"), str):
+            text = printing.sstr(result)
+            return Mark(axis, named or f"{request.id}: {variable} = {text} (derived; the file expects {expect})", text,
+                        variable=where, parsed=result)
+        return Mark(axis, named or f"{request.id}: {variable}", expect, variable=where, problem=reason)
+    return Mark(axis, label, expect, variable=where)
+
+
+def plan(model: Model, presets: Sequence[str] | None = None, *, missed: Mapping[str, tuple[str, Any]] | None = None) -> list[PlotSpec]:
     """The plots of a model's report, from its derivation requests and its ``[[plots]]`` entries.
 
     * an ``extremum`` request gives a curve of its quantity over its variable, the location
@@ -260,9 +281,15 @@ def plan(model: Model, presets: Sequence[str] | None = None) -> list[PlotSpec]:
       ``[[plots]]`` regime map of that quantity over those two variables replaces it;
     * each ``[[plots]]`` entry gives one plot per preset it names (see the module docstring).
 
+    A derivation's mark is its ``expect`` only where ``missed`` (request id -> why, and the derived
+    expression) does not name it: a request whose derivation misses its expected form marks the derived
+    expression, labelled so, and one whose derivation fails (or gives no single expression) marks nothing
+    and says why.
+
     Raises:
         errors.ModelFileError: a ``[[plots]]`` entry is malformed (names the file and field).
     """
+    missed = missed or {}
     chosen = list(presets) if presets else [p.id for p in model.definition.presets]
     specs: list[PlotSpec] = []
     limits: dict[tuple[str, str], list[Mark]] = {}
@@ -271,9 +298,9 @@ def plan(model: Model, presets: Sequence[str] | None = None) -> list[PlotSpec]:
         quantity, variable = _request_quantity(model, request), request.get("variable") or ""
         if not quantity or variable not in model.symbols:
             continue
-        if request.op == "limit" and _expect_for(request, variable):
-            limits.setdefault((quantity, variable), []).append(
-                Mark("y", f"{request.id}: {variable} -> {request.get('to') or request.get('point') or ''}", _expect_for(request, variable)))
+        mark = _derived(request, variable, f"{request.id}: {variable} -> {request.get('to') or request.get('point') or ''}", "y", missed)
+        if request.op == "limit" and mark is not None:
+            limits.setdefault((quantity, variable), []).append(mark)
         if request.op == "boundary" and bounded(model, quantity):
             boundaries.setdefault((quantity, variable), []).append(request)
     # the extremum requests on one quantity and variable share a curve: each location with an expected
@@ -286,14 +313,14 @@ def plan(model: Model, presets: Sequence[str] | None = None) -> list[PlotSpec]:
     for (quantity, variable), requests in extrema.items():
         substitute = tuple((k, str(v)) for k, v in (requests[0].get("substitute") or ()))
         marks: tuple[Mark, ...] = (
-            *(Mark("x", f"{r.id}: {variable} = {_expect_for(r, variable)}", _expect_for(r, variable))
-              for r in requests if _expect_for(r, variable)),
+            *(m for r in requests if (m := _derived(r, variable, f"{r.id}: {variable} = {_expect_for(r, variable)}", "x", missed))),
             *limits.get((quantity, variable), []))
         spec = _spec(model, f"{quantity}_vs_{variable}", "curve", quantity, (variable,), chosen, substitute=substitute,
                      marks=marks, origin=tuple(r.id for r in requests))
         specs.append(spec)
     for (quantity, variable), requests in boundaries.items():
-        marks = tuple(Mark("x", f"{r.id}: {variable} = {_expect_for(r, variable)}", _expect_for(r, variable)) for r in requests)
+        marks = tuple(_derived(r, variable, f"{r.id}: {variable} = {_expect_for(r, variable)}", "x", missed)
+                      or Mark("x", f"{r.id}: {variable} = ", "") for r in requests)
         for preset in chosen:
             spec = _spec(model, f"{quantity}_vs_{variable}_{preset}", "asymptotes", quantity, (variable,), [preset],
                          marks=marks, origin=tuple(r.id for r in requests))
@@ -309,7 +336,8 @@ def plan(model: Model, presets: Sequence[str] | None = None) -> list[PlotSpec]:
         if len(variables) >= 2 and (quantity, frozenset(variables[:2])) not in asked_maps:
             pair = (variables[1], variables[0]) if len(variables) == 2 else tuple(variables[:2])
             origin = tuple(r.id for v in pair for r in boundaries[(quantity, v)])
-            marks = tuple(Mark("x", r.id, _expect_for(r, v), variable=v) for v in pair for r in boundaries[(quantity, v)])
+            marks = tuple(_derived(r, v, r.id, "x", missed, named=r.id) or Mark("x", r.id, "", variable=v)
+                          for v in pair for r in boundaries[(quantity, v)])
             specs.append(_spec(model, f"regimes_{quantity}_{pair[0]}_{pair[1]}", "regime_map", quantity, pair, chosen, marks=marks, origin=origin))
     specs += asked
     ids: set[str] = set()

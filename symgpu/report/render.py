@@ -16,8 +16,7 @@ from symgpu.model import loader
 if TYPE_CHECKING:
     from symgpu.model import Model
 from symgpu import resources
-from symgpu.report import figure_digests, measurements, plot_specs, plots
-from symgpu.report.content import build_context
+from symgpu.report import content, figure_digests, measurements, plot_specs, plots
 from symgpu.report.scenarios import scrub
 from symgpu.report.templates import render_template, shared_environment
 
@@ -63,7 +62,8 @@ def render_report(model: Model, *, presets: Sequence[str] | None = None, formats
     formats = [f for f in FORMATS if f in set(formats)]
     stem = stem or model.id
     report = Report(model.id)
-    specs = plot_specs.plan(model, presets)
+    outcomes = content.run_derivations(model)  # the marks are the derivations' own: a failed expect marks nothing
+    specs = plot_specs.plan(model, presets, missed=content.expect_misses(model, outcomes))
     drawn = []
     for spec in specs:
         entry = spec.describe(stem)
@@ -80,7 +80,7 @@ def render_report(model: Model, *, presets: Sequence[str] | None = None, formats
             for kind, data in images.items():
                 report.files[entry["files"][kind]] = data
         drawn.append(entry)
-    context = build_context(model, presets, plots=drawn)
+    context = content.build_context(model, presets, plots=drawn, outcomes=outcomes)
     found = measurements.sections(model, stem, pdf=draw_plots and "tex" in formats, book=figures if draw_plots else None)
     if found:
         context["measurements"] = [m.as_dict() for m in found]
