@@ -80,11 +80,18 @@ def parse_rows(text: str, shown: str = "<data>") -> tuple[tuple[str, ...], tuple
         if not any(c.strip() for c in cells):
             continue
         padded = tuple(cells) + ("",) * (len(header) - len(cells))
-        rows.append(_row(index, padded[:len(header)], at))
+        rows.append(_row(index, padded[:len(header)], at, shown))
     return header, tuple(rows)
 
 
-def _row(index: int, cells: tuple[str, ...], at: dict[str, int]) -> KernelRow:
+def _row(index: int, cells: tuple[str, ...], at: dict[str, int], shown: str = "<data>") -> KernelRow:
+    """Row ``index`` of the file ``shown``: a cell the model reads that is no positive number is the row's
+    ``problem`` (the row is not predicted); a measured time that is no positive number refuses the file.
+
+    Raises:
+        errors.UsageError: the ``Latency`` cell is given but is not a positive finite number (0, negative,
+            NaN, inf or text): a measured time that cannot be one, which accuracy figures would divide by.
+    """
     problems: list[str] = []
 
     def number(name: str) -> float:
@@ -106,11 +113,16 @@ def _row(index: int, cells: tuple[str, ...], at: dict[str, int]) -> KernelRow:
     grid = (whole("Grid x"), whole("Grid y"), whole("Grid z"))
     block = (whole("Block x"), whole("Block y"), whole("Block z"))
     sizes = tuple((n, number(n)) for n in SIZES if n in at and cells[at[n]].strip())
-    latency = math.nan
-    if LATENCY in at and cells[at[LATENCY]].strip():
+    latency = math.nan  # an empty cell: not measured
+    text = cells[at[LATENCY]].strip() if LATENCY in at else ""
+    if text:
         try:
-            latency = float(cells[at[LATENCY]])
+            latency = float(text)
         except ValueError:
             latency = math.nan
+        if not (math.isfinite(latency) and latency > 0):
+            raise errors.UsageError(f"{shown}: row {index}, column {LATENCY}: {textfiles.printable(text, 40)!r} is not a measured time "
+                                    "(expected a positive number of milliseconds); correct that cell, leave it empty (not measured) "
+                                    "or remove the row")
     return KernelRow(index, cells, cells[at["OPName"]].strip(), cells[at["Device"]].strip(), cells[at["Kernel Name"]].strip(),
                      grid, block, sizes, latency, "; ".join(problems))
