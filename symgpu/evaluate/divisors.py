@@ -51,36 +51,45 @@ def _divisors(model: Model, step: str) -> tuple[tuple[str, ...], Any] | None:
     return kept[key]  # type: ignore[no-any-return]
 
 
+def _checks(model: Model, steps: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[tuple[tuple[str, ...], Any], ...]]:
+    """For ``steps`` (in dependency order): the steps whose values the divisors read, in order, and each
+    divisor function (:func:`_divisors`) with its arguments; cached per model."""
+    kept = state_of(model).compiled
+    key = ("divisor checks", steps)
+    if key not in kept:
+        functions = tuple(found for step in steps if (found := _divisors(model, step)) is not None)
+        wanted = {a for args, _ in functions for a in args}
+        needed: list[str] = []
+        for step, (args, _) in reversed(list(zip(steps, compiler.equation_functions(model, steps)))):
+            if step in wanted:
+                needed.append(step)
+                wanted |= set(args)
+        kept[key] = (tuple(reversed(needed)), functions)
+    return kept[key]  # type: ignore[no-any-return]
+
+
 def near_zero(model: Model, steps: tuple[str, ...], magnitudes: Mapping[str, Any]) -> bool:
     """Is a sum that one of ``steps``' equations divides by within :data:`NEAR` of 0, relative to its
     terms, at the scalar base-unit ``magnitudes`` (the steps in dependency order, as
     :func:`symgpu.evaluate.stepwise.plan` gives them)? False where a value is missing or not a
     finite scalar (the caller's other checks decide there)."""
+    needed, functions = _checks(model, steps)
+    if not functions:
+        return False
     known: dict[str, Any] = {}
-    for step, (args, function) in zip(steps, compiler.equation_functions(model, steps)):
-        divisors = _divisors(model, step)
+    with np.errstate(all="ignore"):
         try:
-            inputs = [known[a] if a in known else np.float64(magnitudes[a]) for a in args]
-        except (KeyError, TypeError, ValueError):
-            return False
-        if any(np.ndim(x) for x in inputs):
-            return False
-        with np.errstate(all="ignore"):
-            if divisors is not None:
-                names, sides = divisors
-                try:
-                    numbers = sides(*[known[a] if a in known else np.float64(magnitudes[a]) for a in names])
-                except (ArithmeticError, TypeError, ValueError, KeyError):
-                    numbers = ()
+            for step, (args, function) in zip(needed, compiler.equation_functions(model, needed)):
+                out = function(*[known[a] if a in known else np.float64(magnitudes[a]) for a in args])
+                if np.ndim(out) or not math.isfinite(out):
+                    return False
+                known[step] = np.float64(out)
+            for names, sides in functions:
+                numbers = sides(*[known[a] if a in known else np.float64(magnitudes[a]) for a in names])
                 for divisor, size in zip(numbers[0::2], numbers[1::2]):
                     divisor, size = float(divisor), float(size)
                     if math.isfinite(size) and size > 0 and abs(divisor) <= NEAR * size:
                         return True
-            try:
-                out = function(*inputs)
-            except (ArithmeticError, TypeError, ValueError):
-                return False
-        if np.ndim(out) or not math.isfinite(out):
+        except (ArithmeticError, TypeError, ValueError, KeyError):
             return False
-        known[step] = np.float64(out)
     return False
