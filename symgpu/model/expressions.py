@@ -156,6 +156,7 @@ def parse_expression(
     path: str = "<expression>",
     where: str = "",
     boolean: bool = False,
+    as_written: bool = False,
 ) -> sympy.Basic:
     """Parse ``text`` into a SymPy expression using only ``symbols`` and whitelisted functions.
 
@@ -165,6 +166,10 @@ def parse_expression(
         path: file name, for error messages.
         where: key path inside the file, for error messages.
         boolean: the text is a condition (``when``, ``valid_when``) rather than a value.
+        as_written: build every node unevaluated (SymPy's automatic simplification off: no
+            dominated ``Min`` argument dropped, no ``(a+b)/(a+b)`` cancelled, no ``x + 0*y``
+            or ``x + y - y`` folded), for checks that must see each term the file wrote
+            (the dimension check); such a tree is never evaluated or kept.
 
     Returns:
         The SymPy expression (a relational or boolean when ``boolean`` is true).
@@ -197,9 +202,13 @@ def parse_expression(
     if depth > MAX_DEPTH:
         raise errors.ExpressionError(path, where, f"expression {excerpt(stripped, 0)} is nested {depth} levels deep (limit {MAX_DEPTH})",
                                      "split it into intermediate equations")
-    builder = _Builder(stripped, symbols)
+    builder = _Builder(stripped, symbols, as_written=as_written)
     try:
-        result = builder.build(tree.body)
+        if as_written:
+            with sympy.evaluate(False):
+                result = builder.build(tree.body)
+        else:
+            result = builder.build(tree.body)
     except _Refused as exc:
         raise errors.ExpressionError(path, where, f"{exc.problem} in {excerpt(stripped, exc.column)}", exc.hint) from None
     except RecursionError:
@@ -218,9 +227,11 @@ def parse_expression(
 class _Builder:
     """Walks a Python syntax tree and builds SymPy objects from whitelisted nodes only."""
 
-    def __init__(self, text: str, symbols: Mapping[str, sympy.Symbol]) -> None:
+    def __init__(self, text: str, symbols: Mapping[str, sympy.Symbol], *, as_written: bool = False) -> None:
         self.text = text
         self.symbols = symbols
+        #: build unevaluated (see :func:`parse_expression`)
+        self.as_written = as_written
         #: 0-based column of the node being built (where a refusal points).
         self.column: int | None = None
 
@@ -360,6 +371,9 @@ class _Builder:
         built = [self.build(arg) for arg in node.args]
         if name not in _LOGIC and not all(isinstance(arg, sympy.Expr) for arg in built):
             raise _Refused(f"a condition is used as a value in '{self.segment(node)}'", "conditions belong in Piecewise, And, Or, Not, when or valid_when")
+        if self.as_written and name in ("Min", "Max"):
+            # NOTE: not substitution.min_max, whose kept Min/Max are the evaluated model's
+            return (sympy.Min if name == "Min" else sympy.Max)(*built, evaluate=False)
         return constructor(*built)
 
     def _piece(self, node: ast.AST) -> tuple[Any, Any]:
