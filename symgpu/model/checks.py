@@ -15,7 +15,7 @@ from symgpu import errors, units
 from symgpu.memo import memoised
 from symgpu.model import expressions, schema, value_domain
 from symgpu.model.records import Equation, ValidationInputs
-from symgpu.units import dimensions
+from symgpu.units import dimensions, literal_units
 
 
 def _quantity(text: Any, unit: pint.Unit) -> pint.Quantity:
@@ -92,13 +92,19 @@ class ModelChecks:
         return expressions.parse_expression(text, self.symbols, path=self.path, where=where, boolean=boolean, as_written=True)
 
     def _walk(self, expr: sympy.Basic, dims: Mapping[sympy.Symbol, Any], where: str) -> Any:
+        """The dimension of ``expr`` (as written); a mismatch, or a bare literal whose siblings'
+        units differ in scale (``literal_units``), is a :class:`~symgpu.errors.UnitMismatchError`."""
         try:
-            return dimensions.dimension_of(expr, dims, as_written=True)
+            found = dimensions.dimension_of(expr, dims, as_written=True)
         except dimensions.Mismatch as exc:
             hint = ""
             if exc.found is not None and exc.expected is not None:
                 hint = self._hint(exc.found, exc.expected, exc.expr)
             raise self.fail(where, exc.problem, hint, errors.UnitMismatchError) from None
+        ambiguous = literal_units.ambiguous_literal(expr, self.units)
+        if ambiguous is not None:
+            raise self.fail(where, ambiguous.text(), literal_units.HINT, errors.UnitMismatchError)
+        return found
 
     def _hint(self, found: Any, expected: Any, expr: sympy.Basic) -> str:
         """Suggest the likely fix for a dimensional mismatch."""
