@@ -273,7 +273,11 @@ def evaluate_expression(model: Model, expr: sympy.Basic, unit: pint.Unit | str |
             raise
         return ureg.Quantity(_at_numbers(model, expr, names, target, inputs), target)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        out = np.asarray(function(*inputs), dtype=float)
+        try:
+            out = np.asarray(function(*inputs), dtype=float)
+        except OverflowError:  # an exact integer of the expression times the inputs, beyond any double
+            raise errors.EvaluationError(f"{model.id}: the result is beyond the range of a double (about 1.8e308 {target:~}) at these inputs; "
+                                         "give inputs (or a target) for which it is smaller") from None
     return ureg.Quantity(float(out) if out.ndim == 0 else out, target)
 
 

@@ -30,6 +30,8 @@ MAX_DIGITS = 40
 MAX_DEPTH = 100
 #: Largest magnitude of a constant part of an expression.
 MAX_CONSTANT = 1e300
+#: 1 / (smallest nonzero magnitude of a constant part): a nonzero constant below 1e-300 is refused
+_SMALLEST_INVERSE = 10**300
 #: Most arithmetic operators in one expression (CPython builds a chain of N operators N deep).
 MAX_OPERATORS = 500
 #: Characters of the expression quoted in a message, around the offending spot.
@@ -264,8 +266,21 @@ class _Builder:
                 raise _Refused(f"constant '{self.segment(node)}' is not a real number", "", getattr(node, "col_offset", None))
             if not number.is_finite or (number.is_extended_real and abs(number) > MAX_CONSTANT):
                 raise _Refused(f"constant '{self.segment(node)}' is out of range (beyond {MAX_CONSTANT:.0e})", "", getattr(node, "col_offset", None))
+            if number.is_extended_real and number != 0 and abs(number) < 1 / MAX_CONSTANT:
+                raise _Refused(f"constant '{self.segment(node)}' is out of range (below {1 / MAX_CONSTANT:.0e})", "", getattr(node, "col_offset", None))
         elif isinstance(value, sympy.Rational) and abs(value) > MAX_CONSTANT:
             raise _Refused(f"constant '{self.segment(node)}' is out of range (beyond {MAX_CONSTANT:.0e})", "", getattr(node, "col_offset", None))
+        elif isinstance(value, sympy.Rational) and value.p != 0 and abs(value.p) * _SMALLEST_INVERSE < value.q:
+            raise _Refused(f"constant '{self.segment(node)}' is out of range (below {1 / MAX_CONSTANT:.0e}, too small for the evaluation's doubles)",
+                           "", getattr(node, "col_offset", None))
+        elif isinstance(value, sympy.Expr) and (value.is_Mul or value.is_Add) and not self.as_written:
+            # NOTE: a product of literals folds into one coefficient ('L_M*1e-200*1e-200'), never built as a node of its own
+            coefficient = value.as_coeff_Mul()[0] if value.is_Mul else value.as_coeff_Add()[0]
+            if isinstance(coefficient, sympy.Rational) and coefficient.p != 0 and (
+                    abs(coefficient) > MAX_CONSTANT or abs(coefficient.p) * _SMALLEST_INVERSE < coefficient.q):
+                raise _Refused(f"the constant factor or term {sympy.sstr(coefficient) if len(str(coefficient)) < 40 else sympy.sstr(coefficient.evalf(3))} of "
+                               f"'{self.segment(node)}' is out of range (beyond {MAX_CONSTANT:.0e} or below {1 / MAX_CONSTANT:.0e})",
+                               "", getattr(node, "col_offset", None))
         return value
 
     def _Constant(self, node: ast.Constant) -> Any:
@@ -279,6 +294,8 @@ class _Builder:
         if isinstance(value, float):
             if not math.isfinite(value):
                 raise _Refused(f"number {self.segment(node)} is out of range (beyond 1.8e308)")
+            if value == 0.0 and sympy.Rational(self.segment(node).replace("_", "")) != 0:
+                raise _Refused(f"number {self.segment(node)} is out of range (below {1 / MAX_CONSTANT:.0e}: a double reads it as 0)")
             # NOTE: decimals are kept exact (0.1477 -> 1477/10000) from the printed text.
             return sympy.Rational(self.segment(node).replace("_", ""))
         raise _Refused(f"literal {self.segment(node)} is not allowed", "only numbers are accepted as literals")
