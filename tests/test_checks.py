@@ -100,3 +100,21 @@ def test_interval_notes_P_formula_as_printed_is_rejected_for_a_missing_clock(tmp
 def test_bundled_interval_analysis_passes_the_checker(ia):
     for equation in ia.equations.values():
         assert ia.dimension_of(equation.lhs) is not None
+
+
+def test_a_domain_condition_the_declared_signs_make_false_is_refused_naming_it(write_model):
+    """``P_peak <= 0`` with P_peak declared positive: before, check said ok and eval then said
+    "valid only when False; got ."."""
+    text = read_fixture("tiny").replace('locator = "Eq. (1)" }', 'locator = "Eq. (1)" }\nvalid_when = ["B > 0", "P_peak <= 0"]')
+    with pytest.raises(errors.ModelFileError, match=re.escape(
+            "equation attainable.valid_when: 'P_peak <= 0' never holds: the declared assumptions rule it out (P_peak is positive), "
+            "so no value of the equation is valid")):
+        load(write_model(text))
+
+
+def test_a_case_the_declared_signs_make_false_is_refused_naming_it(write_model):
+    text = read_fixture("tiny").replace('rhs = "Min(P_peak, I*B)"', 'cases = [{ id = "never", when = "I < 0", value = "I*B" }, '
+                                        '{ id = "rest", when = "otherwise", value = "P_peak" }]')
+    with pytest.raises(errors.ModelFileError, match=re.escape(
+            "equation attainable case never.when: 'I < 0' never holds: the declared assumptions rule it out (I is positive), so the case never applies")):
+        load(write_model(text))

@@ -137,6 +137,10 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
                     f"{condition}, but {', '.join(derived)}{where}. The model gives no value outside this domain"
                 )
             shown = ", ".join(f"{a} = {at(magnitudes[a]) / float(scaling.unit_scale(model.units[a])):g}{input_values.unit_suffix(model, a)}" for a in cond_args)
+            if not shown:  # the condition holds for no input: it reduced to False once the equations it uses were put in
+                raise errors.DomainError(
+                    f"{model.id}: equation {equation.id} ({equation.definition.source.locator}) is valid only when {condition}, which no input "
+                    f"meets once the equations it uses are put in, given the declared assumptions. The model gives no value here")
             raise errors.DomainError(
                 f"{model.id}: equation {equation.id} ({equation.definition.source.locator}) is valid only when "
                 f"{condition}; got {shown}{where}. The model gives no value outside this domain"

@@ -132,6 +132,10 @@ class Model(ModelChecks):
                         shown = ", ".join(f"'{a}'" for a in rhs.args)
                         raise self.fail(f"{where}.limiters.{name}", f"'{term}' is not an argument of the Min/Max (arguments: {shown})")
             valid_when = tuple(self.parse(text, f"{where}.valid_when", boolean=True) for text in eq.valid_when)
+            for text, condition in zip(eq.valid_when, valid_when):
+                self._never_false(condition, text, f"{where}.valid_when", "no value of the equation is valid")
+            for case, built_case in zip(eq.cases, cases):
+                self._never_false(built_case.condition, case.when, f"{where} case {case.id}.when", "the case never applies")
             for count in eq.counts:
                 name = count.strip("[]")
                 if not any(f"[{name}]" in dict(d) for d in self._dims.values()):
@@ -139,6 +143,17 @@ class Model(ModelChecks):
             equation = Equation(eq, self.symbols[eq.defines], rhs, cases, limiters, valid_when)
             self.equations[eq.id] = equation
             self.defining[eq.defines] = equation
+
+    def _never_false(self, condition: sympy.Basic, text: str, where: str, consequence: str) -> None:
+        """Refuse a condition SymPy decides false from the symbols' declared assumptions alone
+        (``N <= 0`` with ``N`` declared positive): an empty domain, not a model."""
+        if condition is not sympy.false:
+            return
+        written = expressions.parse_expression(text, self.symbols, path=self.path, where=where, boolean=True, as_written=True)
+        declared = "; ".join(f"{s} is {', '.join(self.symbol_definitions[s.name].assumptions) or 'real'}"
+                             for s in sorted(written.free_symbols, key=str))
+        raise self.fail(where, f"'{text}' never holds: the declared assumptions rule it out ({declared or 'no symbols'}), so {consequence}",
+                        "correct the condition, or the symbol's declared assumptions")
 
     def _check_acyclic(self) -> None:
         """Refuse equations that form a cycle, or a chain of more than :data:`MAX_CHAIN` equations
