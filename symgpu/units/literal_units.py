@@ -50,11 +50,14 @@ HINT = "declare those symbols in one unit, or give the number a unit through a c
 
 
 @memoised("units.literal_units.scales", 512)
+def unit_scale(unit: pint.Unit) -> float:
+    """The base-unit value of 1 ``unit`` (``MiB/B`` too: 2**20)."""
+    return float(quantities.in_base_units(quantities.registry().Quantity(1, unit)).magnitude)
+
+
 def literal_scale(unit: pint.Unit) -> float:
     """The base-unit value of a bare literal beside terms in ``unit`` (1 beside pure numbers)."""
-    if unit.dimensionless:
-        return 1.0
-    return float(quantities.in_base_units(quantities.registry().Quantity(1, unit)).magnitude)
+    return 1.0 if unit.dimensionless else unit_scale(unit)
 
 
 def same_scale(first: float, second: float) -> bool:
@@ -83,6 +86,8 @@ def ambiguous_literal(expr: sympy.Basic, declared: Mapping[str, pint.Unit]) -> A
         expr: an expression or condition (as written, or built).
         declared: each symbol's name -> its declared unit.
     """
+    if all(unit_scale(declared[s.name]) == 1.0 for s in expr.free_symbols if s.name in declared):
+        return None  # every product of base-scale units has base scale: no two siblings differ
     walker = _Walker(declared)
     walker.unit(expr)
     return walker.found
