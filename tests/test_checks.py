@@ -10,6 +10,8 @@ import pytest
 import symgpu
 from symgpu import errors
 
+from conftest import read_fixture
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -18,10 +20,11 @@ def load(path):
 
 
 @pytest.mark.parametrize("rhs, problem", [
-    ("P_peak + B", "terms of 'B + P_peak' disagree: 'B' is [information]/[time], but 'P_peak' is [operation]/[time]"),
-    ("Min(P_peak, B)", "arguments of 'Min(B, P_peak)' disagree: 'B' is [information]/[time], but 'P_peak' is [operation]/[time]"),
-    ("Piecewise((I*B, I > 1), (B, True))", "branches of 'Piecewise((B*I, I > 1), (B, True))' disagree: 'B*I' is [operation]/[time], but 'B' is [information]/[time]"),
-    ("Piecewise((I*B, I > B), (P_peak, True))", "sides of 'B < I' disagree: 'B' is [information]/[time], but 'I' is [operation]/[information]"),
+    # terms are quoted in the order written (the check reads the text unevaluated)
+    ("P_peak + B", "terms of 'P_peak + B' disagree: 'P_peak' is [operation]/[time], but 'B' is [information]/[time]"),
+    ("Min(P_peak, B)", "arguments of 'Min(B, P_peak)' disagree: 'B' is [information]/[time], but 'P_peak' is [operation]/[time]"),  # Min keeps its arguments sorted
+    ("Piecewise((I*B, I > 1), (B, True))", "branches of 'Piecewise((I*B, I > 1), (B, True))' disagree: 'I*B' is [operation]/[time], but 'B' is [information]/[time]"),
+    ("Piecewise((I*B, I > B), (P_peak, True))", "sides of 'I > B' disagree: 'I' is [operation]/[information], but 'B' is [information]/[time]"),
     ("P_peak*exp(I)", "the argument of exp must be a pure number, but 'I' is [operation]/[information]"),
     ("P_peak*2**I", "the exponent of '2**I' must be a pure number, but 'I' is [operation]/[information]"),
 ])
@@ -30,6 +33,31 @@ def test_inconsistent_sub_expressions_are_located(write_model, rhs, problem):
         load(write_model(rhs=rhs))
     assert ": equation attainable" in str(info.value)
     assert problem in str(info.value)
+
+
+@pytest.mark.parametrize("rhs, problem", [
+    # each of these is P_peak after SymPy's automatic simplification (all symbols positive), so
+    # only the text as written shows that B ([information]/[time]) is added to a throughput
+    ("Min(P_peak, P_peak + B)", "terms of 'P_peak + B' disagree"),            # a dominated Min argument dropped
+    ("P_peak*(I + B)/(I + B)", "terms of 'I + B' disagree"),                  # a ratio cancelled
+    ("P_peak + 0*B", "terms of 'P_peak + 0*B' disagree"),                     # a zero term folded
+    ("P_peak + B - B", "terms of 'P_peak + B - B' disagree"),                   # a term and its negation
+    ("P_peak*(I + B)**0", "terms of 'I + B' disagree"),                       # a power 0
+])
+def test_a_term_sympy_would_simplify_away_is_checked_as_written(write_model, rhs, problem):
+    with pytest.raises(errors.UnitMismatchError) as info:
+        load(write_model(rhs=rhs))
+    assert ": equation attainable" in str(info.value)
+    assert problem in str(info.value)
+    assert "[information]/[time]" in str(info.value)
+
+
+def test_a_domain_condition_sympy_decides_true_is_checked_as_written(write_model):
+    """``P_peak + B > 0`` is True for positive symbols before any check could see its terms."""
+    text = read_fixture("tiny").replace('locator = "Eq. (1)" }', 'locator = "Eq. (1)" }\nvalid_when = ["P_peak + B > 0"]')
+    with pytest.raises(errors.UnitMismatchError, match=re.escape(
+            "equation attainable.valid_when: terms of 'P_peak + B' disagree: 'P_peak' is [operation]/[time], but 'B' is [information]/[time]")):
+        load(write_model(text))
 
 
 def test_right_side_must_have_the_dimension_of_the_defined_symbol(write_model, tmp_path):
@@ -72,3 +100,21 @@ def test_interval_notes_P_formula_as_printed_is_rejected_for_a_missing_clock(tmp
 def test_bundled_interval_analysis_passes_the_checker(ia):
     for equation in ia.equations.values():
         assert ia.dimension_of(equation.lhs) is not None
+
+
+def test_a_domain_condition_the_declared_signs_make_false_is_refused_naming_it(write_model):
+    """``P_peak <= 0`` with P_peak declared positive: before, check said ok and eval then said
+    "valid only when False; got ."."""
+    text = read_fixture("tiny").replace('locator = "Eq. (1)" }', 'locator = "Eq. (1)" }\nvalid_when = ["B > 0", "P_peak <= 0"]')
+    with pytest.raises(errors.ModelFileError, match=re.escape(
+            "equation attainable.valid_when: 'P_peak <= 0' never holds: the declared assumptions rule it out (P_peak is positive), "
+            "so no value of the equation is valid")):
+        load(write_model(text))
+
+
+def test_a_case_the_declared_signs_make_false_is_refused_naming_it(write_model):
+    text = read_fixture("tiny").replace('rhs = "Min(P_peak, I*B)"', 'cases = [{ id = "never", when = "I < 0", value = "I*B" }, '
+                                        '{ id = "rest", when = "otherwise", value = "P_peak" }]')
+    with pytest.raises(errors.ModelFileError, match=re.escape(
+            "equation attainable case never.when: 'I < 0' never holds: the declared assumptions rule it out (I is positive), so the case never applies")):
+        load(write_model(text))

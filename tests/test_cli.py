@@ -123,3 +123,11 @@ def test_eval_says_which_valid_when_condition_it_could_not_check(cli):
     assert code == 0 and "not checked" not in out
     code, _, err = cli("eval", "interval_analysis", "L_K0x_time", *given, "--set", "L_F=12")  # N = 10 < 12: outside
     assert code != 0 and "L_F" in err
+
+
+def test_solve_whose_root_overflows_a_double_is_refused_in_one_line(write_model, cli):
+    # P = P_peak*1e-300, so P = 1e10 FLOP/s needs P_peak = 1e310 FLOP/s: beyond a double (1.8e308)
+    code, out, err = cli("solve", write_model(rhs="P_peak*1e-300"), "P", "--for", "P_peak", "--target", "1e10 FLOP/s", "--preset", "toy")
+    assert code == 2, out + err
+    assert "internal error" not in err
+    assert "beyond the range of a double" in err and len(err.strip().splitlines()) == 1

@@ -87,12 +87,14 @@ def test_logic_left_unsimplified_by_sympy_is_rebuilt_as_written(cache):
     # SymPy's own rewriting (DNF, piecewise folding) can leave a tautology such as
     # ``Eq(r, 0) | a >= b | a < b`` inside a condition; Or(..., evaluate=False) would fold it to True
     model = symgpu.load("occupancy")
+    # NOTE: loaded before the condition is built: a model load fills SymPy's bounded cache, and the
+    # hand-built Or below (from _from_args, as SymPy's rewriting leaves it) must still be found there
+    fresh = requests.request(symgpu.load("perez_piccoli"), "pipes_times_depth")
     r, a, b = (model.symbol(n) for n in ("regs_per_thread", "max_smem_per_block", "smem_per_block"))
     parts = (sympy.Eq(r, 0), sympy.GreaterThan(a, b), sympy.StrictLessThan(a, b))
     assert sympy.Or(*parts, evaluate=False) is sympy.true
     left = sympy.Or._from_args(parts)
     condition = sympy.And._from_args((left, sympy.Ne(r, 0)))
-    fresh = requests.request(symgpu.load("perez_piccoli"), "pipes_times_depth")
     derivation = type(fresh)("occupancy", "regimes", "x", "", (), sympy.Piecewise((r, condition), (0, True), evaluate=False))
     text = stored.dump(model, derivation)
     assert text is not None

@@ -100,3 +100,19 @@ def test_a_name_that_differs_only_in_case_is_suggested_first(typed: str, declare
 
     names = {**{f"name_{i}": None for i in range(20)}, "n": None, "Mem_LD": None, "mem_req": None}
     assert declared_names(typed, names).startswith(f"closest {declared}")
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("x*1e-400", "number 1e-400 is out of range (below 1e-300: a double reads it as 0)"),   # float('1e-400') is 0.0
+    ("x*1e-200*1e-200", "the constant factor or term 1.00e-400 of 'x*1e-200*1e-200' is out of range"),  # folded into one coefficient
+    ("x*1e200*1e200", "the constant factor or term 1.00e+400 of 'x*1e200*1e200' is out of range"),
+    ("x*(1e-150)**3", "constant '(1e-150)**3' is out of range (below 1e-300"),
+])
+def test_a_constant_a_double_cannot_hold_is_refused_like_1e400(text, problem):
+    with pytest.raises(errors.ExpressionError) as info:
+        parse_expression(text, SYMBOLS)
+    assert problem in str(info.value)
+
+
+def test_small_constants_a_double_holds_are_kept():
+    assert parse_expression("x*1e-300", SYMBOLS) == SYMBOLS["x"] * sympy.Rational(1, 10**300)

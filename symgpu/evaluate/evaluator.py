@@ -139,6 +139,10 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
                     f"{condition}, but {', '.join(derived)}{where}. The model gives no value outside this domain"
                 )
             shown = ", ".join(f"{a} = {at(magnitudes[a]) / float(scaling.unit_scale(model.units[a])):g}{input_values.unit_suffix(model, a)}" for a in cond_args)
+            if not shown:  # the condition holds for no input: it reduced to False once the equations it uses were put in
+                raise errors.DomainError(
+                    f"{model.id}: equation {equation.id} ({equation.definition.source.locator}) is valid only when {condition}, which no input "
+                    f"meets once the equations it uses are put in, given the declared assumptions. The model gives no value here")
             raise errors.DomainError(
                 f"{model.id}: equation {equation.id} ({equation.definition.source.locator}) is valid only when "
                 f"{condition}; got {shown}{where}. The model gives no value outside this domain"
@@ -310,7 +314,11 @@ def evaluate_expression(model: Model, expr: sympy.Basic, unit: pint.Unit | str |
             raise
         return ureg.Quantity(_at_numbers(model, expr, names, target, inputs), target)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        out = np.asarray(function(*inputs), dtype=float)
+        try:
+            out = np.asarray(function(*inputs), dtype=float)
+        except OverflowError:  # an exact integer of the expression times the inputs, beyond any double
+            raise errors.EvaluationError(f"{model.id}: the result is beyond the range of a double (about 1.8e308 {target:~}) at these inputs; "
+                                         "give inputs (or a target) for which it is smaller") from None
     return ureg.Quantity(float(out) if out.ndim == 0 else out, target)
 
 

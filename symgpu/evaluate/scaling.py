@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING, Any
 import pint
 import sympy
 
-from symgpu import units
+from symgpu import errors, units
 from symgpu.memo import memoised
 from symgpu.evaluate.state import state_of
+from symgpu.units import literal_units
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -100,6 +101,7 @@ class _Rescaler:
         if isinstance(expr, sympy.Piecewise):
             walked = [self.walk(v) for v, _ in expr.args]
             reference = next((u for _, u in walked if u is not None), None)
+            _refuse_ambiguous(expr, [(v, u) for (v, _), (_, u) in zip(expr.args, walked)])
             scale = _literal_scale(reference) if reference is not None else 1
             pieces = [((v * scale if u is None else v), self.walk(c)[0]) for (v, u), (_, c) in zip(walked, expr.args)]
             return sympy.Piecewise(*pieces, evaluate=False), reference
@@ -120,10 +122,25 @@ class _Rescaler:
         reference = next((u for _, u in walked if u is not None), None)
         if reference is None:
             return rebuild(*[w for w, _ in walked]), None
+        _refuse_ambiguous(expr, [(a, u) for a, (_, u) in zip(args, walked)])
         scale = _literal_scale(reference)
         new = [w * scale if u is None else w for w, u in walked]
         unit = None if isinstance(expr, sympy.core.relational.Relational) else reference
         return rebuild(*new), unit
+
+
+def _refuse_ambiguous(parent: Any, walked: list[tuple[Any, Any]]) -> None:
+    """Refuse a bare literal among siblings whose units differ in scale: which sibling's unit it
+    took would decide its value (the model check refuses it per equation; an expansion of several
+    equations can still bring such siblings together)."""
+    with_units = tuple((a, u) for a, u in walked if u is not None)
+    literal = next((a for a, u in walked if u is None), None)
+    if literal is None or len(with_units) < 2:
+        return
+    if not literal_units.differ_in_scale(tuple(u for _, u in with_units)):
+        return
+    ambiguous = literal_units.Ambiguous(literal, parent, with_units)
+    raise errors.EvaluationError(f"{ambiguous.text()} (where the model's equations are substituted into each other); {literal_units.HINT}")
 
 
 def _literal_scale(reference: pint.Unit) -> sympy.Rational:

@@ -28,6 +28,8 @@ _REACHABLE: MemoFamily[str, frozenset[str]] = MemoFamily("model.build.reachable"
 
 #: models built (a report's up-to-date check, for one, builds none)
 _BUILT = Tally("model.build.models")
+#: Most equations in one chain, each using the next (c1 = c0 + L_F, c2 = c1 + L_F, ...): see ``Model._check_acyclic``.
+MAX_CHAIN = 250
 
 
 class Model(ModelChecks):
@@ -130,6 +132,10 @@ class Model(ModelChecks):
                         shown = ", ".join(f"'{a}'" for a in rhs.args)
                         raise self.fail(f"{where}.limiters.{name}", f"'{term}' is not an argument of the Min/Max (arguments: {shown})")
             valid_when = tuple(self.parse(text, f"{where}.valid_when", boolean=True) for text in eq.valid_when)
+            for text, condition in zip(eq.valid_when, valid_when):
+                self._never_false(condition, text, f"{where}.valid_when", "no value of the equation is valid")
+            for case, built_case in zip(eq.cases, cases):
+                self._never_false(built_case.condition, case.when, f"{where} case {case.id}.when", "the case never applies")
             for count in eq.counts:
                 name = count.strip("[]")
                 if not any(f"[{name}]" in dict(d) for d in self._dims.values()):
@@ -138,23 +144,52 @@ class Model(ModelChecks):
             self.equations[eq.id] = equation
             self.defining[eq.defines] = equation
 
+    def _never_false(self, condition: sympy.Basic, text: str, where: str, consequence: str) -> None:
+        """Refuse a condition SymPy decides false from the symbols' declared assumptions alone
+        (``N <= 0`` with ``N`` declared positive): an empty domain, not a model."""
+        if condition is not sympy.false:
+            return
+        written = expressions.parse_expression(text, self.symbols, path=self.path, where=where, boolean=True, as_written=True)
+        declared = "; ".join(f"{s} is {', '.join(self.symbol_definitions[s.name].assumptions) or 'real'}"
+                             for s in sorted(written.free_symbols, key=str))
+        raise self.fail(where, f"'{text}' never holds: the declared assumptions rule it out ({declared or 'no symbols'}), so {consequence}",
+                        "correct the condition, or the symbol's declared assumptions")
+
     def _check_acyclic(self) -> None:
+        """Refuse equations that form a cycle, or a chain of more than :data:`MAX_CHAIN` equations
+        each using the next (substitution, evaluation and the derivations walk such a chain one
+        level at a time). Iterative: a long chain in any file order costs no recursion here."""
         state: dict[str, int] = {}
-
-        def visit(name: str, trail: list[str]) -> None:
-            if state.get(name) == 2:
-                return
-            if state.get(name) == 1:
-                loop = trail[trail.index(name):] + [name]
-                raise self.fail(f"equation {self.defining[name].id}", f"equations form a cycle: {' -> '.join(loop)}", "an implicit relation must keep one side as an input symbol (see the fixed-point derivation)")
-            state[name] = 1
-            for sym in sorted(self.defining[name].rhs.free_symbols, key=str):
-                if sym.name in self.defining:
-                    visit(sym.name, trail + [name])
-            state[name] = 2
-
-        for name in self.defining:
-            visit(name, [])
+        depth: dict[str, int] = {}
+        uses = {name: sorted((s.name for s in eq.rhs.free_symbols if s.name in self.defining), reverse=True)
+                for name, eq in self.defining.items()}
+        for start in self.defining:
+            if state.get(start) == 2:
+                continue
+            trail: list[str] = [start]
+            pending: list[list[str]] = [list(uses[start])]
+            state[start] = 1
+            while trail:
+                if pending[-1]:
+                    name = pending[-1].pop()
+                    if state.get(name) == 2:
+                        continue
+                    if state.get(name) == 1:
+                        loop = trail[trail.index(name):] + [name]
+                        raise self.fail(f"equation {self.defining[name].id}", f"equations form a cycle: {' -> '.join(loop)}",
+                                        "an implicit relation must keep one side as an input symbol (see the fixed-point derivation)")
+                    state[name] = 1
+                    trail.append(name)
+                    pending.append(list(uses[name]))
+                    continue
+                done = trail.pop()
+                pending.pop()
+                state[done] = 2
+                depth[done] = 1 + max((depth[u] for u in uses[done]), default=0)
+                if depth[done] > MAX_CHAIN:
+                    raise self.fail(f"equation {self.defining[done].id}",
+                                    f"'{done}' is defined through a chain of {depth[done]} equations, each using the next (limit {MAX_CHAIN})",
+                                    "write the chain's result in fewer steps (e.g. a closed form of the sum)")
 
     # ------------------------------------------------------------------ queries
     @property

@@ -13,9 +13,9 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.memo import memoised
-from symgpu.model import schema, value_domain
+from symgpu.model import expressions, schema, value_domain
 from symgpu.model.records import Equation, ValidationInputs
-from symgpu.units import dimensions
+from symgpu.units import dimensions, literal_units
 
 
 def _quantity(text: Any, unit: pint.Unit) -> pint.Quantity:
@@ -52,18 +52,27 @@ class ModelChecks:
         return kind(self.path, where, problem, hint)
 
     def _check_units(self, equation: Equation) -> None:
+        """Check the dimensions of every term of ``equation`` as the file writes it.
+
+        NOTE: the texts are parsed again unevaluated (``as_written``): the built expression has
+        been through SymPy's automatic simplification, which drops a dominated ``Min`` argument,
+        cancels ``(a+b)/(a+b)`` and folds ``x + 0*y`` or ``x + y - y``, and a unit mistake
+        inside such a term would pass unseen.
+        """
         eq = equation.definition
         where = f"equation {eq.id}"
         # NOTE: without counts every dimension is kept as it is (most equations: no copy)
         dims = {s: dimensions.without_counts(d, eq.counts) for s, d in self._dims.items()} if eq.counts else self._dims
         expected = dims[equation.lhs]
         pieces: list[tuple[str, sympy.Basic, str]] = []
-        if equation.cases:
-            pieces = [(f"case {c.id}", c.value, next(x.value for x in eq.cases if x.id == c.id)) for c in equation.cases]
-            for case, source in zip(equation.cases, eq.cases):
-                self._walk(case.condition, dims, f"{where} case {case.id}.when")
+        if eq.cases:
+            for case in eq.cases:
+                here = f"{where} case {case.id}"
+                if case.when.strip() != "otherwise":
+                    self._walk(self._as_written(case.when, f"{here}.when", boolean=True), dims, f"{here}.when")
+                pieces.append((f"case {case.id}", self._as_written(case.value, f"{here}.value"), case.value))
         else:
-            pieces = [("", equation.rhs, eq.rhs)]
+            pieces = [("", self._as_written(eq.rhs, f"{where}.rhs"), eq.rhs)]
         for label, expr, text in pieces:
             found = self._walk(expr, dims, f"{where} {label}".strip())
             if found is dimensions.FREE or found == expected:
@@ -75,17 +84,27 @@ class ModelChecks:
                 self._hint(found, expected, expr),
                 errors.UnitMismatchError,
             )
-        for condition in equation.valid_when:
-            self._walk(condition, dims, f"{where}.valid_when")
+        for text in eq.valid_when:
+            self._walk(self._as_written(text, f"{where}.valid_when", boolean=True), dims, f"{where}.valid_when")
+
+    def _as_written(self, text: str, where: str, *, boolean: bool = False) -> sympy.Basic:
+        """``text`` parsed with every node unevaluated, for the dimension check alone."""
+        return expressions.parse_expression(text, self.symbols, path=self.path, where=where, boolean=boolean, as_written=True)
 
     def _walk(self, expr: sympy.Basic, dims: Mapping[sympy.Symbol, Any], where: str) -> Any:
+        """The dimension of ``expr`` (as written); a mismatch, or a bare literal whose siblings'
+        units differ in scale (``literal_units``), is a :class:`~symgpu.errors.UnitMismatchError`."""
         try:
-            return dimensions.dimension_of(expr, dims)
+            found = dimensions.dimension_of(expr, dims, as_written=True)
         except dimensions.Mismatch as exc:
             hint = ""
             if exc.found is not None and exc.expected is not None:
                 hint = self._hint(exc.found, exc.expected, exc.expr)
             raise self.fail(where, exc.problem, hint, errors.UnitMismatchError) from None
+        ambiguous = literal_units.ambiguous_literal(expr, self.units)
+        if ambiguous is not None:
+            raise self.fail(where, ambiguous.text(), literal_units.HINT, errors.UnitMismatchError)
+        return found
 
     def _hint(self, found: Any, expected: Any, expr: sympy.Basic) -> str:
         """Suggest the likely fix for a dimensional mismatch."""

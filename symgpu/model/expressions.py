@@ -30,6 +30,8 @@ MAX_DIGITS = 40
 MAX_DEPTH = 100
 #: Largest magnitude of a constant part of an expression.
 MAX_CONSTANT = 1e300
+#: 1 / (smallest nonzero magnitude of a constant part): a nonzero constant below 1e-300 is refused
+_SMALLEST_INVERSE = 10**300
 #: Most arithmetic operators in one expression (CPython builds a chain of N operators N deep).
 MAX_OPERATORS = 500
 #: Characters of the expression quoted in a message, around the offending spot.
@@ -156,6 +158,7 @@ def parse_expression(
     path: str = "<expression>",
     where: str = "",
     boolean: bool = False,
+    as_written: bool = False,
 ) -> sympy.Basic:
     """Parse ``text`` into a SymPy expression using only ``symbols`` and whitelisted functions.
 
@@ -165,6 +168,10 @@ def parse_expression(
         path: file name, for error messages.
         where: key path inside the file, for error messages.
         boolean: the text is a condition (``when``, ``valid_when``) rather than a value.
+        as_written: build every node unevaluated (SymPy's automatic simplification off: no
+            dominated ``Min`` argument dropped, no ``(a+b)/(a+b)`` cancelled, no ``x + 0*y``
+            or ``x + y - y`` folded), for checks that must see each term the file wrote
+            (the dimension check); such a tree is never evaluated or kept.
 
     Returns:
         The SymPy expression (a relational or boolean when ``boolean`` is true).
@@ -197,9 +204,13 @@ def parse_expression(
     if depth > MAX_DEPTH:
         raise errors.ExpressionError(path, where, f"expression {excerpt(stripped, 0)} is nested {depth} levels deep (limit {MAX_DEPTH})",
                                      "split it into intermediate equations")
-    builder = _Builder(stripped, symbols)
+    builder = _Builder(stripped, symbols, as_written=as_written)
     try:
-        result = builder.build(tree.body)
+        if as_written:
+            with sympy.evaluate(False):
+                result = builder.build(tree.body)
+        else:
+            result = builder.build(tree.body)
     except _Refused as exc:
         raise errors.ExpressionError(path, where, f"{exc.problem} in {excerpt(stripped, exc.column)}", exc.hint) from None
     except RecursionError:
@@ -218,9 +229,11 @@ def parse_expression(
 class _Builder:
     """Walks a Python syntax tree and builds SymPy objects from whitelisted nodes only."""
 
-    def __init__(self, text: str, symbols: Mapping[str, sympy.Symbol]) -> None:
+    def __init__(self, text: str, symbols: Mapping[str, sympy.Symbol], *, as_written: bool = False) -> None:
         self.text = text
         self.symbols = symbols
+        #: build unevaluated (see :func:`parse_expression`)
+        self.as_written = as_written
         #: 0-based column of the node being built (where a refusal points).
         self.column: int | None = None
 
@@ -253,8 +266,21 @@ class _Builder:
                 raise _Refused(f"constant '{self.segment(node)}' is not a real number", "", getattr(node, "col_offset", None))
             if not number.is_finite or (number.is_extended_real and abs(number) > MAX_CONSTANT):
                 raise _Refused(f"constant '{self.segment(node)}' is out of range (beyond {MAX_CONSTANT:.0e})", "", getattr(node, "col_offset", None))
+            if number.is_extended_real and number != 0 and abs(number) < 1 / MAX_CONSTANT:
+                raise _Refused(f"constant '{self.segment(node)}' is out of range (below {1 / MAX_CONSTANT:.0e})", "", getattr(node, "col_offset", None))
         elif isinstance(value, sympy.Rational) and abs(value) > MAX_CONSTANT:
             raise _Refused(f"constant '{self.segment(node)}' is out of range (beyond {MAX_CONSTANT:.0e})", "", getattr(node, "col_offset", None))
+        elif isinstance(value, sympy.Rational) and value.p != 0 and abs(value.p) * _SMALLEST_INVERSE < value.q:
+            raise _Refused(f"constant '{self.segment(node)}' is out of range (below {1 / MAX_CONSTANT:.0e}, too small for the evaluation's doubles)",
+                           "", getattr(node, "col_offset", None))
+        elif isinstance(value, sympy.Expr) and (value.is_Mul or value.is_Add) and not self.as_written:
+            # NOTE: a product of literals folds into one coefficient ('L_M*1e-200*1e-200'), never built as a node of its own
+            coefficient = value.as_coeff_Mul()[0] if value.is_Mul else value.as_coeff_Add()[0]
+            if isinstance(coefficient, sympy.Rational) and coefficient.p != 0 and (
+                    abs(coefficient) > MAX_CONSTANT or abs(coefficient.p) * _SMALLEST_INVERSE < coefficient.q):
+                raise _Refused(f"the constant factor or term {sympy.sstr(coefficient) if len(str(coefficient)) < 40 else sympy.sstr(coefficient.evalf(3))} of "
+                               f"'{self.segment(node)}' is out of range (beyond {MAX_CONSTANT:.0e} or below {1 / MAX_CONSTANT:.0e})",
+                               "", getattr(node, "col_offset", None))
         return value
 
     def _Constant(self, node: ast.Constant) -> Any:
@@ -268,6 +294,8 @@ class _Builder:
         if isinstance(value, float):
             if not math.isfinite(value):
                 raise _Refused(f"number {self.segment(node)} is out of range (beyond 1.8e308)")
+            if value == 0.0 and sympy.Rational(self.segment(node).replace("_", "")) != 0:
+                raise _Refused(f"number {self.segment(node)} is out of range (below {1 / MAX_CONSTANT:.0e}: a double reads it as 0)")
             # NOTE: decimals are kept exact (0.1477 -> 1477/10000) from the printed text.
             return sympy.Rational(self.segment(node).replace("_", ""))
         raise _Refused(f"literal {self.segment(node)} is not allowed", "only numbers are accepted as literals")
@@ -360,6 +388,9 @@ class _Builder:
         built = [self.build(arg) for arg in node.args]
         if name not in _LOGIC and not all(isinstance(arg, sympy.Expr) for arg in built):
             raise _Refused(f"a condition is used as a value in '{self.segment(node)}'", "conditions belong in Piecewise, And, Or, Not, when or valid_when")
+        if self.as_written and name in ("Min", "Max"):
+            # NOTE: not substitution.min_max, whose kept Min/Max are the evaluated model's
+            return (sympy.Min if name == "Min" else sympy.Max)(*built, evaluate=False)
         return constructor(*built)
 
     def _piece(self, node: ast.AST) -> tuple[Any, Any]:

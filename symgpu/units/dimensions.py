@@ -82,14 +82,16 @@ def show(dim: Dimension) -> str:
     return units.format_dimension(dim)
 
 
-def dimension_of(expr: sympy.Basic, dims: Mapping[sympy.Symbol, UnitsContainer]) -> Dimension:
+def dimension_of(expr: sympy.Basic, dims: Mapping[sympy.Symbol, UnitsContainer], *, as_written: bool = False) -> Dimension:
     """Return the dimension of ``expr``; raise :class:`Mismatch` where it is inconsistent.
 
     Args:
         expr: a SymPy expression or condition.
         dims: dimension of every symbol that may appear.
+        as_written: ``expr`` is an unevaluated tree (``expressions.parse_expression(as_written=True)``):
+            messages quote its terms in the order written.
     """
-    return _Walker(dims).walk(expr)
+    return _Walker(dims, as_written).walk(expr)
 
 
 def settle(dim: Dimension) -> UnitsContainer:
@@ -97,9 +99,25 @@ def settle(dim: Dimension) -> UnitsContainer:
     return DIMENSIONLESS if dim is FREE else dim
 
 
+class _Text:
+    """An expression quoted in a message: SymPy's text, or, for a tree read as written, its terms in
+    the order written."""
+
+    def __init__(self, expr: Any, as_written: bool) -> None:
+        self.expr = expr
+        self.as_written = as_written
+
+    def __format__(self, spec: str) -> str:
+        return sympy.sstr(self.expr, order="none") if self.as_written else str(self.expr)
+
+
 class _Walker:
-    def __init__(self, dims: Mapping[sympy.Symbol, UnitsContainer]) -> None:
+    def __init__(self, dims: Mapping[sympy.Symbol, UnitsContainer], as_written: bool = False) -> None:
         self.dims = dims
+        self.as_written = as_written
+
+    def text(self, expr: Any) -> _Text:
+        return _Text(expr, self.as_written)
 
     def walk(self, expr: Any) -> Dimension:
         if isinstance(expr, (bool, sympy.logic.boolalg.BooleanAtom)):
@@ -108,7 +126,7 @@ class _Walker:
             return FREE
         if expr.is_Symbol:
             if expr not in self.dims:
-                raise Mismatch(expr, f"symbol '{expr}' has no declared unit")
+                raise Mismatch(expr, f"symbol '{self.text(expr)}' has no declared unit")
             return self.dims[expr]
         if expr.is_Add:
             return self.same(expr, expr.args, "terms")
@@ -144,18 +162,18 @@ class _Walker:
             for arg in expr.args:
                 dim = self.walk(arg)
                 if settle(dim) != DIMENSIONLESS:
-                    raise Mismatch(expr, f"the argument of {type(expr).__name__} must be a pure number, but '{arg}' is {show(dim)}", dim, DIMENSIONLESS)
+                    raise Mismatch(expr, f"the argument of {type(expr).__name__} must be a pure number, but '{self.text(arg)}' is {show(dim)}", dim, DIMENSIONLESS)
             return DIMENSIONLESS
-        raise Mismatch(expr, f"cannot check the dimension of {type(expr).__name__} '{expr}'")
+        raise Mismatch(expr, f"cannot check the dimension of {type(expr).__name__} '{self.text(expr)}'")
 
     def no_condition(self, parent: Any, arg: Any, dim: Dimension) -> None:
         if dim is BOOLEAN:
-            raise Mismatch(parent, f"condition '{arg}' is used as a value")
+            raise Mismatch(parent, f"condition '{self.text(arg)}' is used as a value")
 
     def condition(self, expr: Any) -> None:
         dim = self.walk(expr)
         if dim is not BOOLEAN:
-            raise Mismatch(expr, f"'{expr}' is used as a condition but is {show(dim)}")
+            raise Mismatch(expr, f"'{self.text(expr)}' is used as a condition but is {show(dim)}")
 
     def same(self, parent: Any, args: Iterable[Any], what: str) -> Dimension:
         found: list[tuple[Any, Dimension]] = []
@@ -171,7 +189,7 @@ class _Walker:
             if dim != first:
                 raise Mismatch(
                     parent,
-                    f"{what} of '{parent}' disagree: '{first_arg}' is {show(first)}, but '{arg}' is {show(dim)}",
+                    f"{what} of '{self.text(parent)}' disagree: '{self.text(first_arg)}' is {show(first)}, but '{self.text(arg)}' is {show(dim)}",
                     dim, first,
                 )
         return first
@@ -182,12 +200,14 @@ class _Walker:
         exp_dim = self.walk(exponent)
         self.no_condition(expr, base, base_dim)
         if settle(exp_dim) != DIMENSIONLESS:
-            raise Mismatch(expr, f"the exponent of '{expr}' must be a pure number, but '{exponent}' is {show(exp_dim)}", exp_dim, DIMENSIONLESS)
+            raise Mismatch(expr, f"the exponent of '{self.text(expr)}' must be a pure number, but '{self.text(exponent)}' is {show(exp_dim)}", exp_dim, DIMENSIONLESS)
         if base_dim is FREE:
             return FREE
         if base_dim == DIMENSIONLESS:
             return DIMENSIONLESS
+        if not exponent.free_symbols and not exponent.is_Rational:
+            exponent = exponent.doit()  # an exponent written as arithmetic, '(1/2)', read unevaluated
         if not exponent.is_Rational:
-            raise Mismatch(expr, f"'{base}' has dimension {show(base_dim)} but is raised to the non-numeric power '{exponent}'", base_dim, DIMENSIONLESS)
+            raise Mismatch(expr, f"'{self.text(base)}' has dimension {show(base_dim)} but is raised to the non-numeric power '{self.text(exponent)}'", base_dim, DIMENSIONLESS)
         power = int(exponent) if exponent.is_Integer else float(exponent)
         return base_dim**power

@@ -1,0 +1,143 @@
+"""Bare literals whose unit would depend on which sibling is read first.
+
+A bare literal in a sum, ``Min``/``Max``, ``Piecewise`` branches or a comparison takes the unit
+of its siblings (``L_M + N*L_F + 1``: one cycle when ``L_M`` and ``L_F`` are in cycles). When the
+siblings are in units of one dimension but of different scale (``L_M`` in kcycle, ``N*L_F`` in
+cycle) the literal would mean 1 kcycle or 1 cycle depending on the order of the terms, so a value
+would change with a unit declaration that should change no value. :func:`ambiguous_literal` finds
+such a literal, so the model is refused where it is written (and ``evaluate.scaling`` refuses it
+again where an expansion of several equations puts it there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, cast
+
+import pint
+import sympy
+
+from symgpu.memo import memoised
+from symgpu.units import quantities
+
+#: relative difference of two scales taken as equal (``repr`` round trips of exact factors)
+SAME_SCALE = 1e-12
+
+
+@dataclass(frozen=True)
+class Ambiguous:
+    """A bare literal among siblings whose units differ in scale.
+
+    Attributes:
+        literal: the literal.
+        parent: the sum, Min/Max, Piecewise or comparison it sits in.
+        siblings: (sibling, its unit) for each sibling with a unit, in the order walked.
+    """
+
+    literal: sympy.Basic
+    parent: sympy.Basic
+    siblings: tuple[tuple[sympy.Basic, pint.Unit], ...]
+
+    def text(self) -> str:
+        """One sentence: the literal, where it sits, the siblings and their units."""
+        shown = ", ".join(f"'{sympy.sstr(s, order='none')}' in {u:~}" for s, u in self.siblings)
+        return (f"the bare literal {sympy.sstr(self.literal, order='none')} in '{sympy.sstr(self.parent, order='none')}' sits beside terms "
+                f"in units of different scale ({shown}): which of them it is in would change the value")
+
+
+HINT = "declare those symbols in one unit, or give the number a unit through a constant symbol (e.g. one_cycle = \"1 cycle\")"
+
+
+@memoised("units.literal_units.scales", 512)
+def unit_scale(unit: pint.Unit) -> float:
+    """The base-unit value of 1 ``unit`` (``MiB/B`` too: 2**20)."""
+    return float(quantities.in_base_units(quantities.registry().Quantity(1, unit)).magnitude)
+
+
+def literal_scale(unit: pint.Unit) -> float:
+    """The base-unit value of a bare literal beside terms in ``unit`` (1 beside pure numbers)."""
+    return 1.0 if unit.dimensionless else unit_scale(unit)
+
+
+def same_scale(first: float, second: float) -> bool:
+    """True when two unit scales are equal up to :data:`SAME_SCALE`."""
+    return abs(first - second) <= SAME_SCALE * max(abs(first), abs(second))
+
+
+def differ_in_scale(found: tuple[pint.Unit, ...]) -> bool:
+    """True when two of ``found`` have one dimension but different scales (``kcycle`` and ``cycle``).
+
+    NOTE: siblings of different dimensions are not compared: the model check refuses those in a
+    file, and a derived expression (a solve's root with its target put in as a number) may hold them
+    on purpose, with its literals in base units.
+    """
+    for index, first in enumerate(found):
+        for second in found[index + 1:]:
+            if first.dimensionality == second.dimensionality and not same_scale(literal_scale(first), literal_scale(second)):
+                return True
+    return False
+
+
+def ambiguous_literal(expr: sympy.Basic, declared: Mapping[str, pint.Unit]) -> Ambiguous | None:
+    """The first bare literal of ``expr`` whose siblings' units differ in scale, else None.
+
+    Args:
+        expr: an expression or condition (as written, or built).
+        declared: each symbol's name -> its declared unit.
+    """
+    if all(unit_scale(declared[s.name]) == 1.0 for s in expr.free_symbols if s.name in declared):
+        return None  # every product of base-scale units has base scale: no two siblings differ
+    walker = _Walker(declared)
+    walker.unit(expr)
+    return walker.found
+
+
+class _Walker:
+    """Tracks the declared unit of every node as ``evaluate.scaling`` does (None: a pure number)."""
+
+    def __init__(self, declared: Mapping[str, pint.Unit]) -> None:
+        self.declared = declared
+        self.one = quantities.registry().dimensionless
+        self.found: Ambiguous | None = None
+
+    def unit(self, expr: Any) -> pint.Unit | None:
+        if self.found is not None or isinstance(expr, sympy.logic.boolalg.BooleanAtom) or expr.is_Number or expr.is_NumberSymbol:
+            return None
+        if isinstance(expr, sympy.Expr) and not expr.free_symbols:
+            return None  # a constant written as arithmetic ('1/2' read unevaluated) is a bare literal too
+        if expr.is_Symbol:
+            return self.declared.get(expr.name)
+        if expr.is_Mul:
+            product = self.one
+            for arg in expr.args:
+                unit = self.unit(arg)
+                product = product * (unit if unit is not None else self.one)
+            return product
+        if expr.is_Pow:
+            base = self.unit(expr.args[0])
+            self.unit(expr.args[1])
+            exponent = expr.args[1] if expr.args[1].free_symbols else expr.args[1].doit()
+            if base is None:
+                return None
+            powered: Any = base ** float(exponent) if exponent.is_Rational else self.one
+            return cast(pint.Unit, powered)
+        if isinstance(expr, (sympy.Min, sympy.Max)) or expr.is_Add or isinstance(expr, sympy.core.relational.Relational):
+            return self.siblings(expr, expr.args)
+        if isinstance(expr, sympy.Piecewise):
+            for _, condition in expr.args:
+                self.unit(condition)
+            return self.siblings(expr, [value for value, _ in expr.args])
+        if isinstance(expr, (sympy.floor, sympy.ceiling, sympy.Abs)):
+            return self.unit(expr.args[0])
+        for arg in expr.args:
+            self.unit(arg)
+        return None
+
+    def siblings(self, parent: Any, args: Any) -> pint.Unit | None:
+        walked = [(arg, self.unit(arg)) for arg in args]
+        with_units = tuple((arg, unit) for arg, unit in walked if unit is not None)
+        literal = next((arg for arg, unit in walked if unit is None), None)
+        if self.found is None and literal is not None and differ_in_scale(tuple(unit for _, unit in with_units)):
+            self.found = Ambiguous(literal, parent, with_units)
+        return None if isinstance(parent, sympy.core.relational.Relational) or not with_units else with_units[0][1]
