@@ -4,7 +4,9 @@ The first (full) run of a request records, in :mod:`symgpu.store` under the kind
 :data:`~symgpu.entry_kinds.SWEEP_PLAN`, its grid program as data (:mod:`symgpu.sweep.program`),
 the fixed values and axis scales in base units, the domain output, the regime rule's inputs
 (labels, condition trees over output indices, which Min/Max arguments :mod:`symgpu.sweep.finite`
-proved never NaN) and the file's layout (columns with units, the sweep's metadata). The key is
+proved never NaN), the file's layout (columns with units, the sweep's metadata) and the points the
+run decided again near a case condition's tie (:mod:`symgpu.sweep.settle_ties`: values and regime code
+per point, written over the program's by the replay, which has no SymPy to decide them). The key is
 the request (model as given, quantities, preset, axes, every option that changes the plan or
 the file), the model file's SHA-256, the model folders, the working folder (the metadata names
 the model's path as found from it), symgpu's source digest and NumPy's version; the body also
