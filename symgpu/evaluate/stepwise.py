@@ -26,7 +26,7 @@ expression's; ``tests/test_compiled_vs_exact.py`` holds both to exact arithmetic
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -136,7 +136,7 @@ def value(model: Model, name: str, given: frozenset[str], magnitudes: Mapping[st
                     slack = compiler.condition_slack(model, condition)
                     if slack is None or not float(slack[1](*[known[a] for a in slack[0]])) > EDGE:
                         return None
-    if near_tie(model, how.steps, known):  # after the domain checks: a point outside the domain is refused as ever
+    if near_tie(model, how.steps, known, how.inputs):  # after the domain checks: a point outside the domain is refused as ever
         return TIED
     result = float(known[name])
     scale = scaling.unit_scale(model.units[name])
@@ -185,13 +185,18 @@ def _run(model: Model, steps: tuple[str, ...], known: dict[str, Any], watch: sin
 NEAR = 4 * rule.TIE
 
 
-def near_tie(model: Model, steps: tuple[str, ...], known: Mapping[str, Any]) -> bool:
+def near_tie(model: Model, steps: tuple[str, ...], known: Mapping[str, Any], inputs: Iterable[str] = ()) -> bool:
     """Are the sides of a relation in a step's case conditions (a ``Piecewise``) within :data:`NEAR` of
     their size of each other? Hong & Kim's ``MWP == N`` at 71.68 GB/s, 300-cycle loads and 14
     SMs has MWP = 21504/1792 = 12 exactly and 11.999999999999998 in IEEE arithmetic, which takes the
     other case: a jump of 6 % in the value. Sides equal as doubles count too (``0.1*3 >= z`` at
     z = 0.30000000000000004: both 0.30000000000000004, yet 0.3 < z as the decimals given), unless
-    that means equal decimals (:func:`equal_is_exact`)."""
+    that means equal decimals (:func:`equal_is_exact`), or every one of ``inputs`` is a whole number
+    (sides made from whole numbers by the model's arithmetic that round to one double are taken as
+    one number: the exact decision, some 50 ms of SymPy at Hong & Kim's size, would otherwise run at
+    every integer tie of a sweep, 88 thousand of its benchmark's 10 million points).
+    NOTE: two distinct values within an ulp of each other from whole inputs are then taken as equal."""
+    fractional = any(math.isfinite(float(known[a])) and float(known[a]) != math.floor(float(known[a])) for a in inputs if a in known)
     for step in steps:
         sides = _case_sides(model, step)
         if sides is None:
@@ -204,7 +209,7 @@ def near_tie(model: Model, steps: tuple[str, ...], known: Mapping[str, Any]) -> 
                 continue
         for left, right, given in zip(numbers[0::2], numbers[1::2], plain):
             left, right = float(left), float(right)
-            if (left != right or not given) and math.isfinite(left) and math.isfinite(right) \
+            if (left != right or (fractional and not given)) and math.isfinite(left) and math.isfinite(right) \
                     and abs(left - right) <= NEAR * max(abs(left), abs(right)):
                 return True
     return False

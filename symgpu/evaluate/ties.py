@@ -131,9 +131,12 @@ def _near(model: Model, relation: sympy.core.relational.Relational) -> sympy.Bas
     else:
         scale = sympy.Max(_magnitude(left), _magnitude(right))
     near = sympy.LessThan(_magnitude(gap), stepwise.NEAR * sympy.Min(scale, LARGEST), evaluate=False)
+    unequal = sympy.Ne(left, right, evaluate=False)
     if stepwise.equal_is_exact(model, left, right):  # equal doubles are equal decimals here
-        return sympy.And(sympy.Ne(left, right, evaluate=False), near, evaluate=False)
-    return near
+        return sympy.And(unequal, near, evaluate=False)
+    # equal doubles from whole inputs are taken as equal decimals too (see stepwise.near_tie)
+    fractional = [sympy.Ne(s, sympy.floor(s), evaluate=False) for s in sorted(relation.free_symbols, key=str)]
+    return sympy.And(near, sympy.Or(unequal, *fractional, evaluate=False), evaluate=False)
 
 
 def _magnitude(expr: sympy.Expr) -> sympy.Expr:

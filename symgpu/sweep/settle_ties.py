@@ -26,7 +26,7 @@ import numpy as np
 
 from symgpu import errors
 from symgpu.evaluate import active, compiler, evaluator
-from symgpu.sweep.chunks import Chunk, Columns, Settled
+from symgpu.sweep.chunks import DEFAULT_CHUNK, Chunk, Columns, Settled, base_axes, buffers
 
 if TYPE_CHECKING:
     from symgpu.sweep.plan import SweepPlan
@@ -38,13 +38,7 @@ def settle(plan: SweepPlan, chunk: Chunk) -> tuple[Chunk, tuple[Settled, ...]]:
     The columns and regime codes are changed in place (the codes copied first where read-only)."""
     if plan.near is None or chunk.stop == chunk.start:
         return chunk, ()
-    size = chunk.stop - chunk.start
-    declared = [np.asarray(chunk.columns[a.name], dtype=float) for a in plan.grid.axes]
-    coords = [d * s if s != 1.0 else d for d, s in zip(declared, plan.scales)]
-    function = compiler.fused_function(plan.model, [plan.near], plan.grid.names, [k for k, _ in plan.fixed], [None])
-    with np.errstate(all="ignore"):
-        flagged = np.broadcast_to(np.asarray(function(*coords, *[np.float64(v) for _, v in plan.fixed])[0], dtype=bool), (size,))
-    points = np.flatnonzero(flagged)
+    points = _near_points(plan, chunk.start, chunk.stop)
     if points.size == 0:
         return chunk, ()
     columns = {n: chunk.columns[n] for n in plan.quantities}
@@ -56,13 +50,41 @@ def settle(plan: SweepPlan, chunk: Chunk) -> tuple[Chunk, tuple[Settled, ...]]:
         if any(np.isnan(columns[n][index]) for n in plan.quantities):
             continue  # outside the domain, or no value: as the compiled pass left it
         values: dict[str, Any] = dict(plan.values)
-        values.update({a.name: float(d[index]) for a, d in zip(plan.grid.axes, declared)})
+        where = np.unravel_index(chunk.start + index, plan.grid.shape)
+        values.update({a.name: float(a.values[i]) for a, i in zip(plan.grid.axes, where)})
         _settle_point(plan, values, columns, regime, index)
         done.append(Settled(chunk.start + index, tuple(float(columns[n][index]) for n in plan.quantities),
                             None if regime is None else int(regime[index])))
     if regime is not chunk.regime:
         chunk = replace(chunk, regime=regime)
     return chunk, tuple(done)
+
+
+def _near_points(plan: SweepPlan, start: int, stop: int) -> np.ndarray:
+    """The offsets in ``start..stop-1`` where ``plan.near`` holds, box by box of the grid, each axis a
+    broadcasting view (every part of the condition computed at the size of the axes it uses)."""
+    axes = base_axes(plan)
+    fixed = [np.float64(v) for _, v in plan.fixed]
+    names, constants = plan.grid.names, [k for k, _ in plan.fixed]
+    program = compiler.grid_program(plan.model, [plan.near], names, constants, [None], 0) if names else None
+    function = compiler.fused_function(plan.model, [plan.near], names, constants, [None]) if program is None else None
+    floats, bools = buffers(program, stop - start)
+    count = len(axes)
+    found = []
+    for first, bounds in plan.grid.boxes(start, stop):
+        shape = tuple(hi - lo for lo, hi in bounds)
+        width = int(np.prod(shape))
+        coords = [axes[k][lo:hi].reshape((1,) * k + (hi - lo,) + (1,) * (count - k - 1)) for k, (lo, hi) in enumerate(bounds)]
+        with np.errstate(all="ignore"):
+            if program is not None:  # scratch buffers reused step after step, as the sweep's own program
+                out = program.function(*coords, *fixed, [], [b[:width].reshape(shape) for b in floats],
+                                       [b[:width].reshape(shape) for b in bools])
+            else:
+                out = function(*coords, *fixed)
+            flagged = np.asarray(out[0], dtype=bool)
+        if np.any(flagged):
+            found.append(np.flatnonzero(np.broadcast_to(flagged, shape)) + (first - start))
+    return np.concatenate(found) if found else np.empty(0, dtype=np.intp)
 
 
 def _settle_point(plan: SweepPlan, values: dict[str, Any], columns: dict[str, np.ndarray], regime: np.ndarray | None,
@@ -85,10 +107,14 @@ def _settle_point(plan: SweepPlan, values: dict[str, Any], columns: dict[str, np
 
 def settled_whole(plan: SweepPlan, columns: dict[str, np.ndarray], regime: np.ndarray | None) -> None:
     """:func:`settle` over a whole sweep held in memory (``columns`` and ``regime``, changed in place)."""
-    chunk = Chunk(0, plan.grid.size, Columns(dict(columns), plan.grid, 0, plan.grid.size), regime, 0)
-    settled = settle(plan, chunk)[0]
-    if regime is not None and settled.regime is not regime:
-        regime[...] = settled.regime
+    if plan.near is None:
+        return
+    for start, stop in plan.grid.chunks(DEFAULT_CHUNK):  # a chunk's temporaries stay in the caches
+        part = None if regime is None else regime[start:stop]
+        chunk = Chunk(start, stop, Columns({n: c[start:stop] for n, c in columns.items()}, plan.grid, start, stop), part, 0)
+        settled = settle(plan, chunk)[0]
+        if part is not None and settled.regime is not part:
+            part[...] = settled.regime
 
 
 def counted(plan: SweepPlan, chunks: Iterable[Chunk], tally: list[Settled] | None) -> Iterator[Chunk]:
