@@ -67,7 +67,7 @@ def _near_points(plan: SweepPlan, start: int, stop: int) -> np.ndarray:
     fixed = [np.float64(v) for _, v in plan.fixed]
     names, constants = plan.grid.names, [k for k, _ in plan.fixed]
     program = compiler.grid_program(plan.model, [plan.near], names, constants, [None], 0) if names else None
-    function = compiler.fused_function(plan.model, [plan.near], names, constants, [None]) if program is None else None
+    function: Any = compiler.fused_function(plan.model, [plan.near], names, constants, [None]) if program is None else None
     floats, bools = buffers(program, stop - start)
     count = len(axes)
     found = []
