@@ -46,7 +46,7 @@ def test_stepwise_value_equals_the_expanded_expression_at_every_validation_case(
     compared = 0
     for case, name, given, magnitudes in case_values(model):
         fast = stepwise.value(model, name, given, magnitudes, checks=False)
-        if fast is None:
+        if fast is None or fast is stepwise.TIED:  # the expanded expression, or exact arithmetic near a tie, decides
             continue
         assert fast == pytest.approx(expanded_value(model, name, given, magnitudes), rel=1e-13, abs=1e-300), f"{case.id}: {name}"
         compared += 1

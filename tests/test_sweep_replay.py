@@ -38,6 +38,9 @@ REQUESTS = {
     "no regime, csv": (VOLKOV + ["-g", "n=1:30", "-g", "alpha=0:49", "--regime-of", ""], ".csv"),
     "cases and a domain": (HONG_KIM + ["-g", "Active_blocks_per_SM=1:8", "-g", "Mem_LD=100:1000:50"], ".parquet"),
     "no checks": (HONG_KIM + ["-g", "Mem_LD=100:1000:10", "--no-checks", "--chunk-size", "7"], ".parquet"),
+    # points near a case condition's tie, which the full run decides again in exact arithmetic (symgpu.sweep.settle_ties)
+    "cases settled near a tie": ([str(ROOT / "tests" / "fixtures" / "decimal_tie.toml"), "q", "-p", "p", "-g",
+                                  "z=0.3,0.30000000000000004,0.29999999999997,0.3000000000001,0.31", "--chunk-size", "2"], ".csv"),
 }
 
 

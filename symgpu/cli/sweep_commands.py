@@ -12,6 +12,7 @@ from symgpu.cli import common, sweep_replay
 from symgpu.evaluate import gridcode
 from symgpu.report import sweep_plots
 from symgpu.sweep import backends, build_plan, distributed, parse_grid, readers, replay, writers
+from symgpu.sweep.chunks import Settled
 from symgpu.sweep.run import DEFAULT_CHUNK, compile_plan
 
 #: the largest accepted --chunk-size
@@ -80,12 +81,13 @@ def run_sweep(args: argparse.Namespace) -> int:
         summary = distributed.write_dask(plan, args.output, backend=args.backend, chunk_size=args.chunk_size,
                                          scheduler=args.scheduler, workers=args.workers, progress=args.progress)
     else:
+        settled: list[Settled] = []
         summary = writers.write(plan, args.output, fmt=args.format, backend=args.backend, chunk_size=args.chunk_size,
-                                progress=args.progress)
+                                progress=args.progress, settled=settled)
         if args.backend == "numpy" and not args.set:  # the next run of this request: from the stored plan
             function = compile_plan(plan, backends.load("numpy"))
             if isinstance(function, gridcode.GridProgram):
-                replay.keep(sweep_replay.request(args, summary.format), plan, function)
+                replay.keep(sweep_replay.request(args, summary.format), plan, function, settled)
     for line in sweep_replay.summary_lines(summary, plan.quantities, plan.regime.quantity if plan.regime else ""):
         print(line)
     if args.plot:

@@ -93,7 +93,8 @@ def attempt(argv: Sequence[str]) -> int | None:
             output.pyarrow_modules()
     except errors.SymgpuError:
         return None  # the full command reports it, after what it checks first
-    evaluated = chunks.buffered_chunks(plan, plan.compiled(), wanted.chunk_size, args.progress)
+    evaluated = chunks.with_settled(chunks.buffered_chunks(plan, plan.compiled(), wanted.chunk_size, args.progress), plan.settled,
+                                    plan.quantities)
     summary = output.write_file(plan, evaluated, args.output, wanted.format)
     for line in summary_lines(summary, plan.quantities, plan.regime.quantity if plan.regime else ""):
         print(line)

@@ -169,7 +169,38 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
         result = float(result)
     elif result.shape != np.broadcast_shapes(*[np.shape(magnitudes[a]) for a in args]):
         result = np.broadcast_to(result, np.broadcast_shapes(*[np.shape(magnitudes[a]) for a in args])).copy()
+    if not scalar and base.has(sympy.Piecewise):  # a case near a tie at a point: decided as a scalar call decides it
+        result = _ties_settled(model, name, preset, values or {}, given, magnitudes, np.array(result), checks)
     return units.registry().Quantity(result, model.units[model.equation_for(name).definition.defines])
+
+
+def _ties_settled(model: Model, name: str, preset: str | None, values: Mapping[str, Any], given: frozenset[str],
+                  magnitudes: Mapping[str, Any], result: np.ndarray, checks: bool) -> np.ndarray:
+    """``result`` (arrays in) with each point where a case relation is within :data:`stepwise.NEAR` of a tie
+    (:func:`ties.near_points`) evaluated as a scalar call evaluates it: in exact arithmetic, the inputs as
+    the decimals given (``0.1*3 > z`` at z = 0.3 is false, though 0.30000000000000004 > 0.3 in doubles)."""
+    expr = model.expression(model.equation_for(name).definition.defines, stop_at=given)
+    shape = result.shape
+    for index in ties.near_points(model, expr, magnitudes, shape):
+        at = {key: _element(value, shape, int(index)) for key, value in values.items()}
+        try:
+            result.reshape(-1)[index] = float(evaluate(model, name, preset=preset, values=at, checks=checks).magnitude)
+        except errors.SymgpuError:
+            pass  # the compiled value stands where the point alone is refused
+    return result
+
+
+def _element(value: Any, shape: tuple[int, ...], index: int) -> Any:
+    """The value at flat ``index`` of the broadcast ``shape`` of an input given as an array (pint quantities
+    keep their unit; scalars and texts as they are)."""
+    if isinstance(value, pint.Quantity):
+        if not np.ndim(value.magnitude):
+            return value
+        return units.registry().Quantity(float(np.broadcast_to(np.asarray(value.magnitude, dtype=float), shape).reshape(-1)[index]),
+                                         value.units)
+    if isinstance(value, str) or not np.ndim(value):
+        return value
+    return float(np.broadcast_to(np.asarray(value, dtype=float), shape).reshape(-1)[index])
 
 
 def _refuse_overflow(model: Model, name: str, function: Any, inputs: Sequence[Any]) -> None:

@@ -26,7 +26,7 @@ expression's; ``tests/test_compiled_vs_exact.py`` holds both to exact arithmetic
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -136,7 +136,7 @@ def value(model: Model, name: str, given: frozenset[str], magnitudes: Mapping[st
                     slack = compiler.condition_slack(model, condition)
                     if slack is None or not float(slack[1](*[known[a] for a in slack[0]])) > EDGE:
                         return None
-    if near_tie(model, how.steps, known):  # after the domain checks: a point outside the domain is refused as ever
+    if near_tie(model, how.steps, known, how.inputs):  # after the domain checks: a point outside the domain is refused as ever
         return TIED
     result = float(known[name])
     scale = scaling.unit_scale(model.units[name])
@@ -185,32 +185,68 @@ def _run(model: Model, steps: tuple[str, ...], known: dict[str, Any], watch: sin
 NEAR = 4 * rule.TIE
 
 
-def near_tie(model: Model, steps: tuple[str, ...], known: Mapping[str, Any]) -> bool:
-    """Do the sides of a relation in a step's case conditions (a ``Piecewise``) differ, but by no more
-    than :data:`NEAR` of their size? Hong & Kim's ``MWP == N`` at 71.68 GB/s, 300-cycle loads and 14
+def near_tie(model: Model, steps: tuple[str, ...], known: Mapping[str, Any], inputs: Iterable[str] = ()) -> bool:
+    """Are the sides of a relation in a step's case conditions (a ``Piecewise``) within :data:`NEAR` of
+    their size of each other? Hong & Kim's ``MWP == N`` at 71.68 GB/s, 300-cycle loads and 14
     SMs has MWP = 21504/1792 = 12 exactly and 11.999999999999998 in IEEE arithmetic, which takes the
-    other case: a jump of 6 % in the value."""
+    other case: a jump of 6 % in the value. Sides equal as doubles count too (``0.1*3 >= z`` at
+    z = 0.30000000000000004: both 0.30000000000000004, yet 0.3 < z as the decimals given), unless
+    that means equal decimals (:func:`equal_is_exact`), or every one of ``inputs`` is a whole number
+    (sides made from whole numbers by the model's arithmetic that round to one double are taken as
+    one number: the exact decision, some 50 ms of SymPy at Hong & Kim's size, would otherwise run at
+    every integer tie of a sweep, 88 thousand of its benchmark's 10 million points).
+    NOTE: two distinct values within an ulp of each other from whole inputs are then taken as equal."""
+    fractional = any(math.isfinite(float(known[a])) and float(known[a]) != math.floor(float(known[a])) for a in inputs if a in known)
     for step in steps:
         sides = _case_sides(model, step)
         if sides is None:
             continue
-        args, function = sides
+        args, function, plain = sides
         with np.errstate(all="ignore"):
             try:
                 numbers = function(*[known[a] for a in args])
             except (ArithmeticError, TypeError, ValueError, KeyError):
                 continue
-        for left, right in zip(numbers[0::2], numbers[1::2]):
+        for left, right, given in zip(numbers[0::2], numbers[1::2], plain):
             left, right = float(left), float(right)
-            if left != right and math.isfinite(left) and math.isfinite(right) \
+            if (left != right or (fractional and not given)) and math.isfinite(left) and math.isfinite(right) \
                     and abs(left - right) <= NEAR * max(abs(left), abs(right)):
                 return True
     return False
 
 
-def _case_sides(model: Model, step: str) -> tuple[tuple[str, ...], Any] | None:
+def equal_is_exact(model: Model, left: sympy.Basic, right: sympy.Basic) -> bool:
+    """Whether sides equal as doubles are equal as the decimals given (so an exact decision is not
+    needed): both are :func:`as_given`, or one is a ``Min``/``Max`` with the other among its arguments
+    (Hong & Kim's ``MWP == N``, ``MWP`` a ``Min`` of ``N`` and bounds: equal doubles where the ``Min``
+    takes ``N``; a near tie of ``N`` and a bound is the ``Min``'s own, which its rule decides).
+    NOTE: a bound whose double equals ``N``'s while its exact value is below is taken as equal."""
+    if as_given(model, left) and as_given(model, right):
+        return True
+    wide, narrow = _expanded(model, left), _expanded(model, right)
+    return any(isinstance(a, (sympy.Min, sympy.Max)) and b in a.args for a, b in ((wide, narrow), (narrow, wide)))
+
+
+def _expanded(model: Model, side: sympy.Basic) -> sympy.Basic:
+    """``side`` in the model's inputs (its defined quantities replaced by their expressions)."""
+    mapping = {s: model.expression(s.name) for s in side.free_symbols if s.name in model.defining}
+    return side.xreplace(mapping) if mapping else side
+
+
+def as_given(model: Model, side: sympy.Basic) -> bool:
+    """Whether ``side`` (base units) is at a point the double of the decimal given: an input declared in
+    base units, or a literal that its shortest double's decimal reads back as."""
+    if isinstance(side, sympy.Symbol):
+        return side.name not in model.defining and scaling.symbol_scale(model, side.name) == 1.0
+    if side.is_Rational or side.is_Float:
+        return bool(sympy.Rational(repr(float(side))) == side)
+    return False
+
+
+def _case_sides(model: Model, step: str) -> tuple[tuple[str, ...], Any, tuple[bool, ...]] | None:
     """The sides of every relation in the case conditions of ``step``'s equation, compiled as one function
-    of base-unit magnitudes (left, right, left, right, ...); None where it has no case (cached per model)."""
+    of base-unit magnitudes (left, right, left, right, ...), and per relation whether both sides are
+    :func:`equal_is_exact`; None where it has no case (cached per model)."""
     kept = state_of(model).compiled
     key = ("case sides", step)
     if key not in kept:
@@ -224,5 +260,6 @@ def _case_sides(model: Model, step: str) -> tuple[tuple[str, ...], Any] | None:
         else:
             sides = sympy.Tuple(*[scaling.base_expression(model, x) for r in relations for x in (r.lhs, r.rhs)])
             args = tuple(sorted(s.name for s in sides.free_symbols))
-            kept[key] = (args, compiler.base_function(model, [model.symbols[a] for a in args], sides))
+            plain = tuple(equal_is_exact(model, r.lhs, r.rhs) for r in relations)
+            kept[key] = (args, compiler.base_function(model, [model.symbols[a] for a in args], sides), plain)
     return kept[key]  # type: ignore[no-any-return]

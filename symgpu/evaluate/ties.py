@@ -21,6 +21,9 @@ import sympy
 from symgpu.evaluate import compiler, one_sided, piece_select, point, scaling, stepwise
 from symgpu.evaluate.state import state_of
 
+#: a tie's width is capped at ``NEAR`` times the largest double (an infinite side ties nothing)
+LARGEST = sympy.Float("1.7976931348623157e308", 17)
+
 if TYPE_CHECKING:
     from symgpu.model import Model
 
@@ -101,3 +104,61 @@ def _near_verdict(relation: sympy.Basic, mapping: Mapping[sympy.Symbol, sympy.Ex
         return None
     verdict = relation.func(numbers[0], numbers[1])
     return bool(verdict) if isinstance(verdict, sympy.logic.boolalg.BooleanAtom) else None
+
+
+def near_condition(model: Model, exprs: Iterable[sympy.Basic]) -> sympy.Basic | None:
+    """Whether a relation of the ``Piecewise`` conditions of ``exprs`` (in inputs, declared units) is
+    within :data:`~symgpu.evaluate.stepwise.NEAR` of a tie: ``|l - r| <= NEAR * max(|l|, |r|)`` (a
+    bare literal side: the other side's magnitude and the difference's, as the regime column reads it),
+    the width capped so that an infinite side ties nothing, and sides equal as doubles left out where
+    that means equal decimals (:func:`stepwise.equal_is_exact`): the points where the scalar path
+    (:func:`stepwise.near_tie`) may decide otherwise than the doubles or the tie rule; None where there
+    is no such relation."""
+    found: dict[sympy.Basic, None] = {}
+    for expr in exprs:
+        for piecewise in expr.atoms(sympy.Piecewise) if isinstance(expr, sympy.Basic) else ():
+            for _, condition in piecewise.args:
+                piece_select.collect_relations(condition, found)
+    tests = [_near(model, r) for r in found if isinstance(r, sympy.core.relational.Relational)]
+    return sympy.Or(*tests) if tests else None
+
+
+def _near(model: Model, relation: sympy.core.relational.Relational) -> sympy.Basic:
+    left, right = relation.lhs, relation.rhs
+    gap = left - right
+    if left.is_number or right.is_number:
+        scale = sympy.Max(_magnitude(gap), _magnitude(right if left.is_number else left))
+    else:
+        scale = sympy.Max(_magnitude(left), _magnitude(right))
+    near = sympy.LessThan(_magnitude(gap), stepwise.NEAR * sympy.Min(scale, LARGEST), evaluate=False)
+    unequal = sympy.Ne(left, right, evaluate=False)
+    if stepwise.equal_is_exact(model, left, right):  # equal doubles are equal decimals here
+        return sympy.And(unequal, near, evaluate=False)
+    # equal doubles from whole inputs are taken as equal decimals too (see stepwise.near_tie)
+    fractional = [sympy.Ne(s, sympy.floor(s), evaluate=False) for s in sorted(relation.free_symbols, key=str)]
+    return sympy.And(near, sympy.Or(unequal, *fractional, evaluate=False), evaluate=False)
+
+
+def _magnitude(expr: sympy.Expr) -> sympy.Expr:
+    return sympy.Max(expr, -expr)
+
+
+def near_points(model: Model, expr: sympy.Basic, magnitudes: Mapping[str, Any], shape: tuple[int, ...]) -> np.ndarray:
+    """The flat indices (of ``shape``) of the points of base-unit ``magnitudes`` (arrays) where ``expr``
+    (declared units) has a case relation within :data:`stepwise.NEAR` of a tie (:func:`near_condition`)."""
+    kept = state_of(model).compiled
+    key = ("near points", expr)
+    if key not in kept:
+        near = near_condition(model, [expr])
+        if near is None:
+            kept[key] = None
+        else:
+            based = scaling.base_expression(model, near)
+            args = tuple(sorted(s.name for s in based.free_symbols))
+            kept[key] = (args, compiler.base_function(model, [model.symbols[a] for a in args], based))
+    found = kept[key]
+    if found is None or any(a not in magnitudes for a in found[0]):
+        return np.empty(0, dtype=np.intp)
+    with np.errstate(all="ignore"):
+        flagged = np.asarray(found[1](*compiler.broadcast([np.asarray(magnitudes[a], dtype=float) for a in found[0]])), dtype=bool)
+    return np.flatnonzero(np.broadcast_to(flagged, shape))

@@ -58,6 +58,36 @@ class Chunk:
     outside: int
 
 
+@dataclass(frozen=True)
+class Settled:
+    """A point a sweep decided again as ``evaluate`` decides it (a case condition within rounding of a
+    tie: :mod:`symgpu.sweep.settle_ties`): its flat index in the grid, its values (declared units, in
+    the plan's order of quantities) and its regime code (None: no regime column)."""
+
+    index: int
+    values: tuple[float, ...]
+    code: int | None
+
+
+def with_settled(chunks: Iterator[Chunk], settled: Sequence[Settled], quantities: Sequence[str]) -> Iterator[Chunk]:
+    """``chunks`` with the points ``settled`` names given their recorded values (of ``quantities``) and codes
+    (a stored plan's replay: the points its full run settled, without SymPy)."""
+    ordered = sorted(settled, key=lambda s: s.index)
+    indices = np.array([s.index for s in ordered], dtype=np.int64)
+    for chunk in chunks:
+        lo, hi = np.searchsorted(indices, [chunk.start, chunk.stop])
+        if lo == hi:
+            yield chunk
+            continue
+        regime = chunk.regime if chunk.regime is None or chunk.regime.flags.writeable else np.array(chunk.regime)
+        for point in ordered[lo:hi]:
+            for name, value in zip(quantities, point.values):
+                chunk.columns[name][point.index - chunk.start] = value
+            if regime is not None and point.code is not None:
+                regime[point.index - chunk.start] = point.code
+        yield chunk if regime is chunk.regime else Chunk(chunk.start, chunk.stop, chunk.columns, regime, chunk.outside)
+
+
 def chunk_of(plan: Numbers, start: int, stop: int, out: Sequence[Any], shape: tuple[int, ...],
            into: Targets | None = None, written: frozenset[int] = frozenset(), finish: Callable[[], None] | None = None) -> Chunk:
     """The chunk from the compiled outputs ``out`` (arrays that broadcast to ``shape``, a box of

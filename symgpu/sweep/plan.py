@@ -21,7 +21,7 @@ import numpy as np
 import sympy
 
 from symgpu import errors
-from symgpu.evaluate import input_values, scaling
+from symgpu.evaluate import input_values, scaling, ties
 from symgpu.memo import MemoFamily
 from symgpu.model import Model
 from symgpu.sweep import finite, tie_conditions
@@ -45,6 +45,8 @@ class SweepPlan:
     domain: int | None  # index of the domain output (1.0 inside), None without checks
     regime: RegimeSpec | None
     checks: bool
+    #: per point, whether a case relation is within rounding of a tie (:mod:`symgpu.sweep.settle_ties`); None: none can be
+    near: sympy.Basic | None = None
 
     def columns(self) -> list[Column]:
         """The output columns: axes, quantities, then the regime (if any)."""
@@ -162,8 +164,9 @@ def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Gr
                    if s.name in model.defining and s.name not in given}
         return expr.xreplace(mapping) if mapping else expr
 
-    for name in names:
-        add(tie_conditions.tie_aware(model.expression(name, stop_at=given)), model.units[name])  # cases decided as the regime column does
+    written = [model.expression(name, stop_at=given) for name in names]
+    for name, expr in zip(names, written):
+        add(tie_conditions.tie_aware(expr), model.units[name])  # cases decided as the regime column does
     known = swept | set(merged)
     domain = None
     if checks:
@@ -183,6 +186,8 @@ def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Gr
         target = model.equation_for(regime_of).definition.defines if regime_of else None
     if target:
         regime = regime_outputs(model, target, expand, add)
+        written.append(expand(model.equation_for(target).rhs))
+    near = ties.near_condition(model, written)
 
     used = set().union(*[{s.name for s in e.free_symbols} for e in exprs])
     missing = sorted(used - known)
@@ -206,4 +211,4 @@ def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Gr
         regime = replace(regime, finite=tuple(finite.output_never_nan(model, exprs[t[1]], out_units[t[1]], spans)
                                               for t in regime.trees))
     return SweepPlan(model, names, preset, grid, tuple(fixed_declared), tuple(fixed_base), scales,
-                     tuple(exprs), tuple(out_units), domain, regime, checks)
+                     tuple(exprs), tuple(out_units), domain, regime, checks, near)

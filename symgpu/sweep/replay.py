@@ -4,7 +4,9 @@ The first (full) run of a request records, in :mod:`symgpu.store` under the kind
 :data:`~symgpu.entry_kinds.SWEEP_PLAN`, its grid program as data (:mod:`symgpu.sweep.program`),
 the fixed values and axis scales in base units, the domain output, the regime rule's inputs
 (labels, condition trees over output indices, which Min/Max arguments :mod:`symgpu.sweep.finite`
-proved never NaN) and the file's layout (columns with units, the sweep's metadata). The key is
+proved never NaN), the file's layout (columns with units, the sweep's metadata) and the points the
+run decided again near a case condition's tie (:mod:`symgpu.sweep.settle_ties`: values and regime code
+per point, written over the program's by the replay, which has no SymPy to decide them). The key is
 the request (model as given, quantities, preset, axes, every option that changes the plan or
 the file), the model file's SHA-256, the model folders, the working folder (the metadata names
 the model's path as found from it), symgpu's source digest and NumPy's version; the body also
@@ -27,6 +29,7 @@ import hashlib
 import json
 import os
 import tomllib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -37,13 +40,15 @@ from symgpu import errors, resources, store
 from symgpu.entry_kinds import SWEEP_PLAN
 from symgpu.evaluate import gridcode, rule
 from symgpu.sweep import program as programs
-from symgpu.sweep.chunks import Numbers
+from symgpu.sweep.chunks import Numbers, Settled
 from symgpu.sweep.decide import RegimeSpec, Tree
 from symgpu.sweep.grid import Grid, parse_axis
 from symgpu.sweep.output import REGIME, Column, Layout
 
 #: the body's format (a new one makes older entries unreadable, as the kind's version does)
 FORMAT = 1
+#: the most points decided again near a case condition's tie (:mod:`symgpu.sweep.settle_ties`) a stored plan holds
+MAX_SETTLED = 10_000
 #: the most model files (a variant and its bases), labels and condition-tree nodes read back
 MAX_FILES, MAX_LABELS, MAX_NODES = 32, 10_000, 100_000
 #: condition trees nest at most this deep
@@ -84,6 +89,7 @@ class StoredSweep:
     program: programs.Program
     layout: tuple[Column, ...]
     described: str  # the sweep's metadata as JSON text (sorted keys)
+    settled: tuple[Settled, ...] = ()  # the points the full run decided again near a tie, as it decided them
 
     def columns(self) -> list[Column]:
         return list(self.layout)
@@ -141,13 +147,15 @@ def model_files(path: Path) -> list[tuple[str, str, str]] | None:
     return None
 
 
-def keep(request: Request, plan: Plan, function: gridcode.GridProgram) -> bool:
-    """Record ``plan`` (run by ``function``) for ``request`` after a full run; False where it cannot
-    be stored as data (the next run takes the full path again)."""
-    if not store.enabled():
+def keep(request: Request, plan: Plan, function: gridcode.GridProgram, settled: Sequence[Settled] = ()) -> bool:
+    """Record ``plan`` (run by ``function``) for ``request`` after a full run, with the points that run
+    ``settled`` (decided again near a case condition's tie, which the replay, without SymPy, cannot do:
+    the same request gives the same points); False where it cannot be stored as data (the next run takes
+    the full path again)."""
+    if not store.enabled() or len(settled) > MAX_SETTLED:
         return False
     try:  # NOTE: the sweep is written by now: nothing here may turn it into an error
-        text = entry(request, plan, function)
+        text = entry(request, plan, function, settled)
         if text is None:
             return False
         store.put(SWEEP_PLAN, _key(request, json.loads(text)["files"][0][1]), text)
@@ -156,7 +164,7 @@ def keep(request: Request, plan: Plan, function: gridcode.GridProgram) -> bool:
     return True
 
 
-def entry(request: Request, plan: Plan, function: gridcode.GridProgram) -> str | None:
+def entry(request: Request, plan: Plan, function: gridcode.GridProgram, settled: Sequence[Settled] = ()) -> str | None:
     """The entry :func:`keep` stores: ``plan`` as JSON text, checked to read back (None where it
     cannot be stored as data)."""
     path = model_file(request.model)
@@ -174,6 +182,7 @@ def entry(request: Request, plan: Plan, function: gridcode.GridProgram) -> str |
         "program": recorded.as_data(),
         "columns": [[c.name, c.unit, c.kind] for c in plan.columns()],
         "metadata": json.dumps(plan.metadata(), sort_keys=True),
+        "settled": [[s.index, [float(v) for v in s.values], s.code] for s in settled],
     }
     try:
         text = json.dumps(body, sort_keys=True)
@@ -213,7 +222,7 @@ def find_in(request: Request, body: str) -> StoredSweep | None:
         return None
 
 
-_FIELDS = {"format", "files", "quantities", "axes", "scales", "fixed", "domain", "regime", "program", "columns", "metadata"}
+_FIELDS = {"format", "files", "quantities", "axes", "scales", "fixed", "domain", "regime", "program", "columns", "metadata", "settled"}
 
 
 def _read(request: Request, data: Any) -> StoredSweep | None:
@@ -245,7 +254,18 @@ def _read(request: Request, data: Any) -> StoredSweep | None:
     described = _text(data["metadata"])
     if not isinstance(json.loads(described), dict) or json.dumps(json.loads(described), sort_keys=True) != described:
         return None
-    return StoredSweep(quantities, grid, fixed, scales, domain, regime, program, layout, described)
+    settled = tuple(_settled(s, grid.size, len(quantities), regime) for s in _list(data["settled"], MAX_SETTLED))
+    return StoredSweep(quantities, grid, fixed, scales, domain, regime, program, layout, described, settled)
+
+
+def _settled(raw: Any, size: int, quantities: int, regime: RegimeSpec | None) -> Settled:
+    index, values, code = _triple(raw)
+    numbers = tuple(_float(v) for v in _list(values, quantities))
+    if type(index) is not int or not 0 <= index < size or len(numbers) != quantities:
+        raise ValueError("settled")
+    if regime is None and code is not None or regime is not None and (type(code) is not int or not -1 <= code < len(regime.labels)):
+        raise ValueError("settled")
+    return Settled(index, numbers, code)
 
 
 def _files_hold(request: Request, files: Any) -> bool:

@@ -15,8 +15,8 @@ from symgpu import errors
 from symgpu.evaluate import compiler, gridcode
 from symgpu.memo import Memo
 from symgpu.model import Model
-from symgpu.sweep import backends, fused
-from symgpu.sweep.chunks import DEFAULT_CHUNK, Chunk, Columns, Targets, base_axes, buffered_chunk, buffered_chunks, buffers, chunk_of, progress_bar, spans
+from symgpu.sweep import backends, fused, settle_ties
+from symgpu.sweep.chunks import DEFAULT_CHUNK, Chunk, Columns, Settled, Targets, base_axes, buffered_chunk, buffered_chunks, buffers, chunk_of, progress_bar, spans
 from symgpu.sweep.grid import Axis, Grid
 from symgpu.sweep.plan import SweepPlan, build_plan
 
@@ -79,10 +79,12 @@ def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, st
     """Evaluate the points ``start..stop-1`` of the plan's grid (``scratch``: a bool array of
     twice as many points that the NumPy backend's regime decision reuses, chunk after chunk)."""
     if backend.name == "numba":
-        return _fused_chunk(plan, backend, function, start, stop)
-    if backend.name == "numpy":
-        return _grid_chunk(plan, function, start, stop, Targets({}, None, scratch))
-    return _grid_chunk(plan, function, start, stop, backend=backend)
+        chunk = _fused_chunk(plan, backend, function, start, stop)
+    elif backend.name == "numpy":
+        chunk = _grid_chunk(plan, function, start, stop, Targets({}, None, scratch))
+    else:
+        chunk = _grid_chunk(plan, function, start, stop, backend=backend)
+    return settle_ties.settle(plan, chunk)[0]  # near-tie case conditions as evaluate decides them
 
 
 def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int, into: Targets | None = None,
@@ -136,8 +138,15 @@ def _fused_run(plan: SweepPlan, backend: backends.Backend, function: Any, start:
 
 
 def iter_chunks(plan: SweepPlan, backend: str = "numpy", chunk_size: int = DEFAULT_CHUNK,
-                progress: bool | None = False) -> Iterator[Chunk]:
-    """Evaluate the plan chunk by chunk (each chunk's arrays are new; nothing is kept)."""
+                progress: bool | None = False, settled: list[Settled] | None = None) -> Iterator[Chunk]:
+    """Evaluate the plan chunk by chunk (each chunk's arrays are new; nothing is kept), the points near a
+    case condition's tie decided as ``evaluate`` decides them (:mod:`symgpu.sweep.settle_ties`; those points
+    added to ``settled``)."""
+    yield from settle_ties.counted(plan, _chunks(plan, backend, chunk_size, progress), settled)
+
+
+def _chunks(plan: SweepPlan, backend: str, chunk_size: int, progress: bool | None) -> Iterator[Chunk]:
+    """:func:`iter_chunks` as the compiled pass decides them."""
     runner = backends.load(backend)
     function = compile_plan(plan, runner)
     if runner.name == "numpy" and isinstance(function, gridcode.GridProgram):
@@ -148,8 +157,10 @@ def iter_chunks(plan: SweepPlan, backend: str = "numpy", chunk_size: int = DEFAU
     for start, stop in spans(plan.grid, chunk_size, progress):
         if runner.name == "numpy":  # each chunk's columns new, the scratch reused
             yield _grid_chunk(plan, function, start, stop, Targets({}, None, scratch, floats, bools))
+        elif runner.name == "numba":
+            yield _fused_chunk(plan, runner, function, start, stop)
         else:
-            yield evaluate_chunk(plan, runner, function, start, stop, scratch)
+            yield _grid_chunk(plan, function, start, stop, backend=runner)
 
 
 def sweep(model: Model, quantities: str | Sequence[str], *, grid: Grid | Sequence[str | Axis] = (),
@@ -176,6 +187,7 @@ def sweep(model: Model, quantities: str | Sequence[str], *, grid: Grid | Sequenc
         codes = np.empty(size if plan.regime is not None else 0, dtype=np.int16)
         outside = _fused_run(plan, runner, compile_plan(plan, runner), 0, out, codes)
         columns = {name: out[index] for index, name in enumerate(plan.quantities)}
+        settle_ties.settled_whole(plan, columns, codes if plan.regime is not None else None)
         return SweepResult(plan, Columns(columns, plan.grid, 0, size), codes if plan.regime is not None else None, outside)
     columns = {n: np.empty(size) for n in plan.quantities}
     regime = np.empty(size, dtype=np.int16) if plan.regime is not None else None
@@ -188,6 +200,7 @@ def sweep(model: Model, quantities: str | Sequence[str], *, grid: Grid | Sequenc
             into = Targets({n: c[start:stop] for n, c in columns.items()}, None if regime is None else regime[start:stop], scratch,
                            floats, bools)
             outside += _grid_chunk(plan, function, start, stop, into).outside
+        settle_ties.settled_whole(plan, columns, regime)
         return SweepResult(plan, Columns(columns, plan.grid, 0, size), regime, outside)
     # NOTE: each chunk is copied into the result and dropped, so the next chunk's arrays reuse its
     # memory (cache-sized, no fresh pages); a chunk that is the whole grid is the result itself

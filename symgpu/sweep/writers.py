@@ -33,6 +33,7 @@ from symgpu.sweep.output import (
     write_chunks,
     write_file,
 )
+from symgpu.sweep.chunks import Settled
 from symgpu.sweep.plan import SweepPlan
 from symgpu.sweep.run import DEFAULT_CHUNK, iter_chunks
 
@@ -42,8 +43,9 @@ __all__ = ["CSV_BLOCK", "FORMATS", "METADATA_KEY", "REGIME", "Column", "WriteSum
 
 
 def write(plan: SweepPlan, path: str | os.PathLike[str], *, fmt: str | None = None, backend: str = "numpy",
-          chunk_size: int = DEFAULT_CHUNK, progress: bool | None = False) -> WriteSummary:
-    """Evaluate ``plan`` chunk by chunk and write it to ``path`` (Parquet or CSV, atomically).
+          chunk_size: int = DEFAULT_CHUNK, progress: bool | None = False, settled: list[Settled] | None = None) -> WriteSummary:
+    """Evaluate ``plan`` chunk by chunk and write it to ``path`` (Parquet or CSV, atomically); ``settled``:
+    the points near a case condition's tie that each chunk decided again (:func:`~symgpu.sweep.run.iter_chunks`).
 
     Raises:
         errors.UsageError: unknown format, missing folder, missing pyarrow or backend package,
@@ -52,4 +54,4 @@ def write(plan: SweepPlan, path: str | os.PathLike[str], *, fmt: str | None = No
     kind = format_of(path, fmt)
     if kind == "parquet":
         pyarrow_modules()
-    return write_file(plan, iter_chunks(plan, backend, chunk_size, progress), path, kind)
+    return write_file(plan, iter_chunks(plan, backend, chunk_size, progress, settled), path, kind)

@@ -1,0 +1,86 @@
+"""A case condition within rounding of a tie is decided in exact arithmetic, the inputs as the decimals given,
+by every path: scalar ``evaluate``, ``evaluate`` on arrays and a sweep (NumPy and numba, value and regime
+columns). An outside tester's findings (F2, F11): the sweep took a strict inequality that holds by 1.4e-13
+relative as a tie (Hong & Kim: eq24, 2.25 times too high, where eq23 holds), array ``evaluate`` decided in
+doubles (0.30000000000000004 > 0.3), and scalar ``evaluate`` took equal doubles as equal decimals."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from conftest import FIXTURES
+
+import symgpu
+from symgpu.sweep import backends, sweep
+from symgpu.sweep.run import iter_chunks
+
+BACKENDS = ["numpy"] + (["numba"] if backends.available("numba") else [])
+#: z at and around x*y = 0.1*3: exactly 0.3, the double of 0.1*3, 1e-13 relative below and 3.3e-13 above
+ZS = ["0.3", "0.30000000000000004", "0.29999999999997", "0.3000000000001"]
+
+
+def expected(quantity: str, z: str) -> tuple[float, str]:
+    """The value and case by Fraction arithmetic on the decimals given (x = 0.1, y = 3, the model file's cases)."""
+    product, bound = Fraction("0.1") * 3, Fraction(z)
+    if quantity == "q":
+        return (200.0, "big") if product > bound else (100.0, "small")
+    return (200.0, "big_or_equal") if product >= bound else (100.0, "smaller")
+
+
+@pytest.fixture(scope="module")
+def model() -> symgpu.Model:
+    return symgpu.load(FIXTURES / "decimal_tie.toml")
+
+
+@pytest.mark.parametrize("quantity", ["q", "qe"])
+def test_scalar_and_array_evaluate_decide_near_ties_as_the_decimals_given(model: symgpu.Model, quantity: str) -> None:
+    # by hand: q is 100, 100, 200, 100 and qe 200, 100, 200, 100 (0.3 >= 0.30000000000000004 is false, though the
+    # doubles of both sides are equal)
+    want = [expected(quantity, z)[0] for z in ZS]
+    assert [float(model.evaluate(quantity, "p", z=float(z)).magnitude) for z in ZS] == want
+    assert list(model.evaluate(quantity, "p", z=np.array([float(z) for z in ZS])).magnitude) == want
+    assert list(model.evaluate(quantity, "p", z=np.array([[float(z)] for z in ZS])).magnitude.reshape(-1)) == want  # (4, 1)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("quantity", ["q", "qe"])
+def test_a_sweep_decides_near_ties_as_scalar_evaluate_in_its_value_and_regime_columns(model: symgpu.Model, quantity: str,
+                                                                                     backend: str) -> None:
+    result = sweep(model, quantity, preset="p", grid=["z=" + ",".join(ZS)], backend=backend)
+    assert [float(v) for v in result.columns[quantity]] == [expected(quantity, z)[0] for z in ZS]
+    assert list(result.regime_names()) == [expected(quantity, z)[1] for z in ZS]
+    chunks = list(iter_chunks(result.plan, backend, chunk_size=3))  # chunked: the points in the second chunk too
+    assert [float(v) for c in chunks for v in c.columns[quantity]] == [expected(quantity, z)[0] for z in ZS]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_hong_kim_sweep_at_a_strict_inequality_holding_by_1e_13_is_eq23_as_eval_says(backend: str) -> None:
+    # Comp_cycles = 4*(1089 + 6) = 4380; Mem_L = 310 + Mem_LD, Mem_cycles = 6*Mem_L = 4379.9999999994 at
+    # Mem_LD = 419.9999999999: Comp_cycles > Mem_cycles holds (by 1.4e-13 relative), MWP = Mem_L/320 = 2.28125 > CWP:
+    # Eq. (23) = Mem_cycles*20/MWP + Comp_cycles/6*(MWP - 1), by Fraction arithmetic below (the tester's); Eq. (24)
+    # would be Mem_L + Comp_cycles*20 = 88330
+    mem_l = 310 + Fraction("419.9999999999")
+    eq23 = float(6 * mem_l * 20 / (mem_l / 320) + Fraction(4380, 6) * (mem_l / 320 - 1))
+    model = symgpu.load("hong_kim_2009")
+    result = sweep(model, "Exec_cycles_app", preset="table2_example", values={"Comp_insts": 1089},
+                   grid=["Mem_LD=419.9999999999"], backend=backend)
+    assert float(result.columns["Exec_cycles_app"][0]) == pytest.approx(eq23, rel=1e-12)
+    assert result.regime_names()[0] == "eq23"
+    assert float(model.evaluate("Exec_cycles_app", "table2_example", Comp_insts=1089, Mem_LD=419.9999999999).magnitude) \
+        == pytest.approx(eq23, rel=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_hong_kim_sweep_just_below_mwp_equal_to_n_is_eq23_as_eval_says(backend: str) -> None:
+    # MWP = BW*Mem_LD/(Freq*128*SMs) = 71.67999999999e9*300/(1e9*128*14) = 11.999999999998 < N = 12 (exact), so
+    # Eq. (22)'s MWP == N is false: Eq. (23) = (1800*12/MWP + 132/6*(MWP - 1))*80/42 by Fraction arithmetic (the tester's)
+    mwp = Fraction("71.67999999999e9") * 300 / (Fraction(10**9) * 128 * 14)
+    eq23 = float((1800 * 12 / mwp + Fraction(132, 6) * (mwp - 1)) * Fraction(80, 42))
+    values = {"Freq": 1e9, "Mem_LD": 300, "Active_SMs": 14, "Active_blocks_per_SM": 3, "Uncoal_Mem_insts": 0, "Coal_Mem_insts": 6}
+    model = symgpu.load("hong_kim_2009")
+    result = sweep(model, "Exec_cycles_app", preset="table2_example", values=values, grid=["Mem_Bandwidth=71.67999999999e9"],
+                   backend=backend)
+    assert float(result.columns["Exec_cycles_app"][0]) == pytest.approx(eq23, rel=1e-12)
+    assert result.regime_names()[0] == "eq23"
