@@ -84,7 +84,7 @@ def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, st
         chunk = _grid_chunk(plan, function, start, stop, Targets({}, None, scratch))
     else:
         chunk = _grid_chunk(plan, function, start, stop, backend=backend)
-    return settle_ties.settle(plan, chunk)[0]  # near-tie case conditions as evaluate decides them
+    return settle_ties.settle(plan, chunk, backend.name)[0]  # near-tie case conditions as evaluate decides them
 
 
 def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int, into: Targets | None = None,
@@ -142,7 +142,7 @@ def iter_chunks(plan: SweepPlan, backend: str = "numpy", chunk_size: int = DEFAU
     """Evaluate the plan chunk by chunk (each chunk's arrays are new; nothing is kept), the points near a
     case condition's tie decided as ``evaluate`` decides them (:mod:`symgpu.sweep.settle_ties`; those points
     added to ``settled``)."""
-    yield from settle_ties.counted(plan, _chunks(plan, backend, chunk_size, progress), settled)
+    yield from settle_ties.counted(plan, _chunks(plan, backend, chunk_size, progress), settled, backend)
 
 
 def _chunks(plan: SweepPlan, backend: str, chunk_size: int, progress: bool | None) -> Iterator[Chunk]:
@@ -187,7 +187,7 @@ def sweep(model: Model, quantities: str | Sequence[str], *, grid: Grid | Sequenc
         codes = np.empty(size if plan.regime is not None else 0, dtype=np.int16)
         outside = _fused_run(plan, runner, compile_plan(plan, runner), 0, out, codes)
         columns = {name: out[index] for index, name in enumerate(plan.quantities)}
-        settle_ties.settled_whole(plan, columns, codes if plan.regime is not None else None)
+        settle_ties.settled_whole(plan, columns, codes if plan.regime is not None else None, backend)
         return SweepResult(plan, Columns(columns, plan.grid, 0, size), codes if plan.regime is not None else None, outside)
     columns = {n: np.empty(size) for n in plan.quantities}
     regime = np.empty(size, dtype=np.int16) if plan.regime is not None else None
