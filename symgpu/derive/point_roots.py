@@ -47,7 +47,7 @@ def none_applies(job: jobs._Job, regime: Any, difference: sympy.Expr, var: sympy
         if all(v is sympy.true for v in verdicts):
             return False
     job.step(f"no root in regime {regime.name}", sympy.Tuple(*found),
-             f"SymPy gives no usable closed form for regime {regime.name}; at {at_point.where_text(point.preset, point.values)} "
-             "the real roots of its equation (exact, the numbers put in) " + ("meet none of its conditions" if found else "are none")
+             f"SymPy gives no usable closed form for the roots in regime {regime.name}; at {at_point.where_text(point.preset, point.values)} "
+             "the real roots of the equation (exact, the numbers put in) " + ("meet none of its conditions" if found else "are none")
              + ": no root of this regime applies there")
     return True
