@@ -29,6 +29,22 @@ def test_memory_bound_root_of_a_three_halves_power_is_the_two_thirds_power(cli):
     assert "a scan of alpha finds no other" in out
 
 
+def test_issue_bound_root_with_no_closed_form_is_found_with_the_numbers_in(cli):
+    code, out, err = cli("--no-cache", "solve", MODEL, "n_needed", "--for", "alpha", "--target", "200", "--preset", "maxwell")
+    assert code == 0, err
+    value = float(re.search(r"^  value: ([0-9.]+) \(issue_bound\)", out, re.M).group(1))
+
+    def excess(alpha: float) -> float:  # the model at maxwell by hand: Latency*Min(mem_thru, alu_thru/alpha, issue_thru/(alpha + 1))
+        return (6 * alpha ** 1.5 + 368) * min(0.0814, 4 / alpha, 4 / (alpha + 1)) - 200
+
+    low, high = 48.2, 100.0  # issue-bound beyond alpha = (4 - 0.0814)/0.0814 = 48.14; excess(48.2) < 0 < excess(100)
+    assert excess(low) < 0 < excess(high)
+    for _ in range(100):
+        mid = (low + high) / 2
+        low, high = (mid, high) if excess(mid) < 0 else (low, mid)
+    assert abs(value - low) < 1e-8 * low
+
+
 def test_regime_whose_roots_are_only_cardanos_formula_is_refused_quickly_without_a_point(cli):
     code, out, err = cli("--no-cache", "solve", MODEL, "n_needed", "--for", "alpha", "--target", "40")
     assert code != 0 and out == ""

@@ -122,7 +122,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         try:
             roots = jobs._solve_for(job, sympy.Eq(derivative, 0), var, f"d{regime.name}/d{var} = 0")
         except errors.DerivationError:  # no closed form: at a point, left out where the numbers show no root applies
-            if (preset is None and not values) or not point_roots.none_applies(job, regime, derivative, var, at_point.Given(preset, values or {})):
+            if (preset is None and not values) or point_roots.roots_here(job, regime, derivative, var, at_point.Given(preset, values or {})) != []:
                 raise
             continue
         for root in roots:

@@ -126,7 +126,7 @@ def _power_roots(target: sympy.Expr, var: sympy.Symbol) -> list[Any] | None:
     A numerator of numbers only gives its real roots exactly (``Poly.real_roots``); one in symbols of
     degree 3 or more with more than two terms has only Cardano's (or no) formula, whose realness the
     assumptions cannot decide: :class:`_NoUsableForm` (no closed form; at a point the numbers decide,
-    :func:`symgpu.derive.point_roots.none_applies`).
+    :func:`symgpu.derive.point_roots.roots_here`).
 
     NOTE: ``sympy.solve`` on ``alpha**(3/2)*alu_lat + mem_lat = n/mem_thru`` squares the radical
     away and then checks each root of the cubic by simplifying the equation with the root put in:

@@ -126,10 +126,11 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
                 flats.append(vanishing)
             try:
                 solved = jobs._solve_cases(job, sympy.Eq(side, regime.expression), var, f"regime {regime.name}")
-            except errors.DerivationError:  # no closed form: at a point, left out where the numbers show no root applies
-                if point is None or not point_roots.none_applies(job, regime, side - regime.expression, var, point):
+            except errors.DerivationError:  # no closed form: at a point, the roots there that meet the regime's conditions
+                here = None if point is None else point_roots.roots_here(job, regime, side - regime.expression, var, point)
+                if here is None:
                     raise
-                continue
+                solved = [(r, sympy.true) for r in here]
             for root, own in solved:
                 conds = ctx.tidy_unless_refuted([*(c.relational.xreplace({var: root}) for c in regime.raw), own])
                 if any(c is sympy.false for c in conds):
