@@ -29,8 +29,8 @@ def roots_here(job: jobs._Job, regime: Any, difference: sympy.Expr, var: sympy.S
     rule = {job.target_value[0]: job.target_value[1]} if job.target_value is not None else {}
     made = at_point.pinned(job, difference.xreplace(rule), var, point.preset, point.values)
     numbers = None if made is None else made()
-    if numbers is None or numbers.free_symbols - {var}:
-        return None
+    if numbers is None or numbers.free_symbols - {var} or sympy.cancel(numbers) == 0:
+        return None  # no value there, or an identity there (every value a root: not a list of roots)
     found = real_roots(numbers, var)
     if found is None:
         return None

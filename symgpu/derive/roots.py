@@ -141,14 +141,14 @@ def _power_roots(target: sympy.Expr, var: sympy.Symbol) -> list[Any] | None:
     q = int(sympy.ilcm(1, *[p.exp.q for p in powers]))
     u = sympy.Dummy("u", nonnegative=True)
     num, den = sympy.together(target.xreplace({var: u ** q})).as_numer_denom()
-    if not (num.is_polynomial(u) and den.is_polynomial(u)):
-        return None
+    if num == 0 or not (num.is_polynomial(u) and den.is_polynomial(u)):
+        return None  # an identity (every value a root) is no list of roots
     poly = sympy.Poly(num, u)
-    if num.free_symbols == {u}:  # numbers only: its real roots exactly (CRootOf where no radicals do), each sign decided
-        candidates: list[Any] = poly.real_roots()
-    elif poly.degree() >= 3 and len(poly.terms()) > 2:
-        raise _NoUsableForm  # Cardano's formula in symbols: its realness undecided, and minutes in every step after
-    else:
+    numbers_only = num.free_symbols == {u}
+    candidates = _exact_real_roots(poly) if numbers_only else None
+    if candidates is None:
+        if not numbers_only and poly.degree() >= 3 and len(poly.terms()) > 2:
+            raise _NoUsableForm  # Cardano's formula in symbols: its realness undecided, and minutes in every step after
         candidates = sympy.solve(num, u, dict=False, check=False)
     kept: list[Any] = []
     for candidate in candidates:
@@ -158,6 +158,15 @@ def _power_roots(target: sympy.Expr, var: sympy.Symbol) -> list[Any] | None:
             continue
         kept.append(candidate ** q)
     return kept
+
+
+def _exact_real_roots(poly: sympy.Poly) -> list[Any] | None:
+    """A polynomial of numbers' real roots, exactly (``CRootOf`` where no radicals do), each sign decided;
+    None where its coefficients are not rational (``sqrt(2)``: then ``sympy.solve``'s roots)."""
+    try:
+        return list(poly.real_roots())
+    except (sympy.polys.polyerrors.PolynomialError, sympy.polys.polyerrors.DomainError, NotImplementedError):
+        return None
 
 
 class _NoUsableForm(Exception):
