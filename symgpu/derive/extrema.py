@@ -17,7 +17,7 @@ from symgpu.derive import jobs
 from symgpu.derive import regime_split
 from symgpu.derive import summary
 from symgpu.derive.derivation import Derivation
-from symgpu.derive import at_point
+from symgpu.derive import at_point, point_roots
 from symgpu.derive import extremum_domain
 from symgpu.derive import extremum_walls
 from symgpu.derive import extremum_choice
@@ -119,10 +119,18 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
                  f"slope of {regime.name if len(found) > 1 else job.quantity} in {var}")
         if len(found) == 1:  # one regime flat where another binds says nothing of the extremum (plateau edges do)
             flat.extend(("", when) for when in _flat_where(job, derivative, var))
-        roots = jobs._solve_for(job, sympy.Eq(derivative, 0), var, f"d{regime.name}/d{var} = 0")
+        try:
+            roots = jobs._solve_for(job, sympy.Eq(derivative, 0), var, f"d{regime.name}/d{var} = 0")
+        except errors.DerivationError:  # no closed form: at a point, left out where the numbers show no root applies
+            if (preset is None and not values) or point_roots.roots_here(job, regime, derivative, var, at_point.Given(preset, values or {})) != []:
+                raise
+            continue
         for root in roots:
             local = ctx.copy()
-            conds = local.tidy_unless_refuted(c.relational.xreplace({var: root}) for c in regime.raw)
+            placed = _conditions_at(job, regime, var, root)
+            if placed is None:
+                continue
+            conds = local.tidy_unless_refuted(placed)
             inside = extremum_domain.at_location(job, domain, var, root, local)
             if any(c is sympy.false for c in conds) or inside is None:
                 continue
@@ -444,6 +452,18 @@ def _say_elsewhere(job: jobs._Job, location: sympy.Expr, kind: str, var: sympy.S
     approached = ", ".join(f"{sympy.sstr(e.value)} as {var} -> {sympy.sstr(e.point)}" for e in ends)
     job.extra = job.extra.with_(elsewhere=f"where no condition above holds there is no {kind}imum: the quantity approaches "
                                 + (approached if approached else "its extreme at an open end of the domain") + " without reaching it")
+
+
+def _conditions_at(job: jobs._Job, regime: Any, var: sympy.Symbol, root: sympy.Expr) -> list[sympy.Basic] | None:
+    """``regime``'s conditions with ``var`` = ``root`` put in; None where one has no value there (a side
+    ``zoo``: Volkov's ``mem_thru <= alu_thru/alpha`` at the slope's root ``alpha = 0``), recorded as a step: no
+    critical point (an end of the domain there is examined as an end, by its one-sided limit)."""
+    try:
+        return [c.relational.xreplace({var: root}) for c in regime.raw]
+    except TypeError:  # SymPy refuses a comparison with zoo (or another non-real value)
+        job.step("no critical point", sympy.Eq(var, root), f"a condition of regime {regime.name} has no value at {var} = "
+                 f"{sympy.sstr(root)} (a side is infinite or undefined there): not a point of that regime")
+        return None
 
 
 def _has_a_value(job: jobs._Job, var: sympy.Symbol, outer: Sequence[sympy.Basic], preset: str | None,

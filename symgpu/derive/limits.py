@@ -17,6 +17,8 @@ from symgpu.derive import limit_domain
 from symgpu.derive import limit_forms
 from symgpu.derive import limit_staircase
 from symgpu.derive.derivation import Derivation, Step
+from symgpu.evaluate import scaling
+from symgpu.evaluate.point import exact_base_values
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -337,6 +339,8 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
                 ctx.add(sympy.StrictGreaterThan(sym, 0), f"{sym} > 0 (the point {sympy.sstr(point)} is finite)")
     given = at_point.Given(preset, dict(values or {})) if preset is not None or values else None
     value = _take(job, expr, symbol, point, direction, var, given)
+    if given is not None:
+        value = _with_the_values(job, value, expr, symbol, point, direction, given)
     if preset is None and not values:  # at given values the zeros are already in (pin_zeros)
         value = limit_cases.split_zero_inputs(job, value, expr, point, symbol,
                                               lambda j, e, p: _take(j, e, symbol, p, direction, var))
@@ -347,11 +351,33 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     if result.has(sympy.zoo, sympy.nan):
         raise errors.DerivationError(f"{model.id}: the limit of {job.quantity} as {var} -> {sympy.sstr(point)} came out as "
                                      f"{sympy.sstr(result)}, which is no value (an infinity without a sign, or 0/0); "
-                                     "ask one-sided (--dir + or -) or at a point (--preset, --set)")
+                                     + ("no two-sided limit at the given values (the sides differ, or one has no limit): ask one-sided "
+                                        "(--dir + or -)" if given is not None else "ask one-sided (--dir + or -) or at a point (--preset, --set)"))
     unit = ""
     if job.quantity in model.symbols:
         unit = job.check_unit(result, job.quantity, "limit")
     return job.finish(result, unit, used=[expr])
+
+
+def _with_the_values(job: jobs._Job, value: sympy.Expr, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.Expr,
+                     direction: str, given: at_point.Given) -> sympy.Expr:
+    """``value``, the limit taken with the other inputs as symbols, where it has a value at ``given``; else (a pole the
+    symbols hide: ``1/(x*y - z)`` as ``z -> 1`` is ``1/(x*y - 1)``, ``zoo`` at ``x = y = 1``) the limit taken again with
+    every input but ``symbol`` put in as its exact number in its declared unit, recorded as a step (then ``-oo`` from
+    above, ``oo`` from below, and no two-sided limit)."""
+    names = (expr.free_symbols | point.free_symbols | value.free_symbols) - {symbol}
+    if any(s.name not in job.model.symbols for s in names):
+        return value
+    numbers = exact_base_values(job.model, names, given.preset, given.values)
+    if numbers is None:
+        return value
+    declared = {s: v / scaling.unit_scale(job.model.units[s.name]) for s, v in numbers.items()}
+    if not value.xreplace(declared).has(sympy.zoo, sympy.nan):
+        return value
+    job.step("values put in", sympy.Tuple(*[sympy.Eq(s, v) for s, v in declared.items()]),
+             f"the limit {sympy.sstr(value)} has no value at {at_point.where_text(given.preset, given.values)} (a pole the "
+             "symbols hide): the limit is taken again with these values put in")
+    return _take(job, expr.xreplace(declared), symbol, point.xreplace(declared), direction, symbol.name, given)
 
 
 def _point_in_inputs(job: jobs._Job, point: sympy.Expr, symbol: sympy.Symbol, stop_at: Iterable[str]) -> sympy.Expr:

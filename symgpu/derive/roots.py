@@ -70,12 +70,15 @@ def real_roots(equation: sympy.Basic, var: sympy.Symbol) -> list[Any] | None:
     else:
         roots = linear_roots(target, free)  # its [] is final: a rational function whose reduced numerator is free of var
         if roots is None:
+            unusable = False
             try:
                 _SOLVES.add()
                 roots = _radical_roots(target, free) if _under_radical(target, free) else sympy.solve(target, free, dict=False)
             except NotImplementedError:
                 roots = None
-            if roots is None or roots == []:
+            except _NoUsableForm:
+                roots, unusable = None, True
+            if not unusable and (roots is None or roots == []):
                 try:
                     solution = sympy.solveset(target, free, sympy.S.Reals)
                 except (NotImplementedError, TypeError, ValueError):
@@ -106,9 +109,69 @@ def _radical_roots(target: sympy.Expr, var: sympy.Symbol) -> list[Any]:
               for f in target.atoms(sympy.core.function.Application) if f.free_symbols and var not in f.free_symbols}
     equation = target.xreplace(frozen)
     split = _one_square_root(equation, var)
-    solved = sympy.solve(equation, var, dict=False) if split is None else _squared_roots(equation, var, split)
+    powered = None if split is not None else _power_roots(equation, var)
+    solved = (_squared_roots(equation, var, split) if split is not None else powered if powered is not None
+              else sympy.solve(equation, var, dict=False))
     back = {d: f for f, d in frozen.items()}
     return [c.xreplace(back) if isinstance(c, sympy.Basic) else c for c in solved]
+
+
+def _power_roots(target: sympy.Expr, var: sympy.Symbol) -> list[Any] | None:
+    """The roots of ``target = 0`` where ``var`` sits under fractional powers of itself alone
+    (``alpha**(3/2)``, ``alpha**(1/3)``): ``var = u**q`` with ``q`` the least common denominator of
+    those exponents and ``u >= 0`` (a real value of ``var**(p/q)`` needs ``var >= 0``), which makes
+    ``target`` rational in ``u``; the roots ``u`` of its numerator that are not refuted real and
+    nonnegative and do not zero its denominator, each as ``u**q``. None where ``var`` sits under any
+    other root or power (a base other than ``var`` itself), or ``u``'s numerator is no polynomial.
+    A numerator of numbers only gives its real roots exactly (``Poly.real_roots``); one in symbols of
+    degree 3 or more with more than two terms has only Cardano's (or no) formula, whose realness the
+    assumptions cannot decide: :class:`_NoUsableForm` (no closed form; at a point the numbers decide,
+    :func:`symgpu.derive.point_roots.roots_here`).
+
+    NOTE: ``sympy.solve`` on ``alpha**(3/2)*alu_lat + mem_lat = n/mem_thru`` squares the radical
+    away and then checks each root of the cubic by simplifying the equation with the root put in:
+    that ran for minutes with no end (Volkov with a superlinear ALU chain). The substituted equation
+    is the same equation for ``u >= 0``, ``(u**2)**(3/2) = u**3``, so a root of its numerator that is
+    real, nonnegative and leaves its denominator nonzero is a root, with no check to simplify. One
+    whose sign the assumptions leave open is kept, as ``sympy.solve`` keeps a candidate its check
+    leaves undecided; the answer's checks at points then decide it."""
+    powers = {p for p in target.atoms(sympy.Pow) if var in p.base.free_symbols and not p.exp.is_Integer}
+    if not powers or any(p.base != var or not p.exp.is_Rational for p in powers):
+        return None
+    q = int(sympy.ilcm(1, *[p.exp.q for p in powers]))
+    u = sympy.Dummy("u", nonnegative=True)
+    num, den = sympy.together(target.xreplace({var: u ** q})).as_numer_denom()
+    if num == 0 or not (num.is_polynomial(u) and den.is_polynomial(u)):
+        return None  # an identity (every value a root) is no list of roots
+    poly = sympy.Poly(num, u)
+    numbers_only = num.free_symbols == {u}
+    candidates = _exact_real_roots(poly) if numbers_only else None
+    if candidates is None:
+        if not numbers_only and poly.degree() >= 3 and len(poly.terms()) > 2:
+            raise _NoUsableForm  # Cardano's formula in symbols: its realness undecided, and minutes in every step after
+        candidates = sympy.solve(num, u, dict=False, check=False)
+    kept: list[Any] = []
+    for candidate in candidates:
+        if candidate.has(sympy.nan, sympy.zoo) or candidate.is_extended_real is False or candidate.is_negative:
+            continue
+        if den.has(u) and sympy.cancel(den.xreplace({u: candidate})) == 0:
+            continue
+        kept.append(candidate ** q)
+    return kept
+
+
+def _exact_real_roots(poly: sympy.Poly) -> list[Any] | None:
+    """A polynomial of numbers' real roots, exactly (``CRootOf`` where no radicals do), each sign decided;
+    None where its coefficients are not rational (``sqrt(2)``: then ``sympy.solve``'s roots)."""
+    try:
+        return list(poly.real_roots())
+    except (sympy.polys.polyerrors.PolynomialError, sympy.polys.polyerrors.DomainError, NotImplementedError):
+        return None
+
+
+class _NoUsableForm(Exception):
+    """The roots have no closed form worth using (:func:`_power_roots`): none is given, and
+    ``sympy.solve``/``solveset`` are not tried on the original equation either (minutes, no end)."""
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from symgpu.derive import jobs
 from symgpu.derive import regime_conditions, regime_split
 from symgpu.derive.derivation import Derivation, Step
 from symgpu.derive.extra_records import Boundary, FlatRange, RootRecord
-from symgpu.derive import at_point
+from symgpu.derive import at_point, point_roots
 from symgpu.derive import inequalities
 from symgpu.derive import inequality_solving
 from symgpu.derive import stored
@@ -124,8 +124,14 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
             vanishing = solve_ranges.vanishing_slope(job, regime, side, var, domain)
             if vanishing is not None:
                 flats.append(vanishing)
-            eq = sympy.Eq(side, regime.expression)
-            for root, own in jobs._solve_cases(job, eq, var, f"regime {regime.name}"):
+            try:
+                solved = jobs._solve_cases(job, sympy.Eq(side, regime.expression), var, f"regime {regime.name}")
+            except errors.DerivationError:  # no closed form: at a point, the roots there that meet the regime's conditions
+                here = None if point is None else point_roots.roots_here(job, regime, side - regime.expression, var, point)
+                if here is None:
+                    raise
+                solved = [(r, sympy.true) for r in here]
+            for root, own in solved:
                 conds = ctx.tidy_unless_refuted([*(c.relational.xreplace({var: root}) for c in regime.raw), own])
                 if any(c is sympy.false for c in conds):
                     job.step("drop root", sympy.Eq(var, root), f"violates the conditions of regime {regime.name}")

@@ -13,6 +13,7 @@ Rules (documented in ``equations/README.md``):
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from fractions import Fraction
 from typing import Any
 
 import sympy
@@ -140,7 +141,7 @@ class _Walker:
                 if dim is FREE:
                     continue
                 result = dim if result is FREE else result * dim
-            return result
+            return result if result is FREE else _snapped(result)
         if expr.is_Pow:
             return self.power(expr)
         if isinstance(expr, sympy.Piecewise):
@@ -210,4 +211,19 @@ class _Walker:
         if not exponent.is_Rational:
             raise Mismatch(expr, f"'{self.text(base)}' has dimension {show(base_dim)} but is raised to the non-numeric power '{self.text(exponent)}'", base_dim, DIMENSIONLESS)
         power = int(exponent) if exponent.is_Integer else float(exponent)
-        return base_dim**power
+        return _snapped(base_dim**power)
+
+
+def _snapped(dim: UnitsContainer) -> UnitsContainer:
+    """``dim`` with each exponent that rounding left within 1e-9 of a fraction of denominator at most 1000
+    put on it, an integer as an ``int``, and a zero one dropped: fractional exponents are floats in pint
+    (``clock**(2/3)*clock**(1/3)/clock`` came out as ``clock**5.55e-17``, no match for a dimensionless value)."""
+    snapped = {}
+    for name, exponent in dim.items():
+        if isinstance(exponent, float):
+            near = Fraction(exponent).limit_denominator(1000)
+            if abs(exponent - near) < 1e-9:
+                exponent = int(near) if near.denominator == 1 else float(near)
+        if exponent != 0:
+            snapped[name] = exponent
+    return UnitsContainer(snapped)
