@@ -72,14 +72,19 @@ def test_hong_kim_sweep_at_a_strict_inequality_holding_by_1e_13_is_eq23_as_eval_
         == pytest.approx(eq23, rel=1e-12)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_hong_kim_sweep_just_below_mwp_equal_to_n_is_eq23_as_eval_says(backend: str) -> None:
-    # MWP = BW*Mem_LD/(Freq*128*SMs) = 71.67999999999e9*300/(1e9*128*14) = 11.999999999998 < N = 12 (exact), so
-    # Eq. (22)'s MWP == N is false: Eq. (23) = (1800*12/MWP + 132/6*(MWP - 1))*80/42 by Fraction arithmetic (the tester's)
+def _just_below_mwp_equal_to_n() -> tuple[float, dict[str, float], symgpu.Model]:
+    """Hong & Kim's Eq. (23) value where MWP = BW*Mem_LD/(Freq*128*SMs) = 71.67999999999e9*300/(1e9*128*14) =
+    11.999999999998 < N = 12 (exact), so Eq. (22)'s MWP == N is false: Eq. (23) = (1800*12/MWP + 132/6*(MWP - 1))*80/42
+    by Fraction arithmetic (the tester's); the inputs but Mem_Bandwidth, and the model."""
     mwp = Fraction("71.67999999999e9") * 300 / (Fraction(10**9) * 128 * 14)
     eq23 = float((1800 * 12 / mwp + Fraction(132, 6) * (mwp - 1)) * Fraction(80, 42))
     values = {"Freq": 1e9, "Mem_LD": 300, "Active_SMs": 14, "Active_blocks_per_SM": 3, "Uncoal_Mem_insts": 0, "Coal_Mem_insts": 6}
-    model = symgpu.load("hong_kim_2009")
+    return eq23, values, symgpu.load("hong_kim_2009")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_hong_kim_sweep_just_below_mwp_equal_to_n_is_eq23_as_eval_says(backend: str) -> None:
+    eq23, values, model = _just_below_mwp_equal_to_n()
     result = sweep(model, "Exec_cycles_app", preset="table2_example", values=values, grid=["Mem_Bandwidth=71.67999999999e9"],
                    backend=backend)
     assert float(result.columns["Exec_cycles_app"][0]) == pytest.approx(eq23, rel=1e-12)
@@ -90,10 +95,7 @@ def test_hong_kim_sweep_just_below_mwp_equal_to_n_is_eq23_as_eval_says(backend: 
 def test_a_second_sweep_with_the_same_conditions_over_another_grid_finds_its_own_near_ties(backend: str) -> None:
     # both sweeps have the same case conditions (one SymPy object) but different Mem_Bandwidth axes: the
     # second's near-tie point (index 1, MWP = 11.999999999998 < N = 12, as above) must be found on its own grid
-    mwp = Fraction("71.67999999999e9") * 300 / (Fraction(10**9) * 128 * 14)
-    eq23 = float((1800 * 12 / mwp + Fraction(132, 6) * (mwp - 1)) * Fraction(80, 42))
-    values = {"Freq": 1e9, "Mem_LD": 300, "Active_SMs": 14, "Active_blocks_per_SM": 3, "Uncoal_Mem_insts": 0, "Coal_Mem_insts": 6}
-    model = symgpu.load("hong_kim_2009")
+    eq23, values, model = _just_below_mwp_equal_to_n()
     sweep(model, "Exec_cycles_app", preset="table2_example", values=values, grid=["Mem_Bandwidth=60e9,61e9"], backend=backend)
     result = sweep(model, "Exec_cycles_app", preset="table2_example", values=values,
                    grid=["Mem_Bandwidth=50e9,71.67999999999e9"], backend=backend)

@@ -239,10 +239,7 @@ def _unflagged(model: Model, name: str, preset: str | None, values: Mapping[str,
     """
     if singular.explained(watch, zeros, again, result):
         return result
-    try:
-        number = complex(exact(model, name, preset=preset, values=values))
-    except (errors.SymgpuError, TypeError, ValueError, ArithmeticError):
-        number = complex(math.nan)
+    number = _exact_or_nan(model, name, preset, values)
     if number.imag == 0 and math.isfinite(number.real):
         return number.real
     if watch.overflow:
@@ -269,13 +266,18 @@ def _exactly(model: Model, name: str, preset: str | None, values: Mapping[str, A
     Raises:
         errors.EvaluationError: the exact divisor is 0: a pole (or 0/0) of the formula, no value.
     """
-    try:
-        number = complex(exact(model, name, preset=preset, values=values))
-    except (errors.SymgpuError, TypeError, ValueError, ArithmeticError):
-        number = complex(math.nan)
+    number = _exact_or_nan(model, name, preset, values)
     if number.imag == 0 and math.isfinite(number.real):
         return number.real
     _refuse_pole(model, name, result, "by dividing by a rounding residue")
+
+
+def _exact_or_nan(model: Model, name: str, preset: str | None, values: Mapping[str, Any] | None) -> complex:
+    """``name`` at the point in exact arithmetic (:func:`exact`, the inputs as the decimals given), NaN where it has none."""
+    try:
+        return complex(exact(model, name, preset=preset, values=values))
+    except (errors.SymgpuError, TypeError, ValueError, ArithmeticError):
+        return complex(math.nan)
 
 
 def _exact_number(model: Model, name: str, preset: str | None, values: Mapping[str, Any] | None, *,
