@@ -14,6 +14,8 @@ import pytest
 
 import symgpu
 
+from conftest import FIXTURES
+
 MODEL, QUANTITY = "volkov_2016_ilp", "x_latency_root_ilp"
 AT = ("-p", "h100_fit_alpha0", "-s", "alpha=0", "-s", "ilp=1")
 
@@ -66,3 +68,18 @@ def test_without_a_point_the_refusal_says_where_it_is_answered(cli: Any):
     code, out, err = cli("solve", MODEL, QUANTITY, "--for", "n", "--target", "0.05", "--relation", ">=")
     assert code == 2 and len(err.strip().splitlines()) == 1, out + err
     assert "cannot isolate n in the product" in err and "at a point (--preset, --set) it is answered from the roots" in err, err
+
+
+def test_a_target_of_zero_keeps_its_crossing(cli: Any):
+    # tests/fixtures/rootz.toml: y = sqrt(x**2 + 3x + 5) - 2x at preset p. y = 0 where x**2 + 3x + 5 = 4x**2, i.e.
+    # 3x**2 - 3x - 5 = 0, x = (3 + sqrt(69))/6 = 1.88443731 (the other root is negative), and y falls through 0 there:
+    # y(1) = 3 - 2 > 0, y(3) = sqrt(23) - 6 < 0. A target of 0 gave the residual no scale, so the crossing was dropped.
+    root = (3 + 69 ** 0.5) / 6
+    model = symgpu.load(str(FIXTURES / "rootz.toml"))
+    assert float(model.evaluate("y", "p", x=1).magnitude) > 0 > float(model.evaluate("y", "p", x=3).magnitude)
+    code, out, err = cli("solve", str(FIXTURES / "rootz.toml"), "y", "--for", "x", "--target", "0", "--relation", ">=", "-p", "p",
+                         "--json")
+    assert code == 0, out + err
+    answer = json.loads(out)
+    assert answer["value"] == pytest.approx(root, rel=1e-9)
+    assert answer["extra"]["relation"].startswith("x <= ")

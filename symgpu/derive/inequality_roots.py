@@ -57,7 +57,7 @@ def by_roots(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, preset: s
         raise errors.DerivationError(f"cannot isolate {var} in {asked}: the point does not give every input a value")
     pinned = made()
     level = at_point.pinned(job, target, var, preset, at)
-    size = max(abs(_value(level()) or 0.0) if level is not None else 0.0, 1e-300)  # the target's scale, for the residual
+    target_size = abs(_value(level()) or 0.0) if level is not None else 0.0  # the target's scale, for the residual
     # every candidate, a conditional one too: each is checked at the point's numbers (a missed crossing would be a wrong side)
     candidates = [root for root, _ in jobs._solve_cases(job, sympy.Eq(f, target), var, f"the crossings of {asked}")]
     declared = declared_range.of(job.model, var)
@@ -68,7 +68,7 @@ def by_roots(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, preset: s
         if number is None or not number.is_real or not all(bool(r.xreplace({var: number})) for r in declared.relations):
             continue
         residual = _value(pinned.xreplace({var: number}))
-        if residual is None or abs(residual) > RESIDUAL * size:
+        if residual is None or abs(residual) > RESIDUAL * _scale(pinned, var, number, target_size):
             job.step("not a crossing", sympy.Eq(var, root), f"at the point the quantity does not reach the target there "
                      f"({at_point.where_text(preset, values)}): a root of a squared form")
             continue
@@ -110,6 +110,14 @@ def by_roots(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, preset: s
              f"relation holds {'above' if holds_above else 'below'} it (its sign read exactly at {var} = {float(below):.6g} and "
              f"{float(above):.6g}; {at_point.where_text(preset, values)})")
     return inverted
+
+
+def _scale(gap: sympy.Expr, var: sympy.Symbol, number: sympy.Expr, target_size: float) -> float:
+    """The size a residual of ``gap`` at ``var = number`` is measured against: the largest of the target's
+    magnitude and those of ``gap``'s terms there (a target of 0 gives no scale of its own: the terms'
+    cancellation is what leaves the residual)."""
+    terms = [_value(t.xreplace({var: number})) for t in sympy.Add.make_args(gap)]
+    return max([target_size, *[abs(t) for t in terms if t is not None]]) or 1e-300
 
 
 def _value(number: sympy.Basic) -> float | None:
