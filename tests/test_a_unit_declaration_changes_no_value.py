@@ -19,6 +19,8 @@ import pytest
 import symgpu
 from symgpu import errors, units
 
+from conftest import FIXTURES
+
 #: (bundled model, the presets compared): a few, so the test stays fast
 MODELS = [("interval_analysis", ("gtx1080", "v100")), ("perez_piccoli", ("gtx470",))]
 
@@ -147,3 +149,16 @@ def test_a_literal_that_substitution_puts_beside_terms_of_another_scale_is_refus
     assert model.evaluate("Y", values={"A": 2, "B": 3}).to("cycle").magnitude == pytest.approx(2004, rel=1e-12)
     with pytest.raises(errors.EvaluationError, match=r"the bare literal 1 in .* sits beside terms in units of different scale"):
         model.evaluate("Y", values={"A": np.array([2.0, 3.0]), "B": np.array([3.0, 3.0])})
+
+
+def test_a_literal_zero_case_beside_cases_of_another_scale_is_zero_and_a_nonzero_one_is_refused(tmp_path: Path) -> None:
+    # tests/fixtures/zcase.toml at preset p (L_M = 2 kcycle, L_F = 3 cycle, N = 4): T = 2000 cycles where x > 1,
+    # N*L_F = 12 cycles where x > 0.5, else 0 (0 in any unit: no scale to choose)
+    model = symgpu.load(str(FIXTURES / "zcase.toml"))
+    got = [float(model.evaluate("T", "p", x=x).to("cycle").magnitude) for x in (0.25, 0.75, 2)]
+    assert got == [0.0, 12.0, 2000.0]
+    # the same table with 5 in place of the 0: 5 kcycle or 5 cycle, so the check refuses it, naming the cases
+    path = tmp_path / "zcase.toml"
+    path.write_text((FIXTURES / "zcase.toml").read_text(encoding="utf-8").replace('value = "0" }', 'value = "5" }'), encoding="utf-8")
+    with pytest.raises(errors.UnitMismatchError, match=r"equation T cases: the bare literal 5 .* units of different scale"):
+        symgpu.load(str(path))

@@ -93,6 +93,21 @@ def ambiguous_literal(expr: sympy.Basic, declared: Mapping[str, pint.Unit]) -> A
     return walker.found
 
 
+def ambiguous_case_values(values: list[sympy.Basic], parent: sympy.Basic, declared: Mapping[str, pint.Unit]) -> Ambiguous | None:
+    """:func:`ambiguous_literal` of a case table's values taken together (the branches of the Piecewise
+    they make: a bare literal case beside cases in units of different scale), ``parent`` named as where."""
+    if all(unit_scale(declared[s.name]) == 1.0 for v in values for s in v.free_symbols if s.name in declared):
+        return None
+    walker = _Walker(declared)
+    walker.siblings(parent, values)
+    return walker.found
+
+
+def _zero(expr: Any) -> bool:
+    """A literal 0: zero in every unit, so no sibling's unit changes its value."""
+    return bool(getattr(expr, "is_zero", False)) and not getattr(expr, "free_symbols", True)
+
+
 class _Walker:
     """Tracks the declared unit of every node as ``evaluate.scaling`` does (None: a pure number)."""
 
@@ -137,7 +152,7 @@ class _Walker:
     def siblings(self, parent: Any, args: Any) -> pint.Unit | None:
         walked = [(arg, self.unit(arg)) for arg in args]
         with_units = tuple((arg, unit) for arg, unit in walked if unit is not None)
-        literal = next((arg for arg, unit in walked if unit is None), None)
+        literal = next((arg for arg, unit in walked if unit is None and not _zero(arg)), None)
         if self.found is None and literal is not None and differ_in_scale(tuple(unit for _, unit in with_units)):
             self.found = Ambiguous(literal, parent, with_units)
         return None if isinstance(parent, sympy.core.relational.Relational) or not with_units else with_units[0][1]
