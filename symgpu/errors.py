@@ -69,6 +69,11 @@ class DomainError(EvaluationError):
     """Inputs lie outside the domain in which an equation is valid."""
 
 
+class NoValueError(EvaluationError):
+    """An expression has no value at the inputs given: exact arithmetic finds it undefined there (a division by
+    zero, 0/0) and no one-sided limit gives it one."""
+
+
 class DerivationError(SymgpuError):
     """A symbolic operation has no answer (no root, no regime, unsupported form)."""
 

@@ -239,13 +239,43 @@ def _unflagged(model: Model, name: str, preset: str | None, values: Mapping[str,
     """
     if singular.explained(watch, zeros, again, result):
         return result
+    return _decided(model, name, preset, values, result, "by taking x/0 as infinite", watch.overflow)
+
+
+def _exactly(model: Model, name: str, preset: str | None, values: Mapping[str, Any] | None, result: float) -> float:
+    """``result`` (a finite IEEE value) where a divisor of the formula is within rounding of 0 (:func:`divisors.near_zero`):
+    the value in exact arithmetic, the inputs as the decimals given. A value IEEE arithmetic cannot be trusted
+    with: refused where exact arithmetic finds none, or cannot decide it.
+
+    Raises:
+        errors.EvaluationError: the exact divisor is 0 (a pole, or 0/0, of the formula: no value); the exact
+            value is no real number or lies beyond IEEE doubles; exact arithmetic could not be done.
+    """
+    return _decided(model, name, preset, values, result, "by dividing by a rounding residue", False)
+
+
+def _decided(model: Model, name: str, preset: str | None, values: Mapping[str, Any] | None, result: float, how: str,
+             overflowed: bool) -> float:
+    """The value of ``name`` in exact arithmetic (:func:`_exact_or_nan`) where IEEE arithmetic gave ``result`` ``how``
+    and cannot be trusted with it (``overflowed``: IEEE overflowed on the way).
+
+    Raises:
+        errors.EvaluationError: no real finite double is the value, each reason told as it is.
+    """
     number = _exact_or_nan(model, name, preset, values)
-    if number.imag == 0 and math.isfinite(number.real):
+    if isinstance(number, complex) and number.imag == 0 and math.isfinite(number.real):
         return number.real
-    if watch.overflow:
+    if overflowed or isinstance(number, complex) and math.isinf(number.real) and number.imag == 0:  # IEEE overflowed, or the exact value is beyond it
         raise errors.EvaluationError(f"{model.id}: {name} overflows IEEE doubles at these inputs (a value beyond "
                                      f"{np.finfo(float).max:.4g} arises on the way); give smaller values")
-    _refuse_pole(model, name, result, "by taking x/0 as infinite")
+    if isinstance(number, str):
+        raise errors.EvaluationError(f"{model.id}: {name} cannot be evaluated at these inputs: IEEE arithmetic gave {result:.10g} {how}, "
+                                     f"which it cannot be trusted with, and exact arithmetic with the decimals given could not decide the "
+                                     f"value ({number}); choose other values")
+    if math.isnan(number.real):
+        _refuse_pole(model, name, result, how)
+    raise errors.EvaluationError(f"{model.id}: {name} has no value at these inputs: exact arithmetic with the decimals given gives "
+                                 f"no real number there ({number:.10g}; IEEE arithmetic gave {result:.10g} {how}); choose other values")
 
 
 def _refuse_pole(model: Model, name: str, result: float, how: str) -> NoReturn:
@@ -259,25 +289,22 @@ def _refuse_pole(model: Model, name: str, result: float, how: str) -> NoReturn:
                                  "choose other values")
 
 
-def _exactly(model: Model, name: str, preset: str | None, values: Mapping[str, Any] | None, result: float) -> float:
-    """``result`` where a divisor of the formula is within rounding of 0 (:func:`divisors.near_zero`): the value
-    in exact arithmetic, the inputs as the decimals given; ``result`` where exact arithmetic cannot be done.
-
-    Raises:
-        errors.EvaluationError: the exact divisor is 0: a pole (or 0/0) of the formula, no value.
-    """
-    number = _exact_or_nan(model, name, preset, values)
-    if number.imag == 0 and math.isfinite(number.real):
-        return number.real
-    _refuse_pole(model, name, result, "by dividing by a rounding residue")
+_NO_VALUE = (sympy.zoo, sympy.nan, sympy.oo, sympy.S.NegativeInfinity)
 
 
-def _exact_or_nan(model: Model, name: str, preset: str | None, values: Mapping[str, Any] | None) -> complex:
-    """``name`` at the point in exact arithmetic (:func:`exact`, the inputs as the decimals given), NaN where it has none."""
+def _exact_or_nan(model: Model, name: str, preset: str | None, values: Mapping[str, Any] | None) -> complex | str:
+    """``name`` at the point in exact arithmetic (:func:`exact`, the inputs as the decimals given): NaN where it has no
+    value (a division by zero: ``zoo``, ``nan``, an infinity, :class:`errors.NoValueError`), +-inf where it is a finite real number beyond IEEE
+    doubles; where exact arithmetic cannot be done, why (the error it raised)."""
     try:
-        return complex(exact(model, name, preset=preset, values=values))
-    except (errors.SymgpuError, TypeError, ValueError, ArithmeticError):
+        value = exact(model, name, preset=preset, values=values)
+        if any(value.has(u) for u in _NO_VALUE):
+            return complex(math.nan)
+        return complex(value)
+    except errors.NoValueError:
         return complex(math.nan)
+    except (errors.SymgpuError, TypeError, ValueError, ArithmeticError) as error:
+        return f"{type(error).__name__}: {str(error)[:200]}"
 
 
 def _exact_number(model: Model, name: str, preset: str | None, values: Mapping[str, Any] | None, *,

@@ -51,7 +51,8 @@ def substitute(expr: sympy.Basic, mapping: Mapping[sympy.Symbol, sympy.Basic]) -
     ``zoo``) and nonnegative symbols are mapped to 0, their one-sided limits from above.
 
     Raises:
-        errors.EvaluationError: the value is undefined and no such limit exists.
+        errors.NoValueError: the value is undefined and no symbol mapped to 0 may take its limit.
+        errors.EvaluationError: the value is undefined and no such limit is found.
     """
     try:
         replaced = expr.xreplace(dict(mapping))
@@ -61,11 +62,11 @@ def substitute(expr: sympy.Basic, mapping: Mapping[sympy.Symbol, sympy.Basic]) -
         pass
     at_zero = [s for s, v in mapping.items() if v == 0 and s.is_nonnegative and s in expr.free_symbols]
     if not at_zero:
-        raise errors.EvaluationError(f"the expression is undefined at the given values ({sympy.sstr(expr)[:120]})")
+        raise errors.NoValueError(f"the expression is undefined at the given values ({sympy.sstr(expr)[:120]})")
     try:
         partial = expr.xreplace({s: v for s, v in mapping.items() if s not in at_zero})
     except ValueError:  # undefined (a Min of zoo) whatever the symbols at 0 do
-        raise errors.EvaluationError(f"the expression is undefined at the given values ({sympy.sstr(expr)[:120]})") from None
+        raise errors.NoValueError(f"the expression is undefined at the given values ({sympy.sstr(expr)[:120]})") from None
     for symbol in at_zero:
         partial = limit_from_above(partial, symbol)
     return partial
