@@ -101,3 +101,46 @@ def test_a_second_sweep_with_the_same_conditions_over_another_grid_finds_its_own
                    grid=["Mem_Bandwidth=50e9,71.67999999999e9"], backend=backend)
     assert float(result.columns["Exec_cycles_app"][1]) == pytest.approx(eq23, rel=1e-12)
     assert result.regime_names()[1] == "eq23"
+
+
+#: the reviewer's case: sides equal as doubles and unequal as the decimals given, from whole inputs beyond 2**53
+#: (x + 1 > y at x = y = 1e16; t + 1 ns > u at t = u = 1e17 ns) or a product beyond it (a*a > b at a = 1e8 + 1,
+#: b = a*a - 1); z, no input of the relations, fractional or whole
+BEYOND = {"q": ("big", "small"), "qt": ("later", "sooner"), "qp": ("over", "under")}
+BEYOND_ZS = [0.5, 1.0]
+
+
+def expected_beyond(quantity: str, z: float) -> tuple[float, str]:
+    """Value and case by Fraction arithmetic on the model file's decimals: x + 1 > y at 1e16, t + 1 > u at 1e17 (ns),
+    a*a > b at a = 100000001, b = 10000000200000000."""
+    if quantity == "qp":
+        holds = Fraction(100000001) ** 2 > Fraction(10000000200000000)
+    else:
+        at = Fraction(10**17 if quantity == "qt" else 10**16)
+        holds = at + 1 > at
+    first, other = BEYOND[quantity]
+    return (float(200 * Fraction(z)), first) if holds else (float(100 * Fraction(z)), other)
+
+
+@pytest.fixture(scope="module")
+def beyond() -> symgpu.Model:
+    return symgpu.load(FIXTURES / "decimal_tie_beyond_whole.toml")
+
+
+@pytest.mark.parametrize("quantity", sorted(BEYOND))
+def test_scalar_and_array_evaluate_decide_equal_doubles_from_whole_inputs_beyond_2_53_as_the_decimals(
+        beyond: symgpu.Model, quantity: str) -> None:
+    # by hand: every quantity takes its first case, 200*z: 100 at z = 0.5 and 200 at z = 1 (before, scalar evaluate gave
+    # 100*z at z = 1, and array evaluate 100*z at both: whether a case was decided exactly hung on z, no input of it)
+    want = [expected_beyond(quantity, z)[0] for z in BEYOND_ZS]
+    assert [float(beyond.evaluate(quantity, "p", z=z).magnitude) for z in BEYOND_ZS] == want
+    assert list(beyond.evaluate(quantity, "p", z=np.array(BEYOND_ZS)).magnitude) == want
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("quantity", sorted(BEYOND))
+def test_a_sweep_decides_equal_doubles_from_whole_inputs_beyond_2_53_as_scalar_evaluate(
+        beyond: symgpu.Model, quantity: str, backend: str) -> None:
+    result = sweep(beyond, quantity, preset="p", grid=["z=" + ",".join(map(str, BEYOND_ZS))], backend=backend)
+    assert [float(v) for v in result.columns[quantity]] == [expected_beyond(quantity, z)[0] for z in BEYOND_ZS]
+    assert list(result.regime_names()) == [expected_beyond(quantity, z)[1] for z in BEYOND_ZS]

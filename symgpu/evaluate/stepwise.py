@@ -136,7 +136,7 @@ def value(model: Model, name: str, given: frozenset[str], magnitudes: Mapping[st
                     slack = compiler.condition_slack(model, condition)
                     if slack is None or not float(slack[1](*[known[a] for a in slack[0]])) > EDGE:
                         return None
-    if near_tie(model, how.steps, known, how.inputs):  # after the domain checks: a point outside the domain is refused as ever
+    if near_tie(model, how.steps, known, given):  # after the domain checks: a point outside the domain is refused as ever
         return TIED
     result = float(known[name])
     scale = scaling.unit_scale(model.units[name])
@@ -184,35 +184,82 @@ def _run(model: Model, steps: tuple[str, ...], known: dict[str, Any], watch: sin
 #: relative distance of a case condition's sides within which IEEE rounding may have decided it
 NEAR = 4 * rule.TIE
 
+#: whole numbers up to this are doubles, one each; beyond it they are not (2**53 + 1 rounds to 2**53)
+WHOLE_LIMIT = sympy.Float(2**53, 17)  # a float: scaled to base units it is no integer too large for numba
 
-def near_tie(model: Model, steps: tuple[str, ...], known: Mapping[str, Any], inputs: Iterable[str] = ()) -> bool:
+
+def near_tie(model: Model, steps: tuple[str, ...], known: Mapping[str, Any], given: frozenset[str] = frozenset()) -> bool:
     """Are the sides of a relation in a step's case conditions (a ``Piecewise``) within :data:`NEAR` of
     their size of each other? Hong & Kim's ``MWP == N`` at 71.68 GB/s, 300-cycle loads and 14
     SMs has MWP = 21504/1792 = 12 exactly and 11.999999999999998 in IEEE arithmetic, which takes the
-    other case: a jump of 6 % in the value. Sides equal as doubles count too (``0.1*3 >= z`` at
-    z = 0.30000000000000004: both 0.30000000000000004, yet 0.3 < z as the decimals given), unless
-    that means equal decimals (:func:`equal_is_exact`), or every one of ``inputs`` is a whole number
-    (sides made from whole numbers by the model's arithmetic that round to one double are taken as
-    one number: the exact decision, some 50 ms of SymPy at Hong & Kim's size, would otherwise run at
-    every integer tie of a sweep, 88 thousand of its benchmark's 10 million points).
-    NOTE: two distinct values within an ulp of each other from whole inputs are then taken as equal."""
-    fractional = any(math.isfinite(float(known[a])) and float(known[a]) != math.floor(float(known[a])) for a in inputs if a in known)
+    other case: a jump of 6 % in the value. Sides equal as doubles count too where equal doubles may be
+    unequal decimals there (:func:`may_be_unequal`: ``0.1*3 >= z`` at z = 0.30000000000000004: both
+    0.30000000000000004, yet 0.3 < z as the decimals given), the relation's inputs counted with the
+    quantities ``given`` as inputs: the rule of the sweep's near-tie condition
+    (:func:`symgpu.evaluate.ties.near_condition`), so a sweep re-decides every point that this decides exactly."""
     for step in steps:
         sides = _case_sides(model, step)
         if sides is None:
             continue
-        args, function, plain = sides
+        args, function, doubts = sides
         with np.errstate(all="ignore"):
             try:
                 numbers = function(*[known[a] for a in args])
             except (ArithmeticError, TypeError, ValueError, KeyError):
                 continue
-        for left, right, given in zip(numbers[0::2], numbers[1::2], plain):
+        for left, right, doubt in zip(numbers[0::2], numbers[1::2], doubts):
             left, right = float(left), float(right)
-            if (left != right or (fractional and not given)) and math.isfinite(left) and math.isfinite(right) \
-                    and abs(left - right) <= NEAR * max(abs(left), abs(right)):
+            if not (math.isfinite(left) and math.isfinite(right)) or abs(left - right) > NEAR * max(abs(left), abs(right)):
+                continue
+            if left != right or (doubt is not None and _holds(model, doubt, given, known)):
                 return True
     return False
+
+
+def _holds(model: Model, relation: sympy.Basic, given: frozenset[str], known: Mapping[str, Any]) -> bool:
+    """Whether :func:`may_be_unequal` holds for ``relation`` (a step's, its inputs counted with the quantities
+    ``given`` as inputs) at the base-unit magnitudes ``known``; compiled on first use (cached per model)."""
+    kept = state_of(model).compiled
+    key = ("may be unequal", relation, given)
+    if key not in kept:
+        inputs: set[str] = set()
+        for s in relation.free_symbols:
+            if s.name in model.defining and s.name not in given:
+                _order(model, s.name, given, [], inputs)
+            else:
+                inputs.add(s.name)
+        condition = may_be_unequal(model, relation.lhs, relation.rhs, [model.symbols[a] for a in inputs])
+        based = scaling.base_expression(model, condition)
+        args = tuple(sorted(s.name for s in based.free_symbols))
+        kept[key] = (args, compiler.base_function(model, [model.symbols[a] for a in args], based))
+    args, function = kept[key]
+    with np.errstate(all="ignore"):
+        try:
+            return bool(function(*[known[a] for a in args]))
+        except (ArithmeticError, TypeError, ValueError, KeyError):
+            return True  # cannot tell: decided exactly
+
+
+def may_be_unequal(model: Model, left: sympy.Basic, right: sympy.Basic, inputs: Iterable[sympy.Symbol]) -> sympy.Basic:
+    """Where sides ``left`` and ``right`` of a relation that are equal as doubles may be unequal as the
+    decimals given (a condition on the relation's own ``inputs``, declared units): never where
+    :func:`equal_is_exact`; else where one of ``inputs`` is not a whole number, or it or a side is beyond
+    :data:`WHOLE_LIMIT` (``x + 1 > y`` at x = y = 1e16: true, yet both sides are 1e16 as doubles).
+    Sides made from smaller whole numbers by the model's arithmetic that round to one double are
+    taken as one number: the exact decision, some 50 ms of SymPy at Hong & Kim's size, would
+    otherwise run at every integer tie of a sweep (88 thousand of its benchmark's 10 million points).
+    The one rule of the scalar path (:func:`near_tie`) and of the sweep's and array evaluation's
+    near-tie condition (:func:`symgpu.evaluate.ties.near_condition`).
+    NOTE: two distinct values within an ulp of each other from whole inputs up to :data:`WHOLE_LIMIT`
+    (a quotient, or a step beyond it inside sides that are not) are then taken as equal."""
+    if equal_is_exact(model, left, right):
+        return sympy.false
+    tests = [sympy.StrictGreaterThan(sympy.Max(side, -side), WHOLE_LIMIT) for side in (left, right)]  # a sum or product beyond it
+    for s in sorted(set(inputs), key=str):
+        tests.append(sympy.Ne(s, sympy.floor(s), evaluate=False))
+        tests.append(sympy.StrictGreaterThan(sympy.Max(s, -s), WHOLE_LIMIT, evaluate=False))
+    tests = [t for t in tests if t is not sympy.false]
+    return sympy.Or(*tests, evaluate=False) if tests else sympy.false
 
 
 def equal_is_exact(model: Model, left: sympy.Basic, right: sympy.Basic) -> bool:
@@ -243,10 +290,10 @@ def as_given(model: Model, side: sympy.Basic) -> bool:
     return False
 
 
-def _case_sides(model: Model, step: str) -> tuple[tuple[str, ...], Any, tuple[bool, ...]] | None:
+def _case_sides(model: Model, step: str) -> tuple[tuple[str, ...], Any, tuple[sympy.Basic | None, ...]] | None:
     """The sides of every relation in the case conditions of ``step``'s equation, compiled as one function
-    of base-unit magnitudes (left, right, left, right, ...), and per relation whether both sides are
-    :func:`equal_is_exact`; None where it has no case (cached per model)."""
+    of base-unit magnitudes (left, right, left, right, ...), and the relations, each None where its
+    sides are :func:`equal_is_exact`; None where the equation has no case (cached per model)."""
     kept = state_of(model).compiled
     key = ("case sides", step)
     if key not in kept:
@@ -260,6 +307,6 @@ def _case_sides(model: Model, step: str) -> tuple[tuple[str, ...], Any, tuple[bo
         else:
             sides = sympy.Tuple(*[scaling.base_expression(model, x) for r in relations for x in (r.lhs, r.rhs)])
             args = tuple(sorted(s.name for s in sides.free_symbols))
-            plain = tuple(equal_is_exact(model, r.lhs, r.rhs) for r in relations)
-            kept[key] = (args, compiler.base_function(model, [model.symbols[a] for a in args], sides), plain)
+            doubts = tuple(None if equal_is_exact(model, r.lhs, r.rhs) else r for r in relations)
+            kept[key] = (args, compiler.base_function(model, [model.symbols[a] for a in args], sides), doubts)
     return kept[key]  # type: ignore[no-any-return]

@@ -110,10 +110,10 @@ def near_condition(model: Model, exprs: Iterable[sympy.Basic]) -> sympy.Basic | 
     """Whether a relation of the ``Piecewise`` conditions of ``exprs`` (in inputs, declared units) is
     within :data:`~symgpu.evaluate.stepwise.NEAR` of a tie: ``|l - r| <= NEAR * max(|l|, |r|)`` (a
     bare literal side: the other side's magnitude and the difference's, as the regime column reads it),
-    the width capped so that an infinite side ties nothing, and sides equal as doubles left out where
-    that means equal decimals (:func:`stepwise.equal_is_exact`): the points where the scalar path
-    (:func:`stepwise.near_tie`) may decide otherwise than the doubles or the tie rule; None where there
-    is no such relation."""
+    the width capped so that an infinite side ties nothing, and sides equal as doubles counted only where
+    equal doubles may be unequal decimals (:func:`stepwise.may_be_unequal`, the scalar path's one rule): the
+    points where the scalar path (:func:`stepwise.near_tie`) may decide otherwise than the doubles or the
+    tie rule; None where there is no such relation."""
     found: dict[sympy.Basic, None] = {}
     for expr in exprs:
         for piecewise in expr.atoms(sympy.Piecewise) if isinstance(expr, sympy.Basic) else ():
@@ -132,11 +132,10 @@ def _near(model: Model, relation: sympy.core.relational.Relational) -> sympy.Bas
         scale = sympy.Max(_magnitude(left), _magnitude(right))
     near = sympy.LessThan(_magnitude(gap), stepwise.NEAR * sympy.Min(scale, LARGEST), evaluate=False)
     unequal = sympy.Ne(left, right, evaluate=False)
-    if stepwise.equal_is_exact(model, left, right):  # equal doubles are equal decimals here
+    doubt = stepwise.may_be_unequal(model, left, right, relation.free_symbols)  # equal doubles may be unequal decimals
+    if doubt is sympy.false:
         return sympy.And(unequal, near, evaluate=False)
-    # equal doubles from whole inputs are taken as equal decimals too (see stepwise.near_tie)
-    fractional = [sympy.Ne(s, sympy.floor(s), evaluate=False) for s in sorted(relation.free_symbols, key=str)]
-    return sympy.And(near, sympy.Or(unequal, *fractional, evaluate=False), evaluate=False)
+    return sympy.And(near, sympy.Or(unequal, doubt, evaluate=False), evaluate=False)
 
 
 def _magnitude(expr: sympy.Expr) -> sympy.Expr:

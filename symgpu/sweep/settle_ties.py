@@ -9,8 +9,8 @@ relative (Hong & Kim's ``Comp_cycles > Mem_cycles`` at ``Mem_LD = 419.9999999999
 first and true to the second, so the sweep wrote another case's value (2.25 times too high).
 
 :func:`symgpu.evaluate.ties.near_condition` is, per point, "some case relation is within ``NEAR`` of a tie" (sides equal
-as doubles included, except where both sides are inputs or literals that doubles hold as given: equal
-doubles are then equal decimals); :func:`settle` evaluates it over a chunk and re-decides only the
+as doubles included where they may be unequal decimals: :func:`symgpu.evaluate.stepwise.may_be_unequal`, the rule
+the scalar path decides by); :func:`settle` evaluates it over a chunk and re-decides only the
 points where it holds (rare: the sweep's speed is unchanged) through the scalar path,
 :func:`symgpu.evaluate.evaluator.evaluate` for each value and :func:`symgpu.evaluate.active.active_regime`
 for the regime, each axis value taken as the shortest decimal that reads back as its double.
