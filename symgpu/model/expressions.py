@@ -171,7 +171,8 @@ def parse_expression(
         as_written: build every node unevaluated (SymPy's automatic simplification off: no
             dominated ``Min`` argument dropped, no ``(a+b)/(a+b)`` cancelled, no ``x + 0*y``
             or ``x + y - y`` folded), for checks that must see each term the file wrote
-            (the dimension check); such a tree is never evaluated or kept.
+            (the dimension check); such a tree is never evaluated or kept, and the text must
+            have been parsed without ``as_written`` first (its constants are bounded there).
 
     Returns:
         The SymPy expression (a relational or boolean when ``boolean`` is true).
@@ -258,8 +259,13 @@ class _Builder:
         """Refuse a constant part beyond :data:`MAX_CONSTANT` before anything builds on it.
 
         NOTE: SymPy evaluates constant parts exactly (``ceiling(exp(10**30))`` would compute
-        10**29 digits); checking every constant node as it is built keeps each step small.
+        10**29 digits); checking every constant node as it is built keeps each step small. A tree
+        built ``as_written`` is not checked again: its text was parsed (and every constant part of it
+        bounded) first, and its constant parts are left unevaluated, where ``evalf`` of a ``floor`` of
+        one asks SymPy's ``equals`` and ``simplify`` (minutes on a generated model in the test suite).
         """
+        if self.as_written:
+            return value
         if isinstance(value, sympy.Expr) and not value.is_Symbol and value.is_number and not value.is_Rational:
             number = value.evalf(15)
             if number.is_extended_real is False:
