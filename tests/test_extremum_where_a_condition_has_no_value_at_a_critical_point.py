@@ -55,3 +55,11 @@ def test_thirds_of_a_dimension_add_up_to_none():
     # the critical value 3*2**(1/3)/2*alu_lat**(2/3)*alu_thru*mem_lat**(1/3): clock**(2/3 + 1/3 - 1) = clock**0 (floats: 5.55e-17)
     value = 3 * 2 ** sympy.Rational(1, 3) / 2 * alu_lat ** sympy.Rational(2, 3) * alu_thru * mem_lat ** sympy.Rational(1, 3)
     assert dimensions.settle(dimensions.dimension_of(value, dims)) == dimensions.DIMENSIONLESS
+
+
+def test_a_genuinely_tiny_power_of_a_dimension_is_not_snapped_away():
+    # L**(1/10**10) with L in [clock] has dimension clock**1e-10: not rounding noise, so not dimensionless
+    # (a unit mistake hidden behind a tiny exponent would otherwise pass the check)
+    latency = sympy.Symbol("L", positive=True)
+    found = dimensions.settle(dimensions.dimension_of(latency ** sympy.Rational(1, 10**10), {latency: UnitsContainer({"[clock]": 1})}))
+    assert found != dimensions.DIMENSIONLESS

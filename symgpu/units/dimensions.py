@@ -215,14 +215,14 @@ class _Walker:
 
 
 def _snapped(dim: UnitsContainer) -> UnitsContainer:
-    """``dim`` with each exponent that rounding left within 1e-9 of a fraction of denominator at most 1000
+    """``dim`` with each exponent that rounding left within 1e-12 of a fraction of denominator at most 1000
     put on it, an integer as an ``int``, and a zero one dropped: fractional exponents are floats in pint
     (``clock**(2/3)*clock**(1/3)/clock`` came out as ``clock**5.55e-17``, no match for a dimensionless value)."""
     snapped = {}
     for name, exponent in dim.items():
         if isinstance(exponent, float):
             near = Fraction(exponent).limit_denominator(1000)
-            if abs(exponent - near) < 1e-9:
+            if abs(exponent - near) < 1e-12:  # rounding noise (about 1e-16 per step), not a power such as 1e-10
                 exponent = int(near) if near.denominator == 1 else float(near)
         if exponent != 0:
             snapped[name] = exponent
