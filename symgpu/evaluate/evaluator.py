@@ -215,8 +215,13 @@ def _refuse_overflow(model: Model, name: str, function: Any, inputs: Sequence[An
         try:
             function(*inputs)
         except FloatingPointError:
-            raise errors.EvaluationError(f"{model.id}: {name} overflows IEEE doubles at these inputs (a value beyond "
-                                         f"{np.finfo(float).max:.4g} arises on the way); give smaller values") from None
+            raise _overflow(model, name) from None
+
+
+def _overflow(model: Model, name: str) -> errors.EvaluationError:
+    """The refusal of a value beyond IEEE doubles (on the way, or the exact value itself)."""
+    return errors.EvaluationError(f"{model.id}: {name} overflows IEEE doubles at these inputs (a value beyond "
+                                  f"{np.finfo(float).max:.4g} arises on the way); give smaller values")
 
 
 def _watched(function: Any, inputs: Sequence[Any]) -> singular.Watch:
@@ -266,8 +271,7 @@ def _decided(model: Model, name: str, preset: str | None, values: Mapping[str, A
     if isinstance(number, complex) and number.imag == 0 and math.isfinite(number.real):
         return number.real
     if overflowed or isinstance(number, complex) and math.isinf(number.real) and number.imag == 0:  # IEEE overflowed, or the exact value is beyond it
-        raise errors.EvaluationError(f"{model.id}: {name} overflows IEEE doubles at these inputs (a value beyond "
-                                     f"{np.finfo(float).max:.4g} arises on the way); give smaller values")
+        raise _overflow(model, name)
     if isinstance(number, str):
         raise errors.EvaluationError(f"{model.id}: {name} cannot be evaluated at these inputs: IEEE arithmetic gave {result:.10g} {how}, "
                                      f"which it cannot be trusted with, and exact arithmetic with the decimals given could not decide the "

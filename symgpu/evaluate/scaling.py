@@ -134,7 +134,7 @@ def _refuse_ambiguous(parent: Any, walked: list[tuple[Any, Any]]) -> None:
     took would decide its value (the model check refuses it per equation; an expansion of several
     equations can still bring such siblings together)."""
     with_units = tuple((a, u) for a, u in walked if u is not None)
-    literal = next((a for a, u in walked if u is None and not (getattr(a, "is_zero", False) and not a.free_symbols)), None)  # 0 is 0 in any unit
+    literal = next((a for a, u in walked if u is None and not literal_units.zero_literal(a)), None)
     if literal is None or len(with_units) < 2:
         return
     if not literal_units.differ_in_scale(tuple(u for _, u in with_units)):

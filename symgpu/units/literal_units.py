@@ -86,8 +86,8 @@ def ambiguous_literal(expr: sympy.Basic, declared: Mapping[str, pint.Unit]) -> A
         expr: an expression or condition (as written, or built).
         declared: each symbol's name -> its declared unit.
     """
-    if all(unit_scale(declared[s.name]) == 1.0 for s in expr.free_symbols if s.name in declared):
-        return None  # every product of base-scale units has base scale: no two siblings differ
+    if _base_scale_only(expr.free_symbols, declared):
+        return None
     walker = _Walker(declared)
     walker.unit(expr)
     return walker.found
@@ -96,14 +96,20 @@ def ambiguous_literal(expr: sympy.Basic, declared: Mapping[str, pint.Unit]) -> A
 def ambiguous_case_values(values: list[sympy.Basic], parent: sympy.Basic, declared: Mapping[str, pint.Unit]) -> Ambiguous | None:
     """:func:`ambiguous_literal` of a case table's values taken together (the branches of the Piecewise
     they make: a bare literal case beside cases in units of different scale), ``parent`` named as where."""
-    if all(unit_scale(declared[s.name]) == 1.0 for v in values for s in v.free_symbols if s.name in declared):
+    if _base_scale_only(set().union(*[v.free_symbols for v in values]), declared):
         return None
     walker = _Walker(declared)
     walker.siblings(parent, values)
     return walker.found
 
 
-def _zero(expr: Any) -> bool:
+def _base_scale_only(symbols: Any, declared: Mapping[str, pint.Unit]) -> bool:
+    """Is every declared symbol among ``symbols`` in a base-scale unit? (Every product of such units has base
+    scale: no two siblings can differ.)"""
+    return all(unit_scale(declared[s.name]) == 1.0 for s in symbols if s.name in declared)
+
+
+def zero_literal(expr: Any) -> bool:
     """A literal 0: zero in every unit, so no sibling's unit changes its value."""
     return bool(getattr(expr, "is_zero", False)) and not getattr(expr, "free_symbols", True)
 
@@ -152,7 +158,7 @@ class _Walker:
     def siblings(self, parent: Any, args: Any) -> pint.Unit | None:
         walked = [(arg, self.unit(arg)) for arg in args]
         with_units = tuple((arg, unit) for arg, unit in walked if unit is not None)
-        literal = next((arg for arg, unit in walked if unit is None and not _zero(arg)), None)
+        literal = next((arg for arg, unit in walked if unit is None and not zero_literal(arg)), None)
         if self.found is None and literal is not None and differ_in_scale(tuple(unit for _, unit in with_units)):
             self.found = Ambiguous(literal, parent, with_units)
         return None if isinstance(parent, sympy.core.relational.Relational) or not with_units else with_units[0][1]
