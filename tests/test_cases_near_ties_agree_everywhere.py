@@ -144,3 +144,15 @@ def test_a_sweep_decides_equal_doubles_from_whole_inputs_beyond_2_53_as_scalar_e
     result = sweep(beyond, quantity, preset="p", grid=["z=" + ",".join(map(str, BEYOND_ZS))], backend=backend)
     assert [float(v) for v in result.columns[quantity]] == [expected_beyond(quantity, z)[0] for z in BEYOND_ZS]
     assert list(result.regime_names()) == [expected_beyond(quantity, z)[1] for z in BEYOND_ZS]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_sweeps_compiled_pass_flags_exactly_the_points_near_a_tie(model: symgpu.Model, backend: str) -> None:
+    # by hand, x*y = 0.1*3 (0.30000000000000004 in doubles) against z: 0.3 (5.6e-17 apart), 0.30000000000000004 (equal
+    # doubles, x fractional: may be unequal decimals), 0.29999999999997 (1e-13 relative), 0.3000000000001 (3.3e-13) are
+    # within NEAR = 4e-12 of a tie; 0.31 (3 %) and 0.2 are not. The flags come from the value's own pass, chunk by chunk.
+    zs = ["0.31"] + ZS[:2] + ["0.2"] + ZS[2:]
+    plan = sweep(model, "q", preset="p", grid=["z=" + ",".join(zs)], backend=backend).plan
+    for size in (2, 6):
+        flagged = [int(c.start + i) for c in iter_chunks(plan, backend, chunk_size=size) for i in (c.near if c.near is not None else [])]
+        assert flagged == [1, 2, 4, 5]

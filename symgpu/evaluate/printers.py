@@ -27,7 +27,8 @@ class GridPrinter(NumPyPrinter):
 
     ``Min``/``Max`` are nested binary ``minimum``/``maximum`` calls, the arguments over fewer axes
     first (then the grid-sized work is one call, not one per argument). ``And``/``Or`` are nested
-    binary ``logical_and``/``logical_or`` calls and ``Piecewise`` nested ``where`` (the first true
+    binary ``logical_and``/``logical_or`` calls, ordered the same way (a near-tie flag's dozens of
+    terms in the fixed inputs are one scalar before they meet the grid), and ``Piecewise`` nested ``where`` (the first true
     condition wins, NaN where none does, as ``select``): SymPy's ``logical_and.reduce((...))``
     and ``select`` fail on arguments of different shapes in NumPy, and CuPy has neither
     ``logical_and.reduce`` nor a ``select`` that takes ``True`` or scalar choices.
@@ -57,10 +58,10 @@ class GridPrinter(NumPyPrinter):
         return text
 
     def _print_And(self, expr: sympy.Basic) -> str:
-        return self._nested("logical_and", expr.args)
+        return self._nested("logical_and", sorted(expr.args, key=self.rank))
 
     def _print_Or(self, expr: sympy.Basic) -> str:
-        return self._nested("logical_or", expr.args)
+        return self._nested("logical_or", sorted(expr.args, key=self.rank))
 
     def _print_Piecewise(self, expr: sympy.Basic) -> str:
         where = self._module_format("numpy.where")

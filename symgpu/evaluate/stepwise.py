@@ -240,7 +240,8 @@ def _holds(model: Model, relation: sympy.Basic, given: frozenset[str], known: Ma
             return True  # cannot tell: decided exactly
 
 
-def may_be_unequal(model: Model, left: sympy.Basic, right: sympy.Basic, inputs: Iterable[sympy.Symbol]) -> sympy.Basic:
+def may_be_unequal(model: Model, left: sympy.Basic, right: sympy.Basic, inputs: Iterable[sympy.Symbol],
+                   magnitude: sympy.Basic | None = None) -> sympy.Basic:
     """Where sides ``left`` and ``right`` of a relation that are equal as doubles may be unequal as the
     decimals given (a condition on the relation's own ``inputs``, declared units): never where
     :func:`equal_is_exact`; else where one of ``inputs`` is not a whole number, or it or a side is beyond
@@ -250,11 +251,17 @@ def may_be_unequal(model: Model, left: sympy.Basic, right: sympy.Basic, inputs: 
     otherwise run at every integer tie of a sweep (88 thousand of its benchmark's 10 million points).
     The one rule of the scalar path (:func:`near_tie`) and of the sweep's and array evaluation's
     near-tie condition (:func:`symgpu.evaluate.ties.near_condition`).
+    ``magnitude``: an expression whose value is beyond :data:`WHOLE_LIMIT` exactly where a side's magnitude
+    is (the larger magnitude of the two, which a compiled near-tie test already computes), tested in
+    place of each side's.
     NOTE: two distinct values within an ulp of each other from whole inputs up to :data:`WHOLE_LIMIT`
     (a quotient, or a step beyond it inside sides that are not) are then taken as equal."""
     if equal_is_exact(model, left, right):
         return sympy.false
-    tests = [sympy.StrictGreaterThan(sympy.Max(side, -side), WHOLE_LIMIT) for side in (left, right)]  # a sum or product beyond it
+    if magnitude is None:  # a sum or product beyond it
+        tests = [sympy.StrictGreaterThan(sympy.Max(side, -side), WHOLE_LIMIT) for side in (left, right)]
+    else:
+        tests = [sympy.StrictGreaterThan(magnitude, WHOLE_LIMIT)]
     for s in sorted(set(inputs), key=str):
         tests.append(sympy.Ne(s, sympy.floor(s), evaluate=False))
         tests.append(sympy.StrictGreaterThan(sympy.Max(s, -s), WHOLE_LIMIT, evaluate=False))

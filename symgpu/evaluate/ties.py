@@ -126,13 +126,15 @@ def near_condition(model: Model, exprs: Iterable[sympy.Basic]) -> sympy.Basic | 
 def _near(model: Model, relation: sympy.core.relational.Relational) -> sympy.Basic:
     left, right = relation.lhs, relation.rhs
     gap = left - right
+    larger = None  # the larger side's magnitude (capped: beyond WHOLE_LIMIT exactly where it is), shared by both tests
     if left.is_number or right.is_number:
         scale = sympy.Max(_magnitude(gap), _magnitude(right if left.is_number else left))
     else:
         scale = sympy.Max(_magnitude(left), _magnitude(right))
+        larger = sympy.Min(scale, LARGEST)
     near = sympy.LessThan(_magnitude(gap), stepwise.NEAR * sympy.Min(scale, LARGEST), evaluate=False)
     unequal = sympy.Ne(left, right, evaluate=False)
-    doubt = stepwise.may_be_unequal(model, left, right, relation.free_symbols)  # equal doubles may be unequal decimals
+    doubt = stepwise.may_be_unequal(model, left, right, relation.free_symbols, larger)  # equal doubles may be unequal decimals
     if doubt is sympy.false:
         return sympy.And(unequal, near, evaluate=False)
     return sympy.And(near, sympy.Or(unequal, doubt, evaluate=False), evaluate=False)

@@ -14,7 +14,7 @@ import functools
 import math
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -43,19 +43,23 @@ class Numbers(Protocol):
     def domain(self) -> int | None: ...  # index of the domain output
     @property
     def regime(self) -> RegimeSpec | None: ...
+    @property
+    def near(self) -> int | None: ...  # index of the near-tie flag output (:mod:`symgpu.sweep.settle_ties`)
 
 
 @dataclass(frozen=True)
 class Chunk:
     """The points ``start..stop-1`` of the flattened grid: column arrays (declared units),
-    regime codes (indices into the plan's regime labels, -1 for none) and how many points
-    lie outside the model's domain (their quantities are NaN)."""
+    regime codes (indices into the plan's regime labels, -1 for none), how many points
+    lie outside the model's domain (their quantities are NaN) and the offsets (from ``start``) of the
+    points near a case condition's tie, from the same pass (None: the plan has no such flag)."""
 
     start: int
     stop: int
     columns: Mapping[str, np.ndarray]
     regime: np.ndarray | None
     outside: int
+    near: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -85,7 +89,7 @@ def with_settled(chunks: Iterator[Chunk], settled: Sequence[Settled], quantities
                 chunk.columns[name][point.index - chunk.start] = value
             if regime is not None and point.code is not None:
                 regime[point.index - chunk.start] = point.code
-        yield chunk if regime is chunk.regime else Chunk(chunk.start, chunk.stop, chunk.columns, regime, chunk.outside)
+        yield chunk if regime is chunk.regime else replace(chunk, regime=regime)
 
 
 def chunk_of(plan: Numbers, start: int, stop: int, out: Sequence[Any], shape: tuple[int, ...],
@@ -110,6 +114,11 @@ def chunk_of(plan: Numbers, start: int, stop: int, out: Sequence[Any], shape: tu
         if mask is not None:
             regime = np.array(regime) if into is None or into.regime is None else regime
             regime[mask] = -1
+    near = None
+    if plan.near is not None:  # read before finish(), which may reuse the scratch buffers the flag is in
+        flags = np.asarray(out[plan.near])
+        flags = flags if flags.dtype == bool else flags > 0.5
+        near = np.flatnonzero(np.broadcast_to(flags, shape)) if flags.any() else np.empty(0, dtype=np.intp)
     if finish is not None:
         finish()
     columns: dict[str, np.ndarray] = {}
@@ -129,7 +138,7 @@ def chunk_of(plan: Numbers, start: int, stop: int, out: Sequence[Any], shape: tu
         if mask is not None:
             values[mask] = np.nan
         columns[name] = values
-    return Chunk(start, stop, Columns(columns, plan.grid, start, stop), regime, outside)
+    return Chunk(start, stop, Columns(columns, plan.grid, start, stop), regime, outside, near)
 
 
 def count_spread(values: np.ndarray, shape: tuple[int, ...]) -> int:

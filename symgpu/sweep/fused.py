@@ -56,13 +56,14 @@ class Layout:
     kind: int  # NO_REGIME, MIN, MAX or CASES
     arguments: np.ndarray  # MIN/MAX: the outputs compared, in the order ties are settled in
     program: np.ndarray  # CASES: the conditions as a postfix program (rows of 5 integers)
+    near: int = -1  # index of the near-tie flag output (written as a column of flags), -1 for none
 
 
 _LAYOUTS: Memo[int, tuple[object, Layout]] = Memo("sweep.fused.layouts", 64)
 
 
 def layout(owner: object, axes: list[np.ndarray], scales: tuple[float, ...], quantities: int, domain: int | None,
-           regime: RegimeSpec | None) -> Layout:
+           regime: RegimeSpec | None, near: int | None = None) -> Layout:
     """The kernel's view of ``owner`` (a plan; built once per plan object, the axes copied once)."""
     known = _LAYOUTS.get(id(owner))
     if known is not None and known[0] is owner:
@@ -77,7 +78,8 @@ def layout(owner: object, axes: list[np.ndarray], scales: tuple[float, ...], qua
         arguments = np.array([t[1] for t in regime.trees], dtype=np.int64)
     elif regime is not None:
         kind, rows = CASES, program(regime.trees)
-    made = Layout(values, offsets, lengths, quantities, -1 if domain is None else domain, kind, arguments, rows)
+    made = Layout(values, offsets, lengths, quantities, -1 if domain is None else domain, kind, arguments, rows,
+                  -1 if near is None else near)
     _LAYOUTS[id(owner)] = (owner, made)
     return made
 
@@ -127,7 +129,7 @@ def kernel(numba: Any, function: Callable[..., Any], axes: int, plan: Layout) ->
     if plan.kind in (MIN, MAX) and not np.array_equal(plan.arguments, np.arange(first, first + count)):
         first, count = -1, 0  # not consecutive outputs: read through plan.arguments
     rows = tuple(tuple(int(x) for x in row) for row in plan.program)
-    key = (id(function), axes, plan.kind, first, count, plan.quantities, plan.domain, rows)
+    key = (id(function), axes, plan.kind, first, count, plan.quantities, plan.domain, rows, plan.near)
     known = _KERNELS.get(key)
     if known is None or known[0] is not function:
         known = (function, _make_kernel(numba, numba.njit(inline="always")(function), *key[1:]))
@@ -136,7 +138,7 @@ def kernel(numba: Any, function: Callable[..., Any], axes: int, plan: Layout) ->
 
 
 def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, quantities: int, domain: int,
-                 rows: tuple[tuple[int, ...], ...]) -> Any:  # pragma: no cover
+                 rows: tuple[tuple[int, ...], ...], near_tie: int) -> Any:  # pragma: no cover
     # the coordinates as a tuple of n floats (n fixed per kernel), which the fused function unpacks for free;
     # along a run only the last one changes (tuple_setitem: the tuple stays in registers)
     to_fixed_tuple: Any = importlib.import_module("numba.np.unsafe.ndarray").to_fixed_tuple
@@ -193,12 +195,14 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
               else general)
     regimes = kind != NO_REGIME
     checked = domain >= 0
+    flagging = near_tie >= 0
 
     @numba.njit(nogil=True, error_model="numpy")
     def loop(origin: int, values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, fixed: Any,
              arguments: np.ndarray, program: np.ndarray, out: np.ndarray, regime: np.ndarray,
-             position: int, lows: np.ndarray, highs: np.ndarray, marked: np.ndarray) -> tuple[int, int]:
-        # one box of the grid (lows..highs-1 per axis) into out[:, position:]: a row of the last axis
+             position: int, lows: np.ndarray, highs: np.ndarray, marked: np.ndarray, flags: np.ndarray) -> tuple[int, int, int]:
+        # one box of the grid (lows..highs-1 per axis) into out[:, position:] (and the near-tie flags into `flags`,
+        # counted: the caller looks for them only where there are some): a row of the last axis
         # at a time (the inner loop has a fixed trip count and no branch per point: it vectorizes),
         # the other axes stepped like an odometer between rows; the start of each row that leaves
         # points to settle() goes into `marked` (one slot per row), so settle() reads those rows only
@@ -215,6 +219,7 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
         base = offsets[last] + lows[last] if n else 0
         outside = 0
         pending = 0
+        nearby = 0
         for r in range(rows):
             before = pending
             row = to_fixed_tuple(coords, n)
@@ -223,8 +228,13 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
             source = values[base:base + width] if n else values[:1]
             first_column = out[0, at:at + width]
             codes = regime[at:at + width] if regimes else regime
+            marks = flags[at:at + width] if flagging else flags
             for t in range(width):
                 result = f(tuple_setitem(row, last, source[t]) if n else row, fixed)
+                if flagging:
+                    flag = result[near_tie] > 0.5
+                    marks[t] = flag
+                    nearby += 1 if flag else 0
                 if checked:
                     inside = result[domain] > 0.5
                     first_column[t] = result[0] if inside else np.nan
@@ -254,7 +264,7 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
                 index[k] = lows[k]
                 coords[k] = values[offsets[k] + lows[k]]
                 k -= 1
-        return outside, pending
+        return outside, pending, nearby
 
     consecutive = np.arange(first, first + count, dtype=np.int64)
 
@@ -343,23 +353,27 @@ def _relation_text(name: int, code: int, b: int, c: int, lines: list[str]) -> st
 
 
 def run(numba: Any, function: Callable[..., Any], plan: Layout, constants: tuple[float, ...],
-        boxes: list[tuple[int, tuple[tuple[int, int], ...]]], start: int, out: np.ndarray, regime: np.ndarray) -> int:
+        boxes: list[tuple[int, tuple[tuple[int, int], ...]]], start: int, out: np.ndarray, regime: np.ndarray,
+        flags: np.ndarray | None = None) -> tuple[int, int]:
     """Evaluate the boxes of the grid (``Grid.boxes``: first flat index, bounds per axis) that
     make up the flat points ``start..start + out.shape[1] - 1``, in compiled loops, into ``out`` (a
-    row per quantity) and ``regime`` (int16, unused without a regime); return the number of
-    points outside the domain."""
+    row per quantity), ``regime`` (int16, unused without a regime) and ``flags`` (bool, the near-tie
+    flag per point; unused without one); return the number of points outside the domain and of
+    points flagged."""
     fixed = tuple(float(c) for c in constants)
+    flags = np.empty(0, dtype=np.bool_) if flags is None else flags
     loop, settle = kernel(numba, function, plan.lengths.size, plan)
-    outside = 0
+    outside = nearby = 0
     for first, bounds in boxes:
         lows = np.array([lo for lo, _ in bounds], dtype=np.int64)
         highs = np.array([hi for _, hi in bounds], dtype=np.int64)
         rows = int(np.prod(highs[:-1] - lows[:-1])) if bounds else 1
         marked = np.full(rows, -1, dtype=np.int64)
         got = loop(start, plan.values, plan.offsets, plan.lengths, fixed, plan.arguments, plan.program,
-                   out, regime, first - start, lows, highs, marked)
+                   out, regime, first - start, lows, highs, marked, flags)
         outside += int(got[0])
+        nearby += int(got[2])
         if got[1]:  # near ties or NaN left by a Min/Max's fast decision, in the rows marked (compiled only when there are some)
             width = int(highs[-1] - lows[-1]) if bounds else 1
             settle(start, plan.values, plan.offsets, plan.lengths, fixed, plan.program, out, regime, marked, width)
-    return outside
+    return outside, nearby

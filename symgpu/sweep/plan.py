@@ -40,13 +40,14 @@ class SweepPlan:
     values: tuple[tuple[str, float], ...]  # fixed inputs the expressions use, declared units
     fixed: tuple[tuple[str, float], ...]  # the same in base units
     scales: tuple[float, ...]  # per axis: declared unit -> base units
-    exprs: tuple[sympy.Basic, ...]  # quantities first, then the domain, then the regime's
+    exprs: tuple[sympy.Basic, ...]  # quantities first, then the domain, then the regime's, then the near-tie flag
     out_units: tuple[Any, ...]
     domain: int | None  # index of the domain output (1.0 inside), None without checks
     regime: RegimeSpec | None
     checks: bool
-    #: per point, whether a case relation is within rounding of a tie (:mod:`symgpu.sweep.settle_ties`); None: none can be
-    near: sympy.Basic | None = None
+    #: index of the output that is, per point, whether a case relation is within rounding of a tie
+    #: (:func:`symgpu.evaluate.ties.near_condition`, decided again by :mod:`symgpu.sweep.settle_ties`); None: none can be
+    near: int | None = None
 
     def columns(self) -> list[Column]:
         """The output columns: axes, quantities, then the regime (if any)."""
@@ -187,7 +188,9 @@ def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Gr
     if target:
         regime = regime_outputs(model, target, expand, add)
         written.append(expand(model.equation_for(target).rhs))
-    near = ties.near_condition(model, written)
+    near_tie = ties.near_condition(model, written)
+    # the near-tie flag is one more output of the same pass, sharing the relations' sides with the values and the regime
+    near = None if near_tie is None else add(near_tie, None)
 
     used = set().union(*[{s.name for s in e.free_symbols} for e in exprs])
     missing = sorted(used - known)

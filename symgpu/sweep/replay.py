@@ -91,6 +91,11 @@ class StoredSweep:
     described: str  # the sweep's metadata as JSON text (sorted keys)
     settled: tuple[Settled, ...] = ()  # the points the full run decided again near a tie, as it decided them
 
+    @property
+    def near(self) -> None:
+        """No near-tie flag is read: the replay gives the points its full run decided again their recorded values."""
+        return None
+
     def columns(self) -> list[Column]:
         return list(self.layout)
 

@@ -84,7 +84,7 @@ def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, st
         chunk = _grid_chunk(plan, function, start, stop, Targets({}, None, scratch))
     else:
         chunk = _grid_chunk(plan, function, start, stop, backend=backend)
-    return settle_ties.settle(plan, chunk, backend.name)[0]  # near-tie case conditions as evaluate decides them
+    return settle_ties.settle(plan, chunk)[0]  # near-tie case conditions as evaluate decides them
 
 
 def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int, into: Targets | None = None,
@@ -122,19 +122,26 @@ def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int, into: Tar
 
 
 def _fused_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, stop: int) -> Chunk:
-    """:func:`evaluate_chunk` in one numba loop (quantities, domain mask and regime per point)."""
+    """:func:`evaluate_chunk` in one numba loop (quantities, domain mask, regime and near-tie flags per point)."""
     out = np.empty((len(plan.quantities), stop - start))
     regime = np.empty(stop - start if plan.regime is not None else 0, dtype=np.int16)
-    outside = _fused_run(plan, backend, function, start, out, regime)
+    outside, near = _fused_run(plan, backend, function, start, out, regime)
     columns = {name: out[index] for index, name in enumerate(plan.quantities)}
-    return Chunk(start, stop, Columns(columns, plan.grid, start, stop), regime if plan.regime is not None else None, outside)
+    return Chunk(start, stop, Columns(columns, plan.grid, start, stop), regime if plan.regime is not None else None, outside, near)
 
 
-def _fused_run(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, out: np.ndarray, regime: np.ndarray) -> int:
-    """The numba loop over the points ``start..start + out.shape[1] - 1`` into ``out`` and ``regime``."""
-    spec = fused.layout(plan, [a.values for a in plan.grid.axes], plan.scales, len(plan.quantities), plan.domain, plan.regime)
+def _fused_run(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, out: np.ndarray,
+               regime: np.ndarray) -> tuple[int, np.ndarray | None]:
+    """The numba loop over the points ``start..start + out.shape[1] - 1`` into ``out`` and ``regime``: the
+    number of points outside the domain and the offsets of those near a case condition's tie (None: no flag)."""
+    spec = fused.layout(plan, [a.values for a in plan.grid.axes], plan.scales, len(plan.quantities), plan.domain, plan.regime,
+                        plan.near)
     boxes = plan.grid.boxes(start, start + out.shape[1])
-    return fused.run(backend.module, function, spec, tuple(v for _, v in plan.fixed), boxes, start, out, regime)
+    flags = np.empty(out.shape[1] if plan.near is not None else 0, dtype=np.bool_)
+    outside, nearby = fused.run(backend.module, function, spec, tuple(v for _, v in plan.fixed), boxes, start, out, regime, flags)
+    if plan.near is None:
+        return outside, None
+    return outside, np.flatnonzero(flags) if nearby else np.empty(0, dtype=np.intp)
 
 
 def iter_chunks(plan: SweepPlan, backend: str = "numpy", chunk_size: int = DEFAULT_CHUNK,
@@ -142,7 +149,7 @@ def iter_chunks(plan: SweepPlan, backend: str = "numpy", chunk_size: int = DEFAU
     """Evaluate the plan chunk by chunk (each chunk's arrays are new; nothing is kept), the points near a
     case condition's tie decided as ``evaluate`` decides them (:mod:`symgpu.sweep.settle_ties`; those points
     added to ``settled``)."""
-    yield from settle_ties.counted(plan, _chunks(plan, backend, chunk_size, progress), settled, backend)
+    yield from settle_ties.counted(plan, _chunks(plan, backend, chunk_size, progress), settled)
 
 
 def _chunks(plan: SweepPlan, backend: str, chunk_size: int, progress: bool | None) -> Iterator[Chunk]:
@@ -185,10 +192,11 @@ def sweep(model: Model, quantities: str | Sequence[str], *, grid: Grid | Sequenc
         runner = backends.load(backend)
         out = np.empty((len(plan.quantities), size))
         codes = np.empty(size if plan.regime is not None else 0, dtype=np.int16)
-        outside = _fused_run(plan, runner, compile_plan(plan, runner), 0, out, codes)
+        outside, near = _fused_run(plan, runner, compile_plan(plan, runner), 0, out, codes)
         columns = {name: out[index] for index, name in enumerate(plan.quantities)}
-        settle_ties.settled_whole(plan, columns, codes if plan.regime is not None else None, backend)
-        return SweepResult(plan, Columns(columns, plan.grid, 0, size), codes if plan.regime is not None else None, outside)
+        whole = Chunk(0, size, Columns(columns, plan.grid, 0, size), codes if plan.regime is not None else None, outside, near)
+        whole = settle_ties.settle(plan, whole)[0]
+        return SweepResult(plan, whole.columns, whole.regime, outside)
     columns = {n: np.empty(size) for n in plan.quantities}
     regime = np.empty(size, dtype=np.int16) if plan.regime is not None else None
     outside = 0
@@ -199,8 +207,10 @@ def sweep(model: Model, quantities: str | Sequence[str], *, grid: Grid | Sequenc
         for start, stop in plan.grid.chunks(chunk_size):
             into = Targets({n: c[start:stop] for n, c in columns.items()}, None if regime is None else regime[start:stop], scratch,
                            floats, bools)
-            outside += _grid_chunk(plan, function, start, stop, into).outside
-        settle_ties.settled_whole(plan, columns, regime)
+            part = settle_ties.settle(plan, _grid_chunk(plan, function, start, stop, into))[0]
+            if regime is not None and part.regime is not None and part.regime is not into.regime:
+                regime[start:stop] = part.regime
+            outside += part.outside
         return SweepResult(plan, Columns(columns, plan.grid, 0, size), regime, outside)
     # NOTE: each chunk is copied into the result and dropped, so the next chunk's arrays reuse its
     # memory (cache-sized, no fresh pages); a chunk that is the whole grid is the result itself
