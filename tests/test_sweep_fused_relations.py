@@ -1,15 +1,19 @@
 """The numba sweep's regime decisions are evaluate.active's rule point by point: a case table's
-relations, written out branch-free per relation (``fused._relation_text``), and a Min/Max's
-binding argument with its near ties settled only in the rows the loop marked, whole grids and
-grids cut into chunks that start mid-row."""
+code computed by the fused function from its conditions written by the tie rule
+(``tie_conditions.case_code``, the function's last output), and a Min/Max's binding argument with
+its near ties settled only in the rows the loop marked, whole grids and grids cut into chunks that
+start mid-row."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+import sympy
+from conftest import FIXTURES
 
-from symgpu.evaluate import active
-from symgpu.sweep import backends, fused
+import symgpu
+from symgpu.evaluate import active, compiler
+from symgpu.sweep import backends, fused, tie_conditions
 from symgpu.sweep.grid import Axis, Grid
 from symgpu.sweep.regimes import RegimeSpec
 
@@ -29,9 +33,9 @@ def _numba():  # type: ignore[no-untyped-def]
     return numba
 
 
-def _codes(numba, spec: RegimeSpec, grid: Grid, outputs, chunk: int) -> np.ndarray:  # type: ignore[no-untyped-def]
+def _codes(numba, spec: RegimeSpec, grid: Grid, outputs, chunk: int, code: int | None = None) -> np.ndarray:  # type: ignore[no-untyped-def]
     # the grid through fused.run in chunks of `chunk` points (each chunk's boxes, as the sweep hands them)
-    plan = fused.layout(object(), [a.values for a in grid.axes], (1.0,) * len(grid.axes), 1, None, spec)
+    plan = fused.layout(object(), [a.values for a in grid.axes], (1.0,) * len(grid.axes), 1, None, spec, None, code)
     codes = np.full(grid.size, 99, dtype=np.int16)
     for start in range(0, grid.size, chunk):
         stop = min(grid.size, start + chunk)
@@ -43,23 +47,25 @@ def _codes(numba, spec: RegimeSpec, grid: Grid, outputs, chunk: int) -> np.ndarr
 @pytest.mark.parametrize("op", active.RELATIONS)
 def test_each_relation_of_a_case_table_is_the_rule_at_ties_zeros_overflow_infinities_and_nan(op: str) -> None:
     numba = _numba()
+    model = symgpu.load(FIXTURES / "two_reals.toml")
+    a_, b_ = model.symbols["a"], model.symbols["b"]
     grid = Grid(tuple(Axis(name, POOL, name) for name in ("a", "b")))
-    # case 0: a op b; case 1: a op 0 scaled by b (the rule's other form); case 2: otherwise
-    spec = RegimeSpec("q", "cases", ("both", "zero", "neither"),
-                      (("rel", op, 1, 2, None), ("rel", op, 1, None, 2), ("const", True)))
-
-    def outputs(row, fixed):  # type: ignore[no-untyped-def]
-        a, b = row
-        return (0.0, a, b)
+    # case 0: a op b; case 1: a - b op 0 (a bare literal: the other side's magnitude is the scale); none: -1
+    relation = {"==": sympy.Eq, "!=": sympy.Ne, ">": sympy.StrictGreaterThan, ">=": sympy.GreaterThan,
+                "<": sympy.StrictLessThan, "<=": sympy.LessThan}[op]
+    code = tie_conditions.case_code([relation(a_, b_, evaluate=False), relation(a_ - b_, 0, evaluate=False)])
+    function = compiler.fused_function(model, [a_, code], ["a", "b"], [], [None, None], backend="numba")
+    spec = RegimeSpec("q", "cases", ("both", "zero"), (("const", False), ("const", False)))  # decided by the code alone
 
     a, b = np.meshgrid(POOL, POOL, indexing="ij")
-    scale = np.where(np.isnan(a) | np.isnan(b), np.nan, np.maximum(np.abs(a), np.abs(b)))
-    want = np.where(active.relation_holds(op, a, b), 0, np.where(active.relation_holds(op, a, 0.0, scale), 1, 2)).reshape(-1)
+    with np.errstate(all="ignore"):
+        gap = a - b
+        want = np.where(active.relation_holds(op, a, b), 0, np.where(active.relation_holds(op, gap, 0.0, np.abs(gap)), 1, -1)).reshape(-1)
     # the rule by relation_number, one pair of floats at a time, agrees with its array form here
     by_number = [active.relation_number(active.RELATION_CODES[op], x, y, active.larger_magnitude(x, y)) for x, y in zip(map(float, a.flat), map(float, b.flat))]
     assert np.array_equal(np.array(by_number), active.relation_holds(op, a, b).reshape(-1))
     for chunk in (grid.size, 5):
-        assert np.array_equal(_codes(numba, spec, grid, outputs, chunk), want), chunk
+        assert np.array_equal(_codes(numba, spec, grid, function, chunk, code=1), want), chunk
 
 
 @pytest.mark.parametrize("kind", ["min", "max"])

@@ -12,9 +12,10 @@ the loop takes the first extreme argument, and leaves the points where another a
 within ``4 TIE`` of the extreme, or one is NaN, to a second pass (``settle``, compiled only when
 a sweep has such points) that applies the rule argument by argument in the rows the loop marked
 (a scan of the whole regime column cost 70 % of the regime's time at 10^7 points). A case
-table's regime is the first case whose condition holds, the conditions compiled into one function
-from the plan's condition trees (:func:`program`, then ``_cases``), each relation written out
-with its tie (``_relation_text``).
+table's regime is the first case whose condition holds: one more output of the fused function
+(:func:`symgpu.sweep.tie_conditions.case_code`, each relation written by the tie rule), which
+shares the value's own case conditions (a decision of its own, from the relations' sides, cost
+Hong & Kim's regime column 0.6x of its value's time; now 0.1-0.25x).
 
 The arithmetic is the plan's compiled expressions point by point (no ``fastmath``: reassociated
 or reciprocal arithmetic could move an exact tie of a discontinuous model), so every value is
@@ -36,12 +37,10 @@ import numpy as np
 
 from symgpu.evaluate import active
 from symgpu.memo import Memo
-from symgpu.sweep.regimes import RegimeSpec, Tree
+from symgpu.sweep.regimes import RegimeSpec
 
 #: regime kinds as the kernel reads them
 NO_REGIME, MIN, MAX, CASES = 0, 1, 2, 3
-#: postfix program opcodes (a row: opcode, a, b, c, d)
-CONST, REL, AND, OR, NOT, CASE = 0, 1, 2, 3, 4, 5
 
 
 @dataclass(frozen=True)
@@ -55,7 +54,7 @@ class Layout:
     domain: int  # index of the domain output, -1 for none
     kind: int  # NO_REGIME, MIN, MAX or CASES
     arguments: np.ndarray  # MIN/MAX: the outputs compared, in the order ties are settled in
-    program: np.ndarray  # CASES: the conditions as a postfix program (rows of 5 integers)
+    code: int  # CASES: index of the output that is the regime's code (tie_conditions.case_code), else -1
     near: int = -1  # index of the near-tie flag output (written as a column of flags), -1 for none
 
 
@@ -63,8 +62,9 @@ _LAYOUTS: Memo[int, tuple[object, Layout]] = Memo("sweep.fused.layouts", 64)
 
 
 def layout(owner: object, axes: list[np.ndarray], scales: tuple[float, ...], quantities: int, domain: int | None,
-           regime: RegimeSpec | None, near: int | None = None) -> Layout:
-    """The kernel's view of ``owner`` (a plan; built once per plan object, the axes copied once)."""
+           regime: RegimeSpec | None, near: int | None = None, code: int | None = None) -> Layout:
+    """The kernel's view of ``owner`` (a plan; built once per plan object, the axes copied once); ``near`` and
+    ``code``: the indices of the near-tie flag and (a case table's regime) the code among the function's outputs."""
     known = _LAYOUTS.get(id(owner))
     if known is not None and known[0] is owner:
         return known[1]
@@ -72,42 +72,18 @@ def layout(owner: object, axes: list[np.ndarray], scales: tuple[float, ...], qua
     offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64) if axes else np.zeros(0, dtype=np.int64)
     based = [a * s if s != 1.0 else a for a, s in zip(axes, scales)]  # as the NumPy backend scales them
     values = np.ascontiguousarray(np.concatenate(based) if based else np.zeros(0), dtype=np.float64)
-    kind, arguments, rows = NO_REGIME, np.zeros(0, dtype=np.int64), np.zeros((0, 5), dtype=np.int64)
+    kind, arguments = NO_REGIME, np.zeros(0, dtype=np.int64)
     if regime is not None and regime.kind in ("min", "max"):
         kind = MIN if regime.kind == "min" else MAX
         arguments = np.array([t[1] for t in regime.trees], dtype=np.int64)
     elif regime is not None:
-        kind, rows = CASES, program(regime.trees)
-    made = Layout(values, offsets, lengths, quantities, -1 if domain is None else domain, kind, arguments, rows,
-                  -1 if near is None else near)
+        if code is None:
+            raise ValueError("a case table's regime is decided by its code output (tie_conditions.case_code): give its index")
+        kind = CASES
+    made = Layout(values, offsets, lengths, quantities, -1 if domain is None else domain, kind, arguments,
+                  code if kind == CASES and code is not None else -1, -1 if near is None else near)
     _LAYOUTS[id(owner)] = (owner, made)
     return made
-
-
-def program(trees: tuple[Tree, ...]) -> np.ndarray:
-    """The case conditions as one postfix program: each case's condition, then ``CASE index``
-    (the first case whose condition holds is the regime)."""
-    rows: list[tuple[int, int, int, int, int]] = []
-
-    def emit(tree: Tree) -> None:
-        kind = tree[0]
-        if kind == "const":
-            rows.append((CONST, int(bool(tree[1])), 0, 0, 0))
-        elif kind in ("and", "or"):
-            for child in tree[1]:
-                emit(child)
-            rows.append((AND if kind == "and" else OR, len(tree[1]), 0, 0, 0))
-        elif kind == "not":
-            emit(tree[1])
-            rows.append((NOT, 0, 0, 0, 0))
-        else:
-            _, op, left, right, scale = tree
-            rows.append((REL, active.RELATION_CODES[op], left, -1 if right is None else right, -1 if scale is None else scale))
-
-    for index, tree in enumerate(trees):
-        emit(tree)
-        rows.append((CASE, index, 0, 0, 0))
-    return np.array(rows, dtype=np.int64).reshape(-1, 5)
 
 
 #: compiled loops by function and shape (bounded: one compiled again after a clear costs only its compile
@@ -128,8 +104,7 @@ def kernel(numba: Any, function: Callable[..., Any], axes: int, plan: Layout) ->
     first, count = (int(plan.arguments[0]), plan.arguments.size) if plan.kind in (MIN, MAX) else (0, 0)
     if plan.kind in (MIN, MAX) and not np.array_equal(plan.arguments, np.arange(first, first + count)):
         first, count = -1, 0  # not consecutive outputs: read through plan.arguments
-    rows = tuple(tuple(int(x) for x in row) for row in plan.program)
-    key = (id(function), axes, plan.kind, first, count, plan.quantities, plan.domain, rows, plan.near)
+    key = (id(function), axes, plan.kind, first, count, plan.quantities, plan.domain, plan.near, plan.code)
     known = _KERNELS.get(key)
     if known is None or known[0] is not function:
         known = (function, _make_kernel(numba, numba.njit(inline="always")(function), *key[1:]))
@@ -138,7 +113,7 @@ def kernel(numba: Any, function: Callable[..., Any], axes: int, plan: Layout) ->
 
 
 def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, quantities: int, domain: int,
-                 rows: tuple[tuple[int, ...], ...], near_tie: int) -> Any:  # pragma: no cover
+                 near_tie: int, code: int) -> Any:  # pragma: no cover
     # the coordinates as a tuple of n floats (n fixed per kernel), which the fused function unpacks for free;
     # along a run only the last one changes (tuple_setitem: the tuple stays in registers)
     to_fixed_tuple: Any = importlib.import_module("numba.np.unsafe.ndarray").to_fixed_tuple
@@ -151,7 +126,7 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
     unsettled = count if count else -2  # the code of a point left to settle() (codes of arguments are 0..count-1)
 
     @numba.njit(inline="always")
-    def extreme(result: Any, arguments: np.ndarray, program: np.ndarray, stack: np.ndarray) -> int:
+    def extreme(result: Any, arguments: np.ndarray) -> int:
         # branch-free over a fixed count of consecutive outputs: the first extreme one, and `unsettled`
         # where another argument is within `near` of the extreme or one is NaN (the rule decides those)
         best = result[first]
@@ -172,7 +147,7 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
         return code if not close and total == total else unsettled
 
     @numba.njit(inline="always")
-    def general(result: Any, arguments: np.ndarray, program: np.ndarray, stack: np.ndarray) -> int:
+    def general(result: Any, arguments: np.ndarray) -> int:
         # a Min/Max over any outputs, argument by argument: the rule as active.binding_index states it
         best = result[arguments[0]]
         for k in range(arguments.size):
@@ -188,18 +163,22 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
         return -1
 
     @numba.njit(inline="always")
-    def nothing(result: Any, arguments: np.ndarray, program: np.ndarray, stack: np.ndarray) -> int:
+    def nothing(result: Any, arguments: np.ndarray) -> int:
         return -1
 
-    decide = (nothing if kind == NO_REGIME else extreme if count else _cases(numba, rows, relation, magnitude) if kind == CASES
-              else general)
+    @numba.njit(inline="always")
+    def coded(result: Any, arguments: np.ndarray) -> int:
+        # a case table's code computed by the fused function itself, from the conditions the value shares
+        return int(result[code])
+
+    decide = nothing if kind == NO_REGIME else coded if kind == CASES else extreme if count else general
     regimes = kind != NO_REGIME
     checked = domain >= 0
     flagging = near_tie >= 0
 
     @numba.njit(nogil=True, error_model="numpy")
     def loop(origin: int, values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, fixed: Any,
-             arguments: np.ndarray, program: np.ndarray, out: np.ndarray, regime: np.ndarray,
+             arguments: np.ndarray, out: np.ndarray, regime: np.ndarray,
              position: int, lows: np.ndarray, highs: np.ndarray, marked: np.ndarray, flags: np.ndarray) -> tuple[int, int, int]:
         # one box of the grid (lows..highs-1 per axis) into out[:, position:] (and the near-tie flags into `flags`,
         # counted: the caller looks for them only where there are some): a row of the last axis
@@ -208,7 +187,6 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
         # points to settle() goes into `marked` (one slot per row), so settle() reads those rows only
         index = np.empty(n, dtype=np.int64)
         coords = np.empty(n)
-        stack = np.empty(program.shape[0] + 1, dtype=np.bool_)
         rows = 1
         for k in range(n - 1):
             index[k] = lows[k]
@@ -242,7 +220,7 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
                         out[j, at + t] = result[j] if inside else np.nan
                     outside += 0 if inside else 1
                     if regimes:
-                        code = decide(result, arguments, program, stack) if inside else -1
+                        code = decide(result, arguments) if inside else -1
                         codes[t] = code
                         pending += 1 if code == unsettled else 0
                 else:
@@ -250,7 +228,7 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
                     for j in range(1, quantities):
                         out[j, at + t] = result[j]
                     if regimes:
-                        code = decide(result, arguments, program, stack)
+                        code = decide(result, arguments)
                         codes[t] = code
                         pending += 1 if code == unsettled else 0
             if pending != before:
@@ -270,11 +248,10 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
 
     @numba.njit(nogil=True, error_model="numpy")
     def settle(start: int, values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, fixed: Any,
-               program: np.ndarray, out: np.ndarray, regime: np.ndarray, marked: np.ndarray, width: int) -> None:
+               out: np.ndarray, regime: np.ndarray, marked: np.ndarray, width: int) -> None:
         # the points extreme() left (near ties) in the rows loop() marked (-1: a row with none): the
         # rule, argument by argument
         coords = np.empty(n)
-        stack = np.empty(1, dtype=np.bool_)
         for m in range(marked.size):
             if marked[m] < 0:
                 continue
@@ -285,71 +262,9 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
                 for k in range(n - 1, -1, -1):
                     coords[k] = values[offsets[k] + flat % lengths[k]]
                     flat //= lengths[k]
-                regime[i] = general(f(to_fixed_tuple(coords, n), fixed), consecutive, program, stack)
+                regime[i] = general(f(to_fixed_tuple(coords, n), fixed), consecutive)
 
     return loop, settle
-
-
-def _cases(numba: Any, rows: tuple[tuple[int, ...], ...], relation: Any, magnitude: Any) -> Any:  # pragma: no cover
-    """The postfix program ``rows`` as one compiled decision: every case's condition evaluated
-    (``&``/``|``, no short cut), then ``0 if holds0 else (1 if holds1 else ...)``, its output
-    indices constants, so the loop over points has no interpreter and no branch in it.
-
-    NOTE: the function's text is made here from integers only (opcodes and output indices of the
-    plan's condition trees, never text from a model file) and compiled once per program: one
-    small function compiles in a fraction of the time a function per tree node would take.
-    """
-    stack: list[str] = []
-    cases: list[int] = []
-    lines = ["def decide(result, arguments, program, stack):"]
-    for op, a, b, c, d in rows:
-        if op == CONST:
-            stack.append("True" if a else "False")
-        elif op == REL and c < 0:  # a side against zero, scaled by another output
-            stack.append(f"relation({int(a)}, result[{b}], 0.0, magnitude(result[{b}], result[{d}]))")
-        elif op == REL:
-            stack.append(_relation_text(len(lines), int(a), int(b), int(c), lines))
-        elif op in (AND, OR):
-            parts = stack[len(stack) - a:]
-            del stack[len(stack) - a:]
-            stack.append("(" + (" & " if op == AND else " | ").join(parts) + ")")
-        elif op == NOT:
-            stack.append(f"(not {stack.pop()})")
-        else:
-            lines.append(f"    holds{int(a)} = {stack.pop()}")
-            cases.append(int(a))
-    # every condition evaluated, then selected (no branch per point: the loop can vectorize)
-    choice = "-1"
-    for index in reversed(cases):
-        choice = f"({index} if holds{index} else {choice})"
-    lines.append(f"    return {choice}")
-    namespace: dict[str, Any] = {"relation": relation, "magnitude": magnitude, "TIE": active.TIE, "LARGEST": float(np.finfo(np.float64).max)}
-    exec(compile("\n".join(lines), "<symgpu.sweep.fused cases>", "exec"), namespace)  # noqa: S102 - integers only, see NOTE
-    return numba.njit(inline="always")(namespace["decide"])
-
-
-def _relation_text(name: int, code: int, b: int, c: int, lines: list[str]) -> str:
-    """``relation_number(code, result[b], result[c], larger_magnitude(result[b], result[c]))`` written
-    out as lines of ``decide`` (appended to ``lines``; its names end in ``name``), the relation a
-    constant: the same booleans in a few branch-free operations on ``d = l - r`` and the tie
-    ``t = TIE * max(|l|, |r|)``, the magnitude capped at the largest double:
-
-    * ``>`` is ``d > t`` and ``<`` is ``d < -t``: for finite sides, a gap beyond the tie on that side
-      (an overflowed gap is infinite, past any tie); an infinite side against a finite one gives an
-      infinite ``d`` against a finite ``t``; equal infinities give ``d`` NaN, which no comparison holds;
-    * ``==`` is ``l == r`` or ``|d| <= t``; ``>=``/``<=`` are ``l == r`` or ``d >= -t``/``d <= t``;
-    * a NaN side makes ``d`` NaN and ``l == r`` false, so only ``!=`` holds, as in the rule.
-
-    tests/test_sweep_fused_relations.py checks every relation against ``relation_number`` at NaN,
-    infinities, signed zeros, overflowing gaps, subnormals and pairs on both sides of a tie."""
-    lines.append(f"    l{name} = result[{b}]")
-    lines.append(f"    r{name} = result[{c}]")
-    lines.append(f"    d{name} = l{name} - r{name}")
-    lines.append(f"    t{name} = TIE * min(max(abs(l{name}), abs(r{name})), LARGEST)")
-    same = f"(l{name} == r{name})"
-    equal = f"({same} | (abs(d{name}) <= t{name}))"
-    return {0: equal, 1: f"(not {equal})", 2: f"({same} | (d{name} >= -t{name}))", 3: f"(d{name} > t{name})",
-            4: f"({same} | (d{name} <= t{name}))", 5: f"(d{name} < -t{name})"}[code]
 
 
 def run(numba: Any, function: Callable[..., Any], plan: Layout, constants: tuple[float, ...],
@@ -369,11 +284,11 @@ def run(numba: Any, function: Callable[..., Any], plan: Layout, constants: tuple
         highs = np.array([hi for _, hi in bounds], dtype=np.int64)
         rows = int(np.prod(highs[:-1] - lows[:-1])) if bounds else 1
         marked = np.full(rows, -1, dtype=np.int64)
-        got = loop(start, plan.values, plan.offsets, plan.lengths, fixed, plan.arguments, plan.program,
+        got = loop(start, plan.values, plan.offsets, plan.lengths, fixed, plan.arguments,
                    out, regime, first - start, lows, highs, marked, flags)
         outside += int(got[0])
         nearby += int(got[2])
         if got[1]:  # near ties or NaN left by a Min/Max's fast decision, in the rows marked (compiled only when there are some)
             width = int(highs[-1] - lows[-1]) if bounds else 1
-            settle(start, plan.values, plan.offsets, plan.lengths, fixed, plan.program, out, regime, marked, width)
+            settle(start, plan.values, plan.offsets, plan.lengths, fixed, out, regime, marked, width)
     return outside, nearby

@@ -48,6 +48,9 @@ class SweepPlan:
     #: index of the output that is, per point, whether a case relation is within rounding of a tie
     #: (:func:`symgpu.evaluate.ties.near_condition`, decided again by :mod:`symgpu.sweep.settle_ties`); None: none can be
     near: int | None = None
+    #: a case table's regime as one expression (:func:`symgpu.sweep.tie_conditions.case_code`): the numba backend
+    #: compiles it as one more output, sharing the value's case conditions; None for a Min/Max or no regime
+    case_code: sympy.Basic | None = None
 
     def columns(self) -> list[Column]:
         """The output columns: axes, quantities, then the regime (if any)."""
@@ -185,9 +188,12 @@ def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Gr
         target = next((n for n in names if has_regimes(model, n)), None)
     else:
         target = model.equation_for(regime_of).definition.defines if regime_of else None
+    case_code = None
     if target:
         regime = regime_outputs(model, target, expand, add)
         written.append(expand(model.equation_for(target).rhs))
+        if regime.kind == "cases":
+            case_code = tie_conditions.case_code([expand(case.condition) for case in model.equation_for(target).cases])
     near_tie = ties.near_condition(model, written)
     # the near-tie flag is one more output of the same pass, sharing the relations' sides with the values and the regime
     near = None if near_tie is None else add(near_tie, None)
@@ -214,4 +220,4 @@ def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Gr
         regime = replace(regime, finite=tuple(finite.output_never_nan(model, exprs[t[1]], out_units[t[1]], spans)
                                               for t in regime.trees))
     return SweepPlan(model, names, preset, grid, tuple(fixed_declared), tuple(fixed_base), scales,
-                     tuple(exprs), tuple(out_units), domain, regime, checks, near)
+                     tuple(exprs), tuple(out_units), domain, regime, checks, near, case_code)

@@ -70,8 +70,10 @@ def _compile(plan: SweepPlan, backend: backends.Backend) -> Any:
                                         len(plan.quantities), defer)
         if program is not None:
             return program
-    return compiler.fused_function(plan.model, plan.exprs, plan.grid.names, [k for k, _ in plan.fixed], plan.out_units,
-                                   backend=backend.name)
+    exprs, units = plan.exprs, plan.out_units
+    if backend.name == "numba" and plan.case_code is not None:  # the regime in the same function (fused.layout's ``code``)
+        exprs, units = exprs + (plan.case_code,), units + (None,)
+    return compiler.fused_function(plan.model, exprs, plan.grid.names, [k for k, _ in plan.fixed], units, backend=backend.name)
 
 
 def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, stop: int,
@@ -135,7 +137,7 @@ def _fused_run(plan: SweepPlan, backend: backends.Backend, function: Any, start:
     """The numba loop over the points ``start..start + out.shape[1] - 1`` into ``out`` and ``regime``: the
     number of points outside the domain and the offsets of those near a case condition's tie (None: no flag)."""
     spec = fused.layout(plan, [a.values for a in plan.grid.axes], plan.scales, len(plan.quantities), plan.domain, plan.regime,
-                        plan.near)
+                        plan.near, None if plan.case_code is None else len(plan.exprs))
     boxes = plan.grid.boxes(start, start + out.shape[1])
     flags = np.empty(out.shape[1] if plan.near is not None else 0, dtype=np.bool_)
     outside, nearby = fused.run(backend.module, function, spec, tuple(v for _, v in plan.fixed), boxes, start, out, regime, flags)

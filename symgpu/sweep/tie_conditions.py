@@ -37,6 +37,15 @@ def tie_aware(expr: sympy.Basic) -> sympy.Basic:
                         lambda p: sympy.Piecewise(*[(value, _condition(condition)) for value, condition in p.args]))
 
 
+def case_code(conditions: list[sympy.Basic]) -> sympy.Basic:
+    """The index of the first of ``conditions`` that holds by the tie rule, -1 where none does: a case table's
+    regime as one expression (numba's loop reads it as one more output of the fused function, whose case
+    conditions the value's own share). Each condition is written by the rule before the Piecewise is made, so
+    SymPy takes no later condition as the complement of an earlier one (``x <= y`` after ``x > y`` is not
+    ``True``: at a NaN side neither holds, and the regime is none, as :mod:`symgpu.sweep.decide` has it)."""
+    return sympy.Piecewise(*[(index, _condition(c)) for index, c in enumerate(conditions)], (-1, True))
+
+
 def _condition(condition: sympy.Basic) -> sympy.Basic:
     """A Piecewise condition with each relation in it written by the tie rule."""
     if isinstance(condition, (sympy.And, sympy.Or)):
@@ -49,8 +58,9 @@ def _condition(condition: sympy.Basic) -> sympy.Basic:
 
 
 def _relation(relation: sympy.core.relational.Relational) -> sympy.Basic:
-    """``relation`` as :func:`symgpu.evaluate.rule.relation_number` decides it, in the few
-    comparisons of :func:`symgpu.sweep.fused._relation_text` on ``d = l - r`` and the tie ``t``:
+    """``relation`` as :func:`symgpu.evaluate.rule.relation_number` decides it, in a few
+    comparisons on ``d = l - r`` and the tie ``t`` (tests/test_sweep_fused_relations.py checks them against
+    ``relation_number`` at NaN, infinities, signed zeros, overflowing gaps, subnormals and near ties):
     ``>`` is ``d > t``, ``<`` is ``d < -t``, ``>=`` is ``l == r or d >= -t``, ``<=`` is
     ``l == r or d <= t``, ``==`` is ``l == r or |d| <= t``, ``!=`` its negation."""
     left, right = relation.lhs, relation.rhs
