@@ -10,9 +10,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+import sympy
 from conftest import FIXTURES
 
 import symgpu
+from symgpu.evaluate import ties
 from symgpu.sweep import backends, sweep
 from symgpu.sweep.run import iter_chunks
 
@@ -156,3 +158,22 @@ def test_a_sweeps_compiled_pass_flags_exactly_the_points_near_a_tie(model: symgp
     for size in (2, 6):
         flagged = [int(c.start + i) for c in iter_chunks(plan, backend, chunk_size=size) for i in (c.near if c.near is not None else [])]
         assert flagged == [1, 2, 4, 5]
+
+
+def test_a_sweeps_known_inputs_decide_the_wholeness_tests_of_its_near_tie_flag(model: symgpu.Model) -> None:
+    # x*y > z: equal doubles may be unequal decimals only where an input is fractional or beyond 2**53 (or a side is);
+    # a sweep knows every value its inputs take, so those tests are decided before it runs, by hand:
+    condition = ties.near_condition(model, [model.expression("q")])
+    assert condition is not None
+
+    def names(decided: sympy.Basic) -> list[str]:
+        return sorted(str(a) for a in decided.atoms(sympy.Ne))
+
+    # x = 0.1 is fractional everywhere: the tests are true, the flag is the near test alone (no Ne left)
+    assert names(ties.for_inputs(condition, {"x": 0.1, "y": 3.0, "z": np.array([0.3])})) == []
+    # every input whole and small: only the sides' own tests are left (unequal doubles, a side beyond 2**53)
+    assert names(ties.for_inputs(condition, {"x": 1.0, "y": 3.0, "z": np.array([1.0, 2.0])})) == ["Ne(z, x*y)"]
+    # z whole at one point and fractional at another: its wholeness is tested per point
+    assert names(ties.for_inputs(condition, {"x": 1.0, "y": 3.0, "z": np.array([1.0, 2.5])})) == ["Ne(z, floor(z))", "Ne(z, x*y)"]
+    # y beyond 2**53: its magnitude test is true, so equal doubles are in doubt everywhere
+    assert names(ties.for_inputs(condition, {"x": 1.0, "y": 1e17, "z": np.array([1.0])})) == []

@@ -140,6 +140,36 @@ def _near(model: Model, relation: sympy.core.relational.Relational) -> sympy.Bas
     return sympy.And(near, sympy.Or(unequal, doubt, evaluate=False), evaluate=False)
 
 
+def for_inputs(condition: sympy.Basic, values: Mapping[str, Any]) -> sympy.Basic:
+    """``condition`` (a :func:`near_condition`) with each test of one input's wholeness (``s != floor(s)``,
+    ``|s| > WHOLE_LIMIT``: :func:`stepwise.may_be_unequal`'s) decided where ``values`` gives every value the input
+    takes (a number or an array, declared units): false where every one is a whole number within the limit, true
+    where none is. A sweep's inputs are known before it runs: its near-tie flag then computes no test of them per
+    point (Hong & Kim's, whose inputs are whole numbers, is left with the relations' own sides)."""
+    mapping: dict[sympy.Basic, sympy.Basic] = {}
+    for test in condition.atoms(sympy.Ne, sympy.StrictGreaterThan):
+        left, right = test.args
+        if isinstance(test, sympy.Ne) and isinstance(left, sympy.Symbol) and right == sympy.floor(left):
+            symbol = left
+        elif isinstance(test, sympy.StrictGreaterThan) and right == stepwise.WHOLE_LIMIT and isinstance(left, sympy.Symbol):
+            symbol = left  # |s| where s is declared nonnegative
+        elif (isinstance(test, sympy.StrictGreaterThan) and right == stepwise.WHOLE_LIMIT and isinstance(left, sympy.Max)
+              and len(left.args) == 2 and any(isinstance(a, sympy.Symbol) and -a in left.args for a in left.args)):
+            symbol = next(a for a in left.args if isinstance(a, sympy.Symbol))
+        else:
+            continue
+        if symbol.name not in values:
+            continue
+        given = np.asarray(values[symbol.name], dtype=float)
+        with np.errstate(invalid="ignore"):
+            holds = given != np.floor(given) if isinstance(test, sympy.Ne) else np.abs(given) > float(stepwise.WHOLE_LIMIT)
+        if not holds.any():
+            mapping[test] = sympy.false
+        elif holds.all():
+            mapping[test] = sympy.true
+    return condition.xreplace(mapping) if mapping else condition
+
+
 def _magnitude(expr: sympy.Expr) -> sympy.Expr:
     return sympy.Max(expr, -expr)
 

@@ -195,10 +195,8 @@ def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Gr
         if regime.kind == "cases":
             case_code = tie_conditions.case_code([expand(case.condition) for case in model.equation_for(target).cases])
     near_tie = ties.near_condition(model, written)
-    # the near-tie flag is one more output of the same pass, sharing the relations' sides with the values and the regime
-    near = None if near_tie is None else add(near_tie, None)
 
-    used = set().union(*[{s.name for s in e.free_symbols} for e in exprs])
+    used = set().union(*[{s.name for s in e.free_symbols} for e in exprs], {s.name for s in getattr(near_tie, "free_symbols", ())})
     missing = sorted(used - known)
     if missing:
         where = f" (not in preset '{preset}')" if preset else ""
@@ -215,6 +213,10 @@ def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Gr
         fixed_declared.append((key, float(magnitude)))
         fixed_base.append((key, float(input_values.base_magnitude(model, key, merged[key], check=False))))
     scales = tuple(scaling.symbol_scale(model, a.name) for a in grid.axes)
+    near = None
+    if near_tie is not None:  # one more output of the same pass, sharing the relations' sides with the values and the regime
+        near_tie = ties.for_inputs(near_tie, dict(fixed_declared) | {a.name: a.values for a in grid.axes})
+        near = None if near_tie is sympy.false else add(near_tie, None)
     if regime is not None and regime.kind in ("min", "max"):
         spans = finite.input_spans(grid.names, [a.values for a in grid.axes], scales, fixed_base)
         regime = replace(regime, finite=tuple(finite.output_never_nan(model, exprs[t[1]], out_units[t[1]], spans)
