@@ -268,6 +268,8 @@ def _check_boundary(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
                  oracle.regime_at(model, q.quantity, q.point, q.variable, above))
         if sides[0] == sides[1] and below != b and {sides[0], oracle.regime_at(model, q.quantity, q.point, q.variable, b)} == set(q.between):
             continue  # the other regime holds at the boundary itself only (Eq(index_stride, 1)): in and out of it there
+        if set(sides) != set(q.between) and oracle.switch_at_tie(model, q.quantity, q.point, q.variable, (below, above), tuple(q.between)):
+            continue  # the named pair tie on one side: that side may be named either (the engine's rule names the first)
         if set(sides) != set(q.between):
             reason = "the regime is the same on both sides" if sides[0] == sides[1] else "the regime switches there, but not between the named pair"
             return Verdict(q, "disagree", f"boundary: {reason}", shown,
