@@ -292,10 +292,10 @@ def _in_inputs(model: symgpu.Model, expr: sympy.Basic, given: frozenset[str]) ->
     return expr.xreplace(mapping) if mapping else expr
 
 
-def tied_pair(model: symgpu.Model, quantity: str, point: Point, name: str, x: float, pair: tuple[str, str]) -> frozenset[str]:
-    """The regimes of ``pair`` that bind ``quantity``'s own Min/Max at ``name = x``: each named argument
-    within ``TIE`` of the extreme one (:func:`symgpu.evaluate.active.tied`), so both where the two are
-    equal. Empty where the quantity is no Min/Max, an argument has no value there, or neither binds."""
+def tied_labels(model: symgpu.Model, quantity: str, point: Point, name: str, x: float) -> frozenset[str]:
+    """The limiters that bind ``quantity``'s own Min/Max at ``name = x``: each argument within ``TIE`` of
+    the extreme one (:func:`symgpu.evaluate.active.tied`), so every one of equal arguments, where the
+    engine's rule names only the first. Empty where the quantity is no Min/Max or an argument has no value there."""
     equation = model.equation_for(quantity)
     rhs = equation.rhs
     if not isinstance(rhs, (sympy.Min, sympy.Max)):
@@ -312,7 +312,22 @@ def tied_pair(model: symgpu.Model, quantity: str, point: Point, name: str, x: fl
     if any(math.isnan(v) for v in numbers):
         return frozenset()
     extreme = min(numbers) if isinstance(rhs, sympy.Min) else max(numbers)
-    return frozenset(label for label, v in zip(active.argument_labels(equation), numbers) if label in pair and active.tied(v, extreme))
+    return frozenset(label for label, v in zip(active.argument_labels(equation), numbers) if active.tied(v, extreme))
+
+
+def tied_pair(model: symgpu.Model, quantity: str, point: Point, name: str, x: float, pair: tuple[str, str]) -> frozenset[str]:
+    """The regimes of ``pair`` among :func:`tied_labels` at ``name = x`` (both where their arguments are equal)."""
+    return tied_labels(model, quantity, point, name, x) & frozenset(pair)
+
+
+def named_by_order(model: symgpu.Model, quantity: str, point: Point, name: str, bracket: Bracket, pair: tuple[str, str]) -> bool:
+    """Is a switch the scan found between the regimes of ``pair`` one the engine's first-of-ties rule
+    alone names so: at an end of its bracket a regime of the pair binds tied with one outside it, so
+    that end may as well be named the other (Hong & Kim's MWP over Active_SMs: ``MWP_Without_BW`` capped
+    at ``N`` ties with ``N``; the switch into ``bandwidth_bound`` is from ``warp_bound``, and the
+    departure limit binds nowhere)?"""
+    return any(len(tied) > 1 and tied & frozenset(pair) and tied - frozenset(pair)
+               for tied in (tied_labels(model, quantity, point, name, x) for x in (bracket.low, bracket.high)))
 
 
 def switch_at_tie(model: symgpu.Model, quantity: str, point: Point, name: str, sides: tuple[float, float], pair: tuple[str, str]) -> bool:
