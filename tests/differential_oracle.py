@@ -269,8 +269,7 @@ def regime_labels(model: symgpu.Model, quantity: str, point: Point, name: str, x
     given = frozenset(k for k in point.mapping() if k in model.defining)
     columns = []
     for arg in rhs.args:
-        mapping = {s: model.expression(s.name, stop_at=given) for s in arg.free_symbols if s.name in model.defining and s.name not in given}
-        expanded = arg.xreplace(mapping) if mapping else arg
+        expanded = _in_inputs(model, arg, given)
         try:
             value = evaluator.evaluate_expression(model, expanded, model.units[equation.definition.defines], preset=point.preset,
                                                   values=point.mapping(without=name) | {name: xs}).magnitude
@@ -285,6 +284,62 @@ def regime_labels(model: symgpu.Model, quantity: str, point: Point, name: str, x
     # outside a valid_when domain the model gives no value, so no regime (as regime_at: None)
     inside = evaluator.inside_domain(model, quantity, point.preset, point.mapping(without=name) | {name: xs}, len(xs), check=False)
     return [labels[order[i]] if i >= 0 and ok else None for i, ok in zip(index, inside)]
+
+
+def _in_inputs(model: symgpu.Model, expr: sympy.Basic, given: frozenset[str]) -> sympy.Basic:
+    """``expr`` with the quantities it reads replaced by their equations, except those the point gives."""
+    mapping = {s: model.expression(s.name, stop_at=given) for s in expr.free_symbols if s.name in model.defining and s.name not in given}
+    return expr.xreplace(mapping) if mapping else expr
+
+
+def tied_labels(model: symgpu.Model, quantity: str, point: Point, name: str, x: float) -> frozenset[str]:
+    """The limiters that bind ``quantity``'s own Min/Max at ``name = x``: each argument within ``TIE`` of
+    the extreme one (:func:`symgpu.evaluate.active.tied`), so every one of equal arguments, where the
+    engine's rule names only the first. Empty where the quantity is no Min/Max or an argument has no value there."""
+    equation = model.equation_for(quantity)
+    rhs = equation.rhs
+    if not isinstance(rhs, (sympy.Min, sympy.Max)):
+        return frozenset()
+    values = point.mapping(without=name) | {name: x}
+    given = frozenset(k for k in values if k in model.defining)
+    numbers = []
+    for arg in rhs.args:
+        try:
+            numbers.append(float(evaluator.evaluate_expression(model, _in_inputs(model, arg, given), model.units[equation.definition.defines],
+                                                               preset=point.preset, values=values).magnitude))
+        except errors.SymgpuError:
+            return frozenset()
+    if any(math.isnan(v) for v in numbers):
+        return frozenset()
+    extreme = min(numbers) if isinstance(rhs, sympy.Min) else max(numbers)
+    return frozenset(label for label, v in zip(active.argument_labels(equation), numbers) if active.tied(v, extreme))
+
+
+def tied_pair(model: symgpu.Model, quantity: str, point: Point, name: str, x: float, pair: tuple[str, str]) -> frozenset[str]:
+    """The regimes of ``pair`` among :func:`tied_labels` at ``name = x`` (both where their arguments are equal)."""
+    return tied_labels(model, quantity, point, name, x) & frozenset(pair)
+
+
+def named_by_order(model: symgpu.Model, quantity: str, point: Point, name: str, bracket: Bracket, pair: tuple[str, str]) -> bool:
+    """Is a switch the scan found between the regimes of ``pair`` one the engine's first-of-ties rule
+    alone names so: at an end of its bracket a regime of the pair binds tied with one outside it, so
+    that end may as well be named the other (Hong & Kim's MWP over Active_SMs: ``MWP_Without_BW`` capped
+    at ``N`` ties with ``N``; the switch into ``bandwidth_bound`` is from ``warp_bound``, and the
+    departure limit binds nowhere)?"""
+    return any(len(tied) > 1 and tied & frozenset(pair) and tied - frozenset(pair)
+               for tied in (tied_labels(model, quantity, point, name, x) for x in (bracket.low, bracket.high)))
+
+
+def switch_at_tie(model: symgpu.Model, quantity: str, point: Point, name: str, sides: tuple[float, float], pair: tuple[str, str]) -> bool:
+    """Do the regimes of ``pair`` switch between the two ``sides`` when two tied arguments may be named
+    either way: on one side one of the pair binds alone, on the other the other binds (alone or tied
+    with it)? The engine's rule names the first of tied arguments; a boundary where one regime stops
+    binding strictly and the other's argument meets it, and then stays equal to it (Hong & Kim's MWP:
+    ``MWP_Without_BW`` is itself capped at ``N``, so above the departure boundary it equals ``N``), is
+    where the other binds. Tied on both sides, or neither binding on one, is no switch."""
+    low, high = (tied_pair(model, quantity, point, name, x, pair) for x in sides)
+    a, b = pair
+    return any(one == {first} and second in other for one, other in ((low, high), (high, low)) for first, second in ((a, b), (b, a)))
 
 
 def switches(model: symgpu.Model, quantity: str, point: Point, name: str, xs: np.ndarray,

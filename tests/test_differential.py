@@ -277,3 +277,76 @@ def test_an_integer_variables_largest_value_is_the_integer_the_scan_bounds():
         "disagree", "inequality: the maximum of an integer variable is no integer")
     assert _judged(question, dataclasses.replace(right, result=sympy.Integer(177))) == (
         "disagree", "inequality: an admissible value above the maximum satisfies the relation")
+
+
+# ------------------------------------------------------------------ a boundary into a tie of the named pair (seed 68)
+# Hong & Kim (intended): MWP = Min(MWP_Without_BW, MWP_peak_BW, N) and MWP_Without_BW = Min(Mem_L/Departure_delay, N),
+# N = Active_warps_per_SM. By hand at this point (no coalesced loads): Departure_delay = 10*32 = 320 cycles,
+# Mem_L = Mem_LD + (32 - 1)*10 = Mem_LD + 310, N = 5*128/32 = 20 warps; Mem_L/320 = 20 at Mem_LD = 6400 - 310 = 6090.
+# Below it departure_bound binds alone; above it MWP_Without_BW = N, so warp_bound binds, tied with departure_bound
+# (which the engine's rule names first). MWP_peak_BW = 86.4e9/(1.35e9*128/Mem_L*16) = Mem_L/32 = 200 there: no bandwidth bound.
+_MWP_TIE = Question("boundary", "hong_kim_2009_intended", "MWP", "Mem_LD", Point(None, (
+    ("Active_SMs", 16.0), ("Active_blocks_per_SM", 5.0), ("Coal_Mem_insts", 0.0), ("Departure_del_coal", 4.0),
+    ("Departure_del_uncoal", 10.0), ("Freq", 1350000000.0), ("Load_bytes_per_warp", 128.0), ("Mem_Bandwidth", 86400000000.0),
+    ("Mem_LD", 420.0), ("Threads_per_block", 128.0), ("Uncoal_Mem_insts", 6.0), ("Uncoal_per_mw", 32.0), ("elem_size", 4.0),
+    ("half_warp_misaligned", 1.0), ("index_stride", 1.0))), between=("departure_bound", "warp_bound"))
+
+
+def test_the_named_pair_ties_above_the_departure_boundary_and_not_below():
+    model = symgpu.load("hong_kim_2009_intended")
+    tied = [oracle.tied_pair(model, "MWP", _MWP_TIE.point, "Mem_LD", x, _MWP_TIE.between) for x in (6089.0, 6091.0, 1e6)]
+    assert tied == [{"departure_bound"}, {"departure_bound", "warp_bound"}, {"departure_bound", "warp_bound"}]
+
+
+def test_a_boundary_where_one_regime_stops_binding_and_the_other_ties_with_it_agrees():
+    verdict = checks.judge(_MWP_TIE)
+    assert verdict.outcome == "agree", verdict.line()
+    assert verdict.answer.startswith("[6090]"), verdict.answer
+
+
+@pytest.mark.parametrize(("sides", "switch"), [
+    ((6089.0, 6091.0), True),    # departure_bound alone, then the pair tied
+    ((6091.0, 6089.0), True),    # the same, either way round
+    ((4999.0, 5001.0), False),   # departure_bound alone on both sides
+    ((6999.0, 7001.0), False),   # the pair tied on both sides: no switch either way
+])
+def test_only_a_switch_from_one_regime_alone_into_the_tie_is_accepted_as_a_boundary(sides: tuple[float, float], switch: bool):
+    model = symgpu.load("hong_kim_2009_intended")
+    assert oracle.switch_at_tie(model, "MWP", _MWP_TIE.point, "Mem_LD", sides, _MWP_TIE.between) is switch
+
+
+# ------------------------------------------------------------------ a switch the scan names by tie order only (seed 71)
+# Hong & Kim (intended), MWP over Active_SMs (an integer), coalesced loads only: Departure_delay = Departure_del_coal,
+# Mem_L = Mem_LD = 420 cycles, N = 5*128/32 = 20 warps, MWP_peak_BW = 86.4e9/(1.35e9*128/420*S) = 210/S.
+# With Departure_del_coal = 4: the departure limit 420/4 = 105 > N, so MWP_Without_BW = N = 20 ties with warp_bound and
+# the departure limit binds nowhere; at 210/S = 20 (S = 10.5) warp_bound gives way to bandwidth_bound, which the scan,
+# naming the first of tied arguments, calls departure_bound -> bandwidth_bound. With Departure_del_coal = 40 the
+# departure limit 420/40 = 10.5 < N binds alone, and gives way to bandwidth_bound at 210/S = 10.5 (S = 20).
+def _coalesced(departure_delay: float) -> Question:
+    return Question("boundary", "hong_kim_2009_intended", "MWP", "Active_SMs", Point(None, (
+        ("Active_SMs", 16.0), ("Active_blocks_per_SM", 5.0), ("Coal_Mem_insts", 819.0), ("Comp_insts", 10871.0),
+        ("Departure_del_coal", departure_delay), ("Departure_del_uncoal", 10.0), ("Freq", 1350000000.0), ("Load_bytes_per_warp", 128.0),
+        ("Mem_Bandwidth", 86400000000.0), ("Mem_LD", 420.0), ("Threads_per_block", 128.0), ("Uncoal_Mem_insts", 0.0),
+        ("Uncoal_per_mw", 32.0))), between=("departure_bound", "bandwidth_bound"))
+
+
+def test_no_departure_boundary_where_the_departure_limit_binds_nowhere_agrees():
+    question = _coalesced(4.0)
+    model = symgpu.load(question.model)
+    assert oracle.tied_labels(model, "MWP", question.point, "Active_SMs", 10.0) == {"departure_bound", "warp_bound"}
+    assert oracle.named_by_order(model, "MWP", question.point, "Active_SMs", oracle.Bracket(10.0, 11.0), question.between)
+    verdict = checks.judge(question)
+    assert verdict.outcome == "agree", verdict.line()
+
+
+def test_a_departure_boundary_where_the_departure_limit_binds_alone_must_still_be_answered():
+    question = _coalesced(40.0)
+    model = symgpu.load(question.model)
+    assert not oracle.named_by_order(model, "MWP", question.point, "Active_SMs", oracle.Bracket(19.0, 21.0), question.between)
+    verdict = checks.judge(question)
+    assert verdict.outcome == "agree" and verdict.answer.startswith("[20]"), verdict.line()
+    right = _answer(question)
+    assert right.extra.roots is not None
+    five = sympy.Integer(5)  # every root moved to S = 5, where departure_bound binds on both sides: no boundary applies there
+    wrong = dataclasses.replace(right, result=five, extra=right.extra.with_(roots=tuple(dataclasses.replace(r, root=five) for r in right.extra.roots)))
+    assert _judged(question, wrong) == ("disagree", "boundary: no boundary at the point, while the scan finds the named regimes switching")

@@ -16,8 +16,35 @@ SETTINGS = {"fully_qualified_modules": False, "inline": True, "allow_unknown_fun
 
 
 def numpy_printer() -> Any:
-    """The printer SymPy's lambdify makes for ``modules="numpy"``, with the same settings."""
-    return NumPyPrinter(dict(SETTINGS))
+    """The printer SymPy's lambdify makes for ``modules="numpy"``, with the same settings, and
+    an ``ITE`` printed as the boolean it is (:class:`NumPyCode`)."""
+    return NumPyCode(dict(SETTINGS))
+
+
+class NumPyCode(NumPyPrinter):
+    """SymPy's NumPy printer, but an ``ITE(test, then, otherwise)`` (a condition of an extremum's
+    or a regime's answer) printed as ``(test & then) | (~test & otherwise)`` in binary
+    ``logical_and``/``logical_or``/``logical_not`` calls, and a ``Piecewise`` whose condition holds
+    one printed as it is.
+
+    NOTE: SymPy prints a ``Piecewise`` condition holding an ``ITE`` through ``simplify_logic``,
+    which (besides simplifying every relation in it) leaves a condition of more than 8 relations
+    as it is; an ``ITE`` left is then printed as ``select([test, True], [then, otherwise],
+    default=nan)``, a float array (NaN default), which the outer ``select`` refuses as a condition
+    ("invalid entry 0 in condlist": Volkov's ``cycles_per_warp`` maximum over ``cuda_cpi``).
+    """
+
+    def _print_ITE(self, expr: sympy.Basic) -> str:
+        test, then, otherwise = (self._print(a) for a in expr.args)
+        both, either, negated = (self._module_format(f"numpy.{n}") for n in ("logical_and", "logical_or", "logical_not"))
+        return f"{either}({both}({test}, {then}), {both}({negated}({test}), {otherwise}))"
+
+    def _print_Piecewise(self, expr: sympy.Basic) -> str:
+        if not any(isinstance(c, sympy.Basic) and c.has(sympy.ITE) for _, c in expr.args):
+            return str(super()._print_Piecewise(expr))
+        values = ",".join(self._print(value) for value, _ in expr.args)
+        conditions = ",".join(self._print(condition) for _, condition in expr.args)
+        return f"{self._module_format('numpy.select')}([{conditions}], [{values}], default={self._print(sympy.nan)})"
 
 
 class GridPrinter(NumPyPrinter):
