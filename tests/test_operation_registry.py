@@ -151,7 +151,6 @@ NOT_IN_THE_FUNCTION = {
     "limiters_from": "the API's omit takes 'equation.limiter' or (equation, limiter) itself",
     "point": "the file's other name of to",
     "ratio": "symgpu.derive.limit_ratio",
-    "grid": "symgpu.derive.grid_search.grid_extremum (a numeric search, not the symbolic operation)",
 }
 #: API fields with no command option yet, and why.
 NOT_ON_THE_COMMAND_LINE: dict[str, str] = {}

@@ -115,6 +115,7 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
     def number(expr: Any) -> pint.Quantity:
         if not isinstance(expr, sympy.Basic):
             raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")
+        expr = derive.as_evaluated(model, derivation, expr)  # a numeric search's number is in the declared unit
         value = evaluator.evaluate_expression(model, expr, derivation.unit or None, preset=args.preset,
                                              values=evaluator.with_kept(model, expr, args.preset, values))
         converted = in_unit(value)

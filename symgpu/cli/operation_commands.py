@@ -17,7 +17,6 @@ import sympy
 
 from symgpu import derive, errors, units
 from symgpu.cli import common
-from symgpu.derive import grid_search
 from symgpu.derive.options import Options
 from symgpu.evaluate import clocks
 
@@ -115,9 +114,7 @@ def _boundary(model: Any, args: argparse.Namespace, options: Options) -> Derivat
 
 
 def _extremum(model: Any, args: argparse.Namespace, options: Options) -> Derivation:
-    if args.grid:
-        return grid_search.grid_extremum(model, args.quantity, args.over, args.grid, args.kind, assume=options.assume, **options.point())
-    return derive.extremum(model, args.quantity, over=args.over, kind=args.kind, **options.keywords())
+    return derive.extremum(model, args.quantity, over=args.over, kind=args.kind, grid=args.grid, **options.keywords())
 
 
 def _limit(model: Any, args: argparse.Namespace, options: Options) -> Derivation:

@@ -33,7 +33,7 @@ from symgpu.derive.at_point import where_text  # noqa: F401
 from symgpu.derive.jobs import _Job, _omit_pairs, _solve_for  # noqa: F401
 from symgpu.derive.limits import limit_ratio
 from symgpu.derive.regime_split import MAX_BRANCHES, Regime, _Cond, _regimes, active_regime, regime_list  # noqa: F401
-from symgpu.derive.derivation import Derivation, Step
+from symgpu.derive.derivation import Derivation, Step, as_evaluated
 from symgpu.derive.requests import OPERATIONS, Question, _expand_all, expect_holds, proved_equal, request  # noqa: F401
 from symgpu.derive.simplification import simplify_expression, substitute
 # the public operations: each answer checked numerically before it is returned (certify)
@@ -53,6 +53,7 @@ __all__ = [
     "RootValue",
     "Step",
     "boundary",
+    "as_evaluated",
     "evaluate_result",
     "result_values",
     "extremum",

@@ -13,7 +13,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive import declared_range
-from symgpu.derive.derivation import Derivation
+from symgpu.derive.derivation import Derivation, as_evaluated
 from symgpu.evaluate import active, evaluator
 
 if TYPE_CHECKING:
@@ -146,7 +146,11 @@ def _assumed_hold(model: Model, asked: Asked, point: _Point, grid: np.ndarray) -
 
 
 def _result_at(model: Model, derivation: Derivation, expr: Any, unit: Any, point: _Point, extra: Mapping[str, Any]) -> float:
-    """A result expression's number at the point (kept quantities evaluated there too)."""
+    """A result expression's number at the point (kept quantities evaluated there too); the derivation's
+    own result or location as :func:`symgpu.derive.derivation.as_evaluated` reads it (a numeric search's
+    number is in the declared unit)."""
+    if expr is derivation.result or expr is derivation.location:
+        expr = as_evaluated(model, derivation, expr, "location" if expr is derivation.location else "result")
     values = evaluator.with_kept(model, expr, point.preset, {**point.values, **extra}, checks=False)
     return float(evaluator.evaluate_expression(model, expr, unit, preset=point.preset, values=values).magnitude)
 

@@ -18,7 +18,7 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.derive import certify, certify_path, extrema, fixed_points, limit_cases, limit_domain, limit_sides, limits, requests, solving, stored
+from symgpu.derive import certify, certify_path, extrema, fixed_points, grid_search, limit_cases, limit_domain, limit_sides, limits, requests, solving, stored
 from symgpu.derive.certify import Asked
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.options import Options
@@ -214,8 +214,20 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
 
 def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max", *,
              substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (),
-             omit: Iterable[Any] = (), preset: str | None = None, values: Mapping[str, Any] | None = None) -> Derivation:
-    """:func:`symgpu.derive.extrema.extremum`, checked: the value at the location, and no scanned point beats it."""
+             omit: Iterable[Any] = (), preset: str | None = None, values: Mapping[str, Any] | None = None,
+             grid: str | None = None) -> Derivation:
+    """:func:`symgpu.derive.extrema.extremum`, checked: the value at the location, and no scanned point beats it.
+
+    ``grid`` (``"32:1024:32"``, START:STOP[:STEP] whole values): every grid point of ``over`` evaluated at
+    the point instead (:func:`symgpu.derive.grid_search.grid_extremum`, exhaustive: a staircase's extremum
+    has no closed form); the model is evaluated as written there, so ``substitute`` and ``omit`` are refused.
+
+    Raises:
+        errors.UsageError: ``grid`` with ``substitute`` or ``omit``.
+    """
+    if grid is not None:
+        grid_search.refuse_rewrites(model, substitute, omit)
+        return grid_search.grid_extremum(model, str(quantity), over, grid, kind, preset=preset, values=values, assume=assume)
     options = Options.of(substitute=substitute, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values)
     return _answer(model, Asked("extremum", str(quantity), str(over), to=kind), options,
                    lambda o: extrema.extremum(model, quantity, over, kind, **o.rewrites(), **o.point()))

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sympy
 
 from symgpu.derive import summary
 from symgpu.derive.extras import Extras
+from symgpu.evaluate import scaling
 from symgpu.model import printing
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
 
 
 @dataclass(frozen=True)
@@ -167,3 +171,19 @@ class Derivation:
     def _repr_markdown_(self) -> str:
         """The answer in a notebook: the text summary, then the result in LaTeX."""
         return summary.markdown(self)
+
+
+def as_evaluated(model: Model, derivation: Derivation, expr: sympy.Basic, which: str = "result") -> sympy.Basic:
+    """``expr``, the derivation's result (or an item of it; ``which="location"``: its location), as
+    the evaluator reads an expression: its bare numbers in coherent base units
+    (:mod:`symgpu.evaluate.scaling`). A numeric search's answer (extra ``declared_numbers``: a grid
+    extremum's 31.68 [us], a fixed point found numerically) is a number in the declared unit of the
+    quantity (of the variable, for the location), as printed: scaled to base units here, so that
+    its value is 31.68 us, not 31.68 s read back as 3.168e7 us."""
+    if not derivation.extra.declared_numbers:
+        return expr
+    name = derivation.variable if which == "location" else derivation.quantity
+    scale = scaling.unit_scale(model.units[name]) if name in model.units else sympy.Integer(1)
+    if isinstance(expr, sympy.Tuple):
+        return sympy.Tuple(*[e * scale for e in expr])
+    return expr * scale

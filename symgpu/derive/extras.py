@@ -71,6 +71,10 @@ class Extras:
         grid: extremum over a grid: the grid text (``START:STOP[:STEP]``).
         refused: extremum over a grid: the grid points outside the model's domain.
         values: extremum over a grid: ``(point, value)`` at every grid point inside the domain.
+        declared_numbers: extremum over a grid, fixed_point found numerically: True, the result (and
+            location) being numbers in the declared unit of the quantity (and of the variable), as
+            printed, not bare numbers in base units, which is how an expression's numbers are read
+            (:mod:`symgpu.evaluate.scaling`): :func:`symgpu.derive.derivation.as_evaluated` scales them.
         above: limit ratio: the limit from the ``above`` side.
         below: limit ratio: the limit from the ``below`` side.
         root_of_g: fixed_point: the root of ``x = g(x)`` (a number where it was found numerically).
@@ -112,6 +116,7 @@ class Extras:
     grid: str | None = None
     refused: int | None = None
     values: tuple[tuple[int, float], ...] | None = None
+    declared_numbers: bool | None = None
     above: sympy.Basic | None = None
     below: sympy.Basic | None = None
     root_of_g: float | sympy.Basic | None = None
@@ -206,7 +211,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "roots": (list,), "undecided": (str,), "values_at": (list,), "boundaries": (dict,), "between": (tuple,),
     "regimes": (list,), "active_regimes": (list,), "candidates": (list,), "valid_when": (tuple,), "elsewhere": (str,), "approached": (list,), "flat_where": (str,),
     "active_branch": (dict,), "value_at": _NUMBER, "location_at": _NUMBER, "location_unit": (str,), "supremum": (bool,),
-    "relation": (sympy.Basic,), "bound": (bool,), "grid": (str,), "refused": (int,), "values": (tuple,), "above": (sympy.Basic,),
+    "relation": (sympy.Basic,), "bound": (bool,), "grid": (str,), "refused": (int,), "values": (tuple,), "declared_numbers": (bool,), "above": (sympy.Basic,),
     "below": (sympy.Basic,), "root_of_g": _NUMBER, "rejected_root": (sympy.Basic,), "dimension": (str,), "request": (str,),
     "expectations": (tuple,), "expectations_hold": (bool,),
 }

@@ -104,7 +104,7 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
         result_number = min([number] + [results._evaluate(model, b, preset, values or {}, model.unit_text(x.name)) for b in bounds])
         _meets_assumed(job, x, result_number, preset, values or {}, unique=s == -1)
         job.extra = job.extra.with_(value_at=result_number)
-        job.extra = job.extra.with_(root_of_g=number)
+        job.extra = job.extra.with_(root_of_g=number, declared_numbers=True)
         unit = model.unit_text(x.name)
         return job.finish(sympy.Float(result_number, 17), unit, method=how, used=[expr])
     result = substitution.min_max(sympy.Min, (root, *bounds)) if bounds else root

@@ -37,6 +37,20 @@ def parse_grid(text: str) -> tuple[int, int, int]:
     return start, stop, numbers[2] if len(numbers) == 3 else 1
 
 
+def refuse_rewrites(model: Model, substitute: Any, omit: Iterable[Any] | None) -> None:
+    """Refuse rewrites a grid search would not apply: it evaluates the model as written at each point,
+    so a substitution or an omitted limiter would be silently ignored (a wrong value, or a missing one).
+
+    Raises:
+        errors.UsageError: ``substitute`` or ``omit`` given.
+    """
+    rewrites = [name for name, given in (("substitute", substitute), ("omit", tuple(omit or ()))) if given]
+    if rewrites:
+        raise errors.UsageError(f"{model.id}: an extremum over a grid evaluates the model as written at each grid point: "
+                                f"{' and '.join(rewrites)} would not be applied; give input values instead (--set NAME=VALUE, "
+                                "API values=), or ask without a grid for the closed form")
+
+
 def grid_extremum(model: Model, quantity: str, over: str, grid: str, kind: str = "max", *,
                   preset: str | None = None, values: Mapping[str, Any] | None = None,
                   assume: Iterable[Any] | None = None) -> Derivation:
@@ -102,7 +116,7 @@ def grid_extremum(model: Model, quantity: str, over: str, grid: str, kind: str =
         result=sympy.Float(best, 15), location=sympy.Tuple(*winners), unit=model.unit_text(quantity),
         method=f"exhaustive evaluation over {len(found)} grid points (a staircase has no closed-form arg-{kind})",
         assumptions=((f"preset {preset}",) if preset else ()) + tuple(f"{sympy.sstr(c)} (given)" for c in conditions),
-        extra=Extras().with_(grid=grid, refused=refused, values=tuple(found)),
+        extra=Extras().with_(grid=grid, refused=refused, values=tuple(found), declared_numbers=True),
     )
 
 

@@ -52,6 +52,8 @@ def _boundary(model: Model, q: Question) -> Derivation:
 
 def _extremum(model: Model, q: Question) -> Derivation:
     if q.get("grid"):
+        rewrites = Options.read(q)
+        grid_search.refuse_rewrites(model, rewrites.substitute, rewrites.omit)
         return grid_search.grid_extremum(model, str(q.quantity), str(q.variable), str(q.get("grid")), q.kind,
                                          preset=q.preset, values=dict(q.inputs), assume=q.assume)
     return extrema.extremum(model, q.quantity, over=q.variable, kind=q.kind, preset=q.preset, values=dict(q.inputs), **_rewrites(q))

@@ -14,7 +14,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive import at_point, declared_range
-from symgpu.derive.derivation import Derivation
+from symgpu.derive.derivation import Derivation, as_evaluated
 from symgpu.derive.extra_records import FlatRange, RootRecord
 from symgpu.evaluate import evaluator, input_values, one_sided, point, scaling
 from symgpu.evaluate import active
@@ -79,7 +79,9 @@ def evaluate_result(model: Model, derivation: Derivation, preset: str | None = N
         unit = derivation.unit
     if not isinstance(expr, sympy.Basic):
         raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")
+    expr = as_evaluated(model, derivation, expr, "location" if which == "location" else "result")
     return evaluator.evaluate_expression(model, expr, unit or None, preset=preset, values=evaluator.with_kept(model, expr, preset, values))
+
 
 
 def _records_of_result(derivation: Derivation) -> list[RootRecord]:
