@@ -107,7 +107,7 @@ class ModelChecks:
             raise self.fail(where, exc.problem, hint, errors.UnitMismatchError) from None
         ambiguous = literal_units.ambiguous_literal(expr, self.units)
         if ambiguous is not None:
-            raise self.fail(where, ambiguous.text(), literal_units.HINT, errors.UnitMismatchError)
+            raise self.fail(where, ambiguous.text(), ambiguous.hint, errors.UnitMismatchError)
         return found
 
     def _hint(self, found: Any, expected: Any, expr: sympy.Basic) -> str:
