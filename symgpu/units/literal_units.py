@@ -137,7 +137,8 @@ def ambiguous_literal(expr: sympy.Basic, declared: Mapping[str, pint.Unit]) -> A
     return walker.found
 
 
-def ambiguous_case_values(values: list[sympy.Basic], parent: sympy.Basic, declared: Mapping[str, pint.Unit]) -> Ambiguous | None:
+def ambiguous_case_values(values: list[sympy.Basic], parent: sympy.Basic,
+                          declared: Mapping[str, pint.Unit]) -> Ambiguous | ScaledWholePart | None:
     """:func:`ambiguous_literal` of a case table's values taken together (the branches of the Piecewise
     they make: a bare literal case beside cases in units of different scale), ``parent`` named as where."""
     if _base_scale_only(set().union(*[v.free_symbols for v in values]), declared):
