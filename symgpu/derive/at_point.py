@@ -14,7 +14,7 @@ from symgpu import errors
 from symgpu.derive import jobs
 from symgpu.derive.summary import AT_THE_POINT
 from symgpu.derive.extra_records import ActiveBranch, ActiveRegime, ValueAt
-from symgpu.evaluate import active, point, scaling
+from symgpu.evaluate import active, input_values, point, scaling
 from symgpu.proofs import forms
 from symgpu.evaluate.active import condition_holds, condition_verdict, sides_at
 
@@ -133,6 +133,21 @@ def pinned(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, preset: str | No
     based = scaling.base_expression(job.model, expr)
     numbers = point.exact_base_values(job.model, based.free_symbols - {var}, preset, values)
     return None if numbers is None else functools.cache(lambda: based.xreplace(numbers))
+
+
+def unvalued(job: jobs._Job, expr: sympy.Basic, preset: str | None, values: Mapping[str, Any]) -> list[str]:
+    """The symbols of ``expr`` that have no value at the point (a quantity kept as a symbol: ``--keep``), by name."""
+    merged = input_values.merge_values(job.model, preset, values)
+    return sorted(s.name for s in expr.free_symbols if s.name not in merged)
+
+
+def with_target(job: jobs._Job, values: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``values`` with the question's numeric target, if any, as its quantity's value (in its declared
+    unit): read by :func:`pinned` in base units. NOTE: never put the target into an expression as a bare
+    number: a bare number takes its siblings' unit there (1.98 us beside ``L_M*waves`` in ns is 1.98 ns)."""
+    if job.target_value is None:
+        return values
+    return {**values, job.target_value[0].name: job.target_value[1]}
 
 
 @dataclass(frozen=True)

@@ -27,12 +27,16 @@ from symgpu.proofs import exact_signs
 
 __all__ = ["invert", "integer_extreme"]
 
+#: the advice for a sign not proved where no point was given (the caller at a point says what blocks it there)
+ASK_AT_A_POINT = "ask at a point (--preset, --set), where its numbers decide it"
+
 _GE, _GT, _LE, _LT = sympy.GreaterThan, sympy.StrictGreaterThan, sympy.LessThan, sympy.StrictLessThan
 _FLIP = {_GE: _LE, _GT: _LT, _LE: _GE, _LT: _GT}
 
 
 def invert(relation: sympy.Basic, var: sympy.Symbol, sign: Callable[[sympy.Expr], int | None],
-           nonneg: Callable[[sympy.Expr], bool] | None = None) -> tuple[sympy.Basic, list[Step]]:
+           nonneg: Callable[[sympy.Expr], bool] | None = None,
+           advice: Callable[[sympy.Expr], str] = lambda _: ASK_AT_A_POINT) -> tuple[sympy.Basic, list[Step]]:
     """Rewrite ``relation`` (``f(var) REL c`` or ``c REL f(var)``, ``REL`` one of ``>= > <= <``)
     as ``var REL' bound``, peeling one layer of ``f`` per step.
 
@@ -41,6 +45,8 @@ def invert(relation: sympy.Basic, var: sympy.Symbol, sign: Callable[[sympy.Expr]
         var: the variable.
         sign: proves signs (+1, -1, 0 or None) under the caller's assumptions.
         nonneg: proves ``expr >= 0`` (default: :func:`symgpu.proofs.exact_signs.nonnegative`).
+        advice: what a refusal for an expression's unproved sign suggests beside ``--assume`` (default:
+            :data:`ASK_AT_A_POINT`; a caller at a point says why the point's numbers do not decide it).
 
     Returns ``sympy.true``/``sympy.false`` in place of the relation where a factor of ``var`` is 0 (the
     relation then does not depend on ``var``) and the sign of what is left decides it.
@@ -61,15 +67,15 @@ def invert(relation: sympy.Basic, var: sympy.Symbol, sign: Callable[[sympy.Expr]
         if lhs == var:
             return op(var, rhs, evaluate=False), steps  # a bound the assumptions decide stays a bound
         if var not in lhs.free_symbols:  # a factor of var was 0: the relation no longer depends on var
-            return _decided(lhs, op, rhs, var, sign), steps
-        lhs, op, rhs, why = _peel(lhs, op, rhs, var, sign, nonneg or exact_signs.nonnegative)
+            return _decided(lhs, op, rhs, var, sign, advice), steps
+        lhs, op, rhs, why = _peel(lhs, op, rhs, var, sign, nonneg or exact_signs.nonnegative, advice)
         steps.append(Step("invert", op(lhs, rhs, evaluate=False), why))
     raise errors.DerivationError(f"cannot isolate {var} in {sympy.sstr(relation)}")  # pragma: no cover
 
 
 def _peel(f: sympy.Expr, op: type[sympy.core.relational.Relational], c: sympy.Expr, var: sympy.Symbol,
-          sign: Callable[[sympy.Expr], int | None], nonneg: Callable[[sympy.Expr], bool]
-          ) -> tuple[sympy.Expr, type[sympy.core.relational.Relational], sympy.Expr, str]:
+          sign: Callable[[sympy.Expr], int | None], nonneg: Callable[[sympy.Expr], bool],
+          advice: Callable[[sympy.Expr], str]) -> tuple[sympy.Expr, type[sympy.core.relational.Relational], sympy.Expr, str]:
     if f.is_Add:
         inner = sympy.Add(*[t for t in f.args if var in t.free_symbols])
         rest = f - inner
@@ -84,8 +90,7 @@ def _peel(f: sympy.Expr, op: type[sympy.core.relational.Relational], c: sympy.Ex
                         f"reads 0 {op.rel_op} {sympy.sstr(c)}")
             if s not in (1, -1):
                 raise errors.DerivationError(f"cannot divide by {sympy.sstr(rest)}: its sign is not proved; add --assume "
-                                             f"'{sympy.sstr(rest)} > 0' (or '< 0'), or ask at a point (--preset, --set), where "
-                                             "its numbers decide it")
+                                             f"'{sympy.sstr(rest)} > 0' (or '< 0'), or {advice(rest)}")
             return (inner, op if s == 1 else _FLIP[op], c / rest,
                     f"divide by {sympy.sstr(rest)}, which is {'positive' if s == 1 else 'negative (the relation flips)'}")
         raise errors.DerivationError(f"cannot isolate {var} in the product {sympy.sstr(f)}")
@@ -129,7 +134,7 @@ def _peel(f: sympy.Expr, op: type[sympy.core.relational.Relational], c: sympy.Ex
 
 
 def _decided(lhs: sympy.Expr, op: type[sympy.core.relational.Relational], rhs: sympy.Expr, var: sympy.Symbol,
-             sign: Callable[[sympy.Expr], int | None]) -> sympy.Basic:
+             sign: Callable[[sympy.Expr], int | None], advice: Callable[[sympy.Expr], str]) -> sympy.Basic:
     """``lhs REL rhs``, free of ``var``, decided by the sign of ``lhs - rhs``: ``sympy.true`` or ``sympy.false``.
 
     Raises:
@@ -137,7 +142,7 @@ def _decided(lhs: sympy.Expr, op: type[sympy.core.relational.Relational], rhs: s
     s = sign(lhs - rhs)
     if s is None:
         raise errors.DerivationError(f"{sympy.sstr(op(lhs, rhs, evaluate=False))} does not depend on {var}, and whether it holds is not "
-                                     "proved; ask at a point (--preset, --set), where its numbers decide it")
+                                     f"proved; {advice(lhs - rhs)}")
     return sympy.true if op(sympy.Integer(s), 0) else sympy.false
 
 

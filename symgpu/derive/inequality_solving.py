@@ -5,6 +5,7 @@ sign must be proved), and the largest or smallest admissible value where asked."
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import sympy
@@ -148,19 +149,31 @@ def _target_text(job: jobs._Job, parsed: sympy.Expr) -> str:
     return sympy.sstr(job.target_value[1]) + ("" if unit in ("", "1") else f" {unit}")
 
 
-def _signs(job: jobs._Job, var: sympy.Symbol, preset: str | None, values: Mapping[str, Any] | None) -> Any:
+def _signs(job: jobs._Job, var: sympy.Symbol, preset: str | None, values: Mapping[str, Any] | None) -> _Signs:
     """The sign reasoner's ``sign``; where it proves none of an expression free of ``var``, the sign with the
     numeric target put in where that reads the same in base units (``instruction_time*(1 - T)`` at ``T = 5`` is
     negative: an outside tester's finding), and at a point (``preset``/``values``) the sign the expression has
     there (exact numbers, the target's included; 0 where it is exactly 0 there, which leaves the relation free of
     ``var``), added to the assumptions the answer states: Hong & Kim's ``Uncoal_per_mw - 1`` is 31 at gtx280 (an
     outside tester's finding: inequalities at a fully given point were refused for a divisor's unproved sign)."""
-    assert job.ctx is not None
     at = dict(values or {})
     if job.target_value is not None:
         at[job.target_value[0].name] = job.target_value[1]
+    return _Signs(job, var, preset, values is not None and bool(values), at)
 
-    def sign(expr: sympy.Expr) -> int | None:
+
+@dataclass(frozen=True)
+class _Signs:
+    """:func:`_signs`: the sign of an expression (``__call__``) and what a refusal for an unproved one advises (``advice``)."""
+
+    job: jobs._Job
+    var: sympy.Symbol
+    preset: str | None
+    given: bool  # values were given (a point, with or without a preset)
+    at: Mapping[str, Any]  # the values and the numeric target
+
+    def __call__(self, expr: sympy.Expr) -> int | None:
+        job, var = self.job, self.var
         assert job.ctx is not None
         found = job.ctx.sign(expr)
         if found is not None or var in expr.free_symbols or not expr.free_symbols:
@@ -170,14 +183,26 @@ def _signs(job: jobs._Job, var: sympy.Symbol, preset: str | None, values: Mappin
             found = job.ctx.sign(expr.xreplace({job.target_value[0]: job.target_value[1]}))
             if found is not None:
                 return found
-        if preset is None and not values:
+        if self.preset is None and not self.given:
             return None
-        return at_point.sign_at(job, expr, var, preset, at, zero=True)
+        return at_point.sign_at(job, expr, var, self.preset, self.at, zero=True)
 
-    return sign
+    def advice(self, expr: sympy.Expr) -> str:
+        """Beside ``--assume``: ask at a point, or, asked at one already, what keeps its numbers from deciding ``expr``'s sign."""
+        if self.preset is None and not self.given:
+            return inequalities.ASK_AT_A_POINT
+        where = at_point.where_text(self.preset, {k: v for k, v in self.at.items() if self.job.target_value is None
+                                                   or k != self.job.target_value[0].name})
+        missing = at_point.unvalued(self.job, expr, self.preset, self.at)
+        if missing:
+            named = ", ".join(missing)
+            return (f"assume the sign of {named} (--assume '{missing[0]} > 0', say): the question is asked at {where}, but there "
+                    f"{named} {'has' if len(missing) == 1 else 'have'} no value (a quantity kept as a symbol, --keep, is not "
+                    "evaluated at the point), so the point's numbers do not decide it")
+        return f"the numbers at {where} do not decide it either (exact arithmetic left its sign open)"
 
 
-def _invert_rational(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, signs: Any,
+def _invert_rational(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, signs: _Signs,
                      domain: Callable[[], tuple[sympy.Basic, ...]] = tuple,
                      crossing: Callable[[sympy.Basic], sympy.Basic] | None = None) -> sympy.Basic:
     """``relation`` inverted layer by layer (:func:`inequalities.invert`); where that cannot
@@ -188,7 +213,7 @@ def _invert_rational(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, s
     The steps are recorded in ``job``."""
     assert job.ctx is not None
     try:
-        inverted, steps = inequalities.invert(relation, var, signs, job.ctx.nonnegative)
+        inverted, steps = inequalities.invert(relation, var, signs, job.ctx.nonnegative, signs.advice)
     except errors.DerivationError as error:
         difference = relation.lhs - relation.rhs
         if not difference.is_rational_function(var):
@@ -205,7 +230,7 @@ def _invert_rational(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, s
         if var not in denominator.free_symbols:
             raise
         cleared = _cleared(job, relation, numerator, denominator, var, signs, domain)
-        inverted, steps = inequalities.invert(cleared, var, signs, job.ctx.nonnegative)
+        inverted, steps = inequalities.invert(cleared, var, signs, job.ctx.nonnegative, signs.advice)
     job.steps.extend(steps)
     return inverted
 

@@ -26,8 +26,8 @@ def roots_here(job: jobs._Job, regime: Any, difference: sympy.Expr, var: sympy.S
     NOTE: Volkov's issue-bound regime with ``Latency = alpha**(3/2)*alu_lat + mem_lat`` is a cubic
     in ``sqrt(alpha)`` whose symbolic roots are Cardano's formula (undecidable, and minutes in every
     step after); at ``maxwell`` with ``n_needed = 40`` its one real root is negative: no root there."""
-    rule = {job.target_value[0]: job.target_value[1]} if job.target_value is not None else {}
-    made = at_point.pinned(job, difference.xreplace(rule), var, point.preset, point.values)
+    at = at_point.with_target(job, point.values)
+    made = at_point.pinned(job, difference, var, point.preset, at)
     numbers = None if made is None else made()
     if numbers is None or numbers.free_symbols - {var} or sympy.cancel(numbers) == 0:
         return None  # no value there, or an identity there (every value a root: not a list of roots)
@@ -36,7 +36,7 @@ def roots_here(job: jobs._Job, regime: Any, difference: sympy.Expr, var: sympy.S
         return None
     conditions = []
     for cond in regime.raw:
-        pinned = at_point.pinned(job, cond.relational.xreplace(rule), var, point.preset, point.values)
+        pinned = at_point.pinned(job, cond.relational, var, point.preset, at)
         relation = None if pinned is None else pinned()
         if relation is None or relation.free_symbols - {var}:
             return None

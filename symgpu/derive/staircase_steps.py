@@ -46,10 +46,8 @@ class _Pinned:
 
     def __call__(self, expr: sympy.Basic) -> sympy.Basic | None:
         """``expr`` at the point, or None where an input has no value there (or SymPy cannot put the numbers in)."""
-        target = self.job.target_value
         try:
-            made = at_point.pinned(self.job, expr.xreplace({target[0]: target[1]}) if target is not None else expr,
-                                   self.var, self.given.preset, self.given.values)
+            made = at_point.pinned(self.job, expr, self.var, self.given.preset, at_point.with_target(self.job, self.given.values))
             return None if made is None else made().xreplace({self.var: self.x * scaling.unit_scale(self.job.model.units[self.var.name])})
         except (TypeError, ValueError, ArithmeticError):
             return None

@@ -42,7 +42,8 @@ def base_expression(model: Model, expr: sympy.Basic) -> sympy.Basic:
     Piecewise branches and comparisons are in the declared unit of their siblings, so they
     are multiplied by that unit's scale; where the siblings are dimensionless the literal is
     a pure number (``1 - L2/ws`` with L2 in MiB and ws in B is one minus the ratio, not
-    2**20 minus it). ``floor``/``ceiling`` act on the declared-unit value of their argument.
+    2**20 minus it). ``floor``/``ceiling`` act on the base-unit value of their argument (a pure
+    number's value: ``floor(t/L)``, t in us, L in ns, counts whole L in t).
     """
     return _Rescaler(model).walk(expr)[0]
 
@@ -106,11 +107,13 @@ class _Rescaler:
             pieces = [((v * scale if u is None else v), self.walk(c)[0]) for (v, u), (_, c) in zip(walked, expr.args)]
             return sympy.Piecewise(*pieces, evaluate=False), reference
         if isinstance(expr, (sympy.floor, sympy.ceiling)):
+            # NOTE: the whole part of the argument's base-unit value, never of its declared-unit value:
+            # a derived closed form's floor stands for a floor of the model, whose argument the model
+            # check holds to a base-scale unit (units.literal_units.scaled_whole_part), and the
+            # derivation's algebra keeps base-unit values, not declared ones (floor(t/(3 L_M)), t in us
+            # and L_M in ns, is 1010 at 1 ms and 330 ns, not 1000)
             arg, u = self.walk(expr.args[0])
-            if u is None:
-                return expr.func(arg), None
-            scale = unit_scale(u)
-            return scale * expr.func(arg / scale), u
+            return expr.func(arg), (None if u is None else literal_units.base_unit(u))
         if isinstance(expr, (sympy.And, sympy.Or, sympy.Not, sympy.Abs, sympy.exp, sympy.log)):
             walked = [self.walk(a) for a in expr.args]
             unit = walked[0][1] if isinstance(expr, sympy.Abs) else None

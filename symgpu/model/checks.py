@@ -87,7 +87,7 @@ class ModelChecks:
         if len(pieces) > 1:  # the case values are the branches of one Piecewise: a bare literal among them too
             ambiguous = literal_units.ambiguous_case_values([expr for _, expr, _ in pieces], sympy.Symbol(eq.defines), self.units)
             if ambiguous is not None:
-                raise self.fail(f"{where} cases", ambiguous.text(), literal_units.HINT, errors.UnitMismatchError)
+                raise self.fail(f"{where} cases", ambiguous.text(), ambiguous.hint, errors.UnitMismatchError)
         for text in eq.valid_when:
             self._walk(self._as_written(text, f"{where}.valid_when", boolean=True), dims, f"{where}.valid_when")
 
@@ -107,7 +107,7 @@ class ModelChecks:
             raise self.fail(where, exc.problem, hint, errors.UnitMismatchError) from None
         ambiguous = literal_units.ambiguous_literal(expr, self.units)
         if ambiguous is not None:
-            raise self.fail(where, ambiguous.text(), literal_units.HINT, errors.UnitMismatchError)
+            raise self.fail(where, ambiguous.text(), ambiguous.hint, errors.UnitMismatchError)
         return found
 
     def _hint(self, found: Any, expected: Any, expr: sympy.Basic) -> str:

@@ -7,6 +7,12 @@ cycle) the literal would mean 1 kcycle or 1 cycle depending on the order of the 
 would change with a unit declaration that should change no value. :func:`ambiguous_literal` finds
 such a literal, so the model is refused where it is written (and ``evaluate.scaling`` refuses it
 again where an expansion of several equations puts it there).
+
+A ``floor``/``ceiling`` of an argument in a unit of a dimension and a scale other than 1 (``floor(t)``,
+t in us) is refused likewise (:class:`ScaledWholePart`): whole microseconds or whole seconds would be
+a choice of the declaration. symgpu takes the whole part of the base-unit value (``evaluate.scaling``),
+the one reading under which a derived closed form's floor keeps the model's meaning; a ratio
+(``floor(t/L)``, t in us and L in ns) is a pure number and has no such choice.
 """
 
 from __future__ import annotations
@@ -39,11 +45,41 @@ class Ambiguous:
     parent: sympy.Basic
     siblings: tuple[tuple[sympy.Basic, pint.Unit], ...]
 
+    @property
+    def hint(self) -> str:
+        """What to write instead."""
+        return HINT
+
     def text(self) -> str:
         """One sentence: the literal, where it sits, the siblings and their units."""
         shown = ", ".join(f"'{sympy.sstr(s, order='none')}' in {u:~}" for s, u in self.siblings)
         return (f"the bare literal {sympy.sstr(self.literal, order='none')} in '{sympy.sstr(self.parent, order='none')}' sits beside terms "
                 f"in units of different scale ({shown}): which of them it is in would change the value")
+
+
+@dataclass(frozen=True)
+class ScaledWholePart:
+    """A ``floor``/``ceiling`` whose argument is in a unit of a dimension and a scale other than 1.
+
+    Attributes:
+        whole: the floor or ceiling.
+        unit: its argument's unit as declared.
+    """
+
+    whole: sympy.Basic
+    unit: pint.Unit
+
+    def text(self) -> str:
+        """One sentence: the floor, its argument's unit, and why the unit decides its value."""
+        base = base_unit(self.unit)
+        return (f"'{sympy.sstr(self.whole, order='none')}' takes the whole part of a value in {self.unit:~}, whose scale is "
+                f"{unit_scale(self.unit):g} {base:~}: whole {self.unit:~} and whole {base:~} differ, and symgpu counts in {base:~}")
+
+    @property
+    def hint(self) -> str:
+        """What to write instead."""
+        return (f"divide the argument by a constant symbol of the unit meant (e.g. one_unit = \"1 {self.unit:~}\", "
+                f"{type(self.whole).__name__}(x/one_unit)*one_unit), or declare its symbols in {base_unit(self.unit):~}")
 
 
 HINT = "declare those symbols in one unit, or give the number a unit through a constant symbol (e.g. one_cycle = \"1 cycle\")"
@@ -53,6 +89,13 @@ HINT = "declare those symbols in one unit, or give the number a unit through a c
 def unit_scale(unit: pint.Unit) -> float:
     """The base-unit value of 1 ``unit`` (``MiB/B`` too: 2**20)."""
     return float(quantities.in_base_units(quantities.registry().Quantity(1, unit)).magnitude)
+
+
+def base_unit(unit: pint.Unit) -> pint.Unit:
+    """The coherent base unit of ``unit``'s dimension: ``unit`` itself where its scale is 1."""
+    if same_scale(unit_scale(unit), 1.0):
+        return unit
+    return cast(pint.Unit, quantities.in_base_units(quantities.registry().Quantity(1, unit)).units)
 
 
 def literal_scale(unit: pint.Unit) -> float:
@@ -79,8 +122,9 @@ def differ_in_scale(found: tuple[pint.Unit, ...]) -> bool:
     return False
 
 
-def ambiguous_literal(expr: sympy.Basic, declared: Mapping[str, pint.Unit]) -> Ambiguous | None:
-    """The first bare literal of ``expr`` whose siblings' units differ in scale, else None.
+def ambiguous_literal(expr: sympy.Basic, declared: Mapping[str, pint.Unit]) -> Ambiguous | ScaledWholePart | None:
+    """The first bare literal of ``expr`` whose siblings' units differ in scale, or the first floor or
+    ceiling of a value in a scaled unit of a dimension (:class:`ScaledWholePart`), else None.
 
     Args:
         expr: an expression or condition (as written, or built).
@@ -93,7 +137,8 @@ def ambiguous_literal(expr: sympy.Basic, declared: Mapping[str, pint.Unit]) -> A
     return walker.found
 
 
-def ambiguous_case_values(values: list[sympy.Basic], parent: sympy.Basic, declared: Mapping[str, pint.Unit]) -> Ambiguous | None:
+def ambiguous_case_values(values: list[sympy.Basic], parent: sympy.Basic,
+                          declared: Mapping[str, pint.Unit]) -> Ambiguous | ScaledWholePart | None:
     """:func:`ambiguous_literal` of a case table's values taken together (the branches of the Piecewise
     they make: a bare literal case beside cases in units of different scale), ``parent`` named as where."""
     if _base_scale_only(set().union(*[v.free_symbols for v in values]), declared):
@@ -120,7 +165,7 @@ class _Walker:
     def __init__(self, declared: Mapping[str, pint.Unit]) -> None:
         self.declared = declared
         self.one = quantities.registry().dimensionless
-        self.found: Ambiguous | None = None
+        self.found: Ambiguous | ScaledWholePart | None = None
 
     def unit(self, expr: Any) -> pint.Unit | None:
         if self.found is not None or isinstance(expr, sympy.logic.boolalg.BooleanAtom) or expr.is_Number or expr.is_NumberSymbol:
@@ -149,8 +194,15 @@ class _Walker:
             for _, condition in expr.args:
                 self.unit(condition)
             return self.siblings(expr, [value for value, _ in expr.args])
-        if isinstance(expr, (sympy.floor, sympy.ceiling, sympy.Abs)):
+        if isinstance(expr, sympy.Abs):
             return self.unit(expr.args[0])
+        if isinstance(expr, (sympy.floor, sympy.ceiling)):
+            inner = self.unit(expr.args[0])
+            if inner is None:
+                return None
+            if self.found is None and not inner.dimensionless and not same_scale(unit_scale(inner), 1.0):
+                self.found = ScaledWholePart(expr, inner)
+            return base_unit(inner)
         for arg in expr.args:
             self.unit(arg)
         return None
