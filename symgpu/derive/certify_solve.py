@@ -75,7 +75,8 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
         if not abs(got - want) <= RESIDUAL * max(abs(got), abs(want), 1e-300):
             _out_of_reach(model, asked, point, want, root, got)
             raise _fail(model, asked, point, f"at the root {asked.variable} = {root:.10g} the quantity is {got:.10g}, not the target {want:.10g}")
-    if not roots and not probed and asked.quantity in extra:  # no root here: one the target out of reach explains
+    if not roots and not probed and asked.quantity in extra and _conditional_equation_root(derivation):
+        # the closed form's root is none here by the sign its squared radical equation needs: the target out of reach says why
         _out_of_reach(model, asked, point, extra[asked.quantity], None, None)
     outside = [r for r, inside in zip(roots, _inside(model, asked, point, np.asarray(roots, dtype=float)))
                if not inside and not _on_edge(model, asked, point, r)] if roots else []
@@ -110,6 +111,12 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
     return (f"{n} root{'s satisfy' if n != 1 else ' satisfies'} the relation and a scan of {asked.variable} finds no other" + on_ranges
             if n else f"no isolated root here, and a scan of {asked.variable} finds none" + on_ranges if covered
             else f"no root here, and a scan of {asked.variable} finds none")
+
+
+def _conditional_equation_root(derivation: Derivation) -> bool:
+    """Does the answer hold a root of an equation without regimes that is one only under a condition
+    (the sign a squared radical equation's root needs: :func:`symgpu.derive.solve_ranges.equation_records`)?"""
+    return any(r.regime == "the equation" and r.when is not sympy.true for r in derivation.extra.roots or ())
 
 
 def _out_of_reach(model: Model, asked: Asked, point: _Point, want: float, root: float | None, got: float | None) -> None:
