@@ -48,7 +48,7 @@ def test_a_function_free_of_the_unknown_stays_whole_in_the_root():
     n, y, k, p, r, a, s, i, j = sympy.symbols("n y k p r a s i j", positive=True)
     q = a + s * sympy.log(i / j)
     target = y - 2 * n * k / (n * p + q + sympy.sqrt((q - n * p) ** 2 + 4 * n * r))
-    found = roots._radical_roots(target, n)
+    found = [root for root, _ in roots._radical_roots(target, n)]
     assert len(found) == 1 and found[0] != 0
     assert found[0].has(sympy.log(i / j)) and not any(isinstance(e.exp, sympy.Expr) and e.exp.has(y)
                                                        for e in found[0].atoms(sympy.Pow))
@@ -75,18 +75,20 @@ def test_a_candidate_of_the_squared_equation_is_a_root_only_where_the_root_sign_
     # 1 - 2 = -1, so 1 is no root; sqrt(4) = 2 = 4 - 2, so 4 is. Decided by P*Q's sign (P = -(x - 2),
     # Q = 1 here), not by sympy.solve's simplification at each candidate.
     x = sympy.Symbol("x", positive=True)
-    assert roots._squared_roots(sympy.sqrt(x) - (x - 2), x, roots._one_square_root(sympy.sqrt(x) - (x - 2), x)) == [4]
+    assert roots._squared_roots(sympy.sqrt(x) - (x - 2), x, roots._one_square_root(sympy.sqrt(x) - (x - 2), x)) == [(4, sympy.true)]
 
 
 def test_a_candidate_that_makes_the_denominator_vanish_is_no_root():
     # k*x/(c + sqrt(c**2 + x)) = y: x = 0 is a candidate of the squared numerator only where the
     # denominator is c + |c| (0 for c < 0): it is dropped; the other candidate, solved by hand,
-    # x = y*(2*c*k + y)/k**2, is kept (its sign is open: kept, as sympy.solve keeps an undecided one)
+    # x = y*(2*c*k + y)/k**2, is kept (its sign is open: kept, as sympy.solve keeps an undecided one),
+    # with the condition it needs: sqrt(c**2 + x) = (k*x - c*y)/y >= 0, that is c*k + y >= 0 (true at c = 1)
     x, k, y = sympy.symbols("x k y", positive=True)
     c = sympy.Symbol("c", real=True)
     target = k * x / (c + sympy.sqrt(c ** 2 + x)) - y
     found = roots._radical_roots(target, x)
-    assert len(found) == 1 and sympy.simplify(found[0] - y * (2 * c * k + y) / k ** 2) == 0
+    assert len(found) == 1 and sympy.simplify(found[0][0] - y * (2 * c * k + y) / k ** 2) == 0
+    assert found[0][1].xreplace({c: 1, k: 2, y: 3}) is sympy.true
 
 
 def test_a_second_root_or_a_root_inside_a_function_goes_to_sympy_solve():

@@ -75,6 +75,9 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
         if not abs(got - want) <= RESIDUAL * max(abs(got), abs(want), 1e-300):
             _out_of_reach(model, asked, point, want, root, got)
             raise _fail(model, asked, point, f"at the root {asked.variable} = {root:.10g} the quantity is {got:.10g}, not the target {want:.10g}")
+    if not roots and not probed and asked.quantity in extra and _conditional_equation_root(derivation):
+        # the closed form's root is none here by the sign its squared radical equation needs: the target out of reach says why
+        _out_of_reach(model, asked, point, extra[asked.quantity], None, None)
     outside = [r for r, inside in zip(roots, _inside(model, asked, point, np.asarray(roots, dtype=float)))
                if not inside and not _on_edge(model, asked, point, r)] if roots else []
     if outside:
@@ -110,11 +113,18 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
             else f"no root here, and a scan of {asked.variable} finds none")
 
 
-def _out_of_reach(model: Model, asked: Asked, point: _Point, want: float, root: float, got: float) -> None:
+def _conditional_equation_root(derivation: Derivation) -> bool:
+    """Does the answer hold a root of an equation without regimes that is one only under a condition
+    (the sign a squared radical equation's root needs: :func:`symgpu.derive.solve_ranges.equation_records`)?"""
+    return any(r.regime == "the equation" and r.when is not sympy.true for r in derivation.extra.roots or ())
+
+
+def _out_of_reach(model: Model, asked: Asked, point: _Point, want: float, root: float | None, got: float | None) -> None:
     """Where a question asked at a point has a numeric target that the quantity stays strictly below (or
     above) over the whole scan of the variable inside the domain, there is no root, whatever the closed
     form gives (Volkov's ``x_latency_root_ilp`` rises towards ``c_ipc`` = 0.0899 and never reaches 0.1;
-    the closed form's root, valid only below ``c_ipc``, gives a positive n there).
+    the closed form's root, valid only below ``c_ipc``, gives a positive n there, or is no root there by
+    the condition its squared radical equation leaves: ``root`` None).
 
     Raises:
         errors.TargetOutOfReach: the target lies beyond every scanned value.
@@ -138,9 +148,9 @@ def _out_of_reach(model: Model, asked: Asked, point: _Point, want: float, root: 
     raise errors.TargetOutOfReach(
         f"{model.id}: {asked.quantity}: no root for {asked.variable} at {point.label}: {asked.quantity} stays "
         f"{'below' if below else 'above'} the target {want:.10g} for every {asked.variable} (scanned from {xs[0]:.4g} to "
-        f"{xs[-1]:.4g}: {'at most' if below else 'at least'} about {ys[k]:.6g}, at {asked.variable} = {xs[k]:.4g}{end}); the closed "
-        f"form's root {asked.variable} = {root:.10g} is none here (the quantity is {got:.10g} there): give a target "
-        f"within the quantity's range")
+        f"{xs[-1]:.4g}: {'at most' if below else 'at least'} about {ys[k]:.6g}, at {asked.variable} = {xs[k]:.4g}{end})"
+        + (f"; the closed form's root {asked.variable} = {root:.10g} is none here (the quantity is {got:.10g} there)"
+           if root is not None and got is not None else "") + ": give a target within the quantity's range")
 
 
 def _uncovered_range(model: Model, derivation: Derivation, asked: Asked, point: _Point, grid: np.ndarray, roots: list[float],

@@ -16,7 +16,7 @@ from symgpu.derive import declared_range, extra_records, signs
 from symgpu.units import dimensions
 from symgpu.evaluate import input_values, one_sided, scaling
 from symgpu.derive.derivation import Derivation, Extras, Step
-from symgpu.derive.roots import cases as root_cases, real_roots
+from symgpu.derive.roots import cases as root_cases, real_root_cases
 from symgpu.proofs import forms
 from symgpu.proofs.signs import SignReasoner
 
@@ -411,19 +411,26 @@ _STARTED = Tally("derive.jobs.started")  # derivations computed (:func:`start`; 
 def _solve_cases(job: _Job, equation: sympy.Basic, var: sympy.Symbol, label: str) -> list[tuple[sympy.Expr, sympy.Basic]]:
     """Roots of ``equation`` for ``var`` (solved over the reals) as ``[(root, condition)]``, in
     the declared domain of ``var``, with the dropped roots recorded as a step. A root SymPy gives
-    only where a condition holds (``Piecewise((r, cond), (nan, True))``) comes with that condition."""
+    only where a condition holds (``Piecewise((r, cond), (nan, True))``) comes with that condition,
+    and so does a root of a squared radical equation whose check is left open (:func:`symgpu.derive.roots.real_root_cases`)."""
+    return [(root, sympy.And(case, needs)) for root, case, needs in _root_cases(job, equation, var, label)]
+
+
+def _root_cases(job: _Job, equation: sympy.Basic, var: sympy.Symbol, label: str) -> list[tuple[sympy.Expr, sympy.Basic, sympy.Basic]]:
+    """:func:`_solve_cases`' roots as ``(root, case, needs)``: the condition of SymPy's ``Piecewise``
+    case and the one its squared check leaves open, apart."""
     assert job.ctx is not None
-    found = real_roots(equation, var)
+    found = real_root_cases(equation, var)
     if found is None:
         raise errors.DerivationError(f"{job.model.id}: SymPy finds no closed form for {label}: {sympy.sstr(equation)} in {var}")
-    kept: list[tuple[sympy.Expr, sympy.Basic]] = []
+    kept: list[tuple[sympy.Expr, sympy.Basic, sympy.Basic]] = []
     dropped: list[tuple[sympy.Expr, str]] = []
-    for root in found:
+    for root, needs in found:
         root = job.ctx.nice(root)
         for value, condition in root_cases(root) or [(root, sympy.true)]:
             ok, why = _domain_ok(job, var, value)
             if ok:
-                kept.append((value, condition))
+                kept.append((value, condition, needs))
             else:
                 dropped.append((value, why))
     if dropped:
@@ -434,10 +441,18 @@ def _solve_cases(job: _Job, equation: sympy.Basic, var: sympy.Symbol, label: str
 
 def _solve_for(job: _Job, equation: sympy.Basic, var: sympy.Symbol, label: str) -> list[sympy.Expr]:
     """The roots of :func:`_solve_cases` that hold unconditionally; a root that holds only under
-    a condition of its own is recorded as left out (the callers take roots that always hold)."""
-    found = _solve_cases(job, equation, var, label)
-    conditional = [(r, c) for r, c in found if c is not sympy.true]
+    a condition of its own is recorded as left out (the callers take roots that always hold). A
+    root whose squared check is left open is among them, as ``sympy.solve`` keeps one (the answer's
+    checks at points decide it); :func:`_solve_checked` gives it with its condition."""
+    return [r for r, _ in _solve_checked(job, equation, var, label)]
+
+
+def _solve_checked(job: _Job, equation: sympy.Basic, var: sympy.Symbol, label: str) -> list[tuple[sympy.Expr, sympy.Basic]]:
+    """:func:`_solve_for`'s roots, each with the condition its squared check leaves open (``true``
+    for most): a caller whose root records carry it lets a point's numbers decide it."""
+    found = _root_cases(job, equation, var, label)
+    conditional = [(r, c) for r, c, _ in found if c is not sympy.true]
     if conditional:
         job.step("filter roots", sympy.Tuple(*[r for r, _ in conditional]),
                  "left out: " + "; ".join(f"{sympy.sstr(r)}: a root only where {sympy.sstr(c)}" for r, c in conditional))
-    return [r for r, c in found if c is sympy.true]
+    return [(r, needs) for r, c, needs in found if c is sympy.true]

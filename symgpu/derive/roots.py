@@ -47,8 +47,8 @@ def linear_roots(target: sympy.Expr, var: sympy.Symbol) -> list[sympy.Expr] | No
     return [root]
 
 
-#: what :func:`real_roots` found, per (equation, variable): a model's variants and operations solve the same equations again
-_FOUND: Memo[tuple[sympy.Basic, sympy.Symbol], tuple[Any, ...] | None] = Memo("derive.roots.found", 4096)
+#: what :func:`real_root_cases` found, per (equation, variable): a model's variants and operations solve the same equations again
+_FOUND: Memo[tuple[sympy.Basic, sympy.Symbol], tuple[tuple[Any, sympy.Basic], ...] | None] = Memo("derive.roots.found", 4096)
 _SOLVES = Tally("derive.roots.solve")  # calls of sympy.solve for roots (a linear equation and a memoised one need none)
 
 
@@ -56,7 +56,18 @@ def real_roots(equation: sympy.Basic, var: sympy.Symbol) -> list[Any] | None:
     """The real roots of ``equation`` (or ``expression = 0``) for ``var``: :func:`linear_roots`,
     else ``sympy.solve``, then ``sympy.solveset`` over the reals where it found none (``var``
     replaced by a fresh real stand-in while solving); None where nothing gives a closed form.
-    Memoised per (equation, variable), the whole input: the roots are immutable expressions."""
+    A root of a squared radical equation whose check the assumptions leave open is among them
+    (:func:`real_root_cases` gives it with the condition it needs)."""
+    found = real_root_cases(equation, var)
+    return None if found is None else [root for root, _ in found]
+
+
+def real_root_cases(equation: sympy.Basic, var: sympy.Symbol) -> list[tuple[Any, sympy.Basic]] | None:
+    """:func:`real_roots` as ``[(root, condition)]``: the condition ``true``, except for a candidate
+    of a squared radical equation ``P + Q*sqrt(R) = 0`` whose ``P*Q <= 0`` the assumptions leave
+    open (:func:`_squared_roots`): a root only where that holds (elsewhere it is a root of the
+    squared equation alone, ``P - Q*sqrt(R) = 0``). Memoised per (equation, variable), the whole
+    input: the roots are immutable expressions."""
     key = (equation, var)
     if key in _FOUND:
         found = _FOUND[key]
@@ -64,16 +75,17 @@ def real_roots(equation: sympy.Basic, var: sympy.Symbol) -> list[Any] | None:
     free = _real_dummy(var)
     eq = equation.xreplace({var: free})
     target = eq.lhs - eq.rhs if isinstance(eq, sympy.Eq) else eq
-    roots: list[Any] | None
+    roots: list[tuple[Any, sympy.Basic]] | None
     if not isinstance(target, sympy.Basic) or free not in target.free_symbols:
         roots = []
     else:
-        roots = linear_roots(target, free)  # its [] is final: a rational function whose reduced numerator is free of var
+        linear = linear_roots(target, free)  # its [] is final: a rational function whose reduced numerator is free of var
+        roots = None if linear is None else [(r, sympy.true) for r in linear]
         if roots is None:
             unusable = False
             try:
                 _SOLVES.add()
-                roots = _radical_roots(target, free) if _under_radical(target, free) else sympy.solve(target, free, dict=False)
+                roots = _radical_roots(target, free) if _under_radical(target, free) else _unconditional(sympy.solve(target, free, dict=False))
             except NotImplementedError:
                 roots = None
             except _NoUsableForm:
@@ -84,11 +96,16 @@ def real_roots(equation: sympy.Basic, var: sympy.Symbol) -> list[Any] | None:
                 except (NotImplementedError, TypeError, ValueError):
                     solution = None
                 if isinstance(solution, sympy.FiniteSet):
-                    roots = list(solution)
+                    roots = _unconditional(list(solution))
         if roots is not None:
-            roots = [r.xreplace({free: var}) if isinstance(r, sympy.Basic) else r for r in roots]
+            back = {free: var}
+            roots = [(r.xreplace(back) if isinstance(r, sympy.Basic) else r, c.xreplace(back)) for r, c in roots]
     _FOUND[key] = None if roots is None else tuple(roots)
     return roots
+
+
+def _unconditional(roots: list[Any]) -> list[tuple[Any, sympy.Basic]]:
+    return [(r, sympy.true) for r in roots]
 
 
 def _under_radical(target: sympy.Expr, var: sympy.Symbol) -> bool:
@@ -96,10 +113,10 @@ def _under_radical(target: sympy.Expr, var: sympy.Symbol) -> bool:
     return any(p.exp.is_Rational and not p.exp.is_Integer and var in p.base.free_symbols for p in target.atoms(sympy.Pow))
 
 
-def _radical_roots(target: sympy.Expr, var: sympy.Symbol) -> list[Any]:
+def _radical_roots(target: sympy.Expr, var: sympy.Symbol) -> list[tuple[Any, sympy.Basic]]:
     """``sympy.solve``'s roots of ``target = 0`` with ``var`` under a root, the functions free of
     ``var`` (Volkov's ``log(ilp/ilp_ref)``) standing as symbols of their sign while it solves and
-    checks, then put back.
+    checks, then put back; each with the condition it needs (:func:`_squared_roots`; ``true`` for the others).
 
     NOTE: ``sympy.solve`` squares the radical away (``unrad``) and then checks every candidate,
     simplifying the equation with the candidate put in: with the ``log`` in it that took minutes on
@@ -110,10 +127,10 @@ def _radical_roots(target: sympy.Expr, var: sympy.Symbol) -> list[Any]:
     equation = target.xreplace(frozen)
     split = _one_square_root(equation, var)
     powered = None if split is not None else _power_roots(equation, var)
-    solved = (_squared_roots(equation, var, split) if split is not None else powered if powered is not None
-              else sympy.solve(equation, var, dict=False))
+    solved = (_squared_roots(equation, var, split) if split is not None else _unconditional(powered) if powered is not None
+              else _unconditional(sympy.solve(equation, var, dict=False)))
     back = {d: f for f, d in frozen.items()}
-    return [c.xreplace(back) if isinstance(c, sympy.Basic) else c for c in solved]
+    return [(c.xreplace(back) if isinstance(c, sympy.Basic) else c, w.xreplace(back)) for c, w in solved]
 
 
 def _power_roots(target: sympy.Expr, var: sympy.Symbol) -> list[Any] | None:
@@ -209,21 +226,25 @@ def _one_square_root(target: sympy.Expr, var: sympy.Symbol) -> _Split | None:
     return _Split(p, q, r, den, s)
 
 
-def _squared_roots(target: sympy.Expr, var: sympy.Symbol, split: _Split) -> list[Any]:
+def _squared_roots(target: sympy.Expr, var: sympy.Symbol, split: _Split) -> list[tuple[Any, sympy.Basic]]:
     """The roots of ``P + Q*sqrt(R) = 0`` (``target``'s numerator, :class:`_Split`) among those of
     the squared polynomial ``P**2 - Q**2*R``, each checked by the sign it needs instead of
     ``sympy.solve``'s simplification of ``target`` at the candidate (minutes on Volkov's H100
-    loaded-latency root, and undecided at the end).
+    loaded-latency root, and undecided at the end), each with the condition it still needs.
 
     At a candidate ``c``, ``P(c)**2 = Q(c)**2*R(c)``, so ``sqrt(R(c)) = |P(c)/Q(c)|`` and ``c`` is a
     root exactly where ``sqrt(R(c)) = -P(c)/Q(c)``, that is where ``P(c)*Q(c) <= 0``, and where
     ``target``'s denominator, with ``-P(c)/Q(c)`` for the root, is not zero. A candidate whose
     denominator is then identically zero, or whose ``P*Q`` is proved positive (the signs of its
-    factors), is no root; one proved ``<= 0`` is. One the assumptions leave open is kept, as
-    ``sympy.solve`` keeps a candidate its check leaves undecided, and the answer's checks at points
-    then decide it. A candidate where ``Q`` is zero is checked by ``sympy.checksol``."""
+    factors), is no root; one proved ``<= 0`` is (condition ``true``). One the assumptions leave
+    open is kept with the condition ``P(c)*Q(c) <= 0``: a caller that takes only unconditional roots
+    keeps it as ``sympy.solve`` keeps a candidate its check leaves undecided (the answer's checks at
+    points then decide it), and a solve's root records carry the condition, so at a point the numbers
+    decide it (Volkov's refined memory throughput: latency root = mem_thru squared has a root for
+    ``n`` where mem_thru >= c_ipc too, where the latency root never reaches mem_thru). A candidate
+    where ``Q`` is zero is checked by ``sympy.checksol``."""
     squared = sympy.together(split.p ** 2 - split.q ** 2 * split.r).as_numer_denom()[0]
-    kept: list[Any] = []
+    kept: list[tuple[Any, sympy.Basic]] = []
     for candidate in sympy.solve(squared, var, dict=False, check=False):
         if getattr(candidate, "is_extended_real", None) is False:  # check=False skips the real stand-in's own check
             continue
@@ -231,7 +252,7 @@ def _squared_roots(target: sympy.Expr, var: sympy.Symbol, split: _Split) -> list
         p, q = split.p.xreplace(at), split.q.xreplace(at)
         if sympy.cancel(q) == 0:
             if sympy.checksol(target, var, candidate) is not False:
-                kept.append(candidate)
+                kept.append((candidate, sympy.true))
             continue
         if sympy.cancel(split.den.xreplace(at).xreplace({split.s: -p / q})) == 0:
             continue
@@ -239,10 +260,25 @@ def _squared_roots(target: sympy.Expr, var: sympy.Symbol, split: _Split) -> list
         if product.is_number:  # a number: its sign read in 30 digits (complex: no real root)
             value = complex(product.evalf(30))
             if value.imag == 0 and value.real <= 0:
-                kept.append(candidate)
-        elif exact_signs.factor_sign(product) != 1:
-            kept.append(candidate)
+                kept.append((candidate, sympy.true))
+        else:
+            sign = exact_signs.factor_sign(product)
+            if sign != 1:
+                kept.append((candidate, sympy.true if sign is not None else _nonpositive(product)))
     return kept
+
+
+def _nonpositive(product: sympy.Expr) -> sympy.Basic:
+    """``product <= 0`` with the factors of proved strict sign divided out (the relation turned for a negative one)."""
+    sign, open_factors = 1, []
+    for factor in sympy.Mul.make_args(product):
+        known = exact_signs.basic_sign(factor)
+        if known in (1, -1):
+            sign *= known
+        else:
+            open_factors.append(factor)
+    rest = sympy.Mul(*open_factors)
+    return sympy.Le(rest, 0) if sign == 1 else sympy.Ge(rest, 0)
 
 
 def cases(root: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Basic]]:

@@ -138,19 +138,28 @@ def solution_set(job: jobs._Job, identities: Sequence[regime_split.Regime], var:
     return job.finish(result, job.model.unit_text(var.name), used=[relation])
 
 
-def equation_records(job: jobs._Job, roots: Sequence[sympy.Expr], var: sympy.Symbol,
+def equation_records(job: jobs._Job, roots: Sequence[tuple[sympy.Expr, sympy.Basic]], var: sympy.Symbol,
                      domain: Sequence[sympy.Basic]) -> list[RootRecord]:
-    """The roots of an equation without regimes as records whose conditions are the domain at
-    each root (a root the assumptions put outside it is dropped).
+    """The roots of an equation without regimes (each with the condition it needs:
+    :func:`symgpu.derive.jobs._solve_checked`) as records whose conditions are the domain at each
+    root (a root the assumptions put outside it, or whose own condition is refuted, is dropped).
 
     Raises:
         errors.DerivationError: every root lies outside the domain.
     """
     records = []
-    for root in roots:
+    for root, needs in roots:
+        if needs is not sympy.true and job.ctx is not None and job.ctx.refuted(needs):
+            job.step("drop root", sympy.Eq(var, root), f"a root of the squared equation only: {sympy.sstr(needs)} is refuted")
+            continue
         inside = solve_domain.inside(job, domain, var, root)
         if inside is not None:
-            records.append(RootRecord("the equation", root, sympy.true, sympy.And(*inside)))
+            if needs is not sympy.true:
+                job.step("root of the squared equation", needs,
+                         f"{var} = {sympy.sstr(root)} solves the equation with its square root squared away; it solves the equation "
+                         "itself only where this holds (elsewhere the square root's sign is wrong), which the declared assumptions "
+                         "leave open: at a point its numbers decide")
+            records.append(RootRecord("the equation", root, needs, sympy.And(*inside)))
     if not records:
         raise errors.DerivationError(f"{job.model.id}: every root for {var} lies outside the domain where the model gives {job.quantity} "
                                      f"a value (declared signs of {var} and of what it replaced, valid_when): no admissible solution")

@@ -125,17 +125,19 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
             if vanishing is not None:
                 flats.append(vanishing)
             try:
-                solved = jobs._solve_cases(job, sympy.Eq(side, regime.expression), var, f"regime {regime.name}")
+                solved = jobs._root_cases(job, sympy.Eq(side, regime.expression), var, f"regime {regime.name}")
             except errors.DerivationError:  # no closed form: at a point, the roots there that meet the regime's conditions
                 here = None if point is None else point_roots.roots_here(job, regime, side - regime.expression, var, point)
                 if here is None:
                     raise
-                solved = [(r, sympy.true) for r in here]
-            for root, own in solved:
-                conds = ctx.tidy_unless_refuted([*(c.relational.xreplace({var: root}) for c in regime.raw), own])
-                if any(c is sympy.false for c in conds):
+                solved = [(r, sympy.true, sympy.true) for r in here]
+            for root, case, needs in solved:
+                conds = ctx.tidy_unless_refuted([*(c.relational.xreplace({var: root}) for c in regime.raw), case])
+                if any(c is sympy.false for c in conds) or needs is not sympy.true and ctx.refuted(needs):
                     job.step("drop root", sympy.Eq(var, root), f"violates the conditions of regime {regime.name}")
                     continue
+                conds.append(needs)  # the sign a squared radical equation's root needs: kept as found (tidying it costs seconds)
+                own = sympy.And(case, needs)
                 inside = solve_domain.inside(job, rooted, var, root)
                 if inside is None:
                     continue
@@ -176,7 +178,8 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         return solve_ranges.every_value(job, relation, var, domain)
     if isinstance(relation, sympy.Eq) and difference is not None and var not in difference.free_symbols and difference.free_symbols:
         return solve_ranges.independent(job, relation, var, domain)
-    roots = jobs._solve_for(job, relation, var, "the equation")
+    checked = jobs._solve_checked(job, relation, var, "the equation")
+    roots = [r for r, _ in checked]
     if not roots:
         raise errors.DerivationError(f"{model.id}: {sympy.sstr(relation)} has no admissible solution for {var}")
     job.step("solve", sympy.Tuple(*[sympy.Eq(var, r) for r in roots]),
@@ -184,7 +187,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     unit = ""
     for root in roots:
         unit = job.check_unit(root, var.name, "solution")
-    kept = solve_ranges.equation_records(job, roots, var, rooted) if rooted else None
+    kept = solve_ranges.equation_records(job, checked, var, rooted) if rooted or any(c is not sympy.true for _, c in checked) else None
     if kept is not None:  # each root with the domain it needs: a root outside it is no root at a point
         roots = [d.root for d in kept]
         kept = solve_ranges.target_into(job, kept)

@@ -182,8 +182,11 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
     roots = extra.roots or ()
     if len(roots) > 1:
         lines.extend(root_lines(roots, width))
-    elif len(roots) == 1 and roots[0].inside is not sympy.true:  # the model's valid_when domain at the root
-        lines.append(shorten("  a root only where the model gives a value there: " + printing.sstr(roots[0].inside), width, "--full for all"))
+    elif len(roots) == 1:
+        if roots[0].when is not sympy.true:  # a condition of its own (a squared radical equation's root: the sign it needs)
+            lines.append(shorten("  a root only where: " + printing.sstr(roots[0].when), width, "--full for all"))
+        if roots[0].inside is not sympy.true:  # the model's valid_when domain at the root
+            lines.append(shorten("  a root only where the model gives a value there: " + printing.sstr(roots[0].inside), width, "--full for all"))
     if extra.holds_for is not None:
         lines.append("  (the relation holds on this whole range, not at isolated points)")
     substituted = extra.substituted
