@@ -124,8 +124,12 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
             vanishing = solve_ranges.vanishing_slope(job, regime, side, var, domain)
             if vanishing is not None:
                 flats.append(vanishing)
+            # at a point, radical roots in many symbols are found with the numbers in first (minutes in closed form)
+            first = None if point is None or not point_roots.numbers_first(side - regime.expression, var) else \
+                point_roots.roots_here(job, regime, side - regime.expression, var, point, first=True)
             try:
-                solved = jobs._solve_cases(job, sympy.Eq(side, regime.expression), var, f"regime {regime.name}")
+                solved = [(r, sympy.true) for r in first] if first is not None else \
+                    jobs._solve_cases(job, sympy.Eq(side, regime.expression), var, f"regime {regime.name}")
             except errors.DerivationError:  # no closed form: at a point, the roots there that meet the regime's conditions
                 here = None if point is None else point_roots.roots_here(job, regime, side - regime.expression, var, point)
                 if here is None:
