@@ -122,7 +122,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         # at a point, radical roots in many symbols are found with the numbers in first (minutes in closed form)
         here_at = at_point.Given(preset, dict(values or {}))
         first = point_roots.roots_here(job, regime, derivative, var, here_at, first=True) \
-            if (preset is not None or values) and point_roots.numbers_first(derivative, var) else None
+            if (preset is not None or values) and point_roots.numbers_first(job, derivative, var) else None
         try:
             roots = first if first is not None else jobs._solve_for(job, sympy.Eq(derivative, 0), var, f"d{regime.name}/d{var} = 0")
         except errors.DerivationError:  # no closed form: at a point, left out where the numbers show no root applies

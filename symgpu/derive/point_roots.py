@@ -20,12 +20,19 @@ DIGITS = 30  # a root that is no rational number is given to this many digits (C
 MANY_SYMBOLS = 5
 
 
-def numbers_first(difference: sympy.Expr, var: sympy.Symbol) -> bool:
+def read_alike(job: jobs._Job, var: sympy.Symbol) -> bool:
+    """Whether a bare number is ``var``'s value in its declared unit however it is read: that unit is its
+    base units' (scale 1: ``warp/SM``, ``cycle``, a pure number). A root of :func:`roots_here` is a bare
+    number in the declared unit, and a bare number evaluated alone is read in base units (``3`` as ``3e-9 GHz``)."""
+    return bool(scaling.unit_scale(job.model.units[var.name]) == 1)
+
+
+def numbers_first(job: jobs._Job, difference: sympy.Expr, var: sympy.Symbol) -> bool:
     """Whether ``difference = 0`` is better solved for ``var`` with a point's numbers put in first
     (:func:`roots_here`) than in closed form: it is rational in ``var`` with a numerator of degree 2 or more
     in it whose coefficients hold :data:`MANY_SYMBOLS` symbols or more (a linear one, or one in few
-    symbols, keeps its closed form)."""
-    if not isinstance(difference, sympy.Expr) or difference.is_rational_function(var) is not True:
+    symbols, keeps its closed form), and ``var``'s bare numbers read alike (:func:`read_alike`)."""
+    if not isinstance(difference, sympy.Expr) or difference.is_rational_function(var) is not True or not read_alike(job, var):
         return False
     numerator, _ = sympy.fraction(sympy.together(difference))
     try:
