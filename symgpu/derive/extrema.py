@@ -119,10 +119,14 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
                  f"slope of {regime.name if len(found) > 1 else job.quantity} in {var}")
         if len(found) == 1:  # one regime flat where another binds says nothing of the extremum (plateau edges do)
             flat.extend(("", when) for when in _flat_where(job, derivative, var))
+        # at a point, radical roots in many symbols are found with the numbers in first (minutes in closed form)
+        here_at = at_point.Given(preset, dict(values or {}))
+        first = point_roots.roots_here(job, regime, derivative, var, here_at, first=True) \
+            if (preset is not None or values) and point_roots.numbers_first(job, derivative, var) else None
         try:
-            roots = jobs._solve_for(job, sympy.Eq(derivative, 0), var, f"d{regime.name}/d{var} = 0")
+            roots = first if first is not None else jobs._solve_for(job, sympy.Eq(derivative, 0), var, f"d{regime.name}/d{var} = 0")
         except errors.DerivationError:  # no closed form: at a point, left out where the numbers show no root applies
-            if (preset is None and not values) or point_roots.roots_here(job, regime, derivative, var, at_point.Given(preset, values or {})) != []:
+            if (preset is None and not values) or point_roots.roots_here(job, regime, derivative, var, here_at) != []:
                 raise
             continue
         for root in roots:
@@ -135,8 +139,9 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             if any(c is sympy.false for c in conds) or inside is None:
                 continue
             conds.extend(c for c in inside if not any(relations.same_relation(c, k) for k in conds))
-            second = forms.small_simplify(sympy.diff(regime.expression, var, 2).xreplace({var: root}))
-            s = local.sign(second)
+            second = sympy.diff(regime.expression, var, 2).xreplace({var: root})
+            second = forms.small_simplify(second) if first is None else second  # at a point, the sign its numbers give
+            s = local.sign(second) if first is None else point_roots.sign_here(job, second, here_at)
             if s == -want:
                 job.step("reject critical point", sympy.Eq(var, root), f"second derivative {sympy.sstr(second)} has the wrong sign for a {kind}")
                 continue

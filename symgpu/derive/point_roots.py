@@ -13,12 +13,43 @@ from symgpu.derive.roots import real_roots
 from symgpu.evaluate import scaling
 
 DIGITS = 30  # a root that is no rational number is given to this many digits (CRootOf and Cardano forms print badly)
+#: a polynomial equation of degree 2 or more whose coefficients hold this many symbols or more is solved at a point with
+#: the numbers in first: its closed-form roots are radicals in all of them, whose regime conditions and second
+#: derivatives took minutes to decide (GPUMech's GTO throughput solved for alpha: 23 roots, conditions of 74 000
+#: characters, 4 min 49 s; its bandwidth-term throughput's maximum over n: past 120 s); with the numbers in, seconds
+MANY_SYMBOLS = 5
 
 
-def roots_here(job: jobs._Job, regime: Any, difference: sympy.Expr, var: sympy.Symbol, point: at_point.Given) -> list[sympy.Expr] | None:
+def read_alike(job: jobs._Job, var: sympy.Symbol) -> bool:
+    """Whether a bare number is ``var``'s value in its declared unit however it is read: that unit is its
+    base units' (scale 1: ``warp/SM``, ``cycle``, a pure number). A root of :func:`roots_here` is a bare
+    number in the declared unit, and a bare number evaluated alone is read in base units (``3`` as ``3e-9 GHz``)."""
+    return bool(scaling.unit_scale(job.model.units[var.name]) == 1)
+
+
+def numbers_first(job: jobs._Job, difference: sympy.Expr, var: sympy.Symbol) -> bool:
+    """Whether ``difference = 0`` is better solved for ``var`` with a point's numbers put in first
+    (:func:`roots_here`) than in closed form: it is rational in ``var`` with a numerator of degree 2 or more
+    in it whose coefficients hold :data:`MANY_SYMBOLS` symbols or more (a linear one, or one in few
+    symbols, keeps its closed form), and ``var``'s bare numbers read alike (:func:`read_alike`)."""
+    if not isinstance(difference, sympy.Expr) or difference.is_rational_function(var) is not True or not read_alike(job, var):
+        return False
+    numerator, _ = sympy.fraction(sympy.together(difference))
+    try:
+        poly = sympy.Poly(numerator, var)
+    except sympy.PolynomialError:
+        return False
+    if poly.degree() < 2:
+        return False
+    held = set().union(*(c.free_symbols for c in poly.all_coeffs()))
+    return len(held) >= MANY_SYMBOLS
+
+
+def roots_here(job: jobs._Job, regime: Any, difference: sympy.Expr, var: sympy.Symbol, point: at_point.Given,
+               first: bool = False) -> list[sympy.Expr] | None:
     """The real roots of ``difference = 0`` (a regime's equation, ``var`` unknown) that meet the regime's
     conditions at ``point``, in ``var``'s declared unit (a rational one exact, another to :data:`DIGITS`
-    digits), recorded as a step; None where an input has no value there, the roots have no closed form even
+    digits), recorded as a step (``first``: asked before any closed form, :func:`numbers_first`); None where an input has no value there, the roots have no closed form even
     with the numbers in (:func:`symgpu.derive.at_point.pinned`, base units throughout), or a condition is not
     decided at a root (the caller refuses as before). The answer's checks at the point then check each root
     and scan for any it lacks.
@@ -53,7 +84,19 @@ def roots_here(job: jobs._Job, regime: Any, difference: sympy.Expr, var: sympy.S
             kept.append(declared if declared.is_Rational else sympy.Float(declared.evalf(DIGITS), DIGITS))
     where = at_point.where_text(point.preset, point.values)
     job.step(f"roots at the point in regime {regime.name}", sympy.Tuple(*kept),
-             f"SymPy gives no usable closed form for the roots in regime {regime.name}; at {where} the real roots of the "
+             (f"the closed-form roots in regime {regime.name} are radicals in {MANY_SYMBOLS} or more symbols" if first else
+              f"SymPy gives no usable closed form for the roots in regime {regime.name}") + f"; at {where} the real roots of the "
              "equation (exact, the numbers put in) " + ("are none" if not found else "that meet its conditions are these" if kept
                                                         else "meet none of its conditions: no root of this regime applies there"))
     return kept
+
+
+def sign_here(job: jobs._Job, expr: sympy.Expr, point: at_point.Given) -> int | None:
+    """The sign of ``expr`` (a second derivative with a root of :func:`roots_here` put in) with the point's
+    numbers put in exactly (:func:`symgpu.derive.at_point.pinned`, base units: a positive factor from
+    ``expr``'s, so the same sign): 1, -1 or 0; None where an input has no value there or the sign is not decided."""
+    made = at_point.pinned(job, expr, sympy.Dummy(), point.preset, point.values)
+    number = None if made is None else made()
+    if number is None or number.free_symbols or not number.is_real:
+        return None
+    return 1 if number.is_positive else -1 if number.is_negative else 0 if number.is_zero else None

@@ -124,8 +124,12 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
             vanishing = solve_ranges.vanishing_slope(job, regime, side, var, domain)
             if vanishing is not None:
                 flats.append(vanishing)
+            # at a point, radical roots in many symbols are found with the numbers in first (minutes in closed form)
+            first = None if point is None or not point_roots.numbers_first(job, side - regime.expression, var) else \
+                point_roots.roots_here(job, regime, side - regime.expression, var, point, first=True)
             try:
-                solved = jobs._root_cases(job, sympy.Eq(side, regime.expression), var, f"regime {regime.name}")
+                solved = [(r, sympy.true, sympy.true) for r in first] if first is not None else \
+                    jobs._root_cases(job, sympy.Eq(side, regime.expression), var, f"regime {regime.name}")
             except errors.DerivationError:  # no closed form: at a point, the roots there that meet the regime's conditions
                 here = None if point is None else point_roots.roots_here(job, regime, side - regime.expression, var, point)
                 if here is None:
@@ -153,8 +157,8 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
             return solve_ranges.flat_only(job, flats, relation, var)
         if not pieces:
             raise errors.DerivationError(f"{model.id}: {sympy.sstr(relation)} has no admissible solution for {var}")
-        for r, *_ in pieces:
-            unit = job.check_unit(r, var.name, "solution")
+        for r, *_ in pieces:  # a root found at the point is a bare number in var's unit (point_roots.read_alike)
+            unit = model.unit_text(var.name) if r.is_number and point_roots.read_alike(job, var) else job.check_unit(r, var.name, "solution")
         records = [RootRecord(n, r, c, d, conditions=at) for r, c, n, d, at in pieces]
         result = _every_root(job, [r for r, *_ in pieces], var)
         at = {**(values or {}), **({job.target_value[0].name: float(job.target_value[1])} if job.target_value else {})}
