@@ -21,6 +21,19 @@ from symgpu.evaluate import compiler, divisors, scaling, input_values, one_sided
 _SHAPES: Memo[sympy.Basic, tuple[tuple[str, ...], bool]] = Memo("evaluate.evaluator.shapes", 4096)
 
 
+#: an expression's free symbols, by expression: :func:`exact` at each of a scan's near ties of one regime
+#: table (Hong & Kim's, some thousand points per scan) walked the whole tree twice for them
+_FREE: Memo[sympy.Basic, frozenset[sympy.Basic]] = Memo("evaluate.evaluator.free", 4096)
+
+
+def _free_symbols(expr: sympy.Basic) -> frozenset[sympy.Basic]:
+    """``expr.free_symbols`` (memoised per expression)."""
+    found = _FREE.get(expr)
+    if found is None:
+        found = _FREE[expr] = frozenset(expr.free_symbols)
+    return found
+
+
 def free_names(expr: sympy.Basic) -> tuple[str, ...]:
     """The names of ``expr``'s free symbols, sorted (memoised per expression)."""
     return _shape(expr)[0]
@@ -435,10 +448,11 @@ def exact(model: Model, name: str, *, preset: str | None = None, values: Mapping
     at all, whose limits as each count tends to 0 differ)."""
     given, magnitudes = input_values.gather_values(model, name, preset, values or {})
     expr = model.expression(name, stop_at=given)
+    free = _free_symbols(expr)
     mapping = {model.symbols[k]: sympy.Rational(repr(float(v) / float(scaling.unit_scale(model.units[k])))) * scaling.unit_scale(model.units[k])
-               for k, v in magnitudes.items() if model.symbols[k] in expr.free_symbols}
+               for k, v in magnitudes.items() if model.symbols[k] in free}
     expr = scaling.base_expression(model, expr) / scaling.unit_scale(model.units[model.equation_for(name).definition.defines])
-    missing = sorted(s.name for s in expr.free_symbols if s not in mapping)
+    missing = sorted(s.name for s in _free_symbols(expr) if s not in mapping)
     if missing:
         raise errors.EvaluationError(f"{model.id}: {name} needs a value for {', '.join(missing)}")
     if not limits:
