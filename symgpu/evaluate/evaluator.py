@@ -76,7 +76,8 @@ if TYPE_CHECKING:
     from symgpu.model import Model
 
 
-def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapping[str, Any] | None = None, checks: bool = True) -> pint.Quantity:
+def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapping[str, Any] | None = None, checks: bool = True,
+             settle: bool = True) -> pint.Quantity:
     """Evaluate quantity ``name`` of ``model``.
 
     Args:
@@ -88,6 +89,9 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
             taken as given instead of computed.
         checks: check declared assumptions and ``valid_when`` domains (default). ``False``
             skips both for trusted, pre-validated sweeps; units are converted either way.
+        settle: evaluate an array's points near a case tie again as scalar calls (default). ``False``
+            leaves the compiled values at the points :func:`ties.unsettled_points` names, for a caller
+            whose answer may not depend on them (it settles them, calling again, where it does).
 
     Returns:
         A pint Quantity in the quantity's declared unit (array-valued for array inputs).
@@ -182,7 +186,7 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
         result = float(result)
     elif result.shape != np.broadcast_shapes(*[np.shape(magnitudes[a]) for a in args]):
         result = np.broadcast_to(result, np.broadcast_shapes(*[np.shape(magnitudes[a]) for a in args])).copy()
-    if not scalar and base.has(sympy.Piecewise):  # a case near a tie at a point: decided as a scalar call decides it
+    if settle and not scalar and base.has(sympy.Piecewise):  # a case near a tie at a point: decided as a scalar call decides it
         result = _ties_settled(model, name, preset, values or {}, given, magnitudes, np.array(result), checks)
     return units.registry().Quantity(result, model.units[model.equation_for(name).definition.defines])
 
