@@ -14,7 +14,7 @@ import sympy
 from conftest import FIXTURES
 
 import symgpu
-from symgpu.evaluate import ties
+from symgpu.evaluate import evaluator, ties
 from symgpu.sweep import backends, sweep
 from symgpu.sweep.run import iter_chunks
 
@@ -177,3 +177,19 @@ def test_a_sweeps_known_inputs_decide_the_wholeness_tests_of_its_near_tie_flag(m
     assert names(ties.for_inputs(condition, {"x": 1.0, "y": 3.0, "z": np.array([1.0, 2.5])})) == ["Ne(z, floor(z))", "Ne(z, x*y)"]
     # y beyond 2**53: its magnitude test is true, so equal doubles are in doubt everywhere
     assert names(ties.for_inputs(condition, {"x": 1.0, "y": 1e17, "z": np.array([1.0])})) == []
+
+
+def test_array_evaluate_left_unsettled_differs_only_at_the_points_unsettled_points_names(model: symgpu.Model) -> None:
+    # A certificate's scan keeps the compiled values where its answer cannot depend on a near tie
+    # (derive.certify._admits): that is sound only if every point where settling changes a value is named.
+    # By hand (NEAR = 4e-12 relative): the four ZS are within it of x*y = 0.3 (at most 3.3e-13 off), 0.1 and 1 are not;
+    # at z = 0.3 the doubles say 0.30000000000000004 > 0.3 (200), the decimals say 0.3 > 0.3 is false (100)
+    zs = np.array([float(z) for z in ZS] + [0.1, 1.0])
+    settled = model.evaluate("q", "p", z=zs).magnitude
+    unsettled = evaluator.evaluate(model, "q", preset="p", values={"z": zs}, settle=False).magnitude
+    assert list(settled) == [expected("q", z)[0] for z in ZS] + [200.0, 100.0]
+    assert unsettled[0] == 200.0  # the compiled double's verdict, which settling changes
+    named = ties.unsettled_points(model, "q", preset="p", values={"z": zs})
+    assert named is not None and sorted(named.tolist()) == [0, 1, 2, 3]
+    assert set(np.flatnonzero(settled != unsettled).tolist()) <= set(named.tolist())
+    assert ties.unsettled_points(model, "q", preset="p", values={"z": 0.3}).size == 0  # a scalar call settles as it goes

@@ -27,7 +27,7 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.derive import certify_bound, certify_boundary, certify_regimes, declared_range
-from symgpu.derive.certify_path import (RESIDUAL, Asked, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _to_number,
+from symgpu.derive.certify_path import (RESIDUAL, Asked, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _to_number, _unsettled,
                                         _scan_grid, _with)
 from symgpu.derive.certify_solve import _solve
 from symgpu.derive.derivation import Certificate, Derivation
@@ -251,10 +251,20 @@ def _admits(model: Model, asked: Asked, point: _Point) -> bool:
     try:
         input_values.gather_values(model, asked.quantity, point.preset, fixed, check=True)
         with np.errstate(all="ignore"):
+            compiled = np.broadcast_to(_quantity(model, asked, point, grid, settle=False), grid.shape)
+    except (errors.SymgpuError, ArithmeticError, TypeError, ValueError, pint.PintError):
+        return False
+    inside = _inside(model, asked, point, grid)
+    admitted = np.isfinite(compiled) & inside
+    near = _unsettled(model, asked, point, grid) if admitted.any() else None
+    if near is not None and (admitted & ~near).any():  # a finite point no tie can change: the settled scan has it too
+        return True
+    try:  # the points near a case tie decide: evaluated as a scalar call evaluates them (some thousand of Hong & Kim's)
+        with np.errstate(all="ignore"):
             scanned = np.broadcast_to(_quantity(model, asked, point, grid), grid.shape)
     except (errors.SymgpuError, ArithmeticError, TypeError, ValueError, pint.PintError):
         return False
-    return bool((np.isfinite(scanned) & _inside(model, asked, point, grid)).any())
+    return bool((np.isfinite(scanned) & inside).any())
 
 
 def _evaluates(model: Model, asked: Asked, point: _Point, *, checks: bool = False) -> bool:

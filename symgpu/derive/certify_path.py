@@ -9,12 +9,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pint
 import sympy
 
 from symgpu import errors
 from symgpu.derive import declared_range
 from symgpu.derive.derivation import Derivation, as_evaluated
-from symgpu.evaluate import active, evaluator
+from symgpu.evaluate import active, evaluator, ties
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -107,13 +108,31 @@ def _with(model: Model, asked: Asked, point: _Point, v: Any) -> dict[str, Any]:
     return values
 
 
-def _quantity(model: Model, asked: Asked, point: _Point, v: Any, *, checks: bool = False) -> Any:
+def _quantity(model: Model, asked: Asked, point: _Point, v: Any, *, checks: bool = False, settle: bool = True) -> Any:
     """The quantity through ``model.evaluate`` with the variable at ``v`` (declared unit), one value
     per value of ``v`` (a quantity that a substitution left free of the variable is one number);
-    ``checks`` also checks the declared assumptions and domains (sampled points must meet them)."""
+    ``checks`` also checks the declared assumptions and domains (sampled points must meet them);
+    ``settle=False``: points near a case tie keep their compiled values (:func:`_unsettled` names them)."""
     values = _with(model, asked, point, v)
-    found = np.asarray(evaluator.evaluate(model, asked.quantity, preset=point.preset, values=values, checks=checks).magnitude, dtype=float)
+    found = np.asarray(evaluator.evaluate(model, asked.quantity, preset=point.preset, values=values, checks=checks,
+                                          settle=settle).magnitude, dtype=float)
     return np.broadcast_to(found, np.broadcast_shapes(found.shape, np.shape(v)))
+
+
+def _unsettled(model: Model, asked: Asked, point: _Point, v: np.ndarray) -> np.ndarray | None:
+    """Per value of the 1-D ``v``, whether :func:`_quantity` with ``settle=False`` may differ there from
+    :func:`_quantity` (a point near a case tie); None where that cannot be told."""
+    try:
+        found = ties.unsettled_points(model, asked.quantity, preset=point.preset, values=_with(model, asked, point, v))
+    except (errors.SymgpuError, ArithmeticError, TypeError, ValueError, pint.PintError):
+        return None
+    if found is None:
+        return None
+    marked = np.zeros(v.shape, dtype=bool)
+    if found.size and found.max() >= v.size:  # not one value per value of v: the caller settles every point
+        return None
+    marked[found] = True
+    return marked
 
 
 def _inside(model: Model, asked: Asked, point: _Point, grid: np.ndarray) -> np.ndarray:

@@ -21,6 +21,19 @@ from symgpu.evaluate import compiler, divisors, scaling, input_values, one_sided
 _SHAPES: Memo[sympy.Basic, tuple[tuple[str, ...], bool]] = Memo("evaluate.evaluator.shapes", 4096)
 
 
+#: an expression's free symbols, by expression: :func:`exact` at each of a scan's near ties of one regime
+#: table (Hong & Kim's, some thousand points per scan) walked the whole tree twice for them
+_FREE: Memo[sympy.Basic, frozenset[sympy.Basic]] = Memo("evaluate.evaluator.free", 4096)
+
+
+def _free_symbols(expr: sympy.Basic) -> frozenset[sympy.Basic]:
+    """``expr.free_symbols`` (memoised per expression)."""
+    found = _FREE.get(expr)
+    if found is None:
+        found = _FREE[expr] = frozenset(expr.free_symbols)
+    return found
+
+
 def free_names(expr: sympy.Basic) -> tuple[str, ...]:
     """The names of ``expr``'s free symbols, sorted (memoised per expression)."""
     return _shape(expr)[0]
@@ -63,7 +76,8 @@ if TYPE_CHECKING:
     from symgpu.model import Model
 
 
-def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapping[str, Any] | None = None, checks: bool = True) -> pint.Quantity:
+def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapping[str, Any] | None = None, checks: bool = True,
+             settle: bool = True) -> pint.Quantity:
     """Evaluate quantity ``name`` of ``model``.
 
     Args:
@@ -75,6 +89,9 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
             taken as given instead of computed.
         checks: check declared assumptions and ``valid_when`` domains (default). ``False``
             skips both for trusted, pre-validated sweeps; units are converted either way.
+        settle: evaluate an array's points near a case tie again as scalar calls (default). ``False``
+            leaves the compiled values at the points :func:`ties.unsettled_points` names, for a caller
+            whose answer may not depend on them (it settles them, calling again, where it does).
 
     Returns:
         A pint Quantity in the quantity's declared unit (array-valued for array inputs).
@@ -169,7 +186,7 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
         result = float(result)
     elif result.shape != np.broadcast_shapes(*[np.shape(magnitudes[a]) for a in args]):
         result = np.broadcast_to(result, np.broadcast_shapes(*[np.shape(magnitudes[a]) for a in args])).copy()
-    if not scalar and base.has(sympy.Piecewise):  # a case near a tie at a point: decided as a scalar call decides it
+    if settle and not scalar and base.has(sympy.Piecewise):  # a case near a tie at a point: decided as a scalar call decides it
         result = _ties_settled(model, name, preset, values or {}, given, magnitudes, np.array(result), checks)
     return units.registry().Quantity(result, model.units[model.equation_for(name).definition.defines])
 
@@ -435,10 +452,11 @@ def exact(model: Model, name: str, *, preset: str | None = None, values: Mapping
     at all, whose limits as each count tends to 0 differ)."""
     given, magnitudes = input_values.gather_values(model, name, preset, values or {})
     expr = model.expression(name, stop_at=given)
+    free = _free_symbols(expr)
     mapping = {model.symbols[k]: sympy.Rational(repr(float(v) / float(scaling.unit_scale(model.units[k])))) * scaling.unit_scale(model.units[k])
-               for k, v in magnitudes.items() if model.symbols[k] in expr.free_symbols}
+               for k, v in magnitudes.items() if model.symbols[k] in free}
     expr = scaling.base_expression(model, expr) / scaling.unit_scale(model.units[model.equation_for(name).definition.defines])
-    missing = sorted(s.name for s in expr.free_symbols if s not in mapping)
+    missing = sorted(s.name for s in _free_symbols(expr) if s not in mapping)
     if missing:
         raise errors.EvaluationError(f"{model.id}: {name} needs a value for {', '.join(missing)}")
     if not limits:

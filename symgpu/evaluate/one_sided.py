@@ -17,6 +17,7 @@ from collections.abc import Mapping
 import sympy
 
 from symgpu import errors
+from symgpu.proofs import forms
 
 _UNDEFINED = (sympy.nan, sympy.zoo)
 
@@ -55,7 +56,7 @@ def substitute(expr: sympy.Basic, mapping: Mapping[sympy.Symbol, sympy.Basic]) -
         errors.EvaluationError: the value is undefined and no such limit is found.
     """
     try:
-        replaced = expr.xreplace(dict(mapping))
+        replaced = _replaced(expr, dict(mapping))
         if _finite_or_ordered(replaced):
             return replaced
     except ValueError:  # Min/Max of a non-comparable argument (zoo)
@@ -64,9 +65,15 @@ def substitute(expr: sympy.Basic, mapping: Mapping[sympy.Symbol, sympy.Basic]) -
     if not at_zero:
         raise errors.NoValueError(f"the expression is undefined at the given values ({sympy.sstr(expr)[:120]})")
     try:
-        partial = expr.xreplace({s: v for s, v in mapping.items() if s not in at_zero})
+        partial = _replaced(expr, {s: v for s, v in mapping.items() if s not in at_zero})
     except ValueError:  # undefined (a Min of zoo) whatever the symbols at 0 do
         raise errors.NoValueError(f"the expression is undefined at the given values ({sympy.sstr(expr)[:120]})") from None
     for symbol in at_zero:
         partial = limit_from_above(partial, symbol)
     return partial
+
+
+def _replaced(expr: sympy.Basic, rule: dict[sympy.Symbol, sympy.Basic]) -> sympy.Basic:
+    """``expr.xreplace(rule)``, each distinct subexpression rebuilt once (:func:`forms.xreplaced`): a first-match
+    ``Piecewise`` repeats its earlier conditions, negated, in every later one (Hong & Kim's regime table)."""
+    return forms.xreplaced(expr, rule, {})[0]

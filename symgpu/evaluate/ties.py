@@ -18,7 +18,8 @@ import numpy as np
 import pint
 import sympy
 
-from symgpu.evaluate import compiler, one_sided, piece_select, point, scaling, stepwise
+from symgpu import errors
+from symgpu.evaluate import compiler, input_values, one_sided, piece_select, point, scaling, stepwise
 from symgpu.evaluate.state import state_of
 
 #: a tie's width is capped at ``NEAR`` times the largest double (an infinite side ties nothing)
@@ -172,6 +173,25 @@ def for_inputs(condition: sympy.Basic, values: Mapping[str, Any]) -> sympy.Basic
 
 def _magnitude(expr: sympy.Expr) -> sympy.Expr:
     return sympy.Max(expr, -expr)
+
+
+def unsettled_points(model: Model, name: str, *, preset: str | None = None, values: Mapping[str, Any] | None = None) -> np.ndarray | None:
+    """The flat indices of the points (of the inputs' broadcast shape) where :func:`evaluator.evaluate` with ``settle=False``
+    may differ from :func:`evaluator.evaluate`: an array evaluation's points near a case tie (:func:`near_points`),
+    empty where there are none or the inputs are scalars; None where that cannot be told (an input missing or
+    refused: :func:`evaluator.evaluate` decides)."""
+    try:
+        given, magnitudes = input_values.gather_values(model, name, preset, values or {}, check=False)
+        args, _, base = compiler.compiled(model, name, given)
+        if any(a not in magnitudes for a in args):
+            return None
+        shape = np.broadcast_shapes(*[np.shape(magnitudes[a]) for a in args])
+    except (errors.SymgpuError, ValueError, TypeError, ArithmeticError, pint.PintError):
+        return None
+    if not shape or not base.has(sympy.Piecewise):
+        return np.empty(0, dtype=np.intp)
+    expr = model.expression(model.equation_for(name).definition.defines, stop_at=given)
+    return near_points(model, expr, magnitudes, shape)
 
 
 def near_points(model: Model, expr: sympy.Basic, magnitudes: Mapping[str, Any], shape: tuple[int, ...]) -> np.ndarray:
