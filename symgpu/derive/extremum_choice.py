@@ -39,9 +39,14 @@ def best_at(job: jobs._Job, candidates: Sequence[Candidate], kind: str, preset: 
             return float("nan")
 
     sign = 1 if kind == "min" else -1
+    at_unit = model.unit_text(job.variable)
     scored: list[tuple[float, int, Candidate]] = []
     for index, candidate in enumerate(candidates):
         if candidate.conditions and not active.condition_true(model, sympy.And(*candidate.conditions), preset, values):
+            continue
+        if not np.isfinite(number(candidate.location, at_unit or None)):
+            # no point here: a cusp or plateau edge whose location divides by 0 at these values (Volkov's alu_bound edge
+            # alu_thru/(issue_thru - alu_thru) on Maxwell, alu_thru = issue_thru) is approached at infinity, not attained
             continue
         value = number(candidate.value, unit or None)
         if value == value:
@@ -52,7 +57,6 @@ def best_at(job: jobs._Job, candidates: Sequence[Candidate], kind: str, preset: 
     best_end = min((a for a in approached if a[0] < float("inf")), key=lambda a: (a[0], a[1]), default=None)
     if best_end is not None and (not scored or best_end[0] < scored[0][0] - 1e-12 * abs(scored[0][0])):
         end, limit = best_end[2], sign * best_end[0]
-        at_unit = model.unit_text(job.variable)
         where = sympy.sstr(end.point) if end.point.is_number else summary.value_text(number(end.point, at_unit or None), at_unit)
         cusp = " (where two regimes meet; at that point itself another case gives the value)" if end.cusp else ""
         _not_reached(job, kind, limit, unit, end, reached)
