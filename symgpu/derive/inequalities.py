@@ -11,6 +11,7 @@ models ask about ("at least k blocks") invert exactly, one layer at a time:
 * ``1/g >= c`` with ``g, c > 0``  <=>  ``g <= 1/c``  (so ``floor(a/x) >= k`` <=> ``x <= a/k`` for integer k >= 1)
 * ``g + t`` and ``g*t`` with ``t`` free of the variable: subtract ``t``; divide by ``t``
   when its sign is proved (a negative factor flips the relation).
+* a sum every term of which holds the variable, linear in it (``K*M + N*M``): collected as ``(K + N)*M``.
 
 Each layer is returned as a :class:`~symgpu.derive.derivation.Step` naming the rule used.
 """
