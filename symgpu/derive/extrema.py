@@ -254,7 +254,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             job.step(kind + "imum", sympy.Eq(var, location), f"{best.origin}: the {kind}imum of the candidates that hold at "
                      f"{at_point.where_text(preset, values or {})}")
     else:
-        location, value = _symbolic_choice(job, merged, kind, ends, domain, var)
+        location, value = _symbolic_choice(job, merged, kind, ends, domain, var, far)
     if flat:
         def said(when: sympy.Basic) -> str:
             return f"{sympy.sstr(when.lhs)} = {sympy.sstr(when.rhs)}" if isinstance(when, sympy.Eq) else sympy.sstr(when)
@@ -292,7 +292,7 @@ def _free_of_the_variable(job: jobs._Job, ctx: Any, expr: sympy.Expr, var: sympy
 
 
 def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: Any, domain: Any,
-                     var: sympy.Symbol) -> tuple[sympy.Expr, sympy.Expr]:
+                     var: sympy.Symbol, far: Sequence[sympy.Expr] = ()) -> tuple[sympy.Expr, sympy.Expr]:
     """(location, value) without a point: the critical points and cusps, as the papers state them,
     when there are any (one, or one without conditions: that one, its conditions and the
     ``valid_when`` domain in ``extra.valid_when`` (a tuple of SymPy relations), printed with the answer; else a first-match
@@ -352,6 +352,8 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
     if others and not any(c is sympy.true for _, c in at_branches):
         # where no critical point or cusp applies, the best of the ends and plateau edges (each compared
         # with the others and the open ends): the first-match Piecewise then covers every point that has one
+        if far:  # an infinite end whose limit was not taken (``far``) cannot be compared with them
+            extremum_choice.far_end_unknown(job, kind, var, far)
         try:
             rest_at, rest_value = extremum_choice.global_choice(job, others, kind, ends)
         except errors.DerivationError:

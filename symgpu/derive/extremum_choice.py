@@ -1,6 +1,7 @@
 """Which candidate of an extremum is the answer: numerically at given values (:func:`best_at`),
 else a first-match Piecewise of which candidate beats which (:func:`global_choice`); a candidate
-beaten by a value approached at an open end, or at a cusp not attained, is none (:func:`unbeaten`); whether the
+beaten by a value approached at an open end, or at a cusp not attained, is none (:func:`unbeaten`); no closed form
+where the domain's ends would be compared with an infinite end whose limit was not taken (:func:`far_end_unknown`); whether the
 symbolic form chosen has the best candidate's number at the point (:func:`same_here`); a Piecewise answer
 built from its branches without SymPy's collapse where its conditions are large (:func:`first_match`).
 """
@@ -39,9 +40,14 @@ def best_at(job: jobs._Job, candidates: Sequence[Candidate], kind: str, preset: 
             return float("nan")
 
     sign = 1 if kind == "min" else -1
+    at_unit = model.unit_text(job.variable)
     scored: list[tuple[float, int, Candidate]] = []
     for index, candidate in enumerate(candidates):
         if candidate.conditions and not active.condition_true(model, sympy.And(*candidate.conditions), preset, values):
+            continue
+        if not np.isfinite(number(candidate.location, at_unit or None)):
+            # no point here: a cusp or plateau edge whose location divides by 0 at these values (Volkov's alu_bound edge
+            # alu_thru/(issue_thru - alu_thru) on Maxwell, alu_thru = issue_thru) is approached at infinity, not attained
             continue
         value = number(candidate.value, unit or None)
         if value == value:
@@ -52,7 +58,6 @@ def best_at(job: jobs._Job, candidates: Sequence[Candidate], kind: str, preset: 
     best_end = min((a for a in approached if a[0] < float("inf")), key=lambda a: (a[0], a[1]), default=None)
     if best_end is not None and (not scored or best_end[0] < scored[0][0] - 1e-12 * abs(scored[0][0])):
         end, limit = best_end[2], sign * best_end[0]
-        at_unit = model.unit_text(job.variable)
         where = sympy.sstr(end.point) if end.point.is_number else summary.value_text(number(end.point, at_unit or None), at_unit)
         cusp = " (where two regimes meet; at that point itself another case gives the value)" if end.cusp else ""
         _not_reached(job, kind, limit, unit, end, reached)
@@ -134,6 +139,22 @@ def global_choice(job: jobs._Job, candidates: Sequence[Candidate], kind: str,
     if len(branches_at) == 1 and branches_at[0][1] is sympy.true:
         return branches_at[0][0], branches_value[0][0]
     return sympy.Piecewise(*branches_at), sympy.Piecewise(*branches_value)
+
+
+def far_end_unknown(job: jobs._Job, kind: str, var: sympy.Symbol, far: Sequence[sympy.Expr]) -> None:
+    """Refuse a closed form whose fallback (the best of the domain's ends and plateau edges) would be compared with
+    no value at an infinite end whose limit was not taken without values (Volkov's ``arithmetic_throughput`` as
+    ``alpha -> oo``: which argument of the Min wins far out depends on the inputs); an outside tester's finding
+    (round 7, F2): the end ``alpha = 0`` was shown as the maximum, caught only by the certificate.
+
+    Raises:
+        errors.DerivationError: always."""
+    ends = ", ".join(f"{var} -> {sympy.sstr(p)}" for p in far)
+    raise errors.DerivationError(
+        f"{job.model.id}: the {kind}imum of {job.quantity} over {var} has no closed form here: where no critical point or "
+        f"cusp applies it would be an end of the domain, which cannot be compared with the limit as {ends} (that limit "
+        f"is not taken without values: which argument of a Min/Max wins there depends on the inputs); ask at a point "
+        f"(--preset, --set), or bound {var} (--assume '{var} <= VALUE')")
 
 
 def _domain_somewhere(job: jobs._Job, preset: str | None, values: Mapping[str, Any]) -> None:

@@ -11,6 +11,7 @@ models ask about ("at least k blocks") invert exactly, one layer at a time:
 * ``1/g >= c`` with ``g, c > 0``  <=>  ``g <= 1/c``  (so ``floor(a/x) >= k`` <=> ``x <= a/k`` for integer k >= 1)
 * ``g + t`` and ``g*t`` with ``t`` free of the variable: subtract ``t``; divide by ``t``
   when its sign is proved (a negative factor flips the relation).
+* a sum every term of which holds the variable, linear in it (``K*M + N*M``): collected as ``(K + N)*M``.
 
 Each layer is returned as a :class:`~symgpu.derive.derivation.Step` naming the rule used.
 """
@@ -79,7 +80,9 @@ def _peel(f: sympy.Expr, op: type[sympy.core.relational.Relational], c: sympy.Ex
     if f.is_Add:
         inner = sympy.Add(*[t for t in f.args if var in t.free_symbols])
         rest = f - inner
-        return inner, op, c - rest, f"subtract {sympy.sstr(rest)} from both sides"
+        if rest != 0:
+            return inner, op, c - rest, f"subtract {sympy.sstr(rest)} from both sides"
+        return _collected(f, op, c, var)
     if f.is_Mul:
         inner = sympy.Mul(*[t for t in f.args if var in t.free_symbols])
         rest = sympy.Mul(*[t for t in f.args if var not in t.free_symbols])
@@ -131,6 +134,24 @@ def _peel(f: sympy.Expr, op: type[sympy.core.relational.Relational], c: sympy.Ex
         if e.is_positive and (sc in (0, 1)):
             return g, op, c ** (1 / e), f"both sides nonnegative and x -> x**{sympy.sstr(e)} is increasing there"
     raise errors.DerivationError(f"no inversion rule for {sympy.sstr(f)} {op.rel_op} {sympy.sstr(c)} in {var}")
+
+
+def _collected(f: sympy.Expr, op: type[sympy.core.relational.Relational], c: sympy.Expr, var: sympy.Symbol
+               ) -> tuple[sympy.Expr, type[sympy.core.relational.Relational], sympy.Expr, str]:
+    """A sum every term of which holds ``var`` (``K_out*M + K_red*M``), linear in it: collected as
+    ``slope*var + offset`` (the offset subtracted from both sides), so the next layer divides by the slope.
+
+    Raises:
+        errors.DerivationError: the sum is not linear in ``var``."""
+    slope = sympy.diff(f, var)
+    if not f.is_polynomial(var) or var in slope.free_symbols:
+        raise errors.DerivationError(f"cannot isolate {var} in the sum {sympy.sstr(f)}: it is not linear in {var}")
+    offset = sympy.expand(f - slope * var)
+    collected = sympy.Mul(sympy.factor_terms(slope), var, evaluate=False)
+    why = f"the terms are linear in {var}: collected as ({sympy.sstr(slope)})*{var}"
+    if offset != 0:
+        why += f", and {sympy.sstr(offset)} subtracted from both sides"
+    return collected, op, c - offset, why
 
 
 def _decided(lhs: sympy.Expr, op: type[sympy.core.relational.Relational], rhs: sympy.Expr, var: sympy.Symbol,

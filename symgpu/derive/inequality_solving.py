@@ -53,9 +53,15 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
     job.step("inequality", shown, f"the relation to solve for {var}")
     signs = _signs(job, var, preset, values)
     asked_text = f"{job.quantity} {relation} {_target_text(job, parsed)}"
-    inverted = _invert_rational(job, _RELATIONS[relation](expr, bound_to, evaluate=False), var, signs,
-                                lambda: solve_domain.conditions(job, quantity, var, stop),
-                                lambda rel: inequality_roots.by_roots(job, rel, var, preset, dict(values or {}), asked_text))
+    try:
+        inverted = _invert_rational(job, _RELATIONS[relation](expr, bound_to, evaluate=False), var, signs,
+                                    lambda: solve_domain.conditions(job, quantity, var, stop),
+                                    lambda rel: inequality_roots.by_roots(job, rel, var, preset, dict(values or {}), asked_text))
+    except errors.NoAnswerHere:
+        raise
+    except errors.DerivationError as error:  # every refusal names the model and the question
+        said = str(error).removeprefix(f"{model.id}: ")
+        raise errors.DerivationError(f"{model.id}: solving {asked_text} for {var}: {said}") from None
     if isinstance(inverted, sympy.logic.boolalg.BooleanAtom):  # the relation does not depend on var (here)
         inverted = _whole_range(job, var, bool(inverted), asked_text, preset, values)
     bound = job.ctx.nice(inverted.rhs)
@@ -208,29 +214,39 @@ def _invert_rational(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, s
     """``relation`` inverted layer by layer (:func:`inequalities.invert`); where that cannot
     isolate ``var`` and both sides are rational in it, both sides are first multiplied by
     the common denominator, whose sign must be proved (a negative one flips the relation),
-    and the numerator collected as ``a*var + b``; where they are not rational, ``crossing``
-    (:func:`inequality_roots.by_roots`: the equation's roots and the sign beside them at a point).
+    and the numerator collected as ``a*var + b``; where they are not rational, or the numerator is not
+    linear in ``var``, ``crossing`` (:func:`inequality_roots.by_roots`: the equation's roots and the sign
+    beside them at a point).
     The steps are recorded in ``job``."""
     assert job.ctx is not None
     try:
         inverted, steps = inequalities.invert(relation, var, signs, job.ctx.nonnegative, signs.advice)
     except errors.DerivationError as error:
         difference = relation.lhs - relation.rhs
-        if not difference.is_rational_function(var):
-            if crossing is None:
-                raise
-            job.steps.append(Step("inversion", relation, f"no layer-by-layer inversion ({error}): read from the roots of the equation"))
-            try:
-                return crossing(relation)
-            except errors.NoAnswerHere:
-                raise
-            except errors.DerivationError as other:  # the inversion's own reason first (its advice: an --assume)
-                raise errors.DerivationError(f"{error}; {other}") from None
-        numerator, denominator = sympy.fraction(sympy.together(difference))
-        if var not in denominator.free_symbols:
+        reason: errors.DerivationError = error
+        if difference.is_rational_function(var):
+            numerator, denominator = sympy.fraction(sympy.together(difference))
+            if var in denominator.free_symbols:
+                mark = len(job.steps)
+                try:
+                    cleared = _cleared(job, relation, numerator, denominator, var, signs, domain)
+                    inverted, steps = inequalities.invert(cleared, var, signs, job.ctx.nonnegative, signs.advice)
+                    job.steps.extend(steps)
+                    return inverted
+                except errors.NoAnswerHere:
+                    raise
+                except errors.DerivationError as cleared_error:  # a numerator not linear in var: its roots, at a point
+                    del job.steps[mark:]
+                    reason = cleared_error
+        if crossing is None:
+            raise reason from None
+        job.steps.append(Step("inversion", relation, f"no layer-by-layer inversion ({reason}): read from the roots of the equation"))
+        try:
+            return crossing(relation)
+        except errors.NoAnswerHere:
             raise
-        cleared = _cleared(job, relation, numerator, denominator, var, signs, domain)
-        inverted, steps = inequalities.invert(cleared, var, signs, job.ctx.nonnegative, signs.advice)
+        except errors.DerivationError as other:  # the inversion's own reason first (its advice: an --assume)
+            raise errors.DerivationError(f"{reason}; {other}") from None
     job.steps.extend(steps)
     return inverted
 

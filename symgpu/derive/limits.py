@@ -52,9 +52,11 @@ def _lift(ctx: signs.SignReasoner, expr: sympy.Expr) -> sympy.Expr:
 
 def far_branches(expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, sign: Callable[[sympy.Expr], int | None], *,
                  keep_top: bool = False, record: Callable[[sympy.Expr, sympy.Expr, str], None] | None = None,
-                 where: str = "", hint: str = "", there: Callable[[sympy.Expr, sympy.Expr], int | None] | None = None) -> sympy.Expr:
+                 where: str = "", hint: str = "", there: Callable[[sympy.Expr, sympy.Expr], int | None] | None = None,
+                 side: str | None = None) -> sympy.Expr:
     """Replace each Min/Max of ``var`` inside ``expr`` (innermost first) by the argument that is eventually
-    the smallest (largest) as ``var`` goes to ``point`` (``oo`` or ``-oo``): the argument ``a`` with
+    the smallest (largest) as ``var`` goes to ``point`` (``oo`` or ``-oo``; a finite point from the ``side``
+    ``"+"`` or ``"-"``, where the winner is the same just beside the point): the argument ``a`` with
     ``b - a`` (``a - b``) tending to a positive value or to ``oo`` for every other ``b``, by
     ``sign(limit of the gap)`` (1 positive; a limit SymPy cannot take is ``nan``). A Min/Max free of
     ``var`` is kept, and so is one at the top when ``keep_top`` (its arguments are still rewritten).
@@ -75,7 +77,7 @@ def far_branches(expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, sign: C
                     continue
                 gap = other - candidate if smaller else candidate - other
                 try:
-                    far = sympy.limit(gap, var, point)
+                    far = sympy.limit(gap, var, point) if side is None else sympy.limit(gap, var, point, side)
                 except (NotImplementedError, ValueError):
                     far = sympy.nan
                 s = sign(far)
@@ -110,14 +112,15 @@ def far_branches(expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr, sign: C
 
 
 def _far_branches(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sympy.Expr,
-                  given: at_point.Given | None = None) -> sympy.Expr:
+                  given: at_point.Given | None = None, side: str | None = None) -> sympy.Expr:
     """:func:`far_branches` with the job's sign reasoning; a Min/Max at the top is kept (:func:`_limit`
     takes it argument by argument) and each choice is a recorded step. At ``given`` values a gap the
     symbols leave open is decided there; its limit, where that is free of ``var`` and has the same sign
     there, becomes an assumption of the answer (``alu_lat > ilp*warp_issue_cycle``), which holds there."""
     def record(node: sympy.Expr, candidate: sympy.Expr, why: str) -> None:
+        beside = "" if side is None else " from above" if side == "+" else " from below"
         job.step("select branch", candidate, f"{'Min' if isinstance(node, sympy.Min) else 'Max'}(...) = {sympy.sstr(candidate)} "
-                 f"eventually as {var} -> {sympy.sstr(point)}: " + why)
+                 f"eventually as {var} -> {sympy.sstr(point)}{beside}: " + why)
 
     def there(gap: sympy.Expr, far: sympy.Expr) -> int | None:
         assert job.ctx is not None and given is not None
@@ -132,7 +135,7 @@ def _far_branches(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sy
 
     return far_branches(expr, var, point, lambda far: limit_regimes.far_sign(job, far, var, point), keep_top=True, record=record,
                         where=f"{job.model.id}: ", hint="; decide it with --assume or --substitute",
-                        there=there if given is not None else None)
+                        there=there if given is not None and side is None else None, side=side)
 
 
 def _limit(ctx: signs.SignReasoner, expr: sympy.Expr, var: sympy.Symbol, to: sympy.Expr, direction: str) -> sympy.Expr:
@@ -282,7 +285,11 @@ def _take(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.E
         lifted = limit_staircase.one_sided(job, lifted, symbol, point, direction)
         how = " inside the regime that applies on that side"
     try:
-        value = _limit(ctx, lifted, symbol, point, direction)
+        value = _beside(job, lifted, symbol, point, direction) if finite else _limit(ctx, lifted, symbol, point, direction)
+    except errors.DerivationError as exc:  # every refusal names the model and the question
+        if str(exc).startswith(f"{model.id}: "):
+            raise
+        raise errors.DerivationError(f"{model.id}: limit of {job.quantity} as {var} -> {sympy.sstr(point)}: {exc}") from None
     except (NotImplementedError, ValueError) as exc:
         hint = "; state that sign with an assumption (assume = [...] in a request, --assume on the command line)" if "depends on the sign" in str(exc) else ""
         reason = str(exc) if len(str(exc)) <= 90 else str(exc)[:89] + "…"
@@ -293,6 +300,26 @@ def _take(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.E
     value = limit_cases.retake_cancelled(job, value, expr, point, again)
     value = at_point.signs_decided(job, value, symbol, given) if given is not None else value
     return limit_cases.split_signed(job, limit_cases.split_undecided(job, value, expr, point, again), expr, point, symbol, again)
+
+
+def _beside(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.Expr, direction: str) -> sympy.Expr:
+    """:func:`_limit` at a finite point; where that selects no regime of a Min/Max inside and the limit is one-sided,
+    each Min/Max argument that wins just beside the point (its gap to every other one tends to a positive value or to
+    ``oo`` from that side) put in first, as far out (:func:`_far_branches`): Baghsorkhi's ``Max(1/alu_thru, alu_lat/n)``
+    is ``alu_lat/n`` as ``n -> 0+``."""
+    assert job.ctx is not None
+    try:
+        return _limit(job.ctx, expr, symbol, point, direction)
+    except errors.DerivationError:
+        if direction not in ("+", "-") or not forms.has_pieces(expr):
+            raise
+        kept = len(job.steps)
+        try:
+            chosen = _far_branches(job, expr, symbol, point, side=direction)
+        except errors.DerivationError:
+            del job.steps[kept:]
+            raise
+        return _limit(job.ctx, chosen, symbol, point, direction)
 
 
 def take_at(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.Expr, direction: str,
