@@ -46,7 +46,7 @@ def applies(model: Model, quantity: str, between: Any, variable: str) -> bool:
     depending on it while another argument is one?"""
     if not isinstance(between, (tuple, list)) or len(between) != 2 or between[0] == between[1]:
         return False
-    if quantity not in model.defining or variable not in model.symbols:
+    if quantity not in model.defining or variable not in model.symbols or variable in model.defining:
         return False
     equation = model.equation_for(quantity)
     if not isinstance(equation.rhs, (sympy.Min, sympy.Max)) or not set(between) <= set(dict(equation.limiters)):
@@ -106,12 +106,13 @@ def boundary(model: Model, quantity: str, between: Sequence[str], variable: str,
             continue
         tied = _tie_run(xs, tie, int(i), variable, between, names[min(lower, upper)])
         if integer:
-            found.append((float(xs[i]), below, above, f"{below} binds at {variable} = {xs[i]:.10g}, {above} at {xs[i + 1]:.10g}: "
-                          f"a step's edge between the two whole values{tied}"))
+            found.append((float(xs[i]), below, above, f"{below} binds up to and including {variable} = {xs[i]:.10g}, {above} "
+                          f"from {xs[i + 1]:.10g} (a step's edge between the two whole values){tied}"))
             continue
         edge, closed_below = _edge(binding, float(xs[i]), float(xs[i + 1]), lower)
-        side = f"{below} binds up to and including it, {above} above" if closed_below else f"{below} binds below it, {above} from it on"
-        found.append((edge, below, above, f"a step's edge at {variable} = {edge:.10g}: {side}{tied}"))
+        side = f"{below} binds up to and including {variable} = {edge:.10g}, {above} above it" if closed_below else \
+            f"{below} binds below {variable} = {edge:.10g}, {above} from it on"
+        found.append((edge, below, above, f"{side} (a step's edge){tied}"))
     where = f"{variable} in [{low:g}, {SCAN_END}] at whole values" + ("" if integer else ", a step's edge between two of them bisected")
     if not found:
         switch = f" (the regime does switch at {'; '.join(others[:6])})" if others else " (the binding limiter does not change there)"
@@ -126,7 +127,7 @@ def boundary(model: Model, quantity: str, between: Sequence[str], variable: str,
     records = tuple(RootRecord(f"{b}|{a}", _exact(x)) for x, b, a, _ in found)
     result: Any = records[0].root if len(records) == 1 else sympy.Tuple(*(r.root for r in records))
     return Derivation(model=model.id, operation="boundary", quantity=quantity, variable=variable, steps=tuple(steps),
-                      result=result, unit=model.unit_text(variable), method=f"scan of the evaluate path ({where}): " + "; ".join(why for *_, why in found[:3]),
+                      result=result, unit=model.unit_text(variable), method="; ".join(why.split(" (")[0] for *_, why in found[:3]) + f" (a scan of the evaluate path, {where})",
                       extra=Extras().with_(roots=records, between=tuple(between)))
 
 
