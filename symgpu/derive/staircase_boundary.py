@@ -7,7 +7,7 @@ where they are equal: they may be equal on a whole step (tied, the first in the 
 order binding) or never equal (the occupancy register limit ``2*floor(R/2048)`` jumps from 56 to
 58 over the shared-memory limit 57). Every argument of the ``Min``/``Max`` is evaluated along a
 scan of the variable (every whole value from the low end of its declared range up to
-:data:`SCAN_END`), the binding argument taken by the model's own rule
+:data:`SCAN_END`, and log-spaced values below 1 for a variable not declared integer), the binding argument taken by the model's own rule
 (:func:`symgpu.evaluate.rule.binding_index`: the first within ``TIE`` of the extreme, in
 :func:`symgpu.evaluate.active.argument_order`), and each place where it changes from one named
 limiter to the other is a boundary: for an integer variable the last whole value of the lower
@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 #: the scan runs over every whole value of the variable from the low end of its range to this one
 SCAN_END = 2 ** 20
+#: a variable that is not declared integer is also scanned at this many log-spaced values from FINE_START to 1
+FINE_POINTS, FINE_START = 200_000, 1e-12
 
 
 def applies(model: Model, quantity: str, between: Any, variable: str) -> bool:
@@ -74,8 +76,10 @@ def boundary(model: Model, quantity: str, between: Sequence[str], variable: str,
     kind = "min" if isinstance(equation.rhs, sympy.Min) else "max"
     integer = "integer" in model.symbol_definitions[variable].assumptions
     low = _low_end(model, variable, integer)
-    xs = np.arange(low, SCAN_END + 1, dtype=float) if integer or low == int(low) else \
-        np.concatenate([[low], np.arange(1, SCAN_END + 1, dtype=float)])
+    whole = np.arange(max(low, 1.0) if not integer else low, SCAN_END + 1, dtype=float)
+    xs = whole if integer else np.concatenate([np.geomspace(FINE_START, 1.0, FINE_POINTS, endpoint=False), whole])
+    if not integer and low == 0:
+        xs = np.concatenate([[0.0], xs])
     terms = [active._expanded(model, quantity, equation.rhs.args[i], {}) for i in order]
     names = [labels[i] for i in order]
     unit = model.units[quantity]
@@ -113,7 +117,8 @@ def boundary(model: Model, quantity: str, between: Sequence[str], variable: str,
         side = f"{below} binds up to and including {variable} = {edge:.10g}, {above} above it" if closed_below else \
             f"{below} binds below {variable} = {edge:.10g}, {above} from it on"
         found.append((edge, below, above, f"{side} (a step's edge){tied}"))
-    where = f"{variable} in [{low:g}, {SCAN_END}] at whole values" + ("" if integer else ", a step's edge between two of them bisected")
+    where = (f"{variable} in [{low:g}, {SCAN_END}] at whole values" if integer else
+             f"{variable} in [{xs[0]:g}, {SCAN_END}] at whole values and {FINE_POINTS} log-spaced below 1, a step's edge bisected")
     if not found:
         switch = f" (the regime does switch at {'; '.join(others[:6])})" if others else " (the binding limiter does not change there)"
         raise errors.NoAnswerHere(f"{model.id}: {quantity}: at {where_text(preset, values)} {between[0]} and {between[1]} do not switch "
@@ -150,7 +155,7 @@ def _low_end(model: Model, variable: str, integer: bool) -> float:
     a tiny positive value for a positive one."""
     declared = declared_range.of(model, variable)
     if declared.failing(np.asarray([0.0])):
-        return 1.0 if integer else 1e-9
+        return 1.0 if integer else FINE_START
     return 0.0
 
 
