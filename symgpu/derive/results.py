@@ -318,7 +318,7 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
                 composite = composite_switch(model, name, pair, preset, sides)
                 if regimes[0] != regimes[1] and (composite if composite is not None else
                                                  not pair or not pair <= own or _switches_between(regimes[0], regimes[1], pair)
-                                                 or _first_named_switch(model, name, preset, sides, pair)):
+                                                 or _first_named_switch(model, name, preset, sides, pair, regimes)):
                     kept.append(candidate)
             elif expr is not None and active.binding(model, expr, preset, sides[0]) != active.binding(model, expr, preset, sides[1]):
                 kept.append(candidate)
@@ -403,11 +403,13 @@ def _switches_between(below: frozenset[str], above: frozenset[str], pair: set[st
     return a in below - above and b in above - below or b in below - above and a in above - below
 
 
-def _first_named_switch(model: Model, name: str, preset: str | None, sides: Sequence[Mapping[str, Any]], pair: set[str]) -> bool:
-    """Does the limiter that binds by the model's rule (:func:`symgpu.evaluate.active.active_regime`: the first
-    of equal ones in the file's order) change from one of ``pair`` to the other across the two sides (a staircase's
-    step edge, where the two are tied on one side)?"""
-    names = [active.active_regime(model, name, preset, **side)[0] for side in sides] if len(pair) == 2 else []
+def _first_named_switch(model: Model, name: str, preset: str | None, sides: Sequence[Mapping[str, Any]], pair: set[str],
+                        regimes: Sequence[frozenset[str]]) -> bool:
+    """The two of ``pair`` bind together on one side (``regimes``: :func:`_binding_at`'s names), and the limiter
+    that binds by the model's rule (:func:`symgpu.evaluate.active.active_regime`: the first of equal ones in the
+    file's order) changes from one of them to the other across the two sides (a staircase's step edge)?"""
+    tied = len(pair) == 2 and any(pair <= side for side in regimes)
+    names = [active.active_regime(model, name, preset, **side)[0] for side in sides] if tied else []
     return len(set(names)) == 2 and set(names) == pair
 
 
