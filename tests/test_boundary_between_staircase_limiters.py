@@ -70,3 +70,11 @@ def test_register_and_smem_limits_that_never_switch_are_refused_naming_the_switc
     assert "please report" not in err
     assert "register_limit and smem_limit do not switch" in err
     assert "regs_per_SM = 32768 from register_limit to warp_limit" in err
+
+
+def test_a_staircase_switch_that_an_assumption_excludes_is_refused_naming_it(cli) -> None:
+    # the only block_limit -> warp_limit switch of Min(32, floor(64/ceil(t/32))) is at t = 64 (above): t > 100 excludes it
+    code, out, err = cli("--no-cache", "boundary", "kernel_row_reduction", "resident_blocks", "--for", "threads_per_block",
+                         "--between", "block_limit", "warp_limit", "--preset", "h100_sxm+neusight_fit", "--assume", "threads_per_block > 100")
+    assert code == 1 and "value:" not in out
+    assert "switch only at threads_per_block = 64, which --assume threads_per_block > 100 excludes" in err

@@ -199,7 +199,8 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
 
     def run(o: Options) -> Derivation:
         if staircase and o.at_a_point and not (o.substitutions or o.omit or o.stop_at):  # step functions: a scan at the point
-            return staircase_boundary.boundary(model, str(quantity), tuple(between), str(for_), o.preset, o.at or {})
+            return staircase_boundary.boundary(model, str(quantity), tuple(between), str(for_), o.preset, o.at or {},
+                                              o.assume or ())
         derivation = solving.boundary(model, quantity, between, for_, **o.rewrites())
         if between is not None and not isinstance(between, str):
             derivation = dataclasses.replace(derivation, extra=derivation.extra.with_(between=tuple(between)))

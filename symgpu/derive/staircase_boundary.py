@@ -26,7 +26,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive import declared_range
-from symgpu.derive.at_point import where_text
+from symgpu.derive.at_point import meets_assumed, where_text
 from symgpu.derive.derivation import Derivation, Step
 from symgpu.derive.extra_records import RootRecord
 from symgpu.derive.extras import Extras
@@ -64,11 +64,12 @@ def applies(model: Model, quantity: str, between: Any, variable: str) -> bool:
 
 
 def boundary(model: Model, quantity: str, between: Sequence[str], variable: str, preset: str | None,
-             values: Mapping[str, Any]) -> Derivation:
+             values: Mapping[str, Any], assume: Sequence[Any] = ()) -> Derivation:
     """The switches between the two named staircase limiters along ``variable`` at the point (module doc).
 
     Raises:
-        errors.NoAnswerHere: the pair does not switch anywhere in the scan (naming what does switch).
+        errors.NoAnswerHere: the pair does not switch anywhere in the scan (naming what does switch), or only
+            where an ``assume`` relation on the variable fails.
     """
     equation = model.equation_for(quantity)
     labels = active.argument_labels(equation)
@@ -119,6 +120,12 @@ def boundary(model: Model, quantity: str, between: Sequence[str], variable: str,
         found.append((edge, below, above, f"{side} (a step's edge){tied}"))
     where = (f"{variable} in [{low:g}, {SCAN_END}] at whole values" if integer else
              f"{variable} in [{xs[0]:g}, {SCAN_END}] at whole values and {FINE_POINTS} log-spaced below 1, a step's edge bisected")
+    outside = [x for x, *_ in found if not meets_assumed(model, [str(a) for a in assume], variable, preset, values, x)]
+    if found and len(outside) == len(found):
+        raise errors.NoAnswerHere(f"{model.id}: {quantity}: at {where_text(preset, values)} {between[0]} and {between[1]} switch only at "
+                                  f"{variable} = {', '.join(f'{x:.10g}' for x in outside)}, which --assume "
+                                  f"{' and '.join(map(str, assume))} excludes ({found[0][3]})")
+    found = [f for f in found if f[0] not in outside]
     if not found:
         switch = f" (the regime does switch at {'; '.join(others[:6])})" if others else " (the binding limiter does not change there)"
         raise errors.NoAnswerHere(f"{model.id}: {quantity}: at {where_text(preset, values)} {between[0]} and {between[1]} do not switch "
