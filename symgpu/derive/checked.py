@@ -18,7 +18,7 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.derive import certify, certify_path, extrema, fixed_points, grid_search, limit_cases, limit_domain, limit_sides, limits, requests, solving, stored
+from symgpu.derive import certify, certify_path, extrema, fixed_points, grid_search, limit_cases, limit_domain, limit_sides, limits, requests, solving, staircase_boundary, stored
 from symgpu.derive.certify import Asked
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.options import Options
@@ -195,8 +195,12 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
     """:func:`symgpu.derive.solving.boundary`, checked: the regime differs on the two sides of each boundary
     (at ``preset``/``values`` when given, else at the model's presets or sampled points)."""
     options = Options.of(substitute=substitute, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values)
+    staircase = for_ is not None and staircase_boundary.applies(model, str(quantity), between, str(for_))
 
     def run(o: Options) -> Derivation:
+        if staircase and o.at_a_point and not (o.substitutions or o.omit or o.stop_at):  # step functions: a scan at the point
+            return staircase_boundary.boundary(model, str(quantity), tuple(between), str(for_), o.preset, o.at or {},
+                                              o.assume or ())
         derivation = solving.boundary(model, quantity, between, for_, **o.rewrites())
         if between is not None and not isinstance(between, str):
             derivation = dataclasses.replace(derivation, extra=derivation.extra.with_(between=tuple(between)))

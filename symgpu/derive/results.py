@@ -317,7 +317,8 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
                 regimes = _regimes_beside(model, name, variable, b, preset, values)
                 composite = composite_switch(model, name, pair, preset, sides)
                 if regimes[0] != regimes[1] and (composite if composite is not None else
-                                                 not pair or not pair <= own or _switches_between(regimes[0], regimes[1], pair)):
+                                                 not pair or not pair <= own or _switches_between(regimes[0], regimes[1], pair)
+                                                 or _first_named_switch(model, name, preset, sides, pair, regimes)):
                     kept.append(candidate)
             elif expr is not None and active.binding(model, expr, preset, sides[0]) != active.binding(model, expr, preset, sides[1]):
                 kept.append(candidate)
@@ -400,6 +401,16 @@ def _switches_between(below: frozenset[str], above: frozenset[str], pair: set[st
         return False
     a, b = sorted(pair)
     return a in below - above and b in above - below or b in below - above and a in above - below
+
+
+def _first_named_switch(model: Model, name: str, preset: str | None, sides: Sequence[Mapping[str, Any]], pair: set[str],
+                        regimes: Sequence[frozenset[str]]) -> bool:
+    """The two of ``pair`` bind together on one side (``regimes``: :func:`_binding_at`'s names), and the limiter
+    that binds by the model's rule (:func:`symgpu.evaluate.active.active_regime`: the first of equal ones in the
+    file's order) changes from one of them to the other across the two sides (a staircase's step edge)?"""
+    tied = len(pair) == 2 and any(pair <= side for side in regimes)
+    names = [active.active_regime(model, name, preset, **side)[0] for side in sides] if tied else []
+    return len(set(names)) == 2 and set(names) == pair
 
 
 def composite_switch(model: Model, name: str, pair: Any, preset: str | None, sides: Sequence[Mapping[str, Any]]) -> bool | None:

@@ -1,0 +1,190 @@
+"""A boundary between two named limiters of a quantity's own ``Min``/``Max`` that are staircases
+(``floor``/``ceiling``) in the variable, asked at a point: found on the evaluate path, not as a
+root of ``A = B``.
+
+Two step functions switch where the binding one changes, which is a step's edge (a jump), not
+where they are equal: they may be equal on a whole step (tied, the first in the model file's
+order binding) or never equal (the occupancy register limit ``2*floor(R/2048)`` jumps from 56 to
+58 over the shared-memory limit 57). Every argument of the ``Min``/``Max`` is evaluated along a
+scan of the variable (every whole value from the low end of its declared range up to
+:data:`SCAN_END`, and log-spaced values below 1 for a variable not declared integer), the binding argument taken by the model's own rule
+(:func:`symgpu.evaluate.rule.binding_index`: the first within ``TIE`` of the extreme, in
+:func:`symgpu.evaluate.active.argument_order`), and each place where it changes from one named
+limiter to the other is a boundary: for an integer variable the last whole value of the lower
+side, else the step's edge located by bisection (a simple fraction where one lies within
+rounding), with the side it belongs to said in the derivation's steps. Where the pair never
+switches the question is refused, naming the switches the scan does find.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+import numpy as np
+import sympy
+
+from symgpu import errors
+from symgpu.derive import declared_range
+from symgpu.derive.at_point import meets_assumed, where_text
+from symgpu.derive.derivation import Derivation, Step
+from symgpu.derive.extra_records import RootRecord
+from symgpu.derive.extras import Extras
+from symgpu.evaluate import active, evaluator, rule
+from symgpu.proofs import forms
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
+
+#: the scan runs over every whole value of the variable from the low end of its range to this one
+SCAN_END = 2 ** 20
+#: a variable that is not declared integer is also scanned at this many log-spaced values from FINE_START to 1
+FINE_POINTS, FINE_START = 200_000, 1e-12
+
+
+def applies(model: Model, quantity: str, between: Any, variable: str) -> bool:
+    """Is ``between`` two named limiters of ``quantity``'s own Min/Max, at least one of them a
+    staircase (``floor``/``ceiling``) in ``variable`` once its quantities are expanded, or neither
+    depending on it while another argument is one?"""
+    if not isinstance(between, (tuple, list)) or len(between) != 2 or between[0] == between[1]:
+        return False
+    if quantity not in model.defining or variable not in model.symbols or variable in model.defining:
+        return False
+    equation = model.equation_for(quantity)
+    if not isinstance(equation.rhs, (sympy.Min, sympy.Max)) or not set(between) <= set(dict(equation.limiters)):
+        return False
+    var = model.symbols[variable]
+    terms = dict(equation.limiters)
+    pair = [active._expanded(model, quantity, terms[label], {}) for label in between]
+    if any(forms.has_staircase(expr, var) for expr in pair):
+        return True
+    # neither depends on the variable: they never switch where another argument is a staircase in it
+    return not any(var in expr.free_symbols for expr in pair) and forms.has_staircase(
+        active._expanded(model, quantity, equation.rhs, {}), var)
+
+
+def boundary(model: Model, quantity: str, between: Sequence[str], variable: str, preset: str | None,
+             values: Mapping[str, Any], assume: Sequence[Any] = ()) -> Derivation:
+    """The switches between the two named staircase limiters along ``variable`` at the point (module doc).
+
+    Raises:
+        errors.NoAnswerHere: the pair does not switch anywhere in the scan (naming what does switch), or only
+            where an ``assume`` relation on the variable fails.
+    """
+    equation = model.equation_for(quantity)
+    labels = active.argument_labels(equation)
+    order = active.argument_order(equation)
+    kind = "min" if isinstance(equation.rhs, sympy.Min) else "max"
+    integer = "integer" in model.symbol_definitions[variable].assumptions
+    low = _low_end(model, variable, integer)
+    whole = np.arange(max(low, 1.0) if not integer else low, SCAN_END + 1, dtype=float)
+    xs = whole if integer else np.concatenate([np.geomspace(FINE_START, 1.0, FINE_POINTS, endpoint=False), whole])
+    if not integer and low == 0:
+        xs = np.concatenate([[0.0], xs])
+    terms = [active._expanded(model, quantity, equation.rhs.args[i], {}) for i in order]
+    names = [labels[i] for i in order]
+    unit = model.units[quantity]
+
+    def rows(x: Any) -> list[Any]:
+        return [np.broadcast_to(np.asarray(evaluator.evaluate_expression(
+            model, t, unit, preset=preset, values={**values, variable: x}).magnitude, dtype=float), np.shape(x)) for t in terms]
+
+    def binding(x: Any) -> Any:
+        return rule.binding_index(rows(x), kind)
+
+    scanned = rows(xs)
+    index = rule.binding_index(scanned, kind)
+    tie = rule.tied(scanned[names.index(between[0])], scanned[names.index(between[1])])
+    changes = np.flatnonzero(index[:-1] != index[1:])
+    wanted = set(between)
+    found: list[tuple[float, str, str, str]] = []
+    others: list[str] = []
+    for i in changes:
+        lower, upper = int(index[i]), int(index[i + 1])
+        below = names[lower] if lower >= 0 else "no limiter (not a number)"
+        above = names[upper] if upper >= 0 else "no limiter (not a number)"
+        if {below, above} != wanted:
+            if len(others) < 6:
+                at = f"{xs[i]:.10g}..{xs[i + 1]:.10g}" if integer or lower < 0 or upper < 0 else \
+                    f"{_edge(binding, float(xs[i]), float(xs[i + 1]), lower)[0]:.10g}"
+                others.append(f"{variable} = {at} from {below} to {above}")
+            continue
+        tied = _tie_run(xs, tie, int(i), variable, between, names[min(lower, upper)])
+        if integer:
+            found.append((float(xs[i]), below, above, f"{below} binds up to and including {variable} = {xs[i]:.10g}, {above} "
+                          f"from {xs[i + 1]:.10g} (a step's edge between the two whole values){tied}"))
+            continue
+        edge, closed_below = _edge(binding, float(xs[i]), float(xs[i + 1]), lower)
+        side = f"{below} binds up to and including {variable} = {edge:.10g}, {above} above it" if closed_below else \
+            f"{below} binds below {variable} = {edge:.10g}, {above} from it on"
+        found.append((edge, below, above, f"{side} (a step's edge){tied}"))
+    where = (f"{variable} in [{low:g}, {SCAN_END}] at whole values" if integer else
+             f"{variable} in [{xs[0]:g}, {SCAN_END}] at whole values and {FINE_POINTS} log-spaced below 1, a step's edge bisected")
+    outside = [x for x, *_ in found if not meets_assumed(model, [str(a) for a in assume], variable, preset, values, x)]
+    if found and len(outside) == len(found):
+        raise errors.NoAnswerHere(f"{model.id}: {quantity}: at {where_text(preset, values)} {between[0]} and {between[1]} switch only at "
+                                  f"{variable} = {', '.join(f'{x:.10g}' for x in outside)}, which --assume "
+                                  f"{' and '.join(map(str, assume))} excludes ({found[0][3]})")
+    found = [f for f in found if f[0] not in outside]
+    if not found:
+        switch = f" (the regime does switch at {'; '.join(others[:6])})" if others else " (the binding limiter does not change there)"
+        raise errors.NoAnswerHere(f"{model.id}: {quantity}: at {where_text(preset, values)} {between[0]} and {between[1]} do not switch "
+                                  f"for {where}{switch}: the binding argument of the {kind.title()} (the first of equal ones in the "
+                                  f"model file's order) never changes from one of them to the other; ask --between the pair that does switch")
+    var = model.symbols[variable]
+    steps = [Step("scan", sympy.Eq(var, _exact(x)), why) for x, _, _, why in found]
+    steps.insert(0, Step("scan", sympy.Symbol(quantity), f"{between[0]} and {between[1]} are staircases in {variable}: their switch is "
+                         f"a step's edge, found where the binding argument of the {kind.title()} (the model's rule) changes, "
+                         f"{where}"))
+    records = tuple(RootRecord(f"{b}|{a}", _exact(x)) for x, b, a, _ in found)
+    result: Any = records[0].root if len(records) == 1 else sympy.Tuple(*(r.root for r in records))
+    return Derivation(model=model.id, operation="boundary", quantity=quantity, variable=variable, steps=tuple(steps),
+                      result=result, unit=model.unit_text(variable), method="; ".join(why.split(" (")[0] for *_, why in found[:3]) + f" (a scan of the evaluate path, {where})",
+                      extra=Extras().with_(roots=records, between=tuple(between)))
+
+
+def _tie_run(xs: Any, tie: Any, i: int, variable: str, pair: Sequence[str], first: str) -> str:
+    """Where the two named limiters are equal on a side of the switch between ``xs[i]`` and ``xs[i + 1]``:
+    the run of scanned values they tie on, said with the one named there (the first in the file's order)."""
+    if not (tie[i] or tie[i + 1]):
+        return ""
+    start = end = i if tie[i] else i + 1
+    while start > 0 and tie[start - 1]:
+        start -= 1
+    while end + 1 < len(tie) and tie[end + 1]:
+        end += 1
+    return (f" ({pair[0]} and {pair[1]} are equal for {variable} = {xs[start]:.10g}..{xs[end]:.10g} of the scan, where {first}, "
+            "the first in the model file's order, is named)")
+
+
+def _low_end(model: Model, variable: str, integer: bool) -> float:
+    """The smallest value the scan starts from: 0 for a nonnegative variable, 1 (integer) or
+    a tiny positive value for a positive one."""
+    declared = declared_range.of(model, variable)
+    if declared.failing(np.asarray([0.0])):
+        return 1.0 if integer else FINE_START
+    return 0.0
+
+
+def _edge(binding: Any, left: float, right: float, lower: int) -> tuple[float, bool]:
+    """The step's edge in ``(left, right]`` where the binding index leaves ``lower``: bisected,
+    then a simple fraction within rounding taken where there is one; whether the edge itself
+    still belongs to the lower side."""
+    for _ in range(80):
+        middle = (left + right) / 2
+        if middle in (left, right):
+            break
+        if int(binding(np.asarray([middle]))[0]) == lower:
+            left = middle
+        else:
+            right = middle
+    simple = float(Fraction(right).limit_denominator(1024))
+    edge = simple if abs(simple - right) <= 1e-9 * max(1.0, abs(right)) else right
+    return edge, int(binding(np.asarray([edge]))[0]) == lower
+
+
+def _exact(x: float) -> sympy.Expr:
+    """``x`` as an exact number: an integer or simple fraction where it is one, else the float."""
+    fraction = Fraction(x).limit_denominator(1024)
+    return sympy.Rational(fraction.numerator, fraction.denominator) if float(fraction) == x else sympy.Float(x)
+

@@ -1,0 +1,80 @@
+"""A boundary between two staircase limiters (floor/ceiling in the variable) asked at a point is the
+step's edge where the binding limiter changes from one to the other, found on the evaluate path
+(an outside tester's finding, round 7 F5: such questions were refused with a false "the regime does
+not switch", or a root of A = B was caught by the certificate, "please report it").
+Expected values by hand from the model files (equations/kernel_row_reduction.toml, occupancy.toml)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import symgpu
+from symgpu.evaluate import active
+
+
+def _value(out: str) -> float:
+    return float(out.split("value: ")[1].split()[0])
+
+
+def test_row_reduction_block_slots_give_way_to_warp_slots_at_64_threads(cli) -> None:
+    # resident_blocks = Min(max_blocks_SM, floor(max_warps_SM/ceil(t/32))) on the H100: Min(32, floor(64/ceil(t/32))):
+    # t in (32, 64]: 32 = 32, tied, block_limit (first in the file) binds; t in (64, 96]: floor(64/3) = 21 < 32
+    def hand(t: float) -> float:
+        return min(32, math.floor(64 / math.ceil(t / 32)))
+    assert hand(64) == 32 and hand(64.01) == 21
+    model = symgpu.load("kernel_row_reduction")
+    for t, expected in ((64, 32), (64.01, 21)):
+        got = model.evaluate("resident_blocks", preset="h100_sxm+neusight_fit", values={"threads_per_block": t})
+        assert float(got.magnitude) == expected
+    code, out, err = cli("--no-cache", "boundary", "kernel_row_reduction", "resident_blocks", "--for", "threads_per_block",
+                         "--between", "block_limit", "warp_limit", "--preset", "h100_sxm+neusight_fit")
+    assert code == 0, err
+    assert _value(out) == 64
+    assert "block_limit binds up to and including threads_per_block = 64, warp_limit above it" in out
+
+
+@pytest.mark.parametrize(("var", "values", "pair", "expected"), [
+    # cc_8_6, 256 threads (8 warps): warp_limit = floor(48/8) = 6; smem_limit = floor(102400/(ceil((s + 1024)/128)*128)):
+    # s = 16000: 17024 B, 102400/17024 = 6.02 -> 6 (tied, warp_limit first); s = 16001: 17152 B, 5.97 -> 5
+    ("smem_per_block", {"regs_per_thread": "16", "threads_per_block": "256"}, ("warp_limit", "smem_limit"), 16000),
+    # cc_8_6, 256 threads, no shared memory: 40 regs: 1280 regs/warp, floor(16384/1280) = 12 warps per sub-partition,
+    # 4*12 = 48 warps / 8 = 6 blocks (tied with warp_limit, named first); 41 regs: 1312 -> 1536, 10 warps, 40/8 = 5
+    ("regs_per_thread", {"threads_per_block": "256", "smem_per_block": "0"}, ("warp_limit", "register_limit"), 40),
+    # cc_8_6, 16 regs, no shared memory: warp_limit = floor(48/ceil(t/32)), block slots 16: t = 64: 24 > 16, block_limit;
+    # t = 65..96: 16 = 16, tied, warp_limit (first in the file) named; t = 97: 12, warp_limit alone
+    ("threads_per_block", {"regs_per_thread": "16", "smem_per_block": "0"}, ("warp_limit", "block_limit"), 64),
+])
+def test_occupancy_limiters_switch_at_the_step_edge(cli, var, values, pair, expected) -> None:
+    sets = [a for k, v in values.items() for a in ("--set", f"{k}={v}")]
+    code, out, err = cli("--no-cache", "boundary", "occupancy", "active_blocks_per_SM", "--for", var, "--between", *pair,
+                         "--preset", "cc_8_6", *sets)
+    assert code == 0, err
+    assert _value(out) == expected
+    model = symgpu.load("occupancy")  # the model's own regime at the edge and just above it: the named pair
+    point = {k: float(v) for k, v in values.items()}
+    below, above = (active.active_regime(model, "active_blocks_per_SM", "cc_8_6", **point, **{var: float(x)})[0]
+                    for x in (expected, expected + 1))
+    assert {below, above} == set(pair)
+
+
+def test_register_and_smem_limits_that_never_switch_are_refused_naming_the_switch(cli) -> None:
+    # cc_9_0, 64 threads (2 warps), 16 regs, 3072 B: warp_limit = 64/2 = 32, smem_limit = floor(233472/4096) = 57,
+    # register_limit = 2*floor(R/2048) (4 sub-partitions, 512 regs/warp): 30 at R = 32767, 32 at R = 32768, tied
+    # with warp_limit (named first), which binds from there on: register_limit and smem_limit never switch
+    code, out, err = cli("--no-cache", "boundary", "occupancy", "active_blocks_per_SM", "--for", "regs_per_SM", "--between", "register_limit",
+                         "smem_limit", "--preset", "cc_9_0", "--set", "regs_per_thread=16", "--set", "smem_per_block=3072",
+                         "--set", "threads_per_block=64")
+    assert code == 1
+    assert "please report" not in err
+    assert "register_limit and smem_limit do not switch" in err
+    assert "regs_per_SM = 32768 from register_limit to warp_limit" in err
+
+
+def test_a_staircase_switch_that_an_assumption_excludes_is_refused_naming_it(cli) -> None:
+    # the only block_limit -> warp_limit switch of Min(32, floor(64/ceil(t/32))) is at t = 64 (above): t > 100 excludes it
+    code, out, err = cli("--no-cache", "boundary", "kernel_row_reduction", "resident_blocks", "--for", "threads_per_block",
+                         "--between", "block_limit", "warp_limit", "--preset", "h100_sxm+neusight_fit", "--assume", "threads_per_block > 100")
+    assert code == 1 and "value:" not in out
+    assert "switch only at threads_per_block = 64, which --assume threads_per_block > 100 excludes" in err
