@@ -100,3 +100,31 @@ def test_without_a_point_the_refusal_advises_asking_at_one(cli) -> None:  # type
     assert code == 2
     assert "ask it at a point (--preset, --set)" in err
     assert "read which side holds" not in err
+
+
+def test_an_algebraic_bound_is_given_to_thirty_digits(cli, write_model) -> None:  # type: ignore[no-untyped-def]
+    # the differential tester's finding on this change (hong_kim_2009_intended, Exec_cycles_with_synch < 25236.648250309387 over
+    # Uncoal_Mem_insts): the bound, an algebraic number, held integers too large for NumPy's sqrt (TypeError on evaluation).
+    # Here P = Min(P_peak, B*I**2/(I + P_peak/B)) at P_peak = 100 TFLOP/s, B = 2 TB/s: P <= t (t < P_peak) where
+    # I**2 - c*I - 50*c <= 0 with c = t/B, by hand I <= (c + sqrt(c**2 + 200*c))/2
+    path = write_model(rhs="Min(P_peak, B*I**2/(I + P_peak/B))")
+    c = 60.123456789e12 / 2e12
+    by_hand = (c + (c * c + 200 * c) ** 0.5) / 2
+    code, out, err = cli("solve", str(path), "P", "--for", "I", "--relation", "<=", "--target", "60.123456789 TFLOP/s", "--kind", "max",
+                         "-p", "toy")
+    assert code == 0, err
+    assert f"value: {by_hand:.10g} FLOP/B" in out
+
+
+def test_a_target_equal_to_a_plateau_within_rounding_is_refused(cli) -> None:  # type: ignore[no-untyped-def]
+    # the differential tester's finding on this change: the target is the plateau 544/184.5 warp/SM rounded to a double; exact
+    # arithmetic says '<' holds everywhere, the evaluate path (equal doubles) says it holds nowhere: no answer is safe
+    assert 544 / 184.5 == 2.948509485094851
+    values = {"cuda_cpi": 0.25, "dual_issues": 5, "gmem2_cpi": 24.6, "gmem2_insts": 5, "gmem_cpi": 12.3, "gmem_insts": 5, "issue_cpi": 0.25,
+              "reissues": 15, "sfu_cpi": 1, "sfu_insts": 5, "single_issues": 125, "smem2_cpi": 2, "smem2_insts": 10, "smem_cpi": 1,
+              "smem_insts": 10, "warp_latency": 544}
+    args = [a for k, v in values.items() for a in ("-s", f"{k}={v}")]
+    code, out, err = cli("solve", "volkov_2016_ilp", "needed_occupancy", "--for", "cuda_insts", "--target", "2.948509485094851",
+                         "--relation", "<", "-p", "gt200", *args)
+    assert code == 2
+    assert "decided by digits beyond double precision" in err

@@ -38,6 +38,9 @@ from symgpu.proofs import forms
 
 #: the most arguments (of Min/Max/Piecewise, all levels together) a relation is split into at a point
 MAX_PARTS = 64
+#: relative distance of a regime's constant value from the target within which the relation is refused as a tie
+#: (a target read from a rounded value of the plateau: exact arithmetic decides it by digits no input has)
+TIE = 1e-12
 
 _LOWER = (sympy.LessThan, sympy.StrictLessThan)
 _Rel = type[sympy.core.relational.Relational]
@@ -86,6 +89,10 @@ class _Split:
             truth = op(f, t)
             if not isinstance(truth, sympy.logic.boolalg.BooleanAtom):
                 raise self.refuse(f"{sympy.sstr(f)} {op.rel_op} {sympy.sstr(t)} is not decided by the point's numbers")
+            if f != t and abs(sympy.N(f - t, 30)) <= TIE * max(abs(sympy.N(f, 30)), abs(sympy.N(t, 30))):
+                raise self.refuse(f"in a regime the relation comes to {float(f):.17g} {op.rel_op} {float(t):.17g} (in base units), two "
+                                  f"numbers equal to within {TIE:g} (relative): the target is the quantity's value there, and whether the "
+                                  "relation holds is decided by digits beyond double precision; give a target clear of it")
             return sympy.S.Reals if truth else sympy.S.EmptySet
         if isinstance(f, (sympy.Min, sympy.Max)):
             self._count(len(f.args))
@@ -261,7 +268,7 @@ def answer(job: jobs._Job, expr: sympy.Expr, target: sympy.Expr, var: sympy.Symb
         if inverted is None:
             raise errors.DerivationError(f"{job.model.id}: {question} at {where} holds where {shown} ({var} in {unit}): no single bound "
                                          f"{var} REL b gives that set; ask for its largest or smallest value (--kind max, --kind min)")
-        bound = inverted.rhs * found.scale
+        bound = _plain(inverted.rhs * found.scale)
         inverted = type(inverted)(var, bound, evaluate=False)
         job.extra = job.extra.with_(relation=inverted, bound=True)
         return job.finish(bound, unit, method="closed form at the point, regime by regime")
@@ -270,7 +277,7 @@ def answer(job: jobs._Job, expr: sympy.Expr, target: sympy.Expr, var: sympy.Symb
         raise errors.NoAnswerHere(f"{job.model.id}: {question} at {where} holds where {shown} ({var} in {unit}), which has no "
                                   f"{'largest' if kind == 'max' else 'smallest'} {'integer ' if declared.integer else ''}value")
     value, approached = extreme
-    result = value * found.scale
+    result = _plain(value * found.scale)
     op = (sympy.StrictLessThan if approached else sympy.LessThan) if kind == "max" else (sympy.StrictGreaterThan if approached else sympy.GreaterThan)
     job.extra = job.extra.with_(relation=op(var, result, evaluate=False))
     if approached:
@@ -291,3 +298,9 @@ def _one_bound(found: Holding, var: sympy.Symbol) -> sympy.Basic | None:
     if values.end == universe.end and values.right_open == universe.right_open and values.start != -sympy.oo:
         return (sympy.StrictGreaterThan if values.left_open else sympy.GreaterThan)(var, values.start, evaluate=False)
     return None
+
+
+def _plain(number: sympy.Expr) -> sympy.Expr:
+    """``number`` as the answer states it: exact where rational, else to 30 digits (an algebraic number such as
+    ``3*sqrt(18186877063699139207510135590641)/12800000000000000`` has integers too large for NumPy to evaluate)."""
+    return number if number.is_Rational else sympy.Float(sympy.N(number, 30), 30)
