@@ -128,3 +128,19 @@ def test_a_target_equal_to_a_plateau_within_rounding_is_refused(cli) -> None:  #
                          "--relation", "<", "-p", "gt200", *args)
     assert code == 2
     assert "decided by digits beyond double precision" in err
+
+
+def test_a_staircase_with_no_inversion_in_symbols_is_inverted_at_the_point(cli) -> None:  # type: ignore[no-untyped-def]
+    # with block_limit omitted resident blocks are floor(64/ceiling(t/32)), whose sign the symbols leave open (0 past 2048
+    # threads): refused before, "a denominator 1 of unproved sign"; the reduced model by hand: t_latency =
+    # ceiling(8192/(132*floor(64/ceiling(t/32))))*3*330 ns <= 20 us needs ceiling(...) <= 20, 132*floor(64/ceiling(t/32)) >= 409.6,
+    # floor(64/ceiling(t/32)) >= 4, ceiling(t/32) <= 16, t <= 512
+    code, out, err = cli("solve", "kernel_row_reduction", "t_latency", "--for", "threads_per_block", "--relation", "<=", "--target",
+                         "20 us", "--kind", "max", "-p", "h100_sxm+neusight_fit", "-s", "rereads=1", "-s", "rows_per_block=1",
+                         "-s", "blocks=8192", "--omit", "block_limit")
+    assert code == 0, err
+    assert "value: 512 thread/block" in out
+    code, out, err = cli("solve", "kernel_row_reduction", "t_latency", "--for", "threads_per_block", "--relation", "<=", "--target",
+                         "20 us", "--kind", "max", "--omit", "block_limit")
+    assert code == 2
+    assert "ask at a point (--preset, --set)" in err and "denominator 1" not in err

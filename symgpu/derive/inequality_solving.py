@@ -54,14 +54,34 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
     job.step("inequality", shown, f"the relation to solve for {var}")
     signs = _signs(job, var, preset, values)
     asked_text = f"{job.quantity} {relation} {_target_text(job, parsed)}"
-    if forms.has_pieces(expr):  # at a point: split into its regimes there
+
+    def by_regimes() -> Derivation:
+        """At a point: the relation split into its regimes and steps there (:mod:`symgpu.derive.inequality_pieces`)."""
         domain = (*solve_domain.conditions(job, quantity, var, stop),
                   *(c for c in job.assumed if isinstance(c, sympy.core.relational.Relational) and var in c.free_symbols))
         return inequality_pieces.answer(job, expr, bound_to, var, _RELATIONS[relation], kind, at_point.Given(preset, values or {}),
                                         domain, asked_text)
-    inverted = _invert_rational(job, _RELATIONS[relation](expr, bound_to, evaluate=False), var, signs,
-                                lambda: solve_domain.conditions(job, quantity, var, stop),
-                                lambda rel: inequality_roots.by_roots(job, rel, var, preset, dict(values or {}), asked_text))
+
+    if forms.has_pieces(expr):
+        return by_regimes()
+    try:
+        inverted = _invert_rational(job, _RELATIONS[relation](expr, bound_to, evaluate=False), var, signs,
+                                    lambda: solve_domain.conditions(job, quantity, var, stop),
+                                    lambda rel: inequality_roots.by_roots(job, rel, var, preset, dict(values or {}), asked_text))
+    except errors.NoAnswerHere:
+        raise
+    except errors.DerivationError as refused:
+        if not point or not forms.has_staircase(expr, var):
+            raise
+        # a staircase the symbols leave no layer-by-layer inversion of (1/floor(64/ceiling(t/32)): its divisor's sign): at the point
+        job.step("by regimes at the point", _RELATIONS[relation](expr, bound_to, evaluate=False),
+                 "no inversion in symbols: the staircase is inverted at the point's numbers, regime by regime")
+        try:
+            return by_regimes()
+        except errors.NoAnswerHere:
+            raise
+        except errors.DerivationError:  # the inversion's own reason (its advice: an --assume, a value) is the one to give
+            raise refused from None
     if isinstance(inverted, sympy.logic.boolalg.BooleanAtom):  # the relation does not depend on var (here)
         inverted = _whole_range(job, var, bool(inverted), asked_text, preset, values)
     bound = job.ctx.nice(inverted.rhs)
