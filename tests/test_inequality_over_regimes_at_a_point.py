@@ -144,3 +144,16 @@ def test_a_staircase_with_no_inversion_in_symbols_is_inverted_at_the_point(cli) 
                          "20 us", "--kind", "max", "--omit", "block_limit")
     assert code == 2
     assert "ask at a point (--preset, --set)" in err and "denominator 1" not in err
+
+
+def test_a_bound_on_a_variable_in_a_scaled_unit_is_printed_in_that_unit(cli) -> None:  # type: ignore[no-untyped-def]
+    # by hand: 10560 blocks are 10 waves of 132*8 on H100, each 3*L_M: 30*L_M <= 10 us for L_M <= 1000/3 ns (printed as
+    # 1/3000000 [ns], the number in seconds, before the answer's numbers were kept in the declared unit)
+    at = ("-p", "h100_sxm+neusight_fit", "-s", "rereads=1", "-s", "threads_per_block=256", "-s", "blocks=10560")
+    code, out, err = cli("solve", "kernel_row_reduction", "t_latency", "--for", "L_M", "--relation", "<=", "--target", "10 us", *at)
+    assert code == 0, err
+    assert "result: L_M <= 1000/3  [ns]" in out and f"value: L_M <= {1000 / 3:.10g} ns" in out
+    code, out, err = cli("solve", "kernel_row_reduction", "t_latency", "--for", "L_M", "--relation", "<=", "--target", "10 us",
+                         "--kind", "max", "--unit", "us", *at)
+    assert code == 0, err
+    assert f"value: {1 / 3:.10g} us" in out

@@ -50,7 +50,7 @@ _Rel = type[sympy.core.relational.Relational]
 class Holding:
     """Where ``quantity REL target`` holds at a point: ``values``, a set of the variable's values in its declared
     unit (inside its declared range, domain and assumptions), and ``scale``, the base-unit value of one declared
-    unit (a bare number the evaluator reads is in base units)."""
+    unit. The answer's numbers stay in the declared unit (extra ``declared_numbers``: as printed, scaled where evaluated)."""
 
     values: sympy.Set
     universe: sympy.Set  # the admissible values: declared range, domain, assumptions
@@ -268,18 +268,18 @@ def answer(job: jobs._Job, expr: sympy.Expr, target: sympy.Expr, var: sympy.Symb
         if inverted is None:
             raise errors.DerivationError(f"{job.model.id}: {question} at {where} holds where {shown} ({var} in {unit}): no single bound "
                                          f"{var} REL b gives that set; ask for its largest or smallest value (--kind max, --kind min)")
-        bound = _plain(inverted.rhs * found.scale)
+        bound = _plain(inverted.rhs)
         inverted = type(inverted)(var, bound, evaluate=False)
-        job.extra = job.extra.with_(relation=inverted, bound=True)
+        job.extra = job.extra.with_(relation=inverted, bound=True, declared_numbers=True)
         return job.finish(bound, unit, method="closed form at the point, regime by regime")
     extreme = largest(found.values, kind, declared.integer)
     if extreme is None:
         raise errors.NoAnswerHere(f"{job.model.id}: {question} at {where} holds where {shown} ({var} in {unit}), which has no "
                                   f"{'largest' if kind == 'max' else 'smallest'} {'integer ' if declared.integer else ''}value")
     value, approached = extreme
-    result = _plain(value * found.scale)
+    result = _plain(value)
     op = (sympy.StrictLessThan if approached else sympy.LessThan) if kind == "max" else (sympy.StrictGreaterThan if approached else sympy.GreaterThan)
-    job.extra = job.extra.with_(relation=op(var, result, evaluate=False))
+    job.extra = job.extra.with_(relation=op(var, result, evaluate=False), declared_numbers=True)
     if approached:
         job.extra = job.extra.with_(supremum=True)
     job.step(("supremum" if kind == "max" else "infimum") if approached else f"{kind}imum", sympy.Eq(var, result, evaluate=False),
