@@ -85,6 +85,10 @@ class _Split:
     def where(self, f: sympy.Expr, op: _Rel, t: sympy.Expr) -> sympy.Set:
         """The values of the variable (a set of reals) where ``f op t``."""
         x = self.x
+        if x not in f.free_symbols or f == x:
+            if not (f.is_extended_real or x in f.free_symbols) or not t.is_extended_real:
+                raise self.refuse(f"{sympy.sstr(f)} {op.rel_op} {sympy.sstr(t)} compares a number that is not real at the point "
+                                  "(a division by 0 there, or a root of a negative number)")
         if x not in f.free_symbols:
             truth = op(f, t)
             if not isinstance(truth, sympy.logic.boolalg.BooleanAtom):
@@ -180,6 +184,16 @@ class _Split:
         if not isinstance(found, sympy.Set):
             raise self.refuse(f"the regime condition {sympy.sstr(condition)} is not solved for the variable at the point")
         return found
+
+
+def where_holds(f: sympy.Expr, relation: _Rel, target: sympy.Expr, x: sympy.Symbol, universe: sympy.Set) -> sympy.Set:
+    """The values of ``x`` in ``universe`` where ``f relation target``, ``f`` a function of ``x`` alone with exact numbers
+    (``x`` carries the universe's sign as an assumption: ``positive`` for ``(0, oo)``).
+
+    Raises:
+        errors.DerivationError: a part of the relation is covered by no rule (or there are more than :data:`MAX_PARTS`)."""
+    return sympy.Intersection(_Split(x, f"{sympy.sstr(f)} {relation.rel_op} {sympy.sstr(target)}", universe).where(f, relation, target),
+                              universe)
 
 
 def holding(job: jobs._Job, expr: sympy.Expr, target: sympy.Expr, var: sympy.Symbol, relation: _Rel,
