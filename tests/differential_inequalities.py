@@ -56,7 +56,8 @@ def check(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
                        + " and ".join(map(sympy.sstr, stated)) + ")")
     if isinstance(d.result, sympy.Tuple) or derive.holds_on_ranges(d.result):
         return Verdict(q, "disagree", "inequality: the answer is no single number", show(d.result), "")
-    (value,) = values_of(model, d.result, q, model.unit_text(q.variable), extra)
+    # a number found at the point (extra declared_numbers) is in the variable's declared unit: read as the evaluator reads it
+    (value,) = values_of(model, derive.as_evaluated(model, d, d.result), q, model.unit_text(q.variable), extra)
     if q.kind:
         return _check_extreme(model, q, d, value)
     return _check_bound(model, q, d, value)

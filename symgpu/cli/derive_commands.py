@@ -324,9 +324,10 @@ def _bound_shown(model: Any, derivation: Any, bounded: Any, preset: str | None, 
     if not derivation.extra.bound:
         return None
     unit = model.units[derivation.variable]
+    result = derive.as_evaluated(model, derivation, derivation.result)  # a number found at the point is in the declared unit
     try:
-        shown = float(evaluator.evaluate_expression(model, derivation.result, unit, preset=preset,
-                                                    values=evaluator.with_kept(model, derivation.result, preset, values)).magnitude)
+        shown = float(evaluator.evaluate_expression(model, result, unit, preset=preset,
+                                                    values=evaluator.with_kept(model, result, preset, values)).magnitude)
     except errors.SymgpuError:
         return None
     return shown if np.isfinite(shown) else None

@@ -60,7 +60,8 @@ def _solve_options(p: argparse.ArgumentParser) -> None:
                    "quantity is converted with --clock or the preset's clock) instead of keeping the quantity symbolic")
     p.add_argument("--relation", choices=["==", ">=", ">", "<=", "<"],
                    help="solve the inequality quantity RELATION TARGET instead of the equation (e.g. '>=': where the "
-                   "quantity reaches the target); floor/ceiling are inverted layer by layer")
+                   "quantity reaches the target); floor/ceiling are inverted layer by layer, and Min/Max/Piecewise at a point "
+                   "(--preset, --set) regime by regime")
     p.add_argument("--kind", choices=["max", "min"],
                    help="with --relation: the largest (max) or smallest (min) admissible value of VAR, an integer for "
                    "an integer variable, instead of the bound")

@@ -26,7 +26,7 @@ from symgpu import errors
 from symgpu.derive.derivation import Step
 from symgpu.proofs import exact_signs
 
-__all__ = ["invert", "integer_extreme"]
+__all__ = ["invert", "integer_extreme", "peel"]
 
 #: the advice for a sign not proved where no point was given (the caller at a point says what blocks it there)
 ASK_AT_A_POINT = "ask at a point (--preset, --set), where its numbers decide it"
@@ -72,6 +72,17 @@ def invert(relation: sympy.Basic, var: sympy.Symbol, sign: Callable[[sympy.Expr]
         lhs, op, rhs, why = _peel(lhs, op, rhs, var, sign, nonneg or exact_signs.nonnegative, advice)
         steps.append(Step("invert", op(lhs, rhs, evaluate=False), why))
     raise errors.DerivationError(f"cannot isolate {var} in {sympy.sstr(relation)}")  # pragma: no cover
+
+
+def peel(f: sympy.Expr, op: type[sympy.core.relational.Relational], c: sympy.Expr, var: sympy.Symbol,
+         sign: Callable[[sympy.Expr], int | None], nonneg: Callable[[sympy.Expr], bool],
+         advice: Callable[[sympy.Expr], str] = lambda _: ASK_AT_A_POINT) -> tuple[sympy.Expr, type[sympy.core.relational.Relational], sympy.Expr, str]:
+    """One layer of ``f op c`` peeled (a sum's, a factor's, a ``floor``/``ceiling``'s or a power's): the inner
+    expression, the relation, the other side and why (what :func:`invert` does once per step).
+
+    Raises:
+        errors.DerivationError: the layer has no rule (or a sign it needs is not proved)."""
+    return _peel(f, op, c, var, sign, nonneg, advice)
 
 
 def _peel(f: sympy.Expr, op: type[sympy.core.relational.Relational], c: sympy.Expr, var: sympy.Symbol,

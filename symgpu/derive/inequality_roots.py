@@ -42,9 +42,14 @@ def by_roots(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, preset: s
     if var in target.free_symbols:
         f, target = f - target, sympy.Integer(0)
     denominator = sympy.fraction(sympy.together(f))[1]
-    if forms.has_pieces(f) or forms.has_staircase(f, var) or job.ctx.sign(denominator) not in (1, -1):
+    if forms.has_pieces(f) or forms.has_staircase(f, var):
+        point = "" if preset is not None or values else ("; ask at a point (--preset, --set), where it is inverted regime by regime "
+                                                         "and step by step at the point's numbers")
+        raise errors.DerivationError(f"nor is it read from the roots of its equation, since the quantity may jump in {var} (a "
+                                     f"floor/ceiling staircase or pieces){point}")
+    if job.ctx.sign(denominator) not in (1, -1):
         raise errors.DerivationError(f"nor is it read from the roots of its equation, since the quantity may jump in {var} "
-                                     f"(a denominator {sympy.sstr(denominator)} of unproved sign, or pieces)")
+                                     f"(a denominator {sympy.sstr(denominator)} of unproved sign)")
     if preset is None and not values:
         raise errors.DerivationError("at a point (--preset, --set) it is answered from the roots of the equation and the sign "
                                      "between them, read from the point's numbers")

@@ -11,7 +11,7 @@ from typing import Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import at_point, declared_range, inequalities, inequality_roots, jobs, solve_domain, solve_kind
+from symgpu.derive import at_point, declared_range, inequalities, inequality_pieces, inequality_roots, jobs, solve_domain, solve_kind
 from symgpu.proofs import forms
 from symgpu.derive.derivation import Derivation, Step
 
@@ -34,7 +34,8 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
         raise errors.UsageError(f"{model.id}: relation must be one of ==, {', '.join(_RELATIONS)} (got {relation!r})")
     if target is None:
         raise errors.UsageError(f"{model.id}: an inequality needs a target (quantity {relation} target)")
-    if forms.has_pieces(expr):
+    point = preset is not None or bool(values)
+    if forms.has_pieces(expr) and not point:
         raise errors.DerivationError(f"{model.id}: the inequality for {job.quantity} has Min/Max/Piecewise in it, which is not "
                                      f"inverted layer by layer; {_piece_advice(model, job.quantity, case)}")
     parsed = job.parse_target(target, lhs) if lhs is not None else job.parse(target, "target")
@@ -53,6 +54,16 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
     job.step("inequality", shown, f"the relation to solve for {var}")
     signs = _signs(job, var, preset, values)
     asked_text = f"{job.quantity} {relation} {_target_text(job, parsed)}"
+
+    def by_regimes() -> Derivation:
+        """At a point: the relation split into its regimes and steps there (:mod:`symgpu.derive.inequality_pieces`)."""
+        domain = (*solve_domain.conditions(job, quantity, var, stop),
+                  *(c for c in job.assumed if isinstance(c, sympy.core.relational.Relational) and var in c.free_symbols))
+        return inequality_pieces.answer(job, expr, bound_to, var, _RELATIONS[relation], kind, at_point.Given(preset, values or {}),
+                                        domain, asked_text)
+
+    if forms.has_pieces(expr):
+        return by_regimes()
     try:
         inverted = _invert_rational(job, _RELATIONS[relation](expr, bound_to, evaluate=False), var, signs,
                                     lambda: solve_domain.conditions(job, quantity, var, stop),
@@ -61,7 +72,18 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
         raise
     except errors.DerivationError as error:  # every refusal names the model and the question
         said = str(error).removeprefix(f"{model.id}: ")
-        raise errors.DerivationError(f"{model.id}: solving {asked_text} for {var}: {said}") from None
+        named = errors.DerivationError(f"{model.id}: solving {asked_text} for {var}: {said}")
+        if not point or not forms.has_staircase(expr, var):
+            raise named from None
+        # a staircase the symbols leave no layer-by-layer inversion of (1/floor(64/ceiling(t/32)): its divisor's sign): at the point
+        job.step("by regimes at the point", _RELATIONS[relation](expr, bound_to, evaluate=False),
+                 "no inversion in symbols: the staircase is inverted at the point's numbers, regime by regime")
+        try:
+            return by_regimes()
+        except errors.NoAnswerHere:
+            raise
+        except errors.DerivationError:  # the inversion's own reason (its advice: an --assume, a value) is the one to give
+            raise named from None
     if isinstance(inverted, sympy.logic.boolalg.BooleanAtom):  # the relation does not depend on var (here)
         inverted = _whole_range(job, var, bool(inverted), asked_text, preset, values)
     bound = job.ctx.nice(inverted.rhs)
@@ -307,7 +329,8 @@ def _piece_advice(model: Any, quantity: Any, case: str | None = None) -> str:
     cases (unless ``case``, the one picked, still has pieces: then not again), else the equation (its
     crossings) or one argument kept with ``omit``."""
     equation = model.equation_for(quantity) if isinstance(quantity, str) and (quantity in model.defining or quantity in model.equations) else None
-    crossings = "solve the equation (relation ==) for where it crosses the target and read which side holds"
+    crossings = ("ask it at a point (--preset, --set), where each Min/Max/Piecewise argument is inverted at the point's numbers "
+                 "and the regimes' answers joined")
     if equation is not None and equation.cases and case is None:
         return f"pick one case (case = {', '.join(c.id for c in equation.cases)}) or a bound"
     if case is not None:

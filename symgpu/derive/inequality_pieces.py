@@ -1,0 +1,320 @@
+"""``quantity REL target`` at a point where the quantity holds ``Min``/``Max``/``Piecewise`` (or a staircase that
+layer-by-layer inversion cannot isolate): the set of the variable's values where the relation holds, assembled
+regime by regime from the point's exact numbers.
+
+At a point (every input but the variable given) the quantity is a function of one variable with exact numbers
+in it (:func:`symgpu.derive.at_point.pinned`). Its ``Min``/``Max``/``Piecewise`` split the relation into ones
+over their arguments, each an ordinary relation:
+
+* ``Min(a, b) <= t`` <=> ``a <= t`` or ``b <= t``; ``Min(a, b) >= t`` <=> ``a >= t`` and ``b >= t``
+  (``Max`` the other way round; ``<``/``>`` alike);
+* ``Piecewise((e1, c1), (e2, c2), ...)``: where ``c1`` holds, ``e1 REL t``; where ``c2`` holds and ``c1`` does
+  not, ``e2 REL t``; and so on;
+* a sum, a factor, a ``floor``/``ceiling`` or a power around them peeled one layer
+  (:func:`symgpu.derive.inequalities.peel`), as the inversion does.
+
+Each argument free of pieces is inverted layer by layer (:func:`symgpu.derive.inequalities.invert`: a staircase
+``ceiling(blocks/60) <= 2`` gives ``blocks <= 120``, so a staircase that jumps over the target has its bound at
+a step edge, on the side the inversion states), or, rational in the variable, solved by SymPy's exact
+univariate rational inequality; the sets are joined as the rules say and cut to the variable's declared range,
+the ``valid_when`` domain and the ``--assume`` relations on it. The work is bounded by the size of the pinned
+expression (at most :data:`MAX_PARTS` arguments); what none of the rules covers is refused, naming
+``extremum``/``solve`` ``--grid``... as the way to read it numerically. The answer is certified on the
+evaluate path (:mod:`symgpu.derive.certify_bound`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import sympy
+
+from symgpu import errors
+from symgpu.derive import at_point, declared_range, inequalities, jobs
+from symgpu.derive.derivation import Derivation
+from symgpu.evaluate import scaling
+from symgpu.proofs import forms
+
+#: the most arguments (of Min/Max/Piecewise, all levels together) a relation is split into at a point
+MAX_PARTS = 64
+#: relative distance of a regime's constant value from the target within which the relation is refused as a tie
+#: (a target read from a rounded value of the plateau: exact arithmetic decides it by digits no input has)
+TIE = 1e-12
+
+_LOWER = (sympy.LessThan, sympy.StrictLessThan)
+_Rel = type[sympy.core.relational.Relational]
+
+
+@dataclass(frozen=True)
+class Holding:
+    """Where ``quantity REL target`` holds at a point: ``values``, a set of the variable's values in its declared
+    unit (inside its declared range, domain and assumptions), and ``scale``, the base-unit value of one declared
+    unit. The answer's numbers stay in the declared unit (extra ``declared_numbers``: as printed, scaled where evaluated)."""
+
+    values: sympy.Set
+    universe: sympy.Set  # the admissible values: declared range, domain, assumptions
+    scale: sympy.Expr
+
+
+@dataclass
+class _Split:
+    """The recursion's state: the variable, and how many arguments it has split the relation into so far."""
+
+    x: sympy.Symbol
+    question: str
+    universe: sympy.Set  # the declared range: where the variable's values are asked
+    parts: int = 0
+
+    def sign(self, expr: sympy.Expr) -> int | None:
+        """The sign of ``expr`` (numbers and the variable's declared sign only), None where not proved."""
+        if expr.is_zero:
+            return 0
+        if expr.is_positive:
+            return 1
+        if expr.is_negative:
+            return -1
+        return None
+
+    def nonneg(self, expr: sympy.Expr) -> bool:
+        return bool(expr.is_nonnegative)
+
+    def refuse(self, why: str) -> errors.DerivationError:
+        return errors.DerivationError(f"{self.question}: {why}")
+
+    def where(self, f: sympy.Expr, op: _Rel, t: sympy.Expr) -> sympy.Set:
+        """The values of the variable (a set of reals) where ``f op t``."""
+        x = self.x
+        if x not in f.free_symbols or f == x:
+            if not (f.is_extended_real or x in f.free_symbols) or not t.is_extended_real:
+                raise self.refuse(f"{sympy.sstr(f)} {op.rel_op} {sympy.sstr(t)} compares a number that is not real at the point "
+                                  "(a division by 0 there, or a root of a negative number)")
+        if x not in f.free_symbols:
+            truth = op(f, t)
+            if not isinstance(truth, sympy.logic.boolalg.BooleanAtom):
+                raise self.refuse(f"{sympy.sstr(f)} {op.rel_op} {sympy.sstr(t)} is not decided by the point's numbers")
+            if f != t and abs(sympy.N(f - t, 30)) <= TIE * max(abs(sympy.N(f, 30)), abs(sympy.N(t, 30))):
+                raise self.refuse(f"in a regime the relation comes to {float(f):.17g} {op.rel_op} {float(t):.17g} (in base units), two "
+                                  f"numbers equal to within {TIE:g} (relative): the target is the quantity's value there, and whether the "
+                                  "relation holds is decided by digits beyond double precision; give a target clear of it")
+            return sympy.S.Reals if truth else sympy.S.EmptySet
+        if isinstance(f, (sympy.Min, sympy.Max)):
+            self._count(len(f.args))
+            parts = [self.where(a, op, t) for a in f.args]
+            either = isinstance(f, sympy.Min) == (op in _LOWER)  # Min(a, b) <= t: a <= t or b <= t
+            return sympy.Union(*parts) if either else sympy.Intersection(*parts)
+        if isinstance(f, sympy.Piecewise):
+            self._count(len(f.args))
+            out: sympy.Set = sympy.S.EmptySet
+            taken: sympy.Set = sympy.S.EmptySet
+            for value, condition in f.args:
+                on = self._condition(condition)
+                here = sympy.Complement(on, taken)
+                if here is not sympy.S.EmptySet:
+                    out = sympy.Union(out, sympy.Intersection(here, self._within(here, value, op, t)))
+                taken = sympy.Union(taken, on)
+            return out
+        if f == x:
+            return sympy.Interval(-sympy.oo, t, right_open=op is sympy.StrictLessThan) if op in _LOWER \
+                else sympy.Interval(t, sympy.oo, left_open=op is sympy.StrictGreaterThan)
+        if f.is_Pow and f.exp.is_number and f.exp.is_negative:
+            return self._reciprocal(f.base, f.exp, op, t)
+        try:
+            inner, op2, t2, _ = inequalities.peel(f, op, t, x, self.sign, self.nonneg)
+        except errors.DerivationError as error:
+            return self._rational(f, op, t, error)
+        if inner == f:  # a sum of terms that all hold the variable: no layer comes off
+            return self._rational(f, op, t, errors.DerivationError(f"no layer of {sympy.sstr(f)} comes off"))
+        return self.where(inner, op2, t2)
+
+    def _reciprocal(self, g: sympy.Expr, e: sympy.Expr, op: _Rel, t: sympy.Expr) -> sympy.Set:
+        """``g**e op t`` for a negative ``e``, the base's sign read as a relation of its own (``1/Min(32, floor(64/ceiling(x/32)))``:
+        its base is 0 past 2048 threads): where ``g > 0`` (itself solved here), ``g flip(op) t**(1/e)`` for a positive ``t`` (else
+        ``g**e > 0`` decides it); ``g < 0`` must leave no admissible value, ``g = 0`` has no value."""
+        negative = sympy.Intersection(self.where(g, sympy.StrictLessThan, sympy.Integer(0)), self.universe)
+        if negative is not sympy.S.EmptySet:
+            raise self.refuse(f"{sympy.sstr(g)} is negative at some admissible values ({sympy.sstr(negative)}), where "
+                              f"{sympy.sstr(g ** e)} is not inverted")
+        positive = self.where(g, sympy.StrictGreaterThan, sympy.Integer(0))
+        if t.is_positive:
+            flipped = {sympy.LessThan: sympy.GreaterThan, sympy.StrictLessThan: sympy.StrictGreaterThan,
+                       sympy.GreaterThan: sympy.LessThan, sympy.StrictGreaterThan: sympy.StrictLessThan}[op]
+            return sympy.Intersection(positive, self.where(g, flipped, t ** (1 / e)))
+        truth = op(sympy.Integer(1), t)  # g**e > 0 >= t there
+        if not isinstance(truth, sympy.logic.boolalg.BooleanAtom):
+            raise self.refuse(f"the sign of {sympy.sstr(t)} is not decided at the point")
+        return positive if truth else sympy.S.EmptySet
+
+    def _rational(self, f: sympy.Expr, op: _Rel, t: sympy.Expr, error: errors.DerivationError) -> sympy.Set:
+        """``f op t`` where no layer peels: an exact univariate rational inequality (``(5760*x - 50331648)/(5760*x) <= 1/2``)."""
+        x = self.x
+        if forms.has_pieces(f) or not (f - t).is_rational_function(x):
+            raise self.refuse(f"no inversion of {sympy.sstr(f)} {op.rel_op} {sympy.sstr(t)} at the point ({error}); evaluate it "
+                              "over a grid of values instead (symgpu sweep, or extremum --grid for its largest/smallest value)")
+        try:
+            found = sympy.solve_univariate_inequality(op(f, t, evaluate=False), x, relational=False)
+        except (NotImplementedError, ValueError, TypeError):
+            raise self.refuse(f"{sympy.sstr(f)} {op.rel_op} {sympy.sstr(t)} is not solved at the point ({error})") from None
+        return sympy.Intersection(found, sympy.S.Reals)
+
+    def _within(self, here: sympy.Set, value: sympy.Expr, op: _Rel, t: sympy.Expr) -> sympy.Set:
+        """``value op t`` where the branch's condition confines the variable to ``here``: a variable positive there
+        (``regs_per_thread`` past a branch for 0) is positive in its inversion (``1/ceiling(x/8)``)."""
+        if self.x.is_positive or sympy.Intersection(here, self.universe).is_subset(sympy.Interval.open(0, sympy.oo)) is not True:
+            return self.where(value, op, t)
+        inner = _Split(sympy.Dummy("x", positive=True), self.question, self.universe, self.parts)
+        found = inner.where(value.xreplace({self.x: inner.x}), op, t)
+        self.parts = inner.parts
+        return found
+
+    def _count(self, more: int) -> None:
+        self.parts += more
+        if self.parts > MAX_PARTS:
+            raise self.refuse(f"at the point it splits into more than {MAX_PARTS} regimes, too many to invert one by one")
+
+    def _condition(self, condition: sympy.Basic) -> sympy.Set:
+        if condition is sympy.true:
+            return sympy.S.Reals
+        if condition is sympy.false:
+            return sympy.S.EmptySet
+        try:
+            found = condition.as_set()
+        except (NotImplementedError, TypeError, ValueError):
+            found = None
+        if not isinstance(found, sympy.Set):
+            raise self.refuse(f"the regime condition {sympy.sstr(condition)} is not solved for the variable at the point")
+        return found
+
+
+def where_holds(f: sympy.Expr, relation: _Rel, target: sympy.Expr, x: sympy.Symbol, universe: sympy.Set) -> sympy.Set:
+    """The values of ``x`` in ``universe`` where ``f relation target``, ``f`` a function of ``x`` alone with exact numbers
+    (``x`` carries the universe's sign as an assumption: ``positive`` for ``(0, oo)``).
+
+    Raises:
+        errors.DerivationError: a part of the relation is covered by no rule (or there are more than :data:`MAX_PARTS`)."""
+    return sympy.Intersection(_Split(x, f"{sympy.sstr(f)} {relation.rel_op} {sympy.sstr(target)}", universe).where(f, relation, target),
+                              universe)
+
+
+def holding(job: jobs._Job, expr: sympy.Expr, target: sympy.Expr, var: sympy.Symbol, relation: _Rel,
+            given: at_point.Given, domain: Sequence[sympy.Basic], question: str) -> Holding:
+    """Where ``expr relation target`` holds at the point ``given``, over ``var``'s admissible values there
+    (its declared sign, ``domain``: the ``valid_when`` and ``--assume`` relations on it).
+
+    Raises:
+        errors.DerivationError: an input has no value at the point, or a part of the relation is covered by no rule
+            (or there are more than :data:`MAX_PARTS` of them)."""
+    model = job.model
+    values = at_point.with_target(job, given.values)
+    declared = declared_range.of(model, var)
+    positive = declared.word == "positive"
+    x = sympy.Dummy("x", positive=True) if positive else sympy.Dummy("x", nonnegative=True) if declared.relations \
+        else sympy.Dummy("x", real=True)
+    universe: sympy.Set = sympy.Interval.open(0, sympy.oo) if positive else sympy.Interval(0, sympy.oo) if declared.relations \
+        else sympy.S.Reals
+    scale = scaling.unit_scale(model.units[var.name]) if var.name in model.units else sympy.Integer(1)
+    split = _Split(x, question, universe)
+
+    def at(e: sympy.Basic) -> sympy.Basic:
+        made = at_point.pinned(job, e, var, given.preset, values)
+        if made is None:
+            missing = ", ".join(at_point.unvalued(job, e, given.preset, values)) or "an input"
+            raise split.refuse(f"{missing} has no value at {at_point.where_text(given.preset, given.values)}; give it one (--set)")
+        return made().xreplace({var: x * scale})
+
+    for condition in domain:
+        universe = sympy.Intersection(universe, split._condition(at(condition)))
+    f, t = at(expr), at(target)
+    if x in t.free_symbols:
+        f, t = f - t, sympy.Integer(0)
+    found = split.where(f, relation, t)
+    return Holding(sympy.Intersection(found, universe), universe, scale)
+
+
+def largest(values: sympy.Set, kind: str, integer: bool) -> tuple[sympy.Expr, bool] | None:
+    """The largest (``kind="max"``) or smallest value of ``values``, an integer one where ``integer``; with
+    whether it is only approached (an open end of a real variable). None where there is none (no value, or
+    they go on to infinity)."""
+    intervals = list(values.args) if isinstance(values, sympy.Union) else [values]
+    if any(isinstance(i, sympy.FiniteSet) for i in intervals):
+        intervals = [j for i in intervals for j in ([sympy.Interval(p, p) for p in i] if isinstance(i, sympy.FiniteSet) else [i])]
+    if not all(isinstance(i, sympy.Interval) for i in intervals):
+        return None
+    upper = kind == "max"
+    for piece in sorted(intervals, key=lambda i: i.end if upper else -i.start, reverse=True):
+        end, opened = (piece.end, piece.right_open) if upper else (piece.start, piece.left_open)
+        if end in (sympy.oo, -sympy.oo):
+            return None
+        if integer:
+            whole = (sympy.ceiling(end) - 1 if opened else sympy.floor(end)) if upper else (sympy.floor(end) + 1 if opened else sympy.ceiling(end))
+            if piece.contains(whole) is sympy.true:
+                return whole, False
+            continue
+        return end, bool(opened)
+    return None
+
+
+def answer(job: jobs._Job, expr: sympy.Expr, target: sympy.Expr, var: sympy.Symbol, relation: _Rel, kind: str | None,
+           given: at_point.Given, domain: Sequence[sympy.Basic], question: str) -> Derivation:
+    """``question`` (``expr relation target``) answered at the point ``given`` from :func:`holding`: with ``kind``
+    the largest or smallest admissible value (an integer where ``var`` is declared one), without it the bound
+    ``var REL b`` where the relation holds on one side of ``b`` over the admissible values.
+
+    Raises:
+        errors.NoAnswerHere: no admissible value satisfies the relation there (exit 1), or none is the largest/smallest.
+        errors.DerivationError: the relation cannot be split at the point, or (without ``kind``) it holds on a set
+            that no single bound gives."""
+    where = at_point.where_text(given.preset, given.values)
+    found = holding(job, expr, target, var, relation, given, domain, f"{job.model.id}: {question} at {where}")
+    unit = job.model.unit_text(var.name)
+    shown = sympy.sstr(found.values.as_relational(sympy.Symbol(var.name, real=True))) if found.values is not sympy.S.EmptySet else ""
+    job.step("regimes at the point", sympy.Symbol(var.name, real=True) if not shown else found.values.as_relational(sympy.Symbol(var.name, real=True)),
+             f"at {where} every Min/Max/Piecewise argument of the quantity is a function of {var} alone with exact numbers; "
+             f"each argument's relation inverted (floor/ceiling layer by layer, a step edge where the staircase jumps over the "
+             f"target), the Min/Max/Piecewise rules join them, and the declared range, domain and assumptions on {var} cut "
+             f"them: {question} holds exactly where {shown or 'nowhere'} ({var} in {unit})")
+    if found.values is sympy.S.EmptySet:
+        raise errors.NoAnswerHere(f"{job.model.id}: no admissible {var} satisfies {question} at {where}: split at the point into its "
+                                  f"regimes and steps, the relation holds at no {var} the model gives a value for (--full shows the steps)")
+    declared = declared_range.of(job.model, var)
+    if kind is None:
+        inverted = _one_bound(found, var)
+        if inverted is None:
+            raise errors.DerivationError(f"{job.model.id}: {question} at {where} holds where {shown} ({var} in {unit}): no single bound "
+                                         f"{var} REL b gives that set; ask for its largest or smallest value (--kind max, --kind min)")
+        bound = _plain(inverted.rhs)
+        inverted = type(inverted)(var, bound, evaluate=False)
+        job.extra = job.extra.with_(relation=inverted, bound=True, declared_numbers=True)
+        return job.finish(bound, unit, method="closed form at the point, regime by regime")
+    extreme = largest(found.values, kind, declared.integer)
+    if extreme is None:
+        raise errors.NoAnswerHere(f"{job.model.id}: {question} at {where} holds where {shown} ({var} in {unit}), which has no "
+                                  f"{'largest' if kind == 'max' else 'smallest'} {'integer ' if declared.integer else ''}value")
+    value, approached = extreme
+    result = _plain(value)
+    op = (sympy.StrictLessThan if approached else sympy.LessThan) if kind == "max" else (sympy.StrictGreaterThan if approached else sympy.GreaterThan)
+    job.extra = job.extra.with_(relation=op(var, result, evaluate=False), declared_numbers=True)
+    if approached:
+        job.extra = job.extra.with_(supremum=True)
+    job.step(("supremum" if kind == "max" else "infimum") if approached else f"{kind}imum", sympy.Eq(var, result, evaluate=False),
+             f"the {'largest' if kind == 'max' else 'smallest'} {'integer ' if declared.integer else ''}{var} of that set"
+             + (": its end is open, approached, not attained" if approached else ""))
+    return job.finish(result, unit, method="closed form at the point, regime by regime")
+
+
+def _one_bound(found: Holding, var: sympy.Symbol) -> sympy.Basic | None:
+    """``var REL b`` (in the declared unit) stating ``found.values`` over ``found.universe``, or None where no one bound does."""
+    values, universe = found.values, found.universe
+    if not isinstance(values, sympy.Interval) or not isinstance(universe, sympy.Interval):
+        return None
+    if values.start == universe.start and values.left_open == universe.left_open and values.end != sympy.oo:
+        return (sympy.StrictLessThan if values.right_open else sympy.LessThan)(var, values.end, evaluate=False)
+    if values.end == universe.end and values.right_open == universe.right_open and values.start != -sympy.oo:
+        return (sympy.StrictGreaterThan if values.left_open else sympy.GreaterThan)(var, values.start, evaluate=False)
+    return None
+
+
+def _plain(number: sympy.Expr) -> sympy.Expr:
+    """``number`` as the answer states it: exact where rational, else to 30 digits (an algebraic number such as
+    ``3*sqrt(18186877063699139207510135590641)/12800000000000000`` has integers too large for NumPy to evaluate)."""
+    return number if number.is_Rational else sympy.Float(sympy.N(number, 30), 30)
