@@ -10,20 +10,11 @@ import numpy as np
 import sympy
 
 from symgpu import errors
-from symgpu.proofs import forms
-from symgpu.proofs import relations
-from symgpu.derive import results
-from symgpu.derive import jobs
-from symgpu.derive import regime_split
-from symgpu.derive import summary
+from symgpu.proofs import forms, relations
+from symgpu.derive import jobs, regime_split, results, summary
 from symgpu.derive.derivation import Derivation
 from symgpu.derive import at_point, point_roots
-from symgpu.derive import extremum_domain
-from symgpu.derive import extremum_walls
-from symgpu.derive import extremum_choice
-from symgpu.derive import extremum_cusps
-from symgpu.derive import limits
-from symgpu.derive import limit_regimes
+from symgpu.derive import extremum_choice, extremum_cusps, extremum_domain, extremum_walls, limit_regimes, limits
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.derive.extra_records import CandidateRecord
 from symgpu.evaluate import active, evaluator, scaling

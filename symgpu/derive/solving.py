@@ -11,20 +11,13 @@ import sympy
 
 from symgpu import errors
 from symgpu.proofs import forms
-from symgpu.derive import results
-from symgpu.derive import jobs
-from symgpu.derive import regime_conditions, regime_split
+from symgpu.derive import jobs, regime_conditions, regime_split, results
 from symgpu.derive.derivation import Derivation, Step
 from symgpu.derive.extra_records import Boundary, FlatRange, RootRecord
 from symgpu.derive import at_point, point_roots
-from symgpu.derive import inequalities
-from symgpu.derive import inequality_solving
-from symgpu.derive import stored
+from symgpu.derive import inequalities, inequality_solving, stored
 from symgpu.evaluate.active import condition_true
-from symgpu.derive import case_boundary
-from symgpu.derive import solve_domain
-from symgpu.derive import solve_ranges
-from symgpu.derive import staircase_steps
+from symgpu.derive import case_boundary, solve_domain, solve_ranges, staircase_steps
 
 if TYPE_CHECKING:
     from symgpu.model import Model
