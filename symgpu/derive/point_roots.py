@@ -9,6 +9,7 @@ from typing import Any
 import sympy
 
 from symgpu.derive import at_point, jobs
+from symgpu.derive import roots
 from symgpu.derive.roots import real_roots
 from symgpu.evaluate import scaling
 
@@ -24,7 +25,7 @@ def read_alike(job: jobs._Job, var: sympy.Symbol) -> bool:
     """Whether a bare number is ``var``'s value in its declared unit however it is read: that unit is its
     base units' (scale 1: ``warp/SM``, ``cycle``, a pure number). A root of :func:`roots_here` is a bare
     number in the declared unit, and a bare number evaluated alone is read in base units (``3`` as ``3e-9 GHz``)."""
-    return bool(scaling.unit_scale(job.model.units[var.name]) == 1)
+    return scaling.symbol_scale(job.model, var.name) == 1.0
 
 
 def numbers_first(job: jobs._Job, difference: sympy.Expr, var: sympy.Symbol) -> bool:
@@ -32,16 +33,10 @@ def numbers_first(job: jobs._Job, difference: sympy.Expr, var: sympy.Symbol) -> 
     (:func:`roots_here`) than in closed form: it is rational in ``var`` with a numerator of degree 2 or more
     in it whose coefficients hold :data:`MANY_SYMBOLS` symbols or more (a linear one, or one in few
     symbols, keeps its closed form), and ``var``'s bare numbers read alike (:func:`read_alike`)."""
-    if not isinstance(difference, sympy.Expr) or difference.is_rational_function(var) is not True or not read_alike(job, var):
+    parts = roots.numerator_poly(difference, var) if isinstance(difference, sympy.Expr) and read_alike(job, var) else None
+    if parts is None or parts[0].degree() < 2:
         return False
-    numerator, _ = sympy.fraction(sympy.together(difference))
-    try:
-        poly = sympy.Poly(numerator, var)
-    except sympy.PolynomialError:
-        return False
-    if poly.degree() < 2:
-        return False
-    held = set().union(*(c.free_symbols for c in poly.all_coeffs()))
+    held = set().union(*(c.free_symbols for c in parts[0].all_coeffs()))
     return len(held) >= MANY_SYMBOLS
 
 

@@ -20,19 +20,28 @@ def _real_dummy(var: sympy.Symbol) -> sympy.Symbol:
     return sympy.Dummy(var.name, real=True)
 
 
+def numerator_poly(target: sympy.Expr, var: sympy.Symbol) -> tuple[sympy.Poly, sympy.Expr] | None:
+    """``target``'s numerator as a polynomial in ``var`` and its denominator, where ``target`` is rational in
+    ``var``; None where it is not."""
+    if target.is_rational_function(var) is not True:
+        return None
+    numerator, denominator = sympy.fraction(sympy.together(target))
+    try:
+        return sympy.Poly(numerator, var), denominator
+    except sympy.PolynomialError:
+        return None
+
+
 def linear_roots(target: sympy.Expr, var: sympy.Symbol) -> list[sympy.Expr] | None:
     """The roots of ``target = 0`` when ``target`` is rational in ``var`` with a numerator of
     degree 1 in it: ``[-c0/c1]`` (``[]`` where that root zeroes the common denominator, as
     ``sympy.solve`` would drop it, and for a numerator of degree 0); None in every other case
     (left to ``sympy.solve``). Linear equations are most boundaries and knees: solving them
     directly skips ``sympy.solve``'s general machinery (its simplification and solution checks)."""
-    if target.is_rational_function(var) is not True:
+    parts = numerator_poly(target, var)
+    if parts is None:
         return None
-    numerator, denominator = sympy.fraction(sympy.together(target))
-    try:
-        poly = sympy.Poly(numerator, var)
-    except sympy.PolynomialError:
-        return None
+    poly, denominator = parts
     if poly.degree() != 1:
         return [] if poly.degree() == 0 else None  # a numerator free of var: no root (nor from solve, solveset)
     slope, offset = poly.all_coeffs()
