@@ -170,13 +170,13 @@ def test_a_sweeps_known_inputs_decide_the_wholeness_tests_of_its_near_tie_flag(m
         return sorted(str(a) for a in decided.atoms(sympy.Ne))
 
     # x = 0.1 is fractional everywhere: the tests are true, the flag is the near test alone (no Ne left)
-    assert names(ties.for_inputs(condition, {"x": 0.1, "y": 3.0, "z": np.array([0.3])})) == []
+    assert names(ties.for_inputs(model, condition, {"x": 0.1, "y": 3.0, "z": np.array([0.3])})) == []
     # every input whole and small: only the sides' own tests are left (unequal doubles, a side beyond 2**53)
-    assert names(ties.for_inputs(condition, {"x": 1.0, "y": 3.0, "z": np.array([1.0, 2.0])})) == ["Ne(z, x*y)"]
+    assert names(ties.for_inputs(model, condition, {"x": 1.0, "y": 3.0, "z": np.array([1.0, 2.0])})) == ["Ne(z, x*y)"]
     # z whole at one point and fractional at another: its wholeness is tested per point
-    assert names(ties.for_inputs(condition, {"x": 1.0, "y": 3.0, "z": np.array([1.0, 2.5])})) == ["Ne(z, floor(z))", "Ne(z, x*y)"]
+    assert names(ties.for_inputs(model, condition, {"x": 1.0, "y": 3.0, "z": np.array([1.0, 2.5])})) == ["Ne(z, floor(z))", "Ne(z, x*y)"]
     # y beyond 2**53: its magnitude test is true, so equal doubles are in doubt everywhere
-    assert names(ties.for_inputs(condition, {"x": 1.0, "y": 1e17, "z": np.array([1.0])})) == []
+    assert names(ties.for_inputs(model, condition, {"x": 1.0, "y": 1e17, "z": np.array([1.0])})) == []
 
 
 def test_array_evaluate_left_unsettled_differs_only_at_the_points_unsettled_points_names(model: symgpu.Model) -> None:

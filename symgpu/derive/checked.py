@@ -229,10 +229,10 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     Raises:
         errors.UsageError: ``grid`` with ``substitute`` or ``omit``.
     """
-    if grid is not None:
-        grid_search.refuse_rewrites(model, substitute, omit)
-        return grid_search.grid_extremum(model, str(quantity), over, grid, kind, preset=preset, values=values, assume=assume)
     options = Options.of(substitute=substitute, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values)
+    if grid is not None:  # the options read as every operation reads them (a lone assume text is one relation)
+        grid_search.refuse_rewrites(model, substitute, omit)
+        return grid_search.grid_extremum(model, str(quantity), over, grid, kind, assume=options.assume, **options.point())
     return _answer(model, Asked("extremum", str(quantity), str(over), to=kind), options,
                    lambda o: extrema.extremum(model, quantity, over, kind, **o.rewrites(), **o.point()))
 

@@ -9,7 +9,7 @@ built from its branches without SymPy's collapse where its conditions are large 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 import sympy
@@ -141,7 +141,7 @@ def global_choice(job: jobs._Job, candidates: Sequence[Candidate], kind: str,
     return sympy.Piecewise(*branches_at), sympy.Piecewise(*branches_value)
 
 
-def far_end_unknown(job: jobs._Job, kind: str, var: sympy.Symbol, far: Sequence[sympy.Expr]) -> None:
+def far_end_unknown(job: jobs._Job, kind: str, var: sympy.Symbol, far: Sequence[sympy.Expr]) -> NoReturn:
     """Refuse a closed form whose fallback (the best of the domain's ends and plateau edges) would be compared with
     no value at an infinite end whose limit was not taken without values (Volkov's ``arithmetic_throughput`` as
     ``alpha -> oo``: which argument of the Min wins far out depends on the inputs); an outside tester's finding

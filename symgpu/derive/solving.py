@@ -118,13 +118,15 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
             if vanishing is not None:
                 flats.append(vanishing)
             # at a point, radical roots in many symbols are found with the numbers in first (minutes in closed form)
-            first = None if point is None or not point_roots.numbers_first(job, side - regime.expression, var) else \
-                point_roots.roots_here(job, regime, side - regime.expression, var, point, first=True)
+            tried = point is not None and point_roots.numbers_first(job, side - regime.expression, var)
+            first = point_roots.roots_here(job, regime, side - regime.expression, var, point, first=True) \
+                if tried and point is not None else None
             try:
                 solved = [(r, sympy.true, sympy.true) for r in first] if first is not None else \
                     jobs._root_cases(job, sympy.Eq(side, regime.expression), var, f"regime {regime.name}")
             except errors.DerivationError:  # no closed form: at a point, the roots there that meet the regime's conditions
-                here = None if point is None else point_roots.roots_here(job, regime, side - regime.expression, var, point)
+                here = None if point is None or tried or not point_roots.read_alike(job, var) else \
+                    point_roots.roots_here(job, regime, side - regime.expression, var, point)
                 if here is None:
                     raise
                 solved = [(r, sympy.true, sympy.true) for r in here]

@@ -81,7 +81,7 @@ def boundary(model: Model, quantity: str, between: Sequence[str], variable: str,
     xs = whole if integer else np.concatenate([np.geomspace(FINE_START, 1.0, FINE_POINTS, endpoint=False), whole])
     if not integer and low == 0:
         xs = np.concatenate([[0.0], xs])
-    terms = [active._expanded(model, quantity, equation.rhs.args[i], {}) for i in order]
+    terms = [active._expanded(model, quantity, equation.rhs.args[i], values) for i in order]  # a quantity given stays given
     names = [labels[i] for i in order]
     unit = model.units[quantity]
 

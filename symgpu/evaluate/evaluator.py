@@ -21,19 +21,6 @@ from symgpu.evaluate import compiler, divisors, scaling, input_values, one_sided
 _SHAPES: Memo[sympy.Basic, tuple[tuple[str, ...], bool]] = Memo("evaluate.evaluator.shapes", 4096)
 
 
-#: an expression's free symbols, by expression: :func:`exact` at each of a scan's near ties of one regime
-#: table (Hong & Kim's, some thousand points per scan) walked the whole tree twice for them
-_FREE: Memo[sympy.Basic, frozenset[sympy.Basic]] = Memo("evaluate.evaluator.free", 4096)
-
-
-def _free_symbols(expr: sympy.Basic) -> frozenset[sympy.Basic]:
-    """``expr.free_symbols`` (memoised per expression)."""
-    found = _FREE.get(expr)
-    if found is None:
-        found = _FREE[expr] = frozenset(expr.free_symbols)
-    return found
-
-
 def free_names(expr: sympy.Basic) -> tuple[str, ...]:
     """The names of ``expr``'s free symbols, sorted (memoised per expression)."""
     return _shape(expr)[0]
@@ -109,8 +96,8 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
     elif isinstance(fast, float) and watch.flagged:
         fast = _unflagged(model, name, preset, values, fast, watch, singular.zero_nonnegative(model, list(magnitudes), magnitudes),
                           lambda changed: stepwise.watched(model, defines, given, {**magnitudes, **changed}))
-    if isinstance(fast, float) and divisors.near_zero(model, stepwise.plan(model, defines, given).steps, magnitudes):
-        fast = _exactly(model, name, preset, values, fast)
+    elif isinstance(fast, float) and divisors.near_zero(model, stepwise.plan(model, defines, given).steps, magnitudes):
+        fast = _exactly(model, name, preset, values, fast)  # (a value decided exactly above is not decided again)
     if fast is not None:
         return units.registry().Quantity(fast, model.units[defines])
     args, function, base = compiler.compiled(model, name, given)
@@ -452,11 +439,12 @@ def exact(model: Model, name: str, *, preset: str | None = None, values: Mapping
     at all, whose limits as each count tends to 0 differ)."""
     given, magnitudes = input_values.gather_values(model, name, preset, values or {})
     expr = model.expression(name, stop_at=given)
-    free = _free_symbols(expr)
+    free = set(free_names(expr))  # memoised per expression: exact() runs at each of a scan's near ties of one regime table
     mapping = {model.symbols[k]: sympy.Rational(repr(float(v) / float(scaling.unit_scale(model.units[k])))) * scaling.unit_scale(model.units[k])
-               for k, v in magnitudes.items() if model.symbols[k] in free}
+               for k, v in magnitudes.items() if k in free}
     expr = scaling.base_expression(model, expr) / scaling.unit_scale(model.units[model.equation_for(name).definition.defines])
-    missing = sorted(s.name for s in _free_symbols(expr) if s not in mapping)
+    given_names = {s.name for s in mapping}
+    missing = [n for n in free_names(expr) if n not in given_names]
     if missing:
         raise errors.EvaluationError(f"{model.id}: {name} needs a value for {', '.join(missing)}")
     if not limits:

@@ -141,12 +141,14 @@ def _near(model: Model, relation: sympy.core.relational.Relational) -> sympy.Bas
     return sympy.And(near, sympy.Or(unequal, doubt, evaluate=False), evaluate=False)
 
 
-def for_inputs(condition: sympy.Basic, values: Mapping[str, Any]) -> sympy.Basic:
+def for_inputs(model: Model, condition: sympy.Basic, values: Mapping[str, Any]) -> sympy.Basic:
     """``condition`` (a :func:`near_condition`) with each test of one input's wholeness (``s != floor(s)``,
     ``|s| > WHOLE_LIMIT``: :func:`stepwise.may_be_unequal`'s) decided where ``values`` gives every value the input
     takes (a number or an array, declared units): false where every one is a whole number within the limit, true
     where none is. A sweep's inputs are known before it runs: its near-tie flag then computes no test of them per
-    point (Hong & Kim's, whose inputs are whole numbers, is left with the relations' own sides)."""
+    point (Hong & Kim's, whose inputs are whole numbers, is left with the relations' own sides). Only an input
+    declared in base units is decided here: the compiled condition reads a scaled one's floor in base units
+    (:func:`scaling.base_expression`), so its tests stay in the condition, computed as the scalar path computes them."""
     mapping: dict[sympy.Basic, sympy.Basic] = {}
     for test in condition.atoms(sympy.Ne, sympy.StrictGreaterThan):
         left, right = test.args
@@ -159,7 +161,7 @@ def for_inputs(condition: sympy.Basic, values: Mapping[str, Any]) -> sympy.Basic
             symbol = next(a for a in left.args if isinstance(a, sympy.Symbol))
         else:
             continue
-        if symbol.name not in values:
+        if symbol.name not in values or scaling.symbol_scale(model, symbol.name) != 1.0:
             continue
         given = np.asarray(values[symbol.name], dtype=float)
         with np.errstate(invalid="ignore"):

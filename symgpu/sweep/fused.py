@@ -277,6 +277,8 @@ def run(numba: Any, function: Callable[..., Any], plan: Layout, constants: tuple
     points flagged."""
     fixed = tuple(float(c) for c in constants)
     flags = np.empty(0, dtype=np.bool_) if flags is None else flags
+    if plan.near >= 0 and flags.size < out.shape[1]:  # numba checks no bounds: the loop would write past the array
+        raise ValueError(f"a near-tie flag per point is written: flags holds {flags.size} of {out.shape[1]}")
     loop, settle = kernel(numba, function, plan.lengths.size, plan)
     outside = nearby = 0
     for first, bounds in boxes:

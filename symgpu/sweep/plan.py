@@ -215,7 +215,7 @@ def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Gr
     scales = tuple(scaling.symbol_scale(model, a.name) for a in grid.axes)
     near = None
     if near_tie is not None:  # one more output of the same pass, sharing the relations' sides with the values and the regime
-        near_tie = ties.for_inputs(near_tie, dict(fixed_declared) | {a.name: a.values for a in grid.axes})
+        near_tie = ties.for_inputs(model, near_tie, dict(fixed_declared) | {a.name: a.values for a in grid.axes})
         near = None if near_tie is sympy.false else add(near_tie, None)
     if regime is not None and regime.kind in ("min", "max"):
         spans = finite.input_spans(grid.names, [a.values for a in grid.axes], scales, fixed_base)
