@@ -169,7 +169,7 @@ def test_exact_tie_of_a_discontinuous_model_is_decided_as_evaluate_decides_it(hk
     assert result.regime_names()[0] == "eq22"
 
 
-NUMBA_CASES = {
+BACKEND_CASES = {
     # Eq. (22)-(24) by cases, points outside the domain (Uncoal_Mem_insts = 0) and the exact tie at Mem_LD = 970
     "cases+domain+tie": ("hong_kim_2009", "Exec_cycles_app", PRESET,
                          ["Active_blocks_per_SM=1:8", "Uncoal_Mem_insts=0,6", "Mem_LD=100,400,969,970,971,2000", "Comp_insts=1,30,500"]),
@@ -177,21 +177,28 @@ NUMBA_CASES = {
 }
 
 
+@pytest.mark.parametrize("regime_of", [None, ""])
 @pytest.mark.parametrize("chunk_size", [1, 7, 1000])
-@pytest.mark.parametrize("case", sorted(NUMBA_CASES))
-def test_numba_backend_agrees_with_numpy_for_every_column(case: str, chunk_size: int) -> None:
-    if not backends.available("numba"):
-        pytest.skip("backend numba is not available here")
-    name, quantity, preset, grid = NUMBA_CASES[case]
+@pytest.mark.parametrize("case", sorted(BACKEND_CASES))
+@pytest.mark.parametrize("backend", ["numba", "cupy", "jax"])
+def test_optional_backends_agree_with_numpy_for_every_column(backend: str, case: str, chunk_size: int, regime_of: str | None) -> None:
+    # regime_of "": the value columns alone (on a GPU, computed and reduced on the device: sweep.device)
+    if not backends.available(backend):
+        pytest.skip(f"backend {backend} is not available here")
+    name, quantity, preset, grid = BACKEND_CASES[case]
     model = symgpu.load(name)
-    reference = sweep(model, quantity, preset=preset, grid=grid)
-    other = sweep(model, quantity, preset=preset, grid=grid, backend="numba", chunk_size=chunk_size)
+    reference = sweep(model, quantity, preset=preset, grid=grid, regime_of=regime_of)
+    other = sweep(model, quantity, preset=preset, grid=grid, backend=backend, chunk_size=chunk_size, regime_of=regime_of)
     assert reference.columns.keys() == other.columns.keys()
     for column, values in reference.columns.items():
         np.testing.assert_allclose(other.columns[column], values, rtol=1e-12, atol=0, err_msg=column)
     assert np.isnan(reference.columns[quantity]).any() == (case == "cases+domain+tie")
     assert other.outside == reference.outside
-    assert (other.regime == reference.regime).all()
+    assert (reference.regime is None) == (other.regime is None) == (regime_of == "")
+    assert other.regime is None or (other.regime == reference.regime).all()
+    chunks = list(iter_chunks(build_plan(model, [quantity], preset=preset, grid=grid, regime_of=regime_of), backend, chunk_size))
+    np.testing.assert_allclose(np.concatenate([c.columns[quantity] for c in chunks]), reference.columns[quantity], rtol=1e-12, atol=0)
+    assert sum(c.outside for c in chunks) == reference.outside
 
 
 def test_numba_backend_scales_declared_units_as_numpy_does(write_model: Callable[..., Path]) -> None:

@@ -45,6 +45,27 @@ class Backend:
             return self.module.numpy.asarray(values)
         return values
 
+    @property
+    def namespace(self) -> Any:
+        """The module whose functions run on this backend's arrays (``jax.numpy`` for jax)."""
+        return self.module.numpy if self.name == "jax" else self.module
+
+    def on_device(self, values: Any) -> bool:
+        """Whether ``values`` is an array of this backend's module (not a NumPy array or a scalar)."""
+        if self.name == "cupy":
+            return isinstance(values, self.module.ndarray)
+        if self.name == "jax":
+            return isinstance(values, self.module.Array)
+        return False
+
+    def host_into(self, values: Any, target: np.ndarray) -> None:
+        """The device array ``values`` (as many points as ``target``) copied into the NumPy array ``target``
+        (C-contiguous): CuPy copies straight into it, with no host array in between."""
+        if self.name == "cupy":
+            values.reshape(target.shape).get(out=target)
+        else:
+            np.copyto(target, np.asarray(values).reshape(target.shape))
+
     def host(self, values: Any) -> Any:
         """A result of this backend's module as a NumPy array (or scalar), in its own shape:
         an output over fewer axes than the grid crosses the bus at that size."""

@@ -16,6 +16,7 @@ from symgpu.evaluate import compiler, gridcode
 from symgpu.memo import Memo
 from symgpu.model import Model
 from symgpu.sweep import backends, fused, settle_ties
+from symgpu.sweep.device import device_chunk
 from symgpu.sweep.chunks import DEFAULT_CHUNK, Chunk, Columns, Settled, Targets, base_axes, buffered_chunk, buffered_chunks, buffers, chunk_of, progress_bar, spans
 from symgpu.sweep.grid import Axis, Grid
 from symgpu.sweep.plan import SweepPlan, build_plan
@@ -84,6 +85,8 @@ def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, st
         chunk = _fused_chunk(plan, backend, function, start, stop)
     elif backend.name == "numpy":
         chunk = _grid_chunk(plan, function, start, stop, Targets({}, None, scratch))
+    elif plan.regime is None:
+        chunk = device_chunk(plan, backend, function, start, stop)
     else:
         chunk = _grid_chunk(plan, function, start, stop, backend=backend)
     return settle_ties.settle(plan, chunk)[0]  # near-tie case conditions as evaluate decides them
@@ -168,6 +171,8 @@ def _chunks(plan: SweepPlan, backend: str, chunk_size: int, progress: bool | Non
             yield _grid_chunk(plan, function, start, stop, Targets({}, None, scratch, floats, bools))
         elif runner.name == "numba":
             yield _fused_chunk(plan, runner, function, start, stop)
+        elif plan.regime is None:  # on the device; only the columns come back
+            yield device_chunk(plan, runner, function, start, stop)
         else:
             yield _grid_chunk(plan, function, start, stop, backend=runner)
 
@@ -213,6 +218,13 @@ def sweep(model: Model, quantities: str | Sequence[str], *, grid: Grid | Sequenc
             if regime is not None and part.regime is not None and part.regime is not into.regime:
                 regime[start:stop] = part.regime
             outside += part.outside
+        return SweepResult(plan, Columns(columns, plan.grid, 0, size), regime, outside)
+    if regime is None:  # cupy, jax: each chunk's columns copied from the device straight into the result
+        runner = backends.load(backend)
+        function = compile_plan(plan, runner)
+        for start, stop in plan.grid.chunks(chunk_size):
+            slices = {n: c[start:stop] for n, c in columns.items()}
+            outside += settle_ties.settle(plan, device_chunk(plan, runner, function, start, stop, slices))[0].outside
         return SweepResult(plan, Columns(columns, plan.grid, 0, size), regime, outside)
     # NOTE: each chunk is copied into the result and dropped, so the next chunk's arrays reuse its
     # memory (cache-sized, no fresh pages); a chunk that is the whole grid is the result itself

@@ -1,0 +1,102 @@
+"""A sweep's chunks on a GPU (the cupy and jax backends): the plan's compiled function runs on the
+device, and what crosses the bus back is the columns alone, each straight into its place in the
+caller's array (a slice of the whole result: no host copy after), with the domain's count and the
+near-tie flag's offsets reduced on the device (a count and a few offsets instead of grid-sized masks).
+Points outside the domain are set to NaN on the device before the copy.
+
+A plan with a regime column takes :func:`symgpu.sweep.chunks.chunk_of`'s path instead: the regime is
+decided by :mod:`symgpu.sweep.decide`, which is NumPy, from every output brought to the host.
+
+NOTE: imports neither SymPy nor pint.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from symgpu.memo import Memo
+from symgpu.sweep.backends import Backend
+from symgpu.sweep.chunks import Chunk, Columns, Numbers, base_axes
+
+#: each plan's base-unit axes on the device (they are uploaded once per plan and backend, not per chunk)
+_ON_DEVICE: Memo[tuple[int, str], tuple[object, list[Any]]] = Memo("sweep.device.axes", 16)
+
+
+def device_axes(plan: Numbers, backend: Backend) -> list[Any]:
+    """The plan's axis values in base units as arrays of ``backend``'s module."""
+    key = (id(plan), backend.name)
+    known = _ON_DEVICE.get(key)
+    if known is not None and known[0] is plan:
+        return known[1]
+    axes = [backend.device(values) for values in base_axes(plan)]
+    _ON_DEVICE[key] = (plan, axes)
+    return axes
+
+
+def device_chunk(plan: Numbers, backend: Backend, function: Any, start: int, stop: int,
+                 columns: dict[str, np.ndarray] | None = None) -> Chunk:
+    """The points ``start..stop-1`` of the plan's grid (no regime column: see the module's note),
+    computed on the device box by box; each quantity's column is written into ``columns[name]``
+    (a flat host array of ``stop - start`` points) where given, else into a new array."""
+    assert plan.regime is None, "a regime column is decided on the host (chunks.chunk_of)"
+    size = stop - start
+    given = columns or {}
+    targets = {name: given[name] if name in given else np.empty(size) for name in plan.quantities}
+    axes, xp = device_axes(plan, backend), backend.namespace
+    fixed = [np.float64(v) for _, v in plan.fixed]
+    count = len(axes)
+    outside, near = 0, []
+    for first, bounds in plan.grid.boxes(start, stop):
+        shape = tuple(hi - lo for lo, hi in bounds)
+        offset, width = first - start, math.prod(shape)
+        coords = [axes[k][lo:hi].reshape((1,) * k + (hi - lo,) + (1,) * (count - k - 1)) for k, (lo, hi) in enumerate(bounds)]
+        with np.errstate(all="ignore"):  # NumPy's scalars among the operands: 0/0 outside the domain is NaN, as on the host
+            out = function(*coords, *fixed)
+        inside, missing = True, 0
+        if plan.domain is not None:
+            inside = out[plan.domain]
+            inside = inside if getattr(inside, "dtype", None) == bool else inside > 0.5
+            missing = width - _count(backend, inside, shape)
+            outside += missing
+        for index, name in enumerate(plan.quantities):
+            value = out[index] if not missing else xp.where(inside, out[index], np.nan)
+            _host_into(backend, value, targets[name][offset:offset + width].reshape(shape))
+        if plan.near is not None:
+            near.append(_flagged(backend, out[plan.near], shape) + offset)
+    flagged = None if plan.near is None else (np.concatenate(near) if near else np.empty(0, dtype=np.intp))
+    return Chunk(start, stop, Columns(targets, plan.grid, start, stop), None, outside, flagged)
+
+
+def _count(backend: Backend, values: Any, shape: tuple[int, ...]) -> int:
+    """How many of ``broadcast_to(values, shape)`` are true, counted at ``values``' own size on the device
+    (each of its points stands for as many as the axes it is broadcast along hold)."""
+    if not backend.on_device(values):
+        return int(bool(values)) * math.prod(shape)
+    own = (1,) * (len(shape) - values.ndim) + tuple(values.shape)
+    repeat = math.prod(n for n, m in zip(shape, own) if m == 1)
+    return int(backend.namespace.count_nonzero(values)) * repeat
+
+
+def _host_into(backend: Backend, value: Any, target: np.ndarray) -> None:
+    """``value`` (a device array that broadcasts to ``target``'s shape, or a scalar) written into ``target``:
+    a grid-sized column straight from the device into it; a smaller one brought back at its own size
+    and broadcast on the host."""
+    if not backend.on_device(value) or value.size < target.size:
+        np.copyto(target, np.broadcast_to(backend.host(value), target.shape), casting="unsafe")
+        return
+    backend.host_into(value.astype(np.float64, copy=False), target)
+
+
+def _flagged(backend: Backend, flags: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """The flat offsets in a box of ``shape`` where ``flags`` (broadcast to it) holds: decided on the device,
+    only the offsets come back (none, mostly)."""
+    if not backend.on_device(flags):
+        return np.arange(math.prod(shape)) if bool(flags) else np.empty(0, dtype=np.intp)
+    xp = backend.namespace
+    flags = flags if flags.dtype == bool else flags > 0.5
+    if not bool(xp.any(flags)):
+        return np.empty(0, dtype=np.intp)
+    return np.asarray(backend.host(xp.flatnonzero(xp.broadcast_to(flags, shape))), dtype=np.intp)
