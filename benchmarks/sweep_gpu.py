@@ -9,7 +9,8 @@ it on the CPU. Medians of ``--repeat`` runs, each ended by a device synchronisat
   device, as a skilled user writes it), the result left on the GPU; ``+ to host``: and copied to
   a NumPy array, which is what a sweep returns;
 * ``symgpu <backend>``: ``symgpu.sweep.sweep(..., backend=...)`` (checks on, value column alone,
-  columns returned as NumPy arrays), chunks of ``--chunk`` points;
+  columns returned as NumPy arrays), chunks of ``--chunk`` points; ``+ regime``: with its regime column
+  (Eq. 22-24, a case table: decided on the device for both backends);
 * ``symgpu numpy`` on this machine's CPU, once, for scale.
 
 Every value column is checked against the hand-written one (rtol 1e-12) before timing.
@@ -72,19 +73,22 @@ def main() -> None:
     on_device = [cp.asarray(a) for a in axes]
     source, target = cp.random.random(size), cp.empty(size)
 
-    def symgpu_run(backend: str) -> Callable[[], Any]:
-        return lambda: sweep(model, QUANTITY, grid=texts, preset=PRESET, backend=backend, regime_of="", chunk_size=args.chunk)
+    def symgpu_run(backend: str, regime_of: str | None = "") -> Callable[[], Any]:
+        return lambda: sweep(model, QUANTITY, grid=texts, preset=PRESET, backend=backend, regime_of=regime_of, chunk_size=args.chunk)
 
     functions: dict[str, Callable[[], Any]] = {
         "device copy floor": lambda: cp.copyto(target, source),
         "hand cupy": lambda: hong_kim_hand(constants, *on_device, xp=cp),
         "hand cupy + to host": lambda: cp.asnumpy(hong_kim_hand(constants, *on_device, xp=cp)),
         f"symgpu {args.backend}": symgpu_run(args.backend),
+        f"symgpu {args.backend} + regime": symgpu_run(args.backend, None),
     }
     expected = cp.asnumpy(hong_kim_hand(constants, *on_device, xp=cp)).ravel()
     np.testing.assert_allclose(np.ravel(hong_kim_hand(constants, *axes)), expected, rtol=1e-12, err_msg="hand numpy")
     got = functions[f"symgpu {args.backend}"]()  # warm-up: compiles, and the same numbers
     np.testing.assert_allclose(got.columns[QUANTITY], expected, rtol=1e-12, err_msg=f"symgpu {args.backend}")
+    got = functions[f"symgpu {args.backend} + regime"]()
+    np.testing.assert_allclose(got.columns[QUANTITY], expected, rtol=1e-12, err_msg=f"symgpu {args.backend} + regime")
     del got
     synchronize = cp.cuda.Device().synchronize
     # each call ends when the device has finished (its work is asynchronous), the calls interleaved

@@ -2,10 +2,12 @@
 device, and what crosses the bus back is the columns alone, each straight into its place in the
 caller's array (a slice of the whole result: no host copy after), with the domain's count and the
 near-tie flag's offsets reduced on the device (a count and a few offsets instead of grid-sized masks).
-Points outside the domain are set to NaN on the device before the copy.
+Points outside the domain are set to NaN on the device before the copy. A case table's regime is one
+more output of the compiled function (:func:`symgpu.sweep.tie_conditions.case_code`, as numba's loop
+has it), its codes copied back as int16.
 
-A plan with a regime column takes :func:`symgpu.sweep.chunks.chunk_of`'s path instead: the regime is
-decided by :mod:`symgpu.sweep.decide`, which is NumPy, from every output brought to the host.
+A plan with a Min/Max regime takes :func:`symgpu.sweep.chunks.chunk_of`'s path instead (:func:`runs_on_device`):
+the binding argument is decided by :mod:`symgpu.sweep.decide`, which is NumPy, from every output brought to the host.
 
 NOTE: imports neither SymPy nor pint.
 """
@@ -36,15 +38,25 @@ def device_axes(plan: Numbers, backend: Backend) -> list[Any]:
     return axes
 
 
+def runs_on_device(plan: Numbers, backend: Backend) -> bool:
+    """Whether ``backend`` runs the plan's chunks by :func:`device_chunk` (a GPU backend, and no regime
+    column or a case table's)."""
+    return backend.name in ("cupy", "jax") and (plan.regime is None or plan.regime.kind == "cases")
+
+
 def device_chunk(plan: Numbers, backend: Backend, function: Any, start: int, stop: int,
-                 columns: dict[str, np.ndarray] | None = None) -> Chunk:
-    """The points ``start..stop-1`` of the plan's grid (no regime column: see the module's note),
-    computed on the device box by box; each quantity's column is written into ``columns[name]``
-    (a flat host array of ``stop - start`` points) where given, else into a new array."""
-    assert plan.regime is None, "a regime column is decided on the host (chunks.chunk_of)"
+                 columns: dict[str, np.ndarray] | None = None, regime: np.ndarray | None = None,
+                 code: int | None = None) -> Chunk:
+    """The points ``start..stop-1`` of the plan's grid, computed on the device box by box; each quantity's
+    column is written into ``columns[name]`` (a flat host array of ``stop - start`` points) where given, else
+    into a new array, and a case table's regime codes (the function's output ``code``) into ``regime`` or a new
+    int16 array."""
+    if plan.regime is not None and (plan.regime.kind != "cases" or code is None):
+        raise ValueError("a Min/Max regime is decided on the host (chunks.chunk_of); a case table's needs its code output")
     size = stop - start
     given = columns or {}
     targets = {name: given[name] if name in given else np.empty(size) for name in plan.quantities}
+    codes = None if plan.regime is None else regime if regime is not None else np.empty(size, dtype=np.int16)
     axes, xp = device_axes(plan, backend), backend.namespace
     fixed = [np.float64(v) for _, v in plan.fixed]
     count = len(axes)
@@ -64,10 +76,12 @@ def device_chunk(plan: Numbers, backend: Backend, function: Any, start: int, sto
         for index, name in enumerate(plan.quantities):
             value = out[index] if not missing else xp.where(inside, out[index], np.nan)
             _host_into(backend, value, targets[name][offset:offset + width].reshape(shape))
+        if codes is not None:
+            _host_into(backend, out[code] if not missing else xp.where(inside, out[code], -1), codes[offset:offset + width].reshape(shape))
         if plan.near is not None:
             near.append(_flagged(backend, out[plan.near], shape) + offset)
     flagged = None if plan.near is None else (np.concatenate(near) if near else np.empty(0, dtype=np.intp))
-    return Chunk(start, stop, Columns(targets, plan.grid, start, stop), None, outside, flagged)
+    return Chunk(start, stop, Columns(targets, plan.grid, start, stop), codes, outside, flagged)
 
 
 def _count(backend: Backend, values: Any, shape: tuple[int, ...]) -> int:
@@ -87,7 +101,7 @@ def _host_into(backend: Backend, value: Any, target: np.ndarray) -> None:
     if not backend.on_device(value) or value.size < target.size:
         np.copyto(target, np.broadcast_to(backend.host(value), target.shape), casting="unsafe")
         return
-    backend.host_into(value.astype(np.float64, copy=False), target)
+    backend.host_into(value.astype(target.dtype, copy=False), target)
 
 
 def _flagged(backend: Backend, flags: Any, shape: tuple[int, ...]) -> np.ndarray:

@@ -16,7 +16,7 @@ from symgpu.evaluate import compiler, gridcode
 from symgpu.memo import Memo
 from symgpu.model import Model
 from symgpu.sweep import backends, fused, settle_ties
-from symgpu.sweep.device import device_chunk
+from symgpu.sweep.device import device_chunk, runs_on_device
 from symgpu.sweep.chunks import DEFAULT_CHUNK, Chunk, Columns, Settled, Targets, base_axes, buffered_chunk, buffered_chunks, buffers, chunk_of, progress_bar, spans
 from symgpu.sweep.grid import Axis, Grid
 from symgpu.sweep.plan import SweepPlan, build_plan
@@ -72,7 +72,7 @@ def _compile(plan: SweepPlan, backend: backends.Backend) -> Any:
         if program is not None:
             return program
     exprs, units = plan.exprs, plan.out_units
-    if backend.name == "numba" and plan.case_code is not None:  # the regime in the same function (fused.layout's ``code``)
+    if backend.name in ("numba", "cupy", "jax") and plan.case_code is not None:  # the regime in the same function (its last output)
         exprs, units = exprs + (plan.case_code,), units + (None,)
     return compiler.fused_function(plan.model, exprs, plan.grid.names, [k for k, _ in plan.fixed], units, backend=backend.name)
 
@@ -85,8 +85,8 @@ def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, st
         chunk = _fused_chunk(plan, backend, function, start, stop)
     elif backend.name == "numpy":
         chunk = _grid_chunk(plan, function, start, stop, Targets({}, None, scratch))
-    elif plan.regime is None:
-        chunk = device_chunk(plan, backend, function, start, stop)
+    elif runs_on_device(plan, backend):
+        chunk = device_chunk(plan, backend, function, start, stop, code=_code(plan))
     else:
         chunk = _grid_chunk(plan, function, start, stop, backend=backend)
     return settle_ties.settle(plan, chunk)[0]  # near-tie case conditions as evaluate decides them
@@ -126,6 +126,11 @@ def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int, into: Tar
     return chunk_of(plan, start, stop, whole, (stop - start,), into)
 
 
+def _code(plan: SweepPlan) -> int | None:
+    """The index of a case table's regime code among the compiled function's outputs (:func:`_compile`), or None."""
+    return len(plan.exprs) if plan.case_code is not None else None
+
+
 def _fused_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, stop: int) -> Chunk:
     """:func:`evaluate_chunk` in one numba loop (quantities, domain mask, regime and near-tie flags per point)."""
     out = np.empty((len(plan.quantities), stop - start))
@@ -140,7 +145,7 @@ def _fused_run(plan: SweepPlan, backend: backends.Backend, function: Any, start:
     """The numba loop over the points ``start..start + out.shape[1] - 1`` into ``out`` and ``regime``: the
     number of points outside the domain and the offsets of those near a case condition's tie (None: no flag)."""
     spec = fused.layout(plan, [a.values for a in plan.grid.axes], plan.scales, len(plan.quantities), plan.domain, plan.regime,
-                        plan.near, None if plan.case_code is None else len(plan.exprs))
+                        plan.near, _code(plan))
     boxes = plan.grid.boxes(start, start + out.shape[1])
     flags = np.empty(out.shape[1] if plan.near is not None else 0, dtype=np.bool_)
     outside, nearby = fused.run(backend.module, function, spec, tuple(v for _, v in plan.fixed), boxes, start, out, regime, flags)
@@ -171,8 +176,8 @@ def _chunks(plan: SweepPlan, backend: str, chunk_size: int, progress: bool | Non
             yield _grid_chunk(plan, function, start, stop, Targets({}, None, scratch, floats, bools))
         elif runner.name == "numba":
             yield _fused_chunk(plan, runner, function, start, stop)
-        elif plan.regime is None:  # on the device; only the columns come back
-            yield device_chunk(plan, runner, function, start, stop)
+        elif runs_on_device(plan, runner):  # only the columns and codes come back
+            yield device_chunk(plan, runner, function, start, stop, code=_code(plan))
         else:
             yield _grid_chunk(plan, function, start, stop, backend=runner)
 
@@ -219,12 +224,13 @@ def sweep(model: Model, quantities: str | Sequence[str], *, grid: Grid | Sequenc
                 regime[start:stop] = part.regime
             outside += part.outside
         return SweepResult(plan, Columns(columns, plan.grid, 0, size), regime, outside)
-    if regime is None:  # cupy, jax: each chunk's columns copied from the device straight into the result
-        runner = backends.load(backend)
+    runner = backends.load(backend)
+    if runs_on_device(plan, runner):  # each chunk's columns (and codes) copied from the device straight into the result
         function = compile_plan(plan, runner)
         for start, stop in plan.grid.chunks(chunk_size):
             slices = {n: c[start:stop] for n, c in columns.items()}
-            outside += settle_ties.settle(plan, device_chunk(plan, runner, function, start, stop, slices))[0].outside
+            part = device_chunk(plan, runner, function, start, stop, slices, None if regime is None else regime[start:stop], _code(plan))
+            outside += settle_ties.settle(plan, part)[0].outside
         return SweepResult(plan, Columns(columns, plan.grid, 0, size), regime, outside)
     # NOTE: each chunk is copied into the result and dropped, so the next chunk's arrays reuse its
     # memory (cache-sized, no fresh pages); a chunk that is the whole grid is the result itself
