@@ -13,7 +13,7 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.memo import Memo
-from symgpu.evaluate import compiler, divisors, scaling, input_values, one_sided, piece_select, singular, stepwise, ties
+from symgpu.evaluate import compiler, divisors, scaling, input_values, one_sided, piece_select, point, singular, stepwise, ties
 
 #: an expression's free symbols' names (sorted) and whether it has a ``Piecewise``, by expression: a
 #: certificate evaluates one answer at up to a hundred points, and each walk of a large regime
@@ -440,8 +440,11 @@ def exact(model: Model, name: str, *, preset: str | None = None, values: Mapping
     given, magnitudes = input_values.gather_values(model, name, preset, values or {})
     expr = model.expression(name, stop_at=given)
     free = set(free_names(expr))  # memoised per expression: exact() runs at each of a scan's near ties of one regime table
-    mapping = {model.symbols[k]: sympy.Rational(repr(float(v) / float(scaling.unit_scale(model.units[k])))) * scaling.unit_scale(model.units[k])
-               for k, v in magnitudes.items() if k in free}
+    # each input's decimal as given in its declared unit, times the unit's exact scale: the base-unit float divided
+    # by the scale again is not that decimal (1000 ns is 1.0000000000000002e-06 s, read back as 1000.0000000000001 ns)
+    mapping = point.exact_base_values(model, [model.symbols[k] for k in magnitudes if k in free], preset, values or {})
+    if mapping is None:
+        raise errors.EvaluationError(f"{model.id}: {name}: an input is no finite number; exact arithmetic needs finite values")
     expr = scaling.base_expression(model, expr) / scaling.unit_scale(model.units[model.equation_for(name).definition.defines])
     given_names = {s.name for s in mapping}
     missing = [n for n in free_names(expr) if n not in given_names]
