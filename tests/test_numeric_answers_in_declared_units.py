@@ -96,6 +96,29 @@ def test_a_numeric_fixed_point_is_valued_in_its_declared_unit(model, cli):
     assert "  value: 2.857142857 GB/s" in out
 
 
+#: t = Min(a*(b - x)/(c - x), k): x in us, t, a, b, c and k in ns (a fixed point whose variable and quantity differ in unit)
+FP_UNITS = FIXTURES / "fp_units.toml"
+
+
+@pytest.mark.parametrize(("preset", "expected"), [
+    # a = b = 1000 ns, c = 2000 ns: x*(c - x) = a*(b - x), in ns x**2 - 3000*x + 10**6 = 0, the root below the pole c:
+    # (3000 - sqrt(5*10**6))/2 ns = (3 - sqrt(5))/2 us = 0.3819660113 us, below k = 2000 ns
+    ("p", (3 - 5 ** 0.5) / 2),
+    # k = 300 ns is below that root: the fixed point is k = 0.3 us
+    ("q", 0.3),
+])
+def test_a_numeric_fixed_point_is_read_in_its_variables_unit_not_its_quantitys(cli, preset, expected):
+    # the number is x's (us); it was read in t's unit (ns) for the check (0.000382 us: check failed), and before that
+    # the bracket's end, the pole c read at 53 bits, lay past the pole (no bracketed root)
+    code, out, err = cli("--no-cache", "fixed-point", FP_UNITS, "t", "--var", "x", "--preset", preset, "--numeric")
+    assert code == 0, err
+    value = next(line for line in out.splitlines() if line.startswith("  value: ")).split()
+    assert (float(value[1]), value[2]) == (pytest.approx(expected, rel=1e-9), "us")
+    found = derive.fixed_point(symgpu.load(FP_UNITS, cache=False), "t", "x", preset=preset, method="numeric")
+    shown = derive.evaluate_result(symgpu.load(FP_UNITS, cache=False), found, preset)
+    assert float(shown.to("us").magnitude) == pytest.approx(expected, rel=1e-12)
+
+
 def test_the_staircase_refusal_names_the_grid_keyword_and_the_model_takes_it(model):
     with pytest.raises(errors.DerivationError, match=r"API grid=\.\.\."):
         model.extremum("t_total", over="n", kind="max", preset="toy")

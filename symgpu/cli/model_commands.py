@@ -169,7 +169,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise errors.UsageError(f"--set {asked}=...: {asked} is the quantity evaluated; drop that --set (give its inputs instead)")
     value = model.evaluate(args.quantity, args.preset, values=values)
     if np.ndim(value.magnitude) == 0:  # a value its declared sign rules out is not shown
-        evaluator.check_declared_sign(model, model.equation_for(args.quantity).definition.defines, float(value.magnitude))
+        evaluator.check_declared_sign(model, model.equation_for(args.quantity).definition.defines, float(value.magnitude),
+                                      args.preset, values)
     result, clock = converted(model, value, args.unit, args.clock, quantity=args.quantity, preset=args.preset, values=values)
     limits = _occupancy_limits(model, args, values)
     unchecked = evaluator.unchecked_domain(model, args.quantity, args.preset, values)

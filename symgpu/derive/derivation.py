@@ -178,12 +178,13 @@ def as_evaluated(model: Model, derivation: Derivation, expr: sympy.Basic, which:
     the evaluator reads an expression: its bare numbers in coherent base units
     (:mod:`symgpu.evaluate.scaling`). A numeric search's answer (extra ``declared_numbers``: a grid
     extremum's 31.68 [us], a fixed point found numerically, an inequality's bound at a point) is a number in the
-    declared unit of the quantity (of the variable, for the location and a solve's result), as printed: scaled to base units here, so that
+    declared unit of the quantity (of the variable, for the location, a solve's result and a fixed point, a value of
+    the variable: ``x`` in us where the quantity is in ns), as printed: scaled to base units here, so that
     its value is 31.68 us, not 31.68 s read back as 3.168e7 us."""
     if not derivation.extra.declared_numbers:
         return expr
-    # a solve's result is a value of its variable (an inequality at a point answered regime by regime: 1000/3 [ns])
-    name = derivation.variable if which == "location" or derivation.operation == "solve" else derivation.quantity
+    # a solve's result is a value of its variable (an inequality at a point answered regime by regime: 1000/3 [ns]), and so is a fixed point
+    name = derivation.variable if which == "location" or derivation.operation in ("solve", "fixed_point") else derivation.quantity
     scale = scaling.unit_scale(model.units[name]) if name in model.units else sympy.Integer(1)
     if isinstance(expr, sympy.Tuple):
         return sympy.Tuple(*[e * scale for e in expr])

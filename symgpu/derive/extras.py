@@ -72,7 +72,8 @@ class Extras:
         refused: extremum over a grid: the grid points outside the model's domain.
         values: extremum over a grid: ``(point, value)`` at every grid point inside the domain.
         declared_numbers: extremum over a grid, fixed_point found numerically: True, the result (and
-            location) being numbers in the declared unit of the quantity (and of the variable), as
+            location) being numbers in the declared unit of the quantity (of the variable for the location,
+            a solve's bound and a fixed point), as
             printed, not bare numbers in base units, which is how an expression's numbers are read
             (:mod:`symgpu.evaluate.scaling`): :func:`symgpu.derive.derivation.as_evaluated` scales them.
         above: limit ratio: the limit from the ``above`` side.

@@ -235,10 +235,12 @@ def _numeric_root(job: jobs._Job, g: sympy.Expr, x: sympy.Symbol, lo: sympy.Expr
     g_num = g.xreplace(mapping)
     f = compiler.mpmath_function(x, x - g_num)
     lo_v = mpmath.mpf(0) if lo == 0 else None
-    hi_v = mpmath.mpf(sympy.N(hi.xreplace(mapping), 40)) if hi.is_finite else None
-    if lo_v is None or hi_v is None:
+    if lo_v is None or not hi.is_finite:
         raise errors.DerivationError(f"{model.id}: no finite bracket for the root of {x} = g({x})")
     with mpmath.workdps(40):
+        # the pole read at 40 digits: at mpmath's default 53 bits it may round past the pole (2e-6 + 3e-22 s, c = 2000 ns
+        # read from its double), where g has the other sign, and the bracket then shows no change of sign
+        hi_v = mpmath.mpf(sympy.N(hi.xreplace(mapping), 40))
         eps = hi_v * mpmath.mpf(10) ** -30
         a, b = lo_v + eps, hi_v - eps
         fa, fb = f(a), f(b)

@@ -390,21 +390,23 @@ def _with_the_values(job: jobs._Job, value: sympy.Expr, expr: sympy.Expr, symbol
                      direction: str, given: at_point.Given) -> sympy.Expr:
     """``value``, the limit taken with the other inputs as symbols, where it has a value at ``given``; else (a pole the
     symbols hide: ``1/(x*y - z)`` as ``z -> 1`` is ``1/(x*y - 1)``, ``zoo`` at ``x = y = 1``) the limit taken again with
-    every input but ``symbol`` put in as its exact number in its declared unit, recorded as a step (then ``-oo`` from
-    above, ``oo`` from below, and no two-sided limit)."""
+    every input but ``symbol`` put in as its exact number, recorded as a step (then ``-oo`` from above, ``oo`` from
+    below, and no two-sided limit). Both read the expressions as the evaluator does: in coherent base units
+    (:func:`scaling.base_expression`), the numbers in base units too (:func:`exact_base_values`), so a pole of
+    ``1/(a - b - c)``, ``a`` in us and ``b``, ``c`` in ns, is where ``a = b + c`` as times, not as declared numbers."""
     names = (expr.free_symbols | point.free_symbols | value.free_symbols) - {symbol}
     if any(s.name not in job.model.symbols for s in names):
         return value
     numbers = exact_base_values(job.model, names, given.preset, given.values)
     if numbers is None:
         return value
-    declared = {s: v / scaling.unit_scale(job.model.units[s.name]) for s, v in numbers.items()}
-    if not value.xreplace(declared).has(sympy.zoo, sympy.nan):
+    if not scaling.base_expression(job.model, value).xreplace(numbers).has(sympy.zoo, sympy.nan):
         return value
-    job.step("values put in", sympy.Tuple(*[sympy.Eq(s, v) for s, v in declared.items()]),
+    job.step("values put in", sympy.Tuple(*[sympy.Eq(s, v) for s, v in numbers.items()]),
              f"the limit {sympy.sstr(value)} has no value at {at_point.where_text(given.preset, given.values)} (a pole the "
-             "symbols hide): the limit is taken again with these values put in")
-    return _take(job, expr.xreplace(declared), symbol, point.xreplace(declared), direction, symbol.name, given)
+             "symbols hide): the limit is taken again with these values put in (in coherent base units, as the formula reads them)")
+    based = scaling.base_expression(job.model, expr).xreplace(numbers)
+    return _take(job, based, symbol, scaling.base_expression(job.model, point).xreplace(numbers), direction, symbol.name, given)
 
 
 def _point_in_inputs(job: jobs._Job, point: sympy.Expr, symbol: sympy.Symbol, stop_at: Iterable[str]) -> sympy.Expr:

@@ -13,7 +13,7 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.memo import Memo
-from symgpu.evaluate import compiler, divisors, scaling, input_values, one_sided, piece_select, singular, stepwise, ties
+from symgpu.evaluate import compiler, divisors, scaling, input_values, no_value, one_sided, piece_select, point, singular, stepwise, ties
 
 #: an expression's free symbols' names (sorted) and whether it has a ``Piecewise``, by expression: a
 #: certificate evaluates one answer at up to a hundred points, and each walk of a large regime
@@ -324,19 +324,22 @@ def _exact_number(model: Model, name: str, preset: str | None, values: Mapping[s
         return None
 
 
-def check_declared_sign(model: Model, name: str, value: float) -> None:
+def check_declared_sign(model: Model, name: str, value: float, preset: str | None = None,
+                        values: Mapping[str, Any] | None = None) -> None:
     """A quantity's value at a point, a number (not NaN) inside its declared sign (``positive``/``nonnegative``):
     what ``symgpu eval`` shows. (:func:`evaluate` itself gives the equations' value: a regime, a sweep or a check may read
     it where a declared-positive count is 0, a block too large to launch.)
 
     Raises:
-        errors.EvaluationError: the value is NaN (0/0 at the point).
+        errors.EvaluationError: the value is NaN: the reason the formula has none at ``preset`` and ``values``
+            (:func:`no_value.reason`: 0/0, a division by zero, the root of a negative number...).
         errors.DomainError: the model's equations give a value its file declares impossible (Hong & Kim's
             ``Exec_cycles_with_synch`` of an 8-thread block: -2682.5 cycles): no meaningful value there.
     """
-    if math.isnan(value):  # Model.evaluate's "no value": 0/0 (or inf - inf) in exact arithmetic too
-        raise errors.EvaluationError(f"{model.id}: {name} has no value at these inputs: its formula is 0/0 there (exact arithmetic "
-                                     "with the decimals given gives no value either; IEEE arithmetic gave nan); choose other values")
+    if math.isnan(value):  # Model.evaluate's "no value": none in exact arithmetic either
+        why = no_value.reason(model, name, preset, values or {}) or "its formula has no value there"
+        raise errors.EvaluationError(f"{model.id}: {name} has no value at these inputs: {why} (exact arithmetic with the decimals "
+                                     "given; IEEE arithmetic gave nan); choose other values")
     assumptions = model.symbol_definitions[name].assumptions if name in model.symbol_definitions else ()
     word = "positive" if "positive" in assumptions and not value > 0 else \
         "nonnegative" if "nonnegative" in assumptions and not value >= 0 else None
@@ -440,8 +443,11 @@ def exact(model: Model, name: str, *, preset: str | None = None, values: Mapping
     given, magnitudes = input_values.gather_values(model, name, preset, values or {})
     expr = model.expression(name, stop_at=given)
     free = set(free_names(expr))  # memoised per expression: exact() runs at each of a scan's near ties of one regime table
-    mapping = {model.symbols[k]: sympy.Rational(repr(float(v) / float(scaling.unit_scale(model.units[k])))) * scaling.unit_scale(model.units[k])
-               for k, v in magnitudes.items() if k in free}
+    # each input's decimal as given in its declared unit, times the unit's exact scale: the base-unit float divided
+    # by the scale again is not that decimal (1000 ns is 1.0000000000000002e-06 s, read back as 1000.0000000000001 ns)
+    mapping = point.exact_base_values(model, [model.symbols[k] for k in magnitudes if k in free], preset, values or {})
+    if mapping is None:
+        raise errors.EvaluationError(f"{model.id}: {name}: an input is no finite number; exact arithmetic needs finite values")
     expr = scaling.base_expression(model, expr) / scaling.unit_scale(model.units[model.equation_for(name).definition.defines])
     given_names = {s.name for s in mapping}
     missing = [n for n in free_names(expr) if n not in given_names]
