@@ -15,7 +15,7 @@ import symgpu
 from symgpu.evaluate import compiler
 from symgpu.sweep import backends, build_plan, sweep
 from symgpu.sweep.backends import Backend
-from symgpu.sweep.device import device_chunk, runs_on_device
+from symgpu.sweep.device import device_chunk
 from symgpu.sweep.run import compile_plan, evaluate_chunk
 
 PRESET = "table2_example"
@@ -51,6 +51,12 @@ class _StandIn:
     where = staticmethod(_on_device(np.where))
     broadcast_to = staticmethod(_on_device(np.broadcast_to))
     flatnonzero = staticmethod(_on_device(np.flatnonzero))
+    minimum = staticmethod(_on_device(np.minimum))
+    maximum = staticmethod(_on_device(np.maximum))
+    abs = staticmethod(_on_device(np.abs))
+    isnan = staticmethod(_on_device(np.isnan))
+    logical_or = staticmethod(_on_device(np.logical_or))
+    logical_and = staticmethod(_on_device(np.logical_and))
     count_nonzero = staticmethod(np.count_nonzero)
     any = staticmethod(np.any)
 
@@ -80,7 +86,7 @@ def _function(plan: Any) -> Any:
 def test_device_chunks_agree_with_numpy_columns_codes_and_near_ties(hk: symgpu.api.Model, span: int, regime_of: str | None) -> None:
     # ranges of `span` points from 0: those of 7 cross the grid's rows (several boxes each), as a caller's may
     plan = build_plan(hk, ["Exec_cycles_app"], preset=PRESET, grid=GRID, regime_of=regime_of)
-    assert runs_on_device(plan, STAND_IN) and plan.near is not None and plan.domain is not None
+    assert plan.near is not None and plan.domain is not None
     numpy = backends.load("numpy")
     reference = [evaluate_chunk(plan, numpy, compile_plan(plan, numpy), start, min(start + span, plan.grid.size))
                  for start in range(0, plan.grid.size, span)]
@@ -105,8 +111,30 @@ def test_device_chunks_agree_with_numpy_columns_codes_and_near_ties(hk: symgpu.a
     assert np.isnan(values).sum() == expected.outside > 0 and near.any()
 
 
-def test_a_min_max_regime_is_left_to_the_host(hk: symgpu.api.Model) -> None:
-    plan = build_plan(hk, ["MWP"], preset=PRESET, grid=["Active_blocks_per_SM=1:8", "Mem_LD=100:5000:70"])
-    assert plan.regime is not None and plan.regime.kind == "min" and not runs_on_device(plan, STAND_IN)
-    with pytest.raises(ValueError, match=r"^a Min/Max regime is decided on the host"):
-        device_chunk(plan, STAND_IN, _function(plan), 0, plan.grid.size)
+@pytest.mark.parametrize("span", [1, 7, 1000])
+def test_device_min_regime_agrees_with_numpy_at_ties_between_limiters(hk: symgpu.api.Model, span: int) -> None:
+    # MWP = Min(MWP_Without_BW, MWP_peak_BW, N), MWP_Without_BW itself capped at N: where the cap binds the first
+    # and third arguments are equal (exact ties, which the rule gives to the first: decided on the host); at
+    # Mem_LD = 970 MWP_Without_BW_full = (970 + 31 x 10)/320 = 4 = N for 1 block, and 1e-13 relative beside it;
+    # Mem_Bandwidth from 3 to 10 GB/s moves the bandwidth bound across the departure bound (both bind somewhere);
+    # MWP_peak_BW is linear in it, 1.201171875 at 6 GB/s for 1 block and Mem_LD = 100, where the departure bound is
+    # 1.28125: at 6.4 GB/s x (1 - 1e-13) the bandwidth bound is 1e-13 relative below it, a tie the rule gives to
+    # the first argument (departure_bound) where a plain comparison picks the second
+    grid = ["Active_blocks_per_SM=1:8", "Mem_LD=100,969.9999999999,970,970.0000000001,5000",
+            "Mem_Bandwidth=3e9,6e9,6399999999.99936,1e10"]
+    plan = build_plan(hk, ["MWP"], preset=PRESET, grid=grid)
+    assert plan.regime is not None and plan.regime.kind == "min"
+    numpy = backends.load("numpy")
+    function = _function(plan)
+    for start in range(0, plan.grid.size, span):
+        stop = min(start + span, plan.grid.size)
+        mine = evaluate_chunk(plan, numpy, compile_plan(plan, numpy), start, stop)
+        theirs = device_chunk(plan, STAND_IN, function, start, stop)
+        assert theirs.regime is not None and mine.regime is not None
+        assert theirs.regime.tolist() == mine.regime.tolist(), (start, stop)
+        np.testing.assert_array_equal(theirs.columns["MWP"], mine.columns["MWP"])
+    result = sweep(hk, "MWP", preset=PRESET, grid=grid)
+    assert set(result.regime_names().tolist()) == {"departure_bound", "bandwidth_bound"}
+    near = {"Active_blocks_per_SM": 1, "Mem_LD": 100, "Mem_Bandwidth": 6399999999.99936}
+    assert float(hk.evaluate("MWP_peak_BW", PRESET, **near).magnitude) < float(hk.evaluate("MWP_Without_BW", PRESET, **near).magnitude)
+    assert result.regime_names()[2] == "departure_bound"  # (1, 100, 6.4 GB/s - 1e-13): the rule's tie

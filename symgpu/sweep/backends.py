@@ -3,8 +3,8 @@
 
 NumPy, CuPy and JAX run the same code (:func:`symgpu.evaluate.compiler.fused_function`) on a
 chunk's axes as arrays of their module that broadcast against each other (:meth:`Backend.device`:
-only the axes cross the bus), and hand NumPy arrays back (:meth:`Backend.host`), so what follows
-(domain mask, regimes, writing) is the same for all.
+only the axes cross the bus); on a GPU the domain, the regime and the near-tie flag are reduced there
+and the columns copied straight into the result (:mod:`symgpu.sweep.device`, :meth:`Backend.host_into`).
 """
 
 from __future__ import annotations

@@ -2,12 +2,12 @@
 device, and what crosses the bus back is the columns alone, each straight into its place in the
 caller's array (a slice of the whole result: no host copy after), with the domain's count and the
 near-tie flag's offsets reduced on the device (a count and a few offsets instead of grid-sized masks).
-Points outside the domain are set to NaN on the device before the copy. A case table's regime is one
-more output of the compiled function (:func:`symgpu.sweep.tie_conditions.case_code`, as numba's loop
-has it), its codes copied back as int16.
-
-A plan with a Min/Max regime takes :func:`symgpu.sweep.chunks.chunk_of`'s path instead (:func:`runs_on_device`):
-the binding argument is decided by :mod:`symgpu.sweep.decide`, which is NumPy, from every output brought to the host.
+Points outside the domain are set to NaN on the device before the copy. The regime column is decided on
+the device too and its codes copied back as int16: a case table's is one more output of the compiled
+function (:func:`symgpu.sweep.tie_conditions.case_code`, as numba's loop has it); a Min/Max's binding
+argument is found in one pass over the arguments, tracking the runner-up as numba's loop does, and the
+points where another argument is within ``4 TIE`` of the extreme, or one is NaN, are brought back alone
+(their arguments' values) and decided by :func:`symgpu.evaluate.rule.binding_index`, the rule itself.
 
 NOTE: imports neither SymPy nor pint.
 """
@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from symgpu.evaluate import rule
 from symgpu.memo import Memo
 from symgpu.sweep.backends import Backend
 from symgpu.sweep.chunks import Chunk, Columns, Numbers, base_axes
@@ -38,21 +39,15 @@ def device_axes(plan: Numbers, backend: Backend) -> list[Any]:
     return axes
 
 
-def runs_on_device(plan: Numbers, backend: Backend) -> bool:
-    """Whether ``backend`` runs the plan's chunks by :func:`device_chunk` (a GPU backend, and no regime
-    column or a case table's)."""
-    return backend.name in ("cupy", "jax") and (plan.regime is None or plan.regime.kind == "cases")
-
-
 def device_chunk(plan: Numbers, backend: Backend, function: Any, start: int, stop: int,
                  columns: dict[str, np.ndarray] | None = None, regime: np.ndarray | None = None,
                  code: int | None = None) -> Chunk:
     """The points ``start..stop-1`` of the plan's grid, computed on the device box by box; each quantity's
     column is written into ``columns[name]`` (a flat host array of ``stop - start`` points) where given, else
-    into a new array, and a case table's regime codes (the function's output ``code``) into ``regime`` or a new
-    int16 array."""
-    if plan.regime is not None and (plan.regime.kind != "cases" or code is None):
-        raise ValueError("a Min/Max regime is decided on the host (chunks.chunk_of); a case table's needs its code output")
+    into a new array, and the regime codes (a case table's: the function's output ``code``) into ``regime`` or a
+    new int16 array."""
+    if plan.regime is not None and plan.regime.kind == "cases" and code is None:
+        raise ValueError("a case table's regime is decided by its code output (tie_conditions.case_code): give its index")
     size = stop - start
     given = columns or {}
     targets = {name: given[name] if name in given else np.empty(size) for name in plan.quantities}
@@ -77,11 +72,55 @@ def device_chunk(plan: Numbers, backend: Backend, function: Any, start: int, sto
             value = out[index] if not missing else xp.where(inside, out[index], np.nan)
             _host_into(backend, value, targets[name][offset:offset + width].reshape(shape))
         if codes is not None:
-            _host_into(backend, out[code] if not missing else xp.where(inside, out[code], -1), codes[offset:offset + width].reshape(shape))
+            _regime_into(plan, backend, out, code, inside if missing else True, codes[offset:offset + width].reshape(shape))
         if plan.near is not None:
             near.append(_flagged(backend, out[plan.near], shape) + offset)
     flagged = None if plan.near is None else (np.concatenate(near) if near else np.empty(0, dtype=np.intp))
     return Chunk(start, stop, Columns(targets, plan.grid, start, stop), codes, outside, flagged)
+
+
+def _regime_into(plan: Numbers, backend: Backend, out: Any, code: int | None, inside: Any, target: np.ndarray) -> None:
+    """The regime codes of a box (-1 outside the domain, where ``inside`` is false) into ``target``."""
+    assert plan.regime is not None
+    xp = backend.namespace
+    if plan.regime.kind == "cases":
+        assert code is not None
+        _host_into(backend, xp.where(inside, out[code], -1) if inside is not True else out[code], target)
+        return
+    rows = [out[tree[1]] for tree in plan.regime.trees]
+    if not any(backend.on_device(r) for r in rows):  # every argument fixed: one decision
+        np.copyto(target, np.where(np.broadcast_to(backend.host(inside), target.shape), rule.binding_index(rows, plan.regime.kind), -1))
+        return
+    codes, doubt = _extreme(xp, rows, plan.regime.kind)
+    _host_into(backend, xp.where(inside, codes, -1) if inside is not True else codes, target)
+    if not bool(xp.any(doubt)):
+        return
+    shape = target.shape
+    doubt = xp.broadcast_to(doubt if inside is True else xp.logical_and(doubt, inside), shape).reshape(-1)
+    at = xp.flatnonzero(doubt)
+    if not int(at.size):
+        return
+    values = [backend.host(xp.broadcast_to(r, shape).reshape(-1)[at]) if backend.on_device(r) else r for r in rows]
+    target.reshape(-1)[backend.host(at)] = rule.binding_index(values, plan.regime.kind)
+
+
+def _extreme(xp: Any, rows: list[Any], kind: str) -> tuple[Any, Any]:
+    """The first extreme argument of ``rows`` at each point by plain comparisons (codes 0..n-1), and where that
+    may not be the rule's answer: another argument within ``4 TIE`` of the extreme (the runner-up tracked in
+    the same pass), or a NaN among them (the sum of the arguments is NaN there)."""
+    smaller = kind == "min"
+    best, code = rows[0], np.int16(0)
+    second, total = (np.inf if smaller else -np.inf), rows[0]
+    for k, value in enumerate(rows[1:], 1):
+        total = total + value
+        better = value < best if smaller else value > best
+        worse = xp.where(better, best, value)
+        second = xp.minimum(second, worse) if smaller else xp.maximum(second, worse)
+        best = xp.where(better, value, best)
+        code = xp.where(better, np.int16(k), code)
+    near = 4 * rule.TIE * xp.abs(best)
+    close = second <= best + near if smaller else second >= best - near
+    return code, xp.logical_or(close, xp.isnan(total))
 
 
 def _count(backend: Backend, values: Any, shape: tuple[int, ...]) -> int:

@@ -16,7 +16,7 @@ from symgpu.evaluate import compiler, gridcode
 from symgpu.memo import Memo
 from symgpu.model import Model
 from symgpu.sweep import backends, fused, settle_ties
-from symgpu.sweep.device import device_chunk, runs_on_device
+from symgpu.sweep.device import device_chunk
 from symgpu.sweep.chunks import DEFAULT_CHUNK, Chunk, Columns, Settled, Targets, base_axes, buffered_chunk, buffered_chunks, buffers, chunk_of, progress_bar, spans
 from symgpu.sweep.grid import Axis, Grid
 from symgpu.sweep.plan import SweepPlan, build_plan
@@ -85,32 +85,27 @@ def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, st
         chunk = _fused_chunk(plan, backend, function, start, stop)
     elif backend.name == "numpy":
         chunk = _grid_chunk(plan, function, start, stop, Targets({}, None, scratch))
-    elif runs_on_device(plan, backend):
+    else:  # cupy, jax
         chunk = device_chunk(plan, backend, function, start, stop, code=_code(plan))
-    else:
-        chunk = _grid_chunk(plan, function, start, stop, backend=backend)
     return settle_ties.settle(plan, chunk)[0]  # near-tie case conditions as evaluate decides them
 
 
-def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int, into: Targets | None = None,
-                backend: backends.Backend | None = None) -> Chunk:
-    """:func:`evaluate_chunk` with NumPy (or CuPy, JAX: ``backend``), box by box of the grid (one
-    box for a chunk of ``Grid.chunks``): each axis a ``(1, .., n, .., 1)`` view, the constants NumPy
-    scalars, so each subexpression is computed at the size of the axes it uses and the last step's
-    array is the column (on a GPU: brought back at that size)."""
+def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int, into: Targets | None = None) -> Chunk:
+    """:func:`evaluate_chunk` with NumPy, box by box of the grid (one box for a chunk of ``Grid.chunks``):
+    each axis a ``(1, .., n, .., 1)`` view, the constants NumPy scalars, so each subexpression is computed
+    at the size of the axes it uses and the last step's array is the column (the GPU backends' own:
+    :mod:`symgpu.sweep.device`)."""
     axes = base_axes(plan)
     fixed = [np.float64(v) for _, v in plan.fixed]
     boxes = plan.grid.boxes(start, stop)
     count = len(axes)
     if isinstance(function, gridcode.GridProgram):
         return buffered_chunk(plan, function, start, stop, axes, fixed, boxes, into)
-    # Backend.device/host leave NumPy's arrays as they are; without a backend (NumPy's own loop) nothing moves
-    device, host = (backend.device, backend.host) if backend is not None else ((lambda values: values), (lambda values: values))
 
     def run(bounds: tuple[tuple[int, int], ...]) -> tuple[Any, tuple[int, ...]]:
-        coords = [device(axes[k][lo:hi].reshape((1,) * k + (hi - lo,) + (1,) * (count - k - 1))) for k, (lo, hi) in enumerate(bounds)]
+        coords = [axes[k][lo:hi].reshape((1,) * k + (hi - lo,) + (1,) * (count - k - 1)) for k, (lo, hi) in enumerate(bounds)]
         with np.errstate(all="ignore"):
-            return [host(value) for value in function(*coords, *fixed)], tuple(hi - lo for lo, hi in bounds)
+            return list(function(*coords, *fixed)), tuple(hi - lo for lo, hi in bounds)
 
     if len(boxes) == 1:
         out, shape = run(boxes[0][1])
@@ -176,10 +171,8 @@ def _chunks(plan: SweepPlan, backend: str, chunk_size: int, progress: bool | Non
             yield _grid_chunk(plan, function, start, stop, Targets({}, None, scratch, floats, bools))
         elif runner.name == "numba":
             yield _fused_chunk(plan, runner, function, start, stop)
-        elif runs_on_device(plan, runner):  # only the columns and codes come back
+        else:  # cupy, jax: only the columns and codes come back
             yield device_chunk(plan, runner, function, start, stop, code=_code(plan))
-        else:
-            yield _grid_chunk(plan, function, start, stop, backend=runner)
 
 
 def sweep(model: Model, quantities: str | Sequence[str], *, grid: Grid | Sequence[str | Axis] = (),
@@ -224,26 +217,12 @@ def sweep(model: Model, quantities: str | Sequence[str], *, grid: Grid | Sequenc
                 regime[start:stop] = part.regime
             outside += part.outside
         return SweepResult(plan, Columns(columns, plan.grid, 0, size), regime, outside)
-    runner = backends.load(backend)
-    if runs_on_device(plan, runner):  # each chunk's columns (and codes) copied from the device straight into the result
-        function = compile_plan(plan, runner)
-        for start, stop in plan.grid.chunks(chunk_size):
-            slices = {n: c[start:stop] for n, c in columns.items()}
-            part = device_chunk(plan, runner, function, start, stop, slices, None if regime is None else regime[start:stop], _code(plan))
-            outside += settle_ties.settle(plan, part)[0].outside
-        return SweepResult(plan, Columns(columns, plan.grid, 0, size), regime, outside)
-    # NOTE: each chunk is copied into the result and dropped, so the next chunk's arrays reuse its
-    # memory (cache-sized, no fresh pages); a chunk that is the whole grid is the result itself
-    for part in iter_chunks(plan, backend, chunk_size):
-        outside += part.outside
-        if part.stop - part.start == size:
-            columns = {n: part.columns[n] for n in plan.quantities}
-            regime = part.regime
-            break
-        for name in plan.quantities:
-            columns[name][part.start:part.stop] = part.columns[name]
-        if regime is not None and part.regime is not None:
-            regime[part.start:part.stop] = part.regime
+    runner = backends.load(backend)  # cupy, jax: each chunk's columns (and codes) copied from the device straight into the result
+    function = compile_plan(plan, runner)
+    for start, stop in plan.grid.chunks(chunk_size):
+        slices = {n: c[start:stop] for n, c in columns.items()}
+        part = device_chunk(plan, runner, function, start, stop, slices, None if regime is None else regime[start:stop], _code(plan))
+        outside += settle_ties.settle(plan, part)[0].outside
     return SweepResult(plan, Columns(columns, plan.grid, 0, size), regime, outside)
 
 
