@@ -5,8 +5,8 @@ near-tie flag's offsets reduced on the device (a count and a few offsets instead
 Points outside the domain are set to NaN on the device before the copy. The regime column is decided on
 the device too and its codes copied back as int16: a case table's is one more output of the compiled
 function (:func:`symgpu.sweep.tie_conditions.case_code`, as numba's loop has it); a Min/Max's binding
-argument is found in one pass over the arguments, tracking the runner-up as numba's loop does, and the
-points where another argument is within ``4 TIE`` of the extreme, or one is NaN, are brought back alone
+argument is found in one pass over the arguments, as numba's loop finds it, and the points where an
+argument before it is within ``4 TIE`` of the extreme, or one is NaN, are brought back alone
 (their arguments' values) and decided by :func:`symgpu.evaluate.rule.binding_index`, the rule itself.
 
 NOTE: imports neither SymPy nor pint.
@@ -106,20 +106,22 @@ def _regime_into(plan: Numbers, backend: Backend, out: Any, code: int | None, in
 
 def _extreme(xp: Any, rows: list[Any], kind: str) -> tuple[Any, Any]:
     """The first extreme argument of ``rows`` at each point by plain comparisons (codes 0..n-1), and where that
-    may not be the rule's answer: another argument within ``4 TIE`` of the extreme (the runner-up tracked in
-    the same pass), or a NaN among them (the sum of the arguments is NaN there)."""
+    may not be the rule's answer (:func:`symgpu.evaluate.rule.binding_index`: the first argument within ``TIE``
+    of the extreme): an argument BEFORE the chosen one within ``4 TIE`` of the extreme (the best of those is the
+    extreme as it stood when the chosen one took over; one after it or equal to it changes nothing, so a Min
+    capped by one of its own arguments, tied exactly wherever the cap binds, is decided here), or a NaN among
+    them (the sum of the arguments is NaN there)."""
     smaller = kind == "min"
     best, code = rows[0], np.int16(0)
-    second, total = (np.inf if smaller else -np.inf), rows[0]
+    before, total = (np.inf if smaller else -np.inf), rows[0]
     for k, value in enumerate(rows[1:], 1):
         total = total + value
         better = value < best if smaller else value > best
-        worse = xp.where(better, best, value)
-        second = xp.minimum(second, worse) if smaller else xp.maximum(second, worse)
+        before = xp.where(better, best, before)
         best = xp.where(better, value, best)
         code = xp.where(better, np.int16(k), code)
     near = 4 * rule.TIE * xp.abs(best)
-    close = second <= best + near if smaller else second >= best - near
+    close = before <= best + near if smaller else before >= best - near
     return code, xp.logical_or(close, xp.isnan(total))
 
 
