@@ -174,6 +174,11 @@ BACKEND_CASES = {
     "cases+domain+tie": ("hong_kim_2009", "Exec_cycles_app", PRESET,
                          ["Active_blocks_per_SM=1:8", "Uncoal_Mem_insts=0,6", "Mem_LD=100,400,969,970,971,2000", "Comp_insts=1,30,500"]),
     "min regime": ("hong_kim_2009", "MWP", PRESET, ["Active_blocks_per_SM=1:8", "Mem_LD=100:5000:70"]),
+    # MWP's bandwidth bound 1e-13 relative below its departure bound at 6.4 GB/s x (1 - 1e-13), 1 block, Mem_LD = 100
+    # (a tie the rule gives to the first argument, where a plain comparison picks the second), and MWP_Without_BW
+    # capped at N: tied exactly with N wherever the cap binds (test_sweep_device.py)
+    "min regime near ties": ("hong_kim_2009", "MWP", PRESET, ["Active_blocks_per_SM=1:8", "Mem_LD=100,970,5000",
+                                                              "Mem_Bandwidth=3e9,6e9,6399999999.99936,1e10"]),
 }
 
 
@@ -193,6 +198,8 @@ def test_optional_backends_agree_with_numpy_for_every_column(backend: str, case:
     for column, values in reference.columns.items():
         np.testing.assert_allclose(other.columns[column], values, rtol=1e-12, atol=0, err_msg=column)
     assert np.isnan(reference.columns[quantity]).any() == (case == "cases+domain+tie")
+    if case == "min regime near ties" and regime_of is None:
+        assert reference.regime_names()[2] == "departure_bound" and set(reference.regime_names()) == {"departure_bound", "bandwidth_bound"}
     assert other.outside == reference.outside
     assert (reference.regime is None) == (other.regime is None) == (regime_of == "")
     assert other.regime is None or (other.regime == reference.regime).all()

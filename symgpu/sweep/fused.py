@@ -128,22 +128,22 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
     @numba.njit(inline="always")
     def extreme(result: Any, arguments: np.ndarray) -> int:
         # branch-free over a fixed count of consecutive outputs: the first extreme one, and `unsettled`
-        # where another argument is within `near` of the extreme or one is NaN (the rule decides those)
+        # where an argument before it is within `near` of the extreme or one is NaN (the rule decides those:
+        # it names the first argument within TIE of the extreme, so one after the chosen one, or equal to it,
+        # changes nothing; the best of those before it is the extreme as it stood when it took over)
         best = result[first]
-        second = np.inf if smaller else -np.inf  # the runner-up so far
+        before = np.inf if smaller else -np.inf
         total = best  # NaN when an argument is NaN (or infinities of both signs): those points go to settle()
         code = 0
         for k in range(1, count):
             value = result[first + k]
             total += value
             better = value < best if smaller else value > best
-            # one pass: the runner-up is the better of it and the worse of (best, value)
-            worse = best if better else value
-            second = (worse if worse < second else second) if smaller else (worse if worse > second else second)
+            before = best if better else before
             best = value if better else best
             code = k if better else code
         bound = best + near * abs(best) if smaller else best - near * abs(best)
-        close = second <= bound if smaller else second >= bound
+        close = before <= bound if smaller else before >= bound
         return code if not close and total == total else unsettled
 
     @numba.njit(inline="always")
