@@ -206,7 +206,12 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
             derivation = dataclasses.replace(derivation, extra=derivation.extra.with_(between=tuple(between)))
         return derivation
 
-    checked = _answer(model, Asked("boundary", str(quantity), str(for_)), options, run)
+    try:
+        checked = _answer(model, Asked("boundary", str(quantity), str(for_)), options, run)
+    except errors.CertificateError as failure:
+        if not staircase or (options.at_a_point and not (options.substitutions or options.omit or options.stop_at)):
+            raise
+        raise _staircase_closed_form(model, str(quantity), tuple(between), str(for_), options.at_a_point, failure) from failure
     tied = [r.root for r in checked.extra.roots or () if r.tie]
     if tied and not options.at_a_point and checked.certificate is not None and not checked.certificate.checks:
         raise errors.DerivationError(
@@ -214,6 +219,20 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
             f"only tie at {for_} = {sympy.sstr(tied[0])}, and no preset or sampled point gives every input to check that they "
             f"switch there, so they do not switch as far as symgpu can show; ask at a point (--preset, --set)")
     return checked
+
+
+def _staircase_closed_form(model: Model, quantity: str, between: tuple[str, ...], variable: str, at_a_point: bool,
+                           failure: errors.CertificateError) -> errors.DerivationError:
+    """The refusal of a closed-form boundary between two staircase limiters (:func:`staircase_boundary.applies`) that its
+    certificate caught: a closed form is derived for one pair of the cases the staircases are in (occupancy's CC 1.x
+    per-block register allocation, kernel_row_reduction's block-slot residency) and does not switch them elsewhere;
+    at a point without rewrites the scan of the evaluate path answers instead."""
+    ask = ("ask without --substitute, --omit or --keep at the point, where the switch is found by a scan of the evaluate path"
+           if at_a_point else "ask at a point (--preset, --set), where the switch is found by a scan of the evaluate path")
+    return errors.DerivationError(
+        f"{model.id}: {quantity}: {between[0]} and {between[1]} are staircases (floor/ceiling) in {variable}: they switch at a "
+        f"step's edge that moves with the cases their inputs put them in, and the closed form derived for one pair of those "
+        f"cases does not hold at every point (checked {failure.finding or 'on the evaluate path'}); {ask}")
 
 
 def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max", *,

@@ -303,6 +303,8 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
     beaten = {id(c): tuple(extremum_choice.unbeaten(job, c.value, cusps, kind)) for c in merged}
     interior = [c for c in extremum_domain.interior(merged) if sympy.false not in beaten[id(c)]]
     if not interior:
+        if far:  # the ends and plateau edges cannot be compared with an infinite end whose limit was not taken (Volkov's
+            extremum_choice.far_end_unknown(job, kind, var, far)  # arithmetic_throughput_loaded falls to 0 as b -> oo)
         try:
             location, value = extremum_choice.global_choice(job, merged, kind, ends)
         except errors.DerivationError:
