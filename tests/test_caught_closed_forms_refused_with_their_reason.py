@@ -44,3 +44,21 @@ def test_the_row_reduction_body_boundary_without_a_point_is_refused_saying_why(c
                          "latency_bound")
     assert code == 2 and "value:" not in out
     assert "please report" not in err and "memory_bound and latency_bound are staircases" in err and "ask at a point" in err
+
+
+def test_a_boundary_of_every_pair_over_a_staircase_is_refused_naming_a_pair_to_ask(cli) -> None:  # type: ignore[no-untyped-def]
+    # without --between the closed form of every pair gave blocks = 240768 = 57*132*32 (the block-slot residency, 32 per SM),
+    # but at 256 threads the H100 holds floor(64/8) = 8 blocks per SM: latency binds on both sides of 240768 (brute force),
+    # so that was no switch; the named pair is answered by the scan (test_boundary_between_staircase_limiters: 60192)
+    point = {"rows": 4096, "row_len": 4096, "threads_per_block": 256, "rereads": 1, "rows_per_block": 1}
+    model = symgpu.load("kernel_row_reduction")
+    blocks = np.array([240767.0, 240768.0, 240769.0])
+    memory, latency = (model.evaluate(q, preset="h100_sxm+neusight_fit", values={**point, "blocks": blocks}).to("us").magnitude
+                       for q in ("t_memory", "t_latency"))
+    assert np.all(latency > memory)
+    sets = [a for k, v in point.items() for a in ("--set", f"{k}={v}")]
+    code, out, err = cli("--no-cache", "boundary", "kernel_row_reduction", "t_kernel", "--for", "blocks", "--preset",
+                         "h100_sxm+neusight_fit", *sets)
+    assert code == 2 and "value:" not in out
+    assert "please report" not in err and "t_kernel is a staircase (floor/ceiling) in blocks" in err
+    assert "--between memory_bound latency_bound" in err

@@ -23,6 +23,7 @@ from symgpu.derive.certify import Asked
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.options import Options
 from symgpu.evaluate import active, clocks
+from symgpu.proofs import forms
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -209,6 +210,9 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
     try:
         checked = _answer(model, Asked("boundary", str(quantity), str(for_)), options, run)
     except errors.CertificateError as failure:
+        if for_ is not None and between is None and str(quantity) in model.defining and \
+                forms.has_staircase(model.expression(str(quantity)), model.symbols[str(for_)]):
+            raise _staircase_pairs(model, str(quantity), str(for_), options.at_a_point, failure) from failure
         if not staircase or (options.at_a_point and not (options.substitutions or options.omit or options.stop_at)):
             raise
         raise _staircase_closed_form(model, str(quantity), tuple(between), str(for_), options.at_a_point, failure) from failure
@@ -233,6 +237,21 @@ def _staircase_closed_form(model: Model, quantity: str, between: tuple[str, ...]
         f"{model.id}: {quantity}: {between[0]} and {between[1]} are staircases (floor/ceiling) in {variable}: they switch at a "
         f"step's edge that moves with the cases their inputs put them in, and the closed form derived for one pair of those "
         f"cases does not hold at every point (checked {failure.finding or 'on the evaluate path'}); {ask}")
+
+
+def _staircase_pairs(model: Model, quantity: str, variable: str, at_a_point: bool,
+                     failure: errors.CertificateError) -> errors.DerivationError:
+    """The refusal of a boundary asked without ``between`` over a variable the quantity is a staircase in, whose closed
+    form its certificate caught (each pair of regimes solved in one case of the others, kernel_row_reduction's t_body over
+    blocks in the block-slot residency at a point in the warp-slot one): a named pair at a point is found by a scan."""
+    pair = staircase_boundary.first_pair(model, quantity)
+    example = f" (e.g. --between {pair[0]} {pair[1]})" if pair else ""
+    where = "at the point" if at_a_point else "at a point (--preset, --set)"
+    return errors.DerivationError(
+        f"{model.id}: {quantity} is a staircase (floor/ceiling) in {variable}: its regimes switch at step edges that move with "
+        f"the cases its inputs put it in, and the closed form derived for every pair of regimes does not hold at every point "
+        f"(checked {failure.finding or 'on the evaluate path'}); name two limiters with --between{example} and ask {where}, "
+        "where their switch is found by a scan of the evaluate path")
 
 
 def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max", *,

@@ -74,6 +74,22 @@ def limiter_owner(model: Model, quantity: str, between: Any) -> str | None:
     return None if hidden else reached[0]
 
 
+def first_pair(model: Model, quantity: str) -> tuple[str, str] | None:
+    """Two named limiters of the nearest ``Min``/``Max`` that ``quantity``'s equations reach (its own first, then its
+    intermediate quantities breadth first), for a message that suggests a ``--between`` pair; None where there is none."""
+    queue, seen = [quantity], {quantity}
+    while queue:
+        name = queue.pop(0)
+        equation = model.equation_for(name)
+        if isinstance(equation.rhs, (sympy.Min, sympy.Max)) and len(equation.limiters) >= 2:
+            return equation.limiters[0][0], equation.limiters[1][0]
+        for symbol in sorted(equation.rhs.free_symbols, key=str):
+            if symbol.name in model.defining and symbol.name not in seen:
+                seen.add(symbol.name)
+                queue.append(symbol.name)
+    return None
+
+
 def applies(model: Model, quantity: str, between: Any, variable: str) -> bool:
     """Is ``between`` two named limiters of ``quantity``'s own Min/Max (or of the Min/Max it reaches,
     :func:`limiter_owner`), at least one of them a staircase (``floor``/``ceiling``) in ``variable`` once
