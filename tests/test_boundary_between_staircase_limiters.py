@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 
 import symgpu
+from conftest import tiny_text
+from symgpu.derive import staircase_boundary
 from symgpu.evaluate import active
 
 
@@ -111,3 +113,39 @@ def test_kernel_time_with_its_body_given_is_refused_saying_so(cli) -> None:
                          "--set", "row_len=4096", "--set", "threads_per_block=256", "--set", "rereads=1", "--set", "rows_per_block=1")
     assert code == 1 and "value:" not in out
     assert "please report" not in err
+
+
+_AROUND = """
+[symbols.Q]
+description = "throughput plus peak"
+unit = "FLOP/s"
+
+[symbols.R]
+description = "the larger of throughput and half the peak"
+unit = "FLOP/s"
+
+[[equations]]
+id = "sum"
+defines = "Q"
+rhs = "P + 2*P_peak"
+source = { ref = "toy2026", locator = "Eq. (2)" }
+
+[[equations]]
+id = "hidden"
+defines = "R"
+rhs = "Max(P, P_peak/2)"
+source = { ref = "toy2026", locator = "Eq. (3)" }
+"""
+
+
+def test_limiters_are_seen_through_a_sum_but_not_through_another_max(write_model) -> None:  # type: ignore[no-untyped-def]
+    # Q = P + 2 P_peak never changes which argument of P = Min(P_peak, I*B) binds; R = Max(P, P_peak/2) hides it where
+    # P_peak/2 binds (I*B below half the peak), so R's regimes are not P's pair's
+    text = tiny_text(extra_equation=_AROUND).replace('rhs = "Min(P_peak, I*B)"',
+                                                     'rhs = "Min(P_peak, I*B)"\nlimiters = { compute_bound = "P_peak", memory_bound = "I*B" }')
+    model = symgpu.load(write_model(text))
+    pair = ("compute_bound", "memory_bound")
+    assert staircase_boundary.limiter_owner(model, "P", pair) == "P"
+    assert staircase_boundary.limiter_owner(model, "Q", pair) == "P"
+    assert staircase_boundary.limiter_owner(model, "R", pair) is None
+    assert staircase_boundary.limiter_owner(model, "Q", ("compute_bound", "no_such")) is None
