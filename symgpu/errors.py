@@ -107,7 +107,13 @@ class CertificateError(SymgpuError):
 
     The message names the operation, the check that failed and the point where it failed;
     the command line exits 1 (a failed check), never printing the answer as a value.
+    ``finding``: where and what failed, without the advice (for a caller that refuses the
+    question for a reason of its own and quotes it); empty where the raiser gives none.
     """
+
+    def __init__(self, message: str, *, finding: str = "") -> None:
+        self.finding = finding
+        super().__init__(message)
 
 
 class FitCheckError(SymgpuError):

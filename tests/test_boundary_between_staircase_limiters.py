@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 import symgpu
+from conftest import tiny_text
+from symgpu.derive import staircase_boundary
 from symgpu.evaluate import active
 
 
@@ -78,3 +81,71 @@ def test_a_staircase_switch_that_an_assumption_excludes_is_refused_naming_it(cli
                          "--between", "block_limit", "warp_limit", "--preset", "h100_sxm+neusight_fit", "--assume", "threads_per_block > 100")
     assert code == 1 and "value:" not in out
     assert "switch only at threads_per_block = 64, which --assume threads_per_block > 100 excludes" in err
+
+
+def test_kernel_time_switches_where_its_body_max_does(cli) -> None:
+    # t_kernel = t_launch + t_body, t_body = Max(t_memory, t_latency): the launch term never changes which argument
+    # binds, so t_kernel switches where t_body does (it was answered 240768 by the closed form of another residency
+    # regime, caught by the certificate: "please report"). By brute force over every whole grid size up to 100000:
+    # memory_bound (first in the file) binds where t_memory >= t_latency; by hand: 4*4096*4096*2 B / (3430 GB/s * 0.689)
+    # = 56.79 us against 57 waves of 132*8 blocks at 3*330 ns = 56.43 us and 58 waves 57.42 us: the last is 57*1056 = 60192
+    point = {"rows": 4096, "row_len": 4096, "threads_per_block": 256, "rereads": 1, "rows_per_block": 1}
+    model = symgpu.load("kernel_row_reduction")
+    grid = np.arange(1, 100001, dtype=float)
+    memory, latency = (np.broadcast_to(np.asarray(model.evaluate(q, preset="h100_sxm+neusight_fit", values={**point, "blocks": grid})
+                                                  .to("us").magnitude, dtype=float), grid.shape) for q in ("t_memory", "t_latency"))
+    memory_binds = memory >= latency
+    expected = int(grid[memory_binds].max())
+    assert not memory_binds[grid > expected].any() and expected == 60192
+    sets = [a for k, v in point.items() for a in ("--set", f"{k}={v}")]
+    for quantity in ("t_kernel", "t_body"):
+        code, out, err = cli("--no-cache", "boundary", "kernel_row_reduction", quantity, "--for", "blocks", "--between", "memory_bound",
+                             "latency_bound", "--preset", "h100_sxm+neusight_fit", *sets)
+        assert code == 0, err
+        assert _value(out) == expected
+        assert f"memory_bound binds up to and including blocks = {expected}, latency_bound above it" in out
+
+
+def test_kernel_time_with_its_body_given_is_refused_saying_so(cli) -> None:
+    # t_body given: nothing in t_kernel depends on blocks through the body's Max, so its limiters cannot switch
+    code, out, err = cli("--no-cache", "boundary", "kernel_row_reduction", "t_kernel", "--for", "blocks", "--between", "memory_bound",
+                         "latency_bound", "--preset", "h100_sxm+neusight_fit", "--set", "t_body=50", "--set", "rows=4096",
+                         "--set", "row_len=4096", "--set", "threads_per_block=256", "--set", "rereads=1", "--set", "rows_per_block=1")
+    assert code == 1 and "value:" not in out
+    assert "please report" not in err
+
+
+_AROUND = """
+[symbols.Q]
+description = "throughput plus peak"
+unit = "FLOP/s"
+
+[symbols.R]
+description = "the larger of throughput and half the peak"
+unit = "FLOP/s"
+
+[[equations]]
+id = "sum"
+defines = "Q"
+rhs = "P + 2*P_peak"
+source = { ref = "toy2026", locator = "Eq. (2)" }
+
+[[equations]]
+id = "hidden"
+defines = "R"
+rhs = "Max(P, P_peak/2)"
+source = { ref = "toy2026", locator = "Eq. (3)" }
+"""
+
+
+def test_limiters_are_seen_through_a_sum_but_not_through_another_max(write_model) -> None:  # type: ignore[no-untyped-def]
+    # Q = P + 2 P_peak never changes which argument of P = Min(P_peak, I*B) binds; R = Max(P, P_peak/2) hides it where
+    # P_peak/2 binds (I*B below half the peak), so R's regimes are not P's pair's
+    text = tiny_text(extra_equation=_AROUND).replace('rhs = "Min(P_peak, I*B)"',
+                                                     'rhs = "Min(P_peak, I*B)"\nlimiters = { compute_bound = "P_peak", memory_bound = "I*B" }')
+    model = symgpu.load(write_model(text))
+    pair = ("compute_bound", "memory_bound")
+    assert staircase_boundary.limiter_owner(model, "P", pair) == "P"
+    assert staircase_boundary.limiter_owner(model, "Q", pair) == "P"
+    assert staircase_boundary.limiter_owner(model, "R", pair) is None
+    assert staircase_boundary.limiter_owner(model, "Q", ("compute_bound", "no_such")) is None

@@ -1,5 +1,5 @@
 """The boundary check (:mod:`.certify` runs it at each point): at each boundary the answer gives,
-two named limiters of the quantity's Min/Max cross (their difference changes sign), or else the
+two named limiters of the quantity's Min/Max (or of the one it reaches through sums and products) cross (their difference changes sign), or else the
 regime :func:`symgpu.evaluate.active.binding` names differs on the two sides
 (:func:`symgpu.evaluate.active.boundary_sides`) or at the boundary itself, and between the regimes
 named (:func:`symgpu.derive.results.composite_switch`). Where two arguments that do not bind cross
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy
 
-from symgpu.derive import results, solving
+from symgpu.derive import results, solving, staircase_boundary
 from symgpu.derive.certify_path import Asked, _fail, _inside, _Point, _roots_at, _with, at_a_point
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import active, evaluator
@@ -64,8 +64,10 @@ def boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
 
 
 def _limiter_pair(model: Model, quantity: str, between: Any, keep: tuple[str, ...]) -> sympy.Expr | None:
-    """``A - B`` (expanded) for two named limiters of the quantity's own Min/Max, else None."""
-    pair = solving.named_limiters(model, quantity, tuple(between) if between else None)
+    """``A - B`` (expanded) for two named limiters of the quantity's own Min/Max, or of the one it reaches
+    through no other Min/Max or case table (:func:`symgpu.derive.staircase_boundary.limiter_owner`), else None."""
+    owner = staircase_boundary.limiter_owner(model, quantity, between) or quantity
+    pair = solving.named_limiters(model, owner, tuple(between) if between else None)
     if pair is None:
         return None
     a, b = pair

@@ -84,7 +84,8 @@ def at_a_point(asked: Asked) -> bool:
 def _fail(model: Model, asked: Asked, point: _Point, what: str) -> errors.CertificateError:
     advice = "the closed form disagrees with evaluate: please report it with the command line" if at_a_point(asked) else AT_A_POINT
     over = f" over {asked.variable}" if asked.variable else ""
-    return errors.CertificateError(f"{model.id}: {asked.op} of {asked.quantity}{over} at {point.label}: {what}; {advice}")
+    return errors.CertificateError(f"{model.id}: {asked.op} of {asked.quantity}{over} at {point.label}: {what}; {advice}",
+                                   finding=f"at {point.label}: {what}")
 
 def assumed(model: Model, assumption: Any) -> sympy.Basic:
     """An extra assumption (``--assume`` text, or a SymPy relation) in the model's inputs: parsed, the

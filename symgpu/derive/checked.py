@@ -23,6 +23,7 @@ from symgpu.derive.certify import Asked
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.options import Options
 from symgpu.evaluate import active, clocks
+from symgpu.proofs import forms
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -206,7 +207,15 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
             derivation = dataclasses.replace(derivation, extra=derivation.extra.with_(between=tuple(between)))
         return derivation
 
-    checked = _answer(model, Asked("boundary", str(quantity), str(for_)), options, run)
+    try:
+        checked = _answer(model, Asked("boundary", str(quantity), str(for_)), options, run)
+    except errors.CertificateError as failure:
+        if for_ is not None and between is None and str(quantity) in model.defining and \
+                forms.has_staircase(model.expression(str(quantity)), model.symbols[str(for_)]):
+            raise _staircase_pairs(model, str(quantity), str(for_), options.at_a_point, failure) from failure
+        if not staircase or (options.at_a_point and not (options.substitutions or options.omit or options.stop_at)):
+            raise
+        raise _staircase_closed_form(model, str(quantity), tuple(between), str(for_), options.at_a_point, failure) from failure
     tied = [r.root for r in checked.extra.roots or () if r.tie]
     if tied and not options.at_a_point and checked.certificate is not None and not checked.certificate.checks:
         raise errors.DerivationError(
@@ -214,6 +223,35 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
             f"only tie at {for_} = {sympy.sstr(tied[0])}, and no preset or sampled point gives every input to check that they "
             f"switch there, so they do not switch as far as symgpu can show; ask at a point (--preset, --set)")
     return checked
+
+
+def _staircase_closed_form(model: Model, quantity: str, between: tuple[str, ...], variable: str, at_a_point: bool,
+                           failure: errors.CertificateError) -> errors.DerivationError:
+    """The refusal of a closed-form boundary between two staircase limiters (:func:`staircase_boundary.applies`) that its
+    certificate caught: a closed form is derived for one pair of the cases the staircases are in (occupancy's CC 1.x
+    per-block register allocation, kernel_row_reduction's block-slot residency) and does not switch them elsewhere;
+    at a point without rewrites the scan of the evaluate path answers instead."""
+    ask = ("ask without --substitute, --omit or --keep at the point, where the switch is found by a scan of the evaluate path"
+           if at_a_point else "ask at a point (--preset, --set), where the switch is found by a scan of the evaluate path")
+    return errors.DerivationError(
+        f"{model.id}: {quantity}: {between[0]} and {between[1]} are staircases (floor/ceiling) in {variable}: they switch at a "
+        f"step's edge that moves with the cases their inputs put them in, and the closed form derived for one pair of those "
+        f"cases does not hold at every point (checked {failure.finding or 'on the evaluate path'}); {ask}")
+
+
+def _staircase_pairs(model: Model, quantity: str, variable: str, at_a_point: bool,
+                     failure: errors.CertificateError) -> errors.DerivationError:
+    """The refusal of a boundary asked without ``between`` over a variable the quantity is a staircase in, whose closed
+    form its certificate caught (each pair of regimes solved in one case of the others, kernel_row_reduction's t_body over
+    blocks in the block-slot residency at a point in the warp-slot one): a named pair at a point is found by a scan."""
+    pair = staircase_boundary.first_pair(model, quantity)
+    example = f" (e.g. --between {pair[0]} {pair[1]})" if pair else ""
+    where = "at the point" if at_a_point else "at a point (--preset, --set)"
+    return errors.DerivationError(
+        f"{model.id}: {quantity} is a staircase (floor/ceiling) in {variable}: its regimes switch at step edges that move with "
+        f"the cases its inputs put it in, and the closed form derived for every pair of regimes does not hold at every point "
+        f"(checked {failure.finding or 'on the evaluate path'}); name two limiters with --between{example} and ask {where}, "
+        "where their switch is found by a scan of the evaluate path")
 
 
 def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max", *,

@@ -245,7 +245,11 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             job.step(kind + "imum", sympy.Eq(var, location), f"{best.origin}: the {kind}imum of the candidates that hold at "
                      f"{at_point.where_text(preset, values or {})}")
     else:
-        location, value = _symbolic_choice(job, merged, kind, ends, domain, var, far)
+        before = list(job.steps)  # each regime's limit at an infinite end whose limit was not taken, where its conditions hold there
+        far_ends = [e for p in far for e in extremum_domain.ends_by_regime(
+            job, found, var, p, "-" if p == sympy.oo else "+", lambda e, p, d: limits.take_at(job, e, var, p, d, given))]
+        job.steps[:] = before
+        location, value = _symbolic_choice(job, merged, kind, ends, domain, var, far, far_ends)
     if flat:
         def said(when: sympy.Basic) -> str:
             return f"{sympy.sstr(when.lhs)} = {sympy.sstr(when.rhs)}" if isinstance(when, sympy.Eq) else sympy.sstr(when)
@@ -283,7 +287,7 @@ def _free_of_the_variable(job: jobs._Job, ctx: Any, expr: sympy.Expr, var: sympy
 
 
 def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: Any, domain: Any,
-                     var: sympy.Symbol, far: Sequence[sympy.Expr] = ()) -> tuple[sympy.Expr, sympy.Expr]:
+                     var: sympy.Symbol, far: Sequence[sympy.Expr] = (), far_ends: Sequence[Any] = ()) -> tuple[sympy.Expr, sympy.Expr]:
     """(location, value) without a point: the critical points and cusps, as the papers state them,
     when there are any (one, or one without conditions: that one, its conditions and the
     ``valid_when`` domain in ``extra.valid_when`` (a tuple of SymPy relations), printed with the answer; else a first-match
@@ -303,6 +307,11 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
     beaten = {id(c): tuple(extremum_choice.unbeaten(job, c.value, cusps, kind)) for c in merged}
     interior = [c for c in extremum_domain.interior(merged) if sympy.false not in beaten[id(c)]]
     if not interior:
+        # the ends and plateau edges compared with an infinite end whose limit was not taken: with each regime's limit there
+        # (``far_ends``), else refused (Volkov's arithmetic_throughput_loaded falls to 0 as b -> oo: b = 0 was shown as its minimum)
+        if far and not far_ends:
+            extremum_choice.far_end_unknown(job, kind, var, far)
+        ends = [*ends, *far_ends] if far else ends
         try:
             location, value = extremum_choice.global_choice(job, merged, kind, ends)
         except errors.DerivationError:

@@ -321,7 +321,7 @@ def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Seque
             if value is None:  # the regimes disagree: those that cannot hold there left out (limits of their conditions)
                 value = _agreed_limit(regimes, var, point, direction, job.ctx)
             if value is None and point == 0:  # each regime's own limit, approached where its conditions hold at the end
-                by_regime = _ends_by_regime(job, regimes, var, point, direction, take)
+                by_regime = ends_by_regime(job, regimes, var, point, direction, take)
                 job.steps[:] = kept
                 if by_regime:
                     for end in by_regime:
@@ -345,12 +345,13 @@ def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Seque
     return found
 
 
-def _ends_by_regime(job: jobs._Job, regimes: Sequence[Any], var: sympy.Symbol, point: sympy.Expr, direction: str,
+def ends_by_regime(job: jobs._Job, regimes: Sequence[Any], var: sympy.Symbol, point: sympy.Expr, direction: str,
                     take: Any) -> list[OpenEnd]:
     """Where the regimes' limits at ``point`` disagree and the assumptions cannot tell which holds there
     (MDM's md regime as MSHRs -> 0 holds where M_Read > 0): each regime's limit, approached where its
     conditions, with ``point`` put in, hold (a condition that then fails leaves the regime out). A regime
     that holds only on the boundary of such a condition is left out too (the certificate's scan covers it).
+    Also the infinite end whose limit was not taken, for an extremum with no interior candidate (:mod:`.extrema`).
     Empty where a regime's limit cannot be taken."""
     assert job.ctx is not None
     out: list[OpenEnd] = []

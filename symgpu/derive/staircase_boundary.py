@@ -14,6 +14,12 @@ limiter to the other is a boundary: for an integer variable the last whole value
 side, else the step's edge located by bisection (a simple fraction where one lies within
 rounding), with the side it belongs to said in the derivation's steps. Where the pair never
 switches the question is refused, naming the switches the scan does find.
+
+The two limiters may also be those of an intermediate quantity's ``Min``/``Max`` that the asked
+quantity reaches through no other ``Min``/``Max`` or case table (:func:`limiter_owner`: the kernel
+time ``t_launch + t_body`` and ``t_body = Max(t_memory, t_latency)``): the terms around it never
+change which argument binds, so the quantity switches between the two exactly where that
+``Min``/``Max`` does.
 """
 
 from __future__ import annotations
@@ -42,25 +48,64 @@ SCAN_END = 2 ** 20
 FINE_POINTS, FINE_START = 200_000, 1e-12
 
 
+def _own_pair(model: Model, name: str, between: Sequence[str]) -> bool:
+    """Does ``name``'s own equation have a Min/Max with both of ``between`` among its named limiters?"""
+    equation = model.equation_for(name)
+    return isinstance(equation.rhs, (sympy.Min, sympy.Max)) and set(between) <= set(dict(equation.limiters))
+
+
+def limiter_owner(model: Model, quantity: str, between: Any) -> str | None:
+    """The quantity whose own ``Min``/``Max`` has the two named limiters ``between``: ``quantity`` itself,
+    else the one intermediate quantity with such a Min/Max that ``quantity``'s expression reaches, and
+    reaches only through sums, products, powers and functions other than ``Min``/``Max``/``Piecewise``
+    (which never change which of its arguments binds); None where there is no such quantity, or more than one."""
+    if not isinstance(between, (tuple, list)) or len(between) != 2 or between[0] == between[1] or quantity not in model.defining:
+        return None
+    if _own_pair(model, quantity, between):
+        return quantity
+    owners = [name for name in model.defining if name != quantity and _own_pair(model, name, between)]
+    reached = [name for name in owners if model.symbols[name] in model.expression(quantity, stop_at=(name,)).free_symbols]
+    if len(reached) != 1:
+        return None
+    owner = model.symbols[reached[0]]
+    around = model.expression(quantity, stop_at=(reached[0],))
+    hidden = any(owner in node.free_symbols for node in sympy.preorder_traversal(around)
+                 if isinstance(node, (sympy.Min, sympy.Max, sympy.Piecewise)))
+    return None if hidden else reached[0]
+
+
+def first_pair(model: Model, quantity: str) -> tuple[str, str] | None:
+    """Two named limiters of the nearest ``Min``/``Max`` that ``quantity``'s equations reach (its own first, then its
+    intermediate quantities breadth first), for a message that suggests a ``--between`` pair; None where there is none."""
+    queue, seen = [quantity], {quantity}
+    while queue:
+        name = queue.pop(0)
+        equation = model.equation_for(name)
+        if isinstance(equation.rhs, (sympy.Min, sympy.Max)) and len(equation.limiters) >= 2:
+            return equation.limiters[0][0], equation.limiters[1][0]
+        for symbol in sorted(equation.rhs.free_symbols, key=str):
+            if symbol.name in model.defining and symbol.name not in seen:
+                seen.add(symbol.name)
+                queue.append(symbol.name)
+    return None
+
+
 def applies(model: Model, quantity: str, between: Any, variable: str) -> bool:
-    """Is ``between`` two named limiters of ``quantity``'s own Min/Max, at least one of them a
-    staircase (``floor``/``ceiling``) in ``variable`` once its quantities are expanded, or neither
-    depending on it while another argument is one?"""
-    if not isinstance(between, (tuple, list)) or len(between) != 2 or between[0] == between[1]:
+    """Is ``between`` two named limiters of ``quantity``'s own Min/Max (or of the Min/Max it reaches,
+    :func:`limiter_owner`), at least one of them a staircase (``floor``/``ceiling``) in ``variable`` once
+    its quantities are expanded, or neither depending on it while another argument is one?"""
+    owner = limiter_owner(model, quantity, between)
+    if owner is None or variable not in model.symbols or variable in model.defining:
         return False
-    if quantity not in model.defining or variable not in model.symbols or variable in model.defining:
-        return False
-    equation = model.equation_for(quantity)
-    if not isinstance(equation.rhs, (sympy.Min, sympy.Max)) or not set(between) <= set(dict(equation.limiters)):
-        return False
+    equation = model.equation_for(owner)
     var = model.symbols[variable]
     terms = dict(equation.limiters)
-    pair = [active._expanded(model, quantity, terms[label], {}) for label in between]
+    pair = [active._expanded(model, owner, terms[label], {}) for label in between]
     if any(forms.has_staircase(expr, var) for expr in pair):
         return True
     # neither depends on the variable: they never switch where another argument is a staircase in it
     return not any(var in expr.free_symbols for expr in pair) and forms.has_staircase(
-        active._expanded(model, quantity, equation.rhs, {}), var)
+        active._expanded(model, owner, equation.rhs, {}), var)
 
 
 def boundary(model: Model, quantity: str, between: Sequence[str], variable: str, preset: str | None,
@@ -71,7 +116,12 @@ def boundary(model: Model, quantity: str, between: Sequence[str], variable: str,
         errors.NoAnswerHere: the pair does not switch anywhere in the scan (naming what does switch), or only
             where an ``assume`` relation on the variable fails.
     """
-    equation = model.equation_for(quantity)
+    owner = limiter_owner(model, quantity, between) or quantity
+    if owner != quantity and owner in values:
+        raise errors.NoAnswerHere(f"{model.id}: {quantity}: at {where_text(preset, values)} {between[0]} and {between[1]} are "
+                                  f"limiters of {owner}, whose value is given: {quantity} does not depend on them, so they do not "
+                                  f"switch along {variable}; leave {owner} out of the values (--set) to ask where they switch")
+    equation = model.equation_for(owner)
     labels = active.argument_labels(equation)
     order = active.argument_order(equation)
     kind = "min" if isinstance(equation.rhs, sympy.Min) else "max"
@@ -81,9 +131,9 @@ def boundary(model: Model, quantity: str, between: Sequence[str], variable: str,
     xs = whole if integer else np.concatenate([np.geomspace(FINE_START, 1.0, FINE_POINTS, endpoint=False), whole])
     if not integer and low == 0:
         xs = np.concatenate([[0.0], xs])
-    terms = [active._expanded(model, quantity, equation.rhs.args[i], values) for i in order]  # a quantity given stays given
+    terms = [active._expanded(model, owner, equation.rhs.args[i], values) for i in order]  # a quantity given stays given
     names = [labels[i] for i in order]
-    unit = model.units[quantity]
+    unit = model.units[owner]
 
     def rows(x: Any) -> list[Any]:
         return [np.broadcast_to(np.asarray(evaluator.evaluate_expression(
@@ -136,6 +186,10 @@ def boundary(model: Model, quantity: str, between: Sequence[str], variable: str,
     steps.insert(0, Step("scan", sympy.Symbol(quantity), f"{between[0]} and {between[1]} are staircases in {variable}: their switch is "
                          f"a step's edge, found where the binding argument of the {kind.title()} (the model's rule) changes, "
                          f"{where}"))
+    if owner != quantity:
+        steps.insert(1, Step("scan", sympy.Symbol(owner), f"{between[0]} and {between[1]} are the limiters of {owner}'s own "
+                             f"{kind.title()} (equation {equation.id}), which {quantity} reaches through no other Min, Max or case "
+                             f"table: the terms around it never change which argument binds, so {quantity} switches where it does"))
     records = tuple(RootRecord(f"{b}|{a}", _exact(x)) for x, b, a, _ in found)
     result: Any = records[0].root if len(records) == 1 else sympy.Tuple(*(r.root for r in records))
     return Derivation(model=model.id, operation="boundary", quantity=quantity, variable=variable, steps=tuple(steps),
