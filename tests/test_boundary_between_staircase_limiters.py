@@ -149,3 +149,22 @@ def test_limiters_are_seen_through_a_sum_but_not_through_another_max(write_model
     assert staircase_boundary.limiter_owner(model, "Q", pair) == "P"
     assert staircase_boundary.limiter_owner(model, "R", pair) is None
     assert staircase_boundary.limiter_owner(model, "Q", ("compute_bound", "no_such")) is None
+
+
+def test_case_table_steps_that_never_switch_are_refused_with_the_scan_not_caught(cli) -> None:
+    # cc_6_0, 65 regs, 512 threads, no shared memory: blocks_register_limit is 0 (too_many_registers_per_thread) while
+    # max_regs_per_thread < 65, else floor(65536/(512*72)) = 1 (65 regs allocated as 72 per thread, 256 at a time
+    # per warp) or so: at most 1 either way, while barrier_limit does not depend on max_regs_per_thread; so the
+    # register limit binds on both sides of every step and the pair never switches (the closed form "65" was caught
+    # by its certificate: "please report it"; the differential tester's seed 80)
+    model = symgpu.load("occupancy")
+    point = {"regs_per_thread": 65.0, "smem_per_block": 0.0, "threads_per_block": 512.0}
+    for cap in (1.0, 32.0, 64.0, 64.5, 65.0, 128.0, 255.0):
+        named = active.active_regime(model, "active_blocks_per_SM", "cc_6_0", **point, max_regs_per_thread=cap)[0]
+        assert named != "barrier_limit", cap
+    code, out, err = cli("--no-cache", "boundary", "occupancy", "active_blocks_per_SM", "--for", "max_regs_per_thread",
+                         "--between", "register_limit", "barrier_limit", "--preset", "cc_6_0",
+                         *[a for k, v in point.items() for a in ("--set", f"{k}={v:g}")])
+    assert code == 1, out + err
+    assert "register_limit and barrier_limit do not switch for max_regs_per_thread" in err and "please report" not in err
+    assert staircase_boundary.case_steps(model, "active_blocks_per_SM", ("register_limit", "barrier_limit"), "max_regs_per_thread")

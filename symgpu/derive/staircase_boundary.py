@@ -94,18 +94,47 @@ def applies(model: Model, quantity: str, between: Any, variable: str) -> bool:
     """Is ``between`` two named limiters of ``quantity``'s own Min/Max (or of the Min/Max it reaches,
     :func:`limiter_owner`), at least one of them a staircase (``floor``/``ceiling``) in ``variable`` once
     its quantities are expanded, or neither depending on it while another argument is one?"""
-    owner = limiter_owner(model, quantity, between)
-    if owner is None or variable not in model.symbols or variable in model.defining:
+    found = _expanded_pair(model, quantity, between, variable)
+    if found is None:
         return False
-    equation = model.equation_for(owner)
-    var = model.symbols[variable]
-    terms = dict(equation.limiters)
-    pair = [active._expanded(model, owner, terms[label], {}) for label in between]
+    owner, pair, var = found
     if any(forms.has_staircase(expr, var) for expr in pair):
         return True
     # neither depends on the variable: they never switch where another argument is a staircase in it
     return not any(var in expr.free_symbols for expr in pair) and forms.has_staircase(
-        active._expanded(model, owner, equation.rhs, {}), var)
+        active._expanded(model, owner, model.equation_for(owner).rhs, {}), var)
+
+
+def case_steps(model: Model, quantity: str, between: Any, variable: str) -> bool:
+    """Are the two named limiters step functions of ``variable`` through case tables' conditions (the variable
+    in them only inside a ``Piecewise`` condition or a ``floor``/``ceiling``, and in one of them at all): occupancy's
+    register limit over ``max_regs_per_thread``, 0 blocks (too many registers per thread) below ``regs_per_thread``?
+    A closed form of such a pair that its certificate catches is answered by the scan at a point instead."""
+    found = _expanded_pair(model, quantity, between, variable)
+    if found is None:
+        return False
+    _, pair, var = found
+    return any(var in expr.free_symbols for expr in pair) and not any(_outside_steps(expr, var) for expr in pair)
+
+
+def _expanded_pair(model: Model, quantity: str, between: Any, variable: str) -> tuple[str, list[sympy.Basic], sympy.Symbol] | None:
+    """The quantity owning the two named limiters (:func:`limiter_owner`), the two expanded, and the variable's symbol."""
+    owner = limiter_owner(model, quantity, between)
+    if owner is None or variable not in model.symbols or variable in model.defining:
+        return None
+    terms = dict(model.equation_for(owner).limiters)
+    return owner, [active._expanded(model, owner, terms[label], {}) for label in between], model.symbols[variable]
+
+
+def _outside_steps(expr: sympy.Basic, var: sympy.Symbol) -> bool:
+    """Does ``var`` occur in ``expr`` other than inside a ``floor``/``ceiling`` or a ``Piecewise`` condition?"""
+    if expr == var:
+        return True
+    if isinstance(expr, (sympy.floor, sympy.ceiling)):
+        return False
+    if isinstance(expr, sympy.Piecewise):
+        return any(_outside_steps(value, var) for value, _ in expr.args)
+    return any(_outside_steps(arg, var) for arg in expr.args)
 
 
 def boundary(model: Model, quantity: str, between: Sequence[str], variable: str, preset: str | None,
