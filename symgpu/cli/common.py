@@ -170,13 +170,15 @@ def convert(model: Any, value: pint.Quantity, unit: str | None, clock_text: str 
 
 
 def converted(model: Any, value: pint.Quantity, unit: str | None, clock_text: str | None, *, quantity: str,
-              preset: str | None, values: dict[str, pint.Quantity]) -> tuple[pint.Quantity, CycleClock | None]:
+              preset: str | None, values: dict[str, pint.Quantity], variable: str | None = None
+              ) -> tuple[pint.Quantity, CycleClock | None]:
     """``--unit``, with a clock between cycles and time: ``--clock`` or else the model's clock
     (its frequency symbol) at the preset and values; the clock used (None where none was), also
-    said on stderr.
+    said on stderr. ``variable``: the one a limit or extremum moves (the model's clock cannot be it).
 
     Raises:
-        errors.UsageError: the units do not convert, or a clock is needed and none is known.
+        errors.UsageError: the units do not convert, or a clock is needed and none is known (or
+            the model's clock is ``variable``: its value at the point is not the clock where the value is).
     """
     if clock_text and not unit:
         raise errors.UsageError(f"--clock {clock_text!r}: a clock converts cycles to a time; give --unit too, e.g. --unit us")
@@ -189,7 +191,7 @@ def converted(model: Any, value: pint.Quantity, unit: str | None, clock_text: st
         if not clocks.needs_clock(value, units.unit(unit)):
             raise problem from None
         need = "a time" if units.unit(unit).dimensionality == units.unit("s").dimensionality else unit
-        clock, source = find_clock(model, clock_text, preset=preset, values=values,
+        clock, source = find_clock(model, clock_text, preset=preset, values=values, variable=variable,
                                    missing=f"--unit {unit!r}: {quantity} is in {unit_text(value)}; {need} needs a clock")
         named = "" if source == "--clock" else f"{source.split(' ', 1)[0]} = "
         print(f"symgpu: note: cycles converted at {named}{units.compact(clock):~.10g} ({source})", file=sys.stderr)
@@ -220,7 +222,7 @@ def with_warp_size(model: Any, value: pint.Quantity, unit: Any, preset: str | No
 
 
 def find_clock(model: Any, clock_text: str | None, *, preset: str | None, values: dict[str, pint.Quantity],
-               missing: str) -> tuple[pint.Quantity, str]:
+               missing: str, variable: str | None = None) -> tuple[pint.Quantity, str]:
     """The clock (a frequency) and where it came from: ``--clock``, else the model's frequency
     symbol at the preset and values (:func:`symgpu.evaluate.clocks.clock_at`).
 
@@ -242,6 +244,10 @@ def find_clock(model: Any, clock_text: str | None, *, preset: str | None, values
     name, found = clocks.clock_at(model, preset=preset, values=values, missing=missing)
     if name is None:
         raise errors.UsageError(f"{missing}: give --clock '1.3 GHz'") from None
+    if name == variable:  # the value is where the clock is the answer's, not the preset's
+        raise errors.UsageError(f"{missing}, and {model.id}'s clock {name} is the variable here, so no one clock converts the "
+                                "value: ask without --unit (in the quantity's own unit), or give --clock to convert at a "
+                                "clock you choose")
     if found is None:
         raise errors.UsageError(f"{missing}: give --clock '1.3 GHz' or a preset with {name} (or --set '{name}=1.3 GHz')") from None
     return found, (f"{name} given by --set" if name in values else f"{name} of preset {preset}")

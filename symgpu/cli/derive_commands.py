@@ -123,7 +123,8 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
         return converted
 
     def in_unit(value: pint.Quantity) -> pint.Quantity:
-        converted, used = common.converted(model, value, unit, clock, quantity=args.quantity, preset=args.preset, values=values)
+        converted, used = common.converted(model, value, unit, clock, quantity=args.quantity, preset=args.preset, values=values,
+                                           variable=derivation.variable if derivation.operation in ("limit", "extremum") else None)
         if used is not None:
             out["clock"] = used.json()
         return converted

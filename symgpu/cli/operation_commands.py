@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
 
 def _target(model: Any, quantity: str, text: str | None, clock_text: str | None = None, *, preset: str | None = None,
-            values: dict[str, Any] | None = None) -> tuple[Any, str | None]:
+            values: dict[str, Any] | None = None, variable: str = "", substitute: Mapping[str, Any] | None = None
+            ) -> tuple[Any, str | None]:
     """``--target``: an expression of the model, or a value with a unit (``"1 ms"``) converted
     to the quantity's declared unit, across the clock (``--clock`` or the preset's) when the
     quantity counts cycles and the target is a time. Returns (target, a line saying how it was
@@ -47,6 +48,7 @@ def _target(model: Any, quantity: str, text: str | None, clock_text: str | None 
         if given is None or not clocks.needs_clock(given, model.units[name]):
             raise errors.UsageError(f"--target {text!r}: neither an expression of {model.id} ({problem}) nor a value in a unit "
                                     f"of {name} [{model.unit_text(name)}]") from None
+        clocks.clock_unknown(model, name, variable, substitute, text)
         clock, source = common.find_clock(model, clock_text, preset=preset, values=values or {},
                                           missing=f"--target {text!r}: {name} is in {model.unit_text(name)}, so the target needs a clock")
         value = clocks.with_clock(given, model.units[name], clock)
@@ -98,7 +100,8 @@ def _fixed_point_options(p: argparse.ArgumentParser) -> None:
 
 
 def _solve(model: Any, args: argparse.Namespace, options: Options) -> Derivation:
-    target, args.target_note = _target(model, args.quantity, args.target, args.clock, preset=options.preset, values=options.at)
+    target, args.target_note = _target(model, args.quantity, args.target, args.clock, preset=options.preset, values=options.at,
+                                       variable=args.for_, substitute=options.substitutions)
     if args.kind is not None and (args.relation or "==") == "==":
         raise errors.UsageError("--kind max/min picks a value of an inequality's solution: give --relation too (e.g. --relation '>=')")
     return derive.solve(model, args.quantity, for_=args.for_, target=target, kind=args.kind, case=options.case,

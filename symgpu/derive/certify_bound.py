@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pint
+import sympy
 
 from symgpu import errors
 from symgpu.derive import declared_range, results
-from symgpu.derive.certify_path import RESIDUAL, Asked, _fail, at_a_point, _inside, _Point, _quantity, _result_at, _scan_grid, sorted_unique
+from symgpu.derive.certify_path import RESIDUAL, Asked, _fail, _with, at_a_point, _inside, _Point, _quantity, _result_at, _scan_grid, sorted_unique
 from symgpu.derive.certify_solve import _target_at
-from symgpu.derive.derivation import Derivation
-from symgpu.evaluate import active
+from symgpu.derive.derivation import Derivation, as_evaluated
+from symgpu.evaluate import active, one_sided, point as exact_point, scaling
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -89,7 +90,8 @@ def _relation(model: Model, derivation: Derivation, asked: Asked, point: _Point,
     target = float(np.asarray(_target_at(model, asked, point, np.asarray(value)), dtype=float))
     at = value if integer or not derivation.extra.supremum else value + inward * EDGE * max(abs(value), 1e-300)
     got = float(_quantity(model, asked, point, np.asarray(at)))
-    if not holds(got, target, RESIDUAL * max(abs(got), abs(target), 1e-300)):
+    if not holds(got, target, RESIDUAL * max(abs(got), abs(target), 1e-300)) and not (at == value and _holds_exactly(
+            model, derivation, asked, point, target)):
         raise _fail(model, asked, point, f"at the {asked.kind}imum {asked.variable} = {value:.10g} the quantity is {got:.10g}: "
                     f"{asked.quantity} {asked.relation} {target:.10g} fails there")
     grid = _scan_grid(model, asked.variable, [value])
@@ -110,6 +112,28 @@ def _relation(model: Model, derivation: Derivation, asked: Asked, point: _Point,
                         f"{value:.10g}, is admissible and satisfies {asked.quantity} {asked.relation} target too")
     return f"the relation holds there and at no admissible scanned value {'beyond' if asked.kind == 'max' else 'below'} it"
 
+
+
+def _holds_exactly(model: Model, derivation: Derivation, asked: Asked, point: _Point, target: float) -> bool:
+    """Does the relation hold at the answer in exact arithmetic, the answer an exact number (a staircase's edge:
+    ceiling(4096/split_k) at split_k = 4096/817 is 817, but 818 in IEEE doubles, where 4096/(4096/817) is
+    817.0000000000001)? False where the answer or the quantity there is no exact number."""
+    edge = as_evaluated(model, derivation, derivation.result)  # in base units, as the evaluator reads it
+    if not isinstance(edge, sympy.Basic) or not edge.is_Rational:
+        return False
+    variable = model.symbols[asked.variable]
+    values = {k: v for k, v in _with(model, asked, point, 1.0).items() if k not in (asked.variable, asked.quantity) and np.ndim(v) == 0}
+    given = frozenset(k for k in values if k in model.defining)
+    try:
+        expr = scaling.base_expression(model, model.expression(asked.quantity, stop_at=given)) / \
+            scaling.unit_scale(model.units[asked.quantity])
+        numbers = exact_point.exact_base_values(model, [s for s in expr.free_symbols if s != variable], point.preset, values)
+        if numbers is None:
+            return False
+        gap = complex((one_sided.substitute(expr, {**numbers, variable: edge}) - sympy.Rational(repr(target))).evalf(30))
+    except (errors.SymgpuError, TypeError, ValueError, ZeroDivisionError, ArithmeticError):
+        return False
+    return gap.imag == 0 and bool(_HOLDS[asked.relation](gap.real, 0.0, 0.0))
 
 
 #: relative distance from the bound (and of the quantity from the target, unless equal) inside which a scanned point decides nothing

@@ -154,8 +154,8 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         name = model.equation_for(name).definition.defines
     given = dict(given)
     value = given.pop(name, None) if name in given else target
-    value = _across_the_clock(model, name, value, preset, values)
     subs = None if substitute is None and not given else {**dict(substitute or {}), **given}
+    value = _across_the_clock(model, name, value, preset, values, str(for_), subs)
     options = Options.of(substitute=subs, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values,
                          case=case, relation=relation)
     asked = Asked("solve", str(quantity_or_equation), str(for_), target=value if target is None else target, relation=relation,
@@ -165,13 +165,15 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         pin_zeros=True)
 
 
-def _across_the_clock(model: Model, name: str, target: Any, preset: str | None, values: Mapping[str, Any] | None) -> Any:
+def _across_the_clock(model: Model, name: str, target: Any, preset: str | None, values: Mapping[str, Any] | None,
+                      variable: str, substitute: Mapping[str, Any] | None) -> Any:
     """A solve target that is a time for a quantity in cycles (``"500 ns"``, or a pint quantity),
     moved across the model's clock at the preset and values, as the command line's ``--target``
     is; any other target as given.
 
     Raises:
-        errors.UsageError: the target needs the clock and the point gives it no value.
+        errors.UsageError: the target needs the clock and the point gives it no value, or the
+            clock moves with the variable solved for (:func:`symgpu.evaluate.clocks.clock_unknown`).
     """
     if name not in model.units or not isinstance(target, (str, pint.Quantity)):
         return target
@@ -182,6 +184,7 @@ def _across_the_clock(model: Model, name: str, target: Any, preset: str | None, 
     unit = model.units[name]
     if given.dimensionality == unit.dimensionality or not clocks.needs_clock(given, unit):
         return target
+    clocks.clock_unknown(model, name, variable, substitute, str(target))
     missing = f"target {str(target)!r}: {name} is in {model.unit_text(name)}, so the target needs a clock"
     clock_name, clock = clocks.clock_at(model, preset=preset, values=values or {}, missing=missing)
     if clock is None:

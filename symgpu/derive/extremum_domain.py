@@ -18,7 +18,7 @@ import sympy
 from symgpu import errors
 from symgpu.derive import declared_range, jobs, solve_domain
 from symgpu.memo import memoised
-from symgpu.evaluate import one_sided
+from symgpu.evaluate import one_sided, scaling
 
 
 @dataclass(frozen=True)
@@ -149,10 +149,11 @@ def end_candidates(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: 
             continue
         ends.extend((r, f"{END} {sympy.sstr(condition)}") for r in roots)
     found: list[Candidate] = []
-    for location, origin in ends:
-        conditions = at_location(job, domain, var, location)
+    for declared, origin in ends:
+        conditions = at_location(job, domain, var, declared)  # the domain's numbers are in the variable's declared unit
         if conditions is None:
             continue
+        location = _in_base_units(job, var, declared)
         try:
             value = one_sided.substitute(expr, {var: location})
         except errors.EvaluationError:
@@ -165,6 +166,15 @@ def end_candidates(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: 
         job.step("end point", sympy.Eq(var, location), f"{origin}: the quantity there is a candidate")
         found.append(Candidate(location, value, origin, tuple(conditions) + tuple(defined)))
     return found
+
+
+def _in_base_units(job: jobs._Job, var: sympy.Symbol, location: sympy.Expr) -> sympy.Expr:
+    """An end's location as the evaluator reads a bare number: in base units. The edge of an --assume or
+    valid_when bound (``L_M <= 200``, L_M in ns) is a number in the variable's declared unit; put into the
+    quantity as it stands, a product would read it in seconds (t_kernel at L_M = 200 s)."""
+    if location.free_symbols or var.name not in job.model.units:
+        return location
+    return location * scaling.unit_scale(job.model.units[var.name])
 
 
 def defined_at(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, location: sympy.Expr) -> list[sympy.Basic] | None:

@@ -73,3 +73,43 @@ def clock_at(model: Any, *, preset: str | None, values: Mapping[str, Any], missi
         return name, evaluator.evaluate_expression(model, model.symbols[name], model.units[name], preset=preset, values=values)
     except errors.SymgpuError:
         return name, None
+
+
+def clock_unknown(model: Any, quantity: str, variable: str, substitute: Mapping[str, Any] | None, target: str) -> None:
+    """Refuse a time ``target`` for ``quantity`` (in cycles) where the clock that counts its cycles
+    is the unknown ``variable`` or, by ``substitute``, depends on it: converting the time at any
+    fixed clock would solve a different equation (cycles = time x the preset's clock) and print a
+    wrong value.
+
+    Raises:
+        errors.UsageError: the clock moves with ``variable``; the message says what to ask instead.
+    """
+    names = inputs_in(model, "Hz")
+    try:
+        name = cycle_clock(model, names, "")
+        candidates = [name] if name else []
+    except errors.UsageError:  # several clocks and none named ``clock``: any of them may count the cycles
+        candidates = names
+    for clock in candidates:
+        given = (substitute or {}).get(clock)
+        moved = clock == variable or (given is not None and variable in _names_in(model, given, clock))
+        if not moved:
+            continue
+        how = "is the unknown" if clock == variable else f"depends on the unknown {variable} (--substitute {clock}=...)"
+        timed = [t for t, eq in model.defining.items() if model.units[t].dimensionality == units.unit("s").dimensionality
+                 and eq.rhs.free_symbols == {model.symbols[quantity], model.symbols[clock]}]
+        instead = f"solve {timed[0]} (the time {quantity}/{clock}) for {variable}, or " if timed else ""
+        raise errors.UsageError(
+            f"target {target!r}: {quantity} is in {model.unit_text(quantity)}, and a time becomes cycles only through the clock "
+            f"{clock}, which {how}: at a fixed clock the target would be wrong for every other {variable}; "
+            f"{instead}give the target in {model.unit_text(quantity)}")
+
+
+def _names_in(model: Any, value: Any, where: str) -> set[str]:
+    """The names of the symbols in a substitution's value (text parsed by the model's safe parser)."""
+    if isinstance(value, str):
+        try:
+            value = model.parse(value, f"--substitute {where}")
+        except errors.SymgpuError:
+            return set()
+    return {s.name for s in getattr(value, "free_symbols", ())}

@@ -1,0 +1,44 @@
+"""An ``--assume`` bound on a variable declared in a scaled unit (L_M in ns, Theta_M in GB/s) is read
+in that unit by extremum, as by solve, boundary and limit: the end it makes is that many ns, not
+seconds (the end was put into the quantity as 200 s, and the check refused every such question)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+Cli = Callable[..., tuple[int, str, str]]
+
+POINT = ("-p", "a100_pcie_40gb+neusight_fit", "-s", "elements=1000000", "-s", "operands=3", "-s", "threads_per_block=128",
+         "-s", "inflight_per_thread=32")
+
+
+def _value_and_location(out: str) -> tuple[float, float]:
+    line = next(x for x in out.splitlines() if x.strip().startswith("value:"))
+    words = line.split()
+    return float(words[1]), float(words[words.index("=") + 1])
+
+
+@pytest.mark.parametrize("kind, bound", [("--max", "L_M <= 200"), ("--min", "L_M >= 200")])
+def test_an_assumed_end_in_ns_is_the_extremum_in_ns(cli: Cli, kind: str, bound: str) -> None:
+    # blocks = 20: t_kernel = t_launch + max(t_mem, t_lat), t_lat = bytes*L_M/(blocks*tpb*inflight) rises with L_M and binds
+    # (t_mem = 12e6 B/(0.902*1555 GB/s) = 8.555 us); at L_M = 200 ns: 19.3 us + 12e6*200e-9/(20*128*32) s = 19.3 + 29.296875 us
+    code, out, err = cli("extremum", "kernel_streaming", "t_kernel", "--over", "L_M", kind, *POINT, "-s", "blocks=20",
+                         "--assume", bound)
+    assert code == 0, err
+    value, location = _value_and_location(out)
+    assert value == pytest.approx(48.596875, rel=1e-9)
+    assert location == pytest.approx(200, rel=1e-12)
+
+
+def test_an_assumed_end_in_gb_per_s_is_read_in_gb_per_s(cli: Cli) -> None:
+    # blocks = 2000: at Theta_M = 100 GB/s the memory time 12e6 B/(0.902*100 GB/s) = 133.0377 us binds (the latency
+    # time 12e6*330e-9/(2000*4096) s = 0.4834 us does not) and falls as Theta_M rises: the minimum over Theta_M <= 100 is there,
+    # 19.3 + 133.0376940 = 152.3376940 us
+    code, out, err = cli("extremum", "kernel_streaming", "t_kernel", "--over", "Theta_M", "--min", *POINT, "-s", "blocks=2000",
+                         "--assume", "Theta_M <= 100")
+    assert code == 0, err
+    value, location = _value_and_location(out)
+    assert value == pytest.approx(19.3 + 12e6 / (0.902 * 100e9) * 1e6, rel=1e-9)
+    assert location == pytest.approx(100, rel=1e-12)
