@@ -36,7 +36,7 @@ from symgpu.cli import common
 from symgpu.numbers import json_number
 from symgpu import derive
 from symgpu.cli.operation_commands import OPERATION_COMMANDS, command_name
-from symgpu.derive import at_point, declared_range
+from symgpu.derive import at_point, declared_range, rewritten_switch
 from symgpu.derive.extra_records import RootRecord
 from symgpu.derive.options import Options
 from symgpu.model import printing
@@ -133,10 +133,17 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
 
     records = derive.roots_of(derivation)
     if derivation.operation == "boundary":  # the boundaries where the named regimes really meet at the point
-        found = tuple(r for r in derive.applying_boundaries(model, derivation, args.preset, values)  # where --assume on the variable holds
+        rewrites = _substitutions(getattr(args, "substitute", None) or []), tuple(getattr(args, "omit", None) or ())
+        if any(rewrites):  # the quantity as rewritten switches where the model as written may not
+            applying = rewritten_switch.applying_boundaries(model, derivation, rewritten_switch.expression(
+                model, derivation.quantity, derivation.variable, *rewrites), args.preset, values)
+        else:
+            applying = derive.applying_boundaries(model, derivation, args.preset, values)
+        found = tuple(r for r in applying  # where --assume on the variable holds
                       if at_point.meets_assumed(model, args.assume, derivation.variable, args.preset, values, float(r.value.magnitude)))
         between = getattr(args, "between", None)
-        tie = derive.tied_limiters(model, derivation, between, args.preset, values) if between and not found else None
+        as_written = between if not any(rewrites) else None  # the model's own ties and switches: of the model as written
+        tie = derive.tied_limiters(model, derivation, as_written, args.preset, values) if as_written and not found else None
         if tie is not None:
             beside = f" beside {derivation.variable} = {tie.at:.10g}" if tie.at is not None else ""
             raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: at {derive.where_text(args.preset, values)} {tie.binding} and {tie.other} "
@@ -144,7 +151,7 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
                                       f"switch between them: {tie.binding} binds where they are equal (the first in the model file's order)")
         if not found:
             pair = " and ".join(between) if between else "its regimes"
-            switches = derive.switches_beside(model, derivation, args.preset, values) if between else ()
+            switches = derive.switches_beside(model, derivation, args.preset, values) if as_written else ()
             if any(s.between(tuple(between or ())) for s in switches):  # the named switch is there, excluded for another reason
                 switches = ()
             what = "; ".join(f"at {derivation.variable} = {s.value:.10g} the regime switches from {' = '.join(sorted(s.below))} "

@@ -269,7 +269,9 @@ class _Job:
             mapping = {}
             for name, value in substitute.items():
                 sym = self.symbol(name)
-                mapping[sym] = self.expand(self.parse(value, f"substitute.{name}"), stop)
+                parsed = self.parse(value, f"substitute.{name}")
+                self._check_substitution(name, value, parsed)
+                mapping[sym] = self.expand(parsed, stop)
             self.substitution.update(mapping)
             try:  # an input put in as 0 where a Min divides by it: the limit from above (evaluate's IEEE inf)
                 expr = one_sided.substitute(expr, mapping)
@@ -279,8 +281,37 @@ class _Job:
             self.step("substitute", shown, "given: " + ", ".join(f"{k} = {sympy.sstr(v)}" for k, v in mapping.items()))
         return expr, lhs
 
+    def _check_substitution(self, name: str, text: Any, parsed: sympy.Basic) -> None:
+        """A substitution's value has the dimension of the symbol it replaces (a bare number is read in
+        the symbol's declared unit, so it has every dimension).
+
+        Raises:
+            errors.UsageError: the dimensions differ, or the value's own are inconsistent.
+        """
+        if not isinstance(parsed, sympy.Expr) or parsed.is_number:
+            return
+        dims = self.dims()
+        fix = f"give {name} a value of its declared unit ({self.model.unit_text(name) or 'dimensionless'}) in --substitute (API: substitute=)"
+        try:
+            found = _dimension_unexpanded(parsed, dims)
+        except dimensions.Mismatch as exc:
+            raise errors.UsageError(f"{self.model.id}: substitute {name}={text}: the value is dimensionally inconsistent: {exc.problem}; {fix}") from None
+        expected = dims[self.model.symbols[name]]
+        if found != expected:
+            raise errors.UsageError(f"{self.model.id}: substitute {name}={text}: the value has dimension {dimensions.show(found)}, but {name} is "
+                                    f"{dimensions.show(expected)}; {fix}")
+
     def _omit_terms(self, expr: sympy.Basic, stop: frozenset[str]) -> sympy.Basic:
         """Drop the Min/Max arguments named by ``omit`` ((equation id or "", limiter name) pairs)."""
+        pruned = self.without_omitted(expr, stop)
+        if pruned == expr:
+            raise errors.UsageError(f"{self.model.id}: the terms to omit ({', '.join(n for _, n in self.omit)}) do not occur in {self.quantity}")
+        self.step("omit bounds", pruned, "the request drops the bound" + ("s " if len(self.omit) > 1 else " ")
+                  + ", ".join(n for _, n in self.omit) + " (a variant of the model)")
+        return pruned
+
+    def without_omitted(self, expr: sympy.Basic, stop: frozenset[str]) -> sympy.Basic:
+        """``expr`` with the Min/Max arguments named by ``omit`` dropped (``expr`` itself where none occurs); no step."""
         terms: list[sympy.Basic] = []
         for equation_id, name in self.omit:
             equations = [self.model.equation_for(equation_id)] if equation_id else list(self.model.equations.values())
@@ -299,12 +330,7 @@ class _Job:
                 return node.func(*[prune(a) for a in node.args])
             return node
 
-        pruned = prune(expr)
-        if pruned == expr:
-            raise errors.UsageError(f"{self.model.id}: the terms to omit ({', '.join(n for _, n in self.omit)}) do not occur in {self.quantity}")
-        self.step("omit bounds", pruned, "the request drops the bound" + ("s " if len(self.omit) > 1 else " ")
-                  + ", ".join(n for _, n in self.omit) + " (a variant of the model)")
-        return pruned
+        return prune(expr) if terms else expr
 
     # ---------------------------------------------------------------- units
     def dims(self) -> dict[sympy.Symbol, Any]:

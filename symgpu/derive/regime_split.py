@@ -79,8 +79,14 @@ def _names(job: jobs._Job, stop: frozenset[str] = frozenset()) -> name_reads.Nam
     ordered = [job.model.equations[i] for i in deps] + [e for e in job.model.equations.values() if e.id not in deps]
     for equation in ordered:
         for name, term in equation.limiters:
-            key = job.expand(term, stop, record=False).xreplace(put)
+            expanded = job.expand(term, stop, record=False)
+            key = expanded.xreplace(put)
             names.setdefault(("term", key), name)
+            if job.omit:  # the term as the omission leaves it (t_math without P_sustained's power_bound)
+                try:
+                    names.setdefault(("term", job.without_omitted(expanded, stop).xreplace(put)), name)
+                except errors.UsageError:  # the omission empties a Min/Max of the term: that term is gone
+                    pass
         for case in equation.cases:
             key = job.expand(case.value, stop, record=False).xreplace(put)
             names.setdefault(("case", key), case.id)

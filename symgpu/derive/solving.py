@@ -319,7 +319,9 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
         equation = model.defining[name_q]
         own = {n for n, _ in equation.limiters} | {c.id for c in equation.cases}
         keep = tuple(sorted(s.name for s in equation.rhs.free_symbols if s.name in model.defining and s.name != str(for_)))
-        if keep and set(between) <= own:
+        # a limiter to omit inside an intermediate quantity (P_sustained's power_bound in t_roofline) would be hidden by keeping it
+        hidden = any(name not in {n for n, _ in equation.limiters} or eq and eq != equation.id for eq, name in job.omit)
+        if keep and set(between) <= own and not hidden:
             stop = keep
     auto = stop != tuple(stop_at)
     stop = job.keep(stop, for_)
@@ -347,8 +349,10 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
             raise errors.UsageError(f"{model.id}: boundary between {list(between)}: regimes of {job.quantity} are {', '.join(by_name)}")
         candidates = list(itertools.product(*variants))
         # regimes of the same name differ in the cases of the other Min arguments: prefer a
-        # pair in the same case context that one condition separates
-        candidates.sort(key=lambda p: (_switch_condition(p[0], p[1], var) is None, not _same_context(p[0], p[1])))
+        # pair in the same case context that one condition separates, and of those the pair that shares
+        # the most other conditions (neighbours: a pair that differs in other conditions too may never touch)
+        candidates.sort(key=lambda p: (_switch_condition(p[0], p[1], var) is None, not _same_context(p[0], p[1]),
+                                       len(set(p[0].raw) ^ set(p[1].raw))))
         pairs = [candidates[0]]
     else:
         pairs = list(itertools.combinations(found, 2))
