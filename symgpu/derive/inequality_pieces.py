@@ -148,6 +148,9 @@ class _Split:
                 if region is not sympy.S.EmptySet:
                     out = sympy.Union(out, sympy.Intersection(region, self.where(f.xreplace({inner[0]: arg}), op, t)))
             return out
+        stepped = self._steps(f, op, t)
+        if stepped is not None:
+            return stepped
         if not forms.has_pieces(f) and not (f - t).is_rational_function(x) and not f.has(sympy.floor, sympy.ceiling):
             return inequality_crossings.where(self, f, op, t, error)
         return self._rational(f, op, t, error)
@@ -169,6 +172,29 @@ class _Split:
             except (NotImplementedError, ValueError, TypeError):
                 return None
             return self._into(h, sympy.Intersection(found, sympy.S.Reals))
+        return None
+
+    def _steps(self, f: sympy.Expr, op: _Rel, t: sympy.Expr) -> sympy.Set | None:
+        """``f op t`` where a ``floor``/``ceiling`` of a linear function of the variable sits in ``f`` beside the variable
+        itself (MDM's ``(c*W + d)*(ceiling(W/16) - 1)``) and the admissible values are bounded: step by step, the staircase
+        an integer ``k`` on each step. None where there is no such staircase or the range is unbounded."""
+        x, universe = self.x, self.universe
+        low, high = universe.inf, universe.sup
+        if not (low.is_finite and high.is_finite):
+            return None
+        for h in sympy.preorder_traversal(f):
+            if not isinstance(h, (sympy.floor, sympy.ceiling)) or x not in h.free_symbols \
+                    or not h.args[0].is_polynomial(x) or sympy.degree(h.args[0], x) != 1:
+                continue
+            ends = sorted(h.args[0].xreplace({x: end}) for end in (low, high))
+            first, last = int(sympy.floor(ends[0])), int(sympy.ceiling(ends[1]))
+            self._count(last - first + 1)
+            out: sympy.Set = sympy.S.EmptySet
+            for k in range(first, last + 1):
+                step = sympy.Intersection(self.where(h, sympy.GreaterThan, sympy.Integer(k)), self.where(h, sympy.LessThan, sympy.Integer(k)))
+                if sympy.Intersection(step, universe) is not sympy.S.EmptySet:
+                    out = sympy.Union(out, sympy.Intersection(step, self.where(f.xreplace({h: sympy.Integer(k)}), op, t)))
+            return out
         return None
 
     def _into(self, h: sympy.Expr, values: sympy.Set) -> sympy.Set:
@@ -310,6 +336,7 @@ def holding(job: jobs._Job, expr: sympy.Expr, target: sympy.Expr, var: sympy.Sym
 
     for condition in domain:
         universe = sympy.Intersection(universe, split._condition(at(condition)))
+    split.universe = universe  # a staircase beside the variable is split step by step over the admissible values only
     f, t = at(expr), at(target)
     if x in t.free_symbols:
         f, t = f - t, sympy.Integer(0)
