@@ -15,16 +15,21 @@ from __future__ import annotations
 
 from typing import Any
 
+import mpmath
 import sympy
 
 from symgpu import errors
-from symgpu.derive import roots
+from symgpu.derive import roots, summary
 
 #: the relative residual of the numerator at a candidate (30 digits) below which it is a crossing
 RESIDUAL = 1e-20
 _DIGITS = 30
 #: the most crossings read one by one
 MAX_CROSSINGS = 16
+#: the highest degree of the polynomial whose real roots are the candidates
+MAX_DEGREE = 12
+#: the most characters a refusal shows of why no layer peeled
+WHY = 120
 
 
 def where(split: Any, f: sympy.Expr, op: type[sympy.core.relational.Relational], t: sympy.Expr,
@@ -37,20 +42,17 @@ def where(split: Any, f: sympy.Expr, op: type[sympy.core.relational.Relational],
     x, universe = split.x, split.universe
     numerator, denominator = sympy.together(f - t).as_numer_denom()
     if split.sign(denominator) not in (1, -1):
-        raise split.refuse(f"no rule inverts it at the point ({error}), and the denominator of {split.show(f - t)} has no proved "
+        raise split.refuse(f"no rule inverts it at the point ({_why(error)}), and the denominator of {split.show(f - t)} has no proved "
                            "sign over the variable's declared range, so it may jump")
-    found = roots.real_root_cases(sympy.Eq(numerator, 0), x)
-    if found is None:
-        raise split.refuse(f"no rule inverts it at the point ({error}), and its equation has no closed-form roots")
     crossings: list[sympy.Expr] = []
-    for root, _ in found:
-        value = _number(root) if isinstance(root, sympy.Basic) and not root.free_symbols else None
-        if value is None or universe.contains(sympy.Float(value, _DIGITS)) is not sympy.true:
+    for root in _candidates(split, f - t, error):
+        if universe.contains(root) is not sympy.true:
             continue
         terms = [_number(term.xreplace({x: root})) for term in sympy.Add.make_args(sympy.expand(numerator))]
         residual = _number(numerator.xreplace({x: root}))
         if residual is None or None in terms or abs(residual) > RESIDUAL * max([abs(v) for v in terms if v is not None] + [1e-300]):
             continue  # a root of the squared form only
+        value = _number(root) or 0.0
         if all(abs(value - (_number(c) or 0.0)) > 1e-25 * max(1.0, abs(value)) for c in crossings):
             crossings.append(root)
     if len(crossings) > MAX_CROSSINGS:
@@ -68,6 +70,45 @@ def where(split: Any, f: sympy.Expr, op: type[sympy.core.relational.Relational],
     if op in (sympy.LessThan, sympy.GreaterThan):  # the crossings themselves hold
         out = sympy.Union(out, sympy.FiniteSet(*crossings))
     return out
+
+
+def _candidates(split: Any, gap: sympy.Expr, error: errors.DerivationError) -> list[sympy.Expr]:
+    """Every real root of ``gap`` (numbers and the variable) among the real roots of one polynomial: its numerator, or
+    with the variable under one square root, ``P**2 - Q**2*R`` for ``P + Q*sqrt(R)``; exactly where its coefficients are
+    rational, else to :data:`_DIGITS` digits from ``mpmath.polyroots`` at twice that precision. Not every candidate is a root."""
+    x = split.x
+    radical = roots.square_root_split(gap, x)
+    if radical is not None:
+        numerator = sympy.expand(sympy.together(radical.p ** 2 - radical.q ** 2 * radical.r).as_numer_denom()[0])
+    else:
+        numerator = sympy.expand(sympy.together(gap).as_numer_denom()[0])
+    try:
+        poly = sympy.Poly(numerator, x)
+    except sympy.PolynomialError:
+        poly = None
+    if poly is None or any(c.free_symbols for c in poly.all_coeffs()) or poly.is_zero:
+        raise split.refuse(f"no rule inverts it at the point ({_why(error)}), and its equation is no polynomial once one square root "
+                           "is squared away")
+    if poly.degree() > MAX_DEGREE:
+        raise split.refuse(f"no rule inverts it at the point ({_why(error)}), and its equation squared is a polynomial of degree "
+                           f"{poly.degree()} (at most {MAX_DEGREE} is solved)")
+    if poly.degree() < 1:
+        return []
+    if all(c.is_Rational for c in poly.all_coeffs()):
+        return list(poly.real_roots())
+    with mpmath.workdps(2 * _DIGITS):
+        try:
+            found = mpmath.polyroots([mpmath.mpf(str(sympy.N(c, 2 * _DIGITS))) for c in poly.all_coeffs()], maxsteps=400, extraprec=4 * _DIGITS)
+        except mpmath.libmp.NoConvergence:
+            raise split.refuse(f"no rule inverts it at the point ({_why(error)}), and the roots of its equation were not found") from None
+        found = found if isinstance(found, list) else [found]
+        size = max(abs(r) for r in found) if found else 1
+        return [sympy.Float(str(mpmath.re(r)), _DIGITS) for r in found if abs(mpmath.im(r)) <= mpmath.mpf(10) ** (-_DIGITS) * max(size, 1)]
+
+
+def _why(error: errors.DerivationError) -> str:
+    """Why no layer peeled, shortened for a message."""
+    return summary.shorten(str(error), WHY, "shortened")
 
 
 def _inside(low: sympy.Expr, high: sympy.Expr) -> sympy.Expr:
