@@ -46,7 +46,10 @@ def where(split: Any, f: sympy.Expr, op: type[sympy.core.relational.Relational],
                            "sign over the variable's declared range, so it may jump")
     crossings: list[sympy.Expr] = []
     for root in _candidates(split, f - t, error):
-        if universe.contains(root) is not sympy.true:
+        inside = universe.contains(root)
+        if inside not in (sympy.true, sympy.false):
+            raise split.refuse(f"whether the candidate crossing {split.show(root)} is admissible is not decided at the point")
+        if inside is sympy.false:
             continue
         terms = [_number(term.xreplace({x: root})) for term in sympy.Add.make_args(sympy.expand(numerator))]
         residual = _number(numerator.xreplace({x: root}))
