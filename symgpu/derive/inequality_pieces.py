@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import sympy
 
 from symgpu import errors
-from symgpu.derive import at_point, declared_range, inequalities, jobs
+from symgpu.derive import at_point, declared_range, inequalities, inequality_crossings, jobs, summary
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import scaling
 from symgpu.proofs import forms
@@ -41,6 +41,8 @@ MAX_PARTS = 64
 #: relative distance of a regime's constant value from the target within which the relation is refused as a tie
 #: (a target read from a rounded value of the plateau: exact arithmetic decides it by digits no input has)
 TIE = 1e-12
+#: the most characters of a refusal's reason (an expression shown in one is shortened to half of it)
+SHOWN = 400
 
 _LOWER = (sympy.LessThan, sympy.StrictLessThan)
 _Rel = type[sympy.core.relational.Relational]
@@ -80,19 +82,23 @@ class _Split:
         return bool(expr.is_nonnegative)
 
     def refuse(self, why: str) -> errors.DerivationError:
-        return errors.DerivationError(f"{self.question}: {why}")
+        return errors.DerivationError(f"{self.question}: {summary.shorten(why, SHOWN, 'ask over a grid to read it numerically')}")
+
+    def show(self, expr: sympy.Basic) -> str:
+        """``expr`` as a message shows it: shortened to :data:`SHOWN` characters."""
+        return summary.shorten(sympy.sstr(expr), SHOWN // 2, "shortened")
 
     def where(self, f: sympy.Expr, op: _Rel, t: sympy.Expr) -> sympy.Set:
         """The values of the variable (a set of reals) where ``f op t``."""
         x = self.x
         if x not in f.free_symbols or f == x:
             if not (f.is_extended_real or x in f.free_symbols) or not t.is_extended_real:
-                raise self.refuse(f"{sympy.sstr(f)} {op.rel_op} {sympy.sstr(t)} compares a number that is not real at the point "
+                raise self.refuse(f"{self.show(f)} {op.rel_op} {self.show(t)} compares a number that is not real at the point "
                                   "(a division by 0 there, or a root of a negative number)")
         if x not in f.free_symbols:
             truth = op(f, t)
             if not isinstance(truth, sympy.logic.boolalg.BooleanAtom):
-                raise self.refuse(f"{sympy.sstr(f)} {op.rel_op} {sympy.sstr(t)} is not decided by the point's numbers")
+                raise self.refuse(f"{self.show(f)} {op.rel_op} {self.show(t)} is not decided by the point's numbers")
             if f != t and abs(sympy.N(f - t, 30)) <= TIE * max(abs(sympy.N(f, 30)), abs(sympy.N(t, 30))):
                 raise self.refuse(f"in a regime the relation comes to {float(f):.17g} {op.rel_op} {float(t):.17g} (in base units), two "
                                   f"numbers equal to within {TIE:g} (relative): the target is the quantity's value there, and whether the "
@@ -122,10 +128,114 @@ class _Split:
         try:
             inner, op2, t2, _ = inequalities.peel(f, op, t, x, self.sign, self.nonneg)
         except errors.DerivationError as error:
-            return self._rational(f, op, t, error)
+            return self._composite(f, op, t, error)
         if inner == f:  # a sum of terms that all hold the variable: no layer comes off
-            return self._rational(f, op, t, errors.DerivationError(f"no layer of {sympy.sstr(f)} comes off"))
+            return self._composite(f, op, t, errors.DerivationError("no layer of the sum comes off"))
         return self.where(inner, op2, t2)
+
+    def _composite(self, f: sympy.Expr, op: _Rel, t: sympy.Expr, error: errors.DerivationError) -> sympy.Set:
+        """``f op t`` where no layer peels: through the one piece or staircase the variable enters by (``F(h)``, ``F``
+        rational: Hong & Kim's ``88*M/3 + 108160/M``, ``M`` a Min), else split at a Min/Max/Piecewise inside it into its
+        regions (MDM's ``c*W + c*Min(128, 8*W)``), else an exact rational inequality, else from its crossings."""
+        x = self.x
+        carried = self._carried(f, op, t)
+        if carried is not None:
+            return carried
+        inner = [p for p in sympy.preorder_traversal(f) if isinstance(p, (sympy.Min, sympy.Max, sympy.Piecewise)) and x in p.free_symbols]
+        if inner:
+            out: sympy.Set = sympy.S.EmptySet
+            for region, arg in self._regions(inner[0]):
+                if region is not sympy.S.EmptySet:
+                    out = sympy.Union(out, sympy.Intersection(region, self.where(f.xreplace({inner[0]: arg}), op, t)))
+            return out
+        stepped = self._steps(f, op, t)
+        if stepped is not None:
+            return stepped
+        if not forms.has_pieces(f) and not (f - t).is_rational_function(x) and not f.has(sympy.floor, sympy.ceiling):
+            return inequality_crossings.where(self, f, op, t, error)
+        return self._rational(f, op, t, error)
+
+    def _carried(self, f: sympy.Expr, op: _Rel, t: sympy.Expr) -> sympy.Set | None:
+        """``f op t`` where the variable enters ``f`` only through one Min/Max/Piecewise/floor/ceiling ``h`` and ``f`` is
+        rational in it: the set of ``h``'s values solved exactly, then ``h`` inverted into each of its intervals. None where no such ``h``."""
+        x = self.x
+        staged = (sympy.Min, sympy.Max, sympy.Piecewise, sympy.floor, sympy.ceiling)
+        for h in sympy.preorder_traversal(f):  # outermost first
+            if not isinstance(h, staged) or x not in h.free_symbols or h == f:
+                continue
+            u = sympy.Dummy("u", real=True)
+            outer = f.xreplace({h: u})
+            if x in outer.free_symbols or not (outer - t).is_rational_function(u):
+                continue
+            try:
+                found = sympy.solve_univariate_inequality(op(outer, t, evaluate=False), u, relational=False)
+            except (NotImplementedError, ValueError, TypeError):
+                return None
+            return self._into(h, sympy.Intersection(found, sympy.S.Reals))
+        return None
+
+    def _steps(self, f: sympy.Expr, op: _Rel, t: sympy.Expr) -> sympy.Set | None:
+        """``f op t`` where a ``floor``/``ceiling`` of a linear function of the variable sits in ``f`` beside the variable
+        itself (MDM's ``(c*W + d)*(ceiling(W/16) - 1)``) and the admissible values are bounded: step by step, the staircase
+        an integer ``k`` on each step. None where there is no such staircase or the range is unbounded."""
+        x, universe = self.x, self.universe
+        low, high = universe.inf, universe.sup
+        if not (low.is_finite and high.is_finite):
+            return None
+        for h in sympy.preorder_traversal(f):
+            if not isinstance(h, (sympy.floor, sympy.ceiling)) or x not in h.free_symbols \
+                    or not h.args[0].is_polynomial(x) or sympy.degree(h.args[0], x) != 1:
+                continue
+            ends = sorted(h.args[0].xreplace({x: end}) for end in (low, high))
+            first, last = int(sympy.floor(ends[0])), int(sympy.ceiling(ends[1]))
+            self._count(last - first + 1)
+            out: sympy.Set = sympy.S.EmptySet
+            for k in range(first, last + 1):
+                step = sympy.Intersection(self.where(h, sympy.GreaterThan, sympy.Integer(k)), self.where(h, sympy.LessThan, sympy.Integer(k)))
+                if sympy.Intersection(step, universe) is not sympy.S.EmptySet:
+                    out = sympy.Union(out, sympy.Intersection(step, self.where(f.xreplace({h: sympy.Integer(k)}), op, t)))
+            return out
+        return None
+
+    def _into(self, h: sympy.Expr, values: sympy.Set) -> sympy.Set:
+        """The variable's values where ``h`` lies in ``values`` (a union of intervals and points)."""
+        parts = list(values.args) if isinstance(values, sympy.Union) else [values]
+        out: sympy.Set = sympy.S.EmptySet
+        for part in parts:
+            pieces = [sympy.Interval(p, p) for p in part] if isinstance(part, sympy.FiniteSet) else [part]
+            for piece in pieces:
+                if not isinstance(piece, sympy.Interval):
+                    raise self.refuse(f"{self.show(h)} must lie in {self.show(piece)}, which is not inverted")
+                self._count(1)
+                here: sympy.Set = sympy.S.Reals
+                if piece.start != -sympy.oo:
+                    here = sympy.Intersection(here, self.where(h, sympy.StrictGreaterThan if piece.left_open else sympy.GreaterThan, piece.start))
+                if piece.end != sympy.oo:
+                    here = sympy.Intersection(here, self.where(h, sympy.StrictLessThan if piece.right_open else sympy.LessThan, piece.end))
+                out = sympy.Union(out, here)
+        return out
+
+    def _regions(self, piece: sympy.Expr) -> list[tuple[sympy.Set, sympy.Expr]]:
+        """``piece`` (a Min/Max/Piecewise) as (region, argument): where each argument is the one it takes (a Min's first
+        smallest argument; a Piecewise's first branch whose condition holds)."""
+        self._count(len(piece.args))
+        if isinstance(piece, sympy.Piecewise):
+            out, taken = [], sympy.S.EmptySet
+            for value, condition in piece.args:
+                on = self._condition(condition)
+                out.append((sympy.Complement(on, taken), value))
+                taken = sympy.Union(taken, on)
+            return out
+        before = sympy.StrictLessThan if isinstance(piece, sympy.Min) else sympy.StrictGreaterThan  # beats an earlier argument
+        after = sympy.LessThan if isinstance(piece, sympy.Min) else sympy.GreaterThan  # ties with a later one
+        regions = []
+        for i, a in enumerate(piece.args):
+            region: sympy.Set = sympy.S.Reals
+            for j, b in enumerate(piece.args):
+                if j != i:
+                    region = sympy.Intersection(region, self.where(a - b, before if j < i else after, sympy.Integer(0)))
+            regions.append((region, a))
+        return regions
 
     def _reciprocal(self, g: sympy.Expr, e: sympy.Expr, op: _Rel, t: sympy.Expr) -> sympy.Set:
         """``g**e op t`` for a negative ``e``, the base's sign read as a relation of its own (``1/Min(32, floor(64/ceiling(x/32)))``:
@@ -133,8 +243,8 @@ class _Split:
         ``g**e > 0`` decides it); ``g < 0`` must leave no admissible value, ``g = 0`` has no value."""
         negative = sympy.Intersection(self.where(g, sympy.StrictLessThan, sympy.Integer(0)), self.universe)
         if negative is not sympy.S.EmptySet:
-            raise self.refuse(f"{sympy.sstr(g)} is negative at some admissible values ({sympy.sstr(negative)}), where "
-                              f"{sympy.sstr(g ** e)} is not inverted")
+            raise self.refuse(f"{self.show(g)} is negative at some admissible values ({self.show(negative)}), where "
+                              f"{self.show(g ** e)} is not inverted")
         positive = self.where(g, sympy.StrictGreaterThan, sympy.Integer(0))
         if t.is_positive:
             flipped = {sympy.LessThan: sympy.GreaterThan, sympy.StrictLessThan: sympy.StrictGreaterThan,
@@ -142,19 +252,20 @@ class _Split:
             return sympy.Intersection(positive, self.where(g, flipped, t ** (1 / e)))
         truth = op(sympy.Integer(1), t)  # g**e > 0 >= t there
         if not isinstance(truth, sympy.logic.boolalg.BooleanAtom):
-            raise self.refuse(f"the sign of {sympy.sstr(t)} is not decided at the point")
+            raise self.refuse(f"the sign of {self.show(t)} is not decided at the point")
         return positive if truth else sympy.S.EmptySet
 
     def _rational(self, f: sympy.Expr, op: _Rel, t: sympy.Expr, error: errors.DerivationError) -> sympy.Set:
         """``f op t`` where no layer peels: an exact univariate rational inequality (``(5760*x - 50331648)/(5760*x) <= 1/2``)."""
         x = self.x
         if forms.has_pieces(f) or not (f - t).is_rational_function(x):
-            raise self.refuse(f"no inversion of {sympy.sstr(f)} {op.rel_op} {sympy.sstr(t)} at the point ({error}); evaluate it "
-                              "over a grid of values instead (symgpu sweep, or extremum --grid for its largest/smallest value)")
+            raise self.refuse(f"no rule inverts the relation at the point; evaluate it over a grid of values instead (symgpu sweep, "
+                              f"or extremum --grid for its largest/smallest value). A regime of it comes to {self.show(f)} {op.rel_op} "
+                              f"{self.show(t)}: {summary.shorten(str(error), SHOWN // 4, 'shortened')}")
         try:
             found = sympy.solve_univariate_inequality(op(f, t, evaluate=False), x, relational=False)
         except (NotImplementedError, ValueError, TypeError):
-            raise self.refuse(f"{sympy.sstr(f)} {op.rel_op} {sympy.sstr(t)} is not solved at the point ({error})") from None
+            raise self.refuse(f"{self.show(f)} {op.rel_op} {self.show(t)} is not solved at the point") from None
         return sympy.Intersection(found, sympy.S.Reals)
 
     def _within(self, here: sympy.Set, value: sympy.Expr, op: _Rel, t: sympy.Expr) -> sympy.Set:
@@ -162,7 +273,7 @@ class _Split:
         (``regs_per_thread`` past a branch for 0) is positive in its inversion (``1/ceiling(x/8)``)."""
         if self.x.is_positive or sympy.Intersection(here, self.universe).is_subset(sympy.Interval.open(0, sympy.oo)) is not True:
             return self.where(value, op, t)
-        inner = _Split(sympy.Dummy("x", positive=True), self.question, self.universe, self.parts)
+        inner = _Split(sympy.Symbol(self.x.name, positive=True), self.question, self.universe, self.parts)
         found = inner.where(value.xreplace({self.x: inner.x}), op, t)
         self.parts = inner.parts
         return found
@@ -182,7 +293,7 @@ class _Split:
         except (NotImplementedError, TypeError, ValueError):
             found = None
         if not isinstance(found, sympy.Set):
-            raise self.refuse(f"the regime condition {sympy.sstr(condition)} is not solved for the variable at the point")
+            raise self.refuse(f"the regime condition {self.show(condition)} is not solved for the variable at the point")
         return found
 
 
@@ -192,7 +303,7 @@ def where_holds(f: sympy.Expr, relation: _Rel, target: sympy.Expr, x: sympy.Symb
 
     Raises:
         errors.DerivationError: a part of the relation is covered by no rule (or there are more than :data:`MAX_PARTS`)."""
-    return sympy.Intersection(_Split(x, f"{sympy.sstr(f)} {relation.rel_op} {sympy.sstr(target)}", universe).where(f, relation, target),
+    return sympy.Intersection(_Split(x, summary.shorten(f"{sympy.sstr(f)} {relation.rel_op} {sympy.sstr(target)}", SHOWN, "shortened"), universe).where(f, relation, target),
                               universe)
 
 
@@ -208,8 +319,9 @@ def holding(job: jobs._Job, expr: sympy.Expr, target: sympy.Expr, var: sympy.Sym
     values = at_point.with_target(job, given.values)
     declared = declared_range.of(model, var)
     positive = declared.word == "positive"
-    x = sympy.Dummy("x", positive=True) if positive else sympy.Dummy("x", nonnegative=True) if declared.relations \
-        else sympy.Dummy("x", real=True)
+    # the variable in its declared unit, named as asked (a message shows it): the pinned expression holds no other symbol
+    x = sympy.Symbol(var.name, positive=True) if positive else sympy.Symbol(var.name, nonnegative=True) if declared.relations \
+        else sympy.Symbol(var.name, real=True)
     universe: sympy.Set = sympy.Interval.open(0, sympy.oo) if positive else sympy.Interval(0, sympy.oo) if declared.relations \
         else sympy.S.Reals
     scale = scaling.unit_scale(model.units[var.name]) if var.name in model.units else sympy.Integer(1)
@@ -224,9 +336,12 @@ def holding(job: jobs._Job, expr: sympy.Expr, target: sympy.Expr, var: sympy.Sym
 
     for condition in domain:
         universe = sympy.Intersection(universe, split._condition(at(condition)))
+    split.universe = universe  # a staircase beside the variable is split step by step over the admissible values only
     f, t = at(expr), at(target)
     if x in t.free_symbols:
         f, t = f - t, sympy.Integer(0)
+    if f.has(sympy.Piecewise) and not isinstance(f, sympy.Piecewise):  # a sum of Piecewise (MDM's S_Mem) as one, split branch by branch
+        f = sympy.piecewise_fold(f)
     found = split.where(f, relation, t)
     return Holding(sympy.Intersection(found, universe), universe, scale)
 

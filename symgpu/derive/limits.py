@@ -124,9 +124,9 @@ def _far_branches(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sy
 
     def there(gap: sympy.Expr, far: sympy.Expr) -> int | None:
         assert job.ctx is not None and given is not None
-        found = at_point.far_sign(job, gap, var, point, given)
+        found = at_point.far_sign(job, gap, var, point, given, side or "+")
         symbolic = bool(far.free_symbols) and not far.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan)
-        if found == 1 and symbolic and at_point.far_sign(job, far, var, point, given) == 1:
+        if found == 1 and symbolic and at_point.far_sign(job, far, var, point, given, side or "+") == 1:
             relation = job.ctx.tidy(sympy.StrictGreaterThan(far, 0))
             if relation not in (sympy.true, sympy.false) and not any(relations.same_relation(relation, r) for r in job.ctx.relations):
                 job.ctx.add(relation, f"{at_point.decided(relation, given.preset, given.values)}: which "
@@ -135,7 +135,7 @@ def _far_branches(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: sy
 
     return far_branches(expr, var, point, lambda far: limit_regimes.far_sign(job, far, var, point), keep_top=True, record=record,
                         where=f"{job.model.id}: ", hint="; decide it with --assume or --substitute",
-                        there=there if given is not None and side is None else None, side=side)
+                        there=there if given is not None else None, side=side)
 
 
 def _limit(ctx: signs.SignReasoner, expr: sympy.Expr, var: sympy.Symbol, to: sympy.Expr, direction: str) -> sympy.Expr:
@@ -285,7 +285,7 @@ def _take(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.E
         lifted = limit_staircase.one_sided(job, lifted, symbol, point, direction)
         how = " inside the regime that applies on that side"
     try:
-        value = _beside(job, lifted, symbol, point, direction) if finite else _limit(ctx, lifted, symbol, point, direction)
+        value = _beside(job, lifted, symbol, point, direction, given) if finite else _limit(ctx, lifted, symbol, point, direction)
     except errors.DerivationError as exc:  # every refusal names the model and the question
         if str(exc).startswith(f"{model.id}: "):
             raise
@@ -302,11 +302,13 @@ def _take(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.E
     return limit_cases.split_signed(job, limit_cases.split_undecided(job, value, expr, point, again), expr, point, symbol, again)
 
 
-def _beside(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.Expr, direction: str) -> sympy.Expr:
+def _beside(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.Expr, direction: str,
+            given: at_point.Given | None = None) -> sympy.Expr:
     """:func:`_limit` at a finite point; where that selects no regime of a Min/Max inside and the limit is one-sided,
     each Min/Max argument that wins just beside the point (its gap to every other one tends to a positive value or to
     ``oo`` from that side) put in first, as far out (:func:`_far_branches`): Baghsorkhi's ``Max(1/alu_thru, alu_lat/n)``
-    is ``alu_lat/n`` as ``n -> 0+``."""
+    is ``alu_lat/n`` as ``n -> 0+``. At ``given`` values, a gap the symbols leave open is decided by the point's numbers just
+    beside it (kernel_streaming's ``Min(max_blocks_SM, blocks/n_SM, ...)`` is ``blocks/n_SM`` as ``blocks -> 0+``)."""
     assert job.ctx is not None
     try:
         return _limit(job.ctx, expr, symbol, point, direction)
@@ -315,7 +317,7 @@ def _beside(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy
             raise
         kept = len(job.steps)
         try:
-            chosen = _far_branches(job, expr, symbol, point, side=direction)
+            chosen = _far_branches(job, expr, symbol, point, given, side=direction)
         except errors.DerivationError:
             del job.steps[kept:]
             raise

@@ -212,6 +212,11 @@ class _Split:
     s: sympy.Symbol
 
 
+def square_root_split(target: sympy.Expr, var: sympy.Symbol) -> _Split | None:
+    """``target`` as ``(P + Q*sqrt(R))/den`` around its one square root holding ``var`` (:func:`_one_square_root`)."""
+    return _one_square_root(target, var)
+
+
 def _one_square_root(target: sympy.Expr, var: sympy.Symbol) -> _Split | None:
     """``target`` split around its one square root holding ``var`` (:class:`_Split`); None where
     ``var`` sits under another root or power too, or the root is not a polynomial factor of
