@@ -33,7 +33,11 @@ def numbers_first(job: jobs._Job, difference: sympy.Expr, var: sympy.Symbol) -> 
     (:func:`roots_here`) than in closed form: it is rational in ``var`` with a numerator of degree 2 or more
     in it whose coefficients hold :data:`MANY_SYMBOLS` symbols or more (a linear one, or one in few
     symbols, keeps its closed form), and ``var``'s bare numbers read alike (:func:`read_alike`)."""
-    parts = roots.numerator_poly(difference, var) if isinstance(difference, sympy.Expr) and read_alike(job, var) else None
+    if not isinstance(difference, sympy.Expr) or not read_alike(job, var):
+        return False
+    if roots.under_radical(difference, var):  # squared away, the radicals in every symbol: minutes again
+        return len(difference.free_symbols - {var}) >= MANY_SYMBOLS
+    parts = roots.numerator_poly(difference, var)
     if parts is None or parts[0].degree() < 2:
         return False
     held = set().union(*(c.free_symbols for c in parts[0].all_coeffs()))
@@ -57,7 +61,7 @@ def roots_here(job: jobs._Job, regime: Any, difference: sympy.Expr, var: sympy.S
     numbers = None if made is None else made()
     if numbers is None or numbers.free_symbols - {var} or sympy.cancel(numbers) == 0:
         return None  # no value there, or an identity there (every value a root: not a list of roots)
-    found = real_roots(numbers, var)
+    found = _real_roots(numbers, var)
     if found is None:
         return None
     conditions = []
@@ -84,6 +88,23 @@ def roots_here(job: jobs._Job, regime: Any, difference: sympy.Expr, var: sympy.S
              "equation (exact, the numbers put in) " + ("are none" if not found else "that meet its conditions are these" if kept
                                                         else "meet none of its conditions: no root of this regime applies there"))
     return kept
+
+
+def _real_roots(numbers: sympy.Expr, var: sympy.Symbol) -> list[Any] | None:
+    """The real roots of ``numbers = 0``, free of every symbol but ``var``: :func:`symgpu.derive.roots.real_roots`,
+    but where those are radicals through complex numbers (a cubic with three real roots: Cardano's formula, the
+    casus irreducibilis) and ``numbers`` is rational in ``var`` with rational coefficients, its reduced numerator's
+    real roots as exact ``CRootOf`` numbers (the common factors cancelled first, so none zeroes the denominator).
+
+    NOTE: prior_sim's arithmetic_throughput = 15 at maxwell, alpha = 8, in its latency-bound regime is the cubic
+    ``256 n**2 (n - 1) = 15 (368 n**2 + 54 n - 54)``: its radicals hold ``I``, which :func:`roots_here` cannot
+    decide, and the symbolic solve it then fell back to ran for minutes."""
+    found = real_roots(numbers, var)
+    if found is None or any(isinstance(r, sympy.Basic) and r.has(sympy.I) for r in found):
+        parts = roots.numerator_poly(sympy.cancel(numbers), var)
+        if parts is not None and parts[0].degree() >= 1 and parts[0].domain in (sympy.ZZ, sympy.QQ):
+            return list(parts[0].real_roots())
+    return found
 
 
 def sign_here(job: jobs._Job, expr: sympy.Expr, point: at_point.Given) -> int | None:
