@@ -4,6 +4,7 @@ condition decided at each; the roots that meet them all are the regime's roots t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import sympy
@@ -105,6 +106,36 @@ def _real_roots(numbers: sympy.Expr, var: sympy.Symbol) -> list[Any] | None:
         if parts is not None and parts[0].degree() >= 1 and parts[0].domain in (sympy.ZZ, sympy.QQ):
             return list(parts[0].real_roots())
     return found
+
+
+def meetings_here(job: jobs._Job, ra: Any, rb: Any, var: sympy.Symbol, preset: str | None,
+                  values: Mapping[str, Any] | None) -> list[sympy.Expr] | None:
+    """The real values of ``var`` where regimes ``ra`` and ``rb`` have equal values at the point of ``preset``
+    and ``values``, where their difference is better solved with the numbers first (:func:`numbers_first`),
+    in ``var``'s declared unit as :func:`roots_here` gives them, recorded as a step; no regime condition
+    decided here (the extremum's cusp test decides each, :func:`symgpu.derive.extremum_cusps.boundary_candidate`).
+    None with no point, where the closed form is kept, an input has no value there, the difference vanishes
+    there, or a root is no real number given exactly (the caller solves in closed form).
+
+    NOTE: Hong & Kim's Exec_cycles_app over Mem_Bandwidth at gtx280+tiled_matmul: eq22+departure_bound
+    meeting eq23+bandwidth_bound is a quadratic in Mem_Bandwidth whose coefficients hold a dozen symbols;
+    solved in closed form it ran for minutes."""
+    difference, names = ra.expression - rb.expression, f"{ra.name} = {rb.name}"
+    if (preset is None and not values) or not numbers_first(job, difference, var):
+        return None
+    made = at_point.pinned(job, difference, var, preset, at_point.with_target(job, values or {}))
+    numbers = None if made is None else made()
+    if numbers is None or numbers.free_symbols - {var} or sympy.cancel(numbers) == 0:
+        return None
+    found = _real_roots(numbers, var)
+    if found is None or any(not isinstance(r, sympy.Basic) or r.has(sympy.I) or not r.is_number for r in found):
+        return None
+    scale = scaling.unit_scale(job.model.units[var.name])
+    kept = [d if d.is_Rational else sympy.Float(d.evalf(DIGITS), DIGITS) for d in (r / scale for r in found)]
+    job.step(f"meeting points at the point: {names}", sympy.Tuple(*kept),
+             f"the closed-form points where {names} meet are radicals in {MANY_SYMBOLS} or more symbols; at "
+             f"{at_point.where_text(preset, values or {})} the real roots of their difference (exact, the numbers put in)")
+    return kept
 
 
 def sign_here(job: jobs._Job, expr: sympy.Expr, point: at_point.Given) -> int | None:
