@@ -164,7 +164,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
                 candidates.append(_Candidate(candidate.location, candidate.value, candidate.origin, candidate.conditions + extra_conditions))
     candidates.extend(extremum_cusps.case_edges(job, found, var, domain, cusp_ends) if preset is not None or values else ())  # case ends: jumps
     candidates.extend(extremum_domain.end_candidates(job, expr, var, domain))
-    candidates.extend(extremum_domain.plateau_candidates(job, found, var, domain, expr))
+    candidates.extend(extremum_domain.plateau_candidates(job, found, var, domain, expr, at_point.Given(preset, dict(values or {})) if preset is not None or values else None))
     dropped: list[sympy.Expr] = []
     at_values = at_point.pinned(job, expr, var, preset, values or {}) if preset is not None or values else None
     in_domain = [c for c in domain if not (c.lhs == var and c.rhs == 0)]  # valid_when conditions, not the declared range

@@ -16,7 +16,7 @@ from typing import Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import declared_range, jobs, solve_domain
+from symgpu.derive import at_point, declared_range, jobs, point_roots, solve_domain
 from symgpu.memo import memoised
 from symgpu.evaluate import one_sided
 
@@ -428,18 +428,26 @@ def _closed(relation: sympy.Basic) -> sympy.Basic:
 
 
 def plateau_candidates(job: jobs._Job, regimes: Sequence[Any], var: sympy.Symbol, domain: Sequence[sympy.Basic],
-                       expr: sympy.Expr | None = None) -> list[Candidate]:
+                       expr: sympy.Expr | None = None, point: at_point.Given | None = None) -> list[Candidate]:
     """For each regime whose value does not depend on the variable (a plateau: every point of it is
     an extremum of its neighbourhood), a candidate at each edge of its conditions (where a condition
     in the variable is 0), holding where the regime's conditions and the domain hold there and the
     quantity ``expr`` is defined there (:func:`defined_at`: Hong & Kim's edge of CWP = N is 0/0
-    where there are no memory instructions, though the edge's closed form is 0 there)."""
+    where there are no memory instructions, though the edge's closed form is 0 there). At a ``point``, a
+    regime one of whose conditions holds for no value there (:func:`symgpu.derive.point_roots.decided_here`) gives none, and one that holds for every value there no edge."""
     assert job.ctx is not None
     found: list[Candidate] = []
     for regime in regimes:
         if var in regime.expression.free_symbols:
             continue
-        for cond in regime.raw:
+        here = [None if point is None else point_roots.decided_here(job, c.relational, var, point) for c in regime.raw]
+        if False in here and point is not None:
+            job.step("plateau never here", sympy.Tuple(*regime.conditions), f"{regime.name} holds for no {var} at "
+                     f"{at_point.where_text(point.preset, point.values)}: no plateau candidate")
+            continue
+        for cond, always in zip(regime.raw, here):
+            if always:  # holds for every value at the point: no edge there
+                continue
             if cond.h is None and var in cond.relational.free_symbols:  # Eq(x, 0), a staircase: no edge to solve for
                 raise errors.DerivationError(f"{job.model.id}: {regime.name} of {job.quantity} does not depend on {var}, but where "
                                              f"it holds ({sympy.sstr(cond.relational)}) has no edge in closed form; the extremum "

@@ -138,6 +138,61 @@ def meetings_here(job: jobs._Job, ra: Any, rb: Any, var: sympy.Symbol, preset: s
     return kept
 
 
+def decided_here(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, point: at_point.Given) -> bool | None:
+    """Whether ``relation`` (a regime's condition) holds for every value of ``var`` at ``point`` (True), for none
+    (False), or neither is proved (None), with the point's numbers put in exactly: ``true``/``false`` as SymPy
+    reads them, an ``Eq`` of a number ``a`` and a ``Min`` with a number below ``a`` among its arguments (a ``Max``
+    with one above) false for every value (its ``Ne`` true), and ``And``/``Or``/``Not`` of those decided from their parts.
+
+    NOTE: Hong & Kim's plateau regimes hold where ``N = Min(Mem_L/Departure_delay, N, MWP_peak_BW)`` or where it
+    does not (``~(Eq(MWP, N) & Eq(CWP, N))``), relations with no edge in closed form; at gtx280+tiled_matmul with
+    2 blocks per SM, ``N = 8`` and ``Mem_L/Departure_delay = 1690/1280``: the first never holds there, the second always."""
+    made = at_point.pinned(job, relation, var, point.preset, at_point.with_target(job, point.values))
+    return None if made is None else _decided(made())
+
+
+def _decided(relation: sympy.Basic | None) -> bool | None:
+    if relation is sympy.true or relation is sympy.false:
+        return relation is sympy.true
+    if isinstance(relation, sympy.Not):
+        inner = _decided(relation.args[0])
+        return None if inner is None else not inner
+    if isinstance(relation, (sympy.And, sympy.Or)):
+        parts = [_decided(a) for a in relation.args]
+        settling = isinstance(relation, sympy.Or)  # a true part settles an Or, a false one an And
+        return settling if settling in parts else (not settling) if all(p is not None for p in parts) else None
+    if not isinstance(relation, sympy.core.relational.Relational):
+        return None
+    offset, rest = sympy.expand(relation.lhs - relation.rhs).as_coeff_Add()  # Min(...) - 8 > 0 as Min(...) > 8
+    if isinstance(rest, (sympy.Min, sympy.Max)):
+        relation = relation.func(rest, -offset, evaluate=False)
+    elif isinstance(-rest, (sympy.Min, sympy.Max)):
+        relation = _TURNED.get(relation.func, relation.func)(-rest, offset, evaluate=False)
+    for turned in (relation, relation.reversed):  # the number on the left: a OP Min(...) or a OP Max(...)
+        number, extreme = turned.lhs, turned.rhs
+        if not (number.is_number and number.is_extended_real and isinstance(extreme, (sympy.Min, sympy.Max))):
+            continue
+        known = [a for a in extreme.args if a.is_number and a.is_extended_real]
+        if not known:
+            continue
+        op: type = type(turned)
+        if isinstance(extreme, sympy.Max):  # a OP Max(args) is -a OP' Min(-args), OP' turned round (>= as <=)
+            number, known, op = -number, [-a for a in known], _TURNED.get(op, op)
+        bound = sympy.Min(*known)  # Min(...) <= bound whatever var is
+        verdicts = _BELOW if (bound < number) is sympy.true else _AT if sympy.Eq(bound, number) is sympy.true else {}
+        if op in verdicts:
+            return verdicts[op]
+    return None
+
+
+#: ``a OP Min(...)`` where a number below ``a`` (``_BELOW``) or ``a`` itself (``_AT``) is among the Min's arguments
+_BELOW: dict[type, bool] = {sympy.Eq: False, sympy.Ne: True, sympy.GreaterThan: True, sympy.StrictGreaterThan: True,
+                            sympy.LessThan: False, sympy.StrictLessThan: False}
+_AT: dict[type, bool] = {sympy.GreaterThan: True, sympy.StrictLessThan: False}
+_TURNED: dict[type, type] = {sympy.GreaterThan: sympy.LessThan, sympy.LessThan: sympy.GreaterThan,
+                             sympy.StrictGreaterThan: sympy.StrictLessThan, sympy.StrictLessThan: sympy.StrictGreaterThan}
+
+
 def sign_here(job: jobs._Job, expr: sympy.Expr, point: at_point.Given) -> int | None:
     """The sign of ``expr`` (a second derivative with a root of :func:`roots_here` put in) with the point's
     numbers put in exactly (:func:`symgpu.derive.at_point.pinned`, base units: a positive factor from
