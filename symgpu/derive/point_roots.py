@@ -121,7 +121,7 @@ def meetings_here(job: jobs._Job, ra: Any, rb: Any, var: sympy.Symbol, preset: s
     meeting eq23+bandwidth_bound is a quadratic in Mem_Bandwidth whose coefficients hold a dozen symbols;
     solved in closed form it ran for minutes."""
     difference, names = ra.expression - rb.expression, f"{ra.name} = {rb.name}"
-    if (preset is None and not values) or not numbers_first(job, difference, var):
+    if (preset is None and not values) or not numbers_first(job, difference, var) or _linear_factors(difference, var):
         return None
     made = at_point.pinned(job, difference, var, preset, at_point.with_target(job, values or {}))
     numbers = None if made is None else made()
@@ -191,6 +191,14 @@ _BELOW: dict[type, bool] = {sympy.Eq: False, sympy.Ne: True, sympy.GreaterThan: 
 _AT: dict[type, bool] = {sympy.GreaterThan: True, sympy.StrictLessThan: False}
 _TURNED: dict[type, type] = {sympy.GreaterThan: sympy.LessThan, sympy.LessThan: sympy.GreaterThan,
                              sympy.StrictGreaterThan: sympy.StrictLessThan, sympy.StrictLessThan: sympy.StrictGreaterThan}
+
+
+def _linear_factors(difference: sympy.Expr, var: sympy.Symbol) -> bool:
+    """Whether ``difference``'s numerator, as ``together`` writes it, is a product of factors of degree 1 or less in ``var``: its closed-form
+    roots are then no radicals, and the cusp test decides their sides in symbols, which it cannot do at a number
+    (Volkov ILP's ``n_needed_ilp`` over alpha: ``(alpha*alu_lat + mem_lat)*(ipc*(alpha + 1) - issue_thru)``)."""
+    numerator = sympy.fraction(sympy.together(difference))[0]  # its common factors pulled out, nothing factored
+    return all(f.is_polynomial(var) and sympy.degree(f, var) <= 1 for f in sympy.Mul.make_args(numerator))
 
 
 def sign_here(job: jobs._Job, expr: sympy.Expr, point: at_point.Given) -> int | None:
