@@ -11,9 +11,8 @@ import sympy
 
 from symgpu import errors
 from symgpu.proofs import forms, relations
-from symgpu.derive import jobs, regime_split, results, summary
+from symgpu.derive import at_point, jobs, point_roots, regime_split, results, summary
 from symgpu.derive.derivation import Derivation
-from symgpu.derive import at_point, point_roots
 from symgpu.derive import extremum_choice, extremum_cusps, extremum_domain, extremum_walls, limit_regimes, limits
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.derive.extra_records import CandidateRecord
@@ -144,8 +143,9 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             candidates.append(_Candidate(root, value, f"critical point of {regime.name}", tuple(c for c in conds if c is not sympy.true)))
     cusp_ends: list[extremum_domain.OpenEnd] = []  # cusps whose value another case gives at the point itself
     for ra, rb in meeting:
+        here = point_roots.meetings_here(job, ra, rb, var, preset, values)  # at a point, in many symbols: the numbers first
         try:
-            points = jobs._solve_for(job, sympy.Eq(ra.expression, rb.expression), var, f"{ra.name} = {rb.name}")
+            points = here if here is not None else jobs._solve_for(job, sympy.Eq(ra.expression, rb.expression), var, f"{ra.name} = {rb.name}")
         except errors.DerivationError:
             continue
         for point in points:
@@ -164,7 +164,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
                 candidates.append(_Candidate(candidate.location, candidate.value, candidate.origin, candidate.conditions + extra_conditions))
     candidates.extend(extremum_cusps.case_edges(job, found, var, domain, cusp_ends) if preset is not None or values else ())  # case ends: jumps
     candidates.extend(extremum_domain.end_candidates(job, expr, var, domain))
-    candidates.extend(extremum_domain.plateau_candidates(job, found, var, domain, expr))
+    candidates.extend(extremum_domain.plateau_candidates(job, found, var, domain, expr, at_point.Given(preset, dict(values or {})) if preset is not None or values else None))
     dropped: list[sympy.Expr] = []
     at_values = at_point.pinned(job, expr, var, preset, values or {}) if preset is not None or values else None
     in_domain = [c for c in domain if not (c.lhs == var and c.rhs == 0)]  # valid_when conditions, not the declared range

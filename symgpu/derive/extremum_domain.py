@@ -16,7 +16,7 @@ from typing import Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import declared_range, jobs, solve_domain
+from symgpu.derive import at_point, declared_range, jobs, point_roots, solve_domain
 from symgpu.memo import memoised
 from symgpu.evaluate import one_sided, scaling
 
@@ -437,31 +437,63 @@ def _closed(relation: sympy.Basic) -> sympy.Basic:
     return relation
 
 
+def _plateau_edges(job: jobs._Job, regime: Any, var: sympy.Symbol, point: at_point.Given | None) -> list[tuple[Any, list[Any]]]:
+    """The edges of a plateau regime's conditions in ``var``, each condition with its roots. Where a condition
+    has no edge in closed form (an ``Eq``/``Ne`` of a Min, or a root SymPy cannot find), at a ``point`` the
+    numbers decide it first (:func:`symgpu.derive.point_roots.decided_here`): one that holds for every value
+    there has no edge, and a regime one of whose conditions holds for no value there has none at all (Hong &
+    Kim's ``N = Min(Mem_L/Departure_delay, N, ...)`` at ``N = 8 > 169/128``); else the extremum is refused.
+
+    Raises:
+        errors.DerivationError: a condition with no edge in closed form, not settled by a point's numbers.
+    """
+    def never() -> bool:
+        return point is not None and any(point_roots.decided_here(job, c.relational, var, point) is False for c in regime.raw)
+
+    out: list[tuple[Any, list[Any]]] = []
+    for cond in regime.raw:
+        if cond.h is None and var in cond.relational.free_symbols:  # Eq(x, 0), a staircase: no edge to solve for
+            if point is not None and point_roots.decided_here(job, cond.relational, var, point):
+                continue  # holds for every value at the point: no edge to ask for
+            if never():
+                return _never_here(job, regime, point)
+            raise errors.DerivationError(f"{job.model.id}: {regime.name} of {job.quantity} does not depend on {var}, but where "
+                                         f"it holds ({sympy.sstr(cond.relational)}) has no edge in closed form; the extremum "
+                                         "is not decided: try extremum --grid")
+        if cond.h is None or var not in cond.h.free_symbols:
+            continue
+        try:
+            out.append((cond, jobs._solve_for(job, sympy.Eq(cond.h, 0), var, f"the edge of {regime.name}")))
+        except (errors.DerivationError, ValueError):  # a plateau whose edge has no closed form: the candidates are incomplete
+            if never():
+                return _never_here(job, regime, point)
+            raise errors.DerivationError(f"{job.model.id}: {regime.name} of {job.quantity} does not depend on {var}, but where it "
+                                         f"ends ({sympy.sstr(cond.relational)}) has no closed form in {var}; the extremum "
+                                         "is not decided: try extremum --grid") from None
+    return out
+
+
+def _never_here(job: jobs._Job, regime: Any, point: at_point.Given | None) -> list[tuple[Any, list[Any]]]:
+    assert point is not None
+    job.step("plateau never here", sympy.Tuple(*regime.conditions), f"{regime.name} holds for no {job.variable} at "
+             f"{at_point.where_text(point.preset, point.values)}: no plateau candidate")
+    return []
+
+
 def plateau_candidates(job: jobs._Job, regimes: Sequence[Any], var: sympy.Symbol, domain: Sequence[sympy.Basic],
-                       expr: sympy.Expr | None = None) -> list[Candidate]:
+                       expr: sympy.Expr | None = None, point: at_point.Given | None = None) -> list[Candidate]:
     """For each regime whose value does not depend on the variable (a plateau: every point of it is
     an extremum of its neighbourhood), a candidate at each edge of its conditions (where a condition
     in the variable is 0), holding where the regime's conditions and the domain hold there and the
     quantity ``expr`` is defined there (:func:`defined_at`: Hong & Kim's edge of CWP = N is 0/0
-    where there are no memory instructions, though the edge's closed form is 0 there)."""
+    where there are no memory instructions, though the edge's closed form is 0 there); the edges of
+    :func:`_plateau_edges`."""
     assert job.ctx is not None
     found: list[Candidate] = []
     for regime in regimes:
         if var in regime.expression.free_symbols:
             continue
-        for cond in regime.raw:
-            if cond.h is None and var in cond.relational.free_symbols:  # Eq(x, 0), a staircase: no edge to solve for
-                raise errors.DerivationError(f"{job.model.id}: {regime.name} of {job.quantity} does not depend on {var}, but where "
-                                             f"it holds ({sympy.sstr(cond.relational)}) has no edge in closed form; the extremum "
-                                             "is not decided: try extremum --grid")
-            if cond.h is None or var not in cond.h.free_symbols:
-                continue
-            try:
-                edges = jobs._solve_for(job, sympy.Eq(cond.h, 0), var, f"the edge of {regime.name}")
-            except errors.DerivationError:  # a plateau whose edge has no closed form: the candidates are incomplete
-                raise errors.DerivationError(f"{job.model.id}: {regime.name} of {job.quantity} does not depend on {var}, but where it "
-                                             f"ends ({sympy.sstr(cond.relational)}) has no closed form in {var}; the extremum "
-                                             "is not decided: try extremum --grid") from None
+        for cond, edges in _plateau_edges(job, regime, var, point):
             for edge in edges:
                 local = job.ctx.copy()
                 # a strict condition's edge belongs to the plateau's closure: the quantity is continuous there

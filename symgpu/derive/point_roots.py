@@ -4,6 +4,7 @@ condition decided at each; the roots that meet them all are the regime's roots t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import sympy
@@ -33,7 +34,11 @@ def numbers_first(job: jobs._Job, difference: sympy.Expr, var: sympy.Symbol) -> 
     (:func:`roots_here`) than in closed form: it is rational in ``var`` with a numerator of degree 2 or more
     in it whose coefficients hold :data:`MANY_SYMBOLS` symbols or more (a linear one, or one in few
     symbols, keeps its closed form), and ``var``'s bare numbers read alike (:func:`read_alike`)."""
-    parts = roots.numerator_poly(difference, var) if isinstance(difference, sympy.Expr) and read_alike(job, var) else None
+    if not isinstance(difference, sympy.Expr) or not read_alike(job, var):
+        return False
+    if roots.under_radical(difference, var):  # squared away, the radicals in every symbol: minutes again
+        return len(difference.free_symbols - {var}) >= MANY_SYMBOLS
+    parts = roots.numerator_poly(difference, var)
     if parts is None or parts[0].degree() < 2:
         return False
     held = set().union(*(c.free_symbols for c in parts[0].all_coeffs()))
@@ -57,7 +62,7 @@ def roots_here(job: jobs._Job, regime: Any, difference: sympy.Expr, var: sympy.S
     numbers = None if made is None else made()
     if numbers is None or numbers.free_symbols - {var} or sympy.cancel(numbers) == 0:
         return None  # no value there, or an identity there (every value a root: not a list of roots)
-    found = real_roots(numbers, var)
+    found = _real_roots(numbers, var)
     if found is None:
         return None
     conditions = []
@@ -84,6 +89,116 @@ def roots_here(job: jobs._Job, regime: Any, difference: sympy.Expr, var: sympy.S
              "equation (exact, the numbers put in) " + ("are none" if not found else "that meet its conditions are these" if kept
                                                         else "meet none of its conditions: no root of this regime applies there"))
     return kept
+
+
+def _real_roots(numbers: sympy.Expr, var: sympy.Symbol) -> list[Any] | None:
+    """The real roots of ``numbers = 0``, free of every symbol but ``var``: :func:`symgpu.derive.roots.real_roots`,
+    but where those are radicals through complex numbers (a cubic with three real roots: Cardano's formula, the
+    casus irreducibilis) and ``numbers`` is rational in ``var`` with rational coefficients, its reduced numerator's
+    real roots as exact ``CRootOf`` numbers (the common factors cancelled first, so none zeroes the denominator).
+
+    NOTE: prior_sim's arithmetic_throughput = 15 at maxwell, alpha = 8, in its latency-bound regime is the cubic
+    ``256 n**2 (n - 1) = 15 (368 n**2 + 54 n - 54)``: its radicals hold ``I``, which :func:`roots_here` cannot
+    decide, and the symbolic solve it then fell back to ran for minutes."""
+    found = real_roots(numbers, var)
+    if found is None or any(isinstance(r, sympy.Basic) and r.has(sympy.I) for r in found):
+        parts = roots.numerator_poly(sympy.cancel(numbers), var)
+        if parts is not None and parts[0].degree() >= 1 and parts[0].domain in (sympy.ZZ, sympy.QQ):
+            return list(parts[0].real_roots())
+    return found
+
+
+def meetings_here(job: jobs._Job, ra: Any, rb: Any, var: sympy.Symbol, preset: str | None,
+                  values: Mapping[str, Any] | None) -> list[sympy.Expr] | None:
+    """The real values of ``var`` where regimes ``ra`` and ``rb`` have equal values at the point of ``preset``
+    and ``values``, where their difference is better solved with the numbers first (:func:`numbers_first`),
+    in ``var``'s declared unit as :func:`roots_here` gives them, recorded as a step; no regime condition
+    decided here (the extremum's cusp test decides each, :func:`symgpu.derive.extremum_cusps.boundary_candidate`).
+    None with no point, where the closed form is kept, an input has no value there, the difference vanishes
+    there, or a root is no real number given exactly (the caller solves in closed form).
+
+    NOTE: Hong & Kim's Exec_cycles_app over Mem_Bandwidth at gtx280+tiled_matmul: eq22+departure_bound
+    meeting eq23+bandwidth_bound is a quadratic in Mem_Bandwidth whose coefficients hold a dozen symbols;
+    solved in closed form it ran for minutes."""
+    difference, names = ra.expression - rb.expression, f"{ra.name} = {rb.name}"
+    if (preset is None and not values) or not numbers_first(job, difference, var) or _linear_factors(difference, var):
+        return None
+    made = at_point.pinned(job, difference, var, preset, at_point.with_target(job, values or {}))
+    numbers = None if made is None else made()
+    if numbers is None or numbers.free_symbols - {var} or sympy.cancel(numbers) == 0:
+        return None
+    found = _real_roots(numbers, var)
+    if found is None or any(not isinstance(r, sympy.Basic) or r.has(sympy.I) or not r.is_number for r in found):
+        return None
+    scale = scaling.unit_scale(job.model.units[var.name])
+    kept = [d if d.is_Rational else sympy.Float(d.evalf(DIGITS), DIGITS) for d in (r / scale for r in found)]
+    job.step(f"meeting points at the point: {names}", sympy.Tuple(*kept),
+             f"the closed-form points where {names} meet are radicals in {MANY_SYMBOLS} or more symbols; at "
+             f"{at_point.where_text(preset, values or {})} the real roots of their difference (exact, the numbers put in)")
+    return kept
+
+
+def decided_here(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, point: at_point.Given) -> bool | None:
+    """Whether ``relation`` (a regime's condition) holds for every value of ``var`` at ``point`` (True), for none
+    (False), or neither is proved (None), with the point's numbers put in exactly: ``true``/``false`` as SymPy
+    reads them, an ``Eq`` of a number ``a`` and a ``Min`` with a number below ``a`` among its arguments (a ``Max``
+    with one above) false for every value (its ``Ne`` true), and ``And``/``Or``/``Not`` of those decided from their parts.
+
+    NOTE: Hong & Kim's plateau regimes hold where ``N = Min(Mem_L/Departure_delay, N, MWP_peak_BW)`` or where it
+    does not (``~(Eq(MWP, N) & Eq(CWP, N))``), relations with no edge in closed form; at gtx280+tiled_matmul with
+    2 blocks per SM, ``N = 8`` and ``Mem_L/Departure_delay = 1690/1280``: the first never holds there, the second always."""
+    made = at_point.pinned(job, relation, var, point.preset, at_point.with_target(job, point.values))
+    return None if made is None else _decided(made())
+
+
+def _decided(relation: sympy.Basic | None) -> bool | None:
+    if relation is sympy.true or relation is sympy.false:
+        return relation is sympy.true
+    if isinstance(relation, sympy.Not):
+        inner = _decided(relation.args[0])
+        return None if inner is None else not inner
+    if isinstance(relation, (sympy.And, sympy.Or)):
+        parts = [_decided(a) for a in relation.args]
+        settling = isinstance(relation, sympy.Or)  # a true part settles an Or, a false one an And
+        return settling if settling in parts else (not settling) if all(p is not None for p in parts) else None
+    if not isinstance(relation, sympy.core.relational.Relational):
+        return None
+    offset, rest = sympy.expand(relation.lhs - relation.rhs).as_coeff_Add()  # Min(...) - 8 > 0 as Min(...) > 8
+    if isinstance(rest, (sympy.Min, sympy.Max)):
+        relation = relation.func(rest, -offset, evaluate=False)
+    elif isinstance(-rest, (sympy.Min, sympy.Max)):
+        relation = _TURNED.get(relation.func, relation.func)(-rest, offset, evaluate=False)
+    for turned in (relation, relation.reversed):  # the number on the left: a OP Min(...) or a OP Max(...)
+        number, extreme = turned.lhs, turned.rhs
+        if not (number.is_number and number.is_extended_real and isinstance(extreme, (sympy.Min, sympy.Max))):
+            continue
+        known = [a for a in extreme.args if a.is_number and a.is_extended_real]
+        if not known:
+            continue
+        op: type = type(turned)
+        if isinstance(extreme, sympy.Max):  # a OP Max(args) is -a OP' Min(-args), OP' turned round (>= as <=)
+            number, known, op = -number, [-a for a in known], _TURNED.get(op, op)
+        bound = sympy.Min(*known)  # Min(...) <= bound whatever var is
+        verdicts = _BELOW if (bound < number) is sympy.true else _AT if sympy.Eq(bound, number) is sympy.true else {}
+        if op in verdicts:
+            return verdicts[op]
+    return None
+
+
+#: ``a OP Min(...)`` where a number below ``a`` (``_BELOW``) or ``a`` itself (``_AT``) is among the Min's arguments
+_BELOW: dict[type, bool] = {sympy.Eq: False, sympy.Ne: True, sympy.GreaterThan: True, sympy.StrictGreaterThan: True,
+                            sympy.LessThan: False, sympy.StrictLessThan: False}
+_AT: dict[type, bool] = {sympy.GreaterThan: True, sympy.StrictLessThan: False}
+_TURNED: dict[type, type] = {sympy.GreaterThan: sympy.LessThan, sympy.LessThan: sympy.GreaterThan,
+                             sympy.StrictGreaterThan: sympy.StrictLessThan, sympy.StrictLessThan: sympy.StrictGreaterThan}
+
+
+def _linear_factors(difference: sympy.Expr, var: sympy.Symbol) -> bool:
+    """Whether ``difference``'s numerator, as ``together`` writes it, is a product of factors of degree 1 or less in ``var``: its closed-form
+    roots are then no radicals, and the cusp test decides their sides in symbols, which it cannot do at a number
+    (Volkov ILP's ``n_needed_ilp`` over alpha: ``(alpha*alu_lat + mem_lat)*(ipc*(alpha + 1) - issue_thru)``)."""
+    numerator = sympy.fraction(sympy.together(difference))[0]  # its common factors pulled out, nothing factored
+    return all(f.is_polynomial(var) and sympy.degree(f, var) <= 1 for f in sympy.Mul.make_args(numerator))
 
 
 def sign_here(job: jobs._Job, expr: sympy.Expr, point: at_point.Given) -> int | None:

@@ -94,7 +94,7 @@ def real_root_cases(equation: sympy.Basic, var: sympy.Symbol) -> list[tuple[Any,
             unusable = False
             try:
                 _SOLVES.add()
-                roots = _radical_roots(target, free) if _under_radical(target, free) else _unconditional(sympy.solve(target, free, dict=False))
+                roots = _radical_roots(target, free) if under_radical(target, free) else _unconditional(sympy.solve(target, free, dict=False))
             except NotImplementedError:
                 roots = None
             except _NoUsableForm:
@@ -117,7 +117,7 @@ def _unconditional(roots: list[Any]) -> list[tuple[Any, sympy.Basic]]:
     return [(r, sympy.true) for r in roots]
 
 
-def _under_radical(target: sympy.Expr, var: sympy.Symbol) -> bool:
+def under_radical(target: sympy.Expr, var: sympy.Symbol) -> bool:
     """Does ``var`` sit under a fractional power (a square root) in ``target``?"""
     return any(p.exp.is_Rational and not p.exp.is_Integer and var in p.base.free_symbols for p in target.atoms(sympy.Pow))
 
@@ -259,7 +259,7 @@ def _squared_roots(target: sympy.Expr, var: sympy.Symbol, split: _Split) -> list
     where ``Q`` is zero is checked by ``sympy.checksol``."""
     squared = sympy.together(split.p ** 2 - split.q ** 2 * split.r).as_numer_denom()[0]
     kept: list[tuple[Any, sympy.Basic]] = []
-    for candidate in sympy.solve(squared, var, dict=False, check=False):
+    for candidate in _squared_candidates(squared, var):
         if getattr(candidate, "is_extended_real", None) is False:  # check=False skips the real stand-in's own check
             continue
         at = {var: candidate}
@@ -280,6 +280,29 @@ def _squared_roots(target: sympy.Expr, var: sympy.Symbol, split: _Split) -> list
             if sign != 1:
                 kept.append((candidate, sympy.true if sign is not None else _nonpositive(product)))
     return kept
+
+
+def _squared_candidates(squared: sympy.Expr, var: sympy.Symbol) -> list[Any]:
+    """The candidate roots of the squared polynomial ``squared`` (:func:`_squared_roots`): where it holds no
+    symbol but ``var`` (at a point, the numbers put in) its real roots exactly (``CRootOf`` or rationals) if its
+    coefficients are rational, else (a ``log(2)`` among them) its roots by formula (``sympy.roots``, no
+    simplification); ``sympy.solve``'s otherwise.
+
+    NOTE: Volkov's H100 dram_throughput = 1.5 TB/s for alpha at h100_fit, ilp = 2, n = 64: ``sympy.solve``
+    simplified the quadratic's coefficients, rationals of 30 digits beside ``log(2)``, for minutes."""
+    if squared.free_symbols == {var}:
+        try:
+            poly = sympy.Poly(squared, var)
+        except sympy.PolynomialError:
+            poly = None
+        if poly is not None and poly.degree() >= 1:
+            exact = _exact_real_roots(poly) if poly.domain in (sympy.ZZ, sympy.QQ) else None
+            if exact is not None:
+                return exact
+            formula = sympy.roots(poly, multiple=True)
+            if len(formula) == poly.degree():
+                return formula
+    return list(sympy.solve(squared, var, dict=False, check=False))
 
 
 def _nonpositive(product: sympy.Expr) -> sympy.Basic:
