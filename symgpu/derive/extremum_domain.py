@@ -153,7 +153,8 @@ def end_candidates(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: 
         conditions = at_location(job, domain, var, declared)  # the domain's numbers are in the variable's declared unit
         if conditions is None:
             continue
-        location = _in_base_units(job, var, declared)
+        # the bound's number is in the declared unit (L_M <= 200, ns); the quantity reads a bare number in base units
+        location = declared * scaling.unit_scale(job.model.units[var.name]) if not declared.free_symbols and var.name in job.model.units else declared
         try:
             value = one_sided.substitute(expr, {var: location})
         except errors.EvaluationError:
@@ -166,15 +167,6 @@ def end_candidates(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: 
         job.step("end point", sympy.Eq(var, location), f"{origin}: the quantity there is a candidate")
         found.append(Candidate(location, value, origin, tuple(conditions) + tuple(defined)))
     return found
-
-
-def _in_base_units(job: jobs._Job, var: sympy.Symbol, location: sympy.Expr) -> sympy.Expr:
-    """An end's location as the evaluator reads a bare number: in base units. The edge of an --assume or
-    valid_when bound (``L_M <= 200``, L_M in ns) is a number in the variable's declared unit; put into the
-    quantity as it stands, a product would read it in seconds (t_kernel at L_M = 200 s)."""
-    if location.free_symbols or var.name not in job.model.units:
-        return location
-    return location * scaling.unit_scale(job.model.units[var.name])
 
 
 def defined_at(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, location: sympy.Expr) -> list[sympy.Basic] | None:
@@ -442,11 +434,8 @@ def _plateau_edges(job: jobs._Job, regime: Any, var: sympy.Symbol, point: at_poi
     has no edge in closed form (an ``Eq``/``Ne`` of a Min, or a root SymPy cannot find), at a ``point`` the
     numbers decide it first (:func:`symgpu.derive.point_roots.decided_here`): one that holds for every value
     there has no edge, and a regime one of whose conditions holds for no value there has none at all (Hong &
-    Kim's ``N = Min(Mem_L/Departure_delay, N, ...)`` at ``N = 8 > 169/128``); else the extremum is refused.
-
-    Raises:
-        errors.DerivationError: a condition with no edge in closed form, not settled by a point's numbers.
-    """
+    Kim's ``N = Min(Mem_L/Departure_delay, N, ...)`` at ``N = 8 > 169/128``); else the extremum is refused
+    (errors.DerivationError)."""
     def never() -> bool:
         return point is not None and any(point_roots.decided_here(job, c.relational, var, point) is False for c in regime.raw)
 
