@@ -5,6 +5,7 @@ r_sqrt = sqrt(x - y), r_log = log(x - y + 1), r_split = x/(x - y) - z/(x - y), r
 from __future__ import annotations
 
 import pytest
+import sympy
 
 from conftest import FIXTURES
 
@@ -25,3 +26,11 @@ def test_a_quantity_with_no_value_is_refused_with_the_term_that_has_none(cli, qu
     code, out, err = cli("--no-cache", "eval", MODEL, quantity, *[f"--set={p}" for p in point])
     assert code != 0 and out == ""
     assert f"{quantity} has no value at these inputs: its formula {why} (" in err and err.count("\n") == 1
+
+
+def test_a_case_condition_with_no_value_is_the_reason_not_a_traceback() -> None:
+    # b/c > 1 at c = 0: SymPy cannot compare zoo with 1 (TypeError); the reason names the condition
+    from symgpu.evaluate.no_value import _Walk
+    b, c, x = sympy.symbols("b c x")
+    value, why = _Walk({b: sympy.Integer(1), c: sympy.Integer(0), x: sympy.Integer(2)}).at(sympy.Piecewise((x, b / c > 1), (2 * x, True)))
+    assert value is sympy.nan and why is not None and "case condition" in why and "b/c > 1" in why

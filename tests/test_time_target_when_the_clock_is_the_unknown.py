@@ -58,3 +58,11 @@ def test_a_limit_over_the_clock_shown_as_a_time_is_refused(cli: Cli) -> None:
     # as Freq -> 0 the cycles tend to 81929 but the time they take tends to +oo: no fixed clock converts the limit
     code, out, err = cli("limit", "hong_kim_2009", "Exec_cycles_app", "--var", "Freq", "--to", "0", *HK_POINT, "--unit", "us")
     _refused_in_one_line(code, out, err, "Freq is the variable here", "--clock")
+
+
+@pytest.mark.parametrize("substitutes", [("phi=M*N*1e7",), ("phi=L_M*1e7", "L_M=N")])
+def test_a_clock_substituted_by_the_unknown_directly_or_through_another_substitution_is_refused(cli: Cli, substitutes: tuple[str, ...]) -> None:
+    # phi = 16e7 N (or 1e7 L_M with L_M = N) moves with N: 300 ns is a different number of cycles at every N
+    flags = [a for s in substitutes for a in ("--substitute", s)]
+    code, out, err = cli("solve", "interval_analysis", "L_K0", "--for", "N", "--target", "300 ns", "-p", "gtx1080", "-s", "M=16", *flags)
+    _refused_in_one_line(code, out, err, "phi", "depends on the unknown N")

@@ -407,8 +407,15 @@ def _with_the_values(job: jobs._Job, value: sympy.Expr, expr: sympy.Expr, symbol
     job.step("values put in", sympy.Tuple(*[sympy.Eq(s, v) for s, v in numbers.items()]),
              f"the limit {sympy.sstr(value)} has no value at {at_point.where_text(given.preset, given.values)} (a pole the "
              "symbols hide): the limit is taken again with these values put in (in coherent base units, as the formula reads them)")
-    based = scaling.base_expression(job.model, expr).xreplace(numbers)
-    return _take(job, based, symbol, scaling.base_expression(job.model, point).xreplace(numbers), direction, symbol.name, given)
+    # the variable and its point stay in the variable's declared unit (a bare number --to 5 is 5 us, not 5 s), and a
+    # finite limit comes back in the quantity's declared unit, as the limit taken with symbols does
+    scale = scaling.unit_scale(job.model.units[symbol.name])
+    based = scaling.base_expression(job.model, expr).xreplace({**numbers, symbol: symbol * scale})
+    at = point if point.is_number else scaling.base_expression(job.model, point).xreplace(numbers) / scale
+    taken = _take(job, based, symbol, at, direction, symbol.name, given)
+    if job.quantity in job.model.units and taken.is_finite:
+        taken = taken / scaling.unit_scale(job.model.units[job.quantity])
+    return taken
 
 
 def _point_in_inputs(job: jobs._Job, point: sympy.Expr, symbol: sympy.Symbol, stop_at: Iterable[str]) -> sympy.Expr:

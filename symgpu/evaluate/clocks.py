@@ -91,8 +91,7 @@ def clock_unknown(model: Any, quantity: str, variable: str, substitute: Mapping[
     except errors.UsageError:  # several clocks and none named ``clock``: any of them may count the cycles
         candidates = names
     for clock in candidates:
-        given = (substitute or {}).get(clock)
-        moved = clock == variable or (given is not None and variable in _names_in(model, given, clock))
+        moved = clock == variable or variable in _reached(model, clock, substitute or {})
         if not moved:
             continue
         how = "is the unknown" if clock == variable else f"depends on the unknown {variable} (--substitute {clock}=...)"
@@ -105,11 +104,16 @@ def clock_unknown(model: Any, quantity: str, variable: str, substitute: Mapping[
             f"{instead}give the target in {model.unit_text(quantity)}")
 
 
-def _names_in(model: Any, value: Any, where: str) -> set[str]:
-    """The names of the symbols in a substitution's value (text parsed by the model's safe parser)."""
-    if isinstance(value, str):
-        try:
-            value = model.parse(value, f"--substitute {where}")
-        except errors.SymgpuError:
-            return set()
-    return {s.name for s in getattr(value, "free_symbols", ())}
+def _reached(model: Any, name: str, substitute: Mapping[str, Any]) -> set[str]:
+    """The names ``name``'s substitution reaches, through the substitutions of the names in it in turn (text parsed
+    by the model's safe parser; one that does not parse is refused here, not read as reaching nothing)."""
+    seen: set[str] = set()
+    todo = [name]
+    while todo:
+        value = substitute.get(todo.pop())
+        if isinstance(value, str):
+            value = model.parse(value, f"--substitute {name}")
+        for found in {s.name for s in getattr(value, "free_symbols", ())} - seen:
+            seen.add(found)
+            todo.append(found)
+    return seen

@@ -61,7 +61,11 @@ class _Walk:
         """(``expr``'s value, why it has none or None)."""
         if isinstance(expr, sympy.Piecewise):
             for piece in expr.args:
-                if self.value(piece.cond) == sympy.true:
+                try:
+                    holds = self.value(piece.cond) == sympy.true
+                except (TypeError, ValueError):  # a condition with no value there (a division by zero in it)
+                    return sympy.nan, f"a case condition of {_text(expr)} has no value there ({_text(piece.cond)})"
+                if holds:
                     return self.at(piece.expr)
             return sympy.nan, f"no case of {_text(expr)} applies there"
         if not isinstance(expr, sympy.Expr) or not expr.args:

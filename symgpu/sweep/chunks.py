@@ -141,13 +141,13 @@ def chunk_of(plan: Numbers, start: int, stop: int, out: Sequence[Any], shape: tu
     return Chunk(start, stop, Columns(columns, plan.grid, start, stop), regime, outside, near)
 
 
-def count_spread(values: np.ndarray, shape: tuple[int, ...]) -> int:
+def count_spread(values: Any, shape: tuple[int, ...], xp: Any = np) -> int:
     """``count_nonzero(broadcast_to(values, shape))`` at ``values``' own size: each of its points
     stands for as many as the axes it is broadcast along hold (a domain over fewer axes is
-    counted at its size)."""
-    own = values.reshape((1,) * (len(shape) - values.ndim) + values.shape)
-    repeat = math.prod(n for n, m in zip(shape, own.shape) if m == 1)
-    return int(np.count_nonzero(own)) * repeat
+    counted at its size; ``xp``: the array module of ``values``, CuPy's on a GPU)."""
+    own = (1,) * (len(shape) - values.ndim) + tuple(values.shape)
+    repeat = math.prod(n for n, m in zip(shape, own) if m == 1)
+    return int(xp.count_nonzero(values)) * repeat
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ import numpy as np
 from symgpu.evaluate import rule
 from symgpu.memo import Memo
 from symgpu.sweep.backends import Backend
-from symgpu.sweep.chunks import Chunk, Columns, Numbers, base_axes
+from symgpu.sweep.chunks import Chunk, Columns, Numbers, base_axes, count_spread
 
 #: each plan's base-unit axes on the device (they are uploaded once per plan and backend, not per chunk)
 _ON_DEVICE: Memo[tuple[int, str], tuple[object, list[Any]]] = Memo("sweep.device.axes", 16)
@@ -126,13 +126,10 @@ def _extreme(xp: Any, rows: list[Any], kind: str) -> tuple[Any, Any]:
 
 
 def _count(backend: Backend, values: Any, shape: tuple[int, ...]) -> int:
-    """How many of ``broadcast_to(values, shape)`` are true, counted at ``values``' own size on the device
-    (each of its points stands for as many as the axes it is broadcast along hold)."""
+    """How many of ``broadcast_to(values, shape)`` are true, counted at ``values``' own size on the device."""
     if not backend.on_device(values):
         return int(bool(values)) * math.prod(shape)
-    own = (1,) * (len(shape) - values.ndim) + tuple(values.shape)
-    repeat = math.prod(n for n, m in zip(shape, own) if m == 1)
-    return int(backend.namespace.count_nonzero(values)) * repeat
+    return count_spread(values, shape, backend.namespace)
 
 
 def _host_into(backend: Backend, value: Any, target: np.ndarray) -> None:
