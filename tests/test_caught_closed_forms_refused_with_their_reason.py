@@ -62,3 +62,14 @@ def test_a_boundary_of_every_pair_over_a_staircase_is_refused_naming_a_pair_to_a
     assert code == 2 and "value:" not in out
     assert "please report" not in err and "t_kernel is a staircase (floor/ceiling) in blocks" in err
     assert "--between memory_bound latency_bound" in err
+
+
+def test_the_same_refusal_with_a_rewrite_asks_without_it(cli) -> None:  # type: ignore[no-untyped-def]
+    # the scan that answers a named pair runs at a point without rewrites: with --keep the advice says to drop it
+    point = {"rows": 4096, "row_len": 4096, "threads_per_block": 256, "rereads": 1, "rows_per_block": 1}
+    sets = [a for k, v in point.items() for a in ("--set", f"{k}={v}")]
+    code, out, err = cli("--no-cache", "boundary", "kernel_row_reduction", "t_kernel", "--for", "blocks", "--preset",
+                         "h100_sxm+neusight_fit", *sets, "--keep", "miss_fraction")
+    assert code == 2 and "value:" not in out
+    assert "t_kernel is a staircase (floor/ceiling) in blocks" in err
+    assert "ask at the point without --substitute, --omit or --keep" in err

@@ -215,10 +215,10 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
     try:
         checked = _answer(model, Asked("boundary", str(quantity), str(for_)), options, run)
     except errors.CertificateError as failure:
+        plain = options.at_a_point and not (options.substitutions or options.omit or options.stop_at)
         if for_ is not None and between is None and str(quantity) in model.defining and \
                 forms.has_staircase(model.expression(str(quantity)), model.symbols[str(for_)]):
-            raise _staircase_pairs(model, str(quantity), str(for_), options.at_a_point, failure) from failure
-        plain = options.at_a_point and not (options.substitutions or options.omit or options.stop_at)
+            raise _staircase_pairs(model, str(quantity), str(for_), options.at_a_point, plain, failure) from failure
         if plain and not staircase and for_ is not None and staircase_boundary.case_steps(model, str(quantity), between, str(for_)):
             return _answer(model, Asked("boundary", str(quantity), str(for_)), options, scan)  # steps of case tables: the scan
         if not staircase or plain:
@@ -247,14 +247,16 @@ def _staircase_closed_form(model: Model, quantity: str, between: tuple[str, ...]
         f"cases does not hold at every point (checked {failure.finding or 'on the evaluate path'}); {ask}")
 
 
-def _staircase_pairs(model: Model, quantity: str, variable: str, at_a_point: bool,
+def _staircase_pairs(model: Model, quantity: str, variable: str, at_a_point: bool, plain: bool,
                      failure: errors.CertificateError) -> errors.DerivationError:
     """The refusal of a boundary asked without ``between`` over a variable the quantity is a staircase in, whose closed
     form its certificate caught (each pair of regimes solved in one case of the others, kernel_row_reduction's t_body over
     blocks in the block-slot residency at a point in the warp-slot one): a named pair at a point is found by a scan."""
     pair = staircase_boundary.first_pair(model, quantity)
     example = f" (e.g. --between {pair[0]} {pair[1]})" if pair else ""
-    where = "at the point" if at_a_point else "at a point (--preset, --set)"
+    # the scan runs at a point without rewrites (plain): with --substitute, --omit or --keep it would not
+    where = "at the point" if plain else "at the point without --substitute, --omit or --keep" if at_a_point else \
+        "at a point (--preset, --set)"
     return errors.DerivationError(
         f"{model.id}: {quantity} is a staircase (floor/ceiling) in {variable}: its regimes switch at step edges that move with "
         f"the cases its inputs put it in, and the closed form derived for every pair of regimes does not hold at every point "
