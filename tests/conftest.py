@@ -75,6 +75,29 @@ def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str
     return run
 
 
+def assert_one_line_refusal(code: int, out: str, err: str, *words: str) -> None:
+    """A refusal: non-zero exit, nothing on stdout, one line on stderr (no traceback) holding each of ``words``."""
+    assert code != 0
+    assert out == ""
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, lines
+    for word in words:
+        assert word in lines[0], (word, lines[0])
+
+
+def bisect_sign_change(f: Callable[[float], float], low: float, high: float) -> float:
+    """Where ``f`` changes sign in [low, high], by 200 halvings (plain floats: an oracle independent of symgpu's roots)."""
+    assert (f(low) < 0) != (f(high) < 0), "no sign change between the ends"
+    for _ in range(200):
+        mid = (low + high) / 2
+        if (f(mid) < 0) == (f(low) < 0):
+            low = mid
+        else:
+            high = mid
+    return (low + high) / 2
+
+
 def assert_readable(out: str, max_bytes: int = 4000) -> None:
     """Default human output: no line over 200 characters and a bounded size."""
     assert out.strip(), "no output"

@@ -9,33 +9,25 @@ from collections.abc import Callable
 
 import pytest
 
+from conftest import assert_one_line_refusal
+
 Cli = Callable[..., tuple[int, str, str]]
 
 HK_OCCUPANCY = ("eval", "hong_kim_2009", "Exec_cycles_app", "--preset", "gtx280+tiled_matmul",
                 "--occupancy", "threads=128,regs=18,smem=3960")
 
 
-def _one_line_refusal(code: int, out: str, err: str, *words: str) -> None:
-    assert code != 0
-    assert out == ""
-    assert "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, lines
-    for word in words:
-        assert word in lines[0], (word, lines[0])
-
-
 @pytest.mark.parametrize("name, value", [("Active_blocks_per_SM", "2"), ("Active_warps_per_SM", "8"),
                                          ("Threads_per_block", "256"), ("N", "3")])
 def test_set_of_a_name_occupancy_determines_is_refused(cli: Cli, name: str, value: str) -> None:
     code, out, err = cli(*HK_OCCUPANCY, "--set", f"{name}={value}")
-    _one_line_refusal(code, out, err, f"--set {name}", "--occupancy", "drop one")
+    assert_one_line_refusal(code, out, err, f"--set {name}", "--occupancy", "drop one")
 
 
 def test_volkov_n_set_beside_occupancy_is_refused(cli: Cli) -> None:
     code, out, err = cli("eval", "volkov_2016", "Latency", "--preset", "kepler", "--occupancy", "threads=128,regs=18,smem=3960",
                          "--set", "n=10")
-    _one_line_refusal(code, out, err, "--set n", "--occupancy")
+    assert_one_line_refusal(code, out, err, "--set n", "--occupancy")
 
 
 def test_set_of_a_name_occupancy_leaves_alone_is_still_taken(cli: Cli) -> None:
@@ -47,7 +39,7 @@ def test_set_of_a_name_occupancy_leaves_alone_is_still_taken(cli: Cli) -> None:
 def test_name_both_substituted_and_set_is_refused(cli: Cli) -> None:
     code, out, err = cli("solve", "interval_analysis", "P_K0", "--for", "N", "--target", "1000", "--preset", "gtx1080",
                          "--substitute", "M=N", "--set", "M=16")
-    _one_line_refusal(code, out, err, "M:", "--substitute", "--set")
+    assert_one_line_refusal(code, out, err, "M:", "--substitute", "--set")
 
 
 VOLKOV_LATENCY = ("eval", "volkov_2016", "Latency", "--set", "mem_lat=400", "--set", "alpha=0", "--set", "alu_lat=6",
@@ -67,13 +59,13 @@ def test_cycles_become_time_with_the_processor_clock_not_the_memory_clock(cli: C
 
 def test_memory_clock_alone_does_not_convert_processor_cycles(cli: Cli) -> None:
     code, out, err = cli(*VOLKOV_LATENCY)
-    _one_line_refusal(code, out, err, "--clock", "clock")
+    assert_one_line_refusal(code, out, err, "--clock", "clock")
     assert "mem_clock" not in err
 
 
 def test_two_clocks_without_a_cycle_clock_are_refused_naming_both(cli: Cli) -> None:
     code, out, err = cli("eval", "perez_piccoli", "B_theo", "--preset", "gtx260", "--unit", "B/cycle")
-    _one_line_refusal(code, out, err, "shader_clock", "mem_clock", "--clock")
+    assert_one_line_refusal(code, out, err, "shader_clock", "mem_clock", "--clock")
 
 
 def test_given_clock_converts_and_is_named(cli: Cli) -> None:

@@ -10,19 +10,9 @@ import re
 
 import sympy
 
+from conftest import bisect_sign_change
 import symgpu
 from symgpu.derive import point_roots
-
-
-def _bisect(f, low: float, high: float) -> float:
-    assert (f(low) < 0) != (f(high) < 0)
-    for _ in range(200):
-        mid = (low + high) / 2
-        if (f(mid) < 0) == (f(low) < 0):
-            low = mid
-        else:
-            high = mid
-    return (low + high) / 2
 
 
 def _value(printed: str) -> float:
@@ -54,7 +44,7 @@ def test_prior_sim_throughput_solved_for_warps_at_maxwell_agrees_with_a_bisectio
 
     scan = [excess(k / 10) for k in range(1, 641)]  # n in (0, 64] by 0.1: one crossing of 15
     assert sum((a < 0) != (b < 0) for a, b in zip(scan, scan[1:])) == 1
-    expected = _bisect(excess, 20, 24)  # 22.69577 (the round-8 tester's brentq: 22.69577)
+    expected = bisect_sign_change(excess, 20, 24)  # 22.69577 (the round-8 tester's brentq: 22.69577)
     assert abs(_value(out) - expected) < 1e-8 * expected
 
 
@@ -69,7 +59,7 @@ def test_h100_dram_throughput_solved_for_alpha_agrees_with_a_bisection_of_the_mo
     def excess(alpha: float) -> float:
         return model.evaluate("dram_throughput", preset="h100_fit", ilp=2, n=64, alpha=alpha).to("TB/s").magnitude - 1.5
 
-    expected = _bisect(excess, 1, 200)  # 46.96472 (the round-8 tester's brentq)
+    expected = bisect_sign_change(excess, 1, 200)  # 46.96472 (the round-8 tester's brentq)
     assert abs(_value(out) - expected) < 1e-8 * expected
 
 

@@ -9,20 +9,11 @@ import re
 
 import sympy
 
+from conftest import bisect_sign_change
 import symgpu
 from symgpu import cli
 from symgpu.derive import roots
 from symgpu.proofs import exact_signs
-
-
-def _bisect(f, low: float, high: float) -> float:
-    for _ in range(200):
-        mid = (low + high) / 2
-        if (f(mid) < 0) == (f(low) < 0):
-            low = mid
-        else:
-            high = mid
-    return (low + high) / 2
 
 
 def test_h100_loaded_latency_solved_for_warps_agrees_with_a_bisection_of_the_model(capsys):
@@ -37,7 +28,7 @@ def test_h100_loaded_latency_solved_for_warps_agrees_with_a_bisection_of_the_mod
         return model.evaluate("dram_throughput", preset="h100_fit", ilp=1, alpha=0, n=n).to("GB/s").magnitude - 2000
 
     assert excess(1) < 0 < excess(64)  # the target lies between 1 and 64 warps per SM: one crossing (the model rises in n)
-    assert abs(answer - _bisect(excess, 1, 64)) < 1e-6 * answer
+    assert abs(answer - bisect_sign_change(excess, 1, 64)) < 1e-6 * answer
 
 
 def test_a_function_free_of_the_unknown_stays_whole_in_the_root():
