@@ -138,14 +138,17 @@ def run(tasks: Sequence[Task], workers: int, started: Callable[[int, str], None]
                 yield name, result
     except BaseException:
         # interrupted, a task failed, or the caller stopped early: the workers still rendering
-        # are stopped, not waited for
-        pool.shutdown(wait=False, cancel_futures=True)
+        # are stopped, not waited for. NOTE: no shutdown(wait=False) first: it drops the pool's
+        # reference to its manager thread, so the shutdown below would not join it, and the
+        # thread, still closing its wakeup pipe as the interpreter exits, races
+        # concurrent.futures' exit hook writing to that pipe ("Exception ignored on threading
+        # shutdown ... Bad file descriptor"). With its workers gone the manager thread ends at once.
         for process in multiprocessing.active_children():
             if process.pid not in others:
                 process.terminate()
         raise
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        pool.shutdown(wait=True, cancel_futures=True)  # joins the manager thread, however run() ends
         os.close(lifeline[1])
 
 

@@ -166,3 +166,26 @@ def test_ctrl_c_stops_the_workers_at_once_without_a_traceback(whom):
         raise AssertionError("the interrupted batch waited for its running task")
     assert run.returncode == 130, err[-2000:]
     assert "Traceback" not in err
+
+
+STOPPED_EARLY_SCRIPT = """
+import threading, time
+from symgpu import workers
+before = set(threading.enumerate())
+batch = workers.run([("slow", time.sleep, (60,)), ("fast", time.sleep, (0,))], 2)
+print(next(batch)[0], flush=True)
+batch.close()  # the caller stops early while the slow task runs
+print(sorted(t.name for t in set(threading.enumerate()) - before), flush=True)
+"""
+
+
+def test_a_batch_stopped_early_leaves_no_thread_of_its_pool_running():
+    """A batch stopped while a task runs (Ctrl-C, a failed task, a caller that stops reading) has
+    joined its pool's threads when ``run`` returns: a manager thread left running races the
+    interpreter's exit hook for its wakeup pipe ("Exception ignored ... Bad file descriptor")."""
+    root = Path(__file__).resolve().parent.parent
+    env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run([sys.executable, "-c", STOPPED_EARLY_SCRIPT], env=env, capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == ["fast", "[]"], done.stdout + done.stderr[-2000:]
+    assert "Exception ignored" not in done.stderr
