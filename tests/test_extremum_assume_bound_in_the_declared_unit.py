@@ -8,6 +8,9 @@ from collections.abc import Callable
 
 import pytest
 
+import symgpu
+from symgpu.evaluate import evaluator
+
 Cli = Callable[..., tuple[int, str, str]]
 
 POINT = ("-p", "a100_pcie_40gb+neusight_fit", "-s", "elements=1000000", "-s", "operands=3", "-s", "threads_per_block=128",
@@ -42,3 +45,18 @@ def test_an_assumed_end_in_gb_per_s_is_read_in_gb_per_s(cli: Cli) -> None:
     value, location = _value_and_location(out)
     assert value == pytest.approx(19.3 + 12e6 / (0.902 * 100e9) * 1e6, rel=1e-9)
     assert location == pytest.approx(100, rel=1e-12)
+
+
+def test_an_assumed_end_in_a_closed_form_without_a_point_is_read_in_ns() -> None:
+    # the closed form's location is a Piecewise whose first branch is the end (a number) and whose others are
+    # expressions in ns: the number was written in base units (1/5000000 s) and read beside them as ns, so the
+    # check found the quantity at L_M = 2e-7 ns, not at 200 ns, and refused the answer. At the point of the
+    # test above (blocks = 20) the end is the maximum: L_M = 200 ns, t_kernel = 19.3 + 29.296875 us (by hand there)
+    model = symgpu.load("kernel_streaming")
+    found = model.extremum("t_kernel", over="L_M", kind="max", assume=["L_M <= 200"])
+    values = {"elements": 1000000, "operands": 3, "threads_per_block": 128, "inflight_per_thread": 32, "blocks": 20}
+    at = evaluator.evaluate_expression(model, found.location, model.units["L_M"], preset="a100_pcie_40gb+neusight_fit", values=values)
+    value = evaluator.evaluate_expression(model, found.result, model.units["t_kernel"], preset="a100_pcie_40gb+neusight_fit",
+                                          values=values)
+    assert at.magnitude == pytest.approx(200, rel=1e-12)
+    assert value.magnitude == pytest.approx(48.596875, rel=1e-9)

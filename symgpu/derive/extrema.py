@@ -366,7 +366,8 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
     why = "the best of the domain's ends and plateau edges" if single else "the form that applies depends on conditions the assumptions do not decide"
     if len(kept[0]) < len(at_branches):
         why += "; where only an equality of the inputs makes another form apply, the quantity is flat and this form gives the same value"
-    location, value = extremum_choice.first_match(kept[0]), extremum_choice.first_match(kept[1])
+    location = extremum_choice.first_match(scaling.literal_branches(job.model, kept[0]))
+    value = extremum_choice.first_match(scaling.literal_branches(job.model, kept[1]))
     job.step(kind + "imum", sympy.Eq(var, location), why)
     _say_elsewhere(job, location, kind, var, ends)
     return location, value

@@ -17,7 +17,7 @@ import sympy
 from symgpu import errors
 from symgpu.derive import declared_range, jobs, summary
 from symgpu.derive.extremum_domain import Candidate, OpenEnd
-from symgpu.evaluate import active, evaluator
+from symgpu.evaluate import active, evaluator, scaling
 
 
 def best_at(job: jobs._Job, candidates: Sequence[Candidate], kind: str, preset: str | None,
@@ -138,7 +138,8 @@ def global_choice(job: jobs._Job, candidates: Sequence[Candidate], kind: str,
                                      "can be the global one")
     if len(branches_at) == 1 and branches_at[0][1] is sympy.true:
         return branches_at[0][0], branches_value[0][0]
-    return sympy.Piecewise(*branches_at), sympy.Piecewise(*branches_value)
+    return (sympy.Piecewise(*scaling.literal_branches(job.model, branches_at)),
+            sympy.Piecewise(*scaling.literal_branches(job.model, branches_value)))
 
 
 def far_end_unknown(job: jobs._Job, kind: str, var: sympy.Symbol, far: Sequence[sympy.Expr]) -> NoReturn:

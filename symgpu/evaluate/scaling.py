@@ -7,6 +7,7 @@ functions, exact evaluation, regime checks, plots) goes through it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import pint
@@ -46,6 +47,25 @@ def base_expression(model: Model, expr: sympy.Basic) -> sympy.Basic:
     number's value: ``floor(t/L)``, t in us, L in ns, counts whole L in t).
     """
     return _Rescaler(model).walk(expr)[0]
+
+
+def literal_branches(model: Model, branches: Sequence[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """A Piecewise's (value, condition) branches that a derivation built, whose bare numbers are
+    base-unit magnitudes (an end ``L_M = 1/5000000``, 200 ns), written as the model's equations write a
+    bare number beside a branch with a declared unit: in that unit (:func:`base_expression` multiplies
+    such a literal by the unit's scale, so it is divided by it here; 200 beside ``x/Theta_M`` in ns).
+    Branches without a declared unit among them are returned as they are (a lone number is read in
+    base units)."""
+    rescaler = _Rescaler(model)
+    try:
+        reference = next((u for value, _ in branches if not getattr(value, "is_number", True)
+                          for u in [rescaler.walk(value)[1]] if u is not None), None)
+    except (KeyError, AttributeError):  # a symbol of no declared unit: nothing to go by
+        return list(branches)
+    if reference is None:
+        return list(branches)
+    scale = _literal_scale(reference)
+    return [(value / scale if getattr(value, "is_number", False) else value, condition) for value, condition in branches]
 
 
 def in_base_units(model: Model, expr: sympy.Basic) -> bool:
