@@ -366,8 +366,7 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
     why = "the best of the domain's ends and plateau edges" if single else "the form that applies depends on conditions the assumptions do not decide"
     if len(kept[0]) < len(at_branches):
         why += "; where only an equality of the inputs makes another form apply, the quantity is flat and this form gives the same value"
-    location = extremum_choice.first_match(scaling.literal_branches(job.model, kept[0]))
-    value = extremum_choice.first_match(scaling.literal_branches(job.model, kept[1]))
+    location, value = (extremum_choice.first_match(scaling.literal_branches(job.model, k)) for k in kept)
     job.step(kind + "imum", sympy.Eq(var, location), why)
     _say_elsewhere(job, location, kind, var, ends)
     return location, value
