@@ -62,7 +62,7 @@ def roots_here(job: jobs._Job, regime: Any, difference: sympy.Expr, var: sympy.S
     numbers = None if made is None else made()
     if numbers is None or numbers.free_symbols - {var} or sympy.cancel(numbers) == 0:
         return None  # no value there, or an identity there (every value a root: not a list of roots)
-    found = _real_roots(numbers, var)
+    found = real_roots(numbers, var)
     if found is None:
         return None
     conditions = []
@@ -91,23 +91,6 @@ def roots_here(job: jobs._Job, regime: Any, difference: sympy.Expr, var: sympy.S
     return kept
 
 
-def _real_roots(numbers: sympy.Expr, var: sympy.Symbol) -> list[Any] | None:
-    """The real roots of ``numbers = 0``, free of every symbol but ``var``: :func:`symgpu.derive.roots.real_roots`,
-    but where those are radicals through complex numbers (a cubic with three real roots: Cardano's formula, the
-    casus irreducibilis) and ``numbers`` is rational in ``var`` with rational coefficients, its reduced numerator's
-    real roots as exact ``CRootOf`` numbers (the common factors cancelled first, so none zeroes the denominator).
-
-    NOTE: prior_sim's arithmetic_throughput = 15 at maxwell, alpha = 8, in its latency-bound regime is the cubic
-    ``256 n**2 (n - 1) = 15 (368 n**2 + 54 n - 54)``: its radicals hold ``I``, which :func:`roots_here` cannot
-    decide, and the symbolic solve it then fell back to ran for minutes."""
-    found = real_roots(numbers, var)
-    if found is None or any(isinstance(r, sympy.Basic) and r.has(sympy.I) for r in found):
-        parts = roots.numerator_poly(sympy.cancel(numbers), var)
-        if parts is not None and parts[0].degree() >= 1 and parts[0].domain in (sympy.ZZ, sympy.QQ):
-            return list(parts[0].real_roots())
-    return found
-
-
 def meetings_here(job: jobs._Job, ra: Any, rb: Any, var: sympy.Symbol, preset: str | None,
                   values: Mapping[str, Any] | None) -> list[sympy.Expr] | None:
     """The real values of ``var`` where regimes ``ra`` and ``rb`` have equal values at the point of ``preset``
@@ -127,7 +110,7 @@ def meetings_here(job: jobs._Job, ra: Any, rb: Any, var: sympy.Symbol, preset: s
     numbers = None if made is None else made()
     if numbers is None or numbers.free_symbols - {var} or sympy.cancel(numbers) == 0:
         return None
-    found = _real_roots(numbers, var)
+    found = real_roots(numbers, var)
     if found is None or any(not isinstance(r, sympy.Basic) or r.has(sympy.I) or not r.is_number for r in found):
         return None
     scale = scaling.unit_scale(job.model.units[var.name])

@@ -1,5 +1,5 @@
-"""Closed-form real roots of one equation in one unknown: a direct linear solve, else
-``sympy.solve``/``sympy.solveset`` over the reals, memoised; and a root's cases where SymPy
+"""Closed-form real roots of one equation in one unknown: a direct linear solve, a polynomial of
+numbers' exact real roots, else ``sympy.solve``/``sympy.solveset`` over the reals, memoised; and a root's cases where SymPy
 returns one as a ``Piecewise`` defined only where its conditions hold (an equation with
 ``Abs``: ``Piecewise((r, cond), (nan, True))``)."""
 
@@ -63,7 +63,7 @@ _SOLVES = Tally("derive.roots.solve")  # calls of sympy.solve for roots (a linea
 
 def real_roots(equation: sympy.Basic, var: sympy.Symbol) -> list[Any] | None:
     """The real roots of ``equation`` (or ``expression = 0``) for ``var``: :func:`linear_roots`,
-    else ``sympy.solve``, then ``sympy.solveset`` over the reals where it found none (``var``
+    else :func:`numeric_real_roots` (numbers only), else ``sympy.solve``, then ``sympy.solveset`` over the reals where it found none (``var``
     replaced by a fresh real stand-in while solving); None where nothing gives a closed form.
     A root of a squared radical equation whose check the assumptions leave open is among them
     (:func:`real_root_cases` gives it with the condition it needs)."""
@@ -89,7 +89,8 @@ def real_root_cases(equation: sympy.Basic, var: sympy.Symbol) -> list[tuple[Any,
         roots = []
     else:
         linear = linear_roots(target, free)  # its [] is final: a rational function whose reduced numerator is free of var
-        roots = None if linear is None else [(r, sympy.true) for r in linear]
+        exact = numeric_real_roots(target, free) if linear is None else linear
+        roots = None if exact is None else _unconditional(exact)
         if roots is None:
             unusable = False
             try:
@@ -111,6 +112,25 @@ def real_root_cases(equation: sympy.Basic, var: sympy.Symbol) -> list[tuple[Any,
             roots = [(r.xreplace(back) if isinstance(r, sympy.Basic) else r, c.xreplace(back)) for r, c in roots]
     _FOUND[key] = None if roots is None else tuple(roots)
     return roots
+
+
+def numeric_real_roots(target: sympy.Expr, var: sympy.Symbol) -> list[Any] | None:
+    """The distinct real roots of ``target = 0`` where ``target`` holds no symbol but ``var`` and is rational in it
+    with rational coefficients: its reduced numerator's (the common factors cancelled first, so none zeroes the
+    denominator), exactly (:func:`exact_real_roots`: ``CRootOf`` where no radicals do); None otherwise (left to
+    ``sympy.solve``).
+
+    NOTE: prior_sim's arithmetic_throughput = 15 at maxwell, alpha = 8, in its latency-bound regime is the cubic
+    ``256 n**2 (n - 1) = 15 (368 n**2 + 54 n - 54)`` with three real roots: ``sympy.solve`` gives Cardano's radicals
+    through ``I`` (the casus irreducibilis), which a point's regime conditions cannot decide, and the symbolic solve
+    that then followed ran for minutes."""
+    if target.free_symbols != {var}:
+        return None
+    parts = numerator_poly(sympy.cancel(target), var)
+    if parts is None or parts[0].degree() < 1 or parts[0].domain not in (sympy.ZZ, sympy.QQ):
+        return None
+    exact = exact_real_roots(parts[0])
+    return None if exact is None else list(dict.fromkeys(exact))
 
 
 def _unconditional(roots: list[Any]) -> list[tuple[Any, sympy.Basic]]:
@@ -171,7 +191,7 @@ def _power_roots(target: sympy.Expr, var: sympy.Symbol) -> list[Any] | None:
         return None  # an identity (every value a root) is no list of roots
     poly = sympy.Poly(num, u)
     numbers_only = num.free_symbols == {u}
-    candidates = _exact_real_roots(poly) if numbers_only else None
+    candidates = exact_real_roots(poly) if numbers_only else None
     if candidates is None:
         if not numbers_only and poly.degree() >= 3 and len(poly.terms()) > 2:
             raise _NoUsableForm  # Cardano's formula in symbols: its realness undecided, and minutes in every step after
@@ -186,7 +206,7 @@ def _power_roots(target: sympy.Expr, var: sympy.Symbol) -> list[Any] | None:
     return kept
 
 
-def _exact_real_roots(poly: sympy.Poly) -> list[Any] | None:
+def exact_real_roots(poly: sympy.Poly) -> list[Any] | None:
     """A polynomial of numbers' real roots, exactly (``CRootOf`` where no radicals do), each sign decided;
     None where its coefficients are not rational (``sqrt(2)``: then ``sympy.solve``'s roots)."""
     try:
@@ -296,7 +316,7 @@ def _squared_candidates(squared: sympy.Expr, var: sympy.Symbol) -> list[Any]:
         except sympy.PolynomialError:
             poly = None
         if poly is not None and poly.degree() >= 1:
-            exact = _exact_real_roots(poly) if poly.domain in (sympy.ZZ, sympy.QQ) else None
+            exact = exact_real_roots(poly) if poly.domain in (sympy.ZZ, sympy.QQ) else None
             if exact is not None:
                 return exact
             formula = sympy.roots(poly, multiple=True)
