@@ -154,7 +154,7 @@ def _radical_roots(target: sympy.Expr, var: sympy.Symbol) -> list[tuple[Any, sym
     frozen = {f: sympy.Dummy(positive=True) if f.is_positive else sympy.Dummy(negative=True) if f.is_negative else sympy.Dummy(real=True)
               for f in target.atoms(sympy.core.function.Application) if f.free_symbols and var not in f.free_symbols}
     equation = target.xreplace(frozen)
-    split = _one_square_root(equation, var)
+    split = one_square_root(equation, var)
     powered = None if split is not None else _power_roots(equation, var)
     solved = (_squared_roots(equation, var, split) if split is not None else _unconditional(powered) if powered is not None
               else _unconditional(sympy.solve(equation, var, dict=False)))
@@ -221,7 +221,7 @@ class _NoUsableForm(Exception):
 
 
 @dataclass(frozen=True)
-class _Split:
+class RadicalSplit:
     """``target = (P + Q*sqrt(R))/den``: ``P``, ``Q``, ``R`` free of the square root; ``den``
     written in ``S``, the stand-in for ``sqrt(R)``."""
 
@@ -232,13 +232,8 @@ class _Split:
     s: sympy.Symbol
 
 
-def square_root_split(target: sympy.Expr, var: sympy.Symbol) -> _Split | None:
-    """``target`` as ``(P + Q*sqrt(R))/den`` around its one square root holding ``var`` (:func:`_one_square_root`)."""
-    return _one_square_root(target, var)
-
-
-def _one_square_root(target: sympy.Expr, var: sympy.Symbol) -> _Split | None:
-    """``target`` split around its one square root holding ``var`` (:class:`_Split`); None where
+def one_square_root(target: sympy.Expr, var: sympy.Symbol) -> RadicalSplit | None:
+    """``target`` split around its one square root holding ``var`` (:class:`RadicalSplit`); None where
     ``var`` sits under another root or power too, or the root is not a polynomial factor of
     ``target``'s parts (then ``sympy.solve`` and its checks decide)."""
     radicals = {p for p in target.atoms(sympy.Pow)
@@ -257,11 +252,16 @@ def _one_square_root(target: sympy.Expr, var: sympy.Symbol) -> _Split | None:
     r = radical.base
     p = sympy.Add(*[a * r ** (k // 2) for (k,), a in terms if k % 2 == 0])
     q = sympy.Add(*[a * r ** (k // 2) for (k,), a in terms if k % 2 == 1])
-    return _Split(p, q, r, den, s)
+    return RadicalSplit(p, q, r, den, s)
 
 
-def _squared_roots(target: sympy.Expr, var: sympy.Symbol, split: _Split) -> list[tuple[Any, sympy.Basic]]:
-    """The roots of ``P + Q*sqrt(R) = 0`` (``target``'s numerator, :class:`_Split`) among those of
+def squared_numerator(split: RadicalSplit) -> sympy.Expr:
+    """The numerator of ``P**2 - Q**2*R`` (:class:`RadicalSplit`): every root of ``P + Q*sqrt(R) = 0`` is among its roots."""
+    return sympy.together(split.p ** 2 - split.q ** 2 * split.r).as_numer_denom()[0]
+
+
+def _squared_roots(target: sympy.Expr, var: sympy.Symbol, split: RadicalSplit) -> list[tuple[Any, sympy.Basic]]:
+    """The roots of ``P + Q*sqrt(R) = 0`` (``target``'s numerator, :class:`RadicalSplit`) among those of
     the squared polynomial ``P**2 - Q**2*R``, each checked by the sign it needs instead of
     ``sympy.solve``'s simplification of ``target`` at the candidate (minutes on Volkov's H100
     loaded-latency root, and undecided at the end), each with the condition it still needs.
@@ -277,7 +277,7 @@ def _squared_roots(target: sympy.Expr, var: sympy.Symbol, split: _Split) -> list
     decide it (Volkov's refined memory throughput: latency root = mem_thru squared has a root for
     ``n`` where mem_thru >= c_ipc too, where the latency root never reaches mem_thru). A candidate
     where ``Q`` is zero is checked by ``sympy.checksol``."""
-    squared = sympy.together(split.p ** 2 - split.q ** 2 * split.r).as_numer_denom()[0]
+    squared = squared_numerator(split)
     kept: list[tuple[Any, sympy.Basic]] = []
     for candidate in _squared_candidates(squared, var):
         if getattr(candidate, "is_extended_real", None) is False:  # check=False skips the real stand-in's own check
