@@ -167,4 +167,5 @@ def test_case_table_steps_that_never_switch_are_refused_with_the_scan_not_caught
                          *[a for k, v in point.items() for a in ("--set", f"{k}={v:g}")])
     assert code == 1, out + err
     assert "register_limit and barrier_limit do not switch for max_regs_per_thread" in err and "please report" not in err
-    assert staircase_boundary.case_steps(model, "active_blocks_per_SM", ("register_limit", "barrier_limit"), "max_regs_per_thread")
+    assert staircase_boundary.case_steps(staircase_boundary.expanded_pair(model, "active_blocks_per_SM", ("register_limit", "barrier_limit"),
+                                                                          "max_regs_per_thread"))

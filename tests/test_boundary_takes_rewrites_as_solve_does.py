@@ -14,6 +14,7 @@ from collections.abc import Callable
 import pytest
 
 import symgpu
+from conftest import assert_one_line_refusal, read_fixture
 
 PRESET = "a100_pcie_40gb+neusight_fit"
 STREAMING = ("boundary", "kernel_streaming", "t_body", "--for", "blocks", "--between", "memory_bound", "latency_bound",
@@ -87,3 +88,19 @@ def test_a_limiter_omitted_inside_an_intermediate_is_found(cli: Cli) -> None:
     code, out, err = cli(*GEMM, "--omit", "power_bound")
     assert code == 0, err
     assert _value(out) == pytest.approx(e * n * k * eta_f * p_fp32 / (2 * n * k * eta_m * theta - e * eta_f * p_fp32 * (n + k)), rel=1e-7)
+
+
+def test_a_rewritten_boundary_at_the_edge_of_the_domain_is_refused_as_the_model_as_written_refuses_it(cli: Cli, write_model) -> None:  # type: ignore[no-untyped-def]
+    # P = Min(P_peak, e*I*B), valid where I*B <= P_peak; with e = 1 substituted the arms meet at I = P_peak/B = 100e12/2e12 = 50
+    # FLOP/B (by hand), the domain's edge: above it the model gives no value, so the regime does not switch there (the one
+    # switch check, results.applying_boundaries, with its valid_when filter beside the value); it printed 50 with exit 0
+    text = read_fixture("tiny").replace('rhs = "Min(P_peak, I*B)"', 'rhs = "Min(P_peak, e*I*B)"\nvalid_when = ["I*B <= P_peak"]')
+    text = text.replace("[[equations]]", '[symbols.e]\ndescription = "efficiency"\nunit = "dimensionless"\nassumptions = ["positive"]\n\n[[equations]]')
+    path = write_model(text.replace('B = "2 TB/s"', 'B = "2 TB/s"\ne = 0.5'))
+    code, out, err = cli("--no-cache", "boundary", path, "P", "--for", "I", "-p", "toy", "--substitute", "e=1")
+    assert_one_line_refusal(code, out, err, "do not meet", "outside the model's domain")
+    wide = write_model(text.replace("I*B <= P_peak", "I*B <= 2*P_peak").replace('id = "tiny"', 'id = "wide"')
+                       .replace('B = "2 TB/s"', 'B = "2 TB/s"\ne = 0.5'), name="wide")
+    code, out, err = cli("--no-cache", "boundary", wide, "P", "--for", "I", "-p", "toy", "--substitute", "e=1")
+    assert code == 0, err
+    assert _value(out) == pytest.approx(50.0, rel=1e-12)  # inside the domain (I <= 100): the switch is kept

@@ -12,20 +12,23 @@ import sympy
 
 from conftest import bisect_sign_change
 import symgpu
-from symgpu.derive import point_roots
+from symgpu import memo
+from symgpu.derive import point_roots, roots
 
 
 def _value(printed: str) -> float:
     return float(re.search(r"^  value: ([0-9.e+-]+)", printed, re.M).group(1))
 
 
-def test_a_cubic_with_three_real_roots_gives_them_as_exact_numbers_not_radicals_through_i():
+def test_a_cubic_of_numbers_with_three_real_roots_gives_them_as_exact_numbers_at_once_not_radicals_through_i():
     # prior_sim's latency-bound regime at maxwell, alpha = 8, target 15: 256 n**2 (n - 1) = 15 (368 n**2 + 54 n - 54);
     # its cubic 256 n**3 - 5776 n**2 - 810 n + 810 has three real roots (discriminant > 0), whose radicals hold I
     n = sympy.Symbol("n", positive=True)
     numbers = -256 * n ** 2 * (n - 1) / (368 * n ** 2 + 54 * n - 54) + 15
-    found = point_roots._real_roots(numbers, n)
+    memo.clear_all()
+    found = roots.real_roots(numbers, n)
     assert found is not None and len(found) == 3 and not any(r.has(sympy.I) for r in found)
+    assert memo.tallies()["derive.roots.solve"] == 0  # the exact real roots at once, no symbolic solve first
     cubic = [256, -5776, -810, 810]
     for root in found:
         x = float(root.evalf(30))

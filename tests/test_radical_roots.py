@@ -66,7 +66,16 @@ def test_a_candidate_of_the_squared_equation_is_a_root_only_where_the_root_sign_
     # 1 - 2 = -1, so 1 is no root; sqrt(4) = 2 = 4 - 2, so 4 is. Decided by P*Q's sign (P = -(x - 2),
     # Q = 1 here), not by sympy.solve's simplification at each candidate.
     x = sympy.Symbol("x", positive=True)
-    assert roots._squared_roots(sympy.sqrt(x) - (x - 2), x, roots._one_square_root(sympy.sqrt(x) - (x - 2), x)) == [(4, sympy.true)]
+    assert roots._squared_roots(sympy.sqrt(x) - (x - 2), x, roots.one_square_root(sympy.sqrt(x) - (x - 2), x)) == [(4, sympy.true)]
+
+
+def test_the_squared_polynomial_is_one_function_for_roots_and_inequality_crossings():
+    # sqrt(x) - (x - 2): P = 2 - x, Q = 1, R = x, so P**2 - Q**2*R = x**2 - 5*x + 4 (by hand), real roots 1 and 4
+    x = sympy.Symbol("x", positive=True)
+    squared = roots.squared_numerator(roots.one_square_root(sympy.sqrt(x) - (x - 2), x))
+    assert sympy.expand(squared - (x ** 2 - 5 * x + 4)) == 0
+    assert roots.exact_real_roots(sympy.Poly(squared, x)) == [1, 4]
+    assert roots.exact_real_roots(sympy.Poly(x ** 2 - sympy.sqrt(2), x)) is None  # no rational coefficients: the guard answers
 
 
 def test_a_candidate_that_makes_the_denominator_vanish_is_no_root():
@@ -84,9 +93,9 @@ def test_a_candidate_that_makes_the_denominator_vanish_is_no_root():
 
 def test_a_second_root_or_a_root_inside_a_function_goes_to_sympy_solve():
     x, a = sympy.symbols("x a", positive=True)
-    assert roots._one_square_root(sympy.sqrt(x) + sympy.cbrt(x) - a, x) is None
-    assert roots._one_square_root(sympy.sqrt(x) + sympy.sqrt(x + 1) - a, x) is None
-    assert roots._one_square_root(sympy.log(sympy.sqrt(x) + 1) - a, x) is None
+    assert roots.one_square_root(sympy.sqrt(x) + sympy.cbrt(x) - a, x) is None
+    assert roots.one_square_root(sympy.sqrt(x) + sympy.sqrt(x + 1) - a, x) is None
+    assert roots.one_square_root(sympy.log(sympy.sqrt(x) + 1) - a, x) is None
 
 
 def test_no_complex_candidate_of_the_squared_equation_is_given_as_a_real_root():

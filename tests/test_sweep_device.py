@@ -91,12 +91,11 @@ def test_device_chunks_agree_with_numpy_columns_codes_and_near_ties(hk: symgpu.a
     reference = [evaluate_chunk(plan, numpy, compile_plan(plan, numpy), start, min(start + span, plan.grid.size))
                  for start in range(0, plan.grid.size, span)]
     function = _function(plan)
-    code = len(plan.exprs) if plan.case_code is not None else None
     whole = np.full(plan.grid.size, -1.0)
     near = np.zeros(plan.grid.size, dtype=bool)
     for mine in reference:
         slices = {"Exec_cycles_app": whole[mine.start:mine.stop]}
-        theirs = device_chunk(plan, STAND_IN, function, mine.start, mine.stop, slices, code=code)
+        theirs = device_chunk(plan, STAND_IN, function, mine.start, mine.stop, slices)
         assert theirs.columns["Exec_cycles_app"] is slices["Exec_cycles_app"]  # written into the caller's slice
         assert (theirs.start, theirs.stop, theirs.outside) == (mine.start, mine.stop, mine.outside)
         assert theirs.near is not None and mine.near is not None and theirs.near.tolist() == mine.near.tolist()

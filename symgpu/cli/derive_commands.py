@@ -135,8 +135,8 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
     if derivation.operation == "boundary":  # the boundaries where the named regimes really meet at the point
         rewrites = _substitutions(getattr(args, "substitute", None) or []), tuple(getattr(args, "omit", None) or ())
         if any(rewrites):  # the quantity as rewritten switches where the model as written may not
-            applying = rewritten_switch.applying_boundaries(model, derivation, rewritten_switch.expression(
-                model, derivation.quantity, derivation.variable, *rewrites), args.preset, values)
+            applying = derive.applying_boundaries(model, derivation, args.preset, values, rewritten_switch.expression(
+                model, derivation.quantity, derivation.variable, *rewrites))
         else:
             applying = derive.applying_boundaries(model, derivation, args.preset, values)
         found = tuple(r for r in applying  # where --assume on the variable holds

@@ -199,13 +199,14 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
     """:func:`symgpu.derive.solving.boundary`, checked: the regime differs on the two sides of each boundary
     (at ``preset``/``values`` when given, else at the model's presets or sampled points)."""
     options = Options.of(substitute=substitute, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values)
-    staircase = for_ is not None and staircase_boundary.applies(model, str(quantity), between, str(for_))
+    pair = None if for_ is None else staircase_boundary.expanded_pair(model, str(quantity), between, str(for_))
+    staircase = staircase_boundary.applies(model, pair)
 
     def scan(o: Options) -> Derivation:
         return staircase_boundary.boundary(model, str(quantity), tuple(between), str(for_), o.preset, o.at or {}, o.assume or ())
 
     def run(o: Options) -> Derivation:
-        if staircase and o.at_a_point and not (o.substitutions or o.omit or o.stop_at):  # step functions: a scan at the point
+        if staircase and o.plain:  # step functions: a scan at the point
             return scan(o)
         derivation = solving.boundary(model, quantity, between, for_, **o.rewrites())
         if between is not None and not isinstance(between, str):
@@ -215,13 +216,12 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
     try:
         checked = _answer(model, Asked("boundary", str(quantity), str(for_)), options, run)
     except errors.CertificateError as failure:
-        plain = options.at_a_point and not (options.substitutions or options.omit or options.stop_at)
         if for_ is not None and between is None and str(quantity) in model.defining and \
                 forms.has_staircase(model.expression(str(quantity)), model.symbols[str(for_)]):
-            raise _staircase_pairs(model, str(quantity), str(for_), options.at_a_point, plain, failure) from failure
-        if plain and not staircase and for_ is not None and staircase_boundary.case_steps(model, str(quantity), between, str(for_)):
+            raise _staircase_pairs(model, str(quantity), str(for_), options.at_a_point, options.plain, failure) from failure
+        if options.plain and not staircase and staircase_boundary.case_steps(pair):
             return _answer(model, Asked("boundary", str(quantity), str(for_)), options, scan)  # steps of case tables: the scan
-        if not staircase or plain:
+        if not staircase or options.plain:
             raise
         raise _staircase_closed_form(model, str(quantity), tuple(between), str(for_), options.at_a_point, failure) from failure
     tied = [r.root for r in checked.extra.roots or () if r.tie]

@@ -80,9 +80,9 @@ def _candidates(split: Any, gap: sympy.Expr, error: errors.DerivationError) -> l
     with the variable under one square root, ``P**2 - Q**2*R`` for ``P + Q*sqrt(R)``; exactly where its coefficients are
     rational, else to :data:`_DIGITS` digits from ``mpmath.polyroots`` at twice that precision. Not every candidate is a root."""
     x = split.x
-    radical = roots.square_root_split(gap, x)
+    radical = roots.one_square_root(gap, x)
     if radical is not None:
-        numerator = sympy.expand(sympy.together(radical.p ** 2 - radical.q ** 2 * radical.r).as_numer_denom()[0])
+        numerator = sympy.expand(roots.squared_numerator(radical))
     else:
         numerator = sympy.expand(sympy.together(gap).as_numer_denom()[0])
     try:
@@ -97,8 +97,9 @@ def _candidates(split: Any, gap: sympy.Expr, error: errors.DerivationError) -> l
                            f"{poly.degree()} (at most {MAX_DEGREE} is solved)")
     if poly.degree() < 1:
         return []
-    if all(c.is_Rational for c in poly.all_coeffs()):
-        return list(poly.real_roots())
+    exact = roots.exact_real_roots(poly) if all(c.is_Rational for c in poly.all_coeffs()) else None
+    if exact is not None:
+        return exact
     with mpmath.workdps(2 * _DIGITS):
         try:
             found = mpmath.polyroots([mpmath.mpf(str(sympy.N(c, 2 * _DIGITS))) for c in poly.all_coeffs()], maxsteps=400, extraprec=4 * _DIGITS)

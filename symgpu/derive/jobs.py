@@ -3,7 +3,7 @@ the root solver the operations share (:func:`_solve_for`: roots in the variable'
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -290,16 +290,10 @@ class _Job:
         """
         if not isinstance(parsed, sympy.Expr) or parsed.is_number:
             return
-        dims = self.dims()
         fix = f"give {name} a value of its declared unit ({self.model.unit_text(name) or 'dimensionless'}) in --substitute (API: substitute=)"
-        try:
-            found = _dimension_unexpanded(parsed, dims)
-        except dimensions.Mismatch as exc:
-            raise errors.UsageError(f"{self.model.id}: substitute {name}={text}: the value is dimensionally inconsistent: {exc.problem}; {fix}") from None
-        expected = dims[self.model.symbols[name]]
-        if found != expected:
-            raise errors.UsageError(f"{self.model.id}: substitute {name}={text}: the value has dimension {dimensions.show(found)}, but {name} is "
-                                    f"{dimensions.show(expected)}; {fix}")
+        where = f"{self.model.id}: substitute {name}={text}: the value"
+        self._dimension_as(parsed, name, lambda problem: errors.UsageError(f"{where} is dimensionally inconsistent: {problem}; {fix}"),
+                           lambda found, expected: errors.UsageError(f"{where} has dimension {found}, but {name} is {expected}; {fix}"))
 
     def _omit_terms(self, expr: sympy.Basic, stop: frozenset[str]) -> sympy.Basic:
         """Drop the Min/Max arguments named by ``omit`` ((equation id or "", limiter name) pairs)."""
@@ -336,24 +330,33 @@ class _Job:
     def dims(self) -> dict[sympy.Symbol, Any]:
         return {sym: dimensions.without_counts(self.model.dimension(name), self.counts) for name, sym in self.model.symbols.items()}
 
+    def _dimension_as(self, expr: sympy.Basic, name: str, inconsistent: Callable[[str], errors.SymgpuError],
+                      differs: Callable[[str, str], errors.SymgpuError]) -> Any:
+        """``expr``'s dimension, which must be symbol ``name``'s (counts as pure numbers, :meth:`dims`); raises
+        ``inconsistent(problem)`` where ``expr``'s own dimensions are inconsistent, ``differs(found, expected)`` (shown) where
+        it has another."""
+        dims = self.dims()
+        try:
+            found = _dimension_unexpanded(expr, dims)
+        except dimensions.Mismatch as exc:
+            raise inconsistent(exc.problem) from None
+        expected = dims[self.model.symbols[name]]
+        if found != expected:
+            raise differs(dimensions.show(found), dimensions.show(expected))
+        return found
+
     def check_unit(self, expr: Any, name: str, what: str) -> str:
         """Check that ``expr`` has the dimension of symbol ``name``; return the unit text."""
         unit = self.model.unit_text(name)
         if not isinstance(expr, sympy.Basic) or expr.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan) or expr.is_zero:
             return unit  # a bare 0 (or infinity) has every dimension
-        dims = self.dims()
-        clean = expr
         text = sympy.sstr(expr)  # cut, so that the reason after it is never lost in a long expression
         shown = text if len(text) <= MAX_SHOWN else f"{text[:MAX_SHOWN]} … ({len(text)} characters)"
-        try:
-            found = _dimension_unexpanded(clean, dims)
-        except dimensions.Mismatch as exc:
-            raise errors.DerivationError(f"{self.model.id}: {what} '{shown}' is dimensionally inconsistent: {exc.problem}") from None
-        expected = dims[self.model.symbols[name]]
-        if found != expected:
-            raise errors.DerivationError(
-                f"{self.model.id}: {what} '{shown}' has dimension {dimensions.show(found)}, but {name} is "
-                f"{dimensions.show(expected)} (unit {unit}); the model's equations or the request are inconsistent")
+        where = f"{self.model.id}: {what} '{shown}'"
+        found = self._dimension_as(expr, name, lambda problem: errors.DerivationError(f"{where} is dimensionally inconsistent: {problem}"),
+                                   lambda found, expected: errors.DerivationError(
+                                       f"{where} has dimension {found}, but {name} is {expected} (unit {unit}); the model's equations "
+                                       "or the request are inconsistent"))
         counted = f" (counting {', '.join(sorted(self.counts))} as pure numbers)" if self.counts else ""
         self.step("unit check", sympy.Eq(self.model.symbols[name], expr, evaluate=False),
                   f"dimension {dimensions.show(found)} equals the declared unit of {name} [{unit}]{counted}")

@@ -82,6 +82,11 @@ class Options:
         """Whether a preset or values were given (the question is asked at a point)."""
         return self.preset is not None or bool(self.values)
 
+    @property
+    def plain(self) -> bool:
+        """Whether the question is asked at a point without rewrites (``--substitute``, ``--omit``, ``--keep``)."""
+        return self.at_a_point and not (self.substitutions or self.omit or self.stop_at)
+
     def rewrites(self) -> dict[str, Any]:
         """The keyword arguments every symbolic operation takes: substitute, assume, stop_at, omit."""
         return {"substitute": self.substitutions, "assume": self.assume, "stop_at": self.stop_at, "omit": self.omit}

@@ -58,11 +58,7 @@ def roots_here(job: jobs._Job, regime: Any, difference: sympy.Expr, var: sympy.S
     in ``sqrt(alpha)`` whose symbolic roots are Cardano's formula (undecidable, and minutes in every
     step after); at ``maxwell`` with ``n_needed = 40`` its one real root is negative: no root there."""
     at = at_point.with_target(job, point.values)
-    made = at_point.pinned(job, difference, var, point.preset, at)
-    numbers = None if made is None else made()
-    if numbers is None or numbers.free_symbols - {var} or sympy.cancel(numbers) == 0:
-        return None  # no value there, or an identity there (every value a root: not a list of roots)
-    found = _real_roots(numbers, var)
+    found = _exact_roots(job, difference, var, point.preset, at)
     if found is None:
         return None
     conditions = []
@@ -74,14 +70,11 @@ def roots_here(job: jobs._Job, regime: Any, difference: sympy.Expr, var: sympy.S
         conditions.append(relation)
     kept = []
     for root in found:
-        if not isinstance(root, sympy.Basic) or root.has(sympy.I) or not root.is_number:
-            return None
         verdicts = [c.xreplace({var: root}) for c in conditions]
         if any(v not in (sympy.true, sympy.false) for v in verdicts):
             return None
         if all(v is sympy.true for v in verdicts):
-            declared = root / scaling.unit_scale(job.model.units[var.name])
-            kept.append(declared if declared.is_Rational else sympy.Float(declared.evalf(DIGITS), DIGITS))
+            kept.append(_declared(job, var, root))
     where = at_point.where_text(point.preset, point.values)
     job.step(f"roots at the point in regime {regime.name}", sympy.Tuple(*kept),
              (f"the closed-form roots in regime {regime.name} are radicals in {MANY_SYMBOLS} or more symbols" if first else
@@ -89,23 +82,6 @@ def roots_here(job: jobs._Job, regime: Any, difference: sympy.Expr, var: sympy.S
              "equation (exact, the numbers put in) " + ("are none" if not found else "that meet its conditions are these" if kept
                                                         else "meet none of its conditions: no root of this regime applies there"))
     return kept
-
-
-def _real_roots(numbers: sympy.Expr, var: sympy.Symbol) -> list[Any] | None:
-    """The real roots of ``numbers = 0``, free of every symbol but ``var``: :func:`symgpu.derive.roots.real_roots`,
-    but where those are radicals through complex numbers (a cubic with three real roots: Cardano's formula, the
-    casus irreducibilis) and ``numbers`` is rational in ``var`` with rational coefficients, its reduced numerator's
-    real roots as exact ``CRootOf`` numbers (the common factors cancelled first, so none zeroes the denominator).
-
-    NOTE: prior_sim's arithmetic_throughput = 15 at maxwell, alpha = 8, in its latency-bound regime is the cubic
-    ``256 n**2 (n - 1) = 15 (368 n**2 + 54 n - 54)``: its radicals hold ``I``, which :func:`roots_here` cannot
-    decide, and the symbolic solve it then fell back to ran for minutes."""
-    found = real_roots(numbers, var)
-    if found is None or any(isinstance(r, sympy.Basic) and r.has(sympy.I) for r in found):
-        parts = roots.numerator_poly(sympy.cancel(numbers), var)
-        if parts is not None and parts[0].degree() >= 1 and parts[0].domain in (sympy.ZZ, sympy.QQ):
-            return list(parts[0].real_roots())
-    return found
 
 
 def meetings_here(job: jobs._Job, ra: Any, rb: Any, var: sympy.Symbol, preset: str | None,
@@ -123,19 +99,35 @@ def meetings_here(job: jobs._Job, ra: Any, rb: Any, var: sympy.Symbol, preset: s
     difference, names = ra.expression - rb.expression, f"{ra.name} = {rb.name}"
     if (preset is None and not values) or not numbers_first(job, difference, var) or _linear_factors(difference, var):
         return None
-    made = at_point.pinned(job, difference, var, preset, at_point.with_target(job, values or {}))
-    numbers = None if made is None else made()
-    if numbers is None or numbers.free_symbols - {var} or sympy.cancel(numbers) == 0:
+    found = _exact_roots(job, difference, var, preset, at_point.with_target(job, values or {}))
+    if found is None:
         return None
-    found = _real_roots(numbers, var)
-    if found is None or any(not isinstance(r, sympy.Basic) or r.has(sympy.I) or not r.is_number for r in found):
-        return None
-    scale = scaling.unit_scale(job.model.units[var.name])
-    kept = [d if d.is_Rational else sympy.Float(d.evalf(DIGITS), DIGITS) for d in (r / scale for r in found)]
+    kept = [_declared(job, var, r) for r in found]
     job.step(f"meeting points at the point: {names}", sympy.Tuple(*kept),
              f"the closed-form points where {names} meet are radicals in {MANY_SYMBOLS} or more symbols; at "
              f"{at_point.where_text(preset, values or {})} the real roots of their difference (exact, the numbers put in)")
     return kept
+
+
+def _exact_roots(job: jobs._Job, difference: sympy.Expr, var: sympy.Symbol, preset: str | None,
+                 values: Mapping[str, Any]) -> list[sympy.Expr] | None:
+    """The real roots of ``difference = 0`` with every input but ``var`` put in as an exact number at ``preset`` and
+    ``values`` (:func:`symgpu.derive.at_point.pinned`, base units); None where an input has no value there, the
+    difference vanishes there (every value a root: not a list of roots), or a root is no real number given exactly."""
+    made = at_point.pinned(job, difference, var, preset, values)
+    numbers = None if made is None else made()
+    if numbers is None or numbers.free_symbols - {var} or sympy.cancel(numbers) == 0:
+        return None
+    found = real_roots(numbers, var)
+    if found is None or any(not isinstance(r, sympy.Basic) or r.has(sympy.I) or not r.is_number for r in found):
+        return None
+    return found
+
+
+def _declared(job: jobs._Job, var: sympy.Symbol, root: sympy.Expr) -> sympy.Expr:
+    """``root`` (base units) in ``var``'s declared unit: a rational one exact, another to :data:`DIGITS` digits."""
+    declared = root / scaling.unit_scale(job.model.units[var.name])
+    return declared if declared.is_Rational else sympy.Float(declared.evalf(DIGITS), DIGITS)
 
 
 def decided_here(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, point: at_point.Given) -> bool | None:

@@ -265,22 +265,22 @@ def inside_domain(model: Model, domain: Any, preset: str | None, values: Mapping
     return True
 
 
-def _has_value(model: Model, name: str, variable: str, at: float, preset: str | None, values: Mapping[str, Any]) -> bool:
+def _has_value(model: Model, name: str | None, variable: str, at: float, preset: str | None, values: Mapping[str, Any]) -> bool:
     """Does the model give ``name`` a value with ``variable`` at ``at``: ``at`` has the variable's
     declared sign, and every ``valid_when`` condition that can be read there holds (one that cannot
     be read there counts as holding: the boundary is then decided by the regimes alone)?"""
     if declared_range.of(model, variable).failing(np.asarray([at])):
         return False
     try:
-        return bool(evaluator.inside_domain(model, name, preset, {**values, variable: at}, 1, check=False)[0])
+        return name is None or bool(evaluator.inside_domain(model, name, preset, {**values, variable: at}, 1, check=False)[0])
     except errors.DomainError:
         return False
     except errors.EvaluationError:  # a value the point lacks: not decided here
         return True
 
 
-def applying_boundaries(model: Model, derivation: Derivation, preset: str | None,
-                        values: Mapping[str, Any]) -> tuple[RootValue, ...]:
+def applying_boundaries(model: Model, derivation: Derivation, preset: str | None, values: Mapping[str, Any],
+                        rewritten: sympy.Basic | None = None) -> tuple[RootValue, ...]:
     """The boundary values of a ``boundary`` answer where, at the preset / values, the quantity
     really switches between the two named regimes.
 
@@ -292,23 +292,23 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
     (:func:`symgpu.evaluate.active.boundary_sides`: neighbouring integers for an integer variable,
     the value itself at the low end of its range), or at the value itself where both sides agree (a
     regime that holds there only), is the named pair (regimes of the quantity's own equation), or
-    otherwise where :func:`symgpu.evaluate.active.binding` differs on the two sides.
+    otherwise (``rewritten``: the quantity as ``--substitute``/``--omit`` rewrote it, :func:`symgpu.derive.rewritten_switch.expression`)
+    where :func:`symgpu.evaluate.active.binding` differs on the two sides or, where they agree, at the value itself.
     """
-    variable = derivation.variable
-    candidates = boundary_candidates(model, derivation, preset, values)
-    between = derivation.extra.between
+    variable, between = derivation.variable, derivation.extra.between
     name = model.equation_for(derivation.quantity).definition.defines if derivation.quantity in model.defining or \
         derivation.quantity in model.equations else None
     equation = model.equation_for(name) if name is not None else None
     own = set()
-    if equation is not None:
+    if equation is not None and rewritten is None:
         own = set(active.argument_labels(equation)) if isinstance(equation.rhs, (sympy.Min, sympy.Max)) else {c.id for c in equation.cases}
-    expr = model.expression(name, stop_at=tuple(n for n in (variable,) if n in model.defining)) if name is not None else None
+    expr = rewritten if rewritten is not None else \
+        model.expression(name, stop_at=tuple(n for n in (variable,) if n in model.defining)) if name is not None else None
     kept: list[RootValue] = []
-    for candidate in candidates:
+    for candidate in boundary_candidates(model, derivation, preset, values):
         b = float(candidate.value.magnitude)
         around = active.boundary_sides(model, variable, b)
-        if name is not None and not all(_has_value(model, name, variable, x, preset, values) for x in {b, *around}):
+        if not all(_has_value(model, name, variable, x, preset, values) for x in {b, *around}):
             continue  # at or beside it outside a valid_when domain (MDM's W <= W_max) or the declared sign: no switch the model makes
         sides = [{**values, variable: x} for x in around]
         pair = set(between) if between is not None else set(candidate.regime.split("|")) if "|" in candidate.regime else set()
@@ -320,12 +320,14 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
                                                  not pair or not pair <= own or _switches_between(regimes[0], regimes[1], pair)
                                                  or _first_named_switch(model, name, preset, sides, pair, regimes)):
                     kept.append(candidate)
-            elif expr is not None and active.binding(model, expr, preset, sides[0]) != active.binding(model, expr, preset, sides[1]):
-                kept.append(candidate)
+            elif expr is not None:  # the binding argument differs on the two sides, or at the value itself (holding there only)
+                below, above = (active.binding(model, expr, preset, side) for side in sides)
+                if below != above or (around[0] != b and active.binding(model, expr, preset, {**values, variable: b}) != below):
+                    kept.append(candidate)
         except errors.DomainError:  # outside a valid_when domain the model gives no value: no boundary there
             continue
         except errors.EvaluationError:  # the point lacks an input the regimes need (not the boundary): not decided here
-            if name is None or not _undefined_beside(model, name, preset, sides):
+            if name is None or rewritten is not None or not _undefined_beside(model, name, preset, sides):
                 kept.append(candidate)
     return tuple(kept)
 

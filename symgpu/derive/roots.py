@@ -1,5 +1,5 @@
-"""Closed-form real roots of one equation in one unknown: a direct linear solve, else
-``sympy.solve``/``sympy.solveset`` over the reals, memoised; and a root's cases where SymPy
+"""Closed-form real roots of one equation in one unknown: a direct linear solve, a polynomial of
+numbers' exact real roots, else ``sympy.solve``/``sympy.solveset`` over the reals, memoised; and a root's cases where SymPy
 returns one as a ``Piecewise`` defined only where its conditions hold (an equation with
 ``Abs``: ``Piecewise((r, cond), (nan, True))``)."""
 
@@ -63,7 +63,7 @@ _SOLVES = Tally("derive.roots.solve")  # calls of sympy.solve for roots (a linea
 
 def real_roots(equation: sympy.Basic, var: sympy.Symbol) -> list[Any] | None:
     """The real roots of ``equation`` (or ``expression = 0``) for ``var``: :func:`linear_roots`,
-    else ``sympy.solve``, then ``sympy.solveset`` over the reals where it found none (``var``
+    else :func:`numeric_real_roots` (numbers only), else ``sympy.solve``, then ``sympy.solveset`` over the reals where it found none (``var``
     replaced by a fresh real stand-in while solving); None where nothing gives a closed form.
     A root of a squared radical equation whose check the assumptions leave open is among them
     (:func:`real_root_cases` gives it with the condition it needs)."""
@@ -89,7 +89,8 @@ def real_root_cases(equation: sympy.Basic, var: sympy.Symbol) -> list[tuple[Any,
         roots = []
     else:
         linear = linear_roots(target, free)  # its [] is final: a rational function whose reduced numerator is free of var
-        roots = None if linear is None else [(r, sympy.true) for r in linear]
+        exact = numeric_real_roots(target, free) if linear is None else linear
+        roots = None if exact is None else _unconditional(exact)
         if roots is None:
             unusable = False
             try:
@@ -113,6 +114,25 @@ def real_root_cases(equation: sympy.Basic, var: sympy.Symbol) -> list[tuple[Any,
     return roots
 
 
+def numeric_real_roots(target: sympy.Expr, var: sympy.Symbol) -> list[Any] | None:
+    """The distinct real roots of ``target = 0`` where ``target`` holds no symbol but ``var`` and is rational in it
+    with rational coefficients: its reduced numerator's (the common factors cancelled first, so none zeroes the
+    denominator), exactly (:func:`exact_real_roots`: ``CRootOf`` where no radicals do); None otherwise (left to
+    ``sympy.solve``).
+
+    NOTE: prior_sim's arithmetic_throughput = 15 at maxwell, alpha = 8, in its latency-bound regime is the cubic
+    ``256 n**2 (n - 1) = 15 (368 n**2 + 54 n - 54)`` with three real roots: ``sympy.solve`` gives Cardano's radicals
+    through ``I`` (the casus irreducibilis), which a point's regime conditions cannot decide, and the symbolic solve
+    that then followed ran for minutes."""
+    if target.free_symbols != {var}:
+        return None
+    parts = numerator_poly(sympy.cancel(target), var)
+    if parts is None or parts[0].degree() < 1 or parts[0].domain not in (sympy.ZZ, sympy.QQ):
+        return None
+    exact = exact_real_roots(parts[0])
+    return None if exact is None else list(dict.fromkeys(exact))
+
+
 def _unconditional(roots: list[Any]) -> list[tuple[Any, sympy.Basic]]:
     return [(r, sympy.true) for r in roots]
 
@@ -134,7 +154,7 @@ def _radical_roots(target: sympy.Expr, var: sympy.Symbol) -> list[tuple[Any, sym
     frozen = {f: sympy.Dummy(positive=True) if f.is_positive else sympy.Dummy(negative=True) if f.is_negative else sympy.Dummy(real=True)
               for f in target.atoms(sympy.core.function.Application) if f.free_symbols and var not in f.free_symbols}
     equation = target.xreplace(frozen)
-    split = _one_square_root(equation, var)
+    split = one_square_root(equation, var)
     powered = None if split is not None else _power_roots(equation, var)
     solved = (_squared_roots(equation, var, split) if split is not None else _unconditional(powered) if powered is not None
               else _unconditional(sympy.solve(equation, var, dict=False)))
@@ -171,7 +191,7 @@ def _power_roots(target: sympy.Expr, var: sympy.Symbol) -> list[Any] | None:
         return None  # an identity (every value a root) is no list of roots
     poly = sympy.Poly(num, u)
     numbers_only = num.free_symbols == {u}
-    candidates = _exact_real_roots(poly) if numbers_only else None
+    candidates = exact_real_roots(poly) if numbers_only else None
     if candidates is None:
         if not numbers_only and poly.degree() >= 3 and len(poly.terms()) > 2:
             raise _NoUsableForm  # Cardano's formula in symbols: its realness undecided, and minutes in every step after
@@ -186,7 +206,7 @@ def _power_roots(target: sympy.Expr, var: sympy.Symbol) -> list[Any] | None:
     return kept
 
 
-def _exact_real_roots(poly: sympy.Poly) -> list[Any] | None:
+def exact_real_roots(poly: sympy.Poly) -> list[Any] | None:
     """A polynomial of numbers' real roots, exactly (``CRootOf`` where no radicals do), each sign decided;
     None where its coefficients are not rational (``sqrt(2)``: then ``sympy.solve``'s roots)."""
     try:
@@ -201,7 +221,7 @@ class _NoUsableForm(Exception):
 
 
 @dataclass(frozen=True)
-class _Split:
+class RadicalSplit:
     """``target = (P + Q*sqrt(R))/den``: ``P``, ``Q``, ``R`` free of the square root; ``den``
     written in ``S``, the stand-in for ``sqrt(R)``."""
 
@@ -212,13 +232,8 @@ class _Split:
     s: sympy.Symbol
 
 
-def square_root_split(target: sympy.Expr, var: sympy.Symbol) -> _Split | None:
-    """``target`` as ``(P + Q*sqrt(R))/den`` around its one square root holding ``var`` (:func:`_one_square_root`)."""
-    return _one_square_root(target, var)
-
-
-def _one_square_root(target: sympy.Expr, var: sympy.Symbol) -> _Split | None:
-    """``target`` split around its one square root holding ``var`` (:class:`_Split`); None where
+def one_square_root(target: sympy.Expr, var: sympy.Symbol) -> RadicalSplit | None:
+    """``target`` split around its one square root holding ``var`` (:class:`RadicalSplit`); None where
     ``var`` sits under another root or power too, or the root is not a polynomial factor of
     ``target``'s parts (then ``sympy.solve`` and its checks decide)."""
     radicals = {p for p in target.atoms(sympy.Pow)
@@ -237,11 +252,16 @@ def _one_square_root(target: sympy.Expr, var: sympy.Symbol) -> _Split | None:
     r = radical.base
     p = sympy.Add(*[a * r ** (k // 2) for (k,), a in terms if k % 2 == 0])
     q = sympy.Add(*[a * r ** (k // 2) for (k,), a in terms if k % 2 == 1])
-    return _Split(p, q, r, den, s)
+    return RadicalSplit(p, q, r, den, s)
 
 
-def _squared_roots(target: sympy.Expr, var: sympy.Symbol, split: _Split) -> list[tuple[Any, sympy.Basic]]:
-    """The roots of ``P + Q*sqrt(R) = 0`` (``target``'s numerator, :class:`_Split`) among those of
+def squared_numerator(split: RadicalSplit) -> sympy.Expr:
+    """The numerator of ``P**2 - Q**2*R`` (:class:`RadicalSplit`): every root of ``P + Q*sqrt(R) = 0`` is among its roots."""
+    return sympy.together(split.p ** 2 - split.q ** 2 * split.r).as_numer_denom()[0]
+
+
+def _squared_roots(target: sympy.Expr, var: sympy.Symbol, split: RadicalSplit) -> list[tuple[Any, sympy.Basic]]:
+    """The roots of ``P + Q*sqrt(R) = 0`` (``target``'s numerator, :class:`RadicalSplit`) among those of
     the squared polynomial ``P**2 - Q**2*R``, each checked by the sign it needs instead of
     ``sympy.solve``'s simplification of ``target`` at the candidate (minutes on Volkov's H100
     loaded-latency root, and undecided at the end), each with the condition it still needs.
@@ -257,7 +277,7 @@ def _squared_roots(target: sympy.Expr, var: sympy.Symbol, split: _Split) -> list
     decide it (Volkov's refined memory throughput: latency root = mem_thru squared has a root for
     ``n`` where mem_thru >= c_ipc too, where the latency root never reaches mem_thru). A candidate
     where ``Q`` is zero is checked by ``sympy.checksol``."""
-    squared = sympy.together(split.p ** 2 - split.q ** 2 * split.r).as_numer_denom()[0]
+    squared = squared_numerator(split)
     kept: list[tuple[Any, sympy.Basic]] = []
     for candidate in _squared_candidates(squared, var):
         if getattr(candidate, "is_extended_real", None) is False:  # check=False skips the real stand-in's own check
@@ -296,7 +316,7 @@ def _squared_candidates(squared: sympy.Expr, var: sympy.Symbol) -> list[Any]:
         except sympy.PolynomialError:
             poly = None
         if poly is not None and poly.degree() >= 1:
-            exact = _exact_real_roots(poly) if poly.domain in (sympy.ZZ, sympy.QQ) else None
+            exact = exact_real_roots(poly) if poly.domain in (sympy.ZZ, sympy.QQ) else None
             if exact is not None:
                 return exact
             formula = sympy.roots(poly, multiple=True)

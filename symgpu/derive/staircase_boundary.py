@@ -24,6 +24,7 @@ change which argument binds, so the quantity switches between the two exactly wh
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
@@ -90,40 +91,52 @@ def first_pair(model: Model, quantity: str) -> tuple[str, str] | None:
     return None
 
 
-def applies(model: Model, quantity: str, between: Any, variable: str) -> bool:
-    """Is ``between`` two named limiters of ``quantity``'s own Min/Max (or of the Min/Max it reaches,
-    :func:`limiter_owner`), at least one of them a staircase (``floor``/``ceiling``) in ``variable`` once
-    its quantities are expanded, or neither depending on it while another argument is one?"""
-    found = _expanded_pair(model, quantity, between, variable)
-    if found is None:
-        return False
-    owner, pair, var = found
-    if any(forms.has_staircase(expr, var) for expr in pair):
-        return True
-    # neither depends on the variable: they never switch where another argument is a staircase in it
-    return not any(var in expr.free_symbols for expr in pair) and forms.has_staircase(
-        active._expanded(model, owner, model.equation_for(owner).rhs, {}), var)
+@dataclass(frozen=True)
+class LimiterPair:
+    """Two named limiters of a boundary question, expanded once (:func:`expanded_pair`).
+
+    Attributes:
+        owner: the quantity whose own Min/Max has them (:func:`limiter_owner`).
+        pair: the two limiters' expressions, every quantity in them expanded.
+        var: the variable's symbol.
+    """
+
+    owner: str
+    pair: tuple[sympy.Basic, ...]
+    var: sympy.Symbol
 
 
-def case_steps(model: Model, quantity: str, between: Any, variable: str) -> bool:
-    """Are the two named limiters step functions of ``variable`` through case tables' conditions (the variable
-    in them only inside a ``Piecewise`` condition or a ``floor``/``ceiling``, and in one of them at all): occupancy's
-    register limit over ``max_regs_per_thread``, 0 blocks (too many registers per thread) below ``regs_per_thread``?
-    A closed form of such a pair that its certificate catches is answered by the scan at a point instead."""
-    found = _expanded_pair(model, quantity, between, variable)
-    if found is None:
-        return False
-    _, pair, var = found
-    return any(var in expr.free_symbols for expr in pair) and not any(_outside_steps(expr, var) for expr in pair)
-
-
-def _expanded_pair(model: Model, quantity: str, between: Any, variable: str) -> tuple[str, list[sympy.Basic], sympy.Symbol] | None:
-    """The quantity owning the two named limiters (:func:`limiter_owner`), the two expanded, and the variable's symbol."""
+def expanded_pair(model: Model, quantity: str, between: Any, variable: str) -> LimiterPair | None:
+    """The quantity owning the two named limiters (:func:`limiter_owner`), the two expanded, and the variable's symbol;
+    None where no quantity owns them or the variable is no input."""
     owner = limiter_owner(model, quantity, between)
     if owner is None or variable not in model.symbols or variable in model.defining:
         return None
     terms = dict(model.equation_for(owner).limiters)
-    return owner, [active._expanded(model, owner, terms[label], {}) for label in between], model.symbols[variable]
+    return LimiterPair(owner, tuple(active._expanded(model, owner, terms[label], {}) for label in between), model.symbols[variable])
+
+
+def applies(model: Model, found: LimiterPair | None) -> bool:
+    """Are the named limiters ``found`` (:func:`expanded_pair`, None: no such pair) two of a Min/Max, at least one of them
+    a staircase (``floor``/``ceiling``) in the variable once its quantities are expanded, or neither depending on it
+    while another argument is one?"""
+    if found is None:
+        return False
+    if any(forms.has_staircase(expr, found.var) for expr in found.pair):
+        return True
+    # neither depends on the variable: they never switch where another argument is a staircase in it
+    return not any(found.var in expr.free_symbols for expr in found.pair) and forms.has_staircase(
+        active._expanded(model, found.owner, model.equation_for(found.owner).rhs, {}), found.var)
+
+
+def case_steps(found: LimiterPair | None) -> bool:
+    """Are the named limiters ``found`` (:func:`expanded_pair`) step functions of the variable through case tables'
+    conditions (the variable in them only inside a ``Piecewise`` condition or a ``floor``/``ceiling``, and in one of them
+    at all): occupancy's register limit over ``max_regs_per_thread``, 0 blocks (too many registers per thread) below
+    ``regs_per_thread``? A closed form of such a pair that its certificate catches is answered by the scan at a point instead."""
+    if found is None:
+        return False
+    return any(found.var in expr.free_symbols for expr in found.pair) and not any(_outside_steps(expr, found.var) for expr in found.pair)
 
 
 def _outside_steps(expr: sympy.Basic, var: sympy.Symbol) -> bool:

@@ -15,7 +15,7 @@ NOTE: imports neither SymPy nor pint.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,6 +23,9 @@ from symgpu.evaluate import rule
 from symgpu.memo import Memo
 from symgpu.sweep.backends import Backend
 from symgpu.sweep.chunks import Chunk, Columns, Numbers, base_axes, count_spread
+
+if TYPE_CHECKING:
+    from symgpu.sweep.plan import SweepPlan
 
 #: each plan's base-unit axes on the device (they are uploaded once per plan and backend, not per chunk)
 _ON_DEVICE: Memo[tuple[int, str], tuple[object, list[Any]]] = Memo("sweep.device.axes", 16)
@@ -39,15 +42,15 @@ def device_axes(plan: Numbers, backend: Backend) -> list[Any]:
     return axes
 
 
-def device_chunk(plan: Numbers, backend: Backend, function: Any, start: int, stop: int,
-                 columns: dict[str, np.ndarray] | None = None, regime: np.ndarray | None = None,
-                 code: int | None = None) -> Chunk:
+def device_chunk(plan: SweepPlan, backend: Backend, function: Any, start: int, stop: int,
+                 columns: dict[str, np.ndarray] | None = None, regime: np.ndarray | None = None) -> Chunk:
     """The points ``start..stop-1`` of the plan's grid, computed on the device box by box; each quantity's
     column is written into ``columns[name]`` (a flat host array of ``stop - start`` points) where given, else
-    into a new array, and the regime codes (a case table's: the function's output ``code``) into ``regime`` or a
+    into a new array, and the regime codes (a case table's: the function's output ``plan.code``) into ``regime`` or a
     new int16 array."""
+    code = plan.code
     if plan.regime is not None and plan.regime.kind == "cases" and code is None:
-        raise ValueError("a case table's regime is decided by its code output (tie_conditions.case_code): give its index")
+        raise ValueError("a case table's regime is decided by its code output (tie_conditions.case_code): the plan has none")
     size = stop - start
     given = columns or {}
     targets = {name: given[name] if name in given else np.empty(size) for name in plan.quantities}

@@ -52,6 +52,12 @@ class SweepPlan:
     #: compiles it as one more output, sharing the value's case conditions; None for a Min/Max or no regime
     case_code: sympy.Basic | None = None
 
+    @property
+    def code(self) -> int | None:
+        """The index of :attr:`case_code` among the outputs of the function compiled with it (after :attr:`exprs`:
+        :func:`symgpu.sweep.run.compile_plan`), or None without one."""
+        return len(self.exprs) if self.case_code is not None else None
+
     def columns(self) -> list[Column]:
         """The output columns: axes, quantities, then the regime (if any)."""
         out = [Column(a.name, self.model.unit_text(a.name), "axis") for a in self.grid.axes]

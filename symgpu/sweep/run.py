@@ -86,7 +86,7 @@ def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, st
     elif backend.name == "numpy":
         chunk = _grid_chunk(plan, function, start, stop, Targets({}, None, scratch))
     else:  # cupy, jax
-        chunk = device_chunk(plan, backend, function, start, stop, code=_code(plan))
+        chunk = device_chunk(plan, backend, function, start, stop)
     return settle_ties.settle(plan, chunk)[0]  # near-tie case conditions as evaluate decides them
 
 
@@ -121,11 +121,6 @@ def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int, into: Tar
     return chunk_of(plan, start, stop, whole, (stop - start,), into)
 
 
-def _code(plan: SweepPlan) -> int | None:
-    """The index of a case table's regime code among the compiled function's outputs (:func:`_compile`), or None."""
-    return len(plan.exprs) if plan.case_code is not None else None
-
-
 def _fused_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, stop: int) -> Chunk:
     """:func:`evaluate_chunk` in one numba loop (quantities, domain mask, regime and near-tie flags per point)."""
     out = np.empty((len(plan.quantities), stop - start))
@@ -140,7 +135,7 @@ def _fused_run(plan: SweepPlan, backend: backends.Backend, function: Any, start:
     """The numba loop over the points ``start..start + out.shape[1] - 1`` into ``out`` and ``regime``: the
     number of points outside the domain and the offsets of those near a case condition's tie (None: no flag)."""
     spec = fused.layout(plan, [a.values for a in plan.grid.axes], plan.scales, len(plan.quantities), plan.domain, plan.regime,
-                        plan.near, _code(plan))
+                        plan.near, plan.code)
     boxes = plan.grid.boxes(start, start + out.shape[1])
     flags = np.empty(out.shape[1] if plan.near is not None else 0, dtype=np.bool_)
     outside, nearby = fused.run(backend.module, function, spec, tuple(v for _, v in plan.fixed), boxes, start, out, regime, flags)
@@ -157,22 +152,33 @@ def iter_chunks(plan: SweepPlan, backend: str = "numpy", chunk_size: int = DEFAU
     yield from settle_ties.counted(plan, _chunks(plan, backend, chunk_size, progress), settled)
 
 
-def _chunks(plan: SweepPlan, backend: str, chunk_size: int, progress: bool | None) -> Iterator[Chunk]:
-    """:func:`iter_chunks` as the compiled pass decides them."""
+@dataclass(frozen=True)
+class _Whole:
+    """A whole sweep's result arrays, which :func:`_chunks` writes each chunk into (its slices)."""
+
+    columns: dict[str, np.ndarray]
+    regime: np.ndarray | None
+
+
+def _chunks(plan: SweepPlan, backend: str, chunk_size: int, progress: bool | None, whole: _Whole | None = None) -> Iterator[Chunk]:
+    """:func:`iter_chunks` as the compiled pass decides them; with ``whole``, each chunk's columns and codes written
+    straight into its slices of those arrays (NumPy, cupy, jax: from the device straight into the result)."""
     runner = backends.load(backend)
     function = compile_plan(plan, runner)
-    if runner.name == "numpy" and isinstance(function, gridcode.GridProgram):
+    if whole is None and runner.name == "numpy" and isinstance(function, gridcode.GridProgram):
         yield from buffered_chunks(plan, function, chunk_size, progress)  # the loop a stored plan runs too
         return
-    scratch = np.empty(2 * min(plan.grid.size, chunk_size), dtype=bool) if plan.regime is not None and backend == "numpy" else None
+    scratch = np.empty(2 * min(plan.grid.size, chunk_size), dtype=bool) if plan.regime is not None and runner.name == "numpy" else None
     floats, bools = buffers(function, min(plan.grid.size, chunk_size))
     for start, stop in spans(plan.grid, chunk_size, progress):
-        if runner.name == "numpy":  # each chunk's columns new, the scratch reused
-            yield _grid_chunk(plan, function, start, stop, Targets({}, None, scratch, floats, bools))
+        columns = {} if whole is None else {n: c[start:stop] for n, c in whole.columns.items()}
+        regime = None if whole is None or whole.regime is None else whole.regime[start:stop]
+        if runner.name == "numpy":  # each chunk's columns new (or the result's slices), the scratch reused
+            yield _grid_chunk(plan, function, start, stop, Targets(columns, regime, scratch, floats, bools))
         elif runner.name == "numba":
             yield _fused_chunk(plan, runner, function, start, stop)
         else:  # cupy, jax: only the columns and codes come back
-            yield device_chunk(plan, runner, function, start, stop, code=_code(plan))
+            yield device_chunk(plan, runner, function, start, stop, columns or None, regime)
 
 
 def sweep(model: Model, quantities: str | Sequence[str], *, grid: Grid | Sequence[str | Axis] = (),
@@ -205,24 +211,11 @@ def sweep(model: Model, quantities: str | Sequence[str], *, grid: Grid | Sequenc
     columns = {n: np.empty(size) for n in plan.quantities}
     regime = np.empty(size, dtype=np.int16) if plan.regime is not None else None
     outside = 0
-    if backend == "numpy":  # each chunk written straight into the result
-        function = compile_plan(plan, backends.load(backend))
-        scratch = np.empty(2 * min(size, chunk_size), dtype=bool) if regime is not None else None
-        floats, bools = buffers(function, min(size, chunk_size))
-        for start, stop in plan.grid.chunks(chunk_size):
-            into = Targets({n: c[start:stop] for n, c in columns.items()}, None if regime is None else regime[start:stop], scratch,
-                           floats, bools)
-            part = settle_ties.settle(plan, _grid_chunk(plan, function, start, stop, into))[0]
-            if regime is not None and part.regime is not None and part.regime is not into.regime:
-                regime[start:stop] = part.regime
-            outside += part.outside
-        return SweepResult(plan, Columns(columns, plan.grid, 0, size), regime, outside)
-    runner = backends.load(backend)  # cupy, jax: each chunk's columns (and codes) copied from the device straight into the result
-    function = compile_plan(plan, runner)
-    for start, stop in plan.grid.chunks(chunk_size):
-        slices = {n: c[start:stop] for n, c in columns.items()}
-        part = device_chunk(plan, runner, function, start, stop, slices, None if regime is None else regime[start:stop], _code(plan))
-        outside += settle_ties.settle(plan, part)[0].outside
+    for chunk in _chunks(plan, backend, chunk_size, False, _Whole(columns, regime)):  # each written straight into the result
+        part = settle_ties.settle(plan, chunk)[0]
+        if regime is not None and part.regime is not None and not np.may_share_memory(part.regime, regime):
+            regime[part.start:part.stop] = part.regime  # codes copied by the settling (read-only ones)
+        outside += part.outside
     return SweepResult(plan, Columns(columns, plan.grid, 0, size), regime, outside)
 
 
