@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+import pytest
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -41,9 +42,18 @@ def test_rational_values_agree_with_sympys_substitution(a: Fraction, b: Fraction
         assert rational_value.value(expr, rational_value.inputs(mapping)) == _as_fraction(expr.xreplace(mapping))
 
 
-def test_floats_roots_poles_and_cases_are_left_to_sympy() -> None:
+def test_a_case_table_takes_its_first_case_that_holds_as_sympy_does() -> None:
+    # at x = 2, y = 3: x > y fails, Eq(x + 1, y) & ~(x >= y) holds, so 2*x*y = 12 (the last case would be 1/3)
+    table = sympy.Piecewise((x, x > y), (2 * x * y, sympy.And(sympy.Eq(x + 1, y), sympy.Not(x >= y))), (1 / y, True))
+    mapping = {x: sympy.Integer(2), y: sympy.Integer(3)}
+    assert rational_value.value(table, rational_value.inputs(mapping)) == Fraction(12) == _as_fraction(table.xreplace(mapping))
+
+
+def test_floats_roots_poles_and_undefined_cases_are_left_to_sympy() -> None:
     mapping = {x: sympy.Integer(2), y: sympy.Integer(0), z: sympy.Float(0.5)}
-    for expr in (sympy.Float(0.1) * x, sympy.sqrt(x), x / y, x * z, sympy.Piecewise((x, x > 1), (2 * x, True)), x ** sympy.Rational(1, 2)):
+    for expr in (sympy.Float(0.1) * x, sympy.sqrt(x), x / y, x * z, x ** sympy.Rational(1, 2),
+                 sympy.Piecewise((x, x > 1), (1 / y, True)),  # a case that does not hold has no value: SymPy decides
+                 sympy.Piecewise((x, x > 3), (2 * x, x > 5))):  # no case holds
         assert rational_value.value(expr, rational_value.inputs(mapping)) is None
 
 
@@ -69,6 +79,19 @@ def test_hong_kim_tie_at_decimal_inputs_is_decided_in_fractions_as_sympy_decides
         if abs(float(left - right)) <= stepwise.NEAR * size:
             expected[relation] = bool(based.func(left, right))
     assert expected  # the point is a tie of MWP and N
-    before = memo.tallies()["evaluate.ties.sympy_verdicts"]
+    before = memo.tallies()["evaluate.ties.sympy_substitutions"]
     assert ties.near_relations(model, relations, "table2_example", values) == expected
-    assert memo.tallies()["evaluate.ties.sympy_verdicts"] == before  # every part rational: no SymPy substitution
+    assert memo.tallies()["evaluate.ties.sympy_substitutions"] == before  # every part rational: no SymPy substitution
+
+
+def test_hong_kim_value_at_a_tie_is_sympys_exact_value() -> None:
+    # Exec_cycles_app at the tie MWP = N = 12 above: Eq. (22)'s (1800 + 132 + 22*11)*80/42 cycles, the number SymPy's
+    # substitution of the exact inputs into the whole case table gives, without that substitution
+    model = symgpu.load("hong_kim_2009")
+    values = {"Freq": 1e9, "Mem_LD": 300, "Active_SMs": 14, "Active_blocks_per_SM": 3, "Uncoal_Mem_insts": 0,
+              "Coal_Mem_insts": 6, "Mem_Bandwidth": 71.68e9}
+    expr = model.expression("Exec_cycles_app")
+    before = memo.tallies()["evaluate.ties.sympy_substitutions"]
+    got = ties.tie_value(model, expr, model.units["Exec_cycles_app"], "table2_example", values)
+    assert got == pytest.approx(float(Fraction(1800 + 132 + 22 * 11) * Fraction(80, 42)), rel=1e-15)
+    assert memo.tallies()["evaluate.ties.sympy_substitutions"] == before

@@ -11,9 +11,7 @@ the terms of their difference, is decided with the inputs as the decimals given
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Callable, Iterable, Mapping
-from fractions import Fraction
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -31,8 +29,8 @@ LARGEST = sympy.Float("1.7976931348623157e308", 17)
 if TYPE_CHECKING:
     from symgpu.model import Model
 
-#: near-tie verdicts left to SymPy's substitution (a part that is no rational arithmetic: :mod:`.rational_value`)
-_SYMPY_VERDICTS = Tally("evaluate.ties.sympy_verdicts")
+#: near-tie verdicts and tie values left to SymPy's substitution (a part that is no rational arithmetic: :mod:`.rational_value`)
+_SYMPY_SUBSTITUTIONS = Tally("evaluate.ties.sympy_substitutions")
 
 #: :func:`one_sided.substitute`'s memo of one point's substitution
 _Memo = dict[sympy.Basic, tuple[sympy.Basic, bool]]
@@ -72,8 +70,11 @@ def tie_value(model: Model, expr: sympy.Basic, target: pint.Unit, preset: str | 
     rational = rational_value.inputs(mapping)
     if not any(_near_verdict(r, mapping, memo, rational) is not None for r in relations):
         return None
+    exact = rational_value.value(based, rational)  # the number SymPy's substitution gives, where it is rational arithmetic
+    if exact is None:
+        _SYMPY_SUBSTITUTIONS.add()
     try:
-        value = complex(one_sided.substitute(based, mapping, memo))
+        value = complex(one_sided.substitute(based, mapping, memo) if exact is None else sympy.Rational(exact.numerator, exact.denominator))
     except (TypeError, ValueError, ArithmeticError):
         return None
     return value.real if value.imag == 0 and np.isfinite(value.real) else None
@@ -104,12 +105,6 @@ def _exact_point(model: Model, symbols: Iterable[sympy.Symbol], preset: str | No
         return None
 
 
-#: each relation's verdict on two rational numbers, as SymPy's relation of them gives it
-_COMPARE: dict[type, Callable[[Fraction, Fraction], bool]] = {
-    sympy.Eq: operator.eq, sympy.Ne: operator.ne, sympy.StrictGreaterThan: operator.gt,
-    sympy.GreaterThan: operator.ge, sympy.StrictLessThan: operator.lt, sympy.LessThan: operator.le}
-
-
 def _near_verdict(relation: sympy.Basic, mapping: Mapping[sympy.Symbol, sympy.Expr], memo: _Memo,
                   rational: rational_value.Memo) -> bool | None:
     """The exact verdict of a base-unit ``relation`` where its sides are within :data:`stepwise.NEAR` of
@@ -123,7 +118,7 @@ def _near_verdict(relation: sympy.Basic, mapping: Mapping[sympy.Symbol, sympy.Ex
     difference = relation.lhs - relation.rhs
     parts = [relation.lhs, relation.rhs, *sympy.Add.make_args(difference)]
     exact = [rational_value.value(p, rational) for p in [*parts, difference]]
-    compare = _COMPARE.get(type(relation))
+    compare = rational_value.COMPARE.get(type(relation))
     if compare is not None and all(e is not None for e in exact):
         try:
             sizes = [abs(float(e)) for e in exact[:-1]]  # type: ignore[arg-type]
@@ -133,7 +128,7 @@ def _near_verdict(relation: sympy.Basic, mapping: Mapping[sympy.Symbol, sympy.Ex
         if width > stepwise.NEAR * max(sizes):
             return None
         return compare(exact[0], exact[1])  # type: ignore[arg-type]
-    _SYMPY_VERDICTS.add()
+    _SYMPY_SUBSTITUTIONS.add()
     try:
         numbers = [one_sided.substitute(p, mapping, memo) for p in parts]
         magnitudes = [abs(float(n)) for n in numbers]
