@@ -47,16 +47,19 @@ def limit_from_above(expr: sympy.Basic, symbol: sympy.Symbol) -> sympy.Basic:
     return value
 
 
-def substitute(expr: sympy.Basic, mapping: Mapping[sympy.Symbol, sympy.Basic]) -> sympy.Basic:
+def substitute(expr: sympy.Basic, mapping: Mapping[sympy.Symbol, sympy.Basic],
+               memo: dict[sympy.Basic, tuple[sympy.Basic, bool]] | None = None) -> sympy.Basic:
     """``expr.xreplace(mapping)``; where that is undefined (``zoo``, ``nan``, or a ``Min`` of
     ``zoo``) and nonnegative symbols are mapped to 0, their one-sided limits from above.
+    ``memo``: the outcomes of ``xreplace(mapping)`` per subexpression, shared by calls with the same
+    ``mapping`` (one point's relations and value repeat most of their subexpressions); a new one if None.
 
     Raises:
         errors.NoValueError: the value is undefined and no symbol mapped to 0 may take its limit.
         errors.EvaluationError: the value is undefined and no such limit is found.
     """
     try:
-        replaced = _replaced(expr, dict(mapping))
+        replaced = _replaced(expr, dict(mapping), {} if memo is None else memo)
         if _finite_or_ordered(replaced):
             return replaced
     except ValueError:  # Min/Max of a non-comparable argument (zoo)
@@ -73,7 +76,8 @@ def substitute(expr: sympy.Basic, mapping: Mapping[sympy.Symbol, sympy.Basic]) -
     return partial
 
 
-def _replaced(expr: sympy.Basic, rule: dict[sympy.Symbol, sympy.Basic]) -> sympy.Basic:
+def _replaced(expr: sympy.Basic, rule: dict[sympy.Symbol, sympy.Basic],
+              memo: dict[sympy.Basic, tuple[sympy.Basic, bool]] | None = None) -> sympy.Basic:
     """``expr.xreplace(rule)``, each distinct subexpression rebuilt once (:func:`forms.xreplaced`): a first-match
     ``Piecewise`` repeats its earlier conditions, negated, in every later one (Hong & Kim's regime table)."""
-    return forms.xreplaced(expr, rule, {})[0]
+    return forms.xreplaced(expr, rule, {} if memo is None else memo)[0]

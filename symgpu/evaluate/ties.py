@@ -19,14 +19,21 @@ import pint
 import sympy
 
 from symgpu import errors
-from symgpu.evaluate import compiler, input_values, one_sided, piece_select, point, scaling, stepwise
+from symgpu.evaluate import compiler, input_values, one_sided, piece_select, point, rational_value, scaling, stepwise
 from symgpu.evaluate.state import state_of
+from symgpu.memo import Tally
 
 #: a tie's width is capped at ``NEAR`` times the largest double (an infinite side ties nothing)
 LARGEST = sympy.Float("1.7976931348623157e308", 17)
 
 if TYPE_CHECKING:
     from symgpu.model import Model
+
+#: near-tie verdicts and tie values left to SymPy's substitution (a part that is no rational arithmetic: :mod:`.rational_value`)
+_SYMPY_SUBSTITUTIONS = Tally("evaluate.ties.sympy_substitutions")
+
+#: :func:`one_sided.substitute`'s memo of one point's substitution
+_Memo = dict[sympy.Basic, tuple[sympy.Basic, bool]]
 
 
 def near_relations(model: Model, relations: Iterable[sympy.Basic], preset: str | None,
@@ -39,8 +46,10 @@ def near_relations(model: Model, relations: Iterable[sympy.Basic], preset: str |
     if mapping is None:
         return {}
     out = {}
+    memo: _Memo = {}  # one point: the relations' shared subexpressions substituted once
+    rational = rational_value.inputs(mapping)
     for relation, rewritten in based.items():
-        verdict = _near_verdict(rewritten, mapping)
+        verdict = _near_verdict(rewritten, mapping, memo, rational)
         if verdict is not None:
             out[relation] = verdict
     return out
@@ -53,18 +62,27 @@ def tie_value(model: Model, expr: sympy.Basic, target: pint.Unit, preset: str | 
     if not expr.has(sympy.Piecewise):
         return None
     based = compiler.expression_base(model, expr, target)
-    mapping = _exact_point(model, based.free_symbols, preset, values)
-    if mapping is None or not any(_near_verdict(r, mapping) is not None for r in _relations(model, based)):
+    relations, symbols = _relations(model, based)
+    mapping = _exact_point(model, symbols, preset, values)
+    if mapping is None:
         return None
+    memo: _Memo = {}  # one point: the relations are subexpressions of the value, each substituted once
+    rational = rational_value.inputs(mapping)
+    if not any(_near_verdict(r, mapping, memo, rational) is not None for r in relations):
+        return None
+    exact = rational_value.value(based, rational)  # the number SymPy's substitution gives, where it is rational arithmetic
+    if exact is None:
+        _SYMPY_SUBSTITUTIONS.add()
     try:
-        value = complex(one_sided.substitute(based, mapping))
+        value = complex(one_sided.substitute(based, mapping, memo) if exact is None else sympy.Rational(exact.numerator, exact.denominator))
     except (TypeError, ValueError, ArithmeticError):
         return None
     return value.real if value.imag == 0 and np.isfinite(value.real) else None
 
 
-def _relations(model: Model, based: sympy.Basic) -> tuple[sympy.Basic, ...]:
-    """The relations of ``based``'s ``Piecewise`` conditions (cached per model and expression)."""
+def _relations(model: Model, based: sympy.Basic) -> tuple[tuple[sympy.Basic, ...], tuple[sympy.Symbol, ...]]:
+    """The relations of ``based``'s ``Piecewise`` conditions, and its free symbols in ``free_symbols``' order
+    (cached per model and expression)."""
     kept = state_of(model).compiled
     key = ("tie relations", based)
     if key not in kept:
@@ -72,7 +90,7 @@ def _relations(model: Model, based: sympy.Basic) -> tuple[sympy.Basic, ...]:
         for piecewise in based.atoms(sympy.Piecewise):
             for _, condition in piecewise.args:
                 piece_select.collect_relations(condition, found)
-        kept[key] = tuple(found)
+        kept[key] = (tuple(found), tuple(based.free_symbols))
     return kept[key]  # type: ignore[no-any-return]
 
 
@@ -87,18 +105,34 @@ def _exact_point(model: Model, symbols: Iterable[sympy.Symbol], preset: str | No
         return None
 
 
-def _near_verdict(relation: sympy.Basic, mapping: Mapping[sympy.Symbol, sympy.Expr]) -> bool | None:
+def _near_verdict(relation: sympy.Basic, mapping: Mapping[sympy.Symbol, sympy.Expr], memo: _Memo,
+                  rational: rational_value.Memo) -> bool | None:
     """The exact verdict of a base-unit ``relation`` where its sides are within :data:`stepwise.NEAR` of
     a tie (against the largest of the sides and of the terms of their difference); None where they
-    are not, or a value is no finite real number."""
+    are not, or a value is no finite real number. ``memo``: :func:`one_sided.substitute`'s, ``rational``:
+    :func:`rational_value.value`'s, each shared by the point's calls (``mapping``'s alone). Where every
+    part is rational arithmetic its value is computed as a ``Fraction``: the same exact number, so the same
+    doubles and verdict, as SymPy's substitution gives (which decides every other relation)."""
     if not isinstance(relation, sympy.core.relational.Relational):
         return None
     difference = relation.lhs - relation.rhs
     parts = [relation.lhs, relation.rhs, *sympy.Add.make_args(difference)]
+    exact = [rational_value.value(p, rational) for p in [*parts, difference]]
+    compare = rational_value.COMPARE.get(type(relation))
+    if compare is not None and all(e is not None for e in exact):
+        try:
+            sizes = [abs(float(e)) for e in exact[:-1]]  # type: ignore[arg-type]
+            width = abs(float(exact[-1]))  # type: ignore[arg-type]
+        except OverflowError:  # beyond the doubles (SymPy's float: inf, which is no finite magnitude either)
+            return None
+        if width > stepwise.NEAR * max(sizes):
+            return None
+        return compare(exact[0], exact[1])  # type: ignore[arg-type]
+    _SYMPY_SUBSTITUTIONS.add()
     try:
-        numbers = [one_sided.substitute(p, mapping) for p in parts]
+        numbers = [one_sided.substitute(p, mapping, memo) for p in parts]
         magnitudes = [abs(float(n)) for n in numbers]
-        gap = abs(float(one_sided.substitute(difference, mapping)))
+        gap = abs(float(one_sided.substitute(difference, mapping, memo)))
     except (TypeError, ValueError, ArithmeticError):
         return None
     if not all(np.isfinite(magnitudes)) or gap > stepwise.NEAR * max(magnitudes):
@@ -120,20 +154,21 @@ def near_condition(model: Model, exprs: Iterable[sympy.Basic]) -> sympy.Basic | 
         for piecewise in expr.atoms(sympy.Piecewise) if isinstance(expr, sympy.Basic) else ():
             for _, condition in piecewise.args:
                 piece_select.collect_relations(condition, found)
-    tests = [_near(model, r) for r in found if isinstance(r, sympy.core.relational.Relational)]
+    magnitudes: dict[sympy.Basic, sympy.Expr] = {}  # a side shared by several relations (Hong & Kim's) built once
+    tests = [_near(model, r, magnitudes) for r in found if isinstance(r, sympy.core.relational.Relational)]
     return sympy.Or(*tests) if tests else None
 
 
-def _near(model: Model, relation: sympy.core.relational.Relational) -> sympy.Basic:
+def _near(model: Model, relation: sympy.core.relational.Relational, magnitudes: dict[sympy.Basic, sympy.Expr]) -> sympy.Basic:
     left, right = relation.lhs, relation.rhs
     gap = left - right
-    larger = None  # the larger side's magnitude (capped: beyond WHOLE_LIMIT exactly where it is), shared by both tests
     if left.is_number or right.is_number:
-        scale = sympy.Max(_magnitude(gap), _magnitude(right if left.is_number else left))
+        scale = sympy.Max(_magnitude(gap, magnitudes), _magnitude(right if left.is_number else left, magnitudes))
     else:
-        scale = sympy.Max(_magnitude(left), _magnitude(right))
-        larger = sympy.Min(scale, LARGEST)
-    near = sympy.LessThan(_magnitude(gap), stepwise.NEAR * sympy.Min(scale, LARGEST), evaluate=False)
+        scale = sympy.Max(_magnitude(left, magnitudes), _magnitude(right, magnitudes))
+    capped = sympy.Min(scale, LARGEST)  # built once: each Min/Max compares its arguments afresh (0.1 s of Hong & Kim's)
+    larger = None if left.is_number or right.is_number else capped  # the larger side's magnitude (capped: beyond WHOLE_LIMIT exactly where it is), shared by both tests
+    near = sympy.LessThan(_magnitude(gap, magnitudes), stepwise.NEAR * capped, evaluate=False)
     unequal = sympy.Ne(left, right, evaluate=False)
     doubt = stepwise.may_be_unequal(model, left, right, relation.free_symbols, larger)  # equal doubles may be unequal decimals
     if doubt is sympy.false:
@@ -173,8 +208,11 @@ def for_inputs(model: Model, condition: sympy.Basic, values: Mapping[str, Any]) 
     return condition.xreplace(mapping) if mapping else condition
 
 
-def _magnitude(expr: sympy.Expr) -> sympy.Expr:
-    return sympy.Max(expr, -expr)
+def _magnitude(expr: sympy.Expr, magnitudes: dict[sympy.Basic, sympy.Expr]) -> sympy.Expr:
+    """``Max(expr, -expr)``, kept in ``magnitudes`` (one :func:`near_condition`'s)."""
+    if expr not in magnitudes:
+        magnitudes[expr] = sympy.Max(expr, -expr)
+    return magnitudes[expr]
 
 
 def unsettled_points(model: Model, name: str, *, preset: str | None = None, values: Mapping[str, Any] | None = None) -> np.ndarray | None:

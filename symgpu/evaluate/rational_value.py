@@ -1,0 +1,110 @@
+"""An expression's exact value at rational inputs in Python's ``Fraction`` arithmetic, where that is all it takes.
+
+:mod:`.ties` decides, at each point a check visits, whether a case relation is within
+:data:`stepwise.NEAR` of a tie, from the exact values of its sides and of the terms of their
+difference. SymPy's ``xreplace`` builds each of those values as SymPy objects, node by node (Hong &
+Kim's regime table: some 3600 substitutions, a fifth of ``regimes Exec_cycles_app``); where every node
+is rational arithmetic (sums, products, integer powers, ``Min``/``Max``, ``floor``/``ceiling``,
+``Abs``, and a ``Piecewise`` whose values and conditions all are) of rational numbers and inputs, the
+value is one rational number either way, and ``Fraction`` computes it without building SymPy objects.
+Anything else (a float literal, a root, a function, a division by zero, a ``Piecewise`` where no case
+holds) gives None: the caller substitutes with SymPy, as before.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable, Mapping
+from fractions import Fraction
+
+import sympy
+
+#: a node whose value is no rational number of this arithmetic (kept in the memo as such)
+_NO = None
+
+#: each node's value (a condition's: its truth), None where it is not rational arithmetic
+Memo = dict[sympy.Basic, Fraction | bool | None]
+
+#: each relation's verdict on two rational numbers, as SymPy's relation of them gives it
+COMPARE: dict[type, Callable[[Fraction, Fraction], bool]] = {
+    sympy.Eq: operator.eq, sympy.Ne: operator.ne, sympy.StrictGreaterThan: operator.gt,
+    sympy.GreaterThan: operator.ge, sympy.StrictLessThan: operator.lt, sympy.LessThan: operator.le}
+
+
+def inputs(mapping: Mapping[sympy.Symbol, sympy.Basic]) -> Memo:
+    """A memo that starts from ``mapping``'s values as fractions (None for a value that is no rational number)."""
+    return {s: Fraction(int(v.p), int(v.q)) if isinstance(v, sympy.Rational) else _NO for s, v in mapping.items()}
+
+
+def value(expr: sympy.Basic, memo: Memo) -> Fraction | None:
+    """``expr``'s exact value with each symbol at its value in ``memo`` (:func:`inputs`; shared by the calls of one
+    point), or None where a node is not rational arithmetic or has no value (a division by zero)."""
+    found = memo.get(expr, memo)
+    if found is not memo:
+        return found if isinstance(found, Fraction) else _NO
+    try:
+        out = _value(expr, memo)
+    except (ZeroDivisionError, OverflowError, RecursionError):
+        out = _NO
+    memo[expr] = out
+    return out
+
+
+def truth(condition: sympy.Basic, memo: Memo) -> bool | None:
+    """A case condition's truth (relations of :func:`value`s, ``And``/``Or``/``Not`` of them, ``true``/``false``)
+    with every part decided, or None where a part is not rational arithmetic."""
+    found = memo.get(condition, memo)
+    if found is not memo:
+        return found if isinstance(found, bool) else None
+    out: bool | None = None
+    if condition is sympy.true or condition is sympy.false:
+        out = bool(condition)
+    elif type(condition) in COMPARE:
+        left, right = value(condition.lhs, memo), value(condition.rhs, memo)
+        out = None if left is None or right is None else COMPARE[type(condition)](left, right)
+    elif isinstance(condition, (sympy.And, sympy.Or, sympy.Not)):
+        parts = [truth(a, memo) for a in condition.args]  # every part, as SymPy's substitution evaluates every part
+        if all(p is not None for p in parts):
+            out = all(parts) if isinstance(condition, sympy.And) else any(parts) if isinstance(condition, sympy.Or) else not parts[0]
+    memo[condition] = out
+    return out
+
+
+def _value(expr: sympy.Basic, memo: Memo) -> Fraction | None:
+    if isinstance(expr, sympy.Rational):
+        return Fraction(int(expr.p), int(expr.q))
+    if isinstance(expr, sympy.Symbol):
+        return _NO  # a symbol the mapping leaves free
+    if isinstance(expr, (sympy.Add, sympy.Mul, sympy.Min, sympy.Max)):
+        found = [value(a, memo) for a in expr.args]
+        parts = [p for p in found if p is not None]
+        if len(parts) < len(found):
+            return _NO
+        if isinstance(expr, sympy.Add):
+            return sum(parts, Fraction(0))
+        if isinstance(expr, sympy.Mul):
+            return math.prod(parts, start=Fraction(1))
+        return min(parts) if isinstance(expr, sympy.Min) else max(parts)
+    if isinstance(expr, sympy.Pow):
+        exponent = expr.exp
+        if not isinstance(exponent, sympy.Integer) or abs(int(exponent)) > 64:
+            return _NO
+        base = value(expr.base, memo)
+        return _NO if base is None else base ** int(exponent)
+    if isinstance(expr, sympy.Piecewise):
+        # SymPy's substitution builds every case's value and condition, then takes the first case that holds: where
+        # each of them is rational arithmetic, that case's value (none holding: SymPy's nan, left to it)
+        values = [value(e, memo) for e, _ in expr.args]
+        verdicts = [truth(c, memo) for _, c in expr.args]
+        if any(v is None for v in values) or any(v is None for v in verdicts):
+            return _NO
+        return next((v for v, holds in zip(values, verdicts) if holds), _NO)
+    if isinstance(expr, (sympy.floor, sympy.ceiling, sympy.Abs)):
+        inner = value(expr.args[0], memo)
+        if inner is None:
+            return _NO
+        if isinstance(expr, sympy.Abs):
+            return abs(inner)
+        return Fraction(math.floor(inner) if isinstance(expr, sympy.floor) else math.ceil(inner))
+    return _NO
