@@ -32,7 +32,7 @@ from symgpu.derive.certify_path import (RESIDUAL, Asked, _exact_at, _fail, _insi
 from symgpu.derive.certify_solve import _solve
 from symgpu.derive.derivation import Certificate, Derivation
 from symgpu.evaluate import active, input_values
-from symgpu.proofs import sample_points
+from symgpu.proofs import forms, sample_points
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -154,7 +154,7 @@ def _answer_inputs(model: Model, derivation: Derivation, asked: Asked) -> frozen
     names: set[str] = set()
     for form in (derivation.result, derivation.location):
         if isinstance(form, sympy.Basic):
-            names.update(s.name for s in form.free_symbols)
+            names.update(s.name for s in forms.free_symbols(form))
     return frozenset(n for n in names if n != asked.variable and n in model.symbol_definitions and n not in model.defining)
 
 

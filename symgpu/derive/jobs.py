@@ -78,7 +78,7 @@ class _Job:
         names: set[str] = set()
         for expr in symbols_of:
             if isinstance(expr, sympy.Basic):
-                names |= {s.name for s in expr.free_symbols if not isinstance(s, sympy.Dummy)}
+                names |= {s.name for s in forms.free_symbols(expr) if not isinstance(s, sympy.Dummy)}
         for sym in self.substitution:
             names.add(sym.name)
         out = []

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import sympy
+from sympy.core.parameters import global_parameters
 
-from symgpu.memo import Memo
+from symgpu.memo import Memo, memoised
 from symgpu.derive import roots
 from symgpu.proofs import exact_signs, forms, sample_points
 
@@ -29,13 +30,22 @@ class _Cond:
     def relational(self) -> sympy.Basic:
         if self.h is None:
             return self.boolean
-        return sympy.StrictGreaterThan(self.h, 0) if self.strict else sympy.GreaterThan(self.h, 0)
+        return _relation(self.h, self.strict, global_parameters.evaluate)
 
     def xreplace(self, mapping: Mapping[Any, Any]) -> _Cond:
         if self.h is None:
             assert self.boolean is not None  # a condition without h is an opaque boolean
             return _Cond(None, boolean=self.boolean.xreplace(mapping))
         return _Cond(self.h.xreplace(mapping), self.strict)
+
+
+@memoised("derive.regime_conditions.relations", 20000)
+def _relation(h: sympy.Expr, strict: bool, evaluating: bool) -> sympy.Basic:
+    """``h > 0`` (``strict``) or ``h >= 0``, built once per expression: the branches of a regime table
+    share most of their conditions (occupancy's 228 regimes, each a new :class:`_Cond`), and SymPy
+    compares the sides again at every relation it builds. ``evaluating``: SymPy's evaluation switch,
+    under which the relation is built (part of the key)."""
+    return sympy.StrictGreaterThan(h, 0) if strict else sympy.GreaterThan(h, 0)
 
 
 def _conds_of(condition: sympy.Basic, negate: bool = False) -> list[_Cond]:

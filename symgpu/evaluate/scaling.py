@@ -16,6 +16,7 @@ import sympy
 from symgpu import errors, units
 from symgpu.memo import memoised
 from symgpu.evaluate.state import state_of
+from symgpu.proofs import forms
 from symgpu.units import literal_units
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ def literal_branches(model: Model, branches: Sequence[tuple[Any, Any]]) -> list[
 def in_base_units(model: Model, expr: sympy.Basic) -> bool:
     """True when every symbol of ``expr`` is declared in base units (scale 1): then
     :func:`base_expression` would give ``expr`` back (every literal's scale is 1 too)."""
-    return all(unit_scale(model.units[s.name]) == 1 for s in expr.free_symbols)
+    return all(unit_scale(model.units[s.name]) == 1 for s in forms.free_symbols(expr))
 
 
 class _Rescaler:
