@@ -12,10 +12,11 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.memo import Tally
-from symgpu.derive import declared_range, extra_records, signs
+from symgpu.derive import declared_range, extra_records, regime_conditions, signs
 from symgpu.units import dimensions
 from symgpu.evaluate import input_values, one_sided, scaling
 from symgpu.derive.derivation import Derivation, Extras, Step
+from symgpu.model import substitution
 from symgpu.derive.roots import cases as root_cases, real_root_cases
 from symgpu.proofs import forms
 from symgpu.proofs.signs import SignReasoner
@@ -316,10 +317,10 @@ class _Job:
 
         def prune(node: sympy.Basic) -> sympy.Basic:
             if isinstance(node, (sympy.Min, sympy.Max)):
-                kept = [a for a in node.args if not any(a == t or sympy.cancel(a - t) == 0 for t in terms)]
+                kept = [a for a in node.args if not any(a == t or regime_conditions.cancel_to_zero(a, -t) for t in terms)]
                 if not kept:
                     raise errors.UsageError(f"{self.model.id}: omitting {', '.join(n for _, n in self.omit)} leaves an empty {type(node).__name__}")
-                return node.func(*[prune(a) for a in kept])
+                return substitution.min_max(node.func, tuple(prune(a) for a in kept))
             if node.args and forms.has_pieces(node):
                 return node.func(*[prune(a) for a in node.args])
             return node

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from symgpu import errors, resources, store, suggest, textfiles
-from symgpu.memo import Memo
+from symgpu.memo import Memo, Tally
 from symgpu.entry_kinds import TOML
 from symgpu.model import schema, toml_reader
 from symgpu.model.definition_reader import MODEL_ID, DefinitionReader
@@ -36,6 +36,8 @@ MAX_FILE_BYTES = 1 << 20
 _EXTENDS: Memo[str, Any] = Memo("model.loader.extends", 256)
 #: what `_EXTENDS.get` gives for a file not parsed yet
 _UNSEEN = object()
+#: model files parsed by ``tomllib`` (not those read back from the store)
+_PARSES = Tally("model.loader.toml_parses")
 
 
 def equations_dir() -> Path:
@@ -166,6 +168,7 @@ def _parse_toml(raw: bytes) -> dict[str, Any]:
         if isinstance(kept, dict) and _toml_shaped(kept):
             _EXTENDS[sha] = _extends(kept)
             return kept
+    _PARSES.add()
     data = tomllib.loads(text)
     _EXTENDS[sha] = _extends(data)
     try:
