@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 import symgpu
 from symgpu import memo
-from symgpu.evaluate import piece_select, point, rational_value, scaling, stepwise, ties
+from symgpu.evaluate import piece_select, point, scaling, stepwise, ties
+from symgpu.proofs import rational_value
 
 x, y, z = sympy.symbols("x y z", positive=True)
 

@@ -19,8 +19,9 @@ import pint
 import sympy
 
 from symgpu import errors
-from symgpu.evaluate import compiler, input_values, one_sided, piece_select, point, rational_value, scaling, stepwise
+from symgpu.evaluate import compiler, input_values, one_sided, piece_select, point, scaling, stepwise
 from symgpu.evaluate.state import state_of
+from symgpu.proofs import rational_value
 from symgpu.memo import Tally
 
 #: a tie's width is capped at ``NEAR`` times the largest double (an infinite side ties nothing)
@@ -29,7 +30,7 @@ LARGEST = sympy.Float("1.7976931348623157e308", 17)
 if TYPE_CHECKING:
     from symgpu.model import Model
 
-#: near-tie verdicts and tie values left to SymPy's substitution (a part that is no rational arithmetic: :mod:`.rational_value`)
+#: near-tie verdicts and tie values left to SymPy's substitution (a part that is no rational arithmetic: :mod:`symgpu.proofs.rational_value`)
 _SYMPY_SUBSTITUTIONS = Tally("evaluate.ties.sympy_substitutions")
 
 #: :func:`one_sided.substitute`'s memo of one point's substitution

@@ -9,7 +9,8 @@ admissible points.
   no sign can be decided); :func:`nonzero_somewhere`: a nonzero value at such a point (a proof that
   the expression is not identically 0); :func:`modest_powers` keeps those values small, and
   :func:`modest_at` the exponents that hold symbols, point by point; :func:`values_at` puts a point
-  in behind that check (every exact value at a point is taken through it).
+  in behind that check (every exact value at a point is taken through it), and :func:`signs_at`
+  reads the signs of those values, in Python's rational arithmetic where an expression allows it.
 
 No model, no cache on disk: :class:`symgpu.proofs.signs.SignReasoner` uses them under the declared
 assumptions, and :mod:`symgpu.derive.regime_split` at its generic point.
@@ -24,7 +25,7 @@ from typing import Any
 import sympy
 
 from symgpu.memo import Memo
-from symgpu.proofs import sample_points
+from symgpu.proofs import rational_value, sample_points
 
 
 def basic_sign(e: sympy.Basic) -> int | None:
@@ -127,6 +128,34 @@ def values_at(exprs: Sequence[sympy.Basic], point: dict[sympy.Symbol, sympy.Expr
         return None
 
 
+def signs_at(exprs: Sequence[sympy.Basic], point: dict[sympy.Symbol, sympy.Expr],
+             exponents: Sequence[sympy.Expr] = ()) -> tuple[int | None, ...] | None:
+    """The sign of each of :func:`values_at`'s values (:func:`_value_sign`: None for a value with no
+    sign), None where :func:`values_at` is None. An expression :mod:`.rational_value` evaluates gets
+    its value in Python's rational arithmetic (the same exact value); the others, and one with a
+    division by 0, SymPy's substitution. Errors of :func:`_value_sign` propagate, as for a value of
+    :func:`values_at` read by the caller."""
+    if exponents and not modest_at(exponents, point):
+        return None
+    rationals = rational_value.inputs(point)  # one memo for the point: the expressions' shared parts once
+    signs: list[int | None] = []
+    left: list[int] = []
+    for i, e in enumerate(exprs):
+        value = rational_value.value(e, rationals)
+        if value is None:
+            signs.append(None)
+            left.append(i)
+            continue
+        signs.append((value > 0) - (value < 0))
+    if left:
+        values = values_at([exprs[i] for i in left], point)
+        if values is None:
+            return None
+        for i, substituted in zip(left, values):
+            signs[i] = _value_sign(substituted)
+    return tuple(signs)
+
+
 def refuted(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> bool:
     """True if ``expr`` takes two of the signs -, 0, + at points allowed by its symbols' assumptions
     (and where every expression in ``positives`` is positive): exact rational values, so a True
@@ -153,13 +182,11 @@ def refuted(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> bool:
         exponents = tuple(itertools.chain.from_iterable(symbolic_exponents(e) for e in (expr, *known)))
         for point in itertools.chain(sample_points.points(symbols, pools, 1729, REFUTE_POINTS, fixed_first=2), [corner],
                                      sample_points.one_large(symbols, pools)):
-            values = values_at((*known, expr), point, exponents)
-            if values is None:
-                continue
             try:
-                if any(_value_sign(v) != 1 for v in values[:-1]):
+                signs = signs_at((*known, expr), point, exponents)
+                if signs is None or any(s != 1 for s in signs[:-1]):
                     continue
-                found = _value_sign(values[-1])
+                found = signs[-1]
             except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):
                 continue
             if found is not None:

@@ -1,14 +1,16 @@
 """An expression's exact value at rational inputs in Python's ``Fraction`` arithmetic, where that is all it takes.
 
-:mod:`.ties` decides, at each point a check visits, whether a case relation is within
-:data:`stepwise.NEAR` of a tie, from the exact values of its sides and of the terms of their
+:mod:`symgpu.evaluate.ties` decides, at each point a check visits, whether a case relation is within
+:data:`symgpu.evaluate.stepwise.NEAR` of a tie, from the exact values of its sides and of the terms of their
 difference. SymPy's ``xreplace`` builds each of those values as SymPy objects, node by node (Hong &
 Kim's regime table: some 3600 substitutions, a fifth of ``regimes Exec_cycles_app``); where every node
 is rational arithmetic (sums, products, integer powers, ``Min``/``Max``, ``floor``/``ceiling``,
 ``Abs``, and a ``Piecewise`` whose values and conditions all are) of rational numbers and inputs, the
 value is one rational number either way, and ``Fraction`` computes it without building SymPy objects.
 Anything else (a float literal, a root, a function, a division by zero, a ``Piecewise`` where no case
-holds) gives None: the caller substitutes with SymPy, as before.
+holds) gives None: the caller substitutes with SymPy, as before. :func:`symgpu.proofs.exact_signs.signs_at`
+reads the signs of the values at the points that refute a sign the same way. Pure SymPy and ``fractions``
+(in :mod:`symgpu.proofs`, below both users).
 """
 
 from __future__ import annotations

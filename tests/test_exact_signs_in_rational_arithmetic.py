@@ -1,0 +1,42 @@
+"""The signs :func:`symgpu.proofs.exact_signs.signs_at` reads at a point, in Python's rational arithmetic
+where an expression is built of sums, products, integer powers, floor/ceiling and Min/Max, are the signs
+of SymPy's exact substitution (``values_at``), poles and parts it cannot evaluate included (issue 31)."""
+
+from __future__ import annotations
+
+import sympy
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from symgpu.proofs import exact_signs
+
+x, y = sympy.symbols("x y", positive=True)
+z = sympy.Symbol("z", real=True)
+
+EXPRESSIONS = (
+    x - y, (x - y) ** 3 / (x + y), 1 / (x - y), 1 / (1 + 1 / (x - y)),  # zoo**-1 is 0 for SymPy at x = y
+    sympy.floor(x / y) - 1, sympy.ceiling(x * y / 3) - x, sympy.Min(x, 2 * y) - sympy.Max(y, z),
+    (x - y) / (x - y), z**2 - x * z + y, sympy.sqrt(x) - y, x**sympy.Rational(3, 2) - y, sympy.log(x) + z,
+)
+
+
+def _sympy_signs(exprs, point):
+    values = exact_signs.values_at(exprs, point)
+    return None if values is None else tuple(exact_signs._value_sign(v) for v in values)
+
+
+def test_signs_by_hand_at_a_pole_and_a_staircase():
+    point = {x: sympy.Integer(3), y: sympy.Integer(3), z: sympy.Rational(-1, 2)}
+    # x - y = 0; 1/(x - y) is a pole (no sign); 1/(1 + 1/(x - y)) = 1/zoo = 0; floor(3/3) - 1 = 0;
+    # ceiling(9/3) - 3 = 0; Min(3, 6) - Max(3, -1/2) = 0; z**2 - x*z + y = 1/4 + 3/2 + 3 > 0; sqrt(3) - 3 < 0
+    signs = exact_signs.signs_at([EXPRESSIONS[i] for i in (0, 2, 3, 4, 5, 6, 8, 9)], point)
+    assert signs == (0, None, 0, 0, 0, 0, 1, -1)
+
+
+@settings(database=None, derandomize=True, max_examples=60)
+@given(st.fractions(min_value=0, max_value=20).filter(lambda f: f > 0), st.fractions(min_value=0, max_value=20).filter(lambda f: f > 0),
+       st.fractions(min_value=-20, max_value=20))
+def test_signs_in_rational_arithmetic_are_sympys(fx, fy, fz):
+    point = {x: sympy.Rational(fx.numerator, fx.denominator), y: sympy.Rational(fy.numerator, fy.denominator),
+             z: sympy.Rational(fz.numerator, fz.denominator)}
+    assert exact_signs.signs_at(EXPRESSIONS, point) == _sympy_signs(EXPRESSIONS, point)
