@@ -116,7 +116,9 @@ def answer(kernel: resources.KernelResources, cc_preset: str, threads_per_block:
     regs = np.arange(0, max_regs + 1)
     by_regs = blocks("active_blocks_per_SM", regs_per_thread=regs) * np.ones_like(regs)
     max_smem = int(hardware["max_smem_per_block"].magnitude)
-    smem_grid = np.arange(kernel.shared_bytes, max_smem + 1)
+    # from the static shared memory (no launch uses less) to the per-block limit; static memory above the
+    # limit (20000 B on CC 1.x's 16 KiB) leaves that one value: 0 blocks, limited by shared memory per block
+    smem_grid = np.arange(kernel.shared_bytes, max(max_smem, kernel.shared_bytes) + 1)
     by_smem = blocks("active_blocks_per_SM", smem_per_block=smem_grid) * np.ones_like(smem_grid)
 
     max_threads = int(hardware["max_threads_per_block"].magnitude)

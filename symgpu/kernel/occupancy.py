@@ -136,24 +136,36 @@ def resolve_cc_preset(target_model: Any, preset: str) -> str:
     """Return the compute-capability preset for ``preset``.
 
     ``preset`` is either a preset of the occupancy model (``cc_1_3``) or a preset of
-    ``target_model`` named in its ``[occupancy.presets]``.
+    ``target_model`` named in its ``[occupancy.presets]``, or one that inherits (``based_on``,
+    step by step) the values of such a preset: the same GPU with other workload or fitted values
+    (``h100_fit_all`` based on ``h100``).
 
     Raises:
-        errors.UsageError: the name is neither; unknown GPUs are never guessed.
+        errors.UsageError: the name is none of these; unknown GPUs are never guessed.
     """
     occ = occupancy_model()
     if preset in occ.presets:
         return preset
-    target_id = _load(target_model).id if target_model is not None else ""
-    mapping = mapping_of(target_model) if target_model is not None else None
+    target = _load(target_model) if target_model is not None else None
+    mapping = mapping_of(target) if target is not None else None
     table = dict(mapping.presets) if mapping is not None else {}
-    if preset in table:
-        return table[preset]
+    based_on = {p.id: p.based_on for p in target.definition.presets} if target is not None else {}
+    name, seen = preset, set()
+    while name and name not in table and name not in seen:
+        seen.add(name)
+        name = based_on.get(name, "")
+    if name in table:
+        return table[name]
     known = sorted(occ.presets)
-    mapped = f"; presets of {target_id} with a known compute capability: {', '.join(sorted(table))}" if table else ""
+    if target is None or mapping is None:
+        raise errors.UsageError(f"occupancy: no compute capability known for '{preset}' (compute-capability presets: {', '.join(known)}); "
+                                "name a cc_X_Y preset explicitly")
+    given = ", ".join(f"{symbol} ({source})" for symbol, source in mapping.symbols)
     raise errors.UsageError(
-        f"occupancy: no compute capability known for '{preset}' (compute-capability presets: {', '.join(known)}{mapped}); "
-        f"name a cc_X_Y preset explicitly"
+        f"occupancy: no compute capability known for '{preset}' (presets of {target.id} with a known compute capability: "
+        f"{', '.join(sorted(table)) or 'none'}; compute-capability presets: {', '.join(known)}); map it in [occupancy.presets] of "
+        f"{target.path} ({preset} = \"cc_X_Y\"), or compute the occupancy on a cc_X_Y preset (symgpu eval occupancy active_warps_per_SM "
+        f"-p cc_X_Y -s threads_per_block=T -s regs_per_thread=R -s smem_per_block=S) and give {given} with --set instead of --occupancy"
     )
 
 
