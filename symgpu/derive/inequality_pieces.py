@@ -288,6 +288,13 @@ class _Split:
             return sympy.S.Reals
         if condition is sympy.false:
             return sympy.S.EmptySet
+        if forms.has_staircase(condition, self.x):  # as_set spends seconds on a staircase to leave it a ConditionSet
+            try:
+                first = self._relations(condition)
+            except errors.DerivationError:
+                first = None
+            if first is not None and not first.has(sympy.ConditionSet):
+                return first
         try:
             found = condition.as_set()
         except (NotImplementedError, TypeError, ValueError):
