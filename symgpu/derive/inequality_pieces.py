@@ -288,13 +288,45 @@ class _Split:
             return sympy.S.Reals
         if condition is sympy.false:
             return sympy.S.EmptySet
+        if forms.has_staircase(condition, self.x):  # as_set spends seconds on a staircase to leave it a ConditionSet
+            try:
+                first = self._relations(condition)
+            except errors.DerivationError:
+                first = None
+            if first is not None and not first.has(sympy.ConditionSet):
+                return first
         try:
             found = condition.as_set()
         except (NotImplementedError, TypeError, ValueError):
             found = None
-        if not isinstance(found, sympy.Set):
+        if isinstance(found, sympy.Set) and not found.has(sympy.ConditionSet):
+            return found
+        solved = self._relations(condition)
+        if solved is None:
             raise self.refuse(f"the regime condition {self.show(condition)} is not solved for the variable at the point")
-        return found
+        return solved
+
+    def _relations(self, condition: sympy.Basic) -> sympy.Set | None:
+        """``condition``'s set where SymPy's ``as_set`` leaves part of it unsolved (a ``ConditionSet``: a staircase such as
+        ``Eq(ceiling(S/256), 0)``, ``floor(floor(64/ceiling(R/8))/5) < 1``): each relation solved as :meth:`where` solves a
+        regime's (an equality as both ``<=`` and ``>=``, ``Ne`` as its complement), joined as ``And``/``Or`` say (a ``Not`` pushed
+        into the relations).
+        None where the condition is not built of relations."""
+        if isinstance(condition, (sympy.And, sympy.Or)):
+            parts = [self._condition(c) for c in condition.args]
+            return sympy.Intersection(*parts) if isinstance(condition, sympy.And) else sympy.Union(*parts)
+        if isinstance(condition, sympy.Not):  # pushed into its relations, each negated (a value where the relation has none stays out)
+            pushed = sympy.logic.boolalg.to_nnf(condition)
+            return None if isinstance(pushed, sympy.Not) else self._condition(pushed)
+        if not isinstance(condition, sympy.core.relational.Relational):
+            return None
+        f, t = condition.lhs, condition.rhs
+        if self.x in t.free_symbols:
+            f, t = f - t, sympy.Integer(0)
+        if isinstance(condition, (sympy.Eq, sympy.Ne)):
+            equal = sympy.Intersection(self.where(f, sympy.GreaterThan, t), self.where(f, sympy.LessThan, t))
+            return equal if isinstance(condition, sympy.Eq) else sympy.Complement(sympy.S.Reals, equal)
+        return self.where(f, type(condition), t)
 
 
 def where_holds(f: sympy.Expr, relation: _Rel, target: sympy.Expr, x: sympy.Symbol, universe: sympy.Set) -> sympy.Set:
@@ -391,6 +423,9 @@ def answer(job: jobs._Job, expr: sympy.Expr, target: sympy.Expr, var: sympy.Symb
     if found.values is sympy.S.EmptySet:
         raise errors.NoAnswerHere(f"{job.model.id}: no admissible {var} satisfies {question} at {where}: split at the point into its "
                                   f"regimes and steps, the relation holds at no {var} the model gives a value for (--full shows the steps)")
+    if found.values.has(sympy.ConditionSet):  # a part SymPy left unsolved: no bound or end of it is known, whatever the set is
+        raise errors.DerivationError(f"{job.model.id}: {question} at {where} holds where {shown} ({var} in {unit}), a set whose conditions "
+                                     f"are not all solved for {var}; ask over a grid to read it numerically")
     declared = declared_range.of(job.model, var)
     if kind is None:
         inverted = _one_bound(found, var)
