@@ -36,7 +36,7 @@ def case_pair(job: jobs._Job, expr: sympy.Basic, between: Sequence[str],
     for node in sympy.preorder_traversal(expr):
         if not isinstance(node, sympy.Piecewise):
             continue
-        labels = [regime_split._lookup(names, "case", value, f"piece{k + 1}") for k, (value, _) in enumerate(node.args)]
+        labels = regime_split.case_labels(names, node)
         if between[0] in labels and between[1] in labels:
             return node, labels.index(between[0]), labels.index(between[1])
     return None

@@ -6,7 +6,9 @@ as the question expands its quantity (:func:`symgpu.derive.regime_split._names`)
 equations the question reaches (a quantity with an unnamed ``Min`` takes the names of another
 equation's limiters). A lookup compares the looked-up expression only with the table's entries
 of the same kind whose free symbols are the same (exactly, else by ``cancel``), first match in the
-table's order; so what a lookup answers is decided by that *class* of entries. A derivation
+table's order; so what a lookup answers is decided by that *class* of entries. A case table's conditions
+(kind ``cases``: each case of each equation with cases, keyed by its table's expanded conditions and its
+position) are matched against every table, so that kind is one class. A derivation
 records each table it looked in (its context: the quantity, the symbols kept unexpanded and the
 substitution it was built with) and the classes it looked up; its stored entry keeps, per class,
 a digest of the class's entries in order (their ``srepr`` and name), and a model reading the
@@ -55,8 +57,16 @@ class NameTable(dict[tuple[str, Any], str]):
         self.context = context
 
 
+#: kinds whose lookups read every entry of the kind (a case table's conditions are matched against every table's, not
+#: only those with the same symbols: :func:`symgpu.derive.regime_split.case_labels`), so one class holds them all
+WHOLE_KINDS = frozenset({"cases"})
+
+
 def class_of(kind: str, key: sympy.Basic) -> Class:
-    """The class a lookup of ``key`` reads: its kind and its free symbols' names."""
+    """The class a lookup of ``key`` reads: its kind and its free symbols' names (the kind alone for
+    :data:`WHOLE_KINDS`)."""
+    if kind in WHOLE_KINDS:
+        return kind, ()
     return kind, tuple(sorted({s.name for s in key.free_symbols}))
 
 
@@ -127,4 +137,4 @@ def holds(witness: Witness, tables: Iterable[tuple[Context, NameTable]]) -> bool
     return all(class_digest(rebuilt[context], (k, n)) == d for context, classes in witness for k, n, d in classes)
 
 
-__all__ = ["Class", "Context", "NameTable", "Reads", "Witness", "carry", "class_digest", "class_of", "holds", "note", "recording"]
+__all__ = ["WHOLE_KINDS", "Class", "Context", "NameTable", "Reads", "Witness", "carry", "class_digest", "class_of", "holds", "note", "recording"]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from symgpu import errors
+from symgpu import errors, suggest, textfiles
 from symgpu.memo import memoised
 from symgpu.derive import feasibility, name_reads
 from symgpu.derive import jobs
@@ -90,7 +90,26 @@ def _names(job: jobs._Job, stop: frozenset[str] = frozenset()) -> name_reads.Nam
         for case in equation.cases:
             key = job.expand(case.value, stop, record=False).xreplace(put)
             names.setdefault(("case", key), case.id)
+        for index, case_id in _case_table(job, equation, stop, put):
+            names.setdefault(("cases", index), case_id)
     return names
+
+
+def _case_table(job: jobs._Job, equation: Any, stop: frozenset[str], put: Mapping[sympy.Basic, sympy.Basic]) -> list[tuple[sympy.Tuple, str]]:
+    """An equation's case table by its conditions as a whole, as SymPy states them in a ``Piecewise`` (relations made
+    canonical, false cases and those after a true one dropped): ((conditions, position), case id) for each case left. A
+    case keeps its id where arithmetic outside the table changes its value (SymPy moves ``n/Time`` into the pieces,
+    ``Piecewise((n/(mem_lat + Comp_p), ...), ...)``, and leaves the conditions as they are)."""
+    if not equation.cases:
+        return []
+    marks = [sympy.Dummy(f"case{index}") for index in range(len(equation.cases))]  # distinct values: no pieces merged
+    table = sympy.Piecewise(*[(mark, job.expand(case.condition, stop, record=False).xreplace(put))
+                              for mark, case in zip(marks, equation.cases)])
+    if not isinstance(table, sympy.Piecewise):
+        return []
+    conditions = sympy.Tuple(*[condition for _, condition in table.args])
+    return [(sympy.Tuple(conditions, sympy.Integer(k)), equation.cases[marks.index(value)].id)
+            for k, (value, _) in enumerate(table.args) if value in marks]
 
 
 def _lookup(names: Mapping[Any, str], kind: str, key: sympy.Basic, fallback: str) -> str:
@@ -106,6 +125,29 @@ def _lookup(names: Mapping[Any, str], kind: str, key: sympy.Basic, fallback: str
             except (TypeError, ValueError, sympy.PolynomialError):
                 continue
     return fallback
+
+
+def case_labels(names: Mapping[Any, str], node: sympy.Piecewise) -> list[str]:
+    """The names of ``node``'s pieces: the case ids of the model's case table whose conditions ``node`` has (SymPy
+    moves arithmetic on a case table into its values, ``n/Time`` as ``Piecewise((n/(mem_lat + Comp_p), ...), ...)``,
+    but leaves the conditions), else each value looked up among the cases' values, else ``piece<k>``."""
+    by_table = _table_ids(names, tuple(condition for _, condition in node.args))
+    return [by_table[k] or _lookup(names, "case", value, f"piece{k + 1}") for k, (value, _) in enumerate(node.args)]
+
+
+def _table_ids(names: Mapping[Any, str], conditions: tuple[sympy.Basic, ...]) -> list[str | None]:
+    """The case ids of the first case table (in the name table's order) whose conditions are ``conditions``, in order
+    (:func:`_case_table`); None for each where no table's are."""
+    if isinstance(names, name_reads.NameTable):
+        name_reads.note(names, "cases", sympy.Tuple())  # every case table is read (a class of its own: name_reads.class_of)
+    tables: dict[sympy.Basic, dict[int, str]] = {}
+    for (kind, key), name in names.items():
+        if kind == "cases" and isinstance(key, sympy.Tuple) and len(key) == 2:
+            tables.setdefault(key[0], {})[int(key[1])] = name
+    ids = tables.get(sympy.Tuple(*conditions))
+    if ids is None:
+        return [None] * len(conditions)
+    return [ids.get(k) for k in range(len(conditions))]
 
 
 def _branches(expr: sympy.Basic, names: Mapping[Any, str], counter: list[int]) -> list[tuple[tuple[str, ...], tuple[_Cond, ...], sympy.Expr]]:
@@ -135,9 +177,10 @@ def _branches(expr: sympy.Basic, names: Mapping[Any, str], counter: list[int]) -
     if isinstance(expr, sympy.Piecewise):
         out = []
         previous: list[sympy.Basic] = []
+        labels_here = case_labels(names, expr)
         for index, (value, condition) in enumerate(expr.args):
             conds = tuple(c for p in previous for c in _conds_of(p, negate=True)) + tuple(_conds_of(condition))
-            label = _lookup(names, "case", value, f"piece{index + 1}")
+            label = labels_here[index]
             for labels, sub, val in _branches(value, names, counter):
                 out.append(((label,) + labels, conds + sub, val))
             previous.append(condition)
@@ -382,6 +425,38 @@ def _literal_dimensions(job: jobs._Job, expr: sympy.Basic) -> list[Any]:
             if dim != dimensions.DIMENSIONLESS and dim not in found:
                 found.append(dim)
     return found
+
+
+#: the longest refusal that names regimes (a quantity may have hundreds: occupancy's 228)
+NAMES_MESSAGE = 400
+
+
+def unknown_names(model: Model, quantity: str, between: Sequence[str], missing: Sequence[str], found: Sequence[Regime]) -> str:
+    """The refusal of ``boundary --between`` naming a regime ``quantity`` does not have: short (at most about
+    :data:`NAMES_MESSAGE` characters), the regimes that have every part of the name first (``a+b`` in
+    ``a+c+b``), else the closest names, and where to list them all."""
+    bases = list(dict.fromkeys(r.name.split("#")[0] for r in found))
+    offers = []
+    for name in missing:
+        parts = name.split("+")
+        offers += [b for b in bases if _has_parts(b.split("+"), parts) and b not in offers] or \
+            [b for b in suggest.closest(name, bases, 3) if b not in offers]
+    offers.sort(key=len)  # the plainest first
+    head = f"{model.id}: boundary between {' and '.join(between)}: {quantity} has no regime {', '.join(missing)} ({len(found)} regimes)"
+    tail = f"; name two of `symgpu regimes {model.id} {quantity}` (same --substitute)"
+    room = max(NAMES_MESSAGE - len(head) - len(tail), 80)
+    shown = ""
+    for count in range(len(offers), 0, -1):
+        shown = textfiles.listing(offers, limit=count, width=120)
+        if len(shown) <= room:
+            break
+    return head + (f"; perhaps {shown}" if offers else "") + tail
+
+
+def _has_parts(parts: Sequence[str], wanted: Sequence[str]) -> bool:
+    """Are ``wanted`` among ``parts``, in order?"""
+    rest = iter(parts)
+    return all(any(p == w for p in rest) for w in wanted)
 
 
 def active_regime(model: Model, quantity: str, preset: str | None = None, **values: Any) -> tuple[str, float, str | None, float | None]:

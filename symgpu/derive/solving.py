@@ -339,14 +339,13 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
     if composite is not None:
         return _case_switch(job, expr, composite[:3], tuple(between or ()), var, frozenset(stop), composite[3])
     found = regime_split._regimes(job, expr, var, frozenset(stop))
-    by_name = {r.name: r for r in found}
     if between is not None:
         if len(between) != 2:
             raise errors.UsageError(f"{model.id}: boundary between needs two regime names, got {list(between)}")
         variants = [[r for r in found if r.name == b or r.name.split("#")[0] == b] or [r for r in found if b in r.name.split("#")[0].split("+")] for b in between]
         missing = [b for b, v in zip(between, variants) if not v]
         if missing:
-            raise errors.UsageError(f"{model.id}: boundary between {list(between)}: regimes of {job.quantity} are {', '.join(by_name)}")
+            raise errors.UsageError(regime_split.unknown_names(model, job.quantity, between, missing, found))
         candidates = list(itertools.product(*variants))
         # regimes of the same name differ in the cases of the other Min arguments: prefer a
         # pair in the same case context that one condition separates, and of those the pair that shares

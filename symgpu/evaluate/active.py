@@ -218,7 +218,39 @@ def active_regime(model: Model, quantity: str, preset: str | None = None, **valu
                     case_ratio = max(left, right) / min(left, right)
             return case.id, value, other, case_ratio
         raise errors.DerivationError(f"{model.id}: no case of {name} applies")
-    raise errors.UsageError(f"{model.id}: {name} is neither a Min/Max nor defined by cases; no regime to report")
+    raise errors.UsageError(no_regime(model, name, [k for k in values if k in model.defining]))
+
+
+def has_regimes(model: Model, quantity: str) -> bool:
+    """Whether ``quantity``'s equation is a top-level Min/Max or has cases (a regime of its own)."""
+    equation = model.equation_for(quantity)
+    return bool(equation.cases) or isinstance(equation.rhs, (sympy.Min, sympy.Max))
+
+
+def regime_sources(model: Model, quantity: str, given: Iterable[str] = ()) -> tuple[str, ...]:
+    """The nearest quantities ``quantity`` is computed from that have regimes of their own (Hong & Kim's
+    ``arithmetic_throughput = simd_width*n*alpha/Time``: ``Time``, defined by cases), sorted; the quantities
+    ``given`` (kept as values) are not looked into. Empty where none is."""
+    kept = frozenset(given)
+    seen = {quantity}
+    level = [quantity]
+    while level:
+        reached = sorted({s.name for name in level for s in model.equation_for(name).rhs.free_symbols
+                          if s.name in model.defining and s.name not in kept and s.name not in seen})
+        found = tuple(name for name in reached if has_regimes(model, name))
+        if found:
+            return found
+        seen.update(reached)
+        level = reached
+    return ()
+
+
+def no_regime(model: Model, quantity: str, given: Iterable[str] = ()) -> str:
+    """Why ``quantity`` has no regime to report, and whose to ask for instead."""
+    sources = regime_sources(model, quantity, given)
+    which = (f"; its value follows the regimes of {', '.join(sources)}: ask for {'its' if len(sources) == 1 else 'one of theirs'}"
+             if sources else "")
+    return f"{model.id}: {quantity} is neither a Min/Max nor defined by cases; no regime to report{which}"
 
 
 def _expanded(model: Model, name: str, expr: sympy.Basic, values: Mapping[str, Any]) -> sympy.Basic:

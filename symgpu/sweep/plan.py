@@ -27,7 +27,7 @@ from symgpu.model import Model
 from symgpu.sweep import finite, tie_conditions
 from symgpu.sweep.grid import Axis, Grid, parse_axis
 from symgpu.sweep.output import REGIME, Column
-from symgpu.sweep.regimes import RegimeSpec, has_regimes, regime_outputs
+from symgpu.sweep.regimes import RegimeSpec, has_regimes, regime_outputs, regime_target
 
 @dataclass(frozen=True)
 class SweepPlan:
@@ -193,7 +193,7 @@ def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Gr
     if regime_of is None:
         target = next((n for n in names if has_regimes(model, n)), None)
     else:
-        target = model.equation_for(regime_of).definition.defines if regime_of else None
+        target = regime_target(model, model.equation_for(regime_of).definition.defines, given) if regime_of else None
     case_code = None
     if target:
         regime = regime_outputs(model, target, expand, add)

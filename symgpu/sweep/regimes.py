@@ -25,13 +25,25 @@ from symgpu.sweep.decide import RegimeSpec, Tree, decide
 if TYPE_CHECKING:
     from symgpu.model import Model
 
-__all__ = ["RegimeSpec", "Tree", "decide", "has_regimes", "regime_outputs"]
+__all__ = ["RegimeSpec", "Tree", "decide", "has_regimes", "regime_outputs", "regime_target"]
 
 
 def has_regimes(model: Model, quantity: str) -> bool:
     """Whether ``quantity``'s equation is a top-level Min/Max or has cases."""
-    equation = model.equation_for(quantity)
-    return bool(equation.cases) or isinstance(equation.rhs, (sympy.Min, sympy.Max))
+    return active.has_regimes(model, quantity)
+
+
+def regime_target(model: Model, quantity: str, given: frozenset[str]) -> str:
+    """The quantity whose regime ``--regime-of quantity`` reports: ``quantity``, or where it has no regime of its own
+    the one quantity nearest in its equations that has (Hong & Kim's ``arithmetic_throughput``: ``Time``, whose cases
+    its regimes table names); refused where none is, or several are."""
+    if has_regimes(model, quantity):
+        return quantity
+    sources = active.regime_sources(model, quantity, given)
+    if len(sources) != 1:
+        raise errors.UsageError(active.no_regime(model, quantity, given) + (f" with --regime-of {sources[0]}" if sources else "")
+                                + " (or leave --regime-of out)")
+    return sources[0]
 
 
 def regime_outputs(model: Model, quantity: str, expand: Callable[[sympy.Basic], sympy.Basic],
@@ -55,8 +67,7 @@ def regime_outputs(model: Model, quantity: str, expand: Callable[[sympy.Basic], 
         labels = tuple(named[i] for i in precedence)
         trees = tuple(("arg", add(expand(rhs.args[i]), model.units[name])) for i in precedence)
         return RegimeSpec(name, prefix, labels, trees)
-    raise errors.UsageError(f"{model.id}: {name} is neither a Min/Max nor defined by cases; no regime to report "
-                            f"(choose another quantity with --regime-of, or leave it out)")
+    raise errors.UsageError(active.no_regime(model, name) + " (choose another quantity with --regime-of, or leave it out)")
 
 
 def _tree(condition: Any, add: Callable[[sympy.Basic, Any], int]) -> Tree:
