@@ -5,7 +5,8 @@ Hong & Kim's ``arithmetic_throughput = simd_width*n*alpha/Time`` divides by ``Ti
 case looked up by its value was named ``piece1``/``piece2``/``piece3`` and ``boundary --between`` with
 the model's names was refused. The pieces keep their conditions: a case is named by its table's
 conditions as a whole. A stored derivation that read those names is reused only where a model's case
-tables give the same names (:mod:`symgpu.derive.name_reads`)."""
+tables give the same names (:mod:`symgpu.derive.name_reads`). Cases of equal value in two tables (occupancy's
+"cannot launch" cases, each 0) are named by their own table, not by the first table with that value."""
 
 from __future__ import annotations
 
@@ -166,3 +167,18 @@ def test_a_boundary_between_a_name_no_regime_has_is_refused_in_a_short_message_o
     assert_one_line_refusal(code, out, err, "has no regime per_warp_allocation+register_limit",
                             "per_warp_allocation+ordinary_counts+register_limit", "symgpu regimes occupancy active_blocks_per_SM")
     assert len(err) < 450  # 228 regimes: the message was 4016 characters, every name listed
+
+
+def test_a_block_that_cannot_launch_is_named_by_its_own_reason_at_a_point(cli) -> None:  # type: ignore[no-untyped-def]
+    # by hand from NVIDIA's rules (and the occupancy model's cases, each of value 0): 2048 threads > 1024 a block (cc_9_0):
+    # block_too_large, a warp_limit case; 200000 B > the 163 KiB a block may have on cc_8_0: smem_per_block_exceeded; cc_6_0,
+    # 672 threads (21 warps), 88 registers (2816 a warp): 4 GP10x sub-partitions of 16384 hold 5 warps each, 20 < 21:
+    # pascal_gp10x_compatibility. Each was named too_many_registers_per_thread (the first case of value 0).
+    for preset, threads, regs, smem, expected in (("cc_9_0", 2048, 32, 0, "block_too_large+warp_limit"),
+                                                  ("cc_8_0", 128, 16, 200000, "smem_per_block_exceeded+smem_limit"),
+                                                  ("cc_6_0", 672, 88, 0, "pascal_gp10x_compatibility+register_limit")):
+        code, out, err = cli("regimes", "occupancy", "active_blocks_per_SM", "-p", preset, "-s", f"threads_per_block={threads}",
+                             "-s", f"regs_per_thread={regs}", "-s", f"smem_per_block={smem}")
+        assert code == 0, err
+        active = next(line for line in out.splitlines() if line.strip().startswith("active:"))
+        assert active.split()[1].split("#")[0] == expected, active
