@@ -182,3 +182,10 @@ def test_a_block_that_cannot_launch_is_named_by_its_own_reason_at_a_point(cli) -
         assert code == 0, err
         active = next(line for line in out.splitlines() if line.strip().startswith("active:"))
         assert active.split()[1].split("#")[0] == expected, active
+
+
+def test_a_piece_whose_value_is_a_case_value_of_two_tables_is_named_by_neither() -> None:
+    found = symgpu.load(FIXTURES / "zero_cases.toml").regimes("capped").regimes
+    # capped = Piecewise((0, t > 2000), (t, True)): no table has its conditions, and its value 0 is the value of
+    # too_many_threads and of too_much_memory, so it is the first piece, piece1 (it was named too_many_threads)
+    assert [r.name for r in found] == ["piece1", "piece2"]

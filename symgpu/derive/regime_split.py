@@ -89,7 +89,8 @@ def _names(job: jobs._Job, stop: frozenset[str] = frozenset()) -> name_reads.Nam
                     pass
         for case in equation.cases:
             key = job.expand(case.value, stop, record=False).xreplace(put)
-            names.setdefault(("case", key), case.id)
+            if names.setdefault(("case", key), case.id) != case.id:
+                names[("case", key)] = AMBIGUOUS  # cases of two tables with this value (occupancy's 0 blocks): it names neither
         for index, case_id in _case_table(job, equation, stop, put):
             names.setdefault(("cases", index), case_id)
     return names
@@ -112,16 +113,20 @@ def _case_table(job: jobs._Job, equation: Any, stop: frozenset[str], put: Mappin
             for k, (value, _) in enumerate(table.args) if value in marks]
 
 
+#: the name of a case value that cases of different ids share: a lookup of it gives the generated name
+AMBIGUOUS = ""
+
+
 def _lookup(names: Mapping[Any, str], kind: str, key: sympy.Basic, fallback: str) -> str:
     if isinstance(names, name_reads.NameTable):
         name_reads.note(names, kind, key)
     if (kind, key) in names:
-        return names[(kind, key)]
+        return names[(kind, key)] or fallback
     for (k, expr), name in names.items():
         if k == kind and isinstance(expr, sympy.Basic) and expr.free_symbols == key.free_symbols:
             try:
                 if sympy.cancel(expr - key) == 0:
-                    return name
+                    return name or fallback
             except (TypeError, ValueError, sympy.PolynomialError):
                 continue
     return fallback
