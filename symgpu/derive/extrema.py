@@ -304,7 +304,7 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
     # on both sides, tends to a smaller one): compared here, though open ends are not (see the NOTE above)
     assert job.ctx is not None
     cusps = [e for e in ends if e.cusp]  # compared, with an infinity approached where conditions hold (no extremum there)
-    beaten = {id(c): tuple(extremum_choice.unbeaten(job, c.value, extremum_diverging.compared(ends), kind)) for c in merged}
+    beaten = {id(c): tuple(extremum_choice.unbeaten(job, c.value, extremum_diverging.compared(ends, kind), kind)) for c in merged}
     interior = [c for c in extremum_domain.interior(merged) if sympy.false not in beaten[id(c)]]
     if not interior:
         # the ends and plateau edges compared with an infinite end whose limit was not taken: with each regime's limit there

@@ -128,11 +128,12 @@ def ends(job: jobs._Job, regimes: Sequence[Any], var: sympy.Symbol, dropped: Seq
     return found
 
 
-def compared(ends: Sequence[OpenEnd]) -> list[OpenEnd]:
+def compared(ends: Sequence[OpenEnd], kind: str) -> list[OpenEnd]:
     """The open ends a closed form's critical points and cusps are compared with: the cusps not attained, and an
-    infinity approached (where conditions hold: there no value is an extremum); the other open ends are compared
-    by the certificate and at a point (:func:`symgpu.derive.extrema._symbolic_choice`)."""
-    return [e for e in ends if e.cusp or e.value in _INFINITIES]
+    infinity of the {kind}imum's direction approached where conditions hold (there no value is an extremum); the
+    other open ends are compared by the certificate and at a point (:func:`symgpu.derive.extrema._symbolic_choice`)."""
+    beyond = sympy.oo if kind == "max" else -sympy.oo
+    return [e for e in ends if e.cusp or (e.when and e.value == beyond)]
 
 
 def say_unbounded(job: jobs._Job, ends: Sequence[OpenEnd], kind: str, var: sympy.Symbol) -> None:
