@@ -13,7 +13,7 @@ from symgpu import errors
 from symgpu.proofs import forms, relations
 from symgpu.derive import at_point, jobs, point_roots, regime_split, results, summary
 from symgpu.derive.derivation import Derivation
-from symgpu.derive import extremum_choice, extremum_cusps, extremum_domain, extremum_walls, limit_regimes, limits
+from symgpu.derive import extremum_choice, extremum_cusps, extremum_diverging, extremum_domain, extremum_walls, limit_regimes, limits
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.derive.extra_records import CandidateRecord
 from symgpu.evaluate import active, evaluator, scaling
@@ -149,7 +149,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         except errors.DerivationError:
             continue
         for point in points:
-            candidate, approached = extremum_cusps.boundary_candidate(job, ra, rb, var, point, want, kind)
+            candidate, approached = extremum_cusps.boundary_candidate(job, ra, rb, var, point, want, kind, point_roots.signs_at(job, var, point, here, preset, values))
             if approached is not None:
                 cusp_ends.append(approached)
                 inside = extremum_domain.at_location(job, domain, var, approached.point)
@@ -183,8 +183,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     given = at_point.Given(preset, dict(values or {})) if preset is not None or values else None
     ends = extremum_domain.open_ends(job, expr, var, domain, lambda e, p, d: limits.take_at(job, e, var, p, d, given),
                                      lambda g, p: limit_regimes.far_sign(job, g, var, p), found, dropped, at_values, walls)
-    extremum_domain.unbounded(job, ends, kind)
-    ends = [*ends, *cusp_ends]
+    extremum_domain.unbounded(job, ends, kind)  # and at 0 of a positive variable, where a divisor vanishes: each regime's infinity
+    ends = [*ends, *extremum_diverging.ends(job, found, var, dropped, kind), *cusp_ends]
     if cusp_ends:
         job.extra = job.extra.with_(approached=tuple(CandidateRecord("cusp approached, not attained", e.point, e.value,
                                                                      tuple(sympy.sstr(c) for c in e.when)) for e in cusp_ends))
@@ -199,7 +199,6 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     if not candidates:
         raise errors.DerivationError(f"{model.id}: {job.quantity} has no {kind}imum over {var} in closed form "
                                      f"(no critical point or regime boundary qualifies; it may be monotone — try limit)")
-    # merge identical candidates
     merged: list[_Candidate] = []
     for cand in candidates:
         # an end or plateau edge at a cusp's point stays a candidate of its own: merged into the cusp it would be
@@ -250,6 +249,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             job, found, var, p, "-" if p == sympy.oo else "+", lambda e, p, d: limits.take_at(job, e, var, p, d, given))]
         job.steps[:] = before
         location, value = _symbolic_choice(job, merged, kind, ends, domain, var, far, far_ends)
+        extremum_diverging.say_unbounded(job, ends, kind, var)
     if flat:
         def said(when: sympy.Basic) -> str:
             return f"{sympy.sstr(when.lhs)} = {sympy.sstr(when.rhs)}" if isinstance(when, sympy.Eq) else sympy.sstr(when)
@@ -303,8 +303,8 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
     # a cusp not attained beats the forms whose values it passes (Hong & Kim's eq22 value at the point where eq23,
     # on both sides, tends to a smaller one): compared here, though open ends are not (see the NOTE above)
     assert job.ctx is not None
-    cusps = [e for e in ends if e.cusp]
-    beaten = {id(c): tuple(extremum_choice.unbeaten(job, c.value, cusps, kind)) for c in merged}
+    cusps = [e for e in ends if e.cusp]  # compared, with an infinity approached where conditions hold (no extremum there)
+    beaten = {id(c): tuple(extremum_choice.unbeaten(job, c.value, extremum_diverging.compared(ends, kind), kind)) for c in merged}
     interior = [c for c in extremum_domain.interior(merged) if sympy.false not in beaten[id(c)]]
     if not interior:
         # the ends and plateau edges compared with an infinite end whose limit was not taken: with each regime's limit there

@@ -86,9 +86,11 @@ def unbeaten(job: jobs._Job, value: sympy.Expr, ends: Sequence[OpenEnd], kind: s
     cusp not attained): none where the assumptions decide it is not, ``false`` where they decide it is."""
     assert job.ctx is not None
     parts: list[sympy.Basic] = []
+    beaten_by_all = -sympy.oo if kind == "max" else sympy.oo  # the infinity every value beats (the other, none)
     for end in ends:
         reached = sympy.GreaterThan(value, end.value) if kind == "max" else sympy.LessThan(value, end.value)
-        verdict = job.ctx.decide(reached) if not end.value.has(sympy.Piecewise) else None
+        verdict = (end.value == beaten_by_all) if end.value in (sympy.oo, -sympy.oo) else \
+            job.ctx.decide(reached) if not end.value.has(sympy.Piecewise) else None
         if verdict is not True:
             relation = sympy.false if verdict is False else reached
             parts.append(sympy.Or(sympy.Not(sympy.And(*end.when)), relation) if end.when else relation)

@@ -7,7 +7,7 @@ holds at the point gives its value there (:func:`at_the_cusp`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import sympy
@@ -19,14 +19,20 @@ from symgpu.proofs import forms, relations
 
 
 def boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol, point: sympy.Expr,
-                        want: int, kind: str) -> tuple[_Candidate | None, extremum_domain.OpenEnd | None]:
+                        want: int, kind: str, numbers: Callable[[sympy.Expr], int | None] | None = None
+                        ) -> tuple[_Candidate | None, extremum_domain.OpenEnd | None]:
     """Classify the meeting point of two regimes as a cusp extremum (or not). Where the regimes' case
     conditions (``~(Eq(MWP, N) & Eq(CWP, N))``) may fail at the point itself, another case gives the
     value there: the cusp holds only where they hold, and its value is also returned as approached
     (an ``OpenEnd`` at the point, where the cusp's other conditions hold), which beats the candidates
-    it is more extreme than; (None, None) where it is no extremum."""
+    it is more extreme than; (None, None) where it is no extremum. ``numbers`` (at a numeric meeting point
+    found at given values, :func:`symgpu.derive.point_roots.signs_at`): the sign of an expression in ``var``
+    there by the point's numbers, asked before the symbols (a sign it decides adds no condition)."""
     assert job.ctx is not None
     local = job.ctx.copy()
+
+    def numeric(expr: sympy.Expr) -> int | None:
+        return None if numbers is None else numbers(expr)
     conds: list[sympy.Basic] = []
     # the point must be admissible for var; a cusp lies inside the domain (0 of a nonnegative variable is an end,
     # a candidate of its own), and knowing so can decide a side: alu_thru/(issue_thru - alu_thru) > 0 says issue_thru > alu_thru
@@ -44,13 +50,20 @@ def boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split
             if cond.h is None:
                 continue
             at = cond.h.xreplace({var: point})
-            s0 = local.sign(at)
+            here = numeric(cond.h)  # a sign the numbers give; at 0 (a boundary through the point) the symbols decide as before
+            here = here if here in (1, -1) else None
+            s0 = here if here is not None else local.sign(at)
             if s0 == 0 and var in cond.h.free_symbols:
                 held.append(at)
                 if side is None:
                     slope = local.sign(sympy.diff(cond.h, var).xreplace({var: point}))
                     if slope is not None and slope != 0:
                         side = slope * sign
+                continue
+            if here is not None:  # decided by the point's numbers: h >= 0 holds there, or the regime is not there
+                if here == -1:
+                    return None, None
+                held.append(at)
                 continue
             rel = sympy.GreaterThan(at, 0)
             if case_boundary.too_large_to_tidy(rel):  # kept as it is: a point decides it by its numbers
@@ -75,8 +88,9 @@ def boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split
     # max: rising on the left (slope >= 0), falling on the right (slope <= 0); min: the reverse
     need_left = sympy.LessThan(slope_left * want, 0)
     need_right = sympy.GreaterThan(slope_right * want, 0)
-    for need in (need_left, need_right):
-        verdict = local.decide(need)
+    for need, regime, bound in ((need_left, left, -1), (need_right, right, 1)):
+        here = numeric(sympy.diff(regime.expression, var) * want)  # slope*want <= 0 on the left, >= 0 on the right
+        verdict = local.decide(need) if here is None else here in (0, bound)
         if verdict is False:
             job.step("not a " + kind, sympy.Eq(var, point), f"where {left.name} meets {right.name} the slopes are {sympy.sstr(slope_left)} and {sympy.sstr(slope_right)}")
             return None, None

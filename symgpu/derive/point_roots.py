@@ -4,7 +4,8 @@ condition decided at each; the roots that meet them all are the regime's roots t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 import sympy
@@ -13,6 +14,7 @@ from symgpu.derive import at_point, jobs
 from symgpu.derive import roots
 from symgpu.derive.roots import real_roots
 from symgpu.evaluate import scaling
+from symgpu.proofs import intervals
 
 DIGITS = 30  # a root that is no rational number is given to this many digits (CRootOf and Cardano forms print badly)
 #: a polynomial equation of degree 2 or more whose coefficients hold this many symbols or more is solved at a point with
@@ -107,6 +109,44 @@ def meetings_here(job: jobs._Job, ra: Any, rb: Any, var: sympy.Symbol, preset: s
              f"the closed-form points where {names} meet are radicals in {MANY_SYMBOLS} or more symbols; at "
              f"{at_point.where_text(preset, values or {})} the real roots of their difference (exact, the numbers put in)")
     return kept
+
+
+#: a root of :func:`meetings_here` given as a Float of :data:`DIGITS` digits lies within this relative distance of the true one
+ROOT_SPREAD = Fraction(1, 10 ** (DIGITS - 5))
+
+
+def signs_at(job: jobs._Job, var: sympy.Symbol, point: sympy.Expr, found: Sequence[sympy.Expr] | None, preset: str | None,
+             values: Mapping[str, Any] | None) -> Callable[[sympy.Expr], int | None] | None:
+    """At a meeting point of :func:`meetings_here` (``found``: its points; None where it gave none), the sign of an expression in
+    ``var`` and the inputs at ``var = point`` with the point's numbers put in exactly (:func:`symgpu.derive.at_point.pinned`, base
+    units, which ``var``'s bare numbers read alike): at a rational point in exact arithmetic, at a root given to :data:`DIGITS`
+    digits by an interval enclosure over the point widened by :data:`ROOT_SPREAD` either way (:func:`symgpu.proofs.intervals.sign`),
+    which holds the true root; 1, -1, 0 (exactly, at a rational point) or None where not decided. None (no such function) elsewhere.
+
+    NOTE: the cusp test (:func:`symgpu.derive.extremum_cusps.boundary_candidate`) decided each sign in symbols, a dozen of them
+    (Hong & Kim's Exec_cycles_app over Mem_Bandwidth at gtx280+tiled_matmul: 16 meeting points, half its 25 s)."""
+    if found is None or (preset is None and not values) or not (point.is_Rational or isinstance(point, sympy.Float)):
+        return None
+    at = at_point.with_target(job, values or {})
+    if point.is_Rational:
+        bounds = None
+    else:
+        center = Fraction(*sympy.Rational(point).as_numer_denom())  # the Float's exact binary value
+        spread = abs(center) * ROOT_SPREAD
+        bounds = {var: intervals.Interval(center - spread, center + spread)}
+
+    def sign(expr: sympy.Expr) -> int | None:
+        made = at_point.pinned(job, expr, var, preset, at)
+        number = None if made is None else made()
+        if number is None or number.free_symbols - {var}:
+            return None
+        if bounds is not None:
+            return intervals.sign(number, bounds)
+        value = number.xreplace({var: point})
+        if not value.is_number or value.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
+            return None
+        return 1 if value.is_positive else -1 if value.is_negative else 0 if value.is_zero else None
+    return sign
 
 
 def _exact_roots(job: jobs._Job, difference: sympy.Expr, var: sympy.Symbol, preset: str | None,

@@ -1,0 +1,147 @@
+"""Open ends at ``0`` of a positive variable where the quantity diverges (a divisor that vanishes there).
+
+:func:`symgpu.derive.extremum_domain.open_ends` leaves out an end whose limit it cannot take (its point added
+to ``dropped``): where the regimes' limits disagree and their conditions have no value at the end itself.
+An infinite end is then compared by each regime's limit (:func:`.extremum_domain.ends_by_regime`); a finite one
+was not compared at all, though the quantity may fall without bound there: Hong & Kim's ``Synch_cost`` over
+``Active_SMs`` is ``Departure_delay*(NpWB - 1)*Synch_insts*Blocks/Active_SMs`` near ``Active_SMs = 0``, which
+tends to ``-oo`` where ``NpWB < 1`` there, and a critical point's ``-1483.8`` was shown as its minimum.
+
+Here each regime that holds just beside the end (its conditions' limits there decided, or kept as conditions
+free of the variable) and whose value tends to an infinity there gives an :class:`OpenEnd` of that infinity,
+approached where those conditions and the infinity's sign hold: a candidate is no extremum where one of the
+extremum's direction is approached, and with no condition the question is refused
+(:func:`.extremum_domain.unbounded`). A regime whose limit there is finite or not taken adds nothing (the
+certificate's scan still covers it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import sympy
+
+from symgpu.derive import extremum_domain, jobs
+from symgpu.derive.extremum_domain import OpenEnd, _limit
+
+_INFINITIES = (sympy.oo, -sympy.oo)
+
+
+def _signed(value: sympy.Expr | None, var: sympy.Symbol) -> tuple[sympy.Expr, int] | None:
+    """``value`` (a limit) as ``(q, s)`` with ``s*oo`` times a factor of the sign of ``q`` (free of ``var``):
+    ``oo*sign(g)`` is ``(g, 1)``, ``-3*oo`` is ``(3, -1)``; None where it is not an infinity of that form."""
+    if value is None or value.has(sympy.nan, sympy.zoo) or not value.has(*_INFINITIES):
+        return None
+    coefficient, infinite = value.as_independent(*_INFINITIES, as_Add=False)
+    if infinite not in _INFINITIES or var in coefficient.free_symbols or coefficient.has(*_INFINITIES):
+        return None
+    if coefficient.is_Add and coefficient.has(sympy.sign):  # a sum of signs: its sign is not that of one expression
+        return None
+    q = coefficient.xreplace({s: s.args[0] for s in coefficient.atoms(sympy.sign)})  # sign(g)*k has the sign of g*k
+    return q, 1 if infinite == sympy.oo else -1
+
+
+def _near(job: jobs._Job, cond: Any, var: sympy.Symbol, point: sympy.Expr, direction: str) -> sympy.Basic | None:
+    """Where a regime condition ``h >= 0`` (``h > 0``) holds just beside ``point``: a relation free of ``var``
+    (``true``/``false`` where decided); None where its limit there is not known. A finite limit ``L`` holds beside
+    the point where ``L > 0`` (at ``L = 0`` it is not known: no end is claimed there)."""
+    assert job.ctx is not None
+    if cond.h is None:
+        return None
+    if var not in cond.h.free_symbols:
+        return job.ctx.tidy(cond.relational)
+    far = _limit(cond.h, var, point, direction)
+    signed = _signed(far, var)
+    if signed is not None:
+        q, s = signed
+        return job.ctx.tidy(sympy.StrictGreaterThan(q, 0) if s == 1 else sympy.StrictLessThan(q, 0))
+    if far is None or far.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan, sympy.sign):
+        return None
+    return job.ctx.tidy(sympy.StrictGreaterThan(far, 0))
+
+
+def _consistent(job: jobs._Job, conditions: Sequence[sympy.Basic]) -> tuple[sympy.Basic, ...] | None:
+    """``conditions`` without those the ones before them imply; None where one is refuted under them
+    (a regime that holds beside the end only where ``L < 0`` does not tend to ``+oo*sign(L)`` as ``+oo``)."""
+    assert job.ctx is not None
+    view, kept = job.ctx.copy(), []
+    gaps: list[tuple[sympy.Expr, bool]] = []
+    for condition in conditions:
+        verdict = view.decide(condition)
+        if verdict is False:
+            return None
+        gap = _gap(condition)
+        if gap is not None and any(g + gap[0] == 0 and (strict or gap[1]) for g, strict in gaps):
+            return None  # g > 0 beside -g >= 0
+        if verdict is None and not (gap is not None and any(g == gap[0] and (strict or not gap[1]) for g, strict in gaps)):
+            kept.append(condition)
+            view.add(condition)
+            gaps.extend([gap] if gap is not None else [])
+    return tuple(kept)
+
+
+def _gap(condition: sympy.Basic) -> tuple[sympy.Expr, bool] | None:
+    """``(g, strict)`` of a condition ``g > 0`` (``g >= 0``), ``g`` expanded; None for another condition."""
+    if isinstance(condition, (sympy.StrictGreaterThan, sympy.GreaterThan)):
+        return sympy.expand(condition.lhs - condition.rhs), isinstance(condition, sympy.StrictGreaterThan)
+    if isinstance(condition, (sympy.StrictLessThan, sympy.LessThan)):
+        return sympy.expand(condition.rhs - condition.lhs), isinstance(condition, sympy.StrictLessThan)
+    return None
+
+
+def ends(job: jobs._Job, regimes: Sequence[Any], var: sympy.Symbol, dropped: Sequence[sympy.Expr], kind: str) -> list[OpenEnd]:
+    """The infinities approached as ``var -> 0+`` by the regimes that hold just beside it, each where it is
+    approached (the regime's conditions there and the sign of the infinity), when ``0`` is among the ends
+    ``dropped`` (no limit taken there); else none.
+
+    Raises:
+        errors.DerivationError: one of the {kind}imum's direction is approached whatever the inputs (no {kind}imum).
+    """
+    assert job.ctx is not None
+    if not any(p == 0 for p in dropped):
+        return []
+    point, direction = sympy.Integer(0), "+"
+    found: list[OpenEnd] = []
+    for regime in regimes:
+        signed = _signed(_limit(regime.expression, var, point, direction), var)
+        if signed is None:
+            continue
+        where = [_near(job, cond, var, point, direction) for cond in regime.raw]
+        if any(w is None or w is sympy.false for w in where):
+            continue
+        q, s = signed
+        sign = job.ctx.sign(q)
+        sides = [(s * sign, sympy.true)] if sign in (1, -1) else \
+            [(s, job.ctx.tidy(sympy.StrictGreaterThan(q, 0))), (-s, job.ctx.tidy(sympy.StrictLessThan(q, 0)))]
+        for towards, side in sides:
+            when = _consistent(job, (*where, side))
+            if when is None:
+                continue
+            end = OpenEnd(point, sympy.oo if towards == 1 else -sympy.oo, when)
+            if end not in found:
+                found.append(end)
+                job.step("open end", sympy.Eq(sympy.Symbol(f"lim_{var}->0"), end.value),
+                         f"as {var} -> 0 the quantity tends to {sympy.sstr(end.value)} in regime {regime.name} where "
+                         f"{', '.join(map(sympy.sstr, when)) or 'always'}: there it has no {'max' if towards == 1 else 'min'}imum")
+    extremum_domain.unbounded(job, [e for e in found if not e.when], kind)
+    return found
+
+
+def compared(ends: Sequence[OpenEnd], kind: str) -> list[OpenEnd]:
+    """The open ends a closed form's critical points and cusps are compared with: the cusps not attained, and an
+    infinity of the {kind}imum's direction approached where conditions hold (there no value is an extremum); the
+    other open ends are compared by the certificate and at a point (:func:`symgpu.derive.extrema._symbolic_choice`)."""
+    beyond = sympy.oo if kind == "max" else -sympy.oo
+    return [e for e in ends if e.cusp or (e.when and e.value == beyond)]
+
+
+def say_unbounded(job: jobs._Job, ends: Sequence[OpenEnd], kind: str, var: sympy.Symbol) -> None:
+    """Say in ``extra.elsewhere`` (unless it says something already) where the quantity grows (falls) without
+    bound towards an end, approached where conditions hold: there it has no {kind}imum, and the answer's
+    conditions leave those places out."""
+    beyond = sympy.oo if kind == "max" else -sympy.oo
+    where = [" and ".join(map(sympy.sstr, e.when)) for e in ends if e.value == beyond and e.when and not e.cusp]
+    if where and not job.extra.elsewhere:
+        job.extra = job.extra.with_(elsewhere=f"where {' or where '.join(dict.fromkeys(where))}, there is no {kind}imum: the "
+                                    f"quantity {'grows' if kind == 'max' else 'falls'} without bound as {var} -> 0")
