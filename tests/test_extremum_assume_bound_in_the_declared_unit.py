@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pytest
 
 import symgpu
+from symgpu.derive import extrema
 from symgpu.evaluate import evaluator
 
 Cli = Callable[..., tuple[int, str, str]]
@@ -60,3 +61,18 @@ def test_an_assumed_end_in_a_closed_form_without_a_point_is_read_in_ns() -> None
                                           values=values)
     assert at.magnitude == pytest.approx(200, rel=1e-12)
     assert value.magnitude == pytest.approx(48.596875, rel=1e-9)
+
+
+def test_an_assumed_end_among_plateau_edges_is_written_in_ns_once() -> None:
+    # the minimum over L_M <= 200 without a point: where no critical point applies, the best of the ends and
+    # plateau edges (a Piecewise of its own, spliced into the answer) follows; its number 200 was written in ns
+    # twice (2e11 ns). At blocks = 2000 the whole range is on the memory-bound plateau (the latency bound's edge
+    # is above 200 ns), so the end 200 ns is a minimum: t_kernel = 19.3 us + 12e6 B/(0.902*1555 GB/s) = 27.8554788 us
+    model = symgpu.load("kernel_streaming")
+    found = extrema.extremum(model, "t_kernel", over="L_M", kind="min", assume=["L_M <= 200"])
+    values = {"elements": 1000000, "operands": 3, "threads_per_block": 128, "inflight_per_thread": 32, "blocks": 2000}
+    at = evaluator.evaluate_expression(model, found.location, model.units["L_M"], preset="a100_pcie_40gb+neusight_fit", values=values)
+    value = evaluator.evaluate_expression(model, found.result, model.units["t_kernel"], preset="a100_pcie_40gb+neusight_fit",
+                                          values=values)
+    assert at.magnitude == pytest.approx(200, rel=1e-12)
+    assert value.magnitude == pytest.approx(19.3 + 12e6 / (0.902 * 1555e9) * 1e6, rel=1e-9)

@@ -313,7 +313,7 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
             extremum_choice.far_end_unknown(job, kind, var, far)
         ends = [*ends, *far_ends] if far else ends
         try:
-            location, value = extremum_choice.global_choice(job, merged, kind, ends)
+            location, value = extremum_choice.global_choice(job, merged, kind, ends, literals=True)
         except errors.DerivationError:
             if not cusps:
                 raise

@@ -112,9 +112,12 @@ def _not_reached(job: jobs._Job, kind: str, limit: float, unit: str, end: OpenEn
 
 
 def global_choice(job: jobs._Job, candidates: Sequence[Candidate], kind: str,
-                  ends: Sequence[OpenEnd] = ()) -> tuple[sympy.Expr, sympy.Expr]:
+                  ends: Sequence[OpenEnd] = (), literals: bool = False) -> tuple[sympy.Expr, sympy.Expr]:
     """(location, value): a first-match Piecewise whose branch for each candidate holds where its
-    conditions hold and its value is at least as extreme as every other candidate that holds there."""
+    conditions hold and its value is at least as extreme as every other candidate that holds there.
+    ``literals``: the Piecewise is the answer, its numbers written in the unit of the branches beside
+    them (:func:`symgpu.evaluate.scaling.literal_branches`); else they stay in base units, for a caller
+    that puts the branches into a larger answer and writes its numbers once (twice would scale them twice)."""
     assert job.ctx is not None
     branches_at: list[tuple[sympy.Expr, sympy.Basic]] = []
     branches_value: list[tuple[sympy.Expr, sympy.Basic]] = []
@@ -140,8 +143,9 @@ def global_choice(job: jobs._Job, candidates: Sequence[Candidate], kind: str,
                                      "can be the global one")
     if len(branches_at) == 1 and branches_at[0][1] is sympy.true:
         return branches_at[0][0], branches_value[0][0]
-    return (sympy.Piecewise(*scaling.literal_branches(job.model, branches_at)),
-            sympy.Piecewise(*scaling.literal_branches(job.model, branches_value)))
+    if literals:  # the answer itself: its bare numbers (base units) as the model writes a number beside its branches
+        branches_at, branches_value = scaling.literal_branches(job.model, branches_at), scaling.literal_branches(job.model, branches_value)
+    return sympy.Piecewise(*branches_at), sympy.Piecewise(*branches_value)
 
 
 def far_end_unknown(job: jobs._Job, kind: str, var: sympy.Symbol, far: Sequence[sympy.Expr]) -> NoReturn:
