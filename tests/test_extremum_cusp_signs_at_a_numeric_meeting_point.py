@@ -49,3 +49,17 @@ def test_no_numeric_signs_where_the_point_is_not_a_numeric_meeting_point() -> No
     assert point_roots.signs_at(job, n, sympy.Integer(5), None, "toy", {}) is None  # not from meetings_here
     assert point_roots.signs_at(job, n, p, [p], "toy", {}) is None  # a point in symbols
     assert point_roots.signs_at(job, n, sympy.Integer(5), [sympy.Integer(5)], None, {}) is None  # no point given
+
+
+def test_a_meeting_point_in_a_scaled_unit_is_put_in_at_its_base_value() -> None:
+    # meetings_here gives the point in the variable's declared unit (L_M = 58 ns); the expression is read in base
+    # units, so the point goes in as 5.8e-8 s: L_M*Theta_M*eta_M = 5.8e-8 s * 1555e9 B/s * 0.902 = 81.4 B, below the
+    # 12e6 B moved (1e6 elements x 3 operands x 4 B): negative. Read as 58 s it was 8.1e13 B: positive.
+    model = symgpu.load("kernel_streaming")
+    job, _ = jobs.start(model, "extremum", "t_kernel", "L_M")
+    L_M, theta, eta, size, elements, operands = (model.symbols[n] for n in ("L_M", "Theta_M", "eta_M", "elem_size", "elements", "operands"))
+    values = {"elements": 1000000, "operands": 3, "elem_size": 4}
+    for point in (sympy.Integer(58), sympy.Float(58, 30)):
+        sign = point_roots.signs_at(job, L_M, point, [point], "a100_pcie_40gb+neusight_fit", values)
+        assert sign is not None
+        assert sign(L_M * theta * eta - size * elements * operands) == -1

@@ -119,7 +119,7 @@ def signs_at(job: jobs._Job, var: sympy.Symbol, point: sympy.Expr, found: Sequen
              values: Mapping[str, Any] | None) -> Callable[[sympy.Expr], int | None] | None:
     """At a meeting point of :func:`meetings_here` (``found``: its points; None where it gave none), the sign of an expression in
     ``var`` and the inputs at ``var = point`` with the point's numbers put in exactly (:func:`symgpu.derive.at_point.pinned`, base
-    units, which ``var``'s bare numbers read alike): at a rational point in exact arithmetic, at a root given to :data:`DIGITS`
+    units; ``point`` is in ``var``'s declared unit, as meetings_here gives it, and is put in scaled to base units): at a rational point in exact arithmetic, at a root given to :data:`DIGITS`
     digits by an interval enclosure over the point widened by :data:`ROOT_SPREAD` either way (:func:`symgpu.proofs.intervals.sign`),
     which holds the true root; 1, -1, 0 (exactly, at a rational point) or None where not decided. None (no such function) elsewhere.
 
@@ -128,10 +128,13 @@ def signs_at(job: jobs._Job, var: sympy.Symbol, point: sympy.Expr, found: Sequen
     if found is None or (preset is None and not values) or not (point.is_Rational or isinstance(point, sympy.Float)):
         return None
     at = at_point.with_target(job, values or {})
+    # the point is in var's declared unit (meetings_here's _declared), the pinned expression in base units
+    scale = sympy.Rational(scaling.unit_scale(job.model.units[var.name])) if var.name in job.model.units else sympy.Integer(1)
+    base = point * scale if point.is_Rational else sympy.Rational(point) * scale  # the Float's exact binary value, scaled
     if point.is_Rational:
         bounds = None
     else:
-        center = Fraction(*sympy.Rational(point).as_numer_denom())  # the Float's exact binary value
+        center = Fraction(*base.as_numer_denom())
         spread = abs(center) * ROOT_SPREAD
         bounds = {var: intervals.Interval(center - spread, center + spread)}
 
@@ -142,7 +145,7 @@ def signs_at(job: jobs._Job, var: sympy.Symbol, point: sympy.Expr, found: Sequen
             return None
         if bounds is not None:
             return intervals.sign(number, bounds)
-        value = number.xreplace({var: point})
+        value = number.xreplace({var: base})
         if not value.is_number or value.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
             return None
         return 1 if value.is_positive else -1 if value.is_negative else 0 if value.is_zero else None
