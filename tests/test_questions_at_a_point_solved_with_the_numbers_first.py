@@ -93,3 +93,11 @@ def test_a_relation_of_a_number_and_a_min_is_settled_by_the_numbers_among_its_ar
     assert point_roots._decided(sympy.GreaterThan(1, low)) is None
     assert point_roots._decided(sympy.StrictLessThan(1 - high, 0)) is True  # Max(...) >= 169/128 > 1
     assert point_roots._decided(sympy.GreaterThan(2, high)) is None
+
+
+def test_a_root_of_a_factor_the_numerator_shares_with_the_denominator_is_no_root():
+    # (n**2 - 1)/(n - 1) = 2 has no value at n = 1 (0/0) and is n + 1 = 2 elsewhere: no root; (n**3 - 1)/(n - 1) = 3
+    # is n**2 + n + 1 = 3 where n != 1: n = -2 only (n = 1 solves the cancelled form but the equation has no value there)
+    n = sympy.Symbol("n", real=True)
+    assert roots.real_roots((n**2 - 1) / (n - 1) - 2, n) == []
+    assert roots.real_roots((n**3 - 1) / (n - 1) - 3, n) == [-2]

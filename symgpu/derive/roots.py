@@ -116,8 +116,8 @@ def real_root_cases(equation: sympy.Basic, var: sympy.Symbol) -> list[tuple[Any,
 
 def numeric_real_roots(target: sympy.Expr, var: sympy.Symbol) -> list[Any] | None:
     """The distinct real roots of ``target = 0`` where ``target`` holds no symbol but ``var`` and is rational in it
-    with rational coefficients: its reduced numerator's (the common factors cancelled first, so none zeroes the
-    denominator), exactly (:func:`exact_real_roots`: ``CRootOf`` where no radicals do); None otherwise (left to
+    with rational coefficients and no factor shared by its numerator and denominator (their roots would be none:
+    the equation has no value there; left to ``sympy.solve``, which drops them): its numerator's, exactly (:func:`exact_real_roots`: ``CRootOf`` where no radicals do); None otherwise (left to
     ``sympy.solve``).
 
     NOTE: prior_sim's arithmetic_throughput = 15 at maxwell, alpha = 8, in its latency-bound regime is the cubic
@@ -125,6 +125,12 @@ def numeric_real_roots(target: sympy.Expr, var: sympy.Symbol) -> list[Any] | Non
     through ``I`` (the casus irreducibilis), which a point's regime conditions cannot decide, and the symbolic solve
     that then followed ran for minutes."""
     if target.free_symbols != {var}:
+        return None
+    numerator, denominator = sympy.fraction(sympy.together(target))
+    try:  # a factor shared with the denominator: its roots are no roots (no value there), left to sympy.solve
+        if denominator.has(var) and sympy.degree(sympy.gcd(numerator, denominator), var) >= 1:
+            return None
+    except (sympy.PolynomialError, sympy.GeneratorsNeeded, TypeError, ValueError):
         return None
     parts = numerator_poly(sympy.cancel(target), var)
     if parts is None or parts[0].degree() < 1 or parts[0].domain not in (sympy.ZZ, sympy.QQ):
