@@ -288,20 +288,27 @@ class _Split:
             return sympy.S.Reals
         if condition is sympy.false:
             return sympy.S.EmptySet
-        if forms.has_staircase(condition, self.x):  # as_set spends seconds on a staircase to leave it a ConditionSet
+        staircase = forms.has_staircase(condition, self.x)  # as_set spends seconds on a staircase to leave it a ConditionSet
+        solved: sympy.Set | None = None
+        failed: errors.DerivationError | None = None
+        if staircase:  # relation by relation first, once: each run counts its parts against MAX_PARTS
+            parts = self.parts
             try:
-                first = self._relations(condition)
-            except errors.DerivationError:
-                first = None
-            if first is not None and not first.has(sympy.ConditionSet):
-                return first
+                solved = self._relations(condition)
+            except errors.DerivationError as error:
+                failed, self.parts = error, parts  # the parts of a failed run are not spent
+            if solved is not None:
+                return solved
         try:
             found = condition.as_set()
         except (NotImplementedError, TypeError, ValueError):
             found = None
         if isinstance(found, sympy.Set) and not found.has(sympy.ConditionSet):
             return found
-        solved = self._relations(condition)
+        if failed is not None:
+            raise failed
+        if not staircase:
+            solved = self._relations(condition)
         if solved is None:
             raise self.refuse(f"the regime condition {self.show(condition)} is not solved for the variable at the point")
         return solved
