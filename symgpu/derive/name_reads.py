@@ -55,6 +55,8 @@ class NameTable(dict[tuple[str, Any], str]):
     def __init__(self, context: Context) -> None:
         super().__init__()
         self.context = context
+        #: the entries of kind ``cases`` by their table's conditions: position -> case id (filled with the table)
+        self.case_tables: dict[sympy.Basic, dict[int, str]] = {}
 
 
 #: kinds whose lookups read every entry of the kind (a case table's conditions are matched against every table's, not

@@ -77,6 +77,8 @@ def _names(job: jobs._Job, stop: frozenset[str] = frozenset()) -> name_reads.Nam
     except errors.UsageError:
         deps = []
     ordered = [job.model.equations[i] for i in deps] + [e for e in job.model.equations.values() if e.id not in deps]
+    reached = frozenset(deps)
+    own: set[sympy.Basic] = set()  # case values named by a case of an equation the quantity reads
     for equation in ordered:
         for name, term in equation.limiters:
             expanded = job.expand(term, stop, record=False)
@@ -89,10 +91,20 @@ def _names(job: jobs._Job, stop: frozenset[str] = frozenset()) -> name_reads.Nam
                     pass
         for case in equation.cases:
             key = job.expand(case.value, stop, record=False).xreplace(put)
-            if names.setdefault(("case", key), case.id) != case.id:
-                names[("case", key)] = AMBIGUOUS  # cases of two tables with this value (occupancy's 0 blocks): it names neither
+            if ("case", key) not in names:
+                names[("case", key)] = case.id
+                if equation.id in reached:
+                    own.add(key)
+            elif names[("case", key)] != case.id and (key not in own or equation.id in reached):
+                # cases of two tables with this value (occupancy's 0 blocks), both read by the quantity or neither: it
+                # names neither; a case the quantity reads keeps its name beside one of an equation it does not read
+                # (the dependencies come first)
+                names[("case", key)] = AMBIGUOUS
         for index, case_id in _case_table(job, equation, stop, put):
             names.setdefault(("cases", index), case_id)
+    for (kind, key), name in names.items():  # the case tables by their conditions, once (read by each Piecewise: _table_ids)
+        if kind == "cases":
+            names.case_tables.setdefault(key[0], {})[int(key[1])] = name
     return names
 
 
@@ -145,10 +157,12 @@ def _table_ids(names: Mapping[Any, str], conditions: tuple[sympy.Basic, ...]) ->
     (:func:`_case_table`); None for each where no table's are."""
     if isinstance(names, name_reads.NameTable):
         name_reads.note(names, "cases", sympy.Tuple())  # every case table is read (a class of its own: name_reads.class_of)
-    tables: dict[sympy.Basic, dict[int, str]] = {}
-    for (kind, key), name in names.items():
-        if kind == "cases" and isinstance(key, sympy.Tuple) and len(key) == 2:
-            tables.setdefault(key[0], {})[int(key[1])] = name
+        tables = names.case_tables
+    else:
+        tables = {}
+        for (kind, key), name in names.items():
+            if kind == "cases" and isinstance(key, sympy.Tuple) and len(key) == 2:
+                tables.setdefault(key[0], {})[int(key[1])] = name
     ids = tables.get(sympy.Tuple(*conditions))
     if ids is None:
         return [None] * len(conditions)
