@@ -51,4 +51,4 @@ def test_the_regime_of_a_quantity_built_on_two_case_tables_is_refused_naming_bot
     code, out, err = cli("sweep", FIXTURES / "zero_cases.toml", "total", "-s", "t=100", "-g", "m=10,20",
                          "--regime-of", "total", "-o", tmp_path / "r.csv")
     assert_one_line_refusal(code, out, err, "total is neither a Min/Max nor defined by cases",
-                            "follows the regimes of by_memory, by_threads", "--regime-of by_memory")
+                            "follows the regimes of by_memory, by_threads", "with --regime-of by_memory or --regime-of by_threads")

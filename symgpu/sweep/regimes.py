@@ -20,17 +20,13 @@ import sympy
 
 from symgpu import errors
 from symgpu.evaluate import active
+from symgpu.evaluate.active import has_regimes
 from symgpu.sweep.decide import RegimeSpec, Tree, decide
 
 if TYPE_CHECKING:
     from symgpu.model import Model
 
 __all__ = ["RegimeSpec", "Tree", "decide", "has_regimes", "regime_outputs", "regime_target"]
-
-
-def has_regimes(model: Model, quantity: str) -> bool:
-    """Whether ``quantity``'s equation is a top-level Min/Max or has cases."""
-    return active.has_regimes(model, quantity)
 
 
 def regime_target(model: Model, quantity: str, given: frozenset[str]) -> str:
@@ -41,7 +37,7 @@ def regime_target(model: Model, quantity: str, given: frozenset[str]) -> str:
         return quantity
     sources = active.regime_sources(model, quantity, given)
     if len(sources) != 1:
-        raise errors.UsageError(active.no_regime(model, quantity, given) + (f" with --regime-of {sources[0]}" if sources else "")
+        raise errors.UsageError(active.no_regime(model, quantity, given) + (" with " + " or ".join(f"--regime-of {s}" for s in sources) if sources else "")
                                 + " (or leave --regime-of out)")
     return sources[0]
 
