@@ -18,7 +18,7 @@ from symgpu import errors
 from symgpu.evaluate import active
 from symgpu.evaluate.active import active_regime
 from symgpu.sweep import backends, build_plan, iter_chunks, parse_axis, sweep
-from symgpu.sweep import fused
+from symgpu.sweep import fused, run
 from symgpu.sweep.grid import Axis, Grid
 from symgpu.sweep.regimes import RegimeSpec
 
@@ -263,3 +263,19 @@ def test_grid_code_uses_neither_reduce_nor_select_and_computes_what_numpy_does()
     xs, ys = np.meshgrid(np.linspace(-1, 3, 41), np.linspace(-1, 7, 33))
     by_hand = np.where((xs > 1) & (ys < 2) & (xs < ys), xs * ys, np.where((xs < 0) | (ys > 5), 2.0, xs + ys))
     np.testing.assert_array_equal(printed(xs, ys), by_hand)
+
+
+def test_numba_chunks_written_into_a_whole_sweeps_arrays_fill_them() -> None:
+    # the chunked path with the result's arrays (sweep's own numba path runs one loop instead): each chunk's MWP and regime
+    # codes land in their slices, none left as the sentinel; expected values from Model.evaluate point by point
+    if not backends.available("numba"):
+        pytest.skip("backend numba is not available here")
+    model = symgpu.load("hong_kim_2009")
+    plan = build_plan(model, ["MWP"], preset=PRESET, grid=["Active_blocks_per_SM=1:8", "Mem_LD=100,970,5000"], regime_of="MWP")
+    columns = {"MWP": np.full(plan.grid.size, -1.0)}
+    codes = np.full(plan.grid.size, -1, dtype=np.int16)
+    chunks = list(run._chunks(plan, "numba", 5, False, run._Whole(columns, codes)))
+    assert sum(c.stop - c.start for c in chunks) == 24 and (codes >= 0).all()
+    expected = [model.evaluate("MWP", PRESET, values={"Active_blocks_per_SM": b, "Mem_LD": m}).magnitude
+                for b in range(1, 9) for m in (100, 970, 5000)]
+    np.testing.assert_allclose(columns["MWP"], expected, rtol=1e-12, atol=0)

@@ -121,12 +121,21 @@ def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int, into: Tar
     return chunk_of(plan, start, stop, whole, (stop - start,), into)
 
 
-def _fused_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, stop: int) -> Chunk:
-    """:func:`evaluate_chunk` in one numba loop (quantities, domain mask, regime and near-tie flags per point)."""
+def _fused_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, stop: int,
+                 into: dict[str, np.ndarray] | None = None, codes: np.ndarray | None = None) -> Chunk:
+    """:func:`evaluate_chunk` in one numba loop (quantities, domain mask, regime and near-tie flags per point); with
+    ``into`` (and ``codes``), the columns (and regime codes) copied into those arrays (a whole sweep's slices), which the
+    chunk then holds."""
     out = np.empty((len(plan.quantities), stop - start))
     regime = np.empty(stop - start if plan.regime is not None else 0, dtype=np.int16)
     outside, near = _fused_run(plan, backend, function, start, out, regime)
     columns = {name: out[index] for index, name in enumerate(plan.quantities)}
+    for name, target in (into or {}).items():
+        target[...] = columns[name]
+        columns[name] = target
+    if codes is not None and plan.regime is not None:
+        codes[...] = regime
+        regime = codes
     return Chunk(start, stop, Columns(columns, plan.grid, start, stop), regime if plan.regime is not None else None, outside, near)
 
 
@@ -176,7 +185,7 @@ def _chunks(plan: SweepPlan, backend: str, chunk_size: int, progress: bool | Non
         if runner.name == "numpy":  # each chunk's columns new (or the result's slices), the scratch reused
             yield _grid_chunk(plan, function, start, stop, Targets(columns, regime, scratch, floats, bools))
         elif runner.name == "numba":
-            yield _fused_chunk(plan, runner, function, start, stop)
+            yield _fused_chunk(plan, runner, function, start, stop, columns, regime)
         else:  # cupy, jax: only the columns and codes come back
             yield device_chunk(plan, runner, function, start, stop, columns or None, regime)
 
