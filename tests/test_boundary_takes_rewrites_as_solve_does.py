@@ -104,3 +104,18 @@ def test_a_rewritten_boundary_at_the_edge_of_the_domain_is_refused_as_the_model_
     code, out, err = cli("--no-cache", "boundary", wide, "P", "--for", "I", "-p", "toy", "--substitute", "e=1")
     assert code == 0, err
     assert _value(out) == pytest.approx(50.0, rel=1e-12)  # inside the domain (I <= 100): the switch is kept
+
+
+def test_a_rewritten_boundary_inside_the_domain_the_substitution_widens_is_kept(cli: Cli, write_model) -> None:  # type: ignore[no-untyped-def]
+    # P = Min(P_peak, e*I*B), valid where I*B <= 2*e*P_peak. The preset's e = 0.5 gives I <= 2*0.5*100e12/2e12 = 50 FLOP/B;
+    # with e = 1 substituted it is I <= 100 and the arms meet at I = P_peak/B = 50 (by hand), 51 beside it inside: a switch.
+    # The domain was read at the preset's e (51 outside) and "do not meet" printed
+    text = read_fixture("tiny").replace('rhs = "Min(P_peak, I*B)"', 'rhs = "Min(P_peak, e*I*B)"\nvalid_when = ["I*B <= 2*e*P_peak"]')
+    text = text.replace("[[equations]]", '[symbols.e]\ndescription = "efficiency"\nunit = "dimensionless"\nassumptions = ["positive"]\n\n[[equations]]')
+    path = write_model(text.replace('B = "2 TB/s"', 'B = "2 TB/s"\ne = 0.5'))
+    code, out, err = cli("--no-cache", "boundary", path, "P", "--for", "I", "-p", "toy", "--substitute", "e=1")
+    assert code == 0, err
+    assert _value(out) == pytest.approx(50.0, rel=1e-12)
+    # e = 0.25 substituted: the domain is I <= 25, short of where the arms meet (I = P_peak/(e*B) = 200): refused
+    code, out, err = cli("--no-cache", "boundary", path, "P", "--for", "I", "-p", "toy", "--substitute", "e=0.25")
+    assert_one_line_refusal(code, out, err, "do not meet", "outside the model's domain")

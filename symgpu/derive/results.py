@@ -18,9 +18,9 @@ from symgpu.derive.derivation import Derivation, as_evaluated
 from symgpu.derive.extra_records import FlatRange, RootRecord
 from symgpu.evaluate import evaluator, input_values, one_sided, point, scaling
 from symgpu.evaluate import active
-from symgpu.evaluate.active import condition_true
 
 if TYPE_CHECKING:
+    from symgpu.derive.rewritten_switch import Rewritten
     from symgpu.model import Model
 
 
@@ -258,7 +258,7 @@ def inside_domain(model: Model, domain: Any, preset: str | None, values: Mapping
     there (``W <= W_max`` with no ``W_max``) is not checked."""
     for condition in sympy.And.make_args(domain):
         try:
-            if not condition_true(model, condition, preset, values):
+            if not active.condition_true(model, condition, preset, values):
                 return False
         except errors.EvaluationError:
             continue
@@ -280,7 +280,7 @@ def _has_value(model: Model, name: str | None, variable: str, at: float, preset:
 
 
 def applying_boundaries(model: Model, derivation: Derivation, preset: str | None, values: Mapping[str, Any],
-                        rewritten: sympy.Basic | None = None) -> tuple[RootValue, ...]:
+                        rewritten: Rewritten | None = None) -> tuple[RootValue, ...]:
     """The boundary values of a ``boundary`` answer where, at the preset / values, the quantity
     really switches between the two named regimes.
 
@@ -292,8 +292,8 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
     (:func:`symgpu.evaluate.active.boundary_sides`: neighbouring integers for an integer variable,
     the value itself at the low end of its range), or at the value itself where both sides agree (a
     regime that holds there only), is the named pair (regimes of the quantity's own equation), or
-    otherwise (``rewritten``: the quantity as ``--substitute``/``--omit`` rewrote it, :func:`symgpu.derive.rewritten_switch.expression`)
-    where :func:`symgpu.evaluate.active.binding` differs on the two sides or, where they agree, at the value itself.
+    otherwise (``rewritten``: the quantity as ``--substitute``/``--omit`` rewrote it, with its ``valid_when`` domain read in
+    place of the model's, :func:`symgpu.derive.rewritten_switch.expression`) where :func:`symgpu.evaluate.active.binding` differs on the two sides or, where they agree, at the value itself.
     """
     variable, between = derivation.variable, derivation.extra.between
     name = model.equation_for(derivation.quantity).definition.defines if derivation.quantity in model.defining or \
@@ -302,13 +302,13 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
     own = set()
     if equation is not None and rewritten is None:
         own = set(active.argument_labels(equation)) if isinstance(equation.rhs, (sympy.Min, sympy.Max)) else {c.id for c in equation.cases}
-    expr = rewritten if rewritten is not None else \
+    expr = rewritten.expression if rewritten is not None else \
         model.expression(name, stop_at=tuple(n for n in (variable,) if n in model.defining)) if name is not None else None
     kept: list[RootValue] = []
     for candidate in boundary_candidates(model, derivation, preset, values):
         b = float(candidate.value.magnitude)
         around = active.boundary_sides(model, variable, b)
-        if not all(_has_value(model, name, variable, x, preset, values) for x in {b, *around}):
+        if not all(rewritten.has_value(model, variable, x, preset, values) if rewritten else _has_value(model, name, variable, x, preset, values) for x in {b, *around}):
             continue  # at or beside it outside a valid_when domain (MDM's W <= W_max) or the declared sign: no switch the model makes
         sides = [{**values, variable: x} for x in around]
         pair = set(between) if between is not None else set(candidate.regime.split("|")) if "|" in candidate.regime else set()
@@ -496,4 +496,4 @@ def applying_ranges(model: Model, derivation: Derivation, preset: str | None, va
     unknown) whose two sides are equal at the preset / values: there the relation holds for every
     value of the unknown that meets the regime's conditions (``when``), a range of roots."""
     merged = result_values(derivation, values)
-    return tuple(f for f in derivation.extra.ranges or () if condition_true(model, f.equal, preset, merged))
+    return tuple(f for f in derivation.extra.ranges or () if active.condition_true(model, f.equal, preset, merged))
