@@ -42,6 +42,12 @@ def tiny_text(*, rhs: str = "Min(P_peak, I*B)", peak: str = "100 TFLOP/s", extra
             .replace("\n\n[presets.toy]\n", "\n" + textwrap.dedent(extra_equation) + "\n[presets.toy]\n"))
 
 
+def toy_header(model_id: str, title: str, summary: str) -> str:
+    """The opening of a small test model's TOML text: the schema, its [model] table and its one reference (toy2026)."""
+    return (f'schema_version = 1\n\n[model]\nid = "{model_id}"\ntitle = "{title}"\nsummary = "{summary}"\nreferences = ["toy2026"]\n\n'
+            '[references.toy2026]\nauthors = ["A. Author"]\ntitle = "A toy"\nvenue = "tests"\nyear = 2026\n')
+
+
 @pytest.fixture(scope="session")
 def ia() -> symgpu.Model:
     """The bundled interval-analysis model."""

@@ -17,7 +17,7 @@ import sympy
 import symgpu
 from symgpu import store
 from symgpu.derive import requests
-from conftest import FIXTURES, assert_one_line_refusal
+from conftest import FIXTURES, assert_one_line_refusal, toy_header
 
 
 def test_the_regimes_of_a_quantity_dividing_by_a_case_table_have_the_case_tables_names() -> None:
@@ -52,21 +52,7 @@ def test_a_boundary_between_the_case_tables_names_answers_for_a_quantity_dividin
 #: a quantity with an inline Piecewise (no case ids of its own) and, in a model that has it, an unreached equation whose
 #: case table has the same conditions: a regime of P is named by that table's ids (the request's key does not read it;
 #: the values, bare numbers, are of another lookup class than P's pieces, so only the case tables' record tells the models apart)
-_MODEL = """
-schema_version = 1
-
-[model]
-id = "{id}"
-title = "Named cases"
-summary = "An inline case table, and an unreached equation with the same conditions."
-references = ["toy2026"]
-
-[references.toy2026]
-authors = ["A. Author"]
-title = "A toy"
-venue = "tests"
-year = 2026
-
+_MODEL = """{header}
 [symbols.P]
 description = "a throughput"
 unit = "1"
@@ -110,7 +96,8 @@ source = {{ ref = "toy2026", locator = "Eq. (2)" }}
 def _model(tmp_path: Path, folder: str, other: str) -> symgpu.Model:
     (tmp_path / folder).mkdir()
     path = tmp_path / folder / "named_cases.toml"
-    path.write_text(_MODEL.format(id="named_cases", other=other.format()), encoding="utf-8")
+    path.write_text(_MODEL.format(header=toy_header("named_cases", "Named cases", "An inline case table, and an unreached equation with the same conditions."),
+                                  other=other.format()), encoding="utf-8")
     return symgpu.load(path)
 
 

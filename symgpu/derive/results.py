@@ -256,13 +256,7 @@ def inside_domain(model: Model, domain: Any, preset: str | None, values: Mapping
     """Do a root's ``valid_when`` conditions (extra ``roots``' ``domain``) hold at the preset /
     values? As :func:`symgpu.evaluate.evaluator.evaluate` checks them: a condition lacking a value
     there (``W <= W_max`` with no ``W_max``) is not checked."""
-    for condition in sympy.And.make_args(domain):
-        try:
-            if not active.condition_true(model, condition, preset, values):
-                return False
-        except errors.EvaluationError:
-            continue
-    return True
+    return active.conditions_hold(model, sympy.And.make_args(domain), preset, values)
 
 
 def _has_value(model: Model, name: str | None, variable: str, at: float, preset: str | None, values: Mapping[str, Any]) -> bool:

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy
 
-from symgpu import errors
 from symgpu.derive import declared_range, jobs
 from symgpu.evaluate import active
 
@@ -43,14 +42,7 @@ class Rewritten:
         as :func:`symgpu.derive.results.inside_domain` reads a root's)."""
         if declared_range.of(model, variable).failing(np.asarray([at])):
             return False
-        point = {**values, variable: at}
-        for condition in self.domain:
-            try:
-                if not active.condition_true(model, condition, preset, point):
-                    return False
-            except errors.EvaluationError:
-                continue
-        return True
+        return active.conditions_hold(model, self.domain, preset, {**values, variable: at})
 
 
 def expression(model: Model, quantity: str, variable: str, substitute: Mapping[str, Any] | None,

@@ -152,6 +152,19 @@ def condition_true(model: Model, condition: Any, preset: str | None, values: Map
     return condition_verdict(condition, lambda expr: _side(model, expr, preset, values), model.id, shown=False)[0]
 
 
+def conditions_hold(model: Model, conditions: Iterable[Any], preset: str | None, values: Mapping[str, Any]) -> bool:
+    """Whether every one of ``conditions`` (``valid_when`` domains) holds at the preset / values, as
+    :func:`symgpu.evaluate.evaluator.evaluate` checks them: one lacking a value there (``W <= W_max`` with no
+    ``W_max``) is not checked."""
+    for condition in conditions:
+        try:
+            if not condition_true(model, condition, preset, values):
+                return False
+        except errors.EvaluationError:
+            continue
+    return True
+
+
 def sides_at(model: Model, preset: str | None, values: Mapping[str, Any]) -> Callable[[sympy.Expr], float]:
     """The side function :func:`condition_holds` uses at this point, each distinct expression
     evaluated once: for deciding many conditions that share their sides (a regime table's rows)."""
