@@ -101,3 +101,19 @@ def test_a_root_of_a_factor_the_numerator_shares_with_the_denominator_is_no_root
     n = sympy.Symbol("n", real=True)
     assert roots.real_roots((n**2 - 1) / (n - 1) - 2, n) == []
     assert roots.real_roots((n**3 - 1) / (n - 1) - 3, n) == [-2]
+
+
+def test_a_regime_equal_to_the_target_throughout_is_a_range_beside_another_regimes_root(cli):
+    # MDM Eq. (8): S_MSHR = (ceiling(M_Read*W/MSHRs) - 1)*S_Mem where M_Read*W > MSHRs, else 0. At table1 (MSHRs = 128)
+    # with M_Read = 2, W = 64: M_Read*W = 128 <= 128, so S_MSHR = 0 for every LLCMissRate (0 <= LLCMissRate <= 1): the
+    # relation S_MSHR = 0 holds on that whole range; the md regime's root does not apply here. It was refused by its
+    # check ("holds on a range ... that neither the answer's roots nor its ranges give"): the nmd identity was dropped
+    # because the md regime had a root.
+    model = symgpu.load("mdm_2019")
+    point = {"L_DRAMService": 0.3733333, "L_NoCService": 1.0, "M_Read": 2, "M_Write": 0, "W": 64}
+    for rate in (0.0, 0.25, 1.0):
+        assert model.evaluate("S_MSHR", preset="table1", values={**point, "LLCMissRate": rate}).magnitude == 0
+    code, out, err = cli("solve", "mdm_2019", "S_MSHR", "--for", "LLCMissRate", "--target", "0", "-p", "table1",
+                         *[f"-s{k}={v}" for k, v in point.items()])
+    assert code == 0, err
+    assert "holds for every LLCMissRate where (LLCMissRate <= 1) & (MSHRs >= M_Read*W) (regime nmd" in out

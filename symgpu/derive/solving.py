@@ -146,6 +146,8 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
                                sympy.And(*regime.conditions, own)))
         if not pieces and identities:
             return solve_ranges.solution_set(job, identities, var, relation, domain)
+        # roots in some regimes, identities in others: ranges beside the roots (MDM's S_MSHR = 0 where M_Read*W <= MSHRs)
+        flats = [FlatRange(r.name, sympy.true, sympy.And(*r.conditions, *domain)) for r in identities] + flats
         if flats:
             job.extra = job.extra.with_(ranges=tuple(flats))
         if not pieces and flats:  # roots only on whole regimes, where the sides are equal
