@@ -24,22 +24,7 @@ import sympy
 
 from symgpu.derive import extremum_domain, jobs
 from symgpu.derive.extremum_domain import OpenEnd, _limit
-
-_INFINITIES = (sympy.oo, -sympy.oo)
-
-
-def _signed(value: sympy.Expr | None, var: sympy.Symbol) -> tuple[sympy.Expr, int] | None:
-    """``value`` (a limit) as ``(q, s)`` with ``s*oo`` times a factor of the sign of ``q`` (free of ``var``):
-    ``oo*sign(g)`` is ``(g, 1)``, ``-3*oo`` is ``(3, -1)``; None where it is not an infinity of that form."""
-    if value is None or value.has(sympy.nan, sympy.zoo) or not value.has(*_INFINITIES):
-        return None
-    coefficient, infinite = value.as_independent(*_INFINITIES, as_Add=False)
-    if infinite not in _INFINITIES or var in coefficient.free_symbols or coefficient.has(*_INFINITIES):
-        return None
-    if coefficient.is_Add and coefficient.has(sympy.sign):  # a sum of signs: its sign is not that of one expression
-        return None
-    q = coefficient.xreplace({s: s.args[0] for s in coefficient.atoms(sympy.sign)})  # sign(g)*k has the sign of g*k
-    return q, 1 if infinite == sympy.oo else -1
+from symgpu.derive.limit_forms import signed_infinity
 
 
 def _near(job: jobs._Job, cond: Any, var: sympy.Symbol, point: sympy.Expr, direction: str) -> sympy.Basic | None:
@@ -52,7 +37,7 @@ def _near(job: jobs._Job, cond: Any, var: sympy.Symbol, point: sympy.Expr, direc
     if var not in cond.h.free_symbols:
         return job.ctx.tidy(cond.relational)
     far = _limit(cond.h, var, point, direction)
-    signed = _signed(far, var)
+    signed = signed_infinity(far, var)
     if signed is not None:
         q, s = signed
         return job.ctx.tidy(sympy.StrictGreaterThan(q, 0) if s == 1 else sympy.StrictLessThan(q, 0))
@@ -104,7 +89,7 @@ def ends(job: jobs._Job, regimes: Sequence[Any], var: sympy.Symbol, dropped: Seq
     point, direction = sympy.Integer(0), "+"
     found: list[OpenEnd] = []
     for regime in regimes:
-        signed = _signed(_limit(regime.expression, var, point, direction), var)
+        signed = signed_infinity(_limit(regime.expression, var, point, direction), var)
         if signed is None:
             continue
         where = [_near(job, cond, var, point, direction) for cond in regime.raw]

@@ -16,7 +16,7 @@ from typing import Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import at_point, declared_range, jobs, point_roots, solve_domain
+from symgpu.derive import at_point, declared_range, jobs, limit_forms, point_roots, solve_domain
 from symgpu.memo import memoised
 from symgpu.evaluate import one_sided, scaling
 
@@ -283,10 +283,10 @@ def _may_hold_near(regime: Any, var: sympy.Symbol, point: sympy.Expr, direction:
         far = _limit(cond.h, var, point, direction)
         if far is None:
             continue
-        coefficient, infinite = far.as_independent(sympy.oo, -sympy.oo, as_Add=False)
-        if infinite in (sympy.oo, -sympy.oo):
-            sign = local.sign(coefficient)
-            sign = None if sign is None else sign * (1 if infinite == sympy.oo else -1)
+        signed = limit_forms.signed_infinity(far, var)
+        if signed is not None:
+            sign = local.sign(signed[0])
+            sign = None if sign is None else sign * signed[1]
         else:
             sign = None if far.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan) else local.sign(far)
         if sign == -1:

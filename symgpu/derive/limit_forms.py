@@ -1,6 +1,7 @@
 """Forms of an expression whose limit SymPy takes where it would not take the expression's own: a base
 below or above 1 written so that the sign of its logarithm is known (:func:`geometric_bases`), and each
-Min/Max/Piecewise free of the variable frozen as a symbol of its sign (:func:`pieces_frozen`)."""
+Min/Max/Piecewise free of the variable frozen as a symbol of its sign (:func:`pieces_frozen`); a limit read as
+a sign times an infinity (:func:`signed_infinity`)."""
 
 from __future__ import annotations
 
@@ -53,3 +54,17 @@ def pieces_frozen(ctx: signs.SignReasoner, expr: sympy.Expr, var: sympy.Symbol) 
         return node.func(*[walk(a) for a in node.args])
 
     return walk(expr), back
+
+
+def signed_infinity(value: sympy.Expr | None, var: sympy.Symbol) -> tuple[sympy.Expr, int] | None:
+    """``value`` (a limit) as ``(q, s)`` with ``s*oo`` times a factor of the sign of ``q`` (free of ``var``):
+    ``oo*sign(g)`` is ``(g, 1)``, ``-3*oo`` is ``(3, -1)``; None where it is not an infinity of that form."""
+    if value is None or value.has(sympy.nan, sympy.zoo) or not value.has(sympy.oo, -sympy.oo):
+        return None
+    coefficient, infinite = value.as_independent(sympy.oo, -sympy.oo, as_Add=False)
+    if infinite not in (sympy.oo, -sympy.oo) or var in coefficient.free_symbols or coefficient.has(sympy.oo, -sympy.oo):
+        return None
+    if coefficient.is_Add and coefficient.has(sympy.sign):  # a sum of signs: its sign is not that of one expression
+        return None
+    q = coefficient.xreplace({s: s.args[0] for s in coefficient.atoms(sympy.sign)})  # sign(g)*k has the sign of g*k
+    return q, 1 if infinite == sympy.oo else -1
