@@ -209,3 +209,11 @@ def test_a_certificate_too_long_for_one_line_puts_each_check_on_its_own() -> Non
     long = Certificate(where="preset h100", checks=("a" * 50, "b" * 50))
     assert long.lines(80) == ["checked numerically at preset h100:", "  - " + "a" * 50, "  - " + "b" * 50]
     assert Certificate(unchecked="why").lines(5) == ["not checked numerically: why"]
+
+
+def test_a_solve_for_a_derived_target_is_checked_with_the_targets_own_inputs() -> None:
+    # N (warps per SM) is derived from Active_blocks_per_SM, Threads_per_block, Threads_per_warp: a point
+    # drawn with MWP_peak_BW's inputs alone left N without a value, and the answer went out unchecked
+    answer = symgpu.load("hong_kim_2009").solve("MWP_peak_BW", for_="Mem_Bandwidth", target="N")
+    assert answer.certificate is not None and answer.certificate.checks and not answer.certificate.unchecked
+    assert "1 root satisfies the relation" in answer.certificate.text()

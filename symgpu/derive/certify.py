@@ -72,7 +72,9 @@ def certify(model: Model, derivation: Derivation, asked: Asked) -> Derivation:
     done: list[str] = []
     labels: list[str] = []
     checked: list[_Point] = []
+    tried: list[_Point] = []
     for point in _then_more(model, asked, points, answer_inputs, done, checked, lambda: _branch_points(model, derivation, asked, checked, answer_inputs)):
+        tried.append(point)
         try:
             said = check(model, derivation, asked, point)
         except (errors.CertificateError, errors.TargetOutOfReach):
@@ -86,6 +88,8 @@ def certify(model: Model, derivation: Derivation, asked: Asked) -> Derivation:
         labels.append(point.label)
         checked.append(point)
     if not done:
+        if not why and derivation.extra.valid_when:
+            why = f"the conditions it holds under (valid when ...) held at none of the {len(tried)} points tried: it may hold nowhere"
         return dataclasses.replace(derivation, certificate=Certificate(unchecked=_short(why or "the answer has no value at any point tried")))
     checks = tuple(dict.fromkeys(done))
     return dataclasses.replace(derivation, certificate=Certificate(where=", ".join(labels), checks=checks))
@@ -150,11 +154,14 @@ def _branch_points(model: Model, derivation: Derivation, asked: Asked, checked: 
 
 def _answer_inputs(model: Model, derivation: Derivation, asked: Asked) -> frozenset[str]:
     """Inputs the answer's own forms name beyond the quantity's: a ``valid_when`` domain end
-    (``L_F/t_issue``) can enter a location although the quantity never uses it."""
+    (``L_F/t_issue``) can enter a location although the quantity never uses it, and a derived
+    quantity the answer names (``solve MWP_peak_BW --target N``) needs its own inputs."""
     names: set[str] = set()
     for form in (derivation.result, derivation.location):
         if isinstance(form, sympy.Basic):
             names.update(s.name for s in forms.free_symbols(form))
+    for name in [n for n in names if n != asked.variable and n in model.defining]:
+        names.update(model.inputs(name))  # a derived name the answer keeps (a solve's target N) is computed from its inputs
     return frozenset(n for n in names if n != asked.variable and n in model.symbol_definitions and n not in model.defining)
 
 

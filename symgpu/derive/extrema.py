@@ -10,7 +10,7 @@ import numpy as np
 import sympy
 
 from symgpu import errors
-from symgpu.proofs import forms, relations
+from symgpu.proofs import factor_signs, forms, relations
 from symgpu.derive import at_point, jobs, point_roots, regime_split, results, summary
 from symgpu.derive.derivation import Derivation
 from symgpu.derive import extremum_choice, extremum_cusps, extremum_diverging, extremum_domain, extremum_walls, limit_regimes, limits
@@ -27,7 +27,6 @@ if TYPE_CHECKING:
 #: the most pairs of regimes that may meet at a cusp a closed-form extremum examines: Hong & Kim's Exec_cycles_app over
 #: Active_blocks_per_SM has 21 (about a minute), its Exec_cycles_with_synch 118 (over ten minutes)
 MAX_CUSP_PAIRS = 40
-
 
 #: the most operations (``sympy.count_ops``) of a regime value with the variable under a root that a closed-form extremum
 #: examines: Volkov's refined arithmetic throughput over alpha (its latency bound, 30) ran for minutes in the tidying of its
@@ -137,6 +136,9 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
                 continue
             if s is None:
                 conds.append(local.tidy(sympy.StrictGreaterThan(second * want, 0)))
+            if s is None and factor_signs.refuted_together(conds, local.sign, local.weak_sign):  # each open alone, nowhere together
+                job.step("reject critical point", sympy.Eq(var, root), "its conditions hold nowhere together (the signs of their factors)")
+                continue
             job.step("critical point", sympy.Eq(var, root), f"zero slope; second derivative {sympy.sstr(second)} "
                      + ("proves a " + kind if s == want else "sign kept as a condition"))
             value = ctx.nice(regime.expression.xreplace({var: root}))
@@ -197,8 +199,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     if not candidates and cusp_ends:
         extremum_cusps.only_approached(job, cusp_ends, ends, kind, var, preset, values)
     if not candidates:
-        raise errors.DerivationError(f"{model.id}: {job.quantity} has no {kind}imum over {var} in closed form "
-                                     f"(no critical point or regime boundary qualifies; it may be monotone — try limit)")
+        raise extremum_diverging.no_candidate(job, ends, kind, var)
     merged: list[_Candidate] = []
     for cand in candidates:
         # an end or plateau edge at a cusp's point stays a candidate of its own: merged into the cusp it would be
@@ -251,11 +252,9 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         location, value = _symbolic_choice(job, merged, kind, ends, domain, var, far, far_ends)
         extremum_diverging.say_unbounded(job, ends, kind, var)
     if flat:
-        def said(when: sympy.Basic) -> str:
-            return f"{sympy.sstr(when.lhs)} = {sympy.sstr(when.rhs)}" if isinstance(when, sympy.Eq) else sympy.sstr(when)
         by_regime: dict[str, list[str]] = {}
         for name, when in flat:
-            by_regime.setdefault(name, []).append(said(when))
+            by_regime.setdefault(name, []).append(f"{sympy.sstr(when.lhs)} = {sympy.sstr(when.rhs)}" if isinstance(when, sympy.Eq) else sympy.sstr(when))
         job.extra = job.extra.with_(flat_where="; ".join(
             f"where {' or '.join(whens)}, {job.quantity} does not change with {var}: every {var} where it is defined is a "
             f"{kind}imum there, not what is said above" for whens in by_regime.values()))

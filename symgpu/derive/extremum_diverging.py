@@ -22,7 +22,8 @@ from typing import Any
 
 import sympy
 
-from symgpu.derive import extremum_domain, jobs
+from symgpu import errors
+from symgpu.derive import extremum_domain, jobs, summary
 from symgpu.derive.extremum_domain import OpenEnd, _limit
 from symgpu.derive.limit_forms import signed_infinity
 
@@ -121,12 +122,29 @@ def compared(ends: Sequence[OpenEnd], kind: str) -> list[OpenEnd]:
     return [e for e in ends if e.cusp or (e.when and e.value == beyond)]
 
 
+def _unbounded_where(ends: Sequence[OpenEnd], kind: str) -> list[str]:
+    """The conditions (as text, each once) under which an end of the {kind}imum's infinity is approached."""
+    beyond = sympy.oo if kind == "max" else -sympy.oo
+    return list(dict.fromkeys(" and ".join(map(sympy.sstr, e.when)) for e in ends if e.value == beyond and e.when and not e.cusp))
+
+
+def no_candidate(job: jobs._Job, ends: Sequence[OpenEnd], kind: str, var: sympy.Symbol) -> errors.DerivationError:
+    """The refusal where no critical point, cusp, end or plateau edge qualifies, saying where the quantity grows (falls)
+    without bound towards 0 (Hong & Kim's Synch_cost over Active_SMs: its one critical point is a minimum wherever the
+    location is positive, and the maximum grows without bound as Active_SMs -> 0 where NpWB > 1)."""
+    where = _unbounded_where(ends, kind)
+    said = (f"; it {'grows' if kind == 'max' else 'falls'} without bound as {var} -> 0 where "
+            + summary.shorten(" or where ".join(where), hint="ask at a point (--preset, --set) for its own answer") + ", and elsewhere") if where else ";"
+    return errors.DerivationError(f"{job.model.id}: {job.quantity} has no {kind}imum over {var} in closed form (no critical point "
+                                  f"or regime boundary qualifies{said} it may be monotone — try limit)")
+
+
 def say_unbounded(job: jobs._Job, ends: Sequence[OpenEnd], kind: str, var: sympy.Symbol) -> None:
     """Say in ``extra.elsewhere`` (unless it says something already) where the quantity grows (falls) without
     bound towards an end, approached where conditions hold: there it has no {kind}imum, and the answer's
     conditions leave those places out."""
-    beyond = sympy.oo if kind == "max" else -sympy.oo
-    where = [" and ".join(map(sympy.sstr, e.when)) for e in ends if e.value == beyond and e.when and not e.cusp]
+    where = _unbounded_where(ends, kind)
     if where and not job.extra.elsewhere:
-        job.extra = job.extra.with_(elsewhere=f"where {' or where '.join(dict.fromkeys(where))}, there is no {kind}imum: the "
-                                    f"quantity {'grows' if kind == 'max' else 'falls'} without bound as {var} -> 0")
+        # the verdict first: a summary folds a long line, and these conditions run to kilobytes (Hong & Kim's Synch_cost)
+        job.extra = job.extra.with_(elsewhere=f"there is no {kind}imum (the quantity {'grows' if kind == 'max' else 'falls'} without "
+                                    f"bound as {var} -> 0) where {' or where '.join(where)}")
