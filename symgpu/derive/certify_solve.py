@@ -54,6 +54,25 @@ def _target_at(model: Model, asked: Asked, point: _Point, v: Any) -> Any:
     return evaluator.evaluate_expression(model, target, unit, preset=point.preset, values=values).magnitude
 
 
+#: values of the variable (declared unit) at which the quantity's value becomes the target where the question gives none
+PROBES = (8.0, 3.0, 100.0, 0.5, 1000.0, 1e5, 1e7)
+
+
+def _probe_target(model: Model, asked: Asked, point: _Point) -> float:
+    """The quantity at the first of :data:`PROBES` where it changes with the variable (a millionth either side), else at
+    the first: a flat regime's value is met on a range whose ends are ties of the regimes' conditions, where the scan's
+    root and the answer's own may fall on either side by rounding (Hong & Kim's ``MWP_pw`` over ``Departure_del_coal``
+    at its bandwidth plateau: the departure root at its end, 208396, was dropped and the scan's kept, differential seed 91)."""
+    first = None
+    for probe in PROBES:
+        with np.errstate(all="ignore"):
+            around = np.asarray(_quantity(model, asked, point, np.asarray([probe, probe * (1 - 1e-6), probe * (1 + 1e-6)])), dtype=float)
+        first = float(around[0]) if first is None else first
+        if np.all(np.isfinite(around)) and not around[1] == around[0] == around[2]:
+            return float(around[0])
+    return first if first is not None else float("nan")
+
+
 def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> str | None:
     if results.holds_on_ranges(derivation.result) or derivation.extra.holds_for is not None:
         return _ranges(model, derivation, asked, point)
@@ -63,8 +82,7 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
     if probed:
         # no value for the quantity at the point: take the one it has at a variable value and
         # check the answer gives that value back
-        probe = 8.0
-        extra[asked.quantity] = float(_quantity(model, asked, point, np.asarray(probe)))
+        extra[asked.quantity] = _probe_target(model, asked, point)
     elif target is not None and np.ndim(target) == 0 and np.isfinite(target):
         extra[asked.quantity] = float(target)  # a result may keep the quantity's symbol for its target
     roots = _answer_roots(model, derivation, asked, point, extra)
