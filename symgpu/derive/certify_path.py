@@ -156,7 +156,16 @@ def _assumed_hold(model: Model, asked: Asked, point: _Point, grid: np.ndarray) -
     read there counts as holding)."""
     held = np.ones(grid.shape, dtype=bool)
     on_var = [c for c in (assumed(model, t) for t in asked.assume) if asked.variable in {s.name for s in c.free_symbols}]
-    for i, x in enumerate(grid.flat if on_var else ()):
+    if not on_var:
+        return held
+    try:  # every scan point at once
+        values = _with(model, asked, point, grid)
+        with np.errstate(all="ignore"):
+            return held & np.logical_and.reduce([np.broadcast_to(active.condition_mask(model, c, point.preset, values), grid.shape)
+                                                 for c in on_var])
+    except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):
+        pass  # point by point, where one that cannot be read counts as holding
+    for i, x in enumerate(grid.flat):
         values = _with(model, asked, point, float(x))
         try:
             held.flat[i] = all(active.condition_true(model, c, point.preset, values) for c in on_var)

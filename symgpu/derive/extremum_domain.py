@@ -95,7 +95,7 @@ def at_location(job: jobs._Job, domain: Sequence[sympy.Basic], var: sympy.Symbol
         if verdict is False:
             return None
         if verdict is None:
-            tidy = local.tidy(placed)
+            tidy = placed if scaling.scaled_number_side(job.model, placed) else local.tidy(placed)  # 200 stays beside its ns
             if tidy is sympy.false:
                 return None
             if tidy is not sympy.true:

@@ -110,22 +110,48 @@ def condition_verdict(condition: Any, side: Callable[[sympy.Expr], float], owner
     if not isinstance(condition, sympy.core.relational.Relational) or condition.rel_op not in RELATIONS:
         raise errors.EvaluationError(f"{owner + ': ' if owner else ''}cannot evaluate the condition {sympy.sstr(condition)}")
 
-    def number(expr: sympy.Expr) -> float:
-        return float(expr) if expr.is_number else float(side(expr))
-
-    if condition.lhs.is_number or condition.rhs.is_number:
-        # a bare literal is in the declared unit of the other side: evaluate the difference,
-        # whose sum scales the literal (scaling.base_expression)
-        left, right = number(condition.lhs - condition.rhs), 0.0
-        scale = max(abs(left), abs(number(condition.lhs if not condition.lhs.is_number else condition.rhs)))
-    else:
-        left, right = number(condition.lhs), number(condition.rhs)
-        scale = max(abs(left), abs(right))
+    left, right, scale = _sides(condition, lambda expr: float(expr) if expr.is_number else float(side(expr)))
     verdict = bool(relation_holds(condition.rel_op, left, right, scale))
     if exact and exact.get(condition, verdict) != verdict:  # rounding decided it: the exact verdict, said so
         return not verdict, f"{sympy.sstr(condition)}: {left:.6g} {condition.rel_op} {right:.6g} (base units; sides within rounding of a tie, " \
             f"{'true' if not verdict else 'false'} in exact arithmetic with the inputs as given)" if shown else ""
     return verdict, f"{sympy.sstr(condition)}: {left:.6g} {condition.rel_op} {right:.6g} (base units)" if shown else ""
+
+
+def _sides(relation: sympy.core.relational.Relational, number: Callable[[sympy.Expr], Any]) -> tuple[Any, Any, Any]:
+    """(left, right, scale) that :func:`relation_holds` compares for ``relation``, from ``number`` (an expression's
+    base-unit magnitude: a float, or an array per point). A bare literal is in the declared unit of the other side:
+    the difference is evaluated, whose sum scales the literal (:func:`scaling.base_expression`)."""
+    if relation.lhs.is_number or relation.rhs.is_number:
+        left = number(relation.lhs - relation.rhs)
+        return left, 0.0, np.maximum(np.abs(left), np.abs(number(relation.lhs if not relation.lhs.is_number else relation.rhs)))
+    left, right = number(relation.lhs), number(relation.rhs)
+    return left, right, np.maximum(np.abs(left), np.abs(right))
+
+
+def condition_mask(model: Model, condition: Any, preset: str | None, values: Mapping[str, Any]) -> np.ndarray:
+    """:func:`condition_true` at every point of array ``values`` at once (the same rule, elementwise: an assumption
+    on a scanned variable, where a call per point cost a certificate 88 s of 92).
+
+    Raises:
+        errors.EvaluationError: the condition is not made of relations.
+    """
+    if condition in (True, sympy.true, False, sympy.false):
+        return np.asarray(condition in (True, sympy.true))
+    if isinstance(condition, (sympy.And, sympy.Or)):
+        parts = [condition_mask(model, c, preset, values) for c in condition.args]
+        return np.logical_and.reduce(parts) if isinstance(condition, sympy.And) else np.logical_or.reduce(parts)
+    if isinstance(condition, sympy.Not):
+        return np.logical_not(condition_mask(model, condition.args[0], preset, values))
+    if not isinstance(condition, sympy.core.relational.Relational) or condition.rel_op not in RELATIONS:
+        raise errors.EvaluationError(f"{model.id}: cannot evaluate the condition {sympy.sstr(condition)}")
+
+    def number(expr: sympy.Expr) -> Any:
+        if expr.is_number:
+            return float(expr)
+        return np.asarray(evaluator.evaluate_expression(model, expr, None, preset=preset, values=values).magnitude, dtype=float)
+
+    return np.asarray(relation_holds(condition.rel_op, *_sides(condition, number)))
 
 
 def exact_ties(model: Model, conditions: Iterable[Any], preset: str | None, values: Mapping[str, Any]) -> dict[sympy.Basic, bool]:

@@ -69,6 +69,19 @@ def literal_branches(model: Model, branches: Sequence[tuple[Any, Any]]) -> list[
     return [(value / scale if getattr(value, "is_number", False) else value, condition) for value, condition in branches]
 
 
+def scaled_number_side(model: Model, relation: sympy.Basic) -> bool:
+    """Whether ``relation`` compares an expression with a bare number (not 0) that :func:`base_expression` reads in a
+    scaled declared unit (``X/(Theta_M*eta_M) <= 200``, an assumed end ``L_M <= 200`` at a location: 200 ns). Tidied
+    (both sides multiplied by ``Theta_M*eta_M``), the number would become a pure factor of a product, read in no unit."""
+    if not isinstance(relation, sympy.core.relational.Relational):
+        return False
+    sides = [(a, b) for a, b in ((relation.lhs, relation.rhs), (relation.rhs, relation.lhs)) if b.is_number and b != 0]
+    try:
+        return any((u := _Rescaler(model).walk(a)[1]) is not None and _literal_scale(u) != 1 for a, _ in sides)
+    except (KeyError, AttributeError):  # a symbol of no declared unit: nothing to go by
+        return False
+
+
 def in_base_units(model: Model, expr: sympy.Basic) -> bool:
     """True when every symbol of ``expr`` is declared in base units (scale 1): then
     :func:`base_expression` would give ``expr`` back (every literal's scale is 1 too)."""
