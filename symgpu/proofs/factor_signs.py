@@ -120,7 +120,8 @@ def _assumed(factor: sympy.Expr, sign: Callable[[sympy.Expr], int | None],
 
 def _product(relation: _Relation, known: dict[sympy.Expr, _Known]) -> bool | None:
     """False where the product's known sign contradicts the relation, True where it meets it; None where not decided."""
-    strict, weak = relation.coefficient, relation.coefficient
+    strict: int | None = relation.coefficient
+    weak: int | None = relation.coefficient
     for factor, exponent in relation.factors:
         k = known[factor]
         even = exponent % 2 == 0
