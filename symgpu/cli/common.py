@@ -253,6 +253,32 @@ def find_clock(model: Any, clock_text: str | None, *, preset: str | None, values
     return found, (f"{name} given by --set" if name in values else f"{name} of preset {preset}")
 
 
+def unread(model: Any, quantity: str, given: Sequence[str], *, unit: str | None = None) -> list[str]:
+    """The names of ``given`` that ``quantity``'s value does not read: named by no equation on its way (stopping at a
+    quantity given a value) and by no ``valid_when`` domain there, nor (with ``unit``) a clock or warp size that may
+    convert it. ``--set BW=...`` on Volkov's ``a100`` preset, whose ``n_needed`` reads ``mem_thru`` typed in as a number,
+    changed nothing without a word (an outside tester's finding)."""
+    stop = tuple(n for n in given if n in model.defining)
+    read = set(clocks.inputs_in(model, "Hz")) | set(clocks.inputs_in(model, "thread/warp")) if unit else set()
+    for equation in model.dependencies(quantity, stop_at=stop):
+        read.add(equation.definition.defines)
+        read |= {s.name for s in equation.rhs.free_symbols}
+        read |= {s.name for c in equation.valid_when for s in c.free_symbols}
+    return [n for n in given if n not in read]
+
+
+def note_unread(model: Any, quantity: str, names: Sequence[str], preset: str | None) -> None:
+    """Say on stderr that the values of ``names`` change nothing in ``quantity``, and what it reads instead."""
+    if not names:
+        return
+    reads = model.inputs(quantity)
+    shown = ", ".join(reads[:10]) + (f", ... ({len(reads)} in all)" if len(reads) > 10 else "")
+    them = "them" if len(names) > 1 else "it"
+    where = f" (symgpu show {model.id} lists preset {preset}'s notes)" if preset else ""
+    print(f"symgpu: note: --set {', '.join(names)} changes nothing: {quantity} does not read {them} (it reads {shown}); "
+          f"a preset may give a value derived from {them} as a number{where}", file=sys.stderr)
+
+
 def unit_text(value: pint.Quantity) -> str:
     """Short unit text of a quantity (``thread / SM``)."""
     return f"{value.units:~}" or "1"

@@ -15,7 +15,7 @@ import sympy
 from symgpu import api, errors, validation
 from symgpu.derive import summary
 from symgpu.evaluate import evaluator
-from symgpu.cli.common import BAD_INPUT, FAILED, OK, add_unit_options, add_value_options, converted, load_model, parse_assignments, unit_text
+from symgpu.cli.common import BAD_INPUT, FAILED, OK, add_unit_options, add_value_options, converted, load_model, note_unread, parse_assignments, unit_text, unread
 from symgpu.kernel import occupancy
 from symgpu.model import loader, schema
 from symgpu import workers
@@ -168,6 +168,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if asked in given:  # it would be computed anyway, the given value dropped without a word
         raise errors.UsageError(f"--set {asked}=...: {asked} is the quantity evaluated; drop that --set (give its inputs instead)")
     value = model.evaluate(args.quantity, args.preset, values=values)
+    ignored = unread(model, args.quantity, list(given), unit=args.unit)
+    note_unread(model, args.quantity, ignored, args.preset)
     if np.ndim(value.magnitude) == 0:  # a value its declared sign rules out is not shown
         evaluator.check_declared_sign(model, model.equation_for(args.quantity).definition.defines, float(value.magnitude),
                                       args.preset, values)
@@ -188,6 +190,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if limits is not None:
             record["can_launch"] = limits.can_launch
             record["limiting"] = [{"limit": n, "case": limits.cases.get(n, ""), "reason": limits.reasons.get(n, "")} for n in limits.limiting]
+        if ignored:
+            record["unread_inputs"] = ignored
         if unchecked:
             record["domain_not_checked"] = [{"equation": e, "valid_when": sympy.sstr(c), "needs": list(n)} for e, c, n in unchecked]
         print(json.dumps(record))

@@ -278,12 +278,12 @@ def _decided(model: Model, name: str, preset: str | None, values: Mapping[str, A
         raise _overflow(model, name)
     if isinstance(number, str):
         raise errors.EvaluationError(f"{model.id}: {name} cannot be evaluated at these inputs: IEEE arithmetic gave {result:.10g} {how}, "
-                                     f"which it cannot be trusted with, and exact arithmetic with the decimals given could not decide the "
-                                     f"value ({number}); choose other values")
+                                     f"which it cannot be trusted with, and exact arithmetic with the inputs' decimals (each double's "
+                                     f"shortest) could not decide the value ({number}); choose other values")
     if math.isnan(number.real):
         _refuse_pole(model, name, result, how)
-    raise errors.EvaluationError(f"{model.id}: {name} has no value at these inputs: exact arithmetic with the decimals given gives "
-                                 f"no real number there ({number:.10g}; IEEE arithmetic gave {result:.10g} {how}); choose other values")
+    raise errors.EvaluationError(f"{model.id}: {name} has no value at these inputs: exact arithmetic with the inputs' decimals (each "
+                                 f"double's shortest) gives no real number there ({number:.10g}; IEEE arithmetic gave {result:.10g} {how}); choose other values")
 
 
 def _refuse_pole(model: Model, name: str, result: float, how: str) -> NoReturn:
@@ -293,8 +293,8 @@ def _refuse_pole(model: Model, name: str, result: float, how: str) -> NoReturn:
         errors.EvaluationError: always.
     """
     raise errors.EvaluationError(f"{model.id}: {name} has no value at these inputs: its formula divides by zero there (a pole of the "
-                                 f"formula: IEEE arithmetic gave {result:.10g} {how}, exact arithmetic with the decimals given gives no value); "
-                                 "choose other values")
+                                 f"formula: IEEE arithmetic gave {result:.10g} {how}, exact arithmetic with the inputs' decimals (each "
+                                 "double's shortest) gives no value); choose other values")
 
 
 _NO_VALUE = (sympy.zoo, sympy.nan, sympy.oo, sympy.S.NegativeInfinity)
