@@ -5,8 +5,9 @@ description) explained.
   :func:`symgpu.evaluate.active.active_regime` (the one rule);
 * the sensitivity to each input, d log t / d log x, from the symbolic derivative of ``t_kernel``
   (each ``Min``/``Max`` replaced by its binding argument at the point, by
-  :func:`symgpu.evaluate.active.binding`; ``floor``/``ceiling`` are steps, derivative 0), checked
-  against a central finite difference of :func:`symgpu.evaluate.evaluator.evaluate`;
+  :func:`symgpu.evaluate.active.binding`), checked against a central finite difference, by
+  :mod:`symgpu.predict.sensitivity` (a ``floor``/``ceiling`` the input reads un-quantized, the grid
+  moved with the sizes that launch it);
 * the closed-form inverse questions of :data:`QUESTIONS`, asked through the public API
   (``symgpu.load(...).solve``/``boundary``) at the row's point, so each answer carries its
   numeric certificate.
@@ -26,13 +27,9 @@ from symgpu import api, errors, units
 from symgpu.evaluate import active, evaluator
 from symgpu.model import printing
 from symgpu.predict.engine import EFFICIENCY
+from symgpu.predict import sensitivity
 from symgpu.predict.mapping import Assignment
-
-#: relative step of the finite difference
-STEP = 1e-5
-#: agreement between the symbolic and the finite-difference sensitivity (absolute, in d log t / d log x)
-AGREE = 1e-3
-
+from symgpu.predict.sensitivity import Sensitivity
 
 @dataclass(frozen=True)
 class Question:
@@ -85,32 +82,6 @@ class Binding:
 
 
 @dataclass(frozen=True)
-class Sensitivity:
-    """How ``t_kernel`` responds to one input at the point.
-
-    Attributes:
-        name: the input.
-        value: its value in ``unit``.
-        unit: its declared unit.
-        elasticity: d log t / d log x from the symbolic derivative.
-        derivative: d t / d x in ``derivative_unit``.
-        derivative_unit: ``us/(unit)``.
-        finite_difference: d log t / d log x from a central difference of the evaluated model.
-        agrees: whether the two agree within :data:`AGREE` (a step of a ``ceiling`` or a regime
-            switch within the finite difference's step makes them differ).
-    """
-
-    name: str
-    value: float
-    unit: str
-    elasticity: float
-    derivative: float
-    derivative_unit: str
-    finite_difference: float
-    agrees: bool
-
-
-@dataclass(frozen=True)
 class Answer:
     """One inverse question answered through the public API.
 
@@ -160,7 +131,7 @@ def explain(assignment: Assignment) -> Explanation:
     latency = float(units.magnitude_in(evaluator.evaluate(model, "t_kernel", preset=preset, values=values, checks=False), "us"))
     return Explanation(
         assignment.model, preset, tuple((n, v, model.unit_text(n)) for n, v in assignment.inputs), latency,
-        bindings(model, preset, values), sensitivities(model, preset, values),
+        bindings(model, preset, values), sensitivity.sensitivities(model, preset, values, local_expression(model, preset, values)),
         tuple(answer(model, q, preset, values) for q in QUESTIONS.get(model.id, ())))
 
 
@@ -208,40 +179,6 @@ def local_expression(model: api.Model, preset: str, values: Mapping[str, float])
     return rebuild(expr)
 
 
-def sensitivities(model: api.Model, preset: str, values: Mapping[str, float]) -> tuple[Sensitivity, ...]:
-    """d log t / d log x for every input of ``t_kernel`` (constants excluded), symbolic and by finite difference."""
-    local = local_expression(model, preset, values)
-    steps = {node: sympy.Dummy(f"step{i}", positive=True) for i, node in enumerate(local.atoms(sympy.floor, sympy.ceiling))}
-    flat = local.xreplace(steps)
-    back = {d: node for node, d in steps.items()}
-    t = float(units.magnitude_in(evaluator.evaluate(model, "t_kernel", preset=preset, values=values, checks=False), "us"))
-    out = []
-    for symbol in sorted(model.expression("t_kernel").free_symbols, key=lambda s: s.name):
-        name = symbol.name
-        if name in model.constants:
-            continue
-        x = float(evaluator.evaluate_expression(model, symbol, model.unit_text(name), preset=preset, values=values).magnitude)
-        unit = model.unit_text(name)
-        derivative_unit = f"us/({unit})" if unit not in ("1", "") else "us"
-        derivative = sympy.diff(flat, symbol).xreplace(back)
-        slope = float(evaluator.evaluate_expression(model, derivative, derivative_unit, preset=preset, values=values).magnitude)
-        elasticity = x * slope / t if t else math.nan
-        fd = finite_difference(model, preset, values, name, x)
-        out.append(Sensitivity(name, x, unit, elasticity, slope, derivative_unit, fd, abs(fd - elasticity) <= AGREE))
-    return tuple(out)
-
-
-def finite_difference(model: api.Model, preset: str, values: Mapping[str, float], name: str, x: float) -> float:
-    """Central difference of log t_kernel in log ``name`` (relative step :data:`STEP`)."""
-    if x == 0:
-        return 0.0
-    logs = []
-    for factor in (1 + STEP, 1 - STEP):
-        moved = {**values, name: x * factor}
-        logs.append(math.log(float(units.magnitude_in(evaluator.evaluate(model, "t_kernel", preset=preset, values=moved, checks=False), "us"))))
-    return (logs[0] - logs[1]) / (math.log1p(STEP) - math.log1p(-STEP))
-
-
 def answer(model: api.Model, question: Question, preset: str, values: Mapping[str, float]) -> Answer:
     """Ask ``question`` through the public API at the point; a refused question becomes an answer without a value."""
     unit = model.unit_text(question.variable)
@@ -281,11 +218,7 @@ def lines(explanation: Explanation) -> list[str]:
         away = f", x{b.ratio:.3g} away" if math.isfinite(b.ratio) and b.ratio > 0 else ""
         nxt = f" (next {b.next}{away})" if b.next else ""
         out.append(f"    {b.quantity}: {b.limiter}{nxt}")
-    out.append("  sensitivity d log t / d log x (symbolic | finite difference), dt/dx:")
-    for s in sorted(e.sensitivities, key=lambda s: -abs(s.elasticity)):
-        flag = "" if s.agrees else f"  (differs: a ceiling/floor step or regime switch lies within x(1 +- {STEP:g}))"
-        out.append(f"    {s.name:<20} {s.elasticity:+.4f} | {s.finite_difference:+.4f}   dt/dx = {s.derivative:.4g} {s.derivative_unit}"
-                   f"   at {s.value:.6g} {s.unit}{flag}")
+    out.extend(sensitivity.lines(e.sensitivities))
     out.append("  inverse questions (closed form, public API):")
     for a in e.answers:
         out.append(f"    {a.question}:")
