@@ -88,18 +88,80 @@ def test_binding_limiters_follow_the_power_cap_and_compute_bound(gemm_a100):
     assert limits["t_body"].limiter == "compute_bound"
 
 
-def test_gemm_sensitivities_agree_with_finite_differences_except_on_a_ceiling_step(gemm_a100):
+def _t_kernel(model: str, preset: str, values: dict[str, float]) -> float:
+    """t_kernel in us from Model.evaluate (the brute force the sensitivities are checked against)."""
+    return symgpu.load(model).evaluate("t_kernel", preset, values=values).to("us").magnitude
+
+
+def _gemm_point(e: explain.Explanation) -> dict[str, float]:
+    return {n: v for n, v, _ in e.inputs}
+
+
+def test_gemm_reduction_length_sensitivity_is_the_secant_over_one_step_not_zero(gemm_a100):
+    # outside tester 10b F2: d log t / d log K_red was printed +0.0000 (the ceiling's derivative) | +12.15 (a central
+    # difference straddling the ceiling's step). K_red is a whole count: the secant over one step, K -> K + 1, of
+    # Model.evaluate is the sensitivity a reader asks for (t_compute is linear in ceiling(K_red/1)).
+    point = _gemm_point(gemm_a100)
+    t0 = _t_kernel("kernel_gemm", gemm_a100.preset, point)
+    t1 = _t_kernel("kernel_gemm", gemm_a100.preset, {**point, "K_red": 4097.0})
+    secant = (t1 / t0 - 1) * 4096
+    assert secant == pytest.approx((t0 - 41.4) / t0, rel=1e-6)                # = t_compute / t, by hand
     s = {x.name: x for x in gemm_a100.sensitivities}
-    # ceiling(K_red/split_k) = ceiling(4096/1) sits on a step; 1024 blocks / 108 SMs does not
-    assert {x.name for x in gemm_a100.sensitivities if not x.agrees} == {"K_red", "split_k"}
+    assert s["K_red"].elasticity == pytest.approx(secant, rel=1e-6) and s["K_red"].agrees
+    assert "un-quantized" in s["K_red"].how and "ceiling(K_red/split_k)" in s["K_red"].how
+    assert all(x.agrees for x in gemm_a100.sensitivities)                      # nothing left to print as two answers
     t = gemm_a100.latency_us
     assert s["eta_F"].elasticity == pytest.approx(-(t - 41.4) / t, rel=1e-9)   # t_compute ~ 1/eta_F
 
 
-def test_finite_difference_flags_a_ceiling_step():
-    e = _explained(GEMM)                                       # 320 blocks = 4 waves of 80 SMs exactly
+def test_gemm_M_moves_the_grid_with_it(gemm_a100):
+    # blocks = ceiling(4096/128)^2 = 1024 is launched from M: moving M moves the grid. Un-quantized, waves =
+    # blocks/108 = 9.48 (not 10) and t_compute is proportional to it, so d log t / d log M = t_compute_u / t_u.
+    point = _gemm_point(gemm_a100)
+    t = _t_kernel("kernel_gemm", gemm_a100.preset, point)
+    per_wave = (t - 41.4) / 10                                                  # 10 waves of 108 SMs, 1 CTA each
+    t_u = 41.4 + per_wave * 1024 / 108
+    s = {x.name: x for x in gemm_a100.sensitivities}
+    assert s["M"].elasticity == pytest.approx((t_u - 41.4) / t_u, rel=1e-6)
+    assert s["M"].elasticity > 0.99 and "blocks = ceiling(K_out/tile_m)*ceiling(M/tile_n)*split_k moved along" in s["M"].how
+    # a bigger tile: fewer blocks (un-quantized, no change) but within this step of waves +t_compute/t
+    assert s["tile_m"].elasticity == pytest.approx(0, abs=1e-9)
+    assert f"within this step (each ceiling/floor held): {(t - 41.4) / t:+.4f}" in s["tile_m"].how
+
+
+def test_a_grid_that_is_not_the_launch_rule_is_said_to_be_held_fixed():
+    row = describe.kernel_row("gemm", "a100_pcie_40gb", {"M": "4096", "N": "4096", "K": "4096", "grid": "100"})
+    s = {x.name: x for x in explain.explain(mapping.assign(row)).sensitivities}
+    # compute-bound: M enters only t_dram (not binding) with the grid held, so 0 by hand
+    assert s["M"].elasticity == pytest.approx(0, abs=1e-12)
+    assert "blocks held fixed at 100 (the launch's grid is not ceiling(K_out/tile_m)*ceiling(M/tile_n)*split_k)" in s["M"].how
+
+
+def test_a_grid_of_whole_waves_gets_the_unquantized_sensitivity_not_zero():
+    e = _explained(GEMM)                                       # 320 blocks = 4 waves of 80 SMs exactly: on a riser
     s = {x.name: x for x in e.sensitivities}
-    assert s["blocks"].elasticity == 0 and not s["blocks"].agrees
+    # un-quantized waves = 320/80 = 4 = the quantized count, so d log t / d log blocks = t_compute / t
+    point = _gemm_point(e)
+    t = _t_kernel("kernel_gemm", e.preset, point)
+    assert s["blocks"].elasticity == pytest.approx((t - T_LAUNCH_GEMM * 1e6) / t, rel=1e-9) and s["blocks"].agrees
+    assert "un-quantized (ceiling/floor dropped): waves" in s["blocks"].how
+
+
+def test_a_regime_switch_at_the_point_gives_one_sided_values_not_a_derivative():
+    # a streaming kernel with its grid exactly at Little's-law point: blocks x threads x bytes in flight / L_M = eta_M Theta_M
+    blocks = ETA_M * THETA_V100 * L_M / (128 * 32)
+    inputs = (("elements", 52428800.0), ("operands", 3.0), ("blocks", blocks), ("threads_per_block", 128.0), ("inflight_per_thread", 32.0))
+    e = explain.explain(mapping.Assignment(0, "kernel_streaming", "v100_pcie_32gb", inputs))
+    s = {x.name: x for x in e.sensitivities}
+    t_memory = 52428800 * 3 * 4 / (ETA_M * THETA_V100)
+    theta = s["Theta_M"]
+    assert math.isnan(theta.elasticity) and not theta.agrees
+    # below: more bandwidth-starved, memory-bound: -t_memory/t; above: latency-bound, Theta_M unread: 0
+    assert theta.below == pytest.approx(-t_memory / (T_LAUNCH_EW + t_memory), rel=1e-3)
+    assert theta.above == pytest.approx(0, abs=1e-3)
+    shown = "\n".join(explain.lines(e))
+    assert re.search(r"Theta_M +-0\.\d{4} below \| [+-]0\.0000 above .*no derivative: a regime switch", shown)
+    assert "blocks held fixed" in next(x.how for x in e.sensitivities if x.name == "elements")
 
 
 def test_kernel_description_builds_pytorch_launches():
