@@ -43,7 +43,9 @@ def _target(model: Any, quantity: str, text: str | None, clock_text: str | None 
         try:
             given = units.quantity(text)
         except (ValueError, pint.UndefinedUnitError):
-            raise errors.UsageError(f"--target {text!r}: neither an expression of {model.id} ({problem}) nor a value in a unit "
+            # the text is the caller's, not the model file's: the parser's problem without the file's path
+            why = (f"{problem.problem}; {problem.hint}" if problem.hint else problem.problem) if isinstance(problem, errors.ModelFileError) else problem
+            raise errors.UsageError(f"--target {text!r}: neither an expression of {model.id} ({why}) nor a value in a unit "
                                     f"of {name} [{model.unit_text(name)}]") from None
     unit = model.units[name]
     if given.dimensionality == unit.dimensionality:
