@@ -19,7 +19,7 @@ import pint
 
 from symgpu import api, errors, resources, textfiles, units
 from symgpu.model import expressions, loader
-from symgpu.evaluate import clocks, evaluator
+from symgpu.evaluate import clocks
 from symgpu.numbers import json_number
 from symgpu.report import files
 from symgpu.cli.parsing import BAD_INPUT, FAILED, OK, Parser
@@ -200,7 +200,7 @@ def converted(model: Any, value: pint.Quantity, unit: str | None, clock_text: st
 
 def needs_warp_size(value: pint.Quantity, unit: Any) -> bool:
     """Do ``value`` and ``unit`` differ by exactly threads per warp (warps per SM in threads per SM)?"""
-    return clocks.differ_by(value, unit, "thread/warp")
+    return clocks.needs_warp_size(value, unit)
 
 
 def with_warp_size(model: Any, value: pint.Quantity, unit: Any, preset: str | None, values: dict[str, pint.Quantity],
@@ -210,14 +210,12 @@ def with_warp_size(model: Any, value: pint.Quantity, unit: Any, preset: str | No
     Raises:
         errors.UsageError: ``problem``, where the model has no single warp size with a value here.
     """
-    names = clocks.inputs_in(model, "thread/warp")
-    if len(names) != 1:
+    name, size = clocks.warp_size_at(model, preset=preset, values=values)
+    if name is None:
         raise problem from None
-    try:
-        size = evaluator.evaluate_expression(model, model.symbols[names[0]], model.units[names[0]], preset=preset, values=values)
-    except errors.SymgpuError:
-        raise errors.UsageError(f"{problem}; the warp size {names[0]} has no value here: give --set '{names[0]}=32 thread/warp'") from None
-    print(f"symgpu: note: warps converted at {names[0]} = {size:~.10g}", file=sys.stderr)
+    if size is None:
+        raise errors.UsageError(f"{problem}; the warp size {name} has no value here: give --set '{name}=32 thread/warp'") from None
+    print(f"symgpu: note: warps converted at {name} = {size:~.10g}", file=sys.stderr)
     return clocks.across(value, unit, size)
 
 

@@ -29,8 +29,9 @@ def _target(model: Any, quantity: str, text: str | None, clock_text: str | None 
             ) -> tuple[Any, str | None]:
     """``--target``: an expression of the model, or a value with a unit (``"1 ms"``) converted
     to the quantity's declared unit, across the clock (``--clock`` or the preset's) when the
-    quantity counts cycles and the target is a time. Returns (target, a line saying how it was
-    converted, or None)."""
+    quantity counts cycles and the target is a time, across the warp size when one is in warps
+    and the other in threads (as ``eval --unit`` converts). Returns (target, a line saying how it
+    was converted, or None)."""
     if text is None:
         return None, None
     try:
@@ -42,24 +43,53 @@ def _target(model: Any, quantity: str, text: str | None, clock_text: str | None 
         try:
             given = units.quantity(text)
         except (ValueError, pint.UndefinedUnitError):
-            given = None
-        if given is not None and given.dimensionality == model.units[name].dimensionality:
-            return sympy.nsimplify(float(units.magnitude_in(given, model.units[name])), rational=True), None
-        if given is None or not clocks.needs_clock(given, model.units[name]):
-            raise errors.UsageError(f"--target {text!r}: neither an expression of {model.id} ({problem}) nor a value in a unit "
+            # the text is the caller's, not the model file's: the parser's problem without the file's path
+            why = (f"{problem.problem}; {problem.hint}" if problem.hint else problem.problem) if isinstance(problem, errors.ModelFileError) else problem
+            raise errors.UsageError(f"--target {text!r}: neither an expression of {model.id} ({why}) nor a value in a unit "
                                     f"of {name} [{model.unit_text(name)}]") from None
-        clocks.clock_unknown(model, name, variable, substitute, text)
-        clock, source = common.find_clock(model, clock_text, preset=preset, values=values or {},
-                                          missing=f"--target {text!r}: {name} is in {model.unit_text(name)}, so the target needs a clock")
-        value = clocks.with_clock(given, model.units[name], clock)
-        note = f"{text} = {value.magnitude:.10g} {model.unit_text(name)} at clock {units.compact(clock):~.10g} ({source})"
-        return sympy.nsimplify(float(value.magnitude), rational=True), note
+    unit = model.units[name]
+    if given.dimensionality == unit.dimensionality:
+        return sympy.nsimplify(float(units.magnitude_in(given, unit)), rational=True), None
+    if clocks.needs_warp_size(given, unit):
+        return _across_warp_size(model, name, text, given, preset=preset, values=values or {}, variable=variable,
+                                 substitute=substitute)
+    if not clocks.needs_clock(given, unit):
+        raise errors.UsageError(f"--target {text!r}: {name} is in {model.unit_text(name)} {units.format_dimension(unit.dimensionality)}, "
+                                f"and {text} is {units.format_dimension(given.dimensionality)}, which cannot be converted to it: give "
+                                f"the target in {model.unit_text(name)} (or a unit of the same dimension), or an expression of {model.id}")
+    clocks.clock_unknown(model, name, variable, substitute, text)
+    clock, source = common.find_clock(model, clock_text, preset=preset, values=values or {},
+                                      missing=f"--target {text!r}: {name} is in {model.unit_text(name)}, so the target needs a clock")
+    value = clocks.with_clock(given, unit, clock)
+    note = f"{text} = {value.magnitude:.10g} {model.unit_text(name)} at clock {units.compact(clock):~.10g} ({source})"
+    return sympy.nsimplify(float(value.magnitude), rational=True), note
+
+
+def _across_warp_size(model: Any, name: str, text: str, given: pint.Quantity, *, preset: str | None, values: dict[str, Any],
+                      variable: str, substitute: Mapping[str, Any] | None) -> tuple[Any, str]:
+    """A ``--target`` in warps for ``name`` in threads (or the reverse), moved across the model's
+    warp size at the preset and values (:func:`symgpu.evaluate.clocks.warp_size_at`), and the line saying so.
+
+    Raises:
+        errors.UsageError: the model has no one warp size, it has no value here, or it moves with ``variable``.
+    """
+    clocks.warp_size_unknown(model, name, variable, substitute, text)
+    size_name, size = clocks.warp_size_at(model, preset=preset, values=values)
+    need = f"--target {text!r}: {name} is in {model.unit_text(name)}, so the target needs the warp size"
+    if size_name is None:
+        raise errors.UsageError(f"{need}, and {model.id} has no one input in {clocks.WARP_SIZE}: give the target in {model.unit_text(name)}")
+    if size is None:
+        raise errors.UsageError(f"{need} {size_name}, which has no value here: give a preset with it or --set '{size_name}=32 thread/warp'")
+    value = clocks.across(given, model.units[name], size)
+    note = f"{text} = {value.magnitude:.10g} {model.unit_text(name)} at warp size {size_name} = {size:~.10g}"
+    return sympy.nsimplify(float(value.magnitude), rational=True), note
 
 
 def _solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--for", dest="for_", required=True, metavar="VAR", help="the variable to solve for")
     p.add_argument("--target", help="solve quantity = TARGET (an expression, or a value such as '2 us'; a time for a cycle "
-                   "quantity is converted with --clock or the preset's clock) instead of keeping the quantity symbolic")
+                   "quantity is converted with --clock or the preset's clock, warps for threads at the model's warp size) instead of keeping "
+                   "the quantity symbolic")
     p.add_argument("--relation", choices=["==", ">=", ">", "<=", "<"],
                    help="solve the inequality quantity RELATION TARGET instead of the equation (e.g. '>=': where the "
                    "quantity reaches the target); floor/ceiling are inverted layer by layer, and Min/Max/Piecewise at a point "

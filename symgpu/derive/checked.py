@@ -182,6 +182,8 @@ def _across_the_clock(model: Model, name: str, target: Any, preset: str | None, 
     except (ValueError, pint.errors.PintError):
         return target  # an expression of the model: parsed by the solve
     unit = model.units[name]
+    if clocks.needs_warp_size(given, unit):
+        return _across_the_warp_size(model, name, target, given, preset, values, variable, substitute)
     if given.dimensionality == unit.dimensionality or not clocks.needs_clock(given, unit):
         return target
     clocks.clock_unknown(model, name, variable, substitute, str(target))
@@ -191,6 +193,27 @@ def _across_the_clock(model: Model, name: str, target: Any, preset: str | None, 
         raise errors.UsageError(f"{missing}" + (f": give a preset with {clock_name} or values={{'{clock_name}': '1.3 GHz'}}" if clock_name
                                                 else f": {model.id} has no clock input; give the target in {model.unit_text(name)}"))
     return clocks.with_clock(given, unit, clock)
+
+
+def _across_the_warp_size(model: Model, name: str, target: Any, given: pint.Quantity, preset: str | None,
+                          values: Mapping[str, Any] | None, variable: str, substitute: Mapping[str, Any] | None) -> pint.Quantity:
+    """A solve target in warps for a quantity in threads (``"31.25 warp"``; per SM alike), or the
+    reverse, moved across the model's warp size at the preset and values, as ``--target`` and
+    ``eval --unit`` convert it.
+
+    Raises:
+        errors.UsageError: the model has no one warp size, it has no value at the point, or it
+            moves with the variable solved for (:func:`symgpu.evaluate.clocks.warp_size_unknown`).
+    """
+    clocks.warp_size_unknown(model, name, variable, substitute, str(target))
+    size_name, size = clocks.warp_size_at(model, preset=preset, values=values or {})
+    need = f"target {str(target)!r}: {name} is in {model.unit_text(name)}, so the target needs the warp size"
+    if size_name is None:
+        raise errors.UsageError(f"{need}, and {model.id} has no one input in {clocks.WARP_SIZE}: give the target in {model.unit_text(name)}")
+    if size is None:
+        raise errors.UsageError(f"{need} {size_name}, which has no value here: give a preset with it or "
+                                f"values={{'{size_name}': '32 thread/warp'}}")
+    return clocks.across(given, model.units[name], size)
 
 
 def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None = None, *,

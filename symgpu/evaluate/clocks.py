@@ -1,7 +1,9 @@
 """Values moved across a model's clock: cycles and time differ by exactly a frequency, which a model
 names by its one frequency input (or, of several, the one named ``clock``: Volkov's processor clock
-beside ``mem_clock``). Used by the command line (``--unit``, ``--clock``, a time ``--target``) and by
-:func:`symgpu.derive.checked.solve` (a time target given through the API)."""
+beside ``mem_clock``); and across its warp size: warps and threads (warps/SM and threads/SM) differ
+by exactly its one input in thread/warp. Used by the command line (``--unit``, ``--clock``, a
+``--target`` in a time or in warps/threads) and by :func:`symgpu.derive.checked.solve` (such a
+target given through the API)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,8 @@ from symgpu.evaluate import evaluator
 
 #: the name a model with several frequency symbols gives the clock that counts its cycles
 CYCLE_CLOCK = "clock"
+#: the unit of a model's warp size, the rate between its warps and threads
+WARP_SIZE = "thread/warp"
 
 
 def differ_by(value: pint.Quantity, unit: Any, rate: str) -> bool:
@@ -39,6 +43,23 @@ def inputs_in(model: Any, unit: str) -> list[str]:
 def needs_clock(value: pint.Quantity, unit: Any) -> bool:
     """Do ``value`` and ``unit`` differ by exactly cycles per time (a clock converts one into the other)?"""
     return differ_by(value, unit, "Hz")
+
+
+def needs_warp_size(value: pint.Quantity, unit: Any) -> bool:
+    """Do ``value`` and ``unit`` differ by exactly threads per warp (warps per SM in threads per SM)?"""
+    return differ_by(value, unit, WARP_SIZE)
+
+
+def warp_size_at(model: Any, *, preset: str | None, values: Mapping[str, Any]) -> tuple[str | None, pint.Quantity | None]:
+    """The model's warp size symbol (its one input in thread/warp; None where it has none or several)
+    and its value at the preset and values (None where it has none there): the caller says what to give."""
+    names = inputs_in(model, WARP_SIZE)
+    if len(names) != 1:
+        return None, None
+    try:
+        return names[0], evaluator.evaluate_expression(model, model.symbols[names[0]], model.units[names[0]], preset=preset, values=values)
+    except errors.SymgpuError:
+        return names[0], None
 
 
 def with_clock(value: pint.Quantity, unit: Any, clock: pint.Quantity) -> pint.Quantity:
@@ -91,10 +112,9 @@ def clock_unknown(model: Any, quantity: str, variable: str, substitute: Mapping[
     except errors.UsageError:  # several clocks and none named ``clock``: any of them may count the cycles
         candidates = names
     for clock in candidates:
-        moved = clock == variable or variable in _reached(model, clock, substitute or {})
-        if not moved:
+        how = _moved(model, clock, variable, substitute)
+        if how is None:
             continue
-        how = "is the unknown" if clock == variable else f"depends on the unknown {variable} (--substitute {clock}=...)"
         timed = [t for t, eq in model.defining.items() if model.units[t].dimensionality == units.unit("s").dimensionality
                  and eq.rhs.free_symbols == {model.symbols[quantity], model.symbols[clock]}]
         instead = f"solve {timed[0]} (the time {quantity}/{clock}) for {variable}, or " if timed else ""
@@ -102,6 +122,34 @@ def clock_unknown(model: Any, quantity: str, variable: str, substitute: Mapping[
             f"target {target!r}: {quantity} is in {model.unit_text(quantity)}, and a time becomes cycles only through the clock "
             f"{clock}, which {how}: at a fixed clock the target would be wrong for every other {variable}; "
             f"{instead}give the target in {model.unit_text(quantity)}")
+
+
+def warp_size_unknown(model: Any, quantity: str, variable: str, substitute: Mapping[str, Any] | None, target: str) -> None:
+    """Refuse a ``target`` in warps for ``quantity`` in threads (or the reverse) where the warp size
+    is the unknown ``variable`` or, by ``substitute``, depends on it: converted at any fixed warp
+    size, the target would be wrong for every other value of ``variable``.
+
+    Raises:
+        errors.UsageError: the warp size moves with ``variable``; the message says what to give instead.
+    """
+    names = inputs_in(model, WARP_SIZE)
+    name = names[0] if len(names) == 1 else None
+    how = None if name is None else _moved(model, name, variable, substitute)
+    if how is not None:
+        raise errors.UsageError(
+            f"target {target!r}: {quantity} is in {model.unit_text(quantity)}, and warps and threads differ by the warp size "
+            f"{name}, which {how}: at a fixed warp size the target would be wrong for every other {variable}; "
+            f"give the target in {model.unit_text(quantity)}")
+
+
+def _moved(model: Any, name: str, variable: str, substitute: Mapping[str, Any] | None) -> str | None:
+    """How the input ``name`` moves with the unknown ``variable`` ("is the unknown", or through
+    ``substitute``); None where it does not."""
+    if name == variable:
+        return "is the unknown"
+    if variable in _reached(model, name, substitute or {}):
+        return f"depends on the unknown {variable} (--substitute {name}=...)"
+    return None
 
 
 def _reached(model: Any, name: str, substitute: Mapping[str, Any]) -> set[str]:

@@ -194,9 +194,11 @@ def parse_expression(
     try:
         tree = ast.parse(stripped, mode="eval")
     except SyntaxError as exc:
-        column = None if exc.offset is None else exc.offset - 1
+        # CPython gives no column (offset 0) where the text ends too early ('a +'): the error is at its end
+        at = f"at column {exc.offset}" if exc.offset else f"at column {len(stripped)}, where the text ends"
+        column = exc.offset - 1 if exc.offset else len(stripped) - 1
         raise errors.ExpressionError(
-            path, where, f"cannot parse {excerpt(stripped, column)}: {exc.msg} at column {exc.offset}",
+            path, where, f"cannot parse {excerpt(stripped, column)}: {exc.msg} {at}",
             "write infix arithmetic such as 'Theta_M*L_iota/(d_iota*phi)'",
         ) from None
     except (RecursionError, MemoryError, ValueError):
