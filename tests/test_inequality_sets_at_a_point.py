@@ -123,3 +123,41 @@ def test_a_set_with_an_end_moved_off_the_true_one_fails_the_check(end: int, move
     asked = Asked("solve", "n_needed", "alpha", preset="maxwell", target=50, relation=">=")
     with pytest.raises(errors.CertificateError, match=r"at alpha = [0-9.]+ the relation n_needed >= target (holds|fails), but the answer's set"):
         certify.certify(model, wrong, asked)
+
+
+OCC = ("occupancy", "active_warps_per_SM", "--for", "threads_per_block", "--relation", ">=", "--target", "48", "-p", "cc_8_6",
+       "-s", "regs_per_thread=40", "-s", "smem_per_block=4 KiB/block")
+
+
+def _occupancy_holds() -> list[int]:
+    """The integer threads_per_block (1..2048: past the device's 1024 a block cannot launch, 0 warps) where active_warps_per_SM
+    >= 48 at cc_8_6 with 40 registers per thread and 4 KiB of shared memory per block, by brute force on the evaluate path."""
+    model = symgpu.load("occupancy")
+    values = {"regs_per_thread": 40, "smem_per_block": 4096}
+    blocks = np.arange(1, 2049)
+    warps = np.asarray(model.evaluate("active_warps_per_SM", "cc_8_6", values={**values, "threads_per_block": blocks}).magnitude)
+    return [int(t) for t in blocks[warps >= 48]]
+
+
+@pytest.fixture(scope="module")
+def occupancy_holds() -> list[int]:
+    return _occupancy_holds()
+
+
+@pytest.mark.parametrize("kind", ["min", "max"])
+def test_a_staircase_product_bounded_by_a_case_gives_its_smallest_and_largest_block(cli: Any, kind: str, occupancy_holds: list[int]) -> None:
+    # F10: refused ("no rule inverts the relation at the point"): ceiling(T/32)*floor(48/ceiling(T/32)) >= 48 is split step by
+    # step inside the case T <= max_threads_per_block. By hand (the tester): warps = ceil(T/32), 48 warp slots: smallest 65
+    # (3 warps x 16 blocks), largest 768 (24 warps x 2 blocks); the brute force says the same
+    assert (occupancy_holds[0], occupancy_holds[-1]) == (65, 768)
+    code, out, err = cli("solve", *OCC, "--kind", kind, "--json")
+    assert code == 0, out + err
+    assert json.loads(out)["value"] == (occupancy_holds[0] if kind == "min" else occupancy_holds[-1])
+
+
+def test_a_staircase_product_bounded_by_a_case_gives_its_set_of_blocks(occupancy_holds: list[int]) -> None:
+    derivation = symgpu.load("occupancy").solve("active_warps_per_SM", "threads_per_block", target="48", relation=">=", preset="cc_8_6",
+                                                values={"regs_per_thread": 40, "smem_per_block": "4 KiB/block"})
+    assert derivation.certificate is not None and derivation.certificate.checked, derivation.certificate
+    found = derivation.extra.holds_for.as_set()
+    assert [t for t in range(1, 2049) if found.contains(t) is sympy.true] == occupancy_holds

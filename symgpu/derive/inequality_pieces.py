@@ -270,12 +270,17 @@ class _Split:
         return sympy.Intersection(found, sympy.S.Reals)
 
     def _within(self, here: sympy.Set, value: sympy.Expr, op: _Rel, t: sympy.Expr) -> sympy.Set:
-        """``value op t`` where the branch's condition confines the variable to ``here``: a variable positive there
-        (``regs_per_thread`` past a branch for 0) is positive in its inversion (``1/ceiling(x/8)``)."""
-        if self.x.is_positive or sympy.Intersection(here, self.universe).is_subset(sympy.Interval.open(0, sympy.oo)) is not True:
+        """``value op t`` where the branch's condition confines the variable to ``here``: positive there (``regs_per_thread`` past
+        a branch for 0), it is positive in its inversion (``1/ceiling(x/8)``); a branch bounding an unbounded range
+        (``threads_per_block <= max_threads_per_block``) has its staircases split step by step inside it."""
+        region = sympy.Intersection(here, self.universe)
+        positive = not self.x.is_positive and region.is_subset(sympy.Interval.open(0, sympy.oo)) is True
+        narrower = region is not sympy.S.EmptySet and bool(region.sup.is_finite) and not self.universe.sup.is_finite
+        if not positive and not narrower:
             return self.where(value, op, t)
-        inner = _Split(sympy.Symbol(self.x.name, positive=True), self.question, self.universe, self.parts)
-        found = inner.where(value.xreplace({self.x: inner.x}), op, t)
+        x = sympy.Symbol(self.x.name, positive=True) if positive else self.x
+        inner = _Split(x, self.question, region if narrower else self.universe, self.parts)
+        found = inner.where(value.xreplace({self.x: x}), op, t)
         self.parts = inner.parts
         return found
 
@@ -459,15 +464,10 @@ def answer(job: jobs._Job, expr: sympy.Expr, target: sympy.Expr, var: sympy.Symb
 
 
 def _the_set(job: jobs._Job, found: Holding, var: sympy.Symbol, unit: str, question: str) -> Derivation:
-    """``found.values`` (no single bound states it) as the answer: the condition on ``var`` where the relation holds, its
-    ends in the declared unit (extra ``holds_for`` and a range of the relation, :data:`extra_records.AT_THE_POINT`), the
-    admissible values outside it being those where it fails.
-
-    Raises:
-        errors.DerivationError: the set is not a union of intervals and points with numeric ends."""
-    parts = list(found.values.args) if isinstance(found.values, sympy.Union) else [found.values]
+    """``found.values`` (no single bound states it) as the answer: where the relation holds, ends in the declared unit (extra
+    ``holds_for``, a range :data:`extra_records.AT_THE_POINT`). Raises errors.DerivationError: no union of numeric intervals."""
     pieces: list[sympy.Set] = []
-    for part in parts:
+    for part in found.values.args if isinstance(found.values, sympy.Union) else [found.values]:
         if isinstance(part, sympy.FiniteSet) and all(p.is_number for p in part):
             pieces.extend(sympy.FiniteSet(_plain(p)) for p in part)
         elif isinstance(part, sympy.Interval) and part.start.is_number and part.end.is_number:
