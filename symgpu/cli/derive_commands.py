@@ -37,7 +37,7 @@ from symgpu.numbers import json_number
 from symgpu import derive
 from symgpu.cli.operation_commands import OPERATION_COMMANDS, command_name
 from symgpu.derive import at_point, declared_range, rewritten_switch
-from symgpu.derive.extra_records import RootRecord
+from symgpu.derive.extra_records import AT_THE_POINT, RootRecord
 from symgpu.derive.options import Options
 from symgpu.model import printing
 from symgpu.evaluate import evaluator
@@ -298,6 +298,10 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
         if flat["regime"] == "every regime":
             print(summary.shorten(f"  holds for every {derivation.variable} where {flat['where']} (the model's valid_when domain: it "
                                   "gives no value outside it)", 190, "--json for all"))
+            continue
+        if flat["regime"] == AT_THE_POINT:
+            print(summary.shorten(f"  holds for every {derivation.variable} where {flat['where']} (at no other admissible "
+                                  f"{derivation.variable}: declared range, valid_when domain)", 190, "--json for all"))
             continue
         print(summary.shorten(f"  holds for every {derivation.variable} where {flat['where']} (regime {flat['regime']}: its value "
                               f"does not depend on {derivation.variable})", 190, "--json for all"))

@@ -1,5 +1,6 @@
 """The numeric certificates of an inequality: its bound (``solve ... --relation REL``: :func:`bound_set`,
-the relation holds exactly on the bound's side at a scan of the variable) and its largest or smallest
+the relation holds exactly on the bound's side at a scan of the variable; a set at a point, where no single bound states it:
+exactly inside the set) and its largest or smallest
 admissible value (:func:`bound`, ``solve ... --relation REL --kind max|min``): at each point where the answer states it holds (its
 ``valid_when``), the value is a finite number inside the variable's declared sign (an integer where it
 is declared one) and inside every ``valid_when`` domain of the quantity; unless the evaluate path
@@ -149,6 +150,8 @@ def bound_set(model: Model, derivation: Derivation, asked: Asked, point: _Point)
     variable = asked.variable
     extra = results.result_values(derivation, {})
     relation = derivation.extra.relation
+    if relation is None and derivation.extra.holds_for is not None and derivation.extra.declared_numbers:
+        return _the_set(model, derivation, asked, point)
     if relation is None or not _stated_hold(model, derivation, point, extra):
         return None
     value = _result_at(model, derivation, derivation.result, model.units[variable], point, extra)
@@ -197,3 +200,51 @@ def bound_set(model: Model, derivation: Derivation, asked: Asked, point: _Point)
                 f"{declared.word})")
     return (f"{asked.quantity} {asked.relation} {target} holds at exactly the admissible scanned values with {variable} "
             f"{relation.rel_op} {value:.10g} ({decided} of {len(grid)} decided)")
+
+
+def _the_set(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> str:
+    """The check of an inequality's set at a point (extra ``holds_for``, its ends numbers in the declared unit): ``quantity REL
+    target`` holds at exactly the admissible scanned values of the variable inside the set (a scan around each end, the integers
+    beside it for an integer variable; points within :data:`NEAR` of an end, or whose quantity lies within it of the target
+    without equalling it, decide nothing)."""
+    variable = asked.variable
+    stated = derivation.extra.holds_for
+    assert stated is not None
+    found = stated.as_set()
+    parts = list(found.args) if isinstance(found, sympy.Union) else [found]
+    spans: list[tuple[float, float, bool, bool]] = []  # (low, high, low end open, high end open)
+    for part in parts:
+        if isinstance(part, sympy.Interval):
+            spans.append((float(part.start), float(part.end), bool(part.left_open), bool(part.right_open)))
+        elif isinstance(part, sympy.FiniteSet):
+            spans.extend((float(p), float(p), False, False) for p in part)
+        else:
+            raise _fail(model, asked, point, f"the answer's set {sympy.sstr(found)} is no union of intervals and points")
+    ends = sorted({e for s in spans for e in s[:2] if np.isfinite(e)})
+    integer = declared_range.of(model, variable).integer
+    grid = _scan_grid(model, variable, ends)
+    if integer:
+        grid = sorted_unique(np.concatenate([np.round(grid), *(np.floor(e) + np.arange(-NEXT_INTEGERS, NEXT_INTEGERS + 1) for e in ends)]))
+    grid = _admissible_inside(model, asked, point, grid)
+    with np.errstate(all="ignore"):
+        along = np.broadcast_to(np.asarray(_quantity(model, asked, point, grid), dtype=float), grid.shape)
+        targets = np.broadcast_to(np.asarray(_target_at(model, asked, point, grid), dtype=float), grid.shape)
+        gap = np.abs(along - targets)
+        clear = np.isfinite(along) & np.isfinite(targets) & ((gap == 0) | (gap > NEAR * np.maximum(np.abs(along), np.abs(targets))))
+        for end in ends:  # an end decides only as an integer's (exact there; a real end's quantity is the target within rounding)
+            clear &= ((grid == end) & integer) | (np.abs(grid - end) > NEAR * max(abs(end), 1e-300))
+    holds = _SIDES[asked.relation](along, targets)
+    claimed = np.zeros(grid.shape, dtype=bool)
+    for low, high, left_open, right_open in spans:
+        claimed |= (grid > low if left_open else grid >= low) & (grid < high if right_open else grid <= high)
+    wrong = grid[clear & (holds != claimed)]
+    if len(wrong):
+        x = float(wrong[0])
+        said = bool(holds[grid == x][0])
+        raise _fail(model, asked, point, f"at {variable} = {x:.10g} the relation {asked.quantity} {asked.relation} target "
+                    f"{'holds' if said else 'fails'}, but the answer's set {sympy.sstr(stated)} {'leaves it out' if said else 'holds it'}")
+    inside = int(np.count_nonzero(clear & claimed))
+    if not inside:
+        raise _fail(model, asked, point, f"no admissible scanned value of {variable} inside the answer's set {sympy.sstr(stated)} is decided")
+    return (f"{asked.quantity} {asked.relation} target holds at exactly the admissible scanned values of {variable} inside the "
+            f"answer's set ({inside} inside, {int(np.count_nonzero(clear)) - inside} outside, of {len(grid)} scanned)")

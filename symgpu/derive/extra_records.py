@@ -110,6 +110,10 @@ class RootRecord:
         return cls(data["regime"], data["root"], data["when"], domain, tie, conditions)
 
 
+#: the regime of a :class:`FlatRange` that is an inequality's set at a point (no single bound states it)
+AT_THE_POINT = "the relation at the point"
+
+
 @dataclass(frozen=True)
 class FlatRange:
     """A solve's flat regime: where ``equal`` holds, the relation holds for every value of the

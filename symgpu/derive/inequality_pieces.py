@@ -31,8 +31,9 @@ from dataclasses import dataclass
 import sympy
 
 from symgpu import errors
-from symgpu.derive import at_point, declared_range, inequalities, inequality_crossings, jobs, summary
+from symgpu.derive import at_point, declared_range, extra_records, inequalities, inequality_crossings, jobs, summary
 from symgpu.derive.derivation import Derivation
+from symgpu.derive.extra_records import FlatRange
 from symgpu.evaluate import scaling
 from symgpu.proofs import forms
 
@@ -269,12 +270,17 @@ class _Split:
         return sympy.Intersection(found, sympy.S.Reals)
 
     def _within(self, here: sympy.Set, value: sympy.Expr, op: _Rel, t: sympy.Expr) -> sympy.Set:
-        """``value op t`` where the branch's condition confines the variable to ``here``: a variable positive there
-        (``regs_per_thread`` past a branch for 0) is positive in its inversion (``1/ceiling(x/8)``)."""
-        if self.x.is_positive or sympy.Intersection(here, self.universe).is_subset(sympy.Interval.open(0, sympy.oo)) is not True:
+        """``value op t`` where the branch's condition confines the variable to ``here``: positive there (``regs_per_thread`` past
+        a branch for 0), it is positive in its inversion (``1/ceiling(x/8)``); a branch bounding an unbounded range
+        (``threads_per_block <= max_threads_per_block``) has its staircases split step by step inside it."""
+        region = sympy.Intersection(here, self.universe)
+        positive = not self.x.is_positive and region.is_subset(sympy.Interval.open(0, sympy.oo)) is True
+        narrower = region is not sympy.S.EmptySet and bool(region.sup.is_finite) and not self.universe.sup.is_finite
+        if not positive and not narrower:
             return self.where(value, op, t)
-        inner = _Split(sympy.Symbol(self.x.name, positive=True), self.question, self.universe, self.parts)
-        found = inner.where(value.xreplace({self.x: inner.x}), op, t)
+        x = sympy.Symbol(self.x.name, positive=True) if positive else self.x
+        inner = _Split(x, self.question, region if narrower else self.universe, self.parts)
+        found = inner.where(value.xreplace({self.x: x}), op, t)
         self.parts = inner.parts
         return found
 
@@ -416,8 +422,7 @@ def answer(job: jobs._Job, expr: sympy.Expr, target: sympy.Expr, var: sympy.Symb
 
     Raises:
         errors.NoAnswerHere: no admissible value satisfies the relation there (exit 1), or none is the largest/smallest.
-        errors.DerivationError: the relation cannot be split at the point, or (without ``kind``) it holds on a set
-            that no single bound gives."""
+        errors.DerivationError: the relation cannot be split at the point."""
     where = at_point.where_text(given.preset, given.values)
     found = holding(job, expr, target, var, relation, given, domain, f"{job.model.id}: {question} at {where}")
     unit = job.model.unit_text(var.name)
@@ -436,9 +441,8 @@ def answer(job: jobs._Job, expr: sympy.Expr, target: sympy.Expr, var: sympy.Symb
     declared = declared_range.of(job.model, var)
     if kind is None:
         inverted = _one_bound(found, var)
-        if inverted is None:
-            raise errors.DerivationError(f"{job.model.id}: {question} at {where} holds where {shown} ({var} in {unit}): no single bound "
-                                         f"{var} REL b gives that set; ask for its largest or smallest value (--kind max, --kind min)")
+        if inverted is None:  # the set is the answer, as a solve that holds on whole ranges gives its ranges
+            return _the_set(job, found, var, unit, question)
         bound = _plain(inverted.rhs)
         inverted = type(inverted)(var, bound, evaluate=False)
         job.extra = job.extra.with_(relation=inverted, bound=True, declared_numbers=True)
@@ -457,6 +461,25 @@ def answer(job: jobs._Job, expr: sympy.Expr, target: sympy.Expr, var: sympy.Symb
              f"the {'largest' if kind == 'max' else 'smallest'} {'integer ' if declared.integer else ''}{var} of that set"
              + (": its end is open, approached, not attained" if approached else ""))
     return job.finish(result, unit, method="closed form at the point, regime by regime")
+
+
+def _the_set(job: jobs._Job, found: Holding, var: sympy.Symbol, unit: str, question: str) -> Derivation:
+    """``found.values`` (no single bound states it) as the answer: where the relation holds, ends in the declared unit (extra
+    ``holds_for``, a range :data:`extra_records.AT_THE_POINT`). Raises errors.DerivationError: no union of numeric intervals."""
+    pieces: list[sympy.Set] = []
+    for part in found.values.args if isinstance(found.values, sympy.Union) else [found.values]:
+        if isinstance(part, sympy.FiniteSet) and all(p.is_number for p in part):
+            pieces.extend(sympy.FiniteSet(_plain(p)) for p in part)
+        elif isinstance(part, sympy.Interval) and part.start.is_number and part.end.is_number:
+            pieces.append(sympy.Interval(*(e if e.is_infinite else _plain(e) for e in (part.start, part.end)), part.left_open, part.right_open))
+        else:
+            raise errors.DerivationError(f"{job.model.id}: {question} holds on {sympy.sstr(found.values)} ({var} in {unit}), a set "
+                                         "that is no union of intervals with numeric ends; ask over a grid to read it numerically")
+    where = sympy.Union(*pieces).as_relational(var)
+    job.extra = job.extra.with_(holds_for=where, ranges=(FlatRange(extra_records.AT_THE_POINT, sympy.true, where),), declared_numbers=True)
+    job.step("set", where, f"no single bound {var} REL b states that set: it is the answer ({var} in {unit}); at every other "
+             f"admissible {var} the relation fails")
+    return job.finish(where, unit, method="closed form at the point, regime by regime")
 
 
 def _one_bound(found: Holding, var: sympy.Symbol) -> sympy.Basic | None:

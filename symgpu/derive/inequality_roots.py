@@ -7,7 +7,8 @@ The equation's closed-form roots are put in at the point's exact numbers; a cand
 target there (a root of a squared form: the target beyond ``f``'s asymptote) is none. With one crossing inside
 the declared range, the sign of ``f - target`` read exactly at a value on each side of it says which side meets
 the relation: the bound is the root. With none, the sign at one value says whether every admissible value meets
-it or none. More than one crossing (the relation holds on several intervals) is refused, naming them. Every
+it or none. More than one crossing is :class:`SeveralCrossings`: the caller splits the relation at the point's
+numbers instead (:mod:`symgpu.derive.inequality_pieces`), deciding each interval between them. Every
 number read at the point is an assumption of the answer; the certificate (:mod:`symgpu.derive.certify_bound`)
 checks the relation at a scan on both sides of the bound.
 """
@@ -28,6 +29,11 @@ RESIDUAL = 1e-12
 _DIGITS = 30
 
 
+class SeveralCrossings(errors.DerivationError):
+    """The relation crosses its target more than once inside the declared range at the point: the set where it
+    holds (one interval or several, read between the crossings) is for the caller to assemble at the point."""
+
+
 def by_roots(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, preset: str | None,
              values: Mapping[str, Any], question: str = "") -> sympy.Basic:
     """``relation`` (``f REL target``) as ``var REL' root``, or ``sympy.true``/``sympy.false`` where no root lies in the
@@ -35,7 +41,7 @@ def by_roots(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, preset: s
 
     Raises:
         errors.DerivationError: no point is given, ``f`` may be discontinuous in ``var``, the roots are not found,
-            or more than one crossing lies in the range."""
+            or more than one crossing lies in the range (:class:`SeveralCrossings`)."""
     assert job.ctx is not None
     asked = sympy.sstr(relation)
     f, target = relation.lhs, relation.rhs
@@ -79,9 +85,8 @@ def by_roots(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, preset: s
             continue
         crossings.append((root, number))
     if len(crossings) > 1:
-        raise errors.DerivationError(f"{question or asked} crosses its target at {len(crossings)} values of {var} at the point "
-                                     f"({', '.join(f'{float(n):.10g}' for _, n in crossings)}): it holds on several intervals, "
-                                     "which no single bound gives; solve the equation (relation ==) for them")
+        raise SeveralCrossings(f"{question or asked} crosses its target at {len(crossings)} values of {var} at the point "
+                               f"({', '.join(f'{float(n):.10g}' for _, n in crossings)})")
     op = type(relation)
     if not crossings:
         sample = sympy.Integer(1) if not declared.relations or all(bool(r.xreplace({var: 1})) for r in declared.relations) else sympy.Integer(2)

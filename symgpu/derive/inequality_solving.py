@@ -70,6 +70,16 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
                                     lambda rel: inequality_roots.by_roots(job, rel, var, preset, dict(values or {}), asked_text))
     except errors.NoAnswerHere:
         raise
+    except inequality_roots.SeveralCrossings as several:  # the set between the crossings, decided at the point's numbers
+        job.step("several crossings", _RELATIONS[relation](expr, bound_to, evaluate=False),
+                 f"{several}: the relation is decided between them at the point's numbers")
+        try:
+            return by_regimes()
+        except errors.NoAnswerHere:
+            raise
+        except errors.DerivationError as error:
+            raise errors.DerivationError(f"{model.id}: solving {asked_text} for {var}: {several}; where it holds between them is not "
+                                         f"decided: {str(error).removeprefix(f'{model.id}: ')}") from None
     except errors.DerivationError as error:  # every refusal names the model and the question
         said = str(error).removeprefix(f"{model.id}: ")
         named = errors.DerivationError(f"{model.id}: solving {asked_text} for {var}: {said}")
@@ -265,7 +275,7 @@ def _invert_rational(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, s
         job.steps.append(Step("inversion", relation, f"no layer-by-layer inversion ({reason}): read from the roots of the equation"))
         try:
             return crossing(relation)
-        except errors.NoAnswerHere:
+        except (errors.NoAnswerHere, inequality_roots.SeveralCrossings):
             raise
         except errors.DerivationError as other:  # the inversion's own reason first (its advice: an --assume)
             raise errors.DerivationError(f"{reason}; {other}") from None
