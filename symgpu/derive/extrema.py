@@ -110,8 +110,9 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             flat.extend(("", when) for when in _flat_where(job, derivative, var))
         # at a point, radical roots in many symbols are found with the numbers in first (minutes in closed form)
         here_at = at_point.Given(preset, dict(values or {}))
-        first = point_roots.roots_here(job, regime, derivative, var, here_at, first=True) \
-            if (preset is not None or values) and point_roots.numbers_first(job, derivative, var) else None
+        # in base units, as a closed-form root put in reads: so for a variable in any unit (theta_target in GB/s)
+        first = point_roots.roots_here(job, regime, derivative, var, here_at, first=True, base=True) \
+            if (preset is not None or values) and point_roots.numbers_first(job, derivative, var, any_unit=True) else None
         try:
             roots = first if first is not None else jobs._solve_for(job, sympy.Eq(derivative, 0), var, f"d{regime.name}/d{var} = 0")
         except errors.DerivationError:  # no closed form: at a point, left out where the numbers show no root applies
@@ -145,13 +146,13 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             candidates.append(_Candidate(root, value, f"critical point of {regime.name}", tuple(c for c in conds if c is not sympy.true)))
     cusp_ends: list[extremum_domain.OpenEnd] = []  # cusps whose value another case gives at the point itself
     for ra, rb in meeting:
-        here = point_roots.meetings_here(job, ra, rb, var, preset, values)  # at a point, in many symbols: the numbers first
+        here = point_roots.meetings_here(job, ra, rb, var, preset, values, base=True)  # at a point, in many symbols: the numbers first
         try:
             points = here if here is not None else jobs._solve_for(job, sympy.Eq(ra.expression, rb.expression), var, f"{ra.name} = {rb.name}")
         except errors.DerivationError:
             continue
         for point in points:
-            candidate, approached = extremum_cusps.boundary_candidate(job, ra, rb, var, point, want, kind, point_roots.signs_at(job, var, point, here, preset, values))
+            candidate, approached = extremum_cusps.boundary_candidate(job, ra, rb, var, point, want, kind, point_roots.signs_at(job, var, point, here, preset, values, in_base=True))
             if approached is not None:
                 cusp_ends.append(approached)
                 inside = extremum_domain.at_location(job, domain, var, approached.point)

@@ -17,7 +17,7 @@ from symgpu.units import dimensions
 from symgpu.evaluate import input_values, one_sided, scaling
 from symgpu.derive.derivation import Derivation, Extras, Step
 from symgpu.model import substitution
-from symgpu.derive.roots import cases as root_cases, real_root_cases
+from symgpu.derive.roots import cases as root_cases, real_root_cases, transcendental_in
 from symgpu.proofs import forms
 from symgpu.proofs.signs import SignReasoner
 
@@ -452,7 +452,11 @@ def _root_cases(job: _Job, equation: sympy.Basic, var: sympy.Symbol, label: str)
     assert job.ctx is not None
     found = real_root_cases(equation, var)
     if found is None:
-        raise errors.DerivationError(f"{job.model.id}: SymPy finds no closed form for {label}: {sympy.sstr(equation)} in {var}")
+        inside = [sympy.sstr(f) for f in transcendental_in(equation, var)]
+        why = (f" ({var} sits inside {', '.join(inside)} and outside it: no closed form, not even with a point's numbers put in; "
+               f"read the root off a sweep of {var}: symgpu sweep {job.model.id} {job.quantity} --grid {var}=START:STOP:STEP ...)"
+               if inside else "")
+        raise errors.DerivationError(f"{job.model.id}: SymPy finds no closed form for {label}: {sympy.sstr(equation)} in {var}{why}")
     kept: list[tuple[sympy.Expr, sympy.Basic, sympy.Basic]] = []
     dropped: list[tuple[sympy.Expr, str]] = []
     for root, needs in found:

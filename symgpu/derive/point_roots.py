@@ -31,12 +31,13 @@ def read_alike(job: jobs._Job, var: sympy.Symbol) -> bool:
     return scaling.symbol_scale(job.model, var.name) == 1.0
 
 
-def numbers_first(job: jobs._Job, difference: sympy.Expr, var: sympy.Symbol) -> bool:
+def numbers_first(job: jobs._Job, difference: sympy.Expr, var: sympy.Symbol, any_unit: bool = False) -> bool:
     """Whether ``difference = 0`` is better solved for ``var`` with a point's numbers put in first
     (:func:`roots_here`) than in closed form: it is rational in ``var`` with a numerator of degree 2 or more
     in it whose coefficients hold :data:`MANY_SYMBOLS` symbols or more (a linear one, or one in few
-    symbols, keeps its closed form), and ``var``'s bare numbers read alike (:func:`read_alike`)."""
-    if not isinstance(difference, sympy.Expr) or not read_alike(job, var):
+    symbols, keeps its closed form), and ``var``'s bare numbers read alike (:func:`read_alike`) unless ``any_unit``
+    (a caller that takes :func:`roots_here`'s roots in base units, ``base=True``)."""
+    if not isinstance(difference, sympy.Expr) or not (any_unit or read_alike(job, var)):
         return False
     if roots.under_radical(difference, var):  # squared away, the radicals in every symbol: minutes again
         return len(difference.free_symbols - {var}) >= MANY_SYMBOLS
@@ -48,10 +49,11 @@ def numbers_first(job: jobs._Job, difference: sympy.Expr, var: sympy.Symbol) -> 
 
 
 def roots_here(job: jobs._Job, regime: Any, difference: sympy.Expr, var: sympy.Symbol, point: at_point.Given,
-               first: bool = False) -> list[sympy.Expr] | None:
+               first: bool = False, base: bool = False) -> list[sympy.Expr] | None:
     """The real roots of ``difference = 0`` (a regime's equation, ``var`` unknown) that meet the regime's
     conditions at ``point``, in ``var``'s declared unit (a rational one exact, another to :data:`DIGITS`
-    digits), recorded as a step (``first``: asked before any closed form, :func:`numbers_first`); None where an input has no value there, the roots have no closed form even
+    digits; ``base``: in base units instead, as a closed-form root put in reads, so for a variable of any unit),
+    recorded as a step (``first``: asked before any closed form, :func:`numbers_first`); None where an input has no value there, the roots have no closed form even
     with the numbers in (:func:`symgpu.derive.at_point.pinned`, base units throughout), or a condition is not
     decided at a root (the caller refuses as before). The answer's checks at the point then check each root
     and scan for any it lacks.
@@ -76,7 +78,7 @@ def roots_here(job: jobs._Job, regime: Any, difference: sympy.Expr, var: sympy.S
         if any(v not in (sympy.true, sympy.false) for v in verdicts):
             return None
         if all(v is sympy.true for v in verdicts):
-            kept.append(_declared(job, var, root))
+            kept.append(_digits(root) if base else _declared(job, var, root))
     where = at_point.where_text(point.preset, point.values)
     job.step(f"roots at the point in regime {regime.name}", sympy.Tuple(*kept),
              (f"the closed-form roots in regime {regime.name} are radicals in {MANY_SYMBOLS} or more symbols" if first else
@@ -87,10 +89,10 @@ def roots_here(job: jobs._Job, regime: Any, difference: sympy.Expr, var: sympy.S
 
 
 def meetings_here(job: jobs._Job, ra: Any, rb: Any, var: sympy.Symbol, preset: str | None,
-                  values: Mapping[str, Any] | None) -> list[sympy.Expr] | None:
+                  values: Mapping[str, Any] | None, base: bool = False) -> list[sympy.Expr] | None:
     """The real values of ``var`` where regimes ``ra`` and ``rb`` have equal values at the point of ``preset``
     and ``values``, where their difference is better solved with the numbers first (:func:`numbers_first`),
-    in ``var``'s declared unit as :func:`roots_here` gives them, recorded as a step; no regime condition
+    in ``var``'s declared unit as :func:`roots_here` gives them (``base``: in base units, for a variable of any unit), recorded as a step; no regime condition
     decided here (the extremum's cusp test decides each, :func:`symgpu.derive.extremum_cusps.boundary_candidate`).
     None with no point, where the closed form is kept, an input has no value there, the difference vanishes
     there, or a root is no real number given exactly (the caller solves in closed form).
@@ -99,12 +101,12 @@ def meetings_here(job: jobs._Job, ra: Any, rb: Any, var: sympy.Symbol, preset: s
     meeting eq23+bandwidth_bound is a quadratic in Mem_Bandwidth whose coefficients hold a dozen symbols;
     solved in closed form it ran for minutes."""
     difference, names = ra.expression - rb.expression, f"{ra.name} = {rb.name}"
-    if (preset is None and not values) or not numbers_first(job, difference, var) or _linear_factors(difference, var):
+    if (preset is None and not values) or not numbers_first(job, difference, var, any_unit=base) or _linear_factors(difference, var):
         return None
     found = _exact_roots(job, difference, var, preset, at_point.with_target(job, values or {}))
     if found is None:
         return None
-    kept = [_declared(job, var, r) for r in found]
+    kept = [_digits(r) if base else _declared(job, var, r) for r in found]
     job.step(f"meeting points at the point: {names}", sympy.Tuple(*kept),
              f"the closed-form points where {names} meet are radicals in {MANY_SYMBOLS} or more symbols; at "
              f"{at_point.where_text(preset, values or {})} the real roots of their difference (exact, the numbers put in)")
@@ -116,10 +118,11 @@ ROOT_SPREAD = Fraction(1, 10 ** (DIGITS - 5))
 
 
 def signs_at(job: jobs._Job, var: sympy.Symbol, point: sympy.Expr, found: Sequence[sympy.Expr] | None, preset: str | None,
-             values: Mapping[str, Any] | None) -> Callable[[sympy.Expr], int | None] | None:
+             values: Mapping[str, Any] | None, in_base: bool = False) -> Callable[[sympy.Expr], int | None] | None:
     """At a meeting point of :func:`meetings_here` (``found``: its points; None where it gave none), the sign of an expression in
     ``var`` and the inputs at ``var = point`` with the point's numbers put in exactly (:func:`symgpu.derive.at_point.pinned`, base
-    units; ``point`` is in ``var``'s declared unit, as meetings_here gives it, and is put in scaled to base units): at a rational point in exact arithmetic, at a root given to :data:`DIGITS`
+    units; ``point`` is in ``var``'s declared unit, as meetings_here gives it, and is put in scaled to base units; ``in_base``: in base
+    units already, as meetings_here gives it with ``base``): at a rational point in exact arithmetic, at a root given to :data:`DIGITS`
     digits by an interval enclosure over the point widened by :data:`ROOT_SPREAD` either way (:func:`symgpu.proofs.intervals.sign`),
     which holds the true root; 1, -1, 0 (exactly, at a rational point) or None where not decided. None (no such function) elsewhere.
 
@@ -129,7 +132,7 @@ def signs_at(job: jobs._Job, var: sympy.Symbol, point: sympy.Expr, found: Sequen
         return None
     at = at_point.with_target(job, values or {})
     # the point is in var's declared unit (meetings_here's _declared), the pinned expression in base units
-    scale = sympy.Rational(scaling.unit_scale(job.model.units[var.name])) if var.name in job.model.units else sympy.Integer(1)
+    scale = sympy.Rational(scaling.unit_scale(job.model.units[var.name])) if var.name in job.model.units and not in_base else sympy.Integer(1)
     base = point * scale if point.is_Rational else sympy.Rational(point) * scale  # the Float's exact binary value, scaled
     if point.is_Rational:
         bounds = None
@@ -169,8 +172,12 @@ def _exact_roots(job: jobs._Job, difference: sympy.Expr, var: sympy.Symbol, pres
 
 def _declared(job: jobs._Job, var: sympy.Symbol, root: sympy.Expr) -> sympy.Expr:
     """``root`` (base units) in ``var``'s declared unit: a rational one exact, another to :data:`DIGITS` digits."""
-    declared = root / scaling.unit_scale(job.model.units[var.name])
-    return declared if declared.is_Rational else sympy.Float(declared.evalf(DIGITS), DIGITS)
+    return _digits(root / scaling.unit_scale(job.model.units[var.name]))
+
+
+def _digits(root: sympy.Expr) -> sympy.Expr:
+    """``root`` as it is if rational, else to :data:`DIGITS` digits."""
+    return root if root.is_Rational else sympy.Float(root.evalf(DIGITS), DIGITS)
 
 
 def decided_here(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, point: at_point.Given) -> bool | None:

@@ -315,7 +315,12 @@ def _squared_candidates(squared: sympy.Expr, var: sympy.Symbol) -> list[Any]:
     simplification); ``sympy.solve``'s otherwise.
 
     NOTE: Volkov's H100 dram_throughput = 1.5 TB/s for alpha at h100_fit, ilp = 2, n = 64: ``sympy.solve``
-    simplified the quadratic's coefficients, rationals of 30 digits beside ``log(2)``, for minutes."""
+    simplified the quadratic's coefficients, rationals of 30 digits beside ``log(2)``, for minutes.
+    Where ``var`` sits inside a ``log``/``exp`` (or another function) of the squared equation too, it is no
+    polynomial in ``var`` and has no closed form: :class:`_NoUsableForm` (Volkov's H100 dram_throughput for ilp,
+    ``log(ilp)`` beside ``ilp``: ``sympy.solve`` tried Lambert's W on it for more than 400 s)."""
+    if transcendental_in(squared, var):
+        raise _NoUsableForm
     if squared.free_symbols == {var}:
         try:
             poly = sympy.Poly(squared, var)
@@ -329,6 +334,15 @@ def _squared_candidates(squared: sympy.Expr, var: sympy.Symbol) -> list[Any]:
             if len(formula) == poly.degree():
                 return formula
     return list(sympy.solve(squared, var, dict=False, check=False))
+
+
+def transcendental_in(expr: sympy.Basic, var: sympy.Symbol) -> list[sympy.Expr]:
+    """The ``log``/``exp`` terms of ``expr`` that hold ``var`` where ``var`` sits outside them too (``ilp`` beside
+    ``log(ilp)``): no closed form for its roots, a Lambert-W equation at best; ``[]`` elsewhere."""
+    inside = [f for f in expr.atoms(sympy.log, sympy.exp) if var in f.free_symbols]
+    if not inside:
+        return []
+    return sorted(inside, key=sympy.default_sort_key) if var in expr.xreplace({f: sympy.Dummy() for f in inside}).free_symbols else []
 
 
 def _nonpositive(product: sympy.Expr) -> sympy.Basic:
