@@ -13,7 +13,8 @@ import numpy as np
 import sympy
 
 from symgpu.derive import results, solving, staircase_boundary
-from symgpu.derive.certify_path import Asked, _fail, _inside, _Point, _roots_at, _with, at_a_point
+from symgpu import errors
+from symgpu.derive.certify_path import Asked, _fail, _inside, _Point, _result_at, _roots_at, _with, at_a_point
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import active, evaluator
 
@@ -28,10 +29,13 @@ def boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
     pair = _limiter_pair(model, asked.quantity, derivation.extra.between, keep)
     checked = 0
     crossings: list[float] = []  # two arguments' order switches, but the binding argument does not
+    pairs = _pairs_at(model, derivation, asked, point)
     for number in _roots_at(model, derivation, asked, point, {}):
         around = active.boundary_sides(model, asked.variable, number)
         if not _inside(model, asked, point, np.asarray([number, *around])).all():  # no value there or beside it: no switch here
             continue
+        if pair is None and number in pairs and all(_absent_beside(model, asked, point, key, around) for key in pairs[number]):
+            continue  # between regimes one of which binds on neither side here (kernel_gemm's clock bound where the power bound binds)
         if pair is not None:  # two named arguments of the quantity's Min/Max: their difference changes sign here
             gaps = [float(evaluator.evaluate_expression(model, pair, None, preset=point.preset,
                                                         values=_with(model, asked, point, x)).magnitude) for x in around]
@@ -73,3 +77,43 @@ def _limiter_pair(model: Model, quantity: str, between: Any, keep: tuple[str, ..
     a, b = pair
     expanded = {s: model.expression(s.name, stop_at=keep) for s in (a - b).free_symbols if s.name in model.defining and s.name not in keep}
     return (a - b).xreplace(expanded)
+
+
+def _pairs_at(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> dict[float, list[str]]:
+    """Each value of an answer given per regime pair (``A|B``: a dict) at the point, with the pairs that give it."""
+    if not isinstance(derivation.result, dict):
+        return {}
+    found: dict[float, list[str]] = {}
+    for key, item in derivation.result.items():
+        for root in item.args if isinstance(item, sympy.Tuple) else (item,):
+            try:
+                number = _result_at(model, derivation, root, model.units[asked.variable], point, {})
+            except errors.SymgpuError:
+                continue
+            found.setdefault(number, []).append(str(key))
+    return found
+
+
+def _absent_beside(model: Model, asked: Asked, point: _Point, key: str, around: Any) -> bool:
+    """Whether one of the two regimes of pair ``key`` (``A|B``, each ``limiter+limiter...``) binds on neither side of a
+    boundary: one of its limiters, named by exactly one Min/Max of the model, binds there on neither side (an inner
+    ``Min`` the variable does not move: ``P_sustained``'s clock bound where its power bound binds). False where a name
+    is generated (``max_arg1``) or not one equation's: left to the check of the switch."""
+    owners: dict[str, list[str]] = {}
+    for name in model.defining:
+        equation = model.equation_for(name)
+        if isinstance(equation.rhs, (sympy.Min, sympy.Max)) and equation.limiters:
+            for label in active.argument_labels(equation):
+                owners.setdefault(label, []).append(name)
+    for regime in key.split("|"):
+        for part in regime.split("#")[0].split("+"):
+            if len(owners.get(part, [])) != 1:
+                continue
+            try:
+                binds = [part in active.binding_names(model, owners[part][0], point.preset, **_with(model, asked, point, x))
+                         for x in around]
+            except errors.SymgpuError:
+                return False
+            if not any(binds):
+                return True
+    return False
