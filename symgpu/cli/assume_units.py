@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
+import pint
 import sympy
 
 from symgpu import errors
@@ -62,7 +63,7 @@ def _one(model: Any, text: str) -> str:
                                 f"give a quantity in a unit of that dimension, or a bare number, read in {model.unit_text(name)}")
     magnitude = grammar.parse(side).magnitude
     exact = sympy.Rational(repr(magnitude)) if isinstance(magnitude, float) else sympy.Integer(magnitude)
-    number = exact * scaling.unit_scale(given.units) / scaling.unit_scale(declared)
+    number = exact * scaling.unit_scale(cast(pint.Unit, given.units)) / scaling.unit_scale(declared)
     shown = sympy.sstr(number) if number.q == 1 else f"({number.p}/{number.q})"
     out = [sides[0], sides[1]]
     out[index] = shown
