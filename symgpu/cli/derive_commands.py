@@ -32,7 +32,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive import summary
-from symgpu.cli import common
+from symgpu.cli import assume_units, common
 from symgpu.numbers import json_number
 from symgpu import derive
 from symgpu.cli.operation_commands import OPERATION_COMMANDS, command_name
@@ -56,7 +56,8 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--substitute", "-S", action="append", default=[], metavar="NAME=EXPR",
                    help="substitute an expression before deriving, e.g. --substitute M=N")
     p.add_argument("--assume", "-a", action="append", default=[], metavar="RELATION",
-                   help="an extra assumption, e.g. --assume 'mem_lat > alu_lat'")
+                   help="an extra assumption, e.g. --assume 'mem_lat > alu_lat'; a bare number is read in the declared "
+                        "unit of the symbols beside it, a quantity with a unit (--assume 'L <= 1 us') is converted to it")
     p.add_argument("--keep", "-k", action="append", default=[], metavar="NAME",
                    help="keep an intermediate quantity as a symbol instead of substituting its equation (repeatable)")
     p.add_argument("--omit", action="append", default=[], metavar="LIMITER",
@@ -353,6 +354,7 @@ def _assumed_at(model: Any, args: Any, variable: str, values: Mapping[str, Any],
 def _run(args: argparse.Namespace) -> int:
     model = common.load_model(args.model)
     values = common.parse_assignments(model, args.set)
+    args.assume = assume_units.in_declared_units(model, args.assume)  # L <= 1 us: L <= 1000 where L is in ns
     substitute = _substitutions(args.substitute)
     both = sorted(set(substitute) & set(values))
     if both:

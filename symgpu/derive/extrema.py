@@ -13,7 +13,7 @@ from symgpu import errors
 from symgpu.proofs import factor_signs, forms, relations
 from symgpu.derive import at_point, jobs, point_roots, regime_split, results, summary
 from symgpu.derive.derivation import Derivation
-from symgpu.derive import extremum_choice, extremum_cusps, extremum_diverging, extremum_domain, extremum_walls, limit_regimes, limits
+from symgpu.derive import extremum_choice, extremum_cusps, extremum_diverging, extremum_domain, extremum_ends, extremum_walls, limit_regimes, limits
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.derive.extra_records import CandidateRecord
 from symgpu.evaluate import active, evaluator, scaling
@@ -166,10 +166,10 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
                 extra_conditions = tuple(c for c in inside if not any(relations.same_relation(c, k) for k in candidate.conditions))
                 candidates.append(_Candidate(candidate.location, candidate.value, candidate.origin, candidate.conditions + extra_conditions))
     candidates.extend(extremum_cusps.case_edges(job, found, var, domain, cusp_ends) if preset is not None or values else ())  # case ends: jumps
-    candidates.extend(extremum_domain.end_candidates(job, expr, var, domain))
+    at_values = at_point.pinned(job, expr, var, preset, values or {}) if preset is not None or values else None
+    candidates.extend(extremum_ends.end_candidates(job, expr, var, domain, at_values))
     candidates.extend(extremum_domain.plateau_candidates(job, found, var, domain, expr, at_point.Given(preset, dict(values or {})) if preset is not None or values else None))
     dropped: list[sympy.Expr] = []
-    at_values = at_point.pinned(job, expr, var, preset, values or {}) if preset is not None or values else None
     in_domain = [c for c in domain if not (c.lhs == var and c.rhs == 0)]  # valid_when conditions, not the declared range
     def value_at(x: Any, checks: bool = True) -> Any:
         return evaluator.evaluate(model, job.quantity, preset=preset, values={**(values or {}), var.name: x}, checks=checks).magnitude
@@ -181,7 +181,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     reached = (lambda limit: _reached_at(job, var, at_values, preset, values or {}, limit, inside_at)) \
         if at_values is not None and as_modelled and job.quantity in model.defining else None
     walls, edges = extremum_walls.numeric_walls(
-        job, var, None if at_values is None or not in_domain or not as_modelled or job.quantity not in model.defining else inside_at, value_at)
+        job, var, None if at_values is None or not in_domain or not as_modelled or job.quantity not in model.defining else inside_at, value_at, domain)
     candidates.extend(edges)
     given = at_point.Given(preset, dict(values or {})) if preset is not None or values else None
     ends = extremum_domain.open_ends(job, expr, var, domain, lambda e, p, d: limits.take_at(job, e, var, p, d, given),

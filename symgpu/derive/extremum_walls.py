@@ -14,7 +14,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive import jobs
-from symgpu.derive.extremum_domain import END, Candidate
+from symgpu.derive.extremum_domain import END, Candidate, at_location
 from symgpu.evaluate import scaling
 
 
@@ -29,14 +29,17 @@ NUMERIC_END = f"{END} of the domain at the given values"
 
 
 def numeric_walls(job: jobs._Job, var: sympy.Symbol, inside_at: Callable[[np.ndarray], np.ndarray] | None,
-                  value_at: Callable[[float], float]) -> tuple[tuple[bool, bool], list[Candidate]]:
+                  value_at: Callable[[float], float], domain: Sequence[sympy.Basic] = ()) -> tuple[tuple[bool, bool], list[Candidate]]:
     """At given values (``inside_at(xs)``: where the evaluate path gives a finite value, elementwise
     over an array of the variable in its declared unit; ``value_at(x)``: that value), whether the
     model gives no value at any of :data:`FAR` (the domain ends short of ``oo``) and at none of their
     inverses (short of ``0``), and where so, the closed edges of the domain on :data:`WALL_GRID`,
     refined by bisection, as candidates whose location and value are numbers: SymPy finds no limit
     or edge of a condition through nested ``Min`` (Hong & Kim's ``NpWB >= 1`` through MWP), where
-    the far end's limit would be a value the model never takes."""
+    the far end's limit would be a value the model never takes. An edge outside ``domain`` (the extremum's, in the
+    variable's declared unit: ``--assume 'theta <= 150'``) is none, and one it leaves open is a candidate only where
+    its conditions hold (Volkov's pole at ``theta = c``, where the evaluate path's value is finite but huge: an
+    outside tester's finding, round 10, F3)."""
     def inside(xs: Sequence[float]) -> np.ndarray:
         assert inside_at is not None
         return np.asarray(inside_at(np.asarray(xs, dtype=float)), dtype=bool)
@@ -71,11 +74,15 @@ def numeric_walls(job: jobs._Job, var: sympy.Symbol, inside_at: Callable[[np.nda
         # bare numbers are read in coherent base units (symgpu.evaluate.scaling); the value is taken where the location reads back
         location = sympy.Float(held * scaling.symbol_scale(model, var.name), 17)
         held = float(location) / scaling.symbol_scale(model, var.name)
+        conditions = at_location(job, domain, var, sympy.Float(held, 17))  # the domain's numbers are in the declared unit
+        if conditions is None:
+            continue
         value = at(held)
         if value is None:
             continue
         job.step("end point", sympy.Eq(var, location), f"{END} of the valid_when domain at the given values, {var} = {held:.10g} "
                  f"{model.unit_text(var.name)} (found by bisection on the evaluate path: SymPy gives no closed form of the edge): "
                  f"the quantity there, {value:.10g} {model.unit_text(job.quantity)}, is a candidate (both in base units here)")
-        found.append(Candidate(location, sympy.Float(value * scaling.symbol_scale(model, job.quantity), 17), NUMERIC_END, ()))
+        found.append(Candidate(location, sympy.Float(value * scaling.symbol_scale(model, job.quantity), 17), NUMERIC_END,
+                               tuple(conditions)))
     return walls, found
