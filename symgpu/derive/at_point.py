@@ -167,7 +167,8 @@ def far_sign(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, to: sympy.Expr
     the argument that wins eventually there (:func:`_far_form`). Exact: no number is rounded. At a finite ``to``,
     the sign just above it (``side`` ``+``) or just below (``-``)."""
     at = _pinned_far(job, expr, var, given)
-    return None if at is None else _eventual_sign(at, var, to, side)
+    there = _pinned_point(job, to, var, given)
+    return None if at is None or there is None else _eventual_sign(at, var, there, side)
 
 
 def far_truth(job: jobs._Job, condition: sympy.Basic, var: sympy.Symbol, to: sympy.Expr, given: Given, side: str = "+") -> bool | None:
@@ -177,7 +178,21 @@ def far_truth(job: jobs._Job, condition: sympy.Basic, var: sympy.Symbol, to: sym
     (:func:`far_sign`); None where an input has no value there or a relation is not decided. At a finite ``to``,
     whether it holds everywhere just above it (``side`` ``+``) or just below (``-``)."""
     at = _pinned_far(job, condition, var, given)
-    return None if at is None else _truth(at, var, to, side)
+    there = _pinned_point(job, to, var, given)
+    return None if at is None or there is None else _truth(at, var, there, side)
+
+
+def _pinned_point(job: jobs._Job, to: sympy.Expr, var: sympy.Symbol, given: Given) -> sympy.Expr | None:
+    """The limit point ``to`` as the exact number it is at the given values (a finite point in symbols, such as
+    Hong & Kim's ``MWP_peak_BW*Threads_per_warp/Threads_per_block``, read in base units as the pinned
+    expression reads ``var``); ``to`` itself where it is a number or an infinity; None where an input has no value
+    there or the point depends on ``var``."""
+    if not to.free_symbols:
+        return to
+    if var in to.free_symbols:
+        return None
+    at = _pinned_far(job, to, var, given)
+    return at if at is not None and at.is_number and at.is_finite else None
 
 
 def _pinned_far(job: jobs._Job, expr: sympy.Basic, var: sympy.Symbol, given: Given) -> sympy.Basic | None:
