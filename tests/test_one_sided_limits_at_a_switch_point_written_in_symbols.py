@@ -7,10 +7,18 @@ numbers, but the limit point itself was left in symbols, so no side of it could 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
+import sympy
 
 import symgpu
+from symgpu import errors
 from symgpu.evaluate import evaluator
+
+from conftest import assert_one_line_refusal
 
 HK = "hong_kim_2009"
 POINT = "MWP_peak_BW*Threads_per_warp/Threads_per_block"
@@ -43,3 +51,45 @@ def test_each_side_of_the_mwp_equals_n_switch_takes_its_own_regime(direction: st
     assert near.to("cycle").magnitude == pytest.approx(expected, rel=1e-6)
     chosen = [s.justification for s in answer.steps if s.operation == "select regime"]
     assert chosen and chosen[0].startswith(regime + "+")
+
+
+def test_two_sided_at_the_mwp_equals_n_switch_is_refused_with_both_one_sided_values(cli: Callable[..., tuple[int, str, str]]) -> None:
+    # --dir +- used to end in an ~1500-character dump of the Piecewise ("cannot take the limit of the piecewise expression")
+    at = [a for name, value in AT.items() for a in ("--set", f"{name}={value}")]
+    code, out, err = cli("--no-cache", "limit", HK, "Exec_cycles_app", "--var", "Active_blocks_per_SM", "--to", POINT,
+                         "--dir", "+-", "--preset", "table2_example", *at)
+    assert_one_line_refusal(code, out, err, "the one-sided limits differ", "no two-sided limit", "--dir -")
+    below, above = (float(x) for x in re.findall(r"from (?:below|above): ([0-9.]+) cycle", err))
+    assert (below, above) == (pytest.approx(BELOW, rel=1e-9), pytest.approx(ABOVE, rel=1e-9))
+
+
+def test_no_side_asked_at_the_switch_answers_from_above_and_says_the_side_below_differs() -> None:
+    model = symgpu.load(HK)
+    answer = model.limit("Exec_cycles_app", "Active_blocks_per_SM", POINT, preset="table2_example", values=AT)
+    value = evaluator.evaluate_expression(model, answer.result, "cycle", preset="table2_example", values=AT).magnitude
+    assert value == pytest.approx(ABOVE, rel=1e-12)  # the documented default: from above for a positive variable
+    said = answer.extra.elsewhere or ""
+    assert "the sides differ" in said and "no two-sided limit" in said
+    assert float(re.search(r"from below it is ([0-9.]+) cycle", said).group(1)) == pytest.approx(BELOW, rel=1e-9)
+
+
+# the tiny roofline with a case table in symbols; at preset toy (P_peak = 100 TFLOP/s, B = 2 TB/s) the switch I*B = P_peak
+# is at I = 50 FLOP/B. A jump: P_peak from below, 2*P_peak from above. Continuous: P_peak from both sides.
+JUMP = "Piecewise((I*B, I*B < P_peak), (2*P_peak, True))"
+KINK = "Piecewise((I*B, I*B < P_peak), (P_peak + (I*B - P_peak)/2, True))"
+
+
+def test_two_sided_limit_in_symbols_where_both_sides_agree_is_their_value(write_model: Callable[..., Path]) -> None:
+    model = symgpu.load(str(write_model(rhs=KINK)))
+    answer = model.limit("P", "I", "P_peak/B", direction="+-")
+    assert sympy.simplify(answer.result - sympy.Symbol("P_peak", positive=True)) == 0 or str(answer.result) == "P_peak"
+    at_toy = model.limit("P", "I", "P_peak/B", direction="+-", preset="toy")
+    assert evaluator.evaluate_expression(model, at_toy.result, "TFLOP/s", preset="toy").magnitude == pytest.approx(100, rel=1e-12)
+
+
+def test_two_sided_limit_at_a_jump_in_symbols_is_refused(write_model: Callable[..., Path]) -> None:
+    model = symgpu.load(str(write_model(rhs=JUMP)))
+    with pytest.raises(errors.NoAnswerHere, match=r"one-sided limits differ \(from below: 1e\+14 FLOP/s; from above: 2e\+14 FLOP/s\)"):
+        model.limit("P", "I", "P_peak/B", direction="+-", preset="toy")
+    above = model.limit("P", "I", "P_peak/B", preset="toy")  # no side asked: from above, and the side below differs
+    assert "from below it is 1e+14" in (above.extra.elsewhere or "")

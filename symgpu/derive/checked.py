@@ -315,11 +315,18 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     options = Options.of(substitute=substitute, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values)
     asked = Asked("limit", str(quantity), str(var), to=to, direction=direction, preset=options.preset, values=_pairs(options.at),
                   substitute=_parsed(model, options.substitutions), assume=tuple(options.assume or ()))
+    asked_side = direction
     if options.at_a_point:  # the side(s) where the model has values at the point (limit_sides), also the certificate's
         direction = limit_sides.direction(model, asked, limit_domain.default_direction(model, str(var)))
         asked = dataclasses.replace(asked, direction=direction)
-    return _answer(model, asked, options,
-                   lambda o: limits.limit(model, quantity, var, to, direction=direction, **o.rewrites(), **o.point()))
+
+    def side(taken: str | None) -> Derivation:
+        return _answer(model, dataclasses.replace(asked, direction=taken), options,
+                       lambda o: limits.limit(model, quantity, var, to, direction=taken, **o.rewrites(), **o.point()))
+    answer = side(direction)
+    if options.at_a_point and not asked_side and direction == "+":  # from above by default: does the side below differ?
+        answer = limit_sides.below_too(model, answer, asked, lambda: side("-"))
+    return answer
 
 
 def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mapping[str, Any] | None = None,

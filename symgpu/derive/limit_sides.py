@@ -11,6 +11,7 @@ Read on the evaluate path at the point, at the points the certificate approaches
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -18,6 +19,7 @@ import numpy as np
 from symgpu import errors
 from symgpu.derive import certify_path, declared_range
 from symgpu.derive.certify_path import Asked
+from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import compiler, input_values
 
 if TYPE_CHECKING:
@@ -77,6 +79,38 @@ def direction(model: Model, asked: Asked, defaulted: str) -> str:
                 f"{model.id}: the model gives {asked.quantity} no value as {asked.variable} -> {asked.to} from "
                 f"{'above' if side == '+' else 'below'} at the given values: {failing[side]}{hint}")
     return direction or defaulted
+
+
+def below_too(model: Model, answer: Derivation, asked: Asked, below: Callable[[], Derivation]) -> Derivation:
+    """``answer``, a limit at a finite point taken from above by default (no side asked, a positive variable), with
+    ``extra.elsewhere`` saying that the sides differ where the quantity just below the point (evaluate path) is not that
+    limit and the model has values there: a switch or step at the point (Hong & Kim's MWP = N). The value below is
+    ``below()``'s, that side's limit, checked; where it has none, the quantity's value just below is quoted."""
+    point = certify_path._Point("", asked.preset, dict(asked.values))
+    unit = model.units[asked.quantity]
+    try:
+        to = certify_path._to_number(model, asked, point)
+        if not np.isfinite(to) or _failing(model, asked, point, _approach(to, "-")):
+            return answer
+        above = certify_path._result_at(model, answer, answer.result, unit, point, {})
+        with np.errstate(all="ignore"):
+            near = float(certify_path._quantity(model, asked, point, np.asarray([to - 1e-9 * max(abs(to), 1.0)]))[0])
+    except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):
+        return answer
+    if not (np.isfinite(above) and np.isfinite(near)) or abs(near - above) <= 1e-6 * max(abs(above), 1e-300):
+        return answer
+    try:
+        other = below()
+        value = certify_path._result_at(model, other, other.result, unit, point, {})
+        said = f"from below it is {value:.10g} {answer.unit}"
+    except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):
+        value, said = near, f"just below it the quantity is {near:.10g} {answer.unit} (no limit from below is taken)"
+    if abs(value - above) <= 1e-9 * max(abs(above), 1e-300):
+        return answer
+    note = (f"this is the limit from above, the default for a positive {asked.variable}; {said}: the sides differ, so there is "
+            "no two-sided limit (--dir - for the side below)")
+    return dataclasses.replace(answer, extra=answer.extra.with_(
+        elsewhere=note if not answer.extra.elsewhere else f"{answer.extra.elsewhere}; {note}"))
 
 
 def _sides(direction: str) -> tuple[str, ...]:

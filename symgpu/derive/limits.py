@@ -16,6 +16,7 @@ from symgpu.derive import limit_regimes
 from symgpu.derive import limit_domain
 from symgpu.derive import limit_forms
 from symgpu.derive import limit_staircase
+from symgpu.derive import limit_two_sided
 from symgpu.derive.derivation import Derivation, Step
 from symgpu.evaluate import scaling
 from symgpu.evaluate.point import exact_base_values
@@ -279,6 +280,8 @@ def _take(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.E
     side_text = {"+": " from above", "-": " from below"}.get(direction, "") if finite else ""
     how = " (Min/Max argument by argument: they are continuous)"
     switches = any(symbol in c.free_symbols for pw in lifted.atoms(sympy.Piecewise) for _, c in pw.args)
+    if finite and direction == "+-" and (switches or forms.has_staircase(lifted, symbol)):  # each side, then compared
+        return limit_two_sided.both_sides(job, lambda side: _take(job, expr, symbol, point, side, var, given), symbol, point, given)
     if finite and direction in ("+", "-") and (switches or forms.has_staircase(lifted, symbol)):
         if forms.has_pieces(lifted):
             lifted = limit_regimes.side_regime(job, lifted, symbol, point, direction, given).expression
