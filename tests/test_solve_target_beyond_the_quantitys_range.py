@@ -36,3 +36,29 @@ def test_x_latency_root_ilp_below_its_asymptote_keeps_its_root(cli):
                          "-p", "h100_fit_alpha0", *_sets())
     assert code == 0, err
     assert "value: 41.47727" in out
+
+
+def test_dram_throughput_target_above_its_capacity_says_the_bound_in_one_line(cli):
+    # volkov_2016_h100 at h100_fit, alpha = 0, ilp = 2: dram_throughput rises with n towards its capacity, here
+    # the preset's c = 3139.56 GB/s (the Min's bandwidth argument c/(SMs*bytes_per_inst*clock) times
+    # SMs*bytes_per_inst*clock); 4000 GB/s is never reached. The refusal was an ~850-character dump of the equation
+    # ("Eq(dram_throughput, 2*SMs*...) has no admissible solution for n") with no reason.
+    at = {"alpha": 0, "ilp": 2}
+    model = symgpu.load("volkov_2016_h100")
+    far = model.evaluate("dram_throughput", "h100_fit", values={**at, "n": 1e12}).to("GB/s").magnitude
+    assert far == pytest.approx(3139.56, rel=1e-6)  # brute force: the capacity by hand
+    code, out, err = cli("--no-cache", "solve", "volkov_2016_h100", "dram_throughput", "--for", "n", "--target", "4000 GB/s",
+                         "-p", "h100_fit", "-s", "alpha=0", "-s", "ilp=2")
+    assert code == 1 and out == "" and len(err.strip().splitlines()) == 1 and len(err) < 400, err
+    assert "stays below the target 4000 GB/s" in err and "at most about 3139.56 GB/s" in err and "as n grows" in err
+
+
+def test_no_admissible_solution_quotes_a_long_relation_cut_short():
+    # the unchecked solve says why in one line: the relation as quantity = value, cut short with its length said
+    from symgpu.derive import solving
+    model = symgpu.load("volkov_2016_h100")
+    with pytest.raises(errors.DerivationError) as caught:
+        solving.solve(model, "dram_throughput", "n", target="4000 GB/s", preset="h100_fit", values={"alpha": 0, "ilp": 2})
+    said = str(caught.value)
+    assert said.startswith("volkov_2016_h100: dram_throughput = ") and "characters) has no admissible solution for n" in said
+    assert len(said) < 450 and "Eq(" not in said

@@ -29,7 +29,7 @@ from symgpu import errors, units
 from symgpu.derive import certify_bound, certify_boundary, certify_regimes, declared_range
 from symgpu.derive.certify_path import (RESIDUAL, Asked, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _to_number, _unsettled,
                                         _scan_grid, _with)
-from symgpu.derive.certify_solve import _solve
+from symgpu.derive.certify_solve import _out_of_reach, _solve, _target_free_of_the_variable
 from symgpu.derive.derivation import Certificate, Derivation
 from symgpu.evaluate import active, input_values
 from symgpu.proofs import forms, sample_points
@@ -385,6 +385,28 @@ def _approached(model: Model, derivation: Derivation, asked: Asked, point: _Poin
             return (f"no {'max' if sign > 0 else 'min'}imum, as the answer says: the quantity tends to {value:.10g} as "
                     f"{asked.variable} -> {where:.10g} and is {beside[1]:.10g} there; no point of the scan beats it")
     return None
+
+
+def out_of_reach(model: Model, asked: Asked) -> None:
+    """Where a solve asked at a point with a target of one number found no admissible root: the target beyond the
+    quantity's range there (it stays below or above it over a scan of the variable), said in one line with the
+    bound and where it is approached (Volkov H100's ``dram_throughput`` tends to 3139.56 GB/s as ``n`` grows and never
+    reaches 4000 GB/s). Nothing where the point or the scan does not show that.
+
+    Raises:
+        errors.TargetOutOfReach: the target lies beyond every scanned value.
+    """
+    if asked.op != "solve" or asked.relation not in ("==", "=") or asked.target is None:
+        return
+    if asked.quantity not in model.defining and asked.quantity not in model.equations:
+        return
+    asked = dataclasses.replace(asked, quantity=model.equation_for(asked.quantity).definition.defines)
+    points, _ = _points(model, asked)
+    if len(points) != 1 or points[0].preset != asked.preset:
+        return  # no point of the caller's (sampled inputs) or one completed by samples: nothing to say about the question
+    target = _target_free_of_the_variable(model, asked, points[0])
+    if target is not None and np.ndim(target) == 0 and np.isfinite(target):
+        _out_of_reach(model, asked, points[0], float(target), None, None)
 
 
 # ------------------------------------------------------------------------------ limit

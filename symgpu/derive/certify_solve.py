@@ -163,10 +163,12 @@ def _out_of_reach(model: Model, asked: Asked, point: _Point, want: float, root: 
         return
     k = int(np.argmax(ys) if below else np.argmin(ys))
     end = f", approached as {asked.variable} grows" if k == len(ys) - 1 else f", approached as {asked.variable} falls" if k == 0 else ""
+    unit, at_unit = (f" {u}" if u not in ("", "1") else "" for u in (model.unit_text(asked.quantity), model.unit_text(asked.variable)))
     raise errors.TargetOutOfReach(
         f"{model.id}: {asked.quantity}: no root for {asked.variable} at {point.label}: {asked.quantity} stays "
-        f"{'below' if below else 'above'} the target {want:.10g} for every {asked.variable} (scanned from {xs[0]:.4g} to "
-        f"{xs[-1]:.4g}: {'at most' if below else 'at least'} about {ys[k]:.6g}, at {asked.variable} = {xs[k]:.4g}{end})"
+        f"{'below' if below else 'above'} the target {want:.10g}{unit} for every {asked.variable} (scanned from {xs[0]:.4g} to "
+        f"{xs[-1]:.4g}{at_unit}: {'at most' if below else 'at least'} about {ys[k]:.6g}{unit}, at {asked.variable} = {xs[k]:.4g}"
+        f"{at_unit}{end})"
         + (f"; the closed form's root {asked.variable} = {root:.10g} is none here (the quantity is {got:.10g} there)"
            if root is not None and got is not None else "") + ": give a target within the quantity's range")
 

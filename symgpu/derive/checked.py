@@ -131,7 +131,14 @@ def _answer(model: Model, asked: Asked, options: Options, run: Callable[[Options
         except errors.DerivationError:
             derivation = None
     if derivation is None:
-        derivation = _guarded(model, what, lambda: run(options))
+        try:
+            derivation = _guarded(model, what, lambda: run(options))
+        except errors.DerivationError as exc:  # at a point, a target beyond the quantity's range there is the reason to give
+            if options.at_a_point and not isinstance(exc, errors.NoAnswerHere):
+                certify.out_of_reach(model, dataclasses.replace(asked, preset=options.preset, values=_pairs(options.at),
+                                                                substitute=_parsed(model, options.substitutions),
+                                                                assume=tuple(options.assume or ())))
+            raise
     asked = dataclasses.replace(asked, preset=options.preset, values=_pairs(options.at), substitute=_parsed(model, options.substitutions),
                                 assume=tuple(options.assume or ()), skip=_skip(model, options, asked.variable, asked.kind) or skip)
     return certify.certify(model, derivation, asked)

@@ -183,3 +183,14 @@ def target_into(job: jobs._Job, records: list[RootRecord]) -> list[RootRecord]:
         job.extra = job.extra.with_(ranges=tuple(dataclasses.replace(f, equal=f.equal.xreplace(put)) for f in job.extra.ranges))
     return [dataclasses.replace(d, root=d.root.xreplace(put), when=d.when.xreplace(put), domain=d.inside.xreplace(put),
                                 conditions=None if d.conditions is None else d.conditions.xreplace(put)) for d in records]
+
+
+def no_solution(model_id: str, relation: sympy.Basic, var: sympy.Symbol) -> errors.DerivationError:
+    """The refusal of a relation with no admissible root for ``var``, in one readable line: the relation as
+    ``quantity = value``, a long value cut short with its length said."""
+    said = f"{sympy.sstr(relation.lhs)} = {sympy.sstr(relation.rhs)}" if isinstance(relation, sympy.Eq) else sympy.sstr(relation)
+    if len(said) > 160:
+        said = f"{said[:150]}… ({len(said)} characters)"
+    return errors.DerivationError(f"{model_id}: {said} has no admissible solution for {var} (no root of it meets the regimes' "
+                                  f"conditions, the declared range of {var} and the valid_when domain); sweep the quantity over {var} for "
+                                  "the values it takes")

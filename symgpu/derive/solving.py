@@ -153,7 +153,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         if not pieces and flats:  # roots only on whole regimes, where the sides are equal
             return solve_ranges.flat_only(job, flats, relation, var)
         if not pieces:
-            raise errors.DerivationError(f"{model.id}: {sympy.sstr(relation)} has no admissible solution for {var}")
+            raise solve_ranges.no_solution(model.id, relation, var)
         for r, *_ in pieces:  # a root found at the point is a bare number in var's unit (point_roots.read_alike)
             unit = model.unit_text(var.name) if r.is_number and point_roots.read_alike(job, var) else job.check_unit(r, var.name, "solution")
         records = [RootRecord(n, r, c, d, conditions=at) for r, c, n, d, at in pieces]
@@ -182,7 +182,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     checked = jobs._solve_checked(job, relation, var, "the equation")
     roots = [r for r, _ in checked]
     if not roots:
-        raise errors.DerivationError(f"{model.id}: {sympy.sstr(relation)} has no admissible solution for {var}")
+        raise solve_ranges.no_solution(model.id, relation, var)
     job.step("solve", sympy.Tuple(*[sympy.Eq(var, r) for r in roots]),
              "closed-form root" + ("s" if len(roots) > 1 else "") + " over the reals (sympy.solve), within the declared domain of " + str(var))
     unit = ""
