@@ -91,5 +91,7 @@ def test_two_sided_limit_at_a_jump_in_symbols_is_refused(write_model: Callable[.
     model = symgpu.load(str(write_model(rhs=JUMP)))
     with pytest.raises(errors.NoAnswerHere, match=r"one-sided limits differ \(from below: 1e\+14 FLOP/s; from above: 2e\+14 FLOP/s\)"):
         model.limit("P", "I", "P_peak/B", direction="+-", preset="toy")
+    with pytest.raises(errors.NoAnswerHere, match=r"differ \(from below: P_peak; from above: 2\*P_peak\)"):
+        model.limit("P", "I", "P_peak/B", direction="+-")  # in symbols: P_peak > 0 is declared, so they differ
     above = model.limit("P", "I", "P_peak/B", preset="toy")  # no side asked: from above, and the side below differs
     assert "from below it is 1e+14" in (above.extra.elsewhere or "")

@@ -21,40 +21,43 @@ def both_sides(job: jobs._Job, take: Take, var: sympy.Symbol, point: sympy.Expr,
     symbols, or exactly equal at the given values); else a refusal naming both.
 
     Raises:
-        errors.NoAnswerHere: the one-sided limits differ (or are not shown equal): no two-sided limit.
+        errors.NoAnswerHere: the one-sided limits differ: no two-sided limit.
+        errors.DerivationError: they are not shown equal (nor proved different).
     """
     above = take("+")
     below = take("-")
-    if _equal(job, above - below, var, given):
+    same = _equal(job, above - below, var, given)
+    if same:
         job.step("both sides", above, f"the limits from above and from below as {var} -> {sympy.sstr(point)} agree")
         return above
     where = f" at {at_point.where_text(given.preset, given.values)}" if given is not None else ""
-    proved = given is not None or _nonzero(job, above - below)
-    raise errors.NoAnswerHere(
+    proved = same is False
+    refusal = errors.NoAnswerHere if proved else errors.DerivationError  # no such limit, or one not decided
+    raise refusal(
         f"{job.model.id}: the limit of {job.quantity} as {var} -> {_short(point)}{where}: the one-sided limits "
         + ("differ" if proved else "are not shown equal") + f" (from below: {_said(job, below, given)}; from above: "
         f"{_said(job, above, given)}), so " + ("there is no two-sided limit" if proved else "no two-sided limit is given")
-        + "; ask one side (--dir - or --dir +)" + ("" if proved else ", or at a point (--preset, --set)"))
+        + "; ask one side (--dir - or --dir +)" + ("" if proved or given is not None else ", or at a point (--preset, --set)"))
 
 
-def _equal(job: jobs._Job, gap: sympy.Expr, var: sympy.Symbol, given: at_point.Given | None) -> bool:
-    """Whether two one-sided limits (their difference ``gap``) are equal: 0 in symbols, or exactly 0 at the given values."""
+def _equal(job: jobs._Job, gap: sympy.Expr, var: sympy.Symbol, given: at_point.Given | None) -> bool | None:
+    """Whether two one-sided limits (their difference ``gap``) are equal: True where 0 in symbols or exactly 0 at the
+    given values; False where proved nonzero (by the symbols' signs, or as an exact number at the given values); None
+    where neither is shown."""
     assert job.ctx is not None
     if gap == 0 or job.ctx.sign(gap) == 0:
         return True
     if given is None:
-        return bool(sympy.simplify(gap) == 0)
+        if sympy.simplify(gap) == 0:
+            return True
+        return False if job.ctx.sign(gap) in (1, -1) or job.ctx.sign(job.ctx.nice(gap)) in (1, -1) else None
     made = at_point.pinned(job, gap, var, given.preset, given.values)
     at = None if made is None else made()
-    if at is None or at.free_symbols:
-        return False
-    return bool(at == 0 or sympy.simplify(at) == 0)
-
-
-def _nonzero(job: jobs._Job, gap: sympy.Expr) -> bool:
-    """Whether the difference of two one-sided limits is proved nonzero by the symbols' signs."""
-    assert job.ctx is not None
-    return job.ctx.sign(gap) in (1, -1) or job.ctx.sign(job.ctx.nice(gap)) in (1, -1)
+    if at is None or at.free_symbols or not at.is_number:
+        return None
+    if at == 0 or sympy.simplify(at) == 0:
+        return True
+    return False if at.is_zero is False else None
 
 
 def _said(job: jobs._Job, value: sympy.Expr, given: at_point.Given | None) -> str:
