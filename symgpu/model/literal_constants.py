@@ -105,16 +105,16 @@ class Literals:
         if expr.is_Symbol:
             return expr, self.declared.get(expr.name)
         if expr.is_Mul:
-            args, unit = self._args(expr.args)
+            args, found = self._args(expr.args)
             product = self.one
-            for u in unit:
+            for u in found:
                 product = product * (u if u is not None else self.one)
             return self._rebuilt(expr, args), product
         if expr.is_Pow:
             (base, exponent), (u, _) = self._args(expr.args)
             power = expr.args[1] if expr.args[1].free_symbols else expr.args[1].doit()
-            unit = None if u is None else cast(pint.Unit, u ** float(power) if power.is_Rational else self.one)
-            return self._rebuilt(expr, [base, exponent]), unit
+            powered = None if u is None else cast(pint.Unit, u ** float(power) if power.is_Rational else self.one)
+            return self._rebuilt(expr, [base, exponent]), powered
         if isinstance(expr, (sympy.Min, sympy.Max)) or expr.is_Add or isinstance(expr, sympy.core.relational.Relational):
             args, reference = self._siblings(list(expr.args))
             relation = isinstance(expr, sympy.core.relational.Relational)
