@@ -98,3 +98,11 @@ def test_show_lists_each_literal_as_a_constant_of_its_equation(cli: Cli) -> None
     assert "t_eq: t = -L/4 + c + Min(L, lit_200_ns)" in out
     assert "      lit_200_ns = 200 ns   (the bare 200, in its siblings' unit)" in out
     assert "      lit_5_us = 5 us   (the bare 5, in its siblings' unit)" in out
+
+
+def test_an_assumed_end_in_ns_beside_a_literal_is_the_minimum(cli: Cli) -> None:
+    # on L <= 1000 ns, t falls from its cusp (1.15 us at 200 ns) to 1 us + 200 ns - 250 ns = 0.95 us at 1000 ns,
+    # below the 1 us it tends to as L -> 0 (it said: no minimum, tends to 1 us)
+    code, out, err = cli("extremum", MODEL, "t", "--over", "L", "--min", "--preset", "p", "--assume", "L <= 1000")
+    assert code == 0, err
+    assert value_line(out) == "value: 0.95 us at L = 1000 ns  (preset p)"
