@@ -71,6 +71,9 @@ def cmd_show(args: argparse.Namespace) -> int:
                 print(f"      {case.value}   if {case.condition}   ({case.id})")
         else:
             print(f"  {eq.id}: {eq.lhs} = {eq.rhs}   [{eq.definition.source}]{counts}")
+        for constant in model.literal_constants:
+            if eq.id in constant.equations:
+                print(f"      {constant.name} = {constant.value} {constant.unit_text}   (the bare {constant.value}, in its siblings' unit)")
     if model.presets:
         print("\npresets:")
         for preset in d.presets:

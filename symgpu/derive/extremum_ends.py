@@ -79,9 +79,10 @@ def _read_alike(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, location: s
     try:
         intended = one_sided.substitute(scaling.base_expression(model, expr), {var: location})
         read = scaling.base_expression(model, value)
-    except errors.EvaluationError:
-        return value  # an ambiguous literal: refused where the answer is evaluated, naming it
-    if read == intended or (sympy.count_ops(read) + sympy.count_ops(intended) <= CANCEL_OPS and sympy.cancel(read - intended) == 0):
+    except errors.EvaluationError:  # the number lands in a sum beside symbols of different scales: no reading holds it
+        read = intended = None
+    if read is not None and intended is not None and (read == intended or (
+            sympy.count_ops(read) + sympy.count_ops(intended) <= CANCEL_OPS and sympy.cancel(read - intended) == 0)):
         return value
     if pinned is not None:
         try:

@@ -144,7 +144,10 @@ class _Job:
         parts = result.args if isinstance(result, sympy.Tuple) else (result,)
         base_value = number * scaling.unit_scale(self.model.units[symbol.name])
         for part in parts:
-            put = scaling.base_expression(self.model, part.xreplace({symbol: number}))
+            try:
+                put = scaling.base_expression(self.model, part.xreplace({symbol: number}))
+            except errors.EvaluationError:  # the number lands beside siblings of different scale: not the same
+                return False
             wanted = scaling.base_expression(self.model, part).xreplace({symbol: base_value})
             if put != wanted and (put.has(sympy.Piecewise) or wanted.has(sympy.Piecewise) or sympy.cancel(put - wanted) != 0):
                 return False

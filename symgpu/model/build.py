@@ -9,8 +9,8 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.memo import MemoFamily, Tally
-from symgpu.units import dimensions
-from symgpu.model import expressions, plot_requests, substitution
+from symgpu.units import dimensions, literal_units
+from symgpu.model import expressions, literal_constants, plot_requests, substitution
 from symgpu.model import schema
 from symgpu.model.checks import ModelChecks
 from symgpu.model.plot_kinds import PlotEntry
@@ -56,6 +56,8 @@ class Model(ModelChecks):
         self._build_symbols()
         self.equations: dict[str, Equation] = {}
         self.defining: dict[str, Equation] = {}
+        #: the bare literals of the equations read in a scaled unit, made constants (:mod:`symgpu.model.literal_constants`)
+        self.literal_constants: tuple[literal_constants.LiteralConstant, ...] = ()
         self._build_equations()
         #: names of the symbols defined by equations, in file order
         self.quantities: tuple[str, ...] = tuple(eq.definition.defines for eq in self.equations.values())
@@ -72,7 +74,7 @@ class Model(ModelChecks):
             raise errors.ModelCheckError(tuple(problems))
         self.constants: dict[str, pint.Quantity] = {
             s.name: self._read_value(s.value, s.name, f"[symbols.{s.name}].value")
-            for s in definition.symbols if s.role == "constant"
+            for s in self.symbol_definitions.values() if s.role == "constant"
         }
         self.presets: dict[str, dict[str, pint.Quantity]] = {}
         self._build_presets()
@@ -103,6 +105,7 @@ class Model(ModelChecks):
         return expressions.parse_expression(text, self.symbols, path=self.path, where=where, boolean=boolean)
 
     def _build_equations(self) -> None:
+        literals = literal_constants.Literals(dict(self.units))
         for eq in self.definition.equations:
             where = f"equation {eq.id}"
             if eq.defines not in self.symbols:
@@ -124,6 +127,9 @@ class Model(ModelChecks):
             else:
                 rhs = self.parse(eq.rhs, f"{where}.rhs")
             limiters = tuple((name, self.parse(text, f"{where}.limiters.{name}")) for name, text in eq.limiters)
+            valid_when = tuple(self.parse(text, f"{where}.valid_when", boolean=True) for text in eq.valid_when)
+            if self._scaled_symbols(rhs, valid_when):
+                rhs, cases, limiters, valid_when = self._literals_given_units(literals, eq, rhs, cases, limiters, valid_when)
             if limiters:
                 if not isinstance(rhs, (sympy.Min, sympy.Max)):
                     raise self.fail(f"{where}.limiters", "limiters name the arguments of a top-level Min or Max, but the right-hand side is not one")
@@ -131,7 +137,6 @@ class Model(ModelChecks):
                     if term not in rhs.args:
                         shown = ", ".join(f"'{a}'" for a in rhs.args)
                         raise self.fail(f"{where}.limiters.{name}", f"'{term}' is not an argument of the Min/Max (arguments: {shown})")
-            valid_when = tuple(self.parse(text, f"{where}.valid_when", boolean=True) for text in eq.valid_when)
             for text, condition in zip(eq.valid_when, valid_when):
                 self._never_false(condition, text, f"{where}.valid_when", "no value of the equation is valid")
             for case, built_case in zip(eq.cases, cases):
@@ -143,6 +148,63 @@ class Model(ModelChecks):
             equation = Equation(eq, self.symbols[eq.defines], rhs, cases, limiters, valid_when)
             self.equations[eq.id] = equation
             self.defining[eq.defines] = equation
+        self.literal_constants = literals.constants()
+        for constant in self.literal_constants:
+            self.symbol_definitions[constant.name] = schema.SymbolDefinition(
+                constant.name, constant.description, constant.unit_text, role="constant", latex=constant.latex,
+                assumptions=("positive",), value=f"{constant.value} {constant.unit_text}")
+            self.symbols[constant.name] = sympy.Symbol(constant.name, real=True, positive=True)
+            self.units[constant.name] = constant.unit
+            self._dims[self.symbols[constant.name]] = constant.unit.dimensionality
+
+    def _scaled_symbols(self, rhs: sympy.Basic, valid_when: tuple[sympy.Basic, ...]) -> bool:
+        """Whether an equation uses a symbol declared in a unit of scale other than 1 (only then can a
+        bare literal of it be read in a scaled unit)."""
+        used = rhs.free_symbols.union(*[c.free_symbols for c in valid_when])
+        return any(not literal_units.same_scale(literal_units.unit_scale(self.units[s.name]), 1.0) for s in used)
+
+    def _literals_given_units(self, literals: literal_constants.Literals, eq: schema.EquationDefinition, rhs: sympy.Basic,
+                              cases: tuple[Case, ...], limiters: tuple[tuple[str, sympy.Basic], ...],
+                              valid_when: tuple[sympy.Basic, ...]) -> tuple[Any, tuple[Case, ...], tuple[tuple[str, sympy.Basic], ...], tuple[sympy.Basic, ...]]:
+        """The equation's parts with each bare literal that is read in a scaled unit replaced by a constant of
+        that unit (:mod:`symgpu.model.literal_constants`), walked as written; a part without one is kept as built."""
+        where = f"equation {eq.id}"
+
+        def written(text: str, here: str, boolean: bool = False) -> sympy.Basic:
+            return expressions.parse_expression(text, self.symbols, path=self.path, where=here, boolean=boolean, as_written=True)
+
+        def built(old: Any, tree: Any, new: Any) -> Any:
+            return old if new is tree else literal_constants.evaluated(new)
+
+        if eq.cases:
+            values = [written(case.value, f"{where} case {case.id}.value") for case in eq.cases]
+            new_values = literals.rewrite_siblings(values, eq.id)
+            new_cases = []
+            for case, written_value, new_value, definition in zip(cases, values, new_values, eq.cases):
+                condition = case.condition
+                if definition.when.strip() != "otherwise":
+                    tree = written(definition.when, f"{where} case {case.id}.when", True)
+                    condition = built(condition, tree, literals.rewrite(tree, eq.id))
+                new_cases.append(Case(case.id, condition, built(case.value, written_value, new_value), case.note))
+            if any(a.value is not b.value or a.condition is not b.condition for a, b in zip(cases, new_cases)):
+                cases = tuple(new_cases)
+                rhs = sympy.Piecewise(*[(c.value, c.condition) for c in cases])
+        else:
+            tree = written(eq.rhs, f"{where}.rhs")
+            new_tree = literals.rewrite(tree, eq.id)
+            rhs = built(rhs, tree, new_tree)
+            if limiters and isinstance(new_tree, (sympy.Min, sympy.Max)):
+                new_limiters = []
+                for (name, term), text in zip(limiters, dict(eq.limiters).values()):
+                    limiter = written(text, f"{where}.limiters.{name}")
+                    new_limiter = literals.rewrite_siblings(list(tree.args) + [limiter], eq.id)[-1]
+                    new_limiters.append((name, built(term, limiter, new_limiter)))
+                limiters = tuple(new_limiters)
+        new_valid = []
+        for text, condition in zip(eq.valid_when, valid_when):
+            tree = written(text, f"{where}.valid_when", True)
+            new_valid.append(built(condition, tree, literals.rewrite(tree, eq.id)))
+        return rhs, cases, limiters, tuple(new_valid)
 
     def _never_false(self, condition: sympy.Basic, text: str, where: str, consequence: str) -> None:
         """Refuse a condition SymPy decides false from the symbols' declared assumptions alone

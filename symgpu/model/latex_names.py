@@ -51,7 +51,7 @@ def default_latex(name: str) -> str:
 def symbol_names(model: Model) -> dict[sympy.Symbol, str]:
     """LaTeX names of the model's symbols: declared ``latex`` fields, else :func:`default_latex`."""
     if model not in _NAMES:
-        _NAMES[model] = {model.symbols[s.name]: s.latex or default_latex(s.name) for s in model.definition.symbols}
+        _NAMES[model] = {model.symbols[s.name]: s.latex or default_latex(s.name) for s in model.symbol_definitions.values()}
     return dict(_NAMES[model])
 
 

@@ -1,0 +1,224 @@
+"""Bare literals read in a scaled unit, given that unit once and for all as constants of the model.
+
+A bare number beside terms with a unit (in a sum, a ``Min``/``Max``, a ``Piecewise``'s values, a
+comparison) is in its siblings' unit (equations/README.md): ``Min(L, 200)`` with L in ns is 200 ns.
+``evaluate.scaling`` reads it so where it finds it, but a derivation moves it into other sums and
+products (``solve`` puts it beside the target, an extremum into a product), and an expansion of
+several equations may put it beside siblings of another unit: there it would be read in another unit.
+So when a model is built, each such literal whose unit has a scale other than 1 (ns, us, GB/s, KiB;
+never a base unit or a pure number) is replaced in the equation as written by a constant symbol of
+that value and unit (``lit_200_ns``): from then on it is a quantity like any declared constant, read
+right by every path. Equations without such a literal are built exactly as before.
+
+NOTE: the walk is over the tree as written (``expressions.parse_expression(as_written=True)``):
+``c + (L - 300)``, c in us and L in ns, has its 300 beside L (ns), which the evaluated tree
+(``-300 + L + c``) no longer shows. The unit rules are those of ``units.literal_units`` and
+``evaluate.scaling`` (products multiply units, a floor's value is in its argument's base unit).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, cast
+
+import pint
+import sympy
+
+from symgpu.model import substitution
+from symgpu.units import literal_units, quantities
+
+#: how a constant's name starts
+PREFIX = "lit"
+
+
+@dataclass(frozen=True)
+class LiteralConstant:
+    """A bare literal of the model's equations, read in a scaled unit, made a constant.
+
+    Attributes:
+        name: the constant's symbol name (``lit_200_ns``).
+        value: its magnitude in ``unit`` as text (``200``, ``0.5``).
+        unit: the unit its siblings give it.
+        equations: ids of the equations that write it.
+    """
+
+    name: str
+    value: str
+    unit: pint.Unit
+    equations: tuple[str, ...]
+
+    @property
+    def unit_text(self) -> str:
+        """The unit, compact (``GB / s``)."""
+        return f"{self.unit:~}"
+
+    @property
+    def description(self) -> str:
+        """One line: which literal it is and why it has this unit."""
+        return (f"the bare number {self.value} of equation {', '.join(self.equations)}, in its siblings' unit "
+                f"{self.unit_text} (made a constant so that every derivation keeps that unit)")
+
+    @property
+    def latex(self) -> str:
+        """``200\\,\\mathrm{ns}``."""
+        shown = re.sub(r"\s*/\s*", "/", self.unit_text).replace(" ", "\\,")
+        return f"{self.value}\\,\\mathrm{{{shown}}}"
+
+
+class Literals:
+    """The literal constants of one model, shared by its equations (one per value and unit)."""
+
+    def __init__(self, declared: Mapping[str, pint.Unit]) -> None:
+        self.declared = declared
+        self.one = quantities.registry().dimensionless
+        #: (value text, unit) -> (symbol, equations writing it), in the order found
+        self.found: dict[tuple[str, pint.Unit], tuple[sympy.Symbol, list[str]]] = {}
+        self.equation = ""
+
+    def constants(self) -> tuple[LiteralConstant, ...]:
+        """Every constant made so far, in the order found."""
+        return tuple(LiteralConstant(symbol.name, value, unit, tuple(equations))
+                     for (value, unit), (symbol, equations) in self.found.items())
+
+    def rewrite(self, tree: sympy.Basic, equation: str) -> sympy.Basic:
+        """``tree`` (as written) with each bare literal in a scaled unit replaced by its constant
+        (the same object where there is none)."""
+        self.equation = equation
+        with sympy.evaluate(False):
+            return self._walk(tree)[0]
+
+    def rewrite_siblings(self, trees: list[sympy.Basic], equation: str) -> list[sympy.Basic]:
+        """``trees`` (as written) taken as siblings of one another (a case table's values, the arguments
+        of a Min/Max with a limiter among them), rewritten as :meth:`rewrite` does."""
+        self.equation = equation
+        with sympy.evaluate(False):
+            return self._siblings(trees)[0]
+
+    # ------------------------------------------------------------------ the walk
+    def _walk(self, expr: Any) -> tuple[Any, pint.Unit | None]:
+        if isinstance(expr, sympy.logic.boolalg.BooleanAtom) or expr.is_Number or expr.is_NumberSymbol:
+            return expr, None
+        if isinstance(expr, sympy.Expr) and not expr.free_symbols:
+            return expr, None  # a constant written as arithmetic ('1/2') is a bare literal too
+        if expr.is_Symbol:
+            return expr, self.declared.get(expr.name)
+        if expr.is_Mul:
+            args, found = self._args(expr.args)
+            product = self.one
+            for u in found:
+                product = product * (u if u is not None else self.one)
+            return self._rebuilt(expr, args), product
+        if expr.is_Pow:
+            (base, exponent), (u, _) = self._args(expr.args)
+            power = expr.args[1] if expr.args[1].free_symbols else expr.args[1].doit()
+            powered = None if u is None else cast(pint.Unit, u ** float(power) if power.is_Rational else self.one)
+            return self._rebuilt(expr, [base, exponent]), powered
+        if isinstance(expr, (sympy.Min, sympy.Max)) or expr.is_Add or isinstance(expr, sympy.core.relational.Relational):
+            args, reference = self._siblings(list(expr.args))
+            relation = isinstance(expr, sympy.core.relational.Relational)
+            return self._rebuilt(expr, args), (None if relation else reference)
+        if isinstance(expr, sympy.Piecewise):
+            values, reference = self._siblings([value for value, _ in expr.args])
+            conditions = [self._walk(condition)[0] for _, condition in expr.args]
+            if all(v is old for v, (old, _) in zip(values, expr.args)) and all(c is old for c, (_, old) in zip(conditions, expr.args)):
+                return expr, reference
+            return sympy.Piecewise(*zip(values, conditions), evaluate=False), reference
+        if isinstance(expr, sympy.Abs):
+            inner, u = self._walk(expr.args[0])
+            return self._rebuilt(expr, [inner]), u
+        if isinstance(expr, (sympy.floor, sympy.ceiling)):
+            inner, u = self._walk(expr.args[0])
+            return self._rebuilt(expr, [inner]), (None if u is None else literal_units.base_unit(u))
+        args, _ = self._args(expr.args)
+        return self._rebuilt(expr, args), None
+
+    def _args(self, args: Any) -> tuple[list[Any], list[pint.Unit | None]]:
+        walked = [self._walk(a) for a in args]
+        return [w for w, _ in walked], [u for _, u in walked]
+
+    def _siblings(self, args: list[Any]) -> tuple[list[Any], pint.Unit | None]:
+        new, found = self._args(args)
+        reference = next((u for u in found if u is not None), None)
+        if reference is None or literal_units.same_scale(scale := literal_units.literal_scale(reference), 1.0):
+            return new, reference
+        # NOTE: named in the simplest of the siblings' units that read it alike (``d`` in ns beside ``ncyc/f``
+        # in cycle/GHz: 5 ns), the value the same
+        named = min((u for u in found if u is not None and u.dimensionality == reference.dimensionality
+                     and literal_units.same_scale(literal_units.literal_scale(u), scale)), key=lambda u: len(f"{u:~}"))
+        return [self._constant(w, named) if u is None and not literal_units.zero_literal(w) else w
+                for w, u in zip(new, found)], reference
+
+    @staticmethod
+    def _rebuilt(expr: Any, args: list[Any]) -> Any:
+        if all(new is old for new, old in zip(args, expr.args)):
+            return expr
+        return expr.func(*args, evaluate=False)
+
+    def _constant(self, literal: Any, unit: pint.Unit) -> Any:
+        """``literal`` (a bare number) as a positive constant of ``unit`` times its sign (and over a
+        denominator where it has no finite decimal: ``1/3`` -> ``lit_1_ns/3``)."""
+        value = literal if literal.is_Number else literal.doit()
+        if not isinstance(value, sympy.Rational):
+            return literal  # a root or another irrational number: left as written (scaling reads it so too)
+        size = abs(value)
+        denominator = sympy.Integer(1)
+        text = _decimal(size)
+        if text is None:
+            text, denominator = str(size.p), sympy.Integer(size.q)
+        key = (text, unit)
+        if key not in self.found:
+            self.found[key] = (sympy.Symbol(self._name(text, unit), positive=True, real=True), [])
+        symbol, equations = self.found[key]
+        if self.equation not in equations:
+            equations.append(self.equation)
+        sign = -1 if value < 0 else 1
+        return sympy.Mul(sign, symbol, 1 / denominator) if sign != 1 or denominator != 1 else symbol
+
+    def _name(self, text: str, unit: pint.Unit) -> str:
+        unit_part = re.sub(r"\W+", "_", f"{unit:~}".replace("/", " per ").replace("**", "")).strip("_")
+        base = f"{PREFIX}_{text.replace('.', 'p')}_{unit_part}"
+        taken = set(self.declared) | {s.name for s, _ in self.found.values()}
+        name, index = base, 2
+        while name in taken:
+            name, index = f"{base}_{index}", index + 1
+        return name
+
+
+def _decimal(value: sympy.Rational) -> str | None:
+    """``value`` (positive) as a finite decimal (``0.5``), or None where it has none (``1/3``)."""
+    q = int(value.q)
+    twos = fives = 0
+    while q % 2 == 0:
+        q, twos = q // 2, twos + 1
+    while q % 5 == 0:
+        q, fives = q // 5, fives + 1
+    if q != 1:
+        return None
+    digits = max(twos, fives)
+    if digits == 0:
+        return str(value.p)
+    scaled = int(value * 10**digits)
+    whole, fraction = divmod(scaled, 10**digits)
+    return f"{whole}.{fraction:0{digits}d}"
+
+
+def evaluated(tree: sympy.Basic) -> sympy.Basic:
+    """The tree as written (rewritten) built again with SymPy's evaluation, as the model's parser builds
+    a text (Min/Max through :func:`substitution.min_max`, comparisons ``Eq``/``Ne`` unevaluated)."""
+    return _evaluated(tree)
+
+
+def _evaluated(expr: Any) -> Any:
+    if not expr.args or isinstance(expr, sympy.Symbol):
+        return expr
+    if isinstance(expr, sympy.Piecewise):
+        return sympy.Piecewise(*[(_evaluated(v), _evaluated(c)) for v, c in expr.args])
+    args = [_evaluated(a) for a in expr.args]
+    if isinstance(expr, (sympy.Min, sympy.Max)):
+        return substitution.min_max(expr.func, tuple(args))
+    build: Callable[..., Any] = expr.func
+    if isinstance(expr, (sympy.Eq, sympy.Ne)):
+        return build(*args, evaluate=False)
+    return build(*args)
