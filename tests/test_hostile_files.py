@@ -21,8 +21,8 @@ from conftest import FIXTURES
 
 REPO = Path(__file__).resolve().parent.parent
 NCU = REPO / "data" / "ncu" / "scale_h100_raw_synthetic.csv"
-#: the most seconds one refusal may take (each is a check before any work)
-BUDGET = 10.0
+#: the most seconds one refusal may take: a hang guard, not a timing (each is a check before any work; 20 s seen under a load of 8+)
+BUDGET = 60.0
 
 
 def _refused(capsys, argv: list[str], *needles: str, code: int = 2) -> str:
