@@ -189,8 +189,9 @@ WHOLE_LIMIT = sympy.Float(2**53, 17)  # a float: scaled to base units it is no i
 
 
 def near_tie(model: Model, steps: tuple[str, ...], known: Mapping[str, Any], given: frozenset[str] = frozenset()) -> bool:
-    """Are the sides of a relation in a step's case conditions (a ``Piecewise``) within :data:`NEAR` of
-    their size of each other? Hong & Kim's ``MWP == N`` at 71.68 GB/s, 300-cycle loads and 14
+    """Are the sides of a relation in a step's case conditions (a ``Piecewise``), or of a ``floor``/``ceiling``'s
+    argument and its nearest whole number (:func:`whole_part_relations`), within :data:`NEAR` of their size of
+    each other? Hong & Kim's ``MWP == N`` at 71.68 GB/s, 300-cycle loads and 14
     SMs has MWP = 21504/1792 = 12 exactly and 11.999999999999998 in IEEE arithmetic, which takes the
     other case: a jump of 6 % in the value. Sides equal as doubles count too where equal doubles may be
     unequal decimals there (:func:`may_be_unequal`: ``0.1*3 >= z`` at z = 0.30000000000000004: both
@@ -315,7 +316,8 @@ def whole_part_relations(expr: sympy.Basic, found: dict[sympy.Basic, None]) -> N
 
 
 def _case_sides(model: Model, step: str) -> tuple[tuple[str, ...], Any, tuple[sympy.Basic | None, ...]] | None:
-    """The sides of every relation in the case conditions of ``step``'s equation, compiled as one function
+    """The sides of every relation in the case conditions of ``step``'s equation (and of its whole parts:
+    :func:`whole_part_relations`), compiled as one function
     of base-unit magnitudes (left, right, left, right, ...), and the relations, each None where its
     sides are :func:`equal_is_exact`; None where the equation has no case (cached per model)."""
     kept = state_of(model).compiled

@@ -6,7 +6,9 @@ a difference (``-MWP + CWP > 0``: ``1.8e-15 > 0``) hides from the tie rule the s
 cancels. As :func:`evaluator.evaluate` does for a quantity's own cases (:mod:`.stepwise`), a relation
 within :data:`stepwise.NEAR` of a tie at the point, measured against the largest of its sides and of
 the terms of their difference, is decided with the inputs as the decimals given
-(:func:`point.exact_base_values`), and a ``Piecewise`` with such a relation is evaluated exactly.
+(:func:`point.exact_base_values`), and a ``Piecewise`` with such a relation is evaluated exactly. A
+``floor``/``ceiling`` whose argument is within :data:`stepwise.NEAR` of a whole number is one more such
+relation (:func:`stepwise.whole_part_relations`): ``floor(T/tw)`` at 0.3 us / 100 ns is 3, not the doubles' 2.
 """
 
 from __future__ import annotations
