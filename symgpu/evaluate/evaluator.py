@@ -173,7 +173,7 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
         result = float(result)
     elif result.shape != np.broadcast_shapes(*[np.shape(magnitudes[a]) for a in args]):
         result = np.broadcast_to(result, np.broadcast_shapes(*[np.shape(magnitudes[a]) for a in args])).copy()
-    if settle and not scalar and base.has(sympy.Piecewise):  # a case near a tie at a point: decided as a scalar call decides it
+    if settle and not scalar and base.has(*stepwise.TIE_SOURCES):  # a case near a tie at a point: decided as a scalar call decides it
         result = _ties_settled(model, name, preset, values or {}, given, magnitudes, np.array(result), checks)
     return units.registry().Quantity(result, model.units[model.equation_for(name).definition.defines])
 
@@ -373,7 +373,8 @@ def evaluate_expression(model: Model, expr: sympy.Basic, unit: pint.Unit | str |
         where = f" (not in preset '{preset}')" if preset else ""
         raise errors.EvaluationError(f"{model.id}: the result needs a value for {', '.join(missing)}{where}; pass NAME=VALUE")
     magnitudes = [np.asarray(input_values.base_magnitude(model, n, merged[n]), dtype=float) for n in names]
-    if shape[1] and not any(np.ndim(v) for v in magnitudes):  # a case condition decided by IEEE rounding: decided exactly
+    if (shape[1] or expr.has(sympy.floor, sympy.ceiling)) and not any(np.ndim(v) for v in magnitudes):
+        # a case condition or a whole part decided by IEEE rounding: decided exactly
         tie = ties.tie_value(model, expr, target, preset, values or {})
         if tie is not None:
             return ureg.Quantity(tie, target)

@@ -189,8 +189,9 @@ WHOLE_LIMIT = sympy.Float(2**53, 17)  # a float: scaled to base units it is no i
 
 
 def near_tie(model: Model, steps: tuple[str, ...], known: Mapping[str, Any], given: frozenset[str] = frozenset()) -> bool:
-    """Are the sides of a relation in a step's case conditions (a ``Piecewise``) within :data:`NEAR` of
-    their size of each other? Hong & Kim's ``MWP == N`` at 71.68 GB/s, 300-cycle loads and 14
+    """Are the sides of a relation in a step's case conditions (a ``Piecewise``), or of a ``floor``/``ceiling``'s
+    argument and its nearest whole number (:func:`whole_part_relations`), within :data:`NEAR` of their size of
+    each other? Hong & Kim's ``MWP == N`` at 71.68 GB/s, 300-cycle loads and 14
     SMs has MWP = 21504/1792 = 12 exactly and 11.999999999999998 in IEEE arithmetic, which takes the
     other case: a jump of 6 % in the value. Sides equal as doubles count too where equal doubles may be
     unequal decimals there (:func:`may_be_unequal`: ``0.1*3 >= z`` at z = 0.30000000000000004: both
@@ -297,8 +298,26 @@ def as_given(model: Model, side: sympy.Basic) -> bool:
     return False
 
 
+#: what may be decided by IEEE rounding at a point: a case condition, or the whole part of a ``floor``/``ceiling``
+TIE_SOURCES = (sympy.Piecewise, sympy.floor, sympy.ceiling)
+
+
+def whole_part_relations(expr: sympy.Basic, found: dict[sympy.Basic, None]) -> None:
+    """Add to ``found``, for each ``floor``/``ceiling`` of ``expr``, the relation of its argument ``a`` and
+    the whole number nearest it, ``a >= floor(2*a) - floor(a)``: within :data:`NEAR` of a tie exactly
+    where IEEE rounding may have taken the whole part across a step (MDM's ``ceiling(M_Read*W/MSHRs)`` at
+    1.12 x 50 / 28: 2.0000000000000004 in doubles, 2 as the decimals given, so 2 batches, not 3), a point
+    every near-tie test (:func:`near_tie`, :func:`symgpu.evaluate.ties.near_condition`) then leaves to exact
+    arithmetic as it does a case condition's. Only its sides are read, never its verdict; the nearest whole
+    number is written with no literal (``floor(a + 1/2)`` would scale its 1/2 with ``a``'s unit)."""
+    for atom in sorted(expr.atoms(sympy.floor, sympy.ceiling), key=sympy.default_sort_key):
+        argument = atom.args[0]
+        found[sympy.GreaterThan(argument, sympy.floor(2 * argument) - sympy.floor(argument), evaluate=False)] = None
+
+
 def _case_sides(model: Model, step: str) -> tuple[tuple[str, ...], Any, tuple[sympy.Basic | None, ...]] | None:
-    """The sides of every relation in the case conditions of ``step``'s equation, compiled as one function
+    """The sides of every relation in the case conditions of ``step``'s equation (and of its whole parts:
+    :func:`whole_part_relations`), compiled as one function
     of base-unit magnitudes (left, right, left, right, ...), and the relations, each None where its
     sides are :func:`equal_is_exact`; None where the equation has no case (cached per model)."""
     kept = state_of(model).compiled
@@ -308,6 +327,7 @@ def _case_sides(model: Model, step: str) -> tuple[tuple[str, ...], Any, tuple[sy
         for piecewise in model.defining[step].rhs.atoms(sympy.Piecewise):
             for _, condition in piecewise.args:
                 piece_select.collect_relations(condition, found)
+        whole_part_relations(model.defining[step].rhs, found)
         relations = list(found)
         if not relations:
             kept[key] = None

@@ -6,7 +6,9 @@ a difference (``-MWP + CWP > 0``: ``1.8e-15 > 0``) hides from the tie rule the s
 cancels. As :func:`evaluator.evaluate` does for a quantity's own cases (:mod:`.stepwise`), a relation
 within :data:`stepwise.NEAR` of a tie at the point, measured against the largest of its sides and of
 the terms of their difference, is decided with the inputs as the decimals given
-(:func:`point.exact_base_values`), and a ``Piecewise`` with such a relation is evaluated exactly.
+(:func:`point.exact_base_values`), and a ``Piecewise`` with such a relation is evaluated exactly. A
+``floor``/``ceiling`` whose argument is within :data:`stepwise.NEAR` of a whole number is one more such
+relation (:func:`stepwise.whole_part_relations`): ``floor(T/tw)`` at 0.3 us / 100 ns is 3, not the doubles' 2.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ def tie_value(model: Model, expr: sympy.Basic, target: pint.Unit, preset: str | 
     """``expr`` (in ``target``) at a scalar point in exact arithmetic where a relation of its
     ``Piecewise`` conditions is within :data:`stepwise.NEAR` of a tie; None elsewhere (or where the
     exact value is no finite real number: the compiled value stands)."""
-    if not expr.has(sympy.Piecewise):
+    if not expr.has(*stepwise.TIE_SOURCES):
         return None
     based = compiler.expression_base(model, expr, target)
     relations, symbols = _relations(model, based)
@@ -91,6 +93,7 @@ def _relations(model: Model, based: sympy.Basic) -> tuple[tuple[sympy.Basic, ...
         for piecewise in based.atoms(sympy.Piecewise):
             for _, condition in piecewise.args:
                 piece_select.collect_relations(condition, found)
+        stepwise.whole_part_relations(based, found)
         kept[key] = (tuple(found), tuple(based.free_symbols))
     return kept[key]  # type: ignore[no-any-return]
 
@@ -155,6 +158,8 @@ def near_condition(model: Model, exprs: Iterable[sympy.Basic]) -> sympy.Basic | 
         for piecewise in expr.atoms(sympy.Piecewise) if isinstance(expr, sympy.Basic) else ():
             for _, condition in piecewise.args:
                 piece_select.collect_relations(condition, found)
+        if isinstance(expr, sympy.Basic):
+            stepwise.whole_part_relations(expr, found)  # a floor's or ceiling's argument near a whole number
     magnitudes: dict[sympy.Basic, sympy.Expr] = {}  # a side shared by several relations (Hong & Kim's) built once
     tests = [_near(model, r, magnitudes) for r in found if isinstance(r, sympy.core.relational.Relational)]
     return sympy.Or(*tests) if tests else None
@@ -229,7 +234,7 @@ def unsettled_points(model: Model, name: str, *, preset: str | None = None, valu
         shape = np.broadcast_shapes(*[np.shape(magnitudes[a]) for a in args])
     except (errors.SymgpuError, ValueError, TypeError, ArithmeticError, pint.PintError):
         return None
-    if not shape or not base.has(sympy.Piecewise):
+    if not shape or not base.has(*stepwise.TIE_SOURCES):
         return np.empty(0, dtype=np.intp)
     expr = model.expression(model.equation_for(name).definition.defines, stop_at=given)
     return near_points(model, expr, magnitudes, shape)
