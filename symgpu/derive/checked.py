@@ -18,7 +18,8 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.derive import certify, certify_path, extrema, fixed_points, grid_search, limit_cases, limit_domain, limit_sides, limits, requests, solving, staircase_boundary, stored
+from symgpu.derive import (certify, certify_path, extrema, fixed_points, grid_search, limit_cases, limit_domain, limit_sides, limits, requests,
+                           results, solving, staircase_boundary, stored)
 from symgpu.derive.certify import Asked
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.options import Options
@@ -248,12 +249,19 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
     except errors.CertificateError as failure:
         if for_ is not None and between is None and str(quantity) in model.defining and \
                 forms.has_staircase(model.expression(str(quantity)), model.symbols[str(for_)]):
-            raise _staircase_pairs(model, str(quantity), str(for_), options.at_a_point, options.plain, failure) from failure
+            raise _staircase_pairs(model, str(quantity), str(for_), options.at_a_point, options.plain, failure.finding) from failure
         if options.plain and not staircase and staircase_boundary.case_steps(pair):
             return _answer(model, Asked("boundary", str(quantity), str(for_)), options, scan)  # steps of case tables: the scan
         if not staircase or options.plain:
             raise
         raise _staircase_closed_form(model, str(quantity), tuple(between), str(for_), options.at_a_point, failure) from failure
+    if for_ is not None and between is None and options.at_a_point and options.plain and str(quantity) in model.defining and \
+            forms.has_staircase(model.expression(str(quantity)), model.symbols[str(for_)]) and \
+            not results.applying_boundaries(model, checked, preset, values or {}):
+        # the closed form of every pair holds at no boundary here (its pairs absent at the point skipped by the check):
+        # the regimes may still switch at a step edge, which a named pair's scan finds
+        raise _staircase_pairs(model, str(quantity), str(for_), options.at_a_point, options.plain,
+                               "no boundary of the closed form applies at the point")
     tied = [r.root for r in checked.extra.roots or () if r.tie]
     if tied and not options.at_a_point and checked.certificate is not None and not checked.certificate.checks:
         raise errors.DerivationError(
@@ -278,7 +286,7 @@ def _staircase_closed_form(model: Model, quantity: str, between: tuple[str, ...]
 
 
 def _staircase_pairs(model: Model, quantity: str, variable: str, at_a_point: bool, plain: bool,
-                     failure: errors.CertificateError) -> errors.DerivationError:
+                     finding: str | None) -> errors.DerivationError:
     """The refusal of a boundary asked without ``between`` over a variable the quantity is a staircase in, whose closed
     form its certificate caught (each pair of regimes solved in one case of the others, kernel_row_reduction's t_body over
     blocks in the block-slot residency at a point in the warp-slot one): a named pair at a point is found by a scan."""
@@ -290,7 +298,7 @@ def _staircase_pairs(model: Model, quantity: str, variable: str, at_a_point: boo
     return errors.DerivationError(
         f"{model.id}: {quantity} is a staircase (floor/ceiling) in {variable}: its regimes switch at step edges that move with "
         f"the cases its inputs put it in, and the closed form derived for every pair of regimes does not hold at every point "
-        f"(checked {failure.finding or 'on the evaluate path'}); name two limiters with --between{example} and ask {where}, "
+        f"(checked {finding or 'on the evaluate path'}); name two limiters with --between{example} and ask {where}, "
         "where their switch is found by a scan of the evaluate path")
 
 
