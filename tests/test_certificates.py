@@ -226,3 +226,14 @@ def test_a_symbolic_solve_is_checked_at_a_target_off_the_quantitys_plateaus() ->
     # fell on either side by rounding: a valid answer was refused (differential seed 91). Off the plateau it is checked.
     answer = symgpu.load("hong_kim_2009_intended").solve("MWP_pw", for_="Departure_del_coal")
     assert answer.certificate is not None and answer.certificate.checks and not answer.certificate.unchecked
+
+
+def test_a_closed_form_whose_conditions_hold_at_no_point_tried_says_so():
+    # the same maximum as above, valid when M_Read > 0, asked only at M_Read = 0: nothing is checked, and the reason
+    # says the stated conditions held nowhere it looked (not "the answer has no value")
+    model = symgpu.load("mdm_2019")
+    answer = model.extremum("M_ReadConcurrent", over="MSHRs", kind="max")
+    outside = certify.certify(model, dataclasses.replace(answer, certificate=None),
+                              Asked("extremum", "M_ReadConcurrent", "MSHRs", "table1", (("M_Read", 0.0), ("W", 64.0)), to="max"))
+    assert outside.certificate is not None and not outside.certificate.checks
+    assert outside.certificate.unchecked == "the conditions it holds under (valid when ...) held at none of the 1 point tried: it may hold nowhere"

@@ -89,7 +89,8 @@ def certify(model: Model, derivation: Derivation, asked: Asked) -> Derivation:
         checked.append(point)
     if not done:
         if not why and derivation.extra.valid_when:
-            why = f"the conditions it holds under (valid when ...) held at none of the {len(tried)} points tried: it may hold nowhere"
+            why = (f"the conditions it holds under (valid when ...) held at none of the {len(tried)} point{'s' if len(tried) != 1 else ''} "
+                   "tried: it may hold nowhere")
         return dataclasses.replace(derivation, certificate=Certificate(unchecked=_short(why or "the answer has no value at any point tried")))
     checks = tuple(dict.fromkeys(done))
     return dataclasses.replace(derivation, certificate=Certificate(where=", ".join(labels), checks=checks))
