@@ -48,6 +48,14 @@ def test_an_assumed_end_in_gb_per_s_is_read_in_gb_per_s(cli: Cli) -> None:
     assert location == pytest.approx(100, rel=1e-12)
 
 
+def test_an_assumed_end_in_gb_per_s_is_shown_as_the_location_in_gb_per_s(cli: Cli) -> None:
+    # the location is that end, 100 GB/s: its first line says so in the variable's unit, not 100000000000 (B/s) bare
+    code, out, err = cli("extremum", "kernel_streaming", "t_kernel", "--over", "Theta_M", "--min", *POINT, "-s", "blocks=2000",
+                         "--assume", "Theta_M <= 100")
+    assert code == 0, err
+    assert out.splitlines()[1] == "  at Theta_M = 100 GB/s"
+
+
 def test_an_assumed_end_in_a_closed_form_without_a_point_is_read_in_ns() -> None:
     # the closed form's location is a Piecewise whose first branch is the end (a number) and whose others are
     # expressions in ns: the number was written in base units (1/5000000 s) and read beside them as ns, so the

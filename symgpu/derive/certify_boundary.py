@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy
 
-from symgpu.derive import results, solving, staircase_boundary
+from symgpu.derive import regime_split, results, solving, staircase_boundary
 from symgpu import errors
 from symgpu.derive.certify_path import Asked, _fail, _inside, _Point, _result_at, _roots_at, _with, at_a_point
 from symgpu.derive.derivation import Derivation
@@ -29,6 +29,7 @@ def boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
     pair = _limiter_pair(model, asked.quantity, derivation.extra.between, keep)
     checked = 0
     crossings: list[float] = []  # two arguments' order switches, but the binding argument does not
+    ties: list[float] = []  # two regimes of a pair equal on both sides: no switch between them
     pairs = _pairs_at(model, derivation, asked, point)
     for number in _roots_at(model, derivation, asked, point, {}):
         around = active.boundary_sides(model, asked.variable, number)
@@ -36,6 +37,9 @@ def boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
             continue
         if pair is None and number in pairs and all(_absent_beside(model, asked, point, key, around) for key in pairs[number]):
             continue  # between regimes one of which binds on neither side here (kernel_gemm's clock bound where the power bound binds)
+        if pair is None and number in pairs and all(_tied_beside(model, asked, point, key, around) for key in pairs[number]):
+            ties.append(number)  # two regimes equal on both sides here (Baghsorkhi's alu = Max(4, 20/n) at n = 5): no switch
+            continue
         if pair is not None:  # two named arguments of the quantity's Min/Max: their difference changes sign here
             gaps = [float(evaluator.evaluate_expression(model, pair, None, preset=point.preset,
                                                         values=_with(model, asked, point, x)).magnitude) for x in around]
@@ -48,6 +52,8 @@ def boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
             sides = [active.binding(model, expr, point.preset, _with(model, asked, point, x)) for x in around]
             if sides[0] == sides[1] and around[0] != number:  # a regime that holds at the boundary only (Eq(x, 1))
                 sides[1] = active.binding(model, expr, point.preset, _with(model, asked, point, number))
+            if sides[0] == sides[1] and number in pairs and all(_absent_in_table(model, asked, point, key, around) for key in pairs[number]):
+                continue  # between regimes whose conditions hold on neither side here (Zhang & Owens' latency-bound arithmetic at n = 32)
             if sides[0] == sides[1]:
                 raise _fail(model, asked, point, f"the regime is the same just below and just above the boundary {asked.variable} = {number:.10g}")
             values = [_with(model, asked, point, x) for x in (around[0], around[1] if around[0] != number else number)]
@@ -59,12 +65,21 @@ def boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
                 crossings.append(number)
                 continue
         checked += 1
-    if not checked and not crossings:
+    if not checked and not crossings and not ties:
         return None
-    if not crossings:
+    if not crossings and not ties:
         return f"the regime switches at {'each of ' + str(checked) + ' boundaries' if checked > 1 else 'the boundary'}"
-    return (f"the regime switches at {checked} of {checked + len(crossings)} boundaries; at {asked.variable} = "
-            f"{', '.join(f'{x:.6g}' for x in crossings)} arguments that do not bind there cross")
+    said = [f"the regime switches at {checked} of {checked + len(crossings) + len(ties)} boundaries"]
+    if crossings:
+        said.append(f"at {asked.variable} = {_numbers(crossings)} arguments that do not bind there cross")
+    if ties:
+        said.append(f"at {asked.variable} = {_numbers(ties)} the two regimes are equal on both sides (a tie, not a switch)")
+    return "; ".join(said)
+
+
+def _numbers(found: list[float]) -> str:
+    """The distinct numbers of ``found``, ascending, to 6 digits."""
+    return ", ".join(dict.fromkeys(f"{x:.6g}" for x in sorted(found)))
 
 
 def _limiter_pair(model: Model, quantity: str, between: Any, keep: tuple[str, ...]) -> sympy.Expr | None:
@@ -94,26 +109,73 @@ def _pairs_at(model: Model, derivation: Derivation, asked: Asked, point: _Point)
     return found
 
 
-def _absent_beside(model: Model, asked: Asked, point: _Point, key: str, around: Any) -> bool:
-    """Whether one of the two regimes of pair ``key`` (``A|B``, each ``limiter+limiter...``) binds on neither side of a
-    boundary: one of its limiters, named by exactly one Min/Max of the model, binds there on neither side (an inner
-    ``Min`` the variable does not move: ``P_sustained``'s clock bound where its power bound binds). False where a name
-    is generated (``max_arg1``) or not one equation's: left to the check of the switch."""
+def _owners(model: Model) -> dict[str, list[str]]:
+    """Each limiter name of a Min/Max equation of the model, with the quantities whose equation names it."""
     owners: dict[str, list[str]] = {}
     for name in model.defining:
         equation = model.equation_for(name)
         if isinstance(equation.rhs, (sympy.Min, sympy.Max)) and equation.limiters:
             for label in active.argument_labels(equation):
                 owners.setdefault(label, []).append(name)
+    return owners
+
+
+def _binds_beside(model: Model, asked: Asked, point: _Point, key: str, around: Any) -> list[list[bool]] | None:
+    """For each limiter of the two regimes of pair ``key`` (``A|B``, each ``limiter+limiter...``) that exactly one
+    Min/Max of the model names, whether it binds just below and just above the boundary; None where a value is missing."""
+    owners = _owners(model)
+    found: list[list[bool]] = []
     for regime in key.split("|"):
         for part in regime.split("#")[0].split("+"):
             if len(owners.get(part, [])) != 1:
                 continue
             try:
-                binds = [part in active.binding_names(model, owners[part][0], point.preset, **_with(model, asked, point, x))
-                         for x in around]
+                found.append([part in active.binding_names(model, owners[part][0], point.preset, **_with(model, asked, point, x))
+                              for x in around])
             except errors.SymgpuError:
+                return None
+    return found
+
+
+def _tied_beside(model: Model, asked: Asked, point: _Point, key: str, around: Any) -> bool:
+    """Whether the two regimes of pair ``key`` differ only in limiters that bind together on both sides of the boundary
+    (a tie over the whole neighbourhood, not a switch). False where a name is generated or a value missing."""
+    regimes = key.split("|")
+    if len(regimes) != 2:
+        return False
+    parts = [set(r.split("#")[0].split("+")) for r in regimes]
+    differing = "|".join("+".join(sorted(p - parts[1 - i])) for i, p in enumerate(parts))
+    if not all(differing.split("|")):
+        return False
+    binds = _binds_beside(model, asked, point, differing, around)
+    return binds is not None and len(binds) == len(parts[0] ^ parts[1]) > 0 and all(all(b) for b in binds)
+
+
+def _absent_in_table(model: Model, asked: Asked, point: _Point, key: str, around: Any) -> bool:
+    """Whether one of the two regimes of pair ``key`` (``A|B``, as the regime table names them) holds on neither side of
+    the boundary: its conditions in the quantity's regime table (:func:`symgpu.derive.regime_split.regimes`, over the
+    variable, with the question's substitutions and assumptions) fail at both. False where a regime is not in the table
+    or a condition cannot be decided there."""
+    try:
+        table = {r.name: r for r in regime_split.regimes(model, asked.quantity, over=asked.variable, substitute=dict(asked.substitute),
+                                                          assume=asked.assume).regimes}
+        for name in key.split("|"):
+            regime = table.get(name)
+            if regime is None:
                 return False
-            if not any(binds):
+            holds = [all(active.condition_true(model, c, point.preset, _with(model, asked, point, x)) for c in regime.conditions)
+                     for x in around]
+            if not any(holds):
                 return True
+    except errors.SymgpuError:
+        return False
     return False
+
+
+def _absent_beside(model: Model, asked: Asked, point: _Point, key: str, around: Any) -> bool:
+    """Whether one of the two regimes of pair ``key`` (``A|B``, each ``limiter+limiter...``) binds on neither side of a
+    boundary: one of its limiters, named by exactly one Min/Max of the model, binds there on neither side (an inner
+    ``Min`` the variable does not move: ``P_sustained``'s clock bound where its power bound binds). False where a name
+    is generated (``max_arg1``) or not one equation's: left to the check of the switch."""
+    binds = _binds_beside(model, asked, point, key, around)
+    return binds is not None and any(not any(b) for b in binds)

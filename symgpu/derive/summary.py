@@ -135,6 +135,13 @@ def root_lines(roots: Iterable[RootRecord], width: int = MAX_LINE) -> list[str]:
     return lines
 
 
+def _scaled_number(location: Any, extra: Extras) -> bool:
+    """Whether ``location`` is a number in base units that differs from the same location in the variable's declared unit."""
+    return (isinstance(location, sympy.Basic) and location.is_number and location.is_real is True
+            and isinstance(extra.location_at, (int, float)) and extra.location_unit not in (None, "", "1")
+            and float(location) != float(extra.location_at))
+
+
 def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> str:
     """A derivation as a short, readable answer: what was asked, the result (folded), the
     regimes as a table, the boundaries grouped, which quantities were substituted and how
@@ -147,7 +154,10 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
     lines = [head]
     unit = f"  [{derivation.unit}]" if derivation.unit not in ("", "1") else ""
     result = derivation.result
-    if derivation.location is not None:
+    if derivation.location is not None and _scaled_number(derivation.location, extra):
+        # a number in base units (1.5e11 B/s) for a variable declared in a scaled unit: said in that unit, as the value line does
+        lines.append(f"  at {derivation.variable} = {float(extra.location_at):.10g} {extra.location_unit}")
+    elif derivation.location is not None:
         lines.append(f"  at {derivation.variable} =")
         lines.extend("    " + line for line in fold(derivation.location, width - 4))
     if derivation.operation == "regimes" and extra.regimes is not None:
