@@ -62,3 +62,15 @@ def test_no_admissible_solution_quotes_a_long_relation_cut_short():
     said = str(caught.value)
     assert said.startswith("volkov_2016_h100: dram_throughput = ") and "characters) has no admissible solution for n" in said
     assert len(said) < 450 and "Eq(" not in said
+
+
+def test_a_preset_lacking_inputs_gets_no_range_verdict_from_sampled_inputs(cli):
+    # preset h100 lacks the latency fit (a, b, c) and the ILP terms: the scan that rules a target out ran at inputs drawn
+    # to complete it (c = 64 GB/s...) and said "dram_throughput stays below the target 2500 GB/s ... (sampled)", a verdict
+    # on a question nobody asked; at h100_fit the same quantity reaches 2500 GB/s (brute force below)
+    model = symgpu.load("volkov_2016_h100")
+    far = model.evaluate("dram_throughput", "h100_fit", values={"n": 8, "alpha": 0, "ilp": 1e6}).to("GB/s").magnitude
+    assert far > 2500
+    code, out, err = cli("--no-cache", "solve", "volkov_2016_h100", "dram_throughput", "--for", "ilp", "--target", "2500",
+                         "-p", "h100", "-s", "n=8")
+    assert code != 0 and "stays below" not in err and "sampled" not in err, err

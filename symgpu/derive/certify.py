@@ -403,7 +403,7 @@ def out_of_reach(model: Model, asked: Asked) -> None:
         return
     asked = dataclasses.replace(asked, quantity=model.equation_for(asked.quantity).definition.defines)
     points, _ = _points(model, asked)
-    if len(points) != 1 or points[0].preset != asked.preset:
+    if len(points) != 1 or points[0].preset != asked.preset or set(points[0].values) - {k for k, _ in asked.values}:
         return  # no point of the caller's (sampled inputs) or one completed by samples: nothing to say about the question
     target = _target_free_of_the_variable(model, asked, points[0])
     if target is not None and np.ndim(target) == 0 and np.isfinite(target):

@@ -148,8 +148,9 @@ def _out_of_reach(model: Model, asked: Asked, point: _Point, want: float, root: 
         errors.TargetOutOfReach: the target lies beyond every scanned value.
     """
     at_a_point = asked.preset is not None or any(k != asked.variable for k, _ in asked.values)
-    if not at_a_point or _target_free_of_the_variable(model, asked, point) is None:
-        return
+    drawn = set(point.values) - {k for k, _ in asked.values} - {asked.variable}  # inputs the caller's point lacks, sampled
+    if not at_a_point or drawn or _target_free_of_the_variable(model, asked, point) is None:
+        return  # the scan at sampled inputs says nothing of the caller's question
     grid = _scan_grid(model, asked.variable, [])
     grid = grid[_inside(model, asked, point, grid)]
     with np.errstate(all="ignore"):
