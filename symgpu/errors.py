@@ -78,6 +78,16 @@ class DerivationError(SymgpuError):
     """A symbolic operation has no answer (no root, no regime, unsupported form)."""
 
 
+class NoClosedForm(DerivationError):
+    """SymPy cannot isolate the unknown (it sits inside a transcendental function and outside it): at a point
+    that gives every other input, the root can still be found numerically (:mod:`symgpu.derive.numeric_solve`).
+    ``reason`` says why, in a few words."""
+
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason or message
+
+
 class NoAnswerHere(DerivationError):
     """A question has answers, but none holds at the given point (no root lies in its regime
     there): a failed check, so the command line exits 1."""

@@ -18,7 +18,7 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.derive import (certify, certify_path, extrema, fixed_points, grid_search, limit_cases, limit_domain, limit_sides, limits, requests,
+from symgpu.derive import (certify, certify_path, extrema, fixed_points, grid_search, limit_cases, limit_domain, limit_sides, limits, numeric_solve, requests,
                            results, solving, staircase_boundary, stored)
 from symgpu.derive.certify import Asked
 from symgpu.derive.derivation import Derivation
@@ -168,9 +168,18 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
                          case=case, relation=relation)
     asked = Asked("solve", str(quantity_or_equation), str(for_), target=value if target is None else target, relation=relation,
                   kind=kind if relation not in ("==", "=") else None)
-    return _answer(model, asked, options, lambda o: solving.solve(
-        model, quantity_or_equation, for_, target=value, relation=o.relation, kind=kind, case=o.case, **o.rewrites(), **o.point()),
-        pin_zeros=True)
+    def run(o: Options) -> Derivation:
+        try:
+            return solving.solve(model, quantity_or_equation, for_, target=value, relation=o.relation, kind=kind, case=o.case,
+                                 **o.rewrites(), **o.point())
+        except errors.NoClosedForm as exc:  # at a point that gives every other input: the roots found numerically
+            if o.relation not in ("==", "=") or not numeric_solve.answerable(model, name, str(for_), o.preset, o.at,
+                                                                               bool(o.substitutions or o.omit or o.stop_at or o.case)):
+                raise
+            return numeric_solve.numeric_roots(model, name, str(for_), value, exc.reason, preset=o.preset,
+                                               values=o.at, assume=tuple(o.assume or ()))
+
+    return _answer(model, asked, options, run, pin_zeros=True)
 
 
 def _across_the_clock(model: Model, name: str, target: Any, preset: str | None, values: Mapping[str, Any] | None,

@@ -459,7 +459,10 @@ def _root_cases(job: _Job, equation: sympy.Basic, var: sympy.Symbol, label: str)
         why = (f" ({var} sits inside {', '.join(inside)} and outside it: no closed form, not even with a point's numbers put in; "
                f"read the root off a sweep of {var}: symgpu sweep {job.model.id} {job.quantity} --grid {var}=START:STOP:STEP ...)"
                if inside else "")
-        raise errors.DerivationError(f"{job.model.id}: SymPy finds no closed form for {label}: {sympy.sstr(equation)} in {var}{why}")
+        if inside:
+            raise errors.NoClosedForm(f"{job.model.id}: SymPy finds no closed form for {label}: {sympy.sstr(equation)} in {var}{why}",
+                                      reason=f"{var} sits inside {', '.join(inside)} and outside it: SymPy finds no closed form")
+        raise errors.DerivationError(f"{job.model.id}: SymPy finds no closed form for {label}: {sympy.sstr(equation)} in {var}")
     kept: list[tuple[sympy.Expr, sympy.Basic, sympy.Basic]] = []
     dropped: list[tuple[sympy.Expr, str]] = []
     for root, needs in found:
