@@ -456,8 +456,9 @@ def _root_cases(job: _Job, equation: sympy.Basic, var: sympy.Symbol, label: str)
     found = real_root_cases(equation, var)
     if found is None:
         inside = [sympy.sstr(f) for f in transcendental_in(equation, var)]
-        why = (f" ({var} sits inside {', '.join(inside)} and outside it: no closed form, not even with a point's numbers put in; "
-               f"read the root off a sweep of {var}: symgpu sweep {job.model.id} {job.quantity} --grid {var}=START:STOP:STEP ...)"
+        why = (f" ({var} sits inside {', '.join(inside)} and outside it: no closed form; ask at a point that gives every "
+               f"other input (--preset, --set) for its roots found numerically, or sweep {var}: "
+               f"symgpu sweep {job.model.id} {job.quantity} --grid {var}=START:STOP:STEP ...)"
                if inside else "")
         if inside:
             raise errors.NoClosedForm(f"{job.model.id}: SymPy finds no closed form for {label}: {sympy.sstr(equation)} in {var}{why}",

@@ -107,6 +107,8 @@ def real_root_cases(equation: sympy.Basic, var: sympy.Symbol) -> list[tuple[Any,
                     solution = None
                 if isinstance(solution, sympy.FiniteSet):
                     roots = _unconditional(list(solution))
+        if roots is not None and any(isinstance(r, sympy.Basic) and r.has(sympy.LambertW) for r, _ in roots):
+            roots = None  # Lambert's W (x**2 = 3*log(x)): no form symgpu evaluates or checks; at a point, numeric_solve
         if roots is not None:
             back = {free: var}
             roots = [(r.xreplace(back) if isinstance(r, sympy.Basic) else r, c.xreplace(back)) for r, c in roots]
