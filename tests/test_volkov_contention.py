@@ -47,3 +47,18 @@ def test_kepler_closed_form_fixed_point_agrees_with_bisection(volkov, n, alpha):
     value = derive.evaluate_result(volkov, d, "kepler", n=n, alpha=alpha).magnitude
     expected = bisect_fixed_point(volkov, "memory_throughput_loaded", "kepler", n, alpha, pole(volkov, "kepler", "c") * (1 - 1e-12))
     assert value == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("b", [300, 400, 1000])
+def test_latency_root_holds_where_the_contention_slope_b_reaches_the_unloaded_latency(volkov, b):
+    # kepler, alpha = 0: A = a = 300 cycles; b >= A was refused by a valid_when A > b (outside round 11a, F1), though
+    # x*(A + b*x/(C - x)) = n has one root in (0, C) for every b >= 0: found here by plain bisection of that equation
+    n, a = 32, 300.0
+    assert volkov.preset("kepler")["a"].to("cycle").magnitude == a
+    c_ipc = pole(volkov, "kepler", "c")
+    lo, hi = 0.0, c_ipc
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if mid * (a + b * mid / (c_ipc - mid)) < n else (lo, mid)
+    got = volkov.evaluate("x_latency_root", preset="kepler", n=n, alpha=0, b=b).to("winst/cycle/SM").magnitude
+    assert got == pytest.approx(lo, rel=1e-12)
