@@ -100,6 +100,12 @@ def _applying_value(model: Model, derivation: Derivation, preset: str | None, va
         found = applying_boundaries(model, derivation, preset, values)
     else:
         found = applying_roots(model, _records_of_result(derivation), preset, values, derivation.unit, derivation.variable)
+    flat = applying_ranges(model, derivation, preset, values) if not found and derivation.operation == "solve" else ()
+    if flat:  # the command line says so too: a range of roots, no isolated one (a plateau at the target)
+        raise errors.NoAnswerHere(f"{model.id}: {derivation.quantity}: no isolated root for {derivation.variable} at "
+                                  f"{at_point.where_text(preset, values)}: the relation holds on a range there, for every "
+                                  f"{derivation.variable} where {sympy.sstr(flat[0].when)} (regime {flat[0].regime}); its end: solve "
+                                  "with relation='>=' or '<=' and kind='min' or 'max'")
     if not found:
         raise errors.NoAnswerHere(f"{model.id}: {derivation.quantity}: no root for {derivation.variable} lies in its regime at "
                                   f"{at_point.where_text(preset, values)}: the regime conditions, or the model's domain there, fail for each "
