@@ -167,6 +167,10 @@ def _tokens(text: str) -> list[_Token]:
         column = position + 1
         if match is None:
             char = text[position]
+            if char == "%":  # 75 %, --unit %: the unit percent, as profilers print occupancy
+                tokens.append(_Token("name", "percent", column))
+                position += 1
+                continue
             if char == "^":
                 raise GrammarError("'^' is not a power; write powers with '**'", column)
             if char == ",":
