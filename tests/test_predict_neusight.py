@@ -54,6 +54,19 @@ def test_a_cublas_sgemm_row_is_predicted_as_computed_by_hand():
     assert p.latency_ms == pytest.approx(1.1817, abs=1e-4)
 
 
+@pytest.mark.parametrize("grid_x, grid_y, label", [(32, 16, "compute-bound"), (36, 16, "wave-quantized")])
+def test_a_gemm_is_wave_quantized_where_its_last_wave_adds_a_tenth_to_its_compute_time(grid_x, grid_y, label):
+    # volta_sgemm_128x64 on the V100's 80 SMs, one block per SM: 512 blocks are 6.4 waves of work run in 7 (7/6.4 - 1 =
+    # 9.4% more compute time): compute-bound; 576 blocks are 7.2 waves run in 8 (8/7.2 - 1 = 11.1%): wave-quantized
+    # (outside round 11a, F7: the label was given by last-wave fill and fewer than 8 waves, a rule written nowhere)
+    blocks = grid_x * grid_y
+    assert (math.ceil(blocks / 80) * 80 / blocks - 1 >= 0.10) == (label == "wave-quantized")
+    row = LINEAR.replace(",20,16,1,128,", f",{grid_x},{grid_y},1,128,").replace(",1024,2560,2560", f",{grid_y * 64},{grid_x * 128},2048")
+    _, rows = parse_rows(HEADER + "\n" + row)
+    (p,) = predict_rows(rows)
+    assert p.model == "kernel_gemm" and p.regime == label
+
+
 def test_rows_without_a_model_or_a_gpu_preset_get_no_number_but_a_reason():
     unknown_gpu = ADD.replace("Tesla V100-PCIE-32GB", "Imaginary GPU 9000")
     unknown_op = LINEAR.replace("linear,", "conv2d,", 1).replace("volta_sgemm_128x64_tn", "implicit_convolve_sgemm")

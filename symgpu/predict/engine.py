@@ -4,8 +4,9 @@ Each group is one call of :func:`symgpu.evaluate.evaluator.evaluate` per quantit
 rows' inputs as NumPy arrays (the compiled path), at the GPU's preset combined with the
 efficiency preset (``neusight_fit`` unless other values are given). The regime of a row is the
 binding argument of the model's ``Max`` (its ``limiters`` names), ``launch-bound`` when the launch
-overhead exceeds the body, and ``wave-quantized`` for a compute-bound GEMM whose last wave is
-less than half full.
+overhead exceeds the body, and ``wave-quantized`` for a compute-bound GEMM whose partly filled
+last wave adds at least :data:`WAVE_LOSS` to its compute time (``waves/(blocks/per_wave) - 1``:
+7 waves for 6.4 waves' work adds 9.4%, 8 for 7.2 adds 11.1%).
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ BOUNDS = {
     "kernel_row_reduction": (("t_memory", "memory-bound"), ("t_latency", "latency-bound")),
     "kernel_gemm": (("t_compute", "compute-bound"), ("t_dram", "memory-bound")),
 }
-#: last-wave fill below which a compute-bound GEMM is called wave-quantized
-WAVE_FILL = 0.5
+#: the share of a compute-bound GEMM's compute time its partly filled last wave adds, from which it is called wave-quantized
+WAVE_LOSS = 0.10
 
 
 @dataclass(frozen=True)
@@ -96,7 +97,7 @@ def group_predictions(model_id: str, gpu: str, members: Sequence[Assignment], gi
     if model_id == "kernel_gemm":
         waves = value("waves", "1")
         per_wave = given_value("n_SM") * given_value("ctas_per_SM")
-        last = np.asarray(inputs["blocks"]) - (waves - 1) * per_wave
-        regime = np.where((regime == first_name) & (last / per_wave < WAVE_FILL) & (waves < 8), "wave-quantized", regime)
+        loss = waves * per_wave / np.asarray(inputs["blocks"], dtype=float) - 1  # the whole waves over the waves of work
+        regime = np.where((regime == first_name) & (loss >= WAVE_LOSS), "wave-quantized", regime)
     regime = np.where(launch > np.maximum(a, b), "launch-bound", regime)
     return [Prediction(m.row, model_id, gpu, float(t), str(r)) for m, t, r in zip(members, total, regime)]
