@@ -22,6 +22,7 @@ from symgpu.model import expressions, loader
 from symgpu.evaluate import clocks
 from symgpu.numbers import json_number
 from symgpu.report import files
+from symgpu.cli import unit_rates
 from symgpu.cli.parsing import BAD_INPUT, FAILED, OK, Parser
 
 __all__ = ["BAD_INPUT", "FAILED", "OK", "Parser", "add_unit_options", "add_value_options", "convert", "converted", "CycleClock", "find_clock", "load_model", "parse_assignments",
@@ -188,14 +189,22 @@ def converted(model: Any, value: pint.Quantity, unit: str | None, clock_text: st
         assert unit is not None
         if needs_warp_size(value, units.unit(unit)):
             return to_unit(with_warp_size(model, value, units.unit(unit), preset, values, problem), unit), None
-        if not clocks.needs_clock(value, units.unit(unit)):
-            raise problem from None
-        need = "a time" if units.unit(unit).dimensionality == units.unit("s").dimensionality else unit
-        clock, source = find_clock(model, clock_text, preset=preset, values=values, variable=variable,
-                                   missing=f"--unit {unit!r}: {quantity} is in {unit_text(value)}; {need} needs a clock")
-        named = "" if source == "--clock" else f"{source.split(' ', 1)[0]} = "
-        print(f"symgpu: note: cycles converted at {named}{units.compact(clock):~.10g} ({source})", file=sys.stderr)
-        return to_unit(clocks.with_clock(value, units.unit(unit), clock), unit), CycleClock(clock, source)
+        used: list[CycleClock] = []
+
+        def clock() -> pint.Quantity:
+            need = "a time" if units.unit(unit).dimensionality == units.unit("s").dimensionality else unit
+            found, source = find_clock(model, clock_text, preset=preset, values=values, variable=variable,
+                                       missing=f"--unit {unit!r}: {quantity} is in {unit_text(value)}; {need} needs a clock")
+            named = "" if source == "--clock" else f"{source.split(' ', 1)[0]} = "
+            print(f"symgpu: note: cycles converted at {named}{units.compact(found):~.10g} ({source})", file=sys.stderr)
+            used.append(CycleClock(found, source))
+            return found
+
+        if not clocks.needs_clock(value, units.unit(unit)):  # per SM and per GPU (with the clock or warp size where needed)
+            moved = unit_rates.across_sms(model, value, units.unit(unit), preset=preset, values=values, problem=problem, clock=clock)
+            return to_unit(moved, unit), (used[0] if used else None)
+        found = clock()
+        return to_unit(clocks.with_clock(value, units.unit(unit), found), unit), used[0]
 
 
 def needs_warp_size(value: pint.Quantity, unit: Any) -> bool:

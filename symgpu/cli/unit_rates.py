@@ -1,0 +1,72 @@
+"""``--unit`` across the SM count, and across it together with the clock or the warp size: a value per SM
+(``winst/cycle/SM``) asked per GPU (``winst/us``), or per GPU asked per SM per cycle (``B/cycle/SM`` for
+Volkov's ``theta_loaded`` in GB/s). The SM count is the model's one input in SM (``SMs``, ``n_SM``) at the
+point; each rate used is said on stderr, as the clock and the warp size are (:mod:`symgpu.cli.common`)."""
+
+from __future__ import annotations
+
+import itertools
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pint
+
+from symgpu import errors, units
+from symgpu.evaluate import clocks, evaluator
+
+#: the rates a value may be moved across, each by the model's one input of that unit (the clock: its cycle clock)
+RATES = ("SM", "Hz", clocks.WARP_SIZE)
+
+
+def exponents(value: pint.Quantity, unit: Any) -> dict[str, int] | None:
+    """The powers (each -1, 0 or 1, the SM count among them) of :data:`RATES` by which ``value``'s dimension exceeds
+    ``unit``'s, where the SM count is one of them; None where no such product does."""
+    ratio = (value.units / unit).dimensionality
+    for powers in itertools.product((0, 1, -1), repeat=len(RATES)):
+        if powers[0] == 0:
+            continue
+        product = units.unit("1").dimensionality
+        for rate, power in zip(RATES, powers):
+            product = product * units.unit(rate).dimensionality ** power
+        if product == ratio:
+            return {rate: power for rate, power in zip(RATES, powers) if power}
+    return None
+
+
+def across_sms(model: Any, value: pint.Quantity, unit: Any, *, preset: str | None, values: Mapping[str, Any],
+               problem: errors.UsageError, clock: Callable[[], pint.Quantity]) -> pint.Quantity:
+    """``value`` moved across the model's SM count (and its clock or warp size where the units need them too)
+    towards ``unit``, each rate said on stderr; ``clock`` finds the clock (it raises saying what to give).
+
+    Raises:
+        errors.UsageError: ``problem`` where no SM count moves it; what to give where a rate has no value here.
+    """
+    powers = exponents(value, unit)
+    if powers is None:
+        raise problem from None
+    rates = {"SM": _input_at(model, "SM", preset, values, problem),
+             clocks.WARP_SIZE: _input_at(model, clocks.WARP_SIZE, preset, values, problem) if clocks.WARP_SIZE in powers else None}
+    for rate, power in powers.items():
+        found = clock() if rate == "Hz" else rates[rate]
+        assert found is not None
+        value = value / found ** power
+    return units.convert(value, unit)
+
+
+def _input_at(model: Any, unit: str, preset: str | None, values: Mapping[str, Any], problem: errors.UsageError) -> pint.Quantity:
+    """The model's one input of ``unit``'s dimension at the point, said on stderr.
+
+    Raises:
+        errors.UsageError: the model has none or several (``problem``), or it has no value here (what to give).
+    """
+    names = clocks.inputs_in(model, unit)
+    if len(names) != 1:
+        raise problem from None
+    try:
+        found = evaluator.evaluate_expression(model, model.symbols[names[0]], model.units[names[0]], preset=preset, values=values)
+    except errors.SymgpuError:
+        raise errors.UsageError(f"{problem}; {names[0]} has no value here: give --set {names[0]}=... or a preset with it") from None
+    print(f"symgpu: note: {'per-SM values converted' if unit == 'SM' else 'warps converted'} at {names[0]} = {found:~.10g}",
+          file=sys.stderr)
+    return found
