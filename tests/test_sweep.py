@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+import math
 from collections.abc import Callable
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +15,7 @@ import pytest
 import sympy
 
 import symgpu
-from conftest import read_fixture
+from conftest import read_fixture, toy_header
 from symgpu import errors
 from symgpu.evaluate import active
 from symgpu.evaluate.active import active_regime
@@ -37,6 +39,44 @@ def test_axis_range_with_default_step_is_inclusive() -> None:
 def test_axis_range_with_step_and_list() -> None:
     assert parse_axis("alpha=0:8:2").values.tolist() == [0.0, 2.0, 4.0, 6.0, 8.0]
     assert parse_axis("a=1, 2,4").values.tolist() == [1.0, 2.0, 4.0]
+
+
+def test_a_range_axis_is_each_decimal_point_rounded_once_and_counted_exactly() -> None:
+    # START + i*STEP in exact decimals: 0.2*k and 0.1*k, each the double of its decimal (accumulated doubles gave
+    # 0.6000000000000001 and 1.4000000000000001, 0.7000000000000001); 0.9999999999 holds 9 whole tenths: 10 points, none past STOP
+    assert parse_axis("M=0.2:1.4:0.2").values.tolist() == [float(Fraction(2 * k, 10)) for k in range(1, 8)]
+    assert parse_axis("M=0.1:0.7:0.1").values.tolist() == [float(Fraction(k, 10)) for k in range(1, 8)]
+    assert parse_axis("x=-1.5:1.5:0.5").values.tolist() == [float(Fraction(k, 2)) for k in range(-3, 4)]
+    assert Fraction("0.9999999999") // Fraction("0.1") == 9
+    assert parse_axis("x=0:0.9999999999:0.1").values.tolist() == [float(Fraction(k, 10)) for k in range(10)]
+
+
+def test_a_sweep_over_a_range_axis_gives_the_staircase_eval_gives_at_each_decimal(write_model: Callable[..., Path]) -> None:
+    # batches = ceiling(M*W/7) at W = 10: at M = 1.4 it is 14/7 = 2 exactly (3 at the accumulated 1.4000000000000001),
+    # and the same as evaluate at the decimal
+    model = symgpu.load(write_model(toy_header("batches", "Batches", "A staircase.") + """
+[symbols.M]
+description = "requests per warp"
+unit = "1"
+assumptions = ["positive"]
+[symbols.W]
+description = "warps"
+unit = "1"
+assumptions = ["positive"]
+[symbols.batches]
+description = "batches"
+unit = "1"
+role = "output"
+[[equations]]
+id = "b"
+defines = "batches"
+rhs = "ceiling(M*W/7)"
+source = { ref = "toy2026", locator = "1" }
+""", name="batches"))
+    result = sweep(model, "batches", grid=["M=0.2:1.4:0.2"], values={"W": 10})
+    by_hand = [math.ceil(Fraction(2 * k, 10) * 10 / 7) for k in range(1, 8)]
+    assert result.columns["batches"].tolist() == by_hand == [1, 1, 1, 2, 2, 2, 2]
+    assert [model.evaluate("batches", values={"M": float(Fraction(2 * k, 10)), "W": 10}).magnitude for k in range(1, 8)] == by_hand
 
 
 def test_log_axis_has_equal_ratios_and_exact_ends() -> None:

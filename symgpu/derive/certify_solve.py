@@ -42,12 +42,12 @@ def _target_at(model: Model, asked: Asked, point: _Point, v: Any) -> Any:
         given = dict(point.values).get(asked.quantity)
         return None if given is None else input_values.to_magnitude(model, asked.quantity, given, check=False)
     if isinstance(target, pint.Quantity):
-        return float(units.magnitude_in(target, unit))
+        return float(units.exact_convert(target, unit).magnitude)
     if isinstance(target, str):
         try:
             target = model.parse(target, "target")
         except errors.SymgpuError:
-            return float(units.magnitude_in(units.quantity(target), unit))
+            return float(units.exact_convert(units.quantity(target), unit).magnitude)
     if isinstance(target, (int, float)) or (isinstance(target, sympy.Basic) and target.is_number):
         return float(target)
     values = kept_valued(model, asked, point, _with(model, asked, point, v), [target])  # a target naming model quantities
@@ -119,7 +119,9 @@ def _solve(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
     if uncovered is not None:
         raise _fail(model, asked, point, f"the relation holds on a range of {asked.variable} (exactly at {uncovered:.10g}, among others) "
                     f"that neither the answer's roots nor its ranges give")
-    missing = [r for r in _brute_roots(model, asked, point, grid, target_of) if _lacked(model, asked, point, grid, r, target_of, roots)]
+    ranges = () if probed else results.applying_ranges(model, derivation, point.preset, {**point.values, **extra})
+    missing = [r for r in _brute_roots(model, asked, point, grid, target_of) if _lacked(model, asked, point, grid, r, target_of, roots)
+               and not _ends_a_range(model, asked, point, grid, r, target_of, ranges, {**point.values, **extra})]
     if missing:
         shown = ", ".join(f"{r:.10g}" for r in missing[:4])
         raise _fail(model, asked, point, f"a scan of {asked.variable} finds root(s) {shown} that the answer lacks "
@@ -294,6 +296,21 @@ def _lacked(model: Model, asked: Asked, point: _Point, grid: np.ndarray, root: f
         return False
     known, crossing = _exact_crossing(model, asked, point, grid, root, target_of, refine=bool(roots))
     return not known or crossing is not None and not any(_close(crossing, a) for a in roots)
+
+
+def _ends_a_range(model: Model, asked: Asked, point: _Point, grid: np.ndarray, root: float, target_of: Callable[[Any], Any],
+                  ranges: tuple[Any, ...], values: Mapping[str, Any]) -> bool:
+    """Is the scan's root at ``root`` the end of a range of roots the answer gives: is a scan value
+    beside it inside one of the answer's flat ranges that apply at the point, and the quantity there
+    the target in exact arithmetic? On a plateau the evaluate path's doubles may sit an ulp off the
+    target (m6_ext's t_kernel = t_launch + a 1 us floor, 19.3 us + 1 us summed in seconds:
+    20.299999999999997 us against 20.3), so the scan sees the plateau's end as a sign change."""
+    i = int(np.searchsorted(grid, root))
+    if not ranges or not 0 < i < len(grid):
+        return False
+    target = float(np.asarray(target_of(np.asarray(root)), dtype=float))
+    return any(any(_holds(model, f.when, point, {**values, asked.variable: float(x)}) for f in ranges)
+               and _exact_gap(model, asked, point, float(x), target) == 0 for x in (grid[i - 1], grid[i]))
 
 
 def _degenerate(model: Model, derivation: Derivation, point: _Point, extra: Mapping[str, Any]) -> bool:

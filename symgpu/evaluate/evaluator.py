@@ -13,6 +13,7 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.memo import Memo
+from symgpu.model import literal_constants
 from symgpu.evaluate import compiler, divisors, scaling, input_values, no_value, one_sided, piece_select, point, singular, stepwise, ties
 
 #: an expression's free symbols' names (sorted) and whether it has a ``Piecewise``, by expression: a
@@ -137,19 +138,22 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
                         derived.append(f"{sym.name} = {at(value):.6g}{input_values.unit_suffix(model, sym.name)}")
                     except (errors.SymgpuError, ValueError):
                         pass
+            written = literal_constants.as_written(condition, model.literal_constants)  # 'L >= 500 ns', not 'L >= lit_500_ns'
             if derived:
                 raise errors.DomainError(
                     f"{model.id}: equation {equation.id} ({equation.definition.source.locator}) is valid only when "
-                    f"{condition}, but {', '.join(derived)}{where}. The model gives no value outside this domain"
+                    f"{written}, but {', '.join(derived)}{where}. The model gives no value outside this domain"
                 )
-            shown = ", ".join(f"{a} = {at(magnitudes[a]) / float(scaling.unit_scale(model.units[a])):g}{input_values.unit_suffix(model, a)}" for a in cond_args)
+            literals = {c.name for c in model.literal_constants}
+            shown = ", ".join(f"{a} = {at(magnitudes[a]) / float(scaling.unit_scale(model.units[a])):g}{input_values.unit_suffix(model, a)}"
+                              for a in cond_args if a not in literals)
             if not shown:  # the condition holds for no input: it reduced to False once the equations it uses were put in
                 raise errors.DomainError(
-                    f"{model.id}: equation {equation.id} ({equation.definition.source.locator}) is valid only when {condition}, which no input "
+                    f"{model.id}: equation {equation.id} ({equation.definition.source.locator}) is valid only when {written}, which no input "
                     f"meets once the equations it uses are put in, given the declared assumptions. The model gives no value here")
             raise errors.DomainError(
                 f"{model.id}: equation {equation.id} ({equation.definition.source.locator}) is valid only when "
-                f"{condition}; got {shown}{where}. The model gives no value outside this domain"
+                f"{written}; got {shown}{where}. The model gives no value outside this domain"
             )
     inputs = compiler.numpy_scalars([magnitudes[a] for a in args])  # alu_thru/alpha at alpha = 0 is +inf
     scalar = all(np.ndim(x) == 0 for x in inputs)

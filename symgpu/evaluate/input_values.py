@@ -81,7 +81,8 @@ def base_magnitude(model: Model, key: str, value: Any, *, check: bool = True) ->
 
 
 def to_magnitude(model: Model, key: str, value: Any, *, check: bool = True) -> Any:
-    """Convert ``value`` (number, array, quantity or quantity string) to ``key``'s declared unit.
+    """Convert ``value`` (number, array, quantity or quantity string) to ``key``'s declared unit,
+    rounded once (``units.exact_convert``: ``0.3 us`` is 300.0 ns exactly).
 
     Raises:
         errors.EvaluationError: the value has the wrong dimension, is not a number, or breaks
@@ -95,7 +96,7 @@ def to_magnitude(model: Model, key: str, value: Any, *, check: bool = True) -> A
             raise errors.EvaluationError(f"{model.id}: {key}: {exc}") from None
     if isinstance(value, pint.Quantity):
         try:
-            magnitude = value.to(unit).magnitude
+            magnitude = units.exact_convert(value, unit).magnitude
         except pint.DimensionalityError:
             raise errors.EvaluationError(
                 f"{model.id}: {key} = {value:~} has dimension {units.format_dimension(value.dimensionality)}, "
@@ -151,7 +152,7 @@ def declared_quantity(model: Model, key: str, value: Any) -> pint.Quantity:
     pint quantity in ``key``'s declared unit, unchecked (the form a report's scenario keeps)."""
     unit = model.units[key]
     quantity = units.quantity(value, unit) if isinstance(value, str) else value if isinstance(value, pint.Quantity) else units.registry().Quantity(value, unit)
-    return quantity.to(unit)
+    return units.exact_convert(quantity, unit)
 
 
 def unit_suffix(model: Model, name: str) -> str:

@@ -29,7 +29,8 @@ def unit_scale(unit: pint.Unit) -> sympy.Rational:
 
     Dimensionless units keep their real scale too: ``8 bit/B`` is the pure number 1.
     """
-    return sympy.Rational(repr(float(units.registry().Quantity(1, unit).to_base_units().magnitude)))
+    factor = units.base_factor(unit)
+    return sympy.Rational(factor.numerator, factor.denominator)
 
 
 def symbol_scale(model: Model, name: str) -> float:

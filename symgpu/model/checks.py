@@ -141,7 +141,7 @@ class ModelChecks:
         if problem:
             raise self.fail(where, problem, f"give a finite value in {self.unit_text(name)} that meets the declared assumptions")
         try:
-            return units.convert(value, unit)
+            return units.exact_convert(value, unit)
         except pint.DimensionalityError:
             raise self.fail(
                 where,

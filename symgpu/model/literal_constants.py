@@ -186,6 +186,13 @@ class Literals:
         return name
 
 
+def as_written(expr: sympy.Basic, constants: tuple[LiteralConstant, ...]) -> str:
+    """``expr`` as a message shows it: each literal constant as the number and unit the file means
+    (``L >= 500 ns``, not ``L >= lit_500_ns``)."""
+    named = {c.name: sympy.Symbol(f"{c.value} {c.unit_text}") for c in constants}
+    return str(expr.xreplace({s: named[s.name] for s in expr.free_symbols if getattr(s, "name", None) in named}))
+
+
 def _decimal(value: sympy.Rational) -> str | None:
     """``value`` (positive) as a finite decimal (``0.5``), or None where it has none (``1/3``)."""
     q = int(value.q)

@@ -3,7 +3,7 @@
 Axis specs (values in the symbol's declared unit):
 
 * ``n=1:64`` — start to stop inclusive, step 1;
-* ``alpha=0:256:2`` — with a step;
+* ``alpha=0:256:2`` — with a step (each point START + i*STEP in exact decimal arithmetic, rounded once);
 * ``a=1,2,4`` — a list;
 * ``x=1e3:1e6:log20`` — 20 points evenly spaced in log10 from start to stop (both included).
 
@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
 
 import numpy as np
 
@@ -94,10 +96,25 @@ def parse_axis(text: str, option: str = "--grid") -> Axis:
     step = _number(step_text, text, "STEP", option)
     if not step > 0:
         raise errors.UsageError(f"{option} {text!r}: STEP must be a positive number")
-    count = int(math.floor((stop - start) / step + 1e-9)) + 1
+    first, last, stride = (Fraction(Decimal(repr(v))) for v in (start, stop, step))
+    count = int((last - first) // stride) + 1
     if count > MAX_AXIS:
         raise errors.UsageError(f"{option} {text!r}: {count} points is too many (at most {MAX_AXIS})")
-    return Axis(name, start + step * np.arange(count, dtype=float), text)
+    return Axis(name, _exact_range(first, stride, count), text)
+
+
+def _exact_range(first: Fraction, stride: Fraction, count: int) -> np.ndarray:
+    """``first + i*stride`` for ``i < count``, each in exact arithmetic and rounded once to the nearest
+    double: the point written ``1.4`` is ``float('1.4')``, where accumulating doubles gives
+    ``0.2 + 6*0.2 = 1.4000000000000001`` (a ceiling or a case boundary there then differs from ``eval`` at 1.4).
+    Over one denominator the numerators are integers: below 2**53 both are exact doubles and one IEEE
+    division rounds the quotient once; larger ones are divided as Python integers, also rounded once."""
+    denominator = math.lcm(first.denominator, stride.denominator)
+    a, b = first.numerator * (denominator // first.denominator), stride.numerator * (denominator // stride.denominator)
+    biggest = max(abs(a), abs(a + b * (count - 1)), denominator)
+    if biggest < 2**53:
+        return (a + b * np.arange(count, dtype=np.int64)).astype(float) / float(denominator)
+    return np.array([(a + b * i) / denominator for i in range(count)], dtype=float)
 
 
 @dataclass(frozen=True)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import math
+from decimal import Decimal
+from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, cast
 
+import numpy as np
 import pint
-from pint.util import UnitsContainer
+from pint.util import UnitsContainer, to_units_container
 
 from symgpu.units import display, grammar
 
@@ -108,6 +111,80 @@ def magnitude_in(value: pint.Quantity, to: Any) -> Any:
 def factor(source: Any, to: Any) -> float:
     """How many ``to`` one ``source`` is (``factor("ms", "us") == 1000``)."""
     return float(registry().Quantity(1, source).to(to).magnitude)
+
+
+def exact_convert(value: pint.Quantity, to: Any) -> pint.Quantity:
+    """``value`` in unit ``to`` (a unit or unit text), each magnitude rounded once: its exact value
+    (an integer or ``Fraction`` as it is; a double read as its shortest decimal, the number a
+    value given as ``0.3`` means) times :func:`exact_factor`, rounded to the nearest double.
+    ``0.3 us`` is exactly 300.0 ns and ``2 TB/s`` exactly 2000.0 GB/s, where pint's factors (products
+    of doubles) give 299.99999999999994 and 2000.0000000000002. The conversion of input values
+    (presets, ``--set``, a point's values), so a case boundary, a ``valid_when`` or a floor sees
+    the number the user wrote.
+
+    Raises:
+        pint.DimensionalityError: the dimensions differ.
+    """
+    target = to if isinstance(to, pint.Unit) else unit(to)
+    ratio = exact_factor(value.units, target)
+    magnitude = value.magnitude
+    if ratio == 1:
+        return registry().Quantity(magnitude, target)
+    if isinstance(magnitude, np.ndarray):
+        flat = [_times(x, ratio) for x in magnitude.ravel().tolist()]
+        return registry().Quantity(np.array(flat, dtype=float).reshape(magnitude.shape), target)
+    return registry().Quantity(_times(magnitude, ratio), target)
+
+
+def exact_factor(source: Any, to: Any) -> Fraction:
+    """How many ``to`` one ``source`` is (units or unit texts), exactly: each unit name's factor to
+    base units read as the decimal its definition writes (``1e-09`` for ns, ``1024`` for KiB, ``0.125``
+    for bit) and multiplied out in rational arithmetic.
+
+    Raises:
+        pint.DimensionalityError: the dimensions differ.
+    """
+    source_unit = source if isinstance(source, pint.Unit) else unit(source)
+    target_unit = to if isinstance(to, pint.Unit) else unit(to)
+    if source_unit.dimensionality != target_unit.dimensionality:
+        raise pint.DimensionalityError(source_unit, target_unit, str(source_unit.dimensionality), str(target_unit.dimensionality))
+    return base_factor(source_unit) / base_factor(target_unit)
+
+
+def base_factor(value_unit: pint.Unit) -> Fraction:
+    """How many of the registry's coherent base units one ``value_unit`` is, exactly (see :func:`exact_factor`)."""
+    factor = Fraction(1)
+    for name, power in to_units_container(value_unit, registry()).items():
+        factor *= _name_factor(name) ** int(cast(int, power))
+    return factor
+
+
+@lru_cache(maxsize=256)
+def _name_factor(name: str) -> Fraction:
+    """One unit name's factor to base units: the shortest decimal of pint's double (a prefix times a
+    unit, each written as a decimal or a power of two in ``units.txt``)."""
+    return Fraction(Decimal(repr(float(registry().Quantity(1, name).to_base_units().magnitude))))
+
+
+def _times(magnitude: Any, ratio: Fraction) -> Any:
+    """``magnitude * ratio`` rounded once to the nearest double (see :func:`exact_convert`); a NaN or
+    an infinity times the ratio as a double."""
+    if isinstance(magnitude, (bool, np.bool_)):
+        magnitude = int(magnitude)
+    if isinstance(magnitude, (int, np.integer)):
+        numerator, denominator = int(magnitude), 1
+    elif isinstance(magnitude, Fraction):
+        numerator, denominator = magnitude.numerator, magnitude.denominator
+    else:
+        number = float(magnitude)
+        if not math.isfinite(number):
+            return number * float(ratio)
+        numerator, denominator = Decimal(repr(number)).as_integer_ratio()
+    try:
+        # NOTE: int / int is correctly rounded in Python: the one rounding
+        return (numerator * ratio.numerator) / (denominator * ratio.denominator)
+    except OverflowError:
+        return math.inf if numerator > 0 else -math.inf
 
 
 def in_base_units(value: pint.Quantity) -> pint.Quantity:
