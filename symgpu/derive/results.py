@@ -223,10 +223,11 @@ def _tie(relation: Any, side: Any) -> bool:
 
 
 def refined(model: Model, root: sympy.Expr, variable: str, preset: str | None, values: Mapping[str, Any], number: float) -> float:
-    """A closed-form root's value at a point (``number``, IEEE, in ``variable``'s declared unit), or
-    its value in exact arithmetic (inputs read as exact rationals, 30 digits) where the two differ by
-    more than 1e-12: the closed form cancelled and kept few IEEE digits (Huang's printed CPI solved
-    for ``reqs_per_inst`` at ``alpha = 1e9`` subtracts terms of 1e10 and kept 5)."""
+    """A closed-form root's value at a point (``number``, IEEE, in ``variable``'s declared unit) in exact
+    arithmetic (inputs read as exact rationals, 30 digits) rounded once, where it has one (else ``number``):
+    where the closed form cancelled it kept few IEEE digits (Huang's printed CPI solved for ``reqs_per_inst``
+    at ``alpha = 1e9`` subtracts terms of 1e10 and kept 5), and where the root is a case's edge its IEEE
+    value may be the double beside it, in the other case (1300 ns - 1000 ns = 299.99999999999994 ns)."""
     if not math.isfinite(number) or variable not in model.units:
         return number
     based = scaling.base_expression(model, root) / scaling.unit_scale(model.units[variable])
@@ -237,9 +238,9 @@ def refined(model: Model, root: sympy.Expr, variable: str, preset: str | None, v
         exact = complex(one_sided.substitute(based, numbers).evalf(30))
     except (TypeError, ValueError, ArithmeticError):
         return number
-    if exact.imag != 0 or not math.isfinite(exact.real) or abs(exact.real - number) <= 1e-12 * max(abs(exact.real), abs(number)):
+    if exact.imag != 0 or not math.isfinite(exact.real):
         return number
-    return exact.real
+    return exact.real  # rounded once: a root on a case's edge (1300 ns - 1000 ns) is the edge, not a double beside it
 
 
 def boundary_candidates(model: Model, derivation: Derivation, preset: str | None,
