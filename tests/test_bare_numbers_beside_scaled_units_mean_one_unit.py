@@ -61,7 +61,7 @@ def test_a_case_table_of_numbers_is_in_the_defined_latency_s_unit(cli: Cli, writ
     inflight = Fraction(100 * 10**9) * Fraction(200, 10**9) / 1024  # 100 GB/s x 200 ns, in KiB
     code, out, err = cli("solve", path, "bw", "--for", "inflight", "--target", "100 GB/s", "-p", "p")
     assert code == 0, err
-    assert value_line(out) == f"value: {float(inflight):g} (l2) [KiB]  (preset p)"
+    assert value_line(out) == f"value: {float(inflight)} (l2) [KiB]  (preset p)"
     code, out, err = cli("regimes", path, "lat", "-p", "p", "--set", "ws=100")  # 100 KiB <= 192 KiB: l1, 30 ns
     assert code == 0, err
     assert "active: l1" in out and "has dimension 1" not in out + err

@@ -177,7 +177,8 @@ class Literals:
     def _constant(self, literal: Any, unit: pint.Unit) -> Any:
         """``literal`` (a bare number) as a positive constant of ``unit`` times its sign (and over a
         denominator where it has no finite decimal: ``1/3`` -> ``lit_1_ns/3``)."""
-        value = literal if literal.is_Number else literal.doit()
+        with sympy.evaluate(True):  # the walk's evaluate(False) would leave a sum of numbers unsummed ('1/4 + Min(3, 2)')
+            value = literal if literal.is_Number else literal.doit()
         if not isinstance(value, sympy.Rational):
             return literal  # a root or another irrational number: left as written (scaling reads it so too)
         size = abs(value)
