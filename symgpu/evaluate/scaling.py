@@ -137,7 +137,7 @@ class _Rescaler:
         if isinstance(expr, sympy.Piecewise):
             walked = [self.walk(v) for v, _ in expr.args]
             reference = next((u for _, u in walked if u is not None), None)
-            _refuse_ambiguous(expr, [(v, u) for (v, _), (_, u) in zip(expr.args, walked)])
+            _refuse_ambiguous(self.model, expr, [(v, u) for (v, _), (_, u) in zip(expr.args, walked)])
             scale = _literal_scale(reference) if reference is not None else 1
             pieces = [((v * scale if u is None else v), self.walk(c)[0]) for (v, u), (_, c) in zip(walked, expr.args)]
             return sympy.Piecewise(*pieces, evaluate=False), reference
@@ -160,17 +160,19 @@ class _Rescaler:
         reference = next((u for _, u in walked if u is not None), None)
         if reference is None:
             return rebuild(*[w for w, _ in walked]), None
-        _refuse_ambiguous(expr, [(a, u) for a, (_, u) in zip(args, walked)])
+        _refuse_ambiguous(self.model, expr, [(a, u) for a, (_, u) in zip(args, walked)])
         scale = _literal_scale(reference)
         new = [w * scale if u is None else w for w, u in walked]
         unit = None if isinstance(expr, sympy.core.relational.Relational) else reference
         return rebuild(*new), unit
 
 
-def _refuse_ambiguous(parent: Any, walked: list[tuple[Any, Any]]) -> None:
+def _refuse_ambiguous(model: Model, parent: Any, walked: list[tuple[Any, Any]]) -> None:
     """Refuse a bare literal among siblings whose units differ in scale: which sibling's unit it
     took would decide its value (the model check refuses it per equation; an expansion of several
-    equations can still bring such siblings together)."""
+    equations can still bring such siblings together). The refusal names the model's file and the
+    equations that write the number, as they write it (a derivation may have moved it: ``Y = X + 1``
+    solved for an input of X holds ``-1 + Z - A``)."""
     with_units = tuple((a, u) for a, u in walked if u is not None)
     literal = next((a for a, u in walked if u is None and not literal_units.zero_literal(a)), None)
     if literal is None or len(with_units) < 2:
@@ -178,7 +180,12 @@ def _refuse_ambiguous(parent: Any, walked: list[tuple[Any, Any]]) -> None:
     if not literal_units.differ_in_scale(tuple(u for _, u in with_units)):
         return
     ambiguous = literal_units.Ambiguous(literal, parent, with_units)
-    raise errors.EvaluationError(f"{ambiguous.text()} (where the model's equations are substituted into each other); {literal_units.HINT}")
+    size = abs(literal) if getattr(literal, "is_Number", False) else None
+    writing = [eq for eq in model.equations.values()
+               if size is not None and any(abs(n) == size for n in eq.rhs.atoms(sympy.Number))]
+    where = "; ".join(f"equation {eq.id} writes {ambiguous.written} in '{eq.definition.rhs or eq.rhs}'" for eq in writing)
+    raise errors.EvaluationError(f"{model.path}: {where + ': ' if where else ''}{ambiguous.text()} (where the model's equations are "
+                                 f"substituted into each other); {ambiguous.hint}")
 
 
 def _literal_scale(reference: pint.Unit) -> sympy.Rational:

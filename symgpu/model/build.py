@@ -128,7 +128,7 @@ class Model(ModelChecks):
                 rhs = self.parse(eq.rhs, f"{where}.rhs")
             limiters = tuple((name, self.parse(text, f"{where}.limiters.{name}")) for name, text in eq.limiters)
             valid_when = tuple(self.parse(text, f"{where}.valid_when", boolean=True) for text in eq.valid_when)
-            if self._scaled_symbols(rhs, valid_when):
+            if self._scaled_symbols(rhs, valid_when, self.symbols[eq.defines]):
                 rhs, cases, limiters, valid_when = self._literals_given_units(literals, eq, rhs, cases, limiters, valid_when)
             if limiters:
                 if not isinstance(rhs, (sympy.Min, sympy.Max)):
@@ -157,10 +157,10 @@ class Model(ModelChecks):
             self.units[constant.name] = constant.unit
             self._dims[self.symbols[constant.name]] = constant.unit.dimensionality
 
-    def _scaled_symbols(self, rhs: sympy.Basic, valid_when: tuple[sympy.Basic, ...]) -> bool:
-        """Whether an equation uses a symbol declared in a unit of scale other than 1 (only then can a
-        bare literal of it be read in a scaled unit)."""
-        used = rhs.free_symbols.union(*[c.free_symbols for c in valid_when])
+    def _scaled_symbols(self, rhs: sympy.Basic, valid_when: tuple[sympy.Basic, ...], defined: sympy.Symbol) -> bool:
+        """Whether an equation defines or uses a symbol declared in a unit of scale other than 1 (only then can
+        a bare literal of it be read in a scaled unit)."""
+        used = rhs.free_symbols.union({defined}, *[c.free_symbols for c in valid_when])
         return any(not literal_units.same_scale(literal_units.unit_scale(self.units[s.name]), 1.0) for s in used)
 
     def _literals_given_units(self, literals: literal_constants.Literals, eq: schema.EquationDefinition, rhs: sympy.Basic,
@@ -178,7 +178,7 @@ class Model(ModelChecks):
 
         if eq.cases:
             values = [written(case.value, f"{where} case {case.id}.value") for case in eq.cases]
-            new_values = literals.rewrite_siblings(values, eq.id)
+            new_values = literals.rewrite_siblings(values, eq.id, self.units[eq.defines])
             new_cases = []
             for case, written_value, new_value, definition in zip(cases, values, new_values, eq.cases):
                 condition = case.condition
@@ -191,13 +191,13 @@ class Model(ModelChecks):
                 rhs = sympy.Piecewise(*[(c.value, c.condition) for c in cases])
         else:
             tree = written(eq.rhs, f"{where}.rhs")
-            new_tree = literals.rewrite(tree, eq.id)
+            new_tree = literals.rewrite(tree, eq.id, self.units[eq.defines])
             rhs = built(rhs, tree, new_tree)
             if limiters and isinstance(new_tree, (sympy.Min, sympy.Max)):
                 new_limiters = []
                 for (name, term), text in zip(limiters, dict(eq.limiters).values()):
                     limiter = written(text, f"{where}.limiters.{name}")
-                    new_limiter = literals.rewrite_siblings(list(tree.args) + [limiter], eq.id)[-1]
+                    new_limiter = literals.rewrite_siblings(list(tree.args) + [limiter], eq.id, self.units[eq.defines])[-1]
                     new_limiters.append((name, built(term, limiter, new_limiter)))
                 limiters = tuple(new_limiters)
         new_valid = []

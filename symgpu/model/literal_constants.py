@@ -82,19 +82,23 @@ class Literals:
         return tuple(LiteralConstant(symbol.name, value, unit, tuple(equations))
                      for (value, unit), (symbol, equations) in self.found.items())
 
-    def rewrite(self, tree: sympy.Basic, equation: str) -> sympy.Basic:
+    def rewrite(self, tree: sympy.Basic, equation: str, defined: pint.Unit | None = None) -> sympy.Basic:
         """``tree`` (as written) with each bare literal in a scaled unit replaced by its constant
-        (the same object where there is none)."""
+        (the same object where there is none). ``defined``: the unit of the quantity a right-hand side
+        defines, its left side: a right side whose terms have no unit at all (``5``, ``Max(5, 7)``, a
+        Piecewise of numbers) is in that unit (``lat = 200`` with lat in ns is 200 ns)."""
         self.equation = equation
         with sympy.evaluate(False):
-            return self._walk(tree)[0]
+            new, unit = self._walk(tree)
+            return self._given(new, defined) if unit is None and defined is not None else new
 
-    def rewrite_siblings(self, trees: list[sympy.Basic], equation: str) -> list[sympy.Basic]:
+    def rewrite_siblings(self, trees: list[sympy.Basic], equation: str, defined: pint.Unit | None = None) -> list[sympy.Basic]:
         """``trees`` (as written) taken as siblings of one another (a case table's values, the arguments
-        of a Min/Max with a limiter among them), rewritten as :meth:`rewrite` does."""
+        of a Min/Max with a limiter among them), rewritten as :meth:`rewrite` does (``defined`` too)."""
         self.equation = equation
         with sympy.evaluate(False):
-            return self._siblings(trees)[0]
+            new, reference = self._siblings(trees)
+            return [self._given(tree, defined) for tree in new] if reference is None and defined is not None else new
 
     # ------------------------------------------------------------------ the walk
     def _walk(self, expr: Any) -> tuple[Any, pint.Unit | None]:
@@ -150,6 +154,20 @@ class Literals:
         return [self._constant(w, named) if u is None and not literal_units.zero_literal(w) else w
                 for w, u in zip(new, found)], reference
 
+    def _given(self, expr: Any, unit: pint.Unit) -> Any:
+        """``expr``, whose terms have no unit, with its bare literals given ``unit`` where that unit has a
+        scale other than 1 (the terms of a sum or Min/Max, a Piecewise's values; a function of numbers such as
+        ``exp(2)`` is left as it is: the dimension check refuses it beside a unit)."""
+        if literal_units.same_scale(literal_units.literal_scale(unit), 1.0):
+            return expr
+        if isinstance(expr, sympy.Expr) and not expr.free_symbols:
+            return expr if literal_units.zero_literal(expr) else self._constant(expr, unit)
+        if isinstance(expr, (sympy.Min, sympy.Max, sympy.Abs)) or expr.is_Add:
+            return self._rebuilt(expr, [self._given(a, unit) for a in expr.args])
+        if isinstance(expr, sympy.Piecewise):
+            return sympy.Piecewise(*[(self._given(v, unit), c) for v, c in expr.args], evaluate=False)
+        return expr
+
     @staticmethod
     def _rebuilt(expr: Any, args: list[Any]) -> Any:
         if all(new is old for new, old in zip(args, expr.args)):
@@ -159,7 +177,8 @@ class Literals:
     def _constant(self, literal: Any, unit: pint.Unit) -> Any:
         """``literal`` (a bare number) as a positive constant of ``unit`` times its sign (and over a
         denominator where it has no finite decimal: ``1/3`` -> ``lit_1_ns/3``)."""
-        value = literal if literal.is_Number else literal.doit()
+        with sympy.evaluate(True):  # the walk's evaluate(False) would leave a sum of numbers unsummed ('1/4 + Min(3, 2)')
+            value = literal if literal.is_Number else literal.doit()
         if not isinstance(value, sympy.Rational):
             return literal  # a root or another irrational number: left as written (scaling reads it so too)
         size = abs(value)
@@ -206,7 +225,8 @@ def _decimal(value: sympy.Rational) -> str | None:
     digits = max(twos, fives)
     if digits == 0:
         return str(value.p)
-    scaled = int(value * 10**digits)
+    # NOTE: in integers: the caller's ``sympy.evaluate(False)`` would leave ``value * 10**digits`` unevaluated
+    scaled = int(value.p) * 10**digits // int(value.q)
     whole, fraction = divmod(scaled, 10**digits)
     return f"{whole}.{fraction:0{digits}d}"
 

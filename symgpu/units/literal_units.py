@@ -44,16 +44,32 @@ class Ambiguous:
     literal: sympy.Basic
     parent: sympy.Basic
     siblings: tuple[tuple[sympy.Basic, pint.Unit], ...]
+    #: for a sibling whose own terms differ in scale (``Max(c, L)``, ``(c + L)*2``), those terms' units
+    mixed: tuple[tuple[sympy.Basic, tuple[pint.Unit, ...]], ...] = ()
+
+    @property
+    def written(self) -> str:
+        """The literal as the file writes it (``5`` of ``x - 5``, which the sum holds as -5)."""
+        shown = sympy.sstr(self.literal, order="none")
+        return shown[1:] if getattr(self.parent, "is_Add", False) and shown.startswith("-") else shown
 
     @property
     def hint(self) -> str:
-        """What to write instead."""
-        return HINT
+        """What to write instead: a constant symbol in each unit the literal could be in."""
+        inner = dict(self.mixed)
+        found = [u for s, unit in self.siblings for u in inner.get(s, (unit,))]
+        units = list({literal_scale(u): u for u in found if not u.dimensionless}.values())
+        if not units:
+            return HINT
+        shown = " or ".join(f'k = "{self.written} {u:~}"' for u in units)
+        return f"declare those symbols in one unit, or give the number its unit through a constant symbol written in its place ({shown})"
 
     def text(self) -> str:
         """One sentence: the literal, where it sits, the siblings and their units."""
-        shown = ", ".join(f"'{sympy.sstr(s, order='none')}' in {u:~}" for s, u in self.siblings)
-        return (f"the bare literal {sympy.sstr(self.literal, order='none')} in '{sympy.sstr(self.parent, order='none')}' sits beside terms "
+        inner = dict(self.mixed)
+        shown = ", ".join(f"'{sympy.sstr(s, order='none')}' in " + (" and ".join(f"{v:~}" for v in inner[s]) if s in inner else f"{u:~}")
+                          for s, u in self.siblings)
+        return (f"the bare literal {self.written} in '{sympy.sstr(self.parent, order='none')}' sits beside terms "
                 f"in units of different scale ({shown}): which of them it is in would change the value")
 
 
@@ -166,6 +182,15 @@ class _Walker:
         self.declared = declared
         self.one = quantities.registry().dimensionless
         self.found: Ambiguous | ScaledWholePart | None = None
+        #: nodes (by id; the tree outlives the walk) whose own terms are in units of one dimension and different
+        #: scales, with those units: a literal beside one (``Max(c, L) - 100``) has no one unit to take
+        self.mixed: dict[int, tuple[pint.Unit, ...]] = {}
+
+    def _mixed_in(self, expr: Any, args: Any) -> None:
+        """Mark ``expr`` mixed where one of its ``args`` is (a product or power of a mixed sum is too)."""
+        inner = [self.mixed[id(a)] for a in args if id(a) in self.mixed]
+        if inner:
+            self.mixed[id(expr)] = inner[0]
 
     def unit(self, expr: Any) -> pint.Unit | None:
         if self.found is not None or isinstance(expr, sympy.logic.boolalg.BooleanAtom) or expr.is_Number or expr.is_NumberSymbol:
@@ -179,10 +204,12 @@ class _Walker:
             for arg in expr.args:
                 unit = self.unit(arg)
                 product = product * (unit if unit is not None else self.one)
+            self._mixed_in(expr, expr.args)
             return product
         if expr.is_Pow:
             base = self.unit(expr.args[0])
             self.unit(expr.args[1])
+            self._mixed_in(expr, expr.args[:1])
             exponent = expr.args[1] if expr.args[1].free_symbols else expr.args[1].doit()
             if base is None:
                 return None
@@ -195,7 +222,9 @@ class _Walker:
                 self.unit(condition)
             return self.siblings(expr, [value for value, _ in expr.args])
         if isinstance(expr, sympy.Abs):
-            return self.unit(expr.args[0])
+            inner = self.unit(expr.args[0])
+            self._mixed_in(expr, expr.args)
+            return inner
         if isinstance(expr, (sympy.floor, sympy.ceiling)):
             inner = self.unit(expr.args[0])
             if inner is None:
@@ -211,6 +240,14 @@ class _Walker:
         walked = [(arg, self.unit(arg)) for arg in args]
         with_units = tuple((arg, unit) for arg, unit in walked if unit is not None)
         literal = next((arg for arg, unit in walked if unit is None and not zero_literal(arg)), None)
-        if self.found is None and literal is not None and differ_in_scale(tuple(unit for _, unit in with_units)):
-            self.found = Ambiguous(literal, parent, with_units)
-        return None if isinstance(parent, sympy.core.relational.Relational) or not with_units else with_units[0][1]
+        # NOTE: a sibling of a pure-number unit is never mixed: a literal beside a ratio is a pure number
+        mixed = tuple((arg, self.mixed[id(arg)]) for arg, unit in with_units if id(arg) in self.mixed and not unit.dimensionless)
+        units = tuple(unit for _, unit in with_units)
+        if self.found is None and literal is not None and (mixed or differ_in_scale(units)):
+            self.found = Ambiguous(literal, parent, with_units, mixed)
+        relation = isinstance(parent, sympy.core.relational.Relational)
+        if not relation and differ_in_scale(units):
+            self.mixed[id(parent)] = tuple({literal_scale(u): u for u in units}.values())
+        elif not relation and mixed:
+            self.mixed[id(parent)] = mixed[0][1]
+        return None if relation or not with_units else with_units[0][1]
