@@ -35,6 +35,7 @@ import sympy
 
 from symgpu.evaluate import compiler, piece_select, rule, scaling, singular
 from symgpu.evaluate.state import state_of
+from symgpu.model.substitution import min_max
 
 #: a condition must hold by more than this, relative to its sides, for this path to decide it
 EDGE = 1e-12
@@ -260,7 +261,7 @@ def may_be_unequal(model: Model, left: sympy.Basic, right: sympy.Basic, inputs: 
     if equal_is_exact(model, left, right):
         return sympy.false
     if magnitude is None:  # a sum or product beyond it
-        tests = [sympy.StrictGreaterThan(sympy.Max(side, -side), WHOLE_LIMIT) for side in (left, right)]
+        tests = [sympy.StrictGreaterThan(min_max(sympy.Max, (side, -side)), WHOLE_LIMIT) for side in (left, right)]
     else:
         tests = [sympy.StrictGreaterThan(magnitude, WHOLE_LIMIT)]
     for s in sorted(set(inputs), key=str):

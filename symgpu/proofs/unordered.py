@@ -25,6 +25,7 @@ from fractions import Fraction
 from typing import Any
 
 import sympy
+from sympy.core.operations import ShortCircuit
 
 from symgpu.proofs import sample_points
 
@@ -81,12 +82,14 @@ def value(expr: sympy.Basic, point: dict[sympy.Symbol, Fraction], draws: sample_
     return fold([value(a, point, draws) for a in expr.args])
 
 
-def keeps_every_argument(args: Sequence[Any]) -> bool:
+def keeps_every_argument(args: Sequence[Any], *, collapsed: bool = False) -> bool:
     """True when ``Min(*args)`` and ``Max(*args)`` keep every argument as given (proved at
-    sample points, see the module notes); False when that is not shown (SymPy decides)."""
+    sample points, see the module notes); False when that is not shown (SymPy decides).
+    ``collapsed``: the arguments are those SymPy's filter and collapse left (:func:`built`), so a
+    Min or Max among them is compared like any other argument."""
     if len(args) < 2 or len(set(args)) != len(args):
         return False
-    if any(not isinstance(a, sympy.Expr) or isinstance(a, (sympy.Min, sympy.Max)) for a in args):
+    if any(not isinstance(a, sympy.Expr) or (not collapsed and isinstance(a, (sympy.Min, sympy.Max))) for a in args):
         return False
     open_pairs = {(i, j) for i in range(len(args)) for j in range(i + 1, len(args))}
     seen: set[tuple[int, int, bool]] = set()
@@ -107,3 +110,25 @@ def keeps_every_argument(args: Sequence[Any]) -> bool:
         if not open_pairs:
             return True
     return False
+
+
+def built(func: Any, args: Sequence[Any]) -> sympy.Basic | None:
+    """``func(*args)`` (``func`` Min or Max) exactly as SymPy builds it, without SymPy's search for
+    dominated arguments; None where that is not shown (the caller asks SymPy).
+
+    SymPy builds a Min/Max in three steps: its argument filter (a nested node of the same kind
+    flattened, the identity dropped), its collapse (nested Min/Max tidied, numbers compared with
+    numbers: no comparison under assumptions), then the pairwise search for dominated arguments.
+    The first two are SymPy's own, run here as they are; the third is replaced by
+    :func:`keeps_every_argument` on what they left, which proves that the search keeps every
+    argument. The node is then ``func(*left, evaluate=False)``: the same argument set, ordered the
+    same way. Where the collapse leaves one argument, or an argument is infinite or cannot be
+    evaluated exactly, None."""
+    try:
+        kept = frozenset(func._new_args_filter(sympy.sympify(a) for a in args))
+        left = func._collapse_arguments(kept)
+    except (ShortCircuit, ValueError, TypeError):  # an argument that is the Min's/Max's zero, or not comparable: SymPy decides
+        return None
+    if not keeps_every_argument(tuple(left), collapsed=True):
+        return None
+    return func(*left, evaluate=False)  # type: ignore[no-any-return]
