@@ -133,7 +133,7 @@ class _Rescaler:
             # (SymPy's search for dominated arguments) costs seconds and changes no value.
             return self.siblings(expr, list(expr.args), lambda *a: expr.func(*a, evaluate=False))
         if isinstance(expr, sympy.core.relational.Relational):
-            return self.siblings(expr, list(expr.args), lambda *a: _relation(expr.func, *a))
+            return self.siblings(expr, list(expr.args), lambda *a: relation(expr.func, *a))
         if expr.is_Add:
             return self.siblings(expr, list(expr.args), lambda *a: expr.func(*a))
         if isinstance(expr, sympy.Piecewise):
@@ -169,7 +169,7 @@ class _Rescaler:
         return rebuild(*new), unit
 
 
-def _relation(func: Any, *sides: Any) -> Any:
+def relation(func: Any, *sides: Any) -> Any:
     """``func(*sides)``: a relation rebuilt from its rescaled sides, which SymPy evaluates as it builds
     it (``is_gt``, ``is_eq`` under the assumptions: tens of milliseconds for a side with a Min/Max).
     The same relation recurs in the near-tie tests of every relation of a model (each input's

@@ -35,6 +35,7 @@ import sympy
 
 from symgpu.evaluate import compiler, piece_select, rule, scaling, singular
 from symgpu.evaluate.state import state_of
+from symgpu.model import substitution
 from symgpu.model.substitution import min_max
 
 #: a condition must hold by more than this, relative to its sides, for this path to decide it
@@ -261,7 +262,7 @@ def may_be_unequal(model: Model, left: sympy.Basic, right: sympy.Basic, inputs: 
     if equal_is_exact(model, left, right):
         return sympy.false
     if magnitude is None:  # a sum or product beyond it
-        tests = [sympy.StrictGreaterThan(min_max(sympy.Max, (side, -side)), WHOLE_LIMIT) for side in (left, right)]
+        tests = [scaling.relation(sympy.StrictGreaterThan, min_max(sympy.Max, (side, -side)), WHOLE_LIMIT) for side in (left, right)]
     else:
         tests = [sympy.StrictGreaterThan(magnitude, WHOLE_LIMIT)]
     for s in sorted(set(inputs), key=str):
@@ -286,7 +287,7 @@ def equal_is_exact(model: Model, left: sympy.Basic, right: sympy.Basic) -> bool:
 def _expanded(model: Model, side: sympy.Basic) -> sympy.Basic:
     """``side`` in the model's inputs (its defined quantities replaced by their expressions)."""
     mapping = {s: model.expression(s.name) for s in side.free_symbols if s.name in model.defining}
-    return side.xreplace(mapping) if mapping else side
+    return substitution.xreplace(side, mapping) if mapping else side  # SymPy's xreplace, each Min/Max built once
 
 
 def as_given(model: Model, side: sympy.Basic) -> bool:

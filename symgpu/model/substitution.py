@@ -60,9 +60,7 @@ def _build(func: Any, args: tuple[Any, ...]) -> sympy.Basic:
     """``func(*args)``: built unevaluated where :mod:`symgpu.proofs.unordered` proves (after SymPy's own
     flattening and collapse of nested Min/Max: :func:`~symgpu.proofs.unordered.built`), or the store
     says, that SymPy keeps every argument."""
-    if unordered.keeps_every_argument(args):
-        return func(*args, evaluate=False)  # type: ignore[no-any-return]
-    node = unordered.built(func, args)  # a nested Min/Max among the arguments: SymPy's flattening and collapse first
+    node = unordered.proved_node(func, args)  # with a nested Min/Max among the arguments: SymPy's flattening and collapse first
     if node is not None:
         return node
     if not store.enabled():

@@ -214,7 +214,7 @@ class SignReasoner:
         for _ in range(len(self.backward) + 1):
             if not any(d in out.free_symbols for d in self.backward):
                 break
-            out = out.xreplace(self.backward)
+            out = forms.xreplaced(out, self.backward, {})[0]  # ``xreplace``, each Min/Max built once per process
         return out
 
     def nonnegative(self, expr: Any) -> bool:
@@ -235,7 +235,7 @@ class SignReasoner:
             # for all the declarations of ``X`` and ``d`` say (BW's positivity is gone). So the expression as it
             # stands is asked too, with only the constants' stand-ins put in (the cusp where Volkov's ILP memory
             # bound meets its issue bound lost its side so)
-            plain = expr.xreplace(self.constants)
+            plain = forms.xreplaced(expr, self.constants, {})[0] if self.constants else expr
             if plain != e:
                 found = self._cached_sign(plain, ())
         return found

@@ -26,7 +26,9 @@ from typing import Any
 
 import sympy
 from sympy.core.operations import ShortCircuit
+from sympy.core.parameters import global_parameters
 
+from symgpu.memo import Memo
 from symgpu.proofs import sample_points
 
 #: sample points tried before giving up (each assigns every symbol one value from its pool)
@@ -132,3 +134,30 @@ def built(func: Any, args: Sequence[Any]) -> sympy.Basic | None:
     if not keeps_every_argument(tuple(left), collapsed=True):
         return None
     return func(*left, evaluate=False)  # type: ignore[no-any-return]
+
+
+def proved_node(func: Any, args: Sequence[Any]) -> sympy.Basic | None:
+    """``func(*args)`` (Min or Max) built without SymPy's search where every argument is proved kept
+    (:func:`keeps_every_argument`, else :func:`built`); None where that is not shown."""
+    if keeps_every_argument(args):
+        return func(*args, evaluate=False)  # type: ignore[no-any-return]
+    return built(func, args)
+
+
+#: Min/Max nodes rebuilt by the proofs' substitutions (:func:`symgpu.proofs.forms.xreplaced`), by argument tuple
+_KEPT: Memo[tuple[Any, tuple[Any, ...]], sympy.Basic] = Memo("proofs.unordered.min_max", 4096)
+
+
+def min_max(func: Any, args: tuple[Any, ...]) -> sympy.Basic:
+    """``func(*args)`` for ``func`` Min or Max, exactly as SymPy builds it: built once per argument
+    tuple, without SymPy's search where :func:`proved_node` proves it keeps every argument (a
+    substitution that rebuilds the same Min/Max again and again, as a sign reasoner's does, then
+    pays for it once). Under ``sympy.evaluate(False)`` the node is built as it is, never kept."""
+    if not global_parameters.evaluate:
+        return func(*args)  # type: ignore[no-any-return]
+    key = (func, args)
+    found = _KEPT.get(key)
+    if found is None:
+        node = proved_node(func, args)
+        found = _KEPT[key] = node if node is not None else func(*args)
+    return found
