@@ -132,3 +132,21 @@ def test_random_nested_min_max_built_is_what_sympy_builds(func: Any, args: list[
     node = unordered.built(func, tuple(args))
     if node is not None:
         assert sympy.srepr(node) == sympy.srepr(func(*args))
+
+
+def test_a_substitution_rebuilds_each_min_max_once_and_as_sympy_does():
+    """``forms.xreplaced`` (the sign reasoner's substitutions) gives what SymPy's ``xreplace`` gives, a
+    rebuilt Min/Max included; the same Min/Max rebuilt again (another substitution of the same
+    expression) is the memo's, not SymPy's search again."""
+    from symgpu.proofs import forms
+    d = sympy.Dummy("d", positive=True)
+    expr = sympy.Max(x - y, y - x, z) + sympy.Min(x * k, y + 1, x - z) * y
+    rule = {x: y + d}
+    memo.clear_all()
+    first = forms.xreplaced(expr, rule, {})[0]
+    again = forms.xreplaced(expr, rule, {})[0]
+    assert sympy.srepr(first) == sympy.srepr(again) == sympy.srepr(expr.xreplace(rule))
+    kept = next(s for s in memo.stats() if s.name == "proofs.unordered.min_max")
+    assert (kept.misses, kept.hits) == (2, 2)
+    with sympy.evaluate(False):  # built as it is, never kept
+        assert sympy.srepr(unordered.min_max(sympy.Max, (x, x + 1))) == sympy.srepr(sympy.Max(x, x + 1))

@@ -290,7 +290,8 @@ class SignReasoner:
         elif _nonnegative(-e):
             found = -1
         elif not e.has(sympy.Min, sympy.Max, sympy.Piecewise) and sympy.count_ops(e) < 200 \
-                and not any(f.exp.is_Integer and abs(f.exp) > MAX_EXPANDED_POWER and f.base.is_Add for f in e.atoms(sympy.Pow)):
+                and not any(f.exp.is_Integer and abs(f.exp) > MAX_EXPANDED_POWER and f.base.is_Add for f in e.atoms(sympy.Pow)) \
+                and not exact_signs.both_ways(e):  # a positive and a negative value: no form of it is proved either way
             tidy = sympy.factor_terms(sympy.expand(e))
             found = 1 if _nonnegative(tidy) else (-1 if _nonnegative(-tidy) else None)
         _SIGN_CACHE[key] = found
