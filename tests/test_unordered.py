@@ -41,6 +41,9 @@ def test_every_proved_min_max_of_the_bundled_models_is_what_sympy_builds():
     assert len(proved) >= 50, (len(proved), len(asked))  # the check decides most of them
     wrong = [args for args in proved if not _sympy_keeps_every_argument(args)]
     assert not wrong, wrong
+    built = [(f, args) for args in asked for f in (sympy.Min, sympy.Max) if unordered.built(f, args) is not None]
+    assert len(built) >= 2 * len(proved)
+    assert not [(f, args) for f, args in built if sympy.srepr(unordered.built(f, args)) != sympy.srepr(f(*args))]
 
 
 @pytest.mark.parametrize("args", [
@@ -65,6 +68,38 @@ def test_unrelated_arguments_are_proved_and_built_as_sympy_builds_them():
     assert not unordered.keeps_every_argument((x, x))  # a repeated argument is left to SymPy
 
 
+@pytest.mark.parametrize("func, args", [
+    (sympy.Max, (sympy.Max(x, -x), sympy.Max(z, -z))),           # flattened into one Max of four
+    (sympy.Max, (sympy.Max(x - y, y - x), sympy.Min(z, k), w)),   # a Min among a Max's arguments
+    (sympy.Min, (sympy.Max(z, k), sympy.Max(z, x / y))),         # a common argument factored out by SymPy
+    (sympy.Min, (sympy.Min(x, z), sympy.Max(x, y), k)),          # an argument found in a nested Max dropped there
+    (sympy.Max, (sympy.Integer(3), sympy.Min(z, sympy.Integer(1)), k)),  # a nested Min below a number
+], ids=str)
+def test_nested_min_max_is_built_as_sympy_builds_it(func: Any, args: tuple[Any, ...]):
+    """With a Min or Max among the arguments, SymPy flattens and collapses before its search for
+    dominated arguments: ``built`` runs those steps as SymPy does, so the node it gives (where it
+    gives one) is SymPy's, argument for argument, and ``substitution.min_max`` gives the same."""
+    expected = sympy.srepr(func(*args))  # SymPy's own build, compared as text
+    node = unordered.built(func, args)
+    assert node is None or sympy.srepr(node) == expected
+    memo.clear_all()
+    assert sympy.srepr(substitution.min_max(func, args)) == expected
+
+
+def test_a_flattened_max_of_unordered_magnitudes_is_built_without_sympys_search():
+    """``Max(Max(a, -a), Max(b, -b))`` with ``a``, ``b`` unrelated: proved, built as SymPy's
+    ``Max(a, -a, b, -b)``."""
+    node = unordered.built(sympy.Max, (sympy.Max(x - y, y - x), sympy.Max(z, -z)))
+    assert node is not None
+    assert set(node.args) == {x - y, y - x, z, -z}
+    assert sympy.srepr(node) == sympy.srepr(sympy.Max(x - y, y - x, z, -z))
+
+
+def test_arguments_sympy_can_order_are_never_built():
+    assert unordered.built(sympy.Max, (x, sympy.Max(x, y), x + 1)) is None  # x + 1 > x
+    assert unordered.built(sympy.Min, (sympy.Max(x, y), sympy.Integer(0))) is None  # positive against 0
+
+
 _ATOMS = st.sampled_from([x, y, k, z, w, sympy.Integer(0), sympy.Integer(1), sympy.Integer(3), sympy.Rational(1, 2)])
 
 
@@ -76,6 +111,8 @@ def _combine(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
         st.tuples(children, st.sampled_from([x, y, sympy.Integer(2), x + 1])).map(lambda p: p[0] / p[1]),
         children.map(sympy.floor),
         children.map(lambda e: e**2),
+        st.tuples(children, children).map(lambda p: sympy.Min(*p)),
+        st.tuples(children, children).map(lambda p: sympy.Max(*p)),
     )
 
 
@@ -87,3 +124,29 @@ _EXPRESSIONS = st.recursive(_ATOMS, _combine, max_leaves=5)
 def test_random_arguments_proved_unordered_are_kept_by_sympy(args: list[Any]):
     if unordered.keeps_every_argument(tuple(args)):
         assert _sympy_keeps_every_argument(tuple(args))
+
+
+@settings(max_examples=150, deadline=None, database=None, derandomize=True)
+@given(st.sampled_from([sympy.Min, sympy.Max]), st.lists(_EXPRESSIONS, min_size=2, max_size=3))
+def test_random_nested_min_max_built_is_what_sympy_builds(func: Any, args: list[Any]):
+    node = unordered.built(func, tuple(args))
+    if node is not None:
+        assert sympy.srepr(node) == sympy.srepr(func(*args))
+
+
+def test_a_substitution_rebuilds_each_min_max_once_and_as_sympy_does():
+    """``forms.xreplaced`` (the sign reasoner's substitutions) gives what SymPy's ``xreplace`` gives, a
+    rebuilt Min/Max included; the same Min/Max rebuilt again (another substitution of the same
+    expression) is the memo's, not SymPy's search again."""
+    from symgpu.proofs import forms
+    d = sympy.Dummy("d", positive=True)
+    expr = sympy.Max(x - y, y - x, z) + sympy.Min(x * k, y + 1, x - z) * y
+    rule = {x: y + d}
+    memo.clear_all()
+    first = forms.xreplaced(expr, rule, {})[0]
+    again = forms.xreplaced(expr, rule, {})[0]
+    assert sympy.srepr(first) == sympy.srepr(again) == sympy.srepr(expr.xreplace(rule))
+    kept = next(s for s in memo.stats() if s.name == "proofs.unordered.min_max")
+    assert (kept.misses, kept.hits) == (2, 2)
+    with sympy.evaluate(False):  # built as it is, never kept
+        assert sympy.srepr(unordered.min_max(sympy.Max, (x, x + 1))) == sympy.srepr(sympy.Max(x, x + 1))

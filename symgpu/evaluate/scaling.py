@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pint
 import sympy
+from sympy.core.parameters import global_parameters
 
 from symgpu import errors, units
 from symgpu.memo import memoised
@@ -132,7 +133,9 @@ class _Rescaler:
             # NOTE: evaluate=False: the model already built this Min/Max; evaluating it again
             # (SymPy's search for dominated arguments) costs seconds and changes no value.
             return self.siblings(expr, list(expr.args), lambda *a: expr.func(*a, evaluate=False))
-        if expr.is_Add or isinstance(expr, sympy.core.relational.Relational):
+        if isinstance(expr, sympy.core.relational.Relational):
+            return self.siblings(expr, list(expr.args), lambda *a: relation(expr.func, *a))
+        if expr.is_Add:
             return self.siblings(expr, list(expr.args), lambda *a: expr.func(*a))
         if isinstance(expr, sympy.Piecewise):
             walked = [self.walk(v) for v, _ in expr.args]
@@ -165,6 +168,22 @@ class _Rescaler:
         new = [w * scale if u is None else w for w, u in walked]
         unit = None if isinstance(expr, sympy.core.relational.Relational) else reference
         return rebuild(*new), unit
+
+
+def relation(func: Any, *sides: Any) -> Any:
+    """``func(*sides)``: a relation rebuilt from its rescaled sides, which SymPy evaluates as it builds
+    it (``is_gt``, ``is_eq`` under the assumptions: tens of milliseconds for a side with a Min/Max).
+    The same relation recurs in the near-tie tests of every relation of a model (each input's
+    ``s != floor(s)``, ``|s| > 2**53``), so the result, which depends on the sides alone, is built
+    once per process (:func:`_built_relation`); under ``sympy.evaluate(False)`` it is built as it is."""
+    if not global_parameters.evaluate:
+        return func(*sides)
+    return _built_relation(func, sides)
+
+
+@memoised("evaluate.scaling.relations", 4096)
+def _built_relation(func: Any, sides: tuple[Any, ...]) -> Any:
+    return func(*sides)
 
 
 def _refuse_ambiguous(model: Model, parent: Any, walked: list[tuple[Any, Any]]) -> None:

@@ -35,6 +35,8 @@ import sympy
 
 from symgpu.evaluate import compiler, piece_select, rule, scaling, singular
 from symgpu.evaluate.state import state_of
+from symgpu.model import substitution
+from symgpu.model.substitution import min_max
 
 #: a condition must hold by more than this, relative to its sides, for this path to decide it
 EDGE = 1e-12
@@ -202,17 +204,18 @@ def near_tie(model: Model, steps: tuple[str, ...], known: Mapping[str, Any], giv
         sides = _case_sides(model, step)
         if sides is None:
             continue
-        args, function, doubts = sides
+        args, function, relations = sides
         with np.errstate(all="ignore"):
             try:
                 numbers = function(*[known[a] for a in args])
             except (ArithmeticError, TypeError, ValueError, KeyError):
                 continue
-        for left, right, doubt in zip(numbers[0::2], numbers[1::2], doubts):
+        for left, right, relation in zip(numbers[0::2], numbers[1::2], relations):
             left, right = float(left), float(right)
             if not (math.isfinite(left) and math.isfinite(right)) or abs(left - right) > NEAR * max(abs(left), abs(right)):
                 continue
-            if left != right or (doubt is not None and _holds(model, doubt, given, known)):
+            # sides equal as doubles: a doubt only where they may be unequal decimals (asked only here, for such a relation)
+            if left != right or (not equal_is_exact(model, relation.lhs, relation.rhs) and _holds(model, relation, given, known)):
                 return True
     return False
 
@@ -260,7 +263,7 @@ def may_be_unequal(model: Model, left: sympy.Basic, right: sympy.Basic, inputs: 
     if equal_is_exact(model, left, right):
         return sympy.false
     if magnitude is None:  # a sum or product beyond it
-        tests = [sympy.StrictGreaterThan(sympy.Max(side, -side), WHOLE_LIMIT) for side in (left, right)]
+        tests = [scaling.relation(sympy.StrictGreaterThan, min_max(sympy.Max, (side, -side)), WHOLE_LIMIT) for side in (left, right)]
     else:
         tests = [sympy.StrictGreaterThan(magnitude, WHOLE_LIMIT)]
     for s in sorted(set(inputs), key=str):
@@ -275,17 +278,22 @@ def equal_is_exact(model: Model, left: sympy.Basic, right: sympy.Basic) -> bool:
     needed): both are :func:`as_given`, or one is a ``Min``/``Max`` with the other among its arguments
     (Hong & Kim's ``MWP == N``, ``MWP`` a ``Min`` of ``N`` and bounds: equal doubles where the ``Min``
     takes ``N``; a near tie of ``N`` and a bound is the ``Min``'s own, which its rule decides).
+    Decided once per model and pair of sides (the scalar path and the near-tie conditions ask it again).
     NOTE: a bound whose double equals ``N``'s while its exact value is below is taken as equal."""
     if as_given(model, left) and as_given(model, right):
         return True
-    wide, narrow = _expanded(model, left), _expanded(model, right)
-    return any(isinstance(a, (sympy.Min, sympy.Max)) and b in a.args for a, b in ((wide, narrow), (narrow, wide)))
+    kept = state_of(model).compiled
+    key = ("equal is exact", left, right)
+    if key not in kept:
+        wide, narrow = _expanded(model, left), _expanded(model, right)
+        kept[key] = any(isinstance(a, (sympy.Min, sympy.Max)) and b in a.args for a, b in ((wide, narrow), (narrow, wide)))
+    return bool(kept[key])
 
 
 def _expanded(model: Model, side: sympy.Basic) -> sympy.Basic:
     """``side`` in the model's inputs (its defined quantities replaced by their expressions)."""
     mapping = {s: model.expression(s.name) for s in side.free_symbols if s.name in model.defining}
-    return side.xreplace(mapping) if mapping else side
+    return substitution.xreplace(side, mapping) if mapping else side  # SymPy's xreplace, each Min/Max built once
 
 
 def as_given(model: Model, side: sympy.Basic) -> bool:
@@ -315,11 +323,11 @@ def whole_part_relations(expr: sympy.Basic, found: dict[sympy.Basic, None]) -> N
         found[sympy.GreaterThan(argument, sympy.floor(2 * argument) - sympy.floor(argument), evaluate=False)] = None
 
 
-def _case_sides(model: Model, step: str) -> tuple[tuple[str, ...], Any, tuple[sympy.Basic | None, ...]] | None:
+def _case_sides(model: Model, step: str) -> tuple[tuple[str, ...], Any, tuple[sympy.Basic, ...]] | None:
     """The sides of every relation in the case conditions of ``step``'s equation (and of its whole parts:
     :func:`whole_part_relations`), compiled as one function
-    of base-unit magnitudes (left, right, left, right, ...), and the relations, each None where its
-    sides are :func:`equal_is_exact`; None where the equation has no case (cached per model)."""
+    of base-unit magnitudes (left, right, left, right, ...), and the relations; None where the equation
+    has no case (cached per model)."""
     kept = state_of(model).compiled
     key = ("case sides", step)
     if key not in kept:
@@ -334,6 +342,5 @@ def _case_sides(model: Model, step: str) -> tuple[tuple[str, ...], Any, tuple[sy
         else:
             sides = sympy.Tuple(*[scaling.base_expression(model, x) for r in relations for x in (r.lhs, r.rhs)])
             args = tuple(sorted(s.name for s in sides.free_symbols))
-            doubts = tuple(None if equal_is_exact(model, r.lhs, r.rhs) else r for r in relations)
-            kept[key] = (args, compiler.base_function(model, [model.symbols[a] for a in args], sides), doubts)
+            kept[key] = (args, compiler.base_function(model, [model.symbols[a] for a in args], sides), tuple(relations))
     return kept[key]  # type: ignore[no-any-return]

@@ -23,6 +23,7 @@ import sympy
 from symgpu import errors
 from symgpu.evaluate import compiler, input_values, one_sided, piece_select, point, scaling, stepwise
 from symgpu.evaluate.state import state_of
+from symgpu.model.substitution import min_max
 from symgpu.proofs import rational_value
 from symgpu.memo import Tally
 
@@ -169,10 +170,10 @@ def _near(model: Model, relation: sympy.core.relational.Relational, magnitudes: 
     left, right = relation.lhs, relation.rhs
     gap = left - right
     if left.is_number or right.is_number:
-        scale = sympy.Max(_magnitude(gap, magnitudes), _magnitude(right if left.is_number else left, magnitudes))
+        scale = min_max(sympy.Max, (_magnitude(gap, magnitudes), _magnitude(right if left.is_number else left, magnitudes)))
     else:
-        scale = sympy.Max(_magnitude(left, magnitudes), _magnitude(right, magnitudes))
-    capped = sympy.Min(scale, LARGEST)  # built once: each Min/Max compares its arguments afresh (0.1 s of Hong & Kim's)
+        scale = min_max(sympy.Max, (_magnitude(left, magnitudes), _magnitude(right, magnitudes)))
+    capped = min_max(sympy.Min, (scale, LARGEST))  # built once: each Min/Max compares its arguments afresh (0.1 s of Hong & Kim's)
     larger = None if left.is_number or right.is_number else capped  # the larger side's magnitude (capped: beyond WHOLE_LIMIT exactly where it is), shared by both tests
     near = sympy.LessThan(_magnitude(gap, magnitudes), stepwise.NEAR * capped, evaluate=False)
     unequal = sympy.Ne(left, right, evaluate=False)
@@ -217,7 +218,7 @@ def for_inputs(model: Model, condition: sympy.Basic, values: Mapping[str, Any]) 
 def _magnitude(expr: sympy.Expr, magnitudes: dict[sympy.Basic, sympy.Expr]) -> sympy.Expr:
     """``Max(expr, -expr)``, kept in ``magnitudes`` (one :func:`near_condition`'s)."""
     if expr not in magnitudes:
-        magnitudes[expr] = sympy.Max(expr, -expr)
+        magnitudes[expr] = min_max(sympy.Max, (expr, -expr))
     return magnitudes[expr]
 
 

@@ -57,10 +57,12 @@ _FOUND: Memo[str, bool] = Memo("model.substitution.found", MAX_SETTLED)
 
 
 def _build(func: Any, args: tuple[Any, ...]) -> sympy.Basic:
-    """``func(*args)``: built unevaluated where :mod:`symgpu.proofs.unordered` proves, or the store
+    """``func(*args)``: built unevaluated where :mod:`symgpu.proofs.unordered` proves (after SymPy's own
+    flattening and collapse of nested Min/Max: :func:`~symgpu.proofs.unordered.built`), or the store
     says, that SymPy keeps every argument."""
-    if unordered.keeps_every_argument(args):
-        return func(*args, evaluate=False)  # type: ignore[no-any-return]
+    node = unordered.proved_node(func, args)  # with a nested Min/Max among the arguments: SymPy's flattening and collapse first
+    if node is not None:
+        return node
     if not store.enabled():
         return func(*args)  # type: ignore[no-any-return]
     digest = store.digest(func.__name__, *(sympy.srepr(a) for a in args))

@@ -19,7 +19,7 @@ assumptions, and :mod:`symgpu.derive.regime_split` at its generic point.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import sympy
@@ -165,6 +165,28 @@ def refuted(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> bool:
     key = (expr, known)
     if key in _REFUTED:
         return _REFUTED[key]
+    _REFUTED[key] = len(_signs_seen(expr, known, lambda seen: len(seen) == 2)) == 2
+    return _REFUTED[key]
+
+
+_BOTH_WAYS: Memo[Any, bool] = Memo("proofs.exact_signs.both_ways", 20000)
+
+
+def both_ways(expr: sympy.Basic) -> bool:
+    """True if ``expr`` takes a positive and a negative value at points allowed by its symbols'
+    assumptions (the points :func:`refuted` reads, exact values): a proof that neither ``expr >= 0``
+    nor ``expr <= 0`` holds, so no sound proof of either (:func:`nonnegative` of any form equal to
+    ``expr`` where it is defined) can succeed. False means only "not shown"."""
+    if _REFUTED.get((expr, ())) is False:
+        return False  # the same points showed fewer than two signs
+    if expr not in _BOTH_WAYS:
+        _BOTH_WAYS[expr] = {-1, 1} <= _signs_seen(expr, (), lambda seen: {-1, 1} <= seen)
+    return _BOTH_WAYS[expr]
+
+
+def _signs_seen(expr: sympy.Basic, known: tuple[sympy.Expr, ...], enough: Callable[[set[int]], bool]) -> set[int]:
+    """The signs ``expr`` takes at admissible points where every one of ``known`` is positive, the
+    points read in their fixed order until ``enough`` holds of the signs seen."""
     symbols = sample_points.ordered(expr.free_symbols.union(*[p.free_symbols for p in known]))
     pools = [sample_points.SMALL.admissible(s) for s in symbols]
     seen: set[int] = set()
@@ -191,10 +213,9 @@ def refuted(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> bool:
                 continue
             if found is not None:
                 seen.add(found)
-            if len(seen) == 2:
+            if enough(seen):
                 break
-    _REFUTED[key] = len(seen) == 2
-    return _REFUTED[key]
+    return seen
 
 
 #: the most points evaluated to show that an expression is not identically 0

@@ -12,7 +12,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.memo import Memo, Tally
-from symgpu.proofs import linear_factors
+from symgpu.proofs import linear_factors, unordered
 
 _PIECEWISE = (sympy.Min, sympy.Max, sympy.Piecewise)
 _INTEGER_PARTS = (sympy.floor, sympy.ceiling)
@@ -208,7 +208,8 @@ def nice(expr: Any) -> Any:
 def xreplaced(node: sympy.Basic, rule: dict[sympy.Symbol, sympy.Expr],
               memo: dict[sympy.Basic, tuple[sympy.Basic, bool]]) -> tuple[sympy.Basic, bool]:
     """SymPy's ``Basic._xreplace(rule)`` (the node and whether it changed), remembering each node's
-    outcome in ``memo`` (equal nodes give equal outcomes)."""
+    outcome in ``memo`` (equal nodes give equal outcomes); a rebuilt Min/Max is
+    :func:`~symgpu.proofs.unordered.min_max`'s, the node SymPy builds."""
     if node in rule:
         return rule[node], True
     found = memo.get(node)
@@ -223,6 +224,11 @@ def xreplaced(node: sympy.Basic, rule: dict[sympy.Symbol, sympy.Expr],
             changed |= arg_changed
         else:
             args.append(arg)
-    outcome = (node.func(*args), True) if changed else (node, False)
+    if not changed:
+        outcome: tuple[sympy.Basic, bool] = (node, False)
+    elif node.func is sympy.Min or node.func is sympy.Max:
+        outcome = (unordered.min_max(node.func, tuple(args)), True)  # SymPy's node, its search done once per argument tuple
+    else:
+        outcome = (node.func(*args), True)
     memo[node] = outcome
     return outcome

@@ -214,7 +214,7 @@ class SignReasoner:
         for _ in range(len(self.backward) + 1):
             if not any(d in out.free_symbols for d in self.backward):
                 break
-            out = out.xreplace(self.backward)
+            out = forms.xreplaced(out, self.backward, {})[0]  # ``xreplace``, each Min/Max built once per process
         return out
 
     def nonnegative(self, expr: Any) -> bool:
@@ -235,7 +235,7 @@ class SignReasoner:
             # for all the declarations of ``X`` and ``d`` say (BW's positivity is gone). So the expression as it
             # stands is asked too, with only the constants' stand-ins put in (the cusp where Volkov's ILP memory
             # bound meets its issue bound lost its side so)
-            plain = expr.xreplace(self.constants)
+            plain = forms.xreplaced(expr, self.constants, {})[0] if self.constants else expr
             if plain != e:
                 found = self._cached_sign(plain, ())
         return found
@@ -290,7 +290,8 @@ class SignReasoner:
         elif _nonnegative(-e):
             found = -1
         elif not e.has(sympy.Min, sympy.Max, sympy.Piecewise) and sympy.count_ops(e) < 200 \
-                and not any(f.exp.is_Integer and abs(f.exp) > MAX_EXPANDED_POWER and f.base.is_Add for f in e.atoms(sympy.Pow)):
+                and not any(f.exp.is_Integer and abs(f.exp) > MAX_EXPANDED_POWER and f.base.is_Add for f in e.atoms(sympy.Pow)) \
+                and not exact_signs.both_ways(e):  # a positive and a negative value: no form of it is proved either way
             tidy = sympy.factor_terms(sympy.expand(e))
             found = 1 if _nonnegative(tidy) else (-1 if _nonnegative(-tidy) else None)
         _SIGN_CACHE[key] = found

@@ -25,7 +25,10 @@ from fractions import Fraction
 from typing import Any
 
 import sympy
+from sympy.core.operations import ShortCircuit
+from sympy.core.parameters import global_parameters
 
+from symgpu.memo import Memo
 from symgpu.proofs import sample_points
 
 #: sample points tried before giving up (each assigns every symbol one value from its pool)
@@ -81,12 +84,14 @@ def value(expr: sympy.Basic, point: dict[sympy.Symbol, Fraction], draws: sample_
     return fold([value(a, point, draws) for a in expr.args])
 
 
-def keeps_every_argument(args: Sequence[Any]) -> bool:
+def keeps_every_argument(args: Sequence[Any], *, collapsed: bool = False) -> bool:
     """True when ``Min(*args)`` and ``Max(*args)`` keep every argument as given (proved at
-    sample points, see the module notes); False when that is not shown (SymPy decides)."""
+    sample points, see the module notes); False when that is not shown (SymPy decides).
+    ``collapsed``: the arguments are those SymPy's filter and collapse left (:func:`built`), so a
+    Min or Max among them is compared like any other argument."""
     if len(args) < 2 or len(set(args)) != len(args):
         return False
-    if any(not isinstance(a, sympy.Expr) or isinstance(a, (sympy.Min, sympy.Max)) for a in args):
+    if any(not isinstance(a, sympy.Expr) or (not collapsed and isinstance(a, (sympy.Min, sympy.Max))) for a in args):
         return False
     open_pairs = {(i, j) for i in range(len(args)) for j in range(i + 1, len(args))}
     seen: set[tuple[int, int, bool]] = set()
@@ -107,3 +112,52 @@ def keeps_every_argument(args: Sequence[Any]) -> bool:
         if not open_pairs:
             return True
     return False
+
+
+def built(func: Any, args: Sequence[Any]) -> sympy.Basic | None:
+    """``func(*args)`` (``func`` Min or Max) exactly as SymPy builds it, without SymPy's search for
+    dominated arguments; None where that is not shown (the caller asks SymPy).
+
+    SymPy builds a Min/Max in three steps: its argument filter (a nested node of the same kind
+    flattened, the identity dropped), its collapse (nested Min/Max tidied, numbers compared with
+    numbers: no comparison under assumptions), then the pairwise search for dominated arguments.
+    The first two are SymPy's own, run here as they are; the third is replaced by
+    :func:`keeps_every_argument` on what they left, which proves that the search keeps every
+    argument. The node is then ``func(*left, evaluate=False)``: the same argument set, ordered the
+    same way. Where the collapse leaves one argument, or an argument is infinite or cannot be
+    evaluated exactly, None."""
+    try:
+        kept = frozenset(func._new_args_filter(sympy.sympify(a) for a in args))
+        left = func._collapse_arguments(kept)
+    except (ShortCircuit, ValueError, TypeError):  # an argument that is the Min's/Max's zero, or not comparable: SymPy decides
+        return None
+    if not keeps_every_argument(tuple(left), collapsed=True):
+        return None
+    return func(*left, evaluate=False)  # type: ignore[no-any-return]
+
+
+def proved_node(func: Any, args: Sequence[Any]) -> sympy.Basic | None:
+    """``func(*args)`` (Min or Max) built without SymPy's search where every argument is proved kept
+    (:func:`keeps_every_argument`, else :func:`built`); None where that is not shown."""
+    if keeps_every_argument(args):
+        return func(*args, evaluate=False)  # type: ignore[no-any-return]
+    return built(func, args)
+
+
+#: Min/Max nodes rebuilt by the proofs' substitutions (:func:`symgpu.proofs.forms.xreplaced`), by argument tuple
+_KEPT: Memo[tuple[Any, tuple[Any, ...]], sympy.Basic] = Memo("proofs.unordered.min_max", 4096)
+
+
+def min_max(func: Any, args: tuple[Any, ...]) -> sympy.Basic:
+    """``func(*args)`` for ``func`` Min or Max, exactly as SymPy builds it: built once per argument
+    tuple, without SymPy's search where :func:`proved_node` proves it keeps every argument (a
+    substitution that rebuilds the same Min/Max again and again, as a sign reasoner's does, then
+    pays for it once). Under ``sympy.evaluate(False)`` the node is built as it is, never kept."""
+    if not global_parameters.evaluate:
+        return func(*args)  # type: ignore[no-any-return]
+    key = (func, args)
+    found = _KEPT.get(key)
+    if found is None:
+        node = proved_node(func, args)
+        found = _KEPT[key] = node if node is not None else func(*args)
+    return found

@@ -1,0 +1,47 @@
+"""A difference that takes a positive and a negative value at admissible points has no weak sign,
+and the reasoner says so from those values, without expanding and factoring it; a difference whose
+weak sign needs that expansion still gets it."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import sympy
+
+from symgpu import memo
+from symgpu.proofs import exact_signs
+from symgpu.proofs.signs import Declared, SignReasoner
+
+x = sympy.Symbol("x", real=True, positive=True)
+y = sympy.Symbol("y", real=True, positive=True)
+n = sympy.Symbol("n", integer=True, nonnegative=True)
+
+
+def reasoner() -> SignReasoner:
+    return SignReasoner(Declared(symbols=((x, frozenset({"positive"})), (y, frozenset({"positive"})),
+                                          (n, frozenset({"integer", "nonnegative"})))))
+
+
+def test_a_difference_positive_at_one_point_and_negative_at_another_takes_both_signs():
+    e = x * (n + 1) - y * (x + 2)
+    # by hand: x = 1, y = 1, n = 5 gives 6 - 3 = 3 > 0; x = 1, y = 1, n = 0 gives 1 - 3 = -2 < 0
+    assert Fraction(1 * 6 - 1 * 3) > 0 and Fraction(1 * 1 - 1 * 3) < 0
+    memo.clear_all()
+    assert exact_signs.both_ways(e)
+    assert reasoner().weak_sign(e) is None
+
+
+def test_a_difference_that_is_never_negative_is_not_said_to_take_both_signs_and_keeps_its_weak_sign():
+    e = x * (n + 1) - x * n  # x once expanded: positive, proved only after expand and factor_terms
+    memo.clear_all()
+    assert not exact_signs.both_ways(e)
+    assert reasoner().weak_sign(e) == 1
+    assert reasoner().weak_sign(-e) == -1
+
+
+def test_a_sum_that_is_zero_somewhere_and_positive_elsewhere_keeps_its_weak_sign():
+    e = n * (x + y) + n * x - n * x  # 0 at n = 0, positive elsewhere: two signs (0 and +), never -
+    memo.clear_all()
+    assert exact_signs.refuted(e)  # no strict sign
+    assert not exact_signs.both_ways(e)
+    assert reasoner().weak_sign(e) == 1
