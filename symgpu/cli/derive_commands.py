@@ -32,7 +32,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive import summary
-from symgpu.cli import assume_units, common
+from symgpu.cli import common, given_numbers
 from symgpu.numbers import json_number
 from symgpu import derive
 from symgpu.cli.operation_commands import OPERATION_COMMANDS, command_name
@@ -250,7 +250,7 @@ def _undetermined(derivation: Any, args: argparse.Namespace, values: dict[str, A
     """The one-line message for a value that is NaN, or infinite where a finite one is expected."""
     asked = f"{derivation.operation} of {derivation.quantity}" + (f" over {derivation.variable}" if derivation.variable else "")
     if derivation.operation == "limit":
-        asked += f" as {derivation.variable} -> {args.to}"
+        asked += f" as {derivation.variable} -> {getattr(args, 'to_given', args.to)}"
     where = at_point.where_text(args.preset, {k: f"{v.magnitude:g} {common.unit_text(v)}".removesuffix(" 1") if isinstance(v, pint.Quantity)
                                               else v for k, v in values.items()})
     if not any(np.isnan(v) for v in bad):
@@ -354,8 +354,12 @@ def _assumed_at(model: Any, args: Any, variable: str, values: Mapping[str, Any],
 def _run(args: argparse.Namespace) -> int:
     model = common.load_model(args.model)
     values = common.parse_assignments(model, args.set)
-    args.assume = assume_units.in_declared_units(model, args.assume)  # L <= 1 us: L <= 1000 where L is in ns
-    substitute = _substitutions(args.substitute)
+    # numbers in the declared unit of their symbol, a scaled one as the model's constant of it: L <= 1 us is L <= lit_1000_ns
+    args.assume = given_numbers.assumed(model, args.assume)
+    substitute = given_numbers.substituted(model, _substitutions(args.substitute))
+    args.substitute = [f"{name}={text}" for name, text in substitute.items()]
+    if args.command == "limit":
+        args.to_given, args.to = args.to, given_numbers.limit_point(model, args.var, str(args.to))
     both = sorted(set(substitute) & set(values))
     if both:
         raise errors.UsageError(f"{', '.join(both)}: given by both --substitute and --set; drop one of the two")

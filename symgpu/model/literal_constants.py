@@ -57,6 +57,9 @@ class LiteralConstant:
     @property
     def description(self) -> str:
         """One line: which literal it is and why it has this unit."""
+        if not self.equations:
+            return (f"the number {self.value} given with a request, in the declared unit {self.unit_text} of the symbol it "
+                    "is given for (made a constant so that every derivation keeps that unit)")
         return (f"the bare number {self.value} of equation {', '.join(self.equations)}, in its siblings' unit "
                 f"{self.unit_text} (made a constant so that every derivation keeps that unit)")
 
@@ -81,6 +84,13 @@ class Literals:
         """Every constant made so far, in the order found."""
         return tuple(LiteralConstant(symbol.name, value, unit, tuple(equations))
                      for (value, unit), (symbol, equations) in self.found.items())
+
+    def given(self, value: sympy.Rational, unit: pint.Unit) -> sympy.Expr:
+        """A number a request gives in ``unit`` (a scaled one: ``--assume 'L >= 400'``, L in ns) as the
+        constant of that value and unit, times its sign (the one an equation's literal of that value
+        and unit already made, else a new one, written by no equation)."""
+        self.equation = ""
+        return cast(sympy.Expr, self._constant(value, unit))
 
     def rewrite(self, tree: sympy.Basic, equation: str) -> sympy.Basic:
         """``tree`` (as written) with each bare literal in a scaled unit replaced by its constant
@@ -171,7 +181,7 @@ class Literals:
         if key not in self.found:
             self.found[key] = (sympy.Symbol(self._name(text, unit), positive=True, real=True), [])
         symbol, equations = self.found[key]
-        if self.equation not in equations:
+        if self.equation and self.equation not in equations:
             equations.append(self.equation)
         sign = -1 if value < 0 else 1
         return sympy.Mul(sign, symbol, 1 / denominator) if sign != 1 or denominator != 1 else symbol
