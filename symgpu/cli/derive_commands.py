@@ -355,11 +355,13 @@ def _run(args: argparse.Namespace) -> int:
     model = common.load_model(args.model)
     values = common.parse_assignments(model, args.set)
     # numbers in the declared unit of their symbol, a scaled one as the model's constant of it: L <= 1 us is L <= lit_1000_ns
-    args.assume = given_numbers.assumed(model, args.assume)
-    substitute = given_numbers.substituted(model, _substitutions(args.substitute))
+    limit = args.command == "limit"
+    given = given_numbers.at_the_door(model, args.assume, _substitutions(args.substitute), args.var if limit else None,
+                                      str(args.to) if limit else None)
+    model, args.assume, substitute = given.model, given.assume, given.substitute
     args.substitute = [f"{name}={text}" for name, text in substitute.items()]
-    if args.command == "limit":
-        args.to_given, args.to = args.to, given_numbers.limit_point(model, args.var, str(args.to))
+    if limit:
+        args.to_given, args.to = args.to, given.to
     both = sorted(set(substitute) & set(values))
     if both:
         raise errors.UsageError(f"{', '.join(both)}: given by both --substitute and --set; drop one of the two")

@@ -15,6 +15,7 @@ as it was given: there every reading of a bare number is the same.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import sympy
@@ -27,38 +28,70 @@ if TYPE_CHECKING:
     from symgpu.model import Model
 
 
-def assumed(model: Model, texts: Iterable[str]) -> list[str]:
-    """Each ``--assume`` text, a quantity side in the declared unit (:mod:`.assume_units`), and each bare number
-    that its siblings read in a scaled unit made a constant of that unit (``L >= lit_400_ns``)."""
-    return [model.given_relation(text, "assume") for text in assume_units.in_declared_units(model, texts)]
+@dataclass(frozen=True)
+class Given:
+    """A request's numbers in their declared units.
+
+    Attributes:
+        model: the model asked, or its copy (:meth:`Model.for_request`) holding the constants made here.
+        assume: the ``--assume`` texts.
+        substitute: the ``--substitute`` values, by name.
+        to: the ``limit --to`` point (None: not a limit).
+    """
+
+    model: Model
+    assume: list[str]
+    substitute: dict[str, str]
+    to: str | None
 
 
-def substituted(model: Model, given: Mapping[str, str]) -> dict[str, str]:
-    """Each ``--substitute`` value that is a number or a quantity, in the declared unit of the symbol it replaces."""
-    return {name: _value(model, name, text, f"--substitute '{name}={text}'") for name, text in given.items()}
+def at_the_door(model: Model, assume: Iterable[str], substitute: Mapping[str, str], variable: str | None,
+                to: str | None) -> Given:
+    """The request's ``--assume`` texts (a quantity side in the declared unit, :mod:`.assume_units`, and each bare
+    number that its siblings read in a scaled unit made a constant of that unit: ``L >= lit_400_ns``), its
+    ``--substitute`` values and its ``limit --to`` point (a number or a quantity, in the declared unit of the
+    symbol it is given for), on a copy of the model where a constant was made."""
+    door = _Door(model)
+    texts = [door.relation(text) for text in assume_units.in_declared_units(model, assume)]
+    values = {name: door.value(name, text, f"--substitute '{name}={text}'") for name, text in substitute.items()}
+    point = door.value(variable, to, f"--to '{to}'") if to is not None and variable else to
+    return Given(door.model, texts, values, point)
 
 
-def limit_point(model: Model, variable: str, text: str) -> str:
-    """``limit --to``: a number or a quantity, in ``variable``'s declared unit; other texts (oo, an expression) as given."""
-    return _value(model, variable, text, f"--to '{text}'")
+class _Door:
+    """The model, copied the first time a number needs a constant of its own."""
 
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.copied = False
 
-def _value(model: Model, name: str, text: str, said: str) -> str:
-    declared = model.units.get(name)
-    if declared is None:
-        return text  # not a symbol of the model: refused, or read, as before
-    if assume_units.is_quantity(model, text):
-        number = assume_units.declared_number(model, name, text, said)
-    else:
-        try:
-            number = forms.exact_number(text)
-        except (TypeError, ValueError, ZeroDivisionError):
-            return text  # an expression: read as before
-        if not isinstance(number, sympy.Rational):
+    def _own(self) -> Model:
+        if not self.copied:
+            self.model, self.copied = self.model.for_request(), True
+        return self.model
+
+    def relation(self, text: str) -> str:
+        if self.model.given_relation(text, "assume", dry=True) == text:
             return text
-    if number == 0 or literal_units.same_scale(literal_units.literal_scale(declared), 1.0):
-        return text if not assume_units.is_quantity(model, text) else _plain(number)
-    return sympy.sstr(model.given_constant(number, declared))
+        return self._own().given_relation(text, "assume")
+
+    def value(self, name: str, text: str, said: str) -> str:
+        declared = self.model.units.get(name)
+        if declared is None:
+            return text  # not a symbol of the model: refused, or read, as before
+        quantity = assume_units.is_quantity(self.model, text)
+        if quantity:
+            number = assume_units.declared_number(self.model, name, text, said)
+        else:
+            try:
+                number = forms.exact_number(text)
+            except (TypeError, ValueError, ZeroDivisionError):
+                return text  # an expression: read as before
+            if not isinstance(number, sympy.Rational):
+                return text
+        if number == 0 or literal_units.same_scale(literal_units.literal_scale(declared), 1.0):
+            return _plain(number) if quantity else text  # every reading of a bare number is the same
+        return sympy.sstr(self._own().given_constant(number, declared))
 
 
 def _plain(number: sympy.Rational) -> str:

@@ -56,10 +56,9 @@ _DECLARED: Memo[Any, Declared] = Memo("derive.signs.declared", 1024, weak=True)
 
 def declared(model: Model) -> Declared:
     """What ``model`` declares, as the reasoner reads it: its symbols with their assumption
-    words, and its constants' values (read again when a request has given the model a constant since:
-    :meth:`symgpu.model.build.Model.given_constant`)."""
+    words, and its constants' values."""
     found = _DECLARED.get(model)
-    if found is None or len(found.constants) != len(model.constants):
+    if found is None:
         found = _DECLARED[model] = Declared(
             symbols=tuple((model.symbols[name], frozenset(definition.assumptions)) for name, definition in model.symbol_definitions.items()),
             constants=tuple((model.symbols[name], float(value.magnitude)) for name, value in model.constants.items()),

@@ -41,10 +41,9 @@ def gather_values(model: Model, name: str, preset: str | None, values: Mapping[s
 
 def _converted(model: Model, preset: str | None, check: bool) -> dict[str, float] | None:
     """The constants and ``preset``'s values as base-unit magnitudes, converted once per model
-    (they change after loading only by a constant a request gives, :meth:`symgpu.model.build.Model.given_constant`,
-    which is never removed: counted in the key); ``None`` if one fails to convert or is not a scalar
+    (they never change after loading); ``None`` if one fails to convert or is not a scalar
     (then every value is converted on each call, so the error is raised where it was)."""
-    key = ("preset magnitudes", preset, check, len(model.constants))
+    key = ("preset magnitudes", preset, check)
     kept = state_of(model).compiled
     if key not in kept:
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pint
@@ -161,23 +162,35 @@ class Model(ModelChecks):
         self.units[constant.name] = constant.unit
         self._dims[self.symbols[constant.name]] = constant.unit.dimensionality
 
+    def for_request(self) -> Model:
+        """A copy of this model that a request's numbers may be given to as constants (:meth:`given_constant`,
+        :meth:`given_relation`); this model, loaded once and shared, stays as it was read."""
+        twin = copy.copy(self)
+        twin.symbol_definitions, twin.symbols = dict(self.symbol_definitions), dict(self.symbols)
+        twin.units, twin._dims, twin.constants = dict(self.units), dict(self._dims), dict(self.constants)
+        twin._literals = self._literals.copy()
+        return twin
+
     def given_constant(self, value: sympy.Rational, unit: pint.Unit) -> sympy.Expr:
         """A number a request gives in ``unit`` (a scaled unit, the declared one of the symbol it is given for) as
         a constant of the model with that value and unit (:meth:`literal_constants.Literals.given`), declared here
-        the first time, so every path reads it in that unit as it reads an equation's ``lit_200_ns``."""
+        the first time, so every path reads it in that unit as it reads an equation's ``lit_200_ns``. Only on a
+        model of :meth:`for_request` (evaluate and derive keep what they found per model, its constants fixed)."""
         made = self._literals.given(value, unit)
         self._declare_given()
         return made
 
-    def given_relation(self, text: str, where: str) -> str:
+    def given_relation(self, text: str, where: str, *, dry: bool = False) -> str:
         """A relation a request gives (``--assume 'L >= 400'``, L in ns) with each bare number that its siblings read
         in a scaled unit made a constant of that unit, as the equations' literals are (``L >= lit_400_ns``);
-        ``text`` itself where there is none."""
+        ``text`` itself where there is none. ``dry``: only whether there is one (another text), nothing made."""
         self.parse(text, where, boolean=True)  # refused here, as before, where it is no relation of the model
         tree = expressions.parse_expression(text, self.symbols, path=self.path, where=where, boolean=True, as_written=True)
-        new = self._literals.rewrite(tree, "")
+        new = (self._literals.copy() if dry else self._literals).rewrite(tree, "")
         if new is tree:
             return text
+        if dry:
+            return ""
         self._declare_given()
         return printing.sstr(literal_constants.evaluated(new))
 

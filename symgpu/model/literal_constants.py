@@ -80,6 +80,12 @@ class Literals:
         self.found: dict[tuple[str, pint.Unit], tuple[sympy.Symbol, list[str]]] = {}
         self.equation = ""
 
+    def copy(self) -> Literals:
+        """Another record of the same constants, to which more may be added without changing this one."""
+        twin = Literals(self.declared)
+        twin.found = {key: (symbol, list(equations)) for key, (symbol, equations) in self.found.items()}
+        return twin
+
     def constants(self) -> tuple[LiteralConstant, ...]:
         """Every constant made so far, in the order found."""
         return tuple(LiteralConstant(symbol.name, value, unit, tuple(equations))
