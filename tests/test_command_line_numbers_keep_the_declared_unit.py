@@ -18,98 +18,27 @@ from conftest import assert_one_line_refusal, toy_header
 import symgpu
 from symgpu.model import expressions
 
-TOY = toy_header("scaled_cli", "scaled units from the command line", "latencies in ns, sizes in KiB, times in us") + """
-[symbols.t_hit]
-description = "hit latency"
-unit = "ns"
-assumptions = ["positive"]
-
-[symbols.t_miss]
-description = "miss latency"
-unit = "ns"
-assumptions = ["positive"]
-
-[symbols.h]
-description = "hit rate"
-unit = "1"
-assumptions = ["positive"]
-
-[symbols.inflight]
-description = "bytes in flight"
-unit = "KiB"
-assumptions = ["positive"]
-
-[symbols.L]
-description = "memory latency"
-unit = "ns"
-assumptions = ["positive"]
-
-[symbols.blocks]
-description = "blocks"
-unit = "block"
-assumptions = ["positive"]
-
-[symbols.t_block]
-description = "time of a block"
-unit = "us"
-assumptions = ["positive"]
-
-[symbols.t_capped]
-description = "average latency, capped, plus a floor"
-unit = "ns"
-role = "output"
-
-[symbols.bw]
-description = "Little's law bandwidth"
-unit = "GB/s"
-role = "output"
-
-[symbols.t_pw]
-description = "time by grid size"
-unit = "us"
-role = "output"
-
-[symbols.y]
-description = "latency by range"
-unit = "ns"
-role = "output"
-
-[[equations]]
-id = "cap"
-defines = "t_capped"
-rhs = "Min(t_hit*h + t_miss*(1 - h), 300) + Max(t_hit - 20, 0)"
-source = { ref = "toy2026", locator = "Eq. (1)" }
-
-[[equations]]
-id = "little"
-defines = "bw"
-rhs = "inflight/L"
-source = { ref = "toy2026", locator = "Eq. (2)" }
-
-[[equations]]
-id = "grid"
-defines = "t_pw"
-rhs = "Piecewise((t_block*3, blocks < 100), (t_block*2 + 10, True))"
-source = { ref = "toy2026", locator = "Eq. (3)" }
-
-[[equations]]
-id = "range"
-defines = "y"
-rhs = "Piecewise((2*L, L < 500), (L + 100, True))"
-source = { ref = "toy2026", locator = "Eq. (4)" }
-
+#: (name, description, unit, inputs' assumption or "" for an output)
+SYMBOLS = (("t_hit", "hit latency", "ns", "positive"), ("t_miss", "miss latency", "ns", "positive"), ("h", "hit rate", "1", "positive"),
+           ("inflight", "bytes in flight", "KiB", "positive"), ("L", "memory latency", "ns", "positive"),
+           ("blocks", "blocks", "block", "positive"), ("t_block", "time of a block", "us", "positive"),
+           ("t_capped", "average latency, capped, plus a floor", "ns", ""), ("bw", "Little's law bandwidth", "GB/s", ""),
+           ("t_pw", "time by grid size", "us", ""), ("y", "latency by range", "ns", ""))
+#: (equation id, quantity, right-hand side)
+EQUATIONS = (("cap", "t_capped", "Min(t_hit*h + t_miss*(1 - h), 300) + Max(t_hit - 20, 0)"), ("little", "bw", "inflight/L"),
+             ("grid", "t_pw", "Piecewise((t_block*3, blocks < 100), (t_block*2 + 10, True))"),
+             ("range", "y", "Piecewise((2*L, L < 500), (L + 100, True))"))
+TOY = (toy_header("scaled_cli", "scaled units from the command line", "latencies in ns, sizes in KiB, times in us")
+       + "".join(f'\n[symbols.{name}]\ndescription = "{text}"\nunit = "{unit}"\n'
+                 + (f'assumptions = ["{word}"]\n' if word else 'role = "output"\n') for name, text, unit, word in SYMBOLS)
+       + "".join(f'\n[[equations]]\nid = "{eq}"\ndefines = "{name}"\nrhs = "{rhs}"\nsource = {{ ref = "toy2026", locator = "Eq. ({i})" }}\n'
+                 for i, (eq, name, rhs) in enumerate(EQUATIONS, 1))
+       + """
 [presets.p]
 description = "round numbers"
 source = { ref = "toy2026", locator = "Table 1" }
-[presets.p.values]
-t_hit = "30 ns"
-t_miss = "0.5 us"
-h = "0.5"
-inflight = "64 KiB"
-L = "450 ns"
-blocks = "10 block"
-t_block = "12 us"
-"""
+values = { t_hit = "30 ns", t_miss = "0.5 us", h = "0.5", inflight = "64 KiB", L = "450 ns", blocks = "10 block", t_block = "12 us" }
+""")
 
 #: t_capped at t_hit = 10 ns, h = 1/2, t_miss = 400 ns, by hand: Min(10/2 + 400/2, 300) + Max(10 - 20, 0) = 205 ns;
 #: it rises with t_hit (slope h > 0, then 1 past 20 ns), so it is the minimum over t_hit >= 10
