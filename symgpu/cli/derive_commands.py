@@ -368,8 +368,13 @@ def _run(args: argparse.Namespace) -> int:
     options = Options.of(substitute=substitute, assume=args.assume, stop_at=_kept(model, args.keep),
                          omit=tuple(args.omit), preset=args.preset, values=values, case=getattr(args, "case", None),
                          relation=getattr(args, "relation", None) or "==")
-    derivation = OPERATION_COMMANDS[args.command.replace("-", "_")].derive(model, args, options)
-    return _emit(model, derivation, args, values)
+    try:
+        derivation = OPERATION_COMMANDS[args.command.replace("-", "_")].derive(model, args, options)
+        return _emit(model, derivation, args, values)
+    except errors.SymgpuError as exc:  # a refusal says the caller's numbers as given, not the constants made of them
+        if given.said and len(exc.args) == 1 and isinstance(exc.args[0], str) and str(exc) == exc.args[0]:
+            exc.args = (given.readable(exc.args[0]),)
+        raise
 
 
 def _run_derive(args: argparse.Namespace) -> int:

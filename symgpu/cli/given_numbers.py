@@ -14,6 +14,7 @@ as it was given: there every reading of a bare number is the same.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -37,12 +38,21 @@ class Given:
         assume: the ``--assume`` texts.
         substitute: the ``--substitute`` values, by name.
         to: the ``limit --to`` point (None: not a limit).
+        said: (text made here, the text given) for each text that changed, and (constant, its value and unit) for each constant.
     """
 
     model: Model
     assume: list[str]
     substitute: dict[str, str]
     to: str | None
+    said: tuple[tuple[str, str], ...] = ()
+
+    def readable(self, message: str) -> str:
+        """``message`` (a refusal) with each text made here as the caller gave it, and a constant made here as its value
+        and unit (``L <= 1 us``, ``500 ns``), not the names the derivation used (``L <= lit_1000_ns``)."""
+        for made, given in self.said:
+            message = re.sub(rf"(?<![\w.]){re.escape(made)}(?![\w.])", lambda _: given, message)
+        return message
 
 
 def at_the_door(model: Model, assume: Iterable[str], substitute: Mapping[str, str], variable: str | None,
@@ -52,10 +62,14 @@ def at_the_door(model: Model, assume: Iterable[str], substitute: Mapping[str, st
     ``--substitute`` values and its ``limit --to`` point (a number or a quantity, in the declared unit of the
     symbol it is given for), on a copy of the model where a constant was made."""
     door = _Door(model)
-    texts = [door.relation(text) for text in assume_units.in_declared_units(model, assume)]
+    given = list(assume)
+    texts = [door.relation(text) for text in assume_units.in_declared_units(model, given)]
     values = {name: door.value(name, text, f"--substitute '{name}={text}'") for name, text in substitute.items()}
     point = door.value(variable, to, f"--to '{to}'") if to is not None and variable else to
-    return Given(door.model, texts, values, point)
+    said = [(made, text) for made, text in zip(texts, given) if made != text]
+    if door.copied:
+        said.extend((c.name, f"{c.value} {c.unit_text}") for c in door.model.literal_constants if not c.equations)
+    return Given(door.model, texts, values, point, tuple(said))
 
 
 class _Door:
