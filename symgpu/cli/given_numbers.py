@@ -65,7 +65,7 @@ def at_the_door(model: Model, assume: Iterable[str], substitute: Mapping[str, st
     given = list(assume)
     texts = [door.relation(text) for text in assume_units.in_declared_units(model, given)]
     values = {name: door.value(name, text, f"--substitute '{name}={text}'") for name, text in substitute.items()}
-    point = door.value(variable, to, f"--to '{to}'") if to is not None and variable else to
+    point = door.value(variable, to, f"--to '{to}'", dimension=True) if to is not None and variable else to
     said = [(made, text) for made, text in zip(texts, given) if made != text]
     if door.copied:
         said.extend((c.name, f"{c.value} {c.unit_text}") for c in door.model.literal_constants if not c.equations)
@@ -89,7 +89,9 @@ class _Door:
             return text
         return self._own().given_relation(text, "assume")
 
-    def value(self, name: str, text: str, said: str) -> str:
+    def value(self, name: str, text: str, said: str, *, dimension: bool = False) -> str:
+        """``text`` in ``name``'s declared unit; a constant of it where that unit is scaled, or (``dimension``: a limit's
+        point, which the limit's unit check must see in its unit) where it has a dimension."""
         declared = self.model.units.get(name)
         if declared is None:
             return text  # not a symbol of the model: refused, or read, as before
@@ -103,7 +105,8 @@ class _Door:
                 return text  # an expression: read as before
             if not isinstance(number, sympy.Rational):
                 return text
-        if number == 0 or literal_units.same_scale(literal_units.literal_scale(declared), 1.0):
+        if number == 0 or literal_units.same_scale(literal_units.literal_scale(declared), 1.0) and not (
+                dimension and not declared.dimensionless):
             return _plain(number) if quantity else text  # every reading of a bare number is the same
         return sympy.sstr(self._own().given_constant(number, declared))
 
