@@ -39,7 +39,7 @@ def _one(model: Any, text: str) -> str:
     if len(parts) != 3:
         return text  # not one relation: parsed, or refused, as before
     sides = [parts[0].strip(), parts[2].strip()]
-    with_unit = [i for i, side in enumerate(sides) if _is_quantity(model, side)]
+    with_unit = [i for i, side in enumerate(sides) if is_quantity(model, side)]
     if not with_unit:
         return text
     if len(with_unit) == 2:
@@ -51,26 +51,35 @@ def _one(model: Any, text: str) -> str:
         raise errors.UsageError(f"--assume '{text}': a quantity with a unit ({side}) is compared only with one symbol of the "
                                 f"model, not with '{name}'; write a bare number instead, which is read in the declared unit "
                                 "of the symbols beside it")
-    declared = model.units[name]
-    try:
-        given = quantities.quantity(side)
-    except ValueError as exc:
-        raise errors.UsageError(f"--assume '{text}': cannot read '{side}' as a quantity ({exc}); write a number and a unit "
-                                f"(1 us), or a bare number, read in {name}'s declared unit ({model.unit_text(name)})") from None
-    if given.dimensionality != quantities.registry().Quantity(1, declared).dimensionality:
-        raise errors.UsageError(f"--assume '{text}': {side} is {quantities.format_dimension(given.dimensionality)}, but {name} is "
-                                f"declared in {model.unit_text(name)} ({quantities.format_dimension(declared.dimensionality)}); "
-                                f"give a quantity in a unit of that dimension, or a bare number, read in {model.unit_text(name)}")
-    magnitude = grammar.parse(side).magnitude
-    exact = sympy.Rational(repr(magnitude)) if isinstance(magnitude, float) else sympy.Integer(magnitude)
-    number = exact * scaling.unit_scale(cast(pint.Unit, given.units)) / scaling.unit_scale(declared)
+    number = declared_number(model, name, side, f"--assume '{text}'")
     shown = sympy.sstr(number) if number.q == 1 else f"({number.p}/{number.q})"
     out = [sides[0], sides[1]]
     out[index] = shown
     return f"{out[0]} {parts[1]} {out[1]}"
 
 
-def _is_quantity(model: Any, side: str) -> bool:
+def declared_number(model: Any, name: str, side: str, said: str) -> sympy.Rational:
+    """The quantity text ``side`` (``1 us``) as the exact number of symbol ``name``'s declared unit (``1000``, ns).
+
+    Raises:
+        errors.UsageError: ``side`` is unreadable, or of another dimension than ``name``'s unit (``said``: where it was given).
+    """
+    declared = model.units[name]
+    try:
+        given = quantities.quantity(side)
+    except ValueError as exc:
+        raise errors.UsageError(f"{said}: cannot read '{side}' as a quantity ({exc}); write a number and a unit "
+                                f"(1 us), or a bare number, read in {name}'s declared unit ({model.unit_text(name)})") from None
+    if given.dimensionality != quantities.registry().Quantity(1, declared).dimensionality:
+        raise errors.UsageError(f"{said}: {side} is {quantities.format_dimension(given.dimensionality)}, but {name} is "
+                                f"declared in {model.unit_text(name)} ({quantities.format_dimension(declared.dimensionality)}); "
+                                f"give a quantity in a unit of that dimension, or a bare number, read in {model.unit_text(name) or 'no unit'}")
+    magnitude = grammar.parse(side).magnitude
+    exact = sympy.Rational(repr(magnitude)) if isinstance(magnitude, float) else sympy.Integer(magnitude)
+    return cast(sympy.Rational, exact * scaling.unit_scale(cast(pint.Unit, given.units)) / scaling.unit_scale(declared))
+
+
+def is_quantity(model: Any, side: str) -> bool:
     """Whether ``side`` is a number followed by unit names, none of them a symbol of the model."""
     if not _NUMBER_FIRST.match(side):
         return False

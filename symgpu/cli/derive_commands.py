@@ -32,7 +32,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive import summary
-from symgpu.cli import assume_units, common
+from symgpu.cli import common, given_numbers
 from symgpu.numbers import json_number
 from symgpu import derive
 from symgpu.cli.operation_commands import OPERATION_COMMANDS, command_name
@@ -250,7 +250,7 @@ def _undetermined(derivation: Any, args: argparse.Namespace, values: dict[str, A
     """The one-line message for a value that is NaN, or infinite where a finite one is expected."""
     asked = f"{derivation.operation} of {derivation.quantity}" + (f" over {derivation.variable}" if derivation.variable else "")
     if derivation.operation == "limit":
-        asked += f" as {derivation.variable} -> {args.to}"
+        asked += f" as {derivation.variable} -> {getattr(args, 'to_given', args.to)}"
     where = at_point.where_text(args.preset, {k: f"{v.magnitude:g} {common.unit_text(v)}".removesuffix(" 1") if isinstance(v, pint.Quantity)
                                               else v for k, v in values.items()})
     if not any(np.isnan(v) for v in bad):
@@ -354,16 +354,27 @@ def _assumed_at(model: Any, args: Any, variable: str, values: Mapping[str, Any],
 def _run(args: argparse.Namespace) -> int:
     model = common.load_model(args.model)
     values = common.parse_assignments(model, args.set)
-    args.assume = assume_units.in_declared_units(model, args.assume)  # L <= 1 us: L <= 1000 where L is in ns
-    substitute = _substitutions(args.substitute)
+    # numbers in the declared unit of their symbol, a scaled one as the model's constant of it: L <= 1 us is L <= lit_1000_ns
+    limit = args.command == "limit"
+    given = given_numbers.at_the_door(model, args.assume, _substitutions(args.substitute), args.var if limit else None,
+                                      str(args.to) if limit else None)
+    model, args.assume, substitute = given.model, given.assume, given.substitute
+    args.substitute = [f"{name}={text}" for name, text in substitute.items()]
+    if limit:
+        args.to_given, args.to = args.to, given.to
     both = sorted(set(substitute) & set(values))
     if both:
         raise errors.UsageError(f"{', '.join(both)}: given by both --substitute and --set; drop one of the two")
     options = Options.of(substitute=substitute, assume=args.assume, stop_at=_kept(model, args.keep),
                          omit=tuple(args.omit), preset=args.preset, values=values, case=getattr(args, "case", None),
                          relation=getattr(args, "relation", None) or "==")
-    derivation = OPERATION_COMMANDS[args.command.replace("-", "_")].derive(model, args, options)
-    return _emit(model, derivation, args, values)
+    try:
+        derivation = OPERATION_COMMANDS[args.command.replace("-", "_")].derive(model, args, options)
+        return _emit(model, derivation, args, values)
+    except errors.SymgpuError as exc:  # a refusal says the caller's numbers as given, not the constants made of them
+        if given.said and len(exc.args) == 1 and isinstance(exc.args[0], str) and str(exc) == exc.args[0]:
+            exc.args = (given.readable(exc.args[0]),)
+        raise
 
 
 def _run_derive(args: argparse.Namespace) -> int:

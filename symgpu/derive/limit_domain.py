@@ -16,6 +16,7 @@ import sympy
 from symgpu import errors
 from symgpu.derive import declared_range, jobs, solve_domain
 from symgpu.proofs import forms
+from symgpu.units import literal_units
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -191,7 +192,9 @@ def parse_point(job: jobs._Job, to: Any) -> sympy.Expr:
 def _with_a_unit(job: jobs._Job, point: sympy.Expr, to: Any) -> sympy.Expr:
     """``point``, refused where it is a nonzero number and the variable has a unit (the limit's unit check would blame the model)."""
     units = job.model.units.get(job.variable)
-    if point.is_number and point != 0 and units is not None and not units.dimensionless:
+    # NOTE: a number in a unit of scale 1 (block, cycle) reads alike in every reading: it stands for itself
+    if point.is_number and point != 0 and units is not None and not units.dimensionless \
+            and not literal_units.same_scale(literal_units.literal_scale(units), 1.0):
         raise errors.UsageError(f"{job.model.id}: limit point {str(to)!r} is a number without a unit, but {job.variable} is in "
                                 f"{job.model.unit_text(job.variable)}: a finite point other than 0 must be an expression of the model's "
                                 f"symbols in that unit (e.g. a regime boundary such as MSHRs/M_Read); for {job.variable} near "

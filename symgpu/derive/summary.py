@@ -18,7 +18,7 @@ import sympy
 
 from symgpu.derive.extra_records import RegimeRow, RootRecord
 from symgpu.derive.extras import Extras
-from symgpu.model import printing
+from symgpu.model import literal_constants, printing
 
 #: no line of the default human output is longer than this
 MAX_LINE = 200
@@ -136,9 +136,14 @@ def root_lines(roots: Iterable[RootRecord], width: int = MAX_LINE) -> list[str]:
 
 
 def _scaled_number(location: Any, extra: Extras) -> bool:
-    """Whether ``location`` is a number in base units that differs from the same location in the variable's declared unit."""
+    """Whether ``location`` is a number in base units that differs from the same location in the variable's declared unit,
+    or a number given in that unit made a constant of it (``lit_400_ns``, :mod:`symgpu.model.literal_constants`), whose
+    value at the point is that number."""
+    if not (isinstance(extra.location_at, (int, float)) and extra.location_unit not in (None, "", "1")):
+        return False
+    if isinstance(location, sympy.Symbol):
+        return location.name.startswith(f"{literal_constants.PREFIX}_")
     return (isinstance(location, sympy.Basic) and location.is_number and location.is_real is True
-            and isinstance(extra.location_at, (int, float)) and extra.location_unit not in (None, "", "1")
             and float(location) != float(extra.location_at))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pint
@@ -10,7 +11,7 @@ import sympy
 from symgpu import errors, units
 from symgpu.memo import MemoFamily, Tally
 from symgpu.units import dimensions, literal_units
-from symgpu.model import expressions, literal_constants, plot_requests, substitution
+from symgpu.model import expressions, literal_constants, plot_requests, printing, substitution
 from symgpu.model import schema
 from symgpu.model.checks import ModelChecks
 from symgpu.model.plot_kinds import PlotEntry
@@ -148,14 +149,58 @@ class Model(ModelChecks):
             equation = Equation(eq, self.symbols[eq.defines], rhs, cases, limiters, valid_when)
             self.equations[eq.id] = equation
             self.defining[eq.defines] = equation
+        self._literals = literals
         self.literal_constants = literals.constants()
         for constant in self.literal_constants:
-            self.symbol_definitions[constant.name] = schema.SymbolDefinition(
-                constant.name, constant.description, constant.unit_text, role="constant", latex=constant.latex,
-                assumptions=("positive",), value=f"{constant.value} {constant.unit_text}")
-            self.symbols[constant.name] = sympy.Symbol(constant.name, real=True, positive=True)
-            self.units[constant.name] = constant.unit
-            self._dims[self.symbols[constant.name]] = constant.unit.dimensionality
+            self._declare_constant(constant)
+
+    def _declare_constant(self, constant: literal_constants.LiteralConstant) -> None:
+        self.symbol_definitions[constant.name] = schema.SymbolDefinition(
+            constant.name, constant.description, constant.unit_text, role="constant", latex=constant.latex,
+            assumptions=("positive",), value=f"{constant.value} {constant.unit_text}")
+        self.symbols[constant.name] = sympy.Symbol(constant.name, real=True, positive=True)
+        self.units[constant.name] = constant.unit
+        self._dims[self.symbols[constant.name]] = constant.unit.dimensionality
+
+    def for_request(self) -> Model:
+        """A copy of this model that a request's numbers may be given to as constants (:meth:`given_constant`,
+        :meth:`given_relation`); this model, loaded once and shared, stays as it was read."""
+        twin = copy.copy(self)
+        twin.symbol_definitions, twin.symbols = dict(self.symbol_definitions), dict(self.symbols)
+        twin.units, twin._dims, twin.constants = dict(self.units), dict(self._dims), dict(self.constants)
+        twin._literals = self._literals.copy()
+        return twin
+
+    def given_constant(self, value: sympy.Rational, unit: pint.Unit) -> sympy.Expr:
+        """A number a request gives in ``unit`` (a scaled unit, the declared one of the symbol it is given for) as
+        a constant of the model with that value and unit (:meth:`literal_constants.Literals.given`), declared here
+        the first time, so every path reads it in that unit as it reads an equation's ``lit_200_ns``. Only on a
+        model of :meth:`for_request` (evaluate and derive keep what they found per model, its constants fixed)."""
+        made = self._literals.given(value, unit)
+        self._declare_given()
+        return made
+
+    def given_relation(self, text: str, where: str, *, dry: bool = False) -> str:
+        """A relation a request gives (``--assume 'L >= 400'``, L in ns) with each bare number that its siblings read
+        in a scaled unit made a constant of that unit, as the equations' literals are (``L >= lit_400_ns``);
+        ``text`` itself where there is none. ``dry``: only whether there is one (another text), nothing made."""
+        self.parse(text, where, boolean=True)  # refused here, as before, where it is no relation of the model
+        tree = expressions.parse_expression(text, self.symbols, path=self.path, where=where, boolean=True, as_written=True)
+        new = (self._literals.copy() if dry else self._literals).rewrite(tree, "")
+        if new is tree:
+            return text
+        if dry:
+            return ""
+        self._declare_given()
+        return printing.sstr(literal_constants.evaluated(new))
+
+    def _declare_given(self) -> None:
+        for constant in self._literals.constants():
+            if constant.name not in self.symbols:
+                self._declare_constant(constant)
+                self.constants[constant.name] = self._read_value(f"{constant.value} {constant.unit_text}", constant.name,
+                                                                 f"constant {constant.name}")
+                self.literal_constants += (constant,)
 
     def _scaled_symbols(self, rhs: sympy.Basic, valid_when: tuple[sympy.Basic, ...], defined: sympy.Symbol) -> bool:
         """Whether an equation defines or uses a symbol declared in a unit of scale other than 1 (only then can

@@ -57,6 +57,9 @@ class LiteralConstant:
     @property
     def description(self) -> str:
         """One line: which literal it is and why it has this unit."""
+        if not self.equations:
+            return (f"the number {self.value} given with a request, in the declared unit {self.unit_text} of the symbol it "
+                    "is given for (made a constant so that every derivation keeps that unit)")
         return (f"the bare number {self.value} of equation {', '.join(self.equations)}, in its siblings' unit "
                 f"{self.unit_text} (made a constant so that every derivation keeps that unit)")
 
@@ -77,10 +80,23 @@ class Literals:
         self.found: dict[tuple[str, pint.Unit], tuple[sympy.Symbol, list[str]]] = {}
         self.equation = ""
 
+    def copy(self) -> Literals:
+        """Another record of the same constants, to which more may be added without changing this one."""
+        twin = Literals(self.declared)
+        twin.found = {key: (symbol, list(equations)) for key, (symbol, equations) in self.found.items()}
+        return twin
+
     def constants(self) -> tuple[LiteralConstant, ...]:
         """Every constant made so far, in the order found."""
         return tuple(LiteralConstant(symbol.name, value, unit, tuple(equations))
                      for (value, unit), (symbol, equations) in self.found.items())
+
+    def given(self, value: sympy.Rational, unit: pint.Unit) -> sympy.Expr:
+        """A number a request gives in ``unit`` (a scaled one: ``--assume 'L >= 400'``, L in ns) as the
+        constant of that value and unit, times its sign (the one an equation's literal of that value
+        and unit already made, else a new one, written by no equation)."""
+        self.equation = ""
+        return cast(sympy.Expr, self._constant(value, unit))
 
     def rewrite(self, tree: sympy.Basic, equation: str, defined: pint.Unit | None = None) -> sympy.Basic:
         """``tree`` (as written) with each bare literal in a scaled unit replaced by its constant
@@ -90,7 +106,7 @@ class Literals:
         self.equation = equation
         with sympy.evaluate(False):
             new, unit = self._walk(tree)
-            return self._given(new, defined) if unit is None and defined is not None else new
+            return self._in_defined_unit(new, defined) if unit is None and defined is not None else new
 
     def rewrite_siblings(self, trees: list[sympy.Basic], equation: str, defined: pint.Unit | None = None) -> list[sympy.Basic]:
         """``trees`` (as written) taken as siblings of one another (a case table's values, the arguments
@@ -98,7 +114,7 @@ class Literals:
         self.equation = equation
         with sympy.evaluate(False):
             new, reference = self._siblings(trees)
-            return [self._given(tree, defined) for tree in new] if reference is None and defined is not None else new
+            return [self._in_defined_unit(tree, defined) for tree in new] if reference is None and defined is not None else new
 
     # ------------------------------------------------------------------ the walk
     def _walk(self, expr: Any) -> tuple[Any, pint.Unit | None]:
@@ -154,7 +170,7 @@ class Literals:
         return [self._constant(w, named) if u is None and not literal_units.zero_literal(w) else w
                 for w, u in zip(new, found)], reference
 
-    def _given(self, expr: Any, unit: pint.Unit) -> Any:
+    def _in_defined_unit(self, expr: Any, unit: pint.Unit) -> Any:
         """``expr``, whose terms have no unit, with its bare literals given ``unit`` where that unit has a
         scale other than 1 (the terms of a sum or Min/Max, a Piecewise's values; a function of numbers such as
         ``exp(2)`` is left as it is: the dimension check refuses it beside a unit)."""
@@ -163,9 +179,9 @@ class Literals:
         if isinstance(expr, sympy.Expr) and not expr.free_symbols:
             return expr if literal_units.zero_literal(expr) else self._constant(expr, unit)
         if isinstance(expr, (sympy.Min, sympy.Max, sympy.Abs)) or expr.is_Add:
-            return self._rebuilt(expr, [self._given(a, unit) for a in expr.args])
+            return self._rebuilt(expr, [self._in_defined_unit(a, unit) for a in expr.args])
         if isinstance(expr, sympy.Piecewise):
-            return sympy.Piecewise(*[(self._given(v, unit), c) for v, c in expr.args], evaluate=False)
+            return sympy.Piecewise(*[(self._in_defined_unit(v, unit), c) for v, c in expr.args], evaluate=False)
         return expr
 
     @staticmethod
@@ -190,7 +206,7 @@ class Literals:
         if key not in self.found:
             self.found[key] = (sympy.Symbol(self._name(text, unit), positive=True, real=True), [])
         symbol, equations = self.found[key]
-        if self.equation not in equations:
+        if self.equation and self.equation not in equations:
             equations.append(self.equation)
         sign = -1 if value < 0 else 1
         return sympy.Mul(sign, symbol, 1 / denominator) if sign != 1 or denominator != 1 else symbol
