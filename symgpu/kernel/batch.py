@@ -1,10 +1,10 @@
 """Many launches in one call: the occupancy answer (and a model's prediction) for every launch of a
 profiler export or of a list of launch configurations, each quantity evaluated once on arrays.
 
-The numbers (limits, active blocks and warps, occupancy, the prediction) come from the compiled
-array path of :mod:`symgpu.evaluate.evaluator`; which limits bind and their cases come from
-:func:`symgpu.kernel.occupancy.compute` once per distinct configuration, so a row says what
-``symgpu kernel`` says for that launch alone.
+The occupancy answer (limits, active blocks and warps, occupancy, which limits bind and their cases)
+comes from :func:`symgpu.kernel.occupancy_arrays.compute_many`, once per distinct configuration, all
+of them on arrays; the prediction from the compiled array path of :mod:`symgpu.evaluate.evaluator`. A
+row says what ``symgpu kernel`` says for that launch alone.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import numpy as np
 from symgpu import errors, textfiles, units
 from symgpu.evaluate import evaluator
 from symgpu.kernel import occupancy
-from symgpu.kernel import mapping, ncu, resources
+from symgpu.kernel import mapping, ncu, occupancy_arrays, resources
 
 #: Most launches answered in one call.
 MAX_LAUNCHES = 100_000
@@ -119,12 +119,15 @@ def from_list(kernels: Sequence[resources.KernelResources], text: str, source: s
     if "threads" not in (reader.fieldnames or []):
         raise errors.UsageError(f"{source}: the header must name a 'threads' column (columns: {', '.join(CONFIG_COLUMNS)})")
     out = []
+    chosen: dict[str, resources.KernelResources] = {}  # each kernel name looked up once
     for number, row in enumerate(reader, start=2):
         where = f"{source}:{number}"
         cells = {k: (row.get(k) or "").strip() for k in CONFIG_COLUMNS}
         if not cells["threads"].isdigit() or int(cells["threads"]) == 0 or not (cells["dynamic_smem"] or "0").isdigit():
             raise errors.UsageError(f"{where}: threads must be a positive integer and dynamic_smem a non-negative one")
-        kernel = resources.select(kernels, cells["kernel"] or None)
+        if cells["kernel"] not in chosen:
+            chosen[cells["kernel"]] = resources.select(kernels, cells["kernel"] or None)
+        kernel = chosen[cells["kernel"]]
         out.append(LaunchConfig(f"row {number}", kernel, int(cells["threads"]), int(cells["dynamic_smem"] or 0)))
     if not out:
         raise errors.UsageError(f"{source}: no launch configuration (one row per launch under the header)")
@@ -154,21 +157,20 @@ def answer_all(configs: Sequence[LaunchConfig], cc_preset: str, *, model: Any = 
         "smem_per_block": np.array([c.kernel.shared_bytes + c.dynamic_smem for c in configs], dtype=float),
         "barriers_per_block": np.array([c.kernel.barriers if c.kernel.barriers >= 0 else default_barriers for c in configs], dtype=float),
     }
-    shape = np.ones(len(configs))
-    blocks, warps, fraction = (np.asarray(evaluator.evaluate(occ, q, preset=cc_preset, values=inputs).magnitude) * shape
-                               for q in occupancy.BLOCK_QUANTITIES)
+    # each distinct configuration answered once, all of them on arrays (occupancy_arrays: the scalar path's answer)
+    stacked = np.stack(list(inputs.values()), axis=1) if configs else np.zeros((0, len(inputs)))
+    distinct, back = np.unique(stacked, axis=0, return_inverse=True)
+    back = np.asarray(back).reshape(-1)
+    many = occupancy_arrays.compute_many(cc_preset, *distinct.T)
+    blocks = many.active_blocks[back]
     max_warps = int(hardware["max_warps_per_SM"].magnitude)
-    limiting: dict[tuple[float, ...], str] = {}
     rows = []
     for i, config in enumerate(configs):
-        key = tuple(float(v[i]) for v in inputs.values())
-        if key not in limiting:  # which limits bind, with their cases: scalar conditions, once per configuration
-            extra = {"barriers_per_block": key[3]}
-            limiting[key] = occupancy.compute(cc_preset, key[0], key[1], key[2], extra=extra).limiting_text()
+        j = int(back[i])
         rows.append(LaunchAnswer(
             label=config.label, kernel=config.kernel.display_name, threads=config.threads, registers=config.kernel.registers,
-            smem_per_block=int(key[2]), active_blocks=int(blocks[i]), active_warps=int(warps[i]), max_warps=max_warps,
-            occupancy=float(fraction[i]), limiting=limiting[key]))
+            smem_per_block=int(distinct[j, 2]), active_blocks=int(many.active_blocks[j]), active_warps=int(many.active_warps[j]),
+            max_warps=max_warps, occupancy=float(many.occupancy[j]), limiting=many.limiting[j]))
     if model is None or table is None:
         return rows
     return _predicted(rows, configs, model, table, cc_preset, preset, dict(values or {}), inputs, blocks)

@@ -210,7 +210,7 @@ def compute(cc_preset: str | None, threads: Any, regs: Any, smem: Any, *, target
             limits[name] = evaluator.evaluate_expression(occ, term, occ.units["active_blocks_per_SM"], preset=cc_preset, values=given)
             cases[name], reasons[name] = "", BLOCK_SLOTS_REASON
     minimum = float(active_blocks.magnitude)
-    unbounded = _unbounded_limits(occ, cases)
+    unbounded = unbounded_limits(occ, cases)
     # every limit tied with the minimum by evaluate.active's rule, in file order: the first is the one it names
     limiting = tuple(name for name, value in limits.items() if active.tied(float(value.magnitude), minimum) and name not in unbounded)
     return OccupancyResult(
@@ -227,7 +227,7 @@ def compute(cc_preset: str | None, threads: Any, regs: Any, smem: Any, *, target
     )
 
 
-def _unbounded_limits(occ: Any, cases: Mapping[str, str]) -> frozenset[str]:
+def unbounded_limits(occ: Any, cases: Mapping[str, str]) -> frozenset[str]:
     """The limits whose applying case imposes no bound of its own.
 
     cuda_occupancy.h sets such a limit to INT_MAX (no registers, no shared memory, no named
