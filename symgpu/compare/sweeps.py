@@ -56,19 +56,22 @@ def parse_range(text: str) -> tuple[str, np.ndarray]:
 
 
 def check_preset(models: Sequence[Model], preset: str | None) -> None:
-    """Refuse a preset that some of the models do not have.
+    """Refuse a preset that some of the models do not have (a combined one, ``gpu+workload``, part by part).
 
     Raises:
         errors.UsageError: naming the models lacking it and their presets.
     """
     if preset is None:
         return
-    lacking = [m for m in models if preset not in m.presets]
+    parts = [part.strip() for part in preset.split("+")]
+    lacking = [m for m in models if any(part not in m.presets for part in parts)]
     if lacking:
-        having = [m.id for m in models if preset in m.presets]
-        shown = "; ".join(f"{m.id} has {', '.join(m.presets) or 'no presets'}" for m in lacking)
-        raise errors.UsageError(f"preset '{preset}' exists in {', '.join(having) or 'neither model'} but not in "
-                                f"{', '.join(m.id for m in lacking)} ({shown}); choose a preset both models define")
+        having = [m.id for m in models if m not in lacking]
+        missing = "; ".join(f"{m.id} lacks {', '.join(repr(p) for p in parts if p not in m.presets)} "
+                            f"(it has {', '.join(m.presets) or 'no presets'})" for m in lacking)
+        where = f"exists in {', '.join(having)} but not in {', '.join(m.id for m in lacking)}" if having else "exists in neither model"
+        raise errors.UsageError(f"preset '{preset}' {where}: {missing}; choose a preset both models define"
+                                + (" (combine presets with '+', each part defined in both)" if len(parts) > 1 else ""))
 
 
 def model_sweep(model: Model, quantity: str, preset: str | None, values: Mapping[str, Any],

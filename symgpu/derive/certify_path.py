@@ -186,7 +186,8 @@ def _result_at(model: Model, derivation: Derivation, expr: Any, unit: Any, point
 
 def _scan_grid(model: Model, variable: str, around: Sequence[float]) -> np.ndarray:
     """Points of the variable's declared range: geometric over :data:`SPAN`, 0 where admitted,
-    negatives for a variable with no sign assumption, and a fine patch around each answer."""
+    negatives for a variable with no sign assumption, and a fine patch around each answer; integers
+    for a variable declared integer."""
     assumptions = set(model.symbol_definitions[variable].assumptions) if variable in model.symbol_definitions else set()
     grid = np.geomspace(SPAN[0], SPAN[1], SCAN)
     parts = [grid]
@@ -197,7 +198,12 @@ def _scan_grid(model: Model, variable: str, around: Sequence[float]) -> np.ndarr
     for a in around:
         if np.isfinite(a) and a != 0:
             parts.append(np.linspace(a * 0.5, a * 1.5, 201))
-    return sorted_unique(np.concatenate(parts))
+    grid = sorted_unique(np.concatenate(parts))
+    if "integer" not in assumptions:
+        return grid
+    # an integer variable has values at integers only (the model refuses others): the scan rounded, inside the declared sign
+    grid = sorted_unique(np.round(grid))
+    return grid[grid >= (1 if "positive" in assumptions else 0)] if {"positive", "nonnegative"} & assumptions else grid
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:

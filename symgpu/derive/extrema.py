@@ -11,9 +11,9 @@ import sympy
 
 from symgpu import errors
 from symgpu.proofs import factor_signs, forms, relations
-from symgpu.derive import at_point, jobs, point_roots, regime_split, results, summary
+from symgpu.derive import at_point, jobs, point_roots, regime_split, results, summary, extremum_choice, extremum_cusps, extremum_diverging
+from symgpu.derive import extremum_domain, extremum_ends, extremum_walls, limit_regimes, limits
 from symgpu.derive.derivation import Derivation
-from symgpu.derive import extremum_choice, extremum_cusps, extremum_diverging, extremum_domain, extremum_ends, extremum_walls, limit_regimes, limits
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.derive.extra_records import CandidateRecord
 from symgpu.evaluate import active, evaluator, scaling
@@ -35,8 +35,7 @@ MAX_RADICAL_OPS = 20
 
 
 def _radical_in(value: sympy.Expr, var: sympy.Symbol) -> bool:
-    """Is ``var`` under a root in ``value`` (a power with a non-integer exponent), and ``value`` of more than
-    :data:`MAX_RADICAL_OPS` operations?"""
+    """Is ``var`` under a root in ``value`` (a non-integer power), and ``value`` of more than :data:`MAX_RADICAL_OPS` operations?"""
     return any(not p.exp.is_integer and var in p.base.free_symbols for p in value.atoms(sympy.Pow)) \
         and sympy.count_ops(value) > MAX_RADICAL_OPS
 
@@ -74,6 +73,9 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             f"to zero and its {kind}imum over {var} has no closed form here; at a point, search a grid of {var} "
             f"(extremum ... --grid START:STOP:STEP; API grid=...), or ask for thresholds (solve --relation '>=' --kind max, "
             f"or boundary)")
+    if (split := forms.abs_as_max(expr, var)) != expr:  # its kink where the argument is 0: a cusp where two regimes meet
+        expr = split
+        job.step("absolute value", expr, f"Abs(u) = Max(u, -u) for a real u: where u = 0 (u holding {var}) two regimes meet at a cusp")
     found = regime_split._regimes(job, expr, var, frozenset(stop_at), record=forms.has_pieces(expr))
     meeting = [(ra, rb) for ra, rb in itertools.combinations(found, 2) if var in (ra.expression - rb.expression).free_symbols]
     if len(meeting) > MAX_CUSP_PAIRS:
@@ -298,8 +300,7 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
     NOTE: the critical points' branches are not compared with the ends (a Piecewise whose conditions
     compare every candidate with every other is unreadable for the papers' headline results,
     N = sqrt(L_M)); the certificate refuses a closed form that an end beats at the points it checks,
-    and at a point (``--preset``/``--set``) every candidate is compared by its numbers.
-    """
+    and at a point (``--preset``/``--set``) every candidate is compared by its numbers."""
     # a cusp not attained beats the forms whose values it passes (Hong & Kim's eq22 value at the point where eq23,
     # on both sides, tends to a smaller one): compared here, though open ends are not (see the NOTE above)
     assert job.ctx is not None
@@ -479,8 +480,7 @@ def _has_a_value(job: jobs._Job, var: sympy.Symbol, outer: Sequence[sympy.Basic]
     ``valid_when`` condition free of ``var`` fails there (``outer``: Hong & Kim's ``0 < Mem_insts``).
 
     Raises:
-        errors.DerivationError: no value there.
-    """
+        errors.DerivationError: no value there."""
     if outer and not active.condition_true(job.model, sympy.And(*outer), preset, values):
         raise errors.DerivationError(
             f"{job.model.id}: the model gives {job.quantity} no value at the given values, at any {var}: its valid_when domain "

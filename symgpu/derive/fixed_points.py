@@ -65,10 +65,8 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
     args = list(lifted.args) if isinstance(lifted, sympy.Min) else [lifted]
     g_terms = [a for a in args if x in a.free_symbols]
     bounds = [a for a in args if x not in a.free_symbols]
-    if len(g_terms) != 1 or forms.has_pieces(g_terms[0]):
-        raise errors.DerivationError(f"{model.id}: the fixed point needs {job.quantity} = Min(g({variable}), bounds free of {variable}); "
-                                     f"got {len(g_terms)} terms depending on {variable}")
-    g = g_terms[0]
+    g = g_terms[0] if len(g_terms) == 1 else substitution.min_max(sympy.Min, tuple(g_terms))
+    pieces = forms.has_pieces(g)  # Min/Max/Piecewise in g(x): x = g(x) is no polynomial; only a numeric root at a point
     if bounds:
         job.step("split", sympy.Eq(x, substitution.min_max(sympy.Min, (g, *bounds))), f"one term g({variable}) depends on {variable}; the bounds {', '.join(map(sympy.sstr, bounds))} do not")
     poles = [p for p in _poles(g, x) if ctx.sign(p) == 1]
@@ -78,10 +76,17 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
     u = sympy.Dummy("u", positive=True)
     inside = hi * u / (1 + u) if hi is not sympy.oo else u
     slope = sympy.diff(g, x)
-    s = domain_ctx.sign(slope.xreplace({x: inside})) if lo == 0 else None
+    if pieces:
+        s = -1 if lo == 0 and _branches_nonincreasing(domain_ctx, g, x, inside) else None
+    else:
+        s = domain_ctx.sign(slope.xreplace({x: inside})) if lo == 0 else None
     job.step("domain", sympy.And(sympy.StrictLessThan(lo, x), sympy.StrictLessThan(x, hi)) if hi is not sympy.oo else sympy.StrictLessThan(lo, x),
              f"{variable} ranges over (0, {sympy.sstr(hi)}): declared {'positive' if lo == 0 else 'real'}" + (f", below the pole of g at {sympy.sstr(hi)}" if poles else ""))
-    if s == -1:
+    if s == -1 and pieces:
+        job.step("monotone", g, f"g is non-increasing in {variable} on the domain: so is each expression its Min/Max can take "
+                 "(proved from the declared signs), and g, continuous, is one of them between finitely many switches; "
+                 f"so {variable} - g({variable}) increases and has at most one root")
+    elif s == -1:
         job.step("monotone", sympy.StrictLessThan(slope, 0), f"g is decreasing in {variable} on the domain (proved from the declared signs)")
     else:
         job.step("monotone", slope, f"g decreasing in {variable} not proved symbolically; the Min argument below assumes it")
@@ -96,10 +101,13 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
              + (f"a polynomial of degree {degree} in {variable}" if poly is not None else "not a polynomial"))
     root: Any = None
     how = "closed form"
-    if poly is not None and degree in (1, 2) and method != "numeric":
+    if poly is not None and degree in (1, 2) and method != "numeric" and not pieces:
         root = _closed_form_root(job, ctx, poly, x, lo, hi)
     if root is None:
-        how, number = _numeric_root(job, g, x, lo, hi, bounds, preset, values or {})
+        why = (f"g({x}) has Min/Max/Piecewise in it" if pieces else "the numeric method was asked for" if method == "numeric"
+               else f"{x} = g({x}) is not a polynomial of degree <= 2" if poly is None or degree not in (1, 2)
+               else "neither root of the quadratic lies in the domain at every sample")
+        how, number = _numeric_root(job, g, x, lo, hi, bounds, preset, values or {}, why)
         job.step("numeric root", sympy.Eq(x, number), how)
         result_number = min([number] + [results._evaluate(model, b, preset, values or {}, model.unit_text(x.name)) for b in bounds])
         _meets_assumed(job, x, result_number, preset, values or {}, unique=s == -1)
@@ -119,6 +127,41 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
         _meets_assumed(job, x, value_at, preset, values or {}, unique=s == -1)
         job.extra = job.extra.with_(value_at=value_at)
     return job.finish(result, unit, method=how, used=[expr])
+
+
+#: the most Min/Max branch expressions of g whose slopes are signed (each Min/Max multiplies their number)
+_MAX_BRANCHES = 16
+
+
+def _branches(expr: sympy.Expr) -> list[sympy.Expr] | None:
+    """The expressions ``expr`` can equal, each Min/Max replaced by one of its arguments (innermost first); None
+    past :data:`_MAX_BRANCHES`."""
+    nodes = [n for n in sympy.postorder_traversal(expr) if isinstance(n, (sympy.Min, sympy.Max))]
+    if not nodes:
+        return [expr]
+    found: list[sympy.Expr] = []
+    for arg in nodes[0].args:
+        more = _branches(expr.xreplace({nodes[0]: arg}))
+        if more is None or len(found) + len(more) > _MAX_BRANCHES:
+            return None
+        found.extend(m for m in more if m not in found)
+    return found
+
+
+def _branches_nonincreasing(ctx: signs.SignReasoner, g: sympy.Expr, x: sympy.Symbol, inside: sympy.Expr) -> bool:
+    """Is ``g``, built of Min/Max (no Piecewise, no floor/ceiling: continuous), non-increasing in ``x`` on the
+    domain? Proved where every expression it can equal has a slope proved <= 0 at ``x = inside`` (any point of the
+    domain): branches of analytic expressions switch finitely often, and g is non-increasing between switches."""
+    if g.has(sympy.Piecewise) or forms.has_staircase(g, x):
+        return False
+    branches = _branches(g)
+    if branches is None:
+        return False
+    for branch in branches:
+        slope = sympy.diff(branch, x).xreplace({x: inside})
+        if not (slope == 0 or ctx.sign(slope) in (-1, 0) or ctx.weak_sign(slope) == -1):
+            return False
+    return True
 
 
 def _meets_assumed(job: jobs._Job, x: sympy.Symbol, value: float, preset: str | None, values: Mapping[str, Any], *, unique: bool) -> None:
@@ -218,11 +261,11 @@ def _pick_root(quadratic: Sequence[sympy.Expr], x: sympy.Symbol, lo: sympy.Expr,
 
 
 def _numeric_root(job: jobs._Job, g: sympy.Expr, x: sympy.Symbol, lo: sympy.Expr, hi: sympy.Expr, bounds: Sequence[sympy.Expr],
-                  preset: str | None, values: Mapping[str, Any]) -> tuple[str, float]:
+                  preset: str | None, values: Mapping[str, Any], why: str) -> tuple[str, float]:
     model = job.model
     if preset is None and not values:
-        raise errors.DerivationError(f"{model.id}: {x} = g({x}) has no closed form here (not a polynomial of degree <= 2); "
-                                     "give a preset or values for a numeric root")
+        raise errors.DerivationError(f"{model.id}: fixed point of {job.quantity} in {x}: the root of {x} = g({x}) is found numerically "
+                                     f"here ({why}), which needs a point; give a preset or values (--preset, --set)")
     # then expressed in the declared unit of x.
     mags = results._base_magnitudes(model, preset, values)
     x_scale = scaling.unit_scale(model.units[x.name])
@@ -247,6 +290,6 @@ def _numeric_root(job: jobs._Job, g: sympy.Expr, x: sympy.Symbol, lo: sympy.Expr
         if fa * fb > 0:
             raise errors.DerivationError(f"{model.id}: {x} - g({x}) does not change sign on ({lo_v}, {hi_v}); no bracketed root")
         root = mpmath.findroot(f, (a, b), solver="anderson", tol=mpmath.mpf(10) ** -35)
-    how = (f"numeric: mpmath.findroot(solver='anderson') bracketed on (0, {mpmath.nstr(hi_v, 8)}), 40 digits — "
-           f"{x} = g({x}) is not a polynomial of degree <= 2, so no closed form is used")
+    how = (f"numeric: mpmath.findroot(solver='anderson') bracketed on (0, {float(hi_v) / float(x_scale):.8g} {model.unit_text(x.name)}), "
+           f"40 digits — {why}, so no closed form is used")
     return how, float(root) / float(x_scale)

@@ -19,8 +19,8 @@ a step edge, on the side the inversion states), or, rational in the variable, so
 univariate rational inequality; the sets are joined as the rules say and cut to the variable's declared range,
 the ``valid_when`` domain and the ``--assume`` relations on it. The work is bounded by the size of the pinned
 expression (at most :data:`MAX_PARTS` arguments); what none of the rules covers is refused, naming
-``extremum``/``solve`` ``--grid``... as the way to read it numerically. The answer is certified on the
-evaluate path (:mod:`symgpu.derive.certify_bound`).
+``extremum``/``solve`` ``--grid``... as the way to read it numerically. The answer is read from the set by
+:mod:`symgpu.derive.inequality_answers` and certified on the evaluate path (:mod:`symgpu.derive.certify_bound`).
 """
 
 from __future__ import annotations
@@ -31,9 +31,7 @@ from dataclasses import dataclass
 import sympy
 
 from symgpu import errors
-from symgpu.derive import at_point, declared_range, extra_records, inequalities, inequality_crossings, jobs, summary
-from symgpu.derive.derivation import Derivation
-from symgpu.derive.extra_records import FlatRange
+from symgpu.derive import at_point, declared_range, inequalities, inequality_crossings, jobs, summary
 from symgpu.evaluate import scaling
 from symgpu.proofs import forms
 
@@ -101,7 +99,7 @@ class _Split:
             if not isinstance(truth, sympy.logic.boolalg.BooleanAtom):
                 raise self.refuse(f"{self.show(f)} {op.rel_op} {self.show(t)} is not decided by the point's numbers")
             if f != t and abs(sympy.N(f - t, 30)) <= TIE * max(abs(sympy.N(f, 30)), abs(sympy.N(t, 30))):
-                raise self.refuse(f"in a regime the relation comes to {float(f):.17g} {op.rel_op} {float(t):.17g} (in base units), two "
+                raise self.refuse(f"in a regime the relation comes to {float(f):.17g} {op.rel_op} {float(t):.17g}, two "
                                   f"numbers equal to within {TIE:g} (relative): the target is the quantity's value there, and whether the "
                                   "relation holds is decided by digits beyond double precision; give a target clear of it")
             return sympy.S.Reals if truth else sympy.S.EmptySet
@@ -377,12 +375,14 @@ def holding(job: jobs._Job, expr: sympy.Expr, target: sympy.Expr, var: sympy.Sym
         if made is None:
             missing = ", ".join(at_point.unvalued(job, e, given.preset, values)) or "an input"
             raise split.refuse(f"{missing} has no value at {at_point.where_text(given.preset, given.values)}; give it one (--set)")
-        return made().xreplace({var: x * scale})
+        return forms.abs_as_max(made().xreplace({var: x * scale}), x)
 
     for condition in domain:
         universe = sympy.Intersection(universe, split._condition(at(condition)))
     split.universe = universe  # a staircase beside the variable is split step by step over the admissible values only
-    f, t = at(expr), at(target)
+    # the relation in the quantity's declared unit (a positive factor: the same relation), as its refusals show it
+    per = 1 / scaling.unit_scale(model.units[job.quantity]) if job.quantity in model.units else sympy.Integer(1)
+    f, t = _in_unit(at(expr), per), at(target) * per
     if x in t.free_symbols:
         f, t = f - t, sympy.Integer(0)
     if f.has(sympy.Piecewise) and not isinstance(f, sympy.Piecewise):  # a sum of Piecewise (MDM's S_Mem) as one, split branch by branch
@@ -391,110 +391,13 @@ def holding(job: jobs._Job, expr: sympy.Expr, target: sympy.Expr, var: sympy.Sym
     return Holding(sympy.Intersection(found, universe), universe, scale)
 
 
-def largest(values: sympy.Set, kind: str, integer: bool) -> tuple[sympy.Expr, bool] | None:
-    """The largest (``kind="max"``) or smallest value of ``values``, an integer one where ``integer``; with
-    whether it is only approached (an open end of a real variable). None where there is none (no value, or
-    they go on to infinity)."""
-    intervals = list(values.args) if isinstance(values, sympy.Union) else [values]
-    if any(isinstance(i, sympy.FiniteSet) for i in intervals):
-        intervals = [j for i in intervals for j in ([sympy.Interval(p, p) for p in i] if isinstance(i, sympy.FiniteSet) else [i])]
-    if not all(isinstance(i, sympy.Interval) for i in intervals):
-        return None
-    upper = kind == "max"
-    for piece in sorted(intervals, key=lambda i: i.end if upper else -i.start, reverse=True):
-        end, opened = (piece.end, piece.right_open) if upper else (piece.start, piece.left_open)
-        if end in (sympy.oo, -sympy.oo):
-            return None
-        if integer:
-            whole = (sympy.ceiling(end) - 1 if opened else sympy.floor(end)) if upper else (sympy.floor(end) + 1 if opened else sympy.ceiling(end))
-            if piece.contains(whole) is sympy.true:
-                return whole, False
-            continue
-        return end, bool(opened)
-    return None
-
-
-def answer(job: jobs._Job, expr: sympy.Expr, target: sympy.Expr, var: sympy.Symbol, relation: _Rel, kind: str | None,
-           given: at_point.Given, domain: Sequence[sympy.Basic], question: str) -> Derivation:
-    """``question`` (``expr relation target``) answered at the point ``given`` from :func:`holding`: with ``kind``
-    the largest or smallest admissible value (an integer where ``var`` is declared one), without it the bound
-    ``var REL b`` where the relation holds on one side of ``b`` over the admissible values.
-
-    Raises:
-        errors.NoAnswerHere: no admissible value satisfies the relation there (exit 1), or none is the largest/smallest.
-        errors.DerivationError: the relation cannot be split at the point."""
-    where = at_point.where_text(given.preset, given.values)
-    found = holding(job, expr, target, var, relation, given, domain, f"{job.model.id}: {question} at {where}")
-    unit = job.model.unit_text(var.name)
-    shown = sympy.sstr(found.values.as_relational(sympy.Symbol(var.name, real=True))) if found.values is not sympy.S.EmptySet else ""
-    job.step("regimes at the point", sympy.Symbol(var.name, real=True) if not shown else found.values.as_relational(sympy.Symbol(var.name, real=True)),
-             f"at {where} every Min/Max/Piecewise argument of the quantity is a function of {var} alone with exact numbers; "
-             f"each argument's relation inverted (floor/ceiling layer by layer, a step edge where the staircase jumps over the "
-             f"target), the Min/Max/Piecewise rules join them, and the declared range, domain and assumptions on {var} cut "
-             f"them: {question} holds exactly where {shown or 'nowhere'} ({var} in {unit})")
-    if found.values is sympy.S.EmptySet:
-        raise errors.NoAnswerHere(f"{job.model.id}: no admissible {var} satisfies {question} at {where}: split at the point into its "
-                                  f"regimes and steps, the relation holds at no {var} the model gives a value for (--full shows the steps)")
-    if found.values.has(sympy.ConditionSet):  # a part SymPy left unsolved: no bound or end of it is known, whatever the set is
-        raise errors.DerivationError(f"{job.model.id}: {question} at {where} holds where {shown} ({var} in {unit}), a set whose conditions "
-                                     f"are not all solved for {var}; ask over a grid to read it numerically")
-    declared = declared_range.of(job.model, var)
-    if kind is None:
-        inverted = _one_bound(found, var)
-        if inverted is None:  # the set is the answer, as a solve that holds on whole ranges gives its ranges
-            return _the_set(job, found, var, unit, question)
-        bound = _plain(inverted.rhs)
-        inverted = type(inverted)(var, bound, evaluate=False)
-        job.extra = job.extra.with_(relation=inverted, bound=True, declared_numbers=True)
-        return job.finish(bound, unit, method="closed form at the point, regime by regime")
-    extreme = largest(found.values, kind, declared.integer)
-    if extreme is None:
-        raise errors.NoAnswerHere(f"{job.model.id}: {question} at {where} holds where {shown} ({var} in {unit}), which has no "
-                                  f"{'largest' if kind == 'max' else 'smallest'} {'integer ' if declared.integer else ''}value")
-    value, approached = extreme
-    result = _plain(value)
-    op = (sympy.StrictLessThan if approached else sympy.LessThan) if kind == "max" else (sympy.StrictGreaterThan if approached else sympy.GreaterThan)
-    job.extra = job.extra.with_(relation=op(var, result, evaluate=False), declared_numbers=True)
-    if approached:
-        job.extra = job.extra.with_(supremum=True)
-    job.step(("supremum" if kind == "max" else "infimum") if approached else f"{kind}imum", sympy.Eq(var, result, evaluate=False),
-             f"the {'largest' if kind == 'max' else 'smallest'} {'integer ' if declared.integer else ''}{var} of that set"
-             + (": its end is open, approached, not attained" if approached else ""))
-    return job.finish(result, unit, method="closed form at the point, regime by regime")
-
-
-def _the_set(job: jobs._Job, found: Holding, var: sympy.Symbol, unit: str, question: str) -> Derivation:
-    """``found.values`` (no single bound states it) as the answer: where the relation holds, ends in the declared unit (extra
-    ``holds_for``, a range :data:`extra_records.AT_THE_POINT`). Raises errors.DerivationError: no union of numeric intervals."""
-    pieces: list[sympy.Set] = []
-    for part in found.values.args if isinstance(found.values, sympy.Union) else [found.values]:
-        if isinstance(part, sympy.FiniteSet) and all(p.is_number for p in part):
-            pieces.extend(sympy.FiniteSet(_plain(p)) for p in part)
-        elif isinstance(part, sympy.Interval) and part.start.is_number and part.end.is_number:
-            pieces.append(sympy.Interval(*(e if e.is_infinite else _plain(e) for e in (part.start, part.end)), part.left_open, part.right_open))
-        else:
-            raise errors.DerivationError(f"{job.model.id}: {question} holds on {sympy.sstr(found.values)} ({var} in {unit}), a set "
-                                         "that is no union of intervals with numeric ends; ask over a grid to read it numerically")
-    where = sympy.Union(*pieces).as_relational(var)
-    job.extra = job.extra.with_(holds_for=where, ranges=(FlatRange(extra_records.AT_THE_POINT, sympy.true, where),), declared_numbers=True)
-    job.step("set", where, f"no single bound {var} REL b states that set: it is the answer ({var} in {unit}); at every other "
-             f"admissible {var} the relation fails")
-    return job.finish(where, unit, method="closed form at the point, regime by regime")
-
-
-def _one_bound(found: Holding, var: sympy.Symbol) -> sympy.Basic | None:
-    """``var REL b`` (in the declared unit) stating ``found.values`` over ``found.universe``, or None where no one bound does."""
-    values, universe = found.values, found.universe
-    if not isinstance(values, sympy.Interval) or not isinstance(universe, sympy.Interval):
-        return None
-    if values.start == universe.start and values.left_open == universe.left_open and values.end != sympy.oo:
-        return (sympy.StrictLessThan if values.right_open else sympy.LessThan)(var, values.end, evaluate=False)
-    if values.end == universe.end and values.right_open == universe.right_open and values.start != -sympy.oo:
-        return (sympy.StrictGreaterThan if values.left_open else sympy.GreaterThan)(var, values.start, evaluate=False)
-    return None
-
-
-def _plain(number: sympy.Expr) -> sympy.Expr:
-    """``number`` as the answer states it: exact where rational, else to 30 digits (an algebraic number such as
-    ``3*sqrt(18186877063699139207510135590641)/12800000000000000`` has integers too large for NumPy to evaluate)."""
-    return number if number.is_Rational else sympy.Float(sympy.N(number, 30), 30)
+def _in_unit(expr: sympy.Expr, per: sympy.Expr) -> sympy.Expr:
+    """``per * expr`` for a positive number ``per``, carried into the terms of sums and the arguments of Min/Max/Piecewise
+    values, so that every part of the relation reads in the quantity's unit (``Max(0, 100 - L)``, not ``1e9*Max(0, 1e-7 - L/1e9)``)."""
+    if isinstance(expr, sympy.Add):
+        return sympy.Add(*[_in_unit(a, per) for a in expr.args])
+    if isinstance(expr, (sympy.Min, sympy.Max)):
+        return type(expr)(*[_in_unit(a, per) for a in expr.args])
+    if isinstance(expr, sympy.Piecewise):
+        return sympy.Piecewise(*[(_in_unit(v, per), c) for v, c in expr.args])
+    return per * expr

@@ -11,7 +11,7 @@ from typing import Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import at_point, declared_range, inequalities, inequality_pieces, inequality_roots, jobs, solve_domain, solve_kind
+from symgpu.derive import at_point, declared_range, inequalities, inequality_answers, inequality_roots, jobs, solve_domain, solve_kind
 from symgpu.proofs import forms
 from symgpu.derive.derivation import Derivation, Step
 
@@ -34,9 +34,12 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
         raise errors.UsageError(f"{model.id}: relation must be one of ==, {', '.join(_RELATIONS)} (got {relation!r})")
     if target is None:
         raise errors.UsageError(f"{model.id}: an inequality needs a target (quantity {relation} target)")
-    point = preset is not None or bool(values)
-    if forms.has_pieces(expr) and not point:
-        raise errors.DerivationError(f"{model.id}: the inequality for {job.quantity} has Min/Max/Piecewise in it, which is not "
+    # Abs(u) of the variable splits by the sign of u as Max(u, -u) does; a quantity of the variable and constants alone is at a
+    # point with no values given
+    kinked = forms.has_pieces(expr) or any(var in a.free_symbols for a in expr.atoms(sympy.Abs))
+    point = preset is not None or bool(values) or (kinked and at_point.pinned(job, expr, var, None, {}) is not None)
+    if kinked and not point:
+        raise errors.DerivationError(f"{model.id}: the inequality for {job.quantity} has Min/Max/Piecewise/Abs in it, which is not "
                                      f"inverted layer by layer; {_piece_advice(model, job.quantity, case)}")
     parsed = job.parse_target(target, lhs) if lhs is not None else job.parse(target, "target")
     dimensioned = lhs is not None and lhs.name in model.units and not model.units[lhs.name].dimensionless
@@ -59,10 +62,10 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
         """At a point: the relation split into its regimes and steps there (:mod:`symgpu.derive.inequality_pieces`)."""
         domain = (*solve_domain.conditions(job, quantity, var, stop),
                   *(c for c in job.assumed if isinstance(c, sympy.core.relational.Relational) and var in c.free_symbols))
-        return inequality_pieces.answer(job, expr, bound_to, var, _RELATIONS[relation], kind, at_point.Given(preset, values or {}),
+        return inequality_answers.answer(job, expr, bound_to, var, _RELATIONS[relation], kind, at_point.Given(preset, values or {}),
                                         domain, asked_text)
 
-    if forms.has_pieces(expr):
+    if kinked:
         return by_regimes()
     try:
         inverted = _invert_rational(job, _RELATIONS[relation](expr, bound_to, evaluate=False), var, signs,

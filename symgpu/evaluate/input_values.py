@@ -135,7 +135,7 @@ def _check_assumptions(model: Model, key: str, array: np.ndarray) -> None:
         bad = low if problems[0] in ("positive", "nonnegative") else (array if array.ndim == 0 else _first_offending(array, problems[0]))
         raise errors.EvaluationError(
             f"{model.id}: {key} = {bad:g}{unit_suffix(model, key)} violates the declared assumption "
-            f"'{problems[0]}'; give a {problems[0]} value"
+            f"'{problems[0]}'; give {'an' if problems[0][0] in 'aeiou' else 'a'} {problems[0]} value"
         )
 
 

@@ -56,6 +56,14 @@ def has_pieces(expr: Any) -> bool:
     return isinstance(expr, sympy.Basic) and expr.has(*_PIECEWISE)
 
 
+def abs_as_max(expr: Any, var: sympy.Symbol) -> Any:
+    """``expr`` with each ``Abs(u)`` whose ``u`` holds ``var`` written ``Max(u, -u)`` (``u`` real): a kink where ``u`` is 0
+    between two regimes, as a Min/Max has (``Abs(L - 300) <= 100`` holds where ``L - 300 <= 100`` and ``300 - L <= 100``)."""
+    if not isinstance(expr, sympy.Basic) or not expr.has(sympy.Abs):
+        return expr
+    return expr.replace(lambda e: isinstance(e, sympy.Abs) and var in e.free_symbols, lambda e: sympy.Max(e.args[0], -e.args[0]))
+
+
 def has_staircase(expr: Any, var: sympy.Symbol) -> bool:
     """Does ``expr`` contain ``floor``/``ceiling`` of something depending on ``var``?"""
     if not isinstance(expr, sympy.Basic):
