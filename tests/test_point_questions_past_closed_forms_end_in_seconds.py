@@ -12,6 +12,7 @@ import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import pytest
 import sympy
 
 from conftest import bisect_sign_change
@@ -40,19 +41,31 @@ def test_a_variable_inside_a_log_and_outside_it_is_told_apart_from_one_inside_on
     assert roots.transcendental_in(x ** 2 + sympy.log(2) * x, x) == []  # a log of numbers only
 
 
-def test_h100_dram_throughput_solved_for_ilp_is_refused_at_once_naming_the_log(cli):
+def test_h100_dram_throughput_solved_for_ilp_at_a_point_ends_in_seconds_with_its_numeric_root(cli):
+    # no closed form (ilp inside log(ilp/ilp_ref) and outside it: SymPy tried Lambert's W past 400 s); at a point that
+    # gives every other input the root is found on the evaluate path and checked (it was refused, pointing to a sweep)
     with _deadline(60):
         code, out, err = cli("--no-cache", "solve", "volkov_2016_h100", "dram_throughput", "--for", "ilp",
                              "--target", "2000 GB/s", "-p", "h100_fit", "-s", "n=16", "-s", "alpha=8")
-    assert code != 0 and out == ""
-    assert "no closed form" in err and "log(ilp/ilp_ref)" in err and "sweep" in err
-    assert "no root" not in err and "no admissible" not in err  # a root exists: the refusal must not deny it
+    assert code == 0, err
+    assert "method: numeric" in out
     model = symgpu.load("volkov_2016_h100")
 
     def excess(ilp: float) -> float:
         return model.evaluate("dram_throughput", preset="h100_fit", n=16, alpha=8, ilp=ilp).to("GB/s").magnitude - 2000
 
-    assert 4.2 < bisect_sign_change(excess, 1, 16) < 4.22  # the root the refusal leaves to a sweep (tester's Brent: 4.21068)
+    expected = bisect_sign_change(excess, 1, 16)
+    assert 4.2 < expected < 4.22  # the tester's Brent: 4.21068
+    value = float(next(line for line in out.splitlines() if line.startswith("  value:")).split()[1])
+    assert value == pytest.approx(expected, rel=1e-9)
+
+
+def test_h100_dram_throughput_solved_for_ilp_without_a_point_is_refused_at_once_naming_the_log(cli):
+    with _deadline(60):
+        code, out, err = cli("--no-cache", "solve", "volkov_2016_h100", "dram_throughput", "--for", "ilp", "--target", "2000 GB/s")
+    assert code != 0 and out == ""
+    assert "no closed form" in err and "log(ilp/ilp_ref)" in err and "at a point" in err
+    assert "no root" not in err and "no admissible" not in err  # a root exists at a point: the refusal must not deny it
 
 
 def test_loads_in_flight_needed_has_no_maximum_over_theta_target_it_rises_to_the_capacity_pole(cli):
