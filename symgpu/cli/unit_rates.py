@@ -13,7 +13,7 @@ from typing import Any
 import pint
 
 from symgpu import errors, units
-from symgpu.evaluate import clocks, evaluator
+from symgpu.evaluate import clocks
 
 #: the rates a value may be moved across, each by the model's one input of that unit (the clock: its cycle clock)
 RATES = ("SM", "Hz", clocks.WARP_SIZE)
@@ -60,13 +60,11 @@ def _input_at(model: Any, unit: str, preset: str | None, values: Mapping[str, An
     Raises:
         errors.UsageError: the model has none or several (``problem``), or it has no value here (what to give).
     """
-    names = clocks.inputs_in(model, unit)
-    if len(names) != 1:
+    name, found = clocks.one_input_at(model, unit, preset=preset, values=values)
+    if name is None:
         raise problem from None
-    try:
-        found = evaluator.evaluate_expression(model, model.symbols[names[0]], model.units[names[0]], preset=preset, values=values)
-    except errors.SymgpuError:
-        raise errors.UsageError(f"{problem}; {names[0]} has no value here: give --set {names[0]}=... or a preset with it") from None
-    print(f"symgpu: note: {'per-SM values converted' if unit == 'SM' else 'warps converted'} at {names[0]} = {found:~.10g}",
+    if found is None:
+        raise errors.UsageError(f"{problem}; {name} has no value here: give --set {name}=... or a preset with it") from None
+    print(f"symgpu: note: {'per-SM values converted' if unit == 'SM' else 'warps converted'} at {name} = {found:~.10g}",
           file=sys.stderr)
     return found

@@ -7,6 +7,7 @@ the certificate says so. Brute force on :mod:`symgpu.evaluate` only."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -31,6 +32,7 @@ def boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
     crossings: list[float] = []  # two arguments' order switches, but the binding argument does not
     ties: list[float] = []  # two regimes of a pair equal on both sides: no switch between them
     pairs = _pairs_at(model, derivation, asked, point)
+    table = _regime_table(model, asked)
     for number in _roots_at(model, derivation, asked, point, {}):
         around = active.boundary_sides(model, asked.variable, number)
         if not _inside(model, asked, point, np.asarray([number, *around])).all():  # no value there or beside it: no switch here
@@ -52,7 +54,7 @@ def boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
             sides = [active.binding(model, expr, point.preset, _with(model, asked, point, x)) for x in around]
             if sides[0] == sides[1] and around[0] != number:  # a regime that holds at the boundary only (Eq(x, 1))
                 sides[1] = active.binding(model, expr, point.preset, _with(model, asked, point, number))
-            if sides[0] == sides[1] and number in pairs and all(_absent_in_table(model, asked, point, key, around) for key in pairs[number]):
+            if sides[0] == sides[1] and number in pairs and all(_absent_in_table(model, asked, point, key, around, table) for key in pairs[number]):
                 continue  # between regimes whose conditions hold on neither side here (Zhang & Owens' latency-bound arithmetic at n = 32)
             if sides[0] == sides[1]:
                 raise _fail(model, asked, point, f"the regime is the same just below and just above the boundary {asked.variable} = {number:.10g}")
@@ -151,16 +153,13 @@ def _tied_beside(model: Model, asked: Asked, point: _Point, key: str, around: An
     return binds is not None and len(binds) == len(parts[0] ^ parts[1]) > 0 and all(all(b) for b in binds)
 
 
-def _absent_in_table(model: Model, asked: Asked, point: _Point, key: str, around: Any) -> bool:
+def _absent_in_table(model: Model, asked: Asked, point: _Point, key: str, around: Any, table: Callable[[], dict[str, Any]]) -> bool:
     """Whether one of the two regimes of pair ``key`` (``A|B``, as the regime table names them) holds on neither side of
-    the boundary: its conditions in the quantity's regime table (:func:`symgpu.derive.regime_split.regimes`, over the
-    variable, with the question's substitutions and assumptions) fail at both. False where a regime is not in the table
-    or a condition cannot be decided there."""
+    the boundary: its conditions in the quantity's regime table (``table``, :func:`_regime_table` built once per check)
+    fail at both. False where a regime is not in the table or a condition cannot be decided there."""
     try:
-        table = {r.name: r for r in regime_split.regimes(model, asked.quantity, over=asked.variable, substitute=dict(asked.substitute),
-                                                          assume=asked.assume).regimes}
         for name in key.split("|"):
-            regime = table.get(name)
+            regime = table().get(name)
             if regime is None:
                 return False
             holds = [all(active.condition_true(model, c, point.preset, _with(model, asked, point, x)) for c in regime.conditions)
@@ -170,6 +169,19 @@ def _absent_in_table(model: Model, asked: Asked, point: _Point, key: str, around
     except errors.SymgpuError:
         return False
     return False
+
+
+def _regime_table(model: Model, asked: Asked) -> Callable[[], dict[str, Any]]:
+    """The quantity's regime table over the variable, with the question's substitutions and assumptions
+    (:func:`symgpu.derive.regime_split.regimes`), by name: built on the first call only (a refusal's path needs it)."""
+    built: list[dict[str, Any]] = []
+
+    def table() -> dict[str, Any]:
+        if not built:
+            built.append({r.name: r for r in regime_split.regimes(model, asked.quantity, over=asked.variable,
+                                                                   substitute=dict(asked.substitute), assume=asked.assume).regimes})
+        return built[0]
+    return table
 
 
 def _absent_beside(model: Model, asked: Asked, point: _Point, key: str, around: Any) -> bool:

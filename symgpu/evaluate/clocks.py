@@ -53,7 +53,13 @@ def needs_warp_size(value: pint.Quantity, unit: Any) -> bool:
 def warp_size_at(model: Any, *, preset: str | None, values: Mapping[str, Any]) -> tuple[str | None, pint.Quantity | None]:
     """The model's warp size symbol (its one input in thread/warp; None where it has none or several)
     and its value at the preset and values (None where it has none there): the caller says what to give."""
-    names = inputs_in(model, WARP_SIZE)
+    return one_input_at(model, WARP_SIZE, preset=preset, values=values)
+
+
+def one_input_at(model: Any, unit: str, *, preset: str | None, values: Mapping[str, Any]) -> tuple[str | None, pint.Quantity | None]:
+    """The model's one input of ``unit``'s dimension (None where it has none or several: its warp size, its SM count)
+    and its value at the preset and values (None where it has none there): the caller says what to give."""
+    names = inputs_in(model, unit)
     if len(names) != 1:
         return None, None
     try:
