@@ -166,6 +166,28 @@ def test_preset_file_that_is_not_a_preset_block_is_refused_in_one_line(tmp_path,
     assert "expected only [presets.ID] tables, found model" in err and "\n" not in err
 
 
+def test_preset_file_error_names_the_users_file_not_the_temporary_variant(tmp_path, capsys):
+    bad = tmp_path / "wrong_unit.toml"
+    bad.write_text('[presets.bad]\ndescription = "x"\nsource = { kind = "measured", note = "x" }\nbased_on = "h100_fit"\n'
+                   '[presets.bad.values]\na = "3 GB/s"\n', encoding="utf-8")
+    assert cli.main(["measured", "volkov_2016_h100", "dram_throughput", "--data", ILP1, "--preset-file", str(bad),
+                     "--preset", "bad"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"--preset-file {bad}: [presets.bad].values.a" in err
+    assert "symgpu-presets-" not in err and "_with_presets.toml" not in err and "\n" not in err
+
+
+def test_preset_file_block_with_a_bundled_preset_id_is_refused_not_swapped_in(tmp_path, capsys, model):
+    assert "h100_fit" in model.presets
+    clash = tmp_path / "clash.toml"
+    clash.write_text('[presets.h100_fit]\ndescription = "x"\nsource = { kind = "measured", note = "x" }\nbased_on = "h100_stream"\n'
+                     '[presets.h100_fit.values]\na = "900 cycle"\n', encoding="utf-8")
+    assert cli.main(["measured", "volkov_2016_h100", "dram_throughput", "--data", ILP1, "--preset-file", str(clash),
+                     "--preset", "h100_fit"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "'h100_fit' is already a preset of volkov_2016_h100" in err and "--preset-id" in err
+
+
 def test_a100_n_needed_answers_from_the_converted_pin_bandwidth_and_v100_names_the_missing_latency():
     v = symgpu.load("volkov_2016")
     # by hand: (466.3 + 8 x 4) x min(1555/(1.41 x 108 x 128), 2/8, 4/9)

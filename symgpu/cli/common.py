@@ -94,6 +94,10 @@ def load_model_with_presets(name: str, preset_file: str | None) -> Any:
     if set(parsed) != {"presets"} or not isinstance(parsed["presets"], dict) or not parsed["presets"]:
         raise errors.UsageError(f"--preset-file {shown}: expected only [presets.ID] tables, found "
                                 f"{', '.join(sorted(map(str, parsed))) or 'nothing'}; give a block written by 'symgpu fit --preset-id'")
+    taken = sorted(str(key) for key in parsed["presets"] if key in model.presets)
+    if taken:
+        raise errors.UsageError(f"--preset-file {shown}: preset {textfiles.printable(taken[0], 100)!r} is already a preset of {model.id}; "
+                                f"give the block another id (symgpu fit --preset-id NEW_ID), so the bundled one is not replaced unseen")
     variant = f"{model.id}_with_presets"
     header = "\n".join([
         "schema_version = 1", "[model]", f"id = {json.dumps(variant)}", f"extends = {json.dumps(model.id)}",
@@ -104,7 +108,17 @@ def load_model_with_presets(name: str, preset_file: str | None) -> Any:
     with tempfile.TemporaryDirectory(prefix="symgpu-presets-") as folder:
         path = Path(folder) / f"{variant}.toml"
         path.write_text(header + text, encoding="utf-8")
-        return api.load(str(path))
+        try:
+            return api.load(str(path))
+        except errors.ModelFileError as exc:
+            _name_preset_file(exc, f"--preset-file {shown}")
+            raise
+
+
+def _name_preset_file(exc: errors.ModelFileError, shown: str) -> None:
+    """Say the user's preset file, not the temporary variant built from it, where the error lies."""
+    for problem in (*getattr(exc, "problems", ()), exc):
+        problem.path = shown
 
 
 def parse_assignments(model: Any, items: Sequence[str]) -> dict[str, pint.Quantity]:
