@@ -24,6 +24,10 @@ ERRATUM_REPRODUCED = "erratum-reproduced"
 ERROR = "error"
 #: ``expect = { Bandwidth_delay = "domain error" }``: the model must refuse these inputs.
 DOMAIN_ERROR = schema.DOMAIN_ERROR
+#: the ``source.kind`` of an expected value the reference does not print: checked all the same,
+#: but counted apart from the published numbers (it checks the transcription against arithmetic,
+#: not against the paper)
+UNPRINTED = ("hand-computed", "derived", "measured")
 
 
 @dataclass(frozen=True)
@@ -52,6 +56,13 @@ class CaseResult:
     tolerance: float
     status: str
     message: str
+
+    @property
+    def origin(self) -> str:
+        """``printed`` (a number the reference prints) or the kind of a number it does not print
+        (``hand-computed``, ``derived``, ``measured``), from the case's ``source.kind``."""
+        kind = self.case.source.kind
+        return kind if kind in UNPRINTED else "printed"
 
     @property
     def ok(self) -> bool:
@@ -139,7 +150,8 @@ def run_case(model: Model, case: schema.ValidationCase) -> list[CaseResult]:
             continue
         within = abs(computed - expected) <= tolerance * (1 + 1e-9) + 1e-12 * abs(expected)
         label = f"{case.derivation}.{quantity}" if derivation is not None else quantity
-        shown = f"{label}: printed {text}, computed {computed:.6g} {unit:~} (tolerance ±{tolerance:.3g})"
+        origin = case.source.kind if case.source.kind in UNPRINTED else "printed"
+        shown = f"{label}: {origin} {text}, computed {computed:.6g} {unit:~} (tolerance ±{tolerance:.3g})"
         if case.erratum:
             status = ERRATUM_REPRODUCED if within else ERRATUM
             message = (f"{shown}; recorded as an erratum but now reproduces: remove 'erratum' or recheck the case"

@@ -247,17 +247,21 @@ def cmd_validate(args: argparse.Namespace) -> int:
         print(json.dumps([
             {"model": model_id, "case": r.case.id, "quantity": r.quantity, "published": r.published,
              "computed": json_number(r.computed), "unit": r.unit, "tolerance": r.tolerance, "status": r.status,
-             "source": str(r.case.source), "message": r.message}
+             "source": str(r.case.source), "origin": r.origin, "message": r.message}
             for model_id, results in all_results for r in results
         ], indent=2))
     else:
         for model_id, results in all_results:
             counts = {s: sum(r.status == s for r in results) for s in (validation.PASS, validation.ERRATUM)}
-            print(f"{model_id}: {len(results)} values, {counts['pass']} reproduced, {counts['erratum']} source errata confirmed")
+            unprinted = sum(r.origin != "printed" for r in results)
+            print(f"{model_id}: {len(results)} values, {counts['pass']} reproduced, {counts['erratum']} source errata confirmed"
+                  + (f" ({unprinted} of the values not printed in the source: hand-computed, derived or measured)" if unprinted else ""))
             for r in results:
                 mark = {validation.PASS: "ok     ", validation.ERRATUM: "erratum"}.get(r.status, "FAIL   ")
                 print(f"  {mark} {r.case.id}: {r.message}")
-    print(f"{sum(len(r) for _, r in all_results) - failed} passed, {failed} failed", file=sys.stderr)
+    printed = sum(r.origin == "printed" for _, results in all_results for r in results)
+    print(f"{sum(len(r) for _, r in all_results) - failed} passed, {failed} failed ({printed} of the "
+          f"{sum(len(r) for _, r in all_results)} values printed in a source, the others hand-computed, derived or measured)", file=sys.stderr)
     return FAILED if failed else OK
 
 

@@ -52,10 +52,13 @@ class Reference:
 
 @dataclass(frozen=True)
 class SourceLocator:
-    """Where in a reference something is printed: ``ref`` key and ``locator`` as printed."""
+    """Where in a reference something is printed: ``ref`` key and ``locator`` as printed, and
+    the source's ``kind`` where the file gives one (``hand-computed``, ``derived``, ``measured``:
+    a number not printed in the reference; "" for a printed one)."""
 
     ref: str
     locator: str
+    kind: str = ""
 
     def __str__(self) -> str:
         return f"{self.ref}, {self.locator}" if self.locator else self.ref

@@ -107,7 +107,7 @@ class TableReader:
         kind = self.take(value, "kind", str, f"{where}.source", required=False, default="")
         if not ref and not locator and not note:
             raise self.fail(f"{where}.source", "a source needs 'ref' and 'locator' (or 'kind' and 'note')")
-        return schema.SourceLocator(ref or kind, locator or note)
+        return schema.SourceLocator(ref or kind, locator or note, kind)
 
     # -- sections ----------------------------------------------------------------------
 
