@@ -80,6 +80,24 @@ def test_sweep_ratio_is_b_over_a_and_extremes_are_located():
     assert where == {"n": 1.0}
 
 
+def test_an_extreme_reached_at_several_points_is_located_at_the_first_and_the_ties_counted(capsys):
+    # Zhang & Owens against Volkov at GT200, alpha = 16: the ratio is one exact number on the
+    # latency-bound side (n = 1..6) and exactly 1 from n = 13 on; as doubles the equal ratios differ
+    # in their last bits, which must not move the reported point
+    volkov, zo = symgpu.load("volkov_2016"), symgpu.load("prior_zhang_owens")
+    ratio = {n: zo.evaluate("arithmetic_throughput", preset="gt200", alpha=16, n=n).magnitude
+             / volkov.evaluate("arithmetic_throughput", preset="gt200", alpha=16, n=n).magnitude for n in range(1, 33)}
+    top, bottom = max(ratio.values()), min(ratio.values())
+    at_top = [n for n, r in ratio.items() if r == pytest.approx(top, rel=1e-9)]
+    at_bottom = [n for n, r in ratio.items() if r == pytest.approx(bottom, rel=1e-9)]
+    assert len(at_top) > 1 and len(at_bottom) > 1
+    code, out, _ = run(capsys, "compare", "volkov_2016", "prior_zhang_owens", "arithmetic_throughput", "--preset", "gt200",
+                       "--set", "alpha=16", "--over", "n=1:32:1")
+    assert code == 0
+    assert f"max ratio {top:.6g} at n = {at_top[0]} (the first of {len(at_top)} points with this ratio)" in out
+    assert f"min ratio {bottom:.6g} at n = {at_bottom[0]} (the first of {len(at_bottom)} points with this ratio)" in out
+
+
 def test_sweep_leaves_out_points_beyond_the_domain_and_counts_them():
     volkov, bw = symgpu.load("volkov_2016"), symgpu.load("prior_huang_bw")
     n = np.arange(1.0, 49.0)

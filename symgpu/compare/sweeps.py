@@ -16,6 +16,10 @@ from symgpu.sweep.run import sweep as run_sweep
 
 
 # ============================================================================ numeric sweep
+#: ratios this close (relative) are one extreme reached at several points: doubles of equal exact ratios
+TIE = 1e-12
+
+
 @dataclass
 class Sweep:
     """Both models' predictions of a quantity over a grid and their ratio B/A."""
@@ -34,14 +38,24 @@ class Sweep:
     invalid_b: int
 
     def extreme(self, kind: str) -> tuple[float, dict[str, float]] | None:
-        """(ratio, coordinates) of the smallest (``"min"``) or largest (``"max"``) finite ratio."""
+        """(ratio, coordinates) of the smallest (``"min"``) or largest (``"max"``) finite ratio; where
+        several points tie (within :data:`TIE`, relative: the same ratio up to rounding), the first
+        in grid order."""
+        tied = self.tied(kind)
+        if tied is None:
+            return None
+        index = np.unravel_index(int(np.flatnonzero(tied)[0]), self.ratio.shape)
+        grids = np.meshgrid(*self.axes, indexing="ij")
+        return float(self.ratio[index]), {v: float(g[index]) for v, g in zip(self.variables, grids)}
+
+    def tied(self, kind: str) -> np.ndarray | None:
+        """Mask of the points whose ratio is the smallest (``"min"``) or largest (``"max"``) finite one,
+        within :data:`TIE` (relative); None where no ratio is finite."""
         finite = np.isfinite(self.ratio)
         if not finite.any():
             return None
-        masked = np.where(finite, self.ratio, np.inf if kind == "min" else -np.inf)
-        index = np.unravel_index(int(np.argmin(masked) if kind == "min" else np.argmax(masked)), self.ratio.shape)
-        grids = np.meshgrid(*self.axes, indexing="ij")
-        return float(self.ratio[index]), {v: float(g[index]) for v, g in zip(self.variables, grids)}
+        best = float(np.min(self.ratio[finite]) if kind == "min" else np.max(self.ratio[finite]))
+        return finite & (np.abs(self.ratio - best) <= TIE * abs(best))
 
 
 def parse_range(text: str) -> tuple[str, np.ndarray]:
@@ -161,7 +175,10 @@ def format_sweep(result: Sweep) -> str:
             lines.append(f"  {kind}: no finite ratio")
         else:
             at = ", ".join(f"{k} = {v:g}" for k, v in found[1].items())
-            lines.append(f"  {kind} ratio {found[0]:.6g}" + (f" at {at}" if at else ""))
+            tied = result.tied(kind)
+            count = 0 if tied is None else int(tied.sum())
+            also = f" (the first of {count} points with this ratio)" if count > 1 else ""
+            lines.append(f"  {kind} ratio {found[0]:.6g}" + (f" at {at}{also}" if at else ""))
     for model_id, count in ((result.model_a, result.invalid_a), (result.model_b, result.invalid_b)):
         if count:
             lines.append(f"  {model_id}: {count} points outside the model's domain (valid_when), left out")
