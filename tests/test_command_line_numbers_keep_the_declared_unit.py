@@ -16,6 +16,7 @@ import sympy
 
 from conftest import assert_one_line_refusal, toy_header
 import symgpu
+from symgpu import units
 from symgpu.model import expressions
 
 #: (name, description, unit, inputs' assumption or "" for an output)
@@ -140,3 +141,21 @@ def test_the_loaded_model_is_not_given_the_request_constants(cli, write_model):
     before = set(symgpu.load(path).symbols)
     _json(cli, "solve", str(path), "bw", "--for", "inflight", "--target", "100 GB/s", "-p", "p", "--substitute", "L=500")
     assert set(symgpu.load(path).symbols) == before
+
+
+def test_a_number_with_a_unit_written_as_a_fraction_is_read_exactly(cli, write_model):
+    # '1000/3 ns' is 1000/3 exactly (it was the double 333.33333333333331 read as its decimal); '1/3 us' is 1000/3 ns
+    path = write_model(TOY, name="scaled_cli")
+    found = _json(cli, "solve", str(path), "y", "--for", "L", "--target", "1000/3 ns")
+    assert found["extra"]["target_value"] == {"y": "1000/3"}
+    found = _json(cli, "solve", str(path), "y", "--for", "L", "--target", "1/3 us")
+    assert found["extra"]["target_value"] == {"y": "1000/3"}
+    assert units.exact_magnitude("128/3 warp/SM", "warp/SM") == Fraction(128, 3)
+    assert units.exact_magnitude("(1/3) us", "ns") == Fraction(1000, 3)
+
+
+def test_a_limit_point_written_as_a_fraction_with_a_unit_is_that_fraction(cli):
+    # --to '128/3 warp/SM': n -> 128/3, kept as the constant 128 warp/SM over 3 (it was lit_42p666666666666664_warp_per_SM)
+    found = _json(cli, "limit", "volkov_2016", "arithmetic_throughput", "--var", "n", "--to", "128/3 warp/SM")
+    assert "lit_128_warp_per_SM/(3*(alpha*alu_lat + mem_lat))" in found["result"], found["result"]
+    assert "p666" not in json.dumps(found)
