@@ -12,7 +12,7 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.memo import Tally
-from symgpu.derive import declared_range, extra_records, regime_conditions, signs
+from symgpu.derive import declared_range, extra_records, regime_conditions, result_form, signs
 from symgpu.units import dimensions
 from symgpu.evaluate import input_values, one_sided, scaling
 from symgpu.derive.derivation import Derivation, Extras, Step
@@ -99,10 +99,9 @@ class _Job:
                used: Sequence[Any] = ()) -> Derivation:
         if self.target_value is not None and isinstance(result, sympy.Basic):
             result = self._put_target(result)
-        if isinstance(result, sympy.Basic) and unit not in ("", "1") and (written := scaling.written_unit(self.model, result, unit)) != unit:
-            self.step("unit of the result", result, f"its bare numbers are in {written} (the terms' beside them), not in {unit}: "
-                      f"the result is written, and its value given, in {written}")
-            unit = written
+        if isinstance(result, sympy.Basic):  # Min/Max of known constants folded, the unit the formula is written in
+            result, unit, steps = result_form.settled(self.model, result, unit)
+            self.steps.extend(Step(*step) for step in steps)
         if self.substituted and self.extra.substituted is None:
             self.extra = self.extra.with_(substituted=tuple(self.substituted))
         return Derivation(
