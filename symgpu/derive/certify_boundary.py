@@ -4,8 +4,8 @@ regime :func:`symgpu.evaluate.active.binding` names differs on the two sides
 (:func:`symgpu.evaluate.active.boundary_sides`) or at the boundary itself, and between the regimes
 named (:func:`symgpu.derive.results.composite_switch`). Where two arguments that do not bind cross
 the certificate says so. One rule for a boundary of a regime pair where the regime is the same on both sides: it is
-left aside where one regime of the pair holds on neither side (:func:`_absent`) or the two are tied on both sides
-(:func:`_tied_beside`), said so, and refused otherwise. Brute force on :mod:`symgpu.evaluate` only."""
+left aside where the two are tied on both sides (:func:`_tied_beside`), said so, or where one regime of the pair
+holds on neither side (:func:`_absent`), and refused otherwise. Brute force on :mod:`symgpu.evaluate` only."""
 
 from __future__ import annotations
 
@@ -52,11 +52,11 @@ def boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
             if sides[0] == sides[1] and around[0] != number:  # a regime that holds at the boundary only (Eq(x, 1))
                 sides[1] = active.binding(model, expr, point.preset, _with(model, asked, point, number))
             if sides[0] == sides[1] and number in pairs:  # no switch here: left aside where the pair's regimes cannot switch here
-                if all(_absent(model, asked, point, key, around, table) for key in pairs[number]):
-                    continue  # one of them holds on neither side (module doc, _absent)
                 if all(_tied_beside(model, asked, point, key, around) for key in pairs[number]):
                     ties.append(number)  # two regimes equal on both sides here (Baghsorkhi's alu = Max(4, 20/n) at n = 5): no switch
                     continue
+                if all(_absent(model, asked, point, key, around, table) for key in pairs[number]):
+                    continue  # one of them holds on neither side (module doc, _absent)
             if sides[0] == sides[1]:
                 raise _fail(model, asked, point, f"the regime is the same just below and just above the boundary {asked.variable} = {number:.10g}")
             values = [_with(model, asked, point, x) for x in (around[0], around[1] if around[0] != number else number)]
