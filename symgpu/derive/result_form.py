@@ -48,9 +48,23 @@ def _exact_value(model: Model, symbol: Any) -> tuple[Any, Fraction] | None:
 
 def known_constants_folded(model: Model, expr: sympy.Basic) -> sympy.Basic:
     """``expr`` with, in each Min/Max, the constants of known value of one dimension reduced to the one that wins (the
-    smallest for Min, the largest for Max); the Min/Max rebuilt as :mod:`symgpu.model.substitution` builds it."""
+    smallest for Min, the largest for Max); the Min/Max rebuilt as :mod:`symgpu.model.substitution` builds it. A fold
+    inside a fold (a Min in a Max) is found on the next pass."""
     if not model.constants or not expr.has(sympy.Min, sympy.Max):
         return expr
+    for _ in range(MAX_PASSES):
+        folded = _one_pass(model, expr)
+        if folded is expr:
+            break
+        expr = folded
+    return expr
+
+
+#: the most passes of :func:`known_constants_folded` (each folds the outermost Min/Max it changes)
+MAX_PASSES = 8
+
+
+def _one_pass(model: Model, expr: sympy.Basic) -> sympy.Basic:
     rule: dict[sympy.Basic, sympy.Basic] = {}
     for node in sympy.preorder_traversal(expr):
         if not isinstance(node, (sympy.Min, sympy.Max)):
