@@ -140,3 +140,26 @@ def test_an_expansion_s_ambiguous_literal_is_refused_naming_the_file_and_the_equ
         symgpu.load(path).evaluate("Z", "p", values={"A": [1, 2]})
     # one equation at a time the 1 is one cycle, beside X: Y = 2000 + 5 + 1 cycles
     assert symgpu.load(path).evaluate("Y", "p").magnitude == 2006
+
+
+def test_a_solve_s_formula_is_printed_in_the_unit_its_bare_numbers_are_in(cli: Cli, write_model: Callable[..., Path]) -> None:
+    """F16: solving Y = A + B + 1 = 2500 cycles for A (declared in kcycle) gives 2499 - B, whose 2499 sits beside B: 2499
+    cycles. It was printed ``2499 - B [kcycle]`` (a formula 1000 times too large read so); it is printed in cycle, and its
+    value given in cycle too. Checked by brute force: the printed formula read in the printed unit, put back into the model
+    (A in its declared kcycle), gives the target at every B tried."""
+    path = write_model(KILO, name="kc")
+    code, out, err = cli("solve", path, "Y", "--for", "A", "--target", "2500", "-p", "p")
+    assert code == 0, err
+    assert "result: 2499 - B  [cycle]" in out, out
+    assert value_line(out) == f"value: {2500 - 5 - 1} cycle  (preset p)"  # 2500 - B - 1 cycles at B = 5 cycles
+    model = symgpu.load(path)
+    derivation = model.solve("Y", "A", target=2500)
+    assert derivation.unit == "cycle" and str(derivation.result) == "2499 - B"
+    per_kcycle = 1000  # cycles in one kcycle
+    for b in (1, 5, 40, 999, 2000):
+        formula = 2499 - Fraction(b)  # the printed formula at B = b, in the printed unit
+        a_in_kcycle = formula / Fraction(per_kcycle)
+        assert model.evaluate("Y", values={"A": float(a_in_kcycle), "B": b}).magnitude == pytest.approx(2500, rel=1e-12)
+    code, out, err = cli("solve", path, "Y", "--for", "A", "--target", "2500", "-p", "p", "--unit", "kcycle")
+    assert code == 0, err
+    assert value_line(out) == "value: 2.494 kcy  (preset p)"

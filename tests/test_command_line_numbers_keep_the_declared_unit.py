@@ -16,6 +16,7 @@ import sympy
 
 from conftest import assert_one_line_refusal, toy_header
 import symgpu
+from symgpu import units
 from symgpu.model import expressions
 
 #: (name, description, unit, inputs' assumption or "" for an output)
@@ -140,3 +141,48 @@ def test_the_loaded_model_is_not_given_the_request_constants(cli, write_model):
     before = set(symgpu.load(path).symbols)
     _json(cli, "solve", str(path), "bw", "--for", "inflight", "--target", "100 GB/s", "-p", "p", "--substitute", "L=500")
     assert set(symgpu.load(path).symbols) == before
+
+
+def test_a_number_with_a_unit_written_as_a_fraction_is_read_exactly(cli, write_model):
+    # '1000/3 ns' is 1000/3 exactly (it was the double 333.33333333333331 read as its decimal); '1/3 us' is 1000/3 ns
+    path = write_model(TOY, name="scaled_cli")
+    found = _json(cli, "solve", str(path), "y", "--for", "L", "--target", "1000/3 ns")
+    assert found["extra"]["target_value"] == {"y": "1000/3"}
+    found = _json(cli, "solve", str(path), "y", "--for", "L", "--target", "1/3 us")
+    assert found["extra"]["target_value"] == {"y": "1000/3"}
+    assert units.exact_magnitude("128/3 warp/SM", "warp/SM") == Fraction(128, 3)
+    assert units.exact_magnitude("(1/3) us", "ns") == Fraction(1000, 3)
+
+
+def test_a_limit_point_written_as_a_fraction_with_a_unit_is_that_fraction(cli):
+    # --to '128/3 warp/SM': n -> 128/3, kept as the constant 128 warp/SM over 3 (it was lit_42p666666666666664_warp_per_SM)
+    found = _json(cli, "limit", "volkov_2016", "arithmetic_throughput", "--var", "n", "--to", "128/3 warp/SM")
+    assert "lit_128_warp_per_SM/(3*(alpha*alu_lat + mem_lat))" in found["result"], found["result"]
+    assert "p666" not in json.dumps(found)
+
+
+#: a cap and a floor written with bare numbers in ns (constants lit_200_ns, lit_50_ns of the model)
+CAPPED = (toy_header("capped", "capped latency", "a cap and a floor in ns")
+          + '\n[symbols.L]\ndescription = "latency"\nunit = "ns"\nassumptions = ["positive"]\n'
+          + '\n[symbols.y]\ndescription = "capped"\nunit = "ns"\nrole = "output"\n'
+          + '\n[symbols.z]\ndescription = "floored"\nunit = "ns"\nrole = "output"\n'
+          + '\n[[equations]]\nid = "cap"\ndefines = "y"\nrhs = "Min(L, 200)"\nsource = { ref = "toy2026", locator = "1" }\n'
+          + '\n[[equations]]\nid = "floor"\ndefines = "z"\nrhs = "Max(L, 50)"\nsource = { ref = "toy2026", locator = "2" }\n'
+          + '\n[presets.p]\ndescription = "p"\nsource = { ref = "toy2026", locator = "p" }\nvalues = { L = "450 ns" }\n')
+
+
+@pytest.mark.parametrize("quantity, to, expected", [
+    ("y", "500", Fraction(200)),       # Min(500 ns, 200 ns) = 200 ns: it stayed Min(lit_200_ns, lit_500_ns)
+    ("y", "0.1 us", Fraction(100)),    # Min(100 ns, 200 ns) = 100 ns
+    ("z", "0.5 us", Fraction(500)),    # Max(500 ns, 50 ns) = 500 ns
+    ("z", "20", Fraction(50)),         # Max(20 ns, 50 ns) = 50 ns
+])
+def test_a_min_or_max_of_constants_of_known_value_is_folded_by_their_values(cli, write_model, quantity, to, expected):
+    path = write_model(CAPPED, name="capped")
+    found = _json(cli, "limit", str(path), quantity, "--var", "L", "--to", to, "-p", "p")
+    assert "Min" not in found["result"] and "Max" not in found["result"], found["result"]
+    assert _as_written(symgpu.load(path), found, "result", {}) == expected
+    assert found["value"] == pytest.approx(float(expected), rel=1e-12)
+    # brute force over the evaluate path: the quantity at the point itself (continuous there) is the same number
+    assert symgpu.load(path).evaluate(quantity, values={"L": float(Fraction(to.split()[0]) * (1000 if "us" in to else 1))}).magnitude \
+        == pytest.approx(float(expected), rel=1e-12)

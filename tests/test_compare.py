@@ -159,6 +159,15 @@ def test_compare_cli_malformed_range_is_a_usage_error(capsys, over):
     assert code == 2 and "--over" in err
 
 
+def test_compare_s_missing_value_message_names_its_own_option_over_not_sweep_s_grid(capsys):
+    code, out, err = run(capsys, "compare", "volkov_2016", "prior_sim", "arithmetic_throughput", "-p", "fermi", "--over", "n=1:48")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "needs a value for alpha" in err and "--set alpha=... or --over alpha=START:STOP" in err and "--grid" not in err
+    code, _, err = run(capsys, "compare", "volkov_2016", "prior_sim", "arithmetic_throughput", "-p", "fermi",
+                       "--set", "alpha=32", "--over", "n=1:4", "--over", "n=2:5")
+    assert code == 2 and "--grid" not in err
+
+
 def test_compare_cli_unknown_set_name_is_a_usage_error(capsys):
     code, _, err = run(capsys, "compare", "volkov_2016", "prior_sim", "arithmetic_throughput", "-p", "fermi",
                        "--set", "bogus=1", "--over", "n=1:4")

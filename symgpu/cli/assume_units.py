@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any, cast
+from typing import Any
 
-import pint
 import sympy
 
 from symgpu import errors
-from symgpu.evaluate import scaling
 from symgpu.units import grammar, quantities
 
 #: the relation operators an --assume text may hold (the longer ones first)
@@ -74,9 +72,8 @@ def declared_number(model: Any, name: str, side: str, said: str) -> sympy.Ration
         raise errors.UsageError(f"{said}: {side} is {quantities.format_dimension(given.dimensionality)}, but {name} is "
                                 f"declared in {model.unit_text(name)} ({quantities.format_dimension(declared.dimensionality)}); "
                                 f"give a quantity in a unit of that dimension, or a bare number, read in {model.unit_text(name) or 'no unit'}")
-    magnitude = grammar.parse(side).magnitude
-    exact = sympy.Rational(repr(magnitude)) if isinstance(magnitude, float) else sympy.Integer(magnitude)
-    return cast(sympy.Rational, exact * scaling.unit_scale(cast(pint.Unit, given.units)) / scaling.unit_scale(declared))
+    exact = quantities.exact_magnitude(side, declared)  # 128/3 warp/SM is 128/3, not the double nearest it
+    return sympy.Rational(exact.numerator, exact.denominator)
 
 
 def is_quantity(model: Any, side: str) -> bool:

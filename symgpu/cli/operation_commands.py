@@ -49,7 +49,8 @@ def _target(model: Any, quantity: str, text: str | None, clock_text: str | None 
                                     f"of {name} [{model.unit_text(name)}]") from None
     unit = model.units[name]
     if given.dimensionality == unit.dimensionality:
-        return sympy.nsimplify(float(units.exact_convert(given, unit).magnitude), rational=True), None
+        exact = units.exact_magnitude(text, unit)  # '128/3 warp/SM' is 128/3, not the double nearest it
+        return sympy.Rational(exact.numerator, exact.denominator), None
     if clocks.needs_warp_size(given, unit):
         return _across_warp_size(model, name, text, given, preset=preset, values=values or {}, variable=variable,
                                  substitute=substitute)

@@ -64,7 +64,9 @@ def _input_at(model: Any, unit: str, preset: str | None, values: Mapping[str, An
     if name is None:
         raise problem from None
     if found is None:
-        raise errors.UsageError(f"{problem}; {name} has no value here: give --set {name}=... or a preset with it") from None
+        what, where = "SM count" if unit == "SM" else "warp size", f"not in preset '{preset}'" if preset else "no preset given"
+        raise errors.UsageError(f"{problem}, except across the model's {what} {name}, which has no value here ({where}): "
+                                f"give --set {name}=... or a preset with it") from None
     print(f"symgpu: note: {'per-SM values converted' if unit == 'SM' else 'warps converted'} at {name} = {found:~.10g}",
           file=sys.stderr)
     return found

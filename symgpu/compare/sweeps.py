@@ -103,7 +103,7 @@ def model_sweep(model: Model, quantity: str, preset: str | None, values: Mapping
         if owner is not model:  # values in the owner's declared unit, in this model's
             grid = np.asarray(units.magnitude_in(units.registry().Quantity(grid, owner.units[name]), model.units[name]), dtype=float)
         axes.append(Axis(name, np.asarray(grid, dtype=float), f"{name}=..."))
-    result = run_sweep(model, quantity, grid=Grid(tuple(axes)), preset=preset, values=values, regime_of="")
+    result = run_sweep(model, quantity, grid=Grid(tuple(axes), option="--over"), preset=preset, values=values, regime_of="")
     shape = tuple(len(grid) for _, grid, _ in over)
     column = np.asarray(result.columns[model.equation_for(quantity).definition.defines], dtype=float)
     column = column.reshape(tuple(len(grid) for _, grid, _ in own))

@@ -3,7 +3,9 @@ two named limiters of the quantity's Min/Max (or of the one it reaches through s
 regime :func:`symgpu.evaluate.active.binding` names differs on the two sides
 (:func:`symgpu.evaluate.active.boundary_sides`) or at the boundary itself, and between the regimes
 named (:func:`symgpu.derive.results.composite_switch`). Where two arguments that do not bind cross
-the certificate says so. Brute force on :mod:`symgpu.evaluate` only."""
+the certificate says so. One rule for a boundary of a regime pair where the regime is the same on both sides: it is
+left aside where the two are tied on both sides (:func:`_tied_beside`), said so, or where one regime of the pair
+holds on neither side (:func:`_absent`), and refused otherwise. Brute force on :mod:`symgpu.evaluate` only."""
 
 from __future__ import annotations
 
@@ -37,11 +39,6 @@ def boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
         around = active.boundary_sides(model, asked.variable, number)
         if not _inside(model, asked, point, np.asarray([number, *around])).all():  # no value there or beside it: no switch here
             continue
-        if pair is None and number in pairs and all(_absent_beside(model, asked, point, key, around) for key in pairs[number]):
-            continue  # between regimes one of which binds on neither side here (kernel_gemm's clock bound where the power bound binds)
-        if pair is None and number in pairs and all(_tied_beside(model, asked, point, key, around) for key in pairs[number]):
-            ties.append(number)  # two regimes equal on both sides here (Baghsorkhi's alu = Max(4, 20/n) at n = 5): no switch
-            continue
         if pair is not None:  # two named arguments of the quantity's Min/Max: their difference changes sign here
             gaps = [float(evaluator.evaluate_expression(model, pair, None, preset=point.preset,
                                                         values=_with(model, asked, point, x)).magnitude) for x in around]
@@ -54,8 +51,12 @@ def boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
             sides = [active.binding(model, expr, point.preset, _with(model, asked, point, x)) for x in around]
             if sides[0] == sides[1] and around[0] != number:  # a regime that holds at the boundary only (Eq(x, 1))
                 sides[1] = active.binding(model, expr, point.preset, _with(model, asked, point, number))
-            if sides[0] == sides[1] and number in pairs and all(_absent_in_table(model, asked, point, key, around, table) for key in pairs[number]):
-                continue  # between regimes whose conditions hold on neither side here (Zhang & Owens' latency-bound arithmetic at n = 32)
+            if sides[0] == sides[1] and number in pairs:  # no switch here: left aside where the pair's regimes cannot switch here
+                if all(_tied_beside(model, asked, point, key, around) for key in pairs[number]):
+                    ties.append(number)  # two regimes equal on both sides here (Baghsorkhi's alu = Max(4, 20/n) at n = 5): no switch
+                    continue
+                if all(_absent(model, asked, point, key, around, table) for key in pairs[number]):
+                    continue  # one of them holds on neither side (module doc, _absent)
             if sides[0] == sides[1]:
                 raise _fail(model, asked, point, f"the regime is the same just below and just above the boundary {asked.variable} = {number:.10g}")
             values = [_with(model, asked, point, x) for x in (around[0], around[1] if around[0] != number else number)]
@@ -153,18 +154,24 @@ def _tied_beside(model: Model, asked: Asked, point: _Point, key: str, around: An
     return binds is not None and len(binds) == len(parts[0] ^ parts[1]) > 0 and all(all(b) for b in binds)
 
 
-def _absent_in_table(model: Model, asked: Asked, point: _Point, key: str, around: Any, table: Callable[[], dict[str, Any]]) -> bool:
-    """Whether one of the two regimes of pair ``key`` (``A|B``, as the regime table names them) holds on neither side of
-    the boundary: its conditions in the quantity's regime table (``table``, :func:`_regime_table` built once per check)
-    fail at both. False where a regime is not in the table or a condition cannot be decided there."""
+def _absent(model: Model, asked: Asked, point: _Point, key: str, around: Any, table: Callable[[], dict[str, Any]]) -> bool:
+    """Whether one of the two regimes of pair ``key`` (``A|B``, each ``limiter+limiter...``) holds on neither side of the
+    boundary, by either reading of a regime: one of its limiters, named by exactly one Min/Max of the model, binds on
+    neither side (an inner ``Min`` the variable does not move: kernel_gemm's clock bound where its power bound binds), or
+    its conditions in the quantity's regime table (``table``, :func:`_regime_table`, built once per check and only where the
+    limiters do not tell) fail on both sides (Zhang & Owens' latency-bound arithmetic at n = 32). False where neither
+    reading decides it (a generated name such as ``max_arg1``, a regime the table does not name, a condition undecided there)."""
+    binds = _binds_beside(model, asked, point, key, around)
+    if binds is not None and any(not any(b) for b in binds):
+        return True
     try:
         for name in key.split("|"):
             regime = table().get(name)
-            if regime is None:
+            if regime is None:  # a regime the table does not name: the table does not tell
                 return False
-            holds = [all(active.condition_true(model, c, point.preset, _with(model, asked, point, x)) for c in regime.conditions)
-                     for x in around]
-            if not any(holds):
+            if not any(
+                    all(active.condition_true(model, c, point.preset, _with(model, asked, point, x)) for c in regime.conditions)
+                    for x in around):
                 return True
     except errors.SymgpuError:
         return False
@@ -182,12 +189,3 @@ def _regime_table(model: Model, asked: Asked) -> Callable[[], dict[str, Any]]:
                                                                    substitute=dict(asked.substitute), assume=asked.assume).regimes})
         return built[0]
     return table
-
-
-def _absent_beside(model: Model, asked: Asked, point: _Point, key: str, around: Any) -> bool:
-    """Whether one of the two regimes of pair ``key`` (``A|B``, each ``limiter+limiter...``) binds on neither side of a
-    boundary: one of its limiters, named by exactly one Min/Max of the model, binds there on neither side (an inner
-    ``Min`` the variable does not move: ``P_sustained``'s clock bound where its power bound binds). False where a name
-    is generated (``max_arg1``) or not one equation's: left to the check of the switch."""
-    binds = _binds_beside(model, asked, point, key, around)
-    return binds is not None and any(not any(b) for b in binds)

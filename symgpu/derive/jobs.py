@@ -12,7 +12,7 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.memo import Tally
-from symgpu.derive import declared_range, extra_records, regime_conditions, signs
+from symgpu.derive import declared_range, extra_records, regime_conditions, result_form, signs
 from symgpu.units import dimensions
 from symgpu.evaluate import input_values, one_sided, scaling
 from symgpu.derive.derivation import Derivation, Extras, Step
@@ -99,6 +99,9 @@ class _Job:
                used: Sequence[Any] = ()) -> Derivation:
         if self.target_value is not None and isinstance(result, sympy.Basic):
             result = self._put_target(result)
+        if isinstance(result, sympy.Basic):  # Min/Max of known constants folded, the unit the formula is written in
+            result, unit, steps = result_form.settled(self.model, result, unit)
+            self.steps.extend(Step(*step) for step in steps)
         if self.substituted and self.extra.substituted is None:
             self.extra = self.extra.with_(substituted=tuple(self.substituted))
         return Derivation(
@@ -113,15 +116,13 @@ class _Job:
         )
 
     def _put_target(self, result: sympy.Basic) -> sympy.Basic:
-        """The numeric target (in the quantity's declared unit) put into ``result``, or kept as
-        the quantity's value (extra ``target_value``) where a bare number would change meaning.
+        """The numeric target (in the quantity's declared unit) put into ``result``, or kept as the quantity's value
+        (extra ``target_value``) where a bare number would change meaning.
 
-        NOTE: evaluation reads an expression in coherent base units (:mod:`symgpu.evaluate.scaling`):
-        a bare number in a product is a pure number there. ``500`` put in for a time declared in
-        ns would be read as 500 s (``500*phi`` with phi in GHz: 5e11 cycles instead of 500). The
-        number goes in only where the result read in base units is the same with it put in as
-        with the quantity's base-unit value put into the base-unit reading.
-        """
+        NOTE: evaluation reads an expression in coherent base units (:mod:`symgpu.evaluate.scaling`): a bare number in a
+        product is a pure number there. ``500`` put in for a time declared in ns would be read as 500 s (``500*phi`` with
+        phi in GHz: 5e11 cycles instead of 500). The number goes in only where the result read in base units is the same
+        with it put in as with the quantity's base-unit value put into the base-unit reading."""
         assert self.target_value is not None
         symbol, number = self.target_value
         unit = self.model.unit_text(symbol.name)
@@ -137,8 +138,7 @@ class _Job:
         return result
 
     def _same_in_base_units(self, result: sympy.Basic, symbol: sympy.Symbol, number: sympy.Expr) -> bool:
-        """Does ``result`` with ``number`` (in ``symbol``'s declared unit) put in evaluate as
-        ``result`` does with ``symbol`` at that value? (``False`` when not proved.)"""
+        """Does ``result`` with ``number`` (in ``symbol``'s unit) put in evaluate as with ``symbol`` at that value? (False: not proved.)"""
         if scaling.in_base_units(self.model, result):
             return True
         parts = result.args if isinstance(result, sympy.Tuple) else (result,)

@@ -84,6 +84,41 @@ def scaled_number_side(model: Model, relation: sympy.Basic) -> bool:
         return False
 
 
+def literals_read_in(model: Model, expr: sympy.Basic) -> tuple[pint.Unit, ...]:
+    """The declared units the bare literals of ``expr``'s value are read in (``2499 - B``, B in cycle: cycle), one per
+    scale, in the order found; the literals of conditions (a Piecewise's, a relation's) are left out: they decide a case,
+    not the unit of the value. Empty where no bare literal sits beside a term with a unit."""
+    rescaler = _Rescaler(model)
+    found: dict[sympy.Rational, pint.Unit] = {}
+    todo = [expr]
+    while todo:
+        node = todo.pop()
+        if not isinstance(node, sympy.Basic) or isinstance(node, (sympy.core.relational.Relational, sympy.logic.boolalg.Boolean)):
+            continue
+        values = [v for v, _ in node.args] if isinstance(node, sympy.Piecewise) else list(node.args)
+        if node.is_Add or isinstance(node, (sympy.Min, sympy.Max, sympy.Piecewise)):
+            walked = [rescaler.walk(v)[1] for v in values]
+            reference = next((u for u in walked if u is not None), None)
+            if reference is not None and not reference.dimensionless and any(
+                    u is None and not literal_units.zero_literal(v) for v, u in zip(values, walked)):
+                found.setdefault(_literal_scale(reference), reference)
+        todo.extend(values)
+    return tuple(found.values())
+
+
+def written_unit(model: Model, expr: sympy.Basic, declared: str) -> str:
+    """The unit ``expr`` is written in: ``declared``, unless every bare number of its value is read in one other unit of
+    that dimension (``2499 - B``, B in cycle, solved for A in kcycle: 2499 cycles, so the formula is in cycle), whose
+    text (a symbol's declared text where one has it) is returned."""
+    try:
+        read_in, unit = literals_read_in(model, expr), units.unit(declared)
+    except (KeyError, AttributeError, errors.SymgpuError, pint.errors.PintError):  # a symbol of no declared unit
+        return declared
+    if len(read_in) != 1 or read_in[0].dimensionality != unit.dimensionality or unit_scale(read_in[0]) == unit_scale(unit):
+        return declared
+    return next((model.unit_text(n) for n in sorted(model.units) if model.units[n] == read_in[0]), f"{read_in[0]}")
+
+
 def in_base_units(model: Model, expr: sympy.Basic) -> bool:
     """True when every symbol of ``expr`` is declared in base units (scale 1): then
     :func:`base_expression` would give ``expr`` back (every literal's scale is 1 too)."""

@@ -122,14 +122,16 @@ class Grid:
     """The Cartesian product of axes, evaluated chunk by chunk."""
 
     axes: tuple[Axis, ...]
+    #: the option the axes were given with, named by messages (``compare`` gives them as ``--over``)
+    option: str = "--grid"
 
     def __post_init__(self) -> None:
         names = [a.name for a in self.axes]
         repeated = sorted({n for n in names if names.count(n) > 1})
         if repeated:
-            raise errors.UsageError(f"--grid: {', '.join(repeated)} given more than once; give each axis once")
+            raise errors.UsageError(f"{self.option}: {', '.join(repeated)} given more than once; give each axis once")
         if self.size > MAX_POINTS:
-            raise errors.UsageError(f"--grid: {self.size} points is too many (at most {MAX_POINTS}); "
+            raise errors.UsageError(f"{self.option}: {self.size} points is too many (at most {MAX_POINTS}); "
                                     "use coarser axes or split the sweep into several")
 
     @property

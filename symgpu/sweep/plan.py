@@ -148,16 +148,16 @@ def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Gr
         grid = Grid(tuple(a if isinstance(a, Axis) else parse_axis(a) for a in grid))
     for axis in grid.axes:
         if axis.name not in model.symbols:
-            raise errors.UsageError(f"--grid {axis.text!r}: {model.id} has no symbol '{axis.name}' "
+            raise errors.UsageError(f"{grid.option} {axis.text!r}: {model.id} has no symbol '{axis.name}' "
                                     f"(declared: {', '.join(sorted(model.symbols))})")
         if axis.name in names:
-            raise errors.UsageError(f"--grid {axis.text!r}: {axis.name} is swept and asked for; sweep an input instead")
+            raise errors.UsageError(f"{grid.option} {axis.text!r}: {axis.name} is swept and asked for; sweep an input instead")
         input_values.to_magnitude(model, axis.name, axis.values, check=checks)  # assumptions, once per axis
     values = dict(values or {})
     swept = set(grid.names)
     both = sorted(swept & set(values))
     if both:
-        raise errors.UsageError(f"{', '.join(both)} given both as --grid and --set; give each once")
+        raise errors.UsageError(f"{', '.join(both)} given both as {grid.option} and --set; give each once")
     given = frozenset(k for k in set(values) | swept if k in model.defining) - set(names)
     merged = {k: v for k, v in input_values.merge_values(model, preset, values).items() if k not in swept}
 
@@ -209,13 +209,13 @@ def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Gr
         needing = [n for n, e in zip(names, exprs) if {s.name for s in e.free_symbols} & set(missing)] or list(names)
         raise errors.EvaluationError(
             f"{model.id}: {', '.join(needing)} need{'s' if len(needing) == 1 else ''} a value for {', '.join(missing)}{where}; "
-            f"give {'them' if len(missing) > 1 else 'it'} with --set {missing[0]}=... or --grid {missing[0]}=START:STOP")
+            f"give {'them' if len(missing) > 1 else 'it'} with --set {missing[0]}=... or {grid.option} {missing[0]}=START:STOP")
     fixed_declared: list[tuple[str, float]] = []
     fixed_base: list[tuple[str, float]] = []
     for key in sorted(used - swept):
         magnitude = input_values.to_magnitude(model, key, merged[key], check=checks)
         if np.ndim(magnitude):
-            raise errors.EvaluationError(f"{model.id}: {key} is an array; sweep it with --grid {key}=... instead")
+            raise errors.EvaluationError(f"{model.id}: {key} is an array; sweep it with {grid.option} {key}=... instead")
         fixed_declared.append((key, float(magnitude)))
         fixed_base.append((key, float(input_values.base_magnitude(model, key, merged[key], check=False))))
     scales = tuple(scaling.symbol_scale(model, a.name) for a in grid.axes)

@@ -94,6 +94,23 @@ def quantity(text: str | float | int, default_unit: pint.Unit | None = None, *, 
     return ureg.Quantity(parsed.magnitude, _resolve(parsed, stripped))
 
 
+def exact_magnitude(text: str, to: Any) -> Fraction:
+    """The number of the quantity text ``text`` in unit ``to`` (a unit or unit text), exactly: the value the grammar reads
+    (``128/3 warp/SM`` is 128/3, not the double nearest it; a decimal is the decimal written) times :func:`exact_factor`.
+    The reading of a number with a unit that a derivation keeps exact (a limit's point, a solve's target, an assumed bound).
+
+    Raises:
+        ValueError: the text is no quantity, or not a finite one.
+        pint.DimensionalityError: the dimensions differ.
+    """
+    stripped = text.strip()
+    parsed = _parse(stripped, "quantity")
+    if parsed.exact is None:
+        raise ValueError(f"quantity {_shown(stripped)} is not a finite number")
+    source = _resolve(parsed, stripped) if parsed.names else registry().dimensionless
+    return parsed.exact * exact_factor(source, to)
+
+
 def convert(value: pint.Quantity, to: Any) -> pint.Quantity:
     """``value`` in unit ``to``: one of the only places (with ``symgpu.evaluate``) that converts units.
 
