@@ -135,13 +135,23 @@ def side_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: symp
             found = symbolic(cond)
         except (ValueError, TypeError):  # a Min of an argument with no value at the point (zoo is not comparable)
             found = (False, None)
-        if found[0] or given is None:
+        # a condition in the variable and the model's constants alone (a case edge written in a scaled unit,
+        # ``L < lit_500_ns``, at a point such as 1000 ns/3) is decided by the constants' exact values
+        probe = given if given is not None else (at_point.Given(None, {}) if _in_constants(job, cond.relational, var) else None)
+        if found[0] or probe is None:
             return found
-        truth = at_point.far_truth(job, cond.relational, var, point, given, direction)
+        truth = at_point.far_truth(job, cond.relational, var, point, probe, direction)
         if truth is None:
             return found
-        return truth, f"{_short(cond.relational)} {'holds' if truth else 'fails'} {where} at {at_point.where_text(given.preset, given.values)}"
+        at = at_point.where_text(probe.preset, probe.values) if given is not None else "the constants' values"
+        return truth, f"{_short(cond.relational)} {'holds' if truth else 'fails'} {where} at {at}"
 
     return first_regime(job, expr, var, holds, where,
                          lambda names: f"{job.model.id}: no regime of {job.quantity} is proved to apply on the "
                                        f"{direction} side of {var} = {sympy.sstr(point)} (regimes: {names})")
+
+
+def _in_constants(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol) -> bool:
+    """Does ``relation`` read, besides ``var``, only constants of the model (each of known value)?"""
+    others = relation.free_symbols - {var}
+    return bool(others) and all(s.name in job.model.constants for s in others)
