@@ -3,6 +3,7 @@ sweep files) read with a size limit, and output paths checked before anything is
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import stat
@@ -83,6 +84,32 @@ def read_bounded(path: str | os.PathLike[str], *, limit: int, what: str, hint: s
         raise errors.UsageError(f"{path}: cannot read {what} ({exc.strerror})") from None
     finally:
         os.close(handle)
+
+
+def utf8_text(raw: bytes, shown: str) -> str:
+    """``raw`` (the bytes of the file ``shown``) as UTF-8 text, a byte-order mark at its start skipped
+    (Excel's "CSV UTF-8" writes one; it is no part of the first cell).
+
+    Raises:
+        errors.UsageError: the bytes are not UTF-8: why, and the offset of the first bad byte in the file.
+    """
+    body = raw.removeprefix(codecs.BOM_UTF8)
+    try:
+        return body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise errors.UsageError(f"{shown}: not UTF-8 text ({exc.reason} at byte {exc.start + len(raw) - len(body)}); "
+                                "save the file as UTF-8") from None
+
+
+def refuse_repeated(names: list[str] | tuple[str, ...], where: str) -> None:
+    """Refuse a header naming a column twice (which of the two a reader takes would be a guess).
+
+    Raises:
+        errors.UsageError: ``where: column NAME appears twice`` (every such name).
+    """
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise errors.UsageError(f"{where}: column {', '.join(repeated)} appears twice")
 
 
 #: bytes that never occur in a text export: C0 controls other than tab, newline, carriage return; DEL

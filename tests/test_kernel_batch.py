@@ -130,3 +130,13 @@ def test_a_launch_list_without_a_threads_column_exits_2(tmp_path, capsys):
     code = cli.main(["kernel", str(SM90), "--cc", "cc_9_0", "--launches", str(tmp_path / "l.csv")])
     _, err = capsys.readouterr()
     assert code == 2 and "must name a 'threads' column" in err
+
+
+def test_a_launch_naming_a_kernel_the_compiler_output_lacks_is_refused_at_its_file_and_row(tmp_path, capsys):
+    # outside tester, round 12b, F16: the message named no file or row, where every other bad cell of the list is "FILE:ROW: ..."
+    launches = tmp_path / "l.csv"
+    launches.write_text("kernel,threads,dynamic_smem\nscale,128,0\nnosuch,128,0\n")
+    code = cli.main(["kernel", str(SM90), "--cc", "cc_9_0", "--launches", str(launches)])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert err.startswith(f"symgpu: error: {launches}:3: no kernel 'nosuch' in the compiler output (kernels: ")

@@ -22,7 +22,8 @@ ADDED = ("predicted_latency [ms]", "regime", "model", "reason")
 def setup(sub: Any) -> None:
     """Add ``predict DATA.csv [-o OUT.csv] [--row N]``."""
     p = sub.add_parser("predict", help="predict measured kernel latencies (NeuSight CSV format) with the kernel models",
-                       description="Read kernel rows in the NeuSight format (OPName, Latency [ms], Device, Kernel Name, "
+                       description="Read kernel rows in the NeuSight format (OPName, Latency [ms] (NeuSight's bare Latency: ms; [us], [s] "
+                                   "converted), Device, Kernel Name, "
                                    "Grid/Block x/y/z, B/H or M/N/K), pick the model per row (kernel_streaming, "
                                    "kernel_row_reduction, kernel_gemm) from its operator and kernel name, predict each "
                                    "row at its GPU's preset with the fitted efficiency preset neusight_fit, and print "

@@ -464,22 +464,26 @@ def exact(model: Model, name: str, *, preset: str | None = None, values: Mapping
 
 
 
+def domain_masks(model: Model, quantity: str, preset: str | None, values: Mapping[str, Any], size: int, *,
+                 check: bool = True) -> list[tuple[Any, sympy.Basic, np.ndarray]]:
+    """Per ``valid_when`` condition on the way to ``quantity`` that :func:`evaluate` checks (one lacking a value is not
+    checked there, nor here): (equation, condition as written, whether it holds at each point of a flat grid of ``size``).
+    ``check=False`` skips the declared-assumption check of the values themselves."""
+    given, magnitudes = input_values.gather_values(model, quantity, preset, values, check=check)
+    out = []
+    for equation, condition, cond_args, holds_at in compiler.domain_conditions(model, quantity, given):
+        if all(a in magnitudes for a in cond_args):
+            with np.errstate(all="ignore"):
+                holds = np.asarray(holds_at(*[magnitudes[a] for a in cond_args]), dtype=bool)
+            out.append((equation, condition, np.broadcast_to(holds, (size,))))
+    return out
+
 
 def inside_domain(model: Model, quantity: str, preset: str | None, values: Mapping[str, Any], size: int, *,
                   check: bool = True) -> np.ndarray:
-    """Per point (flat grid of ``size``), whether every ``valid_when`` condition on the way to
-    ``quantity`` holds: the conditions and values :func:`evaluate` checks (a condition lacking a
-    value is not checked there, nor here), evaluated elementwise. ``check=False`` skips the
-    declared-assumption check of the values themselves."""
-    given, magnitudes = input_values.gather_values(model, quantity, preset, values, check=check)
-    inside = np.ones(size, dtype=bool)
-    for _, _, cond_args, holds_at in compiler.domain_conditions(model, quantity, given):
-        if any(a not in magnitudes for a in cond_args):
-            continue
-        with np.errstate(all="ignore"):
-            holds = np.asarray(holds_at(*[magnitudes[a] for a in cond_args]), dtype=bool)
-        inside &= np.broadcast_to(holds, (size,))
-    return inside
+    """Per point (flat grid of ``size``), whether every condition :func:`domain_masks` checks holds."""
+    masks = [holds for _, _, holds in domain_masks(model, quantity, preset, values, size, check=check)]
+    return np.logical_and.reduce([np.ones(size, dtype=bool), *masks])
 
 
 def unchecked_domain(model: Model, quantity: str, preset: str | None, values: Mapping[str, Any]) -> list[tuple[str, sympy.Basic, tuple[str, ...]]]:

@@ -113,7 +113,8 @@ def from_list(kernels: Sequence[resources.KernelResources], text: str, source: s
     (``kernel`` may be left out when the compiler output has one kernel; ``dynamic_smem`` defaults to 0).
 
     Raises:
-        errors.UsageError: no ``threads`` column, or a cell that is not a non-negative integer.
+        errors.UsageError: no ``threads`` column, a cell that is not a non-negative integer, or a kernel the
+            compiler output does not hold (each naming the file and row).
     """
     reader = csv.DictReader(io.StringIO(text))
     if "threads" not in (reader.fieldnames or []):
@@ -126,7 +127,10 @@ def from_list(kernels: Sequence[resources.KernelResources], text: str, source: s
         if not cells["threads"].isdigit() or int(cells["threads"]) == 0 or not (cells["dynamic_smem"] or "0").isdigit():
             raise errors.UsageError(f"{where}: threads must be a positive integer and dynamic_smem a non-negative one")
         if cells["kernel"] not in chosen:
-            chosen[cells["kernel"]] = resources.select(kernels, cells["kernel"] or None)
+            try:
+                chosen[cells["kernel"]] = resources.select(kernels, cells["kernel"] or None)
+            except errors.UsageError as exc:  # no such kernel, or several and none named: said at the row that names it
+                raise errors.UsageError(f"{where}: {exc}") from None
         kernel = chosen[cells["kernel"]]
         out.append(LaunchConfig(f"row {number}", kernel, int(cells["threads"]), int(cells["dynamic_smem"] or 0)))
     if not out:

@@ -183,11 +183,7 @@ def read_csv(path: str | Path) -> MeasuredData:
     """
     shown = str(path)
     raw = textfiles.read_bounded(path, limit=MAX_BYTES, what="measured data", hint="split the file")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise errors.UsageError(f"{shown}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    return parse_csv(text, shown)
+    return parse_csv(textfiles.utf8_text(raw, shown), shown)
 
 
 def parse_csv(text: str, shown: str = "<data>") -> MeasuredData:
@@ -205,9 +201,7 @@ def parse_csv(text: str, shown: str = "<data>") -> MeasuredData:
         raise errors.UsageError(f"{shown}: no header row; the first line after the '#' comments names the columns as 'name [unit]'")
     header = [parse_header(cell, f"{shown}:{offset + 1}") for cell in body[0]]
     names = [name for name, _ in header]
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
-        raise errors.UsageError(f"{shown}:{offset + 1}: column {', '.join(repeated)} appears twice")
+    textfiles.refuse_repeated(names, f"{shown}:{offset + 1}")
     rows = [row for row in body[1:] if any(cell.strip() for cell in row)]
     if len(rows) > MAX_ROWS:
         raise errors.UsageError(f"{shown}: {len(rows)} data rows, more than the {MAX_ROWS} read")

@@ -7,17 +7,24 @@ binding argument of the model's ``Max`` (its ``limiters`` names), ``launch-bound
 overhead exceeds the body, and ``wave-quantized`` for a compute-bound GEMM whose partly filled
 last wave adds at least :data:`WAVE_LOSS` to its compute time (``waves/(blocks/per_wave) - 1``:
 7 waves for 6.4 waves' work adds 9.4%, 8 for 7.2 adds 11.1%).
+
+A row outside a ``valid_when`` domain of its model (a block of more threads than the GPU launches)
+and a row whose prediction is no finite number (sizes whose time overflows IEEE doubles) get no
+prediction, only the reason, as ``symgpu eval`` refuses them (:func:`refusals`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from symgpu import api, units
 from symgpu.evaluate import evaluator, input_values
+from symgpu.model import literal_constants
 from symgpu.predict.mapping import Assignment, assign
 from symgpu.predict.rows import KernelRow
 
@@ -100,4 +107,29 @@ def group_predictions(model_id: str, gpu: str, members: Sequence[Assignment], gi
         loss = waves * per_wave / np.asarray(inputs["blocks"], dtype=float) - 1  # the whole waves over the waves of work
         regime = np.where((regime == first_name) & (loss >= WAVE_LOSS), "wave-quantized", regime)
     regime = np.where(launch > np.maximum(a, b), "launch-bound", regime)
-    return [Prediction(m.row, model_id, gpu, float(t), str(r)) for m, t, r in zip(members, total, regime)]
+    refused = refusals(model, preset, inputs, total)
+    return [Prediction(m.row, model_id, gpu, math.nan, "", why) if why else Prediction(m.row, model_id, gpu, float(t), str(r))
+            for m, t, r, why in zip(members, total, regime, refused)]
+
+
+def refusals(model: Any, preset: str, inputs: Mapping[str, object], total: np.ndarray) -> list[str]:
+    """Per row (the points of ``inputs``), why ``total`` (its ``t_kernel`` in ms) is no prediction ("" where it is one):
+    the first ``valid_when`` condition on the way to ``t_kernel`` the row breaks (the model gives no value there), else a
+    value that is no finite number (an overflow of IEEE doubles on the way)."""
+    size = len(total)
+    why = ["" if math.isfinite(t) else (f"{model.id}: t_kernel is no finite number ({t}) at this row's sizes: IEEE doubles overflow "
+                                        f"(a value beyond {np.finfo(float).max:.4g} arises on the way); give sizes within range") for t in total.tolist()]
+    merged = input_values.merge_values(model, preset, inputs)
+
+    def shown(name: str, at: int) -> str:
+        value = (input_values.to_magnitude(model, name, merged[name], check=False) if name in merged else
+                 evaluator.evaluate(model, name, preset=preset, values=inputs, checks=False).magnitude)
+        return f"{name} = {np.broadcast_to(np.asarray(value, dtype=float), (size,))[at]:g}{input_values.unit_suffix(model, name)}"
+
+    for equation, condition, holds in reversed(evaluator.domain_masks(model, "t_kernel", preset, inputs, size, check=False)):
+        written = literal_constants.as_written(condition, model.literal_constants)
+        names = sorted((s.name for s in condition.free_symbols if s.name not in {c.name for c in model.literal_constants}), key=written.find)
+        for at in np.flatnonzero(~holds).tolist():
+            why[at] = (f"{model.id}: equation {equation.id} is valid only when {written}, "
+                       f"but {', '.join(shown(n, at) for n in names)}; the model gives no value outside this domain")
+    return why

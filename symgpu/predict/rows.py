@@ -6,9 +6,12 @@ import csv
 import io
 import math
 import os
+import re
 from dataclasses import dataclass
 
-from symgpu import errors, textfiles
+import pint
+
+from symgpu import errors, textfiles, units
 
 #: the largest CSV read (bytes)
 MAX_BYTES = 64 << 20
@@ -16,8 +19,9 @@ MAX_BYTES = 64 << 20
 REQUIRED = ("OPName", "Device", "Kernel Name", "Grid x", "Grid y", "Grid z", "Block x", "Block y", "Block z")
 #: problem-size columns read when present
 SIZES = ("B", "H", "M", "N", "K")
-#: the measured column (milliseconds), optional
+#: the measured column: ``Latency`` (milliseconds, as NeuSight writes it) or ``Latency [unit]`` (a unit of time)
 LATENCY = "Latency"
+_LATENCY_UNIT = re.compile(r"Latency\s*\[([^\[\]]*)\]")
 
 
 @dataclass(frozen=True)
@@ -33,7 +37,7 @@ class KernelRow:
         grid: (x, y, z) blocks.
         block: (x, y, z) threads.
         sizes: (name, value) of the problem columns present (B, H, M, N, K).
-        latency_ms: the measured time (NaN when absent or not a number).
+        latency_ms: the measured time in ms, converted exactly from the column's unit (NaN when not measured).
         problem: why a cell could not be read ("" when none).
     """
 
@@ -57,11 +61,12 @@ def read_rows(path: str | os.PathLike[str]) -> tuple[tuple[str, ...], tuple[Kern
     """The header and rows of a NeuSight-format CSV.
 
     Raises:
-        errors.UsageError: the file is unreadable, empty, or lacks a required column.
+        errors.UsageError: the file is unreadable, not UTF-8, empty, names a column twice, lacks a required column
+            or the measured time (``Latency``), or gives that a unit that is no time.
     """
     raw = textfiles.read_bounded(path, limit=MAX_BYTES, what="kernel measurements",
                                  hint="give a NeuSight-format CSV (OPName, Latency, Device, Kernel Name, Grid/Block x/y/z, sizes)")
-    return parse_rows(raw.decode("utf-8", errors="replace"), str(path))
+    return parse_rows(textfiles.utf8_text(raw, str(path)), str(path))
 
 
 def parse_rows(text: str, shown: str = "<data>") -> tuple[tuple[str, ...], tuple[KernelRow, ...]]:
@@ -70,23 +75,51 @@ def parse_rows(text: str, shown: str = "<data>") -> tuple[tuple[str, ...], tuple
     if not table:
         raise errors.UsageError(f"{shown}: empty file; give a NeuSight-format CSV with a header row")
     header = tuple(h.strip() for h in table[0])
-    missing = [c for c in REQUIRED if c not in header]
+    measured = [i for i, h in enumerate(header) if h == LATENCY or _LATENCY_UNIT.fullmatch(h)]
+    textfiles.refuse_repeated([LATENCY if i in measured else h for i, h in enumerate(header) if h], f"{shown}:1")
+    missing = [c for c in REQUIRED if c not in header] + ([] if measured else [LATENCY])
     if missing:
-        raise errors.UsageError(f"{shown}: no column {', '.join(repr(c) for c in missing)} "
-                                f"(columns: {textfiles.listing(list(header))}); give the NeuSight format")
-    at = {name: i for i, name in enumerate(header)}
+        raise errors.UsageError(f"{shown}:1: no column {', '.join(repr(c) for c in missing)} (columns: {textfiles.listing(list(header))}); "
+                                "give the NeuSight format (the measured time as 'Latency' in ms or 'Latency [us]', cells empty where not measured)")
+    at = {name: i for i, name in enumerate(header)} | {LATENCY: measured[0]}
+    column = _latency_column(header[measured[0]], shown)
     rows = []
     for index, cells in enumerate(table[1:]):
         if not any(c.strip() for c in cells):
             continue
         padded = tuple(cells) + ("",) * (len(header) - len(cells))
-        rows.append(_row(index, padded[:len(header)], at, shown))
+        rows.append(_row(index, padded[:len(header)], at, shown, column))
     return header, tuple(rows)
 
 
-def _row(index: int, cells: tuple[str, ...], at: dict[str, int], shown: str = "<data>") -> KernelRow:
+def _latency_column(cell: str, shown: str) -> tuple[str, str, pint.Unit | None]:
+    """The measured-time column headed ``cell``: (``cell``, its unit in words, its unit: None for ``Latency``, in ms
+    as NeuSight writes it).
+
+    Raises:
+        errors.UsageError: the unit is unknown or no unit of time.
+    """
+    match = _LATENCY_UNIT.fullmatch(cell)
+    if match is None:
+        return cell, "milliseconds", None
+    text = match.group(1).strip()
+    try:
+        unit = units.unit(text)
+        units.exact_factor(unit, "ms")
+    except ValueError as exc:
+        raise errors.UsageError(f"{shown}:1: column {cell!r}: {exc}; write the unit of the measured times, e.g. 'Latency [us]'") from None
+    except pint.DimensionalityError:
+        raise errors.UsageError(f"{shown}:1: column {cell!r}: {text!r} is {units.format_dimension(unit.dimensionality)}, not a time; "
+                                "write the unit of the measured times, e.g. 'Latency [ms]' or 'Latency [us]'") from None
+    return cell, repr(text), unit
+
+
+def _row(index: int, cells: tuple[str, ...], at: dict[str, int], shown: str = "<data>",
+         measured: tuple[str, str, pint.Unit | None] = (LATENCY, "milliseconds", None)) -> KernelRow:
     """Row ``index`` of the file ``shown``: a cell the model reads that is no positive number is the row's
-    ``problem`` (the row is not predicted); a measured time that is no positive number refuses the file.
+    ``problem`` (the row is not predicted); a measured time that is no positive number refuses the file. The
+    measured time is in the unit of its column, ``measured`` (:func:`_latency_column`), converted exactly to ms
+    (``units.exact_convert``).
 
     Raises:
         errors.UsageError: the ``Latency`` cell is given but is not a positive finite number (0, negative,
@@ -114,15 +147,17 @@ def _row(index: int, cells: tuple[str, ...], at: dict[str, int], shown: str = "<
     block = (whole("Block x"), whole("Block y"), whole("Block z"))
     sizes = tuple((n, number(n)) for n in SIZES if n in at and cells[at[n]].strip())
     latency = math.nan  # an empty cell: not measured
-    text = cells[at[LATENCY]].strip() if LATENCY in at else ""
+    text, (column, what, unit) = cells[at[LATENCY]].strip(), measured
     if text:
         try:
             latency = float(text)
         except ValueError:
             latency = math.nan
+        if unit is not None and math.isfinite(latency):
+            latency = float(units.exact_convert(units.registry().Quantity(latency, unit), "ms").magnitude)
         if not (math.isfinite(latency) and latency > 0):
-            raise errors.UsageError(f"{shown}: row {index}, column {LATENCY}: {textfiles.printable(text, 40)!r} is not a measured time "
-                                    "(expected a positive number of milliseconds); correct that cell, leave it empty (not measured) "
+            raise errors.UsageError(f"{shown}: row {index}, column {column}: {textfiles.printable(text, 40)!r} is not a measured time "
+                                    f"(expected a positive number of {what}); correct that cell, leave it empty (not measured) "
                                     "or remove the row")
     return KernelRow(index, cells, cells[at["OPName"]].strip(), cells[at["Device"]].strip(), cells[at["Kernel Name"]].strip(),
                      grid, block, sizes, latency, "; ".join(problems))
