@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import csv
 import json
-import time
 from pathlib import Path
 
 import numpy as np
@@ -39,13 +38,11 @@ def generated_list(path: Path, count: int = 200) -> list[tuple[str, int, int]]:
 
 def test_200_launch_configurations_answer_in_one_call_as_the_one_launch_path_does(tmp_path, capsys):
     rows = generated_list(tmp_path / "launches.csv")
-    started = time.perf_counter()
     code = cli.main(["kernel", str(SM90), "--cc", "cc_9_0", "--launches", str(tmp_path / "launches.csv"), "--json", "-o", str(tmp_path / "out.csv")])
-    elapsed = time.perf_counter() - started
     out, err = capsys.readouterr()
     assert code == 0, err
     answers = json.loads(out)
-    assert len(answers) == 200 and elapsed < 200 * 0.05, f"{elapsed:.1f} s for 200 launches"
+    assert len(answers) == 200  # speed: benchmarks/kernel_launches_speed.py (timing is never a pass/fail test)
     kernels = resources.read(SM90)
     for i in (0, 1, 2, 3, 57, 133, 199):
         name, threads, dynamic = rows[i]
@@ -83,14 +80,12 @@ def export_with(path: Path, count: int) -> None:
 
 def test_every_launch_of_an_export_gets_the_prediction_the_one_launch_path_gives(tmp_path, capsys):
     export_with(tmp_path / "ncu.csv", 300)
-    started = time.perf_counter()
     code = cli.main(["kernel", str(SM90), "--cc", "cc_9_0", "--ncu", str(tmp_path / "ncu.csv"), "--all-launches",
                      "--model", "volkov_2016", "--preset", "h100", "--json"])
-    elapsed = time.perf_counter() - started
     out, err = capsys.readouterr()
     assert code == 0, err
     answers = json.loads(out)
-    assert len(answers) == 300 and elapsed < 300 * 0.05, f"{elapsed:.1f} s for 300 launches"
+    assert len(answers) == 300
     model = symgpu.load("volkov_2016")
     table = mapping.load(model)
     launches = ncu.read(tmp_path / "ncu.csv")
