@@ -1,7 +1,8 @@
 """A limit at a finite point of a piecewise quantity whose case edge is written in a scaled unit
 (``L < 500`` with L in ns: the edge is the constant ``lit_500_ns``) picks the case on each side from
 the constants' exact values, where SymPy, seeing two positive symbols, could not (found beside
-round 11's fixes: "no regime of y is proved to apply on the - side of L = 1000 ns/3")."""
+round 11's fixes: "no regime of y is proved to apply on the - side of L = 1000 ns/3"), and its value, written in
+those constants alone, is given and checked with no preset."""
 
 from __future__ import annotations
 
@@ -58,4 +59,8 @@ def test_each_side_takes_the_case_the_constants_put_there(cli, tmp_path, to, dir
     model.write_text(MODEL, encoding="utf-8")
     code, out, err = cli("limit", model, "y", "--var", "L", "--to", to, f"--dir={direction}", "--json")
     assert code == 0, err
-    assert _in_ns(json.loads(out)["result"]) == expected
+    answer = json.loads(out)
+    assert _in_ns(answer["result"]) == expected
+    # a result in the model's constants alone has a value with no preset, and is checked at them
+    assert answer["value"] == pytest.approx(float(expected), rel=1e-12) and answer["unit"] == "ns"
+    assert answer["certificate"]["checked"] is True

@@ -105,7 +105,7 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
     unit = getattr(args, "unit", None)
     # a --clock that converted a time --target is not also a request to convert the value
     clock = None if getattr(args, "target_note", None) and not unit else getattr(args, "clock", None)
-    if args.preset is None and not values:
+    if args.preset is None and not values and not _of_constants(model, derivation):
         if unit or clock:
             raise errors.UsageError(f"--{'unit' if unit else 'clock'}: converts the value at a preset; give --preset or --set too")
         return out
@@ -244,6 +244,16 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
         raw.extend(np.ravel(np.asarray(where.magnitude, dtype=float)).tolist())
     out["undetermined"] = [v for v in raw if not np.isfinite(v)]
     return out
+
+
+def _of_constants(model: Any, derivation: Any) -> bool:
+    """Is the result (and its location, if any) a number written in the model's constants alone (``lit_100_ns +
+    lit_500_ns``)? It has a value with no preset or values given."""
+    forms = [f for f in (derivation.result, derivation.location) if f is not None]
+    if not forms or not all(isinstance(f, sympy.Expr) for f in forms):
+        return False
+    names = {s.name for f in forms for s in f.free_symbols}
+    return bool(names) and names <= set(model.constants)
 
 
 def _undetermined(derivation: Any, args: argparse.Namespace, values: dict[str, Any], bad: list[float]) -> str:

@@ -199,6 +199,9 @@ def _points(model: Model, asked: Asked, answer_inputs: frozenset[str] = frozense
             found.extend(_sampled(model, asked, point, 1, answer_inputs))
         if len(found) == POINTS:
             return found, ""
+    bare = _Point("the model's constants", None, {})
+    if not found and not _lacks(model, asked, bare, answer_inputs) and _evaluates(model, asked, bare):
+        return [bare], ""  # nothing to draw: the question reads the variable and the model's constants alone
     return found + _sampled(model, asked, _DRAWN, POINTS - len(found), answer_inputs), why
 
 
