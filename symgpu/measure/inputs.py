@@ -101,14 +101,15 @@ def defined_line(defined: Sequence[str]) -> str:
 
 
 def _converted(model: Model, symbol: str, data: measured.MeasuredData, col: measured.Column, *, is_input: bool) -> np.ndarray:
-    """Column ``col`` in ``symbol``'s declared unit, after the row checks.
+    """Column ``col`` in ``symbol``'s declared unit (converted exactly: ``0.5 us`` is 500.0 ns, as in a
+    preset), after the row checks.
 
     Raises:
         errors.UsageError: a value is not finite in the declared unit or in the base units the
             evaluation uses, or (an input) breaks a declared assumption; naming the first such row.
     """
     with np.errstate(all="ignore"):  # NOTE: an overflow is refused below, naming the row, not warned about
-        values = np.asarray(units.magnitude_in(col.quantity(), model.units[symbol]), dtype=float)
+        values = np.asarray(units.exact_convert(col.quantity(), model.units[symbol]).magnitude, dtype=float)
         finite = np.isfinite(values) & np.isfinite(values * scaling.symbol_scale(model, symbol))
     if not finite.all():
         row = int(np.argmin(finite))
