@@ -211,7 +211,7 @@ def test_measurement_section_svg_is_deterministic():
     first, second = measurements.sections(model), measurements.sections(model)
     assert [s.svg for s in first] == [s.svg for s in second]
     assert first[0].svg.startswith(b"<?xml") and b"Date" not in first[0].svg
-    assert first[0].as_dict()["series"][0]["label"] == "ilp = 1, alpha = 0"
+    assert first[0].as_dict()["series"][0]["label"] == "ilp = 1 winst/warp, alpha = 0"   # ilp declared in winst/warp
 
 
 # --------------------------------------------------------------------------- CLI

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from symgpu import errors, textfiles
+from symgpu import errors, textfiles, units
 from symgpu.cli import common
 from symgpu.report import measurements
 from symgpu.measure import compare, data, fit, fit_checks, microbench, prediction, residuals
@@ -26,7 +26,8 @@ def _common(p: argparse.ArgumentParser) -> None:
                         "added to the model before --preset is looked up")
     p.add_argument("--column", help="the measured column when its name differs from QUANTITY (same dimension)")
     p.add_argument("--where", action="append", default=[], metavar="COLUMN=VALUE",
-                   help="keep only rows where COLUMN equals VALUE (in the column's unit; repeatable)")
+                   help="keep only rows where COLUMN equals VALUE: a number in the column's unit, or a quantity "
+                        "such as 'lat=500 ns' converted to it exactly (repeatable)")
 
 
 def setup_fit(sub: Any) -> None:
@@ -158,12 +159,23 @@ def _filtered(args: argparse.Namespace) -> data.MeasuredData:
     measured = data.concat([data.read_csv(path) for path in args.data])
     for text in args.where:
         name, value = _pair(text, "--where")
-        try:
-            number = float(value)
-        except ValueError:
-            raise errors.UsageError(f"--where {text!r}: the value must be a number in the column's unit") from None
-        measured = measured.where(name, number)
+        measured = measured.where(name, _where_value(measured.column(name), value, text))
     return measured
+
+
+def _where_value(column: data.Column, value: str, text: str) -> float:
+    """``--where``'s value in ``column``'s unit: a bare number is in that unit; a quantity (``500 ns``,
+    read by symgpu's unit grammar) is converted to it exactly."""
+    try:
+        given = units.quantity(value, column.unit)
+    except ValueError as exc:
+        raise errors.UsageError(f"--where {text!r}: {exc}; give a number in the column's unit ({column.unit_text}) "
+                                f"or a number with a unit, e.g. '{column.name}=2 {column.unit_text}'") from None
+    if given.dimensionality != column.unit.dimensionality:
+        raise errors.UsageError(f"--where {text!r}: {value} has dimension {units.format_dimension(given.dimensionality)}, but column "
+                                f"'{column.name} [{column.unit_text}]' is {units.format_dimension(column.unit.dimensionality)}; "
+                                f"give it in {column.unit_text} or a compatible unit")
+    return float(units.exact_convert(given, column.unit).magnitude)
 
 
 def _pair(text: str, option: str) -> tuple[str, str]:

@@ -282,8 +282,8 @@ def declared_unit_function(model: Model, expr: sympy.Basic, variables: Sequence[
 
     def run(*arrays: Any) -> Any:
         shape = np.broadcast(*arrays).shape
-        inputs = [np.asarray(a, dtype=float) * f for a, f in zip(arrays, factors)] + values
-        with np.errstate(all="ignore"):
+        with np.errstate(all="ignore"):  # NOTE: a base-unit overflow is inf, as the function's own would be
+            inputs = [np.asarray(a, dtype=float) * f for a, f in zip(arrays, factors)] + values
             result = function(*(broadcast(inputs) if spread else inputs))
         if boolean:
             return np.broadcast_to(np.asarray(result, dtype=bool), shape)

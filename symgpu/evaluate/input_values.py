@@ -77,7 +77,10 @@ def base_magnitude(model: Model, key: str, value: Any, *, check: bool = True) ->
     """``value`` of symbol ``key`` as a magnitude in coherent base units (see :func:`to_magnitude`)."""
     magnitude = to_magnitude(model, key, value, check=check)
     scale = scaling.unit_scale(model.units[key])
-    return magnitude if scale == 1 else magnitude * float(scale)
+    if scale == 1:
+        return magnitude
+    with np.errstate(over="ignore"):  # NOTE: a value past a double in base units is inf there, not a warning on stderr
+        return magnitude * float(scale)
 
 
 def to_magnitude(model: Model, key: str, value: Any, *, check: bool = True) -> Any:

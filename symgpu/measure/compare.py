@@ -19,7 +19,7 @@ import numpy as np
 from symgpu import errors
 from symgpu.evaluate import evaluator
 from symgpu.measure import data as measured
-from symgpu.measure import fit as fitting
+from symgpu.measure import inputs as measured_inputs
 from symgpu.model import Model
 
 #: Fraction of the plateau that defines the knee.
@@ -43,6 +43,7 @@ class Series:
         max_relative: largest absolute relative error.
         knee_measured: the measured knee (``None`` when the curve never rises to 90 %).
         knee_model: the model's knee over the same range.
+        units: the declared unit of each ``fixed`` column.
     """
 
     fixed: tuple[tuple[str, float], ...]
@@ -55,11 +56,13 @@ class Series:
     max_relative: float
     knee_measured: float | None
     knee_model: float | None
+    units: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
-        """``alpha = 0, ilp = 1`` style label."""
-        return ", ".join(f"{k} = {v:g}" for k, v in self.fixed) or "all points"
+        """``ilp = 1 winst/warp, alpha = 0`` style label: each value in its declared unit, with the unit."""
+        shown = self.units or ("1",) * len(self.fixed)
+        return ", ".join(f"{k} = {v:g}{measured.unit_suffix(u)}" for (k, v), u in zip(self.fixed, shown)) or "all points"
 
 
 @dataclass(frozen=True)
@@ -77,6 +80,7 @@ class Comparison:
         series: one entry per measured curve.
         rms_relative: RMS relative error over every point.
         max_relative: largest absolute relative error over every point.
+        defined: data columns naming a quantity the model defines (ignored; its equation is used).
     """
 
     model_id: str
@@ -89,6 +93,7 @@ class Comparison:
     series: tuple[Series, ...]
     rms_relative: float
     max_relative: float
+    defined: tuple[str, ...] = ()
 
 
 def knee(x: Any, y: Any, fraction: float = KNEE_FRACTION) -> float | None:
@@ -124,9 +129,10 @@ def compare(model: Model, quantity: str, data: measured.MeasuredData, *, variabl
         column: the measured column (default: ``quantity``; same dimension).
 
     Raises:
-        errors.UsageError: see :func:`symgpu.measure.fit.model_inputs`; unknown variable.
+        errors.UsageError: see :func:`symgpu.measure.inputs.model_inputs`; unknown variable.
     """
-    columns, y, _ = fitting.model_inputs(model, quantity, data, preset=preset, exclude=tuple(values or ()), column=column)
+    found = measured_inputs.model_inputs(model, quantity, data, preset=preset, exclude=tuple(values or ()), column=column)
+    columns, y = dict(found.columns), found.measured
     if not columns:
         raise errors.UsageError(f"{data.path}: no column is an input of {model.id}.{quantity}")
     if variable is None:
@@ -154,13 +160,13 @@ def compare(model: Model, quantity: str, data: measured.MeasuredData, *, variabl
             fixed=tuple(zip(others, key)), x=tuple(x.tolist()), measured=tuple(ym.tolist()), model=tuple(model_y.tolist()),
             curve_x=tuple(grid.tolist()), curve=tuple(curve.tolist()),
             rms_relative=float(np.sqrt(np.mean(rel ** 2))), max_relative=float(np.abs(rel).max()),
-            knee_measured=knee(x, ym), knee_model=knee(grid, curve),
+            knee_measured=knee(x, ym), knee_model=knee(grid, curve), units=tuple(model.unit_text(c) for c in others),
         ))
     rel_all = everything / y - 1.0
     return Comparison(
         model_id=model.id, quantity=quantity, unit_text=model.unit_text(quantity), variable=variable,
         variable_unit=model.unit_text(variable), preset=preset or "", data_path=data.path, series=tuple(series),
-        rms_relative=float(np.sqrt(np.mean(rel_all ** 2))), max_relative=float(np.abs(rel_all).max()),
+        rms_relative=float(np.sqrt(np.mean(rel_all ** 2))), max_relative=float(np.abs(rel_all).max()), defined=found.defined,
     )
 
 
@@ -169,11 +175,14 @@ def table_lines(comparison: Comparison) -> list[str]:
     head = (f"{comparison.model_id}.{comparison.quantity} vs {comparison.data_path}"
             + (f" (preset {comparison.preset})" if comparison.preset else "")
             + f"; knee = {comparison.variable} [{comparison.variable_unit}] at {KNEE_FRACTION:.0%} of the plateau")
-    lines = [head, f"  {'series':<28} {'points':>6} {'RMS rel':>8} {'max rel':>8} {'knee meas':>10} {'knee model':>10}"]
+    width = max([28] + [len(s.label) for s in comparison.series])
+    lines = [head, f"  {'series':<{width}} {'points':>6} {'RMS rel':>8} {'max rel':>8} {'knee meas':>10} {'knee model':>10}"]
     for s in comparison.series:
-        lines.append(f"  {s.label:<28} {len(s.x):>6} {s.rms_relative:>8.1%} {s.max_relative:>8.1%} "
+        lines.append(f"  {s.label:<{width}} {len(s.x):>6} {s.rms_relative:>8.1%} {s.max_relative:>8.1%} "
                      f"{_knee(s.knee_measured):>10} {_knee(s.knee_model):>10}")
-    lines.append(f"  {'all':<28} {sum(len(s.x) for s in comparison.series):>6} {comparison.rms_relative:>8.1%} {comparison.max_relative:>8.1%}")
+    lines.append(f"  {'all':<{width}} {sum(len(s.x) for s in comparison.series):>6} {comparison.rms_relative:>8.1%} {comparison.max_relative:>8.1%}")
+    if comparison.defined:
+        lines.append(measured_inputs.defined_line(comparison.defined))
     return lines
 
 

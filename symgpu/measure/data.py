@@ -74,12 +74,14 @@ class MeasuredData:
         columns: the columns in file order.
         comments: the leading ``#`` lines without the ``#`` (provenance).
         selection: (column, value) row filters applied so far (see :meth:`where`).
+        origins: each row's ``file:line`` (empty for data not read from a file).
     """
 
     path: str
     columns: tuple[Column, ...]
     comments: tuple[str, ...] = ()
     selection: tuple[tuple[str, float], ...] = ()
+    origins: tuple[str, ...] = ()
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -90,6 +92,10 @@ class MeasuredData:
     def rows(self) -> int:
         """Number of data rows."""
         return len(self.columns[0].values) if self.columns else 0
+
+    def origin(self, row: int) -> str:
+        """Where data row ``row`` (0-based) came from: ``file:line``, or ``path: row N``."""
+        return self.origins[row] if row < len(self.origins) else f"{self.path}: row {row + 1}"
 
     def column(self, name: str) -> Column:
         """The column ``name``.
@@ -109,17 +115,25 @@ class MeasuredData:
         Raises:
             errors.UsageError: no such column, or no row matches.
         """
-        keep = np.isclose(self.column(name).array(), value, rtol=1e-12, atol=0.0)
+        column = self.column(name)
+        keep = np.isclose(column.array(), value, rtol=1e-12, atol=0.0)
         if not keep.any():
-            shown = ", ".join(f"{v:g}" for v in sorted(set(self.column(name).values)))
-            raise errors.UsageError(f"{self.path}: no row has {name} = {value:g} (values: {shown})")
+            shown = ", ".join(f"{v:g}" for v in sorted(set(column.values)))
+            suffix = unit_suffix(column.unit_text)
+            raise errors.UsageError(f"{self.path}: no row has {name} = {value:g}{suffix} (values: {shown}{suffix})")
+        origins = tuple(o for o, k in zip(self.origins, keep) if k)
         return MeasuredData(self.path, tuple(Column(c.name, c.unit_text, tuple(c.array()[keep].tolist())) for c in self.columns),
-                            self.comments, self.selection + ((name, float(value)),))
+                            self.comments, self.selection + ((name, float(value)),), origins)
 
     @property
     def label(self) -> str:
         """The path with the row filters, e.g. ``x.csv (alpha = 0)``."""
         return self.path + (f" ({', '.join(f'{k} = {v:g}' for k, v in self.selection)})" if self.selection else "")
+
+
+def unit_suffix(unit_text: str) -> str:
+    """`` us`` for a unit, empty for a pure number (``1``): what follows a value in a message or label."""
+    return "" if unit_text in ("", "1") else f" {unit_text}"
 
 
 #: joins the files of a concatenated data set in its path (``symgpu fit --data A --data B``)
@@ -153,7 +167,8 @@ def concat(datasets: tuple[MeasuredData, ...] | list[MeasuredData]) -> MeasuredD
     columns = tuple(Column(c.name, c.unit_text, tuple(v for d in datasets for v in d.columns[i].values))
                     for i, c in enumerate(first.columns))
     comments = tuple(dict.fromkeys(line for d in datasets for line in d.comments))
-    return MeasuredData(path, columns, comments, first.selection if same else ())
+    origins = tuple(d.origin(i) for d in datasets for i in range(d.rows))
+    return MeasuredData(path, columns, comments, first.selection if same else (), origins)
 
 
 def parse_header(cell: str, where: str) -> tuple[str, str]:
@@ -208,15 +223,17 @@ def parse_csv(text: str, shown: str = "<data>") -> MeasuredData:
     if not rows:
         raise errors.UsageError(f"{shown}: no data rows below the header")
     values: list[list[float]] = [[] for _ in header]
+    origins = []
     for index, row in enumerate(body[1:], start=offset + 2):
         if not any(cell.strip() for cell in row):
             continue
+        origins.append(f"{shown}:{index}")
         if len(row) != len(header):
             raise errors.UsageError(f"{shown}:{index}: {len(row)} cells, but the header names {len(header)} columns")
         for column, cell in enumerate(row):
             values[column].append(_cell_number(cell, f"{shown}:{index}: column '{names[column]}'"))
     return MeasuredData(shown, tuple(Column(name, unit, tuple(vals)) for (name, unit), vals in zip(header, values)),
-                        tuple(comments))
+                        tuple(comments), origins=tuple(origins))
 
 
 def _cell_number(cell: str, where: str) -> float:

@@ -32,6 +32,7 @@ from symgpu import errors, units
 from symgpu.evaluate import evaluator, input_values
 from symgpu.measure import data as measured
 from symgpu.measure import fit_checks
+from symgpu.measure import inputs as measured_inputs
 from symgpu.model import Model
 
 #: Confidence level of the reported intervals.
@@ -98,6 +99,7 @@ class FitResult:
         max_relative: largest absolute relative error at the fit.
         inputs: the columns used as model inputs.
         ignored: columns that name no symbol of the model.
+        defined: columns that name a quantity the model defines (ignored; the equation is kept).
         message: the optimiser's message.
         date: ISO date of the fit.
         residual_std: residual standard error sqrt(SSR/(m - k)) of the relative residuals: the
@@ -130,6 +132,7 @@ class FitResult:
     checks: tuple[fit_checks.FitCheck, ...] = ()
     starts: str = ""
     ranges: tuple[InputRange, ...] = ()
+    defined: tuple[str, ...] = ()
 
     @property
     def failed(self) -> tuple[fit_checks.FitCheck, ...]:
@@ -144,53 +147,6 @@ class FitResult:
     def value(self, name: str) -> float:
         """The fitted value of parameter ``name``."""
         return next(p.value for p in self.parameters if p.name == name)
-
-
-def model_inputs(model: Model, quantity: str, data: measured.MeasuredData, *, preset: str | None = None,
-                 exclude: Sequence[str] = (), column: str | None = None) -> tuple[dict[str, np.ndarray], np.ndarray, tuple[str, ...]]:
-    """The measured columns as model inputs (in declared units) and the measured quantity.
-
-    The measured quantity is the column named ``column`` (default: ``quantity``); it must have
-    the quantity's dimension and is converted to its declared unit.
-
-    Returns:
-        (symbol -> values in the declared unit, measured values of ``quantity`` in its declared
-        unit, names of columns that name no symbol of the model)
-
-    Raises:
-        errors.UsageError: ``quantity`` is not defined by the model or not a column, a column
-            has the wrong dimension, or an input the quantity needs is in no column, preset or
-            constant.
-    """
-    model.equation_for(quantity)
-    target = column or quantity
-    columns: dict[str, np.ndarray] = {}
-    ignored = []
-    for col in data.columns:
-        symbol = quantity if col.name == target else col.name
-        if symbol not in model.symbols or (col.name == quantity and target != quantity):
-            ignored.append(col.name)
-            continue
-        declared = model.units[symbol]
-        if col.unit.dimensionality != declared.dimensionality:
-            raise errors.UsageError(
-                f"{data.path}: column '{col.name} [{col.unit_text}]' has dimension "
-                f"{units.format_dimension(col.unit.dimensionality)}, but {model.id}.{symbol} is "
-                f"{units.format_dimension(declared.dimensionality)} (declared unit {model.unit_text(symbol)}); "
-                f"give the column in {model.unit_text(symbol)} or a compatible unit")
-        columns[symbol] = np.asarray(units.magnitude_in(col.quantity(), declared), dtype=float)
-    if quantity not in columns:
-        raise errors.UsageError(f"{data.path}: no column '{target}' holds the measured quantity "
-                                f"(columns: {', '.join(data.names)}); head it '{target} [{model.unit_text(quantity)}]'")
-    measured_values = columns.pop(quantity)
-    known = set(columns) | set(model.constants) | set(model.preset(preset) if preset else ()) | set(exclude)
-    missing = [name for name in model.inputs(quantity) if name not in known]
-    if missing:
-        raise errors.UsageError(
-            f"{model.id}.{quantity} needs {', '.join(missing)}, found in no column of {data.path}"
-            + (f" and not in preset '{preset}'" if preset else " (no preset given)")
-            + "; add the column(s), choose a preset or fit them with --params")
-    return columns, measured_values, tuple(ignored)
 
 
 def fit(model: Model, quantity: str, data: measured.MeasuredData, params: Sequence[str], *,
@@ -229,12 +185,11 @@ def fit(model: Model, quantity: str, data: measured.MeasuredData, params: Sequen
         if name not in needed:
             raise errors.UsageError(f"{model.id}: {quantity} does not depend on '{name}' "
                                     f"(its inputs: {', '.join(sorted(needed))}); fit only inputs of {quantity}")
-    columns, y, ignored = model_inputs(model, quantity, data, preset=preset, exclude=params, column=column)
+    found_inputs = measured_inputs.model_inputs(model, quantity, data, preset=preset, exclude=params, column=column)
+    columns, y = dict(found_inputs.columns), found_inputs.measured
     clash = [name for name in params if name in columns]
     if clash:
         raise errors.UsageError(f"{', '.join(clash)} is measured in {data.path}; a measured column cannot be fitted")
-    if not np.all(y > 0):
-        raise errors.UsageError(f"{data.path}: {quantity} must be positive for relative errors; found {float(y.min()):g}")
     if len(y) <= len(params):
         raise errors.UsageError(f"{data.path}: {len(y)} points cannot determine {len(params)} parameters; "
                                 f"measure more points than parameters")
@@ -284,7 +239,7 @@ def fit(model: Model, quantity: str, data: measured.MeasuredData, params: Sequen
     result = FitResult(
         model_id=model.id, quantity=quantity, preset=preset or "", data_path=data.path, selection=data.selection, parameters=fitted,
         points=len(y), rms_relative=rms, max_relative=float(np.max(np.abs(r))),
-        inputs=tuple(columns), ignored=ignored, message=best.message,
+        inputs=tuple(columns), ignored=found_inputs.ignored, defined=found_inputs.defined, message=best.message,
         date=datetime.date.today().isoformat(),
         residual_std=float(np.sqrt(s2)), dof=dof, t_value=t,
         covariance=tuple(tuple(float(v) for v in row) for row in cov), checks=found, starts=tried,
@@ -400,6 +355,8 @@ def summary_lines(result: FitResult) -> list[str]:
             lines.append(f"  {'FAILED' if check.fatal else 'WARNING'} ({check.name}): {check.detail}")
     if result.ignored:
         lines.append(f"  columns naming no symbol (ignored): {', '.join(result.ignored)}")
+    if result.defined:
+        lines.append(measured_inputs.defined_line(result.defined))
     return lines
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from symgpu import errors, resources
 from symgpu.measure import compare as comparing
 from symgpu.measure import data as measured
-from symgpu.measure import fit as fitting
+from symgpu.measure import inputs as measured_inputs
 from symgpu.model import Model
 
 
@@ -73,8 +73,8 @@ def fitted_data(model: Model, comparison: comparing.Comparison, files: Sequence[
     data = measured.concat([measured.read_csv(p) for p in paths])
     for name, value in wheres:
         data = data.where(name, value)
-    columns, _, _ = fitting.model_inputs(model, comparison.quantity, data, preset=comparison.preset or None,
-                                         exclude=tuple(model.symbols), column=column)
+    columns = measured_inputs.model_inputs(model, comparison.quantity, data, preset=comparison.preset or None,
+                                           exclude=tuple(model.symbols), column=column).columns
     ranges = tuple((name, float(np.min(v)), float(np.max(v))) for name, v in columns.items())
     others = [name for name, _ in comparison.series[0].fixed] if comparison.series else []
     curves = tuple(sorted({tuple((c, float(columns[c][i])) for c in others if c in columns)

@@ -10,7 +10,7 @@ Both are deterministic (fixed hash salt, no date).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 
@@ -65,7 +65,7 @@ class MeasurementSection:
 def load_data(request: schema.MeasurementRequest) -> data.MeasuredData:
     """Read the entry's data file and apply its ``where`` filters."""
     measured = data.read_csv(resources.measured_file(request.data))
-    measured = data.MeasuredData(request.data, measured.columns, measured.comments)
+    measured = replace(measured, path=request.data)
     for column, value in request.where:
         measured = measured.where(column, value)
     return measured

@@ -1,0 +1,128 @@
+"""Measured columns as a model's inputs: which column feeds which symbol, in its declared unit,
+checked row by row against the model's declarations.
+
+Shared by ``symgpu measured`` and ``symgpu fit`` so that both refuse the same data alike. A
+column named after a symbol the quantity can take as input is an input; the measured column is
+the quantity; a column naming a quantity the model defines by an equation is ignored (the
+equation is kept: a data file never replaces it), and so is a column naming no symbol. Every
+refusal names the file and row (``zero.csv:11``): a measured value that is not positive (the
+errors are relative), an input value that breaks its symbol's declared assumptions (positive,
+nonnegative, integer), or a value that is not finite once converted to the model's units.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from symgpu import errors, units
+from symgpu.evaluate import scaling
+from symgpu.measure import data as measured
+from symgpu.model import Model
+
+#: the declared assumptions a data value is checked against, with the test each value must pass
+_ASSUMPTIONS = (("positive", lambda v: v > 0), ("nonnegative", lambda v: v >= 0),
+                ("integer", lambda v: np.equal(np.mod(v, 1), 0)))
+
+
+@dataclass(frozen=True)
+class ModelInputs:
+    """The measured data as the model sees it.
+
+    Attributes:
+        columns: symbol -> values in its declared unit (the inputs the data give).
+        measured: the measured quantity in its declared unit.
+        ignored: columns that name no symbol of the model (e.g. ``rep``).
+        defined: columns that name a quantity the model defines, each as ``name (equation id)``:
+            ignored, the equation is kept.
+    """
+
+    columns: Mapping[str, np.ndarray]
+    measured: np.ndarray
+    ignored: tuple[str, ...]
+    defined: tuple[str, ...]
+
+
+def model_inputs(model: Model, quantity: str, data: measured.MeasuredData, *, preset: str | None = None,
+                 exclude: Sequence[str] = (), column: str | None = None) -> ModelInputs:
+    """The measured columns as model inputs (in declared units) and the measured quantity.
+
+    The measured quantity is the column named ``column`` (default: ``quantity``); it must have
+    the quantity's dimension and is converted to its declared unit.
+
+    Raises:
+        errors.UsageError: ``quantity`` is not defined by the model or not a column, a column
+            has the wrong dimension, a value breaks a check of the module docstring (naming
+            file and row), or an input the quantity needs is in no column, preset or constant.
+    """
+    model.equation_for(quantity)
+    target = column or quantity
+    columns: dict[str, np.ndarray] = {}
+    ignored, defined = [], []
+    for col in data.columns:
+        symbol = quantity if col.name == target else col.name
+        if symbol not in model.symbols or (col.name == quantity and target != quantity):
+            ignored.append(col.name)
+            continue
+        if symbol != quantity and symbol in model.defining:
+            defined.append(f"{col.name} (equation {model.defining[symbol].id})")
+            continue
+        declared = model.units[symbol]
+        if col.unit.dimensionality != declared.dimensionality:
+            raise errors.UsageError(
+                f"{data.path}: column '{col.name} [{col.unit_text}]' has dimension "
+                f"{units.format_dimension(col.unit.dimensionality)}, but {model.id}.{symbol} is "
+                f"{units.format_dimension(declared.dimensionality)} (declared unit {model.unit_text(symbol)}); "
+                f"give the column in {model.unit_text(symbol)} or a compatible unit")
+        columns[symbol] = _converted(model, symbol, data, col, is_input=symbol != quantity)
+    if quantity not in columns:
+        raise errors.UsageError(f"{data.path}: no column '{target}' holds the measured quantity "
+                                f"(columns: {', '.join(data.names)}); head it '{target} [{model.unit_text(quantity)}]'")
+    measured_values = columns.pop(quantity)
+    bad = np.nonzero(~(measured_values > 0))[0]
+    if bad.size:
+        raise errors.UsageError(f"{data.origin(int(bad[0]))}: {target} must be positive for relative errors; "
+                                f"found {data.column(target).values[int(bad[0])]:g}")
+    known = set(columns) | set(model.constants) | set(model.preset(preset) if preset else ()) | set(exclude)
+    missing = [name for name in model.inputs(quantity) if name not in known]
+    if missing:
+        raise errors.UsageError(
+            f"{model.id}.{quantity} needs {', '.join(missing)}, found in no column of {data.path}"
+            + (f" and not in preset '{preset}'" if preset else " (no preset given)")
+            + "; add the column(s), choose a preset or fit them with --params")
+    return ModelInputs(columns, measured_values, tuple(ignored), tuple(defined))
+
+
+def defined_line(defined: Sequence[str]) -> str:
+    """The note an output prints on columns that name a quantity the model defines (:attr:`ModelInputs.defined`)."""
+    return f"  columns naming a quantity the model defines (ignored; its equation is used): {', '.join(defined)}"
+
+
+def _converted(model: Model, symbol: str, data: measured.MeasuredData, col: measured.Column, *, is_input: bool) -> np.ndarray:
+    """Column ``col`` in ``symbol``'s declared unit (converted exactly: ``0.5 us`` is 500.0 ns, as in a
+    preset), after the row checks.
+
+    Raises:
+        errors.UsageError: a value is not finite in the declared unit or in the base units the
+            evaluation uses, or (an input) breaks a declared assumption; naming the first such row.
+    """
+    with np.errstate(all="ignore"):  # NOTE: an overflow is refused below, naming the row, not warned about
+        values = np.asarray(units.exact_convert(col.quantity(), model.units[symbol]).magnitude, dtype=float)
+        finite = np.isfinite(values) & np.isfinite(values * scaling.symbol_scale(model, symbol))
+    if not finite.all():
+        row = int(np.argmin(finite))
+        raise errors.UsageError(
+            f"{data.origin(row)}: column '{col.name}' holds {col.values[row]:g}{measured.unit_suffix(col.unit_text)}, "
+            f"which is not a finite number once converted to {model.id}'s units ({model.unit_text(symbol)}, then base units); "
+            f"write a value within a double's range in those units, or drop the row")
+    declared = model.symbol_definitions[symbol].assumptions if is_input else ()
+    for assumption, holds in _ASSUMPTIONS:
+        if assumption in declared:
+            broken = ~np.asarray(holds(values), dtype=bool)
+            if broken.any():
+                row = int(np.argmax(broken))
+                raise errors.UsageError(f"{data.origin(row)}: column '{col.name}' holds {col.values[row]:g}, "
+                                        f"but {symbol} is declared {assumption}; fix or drop the row")
+    return values
