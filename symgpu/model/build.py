@@ -11,7 +11,7 @@ import sympy
 from symgpu import errors, units
 from symgpu.memo import MemoFamily, Tally
 from symgpu.units import dimensions, literal_units
-from symgpu.model import expressions, literal_constants, plot_requests, printing, substitution
+from symgpu.model import check_record, expressions, literal_constants, plot_requests, printing, substitution
 from symgpu.model import schema
 from symgpu.model.checks import ModelChecks
 from symgpu.model.plot_kinds import PlotEntry
@@ -29,6 +29,8 @@ _REACHABLE: MemoFamily[str, frozenset[str]] = MemoFamily("model.build.reachable"
 
 #: models built (a report's up-to-date check, for one, builds none)
 _BUILT = Tally("model.build.models")
+#: models whose dimensions and validation cases were checked (not where a record says their definition passed)
+_CHECKED = Tally("model.build.checked")
 #: Most equations in one chain, each using the next (c1 = c0 + L_F, c2 = c1 + L_F, ...): see ``Model._check_acyclic``.
 MAX_CHAIN = 250
 
@@ -63,27 +65,25 @@ class Model(ModelChecks):
         #: names of the symbols defined by equations, in file order
         self.quantities: tuple[str, ...] = tuple(eq.definition.defines for eq in self.equations.values())
         self._check_acyclic()
-        problems = []
-        for equation in self.equations.values():
-            try:
-                self._check_units(equation)
-            except errors.UnitMismatchError as exc:
-                problems.append(exc)
-        if len(problems) == 1:
-            raise problems[0]
-        if problems:
-            raise errors.ModelCheckError(tuple(problems))
+        # a definition that passed every check before (a record in the store): the slow checks are skipped
+        checked = check_record.passed(definition)
+        if not checked:
+            _CHECKED.add()
+            self._check_dimensions()
         self.constants: dict[str, pint.Quantity] = {
             s.name: self._read_value(s.value, s.name, f"[symbols.{s.name}].value")
             for s in self.symbol_definitions.values() if s.role == "constant"
         }
         self.presets: dict[str, dict[str, pint.Quantity]] = {}
         self._build_presets()
-        self._check_validation()
+        if not checked:
+            self._check_validation()  # else read when first asked for (:attr:`validation_inputs`)
         self._check_derivations()
         self._check_tables()
         #: the ``[[plots]]`` entries, each read into its kind's record (:mod:`symgpu.model.plot_kinds`)
         self.plots: tuple[PlotEntry, ...] = plot_requests.read(self)
+        if not checked:
+            check_record.remember(definition)
         substitution.save()
 
     # ------------------------------------------------------------------ construction

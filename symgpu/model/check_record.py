@@ -1,0 +1,67 @@
+"""Models that passed the load-time checks, remembered in :mod:`symgpu.store` (issue 31: a warm load).
+
+A model's construction checks (every equation's dimensions, every validation case's values: the
+slow ones of :class:`~symgpu.model.checks.ModelChecks`) depend only on its definition (the record the
+loader read from the file's bytes, a variant's base included), on the code below the derivation
+engine (the stages a model may import, checked by ``tests/test_architecture.py``: symgpu's top-level
+modules, ``units/`` with ``units.txt``, ``proofs/``, ``model/``) and on the versions of Python, SymPy
+and pint. A record keyed by a digest of all of them says "this definition passed": a later process
+building the same definition skips those checks, and reads its validation cases when first asked.
+
+The record is data: its body is the one word :data:`PASSED`, compared exactly; anything else, or no
+record (the cache off, another engine, an edited file), is the cold path, which runs every check and
+gives the same errors. Only a model that passed every check is remembered (written with the next
+:func:`symgpu.store.flush`, like the parsed file: loading never writes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from pathlib import Path
+
+import pint
+import sympy
+
+from symgpu import store
+from symgpu.entry_kinds import CHECKED
+from symgpu.model import schema
+
+#: the whole body of a record
+PASSED = "passed"
+#: the package whose code builds and checks a model: its top-level modules and these folders
+PACKAGE = Path(__file__).resolve().parent.parent
+FOLDERS = ("units", "proofs", "model")
+
+_ENGINE: list[str] = []
+
+
+def engine() -> str:
+    """A digest of the files whose code and data build and check a model (read once per process)."""
+    if not _ENGINE:
+        h = hashlib.sha256()
+        files = [*PACKAGE.glob("*.py"), *(p for name in FOLDERS for p in (PACKAGE / name).iterdir() if p.is_file())]
+        for path in sorted(files):
+            h.update(path.relative_to(PACKAGE).as_posix().encode("utf-8") + b"\0")
+            try:
+                h.update(path.read_bytes())
+            except OSError:
+                h.update(b"\0unreadable")
+        _ENGINE.append(store.digest(h.hexdigest(), sys.version, sympy.__version__, pint.__version__))
+    return _ENGINE[0]
+
+
+def key(definition: schema.ModelDefinition) -> str:
+    """The record's key: the engine's digest and the definition's (its full text, every field)."""
+    return store.digest(CHECKED.version, engine(), hashlib.sha256(repr(definition).encode("utf-8")).hexdigest())
+
+
+def passed(definition: schema.ModelDefinition) -> bool:
+    """Whether a record says ``definition`` passed the checks (never where the cache is off)."""
+    return store.enabled() and store.get(CHECKED, key(definition)) == PASSED
+
+
+def remember(definition: schema.ModelDefinition) -> None:
+    """Keep that ``definition`` passed every check (written with the next :func:`symgpu.store.flush`)."""
+    if store.enabled():
+        store.put(CHECKED, key(definition), PASSED)
