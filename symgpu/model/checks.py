@@ -42,7 +42,7 @@ class ModelChecks:
     symbol_definitions: dict[str, schema.SymbolDefinition]
     symbols: dict[str, sympy.Symbol]
     units: dict[str, pint.Unit]
-    equations: dict[str, Equation]
+    equations: Mapping[str, Equation]
     presets: dict[str, dict[str, pint.Quantity]]
     _validation_inputs: dict[str, ValidationInputs]
     _dims: dict[sympy.Symbol, Any]

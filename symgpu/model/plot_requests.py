@@ -8,6 +8,7 @@ Every problem is a :class:`~symgpu.errors.ModelFileError` naming the file and
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 import pint
@@ -26,7 +27,7 @@ class Model(Protocol):
     definition: schema.ModelDefinition
     symbols: dict[str, sympy.Symbol]
     units: dict[str, pint.Unit]
-    defining: dict[str, Equation]
+    defining: Mapping[str, Equation]
     presets: dict[str, dict[str, pint.Quantity]]
 
     @property
