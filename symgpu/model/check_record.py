@@ -27,6 +27,7 @@ import sympy
 
 from symgpu import store
 from symgpu.entry_kinds import CHECKED
+from symgpu.memo import memoised
 from symgpu.model import schema
 
 #: the whole body of a record of a model that passed (its equations made no literal constant: they can
@@ -38,22 +39,19 @@ PASSED_WITH_LITERALS = "passed, literal constants"
 PACKAGE = Path(__file__).resolve().parent.parent
 FOLDERS = ("units", "proofs", "model")
 
-_ENGINE: list[str] = []
 
-
+@memoised("model.check_record.engine", 1)
 def engine() -> str:
     """A digest of the files whose code and data build and check a model (read once per process)."""
-    if not _ENGINE:
-        h = hashlib.sha256()
-        files = [*PACKAGE.glob("*.py"), *(p for name in FOLDERS for p in (PACKAGE / name).iterdir() if p.is_file())]
-        for path in sorted(files):
-            h.update(path.relative_to(PACKAGE).as_posix().encode("utf-8") + b"\0")
-            try:
-                h.update(path.read_bytes())
-            except OSError:
-                h.update(b"\0unreadable")
-        _ENGINE.append(store.digest(h.hexdigest(), sys.version, sympy.__version__, pint.__version__))
-    return _ENGINE[0]
+    h = hashlib.sha256()
+    files = [*PACKAGE.glob("*.py"), *(p for name in FOLDERS for p in (PACKAGE / name).iterdir() if p.is_file())]
+    for path in sorted(files):
+        h.update(path.relative_to(PACKAGE).as_posix().encode("utf-8") + b"\0")
+        try:
+            h.update(path.read_bytes())
+        except OSError:
+            h.update(b"\0unreadable")
+    return store.digest(h.hexdigest(), sys.version, sympy.__version__, pint.__version__)
 
 
 def key(definition: schema.ModelDefinition) -> str:
