@@ -85,7 +85,7 @@ class Model(ModelChecks):
         self._check_derivations()
         self._check_tables()
         #: the ``[[plots]]`` entries, each read into its kind's record (:mod:`symgpu.model.plot_kinds`)
-        self.plots: tuple[PlotEntry, ...] = plot_requests.read(self)
+        self.plots: tuple[PlotEntry, ...] = plot_requests.read(self, checked=checked)
         if not checked:
             check_record.remember(definition, bool(self.literal_constants))
         substitution.save()
