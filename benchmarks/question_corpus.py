@@ -20,7 +20,7 @@ beyond ``python -c "import sympy, pint"`` (the floor of any question), then two 
 same plus SymPy's first-use imports, which any question that simplifies or solves pays; that plus
 importing symgpu's command line and loading a one-equation model file), then the model-load
 times in process: the first load right after ``import sympy, pint`` (empty cache, then the cache
-that load's process filled), and a second load in the same process.
+that load's process filled, its CPU time against the 0.2 s target of issue 31), and a second load in the same process.
 
 ``--record FILE`` writes every question's exit code, stdout and stderr to FILE (JSON);
 ``--check FILE`` runs the corpus and compares each answer with FILE byte for byte, printing the
@@ -252,9 +252,9 @@ import sympy, pint
 imports = time.perf_counter() - begin
 import symgpu
 from symgpu import memo
-begin = time.perf_counter()
+begin, cpu = time.perf_counter(), time.process_time()
 symgpu.load(sys.argv[1])
-first = time.perf_counter() - begin
+first, first_cpu = time.perf_counter() - begin, time.process_time() - cpu
 begin = time.perf_counter()
 symgpu.load(sys.argv[1])
 second = time.perf_counter() - begin
@@ -263,19 +263,22 @@ begin = time.perf_counter()
 symgpu.load(sys.argv[1])
 again = time.perf_counter() - begin
 symgpu.store.flush()
-print(imports, first, second, again)
+print(imports, first, second, again, first_cpu)
 """
+#: a model's first load in a new process whose cache an earlier process filled, at most (issue 31), s
+WARM_TARGET = 0.2
 
 
-def load_times(model_id: str) -> tuple[float, float, float, float, float]:
+def load_times(model_id: str) -> tuple[float, float, float, float, float, float]:
     """(import sympy+pint, first load with an empty cache, second load in the same process, a load after
-    clearing the in-memory memos, first load in a new process with the cache the first run filled), s."""
+    clearing the in-memory memos, first load in a new process with the cache the first run filled, and its
+    CPU time), s."""
     with tempfile.TemporaryDirectory() as cache:
         cold = subprocess.run([sys.executable, "-c", LOAD, model_id], env=environment(cache), cwd=ROOT,
                               capture_output=True, text=True, check=True).stdout.split()
         warm = subprocess.run([sys.executable, "-c", LOAD, model_id], env=environment(cache), cwd=ROOT,
                               capture_output=True, text=True, check=True).stdout.split()
-    return float(cold[0]), float(cold[1]), float(cold[2]), float(cold[3]), float(warm[1])
+    return float(cold[0]), float(cold[1]), float(cold[2]), float(cold[3]), float(warm[1]), float(warm[4])
 
 
 def first_difference(recorded: dict[str, object] | None, answer: Answer) -> str:
@@ -325,12 +328,16 @@ def main() -> int:
           f"imports (one Add, one simplify) {symbolic[0]:.2f}, {symbolic[1]:.2f}; + importing symgpu's command line and "
           f"loading tests/fixtures/roofline.toml {symgpu_floor[0]:.2f}, {symgpu_floor[1]:.2f}")
     if not args.skip_load:
-        print(f"\n{'model load, s':<28} {'sympy+pint':>10} {'1st cold':>9} {'2nd':>9} {'memo clr':>9} {'1st warm':>9}")
+        print(f"\n{'model load, s':<28} {'sympy+pint':>10} {'1st cold':>9} {'2nd':>9} {'memo clr':>9} {'1st warm':>9} {'warm CPU':>9}")
+        over_target = 0
         for model_id in ("volkov_2016", "hong_kim_2009", "mdm_2019", "occupancy", "prior_huang_gto"):
             times = load_times(model_id)
+            over_target += times[-1] > WARM_TARGET
             print(f"{model_id:<28} " + " ".join(f"{t:>9.4f}" for t in times))
         print("(1st cold: first load after import sympy, pint with an empty cache; 2nd: again in that process; memo clr: "
-              "after symgpu.memo.clear_all(); 1st warm: first load in a new process with the cache the cold one filled)")
+              "after symgpu.memo.clear_all(); 1st warm: first load in a new process with the cache the cold one filled; "
+              "warm CPU: its CPU seconds)")
+        print(f"warm loads over the {WARM_TARGET} s target (issue 31), by CPU time: {over_target} of 5")
     if args.record:
         data = {text: {"code": a.code, "stdout": a.stdout, "stderr": a.stderr} for text, a in answers.items()}
         args.record.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -70,22 +70,25 @@ def __getattr__(name: str) -> Any:
         import symgpu.units
 
         return symgpu.units
-    import symgpu.api
-    import symgpu.model.loader
-    import symgpu.units
-    import symgpu.validation
-
-    if name in ("Model", "load"):
-        return getattr(symgpu.api, name)
     if name == "ureg":
+        import symgpu.units
+
         return symgpu.units.registry()
+    if name == "loader":
+        import symgpu.model.loader
+
+        return symgpu.model.loader
+    if name in ("validate", "CaseResult", "validation"):  # the validation imports the derivation engine
+        import symgpu.validation
+
+        return symgpu.validation if name == "validation" else getattr(symgpu.validation, name)
     if name == "Equation":
+        import symgpu.model
+
         return symgpu.model.Equation
-    if name in ("validate", "CaseResult"):
-        return getattr(symgpu.validation, name)
-    if name in ("api", "validation"):
-        return globals()[name]
-    return symgpu.model.loader
+    import symgpu.api  # `load` and `Model`: the derivation engine is imported by the first question (issue 31)
+
+    return symgpu.api if name == "api" else getattr(symgpu.api, name)
 
 
 def __dir__() -> list[str]:

@@ -3,20 +3,24 @@ questions — numeric evaluation and every derivation operation, as ordinary met
 
 Each method delegates to one function of :mod:`symgpu.evaluate` or :mod:`symgpu.derive` and
 takes the same arguments after the model.
+
+NOTE: the derivation engine and the evaluator are imported by the methods that use them, not
+here: :func:`load` (a model built and checked) does not pay for importing them (issue 31).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pint
 
-from symgpu import derive, errors, model, store
-from symgpu.derive.derivation import Derivation
-from symgpu.evaluate import evaluator
+from symgpu import errors, model, store
 from symgpu.model import catalog, display
+
+if TYPE_CHECKING:
+    from symgpu.derive.derivation import Derivation
 
 
 def merge_keywords(values: Mapping[str, Any] | None, keywords: Mapping[str, Any]) -> dict[str, Any]:
@@ -50,34 +54,50 @@ class Model(model.Model):
 
         Example: ``ia.evaluate("P_K0", preset="gtx1080", values={"M": 16, "N": 16})`` -> ``972.0 thread``.
         """
+        from symgpu.evaluate import evaluator  # NOTE: imported on first use (see the module's note)
+
         return evaluator.evaluate(self, name, preset=preset, values=merge_keywords(values, symbol_values), checks=checks)
 
     def solve(self, quantity: Any, for_: str = "n", **options: Any) -> Derivation:
         """Solve ``quantity = target`` for ``for_``; see :func:`symgpu.derive.solve`."""
+        from symgpu import derive  # NOTE: imported on first use
+
         return derive.solve(self, quantity, for_, **options)
 
     def regimes(self, quantity: Any, **options: Any) -> Derivation:
         """Split ``quantity`` into regimes; see :func:`symgpu.derive.regimes`."""
+        from symgpu import derive  # NOTE: imported on first use
+
         return derive.regimes(self, quantity, **options)
 
     def boundary(self, quantity: Any, between: Any = None, **options: Any) -> Derivation:
         """Where regimes of ``quantity`` meet; see :func:`symgpu.derive.boundary`."""
+        from symgpu import derive  # NOTE: imported on first use
+
         return derive.boundary(self, quantity, between, **options)
 
     def extremum(self, quantity: Any, over: str = "alpha", kind: str = "max", **options: Any) -> Derivation:
         """Maximum or minimum of ``quantity`` over a variable; see :func:`symgpu.derive.extremum`."""
+        from symgpu import derive  # NOTE: imported on first use
+
         return derive.extremum(self, quantity, over, kind, **options)
 
     def limit(self, quantity: Any, var: str, to: Any = "oo", **options: Any) -> Derivation:
         """Limit of ``quantity`` as ``var`` goes to ``to``; see :func:`symgpu.derive.limit`."""
+        from symgpu import derive  # NOTE: imported on first use
+
         return derive.limit(self, quantity, var, to, **options)
 
     def fixed_point(self, quantity: Any, variable: str, **options: Any) -> Derivation:
         """Self-consistent value of an implicit relation; see :func:`symgpu.derive.fixed_point`."""
+        from symgpu import derive  # NOTE: imported on first use
+
         return derive.fixed_point(self, quantity, variable, **options)
 
     def run_request(self, request: Any) -> Derivation:
         """Run one ``[[derivations]]`` entry; see :func:`symgpu.derive.run_request`."""
+        from symgpu import derive  # NOTE: imported on first use
+
         return derive.run_request(self, request)
 
     def _repr_html_(self) -> str:

@@ -47,6 +47,8 @@ TOML = EntryKind("toml", "toml-json-v1", "symgpu.model.loader", ("symgpu.model.l
                  "parsed model files (their tables as JSON, by the file's SHA-256)")
 MINMAX = EntryKind("minmax", "minmax-v1", "symgpu.model.substitution", ("symgpu.model.substitution",), True,
                    "Min/Max SymPy leaves as built (digests of their arguments)")
+CHECKED = EntryKind("checked", "checked-v1", "symgpu.model.check_record", ("symgpu.model.check_record",), True,
+                    "models that passed the load-time checks (by their definition's and the engine's digests)")
 SIGNS = EntryKind("signs", "signs-v1", "symgpu.derive.signs", ("symgpu.derive.signs",), False,
                   "sign verdicts of expressions")
 DERIVATIONS = EntryKind("derivations", "derivations-v1", "symgpu.derive.stored", ("symgpu.derive.stored",), False,
@@ -59,8 +61,8 @@ SWEEP_PLAN = EntryKind("sweep_plan", "sweep-plan-v1", "symgpu.sweep.replay", ("s
                        "symgpu sweep: a request's numeric plan as JSON (grid program, regime rule's inputs, file layout)")
 
 #: every kind, in the order ``symgpu cache`` lists them
-KINDS: tuple[EntryKind, ...] = (TOML, MINMAX, SIGNS, DERIVATIONS, REPORT, REPORT_SECONDS, SWEEP_PLAN)
+KINDS: tuple[EntryKind, ...] = (TOML, MINMAX, CHECKED, SIGNS, DERIVATIONS, REPORT, REPORT_SECONDS, SWEEP_PLAN)
 #: kind by name
 BY_NAME: dict[str, EntryKind] = {kind.name: kind for kind in KINDS}
 
-__all__ = ["BY_NAME", "DERIVATIONS", "EntryKind", "KINDS", "MINMAX", "REPORT", "REPORT_SECONDS", "SIGNS", "SWEEP_PLAN", "TOML"]
+__all__ = ["BY_NAME", "CHECKED", "DERIVATIONS", "EntryKind", "KINDS", "MINMAX", "REPORT", "REPORT_SECONDS", "SIGNS", "SWEEP_PLAN", "TOML"]

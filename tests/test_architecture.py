@@ -124,6 +124,7 @@ def test_only_the_point_sampler_seeds_random_draws():
 LAZY_IMPORTERS = {
     "symgpu": "PEP 562 __getattr__: `import symgpu` does not import SymPy until the API is used",
     "symgpu.model": "PEP 562 __getattr__: the loader is usable without importing SymPy",
+    "symgpu.api": "a question's methods import the derivation engine and the evaluator: `symgpu.load` does not (issue 31)",
     "symgpu.cli.app": "a command's module (and SymPy, matplotlib) is imported only when it runs",
 }
 

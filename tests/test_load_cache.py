@@ -1,4 +1,4 @@
-"""What model loading keeps in the store (Min/Max verdicts, parsed TOML) gives back exactly what
+"""What model loading keeps in the store (Min/Max verdicts, parsed TOML, that the model passed its checks) gives back exactly what
 building afresh gives."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import symgpu
 from symgpu.model import loader, substitution
 from symgpu.proofs import unordered
 from symgpu import memo, store
-from symgpu.entry_kinds import MINMAX, TOML
+from symgpu.entry_kinds import CHECKED, MINMAX, TOML
 
 
 @pytest.fixture
@@ -109,7 +109,7 @@ def test_loading_a_model_writes_nothing_to_the_cache_folder(empty_store, write_m
     assert store.pending() > 0
     assert store.flush() > 0  # the command line does this after a command's work
     kinds = {p.relative_to(store.folder()).parts[0] for p in empty_store.rglob("*.txt")}
-    assert kinds == {TOML.name, MINMAX.name}
+    assert kinds == {TOML.name, MINMAX.name, CHECKED.name}
     # warm: the entries are read, and nothing is written, touched or added
     memo.clear_all()
     before = _snapshot(empty_store)

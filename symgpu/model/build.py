@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Any
 
 import pint
@@ -11,11 +12,11 @@ import sympy
 from symgpu import errors, units
 from symgpu.memo import MemoFamily, Tally
 from symgpu.units import dimensions, literal_units
-from symgpu.model import expressions, literal_constants, plot_requests, printing, substitution
+from symgpu.model import check_record, expressions, literal_constants, plot_requests, printing, substitution
 from symgpu.model import schema
 from symgpu.model.checks import ModelChecks
 from symgpu.model.plot_kinds import PlotEntry
-from symgpu.model.records import Case, Equation, ValidationInputs
+from symgpu.model.records import Case, Equation, LazyEquations, ValidationInputs
 
 
 #: per model (weakly: they go with the model), what :meth:`Model.expression` keeps; all of it can be computed again:
@@ -29,6 +30,8 @@ _REACHABLE: MemoFamily[str, frozenset[str]] = MemoFamily("model.build.reachable"
 
 #: models built (a report's up-to-date check, for one, builds none)
 _BUILT = Tally("model.build.models")
+#: models whose dimensions and validation cases were checked (not where a record says their definition passed)
+_CHECKED = Tally("model.build.checked")
 #: Most equations in one chain, each using the next (c1 = c0 + L_F, c2 = c1 + L_F, ...): see ``Model._check_acyclic``.
 MAX_CHAIN = 250
 
@@ -55,35 +58,36 @@ class Model(ModelChecks):
         self.units: dict[str, pint.Unit] = {}
         self._dims: dict[sympy.Symbol, Any] = {}
         self._build_symbols()
-        self.equations: dict[str, Equation] = {}
-        self.defining: dict[str, Equation] = {}
+        # a definition that passed every check before (a record in the store): the checks are skipped, and
+        # where it made no literal constant its equations are built when first read
+        kept = check_record.recall(definition)
+        checked = kept is not None
+        #: each equation by id, and by the symbol it defines, in file order
+        self.equations: Mapping[str, Equation]
+        self.defining: Mapping[str, Equation]
         #: the bare literals of the equations read in a scaled unit, made constants (:mod:`symgpu.model.literal_constants`)
         self.literal_constants: tuple[literal_constants.LiteralConstant, ...] = ()
-        self._build_equations()
+        self._build_equations(lazy=kept == check_record.PASSED)
         #: names of the symbols defined by equations, in file order
-        self.quantities: tuple[str, ...] = tuple(eq.definition.defines for eq in self.equations.values())
-        self._check_acyclic()
-        problems = []
-        for equation in self.equations.values():
-            try:
-                self._check_units(equation)
-            except errors.UnitMismatchError as exc:
-                problems.append(exc)
-        if len(problems) == 1:
-            raise problems[0]
-        if problems:
-            raise errors.ModelCheckError(tuple(problems))
+        self.quantities: tuple[str, ...] = tuple(self.defining)
+        if not checked:
+            _CHECKED.add()
+            self._check_acyclic()
+            self._check_dimensions()
         self.constants: dict[str, pint.Quantity] = {
             s.name: self._read_value(s.value, s.name, f"[symbols.{s.name}].value")
             for s in self.symbol_definitions.values() if s.role == "constant"
         }
         self.presets: dict[str, dict[str, pint.Quantity]] = {}
         self._build_presets()
-        self._check_validation()
+        if not checked:
+            self._check_validation()  # else read when first asked for (:attr:`validation_inputs`)
         self._check_derivations()
         self._check_tables()
         #: the ``[[plots]]`` entries, each read into its kind's record (:mod:`symgpu.model.plot_kinds`)
-        self.plots: tuple[PlotEntry, ...] = plot_requests.read(self)
+        self.plots: tuple[PlotEntry, ...] = plot_requests.read(self, checked=checked)
+        if not checked:
+            check_record.remember(definition, bool(self.literal_constants))
         substitution.save()
 
     # ------------------------------------------------------------------ construction
@@ -105,54 +109,71 @@ class Model(ModelChecks):
         """Parse an expression string of this model (declared symbols only)."""
         return expressions.parse_expression(text, self.symbols, path=self.path, where=where, boolean=boolean)
 
-    def _build_equations(self) -> None:
+    def _build_equations(self, lazy: bool) -> None:
+        """Build every equation (checking each) or, ``lazy`` (a record says this definition passed every check and
+        made no literal constant), each equation when first read (:class:`~symgpu.model.records.LazyEquations`)."""
         literals = literal_constants.Literals(dict(self.units))
+        self._literals = literals
+        if lazy:
+            built: dict[str, Equation] = {}
+            by_id = {eq.id: eq for eq in self.definition.equations}
+            self.equations = LazyEquations(by_id, built, self._equation)
+            self.defining = LazyEquations({eq.defines: eq for eq in by_id.values()}, built, self._equation)
+            return
+        equations: dict[str, Equation] = {}
+        defining: dict[str, Equation] = {}
+        self.equations, self.defining = equations, defining
         for eq in self.definition.equations:
             where = f"equation {eq.id}"
             if eq.defines not in self.symbols:
                 raise self.fail(f"{where}.defines", f"undeclared symbol '{eq.defines}'", f"declare it under [symbols.{eq.defines}]")
             if self.symbol_definitions[eq.defines].role == "constant":
                 raise self.fail(f"{where}.defines", f"'{eq.defines}' is a constant and cannot be defined by an equation")
-            if eq.defines in self.defining:
-                other = self.defining[eq.defines].id
+            if eq.defines in defining:
+                other = defining[eq.defines].id
                 raise self.fail(where, f"'{eq.defines}' is already defined by equation {other}", "give the alternative form its own symbol (e.g. a suffixed name)")
-            cases: tuple[Case, ...] = ()
-            if eq.cases:
-                built = []
-                for case in eq.cases:
-                    here = f"{where} case {case.id}"
-                    condition = sympy.true if case.when.strip() == "otherwise" else self.parse(case.when, f"{here}.when", boolean=True)
-                    built.append(Case(case.id, condition, self.parse(case.value, f"{here}.value"), case.note))
-                cases = tuple(built)
-                rhs = sympy.Piecewise(*[(c.value, c.condition) for c in cases])
-            else:
-                rhs = self.parse(eq.rhs, f"{where}.rhs")
-            limiters = tuple((name, self.parse(text, f"{where}.limiters.{name}")) for name, text in eq.limiters)
-            valid_when = tuple(self.parse(text, f"{where}.valid_when", boolean=True) for text in eq.valid_when)
-            if self._scaled_symbols(rhs, valid_when, self.symbols[eq.defines]):
-                rhs, cases, limiters, valid_when = self._literals_given_units(literals, eq, rhs, cases, limiters, valid_when)
-            if limiters:
-                if not isinstance(rhs, (sympy.Min, sympy.Max)):
-                    raise self.fail(f"{where}.limiters", "limiters name the arguments of a top-level Min or Max, but the right-hand side is not one")
-                for name, term in limiters:
-                    if term not in rhs.args:
-                        shown = ", ".join(f"'{a}'" for a in rhs.args)
-                        raise self.fail(f"{where}.limiters.{name}", f"'{term}' is not an argument of the Min/Max (arguments: {shown})")
-            for text, condition in zip(eq.valid_when, valid_when):
-                self._never_false(condition, text, f"{where}.valid_when", "no value of the equation is valid")
-            for case, built_case in zip(eq.cases, cases):
-                self._never_false(built_case.condition, case.when, f"{where} case {case.id}.when", "the case never applies")
-            for count in eq.counts:
-                name = count.strip("[]")
-                if not any(f"[{name}]" in dict(d) for d in self._dims.values()):
-                    raise self.fail(f"{where}.counts", f"'{count}' is not a dimension used by this model", "name a base dimension such as warp, thread, instruction")
-            equation = Equation(eq, self.symbols[eq.defines], rhs, cases, limiters, valid_when)
-            self.equations[eq.id] = equation
-            self.defining[eq.defines] = equation
-        self._literals = literals
+            equation = self._equation(eq, literals)
+            equations[eq.id] = equation
+            defining[eq.defines] = equation
         self.literal_constants = literals.constants()
         for constant in self.literal_constants:
             self._declare_constant(constant)
+
+    def _equation(self, eq: schema.EquationDefinition, literals: literal_constants.Literals | None = None) -> Equation:
+        """One equation built and checked; its bare literals read in a scaled unit made constants of ``literals``
+        (None: a record says the model has none)."""
+        where = f"equation {eq.id}"
+        cases: tuple[Case, ...] = ()
+        if eq.cases:
+            built = []
+            for case in eq.cases:
+                here = f"{where} case {case.id}"
+                condition = sympy.true if case.when.strip() == "otherwise" else self.parse(case.when, f"{here}.when", boolean=True)
+                built.append(Case(case.id, condition, self.parse(case.value, f"{here}.value"), case.note))
+            cases = tuple(built)
+            rhs = sympy.Piecewise(*[(c.value, c.condition) for c in cases])
+        else:
+            rhs = self.parse(eq.rhs, f"{where}.rhs")
+        limiters = tuple((name, self.parse(text, f"{where}.limiters.{name}")) for name, text in eq.limiters)
+        valid_when = tuple(self.parse(text, f"{where}.valid_when", boolean=True) for text in eq.valid_when)
+        if literals is not None and self._scaled_symbols(rhs, valid_when, self.symbols[eq.defines]):
+            rhs, cases, limiters, valid_when = self._literals_given_units(literals, eq, rhs, cases, limiters, valid_when)
+        if limiters:
+            if not isinstance(rhs, (sympy.Min, sympy.Max)):
+                raise self.fail(f"{where}.limiters", "limiters name the arguments of a top-level Min or Max, but the right-hand side is not one")
+            for name, term in limiters:
+                if term not in rhs.args:
+                    shown = ", ".join(f"'{a}'" for a in rhs.args)
+                    raise self.fail(f"{where}.limiters.{name}", f"'{term}' is not an argument of the Min/Max (arguments: {shown})")
+        for text, condition in zip(eq.valid_when, valid_when):
+            self._never_false(condition, text, f"{where}.valid_when", "no value of the equation is valid")
+        for case, built_case in zip(eq.cases, cases):
+            self._never_false(built_case.condition, case.when, f"{where} case {case.id}.when", "the case never applies")
+        for count in eq.counts:
+            name = count.strip("[]")
+            if not any(f"[{name}]" in dict(d) for d in self._dims.values()):
+                raise self.fail(f"{where}.counts", f"'{count}' is not a dimension used by this model", "name a base dimension such as warp, thread, instruction")
+        return Equation(eq, self.symbols[eq.defines], rhs, cases, limiters, valid_when)
 
     def _declare_constant(self, constant: literal_constants.LiteralConstant) -> None:
         self.symbol_definitions[constant.name] = schema.SymbolDefinition(

@@ -42,14 +42,27 @@ class ModelChecks:
     symbol_definitions: dict[str, schema.SymbolDefinition]
     symbols: dict[str, sympy.Symbol]
     units: dict[str, pint.Unit]
-    equations: dict[str, Equation]
+    equations: Mapping[str, Equation]
     presets: dict[str, dict[str, pint.Quantity]]
-    validation_inputs: dict[str, ValidationInputs]
+    _validation_inputs: dict[str, ValidationInputs]
     _dims: dict[sympy.Symbol, Any]
 
     def fail(self, where: str, problem: str, hint: str = "", kind: type[errors.ModelFileError] = errors.ModelFileError) -> errors.ModelFileError:
         """Build an error located in this model's file."""
         return kind(self.path, where, problem, hint)
+
+    def _check_dimensions(self) -> None:
+        """Check every equation's dimensions (:meth:`_check_units`); every mismatch is reported, one or all together."""
+        problems = []
+        for equation in self.equations.values():
+            try:
+                self._check_units(equation)
+            except errors.UnitMismatchError as exc:
+                problems.append(exc)
+        if len(problems) == 1:
+            raise problems[0]
+        if problems:
+            raise errors.ModelCheckError(tuple(problems))
 
     def _check_units(self, equation: Equation) -> None:
         """Check the dimensions of every term of ``equation`` as the file writes it.
@@ -172,7 +185,17 @@ class ModelChecks:
             resolve(preset.id, ())
 
     def _check_validation(self) -> None:
-        self.validation_inputs = {case.id: self.read_case(case) for case in self.definition.validation}
+        self._validation_inputs = {case.id: self.read_case(case) for case in self.definition.validation}
+
+    @property
+    def validation_inputs(self) -> dict[str, ValidationInputs]:
+        """Each validation case read (:meth:`read_case`), by case id: read and checked when the model is built, or,
+        where a record says its definition passed the checks (:mod:`symgpu.model.check_record`), when first asked for."""
+        kept: dict[str, ValidationInputs] | None = self.__dict__.get("_validation_inputs")
+        if kept is None:
+            self._check_validation()
+            kept = self._validation_inputs
+        return kept
 
     def read_case(self, case: schema.ValidationCase) -> ValidationInputs:
         """Check a validation case and read its values (:class:`ValidationInputs`)."""

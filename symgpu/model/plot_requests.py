@@ -8,6 +8,7 @@ Every problem is a :class:`~symgpu.errors.ModelFileError` naming the file and
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 import pint
@@ -26,7 +27,7 @@ class Model(Protocol):
     definition: schema.ModelDefinition
     symbols: dict[str, sympy.Symbol]
     units: dict[str, pint.Unit]
-    defining: dict[str, Equation]
+    defining: Mapping[str, Equation]
     presets: dict[str, dict[str, pint.Quantity]]
 
     @property
@@ -42,20 +43,23 @@ def bounded(model: Model, quantity: str) -> bool:
     return equation is not None and (isinstance(equation.rhs, (sympy.Min, sympy.Max)) or bool(equation.cases))
 
 
-def read(model: Model) -> tuple[PlotEntry, ...]:
+def read(model: Model, *, checked: bool = False) -> tuple[PlotEntry, ...]:
     """Every ``[[plots]]`` entry of ``model`` checked and read into its kind's record, in file order.
+    ``checked``: a record says the model passed every check before (:mod:`symgpu.model.check_record`), so
+    the checks that build an equation (a regime map's, an asymptote plot's or a ``show_regimes`` quantity has
+    regimes) are not run again.
 
     Raises:
         errors.ModelFileError: a field the kind does not read, a required one missing, a wrong
             type, an unknown symbol, preset or case, a bad range or quantity string; the message
             names ``plot <id>.<field>``.
     """
-    return tuple(_Checker(model, request).entry() for request in model.definition.plots)
+    return tuple(_Checker(model, request, checked).entry() for request in model.definition.plots)
 
 
 class _Checker:
-    def __init__(self, model: Model, request: schema.PlotRequest) -> None:
-        self.model, self.request = model, request
+    def __init__(self, model: Model, request: schema.PlotRequest, checked: bool = False) -> None:
+        self.model, self.request, self.checked = model, request, checked
         self.fields = dict(request.fields)
 
     def fail(self, field: str, problem: str, hint: str = "") -> errors.ModelFileError:
@@ -127,7 +131,7 @@ class _Checker:
             hint = "it is an input: plot a quantity an equation defines" if quantity in self.model.symbols else f"quantities: {', '.join(self.model.quantities)}"
             raise self.fail("quantity", f"'{quantity}' is not a quantity of the model", hint)
         variables = self.variables(spec.variables)
-        if spec.bounded and not bounded(self.model, quantity):
+        if spec.bounded and not self.checked and not bounded(self.model, quantity):
             problem = "no bounds to draw" if spec.name == "asymptotes" else "no regimes to map"
             raise self.fail("kind", f"'{quantity}' has {problem} (not piecewise, not a Min/Max)", "use kind = \"curve\"")
         ranges = tuple((name, self.range(f"ranges.{name}", text)) for name, text in self.variable_table("ranges", variables))
@@ -270,7 +274,7 @@ class _Checker:
             regime_of = regime_of or quantity
             if regime_of not in self.model.defining:
                 raise self.fail("regime_of", f"'{regime_of}' is not a quantity of the model")
-            if not bounded(self.model, regime_of):
+            if not self.checked and not bounded(self.model, regime_of):
                 raise self.fail("regime_of" if "regime_of" in self.fields else "show_regimes",
                                 f"'{regime_of}' has no regimes (not piecewise, not a Min/Max)",
                                 "set regime_of to a piecewise or Min/Max quantity it depends on")

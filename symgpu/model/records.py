@@ -4,6 +4,7 @@ domain conditions) and its piecewise :class:`Case` branches; a validation case r
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 import pint
@@ -73,3 +74,33 @@ class ValidationInputs:
     def values(self) -> dict[str, pint.Quantity]:
         """The inputs as a mapping (to pass to an evaluation)."""
         return dict(self.inputs)
+
+
+class LazyEquations(Mapping[str, Equation]):
+    """A model's equations by a key (equation id, or the symbol each defines), in file order, each built
+    by ``build`` when first read and kept in ``built`` (by equation id, shared by the two views), so a
+    question builds only the equations it uses. Used where a record says the model's definition passed
+    every check before (:mod:`symgpu.model.check_record`): each equation is then built exactly as the
+    checked build would build it."""
+
+    def __init__(self, by_key: Mapping[str, schema.EquationDefinition], built: dict[str, Equation],
+                 build: Callable[[schema.EquationDefinition], Equation]) -> None:
+        self._by_key = by_key
+        self._built = built
+        self._build = build
+
+    def __getitem__(self, key: str) -> Equation:
+        definition = self._by_key[key]
+        found = self._built.get(definition.id)
+        if found is None:
+            found = self._built.setdefault(definition.id, self._build(definition))
+        return found
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._by_key
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by_key)
+
+    def __len__(self) -> int:
+        return len(self._by_key)
