@@ -71,11 +71,14 @@ class Parsed:
             (``"32 thread/warp"``), as pint's arithmetic gave; NaN or infinite when the text says so.
         units: unit name as written -> power (``{"GB": 1, "s": -1}``); empty for a number.
         names: the unit names in order of appearance, as written.
+        exact: the number in exact arithmetic on the literals as written (``"1/33"`` is 1/33, not the double
+            ``magnitude``); None where the text says NaN or an infinity.
     """
 
     magnitude: int | float
     units: tuple[tuple[str, int], ...] = ()
     names: tuple[str, ...] = field(default=())
+    exact: Fraction | None = None
 
 
 @dataclass(frozen=True)
@@ -156,7 +159,7 @@ def parse(text: str) -> Parsed:
     else:
         out = float(magnitude)
     names = tuple(t.text for t in tokens if t.kind == "name")
-    return Parsed(out, tuple(value.units.items()), names)
+    return Parsed(out, tuple(value.units.items()), names, magnitude if isinstance(magnitude, Fraction) else None)
 
 
 def _tokens(text: str) -> list[_Token]:

@@ -136,6 +136,24 @@ def exact_convert(value: pint.Quantity, to: Any) -> pint.Quantity:
     return registry().Quantity(_times(magnitude, ratio), target)
 
 
+def exact_magnitude(text: str, to: Any) -> Fraction | None:
+    """The magnitude of the quantity text ``text`` (a bare number is dimensionless) in unit ``to``, exactly: the
+    literals' exact arithmetic (``"1/33 winst/cycle"`` is 1/33, ``"8000000 B/(88.1 GB/s)"`` is 80000/881 us) times
+    :func:`exact_factor`, never rounded to a double; None where ``to`` is None, the dimensions differ or the text says
+    NaN or an infinity.
+
+    Raises:
+        ValueError: the text is outside the quantity grammar or names an unknown unit.
+    """
+    stripped = text.strip()
+    parsed = _parse(stripped, "quantity")
+    source = _resolve(parsed, stripped) if parsed.names else registry().dimensionless
+    target = None if to is None else to if isinstance(to, pint.Unit) else unit(to)
+    if parsed.exact is None or target is None or source.dimensionality != target.dimensionality:
+        return None
+    return parsed.exact * exact_factor(source, target)
+
+
 def exact_factor(source: Any, to: Any) -> Fraction:
     """How many ``to`` one ``source`` is (units or unit texts), exactly: each unit name's factor to
     base units read as the decimal its definition writes (``1e-09`` for ns, ``1024`` for KiB, ``0.125``
