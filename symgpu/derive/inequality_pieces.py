@@ -397,11 +397,12 @@ def _at_zero(split: _Split, found: sympy.Set, f: sympy.Expr, relation: _Rel, t: 
     """``found`` with 0, an admissible value of a nonnegative variable, in or out as the quantity's value there decides, read
     as the evaluator reads it (:func:`one_sided.substitute`: ``alu_thru/alpha`` inside a Min is +oo at alpha = 0, its limit
     from above, and drops out), where the regimes' inversions leave 0 out (a pole of one argument: ``alpha <= c/t`` holds
-    only where ``alpha > 0``). Out where the quantity has no value at 0."""
+    only where ``alpha > 0``). As the regimes decide it where that finds no value (a staircase's Piecewise whose later branch
+    divides by 0: occupancy's ``smem_per_block = 0`` takes its first branch, which the inversion reads)."""
     try:
         value = one_sided.substitute(f, {split.x: sympy.Integer(0)})
     except (errors.SymgpuError, ValueError, TypeError):
-        return sympy.Complement(found, sympy.FiniteSet(0))
+        return found
     holds = split.where(value, relation, t) is sympy.S.Reals  # a tie within rounding refused as a regime's is
     return sympy.Union(found, sympy.FiniteSet(0)) if holds else sympy.Complement(found, sympy.FiniteSet(0))
 
