@@ -73,6 +73,8 @@ def declared_number(model: Any, name: str, side: str, said: str) -> sympy.Ration
                                 f"declared in {model.unit_text(name)} ({quantities.format_dimension(declared.dimensionality)}); "
                                 f"give a quantity in a unit of that dimension, or a bare number, read in {model.unit_text(name) or 'no unit'}")
     exact = quantities.exact_magnitude(side, declared)  # 128/3 warp/SM is 128/3, not the double nearest it
+    if exact is None:
+        raise errors.UsageError(f"{said}: {side} is not a finite number; give a finite bound")
     return sympy.Rational(exact.numerator, exact.denominator)
 
 

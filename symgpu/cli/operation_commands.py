@@ -48,9 +48,10 @@ def _target(model: Any, quantity: str, text: str | None, clock_text: str | None 
             raise errors.UsageError(f"--target {text!r}: neither an expression of {model.id} ({why}) nor a value in a unit "
                                     f"of {name} [{model.unit_text(name)}]") from None
     unit = model.units[name]
-    if given.dimensionality == unit.dimensionality:
-        exact = units.exact_magnitude(text, unit)  # '128/3 warp/SM' is 128/3, not the double nearest it
-        return sympy.Rational(exact.numerator, exact.denominator), None
+    if given.dimensionality == unit.dimensionality:  # the number as written (1/33 is 1/33, not its double), in the quantity's unit
+        exact = units.exact_magnitude(text, unit)
+        return (sympy.Rational(exact) if exact is not None
+                else sympy.nsimplify(float(units.exact_convert(given, unit).magnitude), rational=True)), None
     if clocks.needs_warp_size(given, unit):
         return _across_warp_size(model, name, text, given, preset=preset, values=values or {}, variable=variable,
                                  substitute=substitute)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import sympy
 
@@ -14,7 +14,7 @@ from symgpu import errors
 from symgpu.derive import jobs
 from symgpu.derive.summary import AT_THE_POINT
 from symgpu.derive.extra_records import ActiveBranch, ActiveRegime, ValueAt
-from symgpu.evaluate import active, input_values, point, scaling
+from symgpu.evaluate import active, input_values, one_sided, point, scaling
 from symgpu.proofs import forms
 from symgpu.evaluate.active import condition_holds, condition_verdict, sides_at
 
@@ -132,7 +132,27 @@ def pinned(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, preset: str | No
     ``n_needed``), waits for the first caller that needs the expression."""
     based = scaling.base_expression(job.model, expr)
     numbers = point.exact_base_values(job.model, based.free_symbols - {var}, preset, values)
-    return None if numbers is None else functools.cache(lambda: based.xreplace(numbers))
+    return None if numbers is None else functools.cache(lambda: _put_in(based, numbers))
+
+
+def _put_in(based: sympy.Expr, numbers: Mapping[sympy.Symbol, sympy.Expr]) -> sympy.Expr:
+    """``based`` with ``numbers`` put in; where that is undefined (``zoo`` inside a Min: ``alu_thru/alpha`` at alpha = 0) and a
+    nonnegative input is 0, its value as the evaluator reads it there (:func:`one_sided.substitute`: the limit from above, an
+    argument +oo inside a Min dropping out)."""
+    undecided: ValueError | None = None
+    made: sympy.Basic | None = None
+    try:
+        made = based.xreplace(numbers)
+        if not made.has(sympy.zoo, sympy.nan):
+            return cast(sympy.Expr, made)
+    except ValueError as error:  # a Min/Max of zoo
+        undecided = error
+    try:
+        return cast(sympy.Expr, one_sided.substitute(based, numbers))
+    except errors.SymgpuError:
+        if undecided is not None:
+            raise undecided from None
+        return cast(sympy.Expr, made)
 
 
 def unvalued(job: jobs._Job, expr: sympy.Basic, preset: str | None, values: Mapping[str, Any]) -> list[str]:

@@ -95,6 +95,8 @@ def _relation(model: Model, derivation: Derivation, asked: Asked, point: _Point,
             model, derivation, asked, point, target)):
         raise _fail(model, asked, point, f"at the {asked.kind}imum {asked.variable} = {value:.10g} the quantity is {got:.10g}: "
                     f"{asked.quantity} {asked.relation} {target:.10g} fails there")
+    if at != value and value == 0 and results.admissible(model, asked.variable, 0.0) and _inside(model, asked, point, np.zeros(1))[0]:
+        _not_attained(model, asked, point, target)
     grid = _scan_grid(model, asked.variable, [value])
     if integer:
         grid = np.concatenate([np.round(grid), value - inward * np.arange(1, NEXT_INTEGERS + 1)])
@@ -113,6 +115,17 @@ def _relation(model: Model, derivation: Derivation, asked: Asked, point: _Point,
                         f"{value:.10g}, is admissible and satisfies {asked.quantity} {asked.relation} target too")
     return f"the relation holds there and at no admissible scanned value {'beyond' if asked.kind == 'max' else 'below'} it"
 
+
+
+def _not_attained(model: Model, asked: Asked, point: _Point, target: float) -> None:
+    """An infimum 0 said to be approached, not attained, where 0 is admissible (a nonnegative variable): the relation must not
+    hold at 0 itself, where the evaluator gives the quantity a value (Volkov's ``alu_thru/alpha`` is +oo inside a Min at alpha = 0)."""
+    with np.errstate(all="ignore"):
+        got = float(_quantity(model, asked, point, np.asarray(0.0)))
+    gap = abs(got - target)
+    if np.isfinite(got) and (gap == 0 or gap > NEAR * max(abs(got), abs(target))) and _HOLDS[asked.relation](got, target, 0.0):
+        raise _fail(model, asked, point, f"{asked.variable} = 0 is admissible and satisfies {asked.quantity} {asked.relation} target there "
+                    f"({got:.10g}): the {asked.kind}imum is attained at 0, not only approached")
 
 
 def _holds_exactly(model: Model, derivation: Derivation, asked: Asked, point: _Point, target: float) -> bool:
@@ -231,8 +244,8 @@ def _the_set(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
         targets = np.broadcast_to(np.asarray(_target_at(model, asked, point, grid), dtype=float), grid.shape)
         gap = np.abs(along - targets)
         clear = np.isfinite(along) & np.isfinite(targets) & ((gap == 0) | (gap > NEAR * np.maximum(np.abs(along), np.abs(targets))))
-        for end in ends:  # an end decides only as an integer's (exact there; a real end's quantity is the target within rounding)
-            clear &= ((grid == end) & integer) | (np.abs(grid - end) > NEAR * max(abs(end), 1e-300))
+        for end in ends:  # an end decides only as an integer's or as 0 (exact there; a real end's quantity is the target within rounding)
+            clear &= ((grid == end) & (integer or end == 0)) | (np.abs(grid - end) > NEAR * max(abs(end), 1e-300))
     holds = _SIDES[asked.relation](along, targets)
     claimed = np.zeros(grid.shape, dtype=bool)
     for low, high, left_open, right_open in spans:

@@ -23,7 +23,7 @@ from symgpu.derive import (certify, certify_path, extrema, fixed_points, grid_se
 from symgpu.derive.certify import Asked
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.options import Options
-from symgpu.evaluate import active, clocks
+from symgpu.evaluate import active, clocks, input_values
 from symgpu.proofs import forms
 
 if TYPE_CHECKING:
@@ -31,18 +31,31 @@ if TYPE_CHECKING:
     from symgpu.model.schema import DerivationRequest
 
 
-def _guarded(model: Model, what: str, run: Callable[[], Derivation]) -> Derivation:
+def _guarded(model: Model, what: str, run: Callable[[], Derivation], given: bool = False) -> Derivation:
     """Run one operation; SymPy's own failures (a comparison with ``zoo`` it cannot decide, an
     invalid comparison of a non-real value) become a :class:`DerivationError` that says so,
-    never a traceback."""
+    never a traceback. ``given``: every input but the variable has a value at the point, so no
+    value put in first can decide the step (the message then says to read it numerically)."""
     try:
         return run()
     except errors.SymgpuError:
         raise
     except (TypeError, ValueError, ZeroDivisionError, NotImplementedError, sympy.polys.polyerrors.BasePolynomialError) as exc:
+        advice = ("every input but the variable has a value here: read it numerically over a grid (symgpu sweep, or extremum --grid), "
+                  "and please report it with the command line") if given else \
+            "Put a deciding value in first (--substitute NAME=VALUE) or add an assumption (--assume)"
         raise errors.DerivationError(
             f"{model.id}: {what}: SymPy could not decide a step ({type(exc).__name__}: {' '.join(str(exc).split())[:200]}); "
-            "no answer is given. Put a deciding value in first (--substitute NAME=VALUE) or add an assumption (--assume)") from None
+            f"no answer is given. {advice}") from None
+
+
+def _every_input_given(model: Model, asked: Asked, options: Options) -> bool:
+    """Does the point give every input of the asked quantity a value, but the variable (a substitution counts as one)?"""
+    if not options.at_a_point or asked.quantity not in model.defining and asked.quantity not in model.equations:
+        return False
+    merged = input_values.merge_values(model, options.preset, dict(options.at or {}))
+    given = {**merged, **dict(options.substitutions or {})}
+    return all(n == asked.variable or n in given for n in model.inputs(model.equation_for(asked.quantity).definition.defines))
 
 
 def _pairs(mapping: Mapping[str, Any] | None) -> tuple[tuple[str, Any], ...]:
@@ -133,7 +146,7 @@ def _answer(model: Model, asked: Asked, options: Options, run: Callable[[Options
             derivation = None
     if derivation is None:
         try:
-            derivation = _guarded(model, what, lambda: run(options))
+            derivation = _guarded(model, what, lambda: run(options), _every_input_given(model, asked, options))
         except errors.DerivationError as exc:  # at a point, a target beyond the quantity's range there is the reason to give
             if options.at_a_point and not isinstance(exc, errors.NoAnswerHere):
                 certify.out_of_reach(model, dataclasses.replace(asked, preset=options.preset, values=_pairs(options.at),

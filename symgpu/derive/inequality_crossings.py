@@ -41,7 +41,7 @@ def where(split: Any, f: sympy.Expr, op: type[sympy.core.relational.Relational],
         errors.DerivationError: the denominator's sign is not proved, the roots have no closed form, or a sign is not decided."""
     x, universe = split.x, split.universe
     numerator, denominator = sympy.together(f - t).as_numer_denom()
-    if split.sign(denominator) not in (1, -1):
+    if _strict_sign(split, denominator) is None:
         raise split.refuse(f"no rule inverts it at the point ({_why(error)}), and the denominator of {split.show(f - t)} has no proved "
                            "sign over the variable's declared range, so it may jump")
     crossings: list[sympy.Expr] = []
@@ -73,6 +73,50 @@ def where(split: Any, f: sympy.Expr, op: type[sympy.core.relational.Relational],
     if op in (sympy.LessThan, sympy.GreaterThan):  # the crossings themselves hold
         out = sympy.Union(out, sympy.FiniteSet(*crossings))
     return out
+
+
+def _strict_sign(split: Any, expr: sympy.Expr) -> int | None:
+    """The sign of ``expr`` (numbers and the variable) at every admissible value, where it has one and it is proved: SymPy's
+    (``split.sign``), else part by part through sums and products, a square root's radicand a polynomial with no real root
+    over the admissible values (Volkov's refined root at alpha = 0, ``c*n + sqrt(a*n**2 - b*n + d) + e``: SymPy proves no sign
+    of the expanded radicand). None where not proved."""
+    proved = split.sign(expr)
+    if proved in (1, -1):
+        return int(proved)
+    weak = _weak_sign(split, expr)
+    return weak[0] if weak is not None and weak[1] else None
+
+
+def _weak_sign(split: Any, expr: sympy.Expr) -> tuple[int, bool] | None:
+    """(sign, strict) of ``expr`` over the admissible values: 1 or -1, strict where it is never 0. None where not proved."""
+    x = split.x
+    if expr.is_positive or expr.is_negative:
+        return (1 if expr.is_positive else -1), True
+    if expr.is_nonnegative or expr.is_nonpositive:
+        return (1 if expr.is_nonnegative else -1), False
+    if isinstance(expr, (sympy.Add, sympy.Mul)):
+        parts = [_weak_sign(split, a) for a in expr.args]
+        if any(p is None for p in parts):
+            return None
+        signs = [p for p in parts if p is not None]
+        if isinstance(expr, sympy.Mul):
+            sign = 1
+            for part, _ in signs:
+                sign *= part
+            return sign, all(strict for _, strict in signs)
+        if len({part for part, _ in signs}) != 1:
+            return None
+        return signs[0][0], any(strict for _, strict in signs)
+    if expr.is_Pow and expr.exp == sympy.S.Half and expr.base.is_polynomial(x):
+        poly = sympy.Poly(expr.base, x)
+        if poly.degree() < 1 or not all(c.is_Rational for c in poly.all_coeffs()):
+            return None
+        low, high = split.universe.inf, split.universe.sup
+        ends = [None if e.is_infinite else e for e in (low, high)]
+        if not all(e is None or e.is_Rational for e in ends) or poly.count_roots(*ends) != 0:
+            return None
+        return (1, True) if poly.eval(_inside(low, high)) > 0 else None
+    return None
 
 
 def _candidates(split: Any, gap: sympy.Expr, error: errors.DerivationError) -> list[sympy.Expr]:

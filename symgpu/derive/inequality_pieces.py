@@ -32,7 +32,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive import at_point, declared_range, inequalities, inequality_crossings, jobs, summary
-from symgpu.evaluate import scaling
+from symgpu.evaluate import one_sided, scaling
 from symgpu.proofs import forms
 
 #: the most arguments (of Min/Max/Piecewise, all levels together) a relation is split into at a point
@@ -387,8 +387,24 @@ def holding(job: jobs._Job, expr: sympy.Expr, target: sympy.Expr, var: sympy.Sym
         f, t = f - t, sympy.Integer(0)
     if f.has(sympy.Piecewise) and not isinstance(f, sympy.Piecewise):  # a sum of Piecewise (MDM's S_Mem) as one, split branch by branch
         f = sympy.piecewise_fold(f)
-    found = split.where(f, relation, t)
-    return Holding(sympy.Intersection(found, universe), universe, scale)
+    found = sympy.Intersection(split.where(f, relation, t), universe)
+    if declared.relations and not positive and universe.contains(0) is sympy.true:
+        found = _at_zero(split, found, f, relation, t)
+    return Holding(found, universe, scale)
+
+
+def _at_zero(split: _Split, found: sympy.Set, f: sympy.Expr, relation: _Rel, t: sympy.Expr) -> sympy.Set:
+    """``found`` with 0, an admissible value of a nonnegative variable, in or out as the quantity's value there decides, read
+    as the evaluator reads it (:func:`one_sided.substitute`: ``alu_thru/alpha`` inside a Min is +oo at alpha = 0, its limit
+    from above, and drops out), where the regimes' inversions leave 0 out (a pole of one argument: ``alpha <= c/t`` holds
+    only where ``alpha > 0``). As the regimes decide it where that finds no value (a staircase's Piecewise whose later branch
+    divides by 0: occupancy's ``smem_per_block = 0`` takes its first branch, which the inversion reads)."""
+    try:
+        value = one_sided.substitute(f, {split.x: sympy.Integer(0)})
+    except (errors.SymgpuError, ValueError, TypeError):
+        return found
+    holds = split.where(value, relation, t) is sympy.S.Reals  # a tie within rounding refused as a regime's is
+    return sympy.Union(found, sympy.FiniteSet(0)) if holds else sympy.Complement(found, sympy.FiniteSet(0))
 
 
 def _in_unit(expr: sympy.Expr, per: sympy.Expr) -> sympy.Expr:

@@ -187,7 +187,8 @@ class _Job:
             magnitude = input_values.to_magnitude(self.model, quantity.name, value, check=False)
         except errors.EvaluationError as exc:
             raise errors.UsageError(f"target {str(value)!r}: {exc}") from None
-        return sympy.nsimplify(magnitude, rational=True)
+        exact = units.exact_magnitude(value, self.model.units.get(quantity.name)) if isinstance(value, str) else None  # 1/33, not its double
+        return sympy.Rational(exact) if exact is not None else sympy.nsimplify(magnitude, rational=True)
 
     def symbol(self, name: Any) -> sympy.Symbol:
         if isinstance(name, sympy.Symbol):

@@ -4,6 +4,7 @@ declared units, substituted as 17-digit floats after the base-unit rewrite (no c
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -27,13 +28,17 @@ def exact_base_values(model: Model, symbols: Iterable[sympy.Symbol], preset: str
     the magnitude in the declared unit, times the unit's exact scale (``nsimplify(x, rational=True)``
     keeps 15 digits, and a root that cancels moves by 1e-4 with the 16th and 17th), ready for
     ``xreplace`` into a :func:`scaling.base_expression`; None where a symbol has no value there, or
-    a value that is no finite number."""
+    a value that is no finite number. A value given as an exact rational (``sympy.Rational``, ``Fraction``) is taken as it is."""
     merged = input_values.merge_values(model, preset, dict(values))
     numbers: dict[sympy.Symbol, sympy.Expr] = {}
     for symbol in symbols:
         if symbol.name not in merged:
             return None
-        magnitude = float(input_values.to_magnitude(model, symbol.name, merged[symbol.name]))
+        given = merged[symbol.name]
+        if isinstance(given, (sympy.Rational, Fraction)):  # an exact number in the declared unit (a solve's target 1/33): kept so
+            numbers[symbol] = sympy.Rational(given) * scaling.unit_scale(model.units[symbol.name])
+            continue
+        magnitude = float(input_values.to_magnitude(model, symbol.name, given))
         if not math.isfinite(magnitude):
             return None
         numbers[symbol] = sympy.Rational(repr(magnitude)) * scaling.unit_scale(model.units[symbol.name])

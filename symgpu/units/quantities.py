@@ -94,23 +94,6 @@ def quantity(text: str | float | int, default_unit: pint.Unit | None = None, *, 
     return ureg.Quantity(parsed.magnitude, _resolve(parsed, stripped))
 
 
-def exact_magnitude(text: str, to: Any) -> Fraction:
-    """The number of the quantity text ``text`` in unit ``to`` (a unit or unit text), exactly: the value the grammar reads
-    (``128/3 warp/SM`` is 128/3, not the double nearest it; a decimal is the decimal written) times :func:`exact_factor`.
-    The reading of a number with a unit that a derivation keeps exact (a limit's point, a solve's target, an assumed bound).
-
-    Raises:
-        ValueError: the text is no quantity, or not a finite one.
-        pint.DimensionalityError: the dimensions differ.
-    """
-    stripped = text.strip()
-    parsed = _parse(stripped, "quantity")
-    if parsed.exact is None:
-        raise ValueError(f"quantity {_shown(stripped)} is not a finite number")
-    source = _resolve(parsed, stripped) if parsed.names else registry().dimensionless
-    return parsed.exact * exact_factor(source, to)
-
-
 def convert(value: pint.Quantity, to: Any) -> pint.Quantity:
     """``value`` in unit ``to``: one of the only places (with ``symgpu.evaluate``) that converts units.
 
@@ -151,6 +134,24 @@ def exact_convert(value: pint.Quantity, to: Any) -> pint.Quantity:
         flat = [_times(x, ratio) for x in magnitude.ravel().tolist()]
         return registry().Quantity(np.array(flat, dtype=float).reshape(magnitude.shape), target)
     return registry().Quantity(_times(magnitude, ratio), target)
+
+
+def exact_magnitude(text: str, to: Any) -> Fraction | None:
+    """The magnitude of the quantity text ``text`` (a bare number is dimensionless) in unit ``to``, exactly: the
+    literals' exact arithmetic (``"1/33 winst/cycle"`` is 1/33, ``"8000000 B/(88.1 GB/s)"`` is 80000/881 us) times
+    :func:`exact_factor`, never rounded to a double; None where ``to`` is None, the dimensions differ or the text says
+    NaN or an infinity.
+
+    Raises:
+        ValueError: the text is outside the quantity grammar or names an unknown unit.
+    """
+    stripped = text.strip()
+    parsed = _parse(stripped, "quantity")
+    source = _resolve(parsed, stripped) if parsed.names else registry().dimensionless
+    target = None if to is None else to if isinstance(to, pint.Unit) else unit(to)
+    if parsed.exact is None or target is None or source.dimensionality != target.dimensionality:
+        return None
+    return parsed.exact * exact_factor(source, target)
 
 
 def exact_factor(source: Any, to: Any) -> Fraction:
