@@ -154,6 +154,14 @@ def near_condition(model: Model, exprs: Iterable[sympy.Basic]) -> sympy.Basic | 
     equal doubles may be unequal decimals (:func:`stepwise.may_be_unequal`, the scalar path's one rule): the
     points where the scalar path (:func:`stepwise.near_tie`) may decide otherwise than the doubles or the
     tie rule; None where there is no such relation."""
+    magnitudes: dict[sympy.Basic, sympy.Expr] = {}  # a side shared by several relations (Hong & Kim's) built once
+    tests = [_near(model, r, magnitudes) for r in tested_relations(exprs)]
+    return sympy.Or(*tests) if tests else None
+
+
+def tested_relations(exprs: Iterable[sympy.Basic]) -> list[sympy.core.relational.Relational]:
+    """The relations :func:`near_condition` tests: those of the ``Piecewise`` conditions of ``exprs`` and of
+    their whole parts (:func:`stepwise.whole_part_relations`), in order, each once."""
     found: dict[sympy.Basic, None] = {}
     for expr in exprs:
         for piecewise in expr.atoms(sympy.Piecewise) if isinstance(expr, sympy.Basic) else ():
@@ -161,9 +169,7 @@ def near_condition(model: Model, exprs: Iterable[sympy.Basic]) -> sympy.Basic | 
                 piece_select.collect_relations(condition, found)
         if isinstance(expr, sympy.Basic):
             stepwise.whole_part_relations(expr, found)  # a floor's or ceiling's argument near a whole number
-    magnitudes: dict[sympy.Basic, sympy.Expr] = {}  # a side shared by several relations (Hong & Kim's) built once
-    tests = [_near(model, r, magnitudes) for r in found if isinstance(r, sympy.core.relational.Relational)]
-    return sympy.Or(*tests) if tests else None
+    return [r for r in found if isinstance(r, sympy.core.relational.Relational)]
 
 
 def _near(model: Model, relation: sympy.core.relational.Relational, magnitudes: dict[sympy.Basic, sympy.Expr]) -> sympy.Basic:
