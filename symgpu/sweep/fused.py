@@ -130,7 +130,7 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
     unsettled = count if count else -2  # the code of a point left to settle() (codes of arguments are 0..count-1)
 
     @numba.njit(inline="always")
-    def extreme(result: Any, arguments: np.ndarray, at: int) -> int:
+    def extreme(result: Any, arguments: np.ndarray) -> int:
         # branch-free over a fixed count of consecutive outputs: the first extreme one, and `unsettled`
         # where an argument before it is within `near` of the extreme or one is NaN (the rule decides those:
         # it names the first argument within TIE of the extreme, so one after the chosen one, or equal to it,
@@ -151,7 +151,7 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
         return code if not close and total == total else unsettled
 
     @numba.njit(inline="always")
-    def general(result: Any, arguments: np.ndarray, at: int) -> int:
+    def general(result: Any, arguments: np.ndarray) -> int:
         # a Min/Max over any outputs, argument by argument: the rule as active.binding_index states it
         best = result[arguments[0]]
         for k in range(arguments.size):
@@ -167,15 +167,20 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
         return -1
 
     @numba.njit(inline="always")
-    def nothing(result: Any, arguments: np.ndarray, at: int) -> int:
+    def nothing(result: Any, arguments: np.ndarray) -> int:
         return -1
 
-    @numba.njit(inline="always")
-    def coded(result: Any, arguments: np.ndarray, at: int) -> int:
-        # a case table's code computed by the fused function itself (output `at`), from the conditions the value shares
-        return int(result[at])
+    def coded(at: int) -> Any:
+        @numba.njit(inline="always")
+        def code_at(result: Any, arguments: np.ndarray) -> int:
+            # a case table's code computed by the fused function itself (output `at`, a compile-time constant: a static
+            # index into the outputs), from the conditions the value shares
+            return int(result[at])
+        return code_at
 
-    decide = nothing if kind == NO_REGIME else coded if kind == CASES else extreme if count else general
+    def decider(at: int) -> Any:
+        return nothing if kind == NO_REGIME else coded(at) if kind == CASES else extreme if count else general
+
     regimes = kind != NO_REGIME
     checked = domain >= 0
     flagging = near_tie >= 0
@@ -184,20 +189,29 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
     first_code = fast + quantities if tiered else code
     clear = fast + quantities + (1 if kind == CASES else 0)
 
-    @numba.njit(inline="always")
-    def store(result: Any, out: np.ndarray, first_column: np.ndarray, codes: np.ndarray, t: int, at: int,
-              arguments: np.ndarray, values: int, coding: int) -> tuple[bool, int]:
+    def storer(values: int, coding: int) -> Any:
         # the point's quantities from outputs values.. (NaN outside the domain) and its regime code (from output
-        # `coding` for a case table; -1 outside the domain): whether it is inside, and the code
-        inside = result[domain] > 0.5 if checked else True
-        first_column[t] = result[values] if inside else np.nan
-        for j in range(1, quantities):
-            out[j, at + t] = result[values + j] if inside else np.nan
-        code = -1
-        if regimes:
-            code = decide(result, arguments, coding) if inside else -1
-            codes[t] = code
-        return inside, code
+        # `coding` for a case table; -1 outside the domain): whether it is inside, and the code. NOTE: the output
+        # indices are compile-time constants of each storer (an index passed as an argument reads the tuple of
+        # outputs through memory: Hong & Kim's regime column 4x slower)
+        decide = decider(coding)
+
+        @numba.njit(inline="always")
+        def store(result: Any, out: np.ndarray, first_column: np.ndarray, codes: np.ndarray, t: int, at: int,
+                  arguments: np.ndarray) -> tuple[bool, int]:
+            inside = result[domain] > 0.5 if checked else True
+            first_column[t] = result[values] if inside else np.nan
+            for j in range(1, quantities):
+                out[j, at + t] = result[values + j] if inside else np.nan
+            code = -1
+            if regimes:
+                code = decide(result, arguments) if inside else -1
+                codes[t] = code
+            return inside, code
+        return store
+
+    rule_store = storer(0, code)  # the points not clear of ties (few): the values and the code by the rule
+    first_decide = decider(first_code)
 
     @numba.njit(nogil=True, error_model="numpy")
     def loop(origin: int, values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, fixed: Any,
@@ -235,9 +249,26 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
             doubtful = 0
             for t in range(width):
                 result = f(tuple_setitem(row, last, source[t]) if n else row, fixed)
-                inside, decided = store(result, out, first_column, codes, t, at, arguments, first_value, first_code)
-                outside += 0 if inside else 1
-                pending += 1 if decided == unsettled else 0
+                # NOTE: written out here, not through a helper such as rule_store (which kept LLVM from vectorizing
+                # the loop with a regime column: Hong & Kim's 4x slower)
+                if checked:
+                    inside = result[domain] > 0.5
+                    first_column[t] = result[first_value] if inside else np.nan
+                    for j in range(1, quantities):
+                        out[j, at + t] = result[first_value + j] if inside else np.nan
+                    outside += 0 if inside else 1
+                    if regimes:
+                        decided = first_decide(result, arguments) if inside else -1
+                        codes[t] = decided
+                        pending += 1 if decided == unsettled else 0
+                else:
+                    first_column[t] = result[first_value]
+                    for j in range(1, quantities):
+                        out[j, at + t] = result[first_value + j]
+                    if regimes:
+                        decided = first_decide(result, arguments)
+                        codes[t] = decided
+                        pending += 1 if decided == unsettled else 0
                 if tiered:
                     doubt = result[clear] < 0.5
                     marks[t] = doubt
@@ -250,7 +281,7 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
                 for t in range(width):
                     if marks[t]:
                         result = f(tuple_setitem(row, last, source[t]) if n else row, fixed)
-                        store(result, out, first_column, codes, t, at, arguments, 0, code)
+                        rule_store(result, out, first_column, codes, t, at, arguments)
                         flag = result[near_tie] > 0.5 if flagging else False
                         marks[t] = flag
                         nearby += 1 if flag else 0
@@ -285,7 +316,7 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
                 for k in range(n - 1, -1, -1):
                     coords[k] = values[offsets[k] + flat % lengths[k]]
                     flat //= lengths[k]
-                regime[i] = general(f(to_fixed_tuple(coords, n), fixed), consecutive, 0)
+                regime[i] = general(f(to_fixed_tuple(coords, n), fixed), consecutive)
 
     return loop, settle
 
