@@ -191,9 +191,8 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
 
     def storer(values: int, coding: int) -> Any:
         # the point's quantities from outputs values.. (NaN outside the domain) and its regime code (from output
-        # `coding` for a case table; -1 outside the domain): whether it is inside, and the code. NOTE: the output
-        # indices are compile-time constants of each storer (an index passed as an argument reads the tuple of
-        # outputs through memory: Hong & Kim's regime column 4x slower)
+        # `coding` for a case table; -1 outside the domain): whether it is inside, and the code (the output indices
+        # compile-time constants of each storer: a static index into the outputs)
         decide = decider(coding)
 
         @numba.njit(inline="always")
@@ -222,8 +221,8 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
         # at a time (the inner loop has a fixed trip count and no branch per point: it vectorizes),
         # the other axes stepped like an odometer between rows; the start of each row that leaves
         # points to settle() goes into `marked` (one slot per row), so settle() reads those rows only.
-        # Tiered: the row by the fast pass (its flag slots marking the points not clear of ties), then those
-        # points again by the rule, their flags then the near-tie flag (false where clear: none is near a tie)
+        # Tiered: the row by the fast pass, then (in a row with points not clear of ties) those points again by
+        # the rule, their flag slots the near-tie flag; the others' slots are left as given (zeros: none is near a tie)
         index = np.empty(n, dtype=np.int64)
         coords = np.empty(n)
         rows = 1
@@ -269,18 +268,16 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
                         decided = first_decide(result, arguments)
                         codes[t] = decided
                         pending += 1 if decided == unsettled else 0
-                if tiered:
-                    doubt = result[clear] < 0.5
-                    marks[t] = doubt
-                    doubtful += 1 if doubt else 0
+                if tiered:  # counted only: the row's few such points are found again below (no store per point)
+                    doubtful += 1 if result[clear] < 0.5 else 0
                 elif flagging:
                     flag = result[near_tie] > 0.5
                     marks[t] = flag
                     nearby += 1 if flag else 0
             if tiered and doubtful:  # the same domain and Min/Max outputs: only the values, a case code and the flags change
                 for t in range(width):
-                    if marks[t]:
-                        result = f(tuple_setitem(row, last, source[t]) if n else row, fixed)
+                    result = f(tuple_setitem(row, last, source[t]) if n else row, fixed)
+                    if result[clear] < 0.5:
                         rule_store(result, out, first_column, codes, t, at, arguments)
                         flag = result[near_tie] > 0.5 if flagging else False
                         marks[t] = flag
@@ -326,15 +323,15 @@ def run(numba: Any, function: Callable[..., Any], plan: Layout, constants: tuple
         flags: np.ndarray | None = None) -> tuple[int, int]:
     """Evaluate the boxes of the grid (``Grid.boxes``: first flat index, bounds per axis) that
     make up the flat points ``start..start + out.shape[1] - 1``, in compiled loops, into ``out`` (a
-    row per quantity), ``regime`` (int16, unused without a regime) and ``flags`` (bool, the near-tie
+    row per quantity), ``regime`` (int16, unused without a regime) and ``flags`` (bool zeros, the near-tie
     flag per point; unused without one); return the number of points outside the domain and of
     points flagged."""
     fixed = tuple(float(c) for c in constants)
     flags = np.empty(0, dtype=np.bool_) if flags is None else flags
     if plan.near >= 0 and flags.size < out.shape[1]:  # numba checks no bounds: the loop would write past the array
         raise ValueError(f"a near-tie flag per point is written: flags holds {flags.size} of {out.shape[1]}")
-    if plan.fast >= 0 and flags.size < out.shape[1]:  # the fast pass marks its points in flag slots
-        flags = np.empty(out.shape[1], dtype=np.bool_)
+    if plan.fast >= 0 and flags.size < out.shape[1]:  # the points the fast pass leaves are marked in flag slots
+        flags = np.zeros(out.shape[1], dtype=np.bool_)
     loop, settle = kernel(numba, function, plan.lengths.size, plan)
     outside = nearby = 0
     for first, bounds in boxes:

@@ -151,7 +151,8 @@ def _fused_run(plan: SweepPlan, backend: backends.Backend, function: Any, start:
     spec = fused.layout(plan, [a.values for a in plan.grid.axes], plan.scales, len(plan.quantities), plan.domain, plan.regime,
                         plan.near, plan.code, fast)
     boxes = plan.grid.boxes(start, start + out.shape[1])
-    flags = np.empty(out.shape[1] if plan.near is not None else 0, dtype=np.bool_)
+    # zeros (untouched pages cost nothing): numba's fast pass writes the flag only where a point is not clear of ties
+    flags = np.zeros(out.shape[1] if plan.near is not None else 0, dtype=np.bool_)
     outside, nearby = fused.run(backend.module, function, spec, tuple(v for _, v in plan.fixed), boxes, start, out, regime, flags)
     if plan.near is None:
         return outside, None
