@@ -60,9 +60,12 @@ REPORT_SECONDS = EntryKind("report_seconds", "report-seconds-v1", "symgpu.report
 SWEEP_PLAN = EntryKind("sweep_plan", "sweep-plan-v1", "symgpu.sweep.replay", ("symgpu.sweep.replay",), False,
                        "symgpu sweep: a request's numeric plan as JSON (grid program, regime rule's inputs, file layout)")
 
+NEAR_TEST = EntryKind("near_test", "near-test-v1", "symgpu.evaluate.stored_tests", ("symgpu.evaluate.stored_tests",), False,
+                      "an array evaluation's near-tie test as a checked tree of NumPy calls (JSON)")
 #: every kind, in the order ``symgpu cache`` lists them
-KINDS: tuple[EntryKind, ...] = (TOML, MINMAX, CHECKED, SIGNS, DERIVATIONS, REPORT, REPORT_SECONDS, SWEEP_PLAN)
+KINDS: tuple[EntryKind, ...] = (TOML, MINMAX, CHECKED, SIGNS, DERIVATIONS, REPORT, REPORT_SECONDS, SWEEP_PLAN, NEAR_TEST)
 #: kind by name
 BY_NAME: dict[str, EntryKind] = {kind.name: kind for kind in KINDS}
 
-__all__ = ["BY_NAME", "CHECKED", "DERIVATIONS", "EntryKind", "KINDS", "MINMAX", "REPORT", "REPORT_SECONDS", "SIGNS", "SWEEP_PLAN", "TOML"]
+__all__ = ["BY_NAME", "CHECKED", "DERIVATIONS", "EntryKind", "KINDS", "MINMAX", "NEAR_TEST", "REPORT", "REPORT_SECONDS", "SIGNS",
+           "SWEEP_PLAN", "TOML"]

@@ -12,7 +12,7 @@ import sympy
 from conftest import FIXTURES
 
 import symgpu
-from symgpu.evaluate import active, compiler
+from symgpu.evaluate import active, compiler, ties
 from symgpu.sweep import backends, fused, tie_conditions
 from symgpu.sweep.grid import Axis, Grid
 from symgpu.sweep.regimes import RegimeSpec
@@ -82,3 +82,39 @@ def test_min_or_max_near_ties_are_settled_in_the_marked_rows_of_every_chunk(kind
 
     want = active.binding_index(list(np.meshgrid(pool, pool, pool, indexing="ij")), kind).reshape(-1)
     assert np.array_equal(_codes(numba, spec, grid, outputs, chunk), want)
+
+
+#: POOL, with pairs on both sides of the fast pass's edge (CLEAR of the sides' summed magnitudes) and of the near-tie
+#: test's (NEAR of the larger one)
+EDGES = np.concatenate([POOL, [2.0 * (1 + f * tie_conditions.CLEAR) for f in (0.9, 1.1, 2.1)],
+                        [2.0 * (1 + f * float(tie_conditions.stepwise.NEAR)) for f in (0.9, 1.1)], [3.0, 1e300, 7.5]])
+
+
+@pytest.mark.parametrize("op", active.RELATIONS)
+def test_a_relations_fast_form_is_the_rule_wherever_it_is_clear_of_ties_and_clear_is_never_near(op: str) -> None:
+    numba = _numba()
+    model = symgpu.load(FIXTURES / "two_reals.toml")
+    a_, b_ = model.symbols["a"], model.symbols["b"]
+    relation = {"==": sympy.Eq, "!=": sympy.Ne, ">": sympy.StrictGreaterThan, ">=": sympy.GreaterThan,
+                "<": sympy.StrictLessThan, "<=": sympy.LessThan}[op]
+    found = 0
+    for written in (relation(a_, b_, evaluate=False), relation(a_ - b_, 0, evaluate=False)):  # a bare literal side too
+        piecewise = sympy.Piecewise((1.0, written), (0.0, True))
+        outputs = [tie_conditions.tie_aware(piecewise, fast=True), tie_conditions.clear_of_ties(model, [written]),
+                   ties.near_condition(model, [piecewise])]
+        function = numba.njit(compiler.fused_function(model, outputs, ["a", "b"], [], [None] * 3, backend="numba"))
+        for x in EDGES:
+            for y in EDGES:
+                fast, clear, near = function((float(x), float(y)), ())
+                with np.errstate(all="ignore"):
+                    left, right = (x, y) if written.rhs != 0 else (x - y, 0.0)
+                    rule = active.relation_number(active.RELATION_CODES[op], left, right, active.larger_magnitude(left, right))
+                assert not (clear and near), (op, x, y)  # a point the near-tie flag would raise is never left to the fast pass
+                if clear:
+                    found += 1
+                    assert bool(fast) == bool(rule), (op, written, x, y)
+        assert function((2.0, 2.0), ())[1] == 1.0 and function((2.0, 3.0), ())[1] == 1.0  # an exact tie and a clear gap
+        assert function((np.nan, 2.0), ())[1] == 0.0 and function((np.inf, 2.0), ())[1] == 0.0
+        if written.rhs != 0:  # a difference within the tie of two sides (against a bare 0 only 0 is a tie)
+            assert function((2.0, 2.0 * (1 + active.TIE)), ())[1] == 0.0
+    assert found > len(EDGES) ** 2  # most pairs are clear

@@ -21,7 +21,7 @@ import pint
 import sympy
 
 from symgpu import errors
-from symgpu.evaluate import compiler, input_values, one_sided, piece_select, point, scaling, stepwise
+from symgpu.evaluate import compiler, input_values, one_sided, piece_select, point, scaling, stepwise, stored_tests
 from symgpu.evaluate.state import state_of
 from symgpu.model.substitution import min_max
 from symgpu.proofs import rational_value
@@ -154,6 +154,14 @@ def near_condition(model: Model, exprs: Iterable[sympy.Basic]) -> sympy.Basic | 
     equal doubles may be unequal decimals (:func:`stepwise.may_be_unequal`, the scalar path's one rule): the
     points where the scalar path (:func:`stepwise.near_tie`) may decide otherwise than the doubles or the
     tie rule; None where there is no such relation."""
+    magnitudes: dict[sympy.Basic, sympy.Expr] = {}  # a side shared by several relations (Hong & Kim's) built once
+    tests = [_near(model, r, magnitudes) for r in tested_relations(exprs)]
+    return sympy.Or(*tests) if tests else None
+
+
+def tested_relations(exprs: Iterable[sympy.Basic]) -> list[sympy.core.relational.Relational]:
+    """The relations :func:`near_condition` tests: those of the ``Piecewise`` conditions of ``exprs`` and of
+    their whole parts (:func:`stepwise.whole_part_relations`), in order, each once."""
     found: dict[sympy.Basic, None] = {}
     for expr in exprs:
         for piecewise in expr.atoms(sympy.Piecewise) if isinstance(expr, sympy.Basic) else ():
@@ -161,9 +169,7 @@ def near_condition(model: Model, exprs: Iterable[sympy.Basic]) -> sympy.Basic | 
                 piece_select.collect_relations(condition, found)
         if isinstance(expr, sympy.Basic):
             stepwise.whole_part_relations(expr, found)  # a floor's or ceiling's argument near a whole number
-    magnitudes: dict[sympy.Basic, sympy.Expr] = {}  # a side shared by several relations (Hong & Kim's) built once
-    tests = [_near(model, r, magnitudes) for r in found if isinstance(r, sympy.core.relational.Relational)]
-    return sympy.Or(*tests) if tests else None
+    return [r for r in found if isinstance(r, sympy.core.relational.Relational)]
 
 
 def _near(model: Model, relation: sympy.core.relational.Relational, magnitudes: dict[sympy.Basic, sympy.Expr]) -> sympy.Basic:
@@ -246,17 +252,30 @@ def near_points(model: Model, expr: sympy.Basic, magnitudes: Mapping[str, Any], 
     (declared units) has a case relation within :data:`stepwise.NEAR` of a tie (:func:`near_condition`)."""
     kept = state_of(model).compiled
     key = ("near points", expr)
+    fresh = False
     if key not in kept:
-        near = near_condition(model, [expr])
-        if near is None:
-            kept[key] = None
-        else:
-            based = scaling.base_expression(model, near)
-            args = tuple(sorted(s.name for s in based.free_symbols))
-            kept[key] = (args, compiler.base_function(model, [model.symbols[a] for a in args], based))
+        known, test = stored_tests.stored(model, expr)  # kept as data by an earlier process: no SymPy
+        if not known:
+            near = near_condition(model, [expr])
+            fresh = True
+            if near is None:
+                stored_tests.keep(model, expr, None, None)
+            else:
+                based = scaling.base_expression(model, near)
+                args = tuple(sorted(s.name for s in based.free_symbols))
+                test = (args, compiler.base_function(model, [model.symbols[a] for a in args], based))
+        kept[key] = test
     found = kept[key]
     if found is None or any(a not in magnitudes for a in found[0]):
         return np.empty(0, dtype=np.intp)
+    inputs = compiler.broadcast([np.asarray(magnitudes[a], dtype=float) for a in found[0]])
     with np.errstate(all="ignore"):
-        flagged = np.asarray(found[1](*compiler.broadcast([np.asarray(magnitudes[a], dtype=float) for a in found[0]])), dtype=bool)
+        if callable(found[1]):
+            flagged = np.asarray(found[1](*inputs), dtype=bool)
+        else:
+            flagged = np.asarray(stored_tests.run(found[1], inputs), dtype=bool)
+        if fresh:  # kept as a tree where the tree gives the compiled test's flags here, bit for bit
+            tree = stored_tests.record(found[1], len(found[0]))
+            if tree is not None and np.array_equal(np.asarray(stored_tests.run(tree, inputs), dtype=bool), flagged):
+                stored_tests.keep(model, expr, found[0], tree)
     return np.flatnonzero(np.broadcast_to(flagged, shape))

@@ -56,15 +56,19 @@ class Layout:
     arguments: np.ndarray  # MIN/MAX: the outputs compared, in the order ties are settled in
     code: int  # CASES: index of the output that is the regime's code (tie_conditions.case_code), else -1
     near: int = -1  # index of the near-tie flag output (written as a column of flags), -1 for none
+    #: index of the fast pass's first output (:func:`symgpu.sweep.plan.fast_outputs`: the quantities, a case table's
+    #: code, then whether the point is clear of ties), -1 for none
+    fast: int = -1
 
 
 _LAYOUTS: Memo[int, tuple[object, Layout]] = Memo("sweep.fused.layouts", 64)
 
 
 def layout(owner: object, axes: list[np.ndarray], scales: tuple[float, ...], quantities: int, domain: int | None,
-           regime: RegimeSpec | None, near: int | None = None, code: int | None = None) -> Layout:
+           regime: RegimeSpec | None, near: int | None = None, code: int | None = None, fast: int | None = None) -> Layout:
     """The kernel's view of ``owner`` (a plan; built once per plan object, the axes copied once); ``near`` and
-    ``code``: the indices of the near-tie flag and (a case table's regime) the code among the function's outputs."""
+    ``code``: the indices of the near-tie flag and (a case table's regime) the code among the function's outputs;
+    ``fast``: of the fast pass's first output."""
     known = _LAYOUTS.get(id(owner))
     if known is not None and known[0] is owner:
         return known[1]
@@ -81,7 +85,7 @@ def layout(owner: object, axes: list[np.ndarray], scales: tuple[float, ...], qua
             raise ValueError("a case table's regime is decided by its code output (tie_conditions.case_code): give its index")
         kind = CASES
     made = Layout(values, offsets, lengths, quantities, -1 if domain is None else domain, kind, arguments,
-                  code if kind == CASES and code is not None else -1, -1 if near is None else near)
+                  code if kind == CASES and code is not None else -1, -1 if near is None else near, -1 if fast is None else fast)
     _LAYOUTS[id(owner)] = (owner, made)
     return made
 
@@ -104,7 +108,7 @@ def kernel(numba: Any, function: Callable[..., Any], axes: int, plan: Layout) ->
     first, count = (int(plan.arguments[0]), plan.arguments.size) if plan.kind in (MIN, MAX) else (0, 0)
     if plan.kind in (MIN, MAX) and not np.array_equal(plan.arguments, np.arange(first, first + count)):
         first, count = -1, 0  # not consecutive outputs: read through plan.arguments
-    key = (id(function), axes, plan.kind, first, count, plan.quantities, plan.domain, plan.near, plan.code)
+    key = (id(function), axes, plan.kind, first, count, plan.quantities, plan.domain, plan.near, plan.code, plan.fast)
     known = _KERNELS.get(key)
     if known is None or known[0] is not function:
         known = (function, _make_kernel(numba, numba.njit(inline="always")(function), *key[1:]))
@@ -113,7 +117,7 @@ def kernel(numba: Any, function: Callable[..., Any], axes: int, plan: Layout) ->
 
 
 def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, quantities: int, domain: int,
-                 near_tie: int, code: int) -> Any:  # pragma: no cover
+                 near_tie: int, code: int, fast: int) -> Any:  # pragma: no cover
     # the coordinates as a tuple of n floats (n fixed per kernel), which the fused function unpacks for free;
     # along a run only the last one changes (tuple_setitem: the tuple stays in registers)
     to_fixed_tuple: Any = importlib.import_module("numba.np.unsafe.ndarray").to_fixed_tuple
@@ -166,15 +170,47 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
     def nothing(result: Any, arguments: np.ndarray) -> int:
         return -1
 
-    @numba.njit(inline="always")
-    def coded(result: Any, arguments: np.ndarray) -> int:
-        # a case table's code computed by the fused function itself, from the conditions the value shares
-        return int(result[code])
+    def coded(at: int) -> Any:
+        @numba.njit(inline="always")
+        def code_at(result: Any, arguments: np.ndarray) -> int:
+            # a case table's code computed by the fused function itself (output `at`, a compile-time constant: a static
+            # index into the outputs), from the conditions the value shares
+            return int(result[at])
+        return code_at
 
-    decide = nothing if kind == NO_REGIME else coded if kind == CASES else extreme if count else general
+    def decider(at: int) -> Any:
+        return nothing if kind == NO_REGIME else coded(at) if kind == CASES else extreme if count else general
+
     regimes = kind != NO_REGIME
     checked = domain >= 0
     flagging = near_tie >= 0
+    tiered = fast >= 0  # values first by the fast pass, the points not clear of ties again by the rule
+    first_value = fast if tiered else 0
+    first_code = fast + quantities if tiered else code
+    clear = fast + quantities + (1 if kind == CASES else 0)
+
+    def storer(values: int, coding: int) -> Any:
+        # the point's quantities from outputs values.. (NaN outside the domain) and its regime code (from output
+        # `coding` for a case table; -1 outside the domain): whether it is inside, and the code (the output indices
+        # compile-time constants of each storer: a static index into the outputs)
+        decide = decider(coding)
+
+        @numba.njit(inline="always")
+        def store(result: Any, out: np.ndarray, first_column: np.ndarray, codes: np.ndarray, t: int, at: int,
+                  arguments: np.ndarray) -> tuple[bool, int]:
+            inside = result[domain] > 0.5 if checked else True
+            first_column[t] = result[values] if inside else np.nan
+            for j in range(1, quantities):
+                out[j, at + t] = result[values + j] if inside else np.nan
+            code = -1
+            if regimes:
+                code = decide(result, arguments) if inside else -1
+                codes[t] = code
+            return inside, code
+        return store
+
+    rule_store = storer(0, code)  # the points not clear of ties (few): the values and the code by the rule
+    first_decide = decider(first_code)
 
     @numba.njit(nogil=True, error_model="numpy")
     def loop(origin: int, values: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, fixed: Any,
@@ -184,7 +220,9 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
         # counted: the caller looks for them only where there are some): a row of the last axis
         # at a time (the inner loop has a fixed trip count and no branch per point: it vectorizes),
         # the other axes stepped like an odometer between rows; the start of each row that leaves
-        # points to settle() goes into `marked` (one slot per row), so settle() reads those rows only
+        # points to settle() goes into `marked` (one slot per row), so settle() reads those rows only.
+        # Tiered: the row by the fast pass, then (in a row with points not clear of ties) those points again by
+        # the rule, their flag slots the near-tie flag; the others' slots are left as given (zeros: none is near a tie)
         index = np.empty(n, dtype=np.int64)
         coords = np.empty(n)
         rows = 1
@@ -206,31 +244,44 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
             source = values[base:base + width] if n else values[:1]
             first_column = out[0, at:at + width]
             codes = regime[at:at + width] if regimes else regime
-            marks = flags[at:at + width] if flagging else flags
+            marks = flags[at:at + width] if flagging or tiered else flags
+            doubtful = 0
             for t in range(width):
                 result = f(tuple_setitem(row, last, source[t]) if n else row, fixed)
-                if flagging:
+                # NOTE: written out here, not through a helper such as rule_store (which kept LLVM from vectorizing
+                # the loop with a regime column: Hong & Kim's 4x slower)
+                if checked:
+                    inside = result[domain] > 0.5
+                    first_column[t] = result[first_value] if inside else np.nan
+                    for j in range(1, quantities):
+                        out[j, at + t] = result[first_value + j] if inside else np.nan
+                    outside += 0 if inside else 1
+                    if regimes:
+                        decided = first_decide(result, arguments) if inside else -1
+                        codes[t] = decided
+                        pending += 1 if decided == unsettled else 0
+                else:
+                    first_column[t] = result[first_value]
+                    for j in range(1, quantities):
+                        out[j, at + t] = result[first_value + j]
+                    if regimes:
+                        decided = first_decide(result, arguments)
+                        codes[t] = decided
+                        pending += 1 if decided == unsettled else 0
+                if tiered:  # counted only: the row's few such points are found again below (no store per point)
+                    doubtful += 1 if result[clear] < 0.5 else 0
+                elif flagging:
                     flag = result[near_tie] > 0.5
                     marks[t] = flag
                     nearby += 1 if flag else 0
-                if checked:
-                    inside = result[domain] > 0.5
-                    first_column[t] = result[0] if inside else np.nan
-                    for j in range(1, quantities):
-                        out[j, at + t] = result[j] if inside else np.nan
-                    outside += 0 if inside else 1
-                    if regimes:
-                        code = decide(result, arguments) if inside else -1
-                        codes[t] = code
-                        pending += 1 if code == unsettled else 0
-                else:
-                    first_column[t] = result[0]
-                    for j in range(1, quantities):
-                        out[j, at + t] = result[j]
-                    if regimes:
-                        code = decide(result, arguments)
-                        codes[t] = code
-                        pending += 1 if code == unsettled else 0
+            if tiered and doubtful:  # the same domain and Min/Max outputs: only the values, a case code and the flags change
+                for t in range(width):
+                    result = f(tuple_setitem(row, last, source[t]) if n else row, fixed)
+                    if result[clear] < 0.5:
+                        rule_store(result, out, first_column, codes, t, at, arguments)
+                        flag = result[near_tie] > 0.5 if flagging else False
+                        marks[t] = flag
+                        nearby += 1 if flag else 0
             if pending != before:
                 marked[r] = at
             k = last - 1  # the next row
@@ -272,13 +323,15 @@ def run(numba: Any, function: Callable[..., Any], plan: Layout, constants: tuple
         flags: np.ndarray | None = None) -> tuple[int, int]:
     """Evaluate the boxes of the grid (``Grid.boxes``: first flat index, bounds per axis) that
     make up the flat points ``start..start + out.shape[1] - 1``, in compiled loops, into ``out`` (a
-    row per quantity), ``regime`` (int16, unused without a regime) and ``flags`` (bool, the near-tie
+    row per quantity), ``regime`` (int16, unused without a regime) and ``flags`` (bool zeros, the near-tie
     flag per point; unused without one); return the number of points outside the domain and of
     points flagged."""
     fixed = tuple(float(c) for c in constants)
     flags = np.empty(0, dtype=np.bool_) if flags is None else flags
     if plan.near >= 0 and flags.size < out.shape[1]:  # numba checks no bounds: the loop would write past the array
         raise ValueError(f"a near-tie flag per point is written: flags holds {flags.size} of {out.shape[1]}")
+    if plan.fast >= 0 and flags.size < out.shape[1]:  # the points the fast pass leaves are marked in flag slots
+        flags = np.zeros(out.shape[1], dtype=np.bool_)
     loop, settle = kernel(numba, function, plan.lengths.size, plan)
     outside = nearby = 0
     for first, bounds in boxes:

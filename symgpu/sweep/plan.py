@@ -22,7 +22,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.evaluate import input_values, scaling, ties
-from symgpu.memo import MemoFamily
+from symgpu.memo import Memo, MemoFamily
 from symgpu.model import Model
 from symgpu.sweep import finite, tie_conditions
 from symgpu.sweep.grid import Axis, Grid, parse_axis
@@ -51,6 +51,11 @@ class SweepPlan:
     #: a case table's regime as one expression (:func:`symgpu.sweep.tie_conditions.case_code`): the numba backend
     #: compiles it as one more output, sharing the value's case conditions; None for a Min/Max or no regime
     case_code: sympy.Basic | None = None
+    #: the quantities' expressions and the regime's case conditions as written (before :func:`tie_conditions.tie_aware`),
+    #: and every expression the near-tie flag tests: what numba's fast pass is built from (:func:`fast_outputs`)
+    written: tuple[sympy.Basic, ...] = ()
+    case_conditions: tuple[sympy.Basic, ...] = ()
+    tested: tuple[sympy.Basic, ...] = ()
 
     @property
     def code(self) -> int | None:
@@ -195,11 +200,14 @@ def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Gr
     else:
         target = regime_target(model, model.equation_for(regime_of).definition.defines, given) if regime_of else None
     case_code = None
+    case_conditions: tuple[sympy.Basic, ...] = ()
+    quantities_written = tuple(written)
     if target:
         regime = regime_outputs(model, target, expand, add)
         written.append(expand(model.equation_for(target).rhs))
         if regime.kind == "cases":
-            case_code = tie_conditions.case_code([expand(case.condition) for case in model.equation_for(target).cases])
+            case_conditions = tuple(expand(case.condition) for case in model.equation_for(target).cases)
+            case_code = tie_conditions.case_code(list(case_conditions))
     near_tie = ties.near_condition(model, written)
 
     used = set().union(*[{s.name for s in e.free_symbols} for e in exprs], {s.name for s in getattr(near_tie, "free_symbols", ())})
@@ -228,4 +236,32 @@ def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Gr
         regime = replace(regime, finite=tuple(finite.output_never_nan(model, exprs[t[1]], out_units[t[1]], spans)
                                               for t in regime.trees))
     return SweepPlan(model, names, preset, grid, tuple(fixed_declared), tuple(fixed_base), scales,
-                     tuple(exprs), tuple(out_units), domain, regime, checks, near, case_code)
+                     tuple(exprs), tuple(out_units), domain, regime, checks, near, case_code, quantities_written, case_conditions,
+                     tuple(written))
+
+
+#: each plan's fast outputs (:func:`fast_outputs`), the plan kept with them
+_FAST: Memo[int, tuple[SweepPlan, tuple[sympy.Basic, ...]]] = Memo("sweep.plan.fast", 64)
+
+
+def fast_outputs(plan: SweepPlan) -> tuple[sympy.Basic, ...]:
+    """What numba's fast pass computes after the plan's own outputs (:mod:`symgpu.sweep.fused`): the quantities with
+    each case relation in its fast form (:func:`tie_conditions.tie_aware`), a case table's regime code likewise, and
+    last where the point is clear of ties (:func:`tie_conditions.clear_of_ties` over every relation the values, the
+    regime and the near-tie flag read, its tests of the inputs decided by :func:`ties.for_inputs`); () where no
+    relation is read (the plan's outputs are then all there is). Built once per plan."""
+    known = _FAST.get(id(plan))
+    if known is not None and known[0] is plan:
+        return known[1]
+    relations = dict.fromkeys(ties.tested_relations(plan.tested))
+    relations.update(dict.fromkeys(tie_conditions.rewritten_relations(plan.written, plan.case_conditions)))
+    clear = tie_conditions.clear_of_ties(plan.model, relations) if relations else sympy.false
+    clear = ties.for_inputs(plan.model, clear, dict(plan.values) | {a.name: a.values for a in plan.grid.axes})
+    outputs: tuple[sympy.Basic, ...] = ()
+    if clear is not sympy.false:
+        outputs = tuple(tie_conditions.tie_aware(e, fast=True) for e in plan.written)
+        if plan.case_code is not None:
+            outputs += (tie_conditions.case_code(list(plan.case_conditions), fast=True),)
+        outputs += (clear,)
+    _FAST[id(plan)] = (plan, outputs)
+    return outputs

@@ -19,7 +19,7 @@ from symgpu.sweep import backends, fused, settle_ties
 from symgpu.sweep.device import device_chunk
 from symgpu.sweep.chunks import DEFAULT_CHUNK, Chunk, Columns, Settled, Targets, base_axes, buffered_chunk, buffered_chunks, buffers, chunk_of, progress_bar, spans
 from symgpu.sweep.grid import Axis, Grid
-from symgpu.sweep.plan import SweepPlan, build_plan
+from symgpu.sweep.plan import SweepPlan, build_plan, fast_outputs
 
 __all__ = ["DEFAULT_CHUNK", "MAX_IN_MEMORY", "Chunk", "Columns", "SweepResult", "compile_plan", "evaluate_chunk", "iter_chunks",
            "progress_bar", "sweep", "timed"]
@@ -74,6 +74,10 @@ def _compile(plan: SweepPlan, backend: backends.Backend) -> Any:
     exprs, units = plan.exprs, plan.out_units
     if backend.name in ("numba", "cupy", "jax") and plan.case_code is not None:  # the regime in the same function (its last output)
         exprs, units = exprs + (plan.case_code,), units + (None,)
+    fast = fast_outputs(plan) if backend.name == "numba" else ()
+    if fast:  # numba's fast pass, in the same function: the same values where it holds (one CSE, the same arithmetic)
+        count = len(plan.quantities)
+        exprs, units = exprs + fast, units + plan.out_units[:count] + (None,) * (len(fast) - count)
     return compiler.fused_function(plan.model, exprs, plan.grid.names, [k for k, _ in plan.fixed], units, backend=backend.name)
 
 
@@ -143,10 +147,12 @@ def _fused_run(plan: SweepPlan, backend: backends.Backend, function: Any, start:
                regime: np.ndarray) -> tuple[int, np.ndarray | None]:
     """The numba loop over the points ``start..start + out.shape[1] - 1`` into ``out`` and ``regime``: the
     number of points outside the domain and the offsets of those near a case condition's tie (None: no flag)."""
+    fast = len(plan.exprs) + (plan.case_code is not None) if fast_outputs(plan) else None
     spec = fused.layout(plan, [a.values for a in plan.grid.axes], plan.scales, len(plan.quantities), plan.domain, plan.regime,
-                        plan.near, plan.code)
+                        plan.near, plan.code, fast)
     boxes = plan.grid.boxes(start, start + out.shape[1])
-    flags = np.empty(out.shape[1] if plan.near is not None else 0, dtype=np.bool_)
+    # zeros (untouched pages cost nothing): numba's fast pass writes the flag only where a point is not clear of ties
+    flags = np.zeros(out.shape[1] if plan.near is not None else 0, dtype=np.bool_)
     outside, nearby = fused.run(backend.module, function, spec, tuple(v for _, v in plan.fixed), boxes, start, out, regime, flags)
     if plan.near is None:
         return outside, None

@@ -16,45 +16,130 @@ so on, where ``equal`` is ``l == r`` or ``|l - r| <= TIE * min(scale, LARGEST)``
 larger magnitude of the two sides (of the side that is no number where the other is a literal, as
 :func:`symgpu.sweep.regimes` reads it), capped at the largest double (:data:`LARGEST`) so that an
 infinite side makes no tie. NaN on a side makes every relation but ``!=`` false, as in the rule.
+
+Away from ties the rule is a plain comparison: numba's loop computes the values a first time with each
+relation written ``fast`` (``d > 0``, ``l == r or d >= 0``, ...: no magnitudes) and, in the same pass,
+:func:`clear_of_ties`, which holds only where every relation's fast form is the rule's and no near-tie
+flag is raised; the few points where it does not hold are computed again with the rule
+(:mod:`symgpu.sweep.fused`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 import sympy
 
+from symgpu.evaluate import stepwise
 from symgpu.evaluate.rule import TIE
+
+if TYPE_CHECKING:
+    from symgpu.model import Model
 
 #: a tie's width is capped at ``TIE`` times the largest double (an infinite side ties nothing), its
 #: 17 significant digits kept so that the printed literal reads back as that double, not as infinity
 LARGEST = sympy.Float("1.7976931348623157e308", 17)
+#: beyond this relative difference (of the sum of the sides' magnitudes) a relation is clear of ties: twice the near-tie
+#: test's width, so that the products and sums SymPy regroups (``|a*b|`` as ``|a|*b``) may round a few ulps lower and
+#: still exceed it
+CLEAR = 2 * stepwise.NEAR
 
 
-def tie_aware(expr: sympy.Basic) -> sympy.Basic:
-    """``expr`` with the relations in its Piecewise conditions decided by the tie rule (module doc)."""
+def tie_aware(expr: sympy.Basic, fast: bool = False) -> sympy.Basic:
+    """``expr`` with the relations in its Piecewise conditions decided by the tie rule (module doc; ``fast``:
+    their fast forms, the rule's wherever :func:`clear_of_ties` holds)."""
     if not isinstance(expr, sympy.Basic) or not expr.has(sympy.Piecewise):
         return expr
     return expr.replace(lambda e: isinstance(e, sympy.Piecewise),
-                        lambda p: sympy.Piecewise(*[(value, _condition(condition)) for value, condition in p.args]))
+                        lambda p: sympy.Piecewise(*[(value, _condition(condition, fast)) for value, condition in p.args]))
 
 
-def case_code(conditions: list[sympy.Basic]) -> sympy.Basic:
+def rewritten_relations(exprs: Iterable[sympy.Basic], conditions: Iterable[sympy.Basic] = ()) -> list[sympy.Basic]:
+    """The relations :func:`tie_aware` rewrites in ``exprs`` and :func:`case_code` in ``conditions``, each once."""
+    found: dict[sympy.Basic, None] = {}
+    for expr in exprs:
+        for piecewise in expr.atoms(sympy.Piecewise) if isinstance(expr, sympy.Basic) else ():
+            for _, condition in piecewise.args:
+                _relations(condition, found)
+    for condition in conditions:
+        _relations(condition, found)
+    return list(found)
+
+
+def clear_of_ties(model: Model, relations: Iterable[sympy.Basic]) -> sympy.Basic:
+    """Where every one of ``relations`` is decided alike by the tie rule and by its fast form, and none is within
+    ``NEAR`` of a tie as :func:`symgpu.evaluate.ties.near_condition` tests it: each relation's difference ``d``
+    beyond ``CLEAR * (|l| + |r|)`` (at least both ties' widths), or ``d`` zero with sides equal as doubles that
+    are equal decimals (:func:`stepwise.may_be_unequal` with ``|l| + |r|`` as the magnitude). NaN or an infinite
+    side is never clear."""
+    tests = []
+    for relation in relations:
+        left, right = relation.lhs, relation.rhs
+        gap = left - right
+        size = sympy.Add(_absolute(left), _absolute(right), evaluate=False)
+        far = sympy.StrictGreaterThan(_absolute(gap), sympy.Mul(CLEAR, size, evaluate=False), evaluate=False)
+        doubt = stepwise.may_be_unequal(model, left, right, relation.free_symbols, size)
+        exact = sympy.And(sympy.Eq(gap, 0, evaluate=False), sympy.Eq(left, right, evaluate=False), sympy.Not(doubt))
+        tests.append(sympy.Or(far, exact))
+    return sympy.And(*tests)
+
+
+def _absolute(expr: sympy.Basic) -> sympy.Basic:
+    """``|expr|`` as written (numba's ``abs``), a number's evaluated."""
+    return sympy.Abs(expr) if expr.is_number else sympy.Abs(expr, evaluate=False)
+
+
+def case_code(conditions: list[sympy.Basic], fast: bool = False) -> sympy.Basic:
     """The index of the first of ``conditions`` that holds by the tie rule, -1 where none does: a case table's
     regime as one expression (numba's loop reads it as one more output of the fused function, whose case
     conditions the value's own share). Each condition is written by the rule before the Piecewise is made, so
     SymPy takes no later condition as the complement of an earlier one (``x <= y`` after ``x > y`` is not
     ``True``: at a NaN side neither holds, and the regime is none, as :mod:`symgpu.sweep.decide` has it)."""
-    return sympy.Piecewise(*[(index, _condition(c)) for index, c in enumerate(conditions)], (-1, True))
+    return sympy.Piecewise(*[(index, _condition(c, fast)) for index, c in enumerate(conditions)], (-1, True))
 
 
-def _condition(condition: sympy.Basic) -> sympy.Basic:
-    """A Piecewise condition with each relation in it written by the tie rule."""
+def _rewritten(condition: sympy.Basic) -> bool:
+    return isinstance(condition, sympy.core.relational.Relational) and condition.rel_op in ("==", "!=", ">=", ">", "<=", "<")
+
+
+def _condition(condition: sympy.Basic, fast: bool = False) -> sympy.Basic:
+    """A Piecewise condition with each relation in it written by the tie rule (``fast``: its fast form)."""
     if isinstance(condition, (sympy.And, sympy.Or)):
-        return type(condition)(*[_condition(c) for c in condition.args])
+        return type(condition)(*[_condition(c, fast) for c in condition.args])
     if isinstance(condition, sympy.Not):
-        return sympy.Not(_condition(condition.args[0]))
-    if isinstance(condition, sympy.core.relational.Relational) and condition.rel_op in ("==", "!=", ">=", ">", "<=", "<"):
-        return _relation(condition)
+        return sympy.Not(_condition(condition.args[0], fast))
+    if _rewritten(condition):
+        return _fast(condition) if fast else _relation(condition)
     return condition
+
+
+def _relations(condition: sympy.Basic, found: dict[sympy.Basic, None]) -> None:
+    """Add to ``found`` the relations :func:`_condition` rewrites in ``condition``."""
+    if isinstance(condition, (sympy.And, sympy.Or, sympy.Not)):
+        for c in condition.args:
+            _relations(c, found)
+    elif _rewritten(condition):
+        found[condition] = None
+
+
+def _fast(relation: sympy.core.relational.Relational) -> sympy.Basic:
+    """``relation`` as the tie rule (:func:`_relation`) decides it where ``|d| > t`` (``d = l - r``, ``t`` the tie)
+    or ``d`` is 0 with ``l == r``: ``>`` is ``d > 0``, ``<`` is ``d < 0``, ``>=`` is ``l == r or d >= 0``, ``<=`` is
+    ``l == r or d <= 0``, ``==`` is ``l == r``, ``!=`` its negation (tests/test_sweep_fused_relations.py checks them)."""
+    left, right = relation.lhs, relation.rhs
+    gap = left - right
+    same = sympy.Eq(left, right, evaluate=False)
+    op = relation.rel_op
+    if op == ">":
+        return sympy.StrictGreaterThan(gap, 0, evaluate=False)
+    if op == "<":
+        return sympy.StrictLessThan(gap, 0, evaluate=False)
+    if op == ">=":
+        return sympy.Or(same, sympy.GreaterThan(gap, 0, evaluate=False), evaluate=False)
+    if op == "<=":
+        return sympy.Or(same, sympy.LessThan(gap, 0, evaluate=False), evaluate=False)
+    return same if op == "==" else sympy.Not(same, evaluate=False)
 
 
 def _relation(relation: sympy.core.relational.Relational) -> sympy.Basic:
