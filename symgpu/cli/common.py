@@ -288,11 +288,14 @@ def unread(model: Any, quantity: str, given: Sequence[str], *, unit: str | None 
     return [n for n in given if n not in read]
 
 
-def note_unread(model: Any, quantity: str, names: Sequence[str], preset: str | None) -> None:
-    """Say on stderr that the values of ``names`` change nothing in ``quantity``, and what it reads instead."""
+def note_unread(model: Any, quantity: str, names: Sequence[str], preset: str | None, given: Sequence[str] = ()) -> None:
+    """Say on stderr that the values of ``names`` change nothing in ``quantity``, and what it reads instead: its inputs
+    with the quantities among ``given`` (every ``--set`` name) taken as given, as :func:`unread` reads them, so no name
+    is both not read and read (an outside tester's finding: ``--set memory_throughput_loaded_ilp=...`` with
+    ``--set alpha=0`` named alpha in both lists)."""
     if not names:
         return
-    reads = model.inputs(quantity)
+    reads = model.inputs(quantity, stop_at=tuple(n for n in given if n in model.defining))
     shown = ", ".join(reads[:10]) + (f", ... ({len(reads)} in all)" if len(reads) > 10 else "")
     them = "them" if len(names) > 1 else "it"
     where = f" (symgpu show {model.id} lists preset {preset}'s notes)" if preset else ""
