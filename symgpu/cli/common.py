@@ -17,8 +17,8 @@ from typing import Any
 
 import pint
 
-from symgpu import api, errors, resources, textfiles, units
-from symgpu.model import expressions, loader
+from symgpu import api, errors, resources, suggest, textfiles, units
+from symgpu.model import loader
 from symgpu.evaluate import clocks
 from symgpu.numbers import json_number
 from symgpu.report import files
@@ -134,7 +134,7 @@ def parse_assignments(model: Any, items: Sequence[str]) -> dict[str, pint.Quanti
         if not sep or not name or not text.strip():
             raise errors.UsageError(f"--set {item!r}: expected NAME=VALUE, e.g. --set 'Theta_M=320.8 GB/s'")
         if name not in model.symbols:
-            raise errors.UsageError(f"--set {item!r}: {model.id} has no symbol '{name}' (declared: {expressions.declared_names(name, model.symbols)})")
+            raise errors.UsageError(f"--set {item!r}: {model.id} has no symbol '{name}' (declared: {suggest.alternatives(name, sorted(model.symbols))})")
         if name in values:
             raise errors.UsageError(f"--set {item!r}: {name} is given more than once; give it once")
         try:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pint
 
-from symgpu import errors, units
+from symgpu import errors, suggest, units
 from symgpu.evaluate import scaling
 from symgpu.evaluate.state import state_of
 
@@ -67,7 +67,7 @@ def merge_values(model: Model, preset: str | None, values: Mapping[str, Any] | N
     for key, value in (values or {}).items():
         if key not in model.symbols:
             raise errors.EvaluationError(
-                f"{model.id}: unknown symbol '{key}' (declared: {', '.join(sorted(model.symbols))})"
+                f"{model.id}: unknown symbol '{key}' (declared: {suggest.alternatives(key, sorted(model.symbols))})"
             )
         merged[key] = value
     return merged
