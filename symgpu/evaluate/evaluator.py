@@ -87,9 +87,7 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
     Raises:
         errors.EvaluationError: a value is missing, mistyped or violates an assumption.
         errors.DomainError: inputs fall outside an equation's ``valid_when`` domain.
-        errors.NotAModelError: ``model`` is not a model (an id: pass ``symgpu.load(ID)``).
     """
-    errors.require_model(model, "symgpu.evaluate.evaluator.evaluate")
     given, magnitudes = input_values.gather_values(model, name, preset, values or {}, check=checks)
     defines = model.equation_for(name).definition.defines
     watch = singular.Watch()
@@ -365,9 +363,7 @@ def evaluate_expression(model: Model, expr: sympy.Basic, unit: pint.Unit | str |
 
     Raises:
         errors.EvaluationError: a value is missing or invalid.
-        errors.NotAModelError: ``model`` is not a model (an id: pass ``symgpu.load(ID)``).
     """
-    errors.require_model(model, "symgpu.evaluate.evaluator.evaluate_expression")
     ureg = units.registry()
     target = ureg.dimensionless if not unit else (units.unit(unit) if isinstance(unit, str) else unit)
     if isinstance(expr, (sympy.Tuple, tuple, list)):
