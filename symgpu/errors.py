@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from os import PathLike
 from pathlib import Path
 
 
@@ -110,6 +111,23 @@ class ArgumentError(UsageError):
     def __init__(self, model_id: str, where: str, problem: str, hint: str = "") -> None:
         self.model_id, self.where, self.problem, self.hint = model_id, where, problem, hint
         super().__init__(f"{model_id}: {where}: {problem}" + (f"; {hint}" if hint else ""))
+
+
+class NotAModelError(TypeError, SymgpuError):
+    """A public function that takes a built model (``symgpu.load(ID)``) was given something else, such as a model id."""
+
+
+def require_model(value: object, function: str) -> None:
+    """Refuse ``value`` unless it is a built model (``symgpu.validate("interval_analysis")`` failed with a bare
+    AttributeError: an outside tester's finding).
+
+    Raises:
+        NotAModelError: naming ``function``, what it was given, and ``symgpu.load(...)`` to pass instead.
+    """
+    if hasattr(value, "defining") and hasattr(value, "definition"):
+        return
+    cure = f"symgpu.load({_cut(repr(str(value)), 200)})" if isinstance(value, (str, PathLike)) else "symgpu.load(ID)"
+    raise NotAModelError(f"{function} takes a model, not {_cut(repr(value), 200)} (a {type(value).__name__}): pass {cure}")
 
 
 class CertificateError(SymgpuError):

@@ -101,7 +101,12 @@ def printed_tolerance(text: str) -> float:
 
 
 def validate(model: Model, case_ids: tuple[str, ...] = ()) -> list[CaseResult]:
-    """Run the validation cases of ``model`` (all, or those in ``case_ids``)."""
+    """Run the validation cases of ``model`` (all, or those in ``case_ids``).
+
+    Raises:
+        errors.NotAModelError: ``model`` is not a model (an id: pass ``symgpu.load(ID)``).
+    """
+    errors.require_model(model, "symgpu.validate")
     results = []
     for case in model.definition.validation:
         if case_ids and case.id not in case_ids:

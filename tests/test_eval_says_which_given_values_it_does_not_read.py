@@ -36,3 +36,14 @@ def test_values_read_on_the_way_by_a_domain_or_a_clock_or_below_a_given_quantity
     code, out, err = cli("eval", "hong_kim_2009", "Mem_L", "--preset", "gtx280+tiled_matmul", "--set", "Mem_L_Coal=500",
                          "--set", "Mem_L_Uncoal=500", "--set", "Mem_LD=1")
     assert code == 0 and "--set Mem_LD changes nothing" in err
+
+
+def test_the_note_lists_what_is_read_with_a_given_intermediate_so_no_name_is_both_unread_and_read(cli: Cli) -> None:
+    # memory_throughput_loaded_ilp given: dram_throughput = x*SMs*bytes_per_inst*clock reads nothing of the latency model
+    # (alpha, n, ilp included); by hand 0.01 winst/cycle/SM * 132 SM * 128 B/winst * 1.98 GHz = 334.5408 GB/s
+    code, out, err = cli("eval", "volkov_2016_ilp", "dram_throughput", "--preset", "h100_fit_alpha0", "--set", "n=4",
+                         "--set", "alpha=0", "--set", "ilp=1", "--set", "memory_throughput_loaded_ilp=0.01")
+    assert code == 0 and float(out.split("=")[1].split()[0]) == pytest.approx(0.01 * 132 * 128 * 1.98, rel=1e-9)
+    assert "--set n, alpha, ilp changes nothing" in err
+    read = err.split("(it reads ")[1].split(")")[0].split(", ")
+    assert read == ["SMs", "bytes_per_inst", "clock", "memory_throughput_loaded_ilp"]

@@ -96,10 +96,10 @@ def test_an_undeclared_name_in_a_large_model_lists_the_closest_names_not_all() -
 @pytest.mark.parametrize(("typed", "declared"), [("N", "n"), ("mem_ld", "Mem_LD"), ("MEM_LD", "Mem_LD")])
 def test_a_name_that_differs_only_in_case_is_suggested_first(typed: str, declared: str) -> None:
     # an outside tester's finding: `-s mem_ld=500` suggested mem_req, `-s N=32` no n at all
-    from symgpu.model.expressions import declared_names
+    from symgpu.suggest import alternatives
 
     names = {**{f"name_{i}": None for i in range(20)}, "n": None, "Mem_LD": None, "mem_req": None}
-    assert declared_names(typed, names).startswith(f"closest {declared}")
+    assert alternatives(typed, names).startswith(f"closest {declared}")
 
 
 @pytest.mark.parametrize("text, problem", [

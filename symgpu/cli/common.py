@@ -17,8 +17,8 @@ from typing import Any
 
 import pint
 
-from symgpu import api, errors, resources, textfiles, units
-from symgpu.model import expressions, loader
+from symgpu import api, errors, resources, suggest, textfiles, units
+from symgpu.model import loader
 from symgpu.evaluate import clocks
 from symgpu.numbers import json_number
 from symgpu.report import files
@@ -134,7 +134,7 @@ def parse_assignments(model: Any, items: Sequence[str]) -> dict[str, pint.Quanti
         if not sep or not name or not text.strip():
             raise errors.UsageError(f"--set {item!r}: expected NAME=VALUE, e.g. --set 'Theta_M=320.8 GB/s'")
         if name not in model.symbols:
-            raise errors.UsageError(f"--set {item!r}: {model.id} has no symbol '{name}' (declared: {expressions.declared_names(name, model.symbols)})")
+            raise errors.UsageError(f"--set {item!r}: {model.id} has no symbol '{name}' (declared: {suggest.alternatives(name, sorted(model.symbols))})")
         if name in values:
             raise errors.UsageError(f"--set {item!r}: {name} is given more than once; give it once")
         try:
@@ -288,11 +288,14 @@ def unread(model: Any, quantity: str, given: Sequence[str], *, unit: str | None 
     return [n for n in given if n not in read]
 
 
-def note_unread(model: Any, quantity: str, names: Sequence[str], preset: str | None) -> None:
-    """Say on stderr that the values of ``names`` change nothing in ``quantity``, and what it reads instead."""
+def note_unread(model: Any, quantity: str, names: Sequence[str], preset: str | None, given: Sequence[str] = ()) -> None:
+    """Say on stderr that the values of ``names`` change nothing in ``quantity``, and what it reads instead: its inputs
+    with the quantities among ``given`` (every ``--set`` name) taken as given, as :func:`unread` reads them, so no name
+    is both not read and read (an outside tester's finding: ``--set memory_throughput_loaded_ilp=...`` with
+    ``--set alpha=0`` named alpha in both lists)."""
     if not names:
         return
-    reads = model.inputs(quantity)
+    reads = model.inputs(quantity, stop_at=tuple(n for n in given if n in model.defining))
     shown = ", ".join(reads[:10]) + (f", ... ({len(reads)} in all)" if len(reads) > 10 else "")
     them = "them" if len(names) > 1 else "it"
     where = f" (symgpu show {model.id} lists preset {preset}'s notes)" if preset else ""

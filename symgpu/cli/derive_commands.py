@@ -30,7 +30,7 @@ import numpy as np
 import pint
 import sympy
 
-from symgpu import errors
+from symgpu import errors, suggest
 from symgpu.derive import summary
 from symgpu.cli import common, derive_expectations, given_numbers
 from symgpu.numbers import json_number
@@ -72,7 +72,7 @@ def _kept(model: Any, names: list[str]) -> tuple[str, ...]:
     unknown = [n for n in names if n not in model.defining]
     if unknown:
         raise errors.UsageError(f"--keep {unknown[0]}: {model.id} has no quantity '{unknown[0]}' defined by an equation "
-                                f"(defined: {', '.join(sorted(model.defining))})")
+                                f"(defined: {suggest.alternatives(unknown[0], sorted(model.defining))})")
     return tuple(names)
 
 
@@ -394,7 +394,8 @@ def _run_derive(args: argparse.Namespace) -> int:
         known = {r.id: r for r in requests}
         missing = [i for i in args.ids if i not in known]
         if missing:
-            raise errors.UsageError(f"{model.id}: no derivation {', '.join(missing)} (derivations: {', '.join(known) or 'none'})")
+            listed = suggest.alternatives(missing[0], known, "the model file's [[derivations]] list them")
+            raise errors.UsageError(f"{model.id}: no derivation {', '.join(missing)} (derivations: {listed})")
         requests = [known[i] for i in args.ids]
     if not requests:
         raise errors.UsageError(f"{model.id} declares no [[derivations]]")

@@ -94,7 +94,11 @@ def setup_measured(sub: Any) -> None:
     """Add ``symgpu measured``."""
     p = sub.add_parser("measured", help="model vs measurement: errors, knees and a plot",
                        description="Compare QUANTITY with the measured column: RMS and max relative error and the knee "
-                                   "(90 % of the plateau) of each measured curve and of the model.")
+                                   "of each measured curve and of the model: the smallest swept value at which the "
+                                   "curve, drawn as straight lines between its points (repeats averaged), reaches 90 % "
+                                   "of its own highest point in the measured range (interpolated, so usually between "
+                                   "swept values; the model drawn through 200 evenly spaced values; '-' when the "
+                                   "first point is already above 90 %).")
     _common(p)
     p.add_argument("--variable", help="the swept column (default: n, or the most varied input column)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="extra symbol values")

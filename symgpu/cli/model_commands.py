@@ -172,7 +172,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise errors.UsageError(f"--set {asked}=...: {asked} is the quantity evaluated; drop that --set (give its inputs instead)")
     value = model.evaluate(args.quantity, args.preset, values=values)
     ignored = unread(model, args.quantity, list(given), unit=args.unit)
-    note_unread(model, args.quantity, ignored, args.preset)
+    note_unread(model, args.quantity, ignored, args.preset, list(given))
     if np.ndim(value.magnitude) == 0:  # a value its declared sign rules out is not shown
         evaluator.check_declared_sign(model, model.equation_for(args.quantity).definition.defines, float(value.magnitude),
                                       args.preset, values)

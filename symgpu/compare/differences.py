@@ -6,7 +6,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 import sympy
-from symgpu import errors, numbers, units
+from symgpu import errors, numbers, suggest, units
 from symgpu.derive.summary import shorten
 from symgpu.evaluate.record import evaluation_record
 from symgpu.model import Model
@@ -175,7 +175,7 @@ def compare_at_points(a: Model, b: Model, quantity: str) -> list[PointComparison
 
 def _defines(model: Model, quantity: str) -> None:
     if quantity not in model.defining:
-        raise errors.UsageError(f"{model.id} does not define '{quantity}' (quantities: {', '.join(model.quantities)})")
+        raise errors.UsageError(f"{model.id} does not define '{quantity}' (quantities: {suggest.alternatives(quantity, model.quantities)})")
 
 
 def diff_quantity(a: Model, b: Model, quantity: str) -> QuantityDiff:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
+from symgpu import errors
 from symgpu.derive import summary
 from symgpu.derive.extras import Extras
 from symgpu.evaluate import scaling
@@ -180,7 +181,12 @@ def as_evaluated(model: Model, derivation: Derivation, expr: sympy.Basic, which:
     extremum's 31.68 [us], a fixed point found numerically, an inequality's bound at a point) is a number in the
     declared unit of the quantity (of the variable, for the location, a solve's result and a fixed point, a value of
     the variable: ``x`` in us where the quantity is in ns), as printed: scaled to base units here, so that
-    its value is 31.68 us, not 31.68 s read back as 3.168e7 us."""
+    its value is 31.68 us, not 31.68 s read back as 3.168e7 us.
+
+    Raises:
+        errors.NotAModelError: ``model`` is not a model (an id: pass ``symgpu.load(ID)``).
+    """
+    errors.require_model(model, "symgpu.derive.derivation.as_evaluated")
     if not derivation.extra.declared_numbers:
         return expr
     # a solve's result is a value of its variable (an inequality at a point answered regime by regime: 1000/3 [ns]), and so is a fixed point

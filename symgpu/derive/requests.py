@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from symgpu import errors
+from symgpu import errors, suggest
 from symgpu.derive import extrema, fixed_points, grid_search, limits, regime_split, signs, simplification, solving, stored
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.extra_records import Expectation
@@ -241,5 +241,5 @@ def request(model: Model, request_id: str) -> Derivation:
     for entry in model.definition.derivations:
         if entry.id == request_id:
             return run_request(model, entry)
-    known = ", ".join(d.id for d in model.definition.derivations) or "none"
+    known = suggest.alternatives(request_id, [d.id for d in model.definition.derivations], "the model file's [[derivations]] list them")
     raise errors.UsageError(f"{model.id}: no derivation '{request_id}' (derivations: {known})")

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pint
 
-from symgpu import errors, units
+from symgpu import errors, suggest, units
 from symgpu.evaluate import scaling
 from symgpu.evaluate.state import state_of
 
@@ -29,7 +29,9 @@ def gather_values(model: Model, name: str, preset: str | None, values: Mapping[s
     Raises:
         errors.EvaluationError: unknown names, wrong units, violated assumptions.
         errors.UsageError: unknown quantity or preset.
+        errors.NotAModelError: ``model`` is an id or path (``evaluator.evaluate``'s first step, so named).
     """
+    errors.require_model(model, "symgpu.evaluate.evaluator.evaluate")
     model.equation_for(name)
     merged = merge_values(model, preset, values)
     given = frozenset(k for k in values if k in model.defining and k != model.equation_for(name).definition.defines)
@@ -60,14 +62,16 @@ def merge_values(model: Model, preset: str | None, values: Mapping[str, Any] | N
     Raises:
         errors.EvaluationError: a caller value names no symbol of the model.
         errors.UsageError: unknown preset.
+        errors.NotAModelError: ``model`` is an id or path (``evaluator.evaluate_expression``'s first step, so named).
     """
+    errors.require_model(model, "symgpu.evaluate.evaluator.evaluate_expression")
     merged: dict[str, Any] = dict(model.constants)
     if preset is not None:
         merged.update(model.preset(preset))
     for key, value in (values or {}).items():
         if key not in model.symbols:
             raise errors.EvaluationError(
-                f"{model.id}: unknown symbol '{key}' (declared: {', '.join(sorted(model.symbols))})"
+                f"{model.id}: unknown symbol '{key}' (declared: {suggest.alternatives(key, sorted(model.symbols))})"
             )
         merged[key] = value
     return merged

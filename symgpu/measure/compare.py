@@ -3,9 +3,10 @@
 A *series* is the set of measured points that share the values of every input column other
 than the swept variable (e.g. one curve per alpha). Repeated measurements at the same point
 (``rep``) are averaged for the knee and kept for the errors. The *knee* of a curve is the
-smallest swept value at which it reaches 90 % of its plateau, the plateau being its highest
-value over the measured range (linear interpolation between points); the model's knee is taken
-on a fine grid over the same range, so both are judged alike.
+smallest swept value at which the curve, drawn as straight lines between its points, reaches
+90 % of its plateau, the plateau being its own highest point over the measured range; it is
+interpolated, so usually not a swept value. The measured knee uses the measured points, the
+model's the model on ``CURVE_POINTS`` evenly spaced values over the same range.
 """
 
 from __future__ import annotations

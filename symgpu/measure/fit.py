@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from symgpu import errors, units
+from symgpu import errors, suggest, units
 from symgpu.evaluate import evaluator, input_values
 from symgpu.measure import data as measured
 from symgpu.measure import fit_checks
@@ -181,10 +181,10 @@ def fit(model: Model, quantity: str, data: measured.MeasuredData, params: Sequen
     needed = set(model.inputs(quantity))
     for name in params:
         if name not in model.symbols:
-            raise errors.UsageError(f"{model.id}: unknown parameter '{name}' (declared: {', '.join(sorted(model.symbols))})")
+            raise errors.UsageError(f"{model.id}: unknown parameter '{name}' (declared: {suggest.alternatives(name, sorted(model.symbols))})")
         if name not in needed:
             raise errors.UsageError(f"{model.id}: {quantity} does not depend on '{name}' "
-                                    f"(its inputs: {', '.join(sorted(needed))}); fit only inputs of {quantity}")
+                                    f"(its inputs: {suggest.alternatives(name, sorted(needed), f'symgpu show {model.id} shows its equations')}); fit only inputs of {quantity}")
     found_inputs = measured_inputs.model_inputs(model, quantity, data, preset=preset, exclude=params, column=column)
     columns, y = dict(found_inputs.columns), found_inputs.measured
     clash = [name for name in params if name in columns]

@@ -9,7 +9,7 @@ from typing import Any
 import pint
 import sympy
 
-from symgpu import errors, units
+from symgpu import errors, suggest, units
 from symgpu.memo import MemoFamily, Tally
 from symgpu.units import dimensions, literal_units
 from symgpu.model import check_record, expressions, literal_constants, plot_requests, printing, substitution
@@ -334,7 +334,7 @@ class Model(ModelChecks):
         try:
             return self.symbols[name]
         except KeyError:
-            raise errors.UsageError(f"{self.id}: unknown symbol '{name}' (declared: {', '.join(sorted(self.symbols))})") from None
+            raise errors.UsageError(f"{self.id}: unknown symbol '{name}' (declared: {suggest.alternatives(name, sorted(self.symbols))})") from None
 
     def dimension(self, name: str) -> Any:
         """The pint dimensionality of symbol ``name``."""
@@ -351,7 +351,7 @@ class Model(ModelChecks):
         if name in self.equations:
             return self.equations[name]
         raise errors.UsageError(
-            f"{self.id}: '{name}' is not a quantity defined by an equation (quantities: {', '.join(self.quantities)})"
+            f"{self.id}: '{name}' is not a quantity defined by an equation (quantities: {suggest.alternatives(name, self.quantities)})"
         )
 
     def expression(self, name: str, *, stop_at: tuple[str, ...] | frozenset[str] = ()) -> sympy.Expr:
@@ -437,7 +437,7 @@ class Model(ModelChecks):
         for part in preset_id.split("+"):
             part = part.strip()
             if part not in self.presets:
-                raise errors.UsageError(f"{self.id}: unknown preset '{part}' (presets: {', '.join(self.presets) or 'none'})")
+                raise errors.UsageError(f"{self.id}: unknown preset '{part}' (presets: {suggest.alternatives(part, self.presets)})")
             values.update(self.presets[part])
         return values
 

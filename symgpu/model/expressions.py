@@ -313,7 +313,7 @@ class _Builder:
             return self.symbols[node.id]
         if node.id in FUNCTIONS:
             raise _Refused(f"function name '{node.id}' used without a call")
-        declared = declared_names(node.id, self.symbols)
+        declared = suggest.alternatives(node.id, sorted(self.symbols))
         raise _Refused(
             f"undeclared symbol '{node.id}'",
             f"declare it under [symbols.{node.id}] or correct the name (declared: {declared})",
@@ -405,17 +405,3 @@ class _Builder:
         if not isinstance(node, ast.Tuple) or len(node.elts) != 2:
             raise _Refused(f"Piecewise argument '{self.segment(node)}' is not a (value, condition) pair")
         return self.build(node.elts[0]), self.build(node.elts[1])
-
-
-#: at most this many declared names are listed in a message about an undeclared one
-LISTED_NAMES = 12
-
-
-def declared_names(name: str, symbols: Mapping[str, Any]) -> str:
-    """The declared names a message about the undeclared ``name`` lists: all of a few, else the closest
-    ones and how many more there are (``symgpu show MODEL`` lists them all)."""
-    if len(symbols) <= LISTED_NAMES:
-        return ", ".join(sorted(symbols)) or "none"
-    close = suggest.closest(name, symbols, 5)
-    shown = ", ".join(close) if close else ", ".join(sorted(symbols)[:5])
-    return f"{'closest ' if close else ''}{shown}, and {len(symbols) - len(close or sorted(symbols)[:5])} more; symgpu show MODEL lists them"

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-from symgpu import errors
+from symgpu import errors, suggest
 from symgpu.evaluate import input_values, scaling, ties
 from symgpu.memo import Memo, MemoFamily
 from symgpu.model import Model
@@ -154,7 +154,7 @@ def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Gr
     for axis in grid.axes:
         if axis.name not in model.symbols:
             raise errors.UsageError(f"{grid.option} {axis.text!r}: {model.id} has no symbol '{axis.name}' "
-                                    f"(declared: {', '.join(sorted(model.symbols))})")
+                                    f"(declared: {suggest.alternatives(axis.name, sorted(model.symbols))})")
         if axis.name in names:
             raise errors.UsageError(f"{grid.option} {axis.text!r}: {axis.name} is swept and asked for; sweep an input instead")
         input_values.to_magnitude(model, axis.name, axis.values, check=checks)  # assumptions, once per axis
