@@ -177,6 +177,18 @@ def test_preset_file_error_names_the_users_file_not_the_temporary_variant(tmp_pa
     assert "symgpu-presets-" not in err and "_with_presets.toml" not in err and "\n" not in err
 
 
+def test_preset_file_with_an_unknown_symbol_lists_a_few_declared_names_not_all(tmp_path, capsys, model):
+    bad = tmp_path / "unknown.toml"
+    bad.write_text('[presets.bad]\ndescription = "x"\nsource = { kind = "measured", note = "x" }\nbased_on = "h100_fit"\n'
+                   '[presets.bad.values]\nzzz = "3 cycle"\n', encoding="utf-8")
+    assert cli.main(["measured", "volkov_2016_h100", "dram_throughput", "--data", ILP1, "--preset-file", str(bad),
+                     "--preset", "bad"]) == 2
+    err = capsys.readouterr().err.strip()
+    listed = err.split("declared symbols: ", 1)[1].split(", and ")[0].split(", ")
+    assert "unknown symbol 'zzz'" in err and "\n" not in err and len(listed) == 5
+    assert f"and {len(model.symbols) - 5} more" in err
+
+
 def test_preset_file_block_with_a_bundled_preset_id_is_refused_not_swapped_in(tmp_path, capsys, model):
     assert "h100_fit" in model.presets
     clash = tmp_path / "clash.toml"

@@ -11,7 +11,7 @@ from typing import Any
 import pint
 import sympy
 
-from symgpu import errors, units
+from symgpu import errors, suggest, units
 from symgpu.memo import memoised
 from symgpu.model import expressions, schema, value_domain
 from symgpu.model.records import Equation, ValidationInputs
@@ -144,7 +144,7 @@ class ModelChecks:
 
     def _read_value(self, text: Any, name: str, where: str) -> pint.Quantity:
         if name not in self.units:
-            raise self.fail(where, f"unknown symbol '{name}'", f"declared symbols: {', '.join(sorted(self.symbols))}")
+            raise self.fail(where, f"unknown symbol '{name}'", f"declared symbols: {suggest.alternatives(name, sorted(self.symbols), 'the model file (or its base) declares them under [symbols]')}")
         unit = self.units[name]
         try:
             value = _quantity(text, unit)
@@ -233,14 +233,14 @@ class ModelChecks:
             for key in ("quantity", "variable", "over", "for"):
                 name = request.get(key)
                 if isinstance(name, str) and name not in self.symbols and name not in self.equations:
-                    raise self.fail(f"derivation {request.id}.{key}", f"unknown symbol '{name}'", f"declared symbols: {', '.join(sorted(self.symbols))}")
+                    raise self.fail(f"derivation {request.id}.{key}", f"unknown symbol '{name}'", f"declared symbols: {suggest.alternatives(name, sorted(self.symbols), 'the model file (or its base) declares them under [symbols]')}")
 
     def _check_tables(self) -> None:
         occupancy = self.definition.occupancy
         if occupancy is not None:
             for name, _ in occupancy.symbols:
                 if name not in self.symbols:
-                    raise self.fail("[occupancy.symbols]", f"unknown symbol '{name}'", f"declared symbols: {', '.join(sorted(self.symbols))}")
+                    raise self.fail("[occupancy.symbols]", f"unknown symbol '{name}'", f"declared symbols: {suggest.alternatives(name, sorted(self.symbols), 'the model file (or its base) declares them under [symbols]')}")
             for preset, _ in occupancy.presets:
                 if preset not in self.presets:
                     raise self.fail("[occupancy.presets]", f"unknown preset '{preset}'", f"presets: {', '.join(self.presets) or 'none'}")
@@ -248,7 +248,7 @@ class ModelChecks:
             where = f"table {table.id}"
             for name in table.columns:
                 if name not in self.symbols:
-                    raise self.fail(f"{where}.columns", f"unknown symbol '{name}'", f"declared symbols: {', '.join(sorted(self.symbols))}")
+                    raise self.fail(f"{where}.columns", f"unknown symbol '{name}'", f"declared symbols: {suggest.alternatives(name, sorted(self.symbols), 'the model file (or its base) declares them under [symbols]')}")
             for preset in table.presets:
                 unknown = [part.strip() for part in preset.split("+") if part.strip() not in self.presets]
                 if unknown:
