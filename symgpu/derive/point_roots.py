@@ -135,7 +135,7 @@ def signs_at(job: jobs._Job, var: sympy.Symbol, point: sympy.Expr, found: Sequen
     if found is None and (preset is not None or values) and in_base and point.free_symbols and var not in point.free_symbols:
         point = _pinned_number(job, point, var, preset, at)  # a closed-form meeting point: the number it is here
         found = None if point is None else [point]
-    if found is None or point is None or not (point.is_Rational or isinstance(point, sympy.Float)):
+    if found is None or point is None or (preset is None and not values) or not (point.is_Rational or isinstance(point, sympy.Float)):
         return None
     # the point is in var's declared unit (meetings_here's _declared), the pinned expression in base units
     scale = sympy.Rational(scaling.unit_scale(job.model.units[var.name])) if var.name in job.model.units and not in_base else sympy.Integer(1)
