@@ -160,7 +160,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         except errors.DerivationError:
             continue
         for point in points:
-            candidate, approached = extremum_cusps.boundary_candidate(job, ra, rb, var, point, want, kind, point_roots.signs_at(job, var, point, here, preset, values, in_base=True))
+            candidate, approached = extremum_cusps.screened(job, ra, rb, var, point, want, kind, point_roots.signs_at(job, var, point, here, preset, values, in_base=True), here is None)
             if approached is not None:
                 cusp_ends.append(approached)
                 inside = extremum_domain.at_location(job, domain, var, approached.point)

@@ -58,6 +58,7 @@ def boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split
                 held.append(at)
                 if side is None:
                     slope = local.sign(sympy.diff(cond.h, var).xreplace({var: point}))
+                    slope = numeric(sympy.diff(cond.h, var)) if slope is None else slope  # at a point, its numbers
                     if slope is not None and slope != 0:
                         side = slope * sign
                 continue
@@ -127,6 +128,21 @@ def boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split
              f"{left.name} (slope {sympy.sstr(slope_left)}) meets {right.name} (slope {sympy.sstr(slope_right)}): "
              f"a {kind} at the regime boundary, not a zero of the derivative" + (" when " + ", ".join(map(sympy.sstr, final)) if final else ""))
     return _Candidate(job.ctx.nice(point), value, f"boundary {left.name}|{right.name}", tuple(final)), approached
+
+
+def screened(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol, point: sympy.Expr, want: int,
+             kind: str, numbers: Callable[[sympy.Expr], int | None] | None, closed_form: bool
+             ) -> tuple[_Candidate | None, extremum_domain.OpenEnd | None]:
+    """:func:`boundary_candidate`; at a closed-form meeting point in symbols (``closed_form``) with the point's numbers
+    (``numbers``), those first: a pair they show is no cusp there is none (its steps kept), and one that may be is examined
+    again in symbols, so its conditions are the papers' (Volkov ILP's cusp ``alu_lat <= mem_lat``), not the point's. Hong
+    & Kim's Exec_cycles_app at gtx280+tiled_matmul: most of its meeting points are none there, tidied in symbols for 30 s."""
+    kept = len(job.steps)
+    found = boundary_candidate(job, ra, rb, var, point, want, kind, numbers)
+    if not closed_form or numbers is None or found == (None, None):
+        return found
+    del job.steps[kept:]
+    return boundary_candidate(job, ra, rb, var, point, want, kind)
 
 
 def at_the_cusp(job: jobs._Job, found: Sequence[regime_split.Regime], var: sympy.Symbol, point: sympy.Expr) -> list[_Candidate]:
