@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -17,7 +17,6 @@ from symgpu.derive.derivation import Derivation
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.derive.extra_records import CandidateRecord
 from symgpu.evaluate import active, evaluator, scaling
-from symgpu.evaluate import point as exact_point
 from symgpu.model import printing
 
 if TYPE_CHECKING:
@@ -77,6 +76,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         expr = split
         job.step("absolute value", expr, f"Abs(u) = Max(u, -u) for a real u: where u = 0 (u holding {var}) two regimes meet at a cusp")
     found = regime_split._regimes(job, expr, var, frozenset(stop_at), record=forms.has_pieces(expr))
+    if preset is not None or values:  # at a point, the regimes that hold there for some value of var
+        found = point_roots.held_somewhere(job, found, var, at_point.Given(preset, dict(values or {})))
     meeting = [(ra, rb) for ra, rb in itertools.combinations(found, 2) if var in (ra.expression - rb.expression).free_symbols]
     if len(meeting) > MAX_CUSP_PAIRS:
         raise errors.DerivationError(
@@ -132,10 +133,15 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
                 continue
             conds.extend(c for c in inside if not any(relations.same_relation(c, k) for k in conds))
             second = sympy.diff(regime.expression, var, 2).xreplace({var: root})
-            second = forms.small_simplify(second) if first is None else second  # at a point, the sign its numbers give
-            s = local.sign(second) if first is None else point_roots.sign_here(job, second, here_at)
+            # at a point, the sign its numbers give: of a root found there, or of one in radicals of symbols (cancelling Q_K0's
+            # second derivative at N = (L_M*Theta_IM + sqrt(L_M)*sqrt(...))/(...) took minutes)
+            there = first is not None or ((preset is not None or bool(values)) and point_roots.in_radicals(root))
+            s = point_roots.sign_here(job, second, here_at) if there else None
+            second, s = (second, s) if first is not None or s is not None else (forms.small_simplify(second), None)
+            s = local.sign(second) if s is None and first is None else s
+            said = f" at {at_point.where_text(preset, values or {})}" if there and s is not None else ""
             if s == -want:
-                job.step("reject critical point", sympy.Eq(var, root), f"second derivative {sympy.sstr(second)} has the wrong sign for a {kind}")
+                job.step("reject critical point", sympy.Eq(var, root), f"second derivative {sympy.sstr(second)} has the wrong sign for a {kind}{said}")
                 continue
             if s is None:
                 conds.append(local.tidy(sympy.StrictGreaterThan(second * want, 0)))
@@ -143,7 +149,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
                 job.step("reject critical point", sympy.Eq(var, root), "its conditions hold nowhere together (the signs of their factors)")
                 continue
             job.step("critical point", sympy.Eq(var, root), f"zero slope; second derivative {sympy.sstr(second)} "
-                     + ("proves a " + kind if s == want else "sign kept as a condition"))
+                     + (f"proves a {kind}{said}" if s == want else "sign kept as a condition"))
             value = ctx.nice(regime.expression.xreplace({var: root}))
             candidates.append(_Candidate(root, value, f"critical point of {regime.name}", tuple(c for c in conds if c is not sympy.true)))
     cusp_ends: list[extremum_domain.OpenEnd] = []  # cusps whose value another case gives at the point itself
@@ -154,7 +160,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         except errors.DerivationError:
             continue
         for point in points:
-            candidate, approached = extremum_cusps.boundary_candidate(job, ra, rb, var, point, want, kind, point_roots.signs_at(job, var, point, here, preset, values, in_base=True))
+            candidate, approached = extremum_cusps.screened(job, ra, rb, var, point, want, kind, point_roots.signs_at(job, var, point, here, preset, values, in_base=True), here is None)
             if approached is not None:
                 cusp_ends.append(approached)
                 inside = extremum_domain.at_location(job, domain, var, approached.point)
@@ -167,7 +173,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             if candidate is not None and inside is not None:
                 extra_conditions = tuple(c for c in inside if not any(relations.same_relation(c, k) for k in candidate.conditions))
                 candidates.append(_Candidate(candidate.location, candidate.value, candidate.origin, candidate.conditions + extra_conditions))
-    candidates.extend(extremum_cusps.case_edges(job, found, var, domain, cusp_ends) if preset is not None or values else ())  # case ends: jumps
+    candidates.extend(extremum_cusps.case_edges(job, found, var, domain, cusp_ends, at_point.Given(preset, dict(values or {}))) if preset is not None or values else ())  # case ends: jumps
     at_values = at_point.pinned(job, expr, var, preset, values or {}) if preset is not None or values else None
     candidates.extend(extremum_ends.end_candidates(job, expr, var, domain, at_values))
     candidates.extend(extremum_domain.plateau_candidates(job, found, var, domain, expr, at_point.Given(preset, dict(values or {})) if preset is not None or values else None))
@@ -180,7 +186,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         at = {**(values or {}), var.name: xs}
         return evaluator.inside_domain(model, job.quantity, preset, at, len(xs)) & np.isfinite(value_at(xs, checks=False))
 
-    reached = (lambda limit: _reached_at(job, var, at_values, preset, values or {}, limit, inside_at)) \
+    reached = (lambda limit: extremum_ends.reached_at(job, var, at_values, preset, values or {}, limit, inside_at)) \
         if at_values is not None and as_modelled and job.quantity in model.defining else None
     walls, edges = extremum_walls.numeric_walls(
         job, var, None if at_values is None or not in_domain or not as_modelled or job.quantity not in model.defining else inside_at, value_at, domain)
@@ -423,32 +429,6 @@ def _flat_where(job: jobs._Job, derivative: sympy.Expr, var: sympy.Symbol) -> li
         if zero is not sympy.false and zero not in out:
             out.append(zero)
     return out
-
-
-#: where (in the variable's declared unit) the quantity is checked to take an open end's value exactly
-REACHED_AT = (1e-3, 1.0, 1e3)
-
-
-def _reached_at(job: jobs._Job, var: sympy.Symbol, pinned: Callable[[], sympy.Expr], preset: str | None,
-                values: Mapping[str, Any], limit: sympy.Expr, inside: Callable[[np.ndarray], np.ndarray]) -> float | None:
-    """A value of ``var`` among :data:`REACHED_AT`, inside the domain, where the quantity with the given
-    values put in as exact numbers (``pinned``) equals ``limit`` exactly: it is flat there, at the value an
-    open end approaches (Hong & Kim's CWP is 1 at every Comp_insts without memory instructions). None where
-    none does (in exact arithmetic an asymptote x**3/(x**3 + c**3) is never its limit, though its IEEE value is)."""
-    model = job.model
-    based = scaling.base_expression(model, limit)
-    numbers = exact_point.exact_base_values(model, based.free_symbols, preset, values)
-    target = None if numbers is None else based.xreplace(numbers)
-    if target is None or not target.is_Rational:
-        return None
-    with np.errstate(all="ignore"):
-        admitted = inside(np.asarray(REACHED_AT))
-    scale = sympy.Rational(scaling.symbol_scale(model, var.name))
-    for x, admissible in zip(REACHED_AT, admitted):
-        value = pinned().xreplace({var: sympy.Rational(x) * scale}) if admissible else None
-        if value is not None and value.is_Rational and value == target:
-            return x
-    return None
 
 
 def _say_elsewhere(job: jobs._Job, location: sympy.Expr, kind: str, var: sympy.Symbol, ends: Any) -> None:

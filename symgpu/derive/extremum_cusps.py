@@ -13,7 +13,7 @@ from typing import Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import case_boundary, declared_range, extremum_choice, extremum_domain, jobs, regime_conditions, regime_split
+from symgpu.derive import at_point, case_boundary, declared_range, extremum_choice, extremum_domain, jobs, point_roots, regime_conditions, regime_split
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.proofs import forms, relations
 
@@ -37,7 +37,8 @@ def boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split
     # the point must be admissible for var; a cusp lies inside the domain (0 of a nonnegative variable is an end,
     # a candidate of its own), and knowing so can decide a side: alu_thru/(issue_thru - alu_thru) > 0 says issue_thru > alu_thru
     if declared_range.of(job.model, var).word:
-        c = local.tidy(sympy.StrictGreaterThan(point, 0))
+        positive = numeric(point)  # at a point, its number first
+        c = local.tidy(sympy.StrictGreaterThan(point, 0)) if positive is None else sympy.sympify(positive == 1)
         if c is sympy.false:
             return None, None
         if c is not sympy.true:
@@ -57,6 +58,7 @@ def boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split
                 held.append(at)
                 if side is None:
                     slope = local.sign(sympy.diff(cond.h, var).xreplace({var: point}))
+                    slope = numeric(sympy.diff(cond.h, var)) if slope is None else slope  # at a point, its numbers
                     if slope is not None and slope != 0:
                         side = slope * sign
                 continue
@@ -83,8 +85,9 @@ def boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split
     if side is None:
         return None, None
     left, right = (rb, ra) if side == 1 else (ra, rb)
-    slope_left = forms.small_simplify(sympy.diff(left.expression, var).xreplace({var: point}))
-    slope_right = forms.small_simplify(sympy.diff(right.expression, var).xreplace({var: point}))
+    tidied = forms.small_simplify if numbers is None else (lambda e: e)  # at a point the numbers decide the slopes' signs
+    slope_left = tidied(sympy.diff(left.expression, var).xreplace({var: point}))
+    slope_right = tidied(sympy.diff(right.expression, var).xreplace({var: point}))
     # max: rising on the left (slope >= 0), falling on the right (slope <= 0); min: the reverse
     need_left = sympy.LessThan(slope_left * want, 0)
     need_right = sympy.GreaterThan(slope_right * want, 0)
@@ -127,6 +130,21 @@ def boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split
     return _Candidate(job.ctx.nice(point), value, f"boundary {left.name}|{right.name}", tuple(final)), approached
 
 
+def screened(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol, point: sympy.Expr, want: int,
+             kind: str, numbers: Callable[[sympy.Expr], int | None] | None, closed_form: bool
+             ) -> tuple[_Candidate | None, extremum_domain.OpenEnd | None]:
+    """:func:`boundary_candidate`; at a closed-form meeting point in symbols (``closed_form``) with the point's numbers
+    (``numbers``), those first: a pair they show is no cusp there is none (its steps kept), and one that may be is examined
+    again in symbols, so its conditions are the papers' (Volkov ILP's cusp ``alu_lat <= mem_lat``), not the point's. Hong
+    & Kim's Exec_cycles_app at gtx280+tiled_matmul: most of its meeting points are none there, tidied in symbols for 30 s."""
+    kept = len(job.steps)
+    found = boundary_candidate(job, ra, rb, var, point, want, kind, numbers)
+    if not closed_form or numbers is None or found == (None, None):
+        return found
+    del job.steps[kept:]
+    return boundary_candidate(job, ra, rb, var, point, want, kind)
+
+
 def at_the_cusp(job: jobs._Job, found: Sequence[regime_split.Regime], var: sympy.Symbol, point: sympy.Expr) -> list[_Candidate]:
     """The regimes that may hold at a cusp whose own regimes' case conditions fail there (Hong &
     Kim's eq22 where eq23 meets itself): the quantity's value at the point itself is theirs, a
@@ -160,13 +178,15 @@ def at_the_cusp(job: jobs._Job, found: Sequence[regime_split.Regime], var: sympy
 
 
 def case_edges(job: jobs._Job, found: Sequence[regime_split.Regime], var: sympy.Symbol, domain: Sequence[sympy.Basic],
-               approached: list[extremum_domain.OpenEnd]) -> list[_Candidate]:
+               approached: list[extremum_domain.OpenEnd], given: at_point.Given) -> list[_Candidate]:
     """Where a regime of a case table ends, at a root of one of its conditions ``h >= 0`` (``h > 0``) free of
     ``Min``/``Max``, the quantity may jump to another case (Hong & Kim's eq24 up to ``Comp_cycles = Mem_cycles``, eq23
     beyond it, 88330 against 40113 cycles), so no slope or meeting of values marks it: the regime's value at that
     edge is a candidate where its conditions hold there (a non-strict edge, attained), else approached there (a
     strict one: an ``OpenEnd`` at the point, appended to ``approached``, no extremum where it beats every candidate).
-    Only for a table whose regimes lie in different cases (their opaque case conditions differ); inside the domain only."""
+    Only for a table whose regimes lie in different cases (their opaque case conditions differ); inside the domain only.
+    Asked at ``given`` values (always: at a point only), an edge where another condition of its regime fails by the numbers
+    there (:func:`_fails_here`) is none (Hong & Kim's at gtx280+tiled_matmul: 30 s of tidying in symbols, most not there)."""
     assert job.ctx is not None
     if len({frozenset(c.boolean for c in r.raw if c.h is None) for r in found}) < 2:
         return []
@@ -182,6 +202,8 @@ def case_edges(job: jobs._Job, found: Sequence[regime_split.Regime], var: sympy.
                 except errors.DerivationError:
                     roots[edge.h] = []
             for point in roots[edge.h]:
+                if _fails_here(job, [c for c in regime.raw if c is not edge], var, point, given):
+                    continue
                 inside = extremum_domain.at_location(job, domain, var, point)
                 conds = _held_at(job, [c for c in regime.raw if c is not edge], var, point)
                 if inside is None or conds is None:
@@ -196,6 +218,20 @@ def case_edges(job: jobs._Job, found: Sequence[regime_split.Regime], var: sympy.
                 else:
                     attained.append(_Candidate(job.ctx.nice(point), value, f"{regime.name} at its edge", tuple(conds)))
     return attained
+
+
+def _fails_here(job: jobs._Job, raw: Sequence[regime_conditions._Cond], var: sympy.Symbol, point: sympy.Expr,
+                given: at_point.Given) -> bool:
+    """Whether a condition ``h >= 0`` (``h > 0``) of ``raw`` fails at ``var = point`` (a closed form in symbols) with the
+    numbers of ``given`` put in, exactly or by an interval enclosure (:func:`point_roots.signs_at`); False where undecided."""
+    sign = point_roots.signs_at(job, var, point, None, given.preset, given.values, in_base=True)
+    if sign is None:
+        return False
+    for cond in raw:
+        s = None if cond.h is None else sign(cond.h)
+        if s == -1 or (s == 0 and cond.strict):
+            return True
+    return False
 
 
 def _held_at(job: jobs._Job, raw: Sequence[regime_conditions._Cond], var: sympy.Symbol, point: sympy.Expr) -> list[sympy.Basic] | None:

@@ -1,4 +1,5 @@
-"""The attained ends of an extremum's domain as candidates (the domain itself: :mod:`.extremum_domain`).
+"""The attained ends of an extremum's domain as candidates (the domain itself: :mod:`.extremum_domain`), and where the
+quantity takes an open end's value exactly (:func:`reached_at`).
 
 An end is ``0`` of a nonnegative variable or the edge of a non-strict ``valid_when`` relation or
 ``--assume`` bound (``theta <= 150``). A bound's number is in the variable's declared unit; the
@@ -13,14 +14,17 @@ saying so (an outside tester's finding, round 10, F3: the maximum was taken at t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
+import numpy as np
 import sympy
 
 from symgpu import errors
 from symgpu.derive import jobs
 from symgpu.derive.extremum_domain import END, Candidate, at_location, defined_at
 from symgpu.evaluate import one_sided, scaling
+from symgpu.evaluate import point as exact_point
 
 #: operations up to which two base-unit readings are compared by ``sympy.cancel`` (beyond: taken as different)
 CANCEL_OPS = 400
@@ -95,3 +99,29 @@ def _read_alike(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, location: s
         f"in {model.unit_text(var.name)} and stands in a sum beside symbols of scaled units, where a bare number would be "
         f"read in their unit; ask at a point (--preset, --set) for the extremum there, or bound {var} by an expression of "
         "symbols instead of a number")
+
+
+#: where (in the variable's declared unit) the quantity is checked to take an open end's value exactly
+REACHED_AT = (1e-3, 1.0, 1e3)
+
+
+def reached_at(job: jobs._Job, var: sympy.Symbol, pinned: Callable[[], sympy.Expr], preset: str | None,
+               values: Mapping[str, Any], limit: sympy.Expr, inside: Callable[[np.ndarray], np.ndarray]) -> float | None:
+    """A value of ``var`` among :data:`REACHED_AT`, inside the domain, where the quantity with the given
+    values put in as exact numbers (``pinned``) equals ``limit`` exactly: it is flat there, at the value an
+    open end approaches (Hong & Kim's CWP is 1 at every Comp_insts without memory instructions). None where
+    none does (in exact arithmetic an asymptote x**3/(x**3 + c**3) is never its limit, though its IEEE value is)."""
+    model = job.model
+    based = scaling.base_expression(model, limit)
+    numbers = exact_point.exact_base_values(model, based.free_symbols, preset, values)
+    target = None if numbers is None else based.xreplace(numbers)
+    if target is None or not target.is_Rational:
+        return None
+    with np.errstate(all="ignore"):
+        admitted = inside(np.asarray(REACHED_AT))
+    scale = sympy.Rational(scaling.symbol_scale(model, var.name))
+    for x, admissible in zip(REACHED_AT, admitted):
+        value = pinned().xreplace({var: sympy.Rational(x) * scale}) if admissible else None
+        if value is not None and value.is_Rational and value == target:
+            return x
+    return None

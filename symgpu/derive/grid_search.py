@@ -13,6 +13,7 @@ from symgpu.derive import certify_path
 from symgpu.derive.derivation import Derivation, Step
 from symgpu.derive.extras import Extras
 from symgpu.evaluate import active, evaluator
+from symgpu.proofs import forms
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -114,7 +115,9 @@ def grid_extremum(model: Model, quantity: str, over: str, grid: str, kind: str =
     return Derivation(
         model=model.id, operation="extremum", quantity=quantity, variable=over, steps=steps,
         result=sympy.Float(best, 15), location=sympy.Tuple(*winners), unit=model.unit_text(quantity),
-        method=f"exhaustive evaluation over {len(found)} grid points (a staircase has no closed-form arg-{kind})",
+        method=f"exhaustive evaluation over {len(found)} grid points " + (f"(a staircase has no closed-form arg-{kind})"
+                                                                          if _staircase(model, quantity, symbol) else
+                                                                          "(the grid's points only: not between or beyond them)"),
         assumptions=((f"preset {preset}",) if preset else ()) + tuple(f"{sympy.sstr(c)} (given)" for c in conditions),
         extra=Extras().with_(grid=grid, refused=refused, values=tuple(found), declared_numbers=True),
     )
@@ -134,3 +137,12 @@ def _failed(model: Model, conditions: list[sympy.Basic], preset: str | None, giv
 
 def _excluded_text(excluded: Mapping[sympy.Basic, int]) -> str:
     return ", ".join(f"{n} point{'s' if n > 1 else ''} where {sympy.sstr(c)} fails" for c, n in excluded.items())
+
+
+def _staircase(model: Model, quantity: str, symbol: sympy.Symbol) -> bool:
+    """Whether ``quantity`` depends on ``symbol`` through floor/ceiling (Hong & Kim's Exec_cycles_app over
+    Active_blocks_per_SM does not: a grid's answer then says it searched the grid only, not "a staircase")."""
+    try:
+        return forms.has_staircase(model.expression(quantity), symbol)
+    except errors.SymgpuError:
+        return False

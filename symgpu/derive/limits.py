@@ -285,7 +285,7 @@ def _take(job: jobs._Job, expr: sympy.Expr, symbol: sympy.Symbol, point: sympy.E
     if finite and direction in ("+", "-") and (switches or forms.has_staircase(lifted, symbol)):
         if forms.has_pieces(lifted):
             lifted = limit_regimes.side_regime(job, lifted, symbol, point, direction, given).expression
-        lifted = limit_staircase.one_sided(job, lifted, symbol, point, direction)
+        lifted = limit_staircase.one_sided(job, lifted, symbol, point, direction, given)
         how = " inside the regime that applies on that side"
     try:
         value = _beside(job, lifted, symbol, point, direction, given) if finite else _limit(ctx, lifted, symbol, point, direction)

@@ -124,13 +124,19 @@ def signs_at(job: jobs._Job, var: sympy.Symbol, point: sympy.Expr, found: Sequen
     units; ``point`` is in ``var``'s declared unit, as meetings_here gives it, and is put in scaled to base units; ``in_base``: in base
     units already, as meetings_here gives it with ``base``): at a rational point in exact arithmetic, at a root given to :data:`DIGITS`
     digits by an interval enclosure over the point widened by :data:`ROOT_SPREAD` either way (:func:`symgpu.proofs.intervals.sign`),
-    which holds the true root; 1, -1, 0 (exactly, at a rational point) or None where not decided. None (no such function) elsewhere.
+    which holds the true root; 1, -1, 0 (exactly, at a rational point) or None where not decided. A closed-form meeting point in
+    symbols (``found`` None, ``in_base``) is put in as the number it is there (:func:`_pinned_number`): Hong & Kim's 21 meeting
+    points over Active_blocks_per_SM at gtx280+tiled_matmul took a minute of sign tidying in symbols, most of them not there.
+    None (no such function) elsewhere.
 
     NOTE: the cusp test (:func:`symgpu.derive.extremum_cusps.boundary_candidate`) decided each sign in symbols, a dozen of them
     (Hong & Kim's Exec_cycles_app over Mem_Bandwidth at gtx280+tiled_matmul: 16 meeting points, half its 25 s)."""
-    if found is None or (preset is None and not values) or not (point.is_Rational or isinstance(point, sympy.Float)):
-        return None
     at = at_point.with_target(job, values or {})
+    if found is None and (preset is not None or values) and in_base and point.free_symbols and var not in point.free_symbols:
+        point = _pinned_number(job, point, var, preset, at)  # a closed-form meeting point: the number it is here
+        found = None if point is None else [point]
+    if found is None or point is None or (preset is None and not values) or not (point.is_Rational or isinstance(point, sympy.Float)):
+        return None
     # the point is in var's declared unit (meetings_here's _declared), the pinned expression in base units
     scale = sympy.Rational(scaling.unit_scale(job.model.units[var.name])) if var.name in job.model.units and not in_base else sympy.Integer(1)
     base = point * scale if point.is_Rational else sympy.Rational(point) * scale  # the Float's exact binary value, scaled
@@ -153,6 +159,17 @@ def signs_at(job: jobs._Job, var: sympy.Symbol, point: sympy.Expr, found: Sequen
             return None
         return 1 if value.is_positive else -1 if value.is_negative else 0 if value.is_zero else None
     return sign
+
+
+def _pinned_number(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, preset: str | None,
+                   values: Mapping[str, Any]) -> sympy.Expr | None:
+    """``expr`` (free of ``var``) as the number it is at the point, in base units: exact where rational, else to
+    :data:`DIGITS` digits; None where an input has no value there or it is no finite real number."""
+    made = at_point.pinned(job, expr, var, preset, values)
+    number = None if made is None else made()
+    if number is None or not number.is_number or not number.is_real or not number.is_finite:
+        return None
+    return number if number.is_Rational else _digits(number)
 
 
 def _exact_roots(job: jobs._Job, difference: sympy.Expr, var: sympy.Symbol, preset: str | None,
@@ -191,6 +208,23 @@ def decided_here(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol, point
     2 blocks per SM, ``N = 8`` and ``Mem_L/Departure_delay = 1690/1280``: the first never holds there, the second always."""
     made = at_point.pinned(job, relation, var, point.preset, at_point.with_target(job, point.values))
     return None if made is None else _decided(made())
+
+
+def held_somewhere(job: jobs._Job, found: Sequence[Any], var: sympy.Symbol, point: at_point.Given) -> list[Any]:
+    """The regimes of ``found`` none of whose conditions holds for no value of ``var`` at ``point``
+    (:func:`decided_here`), the others recorded as a step: no critical point, cusp or end of theirs is there.
+    NOTE: Hong & Kim's Exec_cycles_app over Active_blocks_per_SM at gtx280+tiled_matmul, whose bandwidth-bound
+    regimes need ``MWP = MWP_peak_BW``, above ``Mem_L/Departure_delay`` = 169/128 there: 21 pairs of regimes to
+    meet in closed form, a minute; 10 without them."""
+    kept: list[Any] = []
+    gone: list[Any] = []
+    for regime in found:
+        (gone if any(decided_here(job, c.relational, var, point) is False for c in regime.raw) else kept).append(regime)
+    if gone and kept:
+        job.step("regimes not there", sympy.Tuple(*(sympy.Symbol(r.name) for r in gone)),
+                 f"at {at_point.where_text(point.preset, point.values)} a condition of each holds for no {var}")
+        return kept
+    return list(found)
 
 
 def _decided(relation: sympy.Basic | None) -> bool | None:
@@ -241,6 +275,12 @@ def _linear_factors(difference: sympy.Expr, var: sympy.Symbol) -> bool:
     (Volkov ILP's ``n_needed_ilp`` over alpha: ``(alpha*alu_lat + mem_lat)*(ipc*(alpha + 1) - issue_thru)``)."""
     numerator = sympy.fraction(sympy.together(difference))[0]  # its common factors pulled out, nothing factored
     return all(f.is_polynomial(var) and sympy.degree(f, var) <= 1 for f in sympy.Mul.make_args(numerator))
+
+
+def in_radicals(root: sympy.Expr) -> bool:
+    """Is a closed-form root a radical of symbols (``sqrt(L_M)*sqrt(L_M*Theta_IM**2 + ...)``)? Its second derivative's
+    sign is then taken from a point's numbers (:func:`sign_here`): cancelling it in symbols took minutes."""
+    return any(not p.exp.is_integer and p.base.free_symbols for p in root.atoms(sympy.Pow))
 
 
 def sign_here(job: jobs._Job, expr: sympy.Expr, point: at_point.Given) -> int | None:
