@@ -17,6 +17,7 @@ import pytest
 import sympy
 
 import symgpu
+from symgpu import derive
 
 from conftest import assert_one_line_refusal
 
@@ -101,3 +102,16 @@ def test_a_grid_search_calls_only_a_floor_or_ceiling_quantity_a_staircase(cli: C
     assert code == 0, err
     assert "staircase" not in out and "the grid's points only" in out
     assert float(re.search(r"value: ([0-9.]+) cycle", out).group(1)) == pytest.approx(float(FAR + C / 8), rel=1e-9)
+
+
+def test_a_cusp_closed_form_asked_at_a_preset_stays_the_models_where_few_regimes_meet():
+    # Volkov's n_needed over alpha has few regime pairs: its closed form asked at kepler keeps the cusp that holds only
+    # where issue_thru >= alu_thru + mem_thru (none of the five GPUs), so at kepler with issue_thru = 10 the same
+    # closed form gives the maximum a brute-force scan of Model.evaluate finds
+    model = symgpu.load("volkov_2016")
+    answer = model.extremum("n_needed", "alpha", kind="max", preset="kepler")
+    alpha = np.linspace(0.0, 200.0, 400001)
+    scanned = model.evaluate("n_needed", preset="kepler", alpha=alpha, issue_thru=10).magnitude
+    closed = derive.evaluate_result(model, answer, "kepler", issue_thru=10).magnitude
+    assert closed == pytest.approx(float(scanned.max()), rel=1e-5)  # a cusp: the scan steps 0.0005 past its peak
+    assert closed >= float(scanned.max()) * (1 - 1e-12)

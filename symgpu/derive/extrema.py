@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 #: the most pairs of regimes that may meet at a cusp a closed-form extremum examines: Hong & Kim's Exec_cycles_app over
 #: Active_blocks_per_SM has 21 (about a minute), its Exec_cycles_with_synch 118 (over ten minutes)
 MAX_CUSP_PAIRS = 40
+#: at a point, more pairs than this: the regimes that hold nowhere there are left out first (Hong & Kim's Exec_cycles_app
+#: over Active_blocks_per_SM, 21 pairs, 10 left; Volkov's n_needed over alpha keeps its general closed form)
+PRUNED_ABOVE = 12
 
 #: the most operations (``sympy.count_ops``) of a regime value with the variable under a root that a closed-form extremum
 #: examines: Volkov's refined arithmetic throughput over alpha (its latency bound, 30) ran for minutes in the tidying of its
@@ -76,9 +79,13 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         expr = split
         job.step("absolute value", expr, f"Abs(u) = Max(u, -u) for a real u: where u = 0 (u holding {var}) two regimes meet at a cusp")
     found = regime_split._regimes(job, expr, var, frozenset(stop_at), record=forms.has_pieces(expr))
-    if preset is not None or values:  # at a point, the regimes that hold there for some value of var
-        found = point_roots.held_somewhere(job, found, var, at_point.Given(preset, dict(values or {})))
     meeting = [(ra, rb) for ra, rb in itertools.combinations(found, 2) if var in (ra.expression - rb.expression).free_symbols]
+    # at a point, with many pairs, the point's numbers screen regimes, meeting points and case edges first: the closed
+    # form is then the point's, not the model's (said as steps), so only where meeting every pair in symbols takes minutes
+    screen = (preset is not None or bool(values)) and len(meeting) > PRUNED_ABOVE
+    if screen:
+        found = point_roots.held_somewhere(job, found, var, at_point.Given(preset, dict(values or {})))
+        meeting = [(ra, rb) for ra, rb in itertools.combinations(found, 2) if var in (ra.expression - rb.expression).free_symbols]
     if len(meeting) > MAX_CUSP_PAIRS:
         raise errors.DerivationError(
             f"{model.id}: {job.quantity} has {len(found)} regimes over {var}, {len(meeting)} pairs of which may meet at a cusp: more "
@@ -160,7 +167,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         except errors.DerivationError:
             continue
         for point in points:
-            candidate, approached = extremum_cusps.screened(job, ra, rb, var, point, want, kind, point_roots.signs_at(job, var, point, here, preset, values, in_base=True), here is None)
+            numbers = point_roots.signs_at(job, var, point, here, preset, values, in_base=True) if here is not None or screen else None
+            candidate, approached = extremum_cusps.screened(job, ra, rb, var, point, want, kind, numbers, here is None)
             if approached is not None:
                 cusp_ends.append(approached)
                 inside = extremum_domain.at_location(job, domain, var, approached.point)
@@ -173,7 +181,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             if candidate is not None and inside is not None:
                 extra_conditions = tuple(c for c in inside if not any(relations.same_relation(c, k) for k in candidate.conditions))
                 candidates.append(_Candidate(candidate.location, candidate.value, candidate.origin, candidate.conditions + extra_conditions))
-    candidates.extend(extremum_cusps.case_edges(job, found, var, domain, cusp_ends, at_point.Given(preset, dict(values or {}))) if preset is not None or values else ())  # case ends: jumps
+    candidates.extend(extremum_cusps.case_edges(job, found, var, domain, cusp_ends, at_point.Given(preset, dict(values or {})) if screen else None)
+                      if preset is not None or values else ())  # case ends: jumps
     at_values = at_point.pinned(job, expr, var, preset, values or {}) if preset is not None or values else None
     candidates.extend(extremum_ends.end_candidates(job, expr, var, domain, at_values))
     candidates.extend(extremum_domain.plateau_candidates(job, found, var, domain, expr, at_point.Given(preset, dict(values or {})) if preset is not None or values else None))

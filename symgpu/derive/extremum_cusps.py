@@ -178,15 +178,15 @@ def at_the_cusp(job: jobs._Job, found: Sequence[regime_split.Regime], var: sympy
 
 
 def case_edges(job: jobs._Job, found: Sequence[regime_split.Regime], var: sympy.Symbol, domain: Sequence[sympy.Basic],
-               approached: list[extremum_domain.OpenEnd], given: at_point.Given) -> list[_Candidate]:
+               approached: list[extremum_domain.OpenEnd], given: at_point.Given | None) -> list[_Candidate]:
     """Where a regime of a case table ends, at a root of one of its conditions ``h >= 0`` (``h > 0``) free of
     ``Min``/``Max``, the quantity may jump to another case (Hong & Kim's eq24 up to ``Comp_cycles = Mem_cycles``, eq23
     beyond it, 88330 against 40113 cycles), so no slope or meeting of values marks it: the regime's value at that
     edge is a candidate where its conditions hold there (a non-strict edge, attained), else approached there (a
     strict one: an ``OpenEnd`` at the point, appended to ``approached``, no extremum where it beats every candidate).
     Only for a table whose regimes lie in different cases (their opaque case conditions differ); inside the domain only.
-    Asked at ``given`` values (always: at a point only), an edge where another condition of its regime fails by the numbers
-    there (:func:`_fails_here`) is none (Hong & Kim's at gtx280+tiled_matmul: 30 s of tidying in symbols, most not there)."""
+    Given ``given`` values (at a point, where the caller screens by them), an edge where another condition of its regime fails by
+    the numbers there (:func:`_fails_here`) is none (Hong & Kim's at gtx280+tiled_matmul: 30 s of tidying in symbols, most not there)."""
     assert job.ctx is not None
     if len({frozenset(c.boolean for c in r.raw if c.h is None) for r in found}) < 2:
         return []
@@ -202,7 +202,7 @@ def case_edges(job: jobs._Job, found: Sequence[regime_split.Regime], var: sympy.
                 except errors.DerivationError:
                     roots[edge.h] = []
             for point in roots[edge.h]:
-                if _fails_here(job, [c for c in regime.raw if c is not edge], var, point, given):
+                if given is not None and _fails_here(job, [c for c in regime.raw if c is not edge], var, point, given):
                     continue
                 inside = extremum_domain.at_location(job, domain, var, point)
                 conds = _held_at(job, [c for c in regime.raw if c is not edge], var, point)
