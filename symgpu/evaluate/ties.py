@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
 #: near-tie verdicts and tie values left to SymPy's substitution (a part that is no rational arithmetic: :mod:`symgpu.proofs.rational_value`)
 _SYMPY_SUBSTITUTIONS = Tally("evaluate.ties.sympy_substitutions")
+#: near-tie tests built in SymPy (:func:`near_condition`): a test read back from the store builds none
+_NEAR_BUILT = Tally("evaluate.ties.near_conditions")
 
 #: :func:`one_sided.substitute`'s memo of one point's substitution
 _Memo = dict[sympy.Basic, tuple[sympy.Basic, bool]]
@@ -154,6 +156,7 @@ def near_condition(model: Model, exprs: Iterable[sympy.Basic]) -> sympy.Basic | 
     equal doubles may be unequal decimals (:func:`stepwise.may_be_unequal`, the scalar path's one rule): the
     points where the scalar path (:func:`stepwise.near_tie`) may decide otherwise than the doubles or the
     tie rule; None where there is no such relation."""
+    _NEAR_BUILT.add()
     magnitudes: dict[sympy.Basic, sympy.Expr] = {}  # a side shared by several relations (Hong & Kim's) built once
     tests = [_near(model, r, magnitudes) for r in tested_relations(exprs)]
     return sympy.Or(*tests) if tests else None
