@@ -157,46 +157,43 @@ def test_preset_file_block_from_fit_is_usable_directly(tmp_path, capsys, model):
     assert out["fitted_data"] is None                     # 'by hand' is not a symgpu fit: nothing marked
 
 
-def test_preset_file_that_is_not_a_preset_block_is_refused_in_one_line(tmp_path, capsys):
-    bad = tmp_path / "bad.toml"
-    bad.write_text('[model]\nid = "x"\n', encoding="utf-8")
-    assert cli.main(["measured", "volkov_2016_h100", "dram_throughput", "--data", ILP1, "--preset-file", str(bad),
-                     "--preset", "h100_fit"]) == 2
+def _block(preset_id: str, based_on: str, value: str) -> str:
+    """A ``[presets.ID]`` block as ``symgpu fit --preset-id`` writes one, with one value."""
+    return (f'[presets.{preset_id}]\ndescription = "x"\nsource = {{ kind = "measured", note = "x" }}\nbased_on = "{based_on}"\n'
+            f'[presets.{preset_id}.values]\n{value}\n')
+
+
+def _refused(capsys, path: Path, text: str, preset: str) -> str:
+    """``measured`` with ``--preset-file path`` (holding ``text``) and ``--preset preset``: exit 2, its one-line message."""
+    path.write_text(text, encoding="utf-8")
+    assert cli.main(["measured", "volkov_2016_h100", "dram_throughput", "--data", ILP1, "--preset-file", str(path),
+                     "--preset", preset]) == 2
     err = capsys.readouterr().err.strip()
-    assert "expected only [presets.ID] tables, found model" in err and "\n" not in err
+    assert "\n" not in err
+    return err
+
+
+def test_preset_file_that_is_not_a_preset_block_is_refused_in_one_line(tmp_path, capsys):
+    err = _refused(capsys, tmp_path / "bad.toml", '[model]\nid = "x"\n', "h100_fit")
+    assert "expected only [presets.ID] tables, found model" in err
 
 
 def test_preset_file_error_names_the_users_file_not_the_temporary_variant(tmp_path, capsys):
-    bad = tmp_path / "wrong_unit.toml"
-    bad.write_text('[presets.bad]\ndescription = "x"\nsource = { kind = "measured", note = "x" }\nbased_on = "h100_fit"\n'
-                   '[presets.bad.values]\na = "3 GB/s"\n', encoding="utf-8")
-    assert cli.main(["measured", "volkov_2016_h100", "dram_throughput", "--data", ILP1, "--preset-file", str(bad),
-                     "--preset", "bad"]) == 2
-    err = capsys.readouterr().err.strip()
-    assert f"--preset-file {bad}: [presets.bad].values.a" in err
-    assert "symgpu-presets-" not in err and "_with_presets.toml" not in err and "\n" not in err
+    err = _refused(capsys, tmp_path / "wrong_unit.toml", _block("bad", "h100_fit", 'a = "3 GB/s"'), "bad")
+    assert f"--preset-file {tmp_path / 'wrong_unit.toml'}: [presets.bad].values.a" in err
+    assert "symgpu-presets-" not in err and "_with_presets.toml" not in err
 
 
 def test_preset_file_with_an_unknown_symbol_lists_a_few_declared_names_not_all(tmp_path, capsys, model):
-    bad = tmp_path / "unknown.toml"
-    bad.write_text('[presets.bad]\ndescription = "x"\nsource = { kind = "measured", note = "x" }\nbased_on = "h100_fit"\n'
-                   '[presets.bad.values]\nzzz = "3 cycle"\n', encoding="utf-8")
-    assert cli.main(["measured", "volkov_2016_h100", "dram_throughput", "--data", ILP1, "--preset-file", str(bad),
-                     "--preset", "bad"]) == 2
-    err = capsys.readouterr().err.strip()
+    err = _refused(capsys, tmp_path / "unknown.toml", _block("bad", "h100_fit", 'zzz = "3 cycle"'), "bad")
     listed = err.split("declared symbols: ", 1)[1].split(", and ")[0].split(", ")
-    assert "unknown symbol 'zzz'" in err and "\n" not in err and len(listed) == 5
+    assert "unknown symbol 'zzz'" in err and len(listed) == 5
     assert f"and {len(model.symbols) - 5} more" in err
 
 
 def test_preset_file_block_with_a_bundled_preset_id_is_refused_not_swapped_in(tmp_path, capsys, model):
     assert "h100_fit" in model.presets
-    clash = tmp_path / "clash.toml"
-    clash.write_text('[presets.h100_fit]\ndescription = "x"\nsource = { kind = "measured", note = "x" }\nbased_on = "h100_stream"\n'
-                     '[presets.h100_fit.values]\na = "900 cycle"\n', encoding="utf-8")
-    assert cli.main(["measured", "volkov_2016_h100", "dram_throughput", "--data", ILP1, "--preset-file", str(clash),
-                     "--preset", "h100_fit"]) == 2
-    err = capsys.readouterr().err.strip()
+    err = _refused(capsys, tmp_path / "clash.toml", _block("h100_fit", "h100_stream", 'a = "900 cycle"'), "h100_fit")
     assert "'h100_fit' is already a preset of volkov_2016_h100" in err and "--preset-id" in err
 
 
