@@ -61,8 +61,7 @@ class CaseResult:
     def origin(self) -> str:
         """``printed`` (a number the reference prints) or the kind of a number it does not print
         (``hand-computed``, ``derived``, ``measured``), from the case's ``source.kind``."""
-        kind = self.case.source.kind
-        return kind if kind in UNPRINTED else "printed"
+        return origin_of(self.case)
 
     @property
     def ok(self) -> bool:
@@ -88,6 +87,11 @@ def _expect_domain_error(model: Model, case: schema.ValidationCase, quantity: st
     shown = f"{value.magnitude:.6g} {value.units:~}" if getattr(value.magnitude, "ndim", 0) == 0 else "an array"
     return CaseResult(case, quantity, text, math.nan, math.nan, "", 0.0, FAIL,
                       f"{quantity}: expected a domain error, but the model gives {shown} (source: {case.source})")
+
+
+def origin_of(case: schema.ValidationCase) -> str:
+    """``printed``, or the kind (:data:`UNPRINTED`) of an expected value the reference does not print."""
+    return case.source.kind if case.source.kind in UNPRINTED else "printed"
 
 
 def printed_tolerance(text: str) -> float:
@@ -155,8 +159,7 @@ def run_case(model: Model, case: schema.ValidationCase) -> list[CaseResult]:
             continue
         within = abs(computed - expected) <= tolerance * (1 + 1e-9) + 1e-12 * abs(expected)
         label = f"{case.derivation}.{quantity}" if derivation is not None else quantity
-        origin = case.source.kind if case.source.kind in UNPRINTED else "printed"
-        shown = f"{label}: {origin} {text}, computed {computed:.6g} {unit:~} (tolerance ±{tolerance:.3g})"
+        shown = f"{label}: {origin_of(case)} {text}, computed {computed:.6g} {unit:~} (tolerance ±{tolerance:.3g})"
         if case.erratum:
             status = ERRATUM_REPRODUCED if within else ERRATUM
             message = (f"{shown}; recorded as an erratum but now reproduces: remove 'erratum' or recheck the case"
