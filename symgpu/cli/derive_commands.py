@@ -36,7 +36,7 @@ from symgpu.cli import common, derive_expectations, given_numbers
 from symgpu.numbers import json_number
 from symgpu import derive
 from symgpu.cli.operation_commands import OPERATION_COMMANDS, command_name
-from symgpu.derive import at_point, declared_range, rewritten_switch
+from symgpu.derive import at_point, declared_range, result_form, rewritten_switch
 from symgpu.derive.extra_records import AT_THE_POINT, RootRecord
 from symgpu.derive.options import Options
 from symgpu.model import printing
@@ -250,10 +250,8 @@ def _of_constants(model: Any, derivation: Any) -> bool:
     """Is the result (and its location, if any) a number written in the model's constants alone (``lit_100_ns +
     lit_500_ns``)? It has a value with no preset or values given."""
     forms = [f for f in (derivation.result, derivation.location) if f is not None]
-    if not forms or not all(isinstance(f, sympy.Expr) for f in forms):
-        return False
-    names = {s.name for f in forms for s in f.free_symbols}
-    return bool(names) and names <= set(model.constants)
+    return bool(forms) and all(isinstance(f, sympy.Expr) for f in forms) \
+        and result_form.of_constants(model, (s.name for f in forms for s in f.free_symbols))
 
 
 def _undetermined(derivation: Any, args: argparse.Namespace, values: dict[str, Any], bad: list[float]) -> str:

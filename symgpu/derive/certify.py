@@ -26,7 +26,7 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.derive import certify_bound, certify_boundary, certify_regimes, declared_range
+from symgpu.derive import certify_bound, certify_boundary, certify_regimes, declared_range, result_form
 from symgpu.derive.certify_path import (RESIDUAL, Asked, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _to_number, _unsettled,
                                         _scan_grid, _with)
 from symgpu.derive.certify_solve import _out_of_reach, _solve, _target_free_of_the_variable
@@ -200,7 +200,8 @@ def _points(model: Model, asked: Asked, answer_inputs: frozenset[str] = frozense
         if len(found) == POINTS:
             return found, ""
     bare = _Point("the model's constants", None, {})
-    if not found and not _lacks(model, asked, bare, answer_inputs) and _evaluates(model, asked, bare):
+    needed = answer_inputs - {n for n, _ in asked.substitute}
+    if not found and (not needed or result_form.of_constants(model, needed)) and _evaluates(model, asked, bare):
         return [bare], ""  # nothing to draw: the question reads the variable and the model's constants alone
     return found + _sampled(model, asked, _DRAWN, POINTS - len(found), answer_inputs), why
 

@@ -10,7 +10,7 @@ from typing import Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import at_point, jobs, regime_split
+from symgpu.derive import at_point, jobs, regime_split, result_form
 
 
 def first_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol,
@@ -137,7 +137,8 @@ def side_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: symp
             found = (False, None)
         # a condition in the variable and the model's constants alone (a case edge written in a scaled unit,
         # ``L < lit_500_ns``, at a point such as 1000 ns/3) is decided by the constants' exact values
-        probe = given if given is not None else (at_point.Given(None, {}) if _in_constants(job, cond.relational, var) else None)
+        probe = given if given is not None else (at_point.Given(None, {}) if result_form.of_constants(
+            job.model, (s.name for s in cond.relational.free_symbols - {var})) else None)
         if found[0] or probe is None:
             return found
         truth = at_point.far_truth(job, cond.relational, var, point, probe, direction)
@@ -149,9 +150,3 @@ def side_regime(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, point: symp
     return first_regime(job, expr, var, holds, where,
                          lambda names: f"{job.model.id}: no regime of {job.quantity} is proved to apply on the "
                                        f"{direction} side of {var} = {sympy.sstr(point)} (regimes: {names})")
-
-
-def _in_constants(job: jobs._Job, relation: sympy.Basic, var: sympy.Symbol) -> bool:
-    """Does ``relation`` read, besides ``var``, only constants of the model (each of known value)?"""
-    others = relation.free_symbols - {var}
-    return bool(others) and all(s.name in job.model.constants for s in others)

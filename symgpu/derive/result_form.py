@@ -5,6 +5,7 @@ Each change is said as a step."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
 
@@ -32,6 +33,16 @@ def settled(model: Model, result: sympy.Basic, unit: str) -> tuple[sympy.Basic, 
                       f"{unit}: the result is written, and its value given, in {written}"))
         unit = written
     return result, unit, steps
+
+
+def of_constants(model: Model, names: Iterable[str]) -> bool:
+    """Whether ``names`` (what an expression or a question reads beside the variable asked about and the names it
+    substitutes) are one or more constants of the model (a ``[constants]`` entry, a literal made one: ``lit_500_ns``): what
+    reads only them has a value with no preset and no values given, the constants' own. The one rule by which a result is
+    shown with its value at no point (``lit_100_ns + lit_500_ns``), a limit's case edge is decided by the constants' values
+    (``L < lit_500_ns``) and a question is certified at the model's constants alone."""
+    listed = set(names)
+    return bool(listed) and listed <= set(model.constants)
 
 
 def _exact_value(model: Model, symbol: Any) -> tuple[Any, Fraction] | None:
