@@ -115,3 +115,24 @@ def test_a_cusp_closed_form_asked_at_a_preset_stays_the_models_where_few_regimes
     closed = derive.evaluate_result(model, answer, "kepler", issue_thru=10).magnitude
     assert closed == pytest.approx(float(scanned.max()), rel=1e-5)  # a cusp: the scan steps 0.0005 past its peak
     assert closed >= float(scanned.max()) * (1 - 1e-12)
+
+
+def test_the_screened_meeting_pairs_are_those_of_the_held_regimes_in_order_found_once() -> None:
+    from symgpu.derive import at_point, jobs, point_roots, regime_split
+
+    model = symgpu.load(HK)
+    job, _ = jobs.start(model, "extremum", "Exec_cycles_app", "Active_blocks_per_SM")
+    expr, _ = job.quantity_expression("Exec_cycles_app", None, job.keep((), "Active_blocks_per_SM"))
+    var = job.symbol("Active_blocks_per_SM")
+    found = regime_split._regimes(job, expr, var, frozenset())
+
+    def meets(ra: object, rb: object) -> bool:  # the regimes differ in the variable: they may meet at a cusp
+        return var in (ra.expression - rb.expression).free_symbols
+
+    meeting = [(ra, rb) for i, ra in enumerate(found) for rb in found[i + 1:] if meets(ra, rb)]
+    kept, pairs = point_roots.held_pairs(job, found, meeting, var, at_point.Given("gtx280+tiled_matmul", {}))
+    # brute force: every pair of two kept regimes that differ in the variable, in the order of the regimes
+    again = [(ra, rb) for i, ra in enumerate(kept) for rb in kept[i + 1:] if meets(ra, rb)]
+    assert [(a.name, b.name) for a, b in pairs] == [(a.name, b.name) for a, b in again]
+    assert all(a is x and b is y for (a, b), (x, y) in zip(pairs, again))
+    assert (len(meeting), len(pairs)) == (21, 10)  # Hong & Kim's 21 pairs, 10 once the bandwidth-bound regimes go

@@ -84,8 +84,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     # form is then the point's, not the model's (said as steps), so only where meeting every pair in symbols takes minutes
     screen = (preset is not None or bool(values)) and len(meeting) > PRUNED_ABOVE
     if screen:
-        found = point_roots.held_somewhere(job, found, var, at_point.Given(preset, dict(values or {})))
-        meeting = [(ra, rb) for ra, rb in itertools.combinations(found, 2) if var in (ra.expression - rb.expression).free_symbols]
+        found, meeting = point_roots.held_pairs(job, found, meeting, var, at_point.Given(preset, dict(values or {})))
     if len(meeting) > MAX_CUSP_PAIRS:
         raise errors.DerivationError(
             f"{model.id}: {job.quantity} has {len(found)} regimes over {var}, {len(meeting)} pairs of which may meet at a cusp: more "

@@ -227,6 +227,16 @@ def held_somewhere(job: jobs._Job, found: Sequence[Any], var: sympy.Symbol, poin
     return list(found)
 
 
+def held_pairs(job: jobs._Job, found: Sequence[Any], meeting: Sequence[tuple[Any, Any]], var: sympy.Symbol,
+               point: at_point.Given) -> tuple[list[Any], list[tuple[Any, Any]]]:
+    """The regimes :func:`held_somewhere` keeps at ``point``, and the pairs of ``meeting`` (regimes of ``found`` whose
+    difference holds ``var``, in :func:`itertools.combinations` order) both of whose regimes it keeps, in the same order:
+    the pairs screened, not found again."""
+    kept = held_somewhere(job, found, var, point)
+    held = {id(r) for r in kept}
+    return kept, [(ra, rb) for ra, rb in meeting if id(ra) in held and id(rb) in held]
+
+
 def _decided(relation: sympy.Basic | None) -> bool | None:
     if relation is sympy.true or relation is sympy.false:
         return relation is sympy.true
