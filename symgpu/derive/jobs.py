@@ -45,8 +45,7 @@ class _Job:
     omit: tuple[tuple[str, str], ...] = ()
     substituted: list[str] = field(default_factory=list)
     kept: list[str] = field(default_factory=list)
-    #: (quantity symbol, number): a numeric target in the quantity's declared unit, solved with
-    #: the symbol (so the unit check sees its unit) and put in by :meth:`finish`.
+    #: (quantity symbol, number): a numeric target in its declared unit, solved with the symbol (its unit checked), put in by :meth:`finish`
     target_value: tuple[sympy.Symbol, sympy.Expr] | None = None
     #: the relations given as ``assume`` (``alpha <= 40``), parsed: one on the variable bounds its domain
     assumed: tuple[sympy.Basic, ...] = ()
@@ -55,8 +54,7 @@ class _Job:
     zeros: dict[sympy.Symbol, sympy.Expr] = field(default_factory=dict)
 
     def keep(self, stop_at: Iterable[str], *unknowns: Any) -> tuple[str, ...]:
-        """``stop_at`` plus every unknown that is itself a defined quantity: the variable a
-        question is about stays a symbol instead of being replaced by its own equation."""
+        """``stop_at`` plus every unknown that is itself a defined quantity: the variable asked about stays a symbol."""
         stop = tuple(str(s) for s in stop_at)
         added = [str(u) for u in unknowns if u is not None and str(u) in self.model.defining and str(u) not in stop]
         self.kept.extend(added)
@@ -261,7 +259,9 @@ class _Job:
             if len(deps) > 1 or rhs != equation.rhs:
                 self.step("substitute", sympy.Eq(lhs, rhs, evaluate=False), f"intermediate quantities replaced by their equations: {sources}")
             expr = rhs
-        else:
+        else:  # a name the model does not know is said as eval says it (``equation_for``), not as the model file's fault
+            if isinstance(quantity, str) and quantity.strip().isidentifier() and quantity.strip() not in self.model.symbols:
+                self.model.equation_for(quantity.strip())
             parsed = self.parse(quantity, "quantity")
             if isinstance(parsed, sympy.Eq):
                 expr = sympy.Eq(self.expand(parsed.lhs, stop), self.expand(parsed.rhs, stop), evaluate=False)
