@@ -4,6 +4,7 @@ naming a defined quantity never replaces its equation, labels carry units, ``--w
 
 from __future__ import annotations
 
+import json
 import warnings
 from fractions import Fraction
 from pathlib import Path
@@ -148,7 +149,7 @@ def test_a_column_naming_a_defined_quantity_is_ignored_and_named_never_used_in_p
     assert list(result.series[0].model) == pytest.approx(expected, rel=1e-12)
     assert [s.fixed for s in result.series] == [(("lat", 500.0),)]   # 0.5 us exactly, as a preset's would be
     note = "  columns naming a quantity the model defines (ignored; its equation is used): lat_thr (equation latency_bound)"
-    assert result.defined == ("lat_thr (equation latency_bound)",)
+    assert result.defined == (("lat_thr", "latency_bound"),)
     for argv in _both("d.csv"):
         code, out, _, _ = _run(argv, capsys)
         assert code == 0 and note in out.splitlines()
@@ -170,3 +171,17 @@ def test_a_series_label_shows_its_unit_and_where_takes_a_quantity_converted_exac
     for hostile in ("lat=500 GB", "lat=__import__('os')"):
         code, out, err, _ = _run(["measured", "toy_little.toml", "thr", "--data", "t.csv", "--preset", "gpu", "--where", hostile], capsys)
         assert (code, out) == (2, "") and err.startswith(f"symgpu: error: --where {hostile!r}: ") and err.count("\n") == 1
+
+
+def test_the_json_of_measured_and_fit_lists_the_columns_it_ignored_and_why(toy, capsys):
+    # rep names no symbol; lat_thr names a quantity the model defines (equation latency_bound): both left out, and said
+    (toy / "j.csv").write_text("n [warp/SM],lat [us],rep [1],lat_thr [GB/s],thr [GB/s]\n1,0.5,1,7,25.6\n2,0.5,2,7,51.2\n4,0.5,3,7,102.4\n")
+    expected = {"no_symbol": ["rep"], "defined_quantity": [{"column": "lat_thr", "equation": "latency_bound"}]}
+    for argv in _both("j.csv", ("--json",)):
+        code, out, err, _ = _run(argv, capsys)
+        assert code == 0, err
+        assert json.loads(out)["ignored_columns"] == expected
+    (toy / "k.csv").write_text("n [warp/SM],lat [us],thr [GB/s]\n1,0.5,25.6\n2,0.5,51.2\n4,0.5,102.4\n")
+    for argv in _both("k.csv", ("--json",)):   # nothing ignored: the key is there, its lists empty
+        code, out, err, _ = _run(argv, capsys)
+        assert code == 0 and json.loads(out)["ignored_columns"] == {"no_symbol": [], "defined_quantity": []}

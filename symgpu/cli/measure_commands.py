@@ -47,7 +47,7 @@ def setup_fit(sub: Any) -> None:
     p.add_argument("--predict", action="append", default=[], metavar="NAME=VALUE[,NAME=VALUE...]",
                    help="predict the quantity at a point (inputs, e.g. n=4,ilp=4) with its band; points outside "
                         "the data the fit used are flagged as extrapolated (repeatable)")
-    p.add_argument("--json", action="store_true", help="print the fit, its checks and predictions as JSON")
+    p.add_argument("--json", action="store_true", help="print the fit, its checks and predictions as JSON (ignored_columns: the data columns left out, and why)")
     p.add_argument("--preset-id", default="", help="write a [presets.ID] TOML block with the fitted values")
     p.add_argument("-o", "--output", help="file for the TOML block (default: print it)")
 
@@ -106,7 +106,7 @@ def setup_measured(sub: Any) -> None:
     p.add_argument("--residuals", action="store_true",
                    help="print every point's measured and model value and relative residual, EXTRAPOLATED where the "
                         "preset's fit did not reach")
-    p.add_argument("--json", action="store_true", help="print the comparison, every point's residual included, as JSON")
+    p.add_argument("--json", action="store_true", help="print the comparison, every point's residual included, as JSON (ignored_columns: the data columns left out, and why)")
     p.add_argument("--fitted-on", action="append", default=[], metavar="FILE",
                    help="the data the preset was fitted to (default: read from the preset's 'symgpu fit' provenance)")
 

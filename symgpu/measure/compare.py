@@ -81,7 +81,8 @@ class Comparison:
         series: one entry per measured curve.
         rms_relative: RMS relative error over every point.
         max_relative: largest absolute relative error over every point.
-        defined: data columns naming a quantity the model defines (ignored; its equation is used).
+        defined: data columns naming a quantity the model defines, each with its equation's id (ignored; its equation is used).
+        ignored: data columns naming no symbol of the model.
     """
 
     model_id: str
@@ -94,7 +95,8 @@ class Comparison:
     series: tuple[Series, ...]
     rms_relative: float
     max_relative: float
-    defined: tuple[str, ...] = ()
+    defined: tuple[tuple[str, str], ...] = ()
+    ignored: tuple[str, ...] = ()
 
 
 def knee(x: Any, y: Any, fraction: float = KNEE_FRACTION) -> float | None:
@@ -168,6 +170,7 @@ def compare(model: Model, quantity: str, data: measured.MeasuredData, *, variabl
         model_id=model.id, quantity=quantity, unit_text=model.unit_text(quantity), variable=variable,
         variable_unit=model.unit_text(variable), preset=preset or "", data_path=data.path, series=tuple(series),
         rms_relative=float(np.sqrt(np.mean(rel_all ** 2))), max_relative=float(np.abs(rel_all).max()), defined=found.defined,
+        ignored=found.ignored,
     )
 
 

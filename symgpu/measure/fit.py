@@ -99,7 +99,7 @@ class FitResult:
         max_relative: largest absolute relative error at the fit.
         inputs: the columns used as model inputs.
         ignored: columns that name no symbol of the model.
-        defined: columns that name a quantity the model defines (ignored; the equation is kept).
+        defined: columns that name a quantity the model defines, each with its equation's id (ignored; the equation is kept).
         message: the optimiser's message.
         date: ISO date of the fit.
         residual_std: residual standard error sqrt(SSR/(m - k)) of the relative residuals: the
@@ -132,7 +132,7 @@ class FitResult:
     checks: tuple[fit_checks.FitCheck, ...] = ()
     starts: str = ""
     ranges: tuple[InputRange, ...] = ()
-    defined: tuple[str, ...] = ()
+    defined: tuple[tuple[str, str], ...] = ()
 
     @property
     def failed(self) -> tuple[fit_checks.FitCheck, ...]:
@@ -373,6 +373,7 @@ def as_dict(result: FitResult) -> dict[str, Any]:
         "residual_std_relative": num(result.residual_std), "dof": result.dof,
         "covariance": [[num(v) for v in row] for row in result.covariance],
         "ranges": [{"name": r.name, "unit": r.unit_text, "low": r.low, "high": r.high, "source": r.source} for r in result.ranges],
+        "ignored_columns": measured_inputs.ignored_columns(result.ignored, result.defined),
         "starts": result.starts, "message": result.message,
         "checks": [{"name": c.name, "passed": c.passed, "fatal": c.fatal, "detail": c.detail} for c in result.checks],
         "ok": not result.failed,

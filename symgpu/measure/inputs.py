@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -35,14 +36,14 @@ class ModelInputs:
         columns: symbol -> values in its declared unit (the inputs the data give).
         measured: the measured quantity in its declared unit.
         ignored: columns that name no symbol of the model (e.g. ``rep``).
-        defined: columns that name a quantity the model defines, each as ``name (equation id)``:
+        defined: columns that name a quantity the model defines, each as (column, id of its equation):
             ignored, the equation is kept.
     """
 
     columns: Mapping[str, np.ndarray]
     measured: np.ndarray
     ignored: tuple[str, ...]
-    defined: tuple[str, ...]
+    defined: tuple[tuple[str, str], ...]
 
 
 def model_inputs(model: Model, quantity: str, data: measured.MeasuredData, *, preset: str | None = None,
@@ -67,7 +68,7 @@ def model_inputs(model: Model, quantity: str, data: measured.MeasuredData, *, pr
             ignored.append(col.name)
             continue
         if symbol != quantity and symbol in model.defining:
-            defined.append(f"{col.name} (equation {model.defining[symbol].id})")
+            defined.append((col.name, model.defining[symbol].id))
             continue
         declared = model.units[symbol]
         if col.unit.dimensionality != declared.dimensionality:
@@ -95,9 +96,17 @@ def model_inputs(model: Model, quantity: str, data: measured.MeasuredData, *, pr
     return ModelInputs(columns, measured_values, tuple(ignored), tuple(defined))
 
 
-def defined_line(defined: Sequence[str]) -> str:
+def defined_line(defined: Sequence[tuple[str, str]]) -> str:
     """The note an output prints on columns that name a quantity the model defines (:attr:`ModelInputs.defined`)."""
-    return f"  columns naming a quantity the model defines (ignored; its equation is used): {', '.join(defined)}"
+    return ("  columns naming a quantity the model defines (ignored; its equation is used): "
+            + ", ".join(f"{column} (equation {equation})" for column, equation in defined))
+
+
+def ignored_columns(ignored: Sequence[str], defined: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """The data columns an output leaves out, as JSON (``ignored_columns`` of ``fit --json`` and ``measured --json``):
+    ``no_symbol``, the columns that name no symbol of the model; ``defined_quantity``, those that name a quantity the
+    model defines, each with the equation used in its place."""
+    return {"no_symbol": list(ignored), "defined_quantity": [{"column": c, "equation": e} for c, e in defined]}
 
 
 def _converted(model: Model, symbol: str, data: measured.MeasuredData, col: measured.Column, *, is_input: bool) -> np.ndarray:

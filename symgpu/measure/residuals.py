@@ -118,6 +118,7 @@ def as_dict(comparison: comparing.Comparison, points: Sequence[PointResidual], f
         "variable": comparison.variable, "variable_unit": comparison.variable_unit, "preset": comparison.preset,
         "data": comparison.data_path, "rms_relative": comparison.rms_relative, "max_relative": comparison.max_relative,
         "knee_fraction": comparing.KNEE_FRACTION,
+        "ignored_columns": measured_inputs.ignored_columns(comparison.ignored, comparison.defined),
         "fitted_data": None if fitted is None else {"label": fitted.label, "ranges": [
             {"name": n, "low": lo, "high": hi} for n, lo, hi in fitted.ranges]},
         "series": [{"fixed": dict(s.fixed), "points": len(s.x), "rms_relative": s.rms_relative, "max_relative": s.max_relative,
