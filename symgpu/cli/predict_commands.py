@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import sys
 from typing import Any
 
@@ -28,7 +29,8 @@ def setup(sub: Any) -> None:
                                    "kernel_row_reduction, kernel_gemm) from its operator and kernel name, predict each "
                                    "row at its GPU's preset with the fitted efficiency preset neusight_fit, and print "
                                    "MAPE, median and P90 error per operator and per GPU next to NeuSight's published "
-                                   "MAPE. A row that cannot be predicted gets an empty prediction and a reason.")
+                                   "MAPE. A row that cannot be predicted gets an empty prediction and a reason. A file with no "
+                                   "Latency column (or its cells empty) is predicted with no accuracy statistics.")
     p.add_argument("data", nargs="?", help="CSV of kernel measurements (NeuSight format); omit with --kernel")
     p.add_argument("-o", "--output", help="write every input column plus predicted_latency [ms], regime, model, reason")
     p.add_argument("--row", type=int, help="explain one data row (0-based): binding limiters, sensitivities d log t / d log x, "
@@ -53,6 +55,10 @@ def run_predict(args: Any) -> int:
     if not rows:
         raise errors.UsageError(f"{args.data}: no data rows; give at least one kernel row")
     out_path = textfiles.check_output_file(args.output) if args.output else None
+    measured = any(math.isfinite(r.latency_ms) for r in rows)
+    if args.report and not measured:
+        raise errors.UsageError(f"--report: {args.data} has no measured times (no Latency column, or its cells empty): an accuracy "
+                                "report compares predictions with them; give the Latency column, or leave --report out (-o writes the predictions)")
     predictions = predict_rows(rows)
     if out_path is not None:
         _write(out_path, header, rows, predictions)
@@ -64,14 +70,18 @@ def run_predict(args: Any) -> int:
         if p.reason:
             print(f"  not predicted: {p.reason}")
         else:
-            print(f"  model {p.model} at preset {p.gpu}+neusight_fit: {p.latency_ms:.6g} ms ({p.regime}); measured {r.latency_ms:.6g} ms")
+            seen = f"measured {r.latency_ms:.6g} ms" if math.isfinite(r.latency_ms) else "not measured"
+            print(f"  model {p.model} at preset {p.gpu}+neusight_fit: {p.latency_ms:.6g} ms ({p.regime}); {seen}")
             _show(explain.explain(assign(r)), args.json)
     if args.report:
         written = report.write_report(args.report, rows, predictions)
         print(f"wrote {len(written)} files to {args.report}")
     missing = [p for p in predictions if p.reason]
-    per_op, per_gpu = accuracy.table(rows, predictions)
-    print("\n".join(accuracy.lines(per_op, per_gpu)))
+    if measured:
+        print("\n".join(accuracy.lines(*accuracy.table(rows, predictions))))
+    else:
+        print(f"{len(rows) - len(missing)} of {len(rows)} rows predicted; {args.data} has no measured times (no Latency column, "
+              "or its cells empty): no accuracy statistics")
     if missing:
         print(f"{len(missing)} of {len(rows)} rows not predicted; first: row {missing[0].row}: {missing[0].reason}", file=sys.stderr)
     if out_path is not None:

@@ -19,9 +19,13 @@ MAX_BYTES = 64 << 20
 REQUIRED = ("OPName", "Device", "Kernel Name", "Grid x", "Grid y", "Grid z", "Block x", "Block y", "Block z")
 #: problem-size columns read when present
 SIZES = ("B", "H", "M", "N", "K")
-#: the measured column: ``Latency`` (milliseconds, as NeuSight writes it) or ``Latency [unit]`` (a unit of time)
+#: the measured column: ``Latency`` (milliseconds, as NeuSight writes it) or ``Latency [unit]`` (a unit of time); a file
+#: without it is one of rows to predict, with no measured times
 LATENCY = "Latency"
 _LATENCY_UNIT = re.compile(r"Latency\s*\[([^\[\]]*)\]")
+#: a header that looks like the measured time but is not read as one (``Latency (ms)``, ``Lat``, ``latency``): refused,
+#: so a file is never read as predictions only because its measured column is misnamed
+_NEAR_LATENCY = re.compile(r"^\s*lat|latency", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -61,8 +65,9 @@ def read_rows(path: str | os.PathLike[str]) -> tuple[tuple[str, ...], tuple[Kern
     """The header and rows of a NeuSight-format CSV.
 
     Raises:
-        errors.UsageError: the file is unreadable, not UTF-8, empty, names a column twice, lacks a required column
-            or the measured time (``Latency``), or gives that a unit that is no time.
+        errors.UsageError: the file is unreadable, not UTF-8, empty, names a column twice, lacks a required column,
+            has a column that looks like the measured time but is not ``Latency`` or ``Latency [unit]``, or gives that a
+            unit that is no time. A file with no such column at all is read with every ``latency_ms`` NaN (not measured).
     """
     raw = textfiles.read_bounded(path, limit=MAX_BYTES, what="kernel measurements",
                                  hint="give a NeuSight-format CSV (OPName, Latency, Device, Kernel Name, Grid/Block x/y/z, sizes)")
@@ -77,12 +82,15 @@ def parse_rows(text: str, shown: str = "<data>") -> tuple[tuple[str, ...], tuple
     header = tuple(h.strip() for h in table[0])
     measured = [i for i, h in enumerate(header) if h == LATENCY or _LATENCY_UNIT.fullmatch(h)]
     textfiles.refuse_repeated([LATENCY if i in measured else h for i, h in enumerate(header) if h], f"{shown}:1")
-    missing = [c for c in REQUIRED if c not in header] + ([] if measured else [LATENCY])
+    near = [h for h in header if not measured and _NEAR_LATENCY.search(h)]
+    missing = [c for c in REQUIRED if c not in header] + ([LATENCY] if near else [])
     if missing:
-        raise errors.UsageError(f"{shown}:1: no column {', '.join(repr(c) for c in missing)} (columns: {textfiles.listing(list(header))}); "
-                                "give the NeuSight format (the measured time as 'Latency' in ms or 'Latency [us]', cells empty where not measured)")
-    at = {name: i for i, name in enumerate(header)} | {LATENCY: measured[0]}
-    column = _latency_column(header[measured[0]], shown)
+        said = f"; column {near[0]!r} looks like the measured time but is not read as one" if near else ""
+        raise errors.UsageError(f"{shown}:1: no column {', '.join(repr(c) for c in missing)} (columns: {textfiles.listing(list(header))}){said}; "
+                                "give the NeuSight format (the measured time as 'Latency' in ms or 'Latency [us]', cells empty where not "
+                                "measured; no such column for predictions only)")
+    at = {name: i for i, name in enumerate(header)} | ({LATENCY: measured[0]} if measured else {})
+    column = _latency_column(header[measured[0]], shown) if measured else (LATENCY, "milliseconds", None)
     rows = []
     for index, cells in enumerate(table[1:]):
         if not any(c.strip() for c in cells):
@@ -147,7 +155,7 @@ def _row(index: int, cells: tuple[str, ...], at: dict[str, int], shown: str = "<
     block = (whole("Block x"), whole("Block y"), whole("Block z"))
     sizes = tuple((n, number(n)) for n in SIZES if n in at and cells[at[n]].strip())
     latency = math.nan  # an empty cell: not measured
-    text, (column, what, unit) = cells[at[LATENCY]].strip(), measured
+    text, (column, what, unit) = cells[at[LATENCY]].strip() if LATENCY in at else "", measured
     if text:
         try:
             latency = float(text)
