@@ -79,14 +79,21 @@ def test_the_blocks_that_minimise_hong_kims_execution_time_are_none_it_falls_tow
     assert float(re.search(r"tends to ([0-9.]+) cycle", err).group(1)) == float(FAR)
 
 
-def test_hong_kims_bandwidth_bound_regimes_are_left_out_where_they_hold_for_no_block_count() -> None:
-    from symgpu.derive import at_point, jobs, point_roots, regime_split
+def _hong_kims_regimes() -> tuple[object, sympy.Symbol, list]:
+    """(the extremum's job, its variable, the regimes of Exec_cycles_app over Active_blocks_per_SM)."""
+    from symgpu.derive import jobs, regime_split
 
-    model = symgpu.load(HK)
-    job, _ = jobs.start(model, "extremum", "Exec_cycles_app", "Active_blocks_per_SM")
+    job, _ = jobs.start(symgpu.load(HK), "extremum", "Exec_cycles_app", "Active_blocks_per_SM")
     expr, _ = job.quantity_expression("Exec_cycles_app", None, job.keep((), "Active_blocks_per_SM"))
     var = job.symbol("Active_blocks_per_SM")
-    found = regime_split._regimes(job, expr, var, frozenset())
+    return job, var, regime_split._regimes(job, expr, var, frozenset())
+
+
+def test_hong_kims_bandwidth_bound_regimes_are_left_out_where_they_hold_for_no_block_count() -> None:
+    from symgpu.derive import at_point, point_roots, regime_split
+
+    model = symgpu.load(HK)
+    job, var, found = _hong_kims_regimes()
     kept = point_roots.held_somewhere(job, found, var, at_point.Given("gtx280+tiled_matmul", {}))
     gone = {r.name for r in found} - {r.name for r in kept}
     assert gone == {"eq22+bandwidth_bound", "eq23+bandwidth_bound"}
@@ -118,13 +125,9 @@ def test_a_cusp_closed_form_asked_at_a_preset_stays_the_models_where_few_regimes
 
 
 def test_the_screened_meeting_pairs_are_those_of_the_held_regimes_in_order_found_once() -> None:
-    from symgpu.derive import at_point, jobs, point_roots, regime_split
+    from symgpu.derive import at_point, point_roots
 
-    model = symgpu.load(HK)
-    job, _ = jobs.start(model, "extremum", "Exec_cycles_app", "Active_blocks_per_SM")
-    expr, _ = job.quantity_expression("Exec_cycles_app", None, job.keep((), "Active_blocks_per_SM"))
-    var = job.symbol("Active_blocks_per_SM")
-    found = regime_split._regimes(job, expr, var, frozenset())
+    job, var, found = _hong_kims_regimes()
 
     def meets(ra: object, rb: object) -> bool:  # the regimes differ in the variable: they may meet at a cusp
         return var in (ra.expression - rb.expression).free_symbols
