@@ -32,7 +32,7 @@ import sympy
 
 from symgpu import errors, suggest
 from symgpu.derive import summary
-from symgpu.cli import common, derive_expectations, given_numbers
+from symgpu.cli import assume_units, common, derive_expectations, given_numbers
 from symgpu.numbers import json_number
 from symgpu import derive
 from symgpu.cli.operation_commands import OPERATION_COMMANDS, command_name
@@ -370,6 +370,8 @@ def _run(args: argparse.Namespace) -> int:
     args.substitute = [f"{name}={text}" for name, text in substitute.items()]
     if limit:
         args.to_given, args.to = args.to, given.to
+    if getattr(args, "target", None) and assume_units.is_quantity(model, args.target):
+        model = model.for_request()  # a target across the clock is made a constant of the model (operation_commands._over_clock)
     both = sorted(set(substitute) & set(values))
     if both:
         raise errors.UsageError(f"{', '.join(both)}: given by both --substitute and --set; drop one of the two")

@@ -64,7 +64,23 @@ def _target(model: Any, quantity: str, text: str | None, clock_text: str | None 
                                       missing=f"--target {text!r}: {name} is in {model.unit_text(name)}, so the target needs a clock")
     value = clocks.with_clock(given, unit, clock)
     note = f"{text} = {value.magnitude:.10g} {model.unit_text(name)} at clock {units.compact(clock):~.10g} ({source})"
+    exact = units.exact_magnitude(text, given.units)
+    if clock_text is None and exact is not None:  # over the model's own clock, so a closed form solved against it cancels it
+        return _over_clock(model, sympy.Rational(exact), given, unit, missing=f"--target {text!r}"), note
     return sympy.nsimplify(float(value.magnitude), rational=True), note
+
+
+def _over_clock(model: Any, number: sympy.Rational, given: pint.Quantity, unit: Any, *, missing: str) -> Any:
+    """A target in cycles for a time quantity (or the reverse) written over the model's clock symbol, the
+    number a constant of the model in the unit it was given in: ``6000 cycle`` for a quantity in s is
+    ``lit_6000_cy/phi``. The value converted at the preset's clock, a double, had been put in its place, so
+    the closed form kept the clock twice, once as ``phi`` and once as 3.03030303e-06 s (an outside tester's
+    finding, round 13a, F4): at another clock it was wrong by their ratio. (``model`` is a copy made for the
+    request: :func:`symgpu.cli.derive_commands._run`.)"""
+    clock_name = clocks.cycle_clock(model, clocks.inputs_in(model, "Hz"), missing)
+    constant = model.given_constant(number, given.units)
+    clock = model.symbols[clock_name]
+    return constant / clock if (given.units / unit).dimensionality == model.units[clock_name].dimensionality else constant * clock
 
 
 def _across_warp_size(model: Any, name: str, text: str, given: pint.Quantity, *, preset: str | None, values: dict[str, Any],
