@@ -48,3 +48,14 @@ def test_a_time_target_on_a_cycle_quantity_keeps_the_clock_symbolic(cli):
     result = sympy.sympify(json.loads(out)["result"])
     assert sympy.Symbol("Freq") in result.free_symbols, result
     assert "3000" in json.loads(out)["target_converted"]  # 2e-6 s x 1.5e9 cycle/s, the note still says the number
+
+
+def test_a_thread_target_on_a_warp_quantity_keeps_no_double_of_the_warp_size(cli):
+    # Hong & Kim: Active_warps_per_SM = Active_blocks_per_SM * Threads_per_block / Threads_per_warp, so 640 thread/SM
+    # is reached at Active_blocks_per_SM = 640/Threads_per_block whatever the warp size
+    code, out, err = cli("solve", "hong_kim_2009", "Active_warps_per_SM", "--for", "Active_blocks_per_SM", "--target",
+                         "640 thread/SM", "--preset", "gtx280+tiled_matmul", "--json")
+    assert code == 0, err
+    result = sympy.sympify(json.loads(out)["result"])
+    assert sympy.Symbol("Threads_per_warp") not in result.free_symbols, result
+    assert result.subs({sympy.Symbol("lit_640_thread_per_SM"): 640, sympy.Symbol("Threads_per_block"): 128}) == 5

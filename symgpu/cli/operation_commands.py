@@ -65,9 +65,19 @@ def _target(model: Any, quantity: str, text: str | None, clock_text: str | None 
     value = clocks.with_clock(given, unit, clock)
     note = f"{text} = {value.magnitude:.10g} {model.unit_text(name)} at clock {units.compact(clock):~.10g} ({source})"
     exact = units.exact_magnitude(text, given.units)
-    if clock_text is None and exact is not None:  # over the model's own clock, so a closed form solved against it cancels it
-        return _over_clock(model, sympy.Rational(exact), given, unit, missing=f"--target {text!r}"), note
+    symbolic = None if clock_text is not None or exact is None else _over_clock(model, sympy.Rational(exact), given, unit,
+                                                                                missing=f"--target {text!r}")
+    if symbolic is not None:  # over the model's own clock, so a closed form solved against it cancels it
+        return symbolic, note
     return sympy.nsimplify(float(value.magnitude), rational=True), note
+
+
+def _over_rate(model: Any, number: sympy.Rational, given: pint.Quantity, unit: Any, rate: str) -> Any:
+    """``number`` (a constant of the model in ``given``'s unit) moved towards ``unit`` across the model's symbol
+    ``rate`` (its clock, its warp size): divided by it where ``given`` has the rate's dimension more than ``unit``."""
+    constant = model.given_constant(number, given.units)
+    symbol = model.symbols[rate]
+    return constant / symbol if (given.units / unit).dimensionality == model.units[rate].dimensionality else constant * symbol
 
 
 def _over_clock(model: Any, number: sympy.Rational, given: pint.Quantity, unit: Any, *, missing: str) -> Any:
@@ -78,9 +88,7 @@ def _over_clock(model: Any, number: sympy.Rational, given: pint.Quantity, unit: 
     finding, round 13a, F4): at another clock it was wrong by their ratio. (``model`` is a copy made for the
     request: :func:`symgpu.cli.derive_commands._run`.)"""
     clock_name = clocks.cycle_clock(model, clocks.inputs_in(model, "Hz"), missing)
-    constant = model.given_constant(number, given.units)
-    clock = model.symbols[clock_name]
-    return constant / clock if (given.units / unit).dimensionality == model.units[clock_name].dimensionality else constant * clock
+    return _over_rate(model, number, given, unit, clock_name) if clock_name is not None else None
 
 
 def _across_warp_size(model: Any, name: str, text: str, given: pint.Quantity, *, preset: str | None, values: dict[str, Any],
@@ -100,6 +108,9 @@ def _across_warp_size(model: Any, name: str, text: str, given: pint.Quantity, *,
         raise errors.UsageError(f"{need} {size_name}, which has no value here: give a preset with it or --set '{size_name}=32 thread/warp'")
     value = clocks.across(given, model.units[name], size)
     note = f"{text} = {value.magnitude:.10g} {model.unit_text(name)} at warp size {size_name} = {size:~.10g}"
+    exact = units.exact_magnitude(text, given.units)
+    if exact is not None:  # over the model's warp size, as a target across the clock is over its clock
+        return _over_rate(model, sympy.Rational(exact), given, model.units[name], size_name), note
     return sympy.nsimplify(float(value.magnitude), rational=True), note
 
 
