@@ -118,3 +118,14 @@ def test_a_relations_fast_form_is_the_rule_wherever_it_is_clear_of_ties_and_clea
         if written.rhs != 0:  # a difference within the tie of two sides (against a bare 0 only 0 is a tie)
             assert function((2.0, 2.0 * (1 + active.TIE)), ())[1] == 0.0
     assert found > len(EDGES) ** 2  # most pairs are clear
+
+
+def test_a_zero_difference_is_equal_finite_sides_in_compiled_code_at_subnormals_zeros_and_infinities() -> None:
+    # the fast forms and the clear test read l == r as d == 0 (tie_conditions.clear_of_ties): true only where gradual
+    # underflow holds in the compiled loop (no subnormal flushed) and inf - inf is NaN
+    numba = _numba()
+    gap_is_zero = numba.njit(lambda x, y: x - y == 0.0)
+    tiny = np.array([5e-324, 1e-323, 2.2250738585072014e-308, 2.225073858507201e-308])
+    for x in np.concatenate([EDGES, tiny, -tiny]):
+        for y in np.concatenate([EDGES, tiny, -tiny]):
+            assert gap_is_zero(float(x), float(y)) == bool(x == y and np.isfinite(x)), (x, y)

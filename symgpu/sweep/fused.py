@@ -245,7 +245,7 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
             first_column = out[0, at:at + width]
             codes = regime[at:at + width] if regimes else regime
             marks = flags[at:at + width] if flagging or tiered else flags
-            doubtful = 0
+            doubtful = False
             for t in range(width):
                 result = f(tuple_setitem(row, last, source[t]) if n else row, fixed)
                 # NOTE: written out here, not through a helper such as rule_store (which kept LLVM from vectorizing
@@ -269,7 +269,7 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
                         codes[t] = decided
                         pending += 1 if decided == unsettled else 0
                 if tiered:  # counted only: the row's few such points are found again below (no store per point)
-                    doubtful += 1 if result[clear] < 0.5 else 0
+                    doubtful |= result[clear] < 0.5
                 elif flagging:
                     flag = result[near_tie] > 0.5
                     marks[t] = flag
