@@ -271,9 +271,9 @@ def test_cli_kernel_prints_the_prediction_and_says_why_an_export_could_not_be_co
 def test_a_kernel_built_for_another_architecture_gets_a_note(arch, cc, runs):
     # machine code for sm_XY runs on compute capability X.Z with Z >= Y only (CUDA's binary compatibility);
     # an outside tester's finding: an sm_90 build answered for cc_7_5 without a word
-    from symgpu.kernel import answer
+    from symgpu.kernel import targets
 
-    note = answer.arch_note(arch, cc)
+    note = targets.note(arch, cc)
     assert (note == "") == runs
     if not runs:
         assert note.startswith(f"the kernel was compiled for {arch}, which does not run on {cc}")

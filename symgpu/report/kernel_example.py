@@ -78,7 +78,7 @@ def build_context(example: Example = EXAMPLE) -> dict[str, Any]:
     root = resources.data_root()
     raw = textfiles.read_bounded(root / example.source, limit=1 << 20, what="CUDA source", hint="the example source is a small file")
     source = kernel_source(raw.decode("utf-8", errors="replace"), example.kernel)
-    kernel = kernel_resources.select(kernel_resources.read(root / example.usage), example.kernel)
+    kernel = kernel_resources.select(kernel_resources.read(root / example.usage), example.kernel, example.cc_preset)
     occ = answer.answer(kernel, example.cc_preset, example.threads)
     model = api.load(example.model)
     table = mapping.load(model)
