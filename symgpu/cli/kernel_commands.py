@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     model = common.load_model(args.model)
     table = mapping.load(model)
     launch = ncu.select(ncu.read(args.ncu), args.kernel if args.launch is None else None, args.launch)
-    derived = mapping.derive(table, model, launch)
+    derived = mapping.derive(table, model, launch, args.cc)
     values: dict[str, Any] = {d.symbol: d.value for d in derived}
     print(f"model {model.id}: inputs from {launch.origin} ({launch.kernel}) via {table.path}")
     for d in derived:
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
             q = launch.metrics[metric]
             print(f"  measured:   {metric} = {q.magnitude:.6g} {q.units:~}")
     try:
-        comparisons = mapping.compare(table, launch, predicted)
+        comparisons = mapping.compare(table, launch, predicted, args.cc)
     except errors.UsageError as exc:  # the prediction stands; the export cannot be compared with it
         print("\n".join(textwrap.wrap(f"not compared: {exc}", width=LINE, initial_indent="  ", subsequent_indent="    ")))
         return common.OK

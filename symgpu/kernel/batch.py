@@ -193,7 +193,7 @@ def _predicted(rows: list[LaunchAnswer], configs: Sequence[LaunchConfig], model:
         if config.launch is None:
             continue
         try:
-            derived[i] = {d.symbol: d.value for d in mapping.derive(table, model, config.launch)}
+            derived[i] = {d.symbol: d.value for d in mapping.derive(table, model, config.launch, cc_preset)}
         except errors.UsageError as exc:
             notes[i] = str(exc)
     target = occupancy.mapping_of(model)
@@ -223,7 +223,7 @@ def _predicted(rows: list[LaunchAnswer], configs: Sequence[LaunchConfig], model:
             if launch is None:  # a configuration, not a profiled launch: nothing measured to compare
                 out[i] = _with(rows[i], predicted=float(magnitudes[j]), unit=f"{predicted.units:~}")
                 continue
-            compared = mapping.compare(table, launch, single)[:1]
+            compared = mapping.compare(table, launch, single, cc_preset)[:1]
         except errors.UsageError as exc:
             out[i] = _with(rows[i], predicted=float(magnitudes[j]), unit=f"{predicted.units:~}", note=f"not compared: {exc}")
             continue

@@ -83,9 +83,9 @@ def build_context(example: Example = EXAMPLE) -> dict[str, Any]:
     model = api.load(example.model)
     table = mapping.load(model)
     launch = ncu.select(ncu.read(root / example.profile), example.kernel, None)
-    derived = mapping.derive(table, model, launch)
+    derived = mapping.derive(table, model, launch, example.cc_preset)
     predicted = model.evaluate(table.prediction, preset=example.model_preset, values={d.symbol: d.value for d in derived})
-    compared = mapping.compare(table, launch, predicted)
+    compared = mapping.compare(table, launch, predicted, example.cc_preset)
     return {
         "example": {"source_file": example.source, "usage_file": example.usage, "profile_file": example.profile,
                     "kernel": example.kernel, "threads": example.threads, "cc_preset": example.cc_preset,
