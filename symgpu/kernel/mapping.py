@@ -218,20 +218,21 @@ def load(model: Any, path: str | Path | None = None) -> MetricMapping:
         text = entry.get("expression")
         if not isinstance(text, str):
             raise errors.ModelFileError(file, where, "needs expression = \"<expression over the metric aliases and constants>\"")
-        expr = _input_expression(file, f"{where}.expression", text, symbols, dims, model, target)
+        expr = _input_expression(file, where, "expression", text, symbols, dims, model, target)
         bound = entry.get("at_most")
         if bound is not None and not isinstance(bound, str):
             raise errors.ModelFileError(file, f"{where}.at_most", "expected at_most = \"<expression over the aliases, constants and device values>\"")
-        at_most = None if bound is None else _input_expression(file, f"{where}.at_most", bound, symbols, dims, model, target)
+        at_most = None if bound is None else _input_expression(file, where, "at_most", bound, symbols, dims, model, target)
         inputs.append(Input(target, str(text), expr, str(entry.get("note", "")), str(bound or ""), at_most))
     comparisons = _comparisons(file, data, model, prediction, symbols, dims)
     return MetricMapping(model.id, str(file), prediction, tuple(metrics), constants, tuple(inputs), comparisons, device)
 
 
-def _input_expression(file: Path, where: str, text: str, symbols: dict[str, sympy.Symbol], dims: dict[sympy.Symbol, Any],
+def _input_expression(file: Path, entry: str, field: str, text: str, symbols: dict[str, sympy.Symbol], dims: dict[sympy.Symbol, Any],
                       model: Any, target: str) -> sympy.Expr:
-    """``text`` parsed and checked to have the dimension of ``model``'s input ``target``."""
-    expr = expressions.parse_expression(text, symbols, path=str(file), where=where)
+    """``text`` (field ``field`` of ``entry``) parsed and checked to have the dimension of ``model``'s input ``target``."""
+    expr = expressions.parse_expression(text, symbols, path=str(file), where=f"{entry}.{field}")
+    where = entry if field == "expression" else f"{entry}.{field}"
     try:
         found = dimensions.settle(dimensions.dimension_of(expr, dims))
     except dimensions.Mismatch as exc:
