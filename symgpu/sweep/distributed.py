@@ -101,7 +101,7 @@ def write_part(request: PartRequest, index: int, start: int, stop: int, folder: 
     counts = np.zeros(len(plan.regime.labels) + 1 if plan.regime else 1, dtype=np.int64)
     if chunk.regime is not None:
         counts += np.bincount(chunk.regime + 1, minlength=counts.size)[np.r_[1:counts.size, 0]]
-    return stop - start, chunk.outside, [int(c) for c in counts], own_outside(plan, chunk)
+    return stop - start, chunk.outside, [int(c) for c in counts], [int(n) for n in own_outside(plan, chunk)]
 
 
 def client_for(scheduler: str | None, workers: int = 2) -> tuple[Any, Any]:

@@ -221,10 +221,10 @@ def atomic_path(path: Path) -> Iterator[Path]:
             os.unlink(temp)
 
 
-def own_outside(plan: Layout, chunk: Chunk) -> list[int]:
+def own_outside(plan: Layout, chunk: Chunk) -> np.ndarray:
     """Per :attr:`Layout.own_domains`, the chunk's points inside the shared domain where that quantity is NaN: outside
     its own domain (where it has no value inside it, a 0/0, it is NaN too and counted with them)."""
-    return [int(np.count_nonzero(np.isnan(chunk.columns[own.quantity]))) - chunk.outside for own in plan.own_domains]
+    return np.array([np.count_nonzero(np.isnan(chunk.columns[own.quantity])) - chunk.outside for own in plan.own_domains], dtype=np.int64)
 
 
 def outside_own(plan: Layout, counts: Iterable[int]) -> tuple[tuple[OwnDomain, int], ...]:
