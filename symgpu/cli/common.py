@@ -23,7 +23,7 @@ from symgpu.evaluate import clocks
 from symgpu.numbers import json_number
 from symgpu.report import files
 from symgpu.cli import unit_rates
-from symgpu.cli.parsing import BAD_INPUT, FAILED, OK, Parser
+from symgpu.cli.parsing import BAD_INPUT, FAILED, OK, Once, Parser
 
 __all__ = ["BAD_INPUT", "FAILED", "OK", "Parser", "add_unit_options", "add_value_options", "convert", "converted", "CycleClock", "find_clock", "load_model", "parse_assignments",
            "to_unit", "unit_text"]
@@ -31,7 +31,8 @@ __all__ = ["BAD_INPUT", "FAILED", "OK", "Parser", "add_unit_options", "add_value
 
 def add_value_options(parser: argparse.ArgumentParser) -> None:
     """Add ``--preset`` and ``--set NAME=VALUE`` (repeatable) to a subcommand."""
-    parser.add_argument("--preset", "-p", help="preset (parameter set) of the model")
+    parser.add_argument("--preset", "-p", action=Once, hint="; combine presets with '+', e.g. --preset A+B",
+                        help="preset (parameter set) of the model; presets combined with '+' (--preset h100_sxm+neusight_fit)")
     parser.add_argument("--set", "-s", action="append", default=[], metavar="NAME=VALUE",
                         help="a value, optionally with a unit: --set 'Theta_M=320.8 GB/s' (bare numbers are in the symbol's declared unit)")
 
