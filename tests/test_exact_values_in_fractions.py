@@ -71,3 +71,15 @@ def test_needed_occupancy_decides_its_near_ties_without_sympy_substitution() -> 
                 row.append(-np.inf)
         peak = max(row)
         assert found == next(k for k, v in zip(n, row) if v >= 0.9 * peak)
+
+
+def test_a_points_exact_inputs_are_the_presets_unless_the_caller_gives_one() -> None:
+    # the preset's exact numbers are made once per model and preset; a caller's value still wins, and does not stay:
+    # fermi's clock 1.4 GHz is 1400000000 Hz exactly, mem_lat 513 cycles; then mem_lat = 500.5 given, then the preset's again
+    model = symgpu.load("volkov_2016")
+    clock, mem_lat = model.symbols["clock"], model.symbols["mem_lat"]
+    assert point.exact_base_values(model, [clock, mem_lat], "fermi", {}) == {clock: 1400000000, mem_lat: 513}
+    given = point.exact_base_values(model, [clock, mem_lat], "fermi", {"mem_lat": 500.5})
+    assert given == {clock: 1400000000, mem_lat: sympy.Rational(1001, 2)}
+    assert point.exact_base_values(model, [mem_lat], "kepler", {}) == {mem_lat: sympy.Integer(model.presets["kepler"]["mem_lat"].magnitude)}
+    assert point.exact_base_values(model, [clock, mem_lat], "fermi", {}) == {clock: 1400000000, mem_lat: 513}
