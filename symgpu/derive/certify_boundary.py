@@ -57,14 +57,15 @@ def boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
                     continue
                 if all(_absent(model, asked, point, key, around, table) for key in pairs[number]):
                     continue  # one of them holds on neither side (module doc, _absent)
-            if sides[0] == sides[1]:
+            tie_end = sides[0] == sides[1] and _tie_ends(model, asked, point, derivation.extra.between, around)
+            if sides[0] == sides[1] and not tie_end:
                 raise _fail(model, asked, point, f"the regime is the same just below and just above the boundary {asked.variable} = {number:.10g}")
             values = [_with(model, asked, point, x) for x in (around[0], around[1] if around[0] != number else number)]
             if results.composite_switch(model, asked.quantity, derivation.extra.between, point.preset, values) is False:
                 if at_a_point(asked):  # the command line refuses it, naming the switch there (results.applying_boundaries)
                     continue
                 raise _fail(model, asked, point, f"the regime switches at {asked.variable} = {number:.10g}, but not between the named regimes")
-            if len({active.binding(model, expr, point.preset, v, binding_only=True) for v in values}) == 1:
+            if not tie_end and len({active.binding(model, expr, point.preset, v, binding_only=True) for v in values}) == 1:
                 crossings.append(number)
                 continue
         checked += 1
@@ -138,6 +139,16 @@ def _binds_beside(model: Model, asked: Asked, point: _Point, key: str, around: A
             except errors.SymgpuError:
                 return None
     return found
+
+
+def _tie_ends(model: Model, asked: Asked, point: _Point, between: Any, around: Any) -> bool:
+    """Does a limiter of the two named regimes bind on one side of the boundary and not on the other, where the regime
+    the Min/Max's order names is the same on both (the end of a tie of two staircases: both bind below, one alone
+    above, :mod:`symgpu.derive.regime_switch`'s convention)? False where a name is generated or a value missing."""
+    if not isinstance(between, (tuple, list)) or len(between) != 2:
+        return False
+    binds = _binds_beside(model, asked, point, "|".join(between), around)
+    return binds is not None and len(binds) >= 2 and any(b[0] != b[1] for b in binds)
 
 
 def _tied_beside(model: Model, asked: Asked, point: _Point, key: str, around: Any) -> bool:
