@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy
 
-from symgpu.derive import regime_split, results, solving, staircase_boundary
+from symgpu.derive import declared_range, regime_split, results, solving, staircase_boundary
 from symgpu import errors
 from symgpu.derive.certify_path import Asked, _fail, _inside, _Point, _result_at, _roots_at, _with, at_a_point
 from symgpu.derive.derivation import Derivation
@@ -36,6 +36,8 @@ def boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
     pairs = _pairs_at(model, derivation, asked, point)
     table = _regime_table(model, asked)
     for number in _roots_at(model, derivation, asked, point, {}):
+        if not declared_range.of(model, asked.variable).holds(np.asarray([number]))[0]:
+            continue  # outside the variable's declared sign (Hong & Kim's -0 cycle/txn where Coal_Mem_insts = 0): no boundary here
         around = active.boundary_sides(model, asked.variable, number)
         if not _inside(model, asked, point, np.asarray([number, *around])).all():  # no value there or beside it: no switch here
             continue
