@@ -258,6 +258,14 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
     def scan(o: Options) -> Derivation:
         return staircase_boundary.boundary(model, str(quantity), tuple(between), str(for_), o.preset, o.at or {}, o.assume or ())
 
+    def scan_every_pair(o: Options) -> Derivation:
+        return staircase_boundary.boundary(model, str(quantity), None, str(for_), o.preset, o.at or {}, o.assume or ())
+
+    # every pair asked at a point of a quantity whose Min/Max has staircase limiters: where the closed form of every pair
+    # finds no switch there (kernel_gemm's t_body over K_red: no root of its ceiling), the scan of the evaluate path does
+    every_pair = for_ is not None and between is None and options.plain and \
+        staircase_boundary.every_pair_owner(model, str(quantity), str(for_)) is not None
+
     def run(o: Options) -> Derivation:
         if staircase and o.plain:  # step functions: a scan at the point
             return scan(o)
@@ -269,6 +277,8 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
     try:
         checked = _answer(model, Asked("boundary", str(quantity), str(for_)), options, run)
     except errors.CertificateError as failure:
+        if every_pair:
+            return _answer(model, Asked("boundary", str(quantity), str(for_)), options, scan_every_pair)
         if for_ is not None and between is None and str(quantity) in model.defining and \
                 forms.has_staircase(model.expression(str(quantity)), model.symbols[str(for_)]):
             raise _staircase_pairs(model, str(quantity), str(for_), options.at_a_point, options.plain, failure.finding) from failure
@@ -277,9 +287,15 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
         if not staircase or options.plain:
             raise
         raise _staircase_closed_form(model, str(quantity), tuple(between), str(for_), options.at_a_point, failure) from failure
+    except errors.DerivationError:
+        if not every_pair:
+            raise
+        return _answer(model, Asked("boundary", str(quantity), str(for_)), options, scan_every_pair)
     if for_ is not None and between is None and options.at_a_point and options.plain and str(quantity) in model.defining and \
             forms.has_staircase(model.expression(str(quantity)), model.symbols[str(for_)]) and \
             not results.applying_boundaries(model, checked, preset, values or {}):
+        if every_pair:
+            return _answer(model, Asked("boundary", str(quantity), str(for_)), options, scan_every_pair)
         # the closed form of every pair holds at no boundary here (its pairs absent at the point skipped by the check):
         # the regimes may still switch at a step edge, which a named pair's scan finds
         raise _staircase_pairs(model, str(quantity), str(for_), options.at_a_point, options.plain,

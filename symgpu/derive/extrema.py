@@ -167,7 +167,9 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             continue
         for point in points:
             numbers = point_roots.signs_at(job, var, point, here, preset, values, in_base=True) if here is not None or screen else None
-            candidate, approached = extremum_cusps.screened(job, ra, rb, var, point, want, kind, numbers, here is None)
+            side_numbers = (lambda at=point: point_roots.signs_at(job, var, at, here, preset, values, in_base=True)) \
+                if preset is not None or values else None  # the side of a cusp that the symbols leave open, by the point's numbers
+            candidate, approached = extremum_cusps.screened(job, ra, rb, var, point, want, kind, numbers, here is None, side_numbers)
             if approached is not None:
                 cusp_ends.append(approached)
                 inside = extremum_domain.at_location(job, domain, var, approached.point)

@@ -19,7 +19,8 @@ from symgpu.proofs import forms, relations
 
 
 def boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol, point: sympy.Expr,
-                        want: int, kind: str, numbers: Callable[[sympy.Expr], int | None] | None = None
+                        want: int, kind: str, numbers: Callable[[sympy.Expr], int | None] | None = None,
+                        side_numbers: Callable[[], Callable[[sympy.Expr], int | None] | None] | None = None
                         ) -> tuple[_Candidate | None, extremum_domain.OpenEnd | None]:
     """Classify the meeting point of two regimes as a cusp extremum (or not). Where the regimes' case
     conditions (``~(Eq(MWP, N) & Eq(CWP, N))``) may fail at the point itself, another case gives the
@@ -27,7 +28,10 @@ def boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split
     (an ``OpenEnd`` at the point, where the cusp's other conditions hold), which beats the candidates
     it is more extreme than; (None, None) where it is no extremum. ``numbers`` (at a numeric meeting point
     found at given values, :func:`symgpu.derive.point_roots.signs_at`): the sign of an expression in ``var``
-    there by the point's numbers, asked before the symbols (a sign it decides adds no condition)."""
+    there by the point's numbers, asked before the symbols (a sign it decides adds no condition). ``side_numbers``: at given
+    values, makes such a function, asked only for the side of the separating condition where the symbols leave it open (Hong &
+    Kim's NpWB = MWP_Without_BW at table2_example: the slope of MWP_Without_BW - Active_warps_per_block in
+    Departure_del_uncoal has no sign in symbols, so the cusp at 420/97 was no candidate)."""
     assert job.ctx is not None
     local = job.ctx.copy()
 
@@ -54,11 +58,16 @@ def boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split
             here = numeric(cond.h)  # a sign the numbers give; at 0 (a boundary through the point) the symbols decide as before
             here = here if here in (1, -1) else None
             s0 = here if here is not None else local.sign(at)
+            if s0 is None and var in cond.h.free_symbols and regime_conditions.cancel_to_zero(at, sympy.Integer(0)):
+                s0 = 0  # the separating condition through the point, which no sign proof sees (Hong & Kim's NpWB = MWP_Without_BW)
             if s0 == 0 and var in cond.h.free_symbols:
                 held.append(at)
                 if side is None:
                     slope = local.sign(sympy.diff(cond.h, var).xreplace({var: point}))
                     slope = numeric(sympy.diff(cond.h, var)) if slope is None else slope  # at a point, its numbers
+                    if slope is None and side_numbers is not None:
+                        later = side_numbers()
+                        slope = None if later is None else later(sympy.diff(cond.h, var))
                     if slope is not None and slope != 0:
                         side = slope * sign
                 continue
@@ -131,18 +140,19 @@ def boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split
 
 
 def screened(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol, point: sympy.Expr, want: int,
-             kind: str, numbers: Callable[[sympy.Expr], int | None] | None, closed_form: bool
+             kind: str, numbers: Callable[[sympy.Expr], int | None] | None, closed_form: bool,
+             side_numbers: Callable[[], Callable[[sympy.Expr], int | None] | None] | None = None
              ) -> tuple[_Candidate | None, extremum_domain.OpenEnd | None]:
     """:func:`boundary_candidate`; at a closed-form meeting point in symbols (``closed_form``) with the point's numbers
     (``numbers``), those first: a pair they show is no cusp there is none (its steps kept), and one that may be is examined
     again in symbols, so its conditions are the papers' (Volkov ILP's cusp ``alu_lat <= mem_lat``), not the point's. Hong
     & Kim's Exec_cycles_app at gtx280+tiled_matmul: most of its meeting points are none there, tidied in symbols for 30 s."""
     kept = len(job.steps)
-    found = boundary_candidate(job, ra, rb, var, point, want, kind, numbers)
+    found = boundary_candidate(job, ra, rb, var, point, want, kind, numbers, None if numbers is not None else side_numbers)
     if not closed_form or numbers is None or found == (None, None):
         return found
     del job.steps[kept:]
-    return boundary_candidate(job, ra, rb, var, point, want, kind)
+    return boundary_candidate(job, ra, rb, var, point, want, kind, side_numbers=side_numbers)
 
 
 def at_the_cusp(job: jobs._Job, found: Sequence[regime_split.Regime], var: sympy.Symbol, point: sympy.Expr) -> list[_Candidate]:
