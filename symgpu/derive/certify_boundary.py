@@ -59,11 +59,6 @@ def boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
                     continue  # one of them holds on neither side (module doc, _absent)
             if sides[0] == sides[1]:
                 raise _fail(model, asked, point, f"the regime is the same just below and just above the boundary {asked.variable} = {number:.10g}")
-            # every pair said to meet here: both of its regimes hold beside it or at it (round 13, F1: fits|streams at L2)
-            absent = next((key for key in pairs.get(number, ()) if _absent(model, asked, point, key, [*around, number], table)), None)
-            if absent is not None:
-                raise _fail(model, asked, point, f"the regime switches at {asked.variable} = {number:.10g}, but not between "
-                            f"{' and '.join(absent.split('|'))}: one of them holds neither beside it nor at it")
             values = [_with(model, asked, point, x) for x in (around[0], around[1] if around[0] != number else number)]
             if results.composite_switch(model, asked.quantity, derivation.extra.between, point.preset, values) is False:
                 if at_a_point(asked):  # the command line refuses it, naming the switch there (results.applying_boundaries)
