@@ -118,7 +118,7 @@ def _solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--for", dest="for_", required=True, metavar="VAR", help="the variable to solve for")
     p.add_argument("--target", help="solve quantity = TARGET (an expression, or a value such as '2 us'; a time for a cycle "
                    "quantity is converted with --clock or the preset's clock, warps for threads at the model's warp size) instead of keeping "
-                   "the quantity symbolic")
+                   "the quantity symbolic; a negative one as --target=-3, with '=', else it reads as an option)")
     p.add_argument("--relation", choices=["==", ">=", ">", "<=", "<"],
                    help="solve the inequality quantity RELATION TARGET instead of the equation (e.g. '>=': where the "
                    "quantity reaches the target); floor/ceiling are inverted layer by layer, and Min/Max/Piecewise at a point "
@@ -149,7 +149,7 @@ def _extremum_options(p: argparse.ArgumentParser) -> None:
 
 def _limit_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--var", required=True, metavar="VAR")
-    p.add_argument("--to", required=True, metavar="VALUE", help="oo, -oo, 0, a number or an expression")
+    p.add_argument("--to", required=True, metavar="VALUE", help="oo, -oo, 0, a number or an expression; a negative one with '=' (--to=-oo, --to=-3), else it reads as an option")
     p.add_argument("--dir", dest="direction", choices=["+", "-", "+-"], help="one-sided limit (default: from above for positive variables)")
 
 

@@ -6,6 +6,7 @@ Kept free of SymPy, pint and the pipeline so ``symgpu --help`` starts fast.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 OK, FAILED, BAD_INPUT = 0, 1, 2
@@ -16,6 +17,9 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
+        option = re.match(r"argument (--[\w-]+)(?:/[^:]*)?: expected one argument$", message)
+        if option:  # a value that begins with '-' reads as an option (round 13, F9: --to -oo, --target -3)
+            message += f"; a value that begins with '-' is written with '=' ({option[1]}=-3)"
         print(f"symgpu: error: {message}", file=sys.stderr)
         raise SystemExit(BAD_INPUT)
 

@@ -182,8 +182,9 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             if candidate is not None and inside is not None:
                 extra_conditions = tuple(c for c in inside if not any(relations.same_relation(c, k) for k in candidate.conditions))
                 candidates.append(_Candidate(candidate.location, candidate.value, candidate.origin, candidate.conditions + extra_conditions))
-    candidates.extend(extremum_cusps.case_edges(job, found, var, domain, cusp_ends, at_point.Given(preset, dict(values or {})) if screen else None)
-                      if preset is not None or values else ())  # case ends: jumps
+    at = preset is not None or bool(values)  # case ends, jumps: of opaque case tables at a point, of any table without one
+    candidates.extend(extremum_cusps.case_edges(job, found, var, domain, cusp_ends, at_point.Given(preset, dict(values or {})) if screen else None,
+                                                None if at else expr, opaque=at))
     at_values = at_point.pinned(job, expr, var, preset, values or {}) if preset is not None or values else None
     candidates.extend(extremum_ends.end_candidates(job, expr, var, domain, at_values))
     candidates.extend(extremum_domain.plateau_candidates(job, found, var, domain, expr, at_point.Given(preset, dict(values or {})) if preset is not None or values else None))
@@ -322,7 +323,7 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
     assert job.ctx is not None
     cusps = [e for e in ends if e.cusp]  # compared, with an infinity approached where conditions hold (no extremum there)
     beaten = {id(c): tuple(extremum_choice.unbeaten(job, c.value, extremum_diverging.compared(ends, kind), kind)) for c in merged}
-    interior = [c for c in extremum_domain.interior(merged) if sympy.false not in beaten[id(c)]]
+    interior = [c for c in extremum_domain.interior(merged) if sympy.false not in beaten[id(c)] and not extremum_choice.outdone(job, c, merged, kind)]
     if not interior:
         # the ends and plateau edges compared with an infinite end whose limit was not taken: with each regime's limit there
         # (``far_ends``), else refused (Volkov's arithmetic_throughput_loaded falls to 0 as b -> oo: b = 0 was shown as its minimum)

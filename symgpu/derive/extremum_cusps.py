@@ -188,7 +188,8 @@ def at_the_cusp(job: jobs._Job, found: Sequence[regime_split.Regime], var: sympy
 
 
 def case_edges(job: jobs._Job, found: Sequence[regime_split.Regime], var: sympy.Symbol, domain: Sequence[sympy.Basic],
-               approached: list[extremum_domain.OpenEnd], given: at_point.Given | None) -> list[_Candidate]:
+               approached: list[extremum_domain.OpenEnd], given: at_point.Given | None,
+               split: sympy.Basic | None = None, opaque: bool = True) -> list[_Candidate]:
     """Where a regime of a case table ends, at a root of one of its conditions ``h >= 0`` (``h > 0``) free of
     ``Min``/``Max``, the quantity may jump to another case (Hong & Kim's eq24 up to ``Comp_cycles = Mem_cycles``, eq23
     beyond it, 88330 against 40113 cycles), so no slope or meeting of values marks it: the regime's value at that
@@ -196,15 +197,22 @@ def case_edges(job: jobs._Job, found: Sequence[regime_split.Regime], var: sympy.
     strict one: an ``OpenEnd`` at the point, appended to ``approached``, no extremum where it beats every candidate).
     Only for a table whose regimes lie in different cases (their opaque case conditions differ); inside the domain only.
     Given ``given`` values (at a point, where the caller screens by them), an edge where another condition of its regime fails by
-    the numbers there (:func:`_fails_here`) is none (Hong & Kim's at gtx280+tiled_matmul: 30 s of tidying in symbols, most not there)."""
+    the numbers there (:func:`_fails_here`) is none (Hong & Kim's at gtx280+tiled_matmul: 30 s of tidying in symbols, most not there).
+
+    ``split`` (the quantity as split into regimes: its case conditions, :func:`case_conditions`): in any table, also the edges of its case conditions where the
+    regime's value there is no other regime's value (a jump: the cases do not meet, so no cusp marks it), a candidate of origin
+    :data:`extremum_domain.CASE_EDGE` (compared with the domain's ends, not an interior point), or a supremum approached at a strict edge: an
+    outside tester's finding (round 13, F4). ``opaque`` False: the edges of opaque case tables are left to the caller."""
     assert job.ctx is not None
-    if len({frozenset(c.boolean for c in r.raw if c.h is None) for r in found}) < 2:
+    opaque = opaque and len({frozenset(c.boolean for c in r.raw if c.h is None) for r in found}) >= 2
+    cases = set(case_conditions(split, var)) if not opaque and split is not None else set()
+    if not opaque and not cases:
         return []
     roots: dict[sympy.Expr, list[sympy.Expr]] = {}
     attained: list[_Candidate] = []
     for regime in found:
         for edge in regime.raw:
-            if edge.h is None or var not in edge.h.free_symbols or forms.has_pieces(edge.h):
+            if edge.h is None or var not in edge.h.free_symbols or forms.has_pieces(edge.h) or (not opaque and edge.h not in cases):
                 continue
             if edge.h not in roots:
                 try:
@@ -220,14 +228,51 @@ def case_edges(job: jobs._Job, found: Sequence[regime_split.Regime], var: sympy.
                     continue
                 conds += [c for c in inside if not any(relations.same_relation(c, k) for k in conds)]
                 value = job.ctx.nice(regime.expression.xreplace({var: point}))
+                if not opaque and _met_there(job, found, regime, var, point, value):
+                    continue  # another regime has its value there: the cases meet, a cusp the meeting points examine
                 job.step("case edge", sympy.Eq(var, point), f"{regime.name} ends where {sympy.sstr(edge.relational)} switches: "
                          + ("its value there is a candidate" if not edge.strict else "its value is approached there, not attained")
                          + (" when " + ", ".join(map(sympy.sstr, conds)) if conds else ""))
                 if edge.strict:
                     approached.append(extremum_domain.OpenEnd(job.ctx.nice(point), value, tuple(conds), cusp=True))
                 else:
-                    attained.append(_Candidate(job.ctx.nice(point), value, f"{regime.name} at its edge", tuple(conds)))
+                    origin = f"{regime.name} at its edge" if opaque else f"{extremum_domain.CASE_EDGE} {regime.name}"
+                    attained.append(_Candidate(job.ctx.nice(point), value, origin, tuple(conds)))
     return attained
+
+
+def case_conditions(expr: sympy.Basic, var: sympy.Symbol) -> list[sympy.Expr]:
+    """Each ``h`` of a case condition ``h >= 0`` (``h > 0``) in ``var`` of a ``Piecewise`` in ``expr``, both ways round (the
+    case's own condition and its negation, as the regimes of the table read them: :func:`regime_split._branches`)."""
+    out: list[sympy.Expr] = []
+    for piece in expr.atoms(sympy.Piecewise):
+        for _, condition in piece.args:
+            for cond in (*regime_conditions._conds_of(condition), *regime_conditions._conds_of(condition, negate=True)):
+                if cond.h is not None and var in cond.h.free_symbols and cond.h not in out:
+                    out.append(cond.h)
+    return out
+
+
+def _met_there(job: jobs._Job, found: Sequence[regime_split.Regime], regime: regime_split.Regime, var: sympy.Symbol,
+               point: sympy.Expr, value: sympy.Expr) -> bool:
+    """Whether a regime of ``found`` other than ``regime`` that reaches ``var = point`` (its conditions, closed, hold there)
+    has the value ``value`` there: exactly, by the constants' values where the difference reads constants alone."""
+    assert job.ctx is not None
+    for other in found:
+        if other is regime:
+            continue
+        gap = other.expression.xreplace({var: point}) - value
+        try:
+            same = job.ctx.sign(gap) == 0 if gap.free_symbols <= job.ctx.exact.keys() else sympy.cancel(gap) == 0
+        except (TypeError, ValueError, sympy.PolynomialError):
+            continue
+        closed = [regime_conditions._Cond(c.h, False) if c.h is not None else c for c in other.raw]
+        try:
+            if same and _held_at(job, closed, var, point) is not None:
+                return True
+        except TypeError:  # a condition with no value there (a side zoo): that regime does not reach the edge
+            continue
+    return False
 
 
 def _fails_here(job: jobs._Job, raw: Sequence[regime_conditions._Cond], var: sympy.Symbol, point: sympy.Expr,

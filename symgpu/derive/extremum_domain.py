@@ -38,13 +38,14 @@ class Candidate:
     conditions: tuple[sympy.Basic, ...]
 
 
-#: how the origins of the candidates this module adds begin (the others are critical points and cusps)
-END, PLATEAU = "end of the domain", "plateau"
+#: how the origins of the candidates this module adds begin (the others are critical points and cusps), and of a case edge
+#: where a case table jumps (:func:`symgpu.derive.extremum_cusps.case_edges`), an end of its case
+END, PLATEAU, CASE_EDGE = "end of the domain", "plateau", "case edge"
 
 
 def interior(candidates: Sequence[Candidate]) -> list[Candidate]:
-    """The critical points and cusps among ``candidates``: not a domain end or a plateau edge."""
-    return [c for c in candidates if not c.origin.startswith((END, PLATEAU))]
+    """The critical points and cusps among ``candidates``: not a domain end, a plateau edge or a case table's jump."""
+    return [c for c in candidates if not c.origin.startswith((END, PLATEAU, CASE_EDGE))]
 
 
 def domain_conditions(job: jobs._Job, var: sympy.Symbol, stop_at: Sequence[str]) -> tuple[sympy.Basic, ...]:

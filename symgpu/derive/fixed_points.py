@@ -277,19 +277,40 @@ def _numeric_root(job: jobs._Job, g: sympy.Expr, x: sympy.Symbol, lo: sympy.Expr
         raise errors.EvaluationError(f"{model.id}: the fixed point needs values for {', '.join(missing)}")
     g_num = g.xreplace(mapping)
     f = compiler.mpmath_function(x, x - g_num)
-    lo_v = mpmath.mpf(0) if lo == 0 else None
-    if lo_v is None or not hi.is_finite:
-        raise errors.DerivationError(f"{model.id}: no finite bracket for the root of {x} = g({x})")
+    unit = model.unit_text(x.name)
+    lows, highs = _assumed_bounds(job, x, preset, values)
     with mpmath.workdps(40):
         # the pole read at 40 digits: at mpmath's default 53 bits it may round past the pole (2e-6 + 3e-22 s, c = 2000 ns
         # read from its double), where g has the other sign, and the bracket then shows no change of sign
-        hi_v = mpmath.mpf(sympy.N(hi.xreplace(mapping), 40))
-        eps = hi_v * mpmath.mpf(10) ** -30
-        a, b = lo_v + eps, hi_v - eps
-        fa, fb = f(a), f(b)
-        if fa * fb > 0:
-            raise errors.DerivationError(f"{model.id}: {x} - g({x}) does not change sign on ({lo_v}, {hi_v}); no bracketed root")
+        pole = mpmath.mpf(sympy.N(hi.xreplace(mapping), 40)) if hi.is_finite else None
+        ends = [(mpmath.mpf(v) * x_scale, False) for v in lows] + ([(mpmath.mpf(0), True)] if lo == 0 else [])
+        tops = [(mpmath.mpf(v) * x_scale, False) for v in highs] + ([(pole, True)] if pole is not None else [])
+        tried = f"({'0' if lo == 0 else '-oo'}, {'the pole of g' if pole is not None else 'oo'}) and the --assume bounds on {x}"
+        if not ends or not tops:  # an open end at 0 or a pole is approached, an assumed bound taken as it is
+            raise errors.DerivationError(f"{model.id}: no finite bracket for the root of {x} = g({x}): tried {tried}, and one end "
+                                         f"is infinite; give one with --assume '{x} >= A' --assume '{x} <= B' (API: assume=[...])")
+        (low, open_low), (high, open_high) = max(ends, key=lambda e: e[0]), min(tops, key=lambda e: e[0])
+        eps = abs(high) * mpmath.mpf(10) ** -30
+        a, b = low + (eps if open_low else 0), high - (eps if open_high else 0)
+        shown = f"(0, {float(high) / float(x_scale):.8g} {unit})" if open_low and open_high and lo == 0 else \
+            f"[{float(a) / float(x_scale):.8g}, {float(b) / float(x_scale):.8g}] {unit}"
+        if a >= b or f(a) * f(b) > 0:
+            raise errors.DerivationError(f"{model.id}: {x} - g({x}) does not change sign on the bracket {shown} (from {tried}); "
+                                         f"no bracketed root: give a bracket where it does with --assume '{x} >= A' --assume '{x} <= B'")
         root = mpmath.findroot(f, (a, b), solver="anderson", tol=mpmath.mpf(10) ** -35)
-    how = (f"numeric: mpmath.findroot(solver='anderson') bracketed on (0, {float(hi_v) / float(x_scale):.8g} {model.unit_text(x.name)}), "
-           f"40 digits — {why}, so no closed form is used")
+    how = f"numeric: mpmath.findroot(solver='anderson') bracketed on {shown}, 40 digits — {why}, so no closed form is used"
     return how, float(root) / float(x_scale)
+
+
+def _assumed_bounds(job: jobs._Job, x: sympy.Symbol, preset: str | None, values: Mapping[str, Any]) -> tuple[list[float], list[float]]:
+    """The numbers (in ``x``'s declared unit, at the point) of the question's assumptions ``x >= A``/``x > A`` (lows) and
+    ``x <= B``/``x < B`` (highs) with ``A``, ``B`` free of ``x``: a bracket for the root of ``x = g(x)`` (an outside tester's
+    finding, round 13, F7: a Hill feedback with two fixed points, 10 and 90 GB/s, had none, though --assume gave [50, 200])."""
+    lows: list[float] = []
+    highs: list[float] = []
+    for relation in declared_range.of(job.model, x, job.assumed).assumed:
+        for side, other, below in ((relation.lhs, relation.rhs, isinstance(relation, (sympy.LessThan, sympy.StrictLessThan))),
+                                   (relation.rhs, relation.lhs, isinstance(relation, (sympy.GreaterThan, sympy.StrictGreaterThan)))):
+            if side == x and x not in other.free_symbols and isinstance(relation, (sympy.LessThan, sympy.StrictLessThan, sympy.GreaterThan, sympy.StrictGreaterThan)):
+                (highs if below else lows).append(results._evaluate(job.model, other, preset, dict(values), job.model.unit_text(x.name)))
+    return lows, highs

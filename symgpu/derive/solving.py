@@ -17,7 +17,7 @@ from symgpu.derive.extra_records import Boundary, FlatRange, RootRecord
 from symgpu.derive import at_point, point_roots
 from symgpu.derive import inequality_solving, stored
 from symgpu.evaluate.active import condition_true
-from symgpu.derive import case_boundary, regime_switch, solve_domain, solve_ranges, staircase_steps
+from symgpu.derive import boundary_pairs, case_boundary, regime_switch, solve_domain, solve_ranges, staircase_steps
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -357,7 +357,7 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
         pairs = [candidates[0]]
     else:
         pairs = list(itertools.combinations(found, 2))
-        _refuse_case_pairs(job, [(ra, rb) for ra, rb in pairs], var)
+        boundary_pairs.refuse_case_pairs(job, [(ra, rb) for ra, rb in pairs], var)
     results: dict[str, Any] = {}
     unit = model.unit_text(var.name)
     for ra, rb in pairs:
@@ -368,6 +368,8 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
             if between is not None:
                 raise
             continue
+        if root is not None and between is None:  # every pair: a root only where both regimes reach it
+            root = boundary_pairs.neighbours_at(job, ra, rb, var, root, label)
         if root is None:
             if between is not None:
                 raise errors.DerivationError(f"{model.id}: regimes {ra.name} and {rb.name} of {job.quantity} do not meet at any admissible {var}")
@@ -380,23 +382,6 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
     result = next(iter(results.values())) if len(results) == 1 else results
     job.extra = job.extra.with_(boundaries=tuple(Boundary(label, root) for label, root in results.items()))
     return job.finish(result, unit, used=[expr])
-
-
-def _refuse_case_pairs(job: jobs._Job, pairs: Sequence[tuple[regime_split.Regime, regime_split.Regime]], var: sympy.Symbol) -> None:
-    """A boundary asked without ``between`` over regimes in different cases of a ``Piecewise`` (their case conditions
-    differ, and no one condition separates them) is refused at once: two cases switch where their condition switches,
-    which only a named pair looks for (:mod:`.case_boundary`), not where their values meet, which SymPy solved for minutes
-    (Hong & Kim's Exec_cycles_app over Uncoal_Mem_insts: eq22, eq23 and eq24 with each MWP limiter)."""
-    cases = [(ra, rb) for ra, rb in pairs if not regime_switch.same_context(ra, rb) and regime_switch.switch_condition(ra, rb, var) is None]
-    if not cases:
-        return
-    named = list(dict.fromkeys(n for ra, rb in cases for r in (ra, rb) for n in r.terms[:1]))
-    example = f" ({', '.join(named)}: e.g. --between {named[0]} {named[1]})" if len(named) >= 2 else ""
-    raise errors.DerivationError(
-        f"{job.model.id}: {len(cases)} pairs of regimes of {job.quantity} are in different cases of a case table "
-        f"({', '.join(f'{ra.name}|{rb.name}' for ra, rb in cases[:3])}{', …' if len(cases) > 3 else ''}): cases switch where their "
-        f"condition switches, not where their values meet; name two cases with --between{example} "
-        f"(API: boundary(quantity, (case, case), for_={str(var)!r}))")
 
 
 def _case_switch(job: jobs._Job, expr: sympy.Basic, pair: tuple[sympy.Piecewise, int, int], between: tuple[str, ...],
@@ -436,3 +421,4 @@ def _jump(job: jobs._Job, piecewise: sympy.Piecewise, cases: tuple[int, int], be
     if job.ctx.decide(sympy.Ne(at[0] - at[1], 0)) is True:
         job.step("values jump", sympy.Tuple(*at), f"{job.quantity} is discontinuous at {var} = {sympy.sstr(root)}: "
                  f"{between[0]} gives {sympy.sstr(at[0])} there, {between[1]} {sympy.sstr(at[1])}")
+
