@@ -265,7 +265,8 @@ def _numeric_root(job: jobs._Job, g: sympy.Expr, x: sympy.Symbol, lo: sympy.Expr
     model = job.model
     if preset is None and not values:
         raise errors.DerivationError(f"{model.id}: fixed point of {job.quantity} in {x}: the root of {x} = g({x}) is found numerically "
-                                     f"here ({why}), which needs a point; give a preset or values (--preset, --set)")
+                                     f"here ({why}), which needs a point; give a preset or values (--preset, --set): the scan there finds every "
+                                     "fixed point and answers with the stable one")
     # then expressed in the declared unit of x.
     mags = results._base_magnitudes(model, preset, values)
     x_scale = scaling.unit_scale(model.units[x.name])
