@@ -148,11 +148,17 @@ def numeric_bound(model: Model, quantity: str, variable: str, target: Any, relat
     """The least (``kind="min"``) or greatest (``"max"``) value of ``variable`` where ``quantity relation target`` holds
     at the point: the first (last) change of the relation along the scan of :func:`numeric_roots`, bisected to adjacent
     doubles, the end where it holds. Where it holds at the scan's first (last) point, the answer lies at or beyond the
-    edge of the scanned range, and is refused so.
+    edge of the scanned range, and is refused so; so is a change where the quantity jumps (which side holds is the
+    model's choice there) and a variable declared integer (the change lies between whole values).
 
     Raises:
-        errors.DerivationError: the relation holds nowhere in the scanned range, or up to its edge on the asked side.
+        errors.DerivationError: the relation holds nowhere in the scanned range, or up to its edge on the asked side;
+            it changes at a jump; the variable is declared integer.
     """
+    declared = model.symbol_definitions.get(variable)
+    if declared is not None and "integer" in declared.assumptions:  # a bisected change lies between whole values
+        raise errors.DerivationError(f"{model.id}: {why}; {variable} is declared integer: ask over a grid of its whole values "
+                                     f"(sweep {variable}) for the {kind}imum where the relation holds")
     asked, point, want, xs, ys = _scanned(model, quantity, variable, target, why, preset=preset, values=values, assume=assume)
     holds = _HOLDS[relation](ys, 0.0)
     at = f"at {point.label} {quantity} {relation} {want:.10g} {model.unit_text(quantity)}"
@@ -177,7 +183,9 @@ def numeric_bound(model: Model, quantity: str, variable: str, target: Any, relat
         out, inside = (out, middle) if _HOLDS[relation](gap, 0.0) else (middle, inside)
     with np.errstate(all="ignore"):
         residual = abs(float(_quantity(model, asked, point, inside)) - want)
-    crossing = residual <= RESIDUAL * max(abs(want), 1.0)
+    if residual > RESIDUAL * max(abs(want), 1.0):  # whether the end itself holds depends on the side the model takes there
+        raise errors.DerivationError(f"{model.id}: {why}; and {at} changes where {quantity} jumps across the target, at "
+                                     f"{variable} = {inside:.10g}: sweep {variable} around it to read which side holds")
     symbol = model.symbol(variable)
     found = sympy.Float(inside, 17)
     steps = (
@@ -186,9 +194,8 @@ def numeric_bound(model: Model, quantity: str, variable: str, target: Any, relat
              f"{len(xs)} values of {variable} (geometric, inside the declared range, the valid_when domain and the assumptions) {at}: "
              f"the relation changes {len(changes)} time(s); the {'first' if least else 'last'} change taken"),
         Step("bisect", sympy.Eq(symbol, found),
-             "the change narrowed to adjacent doubles, the end where the relation holds; "
-             + (f"the quantity meets the target there to {RESIDUAL:g} relative" if crossing
-                else "the quantity jumps across the target there")),
+             f"the change narrowed to adjacent doubles, the end where the relation holds; the quantity meets the target there "
+             f"to {RESIDUAL:g} relative"),
     )
     return Derivation(
         model=model.id, operation="solve", quantity=quantity, variable=variable, steps=steps, result=found,
