@@ -4,6 +4,7 @@ one line saying what to give (an outside tester's finding, round 13a F6.1: it wa
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from fractions import Fraction
 
@@ -26,6 +27,14 @@ def test_a_time_given_for_mem_lat_is_converted_at_the_preset_clock(cli: Callable
     assert code == 0, err
     assert f"Latency = {_latency_at(cycles):g} cy" in out
     assert "mem_lat = 300 ns = 594 cycle at clock 1.98 GHz (clock of preset h100_fit)" in err
+
+
+def test_the_converted_value_is_the_exact_product_rounded_once(cli: Callable[..., tuple[int, str, str]]) -> None:
+    # 300 ns x 1.98 GHz through pint's factors in doubles is 594.0000000000001, not the 594 cycles of the exact product
+    code, out, err = cli(*EVAL, "--preset", "h100_fit", "--json")
+    assert code == 0, err
+    assert json.loads(out)["inputs"]["mem_lat"]["value"] == 594.0
+    assert json.loads(out)["value"] == _latency_at(Fraction(594))
 
 
 def test_clock_given_on_the_command_line_converts_the_set_value_and_needs_no_unit(cli: Callable[..., tuple[int, str, str]]) -> None:

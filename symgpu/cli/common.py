@@ -166,7 +166,7 @@ def across_the_clock(model: Any, values: dict[str, pint.Quantity], clock_text: s
                                     f"{model.unit_text(name)}, or --clock to convert it at a clock you choose")
         others = {k: v for k, v in out.items() if k != name}
         clock, source = find_clock(model, clock_text, preset=preset, values=others, missing=missing)
-        out[name] = clocks.with_clock(given, unit, clock)
+        out[name] = clocks.exactly_with_clock(given, unit, clock)
         used = True
         print(f"symgpu: note: {name} = {given:~.10g} = {out[name].magnitude:.10g} {model.unit_text(name)} at clock "
               f"{units.compact(clock):~.10g} ({source})", file=sys.stderr)
