@@ -25,7 +25,7 @@ from symgpu.report import files
 from symgpu.cli import unit_rates
 from symgpu.cli.parsing import BAD_INPUT, FAILED, OK, Once, Parser
 
-__all__ = ["BAD_INPUT", "FAILED", "OK", "Parser", "add_unit_options", "add_value_options", "convert", "converted", "CycleClock", "find_clock", "load_model", "parse_assignments",
+__all__ = ["BAD_INPUT", "FAILED", "OK", "Parser", "add_unit_options", "add_value_options", "convert", "converted", "CycleClock", "across_the_clock", "find_clock", "load_model", "parse_assignments",
            "to_unit", "unit_text"]
 
 
@@ -143,6 +143,34 @@ def parse_assignments(model: Any, items: Sequence[str]) -> dict[str, pint.Quanti
         except ValueError as exc:
             raise errors.UsageError(f"--set {item!r}: {exc}") from None
     return values
+
+
+def across_the_clock(model: Any, values: dict[str, pint.Quantity], clock_text: str | None, *, preset: str | None,
+                     variable: str | None = None) -> tuple[dict[str, pint.Quantity], bool]:
+    """``--set`` values given as a time for a symbol declared in cycles (``mem_lat=300 ns``), or the reverse, moved
+    across the clock as ``--target`` is (:func:`find_clock`: ``--clock``, else the model's clock at the preset and
+    the other values), each conversion said on stderr; the values, and whether a clock converted any of them.
+
+    Raises:
+        errors.UsageError: a value needs a clock and none is known (or the clock is ``variable``).
+    """
+    out = dict(values)
+    used = False
+    for name, given in values.items():
+        unit = model.units[name]
+        if given.dimensionality == unit.dimensionality or not clocks.needs_clock(given, unit):
+            continue
+        missing = f"--set {name}={given:~}: {name} is in {model.unit_text(name)}, so the value needs a clock"
+        if clock_text is None and variable is not None and clocks.cycle_clock(model, clocks.inputs_in(model, "Hz"), missing) == variable:
+            raise errors.UsageError(f"{missing}, and {model.id}'s clock {variable} is the variable here: give {name} in "
+                                    f"{model.unit_text(name)}, or --clock to convert it at a clock you choose")
+        others = {k: v for k, v in out.items() if k != name}
+        clock, source = find_clock(model, clock_text, preset=preset, values=others, missing=missing)
+        out[name] = clocks.exactly_with_clock(given, unit, clock)
+        used = True
+        print(f"symgpu: note: {name} = {given:~.10g} = {out[name].magnitude:.10g} {model.unit_text(name)} at clock "
+              f"{units.compact(clock):~.10g} ({source})", file=sys.stderr)
+    return out, used
 
 
 def to_unit(value: pint.Quantity, unit_text: str | None) -> pint.Quantity:

@@ -185,10 +185,17 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         try:
             return solving.solve(model, quantity_or_equation, for_, target=value, relation=o.relation, kind=kind, case=o.case,
                                  **o.rewrites(), **o.point())
-        except errors.NoClosedForm as exc:  # at a point that gives every other input: the roots found numerically
-            if o.relation not in ("==", "=") or not numeric_solve.answerable(model, name, str(for_), o.preset, o.at,
-                                                                               bool(o.substitutions or o.omit or o.stop_at or o.case)):
+        except errors.DerivationError as exc:  # at a point that gives every other input: the roots found numerically
+            bound = o.relation in numeric_solve.INEQUALITIES and kind in ("min", "max") and not isinstance(exc, errors.NoAnswerHere)
+            if not (isinstance(exc, errors.NoClosedForm) and o.relation in ("==", "=") or bound) \
+                    or not numeric_solve.answerable(model, name, str(for_), o.preset, o.at,
+                                                    bool(o.substitutions or o.omit or o.stop_at or o.case)):
                 raise
+            if bound:  # the least / greatest value where the inequality holds: its change along the variable, bisected
+                return numeric_solve.numeric_bound(model, name, str(for_), value, o.relation, str(kind),
+                                                   f"SymPy finds no closed form for {name} {o.relation} the target in {for_}",
+                                                   preset=o.preset, values=o.at, assume=tuple(o.assume or ()))
+            assert isinstance(exc, errors.NoClosedForm)
             return numeric_solve.numeric_roots(model, name, str(for_), value, exc.reason, preset=o.preset,
                                                values=o.at, assume=tuple(o.assume or ()))
 

@@ -36,6 +36,12 @@ PRUNED_ABOVE = 12
 MAX_RADICAL_OPS = 20
 
 
+#: a slope with the variable under a root and more operations than this is kept as differentiated, not simplified
+#: (``forms.small_simplify`` cancels past 120 operations, and ``sympy.cancel`` of a nested radical has no time bound:
+#: Volkov's H100 dram_throughput over n, its one regime at alpha = 0, ilp = 1, ran past 150 s in a polynomial gcd)
+MAX_CANCELLED_RADICAL_SLOPE = 120
+
+
 def _radical_in(value: sympy.Expr, var: sympy.Symbol) -> bool:
     """Is ``var`` under a root in ``value`` (a non-integer power), and ``value`` of more than :data:`MAX_RADICAL_OPS` operations?"""
     return any(not p.exp.is_integer and var in p.base.free_symbols for p in value.atoms(sympy.Pow)) \
@@ -108,7 +114,9 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     undecided: list[tuple[str, sympy.Expr]] = []  # regimes linear in var whose slope's sign the assumptions leave open
     flat: list[tuple[str, sympy.Basic]] = []  # ("", where the slope is 0 for every var): a factor free of var that may vanish
     for regime in found:
-        derivative = forms.small_simplify(sympy.diff(regime.expression, var))
+        derivative = sympy.diff(regime.expression, var)
+        if not (_radical_in(derivative, var) and sympy.count_ops(derivative) > MAX_CANCELLED_RADICAL_SLOPE):
+            derivative = forms.small_simplify(derivative)
         if var not in derivative.free_symbols and ctx.sign(derivative) not in (None, 0):
             continue
         if var not in derivative.free_symbols and ctx.sign(derivative) is None:

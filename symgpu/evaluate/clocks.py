@@ -8,6 +8,8 @@ target given through the API)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 import pint
@@ -71,6 +73,19 @@ def one_input_at(model: Any, unit: str, *, preset: str | None, values: Mapping[s
 def with_clock(value: pint.Quantity, unit: Any, clock: pint.Quantity) -> pint.Quantity:
     """``value`` moved across the clock towards ``unit``: cycles divided by it, times multiplied."""
     return across(value, unit, clock)
+
+
+def exactly_with_clock(value: pint.Quantity, unit: Any, clock: pint.Quantity) -> pint.Quantity:
+    """:func:`with_clock` for one number given as input (a ``--set`` value): each magnitude read as its decimal of 15
+    significant digits, multiplied out exactly and rounded once (``units.exact_convert``), so 300 ns at 1.98 GHz is 594.0
+    cycles, not 594.0000000000001."""
+    dividing = (value.units / unit).dimensionality == clock.dimensionality
+    # 15 digits: a clock computed in another unit (1980 MHz in GHz) may carry noise in its last bit
+    given, rate = (Fraction(Decimal(f"{float(q.magnitude):.15g}")) for q in (value, clock))
+    moved = units.registry().Quantity(given / rate, value.units / clock.units) if dividing \
+        else units.registry().Quantity(given * rate, value.units * clock.units)
+    exact = units.exact_convert(moved, unit)  # its magnitude a Fraction where the units need no factor
+    return units.registry().Quantity(float(exact.magnitude), exact.units)
 
 
 def cycle_clock(model: Any, names: Sequence[str], missing: str) -> str | None:
