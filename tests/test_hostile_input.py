@@ -41,7 +41,7 @@ def test_power_tower_in_a_preset_value_is_refused_by_the_grammar_with_file_and_k
 ])
 def test_unit_string_outside_the_grammar_names_file_and_symbol(write_model, unit, problem):
     path = write_model(tiny_text(rhs="Min(P_peak, I*B)", peak="1 TFLOP/s", extra_equation="").replace('unit = "B/s"', f'unit = "{unit}"'))
-    with pytest.raises(errors.ModelFileError, match=_anchored(path, r": \[symbols\.B\]\.unit: " + re.escape(problem) + "; units come from .*")):
+    with pytest.raises(errors.ModelFileError, match=_anchored(path, r": \[symbols\.B\]\.unit: " + re.escape(problem) + "; write a unit such as cycle, B, GB/s, .*")):
         _load(path)
 
 
