@@ -24,11 +24,10 @@ extends = "volkov_2016_h100"
 title = "variant with an Ada GPU"
 summary = "adds a preset and its compute capability"
 [presets.ada]
+based_on = "h100_fit"
+values = { SMs = "128 SM" }
 description = "an Ada GPU: the H100 fit's values with 128 SMs"
 source = { kind = "measured", note = "test" }
-based_on = "h100_fit"
-[presets.ada.values]
-SMs = "128 SM"
 '''
 
 
