@@ -16,7 +16,7 @@ import pint
 import sympy
 
 from symgpu import derive, errors, units
-from symgpu.cli import common
+from symgpu.cli import common, unit_rates
 from symgpu.derive.options import Options
 from symgpu.evaluate import clocks
 
@@ -30,7 +30,8 @@ def _target(model: Any, quantity: str, text: str | None, clock_text: str | None 
     """``--target``: an expression of the model, or a value with a unit (``"1 ms"``) converted
     to the quantity's declared unit, across the clock (``--clock`` or the preset's) when the
     quantity counts cycles and the target is a time, across the warp size when one is in warps
-    and the other in threads (as ``eval --unit`` converts). Returns (target, a line saying how it
+    and the other in threads, across the SM count when one is per SM and the other per chip (as
+    ``eval --unit`` converts). Returns (target, a line saying how it
     was converted, or None)."""
     if text is None:
         return None, None
@@ -56,12 +57,16 @@ def _target(model: Any, quantity: str, text: str | None, clock_text: str | None 
         return _across_warp_size(model, name, text, given, preset=preset, values=values or {}, variable=variable,
                                  substitute=substitute)
     if not clocks.needs_clock(given, unit):
+        per_sm = unit_rates.target_across_sms(model, name, text, given, clock=lambda: _clock(model, name, text, clock_text, preset, values,
+                                                                                             variable, substitute),
+                                              clock_given=clock_text is not None, preset=preset, values=values or {},
+                                              variable=variable, substitute=substitute)
+        if per_sm is not None:
+            return per_sm
         raise errors.UsageError(f"--target {text!r}: {name} is in {model.unit_text(name)} {units.format_dimension(unit.dimensionality)}, "
                                 f"and {text} is {units.format_dimension(given.dimensionality)}, which cannot be converted to it: give "
                                 f"the target in {model.unit_text(name)} (or a unit of the same dimension), or an expression of {model.id}")
-    clocks.clock_unknown(model, name, variable, substitute, text)
-    clock, source = common.find_clock(model, clock_text, preset=preset, values=values or {},
-                                      missing=f"--target {text!r}: {name} is in {model.unit_text(name)}, so the target needs a clock")
+    clock, source = _clock(model, name, text, clock_text, preset, values, variable, substitute)
     value = clocks.with_clock(given, unit, clock)
     note = f"{text} = {value.magnitude:.10g} {model.unit_text(name)} at clock {units.compact(clock):~.10g} ({source})"
     exact = units.exact_magnitude(text, given.units)
@@ -70,6 +75,14 @@ def _target(model: Any, quantity: str, text: str | None, clock_text: str | None 
     if symbolic is not None:  # over the model's own clock, so a closed form solved against it cancels it
         return symbolic, note
     return sympy.nsimplify(float(value.magnitude), rational=True), note
+
+
+def _clock(model: Any, name: str, text: str, clock_text: str | None, preset: str | None, values: dict[str, Any] | None,
+           variable: str, substitute: Mapping[str, Any] | None) -> tuple[pint.Quantity, str]:
+    """The clock a ``--target`` for ``name`` is converted at, and where it came from (refused where it moves with ``variable``)."""
+    clocks.clock_unknown(model, name, variable, substitute, text)
+    return common.find_clock(model, clock_text, preset=preset, values=values or {},
+                             missing=f"--target {text!r}: {name} is in {model.unit_text(name)}, so the target needs a clock")
 
 
 def _over_rate(model: Any, number: sympy.Rational, given: pint.Quantity, unit: Any, rate: str) -> Any:
@@ -117,7 +130,8 @@ def _across_warp_size(model: Any, name: str, text: str, given: pint.Quantity, *,
 def _solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--for", dest="for_", required=True, metavar="VAR", help="the variable to solve for")
     p.add_argument("--target", help="solve quantity = TARGET (an expression, or a value such as '2 us'; a time for a cycle "
-                   "quantity is converted with --clock or the preset's clock, warps for threads at the model's warp size) instead of keeping "
+                   "quantity is converted with --clock or the preset's clock, warps for threads at the model's warp size, per SM for per "
+                   "chip at its SM count) instead of keeping "
                    "the quantity symbolic; a negative one as --target=-3, with '=', else it reads as an option)")
     p.add_argument("--relation", choices=["==", ">=", ">", "<=", "<"],
                    help="solve the inequality quantity RELATION TARGET instead of the equation (e.g. '>=': where the "

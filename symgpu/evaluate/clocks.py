@@ -153,13 +153,28 @@ def warp_size_unknown(model: Any, quantity: str, variable: str, substitute: Mapp
     Raises:
         errors.UsageError: the warp size moves with ``variable``; the message says what to give instead.
     """
-    names = inputs_in(model, WARP_SIZE)
+    _input_unknown(model, WARP_SIZE, "warps and threads differ by the warp size", "warp size", quantity, variable, substitute, target)
+
+
+def sm_count_unknown(model: Any, quantity: str, variable: str, substitute: Mapping[str, Any] | None, target: str) -> None:
+    """Refuse a per-SM ``target`` for a whole-chip ``quantity`` (or the reverse) where the SM count (the model's one
+    input in SM) is the unknown ``variable`` or, by ``substitute``, depends on it, as :func:`warp_size_unknown` does.
+
+    Raises:
+        errors.UsageError: the SM count moves with ``variable``; the message says what to give instead.
+    """
+    _input_unknown(model, "SM", "per-SM and whole-chip values differ by the SM count", "SM count", quantity, variable, substitute, target)
+
+
+def _input_unknown(model: Any, unit: str, between: str, what: str, quantity: str, variable: str,
+                   substitute: Mapping[str, Any] | None, target: str) -> None:
+    names = inputs_in(model, unit)
     name = names[0] if len(names) == 1 else None
     how = None if name is None else _moved(model, name, variable, substitute)
     if how is not None:
         raise errors.UsageError(
-            f"target {target!r}: {quantity} is in {model.unit_text(quantity)}, and warps and threads differ by the warp size "
-            f"{name}, which {how}: at a fixed warp size the target would be wrong for every other {variable}; "
+            f"target {target!r}: {quantity} is in {model.unit_text(quantity)}, and {between} "
+            f"{name}, which {how}: at a fixed {what} the target would be wrong for every other {variable}; "
             f"give the target in {model.unit_text(quantity)}")
 
 

@@ -96,7 +96,7 @@ class Model(ModelChecks):
             try:
                 unit = units.unit(sym.unit)
             except ValueError as exc:
-                raise self.fail(f"[symbols.{sym.name}].unit", str(exc), "units come from symgpu/units.txt (e.g. cycle, B, GB/s, warp/SM, winst/cycle, thread)") from None
+                raise self.fail(f"[symbols.{sym.name}].unit", str(exc), "write a unit such as cycle, B, GB/s, warp/SM, winst/cycle, thread") from None
             assumptions: dict[str, bool] = {"real": True}
             for item in sym.assumptions:
                 assumptions[item] = True

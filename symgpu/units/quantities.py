@@ -231,10 +231,61 @@ def _resolve(parsed: grammar.Parsed, text: str) -> pint.Unit:
         try:
             canonical = ureg.get_name(name)
         except (pint.errors.UndefinedUnitError, ValueError):
-            raise ValueError(f"unknown unit {_shown(text)} ('{name}' is not a unit of symgpu/units/units.txt)") from None
+            raise ValueError(f"unknown unit {_shown(text)} ({_unknown(name)})") from None
         powers[canonical] = powers.get(canonical, 0) + power
     container = UnitsContainer({name: power for name, power in powers.items() if power})
     return ureg.Unit(container) if container else ureg.dimensionless
+
+
+def _unknown(name: str) -> str:
+    """Why ``name`` is no unit and what to write: the units it may mean (``kB`` or ``KiB`` for ``KB``), the prefixes,
+    and the one file (:data:`DEFINITIONS`, where it is installed) that lists every unit. Two different paths, neither
+    of them a file a user of the installed package can open, had been named (an outside tester's finding, round 13c F10)."""
+    prefixes, _ = _definitions()
+    meant = " did you mean " + " or ".join(_meant(name)) + "?" if _meant(name) else ""
+    decimal = " ".join(p for p, value in prefixes.items() if not _binary(value))
+    binary = " ".join(p for p, value in prefixes.items() if _binary(value))
+    return (f"'{name}' is not a unit symgpu knows:{meant} prefixes are {decimal} (powers of 10) and {binary} (powers of 2, "
+            f"for bytes and bits); every unit and prefix is listed in {DEFINITIONS}")
+
+
+def _binary(value: str) -> bool:
+    """Is the prefix value written in units.txt (``1e3``, ``2**10``) a power of 2?"""
+    return value.startswith("2**")
+
+
+def _meant(name: str, limit: int = 4) -> list[str]:
+    """Units of the registry ``name`` may mean: a prefix and a unit in another case (``kB`` for ``KB``), or the binary
+    prefix of the same letter (``KiB``)."""
+    prefixes, names = _definitions()
+    found: list[str] = []
+    for cut in range(len(name)):
+        head, tail = name[:cut], name[cut:]
+        exact = [symbol for alias, symbol in names if alias == tail]
+        for symbol in exact or [symbol for alias, symbol in names if alias.lower() == tail.lower()]:
+            information = registry().Unit(symbol).dimensionality == registry().Unit("B").dimensionality
+            found += [p + symbol for p, value in prefixes.items() if (information or not _binary(value))
+                      and head.lower() in (p.lower(), p.lower()[:-1] if _binary(value) else None)]
+            found += [symbol] if not head else []
+    return [unit for unit in dict.fromkeys(found) if unit != name][:limit]
+
+
+@lru_cache(maxsize=1)
+def _definitions() -> tuple[dict[str, str], tuple[tuple[str, str], ...]]:
+    """The prefixes of ``units.txt`` (symbol -> its value as written, ``1e3`` or ``2**10``) and its units' names,
+    symbols and aliases, each with the unit's symbol, in file order."""
+    prefixes: dict[str, str] = {}
+    names: list[tuple[str, str]] = []
+    for line in DEFINITIONS.read_text(encoding="utf-8").splitlines():
+        parts = [part.strip() for part in line.split("#", 1)[0].split("=")]
+        if len(parts) < 2 or parts[0].startswith("@"):
+            continue
+        if parts[0].endswith("-"):
+            prefixes[parts[2].rstrip("-")] = parts[1]
+            continue
+        symbol = registry().get_symbol(parts[0])
+        names += [(alias, symbol) for alias in (parts[0], *parts[2:]) if alias != "_"]
+    return prefixes, tuple(names)
 
 
 def _shown(text: str, limit: int = 80) -> str:
