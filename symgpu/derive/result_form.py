@@ -103,6 +103,9 @@ def known_cases_decided(model: Model, expr: Any) -> Any:
                 break
         if not kept:
             return node
+        if len(kept) == len(node.args) and all(v is a[0] and c is a[1] for (v, c), a in zip(kept, node.args)):
+            return node  # nothing decided: the table as it was, not rebuilt (SymPy's rebuild of a regime table of hundreds
+            # of cases distributes And over Or for minutes: occupancy's limiting_resource)
         return kept[0][0] if kept[0][1] is sympy.true else sympy.Piecewise(*kept)
 
     return decided(expr)
