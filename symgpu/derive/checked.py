@@ -186,7 +186,9 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
             return solving.solve(model, quantity_or_equation, for_, target=value, relation=o.relation, kind=kind, case=o.case,
                                  **o.rewrites(), **o.point())
         except errors.DerivationError as exc:  # at a point that gives every other input: the roots found numerically
-            bound = o.relation in numeric_solve.INEQUALITIES and kind in ("min", "max") and not isinstance(exc, errors.NoAnswerHere)
+            # a staircase in the variable (floor/ceiling) may hold between two scanned points and not at them: its own refusal stands
+            bound = o.relation in numeric_solve.INEQUALITIES and kind in ("min", "max") and not isinstance(exc, errors.NoAnswerHere) \
+                and not forms.has_staircase(model.expression(name), model.symbol(str(for_)))
             if not (isinstance(exc, errors.NoClosedForm) and o.relation in ("==", "=") or bound) \
                     or not numeric_solve.answerable(model, name, str(for_), o.preset, o.at,
                                                     bool(o.substitutions or o.omit or o.stop_at or o.case)):

@@ -310,7 +310,7 @@ def _numeric_root(job: jobs._Job, g: sympy.Expr, x: sympy.Symbol, lo: sympy.Expr
             f"{model.id}: fixed point of {job.quantity} in {x} at {at_point.where_text(preset, values)}: {x} - g({x}) changes sign at "
             f"none of the {count} log-spaced points of {span}, so no fixed point was found there (one where {x} - g({x}) only touches "
             f"0 is not seen)" + (f"; outside the --assume bounds the scan finds {', '.join(outside)}" if outside else "")
-            + f"; give --assume bounds on {x} around the fixed point meant, or check the model")
+            + f"; give --assume bounds on {x} around the fixed point meant (--assume '{x} >= A' --assume '{x} <= B'), or check the model")
     stable = [p for p in found if p.stable]
     if len(found) > 1 and len(stable) != 1:
         raise errors.NoAnswerHere(

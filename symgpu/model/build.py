@@ -82,7 +82,7 @@ class Model(ModelChecks):
         self._build_presets()
         if not checked:
             self._check_validation()  # else read when first asked for (:attr:`validation_inputs`)
-        self._check_derivations()
+        self._check_derivations(checked)
         self._check_tables()
         #: the ``[[plots]]`` entries, each read into its kind's record (:mod:`symgpu.model.plot_kinds`)
         self.plots: tuple[PlotEntry, ...] = plot_requests.read(self, checked=checked)

@@ -231,19 +231,22 @@ class ModelChecks:
             expect.append((name, _quantity(text, self.units[name])))
         return ValidationInputs(case, inputs, tuple(expect))
 
-    def _check_derivations(self) -> None:
+    def _check_derivations(self, checked: bool = False) -> None:
+        """Every name a ``[[derivations]]`` entry gives is the model's; where the definition has not passed these checks
+        before (``checked``: a record says it has), a solve's target and a fixed point's variable have the quantity's dimension."""
         for request in self.definition.derivations:
             for key in ("quantity", "variable", "over", "for"):
                 name = request.get(key)
                 if isinstance(name, str) and name not in self.symbols and name not in self.equations:
                     raise self.fail(f"derivation {request.id}.{key}", f"unknown symbol '{name}'", f"declared symbols: {suggest.alternatives(name, sorted(self.symbols), 'the model file (or its base) declares them under [symbols]')}")
-            self._check_request_dimensions(request)
+            if not checked:
+                self._check_request_dimensions(request)
 
     def _defined(self, name: Any) -> str | None:
-        """The symbol a derivation's quantity names (itself, or what the equation of that id defines), else None."""
-        if isinstance(name, str) and name in self.equations:
-            return self.equations[name].definition.defines
-        return name if isinstance(name, str) and name in self.units else None
+        """The symbol a derivation's quantity names (itself, or what the equation of that id defines), else None: read
+        from the file's definitions, so a warm model builds no equation for it."""
+        found = next((e.defines for e in self.definition.equations if e.id == name), None) if isinstance(name, str) else None
+        return found if found is not None else name if isinstance(name, str) and name in self.units else None
 
     def _check_request_dimensions(self, request: schema.DerivationRequest) -> None:
         """A solve's ``target`` has the quantity's dimension, and a fixed point's variable the quantity's (the variable is
@@ -252,7 +255,7 @@ class ModelChecks:
         where the quantity's equation declares counts (a count is a pure number there)."""
         quantity = self._defined(request.get("quantity"))
         variable = next((request.get(k) for k in ("variable", "over", "for") if request.get(k)), None)
-        if quantity is None or any(e.definition.counts for e in self.equations.values() if e.definition.defines == quantity):
+        if quantity is None or any(e.counts for e in self.definition.equations if e.defines == quantity):
             return
         expected = self._dims[self.symbols[quantity]]
         target = request.get("target")
