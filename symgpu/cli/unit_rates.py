@@ -12,7 +12,7 @@ from typing import Any
 
 import pint
 
-from symgpu import errors
+from symgpu import errors, units
 from symgpu.evaluate import clocks
 
 
@@ -34,7 +34,7 @@ def across_sms(model: Any, value: pint.Quantity, unit: Any, *, preset: str | Non
         found = clock() if rate == "Hz" else rates[rate]
         assert found is not None
         moved_by.append((found, power))
-    return clocks.moved(value, unit, moved_by)
+    return units.moved(value, unit, moved_by)
 
 
 def _input_at(model: Any, unit: str, preset: str | None, values: Mapping[str, Any], problem: errors.UsageError) -> pint.Quantity:

@@ -77,7 +77,7 @@ def across_rates(model: Model, name: str, text: str, given: pint.Quantity, askin
             said.append(f"{'SM count' if rate == 'SM' else 'warp size'} {rate_name} = {found:~.10g}")
         rates.append((found, power))
         symbolic = None if symbolic is None or rate_name is None else symbolic * model.symbols[rate_name] ** -power
-    value = clocks.moved(given, unit, rates)
+    value = units.moved(given, unit, rates)
     note = f"{text} = {value.magnitude:.10g} {model.unit_text(name)} at {' and '.join(said)}"
     exact = units.exact_magnitude(text, given.units)
     if exact is not None and symbolic is not None:  # over the model's own rates: a closed form solved against it keeps them

@@ -8,13 +8,9 @@ target given through the API)."""
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Mapping, Sequence
-from decimal import Decimal
-from fractions import Fraction
 from typing import Any
 
-import numpy as np
 import pint
 
 from symgpu import errors, units
@@ -36,39 +32,9 @@ def differ_by(value: pint.Quantity, unit: Any, rate: str) -> bool:
 
 def across(value: pint.Quantity, unit: Any, rate: pint.Quantity) -> pint.Quantity:
     """``value`` moved across ``rate`` towards ``unit``: divided where ``value`` has ``rate``'s
-    dimension more than ``unit`` (cycles in a time: by the clock), else multiplied; exactly (:func:`moved`)."""
+    dimension more than ``unit`` (cycles in a time: by the clock), else multiplied; exactly (:func:`symgpu.units.moved`)."""
     dividing = (value.units / unit).dimensionality == rate.dimensionality
-    return moved(value, unit, ((rate, 1 if dividing else -1),))
-
-
-def moved(value: pint.Quantity, unit: Any, rates: Sequence[tuple[pint.Quantity, int]]) -> pint.Quantity:
-    """``value`` divided by each rate to its power (a clock, a warp size, an SM count), in ``unit``: each magnitude
-    read as its decimal of 15 significant digits, multiplied out exactly and rounded once (``units.exact_convert``),
-    so 300 ns at 1.98 GHz is 594.0 cycles, not 594.0000000000001. The one conversion across a rate: ``--set``,
-    ``--unit``, ``--target`` and the API's target."""
-    factor, dims = Fraction(1), value.units
-    for rate, power in rates:
-        factor, dims = factor / _decimal(rate.magnitude) ** power, dims / rate.units ** power
-    unit = unit if isinstance(unit, pint.Unit) else units.unit(str(unit))
-
-    def one(magnitude: Any) -> float:
-        if not math.isfinite(float(magnitude)):  # no exact value: pint's arithmetic (nan, inf stay so)
-            return float(units.convert(units.registry().Quantity(float(magnitude) * float(factor), dims), unit).magnitude)
-        return float(units.exact_convert(units.registry().Quantity(_decimal(magnitude) * factor, dims), unit).magnitude)
-
-    magnitude = value.magnitude
-    if isinstance(magnitude, np.ndarray):
-        flat = [one(x) for x in magnitude.ravel().tolist()]
-        return units.registry().Quantity(np.array(flat, dtype=float).reshape(magnitude.shape), unit)
-    return units.registry().Quantity(one(magnitude), unit)
-
-
-def _decimal(magnitude: Any) -> Fraction:
-    """A magnitude exactly: an integer or Fraction as it is, a double as its decimal of 15 significant digits (a clock
-    computed in another unit, 1980 MHz in GHz, may carry noise in its last bit)."""
-    if isinstance(magnitude, (int, Fraction)):
-        return Fraction(magnitude)
-    return Fraction(Decimal(f"{float(magnitude):.15g}"))
+    return units.moved(value, unit, ((rate, 1 if dividing else -1),))
 
 
 def exponents(value: pint.Quantity, unit: Any, *, sm: bool = True) -> dict[str, int] | None:
