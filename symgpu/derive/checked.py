@@ -179,7 +179,9 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     model, value, made = targets.given_target(model, name, value, preset=preset, values=values, variable=str(for_), substitute=subs)
     options = Options.of(substitute=subs, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values,
                          case=case, relation=relation)
-    asked = Asked("solve", str(quantity_or_equation), str(for_), target=value if target is None else target, relation=relation,
+    # a target moved across a rate is checked as moved (the certificate had read "500 ns" for cycles, and checked nothing)
+    shown = value if target is None or model is not asked_of else target
+    asked = Asked("solve", str(quantity_or_equation), str(for_), target=shown, relation=relation,
                   kind=kind if relation not in ("==", "=") else None)
     def run(o: Options) -> Derivation:
         try:
