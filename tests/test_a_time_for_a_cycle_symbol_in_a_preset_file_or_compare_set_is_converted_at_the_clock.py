@@ -15,24 +15,14 @@ from tests.conftest import assert_one_line_refusal
 
 import symgpu
 
-HEAD = """schema_version = 1
-[model]
-id = "mygpu"
-extends = "volkov_2016"
-title = "t"
-summary = "s"
-references = []
-
-[presets.rtx]
-description = "a preset with a latency in us"
-source = { ref = "h100measured2026", locator = "t" }
-"""
+#: a variant of Volkov's model with one preset, ``rtx``, whose values each test writes
+HEAD = ("schema_version = 1", "[model]", 'id = "mygpu"', 'extends = "volkov_2016"', 'title = "t"', 'summary = "s"', "references = []",
+        "[presets.rtx]", 'description = "a preset with a latency in us"', 'source = { ref = "h100measured2026", locator = "t" }')
 
 
 def _variant(tmp_path: Path, values: str) -> Path:
-    path = tmp_path / "mygpu.toml"
-    path.write_text(HEAD + values, encoding="utf-8")
-    return path
+    (tmp_path / "mygpu.toml").write_text("\n".join(HEAD) + "\n" + values, encoding="utf-8")
+    return tmp_path / "mygpu.toml"
 
 
 def test_a_preset_files_time_for_a_cycle_symbol_is_converted_at_its_own_clock(tmp_path: Path, cli: Callable[..., tuple[int, str, str]]) -> None:
