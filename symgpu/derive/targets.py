@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
 
 import pint
@@ -79,10 +80,19 @@ def across_rates(model: Model, name: str, text: str, given: pint.Quantity, askin
         symbolic = None if symbolic is None or rate_name is None else symbolic * model.symbols[rate_name] ** -power
     value = units.moved(given, unit, rates)
     note = f"{text} = {value.magnitude:.10g} {model.unit_text(name)} at {' and '.join(said)}"
-    exact = units.exact_magnitude(text, given.units)
+    exact = _exact(text, given)
     if exact is not None and symbolic is not None:  # over the model's own rates: a closed form solved against it keeps them
         return Moved(model.given_constant(sympy.Rational(exact), cast(pint.Unit, given.units)) * symbolic, note)
     return Moved(sympy.nsimplify(float(value.magnitude), rational=True), note)
+
+
+def _exact(text: str, given: pint.Quantity) -> Fraction | None:
+    """The number of ``text`` exactly, in the unit it was given in (None where it has no exact value: a pint quantity's
+    text the grammar does not read is given as its double)."""
+    try:
+        return units.exact_magnitude(text, given.units)
+    except ValueError:
+        return None
 
 
 def _clock(model: Model, name: str, text: str, asking: Asking, preset: str | None,
@@ -130,7 +140,7 @@ def given_target(model: Model, name: str, target: Any, *, preset: str | None, va
     moved = across_rates(copy, name, str(target), given, API, preset=preset, values=values or {}, variable=variable,
                          substitute=substitute)
     assert moved is not None
-    exact = units.exact_magnitude(str(target), given.units)
+    exact = _exact(str(target), given)
     made = (GivenConstant(str(sympy.Rational(exact)), str(given.units)),) if exact is not None and set(copy.constants) - set(model.constants) else ()
     return copy, moved.target, made
 
