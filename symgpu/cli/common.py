@@ -10,7 +10,7 @@ import os
 import sys
 import tempfile
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -166,7 +166,7 @@ def across_the_clock(model: Any, values: dict[str, pint.Quantity], clock_text: s
                                     f"{model.unit_text(name)}, or --clock to convert it at a clock you choose")
         others = {k: v for k, v in out.items() if k != name}
         clock, source = find_clock(model, clock_text, preset=preset, values=others, missing=missing)
-        out[name] = clocks.exactly_with_clock(given, unit, clock)
+        out[name] = clocks.across(given, unit, clock)
         used = True
         print(f"symgpu: note: {name} = {given:~.10g} = {out[name].magnitude:.10g} {model.unit_text(name)} at clock "
               f"{units.compact(clock):~.10g} ({source})", file=sys.stderr)
@@ -247,7 +247,7 @@ def converted(model: Any, value: pint.Quantity, unit: str | None, clock_text: st
             moved = unit_rates.across_sms(model, value, units.unit(unit), preset=preset, values=values, problem=problem, clock=clock)
             return to_unit(moved, unit), (used[0] if used else None)
         found = clock()
-        return to_unit(clocks.with_clock(value, units.unit(unit), found), unit), used[0]
+        return to_unit(clocks.across(value, units.unit(unit), found), unit), used[0]
 
 
 def needs_warp_size(value: pint.Quantity, unit: Any) -> bool:
@@ -280,6 +280,14 @@ def find_clock(model: Any, clock_text: str | None, *, preset: str | None, values
         errors.UsageError: ``--clock`` is not a frequency, or no clock is known (``missing``,
             followed by what to give, is the message).
     """
+    found, source, _ = clock_and_symbol(model, clock_text, preset=preset, values=values, missing=missing, variable=variable)
+    return found, source
+
+
+def clock_and_symbol(model: Any, clock_text: str | None, *, preset: str | None, values: Mapping[str, pint.Quantity],
+                     missing: str, variable: str | None = None) -> tuple[pint.Quantity, str, str | None]:
+    """:func:`find_clock`, and the model's clock symbol it read (None for ``--clock``'s): a target written over it
+    (:mod:`symgpu.derive.targets`) does not look it up again."""
     clock_dim = units.unit("Hz").dimensionality
     if clock_text:
         try:
@@ -290,7 +298,7 @@ def find_clock(model: Any, clock_text: str | None, *, preset: str | None, values
             raise errors.UsageError(f"--clock {clock_text!r}: a clock is a frequency such as '1.3 GHz'") from None
         if not (clock.magnitude > 0 and math.isfinite(clock.magnitude)):
             raise errors.UsageError(f"--clock {clock_text!r}: a clock is a positive, finite frequency such as '1.3 GHz'")
-        return clock, "--clock"
+        return clock, "--clock", None
     name, found = clocks.clock_at(model, preset=preset, values=values, missing=missing)
     if name is None:
         raise errors.UsageError(f"{missing}: give --clock '1.3 GHz'") from None
@@ -300,7 +308,7 @@ def find_clock(model: Any, clock_text: str | None, *, preset: str | None, values
                                 "clock you choose")
     if found is None:
         raise errors.UsageError(f"{missing}: give --clock '1.3 GHz' or a preset with {name} (or --set '{name}=1.3 GHz')") from None
-    return found, (f"{name} given by --set" if name in values else f"{name} of preset {preset}")
+    return found, (f"{name} given by --set" if name in values else f"{name} of preset {preset}"), name
 
 
 def unread(model: Any, quantity: str, given: Sequence[str], *, unit: str | None = None) -> list[str]:

@@ -373,7 +373,7 @@ def _run(args: argparse.Namespace) -> int:
     if limit:
         args.to_given, args.to = args.to, given.to
     if getattr(args, "target", None) and assume_units.is_quantity(model, args.target):
-        model = model.for_request()  # a target across the clock is made a constant of the model (operation_commands._over_clock)
+        model = model.for_request()  # a target across the clock is made a constant of the model (symgpu.derive.targets.across_rates)
     both = sorted(set(substitute) & set(values))
     if both:
         raise errors.UsageError(f"{', '.join(both)}: given by both --substitute and --set; drop one of the two")

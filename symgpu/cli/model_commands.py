@@ -79,6 +79,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         for preset in d.presets:
             values = ", ".join(f"{k}={v:~g}" for k, v in model.presets[preset.id].items())
             print(f"  {preset.id}: {preset.description}\n      {values}")
+            for said in model.preset_conversions.get(preset.id, ()):
+                print(f"      (converted at the preset's clock: {said})")
     print(f"\nvalidation cases: {len(d.validation)}; derivations: {len(d.derivations)}")
     return OK
 
@@ -103,6 +105,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         cases = sum(len(eq.cases) for eq in model.equations.values())
         print(f"ok   {model.id}: {len(model.equations)} equations ({cases} piecewise cases), "
               f"{len(model.presets)} presets, {len(model.definition.validation)} validation cases: all dimensionally consistent")
+        for preset_id, conversions in model.preset_conversions.items():
+            for said in conversions:
+                print(f"     note: preset {preset_id}: {said} (converted at the preset's clock)")
     return FAILED if failed else OK
 
 

@@ -13,6 +13,7 @@ import pint
 import sympy
 
 from symgpu import errors, units
+from symgpu.memo import MemoFamily
 from symgpu.evaluate import scaling
 from symgpu.model import substitution
 from symgpu.proofs import rational_value
@@ -112,9 +113,18 @@ def known_cases_decided(model: Model, expr: Any) -> Any:
 
 
 def _constants_memo(model: Model) -> rational_value.Memo:
-    """The exact base-unit value of each constant of the model that has one, as :mod:`symgpu.proofs.rational_value` reads it."""
-    known = ((model.symbols[name], exact_value(model, model.symbols[name])) for name in model.constants)
-    return rational_value.inputs({s: sympy.Rational(v[1].numerator, v[1].denominator) for s, v in known if v is not None})
+    """The exact base-unit value of each constant of the model that has one, as :mod:`symgpu.proofs.rational_value` reads it:
+    made once per model and set of constants (a copy for a request adds its own), not per result."""
+    kept = _CONSTANTS.of(model)
+    key = frozenset(model.constants)
+    if key not in kept:
+        known = ((model.symbols[name], exact_value(model, model.symbols[name])) for name in model.constants)
+        kept[key] = rational_value.inputs({s: sympy.Rational(v[1].numerator, v[1].denominator) for s, v in known if v is not None})
+    return kept[key]
+
+
+#: :func:`_constants_memo`'s, per model and set of its constants
+_CONSTANTS: MemoFamily[frozenset[str], rational_value.Memo] = MemoFamily("derive.result_form.constants", 8)
 
 
 def settled_where(model: Model, location: Any, extra: Extras, asked: str) -> tuple[Any, Extras]:

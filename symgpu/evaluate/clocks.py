@@ -7,9 +7,8 @@ target given through the API)."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
-from decimal import Decimal
-from fractions import Fraction
 from typing import Any
 
 import pint
@@ -21,6 +20,8 @@ from symgpu.evaluate import evaluator
 CYCLE_CLOCK = "clock"
 #: the unit of a model's warp size, the rate between its warps and threads
 WARP_SIZE = "thread/warp"
+#: the rates a value may be moved across, each by the model's one input of that unit (the clock: its cycle clock)
+RATES = ("SM", "Hz", WARP_SIZE)
 
 
 def differ_by(value: pint.Quantity, unit: Any, rate: str) -> bool:
@@ -31,9 +32,24 @@ def differ_by(value: pint.Quantity, unit: Any, rate: str) -> bool:
 
 def across(value: pint.Quantity, unit: Any, rate: pint.Quantity) -> pint.Quantity:
     """``value`` moved across ``rate`` towards ``unit``: divided where ``value`` has ``rate``'s
-    dimension more than ``unit`` (cycles in a time: by the clock), else multiplied."""
+    dimension more than ``unit`` (cycles in a time: by the clock), else multiplied; exactly (:func:`symgpu.units.moved`)."""
     dividing = (value.units / unit).dimensionality == rate.dimensionality
-    return units.convert(value / rate if dividing else value * rate, unit)
+    return units.moved(value, unit, ((rate, 1 if dividing else -1),))
+
+
+def exponents(value: pint.Quantity, unit: Any, *, sm: bool = True) -> dict[str, int] | None:
+    """The powers (each -1, 0 or 1) of :data:`RATES` by which ``value``'s dimension exceeds ``unit``'s, the SM count
+    among them where ``sm``; None where no such product does (nor where they have one dimension)."""
+    ratio = (value.units / unit).dimensionality
+    for powers in itertools.product((0, 1, -1), repeat=len(RATES)):
+        if (sm and powers[0] == 0) or not any(powers):
+            continue
+        product = units.unit("1").dimensionality
+        for rate, power in zip(RATES, powers):
+            product = product * units.unit(rate).dimensionality ** power
+        if product == ratio:
+            return {rate: power for rate, power in zip(RATES, powers) if power}
+    return None
 
 
 def inputs_in(model: Any, unit: str) -> list[str]:
@@ -68,24 +84,6 @@ def one_input_at(model: Any, unit: str, *, preset: str | None, values: Mapping[s
         return names[0], evaluator.evaluate_expression(model, model.symbols[names[0]], model.units[names[0]], preset=preset, values=values)
     except errors.SymgpuError:
         return names[0], None
-
-
-def with_clock(value: pint.Quantity, unit: Any, clock: pint.Quantity) -> pint.Quantity:
-    """``value`` moved across the clock towards ``unit``: cycles divided by it, times multiplied."""
-    return across(value, unit, clock)
-
-
-def exactly_with_clock(value: pint.Quantity, unit: Any, clock: pint.Quantity) -> pint.Quantity:
-    """:func:`with_clock` for one number given as input (a ``--set`` value): each magnitude read as its decimal of 15
-    significant digits, multiplied out exactly and rounded once (``units.exact_convert``), so 300 ns at 1.98 GHz is 594.0
-    cycles, not 594.0000000000001."""
-    dividing = (value.units / unit).dimensionality == clock.dimensionality
-    # 15 digits: a clock computed in another unit (1980 MHz in GHz) may carry noise in its last bit
-    given, rate = (Fraction(Decimal(f"{float(q.magnitude):.15g}")) for q in (value, clock))
-    moved = units.registry().Quantity(given / rate, value.units / clock.units) if dividing \
-        else units.registry().Quantity(given * rate, value.units * clock.units)
-    exact = units.exact_convert(moved, unit)  # its magnitude a Fraction where the units need no factor
-    return units.registry().Quantity(float(exact.magnitude), exact.units)
 
 
 def cycle_clock(model: Any, names: Sequence[str], missing: str) -> str | None:

@@ -18,6 +18,10 @@ from symgpu.model.records import Equation, ValidationInputs
 from symgpu.units import dimensions, literal_units
 
 
+#: the dimension of a clock: cycles per time
+_HZ = units.unit("Hz").dimensionality
+
+
 def _quantity(text: Any, unit: pint.Unit) -> pint.Quantity:
     """``units.quantity(text, unit, finite=False)``, read once per text and unit (presets of
     variants and validation cases repeat the same values); callers only read the result.
@@ -43,6 +47,8 @@ class ModelChecks:
     symbols: dict[str, sympy.Symbol]
     units: dict[str, pint.Unit]
     equations: Mapping[str, Equation]
+    defining: Mapping[str, Equation]
+    constants: dict[str, pint.Quantity]
     presets: dict[str, dict[str, pint.Quantity]]
     _validation_inputs: dict[str, ValidationInputs]
     _dims: dict[sympy.Symbol, Any]
@@ -164,6 +170,8 @@ class ModelChecks:
             ) from None
 
     def _build_presets(self) -> None:
+        #: each preset's values given in a time for a symbol in cycles (or the reverse), as converted at its clock
+        self.preset_conversions: dict[str, tuple[str, ...]] = {}
         by_id = {p.id: p for p in self.definition.presets}
 
         def resolve(preset_id: str, trail: tuple[str, ...]) -> dict[str, pint.Quantity]:
@@ -173,8 +181,17 @@ class ModelChecks:
                 raise self.fail(f"[presets.{preset_id}].based_on", f"presets inherit in a cycle: {' -> '.join(trail + (preset_id,))}")
             preset = by_id[preset_id]
             values = dict(resolve(preset.based_on, trail + (preset_id,))) if preset.based_on else {}
+            in_time: list[tuple[str, Any, pint.Quantity]] = []
             for name, text in preset.values:
-                values[name] = self._read_value(text, name, f"[presets.{preset_id}].values.{name}")
+                try:
+                    values[name] = self._read_value(text, name, f"[presets.{preset_id}].values.{name}")
+                except errors.UnitMismatchError:
+                    given = _quantity(text, self.units[name])
+                    if (given.units / self.units[name]).dimensionality not in (_HZ, 1 / _HZ):
+                        raise
+                    in_time.append((name, text, given))  # a time for a cycle symbol (or the reverse): at the preset's clock
+            for name, text, given in in_time:
+                values[name] = self._across_the_clock(preset_id, name, text, given, values)
             for name, _ in preset.notes:
                 if name not in self.symbols and name != "_":
                     raise self.fail(f"[presets.{preset_id}].notes.{name}", f"unknown symbol '{name}'")
@@ -183,6 +200,32 @@ class ModelChecks:
 
         for preset in self.definition.presets:
             resolve(preset.id, ())
+
+    def _across_the_clock(self, preset_id: str, name: str, text: Any, given: pint.Quantity, values: Mapping[str, pint.Quantity]) -> pint.Quantity:
+        """A preset's value in a time for ``name``, a symbol in cycles (or the reverse), moved across the preset's own clock
+        (the model's one frequency input, or of several the one named ``clock``, at the preset's value or its constant one)
+        as ``--set`` moves it (:func:`symgpu.units.moved`), the conversion kept for ``check`` and ``show`` to say
+        (:attr:`preset_conversions`): a tester's preset file with ``mem_lat = "0.25 us"`` failed ``symgpu check``.
+
+        Raises:
+            errors.UnitMismatchError: no one clock, or the preset gives it no value: what to write instead.
+        """
+        frequencies = [n for n, u in self.units.items() if u.dimensionality == _HZ and n not in self.defining]
+        clock_name = frequencies[0] if len(frequencies) == 1 else ("clock" if "clock" in frequencies else None)
+        clock = (values[clock_name] if clock_name in values else self.constants.get(clock_name)) if clock_name else None
+        unit = self.units[name]
+        if clock is None:
+            why = f"preset {preset_id} gives no {clock_name}" if clock_name else f"{self.definition.id} has no one clock input to convert it at"
+            raise self.fail(f"[presets.{preset_id}].values.{name}",
+                            f"{name} = '{text}' is {units.format_dimension(given.dimensionality)}, but {name} is "
+                            f"{units.format_dimension(unit.dimensionality)} (unit {self.unit_text(name)}), and {why}",
+                            f"write {name} in {self.unit_text(name)}" + (f", or give {clock_name} in the preset" if clock_name else ""),
+                            errors.UnitMismatchError)
+        dividing = (given.units / unit).dimensionality == _HZ
+        value = units.moved(given, unit, ((clock, 1 if dividing else -1),))
+        said = f"{name} = {text} = {value.magnitude:.10g} {self.unit_text(name)} at {clock_name} = {clock:~.10g}"
+        self.preset_conversions[preset_id] = (*self.preset_conversions.get(preset_id, ()), said)
+        return value
 
     def _check_validation(self) -> None:
         self._validation_inputs = {case.id: self.read_case(case) for case in self.definition.validation}

@@ -7,6 +7,7 @@ from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -330,3 +331,33 @@ def format_dimension(dim: Any) -> str:
 def _power(power: Any) -> str:
     as_float = float(power)
     return str(int(as_float)) if as_float.is_integer() else f"({power})"
+
+
+def moved(value: pint.Quantity, to: Any, rates: Sequence[tuple[pint.Quantity, int]]) -> pint.Quantity:
+    """``value`` divided by each rate to its power (a clock, a warp size, an SM count), in unit ``to``: each magnitude
+    read as its decimal of 15 significant digits, multiplied out exactly and rounded once (``exact_convert``),
+    so 300 ns at 1.98 GHz is 594.0 cycles, not 594.0000000000001. The one conversion across a rate: ``--set``,
+    ``--unit``, ``--target`` and the API's target."""
+    scale, dims = Fraction(1), value.units
+    for rate, power in rates:
+        scale, dims = scale / _decimal(rate.magnitude) ** power, dims / rate.units ** power
+    target = to if isinstance(to, pint.Unit) else unit(str(to))
+
+    def one(magnitude: Any) -> float:
+        if not math.isfinite(float(magnitude)):  # no exact value: pint's arithmetic (nan, inf stay so)
+            return float(convert(registry().Quantity(float(magnitude) * float(scale), dims), target).magnitude)
+        return float(exact_convert(registry().Quantity(_decimal(magnitude) * scale, dims), target).magnitude)
+
+    magnitude = value.magnitude
+    if isinstance(magnitude, np.ndarray):
+        flat = [one(x) for x in magnitude.ravel().tolist()]
+        return registry().Quantity(np.array(flat, dtype=float).reshape(magnitude.shape), target)
+    return registry().Quantity(one(magnitude), target)
+
+
+def _decimal(magnitude: Any) -> Fraction:
+    """A magnitude exactly: an integer or Fraction as it is, a double as its decimal of 15 significant digits (a clock
+    computed in another unit, 1980 MHz in GHz, may carry noise in its last bit)."""
+    if isinstance(magnitude, (int, Fraction)):
+        return Fraction(magnitude)
+    return Fraction(Decimal(f"{float(magnitude):.15g}"))
