@@ -148,8 +148,9 @@ def _fused_run(plan: SweepPlan, backend: backends.Backend, function: Any, start:
     """The numba loop over the points ``start..start + out.shape[1] - 1`` into ``out`` and ``regime``: the
     number of points outside the domain and the offsets of those near a case condition's tie (None: no flag)."""
     fast = len(plan.exprs) + (plan.case_code is not None) if fast_outputs(plan) else None
+    steady = plan.domain is not None and {s.name for s in plan.exprs[plan.domain].free_symbols}.isdisjoint(plan.grid.names)
     spec = fused.layout(plan, [a.values for a in plan.grid.axes], plan.scales, len(plan.quantities), plan.domain, plan.regime,
-                        plan.near, plan.code, fast)
+                        plan.near, plan.code, fast, steady)
     boxes = plan.grid.boxes(start, start + out.shape[1])
     # zeros (untouched pages cost nothing): numba's fast pass writes the flag only where a point is not clear of ties
     flags = np.zeros(out.shape[1] if plan.near is not None else 0, dtype=np.bool_)
