@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from symgpu.evaluate import active
+from symgpu.evaluate.axis_tables import Tabled
 from symgpu.memo import Memo
 from symgpu.sweep.regimes import RegimeSpec
 
@@ -100,7 +101,7 @@ def layout(owner: object, axes: list[np.ndarray], scales: tuple[float, ...], qua
 _KERNELS: Memo[tuple[Any, ...], tuple[Any, tuple[Callable[..., Any], Callable[..., Any]]]] = Memo("sweep.fused.kernels", 256)
 
 
-def kernel(numba: Any, function: Callable[..., Any], axes: int, plan: Layout) -> tuple[Callable[..., Any], Callable[..., Any]]:
+def kernel(numba: Any, function: Callable[..., Any] | Tabled, axes: int, plan: Layout) -> tuple[Callable[..., Any], Callable[..., Any]]:
     """The compiled loop (and its second pass, ``settle``) of the plan's fused ``function`` for ``axes``
     swept symbols and the plan's kind of regime (once per process, function and shape: a Min/Max's
     outputs compared are compile-time constants, so its loop vectorizes).
@@ -109,19 +110,23 @@ def kernel(numba: Any, function: Callable[..., Any], axes: int, plan: Layout) ->
     not as an argument: an argument is a call LLVM inlines only while the function is small, and a
     call in the loop keeps it from vectorizing (a sweep's case conditions written by the tie rule,
     :mod:`symgpu.sweep.tie_conditions`, made Hong & Kim's value column 9x slower than the
-    same loop with the function inlined)."""
+    same loop with the function inlined). A :class:`~symgpu.evaluate.axis_tables.Tabled` function's table of the
+    innermost axis is filled once per box and read per point (Hong & Kim's value: MWP's memory latency and bounds,
+    two divisions per point)."""
     first, count = (int(plan.arguments[0]), plan.arguments.size) if plan.kind in (MIN, MAX) else (0, 0)
     if plan.kind in (MIN, MAX) and not np.array_equal(plan.arguments, np.arange(first, first + count)):
         first, count = -1, 0  # not consecutive outputs: read through plan.arguments
     key = (id(function), axes, plan.kind, first, count, plan.quantities, plan.domain, plan.near, plan.code, plan.fast, plan.steady)
     known = _KERNELS.get(key)
     if known is None or known[0] is not function:
-        known = (function, _make_kernel(numba, numba.njit(inline="always")(function), *key[1:]))
+        point, table, entry_size = (function.point, function.table, function.count) if isinstance(function, Tabled) else (function, None, 0)
+        jit = numba.njit(inline="always")
+        known = (function, _make_kernel(numba, jit(point), None if table is None else jit(table), entry_size, *key[1:]))
         _KERNELS[key] = known
     return known[1]
 
 
-def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, quantities: int, domain: int,
+def _make_kernel(numba: Any, point: Any, table: Any, entry_size: int, n: int, kind: int, first: int, count: int, quantities: int, domain: int,
                  near_tie: int, code: int, fast: int, steady: bool) -> Any:  # pragma: no cover
     # the coordinates as a tuple of n floats (n fixed per kernel), which the fused function unpacks for free;
     # along a run only the last one changes (tuple_setitem: the tuple stays in registers)
@@ -130,6 +135,35 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
     relation = numba.njit(active.relation_number)
     magnitude = numba.njit(active.larger_magnitude)
     smaller = kind == MIN
+    last = n - 1
+    columns = max(entry_size, 1)  # of the table (one unused where there is none)
+    if table is not None:
+        @numba.njit(inline="always")
+        def fill(entries: np.ndarray, source: np.ndarray, fixed: Any) -> None:  # the box's table of the innermost axis
+            for t in range(source.size):
+                entry = table((source[t],), fixed)
+                for j in range(entry_size):
+                    entries[j, t] = entry[j]
+
+        @numba.njit(inline="always")
+        def f(row: Any, fixed: Any) -> Any:  # a point on its own: its table entry computed for it (the same arithmetic)
+            entries = np.empty((entry_size, 1))
+            fill(entries, np.array([row[last]]), fixed)
+            return point(row, fixed, entries, 0)
+
+        @numba.njit(inline="always")
+        def from_table(row: Any, fixed: Any, entries: np.ndarray, t: int) -> Any:  # a point of the box's row
+            return point(row, fixed, entries, t)
+    else:
+        f = point
+
+        @numba.njit(inline="always")
+        def fill(entries: np.ndarray, source: np.ndarray, fixed: Any) -> None:
+            pass
+
+        @numba.njit(inline="always")
+        def from_table(row: Any, fixed: Any, entries: np.ndarray, t: int) -> Any:
+            return point(row, fixed)
 
     near = 4 * active.TIE  # beyond this relative distance from the extreme, no argument ties it
     unsettled = count if count else -2  # the code of a point left to settle() (codes of arguments are 0..count-1)
@@ -235,16 +269,17 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
             index[k] = lows[k]
             coords[k] = values[offsets[k] + lows[k]]
             rows *= highs[k] - lows[k]
-        last = n - 1
         width = highs[last] - lows[last] if n else 1
         base = offsets[last] + lows[last] if n else 0
+        entries = np.empty((columns, width))
+        fill(entries, values[base:base + width] if n else values[:0], fixed)
         outside = 0
         pending = 0
         nearby = 0
         everywhere = True  # a steady domain: its value at the box's first point is its value at every point
         if steady:
             start = to_fixed_tuple(coords, n)
-            everywhere = f(tuple_setitem(start, last, values[base]) if n else start, fixed)[domain] > 0.5
+            everywhere = from_table(tuple_setitem(start, last, values[base]) if n else start, fixed, entries, 0)[domain] > 0.5
         for r in range(rows):
             before = pending
             row = to_fixed_tuple(coords, n)
@@ -256,7 +291,7 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
             marks = flags[at:at + width] if flagging or tiered else flags
             doubtful = False
             for t in range(width):
-                result = f(tuple_setitem(row, last, source[t]) if n else row, fixed)
+                result = from_table(tuple_setitem(row, last, source[t]) if n else row, fixed, entries, t)
                 # NOTE: written out here, not through a helper such as rule_store (which kept LLVM from vectorizing
                 # the loop with a regime column: Hong & Kim's 4x slower)
                 if checked:
@@ -285,7 +320,7 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
                     nearby += 1 if flag else 0
             if tiered and doubtful:  # the same domain and Min/Max outputs: only the values, a case code and the flags change
                 for t in range(width):
-                    result = f(tuple_setitem(row, last, source[t]) if n else row, fixed)
+                    result = from_table(tuple_setitem(row, last, source[t]) if n else row, fixed, entries, t)
                     if result[clear] < 0.5:
                         rule_store(result, out, first_column, codes, t, at, arguments)
                         flag = result[near_tie] > 0.5 if flagging else False

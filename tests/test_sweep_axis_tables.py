@@ -1,0 +1,64 @@
+"""numba's sweep loop reads the common subexpressions of the innermost axis alone from a table made once per box
+(:mod:`symgpu.evaluate.axis_tables`): which subexpressions go there, and that the columns and regime codes are the
+untabled loop's and the NumPy backend's to the bit, over whole grids and chunks that start mid-row."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sympy
+
+import symgpu
+from symgpu.evaluate import axis_tables
+from symgpu.sweep import backends, run, sweep
+from symgpu.sweep.plan import build_plan
+
+
+def test_only_number_subexpressions_of_the_innermost_axis_alone_are_tabled_and_only_those_read_are_passed() -> None:
+    a, b, c = sympy.symbols("a b c")  # a, b swept (b innermost), c fixed
+    inner = (b + c) ** 2  # b alone: tabled, read by the rest
+    outer = (a + c) ** 3  # a alone: per point (the loop's own invariant)
+    both = a * inner  # a and b: per point
+    expr = sympy.Tuple(both + outer, outer * inner + both, sympy.Piecewise((1.0, inner > c), (0.0, True)),
+                       sympy.Piecewise((1.0, inner > c), (2.0, True)))
+    made = axis_tables.split(expr, [a, b])
+    replacements, reduced = sympy.cse(expr, list=False)  # as lambdify takes them
+    assert made.reduced == reduced
+    by_value = {value: symbol for symbol, value in replacements}
+    assert made.frontier == (by_value[inner],)
+    assert by_value[outer] in {s for s, _ in made.point_body}
+    # the condition inner > c reads b alone but is a truth value: computed per point, from the tabled number
+    tabled = {s for s, _ in made.table_body}
+    assert all(isinstance(v, sympy.Expr) for _, v in made.table_body) and by_value[outer] not in tabled
+    assert not tabled & {s for s, _ in made.point_body}
+    # every subexpression is computed once, in the table or per point, as written
+    assert {(s, v) for s, v in made.table_body} | set(made.point_body) == set(replacements)
+    assert axis_tables.split(expr, [b, a]).frontier == (by_value[outer],)  # a innermost: its own subexpression
+    assert axis_tables.split(expr, [a, b, c]).frontier == ()  # c innermost: nothing of c alone is repeated
+
+
+def _numba():  # type: ignore[no-untyped-def]
+    if not backends.available("numba"):
+        pytest.skip("backend numba is not available here")
+
+
+@pytest.mark.parametrize("regime_of", ["", None])
+def test_hong_kim_numba_sweep_reads_tables_and_gives_the_numpy_backends_bits_in_every_chunking(regime_of: str | None) -> None:
+    _numba()
+    model = symgpu.load("hong_kim_2009")
+    # Mem_LD fractional near MWP's switches, so that some rows hold points near a tie (computed again by the rule)
+    grid = ["Active_blocks_per_SM=1:8", "Comp_insts=1:40", "Mem_LD=100,150.5,200,255,300.25,419.9999999999,420,800"]
+    plan = build_plan(model, ["Exec_cycles_app"], preset="table2_example", grid=grid, regime_of=regime_of)
+    function = run.compile_plan(plan, backends.load("numba"))
+    assert isinstance(function, axis_tables.Tabled) and function.count >= 2  # MWP's memory latency and its bounds
+    want = sweep(model, "Exec_cycles_app", grid=grid, preset="table2_example", regime_of=regime_of, backend="numpy")
+    column = np.asarray(want.columns["Exec_cycles_app"])
+    for chunk in (plan.grid.size, 13, 3):
+        got = list(run.iter_chunks(plan, "numba", chunk))
+        values = np.concatenate([np.asarray(c.columns["Exec_cycles_app"]) for c in got])
+        assert np.array_equal(values.view(np.int64), column.view(np.int64)), chunk
+        if regime_of is None:
+            assert want.regime is not None
+            assert np.array_equal(np.concatenate([c.regime for c in got if c.regime is not None]), want.regime), chunk
+    whole = sweep(model, "Exec_cycles_app", grid=grid, preset="table2_example", regime_of=regime_of, backend="numba")
+    assert np.array_equal(np.asarray(whole.columns["Exec_cycles_app"]).view(np.int64), column.view(np.int64))
