@@ -62,3 +62,16 @@ def test_hong_kim_numba_sweep_reads_tables_and_gives_the_numpy_backends_bits_in_
             assert np.array_equal(np.concatenate([c.regime for c in got if c.regime is not None]), want.regime), chunk
     whole = sweep(model, "Exec_cycles_app", grid=grid, preset="table2_example", regime_of=regime_of, backend="numba")
     assert np.array_equal(np.asarray(whole.columns["Exec_cycles_app"]).view(np.int64), column.view(np.int64))
+
+
+def test_whole_parts_truth_values_and_bare_integers_stay_out_of_the_table_of_floats() -> None:
+    a, b, c = sympy.symbols("a b c")  # b innermost
+    whole = sympy.floor(b / c)  # an integer in numba
+    flag = sympy.Piecewise((1, b > c), (0, True))  # bare integers
+    number = sympy.exp(b) + c  # a float
+    expr = sympy.Tuple(a * whole + whole, a * flag + flag, a * number + number)
+    made = axis_tables.split(expr, [a, b])
+    replacements, _ = sympy.cse(expr, list=False)
+    by_value = {value: symbol for symbol, value in replacements}
+    assert by_value[number] in made.frontier
+    assert by_value[whole] not in made.frontier and by_value[flag] not in made.frontier

@@ -3,7 +3,8 @@ swept symbol but the innermost axis, computed once per value of that axis (per b
 point.
 
 :func:`split` takes the fused outputs' common subexpressions exactly as ``lambdify(..., cse=True)`` takes them
-(``sympy.cse(expr, list=False)``) and sorts them: those of numbers (not conditions) whose swept symbols are the
+(``sympy.cse(expr, list=False)``) and sorts them: those of numbers (not conditions, nor whole numbers such as a ``floor``: a table holds
+floats) whose swept symbols are the
 innermost axis alone go to the table function, which returns the ones the rest reads (the frontier); the point
 function takes the frontier as arguments and computes the rest. Each subexpression is printed and computed as in the
 function without tables (the same expression, the same operations in the same order, no ``fastmath``), so every value
@@ -46,13 +47,16 @@ def split(expr: sympy.Basic, swept: Sequence[sympy.Symbol]) -> Split:
     tabulate."""
     replacements, reduced = sympy.cse(expr, list=False)
     innermost, others = swept[-1], set(swept[:-1])
+    floats = set(expr.free_symbols)  # the swept and fixed symbols, then every subexpression surely a float
     reads: dict[sympy.Symbol, set[sympy.Symbol]] = {}  # per subexpression, the swept symbols it reads
     tabled: set[sympy.Symbol] = set()
     for symbol, value in replacements:
         free = value.free_symbols
         reads[symbol] = (free & (others | {innermost})).union(*(reads[s] for s in free if s in reads))
-        if reads[symbol] == {innermost} and isinstance(value, sympy.Expr):
-            tabled.add(symbol)
+        if _surely_float(value, floats):
+            floats.add(symbol)
+            if reads[symbol] == {innermost}:
+                tabled.add(symbol)
     used = set(reduced.free_symbols)
     for symbol, value in replacements:
         if symbol not in tabled:
@@ -64,3 +68,25 @@ def split(expr: sympy.Basic, swept: Sequence[sympy.Symbol]) -> Split:
             needed |= {s for s in value.free_symbols if s in reads}
     return Split(tuple((s, v) for s, v in replacements if s in needed), frontier,
                  tuple((s, v) for s, v in replacements if s not in tabled), reduced)
+
+
+#: functions numba's ``math`` computes in floats from floats
+_FLOAT_FUNCTIONS = (sympy.exp, sympy.log, sympy.sin, sympy.cos, sympy.tan, sympy.atan, sympy.sinh, sympy.cosh, sympy.tanh)
+
+
+def _surely_float(value: sympy.Basic, floats: set[sympy.Symbol]) -> bool:
+    """Whether ``value``, printed for numba, is surely a float (so a table of floats holds it unchanged): ``floats``
+    (the inputs and the subexpressions already found so), float literals, and sums, products and powers with such a term,
+    Min/Max, ``Abs`` and cases of such, the float functions of ``math``; not a whole part (``floor`` is an integer in
+    numba), a bare integer or a truth value."""
+    if isinstance(value, sympy.Symbol):
+        return value in floats  # an input, or a subexpression found a float
+    if isinstance(value, sympy.Float):
+        return True
+    if isinstance(value, (sympy.Add, sympy.Mul, sympy.Pow)):
+        return any(_surely_float(a, floats) for a in value.args)
+    if isinstance(value, (sympy.Min, sympy.Max, sympy.Abs, *_FLOAT_FUNCTIONS)):
+        return all(_surely_float(a, floats) for a in value.args)
+    if isinstance(value, sympy.Piecewise):
+        return all(_surely_float(e, floats) for e, _ in value.args)
+    return False
