@@ -75,3 +75,20 @@ def test_whole_parts_truth_values_and_bare_integers_stay_out_of_the_table_of_flo
     by_value = {value: symbol for symbol, value in replacements}
     assert by_value[number] in made.frontier
     assert by_value[whole] not in made.frontier and by_value[flag] not in made.frontier
+
+
+def test_volkov_min_near_ties_settled_from_a_tabled_function_give_the_numpy_backends_codes() -> None:
+    # the latency bound n/(mem_lat + alpha*alu_lat) within 1e-13 and 3e-9 relative of mem_thru at alpha = 0: the loop
+    # leaves those points to its second pass, which computes a point's table entry for it
+    _numba()
+    model = symgpu.load("volkov_2016")
+    values = model.preset("maxwell")
+    tie = values["mem_thru"].to("winst/cycle/SM").magnitude * values["mem_lat"].to("cycle").magnitude
+    grid = ["n=" + ",".join(repr(tie * (1 + f)) for f in (0.0, 1e-13, -1e-13, 3e-9, -3e-9)), "alpha=0,1,2,0.5"]
+    plan = build_plan(model, ["memory_throughput"], preset="maxwell", grid=grid)
+    assert isinstance(run.compile_plan(plan, backends.load("numba")), axis_tables.Tabled)
+    got, want = (sweep(model, "memory_throughput", grid=grid, preset="maxwell", backend=b) for b in ("numba", "numpy"))
+    assert got.regime is not None and want.regime is not None and np.array_equal(got.regime, want.regime)
+    assert len(set(want.regime.tolist())) > 1  # both sides of the tie
+    column, expected = np.asarray(got.columns["memory_throughput"]), np.asarray(want.columns["memory_throughput"])
+    assert np.array_equal(column.view(np.int64), expected.view(np.int64))
