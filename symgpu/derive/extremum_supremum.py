@@ -39,7 +39,8 @@ def at_open_end(model: Model, quantity: str, over: str, kind: str, preset: str |
     scan = [(x, v) for x, v in ((x, _value(model, quantity, over, x, preset, values)) for x in xs) if v is not None]
     if len(scan) < len(xs) // 2:
         raise refusal
-    for to, direction, towards in (("oo", None, scan[::-1]), ("0", "+", scan)):
+    integer = model.symbols[over].is_integer is True if over in model.symbols else False
+    for to, direction, towards in (("oo", None, scan[::-1]), ("0", "+", scan))[:1 if integer else 2]:  # whole values: not near 0
         try:
             found = limit(to, direction)
             bound = float(results._evaluate(model, found.result, preset, values, model.unit_text(quantity)))
