@@ -15,35 +15,21 @@ from conftest import toy_header
 import symgpu
 
 CAMP = toy_header("camp", "Partition camping", "Eight times slower near a stride ratio of 1.") + '''
-[symbols.r]
-description = "stride over partition width"
-unit = "1"
-assumptions = ["positive"]
-
-[symbols.t0]
-description = "base time"
-unit = "ns"
-assumptions = ["positive"]
-
-[symbols.t]
-description = "time"
-unit = "ns"
-role = "output"
+[symbols]
+r = { description = "stride over partition width", unit = "1", assumptions = ["positive"] }
+t0 = { description = "base time", unit = "ns", assumptions = ["positive"] }
+t = { description = "time", unit = "ns", role = "output" }
 
 [[equations]]
 id = "tt"
 defines = "t"
-cases = [
-  { id = "camped", when = "r >= 0.999 and r <= 1.001", value = "8*t0" },
-  { id = "spread", when = "otherwise", value = "t0*(1 + r/10)" },
-]
 source = { ref = "toy2026", locator = "1" }
+cases = [{ id = "camped", when = "r >= 0.999 and r <= 1.001", value = "8*t0" }, { id = "spread", when = "otherwise", value = "t0*(1 + r/10)" }]
 
 [presets.g]
 description = "g"
 source = { ref = "toy2026", locator = "t" }
-[presets.g.values]
-t0 = "100 ns"
+values = { t0 = "100 ns" }
 '''
 
 EXPECTED = (Fraction(999, 1000), Fraction(1001, 1000))  # the two ends of the camped case's condition
