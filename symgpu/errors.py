@@ -89,6 +89,11 @@ class NoClosedForm(DerivationError):
         self.reason = reason or message
 
 
+class NoExtremumCandidate(DerivationError):
+    """An extremum where no critical point, cusp, end or plateau edge qualifies: at a point, the supremum (infimum)
+    approached at an open end may still answer it (:mod:`symgpu.derive.extremum_supremum`)."""
+
+
 class NoAnswerHere(DerivationError):
     """A question has answers, but none holds at the given point (no root lies in its regime
     there): a failed check, so the command line exits 1."""

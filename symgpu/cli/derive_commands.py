@@ -290,7 +290,7 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
         data["inputs"] = {k: {"value": json_number(v.magnitude), "unit": common.unit_text(v)} for k, v in values.items()}
         print(json.dumps(data, default=str))
         return common.OK
-    text = summary.summary(derivation, full=args.full)
+    text = getattr(args, "shown", str)(summary.summary(derivation, full=args.full))
     if getattr(args, "target_note", None):  # after the summary's first (title) line
         title, _, rest = text.partition("\n")
         text = f"{title}\n  target: {args.target_note}" + (f"\n{rest}" if rest else "")
@@ -369,6 +369,7 @@ def _run(args: argparse.Namespace) -> int:
     given = given_numbers.at_the_door(model, args.assume, _substitutions(args.substitute), args.var if limit else None,
                                       str(args.to) if limit else None)
     model, args.assume, substitute = given.model, given.assume, given.substitute
+    args.shown = given.shown  # the answer printed with the constants made here as the numbers given (_emit)
     args.substitute = [f"{name}={text}" for name, text in substitute.items()]
     if limit:
         args.to_given, args.to = args.to, given.to

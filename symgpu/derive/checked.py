@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import (certify, certify_path, extrema, fixed_points, grid_search, limit_cases, limit_domain, limit_sides, limits, numeric_solve, requests,
-                           results, solving, staircase_boundary, stored, targets)
+from symgpu.derive import (certify, certify_path, extrema, extremum_supremum, fixed_points, grid_search, limit_cases, limit_domain, limit_sides, limits,
+                           numeric_solve, requests, results, solving, staircase_boundary, stored, targets)
 from symgpu.derive.certify import Asked
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.options import Options
@@ -320,8 +320,15 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     if grid is not None:  # the options read as every operation reads them (a lone assume text is one relation)
         grid_search.refuse_rewrites(model, substitute, omit)
         return grid_search.grid_extremum(model, str(quantity), over, grid, kind, assume=options.assume, **options.point())
-    return _answer(model, Asked("extremum", str(quantity), str(over), to=kind), options,
-                   lambda o: extrema.extremum(model, quantity, over, kind, **o.rewrites(), **o.point()))
+    try:
+        return _answer(model, Asked("extremum", str(quantity), str(over), to=kind), options,
+                       lambda o: extrema.extremum(model, quantity, over, kind, **o.rewrites(), **o.point()))
+    except errors.NoExtremumCandidate as refusal:  # at a point, towards an open end: the supremum (infimum) there
+        if not options.at_a_point or options.assume:
+            raise
+        return extremum_supremum.at_open_end(model, str(quantity), str(over), kind, options.preset, dict(options.at or {}),
+                                             lambda to, side: limit(model, quantity, over, to, direction=side, **options.keywords()),
+                                             refusal)
 
 
 def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: str | None = None,
