@@ -56,23 +56,27 @@ def switches(model: Model, name: str, expr: sympy.Basic, variable: str, candidat
     change a scan of the regime finds between them (:func:`symgpu.evaluate.regime_path.changes`)."""
     low = 0.0 if declared_range.of(model, variable).relations else None
     found: dict[float, PointSwitch] = {}
-    for i, (b, _) in enumerate(candidates):
+    for i, (b, label) in enumerate(candidates):
         around = active.boundary_sides(model, variable, b)
         if not all(_inside(model, name, variable, x, preset, values) for x in {b, *around}):
             continue
         below, above, at = regime_path.codes(model, expr, variable, [*around, b], preset, values)
         if below != above or around[0] != b and at != below:
-            found[b] = PointSwitch(b, _label(model, name, expr, (below if around[0] != b else at, above if below != above else at)), i)
+            found[b] = PointSwitch(b, _label(model, name, expr, (below if around[0] != b else at, above if below != above else at), label), i)
     _, scanned = regime_path.changes(model, expr, variable, [b for b, _ in candidates], preset, values, low)
     for change in scanned:
         b = change.value
-        if any(abs(b - v) <= NEAR * max(abs(v), 1e-12) for v in found) or not _inside(model, name, variable, b, preset, values):
-            continue
+        if any(abs(b - v) <= NEAR * max(abs(v), 1e-12) for v in found) or \
+                not all(_inside(model, name, variable, x, preset, values) for x in {b, *active.boundary_sides(model, variable, b)}):
+            continue  # at or beside it the model gives no value: no switch the model makes
         found[b] = PointSwitch(b, _label(model, name, expr, (change.below, change.above)), None)
     return tuple(found[b] for b in sorted(found))
 
 
-def _label(model: Model, name: str, expr: sympy.Basic, sides: Sequence[Any]) -> str:
-    """``below|above``: the regimes on the two sides (:func:`symgpu.evaluate.regime_path.describe`)."""
+def _label(model: Model, name: str, expr: sympy.Basic, sides: Sequence[Any], label: str = "") -> str:
+    """``below|above``: the regimes on the two sides (:func:`symgpu.evaluate.regime_path.describe`); the
+    answer's ``label`` where the cases are those of an intermediate quantity's table, which it names."""
+    if label and not isinstance(expr, sympy.Piecewise) and expr.has(sympy.Piecewise):
+        return label
     ids = [c.id for c in model.equation_for(name).cases]
     return "|".join(regime_path.describe(expr, side, ids) for side in sides)

@@ -136,8 +136,8 @@ def changes(model: Model, expr: sympy.Basic, variable: str, candidates: Sequence
 
 def describe(expr: sympy.Basic, code: Sequence[tuple[int, int]], case_ids: Sequence[str] = ()) -> str:
     """A regime as text: ``expr`` with each reached ``Min``/``Max``/``Piecewise`` replaced by its
-    binding argument or applying branch (``c*x``), led by the applying case where ``expr`` is a case
-    table (``case_ids``: ``hi: a``)."""
+    binding argument or applying branch (``c*x``); where ``expr`` is a case table (``case_ids``) its
+    applying case, with the branch's regime where that holds a Min/Max (``hi: a``)."""
     nodes = _nodes(expr)
     chosen = dict(code)
     index = {id(n): i for i, n in enumerate(nodes)}
@@ -151,8 +151,8 @@ def describe(expr: sympy.Basic, code: Sequence[tuple[int, int]], case_ids: Seque
             return node
         return node.func(*[resolve(a) if isinstance(a, sympy.Basic) else a for a in node.args])
 
-    text = sympy.sstr(resolve(expr))
     first = chosen.get(0, -1)
-    if isinstance(expr, sympy.Piecewise) and 0 <= first < len(case_ids):
-        return f"{case_ids[first]}: {text}"
-    return text
+    if isinstance(expr, sympy.Piecewise) and 0 <= first < len(case_ids):  # a case alone where its value holds no Min/Max
+        branch = expr.args[first].args[0]
+        return case_ids[first] if not branch.has(sympy.Min, sympy.Max, sympy.Piecewise) else f"{case_ids[first]}: {sympy.sstr(resolve(branch))}"
+    return sympy.sstr(resolve(expr))
