@@ -12,8 +12,8 @@ import numpy as np
 import pint
 import sympy
 
-from symgpu import errors
-from symgpu.derive import at_point, declared_range, targets
+from symgpu import errors, units
+from symgpu.derive import at_point, declared_range, point_switches, targets
 from symgpu.derive.derivation import Derivation, as_evaluated
 from symgpu.derive.extra_records import FlatRange, RootRecord
 from symgpu.evaluate import evaluator, input_values, one_sided, point, scaling
@@ -282,19 +282,13 @@ def _has_value(model: Model, name: str | None, variable: str, at: float, preset:
 def applying_boundaries(model: Model, derivation: Derivation, preset: str | None, values: Mapping[str, Any],
                         rewritten: Rewritten | None = None) -> tuple[RootValue, ...]:
     """The boundary values of a ``boundary`` answer where, at the preset / values, the quantity
-    really switches between the two named regimes.
-
-    A closed-form boundary holds where its two regimes meet; at a given point a third regime may
-    bind on both sides of it (or, for case boundaries, the case conditions may fail there), and
-    then it is no boundary of the quantity at that point. Each candidate (the per-case roots whose
-    conditions hold, else every value of the result) is kept where the active regime, as
-    :func:`symgpu.evaluate.active.active_regime` decides it just below and just above
-    (:func:`symgpu.evaluate.active.boundary_sides`: neighbouring integers for an integer variable,
-    the value itself at the low end of its range), or at the value itself where both sides agree (a
-    regime that holds there only), is the named pair (regimes of the quantity's own equation), or
-    otherwise (``rewritten``: the quantity as ``--substitute``/``--omit`` rewrote it, with its ``valid_when`` domain read in
-    place of the model's, :func:`symgpu.derive.rewritten_switch.expression`) where :func:`symgpu.evaluate.active.binding` differs on the two sides or, where they agree, at the value itself.
-    """
+    really switches between the two named regimes; none named, every value where its regime changes
+    (:func:`symgpu.derive.point_switches.switches`, the answer's values and a scan), labelled ``below|above``. Each candidate (the per-case roots whose conditions hold, else every value of the result) is kept
+    where the active regime (:func:`symgpu.evaluate.active.active_regime`) just below and just above
+    (:func:`symgpu.evaluate.active.boundary_sides`), or at the value itself where both sides agree, is
+    the named pair (regimes of the quantity's own equation), or otherwise (``rewritten``: the quantity as
+    ``--substitute``/``--omit`` rewrote it, :func:`symgpu.derive.rewritten_switch.expression`) where
+    :func:`symgpu.evaluate.active.binding` differs on the two sides or, where they agree, at the value itself."""
     variable, between = derivation.variable, derivation.extra.between
     name = model.equation_for(derivation.quantity).definition.defines if derivation.quantity in model.defining or \
         derivation.quantity in model.equations else None
@@ -305,6 +299,11 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
     expr = rewritten.expression if rewritten is not None else \
         model.expression(name, stop_at=tuple(n for n in (variable,) if n in model.defining)) if name is not None else None
     kept: list[RootValue] = []
+    if between is None and rewritten is None and expr is not None and name is not None and not declared_range.of(model, variable).integer:
+        found = boundary_candidates(model, derivation, preset, values)  # none named: every change of regime (F3, F4, F13)
+        return tuple(dataclasses.replace(found[s.candidate], regime=s.label) if s.candidate is not None else RootValue(
+            s.label, sympy.Float(s.value), units.registry().Quantity(s.value, model.unit_text(variable)), "a change of regime the scan finds")
+            for s in point_switches.switches(model, name, expr, variable, [(float(c.value.magnitude), c.regime) for c in found], preset, values))
     for candidate in boundary_candidates(model, derivation, preset, values):
         b = float(candidate.value.magnitude)
         around = active.boundary_sides(model, variable, b)
