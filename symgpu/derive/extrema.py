@@ -259,7 +259,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
     if (whole := extremum_integer.at_whole_values(job, merged, ends, domain, var, expr, preset, values or {})) is not None:
         merged, ends = whole  # an integer variable: its whole values beside each candidate, at a point
-    if preset is not None or values or whole is not None:  # the candidates that hold here, compared by their numbers
+    if preset is not None or values or whole is not None or at_point.numbers_alone(job, expr, var, preset, values or {}):  # by numbers
         best = extremum_choice.best_at(job, merged, kind, preset, values or {}, unit, ends, reached)
         interior = extremum_domain.interior(merged)
         symbolic = _symbolic_choice(job, merged, kind, ends, domain, var) if best in interior and len(interior) > 1 else None
