@@ -12,37 +12,9 @@ from pathlib import Path
 import pytest
 
 import symgpu
+from conftest import read_fixture
 
-MODEL = """schema_version = 1
-
-[model]
-id = "spike"
-title = "spike"
-summary = "A plateau with a narrow spike."
-references = ["t2026"]
-
-[references.t2026]
-authors = ["Tester"]
-title = "Tester notes"
-venue = "notes"
-year = 2026
-
-[symbols.x]
-description = "x"
-unit = "1"
-assumptions = ["positive"]
-
-[symbols.f]
-description = "f"
-unit = "1"
-role = "output"
-
-[[equations]]
-id = "ef"
-defines = "f"
-rhs = "Min(x, 1) + Max(0, 10000*Min(x - 5, 5.0001 - x))"
-source = { ref = "t2026", locator = "Eq. f" }
-"""
+MODEL = read_fixture("spike_below_a_strict_bound")  # tests/fixtures/spike_below_a_strict_bound.toml
 
 BOUND = Fraction("5.00005")
 
@@ -53,8 +25,8 @@ def f(x: Fraction) -> Fraction:
 
 @pytest.fixture()
 def path(tmp_path: Path) -> Path:
-    (tmp_path / "spike.toml").write_text(MODEL)
-    return tmp_path / "spike.toml"
+    (tmp_path / "spike_below_a_strict_bound.toml").write_text(MODEL)
+    return tmp_path / "spike_below_a_strict_bound.toml"
 
 
 def test_below_the_strict_bound_the_quantity_rises_towards_three_halves_and_never_reaches_it(cli, path: Path) -> None:

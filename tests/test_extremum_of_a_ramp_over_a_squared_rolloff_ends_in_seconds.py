@@ -13,63 +13,13 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
+from conftest import read_fixture
+
 REPO = Path(__file__).resolve().parents[1]
 #: CPU seconds each question may take (about 6 with the fix; past 150 without it)
 CPU_SECONDS = 60
 
-MODEL = """schema_version = 1
-
-[model]
-id = "rolloff"
-title = "rolloff"
-summary = "A saturating ramp over a squared roll-off."
-references = ["t2026"]
-
-[references.t2026]
-authors = ["Tester"]
-title = "Tester notes"
-venue = "notes"
-year = 2026
-
-[symbols.x]
-description = "x"
-unit = "1"
-assumptions = ["positive"]
-
-[symbols.a]
-description = "a"
-unit = "1"
-assumptions = ["positive"]
-
-[symbols.b]
-description = "b"
-unit = "1"
-assumptions = ["positive"]
-
-[symbols.s]
-description = "s"
-unit = "1"
-assumptions = ["positive"]
-
-[symbols.r]
-description = "r"
-unit = "1"
-role = "output"
-
-[[equations]]
-id = "er"
-defines = "r"
-rhs = "Min(a*x, b)/(1 + Max(0, x - s)**2)"
-source = { ref = "t2026", locator = "Eq. r" }
-
-[presets.p]
-description = "p"
-source = { ref = "t2026", locator = "t" }
-[presets.p.values]
-a = "3"
-b = "5"
-s = "2"
-"""
+MODEL = read_fixture("ramp_over_squared_rolloff")  # tests/fixtures/ramp_over_squared_rolloff.toml
 
 
 def r(x: Fraction) -> Fraction:
@@ -77,13 +27,13 @@ def r(x: Fraction) -> Fraction:
 
 
 def _ask(tmp_path: Path, *more: str) -> subprocess.CompletedProcess[str]:
-    (tmp_path / "rolloff.toml").write_text(MODEL)
+    (tmp_path / "ramp_over_squared_rolloff.toml").write_text(MODEL)
 
     def bounded() -> None:
         resource.setrlimit(resource.RLIMIT_CPU, (CPU_SECONDS, CPU_SECONDS))
 
     env = {**os.environ, "PYTHONPATH": str(REPO), "SYMGPU_CACHE_DIR": str(tmp_path / "cache"), "PYTHONDONTWRITEBYTECODE": "1"}
-    return subprocess.run([sys.executable, "-m", "symgpu", "extremum", str(tmp_path / "rolloff.toml"), "r", "--over", "x", "--max", *more],
+    return subprocess.run([sys.executable, "-m", "symgpu", "extremum", str(tmp_path / "ramp_over_squared_rolloff.toml"), "r", "--over", "x", "--max", *more],
                           capture_output=True, text=True, env=env, cwd=REPO, preexec_fn=bounded, timeout=20 * CPU_SECONDS)
 
 

@@ -12,67 +12,17 @@ from pathlib import Path
 import pytest
 
 import symgpu
+from conftest import read_fixture
 
-MODEL = """schema_version = 1
-
-[model]
-id = "wholes"
-title = "wholes"
-summary = "Quantities over a whole number of warps."
-references = ["t2026"]
-
-[references.t2026]
-authors = ["Tester"]
-title = "Tester notes"
-venue = "notes"
-year = 2026
-
-[symbols.n]
-description = "n"
-unit = "1"
-assumptions = ["positive", "integer"]
-
-[symbols.L]
-description = "L"
-unit = "1"
-assumptions = ["positive"]
-
-[symbols.g]
-description = "g"
-unit = "1"
-role = "output"
-
-[symbols.T]
-description = "T"
-unit = "1"
-role = "output"
-
-[[equations]]
-id = "eg"
-defines = "g"
-rhs = "Min(3*n, 41 - 2*n)"
-source = { ref = "t2026", locator = "Eq. g" }
-
-[[equations]]
-id = "et"
-defines = "T"
-rhs = "n*L + 50*L/n"
-source = { ref = "t2026", locator = "Eq. t" }
-
-[presets.p]
-description = "p"
-source = { ref = "t2026", locator = "t" }
-[presets.p.values]
-L = "1"
-"""
+MODEL = read_fixture("integer_warps")  # tests/fixtures/integer_warps.toml
 
 WHOLE = range(1, 200)
 
 
 @pytest.fixture()
 def path(tmp_path: Path) -> Path:
-    (tmp_path / "wholes.toml").write_text(MODEL)
-    return tmp_path / "wholes.toml"
+    (tmp_path / "integer_warps.toml").write_text(MODEL)
+    return tmp_path / "integer_warps.toml"
 
 
 def _best(values: dict[int, Fraction], kind: str) -> tuple[int, Fraction]:
