@@ -15,7 +15,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Sequence
 
-from symgpu import errors
+from symgpu import errors, units
 from symgpu.derive import results
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import evaluator
@@ -79,7 +79,7 @@ def at_finite_end(model: Model, quantity: str, over: str, kind: str, preset: str
 
 def _value(model: Model, quantity: str, over: str, x: float, preset: str | None, values: dict[str, float]) -> float | None:
     try:
-        value = float(evaluator.evaluate(model, quantity, preset=preset, values={**values, over: x}).to(model.units[quantity]).magnitude)
+        value = float(units.magnitude_in(evaluator.evaluate(model, quantity, preset=preset, values={**values, over: x}), model.units[quantity]))
     except (errors.SymgpuError, ArithmeticError, ValueError):
         return None
     return value if math.isfinite(value) else None
