@@ -339,3 +339,9 @@ def valued(model: Any, name: str, preset: str | None, values: Mapping[str, Any])
         return preset is not None and name in model.preset(preset)
     except errors.SymgpuError:
         return False
+
+
+def numbers_alone(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, preset: str | None, values: Mapping[str, Any]) -> bool:
+    """Without a preset or values, does ``expr`` read no input but ``var`` (constants aside)? Its candidates are then
+    compared by their numbers as at a point: an open end's limit beats them or not (round 14b F12)."""
+    return preset is None and not values and pinned(job, expr, var, None, {}) is not None

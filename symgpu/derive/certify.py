@@ -302,9 +302,9 @@ def _extremum(model: Model, derivation: Derivation, asked: Asked, point: _Point)
     location = None
     if isinstance(derivation.location, sympy.Basic) and not derivation.location.has(sympy.oo, -sympy.oo, sympy.zoo):
         location = _result_at(model, derivation, derivation.location, model.units[asked.variable], point, {})
-        if np.isfinite(location) and not _admissible(model, asked, point, location):
+        if np.isfinite(location) and not (_admissible(model, asked, point, location) and _whole(model, asked.variable, location)):
             raise _fail(model, asked, point, f"the location {asked.variable} = {location:.10g} is outside its declared range "
-                        "or a valid_when domain")
+                        "(its sign; whole values where declared integer) or a valid_when domain")
     grid = _scan_grid(model, asked.variable, [location] if location is not None and np.isfinite(location) else [])
     grid = sorted_unique(np.concatenate([grid, case_edges(model, asked, point)]))  # a narrow case's peak, at its edges exactly
     with np.errstate(all="ignore"):
@@ -344,6 +344,11 @@ def _admissible(model: Model, asked: Asked, point: _Point, location: float) -> b
     if declared_range.of(model, asked.variable).failing(np.asarray([location])):
         return False
     return bool(_inside(model, asked, point, np.asarray([location]))[0])
+
+
+def _whole(model: Model, variable: str, location: float) -> bool:  # not integer-declared, or within rounding of a whole number
+    definition = model.symbol_definitions.get(variable)
+    return definition is None or "integer" not in definition.assumptions or abs(location - round(location)) <= 1e-9 * max(1.0, abs(location))
 
 
 def _unattained(model: Model, derivation: Derivation, asked: Asked, point: _Point, kind: str) -> str | None:

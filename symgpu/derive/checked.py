@@ -324,6 +324,9 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         return _answer(model, Asked("extremum", str(quantity), str(over), to=kind), options,
                        lambda o: extrema.extremum(model, quantity, over, kind, **o.rewrites(), **o.point()))
     except errors.NoExtremumCandidate as refusal:  # at a point, towards an open end: the supremum (infimum) there
+        if refusal.end is not None:  # a finite open end (a strict --assume bound, valid_when) beating every candidate
+            return extremum_supremum.at_finite_end(model, str(quantity), str(over), kind, options.preset, dict(options.at or {}), refusal.end,
+                                                   lambda to, side: limit(model, quantity, over, to, direction=side, **options.keywords()), refusal)
         if not options.at_a_point or options.assume:
             raise
         return extremum_supremum.at_open_end(model, str(quantity), str(over), kind, options.preset, dict(options.at or {}),

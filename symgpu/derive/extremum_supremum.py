@@ -15,7 +15,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Sequence
 
-from symgpu import errors
+from symgpu import errors, units
 from symgpu.derive import results
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import evaluator
@@ -51,9 +51,35 @@ def at_open_end(model: Model, quantity: str, over: str, kind: str, preset: str |
     raise refusal
 
 
+def at_finite_end(model: Model, quantity: str, over: str, kind: str, preset: str | None, values: dict[str, float],
+                  end: tuple[str, str], limit: Callable[[str, str | None], Derivation], refusal: errors.DerivationError) -> Derivation:
+    """The supremum (infimum) approached at a finite open end of the domain (a strict ``--assume`` bound, an open end of a
+    ``valid_when`` domain) whose limit beats every candidate at the point (``end``: its point in the declared unit as text,
+    the side approached from): "no maximum; the supremum L is approached as x -> b from below". An outside tester's
+    finding (round 14b F12): ``x < 5.00005`` cutting a spike on its rising side was answered by the plateau below it.
+    The limit is the ``limit`` operation's own, checked there; the answer is given only where the quantity at points
+    approaching the end from its side (``b -/+ 2**-k`` of ``b``'s scale) never passes it and comes within
+    :data:`CLOSE` of it; otherwise the refusal stands.
+
+    Raises:
+        errors.DerivationError: ``refusal``, where the limit is not finite or the approach does not confirm it."""
+    point, side = float(end[0]), end[1]
+    step = -1.0 if side == "-" else 1.0
+    xs = [point + step * 2.0 ** -k * max(abs(point), 1.0) for k in range(8, 50)]
+    towards = [v for v in (_value(model, quantity, over, x, preset, values) for x in xs[::-1]) if v is not None]
+    try:
+        found = limit(end[0], side)
+        bound = float(results._evaluate(model, found.result, preset, values, model.unit_text(quantity)))
+    except (errors.SymgpuError, TypeError, ValueError, ArithmeticError):
+        raise refusal from None
+    if len(towards) < len(xs) // 2 or not math.isfinite(bound) or not _approached(bound, towards, kind):
+        raise refusal
+    return _answer(found, kind, over, end[0], bound, xs, model.unit_text(quantity), "from below" if side == "-" else "from above")
+
+
 def _value(model: Model, quantity: str, over: str, x: float, preset: str | None, values: dict[str, float]) -> float | None:
     try:
-        value = float(evaluator.evaluate(model, quantity, preset=preset, values={**values, over: x}).to(model.units[quantity]).magnitude)
+        value = float(units.magnitude_in(evaluator.evaluate(model, quantity, preset=preset, values={**values, over: x}), model.units[quantity]))
     except (errors.SymgpuError, ArithmeticError, ValueError):
         return None
     return value if math.isfinite(value) else None
@@ -71,14 +97,15 @@ def _approached(bound: float, towards: Sequence[float], kind: str) -> bool:
     return gaps[0] <= min(gaps) + slack
 
 
-def _answer(found: Derivation, kind: str, over: str, to: str, bound: float, xs: Sequence[float], unit: str) -> Derivation:
+def _answer(found: Derivation, kind: str, over: str, to: str, bound: float, xs: Sequence[float], unit: str,
+            side: str = "") -> Derivation:
     word = "supremum" if kind == "max" else "infimum"
-    end = "oo" if to == "oo" else "0 from above"
+    end = "oo" if to == "oo" else f"{to} {side}" if side else "0 from above"
     said = (f"no {kind}imum: the {word} {bound:.10g}{'' if unit in ('', '1', 'dimensionless') else ' ' + unit} is approached as {over} -> {end} ({found.quantity} "
             f"{'rises' if kind == 'max' else 'falls'} towards it), and no {over} attains it")
     checks = (*(found.certificate.checks if found.certificate else ()),
-              f"a scan of {over} = {xs[0]:.3g} .. {xs[-1]:.3g} (doubling) stays {'below' if kind == 'max' else 'above'} "
+              (f"a scan of {over} = {xs[0]:.10g} .. {xs[-1]:.10g} (towards the end)" if side else f"a scan of {over} = {xs[0]:.3g} .. {xs[-1]:.3g} (doubling)") + f" stays {'below' if kind == 'max' else 'above'} "
               f"{bound:.10g} and approaches it towards {over} -> {end}")
     certificate = dataclasses.replace(found.certificate, checks=checks) if found.certificate else None
     return dataclasses.replace(found, operation="extremum", extra=found.extra.with_(elsewhere=said), certificate=certificate,
-                               method=f"closed form: the limit as {over} -> {end} (no critical point or regime boundary qualifies)")
+                               method=f"closed form: the limit as {over} -> {end} ({'it beats every candidate' if side else 'no critical point or regime boundary qualifies'})")
