@@ -54,8 +54,10 @@ def test_the_only_pair_of_cases_is_answered_without_between(cli, write_model) ->
     assert "--between" not in err
     assert re.search(r"result: \(999/1000, 1001/1000\)", out)
     assert "the regime switches at each of 2 boundaries" in out
-    values = [float(v) for v in re.findall(r"([0-9.]+) \(camped\|spread", out.split("value:")[1])]
-    assert values == [float(x) for x in EXPECTED]
+    # each value labelled by the regimes below|above it: spread below 0.999, camped between, spread above 1.001
+    labelled = re.findall(r"([0-9.]+) \((\w+)\|(\w+)\)", out.split("value:")[1])
+    assert [(float(v), below, above) for v, below, above in labelled] == \
+        [(float(EXPECTED[0]), "spread", "camped"), (float(EXPECTED[1]), "camped", "spread")]
 
 
 def test_the_answer_is_where_the_evaluated_case_changes(write_model) -> None:
