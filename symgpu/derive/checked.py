@@ -355,7 +355,12 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
 def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: str | None = None,
           substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (),
           omit: Iterable[Any] = (), preset: str | None = None, values: Mapping[str, Any] | None = None) -> Derivation:
-    """:func:`symgpu.derive.limits.limit`, checked: evaluation approaching ``to`` tends to the answer."""
+    """:func:`symgpu.derive.limits.limit`, checked: evaluation approaching ``to`` tends to the answer.
+
+    ``direction``: ``"+"`` (from above), ``"-"`` (from below), ``"+-"`` (two-sided, refused where the sides differ) or
+    None: a finite point is approached from above for a positive variable, from both sides otherwise; then the side
+    below is taken too and ``extra.elsewhere`` says whether the two agree (the two-sided limit) or not (no two-sided
+    limit: the result is the limit from above, the one from below given beside it)."""
     options = Options.of(substitute=substitute, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values)
     asked = Asked("limit", str(quantity), str(var), to=to, direction=direction, preset=options.preset, values=_pairs(options.at),
                   substitute=_parsed(model, options.substitutions), assume=tuple(options.assume or ()))
@@ -371,7 +376,19 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     answer = side(direction)
     if options.at_a_point and not asked_side and direction == "+":  # from above by default: does the side below differ?
         answer = limit_sides.below_too(model, answer, asked, lambda: side("-"))
+    elif not options.at_a_point and not asked_side and limit_domain.default_direction(model, str(var)) == "+" \
+            and _finite(to):  # in symbols: the side below too, equal or said
+        answer = limit_sides.both_sides_in_symbols(model, answer, asked, lambda: side("-"))
     return answer
+
+
+def _finite(to: Any) -> bool:
+    """Is a limit's point (as the caller gave it) finite? (text ``oo``/``-inf``..., a float inf, SymPy's infinities: no)"""
+    if isinstance(to, sympy.Basic):
+        return not to.has(sympy.oo, -sympy.oo, sympy.zoo)
+    if isinstance(to, (int, float)):
+        return bool(abs(float(to)) != float("inf"))
+    return str(to).strip().lower().lstrip("+-") not in ("oo", "inf", "infinity")
 
 
 def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mapping[str, Any] | None = None,
