@@ -34,6 +34,19 @@ def registry() -> pint.UnitRegistry:
     return ureg
 
 
+def restored_unit(names: tuple[tuple[str, Any], ...]) -> pint.Unit:
+    """A pickled unit of symgpu's registry read back: its (name, exponent) pairs, each name read by :func:`unit`."""
+    out = registry().dimensionless
+    for name, exponent in names:
+        out = out * unit(str(name)) ** exponent
+    return out
+
+
+def restored_quantity(magnitude: Any, names: tuple[tuple[str, Any], ...]) -> pint.Quantity:
+    """A pickled quantity of symgpu's registry read back (:meth:`symgpu.units.display.Quantity.__reduce__`)."""
+    return registry().Quantity(magnitude, restored_unit(names))
+
+
 def unit(text: str) -> pint.Unit:
     """Parse a unit string (``"GB/s"``, ``"thread/SM"``, ``"1"``) in the symgpu registry.
 
