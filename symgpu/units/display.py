@@ -87,7 +87,7 @@ class Quantity(pint.UnitRegistry.Quantity):  # type: ignore[misc,name-defined]
     def _repr_markdown_(self) -> str:
         return quantity_markdown(self)
 
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # type: ignore[override]
         """Pickled as its magnitude and unit names, read back into symgpu's registry (pint's own reads them into its
         application registry, which has no ``warp``: a ``multiprocessing`` pool's results could not come back)."""
         from symgpu.units import quantities  # NOTE: imported on first use (quantities builds this registry)
