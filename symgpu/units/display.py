@@ -87,26 +87,9 @@ class Quantity(pint.UnitRegistry.Quantity):  # type: ignore[misc,name-defined]
     def _repr_markdown_(self) -> str:
         return quantity_markdown(self)
 
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:  # type: ignore[override]
-        """Pickled as its magnitude and unit names, read back into symgpu's registry (pint's own reads them into its
-        application registry, which has no ``warp``: a ``multiprocessing`` pool's results could not come back)."""
-        from symgpu.units import quantities  # NOTE: imported on first use (quantities builds this registry)
-
-        return quantities.restored_quantity, (self.magnitude, tuple(self._units.items()))
-
-
-class Unit(pint.UnitRegistry.Unit):  # type: ignore[misc,name-defined]
-    """A unit of symgpu's registry: pint's, pickled into symgpu's registry (see :meth:`Quantity.__reduce__`)."""
-
-    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
-        from symgpu.units import quantities  # NOTE: imported on first use (quantities builds this registry)
-
-        return quantities.restored_unit, (tuple(self._units.items()),)
-
 
 class Registry(pint.UnitRegistry):
     """symgpu's registry class: pint's, with :class:`Quantity` as its quantity type (pint's
-    documented way to extend quantities; no pint class is modified), and :class:`Unit` as its unit type."""
+    documented way to extend quantities; no pint class is modified)."""
 
     Quantity: TypeAlias = Quantity  # type: ignore[assignment]
-    Unit: TypeAlias = Unit  # type: ignore[assignment]
