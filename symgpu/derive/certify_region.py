@@ -3,7 +3,8 @@ many seeded points inside its own "valid when" region, not only at the model's p
 check's scan holds the points a plain grid steps over (outside tester round 14b, F2, F5, F9, F11).
 
 :func:`region_points` draws, for the inputs of the quantity and of the answer, values near the
-presets' (a preset's value times a factor k/8) and small rationals n/4, all exact binary fractions,
+presets' (a preset's value times a factor k/8) small rationals n/4 and, a quarter of the time, near another input's
+value (plus or minus 1/64 to 1: where the answer's conditions tie), all exact binary fractions,
 and keeps the points where the answer's closed form has a value (a branch of its Piecewise holds)
 and its stated conditions hold, at most :data:`REGION_POINTS` of them from :data:`REGION_DRAWS`
 draws. :func:`extra_scan` adds to a check's scan, at its point: each kink of the quantity's
@@ -48,6 +49,8 @@ BESIDE = 1e-9
 #: factors (k/8) a preset's value is drawn scaled by, and numerators (n/4) of the small rationals drawn
 FACTORS = tuple(range(1, 25))
 SMALL = tuple(range(1, 49))
+#: offsets of an input drawn near another's value (exact binary fractions)
+OFFSETS = (-1, -1 / 2, -1 / 4, -1 / 16, -1 / 64, 1 / 64, 1 / 16, 1 / 4, 1 / 2, 1)
 
 
 def region_points(model: Model, derivation: Derivation, asked: Asked, answer_inputs: frozenset[str]) -> Iterator[_Point]:
@@ -64,7 +67,9 @@ def region_points(model: Model, derivation: Derivation, asked: Asked, answer_inp
         values: dict[str, float] = {}
         for name in wanted:
             assumptions = model.symbol_definitions[name].assumptions
-            if scales.get(name) and attempt % 3:
+            if values and attempt % 4 == 3 and rng.choice((True, False)):  # near another input: where conditions tie
+                value = abs(rng.choice(list(values.values())) + rng.choice(OFFSETS)) or 1 / 64
+            elif scales.get(name) and attempt % 4:
                 value = rng.choice(scales[name]) * rng.choice(FACTORS) / 8
             else:
                 value = rng.choice(SMALL) / 4
