@@ -20,18 +20,8 @@ import sympy
 import symgpu
 from symgpu import errors
 
-HEAD = """schema_version = 1
-[model]
-id = "{id}"
-title = "t"
-summary = "A tester's shape."
-references = ["t"]
-[references.t]
-authors = ["Tester"]
-title = "notes"
-venue = "notes"
-year = 2026
-"""
+HEAD = ('schema_version = 1\nmodel = {{ id = "{id}", title = "t", summary = "A tester\'s shape.", references = ["t"] }}\n'
+        'references = {{ t = {{ authors = ["Tester"], title = "notes", venue = "notes", year = 2026 }} }}\n')
 
 
 def _model(tmp_path: Path, name: str, rhs: str, inputs: str, presets: dict[str, dict[str, str]], valid_when: str = "") -> Path:
