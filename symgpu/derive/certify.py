@@ -26,9 +26,9 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.derive import certify_bound, certify_boundary, certify_regimes, declared_range, result_form
+from symgpu.derive import certify_bound, certify_boundary, certify_region, certify_regimes, declared_range, result_form
 from symgpu.derive.certify_path import (RESIDUAL, Asked, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _to_number, _unsettled,
-                                        _scan_grid, _with, case_edges, sorted_unique)
+                                        _scan_grid, _with, at_a_point, case_edges, sorted_unique)
 from symgpu.derive.certify_solve import _out_of_reach, _solve, _target_free_of_the_variable
 from symgpu.derive.derivation import Certificate, Derivation
 from symgpu.evaluate import active, input_values
@@ -87,6 +87,8 @@ def certify(model: Model, derivation: Derivation, asked: Asked) -> Derivation:
         done.append(said)
         labels.append(point.label)
         checked.append(point)
+    if asked.op == "extremum" and not at_a_point(asked):  # many points inside its own region (round 14b F2, F5, F9, F11)
+        done, labels = certify_region.in_region(model, derivation, asked, (answer_inputs, check), done, labels, len(tried))
     if not done:
         if not why and derivation.extra.valid_when:
             why = (f"the conditions it holds under (valid when ...) held at none of the {len(tried)} point{'s' if len(tried) != 1 else ''} "
@@ -307,6 +309,7 @@ def _extremum(model: Model, derivation: Derivation, asked: Asked, point: _Point)
                         "(its sign; whole values where declared integer) or a valid_when domain")
     grid = _scan_grid(model, asked.variable, [location] if location is not None and np.isfinite(location) else [])
     grid = sorted_unique(np.concatenate([grid, case_edges(model, asked, point)]))  # a narrow case's peak, at its edges exactly
+    grid = sorted_unique(np.concatenate([grid, certify_region.extra_scan(model, asked, point, grid)]))  # kinks, domain ends
     with np.errstate(all="ignore"):
         scanned = _quantity(model, asked, point, grid)  # one value per scan value, also where the variable dropped out
     fine = np.isfinite(scanned) & _inside(model, asked, point, grid)
@@ -321,7 +324,8 @@ def _extremum(model: Model, derivation: Derivation, asked: Asked, point: _Point)
     slack = BEATS * max(abs(value), 1e-300)
     best = int(np.nanargmax(np.where(fine, scanned, -np.inf)) if kind == "max" else np.nanargmin(np.where(fine, scanned, np.inf)))
     if (kind == "max" and scanned[best] > value + slack) or (kind == "min" and scanned[best] < value - slack):
-        raise _fail(model, asked, point, f"{asked.variable} = {grid[best]:.10g} gives {scanned[best]:.10g}, beyond the {kind}imum {value:.10g}")
+        raise _fail(model, asked, point, f"the {kind}imum is at {'least' if kind == 'max' else 'most'} {scanned[best]:.10g} (at {asked.variable} = {grid[best]:.10g}), "
+                    f"the closed form gives {value:.10g} ({asked.variable} = {grid[best]:.10g} gives {scanned[best]:.10g}, beyond the {kind}imum {value:.10g})")
     return f"the quantity at the location equals the {kind}imum and no point of a {len(grid)}-point scan beats it"
 
 
