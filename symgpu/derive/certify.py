@@ -1,16 +1,13 @@
 """Numeric certificates: every answer is checked on the evaluate path before it is shown.
 
-A closed form that disagrees with the numbers is a bug to report, never a value to print. Each
-answer is checked at the preset and values when given, else at the model's presets (or seeded
-admissible sample points) that evaluate the quantity, by brute force on :mod:`symgpu.evaluate`
-only: a solve's roots satisfy the relation and a scan of the variable's declared range (sign
-changes refined by bisection, inside every ``valid_when``) finds no root the answer lacks; a
-boundary switches the regime (two named limiters cross; else :func:`symgpu.evaluate.active.binding`
-differs on its two sides, :func:`symgpu.evaluate.active.boundary_sides`, or at the boundary itself);
-no scanned point beats an extremum; evaluation tends to a limit; a fixed point's residual vanishes;
-a regime table gives the model's value (:mod:`.certify_regimes`). A failure raises
-:class:`symgpu.errors.CertificateError` naming the check and the point (exit 1); where no check
-applies (an omitted limiter, a chosen case, an assumption failing at the point) the certificate
+A closed form that disagrees with the numbers is a bug to report, never a value to print. Each answer is checked at
+the preset and values when given, else at the model's presets (or seeded admissible sample points; a symbolic extremum
+also inside its own valid-when region, :mod:`.certify_region`), by brute force on :mod:`symgpu.evaluate` only: a
+solve's roots satisfy the relation and a scan of the variable's declared range (sign changes bisected, inside every
+``valid_when``) finds no root the answer lacks; a boundary switches the regime (:func:`symgpu.evaluate.active.binding`
+differs on its two sides or at the boundary itself); no scanned point beats an extremum; evaluation tends to a limit; a
+fixed point's residual vanishes; a regime table gives the model's value (:mod:`.certify_regimes`). A failure raises
+:class:`symgpu.errors.CertificateError` naming the check and the point (exit 1); where no check applies the certificate
 says why.
 """
 
