@@ -14,35 +14,14 @@ from symgpu import cli
 from symgpu.derive.certify_path import Asked, _Point, case_edges
 from symgpu import api
 
-MODEL = """schema_version = 1
-[model]
-id = "{id}"
-title = "A tent with a narrow bump"
-summary = "Min/Max only."
-references = ["me"]
-[references.me]
-authors = ["T"]
-title = "Z"
-venue = "notes"
-year = 2026
-[symbols.x]
-description = "phase length"
-unit = "us"
-assumptions = ["positive"]
-[symbols.q]
-description = "stall"
-unit = "ns"
-role = "output"
-[[equations]]
-id = "zz"
-defines = "q"
-rhs = "{rhs}"
-source = {{ ref = "me", locator = "1" }}
-[presets.g]
-description = "empty"
-source = {{ ref = "me", locator = "t" }}
-[presets.g.values]
-"""
+MODEL = "\n".join([
+    "schema_version = 1",
+    'model = {{ id = "{id}", title = "A tent with a narrow bump", summary = "Min/Max only.", references = ["me"] }}',
+    'references.me = {{ authors = ["T"], title = "Z", venue = "notes", year = 2026 }}',
+    'symbols.x = {{ description = "phase length", unit = "us", assumptions = ["positive"] }}',
+    'symbols.q = {{ description = "stall", unit = "ns", role = "output" }}',
+    'equations = [{{ id = "zz", defines = "q", rhs = "{rhs}", source = {{ ref = "me", locator = "1" }} }}]',
+    'presets.g = {{ description = "empty", source = {{ ref = "me", locator = "t" }}, values = {{}} }}', ""])
 
 MINTENT = "Min(x, 4.001 - x) + Max(0, 1000*Min(x - 2, 2.0005 - x))"
 MINTENT2 = "Min(x, 8 - x) + Max(0, 6*Min(x - 1, 2 - x))"
