@@ -21,7 +21,8 @@ Against each, in the same process, interleaved, medians of ``--repeat`` runs:
 
 Before timing, every symgpu value column is checked against the hand-written one
 (``assert_allclose``, rtol 1e-12), so the baselines compute the same numbers. Prints seconds,
-ratios to the hand-written baselines and points/s as a fraction of the copy floor.
+ratios to the hand-written baselines, points/s as a fraction of the copy floor, and the load average before
+and after the timed rounds (a shared machine's ratios move with it).
 
 ``--clock cpu`` times each call in CPU seconds of this process (``time.process_time``: steadier than
 wall time on a shared machine; the hand numba parallel loop's threads count in full). After the
@@ -36,6 +37,7 @@ information, never a pass/fail test.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -221,10 +223,11 @@ def run_case(case: tuple[Any, ...], points: int, repeat: int, cpu: bool = False)
                 assert got.regime is not None and got.regime.shape == (size,)
         elif name.startswith("hand"):
             np.testing.assert_allclose(np.ravel(got), expected, rtol=1e-12, err_msg=name)
+    load = os.getloadavg()[0]
     seconds = median_times(functions, repeat, time.process_time if cpu else time.perf_counter, frozenset({"hand numba par"}))
     floor = seconds["copy floor"]
     print(f"\n{model_id} {quantity} at {preset}, {size:.3g} points ({' x '.join(texts)}), medians of {repeat}"
-          f"{', CPU seconds' if cpu else ''}")
+          f"{', CPU seconds' if cpu else ''}; load average {load:.2f} -> {os.getloadavg()[0]:.2f} on {os.cpu_count()} CPUs")
     print(f"{'':<22} {'seconds':>8} {'/hand numpy':>11} {'/hand numba':>11} {'/value':>7} {'Mpoints/s':>10} {'of floor':>8}")
     best_numba = min((seconds[k] for k in ("hand numba", "hand numba par") if k in seconds), default=None)
     for name, t in seconds.items():
