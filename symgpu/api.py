@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pint
 
-from symgpu import errors, model, store
+from symgpu import arguments, errors, model, store
 from symgpu.model import catalog, display
 
 if TYPE_CHECKING:
@@ -45,6 +45,7 @@ class Model(model.Model):
     presets and expressions.
     """
 
+    @arguments.checked
     def evaluate(self, name: str, /, preset: str | None = None, *, values: Mapping[str, Any] | None = None,
                  checks: bool = True, **symbol_values: Any) -> pint.Quantity:
         """Evaluate quantity ``name`` numerically; see :func:`symgpu.evaluate.evaluator.evaluate`.
