@@ -62,7 +62,7 @@ EXPECTED: Mapping[str, tuple[Callable[[Any], bool], str]] = {
     "values": (_optional(_mapping), "a mapping of symbol names to values (such as {'n': 20, 'mem_lat': '368 cycle'}) or None"),
     "substitute": (_optional(_mapping), "a mapping of symbol names to values or expression texts (such as {'alu_thru': 'issue_thru'}) or None"),
     "for_": (_symbol, "a symbol name (a str such as 'n') or a SymPy Symbol"),
-    "over": (_symbol, "a symbol name (a str such as 'alpha') or a SymPy Symbol"),
+    "over": (_optional(_symbol), "a symbol name (a str such as 'alpha') or a SymPy Symbol"),
     "var": (_symbol, "a symbol name (a str such as 'alpha') or a SymPy Symbol"),
     "variable": (_symbol, "a symbol name (a str such as 'x') or a SymPy Symbol"),
     "stop_at": (_items(_symbol), "a quantity name or a list/tuple of them (such as ('Latency',))"),

@@ -184,6 +184,7 @@ _WHAT = {"solve": "solve of {q} for {v}", "boundary": "boundary of {q} in {v}", 
 
 
 @arguments.checked
+@targets.substitutes_in_units
 def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: Any = None,
           substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (),
           omit: Iterable[Any] = (), relation: str = "==", kind: str | None = None, case: str | None = None,
@@ -235,6 +236,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
 
 
 @arguments.checked
+@targets.substitutes_in_units
 def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None = None, *,
              substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (),
              omit: Iterable[Any] = (), preset: str | None = None, values: Mapping[str, Any] | None = None) -> Derivation:
@@ -330,6 +332,7 @@ def _staircase_pairs(model: Model, quantity: str, variable: str, at_a_point: boo
 
 
 @arguments.checked
+@targets.substitutes_in_units
 def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max", *,
              substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (),
              omit: Iterable[Any] = (), preset: str | None = None, values: Mapping[str, Any] | None = None,
@@ -362,6 +365,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
 
 
 @arguments.checked
+@targets.substitutes_in_units
 def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: str | None = None,
           substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (),
           omit: Iterable[Any] = (), preset: str | None = None, values: Mapping[str, Any] | None = None) -> Derivation:
@@ -402,6 +406,7 @@ def _finite(to: Any) -> bool:
 
 
 @arguments.checked
+@targets.substitutes_in_units
 def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mapping[str, Any] | None = None,
                 assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (), omit: Iterable[Any] = (),
                 preset: str | None = None, values: Mapping[str, Any] | None = None, method: str = "auto") -> Derivation:
@@ -412,6 +417,7 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
 
 
 @arguments.checked
+@targets.substitutes_in_units
 def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute: Mapping[str, Any] | None = None,
             assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (), omit: Iterable[Any] = (),
             preset: str | None = None, values: Mapping[str, Any] | None = None) -> Derivation:
