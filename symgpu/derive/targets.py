@@ -242,7 +242,10 @@ def substitutes_in_units(operation: Callable[P, Derivation]) -> Callable[P, Deri
 
     @functools.wraps(operation)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> Derivation:
-        bound = signature.bind(*args, **kwargs)
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:
+            return operation(*args, **kwargs)  # Python's own message, naming the operation
         if not bound.arguments.get("substitute"):
             return operation(*args, **kwargs)
         bound.apply_defaults()
