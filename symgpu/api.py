@@ -10,10 +10,12 @@ here: :func:`load` (a model built and checked) does not pay for importing them (
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pint
 
 from symgpu import arguments, errors, model, store
@@ -35,6 +37,30 @@ def merge_keywords(values: Mapping[str, Any] | None, keywords: Mapping[str, Any]
         raise errors.UsageError(f"{', '.join(both)} given both in values= and as a keyword; give each value once")
     merged.update(keywords)
     return merged
+
+
+def _valued(model: Model, answer: Derivation, options: Mapping[str, Any]) -> Derivation:
+    """``answer`` asked at a point (``preset``/``values``) with its value there recorded where the operation records
+    none (``extra.value_at``, one value; ``extra.values_at``, the roots that apply): the number the command line's
+    ``value:`` line shows, for the notebook's rendering and ``to_dict()`` (an outside tester's finding, round 14a, F7).
+    Where it has no value there (no root applies, an input is missing) the answer is returned as it is."""
+    from symgpu import derive  # NOTE: imported on first use (see the module's note)
+    from symgpu.derive.extra_records import ValueAt  # NOTE: imported on first use
+
+    preset, values = options.get("preset"), dict(options.get("values") or {})
+    if (preset is None and not values) or answer.extra.value_at is not None or answer.extra.values_at is not None \
+            or answer.extra.bound:
+        return answer
+    try:
+        magnitude = np.asarray(derive.evaluate_result(model, answer, preset, **values).magnitude, dtype=float)
+    except (errors.SymgpuError, ValueError, TypeError, ArithmeticError, pint.errors.PintError):
+        return answer
+    if magnitude.ndim == 0 and np.isfinite(magnitude):
+        return dataclasses.replace(answer, extra=answer.extra.with_(value_at=float(magnitude)))
+    if magnitude.ndim == 1 and magnitude.size and np.all(np.isfinite(magnitude)):
+        found = tuple(ValueAt("", float(v)) for v in magnitude)
+        return dataclasses.replace(answer, extra=answer.extra.with_(values_at=found))
+    return answer
 
 
 class Model(model.Model):
@@ -68,7 +94,8 @@ class Model(model.Model):
         answer = derive.solve(self, quantity, for_, **options)
         if options.get("preset") is None and not options.get("values"):
             return answer
-        return range_lines.at_point(self, answer, options.get("preset"), dict(options.get("values") or {}))
+        answer = range_lines.at_point(self, answer, options.get("preset"), dict(options.get("values") or {}))
+        return _valued(self, answer, options)
 
     def regimes(self, quantity: Any, **options: Any) -> Derivation:
         """Split ``quantity`` into regimes; see :func:`symgpu.derive.regimes`."""
@@ -80,7 +107,7 @@ class Model(model.Model):
         """Where regimes of ``quantity`` meet; see :func:`symgpu.derive.boundary`."""
         from symgpu import derive  # NOTE: imported on first use
 
-        return derive.boundary(self, quantity, between, **options)
+        return _valued(self, derive.boundary(self, quantity, between, **options), options)
 
     def extremum(self, quantity: Any, over: str = "alpha", kind: str = "max", **options: Any) -> Derivation:
         """Maximum or minimum of ``quantity`` over a variable; see :func:`symgpu.derive.extremum`."""
@@ -92,7 +119,7 @@ class Model(model.Model):
         """Limit of ``quantity`` as ``var`` goes to ``to``; see :func:`symgpu.derive.limit`."""
         from symgpu import derive  # NOTE: imported on first use
 
-        return derive.limit(self, quantity, var, to, **options)
+        return _valued(self, derive.limit(self, quantity, var, to, **options), options)
 
     def fixed_point(self, quantity: Any, variable: str, **options: Any) -> Derivation:
         """Self-consistent value of an implicit relation; see :func:`symgpu.derive.fixed_point`."""

@@ -270,8 +270,8 @@ def latex(derivation: Any) -> str:
                            bound_operator(derivation)))
     if derivation.unit not in ("", "1"):
         rows[-1] += r" \quad " + _text(f"[{derivation.unit}]")
-    for said in (derivation.extra.elsewhere, derivation.extra.flat_where):  # the sides of a limit, the ranges where it holds
-        if said:
+    for said in (derivation.extra.elsewhere, derivation.extra.flat_where, value_line(derivation)):  # the sides of a limit, the
+        if said:  # ranges where it holds, the value at the point asked
             rows.append("& " + _text(said))
     text = r"\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}"
     if len(text) > LATEX_MAX:
@@ -279,7 +279,33 @@ def latex(derivation: Any) -> str:
     return f"$${text}$$"
 
 
+def value_line(derivation: Any) -> str | None:
+    """``value: 53.4668 warp/SM at alpha = 48.14 (at the point asked)``: the value a derivation asked at a point records
+    (``extra.value_at``, with ``location_at``; ``extra.values_at``, the roots that apply), as the command line's ``value:``
+    line shows it (a notebook showed none: an outside tester's finding, round 14a, F7); None where none is recorded."""
+    extra = derivation.extra
+    if extra.value_at is not None:
+        line = f"value: {value_text(_plain(extra.value_at), derivation.unit)}"
+        if extra.location_at is not None:
+            line += f" at {derivation.variable} = {value_text(_plain(extra.location_at), extra.location_unit or '')}"
+    elif extra.values_at:
+        shown = ", ".join(f"{v.value:.10g}" + (f" ({v.regime})" if v.regime else "") for v in extra.values_at)
+        line = f"value: {shown}" + ("" if derivation.unit in ("", "1", "dimensionless") else f" [{derivation.unit}]")
+    else:
+        return None
+    return line + " (at the point asked)"
+
+
+def _plain(value: Any) -> Any:
+    """A recorded number as a float where it is one (a SymPy number too), else as it is."""
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return value
+
+
 def markdown(derivation: Any) -> str:
-    """A derivation as Markdown: the text summary (:func:`summary`) in a code block, then
-    the result as display LaTeX (:func:`latex`)."""
-    return f"```text\n{summary(derivation)}\n```\n\n{latex(derivation)}\n"
+    """A derivation as Markdown: the text summary (:func:`summary`) and the value at the point asked (:func:`value_line`)
+    in a code block, then the result as display LaTeX (:func:`latex`)."""
+    said = value_line(derivation)
+    return f"```text\n{summary(derivation)}" + (f"\n  {said}" if said else "") + f"\n```\n\n{latex(derivation)}\n"
