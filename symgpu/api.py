@@ -19,7 +19,7 @@ import numpy as np
 import pint
 
 from symgpu import arguments, errors, model, store
-from symgpu.model import catalog, display
+from symgpu.model import catalog, display, latex_names
 
 if TYPE_CHECKING:
     from symgpu.derive.derivation import Derivation
@@ -37,6 +37,13 @@ def merge_keywords(values: Mapping[str, Any] | None, keywords: Mapping[str, Any]
         raise errors.UsageError(f"{', '.join(both)} given both in values= and as a keyword; give each value once")
     merged.update(keywords)
     return merged
+
+
+def _shown(model: Model, answer: Derivation, options: Mapping[str, Any]) -> Derivation:
+    """``answer`` as a notebook shows it: its value at the point asked (:func:`_valued`), its symbols in the model's
+    declared LaTeX (``Derivation.latex_names``: an outside tester's finding, round 14a, F8)."""
+    names = tuple((symbol.name, text) for symbol, text in latex_names.symbol_names(model).items())
+    return dataclasses.replace(_valued(model, answer, options), latex_names=names)
 
 
 def _valued(model: Model, answer: Derivation, options: Mapping[str, Any]) -> Derivation:
@@ -93,45 +100,45 @@ class Model(model.Model):
 
         answer = derive.solve(self, quantity, for_, **options)
         if options.get("preset") is None and not options.get("values"):
-            return answer
+            return _shown(self, answer, options)
         answer = range_lines.at_point(self, answer, options.get("preset"), dict(options.get("values") or {}))
-        return _valued(self, answer, options)
+        return _shown(self, answer, options)
 
     def regimes(self, quantity: Any, **options: Any) -> Derivation:
         """Split ``quantity`` into regimes; see :func:`symgpu.derive.regimes`."""
         from symgpu import derive  # NOTE: imported on first use
 
-        return derive.regimes(self, quantity, **options)
+        return _shown(self, derive.regimes(self, quantity, **options), options)
 
     def boundary(self, quantity: Any, between: Any = None, **options: Any) -> Derivation:
         """Where regimes of ``quantity`` meet; see :func:`symgpu.derive.boundary`."""
         from symgpu import derive  # NOTE: imported on first use
 
-        return _valued(self, derive.boundary(self, quantity, between, **options), options)
+        return _shown(self, derive.boundary(self, quantity, between, **options), options)
 
     def extremum(self, quantity: Any, over: str = "alpha", kind: str = "max", **options: Any) -> Derivation:
         """Maximum or minimum of ``quantity`` over a variable; see :func:`symgpu.derive.extremum`."""
         from symgpu import derive  # NOTE: imported on first use
 
-        return derive.extremum(self, quantity, over, kind, **options)
+        return _shown(self, derive.extremum(self, quantity, over, kind, **options), options)
 
     def limit(self, quantity: Any, var: str, to: Any = "oo", **options: Any) -> Derivation:
         """Limit of ``quantity`` as ``var`` goes to ``to``; see :func:`symgpu.derive.limit`."""
         from symgpu import derive  # NOTE: imported on first use
 
-        return _valued(self, derive.limit(self, quantity, var, to, **options), options)
+        return _shown(self, derive.limit(self, quantity, var, to, **options), options)
 
     def fixed_point(self, quantity: Any, variable: str, **options: Any) -> Derivation:
         """Self-consistent value of an implicit relation; see :func:`symgpu.derive.fixed_point`."""
         from symgpu import derive  # NOTE: imported on first use
 
-        return derive.fixed_point(self, quantity, variable, **options)
+        return _shown(self, derive.fixed_point(self, quantity, variable, **options), options)
 
     def run_request(self, request: Any) -> Derivation:
         """Run one ``[[derivations]]`` entry; see :func:`symgpu.derive.run_request`."""
         from symgpu import derive  # NOTE: imported on first use
 
-        return derive.run_request(self, request)
+        return _shown(self, derive.run_request(self, request), {})
 
     def _repr_html_(self) -> str:
         """The model in a notebook: title, counts and a table of equations (:mod:`symgpu.model.display`)."""
