@@ -108,3 +108,23 @@ def test_the_command_lines_bare_number_substitute_for_a_symbol_in_cycles_is_answ
     assert code == 0, err
     # hand: memory root (40 - 368*0.0814)/(6*0.0814) = 20.56674857, issue root (4*368 - 40)/(4*6 - 40)*-1 = 89.5
     assert "value: 20.56674857 (memory_bound), 89.5 (issue_bound)" in out
+
+
+def test_a_time_value_for_a_symbol_in_cycles_is_moved_across_the_presets_clock(volkov):
+    # before: "mem_lat = 250 ns has dimension [time], but mem_lat is [clock]" where the command line's --set converts
+    clock_ghz = Fraction(str(volkov.preset("maxwell")["clock"].to("GHz").magnitude))
+    latency = Fraction(250) * clock_ghz + 1 * Fraction(str(volkov.preset("maxwell")["alu_lat"].magnitude))  # cycles, alpha = 1
+    hand = Fraction(20) / latency  # n/Latency, below mem_thru, alu_thru/alpha and issue_thru/(alpha + 1) here
+    got = volkov.evaluate("memory_throughput", "maxwell", values={"n": 20, "alpha": 1, "mem_lat": "250 ns"})
+    assert got.magnitude == pytest.approx(float(hand), rel=1e-14)
+
+
+def test_the_answers_unit_is_given_as_the_command_lines_unit_across_the_clock(volkov):
+    maxwell = volkov.preset("maxwell")
+    cycles = Fraction(str(maxwell["mem_lat"].magnitude)) + Fraction(str(maxwell["alu_lat"].magnitude))  # Latency at alpha = 1
+    in_ns = volkov.evaluate("Latency", "maxwell", values={"alpha": 1}, unit="ns")
+    assert str(in_ns.units) == "ns"
+    assert in_ns.magnitude == pytest.approx(float(cycles / Fraction(str(maxwell["clock"].to("GHz").magnitude))), rel=1e-14)
+    assert volkov.evaluate("Latency", "maxwell", values={"alpha": 1}, unit="kcycle").magnitude == pytest.approx(float(cycles / 1000))
+    with pytest.raises(errors.UsageError, match=r"unit='GB': Latency is in cycle"):
+        volkov.evaluate("Latency", "maxwell", values={"alpha": 1}, unit="GB")
