@@ -123,6 +123,11 @@ class ArgumentError(UsageError):
         super().__init__(f"{model_id}: {where}: {problem}" + (f"; {hint}" if hint else ""))
 
 
+class ArgumentTypeError(ArgumentError, TypeError):
+    """An API argument of the wrong type (``preset=3``, ``substitute="a=b"``): ``where`` names the argument and what was
+    given, ``problem`` what is expected (:mod:`symgpu.arguments`); a TypeError as Python's own, a UsageError as symgpu's."""
+
+
 class NotAModelError(TypeError, SymgpuError):
     """A public function that takes a built model (``symgpu.load(ID)``) was given something else, such as a model id."""
 

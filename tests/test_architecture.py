@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "symgpu"
 
 #: Pipeline stages, lowest first: a module may import only from its own stage or lower ones.
 LAYERS = (
-    ("symgpu.errors", "symgpu.entry_kinds", "symgpu.memo", "symgpu.numbers", "symgpu.resources", "symgpu.textfiles", "symgpu.suggest", "symgpu.store", "symgpu.workers",
+    ("symgpu.errors", "symgpu.arguments", "symgpu.entry_kinds", "symgpu.memo", "symgpu.numbers", "symgpu.resources", "symgpu.textfiles", "symgpu.suggest", "symgpu.store", "symgpu.workers",
      "symgpu.leftovers"),
     ("symgpu.units",),
     ("symgpu.proofs",),  # proofs about expressions under declared assumptions: intervals, signs, sample points, Min/Max arguments

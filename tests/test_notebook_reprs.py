@@ -13,6 +13,7 @@ import sympy
 import symgpu
 from symgpu import numbers
 from symgpu.derive.derivation import Derivation
+from symgpu.model import latex_names
 from symgpu import resources
 from symgpu.units import quantities
 
@@ -130,7 +131,8 @@ def test_engine_derivation_renders(ia):
     d = ia.solve("P_sat", for_="Theta_M")
     shown = d._repr_latex_()
     assert shown.startswith(r"$$\begin{aligned}& \text{solve of P\_sat over Theta\_M (interval\_analysis)}")
-    assert sympy.latex(d.result) in shown
+    # each symbol by the one naming rule of reports and notebooks (declared latex, else upright names)
+    assert sympy.latex(d.result, symbol_names=latex_names.symbol_names(ia)) in shown
 
 
 # ---------------------------------------------------------------- models

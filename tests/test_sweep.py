@@ -92,7 +92,8 @@ def test_log_axis_has_equal_ratios_and_exact_ends() -> None:
     ("x=0:10:log5", r"^--grid 'x=0:10:log5': a log range needs START > 0$"),
     ("x=1:10:logx", r"^--grid 'x=1:10:logx': logN needs a whole number N >= 2 of points, e\.g\. log20$"),
     ("n=1:1e9", r"^--grid 'n=1:1e9': 1000000000 points is too many \(at most 10000000\)$"),
-    ("n=a:4", r"^--grid 'n=a:4': START 'a' is not a number$"),
+    ("n=a:4", r"^--grid 'n=a:4': START 'a' is not a number \(a number, or a number and a unit such as 0\.2us; "
+                  r"a bare number is in the symbol's declared unit\)$"),
 ])
 def test_bad_axis_text_is_refused_with_the_reason(text: str, message: str) -> None:
     with pytest.raises(errors.UsageError, match=message):

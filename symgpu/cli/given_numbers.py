@@ -77,7 +77,7 @@ def at_the_door(model: Model, assume: Iterable[str], substitute: Mapping[str, st
     door = _Door(model)
     given = list(assume)
     texts = [door.relation(text) for text in assume_units.in_declared_units(model, given)]
-    values = {name: door.value(name, text, f"--substitute '{name}={text}'") for name, text in substitute.items()}
+    values = {name: door.value(name, text, f"--substitute '{name}={text}'", dimension=True) for name, text in substitute.items()}
     point = door.value(variable, to, f"--to '{to}'", dimension=True) if to is not None and variable else to
     said = [(made, text) for made, text in zip(texts, given) if made != text]
     constants = [(c.name, f"{c.value} {c.unit_text}") for c in door.model.literal_constants if not c.equations] if door.copied else []

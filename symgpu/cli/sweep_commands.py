@@ -50,7 +50,8 @@ def setup_sweep(sub: Any) -> None:
     p.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="an existing Dask scheduler (default: a local cluster)")
     p.add_argument("--workers", type=int, default=2, help="workers of the local Dask cluster (default 2)")
     p.add_argument("--chunk-size", type=_chunk_size, default=DEFAULT_CHUNK, help=f"points per chunk (default {DEFAULT_CHUNK})")
-    p.add_argument("--regime-of", metavar="QUANTITY", help="quantity whose active regime is a column (default: the first with regimes; '' for none)")
+    p.add_argument("--regime-of", metavar="QUANTITY", help="quantity whose active regime is a column (default: the first with regimes, else the one quantity with regimes "
+                        "that the first of them whose regimes come from one reads; '' for none)")
     p.add_argument("--no-checks", action="store_true", help="skip assumption and domain checks")
     p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                    help="progress bar on stderr for sweeps over a second (default: on a terminal)")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from symgpu import errors
+from symgpu import arguments, errors
 from symgpu.derive import (certify, certify_path, extrema, extremum_supremum, fixed_points, grid_search, limit_cases, limit_domain, limit_sides, limits,
                            numeric_solve, requests, results, solving, staircase_boundary, stored, targets)
 from symgpu.derive.certify import Asked
@@ -183,6 +183,8 @@ _WHAT = {"solve": "solve of {q} for {v}", "boundary": "boundary of {q} in {v}", 
          "limit": "limit of {q} as {v} -> {to}", "fixed_point": "fixed point of {q} in {v}", "regimes": "regimes of {q}"}
 
 
+@arguments.checked
+@targets.substitutes_in_units
 def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: Any = None,
           substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (),
           omit: Iterable[Any] = (), relation: str = "==", kind: str | None = None, case: str | None = None,
@@ -193,6 +195,9 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     name = str(quantity_or_equation)
     if name in model.defining or name in model.equations:
         name = model.equation_for(name).definition.defines
+    if str(for_) == name:  # the relation was returned as the "result" (an outside tester's finding, round 14a, F4)
+        raise errors.UsageError(f"{model.id}: solve {name} for {name}: the variable is the quantity itself; solve for one of its "
+                                f"inputs (symgpu show {model.id} {name} lists them) or evaluate {name}")
     given = dict(given)
     value = given.pop(name, None) if name in given else target
     subs = None if substitute is None and not given else {**dict(substitute or {}), **given}
@@ -230,6 +235,8 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     return dataclasses.replace(derivation, extra=derivation.extra.with_(given_constants=made))
 
 
+@arguments.checked
+@targets.substitutes_in_units
 def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None = None, *,
              substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (),
              omit: Iterable[Any] = (), preset: str | None = None, values: Mapping[str, Any] | None = None) -> Derivation:
@@ -324,6 +331,8 @@ def _staircase_pairs(model: Model, quantity: str, variable: str, at_a_point: boo
         "where their switch is found by a scan of the evaluate path")
 
 
+@arguments.checked
+@targets.substitutes_in_units
 def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max", *,
              substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (),
              omit: Iterable[Any] = (), preset: str | None = None, values: Mapping[str, Any] | None = None,
@@ -355,6 +364,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
                                              refusal)
 
 
+@arguments.checked
+@targets.substitutes_in_units
 def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: str | None = None,
           substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (),
           omit: Iterable[Any] = (), preset: str | None = None, values: Mapping[str, Any] | None = None) -> Derivation:
@@ -394,6 +405,8 @@ def _finite(to: Any) -> bool:
     return str(to).strip().lower().lstrip("+-") not in ("oo", "inf", "infinity")
 
 
+@arguments.checked
+@targets.substitutes_in_units
 def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mapping[str, Any] | None = None,
                 assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (), omit: Iterable[Any] = (),
                 preset: str | None = None, values: Mapping[str, Any] | None = None, method: str = "auto") -> Derivation:
@@ -403,6 +416,8 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
                    lambda o: fixed_points.fixed_point(model, quantity, variable, method=method, **o.rewrites(), **o.point()))
 
 
+@arguments.checked
+@targets.substitutes_in_units
 def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute: Mapping[str, Any] | None = None,
             assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (), omit: Iterable[Any] = (),
             preset: str | None = None, values: Mapping[str, Any] | None = None) -> Derivation:

@@ -101,6 +101,9 @@ class Derivation:
             yet checked, e.g. an intermediate derivation inside the engine).
         regimes: of a ``regimes`` derivation, its :class:`~symgpu.derive.regime_split.Regime`
             objects (raw conditions included); not compared: ``extra`` shows them.
+        latex_names: (symbol name, its LaTeX) of the model's symbols, declared ``latex`` first
+            (:func:`symgpu.model.latex_names.symbol_names`), for the notebook's rendering; set by :class:`symgpu.api.Model`'s
+            methods, not compared, not stored (empty: SymPy's default names).
     """
 
     model: str
@@ -116,6 +119,7 @@ class Derivation:
     extra: Extras = field(default_factory=Extras)
     certificate: Certificate | None = None
     regimes: tuple[Any, ...] = field(default=(), compare=False, repr=False)
+    latex_names: tuple[tuple[str, str], ...] = field(default=(), compare=False, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable form."""
@@ -151,8 +155,8 @@ class Derivation:
         if not isinstance(self.result, sympy.Basic):
             return None
         op = summary.bound_operator(self)
-        body = sympy.latex(self.result)
-        return body if op == "=" else f"{sympy.latex(sympy.Symbol(self.variable))} {op} {body}"
+        body = summary.tex(self.result, dict(self.latex_names))
+        return body if op == "=" else f"{summary.tex(sympy.Symbol(self.variable), dict(self.latex_names))} {op} {body}"
 
     def __str__(self) -> str:
         head = f"{self.operation} of {self.quantity}" + (f" over {self.variable}" if self.variable else "") + f" ({self.model})"

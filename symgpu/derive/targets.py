@@ -8,20 +8,26 @@ double, in its place, and its closed form was wrong at any other clock (the lead
 
 from __future__ import annotations
 
+import dataclasses
+import functools
+import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ParamSpec, cast
 
 import pint
 import sympy
 
 from symgpu import errors, units
+from symgpu.derive.derivation import Derivation
 from symgpu.derive.extra_records import GivenConstant
 from symgpu.evaluate import clocks
 
 if TYPE_CHECKING:
     from symgpu.model import Model
+
+P = ParamSpec("P")
 
 
 @dataclass(frozen=True)
@@ -45,6 +51,7 @@ class Asking:
     option: str
     give: Callable[[str, str], str]
     clock: Callable[[str], tuple[pint.Quantity, str, str | None]] | None = None
+    what: str = "the target"
 
 
 #: the API's wording: values given as ``values=``
@@ -98,7 +105,7 @@ def _exact(text: str, given: pint.Quantity) -> Fraction | None:
 def _clock(model: Model, name: str, text: str, asking: Asking, preset: str | None,
            values: Mapping[str, Any]) -> tuple[pint.Quantity, str, str | None]:
     """The clock the target is converted at, where it came from, and the model's symbol of it (None: none of the model's)."""
-    missing = f"{asking.option} {text!r}: {name} is in {model.unit_text(name)}, so the target needs a clock"
+    missing = f"{asking.option} {text!r}: {name} is in {model.unit_text(name)}, so {asking.what} needs a clock"
     if asking.clock is not None:
         return asking.clock(missing)
     clock_name, clock = clocks.clock_at(model, preset=preset, values=values, missing=missing)
@@ -114,7 +121,7 @@ def _input(model: Model, name: str, text: str, rate: str, asking: Asking, preset
     """The model's one input in ``rate`` (its SM count, its warp size) and its value at the point."""
     what = "SM count" if rate == "SM" else "warp size"
     rate_name, at = clocks.one_input_at(model, rate, preset=preset, values=values)
-    need = f"{asking.option} {text!r}: {name} is in {model.unit_text(name)}, so the target needs the {what}"
+    need = f"{asking.option} {text!r}: {name} is in {model.unit_text(name)}, so {asking.what} needs the {what}"
     if rate_name is None:
         raise errors.UsageError(f"{need}, and {model.id} has no one input in {rate}: give the target in {model.unit_text(name)}")
     if at is None:
@@ -154,3 +161,102 @@ def holding(model: Model, made: tuple[GivenConstant, ...] | None) -> Model:
     for constant in made:
         copy.given_constant(sympy.Rational(constant.number), units.unit(constant.unit))
     return copy
+
+
+def given_substitutes(model: Model, substitute: Mapping[str, Any] | None, *, preset: str | None,
+                      values: Mapping[str, Any] | None, variable: str) -> tuple[Model, dict[str, Any] | None, tuple[GivenConstant, ...]]:
+    """An API request's ``substitute`` values in their symbols' units, as the command line's ``--substitute`` reads them:
+    a quantity (``"0.33 us"``, read by the unit grammar, or a pint quantity) made a constant of the model in the unit it
+    was given in (``lit_0p33_us``), moved across the clock, warp size or SM count as a target is (:func:`across_rates`:
+    ``"290 ns"`` for a symbol in cycles) where the dimensions differ; a bare number for a symbol declared with a unit
+    (``330`` for one in ns, ``368`` for one in cycles) a constant of that unit, so the answer's units check (a bare
+    number is a pure number there). ``substitute={"L_M": "0.33 us"}`` had been refused as an
+    expression, and ``{"L_M": 330}`` solved as a pure number and blamed on the model (round 14a, F10). Returns the model
+    asked (a copy holding the constants where one was made), the substitutions and the constants made (for :func:`holding`).
+
+    Raises:
+        errors.UsageError: a quantity of a dimension no rate relates to the symbol's, or a rate with no value here.
+    """
+    if not substitute:
+        return model, None if substitute is None else dict(substitute), ()
+    copy, made, out = model.for_request(), [], dict(substitute)
+    for name, value in substitute.items():
+        read = _given_value(model, name, value)
+        if read is None:
+            continue
+        text, given = read
+        declared = model.units[name]
+        number = _exact(text, given)
+        exact = sympy.Rational(number) if number is not None else sympy.nsimplify(float(given.magnitude), rational=True)
+        if given.dimensionless and not isinstance(value, pint.Quantity) and _plain_number(text):  # a bare number
+            if exact == 0 or declared.dimensionless:
+                continue  # every reading of a bare number is the same
+            out[name] = copy.given_constant(exact, declared)
+            made.append(GivenConstant(str(exact), str(declared)))
+        elif given.dimensionality == declared.dimensionality:
+            out[name] = copy.given_constant(exact, cast(pint.Unit, given.units))
+            made.append(GivenConstant(str(exact), str(given.units)))
+        else:
+            asking = Asking(f"substitute[{name!r}]", API.give, what="the value")
+            moved = across_rates(copy, name, text, given, asking, preset=preset, values=values or {}, variable=variable,
+                                 substitute=substitute)
+            if moved is None:
+                raise errors.UsageError(
+                    f"{model.id}: substitute {name}={text!r}: {name} is in {model.unit_text(name)} ({declared.dimensionality}), "
+                    f"the value is {given.dimensionality}; give it in {model.unit_text(name)} or a compatible unit")
+            out[name] = moved.target
+            made.append(GivenConstant(str(exact), str(given.units)))
+    return (copy, out, tuple(made)) if made else (model, out, ())
+
+
+def _given_value(model: Model, name: str, value: Any) -> tuple[str, pint.Quantity] | None:
+    """``value`` for symbol ``name`` as (its text, the quantity it reads as) where it is a quantity or a number; None for
+    an expression (text or SymPy: parsed by the operation), a name the model does not declare, a number of a bool."""
+    if name not in model.units or isinstance(value, bool):
+        return None
+    if isinstance(value, pint.Quantity):
+        return f"{value.magnitude} {value.units}", value
+    if isinstance(value, (int, float, Fraction)) or isinstance(value, sympy.Rational):
+        value = str(value)
+    if not isinstance(value, str):
+        return None
+    try:
+        return value, units.quantity(value)
+    except (ValueError, pint.errors.PintError):
+        return None  # an expression of the model
+
+
+def _plain_number(text: str) -> bool:
+    try:
+        float(text) if "/" not in text else Fraction(text)
+    except (TypeError, ValueError, ZeroDivisionError):
+        return False
+    return True
+
+
+def substitutes_in_units(operation: Callable[P, Derivation]) -> Callable[P, Derivation]:
+    """``operation`` (a public derivation operation, :mod:`symgpu.derive.checked`) with its ``substitute`` values read in
+    their symbols' units first (:func:`given_substitutes`): asked of the model copy holding the constants made, which its
+    answer records (``extra.given_constants``) so that :func:`symgpu.derive.evaluate_result` values it on the model asked."""
+    signature = inspect.signature(operation)
+
+    @functools.wraps(operation)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> Derivation:
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:
+            return operation(*args, **kwargs)  # Python's own message, naming the operation
+        if not bound.arguments.get("substitute"):
+            return operation(*args, **kwargs)
+        bound.apply_defaults()
+        point = bound.arguments
+        variable = next((point[k] for k in ("for_", "over", "var", "variable") if k in point), "")
+        model, substitute, made = given_substitutes(point["model"], point["substitute"], preset=point.get("preset"),
+                                                    values=point.get("values"), variable=str(variable))
+        point["model"], point["substitute"] = model, substitute
+        answer = operation(*bound.args, **bound.kwargs)
+        if not made:
+            return answer
+        kept = tuple(answer.extra.given_constants or ())
+        return dataclasses.replace(answer, extra=answer.extra.with_(given_constants=kept + tuple(m for m in made if m not in kept)))
+    return wrapper

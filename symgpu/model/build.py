@@ -9,7 +9,7 @@ from typing import Any
 import pint
 import sympy
 
-from symgpu import errors, suggest, units
+from symgpu import arguments, errors, suggest, units
 from symgpu.memo import MemoFamily, Tally
 from symgpu.units import dimensions, literal_units
 from symgpu.model import check_record, expressions, literal_constants, plot_requests, printing, substitution
@@ -354,7 +354,7 @@ class Model(ModelChecks):
             f"{self.id}: '{name}' is not a quantity defined by an equation (quantities: {suggest.alternatives(name, self.quantities)})"
         )
 
-    def expression(self, name: str, *, stop_at: tuple[str, ...] | frozenset[str] = ()) -> sympy.Expr:
+    def expression(self, name: str, *, stop_at: tuple[str, ...] | frozenset[str] | str = ()) -> sympy.Expr:
         """Return quantity ``name`` in terms of inputs, intermediate equations substituted.
 
         Args:
@@ -362,7 +362,7 @@ class Model(ModelChecks):
             stop_at: quantities to keep as symbols instead of expanding them.
         """
         equation = self.equation_for(name)
-        stop = frozenset(stop_at)
+        stop = arguments.names(stop_at)  # a lone name is one name (it was read as its characters, and ignored)
         key = (equation.id, stop)
         expanded = _EXPANDED.of(self)
         found = expanded.get(key)

@@ -1,6 +1,7 @@
 """Sweep grids: axes parsed from ``NAME=SPEC`` text, their Cartesian product, and its chunks.
 
-Axis specs (values in the symbol's declared unit):
+Axis specs (values in the symbol's declared unit, or with one unit for the whole axis: ``L_M=0.2us:0.8us:log4``,
+converted where the plan meets the model):
 
 * ``n=1:64`` — start to stop inclusive, step 1;
 * ``alpha=0:256:2`` — with a step (each point START + i*STEP in exact decimal arithmetic, rounded once);
@@ -14,6 +15,7 @@ The grid is never built as a whole: :meth:`Grid.chunk` gives the coordinates of 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -33,30 +35,64 @@ MAX_TEXT = 100_000
 
 @dataclass(frozen=True)
 class Axis:
-    """One swept symbol: its name, its values (declared unit) and the text it came from."""
+    """One swept symbol: its name, its values (declared unit) and the text it came from.
+
+    ``unit``: the unit the text gives its numbers in (``L_M=0.2us:0.8us:log4``), "" for the declared unit; its values
+    are in the declared unit once ``scale`` (the exact ratio from ``unit`` to it) is known: where the plan meets the
+    model (:func:`symgpu.sweep.plan.in_declared_units`), since parsing a grid knows no model."""
 
     name: str
     values: np.ndarray
     text: str
+    unit: str = ""
+    scale: Fraction | None = None
 
     @property
     def size(self) -> int:
         return int(self.values.size)
 
+    @property
+    def converted(self) -> bool:
+        """Are the values in the declared unit (no unit given, or its ratio applied)?"""
+        return not self.unit or self.scale is not None
 
-def _number(text: str, item: str, what: str, option: str = "--grid") -> float:
+
+#: a number, then what follows it (a unit, read where the plan meets the model: ``0.2us``, ``200 ns``, ``1.5 GB/s``)
+_WITH_UNIT = re.compile(r"\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-z_(][\w\s/*^().-]*)?\s*")
+
+
+def _number(text: str, item: str, what: str, option: str = "--grid") -> tuple[float, str]:
+    """The number of ``text`` and the unit written after it ("" for none)."""
+    match = _WITH_UNIT.fullmatch(text)
     try:
-        value = float(text)
+        value = float(match.group(1) if match else text)
     except ValueError:
-        raise errors.UsageError(f"{option} {item!r}: {what} {text!r} is not a number") from None
+        raise errors.UsageError(f"{option} {item!r}: {what} {text!r} is not a number (a number, or a number and a unit "
+                                "such as 0.2us; a bare number is in the symbol's declared unit)") from None
     if not math.isfinite(value):
         raise errors.UsageError(f"{option} {item!r}: {what} must be finite")
-    return value
+    return value, " ".join((match.group(2) or "").split()) if match else ""
 
 
-def parse_axis(text: str, option: str = "--grid") -> Axis:
+def _one_unit(found: Sequence[str], item: str, option: str) -> str:
+    """The one unit an axis's numbers are written in ("" for none); numbers in several, or some without, refused."""
+    given = set(found)
+    if len(given) > 1:
+        shown = ", ".join(repr(u) if u else "none" for u in sorted(given))
+        raise errors.UsageError(f"{option} {item!r}: the numbers are in several units ({shown}); write every number of the "
+                                "axis in one unit (or none: the symbol's declared unit)")
+    return given.pop() if given else ""
+
+
+def _exact(value: float, scale: Fraction | None) -> Fraction:
+    return Fraction(Decimal(repr(value))) * (scale if scale is not None else 1)
+
+
+def parse_axis(text: str, option: str = "--grid", scale: Fraction | None = None) -> Axis:
     """Parse ``NAME=START:STOP[:STEP|:logN]`` or ``NAME=V1,V2,...`` into an :class:`Axis`
-    (``option``: the command-line option the text came with, named in errors).
+    (``option``: the command-line option the text came with, named in errors). Numbers may carry a unit, one for the
+    whole axis (``L_M=0.2us:0.8us:0.1us``); ``scale``: the exact ratio from it to the symbol's declared unit, applied
+    to each number exactly (each value rounded once), None where it is not yet known.
 
     Raises:
         errors.UsageError: malformed text, a non-positive step, an empty or oversized range,
@@ -70,18 +106,21 @@ def parse_axis(text: str, option: str = "--grid") -> Axis:
     if not sep or not name.isidentifier() or not spec:
         raise errors.UsageError(f"{option} {text!r}: {hint}")
     if "," in spec or ":" not in spec:
-        values = np.array([_number(part.strip(), text, "value", option) for part in spec.split(",")], dtype=float)
+        read = [_number(part.strip(), text, "value", option) for part in spec.split(",")]
+        unit = _one_unit([u for _, u in read], text, option)
+        values = np.array([float(_exact(v, scale)) if scale is not None else v for v, _ in read], dtype=float)
         if values.size > MAX_AXIS:
             raise errors.UsageError(f"{option} {text!r}: {values.size} values is too many (at most {MAX_AXIS})")
-        return Axis(name, values, text)
+        return Axis(name, values, text, unit, scale)
     parts = spec.split(":")
     if len(parts) not in (2, 3):
         raise errors.UsageError(f"{option} {text!r}: {hint}")
-    start, stop = _number(parts[0], text, "START", option), _number(parts[1], text, "STOP", option)
+    (start, start_unit), (stop, stop_unit) = _number(parts[0], text, "START", option), _number(parts[1], text, "STOP", option)
     if stop < start:
         raise errors.UsageError(f"{option} {text!r}: STOP is smaller than START")
     step_text = parts[2].strip() if len(parts) == 3 else "1"
     if step_text.lower().startswith("log"):
+        unit = _one_unit([start_unit, stop_unit], text, option)
         count_text = step_text[3:]
         if not count_text.isdigit() or int(count_text) < 2:
             raise errors.UsageError(f"{option} {text!r}: logN needs a whole number N >= 2 of points, e.g. log20")
@@ -90,17 +129,21 @@ def parse_axis(text: str, option: str = "--grid") -> Axis:
             raise errors.UsageError(f"{option} {text!r}: a log range needs START > 0")
         if count > MAX_AXIS:
             raise errors.UsageError(f"{option} {text!r}: {count} points is too many (at most {MAX_AXIS})")
+        start, stop = float(_exact(start, scale)), float(_exact(stop, scale))
         values = np.logspace(math.log10(start), math.log10(stop), count)
         values[0], values[-1] = start, stop  # the ends exactly as given
-        return Axis(name, values, text)
-    step = _number(step_text, text, "STEP", option)
+        return Axis(name, values, text, unit, scale)
+    step, step_unit = _number(step_text, text, "STEP", option)
+    if len(parts) == 2 and start_unit:
+        step_unit = start_unit  # the default step of 1 is in the axis's unit
+    unit = _one_unit([start_unit, stop_unit, step_unit], text, option)
     if not step > 0:
         raise errors.UsageError(f"{option} {text!r}: STEP must be a positive number")
-    first, last, stride = (Fraction(Decimal(repr(v))) for v in (start, stop, step))
+    first, last, stride = (_exact(v, scale) for v in (start, stop, step))
     count = int((last - first) // stride) + 1
     if count > MAX_AXIS:
         raise errors.UsageError(f"{option} {text!r}: {count} points is too many (at most {MAX_AXIS})")
-    return Axis(name, _exact_range(first, stride, count), text)
+    return Axis(name, _exact_range(first, stride, count), text, unit, scale)
 
 
 def _exact_range(first: Fraction, stride: Fraction, count: int) -> np.ndarray:

@@ -238,6 +238,8 @@ def _read(request: Request, data: Any) -> StoredSweep | None:
         return None
     quantities = _strings(data["quantities"])
     axes = tuple(parse_axis(_text(a)) for a in _list(data["axes"], programs.MAX_OUTPUTS))
+    if not all(a.converted for a in axes):  # an axis written with a unit: converted where the plan meets the model
+        return None
     if not quantities or tuple(a.text for a in axes) != request.grid or list(quantities) != [q for q in quantities if q]:
         return None
     grid = Grid(axes)
