@@ -13,7 +13,7 @@ import pint
 import sympy
 
 from symgpu import errors
-from symgpu.derive import at_point, declared_range
+from symgpu.derive import at_point, declared_range, table_switch
 from symgpu.derive.derivation import Derivation, as_evaluated
 from symgpu.derive.extra_records import FlatRange, RootRecord
 from symgpu.evaluate import evaluator, input_values, one_sided, point, scaling
@@ -71,17 +71,13 @@ def evaluate_result(model: Model, derivation: Derivation, preset: str | None = N
             and (derivation.operation == "boundary" or _records_of_result(derivation)):
         return _applying_value(model, derivation, preset, values)
     if which == "location":
-        expr = derivation.location
-        unit_name = derivation.variable
-        unit = model.unit_text(unit_name) if unit_name in model.symbols else ""
+        expr, unit = derivation.location, model.unit_text(derivation.variable) if derivation.variable in model.symbols else ""
     else:
-        expr = derivation.result
-        unit = derivation.unit
+        expr, unit = derivation.result, derivation.unit
     if not isinstance(expr, sympy.Basic):
         raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")
     expr = as_evaluated(model, derivation, expr, "location" if which == "location" else "result")
     return evaluator.evaluate_expression(model, expr, unit or None, preset=preset, values=evaluator.with_kept(model, expr, preset, values))
-
 
 
 def _records_of_result(derivation: Derivation) -> list[RootRecord]:
@@ -295,7 +291,7 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
     regime that holds there only), is the named pair (regimes of the quantity's own equation), or
     otherwise (``rewritten``: the quantity as ``--substitute``/``--omit`` rewrote it, with its ``valid_when`` domain read in
     place of the model's, :func:`symgpu.derive.rewritten_switch.expression`) where :func:`symgpu.evaluate.active.binding` differs on the two sides or, where they agree, at the value itself.
-    """
+    Asked without ``between``, a case table's value is also kept where its regime table's regime changes (:mod:`.table_switch`)."""
     variable, between = derivation.variable, derivation.extra.between
     name = model.equation_for(derivation.quantity).definition.defines if derivation.quantity in model.defining or \
         derivation.quantity in model.equations else None
@@ -305,6 +301,7 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
         own = set(active.argument_labels(equation)) if isinstance(equation.rhs, (sympy.Min, sympy.Max)) else {c.id for c in equation.cases}
     expr = rewritten.expression if rewritten is not None else \
         model.expression(name, stop_at=tuple(n for n in (variable,) if n in model.defining)) if name is not None else None
+    table = table_switch.table(model, name, variable) if name is not None and equation is not None and equation.cases and own else None
     kept: list[RootValue] = []
     for candidate in boundary_candidates(model, derivation, preset, values):
         b = float(candidate.value.magnitude)
@@ -321,6 +318,8 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
                                                  not pair or not pair <= own or _switches_between(regimes[0], regimes[1], pair)
                                                  or _first_named_switch(model, name, preset, sides, pair, regimes)):
                     kept.append(candidate)
+                elif between is None and table is not None and (label := table_switch.switch(model, table, variable, b, preset, values)):
+                    kept.append(dataclasses.replace(candidate, regime=label))  # a switch inside a case, by the table's names
             elif expr is not None:  # the binding argument differs on the two sides, or at the value itself (holding there only)
                 below, above = (active.binding(model, expr, preset, side) for side in sides)
                 if below != above or (around[0] != b and active.binding(model, expr, preset, {**values, variable: b}) != below):
