@@ -132,7 +132,9 @@ def run_case(model: Model, case: schema.ValidationCase) -> list[CaseResult]:
             request = next(r for r in model.definition.derivations if r.id == case.derivation)
             derivation = derive.run_request(model, request)
         except (errors.SymgpuError, ValueError) as exc:
-            return [CaseResult(case, key, text, math.nan, math.nan, "", 0.0, ERROR, f"derivation {case.derivation}: {exc}")
+            return [CaseResult(case, key, text, math.nan, math.nan, "", 0.0, ERROR,
+                               f"{model.path}: validation {case.id}.expect.{key}: derivation {case.derivation} failed: {exc}; "
+                               f"run 'symgpu derive' on the model for the derivation's steps")
                     for key, text in case.expect]
     for quantity, text in case.expect:
         if text.strip().lower() == DOMAIN_ERROR:
@@ -155,7 +157,7 @@ def run_case(model: Model, case: schema.ValidationCase) -> list[CaseResult]:
                 value = evaluator.evaluate(model, quantity, preset=case.preset or None, values=inputs)
             computed = float(units.magnitude_in(value, unit))
         except (errors.SymgpuError, ValueError, pint.DimensionalityError) as exc:
-            out.append(CaseResult(case, quantity, text, expected, math.nan, f"{unit:~}", tolerance, ERROR, str(exc)))
+            out.append(CaseResult(case, quantity, text, expected, math.nan, f"{unit:~}", tolerance, ERROR, _failure(model, case, quantity, text, exc)))
             continue
         within = abs(computed - expected) <= tolerance * (1 + 1e-9) + 1e-12 * abs(expected)
         label = f"{case.derivation}.{quantity}" if derivation is not None else quantity
@@ -169,3 +171,13 @@ def run_case(model: Model, case: schema.ValidationCase) -> list[CaseResult]:
             message = shown if within else f"{shown}; NOT reproduced (source: {case.source})"
         out.append(CaseResult(case, quantity, text, expected, computed, f"{unit:~}", tolerance, status, message))
     return out
+
+
+def _failure(model: Model, case: schema.ValidationCase, quantity: str, text: str, exc: Exception) -> str:
+    """One line for a value that could not be computed or compared: the file, the case and key, what failed, what to do."""
+    where = f"{model.path}: validation {case.id}.expect.{quantity}"
+    if isinstance(exc, pint.DimensionalityError):
+        return (f"{where}: the expected '{text}' is {units.format_dimension(exc.dim2)}, but the computed value is "
+                f"{units.format_dimension(exc.dim1)} (in {exc.units1}); correct the expected value's unit")
+    shown = str(exc)
+    return shown if shown.startswith(f"{model.path}:") else f"{where}: {shown}"

@@ -138,15 +138,16 @@ def test_the_occupancy_boundary_named_with_the_model_case_ids_answers_the_brute_
     code, out, err = cli(*_SMEM_BOUNDARY, "per_warp_allocation+ordinary_counts+register_limit")
     assert code == 0, err
     # by hand (cc_3_5: 64K registers in 4 sub-partitions, unit 256, 48 KiB shared memory, unit 256): 40*32 = 1280 registers a
-    # warp, floor(16384/1280) = 12 warps per sub-partition, 48 warps, 4 a block: 12 blocks; shared memory 49152/3584 -> 13
-    # blocks, at 3585 B (3840 allocated) 12: shared memory limits from 3585 B on, the boundary is 3584 B/block
-    assert "value: 3584 B/block" in out
+    # warp, floor(16384/1280) = 12 warps per sub-partition, 48 warps, 4 a block: 12 blocks; shared memory 49152/4096 -> 12
+    # blocks at 4096 B (a tie with the registers from 3585 B on), at 4097 B (4352 allocated) 11: registers bind, alone or
+    # tied, up to and including 4096 B, shared memory alone from 4097 B on: the boundary is 4096 B/block
+    assert "value: 4096 B/block" in out
     model = symgpu.load("occupancy")
     at = {"threads_per_block": 128, "regs_per_thread": 40}
     registers = model.evaluate("blocks_register_limit", "cc_3_5", values=at).magnitude
     assert registers == 12
-    assert model.evaluate("blocks_smem_limit", "cc_3_5", values={**at, "smem_per_block": 3584}).magnitude == 13
-    assert model.evaluate("blocks_smem_limit", "cc_3_5", values={**at, "smem_per_block": 3585}).magnitude == 12
+    assert model.evaluate("blocks_smem_limit", "cc_3_5", values={**at, "smem_per_block": 4096}).magnitude == 12
+    assert model.evaluate("blocks_smem_limit", "cc_3_5", values={**at, "smem_per_block": 4097}).magnitude == 11
 
 
 def test_a_boundary_between_a_name_no_regime_has_is_refused_in_a_short_message_offering_the_names_with_its_parts(cli) -> None:  # type: ignore[no-untyped-def]

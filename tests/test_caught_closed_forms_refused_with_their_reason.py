@@ -46,22 +46,28 @@ def test_the_row_reduction_body_boundary_without_a_point_is_refused_saying_why(c
     assert "please report" not in err and "memory_bound and latency_bound are staircases" in err and "ask at a point" in err
 
 
-def test_a_boundary_of_every_pair_over_a_staircase_is_refused_naming_a_pair_to_ask(cli) -> None:  # type: ignore[no-untyped-def]
+def test_a_boundary_of_every_pair_over_a_staircase_at_a_point_is_the_scans_switch_not_the_caught_closed_form(cli) -> None:  # type: ignore[no-untyped-def]
     # without --between the closed form of every pair gave blocks = 240768 = 57*132*32 (the block-slot residency, 32 per SM),
     # but at 256 threads the H100 holds floor(64/8) = 8 blocks per SM: latency binds on both sides of 240768 (brute force),
-    # so that was no switch; the named pair is answered by the scan (test_boundary_between_staircase_limiters: 60192)
+    # so that was no switch (caught by the check, then refused); now the scan of every pair of t_body's limiters answers, at
+    # the last whole number of blocks where memory binds (brute force below: t_body = Max(t_memory, t_latency))
     point = {"rows": 4096, "row_len": 4096, "threads_per_block": 256, "rereads": 1, "rows_per_block": 1}
     model = symgpu.load("kernel_row_reduction")
     blocks = np.array([240767.0, 240768.0, 240769.0])
     memory, latency = (model.evaluate(q, preset="h100_sxm+neusight_fit", values={**point, "blocks": blocks}).to("us").magnitude
                        for q in ("t_memory", "t_latency"))
     assert np.all(latency > memory)
+    blocks = np.arange(1.0, 300001.0)
+    memory, latency = (np.broadcast_to(model.evaluate(q, preset="h100_sxm+neusight_fit", values={**point, "blocks": blocks})
+                                       .to("us").magnitude, blocks.shape) for q in ("t_memory", "t_latency"))
+    memory_binds = memory >= latency
+    switches = np.flatnonzero(memory_binds[:-1] != memory_binds[1:])
+    assert len(switches) == 1 and memory_binds[switches[0]]
     sets = [a for k, v in point.items() for a in ("--set", f"{k}={v}")]
     code, out, err = cli("--no-cache", "boundary", "kernel_row_reduction", "t_kernel", "--for", "blocks", "--preset",
                          "h100_sxm+neusight_fit", *sets)
-    assert code == 2 and "value:" not in out
-    assert "please report" not in err and "t_kernel is a staircase (floor/ceiling) in blocks" in err
-    assert "--between memory_bound latency_bound" in err
+    assert code == 0, err
+    assert f"value: {blocks[switches[0]]:.0f} block" in out and "checked numerically" in out
 
 
 def test_the_same_refusal_with_a_rewrite_asks_without_it(cli) -> None:  # type: ignore[no-untyped-def]

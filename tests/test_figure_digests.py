@@ -184,3 +184,29 @@ def test_the_digest_follows_the_rc_params_in_force():
 def test_a_report_without_figures_has_no_book():
     files = render.render_report(symgpu.load("prior_agarwal"), formats=("md", "tex"), figures=Book(None)).files
     assert not _figures(files) and SIDECAR not in files
+
+
+_KEPT_SCRIPT = """
+import sys
+from pathlib import Path
+import symgpu
+from symgpu.report import render
+from symgpu.report.figure_digests import Book
+folder = Path(sys.argv[1])
+files = render.render_report(symgpu.load(sys.argv[2]), formats=("md", "tex"), figures=Book.read(folder)).files
+same = all((folder / name).read_bytes() == data for name, data in files.items())
+print(same, "matplotlib.pyplot" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize("tampered", [False, True])
+def test_a_report_whose_figures_are_all_kept_never_imports_pyplot(redrawn, tmp_path, tampered):
+    # pyplot costs half a second a process; a kept figure is only sketched, under matplotlib's own rc_context
+    import subprocess
+    import sys
+
+    folder = _folder(tmp_path, redrawn)
+    if tampered:  # one figure recorded from other inputs: drawn again (with pyplot), so not the bytes on disk
+        _tamper(folder, sorted(_figures(redrawn))[0], inputs="0" * 64)
+    found = subprocess.run([sys.executable, "-c", _KEPT_SCRIPT, str(folder), MODEL], capture_output=True, text=True, check=True)
+    assert found.stdout.split() == (["False", "True"] if tampered else ["True", "False"])

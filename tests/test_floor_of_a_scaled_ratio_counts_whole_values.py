@@ -156,3 +156,47 @@ def test_a_floor_of_a_value_in_a_scaled_unit_is_refused_by_the_model_check(write
     text = read_fixture("scales").replace('rhs = "L + 1"', 'rhs = "floor(L) + 1"')
     with pytest.raises(errors.UnitMismatchError, match=r"equation L_plus: 'floor\(L\)' takes the whole part of a value in ns"):
         symgpu.load(write_model(text, name="scales"))
+
+
+def _blocks_per_sm(smem_sm_unit: str) -> str:
+    """Resident blocks per SM by shared memory: ``floor(smem_SM/smem_block)``, smem_block in B/block."""
+    return f'''schema_version = 1
+[model]
+id = "blocks"
+title = "Blocks per SM by shared memory"
+summary = "The whole number of blocks whose shared memory fits an SM's."
+references = ["r"]
+[references.r]
+authors = ["T"]
+title = "T"
+venue = "notes"
+year = 2026
+[symbols.smem_SM]
+description = "shared memory per SM"
+unit = "{smem_sm_unit}"
+assumptions = ["positive"]
+[symbols.smem_block]
+description = "shared memory per block"
+unit = "B/block"
+assumptions = ["positive"]
+[symbols.res]
+description = "resident blocks"
+unit = "block/SM"
+role = "output"
+[[equations]]
+id = "r"
+defines = "res"
+rhs = "floor(smem_SM/smem_block)"
+source = {{ ref = "r", locator = "1" }}
+'''
+
+
+def test_a_floor_of_a_count_in_kib_over_b_says_to_declare_both_in_one_unit_not_a_constant_of_1024_blocks(write_model) -> None:  # type: ignore[no-untyped-def]
+    # round 13, F8: the hint was a constant one_unit = "1 block*KiB/B/SM", whose whole parts count groups of 1024 blocks
+    # (0 blocks at 100 KiB and 20000 B); declaring both in B gives floor(102400 B / 20000 B) = 5, as meant
+    with pytest.raises(errors.UnitMismatchError) as refused:
+        symgpu.load(write_model(_blocks_per_sm("KiB/SM"), name="blocks"))
+    message = str(refused.value)
+    assert "declare the symbols in KiB and in B in one unit (all in B, say)" in message and "one_unit" not in message
+    followed = symgpu.load(write_model(_blocks_per_sm("B/SM"), name="blocks"))
+    assert followed.evaluate("res", smem_SM=100 * 1024, smem_block=20000).magnitude == 102400 // 20000 == 5

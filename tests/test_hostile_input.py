@@ -41,7 +41,7 @@ def test_power_tower_in_a_preset_value_is_refused_by_the_grammar_with_file_and_k
 ])
 def test_unit_string_outside_the_grammar_names_file_and_symbol(write_model, unit, problem):
     path = write_model(tiny_text(rhs="Min(P_peak, I*B)", peak="1 TFLOP/s", extra_equation="").replace('unit = "B/s"', f'unit = "{unit}"'))
-    with pytest.raises(errors.ModelFileError, match=_anchored(path, r": \[symbols\.B\]\.unit: " + re.escape(problem) + "; units come from .*")):
+    with pytest.raises(errors.ModelFileError, match=_anchored(path, r": \[symbols\.B\]\.unit: " + re.escape(problem) + "; write a unit such as cycle, B, GB/s, .*")):
         _load(path)
 
 
@@ -125,12 +125,12 @@ def test_expression_with_a_homoglyph_never_reaches_python_identifier_normalisati
 
 
 # ---------------------------------------------------------------- long expressions
-def test_deeply_nested_expression_message_is_cut_around_the_spot(write_model):
+def test_deeply_nested_expression_message_is_cut_around_the_spot_and_names_no_other_models_symbols(write_model):
     path = write_model(rhs="(" * 5000 + "P_peak" + ")" * 5000)
     with pytest.raises(errors.ModelFileError) as caught:
         _load(path)
     message = str(caught.value)
-    assert re.match(_anchored(path, r": equation attainable\.rhs: cannot parse \.\.\.'\(+'\.\.\.: too many nested parentheses at column 201; write infix .*"), message)
+    assert re.match(_anchored(path, r": equation attainable\.rhs: cannot parse \.\.\.'\(+'\.\.\.: too many nested parentheses at column 201; split it into intermediate equations, or drop parentheses that group nothing"), message)
     assert len(message) < len(str(path)) + 400
 
 

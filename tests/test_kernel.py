@@ -190,13 +190,13 @@ def test_volkov_prediction_from_metrics_is_compared_with_the_measured_throughput
     model = symgpu.load("volkov_2016")
     table = mapping.load(model)
     launch = ncu.read(NCU)[0]
-    derived = {d.symbol: d.value for d in mapping.derive(table, model, launch)}
+    derived = {d.symbol: d.value for d in mapping.derive(table, model, launch, "cc_9_0")}
     predicted = model.evaluate(table.prediction, preset="h100", values=derived)
-    # n = 85.31 % of 64 warps = 54.5984 warp/SM; alpha = (6291456 - 2*524288)/(2*524288) = 5;
+    # n = 85.31 % of cc_9_0's 64 warps = 54.5984 warp/SM; alpha = (6291456 - 2*524288)/(2*524288) = 5;
     # h100 preset: Latency = 675 + 5*4.055 = 695.275 cycles; n/Latency binds (mem_thru 0.08594, 4/5, 4/6 are larger)
     n, latency = 0.8531 * 64, 675 + 5 * 4.055
     assert predicted.to("winst/cycle/SM").magnitude == pytest.approx(n / latency, rel=1e-9)
-    throughput, cycles = mapping.compare(table, launch, predicted)
+    throughput, cycles = mapping.compare(table, launch, predicted, "cc_9_0")
     memory_insts, elapsed, sms = 2 * 524288, 91612.45, 132
     assert throughput.measured.magnitude == pytest.approx(memory_insts / (elapsed * sms), rel=1e-12)
     assert throughput.ratio == pytest.approx((n / latency) / (memory_insts / (elapsed * sms)), rel=1e-9)
@@ -224,7 +224,7 @@ def test_a_comparison_needing_an_absent_metric_says_which_to_profile():
     metrics = {k: v for k, v in launch.metrics.items() if k != "device__attribute_multiprocessor_count"}
     predicted = symgpu.units.quantity("0.08 winst/cycle/SM")
     with pytest.raises(errors.UsageError, match=r"needs metric\(s\) device__attribute_multiprocessor_count.*--metrics device__attribute_multiprocessor_count"):
-        mapping.compare(mapping.load(model), dataclasses.replace(launch, metrics=metrics), predicted)
+        mapping.compare(mapping.load(model), dataclasses.replace(launch, metrics=metrics), predicted, "cc_9_0")
 
 
 def test_cli_kernel_volkov_prints_the_prediction_next_to_the_measured_values(capsys):
@@ -247,7 +247,7 @@ def test_a_zero_elapsed_cycle_count_is_refused_with_the_comparison_named_not_div
     predicted = symgpu.units.quantity("0.08 winst/cycle/SM")
     # the measured throughput divides by the elapsed cycles: 0 there is bad data, not a ZeroDivisionError
     with pytest.raises(errors.UsageError, match=r"measured \(ld \+ st\)/\(cycles\*sm_count\*per_SM\) = .* is zoo for this launch"):
-        mapping.compare(mapping.load(model), dataclasses.replace(launch, metrics=metrics), predicted)
+        mapping.compare(mapping.load(model), dataclasses.replace(launch, metrics=metrics), predicted, "cc_9_0")
 
 
 def test_cli_kernel_prints_the_prediction_and_says_why_an_export_could_not_be_compared(tmp_path, capsys):
@@ -271,9 +271,9 @@ def test_cli_kernel_prints_the_prediction_and_says_why_an_export_could_not_be_co
 def test_a_kernel_built_for_another_architecture_gets_a_note(arch, cc, runs):
     # machine code for sm_XY runs on compute capability X.Z with Z >= Y only (CUDA's binary compatibility);
     # an outside tester's finding: an sm_90 build answered for cc_7_5 without a word
-    from symgpu.kernel import answer
+    from symgpu.kernel import targets
 
-    note = answer.arch_note(arch, cc)
+    note = targets.note(arch, cc)
     assert (note == "") == runs
     if not runs:
         assert note.startswith(f"the kernel was compiled for {arch}, which does not run on {cc}")

@@ -92,9 +92,9 @@ def test_every_launch_of_an_export_gets_the_prediction_the_one_launch_path_gives
     kernels = resources.read(SM90)
     for i in (0, 1, 6, 77, 298, 299):
         launch = launches[i]
-        values = {d.symbol: d.value for d in mapping.derive(table, model, launch)}
+        values = {d.symbol: d.value for d in mapping.derive(table, model, launch, "cc_9_0")}
         predicted = model.evaluate(table.prediction, preset="h100", values=values)
-        compared = mapping.compare(table, launch, predicted)[0]
+        compared = mapping.compare(table, launch, predicted, "cc_9_0")[0]
         got = answers[i]
         assert got["predicted"] == pytest.approx(float(compared.predicted.magnitude), rel=1e-9)
         assert got["measured"] == pytest.approx(float(compared.measured.magnitude), rel=1e-12)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from symgpu import cli, memo
-from symgpu.kernel import answer, batch, occupancy, resources
+from symgpu.kernel import answer, batch, occupancy, resources, targets
 
 #: (registers, static shared memory, barriers line): 0 registers, Fermi's listed counts, the register file's edges
 KERNELS = [(0, 0, ""), (8, 0, ", used 1 barriers"), (21, 100, ""), (32, 4096, ", used 0 barriers"), (64, 0, ", used 3 barriers"),
@@ -58,7 +58,7 @@ def list_text(rows: list[tuple[str, int, int]]) -> str:
 
 
 def one_at_a_time(cc: str, kernels: tuple[resources.KernelResources, ...], rows: list[tuple[str, int, int]]) -> list[batch.LaunchAnswer]:
-    """The reference: each launch answered alone by the scalar path."""
+    """The reference: each launch answered alone by the scalar path, with the note the one launch prints."""
     by_name = {k.name: k for k in kernels}
     out = []
     for number, (name, threads, dynamic) in enumerate(rows, start=2):
@@ -69,7 +69,8 @@ def one_at_a_time(cc: str, kernels: tuple[resources.KernelResources, ...], rows:
             label=f"row {number}", kernel=kernel.display_name, threads=threads, registers=kernel.registers, smem_per_block=smem,
             active_blocks=int(one.active_blocks.magnitude), active_warps=int(one.active_warps.magnitude),
             max_warps=int(occupancy.occupancy_model().preset(cc)["max_warps_per_SM"].magnitude),
-            occupancy=float(one.occupancy.magnitude), limiting=one.limiting_text()))
+            occupancy=float(one.occupancy.magnitude), limiting=one.limiting_text(),
+            note=targets.note(kernel.arch, cc)))  # what `symgpu kernel` prints for a build that does not run on cc
     return out
 
 

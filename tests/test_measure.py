@@ -32,7 +32,7 @@ def test_csv_with_units_in_headers_reads_comments_columns_and_units():
 
 @pytest.mark.parametrize("text, message", [
     ("n,theta [GB/s]\n1,2\n", r"^x\.csv:1: header 'n' is not 'name \[unit\]'; write e\.g\. 'n \[warp/SM\]' \('\[1\]' for pure numbers\)$"),
-    ("n [furlong],theta [GB/s]\n1,2\n", r"^x\.csv:1: column 'n': unknown unit 'furlong' .*; use a unit of symgpu/units/units\.txt$"),
+    ("n [furlong],theta [GB/s]\n1,2\n", r"^x\.csv:1: column 'n': unknown unit 'furlong' .*symgpu/units/units\.txt\); correct the unit in the header, e\.g\. 'n \[warp/SM\]'$"),
     ("n [warp/SM],theta [GB/s]\n1,nan\n", r"^x\.csv:2: column 'theta' holds 'nan', not a finite decimal number \(NaN and infinity are refused\); fix or drop the row$"),
     ("n [warp/SM],theta [GB/s]\n1,\n", r"^x\.csv:2: column 'theta' holds an empty cell, not a finite decimal number"),
     ("n [warp/SM],theta [GB/s]\n1\n", r"^x\.csv:2: 1 cells, but the header names 2 columns$"),

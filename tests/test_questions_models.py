@@ -153,7 +153,7 @@ def test_occupancy_best_block_size_on_ampere(cli):
                           smem_per_block="4 KiB/block").to("warp/SM").magnitude for t in sizes]
     numbers, unit = shown_value(out)
     assert numbers[0] == pytest.approx(max(warps)) and unit == "warp/SM"
-    shown = out.split(" at threads_per_block = ")[1].split(" thread")[0]
+    shown = out.split("value:")[1].split(" at threads_per_block = ")[1].split(" thread")[0]
     best = [float(x) for x in shown.split(",")]
     assert best == [float(t) for t, w in zip(sizes, warps) if w == max(warps)]  # every block size reaching the maximum
 

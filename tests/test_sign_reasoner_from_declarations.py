@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sympy
 
+from conftest import FIXTURES
 import symgpu
 from symgpu import memo
 from symgpu.derive import signs
@@ -129,3 +130,26 @@ def test_a_relation_that_rewrites_a_positive_symbol_keeps_its_declared_sign():
     assert reasoner.sign(y - 2 * x) == -1  # the relation itself still decides
     # tidying cancels the positive factor y**2 (kept as (2*x - d)**2 it was not cancelled)
     assert reasoner.tidy(sympy.LessThan(c * y**2, x * y**2)) == sympy.GreaterThan(x, c)
+
+
+def test_an_expression_of_constants_alone_has_the_sign_of_their_exact_values():
+    # two literal constants, 2 us and 2.001 us in base units (s): positive symbols to SymPy, ordered by their values;
+    # (a + b)/2 - m is 0 exactly where m is their midpoint (round 13, F4: the peak of a tent between two cases)
+    from fractions import Fraction
+    a, b, m = (sympy.Symbol(n, real=True) for n in ("lit_2_us", "lit_2p001_us", "lit_2p0005_us"))
+    values = {a: Fraction(2, 10**6), b: Fraction(2001, 10**9), m: Fraction(20005, 10**10)}
+    exact = Declared(constants=tuple((s, float(v)) for s, v in values.items()), exact=tuple(values.items()))
+    reasoner = SignReasoner(exact)
+    assert SignReasoner(Declared(constants=exact.constants)).sign(a - b) is None  # by their signs alone: open
+    assert reasoner.sign(a - b) == -1 and reasoner.decide(sympy.GreaterThan(a, b)) is False
+    assert reasoner.sign((a + b) / 2 - m) == 0 and reasoner.weak_sign(m - a) == 1
+    assert reasoner.copy().decide(sympy.Eq(2 * m, a + b)) is True
+    assert reasoner.sign(a - x) is None  # a symbol beside them: no value to decide by
+
+
+def test_a_models_reasoner_knows_its_literal_constants_exact_values():
+    model = symgpu.load(FIXTURES / "narrow_tent.toml")  # x <= 2, x <= 2.0005, x <= 2.001 with x in us: three literals
+    lits = {name: model.symbols[name] for name in ("lit_2_us", "lit_2p0005_us", "lit_2p001_us")}
+    reasoner = signs.reasoner(model)
+    assert reasoner.decide(sympy.StrictLessThan(lits["lit_2_us"], lits["lit_2p001_us"])) is True
+    assert reasoner.sign(lits["lit_2_us"] + lits["lit_2p001_us"] - 2 * lits["lit_2p0005_us"]) == 0

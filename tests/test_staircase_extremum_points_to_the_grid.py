@@ -15,3 +15,13 @@ def test_the_refusal_names_the_grid_and_the_grid_answers(cli) -> None:  # type: 
     assert code == 0, err
     # by hand (the tester's scan of (0, 64] agrees): at W = 64, 2 batches of 230 + 56*(128 + 32) cycles
     assert f"{2 * (230 + 56 * (128 + 32))}" in out and "W = 64" in out
+
+
+def test_a_grids_tied_points_are_listed_not_printed_as_a_python_tuple(cli):
+    # occupancy at cc_8_6, 40 registers, no shared memory: 48 active warps (the SM's maximum) for every block size whose
+    # blocks fill 48 warps: 96, 128, 192, 256, 384, 512 and 768 threads (48 warps = 1536 threads a multiple of the block);
+    # with a grid of one size, one point, written alone (an outside tester's finding, round 13c F10: `at blocks = (640,)`)
+    code, out, err = cli("extremum", "occupancy", "active_warps_per_SM", "--preset", "cc_8_6", "--set", "regs_per_thread=40",
+                         "--set", "smem_per_block=0", "--over", "threads_per_block", "--max", "--grid", "256:256")
+    assert code == 0, err
+    assert "  at threads_per_block = 256\n" in out and "(256,)" not in out

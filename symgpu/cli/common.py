@@ -10,7 +10,7 @@ import os
 import sys
 import tempfile
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,15 +23,16 @@ from symgpu.evaluate import clocks
 from symgpu.numbers import json_number
 from symgpu.report import files
 from symgpu.cli import unit_rates
-from symgpu.cli.parsing import BAD_INPUT, FAILED, OK, Parser
+from symgpu.cli.parsing import BAD_INPUT, FAILED, OK, Once, Parser
 
-__all__ = ["BAD_INPUT", "FAILED", "OK", "Parser", "add_unit_options", "add_value_options", "convert", "converted", "CycleClock", "find_clock", "load_model", "parse_assignments",
+__all__ = ["BAD_INPUT", "FAILED", "OK", "Parser", "add_unit_options", "add_value_options", "convert", "converted", "CycleClock", "across_the_clock", "find_clock", "load_model", "parse_assignments",
            "to_unit", "unit_text"]
 
 
 def add_value_options(parser: argparse.ArgumentParser) -> None:
     """Add ``--preset`` and ``--set NAME=VALUE`` (repeatable) to a subcommand."""
-    parser.add_argument("--preset", "-p", help="preset (parameter set) of the model")
+    parser.add_argument("--preset", "-p", action=Once, hint="; combine presets with '+', e.g. --preset A+B",
+                        help="preset (parameter set) of the model; presets combined with '+' (--preset h100_sxm+neusight_fit)")
     parser.add_argument("--set", "-s", action="append", default=[], metavar="NAME=VALUE",
                         help="a value, optionally with a unit: --set 'Theta_M=320.8 GB/s' (bare numbers are in the symbol's declared unit)")
 
@@ -144,6 +145,34 @@ def parse_assignments(model: Any, items: Sequence[str]) -> dict[str, pint.Quanti
     return values
 
 
+def across_the_clock(model: Any, values: dict[str, pint.Quantity], clock_text: str | None, *, preset: str | None,
+                     variable: str | None = None) -> tuple[dict[str, pint.Quantity], bool]:
+    """``--set`` values given as a time for a symbol declared in cycles (``mem_lat=300 ns``), or the reverse, moved
+    across the clock as ``--target`` is (:func:`find_clock`: ``--clock``, else the model's clock at the preset and
+    the other values), each conversion said on stderr; the values, and whether a clock converted any of them.
+
+    Raises:
+        errors.UsageError: a value needs a clock and none is known (or the clock is ``variable``).
+    """
+    out = dict(values)
+    used = False
+    for name, given in values.items():
+        unit = model.units[name]
+        if given.dimensionality == unit.dimensionality or not clocks.needs_clock(given, unit):
+            continue
+        missing = f"--set {name}={given:~}: {name} is in {model.unit_text(name)}, so the value needs a clock"
+        if clock_text is None and variable is not None and clocks.cycle_clock(model, clocks.inputs_in(model, "Hz"), missing) == variable:
+            raise errors.UsageError(f"{missing}, and {model.id}'s clock {variable} is the variable here: give {name} in "
+                                    f"{model.unit_text(name)}, or --clock to convert it at a clock you choose")
+        others = {k: v for k, v in out.items() if k != name}
+        clock, source = find_clock(model, clock_text, preset=preset, values=others, missing=missing)
+        out[name] = clocks.across(given, unit, clock)
+        used = True
+        print(f"symgpu: note: {name} = {given:~.10g} = {out[name].magnitude:.10g} {model.unit_text(name)} at clock "
+              f"{units.compact(clock):~.10g} ({source})", file=sys.stderr)
+    return out, used
+
+
 def to_unit(value: pint.Quantity, unit_text: str | None) -> pint.Quantity:
     """Convert a result to ``unit_text`` (when given).
 
@@ -218,7 +247,7 @@ def converted(model: Any, value: pint.Quantity, unit: str | None, clock_text: st
             moved = unit_rates.across_sms(model, value, units.unit(unit), preset=preset, values=values, problem=problem, clock=clock)
             return to_unit(moved, unit), (used[0] if used else None)
         found = clock()
-        return to_unit(clocks.with_clock(value, units.unit(unit), found), unit), used[0]
+        return to_unit(clocks.across(value, units.unit(unit), found), unit), used[0]
 
 
 def needs_warp_size(value: pint.Quantity, unit: Any) -> bool:
@@ -251,6 +280,14 @@ def find_clock(model: Any, clock_text: str | None, *, preset: str | None, values
         errors.UsageError: ``--clock`` is not a frequency, or no clock is known (``missing``,
             followed by what to give, is the message).
     """
+    found, source, _ = clock_and_symbol(model, clock_text, preset=preset, values=values, missing=missing, variable=variable)
+    return found, source
+
+
+def clock_and_symbol(model: Any, clock_text: str | None, *, preset: str | None, values: Mapping[str, pint.Quantity],
+                     missing: str, variable: str | None = None) -> tuple[pint.Quantity, str, str | None]:
+    """:func:`find_clock`, and the model's clock symbol it read (None for ``--clock``'s): a target written over it
+    (:mod:`symgpu.derive.targets`) does not look it up again."""
     clock_dim = units.unit("Hz").dimensionality
     if clock_text:
         try:
@@ -261,7 +298,7 @@ def find_clock(model: Any, clock_text: str | None, *, preset: str | None, values
             raise errors.UsageError(f"--clock {clock_text!r}: a clock is a frequency such as '1.3 GHz'") from None
         if not (clock.magnitude > 0 and math.isfinite(clock.magnitude)):
             raise errors.UsageError(f"--clock {clock_text!r}: a clock is a positive, finite frequency such as '1.3 GHz'")
-        return clock, "--clock"
+        return clock, "--clock", None
     name, found = clocks.clock_at(model, preset=preset, values=values, missing=missing)
     if name is None:
         raise errors.UsageError(f"{missing}: give --clock '1.3 GHz'") from None
@@ -271,7 +308,7 @@ def find_clock(model: Any, clock_text: str | None, *, preset: str | None, values
                                 "clock you choose")
     if found is None:
         raise errors.UsageError(f"{missing}: give --clock '1.3 GHz' or a preset with {name} (or --set '{name}=1.3 GHz')") from None
-    return found, (f"{name} given by --set" if name in values else f"{name} of preset {preset}")
+    return found, (f"{name} given by --set" if name in values else f"{name} of preset {preset}"), name
 
 
 def unread(model: Any, quantity: str, given: Sequence[str], *, unit: str | None = None) -> list[str]:

@@ -50,7 +50,7 @@ def setup_compare(sub: Any) -> None:
     p.add_argument("--plot", metavar="FILE", help="write a plot (.svg, .png or .pdf): 1 variable -> predictions and ratio, 2 -> ratio heat map")
 
 
-def _values(models: list[Any], items: list[str]) -> dict[str, Any]:
+def _values(models: list[Any], items: list[str], preset: str | None) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for item in items:
         name = item.partition("=")[0].strip()
@@ -58,7 +58,24 @@ def _values(models: list[Any], items: list[str]) -> dict[str, Any]:
         if owner is None:
             raise errors.UsageError(f"--set {item!r}: neither {models[0].id} nor {models[1].id} declares '{name}'")
         values.update(common.parse_assignments(owner, [item]))
-    return values
+    return _across_the_clock(models, values, preset)
+
+
+def _across_the_clock(models: list[Any], values: dict[str, Any], preset: str | None) -> dict[str, Any]:
+    """``--set`` values given as a time for a symbol in cycles (or the reverse) moved across the clock as the other
+    commands' are (:func:`symgpu.cli.common.across_the_clock`: the clock at the preset, said on stderr), by each model
+    that declares the symbol; refused where the two models count it at different clocks."""
+    by_model = [(m, common.across_the_clock(m, {k: v for k, v in values.items() if k in m.symbols}, None, preset=preset)[0])
+                for m in models]
+    moved: dict[str, Any] = dict(values)
+    for name, given in values.items():
+        answers = [(m, own[name]) for m, own in by_model if name in own]
+        if any(a[1] != answers[0][1] for a in answers):
+            (first, at_first), (second, at_second) = answers[0], answers[1]
+            raise errors.UsageError(f"--set {name}={given:~}: {first.id} counts it as {at_first:~.10g} and {second.id} as "
+                                    f"{at_second:~.10g} (their clocks differ): give {name} in {first.unit_text(name)}")
+        moved[name] = answers[0][1]
+    return moved
 
 
 def run_compare(args: argparse.Namespace) -> int:
@@ -67,7 +84,7 @@ def run_compare(args: argparse.Namespace) -> int:
     over = [compare.parse_range(text) for text in args.over]
     if args.plot and len(over) not in (1, 2):
         raise errors.UsageError("--plot needs one or two --over variables")
-    result = compare.sweep(a, b, args.quantity, preset=args.preset, values=_values([a, b], args.set), over=over)
+    result = compare.sweep(a, b, args.quantity, preset=args.preset, values=_values([a, b], args.set, args.preset), over=over)
     if args.plot:
         kind = Path(args.plot).suffix.lstrip(".").lower() or "svg"
         if kind not in ("svg", "png", "pdf"):

@@ -103,8 +103,8 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
     """The result's value(s) at the preset and values, in ``--unit`` when given (a clock turns cycles into time)."""
     out: dict[str, Any] = {}
     unit = getattr(args, "unit", None)
-    # a --clock that converted a time --target is not also a request to convert the value
-    clock = None if getattr(args, "target_note", None) and not unit else getattr(args, "clock", None)
+    # a --clock that converted a time --target (or --set) is not also a request to convert the value
+    clock = None if (getattr(args, "target_note", None) or getattr(args, "set_clock", False)) and not unit else getattr(args, "clock", None)
     if args.preset is None and not values and not _of_constants(model, derivation):
         if unit or clock:
             raise errors.UsageError(f"--{'unit' if unit else 'clock'}: converts the value at a preset; give --preset or --set too")
@@ -362,6 +362,8 @@ def _assumed_at(model: Any, args: Any, variable: str, values: Mapping[str, Any],
 def _run(args: argparse.Namespace) -> int:
     model = common.load_model(args.model)
     values = common.parse_assignments(model, args.set)
+    variable = next((v for v in (getattr(args, k, None) for k in ("for_", "over", "var", "variable")) if isinstance(v, str)), None)
+    values, args.set_clock = common.across_the_clock(model, values, getattr(args, "clock", None), preset=args.preset, variable=variable)
     # numbers in the declared unit of their symbol, a scaled one as the model's constant of it: L <= 1 us is L <= lit_1000_ns
     limit = args.command == "limit"
     given = given_numbers.at_the_door(model, args.assume, _substitutions(args.substitute), args.var if limit else None,
@@ -371,7 +373,7 @@ def _run(args: argparse.Namespace) -> int:
     if limit:
         args.to_given, args.to = args.to, given.to
     if getattr(args, "target", None) and assume_units.is_quantity(model, args.target):
-        model = model.for_request()  # a target across the clock is made a constant of the model (operation_commands._over_clock)
+        model = model.for_request()  # a target across the clock is made a constant of the model (symgpu.derive.targets.across_rates)
     both = sorted(set(substitute) & set(values))
     if both:
         raise errors.UsageError(f"{', '.join(both)}: given by both --substitute and --set; drop one of the two")

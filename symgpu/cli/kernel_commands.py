@@ -14,7 +14,7 @@ from typing import Any
 from symgpu import errors, textfiles
 from symgpu.cli import common
 from symgpu.kernel import occupancy
-from symgpu.kernel import answer, batch, mapping, ncu, resources
+from symgpu.kernel import answer, batch, mapping, ncu, resources, targets
 
 
 #: Longest line of the human output.
@@ -54,9 +54,9 @@ def run(args: argparse.Namespace) -> int:
         raise errors.UsageError("give --threads N (one launch), --launches CSV or --ncu EXPORT --all-launches")
     if args.threads <= 0 or args.dynamic_smem < 0:
         raise errors.UsageError("--threads must be positive and --dynamic-smem non-negative")
-    kernel = resources.select(resources.read(args.resources), args.kernel)
+    kernel = resources.select(resources.read(args.resources), args.kernel, args.cc)
     result = answer.answer(kernel, args.cc, args.threads, args.dynamic_smem)
-    note = answer.arch_note(kernel.arch, args.cc)
+    note = targets.note(kernel.arch, args.cc)
     if note:
         print(f"symgpu: note: {note}", file=sys.stderr)
     print("\n".join(answer.lines(result)))
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
     model = common.load_model(args.model)
     table = mapping.load(model)
     launch = ncu.select(ncu.read(args.ncu), args.kernel if args.launch is None else None, args.launch)
-    derived = mapping.derive(table, model, launch)
+    derived = mapping.derive(table, model, launch, args.cc)
     values: dict[str, Any] = {d.symbol: d.value for d in derived}
     print(f"model {model.id}: inputs from {launch.origin} ({launch.kernel}) via {table.path}")
     for d in derived:
@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
             q = launch.metrics[metric]
             print(f"  measured:   {metric} = {q.magnitude:.6g} {q.units:~}")
     try:
-        comparisons = mapping.compare(table, launch, predicted)
+        comparisons = mapping.compare(table, launch, predicted, args.cc)
     except errors.UsageError as exc:  # the prediction stands; the export cannot be compared with it
         print("\n".join(textwrap.wrap(f"not compared: {exc}", width=LINE, initial_indent="  ", subsequent_indent="    ")))
         return common.OK
@@ -126,13 +126,13 @@ def run_many(args: argparse.Namespace) -> int:
         raise errors.UsageError("--threads is for one launch; the launches give theirs (--dynamic-smem must be non-negative)")
     kernels = resources.read(args.resources)
     if args.kernel:
-        kernels = (resources.select(kernels, args.kernel),)
+        kernels = (resources.select(kernels, args.kernel, args.cc),)
     if args.launches:
         raw = textfiles.read_bounded(args.launches, limit=batch.MAX_LAUNCHES * 200, what="launch list", hint="split the list")
         text = textfiles.decode_text(raw, args.launches, "launch list")
-        configs = batch.from_list(kernels, text, args.launches)
+        configs = batch.from_list(kernels, text, args.launches, args.cc)
     else:
-        configs = batch.from_export(kernels, ncu.read(args.ncu), args.dynamic_smem)
+        configs = batch.from_export(kernels, ncu.read(args.ncu), args.dynamic_smem, args.cc)
     model = table = None
     if args.model is not None:
         if not args.all_launches:

@@ -15,7 +15,7 @@ import sympy
 from symgpu import api, errors, validation
 from symgpu.derive import summary
 from symgpu.evaluate import evaluator
-from symgpu.cli.common import BAD_INPUT, FAILED, OK, add_unit_options, add_value_options, converted, load_model, note_unread, parse_assignments, unit_text, unread
+from symgpu.cli.common import BAD_INPUT, FAILED, OK, across_the_clock, add_unit_options, add_value_options, converted, load_model, note_unread, parse_assignments, unit_text, unread
 from symgpu.kernel import occupancy
 from symgpu.model import loader, schema
 from symgpu import workers
@@ -79,6 +79,8 @@ def cmd_show(args: argparse.Namespace) -> int:
         for preset in d.presets:
             values = ", ".join(f"{k}={v:~g}" for k, v in model.presets[preset.id].items())
             print(f"  {preset.id}: {preset.description}\n      {values}")
+            for said in model.preset_conversions.get(preset.id, ()):
+                print(f"      (converted at the preset's clock: {said})")
     print(f"\nvalidation cases: {len(d.validation)}; derivations: {len(d.derivations)}")
     return OK
 
@@ -103,6 +105,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         cases = sum(len(eq.cases) for eq in model.equations.values())
         print(f"ok   {model.id}: {len(model.equations)} equations ({cases} piecewise cases), "
               f"{len(model.presets)} presets, {len(model.definition.validation)} validation cases: all dimensionally consistent")
+        for preset_id, conversions in model.preset_conversions.items():
+            for said in conversions:
+                print(f"     note: preset {preset_id}: {said} (converted at the preset's clock)")
     return FAILED if failed else OK
 
 
@@ -161,7 +166,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     """symgpu eval: one quantity at a preset and values."""
     model = load_model(args.model)
     values = occupancy_inputs(model, args.preset, args.occupancy)
-    given = parse_assignments(model, args.set)
+    given, set_clock = across_the_clock(model, parse_assignments(model, args.set), args.clock, preset=args.preset)
     conflicts = sorted(set(given) & occupancy_determined(model, values))
     if conflicts:
         raise errors.UsageError(f"--set {', '.join(conflicts)}: --occupancy sets {'them' if len(conflicts) > 1 else 'it'} "
@@ -176,7 +181,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if np.ndim(value.magnitude) == 0:  # a value its declared sign rules out is not shown
         evaluator.check_declared_sign(model, model.equation_for(args.quantity).definition.defines, float(value.magnitude),
                                       args.preset, values)
-    result, clock = converted(model, value, args.unit, args.clock, quantity=args.quantity, preset=args.preset, values=values)
+    # a --clock that converted a --set time is not also a request to convert the value
+    result, clock = converted(model, value, args.unit, None if set_clock and not args.unit else args.clock, quantity=args.quantity, preset=args.preset, values=values)
     limits = _occupancy_limits(model, args, values)
     unchecked = evaluator.unchecked_domain(model, args.quantity, args.preset, values)
     if args.json:

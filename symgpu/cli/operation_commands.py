@@ -17,8 +17,8 @@ import sympy
 
 from symgpu import derive, errors, units
 from symgpu.cli import common
+from symgpu.derive import targets
 from symgpu.derive.options import Options
-from symgpu.evaluate import clocks
 
 if TYPE_CHECKING:
     from symgpu.derive.derivation import Derivation
@@ -28,10 +28,10 @@ def _target(model: Any, quantity: str, text: str | None, clock_text: str | None 
             values: dict[str, Any] | None = None, variable: str = "", substitute: Mapping[str, Any] | None = None
             ) -> tuple[Any, str | None]:
     """``--target``: an expression of the model, or a value with a unit (``"1 ms"``) converted
-    to the quantity's declared unit, across the clock (``--clock`` or the preset's) when the
-    quantity counts cycles and the target is a time, across the warp size when one is in warps
-    and the other in threads (as ``eval --unit`` converts). Returns (target, a line saying how it
-    was converted, or None)."""
+    to the quantity's declared unit, across the clock (``--clock`` or the preset's), the warp size
+    and the SM count where the units differ by them, as the API's target is
+    (:func:`symgpu.derive.targets.across_rates`). Returns (target, a line saying how it was
+    converted, or None)."""
     if text is None:
         return None, None
     try:
@@ -52,73 +52,25 @@ def _target(model: Any, quantity: str, text: str | None, clock_text: str | None 
         exact = units.exact_magnitude(text, unit)
         return (sympy.Rational(exact) if exact is not None
                 else sympy.nsimplify(float(units.exact_convert(given, unit).magnitude), rational=True)), None
-    if clocks.needs_warp_size(given, unit):
-        return _across_warp_size(model, name, text, given, preset=preset, values=values or {}, variable=variable,
+    set_values = values or {}
+    asking = targets.Asking("--target", lambda n, example: f"--set '{n}={example}'",
+                            clock=lambda missing: common.clock_and_symbol(model, clock_text, preset=preset, values=set_values,
+                                                                          missing=missing))
+    moved = targets.across_rates(model, name, text, given, asking, preset=preset, values=set_values, variable=variable,
                                  substitute=substitute)
-    if not clocks.needs_clock(given, unit):
+    if moved is None:
         raise errors.UsageError(f"--target {text!r}: {name} is in {model.unit_text(name)} {units.format_dimension(unit.dimensionality)}, "
                                 f"and {text} is {units.format_dimension(given.dimensionality)}, which cannot be converted to it: give "
                                 f"the target in {model.unit_text(name)} (or a unit of the same dimension), or an expression of {model.id}")
-    clocks.clock_unknown(model, name, variable, substitute, text)
-    clock, source = common.find_clock(model, clock_text, preset=preset, values=values or {},
-                                      missing=f"--target {text!r}: {name} is in {model.unit_text(name)}, so the target needs a clock")
-    value = clocks.with_clock(given, unit, clock)
-    note = f"{text} = {value.magnitude:.10g} {model.unit_text(name)} at clock {units.compact(clock):~.10g} ({source})"
-    exact = units.exact_magnitude(text, given.units)
-    symbolic = None if clock_text is not None or exact is None else _over_clock(model, sympy.Rational(exact), given, unit,
-                                                                                missing=f"--target {text!r}")
-    if symbolic is not None:  # over the model's own clock, so a closed form solved against it cancels it
-        return symbolic, note
-    return sympy.nsimplify(float(value.magnitude), rational=True), note
-
-
-def _over_rate(model: Any, number: sympy.Rational, given: pint.Quantity, unit: Any, rate: str) -> Any:
-    """``number`` (a constant of the model in ``given``'s unit) moved towards ``unit`` across the model's symbol
-    ``rate`` (its clock, its warp size): divided by it where ``given`` has the rate's dimension more than ``unit``."""
-    constant = model.given_constant(number, given.units)
-    symbol = model.symbols[rate]
-    return constant / symbol if (given.units / unit).dimensionality == model.units[rate].dimensionality else constant * symbol
-
-
-def _over_clock(model: Any, number: sympy.Rational, given: pint.Quantity, unit: Any, *, missing: str) -> Any:
-    """A target in cycles for a time quantity (or the reverse) written over the model's clock symbol, the
-    number a constant of the model in the unit it was given in: ``6000 cycle`` for a quantity in s is
-    ``lit_6000_cy/phi``. The value converted at the preset's clock, a double, had been put in its place, so
-    the closed form kept the clock twice, once as ``phi`` and once as 3.03030303e-06 s (an outside tester's
-    finding, round 13a, F4): at another clock it was wrong by their ratio. (``model`` is a copy made for the
-    request: :func:`symgpu.cli.derive_commands._run`.)"""
-    clock_name = clocks.cycle_clock(model, clocks.inputs_in(model, "Hz"), missing)
-    return _over_rate(model, number, given, unit, clock_name) if clock_name is not None else None
-
-
-def _across_warp_size(model: Any, name: str, text: str, given: pint.Quantity, *, preset: str | None, values: dict[str, Any],
-                      variable: str, substitute: Mapping[str, Any] | None) -> tuple[Any, str]:
-    """A ``--target`` in warps for ``name`` in threads (or the reverse), moved across the model's
-    warp size at the preset and values (:func:`symgpu.evaluate.clocks.warp_size_at`), and the line saying so.
-
-    Raises:
-        errors.UsageError: the model has no one warp size, it has no value here, or it moves with ``variable``.
-    """
-    clocks.warp_size_unknown(model, name, variable, substitute, text)
-    size_name, size = clocks.warp_size_at(model, preset=preset, values=values)
-    need = f"--target {text!r}: {name} is in {model.unit_text(name)}, so the target needs the warp size"
-    if size_name is None:
-        raise errors.UsageError(f"{need}, and {model.id} has no one input in {clocks.WARP_SIZE}: give the target in {model.unit_text(name)}")
-    if size is None:
-        raise errors.UsageError(f"{need} {size_name}, which has no value here: give a preset with it or --set '{size_name}=32 thread/warp'")
-    value = clocks.across(given, model.units[name], size)
-    note = f"{text} = {value.magnitude:.10g} {model.unit_text(name)} at warp size {size_name} = {size:~.10g}"
-    exact = units.exact_magnitude(text, given.units)
-    if exact is not None:  # over the model's warp size, as a target across the clock is over its clock
-        return _over_rate(model, sympy.Rational(exact), given, model.units[name], size_name), note
-    return sympy.nsimplify(float(value.magnitude), rational=True), note
+    return moved.target, moved.note
 
 
 def _solve_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--for", dest="for_", required=True, metavar="VAR", help="the variable to solve for")
     p.add_argument("--target", help="solve quantity = TARGET (an expression, or a value such as '2 us'; a time for a cycle "
-                   "quantity is converted with --clock or the preset's clock, warps for threads at the model's warp size) instead of keeping "
-                   "the quantity symbolic")
+                   "quantity is converted with --clock or the preset's clock, warps for threads at the model's warp size, per SM for per "
+                   "chip at its SM count) instead of keeping "
+                   "the quantity symbolic; a negative one as --target=-3, with '=', else it reads as an option)")
     p.add_argument("--relation", choices=["==", ">=", ">", "<=", "<"],
                    help="solve the inequality quantity RELATION TARGET instead of the equation (e.g. '>=': where the "
                    "quantity reaches the target); floor/ceiling are inverted layer by layer, and Min/Max/Piecewise at a point "
@@ -149,7 +101,7 @@ def _extremum_options(p: argparse.ArgumentParser) -> None:
 
 def _limit_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--var", required=True, metavar="VAR")
-    p.add_argument("--to", required=True, metavar="VALUE", help="oo, -oo, 0, a number or an expression")
+    p.add_argument("--to", required=True, metavar="VALUE", help="oo, -oo, 0, a number or an expression; a negative one with '=' (--to=-oo, --to=-3), else it reads as an option")
     p.add_argument("--dir", dest="direction", choices=["+", "-", "+-"], help="one-sided limit (default: from above for positive variables)")
 
 

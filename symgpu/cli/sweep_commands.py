@@ -71,7 +71,7 @@ def run_sweep(args: argparse.Namespace) -> int:
     if args.engine != "dask":
         textfiles.check_output_file(args.output, "-o")
     grid = parse_grid(args.grid)
-    values = common.parse_assignments(model, args.set)
+    values, _ = common.across_the_clock(model, common.parse_assignments(model, args.set), None, preset=args.preset)
     plan = build_plan(model, args.quantities, preset=args.preset, grid=grid, values=values,
                       checks=not args.no_checks, regime_of=args.regime_of)
     backends.load(args.backend)

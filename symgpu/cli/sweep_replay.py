@@ -109,4 +109,7 @@ def summary_lines(summary: output.WriteSummary, quantities: Sequence[str], regim
         lines.append(f"regimes of {regime_of}: " + ", ".join(f"{label} {count}" for label, count in summary.regimes))
     if summary.outside:
         lines.append(f"{summary.outside} points outside the model's domain (valid_when): NaN")
+    for own, count in summary.outside_own:  # the other quantities keep their values at those points
+        if count:
+            lines.append(f"{count} points outside {own.quantity}'s domain ({' and '.join(own.conditions)}): NaN")
     return lines

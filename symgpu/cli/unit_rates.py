@@ -1,11 +1,11 @@
 """``--unit`` across the SM count, and across it together with the clock or the warp size: a value per SM
-(``winst/cycle/SM``) asked per GPU (``winst/us``), or per GPU asked per SM per cycle (``B/cycle/SM`` for
-Volkov's ``theta_loaded`` in GB/s). The SM count is the model's one input in SM (``SMs``, ``n_SM``) at the
-point; each rate used is said on stderr, as the clock and the warp size are (:mod:`symgpu.cli.common`)."""
+(``winst/cycle/SM``) asked per GPU (``winst/us``), or per GPU asked per SM per cycle (``B/cycle/SM`` for Volkov's
+``theta_loaded`` in GB/s). The SM count is the model's one input in SM (``SMs``, ``n_SM``) at the point; each rate
+used is said on stderr, as the clock and the warp size are (:mod:`symgpu.cli.common`). A ``--target`` across them
+is :mod:`symgpu.derive.targets`'."""
 
 from __future__ import annotations
 
-import itertools
 import sys
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -14,24 +14,6 @@ import pint
 
 from symgpu import errors, units
 from symgpu.evaluate import clocks
-
-#: the rates a value may be moved across, each by the model's one input of that unit (the clock: its cycle clock)
-RATES = ("SM", "Hz", clocks.WARP_SIZE)
-
-
-def exponents(value: pint.Quantity, unit: Any) -> dict[str, int] | None:
-    """The powers (each -1, 0 or 1, the SM count among them) of :data:`RATES` by which ``value``'s dimension exceeds
-    ``unit``'s, where the SM count is one of them; None where no such product does."""
-    ratio = (value.units / unit).dimensionality
-    for powers in itertools.product((0, 1, -1), repeat=len(RATES)):
-        if powers[0] == 0:
-            continue
-        product = units.unit("1").dimensionality
-        for rate, power in zip(RATES, powers):
-            product = product * units.unit(rate).dimensionality ** power
-        if product == ratio:
-            return {rate: power for rate, power in zip(RATES, powers) if power}
-    return None
 
 
 def across_sms(model: Any, value: pint.Quantity, unit: Any, *, preset: str | None, values: Mapping[str, Any],
@@ -42,16 +24,17 @@ def across_sms(model: Any, value: pint.Quantity, unit: Any, *, preset: str | Non
     Raises:
         errors.UsageError: ``problem`` where no SM count moves it; what to give where a rate has no value here.
     """
-    powers = exponents(value, unit)
+    powers = clocks.exponents(value, unit)
     if powers is None:
         raise problem from None
     rates = {"SM": _input_at(model, "SM", preset, values, problem),
              clocks.WARP_SIZE: _input_at(model, clocks.WARP_SIZE, preset, values, problem) if clocks.WARP_SIZE in powers else None}
+    moved_by = []
     for rate, power in powers.items():
         found = clock() if rate == "Hz" else rates[rate]
         assert found is not None
-        value = value / found ** power
-    return units.convert(value, unit)
+        moved_by.append((found, power))
+    return units.moved(value, unit, moved_by)
 
 
 def _input_at(model: Any, unit: str, preset: str | None, values: Mapping[str, Any], problem: errors.UsageError) -> pint.Quantity:

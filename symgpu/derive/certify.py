@@ -28,7 +28,7 @@ import sympy
 from symgpu import errors, units
 from symgpu.derive import certify_bound, certify_boundary, certify_regimes, declared_range, result_form
 from symgpu.derive.certify_path import (RESIDUAL, Asked, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _to_number, _unsettled,
-                                        _scan_grid, _with)
+                                        _scan_grid, _with, case_edges, sorted_unique)
 from symgpu.derive.certify_solve import _out_of_reach, _solve, _target_free_of_the_variable
 from symgpu.derive.derivation import Certificate, Derivation
 from symgpu.evaluate import active, input_values
@@ -306,6 +306,7 @@ def _extremum(model: Model, derivation: Derivation, asked: Asked, point: _Point)
             raise _fail(model, asked, point, f"the location {asked.variable} = {location:.10g} is outside its declared range "
                         "or a valid_when domain")
     grid = _scan_grid(model, asked.variable, [location] if location is not None and np.isfinite(location) else [])
+    grid = sorted_unique(np.concatenate([grid, case_edges(model, asked, point)]))  # a narrow case's peak, at its edges exactly
     with np.errstate(all="ignore"):
         scanned = _quantity(model, asked, point, grid)  # one value per scan value, also where the variable dropped out
     fine = np.isfinite(scanned) & _inside(model, asked, point, grid)

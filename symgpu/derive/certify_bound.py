@@ -224,6 +224,7 @@ def _the_set(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
     stated = derivation.extra.holds_for
     assert stated is not None
     found = stated.as_set()
+    found = sympy.S.Reals if found is sympy.S.UniversalSet else found  # every real value (round 13, F9: a variable of no sign)
     parts = list(found.args) if isinstance(found, sympy.Union) else [found]
     spans: list[tuple[float, float, bool, bool]] = []  # (low, high, low end open, high end open)
     for part in parts:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy
 
-from symgpu.derive import regime_split, results, solving, staircase_boundary
+from symgpu.derive import declared_range, regime_split, results, solving, staircase_boundary
 from symgpu import errors
 from symgpu.derive.certify_path import Asked, _fail, _inside, _Point, _result_at, _roots_at, _with, at_a_point
 from symgpu.derive.derivation import Derivation
@@ -36,6 +36,8 @@ def boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
     pairs = _pairs_at(model, derivation, asked, point)
     table = _regime_table(model, asked)
     for number in _roots_at(model, derivation, asked, point, {}):
+        if not declared_range.of(model, asked.variable).holds(np.asarray([number]))[0]:
+            continue  # outside the variable's declared sign (Hong & Kim's -0 cycle/txn where Coal_Mem_insts = 0): no boundary here
         around = active.boundary_sides(model, asked.variable, number)
         if not _inside(model, asked, point, np.asarray([number, *around])).all():  # no value there or beside it: no switch here
             continue
@@ -57,14 +59,15 @@ def boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
                     continue
                 if all(_absent(model, asked, point, key, around, table) for key in pairs[number]):
                     continue  # one of them holds on neither side (module doc, _absent)
-            if sides[0] == sides[1]:
+            tie_end = sides[0] == sides[1] and _tie_ends(model, asked, point, derivation.extra.between, around)
+            if sides[0] == sides[1] and not tie_end:
                 raise _fail(model, asked, point, f"the regime is the same just below and just above the boundary {asked.variable} = {number:.10g}")
             values = [_with(model, asked, point, x) for x in (around[0], around[1] if around[0] != number else number)]
             if results.composite_switch(model, asked.quantity, derivation.extra.between, point.preset, values) is False:
                 if at_a_point(asked):  # the command line refuses it, naming the switch there (results.applying_boundaries)
                     continue
                 raise _fail(model, asked, point, f"the regime switches at {asked.variable} = {number:.10g}, but not between the named regimes")
-            if len({active.binding(model, expr, point.preset, v, binding_only=True) for v in values}) == 1:
+            if not tie_end and len({active.binding(model, expr, point.preset, v, binding_only=True) for v in values}) == 1:
                 crossings.append(number)
                 continue
         checked += 1
@@ -138,6 +141,16 @@ def _binds_beside(model: Model, asked: Asked, point: _Point, key: str, around: A
             except errors.SymgpuError:
                 return None
     return found
+
+
+def _tie_ends(model: Model, asked: Asked, point: _Point, between: Any, around: Any) -> bool:
+    """Does a limiter of the two named regimes bind on one side of the boundary and not on the other, where the regime
+    the Min/Max's order names is the same on both (the end of a tie of two staircases: both bind below, one alone
+    above, :mod:`symgpu.derive.regime_switch`'s convention)? False where a name is generated or a value missing."""
+    if not isinstance(between, (tuple, list)) or len(between) != 2:
+        return False
+    binds = _binds_beside(model, asked, point, "|".join(between), around)
+    return binds is not None and len(binds) >= 2 and any(b[0] != b[1] for b in binds)
 
 
 def _tied_beside(model: Model, asked: Asked, point: _Point, key: str, around: Any) -> bool:

@@ -206,6 +206,44 @@ def _scan_grid(model: Model, variable: str, around: Sequence[float]) -> np.ndarr
     return grid[grid >= (1 if "positive" in assumptions else 0)] if {"positive", "nonnegative"} & assumptions else grid
 
 
+#: the most case edges of the quantity's case tables an extremum's scan adds (:func:`case_edges`)
+MAX_EDGES = 32
+#: relative distance of the points beside each case edge (where an open case's value is approached)
+BESIDE = 1e-9
+
+
+def case_edges(model: Model, asked: Asked, point: _Point) -> np.ndarray:
+    """Each edge of a case condition of the quantity's case tables linear in the variable (``x <= 2.0005``) at the point, in
+    the variable's declared unit, with a point just beside it on each side: a narrow case that the scan's grid steps over (a
+    tent 0.001 us wide) is evaluated where it peaks; an outside tester's finding (round 13, F4), where an extremum at an end
+    passed the scan though a case edge beat it. Empty for an integer variable (its scan holds its whole values only)."""
+    definition = model.symbol_definitions.get(asked.variable)
+    if definition is None or "integer" in definition.assumptions or asked.variable not in model.symbols:
+        return np.empty(0)
+    var = model.symbols[asked.variable]
+    try:
+        expr = model.expression(asked.quantity)
+    except errors.SymgpuError:
+        return np.empty(0)
+    edges: list[sympy.Expr] = []
+    for piece in expr.atoms(sympy.Piecewise):
+        for relation in (r for _, c in piece.args for r in c.atoms(sympy.core.relational.Relational)):
+            h = sympy.expand(relation.lhs - relation.rhs)
+            slope = h.coeff(var) if var in h.free_symbols and h.is_polynomial(var) and sympy.degree(h, var) == 1 else None
+            if slope is not None and var not in slope.free_symbols and (edge := -(h - slope * var) / slope) not in edges:
+                edges.append(edge)
+    found: list[float] = []
+    for edge in edges[:MAX_EDGES]:
+        try:
+            found.append(float(evaluator.evaluate_expression(model, edge, model.units[asked.variable], preset=point.preset,
+                                                             values=dict(point.values)).magnitude))
+        except (errors.SymgpuError, ArithmeticError, TypeError, ValueError, pint.PintError):
+            continue
+    at = np.asarray([x for x in found if np.isfinite(x)], dtype=float)
+    at = np.concatenate([at, at * (1 - BESIDE), at * (1 + BESIDE)])
+    return at[declared_range.of(model, asked.variable).holds(at)]
+
+
 def sorted_unique(values: np.ndarray) -> np.ndarray:
     """``np.unique(values)`` of a 1-D array without NaN: the same sort and the same comparison of
     neighbours, without the ``np.ma`` check inside ``np.unique`` (its first use imports ``numpy.ma``,

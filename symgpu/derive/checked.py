@@ -14,16 +14,15 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
-import pint
 import sympy
 
-from symgpu import errors, units
+from symgpu import errors
 from symgpu.derive import (certify, certify_path, extrema, fixed_points, grid_search, limit_cases, limit_domain, limit_sides, limits, numeric_solve, requests,
-                           results, solving, staircase_boundary, stored)
+                           results, solving, staircase_boundary, stored, targets)
 from symgpu.derive.certify import Asked
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.options import Options
-from symgpu.evaluate import active, clocks, input_values
+from symgpu.evaluate import active, input_values
 from symgpu.proofs import forms
 
 if TYPE_CHECKING:
@@ -176,74 +175,38 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     given = dict(given)
     value = given.pop(name, None) if name in given else target
     subs = None if substitute is None and not given else {**dict(substitute or {}), **given}
-    value = _across_the_clock(model, name, value, preset, values, str(for_), subs)
+    asked_of = model
+    model, value, made = targets.given_target(model, name, value, preset=preset, values=values, variable=str(for_), substitute=subs)
     options = Options.of(substitute=subs, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values,
                          case=case, relation=relation)
-    asked = Asked("solve", str(quantity_or_equation), str(for_), target=value if target is None else target, relation=relation,
+    # a target moved across a rate is checked as moved (the certificate had read "500 ns" for cycles, and checked nothing)
+    shown = value if target is None or model is not asked_of else target
+    asked = Asked("solve", str(quantity_or_equation), str(for_), target=shown, relation=relation,
                   kind=kind if relation not in ("==", "=") else None)
     def run(o: Options) -> Derivation:
         try:
             return solving.solve(model, quantity_or_equation, for_, target=value, relation=o.relation, kind=kind, case=o.case,
                                  **o.rewrites(), **o.point())
-        except errors.NoClosedForm as exc:  # at a point that gives every other input: the roots found numerically
-            if o.relation not in ("==", "=") or not numeric_solve.answerable(model, name, str(for_), o.preset, o.at,
-                                                                               bool(o.substitutions or o.omit or o.stop_at or o.case)):
+        except errors.DerivationError as exc:  # at a point that gives every other input: the roots found numerically
+            # a staircase in the variable (floor/ceiling) may hold between two scanned points and not at them: its own refusal stands
+            bound = o.relation in numeric_solve.INEQUALITIES and kind in ("min", "max") and not isinstance(exc, errors.NoAnswerHere) \
+                and not forms.has_staircase(model.expression(name), model.symbol(str(for_)))
+            if not (isinstance(exc, errors.NoClosedForm) and o.relation in ("==", "=") or bound) \
+                    or not numeric_solve.answerable(model, name, str(for_), o.preset, o.at,
+                                                    bool(o.substitutions or o.omit or o.stop_at or o.case)):
                 raise
+            if bound:  # the least / greatest value where the inequality holds: its change along the variable, bisected
+                return numeric_solve.numeric_bound(model, name, str(for_), value, o.relation, str(kind),
+                                                   f"SymPy finds no closed form for {name} {o.relation} the target in {for_}",
+                                                   preset=o.preset, values=o.at, assume=tuple(o.assume or ()))
+            assert isinstance(exc, errors.NoClosedForm)
             return numeric_solve.numeric_roots(model, name, str(for_), value, exc.reason, preset=o.preset,
                                                values=o.at, assume=tuple(o.assume or ()))
 
-    return _answer(model, asked, options, run, pin_zeros=True)
-
-
-def _across_the_clock(model: Model, name: str, target: Any, preset: str | None, values: Mapping[str, Any] | None,
-                      variable: str, substitute: Mapping[str, Any] | None) -> Any:
-    """A solve target that is a time for a quantity in cycles (``"500 ns"``, or a pint quantity),
-    moved across the model's clock at the preset and values, as the command line's ``--target``
-    is; any other target as given.
-
-    Raises:
-        errors.UsageError: the target needs the clock and the point gives it no value, or the
-            clock moves with the variable solved for (:func:`symgpu.evaluate.clocks.clock_unknown`).
-    """
-    if name not in model.units or not isinstance(target, (str, pint.Quantity)):
-        return target
-    try:
-        given = target if isinstance(target, pint.Quantity) else units.quantity(target)
-    except (ValueError, pint.errors.PintError):
-        return target  # an expression of the model: parsed by the solve
-    unit = model.units[name]
-    if clocks.needs_warp_size(given, unit):
-        return _across_the_warp_size(model, name, target, given, preset, values, variable, substitute)
-    if given.dimensionality == unit.dimensionality or not clocks.needs_clock(given, unit):
-        return target
-    clocks.clock_unknown(model, name, variable, substitute, str(target))
-    missing = f"target {str(target)!r}: {name} is in {model.unit_text(name)}, so the target needs a clock"
-    clock_name, clock = clocks.clock_at(model, preset=preset, values=values or {}, missing=missing)
-    if clock is None:
-        raise errors.UsageError(f"{missing}" + (f": give a preset with {clock_name} or values={{'{clock_name}': '1.3 GHz'}}" if clock_name
-                                                else f": {model.id} has no clock input; give the target in {model.unit_text(name)}"))
-    return clocks.with_clock(given, unit, clock)
-
-
-def _across_the_warp_size(model: Model, name: str, target: Any, given: pint.Quantity, preset: str | None,
-                          values: Mapping[str, Any] | None, variable: str, substitute: Mapping[str, Any] | None) -> pint.Quantity:
-    """A solve target in warps for a quantity in threads (``"31.25 warp"``; per SM alike), or the
-    reverse, moved across the model's warp size at the preset and values, as ``--target`` and
-    ``eval --unit`` convert it.
-
-    Raises:
-        errors.UsageError: the model has no one warp size, it has no value at the point, or it
-            moves with the variable solved for (:func:`symgpu.evaluate.clocks.warp_size_unknown`).
-    """
-    clocks.warp_size_unknown(model, name, variable, substitute, str(target))
-    size_name, size = clocks.warp_size_at(model, preset=preset, values=values or {})
-    need = f"target {str(target)!r}: {name} is in {model.unit_text(name)}, so the target needs the warp size"
-    if size_name is None:
-        raise errors.UsageError(f"{need}, and {model.id} has no one input in {clocks.WARP_SIZE}: give the target in {model.unit_text(name)}")
-    if size is None:
-        raise errors.UsageError(f"{need} {size_name}, which has no value here: give a preset with it or "
-                                f"values={{'{size_name}': '32 thread/warp'}}")
-    return clocks.across(given, model.units[name], size)
+    derivation = _answer(model, asked, options, run, pin_zeros=True)
+    if not made or model is asked_of:
+        return derivation
+    return dataclasses.replace(derivation, extra=derivation.extra.with_(given_constants=made))
 
 
 def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None = None, *,
@@ -258,6 +221,14 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
     def scan(o: Options) -> Derivation:
         return staircase_boundary.boundary(model, str(quantity), tuple(between), str(for_), o.preset, o.at or {}, o.assume or ())
 
+    def scan_every_pair(o: Options) -> Derivation:
+        return staircase_boundary.boundary(model, str(quantity), None, str(for_), o.preset, o.at or {}, o.assume or ())
+
+    # every pair asked at a point of a quantity whose Min/Max has staircase limiters: where the closed form of every pair
+    # finds no switch there (kernel_gemm's t_body over K_red: no root of its ceiling), the scan of the evaluate path does
+    every_pair = for_ is not None and between is None and options.plain and \
+        staircase_boundary.every_pair_owner(model, str(quantity), str(for_)) is not None
+
     def run(o: Options) -> Derivation:
         if staircase and o.plain:  # step functions: a scan at the point
             return scan(o)
@@ -269,6 +240,8 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
     try:
         checked = _answer(model, Asked("boundary", str(quantity), str(for_)), options, run)
     except errors.CertificateError as failure:
+        if every_pair:
+            return _answer(model, Asked("boundary", str(quantity), str(for_)), options, scan_every_pair)
         if for_ is not None and between is None and str(quantity) in model.defining and \
                 forms.has_staircase(model.expression(str(quantity)), model.symbols[str(for_)]):
             raise _staircase_pairs(model, str(quantity), str(for_), options.at_a_point, options.plain, failure.finding) from failure
@@ -277,9 +250,15 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
         if not staircase or options.plain:
             raise
         raise _staircase_closed_form(model, str(quantity), tuple(between), str(for_), options.at_a_point, failure) from failure
+    except errors.DerivationError:
+        if not every_pair:
+            raise
+        return _answer(model, Asked("boundary", str(quantity), str(for_)), options, scan_every_pair)
     if for_ is not None and between is None and options.at_a_point and options.plain and str(quantity) in model.defining and \
             forms.has_staircase(model.expression(str(quantity)), model.symbols[str(for_)]) and \
             not results.applying_boundaries(model, checked, preset, values or {}):
+        if every_pair:
+            return _answer(model, Asked("boundary", str(quantity), str(for_)), options, scan_every_pair)
         # the closed form of every pair holds at no boundary here (its pairs absent at the point skipped by the check):
         # the regimes may still switch at a step edge, which a named pair's scan finds
         raise _staircase_pairs(model, str(quantity), str(for_), options.at_a_point, options.plain,

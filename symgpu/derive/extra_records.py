@@ -327,3 +327,29 @@ class TargetValue:
         (name, number), = data.items()
         _check(isinstance(name, str) and isinstance(number, NUMBER) and not isinstance(number, bool), "target value")
         return cls(name, number)
+
+
+@dataclass(frozen=True)
+class GivenConstant:
+    """A number a solve's target gave in a unit as a constant of the model (``lit_6000_cy``, a target across the clock
+    written over the clock symbol: :mod:`symgpu.derive.targets`), so the result can be evaluated on the model it was
+    asked of, which does not hold the constant.
+
+    Attributes:
+        number: the number, exactly (``"6000"``, ``"1/33"``).
+        unit: the unit it was given in, as pint writes it.
+    """
+
+    number: str
+    unit: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """``{"number": ..., "unit": ...}``, as the JSON and the store write it."""
+        return {"number": self.number, "unit": self.unit}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> GivenConstant:
+        """The record :meth:`as_dict` wrote; ``TypeError`` for anything else."""
+        _check(isinstance(data, dict) and set(data) == {"number", "unit"} and all(isinstance(v, str) for v in data.values()),
+               "given constant")
+        return cls(data["number"], data["unit"])

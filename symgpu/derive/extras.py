@@ -25,8 +25,8 @@ from typing import Any
 import sympy
 
 from symgpu.derive.extra_records import (
-    NUMBER as _NUMBER, ActiveBranch, ActiveRegime, Boundary, CandidateRecord, Expectation, FlatRange, RegimeRow, RootRecord,
-    TargetValue, ValueAt, boundaries_dict, boundaries_from_dict)
+    NUMBER as _NUMBER, ActiveBranch, ActiveRegime, Boundary, CandidateRecord, Expectation, FlatRange, GivenConstant, RegimeRow,
+    RootRecord, TargetValue, ValueAt, boundaries_dict, boundaries_from_dict)
 
 
 def _is_expectation_name(name: str) -> bool:
@@ -41,6 +41,8 @@ class Extras:
         substituted: every operation: the quantities whose equations were substituted, in order.
         target_value: solve: a numeric target kept as the value of its quantity (a :class:`TargetValue`,
             the number in the quantity's declared unit) where putting the number in would change its meaning.
+        given_constants: solve: the numbers a target across a rate gave as constants of the model (:class:`GivenConstant`),
+            where the derivation was asked of a model that does not hold them (the API's).
         ranges: solve: the flat regimes, :class:`FlatRange` records.
         holds_for: solve: the condition on the unknown where the relation holds on a whole range.
         note: solve: a sentence about a range answer.
@@ -92,6 +94,7 @@ class Extras:
 
     substituted: tuple[str, ...] | None = None
     target_value: TargetValue | None = None
+    given_constants: tuple[GivenConstant, ...] | None = None
     ranges: tuple[FlatRange, ...] | None = None
     holds_for: sympy.Basic | None = None
     note: str | None = None
@@ -208,7 +211,7 @@ FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Extras) if f.
 
 #: the types a stored value of each field may have (:meth:`Extras.from_pairs`); ``bool`` only where listed
 _TYPES: dict[str, tuple[type, ...]] = {
-    "substituted": (tuple,), "target_value": (dict,), "ranges": (list,), "holds_for": (sympy.Basic,), "note": (str,),
+    "substituted": (tuple,), "target_value": (dict,), "given_constants": (list,), "ranges": (list,), "holds_for": (sympy.Basic,), "note": (str,),
     "roots": (list,), "undecided": (str,), "values_at": (list,), "boundaries": (dict,), "between": (tuple,),
     "regimes": (list,), "active_regimes": (list,), "candidates": (list,), "valid_when": (tuple,), "elsewhere": (str,), "approached": (list,), "flat_where": (str,),
     "active_branch": (dict,), "value_at": _NUMBER, "location_at": _NUMBER, "location_unit": (str,), "supremum": (bool,),
@@ -228,10 +231,10 @@ def _as_dicts(records: Any) -> list[dict[str, Any]]:
 
 _WRITE: dict[str, Callable[[Any], Any]] = {
     "roots": _as_dicts, "ranges": _as_dicts, "regimes": _as_dicts, "active_regimes": _as_dicts, "candidates": _as_dicts,
-    "approached": _as_dicts,
+    "approached": _as_dicts, "given_constants": _as_dicts,
     "values_at": _as_dicts, "boundaries": boundaries_dict, "target_value": TargetValue.as_dict, "active_branch": ActiveBranch.as_dict}
 _READ: dict[str, Callable[[Any], Any]] = {
     "roots": _each(RootRecord.from_dict), "ranges": _each(FlatRange.from_dict), "regimes": _each(RegimeRow.from_dict),
     "active_regimes": _each(ActiveRegime.from_dict), "candidates": _each(CandidateRecord.from_dict),
-    "approached": _each(CandidateRecord.from_dict), "values_at": _each(ValueAt.from_dict),
+    "approached": _each(CandidateRecord.from_dict), "given_constants": _each(GivenConstant.from_dict), "values_at": _each(ValueAt.from_dict),
     "boundaries": boundaries_from_dict, "target_value": TargetValue.from_dict, "active_branch": ActiveBranch.from_dict}

@@ -36,6 +36,12 @@ PRUNED_ABOVE = 12
 MAX_RADICAL_OPS = 20
 
 
+#: a slope with the variable under a root and more operations than this is kept as differentiated, not simplified
+#: (``forms.small_simplify`` cancels past 120 operations, and ``sympy.cancel`` of a nested radical has no time bound:
+#: Volkov's H100 dram_throughput over n, its one regime at alpha = 0, ilp = 1, ran past 150 s in a polynomial gcd)
+MAX_CANCELLED_RADICAL_SLOPE = 120
+
+
 def _radical_in(value: sympy.Expr, var: sympy.Symbol) -> bool:
     """Is ``var`` under a root in ``value`` (a non-integer power), and ``value`` of more than :data:`MAX_RADICAL_OPS` operations?"""
     return any(not p.exp.is_integer and var in p.base.free_symbols for p in value.atoms(sympy.Pow)) \
@@ -108,7 +114,9 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     undecided: list[tuple[str, sympy.Expr]] = []  # regimes linear in var whose slope's sign the assumptions leave open
     flat: list[tuple[str, sympy.Basic]] = []  # ("", where the slope is 0 for every var): a factor free of var that may vanish
     for regime in found:
-        derivative = forms.small_simplify(sympy.diff(regime.expression, var))
+        derivative = sympy.diff(regime.expression, var)
+        if not (_radical_in(derivative, var) and sympy.count_ops(derivative) > MAX_CANCELLED_RADICAL_SLOPE):
+            derivative = forms.small_simplify(derivative)
         if var not in derivative.free_symbols and ctx.sign(derivative) not in (None, 0):
             continue
         if var not in derivative.free_symbols and ctx.sign(derivative) is None:
@@ -167,7 +175,9 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             continue
         for point in points:
             numbers = point_roots.signs_at(job, var, point, here, preset, values, in_base=True) if here is not None or screen else None
-            candidate, approached = extremum_cusps.screened(job, ra, rb, var, point, want, kind, numbers, here is None)
+            side_numbers = (lambda at=point: point_roots.signs_at(job, var, at, here, preset, values, in_base=True)) \
+                if preset is not None or values else None  # the side of a cusp that the symbols leave open, by the point's numbers
+            candidate, approached = extremum_cusps.screened(job, ra, rb, var, point, want, kind, numbers, here is None, side_numbers)
             if approached is not None:
                 cusp_ends.append(approached)
                 inside = extremum_domain.at_location(job, domain, var, approached.point)
@@ -180,8 +190,9 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             if candidate is not None and inside is not None:
                 extra_conditions = tuple(c for c in inside if not any(relations.same_relation(c, k) for k in candidate.conditions))
                 candidates.append(_Candidate(candidate.location, candidate.value, candidate.origin, candidate.conditions + extra_conditions))
-    candidates.extend(extremum_cusps.case_edges(job, found, var, domain, cusp_ends, at_point.Given(preset, dict(values or {})) if screen else None)
-                      if preset is not None or values else ())  # case ends: jumps
+    at = preset is not None or bool(values)  # case ends, jumps: of opaque case tables at a point, of any table without one
+    candidates.extend(extremum_cusps.case_edges(job, found, var, domain, cusp_ends, at_point.Given(preset, dict(values or {})) if screen else None,
+                                                None if at else expr, opaque=at))
     at_values = at_point.pinned(job, expr, var, preset, values or {}) if preset is not None or values else None
     candidates.extend(extremum_ends.end_candidates(job, expr, var, domain, at_values))
     candidates.extend(extremum_domain.plateau_candidates(job, found, var, domain, expr, at_point.Given(preset, dict(values or {})) if preset is not None or values else None))
@@ -320,7 +331,7 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
     assert job.ctx is not None
     cusps = [e for e in ends if e.cusp]  # compared, with an infinity approached where conditions hold (no extremum there)
     beaten = {id(c): tuple(extremum_choice.unbeaten(job, c.value, extremum_diverging.compared(ends, kind), kind)) for c in merged}
-    interior = [c for c in extremum_domain.interior(merged) if sympy.false not in beaten[id(c)]]
+    interior = [c for c in extremum_domain.interior(merged) if sympy.false not in beaten[id(c)] and not extremum_choice.outdone(job, c, merged, kind)]
     if not interior:
         # the ends and plateau edges compared with an infinite end whose limit was not taken: with each regime's limit there
         # (``far_ends``), else refused (Volkov's arithmetic_throughput_loaded falls to 0 as b -> oo: b = 0 was shown as its minimum)

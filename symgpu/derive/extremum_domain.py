@@ -38,13 +38,14 @@ class Candidate:
     conditions: tuple[sympy.Basic, ...]
 
 
-#: how the origins of the candidates this module adds begin (the others are critical points and cusps)
-END, PLATEAU = "end of the domain", "plateau"
+#: how the origins of the candidates this module adds begin (the others are critical points and cusps), and of a case edge
+#: where a case table jumps (:func:`symgpu.derive.extremum_cusps.case_edges`), an end of its case
+END, PLATEAU, CASE_EDGE = "end of the domain", "plateau", "case edge"
 
 
 def interior(candidates: Sequence[Candidate]) -> list[Candidate]:
-    """The critical points and cusps among ``candidates``: not a domain end or a plateau edge."""
-    return [c for c in candidates if not c.origin.startswith((END, PLATEAU))]
+    """The critical points and cusps among ``candidates``: not a domain end, a plateau edge or a case table's jump."""
+    return [c for c in candidates if not c.origin.startswith((END, PLATEAU, CASE_EDGE))]
 
 
 def domain_conditions(job: jobs._Job, var: sympy.Symbol, stop_at: Sequence[str]) -> tuple[sympy.Basic, ...]:
@@ -407,6 +408,25 @@ def _closed(relation: sympy.Basic) -> sympy.Basic:
     return relation
 
 
+def _at_edge(relation: sympy.Basic, var: sympy.Symbol, edge: sympy.Expr) -> sympy.Basic | None:
+    """``relation`` at ``var = edge``; where it has no value there (Volkov ILP's ``alu_thru/alpha >= c`` at alpha = 0: zoo,
+    which SymPy refuses to compare), as ``var`` tends to the edge from either side (the plateau lies on one); else None."""
+    try:
+        at = relation.xreplace({var: edge})
+        if not at.has(sympy.zoo, sympy.nan):
+            return at
+    except (TypeError, ValueError):
+        pass
+    sides: list[sympy.Basic] = []
+    for direction in ("+", "-") if isinstance(relation, sympy.core.relational.Relational) else ():
+        try:
+            gap = sympy.limit(relation.lhs - relation.rhs, var, edge, direction)
+            sides.append(type(relation)(gap, 0))
+        except (TypeError, ValueError, NotImplementedError):
+            continue
+    return None if not sides or any(s.has(sympy.zoo, sympy.nan) for s in sides) else sympy.Or(*sides)
+
+
 def _plateau_edges(job: jobs._Job, regime: Any, var: sympy.Symbol, point: at_point.Given | None) -> list[tuple[Any, list[Any]]]:
     """The edges of a plateau regime's conditions in ``var``, each condition with its roots. Where a condition
     has no edge in closed form (an ``Eq``/``Ne`` of a Min, or a root SymPy cannot find), at a ``point`` the
@@ -464,7 +484,10 @@ def plateau_candidates(job: jobs._Job, regimes: Sequence[Any], var: sympy.Symbol
             for edge in edges:
                 local = job.ctx.copy()
                 # a strict condition's edge belongs to the plateau's closure: the quantity is continuous there
-                conditions = local.tidy_unless_refuted(_closed(c.relational).xreplace({var: edge}) for c in regime.raw)
+                at_edge = [_at_edge(_closed(c.relational), var, edge) for c in regime.raw]
+                if any(c is None for c in at_edge):
+                    continue  # a condition with no value at the edge nor beside it: no candidate there
+                conditions = local.tidy_unless_refuted(at_edge)
                 inside = at_location(job, domain, var, edge, local)
                 defined = defined_at(job, expr, var, edge) if expr is not None else []
                 if any(c is sympy.false for c in conditions) or inside is None or defined is None:

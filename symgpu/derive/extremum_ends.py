@@ -114,14 +114,20 @@ def reached_at(job: jobs._Job, var: sympy.Symbol, pinned: Callable[[], sympy.Exp
     model = job.model
     based = scaling.base_expression(model, limit)
     numbers = exact_point.exact_base_values(model, based.free_symbols, preset, values)
-    target = None if numbers is None else based.xreplace(numbers)
+    try:
+        target = None if numbers is None else based.xreplace(numbers)
+    except (TypeError, ValueError):  # a Min/Max or relation of zoo there (Hong & Kim's x/Coal_Mem_insts, 0 of them): no exact value
+        return None
     if target is None or not target.is_Rational:
         return None
     with np.errstate(all="ignore"):
         admitted = inside(np.asarray(REACHED_AT))
     scale = sympy.Rational(scaling.symbol_scale(model, var.name))
     for x, admissible in zip(REACHED_AT, admitted):
-        value = pinned().xreplace({var: sympy.Rational(x) * scale}) if admissible else None
+        try:
+            value = pinned().xreplace({var: sympy.Rational(x) * scale}) if admissible else None
+        except (TypeError, ValueError):  # no exact value there (a Min/Max of zoo)
+            value = None
         if value is not None and value.is_Rational and value == target:
             return x
     return None

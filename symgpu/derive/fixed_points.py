@@ -12,7 +12,7 @@ from symgpu import errors
 from symgpu.memo import memoised
 from symgpu.proofs import forms
 from symgpu.proofs import signs
-from symgpu.derive import at_point, declared_range, results
+from symgpu.derive import at_point, declared_range, fixed_point_scan, results
 from symgpu.derive import jobs, roots as root_finder
 from symgpu.derive import limits
 from symgpu.derive.derivation import Derivation
@@ -265,7 +265,8 @@ def _numeric_root(job: jobs._Job, g: sympy.Expr, x: sympy.Symbol, lo: sympy.Expr
     model = job.model
     if preset is None and not values:
         raise errors.DerivationError(f"{model.id}: fixed point of {job.quantity} in {x}: the root of {x} = g({x}) is found numerically "
-                                     f"here ({why}), which needs a point; give a preset or values (--preset, --set)")
+                                     f"here ({why}), which needs a point; give a preset or values (--preset, --set): the scan there finds every "
+                                     "fixed point and answers with the stable one")
     # then expressed in the declared unit of x.
     mags = results._base_magnitudes(model, preset, values)
     x_scale = scaling.unit_scale(model.units[x.name])
@@ -277,19 +278,51 @@ def _numeric_root(job: jobs._Job, g: sympy.Expr, x: sympy.Symbol, lo: sympy.Expr
         raise errors.EvaluationError(f"{model.id}: the fixed point needs values for {', '.join(missing)}")
     g_num = g.xreplace(mapping)
     f = compiler.mpmath_function(x, x - g_num)
-    lo_v = mpmath.mpf(0) if lo == 0 else None
-    if lo_v is None or not hi.is_finite:
-        raise errors.DerivationError(f"{model.id}: no finite bracket for the root of {x} = g({x})")
+    unit = model.unit_text(x.name)
     with mpmath.workdps(40):
         # the pole read at 40 digits: at mpmath's default 53 bits it may round past the pole (2e-6 + 3e-22 s, c = 2000 ns
         # read from its double), where g has the other sign, and the bracket then shows no change of sign
-        hi_v = mpmath.mpf(sympy.N(hi.xreplace(mapping), 40))
-        eps = hi_v * mpmath.mpf(10) ** -30
-        a, b = lo_v + eps, hi_v - eps
-        fa, fb = f(a), f(b)
-        if fa * fb > 0:
-            raise errors.DerivationError(f"{model.id}: {x} - g({x}) does not change sign on ({lo_v}, {hi_v}); no bracketed root")
-        root = mpmath.findroot(f, (a, b), solver="anderson", tol=mpmath.mpf(10) ** -35)
-    how = (f"numeric: mpmath.findroot(solver='anderson') bracketed on (0, {float(hi_v) / float(x_scale):.8g} {model.unit_text(x.name)}), "
-           f"40 digits — {why}, so no closed form is used")
-    return how, float(root) / float(x_scale)
+        hi_v = mpmath.mpf(sympy.N(hi.xreplace(mapping), 40)) if hi.is_finite else mpmath.inf
+    lo_v = mpmath.mpf(0) if lo == 0 else -mpmath.inf
+    if lo == 0 and hi.is_finite:  # a root of the whole domain, tried first; one outside an --assume bound is refused by _meets_assumed
+        with mpmath.workdps(40):
+            eps = hi_v * mpmath.mpf(10) ** -30
+            a, b = lo_v + eps, hi_v - eps
+            if f(a) * f(b) < 0:  # one bracket of the whole domain
+                root = mpmath.findroot(f, (a, b), solver="anderson", tol=mpmath.mpf(10) ** -35)
+                return (f"numeric: mpmath.findroot(solver='anderson') bracketed on (0, {float(hi_v) / float(x_scale):.8g} {unit}), "
+                        f"40 digits — {why}, so no closed form is used"), float(root) / float(x_scale)
+    where = fixed_point_scan.bracket(job, x, lo_v, hi_v, "the pole of g" if hi.is_finite else "no pole of g", preset, values, x_scale)
+    g_of = compiler.mpmath_function(x, g_num)
+    found, points = fixed_point_scan.fixed_points(f, lambda r: mpmath.diff(g_of, r), where)
+    count = len(points)
+    span = (f"({fixed_point_scan.shown(where.low, x_scale, unit)}, {fixed_point_scan.shown(where.high, x_scale, unit)}) "
+            f"(low end: {where.low_from}; high end: {where.high_from}; scanned from {fixed_point_scan.shown(points[0], x_scale, unit)} "
+            f"to {fixed_point_scan.shown(points[-1], x_scale, unit)})")
+    listed = ", ".join(f"{fixed_point_scan.shown(p.value, x_scale, unit)} (g' = {float(p.slope):.4g}, {'stable' if p.stable else 'unstable'})"
+                       for p in found)
+    if not found:
+        outside = []
+        if (where.low, where.high) != (lo_v, hi_v):  # narrowed by --assume: say where the domain's fixed points are
+            whole = fixed_point_scan.Bracket(lo_v, hi_v, "", "")
+            outside = [fixed_point_scan.shown(p.value, x_scale, unit) for p in fixed_point_scan.fixed_points(f, lambda r: mpmath.diff(g_of, r), whole)[0]]
+        raise errors.DerivationError(
+            f"{model.id}: fixed point of {job.quantity} in {x} at {at_point.where_text(preset, values)}: {x} - g({x}) changes sign at "
+            f"none of the {count} log-spaced points of {span}, so no fixed point was found there (one where {x} - g({x}) only touches "
+            f"0 is not seen)" + (f"; outside the --assume bounds the scan finds {', '.join(outside)}" if outside else "")
+            + f"; give --assume bounds on {x} around the fixed point meant (--assume '{x} >= A' --assume '{x} <= B'), or check the model")
+    stable = [p for p in found if p.stable]
+    if len(found) > 1 and len(stable) != 1:
+        raise errors.NoAnswerHere(
+            f"{model.id}: fixed point of {job.quantity} in {x} at {at_point.where_text(preset, values)}: {len(found)} fixed points in "
+            f"{span}: {listed}; {'none' if not stable else len(stable)} of them stable (|g'| < 1), so which one the system settles at "
+            f"depends on where it starts; give --assume bounds on {x} around the one meant")
+    chosen = found[0] if len(found) == 1 else stable[0]
+    others = [p for p in found if p is not chosen]
+    job.step("fixed points", sympy.Tuple(*[sympy.Eq(x, sympy.Float(p.value / mpmath.mpf(sympy.N(x_scale, 40)), 15)) for p in found]),
+             f"every root of {x} = g({x}) a scan of {span} finds ({count} log-spaced points, each change of sign of {x} - g({x}) "
+             f"refined by mpmath.findroot): {listed}" + (f"; the stable one is the answer (|g'| < 1: the iteration {x} <- g({x}) settles "
+                                                          "there; it moves away from the others)" if others else ""))
+    how = (f"numeric: every change of sign of {x} - g({x}) on a log-spaced scan of {span}, refined by mpmath.findroot at 40 digits"
+           + (f" ({len(found)} fixed points: the stable one)" if others else "") + f" — {why}, so no closed form is used")
+    return how, float(chosen.value) / float(x_scale)

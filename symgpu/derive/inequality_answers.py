@@ -21,19 +21,25 @@ def largest(values: sympy.Set, kind: str, integer: bool) -> tuple[sympy.Expr, bo
     """The largest (``kind="max"``) or smallest value of ``values``, an integer one where ``integer``; with
     whether it is only approached (an open end of a real variable). None where there is none (no value, or
     they go on to infinity)."""
-    intervals = list(values.args) if isinstance(values, sympy.Union) else [values]
-    if any(isinstance(i, sympy.FiniteSet) for i in intervals):
-        intervals = [j for i in intervals for j in ([sympy.Interval(p, p) for p in i] if isinstance(i, sympy.FiniteSet) else [i])]
-    if not all(isinstance(i, sympy.Interval) for i in intervals):
-        return None
+    parts = list(values.args) if isinstance(values, sympy.Union) else [values]
+    # (start, end, left open, right open): a point of a FiniteSet is a closed piece of its own (Interval(p, p) is FiniteSet(p)
+    # again: the Fermi 21-register count of {21} U [22, oo) was no piece, so the set had "no smallest integer value")
+    pieces: list[tuple[sympy.Expr, sympy.Expr, bool, bool]] = []
+    for part in parts:
+        if isinstance(part, sympy.FiniteSet):
+            pieces.extend((p, p, False, False) for p in part)
+        elif isinstance(part, sympy.Interval):
+            pieces.append((part.start, part.end, bool(part.left_open), bool(part.right_open)))
+        else:
+            return None
     upper = kind == "max"
-    for piece in sorted(intervals, key=lambda i: i.end if upper else -i.start, reverse=True):
-        end, opened = (piece.end, piece.right_open) if upper else (piece.start, piece.left_open)
+    for start, stop, left_open, right_open in sorted(pieces, key=lambda i: i[1] if upper else -i[0], reverse=True):
+        end, opened = (stop, right_open) if upper else (start, left_open)
         if end in (sympy.oo, -sympy.oo):
             return None
         if integer:
             whole = (sympy.ceiling(end) - 1 if opened else sympy.floor(end)) if upper else (sympy.floor(end) + 1 if opened else sympy.ceiling(end))
-            if piece.contains(whole) is sympy.true:
+            if sympy.Interval(start, stop, left_open, right_open).contains(whole) is sympy.true:
                 return whole, False
             continue
         return end, bool(opened)

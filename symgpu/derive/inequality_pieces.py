@@ -115,7 +115,7 @@ class _Split:
             for value, condition in f.args:
                 on = self._condition(condition)
                 here = sympy.Complement(on, taken)
-                if here is not sympy.S.EmptySet:
+                if sympy.Intersection(here, self.universe) is not sympy.S.EmptySet:  # a branch outside the admissible values: none
                     out = sympy.Union(out, sympy.Intersection(here, self._within(here, value, op, t)))
                 taken = sympy.Union(taken, on)
             return out
@@ -144,8 +144,12 @@ class _Split:
         if inner:
             out: sympy.Set = sympy.S.EmptySet
             for region, arg in self._regions(inner[0]):
-                if region is not sympy.S.EmptySet:
-                    out = sympy.Union(out, sympy.Intersection(region, self.where(f.xreplace({inner[0]: arg}), op, t)))
+                narrowed = sympy.Intersection(region, self.universe)
+                if narrowed is not sympy.S.EmptySet:  # the rest inside the region only: MDM's S_MSHR case of M_Read*W > #MSHRs
+                    # has no value where Eq. 4's Min takes M_Read*W, so it is not inverted there
+                    inside = _Split(x, self.question, narrowed, self.parts)
+                    out = sympy.Union(out, sympy.Intersection(region, inside.where(f.xreplace({inner[0]: arg}), op, t)))
+                    self.parts = inside.parts
             return out
         stepped = self._steps(f, op, t)
         if stepped is not None:

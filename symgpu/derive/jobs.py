@@ -100,18 +100,14 @@ class _Job:
         if isinstance(result, sympy.Basic):  # Min/Max of known constants folded, the unit the formula is written in
             result, unit, steps = result_form.settled(self.model, result, unit)
             self.steps.extend(Step(*step) for step in steps)
+        location, self.extra = result_form.settled_where(self.model, location, self.extra, f"{self.operation} of {self.quantity}")
         if self.substituted and self.extra.substituted is None:
             self.extra = self.extra.with_(substituted=tuple(self.substituted))
         return Derivation(
             model=self.model.id, operation=self.operation, quantity=self.quantity, variable=self.variable,
             steps=tuple(self.steps),
-            result=result,
-            assumptions=self.assumptions(result, location, *used),
-            location=location,
-            unit=unit,
-            method=method,
-            extra=self.extra,
-        )
+            result=result, assumptions=self.assumptions(result, location, *used), location=location, unit=unit,
+            method=method, extra=self.extra)
 
     def _put_target(self, result: sympy.Basic) -> sympy.Basic:
         """The numeric target (in the quantity's declared unit) put into ``result``, or kept as the quantity's value

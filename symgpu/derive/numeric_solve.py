@@ -54,22 +54,8 @@ def numeric_roots(model: Model, quantity: str, variable: str, target: Any, why: 
     Raises:
         errors.DerivationError: no root in the scanned range, or the relation holds on a whole range there.
     """
-    given = {k: v for k, v in (values or {}).items() if k != variable}
-    asked = Asked("solve", quantity, variable, preset, tuple(given.items()), assume=assume, target=target)
-    label = (f"preset {preset}" if preset else "the given values") + (f" with {', '.join(sorted(given))}" if preset and given else "")
-    point = _Point(label, preset, given)
-    want = _target_free_of_the_variable(model, asked, point)
-    if want is None or np.ndim(want) != 0 or not np.isfinite(want):
-        raise errors.DerivationError(f"{model.id}: {why}; a numeric root needs a target that is one number at the point")
-    want = float(want)
-    grid = _scan_grid(model, variable, [])
-    grid = grid[_inside(model, asked, point, grid)]
-    with np.errstate(all="ignore"):
-        gap = np.asarray(_quantity(model, asked, point, grid), dtype=float) - want
-    finite = np.isfinite(gap)
-    xs, ys = grid[finite], gap[finite]
-    if len(xs) < 2:
-        raise errors.DerivationError(f"{model.id}: {why}; and the model gives {quantity} no value along {variable} at {label}")
+    asked, point, want, xs, ys = _scanned(model, quantity, variable, target, why, preset=preset, values=values, assume=assume)
+    label = point.label
     zeros = np.flatnonzero(ys == 0)
     if len(zeros) > 2 and np.any(np.diff(zeros) == 1):
         raise errors.DerivationError(f"{model.id}: {why}; at {label} {quantity} equals the target on a whole range of {variable} "
@@ -109,6 +95,27 @@ def numeric_roots(model: Model, quantity: str, variable: str, target: Any, why: 
     )
 
 
+def _scanned(model: Model, quantity: str, variable: str, target: Any, why: str, *, preset: str | None,
+             values: Mapping[str, Any] | None, assume: tuple[Any, ...]) -> tuple[Asked, _Point, float, np.ndarray, np.ndarray]:
+    """The question, its point, the target as one number, and the scan of ``variable``'s admissible range with
+    ``quantity - target`` at each point where the model gives the quantity a value."""
+    given = {k: v for k, v in (values or {}).items() if k != variable}
+    asked = Asked("solve", quantity, variable, preset, tuple(given.items()), assume=assume, target=target)
+    label = (f"preset {preset}" if preset else "the given values") + (f" with {', '.join(sorted(given))}" if preset and given else "")
+    point = _Point(label, preset, given)
+    want = _target_free_of_the_variable(model, asked, point)
+    if want is None or np.ndim(want) != 0 or not np.isfinite(want):
+        raise errors.DerivationError(f"{model.id}: {why}; a numeric root needs a target that is one number at the point")
+    grid = _scan_grid(model, variable, [])
+    grid = grid[_inside(model, asked, point, grid)]
+    with np.errstate(all="ignore"):
+        gap = np.asarray(_quantity(model, asked, point, grid), dtype=float) - float(want)
+    finite = np.isfinite(gap)
+    if np.count_nonzero(finite) < 2:
+        raise errors.DerivationError(f"{model.id}: {why}; and the model gives {quantity} no value along {variable} at {label}")
+    return asked, point, float(want), grid[finite], gap[finite]
+
+
 def _bisected(model: Model, asked: Asked, point: _Point, low: float, high: float, want: float, low_gap: float) -> float:
     """The bracket ``[low, high]`` (``quantity - want`` of sign ``low_gap`` at ``low``, the other at ``high``) narrowed
     by bisection until its ends are adjacent doubles; the end nearer the target."""
@@ -129,3 +136,72 @@ def _bisected(model: Model, asked: Asked, point: _Point, low: float, high: float
     with np.errstate(all="ignore"):
         high_gap = float(_quantity(model, asked, point, high)) - want
     return low if abs(low_gap) <= abs(high_gap) else high
+
+
+#: an inequality's relation of ``quantity - target`` to 0, per relation text
+INEQUALITIES = (">=", ">", "<=", "<")
+_HOLDS = {">=": np.greater_equal, ">": np.greater, "<=": np.less_equal, "<": np.less}
+
+
+def numeric_bound(model: Model, quantity: str, variable: str, target: Any, relation: str, kind: str, why: str, *,
+                  preset: str | None, values: Mapping[str, Any] | None, assume: tuple[Any, ...] = ()) -> Derivation:
+    """The least (``kind="min"``) or greatest (``"max"``) value of ``variable`` where ``quantity relation target`` holds
+    at the point: the first (last) change of the relation along the scan of :func:`numeric_roots`, bisected to adjacent
+    doubles, the end where it holds. Where it holds at the scan's first (last) point, the answer lies at or beyond the
+    edge of the scanned range, and is refused so; so is a change where the quantity jumps (which side holds is the
+    model's choice there) and a variable declared integer (the change lies between whole values).
+
+    Raises:
+        errors.DerivationError: the relation holds nowhere in the scanned range, or up to its edge on the asked side;
+            it changes at a jump; the variable is declared integer.
+    """
+    declared = model.symbol_definitions.get(variable)
+    if declared is not None and "integer" in declared.assumptions:  # a bisected change lies between whole values
+        raise errors.DerivationError(f"{model.id}: {why}; {variable} is declared integer: ask over a grid of its whole values "
+                                     f"(sweep {variable}) for the {kind}imum where the relation holds")
+    asked, point, want, xs, ys = _scanned(model, quantity, variable, target, why, preset=preset, values=values, assume=assume)
+    holds = _HOLDS[relation](ys, 0.0)
+    at = f"at {point.label} {quantity} {relation} {want:.10g} {model.unit_text(quantity)}"
+    if not holds.any():
+        raise errors.DerivationError(f"{model.id}: {why}; and {at} holds nowhere along {variable} from {xs[0]:.4g} to {xs[-1]:.4g}")
+    least = kind == "min"
+    if holds[0 if least else -1]:
+        raise errors.DerivationError(f"{model.id}: {why}; and {at} holds already at {variable} = {xs[0 if least else -1]:.6g}, the "
+                                     f"{'first' if least else 'last'} value scanned: its {'least' if least else 'greatest'} value "
+                                     f"is there or beyond; sweep {variable} to read the range")
+    changes = np.flatnonzero(holds[:-1] != holds[1:])
+    i = int(changes[0] if least else changes[-1])
+    out, inside = (float(xs[i]), float(xs[i + 1])) if least else (float(xs[i + 1]), float(xs[i]))
+    for _ in range(STEPS):  # ``out`` where the relation fails, ``inside`` where it holds
+        middle = out + (inside - out) / 2
+        if middle in (out, inside):
+            break
+        with np.errstate(all="ignore"):
+            gap = float(_quantity(model, asked, point, middle)) - want
+        if not np.isfinite(gap):
+            break
+        out, inside = (out, middle) if _HOLDS[relation](gap, 0.0) else (middle, inside)
+    with np.errstate(all="ignore"):
+        residual = abs(float(_quantity(model, asked, point, inside)) - want)
+    if residual > RESIDUAL * max(abs(want), 1.0):  # whether the end itself holds depends on the side the model takes there
+        raise errors.DerivationError(f"{model.id}: {why}; and {at} changes where {quantity} jumps across the target, at "
+                                     f"{variable} = {inside:.10g}: sweep {variable} around it to read which side holds")
+    symbol = model.symbol(variable)
+    found = sympy.Float(inside, 17)
+    steps = (
+        Step("no closed form", sympy.Symbol(quantity), why),
+        Step("scan", sympy.Eq(symbol, sympy.Tuple(sympy.Float(xs[0], 6), sympy.Float(xs[-1], 6))),
+             f"{len(xs)} values of {variable} (geometric, inside the declared range, the valid_when domain and the assumptions) {at}: "
+             f"the relation changes {len(changes)} time(s); the {'first' if least else 'last'} change taken"),
+        Step("bisect", sympy.Eq(symbol, found),
+             f"the change narrowed to adjacent doubles, the end where the relation holds; the quantity meets the target there "
+             f"to {RESIDUAL:g} relative"),
+    )
+    return Derivation(
+        model=model.id, operation="solve", quantity=quantity, variable=variable, steps=steps, result=found,
+        unit=model.unit_text(variable),
+        method=(f"numeric: the {'least' if least else 'greatest'} {variable} where {quantity} {relation} the target, its change "
+                f"bracketed by a scan of {variable} and bisected at the given values (no closed form)"),
+        assumptions=((f"preset {preset}",) if preset else ()) + tuple(f"{a} (given)" for a in assume),
+        extra=Extras().with_(declared_numbers=True),
+    )

@@ -5,18 +5,21 @@ Each change is said as a step."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, cast
 
 import pint
 import sympy
 
-from symgpu import units
+from symgpu import errors, units
+from symgpu.memo import MemoFamily
 from symgpu.evaluate import scaling
 from symgpu.model import substitution
+from symgpu.proofs import rational_value
 
 if TYPE_CHECKING:
+    from symgpu.derive.extras import Extras
     from symgpu.model import Model
 
 
@@ -28,6 +31,11 @@ def settled(model: Model, result: sympy.Basic, unit: str) -> tuple[sympy.Basic, 
     if folded is not result and folded != result:
         steps.append(("known constants", folded, "a Min/Max of constants of the model compared by their values, exactly"))
         result = folded
+    decided = known_cases_decided(model, result)
+    if decided is not result and decided != result:
+        steps.append(("known constants", decided, "each case condition that compares constants of the model alone decided "
+                      "by their values, exactly: a false case dropped, the cases after a true one too"))
+        result = decided
     if unit not in ("", "1") and (written := scaling.written_unit(model, result, unit)) != unit:
         steps.append(("unit of the result", result, f"its bare numbers are in {written} (the terms' beside them), not in "
                       f"{unit}: the result is written, and its value given, in {written}"))
@@ -45,7 +53,7 @@ def of_constants(model: Model, names: Iterable[str]) -> bool:
     return bool(listed) and listed <= set(model.constants)
 
 
-def _exact_value(model: Model, symbol: Any) -> tuple[Any, Fraction] | None:
+def exact_value(model: Model, symbol: Any) -> tuple[Any, Fraction] | None:
     """(dimension, exact base-unit value) of a constant of the model, or None for anything else."""
     if not isinstance(symbol, sympy.Symbol) or symbol.name not in model.constants:
         return None
@@ -71,6 +79,86 @@ def known_constants_folded(model: Model, expr: sympy.Basic) -> sympy.Basic:
     return expr
 
 
+def known_cases_decided(model: Model, expr: Any) -> Any:
+    """``expr`` with each ``Piecewise`` case whose condition reads constants of the model alone (and numbers) decided by
+    their exact values in base units (``lit_2_us >= lit_2p5_us`` is false): a false case dropped, the cases after a true one
+    too (the first that holds is the value); a Piecewise whose every case is decided false is left as it is. An outside
+    tester's finding (round 13, F5, F6): such conditions, opaque to SymPy, made a 7000-character answer and a false one."""
+    if not isinstance(expr, sympy.Basic) or not model.constants or not expr.has(sympy.Piecewise):
+        return expr
+    memo = _constants_memo(model)
+    known = {s for s, v in memo.items() if v is not None}
+
+    def decided(node: sympy.Basic) -> sympy.Basic:
+        if not node.has(sympy.Piecewise):
+            return node
+        if not isinstance(node, sympy.Piecewise):
+            args = [decided(a) for a in node.args]
+            return node if all(a is b for a, b in zip(args, node.args)) else node.func(*args)
+        kept: list[tuple[Any, Any]] = []
+        for value, condition in node.args:
+            holds = rational_value.truth(condition, memo) if condition.free_symbols <= known else None
+            if holds is not False:
+                kept.append((decided(value), sympy.true if holds else condition))
+            if holds:
+                break
+        if not kept:
+            return node
+        if len(kept) == len(node.args) and all(v is a[0] and c is a[1] for (v, c), a in zip(kept, node.args)):
+            return node  # nothing decided: the table as it was, not rebuilt (SymPy's rebuild of a regime table of hundreds
+            # of cases distributes And over Or for minutes: occupancy's limiting_resource)
+        return kept[0][0] if kept[0][1] is sympy.true else sympy.Piecewise(*kept)
+
+    return decided(expr)
+
+
+def _constants_memo(model: Model) -> rational_value.Memo:
+    """The exact base-unit value of each constant of the model that has one, as :mod:`symgpu.proofs.rational_value` reads it:
+    made once per model and set of constants (a copy for a request adds its own), not per result."""
+    kept = _CONSTANTS.of(model)
+    key = frozenset(model.constants)
+    if key not in kept:
+        known = ((model.symbols[name], exact_value(model, model.symbols[name])) for name in model.constants)
+        kept[key] = rational_value.inputs({s: sympy.Rational(v[1].numerator, v[1].denominator) for s, v in known if v is not None})
+    return kept[key]
+
+
+#: :func:`_constants_memo`'s, per model and set of its constants
+_CONSTANTS: MemoFamily[frozenset[str], rational_value.Memo] = MemoFamily("derive.result_form.constants", 8)
+
+
+def settled_where(model: Model, location: Any, extra: Extras, asked: str) -> tuple[Any, Extras]:
+    """An answer's location with its cases on constants alone decided (:func:`known_cases_decided`), and its extras with
+    the conditions it holds under (``valid_when``) so decided (:func:`settled_conditions`)."""
+    location = known_cases_decided(model, location)
+    if not extra.valid_when:
+        return location, extra
+    when = settled_conditions(model, extra.valid_when, asked)
+    return location, (extra.with_(valid_when=when) if when else extra.without("valid_when"))
+
+
+def settled_conditions(model: Model, conditions: Sequence[sympy.Basic], asked: str) -> tuple[sympy.Basic, ...]:
+    """``conditions`` (an answer's ``valid when``) without those that read constants of the model alone and hold by their
+    exact values. One that fails by them makes the answer hold nowhere: refused, never printed (an outside tester's finding,
+    round 13, F5: a minimum shown under ``lit_2_us >= lit_2p001_us``).
+
+    Raises:
+        errors.DerivationError: a condition fails by the constants' values (``asked``: what was asked, for the message)."""
+    memo = _constants_memo(model) if model.constants else {}
+    known = {s for s, v in memo.items() if v is not None}
+    out: list[sympy.Basic] = []
+    for condition in conditions:
+        holds = rational_value.truth(condition, memo) if known and condition.free_symbols <= known else None
+        if holds is False:
+            raise errors.DerivationError(
+                f"{model.id}: the {asked} found holds only where {' and '.join(map(sympy.sstr, conditions))}, but "
+                f"{sympy.sstr(condition)} is false by the values of the model's constants; it is not shown: please report it "
+                "with the command line")
+        if holds is not True:
+            out.append(condition)
+    return tuple(out)
+
+
 #: the most passes of :func:`known_constants_folded` (each folds the outermost Min/Max it changes)
 MAX_PASSES = 8
 
@@ -82,7 +170,7 @@ def _one_pass(model: Model, expr: sympy.Basic) -> sympy.Basic:
             continue
         best: dict[Any, tuple[Fraction, Any]] = {}
         for arg in node.args:
-            known = _exact_value(model, arg)
+            known = exact_value(model, arg)
             if known is None:
                 continue
             dimension, number = known
@@ -90,7 +178,7 @@ def _one_pass(model: Model, expr: sympy.Basic) -> sympy.Basic:
             if held is None or (number < held[0] if node.func is sympy.Min else number > held[0]):
                 best[dimension] = (number, arg)
         kept = {arg for _, arg in best.values()}
-        dropped = [arg for arg in node.args if _exact_value(model, arg) is not None and arg not in kept]
+        dropped = [arg for arg in node.args if exact_value(model, arg) is not None and arg not in kept]
         if dropped:
             rest = tuple(arg for arg in node.args if arg not in dropped)
             rule[node] = rest[0] if len(rest) == 1 else substitution.min_max(node.func, rest)

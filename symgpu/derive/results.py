@@ -13,7 +13,7 @@ import pint
 import sympy
 
 from symgpu import errors
-from symgpu.derive import at_point, declared_range, table_switch
+from symgpu.derive import at_point, declared_range, table_switch, targets
 from symgpu.derive.derivation import Derivation, as_evaluated
 from symgpu.derive.extra_records import FlatRange, RootRecord
 from symgpu.evaluate import evaluator, input_values, one_sided, point, scaling
@@ -66,7 +66,7 @@ def evaluate_result(model: Model, derivation: Derivation, preset: str | None = N
     :func:`applying_boundaries`): an array where the result is a tuple of roots, else the one
     value; :class:`symgpu.errors.NoAnswerHere` where none holds there.
     """
-    values = result_values(derivation, values)
+    values, model = result_values(derivation, values), targets.holding(model, derivation.extra.given_constants)
     if which != "location" and isinstance(derivation.result, (sympy.Basic, dict)) and not holds_on_ranges(derivation.result) \
             and (derivation.operation == "boundary" or _records_of_result(derivation)):
         return _applying_value(model, derivation, preset, values)

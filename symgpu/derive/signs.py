@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import store
+from symgpu.derive import result_form
 from symgpu.entry_kinds import SIGNS
 from symgpu.memo import Memo
 from symgpu.proofs.signs import Declared, SignReasoner, Verdict
@@ -56,12 +57,15 @@ _DECLARED: Memo[Any, Declared] = Memo("derive.signs.declared", 1024, weak=True)
 
 def declared(model: Model) -> Declared:
     """What ``model`` declares, as the reasoner reads it: its symbols with their assumption
-    words, and its constants' values."""
+    words, and its constants' values (their signs, and their exact values in base units, by which an expression of
+    constants alone has its sign: ``lit_2_us >= lit_2p5_us`` is false)."""
     found = _DECLARED.get(model)
     if found is None:
+        exact = ((model.symbols[name], result_form.exact_value(model, model.symbols[name])) for name in model.constants)
         found = _DECLARED[model] = Declared(
             symbols=tuple((model.symbols[name], frozenset(definition.assumptions)) for name, definition in model.symbol_definitions.items()),
             constants=tuple((model.symbols[name], float(value.magnitude)) for name, value in model.constants.items()),
+            exact=tuple((symbol, known[1]) for symbol, known in exact if known is not None),
         )
     return found
 

@@ -15,9 +15,9 @@ from symgpu.derive import jobs, regime_conditions, regime_split, results
 from symgpu.derive.derivation import Derivation, Step
 from symgpu.derive.extra_records import Boundary, FlatRange, RootRecord
 from symgpu.derive import at_point, point_roots
-from symgpu.derive import inequalities, inequality_solving, stored
+from symgpu.derive import inequality_solving, stored
 from symgpu.evaluate.active import condition_true
-from symgpu.derive import case_boundary, solve_domain, solve_ranges, staircase_steps
+from symgpu.derive import boundary_pairs, case_boundary, regime_switch, solve_domain, solve_ranges, staircase_steps
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -352,22 +352,24 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
         # regimes of the same name differ in the cases of the other Min arguments: prefer a
         # pair in the same case context that one condition separates, and of those the pair that shares
         # the most other conditions (neighbours: a pair that differs in other conditions too may never touch)
-        candidates.sort(key=lambda p: (_switch_condition(p[0], p[1], var) is None, not _same_context(p[0], p[1]),
+        candidates.sort(key=lambda p: (regime_switch.switch_condition(p[0], p[1], var) is None, not regime_switch.same_context(p[0], p[1]),
                                        len(set(p[0].raw) ^ set(p[1].raw))))
         pairs = [candidates[0]]
     else:
         pairs = list(itertools.combinations(found, 2))
-        _refuse_case_pairs(job, [(ra, rb) for ra, rb in pairs], var)
+        boundary_pairs.refuse_case_pairs(job, [(ra, rb) for ra, rb in pairs], var)
     results: dict[str, Any] = {}
     unit = model.unit_text(var.name)
     for ra, rb in pairs:
         label = f"{ra.name}|{rb.name}"
         try:
-            root = _boundary_of(job, ra, rb, var, label)
+            root = regime_switch.boundary_of(job, ra, rb, var, label)
         except errors.DerivationError:
             if between is not None:
                 raise
             continue
+        if root is not None and between is None:  # every pair: a root only where both regimes reach it
+            root = boundary_pairs.neighbours_at(job, ra, rb, var, root, label)
         if root is None:
             if between is not None:
                 raise errors.DerivationError(f"{model.id}: regimes {ra.name} and {rb.name} of {job.quantity} do not meet at any admissible {var}")
@@ -380,23 +382,6 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
     result = next(iter(results.values())) if len(results) == 1 else results
     job.extra = job.extra.with_(boundaries=tuple(Boundary(label, root) for label, root in results.items()))
     return job.finish(result, unit, used=[expr])
-
-
-def _refuse_case_pairs(job: jobs._Job, pairs: Sequence[tuple[regime_split.Regime, regime_split.Regime]], var: sympy.Symbol) -> None:
-    """A boundary asked without ``between`` over regimes in different cases of a ``Piecewise`` (their case conditions
-    differ, and no one condition separates them) is refused at once: two cases switch where their condition switches,
-    which only a named pair looks for (:mod:`.case_boundary`), not where their values meet, which SymPy solved for minutes
-    (Hong & Kim's Exec_cycles_app over Uncoal_Mem_insts: eq22, eq23 and eq24 with each MWP limiter)."""
-    cases = [(ra, rb) for ra, rb in pairs if not _same_context(ra, rb) and _switch_condition(ra, rb, var) is None]
-    if not cases:
-        return
-    named = list(dict.fromkeys(n for ra, rb in cases for r in (ra, rb) for n in r.terms[:1]))
-    example = f" ({', '.join(named)}: e.g. --between {named[0]} {named[1]})" if len(named) >= 2 else ""
-    raise errors.DerivationError(
-        f"{job.model.id}: {len(cases)} pairs of regimes of {job.quantity} are in different cases of a case table "
-        f"({', '.join(f'{ra.name}|{rb.name}' for ra, rb in cases[:3])}{', …' if len(cases) > 3 else ''}): cases switch where their "
-        f"condition switches, not where their values meet; name two cases with --between{example} "
-        f"(API: boundary(quantity, (case, case), for_={str(var)!r}))")
 
 
 def _case_switch(job: jobs._Job, expr: sympy.Basic, pair: tuple[sympy.Piecewise, int, int], between: tuple[str, ...],
@@ -437,64 +422,3 @@ def _jump(job: jobs._Job, piecewise: sympy.Piecewise, cases: tuple[int, int], be
         job.step("values jump", sympy.Tuple(*at), f"{job.quantity} is discontinuous at {var} = {sympy.sstr(root)}: "
                  f"{between[0]} gives {sympy.sstr(at[0])} there, {between[1]} {sympy.sstr(at[1])}")
 
-
-def _switch_condition(ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol) -> tuple[regime_split._Cond, regime_split.Regime] | None:
-    """The condition (``h > 0`` or ``h >= 0``) of one regime whose opposite is a condition of
-    the other: where its sign switches, so does the regime (for Min/Max regimes it compares
-    the two arguments; for the cases of a Piecewise it is the case condition). Returns the
-    non-strict one of the pair (the regime that takes the tie) and its regime."""
-    for ca in ra.raw:
-        if ca.h is None or var not in ca.h.free_symbols:
-            continue
-        for cb in rb.raw:
-            if cb.h is not None and regime_conditions.cancel_to_zero(ca.h, cb.h):
-                return (cb, rb) if ca.strict and not cb.strict else (ca, ra)
-    return None
-
-
-def _same_context(ra: regime_split.Regime, rb: regime_split.Regime) -> bool:
-    """Do the two regimes share their opaque (case) conditions, such as ``Eq(x, 0)``?"""
-    return {c.boolean for c in ra.raw if c.h is None} == {c.boolean for c in rb.raw if c.h is None}
-
-
-def _boundary_of(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol, label: str) -> Any:
-    """Where ``ra`` switches to ``rb``, solved for ``var`` (None if nowhere admissible)."""
-    assert job.ctx is not None
-    switch = _switch_condition(ra, rb, var)
-    h = switch[0].h if switch is not None else None
-    if switch is not None and forms.has_staircase(h, var):
-        cond, owner = switch
-        other = rb if owner is ra else ra
-        relation = cond.relational
-        job.step("switch condition", relation, f"{owner.name} applies where this holds, {other.name} where it fails (the condition that separates them)")
-        local = job.ctx.copy()
-        context = [c.boolean for c in ra.raw if c.h is None and c.boolean in {d.boolean for d in rb.raw if d.h is None}]
-        for condition in context:
-            local.add(condition)
-        if context:
-            job.step("case context", sympy.And(*context), f"conditions shared by {ra.name} and {rb.name}, used to prove signs")
-        inverted, steps = inequalities.invert(relation, var, local.sign, local.nonnegative)
-        job.steps.extend(steps)
-        bound = job.ctx.nice(inverted.rhs)
-        inverted = type(inverted)(var, bound)
-        job.step(f"boundary {label}", inverted,
-                 f"{owner.name} applies exactly when {sympy.sstr(inverted)}, {other.name} on the other side: the threshold is the bound "
-                 "(the staircase values stay equal on a whole interval, so the boundary is where the separating condition switches)")
-        return bound
-    if h is not None:
-        roots = jobs._solve_for(job, sympy.Eq(h, 0), var, f"the switching condition {label}")
-        if roots:
-            root = roots[0] if len(roots) == 1 else sympy.Tuple(*roots)
-            job.step(f"boundary {label}", sympy.Eq(var, root),
-                     f"{ra.name} and {rb.name} are separated by {sympy.sstr(sympy.GreaterThan(h, 0))}; it switches where {sympy.sstr(h)} = 0")
-            return root
-    # no single separating condition: where the two values meet
-    eq = sympy.Eq(ra.expression, rb.expression)
-    if var not in (ra.expression - rb.expression).free_symbols:
-        return None
-    roots = jobs._solve_for(job, eq, var, f"the boundary {label}")
-    if not roots:
-        return None
-    root = roots[0] if len(roots) == 1 else sympy.Tuple(*roots)
-    job.step(f"boundary {label}", sympy.Eq(var, root), f"{ra.name} = {rb.name}: {sympy.sstr(eq)} solved for {var}")
-    return root

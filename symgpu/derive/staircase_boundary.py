@@ -91,6 +91,20 @@ def first_pair(model: Model, quantity: str) -> tuple[str, str] | None:
     return None
 
 
+def every_pair_owner(model: Model, quantity: str, variable: str) -> str | None:
+    """The quantity whose ``Min``/``Max`` a boundary of ``quantity`` asked without ``between`` scans (every pair of its
+    named limiters): the owner of :func:`first_pair`'s limiters (:func:`limiter_owner`), where a limiter of it is a
+    staircase in ``variable``; None where there is no such one (kernel_gemm's t_body = Max(t_compute, t_dram) over K_red,
+    t_compute a staircase through ceiling(K_red/split_k): its closed form finds no root)."""
+    pair = first_pair(model, quantity)
+    owner = None if pair is None or variable not in model.symbols or variable in model.defining else limiter_owner(model, quantity, pair)
+    if owner is None:
+        return None
+    equation = model.equation_for(owner)
+    var = model.symbols[variable]
+    return owner if any(forms.has_staircase(active._expanded(model, owner, term, {}), var) for _, term in equation.limiters) else None
+
+
 @dataclass(frozen=True)
 class LimiterPair:
     """Two named limiters of a boundary question, expanded once (:func:`expanded_pair`).
@@ -150,20 +164,22 @@ def _outside_steps(expr: sympy.Basic, var: sympy.Symbol) -> bool:
     return any(_outside_steps(arg, var) for arg in expr.args)
 
 
-def boundary(model: Model, quantity: str, between: Sequence[str], variable: str, preset: str | None,
+def boundary(model: Model, quantity: str, between: Sequence[str] | None, variable: str, preset: str | None,
              values: Mapping[str, Any], assume: Sequence[Any] = ()) -> Derivation:
-    """The switches between the two named staircase limiters along ``variable`` at the point (module doc).
+    """The switches between the two named staircase limiters along ``variable`` at the point (module doc); ``between``
+    None: between any two named limiters of :func:`every_pair_owner`'s Min/Max.
 
     Raises:
         errors.NoAnswerHere: the pair does not switch anywhere in the scan (naming what does switch), or only
             where an ``assume`` relation on the variable fails.
     """
-    owner = limiter_owner(model, quantity, between) or quantity
+    owner = (limiter_owner(model, quantity, between) if between is not None else every_pair_owner(model, quantity, variable)) or quantity
+    equation = model.equation_for(owner)
+    pair = f"{between[0]} and {between[1]}" if between is not None else f"the limiters of {owner} ({', '.join(dict(equation.limiters))})"
     if owner != quantity and owner in values:
-        raise errors.NoAnswerHere(f"{model.id}: {quantity}: at {where_text(preset, values)} {between[0]} and {between[1]} are "
+        raise errors.NoAnswerHere(f"{model.id}: {quantity}: at {where_text(preset, values)} {pair} are "
                                   f"limiters of {owner}, whose value is given: {quantity} does not depend on them, so they do not "
                                   f"switch along {variable}; leave {owner} out of the values (--set) to ask where they switch")
-    equation = model.equation_for(owner)
     labels = active.argument_labels(equation)
     order = active.argument_order(equation)
     kind = "min" if isinstance(equation.rhs, sympy.Min) else "max"
@@ -186,22 +202,22 @@ def boundary(model: Model, quantity: str, between: Sequence[str], variable: str,
 
     scanned = rows(xs)
     index = rule.binding_index(scanned, kind)
-    tie = rule.tied(scanned[names.index(between[0])], scanned[names.index(between[1])])
     changes = np.flatnonzero(index[:-1] != index[1:])
-    wanted = set(between)
+    named = set(dict(equation.limiters))
     found: list[tuple[float, str, str, str]] = []
     others: list[str] = []
     for i in changes:
         lower, upper = int(index[i]), int(index[i + 1])
         below = names[lower] if lower >= 0 else "no limiter (not a number)"
         above = names[upper] if upper >= 0 else "no limiter (not a number)"
-        if {below, above} != wanted:
+        if {below, above} != set(between or ()) and not (between is None and below != above and {below, above} <= named):
             if len(others) < 6:
                 at = f"{xs[i]:.10g}..{xs[i + 1]:.10g}" if integer or lower < 0 or upper < 0 else \
                     f"{_edge(binding, float(xs[i]), float(xs[i + 1]), lower)[0]:.10g}"
                 others.append(f"{variable} = {at} from {below} to {above}")
             continue
-        tied = _tie_run(xs, tie, int(i), variable, between, names[min(lower, upper)])
+        tied = _tie_run(xs, rule.tied(scanned[lower], scanned[upper]), int(i), variable, between or (below, above),
+                        names[min(lower, upper)])
         if integer:
             found.append((float(xs[i]), below, above, f"{below} binds up to and including {variable} = {xs[i]:.10g}, {above} "
                           f"from {xs[i + 1]:.10g} (a step's edge between the two whole values){tied}"))
@@ -214,29 +230,29 @@ def boundary(model: Model, quantity: str, between: Sequence[str], variable: str,
              f"{variable} in [{xs[0]:g}, {SCAN_END}] at whole values and {FINE_POINTS} log-spaced below 1, a step's edge bisected")
     outside = [x for x, *_ in found if not meets_assumed(model, [str(a) for a in assume], variable, preset, values, x)]
     if found and len(outside) == len(found):
-        raise errors.NoAnswerHere(f"{model.id}: {quantity}: at {where_text(preset, values)} {between[0]} and {between[1]} switch only at "
+        raise errors.NoAnswerHere(f"{model.id}: {quantity}: at {where_text(preset, values)} {pair} switch only at "
                                   f"{variable} = {', '.join(f'{x:.10g}' for x in outside)}, which --assume "
                                   f"{' and '.join(map(str, assume))} excludes ({found[0][3]})")
     found = [f for f in found if f[0] not in outside]
     if not found:
         switch = f" (the regime does switch at {'; '.join(others[:6])})" if others else " (the binding limiter does not change there)"
-        raise errors.NoAnswerHere(f"{model.id}: {quantity}: at {where_text(preset, values)} {between[0]} and {between[1]} do not switch "
+        raise errors.NoAnswerHere(f"{model.id}: {quantity}: at {where_text(preset, values)} {pair} do not switch "
                                   f"for {where}{switch}: the binding argument of the {kind.title()} (the first of equal ones in the "
                                   f"model file's order) never changes from one of them to the other; ask --between the pair that does switch")
     var = model.symbols[variable]
     steps = [Step("scan", sympy.Eq(var, _exact(x)), why) for x, _, _, why in found]
-    steps.insert(0, Step("scan", sympy.Symbol(quantity), f"{between[0]} and {between[1]} are staircases in {variable}: their switch is "
+    steps.insert(0, Step("scan", sympy.Symbol(quantity), f"{pair} are staircases in {variable}: their switch is "
                          f"a step's edge, found where the binding argument of the {kind.title()} (the model's rule) changes, "
                          f"{where}"))
     if owner != quantity:
-        steps.insert(1, Step("scan", sympy.Symbol(owner), f"{between[0]} and {between[1]} are the limiters of {owner}'s own "
+        steps.insert(1, Step("scan", sympy.Symbol(owner), f"{pair} are the limiters of {owner}'s own "
                              f"{kind.title()} (equation {equation.id}), which {quantity} reaches through no other Min, Max or case "
                              f"table: the terms around it never change which argument binds, so {quantity} switches where it does"))
     records = tuple(RootRecord(f"{b}|{a}", _exact(x)) for x, b, a, _ in found)
     result: Any = records[0].root if len(records) == 1 else sympy.Tuple(*(r.root for r in records))
     return Derivation(model=model.id, operation="boundary", quantity=quantity, variable=variable, steps=tuple(steps),
                       result=result, unit=model.unit_text(variable), method="; ".join(why.split(" (")[0] for *_, why in found[:3]) + f" (a scan of the evaluate path, {where})",
-                      extra=Extras().with_(roots=records, between=tuple(between)))
+                      extra=Extras().with_(roots=records) if between is None else Extras().with_(roots=records, between=tuple(between)))
 
 
 def _tie_run(xs: Any, tie: Any, i: int, variable: str, pair: Sequence[str], first: str) -> str:

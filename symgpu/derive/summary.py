@@ -162,6 +162,8 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
     if derivation.location is not None and _scaled_number(derivation.location, extra):
         # a number in base units (1.5e11 B/s) for a variable declared in a scaled unit: said in that unit, as the value line does
         lines.append(f"  at {derivation.variable} = {extra.location_at:.10g} {extra.location_unit}")
+    elif isinstance(derivation.location, sympy.Tuple):  # a grid's tied points: listed, not a Python tuple (``(640,)``)
+        lines.append(shorten(f"  at {derivation.variable} = {', '.join(printing.sstr(p) for p in derivation.location)}", width))
     elif derivation.location is not None:
         lines.append(f"  at {derivation.variable} =")
         lines.extend("    " + line for line in fold(derivation.location, width - 4))

@@ -7,6 +7,7 @@ target given through the API)."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -19,6 +20,8 @@ from symgpu.evaluate import evaluator
 CYCLE_CLOCK = "clock"
 #: the unit of a model's warp size, the rate between its warps and threads
 WARP_SIZE = "thread/warp"
+#: the rates a value may be moved across, each by the model's one input of that unit (the clock: its cycle clock)
+RATES = ("SM", "Hz", WARP_SIZE)
 
 
 def differ_by(value: pint.Quantity, unit: Any, rate: str) -> bool:
@@ -29,9 +32,24 @@ def differ_by(value: pint.Quantity, unit: Any, rate: str) -> bool:
 
 def across(value: pint.Quantity, unit: Any, rate: pint.Quantity) -> pint.Quantity:
     """``value`` moved across ``rate`` towards ``unit``: divided where ``value`` has ``rate``'s
-    dimension more than ``unit`` (cycles in a time: by the clock), else multiplied."""
+    dimension more than ``unit`` (cycles in a time: by the clock), else multiplied; exactly (:func:`symgpu.units.moved`)."""
     dividing = (value.units / unit).dimensionality == rate.dimensionality
-    return units.convert(value / rate if dividing else value * rate, unit)
+    return units.moved(value, unit, ((rate, 1 if dividing else -1),))
+
+
+def exponents(value: pint.Quantity, unit: Any, *, sm: bool = True) -> dict[str, int] | None:
+    """The powers (each -1, 0 or 1) of :data:`RATES` by which ``value``'s dimension exceeds ``unit``'s, the SM count
+    among them where ``sm``; None where no such product does (nor where they have one dimension)."""
+    ratio = (value.units / unit).dimensionality
+    for powers in itertools.product((0, 1, -1), repeat=len(RATES)):
+        if (sm and powers[0] == 0) or not any(powers):
+            continue
+        product = units.unit("1").dimensionality
+        for rate, power in zip(RATES, powers):
+            product = product * units.unit(rate).dimensionality ** power
+        if product == ratio:
+            return {rate: power for rate, power in zip(RATES, powers) if power}
+    return None
 
 
 def inputs_in(model: Any, unit: str) -> list[str]:
@@ -66,11 +84,6 @@ def one_input_at(model: Any, unit: str, *, preset: str | None, values: Mapping[s
         return names[0], evaluator.evaluate_expression(model, model.symbols[names[0]], model.units[names[0]], preset=preset, values=values)
     except errors.SymgpuError:
         return names[0], None
-
-
-def with_clock(value: pint.Quantity, unit: Any, clock: pint.Quantity) -> pint.Quantity:
-    """``value`` moved across the clock towards ``unit``: cycles divided by it, times multiplied."""
-    return across(value, unit, clock)
 
 
 def cycle_clock(model: Any, names: Sequence[str], missing: str) -> str | None:
@@ -138,13 +151,28 @@ def warp_size_unknown(model: Any, quantity: str, variable: str, substitute: Mapp
     Raises:
         errors.UsageError: the warp size moves with ``variable``; the message says what to give instead.
     """
-    names = inputs_in(model, WARP_SIZE)
+    _input_unknown(model, WARP_SIZE, "warps and threads differ by the warp size", "warp size", quantity, variable, substitute, target)
+
+
+def sm_count_unknown(model: Any, quantity: str, variable: str, substitute: Mapping[str, Any] | None, target: str) -> None:
+    """Refuse a per-SM ``target`` for a whole-chip ``quantity`` (or the reverse) where the SM count (the model's one
+    input in SM) is the unknown ``variable`` or, by ``substitute``, depends on it, as :func:`warp_size_unknown` does.
+
+    Raises:
+        errors.UsageError: the SM count moves with ``variable``; the message says what to give instead.
+    """
+    _input_unknown(model, "SM", "per-SM and whole-chip values differ by the SM count", "SM count", quantity, variable, substitute, target)
+
+
+def _input_unknown(model: Any, unit: str, between: str, what: str, quantity: str, variable: str,
+                   substitute: Mapping[str, Any] | None, target: str) -> None:
+    names = inputs_in(model, unit)
     name = names[0] if len(names) == 1 else None
     how = None if name is None else _moved(model, name, variable, substitute)
     if how is not None:
         raise errors.UsageError(
-            f"target {target!r}: {quantity} is in {model.unit_text(quantity)}, and warps and threads differ by the warp size "
-            f"{name}, which {how}: at a fixed warp size the target would be wrong for every other {variable}; "
+            f"target {target!r}: {quantity} is in {model.unit_text(quantity)}, and {between} "
+            f"{name}, which {how}: at a fixed {what} the target would be wrong for every other {variable}; "
             f"give the target in {model.unit_text(quantity)}")
 
 

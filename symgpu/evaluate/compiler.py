@@ -17,7 +17,7 @@ import sympy
 from sympy.printing.pycode import PythonCodePrinter
 
 from symgpu import errors
-from symgpu.evaluate import gridcode, printers, scaling
+from symgpu.evaluate import axis_tables, gridcode, printers, scaling
 from symgpu.evaluate.state import state_of
 from symgpu.memo import Memo
 
@@ -322,7 +322,7 @@ FUSED_BACKENDS = {"numpy": "numpy", "numba": "math", "cupy": "cupy", "jax": "jax
 
 def fused_function(model: Model, exprs: Sequence[sympy.Basic], variables: Sequence[str],
                    constants: Sequence[str], out_units: Sequence[pint.Unit | None],
-                   backend: str = "numpy") -> Callable[..., Any]:
+                   backend: str = "numpy", tables: bool = False) -> Callable[..., Any] | axis_tables.Tabled:
     """Every expression of ``exprs`` in one compiled pass over the swept ``variables``.
 
     The arithmetic is that of :func:`compiled` (the same base-unit expressions, fixed values
@@ -341,12 +341,15 @@ def fused_function(model: Model, exprs: Sequence[sympy.Basic], variables: Sequen
             each other: :func:`_grid_function`), ``numba`` (a plain-``math`` function of one row
             of coordinates and the array of constants, returning a tuple of floats, for
             :mod:`symgpu.sweep.backends` to jit).
+        tables: numba only: where common subexpressions read no swept symbol but the last, an
+            :class:`~symgpu.evaluate.axis_tables.Tabled` pair of functions, those subexpressions in a table of that
+            axis (computed once per value of it) and the rest per point (:mod:`symgpu.sweep.fused`'s loop).
 
     Returns:
         The compiled function (cached per model): arrays in, a tuple of arrays (or scalars
         for constant outputs) out; for numba, ``f(row, constants) -> tuple of floats``.
     """
-    key = ("fused", tuple(exprs), tuple(variables), tuple(constants), tuple(map(str, out_units)), backend)
+    key = ("fused", tuple(exprs), tuple(variables), tuple(constants), tuple(map(str, out_units)), backend, tables)
     kept = state_of(model).compiled
     if key not in kept and backend in ("numpy", "cupy", "jax"):
         kept[key] = _grid_function(model, exprs, variables, constants, out_units, FUSED_BACKENDS[backend])
@@ -364,10 +367,28 @@ def fused_function(model: Model, exprs: Sequence[sympy.Basic], variables: Sequen
         fixed = [model.symbols[c] for c in constants]
         # numba: a row of the coordinate array and the array of constants, unpacked into symbols
         arguments = [swept, fixed] if backend == "numba" else swept + fixed
-        kept[key] = sympy.lambdify(arguments, sympy.Tuple(*prepared), modules=FUSED_BACKENDS[backend], cse=True,
-                                   printer=_BranchFreePrinter({"fully_qualified_modules": False, "inline": True,
-                                                               "allow_unknown_functions": True}))
+        made = axis_tables.split(sympy.Tuple(*prepared), swept) if tables and backend == "numba" and swept else None
+        if made is not None and made.frontier:  # the innermost axis's subexpressions in a table (the same arithmetic)
+            table = _branch_free(FUSED_BACKENDS[backend], [[swept[-1]], fixed], made.table_body, sympy.Tuple(*made.frontier))
+            # the point's entries read from the box's table, an array of a row per entry (unit-stride reads: they vectorize)
+            entries, at = sympy.IndexedBase(sympy.Dummy("entries")), sympy.Dummy("at")
+            reads = tuple((s, entries[j, at]) for j, s in enumerate(made.frontier))
+            point = _branch_free(FUSED_BACKENDS[backend], [swept, fixed, entries.label, at], reads + made.point_body, made.reduced)
+            kept[key] = axis_tables.Tabled(point, table, len(made.frontier))
+        else:
+            kept[key] = sympy.lambdify(arguments, sympy.Tuple(*prepared), modules=FUSED_BACKENDS[backend], cse=True,
+                                       printer=_BranchFreePrinter({"fully_qualified_modules": False, "inline": True,
+                                                                   "allow_unknown_functions": True}))
     return kept[key]  # type: ignore[no-any-return]
+
+
+def _branch_free(modules: Any, arguments: list[Any], body: Sequence[tuple[sympy.Symbol, sympy.Basic]],
+                 outputs: sympy.Basic) -> Any:
+    """``outputs`` after the assignments ``body`` (common subexpressions already taken), printed as
+    :func:`fused_function`'s numba function is."""
+    return sympy.lambdify(arguments, outputs, modules=modules, cse=lambda e: (list(body), e),
+                          printer=_BranchFreePrinter({"fully_qualified_modules": False, "inline": True,
+                                                      "allow_unknown_functions": True}))
 
 
 class _BranchFreePrinter(PythonCodePrinter):
@@ -392,6 +413,7 @@ def grid_program(model: Model, exprs: Sequence[sympy.Basic], variables: Sequence
     kept = state_of(model).compiled
     if key not in kept:
         function = fused_function(model, exprs, variables, constants, out_units)
+        assert not isinstance(function, axis_tables.Tabled)  # tables are numba's alone
         kept[key] = gridcode.buffered(function, len(variables), range(targets), defer)
     return kept[key]  # type: ignore[no-any-return]
 

@@ -458,9 +458,7 @@ def exact(model: Model, name: str, *, preset: str | None = None, values: Mapping
     missing = [n for n in free_names(expr) if n not in given_names]
     if missing:
         raise errors.EvaluationError(f"{model.id}: {name} needs a value for {', '.join(missing)}")
-    if not limits:
-        return expr.xreplace(mapping)
-    return one_sided.substitute(expr, mapping)  # all-rational inputs: SymPy evaluates exactly without simplify
+    return one_sided.value_at(expr, mapping, limits=limits)  # all-rational inputs: exact without simplify
 
 
 

@@ -17,9 +17,13 @@ from collections.abc import Mapping
 import sympy
 
 from symgpu import errors
-from symgpu.proofs import forms
+from symgpu.memo import Tally
+from symgpu.proofs import forms, rational_value
 
 _UNDEFINED = (sympy.nan, sympy.zoo)
+
+#: :func:`value_at` values left to SymPy's substitution (a part that is no rational arithmetic)
+_SYMPY_VALUES = Tally("evaluate.one_sided.sympy_values")
 
 
 def _finite_or_ordered(value: sympy.Basic) -> bool:
@@ -74,6 +78,22 @@ def substitute(expr: sympy.Basic, mapping: Mapping[sympy.Symbol, sympy.Basic],
     for symbol in at_zero:
         partial = limit_from_above(partial, symbol)
     return partial
+
+
+def value_at(expr: sympy.Basic, mapping: Mapping[sympy.Symbol, sympy.Basic], *, limits: bool = True) -> sympy.Basic:
+    """``expr`` at a point that gives each of its free symbols a value: where every part is rational arithmetic of
+    rational values (:mod:`symgpu.proofs.rational_value`), that exact number, which SymPy's substitution gives too,
+    without building SymPy objects node by node (a sweep's near-tie points, each evaluated exactly); else
+    :func:`substitute` (``limits=False``: ``expr.xreplace(mapping)``, no one-sided limit).
+
+    Raises:
+        errors.NoValueError, errors.EvaluationError: as :func:`substitute`.
+    """
+    rational = rational_value.value(expr, rational_value.inputs(mapping))
+    if rational is not None:  # no division by zero on the way, so no limit to take either
+        return sympy.Rational(rational.numerator, rational.denominator)
+    _SYMPY_VALUES.add()
+    return substitute(expr, mapping) if limits else expr.xreplace(mapping)
 
 
 def _replaced(expr: sympy.Basic, rule: dict[sympy.Symbol, sympy.Basic],

@@ -10,7 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
+from symgpu import errors
 from symgpu.evaluate import input_values, scaling
+from symgpu.evaluate.state import state_of
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -30,19 +32,46 @@ def exact_base_values(model: Model, symbols: Iterable[sympy.Symbol], preset: str
     ``xreplace`` into a :func:`scaling.base_expression`; None where a symbol has no value there, or
     a value that is no finite number. A value given as an exact rational (``sympy.Rational``, ``Fraction``) is taken as it is."""
     merged = input_values.merge_values(model, preset, dict(values))
+    kept = _preset_numbers(model, preset)
     numbers: dict[sympy.Symbol, sympy.Expr] = {}
     for symbol in symbols:
         if symbol.name not in merged:
             return None
-        given = merged[symbol.name]
-        if isinstance(given, (sympy.Rational, Fraction)):  # an exact number in the declared unit (a solve's target 1/33): kept so
-            numbers[symbol] = sympy.Rational(given) * scaling.unit_scale(model.units[symbol.name])
-            continue
-        magnitude = float(input_values.to_magnitude(model, symbol.name, given))
-        if not math.isfinite(magnitude):
+        number = kept.get(symbol.name) if symbol.name not in values else None
+        number = _exact_number(model, symbol.name, merged[symbol.name]) if number is None else number
+        if number is None:
             return None
-        numbers[symbol] = sympy.Rational(repr(magnitude)) * scaling.unit_scale(model.units[symbol.name])
+        numbers[symbol] = number
     return numbers
+
+
+def _exact_number(model: Model, name: str, given: Any) -> sympy.Expr | None:
+    """One value of :func:`exact_base_values` (None where it is no finite number)."""
+    if isinstance(given, (sympy.Rational, Fraction)):  # an exact number in the declared unit (a solve's target 1/33): kept so
+        return sympy.Rational(given) * scaling.unit_scale(model.units[name])
+    magnitude = float(input_values.to_magnitude(model, name, given))
+    if not math.isfinite(magnitude):
+        return None
+    return sympy.Rational(repr(magnitude)) * scaling.unit_scale(model.units[name])
+
+
+def _preset_numbers(model: Model, preset: str | None) -> dict[str, sympy.Expr]:
+    """The constants' and ``preset``'s exact base-unit numbers (:func:`_exact_number`), made once per model and preset
+    (they never change after loading; a sweep's near-tie points each ask for them); those that do not convert are left
+    out, to be converted (and refused) on each call as before."""
+    key = ("exact preset numbers", preset)
+    kept = state_of(model).compiled
+    if key not in kept:
+        found: dict[str, sympy.Expr] = {}
+        for name, given in input_values.merge_values(model, preset, None).items():
+            try:
+                number = _exact_number(model, name, given)
+            except (errors.SymgpuError, TypeError, ValueError, ArithmeticError):
+                continue
+            if number is not None:
+                found[name] = number
+        kept[key] = found
+    return kept[key]  # type: ignore[no-any-return]
 
 
 def at_point(model: Model, expr: sympy.Basic, values: Mapping[sympy.Symbol, float]) -> Any:

@@ -9,7 +9,6 @@ model's own piecewise case (``block_too_large``, ``too_many_registers_per_thread
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -185,21 +184,3 @@ def lines(result: KernelAnswer) -> list[str]:
         out.append(text)
     out.append(f"  block sizes maximising active warps ({result.best_warps} warp/SM): {', '.join(map(str, result.best_block_sizes))}")
     return out
-
-
-_SM = re.compile(r"^sm_(\d+)(\d)[a-z]?$")
-_CC = re.compile(r"^cc_(\d+)_(\d)$")
-
-
-def arch_note(arch: str, cc: str) -> str:
-    """What to say where the ptxas output's target (``sm_90``) is not one that runs on the compute
-    capability asked (``cc_7_5``): machine code runs on its own major version at the same or a higher
-    minor one; "" where it does, or where either is not read."""
-    built, asked = _SM.match(arch), _CC.match(cc)
-    if not built or not asked:
-        return ""
-    (major, minor), (on_major, on_minor) = map(int, built.groups()), map(int, asked.groups())
-    if major == on_major and minor <= on_minor:
-        return ""
-    return (f"the kernel was compiled for {arch}, which does not run on {cc}: the registers and shared memory read "
-            f"here are {arch}'s; recompile for sm_{on_major}{on_minor} for that GPU's own")

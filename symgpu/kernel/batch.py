@@ -21,7 +21,7 @@ import numpy as np
 from symgpu import errors, textfiles, units
 from symgpu.evaluate import evaluator
 from symgpu.kernel import occupancy
-from symgpu.kernel import mapping, ncu, occupancy_arrays, resources
+from symgpu.kernel import mapping, ncu, occupancy_arrays, resources, targets
 
 #: Most launches answered in one call.
 MAX_LAUNCHES = 100_000
@@ -93,24 +93,27 @@ def threads_of(block_size: str, where: str) -> int:
     return math.prod(int(p) for p in parts)
 
 
-def from_export(kernels: Sequence[resources.KernelResources], launches: Sequence[ncu.Launch], dynamic_smem: int = 0) -> list[LaunchConfig]:
-    """Every launch of an export, matched by kernel name to the compiler output.
+def from_export(kernels: Sequence[resources.KernelResources], launches: Sequence[ncu.Launch], dynamic_smem: int = 0,
+                cc: str | None = None) -> list[LaunchConfig]:
+    """Every launch of an export, matched by kernel name to the compiler output (of a kernel compiled for several
+    targets, the entry that runs on ``cc``: :func:`symgpu.kernel.resources.select`).
 
     Raises:
         errors.UsageError: a launch's kernel is not in the compiler output, or its block size does not parse.
     """
     out = []
     for launch in launches[:MAX_LAUNCHES + 1]:
-        kernel = resources.select(kernels, launch.kernel.split("(")[0] if len(kernels) > 1 else None)
+        kernel = resources.select(kernels, launch.kernel.split("(")[0] if len({k.name for k in kernels}) > 1 else None, cc)
         dynamic = launch.metrics.get("launch__shared_mem_per_block_dynamic")
         smem = int(units.magnitude_in(dynamic, "B")) if dynamic is not None else dynamic_smem
         out.append(LaunchConfig(launch.index, kernel, threads_of(launch.block_size, launch.origin), smem, launch))
     return _capped(out)
 
 
-def from_list(kernels: Sequence[resources.KernelResources], text: str, source: str) -> list[LaunchConfig]:
+def from_list(kernels: Sequence[resources.KernelResources], text: str, source: str, cc: str | None = None) -> list[LaunchConfig]:
     """Launch configurations from CSV text with a header ``kernel,threads,dynamic_smem``
-    (``kernel`` may be left out when the compiler output has one kernel; ``dynamic_smem`` defaults to 0).
+    (``kernel`` may be left out when the compiler output has one kernel; ``dynamic_smem`` defaults to 0;
+    of a kernel compiled for several targets, the entry that runs on ``cc``).
 
     Raises:
         errors.UsageError: no ``threads`` column, a cell that is not a non-negative integer, or a kernel the
@@ -128,7 +131,7 @@ def from_list(kernels: Sequence[resources.KernelResources], text: str, source: s
             raise errors.UsageError(f"{where}: threads must be a positive integer and dynamic_smem a non-negative one")
         if cells["kernel"] not in chosen:
             try:
-                chosen[cells["kernel"]] = resources.select(kernels, cells["kernel"] or None)
+                chosen[cells["kernel"]] = resources.select(kernels, cells["kernel"] or None, cc)
             except errors.UsageError as exc:  # no such kernel, or several and none named: said at the row that names it
                 raise errors.UsageError(f"{where}: {exc}") from None
         kernel = chosen[cells["kernel"]]
@@ -175,9 +178,10 @@ def answer_all(configs: Sequence[LaunchConfig], cc_preset: str, *, model: Any = 
             label=config.label, kernel=config.kernel.display_name, threads=config.threads, registers=config.kernel.registers,
             smem_per_block=int(distinct[j, 2]), active_blocks=int(many.active_blocks[j]), active_warps=int(many.active_warps[j]),
             max_warps=max_warps, occupancy=float(many.occupancy[j]), limiting=many.limiting[j]))
-    if model is None or table is None:
-        return rows
-    return _predicted(rows, configs, model, table, cc_preset, preset, dict(values or {}), inputs, blocks)
+    if model is not None and table is not None:
+        rows = _predicted(rows, configs, model, table, cc_preset, preset, dict(values or {}), inputs, blocks)
+    # a build for another target: the note `symgpu kernel` prints for that launch alone, before any other
+    return [_with(r, note="; ".join(filter(None, (targets.note(c.kernel.arch, cc_preset), r.note)))) for r, c in zip(rows, configs)]
 
 
 def _predicted(rows: list[LaunchAnswer], configs: Sequence[LaunchConfig], model: Any, table: mapping.MetricMapping, cc_preset: str,
@@ -189,7 +193,7 @@ def _predicted(rows: list[LaunchAnswer], configs: Sequence[LaunchConfig], model:
         if config.launch is None:
             continue
         try:
-            derived[i] = {d.symbol: d.value for d in mapping.derive(table, model, config.launch)}
+            derived[i] = {d.symbol: d.value for d in mapping.derive(table, model, config.launch, cc_preset)}
         except errors.UsageError as exc:
             notes[i] = str(exc)
     target = occupancy.mapping_of(model)
@@ -219,7 +223,7 @@ def _predicted(rows: list[LaunchAnswer], configs: Sequence[LaunchConfig], model:
             if launch is None:  # a configuration, not a profiled launch: nothing measured to compare
                 out[i] = _with(rows[i], predicted=float(magnitudes[j]), unit=f"{predicted.units:~}")
                 continue
-            compared = mapping.compare(table, launch, single)[:1]
+            compared = mapping.compare(table, launch, single, cc_preset)[:1]
         except errors.UsageError as exc:
             out[i] = _with(rows[i], predicted=float(magnitudes[j]), unit=f"{predicted.units:~}", note=f"not compared: {exc}")
             continue

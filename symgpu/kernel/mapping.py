@@ -20,6 +20,13 @@ are needed), and gives each model input as an expression over aliases and consta
     measured = "cycles"
     unit = "cycle"
 
+A ``[device.<alias>]`` table (``quantity = "max_warps_per_SM"``, with a note) names a value of the GPU the
+metrics were measured on: the occupancy model's ``quantity`` at the ``--cc`` preset (a percentage of the device's
+peak is converted with the device's own peak, never a constant written for one GPU); where the export's ``CC``
+column names another compute capability, the mapping refuses. An input's ``at_most`` (an expression over the same
+names) is its largest value on the device: a value above it by no more than a percentage's rounding (ncu prints
+a full unit as up to :data:`symgpu.kernel.ncu.PERCENT_LIMIT` %) is taken as that largest value, a larger one refused.
+
 Each ``[[compare]]`` table pairs a predicted value (an expression over the aliases, the constants
 and the ``prediction`` quantity) with a measured one (over the aliases and constants), both
 dimension-checked against ``unit`` when the file is loaded.
@@ -32,6 +39,7 @@ target must be an input of the model. Each derived value keeps the metrics it ca
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -43,7 +51,7 @@ import sympy
 
 from symgpu import errors, resources, textfiles, units
 from symgpu.evaluate import scaling
-from symgpu.kernel import ncu
+from symgpu.kernel import ncu, occupancy
 from symgpu.model import expressions
 from symgpu.units import dimensions
 
@@ -62,13 +70,24 @@ class Metric:
 
 
 @dataclass(frozen=True)
+class DeviceValue:
+    """A value of the profiled GPU: the occupancy model's input ``quantity`` at the ``--cc`` preset, under ``alias``."""
+
+    alias: str
+    quantity: str
+    note: str
+
+
+@dataclass(frozen=True)
 class Input:
-    """One model input and the expression that derives it from metrics."""
+    """One model input and the expression that derives it from metrics (``at_most``: its largest value on the device)."""
 
     symbol: str
     text: str
     expression: sympy.Expr
     note: str
+    at_most_text: str = ""
+    at_most: sympy.Expr | None = None
 
 
 @dataclass(frozen=True)
@@ -94,6 +113,7 @@ class MetricMapping:
     constants: Mapping[str, pint.Quantity]
     inputs: tuple[Input, ...]
     comparisons: tuple[Comparison, ...] = ()
+    device: tuple[DeviceValue, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -160,7 +180,7 @@ def load(model: Any, path: str | Path | None = None) -> MetricMapping:
         raise errors.ModelFileError(file, "", f"not valid TOML: {exc}") from None
     except RecursionError:
         raise errors.ModelFileError(file, "", "arrays or tables nested too deeply to read", "a mapping nests tables two levels deep") from None
-    allowed = {"schema_version", "model", "description", "prediction", "metrics", "constants", "inputs", "compare"}
+    allowed = {"schema_version", "model", "description", "prediction", "metrics", "constants", "device", "inputs", "compare"}
     extra = sorted(set(data) - allowed)
     if extra or data.get("schema_version") != 1:
         raise errors.ModelFileError(file, "", f"expected schema_version = 1 and keys {', '.join(sorted(allowed))}; found {', '.join(extra) or 'schema_version ' + repr(data.get('schema_version'))}")
@@ -189,6 +209,7 @@ def load(model: Any, path: str | Path | None = None) -> MetricMapping:
             raise errors.ModelFileError(file, f"constants.{alias}.value", str(exc)) from None
         symbols[alias] = sympy.Symbol(alias)
         dims[symbols[alias]] = constants[alias].dimensionality
+    device = _device(file, data, symbols, dims)
     inputs = []
     for target, entry in _tables(file, data, "inputs"):
         where = f"inputs.{target}"
@@ -197,18 +218,46 @@ def load(model: Any, path: str | Path | None = None) -> MetricMapping:
         text = entry.get("expression")
         if not isinstance(text, str):
             raise errors.ModelFileError(file, where, "needs expression = \"<expression over the metric aliases and constants>\"")
-        expr = expressions.parse_expression(text, symbols, path=str(file), where=f"{where}.expression")
-        try:
-            found = dimensions.settle(dimensions.dimension_of(expr, dims))
-        except dimensions.Mismatch as exc:
-            raise errors.UnitMismatchError(file, where, f"{exc.problem} in {text!r}") from None
-        expected = model.units[target].dimensionality
-        if found != expected:
-            raise errors.UnitMismatchError(file, where, f"{text!r} has dimension {dimensions.show(found)}, "
-                                           f"but {model.id}.{target} is in {model.unit_text(target)} ({dimensions.show(expected)})")
-        inputs.append(Input(target, str(text), expr, str(entry.get("note", ""))))
+        expr = _input_expression(file, where, "expression", text, symbols, dims, model, target)
+        bound = entry.get("at_most")
+        if bound is not None and not isinstance(bound, str):
+            raise errors.ModelFileError(file, f"{where}.at_most", "expected at_most = \"<expression over the aliases, constants and device values>\"")
+        at_most = None if bound is None else _input_expression(file, where, "at_most", bound, symbols, dims, model, target)
+        inputs.append(Input(target, str(text), expr, str(entry.get("note", "")), str(bound or ""), at_most))
     comparisons = _comparisons(file, data, model, prediction, symbols, dims)
-    return MetricMapping(model.id, str(file), prediction, tuple(metrics), constants, tuple(inputs), comparisons)
+    return MetricMapping(model.id, str(file), prediction, tuple(metrics), constants, tuple(inputs), comparisons, device)
+
+
+def _input_expression(file: Path, entry: str, field: str, text: str, symbols: dict[str, sympy.Symbol], dims: dict[sympy.Symbol, Any],
+                      model: Any, target: str) -> sympy.Expr:
+    """``text`` (field ``field`` of ``entry``) parsed and checked to have the dimension of ``model``'s input ``target``."""
+    expr = expressions.parse_expression(text, symbols, path=str(file), where=f"{entry}.{field}")
+    where = entry if field == "expression" else f"{entry}.{field}"
+    try:
+        found = dimensions.settle(dimensions.dimension_of(expr, dims))
+    except dimensions.Mismatch as exc:
+        raise errors.UnitMismatchError(file, where, f"{exc.problem} in {text!r}") from None
+    expected = model.units[target].dimensionality
+    if found != expected:
+        raise errors.UnitMismatchError(file, where, f"{text!r} has dimension {dimensions.show(found)}, "
+                                       f"but {model.id}.{target} is in {model.unit_text(target)} ({dimensions.show(expected)})")
+    return expr
+
+
+def _device(file: Path, data: Mapping[str, Any], symbols: dict[str, sympy.Symbol], dims: dict[sympy.Symbol, Any]) -> tuple[DeviceValue, ...]:
+    """The ``[device.<alias>]`` tables: each an input of the occupancy model, given per compute capability by its presets."""
+    occ = occupancy.occupancy_model()
+    out = []
+    for alias, entry in _tables(file, data, "device"):
+        quantity, note = entry.get("quantity"), entry.get("note")
+        hardware = sorted(n for n in occ.symbols if n not in occ.defining)
+        if not isinstance(quantity, str) or quantity not in hardware or not note or alias in symbols:
+            raise errors.ModelFileError(file, f"device.{alias}", f"needs quantity = one of the occupancy model's inputs "
+                                        f"({', '.join(hardware[:8])}, ...), a note, and an alias no metric or constant has")
+        out.append(DeviceValue(alias, quantity, str(note)))
+        symbols[alias] = sympy.Symbol(alias)
+        dims[symbols[alias]] = occ.units[quantity].dimensionality
+    return tuple(out)
 
 
 def _comparisons(file: Path, data: Mapping[str, Any], model: Any, prediction: str,
@@ -265,8 +314,9 @@ def _dimension(file: Path, where: str, unit_text: str) -> Any:
         raise errors.ModelFileError(file, where, str(exc)) from None
 
 
-def _given(mapping: MetricMapping, launch: ncu.Launch) -> tuple[dict[sympy.Symbol, float], dict[str, pint.Quantity]]:
-    """Base-unit magnitudes of the launch's metrics and of the constants, and the metrics as read."""
+def _given(mapping: MetricMapping, launch: ncu.Launch, cc: str | None) -> tuple[dict[sympy.Symbol, float], dict[str, pint.Quantity]]:
+    """Base-unit magnitudes of the launch's metrics, of the constants and of the device values (``cc``'s), and the
+    metrics and device values as read (keyed by alias)."""
     given: dict[sympy.Symbol, float] = {}
     shown: dict[str, pint.Quantity] = {}
     for metric in mapping.metrics:
@@ -281,19 +331,53 @@ def _given(mapping: MetricMapping, launch: ncu.Launch) -> tuple[dict[sympy.Symbo
         shown[metric.alias] = quantity
     for alias, quantity in mapping.constants.items():
         given[sympy.Symbol(alias)] = float(units.in_base_units(quantity).magnitude)
+    for alias, quantity in _device_values(mapping, launch, cc).items():
+        given[sympy.Symbol(alias)] = float(units.in_base_units(quantity).magnitude)
+        shown[alias] = quantity
     return given, shown
 
 
+def _device_values(mapping: MetricMapping, launch: ncu.Launch, cc: str | None) -> dict[str, pint.Quantity]:
+    """The mapping's device values at compute capability ``cc`` (the occupancy model's preset).
+
+    Raises:
+        errors.UsageError: no ``cc`` given, one the export's ``CC`` column contradicts, or one without the value.
+    """
+    if not mapping.device:
+        return {}
+    first = mapping.device[0]
+    if cc is None:
+        raise errors.UsageError(f"{mapping.path}: {first.alias} is the profiled GPU's {first.quantity}; give its compute capability with --cc")
+    profiled = re.fullmatch(r"(\d+)\.(\d)", launch.cc)
+    if profiled is not None and f"cc_{profiled[1]}_{profiled[2]}" != cc:
+        raise errors.UsageError(f"{launch.origin}: the export's CC column says {textfiles.printable(launch.cc, 20)} (the GPU profiled), but --cc is "
+                                f"{cc}; {mapping.path} reads {first.quantity} of the GPU the metrics were measured on: "
+                                f"give --cc cc_{profiled[1]}_{profiled[2]}")
+    hardware = occupancy.occupancy_model().preset(cc)  # UsageError for an unknown preset
+    out = {}
+    for value in mapping.device:
+        if value.quantity not in hardware:
+            raise errors.UsageError(f"{mapping.path}: device.{value.alias}: the occupancy model's preset {cc} gives no {value.quantity}")
+        out[value.alias] = hardware[value.quantity]
+    return out
+
+
+def _labels(mapping: MetricMapping, cc: str | None) -> dict[str, str]:
+    """Alias -> what a derived value says it used: the metric's name, or the preset's device value."""
+    return {m.alias: m.name for m in mapping.metrics} | {d.alias: f"{cc} {d.quantity}" for d in mapping.device}
+
+
 def _value(mapping: MetricMapping, launch: ncu.Launch, what: str, expr: sympy.Expr, text: str, unit: Any,
-           given: Mapping[sympy.Symbol, float], shown: Mapping[str, pint.Quantity]) -> tuple[pint.Quantity, tuple[tuple[str, pint.Quantity], ...]]:
+           given: Mapping[sympy.Symbol, float], shown: Mapping[str, pint.Quantity],
+           cc: str | None = None) -> tuple[pint.Quantity, tuple[tuple[str, pint.Quantity], ...]]:
     """``expr`` at the launch, in ``unit``, with the metrics it used.
 
     Raises:
         errors.UsageError: a metric it needs is absent from the export.
     """
-    by_alias = {m.alias: m for m in mapping.metrics}
+    by_alias = _labels(mapping, cc)
     needed = sorted(s.name for s in expr.free_symbols if s.name in by_alias)
-    missing = [by_alias[a].name for a in needed if a not in shown]
+    missing = [by_alias[a] for a in needed if a not in shown]
     if missing:
         raise errors.UsageError(f"{launch.origin}: {what} = {text} needs metric(s) {', '.join(missing)}, "
                                 f"absent from the export; profile with --metrics {','.join(missing)}")
@@ -307,39 +391,61 @@ def _value(mapping: MetricMapping, launch: ncu.Launch, what: str, expr: sympy.Ex
         raise errors.UsageError(f"{launch.origin}: {what} = {text} is {sympy.sstr(value)[:60]} for this launch "
                                 f"(a metric is 0 or missing where it divides); check the export's values")
     in_unit = number / float(scaling.unit_scale(unit))  # base-unit magnitude -> the declared unit (evaluate.scaling)
-    return units.registry().Quantity(in_unit, unit), tuple((by_alias[a].name, shown[a]) for a in needed)
+    return units.registry().Quantity(in_unit, unit), tuple((by_alias[a], shown[a]) for a in needed)
 
 
-def derive(mapping: MetricMapping, model: Any, launch: ncu.Launch) -> tuple[Derived, ...]:
-    """The model inputs of ``mapping`` computed from one launch's metrics.
+def derive(mapping: MetricMapping, model: Any, launch: ncu.Launch, cc: str | None = None) -> tuple[Derived, ...]:
+    """The model inputs of ``mapping`` computed from one launch's metrics (and the device values of compute capability
+    ``cc``, which a mapping with a ``[device]`` table needs).
 
     Raises:
-        errors.UsageError: a metric the mapping needs is absent from the export, or has the wrong unit.
+        errors.UsageError: a metric the mapping needs is absent from the export, or has the wrong unit; no ``cc``
+            for a device value, or one the export's ``CC`` column contradicts; an input above its ``at_most``.
     """
-    given, shown = _given(mapping, launch)
+    given, shown = _given(mapping, launch, cc)
     derived = []
     for item in mapping.inputs:
-        quantity, used = _value(mapping, launch, f"{model.id}.{item.symbol}", item.expression, item.text,
-                                model.units[item.symbol], given, shown)
+        unit = model.units[item.symbol]
+        quantity, used = _value(mapping, launch, f"{model.id}.{item.symbol}", item.expression, item.text, unit, given, shown, cc)
+        if item.at_most is not None:
+            bound, more = _value(mapping, launch, f"{model.id}.{item.symbol} at most", item.at_most, item.at_most_text, unit, given, shown, cc)
+            quantity = _within(model, launch, item, quantity, bound, cc)
+            used = tuple(dict(used + more).items())
         derived.append(Derived(item.symbol, quantity, item.text, used))
     return tuple(derived)
 
 
-def compare(mapping: MetricMapping, launch: ncu.Launch, prediction: pint.Quantity) -> tuple[Compared, ...]:
+def _within(model: Any, launch: ncu.Launch, item: Input, value: pint.Quantity, bound: pint.Quantity, cc: str | None) -> pint.Quantity:
+    """``value`` where it is at most ``bound``; ``bound`` where it is above by no more than a percentage's rounding
+    (ncu prints a full unit as up to ``PERCENT_LIMIT`` %).
+
+    Raises:
+        errors.UsageError: ``value`` is above ``bound`` by more.
+    """
+    found, most = float(value.magnitude), float(bound.magnitude)
+    if found <= most:
+        return value
+    if found <= most * ncu.PERCENT_LIMIT / 100:
+        return bound
+    raise errors.UsageError(f"{launch.origin}: {model.id}.{item.symbol} = {found:.6g} {value.units:~} from {item.text} is above its most, "
+                            f"{item.at_most_text} = {most:.6g} {bound.units:~}{f' on {cc}' if cc else ''}; check the export's metrics and --cc")
+
+
+def compare(mapping: MetricMapping, launch: ncu.Launch, prediction: pint.Quantity, cc: str | None = None) -> tuple[Compared, ...]:
     """Each ``[[compare]]`` of ``mapping``: the predicted value (through ``prediction``, the model's value
-    of ``mapping.prediction`` at the launch) next to the measured one.
+    of ``mapping.prediction`` at the launch) next to the measured one (``cc``: as in :func:`derive`).
 
     Raises:
         errors.UsageError: a metric a comparison needs is absent from the export, or has the wrong unit.
     """
-    given, shown = _given(mapping, launch)
+    given, shown = _given(mapping, launch, cc)
     if mapping.prediction:
         given[sympy.Symbol(mapping.prediction)] = float(units.in_base_units(prediction).magnitude)
     out = []
     for c in mapping.comparisons:
         unit = units.unit(c.unit)
-        predicted, used_p = _value(mapping, launch, f"predicted {c.predicted_text}", c.predicted, c.predicted_text, unit, given, shown)
-        measured, used_m = _value(mapping, launch, f"measured {c.measured_text}", c.measured, c.measured_text, unit, given, shown)
+        predicted, used_p = _value(mapping, launch, f"predicted {c.predicted_text}", c.predicted, c.predicted_text, unit, given, shown, cc)
+        measured, used_m = _value(mapping, launch, f"measured {c.measured_text}", c.measured, c.measured_text, unit, given, shown, cc)
         if float(measured.magnitude) == 0:
             raise errors.UsageError(f"{launch.origin}: measured {c.measured_text} is 0 for this launch; no ratio to compare")
         out.append(Compared(c, predicted, measured, tuple(dict(used_p + used_m).items())))

@@ -66,6 +66,7 @@ class Launch:
         grid_size: the ``Grid Size`` column as printed.
         metrics: metric name -> quantity in symgpu's registry.
         origin: ``file:line`` of the row.
+        cc: the ``CC`` column, the profiled GPU's compute capability as printed (``8.9``); "" where the export has none.
     """
 
     index: str
@@ -74,6 +75,7 @@ class Launch:
     grid_size: str
     metrics: Mapping[str, pint.Quantity]
     origin: str
+    cc: str = ""
 
     def metric(self, name: str) -> pint.Quantity:
         """The metric ``name``.
@@ -137,7 +139,7 @@ def parse(text: str, *, source: str = "<csv>") -> tuple[Launch, ...]:
             metrics[header[column]] = reg.Quantity(value * factor, unit)
         launches.append(Launch(index=cells.get("ID", str(offset)), kernel=cells.get("Kernel Name", ""),
                                block_size=cells.get("Block Size", ""), grid_size=cells.get("Grid Size", ""),
-                               metrics=metrics, origin=where))
+                               metrics=metrics, origin=where, cc=cells.get("CC", "").strip()))
     if not launches:
         raise errors.UsageError(f"{source}: the export has a header but no kernel launch rows")
     return tuple(launches)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from symgpu import errors, textfiles
+from symgpu.kernel import targets
 
 #: Largest compiler output read (bytes).
 MAX_BYTES = 8 * 1024 * 1024
@@ -210,28 +211,37 @@ def demangle(names: Iterable[str]) -> dict[str, str]:
     return {m: d for m, d in zip(wanted, lines) if d and d != m}
 
 
-def select(kernels: Sequence[KernelResources], wanted: str | None) -> KernelResources:
+def select(kernels: Sequence[KernelResources], wanted: str | None, cc: str | None = None) -> KernelResources:
     """The kernel named ``wanted`` (mangled name, demangled name, or the demangled name up to '(');
-    the only kernel when ``wanted`` is None.
+    the only kernel when ``wanted`` is None. Where the output holds the kernel for several targets (a
+    fat binary's ``sm_80`` and ``sm_90``), the entry whose machine code runs on compute capability ``cc``
+    (:func:`symgpu.kernel.targets.choose`).
 
     Raises:
-        errors.UsageError: no such kernel, or several kernels and none named.
+        errors.UsageError: no such kernel, several kernels and none named, or several targets and none for ``cc``.
     """
-    names = textfiles.listing([k.display_name for k in kernels])
+    names = textfiles.listing(list(dict.fromkeys(k.display_name for k in kernels)))
     if wanted is None:
-        if len(kernels) == 1:
-            return kernels[0]
-        raise errors.UsageError(f"{len(kernels)} kernels in the compiler output ({names}); name one with --kernel")
+        if len({k.name for k in kernels}) == 1:
+            return _for_device(kernels, kernels[0].name, cc)
+        raise errors.UsageError(f"{len({k.name for k in kernels})} kernels in the compiler output ({names}); name one with --kernel")
     for kernel in kernels:
         if wanted in (kernel.name, kernel.demangled, kernel.demangled.split("(")[0]):
-            return kernel
-    named = [k for k in kernels if _base_name(k.demangled) == wanted]  # 'reduce_sum' of 'void ns::reduce_sum<float>(float*, int)'
+            return _for_device(kernels, kernel.name, cc)
+    named = list(dict.fromkeys(k.name for k in kernels if _base_name(k.demangled) == wanted))  # 'reduce_sum' of 'void ns::reduce_sum<float>(float*, int)'
     if len(named) == 1:
-        return named[0]
+        return _for_device(kernels, named[0], cc)
     if named:
+        shown = textfiles.listing(list(dict.fromkeys(k.display_name for k in kernels if k.name in named)))
         raise errors.UsageError(f"{len(named)} kernels named {textfiles.printable(wanted, 200)!r} in the compiler output "
-                                f"({textfiles.listing([k.display_name for k in named])}); give the whole demangled or mangled name with --kernel")
+                                f"({shown}); give the whole demangled or mangled name with --kernel")
     raise errors.UsageError(f"no kernel {textfiles.printable(wanted, 200)!r} in the compiler output (kernels: {names})")
+
+
+def _for_device(kernels: Sequence[KernelResources], name: str, cc: str | None) -> KernelResources:
+    """The entry of kernel ``name`` (one per target in a fat binary's output) that runs on ``cc``."""
+    entries = [k for k in kernels if k.name == name]
+    return entries[targets.choose([k.arch for k in entries], cc, entries[0].display_name)]
 
 
 def _base_name(demangled: str) -> str:

@@ -185,7 +185,7 @@ def parse_header(cell: str, where: str) -> tuple[str, str]:
     try:
         units.unit(unit_text)
     except ValueError as exc:
-        raise errors.UsageError(f"{where}: column '{name}': {exc}; use a unit of symgpu/units/units.txt") from None
+        raise errors.UsageError(f"{where}: column '{name}': {exc}; correct the unit in the header, e.g. 'n [warp/SM]'") from None
     return name, unit_text or "1"
 
 

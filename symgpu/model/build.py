@@ -82,7 +82,7 @@ class Model(ModelChecks):
         self._build_presets()
         if not checked:
             self._check_validation()  # else read when first asked for (:attr:`validation_inputs`)
-        self._check_derivations()
+        self._check_derivations(checked)
         self._check_tables()
         #: the ``[[plots]]`` entries, each read into its kind's record (:mod:`symgpu.model.plot_kinds`)
         self.plots: tuple[PlotEntry, ...] = plot_requests.read(self, checked=checked)
@@ -96,7 +96,7 @@ class Model(ModelChecks):
             try:
                 unit = units.unit(sym.unit)
             except ValueError as exc:
-                raise self.fail(f"[symbols.{sym.name}].unit", str(exc), "units come from symgpu/units.txt (e.g. cycle, B, GB/s, warp/SM, winst/cycle, thread)") from None
+                raise self.fail(f"[symbols.{sym.name}].unit", str(exc), "write a unit such as cycle, B, GB/s, warp/SM, winst/cycle, thread") from None
             assumptions: dict[str, bool] = {"real": True}
             for item in sym.assumptions:
                 assumptions[item] = True

@@ -59,9 +59,9 @@ class DefinitionReader(toml_reader.TableReader):
         errata = self.errata(self.take(data, "errata", list, "top level", required=False, default=[]), refs, known_cases)
         measurements = self.measurements(self.take(data, "measurements", list, "top level", required=False, default=[]), refs)
         tables = self.tables(self.take(data, "tables", list, "top level", required=False, default=[]), refs)
-        occupancy = self.occupancy(self.take(data, "occupancy", dict, "top level", required=False, default=None), refs)
+        occupancy = self.occupancy(self.take(data, "occupancy", dict, "top level", required=False, default=None), refs,
+                                   self.base.occupancy if self.base is not None else None)
         if self.base is not None:
-            occupancy = occupancy if occupancy is not None else self.base.occupancy
             measurements = merge(self.base.measurements, measurements, "id")
             tables = merge(self.base.tables, tables, "id")
             plots = merge(self.base.plots, plots, "id")
@@ -336,21 +336,26 @@ class DefinitionReader(toml_reader.TableReader):
         return tuple(out)
 
 
-    def occupancy(self, data: dict[str, Any] | None, refs: set[str]) -> schema.OccupancyMapping | None:
+    def occupancy(self, data: dict[str, Any] | None, refs: set[str], base: schema.OccupancyMapping | None) -> schema.OccupancyMapping | None:
+        """The ``[occupancy]`` table; a variant's is merged into its base's (the variant's entries win per name)."""
         if data is None:
-            return None
+            return base
         where = "[occupancy]"
         data = self.table(data, where)
         self.unknown(data, {"symbols", "presets", "source"}, where)
         pairs = []
         for key in ("symbols", "presets"):
-            table = self.table(self.take(data, key, dict, where), f"{where}.{key}")
-            if not table:
+            inherited: tuple[tuple[str, str], ...] = getattr(base, key) if base is not None else ()
+            table = self.table(self.take(data, key, dict, where, required=not inherited, default={}), f"{where}.{key}")
+            if not table and not inherited:
                 raise self.fail(f"{where}.{key}", f"no {key} given", f"map at least one: [occupancy.{key}] NAME = \"...\"")
             for name, value in table.items():
                 if not isinstance(value, str) or not value:
                     raise self.fail(f"{where}.{key}.{name}", f"expected the occupancy model's {'name' if key == 'symbols' else 'preset id'} as text, found {type(value).__name__}")
-            pairs.append(tuple(table.items()))
+            own = dict(table)
+            pairs.append(tuple((name, own.pop(name, value)) for name, value in inherited) + tuple(own.items()))
+        if base is not None and "source" not in data:
+            return schema.OccupancyMapping(symbols=pairs[0], presets=pairs[1], source=base.source)
         return schema.OccupancyMapping(symbols=pairs[0], presets=pairs[1], source=self.source(data, where, refs))
 
 

@@ -197,10 +197,10 @@ def parse_expression(
         # CPython gives no column (offset 0) where the text ends too early ('a +'): the error is at its end
         at = f"at column {exc.offset}" if exc.offset else f"at column {len(stripped)}, where the text ends"
         column = exc.offset - 1 if exc.offset else len(stripped) - 1
-        raise errors.ExpressionError(
-            path, where, f"cannot parse {excerpt(stripped, column)}: {exc.msg} {at}",
-            "write infix arithmetic such as 'Theta_M*L_iota/(d_iota*phi)'",
-        ) from None
+        # the hint names no model's symbols: the text may be any model's, or the command line's
+        hint = ("split it into intermediate equations, or drop parentheses that group nothing" if "nested parentheses" in exc.msg
+                else "write infix arithmetic of the model's names, such as 'a*b/(c + 2)'")
+        raise errors.ExpressionError(path, where, f"cannot parse {excerpt(stripped, column)}: {exc.msg} {at}", hint) from None
     except (RecursionError, MemoryError, ValueError):
         raise errors.ExpressionError(path, where, f"expression {excerpt(stripped, 0)} is nested too deeply to parse") from None
     depth = _depth(tree.body)

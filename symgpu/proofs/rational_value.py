@@ -53,6 +53,16 @@ def value(expr: sympy.Basic, memo: Memo) -> Fraction | None:
     return out
 
 
+def sign_at(expr: sympy.Basic, known: Mapping[sympy.Basic, sympy.Basic]) -> int | None:
+    """The sign (+1, 0, -1) of ``expr``'s exact value where every symbol it reads has a value in ``known`` (a model's
+    constants: :class:`symgpu.proofs.signs.SignReasoner`); None where one has none or the value is no rational number."""
+    free = expr.free_symbols
+    if not free or not free <= known.keys():
+        return None
+    found = value(expr, inputs({s: known[s] for s in free}))
+    return None if found is None else (found > 0) - (found < 0)
+
+
 def truth(condition: sympy.Basic, memo: Memo) -> bool | None:
     """A case condition's truth (relations of :func:`value`s, ``And``/``Or``/``Not`` of them, ``true``/``false``)
     with every part decided, or None where a part is not rational arithmetic."""

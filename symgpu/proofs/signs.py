@@ -13,12 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, Protocol
 
 import sympy
 
 from symgpu.memo import Memo, Tally
-from symgpu.proofs import exact_signs, forms, intervals, relations, sign_parts
+from symgpu.proofs import exact_signs, forms, intervals, rational_value, relations, sign_parts
 
 __all__ = ["Declared", "SignReasoner", "Verdict", "VerdictStore", "positive_standin"]
 
@@ -38,10 +39,13 @@ class Declared:
         symbols: each declared symbol (a SymPy symbol carrying its assumptions) with the
             assumption words it was declared with (``positive``, ``nonnegative``, ``integer``).
         constants: each constant symbol with its value (in any unit: only its sign is used).
+        exact: each constant with its exact value in base units, where it has one: an expression of them alone
+            has the sign of its value (``lit_2_us - lit_2p5_us < 0``, which two positive symbols leave open).
     """
 
     symbols: tuple[tuple[sympy.Symbol, frozenset[str]], ...] = ()
     constants: tuple[tuple[sympy.Symbol, float], ...] = ()
+    exact: tuple[tuple[sympy.Symbol, Fraction], ...] = ()
 
     def declared_positive(self, name: str) -> bool:
         """Is a symbol of this name declared ``positive``?"""
@@ -123,6 +127,8 @@ class SignReasoner:
             self.constants_back[dummy] = symbol
             self.forward[symbol] = dummy
             self.backward[dummy] = symbol
+        #: each constant's exact base-unit value, by the constant and by its positive stand-in
+        self.exact = {k: sympy.Rational(v.numerator, v.denominator) for s, v in declared.exact for k in (s, self.constants.get(s, s))}
         for relation in extra:
             self.add(relation)
 
@@ -143,11 +149,8 @@ class SignReasoner:
     def copy(self) -> SignReasoner:
         other = SignReasoner(self.declared, verdicts=self.verdicts, by_parts=self.by_parts)
         other.constants, other.constants_back = dict(self.constants), dict(self.constants_back)
-        other.forward = dict(self.forward)
-        other.backward = dict(self.backward)
-        other.relations = list(self.relations)
-        other.positives = list(self.positives)
-        other.sentences = list(self.sentences)
+        other.forward, other.backward = dict(self.forward), dict(self.backward)  # its exact values: the declared ones, as here
+        other.relations, other.positives, other.sentences = list(self.relations), list(self.positives), list(self.sentences)
         return other
 
     def add(self, relation: sympy.Basic, sentence: str | None = None) -> bool:
@@ -227,6 +230,8 @@ class SignReasoner:
             expr = sympy.sympify(expr, strict=True)
         if expr.has(sympy.nan, sympy.zoo):
             return None
+        if (known := rational_value.sign_at(expr, self.exact)) is not None:
+            return known
         e = self._forward(expr)
         found = self._cached_sign(e, tuple(self.positives))
         if found is None:
@@ -280,6 +285,8 @@ class SignReasoner:
         """+1 where ``expr >= 0`` is proved, -1 where ``expr <= 0`` is, for an ``expr`` that may be 0 (its
         :meth:`sign` None): structurally, as it stands or with its terms collected and common factors
         taken out (``sympy.factor_terms`` of its expansion); None where neither is proved."""
+        if (known := rational_value.sign_at(expr, self.exact)) is not None:
+            return known
         e = self._forward(expr)
         key = (e, tuple(self.positives), "weak")
         if key in _SIGN_CACHE:

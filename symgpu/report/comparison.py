@@ -53,7 +53,7 @@ def plot_sweep(result: Sweep, kind: str = "svg") -> bytes:
 
 
 def _error_figure(study: ModelStudy, alphas: Sequence[float], book: figure_digests.Book | None = None) -> bytes:
-    with style.figures():
+    with figure_sketch.figures():
         sketch = figure_sketch.Sketch("subplots figsize=(6.4, 3.6)", lambda: style.pyplot.subplots(figsize=(6.4, 3.6)))
         ax = sketch.axes()
         for index, s in enumerate(study.studies):
@@ -71,7 +71,7 @@ def _error_figure(study: ModelStudy, alphas: Sequence[float], book: figure_diges
 
 
 def _needed_figure(study: ModelStudy, alphas: Sequence[float], book: figure_digests.Book | None = None) -> bytes:
-    with style.figures():
+    with figure_sketch.figures():
         count = len(study.studies)
         sketch = figure_sketch.Sketch(f"subplots 1 {count} figsize=({3.2 * count!r}, 3.2) squeeze=False",
                                       lambda: style.pyplot.subplots(1, count, figsize=(3.2 * count, 3.2), squeeze=False))

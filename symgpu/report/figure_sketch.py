@@ -197,6 +197,24 @@ class _Deferred:
         return getattr(self._sketch.draw(), attribute)
 
 
+def figures(look: style.Look = style.LOOK) -> Any:
+    """:func:`style.figures` through matplotlib's own ``rc_context`` (pyplot's is the same one): a sketch whose figure
+    is kept from its book draws nothing, so a report whose figures are all kept never imports pyplot (half a second
+    a process). The rcParams in force are the same either way, and they are among each figure's digested inputs."""
+    import matplotlib  # noqa: PLC0415 - loaded only where a figure is sketched
+
+    matplotlib.use("Agg")
+    rc: Any = style.RC if look.svg_fonttype == style.RC["svg.fonttype"] else {**style.RC, "svg.fonttype": look.svg_fonttype}
+    return matplotlib.rc_context(rc)
+
+
+def cycle_colors() -> list[str]:
+    """The colours of the property cycle in force (``with figures():``), read without pyplot."""
+    import matplotlib  # noqa: PLC0415 - see figures
+
+    return list(matplotlib.rcParams["axes.prop_cycle"].by_key()["color"])
+
+
 def _matplotlib_type(kind: str) -> type:
     from matplotlib.axes import Axes  # noqa: PLC0415 - loaded only where a figure is drawn
     from matplotlib.figure import Figure  # noqa: PLC0415

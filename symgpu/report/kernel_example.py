@@ -78,14 +78,14 @@ def build_context(example: Example = EXAMPLE) -> dict[str, Any]:
     root = resources.data_root()
     raw = textfiles.read_bounded(root / example.source, limit=1 << 20, what="CUDA source", hint="the example source is a small file")
     source = kernel_source(raw.decode("utf-8", errors="replace"), example.kernel)
-    kernel = kernel_resources.select(kernel_resources.read(root / example.usage), example.kernel)
+    kernel = kernel_resources.select(kernel_resources.read(root / example.usage), example.kernel, example.cc_preset)
     occ = answer.answer(kernel, example.cc_preset, example.threads)
     model = api.load(example.model)
     table = mapping.load(model)
     launch = ncu.select(ncu.read(root / example.profile), example.kernel, None)
-    derived = mapping.derive(table, model, launch)
+    derived = mapping.derive(table, model, launch, example.cc_preset)
     predicted = model.evaluate(table.prediction, preset=example.model_preset, values={d.symbol: d.value for d in derived})
-    compared = mapping.compare(table, launch, predicted)
+    compared = mapping.compare(table, launch, predicted, example.cc_preset)
     return {
         "example": {"source_file": example.source, "usage_file": example.usage, "profile_file": example.profile,
                     "kernel": example.kernel, "threads": example.threads, "cc_preset": example.cc_preset,

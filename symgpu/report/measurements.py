@@ -109,10 +109,10 @@ def figures(comparison: compare.Comparison, kinds: Sequence[str], names: Mapping
             book: figure_digests.Book | None = None) -> dict[str, bytes]:
     """:func:`figure` drawn once and saved as each of ``kinds`` (kind -> bytes); with ``book`` and
     ``names`` (kind -> file name), kept from the report folder when drawn from the same inputs."""
-    with style.figures():
+    with figure_sketch.figures():
         sketch = figure_sketch.Sketch("subplots figsize=(6.4, 4.2)", lambda: style.pyplot.subplots(figsize=(6.4, 4.2)))
         ax = sketch.axes()
-        colors = style.pyplot.rcParams["axes.prop_cycle"].by_key()["color"]
+        colors = figure_sketch.cycle_colors()
         for index, s in enumerate(comparison.series):
             color = colors[index % len(colors)]
             ax.plot(s.curve_x, s.curve, color=color, linewidth=1.4, label=f"model, {s.label} (RMS {s.rms_relative:.1%})")

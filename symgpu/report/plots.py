@@ -226,7 +226,7 @@ def draw(model: Model, spec: PlotSpec, kinds: Sequence[str], names: Mapping[str,
     """
     values = PlotValues(model, spec)
     spec.resolved_marks = ()
-    with style.figures(look):
+    with figure_sketch.figures(look):
         sketch = figure_sketch.Sketch("subplots figsize=(6.4, 4.2)", lambda: style.pyplot.subplots(figsize=(6.4, 4.2)))
         ax = sketch.axes()
         if spec.kind == "regime_map":

@@ -28,6 +28,7 @@ from symgpu.sweep.grid import Axis, Grid
 from symgpu.sweep.plan import SweepPlan, build_plan
 from symgpu.sweep.run import DEFAULT_CHUNK, compile_plan, evaluate_chunk, progress_bar
 from symgpu.sweep import backends
+from symgpu.sweep.output import outside_own, own_outside
 from symgpu.sweep.writers import WriteSummary, arrow_schema, arrow_table, parquet_options, pyarrow_modules, regime_counts
 
 
@@ -82,11 +83,12 @@ def _plan(request: PartRequest) -> tuple[SweepPlan, Any, backends.Backend]:
     return _PLANS[request.token]
 
 
-def write_part(request: PartRequest, index: int, start: int, stop: int, folder: str) -> tuple[int, int, list[int]]:
+def write_part(request: PartRequest, index: int, start: int, stop: int, folder: str) -> tuple[int, int, list[int], list[int]]:
     """Evaluate points ``start..stop-1`` and write them as ``part-<index>.parquet`` in ``folder``.
 
     Returns:
-        (points, points outside the domain, regime counts as in :func:`symgpu.sweep.writers.write_chunks`)
+        (points, points outside the domain, regime counts, points outside each quantity's own domain, as in
+        :func:`symgpu.sweep.writers.write_chunks`)
     """
     _, pq = pyarrow_modules()
     plan, function, runner = _plan(request)
@@ -99,7 +101,7 @@ def write_part(request: PartRequest, index: int, start: int, stop: int, folder: 
     counts = np.zeros(len(plan.regime.labels) + 1 if plan.regime else 1, dtype=np.int64)
     if chunk.regime is not None:
         counts += np.bincount(chunk.regime + 1, minlength=counts.size)[np.r_[1:counts.size, 0]]
-    return stop - start, chunk.outside, [int(c) for c in counts]
+    return stop - start, chunk.outside, [int(c) for c in counts], [int(n) for n in own_outside(plan, chunk)]
 
 
 def client_for(scheduler: str | None, workers: int = 2) -> tuple[Any, Any]:
@@ -172,10 +174,12 @@ def write_dask(plan: SweepPlan, path: str | os.PathLike[str], *, backend: str = 
         futures = [client.submit(write_part, request, i, s, e, temp, pure=False) for i, (s, e) in enumerate(ranges)]
         points = outside = 0
         counts = np.zeros(len(plan.regime.labels) + 1 if plan.regime else 1, dtype=np.int64)
+        own = np.zeros(len(plan.own_domains), dtype=np.int64)
         for future in as_completed(futures):
             leftovers.raise_pending()
-            n, bad, part_counts = future.result()
+            n, bad, part_counts, part_own = future.result()
             points, outside, counts = points + n, outside + bad, counts + np.asarray(part_counts)
+            own += np.asarray(part_own, dtype=np.int64)
             if bar is not None:
                 bar.update(n)
         os.replace(temp, target)
@@ -185,7 +189,8 @@ def write_dask(plan: SweepPlan, path: str | os.PathLike[str], *, backend: str = 
         _close(client, cluster, others)
         if temp is not None and os.path.isdir(temp):  # after the workers stopped writing parts into it
             shutil.rmtree(temp, ignore_errors=True)
-    return WriteSummary(target, "parquet", points, outside, time.perf_counter() - begin, regime_counts(plan, counts))
+    return WriteSummary(target, "parquet", points, outside, time.perf_counter() - begin, regime_counts(plan, counts),
+                        outside_own(plan, own))
 
 
 def _close(client: Any, cluster: Any, others: set[Any]) -> None:

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from symgpu.evaluate import active
+from symgpu.evaluate.axis_tables import Tabled
 from symgpu.memo import Memo
 from symgpu.sweep.regimes import RegimeSpec
 
@@ -59,16 +60,20 @@ class Layout:
     #: index of the fast pass's first output (:func:`symgpu.sweep.plan.fast_outputs`: the quantities, a case table's
     #: code, then whether the point is clear of ties), -1 for none
     fast: int = -1
+    #: the domain output reads no swept symbol (its value is the same at every point): decided once per box, at its
+    #: first point, and the loop stores the values unmasked (a test per point cost Hong & Kim's numba value 8 %)
+    steady: bool = False
 
 
 _LAYOUTS: Memo[int, tuple[object, Layout]] = Memo("sweep.fused.layouts", 64)
 
 
 def layout(owner: object, axes: list[np.ndarray], scales: tuple[float, ...], quantities: int, domain: int | None,
-           regime: RegimeSpec | None, near: int | None = None, code: int | None = None, fast: int | None = None) -> Layout:
+           regime: RegimeSpec | None, near: int | None = None, code: int | None = None, fast: int | None = None,
+           steady: bool = False) -> Layout:
     """The kernel's view of ``owner`` (a plan; built once per plan object, the axes copied once); ``near`` and
     ``code``: the indices of the near-tie flag and (a case table's regime) the code among the function's outputs;
-    ``fast``: of the fast pass's first output."""
+    ``fast``: of the fast pass's first output; ``steady``: the domain output reads no swept symbol."""
     known = _LAYOUTS.get(id(owner))
     if known is not None and known[0] is owner:
         return known[1]
@@ -85,7 +90,8 @@ def layout(owner: object, axes: list[np.ndarray], scales: tuple[float, ...], qua
             raise ValueError("a case table's regime is decided by its code output (tie_conditions.case_code): give its index")
         kind = CASES
     made = Layout(values, offsets, lengths, quantities, -1 if domain is None else domain, kind, arguments,
-                  code if kind == CASES and code is not None else -1, -1 if near is None else near, -1 if fast is None else fast)
+                  code if kind == CASES and code is not None else -1, -1 if near is None else near, -1 if fast is None else fast,
+                  steady and domain is not None)
     _LAYOUTS[id(owner)] = (owner, made)
     return made
 
@@ -95,7 +101,7 @@ def layout(owner: object, axes: list[np.ndarray], scales: tuple[float, ...], qua
 _KERNELS: Memo[tuple[Any, ...], tuple[Any, tuple[Callable[..., Any], Callable[..., Any]]]] = Memo("sweep.fused.kernels", 256)
 
 
-def kernel(numba: Any, function: Callable[..., Any], axes: int, plan: Layout) -> tuple[Callable[..., Any], Callable[..., Any]]:
+def kernel(numba: Any, function: Callable[..., Any] | Tabled, axes: int, plan: Layout) -> tuple[Callable[..., Any], Callable[..., Any]]:
     """The compiled loop (and its second pass, ``settle``) of the plan's fused ``function`` for ``axes``
     swept symbols and the plan's kind of regime (once per process, function and shape: a Min/Max's
     outputs compared are compile-time constants, so its loop vectorizes).
@@ -104,20 +110,24 @@ def kernel(numba: Any, function: Callable[..., Any], axes: int, plan: Layout) ->
     not as an argument: an argument is a call LLVM inlines only while the function is small, and a
     call in the loop keeps it from vectorizing (a sweep's case conditions written by the tie rule,
     :mod:`symgpu.sweep.tie_conditions`, made Hong & Kim's value column 9x slower than the
-    same loop with the function inlined)."""
+    same loop with the function inlined). A :class:`~symgpu.evaluate.axis_tables.Tabled` function's table of the
+    innermost axis is filled once per box and read per point (Hong & Kim's value: MWP's memory latency and bounds,
+    two divisions per point)."""
     first, count = (int(plan.arguments[0]), plan.arguments.size) if plan.kind in (MIN, MAX) else (0, 0)
     if plan.kind in (MIN, MAX) and not np.array_equal(plan.arguments, np.arange(first, first + count)):
         first, count = -1, 0  # not consecutive outputs: read through plan.arguments
-    key = (id(function), axes, plan.kind, first, count, plan.quantities, plan.domain, plan.near, plan.code, plan.fast)
+    key = (id(function), axes, plan.kind, first, count, plan.quantities, plan.domain, plan.near, plan.code, plan.fast, plan.steady)
     known = _KERNELS.get(key)
     if known is None or known[0] is not function:
-        known = (function, _make_kernel(numba, numba.njit(inline="always")(function), *key[1:]))
+        point, table, entry_size = (function.point, function.table, function.count) if isinstance(function, Tabled) else (function, None, 0)
+        jit = numba.njit(inline="always")
+        known = (function, _make_kernel(numba, jit(point), None if table is None else jit(table), entry_size, *key[1:]))
         _KERNELS[key] = known
     return known[1]
 
 
-def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, quantities: int, domain: int,
-                 near_tie: int, code: int, fast: int) -> Any:  # pragma: no cover
+def _make_kernel(numba: Any, point: Any, table: Any, entry_size: int, n: int, kind: int, first: int, count: int, quantities: int, domain: int,
+                 near_tie: int, code: int, fast: int, steady: bool) -> Any:  # pragma: no cover
     # the coordinates as a tuple of n floats (n fixed per kernel), which the fused function unpacks for free;
     # along a run only the last one changes (tuple_setitem: the tuple stays in registers)
     to_fixed_tuple: Any = importlib.import_module("numba.np.unsafe.ndarray").to_fixed_tuple
@@ -125,6 +135,35 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
     relation = numba.njit(active.relation_number)
     magnitude = numba.njit(active.larger_magnitude)
     smaller = kind == MIN
+    last = n - 1
+    columns = max(entry_size, 1)  # of the table (one unused where there is none)
+    if table is not None:
+        @numba.njit(inline="always")
+        def fill(entries: np.ndarray, source: np.ndarray, fixed: Any) -> None:  # the box's table of the innermost axis
+            for t in range(source.size):
+                entry = table((source[t],), fixed)
+                for j in range(entry_size):
+                    entries[j, t] = entry[j]
+
+        @numba.njit(inline="always")
+        def f(row: Any, fixed: Any) -> Any:  # a point on its own: its table entry computed for it (the same arithmetic)
+            entries = np.empty((entry_size, 1))
+            fill(entries, np.array([row[last]]), fixed)
+            return point(row, fixed, entries, 0)
+
+        @numba.njit(inline="always")
+        def from_table(row: Any, fixed: Any, entries: np.ndarray, t: int) -> Any:  # a point of the box's row
+            return point(row, fixed, entries, t)
+    else:
+        f = point
+
+        @numba.njit(inline="always")
+        def fill(entries: np.ndarray, source: np.ndarray, fixed: Any) -> None:
+            pass
+
+        @numba.njit(inline="always")
+        def from_table(row: Any, fixed: Any, entries: np.ndarray, t: int) -> Any:
+            return point(row, fixed)
 
     near = 4 * active.TIE  # beyond this relative distance from the extreme, no argument ties it
     unsettled = count if count else -2  # the code of a point left to settle() (codes of arguments are 0..count-1)
@@ -182,7 +221,7 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
         return nothing if kind == NO_REGIME else coded(at) if kind == CASES else extreme if count else general
 
     regimes = kind != NO_REGIME
-    checked = domain >= 0
+    checked = domain >= 0 and not steady  # per point; a steady domain is decided once per box (see loop)
     flagging = near_tie >= 0
     tiered = fast >= 0  # values first by the fast pass, the points not clear of ties again by the rule
     first_value = fast if tiered else 0
@@ -230,12 +269,17 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
             index[k] = lows[k]
             coords[k] = values[offsets[k] + lows[k]]
             rows *= highs[k] - lows[k]
-        last = n - 1
         width = highs[last] - lows[last] if n else 1
         base = offsets[last] + lows[last] if n else 0
+        entries = np.empty((columns, width))
+        fill(entries, values[base:base + width] if n else values[:0], fixed)
         outside = 0
         pending = 0
         nearby = 0
+        everywhere = True  # a steady domain: its value at the box's first point is its value at every point
+        if steady:
+            start = to_fixed_tuple(coords, n)
+            everywhere = from_table(tuple_setitem(start, last, values[base]) if n else start, fixed, entries, 0)[domain] > 0.5
         for r in range(rows):
             before = pending
             row = to_fixed_tuple(coords, n)
@@ -247,7 +291,7 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
             marks = flags[at:at + width] if flagging or tiered else flags
             doubtful = False
             for t in range(width):
-                result = f(tuple_setitem(row, last, source[t]) if n else row, fixed)
+                result = from_table(tuple_setitem(row, last, source[t]) if n else row, fixed, entries, t)
                 # NOTE: written out here, not through a helper such as rule_store (which kept LLVM from vectorizing
                 # the loop with a regime column: Hong & Kim's 4x slower)
                 if checked:
@@ -276,7 +320,7 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
                     nearby += 1 if flag else 0
             if tiered and doubtful:  # the same domain and Min/Max outputs: only the values, a case code and the flags change
                 for t in range(width):
-                    result = f(tuple_setitem(row, last, source[t]) if n else row, fixed)
+                    result = from_table(tuple_setitem(row, last, source[t]) if n else row, fixed, entries, t)
                     if result[clear] < 0.5:
                         rule_store(result, out, first_column, codes, t, at, arguments)
                         flag = result[near_tie] > 0.5 if flagging else False
@@ -293,6 +337,13 @@ def _make_kernel(numba: Any, f: Any, n: int, kind: int, first: int, count: int, 
                 index[k] = lows[k]
                 coords[k] = values[offsets[k] + lows[k]]
                 k -= 1
+        if not everywhere:  # the whole box outside a steady domain: as the per-point test leaves it (flags as they are)
+            for i in range(position, position + rows * width):
+                for j in range(quantities):
+                    out[j, i] = np.nan
+                if regimes:
+                    regime[i] = -1
+            outside, pending = rows * width, 0
         return outside, pending, nearby
 
     consecutive = np.arange(first, first + count, dtype=np.int64)

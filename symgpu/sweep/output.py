@@ -45,12 +45,28 @@ class Column:
         return self.name if self.unit in ("", "1") else f"{self.name} [{self.unit}]"
 
 
+@dataclass(frozen=True)
+class OwnDomain:
+    """A quantity's ``valid_when`` conditions beyond the domain every column of its sweep shares: its column alone
+    is NaN where they fail (the others keep their values there).
+
+    Attributes:
+        quantity: the quantity.
+        conditions: the conditions as the model file writes them.
+    """
+
+    quantity: str
+    conditions: tuple[str, ...]
+
+
 class Layout(Protocol):
     """What a written sweep's file is laid out from (a :class:`~symgpu.sweep.plan.SweepPlan`, or a
     stored plan read back by :mod:`symgpu.sweep.replay`)."""
 
     @property
     def regime(self) -> RegimeSpec | None: ...
+    @property
+    def own_domains(self) -> tuple[OwnDomain, ...]: ...
     def columns(self) -> list[Column]: ...
     def metadata(self) -> dict[str, Any]: ...
 #: schema metadata key holding the sweep's JSON description
@@ -67,6 +83,7 @@ class WriteSummary:
     outside: int
     seconds: float
     regimes: tuple[tuple[str, int], ...]  # label -> number of points
+    outside_own: tuple[tuple[OwnDomain, int], ...] = ()  # per quantity with a domain of its own: points outside it (NaN)
 
 
 def format_of(path: str | os.PathLike[str], given: str | None = None) -> str:
@@ -204,10 +221,23 @@ def atomic_path(path: Path) -> Iterator[Path]:
             os.unlink(temp)
 
 
-def write_chunks(plan: Layout, chunks: Iterable[Chunk], path: str | os.PathLike[str], fmt: str) -> tuple[int, int, np.ndarray]:
-    """Write ``chunks`` to ``path`` atomically; return (points, points outside, regime counts)."""
+def own_outside(plan: Layout, chunk: Chunk) -> np.ndarray:
+    """Per :attr:`Layout.own_domains`, the chunk's points inside the shared domain where that quantity is NaN: outside
+    its own domain (where it has no value inside it, a 0/0, it is NaN too and counted with them)."""
+    return np.array([np.count_nonzero(np.isnan(chunk.columns[own.quantity])) - chunk.outside for own in plan.own_domains], dtype=np.int64)
+
+
+def outside_own(plan: Layout, counts: Iterable[int]) -> tuple[tuple[OwnDomain, int], ...]:
+    """:attr:`WriteSummary.outside_own` from the counts of :func:`own_outside` summed over the chunks."""
+    return tuple(zip(plan.own_domains, (int(n) for n in counts)))
+
+
+def write_chunks(plan: Layout, chunks: Iterable[Chunk], path: str | os.PathLike[str], fmt: str) -> tuple[int, int, np.ndarray, np.ndarray]:
+    """Write ``chunks`` to ``path`` atomically; return (points, points outside, regime counts, points outside each
+    quantity's own domain: :func:`own_outside`)."""
     target = Path(path)
     counts = np.zeros(len(plan.regime.labels) + 1 if plan.regime else 1, dtype=np.int64)
+    own = np.zeros(len(plan.own_domains), dtype=np.int64)
     points = outside = 0
     with atomic_path(target) as temp:
         if fmt == "parquet":
@@ -221,6 +251,7 @@ def write_chunks(plan: Layout, chunks: Iterable[Chunk], path: str | os.PathLike[
                     leftovers.raise_pending()
                     later.submit(arrow_table(plan, chunk, schema))
                     points, outside = points + chunk.stop - chunk.start, outside + chunk.outside
+                    own += own_outside(plan, chunk)
                     if chunk.regime is not None:
                         counts += code_counts(chunk.regime, counts.size)
         else:
@@ -230,9 +261,10 @@ def write_chunks(plan: Layout, chunks: Iterable[Chunk], path: str | os.PathLike[
                     leftovers.raise_pending()
                     stream.writelines(csv_blocks(plan, chunk))
                     points, outside = points + chunk.stop - chunk.start, outside + chunk.outside
+                    own += own_outside(plan, chunk)
                     if chunk.regime is not None:
                         counts += code_counts(chunk.regime, counts.size)
-    return points, outside, counts
+    return points, outside, counts, own
 
 
 def code_counts(codes: np.ndarray, size: int) -> np.ndarray:
@@ -263,8 +295,9 @@ def write_file(plan: Layout, chunks: Iterable[Chunk], path: str | os.PathLike[st
     """
     begin = time.perf_counter()
     try:
-        points, outside, counts = write_chunks(plan, chunks, path, kind)
+        points, outside, counts, own = write_chunks(plan, chunks, path, kind)
     except OSError as exc:  # a full disk, a folder made read-only meanwhile
         raise errors.UsageError(f"-o {str(path)!r}: cannot write the sweep there: {exc.strerror or exc}; "
                                 "free some space or write elsewhere") from None
-    return WriteSummary(Path(path), kind, points, outside, time.perf_counter() - begin, regime_counts(plan, counts))
+    return WriteSummary(Path(path), kind, points, outside, time.perf_counter() - begin, regime_counts(plan, counts),
+                        outside_own(plan, own))

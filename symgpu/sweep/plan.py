@@ -26,7 +26,7 @@ from symgpu.memo import Memo, MemoFamily
 from symgpu.model import Model
 from symgpu.sweep import finite, tie_conditions
 from symgpu.sweep.grid import Axis, Grid, parse_axis
-from symgpu.sweep.output import REGIME, Column
+from symgpu.sweep.output import REGIME, Column, OwnDomain
 from symgpu.sweep.regimes import RegimeSpec, has_regimes, regime_outputs, regime_target
 
 @dataclass(frozen=True)
@@ -56,6 +56,10 @@ class SweepPlan:
     written: tuple[sympy.Basic, ...] = ()
     case_conditions: tuple[sympy.Basic, ...] = ()
     tested: tuple[sympy.Basic, ...] = ()
+    #: the quantities whose own ``valid_when`` conditions go beyond the domain every column shares (:attr:`domain`),
+    #: each NaN where its own fail (:func:`masked`), and those conditions (per quantity, None for none)
+    own_domains: tuple[OwnDomain, ...] = ()
+    own_conditions: tuple[sympy.Basic | None, ...] = ()
 
     @property
     def code(self) -> int | None:
@@ -183,22 +187,27 @@ def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Gr
     for name, expr in zip(names, written):
         add(tie_conditions.tie_aware(expr), model.units[name])  # cases decided as the regime column does
     known = swept | set(merged)
-    domain = None
-    if checks:
-        conditions = []
-        for name in names:
-            for equation in model.dependencies(name, stop_at=given):
-                for condition in equation.valid_when:
-                    expanded = expand(condition)
-                    if {s.name for s in expanded.free_symbols} <= known:
-                        conditions.append(expanded)
-        if conditions:
-            domain = add(sympy.And(*conditions), None)
     regime = None
     if regime_of is None:
         target = next((n for n in names if has_regimes(model, n)), None)
     else:
         target = regime_target(model, model.equation_for(regime_of).definition.defines, given) if regime_of else None
+    domain = None
+    own: list[OwnDomain] = []
+    own_conditions: list[sympy.Basic | None] = [None] * len(names)
+    if checks:
+        of = {name: _conditions(model, name, given, expand, known) for name in names}
+        # every column's domain: the conditions all quantities share, and a swept regime quantity's (its column of
+        # labels has no regime where its column has no value); a quantity's other conditions make its own column NaN
+        shared = {c: t for c, t in of[names[0]].items() if all(c in of[n] for n in names)} | of.get(target or "", {})
+        if shared:
+            domain = add(sympy.And(*shared), None)
+        for index, name in enumerate(names):
+            rest = {c: t for c, t in of[name].items() if c not in shared}
+            if rest:
+                own.append(OwnDomain(name, tuple(dict.fromkeys(rest.values()))))
+                own_conditions[index] = sympy.And(*rest)
+                exprs[index] = masked(exprs[index], own_conditions[index])
     case_code = None
     case_conditions: tuple[sympy.Basic, ...] = ()
     quantities_written = tuple(written)
@@ -237,7 +246,25 @@ def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Gr
                                               for t in regime.trees))
     return SweepPlan(model, names, preset, grid, tuple(fixed_declared), tuple(fixed_base), scales,
                      tuple(exprs), tuple(out_units), domain, regime, checks, near, case_code, quantities_written, case_conditions,
-                     tuple(written))
+                     tuple(written), tuple(own), tuple(own_conditions))
+
+
+def _conditions(model: Model, name: str, given: frozenset[str], expand: Any, known: set[str]) -> dict[sympy.Basic, str]:
+    """The ``valid_when`` conditions of ``name``'s equations that the sweep can check (every symbol valued), each
+    expanded as the sweep computes it, with its text as the model file writes it."""
+    out: dict[sympy.Basic, str] = {}
+    for equation in model.dependencies(name, stop_at=given):
+        for condition, text in zip(equation.valid_when, equation.definition.valid_when):
+            expanded = expand(condition)
+            if {s.name for s in expanded.free_symbols} <= known:
+                out.setdefault(expanded, text)
+    return out
+
+
+def masked(expr: sympy.Basic, condition: sympy.Basic | None) -> sympy.Basic:
+    """``expr`` where ``condition`` holds, NaN elsewhere (a quantity's own domain; made after the tie rule has
+    rewritten ``expr``'s own case conditions, so the domain's relations are compared as the shared domain's are)."""
+    return expr if condition is None else sympy.Piecewise((expr, condition), (sympy.nan, True))
 
 
 #: each plan's fast outputs (:func:`fast_outputs`), the plan kept with them
@@ -259,7 +286,7 @@ def fast_outputs(plan: SweepPlan) -> tuple[sympy.Basic, ...]:
     clear = ties.for_inputs(plan.model, clear, dict(plan.values) | {a.name: a.values for a in plan.grid.axes})
     outputs: tuple[sympy.Basic, ...] = ()
     if clear is not sympy.false:
-        outputs = tuple(tie_conditions.tie_aware(e, fast=True) for e in plan.written)
+        outputs = tuple(masked(tie_conditions.tie_aware(e, fast=True), c) for e, c in zip(plan.written, plan.own_conditions or (None,) * len(plan.written)))
         if plan.case_code is not None:
             outputs += (tie_conditions.case_code(list(plan.case_conditions), fast=True),)
         outputs += (clear,)

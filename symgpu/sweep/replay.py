@@ -43,7 +43,7 @@ from symgpu.sweep import program as programs
 from symgpu.sweep.chunks import Numbers, Settled
 from symgpu.sweep.decide import RegimeSpec, Tree
 from symgpu.sweep.grid import Grid, parse_axis
-from symgpu.sweep.output import REGIME, Column, Layout
+from symgpu.sweep.output import REGIME, Column, Layout, OwnDomain
 
 #: the body's format (a new one makes older entries unreadable, as the kind's version does)
 FORMAT = 1
@@ -90,6 +90,7 @@ class StoredSweep:
     layout: tuple[Column, ...]
     described: str  # the sweep's metadata as JSON text (sorted keys)
     settled: tuple[Settled, ...] = ()  # the points the full run decided again near a tie, as it decided them
+    own_domains: tuple[OwnDomain, ...] = ()  # none: a plan with a quantity's own domain is not stored (:func:`entry`)
 
     @property
     def near(self) -> None:
@@ -175,7 +176,7 @@ def entry(request: Request, plan: Plan, function: gridcode.GridProgram, settled:
     path = model_file(request.model)
     files = model_files(path) if path is not None else None
     recorded = programs.record(function, len(plan.grid.axes) + len(plan.fixed))
-    if files is None or recorded is None:
+    if files is None or recorded is None or plan.own_domains:  # a quantity's own domain: counted by the full path only
         return None
     regime = plan.regime
     body = {

@@ -78,7 +78,8 @@ def _compile(plan: SweepPlan, backend: backends.Backend) -> Any:
     if fast:  # numba's fast pass, in the same function: the same values where it holds (one CSE, the same arithmetic)
         count = len(plan.quantities)
         exprs, units = exprs + fast, units + plan.out_units[:count] + (None,) * (len(fast) - count)
-    return compiler.fused_function(plan.model, exprs, plan.grid.names, [k for k, _ in plan.fixed], units, backend=backend.name)
+    return compiler.fused_function(plan.model, exprs, plan.grid.names, [k for k, _ in plan.fixed], units, backend=backend.name,
+                                   tables=backend.name == "numba")
 
 
 def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, stop: int,
@@ -148,8 +149,9 @@ def _fused_run(plan: SweepPlan, backend: backends.Backend, function: Any, start:
     """The numba loop over the points ``start..start + out.shape[1] - 1`` into ``out`` and ``regime``: the
     number of points outside the domain and the offsets of those near a case condition's tie (None: no flag)."""
     fast = len(plan.exprs) + (plan.case_code is not None) if fast_outputs(plan) else None
+    steady = plan.domain is not None and {s.name for s in plan.exprs[plan.domain].free_symbols}.isdisjoint(plan.grid.names)
     spec = fused.layout(plan, [a.values for a in plan.grid.axes], plan.scales, len(plan.quantities), plan.domain, plan.regime,
-                        plan.near, plan.code, fast)
+                        plan.near, plan.code, fast, steady)
     boxes = plan.grid.boxes(start, start + out.shape[1])
     # zeros (untouched pages cost nothing): numba's fast pass writes the flag only where a point is not clear of ties
     flags = np.zeros(out.shape[1] if plan.near is not None else 0, dtype=np.bool_)

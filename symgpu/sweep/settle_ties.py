@@ -46,7 +46,7 @@ def settle(plan: SweepPlan, chunk: Chunk) -> tuple[Chunk, tuple[Settled, ...]]:
         regime = np.array(regime)
     done = []
     for index in chunk.near.tolist():
-        if any(np.isnan(columns[n][index]) for n in plan.quantities):
+        if all(np.isnan(columns[n][index]) for n in plan.quantities):
             continue  # outside the domain, or no value: as the compiled pass left it
         values: dict[str, Any] = dict(plan.values)
         where = np.unravel_index(chunk.start + index, plan.grid.shape)
@@ -63,6 +63,8 @@ def _settle_point(plan: SweepPlan, values: dict[str, Any], columns: dict[str, np
                   index: int) -> None:
     """The values and regime at one point by the scalar path (a point it refuses keeps the compiled answer)."""
     for name in plan.quantities:
+        if np.isnan(columns[name][index]):
+            continue  # outside the quantity's own domain, or no value: as the compiled pass left it
         try:
             columns[name][index] = float(evaluator.evaluate(plan.model, name, preset=plan.preset, values=values,
                                                             checks=plan.checks).magnitude)

@@ -7,6 +7,7 @@ from decimal import Decimal
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -231,10 +232,61 @@ def _resolve(parsed: grammar.Parsed, text: str) -> pint.Unit:
         try:
             canonical = ureg.get_name(name)
         except (pint.errors.UndefinedUnitError, ValueError):
-            raise ValueError(f"unknown unit {_shown(text)} ('{name}' is not a unit of symgpu/units/units.txt)") from None
+            raise ValueError(f"unknown unit {_shown(text)} ({_unknown(name)})") from None
         powers[canonical] = powers.get(canonical, 0) + power
     container = UnitsContainer({name: power for name, power in powers.items() if power})
     return ureg.Unit(container) if container else ureg.dimensionless
+
+
+def _unknown(name: str) -> str:
+    """Why ``name`` is no unit and what to write: the units it may mean (``kB`` or ``KiB`` for ``KB``), the prefixes,
+    and the one file (:data:`DEFINITIONS`, where it is installed) that lists every unit. Two different paths, neither
+    of them a file a user of the installed package can open, had been named (an outside tester's finding, round 13c F10)."""
+    prefixes, _ = _definitions()
+    meant = " did you mean " + " or ".join(_meant(name)) + "?" if _meant(name) else ""
+    decimal = " ".join(p for p, value in prefixes.items() if not _binary(value))
+    binary = " ".join(p for p, value in prefixes.items() if _binary(value))
+    return (f"'{name}' is not a unit symgpu knows:{meant} prefixes are {decimal} (powers of 10) and {binary} (powers of 2, "
+            f"for bytes and bits); every unit and prefix is listed in {DEFINITIONS}")
+
+
+def _binary(value: str) -> bool:
+    """Is the prefix value written in units.txt (``1e3``, ``2**10``) a power of 2?"""
+    return value.startswith("2**")
+
+
+def _meant(name: str, limit: int = 4) -> list[str]:
+    """Units of the registry ``name`` may mean: a prefix and a unit in another case (``kB`` for ``KB``), or the binary
+    prefix of the same letter (``KiB``)."""
+    prefixes, names = _definitions()
+    found: list[str] = []
+    for cut in range(len(name)):
+        head, tail = name[:cut], name[cut:]
+        exact = [symbol for alias, symbol in names if alias == tail]
+        for symbol in exact or [symbol for alias, symbol in names if alias.lower() == tail.lower()]:
+            information = registry().Unit(symbol).dimensionality == registry().Unit("B").dimensionality
+            found += [p + symbol for p, value in prefixes.items() if (information or not _binary(value))
+                      and head.lower() in (p.lower(), p.lower()[:-1] if _binary(value) else None)]
+            found += [symbol] if not head else []
+    return [unit for unit in dict.fromkeys(found) if unit != name][:limit]
+
+
+@lru_cache(maxsize=1)
+def _definitions() -> tuple[dict[str, str], tuple[tuple[str, str], ...]]:
+    """The prefixes of ``units.txt`` (symbol -> its value as written, ``1e3`` or ``2**10``) and its units' names,
+    symbols and aliases, each with the unit's symbol, in file order."""
+    prefixes: dict[str, str] = {}
+    names: list[tuple[str, str]] = []
+    for line in DEFINITIONS.read_text(encoding="utf-8").splitlines():
+        parts = [part.strip() for part in line.split("#", 1)[0].split("=")]
+        if len(parts) < 2 or parts[0].startswith("@"):
+            continue
+        if parts[0].endswith("-"):
+            prefixes[parts[2].rstrip("-")] = parts[1]
+            continue
+        symbol = registry().get_symbol(parts[0])
+        names += [(alias, symbol) for alias in (parts[0], *parts[2:]) if alias != "_"]
+    return prefixes, tuple(names)
 
 
 def _shown(text: str, limit: int = 80) -> str:
@@ -279,3 +331,33 @@ def format_dimension(dim: Any) -> str:
 def _power(power: Any) -> str:
     as_float = float(power)
     return str(int(as_float)) if as_float.is_integer() else f"({power})"
+
+
+def moved(value: pint.Quantity, to: Any, rates: Sequence[tuple[pint.Quantity, int]]) -> pint.Quantity:
+    """``value`` divided by each rate to its power (a clock, a warp size, an SM count), in unit ``to``: each magnitude
+    read as its decimal of 15 significant digits, multiplied out exactly and rounded once (``exact_convert``),
+    so 300 ns at 1.98 GHz is 594.0 cycles, not 594.0000000000001. The one conversion across a rate: ``--set``,
+    ``--unit``, ``--target`` and the API's target."""
+    scale, dims = Fraction(1), value.units
+    for rate, power in rates:
+        scale, dims = scale / _decimal(rate.magnitude) ** power, dims / rate.units ** power
+    target = to if isinstance(to, pint.Unit) else unit(str(to))
+
+    def one(magnitude: Any) -> float:
+        if not math.isfinite(float(magnitude)):  # no exact value: pint's arithmetic (nan, inf stay so)
+            return float(convert(registry().Quantity(float(magnitude) * float(scale), dims), target).magnitude)
+        return float(exact_convert(registry().Quantity(_decimal(magnitude) * scale, dims), target).magnitude)
+
+    magnitude = value.magnitude
+    if isinstance(magnitude, np.ndarray):
+        flat = [one(x) for x in magnitude.ravel().tolist()]
+        return registry().Quantity(np.array(flat, dtype=float).reshape(magnitude.shape), target)
+    return registry().Quantity(one(magnitude), target)
+
+
+def _decimal(magnitude: Any) -> Fraction:
+    """A magnitude exactly: an integer or Fraction as it is, a double as its decimal of 15 significant digits (a clock
+    computed in another unit, 1980 MHz in GHz, may carry noise in its last bit)."""
+    if isinstance(magnitude, (int, Fraction)):
+        return Fraction(magnitude)
+    return Fraction(Decimal(f"{float(magnitude):.15g}"))

@@ -1,0 +1,53 @@
+"""Which pairs of regimes a boundary examines: the condition that separates two regimes (:func:`switch_condition`), whether
+they lie in the same case context (:func:`same_context`), the refusal of an all-pairs boundary over the cases of a case table
+(:func:`refuse_case_pairs`), and whether both regimes of a pair reach a root of their separating condition (:func:`neighbours_at`):
+an all-pairs boundary keeps a pair's root only there (an outside tester's finding, round 13, F1: fits|streams was said to meet
+at footprint = L2, where the model goes from fits to spills and streams holds only beyond 4*L2)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sympy
+
+from symgpu import errors
+from symgpu.derive import jobs, regime_split
+from symgpu.derive.regime_switch import same_context, switch_condition
+
+
+def refuse_case_pairs(job: jobs._Job, pairs: Sequence[tuple[regime_split.Regime, regime_split.Regime]], var: sympy.Symbol) -> None:
+    """A boundary asked without ``between`` over regimes in different cases of a ``Piecewise`` (their case conditions
+    differ, and no one condition separates them) is refused at once: two cases switch where their condition switches,
+    which only a named pair looks for (:mod:`.case_boundary`), not where their values meet, which SymPy solved for minutes
+    (Hong & Kim's Exec_cycles_app over Uncoal_Mem_insts: eq22, eq23 and eq24 with each MWP limiter)."""
+    cases = [(ra, rb) for ra, rb in pairs if not same_context(ra, rb) and switch_condition(ra, rb, var) is None]
+    if not cases:
+        return
+    named = list(dict.fromkeys(n for ra, rb in cases for r in (ra, rb) for n in r.terms[:1]))
+    example = f" ({', '.join(named)}: e.g. --between {named[0]} {named[1]})" if len(named) >= 2 else ""
+    raise errors.DerivationError(
+        f"{job.model.id}: {len(cases)} pairs of regimes of {job.quantity} are in different cases of a case table "
+        f"({', '.join(f'{ra.name}|{rb.name}' for ra, rb in cases[:3])}{', …' if len(cases) > 3 else ''}): cases switch where their "
+        f"condition switches, not where their values meet; name two cases with --between{example} "
+        f"(API: boundary(quantity, (case, case), for_={str(var)!r}))")
+
+
+def neighbours_at(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol, root: sympy.Basic,
+                  label: str) -> sympy.Basic | None:
+    """``root`` (a root, or a Tuple of roots) with only the roots where both regimes may hold beside it: no condition
+    ``h >= 0`` of either, closed (``h > 0`` read as ``h >= 0``: it holds on one side of the root), is refuted there under
+    the assumptions; each root left out said as a step. None where no root is left: the two regimes never meet."""
+    assert job.ctx is not None
+    kept: list[sympy.Basic] = []
+    for r in root.args if isinstance(root, sympy.Tuple) else (root,):
+        failing = next(((regime, cond) for regime in (ra, rb) for cond in regime.raw
+                        if cond.h is not None and job.ctx.decide(sympy.GreaterThan(cond.h.xreplace({var: r}), 0)) is False), None)
+        if failing is None:
+            kept.append(r)
+            continue
+        regime, cond = failing
+        job.step("not neighbours", sympy.Eq(var, r), f"{ra.name} and {rb.name} do not meet here: {regime.name} holds only where "
+                 f"{sympy.sstr(cond.relational)}, which fails at and beside {var} = {sympy.sstr(r)} ({label} dropped)")
+    if not kept:
+        return None
+    return kept[0] if len(kept) == 1 else sympy.Tuple(*kept)
