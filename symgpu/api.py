@@ -59,10 +59,15 @@ class Model(model.Model):
         return evaluator.evaluate(self, name, preset=preset, values=merge_keywords(values, symbol_values), checks=checks)
 
     def solve(self, quantity: Any, for_: str = "n", **options: Any) -> Derivation:
-        """Solve ``quantity = target`` for ``for_``; see :func:`symgpu.derive.solve`."""
+        """Solve ``quantity = target`` for ``for_``; see :func:`symgpu.derive.solve`. At a point (``preset``/``values``)
+        where the relation holds on whole ranges of ``for_``, the answer says so (``extra.elsewhere``), as the command line does."""
         from symgpu import derive  # NOTE: imported on first use
+        from symgpu.derive import range_lines  # NOTE: imported on first use
 
-        return derive.solve(self, quantity, for_, **options)
+        answer = derive.solve(self, quantity, for_, **options)
+        if options.get("preset") is None and not options.get("values"):
+            return answer
+        return range_lines.at_point(self, answer, options.get("preset"), dict(options.get("values") or {}))
 
     def regimes(self, quantity: Any, **options: Any) -> Derivation:
         """Split ``quantity`` into regimes; see :func:`symgpu.derive.regimes`."""

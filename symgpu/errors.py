@@ -89,6 +89,16 @@ class NoClosedForm(DerivationError):
         self.reason = reason or message
 
 
+class NoExtremumCandidate(DerivationError):
+    """An extremum where no critical point, cusp, end or plateau edge qualifies: at a point, the supremum (infimum)
+    approached at an open end may still answer it (:mod:`symgpu.derive.extremum_supremum`). ``end``: a finite open end
+    whose limit beats every candidate there, as (its point as text, in the variable's declared unit; the side, "-" or "+")."""
+
+    def __init__(self, message: str, end: tuple[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.end = end
+
+
 class NoAnswerHere(DerivationError):
     """A question has answers, but none holds at the given point (no root lies in its regime
     there): a failed check, so the command line exits 1."""

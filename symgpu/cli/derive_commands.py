@@ -36,8 +36,8 @@ from symgpu.cli import assume_units, common, derive_expectations, given_numbers
 from symgpu.numbers import json_number
 from symgpu import derive
 from symgpu.cli.operation_commands import OPERATION_COMMANDS, command_name
-from symgpu.derive import at_point, declared_range, result_form, rewritten_switch
-from symgpu.derive.extra_records import AT_THE_POINT, RootRecord
+from symgpu.derive import at_point, declared_range, range_lines, result_form, rewritten_switch
+from symgpu.derive.extra_records import RootRecord
 from symgpu.derive.options import Options
 from symgpu.model import printing
 from symgpu.evaluate import evaluator
@@ -290,30 +290,13 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
         data["inputs"] = {k: {"value": json_number(v.magnitude), "unit": common.unit_text(v)} for k, v in values.items()}
         print(json.dumps(data, default=str))
         return common.OK
-    text = summary.summary(derivation, full=args.full)
+    text = getattr(args, "shown", str)(summary.summary(derivation, full=args.full))
     if getattr(args, "target_note", None):  # after the summary's first (title) line
         title, _, rest = text.partition("\n")
         text = f"{title}\n  target: {args.target_note}" + (f"\n{rest}" if rest else "")
     print(text)
-    if numbers.get("no_root_here"):
-        regimes = numbers["no_root_here"]
-        print(f"  no isolated root here: the closed-form root{'s' if len(regimes) > 1 else ''} above (regime{'s' if len(regimes) > 1 else ''} "
-              f"{', '.join(regimes)}) give{'' if len(regimes) > 1 else 's'} no root at this point (its regime's conditions fail there, or "
-              "it is no finite value in the variable's declared range); the relation holds on the range below")
-    for flat in numbers.get("ranges", ()):
-        if flat["regime"] == "every regime" and flat["where"] in ("any value", "True"):
-            print(f"  holds for every {derivation.variable}: the relation does not depend on {derivation.variable} here")
-            continue
-        if flat["regime"] == "every regime":
-            print(summary.shorten(f"  holds for every {derivation.variable} where {flat['where']} (the model's valid_when domain: it "
-                                  "gives no value outside it)", 190, "--json for all"))
-            continue
-        if flat["regime"] == AT_THE_POINT:
-            print(summary.shorten(f"  holds for every {derivation.variable} where {flat['where']} (at no other admissible "
-                                  f"{derivation.variable}: declared range, valid_when domain)", 190, "--json for all"))
-            continue
-        print(summary.shorten(f"  holds for every {derivation.variable} where {flat['where']} (regime {flat['regime']}: its value "
-                              f"does not depend on {derivation.variable})", 190, "--json for all"))
+    for line in range_lines.texts(derivation.variable, numbers.get("no_root_here") or (), numbers.get("ranges", ())):
+        print(f"  {line}" if line.startswith("no isolated root") else summary.shorten(f"  {line}", 190, "--json for all"))
     if "regimes" in numbers:
         shown = ", ".join(f"{summary.value_text(v, '')} ({r})" for v, r in zip(numbers["value"], numbers["regimes"]))
         unit_shown = "" if numbers["unit"] in ("", "1", "dimensionless") else f" [{numbers['unit']}]"
@@ -369,6 +352,7 @@ def _run(args: argparse.Namespace) -> int:
     given = given_numbers.at_the_door(model, args.assume, _substitutions(args.substitute), args.var if limit else None,
                                       str(args.to) if limit else None)
     model, args.assume, substitute = given.model, given.assume, given.substitute
+    args.shown = given.shown  # the answer printed with the constants made here as the numbers given (_emit)
     args.substitute = [f"{name}={text}" for name, text in substitute.items()]
     if limit:
         args.to_given, args.to = args.to, given.to

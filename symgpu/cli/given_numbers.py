@@ -39,6 +39,7 @@ class Given:
         substitute: the ``--substitute`` values, by name.
         to: the ``limit --to`` point (None: not a limit).
         said: (text made here, the text given) for each text that changed, and (constant, its value and unit) for each constant.
+        constants: (constant, its value and unit) for each constant made here.
     """
 
     model: Model
@@ -46,6 +47,7 @@ class Given:
     substitute: dict[str, str]
     to: str | None
     said: tuple[tuple[str, str], ...] = ()
+    constants: tuple[tuple[str, str], ...] = ()
 
     def readable(self, message: str) -> str:
         """``message`` (a refusal) with each text made here as the caller gave it, and a constant made here as its value
@@ -53,6 +55,17 @@ class Given:
         for made, given in self.said:
             message = re.sub(rf"(?<![\w.]){re.escape(made)}(?![\w.])", lambda _: given, message)
         return message
+
+    def shown(self, text: str) -> str:
+        """``text`` (an answer as printed) with each constant made here as the number and unit the caller gave
+        (``W -> 32 warp/SM``, ``M_Write*SMs*(32 warp/SM)``), not its internal name (``lit_32_warp_per_SM``: an outside
+        tester's finding, round 13b, U1); in parentheses beside an operator."""
+        for name, given in self.constants:
+            def spoken(match: re.Match[str], given: str = given) -> str:
+                before, after = match.string[:match.start()].rstrip()[-1:], match.string[match.end():].lstrip()[:1]
+                return f"({given})" if before in ("*", "/", "^") or after in ("*", "/", "^") else given
+            text = re.sub(rf"(?<![\w.]){re.escape(name)}(?![\w.])", spoken, text)
+        return text
 
 
 def at_the_door(model: Model, assume: Iterable[str], substitute: Mapping[str, str], variable: str | None,
@@ -67,9 +80,8 @@ def at_the_door(model: Model, assume: Iterable[str], substitute: Mapping[str, st
     values = {name: door.value(name, text, f"--substitute '{name}={text}'") for name, text in substitute.items()}
     point = door.value(variable, to, f"--to '{to}'", dimension=True) if to is not None and variable else to
     said = [(made, text) for made, text in zip(texts, given) if made != text]
-    if door.copied:
-        said.extend((c.name, f"{c.value} {c.unit_text}") for c in door.model.literal_constants if not c.equations)
-    return Given(door.model, texts, values, point, tuple(said))
+    constants = [(c.name, f"{c.value} {c.unit_text}") for c in door.model.literal_constants if not c.equations] if door.copied else []
+    return Given(door.model, texts, values, point, tuple(said + constants), tuple(constants))
 
 
 class _Door:

@@ -52,8 +52,13 @@ def select_branch(job: jobs._Job, piecewise: sympy.Piecewise, preset: str | None
 def active_regimes(job: jobs._Job, found: Sequence[Any], preset: str | None, values: Mapping[str, Any]) -> list[Any]:
     """The regimes (from :func:`symgpu.derive.regimes`) whose conditions all hold at the inputs."""
     model = job.model
-    out = [(regime, [condition_verdict(cond.relational, side, model.id, exact=exact)[1] for cond in regime.raw])
-           for regime, side, exact in holding(model, found, preset, values)]  # the numbers shown for those that apply only
+    out = []
+    side = sides_at(model, preset, values)  # the rows share most relations: each side evaluated once
+    exact = active.exact_ties(model, [cond.relational for regime in found for cond in regime.raw], preset, values)
+    for regime in found:
+        # the numbers are shown for the regimes that apply only: decided first, then shown
+        if all(condition_verdict(cond.relational, side, model.id, shown=False, exact=exact)[0] for cond in regime.raw):
+            out.append((regime, [condition_verdict(cond.relational, side, model.id, exact=exact)[1] for cond in regime.raw]))
     where = where_text(preset, values)
     if not out:
         raise errors.DerivationError(f"{model.id}: no regime of {job.quantity} applies at {where}")
@@ -63,15 +68,6 @@ def active_regimes(job: jobs._Job, found: Sequence[Any], preset: str | None, val
         job.step("tie", sympy.Tuple(*[sympy.Symbol(r.name) for r, _ in out]), "several regimes apply: their values are equal at these inputs")
     job.extra = job.extra.with_(active_regimes=tuple(ActiveRegime(r.name, tuple(r.terms), r.expression) for r, _ in out))
     return [r for r, _ in out]
-
-
-def holding(model: Any, found: Sequence[Any], preset: str | None, values: Mapping[str, Any]) -> list[tuple[Any, Any, Any]]:
-    """The regimes of ``found`` (:class:`symgpu.derive.regime_split.Regime` s) whose conditions all hold at the inputs, in
-    their order, each with the side evaluator and exact ties it was decided with (to show the numbers)."""
-    side = sides_at(model, preset, values)  # the rows share most relations: each side evaluated once
-    exact = active.exact_ties(model, [cond.relational for regime in found for cond in regime.raw], preset, values)
-    return [(regime, side, exact) for regime in found
-            if all(condition_verdict(cond.relational, side, model.id, shown=False, exact=exact)[0] for cond in regime.raw)]
 
 
 def assumed_hold(job: jobs._Job, var: sympy.Symbol, found: Sequence[Any], preset: str | None, values: Mapping[str, Any]) -> list[Any]:
@@ -343,3 +339,9 @@ def valued(model: Any, name: str, preset: str | None, values: Mapping[str, Any])
         return preset is not None and name in model.preset(preset)
     except errors.SymgpuError:
         return False
+
+
+def numbers_alone(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, preset: str | None, values: Mapping[str, Any]) -> bool:
+    """Without a preset or values, does ``expr`` read no input but ``var`` (constants aside)? Its candidates are then
+    compared by their numbers as at a point: an open end's limit beats them or not (round 14b F12)."""
+    return preset is None and not values and pinned(job, expr, var, None, {}) is not None

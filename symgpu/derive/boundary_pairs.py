@@ -1,6 +1,6 @@
 """Which pairs of regimes a boundary examines: the condition that separates two regimes (:func:`switch_condition`), whether
 they lie in the same case context (:func:`same_context`), the refusal of an all-pairs boundary over the cases of a case table
-(:func:`refuse_case_pairs`), and whether both regimes of a pair reach a root of their separating condition (:func:`neighbours_at`):
+(:func:`refuse_case_pairs`; one pair is answered as if named, :func:`only_case_pair`), and whether both regimes of a pair reach a root of their separating condition (:func:`neighbours_at`):
 an all-pairs boundary keeps a pair's root only there (an outside tester's finding, round 13, F1: fits|streams was said to meet
 at footprint = L2, where the model goes from fits to spills and streams holds only beyond 4*L2)."""
 
@@ -30,6 +30,18 @@ def refuse_case_pairs(job: jobs._Job, pairs: Sequence[tuple[regime_split.Regime,
         f"({', '.join(f'{ra.name}|{rb.name}' for ra, rb in cases[:3])}{', …' if len(cases) > 3 else ''}): cases switch where their "
         f"condition switches, not where their values meet; name two cases with --between{example} "
         f"(API: boundary(quantity, (case, case), for_={str(var)!r}))")
+
+
+def only_case_pair(pairs: Sequence[tuple[regime_split.Regime, regime_split.Regime]], var: sympy.Symbol) -> tuple[str, str] | None:
+    """The names of the two cases where a boundary asked without ``between`` has exactly one pair of regimes and that pair
+    lies in different cases of a case table: with one pair there is nothing to choose, so it is answered as if named
+    (an outside tester's finding, round 13c, F10: camp's camped|spread was refused). None otherwise."""
+    if len(pairs) != 1:
+        return None
+    ra, rb = pairs[0]
+    if same_context(ra, rb) or switch_condition(ra, rb, var) is not None or not ra.terms or not rb.terms or ra.terms[0] == rb.terms[0]:
+        return None
+    return ra.terms[0], rb.terms[0]
 
 
 def neighbours_at(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol, root: sympy.Basic,

@@ -4,6 +4,7 @@ checks; :mod:`.certify_solve` is the solve check). Brute force on :mod:`symgpu.e
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -208,12 +209,15 @@ def _scan_grid(model: Model, variable: str, around: Sequence[float]) -> np.ndarr
 
 #: the most case edges of the quantity's case tables an extremum's scan adds (:func:`case_edges`)
 MAX_EDGES = 32
+#: the most meeting points of two arguments of a Min/Max (:func:`min_max_ties`) an extremum's scan adds, besides the case edges
+MAX_MEETINGS = 64
 #: relative distance of the points beside each case edge (where an open case's value is approached)
 BESIDE = 1e-9
 
 
 def case_edges(model: Model, asked: Asked, point: _Point) -> np.ndarray:
-    """Each edge of a case condition of the quantity's case tables linear in the variable (``x <= 2.0005``) at the point, in
+    """Each edge of a case condition of the quantity's case tables linear in the variable (``x <= 2.0005``), and each point where
+    two arguments of a Min/Max meet, linear in the variable (:func:`min_max_ties`), at the point, in
     the variable's declared unit, with a point just beside it on each side: a narrow case that the scan's grid steps over (a
     tent 0.001 us wide) is evaluated where it peaks; an outside tester's finding (round 13, F4), where an extremum at an end
     passed the scan though a case edge beat it. Empty for an integer variable (its scan holds its whole values only)."""
@@ -226,14 +230,14 @@ def case_edges(model: Model, asked: Asked, point: _Point) -> np.ndarray:
     except errors.SymgpuError:
         return np.empty(0)
     edges: list[sympy.Expr] = []
-    for piece in expr.atoms(sympy.Piecewise):
-        for relation in (r for _, c in piece.args for r in c.atoms(sympy.core.relational.Relational)):
-            h = sympy.expand(relation.lhs - relation.rhs)
-            slope = h.coeff(var) if var in h.free_symbols and h.is_polynomial(var) and sympy.degree(h, var) == 1 else None
-            if slope is not None and var not in slope.free_symbols and (edge := -(h - slope * var) / slope) not in edges:
-                edges.append(edge)
+    ties = [sympy.expand(r.lhs - r.rhs) for piece in expr.atoms(sympy.Piecewise) for _, c in piece.args
+            for r in c.atoms(sympy.core.relational.Relational)]
+    for h in ties + min_max_ties(expr, var)[:MAX_MEETINGS]:
+        slope = h.coeff(var) if var in h.free_symbols and h.is_polynomial(var) and sympy.degree(h, var) == 1 else None
+        if slope is not None and var not in slope.free_symbols and (edge := -(h - slope * var) / slope) not in edges:
+            edges.append(edge)
     found: list[float] = []
-    for edge in edges[:MAX_EDGES]:
+    for edge in edges[:MAX_EDGES + MAX_MEETINGS]:
         try:
             found.append(float(evaluator.evaluate_expression(model, edge, model.units[asked.variable], preset=point.preset,
                                                              values=dict(point.values)).magnitude))
@@ -242,6 +246,20 @@ def case_edges(model: Model, asked: Asked, point: _Point) -> np.ndarray:
     at = np.asarray([x for x in found if np.isfinite(x)], dtype=float)
     at = np.concatenate([at, at * (1 - BESIDE), at * (1 + BESIDE)])
     return at[declared_range.of(model, asked.variable).holds(at)]
+
+
+def min_max_ties(expr: sympy.Basic, var: sympy.Symbol) -> list[sympy.Expr]:
+    """``a - b`` for each two arguments ``a``, ``b`` of every ``Min``/``Max`` in ``expr`` holding ``var``, nested ones too (inside
+    another Min/Max, a sum or a product, at any depth): where one is 0 the two arguments meet, a cusp of that Min/Max whatever the
+    enclosing one does there (a narrow peak of ``Max(0, 1000*Min(x - 2, 2.0005 - x))``, 0.0005 wide, between the scan's points:
+    an outside tester's finding, round 13c F11). Each node's pairs in turn; the caller caps how many it reads (:data:`MAX_MEETINGS`)."""
+    found: list[sympy.Expr] = []
+    for node in sorted(expr.atoms(sympy.Min, sympy.Max), key=sympy.default_sort_key):
+        for a, b in itertools.combinations(node.args, 2):
+            h = sympy.expand(a - b)
+            if var in h.free_symbols and h not in found and -h not in found:
+                found.append(h)
+    return found
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import (certify, certify_path, extrema, fixed_points, grid_search, limit_cases, limit_domain, limit_sides, limits, numeric_solve, requests,
-                           results, solving, staircase_boundary, stored, targets)
+from symgpu.derive import (certify, certify_path, extrema, extremum_supremum, fixed_points, grid_search, limit_cases, limit_domain, limit_sides, limits,
+                           numeric_solve, requests, results, solving, staircase_boundary, stored, targets)
 from symgpu.derive.certify import Asked
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.options import Options
@@ -105,6 +105,26 @@ def _skip(model: Model, options: Options, variable: str = "", kind: str | None =
     return unread
 
 
+def refuse_coupled_keep(model: Model, variable: str, options: Options) -> None:
+    """Refuse a kept quantity (``stop_at``, ``--keep``) given a value at the point while it depends on the
+    variable asked about: held at that value it no longer moves with the variable, and the answer would be
+    about another function than the model's (an extremum over alpha with Latency fixed, though Latency = f(alpha)).
+
+    Raises:
+        errors.UsageError: names the kept quantity, the variable it depends on and what to do.
+    """
+    if not variable or not options.stop_at or not options.at_a_point:
+        return
+    valued = set(input_values.merge_values(model, options.preset, dict(options.at or {}))) | set(options.substitutions or {})
+    for name in options.stop_at:
+        if name in model.defining and name != variable and name in valued \
+                and variable in model.inputs(name, stop_at=tuple(n for n in options.stop_at if n != name)):
+            raise errors.UsageError(
+                f"{model.id}: {name} is kept (stop_at, --keep) and given a value, but {name} depends on {variable}, the "
+                f"variable asked about: held at that value it would not move with {variable}, and the answer would not be the "
+                f"model's; do not keep {name} (let its equation in), or keep it without a value so it stays a symbol")
+
+
 def _zero_inputs(model: Model, quantity: str, variable: str, options: Options) -> dict[str, Any]:
     """The declared-nonnegative inputs of ``quantity`` that are 0 at the preset / values
     (:func:`limit_cases.zero_inputs`): a solve there is the solve with the 0 put in first, as a limit there is."""
@@ -134,6 +154,7 @@ def _answer(model: Model, asked: Asked, options: Options, run: Callable[[Options
         # along a variable takes its value as the point whose regime is active)
         raise errors.UsageError(f"{model.id}: {asked.variable} is the variable of this {asked.op.replace('_', ' ')}; it cannot also be "
                                 "given a value (--set, values=): drop it, or eval at that value")
+    refuse_coupled_keep(model, asked.variable, options)
     derivation = None
     zeros = _zero_inputs(model, asked.quantity, asked.variable, options) if pin_zeros else {}
     if zeros:
@@ -320,18 +341,34 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     if grid is not None:  # the options read as every operation reads them (a lone assume text is one relation)
         grid_search.refuse_rewrites(model, substitute, omit)
         return grid_search.grid_extremum(model, str(quantity), over, grid, kind, assume=options.assume, **options.point())
-    return _answer(model, Asked("extremum", str(quantity), str(over), to=kind), options,
-                   lambda o: extrema.extremum(model, quantity, over, kind, **o.rewrites(), **o.point()))
+    try:
+        return _answer(model, Asked("extremum", str(quantity), str(over), to=kind), options,
+                       lambda o: extrema.extremum(model, quantity, over, kind, **o.rewrites(), **o.point()))
+    except errors.NoExtremumCandidate as refusal:  # at a point, towards an open end: the supremum (infimum) there
+        if refusal.end is not None:  # a finite open end (a strict --assume bound, valid_when) beating every candidate
+            return extremum_supremum.at_finite_end(model, str(quantity), str(over), kind, options.preset, dict(options.at or {}), refusal.end,
+                                                   lambda to, side: limit(model, quantity, over, to, direction=side, **options.keywords()), refusal)
+        if not options.at_a_point or options.assume:
+            raise
+        return extremum_supremum.at_open_end(model, str(quantity), str(over), kind, options.preset, dict(options.at or {}),
+                                             lambda to, side: limit(model, quantity, over, to, direction=side, **options.keywords()),
+                                             refusal)
 
 
 def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: str | None = None,
           substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None, stop_at: Iterable[str] = (),
           omit: Iterable[Any] = (), preset: str | None = None, values: Mapping[str, Any] | None = None) -> Derivation:
-    """:func:`symgpu.derive.limits.limit`, checked: evaluation approaching ``to`` tends to the answer."""
+    """:func:`symgpu.derive.limits.limit`, checked: evaluation approaching ``to`` tends to the answer.
+
+    ``direction``: ``"+"`` (from above), ``"-"`` (from below), ``"+-"`` (two-sided, refused where the sides differ) or
+    None: a finite point is approached from above for a positive variable, from both sides otherwise; then the side
+    below is taken too and ``extra.elsewhere`` says whether the two agree (the two-sided limit) or not (no two-sided
+    limit: the result is the limit from above, the one from below given beside it)."""
     options = Options.of(substitute=substitute, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values)
     asked = Asked("limit", str(quantity), str(var), to=to, direction=direction, preset=options.preset, values=_pairs(options.at),
                   substitute=_parsed(model, options.substitutions), assume=tuple(options.assume or ()))
     asked_side = direction
+    refuse_coupled_keep(model, str(var), options)
     if options.at_a_point:  # the side(s) where the model has values at the point (limit_sides), also the certificate's
         direction = limit_sides.direction(model, asked, limit_domain.default_direction(model, str(var)))
         asked = dataclasses.replace(asked, direction=direction)
@@ -342,7 +379,19 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     answer = side(direction)
     if options.at_a_point and not asked_side and direction == "+":  # from above by default: does the side below differ?
         answer = limit_sides.below_too(model, answer, asked, lambda: side("-"))
+    elif not options.at_a_point and not asked_side and limit_domain.default_direction(model, str(var)) == "+" \
+            and _finite(to):  # in symbols: the side below too, equal or said
+        answer = limit_sides.both_sides_in_symbols(model, answer, asked, lambda: side("-"))
     return answer
+
+
+def _finite(to: Any) -> bool:
+    """Is a limit's point (as the caller gave it) finite? (text ``oo``/``-inf``..., a float inf, SymPy's infinities: no)"""
+    if isinstance(to, sympy.Basic):
+        return not to.has(sympy.oo, -sympy.oo, sympy.zoo)
+    if isinstance(to, (int, float)):
+        return bool(abs(float(to)) != float("inf"))
+    return str(to).strip().lower().lstrip("+-") not in ("oo", "inf", "infinity")
 
 
 def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mapping[str, Any] | None = None,

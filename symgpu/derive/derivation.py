@@ -137,13 +137,22 @@ class Derivation:
             "steps": [s.to_dict() for s in self.steps],
             "assumptions": list(self.assumptions),
             "result": show(self.result),
-            "result_latex": sympy.latex(self.result) if isinstance(self.result, sympy.Basic) else None,
+            "result_latex": self._result_latex(),
             "location": show(self.location),
             "unit": self.unit,
             "method": self.method,
             "extra": {k: show(v) for k, v in self.extra.pairs()},
             "certificate": self.certificate.to_dict() if self.certificate is not None else None,
         }
+
+    def _result_latex(self) -> str | None:
+        """The result in LaTeX; an inequality solve's bound with its relation (``n < \\frac{187}{10}``), which the bare
+        number alone does not say."""
+        if not isinstance(self.result, sympy.Basic):
+            return None
+        op = summary.bound_operator(self)
+        body = sympy.latex(self.result)
+        return body if op == "=" else f"{sympy.latex(sympy.Symbol(self.variable))} {op} {body}"
 
     def __str__(self) -> str:
         head = f"{self.operation} of {self.quantity}" + (f" over {self.variable}" if self.variable else "") + f" ({self.model})"

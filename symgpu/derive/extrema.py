@@ -12,7 +12,7 @@ import sympy
 from symgpu import errors
 from symgpu.proofs import factor_signs, forms, relations
 from symgpu.derive import at_point, jobs, point_roots, regime_split, results, summary, extremum_choice, extremum_cusps, extremum_diverging
-from symgpu.derive import extremum_domain, extremum_ends, extremum_walls, limit_regimes, limits
+from symgpu.derive import extremum_domain, extremum_ends, extremum_integer, extremum_walls, limit_regimes, limits
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.derive.extra_records import CandidateRecord
@@ -257,7 +257,9 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         if cand.location.free_symbols or cand.location == 0:  # a number is in the variable's declared unit
             regime_split._check_quiet(job, cand.location, var.name)
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
-    if preset is not None or values:  # the candidates that hold here, compared by their numbers
+    if (whole := extremum_integer.at_whole_values(job, merged, ends, domain, var, expr, preset, values or {})) is not None:
+        merged, ends = whole  # an integer variable: its whole values beside each candidate, at a point
+    if preset is not None or values or whole is not None or at_point.numbers_alone(job, expr, var, preset, values or {}):  # by numbers
         best = extremum_choice.best_at(job, merged, kind, preset, values or {}, unit, ends, reached)
         interior = extremum_domain.interior(merged)
         symbolic = _symbolic_choice(job, merged, kind, ends, domain, var) if best in interior and len(interior) > 1 else None
@@ -278,6 +280,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             job, found, var, p, "-" if p == sympy.oo else "+", lambda e, p, d: limits.take_at(job, e, var, p, d, given))]
         job.steps[:] = before
         location, value = _symbolic_choice(job, merged, kind, ends, domain, var, far, far_ends)
+        extremum_integer.refuse_real_location(job, var, location, kind)
         extremum_diverging.say_unbounded(job, ends, kind, var)
     if flat:
         by_regime: dict[str, list[str]] = {}
@@ -287,8 +290,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             f"where {' or '.join(whens)}, {job.quantity} does not change with {var}: every {var} where it is defined is a "
             f"{kind}imum there, not what is said above" for whens in by_regime.values()))
     if preset is not None or values:
-        job.extra = job.extra.with_(value_at=results._evaluate(model, value, preset, values or {}, unit))
-        job.extra = job.extra.with_(location_at=results._evaluate(model, location, preset, values or {}, model.unit_text(var.name)))
+        job.extra = job.extra.with_(value_at=results._evaluate(model, value, preset, values or {}, unit),
+                                    location_at=results._evaluate(model, location, preset, values or {}, model.unit_text(var.name)))
     if outer:  # the answer holds only where the model gives the quantity a value
         job.extra = job.extra.with_(valid_when=tuple(dict.fromkeys((*(job.extra.valid_when or ()), *outer))))
     job.extra = job.extra.with_(location_unit=model.unit_text(var.name))
@@ -299,8 +302,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
 
 def _free_of_the_variable(job: jobs._Job, ctx: Any, expr: sympy.Expr, var: sympy.Symbol, kind: str, stop_at: Sequence[str],
                          substitute: Mapping[str, Any] | None, kept: tuple[str, ...]) -> None:
-    """Refuse an extremum over a variable the quantity does not depend on, saying what it is instead
-    and why (the options that took the variable out; a ``valid_when`` domain that still reads it)."""
+    """Refuse an extremum over a variable the quantity does not depend on, saying what it is instead and why (options, valid_when)."""
     why = [f"with {', '.join(map(str, substitute))} substituted"] if substitute else []
     why += ["with limiters omitted"] if job.omit else []
     why += [f"with {', '.join(kept)} kept as a symbol"] if kept else []
@@ -423,8 +425,7 @@ def _redundant_equalities_dropped(at: list[tuple[sympy.Expr, sympy.Basic]], valu
 
 
 def _at_equality(job: jobs._Job, condition: sympy.Basic) -> sympy.Basic:
-    """``condition`` as the equality it is where the assumptions refute its strict part (``a + b <= 0`` of
-    nonnegative ``a``, ``b`` holds only where ``a + b = 0``); else ``condition`` itself."""
+    """``condition`` as the equality it is where the assumptions refute its strict part (``a + b <= 0`` of nonnegative a, b), else itself."""
     assert job.ctx is not None
     strict = {sympy.LessThan: sympy.StrictLessThan, sympy.GreaterThan: sympy.StrictGreaterThan}.get(type(condition))
     if strict is None or not job.ctx.refuted(strict(condition.lhs, condition.rhs)):
@@ -451,9 +452,8 @@ def _flat_where(job: jobs._Job, derivative: sympy.Expr, var: sympy.Symbol) -> li
 
 
 def _say_elsewhere(job: jobs._Job, location: sympy.Expr, kind: str, var: sympy.Symbol, ends: Any) -> None:
-    """Where no branch of a Piecewise answer holds there is no {kind}imum: every candidate that holds
-    there is beaten by a value approached at an open end, or none holds. Said in ``extra.elsewhere``
-    (the summary prints it), so a NaN there is a stated answer, not a silent one."""
+    """Where no branch of a Piecewise answer holds there is no {kind}imum: every candidate that holds there is beaten by a value
+    approached at an open end, or none holds. Said in ``extra.elsewhere`` (printed): a NaN there is a stated answer."""
     if not isinstance(location, sympy.Piecewise) or any(c is sympy.true for _, c in location.args):
         return
     approached = ", ".join(f"{sympy.sstr(e.value)} as {var} -> {sympy.sstr(e.point)}" for e in ends)

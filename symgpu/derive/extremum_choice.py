@@ -61,9 +61,14 @@ def best_at(job: jobs._Job, candidates: Sequence[Candidate], kind: str, preset: 
         where = sympy.sstr(end.point) if end.point.is_number else summary.value_text(number(end.point, at_unit or None), at_unit)
         cusp = " (where two regimes meet; at that point itself another case gives the value)" if end.cusp else ""
         _not_reached(job, kind, limit, unit, end, reached)
-        raise errors.DerivationError(f"{model.id}: {job.quantity} has no {kind}imum over {job.variable} at the given values: "
-                                     f"it tends to {summary.value_text(limit, unit)} as {job.variable} -> {where}{cusp}"
-                                     f"{', beyond every candidate,' if scored else ''} without reaching it; ask for the limit instead")
+        # an open end of the domain (not a cusp): its limit may answer as the supremum (infimum), :mod:`.extremum_supremum`
+        said = (f"{model.id}: {job.quantity} has no {kind}imum over {job.variable} at the given values: "
+                f"it tends to {summary.value_text(limit, unit)} as {job.variable} -> {where}{cusp}"
+                f"{', beyond every candidate,' if scored else ''} without reaching it; ask for the limit instead")
+        if end.cusp:
+            raise errors.DerivationError(said)
+        at = number(end.point, at_unit or None) if end.point.is_finite is not False else float("inf")
+        raise errors.NoExtremumCandidate(said, (repr(at), end.side) if np.isfinite(at) and end.side in ("-", "+") and at != 0 else None)
     if not scored:
         _domain_somewhere(job, preset, values)
         raise errors.DerivationError(f"{model.id}: no candidate for the {kind}imum of {job.quantity} over {job.variable} holds "

@@ -128,14 +128,14 @@ def _unbounded_where(ends: Sequence[OpenEnd], kind: str) -> list[str]:
     return list(dict.fromkeys(" and ".join(map(sympy.sstr, e.when)) for e in ends if e.value == beyond and e.when and not e.cusp))
 
 
-def no_candidate(job: jobs._Job, ends: Sequence[OpenEnd], kind: str, var: sympy.Symbol) -> errors.DerivationError:
+def no_candidate(job: jobs._Job, ends: Sequence[OpenEnd], kind: str, var: sympy.Symbol) -> errors.NoExtremumCandidate:
     """The refusal where no critical point, cusp, end or plateau edge qualifies, saying where the quantity grows (falls)
     without bound towards 0 (Hong & Kim's Synch_cost over Active_SMs: its one critical point is a minimum wherever the
     location is positive, and the maximum grows without bound as Active_SMs -> 0 where NpWB > 1)."""
     where = _unbounded_where(ends, kind)
     said = (f"; it {'grows' if kind == 'max' else 'falls'} without bound as {var} -> 0 where "
             + summary.shorten(" or where ".join(where), hint="ask at a point (--preset, --set) for its own answer") + ", and elsewhere") if where else ";"
-    return errors.DerivationError(f"{job.model.id}: {job.quantity} has no {kind}imum over {var} in closed form (no critical point "
+    return errors.NoExtremumCandidate(f"{job.model.id}: {job.quantity} has no {kind}imum over {var} in closed form (no critical point "
                                   f"or regime boundary qualifies{said} it may be monotone — try limit)")
 
 

@@ -107,10 +107,8 @@ def at_location(job: jobs._Job, domain: Sequence[sympy.Basic], var: sympy.Symbol
 
 
 def _outside_where_finite(local: Any, domain: Sequence[sympy.Basic], var: sympy.Symbol, location: sympy.Expr) -> bool:
-    """A domain condition refuted wherever ``location`` is a finite real number.
-
-    A location is a candidate only where it is one. Where a nonnegative input it divides by is 0
-    it is not, so that input is positive there; where an even root's radicand is negative it is
+    """A domain condition refuted wherever ``location`` is a finite real number (a location is a candidate only where it is one).
+    Where a nonnegative input it divides by is 0 it is not, so that input is positive there; where an even root's radicand is negative it is
     not real, so the root is a nonnegative real there (its reciprocal positive). Example: Huang's
     ``-mem_lat/alpha - sqrt(n - issue_units)*(...)/alpha`` is negative wherever it is a finite real,
     though the sign of ``n - issue_units`` is open and ``alpha`` may be 0: no positive ``alu_lat``.
@@ -185,6 +183,7 @@ class OpenEnd:
     value: sympy.Expr
     when: tuple[sympy.Basic, ...] = ()
     cusp: bool = False
+    side: str = ""  # the side it is approached from ("-", "+"; "" for a cusp or where not recorded)
 
 
 def _bounded(job: jobs._Job, domain: Sequence[sympy.Basic], var: sympy.Symbol, far: sympy.Expr, limit_sign: Any) -> bool:
@@ -313,7 +312,7 @@ def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Seque
         job.step("open end", sympy.Eq(sympy.Symbol(f"lim_{var}->{sympy.sstr(point)}"), value),
                  f"as {var} -> {sympy.sstr(point)} (an end of the domain that is not attained) the quantity tends to "
                  f"{sympy.sstr(value)}: a candidate it beats is no extremum")
-        found.append(OpenEnd(point, value, inside_where.get((point, direction), ())))
+        found.append(OpenEnd(point, value, inside_where.get((point, direction), ()), side=direction or ""))
     return found
 
 

@@ -15,9 +15,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
+import sympy
 
 from symgpu import errors
-from symgpu.derive import certify_path, declared_range
+from symgpu.derive import certify, certify_path, declared_range
 from symgpu.derive.certify_path import Asked
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import compiler, input_values
@@ -111,6 +112,47 @@ def below_too(model: Model, answer: Derivation, asked: Asked, below: Callable[[]
             "no two-sided limit (--dir - for the side below)")
     return dataclasses.replace(answer, extra=answer.extra.with_(
         elsewhere=note if not answer.extra.elsewhere else f"{answer.extra.elsewhere}; {note}"))
+
+
+def both_sides_in_symbols(model: Model, answer: Derivation, asked: Asked, below: Callable[[], Derivation]) -> Derivation:
+    """``answer``, a limit in symbols at a finite point taken from above by default (no side asked, a positive
+    variable), with the side below taken too (``below()``, checked) and said in ``extra.elsewhere``: equal (proved
+    so), the two-sided limit; not equal at one of the model's presets or validation cases, no two-sided limit and both one-sided limits
+    (MDM's ``S_Total_MDM`` at ``W = MSHRs/M_Read``, where the formula switches); neither shown, both given, the
+    two-sided limit not claimed. Where the model has no limit below (its range ends at the point) ``answer`` as it is."""
+    try:
+        other = below()
+    except errors.SymgpuError:
+        return answer
+    if any(step.operation == "side" for step in answer.steps) or other.extra.elsewhere:
+        return answer  # one side only is the model's (valid_when): said by a step already
+    above_expr, below_expr = answer.result, other.result
+    if not (isinstance(above_expr, sympy.Expr) and isinstance(below_expr, sympy.Expr)):
+        return answer
+    if above_expr == below_expr or sympy.simplify(above_expr - below_expr) == 0:
+        note = (f"the limits from above and from below are equal: this is the two-sided limit as {asked.variable} -> the point")
+    else:
+        differs = _differs_at_a_point(model, asked, answer, other)
+        head = (f"no two-sided limit: the sides differ ({differs})" if differs else
+                "the limits from above and from below are not shown equal, so no two-sided limit is claimed")
+        note = (f"{head}; this is the limit from above, the default for a positive {asked.variable}; from below it is "
+                f"{sympy.sstr(below_expr)} [{other.unit}] (direction '-', --dir -)")
+    return dataclasses.replace(answer, extra=answer.extra.with_(
+        elsewhere=note if not answer.extra.elsewhere else f"{answer.extra.elsewhere}; {note}"))
+
+
+def _differs_at_a_point(model: Model, asked: Asked, above: Derivation, below: Derivation) -> str:
+    """The first of the model's presets and validation cases where the two limits have different finite values,
+    said ("" where none)."""
+    for point in certify._bases(model, asked):
+        try:
+            up = certify_path._result_at(model, above, above.result, above.unit, point, {})
+            down = certify_path._result_at(model, below, below.result, below.unit, point, {})
+        except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):
+            continue
+        if np.isfinite(up) and np.isfinite(down) and abs(up - down) > 1e-9 * max(abs(up), abs(down), 1e-300):
+            return f"at {point.label}: {up:.10g} from above, {down:.10g} from below"
+    return ""
 
 
 def _sides(direction: str) -> tuple[str, ...]:

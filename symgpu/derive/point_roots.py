@@ -10,6 +10,8 @@ from typing import Any
 
 import sympy
 
+from symgpu import errors
+
 from symgpu.derive import at_point, jobs
 from symgpu.derive import roots
 from symgpu.derive.roots import real_roots
@@ -45,7 +47,22 @@ def numbers_first(job: jobs._Job, difference: sympy.Expr, var: sympy.Symbol, any
     if parts is None or parts[0].degree() < 2:
         return False
     held = set().union(*(c.free_symbols for c in parts[0].all_coeffs()))
-    return len(held) >= MANY_SYMBOLS
+    # a cubic or higher in any symbol: Cardano's radicals, whose checks in sympy.solve ran past 150 s in 3 symbols
+    # (an outside tester's finding, round 14b F10: Min(a*x, b)/(1 + Max(0, x - s)**2), a*x*(1 + (x - s)**2) = b)
+    return len(held) >= MANY_SYMBOLS or (parts[0].degree() >= CUBIC and bool(held))
+
+
+def _cubic_in_symbols(difference: sympy.Expr, var: sympy.Symbol) -> bool:
+    """Is ``difference``'s numerator a polynomial in ``var`` with a factor of degree :data:`CUBIC` or more whose coefficients hold
+    a symbol (its closed-form roots Cardano's radicals in them)?"""
+    parts = roots.numerator_poly(difference, var)
+    if parts is None or parts[0].degree() < CUBIC or not parts[0].free_symbols - {var}:
+        return False
+    return any(sympy.degree(f, var) >= CUBIC and f.free_symbols - {var} for f, _ in sympy.factor_list(parts[0].as_expr())[1])
+
+
+#: from this degree of the numerator on, any symbol in its coefficients sends it to the numbers first (:func:`numbers_first`)
+CUBIC = 3
 
 
 def roots_here(job: jobs._Job, regime: Any, difference: sympy.Expr, var: sympy.Symbol, point: at_point.Given,
@@ -101,6 +118,11 @@ def meetings_here(job: jobs._Job, ra: Any, rb: Any, var: sympy.Symbol, preset: s
     meeting eq23+bandwidth_bound is a quadratic in Mem_Bandwidth whose coefficients hold a dozen symbols;
     solved in closed form it ran for minutes."""
     difference, names = ra.expression - rb.expression, f"{ra.name} = {rb.name}"
+    if preset is None and not values and _cubic_in_symbols(difference, var):
+        raise errors.DerivationError(
+            f"{job.model.id}: {job.quantity}'s regimes meet where {names}, a cubic or higher in {var} with symbols in its "
+            f"coefficients: its closed-form roots (Cardano's radicals) take minutes to check; ask at a point (--preset, --set), "
+            f"where its roots are found with the numbers in, or over a grid (--grid START:STOP:STEP)")
     if (preset is None and not values) or not numbers_first(job, difference, var, any_unit=base) or _linear_factors(difference, var):
         return None
     found = _exact_roots(job, difference, var, preset, at_point.with_target(job, values or {}))

@@ -12,8 +12,8 @@ import numpy as np
 import pint
 import sympy
 
-from symgpu import errors
-from symgpu.derive import at_point, declared_range, table_switch, targets
+from symgpu import errors, units
+from symgpu.derive import at_point, declared_range, point_switches, targets
 from symgpu.derive.derivation import Derivation, as_evaluated
 from symgpu.derive.extra_records import FlatRange, RootRecord
 from symgpu.evaluate import evaluator, input_values, one_sided, point, scaling
@@ -71,9 +71,12 @@ def evaluate_result(model: Model, derivation: Derivation, preset: str | None = N
             and (derivation.operation == "boundary" or _records_of_result(derivation)):
         return _applying_value(model, derivation, preset, values)
     if which == "location":
-        expr, unit = derivation.location, model.unit_text(derivation.variable) if derivation.variable in model.symbols else ""
+        expr = derivation.location
+        unit_name = derivation.variable
+        unit = model.unit_text(unit_name) if unit_name in model.symbols else ""
     else:
-        expr, unit = derivation.result, derivation.unit
+        expr = derivation.result
+        unit = derivation.unit
     if not isinstance(expr, sympy.Basic):
         raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")
     expr = as_evaluated(model, derivation, expr, "location" if which == "location" else "result")
@@ -279,19 +282,13 @@ def _has_value(model: Model, name: str | None, variable: str, at: float, preset:
 def applying_boundaries(model: Model, derivation: Derivation, preset: str | None, values: Mapping[str, Any],
                         rewritten: Rewritten | None = None) -> tuple[RootValue, ...]:
     """The boundary values of a ``boundary`` answer where, at the preset / values, the quantity
-    really switches between the two named regimes.
-
-    A closed-form boundary holds where its two regimes meet; at a given point a third regime may
-    bind on both sides of it (or, for case boundaries, the case conditions may fail there), and
-    then it is no boundary of the quantity at that point. Each candidate (the per-case roots whose
-    conditions hold, else every value of the result) is kept where the active regime, as
-    :func:`symgpu.evaluate.active.active_regime` decides it just below and just above
-    (:func:`symgpu.evaluate.active.boundary_sides`: neighbouring integers for an integer variable,
-    the value itself at the low end of its range), or at the value itself where both sides agree (a
-    regime that holds there only), is the named pair (regimes of the quantity's own equation), or
-    otherwise (``rewritten``: the quantity as ``--substitute``/``--omit`` rewrote it, with its ``valid_when`` domain read in
-    place of the model's, :func:`symgpu.derive.rewritten_switch.expression`) where :func:`symgpu.evaluate.active.binding` differs on the two sides or, where they agree, at the value itself.
-    Asked without ``between``, a case table's value is also kept where its regime table's regime changes (:mod:`.table_switch`)."""
+    really switches between the two named regimes; none named, every value where its regime changes
+    (:func:`symgpu.derive.point_switches.switches`, the answer's values and a scan), labelled ``below|above``. Each candidate (the per-case roots whose conditions hold, else every value of the result) is kept
+    where the active regime (:func:`symgpu.evaluate.active.active_regime`) just below and just above
+    (:func:`symgpu.evaluate.active.boundary_sides`), or at the value itself where both sides agree, is
+    the named pair (regimes of the quantity's own equation), or otherwise (``rewritten``: the quantity as
+    ``--substitute``/``--omit`` rewrote it, :func:`symgpu.derive.rewritten_switch.expression`) where
+    :func:`symgpu.evaluate.active.binding` differs on the two sides or, where they agree, at the value itself."""
     variable, between = derivation.variable, derivation.extra.between
     name = model.equation_for(derivation.quantity).definition.defines if derivation.quantity in model.defining or \
         derivation.quantity in model.equations else None
@@ -301,8 +298,12 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
         own = set(active.argument_labels(equation)) if isinstance(equation.rhs, (sympy.Min, sympy.Max)) else {c.id for c in equation.cases}
     expr = rewritten.expression if rewritten is not None else \
         model.expression(name, stop_at=tuple(n for n in (variable,) if n in model.defining)) if name is not None else None
-    table = table_switch.table(model, name, variable) if name is not None and equation is not None and equation.cases and own else None
     kept: list[RootValue] = []
+    if between is None and rewritten is None and expr is not None and name is not None and not declared_range.of(model, variable).integer:
+        found = boundary_candidates(model, derivation, preset, values)  # none named: every change of regime (F3, F4, F13)
+        return tuple(dataclasses.replace(found[s.candidate], regime=s.label) if s.candidate is not None else RootValue(
+            s.label, sympy.Float(s.value), units.registry().Quantity(s.value, model.unit_text(variable)), "a change of regime the scan finds")
+            for s in point_switches.switches(model, name, expr, variable, [(float(c.value.magnitude), c.regime) for c in found], preset, values))
     for candidate in boundary_candidates(model, derivation, preset, values):
         b = float(candidate.value.magnitude)
         around = active.boundary_sides(model, variable, b)
@@ -318,8 +319,6 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
                                                  not pair or not pair <= own or _switches_between(regimes[0], regimes[1], pair)
                                                  or _first_named_switch(model, name, preset, sides, pair, regimes)):
                     kept.append(candidate)
-                elif between is None and table is not None and (label := table_switch.switch(model, table, variable, b, preset, values)):
-                    kept.append(dataclasses.replace(candidate, regime=label))  # a switch inside a case, by the table's names
             elif expr is not None:  # the binding argument differs on the two sides, or at the value itself (holding there only)
                 below, above = (active.binding(model, expr, preset, side) for side in sides)
                 if below != above or (around[0] != b and active.binding(model, expr, preset, {**values, variable: b}) != below):

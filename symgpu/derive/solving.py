@@ -357,6 +357,12 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
         pairs = [candidates[0]]
     else:
         pairs = list(itertools.combinations(found, 2))
+        only = boundary_pairs.only_case_pair([(ra, rb) for ra, rb in pairs], var)
+        named = case_boundary.case_pair(job, expr, only, frozenset(stop)) if only is not None else None
+        if only is not None and named is not None:  # one pair of cases: nothing to choose (tester round 13c, F10)
+            job.step("only pair", sympy.Tuple(*[sympy.Symbol(n) for n in only]),
+                     f"{job.quantity} has exactly two regimes, the cases {only[0]} and {only[1]}: their boundary is the answer")
+            return _case_switch(job, expr, named, only, var, frozenset(stop))
         boundary_pairs.refuse_case_pairs(job, [(ra, rb) for ra, rb in pairs], var)
     results: dict[str, Any] = {}
     unit = model.unit_text(var.name)

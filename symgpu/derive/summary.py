@@ -224,15 +224,28 @@ def _text(words: str) -> str:
     return rf"\text{{{escaped}}}"
 
 
-def _lines(lhs: str, expr: Any) -> list[str]:
-    """``lhs &= expr`` as aligned rows, folded with named common subexpressions when long."""
+#: a relation's operator in LaTeX, as an inequality solve's bound shows it (``n < 18.7``, not ``n = 18.7``)
+LATEX_OPERATORS = {"==": "=", "<": "<", "<=": r"\leq", ">": ">", ">=": r"\geq"}
+
+
+def bound_operator(derivation: Any) -> str:
+    """The operator between the variable and the result in LaTeX: ``=``, or an inequality solve's relation where the
+    result is its bound (extra ``bound``), not a value the variable takes."""
+    extra = derivation.extra
+    if extra.bound and extra.relation is not None:
+        return LATEX_OPERATORS.get(extra.relation.rel_op, "=")
+    return "="
+
+
+def _lines(lhs: str, expr: Any, op: str = "=") -> list[str]:
+    """``lhs &= expr`` (``op``: another relation) as aligned rows, folded with named common subexpressions when long."""
     body = sympy.latex(expr)
     if len(body) <= LATEX_FOLD or not isinstance(expr, sympy.Basic):
-        return [f"{lhs} &= {body}" if lhs else f"& {body}"]
+        return [f"{lhs} &{op} {body}" if lhs else f"& {body}"]
     replacements, reduced = sympy.cse(expr, symbols=sympy.numbered_symbols("x_", start=1))
     rows = [f"{sympy.latex(sym)} &= {sympy.latex(value)}" for sym, value in replacements]
     folded = sympy.latex(reduced[0]) if reduced else body
-    rows.append(f"{lhs} &= {folded}" if lhs else f"& {folded}")
+    rows.append(f"{lhs} &{op} {folded}" if lhs else f"& {folded}")
     return rows
 
 
@@ -253,9 +266,13 @@ def latex(derivation: Any) -> str:
     elif isinstance(result, sympy.core.relational.Relational):
         rows.extend(_lines("", result))
     else:
-        rows.extend(_lines(variable if derivation.operation in ("solve", "boundary", "fixed_point") else quantity, result))
+        rows.extend(_lines(variable if derivation.operation in ("solve", "boundary", "fixed_point") else quantity, result,
+                           bound_operator(derivation)))
     if derivation.unit not in ("", "1"):
         rows[-1] += r" \quad " + _text(f"[{derivation.unit}]")
+    for said in (derivation.extra.elsewhere, derivation.extra.flat_where):  # the sides of a limit, the ranges where it holds
+        if said:
+            rows.append("& " + _text(said))
     text = r"\begin{aligned}" + r" \\ ".join(rows) + r"\end{aligned}"
     if len(text) > LATEX_MAX:
         text = _text(f"{head}: the result is {len(text)} characters of LaTeX; print(derivation) or derivation.result shows it")

@@ -2,7 +2,7 @@
 swept symbol but the innermost axis, computed once per value of that axis (per box of the grid) instead of once per
 point.
 
-:func:`split` takes the fused outputs' common subexpressions exactly as ``lambdify(..., cse=True)`` takes them
+:func:`split` takes the fused outputs' common subexpressions exactly as ``lambdify`` with ``cse=True`` takes them
 (``sympy.cse(expr, list=False)``) and sorts them: those of numbers (not conditions, nor whole numbers such as a ``floor``: a table holds
 floats) whose swept symbols are the
 innermost axis alone go to the table function, which returns the ones the rest reads (the frontier); the point

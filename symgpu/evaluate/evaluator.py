@@ -369,6 +369,8 @@ def evaluate_expression(model: Model, expr: sympy.Basic, unit: pint.Unit | str |
     if isinstance(expr, (sympy.Tuple, tuple, list)):
         parts = [evaluate_expression(model, e, target, preset=preset, values=values).magnitude for e in expr]
         return ureg.Quantity(np.asarray(parts, dtype=float), target)
+    if expr.has(sympy.CRootOf):  # a root of a polynomial of numbers with no radical form (a quintic's): a number, to 30 digits
+        expr = expr.xreplace({r: r.evalf(30) for r in expr.atoms(sympy.CRootOf) if not r.free_symbols})
     merged = input_values.merge_values(model, preset, values)
     shape = _shape(expr)
     names = list(shape[0])

@@ -130,9 +130,12 @@ def chain(model: Model, scenario: Scenario, quantities: Sequence[str]) -> list[d
 
 def preset_section(model: Model, preset_id: str) -> dict[str, Any]:
     """The per-preset part of the report: each scenario with its headline quantities and chain."""
-    definition = next(p for p in model.definition.presets if p.id == preset_id)
-    values = model.preset(preset_id)
-    notes = dict(definition.notes)
+    values = model.preset(preset_id)  # presets combined with '+' (a GPU's, then a workload's): later ones win
+    parts = [next(d for d in model.definition.presets if d.id == part.strip()) for part in preset_id.split("+")]
+    notes: dict[str, str] = {}
+    for definition in parts:  # each value's note from the part that gave it
+        own = dict(definition.notes)
+        notes.update({name: own.get(name, "") for name in model.presets[definition.id]})
     listed = [{"name": name, "latex": latex(model, model.symbols[name]), "value": round_sig(float(q.magnitude)),
                "value_text": number_text(float(q.magnitude)), "unit": model.unit_text(name),
                "value_latex": quantity_latex(float(q.magnitude), model.unit_text(name)), "note": notes.get(name, "")}
@@ -173,12 +176,12 @@ def preset_section(model: Model, preset_id: str) -> dict[str, Any]:
             "headline": [s for s in steps if s["headline"]],
             "steps": steps,
         })
-    source = definition.source
     return {
         "id": preset_id,
-        "description": definition.description,
-        "source": {"ref": source.ref, "locator": source.locator},
-        "based_on": definition.based_on,
+        "description": "; then ".join(f"{d.id}: {d.description}" if len(parts) > 1 else d.description for d in parts),
+        "source": {"ref": "; ".join(dict.fromkeys(d.source.ref for d in parts)),
+                   "locator": "; ".join(dict.fromkeys(d.source.locator for d in parts if d.source.locator))},
+        "based_on": ", ".join(d.based_on for d in parts if d.based_on),
         "values": listed,
         "scenarios": sections,
         "unavailable": unavailable,

@@ -10,6 +10,7 @@ chunk loop that writes it (:mod:`symgpu.sweep.writers` evaluates a plan into it;
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import time
@@ -297,7 +298,8 @@ def write_file(plan: Layout, chunks: Iterable[Chunk], path: str | os.PathLike[st
     try:
         points, outside, counts, own = write_chunks(plan, chunks, path, kind)
     except OSError as exc:  # a full disk, a folder made read-only meanwhile
-        raise errors.UsageError(f"-o {str(path)!r}: cannot write the sweep there: {exc.strerror or exc}; "
-                                "free some space or write elsewhere") from None
+        advice = "free some space or write elsewhere" if exc.errno in (errno.ENOSPC, errno.EDQUOT) else \
+            "check the file's and its folder's permissions (an existing file is kept as it was) or write elsewhere"
+        raise errors.UsageError(f"-o {str(path)!r}: cannot write the sweep there: {exc.strerror or exc}; {advice}") from None
     return WriteSummary(Path(path), kind, points, outside, time.perf_counter() - begin, regime_counts(plan, counts),
                         outside_own(plan, own))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copyreg
 import math
 from decimal import Decimal
 from fractions import Fraction
@@ -31,7 +32,32 @@ def registry() -> pint.UnitRegistry:
     ureg: pint.UnitRegistry = display.Registry(None, on_redefinition="raise", autoconvert_offset_to_baseunit=False)
     ureg.load_definitions(str(DEFINITIONS))
     ureg.formatter.default_format = "~"
+    # pickled into this registry, not pint's application registry (which has no ``warp``: a multiprocessing pool's
+    # results could not come back); copyreg's table is read before pint's own ``__reduce__``
+    copyreg.pickle(ureg.Quantity, _reduce_quantity)
+    copyreg.pickle(ureg.Unit, _reduce_unit)
     return ureg
+
+
+def _reduce_quantity(value: pint.Quantity) -> tuple[Any, tuple[Any, ...]]:
+    return restored_quantity, (value.magnitude, tuple(value._units.items()))
+
+
+def _reduce_unit(value: pint.Unit) -> tuple[Any, tuple[Any, ...]]:
+    return restored_unit, (tuple(value._units.items()),)
+
+
+def restored_unit(names: tuple[tuple[str, Any], ...]) -> pint.Unit:
+    """A pickled unit of symgpu's registry read back: its (name, exponent) pairs, each name read by :func:`unit`."""
+    out = registry().dimensionless
+    for name, exponent in names:
+        out = out * unit(str(name)) ** exponent
+    return out
+
+
+def restored_quantity(magnitude: Any, names: tuple[tuple[str, Any], ...]) -> pint.Quantity:
+    """A pickled quantity of symgpu's registry read back (:func:`_reduce_quantity`, registered with copyreg)."""
+    return registry().Quantity(magnitude, restored_unit(names))
 
 
 def unit(text: str) -> pint.Unit:

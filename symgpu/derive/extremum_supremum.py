@@ -1,0 +1,111 @@
+"""An extremum with no candidate, asked at a point, whose quantity approaches a bound towards an open end of its
+variable: "no maximum (minimum); the supremum (infimum) is L, approached as n -> oo (or 0), and no n attains it".
+
+Volkov's H100 ``dram_throughput`` rises in ``n`` towards its capacity (3139.56 GB/s at ``alpha = 0``): no critical
+point or regime boundary qualifies, and the extremum was refused ("it may be monotone — try limit"), though the
+question has an answer (an outside tester's finding, round 13a, F5). Here the limit at each open end is taken with the
+``limit`` operation's own machinery (:func:`symgpu.derive.checked.limit`, checked there), and the answer is given only
+where a geometric scan of the variable over its whole open range at the point never passes that limit and approaches it
+towards that end; otherwise the refusal stands.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
+
+from symgpu import errors, units
+from symgpu.derive import results
+from symgpu.derive.derivation import Derivation
+from symgpu.evaluate import evaluator
+from symgpu.model import Model
+
+#: the scan's points: 2**k for these k (a positive variable's open range, 0 to oo, in its declared unit)
+POWERS = range(-30, 61)
+#: how close the scan's last point (towards the end) comes to the limit, relative to it
+CLOSE = 1e-6
+
+
+def at_open_end(model: Model, quantity: str, over: str, kind: str, preset: str | None, values: dict[str, float],
+                limit: Callable[[str, str | None], Derivation], refusal: errors.DerivationError) -> Derivation:
+    """The supremum (``kind`` max) or infimum (min) of ``quantity`` over ``over`` at the point, approached at an open
+    end (``oo``, else ``0`` from above), as an extremum's answer saying that no point attains it.
+
+    Raises:
+        errors.DerivationError: ``refusal``, where no end's limit is finite and confirmed by the scan.
+    """
+    xs = [2.0 ** k for k in POWERS]
+    scan = [(x, v) for x, v in ((x, _value(model, quantity, over, x, preset, values)) for x in xs) if v is not None]
+    if len(scan) < len(xs) // 2:
+        raise refusal
+    integer = model.symbols[over].is_integer is True if over in model.symbols else False
+    for to, direction, towards in (("oo", None, scan[::-1]), ("0", "+", scan))[:1 if integer else 2]:  # whole values: not near 0
+        try:
+            found = limit(to, direction)
+            bound = float(results._evaluate(model, found.result, preset, values, model.unit_text(quantity)))
+        except (errors.SymgpuError, TypeError, ValueError, ArithmeticError):
+            continue
+        if math.isfinite(bound) and _approached(bound, [v for _, v in towards], kind):
+            return _answer(found, kind, over, to, bound, [x for x, _ in scan], model.unit_text(quantity))
+    raise refusal
+
+
+def at_finite_end(model: Model, quantity: str, over: str, kind: str, preset: str | None, values: dict[str, float],
+                  end: tuple[str, str], limit: Callable[[str, str | None], Derivation], refusal: errors.DerivationError) -> Derivation:
+    """The supremum (infimum) approached at a finite open end of the domain (a strict ``--assume`` bound, an open end of a
+    ``valid_when`` domain) whose limit beats every candidate at the point (``end``: its point in the declared unit as text,
+    the side approached from): "no maximum; the supremum L is approached as x -> b from below". An outside tester's
+    finding (round 14b F12): ``x < 5.00005`` cutting a spike on its rising side was answered by the plateau below it.
+    The limit is the ``limit`` operation's own, checked there; the answer is given only where the quantity at points
+    approaching the end from its side (``b -/+ 2**-k`` of ``b``'s scale) never passes it and comes within
+    :data:`CLOSE` of it; otherwise the refusal stands.
+
+    Raises:
+        errors.DerivationError: ``refusal``, where the limit is not finite or the approach does not confirm it."""
+    point, side = float(end[0]), end[1]
+    step = -1.0 if side == "-" else 1.0
+    xs = [point + step * 2.0 ** -k * max(abs(point), 1.0) for k in range(8, 50)]
+    towards = [v for v in (_value(model, quantity, over, x, preset, values) for x in xs[::-1]) if v is not None]
+    try:
+        found = limit(end[0], side)
+        bound = float(results._evaluate(model, found.result, preset, values, model.unit_text(quantity)))
+    except (errors.SymgpuError, TypeError, ValueError, ArithmeticError):
+        raise refusal from None
+    if len(towards) < len(xs) // 2 or not math.isfinite(bound) or not _approached(bound, towards, kind):
+        raise refusal
+    return _answer(found, kind, over, end[0], bound, xs, model.unit_text(quantity), "from below" if side == "-" else "from above")
+
+
+def _value(model: Model, quantity: str, over: str, x: float, preset: str | None, values: dict[str, float]) -> float | None:
+    try:
+        value = float(units.magnitude_in(evaluator.evaluate(model, quantity, preset=preset, values={**values, over: x}), model.units[quantity]))
+    except (errors.SymgpuError, ArithmeticError, ValueError):
+        return None
+    return value if math.isfinite(value) else None
+
+
+def _approached(bound: float, towards: Sequence[float], kind: str) -> bool:
+    """Values ordered from the end inwards: none passes ``bound`` on the extremum's side, the nearest is within
+    :data:`CLOSE` of it, and the gap narrows towards the end (it is approached there, not elsewhere)."""
+    sign = 1.0 if kind == "max" else -1.0
+    scale = max(abs(bound), *(abs(v) for v in towards), 1e-300)  # an infimum 0 is approached within a share of the values
+    slack = 1e-12 * scale
+    gaps = [sign * (bound - v) for v in towards]
+    if any(g < -slack for g in gaps) or gaps[0] > CLOSE * scale:
+        return False
+    return gaps[0] <= min(gaps) + slack
+
+
+def _answer(found: Derivation, kind: str, over: str, to: str, bound: float, xs: Sequence[float], unit: str,
+            side: str = "") -> Derivation:
+    word = "supremum" if kind == "max" else "infimum"
+    end = "oo" if to == "oo" else f"{to} {side}" if side else "0 from above"
+    said = (f"no {kind}imum: the {word} {bound:.10g}{'' if unit in ('', '1', 'dimensionless') else ' ' + unit} is approached as {over} -> {end} ({found.quantity} "
+            f"{'rises' if kind == 'max' else 'falls'} towards it), and no {over} attains it")
+    checks = (*(found.certificate.checks if found.certificate else ()),
+              (f"a scan of {over} = {xs[0]:.10g} .. {xs[-1]:.10g} (towards the end)" if side else f"a scan of {over} = {xs[0]:.3g} .. {xs[-1]:.3g} (doubling)") + f" stays {'below' if kind == 'max' else 'above'} "
+              f"{bound:.10g} and approaches it towards {over} -> {end}")
+    certificate = dataclasses.replace(found.certificate, checks=checks) if found.certificate else None
+    return dataclasses.replace(found, operation="extremum", extra=found.extra.with_(elsewhere=said), certificate=certificate,
+                               method=f"closed form: the limit as {over} -> {end} ({'it beats every candidate' if side else 'no critical point or regime boundary qualifies'})")
