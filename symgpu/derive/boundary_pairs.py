@@ -7,10 +7,12 @@ at footprint = L2, where the model goes from fits to spills and streams holds on
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import sympy
 
 from symgpu import errors
+from symgpu.proofs import forms
 from symgpu.derive import jobs, regime_split
 from symgpu.derive.regime_switch import same_context, switch_condition
 
@@ -45,15 +47,19 @@ def only_case_pair(pairs: Sequence[tuple[regime_split.Regime, regime_split.Regim
 
 
 def neighbours_at(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol, root: sympy.Basic,
-                  label: str) -> sympy.Basic | None:
+                  label: str, memos: dict[sympy.Basic, dict[sympy.Basic, Any]] | None = None) -> sympy.Basic | None:
     """``root`` (a root, or a Tuple of roots) with only the roots where both regimes may hold beside it: no condition
     ``h >= 0`` of either, closed (``h > 0`` read as ``h >= 0``: it holds on one side of the root), is refuted there under
-    the assumptions; each root left out said as a step. None where no root is left: the two regimes never meet."""
+    the assumptions; each root left out said as a step. None where no root is left: the two regimes never meet.
+    ``memos``: per root, the substitution's outcome per node (:func:`symgpu.proofs.forms.xreplaced`), which the pairs
+    of one question share (their regimes repeat the same conditions and roots)."""
     assert job.ctx is not None
     kept: list[sympy.Basic] = []
+    memos = {} if memos is None else memos
     for r in root.args if isinstance(root, sympy.Tuple) else (root,):
-        failing = next(((regime, cond) for regime in (ra, rb) for cond in regime.raw
-                        if cond.h is not None and job.ctx.decide(sympy.GreaterThan(cond.h.xreplace({var: r}), 0)) is False), None)
+        memo = memos.setdefault(r, {})
+        failing = next(((regime, cond) for regime in (ra, rb) for cond in regime.raw if cond.h is not None and
+                        job.ctx.decide(sympy.GreaterThan(forms.xreplaced(cond.h, {var: r}, memo)[0], 0)) is False), None)
         if failing is None:
             kept.append(r)
             continue
