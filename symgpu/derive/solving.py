@@ -374,6 +374,8 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
             return _case_switch(job, expr, named, only, var, frozenset(stop))
         if point is not None and len(pairs) > point_roots.PRUNED_ABOVE:  # at a point: the regimes that hold there first
             pairs = [(ra, rb) for ra, rb in point_roots.held_pairs(job, found, [(ra, rb) for ra, rb in pairs], var, point)[1]]
+        else:
+            point = None  # few pairs: the model's closed form, each root's neighbours decided in symbols
         boundary_pairs.refuse_case_pairs(job, [(ra, rb) for ra, rb in pairs], var)
     results: dict[str, Any] = {}
     unit = model.unit_text(var.name)
@@ -387,7 +389,7 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
                 raise
             continue
         if root is not None and between is None:  # every pair: a root only where both regimes reach it
-            root = boundary_pairs.neighbours_at(job, ra, rb, var, root, label, memos)
+            root = boundary_pairs.neighbours_at(job, ra, rb, var, root, label, memos, point)
         if root is None:
             if between is not None:
                 raise errors.DerivationError(f"{model.id}: regimes {ra.name} and {rb.name} of {job.quantity} do not meet at any admissible {var}")
