@@ -7,11 +7,13 @@ at footprint = L2, where the model goes from fits to spills and streams holds on
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import sympy
 
 from symgpu import errors
-from symgpu.derive import jobs, regime_split
+from symgpu.proofs import forms
+from symgpu.derive import at_point, jobs, point_roots, regime_split
 from symgpu.derive.regime_switch import same_context, switch_condition
 
 
@@ -45,21 +47,40 @@ def only_case_pair(pairs: Sequence[tuple[regime_split.Regime, regime_split.Regim
 
 
 def neighbours_at(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol, root: sympy.Basic,
-                  label: str) -> sympy.Basic | None:
+                  label: str, memos: dict[sympy.Basic, dict[sympy.Basic, Any]] | None = None,
+                  point: at_point.Given | None = None) -> sympy.Basic | None:
     """``root`` (a root, or a Tuple of roots) with only the roots where both regimes may hold beside it: no condition
     ``h >= 0`` of either, closed (``h > 0`` read as ``h >= 0``: it holds on one side of the root), is refuted there under
-    the assumptions; each root left out said as a step. None where no root is left: the two regimes never meet."""
+    the assumptions; each root left out said as a step. None where no root is left: the two regimes never meet.
+    ``memos``: per root, the substitution's outcome per node (:func:`symgpu.proofs.forms.xreplaced`), which the pairs
+    of one question share (their regimes repeat the same conditions and roots). At a ``point`` (a boundary asked there
+    without ``between``) ``h`` at the root is first decided with the point's numbers put in exactly
+    (:func:`symgpu.derive.point_roots.sign_here`), in symbols only where they leave it undecided."""
     assert job.ctx is not None
     kept: list[sympy.Basic] = []
+    memos = {} if memos is None else memos
     for r in root.args if isinstance(root, sympy.Tuple) else (root,):
+        memo = memos.setdefault(r, {})
         failing = next(((regime, cond) for regime in (ra, rb) for cond in regime.raw
-                        if cond.h is not None and job.ctx.decide(sympy.GreaterThan(cond.h.xreplace({var: r}), 0)) is False), None)
+                        if cond.h is not None and _refuted(job, forms.xreplaced(cond.h, {var: r}, memo)[0], point)), None)
         if failing is None:
             kept.append(r)
             continue
         regime, cond = failing
-        job.step("not neighbours", sympy.Eq(var, r), f"{ra.name} and {rb.name} do not meet here: {regime.name} holds only where "
+        where = f" at {at_point.where_text(point.preset, point.values)}" if point is not None else ""
+        job.step("not neighbours", sympy.Eq(var, r), f"{ra.name} and {rb.name} do not meet here{where}: {regime.name} holds only where "
                  f"{sympy.sstr(cond.relational)}, which fails at and beside {var} = {sympy.sstr(r)} ({label} dropped)")
     if not kept:
         return None
     return kept[0] if len(kept) == 1 else sympy.Tuple(*kept)
+
+
+def _refuted(job: jobs._Job, h: sympy.Expr, point: at_point.Given | None) -> bool:
+    """Is ``h >= 0`` (``h`` free of the variable: a condition at a root) false: at ``point`` where its numbers decide
+    ``h``'s sign, else under the assumptions for every admissible input?"""
+    assert job.ctx is not None
+    try:
+        sign = point_roots.sign_here(job, h, point) if point is not None else None
+    except (ValueError, TypeError, ArithmeticError):  # no real number there (a root complex at the point): in symbols
+        sign = None
+    return sign < 0 if sign is not None else job.ctx.decide(sympy.GreaterThan(h, 0)) is False

@@ -260,7 +260,7 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
     def run(o: Options) -> Derivation:
         if staircase and o.plain:  # step functions: a scan at the point
             return scan(o)
-        derivation = solving.boundary(model, quantity, between, for_, **o.rewrites())
+        derivation = solving.boundary(model, quantity, between, for_, **o.rewrites(), **o.point())  # the point screens every pair
         if between is not None and not isinstance(between, str):
             derivation = dataclasses.replace(derivation, extra=derivation.extra.with_(between=tuple(between)))
         return derivation

@@ -26,9 +26,6 @@ if TYPE_CHECKING:
 #: the most pairs of regimes that may meet at a cusp a closed-form extremum examines: Hong & Kim's Exec_cycles_app over
 #: Active_blocks_per_SM has 21 (about a minute), its Exec_cycles_with_synch 118 (over ten minutes)
 MAX_CUSP_PAIRS = 40
-#: at a point, more pairs than this: the regimes that hold nowhere there are left out first (Hong & Kim's Exec_cycles_app
-#: over Active_blocks_per_SM, 21 pairs, 10 left; Volkov's n_needed over alpha keeps its general closed form)
-PRUNED_ABOVE = 12
 
 #: the most operations (``sympy.count_ops``) of a regime value with the variable under a root that a closed-form extremum
 #: examines: Volkov's refined arithmetic throughput over alpha (its latency bound, 30) ran for minutes in the tidying of its
@@ -88,7 +85,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     meeting = [(ra, rb) for ra, rb in itertools.combinations(found, 2) if var in (ra.expression - rb.expression).free_symbols]
     # at a point, with many pairs, the point's numbers screen regimes, meeting points and case edges first: the closed
     # form is then the point's, not the model's (said as steps), so only where meeting every pair in symbols takes minutes
-    screen = (preset is not None or bool(values)) and len(meeting) > PRUNED_ABOVE
+    screen = (preset is not None or bool(values)) and len(meeting) > point_roots.PRUNED_ABOVE
     if screen:
         found, meeting = point_roots.held_pairs(job, found, meeting, var, at_point.Given(preset, dict(values or {})))
     if len(meeting) > MAX_CUSP_PAIRS:

@@ -24,6 +24,10 @@ DIGITS = 30  # a root that is no rational number is given to this many digits (C
 #: derivatives took minutes to decide (GPUMech's GTO throughput solved for alpha: 23 roots, conditions of 74 000
 #: characters, 4 min 49 s; its bandwidth-term throughput's maximum over n: past 120 s); with the numbers in, seconds
 MANY_SYMBOLS = 5
+#: at a point, more pairs of regimes than this: the regimes that hold nowhere there are left out first (:func:`held_pairs`;
+#: an extremum's cusps: Hong & Kim's Exec_cycles_app over Active_blocks_per_SM, 21 pairs, 10 left; Volkov's n_needed over
+#: alpha keeps its general closed form; a boundary asked without ``between``: Sim et al.'s Texec over n at fermi)
+PRUNED_ABOVE = 12
 
 
 def read_alike(job: jobs._Job, var: sympy.Symbol) -> bool:

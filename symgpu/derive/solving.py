@@ -229,28 +229,37 @@ def _target(job: jobs._Job, target: Any, var: sympy.Symbol, stop: frozenset[str]
 # ================================================================================ boundary
 def boundary(model: Model, quantity: Any, between: Sequence[str] | None = None, for_: str | None = None, *,
              substitute: Mapping[str, Any] | None = None, assume: Iterable[Any] | None = None,
-             stop_at: Iterable[str] = (), omit: Iterable[Any] = ()) -> Derivation:
+             stop_at: Iterable[str] = (), omit: Iterable[Any] = (), preset: str | None = None,
+             values: Mapping[str, Any] | None = None) -> Derivation:
     """Where two regimes of ``quantity`` meet, solved for ``for_`` in closed form.
 
     Args:
         between: two regime names (see :func:`regimes`); ``None`` takes the only pair when
             there are two regimes, and every pair otherwise (the result is then a dict).
         for_: the variable to solve for.
+        preset, values: the point asked at, read with ``between`` None only: with more than
+            :data:`symgpu.derive.point_roots.PRUNED_ABOVE` pairs, the regimes that hold for no ``for_``
+            there are left out before pairing (:func:`symgpu.derive.point_roots.held_pairs`, said as a step):
+            the closed form is then the point's, kept in the store under the point.
     """
     if for_ is None:
         raise errors.UsageError("boundary needs the variable to solve for (for_=...)")
     stop_at, omit = tuple(stop_at), tuple(omit)
     assume = tuple(assume) if assume is not None else None
     between = tuple(between) if between is not None and not isinstance(between, str) else between
-    arguments = ("boundary", quantity, between, for_, dict(substitute) if substitute else None, assume, stop_at, jobs._omit_pairs(omit))
-    return stored.cached(model, arguments, lambda: _boundary_search(model, quantity, between, for_, substitute, assume, stop_at, omit))
+    point = at_point.Given(preset, dict(values or {})) if between is None and (preset is not None or values) else None
+    arguments: tuple[Any, ...] = ("boundary", quantity, between, for_, dict(substitute) if substitute else None, assume, stop_at,
+                                  jobs._omit_pairs(omit))
+    if point is not None:  # the point in the key as plain data (a value with its unit as its text)
+        arguments += ("at", preset, sorted((str(k), v if stored.plain(v) else str(v)) for k, v in point.values.items()))
+    return stored.cached(model, arguments, lambda: _boundary_search(model, quantity, between, for_, substitute, assume, stop_at, omit, point))
 
 
 def _boundary_search(model: Model, quantity: Any, between: Sequence[str] | None, for_: str,
                      substitute: Mapping[str, Any] | None, assume: Iterable[Any] | None,
-                     stop_at: Iterable[str], omit: Iterable[Any]) -> Derivation:
+                     stop_at: Iterable[str], omit: Iterable[Any], point: at_point.Given | None = None) -> Derivation:
     try:
-        found = _boundary(model, quantity, between, for_, substitute, assume, stop_at, omit, auto_keep=True)
+        found = _boundary(model, quantity, between, for_, substitute, assume, stop_at, omit, auto_keep=True, point=point)
         conditions = [r.when for r in found.extra.roots or ()]
         if not _implicit(model, [found.result, *conditions], str(for_)) or between is None or tuple(stop_at):
             return found
@@ -313,7 +322,7 @@ def _limiter_pair(model: Model, quantity: Any, between: Sequence[str] | None, fo
 
 def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: str,
               substitute: Mapping[str, Any] | None, assume: Iterable[Any] | None,
-              stop_at: Iterable[str], omit: Iterable[Any], *, auto_keep: bool) -> Derivation:
+              stop_at: Iterable[str], omit: Iterable[Any], *, auto_keep: bool, point: at_point.Given | None = None) -> Derivation:
     job, _ = jobs.start(model, "boundary", quantity, for_, assume=assume, omit=omit)
     name_q = str(quantity)
     stop = tuple(stop_at)
@@ -363,9 +372,14 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
             job.step("only pair", sympy.Tuple(*[sympy.Symbol(n) for n in only]),
                      f"{job.quantity} has exactly two regimes, the cases {only[0]} and {only[1]}: their boundary is the answer")
             return _case_switch(job, expr, named, only, var, frozenset(stop))
+        if point is not None and len(pairs) > point_roots.PRUNED_ABOVE:  # at a point: the regimes that hold there first
+            pairs = [(ra, rb) for ra, rb in point_roots.held_pairs(job, found, [(ra, rb) for ra, rb in pairs], var, point)[1]]
+        else:
+            point = None  # few pairs: the model's closed form, each root's neighbours decided in symbols
         boundary_pairs.refuse_case_pairs(job, [(ra, rb) for ra, rb in pairs], var)
     results: dict[str, Any] = {}
     unit = model.unit_text(var.name)
+    memos: dict[sympy.Basic, dict[sympy.Basic, Any]] = {}  # the pairs' substitutions of one root, shared
     for ra, rb in pairs:
         label = f"{ra.name}|{rb.name}"
         try:
@@ -375,7 +389,7 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
                 raise
             continue
         if root is not None and between is None:  # every pair: a root only where both regimes reach it
-            root = boundary_pairs.neighbours_at(job, ra, rb, var, root, label)
+            root = boundary_pairs.neighbours_at(job, ra, rb, var, root, label, memos, point)
         if root is None:
             if between is not None:
                 raise errors.DerivationError(f"{model.id}: regimes {ra.name} and {rb.name} of {job.quantity} do not meet at any admissible {var}")

@@ -190,6 +190,8 @@ def _expr_out(model: Model, memo: dict[Any, Any], expr: sympy.Basic) -> Any:
 def _expr_entry(model: Model, memo: dict[Any, Any], expr: sympy.Basic) -> Any:
     if expr is sympy.true or expr is sympy.false:
         return {"truth": bool(expr)}
+    if expr is sympy.nan:  # no text the parser reads (a 0/0 in a step: a pair's condition at the other's root)
+        return {"nan": True}
     if isinstance(expr, sympy.Tuple):
         return {"stuple": [_out(model, memo, a) for a in expr.args]}
     if type(expr) is sympy.Symbol and expr.name not in model.symbols and expr.assumptions0 == {"commutative": True}:
@@ -362,6 +364,8 @@ def _in(model: Model, memo: dict[Any, Any], value: Any) -> Any:
         return refs[inner]
     if tag == "truth":
         return sympy.true if inner is True else sympy.false
+    if tag == "nan" and inner is True:
+        return sympy.nan
     if tag == "list":
         return [_in(model, memo, v) for v in inner]
     if tag == "tuple":

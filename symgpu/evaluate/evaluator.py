@@ -378,7 +378,7 @@ def evaluate_expression(model: Model, expr: sympy.Basic, unit: pint.Unit | str |
     if missing:
         where = f" (not in preset '{preset}')" if preset else ""
         raise errors.EvaluationError(f"{model.id}: the result needs a value for {', '.join(missing)}{where}; pass NAME=VALUE")
-    magnitudes = [np.asarray(input_values.base_magnitude(model, n, merged[n]), dtype=float) for n in names]
+    magnitudes = [np.asarray(v, dtype=float) for v in input_values.base_magnitudes(model, preset, values, merged, names)]
     if (shape[1] or expr.has(sympy.floor, sympy.ceiling)) and not any(np.ndim(v) for v in magnitudes):
         # a case condition or a whole part decided by IEEE rounding: decided exactly
         tie = ties.tie_value(model, expr, target, preset, values or {})

@@ -3,7 +3,7 @@ and checked against the symbols' declared assumptions."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -39,6 +39,15 @@ def gather_values(model: Model, name: str, preset: str | None, values: Mapping[s
     if converted is None:
         return given, {key: base_magnitude(model, key, value, check=check) for key, value in merged.items()}
     return given, {key: converted[key] if key not in values else base_magnitude(model, key, value, check=check) for key, value in merged.items()}
+
+
+def base_magnitudes(model: Model, preset: str | None, values: Mapping[str, Any] | None, merged: Mapping[str, Any],
+                    names: Sequence[str]) -> list[Any]:
+    """The values ``merged`` (:func:`merge_values`) gives ``names``, as :func:`base_magnitude` converts them: the
+    constants' and the preset's converted once per model (:func:`_converted`), the caller's ``values`` on each call."""
+    converted = _converted(model, preset, True) or {}
+    given = values or {}
+    return [converted[n] if n in converted and n not in given else base_magnitude(model, n, merged[n]) for n in names]
 
 
 def _converted(model: Model, preset: str | None, check: bool) -> dict[str, float] | None:
