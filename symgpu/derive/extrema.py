@@ -192,7 +192,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
                 candidates.append(_Candidate(candidate.location, candidate.value, candidate.origin, candidate.conditions + extra_conditions))
     at = preset is not None or bool(values)  # case ends, jumps: of opaque case tables at a point, of any table without one
     candidates.extend(extremum_cusps.case_edges(job, found, var, domain, cusp_ends, at_point.Given(preset, dict(values or {})) if screen else None,
-                                                None if at else expr, opaque=at))
+                                                None if at and screen else expr, opaque=at))
     at_values = at_point.pinned(job, expr, var, preset, values or {}) if preset is not None or values else None
     candidates.extend(extremum_ends.end_candidates(job, expr, var, domain, at_values))
     candidates.extend(extremum_domain.plateau_candidates(job, found, var, domain, expr, at_point.Given(preset, dict(values or {})) if preset is not None or values else None))
