@@ -8,21 +8,10 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from conftest import toy_header
 
-MODEL = """schema_version = 1
 
-[model]
-id = "narrow"
-title = "Narrow sets"
-summary = "Inequalities whose solution set is a point or a narrow span."
-references = ["me2026"]
-
-[references.me2026]
-authors = ["Tester"]
-title = "Zig"
-venue = "notes"
-year = 2026
-
+MODEL = toy_header("narrow", "Narrow sets", "Inequalities whose solution set is a point or a narrow span.") + """
 [symbols.x]
 description = "length"
 unit = "1"
@@ -42,17 +31,17 @@ role = "output"
 id = "e1"
 defines = "fe"
 rhs = "Min(floor(x/3)*3, 10 - x)"
-source = { ref = "me2026", locator = "1" }
+source = { ref = "toy2026", locator = "1" }
 
 [[equations]]
 id = "e2"
 defines = "f2"
 rhs = "Min(x, 1) + Max(0, 10000*Min(x - 5, 5.0001 - x))"
-source = { ref = "me2026", locator = "2" }
+source = { ref = "toy2026", locator = "2" }
 
 [presets.p]
 description = "nothing to give"
-source = { ref = "me2026", locator = "t" }
+source = { ref = "toy2026", locator = "t" }
 [presets.p.values]
 """
 

@@ -11,24 +11,11 @@ import mpmath
 import pytest
 import sympy
 
-from conftest import assert_one_line_refusal
+from conftest import assert_one_line_refusal, toy_header
 from symgpu import memo
 from symgpu.derive.roots import real_roots
 
-MODEL = """schema_version = 1
-
-[model]
-id = "saw"
-title = "Saw-tooth"
-summary = "A narrow tooth where two arguments of a Min meet."
-references = ["me2026"]
-
-[references.me2026]
-authors = ["Tester"]
-title = "Zig"
-venue = "notes"
-year = 2026
-
+MODEL = toy_header("saw", "Saw-tooth", "A narrow tooth where two arguments of a Min meet.") + """
 [symbols.x]
 description = "phase length"
 unit = "1"
@@ -43,11 +30,11 @@ role = "output"
 id = "zz"
 defines = "q"
 rhs = "Min(x, 4.001 - x) + Max(0, 1000*Min(x - 2, {tooth}))"
-source = {{ ref = "me2026", locator = "1" }}
+source = {{ ref = "toy2026", locator = "1" }}
 
 [presets.g]
 description = "the tooth's numbers"
-source = {{ ref = "me2026", locator = "t" }}
+source = {{ ref = "toy2026", locator = "t" }}
 [presets.g.values]
 {values}
 """

@@ -10,22 +10,9 @@ from fractions import Fraction
 
 import pytest
 
-from conftest import assert_one_line_refusal
+from conftest import assert_one_line_refusal, toy_header
 
-MODEL = """schema_version = 1
-
-[model]
-id = "jump"
-title = "A jump at a symbol"
-summary = "A rising line that drops to a plateau where x = s."
-references = ["me2026"]
-
-[references.me2026]
-authors = ["Tester"]
-title = "Zig"
-venue = "notes"
-year = 2026
-
+MODEL = toy_header("jump", "A jump at a symbol", "A rising line that drops to a plateau where x = s.") + """
 [symbols.x]
 description = "length"
 unit = "1"
@@ -63,11 +50,11 @@ cases = [
   { id = "lo", when = "x < s", value = "k*x" },
   { id = "hi", when = "otherwise", value = "Min(a, h*(x - s) + k*s/2)" },
 ]
-source = { ref = "me2026", locator = "1" }
+source = { ref = "toy2026", locator = "1" }
 
 [presets.p1]
 description = "k*s beats a"
-source = { ref = "me2026", locator = "t" }
+source = { ref = "toy2026", locator = "t" }
 [presets.p1.values]
 a = "10"
 h = "1000"
@@ -76,7 +63,7 @@ k = "2"
 
 [presets.p4]
 description = "k*s beats a, a gentle slope"
-source = { ref = "me2026", locator = "t" }
+source = { ref = "toy2026", locator = "t" }
 [presets.p4.values]
 a = "10"
 h = "3"
@@ -85,7 +72,7 @@ k = "3"
 
 [presets.p2]
 description = "a beats k*s"
-source = { ref = "me2026", locator = "t" }
+source = { ref = "toy2026", locator = "t" }
 [presets.p2.values]
 a = "10"
 h = "1000"
