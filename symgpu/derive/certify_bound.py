@@ -18,7 +18,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive import declared_range, results
-from symgpu.derive.certify_path import RESIDUAL, Asked, _fail, _with, at_a_point, _inside, _Point, _quantity, _result_at, _scan_grid, sorted_unique
+from symgpu.derive.certify_path import RESIDUAL, Asked, _exact_gap, _fail, _with, at_a_point, _inside, _Point, _quantity, _result_at, _scan_grid, sorted_unique
 from symgpu.derive.certify_solve import _target_at
 from symgpu.derive.derivation import Derivation, as_evaluated
 from symgpu.evaluate import active, one_sided, point as exact_point, scaling
@@ -258,7 +258,41 @@ def _the_set(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
         raise _fail(model, asked, point, f"at {variable} = {x:.10g} the relation {asked.quantity} {asked.relation} target "
                     f"{'holds' if said else 'fails'}, but the answer's set {sympy.sstr(stated)} {'leaves it out' if said else 'holds it'}")
     inside = int(np.count_nonzero(clear & claimed))
-    if not inside:
+    own = _own_points(model, asked, point, parts, stated) if not inside else 0  # a set narrower than the scan: its own points
+    if not inside and not own:
         raise _fail(model, asked, point, f"no admissible scanned value of {variable} inside the answer's set {sympy.sstr(stated)} is decided")
+    if own:
+        return (f"{asked.quantity} {asked.relation} target holds at the answer's set's own {own} point(s) in exact arithmetic and at "
+                f"none of the {int(np.count_nonzero(clear))} decided scanned values of {variable} outside it")
     return (f"{asked.quantity} {asked.relation} target holds at exactly the admissible scanned values of {variable} inside the "
             f"answer's set ({inside} inside, {int(np.count_nonzero(clear)) - inside} outside, of {len(grid)} scanned)")
+
+
+def _own_points(model: Model, asked: Asked, point: _Point, parts: list[Any], stated: Any) -> int:
+    """Where no scanned value inside the answer's set is decided (a one-point set ``{6}``, a span ``[5.00004, 5.00006]``
+    narrower than the scan's spacing there, the quantity within rounding of the target at its ends: an outside tester's
+    finding, round 14b F7), the set's own points decided exactly: each point of it, and a bounded span's closed ends and
+    middle, read as its shortest decimal (one whose decimal is not exactly it decides nothing), admissible and inside the
+    domain, the quantity there in exact arithmetic against the target (:func:`_exact_gap`). How many hold; a check failure
+    where one fails (the answer's set holds a point where the relation does not)."""
+    samples: list[Any] = []
+    for part in parts:
+        if isinstance(part, sympy.FiniteSet):
+            samples.extend(part)
+        elif isinstance(part, sympy.Interval) and part.start.is_finite and part.end.is_finite:
+            samples.extend(e for e, is_open in ((part.start, part.left_open), (part.end, part.right_open)) if not is_open)
+            samples.append((part.start + part.end) / 2)
+    held = 0
+    for exact in samples:
+        x = float(exact)
+        if not exact.is_Rational or sympy.Rational(repr(x)) != exact or not len(_admissible_inside(model, asked, point, np.array([x]))):
+            continue
+        target = float(np.asarray(_target_at(model, asked, point, np.asarray(x)), dtype=float))
+        gap = _exact_gap(model, asked, point, x, target)
+        if gap is None:
+            continue
+        if not _HOLDS[asked.relation](gap, 0.0, 0.0):
+            raise _fail(model, asked, point, f"at {asked.variable} = {x:.10g} the relation {asked.quantity} {asked.relation} target fails "
+                        f"in exact arithmetic, but the answer's set {sympy.sstr(stated)} holds it")
+        held += 1
+    return held

@@ -11,8 +11,8 @@ import sympy
 
 from symgpu import errors
 from symgpu.proofs import factor_signs, forms, relations
-from symgpu.derive import at_point, jobs, point_roots, regime_split, results, summary, extremum_choice, extremum_cusps, extremum_diverging
-from symgpu.derive import extremum_domain, extremum_ends, extremum_integer, extremum_walls, limit_regimes, limits
+from symgpu.derive import at_point, jobs, point_roots, regime_split, results, summary, extremum_choice, extremum_cusps, extremum_diverging, extremum_domain
+from symgpu.derive import extremum_ends, extremum_integer, extremum_walls, limit_regimes, limits
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.derive.extra_records import CandidateRecord
@@ -76,8 +76,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         raise errors.DerivationError(
             f"{model.id}: {job.quantity} depends on {var} through floor/ceiling (a staircase): it has no derivative to set "
             f"to zero and its {kind}imum over {var} has no closed form here; at a point, search a grid of {var} "
-            f"(extremum ... --grid START:STOP:STEP; API grid=...), or ask for thresholds (solve --relation '>=' --kind max, "
-            f"or boundary)")
+            f"(extremum ... --grid START:STOP:STEP; API grid=...), or ask for thresholds (solve --relation '>=' --kind max, or boundary)")
     if (split := forms.abs_as_max(expr, var)) != expr:  # its kink where the argument is 0: a cusp where two regimes meet
         expr = split
         job.step("absolute value", expr, f"Abs(u) = Max(u, -u) for a real u: where u = 0 (u holding {var}) two regimes meet at a cusp")
@@ -168,7 +167,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         here = point_roots.meetings_here(job, ra, rb, var, preset, values, base=True)  # at a point, in many symbols: the numbers first
         try:
             points = here if here is not None else jobs._solve_for(job, sympy.Eq(ra.expression, rb.expression), var, f"{ra.name} = {rb.name}")
-        except errors.DerivationError:
+        except errors.DerivationError as exc:  # no closed form (log(x) beside x, in symbols): no answer leaving its cusp out
+            if isinstance(exc, errors.NoClosedForm): raise  # noqa: E701
             continue
         for point in points:
             numbers = point_roots.signs_at(job, var, point, here, preset, values, in_base=True) if here is not None or screen else None
@@ -189,7 +189,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
                 candidates.append(_Candidate(candidate.location, candidate.value, candidate.origin, candidate.conditions + extra_conditions))
     at = preset is not None or bool(values)  # case ends, jumps: of opaque case tables at a point, of any table without one
     candidates.extend(extremum_cusps.case_edges(job, found, var, domain, cusp_ends, at_point.Given(preset, dict(values or {})) if screen else None,
-                                                None if at else expr, opaque=at))
+                                                None if at and screen else expr, opaque=at))
     at_values = at_point.pinned(job, expr, var, preset, values or {}) if preset is not None or values else None
     candidates.extend(extremum_ends.end_candidates(job, expr, var, domain, at_values))
     candidates.extend(extremum_domain.plateau_candidates(job, found, var, domain, expr, at_point.Given(preset, dict(values or {})) if preset is not None or values else None))

@@ -13,7 +13,7 @@ from typing import Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import at_point, case_boundary, declared_range, extremum_choice, extremum_domain, jobs, point_roots, regime_conditions, regime_split
+from symgpu.derive import at_point, case_boundary, declared_range, float_root_signs, extremum_choice, extremum_domain, jobs, point_roots, regime_conditions, regime_split
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.proofs import forms, relations
 
@@ -34,6 +34,8 @@ def boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split
     Departure_del_uncoal has no sign in symbols, so the cusp at 420/97 was no candidate)."""
     assert job.ctx is not None
     local = job.ctx.copy()
+    near = float_root_signs.signs_near(var, point)  # a root found by bisection: the signs by its numbers, 0 through it
+    numbers = numbers if numbers is not None or near is None else near
 
     def numeric(expr: sympy.Expr) -> int | None:
         return None if numbers is None else numbers(expr)
@@ -56,7 +58,7 @@ def boundary_candidate(job: jobs._Job, ra: regime_split.Regime, rb: regime_split
                 continue
             at = cond.h.xreplace({var: point})
             here = numeric(cond.h)  # a sign the numbers give; at 0 (a boundary through the point) the symbols decide as before
-            here = here if here in (1, -1) else None
+            here = here if here in (1, -1) or (here == 0 and near is not None) else None  # 0: through a bisected root
             s0 = here if here is not None else local.sign(at)
             if s0 is None and var in cond.h.free_symbols and regime_conditions.cancel_to_zero(at, sympy.Integer(0)):
                 s0 = 0  # the separating condition through the point, which no sign proof sees (Hong & Kim's NpWB = MWP_Without_BW)

@@ -18,12 +18,12 @@ from symgpu.evaluate import input_values, one_sided, scaling
 from symgpu.derive.derivation import Derivation, Extras, Step
 from symgpu.model import substitution
 from symgpu.derive.roots import cases as root_cases, real_root_cases, transcendental_in
+from symgpu.derive.transcendental_roots import BISECTED, DIGITS
 from symgpu.proofs import forms
 from symgpu.proofs.signs import SignReasoner
 
 if TYPE_CHECKING:
     from symgpu.model import Model
-
 
 #: the most characters of an expression a unit-check failure quotes
 MAX_SHOWN = 240
@@ -97,6 +97,7 @@ class _Job:
                used: Sequence[Any] = ()) -> Derivation:
         if self.target_value is not None and isinstance(result, sympy.Basic):
             result = self._put_target(result)
+        method = f"{method}, with roots found by bisection" if any(s.operation == BISECTED for s in self.steps) else method
         if isinstance(result, sympy.Basic):  # Min/Max of known constants folded, the unit the formula is written in
             result, unit, steps = result_form.settled(self.model, result, unit)
             self.steps.extend(Step(*step) for step in steps)
@@ -461,6 +462,8 @@ def _root_cases(job: _Job, equation: sympy.Basic, var: sympy.Symbol, label: str)
             raise errors.NoClosedForm(f"{job.model.id}: SymPy finds no closed form for {label}: {sympy.sstr(equation)} in {var}{why}",
                                       reason=f"{var} sits inside {', '.join(inside)} and outside it: SymPy finds no closed form")
         raise errors.DerivationError(f"{job.model.id}: SymPy finds no closed form for {label}: {sympy.sstr(equation)} in {var}")
+    if found and transcendental_in(equation, var):  # numbers alone: its roots found by bisection (transcendental_roots)
+        job.step(BISECTED, sympy.Tuple(*[r for r, _ in found]), f"{label}: {var} sits inside {', '.join(map(sympy.sstr, transcendental_in(equation, var)))} and outside it, no closed form; the roots found numerically between the zeros of its derivative, by bisection to {DIGITS} digits")
     kept: list[tuple[sympy.Expr, sympy.Basic, sympy.Basic]] = []
     dropped: list[tuple[sympy.Expr, str]] = []
     for root, needs in found:

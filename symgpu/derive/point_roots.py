@@ -12,7 +12,7 @@ import sympy
 
 from symgpu import errors
 
-from symgpu.derive import at_point, jobs
+from symgpu.derive import at_point, float_root_signs, jobs
 from symgpu.derive import roots
 from symgpu.derive.roots import real_roots
 from symgpu.evaluate import scaling
@@ -45,6 +45,8 @@ def numbers_first(job: jobs._Job, difference: sympy.Expr, var: sympy.Symbol, any
     (a caller that takes :func:`roots_here`'s roots in base units, ``base=True``)."""
     if not isinstance(difference, sympy.Expr) or not (any_unit or read_alike(job, var)):
         return False
+    if roots.transcendental_in(difference, var):  # no closed form: with the numbers in, its roots by bisection
+        return True
     if roots.under_radical(difference, var):  # squared away, the radicals in every symbol: minutes again
         return len(difference.free_symbols - {var}) >= MANY_SYMBOLS
     parts = roots.numerator_poly(difference, var)
@@ -172,14 +174,16 @@ def signs_at(job: jobs._Job, var: sympy.Symbol, point: sympy.Expr, found: Sequen
         center = Fraction(*base.as_numer_denom())
         spread = abs(center) * ROOT_SPREAD
         bounds = {var: intervals.Interval(center - spread, center + spread)}
+    near = float_root_signs.signs_near(var, point * scale) if isinstance(point, sympy.Float) else None
 
     def sign(expr: sympy.Expr) -> int | None:
         made = at_point.pinned(job, expr, var, preset, at)
         number = None if made is None else made()
         if number is None or number.free_symbols - {var}:
             return None
-        if bounds is not None:
-            return intervals.sign(number, bounds)
+        if bounds is not None:  # a root found by bisection, var inside a log/exp and outside: 60 digits decide
+            found_sign = intervals.sign(number, bounds)
+            return near(number) if found_sign is None and near is not None and roots.transcendental_in(number, var) else found_sign
         value = number.xreplace({var: base})
         if not value.is_number or value.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
             return None

@@ -11,6 +11,7 @@ from typing import Any
 import sympy
 
 from symgpu.memo import Memo, Tally
+from symgpu.derive.transcendental_roots import bisected_roots, transcendental_in
 from symgpu.proofs import exact_signs
 
 _UNDEFINED = (sympy.nan, sympy.zoo)
@@ -91,7 +92,9 @@ def real_root_cases(equation: sympy.Basic, var: sympy.Symbol) -> list[tuple[Any,
         linear = linear_roots(target, free)  # its [] is final: a rational function whose reduced numerator is free of var
         exact = numeric_real_roots(target, free) if linear is None else linear
         roots = None if exact is None else _unconditional(exact)
-        if roots is None:
+        if roots is None and transcendental_in(target, free):  # no sympy.solve: Lambert's W at best, and minutes
+            roots = _numeric_roots(target, free, var)
+        elif roots is None:
             unusable = False
             try:
                 _SOLVES.add()
@@ -114,6 +117,26 @@ def real_root_cases(equation: sympy.Basic, var: sympy.Symbol) -> list[tuple[Any,
             roots = [(r.xreplace(back) if isinstance(r, sympy.Basic) else r, c.xreplace(back)) for r, c in roots]
     _FOUND[key] = None if roots is None else tuple(roots)
     return roots
+
+
+def _numeric_roots(target: sympy.Expr, free: sympy.Symbol, var: sympy.Symbol) -> list[tuple[Any, sympy.Basic]] | None:
+    """The real roots of ``target = 0`` with ``free`` (``var``'s real stand-in) inside a ``log``/``exp`` and outside it: of
+    numbers alone, each factor's (:func:`symgpu.derive.transcendental_roots.bisected_roots` for a factor of that kind, in
+    ``var``'s declared range); None where such a factor holds another symbol (no closed form: at a point the numbers are put in
+    first).
+
+    NOTE: ``sympy.solve`` on ``x - 2 = 2.0005 - x - 0.0001*log(x)`` (where two cases of a Min meet) ran past 5 minutes."""
+    lower = sympy.Integer(0) if var.is_nonnegative else -sympy.oo
+    found: list[Any] = [sympy.Integer(0)] if var.is_nonnegative and not var.is_positive and target.xreplace({free: 0}) == 0 else []
+    for factor in sympy.Mul.make_args(sympy.factor_terms(target)):
+        if free not in factor.free_symbols:
+            continue
+        part = bisected_roots(factor, free, lower, lambda g: real_roots(g, free)) if transcendental_in(factor, free) \
+            else real_roots(factor, free)
+        if part is None:
+            return None
+        found.extend(part)
+    return _unconditional(list(dict.fromkeys(found)))
 
 
 def numeric_real_roots(target: sympy.Expr, var: sympy.Symbol) -> list[Any] | None:
@@ -336,15 +359,6 @@ def _squared_candidates(squared: sympy.Expr, var: sympy.Symbol) -> list[Any]:
             if len(formula) == poly.degree():
                 return formula
     return list(sympy.solve(squared, var, dict=False, check=False))
-
-
-def transcendental_in(expr: sympy.Basic, var: sympy.Symbol) -> list[sympy.Expr]:
-    """The ``log``/``exp`` terms of ``expr`` that hold ``var`` where ``var`` sits outside them too (``ilp`` beside
-    ``log(ilp)``): no closed form for its roots, a Lambert-W equation at best; ``[]`` elsewhere."""
-    inside = [f for f in expr.atoms(sympy.log, sympy.exp) if var in f.free_symbols]
-    if not inside:
-        return []
-    return sorted(inside, key=sympy.default_sort_key) if var in expr.xreplace({f: sympy.Dummy() for f in inside}).free_symbols else []
 
 
 def _nonpositive(product: sympy.Expr) -> sympy.Basic:

@@ -204,8 +204,9 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
             lines.append(shorten("  a root only where: " + printing.sstr(roots[0].when), width, "--full for all"))
         if roots[0].inside is not sympy.true:  # the model's valid_when domain at the root
             lines.append(shorten("  a root only where the model gives a value there: " + printing.sstr(roots[0].inside), width, "--full for all"))
-    if extra.holds_for is not None:
-        lines.append("  (the relation holds on this whole range, not at isolated points)")
+    if extra.holds_for is not None:  # a set of points alone (Eq(x, 6): round 14b F7) is no range
+        alone = all(isinstance(a, sympy.Eq) for a in (extra.holds_for.args if isinstance(extra.holds_for, sympy.Or) else [extra.holds_for]))
+        lines.append("  (the relation holds " + ("at this point alone)" if alone else "on this whole range, not at isolated points)"))
     substituted = extra.substituted
     if substituted:
         shown = ", ".join(substituted)
