@@ -15,6 +15,7 @@ from typing import Any
 import mpmath
 import sympy
 
+from symgpu.evaluate import compiler
 from symgpu.memo import Tally
 
 DIGITS = 30  # each root is given to this many digits (a Float)
@@ -129,7 +130,7 @@ def _number(r: Any) -> Any:
 
 
 def _evaluator(f: sympy.Expr, var: sympy.Symbol) -> Callable[[Any], Any]:
-    compiled = sympy.lambdify(var, f, modules="mpmath")
+    compiled = compiler.mpmath_function(var, f)
 
     def value(x: Any) -> Any:
         with mpmath.workdps(_WORK_DPS):
