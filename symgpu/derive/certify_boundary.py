@@ -101,11 +101,17 @@ def _scanned(model: Model, derivation: Derivation, asked: Asked, point: _Point, 
         below, above, at = regime_path.codes(model, expr, asked.variable, [*around, b], point.preset, values)
         if below == above and (around[0] == b or at == below):
             raise _fail(model, asked, point, f"the regime is the same just below and just above the switch {asked.variable} = {b:.10g} the scan found")
+    closed = [x for x in closed if declared_range.of(model, asked.variable).holds(np.asarray([x]))[0]]  # -0 aside (no value there)
     lo, hi, n = point_switches.scanned(model, asked.variable, closed)
     others = [x for x in closed if not any(abs(x - b) <= point_switches.NEAR * max(abs(b), 1e-12) for b in found)]
-    said = (f"a {n}-point scan of the regime over {asked.variable} = {lo:.3g} .. {hi:.3g}, each change bisected: "
+    said = (f"a {n}-point scan of the regime over {asked.variable} = {_short(lo)} .. {_short(hi)}, each change bisected: "
             + (f"it switches at {asked.variable} = {_numbers(found)}, the regime differing on the two sides" if found else "no switch"))
-    return said + (f"; the closed form's {_numbers(others)} {'is' if len(others) == 1 else 'are'} none here" if others else "")
+    return said + (f"; the closed form's {_numbers(others)} {'is no switch' if len(others) == 1 else 'are no switches'} here" if others else "")
+
+
+def _short(x: float) -> str:
+    """``x`` to 3 digits, its exponent without leading zeros (``6.9e-7``: no ``-0`` that reads as a value)."""
+    return f"{x:.3g}".replace("e-0", "e-").replace("e+0", "e+")
 
 
 def _numbers(found: list[float]) -> str:

@@ -312,7 +312,7 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
         except errors.EvaluationError:  # the point lacks an input the regimes need (not the boundary): not decided here
             if name is None or rewritten is not None or not _undefined_beside(model, name, preset, sides):
                 kept.append(candidate)
-    if not kept and between is not None and scanned:  # the pair may change places inside a limiter binding on both sides (F3)
+    if not kept and between is not None and scanned and not set(between) <= own:  # a nested pair may change places inside a limiter (F3)
         return _scanned(model, derivation, preset, values, name, expr, tuple(between))
     return tuple(kept)
 
