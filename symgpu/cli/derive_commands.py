@@ -159,9 +159,12 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
                              f"to {' = '.join(sorted(s.above))}" for s in switches if not named)
             if not switches and as_written and not args.assume and not declared_range.of(model, derivation.variable).integer:
                 # what does switch along the variable there (a scan of the regime, none named): the pair is not among them
-                seen = [f"at {derivation.variable} = {float(r.value.magnitude):.10g} the regime switches from {' to '.join(r.regime.split('|', 1))}"
-                        for r in derive.applying_boundaries(model, dataclasses.replace(derivation, extra=derivation.extra.without("between")),
-                                                            args.preset, values)]
+                try:
+                    seen = [f"at {derivation.variable} = {float(r.value.magnitude):.10g} the regime switches from {' to '.join(r.regime.split('|', 1))}"
+                            for r in derive.applying_boundaries(model, dataclasses.replace(derivation, extra=derivation.extra.without("between")),
+                                                                args.preset, values)]
+                except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):  # the scan reads no regime there: the general reason
+                    seen = []
                 what = "; ".join(seen[:6]) + (f"; and at {len(seen) - 6} more values" if len(seen) > 6 else "")
             why = (f"({what}: a switch the question does not name)" if what else "(another regime binds on both sides, an --assume excludes it, the "
                    "regime conditions fail, or it lies outside the model's domain there)")
