@@ -95,14 +95,18 @@ def _scanned(model: Model, derivation: Derivation, asked: Asked, point: _Point, 
     if not at_a_point(asked) or derivation.extra.between is not None or asked.substitute or declared_range.of(model, asked.variable).integer:
         return None
     values = dict(point.values)
-    found = [float(r.value.magnitude) for r in results.applying_boundaries(model, derivation, point.preset, values)]
+    try:
+        found = [float(r.value.magnitude) for r in results.applying_boundaries(model, derivation, point.preset, values)]
+        lo, hi, n = point_switches.scanned(model, asked.variable, [float(c.value.magnitude) for c in
+                                                                    results.boundary_candidates(model, derivation, point.preset, values)])
+    except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):  # no scan of the regime there: the closed form's check
+        return None
     for b in found:
         around = active.boundary_sides(model, asked.variable, b)
         below, above, at = regime_path.codes(model, expr, asked.variable, [*around, b], point.preset, values)
         if below == above and (around[0] == b or at == below):
             raise _fail(model, asked, point, f"the regime is the same just below and just above the switch {asked.variable} = {b:.10g} the scan found")
     closed = [x for x in closed if declared_range.of(model, asked.variable).holds(np.asarray([x]))[0]]  # -0 aside (no value there)
-    lo, hi, n = point_switches.scanned(model, asked.variable, closed)
     others = [x for x in closed if not any(abs(x - b) <= point_switches.NEAR * max(abs(b), 1e-12) for b in found)]
     said = (f"a {n}-point scan of the regime over {asked.variable} = {_short(lo)} .. {_short(hi)}, each change bisected: "
             + (f"it switches at {asked.variable} = {_numbers(found)}, the regime differing on the two sides" if found else "no switch"))
