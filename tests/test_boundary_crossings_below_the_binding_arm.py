@@ -26,10 +26,11 @@ def test_only_the_switch_of_the_binding_argument_is_called_a_regime_switch(cli) 
     assert _binding(switch * 0.999) == "memory" and _binding(switch * 1.001) == "latency"
     assert {_binding(alu_cross * 0.99), _binding(alu_cross * 1.01), _binding(issue_cross * 0.99), _binding(issue_cross * 1.01)} == {"memory"}
     code, out, err = cli("boundary", "volkov_2016", "memory_throughput", "--for", "mem_lat", "--preset", "h100",
-                         "--set", "alpha=1", "--set", "n=32")
+                         "--set", "alpha=1", "--set", "n=32", "--full")
     assert code == 0, err
     checked = next(line for line in out.splitlines() if "checked numerically" in line)
-    assert "the regime switches at 1 of 3 boundaries" in checked
-    crossed = [float(x) for x in re.search(r"at mem_lat = ([0-9., ]+) arguments that do not bind", checked).group(1).split(",")]
+    assert float(re.search(r"it switches at mem_lat = ([0-9.]+), the regime differing on the two sides", checked).group(1)) == \
+        pytest.approx(switch, rel=1e-5)  # the one switch the scan finds, checked on its two sides
+    crossed = [float(x) for x in re.search(r"the closed form's ([0-9., ]+) are no switches here", checked).group(1).split(",")]
     assert sorted(crossed) == pytest.approx(sorted([alu_cross, issue_cross]), rel=1e-5)
     assert float(out.split("value: ")[1].split()[0]) == pytest.approx(switch, rel=1e-9)

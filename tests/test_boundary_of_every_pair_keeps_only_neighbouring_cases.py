@@ -20,7 +20,7 @@ def test_every_pair_boundary_names_only_the_cases_that_meet(cli) -> None:
     code, out, err = cli("--no-cache", "boundary", FIXTURES / "cache_cases.toml", "t", "-p", "a100", "--for", "footprint")
     assert code == 0, err
     assert "fits / streams" not in out and "fits|streams" not in out
-    assert "the regime switches at each of 2 boundaries" in out
+    assert f"it switches at footprint = {float(L2_MIB):g}, {float(4 * L2_MIB):g}, the regime differing on the two sides" in out
     found = dict((k, float(v)) for v, k in re.findall(r"([0-9.]+) \((\w+\|\w+)\)", out))
     assert found == {"fits|spills": float(L2_MIB), "spills|streams": float(4 * L2_MIB)}
     # the case that holds on each side, by the evaluate path: fits | spills at L2, spills | streams at 4*L2

@@ -53,7 +53,7 @@ def test_the_only_pair_of_cases_is_answered_without_between(cli, write_model) ->
     assert code == 0, err
     assert "--between" not in err
     assert re.search(r"result: \(999/1000, 1001/1000\)", out)
-    assert "the regime switches at each of 2 boundaries" in out
+    assert f"it switches at r = {float(EXPECTED[0]):g}, {float(EXPECTED[1]):g}, the regime differing on the two sides" in out
     # each value labelled by the regimes below|above it: spread below 0.999, camped between, spread above 1.001
     labelled = re.findall(r"([0-9.]+) \((\w+)\|(\w+)\)", out.split("value:")[1])
     assert [(float(v), below, above) for v, below, above in labelled] == \

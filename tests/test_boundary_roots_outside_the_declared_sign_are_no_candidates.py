@@ -35,13 +35,13 @@ def test_synch_cost_over_the_departure_delay_switches_once_and_its_other_crossin
         else:
             high = middle
     switch = low
-    code, out, err = cli("boundary", "hong_kim_2009", "Synch_cost", "--preset", PRESET, "--for", "Departure_del_uncoal")
+    code, out, err = cli("boundary", "hong_kim_2009", "Synch_cost", "--preset", PRESET, "--for", "Departure_del_uncoal", "--full")
     assert code == 0, err
     assert "not checked" not in out and "-0" not in out
     checked = next(line for line in out.splitlines() if "checked numerically" in line)
-    assert "the regime switches at 1 of 4 boundaries" in checked
-    crossed = [float(x) for x in re.search(r"at Departure_del_uncoal = ([0-9., ]+) arguments that do not bind", checked)
-               .group(1).split(",")]
+    assert float(re.search(r"it switches at Departure_del_uncoal = ([0-9.]+), the regime differing", checked).group(1)) == \
+        pytest.approx(switch, rel=1e-5)
+    crossed = [float(x) for x in re.search(r"the closed form's ([0-9., ]+) are no switches here", checked).group(1).split(",")]
     values = [float(v) for v in re.findall(r"[0-9.]+", out.split("value: ")[1].split("(preset")[0])]
     assert len(crossed) == 3
     assert values == pytest.approx([switch], rel=1e-6)  # the value line gives the switch only, not the crossings (14b F4)

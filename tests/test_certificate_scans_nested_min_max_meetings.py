@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from symgpu import cli
-from symgpu.derive.certify_path import Asked, _Point, case_edges
+from symgpu.derive.certify_path import Asked, _Point, meeting_points
 from symgpu import api
 
 MODEL = "\n".join([
@@ -46,7 +46,7 @@ def _brute(f, lo: Fraction, hi: Fraction, step: Fraction, kind: str) -> tuple[Fr
 
 def test_the_nested_min_meeting_point_is_in_the_certificates_scan(tmp_path: Path) -> None:
     model = api.load(_write(tmp_path, "mintent", MINTENT))
-    at = case_edges(model, Asked("extremum", "q", "x", preset="g"), _Point("preset g", "g", {}))
+    at = meeting_points(model, Asked("extremum", "q", "x", preset="g"), _Point("preset g", "g", {}))
     where, _ = _brute(_mintent, Fraction(1), Fraction(4), Fraction(1, 100000), "max")
     assert where == Fraction("2.00025")
     for point in (2.00025, 2.0005):  # the inner Min's meeting point, and the outer Min's (4.001/2)

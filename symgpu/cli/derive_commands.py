@@ -20,6 +20,7 @@ model's safe parser.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import re
 import sys
@@ -153,10 +154,18 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
         if not found:
             pair = " and ".join(between) if between else "its regimes"
             switches = derive.switches_beside(model, derivation, args.preset, values) if as_written else ()
-            if any(s.between(tuple(between or ())) for s in switches):  # the named switch is there, excluded for another reason
-                switches = ()
+            named = any(s.between(tuple(between or ())) for s in switches)  # the named switch is there, excluded for another reason
             what = "; ".join(f"at {derivation.variable} = {s.value:.10g} the regime switches from {' = '.join(sorted(s.below))} "
-                             f"to {' = '.join(sorted(s.above))}" for s in switches)
+                             f"to {' = '.join(sorted(s.above))}" for s in switches if not named)
+            if not switches and as_written and not args.assume and not declared_range.of(model, derivation.variable).integer:
+                # what does switch along the variable there (a scan of the regime, none named): the pair is not among them
+                try:
+                    seen = [f"at {derivation.variable} = {float(r.value.magnitude):.10g} the regime switches from {' to '.join(r.regime.split('|', 1))}"
+                            for r in derive.applying_boundaries(model, dataclasses.replace(derivation, extra=derivation.extra.without("between")),
+                                                                args.preset, values)]
+                except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):  # the scan reads no regime there: the general reason
+                    seen = []
+                what = "; ".join(seen[:6]) + (f"; and at {len(seen) - 6} more values" if len(seen) > 6 else "")
             why = (f"({what}: a switch the question does not name)" if what else "(another regime binds on both sides, an --assume excludes it, the "
                    "regime conditions fail, or it lies outside the model's domain there)")
             raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: at {derive.where_text(args.preset, values)} {pair} do not meet "

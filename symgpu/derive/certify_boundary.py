@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy
 
-from symgpu.derive import declared_range, regime_split, results, solving, staircase_boundary
+from symgpu.derive import declared_range, point_switches, regime_split, results, solving, staircase_boundary
 from symgpu import errors
 from symgpu.derive.certify_path import Asked, _fail, _inside, _Point, _result_at, _roots_at, _with, at_a_point
 from symgpu.derive.derivation import Derivation
-from symgpu.evaluate import active, evaluator
+from symgpu.evaluate import active, evaluator, regime_path
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -71,6 +71,9 @@ def boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
                 crossings.append(number)
                 continue
         checked += 1
+    scan = _scanned(model, derivation, asked, point, expr, _roots_at(model, derivation, asked, point, {}))
+    if scan is not None:  # at a point with no pair named, the answer shown is the scan's (results.applying_boundaries)
+        return scan
     if not checked and not crossings and not ties:
         return None
     if not crossings and not ties:
@@ -81,6 +84,38 @@ def boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
     if ties:
         said.append(f"at {asked.variable} = {_numbers(ties)} the two regimes are equal on both sides (a tie, not a switch)")
     return "; ".join(said)
+
+
+def _scanned(model: Model, derivation: Derivation, asked: Asked, point: _Point, expr: sympy.Basic, closed: list[float]) -> str | None:
+    """At a point with no pair named (no substitution, a continuous variable), what the answer shown there is and how it was
+    checked: the values where a scan of the regime (the binding argument of every reached Min/Max, the case of every case table,
+    :func:`symgpu.derive.point_switches.switches`) changes, each change bisected, the answer's own values (``closed``) among the
+    scan's candidates; each checked here again to differ on its two sides (:func:`symgpu.evaluate.active.boundary_sides`) or at
+    the value itself. None for another question (its closed form's values are the answer)."""
+    if not at_a_point(asked) or derivation.extra.between is not None or asked.substitute or declared_range.of(model, asked.variable).integer:
+        return None
+    values = dict(point.values)
+    try:
+        found = [float(r.value.magnitude) for r in results.applying_boundaries(model, derivation, point.preset, values)]
+        lo, hi, n = point_switches.scanned(model, asked.variable, [float(c.value.magnitude) for c in
+                                                                    results.boundary_candidates(model, derivation, point.preset, values)])
+    except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):  # no scan of the regime there: the closed form's check
+        return None
+    for b in found:
+        around = active.boundary_sides(model, asked.variable, b)
+        below, above, at = regime_path.codes(model, expr, asked.variable, [*around, b], point.preset, values)
+        if below == above and (around[0] == b or at == below):
+            raise _fail(model, asked, point, f"the regime is the same just below and just above the switch {asked.variable} = {b:.10g} the scan found")
+    closed = [x for x in closed if declared_range.of(model, asked.variable).holds(np.asarray([x]))[0]]  # -0 aside (no value there)
+    others = [x for x in closed if not any(abs(x - b) <= point_switches.NEAR * max(abs(b), 1e-12) for b in found)]
+    said = (f"a {n}-point scan of the regime over {asked.variable} = {_short(lo)} .. {_short(hi)}, each change bisected: "
+            + (f"it switches at {asked.variable} = {_numbers(found)}, the regime differing on the two sides" if found else "no switch"))
+    return said + (f"; the closed form's {_numbers(others)} {'is no switch' if len(others) == 1 else 'are no switches'} here" if others else "")
+
+
+def _short(x: float) -> str:
+    """``x`` to 3 digits, its exponent without leading zeros (``6.9e-7``: no ``-0`` that reads as a value)."""
+    return f"{x:.3g}".replace("e-0", "e-").replace("e+0", "e+")
 
 
 def _numbers(found: list[float]) -> str:

@@ -17,6 +17,7 @@ from symgpu import errors
 from symgpu.derive import declared_range
 from symgpu.derive.derivation import Derivation, as_evaluated
 from symgpu.evaluate import active, evaluator, ties
+from symgpu.memo import memoised
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -209,57 +210,131 @@ def _scan_grid(model: Model, variable: str, around: Sequence[float]) -> np.ndarr
 
 #: the most case edges of the quantity's case tables an extremum's scan adds (:func:`case_edges`)
 MAX_EDGES = 32
-#: the most meeting points of two arguments of a Min/Max (:func:`min_max_ties`) an extremum's scan adds, besides the case edges
-MAX_MEETINGS = 64
-#: relative distance of the points beside each case edge (where an open case's value is approached)
+#: the most differences of two Min/Max arguments whose meeting points an extremum's scan adds (:func:`meeting_forms`)
+MAX_KINKS = 96
+#: relative distance of the points beside each case edge, meeting point or domain end (where an open case's value is approached)
 BESIDE = 1e-9
 
 
-def case_edges(model: Model, asked: Asked, point: _Point) -> np.ndarray:
-    """Each edge of a case condition of the quantity's case tables linear in the variable (``x <= 2.0005``), and each point where
-    two arguments of a Min/Max meet, linear in the variable (:func:`min_max_ties`), at the point, in
-    the variable's declared unit, with a point just beside it on each side: a narrow case that the scan's grid steps over (a
-    tent 0.001 us wide) is evaluated where it peaks; an outside tester's finding (round 13, F4), where an extremum at an end
-    passed the scan though a case edge beat it. Empty for an integer variable (its scan holds its whole values only)."""
-    definition = model.symbol_definitions.get(asked.variable)
-    if definition is None or "integer" in definition.assumptions or asked.variable not in model.symbols:
+def beside(model: Model, asked: Asked, found: Iterable[float]) -> np.ndarray:
+    """The finite values of ``found`` (the variable's declared unit), each with a point just beside it on each side, those in the
+    variable's declared range kept; empty for an integer variable (its scan holds its whole values only) or one not a symbol."""
+    if not _continuous(model, asked):
         return np.empty(0)
-    var = model.symbols[asked.variable]
-    try:
-        expr = model.expression(asked.quantity)
-    except errors.SymgpuError:
-        return np.empty(0)
-    edges: list[sympy.Expr] = []
-    ties = [sympy.expand(r.lhs - r.rhs) for piece in expr.atoms(sympy.Piecewise) for _, c in piece.args
-            for r in c.atoms(sympy.core.relational.Relational)]
-    for h in ties + min_max_ties(expr, var)[:MAX_MEETINGS]:
-        slope = h.coeff(var) if var in h.free_symbols and h.is_polynomial(var) and sympy.degree(h, var) == 1 else None
-        if slope is not None and var not in slope.free_symbols and (edge := -(h - slope * var) / slope) not in edges:
-            edges.append(edge)
-    found: list[float] = []
-    for edge in edges[:MAX_EDGES + MAX_MEETINGS]:
-        try:
-            found.append(float(evaluator.evaluate_expression(model, edge, model.units[asked.variable], preset=point.preset,
-                                                             values=dict(point.values)).magnitude))
-        except (errors.SymgpuError, ArithmeticError, TypeError, ValueError, pint.PintError):
-            continue
     at = np.asarray([x for x in found if np.isfinite(x)], dtype=float)
     at = np.concatenate([at, at * (1 - BESIDE), at * (1 + BESIDE)])
     return at[declared_range.of(model, asked.variable).holds(at)]
 
 
-def min_max_ties(expr: sympy.Basic, var: sympy.Symbol) -> list[sympy.Expr]:
-    """``a - b`` for each two arguments ``a``, ``b`` of every ``Min``/``Max`` in ``expr`` holding ``var``, nested ones too (inside
-    another Min/Max, a sum or a product, at any depth): where one is 0 the two arguments meet, a cusp of that Min/Max whatever the
-    enclosing one does there (a narrow peak of ``Max(0, 1000*Min(x - 2, 2.0005 - x))``, 0.0005 wide, between the scan's points:
-    an outside tester's finding, round 13c F11). Each node's pairs in turn; the caller caps how many it reads (:data:`MAX_MEETINGS`)."""
+def _continuous(model: Model, asked: Asked) -> bool:
+    """Is the variable a symbol of the model not declared integer (a scan that can fall between its points)?"""
+    definition = model.symbol_definitions.get(asked.variable)
+    return definition is not None and "integer" not in definition.assumptions and asked.variable in model.symbols
+
+
+def _valued(model: Model, asked: Asked, point: _Point, forms: Iterable[sympy.Expr]) -> Iterable[float]:
+    """Each of ``forms`` (values of the variable in the other symbols) as a number at the point, in the variable's declared unit;
+    one without a real value there left out."""
+    for form in forms:
+        try:
+            yield float(evaluator.evaluate_expression(model, form, model.units[asked.variable], preset=point.preset,
+                                                      values=dict(point.values)).magnitude)
+        except (errors.SymgpuError, ArithmeticError, TypeError, ValueError, pint.PintError):
+            continue
+
+
+def _scanned_expression(model: Model, asked: Asked) -> sympy.Basic | None:
+    """The quantity's expression where its scan over a continuous variable gets extra points, else None."""
+    if not _continuous(model, asked):
+        return None
+    try:
+        return model.expression(asked.quantity)
+    except errors.SymgpuError:
+        return None
+
+
+def case_edges(model: Model, asked: Asked, point: _Point) -> np.ndarray:
+    """Each edge of a case condition of the quantity's case tables linear in the variable (``x <= 2.0005``) at the point, in the
+    variable's declared unit, with a point just beside it on each side (:func:`beside`): a narrow case that the scan's grid steps
+    over (a tent 0.001 us wide) is evaluated where it peaks; an outside tester's finding (round 13, F4), where an extremum at an end
+    passed the scan though a case edge beat it. The meeting points of Min/Max arguments are :func:`meeting_points`'."""
+    expr = _scanned_expression(model, asked)
+    if expr is None:
+        return np.empty(0)
+    var = model.symbols[asked.variable]
+    edges: list[sympy.Expr] = []
+    for h in (sympy.expand(r.lhs - r.rhs) for piece in expr.atoms(sympy.Piecewise) for _, c in piece.args
+              for r in c.atoms(sympy.core.relational.Relational)):
+        slope = h.coeff(var) if var in h.free_symbols and h.is_polynomial(var) and sympy.degree(h, var) == 1 else None
+        if slope is not None and var not in slope.free_symbols and (edge := -(h - slope * var) / slope) not in edges:
+            edges.append(edge)
+    return beside(model, asked, _valued(model, asked, point, edges[:MAX_EDGES]))
+
+
+def meeting_points(model: Model, asked: Asked, point: _Point) -> np.ndarray:
+    """Each point where two arguments of a Min/Max of the quantity meet (:func:`meeting_forms`: nested ones too, an inner Min/Max read
+    as each of its arguments, linear or quadratic in the variable) at the point, in the variable's declared unit, with a point just
+    beside it on each side (:func:`beside`): a cusp of that Min/Max whatever the enclosing one does there, so a narrow peak of
+    ``Max(0, 1000*Min(x - 2, 2.0005 - x))``, 0.0005 wide, between the scan's points is evaluated where it peaks (an outside tester's
+    finding, round 13c F11). The one source of these points for every extremum scan (at a preset and at a point of a region)."""
+    expr = _scanned_expression(model, asked)
+    if expr is None:
+        return np.empty(0)
+    return beside(model, asked, _valued(model, asked, point, meeting_forms(expr, model.symbols[asked.variable])))
+
+
+@memoised("derive.certify_path.meeting_forms", 256)
+def meeting_forms(expr: sympy.Expr, var: sympy.Symbol) -> tuple[sympy.Expr, ...]:
+    """Where two arguments of a Min/Max of ``expr`` (any one, at any depth) meet, as expressions in the other symbols: the real
+    roots of the numerator of their difference, degree 1 or 2 in ``var`` (an inner Min/Max read as each of its arguments in turn);
+    the nodes in SymPy's sort order, each node's pairs in turn, at most :data:`MAX_KINKS` differences solved."""
     found: list[sympy.Expr] = []
+    tried = 0
     for node in sorted(expr.atoms(sympy.Min, sympy.Max), key=sympy.default_sort_key):
         for a, b in itertools.combinations(node.args, 2):
-            h = sympy.expand(a - b)
-            if var in h.free_symbols and h not in found and -h not in found:
-                found.append(h)
-    return found
+            for da in _readings(a):
+                for db in _readings(b):
+                    tried += 1
+                    if tried > MAX_KINKS:
+                        return tuple(found)
+                    for root in _roots(da - db, var):
+                        if root not in found:
+                            found.append(root)
+    return tuple(found)
+
+
+def _readings(expr: sympy.Expr, limit: int = 4) -> list[sympy.Expr]:
+    """``expr`` with each inner Min/Max replaced by one of its arguments (at most ``limit`` readings)."""
+    inner = sorted(expr.atoms(sympy.Min, sympy.Max), key=sympy.count_ops)
+    if not inner:
+        return [expr]
+    node = inner[0]
+    out: list[sympy.Expr] = []
+    for arg in node.args:
+        out.extend(_readings(expr.xreplace({node: arg}), limit))
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
+def _roots(difference: sympy.Expr, var: sympy.Symbol) -> list[sympy.Expr]:
+    """The roots of ``difference``'s numerator in ``var`` where it is a polynomial of degree 1 or 2 in it (the quadratic's two by
+    the formula, real or not: a complex one has no value at the point)."""
+    if var not in difference.free_symbols or difference.has(sympy.Min, sympy.Max, sympy.Piecewise):
+        return []
+    numerator = sympy.numer(sympy.together(difference))
+    try:
+        poly = sympy.Poly(numerator, var)
+    except sympy.PolynomialError:
+        return []
+    if poly.degree() == 1:
+        c1, c0 = poly.all_coeffs()
+        return [-c0 / c1]
+    if poly.degree() == 2:
+        c2, c1, c0 = poly.all_coeffs()
+        disc = sympy.sqrt(c1 ** 2 - 4 * c2 * c0)
+        return [(-c1 + disc) / (2 * c2), (-c1 - disc) / (2 * c2)]
+    return []
 
 
 def sorted_unique(values: np.ndarray) -> np.ndarray:

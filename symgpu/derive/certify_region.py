@@ -7,29 +7,25 @@ presets' (a preset's value times a factor k/8) small rationals n/4 and, a quarte
 value (plus or minus 1/64 to 1: where the answer's conditions tie), all exact binary fractions,
 and keeps the points where the answer's closed form has a value (a branch of its Piecewise holds)
 and its stated conditions hold, at most :data:`REGION_POINTS` of them from :data:`REGION_DRAWS`
-draws. :func:`extra_scan` adds to a check's scan, at its point: each kink of the quantity's
-Min/Max (where two arguments, an inner Min/Max read as each of its arguments, are equal; linear or
-quadratic in the variable) with a point just beside it on each side, and the ends of the
+draws. :func:`extra_scan` adds to a check's scan, at its point: each meeting point of the quantity's
+Min/Max arguments (:func:`symgpu.derive.certify_path.meeting_points`) and the ends of the
 variable's admissible set (``valid_when`` domains, ``--assume`` bounds) found by bisection between
-scan points, with the points approaching them from inside.
+scan points, each with a point just beside it on each side.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.derive import declared_range
-from symgpu.derive.certify_path import Asked, _inside, _Point, _result_at
+from symgpu.derive.certify_path import Asked, _inside, _Point, _result_at, beside, meeting_points
 from symgpu.derive.derivation import Derivation
-from symgpu.evaluate import active, evaluator
-from symgpu.memo import memoised
+from symgpu.evaluate import active
 from symgpu.proofs import sample_points
 
 if TYPE_CHECKING:
@@ -42,10 +38,6 @@ Check = Callable[["Model", Derivation, Asked, _Point], "str | None"]
 REGION_POINTS = 24
 #: draws tried to find them
 REGION_DRAWS = 240
-#: the most kinks (pairs of Min/Max arguments) whose meeting point a scan adds
-MAX_KINKS = 96
-#: relative distance of the points beside a kink or a domain end
-BESIDE = 1e-9
 #: factors (k/8) a preset's value is drawn scaled by, and numerators (n/4) of the small rationals drawn
 FACTORS = tuple(range(1, 25))
 SMALL = tuple(range(1, 49))
@@ -116,81 +108,10 @@ def _claims(model: Model, derivation: Derivation, asked: Asked, point: _Point) -
 
 # ------------------------------------------------------------------------------ the scan's extra points
 def extra_scan(model: Model, asked: Asked, point: _Point, grid: np.ndarray) -> np.ndarray:
-    """The kinks of the quantity at the point and the ends of the variable's admissible set, each with
-    the points beside it (declared range kept); empty for an integer variable."""
-    definition = model.symbol_definitions.get(asked.variable)
-    if definition is None or "integer" in definition.assumptions or asked.variable not in model.symbols:
-        return np.empty(0)
-    found = list(_kinks(model, asked, point)) + list(_ends(model, asked, point, grid))
-    at = np.asarray([x for x in found if np.isfinite(x)], dtype=float)
-    at = np.concatenate([at, at * (1 - BESIDE), at * (1 + BESIDE)])
-    return at[declared_range.of(model, asked.variable).holds(at)]
-
-
-def _kinks(model: Model, asked: Asked, point: _Point) -> Iterator[float]:
-    try:
-        expr = model.expression(asked.quantity)
-    except errors.SymgpuError:
-        return
-    for form in kink_forms(expr, model.symbols[asked.variable]):
-        try:
-            number = evaluator.evaluate_expression(model, form, model.units[asked.variable], preset=point.preset,
-                                                   values=dict(point.values)).magnitude
-            yield float(number)
-        except (errors.SymgpuError, ArithmeticError, TypeError, ValueError, pint.PintError):
-            continue
-
-
-@memoised("derive.certify_region.kink_forms", 256)
-def kink_forms(expr: sympy.Expr, var: sympy.Symbol) -> tuple[sympy.Expr, ...]:
-    """Where two arguments of a Min/Max of ``expr`` meet, as expressions in the other symbols: the real
-    roots of the numerator of their difference, degree 1 or 2 in ``var`` (an inner Min/Max read as each
-    of its arguments in turn); at most :data:`MAX_KINKS` differences are solved."""
-    found: list[sympy.Expr] = []
-    tried = 0
-    for node in expr.atoms(sympy.Min, sympy.Max):
-        for a, b in itertools.combinations(node.args, 2):
-            for da in _readings(a):
-                for db in _readings(b):
-                    tried += 1
-                    if tried > MAX_KINKS:
-                        return tuple(found)
-                    for root in _roots(da - db, var):
-                        if root not in found:
-                            found.append(root)
-    return tuple(found)
-
-
-def _readings(expr: sympy.Expr, limit: int = 4) -> list[sympy.Expr]:
-    """``expr`` with each inner Min/Max replaced by one of its arguments (at most ``limit`` readings)."""
-    inner = sorted(expr.atoms(sympy.Min, sympy.Max), key=sympy.count_ops)
-    if not inner:
-        return [expr]
-    node = inner[0]
-    out: list[sympy.Expr] = []
-    for arg in node.args:
-        out.extend(_readings(expr.xreplace({node: arg}), limit))
-        if len(out) >= limit:
-            break
-    return out[:limit]
-
-
-def _roots(difference: sympy.Expr, var: sympy.Symbol) -> list[sympy.Expr]:
-    if var not in difference.free_symbols or difference.has(sympy.Min, sympy.Max, sympy.Piecewise):
-        return []
-    numerator = sympy.numer(sympy.together(difference))
-    try:
-        poly = sympy.Poly(numerator, var)
-    except sympy.PolynomialError:
-        return []
-    if poly.degree() == 1:
-        c1, c0 = poly.all_coeffs()
-        return [-c0 / c1]
-    if poly.degree() == 2:
-        c2, c1, c0 = poly.all_coeffs()
-        disc = sympy.sqrt(c1 ** 2 - 4 * c2 * c0)
-        return [(-c1 + disc) / (2 * c2), (-c1 - disc) / (2 * c2)]
-    return []
+    """The meeting points of the quantity's Min/Max arguments at the point (:func:`symgpu.derive.certify_path.meeting_points`)
+    and the ends of the variable's admissible set, each with the points beside it (declared range kept); empty for an integer
+    variable."""
+    return np.concatenate([meeting_points(model, asked, point), beside(model, asked, _ends(model, asked, point, grid))])
 
 
 def _ends(model: Model, asked: Asked, point: _Point, grid: np.ndarray) -> Iterator[float]:

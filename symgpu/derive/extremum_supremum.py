@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from symgpu import errors, units
 from symgpu.derive import results
@@ -27,6 +28,25 @@ POWERS = range(-30, 61)
 CLOSE = 1e-6
 
 
+@dataclass(frozen=True)
+class _End:
+    """An end of the variable's open range approached by a scan.
+
+    Attributes:
+        to: the end as the ``limit`` operation reads it (``oo``, ``0``, a number in the declared unit as text).
+        side: the side it is approached from (``+``, ``-``; None for ``oo``).
+        words: the end as the answer says it (``oo``, ``0 from above``, ``5.00005 from below``).
+        scan: the scan as the answer's certificate names it (``a scan of n = 9.31e-10 .. 1.15e+18 (doubling)``).
+        why: why the limit there is the answer, as its method says it.
+    """
+
+    to: str
+    side: str | None
+    words: str
+    scan: str
+    why: str
+
+
 def at_open_end(model: Model, quantity: str, over: str, kind: str, preset: str | None, values: dict[str, float],
                 limit: Callable[[str, str | None], Derivation], refusal: errors.DerivationError) -> Derivation:
     """The supremum (``kind`` max) or infimum (min) of ``quantity`` over ``over`` at the point, approached at an open
@@ -36,18 +56,16 @@ def at_open_end(model: Model, quantity: str, over: str, kind: str, preset: str |
         errors.DerivationError: ``refusal``, where no end's limit is finite and confirmed by the scan.
     """
     xs = [2.0 ** k for k in POWERS]
-    scan = [(x, v) for x, v in ((x, _value(model, quantity, over, x, preset, values)) for x in xs) if v is not None]
-    if len(scan) < len(xs) // 2:
-        raise refusal
+    scan = [(x, _value(model, quantity, over, x, preset, values)) for x in xs]
+    valued = [x for x, v in scan if v is not None] or [math.nan]
+    doubling = f"a scan of {over} = {valued[0]:.3g} .. {valued[-1]:.3g} (doubling)"
+    why = "no critical point or regime boundary qualifies"
     integer = model.symbols[over].is_integer is True if over in model.symbols else False
-    for to, direction, towards in (("oo", None, scan[::-1]), ("0", "+", scan))[:1 if integer else 2]:  # whole values: not near 0
-        try:
-            found = limit(to, direction)
-            bound = float(results._evaluate(model, found.result, preset, values, model.unit_text(quantity)))
-        except (errors.SymgpuError, TypeError, ValueError, ArithmeticError):
-            continue
-        if math.isfinite(bound) and _approached(bound, [v for _, v in towards], kind):
-            return _answer(found, kind, over, to, bound, [x for x, _ in scan], model.unit_text(quantity))
+    ends = ((_End("oo", None, "oo", doubling, why), scan[::-1]), (_End("0", "+", "0 from above", doubling, why), scan))
+    for end, inwards in ends[:1 if integer else 2]:  # whole values: not near 0
+        found = _approach(model, quantity, over, kind, preset, values, end, inwards, limit)
+        if found is not None:
+            return found
     raise refusal
 
 
@@ -57,24 +75,40 @@ def at_finite_end(model: Model, quantity: str, over: str, kind: str, preset: str
     ``valid_when`` domain) whose limit beats every candidate at the point (``end``: its point in the declared unit as text,
     the side approached from): "no maximum; the supremum L is approached as x -> b from below". An outside tester's
     finding (round 14b F12): ``x < 5.00005`` cutting a spike on its rising side was answered by the plateau below it.
-    The limit is the ``limit`` operation's own, checked there; the answer is given only where the quantity at points
-    approaching the end from its side (``b -/+ 2**-k`` of ``b``'s scale) never passes it and comes within
-    :data:`CLOSE` of it; otherwise the refusal stands.
+    The answer is given only where the quantity at points approaching the end from its side (``b -/+ 2**-k`` of ``b``'s
+    scale) never passes the limit and comes within :data:`CLOSE` of it (:func:`_approach`); otherwise the refusal stands.
 
     Raises:
         errors.DerivationError: ``refusal``, where the limit is not finite or the approach does not confirm it."""
     point, side = float(end[0]), end[1]
     step = -1.0 if side == "-" else 1.0
     xs = [point + step * 2.0 ** -k * max(abs(point), 1.0) for k in range(8, 50)]
-    towards = [v for v in (_value(model, quantity, over, x, preset, values) for x in xs[::-1]) if v is not None]
+    scan = [(x, _value(model, quantity, over, x, preset, values)) for x in xs[::-1]]
+    found = _approach(model, quantity, over, kind, preset, values,
+                      _End(end[0], side, f"{end[0]} {'from below' if side == '-' else 'from above'}",
+                           f"a scan of {over} = {xs[0]:.10g} .. {xs[-1]:.10g} (towards the end)", "it beats every candidate"), scan, limit)
+    if found is None:
+        raise refusal
+    return found
+
+
+def _approach(model: Model, quantity: str, over: str, kind: str, preset: str | None, values: dict[str, float], end: _End,
+              inwards: Sequence[tuple[float, float | None]], limit: Callable[[str, str | None], Derivation]) -> Derivation | None:
+    """The answer "no maximum (minimum): the supremum (infimum) L is approached as ``over`` -> ``end``", L the ``limit``
+    operation's own limit there (checked by it), where ``inwards`` (the scan's points and the quantity there, None where it has
+    no value, ordered from the end inwards) has a value at half its points or more, none passes L and the nearest comes within
+    :data:`CLOSE` of it (:func:`_approached`); None otherwise."""
+    towards = [v for _, v in inwards if v is not None]
+    if len(towards) < len(inwards) // 2:
+        return None
     try:
-        found = limit(end[0], side)
+        found = limit(end.to, end.side)
         bound = float(results._evaluate(model, found.result, preset, values, model.unit_text(quantity)))
     except (errors.SymgpuError, TypeError, ValueError, ArithmeticError):
-        raise refusal from None
-    if len(towards) < len(xs) // 2 or not math.isfinite(bound) or not _approached(bound, towards, kind):
-        raise refusal
-    return _answer(found, kind, over, end[0], bound, xs, model.unit_text(quantity), "from below" if side == "-" else "from above")
+        return None
+    if not math.isfinite(bound) or not _approached(bound, towards, kind):
+        return None
+    return _answer(found, kind, over, end, bound, model.unit_text(quantity))
 
 
 def _value(model: Model, quantity: str, over: str, x: float, preset: str | None, values: dict[str, float]) -> float | None:
@@ -97,15 +131,12 @@ def _approached(bound: float, towards: Sequence[float], kind: str) -> bool:
     return gaps[0] <= min(gaps) + slack
 
 
-def _answer(found: Derivation, kind: str, over: str, to: str, bound: float, xs: Sequence[float], unit: str,
-            side: str = "") -> Derivation:
+def _answer(found: Derivation, kind: str, over: str, end: _End, bound: float, unit: str) -> Derivation:
     word = "supremum" if kind == "max" else "infimum"
-    end = "oo" if to == "oo" else f"{to} {side}" if side else "0 from above"
-    said = (f"no {kind}imum: the {word} {bound:.10g}{'' if unit in ('', '1', 'dimensionless') else ' ' + unit} is approached as {over} -> {end} ({found.quantity} "
+    said = (f"no {kind}imum: the {word} {bound:.10g}{'' if unit in ('', '1', 'dimensionless') else ' ' + unit} is approached as {over} -> {end.words} ({found.quantity} "
             f"{'rises' if kind == 'max' else 'falls'} towards it), and no {over} attains it")
     checks = (*(found.certificate.checks if found.certificate else ()),
-              (f"a scan of {over} = {xs[0]:.10g} .. {xs[-1]:.10g} (towards the end)" if side else f"a scan of {over} = {xs[0]:.3g} .. {xs[-1]:.3g} (doubling)") + f" stays {'below' if kind == 'max' else 'above'} "
-              f"{bound:.10g} and approaches it towards {over} -> {end}")
+              f"{end.scan} stays {'below' if kind == 'max' else 'above'} {bound:.10g} and approaches it towards {over} -> {end.words}")
     certificate = dataclasses.replace(found.certificate, checks=checks) if found.certificate else None
     return dataclasses.replace(found, operation="extremum", extra=found.extra.with_(elsewhere=said), certificate=certificate,
-                               method=f"closed form: the limit as {over} -> {end} ({'it beats every candidate' if side else 'no critical point or regime boundary qualifies'})")
+                               method=f"closed form: the limit as {over} -> {end.words} ({end.why})")

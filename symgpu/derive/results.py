@@ -265,20 +265,6 @@ def inside_domain(model: Model, domain: Any, preset: str | None, values: Mapping
     return active.conditions_hold(model, sympy.And.make_args(domain), preset, values)
 
 
-def _has_value(model: Model, name: str | None, variable: str, at: float, preset: str | None, values: Mapping[str, Any]) -> bool:
-    """Does the model give ``name`` a value with ``variable`` at ``at``: ``at`` has the variable's
-    declared sign, and every ``valid_when`` condition that can be read there holds (one that cannot
-    be read there counts as holding: the boundary is then decided by the regimes alone)?"""
-    if declared_range.of(model, variable).failing(np.asarray([at])):
-        return False
-    try:
-        return name is None or bool(evaluator.inside_domain(model, name, preset, {**values, variable: at}, 1, check=False)[0])
-    except errors.DomainError:
-        return False
-    except errors.EvaluationError:  # a value the point lacks: not decided here
-        return True
-
-
 def applying_boundaries(model: Model, derivation: Derivation, preset: str | None, values: Mapping[str, Any],
                         rewritten: Rewritten | None = None) -> tuple[RootValue, ...]:
     """The boundary values of a ``boundary`` answer where, at the preset / values, the quantity
@@ -299,15 +285,13 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
     expr = rewritten.expression if rewritten is not None else \
         model.expression(name, stop_at=tuple(n for n in (variable,) if n in model.defining)) if name is not None else None
     kept: list[RootValue] = []
-    if between is None and rewritten is None and expr is not None and name is not None and not declared_range.of(model, variable).integer:
-        found = boundary_candidates(model, derivation, preset, values)  # none named: every change of regime (F3, F4, F13)
-        return tuple(dataclasses.replace(found[s.candidate], regime=s.label) if s.candidate is not None else RootValue(
-            s.label, sympy.Float(s.value), units.registry().Quantity(s.value, model.unit_text(variable)), "a change of regime the scan finds")
-            for s in point_switches.switches(model, name, expr, variable, [(float(c.value.magnitude), c.regime) for c in found], preset, values))
+    scanned = rewritten is None and expr is not None and name is not None and not declared_range.of(model, variable).integer
+    if between is None and scanned:  # none named: every change of regime (F3, F4, F13)
+        return _scanned(model, derivation, preset, values, name, expr)
     for candidate in boundary_candidates(model, derivation, preset, values):
         b = float(candidate.value.magnitude)
         around = active.boundary_sides(model, variable, b)
-        if not all(rewritten.has_value(model, variable, x, preset, values) if rewritten else _has_value(model, name, variable, x, preset, values) for x in {b, *around}):
+        if not all(rewritten.has_value(model, variable, x, preset, values) if rewritten else point_switches.has_value(model, name, variable, x, preset, values) for x in {b, *around}):
             continue  # at or beside it outside a valid_when domain (MDM's W <= W_max) or the declared sign: no switch the model makes
         sides = [{**values, variable: x} for x in around]
         pair = set(between) if between is not None else set(candidate.regime.split("|")) if "|" in candidate.regime else set()
@@ -328,7 +312,22 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
         except errors.EvaluationError:  # the point lacks an input the regimes need (not the boundary): not decided here
             if name is None or rewritten is not None or not _undefined_beside(model, name, preset, sides):
                 kept.append(candidate)
+    if not kept and between is not None and scanned and not set(between) <= own:  # a nested pair may change places inside a limiter (F3)
+        return _scanned(model, derivation, preset, values, name, expr, tuple(between))
     return tuple(kept)
+
+
+def _scanned(model: Model, derivation: Derivation, preset: str | None, values: Mapping[str, Any], name: str | None,
+             expr: sympy.Basic | None, pair: Sequence[str] | None = None) -> tuple[RootValue, ...]:
+    """The switches :func:`symgpu.derive.point_switches.switches` finds at the point (of ``pair`` where named), the answer's
+    values among them as given; none without the quantity's name and expression."""
+    if name is None or expr is None:
+        return ()
+    found, variable = boundary_candidates(model, derivation, preset, values), derivation.variable
+    return tuple(dataclasses.replace(found[s.candidate], regime=s.label) if s.candidate is not None else RootValue(
+        s.label, sympy.Float(s.value), units.registry().Quantity(s.value, model.unit_text(variable)), "a change of regime the scan finds")
+        for s in point_switches.switches(model, name, expr, variable, [(float(c.value.magnitude), c.regime) for c in found], preset,
+                                         values, pair))
 
 
 @dataclass(frozen=True)

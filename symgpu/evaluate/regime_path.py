@@ -110,6 +110,12 @@ def _grid(candidates: Sequence[float], low: float | None) -> np.ndarray:
     return np.unique(points)
 
 
+def span(candidates: Sequence[float], low: float | None = None) -> tuple[float, float, int]:
+    """Where :func:`changes` scans (its :func:`_grid`): the first and last value and the number of points."""
+    xs = _grid(candidates, low)
+    return float(xs[0]), float(xs[-1]), int(xs.size)
+
+
 def changes(model: Model, expr: sympy.Basic, variable: str, candidates: Sequence[float], preset: str | None,
             values: Mapping[str, Any], low: float | None = None) -> tuple[tuple[float, float], tuple[Change, ...]]:
     """The values of ``variable`` where the regime of ``expr`` changes at the point, found by a scan
