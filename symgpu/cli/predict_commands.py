@@ -39,8 +39,9 @@ def setup(sub: Any) -> None:
                                     "operator (add, relu...); with --gpu and --set")
     p.add_argument("--gpu", help="GPU preset of --kernel (a100_pcie_40gb, h100_sxm, ...)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                   help="a --kernel size: B, H (rows, row length), M, N, K (GEMM: output M x N, reduction K), tile=TMxTN, "
-                        "split_k, grid, block")
+                   help="a --kernel size: B, H (rows, row length), block (threads; the grid follows it); GEMM: M, N, K "
+                        "(output M x N, reduction K), B (batch: B M rows), tile=TMxTN, split_k; grid overrides the launch's "
+                        "grid (held fixed); a name the operator does not read is refused")
     p.add_argument("--json", help="write the explanation (--row or --kernel) as JSON to this file")
     p.add_argument("--report", metavar="DIR", help="write an accuracy report (Markdown, JSON, SVG plots) into DIR")
 
