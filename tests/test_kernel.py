@@ -295,3 +295,8 @@ def test_hong_kim_without_a_preset_takes_the_occupancy_it_has_just_computed(caps
     assert (mem_cycles + comp_cycles) / comp_cycles < mwp and comp_cycles < mem_cycles  # eq24: memory-bound
     expected = (675 + comp_cycles * warps) * 65536 / (blocks * 132)
     assert f"Exec_cycles_app = {expected:.6g} cy" in out                             # 232541
+    code = cli.main(["kernel", str(KERNELS / "resource_usage_kernels_sm90.txt"), "--cc", "cc_9_0", "--ncu", str(NCU), "--all-launches",
+                     "--model", "hong_kim_2009"] + [a for v in values for a in ("--set", v)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert f" {expected:.6g} " in next(line for line in out.splitlines() if line.split()[:2] == ["0", "scale"])
