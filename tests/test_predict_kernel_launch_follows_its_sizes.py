@@ -10,6 +10,7 @@ import re
 import pytest
 
 import symgpu
+from symgpu.cli.app import main
 from symgpu.predict import describe, explain, mapping
 
 # kernel_streaming neusight_fit and h100_sxm values (equations/kernel_streaming.toml)
@@ -69,3 +70,11 @@ def test_a_gemm_batch_multiplies_its_rows_as_a_batched_linear_does():
 def test_a_name_the_operator_does_not_read_is_refused_naming_the_ones_it_reads(kind, sizes, name, reads):
     with pytest.raises(symgpu.errors.UsageError, match=rf"^--set {name}: --kernel {kind} does not read {name} \(it reads {re.escape(reads)}\)"):
         describe.kernel_row(kind, "h100_sxm", sizes)
+
+
+def test_a_grid_given_alone_that_is_not_pytorchs_is_said_on_stderr(capsys):
+    assert main(["predict", "--kernel", "gemm", "--gpu", "h100_sxm", "--set", "M=1000", "--set", "N=1000", "--set", "K=1000",
+                 "--set", "grid=300"]) == 0
+    tiles = math.ceil(1000 / 128) ** 2                                                 # 64 tiles of 128 x 128
+    err = capsys.readouterr().err
+    assert f"note: --set grid=300: PyTorch launches {tiles} blocks" in err and err.count("\n") == 1

@@ -102,6 +102,11 @@ def _explain_kernel(args: Any) -> int:
             raise errors.UsageError(f"--set {item}: give NAME=VALUE")
         settings[name.strip()] = value.strip()
     row = describe.kernel_row(args.kernel, args.gpu, settings)
+    if "grid" in settings:
+        rule = describe.kernel_row(args.kernel, args.gpu, {k: v for k, v in settings.items() if k != "grid"}).grid
+        if rule[0] * rule[1] != row.grid[0] * row.grid[1]:
+            print(f"symgpu: note: --set grid={settings['grid']}: PyTorch launches {rule[0] * rule[1]} blocks (grid {rule}) for these "
+                  "sizes; the explanation uses the given grid and holds it fixed", file=sys.stderr)
     a = assign(row)
     if a.reason:
         raise errors.UsageError(f"--kernel {args.kernel}: {a.reason}")
