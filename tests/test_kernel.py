@@ -277,3 +277,26 @@ def test_a_kernel_built_for_another_architecture_gets_a_note(arch, cc, runs):
     assert (note == "") == runs
     if not runs:
         assert note.startswith(f"the kernel was compiled for {arch}, which does not run on {cc}")
+
+
+def test_hong_kim_without_a_preset_takes_the_occupancy_it_has_just_computed(capsys):
+    # round 15a R2: with no --preset (no H100 preset exists for Hong & Kim) the occupancy inputs were withheld
+    values = ["Mem_LD=675", "Departure_del_coal=4", "Departure_del_uncoal=40", "Freq=1.98GHz", "Mem_Bandwidth=3352GB/s",
+              "Active_SMs=132", "Load_bytes_per_warp=128", "Uncoal_per_mw=32"]
+    code = cli.main(["kernel", str(KERNELS / "resource_usage_kernels_sm90.txt"), "--cc", "cc_9_0", "--ncu", str(NCU), "-k", "scale",
+                     "-t", "256", "--model", "hong_kim_2009"] + [a for v in values for a in ("--set", v)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    # cc_9_0, 10 registers, 256 threads: 8 blocks (64 warp slots / 8 warps), N = 64 warps; metrics: 10 compute and
+    # 2 coalesced memory instructions per warp, 65536 blocks
+    blocks, warps, comp, mem = 8, 8 * 256 // 32, 10, 2
+    mwp = min(675 / 4, 3352e9 / (1.98e9 * 128 / 675 * 132), warps)                  # 64: the warps bind
+    mem_cycles, comp_cycles = 675 * mem, 4 * (comp + mem)
+    assert (mem_cycles + comp_cycles) / comp_cycles < mwp and comp_cycles < mem_cycles  # eq24: memory-bound
+    expected = (675 + comp_cycles * warps) * 65536 / (blocks * 132)
+    assert f"Exec_cycles_app = {expected:.6g} cy" in out                             # 232541
+    code = cli.main(["kernel", str(KERNELS / "resource_usage_kernels_sm90.txt"), "--cc", "cc_9_0", "--ncu", str(NCU), "--all-launches",
+                     "--model", "hong_kim_2009"] + [a for v in values for a in ("--set", v)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert f" {expected:.6g} " in next(line for line in out.splitlines() if line.split()[:2] == ["0", "scale"])

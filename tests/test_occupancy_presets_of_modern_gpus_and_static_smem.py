@@ -50,3 +50,21 @@ def test_static_shared_memory_over_the_per_block_limit_answers_zero_blocks(cli, 
     assert "active blocks per SM: 0;" in out and "the block cannot launch" in out
     assert "smem_limit: 0 block/SM [smem_per_block_exceeded]  <- binds" in out
     assert "shared memory per block: 20000 B/block" in out
+
+
+@pytest.mark.parametrize("preset", ["cc_9_0", "gtx280+cc_9_0"])
+def test_a_compute_capability_named_as_preset_gives_hong_kim_its_occupancy(cli, preset):
+    # round 15a U2: the refusal's own advice (a cc_X_Y compute capability) was then "unknown preset", and
+    # gtx280+cc_9_0 took the GTX280's CC 1.3. On CC 9.0, 72 regs x 256 threads: 72 x 32 = 2304 -> 2304 reg/warp (256-register
+    # granules), 16384 // 2304 = 7 warps per sub-partition, 28 per SM -> 3 blocks of 8 warps; N = 24 warps
+    h100 = ["Freq=1.98GHz", "Mem_Bandwidth=3352GB/s", "Active_SMs=132", "Departure_del_coal=4", "Departure_del_uncoal=40",
+            "Coal_Mem_insts=4", "Uncoal_Mem_insts=0", "Load_bytes_per_warp=128", "Uncoal_per_mw=32", "Mem_LD=675",
+            "Comp_insts=100", "Blocks=2112", "Synch_insts=0"]
+    code, out, err = cli("eval", "hong_kim_2009", "Exec_cycles_app", "--preset", preset, "--occupancy", "threads=256,regs=72,smem=2048",
+                         *[a for v in h100 for a in ("-s", v)])
+    assert code == 0, err
+    blocks, n = 3, 24
+    mwp = min(675 / 4, 3352e9 / (1.98e9 * 128 / 675 * 132), n)                      # 24: the warps bind
+    comp_cycles, mem_cycles = 4 * (100 + 4), 675 * 4
+    assert (mem_cycles + comp_cycles) / comp_cycles < mwp                              # CWP 7.49 < MWP: eq24
+    assert out.strip() == f"Exec_cycles_app = {(675 + comp_cycles * n) * 2112 / (blocks * 132):.6g} cy"   # 56848

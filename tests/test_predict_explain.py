@@ -184,7 +184,8 @@ def test_a_kernel_description_takes_only_launchable_whole_numbers(name, text, wh
     sizes = {"M": "1024", "N": "512", "K": "8192"}
     with pytest.raises(symgpu.errors.UsageError, match=rf"^--set {name}={re.escape(text)}: {why}"):
         describe.kernel_row("gemm", "h100_sxm", {**sizes, name: text})
-    assert describe.kernel_row("gemm", "h100_sxm", {**sizes, "block": "1024", "M": "1e3"}).block == (1024, 1, 1)
+    assert describe.kernel_row("gemm", "h100_sxm", {**sizes, "M": "1e3"}).grid == (4, 8, 1)
+    assert describe.kernel_row("relu", "h100_sxm", {"B": "1", "H": "1e3", "block": "1024"}).block == (1024, 1, 1)
 
 
 def test_cli_kernel_explains_and_writes_json(tmp_path, capsys):

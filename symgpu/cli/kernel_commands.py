@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"  {d.symbol} = {d.value.magnitude:.6g} {d.value.units:~}  <- {d.expression}")
             print("\n".join(textwrap.wrap(used, width=LINE, initial_indent="      from ", subsequent_indent="      ")))
-    if occupancy.mapping_of(model) is not None and args.preset:
+    if occupancy.mapping_of(model) is not None:
         if not result.can_launch:
             raise errors.DomainError(f"{kernel.display_name}: the block cannot launch on {args.cc}; {model.id} has no prediction")
         occ = occupancy.occupancy_chain(model, args.cc, args.threads, kernel.registers, result.smem_per_block,

@@ -140,10 +140,13 @@ def occupancy_inputs(model: Any, preset: str | None, text: str | None) -> dict[s
         return {}
     resources = parse_occupancy(text)
     if not preset:
-        raise errors.UsageError("--occupancy needs --preset naming the GPU (or a cc_X_Y compute capability)")
+        raise errors.UsageError("--occupancy needs --preset naming the GPU (or a compute capability: "
+                                f"{', '.join(sorted(occupancy.occupancy_model().presets))})")
     # NOTE: with a combined preset (gtx280+tiled_matmul) the GPU is whichever part has a known
-    # compute capability; the occupancy module refuses to guess when none has.
-    parts = [p.strip() for p in preset.split("+")]
+    # compute capability, a compute capability named outright (gtx280+cc_9_0) first; the occupancy
+    # module refuses to guess when none has.
+    cc = occupancy.occupancy_model().presets
+    parts = sorted((p.strip() for p in preset.split("+")), key=lambda p: p not in cc)
     first_error: errors.SymgpuError | None = None
     for part in parts:
         try:
@@ -152,6 +155,16 @@ def occupancy_inputs(model: Any, preset: str | None, text: str | None) -> dict[s
             first_error = first_error or exc
     assert first_error is not None
     raise first_error
+
+
+def model_preset(model: Any, preset: str | None) -> str | None:
+    """``preset`` without the compute-capability parts (``cc_9_0``) that are not ``model``'s own presets: they name the
+    occupancy model's hardware for ``--occupancy``, not values of ``model`` (None when nothing is left)."""
+    if not preset or model.id == occupancy.OCCUPANCY_MODEL:
+        return preset
+    cc = occupancy.occupancy_model().presets
+    kept = [p.strip() for p in preset.split("+") if p.strip() not in cc or p.strip() in model.presets]
+    return "+".join(kept) or None
 
 
 def occupancy_determined(model: Any, values: dict[str, pint.Quantity]) -> set[str]:
@@ -166,6 +179,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     """symgpu eval: one quantity at a preset and values."""
     model = load_model(args.model)
     values = occupancy_inputs(model, args.preset, args.occupancy)
+    if args.occupancy:
+        args.preset = model_preset(model, args.preset)
     given, set_clock = across_the_clock(model, parse_assignments(model, args.set), args.clock, preset=args.preset)
     conflicts = sorted(set(given) & occupancy_determined(model, values))
     if conflicts:

@@ -39,8 +39,9 @@ def setup(sub: Any) -> None:
                                     "operator (add, relu...); with --gpu and --set")
     p.add_argument("--gpu", help="GPU preset of --kernel (a100_pcie_40gb, h100_sxm, ...)")
     p.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                   help="a --kernel size: B, H (rows, row length), M, N, K (GEMM: output M x N, reduction K), tile=TMxTN, "
-                        "split_k, grid, block")
+                   help="a --kernel size: B, H (rows, row length), block (threads; the grid follows it); GEMM: M, N, K "
+                        "(output M x N, reduction K), B (batch: B M rows), tile=TMxTN, split_k; grid overrides the launch's "
+                        "grid (held fixed); a name the operator does not read is refused")
     p.add_argument("--json", help="write the explanation (--row or --kernel) as JSON to this file")
     p.add_argument("--report", metavar="DIR", help="write an accuracy report (Markdown, JSON, SVG plots) into DIR")
 
@@ -101,6 +102,11 @@ def _explain_kernel(args: Any) -> int:
             raise errors.UsageError(f"--set {item}: give NAME=VALUE")
         settings[name.strip()] = value.strip()
     row = describe.kernel_row(args.kernel, args.gpu, settings)
+    if "grid" in settings:
+        rule = describe.kernel_row(args.kernel, args.gpu, {k: v for k, v in settings.items() if k != "grid"}).grid
+        if rule[0] * rule[1] != row.grid[0] * row.grid[1]:
+            print(f"symgpu: note: --set grid={settings['grid']}: PyTorch launches {rule[0] * rule[1]} blocks (grid {rule}) for these "
+                  "sizes; the explanation uses the given grid and holds it fixed", file=sys.stderr)
     a = assign(row)
     if a.reason:
         raise errors.UsageError(f"--kernel {args.kernel}: {a.reason}")

@@ -197,7 +197,7 @@ def _predicted(rows: list[LaunchAnswer], configs: Sequence[LaunchConfig], model:
         except errors.UsageError as exc:
             notes[i] = str(exc)
     target = occupancy.mapping_of(model)
-    if target is not None and preset:
+    if target is not None:
         occ = occupancy.occupancy_model()
         by_input = {**inputs}
         for name, source in target.symbols:

@@ -2,16 +2,20 @@
 as the NeuSight row PyTorch 2.1 would launch for it, so :mod:`symgpu.predict.mapping` assigns it
 exactly as it assigns a measured row.
 
-Launch choices (overridable with ``--set grid=X`` or ``--set block=N``):
+Launch choices (``--set block=N`` re-derives the grid from the block by the same rule; ``--set grid=X``
+alone overrides the grid, which the explanation then holds fixed; both given must agree with the rule):
 
 * elementwise (``add``, ``relu``, ...): 128 threads, 4 elements per thread, grid
-  ceiling(B H / 512) (PyTorch's ``vectorized_elementwise_kernel<4>``);
-* ``ln``/``layernorm``: one row per block of 32 x 4 threads (``vectorized_layer_norm_kernel``);
-* ``softmax``: ``softmax_warp_forward`` (one row per warp, 128 threads) for H <= 1024, else
-  ``cunn_SoftMaxForward`` with one row per block of min(512, the power of 2 >= H/8) threads;
+  ceiling(B H / (4 x threads)) (PyTorch's ``vectorized_elementwise_kernel<4>``);
+* ``ln``/``layernorm``: one row per block of 32 x 4 threads (``vectorized_layer_norm_kernel``), grid B;
+* ``softmax``: ``softmax_warp_forward`` (one row per warp, 128 threads: grid ceiling(B/(threads/32)))
+  for H <= 1024, else ``cunn_SoftMaxForward`` with one row per block of min(512, the power of 2 >= H/8) threads;
 * ``gemm``/``linear``: ``sgemm_<TM>x<TN>_tn`` with ``tile=TMxTN`` (default 128x128), grid
-  ceiling(N/TM) x ceiling(M/TN) x split_k, 256 threads (M rows, N output features, K the
-  reduction, as torch.nn.functional.linear's NeuSight columns M, K, N).
+  ceiling(N/TM) x ceiling(B M/TN) x split_k, 256 threads (M rows, N output features, K the
+  reduction, as torch.nn.functional.linear's NeuSight columns M, K, N; B the batch of a [B, M, K]
+  input, flattened to B M rows as torch does).
+
+Each operator reads only its own names (:data:`READS`); a name it does not read is refused, never ignored.
 """
 
 from __future__ import annotations
@@ -28,9 +32,15 @@ from symgpu.predict.rows import KernelRow
 KINDS = tuple(sorted(ELEMENTWISE_READS)) + ("gemm", "linear", "ln", "layernorm", "softmax")
 #: the --set names a description reads
 NAMES = ("B", "H", "M", "N", "K", "tile", "split_k", "grid", "block")
+#: the names each operator reads (B of a GEMM: the batch, default 1); the GEMM's block is fixed by cuBLAS (256 threads)
+READS = {"linear": ("B", "M", "N", "K", "tile", "split_k", "grid"), "rows": ("B", "H", "grid", "block")}
 _TILE = re.compile(r"^(\d+)x(\d+)$")
 #: the most threads a block may hold (CUDA: every compute capability of the GPU presets)
 MAX_BLOCK = 1024
+#: threads per warp (every GPU preset here)
+WARP = 32
+#: elements per thread of PyTorch's vectorized_elementwise_kernel<4>
+ELEMENTS_PER_THREAD = 4
 
 
 def kernel_row(kind: str, gpu: str, settings: Mapping[str, str]) -> KernelRow:
@@ -38,7 +48,7 @@ def kernel_row(kind: str, gpu: str, settings: Mapping[str, str]) -> KernelRow:
 
     Raises:
         errors.UsageError: an unknown kind, GPU or name, a value that is not a positive whole number, or a
-            block of more threads than CUDA allows.
+            block of more threads than CUDA allows, a name the operator does not read, a grid that disagrees with a given block.
     """
     devices = {preset: name for name, preset in DEVICES.items()}
     if gpu not in devices:
@@ -56,14 +66,19 @@ def kernel_row(kind: str, gpu: str, settings: Mapping[str, str]) -> KernelRow:
     if number.get("block", 1) > MAX_BLOCK:
         raise errors.UsageError(f"--set block={settings['block']}: a block holds at most {MAX_BLOCK} threads (CUDA, every GPU preset here)")
     op = {"gemm": "linear", "layernorm": "ln"}.get(kind, kind)
+    reads = READS["linear" if op == "linear" else "rows"]
+    unread = [n for n in NAMES if n in settings and n not in reads]
+    if unread:
+        raise errors.UsageError(f"--set {unread[0]}: --kernel {kind} does not read {unread[0]} (it reads {', '.join(reads)}); leave it out")
     if op == "linear":
         need = [n for n in "MNK" if n not in number]
         if need:
             raise errors.UsageError(f"--kernel {kind}: give --set {need[0]}=... (M, N, K needed)")
         tm, tn, split = int(match.group(1)), int(match.group(2)), int(number.get("split_k", 1))
-        grid = (math.ceil(number["N"] / tm), math.ceil(number["M"] / tn), split)
+        batch = number.get("B", 1.0)
+        grid = (math.ceil(number["N"] / tm), math.ceil(batch * number["M"] / tn), split)
         name, block = f"sgemm_{tm}x{tn}_tn", 256
-        sizes: tuple[tuple[str, float], ...] = (("B", 1.0), ("M", number["M"]), ("N", number["K"]), ("K", number["N"]))
+        sizes: tuple[tuple[str, float], ...] = (("B", batch), ("M", number["M"]), ("N", number["K"]), ("K", number["N"]))
     else:
         need = [n for n in "BH" if n not in number]
         if need:
@@ -71,18 +86,38 @@ def kernel_row(kind: str, gpu: str, settings: Mapping[str, str]) -> KernelRow:
         b, h = number["B"], number["H"]
         sizes = (("B", b), ("H", h))
         if op == "ln":
-            name, block, grid = "vectorized_layer_norm_kernel", 128, (int(b), 1, 1)
+            name, block = "vectorized_layer_norm_kernel", int(number.get("block", 128))
         elif op == "softmax" and h <= 1024:
-            name, block, grid = "softmax_warp_forward", 128, (math.ceil(b / 4), 1, 1)
+            name, block = "softmax_warp_forward", int(number.get("block", 128))
+            if block < WARP:
+                raise errors.UsageError(f"--set block={block}: softmax_warp_forward puts one row on each warp of {WARP} threads; "
+                                        f"give a block of at least {WARP} threads")
         elif op == "softmax":
-            name, block, grid = "cunn_SoftMaxForward", min(512, 1 << max(5, math.ceil(math.log2(h / 8)))), (int(b), 1, 1)
+            name = "cunn_SoftMaxForward"
+            block = int(number.get("block", min(512, 1 << max(5, math.ceil(math.log2(h / 8))))))
         else:
-            name, block, grid = "vectorized_elementwise_kernel<4", 128, (math.ceil(b * h / 512), 1, 1)
+            name, block = "vectorized_elementwise_kernel<4", int(number.get("block", 128))
+        grid = (_rows_grid(name, b, h, block), 1, 1)
     if "grid" in number:
-        grid = (int(number["grid"]), 1, grid[2] if op == "linear" else 1)
-    if "block" in number:
-        block = int(number["block"])
+        grid = _given_grid(kind, int(number["grid"]), grid, "block" in number, block)
     return KernelRow(0, (), op, devices[gpu], name, grid, (block, 1, 1), sizes, math.nan)
+
+
+def _rows_grid(name: str, b: float, h: float, block: int) -> int:
+    """The grid PyTorch launches for kernel ``name`` over B rows of H elements with blocks of ``block`` threads."""
+    if name.startswith("vectorized_elementwise_kernel"):
+        return math.ceil(b * h / (ELEMENTS_PER_THREAD * block))
+    if name == "softmax_warp_forward":
+        return math.ceil(b / (block // WARP))
+    return int(b)                                   # one row per block
+
+
+def _given_grid(kind: str, given: int, rule: tuple[int, int, int], block_given: bool, block: int) -> tuple[int, int, int]:
+    """``--set grid`` (x; a GEMM keeps its split-K z): with ``--set block`` it must be the rule's grid for that block."""
+    if block_given and given != rule[0] * rule[1]:
+        raise errors.UsageError(f"--set grid={given}: with --set block={block} --kernel {kind} launches {rule[0] * rule[1]} blocks "
+                                f"(grid {rule}); give grid={rule[0] * rule[1]}, or leave grid out and it is derived from the block")
+    return (given, 1, rule[2])
 
 
 def _count(name: str, text: str) -> float:

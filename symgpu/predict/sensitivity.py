@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import sympy
 
-from symgpu import api, units
+from symgpu import api, errors, units
 from symgpu.evaluate import evaluator
 from symgpu.model import printing
 
@@ -205,11 +205,16 @@ def _one(model: api.Model, preset: str, values: Mapping[str, float], local: symp
     else:
         at, base = quantized, t
     symbolic = x * slope / base if base else math.nan
+    if steps and abs(base - t) > 1e-9 * abs(t) and abs(symbolic) > AGREE:
+        how = f"{how}; relative to the un-quantized t = {base:.6g} us"
     if steps:
         how = _within_step(model, preset, values, local, symbol, (x, t, symbolic), rule, power, derivative_unit, quantized, how)
     if x == 0:
         return Sensitivity(name, x, unit, symbolic, slope, derivative_unit, 0.0, abs(symbolic) <= AGREE, symbolic, how)
-    up, down = math.log(at(1 + STEP)), math.log(at(1 - STEP))
+    up, down = _log_t(at, 1 + STEP), _log_t(at, 1 - STEP)
+    if not (math.isfinite(up) and math.isfinite(down)):
+        note = f"no finite difference: the model has no value at {name} x(1 +- {STEP:g}); the symbolic value unchecked"
+        return Sensitivity(name, x, unit, symbolic, slope, derivative_unit, math.nan, False, symbolic, "; ".join(filter(None, (how, note))))
     fd = (up - down) / (math.log1p(STEP) - math.log1p(-STEP))
     if abs(fd - symbolic) <= AGREE:
         return Sensitivity(name, x, unit, symbolic, slope, derivative_unit, fd, True, symbolic, how)
@@ -223,21 +228,60 @@ def _one(model: api.Model, preset: str, values: Mapping[str, float], local: symp
     return Sensitivity(name, x, unit, fd, fd * base / x, derivative_unit, fd, False, symbolic, "; ".join(filter(None, (how, note))))
 
 
+def _log_t(at: Callable[[float], float], factor: float) -> float:
+    """log t at ``x`` times ``factor``; NaN where the model has no value there (a pole: on a T4 a 1024-thread block fills
+    the SM's 32 warp slots, so 1024(1 + step) threads leave no block resident)."""
+    try:
+        value = at(factor)
+    except errors.EvaluationError:
+        return math.nan
+    return math.log(value) if value > 0 and math.isfinite(value) else math.nan
+
+
 def _within_step(model: api.Model, preset: str, values: Mapping[str, float], local: sympy.Expr, symbol: sympy.Symbol,
                  point: tuple[float, float, float], rule: LaunchRule | None, power: int, derivative_unit: str, quantized: Callable[[float], float],
                  how: str) -> str:
-    """``how`` with the elasticity of the quantized time within the step the point is on appended: said only where
-    it is neither 0 (t depends on x besides the staircase: SMs sharing a power cap, a tile's flops) nor the
-    un-quantized value, and a central finite difference of the model confirms it (the point is not on a riser);
-    ``point`` is x, the quantized t and the un-quantized elasticity."""
+    """``how`` with the elasticity of the quantized time within the step the point is on appended: said where it
+    differs from the un-quantized value and a finite difference of the model confirms it (the point is not on a
+    riser; one-sided where the model has no value on the other side); where it is 0, how far t stays flat (up to
+    the next riser or regime switch); ``point`` is x, the quantized t and the un-quantized elasticity."""
     x, t, unquantized = point
     if x == 0 or not t:
         return how
     within = x * _slope(model, preset, values, local, symbol, rule, power, derivative_unit) / t
-    fd = (math.log(quantized(1 + STEP)) - math.log(quantized(1 - STEP))) / (math.log1p(STEP) - math.log1p(-STEP))
-    if abs(within) <= AGREE or abs(within - unquantized) <= AGREE or abs(fd - within) > AGREE:
+    up, down = _log_t(quantized, 1 + STEP), _log_t(quantized, 1 - STEP)
+    if math.isfinite(up) and math.isfinite(down):
+        fd = (up - down) / (math.log1p(STEP) - math.log1p(-STEP))
+    else:                                           # the model has no value on one side: that side's difference only
+        fd = (up - math.log(t)) / math.log1p(STEP) if math.isfinite(up) else (math.log(t) - down) / -math.log1p(-STEP)
+    if not math.isfinite(fd) or abs(within - unquantized) <= AGREE or abs(fd - within) > AGREE:
         return how
-    return f"{how}; within this step (each ceiling/floor held): {within:+.4f}, checked by finite difference"
+    if abs(within) > AGREE:
+        return f"{how}; within this step (each ceiling/floor held): {within:+.4f}, checked by finite difference"
+    return f"{how}; within this step (each ceiling/floor held): +0.0000, {_flat_until(symbol.name, x, t, quantized)}"
+
+
+#: how far (a factor of x) :func:`_flat_until` looks for the end of a flat step
+FLAT_REACH = 2.0 ** 10
+
+
+def _flat_until(name: str, x: float, t: float, quantized: Callable[[float], float]) -> str:
+    """Where t, flat at ``x``, first changes as ``name`` grows: doubling, then bisection on whether the model's t
+    (the launch moved along as at the point) still equals ``t``."""
+    def same(factor: float) -> bool:
+        try:
+            return abs(quantized(factor) - t) <= 1e-12 * abs(t)
+        except errors.EvaluationError:
+            return False
+    low, high = 1.0, 2.0
+    while same(high):
+        low, high = high, high * 2
+        if high > FLAT_REACH:
+            return f"t flat up to at least {name} = {x * low:.6g}"
+    for _ in range(60):
+        middle = (low + high) / 2
+        low, high = (middle, high) if same(middle) else (low, middle)
+    return f"t flat up to {name} = {x * low:.6g}, the next step or regime switch"
 
 
 def _size(s: Sensitivity) -> float:
