@@ -206,12 +206,6 @@ def domain_conditions(model: Model, name: str, given: frozenset[str]) -> list[tu
     return kept[key]
 
 
-def mpmath_function(var: sympy.Symbol, expr: sympy.Basic) -> Any:
-    """``expr`` of the one symbol ``var`` as a function of an ``mpmath.mpf`` (high-precision
-    bisection of a meeting equation with no closed form: :mod:`symgpu.derive.transcendental_roots`)."""
-    return sympy.lambdify(var, expr, modules="mpmath", **_NO_DOCSTRING)
-
-
 def numpy_scalars(values: Sequence[Any]) -> list[Any]:
     """``values`` with each scalar as ``np.float64`` (arrays as they are): a compiled function divides a
     NumPy scalar by 0 to inf or NaN, as it does an array, where a Python ``0.0`` raises
