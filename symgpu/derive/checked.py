@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from symgpu import arguments, errors
+from symgpu import arguments, errors, memo
 from symgpu.derive import (certify, certify_path, extrema, extremum_supremum, fixed_points, grid_search, limit_cases, limit_domain, limit_sides, limits,
                            numeric_solve, requests, results, solving, staircase_boundary, stored, targets)
 from symgpu.derive.certify import Asked
@@ -28,6 +28,10 @@ from symgpu.proofs import forms
 if TYPE_CHECKING:
     from symgpu.model import Model
     from symgpu.model.schema import DerivationRequest
+
+#: each model's checked answers to its own requests, by request: a report's derivations and its
+#: validation cases that name one (``validation.derivation``) ask the same request of the same model
+_ANSWERED: memo.MemoFamily[DerivationRequest, Derivation] = memo.MemoFamily("derive.checked.requests", 256)
 
 
 def _guarded(model: Model, what: str, run: Callable[[], Derivation], given: bool = False) -> Derivation:
@@ -431,7 +435,21 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
 
 
 def run_request(model: Model, request: DerivationRequest) -> Derivation:
-    """:func:`symgpu.derive.requests.run_request`, its answer checked like the operation's own."""
+    """:func:`symgpu.derive.requests.run_request`, its answer checked like the operation's own; a
+    request answered before for the same model (loaded models never change) is not derived or
+    checked again in this process (a failure is not kept: it is raised again)."""
+    try:
+        hash(request)
+    except TypeError:  # a request built by hand with a list among its fields
+        return _run_request(model, request)
+    kept = _ANSWERED.of(model)
+    found = kept.get(request)
+    if found is None:
+        found = kept[request] = _run_request(model, request)
+    return found
+
+
+def _run_request(model: Model, request: DerivationRequest) -> Derivation:
     q = requests.Question.read(model, request)
     if q.op not in certify.CHECKED_OPS:
         return _guarded(model, f"derivation {request.id}", lambda: requests.run_request(model, request))
