@@ -279,7 +279,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         far_ends = [e for p in far for e in extremum_domain.ends_by_regime(
             job, found, var, p, "-" if p == sympy.oo else "+", lambda e, p, d: limits.take_at(job, e, var, p, d, given))]
         job.steps[:] = before
-        location, value = _symbolic_choice(job, merged, kind, ends, domain, var, far, far_ends, whole=True)
+        location, value = _symbolic_choice(job, merged, kind, ends, domain, var, far, far_ends, every=True)
         extremum_integer.refuse_real_location(job, var, location, kind)
         extremum_diverging.say_unbounded(job, ends, kind, var)
     if flat:
@@ -316,7 +316,7 @@ def _free_of_the_variable(job: jobs._Job, ctx: Any, expr: sympy.Expr, var: sympy
 
 
 def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: Any, domain: Any, var: sympy.Symbol,
-                     far: Sequence[sympy.Expr] = (), far_ends: Sequence[Any] = (), whole: bool = False) -> tuple[sympy.Expr, sympy.Expr]:
+                     far: Sequence[sympy.Expr] = (), far_ends: Sequence[Any] = (), every: bool = False) -> tuple[sympy.Expr, sympy.Expr]:
     """(location, value) without a point: the critical points and cusps, as the papers state them,
     when there are any (one, or one without conditions: that one, its conditions and the
     ``valid_when`` domain in ``extra.valid_when`` (a tuple of SymPy relations), printed with the answer; else a first-match
@@ -324,13 +324,13 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
     them holds); the ends and plateau edges alone when there are none. Where no branch holds there
     is no extremum (an open end wins): ``extra.elsewhere`` says so.
 
-    ``whole`` (asked without a point): each branch also holds only where its form beats every other candidate and
+    ``every`` (asked without a point): each branch also holds only where its form beats every other candidate and
     open end that holds there (:func:`extremum_choice.against_all`; tester 14b F2, F5, F9, F11), else only the cusps not
     attained are compared (at a point the numbers compare every candidate)."""
     assert job.ctx is not None
     cusps = [e for e in ends if e.cusp]  # compared, with an infinity approached where conditions hold (no extremum there)
     rest = [e for e in [*ends, *far_ends] if e not in extremum_diverging.compared(ends, kind)]
-    more = {id(c): extremum_choice.against_all(job, c, merged, rest, kind) if whole else () for c in merged}
+    more = {id(c): extremum_choice.against_all(job, c, merged, rest, kind) if every else () for c in merged}
     beaten = {id(c): tuple(extremum_choice.unbeaten(job, c.value, extremum_diverging.compared(ends, kind), kind)) + more[id(c)] for c in merged}
     interior = [c for c in extremum_domain.interior(merged) if sympy.false not in beaten[id(c)] and not extremum_choice.outdone(job, c, merged, kind)]
     if not interior:
