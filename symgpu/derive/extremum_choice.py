@@ -115,7 +115,7 @@ def beating(job: jobs._Job, mine: Candidate, candidates: Sequence[Candidate], ki
             continue
         better = sympy.GreaterThan(mine.value, other.value) if kind == "max" else sympy.LessThan(mine.value, other.value)
         verdict = job.ctx.decide(better)
-        if within and verdict is None and mine_holds.decide(_settled(mine_holds, better)) is True:
+        if within and verdict is None and (mine_holds.decide(_settled(mine_holds, better)) is True or _beyond_an_argument(mine_holds, better)):
             verdict = True  # it beats the other wherever this one holds
         if within and verdict is None and other.conditions:
             both = None if mine_holds.refuted(sympy.And(*other.conditions)) else _under(job, (*mine.conditions, *other.conditions))
@@ -174,6 +174,19 @@ def _settled(local: Any, relation: sympy.Basic) -> sympy.Basic:
         if winner is not None:
             relation = relation.xreplace({m: winner})
     return relation
+
+
+def _beyond_an_argument(local: Any, relation: sympy.Basic) -> bool:
+    """``value >= f(Min(A, B, ...))`` (``value <= f(Max(...))``), ``f`` not decreasing in it, proved by ``local`` (a sign
+    reasoner) with the Min (Max) replaced by one of its arguments: ``f`` of it is at least (at most) ``f`` of each."""
+    side = {sympy.GreaterThan: sympy.Min, sympy.LessThan: sympy.Max}.get(type(relation))
+    for m in relation.rhs.atoms(side) if side is not None else ():
+        stand_in = sympy.Dummy("m")
+        bound = relation.rhs.xreplace({m: stand_in})
+        if local.nonnegative(sympy.diff(bound, stand_in)) and any(
+                local.decide(type(relation)(relation.lhs, bound.xreplace({stand_in: a}))) is True for a in m.args):
+            return True
+    return False
 
 
 def _under(job: jobs._Job, conditions: Sequence[sympy.Basic]) -> Any:
