@@ -1,6 +1,7 @@
 """Which candidate of an extremum is the answer: numerically at given values (:func:`best_at`),
 else a first-match Piecewise of which candidate beats which (:func:`global_choice`); a candidate
-beaten by a value approached at an open end, or at a cusp not attained, is none (:func:`unbeaten`); no closed form
+beaten by a value approached at an open end, or at a cusp not attained, is none (:func:`unbeaten`); asked without a
+point, each critical point and cusp holds only where it beats every other candidate and open end (:func:`against_all`); no closed form
 where the domain's ends would be compared with an infinite end whose limit was not taken (:func:`far_end_unknown`); whether the
 symbolic form chosen has the best candidate's number at the point (:func:`same_here`); a Piecewise answer
 built from its branches without SymPy's collapse where its conditions are large (:func:`first_match`).
