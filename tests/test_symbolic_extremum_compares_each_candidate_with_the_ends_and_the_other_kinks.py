@@ -51,14 +51,18 @@ def _at(expr: sympy.Basic, p: dict[str, F]) -> sympy.Basic:
 def _check(path: Path, kind: str, f: Shape, kinks: Callable[[dict[str, F]], Sequence[F]], points: Sequence[dict[str, F]],
            low: Callable[[dict[str, F]], F], high: F | None, assume: Sequence[str] = ()) -> int:
     """The symbolic answer at each point where it holds: the exact extreme, at a location where the quantity has it;
-    no number where the extreme is only approached as x -> 0. Returns how many points it was compared at."""
+    no number (or, outside its valid-when, "no maximum" said) where the extreme is only approached as x -> 0. Returns
+    how many points it was compared at."""
     answer = symgpu.load(path).extremum("Q", "x", kind, assume=list(assume))
     compared = 0
     for p in points:
-        if not all(bool(_at(c, p)) for c in answer.extra.valid_when or ()):
-            continue
         top = high if high is not None else 4 * max(p.values()) + 4  # past every kink: the quantity is monotone beyond
         truth, attained = _truth(f, p, [k for k in kinks(p) if k >= 0], low(p), top, kind, low(p) == 0)
+        if not all(bool(_at(c, p)) for c in answer.extra.valid_when or ()):
+            said = answer.extra.elsewhere or ""  # where it is not valid: no extremum, if it says so
+            assert f"no {kind}imum" not in said or not attained, (p, said, truth)
+            compared += f"no {kind}imum" in said
+            continue
         value, at = _at(answer.result, p), _at(answer.location, p)
         if not attained:
             assert value is sympy.nan, (p, value, truth)  # the extreme is approached at x -> 0: no maximum there

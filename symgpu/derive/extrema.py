@@ -366,11 +366,11 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
     # one form is the answer, shown with its conditions, unless they hold only where an inequality is an equality
     # (L_DRAMService + L_NoCService <= 0 of nonnegative latencies): elsewhere the ends and plateau edges answer
     index = unconditional[0] if unconditional else 0
-    compared = bool(more[id(interior[index])])  # another candidate or an open end may win where its form holds
+    compared = bool(more[id(interior[index])]) and bool(others)  # an attained end may win where its form holds
     if not compared and (len(plain) == 1 and not any(isinstance(k, sympy.Eq) for k in plain[0].conditions) or len(unconditional) == 1):
         best, when = plain[index], plain[index].conditions + inside_of[index]
-        if when:
-            job.extra = job.extra.with_(valid_when=tuple(when))
+        job.extra = job.extra.with_(valid_when=tuple(when)) if when else job.extra
+        extremum_choice.say_approached(job, ends, kind, var) if more[id(interior[index])] else None  # it alone, beaten by an open end
         job.step(kind + "imum", sympy.Eq(var, best.location), best.origin + (" valid when " + ", ".join(map(sympy.sstr, when)) if when else ""))
         return best.location, best.value
     # each branch holds only where its location is inside the domain, too (a critical point at a negative alu_lat is none)

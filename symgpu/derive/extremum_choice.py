@@ -143,6 +143,17 @@ def against_all(job: jobs._Job, mine: Candidate, candidates: Sequence[Candidate]
     return (*unbeaten(job, mine.value, [e for e in kept if e not in plain], kind), *beating(job, mine, [*candidates, *approached], kind, within=True))
 
 
+def say_approached(job: jobs._Job, ends: Sequence[OpenEnd], kind: str, var: sympy.Symbol) -> None:
+    """Where the one candidate's conditions fail (it does not hold, or a value approached at an open end beats it) there
+    is no {kind}imum: said in ``extra.elsewhere``, unless the quantity grows (falls) without bound towards an end, which
+    :func:`symgpu.derive.extremum_diverging.say_unbounded` says where."""
+    beyond = sympy.oo if kind == "max" else -sympy.oo
+    if ends and not any(e.value == beyond for e in ends):
+        approached = ", ".join(f"{sympy.sstr(e.value)} as {var} -> {sympy.sstr(e.point)}" for e in ends)
+        job.extra = job.extra.with_(elsewhere=f"where it is not valid there is no {kind}imum: no other candidate holds there and "
+                                    f"the quantity approaches {approached} without reaching it")
+
+
 def rooted(value: sympy.Expr) -> bool:
     """Has ``value`` a root (a power not an integer) of inputs? Such a form (Huang's NO_alu at its critical point) is not
     compared with the other candidates asked without a point: the sign reasoner decides none of those comparisons, and
