@@ -276,7 +276,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         far_ends = [e for p in far for e in extremum_domain.ends_by_regime(
             job, found, var, p, "-" if p == sympy.oo else "+", lambda e, p, d: limits.take_at(job, e, var, p, d, given))]
         job.steps[:] = before
-        location, value = _symbolic_choice(job, merged, kind, ends, domain, var, far, far_ends)
+        location, value = _symbolic_choice(job, merged, kind, ends, domain, var, far, far_ends, every=True)
         extremum_integer.refuse_real_location(job, var, location, kind)
         extremum_diverging.say_unbounded(job, ends, kind, var)
     if flat:
@@ -312,8 +312,8 @@ def _free_of_the_variable(job: jobs._Job, ctx: Any, expr: sympy.Expr, var: sympy
         f"{kind}imum rather than another; ask eval for its value")
 
 
-def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: Any, domain: Any,
-                     var: sympy.Symbol, far: Sequence[sympy.Expr] = (), far_ends: Sequence[Any] = ()) -> tuple[sympy.Expr, sympy.Expr]:
+def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: Any, domain: Any, var: sympy.Symbol,
+                     far: Sequence[sympy.Expr] = (), far_ends: Sequence[Any] = (), every: bool = False) -> tuple[sympy.Expr, sympy.Expr]:
     """(location, value) without a point: the critical points and cusps, as the papers state them,
     when there are any (one, or one without conditions: that one, its conditions and the
     ``valid_when`` domain in ``extra.valid_when`` (a tuple of SymPy relations), printed with the answer; else a first-match
@@ -321,15 +321,14 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
     them holds); the ends and plateau edges alone when there are none. Where no branch holds there
     is no extremum (an open end wins): ``extra.elsewhere`` says so.
 
-    NOTE: the critical points' branches are not compared with the ends (a Piecewise whose conditions
-    compare every candidate with every other is unreadable for the papers' headline results,
-    N = sqrt(L_M)); the certificate refuses a closed form that an end beats at the points it checks,
-    and at a point (``--preset``/``--set``) every candidate is compared by its numbers."""
-    # a cusp not attained beats the forms whose values it passes (Hong & Kim's eq22 value at the point where eq23,
-    # on both sides, tends to a smaller one): compared here, though open ends are not (see the NOTE above)
+    ``every`` (asked without a point): each branch also holds only where its form beats every other candidate and
+    open end that holds there (:func:`extremum_choice.against_all`; tester 14b F2, F5, F9, F11), else only the cusps not
+    attained are compared (at a point the numbers compare every candidate)."""
     assert job.ctx is not None
     cusps = [e for e in ends if e.cusp]  # compared, with an infinity approached where conditions hold (no extremum there)
-    beaten = {id(c): tuple(extremum_choice.unbeaten(job, c.value, extremum_diverging.compared(ends, kind), kind)) for c in merged}
+    rest = [e for e in [*ends, *far_ends] if e not in extremum_diverging.compared(ends, kind)]
+    more = {id(c): extremum_choice.against_all(job, c, merged, rest, kind) if every else () for c in merged}
+    beaten = {id(c): tuple(extremum_choice.unbeaten(job, c.value, extremum_diverging.compared(ends, kind), kind)) + more[id(c)] for c in merged}
     interior = [c for c in extremum_domain.interior(merged) if sympy.false not in beaten[id(c)] and not extremum_choice.outdone(job, c, merged, kind)]
     if not interior:
         # the ends and plateau edges compared with an infinite end whose limit was not taken: with each regime's limit there
@@ -363,11 +362,12 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
     unconditional = [i for i, c in enumerate(plain) if not c.conditions]
     # one form is the answer, shown with its conditions, unless they hold only where an inequality is an equality
     # (L_DRAMService + L_NoCService <= 0 of nonnegative latencies): elsewhere the ends and plateau edges answer
-    if (len(plain) == 1 and not any(isinstance(k, sympy.Eq) for k in plain[0].conditions)) or len(unconditional) == 1:
-        index = unconditional[0] if unconditional else 0
+    index = unconditional[0] if unconditional else 0
+    compared = bool(more[id(interior[index])]) and bool(others)  # an attained end may win where its form holds
+    if not compared and (len(plain) == 1 and not any(isinstance(k, sympy.Eq) for k in plain[0].conditions) or len(unconditional) == 1):
         best, when = plain[index], plain[index].conditions + inside_of[index]
-        if when:
-            job.extra = job.extra.with_(valid_when=tuple(when))
+        job.extra = job.extra.with_(valid_when=tuple(when)) if when else job.extra
+        extremum_choice.say_approached(job, ends, kind, var) if more[id(interior[index])] else None  # it alone, beaten by an open end
         job.step(kind + "imum", sympy.Eq(var, best.location), best.origin + (" valid when " + ", ".join(map(sympy.sstr, when)) if when else ""))
         return best.location, best.value
     # each branch holds only where its location is inside the domain, too (a critical point at a negative alu_lat is none)

@@ -1,6 +1,7 @@
 """Which candidate of an extremum is the answer: numerically at given values (:func:`best_at`),
 else a first-match Piecewise of which candidate beats which (:func:`global_choice`); a candidate
-beaten by a value approached at an open end, or at a cusp not attained, is none (:func:`unbeaten`); no closed form
+beaten by a value approached at an open end, or at a cusp not attained, is none (:func:`unbeaten`); asked without a
+point, each critical point and cusp holds only where it beats every other candidate and open end (:func:`against_all`); no closed form
 where the domain's ends would be compared with an infinite end whose limit was not taken (:func:`far_end_unknown`); whether the
 symbolic form chosen has the best candidate's number at the point (:func:`same_here`); a Piecewise answer
 built from its branches without SymPy's collapse where its conditions are large (:func:`first_match`).
@@ -102,6 +103,115 @@ def unbeaten(job: jobs._Job, value: sympy.Expr, ends: Sequence[OpenEnd], kind: s
     return parts
 
 
+def beating(job: jobs._Job, mine: Candidate, candidates: Sequence[Candidate], kind: str, within: bool = False) -> list[sympy.Basic]:
+    """The conditions under which ``mine``'s value is at least as extreme as each other of ``candidates`` where that
+    one holds: none for one the assumptions decide it beats, ``false`` for one that holds everywhere and beats it.
+    ``within``: decided where ``mine``'s conditions hold, too, and where both hold (:func:`_under`): none for one whose
+    conditions exclude ``mine``'s or that ``mine`` beats wherever both hold (the same form compared with itself)."""
+    assert job.ctx is not None
+    parts: list[sympy.Basic] = []
+    mine_holds = _under(job, mine.conditions) if within else job.ctx
+    for other in candidates:
+        if other is mine or (within and rooted(other.value)):
+            continue
+        better = sympy.GreaterThan(mine.value, other.value) if kind == "max" else sympy.LessThan(mine.value, other.value)
+        verdict = job.ctx.decide(better)
+        if within and verdict is None and (mine_holds.decide(_settled(mine_holds, better)) is True or _beyond_an_argument(mine_holds, better)):
+            verdict = True  # it beats the other wherever this one holds
+        if within and verdict is None and other.conditions:
+            both = None if mine_holds.refuted(sympy.And(*other.conditions)) else _under(job, (*mine.conditions, *other.conditions))
+            verdict = True if both is None else both.decide(better)
+            if verdict is not True and (_under(job, other.conditions).decide(better) is True
+                                        or job.ctx.decide(better.xreplace(_pinned((*mine.conditions, *other.conditions)))) is True):
+                verdict = True  # it beats the other wherever the other holds, or where both hold and pin an input
+        if verdict is True:
+            continue
+        relation = sympy.false if verdict is False else better
+        parts.append(sympy.Or(sympy.Not(sympy.And(*other.conditions)), relation) if other.conditions else relation)
+    return parts
+
+
+def against_all(job: jobs._Job, mine: Candidate, candidates: Sequence[Candidate], ends: Sequence[OpenEnd], kind: str) -> tuple[sympy.Basic, ...]:
+    """The conditions under which ``mine`` is the {kind}imum asked without a point: its value at least as extreme as
+    each other candidate's where that one holds and as each value approached at an open end (:func:`beating`, decided
+    where the conditions hold); none for a form with roots of inputs (:func:`rooted`)."""
+    if rooted(mine.value):
+        return ()
+    kept = [e for e in ends if not rooted(e.value)]
+    plain = [e for e in kept if not e.value.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan, sympy.Piecewise)]
+    approached = [Candidate(e.point, e.value, "approached", tuple(e.when)) for e in plain]
+    return (*unbeaten(job, mine.value, [e for e in kept if e not in plain], kind), *beating(job, mine, [*candidates, *approached], kind, within=True))
+
+
+def say_approached(job: jobs._Job, ends: Sequence[OpenEnd], kind: str, var: sympy.Symbol) -> None:
+    """Where the one candidate's conditions fail (it does not hold, or a value approached at an open end beats it) there
+    is no {kind}imum: said in ``extra.elsewhere``, unless the quantity grows (falls) without bound towards an end, which
+    :func:`symgpu.derive.extremum_diverging.say_unbounded` says where."""
+    beyond = sympy.oo if kind == "max" else -sympy.oo
+    if ends and not any(e.value == beyond for e in ends):
+        approached = ", ".join(f"{sympy.sstr(e.value)} as {var} -> {sympy.sstr(e.point)}" for e in ends)
+        job.extra = job.extra.with_(elsewhere=f"where it is not valid there is no {kind}imum: no other candidate holds there and "
+                                    f"the quantity approaches {approached} without reaching it")
+
+
+def rooted(value: sympy.Expr) -> bool:
+    """Has ``value`` a root (a power not an integer) of inputs? Such a form (Huang's NO_alu at its critical point) is not
+    compared with the other candidates asked without a point: the sign reasoner decides none of those comparisons, and
+    each would be printed as a condition longer than the answer; the certificate compares them at its points."""
+    return any(not p.exp.is_integer and p.base.free_symbols for p in value.atoms(sympy.Pow))
+
+
+def _pinned(conditions: Sequence[sympy.Basic]) -> dict[sympy.Symbol, sympy.Expr]:
+    """An input solved from each pair of ``conditions`` (or parts of an And) that together say two sides are equal
+    (``2*a >= b`` and ``2*a <= b``: ``b = 2*a``), where the gap is linear in it with a number for coefficient."""
+    weak = [part for condition in conditions for part in (condition.args if isinstance(condition, sympy.And) else (condition,))
+            if isinstance(part, (sympy.GreaterThan, sympy.LessThan))]
+    gaps = [sympy.expand(k.lhs - k.rhs) * (1 if isinstance(k, sympy.GreaterThan) else -1) for k in weak]  # each: gap >= 0
+    out: dict[sympy.Symbol, sympy.Expr] = {}
+    for gap in dict.fromkeys(g for g in gaps if -g in gaps):
+        pick = next((x for x in sorted(gap.free_symbols - out.keys(), key=str) if gap.is_polynomial(x) and sympy.degree(gap, x) == 1
+                     and gap.coeff(x).is_number), None)
+        if pick is not None:
+            out[pick] = sympy.expand(pick - gap / gap.coeff(pick)).xreplace(out)
+    return out
+
+
+def _settled(local: Any, relation: sympy.Basic) -> sympy.Basic:
+    """``relation`` with each Min/Max whose winning argument ``local`` (a sign reasoner) decides replaced by it."""
+    for m in sorted(relation.atoms(sympy.Min, sympy.Max), key=sympy.count_ops):
+        if m not in relation.atoms(sympy.Min, sympy.Max):
+            continue
+        wins = sympy.GreaterThan if isinstance(m, sympy.Max) else sympy.LessThan
+        winner = next((a for a in m.args if all(b is a or local.decide(wins(a, b)) is True for b in m.args)), None)
+        if winner is not None:
+            relation = relation.xreplace({m: winner})
+    return relation
+
+
+def _beyond_an_argument(local: Any, relation: sympy.Basic) -> bool:
+    """``value >= f(Min(A, B, ...))`` (``value <= f(Max(...))``), ``f`` not decreasing in it, proved by ``local`` (a sign
+    reasoner) with the Min (Max) replaced by one of its arguments: ``f`` of it is at least (at most) ``f`` of each."""
+    side = {sympy.GreaterThan: sympy.Min, sympy.LessThan: sympy.Max}.get(type(relation))
+    for m in relation.rhs.atoms(side) if side is not None else ():
+        stand_in = sympy.Dummy("m")
+        bound = relation.rhs.xreplace({m: stand_in})
+        if local.nonnegative(sympy.diff(bound, stand_in)) and any(
+                local.decide(type(relation)(relation.lhs, bound.xreplace({stand_in: a}))) is True for a in m.args):
+            return True
+    return False
+
+
+def _under(job: jobs._Job, conditions: Sequence[sympy.Basic]) -> Any:
+    """The job's sign reasoner with the inequalities among ``conditions`` (and among the parts of an And) assumed."""
+    assert job.ctx is not None
+    local = job.ctx.copy()
+    for condition in conditions:
+        for part in condition.args if isinstance(condition, sympy.And) else (condition,):
+            if isinstance(part, (sympy.GreaterThan, sympy.StrictGreaterThan, sympy.LessThan, sympy.StrictLessThan)):
+                local.add(part)
+    return local
+
+
 def outdone(job: jobs._Job, candidate: Candidate, candidates: Sequence[Candidate], kind: str) -> bool:
     """Whether another of ``candidates`` that holds everywhere has a value beyond ``candidate``'s, decided by the exact values
     of the model's constants (their difference reads constants alone: a cusp of 0.2001 us beaten by the end of the domain at
@@ -143,17 +253,8 @@ def global_choice(job: jobs._Job, candidates: Sequence[Candidate], kind: str,
     assert job.ctx is not None
     branches_at: list[tuple[sympy.Expr, sympy.Basic]] = []
     branches_value: list[tuple[sympy.Expr, sympy.Basic]] = []
-    for i, mine in enumerate(candidates):
-        parts: list[sympy.Basic] = list(mine.conditions)
-        for j, other in enumerate(candidates):
-            if i == j:
-                continue
-            better = sympy.GreaterThan(mine.value, other.value) if kind == "max" else sympy.LessThan(mine.value, other.value)
-            verdict = job.ctx.decide(better)
-            if verdict is True:
-                continue
-            relation = sympy.false if verdict is False else better
-            parts.append(sympy.Or(sympy.Not(sympy.And(*other.conditions)), relation) if other.conditions else relation)
+    for mine in candidates:
+        parts: list[sympy.Basic] = [*mine.conditions, *beating(job, mine, candidates, kind)]
         parts.extend(unbeaten(job, mine.value, ends, kind))
         condition = sympy.And(*parts)
         if condition is sympy.false:

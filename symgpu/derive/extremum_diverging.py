@@ -117,7 +117,7 @@ def ends(job: jobs._Job, regimes: Sequence[Any], var: sympy.Symbol, dropped: Seq
 def compared(ends: Sequence[OpenEnd], kind: str) -> list[OpenEnd]:
     """The open ends a closed form's critical points and cusps are compared with: the cusps not attained, and an
     infinity of the {kind}imum's direction approached where conditions hold (there no value is an extremum); the
-    other open ends are compared by the certificate and at a point (:func:`symgpu.derive.extrema._symbolic_choice`)."""
+    other open ends at a point by the numbers, and asked without one by :func:`symgpu.derive.extremum_choice.against_all`."""
     beyond = sympy.oo if kind == "max" else -sympy.oo
     return [e for e in ends if e.cusp or (e.when and e.value == beyond)]
 
