@@ -1,7 +1,7 @@
 """An inequality's solution set narrower than the check's scan (a single point ``{6}``, a span ``[5.00004, 5.00006]``)
 was computed right and then refused: "no admissible scanned value ... inside the answer's set ... is decided" (an
 outside tester's finding, round 14b F7). The check now decides the set's own points (the point; a span's closed ends
-and middle) in exact arithmetic. The expected sets are worked out by hand here, in Fractions."""
+and quarters) in exact arithmetic. The expected sets are worked out by hand here, in Fractions."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def test_a_one_point_solution_set_is_answered_and_checked_at_the_point(cli, writ
     assert "at this point alone" in out and "own 1 point(s) in exact arithmetic" in out
 
 
-def test_a_span_narrower_than_the_scan_is_answered_and_checked_at_its_ends_and_middle(cli, write_model) -> None:  # type: ignore[no-untyped-def]
+def test_a_span_narrower_than_the_scan_is_answered_and_checked_at_its_ends_and_quarters(cli, write_model) -> None:  # type: ignore[no-untyped-def]
     # for x > 1: 1 + 10000*min(x - 5, 5.0001 - x) >= 1.4 needs x - 5 >= 0.00004 and 5.0001 - x >= 0.00004
     low, high = 5 + Fraction(4, 100000), Fraction(50001, 10000) - Fraction(4, 100000)
     assert _f2(low) == Fraction(14, 10) and _f2(high) == Fraction(14, 10) and _f2((low + high) / 2) > Fraction(14, 10)
@@ -72,4 +72,4 @@ def test_a_span_narrower_than_the_scan_is_answered_and_checked_at_its_ends_and_m
     code, out, err = cli("--no-cache", "solve", str(path), "f2", "--for", "x", "--target", "1.4", "--relation", ">=")
     assert code == 0, err
     assert f"result: ({low.numerator}/{low.denominator} <= x) & (x <= {high.numerator}/{high.denominator})" in out
-    assert "own 3 point(s) in exact arithmetic" in out
+    assert "own 5 point(s) in exact arithmetic" in out  # both ends and the three quarters

@@ -271,22 +271,26 @@ def _the_set(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
 def _own_points(model: Model, asked: Asked, point: _Point, parts: list[Any], stated: Any) -> int:
     """Where no scanned value inside the answer's set is decided (a one-point set ``{6}``, a span ``[5.00004, 5.00006]``
     narrower than the scan's spacing there, the quantity within rounding of the target at its ends: an outside tester's
-    finding, round 14b F7), the set's own points decided exactly: each point of it, and a bounded span's closed ends and
-    middle, read as its shortest decimal (one whose decimal is not exactly it decides nothing), admissible and inside the
+    finding, round 14b F7; a span [5342/111, 70927/1473] of rational ends, round 15b F1), the set's own points decided
+    exactly: each point of it and a bounded span's closed ends, read as their shortest decimal (one whose decimal is not
+    exactly it decides nothing), and three points inside each bounded span (its quarters, each read as the shortest decimal
+    of its double where that still lies strictly inside), admissible and inside the
     domain, the quantity there in exact arithmetic against the target (:func:`_exact_gap`). How many hold; a check failure
     where one fails (the answer's set holds a point where the relation does not)."""
-    samples: list[Any] = []
+    samples: list[Any] = []  # (a point of the set, whether only a double strictly inside its span stands for it)
     for part in parts:
         if isinstance(part, sympy.FiniteSet):
-            samples.extend(part)
+            samples.extend((p, None) for p in part)
         elif isinstance(part, sympy.Interval) and part.start.is_finite and part.end.is_finite:
-            samples.extend(e for e, is_open in ((part.start, part.left_open), (part.end, part.right_open)) if not is_open)
-            samples.append((part.start + part.end) / 2)
+            samples.extend((e, None) for e, is_open in ((part.start, part.left_open), (part.end, part.right_open)) if not is_open)
+            samples.extend((part.start + k * (part.end - part.start) / 4, part) for k in (1, 2, 3))
     held = 0
-    for exact in samples:
+    for exact, span in samples:
         x = float(exact)
-        if not exact.is_Rational or sympy.Rational(repr(x)) != exact or not len(_admissible_inside(model, asked, point, np.array([x]))):
-            continue
+        decimal = sympy.Rational(repr(x))
+        stands = decimal == exact if span is None else bool(span.start < decimal) and bool(decimal < span.end)
+        if not stands or not len(_admissible_inside(model, asked, point, np.array([x]))):
+            continue  # an end whose decimal is not exactly it decides nothing; an inside point: its double, if still inside
         target = float(np.asarray(_target_at(model, asked, point, np.asarray(x)), dtype=float))
         gap = _exact_gap(model, asked, point, x, target)
         if gap is None:
