@@ -209,7 +209,12 @@ def _closed(condition: sympy.Basic) -> sympy.Basic:
     """A strict relation as its closure (``a > b`` as ``a >= b``): the other cases' conditions at a
     root hold just beside it, so at the root itself they may be tied (Volkov's HK ``Time``: where
     ``CWP`` leaves ``n``, ``CWP = MWP = n``, and ``compute_bound`` needs ``MWP > CWP`` just past it).
-    Whether the regimes really switch at a point is checked there (:func:`symgpu.derive.results.applying_boundaries`)."""
+    Whether the regimes really switch at a point is checked there (:func:`symgpu.derive.results.applying_boundaries`).
+    A negated ``and``/``or`` (the condition of a case between the two, ``Not(CWP >= MWP or ...)``) is closed part by part
+    (De Morgan): Hong & Kim's eq22 meets eq24 where ``CWP = MWP = N``, where eq23's ``CWP >= MWP`` holds at the root itself."""
+    if isinstance(condition, sympy.Not) and isinstance(condition.args[0], (sympy.And, sympy.Or)):
+        parts = [_closed(sympy.Not(a)) for a in condition.args[0].args]
+        return sympy.Or(*parts) if isinstance(condition.args[0], sympy.And) else sympy.And(*parts)
     if isinstance(condition, sympy.StrictGreaterThan):
         return sympy.GreaterThan(condition.lhs, condition.rhs)
     if isinstance(condition, sympy.StrictLessThan):
