@@ -53,3 +53,13 @@ def test_eq22_and_eq24_switch_where_cwp_leaves_n_at_h100_numbers(cli: Callable[.
     value = re.search(r"value: ([0-9.e+-]+) winst", out)
     assert value is not None, out
     assert float(value.group(1)) == pytest.approx(float(switch), rel=1e-9)
+
+
+def test_a_refused_pair_with_full_prints_the_closed_form_it_promises_then_the_refusal(
+        cli: Callable[..., tuple[int, str, str]]) -> None:
+    switch = _switch()
+    assert _case(switch - F(1, 10**6)) == "eq22" and _case(switch + F(1, 10**6)) == "eq24"  # eq23 binds on neither side
+    code, out, err = cli("boundary", "hong_kim_2009", "Exec_cycles_app", "--for", "Comp_insts", "--between", "eq22", "eq23", *SETS, "--full")
+    assert code == 1 and "--full shows the closed form" in err
+    assert "result:" in out and "switch eq22|eq23" in out  # the closed form and its steps, as promised
+    assert f"{float(switch):.10g}" in err  # the switch that does happen there is named

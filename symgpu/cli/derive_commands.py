@@ -283,7 +283,9 @@ def _undetermined(derivation: Any, args: argparse.Namespace, values: dict[str, A
 def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[str, Any]) -> int:
     try:
         numbers = _evaluate(model, derivation, args, values)
-    except errors.NoAnswerHere as exc:
+    except errors.NoAnswerHere as exc:  # --full, as the refusal promises: the closed form and its steps, then the refusal
+        if args.full and not args.json:
+            print(getattr(args, "shown", str)(summary.summary(derivation, full=True)))
         print(f"symgpu: error: {exc}", file=sys.stderr)
         return common.FAILED
     bad = numbers.pop("undetermined", None)
