@@ -6,6 +6,7 @@ The switch point here is a Fraction transcription of equations/hong_kim_2009.tom
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from fractions import Fraction as F
@@ -63,3 +64,27 @@ def test_a_refused_pair_with_full_prints_the_closed_form_it_promises_then_the_re
     assert code == 1 and "--full shows the closed form" in err
     assert "result:" in out and "switch eq22|eq23" in out  # the closed form and its steps, as promised
     assert f"{float(switch):.10g}" in err  # the switch that does happen there is named
+
+
+def _switches() -> list[F]:
+    """Every change of case along Comp_insts in 0..10^4 (a grid of 1/4, each change bisected)."""
+    found, grid = [], [F(k, 4) for k in range(40001)]
+    for lo, hi in zip(grid[:-1], grid[1:]):
+        if _case(lo) != _case(hi):
+            first = _case(lo)
+            for _ in range(80):
+                mid = (lo + hi) / 2
+                lo, hi = (mid, hi) if _case(mid) == first else (lo, mid)
+            found.append((lo + hi) / 2)
+    return found
+
+
+def test_without_between_at_a_point_every_switch_of_the_cases_is_answered_not_refused(
+        cli: Callable[..., tuple[int, str, str]]) -> None:
+    expected = _switches()
+    assert len(expected) == 2  # eq22 -> eq24 where CWP leaves N, eq24 -> eq23 where Comp_cycles passes Mem_cycles
+    code, out, err = cli("boundary", "hong_kim_2009", "Exec_cycles_app", "--for", "Comp_insts", *SETS, "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["value"] == pytest.approx([float(x) for x in expected], rel=1e-9)
+    assert all(c in data["regimes"][0] for c in ("eq22", "eq24")) and all(c in data["regimes"][1] for c in ("eq24", "eq23"))

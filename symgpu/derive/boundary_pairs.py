@@ -25,13 +25,19 @@ def refuse_case_pairs(job: jobs._Job, pairs: Sequence[tuple[regime_split.Regime,
     cases = [(ra, rb) for ra, rb in pairs if not same_context(ra, rb) and switch_condition(ra, rb, var) is None]
     if not cases:
         return
-    named = list(dict.fromkeys(n for ra, rb in cases for r in (ra, rb) for n in r.terms[:1]))
+    named = case_names(cases, var)
     example = f" ({', '.join(named)}: e.g. --between {named[0]} {named[1]})" if len(named) >= 2 else ""
     raise errors.DerivationError(
         f"{job.model.id}: {len(cases)} pairs of regimes of {job.quantity} are in different cases of a case table "
         f"({', '.join(f'{ra.name}|{rb.name}' for ra, rb in cases[:3])}{', …' if len(cases) > 3 else ''}): cases switch where their "
         f"condition switches, not where their values meet; name two cases with --between{example} "
         f"(API: boundary(quantity, (case, case), for_={str(var)!r}))")
+
+
+def case_names(pairs: Sequence[tuple[regime_split.Regime, regime_split.Regime]], var: sympy.Symbol) -> list[str]:
+    """The case ids of the pairs :func:`refuse_case_pairs` refuses (regimes in different cases of a case table), in order."""
+    cases = [(ra, rb) for ra, rb in pairs if not same_context(ra, rb) and switch_condition(ra, rb, var) is None]
+    return list(dict.fromkeys(n for ra, rb in cases for r in (ra, rb) for n in r.terms[:1]))
 
 
 def only_case_pair(pairs: Sequence[tuple[regime_split.Regime, regime_split.Regime]], var: sympy.Symbol) -> tuple[str, str] | None:

@@ -372,6 +372,9 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
             job.step("only pair", sympy.Tuple(*[sympy.Symbol(n) for n in only]),
                      f"{job.quantity} has exactly two regimes, the cases {only[0]} and {only[1]}: their boundary is the answer")
             return _case_switch(job, expr, named, only, var, frozenset(stop))
+        cases = boundary_pairs.case_names([(ra, rb) for ra, rb in pairs], var)
+        if point is not None and len(cases) >= 2:  # at a point: every switch of the cases (the scan there labels them), not refused
+            return _case_switches(job, expr, cases, var, frozenset(stop))
         if point is not None and len(pairs) > point_roots.PRUNED_ABOVE:  # at a point: the regimes that hold there first
             pairs = [(ra, rb) for ra, rb in point_roots.held_pairs(job, found, [(ra, rb) for ra, rb in pairs], var, point)[1]]
         else:
@@ -428,6 +431,31 @@ def _case_switch(job: jobs._Job, expr: sympy.Basic, pair: tuple[sympy.Piecewise,
     result = _every_root(job, [r.root for r in records], var)
     job.extra = job.extra.with_(roots=tuple(records))
     job.extra = job.extra.with_(boundaries=(Boundary(label, result),))
+    return job.finish(result, unit, used=[expr])
+
+
+def _case_switches(job: jobs._Job, expr: sympy.Basic, cases: Sequence[str], var: sympy.Symbol, stop: frozenset[str]) -> Derivation:
+    """A boundary asked at a point without ``between`` over the cases of a case table: the switches of every two cases
+    (:func:`_case_switch` of each pair, those that switch nowhere left out), which the point then reads as its changes of
+    regime (:func:`symgpu.derive.results.applying_boundaries`) -- an outside tester's finding, round 15a, R1b: Hong & Kim's
+    Exec_cycles_app over Comp_insts at an H100 kernel's numbers was refused, naming --between."""
+    job.step("every two cases", sympy.Tuple(*[sympy.Symbol(c) for c in cases]),
+             f"asked at a point without --between: the switches of every two of these cases, each checked there")
+    records: list[RootRecord] = []
+    for pair in itertools.combinations(cases, 2):
+        named = case_boundary.case_pair(job, expr, pair, stop)
+        if named is None:
+            continue
+        piecewise, first, second = named
+        records += case_boundary.switch_roots(job, piecewise, first, second, var, stop, "|".join(pair),
+                                              case_boundary.written(job, pair, stop))
+    if not records:
+        raise errors.DerivationError(f"{job.model.id}: no two of the cases {', '.join(cases)} of {job.quantity} switch at an admissible {var}")
+    unit = ""
+    for record in records:
+        unit = job.check_unit(record.root, var.name, "boundary")
+    result = _every_root(job, [r.root for r in records], var)
+    job.extra = job.extra.with_(roots=tuple(records), boundaries=tuple(Boundary(r.regime, r.root) for r in records))
     return job.finish(result, unit, used=[expr])
 
 

@@ -139,7 +139,7 @@ def condition_mask(model: Model, condition: Any, preset: str | None, values: Map
     if condition in (True, sympy.true, False, sympy.false):
         return np.asarray(condition in (True, sympy.true))
     if isinstance(condition, (sympy.And, sympy.Or)):
-        parts = [condition_mask(model, c, preset, values) for c in condition.args]
+        parts = np.broadcast_arrays(*[condition_mask(model, c, preset, values) for c in condition.args])  # a part free of the scan: one value
         return np.logical_and.reduce(parts) if isinstance(condition, sympy.And) else np.logical_or.reduce(parts)
     if isinstance(condition, sympy.Not):
         return np.logical_not(condition_mask(model, condition.args[0], preset, values))
