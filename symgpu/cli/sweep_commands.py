@@ -38,7 +38,8 @@ def setup_sweep(sub: Any) -> None:
                                    "by chunk (memory bounded by the chunk size), with a column naming the active "
                                    "regime, and write it atomically as Parquet (units in the schema metadata) or CSV "
                                    "(units in the headers). Axis specs, in the declared unit: n=1:64, alpha=0:256:2, "
-                                   "a=1,2,4, x=1e3:1e6:log20.")
+                                   "a=1,2,4, x=1e3:1e6:log20; or with one unit, converted to the declared one: "
+                                   "L_M=0.2us:0.8us:log4.")
     p.add_argument("model", help="model id or path")
     p.add_argument("quantities", nargs="+", metavar="QUANTITY", help="quantities to evaluate")
     common.add_value_options(p)
