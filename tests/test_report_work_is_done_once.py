@@ -11,25 +11,25 @@ import pint
 import pytest
 
 import symgpu
-from symgpu import units, validation
-from symgpu.derive import certify, checked
+from symgpu import memo, units, validation
+from symgpu.derive import checked
 from symgpu.units import quantities
 
 CASES = ("s4_5_maxwell_cusp_exact_alpha", "s4_5_maxwell_cusp_exact_n")
 
 
-def test_validation_cases_reuse_the_reports_checked_derivation_of_the_request_they_name(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_validation_cases_reuse_the_reports_checked_derivation_of_the_request_they_name() -> None:
     model = symgpu.load("volkov_2016")
     request = next(r for r in model.definition.derivations if r.id == "cusp_full")
     assert {c.id: c.derivation for c in model.definition.validation if c.id in CASES} == dict.fromkeys(CASES, "cusp_full")
-    certified = []
-    original = certify.certify
-    monkeypatch.setattr(certify, "certify", lambda *a, **k: certified.append(1) or original(*a, **k))
+    answered = memo.registered()["derive.checked.requests"]  # each model's checked answers, by request
+    answered.clear()  # another test may have asked it already in this process
 
     first = checked.run_request(model, request)  # the report's derivations section
     results = validation.validate(model, CASES)  # the report's validation section
 
-    assert len(certified) == 1
+    kept = answered.stats()
+    assert kept.misses == 1 and kept.hits == len(CASES)  # derived and checked once; each case read that answer
     assert checked.run_request(model, request) is first
     assert [r.case.id for r in results] == list(CASES) and all(r.status != validation.ERROR for r in results)
 
