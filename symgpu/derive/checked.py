@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from symgpu import arguments, errors, memo
+from symgpu import arguments, errors, memo, store
 from symgpu.derive import (certify, certify_path, extrema, extremum_supremum, fixed_points, grid_search, limit_cases, limit_domain, limit_sides, limits,
                            numeric_solve, requests, results, solving, staircase_boundary, stored, targets)
 from symgpu.derive.certify import Asked
@@ -26,12 +26,14 @@ from symgpu.evaluate import active, input_values
 from symgpu.proofs import forms
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from symgpu.model import Model
     from symgpu.model.schema import DerivationRequest
 
 #: each model's checked answers to its own requests, by request: a report's derivations and its
 #: validation cases that name one (``validation.derivation``) ask the same request of the same model
-_ANSWERED: memo.MemoFamily[DerivationRequest, Derivation] = memo.MemoFamily("derive.checked.requests", 256)
+_ANSWERED: memo.MemoFamily[tuple[DerivationRequest, Path | None], Derivation] = memo.MemoFamily("derive.checked.requests", 256)
 
 
 def _guarded(model: Model, what: str, run: Callable[[], Derivation], given: bool = False) -> Derivation:
@@ -443,9 +445,10 @@ def run_request(model: Model, request: DerivationRequest) -> Derivation:
     except TypeError:  # a request built by hand with a list among its fields
         return _run_request(model, request)
     kept = _ANSWERED.of(model)
-    found = kept.get(request)
+    key = (request, store.root() if store.enabled() else None)  # an answer got with the cache off (or in another cache
+    found = kept.get(key)                                          # folder) is stored where this call's cache would have it
     if found is None:
-        found = kept[request] = _run_request(model, request)
+        found = kept[key] = _run_request(model, request)
     return found
 
 
