@@ -52,10 +52,11 @@ def base_magnitudes(model: Model, preset: str | None, values: Mapping[str, Any] 
 
 
 def _converted(model: Model, preset: str | None, check: bool) -> dict[str, float] | None:
-    """The constants and ``preset``'s values as base-unit magnitudes, converted once per model
-    (they never change after loading); ``None`` if one fails to convert or is not a scalar
-    (then every value is converted on each call, so the error is raised where it was)."""
-    key = ("preset magnitudes", preset, check)
+    """The constants and ``preset``'s values as base-unit magnitudes, converted once per model and
+    number of constants (a request's model, :meth:`Model.for_request`, gains a constant for each number
+    a request gives in a unit, ``lit_500_ns``; constants are only added); ``None`` if one fails to
+    convert or is not a scalar (then every value is converted on each call, so the error is raised where it was)."""
+    key = ("preset magnitudes", preset, check, len(model.constants))
     kept = state_of(model).compiled
     if key not in kept:
         try:
