@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pint
 
@@ -104,6 +104,18 @@ def printed_tolerance(text: str) -> float:
     return 0.5 * 10.0 ** int(exponent)
 
 
+def printed_unit(text: str, unit: Any) -> str:
+    """The unit of a printed value as the case writes it (``op/cycle/SM`` of ``115 op/cycle/SM``), so the
+    computed value beside it reads in the same words; pint's short form (``tinst / cy / SM``: an alias
+    shows as its unit's symbol) only where the text after the number is not that unit as written."""
+    written = text.strip()[len(units.number_text(text)):].strip()
+    try:
+        same = bool(written) and units.unit(written) == unit
+    except ValueError:
+        same = False
+    return written if same else f"{unit:~}"
+
+
 def validate(model: Model, case_ids: tuple[str, ...] = ()) -> list[CaseResult]:
     """Run the validation cases of ``model`` (all, or those in ``case_ids``).
 
@@ -161,7 +173,7 @@ def run_case(model: Model, case: schema.ValidationCase) -> list[CaseResult]:
             continue
         within = abs(computed - expected) <= tolerance * (1 + 1e-9) + 1e-12 * abs(expected)
         label = f"{case.derivation}.{quantity}" if derivation is not None else quantity
-        shown = f"{label}: {origin_of(case)} {text}, computed {computed:.6g} {unit:~} (tolerance ±{tolerance:.3g})"
+        shown = f"{label}: {origin_of(case)} {text}, computed {computed:.6g} {printed_unit(text, unit)} (tolerance ±{tolerance:.3g})"
         if case.erratum:
             status = ERRATUM_REPRODUCED if within else ERRATUM
             message = (f"{shown}; recorded as an erratum but now reproduces: remove 'erratum' or recheck the case"

@@ -29,7 +29,7 @@ def test_eval_of_a_variant_says_it_extends_the_copy_beside_it_not_the_bundled_mo
     for name in ("v", str(folder / "v.toml")):  # by id and by path alike
         assert main(["eval", name, "L_K0", "--preset", "gtx1080", "--set", "M=16", "--set", "N=16"]) == 0
         out, err = capsys.readouterr()
-        assert out.strip() == "L_K0 = 1072 cy"
+        assert out.strip() == "L_K0 = 1072 cycle"
         assert err.count("\n") == 1 and "warning: model 'v' extends 'interval_analysis' from " + str(folder / "interval_analysis.toml") in err
         assert str(REPO / "equations" / "interval_analysis.toml") in err
 
@@ -51,4 +51,4 @@ def test_a_variant_whose_base_its_id_loads_says_nothing(tmp_path, capsys):
                                      'extends = "interval_analysis"\n', encoding="utf-8")
     assert main(["eval", str(tmp_path / "v.toml"), "L_K0", "--preset", "gtx1080", "--set", "M=16", "--set", "N=16"]) == 0
     out, err = capsys.readouterr()
-    assert out.strip() == "L_K0 = 672 cy" and err == ""  # 400 + 16*16 + 16
+    assert out.strip() == "L_K0 = 672 cycle" and err == ""  # 400 + 16*16 + 16

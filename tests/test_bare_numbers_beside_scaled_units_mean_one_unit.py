@@ -57,7 +57,7 @@ def test_a_case_table_of_numbers_is_in_the_defined_latency_s_unit(cli: Cli, writ
     assert bw == Fraction(32768, 100)
     code, out, err = cli("eval", path, "bw", "-p", "p")
     assert code == 0, err
-    assert out.strip() == "bw = 327.68 GB / s"
+    assert out.strip() == "bw = 327.68 GB/s"
     inflight = Fraction(100 * 10**9) * Fraction(200, 10**9) / 1024  # 100 GB/s x 200 ns, in KiB
     code, out, err = cli("solve", path, "bw", "--for", "inflight", "--target", "100 GB/s", "-p", "p")
     assert code == 0, err

@@ -72,7 +72,7 @@ def test_given_clock_converts_and_is_named(cli: Cli) -> None:
     code, out, err = cli("eval", "perez_piccoli", "B_theo", "--preset", "gtx260", "--unit", "B/cycle", "--clock", "1150 MHz")
     assert code == 0, err
     # B_theo = mem_clock*bus_width*transfers_per_cycle = 1.15 GHz * 448 bit * 2/cycle; per cycle of 1.15 GHz: 448*2/8 B
-    match = re.fullmatch(r"B_theo = ([0-9.]+) B / cy", out.strip())
+    match = re.fullmatch(r"B_theo = ([0-9.]+) B/cycle", out.strip())  # the --unit as written
     assert match, out
     assert float(match.group(1)) == pytest.approx(448 * 2 / 8, rel=1e-12)
     assert "cycles converted at 1.15 GHz (--clock)" in err

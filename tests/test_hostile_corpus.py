@@ -59,7 +59,7 @@ def test_the_base_model_passes_check_eval_and_report_so_each_failure_is_the_atta
     assert run["status"] == "done"
     assert {name: c["code"] for name, c in run["commands"].items()} == {"check": 0, "eval": 0, "report": 0}
     # Min(100 TFLOP/s, 10 FLOP/B * 2 TB/s) = 20 TFLOP/s
-    assert run["commands"]["eval"]["out"].strip() == "P = 2e+13 FLOP / s"
+    assert run["commands"]["eval"]["out"].strip() == "P = 2e+13 FLOP/s"
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[row["file"] for row in ROWS])

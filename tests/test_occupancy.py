@@ -397,7 +397,7 @@ def test_eval_prints_zero_and_names_the_limit_that_stops_the_launch(capsys, laun
     out, err = capsys.readouterr()
     assert code == 0, err
     lines = out.splitlines()
-    assert lines[0] == "active_blocks_per_SM = 0 block / SM"
+    assert lines[0] == "active_blocks_per_SM = 0 block/SM"
     assert "the block cannot launch on cc_9_0" in lines[1] and f"limited by {limit} [{case}]" in lines[1]
     assert f"(the reason: {reason})" in " ".join(l.strip() for l in lines[2:])
     assert max(len(l) for l in lines) <= 200
@@ -416,4 +416,4 @@ def test_eval_of_a_launch_that_runs_names_its_binding_limits(capsys):
     assert cli.main(["eval", "occupancy", "active_warps_per_SM", "--preset", "cc_9_0", "--set", "threads_per_block=256",
                      "--set", "regs_per_thread=32", "--set", "smem_per_block=0"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out == ["active_warps_per_SM = 64 warp / SM", "  limited by warp_limit [warp_slots], register_limit [per_warp_allocation] (8 block / SM)"]
+    assert out == ["active_warps_per_SM = 64 warp/SM", "  limited by warp_limit [warp_slots], register_limit [per_warp_allocation] (8 block / SM)"]

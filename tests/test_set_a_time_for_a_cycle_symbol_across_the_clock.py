@@ -25,7 +25,7 @@ def test_a_time_given_for_mem_lat_is_converted_at_the_preset_clock(cli: Callable
     assert cycles == 594
     code, out, err = cli(*EVAL, "--preset", "h100_fit")
     assert code == 0, err
-    assert f"Latency = {_latency_at(cycles):g} cy" in out
+    assert f"Latency = {_latency_at(cycles):g} cycle" in out
     assert "mem_lat = 300 ns = 594 cycle at clock 1.98 GHz (clock of preset h100_fit)" in err
 
 
@@ -42,7 +42,7 @@ def test_clock_given_on_the_command_line_converts_the_set_value_and_needs_no_uni
     assert cycles == 756
     code, out, err = cli(*EVAL, "--preset", "h100_fit", "--clock", "2.52 GHz")
     assert code == 0, err
-    assert f"Latency = {_latency_at(cycles):g} cy" in out
+    assert f"Latency = {_latency_at(cycles):g} cycle" in out
     assert "mem_lat = 300 ns = 756 cycle at clock 2.52 GHz (--clock)" in err
 
 

@@ -26,7 +26,7 @@ from symgpu.cli import unit_rates
 from symgpu.cli.parsing import BAD_INPUT, FAILED, OK, Once, Parser
 
 __all__ = ["BAD_INPUT", "FAILED", "OK", "Parser", "add_unit_options", "add_value_options", "convert", "converted", "CycleClock", "across_the_clock", "find_clock", "load_model", "parse_assignments",
-           "to_unit", "unit_text"]
+           "to_unit", "unit_text", "declared_unit_text"]
 
 
 def add_value_options(parser: argparse.ArgumentParser) -> None:
@@ -343,6 +343,16 @@ def note_unread(model: Any, quantity: str, names: Sequence[str], preset: str | N
 def unit_text(value: pint.Quantity) -> str:
     """Short unit text of a quantity (``thread / SM``)."""
     return f"{value.units:~}" or "1"
+
+
+def declared_unit_text(model: Any, name: str, value: pint.Quantity, asked: str | None = None) -> str:
+    """The unit of ``value`` as it was written: the ``--unit`` text ``asked``, else ``name``'s declared unit
+    as the model spells it (``op/cycle/SM``, which pint would print as its alias's symbol, ``tinst / cy / SM``),
+    where ``value`` is in that unit and it is not a pure number; else :func:`unit_text`."""
+    written = asked if asked is not None else model.unit_text(name) if name in model.units else None
+    if written is None or units.unit(written).dimensionless or value.units != units.unit(written):
+        return unit_text(value)
+    return str(written).strip()
 
 
 def write_plot(path_text: str, data: bytes) -> Path:

@@ -15,7 +15,7 @@ import sympy
 from symgpu import api, errors, validation
 from symgpu.derive import summary
 from symgpu.evaluate import evaluator
-from symgpu.cli.common import BAD_INPUT, FAILED, OK, across_the_clock, add_unit_options, add_value_options, converted, load_model, note_unread, parse_assignments, unit_text, unread
+from symgpu.cli.common import BAD_INPUT, FAILED, OK, across_the_clock, add_unit_options, add_value_options, converted, load_model, note_unread, parse_assignments, unit_text, declared_unit_text, unread
 from symgpu.kernel import occupancy
 from symgpu.model import loader, schema
 from symgpu import workers
@@ -200,12 +200,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
     result, clock = converted(model, value, args.unit, None if set_clock and not args.unit else args.clock, quantity=args.quantity, preset=args.preset, values=values)
     limits = _occupancy_limits(model, args, values)
     unchecked = evaluator.unchecked_domain(model, args.quantity, args.preset, values)
+    spelled = declared_unit_text(model, asked, result, args.unit)  # op/cycle/SM as written, not pint's tinst / cy / SM
     if args.json:
         record = {
             "model": model.id,
             "quantity": args.quantity,
             "value": json_number(result.magnitude),
-            "unit": unit_text(result),
+            "unit": spelled,
             "preset": args.preset,
             "inputs": {k: {"value": json_number(v.magnitude), "unit": unit_text(v)} for k, v in values.items()},
         }
@@ -220,7 +221,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             record["domain_not_checked"] = [{"equation": e, "valid_when": sympy.sstr(c), "needs": list(n)} for e, c, n in unchecked]
         print(json.dumps(record))
     else:
-        print(f"{args.quantity} = {summary.value_text(float(result.magnitude), unit_text(result))}")
+        print(f"{args.quantity} = {summary.value_text(float(result.magnitude), spelled)}")
         if limits is not None:
             print("\n".join(occupancy.explain(limits)))
         for equation, condition, lacking in unchecked:

@@ -160,16 +160,16 @@ def _points(a: Model, b: Model) -> list[tuple[str, str | None, tuple[tuple[str, 
 
 def compare_at_points(a: Model, b: Model, quantity: str) -> list[PointComparison]:
     """``quantity`` evaluated in both models at every shared preset and validation case."""
-    unit = a.units[quantity]
+    unit, spelled = a.units[quantity], a.unit_text(quantity)  # op/cycle/SM as declared, not pint's tinst / cy / SM
     out = []
     for label, preset, given_a, given_b in _points(a, b):
         try:
             va = evaluation_record(a, preset, given_a, (quantity,)).value(quantity)
             vb = float(units.magnitude_in(units.registry().Quantity(evaluation_record(b, preset, given_b, (quantity,)).value(quantity), b.units[quantity]), unit))
         except errors.SymgpuError as exc:
-            out.append(PointComparison(label, None, None, f"{unit:~}", str(exc).split(": ", 1)[-1]))
+            out.append(PointComparison(label, None, None, spelled, str(exc).split(": ", 1)[-1]))
             continue
-        out.append(PointComparison(label, va, vb, f"{unit:~}"))
+        out.append(PointComparison(label, va, vb, spelled))
     return out
 
 
