@@ -14,7 +14,7 @@ import sympy
 
 from symgpu import api, errors, validation
 from symgpu.derive import summary
-from symgpu.evaluate import evaluator
+from symgpu.evaluate import assumed, evaluator
 from symgpu.cli.common import BAD_INPUT, FAILED, OK, across_the_clock, add_unit_options, add_value_options, converted, load_model, note_unread, parse_assignments, unit_text, declared_unit_text, unread
 from symgpu.kernel import occupancy
 from symgpu.model import loader, schema
@@ -71,6 +71,8 @@ def cmd_show(args: argparse.Namespace) -> int:
                 print(f"      {case.value}   if {case.condition}   ({case.id})")
         else:
             print(f"  {eq.id}: {eq.lhs} = {eq.rhs}   [{eq.definition.source}]{counts}")
+        for condition in eq.assumes:
+            print(f"      assumes {condition}   (a value outside it is given, with a note)")
         for constant in model.literal_constants:
             if eq.id in constant.equations:
                 print(f"      {constant.name} = {constant.value} {constant.unit_text}   (the bare {constant.value}, in its siblings' unit)")
@@ -200,6 +202,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     result, clock = converted(model, value, args.unit, None if set_clock and not args.unit else args.clock, quantity=args.quantity, preset=args.preset, values=values)
     limits = _occupancy_limits(model, args, values)
     unchecked = evaluator.unchecked_domain(model, args.quantity, args.preset, values)
+    assumptions = [a for a in assumed.assumptions(model, args.quantity, args.preset, values) if a.fails or a.lacking]
     spelled = declared_unit_text(model, asked, result, args.unit)  # op/cycle/SM as written, not pint's tinst / cy / SM
     if args.json:
         record = {
@@ -219,6 +222,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
             record["unread_inputs"] = ignored
         if unchecked:
             record["domain_not_checked"] = [{"equation": e, "valid_when": sympy.sstr(c), "needs": list(n)} for e, c, n in unchecked]
+        if assumptions:
+            record["assumptions_not_met"] = [{"equation": a.equation, "defines": a.defines, "assumes": sympy.sstr(a.condition),
+                                              "fails_at": a.fails, "points": a.points, "needs": list(a.lacking),
+                                              "inputs": {n: {"value": json_number(q.magnitude), "unit": declared_unit_text(model, n, q)}
+                                                         for n, q in a.inputs}} for a in assumptions]
         print(json.dumps(record))
     else:
         print(f"{args.quantity} = {summary.value_text(float(result.magnitude), spelled)}")
@@ -227,7 +235,22 @@ def cmd_eval(args: argparse.Namespace) -> int:
         for equation, condition, lacking in unchecked:
             print(f"  not checked: valid_when {sympy.sstr(condition)} (equation {equation}) needs a value for "
                   f"{', '.join(lacking)}; pass {' '.join('--set ' + n + '=VALUE' for n in lacking)} to check it")
+        for assumption in assumptions:
+            print(_assumption_note(model, assumption))
     return OK
+
+
+def _assumption_note(model: Any, assumption: assumed.Assumption) -> str:
+    """One line on an ``assumes`` condition that fails at the point (the value is given, but is not the quantity
+    its description names), or that lacks a value to be checked."""
+    said = f"{assumption.defines} (equation {assumption.equation}) assumes {sympy.sstr(assumption.condition)}"
+    if assumption.lacking:
+        return (f"  not checked: {said}; it needs a value for {', '.join(assumption.lacking)}; pass "
+                f"{' '.join('--set ' + n + '=VALUE' for n in assumption.lacking)} to check it")
+    where = (f"here ({', '.join(f'{n} = {summary.value_text(float(q.magnitude), declared_unit_text(model, n, q))}' for n, q in assumption.inputs)})"
+             if assumption.points == 1 else f"at {assumption.fails} of the {assumption.points} points")
+    return (f"  note: {said}, which does not hold {where}: the value is the formula's, not what {assumption.defines} is "
+            f"described as ({model.symbol_definitions[assumption.defines].description})")
 
 
 def _occupancy_limits(model: Any, args: argparse.Namespace, values: dict[str, Any]) -> occupancy.OccupancyResult | None:

@@ -189,14 +189,17 @@ def _overrides(model: Model, given: frozenset[str]) -> frozenset[str]:
     return frozenset(n for n in given if n in model.defining)
 
 
-def domain_conditions(model: Model, name: str, given: frozenset[str]) -> list[tuple[Any, sympy.Basic, tuple[str, ...], Any]]:
+def domain_conditions(model: Model, name: str, given: frozenset[str], field: str = "valid_when"
+                      ) -> list[tuple[Any, sympy.Basic, tuple[str, ...], Any]]:
+    """Per condition of ``field`` (``valid_when``, or ``assumes``) of the equations on the way to ``name``:
+    (equation, condition as written, the inputs it reads once expanded, its compiled test of them)."""
     given = _overrides(model, given)
-    key = ("domain", name, given)
+    key = ("domain", name, given, field)
     kept = state_of(model).compiled
     if key not in kept:
         out = []
         for equation in model.dependencies(name, stop_at=given):
-            for condition in equation.valid_when:
+            for condition in getattr(equation, field):
                 expanded = condition.xreplace({s: model.expression(s.name, stop_at=given) for s in condition.free_symbols if s.name in model.defining and s.name not in given})
                 expanded = scaling.base_expression(model, expanded)
                 args = tuple(sorted(s.name for s in expanded.free_symbols))

@@ -156,8 +156,10 @@ class Model(ModelChecks):
             rhs = self.parse(eq.rhs, f"{where}.rhs")
         limiters = tuple((name, self.parse(text, f"{where}.limiters.{name}")) for name, text in eq.limiters)
         valid_when = tuple(self.parse(text, f"{where}.valid_when", boolean=True) for text in eq.valid_when)
-        if literals is not None and self._scaled_symbols(rhs, valid_when, self.symbols[eq.defines]):
+        assumes = tuple(self.parse(text, f"{where}.assumes", boolean=True) for text in eq.assumes)
+        if literals is not None and self._scaled_symbols(rhs, valid_when + assumes, self.symbols[eq.defines]):
             rhs, cases, limiters, valid_when = self._literals_given_units(literals, eq, rhs, cases, limiters, valid_when)
+            assumes = self._conditions_given_units(literals, eq, "assumes", eq.assumes, assumes)
         if limiters:
             if not isinstance(rhs, (sympy.Min, sympy.Max)):
                 raise self.fail(f"{where}.limiters", "limiters name the arguments of a top-level Min or Max, but the right-hand side is not one")
@@ -167,13 +169,15 @@ class Model(ModelChecks):
                     raise self.fail(f"{where}.limiters.{name}", f"'{term}' is not an argument of the Min/Max (arguments: {shown})")
         for text, condition in zip(eq.valid_when, valid_when):
             self._never_false(condition, text, f"{where}.valid_when", "no value of the equation is valid")
+        for text, condition in zip(eq.assumes, assumes):
+            self._never_false(condition, text, f"{where}.assumes", "no value of the equation is what it is described as")
         for case, built_case in zip(eq.cases, cases):
             self._never_false(built_case.condition, case.when, f"{where} case {case.id}.when", "the case never applies")
         for count in eq.counts:
             name = count.strip("[]")
             if not any(f"[{name}]" in dict(d) for d in self._dims.values()):
                 raise self.fail(f"{where}.counts", f"'{count}' is not a dimension used by this model", "name a base dimension such as warp, thread, instruction")
-        return Equation(eq, self.symbols[eq.defines], rhs, cases, limiters, valid_when)
+        return Equation(eq, self.symbols[eq.defines], rhs, cases, limiters, valid_when, assumes)
 
     def _declare_constant(self, constant: literal_constants.LiteralConstant) -> None:
         self.symbol_definitions[constant.name] = schema.SymbolDefinition(
@@ -266,11 +270,19 @@ class Model(ModelChecks):
                     new_limiter = literals.rewrite_siblings(list(tree.args) + [limiter], eq.id, self.units[eq.defines])[-1]
                     new_limiters.append((name, built(term, limiter, new_limiter)))
                 limiters = tuple(new_limiters)
-        new_valid = []
-        for text, condition in zip(eq.valid_when, valid_when):
-            tree = written(text, f"{where}.valid_when", True)
-            new_valid.append(built(condition, tree, literals.rewrite(tree, eq.id)))
-        return rhs, cases, limiters, tuple(new_valid)
+        return rhs, cases, limiters, self._conditions_given_units(literals, eq, "valid_when", eq.valid_when, valid_when)
+
+    def _conditions_given_units(self, literals: literal_constants.Literals, eq: schema.EquationDefinition, field: str,
+                                texts: tuple[str, ...], conditions: tuple[sympy.Basic, ...]) -> tuple[sympy.Basic, ...]:
+        """An equation's ``valid_when`` or ``assumes`` conditions with each bare literal read in a scaled unit
+        replaced by a constant of that unit; a condition without one is kept as built."""
+        out = []
+        for text, condition in zip(texts, conditions):
+            tree = expressions.parse_expression(text, self.symbols, path=self.path, where=f"equation {eq.id}.{field}",
+                                                boolean=True, as_written=True)
+            new = literals.rewrite(tree, eq.id)
+            out.append(condition if new is tree else literal_constants.evaluated(new))
+        return tuple(out)
 
     def _never_false(self, condition: sympy.Basic, text: str, where: str, consequence: str) -> None:
         """Refuse a condition SymPy decides false from the symbols' declared assumptions alone

@@ -107,8 +107,9 @@ class ModelChecks:
             ambiguous = literal_units.ambiguous_case_values([expr for _, expr, _ in pieces], sympy.Symbol(eq.defines), self.units)
             if ambiguous is not None:
                 raise self.fail(f"{where} cases", ambiguous.text(), ambiguous.hint, errors.UnitMismatchError)
-        for text in eq.valid_when:
-            self._walk(self._as_written(text, f"{where}.valid_when", boolean=True), dims, f"{where}.valid_when")
+        for field, texts in (("valid_when", eq.valid_when), ("assumes", eq.assumes)):
+            for text in texts:
+                self._walk(self._as_written(text, f"{where}.{field}", boolean=True), dims, f"{where}.{field}")
 
     def _as_written(self, text: str, where: str, *, boolean: bool = False) -> sympy.Basic:
         """``text`` parsed with every node unevaluated, for the dimension check alone."""

@@ -145,7 +145,7 @@ class DefinitionReader(toml_reader.TableReader):
 
     def equations(self, data: list[Any], refs: set[str]) -> tuple[schema.EquationDefinition, ...]:
         out = []
-        allowed = {"id", "defines", "rhs", "cases", "limiters", "source", "counts", "valid_when", "note"}
+        allowed = {"id", "defines", "rhs", "cases", "limiters", "source", "counts", "valid_when", "assumes", "note"}
         for where, eq_id, entry in self.entries(data, "equations", "equation", allowed):
             has_rhs, has_cases = "rhs" in entry, "cases" in entry
             if has_rhs == has_cases:
@@ -166,6 +166,7 @@ class DefinitionReader(toml_reader.TableReader):
                 limiters=tuple(limiters.items()),
                 counts=self.strings(entry, "counts", where),
                 valid_when=self.strings(entry, "valid_when", where),
+                assumes=self.strings(entry, "assumes", where),
                 note=self.take(entry, "note", str, where, required=False, default=""),
             ))
         return tuple(out)

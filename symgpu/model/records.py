@@ -34,6 +34,7 @@ class Equation:
         cases: the piecewise branches (empty for ``rhs`` equations).
         limiters: regime name -> argument of the top-level ``Min``/``Max``.
         valid_when: domain conditions.
+        assumes: the conditions the source assumes (a value outside them is given, with a note).
     """
 
     definition: schema.EquationDefinition
@@ -42,6 +43,7 @@ class Equation:
     cases: tuple[Case, ...] = ()
     limiters: tuple[tuple[str, sympy.Expr], ...] = ()
     valid_when: tuple[sympy.Basic, ...] = ()
+    assumes: tuple[sympy.Basic, ...] = ()
 
     @property
     def id(self) -> str:

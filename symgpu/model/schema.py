@@ -112,6 +112,9 @@ class EquationDefinition:
         source: where the equation is printed.
         counts: dimension names treated as pure counts in this equation.
         valid_when: domain conditions (text).
+        assumes: conditions the source assumes for the value to be what ``defines`` is described as (text):
+            the value is given outside them too, with a note (Volkov's cusp 'if we assume that throughput is
+            bound by arithmetic capability, not instruction issue').
         note: remarks, including known defects of the source.
     """
 
@@ -123,6 +126,7 @@ class EquationDefinition:
     limiters: tuple[tuple[str, str], ...] = ()
     counts: tuple[str, ...] = ()
     valid_when: tuple[str, ...] = ()
+    assumes: tuple[str, ...] = ()
     note: str = ""
 
 
