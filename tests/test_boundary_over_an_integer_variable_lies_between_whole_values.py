@@ -12,41 +12,18 @@ import pytest
 
 import symgpu
 from symgpu import derive
+from tests.conftest import toy_header
 
-_LITTLE = '''schema_version = 1
-[model]
-id = "little"
-title = "Little's law streaming throughput with integer warps"
-summary = "Throughput = Min(warps x ILP x bytes x SMs / latency, peak)."
-references = []
-[symbols.n]
-description = "resident warps per SM"
-unit = "warp/SM"
-assumptions = ["positive", "integer"]
-[symbols.ilp]
-description = "independent loads per warp"
-unit = "winst/warp"
-assumptions = ["positive"]
-[symbols.L]
-description = "memory latency"
-unit = "ns"
-assumptions = ["positive"]
-[symbols.bytes]
-description = "bytes per warp load"
-unit = "B/winst"
-assumptions = ["positive"]
-[symbols.SMs]
-description = "SMs"
-unit = "SM"
-assumptions = ["positive"]
-[symbols.peak]
-description = "peak bandwidth"
-unit = "GB/s"
-assumptions = ["positive"]
-[symbols.thr]
-description = "throughput"
-unit = "GB/s"
-role = "output"
+# the testers' model file (/work/fresh_q15a/models/little.toml), its tables written inline
+_LITTLE = toy_header("little", "Little's law streaming throughput with integer warps", "Min(warps x ILP x bytes x SMs / latency, peak)") + \
+    '''[symbols]
+n = { description = "resident warps per SM", unit = "warp/SM", assumptions = ["positive", "integer"] }
+ilp = { description = "independent loads per warp", unit = "winst/warp", assumptions = ["positive"] }
+L = { description = "memory latency", unit = "ns", assumptions = ["positive"] }
+bytes = { description = "bytes per warp load", unit = "B/winst", assumptions = ["positive"] }
+SMs = { description = "SMs", unit = "SM", assumptions = ["positive"] }
+peak = { description = "peak bandwidth", unit = "GB/s", assumptions = ["positive"] }
+thr = { description = "throughput", unit = "GB/s", role = "output" }
 [[equations]]
 id = "little"
 defines = "thr"
@@ -56,12 +33,7 @@ limiters = { latency_bound = "n*ilp*bytes*SMs/L", peak_bound = "peak" }
 [presets.h100]
 description = "H100 measured"
 source = { kind = "measured", note = "data/h100" }
-[presets.h100.values]
-L = "340.909 ns"
-bytes = "128 B/winst"
-SMs = "132 SM"
-peak = "2875 GB/s"
-ilp = "1 winst/warp"
+values = { L = "340.909 ns", bytes = "128 B/winst", SMs = "132 SM", peak = "2875 GB/s", ilp = "1 winst/warp" }
 '''
 
 #: by hand: n*128 B*132 SM/340.909 ns = 2875 GB/s (B/ns = GB/s)
