@@ -37,7 +37,7 @@ from symgpu.cli import assume_units, common, derive_expectations, given_numbers
 from symgpu.numbers import json_number
 from symgpu import derive
 from symgpu.cli.operation_commands import OPERATION_COMMANDS, command_name
-from symgpu.derive import at_point, declared_range, range_lines, result_form, rewritten_switch
+from symgpu.derive import at_point, declared_range, exact_roots, range_lines, result_form, rewritten_switch, whole_sides
 from symgpu.derive.extra_records import RootRecord
 from symgpu.derive.options import Options
 from symgpu.model import printing
@@ -171,6 +171,8 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
             raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: at {derive.where_text(args.preset, values)} {pair} do not meet "
                                       f"at any boundary {derivation.variable} the answer gives {why}; --full shows the closed form, valid where they do meet")
         records = [RootRecord(r.regime, r.root) for r in found]
+        whole = whole_sides.of(model, derivation, [float(r.value.magnitude) for r in found], args.preset, values)
+        out.update({"whole_sides": [s.as_dict() for s in whole]} if whole else {})
     ranges = derive.applying_ranges(model, derivation, args.preset, values) if derivation.operation == "solve" else ()
     if ranges:  # the relation holds on whole regimes here (their value does not depend on the unknown)
         out["ranges"] = [{"regime": f.regime, "where": printing.sstr(f.when)} for f in ranges]
@@ -184,12 +186,17 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
                                       f"for no {derivation.variable}: the sides of its flat regimes differ there (--full shows them)")
         return out
     if records is not None:  # every root whose regime conditions hold at the point, with its regime
-        found = derive.applying_roots(model, records, args.preset, values, derivation.unit, derivation.variable)
+        found = derive.applying_roots(model, records, args.preset, values, derivation.unit, derivation.variable,
+                                      whole=derivation.operation != "boundary")
         if derivation.operation == "solve":  # the roots that meet an --assume on the variable
             found = type(found)(r for r in found if _assumed_at(model, args, derivation.variable, values, float(r.value.magnitude)))
         if not found and ranges:  # the roots' regimes do not apply here: the answer here is the range
             out["no_root_here"] = sorted({r.regime for r in records})
             return out
+        if not found and exact_roots.all_complex(model, records, derivation.variable, args.preset, values):
+            raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: none of the {len(records)} root(s) for {derivation.variable} is a real number at "
+                                      f"{derive.where_text(args.preset, values)} (each is complex in exact arithmetic, the inputs as the decimals given): "
+                                      f"no {derivation.variable} gives the target there in the regime(s) they solve")
         if not found:
             integer = "integer" in model.symbol_definitions[derivation.variable].assumptions
             raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: none of the {len(records)} root(s) for {derivation.variable} lies in "
@@ -323,6 +330,8 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
             shown_where = f"{where:.10g}" if isinstance(where, (int, float)) else ", ".join(f"{w:.10g}" for w in where)
             line += f" at {derivation.variable} = {shown_where}{unit}"
         print(line + (f"  (preset {args.preset})" if args.preset else ""))
+    for sides in numbers.get("whole_sides", ()):  # an integer variable's switch between two whole values
+        print(f"  {whole_sides.WholeSides(**sides).text(derivation.variable)}")
     if numbers.get("every_admissible"):  # a lower bound below the declared range: every value meets it
         edge = "at the edge of" if numbers.get("value") == 0 else "below"
         print(f"  every {derivation.variable} meets it here: the bound lies {edge} the declared range "

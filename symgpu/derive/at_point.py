@@ -104,14 +104,21 @@ def failed_assumptions(model: Any, conditions: Sequence[sympy.Basic], variable: 
     return failed
 
 
-def record_roots(job: jobs._Job, found: Sequence[Any], preset: str | None, values: Mapping[str, Any]) -> None:
+def record_roots(job: jobs._Job, found: Sequence[Any], preset: str | None, values: Mapping[str, Any], fractional: Sequence[Any] = ()) -> None:
     """Steps and the extra ``values_at`` (:class:`~symgpu.derive.extra_records.ValueAt` s, magnitudes in the variable's unit)
     for the roots (:class:`symgpu.derive.results.RootValue`) whose regime conditions hold at the inputs.
+    ``fractional``: where none does, the roots whose conditions hold but that are no whole number of a variable
+    declared integer (the refusal says so, not that the conditions fail).
 
     Raises:
         errors.NoAnswerHere: no root's conditions hold there.
     """
     where = where_text(preset, values)
+    if not found and fractional:
+        shown = ", ".join(f"{job.variable} = {float(r.value.magnitude):.10g} ({r.regime})" for r in fractional)
+        raise errors.NoAnswerHere(f"{job.model.id}: {job.quantity}: no root for {job.variable} applies at {where}: {shown} "
+                                  f"{'is' if len(fractional) == 1 else 'are'} no whole number and {job.variable} is declared integer; "
+                                  "an inequality (--relation '<=' or '>=') with --kind max or min gives the nearest whole values")
     if not found:
         raise errors.NoAnswerHere(f"{job.model.id}: {job.quantity}: no root for {job.variable} applies at {where} "
                                      "(no regime with a root has its conditions met there); check the target against the quantity's range")

@@ -14,7 +14,7 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.derive import results
+from symgpu.derive import exact_roots, results
 from symgpu.derive.certify_path import (RESIDUAL, Asked, _assumed_hold, _close, _exact_at, _exact_expr, _exact_gap, _fail, _inside, _Point, _quantity, _result_at, _roots_at,
                                         _scan_grid, _with, kept_valued, sorted_unique)
 from symgpu.derive.derivation import Derivation
@@ -348,19 +348,19 @@ def _answer_roots(model: Model, derivation: Derivation, asked: Asked, point: _Po
     owners = []
     for record in listed:
         with np.errstate(all="ignore"):
-            owners.append((_result_at(model, derivation, record.root, unit, point, extra), record))
+            owners.append((_lost(model, record.root, asked.variable, point, values, _result_at(model, derivation, record.root, unit, point, extra)), record))
     found = []
     result = derivation.result
     for part in result.args if isinstance(result, sympy.Tuple) else (result,):
         with np.errstate(all="ignore"):
-            number = _result_at(model, derivation, part, unit, point, extra)
+            number = _lost(model, part, asked.variable, point, values, _result_at(model, derivation, part, unit, point, extra))
         if not np.isfinite(number):
             continue
         mine = [record for value, record in owners if np.isfinite(value) and _close(value, number, 1e-9)]
         if not mine:
             found.append(number)
             continue
-        refined = results.refined(model, mine[0].root, asked.variable, point.preset, values, number)  # as results.applying_roots shows it
+        refined = exact_roots.refined(model, mine[0].root, asked.variable, point.preset, values, number)  # as results.applying_roots shows it
         if results.admissible(model, asked.variable, refined) and any(_applies(model, record, point, values, asked.variable, refined)
                                                                       for record in mine):
             found.append(refined)
@@ -372,9 +372,20 @@ def _applies(model: Model, record: RootRecord, point: _Point, values: Mapping[st
     decides them at the root's value ``number``? (Conditions that cannot be evaluated there count as
     holding: the root is then checked as it stands.)"""
     try:
-        return results.root_holds(model, record, point.preset, values, variable, number)[0]
+        held = results.root_holds(model, record, point.preset, values, variable, number)[0]
     except errors.SymgpuError:
-        return results.inside_domain(model, record.inside, point.preset, values)
+        held = results.inside_domain(model, record.inside, point.preset, values)
+    lost = None if held else exact_roots.recovered(model, record, variable, point.preset, values)  # no number in IEEE arithmetic
+    return held or lost is not None and lost.holds
+
+
+def _lost(model: Model, root: sympy.Basic, variable: str, point: _Point, values: Mapping[str, Any], number: float) -> float:
+    """``number``, a root's IEEE value at the point, or where that is no number its exact value where that is a finite real
+    one (:mod:`symgpu.derive.exact_roots`: the discriminant of a double root cancels), as :func:`results.applying_roots` reads it."""
+    if np.isfinite(number):
+        return number
+    exact = exact_roots.exact_number(model, root, model.units[variable], point.preset, values)
+    return exact.real if exact is not None and exact.imag == 0 and np.isfinite(exact.real) else number
 
 
 def _brute_roots(model: Model, asked: Asked, point: _Point, grid: np.ndarray, target_of: Callable[[Any], Any]) -> list[float]:

@@ -13,10 +13,10 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.derive import at_point, declared_range, point_switches, targets
+from symgpu.derive import at_point, declared_range, exact_roots, point_switches, targets
 from symgpu.derive.derivation import Derivation, as_evaluated
 from symgpu.derive.extra_records import FlatRange, RootRecord
-from symgpu.evaluate import evaluator, input_values, one_sided, point, scaling
+from symgpu.evaluate import evaluator, input_values
 from symgpu.evaluate import active
 
 if TYPE_CHECKING:
@@ -95,16 +95,21 @@ def _records_of_result(derivation: Derivation) -> list[RootRecord]:
 
 def _applying_value(model: Model, derivation: Derivation, preset: str | None, values: Mapping[str, Any]) -> pint.Quantity:
     """:func:`evaluate_result` of a solve or boundary with regime roots: the roots that hold at the point."""
+    records = _records_of_result(derivation)
     if derivation.operation == "boundary":
         found = applying_boundaries(model, derivation, preset, values)
     else:
-        found = applying_roots(model, _records_of_result(derivation), preset, values, derivation.unit, derivation.variable)
+        found = applying_roots(model, records, preset, values, derivation.unit, derivation.variable)
     flat = applying_ranges(model, derivation, preset, values) if not found and derivation.operation == "solve" else ()
     if flat:  # the command line says so too: a range of roots, no isolated one (a plateau at the target)
         raise errors.NoAnswerHere(f"{model.id}: {derivation.quantity}: no isolated root for {derivation.variable} at "
                                   f"{at_point.where_text(preset, values)}: the relation holds on a range there, for every "
                                   f"{derivation.variable} where {sympy.sstr(flat[0].when)} (regime {flat[0].regime}); its end: solve "
                                   "with relation='>=' or '<=' and kind='min' or 'max'")
+    if not found and derivation.operation == "solve" and exact_roots.all_complex(model, records, derivation.variable, preset, values):
+        raise errors.NoAnswerHere(f"{model.id}: {derivation.quantity}: no root for {derivation.variable} is a real number at "
+                                  f"{at_point.where_text(preset, values)} (each is complex in exact arithmetic, the inputs as the "
+                                  "decimals given): no value gives the target there in the regime(s) they solve")
     if not found:
         raise errors.NoAnswerHere(f"{model.id}: {derivation.quantity}: no root for {derivation.variable} lies in its regime at "
                                   f"{at_point.where_text(preset, values)}: the regime conditions, or the model's domain there, fail for each "
@@ -138,13 +143,15 @@ def roots_of(derivation: Derivation) -> list[RootRecord] | None:
 
 
 def applying_roots(model: Model, roots: Sequence[RootRecord], preset: str | None, values: Mapping[str, Any],
-                   unit: str | None, variable: str | None = None) -> tuple[RootValue, ...]:
+                   unit: str | None, variable: str | None = None, *, whole: bool = True) -> tuple[RootValue, ...]:
     """The roots whose regime conditions (and ``valid_when`` domain: :func:`inside_domain`) hold at the preset / values, each evaluated there
     (the conditions decided numerically by :func:`symgpu.evaluate.active.condition_holds`, the
     rule every regime question uses: :func:`root_holds`); a root found in two regimes with the
     same value at the point is given once, under the first. A root that is not a finite number
     there (0/0 where an input is 0), or that breaks the declared sign of ``variable`` (a negative
-    latency), is no root at the point. Its value is :func:`refined` where IEEE arithmetic cancelled."""
+    latency), or (``whole``) is no whole number where ``variable`` is declared integer, is no root at the point
+    (a boundary's value may lie between two whole values: ``whole=False``). Its value is :func:`exact_roots.refined` where IEEE arithmetic cancelled; one IEEE
+    arithmetic gives no number at all (near a double root) is decided in exact arithmetic (:func:`exact_roots.recovered`)."""
     out: list[RootValue] = []
     exact_unit = variable is not None and unit == model.unit_text(variable)
     # the quantities the roots and their conditions keep as symbols (Volkov's Latency in the boundary
@@ -155,15 +162,19 @@ def applying_roots(model: Model, roots: Sequence[RootRecord], preset: str | None
     for record in roots:
         holds, shown = active.condition_verdict(record.when, side, model.id)
         again = exact_unit and record.conditions is not None and _tied(record.when, side)
+        lost = None  # a root IEEE arithmetic gives no number, decided in exact arithmetic (exact_roots.recovered)
         if not again and (not holds or not inside_domain(model, record.inside, preset, values)):
-            continue
+            lost = exact_roots.recovered(model, record, variable, preset, values) if exact_unit and variable is not None else None
+            if lost is None or not lost.holds:
+                continue
+            shown = lost.shown
         value = evaluator.evaluate_expression(model, record.root, unit or None, preset=preset, values=values)
-        number = float(value.magnitude)
+        number = float(value.magnitude) if lost is None else lost.value
         if exact_unit:
             assert variable is not None
-            number = refined(model, record.root, variable, preset, values, number)
+            number = exact_roots.refined(model, record.root, variable, preset, values, number)
             value = number * value.units
-        if not admissible(model, variable, number) or exact_unit and not _whole_if_integer(model, variable, number):
+        if not admissible(model, variable, number) or whole and exact_unit and not _whole_if_integer(model, variable, number):
             continue
         if again:
             assert variable is not None
@@ -221,27 +232,6 @@ def _tie(relation: Any, side: Any) -> bool:
         return False
 
 
-def refined(model: Model, root: sympy.Expr, variable: str, preset: str | None, values: Mapping[str, Any], number: float) -> float:
-    """A closed-form root's value at a point (``number``, IEEE, in ``variable``'s declared unit) in exact
-    arithmetic (inputs read as exact rationals, 30 digits) rounded once, where it has one (else ``number``):
-    where the closed form cancelled it kept few IEEE digits (Huang's printed CPI solved for ``reqs_per_inst``
-    at ``alpha = 1e9`` subtracts terms of 1e10 and kept 5), and where the root is a case's edge its IEEE
-    value may be the double beside it, in the other case (1300 ns - 1000 ns = 299.99999999999994 ns)."""
-    if not math.isfinite(number) or variable not in model.units:
-        return number
-    based = scaling.base_expression(model, root) / scaling.unit_scale(model.units[variable])
-    numbers = point.exact_base_values(model, based.free_symbols, preset, values)
-    if numbers is None:
-        return number
-    try:
-        exact = complex(one_sided.substitute(based, numbers).evalf(30))
-    except (TypeError, ValueError, ArithmeticError):
-        return number
-    if exact.imag != 0 or not math.isfinite(exact.real):
-        return number
-    return exact.real  # rounded once: a root on a case's edge (1300 ns - 1000 ns) is the edge, not a double beside it
-
-
 def boundary_candidates(model: Model, derivation: Derivation, preset: str | None,
                         values: Mapping[str, Any]) -> list[RootValue]:
     """A ``boundary`` answer's values at the preset / values before any switch is checked: the
@@ -249,13 +239,13 @@ def boundary_candidates(model: Model, derivation: Derivation, preset: str | None
     variable = derivation.variable
     unit = model.unit_text(variable) if variable in model.symbols else None
     records = roots_of(derivation)
-    if records is not None:
-        return list(applying_roots(model, records, preset, values, unit, variable))
+    if records is not None:  # a switch over a variable declared integer may lie between two whole values
+        return list(applying_roots(model, records, preset, values, unit, variable, whole=False))
     result = derivation.result
     items = list(result.items()) if isinstance(result, dict) else [(derivation.quantity, result)]
     return [RootValue(r.regime, r.root, r.value, r.because) for r in applying_roots(
         model, [RootRecord(str(label), part) for label, item in items
-                for part in (item.args if isinstance(item, sympy.Tuple) else (item,))], preset, values, unit, variable)]
+                for part in (item.args if isinstance(item, sympy.Tuple) else (item,))], preset, values, unit, variable, whole=False)]
 
 
 def inside_domain(model: Model, domain: Any, preset: str | None, values: Mapping[str, Any]) -> bool:

@@ -165,8 +165,10 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
             applying = at_point.assumed_hold(job, var, results.applying_roots(model, records, preset, at, model.unit_text(var.name), var.name),
                                              preset, at)
             flat_here = [f for f in flats if condition_true(model, f.equal, preset, at)]
-            if applying or not flat_here:
-                at_point.record_roots(job, applying, preset, at)
+            if applying or not flat_here:  # none: those no whole number of an integer variable, for the refusal to say so
+                fractional = () if applying or "integer" not in model.symbol_definitions[var.name].assumptions else at_point.assumed_hold(
+                    job, var, results.applying_roots(model, records, preset, at, model.unit_text(var.name), var.name, whole=False), preset, at)
+                at_point.record_roots(job, applying, preset, at, fractional)
             if flat_here:
                 job.step("ranges at the point", sympy.Tuple(*[f.when for f in flat_here]),
                          f"the flat regime(s) {', '.join(f.regime for f in flat_here)} have equal sides here: the relation holds "
