@@ -173,7 +173,7 @@ def across_the_clock(model: Any, values: dict[str, pint.Quantity], clock_text: s
                 names = clocks.inputs_in(model, rate)
                 rate_input = names[0] if len(names) == 1 else None
             if variable is not None and rate_input == variable:
-                raise errors.UsageError(f"{need} needs a{' ' if rate == 'Hz' else ' value of the '}{what}, and {model.id}'s {what} "
+                raise errors.UsageError(f"{need} needs {'a' if rate == 'Hz' else 'the'} {what}, and {model.id}'s {what} "
                                         f"{variable} is the variable here: give {name} in {model.unit_text(name)}"
                                         + (", or --clock to convert it at a clock you choose" if rate == "Hz" else ""))
         others = {k: v for k, v in out.items() if k != name}
