@@ -99,3 +99,14 @@ def test_a_per_sm_value_without_the_sm_count_here_says_to_set_it_and_with_it_mov
     with pytest.raises(symgpu.errors.UsageError, match="n_SM, which has no value here"):
         model.evaluate("per_gpu", "p", values={"thr": "0.25 winst/cycle/SM"})
     assert model.evaluate("per_gpu", "p", values={"thr": "0.25 winst/cycle/SM", "n_SM": 6}).magnitude == 0.25 * 6
+
+
+def test_eval_of_an_input_prints_its_value_at_the_point_in_the_unit_asked(cli) -> None:  # type: ignore[no-untyped-def]
+    # round 15a D2: 'L_2' was "not a quantity defined by an equation"; preset h100: L_2 = 275.5 cycle, phi = 1.98 GHz
+    preset = symgpu.load("interval_analysis").preset("h100")
+    assert preset["L_2"].magnitude == pytest.approx(275.5, rel=1e-15) and preset["phi"].to("GHz").magnitude == pytest.approx(1.98, rel=1e-15)
+    code, out, err = cli("eval", "interval_analysis", "L_2", "--preset", "h100", "--unit", "ns")
+    assert code == 0, err
+    assert _number(out) == pytest.approx(float(Fraction("275.5") / Fraction("1.98")), rel=1e-9) and "an input: preset h100" in out
+    code, out, err = cli("eval", "interval_analysis", "L_2")
+    assert_one_line_refusal(code, out, err, "L_2 is an input with no value here (no preset given)", "--set L_2=VALUE")
