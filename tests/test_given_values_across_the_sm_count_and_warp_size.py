@@ -110,3 +110,11 @@ def test_eval_of_an_input_prints_its_value_at_the_point_in_the_unit_asked(cli) -
     assert _number(out) == pytest.approx(float(Fraction("275.5") / Fraction("1.98")), rel=1e-9) and "an input: preset h100" in out
     code, out, err = cli("eval", "interval_analysis", "L_2")
     assert_one_line_refusal(code, out, err, "L_2 is an input with no value here (no preset given)", "--set L_2=VALUE")
+
+
+def test_a_per_sm_set_value_is_refused_where_the_sm_count_is_the_variable(cli) -> None:  # type: ignore[no-untyped-def]
+    # converted at the preset's 132 SM, the value would be wrong for every other SMs the solve moves through
+    code, out, err = cli("solve", "volkov_2016_h100", "n_for_throughput", "--for", "SMs", "--target", "30 warp/SM", *POINT,
+                         "--set", "theta_target=7.652 B/cycle/SM")
+    assert_one_line_refusal(code, out, err, "needs the SM count, and volkov_2016_h100's SM count SMs is the variable here",
+                            "give theta_target in GB/s")
