@@ -40,12 +40,14 @@ def merge_keywords(values: Mapping[str, Any] | None, keywords: Mapping[str, Any]
 
 
 def _across_the_clock(model: Model, preset: str | None, values: dict[str, Any]) -> dict[str, Any]:
-    """``values`` with a time given for a symbol declared in cycles, or the reverse, moved across the model's clock at
-    the point (:func:`symgpu.evaluate.clocks.across`, as the command line's ``--set`` is): the API had refused
-    ``mem_lat="290.679 ns"`` that the command line converts (an outside tester's finding, round 14a, F5).
+    """``values`` with a value given in a unit that differs from its symbol's declared one by the clock, the warp size
+    or the SM count (``mem_lat="290.679 ns"`` for a symbol in cycles, ``theta_target="7.652 B/cycle/SM"`` for one in
+    GB/s) moved across them at the point (:func:`symgpu.evaluate.clocks.moved_across`), as the command line's ``--set``
+    is: the API had refused ``mem_lat="290.679 ns"`` (round 14a, F5) and both had refused the SM count's and the warp
+    size's (round 15a, R3).
 
     Raises:
-        errors.UsageError: the value needs a clock and the model has none, or none at the point.
+        errors.UsageError: the value needs a rate and the model has none, or none at the point.
     """
     from symgpu import units  # NOTE: imported on first use (see the module's note)
     from symgpu.evaluate import clocks  # NOTE: imported on first use
@@ -59,13 +61,20 @@ def _across_the_clock(model: Model, preset: str | None, values: dict[str, Any]) 
         except (ValueError, pint.errors.PintError):
             continue  # refused, or read, by the evaluation as before
         declared = model.units[key]
-        if given.dimensionality == declared.dimensionality or not clocks.needs_clock(given, declared):
+        if given.dimensionality == declared.dimensionality:
             continue
-        missing = f"{model.id}: values {key}={value!r}: {key} is in {model.unit_text(key)}, so the value needs a clock"
-        _, clock = clocks.clock_at(model, preset=preset, values={k: v for k, v in out.items() if k != key}, missing=missing)
-        if clock is None:
-            raise errors.UsageError(f"{missing}: give a preset with the model's clock, or the clock in values=")
-        out[key] = clocks.across(given, declared, clock)
+        need = f"{model.id}: values {key}={value!r}: {key} is in {model.unit_text(key)}, so the value"
+        others = {k: v for k, v in out.items() if k != key}
+
+        def give(name: str, example: str) -> str:
+            return f"values={{'{name}': '{example}'}}"
+        instead = f"give {key} in {model.unit_text(key)}"
+        found = clocks.moved_across(model, given, declared, preset=preset, values=others,
+                                    clock=clocks.model_clock(model, preset=preset, values=others, missing=f"{need} needs a clock",
+                                                             give=give, instead=instead),
+                                    refuse=clocks.input_refusal(model, need, give, instead))
+        if found is not None:
+            out[key] = found[0]
     return out
 
 

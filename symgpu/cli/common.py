@@ -147,29 +147,45 @@ def parse_assignments(model: Any, items: Sequence[str]) -> dict[str, pint.Quanti
 
 def across_the_clock(model: Any, values: dict[str, pint.Quantity], clock_text: str | None, *, preset: str | None,
                      variable: str | None = None) -> tuple[dict[str, pint.Quantity], bool]:
-    """``--set`` values given as a time for a symbol declared in cycles (``mem_lat=300 ns``), or the reverse, moved
-    across the clock as ``--target`` is (:func:`find_clock`: ``--clock``, else the model's clock at the preset and
-    the other values), each conversion said on stderr; the values, and whether a clock converted any of them.
+    """``--set`` values given in a unit that differs from the symbol's declared one by the clock, the warp size or the
+    SM count (``mem_lat=300 ns`` for a symbol in cycles, ``n=1024 thread/SM`` for one in warp/SM, ``7.652 B/cycle/SM``
+    for one in GB/s) moved across them as ``--target`` is (:func:`symgpu.evaluate.clocks.moved_across`; the clock:
+    :func:`find_clock`, ``--clock`` else the model's clock at the preset and the other values), each conversion said
+    on stderr; the values, and whether a clock converted any of them.
 
     Raises:
-        errors.UsageError: a value needs a clock and none is known (or the clock is ``variable``).
+        errors.UsageError: a value needs a rate and none is known here (or that rate is ``variable``).
     """
     out = dict(values)
     used = False
     for name, given in values.items():
         unit = model.units[name]
-        if given.dimensionality == unit.dimensionality or not clocks.needs_clock(given, unit):
-            continue
-        missing = f"--set {name}={given:~}: {name} is in {model.unit_text(name)}, so the value needs a clock"
-        if clock_text is None and variable is not None and clocks.cycle_clock(model, clocks.inputs_in(model, "Hz"), missing) == variable:
-            raise errors.UsageError(f"{missing}, and {model.id}'s clock {variable} is the variable here: give {name} in "
-                                    f"{model.unit_text(name)}, or --clock to convert it at a clock you choose")
+        powers = None if given.dimensionality == unit.dimensionality else clocks.exponents(given, unit, sm=False)
+        if powers is None:
+            continue  # the same dimension, or one no rate reaches: read, or refused, by the evaluation
+        need = f"--set {name}={given:~}: {name} is in {model.unit_text(name)}, so the value"
+        missing = f"{need} needs a clock"
+        for rate in powers:
+            what = {"Hz": "clock", "SM": "SM count"}.get(rate, "warp size")
+            if rate == "Hz":
+                rate_input = None if clock_text is not None else clocks.cycle_clock(model, clocks.inputs_in(model, "Hz"), missing)
+            else:
+                names = clocks.inputs_in(model, rate)
+                rate_input = names[0] if len(names) == 1 else None
+            if variable is not None and rate_input == variable:
+                raise errors.UsageError(f"{need} needs {'a' if rate == 'Hz' else 'the'} {what}, and {model.id}'s {what} "
+                                        f"{variable} is the variable here: give {name} in {model.unit_text(name)}"
+                                        + (", or --clock to convert it at a clock you choose" if rate == "Hz" else ""))
         others = {k: v for k, v in out.items() if k != name}
-        clock, source = find_clock(model, clock_text, preset=preset, values=others, missing=missing)
-        out[name] = clocks.across(given, unit, clock)
-        used = True
-        print(f"symgpu: note: {name} = {given:~.10g} = {out[name].magnitude:.10g} {model.unit_text(name)} at clock "
-              f"{units.compact(clock):~.10g} ({source})", file=sys.stderr)
+        found = clocks.moved_across(
+            model, given, unit, preset=preset, values=others,
+            clock=lambda: clock_and_symbol(model, clock_text, preset=preset, values=others, missing=missing),
+            refuse=clocks.input_refusal(model, need, lambda n, example: f"--set '{n}={example}'", f"give {name} in {model.unit_text(name)}"))
+        assert found is not None
+        out[name], rates = found
+        used = used or any(rate.rate == "Hz" for rate in rates)
+        print(f"symgpu: note: {name} = {given:~.10g} = {out[name].magnitude:.10g} {model.unit_text(name)} at "
+              f"{' and '.join(rate.said for rate in rates)}", file=sys.stderr)
     return out, used
 
 

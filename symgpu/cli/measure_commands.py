@@ -10,6 +10,7 @@ from typing import Any
 
 from symgpu import errors, textfiles, units
 from symgpu.cli import common
+from symgpu.evaluate import clocks
 from symgpu.report import measurements
 from symgpu.measure import compare, data, fit, fit_checks, microbench, prediction, residuals
 
@@ -57,7 +58,7 @@ def run_fit(args: argparse.Namespace) -> int:
     if args.output:
         textfiles.check_output_file(args.output, "-o")
     model = common.load_model_with_presets(args.model, args.preset_file)
-    measured = _filtered(args)
+    measured = _filtered(args, model)
     start = dict(_pair(text, "--init") for text in args.init)
     params = [p.strip() for p in args.params.split(",") if p.strip()]
     if not 0 < args.max_rms:
@@ -68,6 +69,8 @@ def run_fit(args: argparse.Namespace) -> int:
     result = fit.fit(model, args.quantity, measured, params, preset=args.preset, start=start, column=args.column,
                      max_rms=args.max_rms, strict=False, max_evaluations=args.max_evaluations)
     predictions = [prediction.predict(model, result, point) for point in points] if not result.failed else []
+    for note in (note for p in predictions for note in p.converted):
+        print(f"symgpu: note: --predict {note}", file=sys.stderr)
     if args.json:
         print(json.dumps({**fit.as_dict(result), "predictions": [p.as_dict() for p in predictions]}, indent=2))
     else:
@@ -116,7 +119,7 @@ def run_measured(args: argparse.Namespace) -> int:
     if args.plot:
         textfiles.check_output_file(args.plot, "--plot")
     model = common.load_model_with_presets(args.model, args.preset_file)
-    measured = _filtered(args)
+    measured = _filtered(args, model)
     values = dict(_pair(text, "--set") for text in args.set)
     columns = {c.name for c in measured.columns}
     clash = next((name for name in values if name in columns), None)
@@ -159,27 +162,45 @@ def run_measure(args: argparse.Namespace) -> int:
     return common.OK
 
 
-def _filtered(args: argparse.Namespace) -> data.MeasuredData:
+def _filtered(args: argparse.Namespace, model: Any) -> data.MeasuredData:
     measured = data.concat([data.read_csv(path) for path in args.data])
+    point = dict(_pair(text, "--set") for text in getattr(args, "set", []))
+    given_by = "--set" if hasattr(args, "set") else None
     for text in args.where:
         name, value = _pair(text, "--where")
-        measured = measured.where(name, _where_value(measured.column(name), value, text))
+        measured = measured.where(name, _where_value(measured.column(name), value, text, model, args.preset, point, given_by))
     return measured
 
 
-def _where_value(column: data.Column, value: str, text: str) -> float:
+def _where_value(column: data.Column, value: str, text: str, model: Any, preset: str | None, point: dict[str, str],
+                 given_by: str | None) -> float:
     """``--where``'s value in ``column``'s unit: a bare number is in that unit; a quantity (``500 ns``,
-    read by symgpu's unit grammar) is converted to it exactly."""
+    read by symgpu's unit grammar) is converted to it exactly, across the model's clock, warp size or SM count at the
+    preset where the units differ by them (``n=1024 thread/SM`` for a column in warp/SM), as ``--set`` is."""
     try:
         given = units.quantity(value, column.unit)
     except ValueError as exc:
         raise errors.UsageError(f"--where {text!r}: {exc}; give a number in the column's unit ({column.unit_text}) "
                                 f"or a number with a unit, e.g. '{column.name}=2 {column.unit_text}'") from None
-    if given.dimensionality != column.unit.dimensionality:
+    if given.dimensionality == column.unit.dimensionality:
+        return float(units.exact_convert(given, column.unit).magnitude)
+    need = f"--where {text!r}: column '{column.name}' is in {column.unit_text}, so the value"
+    instead = f"give it in {column.unit_text}"
+
+    def give(name: str, example: str) -> str:
+        return f"{given_by} '{name}={example}'" if given_by else f"a --preset-file block with {name} = '{example}'"
+    found = clocks.moved_across(model, given, column.unit, preset=preset, values=point,
+                                clock=clocks.model_clock(model, preset=preset, values=point, missing=f"{need} needs a clock",
+                                                         give=give, instead=instead),
+                                refuse=clocks.input_refusal(model, need, give, instead))
+    if found is None:
         raise errors.UsageError(f"--where {text!r}: {value} has dimension {units.format_dimension(given.dimensionality)}, but column "
                                 f"'{column.name} [{column.unit_text}]' is {units.format_dimension(column.unit.dimensionality)}; "
                                 f"give it in {column.unit_text} or a compatible unit")
-    return float(units.exact_convert(given, column.unit).magnitude)
+    moved, rates = found
+    print(f"symgpu: note: --where {text!r}: {value} = {moved.magnitude:.10g} {column.unit_text} at "
+          f"{' and '.join(rate.said for rate in rates)}", file=sys.stderr)
+    return float(moved.magnitude)
 
 
 def _pair(text: str, option: str) -> tuple[str, str]:

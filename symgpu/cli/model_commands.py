@@ -32,7 +32,7 @@ def setup(sub: Any) -> None:
 
     p = sub.add_parser("eval", help="evaluate a quantity numerically")
     p.add_argument("model")
-    p.add_argument("quantity")
+    p.add_argument("quantity", help="a quantity defined by an equation, or an input or constant (its value at the point: preset, --set)")
     add_value_options(p)
     add_unit_options(p)
     p.add_argument("--occupancy", metavar="threads=T,regs=R,smem=S",
@@ -189,6 +189,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise errors.UsageError(f"--set {', '.join(conflicts)}: --occupancy sets {'them' if len(conflicts) > 1 else 'it'} "
                                 "from threads/regs/smem; drop one of the two")
     values.update(given)
+    if args.quantity in model.symbols and args.quantity not in model.defining and args.quantity not in model.equations:
+        return _eval_input(model, args, values)
     asked = model.equation_for(args.quantity).definition.defines if args.quantity in model.defining or args.quantity in model.equations else args.quantity
     if asked in given:  # it would be computed anyway, the given value dropped without a word
         raise errors.UsageError(f"--set {asked}=...: {asked} is the quantity evaluated; drop that --set (give its inputs instead)")
@@ -251,6 +253,28 @@ def _assumption_note(model: Any, assumption: assumed.Assumption) -> str:
              if assumption.points == 1 else f"at {assumption.fails} of the {assumption.points} points")
     return (f"  note: {said}, which does not hold {where}: the value is the formula's, not what {assumption.defines} is "
             f"described as ({model.symbol_definitions[assumption.defines].description})")
+
+
+def _eval_input(model: Any, args: argparse.Namespace, values: dict[str, Any]) -> int:
+    """``eval`` of an input or constant: its value at the point (constants, preset, ``--set``) in ``--unit``, across the
+    clock, SM count or warp size as a quantity's is (``eval interval_analysis L_2 --preset h100 --unit ns``, refused as
+    "not a quantity defined by an equation": round 15a D2)."""
+    name = args.quantity
+    if name not in values and name not in model.constants and (args.preset is None or name not in model.preset(args.preset)):
+        where = f"not in preset '{args.preset}'" if args.preset else "no preset given"
+        raise errors.UsageError(f"{model.id}: {name} is an input with no value here ({where}): give --preset with it or --set {name}=VALUE")
+    value = evaluator.evaluate_expression(model, model.symbols[name], model.units[name], preset=args.preset, values=values)
+    result, clock = converted(model, value, args.unit, args.clock, quantity=name, preset=args.preset, values=values)
+    source = "--set" if name in values else "a constant of the model" if name in model.constants else f"preset {args.preset}"
+    if args.json:
+        record = {"model": model.id, "quantity": name, "value": json_number(result.magnitude), "unit": declared_unit_text(model, name, result, args.unit),
+                  "preset": args.preset, "input": source}
+        if clock is not None:
+            record["clock"] = clock.json()
+        print(json.dumps(record))
+    else:
+        print(f"{name} = {summary.value_text(float(result.magnitude), declared_unit_text(model, name, result, args.unit))}  (an input: {source})")
+    return OK
 
 
 def _occupancy_limits(model: Any, args: argparse.Namespace, values: dict[str, Any]) -> occupancy.OccupancyResult | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pint
 
-from symgpu import errors, units
+from symgpu import errors
 from symgpu.evaluate import clocks
 
 
@@ -24,32 +24,20 @@ def across_sms(model: Any, value: pint.Quantity, unit: Any, *, preset: str | Non
     Raises:
         errors.UsageError: ``problem`` where no SM count moves it; what to give where a rate has no value here.
     """
-    powers = clocks.exponents(value, unit)
-    if powers is None:
-        raise problem from None
-    rates = {"SM": _input_at(model, "SM", preset, values, problem),
-             clocks.WARP_SIZE: _input_at(model, clocks.WARP_SIZE, preset, values, problem) if clocks.WARP_SIZE in powers else None}
-    moved_by = []
-    for rate, power in powers.items():
-        found = clock() if rate == "Hz" else rates[rate]
-        assert found is not None
-        moved_by.append((found, power))
-    return units.moved(value, unit, moved_by)
+    def refusal(rate: str, name: str | None) -> errors.UsageError:
+        if name is None:
+            return problem
+        what, where = "SM count" if rate == "SM" else "warp size", f"not in preset '{preset}'" if preset else "no preset given"
+        return errors.UsageError(f"{problem}, except across the model's {what} {name}, which has no value here ({where}): "
+                                 f"give --set {name}=... or a preset with it")
 
-
-def _input_at(model: Any, unit: str, preset: str | None, values: Mapping[str, Any], problem: errors.UsageError) -> pint.Quantity:
-    """The model's one input of ``unit``'s dimension at the point, said on stderr.
-
-    Raises:
-        errors.UsageError: the model has none or several (``problem``), or it has no value here (what to give).
-    """
-    name, found = clocks.one_input_at(model, unit, preset=preset, values=values)
-    if name is None:
-        raise problem from None
+    found = clocks.moved_across(model, value, unit, preset=preset, values=values, clock=lambda: (clock(), "", None),
+                                refuse=refusal, sm=True)
     if found is None:
-        what, where = "SM count" if unit == "SM" else "warp size", f"not in preset '{preset}'" if preset else "no preset given"
-        raise errors.UsageError(f"{problem}, except across the model's {what} {name}, which has no value here ({where}): "
-                                f"give --set {name}=... or a preset with it") from None
-    print(f"symgpu: note: {'per-SM values converted' if unit == 'SM' else 'warps converted'} at {name} = {found:~.10g}",
-          file=sys.stderr)
-    return found
+        raise problem from None
+    moved, used = found
+    for rate in used:
+        if rate.rate != "Hz":
+            print(f"symgpu: note: {'per-SM values converted' if rate.rate == 'SM' else 'warps converted'} at {rate.name} = "
+                  f"{rate.value:~.10g}", file=sys.stderr)
+    return moved

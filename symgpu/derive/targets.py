@@ -75,18 +75,16 @@ def across_rates(model: Model, name: str, text: str, given: pint.Quantity, askin
     for rate, refuse in (("SM", clocks.sm_count_unknown), (clocks.WARP_SIZE, clocks.warp_size_unknown), ("Hz", clocks.clock_unknown)):
         if rate in powers:
             refuse(model, name, variable, substitute, text)
-    rates, symbolic, said = [], sympy.Integer(1), []
-    for rate, power in powers.items():
-        if rate == "Hz":
-            found, source, rate_name = _clock(model, name, text, asking, preset, values)
-            said.append(f"clock {units.compact(found):~.10g} ({source})")
-        else:
-            rate_name, found = _input(model, name, text, rate, asking, preset, values)
-            said.append(f"{'SM count' if rate == 'SM' else 'warp size'} {rate_name} = {found:~.10g}")
-        rates.append((found, power))
-        symbolic = None if symbolic is None or rate_name is None else symbolic * model.symbols[rate_name] ** -power
-    value = units.moved(given, unit, rates)
-    note = f"{text} = {value.magnitude:.10g} {model.unit_text(name)} at {' and '.join(said)}"
+    need = f"{asking.option} {text!r}: {name} is in {model.unit_text(name)}, so {asking.what}"
+    instead = f"give the target in {model.unit_text(name)}"
+    found = clocks.moved_across(model, given, unit, preset=preset, values=values, clock=_clock(model, need, instead, asking, preset, values),
+                                refuse=clocks.input_refusal(model, need, asking.give, instead))
+    assert found is not None
+    value, used = found
+    symbolic: sympy.Expr | None = sympy.Integer(1)
+    for across in used:
+        symbolic = None if symbolic is None or across.name is None else symbolic * model.symbols[across.name] ** -across.power
+    note = f"{text} = {value.magnitude:.10g} {model.unit_text(name)} at {' and '.join(across.said for across in used)}"
     exact = _exact(text, given)
     if exact is not None and symbolic is not None:  # over the model's own rates: a closed form solved against it keeps them
         return Moved(model.given_constant(sympy.Rational(exact), cast(pint.Unit, given.units)) * symbolic, note)
@@ -102,32 +100,15 @@ def _exact(text: str, given: pint.Quantity) -> Fraction | None:
         return None
 
 
-def _clock(model: Model, name: str, text: str, asking: Asking, preset: str | None,
-           values: Mapping[str, Any]) -> tuple[pint.Quantity, str, str | None]:
+def _clock(model: Model, need: str, instead: str, asking: Asking, preset: str | None,
+           values: Mapping[str, Any]) -> clocks.ClockFinder:
     """The clock the target is converted at, where it came from, and the model's symbol of it (None: none of the model's)."""
-    missing = f"{asking.option} {text!r}: {name} is in {model.unit_text(name)}, so {asking.what} needs a clock"
+    missing = f"{need} needs a clock"
     if asking.clock is not None:
-        return asking.clock(missing)
-    clock_name, clock = clocks.clock_at(model, preset=preset, values=values, missing=missing)
-    if clock_name is None:
-        raise errors.UsageError(f"{missing}: {model.id} has no clock input; give the target in {model.unit_text(name)}")
-    if clock is None:
-        raise errors.UsageError(f"{missing}: give a preset with {clock_name} or {asking.give(clock_name, '1.3 GHz')}")
-    return clock, (f"{clock_name} given" if clock_name in values else f"{clock_name} of preset {preset}"), clock_name
-
-
-def _input(model: Model, name: str, text: str, rate: str, asking: Asking, preset: str | None,
-           values: Mapping[str, Any]) -> tuple[str, pint.Quantity]:
-    """The model's one input in ``rate`` (its SM count, its warp size) and its value at the point."""
-    what = "SM count" if rate == "SM" else "warp size"
-    rate_name, at = clocks.one_input_at(model, rate, preset=preset, values=values)
-    need = f"{asking.option} {text!r}: {name} is in {model.unit_text(name)}, so {asking.what} needs the {what}"
-    if rate_name is None:
-        raise errors.UsageError(f"{need}, and {model.id} has no one input in {rate}: give the target in {model.unit_text(name)}")
-    if at is None:
-        example = "132 SM" if rate == "SM" else "32 thread/warp"
-        raise errors.UsageError(f"{need} {rate_name}, which has no value here: give a preset with it or {asking.give(rate_name, example)}")
-    return rate_name, at
+        given = asking.clock
+        return lambda: given(missing)
+    return clocks.model_clock(model, preset=preset, values=values, missing=missing, give=asking.give,
+                              instead=instead)
 
 
 def given_target(model: Model, name: str, target: Any, *, preset: str | None, values: Mapping[str, Any] | None,

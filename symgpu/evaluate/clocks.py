@@ -1,14 +1,15 @@
 """Values moved across a model's clock: cycles and time differ by exactly a frequency, which a model
 names by its one frequency input (or, of several, the one named ``clock``: Volkov's processor clock
 beside ``mem_clock``); and across its warp size: warps and threads (warps/SM and threads/SM) differ
-by exactly its one input in thread/warp. Used by the command line (``--unit``, ``--clock``, a
-``--target`` in a time or in warps/threads) and by :func:`symgpu.derive.checked.solve` (such a
-target given through the API)."""
+by exactly its one input in thread/warp; and across its SM count, its one input in SM (per SM and per GPU).
+:func:`moved_across` is the one place that finds those rates for a value and moves it: the command line's ``--unit``,
+``--target``, ``--set``, ``--where`` and ``fit --predict``, and the API's ``values=`` and ``target=``."""
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pint
@@ -50,6 +51,86 @@ def exponents(value: pint.Quantity, unit: Any, *, sm: bool = True) -> dict[str, 
         if product == ratio:
             return {rate: power for rate, power in zip(RATES, powers) if power}
     return None
+
+
+@dataclass(frozen=True)
+class RateUsed:
+    """One rate a value was moved across: ``rate`` (one of :data:`RATES`), the model's symbol for it (None: a clock
+    given apart, ``--clock``), its value at the point, the power it divided the value by, and where a clock came from
+    (``clock of preset h100``; empty for the SM count and the warp size)."""
+
+    rate: str
+    name: str | None
+    value: pint.Quantity
+    power: int
+    source: str = ""
+
+    @property
+    def said(self) -> str:
+        """``clock 1.98 GHz (clock of preset h100)``, ``SM count SMs = 132 SM``, ``warp size ws = 32 thread / warp``."""
+        if self.rate == "Hz":
+            return f"clock {units.compact(self.value):~.10g} ({self.source})"
+        return f"{'SM count' if self.rate == 'SM' else 'warp size'} {self.name} = {self.value:~.10g}"
+
+
+#: finds the clock for :func:`moved_across`: its value, where it came from, the model's symbol of it (None: given apart)
+ClockFinder = Callable[[], tuple[pint.Quantity, str, "str | None"]]
+
+
+def moved_across(model: Any, given: pint.Quantity, unit: Any, *, preset: str | None, values: Mapping[str, Any],
+                 clock: ClockFinder, refuse: Callable[[str, str | None], Exception],
+                 sm: bool = False) -> tuple[pint.Quantity, tuple[RateUsed, ...]] | None:
+    """``given`` moved towards ``unit`` across the rates their dimensions differ by (:func:`exponents`; the SM count
+    among them where ``sm``): the SM count and the warp size are the model's one input in SM and in thread/warp at the
+    preset and values, the clock is ``clock()``'s; the value exactly (:func:`symgpu.units.moved`) and the rates used.
+    None where no such rate relates the two units. The caller says the rates (:attr:`RateUsed.said`).
+
+    Raises:
+        errors.UsageError: ``refuse(rate, name)``: the model has no one input of ``rate`` (``name`` None) or it has no
+            value here; whatever ``clock()`` raises where no clock is known.
+    """
+    powers = exponents(given, unit, sm=sm)
+    if powers is None:
+        return None
+    used = []
+    for rate, power in powers.items():
+        if rate == "Hz":
+            found, source, name = clock()
+        else:
+            name, at = one_input_at(model, rate, preset=preset, values=values)
+            if name is None or at is None:
+                raise refuse(rate, name) from None
+            found, source = at, ""
+        used.append(RateUsed(rate, name, found, power, source))
+    return units.moved(given, unit, [(u.value, u.power) for u in used]), tuple(used)
+
+
+def model_clock(model: Any, *, preset: str | None, values: Mapping[str, Any], missing: str,
+                give: Callable[[str, str], str], instead: str) -> ClockFinder:
+    """A :data:`ClockFinder` reading the model's clock at the preset and values (:func:`clock_at`); where it has none,
+    or none here, it raises ``missing`` followed by what to give (``give(name, example)``; ``instead``: the model has
+    no clock input)."""
+    def found() -> tuple[pint.Quantity, str, str | None]:
+        name, clock = clock_at(model, preset=preset, values=values, missing=missing)
+        if name is None:
+            raise errors.UsageError(f"{missing}: {model.id} has no clock input; {instead}")
+        if clock is None:
+            raise errors.UsageError(f"{missing}: give a preset with {name} or {give(name, '1.3 GHz')}")
+        return clock, (f"{name} given" if name in values else f"{name} of preset {preset}"), name
+    return found
+
+
+def input_refusal(model: Any, need: str, give: Callable[[str, str], str], instead: str) -> Callable[[str, str | None], Exception]:
+    """The refusal :func:`moved_across` raises where a rate has no value: ``need`` (what asked), then the model's input of
+    that rate that has no value here and how to give it (``give(name, example)``), or ``instead`` where it has none."""
+    def refusal(rate: str, name: str | None) -> Exception:
+        what = "SM count" if rate == "SM" else "warp size"
+        if name is None:
+            return errors.UsageError(f"{need} needs the {what}, and {model.id} has no one input in {rate}: {instead}")
+        example = "132 SM" if rate == "SM" else "32 thread/warp"
+        return errors.UsageError(f"{need} needs the {what} {name}, which has no value here: give a preset with it or "
+                                 f"{give(name, example)}")
+    return refusal
 
 
 def inputs_in(model: Any, unit: str) -> list[str]:

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pint
 
-from symgpu import errors
-from symgpu.evaluate import evaluator, input_values
+from symgpu import errors, units
+from symgpu.evaluate import clocks, evaluator, input_values
 from symgpu.measure import fit as fitting
 from symgpu.model import Model
 
@@ -42,6 +43,8 @@ class Prediction:
         predicted_low: lower end of the band widened by the residual standard error.
         predicted_high: upper end of it.
         extrapolated: one note per input outside the values the fit used (empty: inside).
+        converted: one note per input given in a unit its declared one differs from by the model's clock, warp size
+            or SM count, saying the rates it was moved across (:func:`symgpu.evaluate.clocks.moved_across`).
     """
 
     quantity: str
@@ -53,6 +56,7 @@ class Prediction:
     predicted_low: float
     predicted_high: float
     extrapolated: tuple[str, ...]
+    converted: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready (infinities as ``None``)."""
@@ -87,7 +91,10 @@ def predict(model: Model, result: fitting.FitResult, point: Mapping[str, Any]) -
             raise errors.UsageError(f"--predict {name}: not an input of {result.model_id}.{result.quantity} "
                                     f"(inputs: {', '.join(ranges)})")
     values: dict[str, float] = {}
+    moving = {name: given for name, given in ((n, _across(model, n, point[n])) for n in point) if given is not None}
     for name, r in ranges.items():
+        if name in moving:
+            continue
         if name in point:
             values[name] = float(input_values.to_magnitude(model, name, point[name]))
         elif r.low == r.high:
@@ -96,6 +103,23 @@ def predict(model: Model, result: fitting.FitResult, point: Mapping[str, Any]) -
             raise errors.UsageError(f"--predict: give {name} (the data varied it from {r.low:g} to {r.high:g} {r.unit_text}), "
                                     f"e.g. --predict {name}={r.low:g}")
     preset = result.preset or None
+    converted = []
+    for name, given in moving.items():
+        at = {**values, **fitted}
+        need = f"--predict {name}={point[name]}: {name} is in {model.unit_text(name)}, so the value"
+        instead = f"give it in {model.unit_text(name)}"
+
+        def give(rate: str, example: str) -> str:
+            return f"--predict '{rate}={example}'"
+        found = clocks.moved_across(model, given, model.units[name], preset=preset, values=at,
+                                    clock=clocks.model_clock(model, preset=preset, values=at, missing=f"{need} needs a clock",
+                                                             give=give, instead=instead),
+                                    refuse=clocks.input_refusal(model, need, give, instead))
+        assert found is not None
+        values[name] = float(input_values.to_magnitude(model, name, found[0]))
+        converted.append(f"{name} = {point[name]} = {values[name]:.10g} {model.unit_text(name)} at "
+                         f"{' and '.join(rate.said for rate in found[1])}")
+    values = {name: values[name] for name in ranges}
     value = _value(model, result, preset, values, fitted, checks=True)
     names = list(fitted)
     gradient = np.zeros(len(names))
@@ -120,7 +144,22 @@ def predict(model: Model, result: fitting.FitResult, point: Mapping[str, Any]) -
             seen = f"{r.low:g}" if r.low == r.high else f"{r.low:g} to {r.high:g}"
             notes.append(f"{name} = {v:g}{_unit(r.unit_text)} outside the fit's {seen}{_unit(r.unit_text)} ({r.source})")
     return Prediction(result.quantity, model.unit_text(result.quantity), tuple(values.items()), value,
-                      value - half, value + half, value - wide, value + wide, tuple(notes))
+                      value - half, value + half, value - wide, value + wide, tuple(notes), tuple(converted))
+
+
+def _across(model: Model, name: str, given: Any) -> pint.Quantity | None:
+    """``given`` for input ``name`` as a quantity where its unit differs from the declared one by the model's clock,
+    warp size or SM count (:func:`symgpu.evaluate.clocks.exponents`); None for anything else (read as before)."""
+    if not isinstance(given, (str, pint.Quantity)) or name not in model.units:
+        return None
+    try:
+        quantity = given if isinstance(given, pint.Quantity) else units.quantity(given, model.units[name])
+    except ValueError:
+        return None
+    declared = model.units[name]
+    if quantity.dimensionality == declared.dimensionality or clocks.exponents(quantity, declared, sm=False) is None:
+        return None
+    return quantity
 
 
 def _value(model: Model, result: fitting.FitResult, preset: str | None, values: Mapping[str, float],
