@@ -300,7 +300,10 @@ def _held_at(job: jobs._Job, raw: Sequence[regime_conditions._Cond], var: sympy.
         if cond.h is None:
             at = regime_conditions.boolean_at(local, cond.relational, var, point)
         else:
-            at = cond.relational.xreplace({var: point})
+            try:
+                at = cond.relational.xreplace({var: point})
+            except TypeError:  # a side with no value there (zoo: Volkov ILP's alpha = 0 at a point): not met there
+                return None
             verdict = None if case_boundary.too_large_to_tidy(at) else local.decide(at)
             at = at if verdict is None else sympy.sympify(verdict)
         if at is sympy.false:
