@@ -61,8 +61,8 @@ def _across_the_clock(model: Model, preset: str | None, values: dict[str, Any]) 
         except (ValueError, pint.errors.PintError):
             continue  # refused, or read, by the evaluation as before
         declared = model.units[key]
-        if given.dimensionality == declared.dimensionality:
-            continue
+        if given.dimensionality == declared.dimensionality or given.dimensionless:
+            continue  # a bare number is in the declared unit, read by the evaluation as before
         need = f"{model.id}: values {key}={value!r}: {key} is in {model.unit_text(key)}, so the value"
         others = {k: v for k, v in out.items() if k != key}
 
