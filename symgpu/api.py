@@ -56,23 +56,20 @@ def _across_the_clock(model: Model, preset: str | None, values: dict[str, Any]) 
     for key, value in values.items():
         if key not in model.units or not isinstance(value, (str, pint.Quantity)):
             continue
-        try:
-            given = value if isinstance(value, pint.Quantity) else units.quantity(value)
+        declared = model.units[key]
+        try:  # a bare number is in the declared unit, as --set's is
+            given = value if isinstance(value, pint.Quantity) else units.quantity(value, declared)
         except (ValueError, pint.errors.PintError):
             continue  # refused, or read, by the evaluation as before
-        declared = model.units[key]
-        if given.dimensionality == declared.dimensionality or given.dimensionless:
-            continue  # a bare number is in the declared unit, read by the evaluation as before
+        if given.dimensionality == declared.dimensionality:
+            continue
         need = f"{model.id}: values {key}={value!r}: {key} is in {model.unit_text(key)}, so the value"
         others = {k: v for k, v in out.items() if k != key}
 
         def give(name: str, example: str) -> str:
             return f"values={{'{name}': '{example}'}}"
         instead = f"give {key} in {model.unit_text(key)}"
-        found = clocks.moved_across(model, given, declared, preset=preset, values=others,
-                                    clock=clocks.model_clock(model, preset=preset, values=others, missing=f"{need} needs a clock",
-                                                             give=give, instead=instead),
-                                    refuse=clocks.input_refusal(model, need, give, instead))
+        found = clocks.moved_at_point(model, given, declared, preset=preset, values=others, need=need, give=give, instead=instead)
         if found is not None:
             out[key] = found[0]
     return out

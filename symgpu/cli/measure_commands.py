@@ -189,10 +189,7 @@ def _where_value(column: data.Column, value: str, text: str, model: Any, preset:
 
     def give(name: str, example: str) -> str:
         return f"{given_by} '{name}={example}'" if given_by else f"a --preset-file block with {name} = '{example}'"
-    found = clocks.moved_across(model, given, column.unit, preset=preset, values=point,
-                                clock=clocks.model_clock(model, preset=preset, values=point, missing=f"{need} needs a clock",
-                                                         give=give, instead=instead),
-                                refuse=clocks.input_refusal(model, need, give, instead))
+    found = clocks.moved_at_point(model, given, column.unit, preset=preset, values=point, need=need, give=give, instead=instead)
     if found is None:
         raise errors.UsageError(f"--where {text!r}: {value} has dimension {units.format_dimension(given.dimensionality)}, but column "
                                 f"'{column.name} [{column.unit_text}]' is {units.format_dimension(column.unit.dimensionality)}; "

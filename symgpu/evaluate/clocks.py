@@ -105,6 +105,17 @@ def moved_across(model: Any, given: pint.Quantity, unit: Any, *, preset: str | N
     return units.moved(given, unit, [(u.value, u.power) for u in used]), tuple(used)
 
 
+def moved_at_point(model: Any, given: pint.Quantity, unit: Any, *, preset: str | None, values: Mapping[str, Any], need: str,
+                   give: Callable[[str, str], str], instead: str) -> tuple[pint.Quantity, tuple[RateUsed, ...]] | None:
+    """:func:`moved_across` at the model's own clock (:func:`model_clock`) with :func:`input_refusal`'s refusals: a value
+    given at a point (the API's ``values=``, ``--where``, ``fit --predict``); ``need`` says what asked, ``give(name,
+    example)`` how to give a missing rate, ``instead`` what to do where the model has no such input."""
+    return moved_across(model, given, unit, preset=preset, values=values,
+                        clock=model_clock(model, preset=preset, values=values, missing=f"{need} needs a clock", give=give,
+                                          instead=instead),
+                        refuse=input_refusal(model, need, give, instead))
+
+
 def model_clock(model: Any, *, preset: str | None, values: Mapping[str, Any], missing: str,
                 give: Callable[[str, str], str], instead: str) -> ClockFinder:
     """A :data:`ClockFinder` reading the model's clock at the preset and values (:func:`clock_at`); where it has none,

@@ -111,10 +111,8 @@ def predict(model: Model, result: fitting.FitResult, point: Mapping[str, Any]) -
 
         def give(rate: str, example: str) -> str:
             return f"--predict '{rate}={example}'"
-        found = clocks.moved_across(model, given, model.units[name], preset=preset, values=at,
-                                    clock=clocks.model_clock(model, preset=preset, values=at, missing=f"{need} needs a clock",
-                                                             give=give, instead=instead),
-                                    refuse=clocks.input_refusal(model, need, give, instead))
+        found = clocks.moved_at_point(model, given, model.units[name], preset=preset, values=at, need=need, give=give,
+                                      instead=instead)
         assert found is not None
         values[name] = float(input_values.to_magnitude(model, name, found[0]))
         converted.append(f"{name} = {point[name]} = {values[name]:.10g} {model.unit_text(name)} at "
