@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import sympy
 
 from symgpu import errors
+from symgpu.proofs import forms
 from symgpu.derive import jobs, regime_conditions, regime_split
 from symgpu.derive.extra_records import RootRecord
 
@@ -164,12 +165,12 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
             except errors.DerivationError:
                 continue
             for root in roots:
-                at = {var: root}
-                own = [c.xreplace(at).relational for c in _closure(branch, atom, var, root)]
+                at, memo = {var: root}, {}  # each node put in once for every condition below (Min/Max as SymPy builds them)
+                own = [c.xreplace(at, memo).relational for c in _closure(branch, atom, var, root)]
                 # the other cases' conditions at the root (their Min/Max rebuilt there), only for a root
                 # the branch's own conditions leave (put in once: both checks below read them)
                 refuted = any(job.ctx.refuted(c) for c in own if not too_large_to_tidy(c))
-                others = [] if refuted else [p.xreplace(at) for c in decides + context for p in _pieces(c)]
+                others = [] if refuted else [forms.xreplaced(p, at, memo)[0] for c in decides + context for p in _pieces(c)]
                 conds = [sympy.false] if refuted else _tidied(job, own + [_closed(p) for p in others])
                 if any(c is sympy.false for c in conds):
                     job.step("drop root", sympy.Eq(var, root), f"a root of {where}, but the cases do not switch there")
@@ -178,7 +179,7 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
                 condition = sympy.And(*when) if when else sympy.true
                 job.step(f"switch {label}", sympy.Eq(var, root), f"{where} changes there"
                          + (" when " + ", ".join(map(sympy.sstr, when)) if when else ""))
-                strict = _tidied(job, [c.relational.xreplace(at) for c in branch.raw] + others)
+                strict = _tidied(job, [forms.xreplaced(c.relational, at, memo)[0] for c in branch.raw] + others)
                 # the cases only tie at the root where a case's own conditions fail there: a switch a point must confirm
                 found.append(RootRecord(f"{label} where {(names or {}).get(atom) or sympy.sstr(atom)} switches", root, condition,
                                         tie=any(c is sympy.false for c in strict)))

@@ -32,11 +32,15 @@ class _Cond:
             return self.boolean
         return _relation(self.h, self.strict, global_parameters.evaluate)
 
-    def xreplace(self, mapping: Mapping[Any, Any]) -> _Cond:
+    def xreplace(self, mapping: Mapping[Any, Any], memo: dict[sympy.Basic, tuple[sympy.Basic, bool]] | None = None) -> _Cond:
+        """The condition with ``mapping`` put in (``xreplace``, each Min/Max rebuilt once per argument tuple,
+        :func:`symgpu.proofs.forms.xreplaced`); ``memo``: the substitution's outcome per node, shared by calls
+        with the same ``mapping``."""
+        rule, memo = dict(mapping), {} if memo is None else memo
         if self.h is None:
             assert self.boolean is not None  # a condition without h is an opaque boolean
-            return _Cond(None, boolean=self.boolean.xreplace(mapping))
-        return _Cond(self.h.xreplace(mapping), self.strict)
+            return _Cond(None, boolean=forms.xreplaced(self.boolean, rule, memo)[0])
+        return _Cond(forms.xreplaced(self.h, rule, memo)[0], self.strict)
 
 
 @memoised("derive.regime_conditions.relations", 20000)

@@ -467,7 +467,8 @@ def _jump(job: jobs._Job, piecewise: sympy.Piecewise, cases: tuple[int, int], be
     (Hong & Kim's latency-bound 442 cycles against memory-bound 434 at n = MWP_peak_bw): a boundary is where the
     regime changes, not where the values meet."""
     assert job.ctx is not None
-    at = [piecewise.args[k][0].xreplace({var: root}) for k in cases]
+    memo: dict[sympy.Basic, tuple[sympy.Basic, bool]] = {}  # the two values share most of their nodes
+    at = [forms.xreplaced(piecewise.args[k][0], {var: root}, memo)[0] for k in cases]
     if job.ctx.decide(sympy.Ne(at[0] - at[1], 0)) is True:
         job.step("values jump", sympy.Tuple(*at), f"{job.quantity} is discontinuous at {var} = {sympy.sstr(root)}: "
                  f"{between[0]} gives {sympy.sstr(at[0])} there, {between[1]} {sympy.sstr(at[1])}")

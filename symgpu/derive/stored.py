@@ -180,7 +180,7 @@ def _expr_out(model: Model, memo: dict[Any, Any], expr: sympy.Basic) -> Any:
         return found
     entry = _expr_entry(model, memo, expr)
     if "expr" not in entry and not _rebuilds(model, memo, entry, expr):  # text entries are read back already
-        raise _Unstorable(f"expression {printing.sstr(expr)[:80]}")
+        raise _Unstorable(f"expression {printing.brief(expr, 80)}")
     memo[_SHARED].append(entry)
     memo[_REFS].append(expr)
     memo[expr] = {"ref": len(memo[_REFS]) - 1}
@@ -225,7 +225,7 @@ def _expr_entry(model: Model, memo: dict[Any, Any], expr: sympy.Basic) -> Any:
     split = _split_entry(model, memo, expr, head) if head in _SPLIT and expr.args else None
     if split is not None:
         return split
-    raise _Unstorable(f"expression {printing.sstr(expr)[:80]}")
+    raise _Unstorable(f"expression {printing.brief(expr, 80)}")
 
 
 def _other_names(model: Model, expr: sympy.Basic) -> list[str]:

@@ -18,6 +18,7 @@ from sympy.printing.pycode import PythonCodePrinter
 
 from symgpu import errors
 from symgpu.evaluate import axis_tables, gridcode, printers, scaling
+from symgpu.model import printing
 from symgpu.evaluate.state import state_of
 from symgpu.memo import Memo
 
@@ -92,7 +93,7 @@ def _compile(symbols: Sequence[sympy.Symbol], expr: sympy.Basic, cse: bool, eval
         # a condition SymPy cannot print to NumPy (its printer simplifies conditions, and an ITE over a Min(0, ...)
         # fails there): no number can be had from it, said as an evaluation error, never an internal one
         raise errors.EvaluationError(f"the expression cannot be compiled to NumPy ({type(exc).__name__}: "
-                                     f"{' '.join(str(exc).split())[:120]}); {sympy.sstr(expr)[:120]}") from None
+                                     f"{' '.join(str(exc).split())[:120]}); {printing.brief(expr, 120)}") from None
 
 
 #: what SymPy raises while printing an expression it cannot print to NumPy

@@ -13,7 +13,7 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.memo import Memo
-from symgpu.model import literal_constants
+from symgpu.model import literal_constants, printing
 from symgpu.evaluate import compiler, divisors, scaling, input_values, no_value, one_sided, piece_select, point, singular, stepwise, ties
 
 #: an expression's free symbols' names (sorted) and whether it has a ``Piecewise``, by expression: a
@@ -422,7 +422,7 @@ def _at_numbers(model: Model, expr: sympy.Basic, names: list[str], target: pint.
         return float(value)
     except TypeError:
         raise errors.EvaluationError(f"{model.id}: the result is not a real number at the given values "
-                                     f"({sympy.sstr(value)[:120]})") from None
+                                     f"({printing.brief(value, 120)})") from None
 
 
 def _point_function(model: Model, expr: sympy.Basic, names: list[str], target: pint.Unit, inputs: list[Any]) -> Any:

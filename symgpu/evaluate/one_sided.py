@@ -18,6 +18,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.memo import Tally
+from symgpu.model import printing
 from symgpu.proofs import forms, rational_value
 
 _UNDEFINED = (sympy.nan, sympy.zoo)
@@ -47,7 +48,7 @@ def limit_from_above(expr: sympy.Basic, symbol: sympy.Symbol) -> sympy.Basic:
     else:
         value = expr.func(*[limit_from_above(a, symbol) for a in expr.args])
     if not _finite_or_ordered(value) or value.has(sympy.Limit, sympy.AccumBounds):
-        raise errors.EvaluationError(f"{symbol} = 0: no limit found as {symbol} -> 0+ for {sympy.sstr(expr)[:120]}; give a positive value")
+        raise errors.EvaluationError(f"{symbol} = 0: no limit found as {symbol} -> 0+ for {printing.brief(expr, 120)}; give a positive value")
     return value
 
 
@@ -70,11 +71,11 @@ def substitute(expr: sympy.Basic, mapping: Mapping[sympy.Symbol, sympy.Basic],
         pass
     at_zero = [s for s, v in mapping.items() if v == 0 and s.is_nonnegative and s in expr.free_symbols]
     if not at_zero:
-        raise errors.NoValueError(f"the expression is undefined at the given values ({sympy.sstr(expr)[:120]})")
+        raise errors.NoValueError(f"the expression is undefined at the given values ({printing.brief(expr, 120)})")
     try:
         partial = _replaced(expr, {s: v for s, v in mapping.items() if s not in at_zero})
     except ValueError:  # undefined (a Min of zoo) whatever the symbols at 0 do
-        raise errors.NoValueError(f"the expression is undefined at the given values ({sympy.sstr(expr)[:120]})") from None
+        raise errors.NoValueError(f"the expression is undefined at the given values ({printing.brief(expr, 120)})") from None
     for symbol in at_zero:
         partial = limit_from_above(partial, symbol)
     return partial

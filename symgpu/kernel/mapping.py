@@ -52,6 +52,7 @@ import sympy
 from symgpu import errors, resources, textfiles, units
 from symgpu.evaluate import scaling
 from symgpu.kernel import ncu, occupancy
+from symgpu.model import printing
 from symgpu.model import expressions
 from symgpu.units import dimensions
 
@@ -388,7 +389,7 @@ def _value(mapping: MetricMapping, launch: ncu.Launch, what: str, expr: sympy.Ex
     except TypeError:  # zoo, nan or a leftover symbol
         number = math.nan
     if not math.isfinite(number):
-        raise errors.UsageError(f"{launch.origin}: {what} = {text} is {sympy.sstr(value)[:60]} for this launch "
+        raise errors.UsageError(f"{launch.origin}: {what} = {text} is {printing.brief(value, 60)} for this launch "
                                 f"(a metric is 0 or missing where it divides); check the export's values")
     in_unit = number / float(scaling.unit_scale(unit))  # base-unit magnitude -> the declared unit (evaluate.scaling)
     return units.registry().Quantity(in_unit, unit), tuple((by_alias[a], shown[a]) for a in needed)

@@ -18,6 +18,7 @@ numbers) are cheap and not kept either.
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import sympy
@@ -78,4 +79,32 @@ def sstr(expr: Any) -> str:
     return text
 
 
-__all__ = ["Keeping", "KeptStrPrinter", "MAX_KEPT_CHARACTERS", "sstr"]
+class _BriefPrinter(StrPrinter):
+    """``sympy.sstr`` that prints at most ``nodes`` subexpressions, each one past them as ``...``."""
+
+    def __init__(self, nodes: int, settings: dict[str, Any]) -> None:
+        super().__init__(settings)
+        self._left = nodes
+
+    def _print(self, expr: Any, **kwargs: Any) -> str:
+        if self._left <= 0:
+            return "..."
+        self._left -= 1
+        text: str = super()._print(expr, **kwargs)
+        return text
+
+
+def brief(expr: Any, characters: int) -> str:
+    """The first ``characters`` of ``sympy.sstr(expr)`` for a message, in time bounded by ``characters``: printing
+    a large expression in full only to cut it (a first-match ``Piecewise``, whose later cases repeat the earlier
+    conditions, runs to megabytes) took seconds per message, paid by every caught error. The text is
+    ``sstr(expr)[:characters]`` whenever the expression has at most ``4 * characters`` subexpressions; a larger
+    one prints its first ones and each later one as ``...``, the terms of a sum in the order they are stored
+    (sorting them is not bounded by the nodes printed)."""
+    nodes = 4 * characters
+    small = not isinstance(expr, sympy.Basic) or sum(1 for _ in itertools.islice(sympy.preorder_traversal(expr), nodes + 1)) <= nodes
+    text: str = _BriefPrinter(nodes, {} if small else {"order": "none"}).doprint(expr)
+    return text[:characters]
+
+
+__all__ = ["Keeping", "KeptStrPrinter", "MAX_KEPT_CHARACTERS", "brief", "sstr"]
