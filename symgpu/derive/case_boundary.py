@@ -165,7 +165,8 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
             except errors.DerivationError:
                 continue
             for root in roots:
-                at, memo = {var: root}, {}  # each node put in once for every condition below (Min/Max as SymPy builds them)
+                at = {var: root}
+                memo: dict[sympy.Basic, tuple[sympy.Basic, bool]] = {}  # each node put in once for every condition below
                 own = [c.xreplace(at, memo).relational for c in _closure(branch, atom, var, root)]
                 # the other cases' conditions at the root (their Min/Max rebuilt there), only for a root
                 # the branch's own conditions leave (put in once: both checks below read them)
