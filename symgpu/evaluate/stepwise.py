@@ -258,10 +258,14 @@ def may_be_unequal(model: Model, left: sympy.Basic, right: sympy.Basic, inputs: 
     ``magnitude``: an expression whose value is beyond :data:`WHOLE_LIMIT` exactly where a side's magnitude
     is (the larger magnitude of the two, which a compiled near-tie test already computes), tested in
     place of each side's.
+    Where both sides are a ``Min``/``Max`` with arguments in common (prior_sim's ``CWP > MWP``, ``Min(n, ...)``
+    and ``Min(n, ...)``, tied wherever both take ``n``), equal doubles are no doubt where they are a shared
+    argument's and every other argument is clear of it (:func:`shared_tie`): both sides are that argument exactly.
     NOTE: two distinct values within an ulp of each other from whole inputs up to :data:`WHOLE_LIMIT`
     (a quotient, or a step beyond it inside sides that are not) are then taken as equal."""
     if equal_is_exact(model, left, right):
         return sympy.false
+    shared = shared_tie(model, left, right)
     if magnitude is None:  # a sum or product beyond it
         tests = [scaling.relation(sympy.StrictGreaterThan, min_max(sympy.Max, (side, -side)), WHOLE_LIMIT) for side in (left, right)]
     else:
@@ -270,7 +274,31 @@ def may_be_unequal(model: Model, left: sympy.Basic, right: sympy.Basic, inputs: 
         tests.append(sympy.Ne(s, sympy.floor(s), evaluate=False))
         tests.append(sympy.StrictGreaterThan(sympy.Max(s, -s), WHOLE_LIMIT, evaluate=False))
     tests = [t for t in tests if t is not sympy.false]
-    return sympy.Or(*tests, evaluate=False) if tests else sympy.false
+    if not tests:
+        return sympy.false
+    doubt = sympy.Or(*tests, evaluate=False)
+    return doubt if shared is sympy.false else sympy.And(doubt, sympy.Not(shared), evaluate=False)
+
+
+def shared_tie(model: Model, left: sympy.Basic, right: sympy.Basic) -> sympy.Basic:
+    """Where sides ``left`` and ``right`` that are equal as doubles are equal exactly because both are one
+    argument ``b`` that their ``Min``/``Max`` forms (defined quantities replaced by their expressions) share:
+    ``left`` is ``b`` as a double, and every other argument ``a`` of either is clear of ``b`` (``|a - b|`` beyond
+    :data:`NEAR` of the larger magnitude), so each ``Min``/``Max`` takes ``b`` in exact arithmetic too; false where
+    the sides share no argument. Built once per model and pair of sides."""
+    kept = state_of(model).compiled
+    key = ("shared tie", left, right)
+    if key not in kept:
+        wide, narrow = _expanded(model, left), _expanded(model, right)
+        ties: list[sympy.Basic] = []
+        if isinstance(wide, (sympy.Min, sympy.Max)) and isinstance(narrow, (sympy.Min, sympy.Max)):
+            arguments = set(wide.args) | set(narrow.args)
+            for b in sorted(set(wide.args) & set(narrow.args), key=sympy.default_sort_key):
+                clear = [sympy.StrictGreaterThan(min_max(sympy.Max, (a - b, b - a)), NEAR * min_max(sympy.Max, (a, -a, b, -b)),
+                                                 evaluate=False) for a in sorted(arguments - {b}, key=sympy.default_sort_key)]
+                ties.append(sympy.And(sympy.Eq(left, b, evaluate=False), *clear, evaluate=False))
+        kept[key] = sympy.Or(*ties, evaluate=False) if ties else sympy.false
+    return kept[key]  # type: ignore[no-any-return]
 
 
 def equal_is_exact(model: Model, left: sympy.Basic, right: sympy.Basic) -> bool:
