@@ -1,6 +1,8 @@
 """The committed reports/ match what the current engine renders: the Markdown, LaTeX and JSON
-text byte for byte, and every plot the report names exists. Every model must load: one that
-does not fails here too (its report could not be current)."""
+text byte for byte, every plot the report names exists, and the figure book (figure_digests.txt)
+records the inputs the engine draws each figure from now, so `symgpu report --all` on a fresh
+checkout keeps every figure (draws none) and leaves the tree unchanged. Every model must load: one
+that does not fails here too (its report could not be current)."""
 
 from __future__ import annotations
 
@@ -11,19 +13,20 @@ import pytest
 
 import symgpu
 from symgpu import errors
-from symgpu.report import render
+from symgpu.report import figure_digests, render
 
 HINT = "reports/ is out of date: rerun the main job `symgpu check && symgpu report --all` and commit reports/"
 
 
 def _render(model_id: str) -> dict[str, bytes] | str:
-    """Render one model's Markdown, LaTeX and JSON in memory (plots evaluated, images not
-    drawn), or the reason the model does not load."""
+    """Render one model's report in memory as `report --all` does (figures whose inputs are those its
+    committed book records are kept, not drawn), or the reason the model does not load."""
     try:
         model = symgpu.load(model_id)
     except errors.SymgpuError as exc:
         return str(exc)
-    return render.render_report(model, formats=("md", "tex", "json"), draw_plots=False).files
+    book = figure_digests.Book.read(render.REPORTS / model_id)
+    return render.render_report(model, formats=tuple(render.FORMATS), figures=book).files
 
 
 @pytest.fixture(scope="module")
@@ -57,3 +60,11 @@ def test_committed_report_text_is_current_and_its_plots_exist(model_id: str, ren
     for plot in json.loads(files[f"{model_id}.json"])["plots"]:
         for name in plot["files"].values():
             assert (folder / name).is_file(), f"plot {name} is missing from {folder}; {HINT}"
+    book = folder / figure_digests.SIDECAR
+    if figure_digests.SIDECAR in files:
+        committed_book = figure_digests.parse(book.read_bytes()) if book.is_file() else {}
+        stale = sorted(name for name, entry in figure_digests.parse(files[figure_digests.SIDECAR]).items()
+                       if committed_book.get(name) != entry)
+        assert not stale, f"{book}: figures drawn from other inputs than its book records ({', '.join(stale)}); {HINT}"
+    else:
+        assert not book.exists(), f"{book}: the report has no figures now; {HINT}"
