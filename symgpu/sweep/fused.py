@@ -19,22 +19,27 @@ Hong & Kim's regime column 0.6x of its value's time; now 0.1-0.25x).
 
 The arithmetic is the plan's compiled expressions point by point (no ``fastmath``: reassociated
 or reciprocal arithmetic could move an exact tie of a discontinuous model), so every value is
-the one the NumPy backend computes. The loop runs on one thread: on the shared 2-core machine a
-hand-written ``prange`` loop over two threads took 0.44x to 1.17x the time of one thread (the
-other core idle or busy; benchmarks/sweep_vs_hand.py), and parallel sweeps come from chunks on
-several workers (``--engine dask``) without oversubscribing. Kernels are compiled once per process, fused function, axis count and kind of regime (numba's on-disk cache
+the one the NumPy backend computes. A local sweep's box of at least :data:`SPLIT_POINTS` points is cut
+along its outer axes into one box of consecutive points per core (:func:`split`), and the loop (which
+releases the GIL) runs on each in a thread of its own: every point is computed alone, so the columns,
+codes and flags are those of one thread, bit for bit. A chunk of ``--engine dask`` runs on one thread
+(its workers are the parallelism: no oversubscribing). Kernels are compiled once per process, fused function, axis count and kind of regime (numba's on-disk cache
 is not used: symgpu never loads executable code from a cache).
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import importlib
+import math
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from symgpu import workers
 from symgpu.evaluate import active
 from symgpu.evaluate.axis_tables import Tabled
 from symgpu.memo import Memo
@@ -371,12 +376,13 @@ def _make_kernel(numba: Any, point: Any, table: Any, entry_size: int, n: int, ki
 
 def run(numba: Any, function: Callable[..., Any], plan: Layout, constants: tuple[float, ...],
         boxes: list[tuple[int, tuple[tuple[int, int], ...]]], start: int, out: np.ndarray, regime: np.ndarray,
-        flags: np.ndarray | None = None) -> tuple[int, int]:
+        flags: np.ndarray | None = None, threads: int = 1) -> tuple[int, int]:
     """Evaluate the boxes of the grid (``Grid.boxes``: first flat index, bounds per axis) that
     make up the flat points ``start..start + out.shape[1] - 1``, in compiled loops, into ``out`` (a
     row per quantity), ``regime`` (int16, unused without a regime) and ``flags`` (bool zeros, the near-tie
     flag per point; unused without one); return the number of points outside the domain and of
-    points flagged."""
+    points flagged. ``threads``: the boxes cut into parts of consecutive points (:func:`split`) run on
+    that many threads at once."""
     fixed = tuple(float(c) for c in constants)
     flags = np.empty(0, dtype=np.bool_) if flags is None else flags
     if plan.near >= 0 and flags.size < out.shape[1]:  # numba checks no bounds: the loop would write past the array
@@ -384,17 +390,66 @@ def run(numba: Any, function: Callable[..., Any], plan: Layout, constants: tuple
     if plan.fast >= 0 and flags.size < out.shape[1]:  # the points the fast pass leaves are marked in flag slots
         flags = np.zeros(out.shape[1], dtype=np.bool_)
     loop, settle = kernel(numba, function, plan.lengths.size, plan)
-    outside = nearby = 0
-    for first, bounds in boxes:
+    parts = [part for first, bounds in boxes for part in split(first, bounds, pieces(first, bounds, threads))]
+
+    def one(part: tuple[int, tuple[tuple[int, int], ...]]) -> tuple[int, int]:
+        first, bounds = part
         lows = np.array([lo for lo, _ in bounds], dtype=np.int64)
         highs = np.array([hi for _, hi in bounds], dtype=np.int64)
         rows = int(np.prod(highs[:-1] - lows[:-1])) if bounds else 1
         marked = np.full(rows, -1, dtype=np.int64)
         got = loop(start, plan.values, plan.offsets, plan.lengths, fixed, plan.arguments,
                    out, regime, first - start, lows, highs, marked, flags)
-        outside += int(got[0])
-        nearby += int(got[2])
         if got[1]:  # near ties or NaN left by a Min/Max's fast decision, in the rows marked (compiled only when there are some)
             width = int(highs[-1] - lows[-1]) if bounds else 1
             settle(start, plan.values, plan.offsets, plan.lengths, fixed, out, regime, marked, width)
-    return outside, nearby
+        return int(got[0]), int(got[2])
+
+    done = list(_pool(threads).map(one, parts)) if threads > 1 and len(parts) > 1 else [one(p) for p in parts]
+    return sum(d[0] for d in done), sum(d[1] for d in done)
+
+
+#: a box of at least this many points is cut among threads (fewer: a thread's hand-off costs more than it saves)
+SPLIT_POINTS = 1 << 16
+#: parts per thread a large box is cut into, each taken by the next free thread: a thread that the OS holds back
+#: (the other core busy) leaves its later parts to the others instead of making every thread wait at the end
+PARTS_PER_THREAD = 4
+_POOLS: dict[tuple[int, int], concurrent.futures.ThreadPoolExecutor] = {}
+
+
+def local_threads() -> int:
+    """The threads a local sweep's loop runs on: the cores this process may use."""
+    return workers.default_workers()
+
+
+def _pool(threads: int) -> concurrent.futures.ThreadPoolExecutor:
+    """This process's pool of ``threads`` threads (made on first use; a forked process makes its own, as threads
+    do not survive a fork)."""
+    key = (os.getpid(), threads)
+    if key not in _POOLS:
+        _POOLS[key] = concurrent.futures.ThreadPoolExecutor(max_workers=threads, thread_name_prefix="symgpu-sweep")
+    return _POOLS[key]
+
+
+def pieces(first: int, bounds: tuple[tuple[int, int], ...], threads: int) -> int:
+    """How many parts a box is cut into for ``threads`` threads: 1 (one thread, or fewer than
+    :data:`SPLIT_POINTS` points), else :data:`PARTS_PER_THREAD` per thread, each of at least half
+    :data:`SPLIT_POINTS` points."""
+    size = math.prod(hi - lo for lo, hi in bounds) if bounds else 1
+    if threads <= 1 or size < SPLIT_POINTS:
+        return 1
+    return max(1, min(threads * PARTS_PER_THREAD, size // (SPLIT_POINTS // 2)))
+
+
+def split(first: int, bounds: tuple[tuple[int, int], ...], parts: int) -> list[tuple[int, tuple[tuple[int, int], ...]]]:
+    """The box ``(first, bounds)`` cut into at most ``parts`` boxes of consecutive flat points along its first axis
+    with more than one value (every later axis of a grid's box is whole there, so each part is consecutive)."""
+    if parts <= 1:
+        return [(first, bounds)]
+    axis = next((k for k, (lo, hi) in enumerate(bounds) if hi - lo > 1), None)
+    if axis is None:
+        return [(first, bounds)]
+    lo, hi = bounds[axis]
+    inner = math.prod(h - l for l, h in bounds[axis + 1:])
+    cuts = [lo + (hi - lo) * i // parts for i in range(parts + 1)]
+    return [(first + (a - lo) * inner, bounds[:axis] + ((a, b),) + bounds[axis + 1:]) for a, b in zip(cuts, cuts[1:]) if b > a]

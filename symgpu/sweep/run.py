@@ -85,7 +85,8 @@ def _compile(plan: SweepPlan, backend: backends.Backend) -> Any:
 def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, stop: int,
                    scratch: np.ndarray | None = None) -> Chunk:
     """Evaluate the points ``start..stop-1`` of the plan's grid (``scratch``: a bool array of
-    twice as many points that the NumPy backend's regime decision reuses, chunk after chunk)."""
+    twice as many points that the NumPy backend's regime decision reuses, chunk after chunk); numba's loop
+    on one thread (a Dask worker's chunk: the workers are the parallelism)."""
     if backend.name == "numba":
         chunk = _fused_chunk(plan, backend, function, start, stop)
     elif backend.name == "numpy":
@@ -127,13 +128,13 @@ def _grid_chunk(plan: SweepPlan, function: Any, start: int, stop: int, into: Tar
 
 
 def _fused_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, stop: int,
-                 into: dict[str, np.ndarray] | None = None, codes: np.ndarray | None = None) -> Chunk:
-    """:func:`evaluate_chunk` in one numba loop (quantities, domain mask, regime and near-tie flags per point); with
-    ``into`` (and ``codes``), the columns (and regime codes) copied into those arrays (a whole sweep's slices), which the
-    chunk then holds."""
+                 into: dict[str, np.ndarray] | None = None, codes: np.ndarray | None = None, threads: int = 1) -> Chunk:
+    """:func:`evaluate_chunk` in one numba loop (quantities, domain mask, regime and near-tie flags per point; on
+    ``threads`` threads); with ``into`` (and ``codes``), the columns (and regime codes) copied into those arrays (a whole
+    sweep's slices), which the chunk then holds."""
     out = np.empty((len(plan.quantities), stop - start))
     regime = np.empty(stop - start if plan.regime is not None else 0, dtype=np.int16)
-    outside, near = _fused_run(plan, backend, function, start, out, regime)
+    outside, near = _fused_run(plan, backend, function, start, out, regime, threads)
     columns = {name: out[index] for index, name in enumerate(plan.quantities)}
     for name, target in (into or {}).items():
         target[...] = columns[name]
@@ -145,9 +146,10 @@ def _fused_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, star
 
 
 def _fused_run(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, out: np.ndarray,
-               regime: np.ndarray) -> tuple[int, np.ndarray | None]:
-    """The numba loop over the points ``start..start + out.shape[1] - 1`` into ``out`` and ``regime``: the
-    number of points outside the domain and the offsets of those near a case condition's tie (None: no flag)."""
+               regime: np.ndarray, threads: int = 1) -> tuple[int, np.ndarray | None]:
+    """The numba loop over the points ``start..start + out.shape[1] - 1`` into ``out`` and ``regime`` (on ``threads``
+    threads: :func:`symgpu.sweep.fused.run`): the number of points outside the domain and the offsets of those near a
+    case condition's tie (None: no flag)."""
     fast = len(plan.exprs) + (plan.case_code is not None) if fast_outputs(plan) else None
     steady = plan.domain is not None and {s.name for s in plan.exprs[plan.domain].free_symbols}.isdisjoint(plan.grid.names)
     spec = fused.layout(plan, [a.values for a in plan.grid.axes], plan.scales, len(plan.quantities), plan.domain, plan.regime,
@@ -155,7 +157,8 @@ def _fused_run(plan: SweepPlan, backend: backends.Backend, function: Any, start:
     boxes = plan.grid.boxes(start, start + out.shape[1])
     # zeros (untouched pages cost nothing): numba's fast pass writes the flag only where a point is not clear of ties
     flags = np.zeros(out.shape[1] if plan.near is not None else 0, dtype=np.bool_)
-    outside, nearby = fused.run(backend.module, function, spec, tuple(v for _, v in plan.fixed), boxes, start, out, regime, flags)
+    outside, nearby = fused.run(backend.module, function, spec, tuple(v for _, v in plan.fixed), boxes, start, out, regime, flags,
+                               threads)
     if plan.near is None:
         return outside, None
     return outside, np.flatnonzero(flags) if nearby else np.empty(0, dtype=np.intp)
@@ -193,7 +196,7 @@ def _chunks(plan: SweepPlan, backend: str, chunk_size: int, progress: bool | Non
         if runner.name == "numpy":  # each chunk's columns new (or the result's slices), the scratch reused
             yield _grid_chunk(plan, function, start, stop, Targets(columns, regime, scratch, floats, bools))
         elif runner.name == "numba":
-            yield _fused_chunk(plan, runner, function, start, stop, columns, regime)
+            yield _fused_chunk(plan, runner, function, start, stop, columns, regime, fused.local_threads())
         else:  # cupy, jax: only the columns and codes come back
             yield device_chunk(plan, runner, function, start, stop, columns or None, regime)
 
@@ -220,7 +223,7 @@ def sweep(model: Model, quantities: str | Sequence[str], *, grid: Grid | Sequenc
         runner = backends.load(backend)
         out = np.empty((len(plan.quantities), size))
         codes = np.empty(size if plan.regime is not None else 0, dtype=np.int16)
-        outside, near = _fused_run(plan, runner, compile_plan(plan, runner), 0, out, codes)
+        outside, near = _fused_run(plan, runner, compile_plan(plan, runner), 0, out, codes, fused.local_threads())
         columns = {name: out[index] for index, name in enumerate(plan.quantities)}
         whole = Chunk(0, size, Columns(columns, plan.grid, 0, size), codes if plan.regime is not None else None, outside, near)
         whole = settle_ties.settle(plan, whole)[0]
