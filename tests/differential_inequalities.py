@@ -4,7 +4,7 @@ compared with where the relation holds along a dense scan of the variable on the
 (:func:`differential_oracle.relation_holds`, its ends refined by bisection in
 :func:`differential_oracle.holding_set`).
 
-Two answers are judged:
+Three answers are judged:
 
 * the bound (no ``kind``): the answer claims the relation holds at exactly the admissible values with
   ``VAR REL' b`` (``extra.relation``, ``b`` its result at the point). Every scanned point the model
@@ -15,6 +15,11 @@ Two answers are judged:
   integer for an integer variable) where the quantity has a value and the relation holds (within
   ``REL``; just inside it where the answer says it is a supremum, not attained), and no decided
   scanned value beyond it where the relation holds.
+
+* the set (a condition on the variable, ``And``/``Or`` of relations: :func:`symgpu.derive.holds_on_ranges`):
+  the relation holds at exactly the admissible values where the condition does, at every decided scanned point
+  (as for the bound) but for those within ``REL`` of a number the condition compares the variable with; the
+  scan adds a grid around each such number and values beside it.
 
 A point outside the conditions an answer states it holds under (``extra.valid_when``) is declined,
 as for an extremum: the answer claims nothing there.
@@ -31,6 +36,7 @@ import sympy
 import symgpu
 from symgpu import derive
 from symgpu.derive.derivation import Derivation
+from symgpu.evaluate import active
 
 import differential_oracle as oracle
 from differential_questions import Question, value_at
@@ -54,7 +60,9 @@ def check(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     if stated and not stated_hold(model, stated, q, extra):
         return Verdict(q, "declined", "inequality: the point is outside the answer's stated conditions (valid when "
                        + " and ".join(map(sympy.sstr, stated)) + ")")
-    if isinstance(d.result, sympy.Tuple) or derive.holds_on_ranges(d.result):
+    if derive.holds_on_ranges(d.result):
+        return _check_ranges(model, q, d)
+    if isinstance(d.result, sympy.Tuple):
         return Verdict(q, "disagree", "inequality: the answer is no single number", show(d.result), "")
     # a number found at the point (extra declared_numbers) is in the variable's declared unit: read as the evaluator reads it
     (value,) = values_of(model, derive.as_evaluated(model, d, d.result), q, model.unit_text(q.variable), extra)
@@ -125,6 +133,56 @@ def _check_bound(model: symgpu.Model, q: Question, d: Derivation, bound: float) 
     else:
         reason = "inequality: the relation fails where the bound includes it"
     return Verdict(q, "disagree", reason, shown, at + _brute(model, q, xs, ys))
+
+
+# ================================================================================ the set
+def _check_ranges(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
+    assert q.target is not None and q.relation is not None
+    shown = f"{q.variable} where {show(d.result, 160)}"
+    ends = _ends(d.result, q.variable)
+    centre = value_at(model, q.point, q.variable)
+    xs, ys = _scan(model, q, math.nan)
+    extra = [oracle.grid(model, q.variable, e, size=61) for e in ends] + [oracle.near(model, q.variable, e, centre) for e in ends]
+    if extra:
+        xs = np.unique(np.concatenate([xs, *extra]))
+        low, closed = oracle.lower_bound(model, q.variable)
+        xs = xs[(xs > low) | (closed & (xs == low))]
+        ys = oracle.evaluate_on(model, q.quantity, q.point, q.variable, xs)
+    holds, decided = oracle.relation_holds(ys, q.target, q.relation)
+    for e in ends:
+        decided &= ~(np.abs(xs - e) <= REL * max(abs(e), 1e-300))
+    if not decided.any():
+        return Verdict(q, "unchecked", "inequality: no scanned value decides the relation", shown, _brute(model, q, xs, ys))
+    claimed = np.zeros(xs.shape, dtype=bool)
+    for i in np.flatnonzero(decided):
+        claimed[i] = _in_set(model, q, d.result, float(xs[i]))
+    wrong = decided & (holds != claimed)
+    if not wrong.any():
+        return Verdict(q, "agree", answer=shown, brute=_brute(model, q, xs, ys))
+    i = int(np.flatnonzero(wrong)[0])
+    reason = "inequality: the relation holds outside the set the answer gives" if holds[i] else \
+        "inequality: the relation fails inside the set the answer gives"
+    return Verdict(q, "disagree", reason, shown, f"at {q.variable} = {xs[i]:.10g}: {q.quantity} = {ys[i]:.10g}; " + _brute(model, q, xs, ys))
+
+
+def _ends(condition: sympy.Basic, variable: str) -> list[float]:
+    """The finite numbers a set answer compares the variable with (its ranges' ends)."""
+    out = []
+    for relation in condition.atoms(sympy.core.relational.Relational):
+        sides = [side for side in relation.args if not (isinstance(side, sympy.Symbol) and side.name == variable)]
+        if len(sides) == 1 and sides[0].is_number:
+            value = float(sides[0])
+            if math.isfinite(value):
+                out.append(value)
+    return sorted(set(out))
+
+
+def _in_set(model: symgpu.Model, q: Question, condition: sympy.Basic, x: float) -> bool:
+    """Whether the answer's condition holds at ``x`` (the point's other values, the target as its quantity's)."""
+    values: dict[str, Any] = q.point.mapping(without=q.variable) | {q.variable: x}
+    if not q.numeric_target:
+        values[q.quantity] = q.target
+    return bool(active.condition_holds(model, condition, q.point.preset, values)[0])
 
 
 # ================================================================================ the largest or smallest value

@@ -238,6 +238,34 @@ def test_an_inequality_bound_shifted_off_the_brute_force_one_is_a_disagreement(s
     assert _judged(_LATENCY, dataclasses.replace(right, result=right.result + shift)) == ("disagree", reason)
 
 
+def test_a_set_answer_is_judged_against_the_brute_force_set():
+    # an answer that is a condition on the variable (ranges of it): by hand Latency <= 300 holds for 0 < mem_lat <= 288
+    right = _answer(_LATENCY)
+    mem_lat = symgpu.load("volkov_2016").symbols["mem_lat"]
+    as_set = sympy.And(sympy.Gt(mem_lat, 0), sympy.Le(mem_lat, _BOUND))
+    assert _judged(_LATENCY, dataclasses.replace(right, result=as_set))[0] == "agree"
+    two_ranges = sympy.Or(sympy.Le(mem_lat, 100), sympy.And(sympy.Gt(mem_lat, 100), sympy.Le(mem_lat, _BOUND)))
+    assert _judged(_LATENCY, dataclasses.replace(right, result=two_ranges))[0] == "agree"
+    assert _judged(_LATENCY, dataclasses.replace(right, result=sympy.Le(mem_lat, 278))) == (
+        "disagree", "inequality: the relation holds outside the set the answer gives")
+    assert _judged(_LATENCY, dataclasses.replace(right, result=sympy.Le(mem_lat, 298))) == (
+        "disagree", "inequality: the relation fails inside the set the answer gives")
+    gap = sympy.Or(sympy.Le(mem_lat, 100), sympy.And(sympy.Gt(mem_lat, 150), sympy.Le(mem_lat, _BOUND)))
+    assert _judged(_LATENCY, dataclasses.replace(right, result=gap)) == (
+        "disagree", "inequality: the relation holds outside the set the answer gives")
+
+
+def test_the_engine_s_own_set_answer_agrees_with_the_brute_force():
+    # seed 210's question: Volkov's n_needed >= 24.003 over alpha at maxwell_sfu, answered as a range of alpha
+    # (the judge once called every such answer a disagreement without looking at it)
+    question = Question("inequality", "volkov_2016", "n_needed", "alpha", Point("maxwell_sfu", (("alpha", 4.0),)), target=24.002999250187454,
+                        numeric_target=True, relation=">=")
+    answer = _answer(question)
+    assert symgpu.derive.holds_on_ranges(answer.result)
+    verdict = checks.judge(question, answer_of=lambda q, limit: (answer, 0.0))
+    assert verdict.outcome == "agree", verdict.line()
+
+
 def test_a_largest_value_agrees_and_one_off_either_way_is_a_disagreement():
     question = dataclasses.replace(_LATENCY, kind="max")
     verdict = checks.judge(question)
