@@ -125,7 +125,7 @@ class _Job:
             self.step("target value", sympy.Eq(symbol, number, evaluate=False),
                       f"the target {sympy.sstr(number)} is in the unit of {symbol} ({unit}); "
                       "put in after the unit check, where a bare number would have lost that unit")
-            return result.xreplace({symbol: number})
+            return forms.xreplaced(result, {symbol: number}, {})[0]
         self.extra = self.extra.with_(target_value=extra_records.TargetValue(symbol.name, number))
         self.step("target value", sympy.Eq(symbol, number, evaluate=False),
                   f"the target {sympy.sstr(number)} {unit} is the value of {symbol} wherever the result is evaluated; {symbol} "
@@ -138,12 +138,12 @@ class _Job:
             return True
         parts = result.args if isinstance(result, sympy.Tuple) else (result,)
         base_value = number * scaling.unit_scale(self.model.units[symbol.name])
-        for part in parts:
+        for part in parts:  # substituted as SymPy's xreplace does, each Min/Max built once (forms.xreplaced)
             try:
-                put = scaling.base_expression(self.model, part.xreplace({symbol: number}))
+                put = scaling.base_expression(self.model, forms.xreplaced(part, {symbol: number}, {})[0])
             except errors.EvaluationError:  # the number lands beside siblings of different scale: not the same
                 return False
-            wanted = scaling.base_expression(self.model, part).xreplace({symbol: base_value})
+            wanted = forms.xreplaced(scaling.base_expression(self.model, part), {symbol: base_value}, {})[0]
             if put != wanted and (put.has(sympy.Piecewise) or wanted.has(sympy.Piecewise) or sympy.cancel(put - wanted) != 0):
                 return False
         return True
