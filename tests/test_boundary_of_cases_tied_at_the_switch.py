@@ -6,6 +6,7 @@ The switch point here is a Fraction transcription of equations/hong_kim_2009.tom
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Callable
@@ -19,8 +20,9 @@ H100 = {"Freq": "1.98GHz", "Mem_Bandwidth": "3352GB/s", "Active_SMs": "132", "De
 SETS = [a for k, v in H100.items() for a in ("--set", f"{k}={v}")]
 
 
-def _case(comp_insts: F) -> str:
-    """The case eq22_24 picks at the H100 numbers, every quantity in exact arithmetic (cycles, warps per SM)."""
+@functools.cache
+def _fixed() -> tuple[F, F, F]:
+    """MWP, Mem_cycles and N at the H100 numbers (none reads Comp_insts), every quantity in exact arithmetic (cycles, warps per SM)."""
     coal, uncoal, mem_ld, del_coal, del_uncoal, uncoal_per_mw = F(4), F(0), F(675), F(4), F(40), F(32)
     weight_uncoal, weight_coal = uncoal / (uncoal + coal), coal / (coal + uncoal)
     mem_l_uncoal, mem_l_coal = mem_ld + (uncoal_per_mw - 1) * del_uncoal, mem_ld
@@ -30,6 +32,13 @@ def _case(comp_insts: F) -> str:
     bw_per_warp = F(198 * 10**7) * 128 / mem_l
     mwp = min(min(mem_l / departure_delay, n), F(3352 * 10**9) / (bw_per_warp * 132), n)
     mem_cycles = mem_l_uncoal * uncoal + mem_l_coal * coal
+    return mwp, mem_cycles, n
+
+
+def _case(comp_insts: F) -> str:
+    """The case eq22_24 picks at the H100 numbers, every quantity in exact arithmetic (cycles, warps per SM)."""
+    mwp, mem_cycles, n = _fixed()
+    coal, uncoal = F(4), F(0)
     comp_cycles = 4 * (comp_insts + coal + uncoal)  # Issue_cycles * Total_insts
     cwp = min((mem_cycles + comp_cycles) / comp_cycles, n)
     if mwp == n and cwp == n:
@@ -69,9 +78,9 @@ def test_a_refused_pair_with_full_prints_the_closed_form_it_promises_then_the_re
 def _switches() -> list[F]:
     """Every change of case along Comp_insts in 0..10^4 (a grid of 1/4, each change bisected)."""
     found, grid = [], [F(k, 4) for k in range(40001)]
-    for lo, hi in zip(grid[:-1], grid[1:]):
-        if _case(lo) != _case(hi):
-            first = _case(lo)
+    cases = [_case(x) for x in grid]  # each grid point's case once
+    for (lo, first), (hi, last) in zip(zip(grid, cases), zip(grid[1:], cases[1:])):
+        if first != last:
             for _ in range(80):
                 mid = (lo + hi) / 2
                 lo, hi = (mid, hi) if _case(mid) == first else (lo, mid)
