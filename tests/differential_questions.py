@@ -313,7 +313,8 @@ def generate(count: int, seed: int, *, models: Sequence[str] | None = None, ops:
     pool = [s for m in (models or symgpu.list_models()) for s in subjects(m)]
     if not pool:
         raise ValueError("no quantity of the chosen models evaluates at any preset")
-    by_op = {op: [s for s in pool if op in _ops_for(symgpu.load(s.model), s, (op,))] for op in ops}
+    loaded = {m: symgpu.load(m) for m in dict.fromkeys(s.model for s in pool)}  # each model once, not once per subject and op
+    by_op = {op: [s for s in pool if op in _ops_for(loaded[s.model], s, (op,))] for op in ops}
     kinds = [op for op in ops if by_op[op]]
     questions: list[Question] = []
     while len(questions) < count:
