@@ -15,18 +15,32 @@ pytestmark = pytest.mark.skipif(site.chromium() is None, reason="no chromium (De
 MATH_PAGES = ("catalog/interval_analysis.html", "catalog/volkov_2016.html", "notebooks/questions.html", "tour.html")
 
 
+@pytest.fixture(scope="module")
+def checked(docs_site):
+    """``site.check_page``'s result for a page of the site (a path under it), each page opened once:
+    two tests read the notebook's."""
+    results: dict[str, dict] = {}
+
+    def check(page: str) -> dict:
+        if page not in results:
+            results[page] = site.check_page(docs_site / page)
+        return results[page]
+
+    return check
+
+
 @pytest.mark.parametrize("page", MATH_PAGES)
-def test_math_is_typeset_without_errors_and_images_load(docs_site, page):
+def test_math_is_typeset_without_errors_and_images_load(checked, page):
     if not site.DEBIAN_MATHJAX.exists():
         pytest.skip("no local MathJax (Debian: apt-get install libjs-mathjax): the pages would load it from the network")
-    result = site.check_page(docs_site / page)
+    result = checked(page)
     assert result["errors"] == 0, f"{page}: {result['errors']} TeX errors"
     assert result["rendered"] >= result["math"], f"{page}: {result['rendered']} of {result['math']} math elements typeset"
     assert all(loaded for _, loaded in result["images"]), f"{page}: images not loaded: {[s for s, ok in result['images'] if not ok]}"
 
 
-def test_notebook_plot_loads_in_the_browser(docs_site):
-    result = site.check_page(docs_site / "notebooks" / "questions.html")
+def test_notebook_plot_loads_in_the_browser(checked):
+    result = checked("notebooks/questions.html")
     assert result["images"] and all(loaded for _, loaded in result["images"]), result["images"]
 
 
