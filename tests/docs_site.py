@@ -22,6 +22,8 @@ import sys
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+import chromium_pipe
+
 REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs"
 #: Debian's MathJax 2 (libjs-mathjax): the build points at it, so math renders offline
@@ -32,6 +34,8 @@ DOCS_MODULES = ("sphinx", "myst_nb", "myst_parser", "pydata_sphinx_theme")
 #: in a build folder (:func:`built`): the lock file, and the build's result (written last, under the lock)
 LOCK = "lock"
 RESULT = "result.json"
+#: the virtual time a page is given to load and typeset (its timers run on virtual time)
+VIRTUAL_TIME_MS = 30000
 #: a page's check result, written into its DOM by CHECK_SCRIPT once the page (and MathJax) is done
 RESULT_ID = "symgpu-check"
 CHECK_SCRIPT = """
@@ -56,6 +60,8 @@ window.addEventListener("load", function () {
 });
 </script>
 """ % RESULT_ID
+#: the check result's text, read once the page's time budget is spent (null where the script did not report)
+RESULT_EXPRESSION = "(e => e && e.textContent)(document.getElementById(%s))" % json.dumps(RESULT_ID)
 
 
 def chromium() -> str | None:
@@ -134,50 +140,41 @@ def _build_into(folder: Path) -> None:
 
 
 def browser_command(*arguments: str) -> list[str]:
-    """Headless Chromium with the flags a root user in a container needs, and a time budget."""
+    """Headless Chromium with the flags a root user in a container needs."""
     executable = chromium()
     assert executable is not None
-    return [executable, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
-            "--virtual-time-budget=30000", *arguments]
+    return [executable, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars", *arguments]
 
 
-def check_page(page: Path) -> dict:
-    """Open a copy of ``page`` (beside it, so its links resolve) with CHECK_SCRIPT added; return the
-    script's result: images with whether each loaded, math elements, rendered ones and math errors."""
-    probe = page.with_name(page.stem + ".symgpu-check.html")
-    probe.write_text(page.read_text(encoding="utf-8").replace("</body>", CHECK_SCRIPT + "</body>"), encoding="utf-8")
+def check_pages(pages: list[Path]) -> dict[Path, dict | str]:
+    """Open a copy of each page (beside it, so its links resolve) with CHECK_SCRIPT added, in one
+    headless Chromium, each as ``--dump-dom`` opens a page (a browser context of its own, a virtual
+    time budget of 30 s); the script's result for each: images with whether each loaded, math
+    elements, rendered ones and math errors; or, for a page whose script did not report, why."""
+    probes = {page: page.with_name(page.stem + ".symgpu-check.html") for page in pages}
+    for page, probe in probes.items():
+        probe.write_text(page.read_text(encoding="utf-8").replace("</body>", CHECK_SCRIPT + "</body>"), encoding="utf-8")
+    results: dict[Path, dict | str] = {}
     try:
-        done = subprocess.run(browser_command("--dump-dom", probe.as_uri()), capture_output=True, text=True, timeout=180)
+        with chromium_pipe.Browser(browser_command()) as browser:
+            for page, probe in probes.items():
+                try:
+                    found = browser.evaluate_after_budget(probe.as_uri(), RESULT_EXPRESSION, budget_ms=VIRTUAL_TIME_MS, timeout=180)
+                except chromium_pipe.BrowserError as exc:
+                    results[page] = f"{page}: the browser failed: {exc}"
+                    continue
+                results[page] = json.loads(found) if found is not None else f"{page}: the check script did not report"
     finally:
-        probe.unlink()
-    parser = _ResultParser()
-    parser.feed(done.stdout)
-    if parser.result is None:
-        raise AssertionError(f"{page}: the check script did not report (chromium exit {done.returncode}): {done.stderr[-1000:]}")
-    return json.loads(parser.result)
+        for probe in probes.values():
+            probe.unlink()
+    return results
 
 
 def screenshot(page: Path, png: Path, *, width: int = 1400, height: int = 2000) -> subprocess.CompletedProcess[str]:
     """A PNG of ``page`` as headless Chromium draws it."""
-    return subprocess.run(browser_command(f"--window-size={width},{height}", f"--screenshot={png}", page.as_uri()),
+    return subprocess.run(browser_command(f"--virtual-time-budget={VIRTUAL_TIME_MS}", f"--window-size={width},{height}",
+                                          f"--screenshot={png}", page.as_uri()),
                           capture_output=True, text=True, timeout=180)
-
-
-class _ResultParser(html.parser.HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.result: str | None = None
-        self._inside = False
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self._inside = tag == "pre" and ("id", RESULT_ID) in attrs
-
-    def handle_data(self, data: str) -> None:
-        if self._inside:
-            self.result = (self.result or "") + data
-
-    def handle_endtag(self, tag: str) -> None:
-        self._inside = False
 
 
 class _Links(html.parser.HTMLParser):

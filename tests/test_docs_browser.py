@@ -17,14 +17,19 @@ MATH_PAGES = ("catalog/interval_analysis.html", "catalog/volkov_2016.html", "not
 
 @pytest.fixture(scope="module")
 def checked(docs_site):
-    """``site.check_page``'s result for a page of the site (a path under it), each page opened once:
-    two tests read the notebook's."""
-    results: dict[str, dict] = {}
+    """``site.check_pages``'s result for a page of the site (a path under it): the pages the tests
+    read (MATH_PAGES, the notebook among them) opened in one Chromium, once, at the first request;
+    a page whose check script did not report fails the tests that read it."""
+    results: dict[str, dict | str] = {}
 
     def check(page: str) -> dict:
-        if page not in results:
-            results[page] = site.check_page(docs_site / page)
-        return results[page]
+        if not results:
+            found = site.check_pages([docs_site / p for p in MATH_PAGES])
+            results.update({p: found[docs_site / p] for p in MATH_PAGES})
+        result = results[page]
+        if isinstance(result, str):
+            raise AssertionError(result)
+        return result
 
     return check
 
