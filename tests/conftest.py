@@ -163,10 +163,13 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    if _DOCS.build is not None and exitstatus == pytest.ExitCode.INTERRUPTED:
+    """A background build of the docs site still running when nobody will wait for it is stopped: this
+    process's own (its tests are done: ``-x`` stopped them, say), or an interrupted run's; one the run's
+    other workers share is waited for (pytest_unconfigure)."""
+    if _DOCS.build is not None and (_DOCS.own is not None or exitstatus == pytest.ExitCode.INTERRUPTED):
         import docs_site as site
 
-        site.stop(_DOCS.build)  # nobody waits for it now
+        site.stop(_DOCS.build)
 
 
 @pytest.fixture(scope="session")
