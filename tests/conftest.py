@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 import textwrap
 from collections.abc import Callable
@@ -21,7 +22,11 @@ os.environ.pop("SYMGPU_NO_CACHE", None)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    if _DOCS.build is not None:  # a background build of the docs site this process started (docs_site below)
+        _DOCS.build.wait()
     shutil.rmtree(CACHE, ignore_errors=True)
+    if _DOCS.own is not None:
+        shutil.rmtree(_DOCS.own, ignore_errors=True)
 
 REPO = Path(__file__).resolve().parent.parent
 EQUATIONS = REPO / "equations"
@@ -111,18 +116,73 @@ def assert_readable(out: str, max_bytes: int = 4000) -> None:
     assert len(out) <= max_bytes
 
 
-@pytest.fixture(scope="session")
-def docs_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The documentation site, built once per session with warnings as errors (tests/docs_site.py);
-    skipped where the docs extra (``pip install -e ".[docs]"``) is not installed."""
+class _DocsBuild:
+    """This process's docs site build: its folder, the temporary folder it made for it (removed when
+    the run ends; None when the folder is the run's shared one) and the background build it started."""
+
+    folder: Path | None = None
+    own: Path | None = None
+    build: subprocess.Popen[bytes] | None = None
+
+
+_DOCS = _DocsBuild()
+
+
+def docs_folder(config: pytest.Config) -> Path:
+    """Where the documentation site is built, once per test run: in a folder of the run's base
+    temporary folder that every xdist worker shares (a worker's own is ``BASE/popen-gwN``), else
+    (``-n 0``) in a temporary folder of this process, removed when the run ends. Each run's folder is
+    new: no build of an earlier run or another checkout is ever found there."""
+    if _DOCS.folder is None:
+        worker = os.environ.get("PYTEST_XDIST_WORKER")
+        base = Path(config.option.basetemp) if worker and config.option.basetemp else None
+        if base is not None and base.name == f"popen-{worker}":
+            _DOCS.folder = base.parent / "docs-site"
+        else:
+            _DOCS.folder = _DOCS.own = Path(tempfile.mkdtemp(prefix="symgpu-test-docs-"))
+    return _DOCS.folder
+
+
+def _docs_extra_missing() -> list[str]:
     import importlib.util
 
     import docs_site as site
 
-    missing = [m for m in site.DOCS_MODULES if importlib.util.find_spec(m) is None]
+    return [m for m in site.DOCS_MODULES if importlib.util.find_spec(m) is None]
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Start building the docs site in the background as soon as a test to run needs it (the
+    ``docs_site`` fixture waits for that build)."""
+    if session.config.option.collectonly or not any("docs_site" in getattr(item, "fixturenames", ()) for item in session.items):
+        return
+    if not _docs_extra_missing():
+        import docs_site as site
+
+        _DOCS.build = site.start(docs_folder(session.config))
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A background build of the docs site still running when nobody will wait for it is stopped: this
+    process's own (its tests are done: ``-x`` stopped them, say), or an interrupted run's; one the run's
+    other workers share is waited for (pytest_unconfigure)."""
+    if _DOCS.build is not None and (_DOCS.own is not None or exitstatus == pytest.ExitCode.INTERRUPTED):
+        import docs_site as site
+
+        site.stop(_DOCS.build)
+
+
+@pytest.fixture(scope="session")
+def docs_site(request: pytest.FixtureRequest) -> Path:
+    """The documentation site, built once per test run with warnings as errors (tests/docs_site.py:
+    started when the tests were collected, shared by the xdist workers); skipped where the docs extra
+    (``pip install -e ".[docs]"``) is not installed."""
+    import docs_site as site
+
+    missing = _docs_extra_missing()
     if missing:
         pytest.skip(f"the docs extra is not installed (no {', '.join(missing)}): pip install -e '.[docs]'")
-    root = tmp_path_factory.mktemp("docs")
-    done = site.build(root / "html", root / "doctrees")
+    folder = docs_folder(request.config)
+    done = site.built(folder)
     assert done.returncode == 0, f"sphinx -W failed:\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}"
-    return root / "html"
+    return folder / "html"

@@ -26,7 +26,10 @@ def reports(tmp_path: Path, write_model, cli, monkeypatch: pytest.MonkeyPatch):
     """``report --all --models ... -f md`` over a folder of small models (found through
     $SYMGPU_MODEL_PATH): returns run(*extra) -> (exit code, stdout, folders rendered, as the
     summary lists them). The kernel example is rendered too (its inputs are the bundled files),
-    and there is no comparison report (no volkov_2016 among the models)."""
+    and there is no comparison report (no volkov_2016 among the models). ``--jobs 1``: rendered in
+    this process, whose memos keep the models built (forked workers would build them again at every
+    run); what is rendered or skipped is decided and recorded here either way (the link test below
+    renders through the workers)."""
     models = tmp_path / "models"
     models.mkdir()
     monkeypatch.setenv(resources.ENV_MODEL_PATH, str(models))
@@ -37,7 +40,7 @@ def reports(tmp_path: Path, write_model, cli, monkeypatch: pytest.MonkeyPatch):
 
     def run(*extra: str, before: tuple[str, ...] = ()) -> tuple[int, str, list[str]]:
         code, out, err = cli(*before, "report", "--all", "--models", ",".join(ids), "-o", str(tmp_path / "out"), "-f", "md",
-                             *extra)
+                             "--jobs", "1", *extra)
         assert code == 0, err
         return code, out, rendered(out)
 
