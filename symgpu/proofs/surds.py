@@ -286,7 +286,7 @@ FOLDS: dict[type, Callable[[list[Number]], Number]] = {
 }
 
 
-def value(expr: sympy.Basic, symbol: Callable[[sympy.Symbol], Fraction], largest: int,
+def value(expr: sympy.Basic, symbol: Callable[[sympy.Symbol], Number], largest: int,
           memo: dict[sympy.Basic, Number] | None = None) -> Number:
     """``expr``'s exact value with each symbol at ``symbol(s)`` (called once per symbol and point where ``memo``, one
     per point, is given), the arguments of a node taken in order; powers up to ``largest`` in magnitude.
