@@ -134,8 +134,9 @@ def signs_at(exprs: Sequence[sympy.Basic], point: dict[sympy.Symbol, sympy.Expr]
              exponents: Sequence[sympy.Expr] = ()) -> tuple[int | None, ...] | None:
     """The sign of each of :func:`values_at`'s values (:func:`_value_sign`: None for a value with no
     sign), None where :func:`values_at` is None. An expression :mod:`.rational_value` evaluates gets
-    its value in Python's rational arithmetic (the same exact value); the others, and one with a
-    division by 0, SymPy's substitution. Errors of :func:`_value_sign` propagate, as for a value of
+    its value in Python's rational arithmetic (the same exact value), one with square roots in it
+    :func:`surd_at`'s (exact too); the others, and one with a division by 0 or a root of a negative
+    number there, SymPy's substitution. Errors of :func:`_value_sign` propagate, as for a value of
     :func:`values_at` read by the caller."""
     if exponents and not modest_at(exponents, point):
         return None
@@ -149,6 +150,15 @@ def signs_at(exprs: Sequence[sympy.Basic], point: dict[sympy.Symbol, sympy.Expr]
             left.append(i)
             continue
         signs.append((value > 0) - (value < 0))
+    if left:  # then in surds' arithmetic (a + b*sqrt(r): a value at a quadratic's root), exactly, where it is defined there
+        shared: dict[sympy.Basic, surds.Number] = {}
+        rest = []
+        for i in left:
+            try:
+                signs[i] = surds.sign(surd_at(exprs[i], point, shared))
+            except (ZeroDivisionError, ArithmeticError):  # no real value there, or not that arithmetic: SymPy's substitution
+                rest.append(i)
+        left = rest
     if left:
         values = values_at([exprs[i] for i in left], point)
         if values is None:
@@ -228,10 +238,12 @@ NONZERO_POINTS = 3
 NONZERO_SURD_POINTS = 16
 
 
-def surd_at(expr: sympy.Basic, point: Mapping[sympy.Symbol, sympy.Basic]) -> surds.Number:
+def surd_at(expr: sympy.Basic, point: Mapping[sympy.Symbol, sympy.Basic],
+            memo: dict[sympy.Basic, surds.Number] | None = None) -> surds.Number:
     """``expr``'s exact value at ``point`` (rational values) in :mod:`.surds`' arithmetic: a rational number, or
     ``a + b*sqrt(r)`` where square roots come in (a case value at a quadratic's root), without building SymPy's
-    numbers (which factor each radicand); powers up to :data:`MAX_POINT_EXPONENT`.
+    numbers (which factor each radicand); powers up to :data:`MAX_POINT_EXPONENT`. ``memo``: the values of the nodes
+    of the expressions evaluated at this same point (shared parts once).
 
     Raises:
         ZeroDivisionError, surds.NotReal: ``expr`` has no real value at ``point``.
@@ -243,7 +255,7 @@ def surd_at(expr: sympy.Basic, point: Mapping[sympy.Symbol, sympy.Basic]) -> sur
         if not isinstance(found, sympy.Rational):
             raise surds.Unsupported(symbol)
         return Fraction(int(found.p), int(found.q))
-    return surds.value(expr, at, MAX_POINT_EXPONENT, {})
+    return surds.value(expr, at, MAX_POINT_EXPONENT, {} if memo is None else memo)
 
 
 def nonzero_somewhere(expr: sympy.Basic) -> bool:
