@@ -14,7 +14,7 @@ import sympy
 from conftest import FIXTURES
 
 import symgpu
-from symgpu.evaluate import evaluator, ties
+from symgpu.evaluate import active, evaluator, ties
 from symgpu.sweep import backends, sweep
 from symgpu.sweep.run import iter_chunks
 
@@ -193,3 +193,12 @@ def test_array_evaluate_left_unsettled_differs_only_at_the_points_unsettled_poin
     assert named is not None and sorted(named.tolist()) == [0, 1, 2, 3]
     assert set(np.flatnonzero(settled != unsettled).tolist()) <= set(named.tolist())
     assert ties.unsettled_points(model, "q", preset="p", values={"z": 0.3}).size == 0  # a scalar call settles as it goes
+
+
+def test_the_active_case_at_a_near_tie_is_the_one_exact_arithmetic_decides() -> None:
+    # the two points above: Comp_cycles > Mem_cycles by 1.4e-13 relative (eq23), MWP just below N (eq23, not eq22); the case
+    # conditions' verdicts read alone (active_regime, condition_holds_here) take the exact verdict as condition_holds does
+    model = symgpu.load("hong_kim_2009")
+    assert active.active_regime(model, "Exec_cycles_app", "table2_example", Comp_insts=1089, Mem_LD=419.9999999999)[0] == "eq23"
+    _, values, model = _just_below_mwp_equal_to_n()
+    assert active.active_regime(model, "Exec_cycles_app", "table2_example", Mem_Bandwidth=71.67999999999e9, **values)[0] == "eq23"

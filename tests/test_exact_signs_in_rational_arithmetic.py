@@ -1,6 +1,7 @@
 """The signs :func:`symgpu.proofs.exact_signs.signs_at` reads at a point, in Python's rational arithmetic
 where an expression is built of sums, products, integer powers, floor/ceiling and Min/Max, are the signs
-of SymPy's exact substitution (``values_at``), poles and parts it cannot evaluate included (issue 31)."""
+of SymPy's exact substitution (``values_at``), poles and parts it cannot evaluate included (issue 31); so are those
+read in ``a + b*sqrt(r)`` (symgpu.proofs.surds) where square roots come in."""
 
 from __future__ import annotations
 
@@ -40,3 +41,20 @@ def test_signs_in_rational_arithmetic_are_sympys(fx, fy, fz):
     point = {x: sympy.Rational(fx.numerator, fx.denominator), y: sympy.Rational(fy.numerator, fy.denominator),
              z: sympy.Rational(fz.numerator, fz.denominator)}
     assert exact_signs.signs_at(EXPRESSIONS, point) == _sympy_signs(EXPRESSIONS, point)
+
+
+#: values with square roots (a quadratic's root, a root of a possibly negative number, a pole between two roots):
+#: read in surds' arithmetic (a + b*sqrt(r)), or by SymPy where they have no real value
+ROOTED = (
+    (-y + sympy.sqrt(y**2 + 4 * x * z)) / (2 * x) - 1, sympy.sqrt(z) - x, 1 / (sympy.sqrt(x) - sympy.sqrt(y)),
+    sympy.Min(sympy.sqrt(x * y), z) - sympy.sqrt(2) * y, sympy.floor(sympy.sqrt(x)) - sympy.sqrt(y), sympy.sqrt(x) * sympy.sqrt(2 * y) - x,
+)
+
+
+@settings(database=None, derandomize=True, max_examples=60)
+@given(st.fractions(min_value=0, max_value=20).filter(lambda f: f > 0), st.fractions(min_value=0, max_value=20).filter(lambda f: f > 0),
+       st.fractions(min_value=-20, max_value=20))
+def test_signs_of_values_with_square_roots_are_sympys(fx, fy, fz):
+    point = {x: sympy.Rational(fx.numerator, fx.denominator), y: sympy.Rational(fy.numerator, fy.denominator),
+             z: sympy.Rational(fz.numerator, fz.denominator)}
+    assert exact_signs.signs_at(ROOTED, point) == _sympy_signs(ROOTED, point)

@@ -192,6 +192,7 @@ def test_a_condition_is_true_at_a_preset_exactly_when_it_holds_there(ia: symgpu.
         for condition, holds in zip((n > m, n <= m, sympy.And(n > 0, m > 2 * n)), truths):
             assert active.condition_true(ia, condition, "gtx1080", values) is holds
             assert active.condition_holds(ia, condition, "gtx1080", values)[0] is holds
+            assert active.condition_holds_here(ia, condition, "gtx1080", values) is holds
 
 
 # ----------------------------------------------------------------- one naming scheme everywhere

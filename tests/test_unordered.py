@@ -150,3 +150,26 @@ def test_a_substitution_rebuilds_each_min_max_once_and_as_sympy_does():
     assert (kept.misses, kept.hits) == (2, 2)
     with sympy.evaluate(False):  # built as it is, never kept
         assert sympy.srepr(unordered.min_max(sympy.Max, (x, x + 1))) == sympy.srepr(sympy.Max(x, x + 1))
+
+
+def test_arguments_with_square_roots_are_proved_in_exact_surds_as_sympy_keeps_them():
+    """A case value at a root of a quadratic holds a square root: its values at the points are ``a + b*sqrt(r)``,
+    compared exactly (symgpu.proofs.surds); a point where a root is of a negative number is passed over."""
+    root = (-y + sympy.sqrt(y**2 + 4 * x)) / 2  # of t**2 + y*t = x: above 1 where x > 1 + y, above y where x > 2*y**2
+    for args in [(root, y, sympy.Integer(1)), (sympy.sqrt(z), x), (1 / sympy.sqrt(x + y), x * sympy.sqrt(y), k)]:
+        assert unordered.keeps_every_argument(args), args
+        assert _sympy_keeps_every_argument(args), args
+        assert sympy.srepr(substitution.min_max(sympy.Max, args)) == sympy.srepr(sympy.Max(*args))
+    for ordered in [(sympy.sqrt(x**2 + 1), x), (sympy.sqrt(x), sympy.sqrt(x) + 1), (sympy.sqrt(-w), w), (root, sympy.sqrt(x))]:
+        assert not unordered.keeps_every_argument(ordered), ordered
+
+
+def _with_roots(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(_combine(children), children.map(sympy.sqrt), children.map(lambda e: 1 / sympy.sqrt(e)))
+
+
+@settings(max_examples=150, deadline=None, database=None, derandomize=True)
+@given(st.lists(st.recursive(_ATOMS, _with_roots, max_leaves=5), min_size=2, max_size=3))
+def test_random_arguments_with_square_roots_proved_unordered_are_kept_by_sympy(args: list[Any]):
+    if unordered.keeps_every_argument(tuple(args)):
+        assert _sympy_keeps_every_argument(tuple(args))

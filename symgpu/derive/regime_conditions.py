@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 import sympy
@@ -16,7 +17,7 @@ from sympy.core.parameters import global_parameters
 
 from symgpu.memo import Memo, memoised
 from symgpu.derive import roots
-from symgpu.proofs import exact_signs, forms, sample_points
+from symgpu.proofs import exact_signs, forms, sample_points, surds
 
 @dataclass(frozen=True)
 class _Cond:
@@ -77,33 +78,68 @@ _POINT = sample_points.GenericPoint()
 #: values at that point (a clear of this memo alone is safe: the values are found again at the same point)
 _VALUES: Memo[sympy.Basic, sympy.Basic | None] = Memo("derive.regime_split.generic_values", 20000)
 _CANCELS: Memo[tuple[sympy.Basic, sympy.Basic], bool] = Memo("derive.regime_split.cancels", 20000)
+#: exact values at that point in :mod:`symgpu.proofs.surds`' arithmetic (cleared with it)
+_SURDS: Memo[sympy.Basic, Any] = Memo("derive.regime_split.generic_surds", 20000)
 
 
 def _generic_value(h: sympy.Basic) -> sympy.Basic | None:
     """The exact value of ``h`` at one fixed point allowed by its symbols' assumptions (each symbol its
     own odd number, a prime for the first 25 symbols seen, over 7 where it need not be an integer, negated
-    where it must be negative); None where ``h`` is undefined there, has huge powers, or the point is not
-    admissible. Only a nonzero sum of two such values is used (a proof that the sum is not 0)."""
+    where it must be negative); None where ``h`` is undefined there, has huge powers, is not rational there
+    or the point is not admissible. Only a nonzero sum of two such values is used (a proof that the sum is not 0)."""
     if h in _VALUES:
         return _VALUES[h]
-    point = _POINT.at(h.free_symbols)
-    admissible = exact_signs.modest_powers(h) and all(sample_points.meets(v, s, undecided_ok=True) for s, v in point.items())
-    values = exact_signs.values_at((h,), point, exact_signs.symbolic_exponents(h)) if admissible else None
-    found = values[0] if values is not None and values[0].is_Rational else None
+    exact = _generic_surd(h)
+    found: sympy.Basic | None
+    if isinstance(exact, Fraction):
+        found = sympy.Rational(exact.numerator, exact.denominator)
+    elif exact is not None:
+        found = None  # a + b*sqrt(r): irrational, so no rational value at the point (SymPy's substitution is not rational either)
+    else:
+        point = _POINT.at(h.free_symbols)
+        admissible = exact_signs.modest_powers(h) and all(sample_points.meets(v, s, undecided_ok=True) for s, v in point.items())
+        values = exact_signs.values_at((h,), point, exact_signs.symbolic_exponents(h)) if admissible else None
+        found = values[0] if values is not None and values[0].is_Rational else None
     _VALUES[h] = found
     return found
 
 
+#: :func:`_generic_surd`'s verdict where the point is not admissible, ``h`` has no real value there or is not of
+#: :mod:`symgpu.proofs.surds`' arithmetic
+_NO_SURD = "none"
+
+
+def _generic_surd(h: sympy.Basic) -> surds.Number | None:
+    """``h``'s exact value at :func:`_generic_value`'s point in :mod:`symgpu.proofs.surds`' arithmetic (rational, or
+    ``a + b*sqrt(r)`` where square roots come in: a case value at a quadratic's root), without building SymPy's
+    numbers; None where the point is not admissible, ``h`` has no real value there, or holds a node of no such value."""
+    found = _SURDS.get(h)
+    if found is None:
+        point = _POINT.at(h.free_symbols)
+        found = _NO_SURD
+        if exact_signs.modest_powers(h) and all(sample_points.meets(v, s, undecided_ok=True) for s, v in point.items()):
+            try:
+                found = exact_signs.surd_at(h, point)
+            except (ZeroDivisionError, ArithmeticError):  # surds.NotReal, surds.Unsupported among them
+                found = _NO_SURD
+        _SURDS[h] = found
+    return None if found is _NO_SURD else found  # type: ignore[return-value]
+
+
 def cancel_to_zero(a: sympy.Expr, b: sympy.Expr) -> bool:
     """``a + b`` cancels to 0 (``sympy.cancel``). A nonzero exact value of ``a + b`` at one admissible
-    point refutes it first; for the pairs that point cannot tell apart (floors that are 0 there), a
-    nonzero value of the sum at a few more admissible points (:func:`exact_signs.nonzero_somewhere`);
-    cancel runs only where neither refutes it (memoised)."""
+    point refutes it first (rational, or ``a + b*sqrt(r)``: :func:`_generic_surd`); for the pairs that point
+    cannot tell apart (floors that are 0 there), a nonzero value of the sum at a few more admissible points
+    (:func:`exact_signs.nonzero_somewhere`); cancel runs only where neither refutes it (memoised)."""
     if a + b == 0:
         return True
     if len(_POINT) > 20000:
         _VALUES.clear()  # the point and the values at it go together (never one without the other,
+        _SURDS.clear()
         _POINT.clear()  # and never between the two values compared below)
+    sa, sb = _generic_surd(a), _generic_surd(b)
+    if sa is not None and sb is not None and surds.compare(sa, -sb) != 0:  # the sign of sa + sb, exactly
+        return False
     va, vb = _generic_value(a), _generic_value(b)
     if va is not None and vb is not None and va + vb != 0:
         return False

@@ -11,6 +11,7 @@ from typing import Any
 import sympy
 
 from symgpu.memo import Memo, Tally
+from symgpu.derive import rational_solve
 from symgpu.derive.transcendental_roots import bisected_roots, transcendental_in
 from symgpu.proofs import exact_signs
 
@@ -98,7 +99,7 @@ def real_root_cases(equation: sympy.Basic, var: sympy.Symbol) -> list[tuple[Any,
             unusable = False
             try:
                 _SOLVES.add()
-                roots = _radical_roots(target, free) if under_radical(target, free) else _unconditional(sympy.solve(target, free, dict=False))
+                roots = _radical_roots(target, free) if under_radical(target, free) else _unconditional(rational_solve.solved(target, free))
             except NotImplementedError:
                 roots = None
             except _NoUsableForm:

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from symgpu.model import Equation, Model
 
 __all__ = ["RELATIONS", "RELATION_CODES", "TIE", "active_regime", "argument_labels", "argument_order", "binding", "binding_index", "binding_names", "binding_order",
-           "boundary_sides", "condition_holds", "condition_true", "condition_verdict", "sides_at", "larger_magnitude", "relation_holds", "relation_number", "tie_interval",
+           "boundary_sides", "condition_holds", "condition_holds_here", "condition_true", "condition_verdict", "sides_at", "larger_magnitude", "relation_holds", "relation_number", "tie_interval",
            "tied"]
 
 def argument_labels(equation: Equation) -> tuple[str, ...]:
@@ -173,6 +173,13 @@ def condition_holds(model: Model, condition: Any, preset: str | None, values: Ma
                              exact=exact_ties(model, [condition], preset, values))
 
 
+def condition_holds_here(model: Model, condition: Any, preset: str | None, values: Mapping[str, Any]) -> bool:
+    """The verdict of :func:`condition_holds` alone, ties up to rounding decided exactly as there, without its shown
+    numbers (each relation's text: most of the time of a caller that reads the verdict alone, :func:`active_regime`)."""
+    return condition_verdict(condition, lambda expr: _side(model, expr, preset, values), model.id, shown=False,
+                             exact=exact_ties(model, [condition], preset, values))[0]
+
+
 def condition_true(model: Model, condition: Any, preset: str | None, values: Mapping[str, Any]) -> bool:
     """The verdict of :func:`condition_holds` alone (its numbers not printed: for a caller that shows none)."""
     return condition_verdict(condition, lambda expr: _side(model, expr, preset, values), model.id, shown=False)[0]
@@ -244,8 +251,7 @@ def active_regime(model: Model, quantity: str, preset: str | None = None, **valu
     if equation.cases:
         for index, case in enumerate(equation.cases):
             condition = expand(case.condition)
-            holds, _ = condition_holds(model, condition, preset, values)
-            if not holds:
+            if not condition_holds_here(model, condition, preset, values):
                 continue
             deciding = condition if condition is not sympy.true else (expand(equation.cases[index - 1].condition) if index else None)
             other = equation.cases[index + 1].id if index + 1 < len(equation.cases) else (equation.cases[index - 1].id if index else None)

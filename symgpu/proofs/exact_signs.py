@@ -7,7 +7,8 @@ admissible points.
 - :func:`refuted`: two of the signs -, 0, + taken at points allowed by the symbols' declared
   assumptions (:mod:`symgpu.proofs.sample_points`; exact rational values, so a True is a proof that
   no sign can be decided); :func:`nonzero_somewhere`: a nonzero value at such a point (a proof that
-  the expression is not identically 0); :func:`modest_powers` keeps those values small, and
+  the expression is not identically 0, read in :mod:`.surds`' exact arithmetic where square roots come in:
+  :func:`surd_at`); :func:`modest_powers` keeps those values small, and
   :func:`modest_at` the exponents that hold symbols, point by point; :func:`values_at` puts a point
   in behind that check (every exact value at a point is taken through it), and :func:`signs_at`
   reads the signs of those values, in Python's rational arithmetic where an expression allows it.
@@ -19,13 +20,14 @@ assumptions, and :mod:`symgpu.derive.regime_split` at its generic point.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from fractions import Fraction
 from typing import Any
 
 import sympy
 
 from symgpu.memo import Memo
-from symgpu.proofs import rational_value, sample_points
+from symgpu.proofs import rational_value, sample_points, surds
 
 
 def basic_sign(e: sympy.Basic) -> int | None:
@@ -132,8 +134,9 @@ def signs_at(exprs: Sequence[sympy.Basic], point: dict[sympy.Symbol, sympy.Expr]
              exponents: Sequence[sympy.Expr] = ()) -> tuple[int | None, ...] | None:
     """The sign of each of :func:`values_at`'s values (:func:`_value_sign`: None for a value with no
     sign), None where :func:`values_at` is None. An expression :mod:`.rational_value` evaluates gets
-    its value in Python's rational arithmetic (the same exact value); the others, and one with a
-    division by 0, SymPy's substitution. Errors of :func:`_value_sign` propagate, as for a value of
+    its value in Python's rational arithmetic (the same exact value), one with square roots in it
+    :func:`surd_at`'s (exact too); the others, and one with a division by 0 or a root of a negative
+    number there, SymPy's substitution. Errors of :func:`_value_sign` propagate, as for a value of
     :func:`values_at` read by the caller."""
     if exponents and not modest_at(exponents, point):
         return None
@@ -147,6 +150,15 @@ def signs_at(exprs: Sequence[sympy.Basic], point: dict[sympy.Symbol, sympy.Expr]
             left.append(i)
             continue
         signs.append((value > 0) - (value < 0))
+    if left:  # then in surds' arithmetic (a + b*sqrt(r): a value at a quadratic's root), exactly, where it is defined there
+        shared: dict[sympy.Basic, surds.Number] = {}
+        rest = []
+        for i in left:
+            try:
+                signs[i] = surds.sign(surd_at(exprs[i], point, shared))
+            except (ZeroDivisionError, ArithmeticError):  # no real value there, or not that arithmetic: SymPy's substitution
+                rest.append(i)
+        left = rest
     if left:
         values = values_at([exprs[i] for i in left], point)
         if values is None:
@@ -220,19 +232,57 @@ def _signs_seen(expr: sympy.Basic, known: tuple[sympy.Expr, ...], enough: Callab
 
 #: the most points evaluated to show that an expression is not identically 0
 NONZERO_POINTS = 3
+#: the most points read in :mod:`.surds`' arithmetic alone (the same seeded sequence, continued: a value at a
+#: quadratic's root is often undefined at the first points, where the pools' first values make a denominator 0, or
+#: not real, where they make its discriminant negative; each point costs little in that arithmetic)
+NONZERO_SURD_POINTS = 16
+
+
+def surd_at(expr: sympy.Basic, point: Mapping[sympy.Symbol, sympy.Basic],
+            memo: dict[sympy.Basic, surds.Number] | None = None) -> surds.Number:
+    """``expr``'s exact value at ``point`` (rational values) in :mod:`.surds`' arithmetic: a rational number, or
+    ``a + b*sqrt(r)`` where square roots come in (a case value at a quadratic's root), without building SymPy's
+    numbers (which factor each radicand); powers up to :data:`MAX_POINT_EXPONENT`. ``memo``: the values of the nodes
+    of the expressions evaluated at this same point (shared parts once).
+
+    Raises:
+        ZeroDivisionError, surds.NotReal: ``expr`` has no real value at ``point``.
+        surds.Unsupported: a node not evaluated there (a function, a float, a symbolic exponent, a symbol with no
+            rational value in ``point``): the caller substitutes with SymPy.
+    """
+    def at(symbol: sympy.Symbol) -> Fraction:
+        found = point.get(symbol)
+        if not isinstance(found, sympy.Rational):
+            raise surds.Unsupported(symbol)
+        return Fraction(int(found.p), int(found.q))
+    return surds.value(expr, at, MAX_POINT_EXPONENT, {} if memo is None else memo)
 
 
 def nonzero_somewhere(expr: sympy.Basic) -> bool:
-    """True if ``expr`` takes a nonzero exact rational value at one of a few points allowed by its
-    symbols' assumptions (the small pool's first values, then seeded draws): a proof that ``expr`` is
-    not identically 0 where it is defined, so that no rewriting that keeps values (``sympy.cancel``)
-    can make it 0. False means only "not shown" (0, undefined or not rational at every point tried)."""
+    """True if ``expr`` takes a nonzero exact value at one of a few points allowed by its symbols' assumptions
+    (the small pool's first values, then seeded draws): a proof that ``expr`` is not identically 0 where it is
+    defined, so that no rewriting that keeps values (``sympy.cancel``) can make it 0. The value is :func:`surd_at`'s
+    (rational, or ``a + b*sqrt(r)``, exact either way; up to :data:`NONZERO_SURD_POINTS` points), else SymPy's
+    substitution's where it is rational (the first :data:`NONZERO_POINTS`). False means only "not shown" (0,
+    undefined or neither at every point tried)."""
     symbols = sample_points.ordered(expr.free_symbols)
     pools = [sample_points.SMALL.admissible(s) for s in symbols]
     if not symbols or not all(pools) or expr.has(sympy.Derivative, sympy.Integral) or not modest_powers(expr):
         return False
     exponents = symbolic_exponents(expr)
-    for point in sample_points.points(symbols, pools, 1729, NONZERO_POINTS, fixed_first=2):
+    in_surds = True  # until a node outside that arithmetic is met (then at every point: the nodes are the same)
+    for index, point in enumerate(sample_points.points(symbols, pools, 1729, max(NONZERO_POINTS, NONZERO_SURD_POINTS), fixed_first=2)):
+        if in_surds:
+            try:
+                if surd_at(expr, point) != 0:
+                    return True
+                continue
+            except (ZeroDivisionError, surds.NotReal):  # no real value here (SymPy's: zoo, nan or not real)
+                continue
+            except surds.Unsupported:
+                in_surds = False
+        if index >= NONZERO_POINTS:
+            break
         values = values_at((expr,), point, exponents)
         if values is not None and values[0].is_Rational and values[0] != 0:
             return True

@@ -9,7 +9,9 @@ one where ``x < y``, computed exactly, show that SymPy can decide neither compar
 
 :func:`keeps_every_argument` looks for those points (rational values from a fixed pool, each
 checked against the symbol's assumptions by SymPy itself: :mod:`symgpu.proofs.sample_points`; exact :class:`~fractions.Fraction`
-arithmetic, so no rounding). When every pair of arguments is ordered both ways, and no
+arithmetic, and :mod:`symgpu.proofs.surds`' ``a + b*sqrt(r)`` where square roots come in (a case value at a root of
+a quadratic), so no rounding; a point where an argument divides by 0 or takes the root of a negative number is passed
+over: it has no real value there). When every pair of arguments is ordered both ways, and no
 argument is itself a Min or Max (the only case in which SymPy also flattens or collapses
 arguments) and none is infinite, ``func(*args)`` is exactly ``func(*args, evaluate=False)``:
 the same argument set, ordered the same way. Anything else (an expression it cannot
@@ -19,8 +21,7 @@ SymPy.
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -29,59 +30,33 @@ from sympy.core.operations import ShortCircuit
 from sympy.core.parameters import global_parameters
 
 from symgpu.memo import Memo
-from symgpu.proofs import sample_points
+from symgpu.proofs import sample_points, surds
 
 #: sample points tried before giving up (each assigns every symbol one value from its pool)
 POINTS = 32
-#: largest integer exponent evaluated exactly
+#: largest integer exponent (numerator of a half-integer one) evaluated exactly
 MAX_EXPONENT = 16
 #: candidate symbol values: a wide spread of magnitudes, fractions, zero and negatives
 POOL = sample_points.WIDE
 
 
-class _Unsupported(Exception):
-    """An expression this module does not evaluate exactly."""
-
-
-def _power(base: Fraction, exponent: sympy.Basic) -> Fraction:
-    if not exponent.is_Integer or abs(int(exponent)) > MAX_EXPONENT:
-        raise _Unsupported(exponent)
-    return base ** int(exponent)
-
-
-_FOLDS: dict[type, Callable[[list[Fraction]], Fraction]] = {
-    sympy.Add: lambda v: sum(v, Fraction(0)),
-    sympy.Mul: lambda v: math.prod(v, start=Fraction(1)),
-    sympy.Min: min,
-    sympy.Max: max,
-    sympy.floor: lambda v: Fraction(math.floor(v[0])),
-    sympy.ceiling: lambda v: Fraction(math.ceil(v[0])),
-    sympy.Abs: lambda v: abs(v[0]),
-}
-
-
-def value(expr: sympy.Basic, point: dict[sympy.Symbol, Fraction], draws: sample_points.Draws) -> Fraction:
-    """``expr`` at ``point``, exactly; a symbol not yet in ``point`` gets an admissible value.
+def value(expr: sympy.Basic, point: dict[sympy.Symbol, Fraction], draws: sample_points.Draws) -> surds.Number:
+    """``expr`` at ``point``, exactly (:func:`symgpu.proofs.surds.value`: a rational number, or ``a + b*sqrt(r)`` where
+    square roots come in); a symbol not yet in ``point`` gets an admissible value.
 
     Raises:
         ZeroDivisionError: ``expr`` divides by 0 at this point.
-        _Unsupported: ``expr`` holds something not evaluated here (or a symbol with no value).
+        surds.NotReal: a square root of a negative number at this point.
+        surds.Unsupported: ``expr`` holds something not evaluated here (or a symbol with no admissible value).
     """
-    if expr.is_Symbol:
-        if expr not in point:
-            drawn = draws.admissible(expr, POOL)
-            if drawn is None:
-                raise _Unsupported(expr)
-            point[expr] = drawn
-        return point[expr]
-    if expr.is_Rational:
-        return Fraction(int(expr.p), int(expr.q))
-    if expr.is_Pow:
-        return _power(value(expr.base, point, draws), expr.exp)
-    fold = _FOLDS.get(type(expr))
-    if fold is None:
-        raise _Unsupported(expr)
-    return fold([value(a, point, draws) for a in expr.args])
+    def drawn(symbol: sympy.Symbol) -> Fraction:
+        if symbol not in point:
+            found = draws.admissible(symbol, POOL)
+            if found is None:
+                raise surds.Unsupported(symbol)
+            point[symbol] = found
+        return point[symbol]
+    return surds.value(expr, drawn, MAX_EXPONENT)
 
 
 def keeps_every_argument(args: Sequence[Any], *, collapsed: bool = False) -> bool:
@@ -100,9 +75,9 @@ def keeps_every_argument(args: Sequence[Any], *, collapsed: bool = False) -> boo
         point: dict[sympy.Symbol, Fraction] = {}
         try:
             values = [value(a, point, draws) for a in args]
-        except ZeroDivisionError:
+        except (ZeroDivisionError, surds.NotReal):  # no real value at this point: another point may have one
             continue
-        except _Unsupported:
+        except surds.Unsupported:
             return False
         for i, j in list(open_pairs):
             if values[i] != values[j]:
