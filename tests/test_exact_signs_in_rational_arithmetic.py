@@ -5,6 +5,8 @@ read in ``a + b*sqrt(r)`` (symgpu.proofs.surds) where square roots come in."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -34,12 +36,19 @@ def test_signs_by_hand_at_a_pole_and_a_staircase():
     assert signs == (0, None, 0, 0, 0, 0, 1, -1)
 
 
+#: points (x, y positive, z of either sign) as hypothesis draws them
+_POSITIVE = st.fractions(min_value=0, max_value=20).filter(lambda f: f > 0)
+_POINTS = (_POSITIVE, _POSITIVE, st.fractions(min_value=-20, max_value=20))
+
+
+def _point(*fractions: Any) -> dict[sympy.Symbol, sympy.Rational]:
+    return {s: sympy.Rational(f.numerator, f.denominator) for s, f in zip((x, y, z), fractions)}
+
+
 @settings(database=None, derandomize=True, max_examples=60)
-@given(st.fractions(min_value=0, max_value=20).filter(lambda f: f > 0), st.fractions(min_value=0, max_value=20).filter(lambda f: f > 0),
-       st.fractions(min_value=-20, max_value=20))
+@given(*_POINTS)
 def test_signs_in_rational_arithmetic_are_sympys(fx, fy, fz):
-    point = {x: sympy.Rational(fx.numerator, fx.denominator), y: sympy.Rational(fy.numerator, fy.denominator),
-             z: sympy.Rational(fz.numerator, fz.denominator)}
+    point = _point(fx, fy, fz)
     assert exact_signs.signs_at(EXPRESSIONS, point) == _sympy_signs(EXPRESSIONS, point)
 
 
@@ -52,9 +61,7 @@ ROOTED = (
 
 
 @settings(database=None, derandomize=True, max_examples=60)
-@given(st.fractions(min_value=0, max_value=20).filter(lambda f: f > 0), st.fractions(min_value=0, max_value=20).filter(lambda f: f > 0),
-       st.fractions(min_value=-20, max_value=20))
+@given(*_POINTS)
 def test_signs_of_values_with_square_roots_are_sympys(fx, fy, fz):
-    point = {x: sympy.Rational(fx.numerator, fx.denominator), y: sympy.Rational(fy.numerator, fy.denominator),
-             z: sympy.Rational(fz.numerator, fz.denominator)}
+    point = _point(fx, fy, fz)
     assert exact_signs.signs_at(ROOTED, point) == _sympy_signs(ROOTED, point)
