@@ -26,8 +26,8 @@ def empty_store(monkeypatch: pytest.MonkeyPatch, tmp_path):
 
 def test_a_kept_min_max_verdict_builds_what_sympy_builds(monkeypatch: pytest.MonkeyPatch, empty_store) -> None:
     a, b = sympy.symbols("a_kept b_kept", positive=True)
-    # a square root is no rational function: the cheap proof leaves both to SymPy (and the store)
-    kept, dominated = (a, 2 * sympy.sqrt(b) + 1), (a, a + sympy.sqrt(b))
+    # a cube root is outside the cheap proof's arithmetic (rationals and square roots): it leaves both to SymPy (and the store)
+    kept, dominated = (a, 2 * sympy.cbrt(b) + 1), (a, a + sympy.cbrt(b))
     assert not unordered.keeps_every_argument(kept) and not unordered.keeps_every_argument(dominated)
     first = substitution.min_max(sympy.Min, kept)
     assert substitution.min_max(sympy.Min, dominated) == a
@@ -40,8 +40,8 @@ def test_a_kept_min_max_verdict_builds_what_sympy_builds(monkeypatch: pytest.Mon
     assert substitution.min_max(sympy.Min, dominated) == a
 
 
-#: a Min whose arguments the cheap proof cannot evaluate (a square root) and SymPy keeps, nested in one it collapses
-STORED_RHS = "Min(P_peak, sqrt(I*B*P_peak), Max(I*B, sqrt(I*B*P_peak)))"
+#: a Min whose arguments the cheap proof cannot evaluate (a cube root) and SymPy keeps, nested in one it collapses
+STORED_RHS = "Min(P_peak, (I*B*P_peak**2)**(1/3), Max(I*B, (I*B*P_peak**2)**(1/3)))"
 
 
 def test_models_built_from_kept_verdicts_equal_models_built_afresh(monkeypatch: pytest.MonkeyPatch, empty_store,

@@ -15,7 +15,12 @@ import sympy
 from symgpu.proofs import surds
 from symgpu.proofs.surds import Surd
 
-mpmath.mp.dps = 120
+
+@pytest.fixture(autouse=True)
+def _digits_120():
+    """mpmath at 120 digits in this file's tests only (the process's other tests keep its default)."""
+    with mpmath.workdps(120):
+        yield
 
 
 def _sympy(x: surds.Number) -> sympy.Expr:
