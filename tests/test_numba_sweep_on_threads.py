@@ -45,9 +45,9 @@ def test_a_box_is_cut_into_parts_of_consecutive_points_that_cover_it_once(seed: 
 
 def test_a_box_is_cut_only_where_it_is_large_and_there_are_threads() -> None:
     small, large = ((0, 2), (0, 100)), ((0, 64), (0, 4096))  # 200 points; 2**18 points
-    assert fused.pieces(0, small, 4) == 1 and fused.pieces(0, large, 1) == 1
-    assert fused.pieces(0, large, 2) == 2 * fused.PARTS_PER_THREAD
-    assert len(fused.split(0, large, fused.pieces(0, large, 2))) == 2 * fused.PARTS_PER_THREAD
+    assert fused.pieces(small, 4) == 1 and fused.pieces(large, 1) == 1
+    assert fused.pieces(large, 2) == 2 * fused.PARTS_PER_THREAD
+    assert len(fused.split(0, large, fused.pieces(large, 2))) == 2 * fused.PARTS_PER_THREAD
 
 
 @pytest.mark.parametrize("threads", [2, 3])

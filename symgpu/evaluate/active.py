@@ -181,7 +181,8 @@ def condition_holds_here(model: Model, condition: Any, preset: str | None, value
 
 
 def condition_true(model: Model, condition: Any, preset: str | None, values: Mapping[str, Any]) -> bool:
-    """The verdict of :func:`condition_holds` alone (its numbers not printed: for a caller that shows none)."""
+    """:func:`condition_holds`' verdict by the tie rule alone (its numbers not printed, and a tie up to rounding not
+    decided exactly, unlike :func:`condition_holds` and :func:`condition_holds_here`: for a caller that shows none)."""
     return condition_verdict(condition, lambda expr: _side(model, expr, preset, values), model.id, shown=False)[0]
 
 

@@ -265,7 +265,6 @@ def may_be_unequal(model: Model, left: sympy.Basic, right: sympy.Basic, inputs: 
     (a quotient, or a step beyond it inside sides that are not) are then taken as equal."""
     if equal_is_exact(model, left, right):
         return sympy.false
-    shared = shared_tie(model, left, right)
     if magnitude is None:  # a sum or product beyond it
         tests = [scaling.relation(sympy.StrictGreaterThan, min_max(sympy.Max, (side, -side)), WHOLE_LIMIT) for side in (left, right)]
     else:
@@ -277,6 +276,7 @@ def may_be_unequal(model: Model, left: sympy.Basic, right: sympy.Basic, inputs: 
     if not tests:
         return sympy.false
     doubt = sympy.Or(*tests, evaluate=False)
+    shared = shared_tie(model, left, right)
     return doubt if shared is sympy.false else sympy.And(doubt, sympy.Not(shared), evaluate=False)
 
 

@@ -390,7 +390,7 @@ def run(numba: Any, function: Callable[..., Any], plan: Layout, constants: tuple
     if plan.fast >= 0 and flags.size < out.shape[1]:  # the points the fast pass leaves are marked in flag slots
         flags = np.zeros(out.shape[1], dtype=np.bool_)
     loop, settle = kernel(numba, function, plan.lengths.size, plan)
-    parts = [part for first, bounds in boxes for part in split(first, bounds, pieces(first, bounds, threads))]
+    parts = [part for first, bounds in boxes for part in split(first, bounds, pieces(bounds, threads))]
 
     def one(part: tuple[int, tuple[tuple[int, int], ...]]) -> tuple[int, int]:
         first, bounds = part
@@ -431,7 +431,7 @@ def _pool(threads: int) -> concurrent.futures.ThreadPoolExecutor:
     return _POOLS[key]
 
 
-def pieces(first: int, bounds: tuple[tuple[int, int], ...], threads: int) -> int:
+def pieces(bounds: tuple[tuple[int, int], ...], threads: int) -> int:
     """How many parts a box is cut into for ``threads`` threads: 1 (one thread, or fewer than
     :data:`SPLIT_POINTS` points), else :data:`PARTS_PER_THREAD` per thread, each of at least half
     :data:`SPLIT_POINTS` points."""
