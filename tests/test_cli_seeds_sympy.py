@@ -7,7 +7,7 @@ import random
 
 import sympy.core.random
 
-from symgpu.cli import app
+from symgpu.cli import app, seeding
 
 
 def test_a_symbolic_command_seeds_sympys_generators_and_list_does_not(capsys) -> None:  # type: ignore[no-untyped-def]
@@ -16,5 +16,5 @@ def test_a_symbolic_command_seeds_sympys_generators_and_list_does_not(capsys) ->
     assert sympy.core.random.rng.getstate() == random.Random(1).getstate()  # list: SymPy's state as it was
     assert app.main(["show", "occupancy"]) == 0
     # `show` draws nothing from the generator factor uses: it holds the command line's seed
-    assert sympy.core.random.rng.getstate() == random.Random(app.SYMPY_SEED).getstate()
+    assert sympy.core.random.rng.getstate() == random.Random(seeding.SYMPY_SEED).getstate()
     capsys.readouterr()

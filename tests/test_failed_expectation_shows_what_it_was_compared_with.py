@@ -7,36 +7,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from tests.conftest import toy_header
+from tests.conftest import read_fixture
 
-_MODEL = toy_header("expectm", "expectations", "T = a*K + b/K, least at K = sqrt(b/a)") + '''
-[symbols.K]
-description = "tile count"
-unit = "1"
-assumptions = ["positive"]
-[symbols.a]
-description = "cost per tile"
-unit = "us"
-assumptions = ["positive"]
-[symbols.b]
-description = "cost over tiles"
-unit = "us"
-assumptions = ["positive"]
-[symbols.T]
-description = "time"
-unit = "us"
-role = "output"
-[[equations]]
-id = "t"
-defines = "T"
-rhs = "a*K + b/K"
-source = { ref = "toy2026", locator = "1" }
-[presets.base]
-description = "base"
-source = { ref = "toy2026", locator = "p" }
-[presets.base.values]
-a = "1 us"
-b = "9 us"
+_MODEL = read_fixture("tile_cost") + '''
 [[derivations]]
 id = "by_number"
 op = "extremum"
@@ -60,7 +33,7 @@ source = { ref = "toy2026", locator = "d2" }
 
 
 def test_a_failed_expect_value_shows_the_extreme_value_and_its_number_at_the_preset(write_model, cli) -> None:  # type: ignore[no-untyped-def]
-    code, out, err = cli("derive", write_model(_MODEL, name="expectm"), "by_number")
+    code, out, err = cli("derive", write_model(_MODEL, name="tile_cost"), "by_number")
     assert code == 1, err
     line = next(x for x in out.splitlines() if x.startswith("FAIL by_number"))
     # by hand: a*K + b/K is least at K = sqrt(9/1) = 3, where it is 3 + 3 = 6 us
@@ -73,6 +46,6 @@ def test_a_failed_expect_value_shows_the_extreme_value_and_its_number_at_the_pre
 
 
 def test_expectations_that_hold_in_symbols_pass_whatever_the_preset(write_model, cli) -> None:  # type: ignore[no-untyped-def]
-    code, out, err = cli("derive", write_model(_MODEL, name="expectm"), "by_form")
+    code, out, err = cli("derive", write_model(_MODEL, name="tile_cost"), "by_form")
     assert code == 0, err
     assert out.startswith("ok   by_form")

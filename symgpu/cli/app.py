@@ -21,6 +21,7 @@ from types import ModuleType
 
 from symgpu import errors, leftovers, store, textfiles
 from symgpu.cli.parsing import BAD_INPUT, FAILED, OK, Parser
+from symgpu.cli.seeding import seed_sympy
 
 #: Every subcommand, in help order: (command module, one-line help as its ``setup`` gives it).
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -58,8 +59,6 @@ MAX_MESSAGE = 4000
 GROUPS = ("catalog", "model", "derive", "report", "compare", "kernel", "measure", "sweep", "predict", "cache")
 #: the groups whose commands never use SymPy (the others seed its generators: :func:`seed_sympy`)
 WITHOUT_SYMPY = ("catalog", "cache")
-#: the seed of SymPy's generators in a command-line process
-SYMPY_SEED = 20261127
 
 
 def command_module(group: str) -> ModuleType:
@@ -150,23 +149,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     run = command_module(COMMANDS[args.command][0]).RUN[args.command]
     code = _guarded(lambda: run(args), settings)
     return OK if code is None else code
-
-
-def seed_sympy() -> None:
-    """Seed SymPy's two generators (:data:`SYMPY_SEED`), so that a command's answer and its time are
-    the same in every process.
-
-    NOTE: SymPy draws from generators seeded by the operating system at import: the order in which
-    its assumption system tries the facts that imply a queried one (``_ask`` shuffles them; a query
-    met again while it is being answered gives None, so an undecided query, and what rests on it,
-    may depend on the order), and the evaluation points of ``factor``'s Wang algorithm (one
-    factorisation in tests/test_linear_factors.py ran for 7 s in one process and over 8 minutes in
-    another). Only the command line seeds them, once per command: it owns its process; ``import
-    symgpu`` in a user's program or notebook leaves SymPy's generators as it finds them.
-    """
-    import sympy.core.random  # noqa: PLC0415 - here: `symgpu --help` and `symgpu list` import no SymPy
-
-    sympy.core.random.seed(SYMPY_SEED)
 
 
 def _guarded(run: Callable[[], int | None], settings: store.Settings) -> int | None:

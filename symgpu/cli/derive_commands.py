@@ -25,7 +25,7 @@ import json
 import re
 import sys
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pint
@@ -33,7 +33,7 @@ import sympy
 
 from symgpu import errors, suggest
 from symgpu.derive import summary
-from symgpu.cli import assume_units, common, derive_expectations, given_numbers
+from symgpu.cli import assume_units, common, derive_batch, given_numbers
 from symgpu.numbers import json_number
 from symgpu import derive
 from symgpu.cli.operation_commands import OPERATION_COMMANDS, command_name
@@ -43,10 +43,6 @@ from symgpu.derive.options import Options
 from symgpu.model import printing
 from symgpu.evaluate import evaluator
 import symgpu
-
-if TYPE_CHECKING:
-    from symgpu.derive.derivation import Derivation
-    from symgpu.model.schema import DerivationRequest
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
@@ -85,13 +81,6 @@ def _substitutions(items: list[str]) -> dict[str, str]:
             raise errors.UsageError(f"--substitute {item!r}: expected NAME=EXPR, e.g. --substitute M=N")
         out[name.strip()] = text.strip()
     return out
-
-
-def _setup_derive(sub: Any) -> None:
-    p = sub.add_parser("derive", help="run the [[derivations]] a model file asks for and check their expectations")
-    p.add_argument("model")
-    p.add_argument("ids", nargs="*", help="derivation ids (all by default)")
-    p.add_argument("--json", action="store_true")
 
 
 def _setup_repl(sub: Any) -> None:
@@ -393,59 +382,6 @@ def _run(args: argparse.Namespace) -> int:
         raise
 
 
-def _run_derive(args: argparse.Namespace) -> int:
-    model = common.load_model(args.model)
-    requests = list(model.definition.derivations)
-    if args.ids:
-        known = {r.id: r for r in requests}
-        missing = [i for i in args.ids if i not in known]
-        if missing:
-            listed = suggest.alternatives(missing[0], known, "the model file's [[derivations]] list them")
-            raise errors.UsageError(f"{model.id}: no derivation {', '.join(missing)} (derivations: {listed})")
-        requests = [known[i] for i in args.ids]
-    if not requests:
-        raise errors.UsageError(f"{model.id} declares no [[derivations]]")
-    failed = 0
-    rows: list[tuple[DerivationRequest, Derivation | None, bool | None, str | None]] = []
-    for request in requests:
-        try:
-            result = derive.run_request(model, request)
-        except errors.SymgpuError as exc:
-            failed += 1
-            rows.append((request, None, False, str(exc)))
-            continue
-        holds = derive.expect_holds(result)
-        failed += holds is False
-        rows.append((request, result, holds, None))
-    if args.json:
-        out = []
-        for request, derivation, holds, problem in rows:
-            entry: dict[str, Any] = {"id": request.id, "op": request.op, "expect_holds": holds, "ok": problem is None and holds is not False}
-            if derivation is not None:
-                entry.update(derivation.to_dict())
-            if problem is not None:
-                entry["error"] = problem
-            out.append(entry)
-        print(json.dumps(out, default=str))
-    else:
-        for request, derivation, holds, problem in rows:
-            if derivation is None:
-                print(f"FAIL {request.id}: {request.op} -> error: {problem}")
-                continue
-            mark = "ok  " if holds is not False else "FAIL"
-            shown = derivation.location if request.op == "extremum" else derivation.result
-            note = "" if holds is not None else "  (no expectation)"
-            if holds is False:
-                note = derive_expectations.failed(request, derivation)
-            text = printing.sstr(shown)
-            if len(text) > 400:
-                text = text[:400] + f"... ({len(text)} characters; --json for all)"
-            print(f"{mark} {request.id}: {request.op} -> {text}"
-                  + (f"  [{derivation.unit}]" if derivation.unit and request.op != "extremum" else "") + note)
-        print(f"{len(rows) - failed} of {len(rows)} derivations ok" + (f", {failed} failed" if failed else ""))
-    return common.FAILED if failed else common.OK
-
-
 def _namespace() -> dict[str, Any]:
     namespace: dict[str, Any] = {"symgpu": symgpu, "derive": derive, "sympy": sympy, "oo": sympy.oo}
     loaded = []
@@ -488,9 +424,9 @@ def setup(sub: Any) -> None:
         p = sub.add_parser(command_name(op), help=command.help)
         _add_common(p)
         command.options(p)
-    _setup_derive(sub)
+    derive_batch.setup(sub)
     _setup_repl(sub)
 
 
 #: subcommand -> run(args) -> exit code.
-RUN = {**{command_name(op): _run for op in OPERATION_COMMANDS}, "derive": _run_derive, "repl": _run_repl}
+RUN = {**{command_name(op): _run for op in OPERATION_COMMANDS}, "derive": derive_batch.run, "repl": _run_repl}

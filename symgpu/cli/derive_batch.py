@@ -1,0 +1,107 @@
+"""``symgpu derive MODEL [ID ...]``: the model file's ``[[derivations]]`` run and their expectations checked,
+the requests side by side on the machine's cores.
+
+Each request is a task of :func:`symgpu.workers.run` (forked workers, which start with the loaded model): it runs
+the derivation and sends back only its line of output (its JSON entry with ``--json``) and whether it failed, never
+SymPy objects (rebuilding a derivation's expressions from a pickle costs up to a tenth of a second each). Before each
+request SymPy's generators are seeded (:func:`symgpu.cli.seeding.seed_sympy`), so a request's answer does not depend
+on which requests ran before it in its process: the output is the same with one worker or several, and the same as
+``symgpu derive MODEL ID`` asking for that request alone. With several workers the extrema and fixed points start first (:data:`SLOWEST_FIRST`); lines are printed in the
+order asked for (the model file's, or the ids').
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from symgpu import api, derive, errors, suggest, workers
+from symgpu.cli import common, derive_expectations
+from symgpu.cli.seeding import seed_sympy
+from symgpu.model import printing
+
+#: longest line of a derivation's result printed (the rest: ``--json``)
+SHOWN = 400
+#: the operations that take longest (a search over regimes and their certificates), started first with several workers
+#: so that none is left to run alone at the end; the others follow in the model file's order
+SLOWEST_FIRST = {"extremum": 0, "fixed_point": 1}
+
+
+@dataclass(frozen=True)
+class Row:
+    """One request's outcome as printed: its line (its JSON entry with ``--json``), and whether it failed."""
+
+    text: str
+    failed: bool
+
+
+def setup(sub: Any) -> None:
+    p = sub.add_parser("derive", help="run the [[derivations]] a model file asks for and check their expectations")
+    p.add_argument("model")
+    p.add_argument("ids", nargs="*", help="derivation ids (all by default)")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                   help="run N requests at once, each in a process of its own (default: one per CPU core; 1: one after "
+                   "the other); the output is the same either way")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.jobs is not None and args.jobs < 1:
+        raise errors.UsageError(f"--jobs {args.jobs}: give the number of requests to run at once, 1 or more")
+    model = common.load_model(args.model)
+    requests = list(model.definition.derivations)
+    if args.ids:
+        known = {r.id: r for r in requests}
+        missing = [i for i in args.ids if i not in known]
+        if missing:
+            listed = suggest.alternatives(missing[0], known, "the model file's [[derivations]] list them")
+            raise errors.UsageError(f"{model.id}: no derivation {', '.join(missing)} (derivations: {listed})")
+        requests = [known[i] for i in args.ids]
+    if not requests:
+        raise errors.UsageError(f"{model.id} declares no [[derivations]]")
+    tasks = [(str(position), row, (args.model, model.definition.derivations.index(request), bool(args.json)))
+             for position, request in enumerate(requests)]
+    slow = [SLOWEST_FIRST.get(r.op, len(SLOWEST_FIRST)) for r in requests]
+    order = [str(position) for position in sorted(range(len(requests)), key=slow.__getitem__)]
+    done = dict(workers.run(tasks, args.jobs or workers.default_workers(), order=order))
+    rows: list[Row] = [done[name] for name, _, _ in tasks]
+    failed = sum(r.failed for r in rows)
+    if args.json:
+        print("[" + ", ".join(r.text for r in rows) + "]")
+    else:
+        for r in rows:
+            print(r.text)
+        print(f"{len(rows) - failed} of {len(rows)} derivations ok" + (f", {failed} failed" if failed else ""))
+    return common.FAILED if failed else common.OK
+
+
+def row(name: str, index: int, as_json: bool) -> Row:
+    """The outcome of request ``index`` of model ``name``'s ``[[derivations]]`` (a task of :func:`workers.run`; the model is
+    the one the command loaded, from memory in a forked worker)."""
+    model = api.load(name)
+    request = model.definition.derivations[index]
+    seed_sympy()
+    try:
+        result = derive.run_request(model, request)
+    except errors.SymgpuError as exc:
+        if as_json:
+            return Row(json.dumps({"id": request.id, "op": request.op, "expect_holds": False, "ok": False, "error": str(exc)},
+                                  default=str), True)
+        return Row(f"FAIL {request.id}: {request.op} -> error: {exc}", True)
+    holds = derive.expect_holds(result)
+    if as_json:
+        entry: dict[str, Any] = {"id": request.id, "op": request.op, "expect_holds": holds, "ok": holds is not False}
+        entry.update(result.to_dict())
+        return Row(json.dumps(entry, default=str), holds is False)
+    mark = "ok  " if holds is not False else "FAIL"
+    shown = result.location if request.op == "extremum" else result.result
+    note = "" if holds is not None else "  (no expectation)"
+    if holds is False:
+        note = derive_expectations.failed(request, result)
+    text = printing.sstr(shown)
+    if len(text) > SHOWN:
+        text = text[:SHOWN] + f"... ({len(text)} characters; --json for all)"
+    unit = f"  [{result.unit}]" if result.unit and request.op != "extremum" else ""
+    return Row(f"{mark} {request.id}: {request.op} -> {text}{unit}{note}", holds is False)
