@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from symgpu import errors, textfiles
 from symgpu.cli.parsing import OK
-from symgpu.sweep import chunks, output, replay
+from symgpu.sweep import chunks, output, replay, threads
 from symgpu.sweep.chunks import DEFAULT_CHUNK
 
 #: the largest accepted --chunk-size (the full command's)
@@ -93,7 +93,8 @@ def attempt(argv: Sequence[str]) -> int | None:
             output.pyarrow_modules()
     except errors.SymgpuError:
         return None  # the full command reports it, after what it checks first
-    evaluated = chunks.with_settled(chunks.buffered_chunks(plan, plan.compiled(), wanted.chunk_size, args.progress), plan.settled,
+    evaluated = chunks.with_settled(chunks.buffered_chunks(plan, plan.compiled(), wanted.chunk_size, args.progress,
+                                                            threads.local_threads()), plan.settled,
                                     plan.quantities)
     summary = output.write_file(plan, evaluated, args.output, wanted.format)
     for line in summary_lines(summary, plan.quantities, plan.regime.quantity if plan.regime else ""):

@@ -22,6 +22,7 @@ import numpy as np
 from symgpu.evaluate import gridcode
 from symgpu.memo import Memo
 from symgpu.sweep.decide import RegimeSpec, decide
+from symgpu.sweep import threads as sweep_threads
 from symgpu.sweep.grid import Grid
 
 #: points per chunk by default: a few MiB per array, well inside the CPU caches' reach
@@ -284,12 +285,46 @@ def spans(grid: Grid, chunk_size: int, progress: bool | None) -> Iterator[tuple[
 
 
 def buffered_chunks(plan: Numbers, program: gridcode.GridProgram, chunk_size: int = DEFAULT_CHUNK,
-                    progress: bool | None = False) -> Iterator[Chunk]:
-    """The plan's chunks by ``program`` (each chunk's columns new, the scratch buffers reused)."""
+                    progress: bool | None = False, threads: int = 1) -> Iterator[Chunk]:
+    """The plan's chunks by ``program`` (each chunk's columns new, the scratch buffers reused), on ``threads``
+    threads (:func:`evaluated`)."""
+    axes, fixed = base_axes(plan), [np.float64(v) for _, v in plan.fixed]
+
+    def work(span: tuple[int, int], scratch: Scratch) -> Chunk:
+        start, stop = span
+        return buffered_chunk(plan, program, start, stop, axes, fixed, plan.grid.boxes(start, stop), Targets({}, None, *scratch))
+
+    yield from evaluated(plan, work, chunk_size, progress, lambda: scratch_of(plan, program, chunk_size), threads)
+
+
+#: a chunk's scratch buffers: the regime decision's (None: no regime), the program's floats and bools
+Scratch = tuple[np.ndarray | None, tuple[np.ndarray, ...], tuple[np.ndarray, ...]]
+
+
+def scratch_of(plan: Numbers, function: Any, chunk_size: int) -> Scratch:
+    """The scratch buffers one chunk of ``plan`` by ``function`` uses (one set per thread)."""
     size = min(plan.grid.size, chunk_size)
     scratch = np.empty(2 * size, dtype=bool) if plan.regime is not None else None
-    floats, bools = buffers(program, size)
-    axes, fixed = base_axes(plan), [np.float64(v) for _, v in plan.fixed]
-    for start, stop in spans(plan.grid, chunk_size, progress):
-        yield buffered_chunk(plan, program, start, stop, axes, fixed, plan.grid.boxes(start, stop),
-                             Targets({}, None, scratch, floats, bools))
+    return (scratch, *buffers(function, size))
+
+
+def evaluated(plan: Numbers, work: Callable[[tuple[int, int], Scratch], Chunk], chunk_size: int, progress: bool | None,
+              make: Callable[[], Scratch], threads: int = 1) -> Iterator[Chunk]:
+    """``work(span, scratch)`` for each chunk of the grid (``Grid.chunks``), in order: one after the other with one set
+    of scratch buffers, or, on ``threads`` threads where there is more than one chunk, :func:`symgpu.sweep.threads.in_order`
+    (NumPy releases the GIL inside each operation; each thread has its own buffers, so every chunk is computed as
+    alone). The progress bar moves as each chunk is read (:func:`progress_bar`)."""
+    if threads <= 1 or plan.grid.size <= chunk_size:
+        scratch = make()
+        for span in spans(plan.grid, chunk_size, progress):
+            yield work(span, scratch)
+        return
+    bar = progress_bar(plan.grid.size, progress)
+    try:
+        for chunk in sweep_threads.in_order(work, plan.grid.chunks(chunk_size), make, threads):
+            yield chunk
+            if bar is not None:
+                bar.update(chunk.stop - chunk.start)
+    finally:
+        if bar is not None:
+            bar.close()

@@ -29,21 +29,19 @@ is not used: symgpu never loads executable code from a cache).
 
 from __future__ import annotations
 
-import concurrent.futures
 import importlib
 import math
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from symgpu import workers
 from symgpu.evaluate import active
 from symgpu.evaluate.axis_tables import Tabled
 from symgpu.memo import Memo
 from symgpu.sweep.regimes import RegimeSpec
+from symgpu.sweep.threads import pool as threads_pool
 
 #: regime kinds as the kernel reads them
 NO_REGIME, MIN, MAX, CASES = 0, 1, 2, 3
@@ -382,7 +380,7 @@ def run(numba: Any, function: Callable[..., Any], plan: Layout, constants: tuple
     row per quantity), ``regime`` (int16, unused without a regime) and ``flags`` (bool zeros, the near-tie
     flag per point; unused without one); return the number of points outside the domain and of
     points flagged. ``threads``: the boxes cut into parts of consecutive points (:func:`split`) run on
-    that many threads at once."""
+    that many threads at once (:func:`symgpu.sweep.threads.pool`)."""
     fixed = tuple(float(c) for c in constants)
     flags = np.empty(0, dtype=np.bool_) if flags is None else flags
     if plan.near >= 0 and flags.size < out.shape[1]:  # numba checks no bounds: the loop would write past the array
@@ -405,7 +403,7 @@ def run(numba: Any, function: Callable[..., Any], plan: Layout, constants: tuple
             settle(start, plan.values, plan.offsets, plan.lengths, fixed, out, regime, marked, width)
         return int(got[0]), int(got[2])
 
-    done = list(_pool(threads).map(one, parts)) if threads > 1 and len(parts) > 1 else [one(p) for p in parts]
+    done = list(threads_pool(threads).map(one, parts)) if threads > 1 and len(parts) > 1 else [one(p) for p in parts]
     return sum(d[0] for d in done), sum(d[1] for d in done)
 
 
@@ -414,23 +412,6 @@ SPLIT_POINTS = 1 << 16
 #: parts per thread a large box is cut into, each taken by the next free thread: a thread that the OS holds back
 #: (the other core busy) leaves its later parts to the others instead of making every thread wait at the end
 PARTS_PER_THREAD = 4
-_POOLS: dict[tuple[int, int], concurrent.futures.ThreadPoolExecutor] = {}
-
-
-def local_threads() -> int:
-    """The threads a local sweep's loop runs on: the cores this process may use."""
-    return workers.default_workers()
-
-
-def _pool(threads: int) -> concurrent.futures.ThreadPoolExecutor:
-    """This process's pool of ``threads`` threads (made on first use; a forked process makes its own, as threads
-    do not survive a fork)."""
-    key = (os.getpid(), threads)
-    if key not in _POOLS:
-        _POOLS[key] = concurrent.futures.ThreadPoolExecutor(max_workers=threads, thread_name_prefix="symgpu-sweep")
-    return _POOLS[key]
-
-
 def pieces(bounds: tuple[tuple[int, int], ...], threads: int) -> int:
     """How many parts a box is cut into for ``threads`` threads: 1 (one thread, or fewer than
     :data:`SPLIT_POINTS` points), else :data:`PARTS_PER_THREAD` per thread, each of at least half

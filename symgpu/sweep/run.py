@@ -15,9 +15,10 @@ from symgpu import errors
 from symgpu.evaluate import compiler, gridcode
 from symgpu.memo import Memo
 from symgpu.model import Model
-from symgpu.sweep import backends, fused, settle_ties
+from symgpu.sweep import backends, fused, settle_ties, threads
 from symgpu.sweep.device import device_chunk
-from symgpu.sweep.chunks import DEFAULT_CHUNK, Chunk, Columns, Settled, Targets, base_axes, buffered_chunk, buffered_chunks, buffers, chunk_of, progress_bar, spans
+from symgpu.sweep.chunks import (DEFAULT_CHUNK, Chunk, Columns, Scratch, Settled, Targets, base_axes, buffered_chunk, buffered_chunks, buffers, chunk_of,
+                                 evaluated, progress_bar, scratch_of, spans)
 from symgpu.sweep.grid import Axis, Grid
 from symgpu.sweep.plan import SweepPlan, build_plan, fast_outputs
 
@@ -180,13 +181,25 @@ class _Whole:
     regime: np.ndarray | None
 
 
-def _chunks(plan: SweepPlan, backend: str, chunk_size: int, progress: bool | None, whole: _Whole | None = None) -> Iterator[Chunk]:
+def _chunks(plan: SweepPlan, backend: str, chunk_size: int, progress: bool | None, whole: _Whole | None = None,
+            cores: int | None = None) -> Iterator[Chunk]:
     """:func:`iter_chunks` as the compiled pass decides them; with ``whole``, each chunk's columns and codes written
-    straight into its slices of those arrays (NumPy, cupy, jax: from the device straight into the result)."""
+    straight into its slices of those arrays (NumPy, cupy, jax: from the device straight into the result). NumPy's
+    chunks and numba's loop run on ``cores`` threads (None: :func:`symgpu.sweep.threads.local_threads`)."""
+    cores = threads.local_threads() if cores is None else cores
     runner = backends.load(backend)
     function = compile_plan(plan, runner)
-    if whole is None and runner.name == "numpy" and isinstance(function, gridcode.GridProgram):
-        yield from buffered_chunks(plan, function, chunk_size, progress)  # the loop a stored plan runs too
+    if runner.name == "numpy" and isinstance(function, gridcode.GridProgram):
+        if whole is None:
+            yield from buffered_chunks(plan, function, chunk_size, progress, cores)  # as a stored plan's replay
+            return
+
+        def into_whole(span: tuple[int, int], scratch: Scratch) -> Chunk:  # each chunk written into the result's slices
+            start, stop = span
+            regime = None if whole.regime is None else whole.regime[start:stop]
+            return _grid_chunk(plan, function, start, stop, Targets({n: c[start:stop] for n, c in whole.columns.items()}, regime, *scratch))
+
+        yield from evaluated(plan, into_whole, chunk_size, progress, lambda: scratch_of(plan, function, chunk_size), cores)
         return
     scratch = np.empty(2 * min(plan.grid.size, chunk_size), dtype=bool) if plan.regime is not None and runner.name == "numpy" else None
     floats, bools = buffers(function, min(plan.grid.size, chunk_size))
@@ -196,7 +209,7 @@ def _chunks(plan: SweepPlan, backend: str, chunk_size: int, progress: bool | Non
         if runner.name == "numpy":  # each chunk's columns new (or the result's slices), the scratch reused
             yield _grid_chunk(plan, function, start, stop, Targets(columns, regime, scratch, floats, bools))
         elif runner.name == "numba":
-            yield _fused_chunk(plan, runner, function, start, stop, columns, regime, fused.local_threads())
+            yield _fused_chunk(plan, runner, function, start, stop, columns, regime, cores)
         else:  # cupy, jax: only the columns and codes come back
             yield device_chunk(plan, runner, function, start, stop, columns or None, regime)
 
@@ -223,7 +236,7 @@ def sweep(model: Model, quantities: str | Sequence[str], *, grid: Grid | Sequenc
         runner = backends.load(backend)
         out = np.empty((len(plan.quantities), size))
         codes = np.empty(size if plan.regime is not None else 0, dtype=np.int16)
-        outside, near = _fused_run(plan, runner, compile_plan(plan, runner), 0, out, codes, fused.local_threads())
+        outside, near = _fused_run(plan, runner, compile_plan(plan, runner), 0, out, codes, threads.local_threads())
         columns = {name: out[index] for index, name in enumerate(plan.quantities)}
         whole = Chunk(0, size, Columns(columns, plan.grid, 0, size), codes if plan.regime is not None else None, outside, near)
         whole = settle_ties.settle(plan, whole)[0]
