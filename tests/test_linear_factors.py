@@ -79,3 +79,31 @@ def test_declines_what_it_cannot_show_is_sympys_form(expr: sympy.Expr) -> None:
 def test_factored_answers_as_sympy_factor_either_way() -> None:
     for expr in _cases(30):
         assert sympy.srepr(forms.factored(expr)) == sympy.srepr(sympy.factor(expr))
+
+
+def _irreducibles(expr: sympy.Expr) -> tuple[sympy.Expr, list[tuple[sympy.Expr, int]]]:
+    """SymPy's own ``Poly.factor_list`` (the dense route), the factors as expressions, sorted by ``srepr``."""
+    coeff, factors = sympy.Poly(expr).factor_list()
+    return coeff, sorted(((f.as_expr(), k) for f, k in factors), key=lambda fk: (sympy.srepr(fk[0]), fk[1]))
+
+
+@pytest.mark.parametrize("expr", [sympy.expand(e) for e in _cases(120)] + [
+    sympy.expand(-6 * sympy.Symbol("x") * (sympy.Symbol("y") + 2 * sympy.Symbol("z")) ** 2),  # b = 0: the content is all of it but x
+    sympy.expand((-sympy.Symbol("x") * sympy.Symbol("y") - sympy.Symbol("z") - 3) * (sympy.Symbol("w") + 1) * 4),  # negative leading term
+    sympy.expand((sympy.Symbol("x") ** 2 + sympy.Symbol("y") ** 2) * (sympy.Symbol("x") * sympy.Symbol("z") + sympy.Symbol("y"))),  # content without a linear variable
+    sympy.expand(sympy.Symbol("Coal") * sympy.Symbol("Ddc") + sympy.Symbol("Ddu") * sympy.Symbol("Uncoal") ** 2)
+    * sympy.expand((sympy.Symbol("Coal") + sympy.Symbol("Comp") + sympy.Symbol("Uncoal")) ** 2),
+], ids=lambda e: str(len(sympy.Add.make_args(e))) + "_terms")
+def test_sparse_factor_list_gives_the_dense_factor_lists_factors(expr: sympy.Expr) -> None:
+    """The linear route's arithmetic on sparse polynomials (``_factor_list``) finds SymPy's own ``Poly.factor_list``
+    (dense ``Poly`` arithmetic, what the route ran on before): the same coefficient and the same normalised factors,
+    for every polynomial over the integers that is linear in one of its variables (the others go to SymPy as before)."""
+    if expr.is_number:
+        pytest.skip("a number: the route takes it as the coefficient")
+    poly = sympy.Poly(expr)
+    if not poly.domain.is_ZZ or not any(poly.degree(g) == 1 for g in poly.gens):
+        pytest.skip("not a polynomial over the integers linear in a variable")
+    sympy.core.random.seed(1)  # as above: SymPy's Wang algorithm draws from its own generator
+    coeff, factors = linear_factors._factor_list(poly)
+    assert (coeff, sorted(factors, key=lambda fk: (sympy.srepr(fk[0]), fk[1]))) == _irreducibles(expr)
+    assert all(sympy.srepr(f) == sympy.srepr(g) for (f, _), (g, _) in zip(sorted(factors, key=lambda fk: sympy.srepr(fk[0])), _irreducibles(expr)[1]))
