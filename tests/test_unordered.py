@@ -173,3 +173,57 @@ def _with_roots(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 def test_random_arguments_with_square_roots_proved_unordered_are_kept_by_sympy(args: list[Any]):
     if unordered.keeps_every_argument(tuple(args)):
         assert _sympy_keeps_every_argument(tuple(args))
+
+
+def _capped_near_tie_scales() -> list[tuple[Any, ...]]:
+    """The arguments of every ``Min(scale, LARGEST)`` of Hong & Kim's Exec_cycles_app near-tie condition (its case
+    relations' magnitudes capped at the largest double)."""
+    from symgpu.evaluate import ties
+    model = Model(loader.read_definition(loader.resolve("hong_kim_2009")))
+    near = ties.near_condition(model, [model.expression("Exec_cycles_app")])
+    assert near is not None
+    return [tuple(node.args) for node in sympy.preorder_traversal(near)
+            if isinstance(node, sympy.Min) and ties.LARGEST in node.args]
+
+
+def test_a_scale_capped_at_the_largest_double_is_proved_and_built_as_sympy_builds_it():
+    """``Min(scale, LARGEST)`` (a float bound) is proved unordered by points beyond every double (each symbol at
+    2**1100 in magnitude, against the bound's exact binary value), not left to SymPy's search (0.14 s of Hong & Kim's
+    boundary question): the node built is SymPy's own, compared as text."""
+    memo.clear_all()
+    cases = _capped_near_tie_scales()
+    assert len(cases) >= 3
+    for args in cases:
+        node = unordered.built(sympy.Min, args)
+        assert node is not None, args
+        assert sympy.srepr(node) == sympy.srepr(sympy.Min(*args))
+
+
+LARGEST = sympy.Float("1.7976931348623157e308", 17)
+
+
+@pytest.mark.parametrize("args", [
+    (x, sympy.Float(-1.0)),             # positive against a negative float
+    (w, sympy.Float(0.5)),              # negative against a positive float
+    (k, sympy.Float(-0.5)),             # nonnegative against a negative float
+    (x + 1, sympy.Float(1.0)),          # above the float by the expression
+    (x, sympy.Float(0.0)),              # positive against a float zero
+    (x**2 + 1, sympy.Float(1.0)),
+    (sympy.Max(x, 3 * LARGEST), LARGEST),  # a bound beyond the largest double, nested
+    (x, sympy.Float("inf")),            # an infinite float: never evaluated
+], ids=str)
+def test_arguments_sympy_can_order_against_a_float_are_never_proved_unordered(args: tuple[Any, ...]):
+    assert not unordered.keeps_every_argument(args)
+    for func in (sympy.Min, sympy.Max):
+        assert unordered.built(func, args) is None
+
+
+@settings(max_examples=150, deadline=None, database=None, derandomize=True)
+@given(st.sampled_from([sympy.Min, sympy.Max]), _EXPRESSIONS,
+       st.sampled_from([LARGEST, sympy.Float(0.5), sympy.Float(-1.0), sympy.Float(0.0), sympy.Float(1e-300), sympy.Float(2.5)]))
+def test_random_arguments_against_a_float_built_are_what_sympy_builds(func: Any, expr: Any, bound: Any):
+    """An expression against a float bound (a scale capped at the largest double, or a small float): where the
+    proof builds the node (the bound counted as its exact binary value), it is SymPy's own."""
+    node = unordered.built(func, (expr, bound))
+    if node is not None:
+        assert sympy.srepr(node) == sympy.srepr(func(expr, bound))

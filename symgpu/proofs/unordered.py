@@ -11,7 +11,10 @@ one where ``x < y``, computed exactly, show that SymPy can decide neither compar
 checked against the symbol's assumptions by SymPy itself: :mod:`symgpu.proofs.sample_points`; exact :class:`~fractions.Fraction`
 arithmetic, and :mod:`symgpu.proofs.surds`' ``a + b*sqrt(r)`` where square roots come in (a case value at a root of
 a quadratic), so no rounding; a point where an argument divides by 0 or takes the root of a negative number is passed
-over: it has no real value there). When every pair of arguments is ordered both ways, and no
+over: it has no real value there). An argument that is a finite float (Hong & Kim's near-tie scale capped at the largest
+double, ``Min(scale, 1.797...e308)``) counts as the exact binary number it stands for, and where such a bound is
+left unordered by the pool's values, points far beyond it (each symbol at ``2**1100`` in magnitude, or mixed with the
+pool's values) are tried too. When every pair of arguments is ordered both ways, and no
 argument is itself a Min or Max (the only case in which SymPy also flattens or collapses
 arguments) and none is infinite, ``func(*args)`` is exactly ``func(*args, evaluate=False)``:
 the same argument set, ordered the same way. Anything else (an expression it cannot
@@ -38,11 +41,18 @@ POINTS = 32
 MAX_EXPONENT = 16
 #: candidate symbol values: a wide spread of magnitudes, fractions, zero and negatives
 POOL = sample_points.WIDE
+#: values beyond every double (``2**1100``; its inverse and negatives), tried where a float argument stays unordered
+HUGE: sample_points.Pool[Fraction] = sample_points.Pool((Fraction(2**1100), Fraction(-2**1100), Fraction(1, 2**1100), Fraction(-1, 2**1100)))
+#: the pool's values and :data:`HUGE`'s, for the points that mix them
+MIXED: sample_points.Pool[Fraction] = sample_points.Pool(HUGE.values + POOL.values)
+#: points tried from :data:`MIXED` after the one of :data:`HUGE` values
+MIXED_POINTS = 16
 
 
-def value(expr: sympy.Basic, point: dict[sympy.Symbol, Fraction], draws: sample_points.Draws) -> surds.Number:
+def value(expr: sympy.Basic, point: dict[sympy.Symbol, Fraction], draws: sample_points.Draws,
+          pool: sample_points.Pool[Fraction] = POOL) -> surds.Number:
     """``expr`` at ``point``, exactly (:func:`symgpu.proofs.surds.value`: a rational number, or ``a + b*sqrt(r)`` where
-    square roots come in); a symbol not yet in ``point`` gets an admissible value.
+    square roots come in); a symbol not yet in ``point`` gets an admissible value of ``pool``.
 
     Raises:
         ZeroDivisionError: ``expr`` divides by 0 at this point.
@@ -51,12 +61,20 @@ def value(expr: sympy.Basic, point: dict[sympy.Symbol, Fraction], draws: sample_
     """
     def drawn(symbol: sympy.Symbol) -> Fraction:
         if symbol not in point:
-            found = draws.admissible(symbol, POOL)
+            found = draws.admissible(symbol, pool)
             if found is None:
                 raise surds.Unsupported(symbol)
             point[symbol] = found
         return point[symbol]
     return surds.value(expr, drawn, MAX_EXPONENT)
+
+
+def _float_value(arg: sympy.Basic) -> Fraction | None:
+    """The exact binary value of ``arg`` where it is a finite float (``sympy.Rational`` of a Float is exact), else None."""
+    if not isinstance(arg, sympy.Float) or not arg.is_finite:
+        return None
+    exact = sympy.Rational(arg)
+    return Fraction(int(exact.p), int(exact.q))
 
 
 def keeps_every_argument(args: Sequence[Any], *, collapsed: bool = False) -> bool:
@@ -68,13 +86,17 @@ def keeps_every_argument(args: Sequence[Any], *, collapsed: bool = False) -> boo
         return False
     if any(not isinstance(a, sympy.Expr) or (not collapsed and isinstance(a, (sympy.Min, sympy.Max))) for a in args):
         return False
+    floats = [_float_value(a) for a in args]
     open_pairs = {(i, j) for i in range(len(args)) for j in range(i + 1, len(args))}
     seen: set[tuple[int, int, bool]] = set()
     draws = sample_points.Draws(len(args))
-    for _ in range(POINTS):
+    pools = [POOL] * POINTS
+    if any(f is not None for f in floats):  # a float bound (the largest double) may need values beyond the pool's
+        pools += [HUGE] + [MIXED] * MIXED_POINTS
+    for pool in pools:
         point: dict[sympy.Symbol, Fraction] = {}
         try:
-            values = [value(a, point, draws) for a in args]
+            values = [f if f is not None else value(a, point, draws, pool) for a, f in zip(args, floats)]
         except (ZeroDivisionError, surds.NotReal):  # no real value at this point: another point may have one
             continue
         except surds.Unsupported:
