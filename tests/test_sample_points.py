@@ -69,6 +69,19 @@ def test_one_large_gives_each_symbol_in_turn_its_largest_admissible_value_and_th
     assert all(RULES[s](v) for point in found for s, v in point.items())
 
 
+def test_one_large_over_small_gives_each_symbol_in_turn_its_largest_value_and_the_others_their_smallest_nonzero():
+    symbols = sample_points.ordered([z, w, x, k])
+    pools = [sample_points.SMALL.admissible(s) for s in symbols]
+    found = list(sample_points.one_large_over_small(symbols, pools))
+    # SMALL's smallest nonzero magnitudes, the first such: 1 (k, an integer), -1/2 (w), 1/10 (x, z)
+    tenth, half = sympy.Rational(1, 10), sympy.Rational(-1, 2)
+    assert found == [{k: 4096, w: half, x: tenth, z: tenth}, {k: 1, w: -100, x: tenth, z: tenth},
+                     {k: 1, w: half, x: 4096, z: tenth}, {k: 1, w: half, x: tenth, z: 4096}]
+    assert all(RULES[s](v) for point in found for s, v in point.items())
+    zero = sympy.Symbol("zero", zero=True)  # a pool of 0 alone: its first value
+    assert list(sample_points.one_large_over_small([zero], [sample_points.SMALL.admissible(zero)])) == [{zero: 0}]
+
+
 def test_ordered_sorts_dummies_of_one_name_by_their_index():
     a, b = sympy.Dummy("t"), sympy.Dummy("t")
     assert sample_points.ordered([b, x, a]) == [a, b, x]

@@ -153,3 +153,26 @@ def test_a_models_reasoner_knows_its_literal_constants_exact_values():
     reasoner = signs.reasoner(model)
     assert reasoner.decide(sympy.StrictLessThan(lits["lit_2_us"], lits["lit_2p001_us"])) is True
     assert reasoner.sign(lits["lit_2_us"] + lits["lit_2p001_us"] - 2 * lits["lit_2p0005_us"]) == 0
+
+
+def test_a_sign_only_a_large_input_over_small_others_refutes_is_refuted_before_factoring():
+    """Hong & Kim's eq23/eq24 switch, ``(I*(C + Cp + U) + M*(C + U) + Ddu*U*(Upm - 1))/(I*(C + Cp + U))``, is negative
+    only where Ddu is large and Upm < 1, which the seeded draws, the corner and ``one_large``'s points (Upm at 1)
+    miss: ``sample_points.one_large_over_small``'s points show it (checked here by substitution), so
+    ``exact_signs.refuted`` answers no sign without factoring -- the verdict the reasoner's factoring path
+    (``_sign``) reaches too."""
+    from symgpu.proofs import exact_signs, sample_points
+    nonnegative = sympy.symbols("Coal_Mem_insts Comp_insts Uncoal_Mem_insts", nonnegative=True)
+    positive = sympy.symbols("Departure_del_uncoal Issue_cycles Mem_LD Uncoal_per_mw", positive=True)
+    C, Cp, U = nonnegative
+    Ddu, I, M, Upm = positive
+    expr = (I * (C + Cp + U) + M * (C + U) + Ddu * U * (Upm - 1)) / (I * (C + Cp + U))
+    symbols = sample_points.ordered(expr.free_symbols)
+    points = list(sample_points.one_large_over_small(symbols, [sample_points.SMALL.admissible(s) for s in symbols]))
+    assert {sympy.sign(expr.subs(point)) for point in points} == {-1, 1}
+    memo.clear_all()
+    assert exact_signs.refuted(expr)
+    reasoner = SignReasoner(Declared(symbols=tuple((s, frozenset({"nonnegative"})) for s in nonnegative)
+                                     + tuple((s, frozenset({"positive"})) for s in positive)))
+    assert reasoner.sign(expr) is None
+    assert reasoner._sign(expr) is None  # the factoring path's verdict: the same

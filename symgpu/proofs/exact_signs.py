@@ -211,11 +211,14 @@ def _signs_seen(expr: sympy.Basic, known: tuple[sympy.Expr, ...], enough: Callab
         # Last, a point per symbol with that symbol large (sample_points.one_large): Huang's
         # (alpha + 1)*(alu_lat - 1)/(alpha*alu_lat + mem_lat) - 1 is positive only where alu_lat
         # outgrows alpha + mem_lat + 1, which none of the draws above reaches (0.1-0.3 s of
-        # factoring and simplify saved per such condition, a few exact values each).
+        # factoring and simplify saved per such condition, a few exact values each). Then the same with the others at
+        # their smallest nonzero values (sample_points.one_large_over_small): Hong & Kim's
+        # I*(C + Cp + U) + M*(C + U) + Ddu*U*(Upm - 1) is negative where Ddu is large and Upm < 1, which the first
+        # values (Upm = 1) never show (0.07 s of factoring and simplify in their boundary question for no sign).
         corner = {s: sympy.Integer(0) if 0 in pool else pool[0] for s, pool in zip(symbols, pools)}
         exponents = tuple(itertools.chain.from_iterable(symbolic_exponents(e) for e in (expr, *known)))
         for point in itertools.chain(sample_points.points(symbols, pools, 1729, REFUTE_POINTS, fixed_first=2), [corner],
-                                     sample_points.one_large(symbols, pools)):
+                                     sample_points.one_large(symbols, pools), sample_points.one_large_over_small(symbols, pools)):
             try:
                 signs = signs_at((*known, expr), point, exponents)
                 if signs is None or any(s != 1 for s in signs[:-1]):

@@ -12,6 +12,7 @@ declared assumption for the value), so every refutation uses only points the mod
   value drawn from its admissible pool by a seeded :class:`random.Random` (the first
   ``fixed_first`` points take the pool's first values in order, where it has them).
 - :func:`one_large`: a point per symbol with that symbol large and the others at their first values.
+- :func:`one_large_over_small`: the same with the others at their smallest nonzero values.
 - :class:`GenericPoint`: one fixed point shared by many expressions, each symbol its own odd
   value (distinct primes), so a nonzero value is a proof and the values of two expressions at
   it can be added.
@@ -108,6 +109,16 @@ def one_large(symbols: Sequence[sympy.Symbol], pools: Sequence[tuple[V, ...]]) -
     every other at its pool's first value (each pool nonempty). A difference one input outgrows
     (``alu_lat - alpha - mem_lat - 1``) changes sign at one of them where seeded draws of small values may miss it."""
     base = {s: pool[0] for s, pool in zip(symbols, pools)}
+    for s, pool in zip(symbols, pools):
+        yield {**base, s: max(pool, key=abs)}
+
+
+def one_large_over_small(symbols: Sequence[sympy.Symbol], pools: Sequence[tuple[V, ...]]) -> Iterator[dict[sympy.Symbol, V]]:
+    """As :func:`one_large`, but every other symbol at its pool's nonzero value of smallest magnitude (the first such;
+    its first value where the pool has only 0). A term that one input scales and another's smallness makes negative
+    (Hong & Kim's ``Departure_del_uncoal*Uncoal_Mem_insts*(Uncoal_per_mw - 1)``, negative only for ``Uncoal_per_mw < 1``)
+    outweighs the rest at one of them, where the first values (1) leave the factor at 0."""
+    base = {s: min((v for v in pool if v != 0), key=abs, default=pool[0]) for s, pool in zip(symbols, pools)}
     for s, pool in zip(symbols, pools):
         yield {**base, s: max(pool, key=abs)}
 
