@@ -8,6 +8,7 @@ import random
 
 import pytest
 import sympy
+from sympy.polys.rings import sring
 
 from symgpu.proofs import forms, linear_factors
 
@@ -95,15 +96,17 @@ def _irreducibles(expr: sympy.Expr) -> tuple[sympy.Expr, list[tuple[sympy.Expr, 
     * sympy.expand((sympy.Symbol("Coal") + sympy.Symbol("Comp") + sympy.Symbol("Uncoal")) ** 2),
 ], ids=lambda e: str(len(sympy.Add.make_args(e))) + "_terms")
 def test_sparse_factor_list_gives_the_dense_factor_lists_factors(expr: sympy.Expr) -> None:
-    """The linear route's arithmetic on sparse polynomials (``_factor_list``) finds SymPy's own ``Poly.factor_list``
-    (dense ``Poly`` arithmetic, what the route ran on before): the same coefficient and the same normalised factors,
+    """The linear route's arithmetic on sparse polynomials built by ``sring`` (``_factor_list``) finds SymPy's own
+    ``Poly.factor_list`` (dense ``Poly`` arithmetic, what the route ran on before): the same coefficient and the same normalised factors,
     for every polynomial over the integers that is linear in one of its variables (the others go to SymPy as before)."""
     if expr.is_number:
         pytest.skip("a number: the route takes it as the coefficient")
-    poly = sympy.Poly(expr)
-    if not poly.domain.is_ZZ or not any(poly.degree(g) == 1 for g in poly.gens):
+    ring, poly = sring(expr)  # as the route builds it: Poly(expr)'s generators and domain
+    assert tuple(ring.symbols) == sympy.Poly(expr).gens and ring.domain == sympy.Poly(expr).domain
+    if not ring.domain.is_ZZ or not any(poly.degree(g) == 1 for g in ring.gens):
         pytest.skip("not a polynomial over the integers linear in a variable")
     sympy.core.random.seed(1)  # as above: SymPy's Wang algorithm draws from its own generator
-    coeff, factors = linear_factors._factor_list(poly)
-    assert (coeff, sorted(factors, key=lambda fk: (sympy.srepr(fk[0]), fk[1]))) == _irreducibles(expr)
-    assert all(sympy.srepr(f) == sympy.srepr(g) for (f, _), (g, _) in zip(sorted(factors, key=lambda fk: sympy.srepr(fk[0])), _irreducibles(expr)[1]))
+    coeff, found = linear_factors._factor_list(poly)
+    factors = sorted(((f.as_expr(), k) for f, k in found), key=lambda fk: (sympy.srepr(fk[0]), fk[1]))
+    assert (coeff, factors) == _irreducibles(expr)
+    assert all(sympy.srepr(f) == sympy.srepr(g) for (f, _), (g, _) in zip(factors, _irreducibles(expr)[1]))

@@ -30,7 +30,7 @@ from sympy.core.exprtools import _keep_coeff
 from sympy.polys.domains import ZZ
 from sympy.polys.orderings import lex
 from sympy.polys.polyerrors import BasePolynomialError
-from sympy.polys.rings import PolyElement, PolyRing
+from sympy.polys.rings import PolyElement, sring
 
 #: how SymPy's ``_sort_gens`` splits a generator's name into its name and numeric index
 _GEN_NAME = re.compile(r"^(.*?)(\d*)$")
@@ -47,7 +47,7 @@ def factor(expr: sympy.Expr) -> sympy.Expr | None:
     if not isinstance(expr, (sympy.Add, sympy.Mul)) or not _plain(expr):
         return None
     coeff = sympy.Integer(1)
-    parts: list[tuple[sympy.Poly, int]] = []
+    parts: list[tuple[PolyElement, int]] = []
     for part in sympy.Mul.make_args(expr):
         base, k = part.as_base_exp()
         if part.is_Integer:
@@ -58,20 +58,21 @@ def factor(expr: sympy.Expr) -> sympy.Expr | None:
         if not (k.is_Integer and k > 0):
             return None
         try:
-            poly = sympy.Poly(base)
+            ring, poly = sring(base)  # Poly(base)'s generators and domain (the same construction), as a sparse polynomial
         except BasePolynomialError:
             return None
-        if not poly.domain.is_ZZ:
+        if not ring.domain.is_ZZ or ring.order != lex:
             return None
         parts.append((poly, int(k)))
-    gens = list(dict.fromkeys(g for poly, _ in parts for g in poly.gens))
-    if not _ordered_alike(gens) or not any(len(p.terms()) >= MIN_TERMS and any(p.degree(g) == 1 for g in p.gens) for p, _ in parts):
+    gens = list(dict.fromkeys(g for poly, _ in parts for g in poly.ring.symbols))
+    if not _ordered_alike(gens) or not any(len(p) >= MIN_TERMS and any(p.degree(g) == 1 for g in p.ring.gens) for p, _ in parts):
         return None
     powers: dict[sympy.Expr, int] = {}
     for poly, k in parts:
         c, factors = _factor_list(poly)
         coeff *= c**k
-        for shown, j in factors:
+        for irreducible, j in factors:
+            shown = irreducible.as_expr()
             powers[shown] = powers.get(shown, 0) + j * k
     return _keep_coeff(coeff, sympy.Mul(*[f**j for f, j in powers.items()]))
 
@@ -104,40 +105,35 @@ def _ordered_alike(gens: Sequence[sympy.Basic]) -> bool:
     return len(keys) == len(gens)
 
 
-def _factor_list(poly: sympy.Poly) -> tuple[sympy.Expr, list[tuple[sympy.Expr, int]]]:
-    """``poly.factor_list()``, the factors as expressions: through the first generator ``poly`` is linear in, else SymPy's.
+def _factor_list(p: PolyElement) -> tuple[sympy.Expr, list[tuple[PolyElement, int]]]:
+    """``Poly.factor_list()`` of ``p`` (a sparse polynomial over the integers in the lexicographic order of its ring's
+    generators, as ``sring`` builds it), the factors in ``p``'s ring: through the first generator ``p`` is linear in,
+    else SymPy's.
 
     The arithmetic (the gcd that finds the content, the division by it) runs on SymPy's sparse polynomials
-    (:class:`~sympy.polys.rings.PolyElement`, over the integers, the same generators in the same lexicographic
-    order): ``Poly``'s dense recursive form of a polynomial in 10-13 variables spends most of a gcd walking
-    empty levels (Hong & Kim's tidied conditions: 0.29 s of ``Poly.gcd`` and ``exquo`` for 51 factorings, 0.07 s
-    so). The factors are the same: each is normalised here (primitive, positive leading coefficient in the
-    generators' lexicographic order, the normal form both representations give), so the list does not depend
-    on the sign of the gcd either representation returns, and the coefficient is then fixed by ``poly``."""
-    ring = PolyRing(poly.gens, ZZ, lex)
-    coeff, factors = _sparse_factor_list(ring, ring.from_dict(poly.rep.to_dict()))
-    return coeff, [(f.as_expr(), k) for f, k in factors]
-
-
-def _sparse_factor_list(ring: PolyRing, p: PolyElement) -> tuple[sympy.Expr, list[tuple[PolyElement, int]]]:
-    """:func:`_factor_list` of ``p`` (an element of ``ring``), its factors as elements of ``ring``."""
-    x = next((g for g in ring.gens if p.degree(g) == 1), None)
+    (:class:`~sympy.polys.rings.PolyElement`): ``Poly``'s dense recursive form of a polynomial in 10-13 variables
+    spends most of a gcd walking empty levels (Hong & Kim's tidied conditions: 0.29 s of ``Poly`` construction,
+    ``gcd`` and ``exquo`` for 51 factorings, 0.07 s so). The factors are ``Poly.factor_list``'s: each is normalised
+    here (primitive, positive leading coefficient in the generators' lexicographic order, the normal form both
+    representations give), so the list does not depend on the sign of the gcd either representation returns, and
+    the coefficient is then fixed by ``p``."""
+    x = next((g for g in p.ring.gens if p.degree(g) == 1), None)
     if x is None:
-        return _dense_factor_list(ring, p)
+        return _dense_factor_list(p)
     a = p.diff(x)
     b = p - a * x
     content = a.gcd(b)
     q = p.exquo(content)
     if abs(q.content()) != 1:  # gcd over the integers takes the integer content too; never taken
-        return _dense_factor_list(ring, p)
+        return _dense_factor_list(p)
     sign = 1
     if q.LC < 0:  # SymPy's normal form of an irreducible factor: positive leading coefficient
         q, sign = -q, -1
-    coeff, factors = _sparse_factor_list(ring, content)
+    coeff, factors = _factor_list(content)
     return sign * coeff, factors + [(q, 1)]
 
 
-def _dense_factor_list(ring: PolyRing, p: PolyElement) -> tuple[sympy.Expr, list[tuple[PolyElement, int]]]:
-    """SymPy's ``Poly.factor_list`` of ``p``, its factors back in ``ring``."""
-    coeff, factors = sympy.Poly.from_dict(p.to_dict(), *ring.symbols, domain=ZZ).factor_list()
-    return coeff, [(ring.from_dict(f.rep.to_dict()), k) for f, k in factors]
+def _dense_factor_list(p: PolyElement) -> tuple[sympy.Expr, list[tuple[PolyElement, int]]]:
+    """SymPy's ``Poly.factor_list`` of ``p``, its factors back in ``p``'s ring."""
+    coeff, factors = sympy.Poly.from_dict(p.to_dict(), *p.ring.symbols, domain=ZZ).factor_list()
+    return coeff, [(p.ring.from_dict(f.rep.to_dict()), k) for f, k in factors]
