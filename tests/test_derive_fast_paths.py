@@ -117,6 +117,20 @@ def test_opposite_conditions_are_found_and_others_refuted_at_a_point():
     assert not regime_conditions.cancel_to_zero(h, h)
 
 
+def test_a_solve_regimes_identity_check_answers_as_sympys_cancel():
+    """``solve`` asks whether a regime's value equals the other side (``sympy.cancel(side - value) == 0``) through
+    ``cancel_to_zero(side, -value)``, refuted first at exact points: the same verdict as ``sympy.cancel`` for Hong &
+    Kim's MWP regimes against 0, another regime's value, their own value written otherwise (identities) and N."""
+    derivation = symgpu.load("hong_kim_2009").regimes("MWP")
+    values = [r.expression for r in regime_split.regime_list(derivation)]
+    assert len(values) >= 3
+    n = sympy.Symbol("N", positive=True)
+    for value in values:
+        for side in [sympy.Integer(0), sympy.together(value), sympy.expand(value), n, *values]:
+            assert regime_conditions.cancel_to_zero(side, -value) == (sympy.cancel(side - value) == 0), (side, value)
+    assert regime_conditions.cancel_to_zero(sympy.expand(values[0]), -values[0])  # an identity: both say 0
+
+
 @pytest.fixture(scope="module")
 def occupancy_split():
     """The regimes of occupancy ``active_blocks_per_SM`` without the barrier limit (118 regimes)."""

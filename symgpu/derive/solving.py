@@ -100,7 +100,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
         flats: list[FlatRange] = []
         for regime in found:
             side = sympy.Integer(0) if differenced else left
-            if sympy.cancel(side - regime.expression) == 0:
+            if regime_conditions.cancel_to_zero(side, -regime.expression):  # sympy.cancel(side - value) == 0, refuted first at exact points
                 identities.append(regime)
                 job.step(f"identity in regime {regime.name}", sympy.Tuple(*regime.conditions),
                          f"both sides are equal throughout regime {regime.name}: the relation holds wherever its conditions do")
