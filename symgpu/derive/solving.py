@@ -442,7 +442,7 @@ def _case_switches(job: jobs._Job, expr: sympy.Basic, cases: Sequence[str], var:
     regime (:func:`symgpu.derive.results.applying_boundaries`) -- an outside tester's finding, round 15a, R1b: Hong & Kim's
     Exec_cycles_app over Comp_insts at an H100 kernel's numbers was refused, naming --between."""
     job.step("every two cases", sympy.Tuple(*[sympy.Symbol(c) for c in cases]),
-             f"asked at a point without --between: the switches of every two of these cases, each checked there")
+             "asked at a point without --between: the switches of every two of these cases, each checked there")
     records: list[RootRecord] = []
     for pair in itertools.combinations(cases, 2):
         named = case_boundary.case_pair(job, expr, pair, stop)
