@@ -71,6 +71,14 @@ def literal_branches(model: Model, branches: Sequence[tuple[Any, Any]]) -> list[
     return [(value / scale if getattr(value, "is_number", False) else value, condition) for value, condition in branches]
 
 
+def literal_scale(model: Model, expr: sympy.Basic) -> sympy.Rational:
+    """The factor :func:`base_expression` puts on a bare number beside ``expr`` (its sibling in a sum,
+    ``Min``/``Max`` or relation): the scale of ``expr``'s declared unit; 1 where that unit is dimensionless
+    or ``expr`` is a pure number."""
+    unit = _Rescaler(model).walk(expr)[1]
+    return sympy.Integer(1) if unit is None else _literal_scale(unit)
+
+
 def scaled_number_side(model: Model, relation: sympy.Basic) -> bool:
     """Whether ``relation`` compares an expression with a bare number (not 0) that :func:`base_expression` reads in a
     scaled declared unit (``X/(Theta_M*eta_M) <= 200``, an assumed end ``L_M <= 200`` at a location: 200 ns). Tidied

@@ -215,23 +215,21 @@ def near_tie(model: Model, steps: tuple[str, ...], known: Mapping[str, Any], giv
             if not (math.isfinite(left) and math.isfinite(right)) or abs(left - right) > NEAR * max(abs(left), abs(right)):
                 continue
             # sides equal as doubles: a doubt only where they may be unequal decimals (asked only here, for such a relation)
-            if left != right or (not equal_is_exact(model, relation.lhs, relation.rhs) and _holds(model, relation, given, known)):
+            if left != right or (not equal_is_exact(model, relation.lhs, relation.rhs) and _holds(model, relation, given, known, left)):
                 return True
     return False
 
 
-def _holds(model: Model, relation: sympy.Basic, given: frozenset[str], known: Mapping[str, Any]) -> bool:
+def _holds(model: Model, relation: sympy.Basic, given: frozenset[str], known: Mapping[str, Any], side: float) -> bool:
     """Whether :func:`may_be_unequal` holds for ``relation`` (a step's, its inputs counted with the quantities
-    ``given`` as inputs) at the base-unit magnitudes ``known``; compiled on first use (cached per model)."""
+    ``given`` as inputs) at the base-unit magnitudes ``known``, where both sides are the double ``side``; compiled
+    on first use (cached per model), unless :func:`_clear_of_doubt` gives its verdict (False) first."""
     kept = state_of(model).compiled
     key = ("may be unequal", relation, given)
     if key not in kept:
-        inputs: set[str] = set()
-        for s in relation.free_symbols:
-            if s.name in model.defining and s.name not in given:
-                _order(model, s.name, given, [], inputs)
-            else:
-                inputs.add(s.name)
+        if _clear_of_doubt(_doubt_bounds(model, relation, given), known, side):
+            return False
+        inputs = _relation_inputs(model, relation, given)
         condition = may_be_unequal(model, relation.lhs, relation.rhs, [model.symbols[a] for a in inputs])
         based = scaling.base_expression(model, condition)
         args = tuple(sorted(s.name for s in based.free_symbols))
@@ -242,6 +240,71 @@ def _holds(model: Model, relation: sympy.Basic, given: frozenset[str], known: Ma
             return bool(function(*[known[a] for a in args]))
         except (ArithmeticError, TypeError, ValueError, KeyError):
             return True  # cannot tell: decided exactly
+
+
+def _relation_inputs(model: Model, relation: sympy.Basic, given: frozenset[str]) -> set[str]:
+    """The inputs of ``relation``'s sides (the symbols its defined quantities, not ``given``, are computed from)."""
+    inputs: set[str] = set()
+    for s in relation.free_symbols:
+        if s.name in model.defining and s.name not in given:
+            _order(model, s.name, given, [], inputs)
+        else:
+            inputs.add(s.name)
+    return inputs
+
+
+@dataclass(frozen=True)
+class DoubtBounds:
+    """What :func:`_clear_of_doubt` reads of one relation's :func:`may_be_unequal` test (see there).
+
+    Attributes:
+        inputs: per input of the relation, its name and half the base-unit value that :data:`WHOLE_LIMIT`
+            stands for beside it (the compiled test's ``|s| > WHOLE_LIMIT``, scaled as it is scaled).
+        sides: half the base-unit value :data:`WHOLE_LIMIT` stands for beside each side, the smaller.
+        names: every symbol the compiled test may read (its inputs, its sides', and their expansions').
+    """
+
+    inputs: tuple[tuple[str, float], ...]
+    sides: float
+    names: frozenset[str]
+
+
+def _doubt_bounds(model: Model, relation: sympy.Basic, given: frozenset[str]) -> DoubtBounds | None:
+    """The :class:`DoubtBounds` of ``relation`` (cached per model); None where an input is declared not
+    to be an integer (SymPy then decides its test ``s != floor(s)`` true, whatever its value)."""
+    kept = state_of(model).compiled
+    key = ("doubt bounds", relation, given)
+    if key not in kept:
+        inputs = sorted(_relation_inputs(model, relation, given))
+        if any(model.symbols[name].is_integer is False for name in inputs):
+            kept[key] = None
+        else:
+            def half(expr: sympy.Basic) -> float:
+                return float(WHOLE_LIMIT * scaling.literal_scale(model, expr)) / 2
+            names = set(inputs)
+            for side in (relation.lhs, relation.rhs):
+                names |= {s.name for s in side.free_symbols} | {s.name for s in _expanded(model, side).free_symbols}
+            kept[key] = DoubtBounds(tuple((name, half(model.symbols[name])) for name in inputs),
+                                    min(half(relation.lhs), half(relation.rhs)), frozenset(names))
+    return kept[key]  # type: ignore[no-any-return]
+
+
+def _clear_of_doubt(bounds: DoubtBounds | None, known: Mapping[str, Any], side: float) -> bool:
+    """True where the compiled :func:`may_be_unequal` test of a relation whose sides are both the double ``side``
+    is False at ``known`` by its rule, with room: every input a whole double and every input and the side within half
+    of what :data:`WHOLE_LIMIT` stands for beside it, so none of its ``Or``'s tests holds, and its ``And`` with the
+    :func:`shared_tie` test is False too; every symbol it reads has a value (a missing one would make it True). A
+    test SymPy decided as it built the condition is decided so only where the symbols' declarations prove it
+    (``s != floor(s)`` false for an integer ``s``; true only for one declared not an integer, which has no
+    bounds), so where it agrees with the rule at any point the declarations admit. False means only "not shown":
+    the compiled test decides."""
+    if bounds is None or not bounds.names.issubset(known) or not abs(side) <= bounds.sides:
+        return False
+    for name, limit in bounds.inputs:
+        value = float(known[name])
+        if not math.isfinite(value) or value != math.floor(value) or not abs(value) <= limit:
+            return False
+    return True
 
 
 def may_be_unequal(model: Model, left: sympy.Basic, right: sympy.Basic, inputs: Iterable[sympy.Symbol],
