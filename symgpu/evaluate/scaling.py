@@ -226,7 +226,30 @@ def relation(func: Any, *sides: Any) -> Any:
 
 @memoised("evaluate.scaling.relations", 4096)
 def _built_relation(func: Any, sides: tuple[Any, ...]) -> Any:
+    if _undecidable(func, sides):
+        return func(*sides, evaluate=False)  # what SymPy builds where it decides nothing
     return func(*sides)
+
+
+def _undecidable(func: Any, sides: tuple[Any, ...]) -> bool:
+    """Whether ``func(*sides)`` is a near-tie test of one input (:func:`symgpu.evaluate.stepwise.may_be_unequal`'s) that
+    no sound evaluation can decide, so SymPy builds it as it is (``Ne`` and the inequalities build
+    ``func(*sides, evaluate=False)`` where their comparison is undecided): ``s != floor(s)`` of a real symbol ``s`` that
+    may or may not be an integer, and ``s > c`` or ``Max(s, -s) > c`` of a positive number ``c`` and a real symbol ``s``
+    not declared nonpositive, which can be below and beyond ``c``. Each costs SymPy 1-3 ms of assumptions queries to
+    leave undecided, for every input of every relation whose test is compiled."""
+    if len(sides) != 2 or not all(isinstance(side, sympy.Basic) for side in sides):
+        return False
+    left, right = sides
+    if func is sympy.Ne:
+        return isinstance(left, sympy.Symbol) and right == sympy.floor(left, evaluate=False) and left.is_real is True \
+            and left.is_integer is None
+    if func is not sympy.StrictGreaterThan or not (right.is_Number and right.is_positive is True):
+        return False
+    symbol = left
+    if isinstance(left, sympy.Max) and len(left.args) == 2:
+        symbol = next((a for a in left.args if isinstance(a, sympy.Symbol) and -a in left.args), None)
+    return isinstance(symbol, sympy.Symbol) and symbol.is_real is True and symbol.is_nonpositive is not True
 
 
 def _refuse_ambiguous(model: Model, parent: Any, walked: list[tuple[Any, Any]]) -> None:
