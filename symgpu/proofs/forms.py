@@ -37,8 +37,34 @@ def factored(expr: sympy.Expr) -> sympy.Expr:
     if expr not in _FACTORED:
         _FACTORINGS.add()  # a factoring done (by the linear route or by SymPy)
         fast = linear_factors.factor(expr)  # the same form, through a variable expr is linear in
-        _FACTORED[expr] = sympy.factor(expr) if fast is None else fast
+        _FACTORED[expr] = sympy.factor(_pieces_expanded(expr)) if fast is None else fast
     return _FACTORED[expr]
+
+
+def _pieces_expanded(expr: sympy.Expr) -> sympy.Expr:
+    """``expr`` with each ``Min``/``Max`` built from its arguments as ``expand`` leaves them, as SymPy builds it
+    (:func:`~symgpu.proofs.unordered.proved_node`: every argument proved kept), so that ``sympy.factor`` of it is
+    ``sympy.factor(expr)`` without SymPy's own rebuilding. ``factor`` reads ``expr`` through its deep ``expand``,
+    which rebuilds a ``Min``/``Max`` whose arguments a pass changes, searching them for dominated ones each time
+    (0.1 s for Hong & Kim's ``CWP - MWP`` condition); a node whose arguments are ``expand``'s fixed points is left as
+    it is. The two give one ``expand``: an argument inside the node goes through the passes it would go through
+    alone, so it ends as ``expand`` of it; no pass's rebuilding can drop an argument, since every pair is ordered
+    both ways at admissible points (for any form of them: the forms are equal); and the node SymPy builds from the
+    final arguments is ``proved_node``'s. ``factor`` then reads the same polynomial in the same generators. ``expr``
+    itself where a node has a ``Min``/``Max`` among its arguments, an argument that one more ``expand`` would change,
+    or an argument not proved kept."""
+    if not isinstance(expr, sympy.Expr) or not expr.has(sympy.Min, sympy.Max):
+        return expr
+    mapping: dict[sympy.Basic, sympy.Basic] = {}
+    for node in expr.atoms(sympy.Min, sympy.Max):
+        args = tuple(sympy.expand(a) for a in node.args)
+        if any(a.has(sympy.Min, sympy.Max) or sympy.expand(a) != a for a in args):
+            return expr
+        built = unordered.proved_node(node.func, args)
+        if built is None:
+            return expr
+        mapping[node] = built
+    return expr.xreplace(mapping)  # type: ignore[no-any-return]
 
 
 def free_symbols(expr: sympy.Basic) -> frozenset[sympy.Basic]:
