@@ -37,6 +37,7 @@ from symgpu.evaluate import compiler, piece_select, rule, scaling, singular
 from symgpu.evaluate.state import state_of
 from symgpu.model import substitution
 from symgpu.model.substitution import min_max
+from symgpu.proofs import forms
 
 #: a condition must hold by more than this, relative to its sides, for this path to decide it
 EDGE = 1e-12
@@ -409,7 +410,7 @@ def whole_part_relations(expr: sympy.Basic, found: dict[sympy.Basic, None]) -> N
     every near-tie test (:func:`near_tie`, :func:`symgpu.evaluate.ties.near_condition`) then leaves to exact
     arithmetic as it does a case condition's. Only its sides are read, never its verdict; the nearest whole
     number is written with no literal (``floor(a + 1/2)`` would scale its 1/2 with ``a``'s unit)."""
-    for atom in sorted(expr.atoms(sympy.floor, sympy.ceiling), key=sympy.default_sort_key):
+    for atom in sorted(forms.atoms(expr, sympy.floor, sympy.ceiling), key=sympy.default_sort_key):
         argument = atom.args[0]
         found[sympy.GreaterThan(argument, sympy.floor(2 * argument) - sympy.floor(argument), evaluate=False)] = None
 

@@ -24,7 +24,7 @@ from symgpu import errors
 from symgpu.evaluate import compiler, input_values, one_sided, piece_select, point, scaling, stepwise, stored_tests
 from symgpu.evaluate.state import state_of
 from symgpu.model.substitution import min_max
-from symgpu.proofs import rational_value
+from symgpu.proofs import forms, rational_value
 from symgpu.memo import Tally
 
 #: a tie's width is capped at ``NEAR`` times the largest double (an infinite side ties nothing)
@@ -93,7 +93,7 @@ def _relations(model: Model, based: sympy.Basic) -> tuple[tuple[sympy.Basic, ...
     key = ("tie relations", based)
     if key not in kept:
         found: dict[sympy.Basic, None] = {}
-        for piecewise in based.atoms(sympy.Piecewise):
+        for piecewise in forms.atoms(based, sympy.Piecewise):  # SymPy's atoms, each shared part walked once
             for _, condition in piecewise.args:
                 piece_select.collect_relations(condition, found)
         stepwise.whole_part_relations(based, found)
@@ -167,7 +167,7 @@ def tested_relations(exprs: Iterable[sympy.Basic]) -> list[sympy.core.relational
     their whole parts (:func:`stepwise.whole_part_relations`), in order, each once."""
     found: dict[sympy.Basic, None] = {}
     for expr in exprs:
-        for piecewise in expr.atoms(sympy.Piecewise) if isinstance(expr, sympy.Basic) else ():
+        for piecewise in forms.atoms(expr, sympy.Piecewise) if isinstance(expr, sympy.Basic) else ():
             for _, condition in piecewise.args:
                 piece_select.collect_relations(condition, found)
         if isinstance(expr, sympy.Basic):

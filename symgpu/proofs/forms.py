@@ -77,6 +77,29 @@ def free_symbols(expr: sympy.Basic) -> frozenset[sympy.Basic]:
     return found
 
 
+def atoms(expr: sympy.Basic, *types: type) -> set[sympy.Basic]:
+    """``expr.atoms(*types)``: the same set, its members put in in the same order (so it iterates in the same order),
+    with each distinct subexpression walked once. SymPy's preorder traversal walks a subexpression again wherever it
+    recurs (73 thousand nodes for the 228-row occupancy regime table, whose distinct nodes are a few hundred); a
+    subexpression equal to one walked before adds only members already in the set. The same traversal otherwise: a
+    node, then its arguments in order (a ``LatticeOp``'s, ``And``/``Min``/...: its argument set, as SymPy walks it)."""
+    found: set[sympy.Basic] = set()
+    walked: set[sympy.Basic] = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, sympy.Basic):
+            return expr.atoms(*types)  # a non-SymPy argument: SymPy's own walk
+        if node in walked:
+            continue
+        walked.add(node)
+        if isinstance(node, types):
+            found.add(node)
+        args = node._argset if hasattr(node, "_argset") else node.args
+        stack.extend(reversed(tuple(args)))
+    return found
+
+
 def has_pieces(expr: Any) -> bool:
     """Does ``expr`` contain a ``Min``, ``Max`` or ``Piecewise``?"""
     return isinstance(expr, sympy.Basic) and expr.has(*_PIECEWISE)
