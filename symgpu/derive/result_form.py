@@ -16,7 +16,7 @@ from symgpu import errors, units
 from symgpu.memo import MemoFamily
 from symgpu.evaluate import scaling
 from symgpu.model import substitution
-from symgpu.proofs import rational_value
+from symgpu.proofs import forms, rational_value
 
 if TYPE_CHECKING:
     from symgpu.derive.extras import Extras
@@ -97,7 +97,7 @@ def known_cases_decided(model: Model, expr: Any) -> Any:
             return node if all(a is b for a, b in zip(args, node.args)) else node.func(*args)
         kept: list[tuple[Any, Any]] = []
         for value, condition in node.args:
-            holds = rational_value.truth(condition, memo) if condition.free_symbols <= known else None
+            holds = rational_value.truth(condition, memo) if forms.free_symbols(condition) <= known else None
             if holds is not False:
                 kept.append((decided(value), sympy.true if holds else condition))
             if holds:

@@ -14,6 +14,7 @@ import sympy
 from symgpu import errors, units
 from symgpu.memo import Memo
 from symgpu.model import literal_constants, printing
+from symgpu.proofs import forms
 from symgpu.evaluate import compiler, divisors, scaling, input_values, no_value, one_sided, piece_select, point, singular, stepwise, ties
 
 #: an expression's free symbols' names (sorted) and whether it has a ``Piecewise``, by expression: a
@@ -56,7 +57,7 @@ def with_kept(model: Model, expr: Any, preset: str | None, values: Mapping[str, 
 def _shape(expr: sympy.Basic) -> tuple[tuple[str, ...], bool]:
     if expr in _SHAPES:
         return _SHAPES[expr]
-    found = (tuple(sorted(s.name for s in expr.free_symbols)), bool(expr.has(sympy.Piecewise)))
+    found = (tuple(sorted(s.name for s in forms.free_symbols(expr))), bool(expr.has(sympy.Piecewise)))
     _SHAPES[expr] = found
     return found
 

@@ -97,7 +97,7 @@ def _relations(model: Model, based: sympy.Basic) -> tuple[tuple[sympy.Basic, ...
             for _, condition in piecewise.args:
                 piece_select.collect_relations(condition, found)
         stepwise.whole_part_relations(based, found)
-        kept[key] = (tuple(found), tuple(based.free_symbols))
+        kept[key] = (tuple(found), forms.ordered_free_symbols(based))
     return kept[key]  # type: ignore[no-any-return]
 
 

@@ -26,6 +26,10 @@ _FACTORINGS = Tally("proofs.forms.factor")
 _SIMPLIFICATIONS = Tally("proofs.forms.simplify")
 #: free symbols by expression (:func:`free_symbols`)
 _FREE: Memo[sympy.Basic, frozenset[sympy.Basic]] = Memo("proofs.forms.free_symbols", 1024)
+#: SymPy's free-symbol set of each subexpression walked (:func:`ordered_free_symbols`), never handed out to be changed
+_NODE_FREE: Memo[sympy.Basic, set[sympy.Basic]] = Memo("proofs.forms.node_free_symbols", 50000)
+#: per class, whether its ``free_symbols`` is ``Basic``'s own (the union of its arguments')
+_UNIONS: Memo[type, bool] = Memo("proofs.forms.unions_arguments", 1024)
 
 
 def factored(expr: sympy.Expr) -> sympy.Expr:
@@ -73,7 +77,29 @@ def free_symbols(expr: sympy.Basic) -> frozenset[sympy.Basic]:
     several checks in turn (its inputs, their units, the point's values, its ties)."""
     found = _FREE.get(expr)
     if found is None:
-        found = _FREE[expr] = frozenset(expr.free_symbols)
+        found = _FREE[expr] = frozenset(_free_set(expr))
+    return found
+
+
+def ordered_free_symbols(expr: sympy.Basic) -> tuple[sympy.Basic, ...]:
+    """``tuple(expr.free_symbols)``: SymPy's set, in its order (:func:`_free_set`)."""
+    return tuple(_free_set(expr))
+
+
+def _free_set(expr: sympy.Basic) -> set[sympy.Basic]:
+    """``expr.free_symbols``: the same set, built by the same unions (so it iterates in the same order), each distinct
+    subexpression's computed once per process. SymPy's ``Basic.free_symbols`` is the union of its arguments', in
+    order, computed afresh for every occurrence of a part shared by many: the rows of a regime table repeat the
+    same relations hundreds of times. A class with its own ``free_symbols`` (a symbol, an integral) is asked as
+    SymPy asks it. The set is the memo's: read it, never change it."""
+    found = _NODE_FREE.get(expr)
+    if found is None:
+        unions = _UNIONS.get(type(expr))
+        if unions is None:
+            owner = next((k for k in type(expr).__mro__ if "free_symbols" in k.__dict__), None)
+            unions = _UNIONS[type(expr)] = owner is sympy.Basic
+        found = set().union(*(_free_set(a) for a in expr.args)) if unions else expr.free_symbols
+        _NODE_FREE[expr] = found
     return found
 
 

@@ -1,8 +1,10 @@
-"""``forms.atoms`` is SymPy's ``atoms`` with each distinct subexpression walked once (issue 31: the near-tie relations
-of the 228-row occupancy regime table walked its 73 thousand tree nodes, 15 ms per call): the same set, iterated in
-the same order (so the relations collected from it come in the same order), compared with ``expr.atoms`` on the
-bundled regime tables and on seeded expressions whose parts recur, as the same object and as equal copies, under
-``And``/``Or``/``Min``/``Max`` (which SymPy walks in their argument-set order) and ``Piecewise``."""
+"""``forms.atoms`` and ``forms.ordered_free_symbols`` are SymPy's ``atoms`` and ``free_symbols`` with each distinct
+subexpression walked once (issue 31: the near-tie relations of the 228-row occupancy regime table walked its 73
+thousand tree nodes, 15 ms per call, and its rows' free symbols were walked afresh by each check reading them): the
+same sets, iterated in the same order (so what is collected from them comes in the same order), compared with
+``expr.atoms`` and ``expr.free_symbols`` on the bundled regime tables and on seeded expressions whose parts recur, as
+the same object and as equal copies, under ``And``/``Or``/``Min``/``Max`` (which SymPy walks in their argument-set
+order), ``Piecewise`` and an integral (whose own ``free_symbols`` leaves out its variable)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,8 @@ n = sympy.Symbol("n", integer=True, positive=True)
 def assert_same_atoms(expr: sympy.Basic) -> None:
     for types in TYPES:
         assert list(forms.atoms(expr, *types)) == list(expr.atoms(*types)), types
+    assert list(forms.ordered_free_symbols(expr)) == list(expr.free_symbols)
+    assert forms.free_symbols(expr) == frozenset(expr.free_symbols)
 
 
 @pytest.mark.parametrize(("model_id", "quantity"), [("occupancy", "active_blocks_per_SM"), ("hong_kim_2009", "Exec_cycles_app")])
@@ -52,3 +56,4 @@ def test_seeded_expressions_with_recurring_parts_have_sympys_atoms_in_sympys_ord
                                 (second * first, sympy.Ne(copy, second)), (0, True))
         assert_same_atoms(table)
         assert_same_atoms(sympy.Tuple(first, second, copy, sympy.Min(first, second, copy)))
+        assert_same_atoms(first * sympy.Integral(second * x, (x, 0, copy)) + sympy.Dummy("d", positive=True) * second)
