@@ -17,7 +17,7 @@ import sympy
 from conftest import FIXTURES
 
 import symgpu
-from symgpu.evaluate import compiler, scaling, stepwise
+from symgpu.evaluate import compiler, input_values, scaling, stepwise
 
 MODELS = ["hong_kim_2009", "occupancy", "prior_sim", "mdm_2019"]
 FIXTURE_MODELS = ["whole_part_tie", "shared_min_tie", "decimal_tie_beyond_whole"]
@@ -103,17 +103,15 @@ source = { ref = "me", locator = "2" }
 """
 
 
-def _load(name: str, tmp_path: Any) -> symgpu.Model:
+def _load(name: str, write_model: Any) -> symgpu.Model:
     if name == "scaled_whole":
-        path = tmp_path / "scaled_whole.toml"
-        path.write_text(SCALED_WHOLE, encoding="utf-8")
-        return symgpu.load(path)
+        return symgpu.load(write_model(SCALED_WHOLE, name="scaled_whole"))
     return symgpu.load(FIXTURES / f"{name}.toml") if name in FIXTURE_MODELS else symgpu.load(name)
 
 
 @pytest.mark.parametrize("name", MODELS + FIXTURE_MODELS + ["scaled_whole"])
-def test_a_relation_cleared_of_doubt_is_one_its_compiled_test_finds_no_doubt_in(name: str, tmp_path: Any) -> None:
-    model = _load(name, tmp_path)
+def test_a_relation_cleared_of_doubt_is_one_its_compiled_test_finds_no_doubt_in(name: str, write_model: Any) -> None:
+    model = _load(name, write_model)
     rng = random.Random(name)
     given: frozenset[str] = frozenset()
     cleared = 0
@@ -146,7 +144,6 @@ def test_the_occupancy_preset_point_is_cleared_at_every_tie_the_scalar_path_meet
     given: frozenset[str] = frozenset()
     values = {"threads_per_block": 256, "regs_per_thread": 40, "smem_per_block": "3073 B/block"}
     quantity = "active_blocks_per_SM"
-    from symgpu.evaluate import input_values
     merged = input_values.merge_values(model, "cc_3_5", values)
     how = stepwise.plan(model, quantity, given)
     names = sorted(how.inputs)
