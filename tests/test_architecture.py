@@ -109,7 +109,8 @@ def test_the_proofs_import_nothing_from_symgpu_but_errors_memo_and_units():
 OWN_GENERATORS = {
     "symgpu.proofs.sample_points": "the one point sampler",
     "symgpu.measure.microbench": "a fixed permutation of memory slots for the GPU's pointer chase",
-    "symgpu.cli.app": "SymPy's own generators, seeded once per command-line process (the same answer and time in every run)",
+    "symgpu.cli.seeding": "SymPy's own generators, seeded once per command-line process and before each of `symgpu derive`'s "
+                          "requests (the same answer and time in every run)",
 }
 
 
