@@ -45,3 +45,30 @@ def test_a_sum_that_is_zero_somewhere_and_positive_elsewhere_keeps_its_weak_sign
     assert exact_signs.refuted(e)  # no strict sign
     assert not exact_signs.both_ways(e)
     assert reasoner().weak_sign(e) == 1
+
+
+def _random_difference(rng: "random.Random") -> sympy.Expr:
+    z = sympy.Symbol("z", real=True)
+    parts = [x, y, n, z, x + y, x - y, n - 2, sympy.Min(x, y), sympy.Max(x, n), sympy.floor(x / y), sympy.ceiling(n / (x + 1))]
+    def term() -> sympy.Expr:
+        return rng.choice((1, 2, -1, sympy.Rational(1, 3))) * sympy.Mul(*(rng.choice(parts) ** rng.choice((1, 1, 2, -1)) for _ in range(rng.randint(1, 2))))
+    return sympy.Add(*(term() for _ in range(rng.randint(1, 3))))
+
+
+def test_where_both_signs_are_seen_no_structural_proof_of_either_sign_holds():
+    """``weak_sign`` asks ``both_ways`` before its structural proofs (``nonnegative`` of the difference and of its
+    negation, SymPy's ``is_nonnegative`` among them): where a positive and a negative value are seen at admissible
+    points, neither proof holds, so the verdict (None) is the one those proofs gave. Seeded random differences of
+    sums, products, powers, Min/Max and floor/ceiling of positive, nonnegative integer and real symbols."""
+    import random
+
+    rng = random.Random(7)
+    seen = 0
+    for _ in range(120):
+        e = _random_difference(rng)
+        if not isinstance(e, sympy.Basic) or not exact_signs.both_ways(e):
+            continue
+        seen += 1
+        assert not exact_signs.nonnegative(e) and not exact_signs.nonnegative(-e), e
+        assert reasoner().weak_sign(e) is None
+    assert seen >= 30  # enough differences taking both signs to say so

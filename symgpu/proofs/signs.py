@@ -292,7 +292,9 @@ class SignReasoner:
         if key in _SIGN_CACHE:
             return _SIGN_CACHE[key]
         found: int | None = None
-        if _nonnegative(e):
+        if exact_signs.both_ways(e):
+            pass  # a positive and a negative value at admissible points: neither e >= 0 nor e <= 0 can be proved (nor by SymPy)
+        elif _nonnegative(e):
             found = 1
         elif _nonnegative(-e):
             found = -1
