@@ -72,3 +72,19 @@ def test_where_both_signs_are_seen_no_structural_proof_of_either_sign_holds():
         assert not exact_signs.nonnegative(e) and not exact_signs.nonnegative(-e), e
         assert reasoner().weak_sign(e) is None
     assert seen >= 30  # enough differences taking both signs to say so
+
+
+def test_both_ways_after_refuted_is_both_ways_alone():
+    """``refuted`` records ``both_ways`` where its points showed a positive and a negative value (the points
+    ``both_ways`` reads, in the same order): the verdict is the one ``both_ways`` reaches with its memo empty."""
+    import random
+
+    rng = random.Random(11)
+    exprs = [e for e in (_random_difference(rng) for _ in range(80)) if isinstance(e, sympy.Basic)]
+    memo.clear_all()
+    alone = [exact_signs.both_ways(e) for e in exprs]
+    memo.clear_all()
+    refuted = [exact_signs.refuted(e) for e in exprs]
+    after = [exact_signs.both_ways(e) for e in exprs]
+    assert after == alone
+    assert sum(alone) >= 20 and sum(r and not a for r, a in zip(refuted, alone)) >= 1  # both kinds of refutation met

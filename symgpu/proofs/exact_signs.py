@@ -177,7 +177,11 @@ def refuted(expr: sympy.Basic, positives: Iterable[sympy.Expr] = ()) -> bool:
     key = (expr, known)
     if key in _REFUTED:
         return _REFUTED[key]
-    _REFUTED[key] = len(_signs_seen(expr, known, lambda seen: len(seen) == 2)) == 2
+    seen = _signs_seen(expr, known, lambda seen: len(seen) == 2)
+    _REFUTED[key] = len(seen) == 2
+    if not known and {-1, 1} <= seen:
+        # :func:`both_ways` reads the same points in the same order, so it would see these two signs too
+        _BOTH_WAYS[expr] = True
     return _REFUTED[key]
 
 
