@@ -282,9 +282,8 @@ class SignReasoner:
         return found
 
     def weak_sign(self, expr: sympy.Basic) -> int | None:
-        """+1 where ``expr >= 0`` is proved, -1 where ``expr <= 0`` is, for an ``expr`` that may be 0 (its
-        :meth:`sign` None): structurally, as it stands or with its terms collected and common factors
-        taken out (``sympy.factor_terms`` of its expansion); None where neither is proved."""
+        """+1 where ``expr >= 0`` is proved, -1 where ``expr <= 0`` is, for an ``expr`` that may be 0 (its :meth:`sign` None): structurally,
+        as it stands or with its terms collected and common factors taken out (``sympy.factor_terms`` of its expansion); else None."""
         if (known := rational_value.sign_at(expr, self.exact)) is not None:
             return known
         e = self._forward(expr)
@@ -293,14 +292,13 @@ class SignReasoner:
             return _SIGN_CACHE[key]
         found: int | None = None
         if exact_signs.both_ways(e):
-            pass  # a positive and a negative value at admissible points: neither e >= 0 nor e <= 0 can be proved (nor by SymPy)
+            pass  # a positive and a negative value at admissible points: no form of it is proved >= 0 or <= 0 (nor by SymPy)
         elif _nonnegative(e):
             found = 1
         elif _nonnegative(-e):
             found = -1
         elif not e.has(sympy.Min, sympy.Max, sympy.Piecewise) and sympy.count_ops(e) < 200 \
-                and not any(f.exp.is_Integer and abs(f.exp) > MAX_EXPANDED_POWER and f.base.is_Add for f in e.atoms(sympy.Pow)) \
-                and not exact_signs.both_ways(e):  # a positive and a negative value: no form of it is proved either way
+                and not any(f.exp.is_Integer and abs(f.exp) > MAX_EXPANDED_POWER and f.base.is_Add for f in e.atoms(sympy.Pow)):
             tidy = sympy.factor_terms(sympy.expand(e))
             found = 1 if _nonnegative(tidy) else (-1 if _nonnegative(-tidy) else None)
         _SIGN_CACHE[key] = found
