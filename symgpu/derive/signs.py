@@ -37,14 +37,26 @@ def sign_key(expr: sympy.Basic, positives: Iterable[sympy.Expr] = (), *, engine:
     return store.digest(SIGNS.version, engine or store.engine_digest(), sympy.srepr(expr), *(sympy.srepr(p) for p in positives))
 
 
+#: :func:`sign_key` of the expressions looked up, by (expression, positives): a verdict not found is computed and put
+#: under the same key (``srepr`` of a large expression is most of a lookup's time)
+_KEYS: Memo[tuple[sympy.Basic, tuple[sympy.Expr, ...]], str] = Memo("derive.signs.keys", 4096)
+
+
+def _key(expr: sympy.Basic, positives: tuple[sympy.Expr, ...]) -> str:
+    found = _KEYS.get((expr, positives))
+    if found is None:
+        found = _KEYS[(expr, positives)] = sign_key(expr, positives)
+    return found
+
+
 class _DiskVerdicts:
     """Sign verdicts in :mod:`symgpu.store` (a :class:`~symgpu.proofs.signs.VerdictStore`)."""
 
     def get(self, expr: sympy.Basic, positives: tuple[sympy.Expr, ...]) -> Verdict | None:
-        return _VERDICTS.get(store.get(SIGNS, sign_key(expr, positives)) or "")
+        return _VERDICTS.get(store.get(SIGNS, _key(expr, positives)) or "")
 
     def put(self, expr: sympy.Basic, positives: tuple[sympy.Expr, ...], verdict: Verdict) -> None:
-        store.put(SIGNS, sign_key(expr, positives), str(verdict.sign))
+        store.put(SIGNS, _key(expr, positives), str(verdict.sign))
 
 
 #: the store every model's reasoner keeps its verdicts in
