@@ -4,6 +4,7 @@ weak sign needs that expansion still gets it."""
 
 from __future__ import annotations
 
+import random
 from fractions import Fraction
 
 import sympy
@@ -47,7 +48,7 @@ def test_a_sum_that_is_zero_somewhere_and_positive_elsewhere_keeps_its_weak_sign
     assert reasoner().weak_sign(e) == 1
 
 
-def _random_difference(rng: "random.Random") -> sympy.Expr:
+def _random_difference(rng: random.Random) -> sympy.Expr:
     z = sympy.Symbol("z", real=True)
     parts = [x, y, n, z, x + y, x - y, n - 2, sympy.Min(x, y), sympy.Max(x, n), sympy.floor(x / y), sympy.ceiling(n / (x + 1))]
     def term() -> sympy.Expr:
@@ -60,8 +61,6 @@ def test_where_both_signs_are_seen_no_structural_proof_of_either_sign_holds():
     negation, SymPy's ``is_nonnegative`` among them): where a positive and a negative value are seen at admissible
     points, neither proof holds, so the verdict (None) is the one those proofs gave. Seeded random differences of
     sums, products, powers, Min/Max and floor/ceiling of positive, nonnegative integer and real symbols."""
-    import random
-
     rng = random.Random(7)
     seen = 0
     for _ in range(120):
@@ -77,8 +76,6 @@ def test_where_both_signs_are_seen_no_structural_proof_of_either_sign_holds():
 def test_both_ways_after_refuted_is_both_ways_alone():
     """``refuted`` records ``both_ways`` where its points showed a positive and a negative value (the points
     ``both_ways`` reads, in the same order): the verdict is the one ``both_ways`` reaches with its memo empty."""
-    import random
-
     rng = random.Random(11)
     exprs = [e for e in (_random_difference(rng) for _ in range(80)) if isinstance(e, sympy.Basic)]
     memo.clear_all()
