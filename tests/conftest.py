@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 import symgpu
+from symgpu import memo
 
 # The suite never reads or writes the user's cache: a fresh, empty cache folder per run, removed
 # when the run ends.
@@ -51,6 +52,16 @@ def toy_header(model_id: str, title: str, summary: str) -> str:
     """The opening of a small test model's TOML text: the schema, its [model] table and its one reference (toy2026)."""
     return (f'schema_version = 1\n\n[model]\nid = "{model_id}"\ntitle = "{title}"\nsummary = "{summary}"\nreferences = ["toy2026"]\n\n'
             '[references.toy2026]\nauthors = ["A. Author"]\ntitle = "A toy"\nvenue = "tests"\nyear = 2026\n')
+
+
+@pytest.fixture
+def empty_store(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """A fresh cache folder, with nothing read from the store yet in this process (the memos cleared): what a test
+    finds in the store is what it put there, not what another test of the run kept in the shared one."""
+    monkeypatch.setenv("SYMGPU_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("SYMGPU_NO_CACHE", raising=False)
+    memo.clear_all()
+    return tmp_path
 
 
 @pytest.fixture(scope="session")

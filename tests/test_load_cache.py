@@ -13,17 +13,6 @@ from symgpu import memo, store
 from symgpu.entry_kinds import CHECKED, MINMAX, TOML
 
 
-@pytest.fixture
-def empty_store(monkeypatch: pytest.MonkeyPatch, tmp_path):
-    """A fresh cache folder, with nothing read from the store yet in this process. A Min/Max
-    verdict comes from SymPy or the store where the cheap proof of ``unordered`` (tested in
-    tests/test_unordered.py) does not decide it."""
-    monkeypatch.setenv("SYMGPU_CACHE_DIR", str(tmp_path))
-    monkeypatch.delenv("SYMGPU_NO_CACHE", raising=False)
-    memo.clear_all()
-    return tmp_path
-
-
 def test_a_kept_min_max_verdict_builds_what_sympy_builds(monkeypatch: pytest.MonkeyPatch, empty_store) -> None:
     a, b = sympy.symbols("a_kept b_kept", positive=True)
     # a cube root is outside the cheap proof's arithmetic (rationals and square roots): it leaves both to SymPy (and the store)
