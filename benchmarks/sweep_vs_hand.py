@@ -16,7 +16,8 @@ Against each, in the same process, interleaved, medians of ``--repeat`` runs:
   (``parallel=True``/``prange`` over the first axis: ``hand numba par``), if numba is installed;
 * ``symgpu numpy`` / ``numba``: ``symgpu.sweep.sweep(...)`` (the in-memory sweep: plan, compiled
   pass over the grid, checks on), the value column alone (``--regime-of ""``) and with the regime
-  column;
+  column; both on every core this process may use (NumPy's chunks and numba's parts on threads: the
+  hand NumPy runs on one, as a user writes it; ``--clock cpu`` shows what the threads cost);
 * ``copy floor``: ``np.copyto`` of 10^7 float64 (one 8-byte column written): the machine's floor.
 
 Before timing, every symgpu value column is checked against the hand-written one
