@@ -51,20 +51,20 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         raise errors.UsageError(f"--jobs {args.jobs}: give the number of requests to run at once, 1 or more")
     model = common.load_model(args.model)
-    requests = list(model.definition.derivations)
+    derivations = model.definition.derivations
+    indices = list(range(len(derivations)))  # the requests asked for, as places in the file
     if args.ids:
-        known = {r.id: r for r in requests}
+        known = {r.id: index for index, r in enumerate(derivations)}
         missing = [i for i in args.ids if i not in known]
         if missing:
             listed = suggest.alternatives(missing[0], known, "the model file's [[derivations]] list them")
             raise errors.UsageError(f"{model.id}: no derivation {', '.join(missing)} (derivations: {listed})")
-        requests = [known[i] for i in args.ids]
-    if not requests:
+        indices = [known[i] for i in args.ids]
+    if not indices:
         raise errors.UsageError(f"{model.id} declares no [[derivations]]")
-    tasks = [(str(position), row, (args.model, model.definition.derivations.index(request), bool(args.json)))
-             for position, request in enumerate(requests)]
-    slow = [SLOWEST_FIRST.get(r.op, len(SLOWEST_FIRST)) for r in requests]
-    order = [str(position) for position in sorted(range(len(requests)), key=slow.__getitem__)]
+    tasks = [(str(position), row, (args.model, index, bool(args.json))) for position, index in enumerate(indices)]
+    slow = [SLOWEST_FIRST.get(derivations[index].op, len(SLOWEST_FIRST)) for index in indices]
+    order = [str(position) for position in sorted(range(len(indices)), key=slow.__getitem__)]
     done = dict(workers.run(tasks, args.jobs or workers.default_workers(), order=order))
     rows: list[Row] = [done[name] for name, _, _ in tasks]
     failed = sum(r.failed for r in rows)

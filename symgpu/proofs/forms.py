@@ -109,6 +109,8 @@ def atoms(expr: sympy.Basic, *types: type) -> set[sympy.Basic]:
     recurs (73 thousand nodes for the 228-row occupancy regime table, whose distinct nodes are a few hundred); a
     subexpression equal to one walked before adds only members already in the set. The same traversal otherwise: a
     node, then its arguments in order (a ``LatticeOp``'s, ``And``/``Min``/...: its argument set, as SymPy walks it)."""
+    if not types:  # SymPy's default (its atoms proper)
+        return expr.atoms()
     found: set[sympy.Basic] = set()
     walked: set[sympy.Basic] = set()
     stack = [expr]

@@ -108,9 +108,7 @@ def one_large(symbols: Sequence[sympy.Symbol], pools: Sequence[tuple[V, ...]]) -
     """A point per symbol, in order: that symbol at its pool's value of largest magnitude (the first such),
     every other at its pool's first value (each pool nonempty). A difference one input outgrows
     (``alu_lat - alpha - mem_lat - 1``) changes sign at one of them where seeded draws of small values may miss it."""
-    base = {s: pool[0] for s, pool in zip(symbols, pools)}
-    for s, pool in zip(symbols, pools):
-        yield {**base, s: max(pool, key=abs)}
+    return _each_large(symbols, pools, {s: pool[0] for s, pool in zip(symbols, pools)})
 
 
 def one_large_over_small(symbols: Sequence[sympy.Symbol], pools: Sequence[tuple[V, ...]]) -> Iterator[dict[sympy.Symbol, V]]:
@@ -118,7 +116,11 @@ def one_large_over_small(symbols: Sequence[sympy.Symbol], pools: Sequence[tuple[
     its first value where the pool has only 0). A term that one input scales and another's smallness makes negative
     (Hong & Kim's ``Departure_del_uncoal*Uncoal_Mem_insts*(Uncoal_per_mw - 1)``, negative only for ``Uncoal_per_mw < 1``)
     outweighs the rest at one of them, where the first values (1) leave the factor at 0."""
-    base = {s: min((v for v in pool if v != 0), key=abs, default=pool[0]) for s, pool in zip(symbols, pools)}
+    return _each_large(symbols, pools, {s: min((v for v in pool if v != 0), key=abs, default=pool[0]) for s, pool in zip(symbols, pools)})
+
+
+def _each_large(symbols: Sequence[sympy.Symbol], pools: Sequence[tuple[V, ...]], base: dict[sympy.Symbol, V]) -> Iterator[dict[sympy.Symbol, V]]:
+    """A point per symbol, in order: ``base`` with that symbol at its pool's value of largest magnitude (the first such)."""
     for s, pool in zip(symbols, pools):
         yield {**base, s: max(pool, key=abs)}
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import functools
 import math
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -24,6 +24,9 @@ from symgpu.memo import Memo
 from symgpu.sweep.decide import RegimeSpec, decide
 from symgpu.sweep import threads as sweep_threads
 from symgpu.sweep.grid import Grid
+
+#: what :func:`progressed` passes through
+Item = TypeVar("Item")
 
 #: points per chunk by default: a few MiB per array, well inside the CPU caches' reach
 DEFAULT_CHUNK = 1 << 18
@@ -271,14 +274,19 @@ def progress_bar(total: int, enabled: bool | None) -> Any:
 
 
 def spans(grid: Grid, chunk_size: int, progress: bool | None) -> Iterator[tuple[int, int]]:
-    """``grid.chunks(chunk_size)``, the progress bar (:func:`progress_bar`) moved on as each chunk is
-    done and closed when the loop ends, however it ends."""
-    bar = progress_bar(grid.size, progress)
+    """``grid.chunks(chunk_size)``, the progress bar moved on as each chunk is done (:func:`progressed`)."""
+    return progressed(grid.chunks(chunk_size), grid.size, progress, lambda span: span[1] - span[0])
+
+
+def progressed(items: Iterable[Item], total: int, progress: bool | None, points: Callable[[Item], int]) -> Iterator[Item]:
+    """``items``, the progress bar of ``total`` points (:func:`progress_bar`) moved on by ``points(item)`` as the caller
+    comes back for the next one (the item done) and closed when the loop ends, however it ends."""
+    bar = progress_bar(total, progress)
     try:
-        for start, stop in grid.chunks(chunk_size):
-            yield start, stop
+        for item in items:
+            yield item
             if bar is not None:
-                bar.update(stop - start)
+                bar.update(points(item))
     finally:
         if bar is not None:
             bar.close()
@@ -319,12 +327,5 @@ def evaluated(plan: Numbers, work: Callable[[tuple[int, int], Scratch], Chunk], 
         for span in spans(plan.grid, chunk_size, progress):
             yield work(span, scratch)
         return
-    bar = progress_bar(plan.grid.size, progress)
-    try:
-        for chunk in sweep_threads.in_order(work, plan.grid.chunks(chunk_size), make, threads):
-            yield chunk
-            if bar is not None:
-                bar.update(chunk.stop - chunk.start)
-    finally:
-        if bar is not None:
-            bar.close()
+    chunks = sweep_threads.in_order(work, plan.grid.chunks(chunk_size), make, threads)
+    yield from progressed(chunks, plan.grid.size, progress, lambda chunk: chunk.stop - chunk.start)

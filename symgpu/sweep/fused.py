@@ -412,6 +412,8 @@ SPLIT_POINTS = 1 << 16
 #: parts per thread a large box is cut into, each taken by the next free thread: a thread that the OS holds back
 #: (the other core busy) leaves its later parts to the others instead of making every thread wait at the end
 PARTS_PER_THREAD = 4
+
+
 def pieces(bounds: tuple[tuple[int, int], ...], threads: int) -> int:
     """How many parts a box is cut into for ``threads`` threads: 1 (one thread, or fewer than
     :data:`SPLIT_POINTS` points), else :data:`PARTS_PER_THREAD` per thread, each of at least half

@@ -17,7 +17,7 @@ from symgpu.memo import Memo
 from symgpu.model import Model
 from symgpu.sweep import backends, fused, settle_ties, threads
 from symgpu.sweep.device import device_chunk
-from symgpu.sweep.chunks import (DEFAULT_CHUNK, Chunk, Columns, Scratch, Settled, Targets, base_axes, buffered_chunk, buffered_chunks, buffers, chunk_of,
+from symgpu.sweep.chunks import (DEFAULT_CHUNK, Chunk, Columns, Scratch, Settled, Targets, base_axes, buffered_chunk, buffered_chunks, chunk_of,
                                  evaluated, progress_bar, scratch_of, spans)
 from symgpu.sweep.grid import Axis, Grid
 from symgpu.sweep.plan import SweepPlan, build_plan, fast_outputs
@@ -201,8 +201,7 @@ def _chunks(plan: SweepPlan, backend: str, chunk_size: int, progress: bool | Non
 
         yield from evaluated(plan, into_whole, chunk_size, progress, lambda: scratch_of(plan, function, chunk_size), cores)
         return
-    scratch = np.empty(2 * min(plan.grid.size, chunk_size), dtype=bool) if plan.regime is not None and runner.name == "numpy" else None
-    floats, bools = buffers(function, min(plan.grid.size, chunk_size))
+    scratch, floats, bools = scratch_of(plan, function, chunk_size) if runner.name == "numpy" else (None, (), ())
     for start, stop in spans(plan.grid, chunk_size, progress):
         columns = {} if whole is None else {n: c[start:stop] for n, c in whole.columns.items()}
         regime = None if whole is None or whole.regime is None else whole.regime[start:stop]

@@ -68,9 +68,8 @@ def in_order(work: Callable[[Item, Buffers], Result], items: Iterable[Item], mak
 
     executor = pool(threads)
     pending: deque[concurrent.futures.Future[Result]] = deque()
-    source = iter(items)
     try:
-        for item in source:
+        for item in items:
             pending.append(executor.submit(run, item))
             if len(pending) >= AHEAD * threads:
                 yield pending.popleft().result()
