@@ -193,7 +193,10 @@ def _check_solve(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
             return Verdict(q, "disagree", "solve: the relation fails at a root", shown,
                            f"{q.quantity}({root:.10g}) = {value:.10g}, target {q.target:.10g}; roots {brute}")
     for bracket in isolated:
-        if not any(bracket.contains(r) for r in found) and not oracle.rounding_noise(model, q.quantity, q.point, q.variable, q.target, bracket, xs):
+        # a grid value where the IEEE value meets the target (within REL in exact arithmetic) and an answer's root
+        # beside it, within 1e-6 of the grid's step there, are one root (a target of 8/301 rounded to a double: the
+        # exact root is 1.25e-17 and the scan's is alpha = 0; seed 215)
+        if not any(bracket.contains(r, scale=bracket.step(xs)) for r in found) and not oracle.rounding_noise(model, q.quantity, q.point, q.variable, q.target, bracket, xs):
             return Verdict(q, "disagree", "solve: misses a root the scan finds", shown, brute)
     if plateaus and not covered:  # isolated roots cannot describe a range (the target is a plateau's value)
         return Verdict(q, "disagree", "solve: the relation holds on a whole range; the answer gives isolated roots", shown, brute)

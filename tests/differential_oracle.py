@@ -39,10 +39,19 @@ class Bracket:
     low: float
     high: float
 
-    def contains(self, x: float, rel: float = 1e-6) -> bool:
-        """Is ``x`` in the bracket, within ``rel`` of its size?"""
-        pad = rel * max(abs(self.low), abs(self.high), 1e-300)
+    def contains(self, x: float, rel: float = 1e-6, scale: float = 1e-300) -> bool:
+        """Is ``x`` in the bracket, within ``rel`` of its size (of ``scale`` where that is larger: a bracket at 0
+        has no size of its own)?"""
+        pad = rel * max(abs(self.low), abs(self.high), scale)
         return self.low - pad <= x <= self.high + pad
+
+    def step(self, xs: np.ndarray) -> float:
+        """The grid's step beside the bracket: the nearest other grid value's distance from its ends (0 where
+        ``xs`` has no other value)."""
+        others = xs[(xs < self.low) | (xs > self.high)]
+        if not len(others):
+            return 0.0
+        return float(min(np.min(np.abs(others - self.low)), np.min(np.abs(others - self.high))))
 
     @property
     def middle(self) -> float:

@@ -11,8 +11,10 @@ import dataclasses
 import importlib.util
 import math
 import sys
+from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 import sympy
 
@@ -111,6 +113,24 @@ def test_the_brute_force_finds_every_root_of_a_function_with_two():
     assert isolated[0].contains(8.0) and isolated[1].low > 48
     for bracket in isolated:
         assert math.isclose(oracle.scalar(model, "n_needed", point, "alpha", bracket.middle), target, rel_tol=1e-9)
+
+
+def test_an_answer_root_beside_the_scan_root_at_zero_is_that_root_and_one_a_grid_step_away_is_not():
+    # seed 215: the target is 8/301 (n/mem_lat at alpha = 0) rounded to a double, so the exact root lies 1.25e-17
+    # beside the scan's grid value alpha = 0, where the IEEE value meets the target: one root, not a missed one
+    point = Point("kepler", (("alpha", 4.0), ("inst_latency", 9.0), ("n", 8.0), ("peak_ops_per_sched", 8.0)))
+    target = 8 / 301
+    t = Fraction(target)
+    exact = (t * 301 - 8) / (8 - 9 * t)  # (alpha + 1)*n/(alpha*alu_lat + mem_lat) = t at kepler's 301 and 9 cycles
+    assert 0 < exact < Fraction(1, 10**16)
+    verdict = checks.judge(Question("solve", "volkov_2016_ilp", "instruction_throughput", "alpha", point, target=target))
+    assert (verdict.outcome, verdict.brute) == ("agree", "[0]"), verdict.line()
+    # the closed form in doubles: t*mem_lat - n cancels to a few ulps of n (8), far below the grid's step
+    assert abs(float(verdict.answer.split("]")[0].strip("[")) - float(exact)) < 8 * 2.0**-52 * 2
+    at_zero, step = oracle.Bracket(0.0, 0.0), 1e-3
+    assert at_zero.contains(float(exact), scale=step) and not at_zero.contains(float(exact))
+    assert not at_zero.contains(1e-6 * step * 1.01, scale=step) and not at_zero.contains(-1e-6 * step * 1.01, scale=step)
+    assert oracle.Bracket(2.0, 3.0).step(np.array([0.0, 1.0, 2.0, 3.0, 3.5])) == 0.5
 
 
 def test_a_point_gives_the_inputs_that_only_the_quantitys_domain_reads():
