@@ -450,7 +450,7 @@ class SignReasoner:
         if decided is not None:
             return sympy.true if decided else sympy.false
         op = type(condition)
-        d = sympy.together((condition.lhs - condition.rhs).xreplace(self.forward))
+        d = sympy.together(self._forward(condition.lhs - condition.rhs))  # ``xreplace(self.forward)``, each Min/Max rebuilt once
         num, den = sympy.fraction(d)
         sd = self.sign(den)
         if sd == -1:
