@@ -51,8 +51,8 @@ _FRACTIONS = st.one_of(st.fractions(max_denominator=10**6), st.integers(min_valu
 @settings(database=None, derandomize=True, max_examples=300)
 @given(st.lists(_FRACTIONS, max_size=12))
 def test_a_sum_or_product_reduced_once_is_the_fraction_reduced_after_every_step(parts: list[Fraction]) -> None:
-    for once, each_step in ((rational_value._sum(parts), sum(parts, Fraction(0))),
-                            (rational_value._product(parts), math.prod(parts, start=Fraction(1)))):
+    for once, each_step in ((rational_value.fraction_sum(parts), sum(parts, Fraction(0))),
+                            (rational_value.fraction_product(parts), math.prod(parts, start=Fraction(1)))):
         assert type(once) is Fraction and (once.numerator, once.denominator) == (each_step.numerator, each_step.denominator)
 
 

@@ -94,9 +94,9 @@ def _value(expr: sympy.Basic, memo: Memo) -> Fraction | None:
         if len(parts) < len(found):
             return _NO
         if isinstance(expr, sympy.Add):
-            return _sum(parts)
+            return fraction_sum(parts)
         if isinstance(expr, sympy.Mul):
-            return _product(parts)
+            return fraction_product(parts)
         return min(parts) if isinstance(expr, sympy.Min) else max(parts)
     if isinstance(expr, sympy.Pow):
         exponent = expr.exp
@@ -122,7 +122,7 @@ def _value(expr: sympy.Basic, memo: Memo) -> Fraction | None:
     return _NO
 
 
-def _sum(parts: list[Fraction]) -> Fraction:
+def fraction_sum(parts: list[Fraction]) -> Fraction:
     """``sum(parts, Fraction(0))``: the same number, put over one denominator in integers and reduced once (a
     ``Fraction`` is its reduced form, unique, so the same ``Fraction``) rather than reduced after every addition."""
     numerator, denominator = 0, 1
@@ -134,9 +134,9 @@ def _sum(parts: list[Fraction]) -> Fraction:
     return Fraction(numerator, denominator)
 
 
-def _product(parts: list[Fraction]) -> Fraction:
+def fraction_product(parts: list[Fraction]) -> Fraction:
     """``math.prod(parts, start=Fraction(1))``: the same number, its numerators and denominators multiplied in
-    integers and reduced once (the same ``Fraction``, as :func:`_sum`)."""
+    integers and reduced once (the same ``Fraction``, as :func:`fraction_sum`)."""
     numerator, denominator = 1, 1
     for part in parts:
         numerator *= part.numerator
