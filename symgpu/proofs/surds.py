@@ -27,7 +27,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TypeAlias
+from typing import TypeAlias, TypeGuard
 
 import sympy
 
@@ -277,7 +277,7 @@ def ceiling(x: Number) -> Fraction:
     return Fraction(x.ceiling() if isinstance(x, Surd) else math.ceil(x))
 
 
-def _fractions(values: list[Number]) -> bool:
+def _fractions(values: list[Number]) -> TypeGuard[list[Fraction]]:
     """Are all ``values`` fractions (no surd): their sum and product then reduced once (:mod:`.rational_value`)."""
     return all(type(v) is Fraction for v in values)
 
