@@ -4,6 +4,7 @@ substitutions were a fifth of ``regimes hong_kim_2009 Exec_cycles_app``)."""
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import pytest
@@ -41,6 +42,18 @@ def test_rational_values_agree_with_sympys_substitution(a: Fraction, b: Fraction
              sympy.Min(x - y, y - x) + sympy.Rational(1, 7)]
     for expr in exprs:
         assert rational_value.value(expr, rational_value.inputs(mapping)) == _as_fraction(expr.xreplace(mapping))
+
+
+_FRACTIONS = st.one_of(st.fractions(max_denominator=10**6), st.integers(min_value=-10**30, max_value=10**30).map(Fraction),
+                       st.sampled_from([Fraction(0), Fraction(1, 2**64), Fraction(-3, 2**64), Fraction(10**40, 3)]))
+
+
+@settings(database=None, derandomize=True, max_examples=300)
+@given(st.lists(_FRACTIONS, max_size=12))
+def test_a_sum_or_product_reduced_once_is_the_fraction_reduced_after_every_step(parts: list[Fraction]) -> None:
+    for once, each_step in ((rational_value.fraction_sum(parts), sum(parts, Fraction(0))),
+                            (rational_value.fraction_product(parts), math.prod(parts, start=Fraction(1)))):
+        assert type(once) is Fraction and (once.numerator, once.denominator) == (each_step.numerator, each_step.denominator)
 
 
 def test_a_case_table_takes_its_first_case_that_holds_as_sympy_does() -> None:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import sympy
 
-from symgpu.proofs import sample_points
+from symgpu.proofs import sample_points, unordered
 
 x = sympy.Symbol("x", positive=True)
 k = sympy.Symbol("k", integer=True, nonnegative=True)
@@ -131,3 +131,18 @@ def test_a_column_meets_the_declared_assumptions_and_repeats_by_name(assumptions
     assert column.shape == (4096,) and holds(column)
     assert np.array_equal(column, sample_points.column("x", assumptions, 4096))
     assert not np.array_equal(column, sample_points.column("x", assumptions, 4096, rank=1))
+
+
+def test_each_pools_extremes_found_once_are_those_found_afresh_and_of_the_pools_own_type():
+    symbols = [x, k, w, z, p, sympy.Symbol("n", nonnegative=True), sympy.Symbol("q", integer=True)]
+    pools = [pool.admissible(s) for pool in (sample_points.SMALL, sample_points.WIDE, unordered.HUGE, unordered.MIXED)
+             for s in symbols]
+    for pool in [p for p in pools if p] * 2:  # the second round reads the memo
+        smallest, largest = sample_points._extremes(pool)
+        assert smallest is min((v for v in pool if v != 0), key=abs, default=pool[0])  # the first of equal magnitudes, as min keeps
+        assert largest is max(pool, key=abs)
+    fractions, numbers = (Fraction(-1), Fraction(1), Fraction(3)), (sympy.Integer(-1), sympy.Integer(1), sympy.Integer(3))
+    assert fractions == numbers  # equal values: kept apart by their types
+    assert sample_points._extremes(numbers) == (-1, 3) == sample_points._extremes(fractions)
+    assert all(isinstance(v, sympy.Integer) for v in sample_points._extremes(numbers))
+    assert all(type(v) is Fraction for v in sample_points._extremes(fractions))

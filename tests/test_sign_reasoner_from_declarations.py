@@ -114,6 +114,28 @@ def test_the_relations_are_put_into_sums_sharing_a_max_as_sympy_xreplace_puts_th
         assert reasoner._forward(expr) == expr.xreplace(reasoner.forward)
 
 
+class _PlainForward(SignReasoner):
+    """A reasoner putting its relations in with SymPy's ``xreplace`` alone (every Min/Max rebuilt by SymPy each time): the old path."""
+
+    def _forward(self, expr: sympy.Basic) -> sympy.Basic:
+        return expr.xreplace(self.forward)
+
+
+def test_a_condition_over_a_min_is_tidied_as_with_sympy_xreplace_putting_the_relations_in():
+    z = sympy.Symbol("z", real=True, positive=True)
+    w = sympy.Symbol("w", real=True, positive=True)
+    d = Declared(symbols=tuple((s, frozenset({"positive"})) for s in (x, y, z, w)))
+    relations = [sympy.StrictGreaterThan(x, y + 1), sympy.StrictGreaterThan(z, x)]
+    shared = sympy.Min(x * w / z, (y + w) / (x + z), z * y / (x + w))
+    conditions = [sympy.StrictGreaterThan(-shared + sympy.Min(x * w / z, y + 1), 0), sympy.GreaterThan(shared, y / w),
+                  sympy.StrictLessThan(x * shared - z, w * sympy.Max(x, y * z)), sympy.LessThan(w - x, y),
+                  sympy.StrictGreaterThan(sympy.Max(x + y, w) / (z - y), shared)]
+    for var in (None, w, y):
+        fast, plain = SignReasoner(d, relations), _PlainForward(d, relations)
+        assert fast.forward.keys() == plain.forward.keys() == {x, z}  # the relations rewrite symbols: there is something to put in
+        assert [fast.tidy(cond, var) for cond in conditions] == [plain.tidy(cond, var) for cond in conditions]
+
+
 def test_a_sign_is_refuted_under_the_declarations_and_not_once_a_relation_fixes_it():
     assert SignReasoner(declared()).sign_refuted(x - y)  # x = 1, y = 2 and x = 2, y = 1 are both allowed
     assert not SignReasoner(declared()).sign_refuted(x + y)

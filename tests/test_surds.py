@@ -5,6 +5,7 @@ comparisons (also of unrelated roots), floors and whole expressions at a point."
 
 from __future__ import annotations
 
+import math
 import random
 from fractions import Fraction
 
@@ -191,3 +192,16 @@ def test_expression_values_refuse_what_is_not_this_arithmetic() -> None:
     for e in (x ** sympy.Rational(1, 3), sympy.log(x), x**40, sympy.Float(0.5) * x, sympy.sqrt(1 + sympy.sqrt(x))):
         with pytest.raises(surds.Unsupported):
             surds.value(e, {x: Fraction(2)}.__getitem__, 16)
+
+
+def test_a_sum_or_product_of_fractions_alone_is_reduced_once_to_the_stepwise_fraction_and_a_surd_keeps_surd_arithmetic() -> None:
+    rng = random.Random(11)
+    for _ in range(200):
+        parts = [Fraction(rng.randint(-10**6, 10**6), rng.randint(1, 10**4)) for _ in range(rng.randint(0, 9))]
+        for node, stepwise in ((sympy.Add, sum(parts, Fraction(0))), (sympy.Mul, math.prod(parts, start=Fraction(1)))):
+            once = surds.FOLDS[node](parts)
+            assert type(once) is Fraction and (once.numerator, once.denominator) == (stepwise.numerator, stepwise.denominator)
+    root = surds.sqrt(Fraction(2))
+    assert isinstance(root, surds.Surd)
+    assert surds.FOLDS[sympy.Add]([Fraction(1, 3), root, Fraction(1, 6)]) == sum([Fraction(1, 3), root, Fraction(1, 6)], Fraction(0))
+    assert surds.FOLDS[sympy.Mul]([Fraction(3), root, root]) == Fraction(6)  # sqrt(2)*sqrt(2) = 2, by hand

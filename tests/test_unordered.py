@@ -227,3 +227,27 @@ def test_random_arguments_against_a_float_built_are_what_sympy_builds(func: Any,
     node = unordered.built(func, (expr, bound))
     if node is not None:
         assert sympy.srepr(node) == sympy.srepr(func(expr, bound))
+
+
+_INEQUALITIES = [sympy.StrictGreaterThan, sympy.GreaterThan, sympy.StrictLessThan, sympy.LessThan]
+
+
+@settings(max_examples=200, deadline=None, database=None, derandomize=True)  # the same examples every run
+@given(st.sampled_from(_INEQUALITIES), _EXPRESSIONS, _EXPRESSIONS)
+def test_random_inequalities_are_built_as_sympy_builds_them(op: Any, lhs: Any, rhs: Any):
+    try:
+        expected = op(lhs, rhs)
+    except TypeError:  # SymPy refuses the comparison (a side it proves non-real): not asked of inequality here
+        return
+    assert sympy.srepr(unordered.inequality(op, lhs, rhs)) == sympy.srepr(expected)
+
+
+def test_an_inequality_sympy_decides_is_decided_and_one_it_cannot_is_built_unevaluated_without_asking_it():
+    for op in _INEQUALITIES:
+        assert unordered.inequality(op, x + 1, x) == op(x + 1, x) and op(x + 1, x) in (sympy.true, sympy.false)  # by its form
+        assert unordered.inequality(op, x**2 + y, -w) == op(x**2 + y, -w)  # positive against positive: SymPy's own verdict
+        undecided = unordered.inequality(op, x * y + 3, 2 * x + z**2)
+        assert type(undecided) is op and undecided.args == (x * y + 3, 2 * x + z**2) and undecided == op(x * y + 3, 2 * x + z**2)
+    assert unordered.inequality(sympy.Eq, x, y) == sympy.Eq(x, y)  # not an inequality: SymPy's
+    with sympy.evaluate(False):
+        assert unordered.inequality(sympy.StrictGreaterThan, x + 1, x) == sympy.StrictGreaterThan(x + 1, x, evaluate=False)

@@ -19,6 +19,7 @@ from symgpu import errors
 from symgpu.derive import jobs, regime_split, solve_domain
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.extra_records import FlatRange, RootRecord, TargetValue
+from symgpu.model import substitution
 
 
 def keep_target(job: jobs._Job) -> None:
@@ -120,10 +121,11 @@ def solution_set(job: jobs._Job, identities: Sequence[regime_split.Regime], var:
                 continue
             (uppers if slope == -1 else lowers).append(job.ctx.nice(roots[0]))
         parts = []
+        # each bound SymPy's Min/Max of them, built without SymPy's search where every one is proved kept (min_max)
         if lowers:
-            parts.append(sympy.GreaterThan(var, sympy.Max(*lowers), evaluate=False))
+            parts.append(sympy.GreaterThan(var, substitution.min_max(sympy.Max, tuple(lowers)), evaluate=False))
         if uppers:
-            parts.append(sympy.LessThan(var, sympy.Min(*uppers), evaluate=False))
+            parts.append(sympy.LessThan(var, substitution.min_max(sympy.Min, tuple(uppers)), evaluate=False))
         parts.extend(others)
         parts.extend(domain)
         for bound in lowers + uppers:

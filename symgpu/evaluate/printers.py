@@ -32,7 +32,39 @@ class NumPyCode(NumPyPrinter):
     as it is; an ``ITE`` left is then printed as ``select([test, True], [then, otherwise],
     default=nan)``, a float array (NaN default), which the outer ``select`` refuses as a condition
     ("invalid entry 0 in condlist": Volkov's ``cycles_per_warp`` maximum over ``cuda_cpi``).
+
+    Each sum and product is printed once per printer (:meth:`_print_Add`, :meth:`_print_Mul`): a regime table's
+    conditions repeat the same few dozen sums hundreds of times (348 sums printed, 33 of them distinct, for Hong &
+    Kim's ``Exec_cycles_app``), and SymPy orders a sum's terms afresh each time it prints it.
     """
+
+    def __init__(self, settings: dict[str, Any]) -> None:
+        super().__init__(settings)
+        #: printed text by (method, expression), for this printer's settings (one lambdify call's printer)
+        self._printed: dict[tuple[str, sympy.Basic], str] = {}
+
+    def _print_Add(self, expr: sympy.Basic, order: Any = None) -> str:
+        """SymPy's text for the sum, printed once per printer.
+
+        NOTE: the same text as SymPy's each time: a sum's text is a function of the sum and the printer's settings
+        alone (its terms, ordered by the ``order`` setting, each printed and signed by its own precedence), and SymPy's
+        equality is structural (types, argument order, symbols with their assumptions, a Float's precision), so
+        equal keys print alike. What printing it records on the printer (the NumPy names the code imports, the
+        functions it cannot print) was recorded the first time; recording it again adds nothing."""
+        if order is not None:
+            return str(super()._print_Add(expr, order=order))
+        return self._once("Add", expr, lambda: str(super(NumPyCode, self)._print_Add(expr)))
+
+    def _print_Mul(self, expr: sympy.Basic) -> str:
+        """SymPy's text for the product, printed once per printer (as :meth:`_print_Add`)."""
+        return self._once("Mul", expr, lambda: str(super(NumPyCode, self)._print_Mul(expr)))
+
+    def _once(self, kind: str, expr: sympy.Basic, text: Any) -> str:
+        key = (kind, expr)
+        found = self._printed.get(key)
+        if found is None:
+            found = self._printed[key] = text()
+        return found
 
     def _print_ITE(self, expr: sympy.Basic) -> str:
         test, then, otherwise = (self._print(a) for a in expr.args)

@@ -94,9 +94,9 @@ def _value(expr: sympy.Basic, memo: Memo) -> Fraction | None:
         if len(parts) < len(found):
             return _NO
         if isinstance(expr, sympy.Add):
-            return sum(parts, Fraction(0))
+            return fraction_sum(parts)
         if isinstance(expr, sympy.Mul):
-            return math.prod(parts, start=Fraction(1))
+            return fraction_product(parts)
         return min(parts) if isinstance(expr, sympy.Min) else max(parts)
     if isinstance(expr, sympy.Pow):
         exponent = expr.exp
@@ -120,3 +120,25 @@ def _value(expr: sympy.Basic, memo: Memo) -> Fraction | None:
             return abs(inner)
         return Fraction(math.floor(inner) if isinstance(expr, sympy.floor) else math.ceil(inner))
     return _NO
+
+
+def fraction_sum(parts: list[Fraction]) -> Fraction:
+    """``sum(parts, Fraction(0))``: the same number, put over one denominator in integers and reduced once (a
+    ``Fraction`` is its reduced form, unique, so the same ``Fraction``) rather than reduced after every addition."""
+    numerator, denominator = 0, 1
+    for part in parts:
+        if part.denominator == denominator:
+            numerator += part.numerator
+        else:
+            numerator, denominator = numerator * part.denominator + part.numerator * denominator, denominator * part.denominator
+    return Fraction(numerator, denominator)
+
+
+def fraction_product(parts: list[Fraction]) -> Fraction:
+    """``math.prod(parts, start=Fraction(1))``: the same number, its numerators and denominators multiplied in
+    integers and reduced once (the same ``Fraction``, as :func:`fraction_sum`)."""
+    numerator, denominator = 1, 1
+    for part in parts:
+        numerator *= part.numerator
+        denominator *= part.denominator
+    return Fraction(numerator, denominator)

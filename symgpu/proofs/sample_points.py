@@ -35,10 +35,12 @@ import random
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 import sympy
+
+from symgpu.memo import Memo
 
 #: a pool's value type: ``sympy.Rational`` (substituted into SymPy expressions) or ``Fraction`` (fast arithmetic)
 V = TypeVar("V", sympy.Rational, Fraction)
@@ -116,13 +118,29 @@ def one_large_over_small(symbols: Sequence[sympy.Symbol], pools: Sequence[tuple[
     its first value where the pool has only 0). A term that one input scales and another's smallness makes negative
     (Hong & Kim's ``Departure_del_uncoal*Uncoal_Mem_insts*(Uncoal_per_mw - 1)``, negative only for ``Uncoal_per_mw < 1``)
     outweighs the rest at one of them, where the first values (1) leave the factor at 0."""
-    return _each_large(symbols, pools, {s: min((v for v in pool if v != 0), key=abs, default=pool[0]) for s, pool in zip(symbols, pools)})
+    return _each_large(symbols, pools, {s: _extremes(pool)[0] for s, pool in zip(symbols, pools)})
 
 
 def _each_large(symbols: Sequence[sympy.Symbol], pools: Sequence[tuple[V, ...]], base: dict[sympy.Symbol, V]) -> Iterator[dict[sympy.Symbol, V]]:
     """A point per symbol, in order: ``base`` with that symbol at its pool's value of largest magnitude (the first such)."""
     for s, pool in zip(symbols, pools):
-        yield {**base, s: max(pool, key=abs)}
+        yield {**base, s: _extremes(pool)[1]}
+
+
+#: per pool (its values' types with the values: a pool of fractions and one of SymPy numbers that compare equal apart),
+#: its smallest and largest values by magnitude (:func:`_extremes`)
+_EXTREMES: Memo[tuple[tuple[type, ...], tuple[Any, ...]], tuple[Any, Any]] = Memo("proofs.sample_points.extremes", 1024)
+
+
+def _extremes(pool: tuple[V, ...]) -> tuple[V, V]:
+    """The pool's nonzero value of smallest magnitude (the first such; its first value where it has only 0) and its value of
+    largest magnitude (the first such), found once per pool: comparing SymPy numbers costs SymPy's conversion of each
+    operand, for every symbol of every sign refuted (the pools are the few :meth:`Pool.admissible` gives)."""
+    key = (tuple(type(v) for v in pool), tuple(pool))
+    found = _EXTREMES.get(key)
+    if found is None:
+        found = _EXTREMES[key] = (min((v for v in pool if v != 0), key=abs, default=pool[0]), max(pool, key=abs))
+    return found
 
 
 class Draws:

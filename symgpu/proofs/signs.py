@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import sympy
 
 from symgpu.memo import Memo, Tally
-from symgpu.proofs import exact_signs, forms, intervals, rational_value, relations, sign_parts
+from symgpu.proofs import exact_signs, forms, intervals, rational_value, relations, sign_parts, unordered
 
 __all__ = ["Declared", "SignReasoner", "Verdict", "VerdictStore", "positive_standin"]
 
@@ -450,7 +450,7 @@ class SignReasoner:
         if decided is not None:
             return sympy.true if decided else sympy.false
         op = type(condition)
-        d = sympy.together((condition.lhs - condition.rhs).xreplace(self.forward))
+        d = sympy.together(self._forward(condition.lhs - condition.rhs))  # ``xreplace(self.forward)``, each Min/Max rebuilt once
         num, den = sympy.fraction(d)
         sd = self.sign(den)
         if sd == -1:
@@ -474,7 +474,7 @@ class SignReasoner:
                     return op(var, bound) if s1 > 0 else _flip(op)(var, bound)
         pos = sympy.Add(*[t for t in sympy.Add.make_args(num) if not t.could_extract_minus_sign()])
         neg = -sympy.Add(*[t for t in sympy.Add.make_args(num) if t.could_extract_minus_sign()])
-        return op(forms.factored(pos), forms.factored(neg))
+        return unordered.inequality(op, forms.factored(pos), forms.factored(neg))  # op(...): SymPy's node, undecided where proved so
 
     def _strip_factors(self, expr: sympy.Expr) -> tuple[sympy.Expr, bool]:
         keep, flip = [], False

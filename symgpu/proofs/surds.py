@@ -17,7 +17,8 @@ not identically 0) read them here too, instead of leaving the question to SymPy'
 - :func:`value`: an expression's value (sums, products, integer and half-integer powers, ``Min``/``Max``,
   ``floor``/``ceiling``, ``Abs``) with each symbol's value from a lookup, memoised per point.
 
-Pure ``fractions`` and ``math`` (SymPy only to read the expression's nodes); no model.
+Pure ``fractions`` and ``math`` (SymPy only to read the expression's nodes; a sum or product of fractions alone reduced once,
+as :mod:`.rational_value` reduces it); no model.
 """
 
 from __future__ import annotations
@@ -26,9 +27,11 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TypeAlias
+from typing import TypeAlias, TypeGuard
 
 import sympy
+
+from symgpu.proofs import rational_value
 
 
 class Unsupported(ArithmeticError):
@@ -274,10 +277,15 @@ def ceiling(x: Number) -> Fraction:
     return Fraction(x.ceiling() if isinstance(x, Surd) else math.ceil(x))
 
 
+def _fractions(values: list[Number]) -> TypeGuard[list[Fraction]]:
+    """Are all ``values`` fractions (no surd): their sum and product then reduced once (:mod:`.rational_value`)."""
+    return all(type(v) is Fraction for v in values)
+
+
 #: each node kind's value from its arguments' values
 FOLDS: dict[type, Callable[[list[Number]], Number]] = {
-    sympy.Add: lambda v: sum(v, Fraction(0)),
-    sympy.Mul: lambda v: math.prod(v, start=Fraction(1)),
+    sympy.Add: lambda v: rational_value.fraction_sum(v) if _fractions(v) else sum(v, Fraction(0)),
+    sympy.Mul: lambda v: rational_value.fraction_product(v) if _fractions(v) else math.prod(v, start=Fraction(1)),
     sympy.Min: min,  # a fraction and a surd compare exactly (Fraction's comparison defers to Surd's)
     sympy.Max: max,
     sympy.floor: lambda v: floor(v[0]),

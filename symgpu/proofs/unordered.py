@@ -158,3 +158,22 @@ def min_max(func: Any, args: tuple[Any, ...]) -> sympy.Basic:
         node = proved_node(func, args)
         found = _KEPT[key] = node if node is not None else func(*args)
     return found
+
+
+#: the inequalities :func:`inequality` builds
+_INEQUALITIES = (sympy.StrictGreaterThan, sympy.GreaterThan, sympy.StrictLessThan, sympy.LessThan)
+
+
+def inequality(op: Any, lhs: sympy.Expr, rhs: sympy.Expr) -> sympy.Basic:
+    """``op(lhs, rhs)`` (``>``, ``>=``, ``<``, ``<=``) exactly as SymPy builds it, without SymPy's attempt to decide it
+    where sample points show it undecidable.
+
+    SymPy's evaluated inequality asks whether ``lhs - rhs`` has a sign under the symbols' assumptions
+    (``is_gt``/``is_ge``/...); where it finds none it builds ``op(lhs, rhs, evaluate=False)``. Its assumptions are sound:
+    two admissible points, one where ``lhs > rhs`` and one where ``lhs < rhs`` (exact values, as
+    :func:`keeps_every_argument` finds them for a two-argument Min), show that it can prove neither the relation nor its
+    negation, and that both sides are real (so none is refused as non-real). The node is then the unevaluated one.
+    Anything else (no such pair of points among those tried, an operator not an inequality) is left to SymPy."""
+    if op in _INEQUALITIES and global_parameters.evaluate and keeps_every_argument((lhs, rhs), collapsed=True):
+        return op(lhs, rhs, evaluate=False)  # type: ignore[no-any-return]
+    return op(lhs, rhs)  # type: ignore[no-any-return]
