@@ -40,6 +40,8 @@ from typing import Generic, TypeVar
 import numpy as np
 import sympy
 
+from symgpu.memo import Memo
+
 #: a pool's value type: ``sympy.Rational`` (substituted into SymPy expressions) or ``Fraction`` (fast arithmetic)
 V = TypeVar("V", sympy.Rational, Fraction)
 #: any drawn value's type
@@ -115,14 +117,30 @@ def one_large_over_small(symbols: Sequence[sympy.Symbol], pools: Sequence[tuple[
     """As :func:`one_large`, but every other symbol at its pool's nonzero value of smallest magnitude (the first such;
     its first value where the pool has only 0). A term that one input scales and another's smallness makes negative
     (Hong & Kim's ``Departure_del_uncoal*Uncoal_Mem_insts*(Uncoal_per_mw - 1)``, negative only for ``Uncoal_per_mw < 1``)
-    outweighs the rest at one of them, where the first values (1) leave the factor at 0."""
-    return _each_large(symbols, pools, {s: min((v for v in pool if v != 0), key=abs, default=pool[0]) for s, pool in zip(symbols, pools)})
+    outweighs the rest at one of them, where the first values (1) leave the factor at 0. Lazy: the smallest values are
+    found when the first point is asked for (a caller that stops before it, having seen enough, never looks)."""
+    yield from _each_large(symbols, pools, {s: _extremes(pool)[0] for s, pool in zip(symbols, pools)})
 
 
 def _each_large(symbols: Sequence[sympy.Symbol], pools: Sequence[tuple[V, ...]], base: dict[sympy.Symbol, V]) -> Iterator[dict[sympy.Symbol, V]]:
     """A point per symbol, in order: ``base`` with that symbol at its pool's value of largest magnitude (the first such)."""
     for s, pool in zip(symbols, pools):
-        yield {**base, s: max(pool, key=abs)}
+        yield {**base, s: _extremes(pool)[1]}
+
+
+#: each pool's (its nonzero value of smallest magnitude, its value of largest magnitude), by the pool's id, with the
+#: pool itself kept beside them (an id is only taken for the pool it was found for while that pool is alive)
+_EXTREMES: Memo[int, tuple[tuple[object, ...], object, object]] = Memo("proofs.sample_points.extremes", 1024)
+
+
+def _extremes(pool: tuple[V, ...]) -> tuple[V, V]:
+    """``pool``'s nonzero value of smallest magnitude (the first such; its first value where it has only 0) and its
+    value of largest magnitude (the first such), found once per pool: the admissible pools are the same few tuples
+    (:meth:`Pool.admissible`, memoised per set of assumptions) for every expression whose signs are sampled."""
+    found = _EXTREMES.get(id(pool))
+    if found is None or found[0] is not pool:
+        found = _EXTREMES[id(pool)] = (pool, min((v for v in pool if v != 0), key=abs, default=pool[0]), max(pool, key=abs))
+    return found[1], found[2]  # type: ignore[return-value]
 
 
 class Draws:
