@@ -367,3 +367,105 @@ def test_the_root_of_a_quadratic_is_picked_once_per_quadratic():
     choices = {s.name: s for s in memo.stats()}["derive.fixed_points.root_choice"]
     assert first == again == 1 and (choices.misses, choices.hits) == (1, 1)
 
+
+
+def _simplify_inputs() -> list[sympy.Expr]:
+    """Expressions of the shapes the extremum questions simplify (Volkov's slopes at a cusp, a tidied bound, a root
+    of a slope), monomials, floors of sums, a log, a Min, and seeded random rational functions."""
+    lat, thru, issue, mem = sympy.symbols("alu_lat_s alu_thru_s issue_thru_s mem_thru_s", positive=True)
+    alpha = sympy.Symbol("alpha_s", nonnegative=True)
+    fixed = [-(-issue + mem) / mem, (issue - mem) / mem, -thru / (thru - issue), -lat / mem, thru / mem, a * b**-2,
+             lat * issue / (alpha + 1) - issue * (alpha * lat + mem) / (alpha + 1)**2,
+             issue * (-lat * thru / (thru - issue) + mem) / (-thru / (thru - issue) + 1), mem * (alpha * lat + issue),
+             sympy.floor(a / (a + b)) / b, sympy.floor(a * b**2) * c, c * sympy.log(a / b), sympy.Min(a, b) * c / c**2]
+    rng = random.Random(29)
+    atoms = [a, b, c, sympy.Integer(2), sympy.Rational(1, 3)]
+    for _ in range(8):
+        numerator = sum(rng.choice(atoms) * rng.choice(atoms) * rng.choice((-1, 1)) for _ in range(3))
+        fixed.append(numerator / (rng.choice(atoms) + rng.choice(atoms)) + rng.choice(atoms) / rng.choice(atoms))
+    return fixed
+
+
+def _same_form(got: sympy.Basic, want: sympy.Basic) -> bool:
+    """The same expression, printed the same (not ``srepr``: SymPy's cache may hand back an equal symbol declared with
+    other but equivalent assumption words, ``positive`` beside ``real, positive``, which ``srepr`` spells out)."""
+    return bool(got == want) and sympy.sstr(got) == sympy.sstr(want) and type(got) is type(want)
+
+
+def test_simplified_is_sympys_simplify_run_once_per_expression():
+    memo.clear_all()
+    inputs = _simplify_inputs()
+    for expr in inputs * 2:  # the second time from the memo (or the monomial shortcut)
+        assert _same_form(forms.simplified(expr), sympy.simplify(expr))
+    run = memo.tallies()["proofs.forms.simplify"]
+    assert run == len({e for e in inputs if not forms._monomial_of_integer_parts(e)})  # once each, none for a monomial
+
+
+def test_small_simplify_through_the_shared_memo_is_what_it_was():
+    """``small_simplify`` as it was (SymPy's simplify called afresh) against it now (through ``forms.simplified``,
+    whose result the rational solver's root check may have filled): the same form for every input."""
+    memo.clear_all()
+    for expr in _simplify_inputs():
+        forms.simplified(expr)  # the memo filled first, as a solved root's check fills it
+        if forms._monomial_of_integer_parts(expr) or sympy.count_ops(expr) > 120:
+            want = expr if forms._monomial_of_integer_parts(expr) else sympy.cancel(expr)
+        else:
+            want = forms._logs_of_powers_undone(sympy.simplify(expr), expr)
+        assert _same_form(forms.small_simplify(expr), want)
+
+
+def test_a_solved_root_is_kept_as_sympys_own_simplify_check_keeps_it():
+    from symgpu.derive import rational_solve
+    var = sympy.Dummy("alpha", real=True)
+    lat, thru, issue, mem = sympy.symbols("alu_lat_k alu_thru_k issue_thru_k mem_thru_k", positive=True)
+    targets = [-issue * (var * lat + mem) / (var + 1) + thru * (var * lat + mem) / var,
+               mem * (var * lat + lat) - thru * (var * lat + mem) / var, issue * var - mem * (var + 1), a * var**2 + b * var - c]
+    pairs = [(target, candidate) for target in targets for candidate in sympy.solve(target, var, dict=False, check=False)]
+    unsimplified = sympy.Mul(a**2 - b**2, sympy.Pow(a - b, -1), evaluate=False)  # a root that simplifies further (a + b)
+    pairs += [(var - unsimplified, unsimplified), ((var**2 - 1) / (var - 1), sympy.Integer(1)), (var * a - b, b / a)]
+    kept = []
+    for target, candidate in pairs:
+        memo.clear_all()
+        was = bool(exact_ok(target, var, candidate) and sympy.simplify(candidate) == candidate)
+        assert rational_solve._kept(target, var, candidate) == was
+        kept.append(was)
+    assert True in kept and False in kept
+
+
+def exact_ok(target: sympy.Expr, var: sympy.Symbol, candidate: sympy.Expr) -> bool:
+    """``rational_solve._kept``'s checks before its simplify one (unchanged): the candidate's shape and its root at a point."""
+    from symgpu.derive import rational_solve
+    from symgpu.proofs import exact_signs
+    return isinstance(candidate, sympy.Expr) and var not in candidate.free_symbols and not candidate.has(sympy.nan, sympy.zoo) \
+        and exact_signs.modest_powers(candidate) and rational_solve._root_at_a_point(target, var, candidate)
+
+
+def test_a_sign_asked_with_its_enclosure_known_open_is_the_sign_asked_afresh():
+    from symgpu.proofs import intervals
+    from symgpu.proofs.signs import Declared, SignReasoner
+    d = sympy.Symbol("d_open", nonnegative=True)
+    exprs = [a - b, a * b - c**2, (a - b) / (a + b), sympy.Min(a, b) - c, a * d - b * d + d**2, d - 1, a**2 - 2 * a * b + b**2,
+             (a + b)**2 / (a * b) - 4, sympy.floor(a / b) - a / b, a - b - sympy.Min(a - b, c),
+             (a + b)**2 - a**2 - 2 * a * b, a**2 + 2 * a * b - (a + b)**2, (a * b + a) / (b + 1) - a, (a - b)**2 + c]
+    verdicts = []
+    for expr in exprs:
+        if intervals.sign(expr) is not None:
+            continue
+        memo.clear_all()
+        fresh = SignReasoner(Declared())._sign(expr)
+        memo.clear_all()
+        assert SignReasoner(Declared())._sign(expr, enclosed=True) == fresh
+        verdicts.append(fresh)
+    assert {1, -1, 0, None} <= set(verdicts)  # each verdict met among the signs the intervals leave open
+
+
+def test_candidates_of_an_extremum_are_merged_where_sympys_cancel_finds_them_equal():
+    """``regime_conditions.cancel_to_zero(m, -c)``, as ``extrema`` now merges candidates, against ``sympy.cancel(m - c) ==
+    0``, as it did: locations and values equal in another form, unequal ones, infinities, a Min and a floor."""
+    pairs = [(a / b + 1, (a + b) / b), ((a - b) / b, a / b - 1), (a / b, b / a), (sympy.oo, a), (sympy.oo, sympy.oo),
+             (-sympy.oo, sympy.oo), (sympy.Integer(0), sympy.Integer(0)), (sympy.Min(a, b) * 2, 2 * sympy.Min(a, b)),
+             (sympy.Min(a, b), sympy.Min(a, c)), (sympy.floor(a / b), sympy.floor(a / b) + 0 * c), (sympy.floor(a) / b, a / b),
+             (a * (b + c), a * b + a * c), (a * (b + c), a * b + c), (sympy.sqrt(a) ** 2, a), (sympy.sqrt(a * b), sympy.sqrt(a) * sympy.sqrt(b))]
+    for m, cand in pairs:
+        memo.clear_all()
+        assert regime_conditions.cancel_to_zero(m, -cand) == (sympy.cancel(m - cand) == 0), (m, cand)

@@ -82,6 +82,29 @@ def test_one_large_over_small_gives_each_symbol_in_turn_its_largest_value_and_th
     assert list(sample_points.one_large_over_small([zero], [sample_points.SMALL.admissible(zero)])) == [{zero: 0}]
 
 
+def _extremes_by_search(pool):
+    """The values the samplers used before their extremes were kept per pool: searched again at each call."""
+    return min((v for v in pool if v != 0), key=abs, default=pool[0]), max(pool, key=abs)
+
+
+def test_points_with_one_symbol_large_are_the_same_as_searching_the_pools_at_each_call():
+    symbols = sample_points.ordered([z, w, x, k, p])
+    for pools in ([sample_points.SMALL.admissible(s) for s in symbols], [sample_points.WIDE.admissible(s) for s in symbols[:4]]):
+        chosen = symbols[:len(pools)]
+        small = {s: _extremes_by_search(pool)[0] for s, pool in zip(chosen, pools)}
+        first = {s: pool[0] for s, pool in zip(chosen, pools)}
+        assert list(sample_points.one_large_over_small(chosen, pools)) == [
+            {**small, s: _extremes_by_search(pool)[1]} for s, pool in zip(chosen, pools)]
+        assert list(sample_points.one_large(chosen, pools)) == [{**first, s: _extremes_by_search(pool)[1]} for s, pool in zip(chosen, pools)]
+
+
+def test_one_large_over_small_looks_at_no_pool_before_its_first_point_is_asked_for():
+    broken = ("not a number",)  # abs() of it raises: a pool searched at once would fail here
+    points = sample_points.one_large_over_small([x], [broken])
+    with pytest.raises(TypeError):
+        next(points)
+
+
 def test_ordered_sorts_dummies_of_one_name_by_their_index():
     a, b = sympy.Dummy("t"), sympy.Dummy("t")
     assert sample_points.ordered([b, x, a]) == [a, b, x]

@@ -12,7 +12,7 @@ import sympy
 from symgpu import errors
 from symgpu.proofs import factor_signs, forms, relations
 from symgpu.derive import at_point, jobs, point_roots, regime_split, results, summary, extremum_choice, extremum_cusps, extremum_diverging, extremum_domain
-from symgpu.derive import extremum_ends, extremum_integer, extremum_walls, limit_regimes, limits
+from symgpu.derive import extremum_ends, extremum_integer, extremum_walls, limit_regimes, limits, regime_conditions
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.derive.extra_records import CandidateRecord
@@ -230,8 +230,9 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         # an end or plateau edge at a cusp's point stays a candidate of its own: merged into the cusp it would be
         # shown as one, and cusps are not compared with the other candidates (_symbolic_choice); Volkov's memory-
         # system plateau edge met the issue-bound cusp where warp_throughput falls on towards 0 with dual_issues
-        same = next((m for m in merged if sympy.cancel(m.location - cand.location) == 0
-                     and (m.value == cand.value or sympy.cancel(m.value - cand.value) == 0)
+        # (``sympy.cancel(a - b) == 0``, refuted first by a nonzero exact value at an admissible point: cancel_to_zero)
+        same = next((m for m in merged if regime_conditions.cancel_to_zero(m.location, -cand.location)
+                     and (m.value == cand.value or regime_conditions.cancel_to_zero(m.value, -cand.value))
                      and bool(extremum_domain.interior([m])) == bool(extremum_domain.interior([cand]))), None)
         if same is None:
             merged.append(cand)

@@ -21,6 +21,9 @@ _SIMPLIFIED: Memo[sympy.Basic, sympy.Basic] = Memo("proofs.forms.simplified", 20
 #: factored forms by expression (``sympy.factor`` is deterministic too; tidying meets the same
 #: polynomial again under each regime and variable)
 _FACTORED: Memo[sympy.Basic, sympy.Basic] = Memo("proofs.forms.factored", 20000)
+#: ``sympy.simplify``'s own result by expression (:func:`simplified`: what :func:`small_simplify` reads, and
+#: :mod:`symgpu.derive.rational_solve`'s check that a root is its own simplified form, which meets the same roots)
+_SIMPLIFY_RESULTS: Memo[sympy.Basic, sympy.Basic] = Memo("proofs.forms.simplify_results", 20000)
 #: calls of ``sympy.factor`` and ``sympy.simplify`` (what the memos and the monomial shortcut save)
 _FACTORINGS = Tally("proofs.forms.factor")
 _SIMPLIFICATIONS = Tally("proofs.forms.simplify")
@@ -176,12 +179,27 @@ def small_simplify(expr: sympy.Expr) -> sympy.Expr:
         elif sympy.count_ops(expr) > 120:
             out = sympy.cancel(expr) if not has_pieces(expr) else expr
         else:
-            _SIMPLIFICATIONS.add()
-            out = _logs_of_powers_undone(sympy.simplify(expr), expr)
+            out = _logs_of_powers_undone(simplified(expr), expr)
     except (TypeError, ValueError, NotImplementedError, RecursionError):
         out = expr
     _SIMPLIFIED[expr] = out
     return out
+
+
+def simplified(expr: sympy.Basic) -> sympy.Basic:
+    """``sympy.simplify(expr)``, memoised per expression (simplify is deterministic: the same input gives the same
+    output), so that :func:`small_simplify` and :mod:`symgpu.derive.rational_solve` (which asks whether a root is its
+    own simplified form, and meets the same roots as the conditions solved for them) run it once for each; a product of
+    integer powers of symbols, numbers and ``floor``/``ceiling`` of such products (:func:`_monomial_of_integer_parts`)
+    is given back as it is, as ``simplify`` gives it back, without running it. An exception ``simplify`` raises is
+    raised again at each call (nothing is kept)."""
+    if isinstance(expr, sympy.Basic) and _monomial_of_integer_parts(expr):
+        return expr
+    found = _SIMPLIFY_RESULTS.get(expr)
+    if found is None:
+        _SIMPLIFICATIONS.add()
+        found = _SIMPLIFY_RESULTS[expr] = sympy.simplify(expr)
+    return found
 
 
 def _is_log_of_a_power(e: sympy.Basic) -> bool:

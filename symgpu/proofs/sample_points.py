@@ -117,8 +117,9 @@ def one_large_over_small(symbols: Sequence[sympy.Symbol], pools: Sequence[tuple[
     """As :func:`one_large`, but every other symbol at its pool's nonzero value of smallest magnitude (the first such;
     its first value where the pool has only 0). A term that one input scales and another's smallness makes negative
     (Hong & Kim's ``Departure_del_uncoal*Uncoal_Mem_insts*(Uncoal_per_mw - 1)``, negative only for ``Uncoal_per_mw < 1``)
-    outweighs the rest at one of them, where the first values (1) leave the factor at 0."""
-    return _each_large(symbols, pools, {s: _extremes(pool)[0] for s, pool in zip(symbols, pools)})
+    outweighs the rest at one of them, where the first values (1) leave the factor at 0. Lazy: the smallest values are
+    found when the first point is asked for (a caller that stops before it, having seen enough, never looks)."""
+    yield from _each_large(symbols, pools, {s: _extremes(pool)[0] for s, pool in zip(symbols, pools)})
 
 
 def _each_large(symbols: Sequence[sympy.Symbol], pools: Sequence[tuple[V, ...]], base: dict[sympy.Symbol, V]) -> Iterator[dict[sympy.Symbol, V]]:

@@ -264,7 +264,7 @@ class SignReasoner:
         if stored is not None:
             _SIGN_CACHE[key] = stored.sign
             return stored.sign
-        found = self._sign(e)
+        found = self._sign(e, enclosed=True)  # its enclosure proved no sign above
         if found is None:
             for p in positives:
                 if e == p:
@@ -311,10 +311,10 @@ class SignReasoner:
         is None. False means only "not refuted"."""
         return exact_signs.refuted(self._forward(expr), self.positives)
 
-    def _sign(self, e: sympy.Basic) -> int | None:
-        # cheap decisions first: interval arithmetic over the declared ranges, then SymPy's
-        # assumptions; factoring and simplify only when both leave the sign open
-        found = intervals.sign(e)
+    def _sign(self, e: sympy.Basic, enclosed: bool = False) -> int | None:
+        # cheap decisions first: interval arithmetic over the declared ranges (``enclosed``: asked of this same ``e``
+        # already, no sign proved), then SymPy's assumptions; factoring and simplify only when both leave the sign open
+        found = None if enclosed else intervals.sign(e)
         if found is None:
             found = exact_signs.basic_sign(e)
         if found is None and self.by_parts and e.has(sympy.Min, sympy.Max):  # bounded part by part: no Min/Max multiplied out
