@@ -131,3 +131,24 @@ def test_a_column_meets_the_declared_assumptions_and_repeats_by_name(assumptions
     assert column.shape == (4096,) and holds(column)
     assert np.array_equal(column, sample_points.column("x", assumptions, 4096))
     assert not np.array_equal(column, sample_points.column("x", assumptions, 4096, rank=1))
+
+
+def test_the_large_and_small_values_read_from_their_memo_are_those_the_pool_gives_each_time():
+    # the values one_large and one_large_over_small take, memoised per pool, against min/max over the pool itself,
+    # on every assumption set a model symbol can have and seeded sub-pools of both pools, read twice (a memo hit),
+    # with the pool's own value type (a Fraction pool equal in value to a Rational one keeps its Fractions)
+    rng = random.Random(29)
+    kinds = [{}, {"positive": True}, {"nonnegative": True}, {"negative": True}, {"nonpositive": True}, {"integer": True},
+             {"positive": True, "integer": True}, {"nonnegative": True, "integer": True}, {"zero": True}, {"real": True}]
+    pools = [pool.admissible(sympy.Symbol("s", **kind)) for pool in (sample_points.SMALL, sample_points.WIDE) for kind in kinds]
+    pools += [tuple(rng.sample(pool, rng.randint(1, len(pool)))) for pool in pools if pool for _ in range(5)]
+    pools += [(sympy.Integer(0), sympy.Rational(-1, 2), sympy.Rational(1, 2)), (Fraction(0), Fraction(-1, 2), Fraction(1, 2))]
+    for pool in [p for p in pools if p] * 2:
+        symbol = sympy.Symbol("s")
+        smallest = min((v for v in pool if v != 0), key=abs, default=pool[0])
+        largest = max(pool, key=abs)
+        assert list(sample_points.one_large_over_small([symbol], [pool])) == [{symbol: largest}]
+        found = list(sample_points.one_large_over_small([symbol, x], [pool, pool]))
+        assert found == [{symbol: largest, x: smallest}, {symbol: smallest, x: largest}]
+        assert all(isinstance(v, Fraction) is isinstance(pool[0], Fraction) for point in found for v in point.values())
+        assert list(sample_points.one_large([symbol, x], [pool, pool])) == [{symbol: largest, x: pool[0]}, {symbol: pool[0], x: largest}]

@@ -40,6 +40,8 @@ from typing import Generic, TypeVar
 import numpy as np
 import sympy
 
+from symgpu.memo import memoised
+
 #: a pool's value type: ``sympy.Rational`` (substituted into SymPy expressions) or ``Fraction`` (fast arithmetic)
 V = TypeVar("V", sympy.Rational, Fraction)
 #: any drawn value's type
@@ -116,13 +118,28 @@ def one_large_over_small(symbols: Sequence[sympy.Symbol], pools: Sequence[tuple[
     its first value where the pool has only 0). A term that one input scales and another's smallness makes negative
     (Hong & Kim's ``Departure_del_uncoal*Uncoal_Mem_insts*(Uncoal_per_mw - 1)``, negative only for ``Uncoal_per_mw < 1``)
     outweighs the rest at one of them, where the first values (1) leave the factor at 0."""
-    return _each_large(symbols, pools, {s: min((v for v in pool if v != 0), key=abs, default=pool[0]) for s, pool in zip(symbols, pools)})
+    return _each_large(symbols, pools, {s: _smallest_nonzero(pool, isinstance(pool[0], Fraction)) for s, pool in zip(symbols, pools)})
 
 
 def _each_large(symbols: Sequence[sympy.Symbol], pools: Sequence[tuple[V, ...]], base: dict[sympy.Symbol, V]) -> Iterator[dict[sympy.Symbol, V]]:
     """A point per symbol, in order: ``base`` with that symbol at its pool's value of largest magnitude (the first such)."""
     for s, pool in zip(symbols, pools):
-        yield {**base, s: max(pool, key=abs)}
+        yield {**base, s: _largest(pool, isinstance(pool[0], Fraction))}
+
+
+@memoised("proofs.sample_points.smallest_nonzero", 1024)
+def _smallest_nonzero(pool: tuple[V, ...], fractions: bool) -> V:
+    """The pool's nonzero value of smallest magnitude (the first such), its first value where it has only 0. Memoised
+    per pool and the kind of its values (``fractions``: a pool of ``Fraction`` values equal to one of SymPy's rationals
+    gives its own), a pure function of them: the refutation of each sign asks it for every symbol again, in SymPy's
+    comparisons of rationals (a fifth of the sign verdicts of the 228-row occupancy table)."""
+    return min((v for v in pool if v != 0), key=abs, default=pool[0])
+
+
+@memoised("proofs.sample_points.largest", 1024)
+def _largest(pool: tuple[V, ...], fractions: bool) -> V:
+    """The pool's value of largest magnitude (the first such); memoised as :func:`_smallest_nonzero`."""
+    return max(pool, key=abs)
 
 
 class Draws:
