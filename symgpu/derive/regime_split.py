@@ -23,7 +23,7 @@ from symgpu.evaluate import active, evaluator
 from symgpu.derive import at_point
 # NOTE: _Cond is also used through regime_split by case_boundary, solving and stored
 from symgpu.derive.regime_conditions import _Cond, _conds_of, _covering_sibling, _opposition, _tied
-from symgpu.proofs import forms, relations
+from symgpu.proofs import forms, relations, whole_parts
 from symgpu.proofs.signs import SignReasoner
 from symgpu.units import dimensions
 
@@ -209,7 +209,8 @@ def _branches(expr: sympy.Basic, names: Mapping[Any, str], counter: list[int]) -
     for combo in itertools.product(*child):
         labels = tuple(l for ls, _, _ in combo for l in ls)
         conds = tuple(c for _, cs, _ in combo for c in cs)
-        out.append((labels, conds, expr.func(*[v for _, _, v in combo])))
+        values = [v for _, _, v in combo]  # a floor/ceiling as SymPy builds it, its evaluation skipped where proved
+        out.append((labels, conds, whole_parts.built(expr.func, values[0]) if expr.func in whole_parts.PARTS else expr.func(*values)))
         if len(out) > MAX_BRANCHES:
             raise errors.DerivationError(f"more than {MAX_BRANCHES} branches: the expression is too nested to enumerate")
     return out

@@ -12,7 +12,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.memo import Memo, Tally, memoised
-from symgpu.proofs import linear_factors, unordered
+from symgpu.proofs import linear_factors, unordered, whole_parts
 
 _PIECEWISE = (sympy.Min, sympy.Max, sympy.Piecewise)
 _INTEGER_PARTS = (sympy.floor, sympy.ceiling)
@@ -347,6 +347,8 @@ def xreplaced(node: sympy.Basic, rule: dict[sympy.Symbol, sympy.Expr],
         outcome: tuple[sympy.Basic, bool] = (node, False)
     elif node.func is sympy.Min or node.func is sympy.Max:
         outcome = (unordered.min_max(node.func, tuple(args)), True)  # SymPy's node, its search done once per argument tuple
+    elif node.func is sympy.floor or node.func is sympy.ceiling:
+        outcome = (whole_parts.built(node.func, args[0]), True)  # SymPy's node, its evaluation skipped where proved
     else:
         outcome = (node.func(*args), True)
     memo[node] = outcome
