@@ -1,7 +1,7 @@
 """A sum of distinct generators (symbols, ``floor``/``ceiling``) with coefficients 1 and -1 is given back by
-``forms.factored`` as ``sympy.factor`` gives it, without factoring (``forms._sum_of_generators``: the occupancy
-limits' differences ``floor(A) - floor(B)`` tidied in a regime table, 1-4 ms each in ``factor``). Proved by
-comparing with ``sympy.factor`` of the same expression, by ``srepr``: on the differences of the occupancy model's
+``forms.factored`` as ``sympy.factor`` gives it, and by ``forms.expanded`` as ``sympy.expand`` does, without factoring
+(``forms._sum_of_generators``: the occupancy limits' differences ``floor(A) - floor(B)`` tidied in a regime table, 1-4
+ms each in ``factor``). Proved by comparing with ``sympy.factor`` and ``sympy.expand`` of the same expression, by ``srepr``: on the differences of the occupancy model's
 floors (among them a generator whose ``expand`` differs, ``ceiling((s + r)/u)`` read as ``ceiling(s/u + r/u)``),
 and on seeded sums of floors and ceilings of products, quotients and sums of symbols of every assumption set;
 the route is refused where it does not apply (a coefficient other than 1 or -1, a product, two terms of one
@@ -25,6 +25,7 @@ def assert_factor_of_it(expr: sympy.Expr) -> bool:
     if got is None:
         return False
     assert sympy.srepr(got) == sympy.srepr(sympy.factor(expr)), expr
+    assert sympy.srepr(forms.expanded(expr)) == sympy.srepr(sympy.expand(expr)), expr  # the same sum is expand's
     return True
 
 

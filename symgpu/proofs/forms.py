@@ -51,6 +51,16 @@ def factored(expr: sympy.Expr) -> sympy.Expr:
     return _FACTORED[expr]
 
 
+def expanded(expr: sympy.Expr) -> sympy.Expr:
+    """``sympy.expand(expr)``; for a sum of distinct generators with coefficients 1 and -1 (:func:`_sum_of_generators`)
+    the sum of its terms' expansions, each generator's expanded once per process: ``expand`` of a sum is the sum of its
+    terms' (a sum has no expansion of its own; ``expand`` rebuilds it from its expanded terms, which here stay distinct
+    generators, so none merge), and a unit coefficient stays outside its generator. Proved against ``sympy.expand``
+    (tests/test_sums_of_generators_factor_as_sympy_factors_them.py)."""
+    summed = _sum_of_generators(expr) if isinstance(expr, sympy.Expr) else None
+    return summed if summed is not None else sympy.expand(expr)
+
+
 def _sum_of_generators(expr: sympy.Expr) -> sympy.Expr | None:
     """``sympy.factor(expr)`` for a sum (or one term) of distinct generators, each with coefficient 1 or -1: a symbol, or
     a ``floor``/``ceiling`` whose ``expand`` is still one (the occupancy limits' differences, ``floor(A) - floor(B)``:
