@@ -24,7 +24,7 @@ from typing import Any
 
 import sympy
 
-from symgpu.proofs import exact_signs, sample_points, surds
+from symgpu.proofs import exact_signs, forms, sample_points, surds
 
 #: the most admissible points tried for a candidate (a seeded sequence: the first ones often make a denominator
 #: 0 or the candidate's discriminant negative)
@@ -49,7 +49,7 @@ def _kept(target: sympy.Expr, var: sympy.Symbol, candidate: Any) -> bool:
         return False
     if not exact_signs.modest_powers(candidate) or not _root_at_a_point(target, var, candidate):
         return False
-    return bool(sympy.simplify(candidate) == candidate)
+    return bool(forms.simplified(candidate) == candidate)  # sympy.simplify, once per candidate
 
 
 def _root_at_a_point(target: sympy.Expr, var: sympy.Symbol, candidate: sympy.Expr) -> bool:

@@ -228,6 +228,23 @@ def small_simplify(expr: sympy.Expr) -> sympy.Expr:
     return out
 
 
+#: ``sympy.simplify`` by expression (:func:`simplified`)
+_PLAIN: Memo[sympy.Basic, sympy.Basic] = Memo("proofs.forms.simplified_plain", 4096)
+
+
+def simplified(expr: sympy.Basic) -> sympy.Basic:
+    """``sympy.simplify(expr)`` itself (no size limit, no rewriting of its result), memoised per expression; an atom or
+    an integer monomial (:func:`_monomial_of_integer_parts`) is given back as simplify gives it, unchanged. (The checks
+    of solved candidates ask it of the same roots in request after request: Volkov's ``-mem_lat/alu_lat`` three times
+    in one extremum.)"""
+    if not isinstance(expr, sympy.Basic) or not expr.args or _monomial_of_integer_parts(expr):
+        return expr
+    found = _PLAIN.get(expr)
+    if found is None:
+        found = _PLAIN[expr] = sympy.simplify(expr)
+    return found
+
+
 def _is_log_of_a_power(e: sympy.Basic) -> bool:
     """``log(x**s)`` or ``log(c**t*x**s)``: a log of a power (or product of powers) with a symbolic exponent."""
     return isinstance(e, sympy.log) and any(f.is_Pow and not f.exp.is_number for f in sympy.Mul.make_args(e.args[0]))
