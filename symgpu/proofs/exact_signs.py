@@ -221,20 +221,39 @@ def _signs_seen(expr: sympy.Basic, known: tuple[sympy.Expr, ...], enough: Callab
         # values (Upm = 1) never show (0.07 s of factoring and simplify in their boundary question for no sign).
         corner = {s: sympy.Integer(0) if 0 in pool else pool[0] for s, pool in zip(symbols, pools)}
         exponents = tuple(itertools.chain.from_iterable(symbolic_exponents(e) for e in (expr, *known)))
-        for point in itertools.chain(sample_points.points(symbols, pools, 1729, REFUTE_POINTS, fixed_first=2), [corner],
-                                     sample_points.one_large(symbols, pools), sample_points.one_large_over_small(symbols, pools)):
-            try:
-                signs = signs_at((*known, expr), point, exponents)
-                if signs is None or any(s != 1 for s in signs[:-1]):
-                    continue
-                found = signs[-1]
-            except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):
-                continue
+        # the sign read at each point so far (None: none there), kept for the next scan of this expression: refuted and
+        # both_ways read the same points in the same order, each until its own criterion holds
+        read = _READ.get((expr, known))
+        if read is None:
+            read = _READ[(expr, known)] = []
+        for index, point in enumerate(itertools.chain(sample_points.points(symbols, pools, 1729, REFUTE_POINTS, fixed_first=2), [corner],
+                                                      sample_points.one_large(symbols, pools),
+                                                      sample_points.one_large_over_small(symbols, pools))):
+            if index == len(read):
+                read.append(_sign_read(expr, known, point, exponents))
+            found = read[index]
             if found is not None:
                 seen.add(found)
-            if enough(seen):
-                break
+                if enough(seen):
+                    break
     return seen
+
+
+#: per (expression, known positives): the sign :func:`_signs_seen` read at each of its points so far, in order
+_READ: Memo[tuple[Any, tuple[sympy.Expr, ...]], list[int | None]] = Memo("proofs.exact_signs.signs_read", 20000)
+
+
+def _sign_read(expr: sympy.Basic, known: tuple[sympy.Expr, ...], point: dict[sympy.Symbol, sympy.Expr],
+               exponents: tuple[sympy.Expr, ...]) -> int | None:
+    """``expr``'s sign at ``point`` where every one of ``known`` is positive there; None where one is not, where the
+    values are not read there, or where ``expr``'s has no sign."""
+    try:
+        signs = signs_at((*known, expr), point, exponents)
+        if signs is None or any(s != 1 for s in signs[:-1]):
+            return None
+        return signs[-1]
+    except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):
+        return None
 
 
 #: the most points evaluated to show that an expression is not identically 0
