@@ -89,8 +89,9 @@ def test_both_ways_after_refuted_is_both_ways_alone():
 
 def test_signs_read_for_one_scan_give_every_later_scan_the_verdict_it_reaches_alone():
     """``refuted`` and ``both_ways`` read one sequence of points per expression (and known positives), each until its
-    own criterion holds; the signs read so far are kept and a later scan reads on from them: in either order, and with
-    positives known, each verdict is the one reached with every memo empty first."""
+    own criterion holds; the signs read so far are kept and a later scan reads on from them, and the values at a point
+    are shared by the expressions of the same symbols (here all of them read x, y and n, or some): in either order,
+    and with positives known, each verdict is the one reached with every memo empty first."""
     rng = random.Random(29)
     exprs = [e for e in (_random_difference(rng) for _ in range(80)) if isinstance(e, sympy.Basic)]
     positives = (x - y,)
