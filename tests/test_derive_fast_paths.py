@@ -221,6 +221,20 @@ def test_products_of_floors_that_skip_simplify_or_factor_are_what_it_gives(fast,
     assert checked > 60
 
 
+def test_simplified_is_sympys_simplify_read_once_per_expression():
+    # forms.simplified (the solved candidates' check): sympy.simplify itself, by srepr, on the seeded monomials it gives
+    # back without running simplify and on roots and quotients of sums it simplifies, each asked twice (the memo)
+    rng = random.Random(11)
+    a, b, c, n = sympy.symbols("a b c n", positive=True)
+    z = sympy.Symbol("z", real=True)
+    others = [-a / (a - b), (b - c) / c, -(-b + c) / c, c * n / (a + sympy.sqrt(a**2 + 4 * b * c)), sympy.sqrt(z**2),
+              (a**2 - b**2) / (a - b), sympy.Integer(3), a]
+    exprs = [_nested_monomial(rng, 2) for _ in range(60)] + others
+    for expr in exprs + exprs:
+        assert sympy.srepr(forms.simplified(expr)) == sympy.srepr(sympy.simplify(expr)), expr
+    assert any(forms.simplified(e) != e for e in others)
+
+
 def test_a_sum_is_still_factored():
     x = sympy.Symbol("x", positive=True)
     assert forms.factored(x**2 - 1) == (x - 1) * (x + 1)

@@ -190,6 +190,25 @@ def test_bounds_given_for_a_symbol_replace_its_declared_range():
     assert intervals.enclose(x**2, inside) == intervals.Interval(Fraction(4), Fraction(9))
 
 
+@SMALL
+@given(st.lists(EXPRESSIONS, min_size=2, max_size=6))
+def test_enclosures_read_from_the_shared_memo_are_those_computed_afresh(exprs):
+    # the enclosures over the declared ranges are kept per node for the process: each expression's, asked after the
+    # others (their shared parts read from the memo), is the one computed with every memo emptied first, and a call
+    # with bounds neither reads nor fills it
+    fresh = []
+    for expr in exprs:
+        memo.clear_all()
+        fresh.append(intervals.enclose(expr))
+    memo.clear_all()
+    shared = [intervals.enclose(expr) for expr in exprs]
+    inside = {x: intervals.Interval(Fraction(2), Fraction(3))}
+    bounded = [intervals.enclose(expr, inside) for expr in exprs]
+    assert shared == fresh == [intervals.enclose(expr) for expr in exprs]
+    memo.clear_all()
+    assert bounded == [intervals.enclose(expr, inside) for expr in exprs]
+
+
 # ------------------------------------------------------------------ the sign reasoner uses them first
 def test_signs_the_intervals_prove_need_neither_factor_nor_simplify(ia):
     memo.clear_all()

@@ -8,6 +8,7 @@ on a "dimension" error. And ``simplify`` wrote ``s_fork*log(ilp/ilp_ref)`` as
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -59,3 +60,27 @@ def test_a_literal_excuses_one_power_of_its_unit_not_two() -> None:
     n = model.symbols["n"]
     with pytest.raises(errors.DerivationError, match="has dimension"):
         regime_split._check_quiet(job, n**2, "cwp_minus_one_factor", source, n**2)  # (warp/SM)**2: no bare 1 explains it
+
+
+def test_a_tables_values_are_checked_once_each_and_refused_at_the_first_wrong_row() -> None:
+    # _check_values (each distinct value once, in the table's order) against _check_quiet row by row: the occupancy
+    # table passes both with no step left; with a wrong value put into two rows, both refuse with the same message
+    model = symgpu.load("occupancy")
+    job, _ = jobs.start(model, "regimes", "active_blocks_per_SM", "")
+    source = job.quantity_expression("active_blocks_per_SM", None, ())[0]
+    found = regime_split._regimes(job, source, None, record=False)
+    assert len({(r.expression, r.built) for r in found}) < len(found) // 4
+    steps = len(job.steps)
+    for r in found:
+        regime_split._check_quiet(job, r.expression, "active_blocks_per_SM", source, r.built)
+    regime_split._check_values(job, found, "active_blocks_per_SM", source)
+    assert len(job.steps) == steps
+    wrong = model.symbols["smem_per_block"]  # bytes per block, not blocks per SM
+    broken = [dataclasses.replace(r, expression=wrong, built=wrong) if i in (5, 9) else r for i, r in enumerate(found)]
+    messages = []
+    for check in (lambda: [regime_split._check_quiet(job, r.expression, "active_blocks_per_SM", source, r.built) for r in broken],
+                  lambda: regime_split._check_values(job, broken, "active_blocks_per_SM", source)):
+        with pytest.raises(errors.DerivationError, match="has dimension") as refused:
+            check()
+        messages.append(str(refused.value))
+    assert messages[0] == messages[1]

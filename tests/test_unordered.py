@@ -11,6 +11,7 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import symgpu
 from symgpu.model import Model, loader, substitution
 from symgpu.proofs import unordered
 from symgpu import memo
@@ -251,3 +252,39 @@ def test_an_inequality_sympy_decides_is_decided_and_one_it_cannot_is_built_uneva
     assert unordered.inequality(sympy.Eq, x, y) == sympy.Eq(x, y)  # not an inequality: SymPy's
     with sympy.evaluate(False):
         assert unordered.inequality(sympy.StrictGreaterThan, x + 1, x) == sympy.StrictGreaterThan(x + 1, x, evaluate=False)
+
+
+def test_a_bound_a_root_stays_below_at_the_draws_is_proved_at_the_extremes_as_sympy_keeps_it():
+    """Volkov's loaded fixed point (a quadratic's root, ``2*c*n/(... + sqrt(...))``) against ``mem_thru`` and the other
+    bounds: the seeded points put the inputs near each other, where the root stays below ``mem_thru``; one of
+    ``sample_points.one_large_over_small``'s points (``mem_thru`` at its smallest) orders the pair the other way, so
+    the Min is proved to keep every argument, and it is the Min SymPy builds (after its 30-50 ms search)."""
+    model = symgpu.load("volkov_2016")  # its symbols, with their declared assumptions (b and alpha may be 0)
+    a, b, c, n, alpha, alu_lat = (model.symbols[name] for name in ("a", "b", "c", "n", "alpha", "alu_lat"))
+    mem_thru, alu_thru, issue_thru = (model.symbols[name] for name in ("mem_thru", "alu_thru", "issue_thru"))
+    S = model.symbols["SMs"] * model.symbols["bytes_per_inst"] * model.symbols["clock"]
+    shift = a + alpha * alu_lat
+    root = 2 * c * n / (S * n + c * shift + sympy.sqrt(-4 * S * c * n * (shift - b) + (S * n + c * shift) ** 2))
+    args = (root, mem_thru, alu_thru / alpha, issue_thru / (alpha + 1))
+    assert unordered.keeps_every_argument(args)
+    assert _sympy_keeps_every_argument(args)
+    for func in (sympy.Min, sympy.Max):
+        assert sympy.srepr(unordered.proved_node(func, args)) == sympy.srepr(func(*args))
+
+
+_NONNEGATIVE = st.sampled_from([x, y, k, sympy.Integer(1), sympy.Integer(3), sympy.Rational(1, 2)])
+
+
+def _sums_and_roots(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    return st.one_of(st.tuples(children, children).map(lambda p: p[0] + p[1]), st.tuples(children, children).map(lambda p: p[0] * p[1]),
+                     st.tuples(children, st.sampled_from([x, y, x + 1])).map(lambda p: p[0] / p[1]), children.map(sympy.sqrt),
+                     st.tuples(children, children).map(lambda p: p[0] / (p[0] + sympy.sqrt(p[0] ** 2 + p[1]))))
+
+
+@settings(max_examples=200, deadline=None, database=None, derandomize=True)
+@given(st.lists(st.recursive(_NONNEGATIVE, _sums_and_roots, max_leaves=5), min_size=1, max_size=3), st.sampled_from([x, y, k]))
+def test_random_arguments_against_a_symbol_proved_unordered_are_kept_by_sympy(args: list[Any], bound: Any):
+    # a bare symbol among the arguments: the pairs the extremes settle (the symbol at its smallest or largest value)
+    args = list(dict.fromkeys(args + [bound]))
+    if unordered.keeps_every_argument(tuple(args)):
+        assert _sympy_keeps_every_argument(tuple(args))

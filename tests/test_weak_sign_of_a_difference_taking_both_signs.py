@@ -85,3 +85,29 @@ def test_both_ways_after_refuted_is_both_ways_alone():
     after = [exact_signs.both_ways(e) for e in exprs]
     assert after == alone
     assert sum(alone) >= 20 and sum(r and not a for r, a in zip(refuted, alone)) >= 1  # both kinds of refutation met
+
+
+def test_signs_read_for_one_scan_give_every_later_scan_the_verdict_it_reaches_alone():
+    """``refuted`` and ``both_ways`` read one sequence of points per expression (and known positives), each until its
+    own criterion holds; the signs read so far are kept and a later scan reads on from them, and the values at a point
+    are shared by the expressions of the same symbols (here all of them read x, y and n, or some): in either order,
+    and with positives known, each verdict is the one reached with every memo empty first."""
+    rng = random.Random(29)
+    exprs = [e for e in (_random_difference(rng) for _ in range(80)) if isinstance(e, sympy.Basic)]
+    positives = (x - y,)
+
+    def alone(check):
+        out = []
+        for e in exprs:
+            memo.clear_all()
+            out.append(check(e))
+        return out
+
+    refuted_alone, both_alone = alone(exact_signs.refuted), alone(exact_signs.both_ways)
+    with_positives_alone = alone(lambda e: exact_signs.refuted(e, positives))
+    memo.clear_all()
+    both_first = [exact_signs.both_ways(e) for e in exprs]
+    refuted_after = [exact_signs.refuted(e) for e in exprs]
+    with_positives_after = [exact_signs.refuted(e, positives) for e in exprs]
+    assert (both_first, refuted_after, with_positives_after) == (both_alone, refuted_alone, with_positives_alone)
+    assert sum(refuted_alone) > sum(both_alone) >= 20  # refutations that need a zero, and both signs, met

@@ -49,7 +49,7 @@ def _kept(target: sympy.Expr, var: sympy.Symbol, candidate: Any) -> bool:
         return False
     if not exact_signs.modest_powers(candidate) or not _root_at_a_point(target, var, candidate):
         return False
-    return bool(forms.simplified(candidate) == candidate)
+    return bool(forms.simplified(candidate) == candidate)  # sympy.simplify, once per candidate
 
 
 def _root_at_a_point(target: sympy.Expr, var: sympy.Symbol, candidate: sympy.Expr) -> bool:

@@ -23,7 +23,7 @@ from symgpu.evaluate import active, evaluator
 from symgpu.derive import at_point
 # NOTE: _Cond is also used through regime_split by case_boundary, solving and stored
 from symgpu.derive.regime_conditions import _Cond, _conds_of, _covering_sibling, _opposition, _tied
-from symgpu.proofs import forms, relations
+from symgpu.proofs import forms, relations, whole_parts
 from symgpu.proofs.signs import SignReasoner
 from symgpu.units import dimensions
 
@@ -209,7 +209,8 @@ def _branches(expr: sympy.Basic, names: Mapping[Any, str], counter: list[int]) -
     for combo in itertools.product(*child):
         labels = tuple(l for ls, _, _ in combo for l in ls)
         conds = tuple(c for _, cs, _ in combo for c in cs)
-        out.append((labels, conds, expr.func(*[v for _, _, v in combo])))
+        values = [v for _, _, v in combo]  # a floor/ceiling as SymPy builds it, its evaluation skipped where proved
+        out.append((labels, conds, whole_parts.built(expr.func, values[0]) if expr.func in whole_parts.PARTS else expr.func(*values)))
         if len(out) > MAX_BRANCHES:
             raise errors.DerivationError(f"more than {MAX_BRANCHES} branches: the expression is too nested to enumerate")
     return out
@@ -359,9 +360,8 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
     result = _table(found)
     job.extra = job.extra.with_(regimes=tuple(r.row() for r in found))
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""
-    for r in found:
-        if unit:
-            _check_quiet(job, r.expression, job.quantity, expr, r.built)
+    if unit:
+        _check_values(job, found, job.quantity, expr)
     if (preset is not None or values) and (var is None or at_point.valued(model, var.name, preset, values or {})):
         # the regimes' conditions read a quantity kept as a symbol: valued at the point from its equation
         # (a table over a variable the point leaves free is the table along it: no regime is active at the point)
@@ -421,6 +421,14 @@ def _check_quiet(job: jobs._Job, expr: sympy.Expr, name: str, source: sympy.Basi
         if built is None or not _consistent_as_built(job, built, name, literal):
             raise
     del job.steps[steps:]
+
+
+def _check_values(job: jobs._Job, found: Sequence[Regime], name: str, source: sympy.Basic) -> None:
+    """:func:`_check_quiet` of each regime's value: each distinct value (with its value as built) once, in the table's
+    order, so the first refused is the first row's that is (the check is a function of them: the 228 occupancy
+    regimes have 14 values)."""
+    for value, built in dict.fromkeys((r.expression, r.built) for r in found):
+        _check_quiet(job, value, name, source, built)
 
 
 def _consistent_as_built(job: jobs._Job, built: sympy.Expr, name: str, literal: Sequence[Any]) -> bool:

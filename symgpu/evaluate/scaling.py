@@ -17,7 +17,7 @@ from sympy.core.parameters import global_parameters
 from symgpu import errors, units
 from symgpu.memo import memoised
 from symgpu.evaluate.state import state_of
-from symgpu.proofs import forms
+from symgpu.proofs import forms, whole_parts
 from symgpu.units import literal_units
 
 if TYPE_CHECKING:
@@ -193,8 +193,8 @@ class _Rescaler:
             # check holds to a base-scale unit (units.literal_units.scaled_whole_part), and the
             # derivation's algebra keeps base-unit values, not declared ones (floor(t/(3 L_M)), t in us
             # and L_M in ns, is 1010 at 1 ms and 330 ns, not 1000)
-            arg, u = self.walk(expr.args[0])
-            return expr.func(arg), (None if u is None else literal_units.base_unit(u))
+            arg, u = self.walk(expr.args[0])  # the node as SymPy builds it, without its assumption queries where proved
+            return whole_parts.built(expr.func, arg), (None if u is None else literal_units.base_unit(u))
         if isinstance(expr, (sympy.And, sympy.Or, sympy.Not, sympy.Abs, sympy.exp, sympy.log)):
             walked = [self.walk(a) for a in expr.args]
             unit = walked[0][1] if isinstance(expr, sympy.Abs) else None

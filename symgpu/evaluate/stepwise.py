@@ -37,7 +37,7 @@ from symgpu.evaluate import compiler, piece_select, rule, scaling, singular
 from symgpu.evaluate.state import state_of
 from symgpu.model import substitution
 from symgpu.model.substitution import min_max
-from symgpu.proofs import forms
+from symgpu.proofs import forms, whole_parts
 
 #: a condition must hold by more than this, relative to its sides, for this path to decide it
 EDGE = 1e-12
@@ -412,7 +412,9 @@ def whole_part_relations(expr: sympy.Basic, found: dict[sympy.Basic, None]) -> N
     number is written with no literal (``floor(a + 1/2)`` would scale its 1/2 with ``a``'s unit)."""
     for atom in sorted(forms.atoms(expr, sympy.floor, sympy.ceiling), key=sympy.default_sort_key):
         argument = atom.args[0]
-        found[sympy.GreaterThan(argument, sympy.floor(2 * argument) - sympy.floor(argument), evaluate=False)] = None
+        # each floor as SymPy builds it, without its assumption queries where values prove it left as it is
+        nearest = whole_parts.built(sympy.floor, 2 * argument) - whole_parts.built(sympy.floor, argument)
+        found[sympy.GreaterThan(argument, nearest, evaluate=False)] = None
 
 
 def _case_sides(model: Model, step: str) -> tuple[tuple[str, ...], Any, tuple[sympy.Basic, ...]] | None:

@@ -20,6 +20,7 @@ import sympy
 
 from symgpu import errors, suggest
 from symgpu.model import substitution
+from symgpu.proofs import whole_parts
 
 MAX_LENGTH = 20_000
 MAX_INTEGER = 10**30
@@ -399,6 +400,8 @@ class _Builder:
         if self.as_written and name in ("Min", "Max"):
             # NOTE: not substitution.min_max, whose kept Min/Max are the evaluated model's
             return (sympy.Min if name == "Min" else sympy.Max)(*built, evaluate=False)
+        if constructor in whole_parts.PARTS:  # as SymPy builds it, without its assumption queries where proved
+            return whole_parts.built(constructor, built[0])
         return constructor(*built)
 
     def _piece(self, node: ast.AST) -> tuple[Any, Any]:

@@ -26,7 +26,7 @@ from sympy.core.parameters import global_parameters
 from symgpu import store
 from symgpu.entry_kinds import MINMAX
 from symgpu.memo import Memo
-from symgpu.proofs import unordered
+from symgpu.proofs import unordered, whole_parts
 
 #: the most Min/Max results kept (the whole table is dropped when it is full)
 MAX_KEPT = 4096
@@ -131,6 +131,8 @@ def xreplace(expr: sympy.Basic, rule: dict[Any, Any]) -> sympy.Basic:
                 result = (node, False)
             elif node.func is sympy.Min or node.func is sympy.Max:
                 result = (min_max(node.func, tuple(args)), True)
+            elif node.func is sympy.floor or node.func is sympy.ceiling:
+                result = (whole_parts.built(node.func, args[0]), True)  # SymPy's node, its evaluation skipped where proved
             else:
                 result = (node.func(*args), True)
         done[id(node)] = (node, result)

@@ -131,16 +131,18 @@ def values_at(exprs: Sequence[sympy.Basic], point: dict[sympy.Symbol, sympy.Expr
 
 
 def signs_at(exprs: Sequence[sympy.Basic], point: dict[sympy.Symbol, sympy.Expr],
-             exponents: Sequence[sympy.Expr] = ()) -> tuple[int | None, ...] | None:
+             exponents: Sequence[sympy.Expr] = (), rationals: rational_value.Memo | None = None) -> tuple[int | None, ...] | None:
     """The sign of each of :func:`values_at`'s values (:func:`_value_sign`: None for a value with no
     sign), None where :func:`values_at` is None. An expression :mod:`.rational_value` evaluates gets
     its value in Python's rational arithmetic (the same exact value), one with square roots in it
     :func:`surd_at`'s (exact too); the others, and one with a division by 0 or a root of a negative
     number there, SymPy's substitution. Errors of :func:`_value_sign` propagate, as for a value of
-    :func:`values_at` read by the caller."""
+    :func:`values_at` read by the caller. ``rationals``: :mod:`.rational_value`'s memo of this same point, shared
+    with other calls at it (by default one for this call)."""
     if exponents and not modest_at(exponents, point):
         return None
-    rationals = rational_value.inputs(point)  # one memo for the point: the expressions' shared parts once
+    if rationals is None:
+        rationals = rational_value.inputs(point)  # one memo for the point: the expressions' shared parts once
     signs: list[int | None] = []
     left: list[int] = []
     for i, e in enumerate(exprs):
@@ -221,20 +223,47 @@ def _signs_seen(expr: sympy.Basic, known: tuple[sympy.Expr, ...], enough: Callab
         # values (Upm = 1) never show (0.07 s of factoring and simplify in their boundary question for no sign).
         corner = {s: sympy.Integer(0) if 0 in pool else pool[0] for s, pool in zip(symbols, pools)}
         exponents = tuple(itertools.chain.from_iterable(symbolic_exponents(e) for e in (expr, *known)))
-        for point in itertools.chain(sample_points.points(symbols, pools, 1729, REFUTE_POINTS, fixed_first=2), [corner],
-                                     sample_points.one_large(symbols, pools), sample_points.one_large_over_small(symbols, pools)):
-            try:
-                signs = signs_at((*known, expr), point, exponents)
-                if signs is None or any(s != 1 for s in signs[:-1]):
-                    continue
-                found = signs[-1]
-            except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):
-                continue
+        # the sign read at each point so far (None: none there), kept for the next scan of this expression: refuted and
+        # both_ways read the same points in the same order, each until its own criterion holds
+        read = _READ.get((expr, known))
+        if read is None:
+            read = _READ[(expr, known)] = []
+        for index, point in enumerate(itertools.chain(sample_points.points(symbols, pools, 1729, REFUTE_POINTS, fixed_first=2), [corner],
+                                                      sample_points.one_large(symbols, pools),
+                                                      sample_points.one_large_over_small(symbols, pools))):
+            if index == len(read):
+                # the point is the same for every expression of these symbols: its values' memo is shared by them
+                # (the regime table's differences pair the same few limits, each evaluated once per point)
+                rationals = _AT_POINT.get((tuple(symbols), index))
+                if rationals is None:
+                    rationals = _AT_POINT[(tuple(symbols), index)] = rational_value.inputs(point)
+                read.append(_sign_read(expr, known, point, exponents, rationals))
+            found = read[index]
             if found is not None:
                 seen.add(found)
-            if enough(seen):
-                break
+                if enough(seen):
+                    break
     return seen
+
+
+#: per (expression, known positives): the sign :func:`_signs_seen` read at each of its points so far, in order
+_READ: Memo[tuple[Any, tuple[sympy.Expr, ...]], list[int | None]] = Memo("proofs.exact_signs.signs_read", 20000)
+#: per (symbols, index of the point in :func:`_signs_seen`'s sequence for them): :mod:`.rational_value`'s memo of
+#: that point (the sequence is a function of the symbols: seeded draws from their admissible pools, then fixed points)
+_AT_POINT: Memo[tuple[tuple[sympy.Symbol, ...], int], rational_value.Memo] = Memo("proofs.exact_signs.values_at_points", 2000)
+
+
+def _sign_read(expr: sympy.Basic, known: tuple[sympy.Expr, ...], point: dict[sympy.Symbol, sympy.Expr],
+               exponents: tuple[sympy.Expr, ...], rationals: rational_value.Memo) -> int | None:
+    """``expr``'s sign at ``point`` where every one of ``known`` is positive there; None where one is not, where the
+    values are not read there, or where ``expr``'s has no sign."""
+    try:
+        signs = signs_at((*known, expr), point, exponents, rationals)
+        if signs is None or any(s != 1 for s in signs[:-1]):
+            return None
+        return signs[-1]
+    except (TypeError, ValueError, ZeroDivisionError, ArithmeticError, RecursionError):
+        return None
 
 
 #: the most points evaluated to show that an expression is not identically 0

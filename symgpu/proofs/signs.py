@@ -460,7 +460,7 @@ class SignReasoner:
         num, flip = self._strip_factors(forms.factored(num))
         if flip:
             op = _flip(op)
-        num = sympy.expand(self.back(num))
+        num = forms.expanded(self.back(num))
         if var is not None and var in num.free_symbols:
             try:
                 poly = sympy.Poly(num, var)

@@ -108,6 +108,36 @@ def keeps_every_argument(args: Sequence[Any], *, collapsed: bool = False) -> boo
                     open_pairs.discard((i, j))
         if not open_pairs:
             return True
+    return _ordered_both_ways_at_extremes(args, floats, open_pairs, seen, draws)
+
+
+def _ordered_both_ways_at_extremes(args: Sequence[Any], floats: Sequence[Fraction | None], open_pairs: set[tuple[int, int]],
+                                   seen: set[tuple[int, int, bool]], draws: sample_points.Draws) -> bool:
+    """The pairs the seeded points left open, ordered both ways at :func:`~symgpu.proofs.sample_points.one_large_over_small`'s
+    points of :data:`POOL` (each symbol in turn at its largest value, the others at their smallest nonzero ones): a bound
+    that a quadratic's root stays below wherever the draws put the inputs near each other (Volkov's loaded fixed point
+    ``2*c*n/(... + sqrt(...))`` against ``mem_thru``, kept by SymPy's search after 30-50 ms) is passed where one input
+    is small. Admissible points like the others, so an ordering seen is as sound; only tried where the seeded ones
+    did not settle every pair."""
+    symbols = sample_points.ordered(set().union(*[a.free_symbols for a in args]))
+    pools = [POOL.admissible(s) for s in symbols]
+    if not symbols or not all(pools):
+        return False
+    for extreme in sample_points.one_large_over_small(symbols, pools):
+        point = dict(extreme)
+        try:
+            values = [f if f is not None else value(a, point, draws) for a, f in zip(args, floats)]
+        except (ZeroDivisionError, surds.NotReal):
+            continue
+        except surds.Unsupported:
+            return False
+        for i, j in list(open_pairs):
+            if values[i] != values[j]:
+                seen.add((i, j, values[i] < values[j]))
+                if (i, j, True) in seen and (i, j, False) in seen:
+                    open_pairs.discard((i, j))
+        if not open_pairs:
+            return True
     return False
 
 
