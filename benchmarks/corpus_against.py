@@ -63,11 +63,11 @@ def main() -> int:
     print(f"{'base wall / cpu':>16} {'this wall / cpu':>16}  same  question")
     for question in first:
         runs: dict[Path, list[tuple[float, float, tuple[int, str, str]]]] = {args.base: [], here: []}
-        for _ in range(args.repeat):
-            for root in runs:
+        for round_ in range(args.repeat):  # alternating, each checkout first in every other round
+            for root in (args.base, here) if round_ % 2 == 0 else (here, args.base):
                 runs[root].append(ask(root, question.argv))
         medians = {root: (statistics.median(r[0] for r in got), statistics.median(r[1] for r in got)) for root, got in runs.items()}
-        same = "yes" if runs[args.base][0][2] == runs[here][0][2] else "NO"
+        same = "yes" if len({r[2] for got in runs.values() for r in got}) == 1 else "NO"  # every run printed the same
         print(f"{medians[args.base][0]:7.2f} / {medians[args.base][1]:5.2f} {medians[here][0]:7.2f} / {medians[here][1]:5.2f}  "
               f"{same:>4}  {question.text}")
     print(f"load average {os.getloadavg()[0]:.2f}")

@@ -1,6 +1,8 @@
 """A tidied condition (:meth:`symgpu.proofs.signs.SignReasoner.tidy`) ends as the relation of its two sides, built by
 :func:`symgpu.proofs.unordered.inequality`: unevaluated where sample points show SymPy cannot decide it, SymPy's own
-evaluation elsewhere. The derivations come out as with SymPy building every such relation itself."""
+evaluation elsewhere. Every inequality in the tidied conditions is the node SymPy's own evaluated constructor builds from
+its two sides. (``tests/test_unordered.py`` proves ``inequality`` against SymPy on random sides, including sides SymPy
+decides; the conditions here are the ones the engine meets.)"""
 
 from __future__ import annotations
 
@@ -22,8 +24,8 @@ def _built_by_sympy(relation: sympy.Basic) -> bool:
 
 def test_hong_kim_regime_conditions_hold_only_relations_sympy_builds_from_their_sides(empty_store):
     derivation = regime_split.regimes(symgpu.load("hong_kim_2009"), "Exec_cycles_app")
-    relations = [r for regime in derivation.extra.regimes for condition in regime.conditions
-                 for r in sympy.sympify(condition).atoms(*_INEQUALITIES)]
+    relations = [r for regime in derivation.regimes for condition in regime.conditions  # the SymPy objects, as tidied
+                 for r in condition.atoms(*_INEQUALITIES)]
     assert relations
     assert all(_built_by_sympy(r) for r in relations), [r for r in relations if not _built_by_sympy(r)]
 

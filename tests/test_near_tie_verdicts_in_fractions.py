@@ -71,6 +71,18 @@ def test_floats_roots_poles_and_undefined_cases_are_left_to_sympy() -> None:
         assert rational_value.value(expr, rational_value.inputs(mapping)) is None
 
 
+def test_an_expression_too_deep_for_the_stack_has_no_value_and_is_not_kept_in_the_points_memo() -> None:
+    x = sympy.Symbol("x", positive=True)
+    deep: sympy.Expr = x
+    for _ in range(5000):  # deeper than Python's default recursion limit of 1000
+        deep = sympy.Add(deep, 1, evaluate=False)
+    values = rational_value.inputs({x: sympy.Integer(2)})
+    assert rational_value.value(deep, values) is None
+    assert deep not in values  # the depth at which it was asked, not the expression: asked shallower, it may have one
+    shallow = sympy.Add(x, 1, evaluate=False)
+    assert rational_value.value(shallow, values) == 3 and values[shallow] == 3
+
+
 def test_hong_kim_tie_at_decimal_inputs_is_decided_in_fractions_as_sympy_decides_it() -> None:
     # MWP_peak_BW = 71.68e9*300/(1e9*128*14) = 12 = N exactly (11.999999999999998 in IEEE arithmetic): the relations of
     # Exec_cycles_app's cases near a tie there, each decided again here by SymPy's own substitution of the exact inputs

@@ -162,8 +162,8 @@ def test_each_pools_extremes_found_once_are_those_found_afresh_and_of_the_pools_
              for s in symbols]
     for pool in [p for p in pools if p] * 2:  # the second round reads the memo
         smallest, largest = sample_points._extremes(pool)
-        assert smallest is min((v for v in pool if v != 0), key=abs, default=pool[0])  # the first of equal magnitudes, as min keeps
-        assert largest is max(pool, key=abs)
+        searched = _extremes_by_search(pool)
+        assert smallest is searched[0] and largest is searched[1]  # the first of equal magnitudes, as min and max keep
     fractions, numbers = (Fraction(-1), Fraction(1), Fraction(3)), (sympy.Integer(-1), sympy.Integer(1), sympy.Integer(3))
     assert fractions == numbers  # equal values: kept apart by their types
     assert sample_points._extremes(numbers) == (-1, 3) == sample_points._extremes(fractions)

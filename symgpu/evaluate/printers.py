@@ -35,7 +35,9 @@ class NumPyCode(NumPyPrinter):
 
     Each sum and product is printed once per printer (:meth:`_print_Add`, :meth:`_print_Mul`): a regime table's
     conditions repeat the same few dozen sums hundreds of times (348 sums printed, 33 of them distinct, for Hong &
-    Kim's ``Exec_cycles_app``), and SymPy orders a sum's terms afresh each time it prints it.
+    Kim's ``Exec_cycles_app``), and SymPy orders a sum's terms afresh each time it prints it. (``model.printing.Keeping``
+    keeps every compound subexpression's text for the messages' printer; here only sums and products are kept, the
+    nodes whose printing sorts their arguments, so the code printer's own methods for the other nodes run as before.)
     """
 
     def __init__(self, settings: dict[str, Any]) -> None:

@@ -235,7 +235,7 @@ def _signs_seen(expr: sympy.Basic, known: tuple[sympy.Expr, ...], enough: Callab
                 # the point is the same for every expression of these symbols: its values' memo is shared by them
                 # (the regime table's differences pair the same few limits, each evaluated once per point)
                 rationals = _AT_POINT.get((tuple(symbols), index))
-                if rationals is None:
+                if rationals is None or len(rationals) > POINT_VALUES:  # a full one starts afresh: bounded memory
                     rationals = _AT_POINT[(tuple(symbols), index)] = rational_value.inputs(point)
                 read.append(_sign_read(expr, known, point, exponents, rationals))
             found = read[index]
@@ -248,6 +248,9 @@ def _signs_seen(expr: sympy.Basic, known: tuple[sympy.Expr, ...], enough: Callab
 
 #: per (expression, known positives): the sign :func:`_signs_seen` read at each of its points so far, in order
 _READ: Memo[tuple[Any, tuple[sympy.Expr, ...]], list[int | None]] = Memo("proofs.exact_signs.signs_read", 20000)
+#: the most values a point's memo of :data:`_AT_POINT` holds before it is started again (a long session's
+#: subexpressions do not pile up)
+POINT_VALUES = 4096
 #: per (symbols, index of the point in :func:`_signs_seen`'s sequence for them): :mod:`.rational_value`'s memo of
 #: that point (the sequence is a function of the symbols: seeded draws from their admissible pools, then fixed points)
 _AT_POINT: Memo[tuple[tuple[sympy.Symbol, ...], int], rational_value.Memo] = Memo("proofs.exact_signs.values_at_points", 2000)

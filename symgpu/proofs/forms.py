@@ -18,8 +18,8 @@ _PIECEWISE = (sympy.Min, sympy.Max, sympy.Piecewise)
 _INTEGER_PARTS = (sympy.floor, sympy.ceiling)
 #: what :func:`_sum_of_generators` takes as a generator of a polynomial
 _GENERATORS = (sympy.Symbol, *_INTEGER_PARTS)
-#: simplified forms by expression (simplify is deterministic: the same input gives the same output)
-_SIMPLIFIED: Memo[sympy.Basic, sympy.Basic] = Memo("proofs.forms.simplified", 20000)
+#: :func:`small_simplify`'s results by expression (simplify is deterministic: the same input gives the same output)
+_SMALL_SIMPLIFIED: Memo[sympy.Basic, sympy.Basic] = Memo("proofs.forms.small_simplify", 20000)
 #: factored forms by expression (``sympy.factor`` is deterministic too; tidying meets the same
 #: polynomial again under each regime and variable)
 _FACTORED: Memo[sympy.Basic, sympy.Basic] = Memo("proofs.forms.factored", 20000)
@@ -215,8 +215,8 @@ def small_simplify(expr: sympy.Expr) -> sympy.Expr:
     """Simplify, but only when the expression is small enough to do it quickly (memoised per expression)."""
     if not isinstance(expr, sympy.Basic) or expr.is_Atom:
         return expr
-    if expr in _SIMPLIFIED:
-        return _SIMPLIFIED[expr]
+    if expr in _SMALL_SIMPLIFIED:
+        return _SMALL_SIMPLIFIED[expr]
     try:
         if _monomial_of_integer_parts(expr):
             out = expr
@@ -226,7 +226,7 @@ def small_simplify(expr: sympy.Expr) -> sympy.Expr:
             out = _logs_of_powers_undone(simplified(expr), expr)
     except (TypeError, ValueError, NotImplementedError, RecursionError):
         out = expr
-    _SIMPLIFIED[expr] = out
+    _SMALL_SIMPLIFIED[expr] = out
     return out
 
 

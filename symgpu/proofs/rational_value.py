@@ -42,12 +42,20 @@ def inputs(mapping: Mapping[sympy.Symbol, sympy.Basic]) -> Memo:
 def value(expr: sympy.Basic, memo: Memo) -> Fraction | None:
     """``expr``'s exact value with each symbol at its value in ``memo`` (:func:`inputs`; shared by the calls of one
     point), or None where a node is not rational arithmetic or has no value (a division by zero)."""
+    try:
+        return _kept_value(expr, memo)
+    except RecursionError:  # too deep for the stack where it was asked: no node on the way down is kept in the memo
+        return _NO
+
+
+def _kept_value(expr: sympy.Basic, memo: Memo) -> Fraction | None:
+    """:func:`value`, a RecursionError raised through (so no node above it keeps a value it did not compute)."""
     found = memo.get(expr, memo)
     if found is not memo:
         return found if isinstance(found, Fraction) else _NO
     try:
         out = _value(expr, memo)
-    except (ZeroDivisionError, OverflowError, RecursionError):
+    except (ZeroDivisionError, OverflowError):
         out = _NO
     memo[expr] = out
     return out
@@ -66,6 +74,14 @@ def sign_at(expr: sympy.Basic, known: Mapping[sympy.Basic, sympy.Basic]) -> int 
 def truth(condition: sympy.Basic, memo: Memo) -> bool | None:
     """A case condition's truth (relations of :func:`value`s, ``And``/``Or``/``Not`` of them, ``true``/``false``)
     with every part decided, or None where a part is not rational arithmetic."""
+    try:
+        return _kept_truth(condition, memo)
+    except RecursionError:  # too deep for the stack where it was asked: nothing on the way down kept
+        return None
+
+
+def _kept_truth(condition: sympy.Basic, memo: Memo) -> bool | None:
+    """:func:`truth`, a RecursionError raised through (as :func:`_kept_value`)."""
     found = memo.get(condition, memo)
     if found is not memo:
         return found if isinstance(found, bool) else None
@@ -73,10 +89,10 @@ def truth(condition: sympy.Basic, memo: Memo) -> bool | None:
     if condition is sympy.true or condition is sympy.false:
         out = bool(condition)
     elif type(condition) in COMPARE:
-        left, right = value(condition.lhs, memo), value(condition.rhs, memo)
+        left, right = _kept_value(condition.lhs, memo), _kept_value(condition.rhs, memo)
         out = None if left is None or right is None else COMPARE[type(condition)](left, right)
     elif isinstance(condition, (sympy.And, sympy.Or, sympy.Not)):
-        parts = [truth(a, memo) for a in condition.args]  # every part, as SymPy's substitution evaluates every part
+        parts = [_kept_truth(a, memo) for a in condition.args]  # every part, as SymPy's substitution evaluates every part
         if all(p is not None for p in parts):
             out = all(parts) if isinstance(condition, sympy.And) else any(parts) if isinstance(condition, sympy.Or) else not parts[0]
     memo[condition] = out
@@ -89,7 +105,7 @@ def _value(expr: sympy.Basic, memo: Memo) -> Fraction | None:
     if isinstance(expr, sympy.Symbol):
         return _NO  # a symbol the mapping leaves free
     if isinstance(expr, (sympy.Add, sympy.Mul, sympy.Min, sympy.Max)):
-        found = [value(a, memo) for a in expr.args]
+        found = [_kept_value(a, memo) for a in expr.args]
         parts = [p for p in found if p is not None]
         if len(parts) < len(found):
             return _NO
@@ -102,18 +118,18 @@ def _value(expr: sympy.Basic, memo: Memo) -> Fraction | None:
         exponent = expr.exp
         if not isinstance(exponent, sympy.Integer) or abs(int(exponent)) > 64:
             return _NO
-        base = value(expr.base, memo)
+        base = _kept_value(expr.base, memo)
         return _NO if base is None else base ** int(exponent)
     if isinstance(expr, sympy.Piecewise):
         # SymPy's substitution builds every case's value and condition, then takes the first case that holds: where
         # each of them is rational arithmetic, that case's value (none holding: SymPy's nan, left to it)
-        values = [value(e, memo) for e, _ in expr.args]
-        verdicts = [truth(c, memo) for _, c in expr.args]
+        values = [_kept_value(e, memo) for e, _ in expr.args]
+        verdicts = [_kept_truth(c, memo) for _, c in expr.args]
         if any(v is None for v in values) or any(v is None for v in verdicts):
             return _NO
         return next((v for v, holds in zip(values, verdicts) if holds), _NO)
     if isinstance(expr, (sympy.floor, sympy.ceiling, sympy.Abs)):
-        inner = value(expr.args[0], memo)
+        inner = _kept_value(expr.args[0], memo)
         if inner is None:
             return _NO
         if isinstance(expr, sympy.Abs):

@@ -1,4 +1,5 @@
-"""Proof, without SymPy's search, that ``Min``/``Max`` keeps every one of its arguments.
+"""Proof, without SymPy's search, that ``Min``/``Max`` keeps every one of its arguments (and, by the same argument,
+that SymPy can decide neither way an inequality of two sides: :func:`inequality`).
 
 ``Min(*args)`` compares every pair of arguments under the symbols' assumptions
 (``MinMaxBase._find_localzeros``: ``x >= y``, ``x <= y``, then the same for
