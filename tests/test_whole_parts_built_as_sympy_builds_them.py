@@ -86,3 +86,13 @@ def test_sympy_does_rewrite_those_whole_parts() -> None:
     n = sympy.Symbol("n", integer=True)
     assert sympy.floor(a / (a + b)) == 0 and sympy.ceiling(a / (a + b)) == 1 and sympy.floor(n * 3) == 3 * n
     assert sympy.floor(sympy.floor(a)) == sympy.floor(a)
+
+
+def test_a_node_rebuilt_from_new_arguments_is_the_one_sympy_builds() -> None:
+    a, b = sympy.symbols("a b", positive=True)
+    n = sympy.Symbol("n", integer=True)
+    for func, args in [(sympy.floor, [a / (3 * b)]), (sympy.ceiling, [a * b / 7]), (sympy.floor, [a / (a + b)]),
+                       (sympy.ceiling, [3 * n]), (sympy.Add, [a, b, 2]), (sympy.Mul, [a, sympy.Rational(1, 2)]),
+                       (sympy.Max, [a, b]), (sympy.log, [a])]:
+        assert sympy.srepr(whole_parts.rebuilt(func, args)) == sympy.srepr(func(*args))
+    assert whole_parts.left_as_it_is(a / (3 * b))  # the first is built without SymPy's evaluation

@@ -209,8 +209,8 @@ def _branches(expr: sympy.Basic, names: Mapping[Any, str], counter: list[int]) -
     for combo in itertools.product(*child):
         labels = tuple(l for ls, _, _ in combo for l in ls)
         conds = tuple(c for _, cs, _ in combo for c in cs)
-        values = [v for _, _, v in combo]  # a floor/ceiling as SymPy builds it, its evaluation skipped where proved
-        out.append((labels, conds, whole_parts.built(expr.func, values[0]) if expr.func in whole_parts.PARTS else expr.func(*values)))
+        # a floor/ceiling as SymPy builds it, its evaluation skipped where proved
+        out.append((labels, conds, whole_parts.rebuilt(expr.func, [v for _, _, v in combo])))
         if len(out) > MAX_BRANCHES:
             raise errors.DerivationError(f"more than {MAX_BRANCHES} branches: the expression is too nested to enumerate")
     return out

@@ -400,9 +400,7 @@ class _Builder:
         if self.as_written and name in ("Min", "Max"):
             # NOTE: not substitution.min_max, whose kept Min/Max are the evaluated model's
             return (sympy.Min if name == "Min" else sympy.Max)(*built, evaluate=False)
-        if constructor in whole_parts.PARTS:  # as SymPy builds it, without its assumption queries where proved
-            return whole_parts.built(constructor, built[0])
-        return constructor(*built)
+        return whole_parts.rebuilt(constructor, built)  # a floor/ceiling without its assumption queries where proved
 
     def _piece(self, node: ast.AST) -> tuple[Any, Any]:
         if not isinstance(node, ast.Tuple) or len(node.elts) != 2:

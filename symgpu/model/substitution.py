@@ -131,10 +131,8 @@ def xreplace(expr: sympy.Basic, rule: dict[Any, Any]) -> sympy.Basic:
                 result = (node, False)
             elif node.func is sympy.Min or node.func is sympy.Max:
                 result = (min_max(node.func, tuple(args)), True)
-            elif node.func is sympy.floor or node.func is sympy.ceiling:
-                result = (whole_parts.built(node.func, args[0]), True)  # SymPy's node, its evaluation skipped where proved
-            else:
-                result = (node.func(*args), True)
+            else:  # SymPy's node (a floor/ceiling's evaluation skipped where proved)
+                result = (whole_parts.rebuilt(node.func, args), True)
         done[id(node)] = (node, result)
         return result
 

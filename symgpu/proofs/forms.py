@@ -375,9 +375,7 @@ def xreplaced(node: sympy.Basic, rule: dict[sympy.Symbol, sympy.Expr],
         outcome: tuple[sympy.Basic, bool] = (node, False)
     elif node.func is sympy.Min or node.func is sympy.Max:
         outcome = (unordered.min_max(node.func, tuple(args)), True)  # SymPy's node, its search done once per argument tuple
-    elif node.func is sympy.floor or node.func is sympy.ceiling:
-        outcome = (whole_parts.built(node.func, args[0]), True)  # SymPy's node, its evaluation skipped where proved
-    else:
-        outcome = (node.func(*args), True)
+    else:  # SymPy's node (a floor/ceiling's evaluation skipped where proved)
+        outcome = (whole_parts.rebuilt(node.func, args), True)
     memo[node] = outcome
     return outcome

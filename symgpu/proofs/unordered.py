@@ -25,7 +25,8 @@ SymPy.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterator, Sequence
 from fractions import Fraction
 from typing import Any
 
@@ -94,8 +95,8 @@ def keeps_every_argument(args: Sequence[Any], *, collapsed: bool = False) -> boo
     pools = [POOL] * POINTS
     if any(f is not None for f in floats):  # a float bound (the largest double) may need values beyond the pool's
         pools += [HUGE] + [MIXED] * MIXED_POINTS
-    for pool in pools:
-        point: dict[sympy.Symbol, Fraction] = {}
+    # seeded points, then (the pairs they left open) the one-large points
+    for point, pool in itertools.chain((({}, pool) for pool in pools), _one_large_points(args)):
         try:
             values = [f if f is not None else value(a, point, draws, pool) for a, f in zip(args, floats)]
         except (ZeroDivisionError, surds.NotReal):  # no real value at this point: another point may have one
@@ -109,37 +110,22 @@ def keeps_every_argument(args: Sequence[Any], *, collapsed: bool = False) -> boo
                     open_pairs.discard((i, j))
         if not open_pairs:
             return True
-    return _ordered_both_ways_at_extremes(args, floats, open_pairs, seen, draws)
+    return False
 
 
-def _ordered_both_ways_at_extremes(args: Sequence[Any], floats: Sequence[Fraction | None], open_pairs: set[tuple[int, int]],
-                                   seen: set[tuple[int, int, bool]], draws: sample_points.Draws) -> bool:
-    """The pairs the seeded points left open, ordered both ways at :func:`~symgpu.proofs.sample_points.one_large_over_small`'s
-    points of :data:`POOL` (each symbol in turn at its largest value, the others at their smallest nonzero ones): a bound
-    that a quadratic's root stays below wherever the draws put the inputs near each other (Volkov's loaded fixed point
-    ``2*c*n/(... + sqrt(...))`` against ``mem_thru``, kept by SymPy's search after 30-50 ms) is passed where one input
-    is small. Admissible points like the others, so an ordering seen is as sound; only tried where the seeded ones
-    did not settle every pair."""
+def _one_large_points(args: Sequence[Any]) -> Iterator[tuple[dict[sympy.Symbol, Fraction], sample_points.Pool[Fraction]]]:
+    """The points tried after the seeded ones: :func:`~symgpu.proofs.sample_points.one_large_over_small`'s points of
+    :data:`POOL` (each symbol in turn at its largest value, the others at their smallest nonzero ones), each with that
+    pool. A bound that a quadratic's root stays below wherever the draws put the inputs near each other (Volkov's loaded
+    fixed point ``2*c*n/(... + sqrt(...))`` against ``mem_thru``, kept by SymPy's search after 30-50 ms) is passed where
+    one input is small. Admissible points like the others, so an ordering seen is as sound; made only when the seeded
+    ones did not settle every pair (lazily)."""
     symbols = sample_points.ordered(set().union(*[a.free_symbols for a in args]))
     pools = [POOL.admissible(s) for s in symbols]
     if not symbols or not all(pools):
-        return False
+        return
     for extreme in sample_points.one_large_over_small(symbols, pools):
-        point = dict(extreme)
-        try:
-            values = [f if f is not None else value(a, point, draws) for a, f in zip(args, floats)]
-        except (ZeroDivisionError, surds.NotReal):
-            continue
-        except surds.Unsupported:
-            return False
-        for i, j in list(open_pairs):
-            if values[i] != values[j]:
-                seen.add((i, j, values[i] < values[j]))
-                if (i, j, True) in seen and (i, j, False) in seen:
-                    open_pairs.discard((i, j))
-        if not open_pairs:
-            return True
-    return False
+        yield dict(extreme), POOL
 
 
 def built(func: Any, args: Sequence[Any]) -> sympy.Basic | None:

@@ -17,7 +17,7 @@ Proved against SymPy's evaluation (tests/test_whole_parts_built_as_sympy_builds_
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import sympy
@@ -40,6 +40,12 @@ def built(func: Callable[..., Any], x: sympy.Expr) -> sympy.Expr:
     if left_as_it_is(x):
         return func(x, evaluate=False)  # type: ignore[no-any-return]
     return func(x)  # type: ignore[no-any-return]
+
+
+def rebuilt(func: Callable[..., Any], args: Sequence[Any]) -> Any:
+    """``func(*args)``, a ``floor``/``ceiling`` through :func:`built`: a node rebuilt from new arguments as SymPy
+    builds it (the parser's calls, ``xreplace``'s rebuilt nodes, a regime's branch values)."""
+    return built(func, args[0]) if func in PARTS else func(*args)
 
 
 @memoised("proofs.whole_parts.left_as_it_is", 4096)
