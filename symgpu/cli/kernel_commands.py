@@ -74,11 +74,12 @@ def run(args: argparse.Namespace) -> int:
     print(f"model {model.id}: inputs from {launch.origin} ({launch.kernel}) via {table.path}")
     for d in derived:
         used = ", ".join(f"{name} = {q.magnitude:g} {q.units:~}".rstrip() for name, q in d.metrics)
-        line = f"  {d.symbol} = {d.value.magnitude:.6g} {d.value.units:~}  <- {d.expression}  [{used}]"
+        shown = f"{d.symbol} = {d.value.magnitude:.6g} {_unit(model, d.symbol, d.value)}".rstrip()
+        line = f"  {shown}  <- {d.expression}  [{used}]"
         if len(line) <= LINE:
             print(line)
         else:
-            print(f"  {d.symbol} = {d.value.magnitude:.6g} {d.value.units:~}  <- {d.expression}")
+            print(f"  {shown}  <- {d.expression}")
             print("\n".join(textwrap.wrap(used, width=LINE, initial_indent="      from ", subsequent_indent="      ")))
     if occupancy.mapping_of(model) is not None:
         if not result.can_launch:
@@ -88,9 +89,9 @@ def run(args: argparse.Namespace) -> int:
         for name, value in occ.items():
             where = f"occupancy ({args.cc}, {kernel.registers} reg/thread, {result.smem_per_block} B/block)"
             if name in values:  # the profiler's (achieved) value stands; the theoretical one is shown
-                print(f"  ({name} = {value.magnitude:g} {value.units:~} by {where}; the measured value above is used)")
+                print(f"  ({name} = {value.magnitude:g} {_unit(model, name, value)} by {where}; the measured value above is used)")
                 continue
-            print(f"  {name} = {value.magnitude:g} {value.units:~}  <- {where}")
+            print(f"  {name} = {value.magnitude:g} {_unit(model, name, value)}  <- {where}")
             values[name] = value
     for item in args.set:
         name, _, raw = item.partition("=")
@@ -99,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"  ({table.path} names no prediction quantity)")
         return common.OK
     predicted = model.evaluate(table.prediction, preset=args.preset, values=values)
-    print(f"  prediction: {table.prediction} = {predicted.magnitude:.6g} {predicted.units:~}")
+    print(f"  prediction: {table.prediction} = {predicted.magnitude:.6g} {_unit(model, table.prediction, predicted)}")
     for metric in ("sm__cycles_elapsed.avg", "gpu__time_duration.sum"):
         if metric in launch.metrics:
             q = launch.metrics[metric]
@@ -114,6 +115,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"  predicted {compared.predicted.magnitude:.6g} vs measured {compared.measured.magnitude:.6g} {c.unit}: "
               f"ratio {compared.ratio:.3g}  [{c.predicted_text} vs {c.measured_text}]")
     return common.OK
+
+
+def _unit(model: Any, name: str, value: Any) -> str:
+    """``name``'s unit as the model declares it (``winst/cycle/SM``, not pint's ``winst / cy / SM``); nothing for a pure number."""
+    return "" if value.dimensionless else common.declared_unit_text(model, name, value)
 
 
 def run_many(args: argparse.Namespace) -> int:
