@@ -104,16 +104,19 @@ def printed_tolerance(text: str) -> float:
     return 0.5 * 10.0 ** int(exponent)
 
 
-def printed_unit(text: str, unit: Any) -> str:
+def printed_unit(text: str, unit: Any, declared: str | None = None) -> str:
     """The unit of a printed value as the case writes it (``op/cycle/SM`` of ``115 op/cycle/SM``), so the
-    computed value beside it reads in the same words; pint's short form (``tinst / cy / SM``: an alias
-    shows as its unit's symbol) only where the text after the number is not that unit as written."""
+    computed value beside it reads in the same words; else ``declared`` (the quantity's unit as its model
+    declares it) where that is the compared unit; pint's short form (``tinst / cy / SM``: an alias shows as its
+    unit's symbol) only where neither is."""
     written = text.strip()[len(units.number_text(text)):].strip()
-    try:
-        same = bool(written) and units.unit(written) == unit
-    except ValueError:
-        same = False
-    return written if same else f"{unit:~}"
+    for words in (written, declared):
+        try:
+            if words and units.unit(words) == unit:
+                return words
+        except ValueError:
+            pass
+    return f"{unit:~}"
 
 
 def validate(model: Model, case_ids: tuple[str, ...] = ()) -> list[CaseResult]:
@@ -155,6 +158,7 @@ def run_case(model: Model, case: schema.ValidationCase) -> list[CaseResult]:
         published = printed[quantity]
         assert published is not None  # only a domain-error case has no printed value
         unit = published.units
+        words = printed_unit(text, unit, model.unit_text(quantity) if quantity in model.units and not unit.dimensionless else None)
         expected = float(published.magnitude)
         if case.abs_tol is not None:
             tolerance = case.abs_tol
@@ -169,11 +173,11 @@ def run_case(model: Model, case: schema.ValidationCase) -> list[CaseResult]:
                 value = evaluator.evaluate(model, quantity, preset=case.preset or None, values=inputs)
             computed = float(units.magnitude_in(value, unit))
         except (errors.SymgpuError, ValueError, pint.DimensionalityError) as exc:
-            out.append(CaseResult(case, quantity, text, expected, math.nan, f"{unit:~}", tolerance, ERROR, _failure(model, case, quantity, text, exc)))
+            out.append(CaseResult(case, quantity, text, expected, math.nan, words, tolerance, ERROR, _failure(model, case, quantity, text, exc)))
             continue
         within = abs(computed - expected) <= tolerance * (1 + 1e-9) + 1e-12 * abs(expected)
         label = f"{case.derivation}.{quantity}" if derivation is not None else quantity
-        shown = f"{label}: {origin_of(case)} {text}, computed {computed:.6g} {printed_unit(text, unit)} (tolerance ±{tolerance:.3g})"
+        shown = f"{label}: {origin_of(case)} {text}, computed {computed:.6g} {words} (tolerance ±{tolerance:.3g})"
         if case.erratum:
             status = ERRATUM_REPRODUCED if within else ERRATUM
             message = (f"{shown}; recorded as an erratum but now reproduces: remove 'erratum' or recheck the case"
@@ -181,7 +185,7 @@ def run_case(model: Model, case: schema.ValidationCase) -> list[CaseResult]:
         else:
             status = PASS if within else FAIL
             message = shown if within else f"{shown}; NOT reproduced (source: {case.source})"
-        out.append(CaseResult(case, quantity, text, expected, computed, f"{unit:~}", tolerance, status, message))
+        out.append(CaseResult(case, quantity, text, expected, computed, words, tolerance, status, message))
     return out
 
 

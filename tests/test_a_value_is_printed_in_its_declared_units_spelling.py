@@ -63,3 +63,20 @@ def test_a_printed_unit_that_is_not_the_compared_one_falls_back_to_pints_words()
     assert validation.printed_unit("-11 cycle", cycle) == "cycle"
     assert validation.printed_unit("1.14", units.unit("1")) == ""
     assert validation.printed_unit("3 ns", cycle) == "cy"  # the text after the number is not the compared unit
+    # the model's declared spelling where the case wrote no unit or another one; pint's words only where neither is it
+    assert validation.printed_unit("3", cycle, "cycle") == "cycle" and validation.printed_unit("3 ns", cycle, "ns") == "cy"
+    assert validation.printed_unit("115", units.unit("op/cycle/SM"), "op/cycle/SM") == "op/cycle/SM"
+
+
+def test_every_validation_result_of_a_report_names_its_unit_in_words_the_model_or_the_case_wrote() -> None:
+    # the reports' JSON `unit` field of each validation case: as the case or the model spells it, never pint's
+    # short symbols (`winst / cy / SM`, `tinst / cy / SM` for op/cycle/SM); a pure number has no unit
+    for name in ("volkov_2016", "prior_huang", "occupancy"):
+        model = symgpu.load(name)
+        for result in validation.validate(model):
+            if not result.unit:
+                continue
+            written = result.published[len(units.number_text(result.published)):].strip()
+            declared = model.unit_text(result.quantity) if result.quantity in model.units else None
+            assert result.unit in (written, declared), (name, result.case.id, result.unit)
+            assert " / " not in result.unit and "cy" not in result.unit.replace("cycle", "")
