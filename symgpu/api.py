@@ -75,6 +75,15 @@ def _across_the_clock(model: Model, preset: str | None, values: dict[str, Any]) 
     return out
 
 
+def _at_point(model: Model, options: dict[str, Any]) -> dict[str, Any]:
+    """A question's ``options`` with its ``values=`` moved across the clock, the warp size and the SM count at the
+    point (:func:`_across_the_clock`), as ``evaluate``'s and the command line's ``--set`` are: ``solve(...,
+    values={"mem_lat": "290 ns"})`` had refused a time for a symbol in cycles that ``evaluate`` took."""
+    if not options.get("values"):
+        return options
+    return {**options, "values": _across_the_clock(model, options.get("preset"), dict(options["values"]))}
+
+
 def _in_unit(model: Model, name: str, answer: pint.Quantity, unit: str, preset: str | None,
              values: Mapping[str, Any]) -> pint.Quantity:
     """``answer`` (quantity ``name``) in ``unit``, across the model's clock at the point where one unit counts cycles
@@ -166,6 +175,7 @@ class Model(model.Model):
         from symgpu import derive  # NOTE: imported on first use
         from symgpu.derive import range_lines  # NOTE: imported on first use
 
+        options = _at_point(self, options)
         answer = derive.solve(self, quantity, for_, **options)
         if options.get("preset") is None and not options.get("values"):
             return _shown(self, answer, options)
@@ -176,30 +186,35 @@ class Model(model.Model):
         """Split ``quantity`` into regimes; see :func:`symgpu.derive.regimes`."""
         from symgpu import derive  # NOTE: imported on first use
 
+        options = _at_point(self, options)
         return _shown(self, derive.regimes(self, quantity, **options), options)
 
     def boundary(self, quantity: Any, between: Any = None, **options: Any) -> Derivation:
         """Where regimes of ``quantity`` meet; see :func:`symgpu.derive.boundary`."""
         from symgpu import derive  # NOTE: imported on first use
 
+        options = _at_point(self, options)
         return _shown(self, derive.boundary(self, quantity, between, **options), options)
 
     def extremum(self, quantity: Any, over: str = "alpha", kind: str = "max", **options: Any) -> Derivation:
         """Maximum or minimum of ``quantity`` over a variable; see :func:`symgpu.derive.extremum`."""
         from symgpu import derive  # NOTE: imported on first use
 
+        options = _at_point(self, options)
         return _shown(self, derive.extremum(self, quantity, over, kind, **options), options)
 
     def limit(self, quantity: Any, var: str, to: Any = "oo", **options: Any) -> Derivation:
         """Limit of ``quantity`` as ``var`` goes to ``to``; see :func:`symgpu.derive.limit`."""
         from symgpu import derive  # NOTE: imported on first use
 
+        options = _at_point(self, options)
         return _shown(self, derive.limit(self, quantity, var, to, **options), options)
 
     def fixed_point(self, quantity: Any, variable: str, **options: Any) -> Derivation:
         """Self-consistent value of an implicit relation; see :func:`symgpu.derive.fixed_point`."""
         from symgpu import derive  # NOTE: imported on first use
 
+        options = _at_point(self, options)
         return _shown(self, derive.fixed_point(self, quantity, variable, **options), options)
 
     def run_request(self, request: Any) -> Derivation:

@@ -128,3 +128,24 @@ def test_the_answers_unit_is_given_as_the_command_lines_unit_across_the_clock(vo
     assert volkov.evaluate("Latency", "maxwell", values={"alpha": 1}, unit="kcycle").magnitude == pytest.approx(float(cycles / 1000))
     with pytest.raises(errors.UsageError, match=r"unit='GB': Latency is in cycle"):
         volkov.evaluate("Latency", "maxwell", values={"alpha": 1}, unit="GB")
+
+
+def test_a_time_value_for_a_symbol_in_cycles_is_moved_across_the_clock_by_every_question_of_the_api(volkov):
+    # before: solve/extremum/limit/... refused values={"mem_lat": "250 ns"} ("has dimension [time], but mem_lat is
+    # [clock]") where evaluate and the command line's --set move it across the preset's clock
+    maxwell = volkov.preset("maxwell")
+    cycles = Fraction(250) * Fraction(str(maxwell["clock"].to("GHz").magnitude))
+    solved = volkov.solve("n_needed", for_="alpha", target=40, preset="maxwell", values={"mem_lat": "250 ns"})
+    roots = [v.value for v in solved.extra.values_at or ()]
+    assert min(abs(r - float(_memory_root(maxwell, cycles))) for r in roots) < 1e-9
+    for root in roots:  # brute force: the model reaches the target there
+        assert volkov.evaluate("n_needed", "maxwell", values={"alpha": root, "mem_lat": float(cycles)}).magnitude == pytest.approx(40, rel=1e-12)
+    asked = [(volkov.extremum, ("n_needed",), {"over": "alpha"}, {}),
+             (volkov.limit, ("memory_throughput", "n", "oo"), {}, {"alpha": 1}),
+             (volkov.regimes, ("memory_throughput",), {"over": "n"}, {"alpha": 1}),
+             (volkov.boundary, ("memory_throughput", ("latency_bound", "memory_bound")), {"for_": "n"}, {"alpha": 1})]
+    for method, args, keywords, point in asked:  # each the same as the question given the value in cycles
+        in_time = method(*args, **keywords, preset="maxwell", values={**point, "mem_lat": "250 ns"})
+        in_cycles = method(*args, **keywords, preset="maxwell", values={**point, "mem_lat": float(cycles)})
+        assert (in_time.extra.value_at, in_time.extra.values_at) == (in_cycles.extra.value_at, in_cycles.extra.values_at), method.__name__
+        assert in_time.result == in_cycles.result
