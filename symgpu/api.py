@@ -39,49 +39,18 @@ def merge_keywords(values: Mapping[str, Any] | None, keywords: Mapping[str, Any]
     return merged
 
 
-def _across_the_clock(model: Model, preset: str | None, values: dict[str, Any]) -> dict[str, Any]:
-    """``values`` with a value given in a unit that differs from its symbol's declared one by the clock, the warp size
-    or the SM count (``mem_lat="290.679 ns"`` for a symbol in cycles, ``theta_target="7.652 B/cycle/SM"`` for one in
-    GB/s) moved across them at the point (:func:`symgpu.evaluate.clocks.moved_across`), as the command line's ``--set``
-    is: the API had refused ``mem_lat="290.679 ns"`` (round 14a, F5) and both had refused the SM count's and the warp
-    size's (round 15a, R3).
-
-    Raises:
-        errors.UsageError: the value needs a rate and the model has none, or none at the point.
-    """
-    from symgpu import units  # NOTE: imported on first use (see the module's note)
-    from symgpu.evaluate import clocks  # NOTE: imported on first use
-
-    out = dict(values)
-    for key, value in values.items():
-        if key not in model.units or not isinstance(value, (str, pint.Quantity)):
-            continue
-        declared = model.units[key]
-        try:  # a bare number is in the declared unit, as --set's is
-            given = value if isinstance(value, pint.Quantity) else units.quantity(value, declared)
-        except (ValueError, pint.errors.PintError):
-            continue  # refused, or read, by the evaluation as before
-        if given.dimensionality == declared.dimensionality:
-            continue
-        need = f"{model.id}: values {key}={value!r}: {key} is in {model.unit_text(key)}, so the value"
-        others = {k: v for k, v in out.items() if k != key}
-
-        def give(name: str, example: str) -> str:
-            return f"values={{'{name}': '{example}'}}"
-        instead = f"give {key} in {model.unit_text(key)}"
-        found = clocks.moved_at_point(model, given, declared, preset=preset, values=others, need=need, give=give, instead=instead)
-        if found is not None:
-            out[key] = found[0]
-    return out
-
-
-def _at_point(model: Model, options: dict[str, Any]) -> dict[str, Any]:
+def _at_point(model: Model, options: dict[str, Any], variable: tuple[Any, str] | None = None) -> dict[str, Any]:
     """A question's ``options`` with its ``values=`` moved across the clock, the warp size and the SM count at the
-    point (:func:`_across_the_clock`), as ``evaluate``'s and the command line's ``--set`` are: ``solve(...,
-    values={"mem_lat": "290 ns"})`` had refused a time for a symbol in cycles that ``evaluate`` took."""
+    point (:func:`symgpu.evaluate.clocks.values_at_point`), as ``evaluate``'s and the command line's ``--set`` are:
+    ``solve(..., values={"mem_lat": "290 ns"})`` had refused a time for a symbol in cycles that ``evaluate`` took.
+    ``variable``: the question's variable and its argument (``("clock", "over='clock'")``): a value moved across it
+    is refused (it has no one value)."""
+    from symgpu.evaluate import clocks  # NOTE: imported on first use (see the module's note)
+
     if not options.get("values"):
         return options
-    return {**options, "values": _across_the_clock(model, options.get("preset"), dict(options["values"]))}
+    varied = {variable[0]: variable[1]} if variable is not None and isinstance(variable[0], str) else None
+    return {**options, "values": clocks.values_at_point(model, options.get("preset"), options["values"], varied=varied)}
 
 
 def _in_unit(model: Model, name: str, answer: pint.Quantity, unit: str, preset: str | None,
@@ -163,9 +132,9 @@ class Model(model.Model):
 
         Example: ``ia.evaluate("P_K0", preset="gtx1080", values={"M": 16, "N": 16})`` -> ``972.0 thread``.
         """
-        from symgpu.evaluate import evaluator  # NOTE: imported on first use (see the module's note)
+        from symgpu.evaluate import clocks, evaluator  # NOTE: imported on first use (see the module's note)
 
-        given = _across_the_clock(self, preset, merge_keywords(values, symbol_values))
+        given = clocks.values_at_point(self, preset, merge_keywords(values, symbol_values))
         answer = evaluator.evaluate(self, name, preset=preset, values=given, checks=checks)
         return answer if unit is None else _in_unit(self, name, answer, unit, preset, given)
 
@@ -175,7 +144,7 @@ class Model(model.Model):
         from symgpu import derive  # NOTE: imported on first use
         from symgpu.derive import range_lines  # NOTE: imported on first use
 
-        options = _at_point(self, options)
+        options = _at_point(self, options, (for_, f"for_={for_!r}"))
         answer = derive.solve(self, quantity, for_, **options)
         if options.get("preset") is None and not options.get("values"):
             return _shown(self, answer, options)
@@ -186,35 +155,35 @@ class Model(model.Model):
         """Split ``quantity`` into regimes; see :func:`symgpu.derive.regimes`."""
         from symgpu import derive  # NOTE: imported on first use
 
-        options = _at_point(self, options)
+        options = _at_point(self, options, (options.get("over"), f"over={options.get('over')!r}"))
         return _shown(self, derive.regimes(self, quantity, **options), options)
 
     def boundary(self, quantity: Any, between: Any = None, **options: Any) -> Derivation:
         """Where regimes of ``quantity`` meet; see :func:`symgpu.derive.boundary`."""
         from symgpu import derive  # NOTE: imported on first use
 
-        options = _at_point(self, options)
+        options = _at_point(self, options, (options.get("for_"), f"for_={options.get('for_')!r}"))
         return _shown(self, derive.boundary(self, quantity, between, **options), options)
 
     def extremum(self, quantity: Any, over: str = "alpha", kind: str = "max", **options: Any) -> Derivation:
         """Maximum or minimum of ``quantity`` over a variable; see :func:`symgpu.derive.extremum`."""
         from symgpu import derive  # NOTE: imported on first use
 
-        options = _at_point(self, options)
+        options = _at_point(self, options, (over, f"over={over!r}"))
         return _shown(self, derive.extremum(self, quantity, over, kind, **options), options)
 
     def limit(self, quantity: Any, var: str, to: Any = "oo", **options: Any) -> Derivation:
         """Limit of ``quantity`` as ``var`` goes to ``to``; see :func:`symgpu.derive.limit`."""
         from symgpu import derive  # NOTE: imported on first use
 
-        options = _at_point(self, options)
+        options = _at_point(self, options, (var, f"var={var!r}"))
         return _shown(self, derive.limit(self, quantity, var, to, **options), options)
 
     def fixed_point(self, quantity: Any, variable: str, **options: Any) -> Derivation:
         """Self-consistent value of an implicit relation; see :func:`symgpu.derive.fixed_point`."""
         from symgpu import derive  # NOTE: imported on first use
 
-        options = _at_point(self, options)
+        options = _at_point(self, options, (variable, f"variable={variable!r}"))
         return _shown(self, derive.fixed_point(self, quantity, variable, **options), options)
 
     def run_request(self, request: Any) -> Derivation:

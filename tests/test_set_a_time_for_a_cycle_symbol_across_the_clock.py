@@ -8,6 +8,8 @@ import json
 from collections.abc import Callable
 from fractions import Fraction
 
+import pytest
+
 from tests.conftest import assert_one_line_refusal
 
 import symgpu
@@ -65,3 +67,33 @@ def test_where_the_clock_is_the_variable_solved_for_the_set_time_is_refused(cli:
     code, out, err = cli("solve", "volkov_2016_h100", "Latency", "--for", "clock", "--target", "1000", "--preset", "h100_fit",
                          "--set", "mem_lat=300 ns", "--set", "alpha=0")
     assert_one_line_refusal(code, out, err, "mem_lat", "is the variable here")
+
+
+def test_where_the_clock_is_swept_the_set_time_is_refused_not_moved_at_the_presets_clock(cli: Callable[..., tuple[int, str, str]], tmp_path) -> None:
+    # before: `sweep ... --grid clock=1GHz:2GHz:0.5GHz --set "mem_lat=250 ns"` wrote 316.5 cycles (250 ns at the preset's
+    # 1.266 GHz) at every clock of the grid: one memory_throughput for 1, 1.5 and 2 GHz, where 250 ns is 250, 375 and
+    # 500 cycles; and `compare ... --over clock=...` the same
+    out_file = tmp_path / "swept.csv"
+    code, out, err = cli("sweep", "volkov_2016", "memory_throughput", "--preset", "maxwell", "--grid", "clock=1GHz:2GHz:0.5GHz",
+                         "--set", "mem_lat=250 ns", "--set", "alpha=1", "--set", "n=20", "-o", str(out_file))
+    assert_one_line_refusal(code, out, err, "--set mem_lat=250 ns", "clock clock is swept here", "give mem_lat in cycle")
+    assert not out_file.exists()
+    code, out, err = cli("compare", "volkov_2016", "volkov_2016_ilp", "memory_throughput", "--preset", "maxwell",
+                         "--over", "clock=1:2:0.5", "--set", "mem_lat=250 ns", "--set", "n=20", "--set", "alpha=1")
+    assert_one_line_refusal(code, out, err, "--set mem_lat=250 ns", "clock clock is swept here")
+
+
+def test_the_api_moves_a_sweeps_time_value_at_the_presets_clock_and_refuses_it_where_the_clock_is_swept() -> None:
+    from symgpu.sweep import run
+
+    model = symgpu.load("volkov_2016")
+    cycles = Fraction(250) * Fraction(str(model.preset("maxwell")["clock"].to("GHz").magnitude))  # 250 ns at 1.266 GHz
+    swept = run.sweep(model, "memory_throughput", preset="maxwell", grid=["n=20:21:1"], values={"alpha": 1, "mem_lat": "250 ns"})
+    by_cycles = run.sweep(model, "memory_throughput", preset="maxwell", grid=["n=20:21:1"], values={"alpha": 1, "mem_lat": float(cycles)})
+    assert list(swept.columns["memory_throughput"]) == list(by_cycles.columns["memory_throughput"])
+    alu_lat = Fraction(str(model.preset("maxwell")["alu_lat"].magnitude))
+    assert swept.columns["memory_throughput"][0] == float(Fraction(20) / (cycles + alu_lat))  # n/Latency, latency-bound here
+    with pytest.raises(symgpu.UsageError, match=r"values mem_lat='250 ns'.*clock clock varies here \(--grid 'clock=1:2:0.5'\).*give mem_lat in cycle"):
+        run.sweep(model, "memory_throughput", preset="maxwell", grid=["clock=1:2:0.5"], values={"n": 20, "alpha": 1, "mem_lat": "250 ns"})
+    with pytest.raises(symgpu.UsageError, match=r"clock clock varies here \(over='clock'\)"):
+        model.extremum("memory_throughput", over="clock", preset="maxwell", values={"n": 20, "alpha": 1, "mem_lat": "250 ns"})

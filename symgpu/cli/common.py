@@ -146,7 +146,7 @@ def parse_assignments(model: Any, items: Sequence[str]) -> dict[str, pint.Quanti
 
 
 def across_the_clock(model: Any, values: dict[str, pint.Quantity], clock_text: str | None, *, preset: str | None,
-                     variable: str | None = None) -> tuple[dict[str, pint.Quantity], bool]:
+                     variable: str | None = None, swept: Sequence[str] = ()) -> tuple[dict[str, pint.Quantity], bool]:
     """``--set`` values given in a unit that differs from the symbol's declared one by the clock, the warp size or the
     SM count (``mem_lat=300 ns`` for a symbol in cycles, ``n=1024 thread/SM`` for one in warp/SM, ``7.652 B/cycle/SM``
     for one in GB/s) moved across them as ``--target`` is (:func:`symgpu.evaluate.clocks.moved_across`; the clock:
@@ -154,7 +154,8 @@ def across_the_clock(model: Any, values: dict[str, pint.Quantity], clock_text: s
     on stderr; the values, and whether a clock converted any of them.
 
     Raises:
-        errors.UsageError: a value needs a rate and none is known here (or that rate is ``variable``).
+        errors.UsageError: a value needs a rate and none is known here (or that rate is ``variable``, or one of the
+            ``swept`` inputs: a sweep's axes, a comparison's variable).
     """
     out = dict(values)
     used = False
@@ -172,10 +173,11 @@ def across_the_clock(model: Any, values: dict[str, pint.Quantity], clock_text: s
             else:
                 names = clocks.inputs_in(model, rate)
                 rate_input = names[0] if len(names) == 1 else None
-            if variable is not None and rate_input == variable:
+            if rate_input is not None and rate_input in ((variable,) if variable else ()) + tuple(swept):
+                how = "the variable here" if rate_input == variable else "swept here"
                 raise errors.UsageError(f"{need} needs {'a' if rate == 'Hz' else 'the'} {what}, and {model.id}'s {what} "
-                                        f"{variable} is the variable here: give {name} in {model.unit_text(name)}"
-                                        + (", or --clock to convert it at a clock you choose" if rate == "Hz" else ""))
+                                        f"{rate_input} is {how}: give {name} in {model.unit_text(name)}"
+                                        + (", or --clock to convert it at a clock you choose" if rate == "Hz" and not swept else ""))
         others = {k: v for k, v in out.items() if k != name}
         found = clocks.moved_across(
             model, given, unit, preset=preset, values=others,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +51,7 @@ def setup_compare(sub: Any) -> None:
     p.add_argument("--plot", metavar="FILE", help="write a plot (.svg, .png or .pdf): 1 variable -> predictions and ratio, 2 -> ratio heat map")
 
 
-def _values(models: list[Any], items: list[str], preset: str | None) -> dict[str, Any]:
+def _values(models: list[Any], items: list[str], preset: str | None, swept: Sequence[str] = ()) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for item in items:
         name = item.partition("=")[0].strip()
@@ -58,14 +59,15 @@ def _values(models: list[Any], items: list[str], preset: str | None) -> dict[str
         if owner is None:
             raise errors.UsageError(f"--set {item!r}: neither {models[0].id} nor {models[1].id} declares '{name}'")
         values.update(common.parse_assignments(owner, [item]))
-    return _across_the_clock(models, values, preset)
+    return _across_the_clock(models, values, preset, swept)
 
 
-def _across_the_clock(models: list[Any], values: dict[str, Any], preset: str | None) -> dict[str, Any]:
+def _across_the_clock(models: list[Any], values: dict[str, Any], preset: str | None, swept: Sequence[str] = ()) -> dict[str, Any]:
     """``--set`` values given as a time for a symbol in cycles (or the reverse) moved across the clock as the other
     commands' are (:func:`symgpu.cli.common.across_the_clock`: the clock at the preset, said on stderr), by each model
-    that declares the symbol; refused where the two models count it at different clocks."""
-    by_model = [(m, common.across_the_clock(m, {k: v for k, v in values.items() if k in m.symbols}, None, preset=preset)[0])
+    that declares the symbol; refused where the two models count it at different clocks, or where the clock is one of
+    the ``swept`` (``--over``) variables."""
+    by_model = [(m, common.across_the_clock(m, {k: v for k, v in values.items() if k in m.symbols}, None, preset=preset, swept=swept)[0])
                 for m in models]
     moved: dict[str, Any] = dict(values)
     for name, given in values.items():
@@ -84,7 +86,7 @@ def run_compare(args: argparse.Namespace) -> int:
     over = [compare.parse_range(text) for text in args.over]
     if args.plot and len(over) not in (1, 2):
         raise errors.UsageError("--plot needs one or two --over variables")
-    result = compare.sweep(a, b, args.quantity, preset=args.preset, values=_values([a, b], args.set, args.preset), over=over)
+    result = compare.sweep(a, b, args.quantity, preset=args.preset, values=_values([a, b], args.set, args.preset, [name for name, _ in over]), over=over)
     if args.plot:
         kind = Path(args.plot).suffix.lstrip(".").lower() or "svg"
         if kind not in ("svg", "png", "pdf"):

@@ -73,7 +73,8 @@ def run_sweep(args: argparse.Namespace) -> int:
     if args.engine != "dask":
         textfiles.check_output_file(args.output, "-o")
     grid = parse_grid(args.grid)
-    values, _ = common.across_the_clock(model, common.parse_assignments(model, args.set), None, preset=args.preset)
+    values, _ = common.across_the_clock(model, common.parse_assignments(model, args.set), None, preset=args.preset,
+                                        swept=[axis.name for axis in grid.axes])
     plan = build_plan(model, args.quantities, preset=args.preset, grid=grid, values=values,
                       checks=not args.no_checks, regime_of=args.regime_of)
     backends.load(args.backend)

@@ -116,6 +116,48 @@ def moved_at_point(model: Any, given: pint.Quantity, unit: Any, *, preset: str |
                         refuse=input_refusal(model, need, give, instead))
 
 
+def values_at_point(model: Any, preset: str | None, values: Mapping[str, Any], *, varied: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """``values`` (the API's ``values=``: numbers in the declared unit, quantities or quantity strings) with a value
+    given in a unit that differs from its symbol's declared one by the clock, the warp size or the SM count
+    (``mem_lat="290.679 ns"`` for a symbol in cycles, ``theta_target="7.652 B/cycle/SM"`` for one in GB/s) moved
+    across them at the point (:func:`moved_at_point`), as the command line's ``--set`` is: the API had refused
+    ``mem_lat="290.679 ns"`` (round 14a, F5) and both had refused the SM count's and the warp size's (round 15a, R3).
+    ``varied``: the inputs that vary in the question (a variable, a sweep's axes), each with how it was asked
+    (``over='clock'``): a value moved across one of them has no one value, and is refused.
+
+    Raises:
+        errors.UsageError: the value needs a rate and the model has none, or none at the point, or the rate varies.
+    """
+    out, varied = dict(values), dict(varied or {})
+    for key, value in values.items():
+        if key not in model.units or not isinstance(value, (str, pint.Quantity)):
+            continue
+        declared = model.units[key]
+        try:  # a bare number is in the declared unit, as --set's is
+            given = value if isinstance(value, pint.Quantity) else units.quantity(value, declared)
+        except (ValueError, pint.errors.PintError):
+            continue  # refused, or read, by the evaluation as before
+        if given.dimensionality == declared.dimensionality:
+            continue
+        need = f"{model.id}: values {key}={value!r}: {key} is in {model.unit_text(key)}, so the value"
+        others = {k: v for k, v in out.items() if k != key}
+
+        def give(name: str, example: str) -> str:
+            return f"values={{'{name}': '{example}'}}"
+        instead = f"give {key} in {model.unit_text(key)}"
+        found = moved_at_point(model, given, declared, preset=preset, values=others, need=need, give=give, instead=instead)
+        if found is None:
+            continue
+        for rate in found[1]:
+            if rate.name is not None and rate.name in varied:
+                what = {"Hz": "clock", "SM": "SM count"}.get(rate.rate, "warp size")
+                raise errors.UsageError(f"{need} needs the {what}, and {model.id}'s {what} {rate.name} varies here "
+                                        f"({varied[rate.name]}), so {key} would have no one value: give {key} in "
+                                        f"{model.unit_text(key)}")
+        out[key] = found[0]
+    return out
+
+
 def model_clock(model: Any, *, preset: str | None, values: Mapping[str, Any], missing: str,
                 give: Callable[[str, str], str], instead: str) -> ClockFinder:
     """A :data:`ClockFinder` reading the model's clock at the preset and values (:func:`clock_at`); where it has none,

@@ -22,7 +22,7 @@ import pint
 import sympy
 
 from symgpu import errors, suggest, units
-from symgpu.evaluate import active, input_values, scaling, ties
+from symgpu.evaluate import active, clocks, input_values, scaling, ties
 from symgpu.memo import Memo, MemoFamily
 from symgpu.model import Model
 from symgpu.sweep import finite, tie_conditions
@@ -199,6 +199,9 @@ def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Gr
     both = sorted(swept & set(values))
     if both:
         raise errors.UsageError(f"{', '.join(both)} given both as {grid.option} and --set; give each once")
+    # a value in a unit the clock, warp size or SM count relates to its declared one, moved across them (the command
+    # line's --set was moved already), refused where that rate is swept
+    values = clocks.values_at_point(model, preset, values, varied={a.name: f"{grid.option} {a.text!r}" for a in grid.axes})
     given = frozenset(k for k in set(values) | swept if k in model.defining) - set(names)
     merged = {k: v for k, v in input_values.merge_values(model, preset, values).items() if k not in swept}
 
