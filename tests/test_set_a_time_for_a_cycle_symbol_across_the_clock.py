@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pytest
 
-from tests.conftest import assert_one_line_refusal
+from tests.conftest import REPO, assert_one_line_refusal
 
 import symgpu
 
@@ -97,3 +97,16 @@ def test_the_api_moves_a_sweeps_time_value_at_the_presets_clock_and_refuses_it_w
         run.sweep(model, "memory_throughput", preset="maxwell", grid=["clock=1:2:0.5"], values={"n": 20, "alpha": 1, "mem_lat": "250 ns"})
     with pytest.raises(symgpu.UsageError, match=r"clock clock varies here \(over='clock'\)"):
         model.extremum("memory_throughput", over="clock", preset="maxwell", values={"n": 20, "alpha": 1, "mem_lat": "250 ns"})
+
+
+def test_measured_moves_a_set_time_across_the_presets_clock_as_every_command_does(cli: Callable[..., tuple[int, str, str]]) -> None:
+    # before: `measured ... --set "mem_lat=300 ns"` was refused ("[time], but mem_lat is [clock]"); 300 ns at
+    # h100_fit_alpha0's 1.98 GHz is 594 cycles exactly, so the table is the one given 594 cycles
+    asked = ("measured", "volkov_2016_ilp", "dram_throughput", "--data", str(REPO / "data" / "h100" / "stream_read_vs_warps_model.csv"),
+             "--preset", "h100_fit_alpha0", "--set")
+    code, in_time, err = cli(*asked, "mem_lat=300 ns")
+    assert code == 0, err
+    assert "mem_lat = 300 ns = 594 cycle at clock 1.98 GHz (clock of preset h100_fit_alpha0)" in err
+    code, in_cycles, err = cli(*asked, "mem_lat=594")
+    assert code == 0, err
+    assert in_time == in_cycles and "all " in in_time

@@ -126,7 +126,10 @@ def run_measured(args: argparse.Namespace) -> int:
     if clash is not None:  # the data's column gives it point by point: a --set would be ignored
         raise errors.UsageError(f"--set {clash}={values[clash]}: {clash} is a column of the measured data, which gives it "
                                 f"at every point; drop the --set, or select rows with --where {clash}=VALUE")
-    comparison = compare.compare(model, args.quantity, measured, variable=args.variable, preset=args.preset, values=values, column=args.column)
+    # a --set value moved across the clock, warp size or SM count at the preset as every command's is (refused where
+    # that rate is a column of the data: it varies from point to point)
+    moved, _ = common.across_the_clock(model, common.parse_assignments(model, args.set), None, preset=args.preset, swept=sorted(columns))
+    comparison = compare.compare(model, args.quantity, measured, variable=args.variable, preset=args.preset, values=moved, column=args.column)
     fitted = residuals.fitted_data(model, comparison, args.fitted_on) if args.residuals or args.json else None
     points = residuals.point_residuals(comparison, fitted)
     if args.json:
