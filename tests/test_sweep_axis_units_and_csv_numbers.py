@@ -88,3 +88,36 @@ def test_a_quantity_whose_regimes_live_in_the_one_it_reads_gets_their_regime_col
         latency = ks.evaluate("t_latency", "a100_pcie_40gb+neusight_fit", values=at).to("us").magnitude
         assert memory != latency
         assert row[-1] == ("memory_bound" if memory > latency else "latency_bound")
+
+
+VOLKOV = ["volkov_2016", "memory_throughput", "-p", "maxwell", "-s", "alpha=1"]
+
+
+def test_an_axis_in_threads_or_nanoseconds_is_moved_across_the_warp_size_and_the_clock_as_set_is(cli, tmp_path):  # type: ignore[no-untyped-def]
+    # before: "--grid 'n=32thread/SM:...': its dimension is not the symbol's" (n in warp/SM) and the same for a time axis of
+    # mem_lat (cycles), where --set moves both across the warp size and the clock
+    code, _, err = cli("sweep", *VOLKOV, "-g", "n=32thread/SM:2048thread/SM:672thread/SM", "-g", "mem_lat=200ns:300ns:100ns",
+                       "-o", tmp_path / "moved.csv")
+    assert code == 0, err
+    assert "--grid 'n=32thread/SM:2048thread/SM:672thread/SM': thread/SM moved to warp/SM at warp size" in err
+    assert "--grid 'mem_lat=200ns:300ns:100ns': ns moved to cycle at clock 1.266 GHz (clock of preset maxwell)" in err
+    header, rows = _rows(tmp_path / "moved.csv")
+    assert header[:2] == ["n [warp/SM]", "mem_lat [cycle]"]
+    clock = Fraction("1.266")  # GHz, maxwell's clock: cycles = ns x GHz, exactly, rounded once
+    assert sorted({float(r[0]) for r in rows}) == [1.0, 22.0, 43.0, 64.0]  # 32, 704, 1376, 2048 threads over 32 a warp
+    assert sorted({float(r[1]) for r in rows}) == [float(200 * clock), float(300 * clock)]
+    model = symgpu.load("volkov_2016")
+    for n, mem_lat, value, _ in rows:  # each point the model's value there, given in the declared units
+        given = {"alpha": 1, "n": float(n), "mem_lat": float(mem_lat)}
+        assert float(value) == model.evaluate("memory_throughput", "maxwell", values=given).magnitude
+
+
+def test_an_axis_moved_across_a_rate_that_is_swept_or_unknown_is_refused(cli, tmp_path):  # type: ignore[no-untyped-def]
+    code, out, err = cli("sweep", *VOLKOV, "-s", "n=20", "-g", "mem_lat=200ns:300ns:50ns", "-g", "clock=1:2:1", "-o", tmp_path / "x.csv")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "needs the clock clock, which is swept too" in err and "give the axis in cycle" in err
+    code, out, err = cli("sweep", "volkov_2016", "memory_throughput", "-s", "alpha=1", "-s", "n=20", "-g", "mem_lat=200ns:300ns:50ns",
+                         "-o", tmp_path / "x.csv")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "needs a clock: give a preset with clock or --set 'clock=1.3 GHz'" in err
+    assert not (tmp_path / "x.csv").exists()

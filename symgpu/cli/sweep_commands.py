@@ -77,6 +77,9 @@ def run_sweep(args: argparse.Namespace) -> int:
                                         swept=[axis.name for axis in grid.axes])
     plan = build_plan(model, args.quantities, preset=args.preset, grid=grid, values=values,
                       checks=not args.no_checks, regime_of=args.regime_of)
+    for axis in plan.grid.axes:
+        if axis.across:
+            print(f"symgpu: note: --grid {axis.text!r}: {axis.unit} moved to {model.unit_text(axis.name)} at {axis.across}", file=sys.stderr)
     backends.load(args.backend)
     if args.engine == "dask":
         if args.format == "csv":
@@ -87,7 +90,8 @@ def run_sweep(args: argparse.Namespace) -> int:
         settled: list[Settled] = []
         summary = writers.write(plan, args.output, fmt=args.format, backend=args.backend, chunk_size=args.chunk_size,
                                 progress=args.progress, settled=settled)
-        if args.backend == "numpy" and not args.set:  # the next run of this request: from the stored plan
+        if args.backend == "numpy" and not args.set and not any(axis.across for axis in plan.grid.axes):
+            # the next run of this request: from the stored plan (not one whose axis a rate moved: it says so each run)
             function = compile_plan(plan, backends.load("numpy"))
             if isinstance(function, gridcode.GridProgram):
                 replay.keep(sweep_replay.request(args, summary.format), plan, function, settled)

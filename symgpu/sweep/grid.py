@@ -39,13 +39,16 @@ class Axis:
 
     ``unit``: the unit the text gives its numbers in (``L_M=0.2us:0.8us:log4``), "" for the declared unit; its values
     are in the declared unit once ``scale`` (the exact ratio from ``unit`` to it) is known: where the plan meets the
-    model (:func:`symgpu.sweep.plan.in_declared_units`), since parsing a grid knows no model."""
+    model (:func:`symgpu.sweep.plan.in_declared_units`), since parsing a grid knows no model. ``across``: the rates
+    (clock, warp size) that ratio was taken across, as a note says them (``clock 1.266 GHz (clock of preset maxwell)``),
+    "" where none."""
 
     name: str
     values: np.ndarray
     text: str
     unit: str = ""
     scale: Fraction | None = None
+    across: str = ""
 
     @property
     def size(self) -> int:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -148,13 +149,17 @@ def build_plan(model: Model, quantities: Sequence[str], *, preset: str | None = 
     return plan
 
 
-def in_declared_units(model: Model, grid: Grid) -> Grid:
+def in_declared_units(model: Model, grid: Grid, preset: str | None = None, values: Mapping[str, Any] | None = None) -> Grid:
     """``grid`` with each axis written with a unit (``L_M=0.2us:0.8us:log4``) read again at the exact ratio from that
     unit to its symbol's declared one (each value rounded once), the grid's parsing knowing no model (an outside
-    tester's finding, round 14c, F3: the unit was refused, and the message did not say which unit a bare number is in).
+    tester's finding, round 14c, F3: the unit was refused, and the message did not say which unit a bare number is in);
+    a unit that the clock, the warp size or the SM count relates to the declared one (``n=32thread/SM:...`` for a symbol
+    in warp/SM, ``mem_lat=200ns:...`` for one in cycles) across those rates at ``preset`` and ``values``, as ``--set``
+    is (:func:`symgpu.evaluate.clocks.moved_at_point`): refused where that rate is swept too.
 
     Raises:
-        errors.UsageError: a unit the grammar does not read, or of another dimension than the symbol's declared unit.
+        errors.UsageError: a unit the grammar does not read, or of another dimension than the symbol's declared unit
+            that no rate known here relates to it.
     """
     if all(axis.converted for axis in grid.axes):
         return grid
@@ -164,17 +169,43 @@ def in_declared_units(model: Model, grid: Grid) -> Grid:
             axes.append(axis)
             continue
         declared = model.unit_text(axis.name)
+        across = ""
         try:
             ratio = units.exact_factor(axis.unit, model.units[axis.name])
+        except pint.DimensionalityError:
+            ratio, across = _across_rates(model, grid, axis, preset, dict(values or {}))
         except (ValueError, pint.errors.PintError) as exc:
-            problem = "its dimension is not the symbol's" if isinstance(exc, pint.DimensionalityError) else \
-                f"the unit does not parse ({' '.join(str(exc).split())[:160]})"
             raise errors.UsageError(f"{grid.option} {axis.text!r}: {axis.name} is in {declared} "
                                     f"({units.format_dimension(model.units[axis.name].dimensionality)}), the axis in "
-                                    f"{axis.unit!r}: {problem}; give the axis in {declared} or another unit of that "
-                                    "dimension") from None
-        axes.append(parse_axis(axis.text, grid.option, ratio))
+                                    f"{axis.unit!r}: the unit does not parse ({' '.join(str(exc).split())[:160]}); give the "
+                                    f"axis in {declared} or another unit of that dimension") from None
+        axes.append(replace(parse_axis(axis.text, grid.option, ratio), across=across))
     return Grid(tuple(axes), grid.option)
+
+
+def _across_rates(model: Model, grid: Grid, axis: Axis, preset: str | None, values: dict[str, Any]) -> tuple[Fraction, str]:
+    """The exact ratio from ``axis``' unit to its symbol's declared one across the clock or warp size at the point
+    (:func:`in_declared_units`), and those rates as a note says them."""
+    declared, option = model.unit_text(axis.name), f"{grid.option} {axis.text!r}"
+    need = f"{option}: {axis.name} is in {declared}, so the axis"
+    one = units.quantity(f"1 {axis.unit}")
+    found = None
+    if clocks.exponents(one, model.units[axis.name], sm=False) is not None:
+        found = clocks.moved_at_point(model, one, model.units[axis.name], preset=preset, values=values, need=need,
+                                      give=lambda name, example: f"--set '{name}={example}'", instead=f"give the axis in {declared}")
+    if found is None:
+        raise errors.UsageError(f"{option}: {axis.name} is in {declared} "
+                                f"({units.format_dimension(model.units[axis.name].dimensionality)}), the axis in "
+                                f"{axis.unit!r}: its dimension is not the symbol's; give the axis in {declared} or another "
+                                "unit of that dimension")
+    rates = found[1]
+    for rate in rates:
+        if rate.name in grid.names:
+            what = {"Hz": "clock", "SM": "SM count"}.get(rate.rate, "warp size")
+            raise errors.UsageError(f"{need} needs the {what} {rate.name}, which is "
+                                    f"swept too ({grid.option} {rate.name}=...): give the axis in {declared}")
+    return (units.moved_factor(axis.unit, model.units[axis.name], [(r.value, r.power) for r in rates]),
+            " and ".join(rate.said for rate in rates))
 
 
 def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Grid | Sequence[str | Axis],
@@ -189,7 +220,7 @@ def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Gr
         if axis.name not in model.symbols:
             raise errors.UsageError(f"{grid.option} {axis.text!r}: {model.id} has no symbol '{axis.name}' "
                                     f"(declared: {suggest.alternatives(axis.name, sorted(model.symbols))})")
-    grid = in_declared_units(model, grid)
+    grid = in_declared_units(model, grid, preset, values)
     for axis in grid.axes:
         if axis.name in names:
             raise errors.UsageError(f"{grid.option} {axis.text!r}: {axis.name} is swept and asked for; sweep an input instead")

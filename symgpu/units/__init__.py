@@ -7,7 +7,7 @@ distinct) and the dimension walker that checks SymPy expressions against it. Wit
 from __future__ import annotations
 
 from symgpu.units.quantities import (DEFINITIONS, base_factor, compact, convert, exact_convert, exact_factor, exact_magnitude, factor,
-                                     format_dimension, in_base_units, magnitude_in, moved, number_text, quantity, registry, unit)
+                                     format_dimension, in_base_units, magnitude_in, moved, moved_factor, number_text, quantity, registry, unit)
 
-__all__ = ["DEFINITIONS", "base_factor", "compact", "convert", "exact_convert", "exact_factor", "exact_magnitude", "factor", "format_dimension", "in_base_units", "moved",
+__all__ = ["DEFINITIONS", "base_factor", "compact", "convert", "exact_convert", "exact_factor", "exact_magnitude", "factor", "format_dimension", "in_base_units", "moved", "moved_factor",
            "magnitude_in", "number_text", "quantity", "registry", "unit"]

@@ -373,9 +373,7 @@ def moved(value: pint.Quantity, to: Any, rates: Sequence[tuple[pint.Quantity, in
     read as its decimal of 15 significant digits, multiplied out exactly and rounded once (``exact_convert``),
     so 300 ns at 1.98 GHz is 594.0 cycles, not 594.0000000000001. The one conversion across a rate: ``--set``,
     ``--unit``, ``--target`` and the API's target."""
-    scale, dims = Fraction(1), value.units
-    for rate, power in rates:
-        scale, dims = scale / _decimal(rate.magnitude) ** power, dims / rate.units ** power
+    scale, dims = _across(value.units, rates)
     target = to if isinstance(to, pint.Unit) else unit(str(to))
 
     def one(magnitude: Any) -> float:
@@ -388,6 +386,27 @@ def moved(value: pint.Quantity, to: Any, rates: Sequence[tuple[pint.Quantity, in
         flat = [one(x) for x in magnitude.ravel().tolist()]
         return registry().Quantity(np.array(flat, dtype=float).reshape(magnitude.shape), target)
     return registry().Quantity(one(magnitude), target)
+
+
+def moved_factor(source: Any, to: Any, rates: Sequence[tuple[pint.Quantity, int]]) -> Fraction:
+    """How many ``to`` one ``source`` is across ``rates`` (each divides it to its power, as in :func:`moved`), exactly:
+    a sweep's axis given in a unit a rate relates to its symbol's (``n=32 thread/SM:...`` for a symbol in warp/SM),
+    each number multiplied by it exactly and rounded once.
+
+    Raises:
+        pint.DimensionalityError: ``source`` across the rates is not of ``to``'s dimension.
+    """
+    scale, dims = _across(source if isinstance(source, pint.Unit) else unit(str(source)), rates)
+    return scale * exact_factor(dims, to)
+
+
+def _across(source: Any, rates: Sequence[tuple[pint.Quantity, int]]) -> tuple[Fraction, Any]:
+    """The exact scale and the unit of ``source`` divided by each rate to its power (the rate's magnitude as
+    :func:`_decimal` reads it)."""
+    scale, dims = Fraction(1), source
+    for rate, power in rates:
+        scale, dims = scale / _decimal(rate.magnitude) ** power, dims / rate.units ** power
+    return scale, dims
 
 
 def _decimal(magnitude: Any) -> Fraction:
