@@ -426,7 +426,9 @@ class SignReasoner:
 
     def tidy(self, condition: Any, var: sympy.Symbol | None = None) -> Any:
         """A readable equivalent of a relational: positive factors cancelled, solved for ``var``
-        when it enters linearly with a coefficient of known sign, terms moved to their sides."""
+        when it enters linearly with a coefficient of known sign, terms moved to their sides. A factor of a denominator
+        proved nonnegative (nonpositive) but not nonzero is divided out as a positive (negative) one: where it is 0 the
+        relation is read as its limit from that side, as the evaluation reads a nonnegative input a Min divides by."""
         if not isinstance(condition, sympy.core.relational.Relational) or isinstance(condition, (sympy.Eq, sympy.Ne)):
             return condition
         key = (condition, var)
@@ -456,7 +458,19 @@ class SignReasoner:
         if sd == -1:
             op = _flip(op)
         elif sd is None:
-            num = num * den  # same sign as num/den where den != 0
+            # same sign as num/den where den != 0; a factor of den proved nonnegative (or nonpositive) but not nonzero is
+            # divided out as a positive (negative) one: where it is 0, num/den has no value and the relation is read as
+            # the limit from its side, as the evaluation reads a nonnegative input a Min divides by at 0 (kept in the
+            # product, it made <= and >= hold there whatever num: Volkov's loaded latency over b at x = 0, whose bound's
+            # condition x*P <= x*Q held vacuously where P > Q)
+            kept = []
+            for factor in sympy.Mul.make_args(den):
+                side = self._one_sided(factor)
+                if side == -1:
+                    op = _flip(op)
+                elif side is None:
+                    kept.append(factor)
+            num = num * sympy.Mul(*kept)
         num, flip = self._strip_factors(forms.factored(num))
         if flip:
             op = _flip(op)
@@ -475,6 +489,13 @@ class SignReasoner:
         pos = sympy.Add(*[t for t in sympy.Add.make_args(num) if not t.could_extract_minus_sign()])
         neg = -sympy.Add(*[t for t in sympy.Add.make_args(num) if t.could_extract_minus_sign()])
         return unordered.inequality(op, forms.factored(pos), forms.factored(neg))  # op(...): SymPy's node, undecided where proved so
+
+    def _one_sided(self, factor: sympy.Expr) -> int | None:
+        """1 where ``factor`` (of a denominator) is proved nonnegative, -1 nonpositive, without its sign proved; else None."""
+        if factor.is_number or self.sign(self.back(factor)) is not None:
+            return None
+        ahead = self._forward(factor)
+        return 1 if _nonnegative(ahead) else -1 if _nonnegative(-ahead) else None
 
     def _strip_factors(self, expr: sympy.Expr) -> tuple[sympy.Expr, bool]:
         keep, flip = [], False
