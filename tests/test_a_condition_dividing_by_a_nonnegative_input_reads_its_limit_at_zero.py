@@ -16,7 +16,8 @@ import sympy
 
 import symgpu
 from symgpu import derive
-from symgpu.proofs.signs import Declared, SignReasoner
+from symgpu.proofs.sign_records import Declared
+from symgpu.proofs.signs import SignReasoner
 
 POINT = {"alpha": 4.0, "b_2": 156.0, "c_2": 121.0, "n": 8.0, "x": 0.0}
 

@@ -10,7 +10,8 @@ import sympy
 
 import symgpu
 from symgpu.derive import regime_split
-from symgpu.proofs.signs import Declared, SignReasoner
+from symgpu.proofs.sign_records import Declared
+from symgpu.proofs.signs import SignReasoner
 
 
 _INEQUALITIES = (sympy.StrictGreaterThan, sympy.GreaterThan, sympy.StrictLessThan, sympy.LessThan)

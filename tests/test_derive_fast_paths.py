@@ -447,7 +447,8 @@ def exact_ok(target: sympy.Expr, var: sympy.Symbol, candidate: sympy.Expr) -> bo
 
 def test_a_sign_asked_with_its_enclosure_known_open_is_the_sign_asked_afresh():
     from symgpu.proofs import intervals
-    from symgpu.proofs.signs import Declared, SignReasoner
+    from symgpu.proofs.sign_records import Declared
+    from symgpu.proofs.signs import SignReasoner
     d = sympy.Symbol("d_open", nonnegative=True)
     exprs = [a - b, a * b - c**2, (a - b) / (a + b), sympy.Min(a, b) - c, a * d - b * d + d**2, d - 1, a**2 - 2 * a * b + b**2,
              (a + b)**2 / (a * b) - 4, sympy.floor(a / b) - a / b, a - b - sympy.Min(a - b, c),

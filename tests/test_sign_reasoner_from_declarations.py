@@ -11,7 +11,8 @@ from conftest import FIXTURES
 import symgpu
 from symgpu import memo
 from symgpu.derive import signs
-from symgpu.proofs.signs import Declared, SignReasoner, Verdict
+from symgpu.proofs.sign_records import Declared, Verdict
+from symgpu.proofs.signs import SignReasoner
 
 x = sympy.Symbol("x", real=True, positive=True)
 y = sympy.Symbol("y", real=True, positive=True)

@@ -11,7 +11,8 @@ import sympy
 
 from symgpu import memo
 from symgpu.proofs import exact_signs
-from symgpu.proofs.signs import Declared, SignReasoner
+from symgpu.proofs.sign_records import Declared
+from symgpu.proofs.signs import SignReasoner
 
 x = sympy.Symbol("x", real=True, positive=True)
 y = sympy.Symbol("y", real=True, positive=True)

@@ -2,7 +2,7 @@
 assumptions and constants, its verdicts kept on disk.
 
 The reasoning itself is model-free (:mod:`symgpu.proofs.signs`); this adapter reads what a model
-declares into :class:`~symgpu.proofs.signs.Declared` and hands the reasoner :data:`DISK`, which
+declares into :class:`~symgpu.proofs.sign_records.Declared` and hands the reasoner :data:`DISK`, which
 keeps the verdicts that needed factoring or ``simplify`` in :mod:`symgpu.store` (entry kind
 :data:`symgpu.entry_kinds.SIGNS`), so another process does not pay for them again.
 """
@@ -18,7 +18,8 @@ from symgpu import store
 from symgpu.derive import result_form
 from symgpu.entry_kinds import SIGNS
 from symgpu.memo import Memo
-from symgpu.proofs.signs import Declared, SignReasoner, Verdict
+from symgpu.proofs.sign_records import Declared, Verdict
+from symgpu.proofs.signs import SignReasoner
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -50,7 +51,7 @@ def _key(expr: sympy.Basic, positives: tuple[sympy.Expr, ...]) -> str:
 
 
 class _DiskVerdicts:
-    """Sign verdicts in :mod:`symgpu.store` (a :class:`~symgpu.proofs.signs.VerdictStore`)."""
+    """Sign verdicts in :mod:`symgpu.store` (a :class:`~symgpu.proofs.sign_records.VerdictStore`)."""
 
     def get(self, expr: sympy.Basic, positives: tuple[sympy.Expr, ...]) -> Verdict | None:
         return _VERDICTS.get(store.get(SIGNS, _key(expr, positives)) or "")

@@ -14,7 +14,7 @@ The room below :mod:`symgpu.model` where every claim about an expression is prov
   ``Min``/``Max`` in it, bounded part by part;
 - :mod:`~symgpu.proofs.unordered`: the proof that a ``Min``/``Max`` keeps every argument;
 - :mod:`~symgpu.proofs.signs`: the sign reasoner (signs, relations decided and tidied) under the
-  :class:`~symgpu.proofs.signs.Declared` assumptions and constants, and extra relations;
+  :class:`~symgpu.proofs.sign_records.Declared` assumptions and constants, and extra relations;
 - :mod:`~symgpu.proofs.forms`: memoised factored and simplified forms, exact numbers, what an
   expression is built from (Min/Max/Piecewise pieces, floor/ceiling staircases);
 - :mod:`~symgpu.proofs.relations`: whether two relations state the same thing.

@@ -1,10 +1,10 @@
 """Sign reasoning under the symbols' declared assumptions and extra relations, with no model in sight.
 
-:class:`SignReasoner` decides signs and relations from what is :class:`Declared` (the symbols with
+:class:`SignReasoner` decides signs and relations from what is ``Declared`` (:mod:`.sign_records`: the symbols with
 their assumptions, the constants' values) and any extra relations (``X > Y`` is used by writing
 ``X = Y + d`` with a positive ``d``): interval enclosures, SymPy's assumptions, refutation at
 admissible points, bounds part by part, then factoring and ``simplify``. Verdicts are memoised per
-expression; a caller may hand down a :class:`VerdictStore` that keeps them between processes
+expression; a caller may hand down a ``VerdictStore`` that keeps them between processes
 (:mod:`symgpu.derive.signs` keeps them in :mod:`symgpu.store`). It also tidies conditions (positive
 factors cancelled, solved for a variable) and simplifies knowing positive constants are positive.
 """
@@ -12,16 +12,15 @@ factors cancelled, solved for a variable) and simplifies knowing positive consta
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from fractions import Fraction
-from typing import Any, Protocol
+from typing import Any
 
 import sympy
 
 from symgpu.memo import Memo, Tally
 from symgpu.proofs import exact_signs, forms, intervals, rational_value, relations, sign_parts, unordered
+from symgpu.proofs.sign_records import Declared, Verdict, VerdictStore
 
-__all__ = ["Declared", "SignReasoner", "Verdict", "VerdictStore", "positive_standin"]
+__all__ = ["SignReasoner", "positive_standin"]
 
 #: sign verdicts by expression (the expression already carries every substitution used)
 _SIGN_CACHE: Memo[Any, int | None] = Memo("proofs.signs.verdicts", 20000)
@@ -29,51 +28,6 @@ _SIGN_CACHE: Memo[Any, int | None] = Memo("proofs.signs.verdicts", 20000)
 MAX_EXPANDED_POWER = 4
 #: calls of ``sympy.factor`` for a sign the cheap decisions left open
 _FACTORINGS = Tally("proofs.signs.factor")
-
-
-@dataclass(frozen=True)
-class Declared:
-    """What holds before any extra relation: plain data, read from a model by its caller.
-
-    Attributes:
-        symbols: each declared symbol (a SymPy symbol carrying its assumptions) with the
-            assumption words it was declared with (``positive``, ``nonnegative``, ``integer``).
-        constants: each constant symbol with its value (in any unit: only its sign is used).
-        exact: each constant with its exact value in base units, where it has one: an expression of them alone
-            has the sign of its value (``lit_2_us - lit_2p5_us < 0``, which two positive symbols leave open).
-    """
-
-    symbols: tuple[tuple[sympy.Symbol, frozenset[str]], ...] = ()
-    constants: tuple[tuple[sympy.Symbol, float], ...] = ()
-    exact: tuple[tuple[sympy.Symbol, Fraction], ...] = ()
-
-    def declared_positive(self, name: str) -> bool:
-        """Is a symbol of this name declared ``positive``?"""
-        return any(symbol.name == name and "positive" in words for symbol, words in self.symbols)
-
-    def positive_constants(self) -> list[sympy.Symbol]:
-        """The constants of positive value not declared positive, in order: the reasoner reads
-        each as its positive stand-in."""
-        if not any(value > 0 for _, value in self.constants):
-            return []
-        positive = {symbol.name for symbol, words in self.symbols if "positive" in words}
-        return [symbol for symbol, value in self.constants if value > 0 and symbol.name not in positive]
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """A sign verdict as kept: +1, -1, 0, or None (undecided: worth keeping too)."""
-
-    sign: int | None
-
-
-class VerdictStore(Protocol):
-    """Where verdicts outlive the process: the reasoner asks it before factoring or simplifying
-    and hands it each verdict it had to work for. ``get`` gives None for a verdict not kept."""
-
-    def get(self, expr: sympy.Basic, positives: tuple[sympy.Expr, ...]) -> Verdict | None: ...
-
-    def put(self, expr: sympy.Basic, positives: tuple[sympy.Expr, ...], verdict: Verdict) -> None: ...
 
 
 #: the positive stand-in of each constant symbol, shared by every reasoner: the same expression
