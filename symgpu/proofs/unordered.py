@@ -52,9 +52,11 @@ MIXED_POINTS = 16
 
 
 def value(expr: sympy.Basic, point: dict[sympy.Symbol, Fraction], draws: sample_points.Draws,
-          pool: sample_points.Pool[Fraction] = POOL) -> surds.Number:
+          pool: sample_points.Pool[Fraction] = POOL, memo: dict[sympy.Basic, surds.Number] | None = None) -> surds.Number:
     """``expr`` at ``point``, exactly (:func:`symgpu.proofs.surds.value`: a rational number, or ``a + b*sqrt(r)`` where
-    square roots come in); a symbol not yet in ``point`` gets an admissible value of ``pool``.
+    square roots come in); a symbol not yet in ``point`` gets an admissible value of ``pool``. ``memo``: the values of
+    the nodes evaluated at this same point (one per point: the arguments of a magnitude ``Max(x, -x)`` share all of
+    ``x``), the same values as each evaluated alone (tests/test_unordered_point_memo_gives_each_arguments_own_value.py).
 
     Raises:
         ZeroDivisionError: ``expr`` divides by 0 at this point.
@@ -68,7 +70,7 @@ def value(expr: sympy.Basic, point: dict[sympy.Symbol, Fraction], draws: sample_
                 raise surds.Unsupported(symbol)
             point[symbol] = found
         return point[symbol]
-    return surds.value(expr, drawn, MAX_EXPONENT)
+    return surds.value(expr, drawn, MAX_EXPONENT, memo)
 
 
 def _float_value(arg: sympy.Basic) -> Fraction | None:
@@ -97,8 +99,9 @@ def keeps_every_argument(args: Sequence[Any], *, collapsed: bool = False) -> boo
         pools += [HUGE] + [MIXED] * MIXED_POINTS
     # seeded points, then (the pairs they left open) the one-large points
     for point, pool in itertools.chain((({}, pool) for pool in pools), _one_large_points(args)):
+        memo: dict[sympy.Basic, surds.Number] = {}  # this point's value of each node: the arguments share most of theirs
         try:
-            values = [f if f is not None else value(a, point, draws, pool) for a, f in zip(args, floats)]
+            values = [f if f is not None else value(a, point, draws, pool, memo) for a, f in zip(args, floats)]
         except (ZeroDivisionError, surds.NotReal):  # no real value at this point: another point may have one
             continue
         except surds.Unsupported:
