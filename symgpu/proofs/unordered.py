@@ -90,6 +90,22 @@ def keeps_every_argument(args: Sequence[Any], *, collapsed: bool = False) -> boo
         return False
     if any(not isinstance(a, sympy.Expr) or (not collapsed and isinstance(a, (sympy.Min, sympy.Max))) for a in args):
         return False
+    key = frozenset(args)
+    found = _PROVED.get(key)
+    if found is None:
+        found = _PROVED[key] = _ordered_both_ways(tuple(args))
+    return found
+
+
+#: :func:`keeps_every_argument`'s verdicts by argument set. The points drawn follow the arguments' order, so another
+#: order may prove what one did not; either verdict gives the node SymPy builds (a proof: SymPy keeps every argument,
+#: and the unevaluated node is its node; none: SymPy builds it), so the verdict first found for a set serves every
+#: order (a Min/Max built from a collapsed argument list meets the arguments of the node it came from, reordered)
+_PROVED: Memo[frozenset[Any], bool] = Memo("proofs.unordered.keeps_every_argument", 4096)
+
+
+def _ordered_both_ways(args: tuple[Any, ...]) -> bool:
+    """Is every pair of ``args`` seen ordered both ways at admissible points (see the module notes)?"""
     floats = [_float_value(a) for a in args]
     open_pairs = {(i, j) for i in range(len(args)) for j in range(i + 1, len(args))}
     seen: set[tuple[int, int, bool]] = set()
