@@ -52,9 +52,11 @@ MIXED_POINTS = 16
 
 
 def value(expr: sympy.Basic, point: dict[sympy.Symbol, Fraction], draws: sample_points.Draws,
-          pool: sample_points.Pool[Fraction] = POOL) -> surds.Number:
+          pool: sample_points.Pool[Fraction] = POOL, memo: dict[sympy.Basic, surds.Number] | None = None) -> surds.Number:
     """``expr`` at ``point``, exactly (:func:`symgpu.proofs.surds.value`: a rational number, or ``a + b*sqrt(r)`` where
-    square roots come in); a symbol not yet in ``point`` gets an admissible value of ``pool``.
+    square roots come in); a symbol not yet in ``point`` gets an admissible value of ``pool``. ``memo``: the values of
+    the nodes evaluated at this same point (one per point: the arguments of a magnitude ``Max(x, -x)`` share all of
+    ``x``), the same values as each evaluated alone (tests/test_unordered_point_memo_gives_each_arguments_own_value.py).
 
     Raises:
         ZeroDivisionError: ``expr`` divides by 0 at this point.
@@ -68,7 +70,7 @@ def value(expr: sympy.Basic, point: dict[sympy.Symbol, Fraction], draws: sample_
                 raise surds.Unsupported(symbol)
             point[symbol] = found
         return point[symbol]
-    return surds.value(expr, drawn, MAX_EXPONENT)
+    return surds.value(expr, drawn, MAX_EXPONENT, memo)
 
 
 def _float_value(arg: sympy.Basic) -> Fraction | None:
@@ -88,6 +90,22 @@ def keeps_every_argument(args: Sequence[Any], *, collapsed: bool = False) -> boo
         return False
     if any(not isinstance(a, sympy.Expr) or (not collapsed and isinstance(a, (sympy.Min, sympy.Max))) for a in args):
         return False
+    key = frozenset(args)
+    found = _PROVED.get(key)
+    if found is None:
+        found = _PROVED[key] = _ordered_both_ways(tuple(args))
+    return found
+
+
+#: :func:`keeps_every_argument`'s verdicts by argument set. The points drawn follow the arguments' order, so another
+#: order may prove what one did not; either verdict gives the node SymPy builds (a proof: SymPy keeps every argument,
+#: and the unevaluated node is its node; none: SymPy builds it), so the verdict first found for a set serves every
+#: order (a Min/Max built from a collapsed argument list meets the arguments of the node it came from, reordered)
+_PROVED: Memo[frozenset[Any], bool] = Memo("proofs.unordered.keeps_every_argument", 4096)
+
+
+def _ordered_both_ways(args: tuple[Any, ...]) -> bool:
+    """Is every pair of ``args`` seen ordered both ways at admissible points (see the module notes)?"""
     floats = [_float_value(a) for a in args]
     open_pairs = {(i, j) for i in range(len(args)) for j in range(i + 1, len(args))}
     seen: set[tuple[int, int, bool]] = set()
@@ -97,8 +115,9 @@ def keeps_every_argument(args: Sequence[Any], *, collapsed: bool = False) -> boo
         pools += [HUGE] + [MIXED] * MIXED_POINTS
     # seeded points, then (the pairs they left open) the one-large points
     for point, pool in itertools.chain((({}, pool) for pool in pools), _one_large_points(args)):
+        memo: dict[sympy.Basic, surds.Number] = {}  # this point's value of each node: the arguments share most of theirs
         try:
-            values = [f if f is not None else value(a, point, draws, pool) for a, f in zip(args, floats)]
+            values = [f if f is not None else value(a, point, draws, pool, memo) for a, f in zip(args, floats)]
         except (ZeroDivisionError, surds.NotReal):  # no real value at this point: another point may have one
             continue
         except surds.Unsupported:
