@@ -118,8 +118,8 @@ def judge(question: Question, *, limit: float = 10.0,
         answer_of: replaces :func:`ask` (a test feeds a deliberately wrong derivation).
     """
     answer, seconds = (answer_of or ask)(question, limit)
-    if fixed_points.ask_at_point(question, answer):  # refused in symbols for want of a point: asked there, as the refusal says
-        return judge(dataclasses.replace(question, numeric_target=True), limit=limit, answer_of=answer_of)
+    if fixed_points.ask_at_point(question, answer):  # refused in symbols, or degenerate at the point: asked there (the engine)
+        return judge(dataclasses.replace(question, numeric_target=True), limit=limit)
     if isinstance(answer, Timeout):
         return Verdict(question, "timeout", f"{question.op}: over {limit:g} s", seconds=seconds)
     if isinstance(answer, errors.CertificateError):

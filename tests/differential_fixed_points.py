@@ -20,13 +20,12 @@ there), refused where not exactly one is stable. So the judge asks:
 
 Asked in symbols, an answer with no finite value at the point (a closed form that divides by an input
 that is 0 there), or a refusal in symbols (``DerivationError``: ``x = g(x)`` has no closed form, and its
-numeric root needs a point), is asked again at the point, as a user would. A refusal (a symgpu error)
-at the point declines.
+numeric root needs a point), is asked again at the point, as a user would (:func:`ask_at_point`, by the
+judge, through the engine). A refusal (a symgpu error) at the point declines.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -38,7 +37,7 @@ from symgpu.evaluate import scaling
 
 import differential_oracle as oracle
 from differential_questions import Question, value_at
-from differential_verdicts import REL, Verdict, admissible, numbers, show, short, values_of
+from differential_verdicts import REL, Verdict, admissible, numbers, show, values_of
 
 #: how far from 1 a fixed point's slope ``|quantity'(x)|`` must be for the scan to call it stable or unstable
 UNDECIDED = 1e-3
@@ -53,10 +52,24 @@ def call(model: symgpu.Model, q: Question) -> Derivation:
 
 def ask_at_point(q: Question, answer: object) -> bool:
     """Is this a fixed point asked in symbols that the engine refused in symbols (a ``DerivationError``: no closed
-    form, the numeric root needs a point; not a refusal at the point, ``NoAnswerHere``, nor a caught certificate)?
-    Then the question is asked at its point, as the refusal tells a user to."""
-    return (q.op == "fixed_point" and not q.numeric_target and isinstance(answer, errors.DerivationError)
-            and not isinstance(answer, errors.NoAnswerHere))
+    form, the numeric root needs a point; not a refusal at the point, ``NoAnswerHere``, nor a caught certificate), or
+    whose answer has no finite value at the point (a closed form that divides by an input that is 0 there)? Then the
+    question is asked at its point, as the refusal tells a user to, and as a user would."""
+    if q.op != "fixed_point" or q.numeric_target:
+        return False
+    if isinstance(answer, Derivation):
+        try:
+            return not math.isfinite(_value(symgpu.load(q.model), q, answer))
+        except Exception:  # noqa: BLE001 - judged by the check: an answer that does not evaluate at the point disagrees
+            return False
+    return isinstance(answer, errors.DerivationError) and not isinstance(answer, errors.NoAnswerHere)
+
+
+def _value(model: symgpu.Model, q: Question, d: Derivation) -> float:
+    """The answer's number at the point, in the variable's declared unit (a number found at the point, extra
+    ``declared_numbers``, is in that unit: read as the evaluator reads it)."""
+    (value,) = values_of(model, derive.as_evaluated(model, d, d.result), q, model.unit_text(q.variable))
+    return value
 
 
 def ratio(model: symgpu.Model, q: Question) -> float:
@@ -105,17 +118,8 @@ def slope(model: symgpu.Model, q: Question, x: float, scale: float) -> float:
 
 def check(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     """The verdict on a fixed point's answer at the question's point."""
-    unit = model.unit_text(q.variable)
-    # a number found at the point (extra declared_numbers) is in the variable's declared unit: read as the evaluator reads it
-    (value,) = values_of(model, derive.as_evaluated(model, d, d.result), q, unit)
+    value = _value(model, q, d)
     shown = f"{q.variable} = {value:.10g} (result {show(d.result, 80)})"
-    if not q.numeric_target and not math.isfinite(value):
-        # the symbolic answer is degenerate here (an input at 0 it divides by): ask at the point, as a user would
-        try:
-            again = call(model, dataclasses.replace(q, numeric_target=True))
-        except errors.SymgpuError as exc:
-            return Verdict(q, "declined", f"fixed_point at the point: {type(exc).__name__}: {short(exc)}")
-        return check(model, dataclasses.replace(q, numeric_target=True), again)
     xs, isolated, plateaus = scan(model, q, value)
     brute = "fixed points " + numbers([b.middle for b in isolated]) + (f" and the ranges {[(p.low, p.high) for p in plateaus]}" if plateaus else "")
     if not math.isfinite(value):
