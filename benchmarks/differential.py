@@ -6,7 +6,9 @@ inside its range; the boundary between two named regimes (limiters or cases); th
 variable goes to oo or 0; the maximum or minimum over the variable; only when named in ``--ops``,
 the regime table over the variable (``regimes``) and ``quantity REL target`` solved for the
 variable, its bound or its largest or smallest value (``inequality``, judged in
-``tests/differential_inequalities.py``). Each is checked at a point
+``tests/differential_inequalities.py``) and ``variable = quantity(variable)`` for a variable of the
+quantity's own dimension (``fixed_point``, judged in ``tests/differential_fixed_points.py``: the answer
+a fixed point, and the scan's others none, or unstable where the answer is the one stable one). Each is checked at a point
 (a preset with a validation case's inputs, a nonnegative input sometimes at 0) against a dense
 grid of ``Model.evaluate`` over the variable's admissible range, sign changes refined by
 bisection (``tests/differential_oracle.py``, judged in ``tests/differential_checks.py``).
@@ -137,7 +139,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--models", nargs="+", help="model ids (default: every bundled model)")
     parser.add_argument("--ops", nargs="+", choices=questions.ALL_OPS, default=list(questions.OPS),
-                        help="question kinds (default: all but regimes and inequality, so a seed asks what it always asked)")
+                        help="question kinds (default: all but regimes, inequality and fixed_point, so a seed asks what it always asked)")
     parser.add_argument("--jobs", type=int, nargs="?", const=0, default=1,
                         help="processes (--jobs alone: one per CPU core; default 1)")
     parser.add_argument("--limit", type=float, default=10.0, help="seconds allowed to one symbolic derivation (default 10)")

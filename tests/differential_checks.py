@@ -28,6 +28,7 @@ from symgpu import derive, errors
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import active, evaluator, input_values
 
+import differential_fixed_points as fixed_points
 import differential_inequalities as inequalities
 import differential_oracle as oracle
 from differential_questions import Question, value_at
@@ -97,6 +98,8 @@ def _call(model: symgpu.Model, q: Question) -> Derivation:
         return model.solve(q.quantity, for_=q.variable)
     if q.op == "inequality":
         return inequalities.call(model, q)
+    if q.op == "fixed_point":
+        return fixed_points.call(model, q)
     if q.op == "boundary":
         return model.boundary(q.quantity, between=q.between, for_=q.variable)
     if q.op == "limit":
@@ -115,6 +118,8 @@ def judge(question: Question, *, limit: float = 10.0,
         answer_of: replaces :func:`ask` (a test feeds a deliberately wrong derivation).
     """
     answer, seconds = (answer_of or ask)(question, limit)
+    if fixed_points.ask_at_point(question, answer):  # refused in symbols, or degenerate at the point: asked there (the engine)
+        return judge(dataclasses.replace(question, numeric_target=True), limit=limit)
     if isinstance(answer, Timeout):
         return Verdict(question, "timeout", f"{question.op}: over {limit:g} s", seconds=seconds)
     if isinstance(answer, errors.CertificateError):
@@ -125,7 +130,8 @@ def judge(question: Question, *, limit: float = 10.0,
         return Verdict(question, "disagree", f"{question.op}: raised {type(answer).__name__}", _short(answer), "", seconds)
     model = symgpu.load(question.model)
     check = {"solve": _check_solve, "boundary": _check_boundary, "limit": _check_limit, "extremum": _check_extremum,
-             "regimes": _check_regimes, "inequality": inequalities.check}[question.op]
+             "regimes": _check_regimes, "inequality": inequalities.check,
+             "fixed_point": fixed_points.check}[question.op]
     try:
         verdict = check(model, question, answer)
     except errors.SymgpuError as exc:

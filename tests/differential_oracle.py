@@ -189,6 +189,19 @@ def roots(model: symgpu.Model, quantity: str, point: Point, name: str, target: f
     finite = np.isfinite(ys)  # an infinity (W_threshold = MSHRs/M_Read at M_Read = 0) must not make every point a root
     scale = max(abs(target), float(np.max(np.abs(ys[finite]))) * 1e-12 if finite.any() else 0.0, 1e-300)
     zero = np.isfinite(g) & (np.abs(g) <= 1e-12 * scale)
+
+    def f(x: float) -> float:
+        return scalar(model, quantity, point, name, x) - target
+
+    return zeros(f, xs, g, zero, lambda bracket: 1e-6 * max(abs(target), 1e-300), is_integer(model, name))
+
+
+def zeros(f: Callable[[float], float], xs: np.ndarray, g: np.ndarray, zero: np.ndarray, tolerance: Callable[[Bracket], float],
+          integer: bool) -> tuple[list[Bracket], list[Bracket]]:
+    """Where ``f`` (``g`` its values on the sorted grid ``xs``, ``zero`` where they count as 0) vanishes:
+    (isolated zeros, plateaus where it is 0 on a whole run of grid points). A sign change between
+    neighbouring finite values, refined by bisection, counts only where ``|f|`` is within ``tolerance``
+    (of the bracket) at both ends of its bracket (else it is a jump or a pole)."""
     isolated: list[Bracket] = []
     plateaus: list[Bracket] = []
     i = 0
@@ -201,11 +214,9 @@ def roots(model: symgpu.Model, quantity: str, point: Point, name: str, target: f
             i = j + 1
             continue
         if i + 1 < len(xs) and not zero[i + 1] and np.isfinite(g[i]) and np.isfinite(g[i + 1]) and (g[i] > 0) != (g[i + 1] > 0):
-            def f(x: float) -> float:
-                return scalar(model, quantity, point, name, x) - target
-            bracket = bisect(f, float(xs[i]), float(xs[i + 1]), float(g[i]), is_integer(model, name))
+            bracket = bisect(f, float(xs[i]), float(xs[i + 1]), float(g[i]), integer)
             ends = [abs(f(bracket.low)), abs(f(bracket.high))]
-            if max(ends) <= 1e-6 * max(abs(target), 1e-300) or is_integer(model, name) and bracket.high - bracket.low <= 1:
+            if max(ends) <= tolerance(bracket) or integer and bracket.high - bracket.low <= 1:
                 isolated.append(bracket)
         i += 1
     return isolated, plateaus

@@ -26,9 +26,10 @@ from symgpu import errors
 #: the kinds of question a run asks by default (a seed's questions stay those it always drew)
 OPS = ("solve", "boundary", "limit", "extremum")
 #: every kind of question, as ``--ops`` names them: ``regimes`` (the regime table over the variable,
-#: compared with the model along a scan) and ``inequality`` (``quantity REL target`` solved for the
-#: variable: its bound, or its largest or smallest value) only when asked for
-ALL_OPS = OPS + ("regimes", "inequality")
+#: compared with the model along a scan), ``inequality`` (``quantity REL target`` solved for the
+#: variable: its bound, or its largest or smallest value) and ``fixed_point`` (``variable =
+#: quantity(variable)`` for a variable of the quantity's own dimension) only when asked for
+ALL_OPS = OPS + ("regimes", "inequality", "fixed_point")
 #: the relations an inequality question draws from
 RELATIONS = ("<=", "<", ">=", ">")
 #: what an inequality question asks for: the bound (None), or the largest or smallest admissible value
@@ -59,7 +60,7 @@ class Question:
     """One question the tester asks through the public API and answers by brute force.
 
     Attributes:
-        op: ``solve``, ``boundary``, ``limit``, ``extremum``, ``regimes`` or ``inequality``.
+        op: ``solve``, ``boundary``, ``limit``, ``extremum``, ``regimes``, ``inequality`` or ``fixed_point``.
         model: model id.
         quantity: the quantity asked about.
         variable: the variable solved for, varied or taken to its limit.
@@ -69,7 +70,8 @@ class Question:
         numeric_target: solve: the target is passed as a number (``target=`` with ``preset``/``values``),
             else the equation is solved once with the quantity as a symbol and evaluated at the target;
             inequality: asked at the point (``preset``/``values``), else asked with the target alone
-            (symbolic in the other inputs) and its answer evaluated at the point.
+            (symbolic in the other inputs) and its answer evaluated at the point; fixed_point: asked at
+            the point, else asked in symbols and its answer evaluated at the point.
         between: boundary: the two regimes.
         to: limit: ``"oo"`` or ``"0"``.
         kind: extremum: ``"max"`` or ``"min"``; inequality: the largest or smallest admissible value
@@ -93,6 +95,8 @@ class Question:
         """What the symbolic derivation depends on (questions sharing it share the derivation)."""
         if self.op == "solve" and self.numeric_target:
             return (self.op, self.model, self.quantity, self.variable, self.target, self.point)
+        if self.op == "fixed_point" and self.numeric_target:
+            return (self.op, self.model, self.quantity, self.variable, self.point)
         if self.op == "inequality":  # a target of its own: no derivation is shared
             return (self.op, self.model, self.quantity, self.variable, self.relation, self.kind, self.target, self.numeric_target,
                     self.point if self.numeric_target else None)
@@ -111,6 +115,8 @@ class Question:
                 return f"{head}{asked}, {at})"
             return (f"symgpu.derive.evaluate_result(m, m{asked}), {self.point.preset!r}, "
                     f"**{self.point.mapping(without=self.variable)!r})  # m = {head}")
+        if self.op == "fixed_point" and self.numeric_target:
+            return f"{head}.fixed_point({self.quantity!r}, {self.variable!r}, {at})"
         if self.op == "solve":
             return (f"symgpu.derive.evaluate_result(m, m.solve({self.quantity!r}, for_={self.variable!r}), "
                     f"{self.point.preset!r}, **{self.point.mapping(without=self.variable, extra={self.quantity: self.target})!r})"
@@ -121,6 +127,8 @@ class Question:
             call = f"m.limit({self.quantity!r}, {self.variable!r}, {self.to!r})"
         elif self.op == "regimes":
             call = f"m.regimes({self.quantity!r}, over={self.variable!r})"
+        elif self.op == "fixed_point":
+            call = f"m.fixed_point({self.quantity!r}, {self.variable!r})"
         else:
             call = f"m.extremum({self.quantity!r}, over={self.variable!r}, kind={self.kind!r})"
         return f"symgpu.derive.evaluate_result(m, {call}, {self.point.preset!r}, **{self.point.mapping(without=self.variable)!r})  # m = {head}"
@@ -132,6 +140,10 @@ class Question:
         if self.op == "inequality":
             text = (f"symgpu solve {self.model} {self.quantity} --for {self.variable} --target {self.target!r} --relation '{self.relation}'"
                     + (f" --kind {self.kind}" if self.kind else ""))
+            if not self.numeric_target:  # the symbolic answer; the API call above evaluates it at the point
+                return f"{text}  # then at{preset} {sets}".rstrip()
+        elif self.op == "fixed_point":
+            text = f"symgpu fixed-point {self.model} {self.quantity} --var {self.variable}"
             if not self.numeric_target:  # the symbolic answer; the API call above evaluates it at the point
                 return f"{text}  # then at{preset} {sets}".rstrip()
         elif self.op == "solve":
@@ -287,13 +299,16 @@ def zeroed_point(model: symgpu.Model, subject: Subject, point: Point, rng: rando
 
 def _ops_for(model: symgpu.Model, subject: Subject, ops: Sequence[str]) -> list[str]:
     """The operations that make sense for a subject (boundary needs named regimes; solve a
-    variable that is not declared integer: its roots are real numbers)."""
+    variable that is not declared integer: its roots are real numbers; a fixed point a variable
+    of the quantity's own dimension)."""
     integer = "integer" in model.symbol_definitions[subject.variable].assumptions
     out = []
     for op in ops:
         if op in ("boundary", "regimes") and len(subject.regimes) < 2:
             continue
         if op == "solve" and integer:
+            continue
+        if op == "fixed_point" and model.dimension(subject.variable) != model.dimension(subject.quantity):
             continue
         out.append(op)
     return out
@@ -305,7 +320,8 @@ def generate(count: int, seed: int, *, models: Sequence[str] | None = None, ops:
     share one symbolic derivation (same op, model, quantity, variable; different points and
     targets). The target of a solve is the quantity's value at a random admissible value of the
     variable (:mod:`differential_oracle` draws it); the group's first solve passes it as a
-    number (``target=``), the others evaluate the symbolic root at it.
+    number (``target=``), the others evaluate the symbolic root at it. The group's first fixed
+    point is asked at its point, the others in symbols and evaluated at theirs.
     """
     from differential_oracle import draw_variable_value  # the admissible range lives with the grid
 
@@ -338,6 +354,9 @@ def generate(count: int, seed: int, *, models: Sequence[str] | None = None, ops:
                 questions.append(Question("inequality", subject.model, subject.quantity, subject.variable, point, target=drawn[1],
                                           numeric_target=index == 0, relation=rng.choice(RELATIONS),
                                           kind=rng.choice(INEQUALITY_KINDS)))
+            elif op == "fixed_point":  # the group's first asked at its point, the others in symbols once
+                questions.append(Question("fixed_point", subject.model, subject.quantity, subject.variable, point,
+                                          numeric_target=index == 0))
             elif op == "solve":
                 drawn = draw_variable_value(model, subject, point, rng)
                 if drawn is None:

@@ -3,8 +3,8 @@ answer's numbers at a question's point are read (:func:`values_of`, an answer's 
 quantities put in by :func:`expanded`, its stated conditions by :func:`stated_hold`), whether a value
 lies in the variable's declared range, and how numbers and expressions are shown in a verdict.
 
-Used by :mod:`differential_checks` (solve, boundary, limit, extremum, regimes) and
-:mod:`differential_inequalities` (inequality).
+Used by :mod:`differential_checks` (solve, boundary, limit, extremum, regimes),
+:mod:`differential_inequalities` (inequality) and :mod:`differential_fixed_points` (fixed_point).
 """
 
 from __future__ import annotations
