@@ -6,9 +6,8 @@ conditions hold, is a failure.
 
 The scan follows what the derivation took the variable to be: a constant of positive value is
 positive, an integer is scanned at integers. Where the table is undefined because an input is 0
-(conditions cleared of a denominator in it of no proved sign cancel there; one declared nonnegative is divided out,
-its 0 read as the limit from above: :meth:`symgpu.proofs.signs.SignReasoner.tidy`), nothing is claimed: a question
-asked at that point says so and what to do."""
+(conditions cleared of a denominator in it cancel there: ``alpha**2*n < alpha*c`` at ``alpha = 0``),
+nothing is claimed: a question asked at that point says so and what to do."""
 
 from __future__ import annotations
 

@@ -380,9 +380,9 @@ class SignReasoner:
 
     def tidy(self, condition: Any, var: sympy.Symbol | None = None) -> Any:
         """A readable equivalent of a relational: positive factors cancelled, solved for ``var``
-        when it enters linearly with a coefficient of known sign, terms moved to their sides. A factor of a denominator
-        proved nonnegative (nonpositive) but not nonzero is divided out as a positive (negative) one: where it is 0 the
-        relation is read as its limit from that side, as the evaluation reads a nonnegative input a Min divides by."""
+        when it enters linearly with a coefficient of known sign, terms moved to their sides. Multiplied through by a
+        denominator of no proved sign, a relation ``<=``/``>=`` says each of its factors not proved nonzero is nonzero
+        (where one is 0 the relation has no value, and ``0 <= 0`` would hold)."""
         if not isinstance(condition, sympy.core.relational.Relational) or isinstance(condition, (sympy.Eq, sympy.Ne)):
             return condition
         key = (condition, var)
@@ -412,19 +412,19 @@ class SignReasoner:
         if sd == -1:
             op = _flip(op)
         elif sd is None:
-            # same sign as num/den where den != 0; a factor of den proved nonnegative (or nonpositive) but not nonzero is
-            # divided out as a positive (negative) one: where it is 0, num/den has no value and the relation is read as
-            # the limit from its side, as the evaluation reads a nonnegative input a Min divides by at 0 (kept in the
-            # product, it made <= and >= hold there whatever num: Volkov's loaded latency over b at x = 0, whose bound's
-            # condition x*P <= x*Q held vacuously where P > Q)
-            kept = []
-            for factor in sympy.Mul.make_args(den):
-                side = self._one_sided(factor)
-                if side == -1:
-                    op = _flip(op)
-                elif side is None:
-                    kept.append(factor)
-            num = num * sympy.Mul(*kept)
+            num = num * den  # same sign as num/den where den != 0
+            if op in (sympy.GreaterThan, sympy.LessThan):  # where den = 0, num/den has no value and the relation does
+                # not hold, but num*den = 0 satisfies <= and >=: each factor of den not proved nonzero is said nonzero
+                # (Volkov's loaded latency over b at x = 0: its issue bound's condition x*P <= x*Q held there vacuously)
+                nonzero = [self.back(f) for f in sympy.Mul.make_args(forms.factored(den))
+                           if not f.is_number and self.sign(self.back(f)) not in (1, -1)]
+                if nonzero:
+                    return _strict_where_nonzero(self._tidy_product(op, num, var), nonzero)
+        return self._tidy_product(op, num, var)
+
+    def _tidy_product(self, op: type, num: sympy.Expr, var: sympy.Symbol | None) -> Any:
+        """``num OP 0`` tidied: factors of known sign stripped, solved for ``var`` where it enters linearly with a
+        coefficient of known sign, else its terms moved to their sides."""
         num, flip = self._strip_factors(forms.factored(num))
         if flip:
             op = _flip(op)
@@ -444,13 +444,6 @@ class SignReasoner:
         neg = -sympy.Add(*[t for t in sympy.Add.make_args(num) if t.could_extract_minus_sign()])
         return unordered.inequality(op, forms.factored(pos), forms.factored(neg))  # op(...): SymPy's node, undecided where proved so
 
-    def _one_sided(self, factor: sympy.Expr) -> int | None:
-        """1 where ``factor`` (of a denominator) is proved nonnegative, -1 nonpositive, without its sign proved; else None."""
-        if factor.is_number or self.sign(self.back(factor)) is not None:
-            return None
-        ahead = self._forward(factor)
-        return 1 if _nonnegative(ahead) else -1 if _nonnegative(-ahead) else None
-
     def _strip_factors(self, expr: sympy.Expr) -> tuple[sympy.Expr, bool]:
         keep, flip = [], False
         for factor in sympy.Mul.make_args(expr):
@@ -464,6 +457,19 @@ class SignReasoner:
                 continue
             keep.append(factor)
         return sympy.Mul(*keep), flip
+
+
+def _strict_where_nonzero(relation: Any, nonzero: list[sympy.Expr]) -> Any:
+    """``relation`` (``<=``/``>=``) and each of ``nonzero`` said nonzero; one that is the difference of its sides (up to
+    sign) makes it strict instead (``a <= b`` and ``a - b != 0``: ``a < b``)."""
+    if isinstance(relation, (sympy.GreaterThan, sympy.LessThan)):
+        gap = sympy.expand(relation.lhs - relation.rhs)
+        side = next((f for f in nonzero if sympy.expand(f - gap) == 0 or sympy.expand(f + gap) == 0), None)
+        if side is not None:
+            strict = sympy.StrictGreaterThan if isinstance(relation, sympy.GreaterThan) else sympy.StrictLessThan
+            relation = unordered.inequality(strict, relation.lhs, relation.rhs)
+            nonzero = [f for f in nonzero if f is not side]
+    return sympy.And(relation, *[sympy.Ne(f, 0) for f in nonzero])
 
 
 def _flip(op: type) -> type:
