@@ -97,3 +97,22 @@ def test_json_from_several_workers_is_one_array_in_the_order_asked_for(model_fil
 def test_jobs_below_one_is_refused_with_what_to_give(model_file: Path, tmp_path: Path) -> None:
     code, out, err = _derive(model_file, tmp_path, "-j", "0")
     assert code == 2 and out == "" and "--jobs 0: give the number of requests to run at once, 1 or more" in err
+
+
+def test_a_request_of_the_same_operation_and_quantity_as_one_before_it_starts_after_that_one(model_file: Path) -> None:
+    from symgpu import api
+    from symgpu.cli.derive_batch import after_the_same_question
+    requests = api.load(str(model_file)).definition.derivations
+    # "fails" and "holds" are extrema of T; the boundary, solve and limit of T are one each
+    assert after_the_same_question(requests) == {"1": ["0"]}
+    assert after_the_same_question(requests[1:]) == {}  # places among the requests asked for
+    volkov = api.load("volkov_2016").definition.derivations
+    chained = {volkov[int(late)].id: [volkov[int(e)].id for e in early] for late, early in after_the_same_question(volkov).items()}
+    assert chained == {"n_needed_alpha_to_infinity": ["n_needed_alpha_to_zero"], "alpha_memory_issue": ["alpha_memory_alu"],
+                       "alpha_alu_issue": ["alpha_memory_issue"], "knee_memory": ["alpha_alu_issue"],
+                       "cusp_alu_form": ["cusp_full"], "cusp_issue_form": ["cusp_alu_form"],
+                       "refined_model_is_fixed_point": ["s6_5_fixed_point"],
+                       "exposed_latency_hidden_latency": ["exposed_latency_hidden_throughput"],
+                       "exposed_latency_hidden_latency_bound": ["exposed_latency_hidden_latency"]}
+    assert all(r.get("quantity") is None for r in api.load("perez_piccoli").definition.derivations if r.op == "simplify")
+    assert after_the_same_question([r for r in api.load("perez_piccoli").definition.derivations if r.op == "simplify"]) == {}

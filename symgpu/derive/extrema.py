@@ -328,9 +328,11 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
     assert job.ctx is not None
     cusps = [e for e in ends if e.cusp]  # compared, with an infinity approached where conditions hold (no extremum there)
     rest = [e for e in [*ends, *far_ends] if e not in extremum_diverging.compared(ends, kind)]
-    more = {id(c): extremum_choice.against_all(job, c, merged, rest, kind) if every else () for c in merged}
-    beaten = {id(c): tuple(extremum_choice.unbeaten(job, c.value, extremum_diverging.compared(ends, kind), kind)) + more[id(c)] for c in merged}
-    interior = [c for c in extremum_domain.interior(merged) if sympy.false not in beaten[id(c)] and not extremum_choice.outdone(job, c, merged, kind)]
+    # only the critical points and cusps: what beats a domain end or plateau edge is not read (they are compared by global_choice)
+    inner = extremum_domain.interior(merged)
+    more = {id(c): extremum_choice.against_all(job, c, merged, rest, kind) if every else () for c in inner}
+    beaten = {id(c): tuple(extremum_choice.unbeaten(job, c.value, extremum_diverging.compared(ends, kind), kind)) + more[id(c)] for c in inner}
+    interior = [c for c in inner if sympy.false not in beaten[id(c)] and not extremum_choice.outdone(job, c, merged, kind)]
     if not interior:
         # the ends and plateau edges compared with an infinite end whose limit was not taken: with each regime's limit there
         # (``far_ends``), else refused (Volkov's arithmetic_throughput_loaded falls to 0 as b -> oo: b = 0 was shown as its minimum)

@@ -16,6 +16,7 @@ import numpy as np
 import sympy
 
 from symgpu import errors
+from symgpu.memo import Tally
 from symgpu.derive import declared_range, jobs, summary
 from symgpu.derive.extremum_domain import Candidate, OpenEnd
 from symgpu.evaluate import active, evaluator, scaling
@@ -131,10 +132,16 @@ def beating(job: jobs._Job, mine: Candidate, candidates: Sequence[Candidate], ki
     return parts
 
 
+#: calls of :func:`against_all` (one for each critical point and cusp of an extremum asked without a point)
+_COMPARED = Tally("derive.extremum_choice.against_all")
+
+
 def against_all(job: jobs._Job, mine: Candidate, candidates: Sequence[Candidate], ends: Sequence[OpenEnd], kind: str) -> tuple[sympy.Basic, ...]:
     """The conditions under which ``mine`` is the {kind}imum asked without a point: its value at least as extreme as
     each other candidate's where that one holds and as each value approached at an open end (:func:`beating`, decided
-    where the conditions hold); none for a form with roots of inputs (:func:`rooted`)."""
+    where the conditions hold); none for a form with roots of inputs (:func:`rooted`). It decides and records nothing
+    else (no step): what it gives for one candidate does not depend on whether it was asked of another first."""
+    _COMPARED.add()
     if rooted(mine.value):
         return ()
     kept = [e for e in ends if not rooted(e.value)]
