@@ -14,7 +14,7 @@ import sympy
 
 import symgpu
 from conftest import FIXTURES, tiny_text
-from symgpu import errors, store
+from symgpu import errors, memo, store
 from symgpu.model import Model, lazy_build, loader, schema
 from symgpu.model.records import LazyEquations
 from symgpu.units import literal_units
@@ -123,16 +123,48 @@ def test_a_cycle_read_fails_cleanly_with_the_cycle_named_and_check_reports_it(tm
     assert (other.value.where, other.value.problem, other.value.hint) == ("equation e1", f"equations form a cycle: {loop}", refused.hint)
 
 
+def records(cache: Path) -> list[Path]:
+    """The check records in the cache folder."""
+    folder = cache / store.folder().name / "checked"
+    return sorted(folder.rglob("*.txt")) if folder.exists() else []
+
+
 def test_a_cold_lazy_load_keeps_no_record_and_a_whole_one_does(empty_store: Path, write_model) -> None:  # type: ignore[no-untyped-def]
-    path = write_model()
+    path = write_model(tiny_text() + UNREAD_BAD.replace('rhs = "B"', 'rhs = "P_peak/2"'))  # a sound equation P does not read
     model = symgpu.load(path)
     assert model.evaluate("P", "toy", I=10).to("TFLOP/s").magnitude == pytest.approx(20)
     store.flush()
-    records = (empty_store / store.folder().name / "checked")
-    assert not records.exists() or not list(records.rglob("*.txt"))
+    assert records(empty_store) == [] and built(model) == {"attainable"}
     symgpu.load(path, whole=True)
     store.flush()
-    assert len(list(records.rglob("*.txt"))) == 1
+    assert len(records(empty_store)) == 1
+
+
+def test_a_question_that_reads_every_equation_runs_the_checks_left_and_keeps_the_record(empty_store: Path, write_model) -> None:  # type: ignore[no-untyped-def]
+    path = write_model(tiny_text() + UNREAD_BAD.replace('rhs = "B"', 'rhs = "P_peak/2"'))
+    model = symgpu.load(path)
+    model.expression("P")
+    store.flush()
+    assert records(empty_store) == []
+    model.expression("Q")  # the last equation: validation cases and plots are checked, and they pass
+    store.flush()
+    assert len(records(empty_store)) == 1
+    memo.clear_all()
+    warm = symgpu.load(path)
+    assert memo.tallies()["model.build.checked"] == 0 and built(warm) == set()  # the next process: warm, nothing checked again
+    assert warm.evaluate("Q", "toy").to("TFLOP/s").magnitude == pytest.approx(50)
+
+
+def test_a_question_that_reads_every_equation_keeps_no_record_where_an_unread_part_fails(  # type: ignore[no-untyped-def]
+        empty_store: Path, write_model) -> None:
+    case = '\n[[validation]]\nid = "bad"\npreset = "nope"\nexpect = { P = "1 TFLOP/s" }\nsource = { ref = "toy2026", locator = "x" }\n'
+    path = write_model(tiny_text() + case)
+    model = symgpu.load(path)
+    assert model.evaluate("P", "toy", I=10).to("TFLOP/s").magnitude == pytest.approx(20)  # the question answers
+    store.flush()
+    assert records(empty_store) == []
+    with pytest.raises(errors.ModelFileError, match=r"validation bad\.preset: unknown preset 'nope'"):
+        model.validation_inputs  # and the case fails where it is read
 
 
 def _literal_fixtures() -> list[Path]:

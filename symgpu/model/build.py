@@ -45,11 +45,9 @@ class Model(ModelChecks):
 
     Args:
         definition: the record produced by :func:`symgpu.model.loader.read_definition`.
-        whole: build and check every part now (``symgpu check``, ``validate``, the reports). False (a question's
-            load): where no record says the definition passed before, each equation is built and checked when first
-            read, with the equations it is defined through (:mod:`symgpu.model.lazy_build`), and the whole-model
-            checks are left to those paths; constants, presets, derivation requests and tables are checked now
-            either way.
+        whole: build and check every part now (``check``, ``validate``, the reports). False (a question's load), with
+            no record that the definition passed: each equation built and checked when first read, with those it is
+            defined through (:mod:`symgpu.model.lazy_build`); constants, presets, requests and tables checked now.
     """
 
     def __init__(self, definition: schema.ModelDefinition, *, whole: bool = True) -> None:
@@ -62,9 +60,7 @@ class Model(ModelChecks):
         self.units: dict[str, pint.Unit] = {}
         self._dims: dict[sympy.Symbol, Any] = {}
         self._build_symbols()
-        # a definition that passed every check before (a record in the store): the checks are skipped, and
-        # where it made no literal constant its equations are built when first read
-        kept = check_record.recall(definition)
+        kept = check_record.recall(definition)  # a record that the definition passed every check: they are skipped
         #: each equation by id, and by the symbol it defines, in file order
         self.equations: Mapping[str, Equation]
         self.defining: Mapping[str, Equation]
@@ -140,7 +136,7 @@ class Model(ModelChecks):
                     return equation
 
                 by_defines = {eq.defines: eq for eq in by_id.values()}
-                cold = lazy_build.ColdEquations(by_defines, built, build, self.fail)
+                cold = lazy_build.ColdEquations(by_defines, built, build, self.fail, self._all_read)
                 self.equations = LazyEquations(by_id, built, cold.read)
                 self.defining = LazyEquations(by_defines, built, cold.read)
                 return True
@@ -158,6 +154,19 @@ class Model(ModelChecks):
         for constant in self.literal_constants:
             self._declare_constant(constant)
         return False
+
+    def _all_read(self) -> None:
+        """Every equation of a model built for a question is read and checked: the whole build's checks left (validation,
+        plots) run, and where they pass its record is kept; where one fails, none is, and the question goes on."""
+        if "plots" not in self.__dict__:
+            return  # still being built (nothing it builds reads an equation)
+        try:
+            self._check_validation()
+            plot_requests.read(self)
+        except errors.ModelFileError:
+            return
+        _CHECKED.add()
+        check_record.remember(self.definition, False)
 
     def _check_defines(self, eq: schema.EquationDefinition, seen: dict[str, str]) -> None:
         """The symbol ``eq`` defines is declared, no constant, and not defined by an equation before it (``seen``:

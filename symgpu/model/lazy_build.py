@@ -63,13 +63,16 @@ class ColdEquations:
         built: the lazy views' shared equations by id.
         build: an equation built and dimension-checked (raises the whole build's error).
         fail: the model's error builder, for a cycle or a chain too long.
+        all_read: called once, when every equation is built and checked, and the chains from each.
     """
 
     def __init__(self, by_defines: Mapping[str, schema.EquationDefinition], built: dict[str, Equation],
-                 build: Callable[[schema.EquationDefinition], Equation], fail: Callable[[str, str, str], Exception]) -> None:
+                 build: Callable[[schema.EquationDefinition], Equation], fail: Callable[[str, str, str], Exception],
+                 all_read: Callable[[], None]) -> None:
         self._by_defines = by_defines
         self._built = built
         self._build = build
+        self._all_read: Callable[[], None] | None = all_read
         #: built and checked, chains not yet (a walk that failed elsewhere)
         self._pending: dict[str, Equation] = {}
         self.chains = Chains(self._uses, lambda name: by_defines[name].id, fail)
@@ -95,4 +98,8 @@ class ColdEquations:
         for name in [n for n in self._pending if n in self.chains.depth]:
             equation = self._pending.pop(name)
             self._built.setdefault(equation.id, equation)
-        return self._equation(definition.defines)
+        found = self._equation(definition.defines)
+        if self._all_read is not None and len(self.chains.depth) == len(self._by_defines):
+            all_read, self._all_read = self._all_read, None
+            all_read()
+        return found
