@@ -201,12 +201,18 @@ class Model(model.Model):
         return display.markdown_text(self)
 
 
-def load(id_or_path: str | os.PathLike[str], *, cache: bool = True) -> Model:
+def load(id_or_path: str | os.PathLike[str], *, cache: bool = True, whole: bool = False) -> Model:
     """Load, build and check a model by id (``"interval_analysis"``) or path to a ``.toml`` file.
 
     Model ids are looked up among the bundled models, then in the folders of
     ``$SYMGPU_MODEL_PATH``. Models are cached in memory by resolved path and modification time;
-    the returned object must be treated as read-only. Loading reads the on-disk cache (parsed
+    the returned object must be treated as read-only.
+
+    A question reads a part of a model: by default each equation is built, and checked, when first read, with
+    the equations it is defined through (a dimension mismatch, a cycle, fails there with the message a whole check
+    gives); constants, presets, derivation requests and tables are checked when it loads. ``whole=True`` builds
+    and checks every part now, as ``symgpu check`` does, so a defect in a part no question read is found too.
+ Loading reads the on-disk cache (parsed
     files, Min/Max verdicts) unless ``cache`` is False or the cache is off, and never writes to
     it: what it found is written by :func:`symgpu.store.flush` (the command line does so after
     a command's work) or with the next derived result kept there.
@@ -216,6 +222,6 @@ def load(id_or_path: str | os.PathLike[str], *, cache: bool = True) -> Model:
         ModelFileError: the file is invalid, unsafe or dimensionally inconsistent.
     """
     if cache:
-        return catalog.load(id_or_path, Model)
+        return catalog.load(id_or_path, Model, whole=whole)
     with store.using(store.Settings(enabled=False)):
-        return catalog.load(id_or_path, Model)
+        return catalog.load(id_or_path, Model, whole=whole)

@@ -97,6 +97,26 @@ def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str
     return run
 
 
+@pytest.fixture
+def refused_whole(cli: Callable[..., tuple[int, str, str]], tmp_path: Path) -> Callable[..., symgpu.ModelFileError]:
+    """Assert that the paths that build a model file whole refuse it, all with one message, and return the error:
+    ``symgpu.load(path, whole=True)`` raises ``kind`` (its message matching ``match``), ``symgpu check`` prints each
+    of its problems as a FAIL line and ``symgpu report`` stops with it. (A question's load builds and checks only
+    what the question reads (issue 31), so a defect in a part no question reads is found by these paths.)"""
+
+    def refused(path: Path, kind: type[symgpu.ModelFileError] = symgpu.ModelFileError, match: str | None = None) -> symgpu.ModelFileError:
+        with pytest.raises(kind, match=match) as info:
+            symgpu.load(path, whole=True)
+        problems = [f"FAIL {problem}" for problem in getattr(info.value, "problems", (info.value,))]
+        code, out, _ = cli("check", path)
+        assert code == 1 and [line for line in out.splitlines() if line.startswith("FAIL ")] == problems, out
+        code, out, err = cli("report", path, "-o", tmp_path / "refused_report")
+        assert code == 2 and out == "" and err == f"symgpu: error: {info.value}\n", err
+        return info.value
+
+    return refused
+
+
 def assert_one_line_refusal(code: int, out: str, err: str, *words: str) -> None:
     """A refusal: non-zero exit, nothing on stdout, one line on stderr (no traceback) holding each of ``words``."""
     assert code != 0

@@ -97,7 +97,7 @@ def test_at_maxwell_the_published_alu_cusp_is_given_with_the_note_and_still_vali
     assert pass_alpha.status == pass_n.status == validation.PASS
 
 
-def test_a_model_file_assumes_is_read_checked_and_noted(cli: Cli, tmp_path: Path) -> None:
+def test_a_model_file_assumes_is_read_checked_and_noted(cli: Cli, tmp_path: Path, refused_whole) -> None:  # type: ignore[no-untyped-def]
     def model(assumes: str) -> Path:
         path = tmp_path / "tiny.toml"
         text = tiny_text().replace('rhs = "Min(P_peak, I*B)"\n', f'rhs = "Min(P_peak, I*B)"\nassumes = ["{assumes}"]\n')
@@ -114,7 +114,12 @@ def test_a_model_file_assumes_is_read_checked_and_noted(cli: Cli, tmp_path: Path
     assert code == 0 and "not checked: P (equation attainable) assumes B <= B_max; it needs a value for B_max" in out, err
     code, out, err = cli("eval", model("B <= B_max"), "P", "-p", "toy", "--set", "I=80", "--set", "B_max=3 TB/s")
     assert code == 0 and out.strip() == "P = 1e+14 FLOP/s", err
-    with pytest.raises(errors.UnitMismatchError, match=r"equation attainable\.assumes"):
-        symgpu.load(model("I <= P_peak"))
-    with pytest.raises(errors.ModelFileError, match=r"equation attainable\.assumes: 'B <= 0' never holds"):
-        symgpu.load(model("B <= 0"))
+    # refused by the whole check, and by a question that reads the equation, with one message
+    for assumes, kind, match in (("I <= P_peak", errors.UnitMismatchError, r"equation attainable\.assumes"),
+                                 ("B <= 0", errors.ModelFileError, r"equation attainable\.assumes: 'B <= 0' never holds")):
+        refused = refused_whole(model(assumes), kind, match)
+        with pytest.raises(kind) as read:
+            symgpu.load(model(assumes)).expression("P")
+        assert str(read.value) == str(refused)
+        code, out, err = cli("eval", model(assumes), "P", "-p", "toy", "--set", "I=10")
+        assert code == 2 and out == "" and err == f"symgpu: error: {refused}\n"

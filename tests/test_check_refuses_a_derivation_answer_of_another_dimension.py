@@ -33,12 +33,15 @@ def test_the_fixture_with_answers_in_their_dimensions_passes_and_its_minimum_val
     ("d5", "ninety", "589.5 thread/SM", "result = '589.5 thread/SM' has dimension [thread]/[SM], but the result of derivation "
                                         "ninety (solve of thr) is n's, [warp]/[SM] (unit warp/SM)"),
 ])
-def test_an_expected_result_of_a_derivation_in_another_dimension_is_refused_at_load(write_model, case, derivation, value, said) -> None:  # type: ignore[no-untyped-def]
+def test_an_expected_result_of_a_derivation_in_another_dimension_is_refused_by_check_and_when_read(  # type: ignore[no-untyped-def]
+        write_model, refused_whole, case, derivation, value, said) -> None:
     text = read_fixture("derivation_units") + CASE.format(id=case, derivation=derivation, value=value)
-    with pytest.raises(errors.UnitMismatchError) as refused:
-        symgpu.load(write_model(text, name="derivation_units"))
-    message = str(refused.value)
+    path = write_model(text, name="derivation_units")
+    message = str(refused_whole(path, errors.UnitMismatchError))
     assert f"validation {case}.expect.result" in message and said in message and "\n" not in message
+    with pytest.raises(errors.UnitMismatchError) as read:  # a question's load reads the validation cases when asked
+        symgpu.load(path).validation_inputs
+    assert str(read.value) == message
 
 
 def test_a_solve_target_of_another_dimension_than_its_quantity_is_refused_at_load(write_model) -> None:  # type: ignore[no-untyped-def]

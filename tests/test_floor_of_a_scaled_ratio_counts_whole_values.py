@@ -152,10 +152,13 @@ def test_a_floor_of_a_ratio_of_prefixed_units_is_the_whole_part_of_the_pure_numb
     assert evaluator.exact(model, "cycles_of_L", values={"T": 1, "L": 330}) == 3
 
 
-def test_a_floor_of_a_value_in_a_scaled_unit_is_refused_by_the_model_check(write_model) -> None:  # type: ignore[no-untyped-def]
+def test_a_floor_of_a_value_in_a_scaled_unit_is_refused_by_the_model_check(write_model, refused_whole) -> None:  # type: ignore[no-untyped-def]
     text = read_fixture("scales").replace('rhs = "L + 1"', 'rhs = "floor(L) + 1"')
-    with pytest.raises(errors.UnitMismatchError, match=r"equation L_plus: 'floor\(L\)' takes the whole part of a value in ns"):
-        symgpu.load(write_model(text, name="scales"))
+    path = write_model(text, name="scales")
+    refused = refused_whole(path, errors.UnitMismatchError, r"equation L_plus: 'floor\(L\)' takes the whole part of a value in ns")
+    with pytest.raises(errors.UnitMismatchError) as read:  # and by a question that reads the equation
+        symgpu.load(path).expression("L_plus")
+    assert str(read.value) == str(refused)
 
 
 def _blocks_per_sm(smem_sm_unit: str) -> str:
@@ -191,12 +194,15 @@ source = {{ ref = "r", locator = "1" }}
 '''
 
 
-def test_a_floor_of_a_count_in_kib_over_b_says_to_declare_both_in_one_unit_not_a_constant_of_1024_blocks(write_model) -> None:  # type: ignore[no-untyped-def]
+def test_a_floor_of_a_count_in_kib_over_b_says_to_declare_both_in_one_unit_not_a_constant_of_1024_blocks(  # type: ignore[no-untyped-def]
+        write_model, refused_whole) -> None:
     # round 13, F8: the hint was a constant one_unit = "1 block*KiB/B/SM", whose whole parts count groups of 1024 blocks
     # (0 blocks at 100 KiB and 20000 B); declaring both in B gives floor(102400 B / 20000 B) = 5, as meant
-    with pytest.raises(errors.UnitMismatchError) as refused:
-        symgpu.load(write_model(_blocks_per_sm("KiB/SM"), name="blocks"))
-    message = str(refused.value)
+    path = write_model(_blocks_per_sm("KiB/SM"), name="blocks")
+    message = str(refused_whole(path, errors.UnitMismatchError))
+    with pytest.raises(errors.UnitMismatchError) as read:  # and by a question that reads the equation
+        symgpu.load(path).evaluate("res", smem_SM=100 * 1024, smem_block=20000)
+    assert str(read.value) == message
     assert "declare the symbols in KiB and in B in one unit (all in B, say)" in message and "one_unit" not in message
     followed = symgpu.load(write_model(_blocks_per_sm("B/SM"), name="blocks"))
     assert followed.evaluate("res", smem_SM=100 * 1024, smem_block=20000).magnitude == 102400 // 20000 == 5

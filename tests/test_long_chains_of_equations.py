@@ -1,7 +1,7 @@
 """A chain of equations each using the next (F13 of the sixth outside test): before, a chain of 1000
 passed ``check`` and then ``eval``/``solve`` ended in "internal error: RecursionError". Now a chain
-longer than ``MAX_CHAIN`` is refused when the model loads (in any file order: the check itself does
-not recurse), and one of exactly ``MAX_CHAIN`` is evaluated and solved."""
+longer than ``MAX_CHAIN`` is refused by ``check`` and by a question that reads it (in any file order: the
+check itself does not recurse), and one of exactly ``MAX_CHAIN`` is evaluated and solved."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import sympy
 
 import symgpu
 from symgpu import errors
-from symgpu.model.build import MAX_CHAIN
+from symgpu.model.chains import MAX_CHAIN
 
 
 def chain(tmp_path: Path, length: int) -> Path:
@@ -30,11 +30,14 @@ def chain(tmp_path: Path, length: int) -> Path:
     return path
 
 
-def test_a_chain_longer_than_the_limit_is_refused_at_load_naming_it(tmp_path: Path) -> None:
-    with pytest.raises(errors.ModelFileError) as info:
-        symgpu.load(chain(tmp_path, MAX_CHAIN + 1))
-    assert f"equation c{MAX_CHAIN}: 'c{MAX_CHAIN}' is defined through a chain of {MAX_CHAIN + 1} equations" in str(info.value)
-    assert f"(limit {MAX_CHAIN})" in str(info.value)
+def test_a_chain_longer_than_the_limit_is_refused_by_check_and_when_read_naming_it(tmp_path: Path, refused_whole) -> None:  # type: ignore[no-untyped-def]
+    path = chain(tmp_path, MAX_CHAIN + 1)
+    refused = refused_whole(path)
+    assert f"equation c{MAX_CHAIN}: 'c{MAX_CHAIN}' is defined through a chain of {MAX_CHAIN + 1} equations" in str(refused)
+    assert f"(limit {MAX_CHAIN})" in str(refused)
+    with pytest.raises(errors.ModelFileError) as read:  # a question reading the chain's end walks it without recursion
+        symgpu.load(path).expression(f"c{MAX_CHAIN}")
+    assert str(read.value) == str(refused)
 
 
 def test_a_chain_at_the_limit_is_evaluated_and_solved(tmp_path: Path) -> None:

@@ -101,10 +101,13 @@ def test_a_field_the_kind_does_not_read_is_refused_naming_the_kind_and_its_field
     ("asymptotes", "'P' has no bounds to draw (not piecewise, not a Min/Max)"),
     ("regime_map", "'P' has no regimes to map (not piecewise, not a Min/Max)"),
 ])
-def test_a_kind_that_draws_regimes_refuses_a_quantity_without_any(write_model, kind: str, problem: str) -> None:
+def test_a_kind_that_draws_regimes_refuses_a_quantity_without_any(write_model, refused_whole, kind: str, problem: str) -> None:  # type: ignore[no-untyped-def]
+    # a check that builds the plotted equation: run where the model is built whole (check, report), which draw the plots
     variables = '["I", "B"]' if kind == "regime_map" else '["I"]'
-    error = _refused(write_model, f'quantity = "P"\nvariables = {variables}', kind, rhs="I*B")
+    path = _path(write_model, f'quantity = "P"\nvariables = {variables}', kind, rhs="I*B")
+    error = refused_whole(path)
     assert (error.where, error.problem) == ("plot p.kind", problem)
+    assert str(error).startswith(f"{path}: {error.where}: ") and "\n" not in str(error)
 
 
 @pytest.mark.parametrize("kind", list(plot_kinds.KINDS))
@@ -130,9 +133,9 @@ def test_each_kind_is_read_into_its_own_record(write_model) -> None:
     assert not hasattr(regimes, "series")
 
 
-def test_show_regimes_needs_a_bounded_quantity(write_model) -> None:
-    with pytest.raises(errors.ModelFileError, match=r"plot p\.show_regimes: 'P' has no regimes"):
-        _model(write_model, 'quantity = "P"\nvariables = ["I"]\nshow_regimes = true', rhs="I*B")
+def test_show_regimes_needs_a_bounded_quantity(write_model, refused_whole) -> None:  # type: ignore[no-untyped-def]
+    refused_whole(_path(write_model, 'quantity = "P"\nvariables = ["I"]\nshow_regimes = true', rhs="I*B"),
+                  match=r"plot p\.show_regimes: 'P' has no regimes")
 
 
 def test_check_command_reports_bad_plot(write_model, capsys: pytest.CaptureFixture[str]) -> None:

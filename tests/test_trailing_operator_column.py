@@ -28,12 +28,14 @@ def test_a_target_with_an_error_inside_keeps_pythons_column(cli) -> None:
     assert_one_line_refusal(code, out, err, "invalid syntax at column 7;")  # the second '*', 1-based
 
 
-def test_a_valid_when_ending_in_an_operator_names_the_column_where_it_ends(cli, write_model) -> None:
+def test_a_valid_when_ending_in_an_operator_names_the_column_where_it_ends(cli, write_model, refused_whole) -> None:
     assert len(CONDITION) == 17
     text = read_fixture("tiny").replace('rhs = "Min(P_peak, I*B)"', f'rhs = "Min(P_peak, I*B)"\nvalid_when = ["{CONDITION}"]')
     path = write_model(text)
-    with pytest.raises(errors.ExpressionError, match=r"valid_when.*invalid syntax at column 17, where the text ends"):
-        symgpu.load(path)
+    refused = refused_whole(path, errors.ExpressionError, r"valid_when.*invalid syntax at column 17, where the text ends")
+    with pytest.raises(errors.ExpressionError) as read:  # a question that reads the equation: the same message
+        symgpu.load(path).expression("P")
+    assert str(read.value) == str(refused)
     code, out, err = cli("check", str(path))
     assert code != 0
     assert f"cannot parse '{CONDITION}': invalid syntax at column 17, where the text ends" in out + err

@@ -30,11 +30,14 @@ def test_variant_inherits_symbols_presets_and_overrides_equations_by_id(write_mo
     assert variant.evaluate("P", preset="slow", I=10).to("TFLOP/s").magnitude == pytest.approx(10)
 
 
-def test_variant_is_unit_checked_on_its_own(write_model, tmp_path):
+def test_variant_is_unit_checked_on_its_own(write_model, tmp_path, refused_whole):
     write_model()
     (tmp_path / "tiny_capped.toml").write_text(VARIANT.replace("Min(P_peak/2, I*B)", "Min(P_peak/2, B)"))
-    with pytest.raises(errors.UnitMismatchError, match=r"tiny_capped\.toml: equation attainable: arguments of 'Min\(B, P_peak/2\)' disagree"):
-        symgpu.load(tmp_path / "tiny_capped.toml")
+    refused = refused_whole(tmp_path / "tiny_capped.toml", errors.UnitMismatchError,
+                            r"tiny_capped\.toml: equation attainable: arguments of 'Min\(B, P_peak/2\)' disagree")
+    with pytest.raises(errors.UnitMismatchError) as read:  # and by a question that reads the equation
+        symgpu.load(tmp_path / "tiny_capped.toml").expression("P")
+    assert str(read.value) == str(refused)
 
 
 def test_unknown_base_model_is_a_clear_error(tmp_path):

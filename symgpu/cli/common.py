@@ -44,12 +44,13 @@ def add_unit_options(parser: argparse.ArgumentParser, what: str = "the result") 
                         help="clock that turns cycles into time for --unit, e.g. '1.3 GHz' (default: the preset's clock)")
 
 
-def load_model(name: str) -> Any:
-    """Load a model for a command (errors propagate to :func:`main` as exit code 2); warn on
+def load_model(name: str, *, whole: bool = False) -> Any:
+    """Load a model for a command (errors propagate to :func:`main` as exit code 2): for a question, each equation
+    built and checked when first read; ``whole``, every part built and checked now (:func:`symgpu.api.load`). Warn on
     stderr when the id names several files (a user model with a bundled model's id is hidden), and
     when a base it extends is read from a file beside it that its id does not load by itself
     (:func:`loader.unlike_by_id`: a user copy of a bundled base, which `list` calls hidden)."""
-    model = api.load(name)
+    model = api.load(name, whole=whole)
     if "/" not in name and os.sep not in name and not name.endswith(".toml"):
         hidden = loader.shadowed(name)
         if hidden:

@@ -48,8 +48,9 @@ def setup(sub: Any) -> None:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    """symgpu show: a model's symbols, equations and presets."""
-    model = load_model(args.model)
+    """symgpu show: a model's symbols, equations and presets (every part read: built and checked whole, so a
+    defect stops it before it prints anything)."""
+    model = load_model(args.model, whole=True)
     d = model.definition
     print(f"{model.id}: {d.title}")
     print()
@@ -96,7 +97,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     failed = 0
     for name in names:
         try:
-            model = api.load(name)
+            model = api.load(name, whole=True)
         except errors.UsageError:
             raise
         except errors.ModelFileError as exc:
@@ -173,8 +174,9 @@ def occupancy_determined(model: Any, values: dict[str, pint.Quantity]) -> set[st
     """The names --occupancy fixes: the symbols it gives (``values``) and the quantities defined as
     exactly one of them (Hong & Kim's N = Active_warps_per_SM)."""
     names = set(values)
-    aliases = {name for name, eq in model.defining.items() if not eq.cases and isinstance(eq.rhs, sympy.Symbol) and str(eq.rhs) in names}
-    return names | aliases if names else set()
+    if not names:
+        return set()  # no equation read (a question's model builds each equation when first read)
+    return names | {name for name, eq in model.defining.items() if not eq.cases and isinstance(eq.rhs, sympy.Symbol) and str(eq.rhs) in names}
 
 
 def cmd_eval(args: argparse.Namespace) -> int:

@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         raise errors.UsageError("--models applies to --all (give the one model as the argument)")
     if args.jobs is not None:
         raise errors.UsageError("--jobs applies to --all (one model's report is rendered in this process)")
-    model = common.load_model(args.model)
+    model = common.load_model(args.model, whole=True)
     target = _output_folder(args.output) if args.output else default_folder(model)
     where = f"-o {args.output or str(target)!r}: cannot write the report there"
     try:
@@ -221,7 +221,7 @@ def _render_model(model_id: str, formats: tuple[str, ...], templates: str | None
         errors.UsageError: a template problem (every report would fail alike).
     """
     try:
-        model = api.load(model_id)
+        model = api.load(model_id, whole=True)
     except errors.SymgpuError as exc:
         return _Outcome({}, 1, f"FAIL {model_id}: does not load, skipped: {exc}", broken=True)
     try:

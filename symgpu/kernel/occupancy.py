@@ -124,7 +124,7 @@ def _fmt(value: pint.Quantity) -> str:
 
 
 def _load(model: Any) -> Any:
-    return catalog.load(model, Model) if isinstance(model, str) else model
+    return catalog.load(model, Model, whole=False) if isinstance(model, str) else model
 
 
 def occupancy_model() -> Any:

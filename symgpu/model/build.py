@@ -12,8 +12,9 @@ import sympy
 from symgpu import arguments, errors, suggest, units
 from symgpu.memo import MemoFamily, Tally
 from symgpu.units import dimensions, literal_units
-from symgpu.model import check_record, expressions, literal_constants, plot_requests, printing, substitution
+from symgpu.model import check_record, expressions, lazy_build, literal_constants, plot_requests, printing, substitution
 from symgpu.model import schema
+from symgpu.model.chains import Chains
 from symgpu.model.checks import ModelChecks
 from symgpu.model.plot_kinds import PlotEntry
 from symgpu.model.records import Case, Equation, LazyEquations, ValidationInputs
@@ -32,8 +33,6 @@ _REACHABLE: MemoFamily[str, frozenset[str]] = MemoFamily("model.build.reachable"
 _BUILT = Tally("model.build.models")
 #: models whose dimensions and validation cases were checked (not where a record says their definition passed)
 _CHECKED = Tally("model.build.checked")
-#: Most equations in one chain, each using the next (c1 = c0 + L_F, c2 = c1 + L_F, ...): see ``Model._check_acyclic``.
-MAX_CHAIN = 250
 
 
 class Model(ModelChecks):
@@ -46,9 +45,12 @@ class Model(ModelChecks):
 
     Args:
         definition: the record produced by :func:`symgpu.model.loader.read_definition`.
+        whole: build and check every part now (``check``, ``validate``, the reports). False (a question's load), with
+            no record that the definition passed: each equation built and checked when first read, with those it is
+            defined through (:mod:`symgpu.model.lazy_build`); constants, presets, requests and tables checked now.
     """
 
-    def __init__(self, definition: schema.ModelDefinition) -> None:
+    def __init__(self, definition: schema.ModelDefinition, *, whole: bool = True) -> None:
         _BUILT.add()
         self.definition = definition
         self.id = definition.id
@@ -58,16 +60,16 @@ class Model(ModelChecks):
         self.units: dict[str, pint.Unit] = {}
         self._dims: dict[sympy.Symbol, Any] = {}
         self._build_symbols()
-        # a definition that passed every check before (a record in the store): the checks are skipped, and
-        # where it made no literal constant its equations are built when first read
-        kept = check_record.recall(definition)
-        checked = kept is not None
+        kept = check_record.recall(definition)  # a record that the definition passed every check: they are skipped
         #: each equation by id, and by the symbol it defines, in file order
         self.equations: Mapping[str, Equation]
         self.defining: Mapping[str, Equation]
         #: the bare literals of the equations read in a scaled unit, made constants (:mod:`symgpu.model.literal_constants`)
         self.literal_constants: tuple[literal_constants.LiteralConstant, ...] = ()
-        self._build_equations(lazy=kept == check_record.PASSED)
+        # checked: the whole-model checks passed before (a record), or are left to the paths that build whole
+        # (a cold model built for a question, each equation checked when read: :mod:`symgpu.model.lazy_build`)
+        read_lazily = self._build_equations(kept, whole)
+        checked = kept is not None or read_lazily
         #: names of the symbols defined by equations, in file order
         self.quantities: tuple[str, ...] = tuple(self.defining)
         if not checked:
@@ -82,7 +84,7 @@ class Model(ModelChecks):
         self._build_presets()
         if not checked:
             self._check_validation()  # else read when first asked for (:attr:`validation_inputs`)
-        self._check_derivations(checked)
+        self._check_derivations(kept is not None)
         self._check_tables()
         #: the ``[[plots]]`` entries, each read into its kind's record (:mod:`symgpu.model.plot_kinds`)
         self.plots: tuple[PlotEntry, ...] = plot_requests.read(self, checked=checked)
@@ -109,35 +111,82 @@ class Model(ModelChecks):
         """Parse an expression string of this model (declared symbols only)."""
         return expressions.parse_expression(text, self.symbols, path=self.path, where=where, boolean=boolean)
 
-    def _build_equations(self, lazy: bool) -> None:
-        """Build every equation (checking each) or, ``lazy`` (a record says this definition passed every check and
-        made no literal constant), each equation when first read (:class:`~symgpu.model.records.LazyEquations`)."""
-        literals = literal_constants.Literals(dict(self.units))
-        self._literals = literals
-        if lazy:
-            built: dict[str, Equation] = {}
-            by_id = {eq.id: eq for eq in self.definition.equations}
+    def _build_equations(self, kept: str | None, whole: bool) -> bool:
+        """Build the equations: each when first read (:class:`~symgpu.model.records.LazyEquations`) where a record
+        says this definition passed every check and made no literal constant (``kept``), or, not ``whole``, where no
+        record says so but no equation makes a literal constant (:mod:`symgpu.model.lazy_build`: each checked as
+        read); else every one now, checked as built (literal constants made). True for the second (the whole-model
+        checks are left to the paths that build models whole)."""
+        self._literals = literal_constants.Literals(dict(self.units))
+        by_id = {eq.id: eq for eq in self.definition.equations}
+        built: dict[str, Equation] = {}
+        if kept == check_record.PASSED:
             self.equations = LazyEquations(by_id, built, self._equation)
             self.defining = LazyEquations({eq.defines: eq for eq in by_id.values()}, built, self._equation)
-            return
+            return False
+        if kept is None and not whole:
+            seen: dict[str, str] = {}
+            for eq in self.definition.equations:
+                self._check_defines(eq, seen)
+            prebuilt = self._built_if_no_literal()
+            if prebuilt is not None:
+                def build(eq: schema.EquationDefinition) -> Equation:
+                    equation = prebuilt.pop(eq.id, None) or self._equation(eq)
+                    self._check_units(equation)
+                    return equation
+
+                by_defines = {eq.defines: eq for eq in by_id.values()}
+                cold = lazy_build.ColdEquations(by_defines, built, build, self.fail, self._all_read)
+                self.equations = LazyEquations(by_id, built, cold.read)
+                self.defining = LazyEquations(by_defines, built, cold.read)
+                return True
+            self._literals = literal_constants.Literals(dict(self.units))
         equations: dict[str, Equation] = {}
         defining: dict[str, Equation] = {}
         self.equations, self.defining = equations, defining
+        defined: dict[str, str] = {}
         for eq in self.definition.equations:
-            where = f"equation {eq.id}"
-            if eq.defines not in self.symbols:
-                raise self.fail(f"{where}.defines", f"undeclared symbol '{eq.defines}'", f"declare it under [symbols.{eq.defines}]")
-            if self.symbol_definitions[eq.defines].role == "constant":
-                raise self.fail(f"{where}.defines", f"'{eq.defines}' is a constant and cannot be defined by an equation")
-            if eq.defines in defining:
-                other = defining[eq.defines].id
-                raise self.fail(where, f"'{eq.defines}' is already defined by equation {other}", "give the alternative form its own symbol (e.g. a suffixed name)")
-            equation = self._equation(eq, literals)
+            self._check_defines(eq, defined)
+            equation = self._equation(eq, self._literals)
             equations[eq.id] = equation
             defining[eq.defines] = equation
-        self.literal_constants = literals.constants()
+        self.literal_constants = self._literals.constants()
         for constant in self.literal_constants:
             self._declare_constant(constant)
+        return False
+
+    def _all_read(self) -> None:
+        """Every equation of a model built for a question is read and checked: the whole build's checks left (validation,
+        plots) run, and where they pass its record is kept; where one fails, none is, and the question goes on."""
+        if "plots" not in self.__dict__:
+            return  # still being built (nothing it builds reads an equation)
+        try:
+            self._check_validation()
+            plot_requests.read(self)
+        except errors.ModelFileError:
+            return
+        _CHECKED.add()
+        check_record.remember(self.definition, False)
+
+    def _check_defines(self, eq: schema.EquationDefinition, seen: dict[str, str]) -> None:
+        """The symbol ``eq`` defines is declared, no constant, and not defined by an equation before it (``seen``:
+        the symbols defined so far, each by its equation's id; ``eq``'s added)."""
+        where = f"equation {eq.id}"
+        if eq.defines not in self.symbols:
+            raise self.fail(f"{where}.defines", f"undeclared symbol '{eq.defines}'", f"declare it under [symbols.{eq.defines}]")
+        if self.symbol_definitions[eq.defines].role == "constant":
+            raise self.fail(f"{where}.defines", f"'{eq.defines}' is a constant and cannot be defined by an equation")
+        if eq.defines in seen:
+            raise self.fail(where, f"'{eq.defines}' is already defined by equation {seen[eq.defines]}", "give the alternative form its own symbol (e.g. a suffixed name)")
+        seen[eq.defines] = eq.id
+
+    def _built_if_no_literal(self) -> dict[str, Equation] | None:
+        """The equations that :func:`lazy_build.may_make_literal` cannot clear, built in file order as the whole
+        build builds them, by id, where none made a literal constant; None where one did."""
+        scaled = {name for name, unit in self.units.items() if not literal_units.same_scale(literal_units.unit_scale(unit), 1.0)}
+        prebuilt = {eq.id: self._equation(eq, self._literals) for eq in self.definition.equations
+                    if lazy_build.may_make_literal(eq, self.symbols, scaled)}
+        return None if self._literals.constants() else prebuilt
 
     def _equation(self, eq: schema.EquationDefinition, literals: literal_constants.Literals | None = None) -> Equation:
         """One equation built and checked; its bare literals read in a scaled unit made constants of ``literals``
@@ -296,40 +345,12 @@ class Model(ModelChecks):
                         "correct the condition, or the symbol's declared assumptions")
 
     def _check_acyclic(self) -> None:
-        """Refuse equations that form a cycle, or a chain of more than :data:`MAX_CHAIN` equations
-        each using the next (substitution, evaluation and the derivations walk such a chain one
-        level at a time). Iterative: a long chain in any file order costs no recursion here."""
-        state: dict[str, int] = {}
-        depth: dict[str, int] = {}
-        uses = {name: sorted((s.name for s in eq.rhs.free_symbols if s.name in self.defining), reverse=True)
-                for name, eq in self.defining.items()}
-        for start in self.defining:
-            if state.get(start) == 2:
-                continue
-            trail: list[str] = [start]
-            pending: list[list[str]] = [list(uses[start])]
-            state[start] = 1
-            while trail:
-                if pending[-1]:
-                    name = pending[-1].pop()
-                    if state.get(name) == 2:
-                        continue
-                    if state.get(name) == 1:
-                        loop = trail[trail.index(name):] + [name]
-                        raise self.fail(f"equation {self.defining[name].id}", f"equations form a cycle: {' -> '.join(loop)}",
-                                        "an implicit relation must keep one side as an input symbol (see the fixed-point derivation)")
-                    state[name] = 1
-                    trail.append(name)
-                    pending.append(list(uses[name]))
-                    continue
-                done = trail.pop()
-                pending.pop()
-                state[done] = 2
-                depth[done] = 1 + max((depth[u] for u in uses[done]), default=0)
-                if depth[done] > MAX_CHAIN:
-                    raise self.fail(f"equation {self.defining[done].id}",
-                                    f"'{done}' is defined through a chain of {depth[done]} equations, each using the next (limit {MAX_CHAIN})",
-                                    "write the chain's result in fewer steps (e.g. a closed form of the sum)")
+        """Refuse equations that form a cycle, or a chain of more than :data:`~symgpu.model.chains.MAX_CHAIN` equations each using the
+        next (:class:`~symgpu.model.chains.Chains`, from every quantity in file order)."""
+        defining = self.defining
+        chains = Chains(lambda name: (s.name for s in defining[name].rhs.free_symbols if s.name in defining),
+                        lambda name: defining[name].id, self.fail)
+        chains.check(defining)
 
     # ------------------------------------------------------------------ queries
     @property

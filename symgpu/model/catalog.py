@@ -12,8 +12,10 @@ from symgpu.model import build, loader
 M = TypeVar("M", bound=build.Model)
 
 
-def load(id_or_path: str | os.PathLike[str], cls: type[M]) -> M:
-    """Load, build and check a model as an instance of ``cls`` (a :class:`~symgpu.model.Model`).
+def load(id_or_path: str | os.PathLike[str], cls: type[M], *, whole: bool) -> M:
+    """Load, build and check a model as an instance of ``cls`` (a :class:`~symgpu.model.Model`): ``whole``, every
+    part of it now (``symgpu check``, ``validate``, the reports); else, for a question, each equation when first
+    read (:class:`~symgpu.model.Model`'s ``whole``).
 
     The returned object is shared between callers and must be treated as read-only.
 
@@ -22,9 +24,9 @@ def load(id_or_path: str | os.PathLike[str], cls: type[M]) -> M:
         errors.ModelFileError: the file is invalid, unsafe or dimensionally inconsistent.
     """
     path = loader.resolve(id_or_path).resolve()
-    return cast(M, _load_cached(path, path.stat().st_mtime_ns, cast(Any, cls)))
+    return cast(M, _load_cached(path, path.stat().st_mtime_ns, cast(Any, cls), whole))
 
 
 @memoised("model.catalog.loaded", 64)
-def _load_cached(path: Path, mtime: int, cls: Any) -> Any:
-    return cls(loader.read_definition(path))
+def _load_cached(path: Path, mtime: int, cls: Any, whole: bool) -> Any:
+    return cls(loader.read_definition(path), whole=whole)

@@ -13,7 +13,9 @@ builds each equation when first read (a question builds only the ones it uses).
 The record is data: its body is :data:`PASSED` or :data:`PASSED_WITH_LITERALS`, compared exactly; anything else, or no
 record (the cache off, another engine, an edited file), is the cold path, which runs every check and
 gives the same errors. Only a model that passed every check is remembered (written with the next
-:func:`symgpu.store.flush`, like the parsed file: loading never writes).
+:func:`symgpu.store.flush`, like the parsed file: loading never writes): one built whole, or one built for a question
+(:mod:`symgpu.model.lazy_build`) once every equation has been read and checked and the checks left (validation
+cases, plots) have passed too.
 """
 
 from __future__ import annotations

@@ -100,11 +100,11 @@ def comparison_report(models: Sequence[str] | None = None, *, alphas: Sequence[f
     """Render ``prior_models.md`` and its SVG plots (file name -> bytes), deterministically;
     with ``figures`` (the target folder's figure book), a plot drawn from unchanged inputs is
     kept as it is there, and the book is among the files (:mod:`symgpu.report.figure_digests`)."""
-    reference = api.load(REFERENCE)
+    reference = api.load(REFERENCE, whole=True)
     studies = []
     files: dict[str, bytes] = {}
     for model_id in models or prior_models():
-        prior = api.load(model_id)
+        prior = api.load(model_id, whole=True)
         if QUANTITY not in prior.defining:
             continue
         study = study_model(reference, prior, alphas=alphas)

@@ -80,7 +80,7 @@ def build_context(example: Example = EXAMPLE) -> dict[str, Any]:
     source = kernel_source(raw.decode("utf-8", errors="replace"), example.kernel)
     kernel = kernel_resources.select(kernel_resources.read(root / example.usage), example.kernel, example.cc_preset)
     occ = answer.answer(kernel, example.cc_preset, example.threads)
-    model = api.load(example.model)
+    model = api.load(example.model, whole=True)
     table = mapping.load(model)
     launch = ncu.select(ncu.read(root / example.profile), example.kernel, None)
     derived = mapping.derive(table, model, launch, example.cc_preset)

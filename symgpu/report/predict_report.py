@@ -53,7 +53,7 @@ def _stats(s: accuracy.ErrorStats) -> dict[str, Any]:
 def _worst(row: KernelRow, p: Prediction, error: float, position: int) -> dict[str, Any]:
     """A worst row with the binding limiters at its point (evaluate.active's rule)."""
     a = assign(row)
-    model = api.load(a.model)
+    model = api.load(a.model, whole=True)
     limits = explain.bindings(model, f"{a.gpu}+{EFFICIENCY}", dict(a.inputs))
     return {"position": position, "row": row.index, "operator": row.operator, "device": row.device, "kernel": row.kernel[:60],
             "measured_ms": row.latency_ms, "predicted_ms": p.latency_ms, "error_percent": 100 * error, "regime": p.regime,
