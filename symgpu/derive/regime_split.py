@@ -76,7 +76,9 @@ def _names(job: jobs._Job, stop: frozenset[str] = frozenset()) -> name_reads.Nam
         deps = [e.id for e in job.model.dependencies(job.quantity, stop_at=stop)] if job.quantity in job.model.defining else []
     except errors.UsageError:
         deps = []
-    ordered = [job.model.equations[i] for i in deps] + [e for e in job.model.equations.values() if e.id not in deps]
+    # an equation with neither limiters nor cases names nothing: not read (a question's model builds only what it reads)
+    naming = [d.id for d in job.model.definition.equations if d.limiters or d.cases]
+    ordered = [job.model.equations[i] for i in deps if i in naming] + [job.model.equations[i] for i in naming if i not in deps]
     reached = frozenset(deps)
     own: set[sympy.Basic] = set()  # case values named by a case of an equation the quantity reads
     for equation in ordered:

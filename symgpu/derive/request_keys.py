@@ -58,7 +58,7 @@ def view(model: Model, text: str) -> str:
     symbols, equations = reached(model, text)
     presets = sorted(set(_NAME.findall(text)) & set(model.presets))
     lines = [repr((d.name, d.unit, d.role, d.assumptions, d.value)) for n, d in model.symbol_definitions.items() if n in symbols]
-    lines += [repr(e.definition) for e in model.equations.values() if e.id in equations]
+    lines += [repr(d) for d in model.definition.equations if d.id in equations]
     lines += [f"preset {p}: " + repr(sorted((k, repr(v)) for k, v in model.presets[p].items())) for p in presets]
     return "\n".join(lines)
 
@@ -73,21 +73,23 @@ def reached(model: Model, text: str) -> tuple[frozenset[str], frozenset[str]]:
     anywhere = set(_UNSCOPED.findall(text))
     symbols: set[str] = names & set(model.symbols)
     equations: set[str] = set()
-    for equation in model.equations.values():
-        limiters = {n for n, _ in equation.definition.limiters}
-        cases = {c.id for c in equation.definition.cases}
-        if equation.id in names or anywhere & limiters or names & cases:
-            equations.add(equation.id)
+    definitions = {d.id: d for d in model.definition.equations}  # the records alone: no equation is built to be read
+    defining = {d.defines: d for d in definitions.values()}
+    for definition in definitions.values():
+        limiters = {n for n, _ in definition.limiters}
+        cases = {c.id for c in definition.cases}
+        if definition.id in names or anywhere & limiters or names & cases:
+            equations.add(definition.id)
     known = set(model.symbols)
     open_equations, open_symbols = sorted(equations), sorted(symbols)
     while open_equations or open_symbols:
         if open_symbols:
-            defining = model.defining.get(open_symbols.pop())
-            if defining is not None and defining.id not in equations:
-                equations.add(defining.id)
-                open_equations.append(defining.id)
+            found_definition = defining.get(open_symbols.pop())
+            if found_definition is not None and found_definition.id not in equations:
+                equations.add(found_definition.id)
+                open_equations.append(found_definition.id)
             continue
-        for found in set(_NAME.findall(_expressions(model.equations[open_equations.pop()].definition))) & known:
+        for found in set(_NAME.findall(_expressions(definitions[open_equations.pop()]))) & known:
             if found not in symbols:
                 symbols.add(found)
                 open_symbols.append(found)
