@@ -381,8 +381,10 @@ class SignReasoner:
     def tidy(self, condition: Any, var: sympy.Symbol | None = None) -> Any:
         """A readable equivalent of a relational: positive factors cancelled, solved for ``var``
         when it enters linearly with a coefficient of known sign, terms moved to their sides. Multiplied through by a
-        denominator of no proved sign, a relation ``<=``/``>=`` says each of its factors not proved nonzero is nonzero
-        (where one is 0 the relation has no value, and ``0 <= 0`` would hold)."""
+        denominator of no proved sign, a relation ``<=``/``>=`` has an input declared nonnegative in it divided out (at
+        its 0 the relation reads as its limit from above, as the evaluation reads it) and says each other factor not
+        proved nonzero is nonzero (where one is 0 the relation has no value, and ``0 <= 0`` would hold); ``<``/``>``
+        hold nowhere it is 0, as before."""
         if not isinstance(condition, sympy.core.relational.Relational) or isinstance(condition, (sympy.Eq, sympy.Ne)):
             return condition
         key = (condition, var)
@@ -411,16 +413,31 @@ class SignReasoner:
         sd = self.sign(den)
         if sd == -1:
             op = _flip(op)
+        elif sd is None and op not in (sympy.GreaterThan, sympy.LessThan):
+            num = num * den  # same sign as num/den where den != 0; where it is 0, 0 < 0 and 0 > 0 do not hold
         elif sd is None:
-            num = num * den  # same sign as num/den where den != 0
-            if op in (sympy.GreaterThan, sympy.LessThan):  # where den = 0, num/den has no value and the relation does
-                # not hold, but num*den = 0 satisfies <= and >=: each factor of den not proved nonzero is said nonzero
-                # (Volkov's loaded latency over b at x = 0: its issue bound's condition x*P <= x*Q held there vacuously)
-                nonzero = [self.back(f) for f in sympy.Mul.make_args(forms.factored(den))
-                           if not f.is_number and self.sign(self.back(f)) not in (1, -1)]
-                if nonzero:
-                    return _strict_where_nonzero(self._tidy_product(op, num, var), nonzero)
+            # same sign as num/den where den != 0. Where a factor of den is 0, num/den has no value, but num*den = 0 would
+            # satisfy <= and >= whatever num (Volkov's loaded latency over b at x = 0: its issue bound's condition
+            # x*P <= x*Q held vacuously). An input declared nonnegative is divided out: at its 0 the relation reads as
+            # its limit from above, as the evaluation reads a nonnegative input a Min divides by (mem_thru <=
+            # alu_thru/alpha at alpha = 0: alpha*mem_thru <= alu_thru); any other factor not proved nonzero is said nonzero
+            kept, nonzero = [], []
+            for factor in sympy.Mul.make_args(forms.factored(den)):
+                if factor.is_number or self.sign(self.back(factor)) in (1, -1) or not self._nonnegative_input(factor):
+                    kept.append(factor)
+                    if not factor.is_number and self.sign(self.back(factor)) not in (1, -1):
+                        nonzero.append(self.back(factor))
+            num = num * sympy.Mul(*kept)
+            if nonzero:
+                return _strict_where_nonzero(self._tidy_product(op, num, var), nonzero)
         return self._tidy_product(op, num, var)
+
+    def _nonnegative_input(self, factor: sympy.Expr) -> bool:
+        """Is ``factor`` a symbol declared nonnegative (not positive), or a power of one?"""
+        base = factor.base if isinstance(factor, sympy.Pow) and factor.exp.is_positive else factor
+        base = self.back(base)
+        return isinstance(base, sympy.Symbol) and any(symbol == base and "nonnegative" in words
+                                                     for symbol, words in self.declared.symbols)
 
     def _tidy_product(self, op: type, num: sympy.Expr, var: sympy.Symbol | None) -> Any:
         """``num OP 0`` tidied: factors of known sign stripped, solved for ``var`` where it enters linearly with a

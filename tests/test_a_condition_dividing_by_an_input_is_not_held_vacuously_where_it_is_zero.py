@@ -1,5 +1,7 @@
 """A condition that divides by an input that may be 0, tidied into a polynomial relation (multiplied through by the
-denominator), does not hold where that input is 0, where the relation has no value: it is not read as ``0 <= 0``.
+denominator), is not read as ``0 <= 0`` where it is 0: ``<=``/``>=`` over an input declared nonnegative reads as its
+limit from above there (as the evaluation reads a nonnegative input a Min divides by), over anything else says it is
+nonzero; ``<``/``>`` do not hold there.
 
 The differential tester's seed 223 found ``extremum volkov_2016 memory_throughput_loaded_2term --over b --max``,
 asked without a point and evaluated at ``x = 0`` (the attained throughput, declared nonnegative), giving 0.8
@@ -42,18 +44,33 @@ def _reasoner() -> tuple[SignReasoner, sympy.Symbol, sympy.Symbol]:
     return SignReasoner(Declared(symbols=((x, frozenset({"nonnegative"})), (y, frozenset({"positive"}))))), x, y
 
 
-def test_a_tidied_condition_over_a_divisor_that_may_be_zero_does_not_hold_where_it_is_zero():
+def test_a_non_strict_condition_over_a_nonnegative_input_reads_its_limit_from_above_at_its_zero():
     reasoner, x, y = _reasoner()
     for relation in (sympy.GreaterThan(-y / x, -1), sympy.LessThan(y / x, 1), sympy.GreaterThan(y / x, 1),
-                     sympy.LessThan(-y / x, -1), sympy.StrictGreaterThan(1 - y / x, 0), sympy.LessThan(y / (x - 1), 2)):
+                     sympy.LessThan(-y / x, -1)):
         tidied = reasoner.tidy(relation)
-        zero = 1 if relation.has(x - 1) else 0
-        for y_value in (sympy.Rational(1, 3), 1, 7):  # where the divisor is 0 the relation has no value: it does not hold
+        for y_value in (sympy.Rational(1, 3), 1, 7):
+            # as x -> 0+, -y/x and y/x run to -oo and +oo: each relation's truth there is that of its sign
+            limit = bool(relation.subs(y, y_value).subs(x, sympy.Rational(1, 10**30)))
+            assert bool(tidied.subs({x: 0, y: y_value})) == limit, (relation, tidied, y_value)
+        _same_where_defined(relation, tidied, x, y)
+
+
+def test_a_strict_condition_or_one_over_another_divisor_does_not_hold_where_the_divisor_is_zero():
+    reasoner, x, y = _reasoner()
+    for relation, zero in ((sympy.StrictGreaterThan(1 - y / x, 0), 0), (sympy.StrictLessThan(y / x, 3), 0),
+                           (sympy.LessThan(y / (x - 1), 2), 1), (sympy.GreaterThan(y / (x - 1), 2), 1)):
+        tidied = reasoner.tidy(relation)
+        for y_value in (sympy.Rational(1, 3), 1, 7):  # the relation has no value there: it does not hold
             assert tidied.subs({x: zero, y: y_value}) in (sympy.false, False), (relation, tidied, y_value)
-        for x_value in (sympy.Rational(1, 7), sympy.Rational(3, 2), 2, 30):  # elsewhere the tidied condition is the relation
-            for y_value in (sympy.Rational(1, 3), 2, 30):
-                at = {x: x_value, y: y_value}
-                assert bool(tidied.subs(at)) == bool(relation.subs(at)), (relation, tidied, at)
+        _same_where_defined(relation, tidied, x, y)
+
+
+def _same_where_defined(relation: sympy.Basic, tidied: sympy.Basic, x: sympy.Symbol, y: sympy.Symbol) -> None:
+    for x_value in (sympy.Rational(1, 7), sympy.Rational(3, 2), 2, 30):  # where it has a value, the tidied condition is it
+        for y_value in (sympy.Rational(1, 3), 2, 30):
+            at = {x: x_value, y: y_value}
+            assert bool(tidied.subs(at)) == bool(relation.subs(at)), (relation, tidied, at)
 
 
 def test_a_nonnegative_factor_of_the_numerator_is_kept_where_the_relation_holds_at_its_zero():
