@@ -212,9 +212,8 @@ def load(id_or_path: str | os.PathLike[str], *, cache: bool = True, whole: bool 
     the equations it is defined through (a dimension mismatch, a cycle, fails there with the message a whole check
     gives); constants, presets, derivation requests and tables are checked when it loads. ``whole=True`` builds
     and checks every part now, as ``symgpu check`` does, so a defect in a part no question read is found too.
- Loading reads the on-disk cache (parsed
-    files, Min/Max verdicts) unless ``cache`` is False or the cache is off, and never writes to
-    it: what it found is written by :func:`symgpu.store.flush` (the command line does so after
+    Loading reads the on-disk cache (parsed files, Min/Max verdicts) unless ``cache`` is False or the cache is
+    off, and never writes to it: what it found is written by :func:`symgpu.store.flush` (the command line does so after
     a command's work) or with the next derived result kept there.
 
     Raises:

@@ -26,7 +26,7 @@ sys.path.insert(0, str(HOSTILE))
 import driver  # noqa: E402
 import make_corpus  # noqa: E402
 
-ROW = re.compile(r"^\| `(?P<file>[^`]+)` \| (?P<attack>.+) \| `(?P<key>[^`]+)` \| (?P<eval>fails) \|$")
+ROW = re.compile(r"^\| `(?P<file>[^`]+)` \| (?P<attack>.+) \| `(?P<key>[^`]+)` \| (?P<eval>fails|answers) \|$")
 ROWS = [m.groupdict() for m in map(ROW.match, (HOSTILE / "README.md").read_text(encoding="utf-8").splitlines()) if m]
 BASE = "hostile_base"
 
@@ -67,10 +67,13 @@ def test_hostile_file_is_refused_by_every_command_naming_file_and_key(results, r
     run = results[row["file"]]
     assert run["status"] == "done", f"{row['file']}: {run['status']} (hang or killed past the CPU/memory cap)"
     assert not run["canary"], f"{row['file']}: a payload ran"
-    expected = {"check": 1, "eval": 2, "report": 2}
+    # eval "answers": the attack is in a part eval's quantity does not read, which a question's model never parses
+    expected = {"check": 1, "eval": 0 if row["eval"] == "answers" else 2, "report": 2}
     for name, command in run["commands"].items():
         text = command["out"] + command["err"]
         assert command["code"] == expected[name], f"{name}: exit {command['code']}: {text[-600:]}"
         assert "Traceback" not in text and "internal error" not in text
         if command["code"]:
             assert row["file"] in text and row["key"] in text, f"{name}: {text[-600:]}"
+        else:  # Min(100 TFLOP/s, 10 FLOP/B * 2 TB/s) = 20 TFLOP/s, as the base model gives
+            assert command["out"].strip() == "P = 2e+13 FLOP/s", f"{name}: {text[-600:]}"

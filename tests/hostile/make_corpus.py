@@ -141,7 +141,10 @@ ranges = {{ I = {toml(f["plot_range"])} }}
 
 
 Entry = tuple[str, str, str, str, Callable[[str], "str | bytes"]]
-#: (file, what it attacks, key the messages must name, eval: "fails" (every command refuses the file), text)
+#: (file, what it attacks, key the messages must name, eval: "fails" (every command refuses the file) or UNREAD, text)
+#: eval of P answers: the attack is in a part P does not read (the mode equation's cases, a validation case), which a
+#: question's model never parses (it builds only what it reads); check and report, which read every part, refuse it
+UNREAD = "answers"
 ENTRIES: list[Entry] = []
 
 
@@ -153,8 +156,8 @@ def _corpus() -> None:
     p = PAYLOADS
     for kind in ("import", "open", "lambda", "dunder", "eval", "comprehension"):
         entry(f"rhs_{kind}.toml", f"code payload ({kind}) in an equation rhs", "equation attainable.rhs", lambda s, k=kind: base(s, rhs=p[k]))
-    entry("case_when_payload.toml", "payload in a piecewise case condition", "equation mode case compute.when", lambda s: base(s, when=p["import"]))
-    entry("case_value_payload.toml", "payload (exec) in a piecewise case value", "equation mode case compute.value", lambda s: base(s, case_value=p["exec"]))
+    entry("case_when_payload.toml", "payload in a piecewise case condition", "equation mode case compute.when", lambda s: base(s, when=p["import"]), UNREAD)
+    entry("case_value_payload.toml", "payload (exec) in a piecewise case value", "equation mode case compute.value", lambda s: base(s, case_value=p["exec"]), UNREAD)
     entry("valid_when_payload.toml", "payload in valid_when", "equation attainable.valid_when", lambda s: base(s, valid_when=p["open"]))
     entry("limiter_payload.toml", "payload in a limiter", "equation attainable.limiters.compute", lambda s: base(s, limiter=p["import"]))
     entry("unit_payload.toml", "payload in a unit string", "[symbols.B].unit", lambda s: base(s, unit_B=p["import"]))
@@ -163,8 +166,8 @@ def _corpus() -> None:
     entry("preset_value_payload.toml", "payload in a preset value (pint would evaluate it)", "[presets.toy].values.P_peak", lambda s: base(s, peak=p["import"]))
     entry("preset_value_shell.toml", "shell substitution in a preset value", "[presets.toy].values.P_peak", lambda s: base(s, peak=p["shell"]))
     entry("preset_value_format.toml", "format-string payload in a preset value", "[presets.toy].values.P_peak", lambda s: base(s, peak=p["format"]))
-    entry("validation_input_payload.toml", "payload in a validation input", "validation c1.inputs.I", lambda s: base(s, inp=p["open"]))
-    entry("validation_expect_payload.toml", "payload in a validation expectation", "validation c1.expect.P", lambda s: base(s, expect=p["exec"]))
+    entry("validation_input_payload.toml", "payload in a validation input", "validation c1.inputs.I", lambda s: base(s, inp=p["open"]), UNREAD)
+    entry("validation_expect_payload.toml", "payload in a validation expectation", "validation c1.expect.P", lambda s: base(s, expect=p["exec"]), UNREAD)
     entry("extends_payload.toml", "payload in extends", "[model].extends", lambda s: base(s, extends=p["import"]))
     entry("based_on_payload.toml", "payload in a preset's based_on", "[presets.b].based_on",
           lambda s: base(s, extra=f'\n[presets.b]\ndescription = "b"\nsource = "toy"\nbased_on = {toml(p["import"])}\n'))
@@ -213,7 +216,7 @@ def _corpus() -> None:
     entry("preset_minus_inf.toml", "TOML -inf for a positive symbol", "[presets.toy].values.P_peak", lambda s: base(s, peak=float("-inf")))
     entry("preset_zero.toml", "zero for a positive symbol", "[presets.toy].values.P_peak", lambda s: base(s, peak="0 TFLOP/s"))
     entry("preset_negative.toml", "a negative value for a positive symbol", "[presets.toy].values.P_peak", lambda s: base(s, peak="-1 TFLOP/s"))
-    entry("validation_nan_input.toml", "TOML nan as a validation input", "validation c1.inputs.I", lambda s: base(s, inp=float("nan")))
+    entry("validation_nan_input.toml", "TOML nan as a validation input", "validation c1.inputs.I", lambda s: base(s, inp=float("nan")), UNREAD)
     entry("constant_nan.toml", "NaN as a constant's value", "[symbols.w].value", lambda s: base(s, const="nan thread/warp"))
     # identifiers
     entry("homoglyph_symbol.toml", "a second symbol 'fl\\u043eps' (Cyrillic o)", "[symbols.fl\\u043eps]",
