@@ -120,6 +120,8 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
         root = _closed_form_root(job, ctx, poly, x, lo, hi)
         if root is not None and degree == 1:
             root, why = _linear_in_domain(job, ctx, root, x, lo, hi, bool(bounds), at)
+    if root is not None and bounds and s != -1 and not at and not _min_rule_at_samples(g, x, root, tuple(bounds)):
+        root, why = None, f"Min(r, k) is not the fixed point at every sample of the inputs (g is not decreasing in {x} there)"
     if root is not None and at:
         pt = fixed_point_numeric.point(job, g, x, lo, hi, bounds, preset, values or {})
         value = results._evaluate(model, substitution.min_max(sympy.Min, (root, *bounds)) if bounds else root, preset, values or {}, model.unit_text(x.name))
@@ -345,3 +347,26 @@ def _inside_at_samples(root: sympy.Expr, lo: sympy.Expr, hi: sympy.Expr, closed:
             if seen >= samples:
                 break
     return seen > 0
+
+
+@memoised("derive.fixed_points.min_rule", 256)  # deterministic (its own seeded draws)
+def _min_rule_at_samples(g: sympy.Expr, x: sympy.Symbol, root: sympy.Expr, bounds: tuple[sympy.Expr, ...], samples: int = 24) -> bool:
+    """Is ``Min(r, k...)`` a fixed point of ``x = Min(g(x), k...)`` at every random sample of the positive parameters
+    (the draws :func:`_pick_root` makes) where it has a real value: ``r`` where ``r`` is the least, else ``g(k) >= k``
+    at the least bound ``k``? Where g was not proved decreasing, the Min argument is so checked before it is used."""
+    symbols = sorted((g.free_symbols - {x}) | root.free_symbols | set().union(*[b.free_symbols for b in bounds]), key=str)
+    rng = sample_points.Draws(20160101)
+    with mpmath.workdps(30):
+        for _ in range(samples):
+            values = {s: sympy.Float(mpmath.mpf(10) ** rng.uniform(-2, 2), 30) for s in symbols}
+            try:
+                r = sympy.N(root.xreplace(values), 30)
+                k = min((sympy.N(b.xreplace(values), 30) for b in bounds), key=lambda v: float(v))
+                if not (r.is_real and k.is_real) or r <= k:
+                    continue
+                image = sympy.N(g.xreplace(values).xreplace({x: k}), 30)
+            except (TypeError, ValueError, ZeroDivisionError):
+                continue
+            if image.is_real and image < k * (1 - sympy.Float(10) ** -20):
+                return False
+    return True
