@@ -5,7 +5,8 @@
 * a closed-form root outside the declared range is dropped, and with no bound left the question is refused naming the
   range (interval analysis's ``L_perthd`` over ``L_F``; Volkov's ``Latency_loaded_2term`` over ``b_2``);
 * ``x = Min(g(x), k)`` is ``Min(r, k)`` only where ``x - g(x)`` increases: where ``g`` increases faster than ``x`` the
-  bound is the fixed point (Volkov ILP's ``instruction_throughput`` over ``mem_thru``: 8/229, not 0);
+  bound is the fixed point (Volkov ILP's ``instruction_throughput`` over ``mem_thru``: 8/229, not 0); where nothing is
+  proved, in symbols only where it is a fixed point at every sample (Huang's bandwidth delay over ``mem_lat``);
 * at a preset that gives the variable a value, that value is no input of ``g`` (Volkov's ``Latency`` over ``mem_lat``;
   Huang GTO's ``NO_mem`` over ``mem_lat``);
 * ``x = quantity(x)`` on a whole range has no single answer;
@@ -92,6 +93,25 @@ def test_the_min_rule_holds_where_g_rises_slower_than_the_variable_and_not_where
             assert d.method.startswith("numeric")
             with pytest.raises(errors.DerivationError, match="needs a point"):
                 model.fixed_point("X", "x")  # no Min(r, cap) in symbols where g rises faster than x
+
+
+def test_the_min_rule_is_not_given_in_symbols_where_g_falls_below_the_bound_past_a_pole():
+    # Huang's bandwidth delay, Min(B/2, B**2/(2*(m - B))) in mem_lat = m, is valid only where rho = B/m < 1, i.e. m > B, and
+    # there it is at most B/2 < m: there is no fixed point. Min(r, B/2), with r = B*(1 + sqrt(3))/2 the quadratic's positive
+    # root, was given in symbols (the certificate caught it). Brute force on the evaluate path at kepler, n = 48: over
+    # m = 1e-3 .. 1e6 cycles, wherever the model gives a value, m - Q(m) > 0
+    model = symgpu.load("prior_huang_gto")
+    gaps = []
+    for m in (10.0 ** (k / 40) for k in range(-120, 241)):
+        try:
+            gaps.append(m - float(model.evaluate("Bandwidth_delay", preset="kepler", values={"n": 48.0, "mem_lat": m}).magnitude))
+        except errors.DomainError:
+            continue
+    assert len(gaps) > 100 and min(gaps) > 0
+    with pytest.raises(errors.DerivationError, match="needs a point"):
+        model.fixed_point("Bandwidth_delay", "mem_lat")
+    with pytest.raises(errors.DerivationError, match="no fixed point was found"):
+        model.fixed_point("Bandwidth_delay", "mem_lat", preset="kepler", values={"n": 48.0})
 
 
 def test_an_integer_variables_real_root_below_its_least_whole_value_is_no_answer():
