@@ -38,16 +38,20 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
                 values: Mapping[str, Any] | None = None, method: str = "auto", stop_at: Iterable[str] = (), omit: Iterable[Any] = ()) -> Derivation:
     """Solve the implicit relation ``variable = quantity(variable)``.
 
-    The quantity must be ``Min(g(x), k1, k2, ...)`` (or just ``g(x)``) with the ``k`` free of
-    ``x`` and ``g`` decreasing in ``x`` on the physical domain ``(0, first pole)``. Then the
-    fixed point is ``Min(r, k1, k2, ...)`` with ``r`` the root of ``x = g(x)`` in the domain.
-    When ``x = g(x)`` reduces to a polynomial of degree <= 2, ``r`` is in closed form
-    (rationalised so that it has no cancellation and holds at a vanishing leading
-    coefficient); otherwise (or with ``method="numeric"``) ``r`` is found numerically with
-    ``mpmath.findroot`` (Anderson's bracketing method), which needs a preset or values.
+    The quantity is ``Min(g(x), k1, k2, ...)`` (or just ``g(x)``) with the ``k`` free of ``x``. Where
+    ``x - g(x)`` increases on the physical domain ``(0, first pole)`` (``g`` decreasing, or rising
+    slower than ``x``: proved; or, where nothing is proved, ``Min(r, k...)`` a fixed point at every
+    sample, and at a point checked there), the fixed point is ``Min(r, k1, k2, ...)`` with ``r`` the
+    root of ``x = g(x)`` in the domain. When ``x = g(x)`` reduces to a polynomial of degree <= 2,
+    ``r`` is in closed form (rationalised so that it has no cancellation and holds at a vanishing
+    leading coefficient), a root outside the declared range dropped; otherwise (or with
+    ``method="numeric"``) the fixed points of the whole Min are found numerically at a preset or
+    values (:mod:`.fixed_point_numeric`), the variable's own value there no input of ``g``.
 
     Raises:
         errors.UsageError: ``method`` is neither ``"auto"`` nor ``"numeric"``.
+        errors.NoAnswerHere: no fixed point lies in the declared range, or every value is one.
+        errors.DerivationError: the numeric path needs a point, or finds no fixed point there.
     """
     if method not in ("auto", "numeric"):
         raise errors.UsageError(f"{model.id}: fixed_point method must be 'auto' (closed form where x = g(x) is a polynomial of "
