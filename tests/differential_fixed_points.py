@@ -5,10 +5,11 @@ variable on the evaluate path (:func:`scan`: the variable's grid at the point an
 answer, sign changes bisected by :func:`differential_oracle.zeros`).
 
 What the engine promises (``symgpu/derive/fixed_points.py``): for ``quantity = Min(g(x), k...)``
-with ``g`` decreasing on the domain, the one fixed point ``Min(r, k...)`` (in closed form where
-``x = g(x)`` is a polynomial of degree <= 2, else found numerically at a point); where its scan at the
-point finds several, the one stable fixed point (``|g'| < 1``: the iteration ``x <- g(x)`` settles
-there), refused where not exactly one is stable. So the judge asks:
+the one fixed point in the variable's declared range (``Min(r, k...)`` in closed form where
+``x - g(x)`` increases and ``x = g(x)`` is a polynomial of degree <= 2, else found numerically at a
+point, the bounds included); where its scan at the point finds several, the one stable fixed point
+(``|g'| < 1``: the iteration ``x <- g(x)`` settles there), refused where not exactly one is stable,
+where every value of a range is one, or where none lies in the declared range. So the judge asks:
 
 * the answer at the point is a finite admissible value of the variable where the quantity has a value
   and equals it within ``REL`` (for an integer variable, a real root between two whole values across

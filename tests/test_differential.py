@@ -34,15 +34,9 @@ _SPEC.loader.exec_module(differential)
 #: (op, model, quantity, variable) -> why its disagreement is known and not yet fixed. Every class of
 #: issue 25's table, and the new classes this tester found (tracebacks from SymPy's zoo, flat regimes,
 #: degenerate points, boundaries where a third regime binds, the exact tie of MWP_pw's departure and
-#: parallel-warp bounds, now named by evaluate.active's rule in the oracle too), is fixed and gone from this list.
-KNOWN: dict[tuple[str, str, str, str], str] = {
-    # derive/fixed_points.py: a closed-form root is not checked against the declared range (alu_ilp = alu_sat/2 at ilp = ilp_half:
-    # alu_sat = 0, declared positive); the numeric root puts the preset's own value of the variable into g (M = Min(MSHRs, ...)
-    # is MSHRs up to a bound: the preset's MSHRs = 128 answered as the one fixed point of a range)
-    ("fixed_point", "volkov_2016_h100", "alu_ilp", "alu_sat"): "engine: closed-form fixed point outside the declared range",
-    ("fixed_point", "volkov_2016_h100", "memory_throughput_loaded", "issue_thru"): "engine: closed-form fixed point outside the declared range",
-    ("fixed_point", "mdm_2019", "M", "MSHRs"): "engine: the preset's own value of the variable put into g",
-}
+#: parallel-warp bounds, now named by evaluate.active's rule in the oracle too), is fixed and gone from this list, as are the
+#: fixed-point engine's (a closed-form root outside the declared range, the preset's own value of the variable put into g).
+KNOWN: dict[tuple[str, str, str, str], str] = {}
 
 
 def test_300_random_questions_agree_with_brute_force_except_known_bug_classes():

@@ -6,7 +6,7 @@ also inside its own valid-when region, :mod:`.certify_region`), by brute force o
 solve's roots satisfy the relation and a scan of the variable's declared range (sign changes bisected, inside every
 ``valid_when``) finds no root the answer lacks; a boundary switches the regime (:func:`symgpu.evaluate.active.binding`
 differs on its two sides or at the boundary itself); no scanned point beats an extremum; evaluation tends to a limit; a
-fixed point's residual vanishes; a regime table gives the model's value (:mod:`.certify_regimes`). A failure raises
+fixed point lies in its variable's declared range and its residual vanishes (:mod:`.certify_fixed_point`); a regime table gives the model's value (:mod:`.certify_regimes`). A failure raises
 :class:`symgpu.errors.CertificateError` naming the check and the point (exit 1); where no check applies the certificate
 says why.
 """
@@ -22,8 +22,8 @@ import numpy as np
 import pint
 import sympy
 
-from symgpu import errors, units
-from symgpu.derive import certify_bound, certify_boundary, certify_region, certify_regimes, declared_range, result_form
+from symgpu import errors
+from symgpu.derive import certify_bound, certify_boundary, certify_fixed_point, certify_region, certify_regimes, declared_range, result_form
 from symgpu.derive.certify_path import (RESIDUAL, Asked, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _to_number, _unsettled,
                                         _scan_grid, _with, at_a_point, case_edges, sorted_unique)
 from symgpu.derive.certify_solve import _out_of_reach, _solve, _target_free_of_the_variable
@@ -479,22 +479,8 @@ def _exact_tail(model: Model, asked: Asked, point: _Point, xs: np.ndarray) -> np
     return None if any(v is None or v.imag != 0 for v in found) else np.asarray([v.real for v in found if v is not None])
 
 
-# ------------------------------------------------------------------------------ fixed point
-def _fixed_point(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> str | None:
-    unit = model.units[asked.variable]
-    x = _result_at(model, derivation, derivation.result, unit, point, {})
-    if not np.isfinite(x):
-        raise _fail(model, asked, point, f"the fixed point is {x}")
-    image = float(_quantity(model, asked, point, np.asarray(x)))
-    # the quantity may be in another unit of the same dimension as the variable
-    image = float(units.magnitude_in(units.registry().Quantity(image, model.units[asked.quantity]), unit))
-    if not abs(image - x) <= RESIDUAL * max(abs(x), 1e-300):
-        raise _fail(model, asked, point, f"{asked.variable} = {x:.10g} maps to {image:.10g}: the residual does not vanish")
-    return f"the residual {asked.variable} - {asked.quantity}({asked.variable}) vanishes (relative {abs(image - x) / max(abs(x), 1e-300):.1e})"
-
-
 _CHECKS: dict[str, Callable[[Model, Derivation, Asked, _Point], str | None]] = {
-    "solve": _solve, "boundary": certify_boundary.boundary, "extremum": _extremum, "limit": _limit, "fixed_point": _fixed_point,
+    "solve": _solve, "boundary": certify_boundary.boundary, "extremum": _extremum, "limit": _limit, "fixed_point": certify_fixed_point.fixed_point,
     "regimes": certify_regimes.regimes,
 }
 CHECKED_OPS = frozenset(_CHECKS)  #: the operations whose answers have a numeric check

@@ -128,6 +128,26 @@ def fixed_points(f: Callable[[Any], Any], slope: Callable[[Any], Any], where: Br
     return roots, points
 
 
+def with_bound(found: list[FixedPoint], f: Callable[[Any], Any], slope: Callable[[Any], Any], bound: Any, low: Any, high: Any) -> list[FixedPoint]:
+    """The fixed points of ``x = Min(g(x), K)`` (``K = bound``; None: no bound, ``found`` as it is) in ``(low, high)``
+    from ``found``, every root of ``x = g(x)`` there: ``x - Min(g(x), K) = Max(x - g(x), x - K)`` vanishes at a root
+    ``r <= K`` of ``x - g(x)``, and at ``K`` itself where ``x - g(x) <= 0`` there; nowhere else. ``K`` where ``g(K) > K``
+    has slope 0 (the Min is ``K`` around it: stable)."""
+    if bound is None:
+        return found
+    near = mpmath.mpf(10) ** -12 * max(abs(bound), mpmath.mpf(10) ** -300)
+    kept = [p for p in found if p.value <= bound + near]
+    if low < bound < high and not any(abs(p.value - bound) <= near for p in kept):
+        with mpmath.workdps(40):
+            try:
+                gap = mpmath.re(f(bound))
+            except (ValueError, ZeroDivisionError, TypeError):
+                gap = None
+            if gap is not None and mpmath.isfinite(gap) and gap <= mpmath.mpf(10) ** -25 * abs(bound):
+                kept.append(FixedPoint(bound, mpmath.mpf(0) if gap < 0 else mpmath.re(slope(bound))))
+    return sorted(kept, key=lambda p: p.value)
+
+
 def shown(value: Any, scale: sympy.Rational, unit: str) -> str:
     """A base-unit number in x's declared unit, for messages (``inf`` for an open end)."""
     if not mpmath.isfinite(value):

@@ -12,11 +12,10 @@ from symgpu import errors
 from symgpu.memo import memoised
 from symgpu.proofs import forms
 from symgpu.proofs import signs
-from symgpu.derive import at_point, declared_range, fixed_point_scan, results
+from symgpu.derive import at_point, declared_range, fixed_point_numeric, results
 from symgpu.derive import jobs, roots as root_finder
 from symgpu.derive import limits
 from symgpu.derive.derivation import Derivation
-from symgpu.evaluate import compiler, scaling
 from symgpu.model import substitution
 from symgpu.proofs import sample_points
 
@@ -39,16 +38,20 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
                 values: Mapping[str, Any] | None = None, method: str = "auto", stop_at: Iterable[str] = (), omit: Iterable[Any] = ()) -> Derivation:
     """Solve the implicit relation ``variable = quantity(variable)``.
 
-    The quantity must be ``Min(g(x), k1, k2, ...)`` (or just ``g(x)``) with the ``k`` free of
-    ``x`` and ``g`` decreasing in ``x`` on the physical domain ``(0, first pole)``. Then the
-    fixed point is ``Min(r, k1, k2, ...)`` with ``r`` the root of ``x = g(x)`` in the domain.
-    When ``x = g(x)`` reduces to a polynomial of degree <= 2, ``r`` is in closed form
-    (rationalised so that it has no cancellation and holds at a vanishing leading
-    coefficient); otherwise (or with ``method="numeric"``) ``r`` is found numerically with
-    ``mpmath.findroot`` (Anderson's bracketing method), which needs a preset or values.
+    The quantity is ``Min(g(x), k1, k2, ...)`` (or just ``g(x)``) with the ``k`` free of ``x``. Where
+    ``x - g(x)`` increases on the physical domain ``(0, first pole)`` (``g`` decreasing, or rising
+    slower than ``x``: proved; or, where nothing is proved, ``Min(r, k...)`` a fixed point at every
+    sample, and at a point checked there), the fixed point is ``Min(r, k1, k2, ...)`` with ``r`` the
+    root of ``x = g(x)`` in the domain. When ``x = g(x)`` reduces to a polynomial of degree <= 2,
+    ``r`` is in closed form (rationalised so that it has no cancellation and holds at a vanishing
+    leading coefficient), a root outside the declared range dropped; otherwise (or with
+    ``method="numeric"``) the fixed points of the whole Min are found numerically at a preset or
+    values (:mod:`.fixed_point_numeric`), the variable's own value there no input of ``g``.
 
     Raises:
         errors.UsageError: ``method`` is neither ``"auto"`` nor ``"numeric"``.
+        errors.NoAnswerHere: no fixed point lies in the declared range, or every value is one.
+        errors.DerivationError: the numeric path needs a point, or finds no fixed point there.
     """
     if method not in ("auto", "numeric"):
         raise errors.UsageError(f"{model.id}: fixed_point method must be 'auto' (closed form where x = g(x) is a polynomial of "
@@ -76,6 +79,7 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
     u = sympy.Dummy("u", positive=True)
     inside = hi * u / (1 + u) if hi is not sympy.oo else u
     slope = sympy.diff(g, x)
+    rising = False  # g not decreasing, but x - g(x) proved increasing: the Min argument holds all the same
     if pieces:
         s = -1 if lo == 0 and _branches_nonincreasing(domain_ctx, g, x, inside) else None
     else:
@@ -88,10 +92,21 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
                  f"so {variable} - g({variable}) increases and has at most one root")
     elif s == -1:
         job.step("monotone", sympy.StrictLessThan(slope, 0), f"g is decreasing in {variable} on the domain (proved from the declared signs)")
+    elif s in (0, 1) and bounds and not pieces:  # the Min argument needs x - g(x) increasing: g' < 1, else no closed form
+        rising = domain_ctx.sign(forms.nice(1 - slope.xreplace({x: inside}))) == 1
+        job.step("monotone", sympy.StrictLessThan(slope, 1) if rising else slope,
+                 f"g is {'constant' if s == 0 else 'increasing'} in {variable} (proved), "
+                 + ("and its slope is below 1 (proved from the declared signs): x - g(x) increases, which the Min argument below needs"
+                    if rising else "and its slope below 1 is not proved: the Min argument for a decreasing g does not apply"))
+        s = -1 if rising else 1
     else:
         job.step("monotone", slope, f"g decreasing in {variable} not proved symbolically; the Min argument below assumes it")
     numerator = sympy.numer(sympy.together(x - g))
     numerator = sympy.expand(numerator)
+    if numerator == 0:
+        raise errors.NoAnswerHere(f"{model.id}: fixed point of {job.quantity} in {variable}: g({variable}) = {variable}, so every value of "
+                                  f"{variable} in its domain" + (f" up to Min({', '.join(map(sympy.sstr, bounds))})" if bounds else "")
+                                  + " is a fixed point; there is no single answer")
     try:
         poly = sympy.Poly(numerator, x)
         degree = poly.degree()
@@ -101,13 +116,36 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
              + (f"a polynomial of degree {degree} in {variable}" if poly is not None else "not a polynomial"))
     root: Any = None
     how = "closed form"
-    if poly is not None and degree in (1, 2) and method != "numeric" and not pieces:
+    at = preset is not None or bool(values)
+    why = ""
+    if s == 1 and bounds and not pieces:
+        why = f"g increases in {x} with a slope not proved below 1, so x = Min(g(x), k) need not be Min(r, k)"
+    elif poly is not None and degree in (1, 2) and method != "numeric" and not pieces:
         root = _closed_form_root(job, ctx, poly, x, lo, hi)
+        if root is not None and degree == 1:
+            root, why = _linear_in_domain(job, ctx, root, x, lo, hi, bool(bounds), at)
+    if root is not None and bounds and s != -1 and not at and not _min_rule_at_samples(g, x, root, tuple(bounds)):
+        root, why = None, f"Min(r, k) is not the fixed point at every sample of the inputs (g is not decreasing in {x} there)"
+    if root is not None and at:
+        pt = fixed_point_numeric.point(job, g, x, lo, hi, bounds, preset, values or {})
+        value = results._evaluate(model, substitution.min_max(sympy.Min, (root, *bounds)) if bounds else root, preset, values or {}, model.unit_text(x.name))
+        if not fixed_point_numeric.confirms(pt, x, float(value)):
+            if degree == 1 and not bounds:  # the one root of x = g(x), outside the domain at the point: none in it
+                raise errors.NoAnswerHere(
+                    f"{model.id}: fixed point of {job.quantity} in {x} at {at_point.where_text(preset, values or {})}: no fixed point in the declared "
+                    f"range ({sympy.sstr(lo)}, {sympy.sstr(hi)}){' of whole numbers' if pt.whole > 0 else ''}: {x} = g({x}) is linear and its only "
+                    f"root there, {x} = {float(value):.10g} {model.unit_text(x.name)}, lies outside it")
+            root, why = None, f"at the point the closed form, {x} = {float(value):.10g} {model.unit_text(x.name)}, is not the one fixed point"
     if root is None:
-        why = (f"g({x}) has Min/Max/Piecewise in it" if pieces else "the numeric method was asked for" if method == "numeric"
-               else f"{x} = g({x}) is not a polynomial of degree <= 2" if poly is None or degree not in (1, 2)
-               else "neither root of the quadratic lies in the domain at every sample")
-        how, number = _numeric_root(job, g, x, lo, hi, bounds, preset, values or {}, why)
+        why = why or (f"g({x}) has Min/Max/Piecewise in it" if pieces else "the numeric method was asked for" if method == "numeric"
+                      else f"{x} = g({x}) is not a polynomial of degree <= 2" if poly is None or degree not in (1, 2)
+                      else "neither root of the quadratic lies in the domain at every sample")
+        if not at:
+            raise errors.DerivationError(f"{model.id}: fixed point of {job.quantity} in {x}: the root of {x} = g({x}) is found numerically "
+                                         f"here ({why}), which needs a point; give a preset or values (--preset, --set): the scan there finds every "
+                                         "fixed point and answers with the stable one")
+        pt = fixed_point_numeric.point(job, g, x, lo, hi, bounds, preset, values or {})
+        how, number = fixed_point_numeric.root(job, pt, x, lo, hi, preset, values or {}, why, unique=s == -1)
         job.step("numeric root", sympy.Eq(x, number), how)
         result_number = min([number] + [results._evaluate(model, b, preset, values or {}, model.unit_text(x.name)) for b in bounds])
         _meets_assumed(job, x, result_number, preset, values or {}, unique=s == -1)
@@ -119,7 +157,9 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
     if bounds:
         job.step("min with bounds", sympy.Eq(x, result),
                  "g is decreasing, so x = Min(g(x), k) has the solution Min(r, k): if r <= k then x = r; "
-                 "if r > k then g(k) > g(r) = r > k, so x = k satisfies x = Min(g(k), k)")
+                 "if r > k then g(k) > g(r) = r > k, so x = k satisfies x = Min(g(k), k)" if not rising else
+                 "x - g(x) increases, so x = Min(g(x), k), where Max(x - g(x), x - k) = 0, has the one solution Min(r, k): "
+                 "below it both x - g(x) and x - k are negative, above it one of them is positive")
     unit = job.check_unit(root, x.name, "fixed point")
     job.extra = job.extra.with_(root_of_g=root)
     if preset is not None or values:
@@ -260,69 +300,77 @@ def _pick_root(quadratic: Sequence[sympy.Expr], x: sympy.Symbol, lo: sympy.Expr,
     return None
 
 
-def _numeric_root(job: jobs._Job, g: sympy.Expr, x: sympy.Symbol, lo: sympy.Expr, hi: sympy.Expr, bounds: Sequence[sympy.Expr],
-                  preset: str | None, values: Mapping[str, Any], why: str) -> tuple[str, float]:
-    model = job.model
-    if preset is None and not values:
-        raise errors.DerivationError(f"{model.id}: fixed point of {job.quantity} in {x}: the root of {x} = g({x}) is found numerically "
-                                     f"here ({why}), which needs a point; give a preset or values (--preset, --set): the scan there finds every "
-                                     "fixed point and answers with the stable one")
-    # then expressed in the declared unit of x.
-    mags = results._base_magnitudes(model, preset, values)
-    x_scale = scaling.unit_scale(model.units[x.name])
-    g = scaling.base_expression(model, g)
-    hi = scaling.base_expression(model, hi) if hi.is_finite else hi
-    mapping = {model.symbols[k]: sympy.Rational(repr(float(v))) for k, v in mags.items() if model.symbols[k] in (g.free_symbols | (hi.free_symbols if hi.is_finite else set()))}
-    missing = sorted(s.name for s in g.free_symbols - {x} if s not in mapping)
-    if missing:
-        raise errors.EvaluationError(f"{model.id}: the fixed point needs values for {', '.join(missing)}")
-    g_num = g.xreplace(mapping)
-    f = compiler.mpmath_function(x, x - g_num)
-    unit = model.unit_text(x.name)
-    with mpmath.workdps(40):
-        # the pole read at 40 digits: at mpmath's default 53 bits it may round past the pole (2e-6 + 3e-22 s, c = 2000 ns
-        # read from its double), where g has the other sign, and the bracket then shows no change of sign
-        hi_v = mpmath.mpf(sympy.N(hi.xreplace(mapping), 40)) if hi.is_finite else mpmath.inf
-    lo_v = mpmath.mpf(0) if lo == 0 else -mpmath.inf
-    if lo == 0 and hi.is_finite:  # a root of the whole domain, tried first; one outside an --assume bound is refused by _meets_assumed
-        with mpmath.workdps(40):
-            eps = hi_v * mpmath.mpf(10) ** -30
-            a, b = lo_v + eps, hi_v - eps
-            if f(a) * f(b) < 0:  # one bracket of the whole domain
-                root = mpmath.findroot(f, (a, b), solver="anderson", tol=mpmath.mpf(10) ** -35)
-                return (f"numeric: mpmath.findroot(solver='anderson') bracketed on (0, {float(hi_v) / float(x_scale):.8g} {unit}), "
-                        f"40 digits — {why}, so no closed form is used"), float(root) / float(x_scale)
-    where = fixed_point_scan.bracket(job, x, lo_v, hi_v, "the pole of g" if hi.is_finite else "no pole of g", preset, values, x_scale)
-    g_of = compiler.mpmath_function(x, g_num)
-    found, points = fixed_point_scan.fixed_points(f, lambda r: mpmath.diff(g_of, r), where)
-    count = len(points)
-    span = (f"({fixed_point_scan.shown(where.low, x_scale, unit)}, {fixed_point_scan.shown(where.high, x_scale, unit)}) "
-            f"(low end: {where.low_from}; high end: {where.high_from}; scanned from {fixed_point_scan.shown(points[0], x_scale, unit)} "
-            f"to {fixed_point_scan.shown(points[-1], x_scale, unit)})")
-    listed = ", ".join(f"{fixed_point_scan.shown(p.value, x_scale, unit)} (g' = {float(p.slope):.4g}, {'stable' if p.stable else 'unstable'})"
-                       for p in found)
-    if not found:
-        outside = []
-        if (where.low, where.high) != (lo_v, hi_v):  # narrowed by --assume: say where the domain's fixed points are
-            whole = fixed_point_scan.Bracket(lo_v, hi_v, "", "")
-            outside = [fixed_point_scan.shown(p.value, x_scale, unit) for p in fixed_point_scan.fixed_points(f, lambda r: mpmath.diff(g_of, r), whole)[0]]
-        raise errors.DerivationError(
-            f"{model.id}: fixed point of {job.quantity} in {x} at {at_point.where_text(preset, values)}: {x} - g({x}) changes sign at "
-            f"none of the {count} log-spaced points of {span}, so no fixed point was found there (one where {x} - g({x}) only touches "
-            f"0 is not seen)" + (f"; outside the --assume bounds the scan finds {', '.join(outside)}" if outside else "")
-            + f"; give --assume bounds on {x} around the fixed point meant (--assume '{x} >= A' --assume '{x} <= B'), or check the model")
-    stable = [p for p in found if p.stable]
-    if len(found) > 1 and len(stable) != 1:
-        raise errors.NoAnswerHere(
-            f"{model.id}: fixed point of {job.quantity} in {x} at {at_point.where_text(preset, values)}: {len(found)} fixed points in "
-            f"{span}: {listed}; {'none' if not stable else len(stable)} of them stable (|g'| < 1), so which one the system settles at "
-            f"depends on where it starts; give --assume bounds on {x} around the one meant")
-    chosen = found[0] if len(found) == 1 else stable[0]
-    others = [p for p in found if p is not chosen]
-    job.step("fixed points", sympy.Tuple(*[sympy.Eq(x, sympy.Float(p.value / mpmath.mpf(sympy.N(x_scale, 40)), 15)) for p in found]),
-             f"every root of {x} = g({x}) a scan of {span} finds ({count} log-spaced points, each change of sign of {x} - g({x}) "
-             f"refined by mpmath.findroot): {listed}" + (f"; the stable one is the answer (|g'| < 1: the iteration {x} <- g({x}) settles "
-                                                          "there; it moves away from the others)" if others else ""))
-    how = (f"numeric: every change of sign of {x} - g({x}) on a log-spaced scan of {span}, refined by mpmath.findroot at 40 digits"
-           + (f" ({len(found)} fixed points: the stable one)" if others else "") + f" — {why}, so no closed form is used")
-    return how, float(chosen.value) / float(x_scale)
+def _linear_in_domain(job: jobs._Job, ctx: signs.SignReasoner, root: sympy.Expr, x: sympy.Symbol, lo: sympy.Expr, hi: sympy.Expr,
+                      bounded: bool, at: bool) -> tuple[sympy.Expr | None, str]:
+    """The linear relation's root where it lies in the domain (an integer variable's: at or above its least whole value):
+    kept where proved so, or (asked at a point) left to the check there, or (in symbols) where it does at every sample.
+    Else None and why (the numeric path at a point decides then, with the bounds).
+
+    Raises:
+        errors.NoAnswerHere: the root is proved outside the domain and there is no bound: no fixed point in it.
+    """
+    declared = declared_range.of(job.model, x)
+    floor = sympy.Integer(1) if declared.integer and lo == 0 and declared.word == "positive" else lo
+    above = ctx.sign(forms.nice(root - floor)) if floor.is_finite else 1
+    below = ctx.sign(forms.nice(hi - root)) if hi is not sympy.oo else 1
+    ends = f"[{floor}, {sympy.sstr(hi)})" if floor != lo else f"({sympy.sstr(lo)}, {sympy.sstr(hi)})"
+    if above == -1 or (above == 0 and floor == lo) or below in (-1, 0):
+        if not bounded:
+            raise errors.NoAnswerHere(
+                f"{job.model.id}: fixed point of {job.quantity} in {x}: no fixed point in the declared range {ends}: {x} = g({x}) is linear "
+                f"and its only root, {x} = {sympy.sstr(root)}, lies outside it (proved from the declared signs)")
+        return None, f"the linear relation's root {sympy.sstr(root)} lies outside the domain {ends} (proved), so the bounds decide"
+    if (above == 1 or (above == 0 and floor != lo)) and below == 1:
+        return root, ""
+    if at or _inside_at_samples(root, floor, hi, floor != lo):
+        return root, ""
+    return None, f"the linear relation's root {sympy.sstr(root)} lies in the domain {ends} only for some values of the inputs"
+
+
+@memoised("derive.fixed_points.linear_inside", 256)  # deterministic (its own seeded draws)
+def _inside_at_samples(root: sympy.Expr, lo: sympy.Expr, hi: sympy.Expr, closed: bool, samples: int = 24) -> bool:
+    """Does ``root`` lie in ``(lo, hi)`` (``[lo, hi)`` where ``closed``) at every random sample of its positive parameters
+    (the draws :func:`_pick_root` makes)? False where no sample gives it a real value."""
+    symbols = sorted(root.free_symbols | (lo.free_symbols if lo.is_finite else set()) | (hi.free_symbols if hi is not sympy.oo else set()), key=str)
+    rng = sample_points.Draws(20160101)
+    seen = 0
+    with mpmath.workdps(30):
+        for _ in range(samples * 3):
+            values = {s: sympy.Float(mpmath.mpf(10) ** rng.uniform(-2, 2), 30) for s in symbols}
+            try:
+                r, lo_v = sympy.N(root.xreplace(values), 30), (sympy.N(lo.xreplace(values), 30) if lo.is_finite else None)
+                hi_v = sympy.N(hi.xreplace(values), 30) if hi is not sympy.oo else None
+                if not r.is_real or (lo_v is not None and not lo_v.is_real) or (hi_v is not None and not hi_v.is_real):
+                    continue
+                inside = (lo_v is None or r > lo_v or (closed and r == lo_v)) and (hi_v is None or r < hi_v)
+            except (TypeError, ValueError, ZeroDivisionError):
+                continue
+            if not inside:
+                return False
+            seen += 1
+            if seen >= samples:
+                break
+    return seen > 0
+
+
+@memoised("derive.fixed_points.min_rule", 256)  # deterministic (its own seeded draws)
+def _min_rule_at_samples(g: sympy.Expr, x: sympy.Symbol, root: sympy.Expr, bounds: tuple[sympy.Expr, ...], samples: int = 24) -> bool:
+    """Is ``Min(r, k...)`` a fixed point of ``x = Min(g(x), k...)`` at every random sample of the positive parameters
+    (the draws :func:`_pick_root` makes) where it has a real value: ``r`` where ``r`` is the least, else ``g(k) >= k``
+    at the least bound ``k``? Where g was not proved decreasing, the Min argument is so checked before it is used."""
+    symbols = sorted((g.free_symbols - {x}) | root.free_symbols | set().union(*[b.free_symbols for b in bounds]), key=str)
+    rng = sample_points.Draws(20160101)
+    with mpmath.workdps(30):
+        for _ in range(samples):
+            values = {s: sympy.Float(mpmath.mpf(10) ** rng.uniform(-2, 2), 30) for s in symbols}
+            try:
+                r = sympy.N(root.xreplace(values), 30)
+                k = min((sympy.N(b.xreplace(values), 30) for b in bounds), key=lambda v: float(v))
+                if not (r.is_real and k.is_real) or r <= k:
+                    continue
+                image = sympy.N(g.xreplace(values).xreplace({x: k}), 30)
+            except (TypeError, ValueError, ZeroDivisionError):
+                continue
+            if image.is_real and image < k * (1 - sympy.Float(10) ** -20):
+                return False
+    return True
