@@ -479,9 +479,11 @@ class SignReasoner:
 def _strict_where_nonzero(relation: Any, nonzero: list[sympy.Expr]) -> Any:
     """``relation`` (``<=``/``>=``) and each of ``nonzero`` said nonzero; one that is the difference of its sides (up to
     sign) makes it strict instead (``a <= b`` and ``a - b != 0``: ``a < b``)."""
-    if isinstance(relation, (sympy.GreaterThan, sympy.LessThan)):
+    # only a factor of the relation's own symbols can be the difference of its sides (no expansion of the others)
+    alike = [f for f in nonzero if f.free_symbols == relation.free_symbols] if isinstance(relation, (sympy.GreaterThan, sympy.LessThan)) else []
+    if alike:
         gap = sympy.expand(relation.lhs - relation.rhs)
-        side = next((f for f in nonzero if sympy.expand(f - gap) == 0 or sympy.expand(f + gap) == 0), None)
+        side = next((f for f in alike if sympy.expand(f - gap) == 0 or sympy.expand(f + gap) == 0), None)
         if side is not None:
             strict = sympy.StrictGreaterThan if isinstance(relation, sympy.GreaterThan) else sympy.StrictLessThan
             relation = unordered.inequality(strict, relation.lhs, relation.rhs)
