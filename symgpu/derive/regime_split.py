@@ -67,7 +67,7 @@ def _text(condition: sympy.Basic) -> str:
 
 
 def _names(job: jobs._Job, stop: frozenset[str] = frozenset()) -> name_reads.NameTable:
-    """Expanded limiter terms and case values -> their names (from every equation; each lookup in
+    """Expanded limiter terms and case values -> their names (from every equation that has limiters or cases; each lookup in
     the table is recorded for the derivation store, :mod:`.name_reads`)."""
     put = {**job.substitution, **job.zeros}
     names = name_reads.NameTable(name_reads.Context(str(job.quantity), tuple(sorted(stop)), tuple(put.items())))
