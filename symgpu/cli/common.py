@@ -168,7 +168,7 @@ def across_the_clock(model: Any, values: dict[str, pint.Quantity], clock_text: s
         need = f"--set {name}={given:~}: {name} is in {model.unit_text(name)}, so the value"
         missing = f"{need} needs a clock"
         for rate in powers:
-            what = {"Hz": "clock", "SM": "SM count"}.get(rate, "warp size")
+            what = clocks.rate_word(rate)
             if rate == "Hz":
                 rate_input = None if clock_text is not None else clocks.cycle_clock(model, clocks.inputs_in(model, "Hz"), missing)
             else:

@@ -27,7 +27,7 @@ def across_sms(model: Any, value: pint.Quantity, unit: Any, *, preset: str | Non
     def refusal(rate: str, name: str | None) -> errors.UsageError:
         if name is None:
             return problem
-        what, where = "SM count" if rate == "SM" else "warp size", f"not in preset '{preset}'" if preset else "no preset given"
+        what, where = clocks.rate_word(rate), f"not in preset '{preset}'" if preset else "no preset given"
         return errors.UsageError(f"{problem}, except across the model's {what} {name}, which has no value here ({where}): "
                                  f"give --set {name}=... or a preset with it")
 

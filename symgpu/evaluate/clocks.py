@@ -25,6 +25,11 @@ WARP_SIZE = "thread/warp"
 RATES = ("SM", "Hz", WARP_SIZE)
 
 
+def rate_word(rate: str) -> str:
+    """What a message calls a rate of :data:`RATES`: the clock, the SM count, the warp size."""
+    return {"Hz": "clock", "SM": "SM count"}.get(rate, "warp size")
+
+
 def differ_by(value: pint.Quantity, unit: Any, rate: str) -> bool:
     """Do ``value`` and ``unit`` differ by exactly ``rate`` or its inverse (cycles and time by ``Hz``)?"""
     ratio = (value.units / unit).dimensionality
@@ -150,7 +155,7 @@ def values_at_point(model: Any, preset: str | None, values: Mapping[str, Any], *
             continue
         for rate in found[1]:
             if rate.name is not None and rate.name in varied:
-                what = {"Hz": "clock", "SM": "SM count"}.get(rate.rate, "warp size")
+                what = rate_word(rate.rate)
                 raise errors.UsageError(f"{need} needs the {what}, and {model.id}'s {what} {rate.name} varies here "
                                         f"({varied[rate.name]}), so {key} would have no one value: give {key} in "
                                         f"{model.unit_text(key)}")
@@ -177,7 +182,7 @@ def input_refusal(model: Any, need: str, give: Callable[[str, str], str], instea
     """The refusal :func:`moved_across` raises where a rate has no value: ``need`` (what asked), then the model's input of
     that rate that has no value here and how to give it (``give(name, example)``), or ``instead`` where it has none."""
     def refusal(rate: str, name: str | None) -> Exception:
-        what = "SM count" if rate == "SM" else "warp size"
+        what = rate_word(rate)
         if name is None:
             return errors.UsageError(f"{need} needs the {what}, and {model.id} has no one input in {rate}: {instead}")
         example = "132 SM" if rate == "SM" else "32 thread/warp"

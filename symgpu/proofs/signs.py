@@ -416,16 +416,16 @@ class SignReasoner:
         elif sd is None and op not in (sympy.GreaterThan, sympy.LessThan):
             num = num * den  # same sign as num/den where den != 0; where it is 0, 0 < 0 and 0 > 0 do not hold
         elif sd is None:
-            # same sign as num/den where den != 0. Where a factor of den is 0, num/den has no value, but num*den = 0 would
-            # satisfy <= and >= whatever num (Volkov's loaded latency over b at x = 0: its issue bound's condition
-            # x*P <= x*Q held vacuously). An input declared nonnegative is divided out: at its 0 the relation reads as
-            # its limit from above, as the evaluation reads a nonnegative input a Min divides by (mem_thru <=
-            # alu_thru/alpha at alpha = 0: alpha*mem_thru <= alu_thru); any other factor not proved nonzero is said nonzero
+            # where a factor of den is 0, num*den = 0 would satisfy <= and >= whatever num (Volkov's loaded latency over b
+            # at x = 0: x*P <= x*Q held vacuously). An input declared nonnegative is divided out: at its 0 the relation
+            # reads as its limit from above, as the evaluation reads alu_thru/alpha at alpha = 0 (alpha*mem_thru <=
+            # alu_thru); any other factor not proved nonzero is said nonzero
             kept, nonzero = [], []
             for factor in sympy.Mul.make_args(forms.factored(den)):
-                if factor.is_number or self.sign(self.back(factor)) in (1, -1) or not self._nonnegative_input(factor):
+                signed = factor.is_number or self.sign(self.back(factor)) in (1, -1)
+                if signed or not self._nonnegative_input(factor):
                     kept.append(factor)
-                    if not factor.is_number and self.sign(self.back(factor)) not in (1, -1):
+                    if not signed:
                         nonzero.append(self.back(factor))
             num = num * sympy.Mul(*kept)
             if nonzero:

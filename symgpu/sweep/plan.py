@@ -201,8 +201,7 @@ def _across_rates(model: Model, grid: Grid, axis: Axis, preset: str | None, valu
     rates = found[1]
     for rate in rates:
         if rate.name in grid.names:
-            what = {"Hz": "clock", "SM": "SM count"}.get(rate.rate, "warp size")
-            raise errors.UsageError(f"{need} needs the {what} {rate.name}, which is "
+            raise errors.UsageError(f"{need} needs the {clocks.rate_word(rate.rate)} {rate.name}, which is "
                                     f"swept too ({grid.option} {rate.name}=...): give the axis in {declared}")
     return (units.moved_factor(axis.unit, model.units[axis.name], [(r.value, r.power) for r in rates]),
             " and ".join(rate.said for rate in rates))
