@@ -15,11 +15,8 @@ import symgpu
 from symgpu.model import Model, loader, substitution
 from symgpu.proofs import unordered
 from symgpu import memo
+from unordered_expressions import ATOMS, combiner, k, square, w, x, y, z
 
-x, y = sympy.symbols("x y", positive=True)
-k = sympy.Symbol("k", integer=True, nonnegative=True)
-z = sympy.Symbol("z", real=True)
-w = sympy.Symbol("w", negative=True)
 
 
 def _sympy_keeps_every_argument(args: tuple[Any, ...]) -> bool:
@@ -101,23 +98,8 @@ def test_arguments_sympy_can_order_are_never_built():
     assert unordered.built(sympy.Min, (sympy.Max(x, y), sympy.Integer(0))) is None  # positive against 0
 
 
-_ATOMS = st.sampled_from([x, y, k, z, w, sympy.Integer(0), sympy.Integer(1), sympy.Integer(3), sympy.Rational(1, 2)])
-
-
-def _combine(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    return st.one_of(
-        st.tuples(children, children).map(lambda p: p[0] + p[1]),
-        st.tuples(children, children).map(lambda p: p[0] - p[1]),
-        st.tuples(children, children).map(lambda p: p[0] * p[1]),
-        st.tuples(children, st.sampled_from([x, y, sympy.Integer(2), x + 1])).map(lambda p: p[0] / p[1]),
-        children.map(sympy.floor),
-        children.map(lambda e: e**2),
-        st.tuples(children, children).map(lambda p: sympy.Min(*p)),
-        st.tuples(children, children).map(lambda p: sympy.Max(*p)),
-    )
-
-
-_EXPRESSIONS = st.recursive(_ATOMS, _combine, max_leaves=5)
+_combine = combiner(divisors=[x, y, sympy.Integer(2), x + 1], unary=[sympy.floor, square], binary=[sympy.Min, sympy.Max])
+_EXPRESSIONS = st.recursive(ATOMS, _combine, max_leaves=5)
 
 
 @settings(max_examples=150, deadline=None, database=None, derandomize=True)  # the same examples every run
@@ -170,7 +152,7 @@ def _with_roots(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 
 
 @settings(max_examples=150, deadline=None, database=None, derandomize=True)
-@given(st.lists(st.recursive(_ATOMS, _with_roots, max_leaves=5), min_size=2, max_size=3))
+@given(st.lists(st.recursive(ATOMS, _with_roots, max_leaves=5), min_size=2, max_size=3))
 def test_random_arguments_with_square_roots_proved_unordered_are_kept_by_sympy(args: list[Any]):
     if unordered.keeps_every_argument(tuple(args)):
         assert _sympy_keeps_every_argument(tuple(args))

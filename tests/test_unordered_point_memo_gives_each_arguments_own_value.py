@@ -15,11 +15,8 @@ from hypothesis import strategies as st
 
 from symgpu.model import Model, loader
 from symgpu.proofs import sample_points, surds, unordered
+from unordered_expressions import expressions, square, x, y, z
 
-x, y = sympy.symbols("x y", positive=True)
-k = sympy.Symbol("k", integer=True, nonnegative=True)
-z = sympy.Symbol("z", real=True)
-w = sympy.Symbol("w", negative=True)
 
 #: the seeded points compared per argument tuple (the first of keeps_every_argument's)
 POINTS = 12
@@ -65,22 +62,7 @@ def test_hong_kim_min_max_arguments_take_the_same_values_with_the_shared_memo():
         _same_at_every_point(args)
 
 
-_ATOMS = st.sampled_from([x, y, k, z, w, sympy.Integer(0), sympy.Integer(1), sympy.Integer(3), sympy.Rational(1, 2)])
-
-
-def _combine(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    return st.one_of(
-        st.tuples(children, children).map(lambda p: p[0] + p[1]),
-        st.tuples(children, children).map(lambda p: p[0] - p[1]),
-        st.tuples(children, children).map(lambda p: p[0] * p[1]),
-        st.tuples(children, st.sampled_from([x, y, z, sympy.Integer(2), x - 1])).map(lambda p: p[0] / p[1]),
-        children.map(sympy.sqrt),
-        children.map(sympy.floor),
-        children.map(lambda e: e**2),
-    )
-
-
-_EXPRESSIONS = st.recursive(_ATOMS, _combine, max_leaves=6)
+_EXPRESSIONS = expressions(divisors=[x, y, z, sympy.Integer(2), x - 1], unary=[sympy.sqrt, sympy.floor, square], max_leaves=6)
 
 
 @settings(max_examples=200, deadline=None, database=None, derandomize=True)  # the same examples every run

@@ -17,11 +17,8 @@ from hypothesis import strategies as st
 from symgpu import memo
 from symgpu.model import Model, loader
 from symgpu.proofs import unordered
+from unordered_expressions import expressions, square, x, y
 
-x, y = sympy.symbols("x y", positive=True)
-k = sympy.Symbol("k", integer=True, nonnegative=True)
-z = sympy.Symbol("z", real=True)
-w = sympy.Symbol("w", negative=True)
 
 _INEQUALITIES = (sympy.StrictGreaterThan, sympy.GreaterThan, sympy.StrictLessThan, sympy.LessThan)
 
@@ -61,21 +58,8 @@ def test_hong_kim_min_max_arguments_in_every_order_are_built_as_sympy_builds_the
     assert proved >= 5  # the memo's verdicts include proofs
 
 
-_ATOMS = st.sampled_from([x, y, k, z, w, sympy.Integer(0), sympy.Integer(1), sympy.Integer(3), sympy.Rational(1, 2)])
-
-
-def _combine(children: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    return st.one_of(
-        st.tuples(children, children).map(lambda p: p[0] + p[1]),
-        st.tuples(children, children).map(lambda p: p[0] - p[1]),
-        st.tuples(children, children).map(lambda p: p[0] * p[1]),
-        st.tuples(children, st.sampled_from([x, y, sympy.Integer(2), x + 1])).map(lambda p: p[0] / p[1]),
-        children.map(lambda e: e**2),
-        st.tuples(children, children).map(lambda p: sympy.Min(*p)),
-    )
-
-
 @settings(max_examples=120, deadline=None, database=None, derandomize=True)  # the same examples every run
-@given(st.lists(st.recursive(_ATOMS, _combine, max_leaves=5), min_size=2, max_size=3, unique=True))
+@given(st.lists(expressions(divisors=[x, y, sympy.Integer(2), x + 1], unary=[square], binary=[sympy.Min]), min_size=2, max_size=3,
+                unique=True))
 def test_random_arguments_in_every_order_are_built_as_sympy_builds_them(args: list[Any]):
     _every_order_built_as_sympy_builds_it(tuple(args))
