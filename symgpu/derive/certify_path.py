@@ -122,6 +122,27 @@ def _quantity(model: Model, asked: Asked, point: _Point, v: Any, *, checks: bool
     return np.broadcast_to(found, np.broadcast_shapes(found.shape, np.shape(v)))
 
 
+def _settles_finite(model: Model, asked: Asked, point: _Point, grid: np.ndarray, index: int) -> bool:
+    """Whether the scan's point ``grid[index]`` has a finite value as a scalar call evaluates it: the value the settled
+    scan (:func:`_quantity` along ``grid``) gives that point wherever it evaluates it again (a point near a case tie:
+    :func:`symgpu.evaluate.evaluator.evaluate` calls itself there with the point's values, which are these: the point's
+    own and the variable's, no substitution to compute along the scan), while elsewhere the compiled value stands. So,
+    for a point finite on the compiled path and inside the domain, True means the settled scan has a finite value
+    inside the domain there, which is what :func:`symgpu.derive.certify._admits` asks, without the near-tie flags of
+    the whole scan (:func:`_unsettled`, whose test SymPy builds once per quantity: 0.16 s of Hong & Kim's
+    Exec_cycles_app, where no other check reads it). False where that is not shown: no variable (the scan is one
+    point), a substitution or an array among the point's values, a value that is not finite, or a refusal."""
+    if not asked.variable or asked.substitute or any(not isinstance(v, (str, int, float)) for v in point.values.values()):
+        return False
+    try:
+        with np.errstate(all="ignore"):
+            value = float(evaluator.evaluate(model, asked.quantity, preset=point.preset, values=_with(model, asked, point, float(grid[index])),
+                                             checks=False).magnitude)
+    except (errors.SymgpuError, ArithmeticError, TypeError, ValueError, pint.PintError):
+        return False
+    return bool(np.isfinite(value))
+
+
 def _unsettled(model: Model, asked: Asked, point: _Point, v: np.ndarray) -> np.ndarray | None:
     """Per value of the 1-D ``v``, whether :func:`_quantity` with ``settle=False`` may differ there from
     :func:`_quantity` (a point near a case tie); None where that cannot be told."""
