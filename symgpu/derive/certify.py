@@ -267,7 +267,9 @@ def _admits(model: Model, asked: Asked, point: _Point) -> bool:
         return False
     inside = _inside(model, asked, point, grid)
     admitted = np.isfinite(compiled) & inside
-    if admitted.any() and _settles_finite(model, asked, point, grid, int(np.flatnonzero(admitted)[0])):
+    found = np.flatnonzero(admitted)
+    # the middle admitted point: the scan's ends are where a Min/Max of the variable ties (Hong & Kim's MWP = N at small N)
+    if found.size and _settles_finite(model, asked, point, grid, int(found[found.size // 2])):
         return True  # the settled scan is finite there: no near-tie flags needed
     near = _unsettled(model, asked, point, grid) if admitted.any() else None
     if near is not None and (admitted & ~near).any():  # a finite point no tie can change: the settled scan has it too

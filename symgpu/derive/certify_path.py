@@ -16,7 +16,7 @@ import sympy
 from symgpu import errors
 from symgpu.derive import declared_range
 from symgpu.derive.derivation import Derivation, as_evaluated
-from symgpu.evaluate import active, evaluator, ties
+from symgpu.evaluate import active, evaluator, stepwise, ties
 from symgpu.memo import memoised
 
 if TYPE_CHECKING:
@@ -131,8 +131,11 @@ def _settles_finite(model: Model, asked: Asked, point: _Point, grid: np.ndarray,
     inside the domain there, which is what :func:`symgpu.derive.certify._admits` asks, without the near-tie flags of
     the whole scan (:func:`_unsettled`, whose test SymPy builds once per quantity: 0.16 s of Hong & Kim's
     Exec_cycles_app, where no other check reads it). False where that is not shown: no variable (the scan is one
-    point), a substitution or an array among the point's values, a value that is not finite, or a refusal."""
+    point), a substitution or an array among the point's values, a value that is not finite, or a refusal; and where
+    the quantity has no case or step (``Piecewise``, ``floor``, ``ceiling``), whose flags are found without a test."""
     if not asked.variable or asked.substitute or any(not isinstance(v, (str, int, float)) for v in point.values.values()):
+        return False
+    if not model.expression(asked.quantity).has(*stepwise.TIE_SOURCES):  # no case or step: the flags are found at once
         return False
     try:
         with np.errstate(all="ignore"):
