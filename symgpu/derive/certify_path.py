@@ -135,9 +135,9 @@ def _settles_finite(model: Model, asked: Asked, point: _Point, grid: np.ndarray,
     the quantity has no case or step (``Piecewise``, ``floor``, ``ceiling``), whose flags are found without a test."""
     if not asked.variable or asked.substitute or any(not isinstance(v, (str, int, float)) for v in point.values.values()):
         return False
-    if not model.expression(asked.quantity).has(*stepwise.TIE_SOURCES):  # no case or step: the flags are found at once
-        return False
     try:
+        if not model.expression(asked.quantity).has(*stepwise.TIE_SOURCES):  # no case or step: the flags are found at once
+            return False
         with np.errstate(all="ignore"):
             value = float(evaluator.evaluate(model, asked.quantity, preset=point.preset, values=_with(model, asked, point, float(grid[index])),
                                              checks=False).magnitude)
