@@ -14,7 +14,7 @@ import sympy
 
 from symgpu import api, errors, validation
 from symgpu.derive import summary
-from symgpu.evaluate import assumed, evaluator
+from symgpu.evaluate import assumed, clocks, evaluator
 from symgpu.cli.common import BAD_INPUT, FAILED, OK, across_the_clock, add_unit_options, add_value_options, converted, load_model, note_unread, parse_assignments, unit_text, declared_unit_text, unread
 from symgpu.kernel import occupancy
 from symgpu.model import loader, schema
@@ -198,6 +198,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise errors.UsageError(f"--set {asked}=...: {asked} is the quantity evaluated; drop that --set (give its inputs instead)")
     value = model.evaluate(args.quantity, args.preset, values=values)
     ignored = unread(model, args.quantity, list(given), unit=args.unit)
+    if set_clock and args.clock is None:  # the model's clock moved a --set time into cycles: it was read
+        ignored = [n for n in ignored if n not in clocks.inputs_in(model, "Hz")]
     note_unread(model, args.quantity, ignored, args.preset, list(given))
     if np.ndim(value.magnitude) == 0:  # a value its declared sign rules out is not shown
         evaluator.check_declared_sign(model, model.equation_for(args.quantity).definition.defines, float(value.magnitude),
