@@ -110,6 +110,18 @@ def test_malformed_occupancy_option_exits_2(capsys, spec, message):
     assert code == 2 and message in err
 
 
+def test_eval_occupancy_reads_shared_memory_given_with_a_byte_unit(cli):
+    # outside checker q31c, question 66: 'smem=48KiB' (as symgpu.kernel.occupancy.parse_spec reads it) was refused.
+    # By hand on cc_9_0 (the h100 preset): 256 threads, 32 regs, 48 KiB = 49152 B + 1024 B reserved = 50176 B per block,
+    # 233472 // 50176 = 4 blocks of 8 warps: n = 32 warp/SM, alpha = 0: Min(0.08594, 32/675) = 32/675 winst/cycle/SM
+    code, out, _ = cli("eval", "volkov_2016", "memory_throughput", "--preset", "h100", "--set", "alpha=0",
+                       "--occupancy", "threads=256,regs=32,smem=48KiB", "--json")
+    assert code == 0 and json.loads(out)["value"] == pytest.approx(32 / 675, rel=1e-12)
+    code, _, err = cli("eval", "volkov_2016", "memory_throughput", "--preset", "h100", "--set", "alpha=0",
+                       "--occupancy", "threads=256,regs=32,smem=1 s")
+    assert code == 2 and "smem must be a number of bytes or a byte quantity (48KiB), got '1 s'" in err
+
+
 def test_eval_says_which_valid_when_condition_it_could_not_check(cli):
     # L_K0x_time never reads L_F, but its equation holds for N >= L_F/t_issue: without L_F the value is shown
     # with the condition it could not check; with L_F = 6 (N = 10 >= 6) the note is gone

@@ -12,7 +12,7 @@ import pint
 import numpy as np
 import sympy
 
-from symgpu import api, errors, validation
+from symgpu import api, errors, units, validation
 from symgpu.derive import summary
 from symgpu.evaluate import assumed, clocks, evaluator
 from symgpu.cli.common import BAD_INPUT, FAILED, OK, across_the_clock, add_unit_options, add_value_options, converted, load_model, note_unread, parse_assignments, unit_text, declared_unit_text, unread
@@ -130,11 +130,26 @@ def parse_occupancy(text: str) -> dict[str, float]:
         try:
             out[key] = float(value)
         except ValueError:
-            raise errors.UsageError(f"--occupancy {text!r}: {key} must be a number, got {value.strip()!r}") from None
+            if key != "smem":
+                raise errors.UsageError(f"--occupancy {text!r}: {key} must be a number, got {value.strip()!r}") from None
+            out[key] = _bytes(text, value)
     missing = allowed - set(out)
     if missing:
         raise errors.UsageError(f"--occupancy {text!r}: missing {', '.join(sorted(missing))}")
     return out
+
+
+def _bytes(text: str, value: str) -> float:
+    """``smem`` given with a byte unit (``48KiB``, ``3960 B``), in bytes, as ``symgpu.kernel.occupancy.parse_spec`` reads it.
+
+    Raises:
+        errors.UsageError: not a number of bytes.
+    """
+    try:
+        return float(units.magnitude_in(units.quantity(value.strip(), units.unit("B")), "B"))
+    except (ValueError, pint.errors.PintError):
+        raise errors.UsageError(f"--occupancy {text!r}: smem must be a number of bytes or a byte quantity (48KiB), "
+                                f"got {value.strip()!r}") from None
 
 
 def occupancy_inputs(model: Any, preset: str | None, text: str | None) -> dict[str, pint.Quantity]:
