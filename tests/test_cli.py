@@ -31,6 +31,15 @@ def test_show_prints_equations_and_presets(capsys):
     assert code == 0 and "P_K0: P_K0 =" in out and "gtx1080" in out
 
 
+def test_show_prints_each_preset_value_with_every_digit_the_model_uses(cli):
+    # outside checker q31c, question 67: equations/perez_piccoli.toml's gtx470 gives Cp_AllAll = "503.849162 GFLOP/s",
+    # shown as 503.849 (six digits), so L_Pipe recomputed from show's values was off in the 7th digit
+    code, out, _ = cli("show", "perez_piccoli")
+    assert code == 0 and "Cp_AllAll=503.849162 GFLOP / s" in out and "GMb_AllOne=9.640949 GB / s" in out
+    code, out, _ = cli("show", "hong_kim_2009")  # six digits where they are every digit: as before
+    assert code == 0 and "Freq=1.35e+09 Hz, Mem_Bandwidth=8.64e+10 B / s" in out
+
+
 def test_check_bundled_models_passes(capsys):
     code, out, _ = run(capsys, "check")
     assert code == 0 and "ok   interval_analysis" in out

@@ -80,12 +80,20 @@ def cmd_show(args: argparse.Namespace) -> int:
     if model.presets:
         print("\npresets:")
         for preset in d.presets:
-            values = ", ".join(f"{k}={v:~g}" for k, v in model.presets[preset.id].items())
+            values = ", ".join(f"{k}={_all_digits(v)}" for k, v in model.presets[preset.id].items())
             print(f"  {preset.id}: {preset.description}\n      {values}")
             for said in model.preset_conversions.get(preset.id, ()):
                 print(f"      (converted at the preset's clock: {said})")
     print(f"\nvalidation cases: {len(d.validation)}; derivations: {len(d.derivations)}")
     return OK
+
+
+def _all_digits(value: pint.Quantity) -> str:
+    """A preset value with as many digits as it has (at least 6): 503.849162 GFLOP/s, not 503.849, so a value copied
+    from ``show`` is the one the model computes with."""
+    magnitude = float(value.magnitude)
+    digits = next((p for p in range(6, 18) if float(f"{magnitude:.{p}g}") == magnitude), 17)
+    return f"{value:~.{digits}g}"
 
 
 def cmd_check(args: argparse.Namespace) -> int:
