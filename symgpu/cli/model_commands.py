@@ -12,9 +12,9 @@ import pint
 import numpy as np
 import sympy
 
-from symgpu import api, errors, validation
+from symgpu import api, errors, units, validation
 from symgpu.derive import summary
-from symgpu.evaluate import assumed, evaluator
+from symgpu.evaluate import assumed, clocks, evaluator
 from symgpu.cli.common import BAD_INPUT, FAILED, OK, across_the_clock, add_unit_options, add_value_options, converted, load_model, note_unread, parse_assignments, unit_text, declared_unit_text, unread
 from symgpu.kernel import occupancy
 from symgpu.model import loader, schema
@@ -80,12 +80,20 @@ def cmd_show(args: argparse.Namespace) -> int:
     if model.presets:
         print("\npresets:")
         for preset in d.presets:
-            values = ", ".join(f"{k}={v:~g}" for k, v in model.presets[preset.id].items())
+            values = ", ".join(f"{k}={_all_digits(v)}" for k, v in model.presets[preset.id].items())
             print(f"  {preset.id}: {preset.description}\n      {values}")
             for said in model.preset_conversions.get(preset.id, ()):
                 print(f"      (converted at the preset's clock: {said})")
     print(f"\nvalidation cases: {len(d.validation)}; derivations: {len(d.derivations)}")
     return OK
+
+
+def _all_digits(value: pint.Quantity) -> str:
+    """A preset value with as many digits as it has (at least 6): 503.849162 GFLOP/s, not 503.849, so a value copied
+    from ``show`` is the one the model computes with."""
+    magnitude = float(value.magnitude)
+    digits = next((p for p in range(6, 18) if float(f"{magnitude:.{p}g}") == magnitude), 17)
+    return f"{value:~.{digits}g}"
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -130,11 +138,26 @@ def parse_occupancy(text: str) -> dict[str, float]:
         try:
             out[key] = float(value)
         except ValueError:
-            raise errors.UsageError(f"--occupancy {text!r}: {key} must be a number, got {value.strip()!r}") from None
+            if key != "smem":
+                raise errors.UsageError(f"--occupancy {text!r}: {key} must be a number, got {value.strip()!r}") from None
+            out[key] = _bytes(text, value)
     missing = allowed - set(out)
     if missing:
         raise errors.UsageError(f"--occupancy {text!r}: missing {', '.join(sorted(missing))}")
     return out
+
+
+def _bytes(text: str, value: str) -> float:
+    """``smem`` given with a byte unit (``48KiB``, ``3960 B``), in bytes, as ``symgpu.kernel.occupancy.parse_spec`` reads it.
+
+    Raises:
+        errors.UsageError: not a number of bytes.
+    """
+    try:
+        return float(units.magnitude_in(units.quantity(value.strip(), units.unit("B")), "B"))
+    except (ValueError, pint.errors.PintError):
+        raise errors.UsageError(f"--occupancy {text!r}: smem must be a number of bytes or a byte quantity (48KiB), "
+                                f"got {value.strip()!r}") from None
 
 
 def occupancy_inputs(model: Any, preset: str | None, text: str | None) -> dict[str, pint.Quantity]:
@@ -198,6 +221,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise errors.UsageError(f"--set {asked}=...: {asked} is the quantity evaluated; drop that --set (give its inputs instead)")
     value = model.evaluate(args.quantity, args.preset, values=values)
     ignored = unread(model, args.quantity, list(given), unit=args.unit)
+    if set_clock and args.clock is None:  # the model's clock moved a --set time into cycles: it was read
+        ignored = [n for n in ignored if n not in clocks.inputs_in(model, "Hz")]
     note_unread(model, args.quantity, ignored, args.preset, list(given))
     if np.ndim(value.magnitude) == 0:  # a value its declared sign rules out is not shown
         evaluator.check_declared_sign(model, model.equation_for(args.quantity).definition.defines, float(value.magnitude),
