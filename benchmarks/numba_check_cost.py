@@ -18,7 +18,12 @@ same grid, each writing into one reused output (no page faults, no threads: the 
 against ``hand numba``: ``benchmarks/sweep_vs_hand.py``'s loop for Hong & Kim's ``Exec_cycles_app``
 (no tie check). Every loop's values are checked against the hand loop's (rtol 1e-12) before timing.
 
-Usage: ``python benchmarks/numba_check_cost.py [--points 2e6] [--repeat 15] [--clock wall|cpu]`` (``cpu``: CPU
+``--whole``: also the whole in-memory sweep (``symgpu.sweep.sweep(..., backend="numba")``, the value column alone,
+on the threads this process may use: one under ``taskset -c 0``) against the hand loop writing a new output, each
+call's column allocated and its pages first touched, as a user's call pays them; their ratio is printed against
+``hand numba, new output``.
+
+Usage: ``python benchmarks/numba_check_cost.py [--points 2e6] [--repeat 15] [--clock wall|cpu] [--whole]`` (``cpu``: CPU
 seconds of this process, ``time.process_time``: steadier on a shared machine; the loops run on one thread). Needs numba
 (says so and exits 0 without it). Timing here is information, never a pass/fail test.
 """
@@ -43,7 +48,8 @@ sys.path.insert(0, str(ROOT))
 import symgpu  # noqa: E402
 from symgpu.evaluate.axis_tables import Tabled  # noqa: E402
 from symgpu.sweep import backends, plan as plans  # noqa: E402
-from symgpu.sweep.run import compile_plan  # noqa: E402
+from symgpu.sweep.run import compile_plan, sweep  # noqa: E402
+from symgpu.sweep.threads import local_threads  # noqa: E402
 
 try:
     import numba
@@ -103,6 +109,7 @@ def main() -> None:
     parser.add_argument("--points", type=float, default=2e6)
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall", help="wall seconds (default) or CPU seconds of this process")
+    parser.add_argument("--whole", action="store_true", help="also the whole in-memory sweep against the hand loop into a new output")
     args = parser.parse_args()
     if numba is None:
         print("numba is not installed: nothing to time")
@@ -125,6 +132,14 @@ def main() -> None:
     for name, function_ in functions.items():  # compiles; the same numbers
         function_(*axes, out)
         np.testing.assert_allclose(out, expected, rtol=1e-12, err_msg=name)
+    if args.whole:  # each call allocates its output (the sweep's column, the hand loop's np.empty)
+        def whole(*_: np.ndarray) -> np.ndarray:
+            result = sweep(model, "Exec_cycles_app", grid=texts, preset="table2_example", backend="numba", regime_of="")
+            return result.columns["Exec_cycles_app"]
+
+        np.testing.assert_allclose(whole().reshape(out.shape), expected, rtol=1e-12, err_msg="sweep (whole)")
+        functions["hand numba, new output"] = lambda *axes_out: serial(constants, *axes_out[:-1], np.empty_like(axes_out[-1]))
+        functions["sweep (whole)"] = whole
     times: dict[str, list[float]] = {k: [] for k in functions}
     load = os.getloadavg()[0]
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
@@ -139,6 +154,9 @@ def main() -> None:
     print(f"{'':<24} {'ms':>8} {'/hand numba':>11} {'ns/point':>9}")
     for name, t in seconds.items():
         print(f"{name:<24} {t * 1e3:>8.2f} {t / seconds['hand numba']:>11.2f} {t / out.size * 1e9:>9.2f}")
+    if args.whole:
+        print(f"sweep (whole) / hand numba, new output: {seconds['sweep (whole)'] / seconds['hand numba, new output']:.2f} "
+              f"(the sweep on {local_threads()} thread(s))")
 
 
 if __name__ == "__main__":
