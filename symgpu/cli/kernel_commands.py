@@ -151,7 +151,7 @@ def run_many(args: argparse.Namespace) -> int:
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(batch.HEADER)
-        writer.writerows(batch.cells(r) for r in rows)
+        writer.writerows(batch.cells(r, exact=True) for r in rows)
         common.write_output(args.output, buffer.getvalue().encode("utf-8"), "-o", "the table")
     if args.json:
         print(json.dumps([batch.as_json(r) for r in rows], indent=1))

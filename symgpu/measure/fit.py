@@ -412,7 +412,8 @@ def preset_toml(result: FitResult, preset_id: str) -> str:
     if result.preset and "+" not in result.preset:
         lines.append(f"based_on = {_toml_string(result.preset)}")
     lines.append(f"[presets.{preset_id}.values]")
-    lines += [f"{p.name} = {_toml_string(f'{p.value:.6g} {p.unit_text}')}" for p in result.parameters]
+    # each value's shortest round-trip repr: the preset read back holds the very value fitted
+    lines += [f"{p.name} = {_toml_string(f'{float(p.value)!r} {p.unit_text}')}" for p in result.parameters]
     lines.append(f"[presets.{preset_id}.notes]")
     for p in result.parameters:
         ci = "undetermined" if not np.isfinite(p.stderr) else f"{CONFIDENCE:.0%} CI [{p.low:.4g}, {p.high:.4g}] {p.unit_text}"
