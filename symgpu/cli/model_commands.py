@@ -14,7 +14,7 @@ import sympy
 
 from symgpu import api, errors, units, validation
 from symgpu.derive import summary
-from symgpu.evaluate import assumed, clocks, evaluator
+from symgpu.evaluate import assumed, clocks, evaluator, exact_digits
 from symgpu.cli.common import BAD_INPUT, FAILED, OK, across_the_clock, add_unit_options, add_value_options, converted, load_model, note_unread, parse_assignments, unit_text, declared_unit_text, unread
 from symgpu.kernel import occupancy
 from symgpu.model import loader, schema
@@ -224,6 +224,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if set_clock and args.clock is None:  # the model's clock moved a --set time into cycles: it was read
         ignored = [n for n in ignored if n not in clocks.inputs_in(model, "Hz")]
     note_unread(model, args.quantity, ignored, args.preset, list(given))
+    if np.ndim(value.magnitude) == 0:  # IEEE digits that are rounding noise (cancellation) are not shown as if known
+        value = _exact_where_rounding_shows(model, args.quantity, value, args.preset, values)
     if np.ndim(value.magnitude) == 0:  # a value its declared sign rules out is not shown
         evaluator.check_declared_sign(model, model.equation_for(args.quantity).definition.defines, float(value.magnitude),
                                       args.preset, values)
@@ -267,6 +269,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
         for assumption in assumptions:
             print(_assumption_note(model, assumption))
     return OK
+
+
+def _exact_where_rounding_shows(model: Any, quantity: str, value: Any, preset: str | None, values: dict[str, Any]) -> Any:
+    """``value`` (a scalar), or its exact value from the decimals given where the IEEE one is off by more than
+    :data:`exact_digits.RELATIVE`, said on stderr with the IEEE digits it replaces."""
+    found = exact_digits.checked(model, quantity, float(value.magnitude), preset=preset, values=values)
+    if not found.corrected:
+        return value
+    unit = declared_unit_text(model, model.equation_for(quantity).definition.defines, value, None)
+    print(f"symgpu: note: {quantity} = {summary.value_text(found.value, unit)} in exact arithmetic, the inputs as the decimals "
+          f"given; IEEE doubles gave {summary.value_text(found.ieee, unit)}, digits lost where nearly equal terms cancel",
+          file=sys.stderr)
+    return units.registry().Quantity(found.value, value.units)
 
 
 def _assumption_note(model: Any, assumption: assumed.Assumption) -> str:
