@@ -291,10 +291,7 @@ def _assumption_note(model: Any, assumption: assumed.Assumption) -> str:
     if assumption.lacking:
         return (f"  not checked: {said}; it needs a value for {', '.join(assumption.lacking)}; pass "
                 f"{' '.join('--set ' + n + '=VALUE' for n in assumption.lacking)} to check it")
-    where = (f"here ({', '.join(f'{n} = {summary.value_text(float(q.magnitude), declared_unit_text(model, n, q))}' for n, q in assumption.inputs)})"
-             if assumption.points == 1 else f"at {assumption.fails} of the {assumption.points} points")
-    return (f"  note: {said}, which does not hold {where}: the value is the formula's, not what {assumption.defines} is "
-            f"described as ({model.symbol_definitions[assumption.defines].description})")
+    return "  note: " + assumed.failing(model, assumption, lambda n, q: summary.value_text(float(q.magnitude), declared_unit_text(model, n, q)))
 
 
 def _eval_input(model: Any, args: argparse.Namespace, values: dict[str, Any]) -> int:
