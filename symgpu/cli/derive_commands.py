@@ -353,6 +353,7 @@ def _assumed_at(model: Any, args: Any, variable: str, values: Mapping[str, Any],
 
 def _run(args: argparse.Namespace) -> int:
     model = common.load_model(args.model)
+    common.note_combined_preset(model, args.preset)
     values = common.parse_assignments(model, args.set)
     variable = next((v for v in (getattr(args, k, None) for k in ("for_", "over", "var", "variable")) if isinstance(v, str)), None)
     values, args.set_clock = common.across_the_clock(model, values, getattr(args, "clock", None), preset=args.preset, variable=variable)

@@ -59,6 +59,7 @@ def run_fit(args: argparse.Namespace) -> int:
     if args.output:
         textfiles.check_output_file(args.output, "-o")
     model = common.load_model_with_presets(args.model, args.preset_file)
+    common.note_combined_preset(model, args.preset)
     measured = _filtered(args, model)
     start = dict(_pair(text, "--init") for text in args.init)
     params = [p.strip() for p in args.params.split(",") if p.strip()]
@@ -122,6 +123,7 @@ def run_measured(args: argparse.Namespace) -> int:
     if args.plot:
         textfiles.check_output_file(args.plot, "--plot")
     model = common.load_model_with_presets(args.model, args.preset_file)
+    common.note_combined_preset(model, args.preset)
     measured = _filtered(args, model)
     values = dict(_pair(text, "--set") for text in args.set)
     columns = {c.name for c in measured.columns}
