@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from symgpu.proofs import forms, rational_value
-from symgpu.evaluate import point, scaling
+from symgpu.proofs import rational_value
+from symgpu.evaluate import point, scaling, stepwise
 
 if TYPE_CHECKING:  # pragma: no cover
     from symgpu.model import Model
@@ -62,18 +62,27 @@ def checked(model: Model, name: str, result: float, *, preset: str | None, value
 
 def exact_value(model: Model, name: str, *, preset: str | None, values: Mapping[str, Any]) -> Fraction | None:
     """Quantity ``name`` at the point in ``Fraction`` arithmetic, in its declared unit, every input the rational its
-    decimal names; None where the expression is not rational arithmetic there or an input has no finite value."""
+    decimal names; None where an equation on the way is not rational arithmetic there or an input has no finite value.
+    Equation by equation, as :mod:`stepwise` computes the IEEE value (each right-hand side in base units, as
+    :func:`compiler.equation_functions` compiles it): the expanded expression is not built."""
     defines = model.equation_for(name).definition.defines
     given = frozenset(k for k in values if k in model.defining and k != defines)  # as evaluator.evaluate takes them
-    expr = scaling.base_expression(model, model.expression(name, stop_at=given))
-    mapping = point.exact_base_values(model, forms.ordered_free_symbols(expr), preset, values)
+    how = stepwise.plan(model, defines, given)
+    mapping = point.exact_base_values(model, [model.symbols[k] for k in sorted(how.inputs)], preset, values)
     if mapping is None:
         return None
-    base = rational_value.value(expr, rational_value.inputs(mapping))
-    if base is None:
+    memo = rational_value.inputs(mapping)
+    found: Fraction | None = None
+    for step in how.steps:
+        rhs = model.defining[step].rhs
+        found = rational_value.value(rhs if scaling.in_base_units(model, rhs) else scaling.base_expression(model, rhs), memo)
+        if found is None:
+            return None
+        memo[model.symbols[step]] = found
+    if found is None:
         return None
     scale = scaling.unit_scale(model.units[defines])
-    return base / Fraction(int(scale.p), int(scale.q))
+    return found / Fraction(int(scale.p), int(scale.q))
 
 
 __all__ = ["Checked", "RELATIVE", "checked", "exact_value"]
