@@ -3,9 +3,10 @@ clear-of-ties test, each against the hand numba loop, one run.
 
 The numba sweep (:mod:`symgpu.sweep.fused`) computes each point's value with every case relation in its
 fast form (``d > 0``: no tie rule) and, in the same pass, whether the point is clear of ties (every
-relation's difference beyond ``CLEAR`` of its sides' magnitudes, or exactly 0 between sides that are
-equal decimals: :func:`symgpu.sweep.tie_conditions.clear_of_ties`); the few points that are not clear
-are computed again by the tie rule. This script builds the plan's own fused function (its innermost
+relation's difference beyond ``CLEAR`` of its sides' summed magnitudes, or exactly 0 between sides that are
+surely equal decimals; per relation a select and one comparison of floats:
+:func:`symgpu.sweep.tie_conditions.clear_of_ties`); the few points that are not clear are computed again
+by the tie rule. This script builds the plan's own fused function (its innermost
 axis's table and its point function, as the sweep compiles them) into four one-thread loops over the
 same grid, each writing into one reused output (no page faults, no threads: the compute alone):
 
@@ -17,8 +18,14 @@ same grid, each writing into one reused output (no page faults, no threads: the 
 against ``hand numba``: ``benchmarks/sweep_vs_hand.py``'s loop for Hong & Kim's ``Exec_cycles_app``
 (no tie check). Every loop's values are checked against the hand loop's (rtol 1e-12) before timing.
 
-Usage: ``python benchmarks/numba_check_cost.py [--points 2e6] [--repeat 15]``. Needs numba (says so
-and exits 0 without it). Timing here is information, never a pass/fail test.
+``--whole``: also the whole in-memory sweep (``symgpu.sweep.sweep(..., backend="numba")``, the value column alone,
+on the threads this process may use: one under ``taskset -c 0``) against the hand loop writing a new output, each
+call's column allocated and its pages first touched, as a user's call pays them; their ratio is printed against
+``hand numba, new output``.
+
+Usage: ``python benchmarks/numba_check_cost.py [--points 2e6] [--repeat 15] [--clock wall|cpu] [--whole]`` (``cpu``: CPU
+seconds of this process, ``time.process_time``: steadier on a shared machine; the loops run on one thread). Needs numba
+(says so and exits 0 without it). Timing here is information, never a pass/fail test.
 """
 
 from __future__ import annotations
@@ -41,7 +48,8 @@ sys.path.insert(0, str(ROOT))
 import symgpu  # noqa: E402
 from symgpu.evaluate.axis_tables import Tabled  # noqa: E402
 from symgpu.sweep import backends, plan as plans  # noqa: E402
-from symgpu.sweep.run import compile_plan  # noqa: E402
+from symgpu.sweep.run import compile_plan, sweep  # noqa: E402
+from symgpu.sweep.threads import local_threads  # noqa: E402
 
 try:
     import numba
@@ -100,6 +108,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--points", type=float, default=2e6)
     parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall", help="wall seconds (default) or CPU seconds of this process")
+    parser.add_argument("--whole", action="store_true", help="also the whole in-memory sweep against the hand loop into a new output")
     args = parser.parse_args()
     if numba is None:
         print("numba is not installed: nothing to time")
@@ -122,19 +132,31 @@ def main() -> None:
     for name, function_ in functions.items():  # compiles; the same numbers
         function_(*axes, out)
         np.testing.assert_allclose(out, expected, rtol=1e-12, err_msg=name)
+    if args.whole:  # each call allocates its output (the sweep's column, the hand loop's np.empty)
+        def whole(*_: np.ndarray) -> np.ndarray:
+            result = sweep(model, "Exec_cycles_app", grid=texts, preset="table2_example", backend="numba", regime_of="")
+            return result.columns["Exec_cycles_app"]
+
+        np.testing.assert_allclose(whole().reshape(out.shape), expected, rtol=1e-12, err_msg="sweep (whole)")
+        functions["hand numba, new output"] = lambda *axes_out: serial(constants, *axes_out[:-1], np.empty_like(axes_out[-1]))
+        functions["sweep (whole)"] = whole
     times: dict[str, list[float]] = {k: [] for k in functions}
     load = os.getloadavg()[0]
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     for _ in range(args.repeat):
         for name, function_ in functions.items():
-            begin = time.perf_counter()
+            begin = clock()
             function_(*axes, out)
-            times[name].append(time.perf_counter() - begin)
+            times[name].append(clock() - begin)
     seconds = {k: statistics.median(v) for k, v in times.items()}
     print(f"hong_kim_2009 Exec_cycles_app at table2_example, {out.size:.3g} points ({' x '.join(texts)}), one thread, "
-          f"the output reused; medians of {args.repeat}; load average {load:.2f} -> {os.getloadavg()[0]:.2f}")
+          f"the output reused; medians of {args.repeat}, {args.clock} seconds; load average {load:.2f} -> {os.getloadavg()[0]:.2f}")
     print(f"{'':<24} {'ms':>8} {'/hand numba':>11} {'ns/point':>9}")
     for name, t in seconds.items():
         print(f"{name:<24} {t * 1e3:>8.2f} {t / seconds['hand numba']:>11.2f} {t / out.size * 1e9:>9.2f}")
+    if args.whole:
+        print(f"sweep (whole) / hand numba, new output: {seconds['sweep (whole)'] / seconds['hand numba, new output']:.2f} "
+              f"(the sweep on {local_threads()} thread(s))")
 
 
 if __name__ == "__main__":

@@ -31,6 +31,15 @@ def test_show_prints_equations_and_presets(capsys):
     assert code == 0 and "P_K0: P_K0 =" in out and "gtx1080" in out
 
 
+def test_show_prints_each_preset_value_with_every_digit_the_model_uses(cli):
+    # outside checker q31c, question 67: equations/perez_piccoli.toml's gtx470 gives Cp_AllAll = "503.849162 GFLOP/s",
+    # shown as 503.849 (six digits), so L_Pipe recomputed from show's values was off in the 7th digit
+    code, out, _ = cli("show", "perez_piccoli")
+    assert code == 0 and "Cp_AllAll=503.849162 GFLOP / s" in out and "GMb_AllOne=9.640949 GB / s" in out
+    code, out, _ = cli("show", "hong_kim_2009")  # six digits where they are every digit: as before
+    assert code == 0 and "Freq=1.35e+09 Hz, Mem_Bandwidth=8.64e+10 B / s" in out
+
+
 def test_check_bundled_models_passes(capsys):
     code, out, _ = run(capsys, "check")
     assert code == 0 and "ok   interval_analysis" in out
@@ -108,6 +117,18 @@ def test_eval_takes_occupancy_from_resource_usage(capsys):
 def test_malformed_occupancy_option_exits_2(capsys, spec, message):
     code, _, err = run(capsys, "eval", "hong_kim_2009", "N", "--preset", "gtx280", "--occupancy", spec)
     assert code == 2 and message in err
+
+
+def test_eval_occupancy_reads_shared_memory_given_with_a_byte_unit(cli):
+    # outside checker q31c, question 66: 'smem=48KiB' (as symgpu.kernel.occupancy.parse_spec reads it) was refused.
+    # By hand on cc_9_0 (the h100 preset): 256 threads, 32 regs, 48 KiB = 49152 B + 1024 B reserved = 50176 B per block,
+    # 233472 // 50176 = 4 blocks of 8 warps: n = 32 warp/SM, alpha = 0: Min(0.08594, 32/675) = 32/675 winst/cycle/SM
+    code, out, _ = cli("eval", "volkov_2016", "memory_throughput", "--preset", "h100", "--set", "alpha=0",
+                       "--occupancy", "threads=256,regs=32,smem=48KiB", "--json")
+    assert code == 0 and json.loads(out)["value"] == pytest.approx(32 / 675, rel=1e-12)
+    code, _, err = cli("eval", "volkov_2016", "memory_throughput", "--preset", "h100", "--set", "alpha=0",
+                       "--occupancy", "threads=256,regs=32,smem=1 s")
+    assert code == 2 and "smem must be a number of bytes or a byte quantity (48KiB), got '1 s'" in err
 
 
 def test_eval_says_which_valid_when_condition_it_could_not_check(cli):

@@ -221,6 +221,42 @@ def test_products_of_floors_that_skip_simplify_or_factor_are_what_it_gives(fast,
     assert checked > 60
 
 
+def _integer_part_with_a_sum(rng):
+    """``floor``/``ceiling`` of a product with a sum of two or three symbols in it, drawn from symbols of every kind, so
+    that the sum sometimes shares a symbol with the product's other factors (which the shortcut leaves to SymPy)."""
+    x, y = sympy.Symbol("x", positive=True), sympy.Symbol("y")
+    n, m, z = sympy.Symbol("n", integer=True, positive=True), sympy.Symbol("m", integer=True), sympy.Symbol("z", negative=True)
+    symbols = [x, y, n, m, z]
+    total = sympy.Add(*rng.sample(symbols, rng.randint(2, 3)))
+    inner = total * _nested_monomial(rng, 1) * rng.choice(symbols) ** rng.choice([-1, -2, 1])
+    outer = rng.choice([sympy.floor, sympy.ceiling])(inner)
+    return outer * _nested_monomial(rng, 1) if rng.random() < 0.5 else outer
+
+
+def test_integer_parts_of_sums_apart_that_skip_simplify_are_what_it_gives():
+    """A sum of symbols inside an integer part, apart from the product's other factors (the occupancy calculator's
+    ``ceiling((smem_per_block + smem_reserved_per_block)/smem_alloc_unit)``), is given back without SymPy's simplify
+    only where simplify gives it back unchanged: each of 500 seeded expressions the shortcut takes is compared with
+    ``sympy.simplify`` run on it."""
+    rng = random.Random(31)
+    taken = refused = 0
+    for _ in range(500):
+        expr = _integer_part_with_a_sum(rng)
+        if not isinstance(expr, (sympy.floor, sympy.ceiling, sympy.Mul, sympy.Pow)):
+            continue  # the integer part evaluated on construction
+        if forms._monomial_of_integer_parts(expr):
+            taken += 1
+            assert _same_form(sympy.simplify(expr), expr), expr
+        else:
+            refused += 1
+    assert taken > 60 and refused > 60
+    a, b, u = sympy.symbols("a b u", positive=True)
+    assert not forms._monomial_of_integer_parts(sympy.ceiling((a + b) / a))  # 1 + ceiling(b/a): simplify may take the 1 out
+    assert not forms._monomial_of_integer_parts(sympy.floor((a + b) ** 2 / u))  # a sum to a power
+    assert not forms._monomial_of_integer_parts(sympy.floor((a + 2 * b) / u))  # a coefficient
+    assert not forms._monomial_of_integer_parts((a + b) / u)  # a sum outside an integer part
+
+
 def test_a_sum_is_still_factored():
     x = sympy.Symbol("x", positive=True)
     assert forms.factored(x**2 - 1) == (x - 1) * (x + 1)

@@ -47,3 +47,16 @@ def test_the_note_lists_what_is_read_with_a_given_intermediate_so_no_name_is_bot
     assert "--set n, alpha, ilp changes nothing" in err
     read = err.split("(it reads ")[1].split(")")[0].split(", ")
     assert read == ["SMs", "bytes_per_inst", "clock", "memory_throughput_loaded_ilp"]
+
+
+def test_a_clock_that_moved_a_given_time_into_cycles_was_read(cli: Cli) -> None:
+    # outside checker q31c, question 53: Mem_LD = 420 ns at --set Freq = 1 GHz is 420 cycles, so by hand
+    # Mem_L = 420 + (32 - 1)*40 = 1660 cycles on the gtx280 preset (1786 at its own 1.3 GHz): Freq changed the answer
+    # and the note said it changed nothing
+    code, out, err = cli("eval", "hong_kim_2009", "Mem_L", "--preset", "gtx280+tiled_matmul", "--set", "Mem_LD=420 ns",
+                         "--set", "Freq=1 GHz")
+    assert code == 0 and out.startswith("Mem_L = 1660 cycle") and "changes nothing" not in err
+    # with --clock converting the time, the given Freq is read by nothing: 420 ns at 2 GHz = 840 cycles, 840 + 1240 = 2080
+    code, out, err = cli("eval", "hong_kim_2009", "Mem_L", "--preset", "gtx280+tiled_matmul", "--set", "Mem_LD=420 ns",
+                         "--set", "Freq=1 GHz", "--clock", "2 GHz")
+    assert code == 0 and out.startswith("Mem_L = 2080 cycle") and "--set Freq changes nothing" in err

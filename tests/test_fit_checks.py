@@ -82,6 +82,17 @@ def test_a_poor_fit_fails_the_residual_check():
     assert [c.name for c in poor.failed][:1] == ["residual"] and poor.rms_relative > 0.1
 
 
+def test_the_residual_check_prints_the_limit_with_the_digits_given():
+    # outside checker q31c, question 52: --max-rms 0.001 was printed "exceeds 0%", 0.025 "<= 2%"
+    def residual(rms: float, max_rms: float) -> str:
+        found = fit_checks.checks(success=True, message="", invalid=None, rms=rms, max_rms=max_rms, names=("a",),
+                                  determined=(True,), spans_zero=())
+        return next(c for c in found if c.name == "residual").detail
+    assert residual(0.0065, 0.001).startswith("RMS relative error 0.65% exceeds 0.1%:")
+    assert residual(0.0065, 0.025) == "RMS relative error 0.65% <= 2.5%"
+    assert residual(0.0065, 0.1) == "RMS relative error 0.65% <= 10%"
+
+
 # -------------------------------------------------- bug 2: joint fit of two alpha series
 def test_joint_fit_gives_intervals_for_determined_parameters_and_names_the_free_one():
     model = symgpu.load("volkov_2016_ilp")

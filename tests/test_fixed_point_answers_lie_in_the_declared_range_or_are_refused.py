@@ -237,3 +237,16 @@ cap = "10 cycle"
     path = folder / "affine.toml"
     path.write_text(text, encoding="utf-8")
     return symgpu.Model(symgpu.model.loader.read_definition(path))
+
+
+# ------------------------------------------------------------------ the derivation says what it rests on
+def test_a_fixed_point_whose_g_is_not_proved_decreasing_does_not_say_it_is():
+    """Volkov's loaded throughput over x: the sign reasoner does not prove g decreasing, so the derivation must not say
+    the Min rule assumes it (the rule is checked at samples instead) nor that g is decreasing (the bundled reports said
+    both)."""
+    model = symgpu.load("volkov_2016")
+    d = derive.fixed_point(model, "memory_throughput_loaded", "x")
+    notes = {step.operation: step.justification for step in d.steps}
+    assert "not proved symbolically" in notes["monotone"] and "assumes" not in notes["monotone"]
+    assert "at every sample of the inputs (checked; g not proved decreasing)" in notes["min with bounds"]
+    assert "g is decreasing" not in notes["min with bounds"]

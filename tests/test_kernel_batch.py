@@ -135,3 +135,23 @@ def test_a_launch_naming_a_kernel_the_compiler_output_lacks_is_refused_at_its_fi
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert err.startswith(f"symgpu: error: {launches}:3: no kernel 'nosuch' in the compiler output (kernels: ")
+
+
+def test_every_float_of_the_written_table_reads_back_as_the_value_computed(tmp_path, capsys):
+    """``-o FILE.csv`` is for programs: each float cell is the shortest round-trip repr, so ``float(cell)``
+    equals the value computed (the JSON of the same run, whose floats round-trip, is the second path)."""
+    export_with(tmp_path / "ncu.csv", 4)
+    code = cli.main(["kernel", str(SM90), "--cc", "cc_9_0", "--ncu", str(tmp_path / "ncu.csv"), "--all-launches",
+                     "--model", "volkov_2016", "--preset", "h100", "--json", "-o", str(tmp_path / "out.csv")])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    answers = json.loads(out)
+    with (tmp_path / "out.csv").open() as handle:
+        table = list(csv.DictReader(handle))
+    assert len(table) == len(answers) == 4
+    values = []
+    for row, got in zip(table, answers):
+        for key in ("predicted", "measured", "ratio", "occupancy"):
+            assert got[key] is not None and float(row[key]) == got[key], (key, row[key], got[key])
+            values.append(got[key])
+    assert any(float(f"{v:.6g}") != v for v in values)  # six significant digits would not have read back

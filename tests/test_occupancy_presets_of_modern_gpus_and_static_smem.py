@@ -67,4 +67,6 @@ def test_a_compute_capability_named_as_preset_gives_hong_kim_its_occupancy(cli, 
     mwp = min(675 / 4, 3352e9 / (1.98e9 * 128 / 675 * 132), n)                      # 24: the warps bind
     comp_cycles, mem_cycles = 4 * (100 + 4), 675 * 4
     assert (mem_cycles + comp_cycles) / comp_cycles < mwp                              # CWP 7.49 < MWP: eq24
-    assert out.strip() == f"Exec_cycles_app = {(675 + comp_cycles * n) * 2112 / (blocks * 132):.6g} cycle"   # 56848
+    value, used = out.strip().split("\n")                                               # the value, then what --occupancy used
+    assert value == f"Exec_cycles_app = {(675 + comp_cycles * n) * 2112 / (blocks * 132):.6g} cycle"   # 56848
+    assert used.startswith(f"  occupancy on cc_9_0 (") and f": {blocks} block/SM, {n} warp/SM of 64 " in used, used

@@ -61,3 +61,17 @@ def test_a_block_filling_a_t4_sm_is_explained_not_refused_as_a_pole(kind, sizes,
     e = _explain(kind, "t4", sizes)
     assert e.latency_us == pytest.approx(hand_us, rel=1e-9)                        # 47.016 us, 163.638 us
     assert {s.name for s in e.sensitivities} >= {"threads_per_block", "max_warps_SM"}
+
+
+def test_a_gemm_is_flat_in_M_only_up_to_the_grid_its_launch_gives_not_a_proportional_one():
+    # outside checker q31c, question 45: on the A100's 108 one-block SMs the 1024 blocks of M = N = 4096 with
+    # 128 x 128 tiles are 10 waves while ceiling(M/128) x 32 <= 10 x 108 = 1080, so M <= 33 x 128 = 4224; a
+    # grid moved in proportion to M (1024 M/4096 <= 1080) said M = 4320, but at M = 4225 the launch is
+    # 34 x 32 = 1088 blocks, 11 waves
+    sizes = {"M": "4096", "N": "4096", "K": "4096", "tile": "128x128"}
+    e = _explain("gemm", "a100_pcie_40gb", sizes)
+    s = {x.name: x for x in e.sensitivities}
+    assert _flat_end(s["M"].how, "M") == pytest.approx(33 * 128, rel=1e-6)
+    assert _flat_end(s["K_out"].how, "K_out") == pytest.approx(33 * 128, rel=1e-6)
+    assert _explain("gemm", "a100_pcie_40gb", {**sizes, "M": "4224"}).latency_us == pytest.approx(e.latency_us, rel=1e-12)
+    assert _explain("gemm", "a100_pcie_40gb", {**sizes, "M": "4225"}).latency_us > e.latency_us * 1.05

@@ -6,13 +6,15 @@ start mid-row."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 import sympy
 from conftest import FIXTURES
 
 import symgpu
-from symgpu.evaluate import active, compiler, ties
+from symgpu.evaluate import active, compiler, scaling, stepwise, ties
 from symgpu.sweep import backends, fused, tie_conditions
 from symgpu.sweep.grid import Axis, Grid
 from symgpu.sweep.regimes import RegimeSpec
@@ -87,7 +89,7 @@ def test_min_or_max_near_ties_are_settled_in_the_marked_rows_of_every_chunk(kind
 #: POOL, with pairs on both sides of the fast pass's edge (CLEAR of the sides' summed magnitudes) and of the near-tie
 #: test's (NEAR of the larger one)
 EDGES = np.concatenate([POOL, [2.0 * (1 + f * tie_conditions.CLEAR) for f in (0.9, 1.1, 2.1)],
-                        [2.0 * (1 + f * float(tie_conditions.stepwise.NEAR)) for f in (0.9, 1.1)], [3.0, 1e300, 7.5]])
+                        [2.0 * (1 + f * float(stepwise.NEAR)) for f in (0.9, 1.1)], [3.0, 1e300, 7.5]])
 
 
 @pytest.mark.parametrize("op", active.RELATIONS)
@@ -100,12 +102,13 @@ def test_a_relations_fast_form_is_the_rule_wherever_it_is_clear_of_ties_and_clea
     found = 0
     for written in (relation(a_, b_, evaluate=False), relation(a_ - b_, 0, evaluate=False)):  # a bare literal side too
         piecewise = sympy.Piecewise((1.0, written), (0.0, True))
-        outputs = [tie_conditions.tie_aware(piecewise, fast=True), tie_conditions.clear_of_ties(model, [written]),
-                   ties.near_condition(model, [piecewise])]
-        function = numba.njit(compiler.fused_function(model, outputs, ["a", "b"], [], [None] * 3, backend="numba"))
+        # the clear test last, written as the sweep compiles it (unfolded: its selects as they are)
+        outputs = [tie_conditions.tie_aware(piecewise, fast=True), ties.near_condition(model, [piecewise]),
+                   tie_conditions.clear_of_ties(model, [written])]
+        function = numba.njit(compiler.fused_function(model, outputs, ["a", "b"], [], [None] * 3, backend="numba", unfolded=1))
         for x in EDGES:
             for y in EDGES:
-                fast, clear, near = function((float(x), float(y)), ())
+                fast, near, clear = function((float(x), float(y)), ())
                 with np.errstate(all="ignore"):
                     left, right = (x, y) if written.rhs != 0 else (x - y, 0.0)
                     rule = active.relation_number(active.RELATION_CODES[op], left, right, active.larger_magnitude(left, right))
@@ -113,10 +116,10 @@ def test_a_relations_fast_form_is_the_rule_wherever_it_is_clear_of_ties_and_clea
                 if clear:
                     found += 1
                     assert bool(fast) == bool(rule), (op, written, x, y)
-        assert function((2.0, 2.0), ())[1] == 1.0 and function((2.0, 3.0), ())[1] == 1.0  # an exact tie and a clear gap
-        assert function((np.nan, 2.0), ())[1] == 0.0 and function((np.inf, 2.0), ())[1] == 0.0
+        assert function((2.0, 2.0), ())[2] == 1.0 and function((2.0, 3.0), ())[2] == 1.0  # an exact tie and a clear gap
+        assert function((np.nan, 2.0), ())[2] == 0.0 and function((np.inf, 2.0), ())[2] == 0.0
         if written.rhs != 0:  # a difference within the tie of two sides (against a bare 0 only 0 is a tie)
-            assert function((2.0, 2.0 * (1 + active.TIE)), ())[1] == 0.0
+            assert function((2.0, 2.0 * (1 + active.TIE)), ())[2] == 0.0
     assert found > len(EDGES) ** 2  # most pairs are clear
 
 
@@ -129,3 +132,52 @@ def test_a_zero_difference_is_equal_finite_sides_in_compiled_code_at_subnormals_
     for x in np.concatenate([EDGES, tiny, -tiny]):
         for y in np.concatenate([EDGES, tiny, -tiny]):
             assert gap_is_zero(float(x), float(y)) == bool(x == y and np.isfinite(x)), (x, y)
+
+
+#: around the whole-number limit (2**53) of the decimal test, the products and sums of decimal_tie_beyond_whole's preset,
+#: and shared_min_tie's 0.1*3 against 0.30000000000000004
+WHOLE = 2.0 ** 53
+AROUND_WHOLE = np.array([WHOLE, np.nextafter(WHOLE, 0), np.nextafter(WHOLE, np.inf), WHOLE / 2, np.nextafter(WHOLE / 2, np.inf),
+                         WHOLE - 1, 1e16, 1e17, 1e8 + 1, 1e16 + 2e8, 0.1, 0.3, 0.30000000000000004, 3.0])
+
+
+def _far_or_exact(model, relation):  # type: ignore[no-untyped-def]
+    # the clear test of sessions 27-30, the oracle: d beyond CLEAR of |l| + |r|, or d == 0 between sides that are equal
+    # decimals (stepwise.may_be_unequal with |l| + |r| as the magnitude)
+    left, right = relation.lhs, relation.rhs
+    gap = left - right
+    size = sympy.Add(sympy.Abs(left, evaluate=False), sympy.Abs(right, evaluate=False), evaluate=False)
+    far = sympy.StrictGreaterThan(sympy.Mul(1 / tie_conditions.CLEAR, sympy.Abs(gap, evaluate=False), evaluate=False), size, evaluate=False)
+    doubt = stepwise.may_be_unequal(model, left, right, relation.free_symbols, size)
+    return sympy.Or(far, sympy.And(sympy.Eq(gap, 0, evaluate=False), sympy.Not(doubt)))
+
+
+@pytest.mark.parametrize(("fixture", "written"), [
+    ("two_reals", "a > b"), ("two_reals", "a - b >= 0"), ("two_reals", "Eq(a, b)"), ("two_reals", "a*b < a + b"),
+    ("decimal_tie_beyond_whole", "x + 1 > y"), ("decimal_tie_beyond_whole", "a*a > b"), ("decimal_tie_beyond_whole", "t + 1 > u"),
+    ("shared_min_tie", "Min(n, x*y) > Min(n, z)"), ("shared_min_tie", "Min(n, x*y) <= n")])
+def test_the_clear_test_holds_only_where_far_or_exact_holds_at_ties_ulps_zeros_infinities_nan_and_the_whole_limit(fixture: str, written: str) -> None:
+    # the clear test (a select per relation: d beyond CLEAR of |l| + |r|, or a bound at d == 0 between sides that are
+    # surely equal decimals) is at least as strict as the test it replaced, far or exact (_far_or_exact): every point
+    # that one leaves to the tie rule it leaves too. Both compiled by numba as the sweep compiles them, at every
+    # combination of the inputs' edge values (in base units: t and u are in ns)
+    numba = _numba()
+    model = symgpu.load(FIXTURES / f"{fixture}.toml")
+    relation = sympy.sympify(written, locals=dict(model.symbols))
+    names = sorted(s.name for s in relation.free_symbols)
+    function = numba.njit(compiler.fused_function(model, [_far_or_exact(model, relation), tie_conditions.clear_of_ties(model, [relation])],
+                                                  names, [], [None, None], backend="numba", unfolded=1))
+    pool = np.unique(np.concatenate([EDGES, -EDGES, AROUND_WHOLE])) if len(names) < 3 else np.unique(np.concatenate([POOL[:8], AROUND_WHOLE]))
+    pools = [pool * scaling.symbol_scale(model, name) for name in names]
+    both = only_old = 0
+    for point in itertools.product(*pools):
+        old, new = function(tuple(float(v) for v in point), ())
+        assert not (new and not old), (written, point)
+        both += bool(new and old)
+        only_old += bool(old and not new)
+    assert both > 10 * only_old, (both, only_old)  # as strict, not much stricter: a point it adds goes through the rule
+    if fixture == "decimal_tie_beyond_whole":  # the bound and the decimal test's limit are one literal in base units (ns)
+        side = sympy.Add(sympy.Abs(relation.lhs, evaluate=False), sympy.Abs(relation.rhs, evaluate=False), evaluate=False)
+        limit = scaling.base_expression(model, sympy.StrictGreaterThan(side, stepwise.WHOLE_LIMIT)).rhs
+        bounds = [p.args[0][0] for p in scaling.base_expression(model, tie_conditions.clear_of_ties(model, [relation])).atoms(sympy.Piecewise)]
+        assert bounds == [limit], (bounds, limit)

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 import symgpu
-from symgpu import cli, errors
+from symgpu import cli, errors, units
+from symgpu.cli import common
 from symgpu.measure import data, fit
 
 REPO = Path(__file__).resolve().parent.parent
@@ -214,3 +215,29 @@ def test_ilp2_ilp4_model_csv_holds_the_original_numbers_unchanged():
     assert len(rows) == len(original) == 228
     for row, raw in zip(rows, original):
         assert row == [raw["ilp"], raw["alpha"], raw["warps_per_SM"], raw["rep"], raw["GBps"]]
+
+
+def test_a_fitted_preset_block_reads_back_as_the_very_values_fitted(tmp_path, capsys):
+    """``fit --preset-id ID -o FILE`` writes each value's shortest round-trip repr: the preset read back with
+    ``--preset-file`` holds the fitted floats exactly (the fit's JSON, whose floats round-trip, is the second path)."""
+    block = tmp_path / "x.toml"
+    assert cli.main(["fit", "volkov_2016_ilp", "dram_throughput", "--data", str(REPO / "data" / "h100" / "stream_read_vs_warps_model.csv"),
+                     "--where", "alpha=0", "--params", "a,b,c", "--preset", "h100_fit_alpha0", "--preset-id", "x",
+                     "-o", str(block), "--json"]) == 0
+    fitted = {p["name"]: (p["value"], p["unit"]) for p in json.loads(capsys.readouterr().out)["parameters"]}
+    preset = common.load_model_with_presets("volkov_2016_ilp", str(block)).preset("x")
+    assert {k: (preset[k].magnitude, preset[k].units) for k in fitted} == {k: (v, units.unit(u)) for k, (v, u) in fitted.items()}
+    assert any(float(f"{v:.6g}") != v for v, _ in fitted.values())  # six significant digits would not have read back
+
+
+def test_fit_json_with_a_preset_id_is_one_json_document_holding_the_block(tmp_path, capsys):
+    """``--json`` keeps stdout one JSON document: the block (no ``-o``) is its ``preset_block``, the same text
+    ``-o`` writes; with ``-o`` the 'written to' line goes to stderr."""
+    argv = ["fit", "volkov_2016_ilp", "dram_throughput", "--data", str(REPO / "data" / "h100" / "stream_read_vs_warps_model.csv"),
+            "--where", "alpha=0", "--params", "a,b,c", "--preset", "h100_fit_alpha0", "--preset-id", "x", "--json"]
+    assert cli.main(argv) == 0
+    inline = json.loads(capsys.readouterr().out)["preset_block"]
+    assert cli.main([*argv, "-o", str(tmp_path / "x.toml")]) == 0
+    out, err = capsys.readouterr()
+    assert "preset_block" not in json.loads(out) and err == f"preset block written to {tmp_path / 'x.toml'}\n"
+    assert inline == (tmp_path / "x.toml").read_text(encoding="utf-8")

@@ -146,6 +146,43 @@ def parse_assignments(model: Any, items: Sequence[str]) -> dict[str, pint.Quanti
     return values
 
 
+def note_combined_preset(model: Any, preset: str | None) -> None:
+    """Say on stderr, in one line, each value a later part of a combined preset (``-p A+B``) replaces with another
+    value (the later one wins: :meth:`Model.preset`): ``gtx280+table2_example`` runs at table2_example's 1 GHz, not
+    gtx280's 1.3 GHz. Nothing for one preset, an unknown part (the command refuses it) or values that agree."""
+    parts = [part.strip() for part in (preset or "").split("+")]
+    if len(parts) < 2 or any(part not in model.presets for part in parts):
+        return
+    held: dict[str, tuple[str, float]] = {}
+    replaced = []
+    for part in parts:
+        for name, value in model.presets[part].items():
+            number = float(units.magnitude_in(value, model.units[name])) if name in model.units else float(value.magnitude)
+            if name in held and held[name][1] != number:
+                earlier = held[name][0]
+                replaced.append(f"{name} = {_preset_text(model, earlier, name, held[name][1])} ({earlier}) by "
+                                f"{_preset_text(model, part, name, number)} ({part})")
+            held[name] = (part, number)
+    if replaced:
+        print(f"symgpu: note: preset {preset}: a later part replaces {len(replaced)} value{'s' if len(replaced) > 1 else ''}: "
+              f"{'; '.join(replaced)}", file=sys.stderr)
+
+
+def _preset_text(model: Any, preset: str, name: str, number: float) -> str:
+    """``name``'s value in ``preset`` as its file writes it (``1.3 GHz``; an inherited one from the preset it is
+    based on), else ``number`` in ``name``'s declared unit."""
+    definitions = {d.id: d for d in model.definition.presets}
+    seen: set[str] = set()
+    while preset in definitions and preset not in seen:
+        seen.add(preset)
+        own = dict(definitions[preset].values)
+        if name in own:
+            return " ".join(str(own[name]).split())
+        preset = definitions[preset].based_on
+    unit = model.unit_text(name) if name in model.units else ""
+    return f"{number:.10g}" + (f" {unit}" if unit not in ("", "1") else "")
+
+
 def across_the_clock(model: Any, values: dict[str, pint.Quantity], clock_text: str | None, *, preset: str | None,
                      variable: str | None = None, swept: Sequence[str] = ()) -> tuple[dict[str, pint.Quantity], bool]:
     """``--set`` values given in a unit that differs from the symbol's declared one by the clock, the warp size or the

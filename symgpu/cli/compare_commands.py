@@ -83,6 +83,8 @@ def _across_the_clock(models: list[Any], values: dict[str, Any], preset: str | N
 def run_compare(args: argparse.Namespace) -> int:
     """Run the sweep; print a summary or JSON; optionally write the plot."""
     a, b = common.load_model(args.model_a), common.load_model(args.model_b)
+    for model in (a, b) if a.id != b.id else (a,):
+        common.note_combined_preset(model, args.preset)
     over = [compare.parse_range(text) for text in args.over]
     if args.plot and len(over) not in (1, 2):
         raise errors.UsageError("--plot needs one or two --over variables")

@@ -353,6 +353,7 @@ def _assumed_at(model: Any, args: Any, variable: str, values: Mapping[str, Any],
 
 def _run(args: argparse.Namespace) -> int:
     model = common.load_model(args.model)
+    common.note_combined_preset(model, args.preset)
     values = common.parse_assignments(model, args.set)
     variable = next((v for v in (getattr(args, k, None) for k in ("for_", "over", "var", "variable")) if isinstance(v, str)), None)
     values, args.set_clock = common.across_the_clock(model, values, getattr(args, "clock", None), preset=args.preset, variable=variable)
@@ -361,12 +362,15 @@ def _run(args: argparse.Namespace) -> int:
     given = given_numbers.at_the_door(model, args.assume, _substitutions(args.substitute), args.var if limit else None,
                                       str(args.to) if limit else None)
     model, args.assume, substitute = given.model, given.assume, given.substitute
-    args.shown = given.shown  # the answer printed with the constants made here as the numbers given (_emit)
     args.substitute = [f"{name}={text}" for name, text in substitute.items()]
     if limit:
         args.to_given, args.to = args.to, given.to
+    args.shown = given.shown  # the answer printed with the constants made here as the numbers given (_emit)
     if getattr(args, "target", None) and assume_units.is_quantity(model, args.target):
         model = model.for_request()  # a target across the clock is made a constant of the model (symgpu.derive.targets.across_rates)
+        request, before, target = model, [c.name for c in model.literal_constants], str(args.target)
+        # and that constant, made while the request is derived, as the target given: 865 cycle, not lit_865_cy
+        args.shown = lambda text: given.shown(given_numbers.spoken(text, given_numbers.target_constants(request, before, target)))
     both = sorted(set(substitute) & set(values))
     if both:
         raise errors.UsageError(f"{', '.join(both)}: given by both --substitute and --set; drop one of the two")

@@ -60,12 +60,30 @@ class Given:
         """``text`` (an answer as printed) with each constant made here as the number and unit the caller gave
         (``W -> 32 warp/SM``, ``M_Write*SMs*(32 warp/SM)``), not its internal name (``lit_32_warp_per_SM``: an outside
         tester's finding, round 13b, U1); in parentheses beside an operator."""
-        for name, given in self.constants:
-            def spoken(match: re.Match[str], given: str = given) -> str:
-                before, after = match.string[:match.start()].rstrip()[-1:], match.string[match.end():].lstrip()[:1]
-                return f"({given})" if before in ("*", "/", "^") or after in ("*", "/", "^") else given
-            text = re.sub(rf"(?<![\w.]){re.escape(name)}(?![\w.])", spoken, text)
-        return text
+        return spoken(text, self.constants)
+
+
+def spoken(text: str, constants: Iterable[tuple[str, str]]) -> str:
+    """``text`` with each of ``constants`` (name, its value and unit) as its value and unit, in parentheses beside an
+    operator (:meth:`Given.shown`)."""
+    for name, given in constants:
+        def said(match: re.Match[str], given: str = given) -> str:
+            before, after = match.string[:match.start()].rstrip()[-1:], match.string[match.end():].lstrip()[:1]
+            return f"({given})" if before in ("*", "/", "^") or after in ("*", "/", "^") else given
+        text = re.sub(rf"(?<![\w.]){re.escape(name)}(?![\w.])", said, text)
+    return text
+
+
+def target_constants(model: Model, before: Iterable[str], target: str) -> tuple[tuple[str, str], ...]:
+    """The constant a ``--target`` across a rate made on ``model`` (a request's copy; :func:`symgpu.derive.targets.across_rates`:
+    ``--target '865 cycle'`` for a quantity in ns is ``lit_865_cy/phi``), as :func:`spoken` shows it: the target's text
+    as given (``865 cycle``); none where no constant beyond ``before`` (the names it held before the request was
+    derived) was made, and each with its value and unit where, unexpectedly, several were."""
+    kept = set(before)
+    made = [c for c in model.literal_constants if c.name not in kept]
+    if len(made) == 1:
+        return ((made[0].name, " ".join(target.split())),)
+    return tuple((c.name, f"{c.value} {c.unit_text}") for c in made)
 
 
 def at_the_door(model: Model, assume: Iterable[str], substitute: Mapping[str, str], variable: str | None,

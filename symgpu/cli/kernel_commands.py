@@ -67,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.ncu:
         raise errors.UsageError("--model needs --ncu (the Nsight Compute export whose metrics feed the model)")
     model = common.load_model(args.model)
+    common.note_combined_preset(model, args.preset)
     table = mapping.load(model)
     launch = ncu.select(ncu.read(args.ncu), args.kernel if args.launch is None else None, args.launch)
     derived = mapping.derive(table, model, launch, args.cc)
@@ -144,6 +145,7 @@ def run_many(args: argparse.Namespace) -> int:
         if not args.all_launches:
             raise errors.UsageError("--model needs profiled launches: use --ncu EXPORT --all-launches")
         model = common.load_model(args.model)
+        common.note_combined_preset(model, args.preset)
         table = mapping.load(model)
     values = {name.strip(): raw.strip() for name, _, raw in (item.partition("=") for item in args.set)}
     rows = batch.answer_all(configs, args.cc, model=model, table=table, preset=args.preset, values=values)
@@ -151,7 +153,7 @@ def run_many(args: argparse.Namespace) -> int:
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
         writer.writerow(batch.HEADER)
-        writer.writerows(batch.cells(r) for r in rows)
+        writer.writerows(batch.cells(r, exact=True) for r in rows)
         common.write_output(args.output, buffer.getvalue().encode("utf-8"), "-o", "the table")
     if args.json:
         print(json.dumps([batch.as_json(r) for r in rows], indent=1))

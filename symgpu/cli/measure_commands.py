@@ -49,7 +49,8 @@ def setup_fit(sub: Any) -> None:
                    help="predict the quantity at a point (inputs, e.g. n=4,ilp=4) with its band; points outside "
                         "the data the fit used are flagged as extrapolated (repeatable)")
     p.add_argument("--json", action="store_true", help="print the fit, its checks and predictions as JSON (ignored_columns: the data columns left out, and why)")
-    p.add_argument("--preset-id", default="", help="write a [presets.ID] TOML block with the fitted values")
+    p.add_argument("--preset-id", default="", help="write a [presets.ID] TOML block with the fitted values (each the float fitted, every digit; "
+                                                          "with --json and no -o, the JSON's preset_block)")
     p.add_argument("-o", "--output", help="file for the TOML block (default: print it)")
 
 
@@ -58,6 +59,7 @@ def run_fit(args: argparse.Namespace) -> int:
     if args.output:
         textfiles.check_output_file(args.output, "-o")
     model = common.load_model_with_presets(args.model, args.preset_file)
+    common.note_combined_preset(model, args.preset)
     measured = _filtered(args, model)
     start = dict(_pair(text, "--init") for text in args.init)
     params = [p.strip() for p in args.params.split(",") if p.strip()]
@@ -71,8 +73,11 @@ def run_fit(args: argparse.Namespace) -> int:
     predictions = [prediction.predict(model, result, point) for point in points] if not result.failed else []
     for note in (note for p in predictions for note in p.converted):
         print(f"symgpu: note: --predict {note}", file=sys.stderr)
+    # with --json, stdout is one JSON document: a block not written to -o is its "preset_block"
+    block = fit.preset_toml(result, args.preset_id) if args.preset_id and not result.failed else None
     if args.json:
-        print(json.dumps({**fit.as_dict(result), "predictions": [p.as_dict() for p in predictions]}, indent=2))
+        inline = {"preset_block": block} if block is not None and not args.output else {}
+        print(json.dumps({**fit.as_dict(result), "predictions": [p.as_dict() for p in predictions], **inline}, indent=2))
     else:
         print("\n".join(fit.summary_lines(result)))
         for p in predictions:
@@ -82,12 +87,11 @@ def run_fit(args: argparse.Namespace) -> int:
         return common.FAILED
     for check in result.warnings:
         print(f"symgpu: warning: {check.name}: {check.detail}", file=sys.stderr)
-    if args.preset_id:
-        block = fit.preset_toml(result, args.preset_id)
+    if block is not None:
         if args.output:
             common.write_output(args.output, block.encode("utf-8"), "-o", "the preset block")
-            print(f"preset block written to {args.output}")
-        else:
+            print(f"preset block written to {args.output}", file=sys.stderr if args.json else sys.stdout)
+        elif not args.json:
             print()
             print(block, end="")
     return common.OK
@@ -119,6 +123,7 @@ def run_measured(args: argparse.Namespace) -> int:
     if args.plot:
         textfiles.check_output_file(args.plot, "--plot")
     model = common.load_model_with_presets(args.model, args.preset_file)
+    common.note_combined_preset(model, args.preset)
     measured = _filtered(args, model)
     values = dict(_pair(text, "--set") for text in args.set)
     columns = {c.name for c in measured.columns}

@@ -12,10 +12,10 @@ import pint
 import numpy as np
 import sympy
 
-from symgpu import api, errors, validation
+from symgpu import api, errors, units, validation
 from symgpu.derive import summary
-from symgpu.evaluate import assumed, evaluator
-from symgpu.cli.common import BAD_INPUT, FAILED, OK, across_the_clock, add_unit_options, add_value_options, converted, load_model, note_unread, parse_assignments, unit_text, declared_unit_text, unread
+from symgpu.evaluate import assumed, clocks, evaluator, exact_digits
+from symgpu.cli.common import BAD_INPUT, FAILED, OK, across_the_clock, note_combined_preset, add_unit_options, add_value_options, converted, load_model, note_unread, parse_assignments, unit_text, declared_unit_text, unread
 from symgpu.kernel import occupancy
 from symgpu.model import loader, schema
 from symgpu import workers
@@ -80,12 +80,20 @@ def cmd_show(args: argparse.Namespace) -> int:
     if model.presets:
         print("\npresets:")
         for preset in d.presets:
-            values = ", ".join(f"{k}={v:~g}" for k, v in model.presets[preset.id].items())
+            values = ", ".join(f"{k}={_all_digits(v)}" for k, v in model.presets[preset.id].items())
             print(f"  {preset.id}: {preset.description}\n      {values}")
             for said in model.preset_conversions.get(preset.id, ()):
                 print(f"      (converted at the preset's clock: {said})")
     print(f"\nvalidation cases: {len(d.validation)}; derivations: {len(d.derivations)}")
     return OK
+
+
+def _all_digits(value: pint.Quantity) -> str:
+    """A preset value with as many digits as it has (at least 6): 503.849162 GFLOP/s, not 503.849, so a value copied
+    from ``show`` is the one the model computes with."""
+    magnitude = float(value.magnitude)
+    digits = next((p for p in range(6, 18) if float(f"{magnitude:.{p}g}") == magnitude), 17)
+    return f"{value:~.{digits}g}"
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -130,17 +138,33 @@ def parse_occupancy(text: str) -> dict[str, float]:
         try:
             out[key] = float(value)
         except ValueError:
-            raise errors.UsageError(f"--occupancy {text!r}: {key} must be a number, got {value.strip()!r}") from None
+            if key != "smem":
+                raise errors.UsageError(f"--occupancy {text!r}: {key} must be a number, got {value.strip()!r}") from None
+            out[key] = _bytes(text, value)
     missing = allowed - set(out)
     if missing:
         raise errors.UsageError(f"--occupancy {text!r}: missing {', '.join(sorted(missing))}")
     return out
 
 
-def occupancy_inputs(model: Any, preset: str | None, text: str | None) -> dict[str, pint.Quantity]:
-    """Values of ``model``'s occupancy symbols derived from resource usage (empty if ``text`` is None)."""
+def _bytes(text: str, value: str) -> float:
+    """``smem`` given with a byte unit (``48KiB``, ``3960 B``), in bytes, as ``symgpu.kernel.occupancy.parse_spec`` reads it.
+
+    Raises:
+        errors.UsageError: not a number of bytes.
+    """
+    try:
+        return float(units.magnitude_in(units.quantity(value.strip(), units.unit("B")), "B"))
+    except (ValueError, pint.errors.PintError):
+        raise errors.UsageError(f"--occupancy {text!r}: smem must be a number of bytes or a byte quantity (48KiB), "
+                                f"got {value.strip()!r}") from None
+
+
+def occupancy_inputs(model: Any, preset: str | None, text: str | None) -> tuple[dict[str, pint.Quantity], occupancy.OccupancyResult | None]:
+    """Values of ``model``'s occupancy symbols derived from resource usage, with the occupancy derivation that gave
+    them (its compute capability, blocks, warps and limits); empty and None if ``text`` is None."""
     if not text:
-        return {}
+        return {}, None
     resources = parse_occupancy(text)
     if not preset:
         raise errors.UsageError("--occupancy needs --preset naming the GPU (or a compute capability: "
@@ -153,7 +177,8 @@ def occupancy_inputs(model: Any, preset: str | None, text: str | None) -> dict[s
     first_error: errors.SymgpuError | None = None
     for part in parts:
         try:
-            return dict(occupancy.occupancy_values(model, part, threads=resources["threads"], regs=resources["regs"], smem=resources["smem"]))
+            found = occupancy.occupancy_chain(model, part, resources["threads"], resources["regs"], resources["smem"])
+            return dict(found.values), found
         except errors.UsageError as exc:
             first_error = first_error or exc
     assert first_error is not None
@@ -182,9 +207,10 @@ def occupancy_determined(model: Any, values: dict[str, pint.Quantity]) -> set[st
 def cmd_eval(args: argparse.Namespace) -> int:
     """symgpu eval: one quantity at a preset and values."""
     model = load_model(args.model)
-    values = occupancy_inputs(model, args.preset, args.occupancy)
+    values, launch = occupancy_inputs(model, args.preset, args.occupancy)
     if args.occupancy:
         args.preset = model_preset(model, args.preset)
+    note_combined_preset(model, args.preset)
     given, set_clock = across_the_clock(model, parse_assignments(model, args.set), args.clock, preset=args.preset)
     conflicts = sorted(set(given) & occupancy_determined(model, values))
     if conflicts:
@@ -198,7 +224,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise errors.UsageError(f"--set {asked}=...: {asked} is the quantity evaluated; drop that --set (give its inputs instead)")
     value = model.evaluate(args.quantity, args.preset, values=values)
     ignored = unread(model, args.quantity, list(given), unit=args.unit)
+    if set_clock and args.clock is None:  # the model's clock moved a --set time into cycles: it was read
+        ignored = [n for n in ignored if n not in clocks.inputs_in(model, "Hz")]
     note_unread(model, args.quantity, ignored, args.preset, list(given))
+    if np.ndim(value.magnitude) == 0:  # IEEE digits that are rounding noise (cancellation) are not shown as if known
+        value = _exact_where_rounding_shows(model, args.quantity, value, args.preset, values)
     if np.ndim(value.magnitude) == 0:  # a value its declared sign rules out is not shown
         evaluator.check_declared_sign(model, model.equation_for(args.quantity).definition.defines, float(value.magnitude),
                                       args.preset, values)
@@ -219,6 +249,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         }
         if clock is not None:
             record["clock"] = clock.json()
+        if launch is not None:
+            record["occupancy"] = _occupancy_record(model, launch)
         if limits is not None:
             record["can_launch"] = limits.can_launch
             record["limiting"] = [{"limit": n, "case": limits.cases.get(n, ""), "reason": limits.reasons.get(n, "")} for n in limits.limiting]
@@ -234,6 +266,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         print(json.dumps(record))
     else:
         print(f"{args.quantity} = {summary.value_text(float(result.magnitude), spelled)}")
+        if launch is not None:
+            print(_occupancy_line(model, launch))
         if limits is not None:
             print("\n".join(occupancy.explain(limits)))
         for equation, condition, lacking in unchecked:
@@ -244,6 +278,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return OK
 
 
+def _exact_where_rounding_shows(model: Any, quantity: str, value: Any, preset: str | None, values: dict[str, Any]) -> Any:
+    """``value`` (a scalar), or its exact value from the decimals given where the IEEE one is off by more than
+    :data:`exact_digits.RELATIVE`, said on stderr with the IEEE digits it replaces."""
+    found = exact_digits.checked(model, quantity, float(value.magnitude), preset=preset, values=values)
+    if not found.corrected:
+        return value
+    unit = declared_unit_text(model, model.equation_for(quantity).definition.defines, value, None)
+    print(f"symgpu: note: {quantity} = {summary.value_text(found.value, unit)} in exact arithmetic, the inputs as the decimals "
+          f"given; IEEE doubles gave {summary.value_text(found.ieee, unit)}, digits lost where nearly equal terms cancel",
+          file=sys.stderr)
+    return units.registry().Quantity(found.value, value.units)
+
+
 def _assumption_note(model: Any, assumption: assumed.Assumption) -> str:
     """One line on an ``assumes`` condition that fails at the point (the value is given, but is not the quantity
     its description names), or that lacks a value to be checked."""
@@ -251,10 +298,7 @@ def _assumption_note(model: Any, assumption: assumed.Assumption) -> str:
     if assumption.lacking:
         return (f"  not checked: {said}; it needs a value for {', '.join(assumption.lacking)}; pass "
                 f"{' '.join('--set ' + n + '=VALUE' for n in assumption.lacking)} to check it")
-    where = (f"here ({', '.join(f'{n} = {summary.value_text(float(q.magnitude), declared_unit_text(model, n, q))}' for n, q in assumption.inputs)})"
-             if assumption.points == 1 else f"at {assumption.fails} of the {assumption.points} points")
-    return (f"  note: {said}, which does not hold {where}: the value is the formula's, not what {assumption.defines} is "
-            f"described as ({model.symbol_definitions[assumption.defines].description})")
+    return "  note: " + assumed.failing(model, assumption, lambda n, q: summary.value_text(float(q.magnitude), declared_unit_text(model, n, q)))
 
 
 def _eval_input(model: Any, args: argparse.Namespace, values: dict[str, Any]) -> int:
@@ -277,6 +321,27 @@ def _eval_input(model: Any, args: argparse.Namespace, values: dict[str, Any]) ->
     else:
         print(f"{name} = {summary.value_text(float(result.magnitude), declared_unit_text(model, name, result, args.unit))}  (an input: {source})")
     return OK
+
+
+def _occupancy_line(model: Any, launch: occupancy.OccupancyResult) -> str:
+    """What ``--occupancy`` used and gave: the compute capability, the launch, the blocks and warps per SM (of the
+    maximum), the binding limits, and the values it set."""
+    record = _occupancy_record(model, launch)
+    occ = occupancy.occupancy_model()
+    given = ", ".join(f"{k} = {summary.value_text(v, occ.unit_text(k) if k in occ.units else '')}" for k, v in record["launch"].items())
+    sets = ", ".join(f"{k} = {summary.value_text(v['value'], v['unit'])}" for k, v in record["sets"].items())
+    return (f"  occupancy on {launch.cc_preset} ({given}): {record['active_blocks']:g} block/SM, {record['active_warps']:g} warp/SM of "
+            f"{record['max_warps']:g} (occupancy {record['occupancy']:.4g}), limited by {launch.limiting_text()}; sets {sets}")
+
+
+def _occupancy_record(model: Any, launch: occupancy.OccupancyResult) -> dict[str, Any]:
+    """:func:`_occupancy_line` as JSON data."""
+    blocks, warps, share = (float(q.magnitude) for q in (launch.active_blocks, launch.active_warps, launch.occupancy))
+    most = float(occupancy.occupancy_model().preset(launch.cc_preset)["max_warps_per_SM"].magnitude)  # the device's own (answer.answer's)
+    return {"cc": launch.cc_preset, "launch": {k: float(getattr(v, "magnitude", v)) for k, v in launch.inputs.items()},
+            "active_blocks": blocks, "active_warps": warps, "max_warps": most, "occupancy": share,
+            "limiting": list(launch.limiting),
+            "sets": {k: {"value": json_number(q.magnitude), "unit": declared_unit_text(model, k, q)} for k, q in launch.values.items()}}
 
 
 def _occupancy_limits(model: Any, args: argparse.Namespace, values: dict[str, Any]) -> occupancy.OccupancyResult | None:

@@ -37,6 +37,17 @@ class Sweep:
     invalid_a: int
     invalid_b: int
 
+    @property
+    def unbounded(self) -> np.ndarray:
+        """Mask of the points where A is 0 and B a nonzero number: B/A has no value there and is unbounded
+        near them, so the finite min and max say nothing about them."""
+        return (self.a == 0) & np.isfinite(self.b) & (self.b != 0)
+
+    @property
+    def both_zero(self) -> np.ndarray:
+        """Mask of the points where both predictions are 0 (B/A is 0/0)."""
+        return (self.a == 0) & (self.b == 0)
+
     def extreme(self, kind: str) -> tuple[float, dict[str, float]] | None:
         """(ratio, coordinates) of the smallest (``"min"``) or largest (``"max"``) finite ratio; where
         several points tie (within :data:`TIE`, relative: the same ratio up to rounding), the first
@@ -161,6 +172,7 @@ def sweep_json(result: Sweep) -> dict[str, Any]:
         "a": json_number(result.a), "b": json_number(result.b), "ratio": json_number(result.ratio),
         "min": extreme("min"), "max": extreme("max"),
         "outside_domain": {result.model_a: result.invalid_a, result.model_b: result.invalid_b},
+        "no_ratio": {"a_zero_b_nonzero": int(result.unbounded.sum()), "both_zero": int(result.both_zero.sum())},
     }
 
 
@@ -178,7 +190,16 @@ def format_sweep(result: Sweep) -> str:
             tied = result.tied(kind)
             count = 0 if tied is None else int(tied.sum())
             also = f" (the first of {count} points with this ratio)" if count > 1 else ""
-            lines.append(f"  {kind} ratio {found[0]:.6g}" + (f" at {at}{also}" if at else ""))
+            lines.append(f"  {kind} ratio {found[0] + 0.0:.6g}" + (f" at {at}{also}" if at else ""))  # + 0.0: no '-0'
+    for mask, what in ((result.unbounded, f"{result.model_a} is 0 and {result.model_b} is not: B/A is unbounded there"),
+                       (result.both_zero, "both models are 0: B/A is 0/0")):
+        if mask.any():
+            first = np.unravel_index(int(np.flatnonzero(mask)[0]), mask.shape)
+            grids = np.meshgrid(*result.axes, indexing="ij")
+            at = ", ".join(f"{v} = {float(g[first]):g}" for v, g in zip(result.variables, grids))
+            count = int(mask.sum())
+            lines.append(f"  {count} point{'s' if count > 1 else ''} where {what}" + (f" (the first at {at})" if at else "")
+                         + ", left out of the min and max")
     for model_id, count in ((result.model_a, result.invalid_a), (result.model_b, result.invalid_b)):
         if count:
             lines.append(f"  {model_id}: {count} points outside the model's domain (valid_when), left out")

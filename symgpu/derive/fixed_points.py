@@ -100,7 +100,11 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
                     if rising else "and its slope below 1 is not proved: the Min argument for a decreasing g does not apply"))
         s = -1 if rising else 1
     else:
-        job.step("monotone", slope, f"g decreasing in {variable} not proved symbolically; the Min argument below assumes it")
+        job.step("monotone", slope, f"g decreasing in {variable} not proved symbolically, so nothing below rests on it: "
+                 + ("Min(r, k) is kept only where it is a fixed point at every sample of the inputs, or at the point the one "
+                    "fixed point there, else the fixed points are found numerically" if bounds else
+                    f"a root of {variable} = g({variable}) is kept only where it is the one in the domain (at every sample of the "
+                    "inputs, or at the point), else the fixed points are found numerically"))
     numerator = sympy.numer(sympy.together(x - g))
     numerator = sympy.expand(numerator)
     if numerator == 0:
@@ -157,7 +161,10 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
     if bounds:
         job.step("min with bounds", sympy.Eq(x, result),
                  "g is decreasing, so x = Min(g(x), k) has the solution Min(r, k): if r <= k then x = r; "
-                 "if r > k then g(k) > g(r) = r > k, so x = k satisfies x = Min(g(k), k)" if not rising else
+                 "if r > k then g(k) > g(r) = r > k, so x = k satisfies x = Min(g(k), k)" if s == -1 and not rising else
+                 "Min(r, k), a fixed point of x = Min(g(x), k) " + ("at the point (the one there, checked)" if at else
+                                                                   "at every sample of the inputs (checked; g not proved decreasing)")
+                 if not rising else
                  "x - g(x) increases, so x = Min(g(x), k), where Max(x - g(x), x - k) = 0, has the one solution Min(r, k): "
                  "below it both x - g(x) and x - k are negative, above it one of them is positive")
     unit = job.check_unit(root, x.name, "fixed point")

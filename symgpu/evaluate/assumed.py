@@ -5,7 +5,7 @@ is the formula's either way, and the caller says which assumption fails there.""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -61,6 +61,18 @@ def assumptions(model: Model, quantity: str, preset: str | None, values: Mapping
         out.append(Assumption(equation.id, defines, condition, fails, int(holds.size),
                               inputs=_inputs(model, condition, preset, values) if fails and holds.size == 1 else ()))
     return out
+
+
+def failing(model: Model, assumption: Assumption, shown: Callable[[str, pint.Quantity], str], *, described: bool = True) -> str:
+    """The sentence on ``assumption`` where it fails, as ``symgpu eval`` and a report's value table say it: which
+    equation assumes what, which does not hold here (each input as ``shown(name, value)`` gives it) or at how many
+    points, and that the value is the formula's, not what the quantity is described as (``described``: with that
+    description in parentheses)."""
+    said = f"{assumption.defines} (equation {assumption.equation}) assumes {sympy.sstr(assumption.condition)}"
+    where = (f"here ({', '.join(f'{n} = {shown(n, q)}' for n, q in assumption.inputs)})"
+             if assumption.points == 1 else f"at {assumption.fails} of the {assumption.points} points")
+    description = f" ({model.symbol_definitions[assumption.defines].description})" if described else ""
+    return f"{said}, which does not hold {where}: the value is the formula's, not what {assumption.defines} is described as{description}"
 
 
 def _inputs(model: Model, condition: sympy.Basic, preset: str | None, values: Mapping[str, Any]) -> tuple[tuple[str, pint.Quantity], ...]:

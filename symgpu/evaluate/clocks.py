@@ -192,9 +192,11 @@ def input_refusal(model: Any, need: str, give: Callable[[str, str], str], instea
 
 
 def inputs_in(model: Any, unit: str) -> list[str]:
-    """The model's inputs and constants of ``unit``'s dimension (a derived quantity is no clock or warp size)."""
+    """The model's inputs and constants of ``unit``'s dimension (a derived quantity is no clock or warp size, nor is a
+    number written in an equation or given with a request, made a constant: ``limit --var phi --to 2``'s ``lit_2_GHz``)."""
     dimension = units.unit(unit).dimensionality
-    return [n for n, u in model.units.items() if u.dimensionality == dimension and n not in model.defining]
+    literal = {c.name for c in model.literal_constants}
+    return [n for n, u in model.units.items() if u.dimensionality == dimension and n not in model.defining and n not in literal]
 
 
 def needs_clock(value: pint.Quantity, unit: Any) -> bool:

@@ -326,7 +326,7 @@ FUSED_BACKENDS = {"numpy": "numpy", "numba": "math", "cupy": "cupy", "jax": "jax
 
 def fused_function(model: Model, exprs: Sequence[sympy.Basic], variables: Sequence[str],
                    constants: Sequence[str], out_units: Sequence[pint.Unit | None],
-                   backend: str = "numpy", tables: bool = False) -> Callable[..., Any] | axis_tables.Tabled:
+                   backend: str = "numpy", tables: bool = False, unfolded: int = 0) -> Callable[..., Any] | axis_tables.Tabled:
     """Every expression of ``exprs`` in one compiled pass over the swept ``variables``.
 
     The arithmetic is that of :func:`compiled` (the same base-unit expressions, fixed values
@@ -348,21 +348,26 @@ def fused_function(model: Model, exprs: Sequence[sympy.Basic], variables: Sequen
         tables: numba only: where common subexpressions read no swept symbol but the last, an
             :class:`~symgpu.evaluate.axis_tables.Tabled` pair of functions, those subexpressions in a table of that
             axis (computed once per value of it) and the rest per point (:mod:`symgpu.sweep.fused`'s loop).
+        unfolded: numba only: the last ``unfolded`` outputs, conditions, are written as they are (:class:`Truth`), not
+            as a ``Piecewise`` of 1.0 and 0.0, which SymPy builds by folding every ``Piecewise`` inside the condition
+            into one branch per combination of their cases (numba's clear-of-ties test, a select per relation:
+            :func:`symgpu.sweep.tie_conditions.clear_of_ties`).
 
     Returns:
         The compiled function (cached per model): arrays in, a tuple of arrays (or scalars
         for constant outputs) out; for numba, ``f(row, constants) -> tuple of floats``.
     """
-    key = ("fused", tuple(exprs), tuple(variables), tuple(constants), tuple(map(str, out_units)), backend, tables)
+    key = ("fused", tuple(exprs), tuple(variables), tuple(constants), tuple(map(str, out_units)), backend, tables, unfolded)
     kept = state_of(model).compiled
     if key not in kept and backend in ("numpy", "cupy", "jax"):
         kept[key] = _grid_function(model, exprs, variables, constants, out_units, FUSED_BACKENDS[backend])
     if key not in kept:
         prepared = []
-        for expr, unit in zip(exprs, out_units):
+        for index, (expr, unit) in enumerate(zip(exprs, out_units)):
             based = scaling.base_expression(model, expr)
             if isinstance(based, sympy.logic.boolalg.Boolean) and not isinstance(based, sympy.Expr):
-                based = sympy.Piecewise((sympy.Float(1.0), based), (sympy.Float(0.0), True))
+                as_is = index >= len(exprs) - unfolded
+                based = Truth(based) if as_is else sympy.Piecewise((sympy.Float(1.0), based), (sympy.Float(0.0), True))
             elif unit is not None:
                 based = based / scaling.unit_scale(unit)
             # NOTE: 1.0*... keeps every output a float, so the numba tuple is homogeneous
@@ -395,6 +400,14 @@ def _branch_free(modules: Any, arguments: list[Any], body: Sequence[tuple[sympy.
                                                       "allow_unknown_functions": True}))
 
 
+class Truth(sympy.Function):
+    """1.0 where the condition, its argument, holds, 0.0 where not: a condition output of :func:`fused_function`'s numba
+    function written as it is (``unfolded``), printed by :class:`_BranchFreePrinter` as the ``Piecewise`` of 1.0 and 0.0
+    is printed."""
+
+    nargs = 1
+
+
 class _BranchFreePrinter(PythonCodePrinter):
     """The plain-Python printer of the numba loop with ``And``/``Or`` as ``&``/``|`` on booleans
     (the same truth values, no short-circuit branch: Python's ``and``/``or`` kept LLVM from
@@ -405,6 +418,9 @@ class _BranchFreePrinter(PythonCodePrinter):
 
     def _print_Not(self, expr: sympy.Not) -> str:
         return f"(not ({self._print(expr.args[0])}))"
+
+    def _print_Truth(self, expr: Truth) -> str:
+        return f"((1.0) if ({self._print(expr.args[0])}) else (0.0))"
 
 
 def grid_program(model: Model, exprs: Sequence[sympy.Basic], variables: Sequence[str], constants: Sequence[str],

@@ -248,12 +248,14 @@ HEADER = ("launch", "kernel", "threads", "registers", "smem_per_block [B]", "act
           "occupancy", "limiting", "predicted", "measured", "unit", "ratio", "note")
 
 
-def cells(row: LaunchAnswer) -> tuple[Any, ...]:
-    """A row's cells in :data:`HEADER` order (NaN as an empty cell)."""
-    def number(x: float) -> str:
-        return "" if math.isnan(x) else f"{x:.6g}"
+def cells(row: LaunchAnswer, exact: bool = False) -> tuple[Any, ...]:
+    """A row's cells in :data:`HEADER` order (NaN as an empty cell): for reading, six significant digits
+    (occupancy four); ``exact``, for a file a program reads back (``-o``), each float's shortest
+    round-trip ``repr``, so ``float(cell)`` is the value computed."""
+    def number(x: float, digits: str = ".6g") -> str:
+        return "" if math.isnan(x) else repr(float(x)) if exact else format(x, digits)
     return (row.label, row.kernel, row.threads, row.registers, row.smem_per_block, row.active_blocks, row.active_warps,
-            f"{row.occupancy:.4g}", row.limiting, number(row.predicted), number(row.measured), row.unit, number(row.ratio), row.note)
+            number(row.occupancy, ".4g"), row.limiting, number(row.predicted), number(row.measured), row.unit, number(row.ratio), row.note)
 
 
 def as_json(row: LaunchAnswer) -> dict[str, Any]:

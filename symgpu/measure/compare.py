@@ -83,6 +83,7 @@ class Comparison:
         max_relative: largest absolute relative error over every point.
         defined: data columns naming a quantity the model defines, each with its equation's id (ignored; its equation is used).
         ignored: data columns naming no symbol of the model.
+        converted: how each column given in a unit a rate relates to its symbol's was read (:attr:`ModelInputs.converted`).
     """
 
     model_id: str
@@ -97,6 +98,7 @@ class Comparison:
     max_relative: float
     defined: tuple[tuple[str, str], ...] = ()
     ignored: tuple[str, ...] = ()
+    converted: tuple[str, ...] = ()
 
 
 def knee(x: Any, y: Any, fraction: float = KNEE_FRACTION) -> float | None:
@@ -169,7 +171,7 @@ def compare(model: Model, quantity: str, data: measured.MeasuredData, *, variabl
     return Comparison(
         model_id=model.id, quantity=quantity, unit_text=model.unit_text(quantity), variable=variable,
         variable_unit=model.unit_text(variable), preset=preset or "", data_path=data.path, series=tuple(series),
-        rms_relative=float(np.sqrt(np.mean(rel_all ** 2))), max_relative=float(np.abs(rel_all).max()), defined=found.defined,
+        rms_relative=float(np.sqrt(np.mean(rel_all ** 2))), max_relative=float(np.abs(rel_all).max()), defined=found.defined, converted=found.converted,
         ignored=found.ignored,
     )
 
@@ -187,6 +189,7 @@ def table_lines(comparison: Comparison) -> list[str]:
     lines.append(f"  {'all':<{width}} {sum(len(s.x) for s in comparison.series):>6} {comparison.rms_relative:>8.1%} {comparison.max_relative:>8.1%}")
     if comparison.defined:
         lines.append(measured_inputs.defined_line(comparison.defined))
+    lines.extend(f"  column {text}" for text in comparison.converted)
     return lines
 
 

@@ -100,6 +100,7 @@ class FitResult:
         inputs: the columns used as model inputs.
         ignored: columns that name no symbol of the model.
         defined: columns that name a quantity the model defines, each with its equation's id (ignored; the equation is kept).
+        converted: how each column given in a unit a rate relates to its symbol's was read (:attr:`ModelInputs.converted`).
         message: the optimiser's message.
         date: ISO date of the fit.
         residual_std: residual standard error sqrt(SSR/(m - k)) of the relative residuals: the
@@ -133,6 +134,7 @@ class FitResult:
     starts: str = ""
     ranges: tuple[InputRange, ...] = ()
     defined: tuple[tuple[str, str], ...] = ()
+    converted: tuple[str, ...] = ()
 
     @property
     def failed(self) -> tuple[fit_checks.FitCheck, ...]:
@@ -239,7 +241,7 @@ def fit(model: Model, quantity: str, data: measured.MeasuredData, params: Sequen
     result = FitResult(
         model_id=model.id, quantity=quantity, preset=preset or "", data_path=data.path, selection=data.selection, parameters=fitted,
         points=len(y), rms_relative=rms, max_relative=float(np.max(np.abs(r))),
-        inputs=tuple(columns), ignored=found_inputs.ignored, defined=found_inputs.defined, message=best.message,
+        inputs=tuple(columns), ignored=found_inputs.ignored, defined=found_inputs.defined, converted=found_inputs.converted, message=best.message,
         date=datetime.date.today().isoformat(),
         residual_std=float(np.sqrt(s2)), dof=dof, t_value=t,
         covariance=tuple(tuple(float(v) for v in row) for row in cov), checks=found, starts=tried,
@@ -357,6 +359,7 @@ def summary_lines(result: FitResult) -> list[str]:
         lines.append(f"  columns naming no symbol (ignored): {', '.join(result.ignored)}")
     if result.defined:
         lines.append(measured_inputs.defined_line(result.defined))
+    lines.extend(f"  column {text}" for text in result.converted)
     return lines
 
 
@@ -412,7 +415,8 @@ def preset_toml(result: FitResult, preset_id: str) -> str:
     if result.preset and "+" not in result.preset:
         lines.append(f"based_on = {_toml_string(result.preset)}")
     lines.append(f"[presets.{preset_id}.values]")
-    lines += [f"{p.name} = {_toml_string(f'{p.value:.6g} {p.unit_text}')}" for p in result.parameters]
+    # each value's shortest round-trip repr: the preset read back holds the very value fitted
+    lines += [f"{p.name} = {_toml_string(f'{float(p.value)!r} {p.unit_text}')}" for p in result.parameters]
     lines.append(f"[presets.{preset_id}.notes]")
     for p in result.parameters:
         ci = "undetermined" if not np.isfinite(p.stderr) else f"{CONFIDENCE:.0%} CI [{p.low:.4g}, {p.high:.4g}] {p.unit_text}"

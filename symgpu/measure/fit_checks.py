@@ -216,6 +216,11 @@ def covariance(jac: np.ndarray, s2: float) -> tuple[np.ndarray, np.ndarray]:
     return cov, determined
 
 
+def _percent(fraction: float) -> str:
+    """``fraction`` as a percentage with the digits it was given (--max-rms 0.001: '0.1%', not '0%')."""
+    return f"{fraction * 100:.6g}%"
+
+
 def checks(*, success: bool, message: str, invalid: str | None, rms: float, max_rms: float,
            names: Sequence[str], determined: Sequence[bool], spans_zero: Sequence[str]) -> tuple[FitCheck, ...]:
     """The checks of a finished fit, fatal ones first."""
@@ -226,8 +231,8 @@ def checks(*, success: bool, message: str, invalid: str | None, rms: float, max_
         FitCheck("valid region", invalid is None, True, "inside every declared domain and on one side of every pole over the data"
                  if invalid is None else f"the fitted point is outside the model's valid region ({invalid}); no start found a valid fit: "
                  "give starting values on the physical side with --init, or fit the inputs the condition names"),
-        FitCheck("residual", rms <= max_rms, True, f"RMS relative error {rms:.2%} <= {max_rms:.0%}" if rms <= max_rms else
-                 f"RMS relative error {rms:.2%} exceeds {max_rms:.0%}: the model does not describe these data at the fitted point; "
+        FitCheck("residual", rms <= max_rms, True, f"RMS relative error {rms:.2%} <= {_percent(max_rms)}" if rms <= max_rms else
+                 f"RMS relative error {rms:.2%} exceeds {_percent(max_rms)}: the model does not describe these data at the fitted point; "
                  "check the model, the --where selection or the starting values (or raise --max-rms)"),
         FitCheck("determined", not undetermined, True, "every parameter is determined by the data" if not undetermined else
                  f"{', '.join(undetermined)} not determined by the data (the model does not change with "

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from symgpu import errors, units
-from symgpu.evaluate import scaling
+from symgpu.evaluate import clocks, scaling
 from symgpu.measure import data as measured
 from symgpu.model import Model
 
@@ -38,12 +38,15 @@ class ModelInputs:
         ignored: columns that name no symbol of the model (e.g. ``rep``).
         defined: columns that name a quantity the model defines, each as (column, id of its equation):
             ignored, the equation is kept.
+        converted: how each column given in a unit a rate relates to its symbol's was read (``n [thread/SM]`` in
+            warp/SM at the model's warp size), as ``--set`` reads such a value.
     """
 
     columns: Mapping[str, np.ndarray]
     measured: np.ndarray
     ignored: tuple[str, ...]
     defined: tuple[tuple[str, str], ...]
+    converted: tuple[str, ...] = ()
 
 
 def model_inputs(model: Model, quantity: str, data: measured.MeasuredData, *, preset: str | None = None,
@@ -61,7 +64,7 @@ def model_inputs(model: Model, quantity: str, data: measured.MeasuredData, *, pr
     model.equation_for(quantity)
     target = column or quantity
     columns: dict[str, np.ndarray] = {}
-    ignored, defined = [], []
+    ignored, defined, converted = [], [], []
     for col in data.columns:
         symbol = quantity if col.name == target else col.name
         if symbol not in model.symbols or (col.name == quantity and target != quantity):
@@ -71,13 +74,11 @@ def model_inputs(model: Model, quantity: str, data: measured.MeasuredData, *, pr
             defined.append((col.name, model.defining[symbol].id))
             continue
         declared = model.units[symbol]
+        rates: tuple[clocks.RateUsed, ...] = ()
         if col.unit.dimensionality != declared.dimensionality:
-            raise errors.UsageError(
-                f"{data.path}: column '{col.name} [{col.unit_text}]' has dimension "
-                f"{units.format_dimension(col.unit.dimensionality)}, but {model.id}.{symbol} is "
-                f"{units.format_dimension(declared.dimensionality)} (declared unit {model.unit_text(symbol)}); "
-                f"give the column in {model.unit_text(symbol)} or a compatible unit")
-        columns[symbol] = _converted(model, symbol, data, col, is_input=symbol != quantity)
+            rates = _rates(model, symbol, data, col, preset)
+            converted.append(f"{col.name} [{col.unit_text}] read in {model.unit_text(symbol)} at {' and '.join(r.said for r in rates)}")
+        columns[symbol] = _converted(model, symbol, data, col, is_input=symbol != quantity, rates=rates)
     if quantity not in columns:
         raise errors.UsageError(f"{data.path}: no column '{target}' holds the measured quantity "
                                 f"(columns: {', '.join(data.names)}); head it '{target} [{model.unit_text(quantity)}]'")
@@ -93,7 +94,38 @@ def model_inputs(model: Model, quantity: str, data: measured.MeasuredData, *, pr
             f"{model.id}.{quantity} needs {', '.join(missing)}, found in no column of {data.path}"
             + (f" and not in preset '{preset}'" if preset else " (no preset given)")
             + "; add the column(s), choose a preset or fit them with --params")
-    return ModelInputs(columns, measured_values, tuple(ignored), tuple(defined))
+    return ModelInputs(columns, measured_values, tuple(ignored), tuple(defined), tuple(converted))
+
+
+def _rates(model: Model, symbol: str, data: measured.MeasuredData, col: measured.Column, preset: str | None) -> tuple[clocks.RateUsed, ...]:
+    """The rates (the model's warp size, SM count or clock at the preset) across which column ``col``, of another
+    dimension than ``symbol``'s, is read in ``symbol``'s declared unit, as ``--set`` reads such a value
+    (``n [thread/SM]`` for n in warp/SM).
+
+    Raises:
+        errors.UsageError: no rate relates the two dimensions, the model has no one input of a rate needed or no value
+            of it at the preset, or that input is a column of the data (it varies from row to row).
+    """
+    declared = model.units[symbol]
+    need = f"{data.path}: column '{col.name} [{col.unit_text}]': {model.id}.{symbol} is in {model.unit_text(symbol)}, so the column"
+    one = units.registry().Quantity(1.0, col.unit)
+    powers = clocks.exponents(one, declared, sm=False)  # the rates --set moves a value across (clocks.exponents)
+    if powers is None:
+        raise errors.UsageError(
+            f"{data.path}: column '{col.name} [{col.unit_text}]' has dimension "
+            f"{units.format_dimension(col.unit.dimensionality)}, but {model.id}.{symbol} is "
+            f"{units.format_dimension(declared.dimensionality)} (declared unit {model.unit_text(symbol)}); "
+            f"give the column in {model.unit_text(symbol)} or a compatible unit")
+    for rate in powers:
+        varying = [name for name in clocks.inputs_in(model, rate) if name in data.names]
+        if varying:
+            raise errors.UsageError(f"{need} needs the {clocks.rate_word(rate)}, and {model.id}'s {clocks.rate_word(rate)} "
+                                    f"{varying[0]} is a column of the data: give '{col.name}' in {model.unit_text(symbol)}")
+    found = clocks.moved_at_point(model, one, declared, preset=preset, values={}, need=need,
+                                  give=lambda name, example: f"the column in {model.unit_text(symbol)}",
+                                  instead=f"give the column in {model.unit_text(symbol)}")
+    assert found is not None
+    return found[1]
 
 
 def defined_line(defined: Sequence[tuple[str, str]]) -> str:
@@ -109,16 +141,19 @@ def ignored_columns(ignored: Sequence[str], defined: Sequence[tuple[str, str]]) 
     return {"no_symbol": list(ignored), "defined_quantity": [{"column": c, "equation": e} for c, e in defined]}
 
 
-def _converted(model: Model, symbol: str, data: measured.MeasuredData, col: measured.Column, *, is_input: bool) -> np.ndarray:
+def _converted(model: Model, symbol: str, data: measured.MeasuredData, col: measured.Column, *, is_input: bool,
+               rates: tuple[clocks.RateUsed, ...] = ()) -> np.ndarray:
     """Column ``col`` in ``symbol``'s declared unit (converted exactly: ``0.5 us`` is 500.0 ns, as in a
-    preset), after the row checks.
+    preset; across ``rates``, :func:`_rates`, as ``--set`` moves a value: :func:`units.moved`), after the row checks.
 
     Raises:
         errors.UsageError: a value is not finite in the declared unit or in the base units the
             evaluation uses, or (an input) breaks a declared assumption; naming the first such row.
     """
     with np.errstate(all="ignore"):  # NOTE: an overflow is refused below, naming the row, not warned about
-        values = np.asarray(units.exact_convert(col.quantity(), model.units[symbol]).magnitude, dtype=float)
+        read = (units.moved(col.quantity(), model.units[symbol], [(r.value, r.power) for r in rates]) if rates
+                else units.exact_convert(col.quantity(), model.units[symbol]))
+        values = np.asarray(read.magnitude, dtype=float)
         finite = np.isfinite(values) & np.isfinite(values * scaling.symbol_scale(model, symbol))
     if not finite.all():
         row = int(np.argmin(finite))

@@ -193,6 +193,13 @@ def _one(model: api.Model, preset: str, values: Mapping[str, float], local: symp
             moved[rule.dependent] = values[rule.dependent] * factor ** power
         return float(units.magnitude_in(evaluator.evaluate(model, "t_kernel", preset=preset, values=moved, checks=False), "us"))
 
+    def launched(factor: float) -> float:
+        """t with the grid the launch gives at the moved inputs (its own ceilings), where t really steps."""
+        moved = {**values, name: x * factor}
+        if rule is not None:
+            moved[rule.dependent] = rule.compute(moved)
+        return float(units.magnitude_in(evaluator.evaluate(model, "t_kernel", preset=preset, values=moved, checks=False), "us"))
+
     if steps:
         shape = _unquantize(full, moving)
 
@@ -208,7 +215,7 @@ def _one(model: api.Model, preset: str, values: Mapping[str, float], local: symp
     if steps and abs(base - t) > 1e-9 * abs(t) and abs(symbolic) > AGREE:
         how = f"{how}; relative to the un-quantized t = {base:.6g} us"
     if steps:
-        how = _within_step(model, preset, values, local, symbol, (x, t, symbolic), rule, power, derivative_unit, quantized, how)
+        how = _within_step(model, preset, values, local, symbol, (x, t, symbolic), rule, power, derivative_unit, (quantized, launched), how)
     if x == 0:
         return Sensitivity(name, x, unit, symbolic, slope, derivative_unit, 0.0, abs(symbolic) <= AGREE, symbolic, how)
     up, down = _log_t(at, 1 + STEP), _log_t(at, 1 - STEP)
@@ -239,13 +246,16 @@ def _log_t(at: Callable[[float], float], factor: float) -> float:
 
 
 def _within_step(model: api.Model, preset: str, values: Mapping[str, float], local: sympy.Expr, symbol: sympy.Symbol,
-                 point: tuple[float, float, float], rule: LaunchRule | None, power: int, derivative_unit: str, quantized: Callable[[float], float],
-                 how: str) -> str:
+                 point: tuple[float, float, float], rule: LaunchRule | None, power: int, derivative_unit: str,
+                 times: tuple[Callable[[float], float], Callable[[float], float]], how: str) -> str:
     """``how`` with the elasticity of the quantized time within the step the point is on appended: said where it
     differs from the un-quantized value and a finite difference of the model confirms it (the point is not on a
     riser; one-sided where the model has no value on the other side); where it is 0, how far t stays flat (up to
-    the next riser or regime switch); ``point`` is x, the quantized t and the un-quantized elasticity."""
+    the next riser or regime switch); ``point`` is x, the quantized t and the un-quantized elasticity; ``times`` are
+    t at x times a factor with the launch's grid moved in proportion (the step's slope) and with the grid the launch
+    itself gives there, its own ceilings (where t really steps: how far it stays flat)."""
     x, t, unquantized = point
+    quantized, launched = times
     if x == 0 or not t:
         return how
     within = x * _slope(model, preset, values, local, symbol, rule, power, derivative_unit) / t
@@ -258,7 +268,7 @@ def _within_step(model: api.Model, preset: str, values: Mapping[str, float], loc
         return how
     if abs(within) > AGREE:
         return f"{how}; within this step (each ceiling/floor held): {within:+.4f}, checked by finite difference"
-    return f"{how}; within this step (each ceiling/floor held): +0.0000, {_flat_until(symbol.name, x, t, quantized)}"
+    return f"{how}; within this step (each ceiling/floor held): +0.0000, {_flat_until(symbol.name, x, t, launched)}"
 
 
 #: how far (a factor of x) :func:`_flat_until` looks for the end of a flat step

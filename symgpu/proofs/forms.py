@@ -41,7 +41,7 @@ def factored(expr: sympy.Expr) -> sympy.Expr:
     """``sympy.factor(expr)``, memoised per expression. A monomial (a product of integer
     powers of symbols, numbers and ``floor``/``ceiling`` of such products) is its own
     factored form and is given back as it is."""
-    if isinstance(expr, sympy.Basic) and (expr.is_Atom or _integer_monomial(expr)):
+    if isinstance(expr, sympy.Basic) and (expr.is_Atom or _integer_monomial(expr, sums=False)):
         return expr
     if expr not in _FACTORED:
         summed = _sum_of_generators(expr)
@@ -278,27 +278,46 @@ def _log_of_powers_split(e: sympy.log) -> sympy.Expr:
 
 def _monomial_of_integer_parts(expr: sympy.Expr) -> bool:
     """Is ``expr`` a product of integer powers of symbols, numbers and ``floor``/``ceiling``
-    of such products, all the way down? ``simplify`` gives such a product back unchanged:
+    of such products, all the way down (inside an integer part, a sum of symbols apart from the
+    product's other factors may be one of them: :func:`_integer_monomial`)? ``simplify`` gives
+    such a product back unchanged:
     its factors are independent generators with nothing to cancel or combine, and no
     argument has a sum to rewrite. (The occupancy limits, floors of floors of such
     products, took 50-120 ms each in ``simplify`` for no change.) A sum anywhere inside, as
     in ``floor(y**2/(x + y)**2)/y`` (0 for positive ``x``, ``y``), goes to ``simplify``."""
     if not isinstance(expr, (sympy.Mul, sympy.Pow, *_INTEGER_PARTS)):
         return False
-    return _integer_monomial(expr)
+    return _integer_monomial(expr, sums=False)
 
 
-def _integer_monomial(expr: sympy.Expr) -> bool:
-    for factor in sympy.Mul.make_args(expr):
+def _integer_monomial(expr: sympy.Expr, *, sums: bool) -> bool:
+    """``sums``: ``expr`` is an integer part's argument, where one more kind of factor is kept, a sum of distinct
+    symbols (each once, coefficient 1) to the first power, none of them in the product's other factors, which have no
+    negative number, as in the
+    occupancy calculator's ``ceiling((smem_per_block + smem_reserved_per_block)/smem_alloc_unit)``: nothing cancels
+    against it and no term leaves the integer part (``ceiling((a + b)/a)`` goes to ``simplify``)."""
+    factors = sympy.Mul.make_args(expr)
+    for factor in factors:
         base, exponent = factor.as_base_exp()
         if not exponent.is_Integer:
             return False
         if isinstance(base, _INTEGER_PARTS):
-            if not _integer_monomial(base.args[0]):
+            if not _integer_monomial(base.args[0], sums=True):
+                return False
+        elif sums and isinstance(base, sympy.Add) and exponent == 1:
+            if not _sum_apart(base, [f for f in factors if f is not factor]):
                 return False
         elif not (base.is_Symbol or base.is_Number):
             return False
     return True
+
+
+def _sum_apart(total: sympy.Add, others: list[sympy.Expr]) -> bool:
+    """Is ``total`` a sum of distinct symbols none of which ``others`` reads, with no negative number among them
+    (``simplify`` moves a minus sign into the sum)?"""
+    if not all(term.is_Symbol for term in total.args) or any(other.is_Number and other.is_negative for other in others):
+        return False
+    return not any(term in other.free_symbols for other in others for term in total.args)
 
 
 #: free symbols from which a branch value is presented without ``simplify`` (:func:`branch_form`)

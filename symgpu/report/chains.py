@@ -11,6 +11,7 @@ if TYPE_CHECKING:
 from symgpu.numbers import number_text, round_sig
 from symgpu.report.latex import latex, quantity_latex
 from symgpu.report.scenarios import Scenario, headline_quantities, record, scenarios, scrub, supplied
+from symgpu.evaluate import assumed
 from symgpu.evaluate.record import Regime
 
 
@@ -104,6 +105,7 @@ def chain(model: Model, scenario: Scenario, quantities: Sequence[str]) -> list[d
     evaluated = record(model, scenario, inputs + [eq.definition.defines for eq in order])
     values: dict[sympy.Symbol, float] = {model.symbols[name]: evaluated.value(name) for name in inputs}
     steps = []
+    assuming = any(equation.assumes for equation in order)
     for equation in order:
         name = equation.definition.defines
         result = evaluated.value(name)
@@ -113,6 +115,7 @@ def chain(model: Model, scenario: Scenario, quantities: Sequence[str]) -> list[d
         if equation.cases and state and state["active"] is not None:
             shown = next(c.value for c in equation.cases if c.id == state["active"])
         substituted = {s: quantity_latex(values[s], model.unit_text(s.name), parens=True) for s in shown.free_symbols}
+        failing = _failing_assumptions(model, scenario, name) if assuming and name in quantities else []
         steps.append({
             "equation": equation.id,
             "quantity": name,
@@ -124,8 +127,16 @@ def chain(model: Model, scenario: Scenario, quantities: Sequence[str]) -> list[d
             "value_text": number_text(result),
             "unit": model.unit_text(name),
             "regime": state,
+            **({"assumptions": failing} if failing else {}),  # only where one fails: every other report stays as it was
         })
     return steps
+
+
+def _failing_assumptions(model: Model, scenario: Scenario, name: str) -> list[str]:
+    """Each ``assumes`` condition on the way to ``name`` that fails at the scenario, said as ``symgpu eval`` says it
+    (:func:`assumed.failing`): the value is the formula's, not what ``name`` is described as."""
+    return [assumed.failing(model, a, lambda n, q: f"{number_text(float(q.magnitude))} {model.unit_text(n)}".strip())
+            for a in assumed.assumptions(model, name, scenario.preset, scenario.values()) if a.fails]
 
 
 def preset_section(model: Model, preset_id: str) -> dict[str, Any]:

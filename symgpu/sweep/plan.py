@@ -349,8 +349,8 @@ def fast_outputs(plan: SweepPlan) -> tuple[sympy.Basic, ...]:
         return known[1]
     relations = dict.fromkeys(ties.tested_relations(plan.tested))
     relations.update(dict.fromkeys(tie_conditions.rewritten_relations(plan.written, plan.case_conditions)))
-    clear = tie_conditions.clear_of_ties(plan.model, relations) if relations else sympy.false
-    clear = ties.for_inputs(plan.model, clear, dict(plan.values) | {a.name: a.values for a in plan.grid.axes})
+    values = dict(plan.values) | {a.name: a.values for a in plan.grid.axes}
+    clear = tie_conditions.clear_of_ties(plan.model, relations, values) if relations else sympy.false
     outputs: tuple[sympy.Basic, ...] = ()
     if clear is not sympy.false:
         outputs = tuple(masked(tie_conditions.tie_aware(e, fast=True), c) for e, c in zip(plan.written, plan.own_conditions or (None,) * len(plan.written)))

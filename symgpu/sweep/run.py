@@ -79,8 +79,9 @@ def _compile(plan: SweepPlan, backend: backends.Backend) -> Any:
     if fast:  # numba's fast pass, in the same function: the same values where it holds (one CSE, the same arithmetic)
         count = len(plan.quantities)
         exprs, units = exprs + fast, units + plan.out_units[:count] + (None,) * (len(fast) - count)
+    # the clear-of-ties test (fast's last output) written as it is: its relations' selects unfolded
     return compiler.fused_function(plan.model, exprs, plan.grid.names, [k for k, _ in plan.fixed], units, backend=backend.name,
-                                   tables=backend.name == "numba")
+                                   tables=backend.name == "numba", unfolded=1 if fast else 0)
 
 
 def evaluate_chunk(plan: SweepPlan, backend: backends.Backend, function: Any, start: int, stop: int,

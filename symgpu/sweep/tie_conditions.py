@@ -26,12 +26,12 @@ flag is raised; the few points where it does not hold are computed again with th
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
 import sympy
 
-from symgpu.evaluate import stepwise
+from symgpu.evaluate import stepwise, ties
 from symgpu.evaluate.rule import TIE
 
 if TYPE_CHECKING:
@@ -67,25 +67,58 @@ def rewritten_relations(exprs: Iterable[sympy.Basic], conditions: Iterable[sympy
     return list(found)
 
 
-def clear_of_ties(model: Model, relations: Iterable[sympy.Basic]) -> sympy.Basic:
+def clear_of_ties(model: Model, relations: Iterable[sympy.Basic], values: Mapping[str, Any] | None = None) -> sympy.Basic:
     """Where every one of ``relations`` is decided alike by the tie rule and by its fast form, and none is within
-    ``NEAR`` of a tie as :func:`symgpu.evaluate.ties.near_condition` tests it: each relation's difference ``d``
-    beyond ``CLEAR * (|l| + |r|)`` (at least both ties' widths; written ``|d| / CLEAR > |l| + |r|``, a product SymPy
-    does not spread over the sum), or ``d`` zero with sides that are equal decimals (:func:`stepwise.may_be_unequal`
-    with ``|l| + |r|`` as the magnitude). NaN or an infinite side is never clear. ``d == 0`` is ``l == r`` with both
-    finite: with gradual underflow (numba flushes no subnormal without fastmath) a difference of two doubles is 0
-    only where they are equal, and ``inf - inf`` is NaN; so the fast forms and this test share ``d``'s comparisons
-    and no ``l == r`` is computed (Hong & Kim's numba value 10 % faster)."""
-    tests = []
-    for relation in relations:
-        left, right = relation.lhs, relation.rhs
-        gap = left - right
-        size = sympy.Add(_absolute(left), _absolute(right), evaluate=False)
-        far = sympy.StrictGreaterThan(sympy.Mul(1 / CLEAR, _absolute(gap), evaluate=False), size, evaluate=False)
-        doubt = stepwise.may_be_unequal(model, left, right, relation.free_symbols, size)
-        exact = sympy.And(sympy.Eq(gap, 0, evaluate=False), sympy.Not(doubt))
-        tests.append(sympy.Or(far, exact))
-    return sympy.And(*tests)
+    ``NEAR`` of a tie as :func:`symgpu.evaluate.ties.near_condition` tests it: for each relation, with ``d = l - r``
+    and ``s = |l| + |r|``, ``A > s``, where ``A`` is ``|d| / CLEAR`` (``d`` beyond ``CLEAR * s``: at least both ties'
+    widths, so that the products and sums SymPy regroups may round a few ulps lower and still exceed them), or, at
+    ``d == 0`` between sides that are surely equal decimals, a bound (:func:`_clear_of_tie`). NaN or an infinite side is
+    never clear. ``d == 0`` is ``l == r`` with both finite: with gradual underflow (numba flushes no subnormal without
+    fastmath) a difference of two doubles is 0 only where they are equal, and ``inf - inf`` is NaN; so the fast forms
+    and this test share ``d``'s comparisons and no ``l == r`` is computed. ``values``: every value each input takes
+    (a sweep's, declared units), which decide the decimal test's tests of the inputs (:func:`ties.for_inputs`).
+    Compiled by numba as it is (``compiler.fused_function``'s ``unfolded``): a select and one comparison of floats per
+    relation, no ``Or`` of ``And``s of truth values (which LLVM computes in mask registers, a few at a time)."""
+    return sympy.And(*[_clear_of_tie(model, relation, values) for relation in relations])
+
+
+def _clear_of_tie(model: Model, relation: sympy.Basic, values: Mapping[str, Any] | None) -> sympy.Basic:
+    """One relation's clear-of-ties test ``A > s`` (:func:`clear_of_ties`), at least as strict as the test it replaced,
+    ``far or exact``: ``far`` is ``|d| / CLEAR > s``; ``exact`` is ``d == 0 and not doubt``, ``doubt`` the decimal
+    test :func:`stepwise.may_be_unequal` with ``s`` as the magnitude.
+
+    ``A`` is ``bound`` where ``d == 0 and not rest``, else ``|d| / CLEAR`` (the product ``far`` compares: there the test
+    is ``far``). Where ``doubt`` tests the magnitude, ``s > WHOLE_LIMIT``, ``rest`` is ``doubt`` with that test read as
+    false and ``bound`` is ``WHOLE_LIMIT``; else ``rest`` is ``doubt`` and ``bound`` infinity. Whatever else ``doubt``
+    reads, it implies ``s > WHOLE_LIMIT or rest`` (where the magnitude test is false, ``doubt`` is ``rest``), so at
+    ``d == 0 and not rest``, ``bound > s`` (``s < WHOLE_LIMIT``; or ``s`` finite, where ``doubt`` has no magnitude test)
+    gives ``not doubt``: ``exact``. The two literals ``WHOLE_LIMIT`` are one number in base units too: each sits beside
+    an expression in the sides' unit (:func:`symgpu.evaluate.scaling.base_expression`). ``A > s`` is false at NaN, as
+    ``far`` is. Stricter only at ``d == 0`` with ``s`` at least ``WHOLE_LIMIT`` (or, without a magnitude test,
+    overflowing) where ``rest``'s shared-argument test would have cleared it: such a point is computed by the tie rule.
+
+    Hong & Kim's inputs are whole numbers (:func:`ties.for_inputs`), so its ``rest`` is false: no ``Min``/``Max``
+    shared-argument test (:func:`stepwise.shared_tie`, three ties' tests) is computed per point for ``CWP`` against
+    ``MWP``; the fast pass of its numba sweep (2x10^6 points, one thread, ``benchmarks/numba_check_cost.py``) took
+    2.2 ms, 1.68x the hand numba loop, and takes 1.3 ms (about 1.0x; the value alone 0.57 ms)."""
+    left, right = relation.lhs, relation.rhs
+    gap = left - right
+    size = sympy.Add(_absolute(left), _absolute(right), evaluate=False)
+    far = sympy.Mul(1 / CLEAR, _absolute(gap), evaluate=False)
+    rest = stepwise.may_be_unequal(model, left, right, relation.free_symbols, size)
+    magnitude = sympy.StrictGreaterThan(size, stepwise.WHOLE_LIMIT)  # may_be_unequal's test of the magnitude s
+    bound: sympy.Basic = sympy.oo
+    if isinstance(magnitude, sympy.core.relational.Relational) and rest.has(magnitude):
+        bound, rest = stepwise.WHOLE_LIMIT, rest.xreplace({magnitude: sympy.false})
+    if values is not None:
+        rest = ties.for_inputs(model, rest, values)
+    if rest is sympy.true:  # never exact: far alone
+        return sympy.StrictGreaterThan(far, size, evaluate=False)
+    exact = sympy.Eq(gap, 0, evaluate=False)
+    if rest is not sympy.false:
+        exact = sympy.And(exact, sympy.Not(rest), evaluate=False)
+    chosen = sympy.Piecewise((bound, exact), (far, True), evaluate=False)
+    return sympy.StrictGreaterThan(chosen, size, evaluate=False)
 
 
 def _absolute(expr: sympy.Basic) -> sympy.Basic:
