@@ -347,8 +347,11 @@ def test_a_part_that_cannot_refute_the_condition_is_not_decided():
     ctx = signs.reasoner(hk)
     both = sympy.And(undecided, last)
     first = both.args[0]  # And keeps its parts in SymPy's order
-    assert not ctx.refuted(sympy.Not(both))  # needs both proved: the first is not, so the second is never decided
-    assert first in ctx._decided and both.args[1] not in ctx._decided
+    # needs both proved: the first is not (shown open by exact values at admissible points, SignReasoner._open: it takes
+    # both signs), so neither is decided
+    assert not ctx.refuted(sympy.Not(both))
+    assert ctx._open(first) and first not in ctx._decided and both.args[1] not in ctx._decided
+    assert ctx.decide(first) is None  # what showing it open stands for
     assert ctx.tidy_unless_refuted([sympy.Not(both)]) == [sympy.Not(both)]
     assert both.args[1] not in ctx._decided
 

@@ -148,7 +148,7 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
     for atom in atoms:
         h = atom.lhs - atom.rhs
         try:
-            branches = regime_split._regimes(job, h, var, stop, record=False, simplified=False)
+            branches = regime_split._regimes(job, h, var, stop, record=False, simplified=False, witnessed=False)  # no feasibility read
         except errors.DerivationError:
             continue
         decides = _pieces(_decides(separating, atom))

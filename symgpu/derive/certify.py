@@ -25,7 +25,7 @@ import sympy
 from symgpu import errors
 from symgpu.derive import certify_bound, certify_boundary, certify_fixed_point, certify_region, certify_regimes, declared_range, result_form
 from symgpu.derive.certify_path import (RESIDUAL, Asked, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _to_number, _unsettled,
-                                        _scan_grid, _with, at_a_point, case_edges, sorted_unique)
+                                        _scan_grid, _settles_finite, _with, at_a_point, case_edges, sorted_unique)
 from symgpu.derive.certify_solve import _out_of_reach, _solve, _target_free_of_the_variable
 from symgpu.derive.derivation import Certificate, Derivation
 from symgpu.evaluate import active, input_values
@@ -267,6 +267,10 @@ def _admits(model: Model, asked: Asked, point: _Point) -> bool:
         return False
     inside = _inside(model, asked, point, grid)
     admitted = np.isfinite(compiled) & inside
+    found = np.flatnonzero(admitted)
+    # the middle admitted point: the scan's ends are where a Min/Max of the variable ties (Hong & Kim's MWP = N at small N)
+    if found.size and _settles_finite(model, asked, point, grid, int(found[found.size // 2])):
+        return True  # the settled scan is finite there: no near-tie flags needed
     near = _unsettled(model, asked, point, grid) if admitted.any() else None
     if near is not None and (admitted & ~near).any():  # a finite point no tie can change: the settled scan has it too
         return True

@@ -16,7 +16,7 @@ import sympy
 from symgpu import errors
 from symgpu.derive import declared_range
 from symgpu.derive.derivation import Derivation, as_evaluated
-from symgpu.evaluate import active, evaluator, ties
+from symgpu.evaluate import active, evaluator, stepwise, ties
 from symgpu.memo import memoised
 
 if TYPE_CHECKING:
@@ -120,6 +120,30 @@ def _quantity(model: Model, asked: Asked, point: _Point, v: Any, *, checks: bool
     found = np.asarray(evaluator.evaluate(model, asked.quantity, preset=point.preset, values=values, checks=checks,
                                           settle=settle).magnitude, dtype=float)
     return np.broadcast_to(found, np.broadcast_shapes(found.shape, np.shape(v)))
+
+
+def _settles_finite(model: Model, asked: Asked, point: _Point, grid: np.ndarray, index: int) -> bool:
+    """Whether the scan's point ``grid[index]`` has a finite value as a scalar call evaluates it: the value the settled
+    scan (:func:`_quantity` along ``grid``) gives that point wherever it evaluates it again (a point near a case tie:
+    :func:`symgpu.evaluate.evaluator.evaluate` calls itself there with the point's values, which are these: the point's
+    own and the variable's, no substitution to compute along the scan), while elsewhere the compiled value stands. So,
+    for a point finite on the compiled path and inside the domain, True means the settled scan has a finite value
+    inside the domain there, which is what :func:`symgpu.derive.certify._admits` asks, without the near-tie flags of
+    the whole scan (:func:`_unsettled`, whose test SymPy builds once per quantity: 0.16 s of Hong & Kim's
+    Exec_cycles_app, where no other check reads it). False where that is not shown: no variable (the scan is one
+    point), a substitution or an array among the point's values, a value that is not finite, or a refusal; and where
+    the quantity has no case or step (``Piecewise``, ``floor``, ``ceiling``), whose flags are found without a test."""
+    if not asked.variable or asked.substitute or any(not isinstance(v, (str, int, float)) for v in point.values.values()):
+        return False
+    try:
+        if not model.expression(asked.quantity).has(*stepwise.TIE_SOURCES):  # no case or step: the flags are found at once
+            return False
+        with np.errstate(all="ignore"):
+            value = float(evaluator.evaluate(model, asked.quantity, preset=point.preset, values=_with(model, asked, point, float(grid[index])),
+                                             checks=False).magnitude)
+    except (errors.SymgpuError, ArithmeticError, TypeError, ValueError, pint.PintError):
+        return False
+    return bool(np.isfinite(value))
 
 
 def _unsettled(model: Model, asked: Asked, point: _Point, v: np.ndarray) -> np.ndarray | None:

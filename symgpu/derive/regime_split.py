@@ -257,12 +257,13 @@ def _conjunction(conditions: tuple[sympy.Basic, ...]) -> sympy.Basic:
 
 
 def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: frozenset[str] = frozenset(), record: bool = True,
-             simplified: bool = True) -> list[Regime]:
+             simplified: bool = True, witnessed: bool = True) -> list[Regime]:
     """The feasible branches of ``expr`` as :class:`Regime` records (recorded as steps unless ``record`` is
     False). ``simplified``: each value simplified (``job.ctx.nice``); False leaves each as its branch builds
-    it, for a caller that simplifies only the values it uses (with ``record`` False only: a step shows it)."""
+    it, for a caller that simplifies only the values it uses; ``witnessed`` False leaves every ``feasible`` None, no
+    witness sought (:func:`feasibility.witnesses`), for a caller that reads none (both with ``record`` False: steps show them)."""
     assert job.ctx is not None
-    assert simplified or not record  # a step shows the simplified value
+    assert (simplified and witnessed) or not record  # a step shows the simplified value and the regimes without a witness
     names = _names(job, stop)
     raw = _branches(expr, names, [0])
     dropped: list[str] = []
@@ -312,7 +313,7 @@ def _regimes(job: jobs._Job, expr: sympy.Expr, over: sympy.Symbol | None, stop: 
             own_name, _, sibling, own_labels, own_raw = kept[index]
             relaxed = tuple(_Cond(c.h, False) if c.strict and c.h is not None and _tied(c.h, surface) else c for c in own_raw)
             kept[index] = (own_name, tuple(_shown(job, relaxed, over)), sibling, own_labels, relaxed)
-    feasible = feasibility.witnesses(job.model, [[c.relational for c in k[4]] for k in kept])
+    feasible = feasibility.witnesses(job.model, [[c.relational for c in k[4]] for k in kept]) if witnessed else [None] * len(kept)
     out = [Regime(name, shown, job.ctx.branch_form(value) if simplified else value, labels, raw, verdict, value)
            for (name, shown, value, labels, raw), verdict in zip(kept, feasible)]
     if record:

@@ -59,9 +59,17 @@ def expanded(expr: sympy.Expr) -> sympy.Expr:
     the sum of its terms' expansions, each generator's expanded once per process: ``expand`` of a sum is the sum of its
     terms' (a sum has no expansion of its own; ``expand`` rebuilds it from its expanded terms, which here stay distinct
     generators, so none merge), and a unit coefficient stays outside its generator. Proved against ``sympy.expand``
-    (tests/test_sums_of_generators_factor_as_sympy_factors_them.py)."""
+    (tests/test_sums_of_generators_factor_as_sympy_factors_them.py). For a polynomial over the integers in symbols
+    (:func:`~symgpu.proofs.linear_factors.ring_of`: the product of a tidied condition's kept factors) the
+    polynomial the ring's arithmetic builds, written out (``as_expr``): ``expand`` of such a polynomial is the sum of
+    its monomials, each an integer times powers of its symbols, which SymPy's ``Add`` and ``Mul`` put in one canonical
+    order however they are built; a third of the time. Proved against ``sympy.expand``
+    (tests/test_polynomials_built_as_sring_and_expand_build_them.py)."""
     summed = _sum_of_generators(expr) if isinstance(expr, sympy.Expr) else None
-    return summed if summed is not None else sympy.expand(expr)
+    if summed is not None:
+        return summed
+    built = linear_factors.ring_of(expr) if isinstance(expr, (sympy.Add, sympy.Mul, sympy.Pow)) else None
+    return built[1].as_expr() if built is not None else sympy.expand(expr)
 
 
 def _sum_of_generators(expr: sympy.Expr) -> sympy.Expr | None:

@@ -1,12 +1,11 @@
 """Sign reasoning under the symbols' declared assumptions and extra relations, with no model in sight.
 
-:class:`SignReasoner` decides signs and relations from what is ``Declared`` (:mod:`.sign_records`: the symbols with
-their assumptions, the constants' values) and any extra relations (``X > Y`` is used by writing
-``X = Y + d`` with a positive ``d``): interval enclosures, SymPy's assumptions, refutation at
-admissible points, bounds part by part, then factoring and ``simplify``. Verdicts are memoised per
-expression; a caller may hand down a ``VerdictStore`` that keeps them between processes
-(:mod:`symgpu.derive.signs` keeps them in :mod:`symgpu.store`). It also tidies conditions (positive
-factors cancelled, solved for a variable) and simplifies knowing positive constants are positive.
+:class:`SignReasoner` decides signs and relations from what is ``Declared`` (:mod:`.sign_records`: the symbols with their
+assumptions, the constants' values) and any extra relations (``X > Y`` is used by writing ``X = Y + d`` with a positive ``d``):
+interval enclosures, SymPy's assumptions, refutation at admissible points, bounds part by part, then factoring and ``simplify``.
+Verdicts are memoised per expression; a caller may hand down a ``VerdictStore`` that keeps them between processes
+(:mod:`symgpu.derive.signs` keeps them in :mod:`symgpu.store`). It also tidies conditions (positive factors cancelled, solved
+for a variable) and simplifies knowing positive constants are positive.
 """
 
 from __future__ import annotations
@@ -155,10 +154,9 @@ class SignReasoner:
         self.positives = [p.xreplace({symbol: replacement}) for p in self.positives]
 
     def _forward(self, expr: sympy.Basic) -> sympy.Basic:
-        """``expr.xreplace(self.forward)``, each subexpression rebuilt once while ``forward`` stays as it
-        is: a sign asked of many expressions sharing a Min/Max (the sums :func:`symgpu.derive.limits._lift`
-        forms) rebuilds it, and SymPy compares its arguments again (``Min/Max._is_connected``), only the
-        first time. The same rebuilding as ``xreplace`` (deterministic), so the same expression."""
+        """``expr.xreplace(self.forward)``, each subexpression rebuilt once while ``forward`` stays as it is: a sign asked of many
+        expressions sharing a Min/Max (:func:`symgpu.derive.limits._lift`'s sums) rebuilds it (SymPy comparing its arguments
+        again) only the first time. The same rebuilding as ``xreplace`` (deterministic), so the same expression."""
         if not self.forward:
             return expr
         return forms.xreplaced(expr, self.forward, self._forwarded)[0]
@@ -205,15 +203,13 @@ class SignReasoner:
         key: tuple[Any, ...] = (e, positives) if self.by_parts else (e, positives, False)
         if key in _SIGN_CACHE:
             return _SIGN_CACHE[key]
-        # cheap first: interval arithmetic over the declared ranges may prove the sign; exact
-        # values of two different signs at admissible points refute every sign claim, so
-        # neither factoring nor simplify is tried. Both are quicker than a store: not kept there
+        # cheap first: interval arithmetic over the declared ranges may prove the sign; exact values of two different signs at
+        # admissible points refute every sign claim, so neither factoring nor simplify is tried (both quicker than a store)
         found = intervals.sign(e)
         if found is not None or exact_signs.refuted(e, positives):
             _SIGN_CACHE[key] = found
             return found
-        # kept between processes (by the caller's store): the verdict depends only on the
-        # expression (its symbols' assumptions included) and the known-positive expressions
+        # kept between processes (by the caller's store): the verdict depends only on the expression and the known positives
         stored = self.verdicts.get(e, positives) if self.verdicts is not None else None
         if stored is not None:
             _SIGN_CACHE[key] = stored.sign
@@ -259,10 +255,8 @@ class SignReasoner:
         return found
 
     def sign_refuted(self, expr: sympy.Basic) -> bool:
-        """True where ``expr`` takes two of the signs -, 0, + at points the assumptions admit
-        (:func:`~symgpu.proofs.exact_signs.refuted`, exact values at a few points): a proof that
-        :meth:`sign` of ``expr``, or of any form of it equal where it is defined (its ``nice`` form),
-        is None. False means only "not refuted"."""
+        """True where ``expr`` takes two of the signs -, 0, + at points the assumptions admit (:func:`~symgpu.proofs.exact_signs.refuted`,
+        exact values at a few points): :meth:`sign` of ``expr``, or of any form of it equal where defined (``nice``), is None."""
         return exact_signs.refuted(self._forward(expr), self.positives)
 
     def _sign(self, e: sympy.Basic, enclosed: bool = False) -> int | None:
@@ -328,28 +322,37 @@ class SignReasoner:
         return self._decided[condition]
 
     def refuted(self, condition: Any) -> bool:
-        """``self.decide(condition) is False``, deciding only the parts that answer it: an ``And``
-        is refuted by its first refuted part, an ``Or`` needs every part refuted, a ``Not`` needs its
-        part proved (:meth:`proved`). The parts ``decide`` would go on to decide cannot change the
-        answer (an ``And`` proved needs every part proved: after one that is not, none is decided)."""
+        """``self.decide(condition) is False``, deciding only the parts that answer it: an ``And`` is refuted by its first refuted
+        part, an ``Or`` needs every part refuted (none shown open first, :meth:`_open`), a ``Not`` its part proved (:meth:`proved`)."""
         if isinstance(condition, sympy.And):
             return any(self.refuted(c) for c in condition.args)
         if isinstance(condition, sympy.Or):
-            return all(self.refuted(c) for c in condition.args)
+            return not any(map(self._open, condition.args)) and all(self.refuted(c) for c in condition.args)
         if isinstance(condition, sympy.Not):
             return self.proved(condition.args[0])
         return self.decide(condition) is False
 
     def proved(self, condition: Any) -> bool:
-        """``self.decide(condition) is True``, deciding only the parts that answer it (the dual of
-        :meth:`refuted`)."""
+        """``self.decide(condition) is True``, deciding only the parts that answer it (the dual of :meth:`refuted`)."""
         if isinstance(condition, sympy.And):
-            return all(self.proved(c) for c in condition.args)
+            return not any(map(self._open, condition.args)) and all(self.proved(c) for c in condition.args)
         if isinstance(condition, sympy.Or):
             return any(self.proved(c) for c in condition.args)
         if isinstance(condition, sympy.Not):
             return self.refuted(condition.args[0])
         return self.decide(condition) is True
+
+    def _open(self, condition: Any) -> bool:
+        """Is ``decide(condition)`` None, shown without deciding it? A relation (no extra one in force) whose sides' difference
+        takes two signs at admissible points (exact values, as :meth:`sign` reads them; an inequality's also a positive and a
+        negative one, as :meth:`weak_sign` reads them) after a constant's exact value. Hong & Kim's eq23/eq24 switch: 50 ms."""
+        if not isinstance(condition, sympy.core.relational.Relational) or self.relations or self.positives or condition in self._decided:
+            return False
+        gap = condition.lhs - condition.rhs
+        if rational_value.sign_at(gap, self.exact) is not None:
+            return False
+        gap = self._forward(gap)
+        return exact_signs.refuted(gap) and (isinstance(condition, (sympy.Eq, sympy.Ne)) or exact_signs.both_ways(gap))
 
     def _decide_relation(self, condition: sympy.Basic) -> bool | None:
         s = self.sign(condition.lhs - condition.rhs)
@@ -379,12 +382,11 @@ class SignReasoner:
         return None
 
     def tidy(self, condition: Any, var: sympy.Symbol | None = None) -> Any:
-        """A readable equivalent of a relational: positive factors cancelled, solved for ``var``
-        when it enters linearly with a coefficient of known sign, terms moved to their sides. Multiplied through by a
-        denominator of no proved sign, a relation ``<=``/``>=`` has an input declared nonnegative in it divided out (at
-        its 0 the relation reads as its limit from above, as the evaluation reads it) and says each other factor not
-        proved nonzero is nonzero (where one is 0 the relation has no value, and ``0 <= 0`` would hold); ``<``/``>``
-        hold nowhere it is 0, as before."""
+        """A readable equivalent of a relational: positive factors cancelled, solved for ``var`` when it enters linearly with a
+        coefficient of known sign, terms moved to their sides. Multiplied through by a denominator of no proved sign, a relation
+        ``<=``/``>=`` has an input declared nonnegative in it divided out (at its 0 the relation reads as its limit from above, as
+        the evaluation reads it) and says each other factor not proved nonzero is nonzero (where one is 0 the relation has no
+        value, and ``0 <= 0`` would hold); ``<``/``>`` hold nowhere it is 0."""
         if not isinstance(condition, sympy.core.relational.Relational) or isinstance(condition, (sympy.Eq, sympy.Ne)):
             return condition
         key = (condition, var)
@@ -393,11 +395,9 @@ class SignReasoner:
         return self._tidied[key]
 
     def tidy_unless_refuted(self, conditions: Iterable[sympy.Basic]) -> list[Any]:
-        """``[self.tidy(c) for c in conditions]``, or ``[false]`` when one of them is refuted: every
-        condition is decided first (cheap; :meth:`refuted`, so the parts of an ``And``/``Or``/``Not``
-        that cannot refute it are not decided), so none is tidied (factored) for a root or point that
-        is dropped anyway. The same verdict as tidying them all: a tidied condition is ``false``
-        whenever it is refuted."""
+        """``[self.tidy(c) for c in conditions]``, or ``[false]`` when one of them is refuted: every condition is decided first
+        (cheap; :meth:`refuted`, so the parts of an ``And``/``Or``/``Not`` that cannot refute it are not decided), so none is
+        tidied (factored) for a root or point dropped anyway: a tidied condition is ``false`` whenever it is refuted."""
         conditions = list(conditions)
         if any(self.refuted(c) for c in conditions):
             return [sympy.false]
