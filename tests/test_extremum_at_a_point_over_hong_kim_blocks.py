@@ -46,3 +46,18 @@ def test_with_the_blocks_bounded_the_minimum_is_at_the_bound() -> None:
     assert answer.extra.value_at == pytest.approx(AT_EIGHT, rel=1e-9)  # in cycles, the quantity's unit
     grid = np.linspace(0.01, 8, 800)  # brute force over (0, 8]: nothing smaller
     assert min(_exec(float(a)) for a in grid) >= AT_EIGHT * (1 - 1e-12)
+
+
+def test_the_minimum_at_the_bound_has_its_unit_checked_on_the_quantitys_own_expression() -> None:
+    """At ``a = 8`` the 8 stands for 8 block/SM, which the dimension walker reads as a pure number: the value as written
+    is inconsistent (MWP's Min compares a count of warps per block with warps per SM), so the unit check reads the
+    quantity's own expression at once (it used to try the value's regroupings first: 4.6 s, all failing)."""
+    from symgpu.units import dimensions
+
+    model = symgpu.load(HK)
+    answer = model.extremum("Exec_cycles_app", "Active_blocks_per_SM", "min", preset=PRESET, assume=["Active_blocks_per_SM <= 8"])
+    dims = {model.symbols[n]: dimensions.dimension_of_unit(model.unit_text(n)) for n in model.symbols}
+    at_eight = [c for c in answer.extra.candidates if not c.location.free_symbols and c.location == 8]
+    assert at_eight and not any(dimensions.consistent(c.value, dims) for c in at_eight)
+    checked = [s for s in answer.steps if s.operation == "unit check"]
+    assert any(s.expression.rhs.has(model.symbols["Active_blocks_per_SM"]) for s in checked)  # the quantity's expression

@@ -18,6 +18,7 @@ from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.derive.extra_records import CandidateRecord
 from symgpu.evaluate import active, evaluator, scaling
 from symgpu.model import printing
+from symgpu.units import dimensions
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -73,8 +74,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     if var not in expr.free_symbols:
         _free_of_the_variable(job, ctx, expr, var, kind, stop_at, substitute, kept)
     if forms.has_staircase(expr, var):
-        raise errors.DerivationError(
-            f"{model.id}: {job.quantity} depends on {var} through floor/ceiling (a staircase): it has no derivative to set "
+        raise errors.DerivationError(f"{model.id}: {job.quantity} depends on {var} through floor/ceiling (a staircase): it has no derivative to set "
             f"to zero and its {kind}imum over {var} has no closed form here; at a point, search a grid of {var} "
             f"(extremum ... --grid START:STOP:STEP; API grid=...), or ask for thresholds (solve --relation '>=' --kind max, or boundary)")
     if (split := forms.abs_as_max(expr, var)) != expr:  # its kink where the argument is 0: a cusp where two regimes meet
@@ -88,15 +88,13 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     if screen:
         found, meeting = point_roots.held_pairs(job, found, meeting, var, at_point.Given(preset, dict(values or {})))
     if len(meeting) > MAX_CUSP_PAIRS:
-        raise errors.DerivationError(
-            f"{model.id}: {job.quantity} has {len(found)} regimes over {var}, {len(meeting)} pairs of which may meet at a cusp: more "
+        raise errors.DerivationError(f"{model.id}: {job.quantity} has {len(found)} regimes over {var}, {len(meeting)} pairs of which may meet at a cusp: more "
             f"than the {MAX_CUSP_PAIRS} a closed-form extremum examines (each pair is solved and its conditions tidied: minutes in "
             "all); ask over a grid (--grid START:STOP:STEP; API derive.grid_search.grid_extremum) or keep an intermediate quantity as a symbol (--keep NAME)")
     # one regime has no cusps: its critical points alone are cheap enough (Volkov's x_latency_root answered in 1.3 s)
     radical = next((r for r in found if _radical_in(r.expression, var)), None) if len(found) > 1 else None
     if radical is not None:
-        raise errors.DerivationError(
-            f"{model.id}: {job.quantity}'s regime {radical.name} has {var} under a root ({sympy.count_ops(radical.expression)} "
+        raise errors.DerivationError(f"{model.id}: {job.quantity}'s regime {radical.name} has {var} under a root ({sympy.count_ops(radical.expression)} "
             f"operations, more than the {MAX_RADICAL_OPS} a closed-form extremum examines: its critical points and the points where it "
             "meets the other regimes are nested roots whose conditions take minutes to decide); ask over a grid "
             "(--grid START:STOP:STEP; API derive.grid_search.grid_extremum)")
@@ -246,12 +244,15 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     for cand in merged:
         if cand.origin == extremum_walls.NUMERIC_END:
             continue  # numbers from the evaluate path, in the declared units
-        try:
-            job.check_unit(cand.value, job.quantity, f"{kind}imum value") if job.quantity in model.symbols else None
-        except errors.DerivationError:  # at a number in the variable's declared unit (the end of an --assume bound,
-            if cand.location.free_symbols:  # a <= 8), which the dimension walker reads as a pure number: the value is
-                raise  # the quantity's own expression there, whose unit is checked instead
-            job.check_unit(expr, job.quantity, f"{kind}imum value")
+        if job.quantity in model.symbols:  # at a number in the variable's declared unit (an --assume bound's end, a <= 8),
+            numeric = not cand.location.free_symbols  # read as a pure number, the value is the quantity's own expression
+            try:  # there, whose unit is checked instead: at once where the value as written is inconsistent (regrouping it
+                inconsistent = numeric and cand.location != 0 and not dimensions.consistent(cand.value, job.dims())
+                job.check_unit(expr if inconsistent else cand.value, job.quantity, f"{kind}imum value")  # cannot give the unit
+            except errors.DerivationError:  # back: 4.6 s to fail on Hong & Kim's Exec_cycles_app at a <= 8), else where
+                if not numeric:  # the value's own check fails
+                    raise
+                job.check_unit(expr, job.quantity, f"{kind}imum value")
         if cand.location.free_symbols or cand.location == 0:  # a number is in the variable's declared unit
             regime_split._check_quiet(job, cand.location, var.name)
     unit = model.unit_text(job.quantity) if job.quantity in model.symbols else ""

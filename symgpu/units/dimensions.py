@@ -95,6 +95,15 @@ def dimension_of(expr: sympy.Basic, dims: Mapping[sympy.Symbol, UnitsContainer],
     return _Walker(dims, as_written).walk(expr)
 
 
+def consistent(expr: sympy.Basic, dims: Mapping[sympy.Symbol, UnitsContainer]) -> bool:
+    """Are ``expr``'s dimensions consistent as it is written (:func:`dimension_of` raises no :class:`Mismatch`)?"""
+    try:
+        dimension_of(expr, dims)
+    except Mismatch:
+        return False
+    return True
+
+
 def settle(dim: Dimension) -> UnitsContainer:
     """Turn a free literal into a pure number; leave real dimensions alone."""
     return DIMENSIONLESS if dim is FREE else dim
