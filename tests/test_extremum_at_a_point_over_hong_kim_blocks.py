@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 import symgpu
-from symgpu import errors
 
 HK = "hong_kim_2009"
 PRESET = "gtx280+tiled_matmul"

@@ -69,4 +69,4 @@ def test_a_compute_capability_named_as_preset_gives_hong_kim_its_occupancy(cli, 
     assert (mem_cycles + comp_cycles) / comp_cycles < mwp                              # CWP 7.49 < MWP: eq24
     value, used = out.strip().split("\n")                                               # the value, then what --occupancy used
     assert value == f"Exec_cycles_app = {(675 + comp_cycles * n) * 2112 / (blocks * 132):.6g} cycle"   # 56848
-    assert used.startswith(f"  occupancy on cc_9_0 (") and f": {blocks} block/SM, {n} warp/SM of 64 " in used, used
+    assert used.startswith("  occupancy on cc_9_0 (") and f": {blocks} block/SM, {n} warp/SM of 64 " in used, used

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from symgpu import errors, suggest, units
+from symgpu import errors, suggest
 from symgpu.evaluate import evaluator, input_values
 from symgpu.measure import data as measured
 from symgpu.measure import fit_checks
