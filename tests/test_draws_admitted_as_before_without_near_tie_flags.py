@@ -5,7 +5,6 @@ on every point the certificate's draws try for questions of case tables, Min/Max
 
 from __future__ import annotations
 
-from typing import Any
 
 import numpy as np
 import pint
@@ -59,31 +58,20 @@ QUESTIONS = [
 STEPPED = QUESTIONS[:4]
 
 
-def _tried_points(model: symgpu.Model, asked: Asked, monkeypatch: pytest.MonkeyPatch) -> list[_Point]:
-    """Every point the certificate's draws ask _admits about: onto the first three presets and fully drawn, with and
-    without zeros."""
-    tried: list[_Point] = []
-    admits = certify._admits
-
-    def recording(model: Any, asked: Any, point: _Point) -> bool:
-        tried.append(point)
-        return admits(model, asked, point)
-
-    monkeypatch.setattr(certify, "_admits", recording)
+def _tried_points(model: symgpu.Model, asked: Asked) -> list[_Point]:
+    """Every point the certificate's draws may ask _admits about (``certify.draws``, which ``_sampled`` filters): onto
+    the first three presets and fully drawn, with and without zeros."""
     bases = [_Point(f"preset {p}", p, {}) for p in list(model.presets)[:3]] + [_Point("", None, {})]
-    for base in bases:
-        for zeros in (False, True):
-            certify._sampled(model, asked, base, 4, zeros=zeros, seed="/admits-test")
-    monkeypatch.undo()
-    return tried
+    return [point for base in bases for zeros in (False, True)
+            for point in certify.draws(model, asked, base, 4, zeros=zeros, seed="/admits-test")]
 
 
 @pytest.mark.parametrize("model_id, op, quantity, variable", QUESTIONS)
 def test_each_drawn_point_is_admitted_as_the_near_tie_flags_and_settled_scan_admitted_it(
-        model_id: str, op: str, quantity: str, variable: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        model_id: str, op: str, quantity: str, variable: str) -> None:
     model = symgpu.load(model_id)
     asked = Asked(op, model.equation_for(quantity).definition.defines, variable)
-    points = _tried_points(model, asked, monkeypatch)
+    points = _tried_points(model, asked)
     assert len(points) >= 8
     verdicts = [certify._admits(model, asked, p) for p in points]
     assert verdicts == [_old_admits(model, asked, p) for p in points]
@@ -92,14 +80,14 @@ def test_each_drawn_point_is_admitted_as_the_near_tie_flags_and_settled_scan_adm
 
 @pytest.mark.parametrize("model_id, op, quantity, variable", STEPPED)
 def test_a_point_settled_finite_has_that_value_in_the_settled_scan(
-        model_id: str, op: str, quantity: str, variable: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        model_id: str, op: str, quantity: str, variable: str) -> None:
     # the claim the shortcut rests on: where the middle admitted point is finite as a scalar call, the settled scan (which
     # evaluates a point near a tie again as that scalar call, and keeps the compiled value elsewhere) is finite there too
     model = symgpu.load(model_id)
     asked = Asked(op, model.equation_for(quantity).definition.defines, variable)
     grid = _scan_grid(model, variable, [])
     shown = 0
-    for point in _tried_points(model, asked, monkeypatch):
+    for point in _tried_points(model, asked):
         try:
             with np.errstate(all="ignore"):
                 compiled = np.broadcast_to(_quantity(model, asked, point, grid, settle=False), grid.shape)

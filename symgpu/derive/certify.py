@@ -224,15 +224,27 @@ def _sampled(model: Model, asked: Asked, base: _Point, count: int, answer_inputs
     drawn (seeded) from whole and fractional values that meet the inputs' declared assumptions and
     every equation's domain; ``zeros`` also draws 0 for an input declared nonnegative (the degenerate
     points where one branch of an answer gives way to another, ``alpha = 0``)."""
+    found: list[_Point] = []
+    for point in draws(model, asked, base, count, answer_inputs, zeros=zeros, seed=seed):
+        if _admits(model, asked, point):
+            found.append(point)
+        if len(found) == count:
+            break
+    return found
+
+
+def draws(model: Model, asked: Asked, base: _Point, count: int, answer_inputs: frozenset[str] = frozenset(),
+          *, zeros: bool = False, seed: str = "") -> Iterator[_Point]:
+    """The points :func:`_sampled` draws, in order, before it asks whether each is admitted (none where ``base`` gives
+    every input or ``count`` is 0)."""
     known = _known(model, asked, base)
     wanted = sorted(set(model.inputs(asked.quantity)) | answer_inputs)
     inputs = [n for n in wanted if n != asked.variable and n not in known]
     if not inputs or count <= 0:
-        return []
+        return
     # each preset its own workloads (the same draws for every preset would test one workload twice)
     rng = sample_points.Draws(f"{model.id}/{asked.quantity}/{asked.variable}" + (f"/{base.label}" if base.label else "") + seed)
     choices = (1, 2, 3, 4, 8, 16, 32, 64, 100, 128, 256, 1000, 4096)
-    found: list[_Point] = []
     for attempt in range(max(8, 2 * count)):
         values: dict[str, Any] = dict(base.values)
         drawn: dict[str, float] = {}
@@ -245,12 +257,7 @@ def _sampled(model: Model, asked: Asked, base: _Point, count: int, answer_inputs
         values.update(drawn)
         shown = ", ".join(f"{k}={v:g}" for k, v in sorted(drawn.items()))
         label = f"{base.label} with {shown} (sampled)" if base.label else f"sampled point {attempt + 1} ({shown})"
-        point = _Point(label, base.preset, values)
-        if _admits(model, asked, point):
-            found.append(point)
-        if len(found) == count:
-            break
-    return found
+        yield _Point(label, base.preset, values)
 
 
 def _admits(model: Model, asked: Asked, point: _Point) -> bool:
