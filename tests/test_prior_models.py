@@ -125,6 +125,19 @@ def test_sim_cwp_minus_one_factor_is_n_over_n_minus_1():
         assert computed == pytest.approx(value / (value - 1))
 
 
+def test_sim_memory_time_solves_for_occupancy_through_its_max_one_floor():
+    """Tmem = n*mem_lat/Min(MWP, Max(1, CWP - 1)): the 1 is one warp per SM, counted (as in Texec), so solving
+    for n is answered, not refused because the root of the Max's 1 regime, Tmem/mem_lat, reads as dimensionless.
+    By hand at Fermi, alpha = 2: Tmem = 3000 cycles only where MWP = BW*mem_lat/(SMs*bytes_per_inst*clock) = 30.7
+    binds, n = 3000*BW/(SMs*bytes_per_inst*clock) = 3000*161/(15*128*1.4) = 179.6875; Tmem_cwp (Max(1, CWP)) alike."""
+    model = symgpu.load("prior_sim")
+    tmem, mem_lat = (model.symbols[name] for name in ("Tmem", "mem_lat"))
+    assert tmem / mem_lat in {r.root for r in model.solve("Tmem", for_="n").extra.roots}  # Tmem = n*mem_lat/1
+    for quantity in ("Tmem", "Tmem_cwp"):
+        solved = model.solve(quantity, for_="n", target=3000, preset="fermi", values={"alpha": 2})
+        assert [v.value for v in solved.extra.values_at] == [pytest.approx(179.6875, rel=1e-12)]
+
+
 def test_huang_gto_limit_as_n_grows_is_L_over_L_minus_1():
     model = symgpu.load("prior_huang")
     expr = model.expression("IPC_gto_alpha_inf")
