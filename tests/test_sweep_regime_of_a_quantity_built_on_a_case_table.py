@@ -52,3 +52,15 @@ def test_the_regime_of_a_quantity_built_on_two_case_tables_is_refused_naming_bot
                          "--regime-of", "total", "-o", tmp_path / "r.csv")
     assert_one_line_refusal(code, out, err, "total is neither a Min/Max nor defined by cases",
                             "follows the regimes of by_memory, by_threads", "with --regime-of by_memory or --regime-of by_threads")
+
+
+def test_the_regime_of_a_quantity_with_its_min_inside_a_product_is_refused_pointing_to_the_regimes_command(cli, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # volkov_2016's n_needed = Latency*Min(mem_thru, alu_thru/alpha, issue_thru/(alpha + 1)): no top-level Min, no quantity
+    # with regimes of its own beneath it, yet `symgpu regimes` names three (a fresh-question audit found the refusal silent
+    # about them)
+    code, out, err = cli("sweep", "volkov_2016", "n_needed", "-p", "maxwell", "-g", "alpha=0,1", "--regime-of", "n_needed",
+                         "-o", tmp_path / "r.csv")
+    assert_one_line_refusal(code, out, err, "n_needed is neither a Min/Max nor defined by cases", "its Min/Max is inside its formula",
+                            "`symgpu regimes volkov_2016 n_needed`")
+    code, out, err = cli("regimes", "volkov_2016", "n_needed", "-p", "maxwell", "-s", "alpha=1")
+    assert code == 0 and "3 regime(s)" in out and "active: " in out

@@ -294,8 +294,11 @@ def regime_sources(model: Model, quantity: str, given: Iterable[str] = ()) -> tu
 def no_regime(model: Model, quantity: str, given: Iterable[str] = ()) -> str:
     """Why ``quantity`` has no regime to report, and whose to ask for instead."""
     sources = regime_sources(model, quantity, given)
+    rhs = model.equation_for(quantity).rhs
+    inside = not sources and bool(rhs.atoms(sympy.Min, sympy.Max, sympy.Piecewise))  # n_needed = Latency*Min(...)
     which = (f"; its value follows the regimes of {', '.join(sources)}: ask for {'its' if len(sources) == 1 else 'one of theirs'}"
-             if sources else "")
+             if sources else f"; its Min/Max is inside its formula, not at its top: `symgpu regimes {model.id} {quantity}` "
+             "(with --preset/--set for the one at a point) names the regimes it gives" if inside else "")
     return f"{model.id}: {quantity} is neither a Min/Max nor defined by cases; no regime to report{which}"
 
 
