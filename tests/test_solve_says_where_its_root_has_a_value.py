@@ -30,3 +30,12 @@ def test_the_domain_printed_is_where_eval_gives_the_root_a_value(a: float, refus
     else:
         with pytest.raises(symgpu.SymgpuError, match=refusal):
             model.evaluate("memory_latency", "g80", values=values)
+
+
+def test_a_roots_condition_does_not_repeat_a_weaker_form_of_itself(cli) -> None:
+    # MDM's memory-divergent case (M_Read*W > MSHRs) with Min(M_Read*W, MSHRs) at MSHRs (M_Read*W >= MSHRs): the root's
+    # condition is the strict one alone (it printed "(M_Read*W >= MSHRs) & (M_Read*W > MSHRs)"); the other root's stays
+    code, out, err = cli("solve", "mdm_2019", "S_Total_MDM", "--for", "L_MinLLC", "--target", "3000")
+    assert code == 0, err
+    when = [line.strip() for line in out.splitlines() if line.strip().startswith("when:")]
+    assert when == ["when: M_Read*W > MSHRs", "when: MSHRs >= M_Read*W"]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
-from symgpu.proofs import forms
+from symgpu.proofs import forms, relations
 from symgpu.derive import jobs, regime_conditions, regime_split, results
 from symgpu.derive.derivation import Derivation, Step
 from symgpu.derive.extra_records import Boundary, FlatRange, RootRecord
@@ -140,7 +140,7 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
                 inside = solve_domain.inside(job, rooted, var, root)
                 if inside is None:
                     continue
-                conds = [c for c in conds if c is not sympy.true]
+                conds = list(relations.without_weaker([c for c in conds if c is not sympy.true]))  # not a >= b beside a > b
                 job.step(f"solve regime {regime.name}", sympy.Eq(var, root), "root of the regime's value equation, inside its conditions" + (" when " + ", ".join(map(sympy.sstr, conds + inside)) if conds or inside else ""))
                 pieces.append((root, sympy.And(*conds) if conds else sympy.true, regime.name, sympy.And(*inside),
                                sympy.And(*regime.conditions, own)))
