@@ -36,3 +36,19 @@ def test_a_thread_per_sm_column_gives_the_comparison_its_warp_per_sm_twin_gives(
     assert json.loads(out)["points"] == json.loads(twin)["points"]  # n read as n/32 warp/SM: the same inputs and model values
     code, out, err = cli(*ask[:3], "--data", str(tmp_path / "threads.csv"), *ask[3:-1])
     assert code == 0 and "  column n [thread/SM] read in warp/SM at warp size simd_width = 32 thread / warp\n" in out, (out, err)
+
+
+def test_a_thread_per_sm_column_is_refused_where_the_warp_size_is_a_column_too(cli, tmp_path: Path) -> None:
+    # the warp size varying from row to row: no one rate reads n's column; refused in one line naming both columns
+    path = _in_threads(tmp_path / "threads.csv")
+    rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
+    rows[0].append("simd_width [thread/warp]")
+    for row in rows[1:]:
+        row.append("32")
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle).writerows(rows)
+    code, out, err = cli("measured", "volkov_2016_ilp", "dram_throughput", "--data", str(path), "--preset", "h100_fit_alpha0",
+                         "--where", "alpha=0")
+    assert code == 2 and out == "", (out, err)
+    assert "column 'n [thread/SM]'" in err and "simd_width is a column of the data: give 'n' in warp/SM" in err, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
