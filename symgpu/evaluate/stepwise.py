@@ -332,7 +332,7 @@ def may_be_unequal(model: Model, left: sympy.Basic, right: sympy.Basic, inputs: 
     if magnitude is None:  # a sum or product beyond it
         tests = [scaling.relation(sympy.StrictGreaterThan, min_max(sympy.Max, (side, -side)), WHOLE_LIMIT) for side in (left, right)]
     else:
-        tests = [sympy.StrictGreaterThan(magnitude, WHOLE_LIMIT)]
+        tests = [_beyond(magnitude)]
     for s in sorted(set(inputs), key=str):
         tests.append(sympy.Ne(s, sympy.floor(s), evaluate=False))
         tests.append(sympy.StrictGreaterThan(sympy.Max(s, -s), WHOLE_LIMIT, evaluate=False))
@@ -342,6 +342,23 @@ def may_be_unequal(model: Model, left: sympy.Basic, right: sympy.Basic, inputs: 
     doubt = sympy.Or(*tests, evaluate=False)
     shared = shared_tie(model, left, right)
     return doubt if shared is sympy.false else sympy.And(doubt, sympy.Not(shared), evaluate=False)
+
+
+def may_be_unequal_apart(model: Model, left: sympy.Basic, right: sympy.Basic, inputs: Iterable[sympy.Symbol],
+                         magnitude: sympy.Basic) -> tuple[sympy.Basic, bool]:
+    """:func:`may_be_unequal` with ``magnitude``, in two parts: the condition with its test of ``magnitude`` beyond
+    :data:`WHOLE_LIMIT` read as false, and whether it had that test (the sweep's clear-of-ties test bounds the
+    magnitude by a number instead: :func:`symgpu.sweep.tie_conditions.clear_of_ties`)."""
+    doubt = may_be_unequal(model, left, right, inputs, magnitude)
+    test = _beyond(magnitude)
+    if isinstance(test, sympy.core.relational.Relational) and doubt.has(test):
+        return doubt.xreplace({test: sympy.false}), True
+    return doubt, False
+
+
+def _beyond(magnitude: sympy.Basic) -> sympy.Basic:
+    """:func:`may_be_unequal`'s test of ``magnitude`` beyond :data:`WHOLE_LIMIT`."""
+    return sympy.StrictGreaterThan(magnitude, WHOLE_LIMIT)
 
 
 def shared_tie(model: Model, left: sympy.Basic, right: sympy.Basic) -> sympy.Basic:

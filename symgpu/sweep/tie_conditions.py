@@ -105,11 +105,8 @@ def _clear_of_tie(model: Model, relation: sympy.Basic, values: Mapping[str, Any]
     gap = left - right
     size = sympy.Add(_absolute(left), _absolute(right), evaluate=False)
     far = sympy.Mul(1 / CLEAR, _absolute(gap), evaluate=False)
-    rest = stepwise.may_be_unequal(model, left, right, relation.free_symbols, size)
-    magnitude = sympy.StrictGreaterThan(size, stepwise.WHOLE_LIMIT)  # may_be_unequal's test of the magnitude s
-    bound: sympy.Basic = sympy.oo
-    if isinstance(magnitude, sympy.core.relational.Relational) and rest.has(magnitude):
-        bound, rest = stepwise.WHOLE_LIMIT, rest.xreplace({magnitude: sympy.false})
+    rest, tested = stepwise.may_be_unequal_apart(model, left, right, relation.free_symbols, size)
+    bound: sympy.Basic = stepwise.WHOLE_LIMIT if tested else sympy.oo
     if values is not None:
         rest = ties.for_inputs(model, rest, values)
     if rest is sympy.true:  # never exact: far alone
