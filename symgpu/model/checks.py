@@ -53,6 +53,14 @@ class ModelChecks:
     _validation_inputs: dict[str, ValidationInputs]
     _dims: dict[sympy.Symbol, Any]
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The state pickle carries, every equation built (and checked) first: a cold load builds each when read through
+        a closure pickle cannot carry, and building adds to the state (:meth:`LazyEquations.__reduce__` then pickles the
+        equations as a plain mapping)."""
+        for name in self.equations:
+            self.equations[name]
+        return self.__dict__.copy()
+
     def fail(self, where: str, problem: str, hint: str = "", kind: type[errors.ModelFileError] = errors.ModelFileError) -> errors.ModelFileError:
         """Build an error located in this model's file."""
         return kind(self.path, where, problem, hint)

@@ -106,3 +106,8 @@ class LazyEquations(Mapping[str, Equation]):
 
     def __len__(self) -> int:
         return len(self._by_key)
+
+    def __reduce__(self) -> tuple[type[dict[str, Equation]], tuple[dict[str, Equation]]]:
+        """Pickled as a plain mapping of every equation, each built (and checked) now: the build it holds may be a
+        closure over a cold load (:mod:`symgpu.model.lazy_build`), which pickle cannot carry to another process."""
+        return dict, (dict(self.items()),)
