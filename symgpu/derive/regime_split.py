@@ -367,16 +367,7 @@ def regimes(model: Model, quantity: Any, *, over: str | None = None, substitute:
         _check_values(job, found, job.quantity, expr)
     if (preset is not None or values) and (var is None or at_point.valued(model, var.name, preset, values or {})):
         # the regimes' conditions read a quantity kept as a symbol: valued at the point from its equation
-        # (a table over a variable the point leaves free is the table along it: no regime is active at the point);
-        # none where the point is outside the quantity's valid_when domain, where eval says the model gives no value
-        if job.quantity in model.defining and not substitute and var is None:
-            try:
-                evaluator.evaluate(model, job.quantity, preset=preset, values=values or {})
-            except errors.DomainError as outside:
-                raise errors.DerivationError(f"{model.id}: no regime of {job.quantity} applies at "
-                                             f"{at_point.where_text(preset, values or {})}: {str(outside).removeprefix(model.id + ': ')}") from outside
-            except (errors.SymgpuError, ValueError, ArithmeticError):
-                pass  # a value the table's conditions do not need, or none there: the regimes' own check below
+        # (a table over a variable the point leaves free is the table along it: no regime is active at the point)
         at_point.active_regimes(job, found, preset, evaluator.with_kept(model, expr, preset, values or {}, leave=[over] if over else []))
     return replace(job.finish(result, unit, used=[expr]), regimes=tuple(found))
 
