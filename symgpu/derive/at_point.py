@@ -14,7 +14,7 @@ from symgpu import errors
 from symgpu.derive import jobs
 from symgpu.derive.summary import AT_THE_POINT
 from symgpu.derive.extra_records import ActiveBranch, ActiveRegime, ValueAt
-from symgpu.evaluate import active, input_values, one_sided, point, scaling
+from symgpu.evaluate import active, evaluator, input_values, one_sided, point, scaling
 from symgpu.proofs import forms
 from symgpu.evaluate.active import condition_holds, condition_verdict, sides_at
 
@@ -49,9 +49,26 @@ def select_branch(job: jobs._Job, piecewise: sympy.Piecewise, preset: str | None
     raise errors.DerivationError(f"{model.id}: no branch of {sympy.sstr(piecewise)} applies at {where}")
 
 
+def refuse_outside_domain(job: jobs._Job, preset: str | None, values: Mapping[str, Any]) -> None:
+    """Raise where the point is outside the quantity's ``valid_when`` domain (``symgpu eval`` says the model gives no
+    value there): no regime is active there. A value the regimes' conditions do not need, or none there for another
+    reason, is left to :func:`active_regimes`."""
+    try:
+        evaluator.evaluate(job.model, job.quantity, preset=preset, values=values)
+    except errors.DomainError as outside:
+        raise errors.DerivationError(f"{job.model.id}: no regime of {job.quantity} applies at {where_text(preset, values)}: "
+                                     f"{str(outside).removeprefix(job.model.id + ': ')}") from outside
+    except (errors.SymgpuError, ValueError, ArithmeticError):
+        pass
+
+
 def active_regimes(job: jobs._Job, found: Sequence[Any], preset: str | None, values: Mapping[str, Any]) -> list[Any]:
-    """The regimes (from :func:`symgpu.derive.regimes`) whose conditions all hold at the inputs."""
+    """The regimes (from :func:`symgpu.derive.regimes`) whose conditions all hold at the inputs; none outside the
+    quantity's ``valid_when`` domain (:func:`refuse_outside_domain`; a quantity the question substituted into is not
+    the model's, and is left to the conditions)."""
     model = job.model
+    if job.quantity in model.defining and not job.substitution:
+        refuse_outside_domain(job, preset, values)
     out = []
     side = sides_at(model, preset, values)  # the rows share most relations: each side evaluated once
     exact = active.exact_ties(model, [cond.relational for regime in found for cond in regime.raw], preset, values)

@@ -264,9 +264,12 @@ def _build(model: Model, quantities: Sequence[str], preset: str | None, grid: Gr
     own_conditions: list[sympy.Basic | None] = [None] * len(names)
     if checks:
         of = {name: _conditions(model, name, given, expand, known) for name in names}
-        # every column's domain: the conditions all quantities share, and a swept regime quantity's (its column of
-        # labels has no regime where its column has no value); a quantity's other conditions make its own column NaN
-        shared = {c: t for c, t in of[names[0]].items() if all(c in of[n] for n in names)} | of.get(target or "", {})
+        # every column's domain: the conditions all quantities share, and the regime quantity's, swept or not (its
+        # column of labels has no regime where it has no value: kernel_streaming's t_kernel and t_memory at 1056
+        # threads per block named t_body's regime, memory_bound, where t_body has none); a quantity's other
+        # conditions make its own column NaN
+        regime_domain = (of[target] if target in of else _conditions(model, target, given, expand, known)) if target else {}
+        shared = {c: t for c, t in of[names[0]].items() if all(c in of[n] for n in names)} | regime_domain
         if shared:
             domain = add(sympy.And(*shared), None)
         for index, name in enumerate(names):
