@@ -5,6 +5,7 @@ and no module over 500 lines."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,7 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
+@functools.cache
 def imports(path: Path) -> list[tuple[str, int, bool]]:
     """(imported symgpu module, line, at function level) for every import of ``path``."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -58,7 +60,10 @@ def imports(path: Path) -> list[tuple[str, int, bool]]:
     return found
 
 
-GRAPH = {name: sorted({t for t, _, _ in imports(path) if t != name}) for name, path in MODULES.items()}
+@functools.cache  # read when a test first asks, not as the file is collected (by every worker)
+def graph() -> dict[str, list[str]]:
+    """Each symgpu module's symgpu imports."""
+    return {name: sorted({t for t, _, _ in imports(path) if t != name}) for name, path in MODULES.items()}
 
 
 def layer(name: str) -> int:
@@ -76,14 +81,14 @@ def test_the_import_graph_of_symgpu_has_no_cycle():
 
     def visit(node: str, trail: list[str]) -> None:
         state[node] = 1
-        for nxt in GRAPH.get(node, []):
+        for nxt in graph().get(node, []):
             if state.get(nxt) == 1:
                 cycles.append(trail[trail.index(nxt):] + [nxt] if nxt in trail else [node, nxt])
             elif state.get(nxt) is None:
                 visit(nxt, trail + [nxt])
         state[node] = 2
 
-    for name in GRAPH:
+    for name in graph():
         if state.get(name) is None:
             visit(name, [name])
     assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
@@ -91,7 +96,7 @@ def test_the_import_graph_of_symgpu_has_no_cycle():
 
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_a_module_imports_only_its_own_stage_or_lower_ones(name: str):
-    upward = [t for t in GRAPH[name] if layer(t) > layer(name)]
+    upward = [t for t in graph()[name] if layer(t) > layer(name)]
     assert not upward, f"{name} (stage {layer(name)}) imports higher stages: {', '.join(upward)}"
 
 
@@ -100,8 +105,8 @@ PROOFS_MAY_IMPORT = ("symgpu.errors", "symgpu.memo", "symgpu.units", "symgpu.pro
 
 
 def test_the_proofs_import_nothing_from_symgpu_but_errors_memo_and_units():
-    wrong = [f"{name} imports {t}" for name in GRAPH if name == "symgpu.proofs" or name.startswith("symgpu.proofs.")
-             for t in GRAPH[name] if not any(t == p or t.startswith(p + ".") for p in PROOFS_MAY_IMPORT)]
+    wrong = [f"{name} imports {t}" for name in graph() if name == "symgpu.proofs" or name.startswith("symgpu.proofs.")
+             for t in graph()[name] if not any(t == p or t.startswith(p + ".") for p in PROOFS_MAY_IMPORT)]
     assert not wrong, "\n".join(wrong)
 
 

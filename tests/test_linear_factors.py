@@ -4,6 +4,7 @@ handle so that the caller asks ``sympy.factor``."""
 
 from __future__ import annotations
 
+import functools
 import random
 
 import pytest
@@ -25,6 +26,7 @@ def _random_factor(rng: random.Random, symbols: list[sympy.Symbol]) -> sympy.Exp
     return sympy.Add(*terms)
 
 
+@functools.cache  # built when a test first reads it, not as the file is collected (by every worker)
 def _cases(count: int) -> list[sympy.Expr]:
     rng = random.Random(20261126)
     symbols = [sympy.Symbol(n, positive=True) for n in NAMES] + [sympy.Dummy("Issue_k", positive=True)]
@@ -36,8 +38,9 @@ def _cases(count: int) -> list[sympy.Expr]:
     return out
 
 
-@pytest.mark.parametrize("expr", _cases(120), ids=lambda e: str(len(sympy.Add.make_args(sympy.expand(e)))) + "_terms")
-def test_linear_route_gives_sympy_factors_own_form(expr: sympy.Expr) -> None:
+@pytest.mark.parametrize("index", range(120))
+def test_linear_route_gives_sympy_factors_own_form(index: int) -> None:
+    expr = _cases(120)[index]
     found = linear_factors.factor(expr)
     if found is not None:
         # NOTE: sympy.factor's Wang algorithm draws evaluation points from SymPy's own generator, seeded
@@ -88,17 +91,24 @@ def _irreducibles(expr: sympy.Expr) -> tuple[sympy.Expr, list[tuple[sympy.Expr, 
     return coeff, sorted(((f.as_expr(), k) for f, k in factors), key=lambda fk: (sympy.srepr(fk[0]), fk[1]))
 
 
-@pytest.mark.parametrize("expr", [sympy.expand(e) for e in _cases(120)] + [
+def _expanded() -> list[sympy.Expr]:
+    return [sympy.expand(e) for e in _cases(120)] + [
     sympy.expand(-6 * sympy.Symbol("x") * (sympy.Symbol("y") + 2 * sympy.Symbol("z")) ** 2),  # b = 0: the content is all of it but x
     sympy.expand((-sympy.Symbol("x") * sympy.Symbol("y") - sympy.Symbol("z") - 3) * (sympy.Symbol("w") + 1) * 4),  # negative leading term
     sympy.expand((sympy.Symbol("x") ** 2 + sympy.Symbol("y") ** 2) * (sympy.Symbol("x") * sympy.Symbol("z") + sympy.Symbol("y"))),  # content without a linear variable
     sympy.expand(sympy.Symbol("Coal") * sympy.Symbol("Ddc") + sympy.Symbol("Ddu") * sympy.Symbol("Uncoal") ** 2)
     * sympy.expand((sympy.Symbol("Coal") + sympy.Symbol("Comp") + sympy.Symbol("Uncoal")) ** 2),
-], ids=lambda e: str(len(sympy.Add.make_args(e))) + "_terms")
-def test_sparse_factor_list_gives_the_dense_factor_lists_factors(expr: sympy.Expr) -> None:
+]
+
+
+@pytest.mark.parametrize("index", range(124))  # _expanded()'s: the 120 cases and the 4 written out
+def test_sparse_factor_list_gives_the_dense_factor_lists_factors(index: int) -> None:
     """The linear route's arithmetic on sparse polynomials built by ``sring`` (``_factor_list``) finds SymPy's own
     ``Poly.factor_list`` (dense ``Poly`` arithmetic, what the route ran on before): the same coefficient and the same normalised factors,
     for every polynomial over the integers that is linear in one of its variables (the others go to SymPy as before)."""
+    cases = _expanded()
+    assert len(cases) == 124  # the range above covers every case
+    expr = cases[index]
     if expr.is_number:
         pytest.skip("a number: the route takes it as the coefficient")
     ring, poly = sring(expr)  # as the route builds it: Poly(expr)'s generators and domain

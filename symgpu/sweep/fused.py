@@ -124,12 +124,13 @@ def kernel(numba: Any, function: Callable[..., Any] | Tabled, axes: int, plan: L
     if known is None or known[0] is not function:
         point, table, entry_size = (function.point, function.table, function.count) if isinstance(function, Tabled) else (function, None, 0)
         jit = numba.njit(inline="always")
-        known = (function, _make_kernel(numba, jit(point), None if table is None else jit(table), entry_size, *key[1:]))
+        known = (function, _make_kernel(numba, (jit(point), numba.njit(point)), None if table is None else jit(table), entry_size,
+                                        *key[1:]))
         _KERNELS[key] = known
     return known[1]
 
 
-def _make_kernel(numba: Any, point: Any, table: Any, entry_size: int, n: int, kind: int, first: int, count: int, quantities: int, domain: int,
+def _make_kernel(numba: Any, points: tuple[Any, Any], table: Any, entry_size: int, n: int, kind: int, first: int, count: int, quantities: int, domain: int,
                  near_tie: int, code: int, fast: int, steady: bool) -> Any:  # pragma: no cover
     # the coordinates as a tuple of n floats (n fixed per kernel), which the fused function unpacks for free;
     # along a run only the last one changes (tuple_setitem: the tuple stays in registers)
@@ -140,6 +141,11 @@ def _make_kernel(numba: Any, point: Any, table: Any, entry_size: int, n: int, ki
     smaller = kind == MIN
     last = n - 1
     columns = max(entry_size, 1)  # of the table (one unused where there is none)
+    # the fused function inlined into the loop over a row (`point`, where LLVM vectorizes it), and compiled once on
+    # its own (`called`) for the few points read elsewhere: a steady domain's first point, the points not clear of
+    # ties, the near ties settle() decides (each inlined copy is numba's IR copied, typed and optimised again:
+    # Hong & Kim's kernel compiled in half the time)
+    point, called = points
     if table is not None:
         @numba.njit(inline="always")
         def fill(entries: np.ndarray, source: np.ndarray, fixed: Any) -> None:  # the box's table of the innermost axis
@@ -148,17 +154,15 @@ def _make_kernel(numba: Any, point: Any, table: Any, entry_size: int, n: int, ki
                 for j in range(entry_size):
                     entries[j, t] = entry[j]
 
-        @numba.njit(inline="always")
+        @numba.njit
         def f(row: Any, fixed: Any) -> Any:  # a point on its own: its table entry computed for it (the same arithmetic)
             entries = np.empty((entry_size, 1))
             fill(entries, np.array([row[last]]), fixed)
-            return point(row, fixed, entries, 0)
+            return called(row, fixed, entries, 0)
 
-        @numba.njit(inline="always")
-        def from_table(row: Any, fixed: Any, entries: np.ndarray, t: int) -> Any:  # a point of the box's row
-            return point(row, fixed, entries, t)
+        from_table = point  # a point of the box's row, its entry read from the table (called directly: one copy less)
     else:
-        f = point
+        f = called
 
         @numba.njit(inline="always")
         def fill(entries: np.ndarray, source: np.ndarray, fixed: Any) -> None:
@@ -282,7 +286,7 @@ def _make_kernel(numba: Any, point: Any, table: Any, entry_size: int, n: int, ki
         everywhere = True  # a steady domain: its value at the box's first point is its value at every point
         if steady:
             start = to_fixed_tuple(coords, n)
-            everywhere = from_table(tuple_setitem(start, last, values[base]) if n else start, fixed, entries, 0)[domain] > 0.5
+            everywhere = f(tuple_setitem(start, last, values[base]) if n else start, fixed)[domain] > 0.5
         for r in range(rows):
             before = pending
             row = to_fixed_tuple(coords, n)
@@ -323,7 +327,7 @@ def _make_kernel(numba: Any, point: Any, table: Any, entry_size: int, n: int, ki
                     nearby += 1 if flag else 0
             if tiered and doubtful:  # the same domain and Min/Max outputs: only the values, a case code and the flags change
                 for t in range(width):
-                    result = from_table(tuple_setitem(row, last, source[t]) if n else row, fixed, entries, t)
+                    result = f(tuple_setitem(row, last, source[t]) if n else row, fixed)
                     if result[clear] < 0.5:
                         rule_store(result, out, first_column, codes, t, at, arguments)
                         flag = result[near_tie] > 0.5 if flagging else False
