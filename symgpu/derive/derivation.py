@@ -173,7 +173,7 @@ class Derivation:
         lines.append(f"  method: {self.method}")
         if self.extra.valid_when:
             lines.append("  valid when " + " and ".join(map(printing.sstr, self.extra.valid_when)))
-        lines.extend(f"  {text}" for text in (self.extra.elsewhere, self.extra.flat_where) if text)
+        lines.extend(f"  {text}" for text in (self.extra.elsewhere, self.extra.flat_where, self.extra.held_fixed) if text)
         if self.certificate is not None:
             lines.append(f"  {self.certificate.text()}")
         return "\n".join(lines)

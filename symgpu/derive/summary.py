@@ -193,6 +193,8 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
                      "this value is approached, not attained)")
     if extra.flat_where:
         lines.append(shorten("  " + extra.flat_where, width))
+    if extra.held_fixed:  # a kept quantity that moves with the variable: the answer is implicit, said in full
+        lines.extend("  " + line for line in _wrapped(extra.held_fixed, width - 2))
     if extra.target_value is not None:
         name, number = extra.target_value.name, extra.target_value.number
         lines.append(f"  with {name} = {float(number):.10g} (the target, in the declared unit of {name}; kept as a symbol, see --full)")
@@ -217,6 +219,17 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
     if certificate is not None:  # each check on its own line where they do not fit on one
         lines.extend(f"  {line}" for line in certificate.lines(width - 2))
     return "\n".join(shorten(line, width) for line in lines)
+
+
+def _wrapped(text: str, width: int) -> list[str]:
+    """``text`` as lines of at most ``width`` characters, broken at spaces (a sentence that must be read whole, not cut)."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
 
 
 def _text(words: str) -> str:
