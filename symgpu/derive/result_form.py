@@ -37,8 +37,13 @@ def settled(model: Model, result: sympy.Basic, unit: str) -> tuple[sympy.Basic, 
                       "by their values, exactly: a false case dropped, the cases after a true one too"))
         result = decided
     if unit not in ("", "1") and (written := scaling.written_unit(model, result, unit)) != unit:
-        steps.append(("unit of the result", result, f"its bare numbers are in {written} (the terms' beside them), not in "
-                      f"{unit}: the result is written, and its value given, in {written}"))
+        if scaling.literals_read_in(model, result):
+            why = f"its bare numbers are in {written} (the terms' beside them)"
+        else:  # the symbols' declared units alone (N_exec*d_iota/Theta_M with Theta_M in GB/s is in ns)
+            read = sorted((s for s in forms.free_symbols(result) if s.name in model.units), key=lambda s: s.name)
+            said = ", ".join(f"{s.name} in {model.unit_text(s.name)}" for s in read[:MAX_NAMED])
+            why = f"with each symbol in its declared unit ({said}{', ...' if len(read) > MAX_NAMED else ''}) it gives {written}"
+        steps.append(("unit of the result", result, f"{why}, not {unit}: the result is written, and its value given, in {written}"))
         unit = written
     return result, unit, steps
 
@@ -159,6 +164,8 @@ def settled_conditions(model: Model, conditions: Sequence[sympy.Basic], asked: s
     return tuple(out)
 
 
+#: the most symbols the step that changes a result's unit names with their declared units
+MAX_NAMED = 8
 #: the most passes of :func:`known_constants_folded` (each folds the outermost Min/Max it changes)
 MAX_PASSES = 8
 

@@ -120,11 +120,63 @@ def written_unit(model: Model, expr: sympy.Basic, declared: str) -> str:
     text (a symbol's declared text where one has it) is returned."""
     try:
         read_in, unit = literals_read_in(model, expr), units.unit(declared)
+        if not read_in:  # no bare number: the unit the symbols' declared units give it (N_exec*d_iota/Theta_M: B/(GB/s), ns)
+            return _symbols_unit(model, expr, declared, unit)
     except (KeyError, AttributeError, errors.SymgpuError, pint.errors.PintError):  # a symbol of no declared unit
         return declared
     if len(read_in) != 1 or read_in[0].dimensionality != unit.dimensionality or unit_scale(read_in[0]) == unit_scale(unit):
         return declared
     return next((model.unit_text(n) for n in sorted(model.units) if model.units[n] == read_in[0]), f"{read_in[0]}")
+
+
+#: the SI prefixes tried, in this order, for the name of a formula's unit of the declared one's dimension (:func:`_symbols_unit`)
+_PREFIXES = ("n", "u", "m", "k", "M", "G", "T", "p", "P", "f")
+
+
+def _symbols_unit(model: Model, expr: sympy.Basic, declared: str, unit: pint.Unit) -> str:
+    """The unit ``expr``'s value is in when each symbol is read in its declared unit: ``declared`` where that is its scale
+    (or where no one unit is: siblings of a sum, Min/Max or Piecewise in units of different scales, a whole part of a
+    scaled unit), else a unit of the same dimension and that scale, named as a symbol of the model declares it or as
+    ``declared`` with an SI prefix (``N_exec*d_iota/Theta_M``, d_iota in B/thread and Theta_M in GB/s, declared in s: ns)."""
+    rescaler = _Rescaler(model)
+    formula = rescaler.walk(expr)[1]
+    if formula is None or formula.dimensionality != unit.dimensionality or unit_scale(formula) == unit_scale(unit) \
+            or not _one_scale(rescaler, expr):
+        return declared
+    scale = unit_scale(formula)
+    named = next((model.unit_text(n) for n in sorted(model.units)
+                  if model.units[n].dimensionality == unit.dimensionality and unit_scale(model.units[n]) == scale), None)
+    if named is not None:
+        return named
+    for prefix in _PREFIXES:
+        try:
+            candidate = units.unit(prefix + declared)
+        except errors.SymgpuError:
+            continue
+        if candidate.dimensionality == unit.dimensionality and unit_scale(candidate) == scale:
+            return prefix + declared
+    return declared
+
+
+def _one_scale(rescaler: _Rescaler, expr: sympy.Basic) -> bool:
+    """Whether every sum, Min/Max and Piecewise value of ``expr`` has its terms in units of one scale, and every whole part
+    reads a pure number or a base-scale unit: then reading each symbol in its declared unit gives one unit for the value."""
+    todo = [expr]
+    while todo:
+        node = todo.pop()
+        if not isinstance(node, sympy.Basic) or isinstance(node, (sympy.core.relational.Relational, sympy.logic.boolalg.Boolean)):
+            continue
+        values = [v for v, _ in node.args] if isinstance(node, sympy.Piecewise) else list(node.args)
+        if node.is_Add or isinstance(node, (sympy.Min, sympy.Max, sympy.Piecewise)):
+            scales = {unit_scale(u) for u in (rescaler.walk(v)[1] for v in values) if u is not None and not u.dimensionless}
+            if len(scales) > 1:
+                return False
+        if isinstance(node, (sympy.floor, sympy.ceiling)):
+            inside = rescaler.walk(node.args[0])[1]
+            if inside is not None and not inside.dimensionless and unit_scale(inside) != 1:
+                return False
+        todo.extend(values)
+    return True
 
 
 def in_base_units(model: Model, expr: sympy.Basic) -> bool:
