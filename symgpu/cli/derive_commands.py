@@ -324,9 +324,9 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
             shown_where = f"{where:.10g}" if isinstance(where, (int, float)) else ", ".join(f"{w:.10g}" for w in where)
             line += f" at {derivation.variable} = {shown_where}{unit}"
         print(line + (f"  (preset {args.preset})" if args.preset else ""))
-        if stretch is not None:
-            print(summary.shorten("  " + stretch.text(derivation.variable, numbers["location_unit"], args.kind,
-                                                      float(numbers["location_value"])), summary.MAX_LINE, "--json for all"))
+        if stretch is not None:  # said whole, over as many lines as it takes
+            said = stretch.text(derivation.variable, numbers["location_unit"], args.kind, float(numbers["location_value"]))
+            print("\n".join("  " + line for line in summary.wrapped(said, summary.MAX_LINE - 2)))
     for sides in numbers.get("whole_sides", ()):  # an integer variable's switch between two whole values
         print(f"  {whole_sides.WholeSides(**sides).text(derivation.variable)}")
     if numbers.get("every_admissible"):  # a lower bound below the declared range: every value meets it

@@ -194,7 +194,7 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
     if extra.flat_where:
         lines.append(shorten("  " + extra.flat_where, width))
     if extra.held_fixed:  # a kept quantity that moves with the variable: the answer is implicit, said in full
-        lines.extend("  " + line for line in _wrapped(extra.held_fixed, width - 2))
+        lines.extend("  " + line for line in wrapped(extra.held_fixed, width - 2))
     if extra.target_value is not None:
         name, number = extra.target_value.name, extra.target_value.number
         lines.append(f"  with {name} = {float(number):.10g} (the target, in the declared unit of {name}; kept as a symbol, see --full)")
@@ -221,7 +221,7 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
     return "\n".join(shorten(line, width) for line in lines)
 
 
-def _wrapped(text: str, width: int) -> list[str]:
+def wrapped(text: str, width: int) -> list[str]:
     """``text`` as lines of at most ``width`` characters, broken at spaces (a sentence that must be read whole, not cut)."""
     lines: list[str] = []
     for word in text.split(" "):
