@@ -102,8 +102,7 @@ class _Job:
             result, unit, steps = result_form.settled(self.model, result, unit)
             self.steps.extend(Step(*step) for step in steps)
         location, self.extra = result_form.settled_where(self.model, location, self.extra, f"{self.operation} of {self.quantity}")
-        if (held := self._held_fixed(result, location)) is not None:
-            self.extra = self.extra.with_(held_fixed=held)
+        self.extra = result_form.with_held_fixed(self.model, self.extra, (self.operation, self.quantity, self.variable), result, location)
         if self.substituted and self.extra.substituted is None:
             self.extra = self.extra.with_(substituted=tuple(self.substituted))
         return Derivation(
@@ -111,32 +110,6 @@ class _Job:
             steps=tuple(self.steps),
             result=result, assumptions=self.assumptions(result, location, *used), location=location, unit=unit,
             method=method, extra=self.extra)
-
-    def _held_fixed(self, result: Any, location: Any) -> str | None:
-        """The sentence saying that the answer reads a quantity kept as a symbol (``stop_at``, ``--keep``) whose own equation
-        reads the variable asked about (``--keep L_K0 --for M``, ``L_K0 = L_M + (M*N + M)*t_issue``): held fixed while the
-        variable changes, it makes a solve's answer an implicit equation in the variable, and an extremum's or limit's that
-        of the quantity with it held fixed; None where the answer reads none. The quantity asked about itself (a solve's
-        target kept as its symbol) is no such quantity."""
-        if not self.variable:
-            return None
-        parts = list(result.values()) if isinstance(result, dict) else [result]
-        parts.append(location)
-        read = {s.name for part in parts if isinstance(part, sympy.Basic) for s in forms.free_symbols(part)}
-        unknown = (self.variable,) if self.variable in self.model.defining else ()
-        moving = [name for name in sorted(read) if name in self.model.defining and name not in (self.variable, self.quantity)
-                  and self.variable in self.model.inputs(name, stop_at=unknown)]
-        if not moving:
-            return None
-        shown = "; ".join(f"{name} = {sympy.sstr(self.model.expression(name, stop_at=unknown))}" for name in moving)
-        shown = shown if len(shown) <= MAX_SHOWN else shown[:MAX_SHOWN] + " ..."
-        names, var = ", ".join(moving), self.variable
-        effect = f"an implicit equation in {var}, not a solution" if self.operation in ("solve", "boundary") else \
-            f"that of {self.quantity} with {names} held constant, not the model's"
-        verb = "depends" if len(moving) == 1 else "depend"
-        return (f"implicit: {names}, kept as a symbol, {verb} on {var} ({shown}) but {'is' if len(moving) == 1 else 'are'} "
-                f"held fixed here as {var} varies: this answer is {effect}; drop --keep {moving[0]} (API: stop_at) to have "
-                "its equation substituted")
 
     def _put_target(self, result: sympy.Basic) -> sympy.Basic:
         """The numeric target (in the quantity's declared unit) put into ``result``, or kept as the quantity's value
