@@ -37,14 +37,15 @@ def settled(model: Model, result: sympy.Basic, unit: str) -> tuple[sympy.Basic, 
                       "by their values, exactly: a false case dropped, the cases after a true one too"))
         result = decided
     if unit not in ("", "1") and (written := scaling.written_unit(model, result, unit)) != unit:
-        if scaling.literals_read_in(model, result):
-            why = f"its bare numbers are in {written} (the terms' beside them)"
-        else:  # the symbols' declared units alone (N_exec*d_iota/Theta_M with Theta_M in GB/s is in ns)
-            read = sorted((s for s in forms.free_symbols(result) if s.name in model.units), key=lambda s: s.name)
-            said = ", ".join(f"{s.name} in {model.unit_text(s.name)}" for s in read[:MAX_NAMED])
-            why = f"with each symbol in its declared unit ({said}{', ...' if len(read) > MAX_NAMED else ''}) it gives {written}"
-        steps.append(("unit of the result", result, f"{why}, not {unit}: the result is written, and its value given, in {written}"))
+        steps.append(("unit of the result", result, f"its bare numbers are in {written} (the terms' beside them), not in "
+                      f"{unit}: the result is written, and its value given, in {written}"))
         unit = written
+    elif unit not in ("", "1") and (own := scaling.symbols_unit(model, result, unit)) != unit:
+        read = sorted((s for s in forms.free_symbols(result) if s.name in model.units), key=lambda s: s.name)
+        said = ", ".join(f"{s.name} in {model.unit_text(s.name)}" for s in read[:MAX_NAMED])
+        steps.append(("unit of the formula", result, f"with each symbol in its declared unit ({said}"
+                      f"{', ...' if len(read) > MAX_NAMED else ''}) the formula gives {own}, not {unit}: it is shown in "
+                      f"{own}; its value is given in {unit}"))
     return result, unit, steps
 
 
@@ -162,6 +163,15 @@ def settled_conditions(model: Model, conditions: Sequence[sympy.Basic], asked: s
         if holds is not True:
             out.append(condition)
     return tuple(out)
+
+
+def settled_extras(model: Model, extra: Extras, asked: tuple[str, str, str], result: Any, location: Any, unit: str) -> Extras:
+    """``extra`` with what the answer's form says recorded: ``written_in``, the unit the formula ``result`` gives with each
+    symbol in its declared unit where that is not ``unit`` (:func:`symgpu.evaluate.scaling.symbols_unit`: Theta_M in
+    GB/s over bytes is in ns, not s), and ``held_fixed`` (:func:`with_held_fixed`)."""
+    if isinstance(result, sympy.Basic) and unit not in ("", "1") and (own := scaling.symbols_unit(model, result, unit)) != unit:
+        extra = extra.with_(written_in=own)
+    return with_held_fixed(model, extra, asked, result, location)
 
 
 def with_held_fixed(model: Model, extra: Extras, asked: tuple[str, str, str], result: Any, location: Any) -> Extras:

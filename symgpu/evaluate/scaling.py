@@ -120,8 +120,6 @@ def written_unit(model: Model, expr: sympy.Basic, declared: str) -> str:
     text (a symbol's declared text where one has it) is returned."""
     try:
         read_in, unit = literals_read_in(model, expr), units.unit(declared)
-        if not read_in:  # no bare number: the unit the symbols' declared units give it (N_exec*d_iota/Theta_M: B/(GB/s), ns)
-            return _symbols_unit(model, expr, declared, unit)
     except (KeyError, AttributeError, errors.SymgpuError, pint.errors.PintError):  # a symbol of no declared unit
         return declared
     if len(read_in) != 1 or read_in[0].dimensionality != unit.dimensionality or unit_scale(read_in[0]) == unit_scale(unit):
@@ -129,15 +127,23 @@ def written_unit(model: Model, expr: sympy.Basic, declared: str) -> str:
     return next((model.unit_text(n) for n in sorted(model.units) if model.units[n] == read_in[0]), f"{read_in[0]}")
 
 
-#: the SI prefixes tried, in this order, for the name of a formula's unit of the declared one's dimension (:func:`_symbols_unit`)
+#: the SI prefixes tried, in this order, for the name of a formula's unit of the declared one's dimension (:func:`symbols_unit`)
 _PREFIXES = ("n", "u", "m", "k", "M", "G", "T", "p", "P", "f")
 
 
-def _symbols_unit(model: Model, expr: sympy.Basic, declared: str, unit: pint.Unit) -> str:
-    """The unit ``expr``'s value is in when each symbol is read in its declared unit: ``declared`` where that is its scale
-    (or where no one unit is: siblings of a sum, Min/Max or Piecewise in units of different scales, a whole part of a
-    scaled unit), else a unit of the same dimension and that scale, named as a symbol of the model declares it or as
-    ``declared`` with an SI prefix (``N_exec*d_iota/Theta_M``, d_iota in B/thread and Theta_M in GB/s, declared in s: ns)."""
+def symbols_unit(model: Model, expr: sympy.Basic, declared: str) -> str:
+    """The unit ``expr``'s value is in when each symbol is read in its declared unit (an expression with no bare number
+    beside a term with a unit: those are :func:`written_unit`'s): ``declared`` where that is its scale (or where no one
+    unit is: siblings of a sum, Min/Max or Piecewise in units of different scales, a whole part of a scaled unit), else a
+    unit of the same dimension and that scale, named as a symbol of the model declares it or as ``declared`` with an SI
+    prefix (``N_exec*d_iota/Theta_M``, d_iota in B/thread and Theta_M in GB/s, declared in s: ns); ``declared`` where none
+    is found."""
+    try:
+        if literals_read_in(model, expr):
+            return declared
+        unit = units.unit(declared)
+    except (KeyError, AttributeError, errors.SymgpuError, pint.errors.PintError):  # a symbol of no declared unit
+        return declared
     rescaler = _Rescaler(model)
     formula = rescaler.walk(expr)[1]
     if formula is None or formula.dimensionality != unit.dimensionality or unit_scale(formula) == unit_scale(unit) \
