@@ -139,11 +139,13 @@ def symbols_unit(model: Model, expr: sympy.Basic, declared: str) -> str:
     prefix (``N_exec*d_iota/Theta_M``, d_iota in B/thread and Theta_M in GB/s, declared in s: ns); ``declared`` where none
     is found."""
     try:
-        if literals_read_in(model, expr):
-            return declared
-        unit = units.unit(declared)
-    except (KeyError, AttributeError, errors.SymgpuError, pint.errors.PintError):  # a symbol of no declared unit
-        return declared
+        return declared if literals_read_in(model, expr) else _named_scale(model, expr, declared, units.unit(declared))
+    except (KeyError, AttributeError, ValueError, TypeError, errors.SymgpuError, pint.errors.PintError):  # a symbol of no
+        return declared  # declared unit, a unit no walk reads: the form of the answer is never a reason to refuse it
+
+
+def _named_scale(model: Model, expr: sympy.Basic, declared: str, unit: pint.Unit) -> str:
+    """:func:`symbols_unit`'s unit, once ``expr`` is known to have no bare number beside a term with a unit."""
     rescaler = _Rescaler(model)
     formula = rescaler.walk(expr)[1]
     if formula is None or formula.dimensionality != unit.dimensionality or unit_scale(formula) == unit_scale(unit) \
@@ -157,7 +159,7 @@ def symbols_unit(model: Model, expr: sympy.Basic, declared: str) -> str:
     for prefix in _PREFIXES:
         try:
             candidate = units.unit(prefix + declared)
-        except errors.SymgpuError:
+        except (ValueError, errors.SymgpuError, pint.errors.PintError):  # no such prefixed unit (nKiB)
             continue
         if candidate.dimensionality == unit.dimensionality and unit_scale(candidate) == scale:
             return prefix + declared
