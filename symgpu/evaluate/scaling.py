@@ -156,14 +156,16 @@ def _named_scale(model: Model, expr: sympy.Basic, declared: str, unit: pint.Unit
                   if model.units[n].dimensionality == unit.dimensionality and unit_scale(model.units[n]) == scale), None)
     if named is not None:
         return named
-    for prefix in _PREFIXES:
+    base = f"{units.in_base_units(1 * formula).units:~}".replace(" ", "")  # the dimension's coherent unit (GB*ns/s: B)
+    for text in (*(p + declared for p in _PREFIXES), *(p + base for p in ("", *_PREFIXES))):
         try:
-            candidate = units.unit(prefix + declared)
+            candidate = units.unit(text)
         except (ValueError, errors.SymgpuError, pint.errors.PintError):  # no such prefixed unit (nKiB)
             continue
         if candidate.dimensionality == unit.dimensionality and unit_scale(candidate) == scale:
-            return prefix + declared
-    return declared
+            return text
+    own = f"{formula:~}".replace(" ", "")  # the symbols' own units multiplied out (inflight/L, KiB over ns: KiB/ns)
+    return own if unit_scale(units.unit(own)) == scale else declared
 
 
 def _one_scale(rescaler: _Rescaler, expr: sympy.Basic) -> bool:
