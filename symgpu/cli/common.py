@@ -245,7 +245,9 @@ def to_unit(value: pint.Quantity, unit_text: str | None) -> pint.Quantity:
     except pint.DimensionalityError:
         raise errors.UsageError(
             f"--unit {unit_text!r}: the result is {units.format_dimension(value.dimensionality)}, "
-            f"which cannot be expressed in {unit_text} ({units.format_dimension(units.unit(unit_text).dimensionality)})"
+            f"which cannot be expressed in {unit_text} ({units.format_dimension(units.unit(unit_text).dimensionality)}) at any "
+            f"rate of the model; ask in a unit of its own dimension (such as {value.units:~}), or for a quantity of the model "
+            f"that is in {unit_text}"
         ) from None
 
 

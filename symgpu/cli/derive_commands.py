@@ -33,7 +33,7 @@ import sympy
 
 from symgpu import errors, suggest
 from symgpu.derive import summary
-from symgpu.cli import assume_units, common, derive_batch, given_numbers
+from symgpu.cli import assume_units, common, derive_batch, flat_stretch, given_numbers
 from symgpu.numbers import json_number
 from symgpu import derive
 from symgpu.cli.operation_commands import OPERATION_COMMANDS, command_name
@@ -247,6 +247,8 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
         out["location_value"] = json_number(where.magnitude)
         out["location_unit"] = model.unit_text(derivation.variable)
         raw.extend(np.ravel(np.asarray(where.magnitude, dtype=float)).tolist())
+        if derivation.operation == "extremum" and not (args.substitute or args.omit or args.assume):  # the quantity as modelled
+            out["stretch"] = flat_stretch.of(model, derivation, args.preset, values)
     out["undetermined"] = [v for v in raw if not np.isfinite(v)]
     return out
 
@@ -285,6 +287,7 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
         print(f"symgpu: error: {exc}", file=sys.stderr)
         return common.FAILED
     bad = numbers.pop("undetermined", None)
+    stretch = numbers.pop("stretch", None)  # an extremum that holds over a stretch of the variable (flat_stretch)
     if bad:  # never a NaN (or an unexpected infinity) presented as an answer
         print(f"symgpu: error: {_undetermined(derivation, args, values, bad)}", file=sys.stderr)
         return common.FAILED
@@ -295,6 +298,8 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
         if getattr(args, "target_note", None):
             data["target_converted"] = args.target_note
         data["inputs"] = {k: {"value": json_number(v.magnitude), "unit": common.unit_text(v)} for k, v in values.items()}
+        if stretch is not None:
+            data["flat_stretch"] = stretch.as_dict()
         print(json.dumps(data, default=str))
         return common.OK
     text = getattr(args, "shown", str)(summary.summary(derivation, full=args.full))
@@ -319,6 +324,9 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
             shown_where = f"{where:.10g}" if isinstance(where, (int, float)) else ", ".join(f"{w:.10g}" for w in where)
             line += f" at {derivation.variable} = {shown_where}{unit}"
         print(line + (f"  (preset {args.preset})" if args.preset else ""))
+        if stretch is not None:  # said whole, over as many lines as it takes
+            said = stretch.text(derivation.variable, numbers["location_unit"], args.kind, float(numbers["location_value"]))
+            print("\n".join("  " + line for line in summary.wrapped(said, summary.MAX_LINE - 2)))
     for sides in numbers.get("whole_sides", ()):  # an integer variable's switch between two whole values
         print(f"  {whole_sides.WholeSides(**sides).text(derivation.variable)}")
     if numbers.get("every_admissible"):  # a lower bound below the declared range: every value meets it

@@ -169,11 +169,13 @@ class Derivation:
         if self.location is not None:
             lines.append(f"  at {self.variable} = {printing.sstr(self.location)}")
         bound = f"{self.variable} {self.extra.relation.rel_op} " if self.extra.bound and self.extra.relation is not None else ""
-        lines.append(f"  result: {bound}{printing.sstr(self.result)}" + (f"  [{self.unit}]" if self.unit else ""))
+        lines.append(f"  result: {bound}{printing.sstr(self.result)}" + (f"  [{self.extra.written_in or self.unit}]" if self.unit else ""))
+        if self.extra.written_in:  # the formula's own unit is not its value's
+            lines.append(f"  ({summary.written_in_words(self.extra.written_in, self.unit)})")
         lines.append(f"  method: {self.method}")
         if self.extra.valid_when:
             lines.append("  valid when " + " and ".join(map(printing.sstr, self.extra.valid_when)))
-        lines.extend(f"  {text}" for text in (self.extra.elsewhere, self.extra.flat_where) if text)
+        lines.extend(f"  {text}" for text in (self.extra.elsewhere, self.extra.flat_where, self.extra.held_fixed) if text)
         if self.certificate is not None:
             lines.append(f"  {self.certificate.text()}")
         return "\n".join(lines)

@@ -61,6 +61,12 @@ class Extras:
             the value at the point itself), :class:`CandidateRecord` s.
         flat_where: extremum: where a factor of the slope free of the variable vanishes, the quantity
             (or a regime) does not change with the variable: every point is an extremum there.
+        written_in: every operation: the unit the result's formula gives with each symbol read in its declared unit, where
+            that is not the result's unit (the value's): ``N_exec*d_iota/Theta_M``, Theta_M in GB/s, is in ns where the
+            quantity is in s (:func:`symgpu.derive.result_form.settled_extras`).
+        held_fixed: solve, boundary, extremum, limit: the sentence saying that the answer reads a quantity kept as a
+            symbol whose own equation reads the variable asked about (held fixed as the variable varies: an implicit
+            answer), from :meth:`symgpu.derive.jobs._Job.finish`.
         active_branch: extremum: the branch selected at the given point, an :class:`ActiveBranch`.
         value_at: extremum, fixed_point: the value at the given point (the quantity's unit).
         location_at: extremum: the location at the given point (the variable's unit).
@@ -110,6 +116,8 @@ class Extras:
     elsewhere: str | None = None
     approached: tuple[CandidateRecord, ...] | None = None
     flat_where: str | None = None
+    held_fixed: str | None = None
+    written_in: str | None = None
     active_branch: ActiveBranch | None = None
     value_at: float | sympy.Basic | None = None
     location_at: float | sympy.Basic | None = None
@@ -213,7 +221,7 @@ FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Extras) if f.
 _TYPES: dict[str, tuple[type, ...]] = {
     "substituted": (tuple,), "target_value": (dict,), "given_constants": (list,), "ranges": (list,), "holds_for": (sympy.Basic,), "note": (str,),
     "roots": (list,), "undecided": (str,), "values_at": (list,), "boundaries": (dict,), "between": (tuple,),
-    "regimes": (list,), "active_regimes": (list,), "candidates": (list,), "valid_when": (tuple,), "elsewhere": (str,), "approached": (list,), "flat_where": (str,),
+    "regimes": (list,), "active_regimes": (list,), "candidates": (list,), "valid_when": (tuple,), "elsewhere": (str,), "approached": (list,), "flat_where": (str,), "held_fixed": (str,), "written_in": (str,),
     "active_branch": (dict,), "value_at": _NUMBER, "location_at": _NUMBER, "location_unit": (str,), "supremum": (bool,),
     "relation": (sympy.Basic,), "bound": (bool,), "grid": (str,), "refused": (int,), "values": (tuple,), "declared_numbers": (bool,), "above": (sympy.Basic,),
     "below": (sympy.Basic,), "root_of_g": _NUMBER, "rejected_root": (sympy.Basic,), "dimension": (str,), "request": (str,),

@@ -102,6 +102,7 @@ class _Job:
             result, unit, steps = result_form.settled(self.model, result, unit)
             self.steps.extend(Step(*step) for step in steps)
         location, self.extra = result_form.settled_where(self.model, location, self.extra, f"{self.operation} of {self.quantity}")
+        self.extra = result_form.settled_extras(self.model, self.extra, (self.operation, self.quantity, self.variable), result, location, unit)
         if self.substituted and self.extra.substituted is None:
             self.extra = self.extra.with_(substituted=tuple(self.substituted))
         return Derivation(

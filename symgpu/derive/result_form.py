@@ -40,6 +40,12 @@ def settled(model: Model, result: sympy.Basic, unit: str) -> tuple[sympy.Basic, 
         steps.append(("unit of the result", result, f"its bare numbers are in {written} (the terms' beside them), not in "
                       f"{unit}: the result is written, and its value given, in {written}"))
         unit = written
+    elif unit not in ("", "1") and (own := scaling.symbols_unit(model, result, unit)) != unit:
+        read = sorted((s for s in forms.free_symbols(result) if s.name in model.units), key=lambda s: s.name)
+        said = ", ".join(f"{s.name} in {model.unit_text(s.name)}" for s in read[:MAX_NAMED])
+        steps.append(("unit of the formula", result, f"with each symbol in its declared unit ({said}"
+                      f"{', ...' if len(read) > MAX_NAMED else ''}) the formula gives {own}, not {unit}: it is shown in "
+                      f"{own}; its value is given in {unit}"))
     return result, unit, steps
 
 
@@ -159,6 +165,46 @@ def settled_conditions(model: Model, conditions: Sequence[sympy.Basic], asked: s
     return tuple(out)
 
 
+def settled_extras(model: Model, extra: Extras, asked: tuple[str, str, str], result: Any, location: Any, unit: str) -> Extras:
+    """``extra`` with what the answer's form says recorded: ``written_in``, the unit the formula ``result`` gives with each
+    symbol in its declared unit where that is not ``unit`` (:func:`symgpu.evaluate.scaling.symbols_unit`: Theta_M in
+    GB/s over bytes is in ns, not s), and ``held_fixed`` (:func:`with_held_fixed`)."""
+    if isinstance(result, sympy.Basic) and unit not in ("", "1") and (own := scaling.symbols_unit(model, result, unit)) != unit:
+        extra = extra.with_(written_in=own)
+    return with_held_fixed(model, extra, asked, result, location)
+
+
+def with_held_fixed(model: Model, extra: Extras, asked: tuple[str, str, str], result: Any, location: Any) -> Extras:
+    """``extra`` with ``held_fixed`` recorded where the answer (``result``, ``location``) to ``asked`` (operation, quantity,
+    variable) reads a quantity kept as a symbol (``stop_at``, ``--keep``) whose own equation reads the variable
+    (``--keep L_K0 --for M``, ``L_K0 = L_M + (M*N + M)*t_issue``): held fixed while the variable changes, it makes a solve's
+    answer an implicit equation in the variable, and an extremum's or limit's that of the quantity with it held constant.
+    The quantity asked about itself (a solve's target kept as its symbol) is no such quantity."""
+    operation, quantity, variable = asked
+    if not variable:
+        return extra
+    parts = [*(result.values() if isinstance(result, dict) else [result]), location]
+    read = {s.name for part in parts if isinstance(part, sympy.Basic) for s in forms.free_symbols(part)}
+    unknown = (variable,) if variable in model.defining else ()
+    moving = [name for name in sorted(read) if name in model.defining and name not in (variable, quantity)
+              and variable in model.inputs(name, stop_at=unknown)]
+    if not moving:
+        return extra
+    shown = "; ".join(f"{name} = {sympy.sstr(model.expression(name, stop_at=unknown))}" for name in moving)
+    shown = shown if len(shown) <= MAX_SHOWN else shown[:MAX_SHOWN] + " ..."
+    names, one = ", ".join(moving), len(moving) == 1
+    effect = f"an implicit equation in {variable}, not a solution" if operation in ("solve", "boundary") else \
+        f"that of {quantity} with {names} held constant, not the model's"
+    return extra.with_(held_fixed=(
+        f"implicit: {names}, kept as a symbol, {'depends' if one else 'depend'} on {variable} ({shown}) but "
+        f"{'is' if one else 'are'} held fixed here as {variable} varies: this answer is {effect}; drop --keep {moving[0]} "
+        "(API: stop_at) to have its equation substituted"))
+
+
+#: the most characters of the kept quantities' equations :func:`with_held_fixed` quotes
+MAX_SHOWN = 240
+#: the most symbols the step that changes a result's unit names with their declared units
+MAX_NAMED = 8
 #: the most passes of :func:`known_constants_folded` (each folds the outermost Min/Max it changes)
 MAX_PASSES = 8
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import sympy
 
+from symgpu import units
 from symgpu.derive.extra_records import RegimeRow, RootRecord
 from symgpu.derive.extras import Extras
 from symgpu.model import literal_constants, printing
@@ -158,6 +159,8 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
         + f" ({derivation.model})"
     lines = [head]
     unit = f"  [{derivation.unit}]" if derivation.unit not in ("", "1") else ""
+    if extra.written_in:  # the formula read with each symbol in its declared unit is in another unit than its value
+        unit = f"  [{extra.written_in}]"
     result = derivation.result
     if derivation.location is not None and _scaled_number(derivation.location, extra):
         # a number in base units (1.5e11 B/s) for a variable declared in a scaled unit: said in that unit, as the value line does
@@ -181,6 +184,8 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
         else:
             lines.append("  result:" + unit)
             lines.extend("    " + line for line in folded)
+    if extra.written_in:
+        lines.append(shorten(f"  ({written_in_words(extra.written_in, derivation.unit)})", width))
     if extra.valid_when:
         lines.append(shorten("  valid when " + " and ".join(map(printing.sstr, extra.valid_when)), width))
     at_the_point = [a.split(f" ({AT_THE_POINT}", 1)[0] for a in getattr(derivation, "assumptions", ()) if AT_THE_POINT in a]
@@ -193,6 +198,8 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
                      "this value is approached, not attained)")
     if extra.flat_where:
         lines.append(shorten("  " + extra.flat_where, width))
+    if extra.held_fixed:  # a kept quantity that moves with the variable: the answer is implicit, said in full
+        lines.extend("  " + line for line in wrapped(extra.held_fixed, width - 2))
     if extra.target_value is not None:
         name, number = extra.target_value.name, extra.target_value.number
         lines.append(f"  with {name} = {float(number):.10g} (the target, in the declared unit of {name}; kept as a symbol, see --full)")
@@ -217,6 +224,25 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
     if certificate is not None:  # each check on its own line where they do not fit on one
         lines.extend(f"  {line}" for line in certificate.lines(width - 2))
     return "\n".join(shorten(line, width) for line in lines)
+
+
+def written_in_words(written: str, unit: str) -> str:
+    """What the formula's own unit (extra ``written_in``) is beside the value's: ``the formula gives ns with each symbol in
+    its declared unit (1 ns = 1e-09 s); its value is given in s``."""
+    ratio = units.exact_factor(written, unit)
+    shown = f"{ratio.numerator}" if ratio.denominator == 1 else f"{float(ratio):.10g}"
+    return f"the formula gives {written} with each symbol in its declared unit, 1 {written} = {shown} {unit}; its value is given in {unit}"
+
+
+def wrapped(text: str, width: int) -> list[str]:
+    """``text`` as lines of at most ``width`` characters, broken at spaces (a sentence that must be read whole, not cut)."""
+    lines: list[str] = []
+    for word in text.split(" "):
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
 
 
 def _text(words: str) -> str:

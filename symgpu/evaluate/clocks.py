@@ -21,13 +21,19 @@ from symgpu.evaluate import evaluator
 CYCLE_CLOCK = "clock"
 #: the unit of a model's warp size, the rate between its warps and threads
 WARP_SIZE = "thread/warp"
+#: the unit of a model's schedulers per SM, the rate between its per-scheduler and per-SM values (Volkov's Ch. 6)
+SCHEDULERS = "sched/SM"
 #: the rates a value may be moved across, each by the model's one input of that unit (the clock: its cycle clock)
-RATES = ("SM", "Hz", WARP_SIZE)
+RATES = ("SM", "Hz", WARP_SIZE, SCHEDULERS)
+#: what a message calls each rate
+_WORDS = {"Hz": "clock", "SM": "SM count", WARP_SIZE: "warp size", SCHEDULERS: "schedulers per SM"}
+#: an example value of each rate but the clock, for a message that says how to give it
+EXAMPLES = {"SM": "132 SM", WARP_SIZE: "32 thread/warp", SCHEDULERS: "4 sched/SM"}
 
 
 def rate_word(rate: str) -> str:
-    """What a message calls a rate of :data:`RATES`: the clock, the SM count, the warp size."""
-    return {"Hz": "clock", "SM": "SM count"}.get(rate, "warp size")
+    """What a message calls a rate of :data:`RATES`: the clock, the SM count, the warp size, the schedulers per SM."""
+    return _WORDS.get(rate, "warp size")
 
 
 def differ_by(value: pint.Quantity, unit: Any, rate: str) -> bool:
@@ -44,11 +50,12 @@ def across(value: pint.Quantity, unit: Any, rate: pint.Quantity) -> pint.Quantit
 
 
 def exponents(value: pint.Quantity, unit: Any, *, sm: bool = True) -> dict[str, int] | None:
-    """The powers (each -1, 0 or 1) of :data:`RATES` by which ``value``'s dimension exceeds ``unit``'s, the SM count
-    among them where ``sm``; None where no such product does (nor where they have one dimension)."""
+    """The powers (each -1, 0 or 1) of :data:`RATES` by which ``value``'s dimension exceeds ``unit``'s, the SM count or
+    the schedulers per SM among them where ``sm`` (per GPU, per SM and per scheduler); None where no such product does
+    (nor where they have one dimension)."""
     ratio = (value.units / unit).dimensionality
     for powers in itertools.product((0, 1, -1), repeat=len(RATES)):
-        if (sm and powers[0] == 0) or not any(powers):
+        if (sm and powers[0] == 0 and powers[RATES.index(SCHEDULERS)] == 0) or not any(powers):
             continue
         product = units.unit("1").dimensionality
         for rate, power in zip(RATES, powers):
@@ -75,7 +82,7 @@ class RateUsed:
         """``clock 1.98 GHz (clock of preset h100)``, ``SM count SMs = 132 SM``, ``warp size ws = 32 thread / warp``."""
         if self.rate == "Hz":
             return f"clock {units.compact(self.value):~.10g} ({self.source})"
-        return f"{'SM count' if self.rate == 'SM' else 'warp size'} {self.name} = {self.value:~.10g}"
+        return f"{rate_word(self.rate)} {self.name} = {self.value:~.10g}"
 
 
 #: finds the clock for :func:`moved_across`: its value, where it came from, the model's symbol of it (None: given apart)
@@ -185,7 +192,7 @@ def input_refusal(model: Any, need: str, give: Callable[[str, str], str], instea
         what = rate_word(rate)
         if name is None:
             return errors.UsageError(f"{need} needs the {what}, and {model.id} has no one input in {rate}: {instead}")
-        example = "132 SM" if rate == "SM" else "32 thread/warp"
+        example = EXAMPLES.get(rate, "32 thread/warp")
         return errors.UsageError(f"{need} needs the {what} {name}, which has no value here: give a preset with it or "
                                  f"{give(name, example)}")
     return refusal

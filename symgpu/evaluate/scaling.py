@@ -127,6 +127,68 @@ def written_unit(model: Model, expr: sympy.Basic, declared: str) -> str:
     return next((model.unit_text(n) for n in sorted(model.units) if model.units[n] == read_in[0]), f"{read_in[0]}")
 
 
+#: the SI prefixes tried, in this order, for the name of a formula's unit of the declared one's dimension (:func:`symbols_unit`)
+_PREFIXES = ("n", "u", "m", "k", "M", "G", "T", "p", "P", "f")
+
+
+def symbols_unit(model: Model, expr: sympy.Basic, declared: str) -> str:
+    """The unit ``expr``'s value is in when each symbol is read in its declared unit (an expression with no bare number
+    beside a term with a unit: those are :func:`written_unit`'s): ``declared`` where that is its scale (or where no one
+    unit is: siblings of a sum, Min/Max or Piecewise in units of different scales, a whole part of a scaled unit), else a
+    unit of the same dimension and that scale, named as a symbol of the model declares it or as ``declared`` with an SI
+    prefix (``N_exec*d_iota/Theta_M``, d_iota in B/thread and Theta_M in GB/s, declared in s: ns); ``declared`` where none
+    is found."""
+    try:
+        return declared if literals_read_in(model, expr) else _named_scale(model, expr, declared, units.unit(declared))
+    except (KeyError, AttributeError, ValueError, TypeError, errors.SymgpuError, pint.errors.PintError):  # a symbol of no
+        return declared  # declared unit, a unit no walk reads: the form of the answer is never a reason to refuse it
+
+
+def _named_scale(model: Model, expr: sympy.Basic, declared: str, unit: pint.Unit) -> str:
+    """:func:`symbols_unit`'s unit, once ``expr`` is known to have no bare number beside a term with a unit."""
+    rescaler = _Rescaler(model)
+    formula = rescaler.walk(expr)[1]
+    if formula is None or formula.dimensionality != unit.dimensionality or unit_scale(formula) == unit_scale(unit) \
+            or not _one_scale(rescaler, expr):
+        return declared
+    scale = unit_scale(formula)
+    named = next((model.unit_text(n) for n in sorted(model.units)
+                  if model.units[n].dimensionality == unit.dimensionality and unit_scale(model.units[n]) == scale), None)
+    if named is not None:
+        return named
+    base = f"{units.in_base_units(1 * formula).units:~}".replace(" ", "")  # the dimension's coherent unit (GB*ns/s: B)
+    for text in (*(p + declared for p in _PREFIXES), *(p + base for p in ("", *_PREFIXES))):
+        try:
+            candidate = units.unit(text)
+        except (ValueError, errors.SymgpuError, pint.errors.PintError):  # no such prefixed unit (nKiB)
+            continue
+        if candidate.dimensionality == unit.dimensionality and unit_scale(candidate) == scale:
+            return text
+    own = f"{formula:~}".replace(" ", "")  # the symbols' own units multiplied out (inflight/L, KiB over ns: KiB/ns)
+    return own if unit_scale(units.unit(own)) == scale else declared
+
+
+def _one_scale(rescaler: _Rescaler, expr: sympy.Basic) -> bool:
+    """Whether every sum, Min/Max and Piecewise value of ``expr`` has its terms in units of one scale, and every whole part
+    reads a pure number or a base-scale unit: then reading each symbol in its declared unit gives one unit for the value."""
+    todo = [expr]
+    while todo:
+        node = todo.pop()
+        if not isinstance(node, sympy.Basic) or isinstance(node, (sympy.core.relational.Relational, sympy.logic.boolalg.Boolean)):
+            continue
+        values = [v for v, _ in node.args] if isinstance(node, sympy.Piecewise) else list(node.args)
+        if node.is_Add or isinstance(node, (sympy.Min, sympy.Max, sympy.Piecewise)):
+            scales = {unit_scale(u) for u in (rescaler.walk(v)[1] for v in values) if u is not None and not u.dimensionless}
+            if len(scales) > 1:
+                return False
+        if isinstance(node, (sympy.floor, sympy.ceiling)):
+            inside = rescaler.walk(node.args[0])[1]
+            if inside is not None and not inside.dimensionless and unit_scale(inside) != 1:
+                return False
+        todo.extend(values)
+    return True
+
+
 def in_base_units(model: Model, expr: sympy.Basic) -> bool:
     """True when every symbol of ``expr`` is declared in base units (scale 1): then
     :func:`base_expression` would give ``expr`` back (every literal's scale is 1 too)."""
