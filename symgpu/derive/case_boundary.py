@@ -20,6 +20,7 @@ from collections.abc import Sequence
 import sympy
 
 from symgpu import errors
+from symgpu.memo import Memo
 from symgpu.proofs import forms
 from symgpu.derive import jobs, regime_conditions, regime_split
 from symgpu.derive.extra_records import RootRecord
@@ -193,9 +194,19 @@ def switch_roots(job: jobs._Job, piecewise: sympy.Piecewise, first: int, second:
 MAX_TIDIED_OPS = 150
 
 
+#: :func:`too_large_to_tidy`'s verdict per condition: a root's conditions are asked several times over (whether one is refuted,
+#: then tidied, for the switch's ``when`` and again for its ``strict`` check), and ``sympy.count_ops`` walks the whole of one at
+#: a root with square roots in it each time (Hong & Kim's eq23/eq24 over Uncoal_Mem_insts: 144 counts of 40 conditions)
+_TOO_LARGE: Memo[sympy.Basic, bool] = Memo("derive.case_boundary.too_large", 4096)
+
+
 def too_large_to_tidy(condition: sympy.Basic) -> bool:
-    """Has ``condition`` more than :data:`MAX_TIDIED_OPS` operations (kept as it is, decided at a point by its numbers)?"""
-    return sympy.count_ops(condition) > MAX_TIDIED_OPS
+    """Has ``condition`` more than :data:`MAX_TIDIED_OPS` operations (kept as it is, decided at a point by its numbers)?
+    Memoised per condition (an immutable expression: its count of operations never changes)."""
+    found = _TOO_LARGE.get(condition)
+    if found is None:
+        found = _TOO_LARGE[condition] = sympy.count_ops(condition) > MAX_TIDIED_OPS
+    return found
 
 
 def _tidied(job: jobs._Job, conditions: Sequence[sympy.Basic]) -> list[sympy.Basic]:

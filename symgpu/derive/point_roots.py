@@ -313,7 +313,7 @@ def _linear_factors(difference: sympy.Expr, var: sympy.Symbol) -> bool:
     """Whether ``difference``'s numerator, as ``together`` writes it, is a product of factors of degree 1 or less in ``var``: its closed-form
     roots are then no radicals, and the cusp test decides their sides in symbols, which it cannot do at a number
     (Volkov ILP's ``n_needed_ilp`` over alpha: ``(alpha*alu_lat + mem_lat)*(ipc*(alpha + 1) - issue_thru)``)."""
-    numerator = sympy.fraction(sympy.together(difference))[0]  # its common factors pulled out, nothing factored
+    numerator = roots.together_parts(difference)[0]  # its common factors pulled out, nothing factored
     return all(f.is_polynomial(var) and sympy.degree(f, var) <= 1 for f in sympy.Mul.make_args(numerator))
 
 

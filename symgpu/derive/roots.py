@@ -22,12 +22,27 @@ def _real_dummy(var: sympy.Symbol) -> sympy.Symbol:
     return sympy.Dummy(var.name, real=True)
 
 
+#: :func:`together_parts` per expression: at a point an extremum asks of each meeting of two regimes whether to solve it with
+#: the numbers first (:func:`numerator_poly`) and whether its numerator is a product of linear factors
+#: (:func:`symgpu.derive.point_roots._linear_factors`), each from the same ``together`` of the same difference
+_PARTS: Memo[sympy.Basic, tuple[sympy.Expr, sympy.Expr]] = Memo("derive.roots.together_parts", 4096)
+
+
+def together_parts(target: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
+    """``sympy.fraction(sympy.together(target))``, memoised per expression (both are deterministic, their results immutable)."""
+    found = _PARTS.get(target)
+    if found is None:
+        numerator, denominator = sympy.fraction(sympy.together(target))
+        found = _PARTS[target] = (numerator, denominator)
+    return found
+
+
 def numerator_poly(target: sympy.Expr, var: sympy.Symbol) -> tuple[sympy.Poly, sympy.Expr] | None:
     """``target``'s numerator as a polynomial in ``var`` and its denominator, where ``target`` is rational in
     ``var``; None where it is not."""
     if target.is_rational_function(var) is not True:
         return None
-    numerator, denominator = sympy.fraction(sympy.together(target))
+    numerator, denominator = together_parts(target)
     try:
         return sympy.Poly(numerator, var), denominator
     except sympy.PolynomialError:
