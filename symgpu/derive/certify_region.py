@@ -45,9 +45,11 @@ SMALL = tuple(range(1, 49))
 OFFSETS = (-1, -1 / 2, -1 / 4, -1 / 16, -1 / 64, 1 / 64, 1 / 16, 1 / 4, 1 / 2, 1)
 
 
-def region_points(model: Model, derivation: Derivation, asked: Asked, answer_inputs: frozenset[str]) -> Iterator[_Point]:
+def region_points(model: Model, derivation: Derivation, asked: Asked, answer_inputs: frozenset[str], *,
+                  unattained: bool = False) -> Iterator[_Point]:
     """Seeded points where the answer claims something: its result has a value there and every
-    condition it states holds (at most :data:`REGION_POINTS`)."""
+    condition it states holds (at most :data:`REGION_POINTS`); ``unattained``: instead, every condition
+    it states holds and no branch of its result does, where it says there is no extremum (``extra.elsewhere``)."""
     wanted = sorted((set(model.inputs(asked.quantity)) | answer_inputs) - {asked.variable, *model.constants,
                                                                              *(n for n, _ in asked.substitute)})
     if not wanted or not isinstance(derivation.result, sympy.Basic):
@@ -69,8 +71,8 @@ def region_points(model: Model, derivation: Derivation, asked: Asked, answer_inp
                 value = float(max(1, round(value)))
             values[name] = value
         shown = ", ".join(f"{k}={v:g}" for k, v in sorted(values.items()))
-        point = _Point(f"a point of its region ({shown})", None, values)
-        if _claims(model, derivation, asked, point):
+        point = _Point(f"a point of its {'domain' if unattained else 'region'} ({shown})", None, values)
+        if _claims(model, derivation, asked, point, unattained):
             kept += 1
             yield point
             if kept >= REGION_POINTS:
@@ -96,14 +98,14 @@ def _preset_scales(model: Model, names: list[str]) -> dict[str, list[float]]:
     return scales
 
 
-def _claims(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> bool:
+def _claims(model: Model, derivation: Derivation, asked: Asked, point: _Point, unattained: bool = False) -> bool:
     try:
         if not all(active.condition_true(model, c, None, dict(point.values)) for c in derivation.extra.valid_when or ()):
             return False
         value = _result_at(model, derivation, derivation.result, model.units[asked.quantity], point, {})
     except (errors.SymgpuError, ArithmeticError, TypeError, ValueError, pint.PintError):
         return False
-    return bool(np.isfinite(value))
+    return bool(np.isnan(value)) and bool(derivation.extra.elsewhere) if unattained else bool(np.isfinite(value))
 
 
 # ------------------------------------------------------------------------------ the scan's extra points
@@ -135,11 +137,11 @@ def _ends(model: Model, asked: Asked, point: _Point, grid: np.ndarray) -> Iterat
 
 
 def checked_in_region(model: Model, derivation: Derivation, asked: Asked, answer_inputs: frozenset[str],
-                      check: Check) -> list[str]:
-    """The labels of the region points (:func:`region_points`) where ``check`` said something; a check
-    that fails raises (:class:`symgpu.errors.CertificateError`), one that cannot be made there is skipped."""
+                      check: Check, unattained: bool = False) -> list[str]:
+    """The labels of the region points (:func:`region_points`, ``unattained`` passed on) where ``check`` said something; a
+    check that fails raises (:class:`symgpu.errors.CertificateError`), one that cannot be made there is skipped."""
     labels: list[str] = []
-    for point in region_points(model, derivation, asked, answer_inputs):
+    for point in region_points(model, derivation, asked, answer_inputs, unattained=unattained):
         try:
             said = check(model, derivation, asked, point)
         except errors.CertificateError:
@@ -162,11 +164,18 @@ def in_region(model: Model, derivation: Derivation, asked: Asked, how: tuple[fro
               labels: list[str], tried: int) -> tuple[list[str], list[str]]:
     """``done`` and ``labels`` (the certificate's checks and points so far) with the region's points
     checked by ``how``'s check (the answer's inputs first); a closed form with stated conditions that
-    held at none of the points, the region's included, is refused (never shown unchecked)."""
+    held at none of the points, the region's included, is refused (never shown unchecked), unless it says where no branch holds
+    there is no extremum (``extra.elsewhere``) and that is checked at drawn points of its domain where none does (Volkov's
+    two-term loaded latency over b has its maximum only where x = 0, which no point draws, and none beside it)."""
     region = checked_in_region(model, derivation, asked, *how)
     if region:
         return (done + ["the same at each drawn point of its region"],
                 labels + [f"{len(region)} drawn points where it claims a value ({region[0]}, ...)"])
     if not done and derivation.extra.valid_when:
-        raise errors.CertificateError(held_nowhere(model, asked, tried))
+        unattained = checked_in_region(model, derivation, asked, *how, unattained=True) if derivation.extra.elsewhere else []
+        if not unattained:
+            raise errors.CertificateError(held_nowhere(model, asked, tried))
+        return (["no extremum where no branch holds, as the answer says: at each drawn point of its domain there the best point of "
+                 "the variable's scan is at its end"],
+                [f"{len(unattained)} drawn points where it says there is none ({unattained[0]}, ...)"])
     return done, labels

@@ -12,7 +12,7 @@ import sympy
 from symgpu import errors
 from symgpu.proofs import factor_signs, forms, relations
 from symgpu.derive import at_point, jobs, point_roots, regime_split, results, summary, extremum_choice, extremum_cusps, extremum_diverging, extremum_domain
-from symgpu.derive import extremum_ends, extremum_integer, extremum_walls, limit_regimes, limits, regime_conditions
+from symgpu.derive import extremum_ends, extremum_integer, extremum_outer, extremum_walls, limit_regimes, limits, regime_conditions
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.derive.extra_records import CandidateRecord
@@ -102,6 +102,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     domain = extremum_domain.domain_conditions(job, var, stop_at)
     # where the model gives the quantity a value at all (as modelled: a substitution may put the variable in)
     outer = extremum_domain.outer_domain(job, var, stop_at) if as_modelled else ()
+    known = extremum_outer.assume(job, outer)  # the answer holds only there: signs decided under them
     if preset is not None or values:
         _has_a_value(job, var, outer, preset, values or {})
     candidates: list[_Candidate] = []
@@ -208,6 +209,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     given = at_point.Given(preset, dict(values or {})) if preset is not None or values else None
     ends = extremum_domain.open_ends(job, expr, var, domain, lambda e, p, d: limits.take_at(job, e, var, p, d, given),
                                      lambda g, p: limit_regimes.far_sign(job, g, var, p), found, dropped, at_values, walls)
+    ends = extremum_outer.split_ends(job, ends, var) if known else ends  # a limit's branches outside the domain left out
     extremum_domain.unbounded(job, ends, kind)  # and at 0 of a positive variable, where a divisor vanishes: each regime's infinity
     ends = [*ends, *extremum_diverging.ends(job, found, var, dropped, kind), *cusp_ends]
     if cusp_ends:
@@ -348,7 +350,7 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
             extremum_cusps.only_approached(job, cusps, ends, kind, var, None, None)
         job.step(kind + "imum", sympy.Eq(var, location), "each candidate where its conditions hold and no other candidate "
                  f"that holds there is {'larger' if kind == 'max' else 'smaller'}" if isinstance(location, sympy.Piecewise) else merged[0].origin)
-        _say_elsewhere(job, location, kind, var, ends)
+        extremum_outer.say_elsewhere(job, location, kind, var, ends)
         return location, value
     plain, inside_of = [], []
     for cand in interior:
@@ -397,7 +399,7 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
         why += "; where only an equality of the inputs makes another form apply, the quantity is flat and this form gives the same value"
     location, value = (extremum_choice.first_match(scaling.literal_branches(job.model, k)) for k in kept)
     job.step(kind + "imum", sympy.Eq(var, location), why)
-    _say_elsewhere(job, location, kind, var, ends)
+    extremum_outer.say_elsewhere(job, location, kind, var, ends)
     return location, value
 
 
@@ -450,16 +452,6 @@ def _flat_where(job: jobs._Job, derivative: sympy.Expr, var: sympy.Symbol) -> li
         if zero is not sympy.false and zero not in out:
             out.append(zero)
     return out
-
-
-def _say_elsewhere(job: jobs._Job, location: sympy.Expr, kind: str, var: sympy.Symbol, ends: Any) -> None:
-    """Where no branch of a Piecewise answer holds there is no {kind}imum: every candidate that holds there is beaten by a value
-    approached at an open end, or none holds. Said in ``extra.elsewhere`` (printed): a NaN there is a stated answer."""
-    if not isinstance(location, sympy.Piecewise) or any(c is sympy.true for _, c in location.args):
-        return
-    approached = ", ".join(f"{sympy.sstr(e.value)} as {var} -> {sympy.sstr(e.point)}" for e in ends)
-    job.extra = job.extra.with_(elsewhere=f"where no condition above holds there is no {kind}imum: the quantity approaches "
-                                + (approached if approached else "its extreme at an open end of the domain") + " without reaching it")
 
 
 def _conditions_at(job: jobs._Job, regime: Any, var: sympy.Symbol, root: sympy.Expr) -> list[sympy.Basic] | None:

@@ -98,6 +98,8 @@ def unbeaten(job: jobs._Job, value: sympy.Expr, ends: Sequence[OpenEnd], kind: s
         reached = sympy.GreaterThan(value, end.value) if kind == "max" else sympy.LessThan(value, end.value)
         verdict = (end.value == beaten_by_all) if end.value in (sympy.oo, -sympy.oo) else \
             job.ctx.decide(reached) if not end.value.has(sympy.Piecewise) else None
+        if verdict is None and end.when and not end.value.has(sympy.Piecewise) and _under(job, end.when).decide(reached) is True:
+            continue  # not beaten where the end is approached (its value where x <= 0 of nonnegative x: the value at x = 0)
         if verdict is not True:
             relation = sympy.false if verdict is False else reached
             parts.append(sympy.Or(sympy.Not(sympy.And(*end.when)), relation) if end.when else relation)

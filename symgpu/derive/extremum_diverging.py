@@ -122,19 +122,27 @@ def compared(ends: Sequence[OpenEnd], kind: str) -> list[OpenEnd]:
     return [e for e in ends if e.cusp or (e.when and e.value == beyond)]
 
 
-def _unbounded_where(ends: Sequence[OpenEnd], kind: str) -> list[str]:
-    """The conditions (as text, each once) under which an end of the {kind}imum's infinity is approached."""
+def _unbounded_where(ends: Sequence[OpenEnd], kind: str) -> dict[sympy.Expr, list[str]]:
+    """Per end (``0``; ``oo`` where an extremum's domain splits the limit there, :mod:`.extremum_outer`), the conditions (as
+    text, each once) under which the {kind}imum's infinity is approached there."""
     beyond = sympy.oo if kind == "max" else -sympy.oo
-    return list(dict.fromkeys(" and ".join(map(sympy.sstr, e.when)) for e in ends if e.value == beyond and e.when and not e.cusp))
+    points: dict[sympy.Expr, list[str]] = {}
+    for e in ends:
+        if e.value == beyond and e.when and not e.cusp:
+            where = points.setdefault(e.point, [])
+            text = " and ".join(map(sympy.sstr, e.when))
+            where.extend([text] if text not in where else [])
+    return points
 
 
 def no_candidate(job: jobs._Job, ends: Sequence[OpenEnd], kind: str, var: sympy.Symbol) -> errors.NoExtremumCandidate:
     """The refusal where no critical point, cusp, end or plateau edge qualifies, saying where the quantity grows (falls)
     without bound towards 0 (Hong & Kim's Synch_cost over Active_SMs: its one critical point is a minimum wherever the
     location is positive, and the maximum grows without bound as Active_SMs -> 0 where NpWB > 1)."""
-    where = _unbounded_where(ends, kind)
-    said = (f"; it {'grows' if kind == 'max' else 'falls'} without bound as {var} -> 0 where "
-            + summary.shorten(" or where ".join(where), hint="ask at a point (--preset, --set) for its own answer") + ", and elsewhere") if where else ";"
+    where = " or ".join(f"as {var} -> {sympy.sstr(p)} where "
+                        + summary.shorten(" or where ".join(w), hint="ask at a point (--preset, --set) for its own answer")
+                        for p, w in _unbounded_where(ends, kind).items())
+    said = f"; it {'grows' if kind == 'max' else 'falls'} without bound {where}, and elsewhere" if where else ";"
     return errors.NoExtremumCandidate(f"{job.model.id}: {job.quantity} has no {kind}imum over {var} in closed form (no critical point "
                                   f"or regime boundary qualifies{said} it may be monotone — try limit)")
 
@@ -146,5 +154,6 @@ def say_unbounded(job: jobs._Job, ends: Sequence[OpenEnd], kind: str, var: sympy
     where = _unbounded_where(ends, kind)
     if where and not job.extra.elsewhere:
         # the verdict first: a summary folds a long line, and these conditions run to kilobytes (Hong & Kim's Synch_cost)
-        job.extra = job.extra.with_(elsewhere=f"there is no {kind}imum (the quantity {'grows' if kind == 'max' else 'falls'} without "
-                                    f"bound as {var} -> 0) where {' or where '.join(where)}")
+        job.extra = job.extra.with_(elsewhere=" and ".join(
+            f"there is no {kind}imum (the quantity {'grows' if kind == 'max' else 'falls'} without bound as {var} -> {sympy.sstr(p)}) "
+            f"where {' or where '.join(w)}" for p, w in where.items()))

@@ -84,10 +84,14 @@ def pin_zeros(job: jobs._Job, expr: sympy.Expr, point: sympy.Expr, variable: sym
 def _zero_cases(job: jobs._Job, g: sympy.Expr) -> list[dict[sympy.Symbol, sympy.Expr]] | None:
     """The ways the nonnegative ``g`` can be 0: one mapping per factor not proved positive
     (a nonnegative symbol, or a sum of nonnegative symbols with positive coefficients: all 0);
-    ``None`` when a factor is of another form."""
+    ``None`` when a factor is of another form. A ratio whose denominator has a proved sign is 0 where
+    its numerator is: its numerator's factors (Volkov's ``theta/(c - theta)``, nonnegative where an
+    extremum reads its domain ``theta < c``, is 0 where ``theta = 0``; SymPy's ``factor_list`` refuses a ratio)."""
     assert job.ctx is not None
+    numerator, denominator = sympy.fraction(sympy.together(g))
+    polynomial = numerator if denominator != 1 and job.ctx.sign(denominator) in (1, -1) else g
     cases: list[dict[sympy.Symbol, sympy.Expr]] = []
-    for factor, _ in sympy.factor_list(g)[1]:
+    for factor, _ in sympy.factor_list(polynomial)[1]:
         if job.ctx.sign(factor) == 1:
             continue
         terms = factor.args if factor.is_Add else (factor,)
