@@ -417,13 +417,7 @@ def start(model: Model, operation: str, quantity: Any, variable: Any = "", *, as
     """Every operation's first step: its job (the ``omit`` limiters left out) and its sign reasoner (declared and ``assume`` relations)."""
     _STARTED.add()
     job = _Job(model, operation, str(quantity), str(variable), omit=_omit_pairs(omit))
-    job.assumed = tuple(job.parse(a, "assume") for a in (assume or ()))
-    counted = {c for e in model.definition.equations for c in e.counts}  # as symgpu check reads a file's assume
-    dims = {s: dimensions.without_counts(model.dimension(n), counted) for n, s in model.symbols.items()}
-    for relation in job.assumed:  # BW > peak (GB/s against TFLOP/s) would be read as a number against a number
-        if not dimensions.consistent(relation, dims):
-            raise errors.UsageError(f"{model.id}: the assumption {sympy.sstr(relation)} compares quantities of different dimensions "
-                                    "(symgpu check names them in a model file's assume); give a relation in one dimension")
+    job.assumed = model.in_one_dimension(tuple(job.parse(a, "assume") for a in (assume or ())))  # BW > peak: refused
     job.ctx = ctx = signs.reasoner(model, list(job.assumed))
     return job, ctx
 

@@ -337,8 +337,7 @@ class ModelChecks:
         expression) has its variable's, as written in the file (an assumption ``BW > peak``, GB/s against TFLOP/s, passed
         the check and was taken as a number against a number; a limit of ``ws`` in KiB at ``lat_L1`` in cycles was answered).
         The dimensions every equation of the model counts as pure numbers (``counts``) are left out on both sides."""
-        counted = {c for e in self.definition.equations for c in e.counts}
-        dims = {s: dimensions.without_counts(d, counted) for s, d in self._dims.items()} if counted else self._dims
+        dims = self._uncounted_dims()
         for index, text in enumerate(request.get("assume") or ()):
             where = f"derivation {request.id}.assume[{index}]"
             self._walk(self._as_written(str(text), where, boolean=True), dims, where)
@@ -355,6 +354,25 @@ class ModelChecks:
             raise self.fail(where, f"the limit point '{point}' has dimension {dimensions.show(found)}, but {variable} is "
                             f"{dimensions.show(expected)} (unit {self.unit_text(variable)})",
                             f"write the point in the unit of {variable}", errors.UnitMismatchError)
+
+    def _uncounted_dims(self) -> Mapping[sympy.Symbol, Any]:
+        """Every symbol's dimension without those any equation of the model counts as pure numbers (``counts``)."""
+        counted = {c for e in self.definition.equations for c in e.counts}
+        return {s: dimensions.without_counts(d, counted) for s, d in self._dims.items()} if counted else self._dims
+
+    def in_one_dimension(self, relations: tuple[sympy.Basic, ...]) -> tuple[sympy.Basic, ...]:
+        """A caller's assumptions (``--assume``, API ``assume=``), parsed, each comparing quantities of one dimension, as
+        a model file's ``assume`` must (:meth:`_check_request_relations`).
+
+        Raises:
+            errors.UsageError: one compares quantities of different dimensions (``BW > peak``, GB/s against TFLOP/s would
+                be read as a number against a number).
+        """
+        for relation in relations:
+            if not dimensions.consistent(relation, self._uncounted_dims()):
+                raise errors.UsageError(f"{self.definition.id}: the assumption {sympy.sstr(relation)} compares quantities of "
+                                        "different dimensions; give a relation in one dimension")
+        return relations
 
     def _answer_dimension(self, request: schema.DerivationRequest, which: str, text: str, value: pint.Quantity, where: str) -> None:
         """A validation case's expected ``result``/``location`` of a derivation has the dimension of the answer: the quantity
