@@ -1,11 +1,12 @@
-"""An assumption must compare quantities of one dimension, and a limit's point must have its variable's dimension; both
-were taken as numbers (fresh questions on models a user writes, round 32e). ``--assume 'B > P_peak'`` (B/s against FLOP/s)
+"""An assumption must compare quantities of one dimension, a limit's point must have its variable's dimension, and a solve's
+target expression its quantity's; all three were taken as numbers (fresh questions on models a user writes, round 32e). ``--assume 'B > P_peak'`` (B/s against FLOP/s)
 was read as a number against a number: the roofline's boundary came back under it, and where the numbers refuted it the
 refusal said the assumption "does not hold", not that it has no meaning; a model file's ``assume`` passed ``symgpu check``.
 ``limit ... --var ws --to lat_L1`` (a working set in KiB at a latency in cycles) was answered, 33 cycles, where ``ws``
 appears only in the case conditions, and ``limit ... --var blocks --to n_SM`` (blocks at an SM count) 0.5, where it
-appears only inside a ceiling: the answer's own dimension was right, so the limit's unit check saw nothing. Expected
-values by hand."""
+appears only inside a ceiling: the answer's own dimension was right, so the limit's unit check saw nothing.
+``solve ... lat --for ws --target L1`` (a size for a latency) was read as 192 KiB = 196608 "cycles" (no root), and
+``--relation '<=' --target L2 --kind max`` answered that it holds for every ws. Expected values by hand."""
 
 from __future__ import annotations
 
@@ -82,3 +83,17 @@ def test_a_limit_point_of_the_variables_dimension_is_answered(cli) -> None:
     code, out, err = cli("--no-cache", "limit", WORKING_SET, "eff", "--var", "blocks", "--to", "n_SM*bps", "--dir", "-", "--preset", "a100")
     assert code == 0, err
     assert "value: 1" in out
+
+
+@pytest.mark.parametrize("extra", [(), ("--relation", "<=", "--kind", "max")])
+def test_a_target_expression_of_another_dimension_is_refused(cli, extra: tuple[str, ...]) -> None:
+    code, out, err = cli("--no-cache", "solve", WORKING_SET, "lat", "--for", "ws", "--target", "L2", "--preset", "a100", *extra)
+    assert_one_line_refusal(code, out, err, "target L2", "[information]", "lat is [clock]")
+
+
+def test_a_target_expression_of_the_quantitys_dimension_is_answered(cli) -> None:
+    # lat <= lat_L2 (200 cycles) holds through the L2 case, up to L2 = 40 MiB = 40960 KiB (the DRAM's 564 cycles beyond)
+    code, out, err = cli("--no-cache", "solve", WORKING_SET, "lat", "--for", "ws", "--target", "lat_L2", "--preset", "a100",
+                         "--relation", "<=", "--kind", "max")
+    assert code == 0, err
+    assert "value: 40960 KiB" in out

@@ -170,10 +170,10 @@ class _Job:
             errors.UsageError: neither an expression nor a value in a unit of ``quantity``.
         """
         if not isinstance(value, (str, pint.Quantity)):
-            return self.parse(value, "target")
+            return self.model.as_target(self.parse(value, "target"), quantity.name)
         if isinstance(value, str):
             try:
-                return self.parse(value, "target")
+                return self.model.as_target(self.parse(value, "target"), quantity.name)
             except errors.SymgpuError as problem:
                 try:
                     units.quantity(value)

@@ -374,6 +374,27 @@ class ModelChecks:
                                         "different dimensions; give a relation in one dimension")
         return relations
 
+    def as_target(self, target: sympy.Basic, name: str) -> sympy.Basic:
+        """A caller's solve target (``--target``, API ``target=``), parsed, in quantity ``name``'s dimension, as a model
+        file's ``target`` must be (:meth:`_check_request_dimensions`); a bare number has every dimension.
+
+        Raises:
+            errors.UsageError: it has another dimension (``--target L1``, KiB, for a latency in cycles, was read as a
+                number of base units: 192 KiB as 196608 cycles).
+        """
+        dims = self._uncounted_dims()
+        if name not in self.symbols or not isinstance(target, sympy.Expr) or target.is_number:
+            return target
+        try:
+            found = dimensions.settle(dimensions.dimension_of(target, dims))
+        except dimensions.Mismatch as exc:
+            raise errors.UsageError(f"{self.definition.id}: target {sympy.sstr(target)} is dimensionally inconsistent: {exc.problem}") from None
+        expected = dims[self.symbols[name]]
+        if found != expected:
+            raise errors.UsageError(f"{self.definition.id}: target {sympy.sstr(target)} is {dimensions.show(found)}, but {name} is "
+                                    f"{dimensions.show(expected)} ({self.unit_text(name)}); give a target in a unit of {name}")
+        return target
+
     def _answer_dimension(self, request: schema.DerivationRequest, which: str, text: str, value: pint.Quantity, where: str) -> None:
         """A validation case's expected ``result``/``location`` of a derivation has the dimension of the answer: the quantity
         (an extremum's or a limit's value, a table of regimes) or the variable (a solve's root, a boundary, a fixed point, an
