@@ -170,10 +170,10 @@ class _Job:
             errors.UsageError: neither an expression nor a value in a unit of ``quantity``.
         """
         if not isinstance(value, (str, pint.Quantity)):
-            return self.parse(value, "target")
+            return self.model.as_target(self.parse(value, "target"), quantity.name)
         if isinstance(value, str):
             try:
-                return self.parse(value, "target")
+                return self.model.as_target(self.parse(value, "target"), quantity.name)
             except errors.SymgpuError as problem:
                 try:
                     units.quantity(value)
@@ -417,7 +417,7 @@ def start(model: Model, operation: str, quantity: Any, variable: Any = "", *, as
     """Every operation's first step: its job (the ``omit`` limiters left out) and its sign reasoner (declared and ``assume`` relations)."""
     _STARTED.add()
     job = _Job(model, operation, str(quantity), str(variable), omit=_omit_pairs(omit))
-    job.assumed = tuple(job.parse(a, "assume") for a in (assume or ()))
+    job.assumed = model.in_one_dimension(tuple(job.parse(a, "assume") for a in (assume or ())))  # BW > peak: refused
     job.ctx = ctx = signs.reasoner(model, list(job.assumed))
     return job, ctx
 

@@ -293,6 +293,7 @@ class ModelChecks:
                     raise self.fail(f"derivation {request.id}.{key}", f"unknown symbol '{name}'", f"declared symbols: {suggest.alternatives(name, sorted(self.symbols), 'the model file (or its base) declares them under [symbols]')}")
             if not checked:
                 self._check_request_dimensions(request)
+                self._check_request_relations(request)
 
     def _defined(self, name: Any) -> str | None:
         """The symbol a derivation's quantity names (itself, or what the equation of that id defines), else None: read
@@ -330,6 +331,69 @@ class ModelChecks:
                             f"{dimensions.show(self._dims[self.symbols[variable]])}, but {quantity} is {dimensions.show(expected)}: "
                             f"{variable} = {quantity}({variable}) needs one dimension", f"name a variable of {quantity}'s "
                             f"dimension (unit {self.unit_text(quantity)})", errors.UnitMismatchError)
+
+    def _check_request_relations(self, request: schema.DerivationRequest) -> None:
+        """Each ``assume`` relation compares things of one dimension, and a limit's finite point (``to``/``point``, an
+        expression) has its variable's, as written in the file (an assumption ``BW > peak``, GB/s against TFLOP/s, passed
+        the check and was taken as a number against a number; a limit of ``ws`` in KiB at ``lat_L1`` in cycles was answered).
+        The dimensions every equation of the model counts as pure numbers (``counts``) are left out on both sides."""
+        dims = self._uncounted_dims()
+        for index, text in enumerate(request.get("assume") or ()):
+            where = f"derivation {request.id}.assume[{index}]"
+            self._walk(self._as_written(str(text), where, boolean=True), dims, where)
+        variable = next((request.get(k) for k in ("variable", "over", "for") if request.get(k)), None)
+        point = next((request.get(k) for k in ("to", "point") if request.get(k) is not None), None)
+        if request.op != "limit" or not isinstance(point, str) or not isinstance(variable, str) or variable not in self.symbols:
+            return
+        if point.strip().lower().lstrip("+-") in ("oo", "inf", "infinity"):
+            return
+        where = f"derivation {request.id}.to"
+        found = self._walk(self._as_written(point, where), dims, where)
+        expected = dims[self.symbols[variable]]
+        if found is not dimensions.FREE and found != expected:
+            raise self.fail(where, f"the limit point '{point}' has dimension {dimensions.show(found)}, but {variable} is "
+                            f"{dimensions.show(expected)} (unit {self.unit_text(variable)})",
+                            f"write the point in the unit of {variable}", errors.UnitMismatchError)
+
+    def _uncounted_dims(self) -> Mapping[sympy.Symbol, Any]:
+        """Every symbol's dimension without those any equation of the model counts as pure numbers (``counts``)."""
+        counted = {c for e in self.definition.equations for c in e.counts}
+        return {s: dimensions.without_counts(d, counted) for s, d in self._dims.items()} if counted else self._dims
+
+    def in_one_dimension(self, relations: tuple[sympy.Basic, ...]) -> tuple[sympy.Basic, ...]:
+        """A caller's assumptions (``--assume``, API ``assume=``), parsed, each comparing quantities of one dimension, as
+        a model file's ``assume`` must (:meth:`_check_request_relations`).
+
+        Raises:
+            errors.UsageError: one compares quantities of different dimensions (``BW > peak``, GB/s against TFLOP/s would
+                be read as a number against a number).
+        """
+        for relation in relations:
+            if not dimensions.consistent(relation, self._uncounted_dims()):
+                raise errors.UsageError(f"{self.definition.id}: the assumption {sympy.sstr(relation)} compares quantities of "
+                                        "different dimensions; give a relation in one dimension")
+        return relations
+
+    def as_target(self, target: sympy.Basic, name: str) -> sympy.Basic:
+        """A caller's solve target (``--target``, API ``target=``), parsed, in quantity ``name``'s dimension, as a model
+        file's ``target`` must be (:meth:`_check_request_dimensions`); a bare number has every dimension.
+
+        Raises:
+            errors.UsageError: it has another dimension (``--target L1``, KiB, for a latency in cycles, was read as a
+                number of base units: 192 KiB as 196608 cycles).
+        """
+        dims = self._uncounted_dims()
+        if name not in self.symbols or not isinstance(target, sympy.Expr) or target.is_number:
+            return target
+        try:
+            found = dimensions.settle(dimensions.dimension_of(target, dims))
+        except dimensions.Mismatch as exc:
+            raise errors.UsageError(f"{self.definition.id}: target {sympy.sstr(target)} is dimensionally inconsistent: {exc.problem}") from None
+        expected = dims[self.symbols[name]]
+        if found != expected:
+            raise errors.UsageError(f"{self.definition.id}: target {sympy.sstr(target)} is {dimensions.show(found)}, but {name} is "
+                                    f"{dimensions.show(expected)} ({self.unit_text(name)}); give a target in a unit of {name}")
+        return target
 
     def _answer_dimension(self, request: schema.DerivationRequest, which: str, text: str, value: pint.Quantity, where: str) -> None:
         """A validation case's expected ``result``/``location`` of a derivation has the dimension of the answer: the quantity
