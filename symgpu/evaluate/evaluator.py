@@ -15,7 +15,7 @@ from symgpu import errors, units
 from symgpu.memo import Memo
 from symgpu.model import literal_constants, printing
 from symgpu.proofs import forms
-from symgpu.evaluate import compiler, divisors, scaling, input_values, no_value, one_sided, piece_select, point, singular, stepwise, ties
+from symgpu.evaluate import compiler, divisors, scaling, input_values, no_value, one_sided, piece_select, point, refusal_digits, singular, stepwise, ties
 
 #: an expression's free symbols' names (sorted) and whether it has a ``Piecewise``, by expression: a
 #: certificate evaluates one answer at up to a hundred points, and each walk of a large regime
@@ -146,8 +146,8 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
                     f"{written}, but {', '.join(derived)}{where}. The model gives no value outside this domain"
                 )
             literals = {c.name for c in model.literal_constants}
-            shown = ", ".join(f"{a} = {at(magnitudes[a]) / float(scaling.unit_scale(model.units[a])):g}{input_values.unit_suffix(model, a)}"
-                              for a in cond_args if a not in literals)
+            shown = refusal_digits.inputs(model, [a for a in cond_args if a not in literals], cond_args,
+                                          lambda a: at(magnitudes[a]), check)  # digits enough to fail the condition as printed
             if not shown:  # the condition holds for no input: it reduced to False once the equations it uses were put in
                 raise errors.DomainError(
                     f"{model.id}: equation {equation.id} ({equation.definition.source.locator}) is valid only when {written}, which no input "
