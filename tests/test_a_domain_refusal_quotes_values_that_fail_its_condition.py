@@ -54,3 +54,17 @@ def test_the_fewest_digits_are_taken_at_which_every_quoted_value_fails_together(
     assert refusal_digits.failing({"N": 9.9999996, "L": 100.0, "t": 10.0}, fails) == {"N": "9.9999996", "L": "100", "t": "10"}
     # no digits make it fail (the test never holds): each value's shortest round-trip digits
     assert refusal_digits.failing({"x": 0.1 + 0.2}, lambda q: False) == {"x": "0.30000000000000004"}
+
+
+def test_a_quantity_an_equation_defines_is_quoted_below_the_bound_too(cli, write_model) -> None:  # type: ignore[no-untyped-def]
+    # B2 = 2*B (GiB/s), valid_when B2 >= 200: at B = 99.9999999 GiB/s, B2 = 199.9999998, which six digits print as 200
+    text = (read_fixture("tiny").replace('unit = "B/s"', 'unit = "GiB/s"')
+            .replace('rhs = "Min(P_peak, I*B)"', 'rhs = "Min(P_peak, I*B)"\nvalid_when = ["B2 >= 200"]')
+            .replace("[[equations]]", '[symbols.B2]\ndescription = "twice B"\nunit = "GiB/s"\n\n[[equations]]\nid = "twice"\n'
+                     'defines = "B2"\nrhs = "2*B"\nsource = { ref = "toy2026", locator = "Eq. (0)" }\n\n[[equations]]', 1))
+    path = write_model(text)
+    assert f"{2 * 99.9999999:.6g}" == "200" and Fraction("199.9999998") == 2 * Fraction("99.9999999")
+    code, out, err = cli("eval", path, "P", "--set", "B=99.9999999 GiB/s", *POINT)
+    assert code == 2 and "valid only when B2 >= 200 GiB / s, but B2 = 199.9999998 GiB/s." in err
+    code, out, err = cli("eval", path, "P", "--set", "B=99 GiB/s", *POINT)  # failing at six digits: six digits, as before
+    assert code == 2 and "but B2 = 198 GiB/s." in err

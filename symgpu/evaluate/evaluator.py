@@ -131,14 +131,12 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
             def at(value: Any) -> float:
                 return float(np.broadcast_to(np.asarray(value, dtype=float), shape).reshape(-1)[index]) if shape else input_values.first(value)
 
-            derived = []
-            for sym in sorted(condition.free_symbols, key=str):
-                if sym.name in model.defining and sym.name not in given:
-                    try:
-                        value = evaluate(model, sym.name, preset=preset, values=values, checks=False).magnitude
-                        derived.append(f"{sym.name} = {at(value):.6g}{input_values.unit_suffix(model, sym.name)}")
-                    except (errors.SymgpuError, ValueError):
-                        pass
+            def as_quoted(quoted: Mapping[str, float], c: Any = sympy.Piecewise((1, condition), (0, True))) -> bool:  # as printed
+                return bool(at(evaluate_expression(model, c, None, preset=preset, values={**(values or {}), **{
+                    n: units.registry().Quantity(v, model.units[n]) for n, v in quoted.items()}}).magnitude))
+            derived = refusal_digits.derived(model, [s.name for s in sorted(condition.free_symbols, key=str) if s.name in model.defining
+                                                     and s.name not in given], lambda n: at(evaluate(model, n, preset=preset, values=values,
+                                                                                                     checks=False).magnitude), as_quoted)
             written = literal_constants.as_written(condition, model.literal_constants)  # 'L >= 500 ns', not 'L >= lit_500_ns'
             if derived:
                 raise errors.DomainError(

@@ -1,11 +1,12 @@
-"""The inputs a domain refusal quotes, with digits enough that the quoted values visibly fail the condition.
+"""The values a domain refusal quotes, with digits enough that the quoted values visibly fail the condition.
 
 ``valid_when = ["B >= 100"]`` (B in GiB/s) at ``B = 99.9999998 GiB/s`` is refused; six significant digits
 would quote it as ``got B = 100 GiB/s``, a value that meets the condition the message says it fails.
 :func:`failing` quotes each value with the fewest significant digits, six or more, at which the values
 as quoted, put back into the condition, still fail it (``99.9999998``); where no number of digits up to
 seventeen does (a unit scale's rounding), each value is quoted with the shortest digits that give its
-double back (``repr``).
+double back (``repr``). :func:`inputs` quotes the inputs the condition reads, :func:`derived` the quantities
+it names that equations define (``B2 >= 200`` with B2 = 2*B: ``but B2 = 199.9999998 GiB/s``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from symgpu import errors
 from symgpu.evaluate import input_values, scaling
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -48,3 +50,24 @@ def inputs(model: Model, shown: Sequence[str], args: Sequence[str], value: Calla
 
     texts = failing({name: value(name) / scale[name] for name in shown}, fails)
     return ", ".join(f"{name} = {text}{input_values.unit_suffix(model, name)}" for name, text in texts.items())
+
+
+def derived(model: Model, names: Sequence[str], value: Callable[[str], float], holds: Callable[[Mapping[str, float]], bool]) -> list[str]:
+    """``['B2 = 199.9999998 GiB/s']``: the quantities ``names`` a condition reads (each ``value(name)`` in its declared
+    unit; one without a value left out), quoted by :func:`failing` where ``holds`` (the condition at the other
+    values, these as quoted) can be told; else with six digits."""
+    found = {}
+    for name in names:
+        try:
+            found[name] = value(name)
+        except (errors.SymgpuError, ValueError):
+            pass
+
+    def fails(quoted: Mapping[str, float]) -> bool:
+        try:
+            return not holds(quoted)
+        except (errors.SymgpuError, ValueError):  # the condition cannot be evaluated so: the fewest digits, as ever
+            return True
+
+    texts = failing(found, fails) if found else {}
+    return [f"{name} = {text}{input_values.unit_suffix(model, name)}" for name, text in texts.items()]
