@@ -398,6 +398,29 @@ def note_unread(model: Any, quantity: str, names: Sequence[str], preset: str | N
           f"a preset may give a value derived from {them} as a number{where}", file=sys.stderr)
 
 
+def note_replaced(model: Any, quantity: str, given: Sequence[str]) -> None:
+    """Say on stderr, one line each, that a value given for a quantity an equation defines replaces that equation
+    alone: the inputs it is computed from keep their own values where other equations on ``quantity``'s way read
+    them (``--set N=5`` on Hong & Kim: N = Active_warps_per_SM (Eq. 20) is 5, while MWP_Without_BW still reads
+    Active_warps_per_SM, 20 on table2_example; an audit found nothing said so). Silent where no other equation
+    reads them (the value then stands for all of them) and for a quantity not on the way (:func:`note_unread`)."""
+    stop = tuple(n for n in given if n in model.defining)
+    way = model.dependencies(quantity, stop_at=stop)
+    reads = {e.definition.defines: {s.name for s in e.rhs.free_symbols} | {s.name for c in e.valid_when for s in c.free_symbols}
+             for e in way}
+    for name in stop:
+        if not any(name in names for names in reads.values()):
+            continue
+        replaced = model.equation_for(name)
+        sources = sorted({s.name for s in replaced.rhs.free_symbols})
+        kept = [f"{source} (read by {', '.join(e for e, names in reads.items() if source in names)})" for source in sources
+                if source not in given and any(source in names for names in reads.values())]  # a given one: its value is the caller's
+        if kept:
+            print(f"symgpu: note: --set {name} replaces only equation {replaced.definition.id} ({replaced.definition.source.locator}), "
+                  f"which computes {name} from {', '.join(sources)}; other equations keep reading those at their own values: "
+                  f"{', '.join(kept)}", file=sys.stderr)
+
+
 def unit_text(value: pint.Quantity) -> str:
     """Short unit text of a quantity (``thread / SM``)."""
     return f"{value.units:~}" or "1"

@@ -14,7 +14,7 @@ from typing import Any
 from symgpu import errors, textfiles
 from symgpu.cli import common
 from symgpu.kernel import occupancy
-from symgpu.kernel import answer, batch, mapping, ncu, resources, targets
+from symgpu.kernel import answer, batch, device_match, mapping, ncu, resources, targets
 
 
 #: Longest line of the human output.
@@ -100,6 +100,9 @@ def run(args: argparse.Namespace) -> int:
     if not table.prediction:
         print(f"  ({table.path} names no prediction quantity)")
         return common.OK
+    said = device_match.note(model, table.prediction, [(launch, values)], args.preset)
+    if said:
+        print(f"symgpu: note: {said}", file=sys.stderr)
     predicted = model.evaluate(table.prediction, preset=args.preset, values=values)
     print(f"  prediction: {table.prediction} = {predicted.magnitude:.6g} {_unit(model, table.prediction, predicted)}")
     for metric in ("sm__cycles_elapsed.avg", "gpu__time_duration.sum"):
@@ -149,6 +152,8 @@ def run_many(args: argparse.Namespace) -> int:
         table = mapping.load(model)
     values = {name.strip(): raw.strip() for name, _, raw in (item.partition("=") for item in args.set)}
     rows = batch.answer_all(configs, args.cc, model=model, table=table, preset=args.preset, values=values)
+    if model is not None and table is not None and table.prediction:
+        _note_device(model, table, [c.launch for c in configs if c.launch is not None], args, values)
     if args.output:
         buffer = io.StringIO()
         writer = csv.writer(buffer, lineterminator="\n")
@@ -167,6 +172,23 @@ def run_many(args: argparse.Namespace) -> int:
     else:
         print(f"{len(rows)} launches -> {args.output}")
     return common.OK
+
+
+def _note_device(model: Any, table: mapping.MetricMapping, launches: list[ncu.Launch], args: argparse.Namespace,
+                 values: dict[str, Any]) -> None:
+    """Say on stderr where the export's SM count or clock differs from the values the predictions take
+    (:mod:`symgpu.kernel.device_match`), each launch's values as its prediction reads them; a launch whose
+    metrics do not map (its row says why) is left out."""
+    read: list[tuple[ncu.Launch, dict[str, Any]]] = []
+    for launch in launches:
+        try:
+            derived = {d.symbol: d.value for d in mapping.derive(table, model, launch, args.cc)}
+        except errors.SymgpuError:
+            continue
+        read.append((launch, {**derived, **values}))
+    said = device_match.note(model, table.prediction, read, args.preset)
+    if said:
+        print(f"symgpu: note: {said}", file=sys.stderr)
 
 
 #: subcommand -> run(args) -> exit code.

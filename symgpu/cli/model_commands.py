@@ -15,7 +15,7 @@ import sympy
 from symgpu import api, errors, units, validation
 from symgpu.derive import summary
 from symgpu.evaluate import assumed, clocks, evaluator, exact_digits
-from symgpu.cli.common import BAD_INPUT, FAILED, OK, across_the_clock, note_combined_preset, add_unit_options, add_value_options, converted, load_model, note_unread, parse_assignments, unit_text, declared_unit_text, unread
+from symgpu.cli.common import BAD_INPUT, FAILED, OK, across_the_clock, note_combined_preset, add_unit_options, add_value_options, converted, load_model, note_replaced, note_unread, parse_assignments, unit_text, declared_unit_text, unread
 from symgpu.kernel import occupancy
 from symgpu.model import loader, schema
 from symgpu import workers
@@ -227,6 +227,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if set_clock and args.clock is None:  # the model's clock moved a --set time into cycles: it was read
         ignored = [n for n in ignored if n not in clocks.inputs_in(model, "Hz")]
     note_unread(model, args.quantity, ignored, args.preset, list(given))
+    note_replaced(model, args.quantity, list(given))
     if np.ndim(value.magnitude) == 0:  # IEEE digits that are rounding noise (cancellation) are not shown as if known
         value = _exact_where_rounding_shows(model, args.quantity, value, args.preset, values)
     if np.ndim(value.magnitude) == 0:  # a value its declared sign rules out is not shown

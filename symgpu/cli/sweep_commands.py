@@ -81,6 +81,7 @@ def run_sweep(args: argparse.Namespace) -> int:
         if axis.across:
             print(f"symgpu: note: --grid {axis.text!r}: {axis.unit} moved to {model.unit_text(axis.name)} at {axis.across}", file=sys.stderr)
     backends.load(args.backend)
+    sweep_replay.note_unchecked(args)
     if args.engine == "dask":
         if args.format == "csv":
             raise errors.UsageError("--engine dask writes partitioned Parquet; leave out --format csv")

@@ -10,6 +10,7 @@ NOTE: imports neither SymPy nor pint (``tests/test_sweep_replay.py`` checks ``sy
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 
 from symgpu import errors, textfiles
@@ -93,6 +94,7 @@ def attempt(argv: Sequence[str]) -> int | None:
             output.pyarrow_modules()
     except errors.SymgpuError:
         return None  # the full command reports it, after what it checks first
+    note_unchecked(args)
     evaluated = chunks.with_settled(chunks.buffered_chunks(plan, plan.compiled(), wanted.chunk_size, args.progress,
                                                             threads.local_threads()), plan.settled,
                                     plan.quantities)
@@ -100,6 +102,14 @@ def attempt(argv: Sequence[str]) -> int | None:
     for line in summary_lines(summary, plan.quantities, plan.regime.quantity if plan.regime else ""):
         print(line)
     return OK
+
+
+def note_unchecked(args: argparse.Namespace) -> None:
+    """Say once on stderr, before the file is written, that ``--no-checks`` writes values outside the domains
+    (either command's: the values a sweep writes are the same whichever runs it)."""
+    if args.no_checks:
+        print("symgpu: note: --no-checks: assumptions and valid_when domains are not checked, so values at points outside "
+              "a domain are written as computed, not blanked (NaN)", file=sys.stderr)
 
 
 def summary_lines(summary: output.WriteSummary, quantities: Sequence[str], regime_of: str) -> list[str]:

@@ -15,7 +15,7 @@ from symgpu import errors, units
 from symgpu.memo import Memo
 from symgpu.model import literal_constants, printing
 from symgpu.proofs import forms
-from symgpu.evaluate import compiler, divisors, scaling, input_values, no_value, one_sided, piece_select, point, singular, stepwise, ties
+from symgpu.evaluate import compiler, divisors, scaling, input_values, no_value, one_sided, piece_select, point, refusal_digits, singular, stepwise, ties
 
 #: an expression's free symbols' names (sorted) and whether it has a ``Piecewise``, by expression: a
 #: certificate evaluates one answer at up to a hundred points, and each walk of a large regime
@@ -131,14 +131,12 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
             def at(value: Any) -> float:
                 return float(np.broadcast_to(np.asarray(value, dtype=float), shape).reshape(-1)[index]) if shape else input_values.first(value)
 
-            derived = []
-            for sym in sorted(condition.free_symbols, key=str):
-                if sym.name in model.defining and sym.name not in given:
-                    try:
-                        value = evaluate(model, sym.name, preset=preset, values=values, checks=False).magnitude
-                        derived.append(f"{sym.name} = {at(value):.6g}{input_values.unit_suffix(model, sym.name)}")
-                    except (errors.SymgpuError, ValueError):
-                        pass
+            def as_quoted(quoted: Mapping[str, float], c: Any = sympy.Piecewise((1, condition), (0, True))) -> bool:  # as printed
+                return bool(at(evaluate_expression(model, c, None, preset=preset, values={**(values or {}), **{
+                    n: units.registry().Quantity(v, model.units[n]) for n, v in quoted.items()}}).magnitude))
+            derived = refusal_digits.derived(model, [s.name for s in sorted(condition.free_symbols, key=str) if s.name in model.defining
+                                                     and s.name not in given], lambda n: at(evaluate(model, n, preset=preset, values=values,
+                                                                                                     checks=False).magnitude), as_quoted)
             written = literal_constants.as_written(condition, model.literal_constants)  # 'L >= 500 ns', not 'L >= lit_500_ns'
             if derived:
                 raise errors.DomainError(
@@ -146,8 +144,8 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
                     f"{written}, but {', '.join(derived)}{where}. The model gives no value outside this domain"
                 )
             literals = {c.name for c in model.literal_constants}
-            shown = ", ".join(f"{a} = {at(magnitudes[a]) / float(scaling.unit_scale(model.units[a])):g}{input_values.unit_suffix(model, a)}"
-                              for a in cond_args if a not in literals)
+            shown = refusal_digits.inputs(model, [a for a in cond_args if a not in literals], cond_args,
+                                          lambda a: at(magnitudes[a]), check)  # digits enough to fail the condition as printed
             if not shown:  # the condition holds for no input: it reduced to False once the equations it uses were put in
                 raise errors.DomainError(
                     f"{model.id}: equation {equation.id} ({equation.definition.source.locator}) is valid only when {written}, which no input "
