@@ -7,7 +7,7 @@ functions, exact evaluation, regime checks, plots) goes through it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pint
@@ -98,20 +98,27 @@ def literals_read_in(model: Model, expr: sympy.Basic) -> tuple[pint.Unit, ...]:
     not the unit of the value. Empty where no bare literal sits beside a term with a unit."""
     rescaler = _Rescaler(model)
     found: dict[sympy.Rational, pint.Unit] = {}
-    todo = [expr]
-    while todo:
-        node = todo.pop()
-        if not isinstance(node, sympy.Basic) or isinstance(node, (sympy.core.relational.Relational, sympy.logic.boolalg.Boolean)):
-            continue
-        values = [v for v, _ in node.args] if isinstance(node, sympy.Piecewise) else list(node.args)
+    for node, values in _value_nodes(expr):
         if node.is_Add or isinstance(node, (sympy.Min, sympy.Max, sympy.Piecewise)):
             walked = [rescaler.walk(v)[1] for v in values]
             reference = next((u for u in walked if u is not None), None)
             if reference is not None and not reference.dimensionless and any(
                     u is None and not literal_units.zero_literal(v) for v, u in zip(values, walked)):
                 found.setdefault(_literal_scale(reference), reference)
-        todo.extend(values)
     return tuple(found.values())
+
+
+def _value_nodes(expr: sympy.Basic) -> Iterator[tuple[sympy.Basic, list[sympy.Basic]]]:
+    """Each node of ``expr``'s value with its value arguments (a Piecewise's values), depth first; the conditions (a
+    Piecewise's, a relation's) left out: they decide a case, not the unit of the value."""
+    todo = [expr]
+    while todo:
+        node = todo.pop()
+        if not isinstance(node, sympy.Basic) or isinstance(node, (sympy.core.relational.Relational, sympy.logic.boolalg.Boolean)):
+            continue
+        values = [v for v, _ in node.args] if isinstance(node, sympy.Piecewise) else list(node.args)
+        yield node, values
+        todo.extend(values)
 
 
 def written_unit(model: Model, expr: sympy.Basic, declared: str) -> str:
@@ -171,12 +178,7 @@ def _named_scale(model: Model, expr: sympy.Basic, declared: str, unit: pint.Unit
 def _one_scale(rescaler: _Rescaler, expr: sympy.Basic) -> bool:
     """Whether every sum, Min/Max and Piecewise value of ``expr`` has its terms in units of one scale, and every whole part
     reads a pure number or a base-scale unit: then reading each symbol in its declared unit gives one unit for the value."""
-    todo = [expr]
-    while todo:
-        node = todo.pop()
-        if not isinstance(node, sympy.Basic) or isinstance(node, (sympy.core.relational.Relational, sympy.logic.boolalg.Boolean)):
-            continue
-        values = [v for v, _ in node.args] if isinstance(node, sympy.Piecewise) else list(node.args)
+    for node, values in _value_nodes(expr):
         if node.is_Add or isinstance(node, (sympy.Min, sympy.Max, sympy.Piecewise)):
             scales = {unit_scale(u) for u in (rescaler.walk(v)[1] for v in values) if u is not None and not u.dimensionless}
             if len(scales) > 1:
@@ -185,7 +187,6 @@ def _one_scale(rescaler: _Rescaler, expr: sympy.Basic) -> bool:
             inside = rescaler.walk(node.args[0])[1]
             if inside is not None and not inside.dimensionless and unit_scale(inside) != 1:
                 return False
-        todo.extend(values)
     return True
 
 
