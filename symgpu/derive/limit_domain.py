@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import declared_range, jobs, solve_domain
+from symgpu.derive import declared_range, extremum_domain, extremum_outer, jobs, solve_domain
 from symgpu.proofs import forms
 from symgpu.units import dimensions, literal_units
 
@@ -210,3 +210,27 @@ def _with_a_unit(job: jobs._Job, point: sympy.Expr, to: Any) -> sympy.Expr:
                                 f"symbols in that unit (e.g. a regime boundary such as MSHRs/M_Read); for {job.variable} near "
                                 f"{str(to)} at given values, eval there or sweep around it (symgpu sweep)")
     return point
+
+
+def assume_outer(job: jobs._Job, var: sympy.Symbol, stop: Any) -> bool:
+    """The ``valid_when`` conditions on the way to the quantity free of ``var`` (:func:`extremum_domain.outer_domain`) read
+    as known, as an extremum reads them (:func:`extremum_outer.assume`: put into the sign reasoner, each said among the
+    assumptions): where one fails the model gives the quantity no value at any ``var``, so the limit claims nothing there.
+    Whether any was put in."""
+    return extremum_outer.assume(job, extremum_domain.outer_domain(job, var, stop))
+
+
+def inside(job: jobs._Job, value: sympy.Expr, var: sympy.Symbol) -> sympy.Expr:
+    """``value`` (a limit), where it is a Piecewise over the inputs with a branch the assumptions refute (the domain
+    :func:`assume_outer` put in among them), without the refuted branches, each other under the (tidied) condition on which
+    it is the first that holds (:func:`extremum_outer.pieces`), recorded as a step: Volkov's ``Latency_loaded_2term`` as
+    ``b -> oo`` is ``-oo`` where ``x/(theta - c) > 0``, which holds nowhere inside ``theta < c``. Else ``value`` as it is."""
+    if not isinstance(value, sympy.Piecewise):
+        return value
+    kept = extremum_outer.pieces(job, value, var)
+    if kept is None or len(kept) == len(value.args):
+        return value
+    inner = sympy.Piecewise(*((v, sympy.And(*w)) for v, w in kept))
+    job.step("domain", inner, "the branches that hold nowhere inside the valid_when domain left out (the model gives "
+             f"{job.quantity} no value there); each other where it is the first that holds, tidied under the assumptions")
+    return inner
