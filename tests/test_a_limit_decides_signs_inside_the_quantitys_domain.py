@@ -5,7 +5,9 @@ a value only there, so a branch of the answer that holds nowhere inside is no an
 ``theta = x*bytes_per_inst*SMs*clock``) as ``b -> oo`` was SymPy's Piecewise over the sign of ``x/(theta - c)`` with a
 ``-oo`` branch where it is positive, which holds nowhere inside ``theta < c``; inside, the limit is ``oo`` where ``x > 0`` and
 the constant ``a + alpha*alu_lat`` where ``x = 0``. Volkov's ``n_large_alpha = alu_lat*alu_thru + alu_thru*mem_lat/alpha``
-(valid when ``alpha > 0``) as ``mem_lat -> oo`` was refused (``oo*sign(1/alpha)``, the sign left open); inside it is ``oo``.
+(valid when ``alpha > 0``) as ``mem_lat -> oo`` was refused (``oo*sign(1/alpha)``, the sign left open); inside it is ``oo``,
+and as ``mem_lat -> 0`` it had a branch at ``alpha = 0``. Hong & Kim's ``N_pw`` (valid when ``0 < ind_mem_req < mem_req``) as
+``Active_blocks_per_SM -> oo`` had a ``-oo`` branch and a ``0`` one, both outside; inside it is ``oo``.
 
 The expected values are by hand from the preset's numbers (``theta = 0.01*128*16*1.35 GB/s = 27.648 GB/s``) and by brute force
 on ``Model.evaluate`` (growing the variable at fixed admissible inputs), never from the limit's own answer.
@@ -87,3 +89,26 @@ def test_n_large_alpha_grows_without_bound_with_mem_lat_inside_alpha_positive(vo
     answer = volkov.limit("n_large_alpha", "mem_lat", "oo")
     assert answer.result == sympy.oo
     assert any(str(a).startswith("alpha > 0 (valid_when") for a in answer.assumptions)
+
+
+def test_n_large_alpha_as_mem_lat_goes_to_0_shows_no_branch_at_alpha_0(volkov: symgpu.Model) -> None:
+    # was Piecewise((oo, Eq(alpha, 0)), (alu_lat*alu_thru, True)): alpha = 0 lies outside alpha > 0
+    inputs = {"alpha": 4.0, "alu_lat": 3.0, "alu_thru": 1.0}
+    near = [volkov.evaluate("n_large_alpha", values={**inputs, "mem_lat": m}).magnitude for m in (1e-3, 1e-6, 1e-9)]
+    assert near == pytest.approx([3 + m / 4 for m in (1e-3, 1e-6, 1e-9)], rel=1e-12)  # by hand: tends to 3*1
+    answer = volkov.limit("n_large_alpha", "mem_lat", "0")
+    assert not isinstance(answer.result, sympy.Piecewise)
+    assert derive.evaluate_result(volkov, answer, **inputs).magnitude == pytest.approx(3.0, rel=1e-12)
+
+
+def test_hong_kims_parallel_warps_grow_without_bound_inside_0_lt_ind_mem_req_lt_mem_req() -> None:
+    # N_pw = N*ind_mem_req/(mem_req - ind_mem_req), N = Active_blocks_per_SM*Threads_per_block/32, valid when
+    # 0 < ind_mem_req < mem_req: the -oo branch (ind_mem_req > mem_req) and the 0 one (ind_mem_req = 0) lay outside
+    hong_kim = symgpu.load("hong_kim_2009")
+    inputs = {"Threads_per_block": 64.0, "ind_mem_req": 4.0, "mem_req": 100.0}
+    previous = -math.inf
+    for blocks in (1, 8, 10**4, 10**8):
+        value = hong_kim.evaluate("N_pw", values={**inputs, "Active_blocks_per_SM": float(blocks)}).magnitude
+        assert value == pytest.approx(blocks * 64 / 32 * 4 / 96, rel=1e-12) and value > previous
+        previous = value
+    assert hong_kim.limit("N_pw", "Active_blocks_per_SM", "oo").result == sympy.oo

@@ -1,7 +1,8 @@
 """An extremum's ``valid_when`` domain free of the variable, read as known (:func:`assume`), and the open ends whose limit is a
 Piecewise over the inputs split by it (:func:`split_ends`, the branches it leaves: :func:`pieces`); where no branch of a
 Piecewise answer holds, what the quantity approaches instead (:func:`say_elsewhere`). A limit reads its quantity's domain
-the same way (:func:`assume` and :func:`pieces`, through :mod:`symgpu.derive.limit_domain`).
+the same way (:func:`assume`, and :func:`as_inequality` for its branches' conditions, through
+:mod:`symgpu.derive.limit_domain`).
 
 Where a ``valid_when`` condition free of the variable fails, the model gives the quantity no value at any value of it, so
 an extremum's answer holds only where those conditions hold (:func:`symgpu.derive.extremum_domain.outer_domain`, said in
@@ -62,7 +63,7 @@ def pieces(job: jobs._Job, value: sympy.Piecewise, var: sympy.Symbol) -> list[tu
     kept: list[tuple[sympy.Expr, tuple[sympy.Basic, ...]]] = []
     earlier: list[sympy.Basic] = []
     for branch, condition in value.args:
-        parts = [_as_inequality(job, p) for p in (condition, *(_negated(e) for e in earlier))]
+        parts = [as_inequality(job, p) for p in (condition, *(_negated(e) for e in earlier))]
         earlier.append(condition)
         verdicts = [job.ctx.decide(p) for p in parts]
         if False in verdicts:
@@ -74,7 +75,7 @@ def pieces(job: jobs._Job, value: sympy.Piecewise, var: sympy.Symbol) -> list[tu
     return kept or None
 
 
-def _as_inequality(job: jobs._Job, condition: sympy.Basic) -> sympy.Basic:
+def as_inequality(job: jobs._Job, condition: sympy.Basic) -> sympy.Basic:
     """``Eq(g, 0)`` of a ``g`` the assumptions prove nonnegative as ``g <= 0`` (``Ne`` as ``g > 0``; of a nonpositive one
     ``g >= 0``, ``g < 0``), which the sign reasoner tidies (``theta/(c - theta) <= 0`` as ``theta <= 0`` where ``c > theta``);
     any other condition as it is."""
