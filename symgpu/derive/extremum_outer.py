@@ -1,6 +1,8 @@
 """An extremum's ``valid_when`` domain free of the variable, read as known (:func:`assume`), and the open ends whose limit is a
-Piecewise over the inputs split by it (:func:`split_ends`); where no branch of a Piecewise answer holds, what the quantity
-approaches instead (:func:`say_elsewhere`).
+Piecewise over the inputs split by it (:func:`split_ends`, the branches it leaves: :func:`pieces`); where no branch of a
+Piecewise answer holds, what the quantity approaches instead (:func:`say_elsewhere`). A limit reads its quantity's domain
+the same way (:func:`assume`, and :func:`as_inequality` for its branches' conditions, through
+:mod:`symgpu.derive.limit_domain`).
 
 Where a ``valid_when`` condition free of the variable fails, the model gives the quantity no value at any value of it, so
 an extremum's answer holds only where those conditions hold (:func:`symgpu.derive.extremum_domain.outer_domain`, said in
@@ -41,18 +43,18 @@ def split_ends(job: jobs._Job, ends: Sequence[OpenEnd], var: sympy.Symbol) -> li
     them) do not refute, approached where that branch (first match) holds; the others as they are."""
     out: list[OpenEnd] = []
     for end in ends:
-        pieces = None if end.cusp or not isinstance(end.value, sympy.Piecewise) else _pieces(job, end.value, var)
-        if pieces is None:
+        kept = None if end.cusp or not isinstance(end.value, sympy.Piecewise) else pieces(job, end.value, var)
+        if kept is None:
             out.append(end)
             continue
         job.step("open end", sympy.Eq(sympy.Symbol(f"lim_{var}->{sympy.sstr(end.point)}"), sympy.Piecewise(
-            *((v, sympy.And(*w)) for v, w in pieces))), f"as {var} -> {sympy.sstr(end.point)} the quantity tends to this, "
+            *((v, sympy.And(*w)) for v, w in kept))), f"as {var} -> {sympy.sstr(end.point)} the quantity tends to this, "
                  "the branches the assumptions refute left out: each value is approached where its condition holds")
-        out.extend(OpenEnd(end.point, value, tuple(dict.fromkeys((*end.when, *when))), side=end.side) for value, when in pieces)
+        out.extend(OpenEnd(end.point, value, tuple(dict.fromkeys((*end.when, *when))), side=end.side) for value, when in kept)
     return out
 
 
-def _pieces(job: jobs._Job, value: sympy.Piecewise, var: sympy.Symbol) -> list[tuple[sympy.Expr, tuple[sympy.Basic, ...]]] | None:
+def pieces(job: jobs._Job, value: sympy.Piecewise, var: sympy.Symbol) -> list[tuple[sympy.Expr, tuple[sympy.Basic, ...]]] | None:
     """Each branch of ``value`` with the conditions under which it is the first that holds (tidied, the proved ones left out),
     the refuted branches left out; None where a condition reads ``var`` or none is left."""
     assert job.ctx is not None
@@ -61,7 +63,7 @@ def _pieces(job: jobs._Job, value: sympy.Piecewise, var: sympy.Symbol) -> list[t
     kept: list[tuple[sympy.Expr, tuple[sympy.Basic, ...]]] = []
     earlier: list[sympy.Basic] = []
     for branch, condition in value.args:
-        parts = [_as_inequality(job, p) for p in (condition, *(_negated(e) for e in earlier))]
+        parts = [as_inequality(job, p) for p in (condition, *(_negated(e) for e in earlier))]
         earlier.append(condition)
         verdicts = [job.ctx.decide(p) for p in parts]
         if False in verdicts:
@@ -73,7 +75,7 @@ def _pieces(job: jobs._Job, value: sympy.Piecewise, var: sympy.Symbol) -> list[t
     return kept or None
 
 
-def _as_inequality(job: jobs._Job, condition: sympy.Basic) -> sympy.Basic:
+def as_inequality(job: jobs._Job, condition: sympy.Basic) -> sympy.Basic:
     """``Eq(g, 0)`` of a ``g`` the assumptions prove nonnegative as ``g <= 0`` (``Ne`` as ``g > 0``; of a nonpositive one
     ``g >= 0``, ``g < 0``), which the sign reasoner tidies (``theta/(c - theta) <= 0`` as ``theta <= 0`` where ``c > theta``);
     any other condition as it is."""

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import declared_range, jobs, solve_domain
+from symgpu.derive import declared_range, extremum_domain, extremum_outer, jobs, solve_domain
 from symgpu.proofs import forms
 from symgpu.units import dimensions, literal_units
 
@@ -210,3 +210,66 @@ def _with_a_unit(job: jobs._Job, point: sympy.Expr, to: Any) -> sympy.Expr:
                                 f"symbols in that unit (e.g. a regime boundary such as MSHRs/M_Read); for {job.variable} near "
                                 f"{str(to)} at given values, eval there or sweep around it (symgpu sweep)")
     return point
+
+
+def assume_outer(job: jobs._Job, var: sympy.Symbol, stop: Any) -> bool:
+    """The ``valid_when`` conditions on the way to the quantity free of ``var`` (:func:`extremum_domain.outer_domain`) read
+    as known, as an extremum reads them (:func:`extremum_outer.assume`: put into the sign reasoner, each said among the
+    assumptions): where one fails the model gives the quantity no value at any ``var``, so the limit claims nothing there.
+    Whether any was put in."""
+    return extremum_outer.assume(job, extremum_domain.outer_domain(job, var, stop))
+
+
+def inside(job: jobs._Job, value: sympy.Expr, var: sympy.Symbol) -> sympy.Expr:
+    """``value`` (a limit), where it is a Piecewise over the inputs with a branch the assumptions refute (the domain
+    :func:`assume_outer` put in among them), without the refuted branches (nested ones too), each other under its own
+    condition tidied under the assumptions (an ``Eq``/``Ne`` of a signed expression read as an inequality first:
+    :func:`extremum_outer.as_inequality`), the first that holds still the value; recorded as a step: Volkov's
+    ``Latency_loaded_2term`` as ``b -> oo`` is ``-oo`` where ``x/(theta - c) > 0``, which holds nowhere inside ``theta < c``.
+    Where none is refuted, ``value`` as it is."""
+    inner = _without_refuted(job, value, var)
+    if inner is value:
+        return value
+    job.step("domain", inner, "the branches that hold nowhere inside the valid_when domain left out (the model gives "
+             f"{job.quantity} no value there), each other's condition tidied under the assumptions")
+    return inner
+
+
+def _without_refuted(job: jobs._Job, value: sympy.Expr, var: sympy.Symbol) -> sympy.Expr:
+    """:func:`inside`'s Piecewise rebuilt, or ``value`` itself (the same object) where no branch in it is refuted."""
+    assert job.ctx is not None
+    if not isinstance(value, sympy.Piecewise) or any(var in c.free_symbols for _, c in value.args):
+        return value
+    kept: list[tuple[sympy.Expr, sympy.Basic]] = []
+    changed = False
+    for index, (branch, condition) in enumerate(value.args):
+        part = extremum_outer.as_inequality(job, condition)
+        verdict = job.ctx.decide(part)
+        tidy = sympy.false if verdict is False else sympy.true if verdict is True else job.ctx.tidy(part)
+        if tidy is sympy.false:
+            changed = True
+            continue
+        inner = _without_refuted(job, branch, var)
+        changed = changed or inner is not branch
+        kept.append((inner, tidy))
+        if tidy is sympy.true:  # the branches after it are never reached
+            changed = changed or index < len(value.args) - 1
+            break
+    if not changed or not kept:
+        return value
+    return sympy.Piecewise(*kept)
+
+
+def signs_inside(job: jobs._Job, value: sympy.Expr) -> sympy.Expr:
+    """``value`` with each ``sign(g)`` whose sign the assumptions (the domain :func:`assume_outer` put in among them) decide
+    put in as that sign, recorded as a step (Hong & Kim's ``N_pw`` as ``Active_blocks_per_SM -> oo``, ``oo*sign(ind_mem_req/
+    (mem_req - ind_mem_req))``, is ``oo`` inside ``0 < ind_mem_req < mem_req``); the answer is then tidied as it was without
+    the domain, so its form is the same where the domain decides nothing."""
+    assert job.ctx is not None
+    decided = {a: sympy.Integer(s) for a in value.atoms(sympy.sign) if (s := job.ctx.sign(a.args[0])) in (1, -1)}
+    if not decided:
+        return value
+    inner = value.xreplace(decided)
+    job.step("signs inside the domain", inner, "; ".join(f"{sympy.sstr(a.args[0])} {'>' if v == 1 else '<'} 0" for a, v in decided.items())
+             + f" inside the valid_when domain (the model gives {job.quantity} a value only there)")
+    return inner

@@ -356,9 +356,13 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     the declared-nonnegative inputs that are 0 there are put in before the limit.
     """
     job, ctx = jobs.start(model, "limit", quantity, var, assume=assume, omit=omit)
+    stop_at = tuple(stop_at)
+    as_modelled = not substitute and not job.omit and not stop_at  # the evaluate path gives this expression's values
     stop_at = job.keep(stop_at, var)
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
     symbol = job.symbol(var)
+    plain = ctx.copy()  # the answer's form is tidied as without the domain: its relations decide signs, not forms
+    known = limit_domain.assume_outer(job, symbol, stop_at) if as_modelled else False  # the answer holds only there
     point = _point_in_inputs(job, limit_domain.parse_point(job, to), symbol, stop_at)
     if preset is not None or values:
         expr, point = limit_cases.pin_zeros(job, expr, point, symbol, preset, values)
@@ -376,8 +380,9 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     if preset is None and not values:  # at given values the zeros are already in (pin_zeros)
         value = limit_cases.split_zero_inputs(job, value, expr, point, symbol,
                                               lambda j, e, p: _take(j, e, symbol, p, direction, var))
+    value = limit_domain.signs_inside(job, limit_domain.inside(job, value, symbol)) if known else value
     value = _drop_dominated(job, value)
-    result = _tidy(ctx, value)
+    result = _tidy(plain if known else ctx, value)
     if result != value:
         job.step("simplify", result, "using the given assumptions")
     if result.has(sympy.zoo, sympy.nan):
