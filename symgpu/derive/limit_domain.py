@@ -216,7 +216,9 @@ def assume_outer(job: jobs._Job, var: sympy.Symbol, stop: Any) -> bool:
     """The ``valid_when`` conditions on the way to the quantity free of ``var`` (:func:`extremum_domain.outer_domain`) read
     as known, as an extremum reads them (:func:`extremum_outer.assume`: put into the sign reasoner, each said among the
     assumptions): where one fails the model gives the quantity no value at any ``var``, so the limit claims nothing there.
-    Whether any was put in."""
+    Whether any was put in (none for an input, which no equation defines: `limit MODEL alu_lat --var alu_lat`)."""
+    if job.quantity not in job.model.defining:
+        return False
     return extremum_outer.assume(job, extremum_domain.outer_domain(job, var, stop))
 
 
