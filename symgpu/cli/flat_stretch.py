@@ -110,7 +110,7 @@ def of(model: Model, derivation: Derivation, preset: str | None, values: Mapping
 
 
 def _same(a: float, b: float) -> bool:
-    return a == b or abs(a - b) <= SAME * max(abs(a), abs(b))
+    return math.isclose(a, b, rel_tol=SAME)  # a == b, or |a - b| <= SAME * max(|a|, |b|)
 
 
 def _at(model: Model, expr: Any, preset: str | None, values: Mapping[str, Any], unit: str) -> float | None:

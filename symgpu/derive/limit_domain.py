@@ -16,7 +16,7 @@ import sympy
 from symgpu import errors
 from symgpu.derive import declared_range, extremum_domain, extremum_outer, jobs, solve_domain
 from symgpu.proofs import forms
-from symgpu.units import dimensions, literal_units
+from symgpu.units import literal_units
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -192,16 +192,7 @@ def parse_point(job: jobs._Job, to: Any) -> sympy.Expr:
 def _with_a_unit(job: jobs._Job, point: sympy.Expr, to: Any) -> sympy.Expr:
     """``point``, refused where it is a nonzero number and the variable has a unit (the limit's unit check would blame the model)."""
     units = job.model.units.get(job.variable)
-    if not point.is_number and job.variable in job.model.symbols:  # a point in another dimension is no point of the variable
-        dims = job.dims()
-        try:
-            found = dimensions.settle(dimensions.dimension_of(point, dims))
-        except dimensions.Mismatch as exc:
-            raise errors.UsageError(f"{job.model.id}: limit point {str(to)!r} is dimensionally inconsistent: {exc.problem}") from None
-        expected = dims[job.model.symbols[job.variable]]
-        if found != expected:
-            raise errors.UsageError(f"{job.model.id}: limit point {str(to)!r} is {dimensions.show(found)}, but {job.variable} is "
-                                    f"{dimensions.show(expected)} ({job.model.unit_text(job.variable)}); give a point in a unit of {job.variable}")
+    job.model.as_target(point, job.variable, "limit point", repr(str(to)))  # a point in another dimension is no point of the variable
     # NOTE: a number in a unit of scale 1 (block, cycle) reads alike in every reading: it stands for itself
     if point.is_number and point != 0 and units is not None and not units.dimensionless \
             and not literal_units.same_scale(literal_units.literal_scale(units), 1.0):

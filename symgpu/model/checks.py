@@ -374,25 +374,28 @@ class ModelChecks:
                                         "different dimensions; give a relation in one dimension")
         return relations
 
-    def as_target(self, target: sympy.Basic, name: str) -> sympy.Basic:
-        """A caller's solve target (``--target``, API ``target=``), parsed, in quantity ``name``'s dimension, as a model
+    def as_target(self, target: sympy.Basic, name: str, what: str = "target", shown: str | None = None) -> sympy.Basic:
+        """A caller's solve target (``--target``, API ``target=``), or another expression that stands for quantity ``name``
+        (``what``: a limit's point for its variable, ``shown`` as given), parsed, in ``name``'s dimension, as a model
         file's ``target`` must be (:meth:`_check_request_dimensions`); a bare number has every dimension.
 
         Raises:
             errors.UsageError: it has another dimension (``--target L1``, KiB, for a latency in cycles, was read as a
-                number of base units: 192 KiB as 196608 cycles).
+                number of base units: 192 KiB as 196608 cycles; ``limit ... --var ws --to lat_L1`` was answered).
         """
         dims = self._uncounted_dims()
         if name not in self.symbols or not isinstance(target, sympy.Expr) or target.is_number:
             return target
+        shown = sympy.sstr(target) if shown is None else shown
         try:
             found = dimensions.settle(dimensions.dimension_of(target, dims))
         except dimensions.Mismatch as exc:
-            raise errors.UsageError(f"{self.definition.id}: target {sympy.sstr(target)} is dimensionally inconsistent: {exc.problem}") from None
+            raise errors.UsageError(f"{self.definition.id}: {what} {shown} is dimensionally inconsistent: {exc.problem}") from None
         expected = dims[self.symbols[name]]
         if found != expected:
-            raise errors.UsageError(f"{self.definition.id}: target {sympy.sstr(target)} is {dimensions.show(found)}, but {name} is "
-                                    f"{dimensions.show(expected)} ({self.unit_text(name)}); give a target in a unit of {name}")
+            noun = what.split()[-1]
+            raise errors.UsageError(f"{self.definition.id}: {what} {shown} is {dimensions.show(found)}, but {name} is "
+                                    f"{dimensions.show(expected)} ({self.unit_text(name)}); give a {noun} in a unit of {name}")
         return target
 
     def _answer_dimension(self, request: schema.DerivationRequest, which: str, text: str, value: pint.Quantity, where: str) -> None:
