@@ -67,7 +67,7 @@ def test_a_substitute_of_another_dimension_than_its_symbol_is_refused_by_check(w
     assert "substitute peak = 'n0' has dimension [warp]/[SM], but peak is [information]/[time] (unit TB/s)" in message
 
 
-@pytest.mark.parametrize("value", ["2*peak", "3", "peak*n/n0"])
+@pytest.mark.parametrize("value", ["2*peak", "3", "peak*n/n0", "3 TB/s"])
 def test_a_substitute_of_its_symbols_dimension_passes_check(write_model, cli, value: str) -> None:  # type: ignore[no-untyped-def]
     text = read_fixture("derivation_units") + REQUEST.format(id="sub", op="solve", extra='target = "9*peak/10"\n'
                                                              f'substitute = {{ peak = "{value}" }}')

@@ -5,7 +5,7 @@ table refers to."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pint
@@ -327,7 +327,7 @@ class ModelChecks:
                 self._written_as(text, name, dims, f"derivation {request.id}.substitute.{name}", f"substitute {name} = '{text}'")
         target = request.get("target")
         if request.op == "solve" and isinstance(target, str):
-            self._written_as(target, quantity, dims, f"derivation {request.id}.target", f"target '{target}'", value=True)
+            self._written_as(target, quantity, dims, f"derivation {request.id}.target", f"target '{target}'", with_unit=True)
         if request.op == "fixed_point" and isinstance(variable, str) and variable in self.symbols \
                 and dims[self.symbols[variable]] != dims[self.symbols[quantity]]:
             raise self.fail(f"derivation {request.id}.variable", f"the fixed point's variable {variable} is "
@@ -337,9 +337,10 @@ class ModelChecks:
                             errors.UnitMismatchError)
 
     def _written_as(self, text: str, name: str, dims: Mapping[sympy.Symbol, Any], where: str, subject: str, *,
-                    value: bool = False) -> None:
-        """``text`` (a request's, read as written) has symbol ``name``'s dimension in ``dims``; a bare number has every one, and
-        (``value``) a value with its unit ("2 us") its unit's.
+                    with_unit: bool = False) -> None:
+        """``text`` (a request's, read as written) has symbol ``name``'s dimension in ``dims``; a bare number has every one. A
+        value with its unit ("2 us") has its unit's where ``with_unit`` (a target); else (a substitute) it is left to the
+        derivation, which moves it across the model's clock, warp size or SM count where it can (:mod:`symgpu.derive.targets`).
 
         Raises:
             errors.UnitMismatchError: another dimension, or inconsistent ones: the file, the key and both dimensions.
@@ -348,11 +349,11 @@ class ModelChecks:
             found = self._walk(self._as_written(text, where), dims, where)
         except errors.ModelFileError as exc:
             try:  # a value with its unit ("2 us"), not an expression of the model
-                found = units.quantity(text).dimensionality if value else None
+                found = units.quantity(text).dimensionality
             except (ValueError, TypeError):
-                found = None
-            if found is None:
                 raise exc from None
+            if not with_unit:
+                return
         expected = dims[self.symbols[name]]
         if found is not dimensions.FREE and found != expected:
             raise self.fail(where, f"{subject} has dimension {dimensions.show(found)}, but {name} is {dimensions.show(expected)} "
@@ -362,7 +363,7 @@ class ModelChecks:
         """Each ``assume`` relation compares things of one dimension, and a limit's finite point (``to``/``point``, an
         expression) has its variable's, as written in the file (an assumption ``BW > peak``, GB/s against TFLOP/s, passed
         the check and was taken as a number against a number; a limit of ``ws`` in KiB at ``lat_L1`` in cycles was answered).
-        The dimensions every equation of the model counts as pure numbers (``counts``) are left out on both sides."""
+        The dimensions the quantity's equations count as pure numbers (:meth:`counted`) are left out on both sides."""
         dims = self.uncounted_dims(self.counted(self._defined(request.get("quantity")), request.get("stop_at")))
         for index, text in enumerate(request.get("assume") or ()):
             where = f"derivation {request.id}.assume[{index}]"
@@ -387,11 +388,11 @@ class ModelChecks:
         derivation of ``quantity`` leaves out (:meth:`dimension_as`)."""
         return counted_dimensions.counted(self.definition, quantity, stop_at if isinstance(stop_at, (list, tuple, frozenset)) else ())
 
-    def uncounted_dims(self, counts: Any = ()) -> Mapping[sympy.Symbol, Any]:
+    def uncounted_dims(self, counts: Iterable[str] = ()) -> Mapping[sympy.Symbol, Any]:
         """Every symbol's dimension without those ``counts`` names (the equations in use count them as pure numbers)."""
         return counted_dimensions.without_counts(self._dims, counts)
 
-    def dimension_as(self, expr: sympy.Basic, name: str, counts: Any = ()) -> Any:
+    def dimension_as(self, expr: sympy.Basic, name: str, counts: Iterable[str] = ()) -> Any:
         """``expr``'s dimension, which must be symbol ``name``'s, the dimensions ``counts`` names (those the equations in use
         count as pure numbers: a derivation's, or :meth:`counted`) left out on both sides: the one check of an expression
         standing for a symbol (:func:`~symgpu.model.counted_dimensions.dimension_as`).
@@ -402,7 +403,7 @@ class ModelChecks:
         """
         return counted_dimensions.dimension_as(expr, self.symbols[name], self.uncounted_dims(counts))
 
-    def in_one_dimension(self, relations: tuple[sympy.Basic, ...], counts: Any = ()) -> tuple[sympy.Basic, ...]:
+    def in_one_dimension(self, relations: tuple[sympy.Basic, ...], counts: Iterable[str] = ()) -> tuple[sympy.Basic, ...]:
         """A caller's assumptions (``--assume``, API ``assume=``), parsed, each comparing quantities of one dimension, the
         dimensions ``counts`` names (those the quantity's equations count: :meth:`counted`) left out, as a model file's
         ``assume`` must (:meth:`_check_request_relations`).
@@ -418,7 +419,7 @@ class ModelChecks:
                                         "different dimensions; give a relation in one dimension")
         return relations
 
-    def as_target(self, target: sympy.Basic, name: str, counts: Any = (), what: str = "target", shown: str | None = None) -> sympy.Basic:
+    def as_target(self, target: sympy.Basic, name: str, counts: Iterable[str] = (), what: str = "target", shown: str | None = None) -> sympy.Basic:
         """A caller's solve target (``--target``, API ``target=``), or another expression that stands for quantity ``name``
         (``what``: a limit's point for its variable, ``shown`` as given), parsed, in ``name``'s dimension (:meth:`dimension_as`,
         ``counts`` left out: the derivation's), as a model file's ``target`` must be (:meth:`_check_request_dimensions`); a
