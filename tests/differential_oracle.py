@@ -96,12 +96,13 @@ def grid(model: symgpu.Model, name: str, centre: float, *, size: int = GRID, dec
 def evaluate_on(model: symgpu.Model, quantity: str, point: Point, name: str, xs: np.ndarray) -> np.ndarray:
     """The quantity (declared unit) at each of ``xs`` for ``name``, NaN where the model gives no
     value (outside a ``valid_when`` domain): one vectorised call, point by point only where the
-    array as a whole is refused."""
+    array as a whole is refused (a domain, or a bare literal that the equations substituted into each
+    other put beside terms of another scale, which a scalar call, reading them one by one, evaluates)."""
     values = point.mapping(without=name)
     try:
         out = model.evaluate(quantity, point.preset, values=values | {name: xs}).magnitude
         return np.broadcast_to(np.asarray(out, dtype=float), xs.shape).copy()
-    except errors.DomainError:
+    except (errors.DomainError, errors.EvaluationError):
         pass
     result = np.full(xs.shape, np.nan)
     for i, x in enumerate(xs):
