@@ -254,7 +254,7 @@ class _Builder:
             b, c = self.atom(e, besides=a), self.atom(d)
             p = rng.choice((2, 3))
             scale = (a.scale / b.scale) ** p * c.scale if a.scale and b.scale and c.scale else None
-            return Node(f"({a.text}/{b.text})**{p}*{c.text}", lambda env, a=a, b=b, c=c, p=p: (a.value(env) / b.value(env)) ** p * c.value(env),
+            return Node(f"({a.text}/{b.text})**{p}*{c.text}", lambda env, a=a, b=b, c=c, p=p: _divide(a.value(env), b.value(env)) ** p * c.value(env),
                         d, scale, a.names | b.names | c.names)
         # ceiling/floor of a ratio times a term: whole steps
         e = rng.choice(POOL[:5])
@@ -263,7 +263,7 @@ class _Builder:
         fn = rng.choice(("ceiling", "floor"))
         whole = _ceiling if fn == "ceiling" else _floor
         return Node(f"{fn}({a.text}/{b.text})*{c.text}",
-                    lambda env, a=a, b=b, c=c, w=whole: w(a.value(env) / b.value(env)) * c.value(env), d, None, a.names | b.names | c.names)
+                    lambda env, a=a, b=b, c=c, w=whole: w(_divide(a.value(env), b.value(env))) * c.value(env), d, None, a.names | b.names | c.names)
 
     def literal(self, beside: Node, around: float) -> Node:
         """A bare literal beside ``beside`` (whose unit scale it takes), near ``around`` (base units)."""
@@ -335,16 +335,16 @@ class _Builder:
             lines.append("limiters = { " + ", ".join(f'{n} = "{a.text}"' for n, a in zip(names, args)) + " }")
             value = lambda env, az=tuple(args), p=pick: _extreme(p, [a.value(env) for a in az])
 
-            def regime(env: Env, az: tuple[Node, ...] = tuple(args), p: Callable = pick, ns: tuple[str, ...] = names) -> str | None:
+            def binding(env: Env, az: tuple[Node, ...] = tuple(args), p: Callable = pick, ns: tuple[str, ...] = names) -> str | None:
                 vals = [a.value(env) for a in az]
                 best = p(vals)
                 return ns[vals.index(best)]
 
-            def gap(env: Env, az: tuple[Node, ...] = tuple(args)) -> float:
+            def second(env: Env, az: tuple[Node, ...] = tuple(args)) -> float:
                 vals = sorted(a.value(env) for a in az)
                 ends = vals[:2] if pick is min else vals[-2:]
                 return abs(ends[1] - ends[0]) / max(abs(ends[0]), abs(ends[1]), 1e-300)
-            regimes = names
+            regime, gap, regimes = binding, second, names
         else:
             n = rng.choice((2, 2, 3))
             conds = [self.condition(rng.choice((d, d, rng.choice(POOL[:5])))) for _ in range(n - 1)]
@@ -418,7 +418,15 @@ def _product(a: Node, b: Node, sign: int) -> Node:
     d = add(a.dim, b.dim, sign)
     if sign > 0:
         return Node(f"({a.text})*({b.text})", lambda env, a=a, b=b: a.value(env) * b.value(env), d, scale, a.names | b.names)
-    return Node(f"({a.text})/({b.text})", lambda env, a=a, b=b: a.value(env) / b.value(env), d, scale, a.names | b.names)
+    return Node(f"({a.text})/({b.text})", lambda env, a=a, b=b: _divide(a.value(env), b.value(env)), d, scale, a.names | b.names)
+
+
+def _divide(a: float, b: float) -> float:
+    """``a/b`` as IEEE gives it: a nonzero number over 0 is an infinity of its sign (a nonnegative input at 0
+    makes a Min/Max argument infinite, and the other argument binds), 0/0 NaN."""
+    if b == 0:
+        return math.copysign(math.inf, a) * math.copysign(1.0, b) if a != 0 and not math.isnan(a) else math.nan
+    return a / b
 
 
 def generate(seed: int, index: int) -> GeneratedModel:
