@@ -326,6 +326,14 @@ def _check_limit(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     xs, exact = oracle.approach(model, q.quantity, q.point, q.variable, value_at(model, q.point, q.variable), q.to, exact=True)
     if len(exact) >= 4 and _tends(exact, value):
         return Verdict(q, "agree", answer=shown, brute=brute + "; exactly along " + ", ".join(f"{y:.10g}" for y in exact[-4:]))
+    if len(exact) >= 4 and np.all(exact[-4:] == exact[-1]):
+        # flat so far, not yet there: a Min/Max argument of tiny constant value binds until the moving one passes it
+        # (Min(b2*k, 3.7e-16 cycle) as b2 -> 0 binds the constant down to b2 ~ 1e-19 of its value); further along, exactly
+        _, far = oracle.approach(model, q.quantity, q.point, q.variable, value_at(model, q.point, q.variable), q.to, exact=True,
+                                 powers=np.arange(20.0, 301.0, 20.0))
+        if len(far) >= 4 and _tends(far, value):
+            return Verdict(q, "agree", answer=shown, brute=brute + "; exactly, further along (10**-20..10**-300 of the value) "
+                           + ", ".join(f"{y:.10g}" for y in far[-4:]))
     return Verdict(q, "disagree", "limit: the values do not tend to the answer", shown,
                    brute + ("; exactly along " + ", ".join(f"{y:.10g}" for y in exact[-4:]) if len(exact) else ""))
 

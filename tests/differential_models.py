@@ -191,8 +191,9 @@ class _Builder:
     symbols: dict[str, Symbol] = field(default_factory=dict)
     base_values: dict[str, float] = field(default_factory=dict)
     quantities: list[str] = field(default_factory=list)
+    #: each quantity's value (base units) at the first preset's values
+    values: dict[str, float] = field(default_factory=dict)
 
-    # ------------------------------------------------------------------ atoms
     def new_input(self, d: Dim, *, nonnegative: bool = False) -> Node:
         rng = self.rng
         prefix = PREFIX.get(d, "u")
@@ -220,7 +221,6 @@ class _Builder:
             return self.atom_of(self.rng.choice(inputs))
         return self.new_input(d, nonnegative=nonnegative)
 
-    # ------------------------------------------------------------------ terms
     def term(self, d: Dim, depth: int) -> Node:
         """An expression of dimension ``d``."""
         rng = self.rng
@@ -272,15 +272,11 @@ class _Builder:
         return Node(number(k), lambda env, v=k * beside.scale: v, beside.dim, beside.scale)
 
     def at_preset(self, node: Node) -> float:
-        env = dict(self.base_values)
-        for q in self.quantities:
-            env[q] = self._values[q]
+        """``node``'s value (base units) at the first preset's values."""
         try:
-            return node.value(env)
+            return node.value({**self.base_values, **self.values})
         except (ZeroDivisionError, ValueError, OverflowError):
             return math.nan
-
-    _values: dict[str, float] = field(default_factory=dict)
 
     def condition(self, d: Dim) -> tuple[str, Callable[[Env], bool]]:
         """A condition comparing an atom of dimension ``d`` with a literal (its unit) or another term."""
@@ -293,7 +289,6 @@ class _Builder:
             b = self.literal(a, self.at_preset(a) * factor) if a.scale is not None else self.atom(d, besides=a)
         return f"{a.text} {op} {b.text}", lambda env, a=a, b=b, op=op: _compare(op, float(a.value(env)), float(b.value(env)))
 
-    # ------------------------------------------------------------------ equations
     def equation(self, index: int, d: Dim, name: str) -> Equation:
         rng = self.rng
         form = rng.choice(("plain", "sum", "limiter", "limiter", "cases", "piecewise"))
@@ -368,7 +363,7 @@ class _Builder:
         domain: Callable[[Env], bool] = lambda env: True
         if rng.random() < 0.3:
             text, holds = self.condition(rng.choice(POOL[:5]))
-            if holds({**self.base_values, **self._values}):
+            if holds({**self.base_values, **self.values}):
                 lines.append(f'valid_when = ["{text}"]')
                 domain = holds
         head = [f'id = "eq_{name}"', f'defines = "{name}"'] + ([f'rhs = "{rhs}"'] if rhs else [])
@@ -448,14 +443,14 @@ def _draw(rng: random.Random, model_id: str) -> GeneratedModel | None:
         eq = b.equation(k, d, name)
         unit, scale = unit_for(d, rng)
         b.symbols[name] = Symbol(name, unit, scale, d, "intermediate")
-        env = {**b.base_values, **b._values}
+        env = {**b.base_values, **b.values}
         try:
             value = eq.value(env) if eq.domain(env) else math.nan
         except (ZeroDivisionError, ValueError, OverflowError):
             return None
         if not math.isfinite(value) or value == 0 or abs(value) > 1e30:
             return None
-        b._values[name] = value
+        b.values[name] = value
         b.quantities.append(name)
         equations.append(eq)
     last = b.symbols[b.quantities[-1]]

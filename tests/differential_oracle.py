@@ -392,12 +392,14 @@ def switches(model: symgpu.Model, quantity: str, point: Point, name: str, xs: np
 
 
 def approach(model: symgpu.Model, quantity: str, point: Point, name: str, centre: float, to: str, *,
-             exact: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """The quantity along a sequence tending to ``to`` (``"oo"``: centre*10**k, k = 1..15; ``"0"``:
+             exact: bool = False, powers: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The quantity along a sequence tending to ``to`` (``"oo"``: centre*10**k, k = 1..15 or ``powers``; ``"0"``:
     centre*10**-k), NaN values left out; ``exact``: on the evaluate path's exact mode (:func:`exact_on`)."""
     scale = abs(centre) if centre else 1.0
-    powers = np.arange(1, 16, dtype=float)
-    xs = scale * (10.0 ** powers if to == "oo" else 10.0 ** -powers)
+    powers = np.arange(1, 16, dtype=float) if powers is None else powers
+    with np.errstate(over="ignore"):
+        xs = scale * (10.0 ** powers if to == "oo" else 10.0 ** -powers)
+    xs = xs[np.isfinite(xs) & (xs > 0)]
     if is_integer(model, name):
         xs = np.unique(np.maximum(np.round(xs), 1.0))
     ys = exact_on(model, quantity, point, name, xs) if exact else evaluate_on(model, quantity, point, name, xs)
