@@ -178,8 +178,7 @@ class GeneratedModel:
         return out, _TIES[0] == 0
 
     def write(self, folder: Path) -> Path:
-        path = folder / f"{self.id}.toml"
-        path.write_text(self.text, encoding="utf-8")
+        (path := folder / f"{self.id}.toml").write_text(self.text, encoding="utf-8")
         return path
 
 
@@ -314,11 +313,11 @@ class _Builder:
             value = lambda env, ps=tuple(parts), ss=tuple(signs): sum(s * p.value(env) for s, p in zip(ss, ps))
         elif form == "limiter":
             args = [first]
-            for _ in range(2 if rng.random() < 0.3 else 1):  # arguments of distinct symbols: none dominates another
+            for _ in range(2 if rng.random() < 0.3 else 1):  # arguments sharing no symbol: none provably dominates another
                 arg = self.term(d, 2)
-                if any(arg.names == a.names or arg.text == a.text for a in args):
-                    arg = self.atom(d, besides=args[-1])
-                if all(arg.names != a.names for a in args):
+                if any(arg.names & a.names for a in args):
+                    arg = self.atom(d, besides=Node("", lambda env: 0.0, d, None, frozenset().union(*(a.names for a in args))))
+                if not any(arg.names & a.names for a in args):
                     args.append(arg)
             if first.scale is not None and all(a.scale == first.scale for a in args) and (len(args) < 2 or rng.random() < 0.4):
                 args.append(self.literal(first, abs(self.at_preset(first)) * rng.uniform(0.3, 3)))
@@ -413,14 +412,16 @@ def _product(a: Node, b: Node, sign: int) -> Node:
     d = add(a.dim, b.dim, sign)
     if sign > 0:
         return Node(f"({a.text})*({b.text})", lambda env, a=a, b=b: a.value(env) * b.value(env), d, scale, a.names | b.names)
-    return Node(f"({a.text})/({b.text})", lambda env, a=a, b=b: _divide(a.value(env), b.value(env)), d, scale, a.names | b.names)
+    pole = "floor(" in b.text or "ceiling(" in b.text
+    return Node(f"({a.text})/({b.text})", lambda env, a=a, b=b, p=pole: _divide(a.value(env), b.value(env), p), d, scale, a.names | b.names)
 
 
-def _divide(a: float, b: float) -> float:
-    """``a/b`` as IEEE gives it: a nonzero number over 0 is an infinity of its sign (a nonnegative input at 0
-    makes a Min/Max argument infinite, and the other argument binds), 0/0 NaN."""
+def _divide(a: float, b: float, pole: bool = False) -> float:
+    """``a/b`` as the evaluate path gives it: a nonzero number over an input at 0 is an infinity of its sign (a
+    nonnegative input at 0 makes a Min/Max argument infinite, and the other argument binds: the one-sided value);
+    over a whole part that is 0 (``pole``: ``x/floor(b0/b1)`` with b0 < b1) no value, as 0/0 has none."""
     if b == 0:
-        return math.copysign(math.inf, a) * math.copysign(1.0, b) if a != 0 and not math.isnan(a) else math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b) if a != 0 and not math.isnan(a) and not pole else math.nan
     return a / b
 
 

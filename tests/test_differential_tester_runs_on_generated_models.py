@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import os
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -68,6 +70,20 @@ def test_the_oracle_check_finds_a_model_whose_evaluate_differs_from_the_referenc
     generated.on_model_path(tmp_path)
     assert generated.oracle_faults(tampered), f"{name} tripled in the file and not in the reference went unnoticed"
     assert not generated.oracle_faults(gm)
+
+
+def test_the_oracle_and_its_check_load_no_module_of_the_derivation_engine(tmp_path: Path):
+    """The brute force is independent of what it judges: loading generated models, evaluating them along the
+    oracle's grids and naming their regimes (all of :func:`differential_generated.prepare`) imports nothing
+    from ``symgpu.derive`` (a fresh interpreter, so no other test's imports count)."""
+    script = ("import sys, pathlib; import differential_generated as g; "
+              f"made = g.prepare(1, {SEED}, pathlib.Path(sys.argv[1])); assert made.usable, made.faults; "
+              "print(sorted(m for m in sys.modules if m.startswith('symgpu.derive')))")
+    tests = Path(__file__).resolve().parent
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tests.parent), str(tests)]))
+    done = subprocess.run([sys.executable, "-c", script, str(tmp_path)], cwd=tests, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]", done.stdout
 
 
 def test_the_tester_asks_every_kind_of_question_of_generated_models(tmp_path: Path):
