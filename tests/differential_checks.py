@@ -202,11 +202,21 @@ def _check_solve(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
         # a grid value where the IEEE value meets the target (within REL in exact arithmetic) and an answer's root
         # beside it, within 1e-6 of the grid's step there, are one root (a target of 8/301 rounded to a double: the
         # exact root is 1.25e-17 and the scan's is alpha = 0; seed 215)
-        if not any(bracket.contains(r, scale=bracket.step(xs)) for r in found) and not oracle.rounding_noise(model, q.quantity, q.point, q.variable, q.target, bracket, xs):
+        if not any(bracket.contains(r, scale=bracket.step(xs)) for r in found) and not oracle.rounding_noise(model, q.quantity, q.point, q.variable, q.target, bracket, xs) \
+                and not any(bracket.contains(r, rel=1e-4) and _exact_root(model, q, r) for r in found):
             return Verdict(q, "disagree", "solve: misses a root the scan finds", shown, brute)
     if plateaus and not covered:  # isolated roots cannot describe a range (the target is a plateau's value)
         return Verdict(q, "disagree", "solve: the relation holds on a whole range; the answer gives isolated roots", shown, brute)
     return Verdict(q, "agree", answer=shown, brute=brute)
+
+
+def _exact_root(model: symgpu.Model, q: Question, root: float) -> bool:
+    """Is ``root`` a root to 1e-9 (relative) in exact arithmetic: the quantity less the target changes sign (or is
+    0) across ``root*(1 -+ 1e-9)``? Where the quantity varies below its IEEE digits (``b0/u0 + w0``, the first term
+    1e-13 of the second) the scan's bisection brackets rounding noise beside the root (seed 12 of ``--generated``)."""
+    assert q.target is not None
+    ends = oracle.exact_on(model, q.quantity, q.point, q.variable, np.array([root * (1 - 1e-9), root * (1 + 1e-9)]), minus=q.target)
+    return bool(np.all(np.isfinite(ends)) and (ends[0] == 0 or ends[1] == 0 or (ends[0] > 0) != (ends[1] > 0)))
 
 
 def _holds(model: symgpu.Model, condition: Any, q: Question, x: float) -> bool:
