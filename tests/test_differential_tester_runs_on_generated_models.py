@@ -13,7 +13,6 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-
 import differential_generated as generated
 import differential_models as models
 
