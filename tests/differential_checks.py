@@ -375,7 +375,7 @@ def _check_extremum(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
         and not isinstance(d.location, sympy.Tuple) else (math.nan,)
     shown = f"{q.kind} {value:.10g} at {q.variable} = {where:.10g} (location {_show(d.location, 60)})"
     if (math.isnan(value) or math.isnan(where)) and d.extra.elsewhere:
-        return _check_unattained(model, q, shown)
+        return _check_unattained(model, q, shown, tuple(_approached(model, q, d)))
     if math.isnan(value) or math.isnan(where):
         return Verdict(q, "disagree", "extremum: the answer is NaN at the point", shown, "")
     if not _admissible(model, q.variable, where):
@@ -396,7 +396,23 @@ def _check_extremum(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     return Verdict(q, "agree", answer=shown, brute=f"best of scan {float(np.max(sign * ys[finite])) * sign:.10g}" if finite.any() else "")
 
 
-def _check_unattained(model: symgpu.Model, q: Question, shown: str) -> Verdict:
+def _approached(model: symgpu.Model, q: Question, d: Derivation) -> list[tuple[float, float]]:
+    """(location, value) of each point the answer says the quantity approaches and does not attain (extra
+    ``approached``: a case's value at the edge where another case takes over), at the question's point; those that do
+    not evaluate there left out."""
+    out = []
+    for record in d.extra.approached or ():
+        try:
+            (x,) = _values(model, record.location, q, model.unit_text(q.variable))
+            (v,) = _values(model, record.value, q, d.unit)
+        except (errors.SymgpuError, ValueError, TypeError):
+            continue
+        if math.isfinite(x) and math.isfinite(v):
+            out.append((x, v))
+    return out
+
+
+def _check_unattained(model: symgpu.Model, q: Question, shown: str, approached: tuple[tuple[float, float], ...] = ()) -> Verdict:
     """The answer says no extremum exists at the point (no branch of its Piecewise holds: every
     candidate is beaten by a value approached at an open end). Brute force agrees when the best
     point of the scan is the scan's first or last admissible point (approaching an end), or none
@@ -413,6 +429,11 @@ def _check_unattained(model: symgpu.Model, q: Question, shown: str) -> Verdict:
     beaten_inside = sign * (ys[best] - ys[sorted(edge)]).min() > REL * max(abs(ys[best]), 1e-300)
     if best in edge or not beaten_inside:
         return Verdict(q, "agree", answer=shown + "; no extremum here (stated)", brute=f"best of scan at the scan's end x = {xs[best]:.10g}")
+    for x, v in approached:  # an infimum (supremum) approached at a case edge x inside: the scan's best lies beside x
+        between = finite[(xs[finite] > min(x, xs[best])) & (xs[finite] < max(x, xs[best]))]
+        if not len(between) and not np.any(sign * (ys[finite] - v) > REL * max(abs(v), 1e-300)):
+            return Verdict(q, "agree", answer=shown + f"; approaches {v:.10g} as {q.variable} -> {x:.10g}, not attained (stated)",
+                           brute=f"best of scan {ys[best]:.10g} at the scanned value beside it, {xs[best]:.10g}; none past {v:.10g}")
     return Verdict(q, "disagree", "extremum: the answer says there is none here, but a point inside the scan is the extreme",
                    shown, f"{q.quantity}({xs[best]:.10g}) = {ys[best]:.10g}")
 
