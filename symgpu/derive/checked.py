@@ -131,6 +131,26 @@ def refuse_coupled_keep(model: Model, variable: str, options: Options) -> None:
                 f"model's; do not keep {name} (let its equation in), or keep it without a value so it stays a symbol")
 
 
+def keep_given_quantities(model: Model, asked: Asked, options: Options) -> Options:
+    """``options`` with each quantity an equation defines that is given a value at the point (``--set S_Mem=10``) kept as a
+    symbol, so the answer holds it at that value as the check does (``eval``'s ``--set`` replaces its equation; expanded
+    here, the answer was another function than the one checked, refused as a closed form that disagrees with evaluate).
+
+    Raises:
+        errors.UsageError: a quantity given a value depends on the variable asked about (held fixed, it would not move
+            with the variable: the answer would not be the model's).
+    """
+    given = [n for n in (options.at or {}) if n in model.defining and n not in options.stop_at and n != asked.quantity]
+    for name in given:
+        if asked.variable and asked.variable in model.inputs(name, stop_at=options.stop_at):
+            raise errors.UsageError(
+                f"{model.id}: {name} is given a value (--set, values=), but {name} depends on {asked.variable} (its equation "
+                f"{model.equation_for(name).definition.id} and those it reads), the variable asked about: held at that value it would not move with "
+                f"{asked.variable}, and the answer would not be the model's; drop {name}'s value (let its equation in), or "
+                f"give the inputs it is computed from")
+    return dataclasses.replace(options, stop_at=options.stop_at + tuple(given)) if given else options
+
+
 def _zero_inputs(model: Model, quantity: str, variable: str, options: Options) -> dict[str, Any]:
     """The declared-nonnegative inputs of ``quantity`` that are 0 at the preset / values
     (:func:`limit_cases.zero_inputs`): a solve there is the solve with the 0 put in first, as a limit there is."""
@@ -161,6 +181,7 @@ def _answer(model: Model, asked: Asked, options: Options, run: Callable[[Options
         raise errors.UsageError(f"{model.id}: {asked.variable} is the variable of this {asked.op.replace('_', ' ')}; it cannot also be "
                                 "given a value (--set, values=): drop it, or eval at that value")
     refuse_coupled_keep(model, asked.variable, options)
+    options = keep_given_quantities(model, asked, options)
     derivation = None
     zeros = _zero_inputs(model, asked.quantity, asked.variable, options) if pin_zeros else {}
     if zeros:
