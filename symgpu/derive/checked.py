@@ -402,6 +402,7 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     None: a finite point is approached from above for a positive variable, from both sides otherwise; then the side
     below is taken too and ``extra.elsewhere`` says whether the two agree (the two-sided limit) or not (no two-sided
     limit: the result is the limit from above, the one from below given beside it)."""
+    model, to = _point_in_its_unit(model, str(var), to)
     options = Options.of(substitute=substitute, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values)
     asked = Asked("limit", str(quantity), str(var), to=to, direction=direction, preset=options.preset, values=_pairs(options.at),
                   substitute=_parsed(model, options.substitutions), assume=tuple(options.assume or ()))
@@ -421,6 +422,24 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
             and _finite(to):  # in symbols: the side below too, equal or said
         answer = limit_sides.both_sides_in_symbols(model, answer, asked, lambda: side("-"))
     return answer
+
+
+def _point_in_its_unit(model: Model, var: str, to: Any) -> tuple[Model, Any]:
+    """A nonzero number given as the limit point of a variable with a unit, made a constant of that value in its declared
+    unit on a copy of the model (:meth:`Model.given_constant`), as the command line's ``--to 20`` is
+    (:mod:`symgpu.cli.given_numbers`): a bare 20 put in for W (warp/SM) left the answer's unit check blaming the model
+    (``derive.limit(mdm, 'M', 'W', to=20)``: "'MSHRs + 20*M_Write' is dimensionally inconsistent"). Anything else as given."""
+    declared = model.units.get(var)
+    if declared is None or declared.dimensionless or isinstance(to, sympy.Basic) and not to.is_number:
+        return model, to
+    try:
+        number = forms.exact_number(to)
+    except (TypeError, ValueError, ZeroDivisionError, errors.UsageError):
+        return model, to
+    if not isinstance(number, sympy.Rational) or number == 0:
+        return model, to
+    request = model.for_request()
+    return request, sympy.sstr(request.given_constant(number, declared))
 
 
 def _finite(to: Any) -> bool:
