@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import arguments, errors, memo, store
-from symgpu.derive import (certify, certify_path, extrema, extremum_supremum, fixed_points, grid_search, limit_cases, limit_domain, limit_sides, limits,
-                           numeric_solve, requests, results, solving, staircase_boundary, stored, targets)
+from symgpu.derive import (certify, certify_path, extrema, extremum_supremum, fixed_points, given_values, grid_search, limit_cases,
+                           limit_domain, limit_sides, limits, numeric_solve, requests, results, solving, staircase_boundary, stored,
+                           targets)
 from symgpu.derive.certify import Asked
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.options import Options
@@ -111,46 +112,6 @@ def _skip(model: Model, options: Options, variable: str = "", kind: str | None =
     return unread
 
 
-def refuse_coupled_keep(model: Model, variable: str, options: Options) -> None:
-    """Refuse a kept quantity (``stop_at``, ``--keep``) given a value at the point while it depends on the
-    variable asked about: held at that value it no longer moves with the variable, and the answer would be
-    about another function than the model's (an extremum over alpha with Latency fixed, though Latency = f(alpha)).
-
-    Raises:
-        errors.UsageError: names the kept quantity, the variable it depends on and what to do.
-    """
-    if not variable or not options.stop_at or not options.at_a_point:
-        return
-    valued = set(input_values.merge_values(model, options.preset, dict(options.at or {}))) | set(options.substitutions or {})
-    for name in options.stop_at:
-        if name in model.defining and name != variable and name in valued \
-                and variable in model.inputs(name, stop_at=tuple(n for n in options.stop_at if n != name)):
-            raise errors.UsageError(
-                f"{model.id}: {name} is kept (stop_at, --keep) and given a value, but {name} depends on {variable}, the "
-                f"variable asked about: held at that value it would not move with {variable}, and the answer would not be the "
-                f"model's; do not keep {name} (let its equation in), or keep it without a value so it stays a symbol")
-
-
-def keep_given_quantities(model: Model, asked: Asked, options: Options) -> Options:
-    """``options`` with each quantity an equation defines that is given a value at the point (``--set S_Mem=10``) kept as a
-    symbol, so the answer holds it at that value as the check does (``eval``'s ``--set`` replaces its equation; expanded
-    here, the answer was another function than the one checked, refused as a closed form that disagrees with evaluate).
-
-    Raises:
-        errors.UsageError: a quantity given a value depends on the variable asked about (held fixed, it would not move
-            with the variable: the answer would not be the model's).
-    """
-    given = [n for n in (options.at or {}) if n in model.defining and n not in options.stop_at and n != asked.quantity]
-    for name in given:
-        if asked.variable and asked.variable in model.inputs(name, stop_at=options.stop_at):
-            raise errors.UsageError(
-                f"{model.id}: {name} is given a value (--set, values=), but {name} depends on {asked.variable} (its equation "
-                f"{model.equation_for(name).definition.id} and those it reads), the variable asked about: held at that value it would not move with "
-                f"{asked.variable}, and the answer would not be the model's; drop {name}'s value (let its equation in), or "
-                f"give the inputs it is computed from")
-    return dataclasses.replace(options, stop_at=options.stop_at + tuple(given)) if given else options
-
-
 def _zero_inputs(model: Model, quantity: str, variable: str, options: Options) -> dict[str, Any]:
     """The declared-nonnegative inputs of ``quantity`` that are 0 at the preset / values
     (:func:`limit_cases.zero_inputs`): a solve there is the solve with the 0 put in first, as a limit there is."""
@@ -180,8 +141,8 @@ def _answer(model: Model, asked: Asked, options: Options, run: Callable[[Options
         # along a variable takes its value as the point whose regime is active)
         raise errors.UsageError(f"{model.id}: {asked.variable} is the variable of this {asked.op.replace('_', ' ')}; it cannot also be "
                                 "given a value (--set, values=): drop it, or eval at that value")
-    refuse_coupled_keep(model, asked.variable, options)
-    options = keep_given_quantities(model, asked, options)
+    given_values.refuse_coupled_keep(model, asked.variable, options)
+    options = given_values.keep_given_quantities(model, asked, options)
     derivation = None
     zeros = _zero_inputs(model, asked.quantity, asked.variable, options) if pin_zeros else {}
     if zeros:
@@ -407,7 +368,7 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     asked = Asked("limit", str(quantity), str(var), to=to, direction=direction, preset=options.preset, values=_pairs(options.at),
                   substitute=_parsed(model, options.substitutions), assume=tuple(options.assume or ()))
     asked_side = direction
-    refuse_coupled_keep(model, str(var), options)
+    given_values.refuse_coupled_keep(model, str(var), options)
     if options.at_a_point:  # the side(s) where the model has values at the point (limit_sides), also the certificate's
         direction = limit_sides.direction(model, asked, limit_domain.default_direction(model, str(var)))
         asked = dataclasses.replace(asked, direction=direction)
