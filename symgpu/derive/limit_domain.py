@@ -203,7 +203,7 @@ def _in_declared_range(job: jobs._Job, point: sympy.Expr, to: Any) -> sympy.Expr
 def _with_a_unit(job: jobs._Job, point: sympy.Expr, to: Any) -> sympy.Expr:
     """``point``, refused where it is a nonzero number and the variable has a unit (the limit's unit check would blame the model)."""
     units = job.model.units.get(job.variable)
-    job.model.as_target(point, job.variable, "limit point", repr(str(to)))  # a point in another dimension is no point of the variable
+    job.model.as_target(point, job.variable, job.counts, "limit point", repr(str(to)))  # a point in another dimension is no point of the variable
     # NOTE: a number in a unit of scale 1 (block, cycle) reads alike in every reading: it stands for itself
     if point.is_number and point != 0 and units is not None and not units.dimensionless \
             and not literal_units.same_scale(literal_units.literal_scale(units), 1.0):
