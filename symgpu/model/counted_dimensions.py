@@ -106,7 +106,30 @@ def reading(expr: sympy.Basic, dims: Mapping[sympy.Symbol, Any]) -> Any:
                 return dimensions.settle(dimensions.dimension_of(top / bottom, dims))
             except dimensions.Mismatch:
                 continue
+    whole = _whole_part(numerator, denominator)
+    if whole is not None:  # (a*(alpha + 1) + m*n)/(a*(alpha + 1)): the model's bare 1 beside m*n/(a*(alpha + 1))
+        try:
+            return dimensions.settle(dimensions.dimension_of(whole, dims))
+        except dimensions.Mismatch:
+            pass
     raise problem
+
+
+def _whole_part(numerator: sympy.Expr, denominator: sympy.Expr) -> sympy.Expr | None:
+    """``numerator/denominator`` as ``c + r/denominator`` with ``c`` a nonzero number, where polynomial division leaves
+    one (None otherwise): a bare number has its neighbour's dimension (equations/README.md), and ``together`` hides it
+    in the fraction (Volkov's ``CWP_full_sim = mem_lat/((alpha + 1)*arithmetic_time) + 1``, in warp/SM, as ``alu_thru
+    -> oo``: ``(alu_lat*(alpha + 1) + mem_lat*n)/(alu_lat*(alpha + 1))``, refused as inconsistent, blaming the model)."""
+    gens = sorted(numerator.free_symbols | denominator.free_symbols, key=sympy.default_sort_key)
+    if not gens or denominator.is_number:
+        return None
+    try:
+        (quotient,), remainder = sympy.reduced(sympy.expand(numerator), [sympy.expand(denominator)], *gens)
+    except sympy.PolynomialError:
+        return None
+    if not quotient.is_number or quotient == 0:
+        return None
+    return quotient + remainder / denominator
 
 
 def _regroupings(expr: sympy.Expr, limit: int = 40) -> list[sympy.Expr]:
