@@ -28,7 +28,6 @@ import dataclasses
 import hashlib
 import json
 import os
-import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -135,22 +134,21 @@ def _key(request: Request, digest: str) -> str:
 
 
 def model_files(path: Path) -> list[tuple[str, str, str]] | None:
-    """The model file ``path`` and its bases: (path, SHA-256, the id it extends, "" for none)."""
+    """The model file ``path`` and its bases: (path, SHA-256, the id it extends, "" for none); None where a file
+    does not read or the chain is longer than :data:`MAX_FILES`. The chain is the one the model's loading has just
+    followed (:func:`symgpu.model.loader.bases_used`, from the ``extends`` its parse kept: parsing the file again
+    with ``tomllib`` cost a first sweep of volkov 1 % of its CPU)."""
+    from symgpu.model import loader  # noqa: PLC0415 - the full path's alone: a rerun imports no model code
+    chain = loader.bases_used(path)
+    if len(chain) + 1 > MAX_FILES:
+        return None
     found: list[tuple[str, str, str]] = []
-    while len(found) < MAX_FILES:
-        digest = _sha256(path)
+    for file, extends in zip([path, *(f for _, f in chain)], [*(e for e, _ in chain), ""]):
+        digest = _sha256(file)
         if digest is None:
             return None
-        try:
-            meta = tomllib.loads(path.read_text(encoding="utf-8")).get("model")
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-            return None
-        extends = meta.get("extends", "") if isinstance(meta, dict) else ""
-        found.append((str(path), digest, extends if isinstance(extends, str) else ""))
-        if not found[-1][2]:
-            return found
-        path = resources.base_model_file(path, found[-1][2])
-    return None
+        found.append((str(file), digest, extends))
+    return found
 
 
 def keep(request: Request, plan: Plan, function: gridcode.GridProgram, settled: Sequence[Settled] = ()) -> bool:

@@ -33,6 +33,7 @@ import sympy
 
 from symgpu.evaluate import stepwise, ties
 from symgpu.evaluate.rule import TIE
+from symgpu.model.substitution import min_max
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -177,9 +178,9 @@ def _relation(relation: sympy.core.relational.Relational) -> sympy.Basic:
     if left.is_number or right.is_number:  # a bare literal: the other side's magnitude is the scale
         scale = _magnitude(right if left.is_number else left)
     else:
-        scale = sympy.Max(_magnitude(left), _magnitude(right))
+        scale = min_max(sympy.Max, (_magnitude(left), _magnitude(right)))
     gap = left - right
-    tie = TIE * sympy.Min(scale, LARGEST)
+    tie = TIE * min_max(sympy.Min, (scale, LARGEST))
     same = sympy.Eq(left, right, evaluate=False)
     op = relation.rel_op
     if op == ">":
@@ -196,5 +197,11 @@ def _relation(relation: sympy.core.relational.Relational) -> sympy.Basic:
 
 def _magnitude(expr: sympy.Expr) -> sympy.Expr:
     """``|expr|`` as ``Max(expr, -expr)``: a NumPy ufunc (``maximum``) in the compiled sweep, where
-    ``Abs`` prints as Python's ``abs``, which the buffered grid code does not rewrite."""
-    return sympy.Max(expr, -expr)
+    ``Abs`` prints as Python's ``abs``, which the buffered grid code does not rewrite.
+
+    Each Min/Max here is :func:`symgpu.model.substitution.min_max`'s: the node ``sympy.Max(...)`` builds, its search for
+    dominated arguments done once per argument tuple (or proved needless) and shared with the value's case conditions,
+    the regime's (:func:`case_code`) and the near-tie flag's (:func:`symgpu.evaluate.ties.near_condition`), which
+    build the same magnitudes: a first Hong & Kim sweep built each of them three times, SymPy's search for
+    dominated arguments each time (tests/test_sweep_tie_conditions_min_max.py compares the nodes)."""
+    return min_max(sympy.Max, (expr, -expr))
