@@ -33,10 +33,6 @@ def _equation(name: str, body: str) -> str:
     return f'\n[[equations]]\nid = "eq_{name}"\ndefines = "{name}"\n{body}\nsource = {{ ref = "toy2026", locator = "1" }}\n'
 
 
-@pytest.mark.xfail(strict=True, raises=symgpu.SymgpuError, reason=(
-    "engine: a case condition on a quantity that is itself a case table (q0 >= 1.8 us, q0 of two cases) becomes SymPy's "
-    "ITE(...), which symgpu/evaluate/active.py condition_verdict and condition_mask (and sweep/regimes.py) do not evaluate: "
-    "'cannot evaluate the condition ITE(lit_420_us >= t0, lit_1p8_us <= q2, lit_1p8_us <= t0)'"))
 def test_a_solve_through_a_condition_on_a_case_table_is_answered_at_a_point(write_model: Callable[..., Path]):
     model = _model(write_model, "ite_cond",
                    _symbol("t0", "us") + _symbol("k", "1") + _symbol("t1", "us") + _symbol("q0", "us", "intermediate")

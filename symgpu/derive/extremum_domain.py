@@ -16,7 +16,7 @@ from typing import Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import at_point, declared_range, jobs, limit_forms, point_roots, solve_domain
+from symgpu.derive import at_point, case_conditions, declared_range, jobs, limit_forms, point_roots, solve_domain
 from symgpu.memo import memoised
 from symgpu.evaluate import scaling
 
@@ -399,12 +399,11 @@ def unbounded(job: jobs._Job, ends: Sequence[OpenEnd], kind: str) -> None:
 
 
 def _closed(relation: sympy.Basic) -> sympy.Basic:
-    """``a > b`` as ``a >= b`` (``<`` as ``<=``); other relations as they are."""
-    if isinstance(relation, sympy.StrictGreaterThan):
-        return sympy.GreaterThan(relation.lhs, relation.rhs)
-    if isinstance(relation, sympy.StrictLessThan):
-        return sympy.LessThan(relation.lhs, relation.rhs)
-    return relation
+    """``a > b`` as ``a >= b`` (``<`` as ``<=``), each relation of a condition on a case table (:mod:`.case_conditions`) too."""
+    if isinstance(relation, sympy.logic.boolalg.BooleanFunction) and relation.has(sympy.ITE):
+        return case_conditions.as_cases(relation, each=_closed)
+    closed = {sympy.StrictGreaterThan: sympy.GreaterThan, sympy.StrictLessThan: sympy.LessThan}.get(type(relation))
+    return closed(relation.lhs, relation.rhs) if closed is not None else relation
 
 
 def _at_edge(relation: sympy.Basic, var: sympy.Symbol, edge: sympy.Expr) -> sympy.Basic | None:
@@ -438,7 +437,9 @@ def _plateau_edges(job: jobs._Job, regime: Any, var: sympy.Symbol, point: at_poi
 
     out: list[tuple[Any, list[Any]]] = []
     for cond in regime.raw:
-        if cond.h is None and var in cond.relational.free_symbols:  # Eq(x, 0), a staircase: no edge to solve for
+        if cond.h is None and var in cond.relational.free_symbols and (edges := case_conditions.edges(job, cond.relational, var)) is not None:
+            out.append((cond, edges))  # a condition on a case table: the edges of its relations (:mod:`.case_conditions`)
+        elif cond.h is None and var in cond.relational.free_symbols:  # Eq(x, 0), a staircase: no edge to solve for
             if point is not None and point_roots.decided_here(job, cond.relational, var, point):
                 continue  # holds for every value at the point: no edge to ask for
             if never():

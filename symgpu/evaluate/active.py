@@ -83,7 +83,7 @@ def _side(model: Model, expr: sympy.Expr, preset: str | None, values: Mapping[st
 
 def condition_verdict(condition: Any, side: Callable[[sympy.Expr], float], owner: str = "", *,
                       shown: bool = True, exact: Mapping[sympy.Basic, bool] | None = None) -> tuple[bool, str]:
-    """Evaluate a condition (relations, And/Or/Not) from ``side`` (an expression's magnitude in
+    """Evaluate a condition (relations, And/Or/Not, ``ITE``) from ``side`` (an expression's magnitude in
     coherent base units, bare literals taking their siblings' unit); return (verdict, shown numbers).
     ``shown`` False: the verdict alone, with ``""`` for the numbers (none printed: for a caller that
     shows only some of the conditions it decides).
@@ -107,6 +107,10 @@ def condition_verdict(condition: Any, side: Callable[[sympy.Expr], float], owner
     if isinstance(condition, sympy.Not):
         verdict, text = condition_verdict(condition.args[0], side, owner, shown=shown, exact=exact)
         return not verdict, f"not ({text})" if shown else ""
+    if isinstance(condition, sympy.ITE):  # (test & then) | (~test & otherwise): the branch the test picks decides
+        test, text = condition_verdict(condition.args[0], side, owner, shown=shown, exact=exact)
+        verdict, then = condition_verdict(condition.args[1 if test else 2], side, owner, shown=shown, exact=exact)
+        return verdict, (f"({text}) and ({then})" if test else f"not ({text}) and ({then})") if shown else ""
     if not isinstance(condition, sympy.core.relational.Relational) or condition.rel_op not in RELATIONS:
         raise errors.EvaluationError(f"{owner + ': ' if owner else ''}cannot evaluate the condition {sympy.sstr(condition)}")
 
@@ -143,6 +147,9 @@ def condition_mask(model: Model, condition: Any, preset: str | None, values: Map
         return np.logical_and.reduce(parts) if isinstance(condition, sympy.And) else np.logical_or.reduce(parts)
     if isinstance(condition, sympy.Not):
         return np.logical_not(condition_mask(model, condition.args[0], preset, values))
+    if isinstance(condition, sympy.ITE):  # (test & then) | (~test & otherwise), elementwise
+        test, then, otherwise = np.broadcast_arrays(*[condition_mask(model, c, preset, values) for c in condition.args])
+        return np.where(test, then, otherwise)
     if not isinstance(condition, sympy.core.relational.Relational) or condition.rel_op not in RELATIONS:
         raise errors.EvaluationError(f"{model.id}: cannot evaluate the condition {sympy.sstr(condition)}")
 
@@ -159,12 +166,24 @@ def exact_ties(model: Model, conditions: Iterable[Any], preset: str | None, valu
     exact arithmetic (:func:`ties.near_relations`), for :func:`condition_verdict`'s ``exact``."""
     found: dict[sympy.Basic, None] = {}
     for condition in conditions:
-        piece_select.collect_relations(condition, found)
+        for part in _without_ite(condition):
+            piece_select.collect_relations(part, found)
     return ties.near_relations(model, found, preset, values)
 
 
+def _without_ite(condition: Any) -> Iterable[Any]:
+    """``condition`` itself where it holds no ``ITE``, else the parts of it that hold none (an ``ITE``'s test, then
+    and otherwise, an ``And``/``Or``/``Not``'s arguments, recursively): the relations of all of them are its relations,
+    which :func:`piece_select.collect_relations` does not look for inside an ``ITE``."""
+    if not isinstance(condition, sympy.Basic) or not condition.has(sympy.ITE):
+        yield condition
+        return
+    for part in condition.args:
+        yield from _without_ite(part)
+
+
 def condition_holds(model: Model, condition: Any, preset: str | None, values: Mapping[str, Any]) -> tuple[bool, str]:
-    """Evaluate a condition (relations, And/Or/Not) numerically at a point; return (verdict, shown numbers).
+    """Evaluate a condition (relations, And/Or/Not, ``ITE``) numerically at a point; return (verdict, shown numbers).
 
     Both sides of a relation are evaluated in base units; sides within a relative
     :data:`TIE` of each other are equal (so ties are not decided by rounding).

@@ -6,7 +6,7 @@ applies at one point), called on arrays: for a top-level ``Min``/``Max`` the bin
 :data:`~symgpu.evaluate.active.TIE` of the extreme one) named by
 :func:`~symgpu.evaluate.active.argument_labels`; for an equation with cases the first case whose
 condition holds, relations compared in base units by
-:func:`~symgpu.evaluate.active.relation_holds`. Only the walk over a condition's And/Or/Not
+:func:`~symgpu.evaluate.active.relation_holds`. Only the walk over a condition's And/Or/Not (and ``ITE``)
 tree is here, so each side is compiled once with the plan's other outputs; the decision on
 arrays is :mod:`symgpu.sweep.decide` (re-exported here), which imports no SymPy.
 """
@@ -75,6 +75,9 @@ def _tree(condition: Any, add: Callable[[sympy.Basic, Any], int]) -> Tree:
         return ("and" if isinstance(condition, sympy.And) else "or", tuple(_tree(c, add) for c in condition.args))
     if isinstance(condition, sympy.Not):
         return ("not", _tree(condition.args[0], add))
+    if isinstance(condition, sympy.ITE):  # a condition on a case table: (test & then) | (~test & otherwise), exactly
+        test, then, otherwise = (_tree(c, add) for c in condition.args)
+        return ("or", (("and", (test, then)), ("and", (("not", test), otherwise))))
     if not isinstance(condition, sympy.core.relational.Relational) or condition.rel_op not in active.RELATIONS:
         raise errors.EvaluationError(f"cannot evaluate the condition {sympy.sstr(condition)} on a grid")
     op = condition.rel_op
