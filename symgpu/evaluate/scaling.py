@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pint
 import sympy
+from pint.util import to_units_container
 from sympy.core.parameters import global_parameters
 
 from symgpu import errors, units
@@ -95,7 +96,7 @@ def scaled_number_side(model: Model, relation: sympy.Basic) -> bool:
 def literals_read_in(model: Model, expr: sympy.Basic) -> tuple[pint.Unit, ...]:
     """The declared units the bare literals of ``expr``'s value are read in (``2499 - B``, B in cycle: cycle), one per
     scale, in the order found; the literals of conditions (a Piecewise's, a relation's) are left out: they decide a case,
-    not the unit of the value. Empty where no bare literal sits beside a term with a unit."""
+    not the unit of the value; and so are infinities, infinite in every unit. Empty where no bare literal sits beside a term with a unit."""
     rescaler = _Rescaler(model)
     found: dict[sympy.Rational, pint.Unit] = {}
     for node, values in _value_nodes(expr):
@@ -103,9 +104,15 @@ def literals_read_in(model: Model, expr: sympy.Basic) -> tuple[pint.Unit, ...]:
             walked = [rescaler.unit(v) for v in values]
             reference = next((u for u in walked if u is not None), None)
             if reference is not None and not reference.dimensionless and any(
-                    u is None and not literal_units.zero_literal(v) for v, u in zip(values, walked)):
+                    u is None and not literal_units.zero_literal(v) and not _infinite(v) for v, u in zip(values, walked)):
                 found.setdefault(_literal_scale(reference), reference)
     return tuple(found.values())
+
+
+def _infinite(value: sympy.Basic) -> bool:
+    """Whether ``value`` is an infinity (``oo``, ``-oo``, ``zoo``: a limit's value in a case), which is infinite in
+    every unit: read in none."""
+    return bool(getattr(value, "is_number", False) and value.is_infinite)
 
 
 def _value_nodes(expr: sympy.Basic) -> Iterator[tuple[sympy.Basic, list[sympy.Basic]]]:
@@ -124,14 +131,20 @@ def _value_nodes(expr: sympy.Basic) -> Iterator[tuple[sympy.Basic, list[sympy.Ba
 def written_unit(model: Model, expr: sympy.Basic, declared: str) -> str:
     """The unit ``expr`` is written in: ``declared``, unless every bare number of its value is read in one other unit of
     that dimension (``2499 - B``, B in cycle, solved for A in kcycle: 2499 cycles, so the formula is in cycle), whose
-    text (a symbol's declared text where one has it) is returned."""
+    text (a symbol's declared text where one has it) is returned where it reads back as that unit; else ``declared``
+    (the value is the same in either: the text only names the unit it is shown in)."""
     try:
         read_in, unit = literals_read_in(model, expr), units.unit(declared)
     except (KeyError, AttributeError, errors.SymgpuError, pint.errors.PintError):  # a symbol of no declared unit
         return declared
     if len(read_in) != 1 or read_in[0].dimensionality != unit.dimensionality or unit_scale(read_in[0]) == unit_scale(unit):
         return declared
-    return next((model.unit_text(n) for n in sorted(model.units) if model.units[n] == read_in[0]), f"{read_in[0]}")
+    text = next((model.unit_text(n) for n in sorted(model.units) if model.units[n] == read_in[0]), f"{read_in[0]}")
+    try:  # pint's text of a product of symbols' units may be one the unit grammar refuses (B ** 0.5 * GiB ** 0.5 / s)
+        units.unit(text)
+    except (ValueError, errors.SymgpuError, pint.errors.PintError):
+        return declared
+    return text
 
 
 #: the SI prefixes tried, in this order, for the name of a formula's unit of the declared one's dimension (:func:`symbols_unit`)
@@ -155,8 +168,8 @@ def _named_scale(model: Model, expr: sympy.Basic, declared: str, unit: pint.Unit
     """:func:`symbols_unit`'s unit, once ``expr`` is known to have no bare number beside a term with a unit."""
     rescaler = _Rescaler(model)
     formula = rescaler.unit(expr)
-    if formula is None or formula.dimensionality != unit.dimensionality or unit_scale(formula) == unit_scale(unit) \
-            or not _one_scale(rescaler, expr):
+    if formula is None or not _whole_powers(formula) or formula.dimensionality != unit.dimensionality \
+            or unit_scale(formula) == unit_scale(unit) or not _one_scale(rescaler, expr):
         return declared
     scale = unit_scale(formula)
     named = next((model.unit_text(n) for n in sorted(model.units)
@@ -173,6 +186,13 @@ def _named_scale(model: Model, expr: sympy.Basic, declared: str, unit: pint.Unit
             return text
     own = f"{formula:~}".replace(" ", "")  # the symbols' own units multiplied out (inflight/L, KiB over ns: KiB/ns)
     return own if unit_scale(units.unit(own)) == scale else declared
+
+
+def _whole_powers(formula: pint.Unit) -> bool:
+    """Whether ``formula`` is a product of whole powers of units: not one of symbols' units to a fractional power
+    (``sqrt(bw0*bw1)``, B/s by GiB/s: B ** 0.5 * GiB ** 0.5 / s), which the unit grammar cannot read back and whose
+    scale :func:`unit_scale` does not give (it counts whole powers)."""
+    return all(float(power).is_integer() for power in to_units_container(formula).values())
 
 
 def _one_scale(rescaler: _Rescaler, expr: sympy.Basic) -> bool:
