@@ -17,7 +17,9 @@ where every value of a range is one, or where none lies in the declared range. S
 * the fixed points the scan finds are the answer's alone; where there are several (the answer among
   them), the answer is stable and every other unstable (each slope by a central difference on the
   evaluate path; one within :data:`UNDECIDED` of 1 leaves the question unchecked);
-* ``x = quantity(x)`` on a whole run of grid points (a range of fixed points) is no single answer.
+* ``x = quantity(x)`` on a whole run of grid points (a range of fixed points) is no single answer;
+* where the conditions the answer states it holds under (``valid when``: the declared range at a closed form the
+  declared signs leave open) fail at the point, the scan finds no fixed point there.
 
 Asked in symbols, an answer with no finite value at the point (a closed form that divides by an input
 that is 0 there), or a refusal in symbols (``DerivationError``: ``x = g(x)`` has no closed form, and its
@@ -38,7 +40,7 @@ from symgpu.evaluate import scaling
 
 import differential_oracle as oracle
 from differential_questions import Question, value_at
-from differential_verdicts import REL, Verdict, admissible, numbers, show, values_of
+from differential_verdicts import REL, Verdict, admissible, numbers, show, stated_hold, values_of
 
 #: how far from 1 a fixed point's slope ``|quantity'(x)|`` must be for the scan to call it stable or unstable
 UNDECIDED = 1e-3
@@ -119,6 +121,14 @@ def slope(model: symgpu.Model, q: Question, x: float, scale: float) -> float:
 
 def check(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     """The verdict on a fixed point's answer at the question's point."""
+    stated = d.extra.valid_when or ()
+    if stated and not stated_hold(model, stated, q):  # the answer says: no fixed point in the declared range here
+        _, isolated, plateaus = scan(model, q, math.nan)
+        brute = "fixed points " + numbers([b.middle for b in isolated]) + (f" and the ranges {[(p.low, p.high) for p in plateaus]}" if plateaus else "")
+        said = "no fixed point: valid when " + " and ".join(map(show, stated)) + " fails here"
+        if isolated or plateaus:
+            return Verdict(q, "disagree", "fixed_point: the answer's stated conditions fail at the point, but the scan finds a fixed point", said, brute)
+        return Verdict(q, "agree", answer=said, brute=brute)
     value = _value(model, q, d)
     shown = f"{q.variable} = {value:.10g} (result {show(d.result, 80)})"
     xs, isolated, plateaus = scan(model, q, value)

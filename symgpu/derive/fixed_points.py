@@ -12,7 +12,7 @@ from symgpu import errors
 from symgpu.memo import memoised
 from symgpu.proofs import forms
 from symgpu.proofs import signs
-from symgpu.derive import at_point, declared_range, fixed_point_numeric, results
+from symgpu.derive import at_point, declared_range, fixed_point_numeric, results, solve_domain
 from symgpu.derive import jobs, roots as root_finder
 from symgpu.derive import limits
 from symgpu.derive.derivation import Derivation
@@ -167,6 +167,8 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
                  if not rising else
                  "x - g(x) increases, so x = Min(g(x), k), where Max(x - g(x), x - k) = 0, has the one solution Min(r, k): "
                  "below it both x - g(x) and x - k are negative, above it one of them is positive")
+    if not at:  # at a point the closed form was confirmed the one fixed point in the declared range there
+        _declared_when(job, x, result)
     unit = job.check_unit(root, x.name, "fixed point")
     job.extra = job.extra.with_(root_of_g=root)
     if preset is not None or values:
@@ -174,6 +176,33 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
         _meets_assumed(job, x, value_at, preset, values or {}, unique=s == -1)
         job.extra = job.extra.with_(value_at=value_at)
     return job.finish(result, unit, method=how, used=[expr])
+
+
+def _declared_when(job: jobs._Job, x: sympy.Symbol, result: sympy.Expr) -> None:
+    """The variable's declared range at the closed-form fixed point ``result`` (``c1/(2*r + 1) > 0``, c0 declared positive
+    and c1 nonnegative), as :func:`symgpu.derive.solve_domain.declared` gives a solve's root: where the declared signs
+    leave it open, the answer holds only where it holds (``extra.valid_when``, printed with the answer; elsewhere, at
+    ``c1 = 0``, the one root 0 lies outside the range: no fixed point).
+
+    Raises:
+        errors.NoAnswerHere: the fixed point lies outside the declared range whatever the inputs.
+    """
+    assert job.ctx is not None
+    open_: list[sympy.Basic] = []
+    for condition in solve_domain.at(solve_domain.declared(job, x), x, result):
+        # a square root read as a nonnegative number: where its argument is negative the closed form has no real value
+        # at all (a quadratic's root, Volkov's loaded memory throughput), and the declared signs decide the rest
+        real = condition.replace(lambda n: n.is_Pow and n.exp == sympy.S.Half, lambda n: sympy.Dummy("root", nonnegative=True))
+        verdict = False if condition is sympy.false else job.ctx.decide(real)
+        if verdict is False:
+            raise errors.NoAnswerHere(f"{job.model.id}: fixed point of {job.quantity} in {x}: no fixed point in the declared range: "
+                                      f"the closed form {x} = {sympy.sstr(result)} fails {sympy.sstr(condition)} whatever the inputs")
+        if verdict is None:
+            open_.append(condition)
+    if open_:
+        job.extra = job.extra.with_(valid_when=tuple(dict.fromkeys(open_)))
+        job.step("admissible when", sympy.Tuple(*open_), f"the fixed point lies in {x}'s declared range only where these hold "
+                 "(the declared signs leave them open); elsewhere there is no fixed point in it")
 
 
 #: the most Min/Max branch expressions of g whose slopes are signed (each Min/Max multiplies their number)
