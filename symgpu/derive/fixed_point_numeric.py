@@ -150,20 +150,21 @@ def root(job: jobs._Job, pt: AtPoint, x: sympy.Symbol, lo: sympy.Expr, hi: sympy
         with mpmath.workdps(40):
             eps = hi_v * mpmath.mpf(10) ** -30
             a, b = lo_v + eps, hi_v - eps
-            if f(a) * f(b) < 0:  # one bracket of the whole domain
-                r = mpmath.findroot(f, (a, b), solver="anderson", tol=mpmath.mpf(10) ** -35)
+            r = mpmath.findroot(f, (a, b), solver="anderson", tol=mpmath.mpf(10) ** -35) if f(a) * f(b) < 0 else None
+            # one bracket of the whole domain, where x - g(x) crosses 0 (changing sign without vanishing, at a jump: the scan decides)
+            if r is not None and not _jump_at(f, r):
                 how = (f"numeric: mpmath.findroot(solver='anderson') bracketed on (0, {float(hi_v) / float(x_scale):.8g} {unit}), "
                        f"40 digits — {why}, so no closed form is used")
                 if (unique and r >= pt.whole) or (pt.bound is None and r >= pt.whole):
                     return how, float(r) / float(x_scale)
                 whole = fixed_point_scan.Bracket(lo_v, hi_v, "", "")
-                found, _ = fixed_point_scan.fixed_points(f, pt.slope, whole)
+                found, _, _ = fixed_point_scan.fixed_points(f, pt.slope, whole)
                 fixed = pt.fixed(found, lo_v, hi_v)
                 old = r if pt.bound is None else min(r, pt.bound)
                 if len(fixed) == 1 and abs(fixed[0].value - old) <= mpmath.mpf(10) ** -12 * abs(old):
                     return how, float(r) / float(x_scale)
     where = fixed_point_scan.bracket(job, x, lo_v, hi_v, "the pole of g" if hi.is_finite else "no pole of g", preset, values, x_scale)
-    found, points = fixed_point_scan.fixed_points(f, pt.slope, where)
+    found, points, jumps = fixed_point_scan.fixed_points(f, pt.slope, where)
     zero = _at_zero(pt) if where.low == 0 and declared_range.of(model, x).word == "nonnegative" else []  # x = 0 is in the declared range
     found = zero + found
     fixed = pt.fixed(found, where.low, where.high)
@@ -186,9 +187,11 @@ def root(job: jobs._Job, pt: AtPoint, x: sympy.Symbol, lo: sympy.Expr, hi: sympy
             every = pt.fixed(fixed_point_scan.fixed_points(f, pt.slope, fixed_point_scan.Bracket(lo_v, hi_v, "", ""))[0], lo_v, hi_v)
             outside = [pt.shown(p.value) for p in every]
         raise errors.DerivationError(
-            f"{model.id}: fixed point of {job.quantity} in {x} at {where_said}: {x} - g({x}) changes sign at "
-            f"none of the {count} log-spaced points of {span}, so no fixed point was found there (one where {x} - g({x}) only touches "
-            f"0 is not seen)" + (f"; nor is the bound {pt.shown(pt.bound)} one (g is below it there, or it lies outside)" if pt.bound is not None else "")
+            f"{model.id}: fixed point of {job.quantity} in {x} at {where_said}: {x} - g({x}) changes sign "
+            + (f"between the {count} log-spaced points of {span} only across a jump, where it does not vanish (after "
+               f"{', '.join(pt.shown(j) for j in jumps)}: a step of a case table or a staircase, or a pole)" if jumps else
+               f"at none of the {count} log-spaced points of {span}")
+            + f", so no fixed point was found there (one where {x} - g({x}) only touches 0 is not seen)" + (f"; nor is the bound {pt.shown(pt.bound)} one (g is below it there, or it lies outside)" if pt.bound is not None else "")
             + (f"; outside the --assume bounds the scan finds {', '.join(outside)}" if outside else "")
             + f"; give --assume bounds on {x} around the fixed point meant (--assume '{x} >= A' --assume '{x} <= B'), or check the model")
     stable = [p for p in fixed if p.stable]
@@ -210,6 +213,26 @@ def root(job: jobs._Job, pt: AtPoint, x: sympy.Symbol, lo: sympy.Expr, hi: sympy
     how = (f"numeric: every change of sign of {x} - g({x}) on a log-spaced scan of {span}, refined by mpmath.findroot at 40 digits"
            + (", with the bound" if bounded and pt.bound is not None else "") + (f" ({len(shown)} fixed points: the stable one)" if others else "") + f" — {why}, so no closed form is used")
     return how, float(chosen.value) / float(x_scale)
+
+
+def _jump_at(f: Callable[[Any], Any], r: Any) -> bool:
+    """Whether ``f`` changes sign at ``r`` (a root findroot gave) without vanishing there: across a jump (a case table's
+    step), bisected by :func:`.fixed_point_scan.crossing` on ``r`` times 1 -+ 1e-9; False where it does not change sign
+    beside ``r`` (nothing to bisect) or has no real value there."""
+    with mpmath.workdps(40):
+        try:
+            r = mpmath.re(r)
+            ends = [r * (1 - k * mpmath.mpf(10) ** -9) for k in (1, -1)]
+            values = [f(e) for e in ends]
+            if not all(mpmath.isfinite(v) and mpmath.im(v) == 0 for v in values):
+                return False
+            values = [mpmath.re(v) for v in values]
+        except (ValueError, ZeroDivisionError, TypeError):
+            return False
+        if values[0] == 0 or values[1] == 0 or (values[0] < 0) == (values[1] < 0):
+            return False
+        low, high = sorted(zip(ends, values), key=lambda e: e[0])
+        return fixed_point_scan.crossing(f, low[0], low[1], high[0], high[1]) is None
 
 
 def _at_zero(pt: AtPoint) -> list[fixed_point_scan.FixedPoint]:
