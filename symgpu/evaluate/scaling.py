@@ -8,7 +8,7 @@ functions, exact evaluation, regime checks, plots) goes through it.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pint
 import sympy
@@ -192,7 +192,7 @@ def _whole_powers(formula: pint.Unit) -> bool:
     """Whether ``formula`` is a product of whole powers of units: not one of symbols' units to a fractional power
     (``sqrt(bw0*bw1)``, B/s by GiB/s: B ** 0.5 * GiB ** 0.5 / s), which the unit grammar cannot read back and whose
     scale :func:`unit_scale` does not give (it counts whole powers)."""
-    return all(float(power).is_integer() for power in to_units_container(formula).values())
+    return all(float(cast(float, power)).is_integer() for power in to_units_container(formula).values())
 
 
 def _one_scale(rescaler: _Rescaler, expr: sympy.Basic) -> bool:
