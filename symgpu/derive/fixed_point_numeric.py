@@ -40,6 +40,38 @@ class AtPoint:
     def shown(self, value: Any) -> str:
         return fixed_point_scan.shown(value, self.scale, self.unit)
 
+    def attained(self, low: Any, high: Any) -> bool:
+        """Whether ``x - g(x)``, which jumps between ``low`` and ``high`` (a bisected bracket) from a side where it
+        vanishes, vanishes at the jump's edge itself: the case conditions of g that switch there taken at their edge (a
+        relation that admits equality holds there, a strict one fails), the others as at both ends (gen_11_25's
+        ``q0 >= c1`` holds at c1 = q0, a fixed point; gen_11_63's ``q2 < t0`` fails at t0 = q2, none); False where
+        none switches (a staircase's step) or a condition has no truth value at an end."""
+        symbols = self.g.free_symbols if isinstance(self.g, sympy.Basic) else set()
+        if len(symbols) != 1:
+            return False
+        (x,) = symbols
+        with mpmath.workdps(40):
+            ends = [sympy.Float(low, 40), sympy.Float(high, 40)]
+            truths: dict[sympy.Basic, sympy.Basic] = {}
+            switched = False
+            for relation in dict.fromkeys(n for n in sympy.preorder_traversal(self.g) if isinstance(n, sympy.core.relational.Relational)):
+                sides = [relation.xreplace({x: e}) for e in ends]
+                if not all(side in (sympy.true, sympy.false) for side in sides):
+                    return False
+                closed = isinstance(relation, (sympy.GreaterThan, sympy.LessThan, sympy.Eq))
+                switched |= sides[0] != sides[1]
+                truths[relation] = sides[0] if sides[0] == sides[1] else sympy.true if closed else sympy.false
+            if not switched:
+                return False  # no condition switches here: a staircase's step (or a pole), whose edge is not read
+            middle = (mpmath.mpf(low) + mpmath.mpf(high)) / 2
+            try:
+                gap = sympy.N((x - self.g.xreplace(truths)).xreplace({x: sympy.Float(middle, 40)}), 40)
+            except (TypeError, ValueError, ZeroDivisionError):
+                return False
+            if not gap.is_real or not gap.is_finite:
+                return False
+            return bool(abs(mpmath.mpf(gap)) <= mpmath.mpf(10) ** -10 * max(abs(middle), mpmath.mpf(10) ** -30))
+
     def fixed(self, found: list[fixed_point_scan.FixedPoint], low: Any, high: Any) -> list[fixed_point_scan.FixedPoint]:
         """The fixed points of the whole Min from ``found`` (the roots of x = g(x) in ``(low, high)``), below an
         integer variable's least whole value dropped."""
@@ -152,19 +184,19 @@ def root(job: jobs._Job, pt: AtPoint, x: sympy.Symbol, lo: sympy.Expr, hi: sympy
             a, b = lo_v + eps, hi_v - eps
             r = mpmath.findroot(f, (a, b), solver="anderson", tol=mpmath.mpf(10) ** -35) if f(a) * f(b) < 0 else None
             # one bracket of the whole domain, where x - g(x) crosses 0 (changing sign without vanishing, at a jump: the scan decides)
-            if r is not None and not _jump_at(f, r):
+            if r is not None and not _jump_at(pt, r):
                 how = (f"numeric: mpmath.findroot(solver='anderson') bracketed on (0, {float(hi_v) / float(x_scale):.8g} {unit}), "
                        f"40 digits — {why}, so no closed form is used")
                 if (unique and r >= pt.whole) or (pt.bound is None and r >= pt.whole):
                     return how, float(r) / float(x_scale)
                 whole = fixed_point_scan.Bracket(lo_v, hi_v, "", "")
-                found, _, _ = fixed_point_scan.fixed_points(f, pt.slope, whole)
+                found, _, _ = fixed_point_scan.fixed_points(f, pt.slope, whole, pt.attained)
                 fixed = pt.fixed(found, lo_v, hi_v)
                 old = r if pt.bound is None else min(r, pt.bound)
                 if len(fixed) == 1 and abs(fixed[0].value - old) <= mpmath.mpf(10) ** -12 * abs(old):
                     return how, float(r) / float(x_scale)
     where = fixed_point_scan.bracket(job, x, lo_v, hi_v, "the pole of g" if hi.is_finite else "no pole of g", preset, values, x_scale)
-    found, points, jumps = fixed_point_scan.fixed_points(f, pt.slope, where)
+    found, points, jumps = fixed_point_scan.fixed_points(f, pt.slope, where, pt.attained)
     zero = _at_zero(pt) if where.low == 0 and declared_range.of(model, x).word == "nonnegative" else []  # x = 0 is in the declared range
     found = zero + found
     fixed = pt.fixed(found, where.low, where.high)
@@ -184,7 +216,7 @@ def root(job: jobs._Job, pt: AtPoint, x: sympy.Symbol, lo: sympy.Expr, hi: sympy
     if not fixed:
         outside = []
         if (where.low, where.high) != (lo_v, hi_v):  # narrowed by --assume: say where the domain's fixed points are
-            every = pt.fixed(fixed_point_scan.fixed_points(f, pt.slope, fixed_point_scan.Bracket(lo_v, hi_v, "", ""))[0], lo_v, hi_v)
+            every = pt.fixed(fixed_point_scan.fixed_points(f, pt.slope, fixed_point_scan.Bracket(lo_v, hi_v, "", ""), pt.attained)[0], lo_v, hi_v)
             outside = [pt.shown(p.value) for p in every]
         raise errors.DerivationError(
             f"{model.id}: fixed point of {job.quantity} in {x} at {where_said}: {x} - g({x}) changes sign "
@@ -215,15 +247,15 @@ def root(job: jobs._Job, pt: AtPoint, x: sympy.Symbol, lo: sympy.Expr, hi: sympy
     return how, float(chosen.value) / float(x_scale)
 
 
-def _jump_at(f: Callable[[Any], Any], r: Any) -> bool:
-    """Whether ``f`` changes sign at ``r`` (a root findroot gave) without vanishing there: across a jump (a case table's
-    step), bisected by :func:`.fixed_point_scan.crossing` on ``r`` times 1 -+ 1e-9; False where it does not change sign
-    beside ``r`` (nothing to bisect) or has no real value there."""
+def _jump_at(pt: AtPoint, r: Any) -> bool:
+    """Whether ``x - g(x)`` changes sign at ``r`` (a root findroot gave) without vanishing there: across a jump (a case
+    table's step) whose edge is not :meth:`AtPoint.attained`, bisected by :func:`.fixed_point_scan.bisected` on ``r``
+    times 1 -+ 1e-9; False where it does not change sign beside ``r`` (nothing to bisect) or has no real value there."""
     with mpmath.workdps(40):
         try:
             r = mpmath.re(r)
-            ends = [r * (1 - k * mpmath.mpf(10) ** -9) for k in (1, -1)]
-            values = [f(e) for e in ends]
+            points = sorted(r * (1 + k * mpmath.mpf(10) ** -9) for k in (1, -1))
+            values = [pt.f(p) for p in points]
             if not all(mpmath.isfinite(v) and mpmath.im(v) == 0 for v in values):
                 return False
             values = [mpmath.re(v) for v in values]
@@ -231,8 +263,8 @@ def _jump_at(f: Callable[[Any], Any], r: Any) -> bool:
             return False
         if values[0] == 0 or values[1] == 0 or (values[0] < 0) == (values[1] < 0):
             return False
-        low, high = sorted(zip(ends, values), key=lambda e: e[0])
-        return fixed_point_scan.crossing(f, low[0], low[1], high[0], high[1]) is None
+        ends = fixed_point_scan.bisected(pt.f, points[0], values[0], points[1], values[1])
+        return ends is None or not (fixed_point_scan.vanishes(ends) or pt.attained(ends[0], ends[2]))
 
 
 def _at_zero(pt: AtPoint) -> list[fixed_point_scan.FixedPoint]:

@@ -96,10 +96,12 @@ def _points(low: Any, high: Any) -> list[Any]:
     return [-p for p in reversed(spaced(mpmath.mpf(0), -low))] + [mpmath.mpf(0)] + spaced(mpmath.mpf(0), high)
 
 
-def fixed_points(f: Callable[[Any], Any], slope: Callable[[Any], Any], where: Bracket) -> tuple[list[FixedPoint], list[Any], list[Any]]:
+def fixed_points(f: Callable[[Any], Any], slope: Callable[[Any], Any], where: Bracket,
+                 attained: Callable[[Any, Any], bool] | None = None) -> tuple[list[FixedPoint], list[Any], list[Any]]:
     """Every root of ``f = x - g(x)`` the scan of ``where`` brackets (changes of sign between neighbouring points
     where f has a real value, refined by ``findroot``; a change of sign across a pole or a jump, where f does not
-    vanish, is no root: :func:`crossing`), each with ``g'`` there (``slope``), the points scanned, and the scan points
+    vanish, is no root: :func:`crossing`, unless ``attained(low, high)`` says the jump's edge between the bisected ends
+    belongs to the side where ``f`` vanishes), each with ``g'`` there (``slope``), the points scanned, and the scan points
     after which ``f`` changes sign without vanishing (a jump or a pole: no root)."""
     points = _points(where.low, where.high)
     found: list[Any] = []
@@ -124,7 +126,8 @@ def fixed_points(f: Callable[[Any], Any], slope: Callable[[Any], Any], where: Br
                     root = None
                 if root is not None and mpmath.im(root) == 0 and last[0] <= mpmath.re(root) <= p \
                         and abs(f(mpmath.re(root))) <= mpmath.mpf(10) ** -20 * max(abs(mpmath.re(root)), mpmath.mpf(10) ** -30):
-                    if crossing(f, last[0], last[1], p, value) is not None:
+                    ends = bisected(f, last[0], last[1], p, value)
+                    if ends is not None and (vanishes(ends) or (attained is not None and attained(ends[0], ends[2]))):
                         found.append(mpmath.re(root))
                     else:
                         jumps.append(last[0])
@@ -140,10 +143,18 @@ BISECTIONS = 200
 
 def crossing(f: Callable[[Any], Any], low: Any, f_low: Any, high: Any, f_high: Any) -> Any | None:
     """Where ``f`` crosses 0 between ``low`` and ``high`` (``f_low``, ``f_high``: its values there, of opposite signs):
-    the bracket bisected at 40 digits, each half kept where the sign changes, down to a relative width of 1e-30; None
-    where ``f`` does not vanish there, its magnitude at an end of the last bracket above 1e-10 of the ends' (a jump of a
-    case table or a staircase, ``x - ceiling(q/t)*t3`` changing sign from -810000 to +1e-17 us, or a pole), or where it
-    has no real value at a midpoint. A continuous ``f`` is within its slope times the width of 0 at both ends."""
+    the middle of :func:`bisected`'s last bracket; None where ``f`` does not vanish there, its magnitude at an end of
+    that bracket above 1e-10 of the ends' (a jump of a case table or a staircase, ``x - ceiling(q/t)*t3`` changing sign
+    from -810000 to +1e-17 us, or a pole), or where it has no real value at a midpoint. A continuous ``f`` is within its
+    slope times the width of 0 at both ends."""
+    ends = bisected(f, low, f_low, high, f_high)
+    return None if ends is None or not vanishes(ends) else (ends[0] + ends[2]) / 2
+
+
+def bisected(f: Callable[[Any], Any], low: Any, f_low: Any, high: Any, f_high: Any) -> tuple[Any, Any, Any, Any] | None:
+    """The bracket ``(low, f_low, high, f_high)`` of a change of sign of ``f``, bisected at 40 digits, each half kept where
+    the sign changes, down to a relative width of 1e-30 (or a midpoint where ``f`` is 0, both ends); None where ``f`` has
+    no real value at a midpoint."""
     with mpmath.workdps(40):
         low, high, f_low, f_high = mpmath.mpf(low), mpmath.mpf(high), mpmath.re(f_low), mpmath.re(f_high)
         for _ in range(BISECTIONS):
@@ -158,13 +169,19 @@ def crossing(f: Callable[[Any], Any], low: Any, f_low: Any, high: Any, f_high: A
                 return None
             value = mpmath.re(value)
             if value == 0:
-                return middle
+                return middle, value, middle, value
             if (value < 0) == (f_low < 0):
                 low, f_low = middle, value
             else:
                 high, f_high = middle, value
-        near = mpmath.mpf(10) ** -10 * max(abs(low), abs(high), mpmath.mpf(10) ** -30)
-        return (low + high) / 2 if abs(f_low) <= near and abs(f_high) <= near else None
+        return low, f_low, high, f_high
+
+
+def vanishes(ends: tuple[Any, Any, Any, Any]) -> bool:
+    """Whether ``f`` is within 1e-10 of the ends' magnitude of 0 at both ends of a bisected bracket."""
+    low, f_low, high, f_high = ends
+    near = mpmath.mpf(10) ** -10 * max(abs(low), abs(high), mpmath.mpf(10) ** -30)
+    return bool(abs(f_low) <= near and abs(f_high) <= near)
 
 
 def with_bound(found: list[FixedPoint], f: Callable[[Any], Any], slope: Callable[[Any], Any], bound: Any, low: Any, high: Any) -> list[FixedPoint]:
