@@ -9,6 +9,7 @@ import math
 from collections.abc import Callable
 from pathlib import Path
 
+import mpmath
 import pytest
 import sympy
 
@@ -76,3 +77,43 @@ def test_a_fixed_point_the_signs_prove_in_range_states_no_condition(write_model:
     d = model.fixed_point("q", "c0")
     assert d.extra.valid_when is None
     assert math.isclose(float(derive.evaluate_result(model, d, "p0").magnitude), 10.0)
+
+
+def test_a_quadratic_fixed_point_whose_formula_adds_is_kept_as_it_is(write_model: Callable[..., Path]) -> None:
+    # x = a/x + b: x**2 - b*x - a = 0, the + root (b + sqrt(b**2 + 4*a))/2 adds two positive numbers; its conjugate form
+    # -2*a/(b - sqrt(b**2 + 4*a)) subtracts two nearly equal ones (gen_11_78, seed 11: 78634.67 for 71065.90 cycles)
+    text = toy_header("fp_quad", "x = a/x + b", "a quadratic fixed point") + """
+[symbols.x]
+description = "cycles"
+unit = "cycle"
+assumptions = ["positive"]
+[symbols.a]
+description = "squared cycles"
+unit = "cycle**2"
+assumptions = ["positive"]
+[symbols.b]
+description = "cycles"
+unit = "cycle"
+assumptions = ["positive"]
+[symbols.q]
+description = "a/x + b"
+unit = "cycle"
+role = "output"
+[[equations]]
+id = "eq_q"
+defines = "q"
+rhs = "a/x + b"
+source = { ref = "toy2026", locator = "1" }
+[presets.p0]
+description = "values"
+source = { ref = "toy2026", locator = "p0" }
+[presets.p0.values]
+x = "1 cycle"
+a = "3 cycle**2"
+b = "100000000 cycle"
+"""
+    model = symgpu.load(write_model(text, name="fp_quad"))
+    d = model.fixed_point("q", "x")
+    with mpmath.workdps(40):
+        expected = float((mpmath.mpf(10) ** 8 + mpmath.sqrt(mpmath.mpf(10) ** 16 + 12)) / 2)  # by hand: 1e8 + 3e-8
+    assert math.isclose(float(derive.evaluate_result(model, d, "p0").magnitude), expected, rel_tol=1e-15)

@@ -44,7 +44,9 @@ def fixed_point(model: Model, quantity: Any, variable: str, *, substitute: Mappi
     sample, and at a point checked there), the fixed point is ``Min(r, k1, k2, ...)`` with ``r`` the
     root of ``x = g(x)`` in the domain. When ``x = g(x)`` reduces to a polynomial of degree <= 2,
     ``r`` is in closed form (rationalised so that it has no cancellation and holds at a vanishing
-    leading coefficient), a root outside the declared range dropped; otherwise (or with
+    leading coefficient; kept as it is where it adds two numbers of one sign and a2 is not 0), a root
+    outside the declared range dropped, and the declared range at it stated where the signs leave it
+    open (``extra.valid_when``); otherwise (or with
     ``method="numeric"``) the fixed points of the whole Min are found numerically at a preset or
     values (:mod:`.fixed_point_numeric`), the variable's own value there no input of ``g``.
 
@@ -289,6 +291,11 @@ def _closed_form_root(job: jobs._Job, ctx: signs.SignReasoner, poly: sympy.Poly,
     job.extra = job.extra.with_(rejected_root=roots[1 - choice])
     job.step("select root", sympy.Eq(x, selected),
              reason + f"; it is the {'+' if s == 1 else '-'} root (the other lies outside the domain at every sample checked)")
+    if ctx.sign(forms.nice(-a1)) == s and ctx.sign(a2) in (1, -1):  # -a1 and s*sqrt(disc) of one sign: the root adds them
+        job.step("no cancellation", sympy.Eq(x, selected), f"-a1 = {sympy.sstr(forms.nice(-a1))} has the sign of the {'+' if s == 1 else '-'}"
+                 " square root and a2 is not 0 (proved): the formula adds two numbers of one sign, and is kept (its conjugate "
+                 "form would subtract them, cancelling their digits)")
+        return selected
     job.step("rationalise", sympy.Eq(x, stable),
              "multiply by the conjugate (a1**2 - disc = 4*a2*a0): the same root without cancellation, valid also where the x**2 coefficient vanishes")
     return stable
