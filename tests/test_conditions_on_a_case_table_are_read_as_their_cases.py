@@ -142,3 +142,11 @@ def test_the_plateau_of_an_ite_regime_is_found_at_its_relations_edges(ite_model:
     # (it was refused: "where it holds (~ITE(...)) has no edge in closed form")
     d = ite_model.extremum("q2", over=over, kind="min", preset="p0")
     assert math.isclose(float(derive.evaluate_result(ite_model, d, "p0").magnitude), 1.0)
+
+
+def test_the_plateau_of_an_ite_regime_whose_relation_holds_a_max_is_found(write_model: Callable[..., Path]) -> None:
+    # q0 = Max(k*t0, t1) up to 420 us: by hand at p0 (t1 = 1 us < 1.8 us), q2 = t1 = 1 us where k*t0 < 1.8 us (k < 0.018),
+    # else q0 >= 1.8 us: the least value is 1 us; the edge of 1.8 <= Max(k*t0, t1) is where k*t0 or t1 is 1.8 us
+    model = symgpu.load(write_model(_TEXT.replace('value = "k*t0"', 'value = "Max(k*t0, t1)"'), name="ite_cond"))
+    d = model.extremum("q2", over="k", kind="min", preset="p0")
+    assert math.isclose(float(derive.evaluate_result(model, d, "p0").magnitude), 1.0)
