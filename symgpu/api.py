@@ -73,17 +73,31 @@ def _in_unit(model: Model, name: str, answer: pint.Quantity, unit: str, preset: 
     if answer.dimensionality == target.dimensionality:
         return units.convert(answer, target)
     need = f"{model.id}: unit={unit!r}: {name} is in {model.unit_text(name)}, so the answer"
-    give = lambda symbol, example: f"the value in values= ({symbol}={example!r})"  # noqa: E731
+
+    def give(symbol: str, example: str) -> str:
+        return f"the value in values= ({symbol}={example!r})"
+
     instead = "give the answer in a unit of its own dimension"
     clock = clocks.model_clock(model, preset=preset, values=values, missing=f"{need} needs a clock", give=give, instead=instead)
     refuse = clocks.input_refusal(model, need, give, instead)
     # the clock and the warp size alone first, then with the SM count (or the schedulers per SM), as --unit tries them
-    moved = (clocks.moved_across(model, answer, target, preset=preset, values=values, clock=clock, refuse=refuse)
-             or clocks.moved_across(model, answer, target, preset=preset, values=values, clock=clock, refuse=refuse, sm=True))
-    if moved is None:
+    powers = clocks.exponents(answer, target, sm=False) or clocks.exponents(answer, target, sm=True)
+    if powers is None:
         raise errors.UsageError(f"{model.id}: unit={unit!r}: {name} is in {model.unit_text(name)} "
                                 f"({units.format_dimension(answer.dimensionality)}); give a unit of that dimension")
-    return units.convert(moved[0], target)
+    rates: list[tuple[pint.Quantity, int]] = []
+    for rate, power in powers.items():
+        symbol, found = (None, clock()[0]) if rate == "Hz" else clocks.one_input_at(model, rate, preset=preset, values=values)
+        if found is None or (symbol is None and rate != "Hz"):
+            raise refuse(rate, symbol)
+        rates.append((found, power))
+    if all(np.ndim(found.magnitude) == 0 for found, _ in rates):
+        return units.convert(units.moved(answer, target, rates), target)
+    # NOTE: a rate swept as an array (values={"SMs": np.array([10, 20])}): the exact conversion (symgpu.units.moved)
+    # takes one number per rate, so the answer is divided by the rate's array in floating point (it raised TypeError)
+    for found, power in rates:
+        answer = answer / found ** power
+    return units.convert(answer, target)
 
 
 def _shown(model: Model, answer: Derivation, options: Mapping[str, Any]) -> Derivation:

@@ -151,6 +151,11 @@ def test_the_answers_unit_moves_across_the_warp_size_and_the_sm_count_as_the_com
         ia.evaluate("P_K0", M=16, N=16, L_M=400, Theta_M=320, phi=1.7, unit="thread/SM")
     with pytest.raises(errors.UsageError, match=r"unit='s': P_K0 is in thread"):
         ia.evaluate("P_K0", "gtx1080", M=16, N=16, unit="s")
+    # a rate swept as an array is divided out element by element (it raised TypeError)
+    swept = ia.evaluate("P_K0", "gtx1080", M=16, N=16, SMs=np.array([10, 20]), unit="thread/SM").magnitude
+    assert swept == pytest.approx([float(p_k0 / 10), float(p_k0 / 20)], rel=1e-14)
+    clocked = ia.evaluate("L_K0_time", "gtx1080", M=16, N=16, phi=np.array([1.0, 2.0]), unit="cycle").magnitude
+    assert clocked == pytest.approx([672, 672], rel=1e-14)
 
 
 def test_a_time_value_for_a_symbol_in_cycles_is_moved_across_the_clock_by_every_question_of_the_api(volkov):
