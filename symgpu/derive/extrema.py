@@ -223,8 +223,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         raise _unbounded_slope(job, harmful, far, kind, var)
     if not candidates and cusp_ends:
         extremum_cusps.only_approached(job, cusp_ends, ends, kind, var, preset, values)
-    if not candidates:
-        raise extremum_diverging.no_candidate(job, ends, kind, var)
+    if not candidates:  # a limit's branches as open ends of their own (Volkov's latency as c -> theta+: oo where b*x > 0)
+        raise extremum_diverging.no_candidate(job, extremum_outer.split_ends(job, ends, var), kind, var, expr, len(found) == 1, flat)
     merged: list[_Candidate] = []
     for cand in candidates:
         # an end or plateau edge at a cusp's point stays a candidate of its own: merged into the cusp it would be
