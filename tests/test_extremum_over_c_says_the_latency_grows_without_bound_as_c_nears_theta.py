@@ -68,3 +68,35 @@ def test_no_minimum_over_c_it_tends_to_a_plus_alpha_alu_lat_far_out(volkov: symg
 def test_memory_latency_over_c_names_theta_as_the_end_where_it_grows(cli: Callable[..., tuple[int, str, str]]) -> None:
     code, _, err = cli("extremum", "volkov_2016", "memory_latency", "--over", "c", "--max")
     assert code == 2 and "as c -> theta from above it grows without bound where b*theta > 0" in err, err
+
+
+def test_a_valid_when_alpha_above_0_makes_0_an_open_end_where_the_memory_need_grows_without_bound(
+        volkov: symgpu.Model, cli: Callable[..., tuple[int, str, str]]) -> None:
+    # mem_in_exec = mem_lat*alu_thru/alpha (valid when alpha > 0; alpha declared nonnegative): 444*0.25/alpha at G80 grows
+    # without bound as alpha -> 0+; the end at 0 was never examined ("may be monotone")
+    for alpha in (1e-3, 1e-6, 1e-9):
+        value = volkov.evaluate("mem_in_exec", "g80", values={"alpha": alpha}).magnitude
+        assert value == pytest.approx(444 * 0.25 / alpha, rel=1e-12)
+    for quantity in ("mem_in_exec", "n_large_alpha", "warps_needed_cuda"):
+        code, _, err = cli("extremum", "volkov_2016", quantity, "--over", "alpha", "--max")
+        assert code == 2 and f"{quantity} has no maximum over alpha: it tends to oo as alpha -> 0" in err, err
+    code, _, err = cli("extremum", "volkov_2016", "n_large_alpha", "--over", "alpha", "--min")
+    assert code == 2 and "as alpha -> oo it tends to alu_lat*alu_thru; as alpha -> 0 it grows without bound" in err, err
+
+
+def test_an_infinity_times_a_sign_the_domain_decides_is_that_infinity(cli: Callable[..., tuple[int, str, str]]) -> None:
+    # N_pw = N*ind_mem_req/(mem_req - ind_mem_req), valid when 0 < ind_mem_req < mem_req: oo*sign(ind_mem_req/...) as
+    # mem_req -> ind_mem_req+ is oo there, and as ind_mem_req -> mem_req- too
+    code, _, err = cli("extremum", "hong_kim_2009", "N_pw", "--over", "mem_req", "--min")
+    assert code == 2 and "as mem_req -> ind_mem_req from above it grows without bound" in err and "sign(" not in err, err
+    code, _, err = cli("extremum", "hong_kim_2009", "N_pw", "--over", "ind_mem_req", "--max")
+    assert code == 2 and "N_pw has no maximum over ind_mem_req: it tends to oo as ind_mem_req -> mem_req" in err, err
+
+
+def test_where_no_branch_holds_the_latency_grows_without_bound_as_theta_nears_c(volkov: symgpu.Model) -> None:
+    # a + b*theta/(c - theta) over theta: a Piecewise limit at theta -> c (a where b = 0, else oo) was said as such
+    answer = volkov.extremum("memory_latency", over="theta", kind="max")
+    assert answer.extra.elsewhere == ("where no condition above holds there is no maximum: the quantity grows without bound "
+                                      "as theta -> c where b > 0")
+    assert answer.certificate.checked
+    assert derive.evaluate_result(volkov, answer, "g80", b=0.0).magnitude == A  # flat at b = 0: a everywhere
