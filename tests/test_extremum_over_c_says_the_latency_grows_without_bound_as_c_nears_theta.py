@@ -89,6 +89,8 @@ def test_an_infinity_times_a_sign_the_domain_decides_is_that_infinity(cli: Calla
     # mem_req -> ind_mem_req+ is oo there, and as ind_mem_req -> mem_req- too
     code, _, err = cli("extremum", "hong_kim_2009", "N_pw", "--over", "mem_req", "--min")
     assert code == 2 and "as mem_req -> ind_mem_req from above it grows without bound" in err and "sign(" not in err, err
+    code, _, err = cli("extremum", "hong_kim_2009", "N_pw", "--over", "ind_mem_req", "--min")  # the end at 0 once
+    assert code == 2 and "as ind_mem_req -> 0 it tends to 0; as ind_mem_req -> mem_req from below it grows without bound" in err, err
     code, _, err = cli("extremum", "hong_kim_2009", "N_pw", "--over", "ind_mem_req", "--max")
     assert code == 2 and "N_pw has no maximum over ind_mem_req: it tends to oo as ind_mem_req -> mem_req" in err, err
 

@@ -190,7 +190,8 @@ def _one_form(job: jobs._Job, ends: Sequence[OpenEnd], kind: str, var: sympy.Sym
         where = f" where {' and '.join(map(sympy.sstr, end.when))}" if end.when else ""
         said = ("grows without bound" if end.value == sympy.oo else "falls without bound" if end.value == -sympy.oo
                 else f"tends to {summary.shorten(sympy.sstr(end.value), hint='ask limit for the whole value')}")
-        by_point.setdefault(end.point, [f"as {var} -> {sympy.sstr(end.point)}{side}"]).append(said + where)
+        parts = by_point.setdefault(end.point, [f"as {var} -> {sympy.sstr(end.point)}{side}"])
+        parts.extend([said + where] if said + where not in parts else [])
     towards = "; ".join(f"{parts[0]} it {' and '.join(parts[1:])}" for parts in by_point.values())
     flats = [f"{sympy.sstr(w.lhs)} = {sympy.sstr(w.rhs)}" if isinstance(w, sympy.Eq) else sympy.sstr(w) for _, w in flat]
     level = f"; where {' or '.join(flats)} it does not change with {var} (every {var} of the domain is a {kind}imum there)" if flats else ""
