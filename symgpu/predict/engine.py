@@ -15,8 +15,9 @@ prediction, only the reason, as ``symgpu eval`` refuses them (:func:`refusals`).
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -128,9 +129,9 @@ def refusals(model: Any, preset: str, inputs: Mapping[str, object], total: np.nd
         return float(np.broadcast_to(np.asarray(found, dtype=float), (size,))[at])
 
     def row(at: int) -> dict[str, object]:  # the row's own inputs (declared units), as the scalar path reads them
-        return {n: float(np.broadcast_to(np.asarray(v, dtype=float), (size,))[at]) if np.ndim(v) else v for n, v in inputs.items()}
+        return {n: float(np.broadcast_to(v, (size,))[at]) if isinstance(v, np.ndarray) and v.ndim else v for n, v in inputs.items()}
 
-    def holds_as_quoted(condition: Any, at: int, quoted: Mapping[str, float]) -> bool:
+    def holds_as_quoted(condition: Any, at: int, quoted: Mapping[str, float]) -> bool:  # the condition, these values as quoted
         flag = sympy.Piecewise((1, condition), (0, True))
         return bool(evaluator.evaluate_expression(model, flag, None, preset=preset, values={**row(at), **{
             n: units.registry().Quantity(v, model.units[n]) for n, v in quoted.items()}}).magnitude)
@@ -141,8 +142,13 @@ def refusals(model: Any, preset: str, inputs: Mapping[str, object], total: np.nd
         for at in np.flatnonzero(~holds).tolist():
             # digits enough that the values as quoted fail the condition (1048577 threads against 1048576.5 is not 1.04858e+06
             # against 1.04858e+06), as eval quotes them (refusal_digits)
-            shown = refusal_digits.derived(model, names, lambda n, at=at: value(n, at),
-                                           lambda quoted, at=at, c=condition: holds_as_quoted(c, at, quoted))
+            shown = refusal_digits.derived(model, names, functools.partial(_row_value, value, at),
+                                           functools.partial(holds_as_quoted, condition, at))
             why[at] = (f"{model.id}: equation {equation.id} is valid only when {written}, "
                        f"but {', '.join(shown)}; the model gives no value outside this domain")
     return why
+
+
+def _row_value(value: Callable[[str, int], float], at: int, name: str) -> float:
+    """``value(name, at)``: a quantity's value at one row, for :func:`symgpu.evaluate.refusal_digits.derived`."""
+    return value(name, at)
