@@ -18,13 +18,14 @@ from symgpu import derive, errors
 from symgpu.derive import certify_path, extremum_monotone
 
 import differential_checks as checks
+from conftest import FIXTURES
 from differential_questions import Point, Question
 
 CONCURRENCY = ("extremum", "volkov_2016", "needed_concurrency", "--over", "inst_peak_thru")
 G80 = {"inst_latency": 24.0}
 
 
-def _along(model: symgpu.Model, quantity: str, preset: str, var: str, xs: np.ndarray, values: dict[str, float]) -> np.ndarray:
+def _along(model: symgpu.Model, quantity: str, preset: str | None, var: str, xs: np.ndarray, values: dict[str, float]) -> np.ndarray:
     return np.asarray([float(model.evaluate(quantity, preset, values={**values, var: x}).magnitude) for x in xs])
 
 
@@ -126,3 +127,28 @@ def test_the_tester_agrees_with_the_infimum_and_fails_a_wrong_bound() -> None:
     # -1 is beaten by no point, but the quantity tends to 0, not -1, at either end
     below = checks.judge(_QUESTION, answer_of=lambda q, limit: _with_bound(sympy.Integer(-1)))
     assert (below.outcome, below.reason) == ("disagree", "extremum: the bound it says is approached is the quantity's limit at neither end (0, oo)")
+
+
+SCALED = str(FIXTURES / "scaled_saturation.toml")  # y = s*K*n/(n + 1), s of either sign, K and n positive
+
+
+@pytest.mark.parametrize("kind", ["max", "min"])
+def test_the_refusal_stands_where_the_slopes_sign_is_not_decided(kind: str) -> None:
+    with pytest.raises(errors.NoExtremumCandidate, match="it may be monotone"):
+        symgpu.load(SCALED).extremum("y", over="n", kind=kind)
+
+
+@pytest.mark.parametrize(("sign", "kind", "end", "bound"), [
+    ("s > 0", "max", "n -> oo", "K*s"), ("s > 0", "min", "n -> 0 from above", "0"),
+    ("s < 0", "max", "n -> 0 from above", "0"), ("s < 0", "min", "n -> oo", "K*s")])
+def test_an_assumed_sign_decides_which_end_bounds_it(sign: str, kind: str, end: str, bound: str) -> None:
+    # by hand: s*K*n/(n + 1) runs monotonically from 0 (n -> 0+) to s*K (n -> oo), rising where s > 0, falling where s < 0
+    model = symgpu.load(SCALED)
+    answer = model.extremum("y", over="n", kind=kind, assume=[sign])
+    assert sympy.sstr(answer.result) == bound and answer.location is None
+    assert answer.extra.elsewhere.startswith(f"no {kind}imum: the {'supremum' if kind == 'max' else 'infimum'} {bound} is approached as {end}")
+    at = {"s": 2.0 if sign == "s > 0" else -2.0, "K": 3.0}
+    ys = _along(model, "y", None, "n", np.geomspace(1e-12, 1e12, 49), at)  # brute force: the bound is the scan's far end, never passed
+    value = float(derive.evaluate_result(model, answer, None, **at).magnitude)
+    tail = ys[-1] if end == "n -> oo" else ys[0]
+    assert tail == pytest.approx(value, abs=1e-9) and np.all((ys <= value + 1e-12) if kind == "max" else (ys >= value - 1e-12))

@@ -170,7 +170,8 @@ def at_end(model: Model, asked: Asked, refused: Monotone, limit: Callable[[str, 
     if when:
         answer = dataclasses.replace(answer, extra=answer.extra.with_(valid_when=tuple(dict.fromkeys((*(answer.extra.valid_when or ()), *when)))))
     checked = certified(lambda: dataclasses.replace(answer, certificate=None))
-    scans = _monotone_scans(model, asked, refused)
+    # where the extremum's own checks were skipped (an assumption on another input, unread without a point), so are these
+    scans = _monotone_scans(model, asked, refused) if checked.certificate is not None and not checked.certificate.unchecked else ()
     checks = (*(found.certificate.checks if found.certificate else ()), *(checked.certificate.checks if checked.certificate else ()), *scans)
     where = checked.certificate.where if checked.certificate else ""
     certificate = dataclasses.replace(checked.certificate, checks=tuple(dict.fromkeys(checks)), where=where) if checked.certificate else None
