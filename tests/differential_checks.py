@@ -357,7 +357,9 @@ def _check_extremum(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
         and not isinstance(d.location, sympy.Tuple) else (math.nan,)
     shown = f"{q.kind} {value:.10g} at {q.variable} = {where:.10g} (location {_show(d.location, 60)})"
     if math.isfinite(value) and math.isnan(where) and d.extra.elsewhere:  # a bound approached, not attained: judged as one too
-        return _check_bound(model, q, value, shown) or _check_unattained(model, q, shown)
+        bound = _check_bound(model, q, value, shown)
+        judged = bound if isinstance(bound, Verdict) else _check_unattained(model, q, shown)
+        return dataclasses.replace(judged, brute=f"{bound}; {judged.brute}") if judged.outcome == "agree" else judged
     if (math.isnan(value) or math.isnan(where)) and d.extra.elsewhere:
         return _check_unattained(model, q, shown)
     if math.isnan(value) or math.isnan(where):
@@ -380,10 +382,11 @@ def _check_extremum(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     return Verdict(q, "agree", answer=shown, brute=f"best of scan {float(np.max(sign * ys[finite])) * sign:.10g}" if finite.any() else "")
 
 
-def _check_bound(model: symgpu.Model, q: Question, value: float, shown: str) -> Verdict | None:
+def _check_bound(model: symgpu.Model, q: Question, value: float, shown: str) -> Verdict | str:
     """An answer whose value is a bound approached and not attained (no location: "no minimum: the infimum L is approached
     as x -> 0"): no point of the scan beats it, and the quantity tends to it towards an end (0 or oo), in IEEE or exact
-    arithmetic: then it is the infimum (supremum). A disagreement where either fails, else None (judged on as unattained)."""
+    arithmetic: then it is the infimum (supremum). A disagreement where either fails, else where it tends to it (judged on
+    as unattained)."""
     centre = value_at(model, q.point, q.variable)
     xs = oracle.grid(model, q.variable, centre)
     ys = oracle.evaluate_on(model, q.quantity, q.point, q.variable, xs)
@@ -397,7 +400,7 @@ def _check_bound(model: symgpu.Model, q: Question, value: float, shown: str) -> 
         for exact in (False, True):
             _, along = oracle.approach(model, q.quantity, q.point, q.variable, centre, to, exact=exact)
             if len(along) >= 4 and _tends(along, value):
-                return None
+                return f"tends to {value:.10g} as {q.variable} -> {to}{' (exactly)' if exact else ''}"
     return Verdict(q, "disagree", "extremum: the bound it says is approached is the quantity's limit at neither end (0, oo)", shown, "")
 
 
