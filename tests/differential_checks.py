@@ -202,11 +202,21 @@ def _check_solve(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
         # a grid value where the IEEE value meets the target (within REL in exact arithmetic) and an answer's root
         # beside it, within 1e-6 of the grid's step there, are one root (a target of 8/301 rounded to a double: the
         # exact root is 1.25e-17 and the scan's is alpha = 0; seed 215)
-        if not any(bracket.contains(r, scale=bracket.step(xs)) for r in found) and not oracle.rounding_noise(model, q.quantity, q.point, q.variable, q.target, bracket, xs):
+        if not any(bracket.contains(r, scale=bracket.step(xs)) for r in found) and not oracle.rounding_noise(model, q.quantity, q.point, q.variable, q.target, bracket, xs) \
+                and not any(bracket.contains(r, rel=1e-4) and _exact_root(model, q, r) for r in found):
             return Verdict(q, "disagree", "solve: misses a root the scan finds", shown, brute)
     if plateaus and not covered:  # isolated roots cannot describe a range (the target is a plateau's value)
         return Verdict(q, "disagree", "solve: the relation holds on a whole range; the answer gives isolated roots", shown, brute)
     return Verdict(q, "agree", answer=shown, brute=brute)
+
+
+def _exact_root(model: symgpu.Model, q: Question, root: float) -> bool:
+    """Is ``root`` a root to 1e-9 (relative) in exact arithmetic: the quantity less the target changes sign (or is
+    0) across ``root*(1 -+ 1e-9)``? Where the quantity varies below its IEEE digits (``b0/u0 + w0``, the first term
+    1e-13 of the second) the scan's bisection brackets rounding noise beside the root (seed 12 of ``--generated``)."""
+    assert q.target is not None
+    ends = oracle.exact_on(model, q.quantity, q.point, q.variable, np.array([root * (1 - 1e-9), root * (1 + 1e-9)]), minus=q.target)
+    return bool(np.all(np.isfinite(ends)) and (ends[0] == 0 or ends[1] == 0 or (ends[0] > 0) != (ends[1] > 0)))
 
 
 def _holds(model: symgpu.Model, condition: Any, q: Question, x: float) -> bool:
@@ -326,6 +336,14 @@ def _check_limit(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     xs, exact = oracle.approach(model, q.quantity, q.point, q.variable, value_at(model, q.point, q.variable), q.to, exact=True)
     if len(exact) >= 4 and _tends(exact, value):
         return Verdict(q, "agree", answer=shown, brute=brute + "; exactly along " + ", ".join(f"{y:.10g}" for y in exact[-4:]))
+    if len(exact) >= 4 and np.all(exact[-4:] == exact[-1]):
+        # flat so far, not yet there: a Min/Max argument of tiny constant value binds until the moving one passes it
+        # (Min(b2*k, 3.7e-16 cycle) as b2 -> 0 binds the constant down to b2 ~ 1e-19 of its value); further along, exactly
+        _, far = oracle.approach(model, q.quantity, q.point, q.variable, value_at(model, q.point, q.variable), q.to, exact=True,
+                                 powers=np.arange(20.0, 301.0, 20.0))
+        if len(far) >= 4 and _tends(far, value):
+            return Verdict(q, "agree", answer=shown, brute=brute + "; exactly, further along (10**-20..10**-300 of the value) "
+                           + ", ".join(f"{y:.10g}" for y in far[-4:]))
     return Verdict(q, "disagree", "limit: the values do not tend to the answer", shown,
                    brute + ("; exactly along " + ", ".join(f"{y:.10g}" for y in exact[-4:]) if len(exact) else ""))
 
@@ -356,12 +374,12 @@ def _check_extremum(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     (where,) = _values(model, d.location, q, model.unit_text(q.variable)) if isinstance(d.location, sympy.Basic) \
         and not isinstance(d.location, sympy.Tuple) else (math.nan,)
     shown = f"{q.kind} {value:.10g} at {q.variable} = {where:.10g} (location {_show(d.location, 60)})"
-    if math.isfinite(value) and math.isnan(where) and d.extra.elsewhere:  # a bound approached, not attained: judged as one too
+    if math.isfinite(value) and math.isnan(where) and d.extra.elsewhere and not d.extra.approached:  # a bound at an end, not attained
         bound = _check_bound(model, q, value, shown)
         judged = bound if isinstance(bound, Verdict) else _check_unattained(model, q, shown)
         return dataclasses.replace(judged, brute=f"{bound}; {judged.brute}") if judged.outcome == "agree" else judged
     if (math.isnan(value) or math.isnan(where)) and d.extra.elsewhere:
-        return _check_unattained(model, q, shown)
+        return _check_unattained(model, q, shown, tuple(_approached(model, q, d)))
     if math.isnan(value) or math.isnan(where):
         return Verdict(q, "disagree", "extremum: the answer is NaN at the point", shown, "")
     if not _admissible(model, q.variable, where):
@@ -404,7 +422,23 @@ def _check_bound(model: symgpu.Model, q: Question, value: float, shown: str) -> 
     return Verdict(q, "disagree", "extremum: the bound it says is approached is the quantity's limit at neither end (0, oo)", shown, "")
 
 
-def _check_unattained(model: symgpu.Model, q: Question, shown: str) -> Verdict:
+def _approached(model: symgpu.Model, q: Question, d: Derivation) -> list[tuple[float, float]]:
+    """(location, value) of each point the answer says the quantity approaches and does not attain (extra
+    ``approached``: a case's value at the edge where another case takes over), at the question's point; those that do
+    not evaluate there left out."""
+    out = []
+    for record in d.extra.approached or ():
+        try:
+            (x,) = _values(model, record.location, q, model.unit_text(q.variable))
+            (v,) = _values(model, record.value, q, d.unit)
+        except (errors.SymgpuError, ValueError, TypeError):
+            continue
+        if math.isfinite(x) and math.isfinite(v):
+            out.append((x, v))
+    return out
+
+
+def _check_unattained(model: symgpu.Model, q: Question, shown: str, approached: tuple[tuple[float, float], ...] = ()) -> Verdict:
     """The answer says no extremum exists at the point (no branch of its Piecewise holds: every
     candidate is beaten by a value approached at an open end). Brute force agrees when the best
     point of the scan is the scan's first or last admissible point (approaching an end), or none
@@ -421,6 +455,11 @@ def _check_unattained(model: symgpu.Model, q: Question, shown: str) -> Verdict:
     beaten_inside = sign * (ys[best] - ys[sorted(edge)]).min() > REL * max(abs(ys[best]), 1e-300)
     if best in edge or not beaten_inside:
         return Verdict(q, "agree", answer=shown + "; no extremum here (stated)", brute=f"best of scan at the scan's end x = {xs[best]:.10g}")
+    for x, v in approached:  # an infimum (supremum) approached at a case edge x inside: the scan's best lies beside x
+        between = finite[(xs[finite] > min(x, xs[best])) & (xs[finite] < max(x, xs[best]))]
+        if not len(between) and not np.any(sign * (ys[finite] - v) > REL * max(abs(v), 1e-300)):
+            return Verdict(q, "agree", answer=shown + f"; approaches {v:.10g} as {q.variable} -> {x:.10g}, not attained (stated)",
+                           brute=f"best of scan {ys[best]:.10g} at the scanned value beside it, {xs[best]:.10g}; none past {v:.10g}")
     return Verdict(q, "disagree", "extremum: the answer says there is none here, but a point inside the scan is the extreme",
                    shown, f"{q.quantity}({xs[best]:.10g}) = {ys[best]:.10g}")
 

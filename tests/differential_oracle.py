@@ -95,13 +95,13 @@ def grid(model: symgpu.Model, name: str, centre: float, *, size: int = GRID, dec
 
 def evaluate_on(model: symgpu.Model, quantity: str, point: Point, name: str, xs: np.ndarray) -> np.ndarray:
     """The quantity (declared unit) at each of ``xs`` for ``name``, NaN where the model gives no
-    value (outside a ``valid_when`` domain): one vectorised call, point by point only where the
-    array as a whole is refused."""
+    value (outside a ``valid_when`` domain): one vectorised call, point by point only where the array as a whole is
+    refused (a domain, or a literal the equations put into each other bring beside another scale: scalars read them one by one)."""
     values = point.mapping(without=name)
     try:
         out = model.evaluate(quantity, point.preset, values=values | {name: xs}).magnitude
         return np.broadcast_to(np.asarray(out, dtype=float), xs.shape).copy()
-    except errors.DomainError:
+    except (errors.DomainError, errors.EvaluationError):
         pass
     result = np.full(xs.shape, np.nan)
     for i, x in enumerate(xs):
@@ -391,12 +391,14 @@ def switches(model: symgpu.Model, quantity: str, point: Point, name: str, xs: np
 
 
 def approach(model: symgpu.Model, quantity: str, point: Point, name: str, centre: float, to: str, *,
-             exact: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """The quantity along a sequence tending to ``to`` (``"oo"``: centre*10**k, k = 1..15; ``"0"``:
-    centre*10**-k), NaN values left out; ``exact``: on the evaluate path's exact mode (:func:`exact_on`)."""
+             exact: bool = False, powers: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The quantity along ``to`` (``"oo"``: centre*10**k, k = 1..15 or ``powers``; ``"0"``: centre*10**-k), NaN left
+    out; ``exact``: in exact mode (:func:`exact_on`)."""
     scale = abs(centre) if centre else 1.0
-    powers = np.arange(1, 16, dtype=float)
-    xs = scale * (10.0 ** powers if to == "oo" else 10.0 ** -powers)
+    powers = np.arange(1, 16, dtype=float) if powers is None else powers
+    with np.errstate(over="ignore"):
+        xs = scale * (10.0 ** powers if to == "oo" else 10.0 ** -powers)
+    xs = xs[np.isfinite(xs) & (xs > 0)]
     if is_integer(model, name):
         xs = np.unique(np.maximum(np.round(xs), 1.0))
     ys = exact_on(model, quantity, point, name, xs) if exact else evaluate_on(model, quantity, point, name, xs)

@@ -107,12 +107,13 @@ def test_kernel_time_switches_where_its_body_max_does(cli) -> None:
 
 
 def test_kernel_time_with_its_body_given_is_refused_saying_so(cli) -> None:
-    # t_body given: nothing in t_kernel depends on blocks through the body's Max, so its limiters cannot switch
+    # t_body given: nothing in t_kernel depends on blocks through the body's Max, so its limiters cannot switch; t_body
+    # itself depends on blocks, so held at a value it would not move with blocks: refused before any derivation
     code, out, err = cli("--no-cache", "boundary", "kernel_row_reduction", "t_kernel", "--for", "blocks", "--between", "memory_bound",
                          "latency_bound", "--preset", "h100_sxm+neusight_fit", "--set", "t_body=50", "--set", "rows=4096",
                          "--set", "row_len=4096", "--set", "threads_per_block=256", "--set", "rereads=1", "--set", "rows_per_block=1")
-    assert code == 1 and "value:" not in out
-    assert "please report" not in err
+    assert code == 2 and not out
+    assert "please report" not in err and "t_body is given a value" in err and "t_body depends on blocks" in err
 
 
 _AROUND = """

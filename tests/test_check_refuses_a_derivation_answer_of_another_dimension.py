@@ -56,3 +56,20 @@ def test_a_fixed_point_over_a_variable_of_another_dimension_is_refused_at_load(w
     with pytest.raises(errors.UnitMismatchError, match=r"derivation fp\.variable: the fixed point's variable n is \[warp\]/\[SM\], "
                        r"but thr is \[information\]/\[time\]"):
         symgpu.load(write_model(text, name="derivation_units"))
+
+
+def test_a_substitute_of_another_dimension_than_its_symbol_is_refused_by_check(write_model, refused_whole) -> None:  # type: ignore[no-untyped-def]
+    # peak is TB/s and n0 warp/SM: check passed it and derive refused it later ("substitute peak=n0: the value has dimension ...")
+    text = read_fixture("derivation_units") + REQUEST.format(id="sub", op="solve", extra='target = "9*peak/10"\n'
+                                                             'substitute = { peak = "n0" }')
+    message = str(refused_whole(write_model(text, name="derivation_units"), errors.UnitMismatchError))
+    assert "derivation_units.toml" in message and "derivation sub.substitute.peak" in message and "\n" not in message
+    assert "substitute peak = 'n0' has dimension [warp]/[SM], but peak is [information]/[time] (unit TB/s)" in message
+
+
+@pytest.mark.parametrize("value", ["2*peak", "3", "peak*n/n0", "3 TB/s"])
+def test_a_substitute_of_its_symbols_dimension_passes_check(write_model, cli, value: str) -> None:  # type: ignore[no-untyped-def]
+    text = read_fixture("derivation_units") + REQUEST.format(id="sub", op="solve", extra='target = "9*peak/10"\n'
+                                                             f'substitute = {{ peak = "{value}" }}')
+    code, out, _ = cli("--no-cache", "check", write_model(text, name="derivation_units"))
+    assert code == 0, out

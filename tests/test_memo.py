@@ -258,7 +258,8 @@ def test_a_family_lets_its_owners_go_and_refuses_a_bound_below_one_or_a_taken_na
 
 
 @pytest.mark.parametrize(("name", "maxsize"), [
-    ("evaluate.state.compiled", 4096), ("evaluate.state.rewritten", 50_000), ("model.build.expanded", 4096),
+    ("evaluate.state.compiled", 4096), ("evaluate.state.rewritten", 50_000), ("evaluate.state.units", 50_000),
+    ("model.build.expanded", 4096),
     ("model.build.substituted", 4096), ("model.build.reachable", 4096), ("derive.request_keys.keys", 4096),
     ("report.plot_values.functions", 2048), ("report.latex.printed", 8192), ("report.latex.printers", 64),
 ])

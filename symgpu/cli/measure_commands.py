@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from symgpu import errors, textfiles, units
-from symgpu.cli import common
+from symgpu.cli import common, data_files
 from symgpu.evaluate import clocks
 from symgpu.report import measurements
 from symgpu.measure import compare, data, fit, fit_checks, microbench, prediction, residuals
@@ -19,7 +19,8 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("model", help="model id or path to a .toml file")
     p.add_argument("quantity", help="the measured quantity (a column of the data file, defined by an equation)")
     p.add_argument("--data", required=True, action="append", metavar="FILE",
-                   help="measured-data CSV with units in the headers, e.g. 'n [warp/SM]'; repeat it to use several files "
+                   help="measured-data CSV with units in the headers, e.g. 'n [warp/SM]', or a sweep's CSV or Parquet "
+                        "('symgpu sweep -o FILE'); repeat it to use several files "
                         "with the same columns as one data set (e.g. the ILP 1 and the ILP 2/4 series)")
     p.add_argument("--preset", "-p", help="preset for the values no column gives")
     p.add_argument("--preset-file", metavar="FILE",
@@ -135,7 +136,7 @@ def run_measured(args: argparse.Namespace) -> int:
     # that rate is a column of the data: it varies from point to point)
     moved, _ = common.across_the_clock(model, common.parse_assignments(model, args.set), None, preset=args.preset, swept=sorted(columns))
     comparison = compare.compare(model, args.quantity, measured, variable=args.variable, preset=args.preset, values=moved, column=args.column)
-    fitted = residuals.fitted_data(model, comparison, args.fitted_on) if args.residuals or args.json else None
+    fitted = residuals.fitted_data(model, comparison, args.fitted_on, data_files.read) if args.residuals or args.json else None
     points = residuals.point_residuals(comparison, fitted)
     if args.json:
         print(json.dumps(residuals.as_dict(comparison, points, fitted), indent=2))
@@ -171,7 +172,7 @@ def run_measure(args: argparse.Namespace) -> int:
 
 
 def _filtered(args: argparse.Namespace, model: Any) -> data.MeasuredData:
-    measured = data.concat([data.read_csv(path) for path in args.data])
+    measured = data.concat([data_files.read(path) for path in args.data])
     point = dict(_pair(text, "--set") for text in getattr(args, "set", []))
     given_by = "--set" if hasattr(args, "set") else None
     for text in args.where:

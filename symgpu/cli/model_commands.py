@@ -16,6 +16,7 @@ from symgpu import api, errors, units, validation
 from symgpu.derive import summary
 from symgpu.evaluate import assumed, clocks, evaluator, exact_digits
 from symgpu.cli.common import BAD_INPUT, FAILED, OK, across_the_clock, note_combined_preset, add_unit_options, add_value_options, converted, load_model, note_replaced, note_unread, parse_assignments, unit_text, declared_unit_text, unread
+from symgpu.cli import case_literals
 from symgpu.kernel import occupancy
 from symgpu.model import loader, schema
 from symgpu import workers
@@ -119,6 +120,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         for preset_id, conversions in model.preset_conversions.items():
             for said in conversions:
                 print(f"     note: preset {preset_id}: {said} (converted at the preset's clock)")
+        for said in case_literals.notes(model):
+            print(f"     note: {said}")
     return FAILED if failed else OK
 
 

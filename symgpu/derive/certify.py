@@ -23,7 +23,7 @@ import pint
 import sympy
 
 from symgpu import errors
-from symgpu.derive import certify_bound, certify_boundary, certify_fixed_point, certify_region, certify_regimes, declared_range, result_form
+from symgpu.derive import certify_bound, certify_boundary, certify_fixed_point, certify_region, certify_regimes, declared_range, result_form, summary
 from symgpu.derive.certify_path import (RESIDUAL, Asked, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _to_number, _unsettled,
                                         _scan_grid, _settles_finite, _with, at_a_point, case_edges, sorted_unique)
 from symgpu.derive.certify_solve import _out_of_reach, _solve, _target_free_of_the_variable
@@ -91,8 +91,7 @@ def certify(model: Model, derivation: Derivation, asked: Asked) -> Derivation:
             why = (f"the conditions it holds under (valid when ...) held at none of the {len(tried)} point{'s' if len(tried) != 1 else ''} "
                    "tried: it may hold nowhere")
         return dataclasses.replace(derivation, certificate=Certificate(unchecked=_short(why or "the answer has no value at any point tried")))
-    checks = tuple(dict.fromkeys(done))
-    return dataclasses.replace(derivation, certificate=Certificate(where=", ".join(labels), checks=checks))
+    return dataclasses.replace(derivation, certificate=Certificate(where=", ".join(labels), checks=summary.said_once(done)))
 
 
 def _short(text: str, limit: int = 240) -> str:

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import arguments, errors, memo, store
-from symgpu.derive import (certify, certify_path, extrema, extremum_monotone, extremum_supremum, fixed_points, grid_search, limit_cases, limit_domain, limit_sides, limits,
-                           numeric_solve, requests, results, solving, staircase_boundary, stored, targets)
+from symgpu.derive import (certify, certify_path, extrema, extremum_monotone, extremum_supremum, fixed_points, given_values, grid_search,
+                           limit_cases, limit_domain, limit_sides, limits, numeric_solve, requests, results, solving, staircase_boundary,
+                           stored, targets)
 from symgpu.derive.certify import Asked
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.options import Options
@@ -111,26 +112,6 @@ def _skip(model: Model, options: Options, variable: str = "", kind: str | None =
     return unread
 
 
-def refuse_coupled_keep(model: Model, variable: str, options: Options) -> None:
-    """Refuse a kept quantity (``stop_at``, ``--keep``) given a value at the point while it depends on the
-    variable asked about: held at that value it no longer moves with the variable, and the answer would be
-    about another function than the model's (an extremum over alpha with Latency fixed, though Latency = f(alpha)).
-
-    Raises:
-        errors.UsageError: names the kept quantity, the variable it depends on and what to do.
-    """
-    if not variable or not options.stop_at or not options.at_a_point:
-        return
-    valued = set(input_values.merge_values(model, options.preset, dict(options.at or {}))) | set(options.substitutions or {})
-    for name in options.stop_at:
-        if name in model.defining and name != variable and name in valued \
-                and variable in model.inputs(name, stop_at=tuple(n for n in options.stop_at if n != name)):
-            raise errors.UsageError(
-                f"{model.id}: {name} is kept (stop_at, --keep) and given a value, but {name} depends on {variable}, the "
-                f"variable asked about: held at that value it would not move with {variable}, and the answer would not be the "
-                f"model's; do not keep {name} (let its equation in), or keep it without a value so it stays a symbol")
-
-
 def _zero_inputs(model: Model, quantity: str, variable: str, options: Options) -> dict[str, Any]:
     """The declared-nonnegative inputs of ``quantity`` that are 0 at the preset / values
     (:func:`limit_cases.zero_inputs`): a solve there is the solve with the 0 put in first, as a limit there is."""
@@ -160,7 +141,8 @@ def _answer(model: Model, asked: Asked, options: Options, run: Callable[[Options
         # along a variable takes its value as the point whose regime is active)
         raise errors.UsageError(f"{model.id}: {asked.variable} is the variable of this {asked.op.replace('_', ' ')}; it cannot also be "
                                 "given a value (--set, values=): drop it, or eval at that value")
-    refuse_coupled_keep(model, asked.variable, options)
+    given_values.refuse_coupled_keep(model, asked.variable, options)
+    options = given_values.keep_given_quantities(model, asked, options)
     derivation = None
     zeros = _zero_inputs(model, asked.quantity, asked.variable, options) if pin_zeros else {}
     if zeros:
@@ -385,11 +367,12 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     None: a finite point is approached from above for a positive variable, from both sides otherwise; then the side
     below is taken too and ``extra.elsewhere`` says whether the two agree (the two-sided limit) or not (no two-sided
     limit: the result is the limit from above, the one from below given beside it)."""
+    model, to = _point_in_its_unit(model, str(var), to)
     options = Options.of(substitute=substitute, assume=assume, stop_at=stop_at, omit=omit, preset=preset, values=values)
     asked = Asked("limit", str(quantity), str(var), to=to, direction=direction, preset=options.preset, values=_pairs(options.at),
                   substitute=_parsed(model, options.substitutions), assume=tuple(options.assume or ()))
     asked_side = direction
-    refuse_coupled_keep(model, str(var), options)
+    given_values.refuse_coupled_keep(model, str(var), options)
     if options.at_a_point:  # the side(s) where the model has values at the point (limit_sides), also the certificate's
         direction = limit_sides.direction(model, asked, limit_domain.default_direction(model, str(var)))
         asked = dataclasses.replace(asked, direction=direction)
@@ -404,6 +387,24 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
             and _finite(to):  # in symbols: the side below too, equal or said
         answer = limit_sides.both_sides_in_symbols(model, answer, asked, lambda: side("-"))
     return answer
+
+
+def _point_in_its_unit(model: Model, var: str, to: Any) -> tuple[Model, Any]:
+    """A nonzero number given as the limit point of a variable with a unit, made a constant of that value in its declared
+    unit on a copy of the model (:meth:`Model.given_constant`), as the command line's ``--to 20`` is
+    (:mod:`symgpu.cli.given_numbers`): a bare 20 put in for W (warp/SM) left the answer's unit check blaming the model
+    (``derive.limit(mdm, 'M', 'W', to=20)``: "'MSHRs + 20*M_Write' is dimensionally inconsistent"). Anything else as given."""
+    declared = model.units.get(var)
+    if declared is None or declared.dimensionless or isinstance(to, sympy.Basic) and not to.is_number:
+        return model, to
+    try:
+        number = forms.exact_number(to)
+    except (TypeError, ValueError, ZeroDivisionError, errors.UsageError):
+        return model, to
+    if not isinstance(number, sympy.Rational) or number == 0:
+        return model, to
+    request = model.for_request()
+    return request, sympy.sstr(request.given_constant(number, declared))
 
 
 def _finite(to: Any) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -102,11 +103,12 @@ def grid_extremum(model: Model, quantity: str, over: str, grid: str, kind: str =
         raise errors.DerivationError(f"{model.id}: no point of {over} in {grid} lies inside the domain of {quantity}")
     best = max(v for _, v in found) if kind == "max" else min(v for _, v in found)
     winners = tuple(sympy.Integer(p) for p, v in found if np.isclose(v, best, rtol=1e-12, atol=0))
+    value = _exact_best(model, quantity, over, winners, best, preset, values or {})
     symbol = model.symbol(over)
     steps = (
         Step("grid", sympy.Eq(symbol, sympy.Tuple(*[sympy.Integer(p) for p in points[:3]] + ([sympy.Symbol("...")] if len(points) > 3 else []))),
-             f"{len(points)} values of {over} from {start} to {stop} in steps of {step} ({unit:~})"),
-        Step("evaluate", sympy.Eq(sympy.Symbol(quantity), sympy.Float(best, 15)),
+             f"{len(points)} values of {over} from {start} to {stop} in steps of {step}" + ("" if unit.dimensionless else f" ({unit:~})")),
+        Step("evaluate", sympy.Eq(sympy.Symbol(quantity), value),
              f"{quantity} at every grid point{'' if not refused else f'; {refused} outside the model domain skipped'}"
              + (f"; {_excluded_text(excluded)}, left out" if excluded else "")),
         Step(f"arg{kind}", sympy.Eq(symbol, sympy.Tuple(*winners)),
@@ -114,13 +116,37 @@ def grid_extremum(model: Model, quantity: str, over: str, grid: str, kind: str =
     )
     return Derivation(
         model=model.id, operation="extremum", quantity=quantity, variable=over, steps=steps,
-        result=sympy.Float(best, 15), location=sympy.Tuple(*winners), unit=model.unit_text(quantity),
+        result=value, location=sympy.Tuple(*winners), unit=model.unit_text(quantity),
         method=f"exhaustive evaluation over {len(found)} grid points " + (f"(a staircase has no closed-form arg-{kind})"
                                                                           if _staircase(model, quantity, symbol) else
                                                                           "(the grid's points only: not between or beyond them)"),
         assumptions=((f"preset {preset}",) if preset else ()) + tuple(f"{sympy.sstr(c)} (given)" for c in conditions),
         extra=Extras().with_(grid=grid, refused=refused, values=tuple(found), declared_numbers=True),
     )
+
+
+#: the most tied grid points whose exact values are compared (beyond, the value is given as the float found)
+MAX_EXACT_TIES = 64
+
+
+def _exact_best(model: Model, quantity: str, over: str, winners: tuple[sympy.Integer, ...], best: float, preset: str | None,
+                values: Mapping[str, Any]) -> sympy.Expr:
+    """The extreme value exactly (a staircase's occupancy of 1 is ``1``, not ``1.00000000000000``): ``quantity`` in exact
+    arithmetic (:func:`evaluator.exact`) at every grid point found extreme, where each gives the same rational number and
+    that number is the float found; else the float found (15 digits)."""
+    fallback = sympy.Float(best, 15)
+    if len(winners) > MAX_EXACT_TIES:
+        return fallback
+    exact: set[sympy.Expr] = set()
+    for point in winners:
+        try:
+            exact.add(evaluator.exact(model, quantity, preset=preset, values={**values, over: point}))
+        except (errors.SymgpuError, TypeError, ValueError, ZeroDivisionError):
+            return fallback
+    (value, *others) = exact
+    if others or not isinstance(value, sympy.Rational) or not math.isclose(float(value), best, rel_tol=1e-12, abs_tol=0.0):
+        return fallback
+    return value
 
 
 def _failed(model: Model, conditions: list[sympy.Basic], preset: str | None, given: Mapping[str, Any]) -> list[sympy.Basic]:

@@ -1,5 +1,7 @@
-"""The working state of one derivation: steps, substitutions, assumptions and unit checks; also
-the root solver the operations share (:func:`_solve_for`: roots in the variable's declared domain)."""
+"""The working state of one derivation: steps, substitutions, assumptions and unit checks (the model's one check of an
+expression against a symbol's dimension, :mod:`symgpu.model.counted_dimensions`, the counts of the equations used left out);
+also the root solver the operations share (:func:`_solve_for`: roots in the variable's declared domain). A solve's numeric
+target is put in by :mod:`symgpu.derive.target_value`, the omitted limiters left out by :mod:`symgpu.derive.omitted_limiters`."""
 
 from __future__ import annotations
 
@@ -12,11 +14,11 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.memo import Tally
-from symgpu.derive import declared_range, extra_records, regime_conditions, result_form, signs
+from symgpu.derive import declared_range, omitted_limiters, result_form, signs, target_value
 from symgpu.units import dimensions
-from symgpu.evaluate import input_values, one_sided, scaling
+from symgpu.evaluate import input_values, one_sided
 from symgpu.derive.derivation import Derivation, Extras, Step
-from symgpu.model import substitution
+from symgpu.model import counted_dimensions
 from symgpu.derive.roots import cases as root_cases, real_root_cases, transcendental_in
 from symgpu.derive.transcendental_roots import BISECTED, DIGITS
 from symgpu.proofs import forms
@@ -96,7 +98,9 @@ class _Job:
     def finish(self, result: Any, unit: str, *, location: Any = None, method: str = "closed form",
                used: Sequence[Any] = ()) -> Derivation:
         if self.target_value is not None and isinstance(result, sympy.Basic):
-            result = self._put_target(result)
+            put = target_value.put(self.model, result, *self.target_value)
+            result, self.extra = put.result, self.extra if put.kept is None else self.extra.with_(target_value=put.kept)
+            self.steps.append(put.step)
         method = f"{method}, with roots found by bisection" if any(s.operation == BISECTED for s in self.steps) else method
         if isinstance(result, sympy.Basic):  # Min/Max of known constants folded, the unit the formula is written in
             result, unit, steps = result_form.settled(self.model, result, unit)
@@ -111,43 +115,9 @@ class _Job:
             result=result, assumptions=self.assumptions(result, location, *used), location=location, unit=unit,
             method=method, extra=self.extra)
 
-    def _put_target(self, result: sympy.Basic) -> sympy.Basic:
-        """The numeric target (in the quantity's declared unit) put into ``result``, or kept as the quantity's value
-        (extra ``target_value``) where a bare number would change meaning.
-
-        NOTE: evaluation reads an expression in coherent base units (:mod:`symgpu.evaluate.scaling`): a bare number in a
-        product is a pure number there. ``500`` put in for a time declared in ns would be read as 500 s (``500*phi`` with
-        phi in GHz: 5e11 cycles instead of 500). The number goes in only where the result read in base units is the same
-        with it put in as with the quantity's base-unit value put into the base-unit reading."""
-        assert self.target_value is not None
-        symbol, number = self.target_value
-        unit = self.model.unit_text(symbol.name)
-        if self._same_in_base_units(result, symbol, number):
-            self.step("target value", sympy.Eq(symbol, number, evaluate=False),
-                      f"the target {sympy.sstr(number)} is in the unit of {symbol} ({unit}); "
-                      "put in after the unit check, where a bare number would have lost that unit")
-            return forms.xreplaced(result, {symbol: number}, {})[0]
-        self.extra = self.extra.with_(target_value=extra_records.TargetValue(symbol.name, number))
-        self.step("target value", sympy.Eq(symbol, number, evaluate=False),
-                  f"the target {sympy.sstr(number)} {unit} is the value of {symbol} wherever the result is evaluated; {symbol} "
-                  f"stays a symbol because {unit} is not a coherent base unit (a bare number in the expression would lose its scale)")
-        return result
-
     def _same_in_base_units(self, result: sympy.Basic, symbol: sympy.Symbol, number: sympy.Expr) -> bool:
-        """Does ``result`` with ``number`` (in ``symbol``'s unit) put in evaluate as with ``symbol`` at that value? (False: not proved.)"""
-        if scaling.in_base_units(self.model, result):
-            return True
-        parts = result.args if isinstance(result, sympy.Tuple) else (result,)
-        base_value = number * scaling.unit_scale(self.model.units[symbol.name])
-        for part in parts:  # substituted as SymPy's xreplace does, each Min/Max built once (forms.xreplaced)
-            try:
-                put = scaling.base_expression(self.model, forms.xreplaced(part, {symbol: number}, {})[0])
-            except errors.EvaluationError:  # the number lands beside siblings of different scale: not the same
-                return False
-            wanted = forms.xreplaced(scaling.base_expression(self.model, part), {symbol: base_value}, {})[0]
-            if put != wanted and (put.has(sympy.Piecewise) or wanted.has(sympy.Piecewise) or sympy.cancel(put - wanted) != 0):
-                return False
-        return True
+        """:func:`symgpu.derive.target_value.same_in_base_units` in this job's model."""
+        return target_value.same_in_base_units(self.model, result, symbol, number)
 
     # ---------------------------------------------------------------- expressions
     def parse(self, value: Any, where: str) -> sympy.Basic:
@@ -170,10 +140,10 @@ class _Job:
             errors.UsageError: neither an expression nor a value in a unit of ``quantity``.
         """
         if not isinstance(value, (str, pint.Quantity)):
-            return self.model.as_target(self.parse(value, "target"), quantity.name)
+            return self.model.as_target(self.parse(value, "target"), quantity.name, self.counts)
         if isinstance(value, str):
             try:
-                return self.model.as_target(self.parse(value, "target"), quantity.name)
+                return self.model.as_target(self.parse(value, "target"), quantity.name, self.counts)
             except errors.SymgpuError as problem:
                 try:
                     units.quantity(value)
@@ -308,45 +278,34 @@ class _Job:
         return pruned
 
     def without_omitted(self, expr: sympy.Basic, stop: frozenset[str]) -> sympy.Basic:
-        """``expr`` with the Min/Max arguments named by ``omit`` dropped (``expr`` itself where none occurs); no step."""
-        terms: list[sympy.Basic] = []
-        for equation_id, name in self.omit:
-            equations = [self.model.equation_for(equation_id)] if equation_id else list(self.model.equations.values())
-            found = [t for e in equations for n, t in e.limiters if n == name]
-            if not found:
-                raise errors.UsageError(f"{self.model.id}: no limiter '{name}'" + (f" in equation {equation_id}" if equation_id else ""))
-            terms.extend(self.expand(t, stop, record=False) for t in found)
-
-        def prune(node: sympy.Basic) -> sympy.Basic:
-            if isinstance(node, (sympy.Min, sympy.Max)):
-                kept = [a for a in node.args if not any(a == t or regime_conditions.cancel_to_zero(a, -t) for t in terms)]
-                if not kept:
-                    raise errors.UsageError(f"{self.model.id}: omitting {', '.join(n for _, n in self.omit)} leaves an empty {type(node).__name__}")
-                return substitution.min_max(node.func, tuple(prune(a) for a in kept))
-            if node.args and forms.has_pieces(node):
-                return node.func(*[prune(a) for a in node.args])
-            return node
-
-        return prune(expr) if terms else expr
+        """``expr`` with the Min/Max arguments named by ``omit`` dropped (``expr`` itself where none occurs); no step
+        (:func:`symgpu.derive.omitted_limiters.without`)."""
+        return omitted_limiters.without(self.model, self.omit, lambda term: self.expand(term, stop, record=False), expr)
 
     # ---------------------------------------------------------------- units
-    def dims(self) -> dict[sympy.Symbol, Any]:
-        return {sym: dimensions.without_counts(self.model.dimension(name), self.counts) for name, sym in self.model.symbols.items()}
+    def dims(self) -> Mapping[sympy.Symbol, Any]:
+        """Every symbol's dimension, those the equations used count as pure numbers left out."""
+        return self.model.uncounted_dims(self.counts)
+
+    def dimension(self, expr: sympy.Basic) -> Any:
+        """``expr``'s dimension in :meth:`dims` (:func:`symgpu.model.counted_dimensions.reading`).
+
+        Raises:
+            dimensions.Mismatch: no form of ``expr`` read is consistent.
+        """
+        return counted_dimensions.reading(expr, self.dims())
 
     def _dimension_as(self, expr: sympy.Basic, name: str, inconsistent: Callable[[str], errors.SymgpuError],
                       differs: Callable[[str, str], errors.SymgpuError]) -> Any:
-        """``expr``'s dimension, which must be symbol ``name``'s (counts as pure numbers, :meth:`dims`); raises
-        ``inconsistent(problem)`` where ``expr``'s own dimensions are inconsistent, ``differs(found, expected)`` (shown) where
-        it has another."""
-        dims = self.dims()
+        """``expr``'s dimension, which must be symbol ``name``'s (the model's one check, :meth:`~symgpu.model.checks.ModelChecks.
+        dimension_as`, the counts of the equations used left out); raises ``inconsistent(problem)`` where ``expr``'s own
+        dimensions are inconsistent, ``differs(found, expected)`` (shown) where it has another."""
         try:
-            found = _dimension_unexpanded(expr, dims)
+            return self.model.dimension_as(expr, name, self.counts)
         except dimensions.Mismatch as exc:
             raise inconsistent(exc.problem) from None
-        expected = dims[self.model.symbols[name]]
-        if found != expected:
-            raise differs(dimensions.show(found), dimensions.show(expected))
-        return found
+        except counted_dimensions.Differs as exc:
+            raise differs(exc.found, exc.expected) from None
 
     def check_unit(self, expr: Any, name: str, what: str) -> str:
         """Check that ``expr`` has the dimension of symbol ``name``; return the unit text."""
@@ -366,41 +325,6 @@ class _Job:
         return unit
 
 
-def _dimension_unexpanded(expr: sympy.Basic, dims: Mapping[sympy.Symbol, Any]) -> Any:
-    """Dimension of ``expr``, read from its factored form when the expanded one fails (the 1 in ``Uncoal_per_mw - 1`` takes its neighbour's
-    dimension, which expanding loses); a Piecewise's (limits by case) or a Min's part by part (0 and infinities have every dimension)."""
-    parts = [e for e, _ in expr.args] if isinstance(expr, sympy.Piecewise) else expr.args if isinstance(expr, (sympy.Min, sympy.Max)) else ()
-    cases = {_dimension_unexpanded(e, dims) for e in parts if not e.is_zero and e.is_finite is not False}
-    if len(cases) == 1:  # branches (a Min's arguments) that disagree are refused below, on the whole
-        return cases.pop()
-    try:
-        return dimensions.settle(dimensions.dimension_of(expr, dims))
-    except dimensions.Mismatch as first:
-        problem = first
-    numerator, denominator = sympy.fraction(sympy.together(expr))
-    for top in _regroupings(numerator):
-        for bottom in _regroupings(denominator):
-            try:
-                return dimensions.settle(dimensions.dimension_of(top / bottom, dims))
-            except dimensions.Mismatch:
-                continue
-    raise problem
-
-
-def _regroupings(expr: sympy.Expr, limit: int = 40) -> list[sympy.Expr]:
-    """``expr`` as written, factored, and with each pair of its terms' common factor
-    collected (``D*U*u - D*U`` -> ``D*U*(u - 1)``)."""
-    forms = [expr, sympy.factor(expr)]
-    terms = sympy.Add.make_args(sympy.expand(expr))
-    for i, first in enumerate(terms):
-        for second in terms[i + 1:]:
-            common = sympy.gcd(first, second)
-            if common.is_number or len(forms) >= limit:
-                continue
-            forms.append(sympy.collect(sympy.expand(expr), common))
-    return forms
-
-
 def _omit_pairs(omit: Iterable[Any]) -> tuple[tuple[str, str], ...]:
     """``["issue_bound"]`` or ``["s4_1_model.issue_bound"]`` or pairs -> (equation id, limiter name)."""
     out = []
@@ -417,9 +341,20 @@ def start(model: Model, operation: str, quantity: Any, variable: Any = "", *, as
     """Every operation's first step: its job (the ``omit`` limiters left out) and its sign reasoner (declared and ``assume`` relations)."""
     _STARTED.add()
     job = _Job(model, operation, str(quantity), str(variable), omit=_omit_pairs(omit))
-    job.assumed = model.in_one_dimension(tuple(job.parse(a, "assume") for a in (assume or ())))  # BW > peak: refused
+    job.assumed = model.in_one_dimension(tuple(job.parse(a, "assume") for a in (assume or ())), _counted(job, quantity))  # BW > peak: refused
     job.ctx = ctx = signs.reasoner(model, list(job.assumed))
     return job, ctx
+
+
+def _counted(job: _Job, quantity: Any) -> frozenset[str]:
+    """The dimensions the equations defining ``quantity`` (a name, or an expression of defined quantities) count as pure numbers
+    (:meth:`~symgpu.model.checks.ModelChecks.counted`), before the job expands it; none for text it cannot read (refused later)."""
+    if isinstance(quantity, str) and quantity not in job.model.defining and quantity not in job.model.equations:
+        try:
+            quantity = job.parse(quantity, "quantity")
+        except errors.SymgpuError:
+            return frozenset()
+    return job.model.counted(quantity)
 
 
 def _domain_ok(job: _Job, var: sympy.Symbol, value: sympy.Expr) -> tuple[bool, str]:

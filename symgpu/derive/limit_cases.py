@@ -105,13 +105,6 @@ def _zero_cases(job: jobs._Job, g: sympy.Expr) -> list[dict[sympy.Symbol, sympy.
     return cases
 
 
-def _nonnegative(job: jobs._Job, g: sympy.Expr) -> bool:
-    """``g >= 0`` proved: structurally, or, where relations are read into the expression (which can hide a declared sign:
-    MDM's ``LLCMissRate <= 1``, its valid_when, read as ``LLCMissRate = 1 - d``), decided under the assumptions."""
-    assert job.ctx is not None
-    return job.ctx.nonnegative(g) or (bool(job.ctx.forward) and job.ctx.decide(sympy.GreaterThan(g, 0)) is True)
-
-
 def split_undecided(job: jobs._Job, value: sympy.Expr, expr: sympy.Expr, point: sympy.Expr, take: Take) -> sympy.Expr:
     """``value`` (a limit of ``expr``) with each ``sign(g)`` of a nonnegative ``g`` not proved
     positive split into cases: ``g > 0`` (the sign is 1) and, for each way ``g`` is 0, the limit
@@ -123,7 +116,7 @@ def split_undecided(job: jobs._Job, value: sympy.Expr, expr: sympy.Expr, point: 
     """
     assert job.ctx is not None
     undecided = sorted((a for a in value.atoms(sympy.sign) if job.ctx.sign(a.args[0]) not in (1, -1)
-                        and _nonnegative(job, a.args[0])), key=sympy.default_sort_key)
+                        and job.ctx.nonnegative(a.args[0])), key=sympy.default_sort_key)
     if not undecided:
         return value
     g = undecided[0].args[0]

@@ -171,7 +171,7 @@ def parse_point(job: jobs._Job, to: Any) -> sympy.Expr:
     if text in ("-oo", "-inf", "-infinity"):
         return -sympy.oo
     if isinstance(to, (int, float)):
-        return _with_a_unit(job, forms.exact_number(to), to)
+        return _in_declared_range(job, _with_a_unit(job, forms.exact_number(to), to), to)
     try:
         point = forms.exact_number(text)
     except (TypeError, ValueError):
@@ -186,13 +186,24 @@ def parse_point(job: jobs._Job, to: Any) -> sympy.Expr:
         point = sympy.zoo
     if point.has(sympy.zoo, sympy.nan):
         raise errors.UsageError(f"{job.model.id}: limit point {str(to)!r} is undefined; give oo, -oo, a number or an expression")
-    return _with_a_unit(job, point, to)
+    return _in_declared_range(job, _with_a_unit(job, point, to), to)
+
+
+def _in_declared_range(job: jobs._Job, point: sympy.Expr, to: Any) -> sympy.Expr:
+    """``point``, refused where it is negative and the variable is declared positive or nonnegative: the model gives the
+    quantity no value near it (``limit mdm_2019 M --var W --to=-3`` printed ``(3 warp / SM)*(-M_Read - M_Write)``, a
+    negative count of requests, 'not checked numerically: the answer has no value at any point tried')."""
+    word = declared_range.of(job.model, job.variable).word
+    if word and point.is_negative:
+        raise errors.UsageError(f"{job.model.id}: limit point {str(to)!r} is negative, but {job.variable} is declared {word}: the model "
+                                f"gives {job.quantity} no value near it; give a point in {job.variable}'s range (0 is approached from above)")
+    return point
 
 
 def _with_a_unit(job: jobs._Job, point: sympy.Expr, to: Any) -> sympy.Expr:
     """``point``, refused where it is a nonzero number and the variable has a unit (the limit's unit check would blame the model)."""
     units = job.model.units.get(job.variable)
-    job.model.as_target(point, job.variable, "limit point", repr(str(to)))  # a point in another dimension is no point of the variable
+    job.model.as_target(point, job.variable, job.counts, "limit point", repr(str(to)))  # a point in another dimension is no point of the variable
     # NOTE: a number in a unit of scale 1 (block, cycle) reads alike in every reading: it stands for itself
     if point.is_number and point != 0 and units is not None and not units.dimensionless \
             and not literal_units.same_scale(literal_units.literal_scale(units), 1.0):

@@ -436,7 +436,7 @@ def _check_values(job: jobs._Job, found: Sequence[Regime], name: str, source: sy
 
 def _consistent_as_built(job: jobs._Job, built: sympy.Expr, name: str, literal: Sequence[Any]) -> bool:
     try:
-        found = jobs._dimension_unexpanded(built, job.dims())
+        found = job.dimension(built)
     except dimensions.Mismatch:
         return False
     expected = job.dims()[job.model.symbols[name]]

@@ -62,7 +62,7 @@ def literal_branches(model: Model, branches: Sequence[tuple[Any, Any]]) -> list[
     rescaler = _Rescaler(model)
     try:
         reference = next((u for value, _ in branches if not getattr(value, "is_number", True)
-                          for u in [rescaler.walk(value)[1]] if u is not None), None)
+                          for u in [rescaler.unit(value)] if u is not None), None)
     except (KeyError, AttributeError):  # a symbol of no declared unit: nothing to go by
         return list(branches)
     if reference is None:
@@ -75,7 +75,7 @@ def literal_scale(model: Model, expr: sympy.Basic) -> sympy.Rational:
     """The factor :func:`base_expression` puts on a bare number beside ``expr`` (its sibling in a sum,
     ``Min``/``Max`` or relation): the scale of ``expr``'s declared unit; 1 where that unit is dimensionless
     or ``expr`` is a pure number."""
-    unit = _Rescaler(model).walk(expr)[1]
+    unit = _Rescaler(model).unit(expr)
     return sympy.Integer(1) if unit is None else _literal_scale(unit)
 
 
@@ -87,7 +87,7 @@ def scaled_number_side(model: Model, relation: sympy.Basic) -> bool:
         return False
     sides = [(a, b) for a, b in ((relation.lhs, relation.rhs), (relation.rhs, relation.lhs)) if b.is_number and b != 0]
     try:
-        return any((u := _Rescaler(model).walk(a)[1]) is not None and _literal_scale(u) != 1 for a, _ in sides)
+        return any((u := _Rescaler(model).unit(a)) is not None and _literal_scale(u) != 1 for a, _ in sides)
     except (KeyError, AttributeError):  # a symbol of no declared unit: nothing to go by
         return False
 
@@ -100,7 +100,7 @@ def literals_read_in(model: Model, expr: sympy.Basic) -> tuple[pint.Unit, ...]:
     found: dict[sympy.Rational, pint.Unit] = {}
     for node, values in _value_nodes(expr):
         if node.is_Add or isinstance(node, (sympy.Min, sympy.Max, sympy.Piecewise)):
-            walked = [rescaler.walk(v)[1] for v in values]
+            walked = [rescaler.unit(v) for v in values]
             reference = next((u for u in walked if u is not None), None)
             if reference is not None and not reference.dimensionless and any(
                     u is None and not literal_units.zero_literal(v) for v, u in zip(values, walked)):
@@ -154,7 +154,7 @@ def symbols_unit(model: Model, expr: sympy.Basic, declared: str) -> str:
 def _named_scale(model: Model, expr: sympy.Basic, declared: str, unit: pint.Unit) -> str:
     """:func:`symbols_unit`'s unit, once ``expr`` is known to have no bare number beside a term with a unit."""
     rescaler = _Rescaler(model)
-    formula = rescaler.walk(expr)[1]
+    formula = rescaler.unit(expr)
     if formula is None or formula.dimensionality != unit.dimensionality or unit_scale(formula) == unit_scale(unit) \
             or not _one_scale(rescaler, expr):
         return declared
@@ -180,11 +180,11 @@ def _one_scale(rescaler: _Rescaler, expr: sympy.Basic) -> bool:
     reads a pure number or a base-scale unit: then reading each symbol in its declared unit gives one unit for the value."""
     for node, values in _value_nodes(expr):
         if node.is_Add or isinstance(node, (sympy.Min, sympy.Max, sympy.Piecewise)):
-            scales = {unit_scale(u) for u in (rescaler.walk(v)[1] for v in values) if u is not None and not u.dimensionless}
+            scales = {unit_scale(u) for u in (rescaler.unit(v) for v in values) if u is not None and not u.dimensionless}
             if len(scales) > 1:
                 return False
         if isinstance(node, (sympy.floor, sympy.ceiling)):
-            inside = rescaler.walk(node.args[0])[1]
+            inside = rescaler.unit(node.args[0])
             if inside is not None and not inside.dimensionless and unit_scale(inside) != 1:
                 return False
     return True
@@ -203,6 +203,7 @@ class _Rescaler:
         self.model = model
         self.ureg = units.registry()
         self.done = state_of(model).rewritten  # bounded per model (``evaluate.state.rewritten``)
+        self.units = state_of(model).units  # bounded per model (``evaluate.state.units``)
 
     def walk(self, expr: Any) -> tuple[Any, Any]:
         """(``expr`` rewritten for base units, its declared unit or ``None``), once per node.
@@ -215,6 +216,57 @@ class _Rescaler:
         if found is None:
             found = self.done[id(expr)] = (expr, self._rewrite(expr))
         return found[1]
+
+    def unit(self, expr: Any) -> Any:
+        """``walk(expr)[1]``, the node's declared unit (``None`` for a pure number), without rebuilding the nodes: the
+        same unit arithmetic over the same nodes in the same order, with the same checks that raise (a symbol of no
+        declared unit, an ambiguous bare literal, a unit pint cannot raise to the power), but no node built again (the
+        rebuilt relations and ``And``\ s of a 228-row regime table, whose unit alone a result's form reads). A node
+        rewritten already gives the unit its walk found; the rest are kept per model by object identity, as :meth:`walk`
+        keeps its nodes (``evaluate.state.units``)."""
+        found = self.done.get(id(expr))
+        if found is not None:
+            return found[1][1]
+        kept = self.units.get(id(expr))
+        if kept is None:
+            kept = self.units[id(expr)] = (expr, self._unit(expr))
+        return kept[1]
+
+    def _unit(self, expr: Any) -> Any:
+        """:meth:`_rewrite`'s unit, node by node as it finds it (see :meth:`unit`)."""
+        one = self.ureg.dimensionless
+        if isinstance(expr, sympy.logic.boolalg.BooleanAtom) or expr.is_Number or expr.is_NumberSymbol:
+            return None
+        if expr.is_Symbol:
+            return self.model.units[expr.name]
+        if expr.is_Mul:
+            unit = one
+            for arg in expr.args:
+                u = self.unit(arg)
+                unit = unit * (u if u is not None else one)
+            return unit
+        if expr.is_Pow:
+            u = self.unit(expr.args[0])
+            self.unit(expr.args[1])
+            return None if u is None else (u ** float(expr.args[1]) if expr.args[1].is_Rational else one)
+        if isinstance(expr, (sympy.Min, sympy.Max, sympy.core.relational.Relational)) or expr.is_Add:
+            return self._siblings_unit(expr, list(expr.args))
+        if isinstance(expr, sympy.Piecewise):
+            found = [self.unit(v) for v, _ in expr.args]
+            reference = next((u for u in found if u is not None), None)
+            _refuse_ambiguous(self.model, expr, [(v, u) for (v, _), u in zip(expr.args, found)])
+            if reference is not None:
+                _literal_scale(reference)
+            for _, condition in expr.args:
+                self.unit(condition)
+            return reference
+        if isinstance(expr, (sympy.floor, sympy.ceiling)):
+            u = self.unit(expr.args[0])
+            return None if u is None else literal_units.base_unit(u)
+        if isinstance(expr, (sympy.And, sympy.Or, sympy.Not, sympy.Abs, sympy.exp, sympy.log)):
+            found = [self.unit(a) for a in expr.args]
+            return found[0] if isinstance(expr, sympy.Abs) else None
+        return None
 
     def _rewrite(self, expr: Any) -> tuple[Any, Any]:
         one = self.ureg.dimensionless
@@ -263,6 +315,16 @@ class _Rescaler:
             unit = walked[0][1] if isinstance(expr, sympy.Abs) else None
             return expr.func(*[w for w, _ in walked]), unit
         return expr, None
+
+    def _siblings_unit(self, expr: Any, args: list[Any]) -> Any:
+        """:meth:`siblings`' unit, without the rebuilt node."""
+        found = [self.unit(a) for a in args]
+        reference = next((u for u in found if u is not None), None)
+        if reference is None:
+            return None
+        _refuse_ambiguous(self.model, expr, list(zip(args, found)))
+        _literal_scale(reference)
+        return None if isinstance(expr, sympy.core.relational.Relational) else reference
 
     def siblings(self, expr: Any, args: list[Any], rebuild: Any) -> tuple[Any, Any]:
         walked = [self.walk(a) for a in args]

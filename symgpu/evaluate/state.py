@@ -5,7 +5,7 @@ rewritten for base units) is kept in the model's :class:`ModelState`, obtained b
 :func:`state_of`, never as attributes on the model. The companions are held in one bounded memo
 with weak keys (``evaluate.state.models``): a model's state goes with the model, and
 :func:`symgpu.memo.clear_all` empties it with every other cache. The companion's mappings are
-members of memo families (``evaluate.state.compiled``, ``evaluate.state.rewritten``): bounded per
+members of memo families (``evaluate.state.compiled``, ``evaluate.state.rewritten``, ``evaluate.state.units``): bounded per
 model like every memo, counted by :func:`symgpu.memo.stats`. Everything in them can be computed
 again, so dropping it never changes a result.
 """
@@ -28,6 +28,7 @@ MAX_REWRITTEN = 50_000
 
 _COMPILED: MemoFamily[tuple[Any, ...], Any] = MemoFamily("evaluate.state.compiled", MAX_KEPT)
 _REWRITTEN: MemoFamily[int, tuple[Any, tuple[Any, Any]]] = MemoFamily("evaluate.state.rewritten", MAX_REWRITTEN)
+_UNITS: MemoFamily[int, tuple[Any, Any]] = MemoFamily("evaluate.state.units", MAX_REWRITTEN)
 
 
 @dataclass(frozen=True, eq=False)
@@ -39,10 +40,13 @@ class ModelState:
             first item names what was compiled (``"equation"``, ``"condition"``, ``"plan"``...).
         rewritten: expression nodes rewritten for base units, by object identity
             (:class:`symgpu.evaluate.scaling` keeps the node with its rewrite, so an id is never reused).
+        units: the declared units of expression nodes found without rewriting them (``scaling._Rescaler.unit``), by
+            object identity, each with its node.
     """
 
     compiled: Memo[tuple[Any, ...], Any]
     rewritten: Memo[int, tuple[Any, tuple[Any, Any]]]
+    units: Memo[int, tuple[Any, Any]]
 
 
 #: every live model's state, by model (weakly: the state goes with the model; the bound counts live models only)
@@ -53,7 +57,7 @@ def state_of(model: Model) -> ModelState:
     """The state ``evaluate/`` keeps for ``model`` (made empty on first use)."""
     found = _STATES.get(model)
     if found is None:
-        found = _STATES[model] = ModelState(_COMPILED.of(model), _REWRITTEN.of(model))
+        found = _STATES[model] = ModelState(_COMPILED.of(model), _REWRITTEN.of(model), _UNITS.of(model))
     return found
 
 

@@ -5,10 +5,13 @@ Format (the same for files read here and written by ``symgpu measure``):
 * optional leading comment lines starting with ``#`` (provenance: device, driver, clock, date);
 * one header row; every cell is ``name [unit]``: ``name`` a symbol-like identifier, ``unit`` a
   unit of symgpu's registry (``1`` for pure numbers), parsed by :func:`symgpu.units.unit` only;
-* data rows of finite decimal numbers, one per cell, no empty cells.
+* data rows of finite decimal numbers, one per cell, no empty cells;
+* one exception, so that a sweep's CSV (``symgpu sweep -o x.csv``) reads back: a column headed
+  :data:`REGIME` with no unit holds the regime labels a sweep writes (text, empty where no regime
+  applies); it is kept as labels (:class:`LabelColumn`), never read as numbers.
 
-Nothing else is accepted: a header without a unit, an unknown unit, NaN or infinity, a
-missing cell or a file over :data:`MAX_BYTES` is an error naming the file, row and column.
+Nothing else is accepted: a header without a unit (but :data:`REGIME`), an unknown unit, NaN or
+infinity, a missing cell or a file over :data:`MAX_BYTES` is an error naming the file, row and column.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import io
 import math
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +39,10 @@ _HEADER = re.compile(r"^\s*([A-Za-z_][A-Za-z0-9_]*)\s*\[([^\[\]]*)\]\s*$")
 _NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
 #: the longest number cell read (a double has 17 significant digits; the rest would be padding)
 MAX_CELL = 64
+#: the one column of labels read: the regime column ``symgpu sweep`` writes (its header has no unit)
+REGIME = "regime"
+#: the longest label read
+MAX_LABEL = 200
 
 
 @dataclass(frozen=True)
@@ -66,6 +74,19 @@ class Column:
 
 
 @dataclass(frozen=True)
+class LabelColumn:
+    """A column of labels, not numbers: a sweep's regime column (:data:`REGIME`), kept row by row, never data.
+
+    Attributes:
+        name: the header name.
+        values: the labels (``""`` where none applies).
+    """
+
+    name: str
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class MeasuredData:
     """A measured-data file, read and checked.
 
@@ -75,6 +96,7 @@ class MeasuredData:
         comments: the leading ``#`` lines without the ``#`` (provenance).
         selection: (column, value) row filters applied so far (see :meth:`where`).
         origins: each row's ``file:line`` (empty for data not read from a file).
+        labels: the columns of labels (a sweep's regimes), row by row with ``columns``.
     """
 
     path: str
@@ -82,6 +104,12 @@ class MeasuredData:
     comments: tuple[str, ...] = ()
     selection: tuple[tuple[str, float], ...] = ()
     origins: tuple[str, ...] = ()
+    labels: tuple[LabelColumn, ...] = ()
+
+    @property
+    def label_names(self) -> tuple[str, ...]:
+        """The names of the columns of labels."""
+        return tuple(c.name for c in self.labels)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -106,6 +134,8 @@ class MeasuredData:
         for column in self.columns:
             if column.name == name:
                 return column
+        if name in self.label_names:
+            raise errors.UsageError(f"{self.path}: column '{name}' holds labels (a sweep's regimes), not numbers")
         raise errors.UsageError(f"{self.path}: no column '{name}' (columns: {', '.join(self.names)}); "
                                 f"add a column headed '{name} [unit]'")
 
@@ -122,8 +152,9 @@ class MeasuredData:
             suffix = unit_suffix(column.unit_text)
             raise errors.UsageError(f"{self.path}: no row has {name} = {value:g}{suffix} (values: {shown}{suffix})")
         origins = tuple(o for o, k in zip(self.origins, keep) if k)
+        labels = tuple(LabelColumn(c.name, tuple(v for v, k in zip(c.values, keep) if k)) for c in self.labels)
         return MeasuredData(self.path, tuple(Column(c.name, c.unit_text, tuple(c.array()[keep].tolist())) for c in self.columns),
-                            self.comments, self.selection + ((name, float(value)),), origins)
+                            self.comments, self.selection + ((name, float(value)),), origins, labels)
 
     @property
     def label(self) -> str:
@@ -158,7 +189,7 @@ def concat(datasets: tuple[MeasuredData, ...] | list[MeasuredData]) -> MeasuredD
     first = datasets[0]
     for other in datasets[1:]:
         heads = [(c.name, c.unit_text) for c in other.columns]
-        if heads != [(c.name, c.unit_text) for c in first.columns]:
+        if heads != [(c.name, c.unit_text) for c in first.columns] or other.label_names != first.label_names:
             raise errors.UsageError(
                 f"{other.path}: columns {', '.join(f'{n} [{u}]' for n, u in heads)} differ from {first.path}'s "
                 f"({', '.join(f'{c.name} [{c.unit_text}]' for c in first.columns)}); give files with the same header row")
@@ -168,17 +199,21 @@ def concat(datasets: tuple[MeasuredData, ...] | list[MeasuredData]) -> MeasuredD
                     for i, c in enumerate(first.columns))
     comments = tuple(dict.fromkeys(line for d in datasets for line in d.comments))
     origins = tuple(d.origin(i) for d in datasets for i in range(d.rows))
-    return MeasuredData(path, columns, comments, first.selection if same else (), origins)
+    labels = tuple(LabelColumn(c.name, tuple(v for d in datasets for v in d.labels[i].values)) for i, c in enumerate(first.labels))
+    return MeasuredData(path, columns, comments, first.selection if same else (), origins, labels)
 
 
 def parse_header(cell: str, where: str) -> tuple[str, str]:
-    """Split ``"n [warp/SM]"`` into ``("n", "warp/SM")`` after checking the unit.
+    """Split ``"n [warp/SM]"`` into ``("n", "warp/SM")`` after checking the unit; the bare :data:`REGIME` header
+    (a sweep's labels) is ``("regime", "")``.
 
     Raises:
         errors.UsageError: not ``name [unit]``, or the unit is unknown.
     """
     match = _HEADER.match(cell)
     if not match:
+        if cell.strip() == REGIME:
+            return REGIME, ""  # a sweep's regime labels (read_csv keeps them as labels)
         raise errors.UsageError(f"{where}: header {cell.strip()!r} is not 'name [unit]'; "
                                 f"write e.g. 'n [warp/SM]' ('[1]' for pure numbers)")
     name, unit_text = match.group(1), match.group(2).strip()
@@ -223,6 +258,7 @@ def parse_csv(text: str, shown: str = "<data>") -> MeasuredData:
     if not rows:
         raise errors.UsageError(f"{shown}: no data rows below the header")
     values: list[list[float]] = [[] for _ in header]
+    texts: list[list[str]] = [[] for _ in header]
     origins = []
     for index, row in enumerate(body[1:], start=offset + 2):
         if not any(cell.strip() for cell in row):
@@ -231,9 +267,27 @@ def parse_csv(text: str, shown: str = "<data>") -> MeasuredData:
         if len(row) != len(header):
             raise errors.UsageError(f"{shown}:{index}: {len(row)} cells, but the header names {len(header)} columns")
         for column, cell in enumerate(row):
-            values[column].append(_cell_number(cell, f"{shown}:{index}: column '{names[column]}'"))
-    return MeasuredData(shown, tuple(Column(name, unit, tuple(vals)) for (name, unit), vals in zip(header, values)),
-                        tuple(comments), origins=tuple(origins))
+            where = f"{shown}:{index}: column '{names[column]}'"
+            if header[column][1]:
+                values[column].append(_cell_number(cell, where))
+            else:
+                texts[column].append(_cell_label(cell, where))
+    return MeasuredData(shown, tuple(Column(name, unit, tuple(vals)) for (name, unit), vals in zip(header, values) if unit),
+                        tuple(comments), origins=tuple(origins),
+                        labels=tuple(LabelColumn(name, tuple(text)) for (name, unit), text in zip(header, texts) if not unit))
+
+
+def _cell_label(cell: str, where: str) -> str:
+    """The label in ``cell`` (a sweep's regime; empty where none applies).
+
+    Raises:
+        errors.UsageError: a label over :data:`MAX_LABEL` characters, or one with unprintable characters.
+    """
+    text = cell.strip()
+    if len(text) > MAX_LABEL or not text.isprintable():
+        raise errors.UsageError(f"{where} holds {textfiles.printable(text, 20)!r}, not a regime label "
+                                f"(printable, at most {MAX_LABEL} characters); fix or drop the row")
+    return text
 
 
 def _cell_number(cell: str, where: str) -> float:
@@ -261,15 +315,49 @@ def _cell_number(cell: str, where: str) -> float:
     return value
 
 
+def from_arrays(shown: str, numbers: Sequence[tuple[str, str, np.ndarray]], labels: Sequence[tuple[str, Sequence[str]]] = ()) -> MeasuredData:
+    """Measured data from columns already read (a sweep's Parquet: ``(name, unit text, values)`` each, and its
+    regime labels), checked as :func:`parse_csv` checks a file's: a known unit, a finite number in every cell, at
+    most :data:`MAX_ROWS` rows; a row is named ``shown: row N``.
+
+    Raises:
+        errors.UsageError: an unknown unit, a value that is not finite, no rows or too many.
+    """
+    textfiles.refuse_repeated([name for name, _, _ in numbers] + [name for name, _ in labels], shown)
+    columns = []
+    for name, unit_text, values in numbers:
+        if not unit_text:
+            raise errors.UsageError(f"{shown}: column '{name}' has no unit recorded; write the data with its units")
+        try:
+            units.unit(unit_text)
+        except ValueError as exc:
+            raise errors.UsageError(f"{shown}: column '{name}': {exc}") from None
+        array = np.asarray(values, dtype=float)
+        if array.size > MAX_ROWS:
+            raise errors.UsageError(f"{shown}: {array.size} data rows, more than the {MAX_ROWS} read")
+        bad = np.nonzero(~np.isfinite(array))[0]
+        if bad.size:
+            raise errors.UsageError(f"{shown}: row {int(bad[0]) + 1}: column '{name}' holds {float(array[bad[0]])!r}, not a finite number "
+                                    f"({bad.size} of {array.size} rows; a sweep writes nan where a point is outside the model's domain); "
+                                    f"sweep inside the domain, or drop those rows")
+        columns.append(Column(name, unit_text, tuple(array.tolist())))
+    if not columns or not columns[0].values:
+        raise errors.UsageError(f"{shown}: no data rows")
+    kept = tuple(LabelColumn(name, tuple(_cell_label(str(v), f"{shown}: row {i + 1}: column '{name}'") for i, v in enumerate(values)))
+                 for name, values in labels)
+    return MeasuredData(shown, tuple(columns), labels=kept)
+
+
 def write_csv(path: str | Path, data: MeasuredData) -> None:
     """Write ``data`` in the measured-data format (comments, unit header, rows)."""
     out = io.StringIO()
     for line in data.comments:
         out.write(f"# {line}\n")
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([f"{c.name} [{c.unit_text}]" for c in data.columns])
-    for row in zip(*(c.values for c in data.columns)):
-        writer.writerow([_number(v) for v in row])
+    writer.writerow([f"{c.name} [{c.unit_text}]" for c in data.columns] + [c.name for c in data.labels])
+    label_rows = list(zip(*(c.values for c in data.labels))) if data.labels else [()] * data.rows
+    for row, labels in zip(zip(*(c.values for c in data.columns)), label_rows):
+        writer.writerow([_number(v) for v in row] + list(labels))
     Path(path).write_text(out.getvalue(), encoding="utf-8")
 
 

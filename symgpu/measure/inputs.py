@@ -35,7 +35,7 @@ class ModelInputs:
     Attributes:
         columns: symbol -> values in its declared unit (the inputs the data give).
         measured: the measured quantity in its declared unit.
-        ignored: columns that name no symbol of the model (e.g. ``rep``).
+        ignored: columns that name no symbol of the model (e.g. ``rep``), and the columns of labels (a sweep's ``regime``).
         defined: columns that name a quantity the model defines, each as (column, id of its equation):
             ignored, the equation is kept.
         converted: how each column given in a unit a rate relates to its symbol's was read (``n [thread/SM]`` in
@@ -79,6 +79,7 @@ def model_inputs(model: Model, quantity: str, data: measured.MeasuredData, *, pr
             rates = _rates(model, symbol, data, col, preset)
             converted.append(f"{col.name} [{col.unit_text}] read in {model.unit_text(symbol)} at {' and '.join(r.said for r in rates)}")
         columns[symbol] = _converted(model, symbol, data, col, is_input=symbol != quantity, rates=rates)
+    ignored.extend(data.label_names)  # a sweep's regime labels: never an input
     if quantity not in columns:
         raise errors.UsageError(f"{data.path}: no column '{target}' holds the measured quantity "
                                 f"(columns: {', '.join(data.names)}); head it '{target} [{model.unit_text(quantity)}]'")

@@ -11,7 +11,7 @@ A preset with neither is "not a fit": nothing is marked.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from dataclasses import dataclass
 from typing import Any
@@ -59,18 +59,20 @@ class PointResidual:
     extrapolated: tuple[str, ...]
 
 
-def fitted_data(model: Model, comparison: comparing.Comparison, files: Sequence[str] = ()) -> FittedData | None:
-    """The data the comparison's preset was fitted to (``files`` given: those), or ``None``."""
+def fitted_data(model: Model, comparison: comparing.Comparison, files: Sequence[str] = (),
+                read: Callable[[str], measured.MeasuredData] = measured.read_csv) -> FittedData | None:
+    """The data the comparison's preset was fitted to (``files`` given: those), or ``None``; each file read by ``read``
+    (the command line's reads a sweep's Parquet too)."""
     wheres: list[tuple[str, float]] = []
     column = None
     if not files:
         files, wheres, column = _from_provenance(model, comparison.preset)
         if not files:
             return None
-        paths = [f if Path(f).is_file() else str(resources.measured_file(f)) for f in files]
+        paths = [f if Path(f).exists() else str(resources.measured_file(f)) for f in files]
     else:
         paths = list(files)
-    data = measured.concat([measured.read_csv(p) for p in paths])
+    data = measured.concat([read(p) for p in paths])
     for name, value in wheres:
         data = data.where(name, value)
     columns = measured_inputs.model_inputs(model, comparison.quantity, data, preset=comparison.preset or None,

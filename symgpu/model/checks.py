@@ -5,7 +5,7 @@ table refers to."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import pint
@@ -13,7 +13,7 @@ import sympy
 
 from symgpu import errors, suggest, units
 from symgpu.memo import memoised
-from symgpu.model import expressions, schema, value_domain
+from symgpu.model import counted_dimensions, expressions, schema, value_domain
 from symgpu.model.records import Equation, ValidationInputs
 from symgpu.units import dimensions, literal_units
 
@@ -35,6 +35,15 @@ def _quantity(text: Any, unit: pint.Unit) -> pint.Quantity:
 @memoised("model.checks.quantities", 4096, typed=True)
 def _kept_quantity(text: Any, unit: pint.Unit) -> pint.Quantity:
     return units.quantity(text, unit, finite=False)
+
+
+def _pairs(table: Any) -> tuple[tuple[Any, Any], ...]:
+    """A request's table (``substitute``) as (name, text) pairs, as the request reads it; none where it is no table (the
+    request's own reading refuses it)."""
+    try:
+        return tuple(dict(table or {}).items())
+    except (TypeError, ValueError):
+        return ()
 
 
 class ModelChecks:
@@ -302,42 +311,60 @@ class ModelChecks:
         return found if found is not None else name if isinstance(name, str) and name in self.units else None
 
     def _check_request_dimensions(self, request: schema.DerivationRequest) -> None:
-        """A solve's ``target`` has the quantity's dimension, and a fixed point's variable the quantity's (the variable is
-        the quantity's next value), as written in the file (an outside tester's finding, round 13, F3: ``target = "9*n0/10"``,
-        warp/SM, for a quantity in GB/s passed the check and failed at derive naming the solution). Left to the derivation
-        where the quantity's equation declares counts (a count is a pure number there)."""
+        """A solve's ``target`` and each ``substitute`` value have the dimension of what they stand for (the quantity, the
+        substituted symbol), and a fixed point's variable the quantity's (the variable is the quantity's next value), as written
+        in the file, the dimensions the quantity's equations count as pure numbers left out (:meth:`counted`), as the
+        derivation reads them (an outside tester's finding, round 13, F3: ``target = "9*n0/10"``, warp/SM, for a quantity in
+        GB/s passed the check and failed at derive naming the solution; a ``substitute`` of another dimension passed it and
+        failed at derive)."""
         quantity = self._defined(request.get("quantity"))
         variable = next((request.get(k) for k in ("variable", "over", "for") if request.get(k)), None)
-        if quantity is None or any(e.counts for e in self.definition.equations if e.defines == quantity):
+        if quantity is None:
             return
-        expected = self._dims[self.symbols[quantity]]
+        dims = self.uncounted_dims(self.counted(quantity, request.get("stop_at")))
+        for name, text in _pairs(request.get("substitute")):
+            if name in self.symbols and isinstance(text, str):
+                self._written_as(text, name, dims, f"derivation {request.id}.substitute.{name}", f"substitute {name} = '{text}'")
         target = request.get("target")
         if request.op == "solve" and isinstance(target, str):
-            where = f"derivation {request.id}.target"
-            try:
-                found = self._walk(self._as_written(target, where), self._dims, where)
-            except errors.ModelFileError as exc:
-                try:  # a value with its unit ("2 us"), not an expression of the model
-                    found = units.quantity(target).dimensionality
-                except (ValueError, TypeError):
-                    raise exc from None
-            if found is not dimensions.FREE and found != expected:
-                raise self.fail(where, f"target '{target}' has dimension {dimensions.show(found)}, but {quantity} is "
-                                f"{dimensions.show(expected)} (unit {self.unit_text(quantity)})",
-                                f"write the target in the unit of {quantity}", errors.UnitMismatchError)
+            self._written_as(target, quantity, dims, f"derivation {request.id}.target", f"target '{target}'", with_unit=True)
         if request.op == "fixed_point" and isinstance(variable, str) and variable in self.symbols \
-                and self._dims[self.symbols[variable]] != expected:
+                and dims[self.symbols[variable]] != dims[self.symbols[quantity]]:
             raise self.fail(f"derivation {request.id}.variable", f"the fixed point's variable {variable} is "
-                            f"{dimensions.show(self._dims[self.symbols[variable]])}, but {quantity} is {dimensions.show(expected)}: "
-                            f"{variable} = {quantity}({variable}) needs one dimension", f"name a variable of {quantity}'s "
-                            f"dimension (unit {self.unit_text(quantity)})", errors.UnitMismatchError)
+                            f"{dimensions.show(dims[self.symbols[variable]])}, but {quantity} is "
+                            f"{dimensions.show(dims[self.symbols[quantity]])}: {variable} = {quantity}({variable}) needs one "
+                            f"dimension", f"name a variable of {quantity}'s dimension (unit {self.unit_text(quantity)})",
+                            errors.UnitMismatchError)
+
+    def _written_as(self, text: str, name: str, dims: Mapping[sympy.Symbol, Any], where: str, subject: str, *,
+                    with_unit: bool = False) -> None:
+        """``text`` (a request's, read as written) has symbol ``name``'s dimension in ``dims``; a bare number has every one. A
+        value with its unit ("2 us") has its unit's where ``with_unit`` (a target); else (a substitute) it is left to the
+        derivation, which moves it across the model's clock, warp size or SM count where it can (:mod:`symgpu.derive.targets`).
+
+        Raises:
+            errors.UnitMismatchError: another dimension, or inconsistent ones: the file, the key and both dimensions.
+        """
+        try:
+            found = self._walk(self._as_written(text, where), dims, where)
+        except errors.ModelFileError as exc:
+            try:  # a value with its unit ("2 us"), not an expression of the model
+                found = units.quantity(text).dimensionality
+            except (ValueError, TypeError):
+                raise exc from None
+            if not with_unit:
+                return
+        expected = dims[self.symbols[name]]
+        if found is not dimensions.FREE and found != expected:
+            raise self.fail(where, f"{subject} has dimension {dimensions.show(found)}, but {name} is {dimensions.show(expected)} "
+                            f"(unit {self.unit_text(name)})", f"write it in the unit of {name}", errors.UnitMismatchError)
 
     def _check_request_relations(self, request: schema.DerivationRequest) -> None:
         """Each ``assume`` relation compares things of one dimension, and a limit's finite point (``to``/``point``, an
         expression) has its variable's, as written in the file (an assumption ``BW > peak``, GB/s against TFLOP/s, passed
         the check and was taken as a number against a number; a limit of ``ws`` in KiB at ``lat_L1`` in cycles was answered).
-        The dimensions every equation of the model counts as pure numbers (``counts``) are left out on both sides."""
-        dims = self._uncounted_dims()
+        The dimensions the quantity's equations count as pure numbers (:meth:`counted`) are left out on both sides."""
+        dims = self.uncounted_dims(self.counted(self._defined(request.get("quantity")), request.get("stop_at")))
         for index, text in enumerate(request.get("assume") or ()):
             where = f"derivation {request.id}.assume[{index}]"
             self._walk(self._as_written(str(text), where, boolean=True), dims, where)
@@ -355,47 +382,64 @@ class ModelChecks:
                             f"{dimensions.show(expected)} (unit {self.unit_text(variable)})",
                             f"write the point in the unit of {variable}", errors.UnitMismatchError)
 
-    def _uncounted_dims(self) -> Mapping[sympy.Symbol, Any]:
-        """Every symbol's dimension without those any equation of the model counts as pure numbers (``counts``)."""
-        counted = {c for e in self.definition.equations for c in e.counts}
-        return {s: dimensions.without_counts(d, counted) for s, d in self._dims.items()} if counted else self._dims
+    def counted(self, quantity: Any, stop_at: Any = ()) -> frozenset[str]:
+        """The dimensions the equations defining ``quantity`` count as pure numbers, none through a quantity in ``stop_at``
+        (:func:`~symgpu.model.counted_dimensions.counted`): what every check of an expression standing for a symbol of a
+        derivation of ``quantity`` leaves out (:meth:`dimension_as`)."""
+        return counted_dimensions.counted(self.definition, quantity, stop_at if isinstance(stop_at, (list, tuple, frozenset)) else ())
 
-    def in_one_dimension(self, relations: tuple[sympy.Basic, ...]) -> tuple[sympy.Basic, ...]:
-        """A caller's assumptions (``--assume``, API ``assume=``), parsed, each comparing quantities of one dimension, as
-        a model file's ``assume`` must (:meth:`_check_request_relations`).
+    def uncounted_dims(self, counts: Iterable[str] = ()) -> Mapping[sympy.Symbol, Any]:
+        """Every symbol's dimension without those ``counts`` names (the equations in use count them as pure numbers)."""
+        return counted_dimensions.without_counts(self._dims, counts)
+
+    def dimension_as(self, expr: sympy.Basic, name: str, counts: Iterable[str] = ()) -> Any:
+        """``expr``'s dimension, which must be symbol ``name``'s, the dimensions ``counts`` names (those the equations in use
+        count as pure numbers: a derivation's, or :meth:`counted`) left out on both sides: the one check of an expression
+        standing for a symbol (:func:`~symgpu.model.counted_dimensions.dimension_as`).
+
+        Raises:
+            dimensions.Mismatch: ``expr``'s own dimensions are inconsistent.
+            counted_dimensions.Differs: it has another dimension than ``name``.
+        """
+        return counted_dimensions.dimension_as(expr, self.symbols[name], self.uncounted_dims(counts))
+
+    def in_one_dimension(self, relations: tuple[sympy.Basic, ...], counts: Iterable[str] = ()) -> tuple[sympy.Basic, ...]:
+        """A caller's assumptions (``--assume``, API ``assume=``), parsed, each comparing quantities of one dimension, the
+        dimensions ``counts`` names (those the quantity's equations count: :meth:`counted`) left out, as a model file's
+        ``assume`` must (:meth:`_check_request_relations`).
 
         Raises:
             errors.UsageError: one compares quantities of different dimensions (``BW > peak``, GB/s against TFLOP/s would
                 be read as a number against a number).
         """
+        dims = self.uncounted_dims(counts)
         for relation in relations:
-            if not dimensions.consistent(relation, self._uncounted_dims()):
+            if not dimensions.consistent(relation, dims):
                 raise errors.UsageError(f"{self.definition.id}: the assumption {sympy.sstr(relation)} compares quantities of "
                                         "different dimensions; give a relation in one dimension")
         return relations
 
-    def as_target(self, target: sympy.Basic, name: str, what: str = "target", shown: str | None = None) -> sympy.Basic:
+    def as_target(self, target: sympy.Basic, name: str, counts: Iterable[str] = (), what: str = "target", shown: str | None = None) -> sympy.Basic:
         """A caller's solve target (``--target``, API ``target=``), or another expression that stands for quantity ``name``
-        (``what``: a limit's point for its variable, ``shown`` as given), parsed, in ``name``'s dimension, as a model
-        file's ``target`` must be (:meth:`_check_request_dimensions`); a bare number has every dimension.
+        (``what``: a limit's point for its variable, ``shown`` as given), parsed, in ``name``'s dimension (:meth:`dimension_as`,
+        ``counts`` left out: the derivation's), as a model file's ``target`` must be (:meth:`_check_request_dimensions`); a
+        bare number has every dimension.
 
         Raises:
             errors.UsageError: it has another dimension (``--target L1``, KiB, for a latency in cycles, was read as a
                 number of base units: 192 KiB as 196608 cycles; ``limit ... --var ws --to lat_L1`` was answered).
         """
-        dims = self._uncounted_dims()
         if name not in self.symbols or not isinstance(target, sympy.Expr) or target.is_number:
             return target
         shown = sympy.sstr(target) if shown is None else shown
         try:
-            found = dimensions.settle(dimensions.dimension_of(target, dims))
+            self.dimension_as(target, name, counts)
         except dimensions.Mismatch as exc:
             raise errors.UsageError(f"{self.definition.id}: {what} {shown} is dimensionally inconsistent: {exc.problem}") from None
-        expected = dims[self.symbols[name]]
-        if found != expected:
+        except counted_dimensions.Differs as exc:
             noun = what.split()[-1]
-            raise errors.UsageError(f"{self.definition.id}: {what} {shown} is {dimensions.show(found)}, but {name} is "
-                                    f"{dimensions.show(expected)} ({self.unit_text(name)}); give a {noun} in a unit of {name}")
+            raise errors.UsageError(f"{self.definition.id}: {what} {shown} is {exc.found}, but {name} is "
+                                    f"{exc.expected} ({self.unit_text(name)}); give a {noun} in a unit of {name}") from None
         return target
 
     def _answer_dimension(self, request: schema.DerivationRequest, which: str, text: str, value: pint.Quantity, where: str) -> None:

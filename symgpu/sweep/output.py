@@ -42,8 +42,9 @@ class Column:
 
     @property
     def header(self) -> str:
-        """CSV header: ``name [unit]`` (the measured-data format), bare name without a unit."""
-        return self.name if self.unit in ("", "1") else f"{self.name} [{self.unit}]"
+        """CSV header: ``name [unit]``, ``[1]`` for a pure number (the measured-data format of :mod:`symgpu.measure.data`,
+        so ``symgpu measured``/``fit`` read a sweep back); the regime column's, a column of labels, is its bare name."""
+        return self.name if self.kind == "regime" else f"{self.name} [{self.unit or '1'}]"
 
 
 @dataclass(frozen=True)

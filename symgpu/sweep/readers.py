@@ -33,8 +33,14 @@ class SweepTable:
     metadata: Mapping[str, Any]
 
 
-def read(path: str | os.PathLike[str]) -> SweepTable:
-    """Read a sweep written by :mod:`symgpu.sweep.writers` or the dask engine.
+def is_parquet(path: str | os.PathLike[str]) -> bool:
+    """Whether :func:`read` reads ``path`` as Parquet: a ``.parquet``/``.pq`` file, or a folder (of parts)."""
+    source = Path(path)
+    return source.is_dir() or source.suffix.lower() in (".parquet", ".pq")
+
+
+def read(path: str | os.PathLike[str], max_rows: int = MAX_ROWS) -> SweepTable:
+    """Read a sweep written by :mod:`symgpu.sweep.writers` or the dask engine (at most ``max_rows`` rows).
 
     Raises:
         errors.UsageError: missing file, unknown format, a malformed header, too many rows.
@@ -44,17 +50,17 @@ def read(path: str | os.PathLike[str]) -> SweepTable:
         raise errors.UsageError(f"{str(source)!r}: no such file or folder")
     if not source.is_dir() and not source.is_file():
         raise errors.UsageError(f"{str(source)!r}: not a regular file or folder (a device or pipe); give the sweep's file")
-    if source.is_dir() or source.suffix.lower() in (".parquet", ".pq"):
+    if is_parquet(source):
         pa, _ = pyarrow_modules()
         try:
-            return _read_parquet(source)
+            return _read_parquet(source, max_rows)
         except (OSError, ValueError, pa.ArrowException) as exc:
             if isinstance(exc, errors.UsageError):
                 raise
             raise errors.UsageError(f"{str(source)!r}: not a Parquet sweep symgpu can read ({_line(exc)})") from None
     if source.suffix.lower() == ".csv":
         try:
-            return _read_csv(source)
+            return _read_csv(source, max_rows)
         except (UnicodeDecodeError, csv.Error) as exc:
             raise errors.UsageError(f"{str(source)!r}: not a CSV sweep symgpu can read ({_line(exc)})") from None
     raise errors.UsageError(f"{str(source)!r}: expected a .parquet or .csv file, or a folder of Parquet parts")
@@ -88,14 +94,14 @@ def _metadata(raw: bytes, source: Path) -> dict[str, Any]:
     return {**found, "units": units, "grid": grid, **names}
 
 
-def _read_parquet(source: Path) -> SweepTable:
+def _read_parquet(source: Path, max_rows: int) -> SweepTable:
     pa, pq = pyarrow_modules()
     parts = sorted(source.glob("*.parquet")) if source.is_dir() else [source]
     if not parts:
         raise errors.UsageError(f"{str(source)!r}: the folder holds no .parquet parts")
     rows = sum(pq.ParquetFile(p).metadata.num_rows for p in parts)
-    if rows > MAX_ROWS:
-        raise errors.UsageError(f"{str(source)!r}: {rows} rows is too many to read back (at most {MAX_ROWS})")
+    if rows > max_rows:
+        raise errors.UsageError(f"{str(source)!r}: {rows} rows is too many to read back (at most {max_rows})")
     table = pa.concat_tables([pq.read_table(p) for p in parts])
     raw = (table.schema.metadata or {}).get(METADATA_KEY)
     if raw is None:
@@ -125,7 +131,7 @@ def _labels(column: Any) -> np.ndarray:
     return labels[codes]  # type: ignore[no-any-return]
 
 
-def _read_csv(source: Path) -> SweepTable:
+def _read_csv(source: Path, max_rows: int) -> SweepTable:
     with open(source, encoding="utf-8", newline="") as stream:
         reader = csv.reader(stream)
         try:
@@ -141,8 +147,8 @@ def _read_csv(source: Path) -> SweepTable:
             units[match.group(1)] = match.group(2) or "1"
         values: list[list[str]] = [[] for _ in names]
         for number, row in enumerate(reader, start=2):
-            if number > MAX_ROWS + 1:
-                raise errors.UsageError(f"{str(source)!r}: more than {MAX_ROWS} rows; too many to read back")
+            if number > max_rows + 1:
+                raise errors.UsageError(f"{str(source)!r}: more than {max_rows} rows; too many to read back")
             if len(row) != len(names):
                 raise errors.UsageError(f"{str(source)!r}, line {number}: {len(row)} fields, expected {len(names)}")
             for column, text in zip(values, row):

@@ -1,0 +1,186 @@
+"""Questions of small models that the differential tester's generated models (``benchmarks/differential.py
+--generated``) found the engine refusing or getting wrong, each cut down by hand and each expected answer worked
+out by hand. Every test is a strict xfail naming the cause: when a fix lands it passes, pytest reports XPASS as a
+failure, and the mark is removed so the test guards the fix."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy
+
+import symgpu
+from symgpu import derive
+from conftest import toy_header
+
+
+def _symbol(name: str, unit: str, role: str = "input", assumptions: str = '["positive"]') -> str:
+    return (f'\n[symbols.{name}]\ndescription = "{name}"\nunit = "{unit}"\n'
+            + (f'role = "{role}"\n' if role != "input" else f"assumptions = {assumptions}\n"))
+
+
+def _model(write_model: Callable[..., Path], name: str, symbols: str, equations: str, values: str) -> symgpu.Model:
+    text = (toy_header(name, name, "cut down from a generated model") + symbols + equations
+            + '\n[presets.p0]\ndescription = "values"\nsource = { ref = "toy2026", locator = "p0" }\n[presets.p0.values]\n' + values)
+    return symgpu.load(write_model(text, name=name))
+
+
+def _equation(name: str, body: str) -> str:
+    return f'\n[[equations]]\nid = "eq_{name}"\ndefines = "{name}"\n{body}\nsource = {{ ref = "toy2026", locator = "1" }}\n'
+
+
+@pytest.mark.xfail(strict=True, raises=symgpu.SymgpuError, reason=(
+    "engine: a case condition on a quantity that is itself a case table (q0 >= 1.8 us, q0 of two cases) becomes SymPy's "
+    "ITE(...), which symgpu/evaluate/active.py condition_verdict and condition_mask (and sweep/regimes.py) do not evaluate: "
+    "'cannot evaluate the condition ITE(lit_420_us >= t0, lit_1p8_us <= q2, lit_1p8_us <= t0)'"))
+def test_a_solve_through_a_condition_on_a_case_table_is_answered_at_a_point(write_model: Callable[..., Path]):
+    model = _model(write_model, "ite_cond",
+                   _symbol("t0", "us") + _symbol("k", "1") + _symbol("t1", "us") + _symbol("q0", "us", "intermediate")
+                   + _symbol("q2", "us", "output"),
+                   _equation("q0", 'cases = [\n  { id = "a", when = "t0 <= 420", value = "k*t0" },\n  { id = "b", when = "otherwise", value = "t0" },\n]')
+                   + _equation("q2", 'cases = [\n  { id = "c", when = "q0 >= 1.8", value = "q0" },\n  { id = "d", when = "otherwise", value = "t1" },\n]'),
+                   't0 = "100 us"\nk = "2"\nt1 = "1 us"\n')
+    d = model.solve("q2", for_="k", target="50 us", preset="p0")
+    # by hand: t0 = 100 us <= 420 us, so q0 = k*100 us, and q2 = q0 where q0 >= 1.8 us: k = 50/100
+    assert math.isclose(float(derive.evaluate_result(model, d, "p0").magnitude), 0.5)
+
+
+@pytest.mark.xfail(strict=True, raises=symgpu.SymgpuError, reason=(
+    "engine: symgpu/derive/extremum_domain.py plateau_candidates takes the edge of a strict condition as a plateau's "
+    "location ('a strict condition's edge belongs to the plateau's closure: the quantity is continuous there'), but a case "
+    "table jumps there: the minimum a is located at t1 = 2.1 s, where case lo gives b, and the certificate refuses it"))
+def test_the_minimum_of_a_step_is_located_where_its_low_case_holds(write_model: Callable[..., Path]):
+    model = _model(write_model, "flat_edge",
+                   _symbol("t1", "s") + _symbol("a", "warp/SM") + _symbol("b", "warp/SM") + _symbol("q1", "warp/SM", "output"),
+                   _equation("q1", 'cases = [\n  { id = "hi", when = "t1 > 2.1", value = "a" },\n  { id = "lo", when = "otherwise", value = "b" },\n]'),
+                   't1 = "3.6 s"\na = "1 warp/SM"\nb = "5 warp/SM"\n')
+    d = model.extremum("q1", over="t1", kind="min", preset="p0")
+    assert math.isclose(float(derive.evaluate_result(model, d, "p0").magnitude), 1.0)  # a, for every t1 > 2.1 s
+    if isinstance(d.location, sympy.Basic) and d.location.is_number:
+        assert float(d.location) > 2.1
+
+
+@pytest.mark.xfail(strict=True, raises=symgpu.SymgpuError, reason=(
+    "engine: symgpu/derive/certify.py _limit approaches 0 along 1e-2..1e-11 absolute (and oo along 1e4..1e13), not scaled "
+    "to the variable, so a Max whose constant argument binds until u ~ 1e-15 looks flat there and the right answer oo is "
+    "refused ('the answer is inf but the quantity approaches 1')"))
+def test_a_pole_behind_a_constant_max_argument_is_its_limit(write_model: Callable[..., Path]):
+    model = _model(write_model, "late_pole",
+                   _symbol("u", "1/cycle") + _symbol("a", "1") + _symbol("c", "cycle") + _symbol("q", "cycle", "output"),
+                   _equation("q", 'rhs = "Max(c, a/u)"\nlimiters = { flat = "c", pole = "a/u" }'),
+                   'u = "1 1/cycle"\na = "1e-15"\nc = "1 cycle"\n')
+    d = model.limit("q", "u", "0", preset="p0")
+    assert d.result == sympy.oo  # a/u grows without bound as u -> 0 and passes c = 1 cycle at u = 1e-15/cycle
+
+
+@pytest.mark.xfail(strict=True, raises=symgpu.SymgpuError, reason=(
+    "engine: symgpu/derive/certify.py _extremum checks the plateau's closed edge u0 = c2/bw0 = 19/0.56 (no double) at its "
+    "double, which lies just outside the case (bw0 <= c2/u0 fails there), and refuses the right minimum 400 cycle; the "
+    "location could be the stretch u0 <= c2/bw0 or be checked in exact arithmetic"))
+def test_a_minimum_on_a_closed_stretch_whose_end_is_no_double_is_answered(write_model: Callable[..., Path]):
+    model = _model(write_model, "edge_double",
+                   _symbol("u0", "ns*cycle/GB") + _symbol("bw0", "GB/s") + _symbol("c2", "cycle") + _symbol("lo", "cycle")
+                   + _symbol("hi", "cycle") + _symbol("q", "cycle", "output"),
+                   _equation("q", 'rhs = "Piecewise((lo, bw0 <= c2/u0), (hi, True))"'),
+                   'u0 = "1000 ns*cycle/GB"\nbw0 = "0.56 GB/s"\nc2 = "19 cycle"\nlo = "400 cycle"\nhi = "750 cycle"\n')
+    d = model.extremum("q", over="u0", kind="min", preset="p0")
+    assert math.isclose(float(derive.evaluate_result(model, d, "p0").magnitude), 400.0)
+
+
+@pytest.mark.xfail(strict=True, raises=symgpu.SymgpuError, reason=(
+    "engine: a bare literal beside a symbol in a unit of scale 1 (0.58 beside b0 in B) stays a bare number "
+    "(symgpu/model/literal_constants.py Literals._siblings and _in_defined_unit skip scale 1), so an extremum or limit "
+    "whose answer is that case's value returns the pure number 29/50, which the unit check refuses ('has dimension 1, but "
+    "q0 is [information]'); evaluate reads it right (0.58 B)"))
+def test_the_extreme_value_of_a_case_of_a_bare_number_keeps_its_siblings_unit(write_model: Callable[..., Path]):
+    model = _model(write_model, "bare_min",
+                   _symbol("f0", "MHz") + _symbol("b0", "B") + _symbol("q0", "GB", "output"),
+                   _equation("q0", 'cases = [\n  { id = "a", when = "f0 >= 28", value = "b0" },\n  { id = "b", when = "otherwise", value = "0.58" },\n]'),
+                   'f0 = "100 MHz"\nb0 = "64 B"\n')
+    assert math.isclose(float(model.evaluate("q0", "p0", values={"f0": 10}).magnitude), 0.58e-9)  # holds today: 0.58 B in GB
+    d = model.extremum("q0", over="f0", kind="min", preset="p0")
+    assert math.isclose(float(derive.evaluate_result(model, d, "p0").magnitude), 0.58e-9)  # min(64 B, 0.58 B), in GB
+
+
+_CASES_ON_A_SCALE_ONE_QUANTITY = """schema_version = 1
+[model]
+id = "case_on_cycles"
+title = "A case table in kcycle whose condition compares a quantity in cycle with a bare number"
+summary = "Drawn by the differential tester's generator (gen_0_52 of an early draw), cut down."
+references = ["gen"]
+[references.gen]
+authors = ["generator"]
+title = "generated"
+venue = "tests"
+year = 2026
+[symbols.c0]
+description = "a count of kilocycles"
+unit = "kcycle"
+assumptions = ["positive"]
+[symbols.c2]
+description = "a count of cycles"
+unit = "cycle"
+assumptions = ["positive"]
+[symbols.q0]
+description = "1.5 c0, in cycles"
+unit = "cycle"
+role = "intermediate"
+[symbols.q1]
+description = "q0 up to 270000 cycles, then c2/8"
+unit = "kcycle"
+role = "output"
+[[equations]]
+id = "eq_q0"
+defines = "q0"
+rhs = "1.5*c0"
+source = { ref = "gen", locator = "1" }
+[[equations]]
+id = "eq_q1"
+defines = "q1"
+cases = [
+  { id = "a", when = "q0 <= 270000", value = "q0" },
+  { id = "b", when = "otherwise", value = "c2/8" },
+]
+source = { ref = "gen", locator = "2" }
+[presets.p0]
+description = "values"
+source = { ref = "gen", locator = "p0" }
+[presets.p0.values]
+c0 = "81 kcycle"
+c2 = "52 cycle"
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="engine: a bare literal beside a quantity in a unit of scale 1 (270000 beside q0 in cycle) stays a "
+                   "bare number (symgpu/model/literal_constants.py, Literals._siblings); Model.expression puts q0 = 1.5*c0 in and SymPy "
+                   "folds the condition to c0 <= 180000, which evaluate.scaling then reads in c0's kcycle: arrays (sweeps, the "
+                   "oracle's grid) and active_regime take case a where the scalar path takes b")
+def test_a_literal_beside_a_quantity_in_cycles_keeps_its_unit_when_evaluated_over_an_array(tmp_path: Path):
+    path = tmp_path / "case_on_cycles.toml"
+    path.write_text(_CASES_ON_A_SCALE_ONE_QUANTITY, encoding="utf-8")
+    model = symgpu.load(path)
+    xs = np.array([100.0, 1000.0])  # kcycle: q0 = 150000 and 1500000 cycle, so cases a and b
+    one_by_one = [float(model.evaluate("q1", "p0", values={"c0": float(x)}).magnitude) for x in xs]
+    assert math.isclose(one_by_one[0], 150.0) and math.isclose(one_by_one[1], 0.0065)  # by hand: 1.5*100 kcycle; 52/8 cycle
+    together = model.evaluate("q1", "p0", values={"c0": xs}).magnitude
+    assert np.allclose(together, one_by_one, rtol=1e-12)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "engine, a wrong number shown: 490 beside q0 and c3 (both in cycle, scale 1) stays a bare number (symgpu/model/"
+    "literal_constants.py Literals._siblings), the solve for c3 moves it beside q1 and c2 (kcycle), and the result "
+    "-c2 + q1 + 490 is read, and printed, in kcycle (scaling.written_unit): 490.51 kcycle for 1000 cycle, 'not checked "
+    "numerically' because the certificate's evaluation refuses the moved literal"))
+def test_a_solve_that_moves_a_literal_beside_kilocycles_keeps_it_in_cycles(write_model: Callable[..., Path]):
+    model = _model(write_model, "moved_literal",
+                   _symbol("c2", "kcycle") + _symbol("c3", "cycle") + _symbol("q0", "cycle", "intermediate") + _symbol("q1", "kcycle", "output"),
+                   _equation("q0", 'rhs = "c2"') + _equation("q1", 'rhs = "q0 + c3 - 490"'),
+                   'c2 = "2 kcycle"\nc3 = "1000 cycle"\n')
+    assert math.isclose(float(model.evaluate("q1", "p0").magnitude), 2.51)  # holds today: 2000 + 1000 - 490 cycle
+    d = model.solve("q1", for_="c3", target="2.51 kcycle", preset="p0")
+    found = derive.evaluate_result(model, d, "p0")
+    assert math.isclose(float(found.to("cycle").magnitude), 1000.0)  # by hand: c3 = 2510 - 2000 + 490 cycle
