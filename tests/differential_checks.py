@@ -28,6 +28,7 @@ from symgpu import derive, errors
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import active, evaluator, input_values
 
+import differential_bounds as bounds
 import differential_fixed_points as fixed_points
 import differential_inequalities as inequalities
 import differential_oracle as oracle
@@ -375,7 +376,7 @@ def _check_extremum(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
         and not isinstance(d.location, sympy.Tuple) else (math.nan,)
     shown = f"{q.kind} {value:.10g} at {q.variable} = {where:.10g} (location {_show(d.location, 60)})"
     if math.isfinite(value) and math.isnan(where) and d.extra.elsewhere and not d.extra.approached:  # a bound at an end, not attained
-        bound = _check_bound(model, q, value, shown)
+        bound = bounds.check(model, q, value, shown, _tends)
         judged = bound if isinstance(bound, Verdict) else _check_unattained(model, q, shown)
         return dataclasses.replace(judged, brute=f"{bound}; {judged.brute}") if judged.outcome == "agree" else judged
     if (math.isnan(value) or math.isnan(where)) and d.extra.elsewhere:
@@ -398,28 +399,6 @@ def _check_extremum(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
         i = int(np.argmax(np.where(beaten, sign * ys, -np.inf)))
         return Verdict(q, "disagree", "extremum: a point of the scan beats it", shown, f"{q.quantity}({xs[i]:.10g}) = {ys[i]:.10g}")
     return Verdict(q, "agree", answer=shown, brute=f"best of scan {float(np.max(sign * ys[finite])) * sign:.10g}" if finite.any() else "")
-
-
-def _check_bound(model: symgpu.Model, q: Question, value: float, shown: str) -> Verdict | str:
-    """An answer whose value is a bound approached and not attained (no location: "no minimum: the infimum L is approached
-    as x -> 0"): no point of the scan beats it, and the quantity tends to it towards an end (0 or oo), in IEEE or exact
-    arithmetic: then it is the infimum (supremum). A disagreement where either fails, else where it tends to it (judged on
-    as unattained)."""
-    centre = value_at(model, q.point, q.variable)
-    xs = oracle.grid(model, q.variable, centre)
-    ys = oracle.evaluate_on(model, q.quantity, q.point, q.variable, xs)
-    sign = 1.0 if q.kind == "max" else -1.0
-    beaten = np.isfinite(ys) & (sign * (ys - value) > REL * max(abs(value), 1e-300))
-    if beaten.any():
-        i = int(np.argmax(np.where(beaten, sign * ys, -np.inf)))
-        return Verdict(q, "disagree", "extremum: a point of the scan beats the bound it says is approached", shown,
-                       f"{q.quantity}({xs[i]:.10g}) = {ys[i]:.10g}")
-    for to in ("0", "oo"):
-        for exact in (False, True):
-            _, along = oracle.approach(model, q.quantity, q.point, q.variable, centre, to, exact=exact)
-            if len(along) >= 4 and _tends(along, value):
-                return f"tends to {value:.10g} as {q.variable} -> {to}{' (exactly)' if exact else ''}"
-    return Verdict(q, "disagree", "extremum: the bound it says is approached is the quantity's limit at neither end (0, oo)", shown, "")
 
 
 def _approached(model: symgpu.Model, q: Question, d: Derivation) -> list[tuple[float, float]]:
