@@ -12,7 +12,7 @@ import sympy
 from symgpu import errors
 from symgpu.proofs import factor_signs, forms, relations
 from symgpu.derive import at_point, jobs, point_roots, regime_split, results, summary, extremum_choice, extremum_cusps, extremum_diverging, extremum_domain
-from symgpu.derive import extremum_ends, extremum_integer, extremum_outer, extremum_walls, limit_regimes, limits, regime_conditions
+from symgpu.derive import extremum_ends, extremum_integer, extremum_monotone, extremum_outer, extremum_walls, limit_regimes, limits, regime_conditions
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.derive.extra_records import CandidateRecord
@@ -223,8 +223,11 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         raise _unbounded_slope(job, harmful, far, kind, var)
     if not candidates and cusp_ends:
         extremum_cusps.only_approached(job, cusp_ends, ends, kind, var, preset, values)
-    if not candidates:  # a limit's branches as open ends of their own (Volkov's latency as c -> theta+: oo where b*x > 0)
-        raise extremum_diverging.no_candidate(job, ends, kind, var, expr, len(found) == 1, flat)
+    if not candidates:  # in symbols, a quantity monotone in var is answered at an open end (checked.extremum); else the
+        # refusal, a limit's branches as open ends of their own (Volkov's latency as c -> theta+: oo where b*x > 0)
+        raise extremum_monotone.refusal(job, expr, found, var, domain, kind,
+                                        extremum_diverging.no_candidate(job, ends, kind, var, expr, len(found) == 1, flat),
+                                        as_modelled and preset is None and not values, outer)
     merged: list[_Candidate] = []
     for cand in candidates:
         # an end or plateau edge at a cusp's point stays a candidate of its own: merged into the cusp it would be
