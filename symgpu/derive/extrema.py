@@ -67,7 +67,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         raise errors.UsageError(f"extremum kind must be 'max' or 'min', not {kind!r}")
     job, ctx = jobs.start(model, "extremum", quantity, over, assume=assume, omit=omit)
     kept = tuple(stop_at)
-    as_modelled = not substitute and not job.omit and not kept  # the evaluate path gives this expression's values
+    # the evaluate path gives this expression's values (a kept quantity given a value is held at it there too)
+    as_modelled = not substitute and not job.omit and all(k in (values or {}) for k in kept)
     stop_at = job.keep(stop_at, over)
     expr, _ = job.quantity_expression(quantity, substitute, stop_at)
     var = job.symbol(over)
