@@ -55,11 +55,13 @@ def _at_point(model: Model, options: dict[str, Any], variable: tuple[Any, str] |
 
 def _in_unit(model: Model, name: str, answer: pint.Quantity, unit: str, preset: str | None,
              values: Mapping[str, Any]) -> pint.Quantity:
-    """``answer`` (quantity ``name``) in ``unit``, across the model's clock at the point where one unit counts cycles
-    and the other time (as the command line's ``--unit``).
+    """``answer`` (quantity ``name``) in ``unit``, across the model's rates at the point where the two units differ by
+    them, as the command line's ``--unit``: cycles and time at its clock, threads and warps at its warp size, per SM and
+    per GPU at its SM count (per scheduler at its schedulers per SM), alone or together (``P_K0`` in ``thread/SM``,
+    ``Q_K0`` in ``warp/SM``: refused here while ``eval --unit`` gave them, round 33a).
 
     Raises:
-        errors.UsageError: an unknown unit, one of another dimension, or a clock needed and none known.
+        errors.UsageError: an unknown unit, one no rate of the model relates, or a rate needed with no value here.
     """
     from symgpu import units  # NOTE: imported on first use (see the module's note)
     from symgpu.evaluate import clocks  # NOTE: imported on first use
@@ -70,14 +72,32 @@ def _in_unit(model: Model, name: str, answer: pint.Quantity, unit: str, preset: 
         raise errors.UsageError(f"{model.id}: unit={unit!r}: {' '.join(str(exc).split())[:200]}") from None
     if answer.dimensionality == target.dimensionality:
         return units.convert(answer, target)
-    if clocks.needs_clock(answer, target):
-        missing = f"{model.id}: unit={unit!r}: {name} is in {model.unit_text(name)}, so the answer needs a clock"
-        _, clock = clocks.clock_at(model, preset=preset, values=values, missing=missing)
-        if clock is None:
-            raise errors.UsageError(f"{missing}: give a preset with the model's clock, or the clock in values=")
-        return units.convert(clocks.across(answer, target, clock), target)
-    raise errors.UsageError(f"{model.id}: unit={unit!r}: {name} is in {model.unit_text(name)} "
-                            f"({units.format_dimension(answer.dimensionality)}); give a unit of that dimension")
+    need = f"{model.id}: unit={unit!r}: {name} is in {model.unit_text(name)}, so the answer"
+
+    def give(symbol: str, example: str) -> str:
+        return f"the value in values= ({symbol}={example!r})"
+
+    instead = "give the answer in a unit of its own dimension"
+    clock = clocks.model_clock(model, preset=preset, values=values, missing=f"{need} needs a clock", give=give, instead=instead)
+    refuse = clocks.input_refusal(model, need, give, instead)
+    # the clock and the warp size alone first, then with the SM count (or the schedulers per SM), as --unit tries them
+    powers = clocks.exponents(answer, target, sm=False) or clocks.exponents(answer, target, sm=True)
+    if powers is None:
+        raise errors.UsageError(f"{model.id}: unit={unit!r}: {name} is in {model.unit_text(name)} "
+                                f"({units.format_dimension(answer.dimensionality)}); give a unit of that dimension")
+    rates: list[tuple[pint.Quantity, int]] = []
+    for rate, power in powers.items():
+        symbol, found = (None, clock()[0]) if rate == "Hz" else clocks.one_input_at(model, rate, preset=preset, values=values)
+        if found is None or (symbol is None and rate != "Hz"):
+            raise refuse(rate, symbol)
+        rates.append((found, power))
+    if all(np.ndim(found.magnitude) == 0 for found, _ in rates):
+        return units.convert(units.moved(answer, target, rates), target)
+    # NOTE: a rate swept as an array (values={"SMs": np.array([10, 20])}): the exact conversion (symgpu.units.moved)
+    # takes one number per rate, so the answer is divided by the rate's array in floating point (it raised TypeError)
+    for found, power in rates:
+        answer = answer / found ** power
+    return units.convert(answer, target)
 
 
 def _shown(model: Model, answer: Derivation, options: Mapping[str, Any]) -> Derivation:

@@ -28,6 +28,7 @@ from symgpu import derive, errors
 from symgpu.derive.derivation import Derivation
 from symgpu.evaluate import active, evaluator, input_values
 
+import differential_bounds as bounds
 import differential_fixed_points as fixed_points
 import differential_inequalities as inequalities
 import differential_oracle as oracle
@@ -374,6 +375,10 @@ def _check_extremum(model: symgpu.Model, q: Question, d: Derivation) -> Verdict:
     (where,) = _values(model, d.location, q, model.unit_text(q.variable)) if isinstance(d.location, sympy.Basic) \
         and not isinstance(d.location, sympy.Tuple) else (math.nan,)
     shown = f"{q.kind} {value:.10g} at {q.variable} = {where:.10g} (location {_show(d.location, 60)})"
+    if math.isfinite(value) and math.isnan(where) and d.extra.elsewhere and not d.extra.approached:  # a bound at an end, not attained
+        bound = bounds.check(model, q, value, shown, _tends)
+        judged = bound if isinstance(bound, Verdict) else _check_unattained(model, q, shown)
+        return dataclasses.replace(judged, brute=f"{bound}; {judged.brute}") if judged.outcome == "agree" else judged
     if (math.isnan(value) or math.isnan(where)) and d.extra.elsewhere:
         return _check_unattained(model, q, shown, tuple(_approached(model, q, d)))
     if math.isnan(value) or math.isnan(where):

@@ -130,6 +130,34 @@ def test_the_answers_unit_is_given_as_the_command_lines_unit_across_the_clock(vo
         volkov.evaluate("Latency", "maxwell", values={"alpha": 1}, unit="GB")
 
 
+def test_the_answers_unit_moves_across_the_warp_size_and_the_sm_count_as_the_command_lines_unit(volkov, ia, cli):
+    # before: evaluate(..., unit="thread/SM") of a per-GPU quantity, and unit="warp/SM" of one in thread/SM, were refused
+    # ("give a unit of that dimension") where eval --unit gives them at the model's SM count and warp size
+    p_k0 = Fraction(672) * Fraction("320.3") / (Fraction("1.73") * 128)  # 672 cycles x 320.3 GB/s / (1.73 GHz x 128 B)
+    asked = {"P_K0": {"thread/SM": p_k0 / 20, "warp/SM": p_k0 / 20 / 32},
+             "Q_K0": {"warp/SM": Fraction(672) / (Fraction(32, 64) + Fraction(256, 128)) / 32}}
+    for quantity, wanted in asked.items():
+        for unit, hand in wanted.items():
+            got = ia.evaluate(quantity, "gtx1080", M=16, N=16, unit=unit)
+            assert got.units == symgpu.units.unit(unit) and got.magnitude == pytest.approx(float(hand), rel=1e-14)
+            code, out, _ = cli("eval", "interval_analysis", quantity, "--preset", "gtx1080", "--set", "M=16", "--set", "N=16",
+                               "--unit", unit)
+            assert code == 0 and float(out.split("=")[1].split()[0]) == pytest.approx(float(hand), rel=1e-9)
+    kepler = volkov.preset("kepler")  # per SM per cycle to per GPU per microsecond: the SM count and the clock together
+    per_sm = volkov.evaluate("memory_throughput", "kepler", n=32, alpha=4).magnitude
+    chip = volkov.evaluate("memory_throughput", "kepler", n=32, alpha=4, unit="winst/us").magnitude
+    assert chip == pytest.approx(per_sm * kepler["SMs"].magnitude * kepler["clock"].to("MHz").magnitude, rel=1e-14)
+    with pytest.raises(errors.UsageError, match=r"needs the SM count SMs, which has no value here"):
+        ia.evaluate("P_K0", M=16, N=16, L_M=400, Theta_M=320, phi=1.7, unit="thread/SM")
+    with pytest.raises(errors.UsageError, match=r"unit='s': P_K0 is in thread"):
+        ia.evaluate("P_K0", "gtx1080", M=16, N=16, unit="s")
+    # a rate swept as an array is divided out element by element (it raised TypeError)
+    swept = ia.evaluate("P_K0", "gtx1080", M=16, N=16, SMs=np.array([10, 20]), unit="thread/SM").magnitude
+    assert swept == pytest.approx([float(p_k0 / 10), float(p_k0 / 20)], rel=1e-14)
+    clocked = ia.evaluate("L_K0_time", "gtx1080", M=16, N=16, phi=np.array([1.0, 2.0]), unit="cycle").magnitude
+    assert clocked == pytest.approx([672, 672], rel=1e-14)
+
+
 def test_a_time_value_for_a_symbol_in_cycles_is_moved_across_the_clock_by_every_question_of_the_api(volkov):
     # before: solve/extremum/limit/... refused values={"mem_lat": "250 ns"} ("has dimension [time], but mem_lat is
     # [clock]") where evaluate and the command line's --set move it across the preset's clock

@@ -132,6 +132,7 @@ LAZY_IMPORTERS = {
     "symgpu.model": "PEP 562 __getattr__: the loader is usable without importing SymPy",
     "symgpu.api": "a question's methods import the derivation engine and the evaluator: `symgpu.load` does not (issue 31)",
     "symgpu.cli.app": "a command's module (and SymPy, matplotlib) is imported only when it runs",
+    "symgpu.sweep.replay": "a rerun from a stored plan imports no model code: the loader only where the full path stores a plan",
 }
 
 

@@ -54,6 +54,37 @@ def test_diff_quantity_solves_where_two_models_agree():
     assert result.branches[-1].agree_when == ("always",)
 
 
+def _ia_variant(tmp_path, *, store_ii_2: bool):
+    """interval_analysis with Theta_M declared in TB/s and P_K0 in kthread (and, where ``store_ii_2``, L_K0's stores at
+    an initiation interval of 2)."""
+    text = ('schema_version = 1\n[model]\nid = "ia_units"\nextends = "interval_analysis"\ntitle = "t"\nsummary = "s"\n'
+            '[symbols.Theta_M]\ndescription = "d"\nunit = "TB/s"\nassumptions = ["positive"]\n'
+            '[symbols.P_K0]\ndescription = "d"\nunit = "kthread"\nrole = "output"\n')
+    if store_ii_2:
+        text += ('[[equations]]\nid = "L_K0"\ndefines = "L_K0"\nrhs = "L_M + (M*N + 2*M)*t_issue"\n'
+                 'source = { ref = "ia_notes", locator = "x" }\nvalid_when = ["N >= L_F/t_issue", "L_M >= N*t_issue/2"]\n')
+    path = tmp_path / "ia_units.toml"
+    path.write_text(text)
+    return symgpu.load(path)
+
+
+def test_diff_reads_a_symbol_declared_in_another_unit_as_the_same_amount_and_names_it(tmp_path):
+    # before: Theta_M in GB/s vs TB/s and P_K0 in thread vs kthread gave "A / B = 1/1000" and a nonzero A - B for one
+    # and the same bandwidth and thread count, and "40 equations identical" named no difference
+    ia = symgpu.load("interval_analysis")
+    result = compare.diff(ia, _ia_variant(tmp_path, store_ii_2=False), "P_K0")
+    assert result.units_changed == [("Theta_M", "GB/s", "TB/s"), ("P_K0", "thread", "kthread")]
+    assert result.quantity.identical and result.quantity.difference == 0 and result.quantity.ratio == 1
+    assert all(not p.differs for p in result.points) and any(p.a is not None for p in result.points)
+    assert "Theta_M (GB/s vs TB/s), P_K0 (thread vs kthread)" in compare.format_diff(result)
+    changed = compare.diff_quantity(ia, _ia_variant(tmp_path, store_ii_2=True), "P_K0")
+    s = {n: sympy.Symbol(n, positive=True) for n in ("L_M", "M", "N", "t_issue")}
+    by_hand = (s["L_M"] + s["t_issue"] * (s["M"] * s["N"] + s["M"])) / (s["L_M"] + s["t_issue"] * (s["M"] * s["N"] + 2 * s["M"]))
+    ratio = changed.ratio.subs({sym: sympy.Symbol(sym.name, positive=True) for sym in changed.ratio.free_symbols})
+    point = {s["L_M"]: 400, s["M"]: 16, s["N"]: 16, s["t_issue"]: 1}
+    assert ratio.subs(point) == by_hand.subs(point) == sympy.Rational(672, 688)
+
+
 def test_diff_cli_exit_code_and_json(capsys):
     code, out, _ = run(capsys, "diff", "prior_hong_kim", "prior_hong_kim_fixed", "arithmetic_throughput", "--json")
     assert code == 0

@@ -13,6 +13,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 import differential_generated as generated
 import differential_models as models
 
@@ -22,6 +24,13 @@ differential = sys.modules.get("differential") or importlib.util.module_from_spe
 if "differential" not in sys.modules:
     sys.modules["differential"] = differential  # dataclasses look their module up while the class is built
     _SPEC.loader.exec_module(differential)
+
+@pytest.fixture(autouse=True)
+def _model_path_restored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``$SYMGPU_MODEL_PATH`` as it was before each test: the generated models' folder put on it (``prepare``,
+    ``on_model_path``) must not reach the tests after it in the worker (a non-editable install then checked 27 models)."""
+    monkeypatch.setenv("SYMGPU_MODEL_PATH", os.environ.get("SYMGPU_MODEL_PATH", ""))
+
 
 #: a seed whose first models the engine answers without a fault (a regression here is a finding: read the report)
 SEED = 4

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import math
+import re
 
 import numpy as np
 import pytest
@@ -91,3 +92,20 @@ def test_a_size_whose_time_overflows_gets_no_number_but_a_reason(tmp_path, cli):
     assert code == 0 and "softmax          1 " in printed and "1 of 2 rows not predicted; first: row 1: " in err
     written = list(csv.reader(out.read_text(encoding="utf-8").splitlines()))
     assert written[2][-4:-1] == ["", "", "kernel_row_reduction"] and "overflow" in written[2][-1] and "inf" not in written[2][-4]
+
+
+def test_a_refused_row_quotes_values_that_fail_the_condition_as_printed():
+    # 1048577 threads against a given max_threads_per_block of 1048576.5: both were quoted with six digits, 1.04858e+06 <=
+    # 1.04858e+06, a pair that meets the condition the reason says they break; eval quotes digits enough that they fail it
+    # (evaluate.refusal_digits), and predict now does the same. The oracle: the numbers quoted, read back and compared by hand
+    _, rows = parse_rows("\n".join([HEADER, line("add", "1.0", block=(1048577, 1, 1))]))
+    given = {"max_threads_per_block": 1048576.5}
+    a = assign(rows[0])
+    with pytest.raises(errors.DomainError, match="threads_per_block <= max_threads_per_block"):
+        api.load(a.model).evaluate("t_kernel", f"{a.gpu}+neusight_fit", values={**dict(a.inputs), **given})
+    (refused,) = predict_rows(rows, values={"kernel_streaming": given})
+    assert math.isnan(refused.latency_ms) and "valid only when threads_per_block <= max_threads_per_block" in refused.reason
+    quoted = dict(re.findall(r"(\w+) = ([0-9.e+]+) thread/block", refused.reason))
+    threads, most = float(quoted["threads_per_block"]), float(quoted["max_threads_per_block"])
+    assert not threads <= most  # as printed, they break the condition
+    assert threads == pytest.approx(1048577, rel=1e-6) and most == pytest.approx(1048576.5, rel=1e-6)

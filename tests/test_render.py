@@ -223,3 +223,21 @@ def test_latex_kept_per_model_gives_what_sympy_prints_and_honours_extra_names(ia
     assert latex.latex(ia, sympy.Integer(2)) == "2" and latex.latex(ia, 2.5) == "2.5"
     names[first] = "changed"  # a caller's copy: the model's names stay
     assert latex.symbol_names(ia)[first] != "changed"
+
+
+@pytest.mark.parametrize(("rhs", "active", "shown"), [
+    # -3 binds the Min; 5 is 8 higher (not '-1.667x higher')
+    ("Min(P_peak, I*B - P_peak)", "-3", "is 8 FLOP/s higher"),
+    # 0 binds the Max; -3 is 3 lower (not '0x lower')
+    ("Max(0, I*B - P_peak)", "0", "is 3 FLOP/s lower"),
+    # 3 binds the Max over 0 (not 'n/ax lower')
+    ("Max(0, P_peak - I*B)", "3", "is 3 FLOP/s lower"),
+])
+def test_regime_text_gives_the_difference_where_a_bound_is_zero_or_the_signs_differ(write_model, rhs: str, active: str,
+                                                                                    shown: str) -> None:
+    model = symgpu.load(write_model(rhs=rhs))
+    equation = next(iter(model.equations.values()))
+    values = {model.symbols["P_peak"]: 5.0, model.symbols["B"]: 1.0, model.symbols["I"]: 2.0}
+    state = chains.regime(model, equation, record.regime_of(model, equation, values))
+    assert f"binds ({active} FLOP/s)" in state["text"] and state["text"].endswith(shown)
+    assert state["ratio"] is None

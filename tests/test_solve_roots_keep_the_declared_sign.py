@@ -28,7 +28,8 @@ def test_no_admissible_b_gives_a_latency_below_a(cli) -> None:
     assert _latency_over_b(bs).min() >= 300.0  # brute force: every admissible b gives at least a = 300 cycles
     code, out, err = cli("solve", "volkov_2016", "memory_latency", "--for", "b", "--target", "250", *KEPLER_AT_100)
     assert code == 1 and out == ""
-    assert "declared signs of b" in err and "Traceback" not in err
+    # the one root, (250 - 300)*(170 - 100)/100 = -35, and the declared sign it breaks
+    assert "the root b = -35 cycle breaks its declared sign (b is declared nonnegative" in err and "Traceback" not in err
 
 
 def test_an_admissible_root_is_still_given(cli) -> None:
@@ -54,7 +55,8 @@ def test_a_positive_latency_has_no_negative_root(cli, target: str, expected: flo
     code, out, err = cli("solve", "volkov_2016", "needed_concurrency", "--for", "inst_latency", "--target", target,
                          "--set", "inst_peak_thru=4")
     if expected is None:
-        assert code == 1 and "declared signs of inst_latency" in err
+        # the root -5/4 and the declared sign it breaks
+        assert code == 1 and "the root inst_latency = -1.25 cycle breaks its declared sign (inst_latency is declared positive" in err
     else:
         assert code == 0, err
         assert f"value: {expected:g} cycle" in out

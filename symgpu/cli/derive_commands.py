@@ -37,7 +37,7 @@ from symgpu.cli import assume_units, common, derive_batch, flat_stretch, given_n
 from symgpu.numbers import json_number
 from symgpu import derive
 from symgpu.cli.operation_commands import OPERATION_COMMANDS, command_name
-from symgpu.derive import at_point, declared_range, exact_roots, range_lines, result_form, rewritten_switch, whole_sides
+from symgpu.derive import at_point, declared_range, exact_roots, range_lines, result_form, rewritten_switch, solve_outside, whole_sides
 from symgpu.derive.extra_records import RootRecord
 from symgpu.derive.options import Options
 from symgpu.model import printing
@@ -186,6 +186,11 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
             raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: none of the {len(records)} root(s) for {derivation.variable} is a real number at "
                                       f"{derive.where_text(args.preset, values)} (each is complex in exact arithmetic, the inputs as the decimals given): "
                                       f"no {derivation.variable} gives the target there in the regime(s) they solve")
+        outside = solve_outside.excluded(model, args.quantity, derivation.variable, records, args.preset, values) \
+            if not found and derivation.operation == "solve" else []
+        if outside:  # each root with the condition that excludes it there (its declared sign, regime, valid_when)
+            raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: no root for {derivation.variable} holds at "
+                                      f"{derive.where_text(args.preset, values)}: {'; '.join(outside)}")
         if not found:
             integer = "integer" in model.symbol_definitions[derivation.variable].assumptions
             raise errors.NoAnswerHere(f"{model.id}: {args.quantity}: none of the {len(records)} root(s) for {derivation.variable} lies in "

@@ -87,6 +87,7 @@ class ModelDiff:
     same: int
     quantity: QuantityDiff | None = None
     points: list[PointComparison] = field(default_factory=list)
+    units_changed: list[tuple[str, str, str]] = field(default_factory=list)
 
 
 def _signature(model: Model, eq_id: str) -> tuple[str, str]:
@@ -118,11 +119,18 @@ def diff(a: Model, b: Model, quantity: str | None = None) -> ModelDiff:
                 same += 1
     only_a = [(i, a.equations[i].definition.defines) for i in a.equations if i not in b.equations]
     only_b = [(i, b.equations[i].definition.defines) for i in b.equations if i not in a.equations]
-    result = ModelDiff(a.id, b.id, changed, only_a, only_b, same)
+    result = ModelDiff(a.id, b.id, changed, only_a, only_b, same, units_changed=units_changed(a, b))
     if quantity:
         result.quantity = diff_quantity(a, b, quantity)
         result.points = compare_at_points(a, b, quantity)
     return result
+
+
+def units_changed(a: Model, b: Model) -> list[tuple[str, str, str]]:
+    """The symbols both models declare in different units: (name, A's unit, B's unit), in A's order. A variant that
+    declares ``Theta_M`` in TB/s instead of GB/s has the same equations, but each number means another amount."""
+    return [(name, a.unit_text(name), b.unit_text(name)) for name in a.symbol_definitions
+            if name in b.symbol_definitions and a.units[name] != b.units[name]]
 
 
 def _parts(a: Model, b: Model, eq_id: str) -> tuple[str, ...]:
@@ -188,10 +196,23 @@ def diff_quantity(a: Model, b: Model, quantity: str) -> QuantityDiff:
             f"'{quantity}' has dimension {units.format_dimension(a.dimension(quantity))} in {a.id} but "
             f"{units.format_dimension(b.dimension(quantity))} in {b.id}; the two cannot be compared")
     ea, eb = _unify((a, b), (a.expression(quantity), b.expression(quantity)))
-    scale = units.factor(a.units[quantity], b.units[quantity])
-    if scale != 1:
-        ea = ea * sympy.nsimplify(scale)
     notes: list[str] = []
+    # NOTE: each expression reads its symbols in its own model's declared units. A symbol both declare in units of one
+    # dimension is read in A's in both (B's number is A's times their factor), and B's quantity is brought to A's unit:
+    # Theta_M in GB/s and in TB/s is one bandwidth, not two numbers 1000x apart (the comparison had said A/B = 1/1000).
+    moved: dict[sympy.Basic, sympy.Basic] = {}
+    for symbol in eb.free_symbols:
+        name = symbol.name
+        if name in a.units and name in b.units and a.units[name] != b.units[name]:
+            if a.units[name].dimensionality == b.units[name].dimensionality:
+                moved[symbol] = symbol * sympy.Rational(units.exact_factor(a.units[name], b.units[name]))
+            else:
+                notes.append(f"{name} is in {a.unit_text(name)} in {a.id} but {b.unit_text(name)} in {b.id}: each "
+                             "expression reads it in its own model's unit")
+    eb = eb.xreplace(moved) * sympy.Rational(units.exact_factor(b.units[quantity], a.units[quantity]))
+    if moved or a.units[quantity] != b.units[quantity]:
+        read = [f"{s.name} in {a.unit_text(s.name)}" for s in sorted(moved, key=lambda s: s.name)]
+        notes.append(f"{b.id}'s expression is read in {a.id}'s units ({', '.join([*read, f'{quantity} in {a.unit_text(quantity)}'])})")
     memo: dict[sympy.Basic, sympy.Basic] = {}
     na, nb = normalize(ea, memo), normalize(eb, memo)
     constants = {n for m in (a, b) for n, d in m.symbol_definitions.items() if d.role == "constant"}
@@ -248,6 +269,9 @@ def _where(result: ModelDiff) -> list[str]:
     for side, items in ((result.a, result.only_a), (result.b, result.only_b)):
         if items:
             lines.append(f"only in {side}: " + ", ".join(f"{i} ({d})" for i, d in items))
+    if result.units_changed:
+        lines.append(f"symbols declared in other units ({result.a} vs {result.b}): "
+                     + ", ".join(f"{name} ({ua} vs {ub})" for name, ua, ub in result.units_changed))
     if result.quantity is None:
         return lines
     evaluated = [p for p in result.points if p.a is not None]
@@ -298,6 +322,7 @@ def diff_json(result: ModelDiff) -> dict[str, Any]:
         "changed": [{"id": c.id, "defines": c.defines, "parts": list(c.parts), "a": c.a, "b": c.b} for c in result.changed],
         "only_a": [{"id": i, "defines": d} for i, d in result.only_a],
         "only_b": [{"id": i, "defines": d} for i, d in result.only_b],
+        "units_changed": [{"name": name, "a": ua, "b": ub} for name, ua, ub in result.units_changed],
     }
     q = result.quantity
     if q is not None:

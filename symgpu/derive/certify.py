@@ -333,6 +333,8 @@ def _extremum(model: Model, derivation: Derivation, asked: Asked, point: _Point)
     if (kind == "max" and scanned[best] > value + slack) or (kind == "min" and scanned[best] < value - slack):
         raise _fail(model, asked, point, f"the {kind}imum is at {'least' if kind == 'max' else 'most'} {scanned[best]:.10g} (at {asked.variable} = {grid[best]:.10g}), "
                     f"the closed form gives {value:.10g} ({asked.variable} = {grid[best]:.10g} gives {scanned[best]:.10g}, beyond the {kind}imum {value:.10g})")
+    if derivation.location is None:  # a bound approached, not attained (:mod:`.extremum_monotone`)
+        return f"no point of a {len(grid)}-point scan beats the {'supremum' if kind == 'max' else 'infimum'}"
     return f"the quantity at the location equals the {kind}imum and no point of a {len(grid)}-point scan beats it"
 
 

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 import sympy
 
 from symgpu import arguments, errors, memo, store
-from symgpu.derive import (certify, certify_path, extrema, extremum_supremum, fixed_points, given_values, grid_search, limit_cases,
-                           limit_domain, limit_sides, limits, numeric_solve, requests, results, solving, staircase_boundary, stored,
-                           targets)
+from symgpu.derive import (certify, certify_path, extrema, extremum_monotone, extremum_supremum, fixed_points, given_values, grid_search,
+                           limit_cases, limit_domain, limit_sides, limits, numeric_solve, requests, results, solving, staircase_boundary,
+                           stored, targets)
 from symgpu.derive.certify import Asked
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.options import Options
@@ -345,6 +345,10 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         if refusal.end is not None:  # a finite open end (a strict --assume bound, valid_when) beating every candidate
             return extremum_supremum.at_finite_end(model, str(quantity), str(over), kind, options.preset, dict(options.at or {}), refusal.end,
                                                    lambda to, side: limit(model, quantity, over, to, direction=side, **options.keywords()), refusal)
+        if isinstance(refusal, extremum_monotone.Monotone):  # in symbols, monotone: the limit at the end it is approached at
+            return extremum_monotone.at_end(model, Asked("extremum", str(quantity), str(over), to=kind, assume=tuple(options.assume or ())), refusal,
+                                            lambda to, side: limit(model, quantity, over, to, direction=side, **options.keywords()),
+                                            lambda run: _answer(model, Asked("extremum", str(quantity), str(over), to=kind), options, lambda o: run()))
         if not options.at_a_point or options.assume:
             raise
         return extremum_supremum.at_open_end(model, str(quantity), str(over), kind, options.preset, dict(options.at or {}),

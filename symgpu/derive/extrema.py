@@ -12,7 +12,7 @@ import sympy
 from symgpu import errors
 from symgpu.proofs import factor_signs, forms, relations
 from symgpu.derive import at_point, jobs, point_roots, regime_split, results, summary, extremum_choice, extremum_cusps, extremum_diverging, extremum_domain
-from symgpu.derive import extremum_ends, extremum_integer, extremum_outer, extremum_walls, limit_regimes, limits, regime_conditions
+from symgpu.derive import extremum_ends, extremum_integer, extremum_monotone, extremum_outer, extremum_walls, limit_regimes, limits, regime_conditions
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.derive.extra_records import CandidateRecord
@@ -67,7 +67,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         raise errors.UsageError(f"extremum kind must be 'max' or 'min', not {kind!r}")
     job, ctx = jobs.start(model, "extremum", quantity, over, assume=assume, omit=omit)
     kept = tuple(stop_at)
-    as_modelled = not substitute and not job.omit and not kept  # the evaluate path gives this expression's values
+    # the evaluate path gives this expression's values (a kept quantity given a value is held at it there too)
+    as_modelled = not substitute and not job.omit and all(k in (values or {}) for k in kept)
     stop_at = job.keep(stop_at, over)
     expr, _ = job.quantity_expression(quantity, substitute, stop_at)
     var = job.symbol(over)
@@ -102,7 +103,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     domain = extremum_domain.domain_conditions(job, var, stop_at)
     # where the model gives the quantity a value at all (as modelled: a substitution may put the variable in)
     outer = extremum_domain.outer_domain(job, var, stop_at) if as_modelled else ()
-    known = extremum_outer.assume(job, outer)  # the answer holds only there: signs decided under them
+    extremum_outer.assume(job, outer)  # the answer holds only there: signs decided under them
     if preset is not None or values:
         _has_a_value(job, var, outer, preset, values or {})
     candidates: list[_Candidate] = []
@@ -209,7 +210,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     given = at_point.Given(preset, dict(values or {})) if preset is not None or values else None
     ends = extremum_domain.open_ends(job, expr, var, domain, lambda e, p, d: limits.take_at(job, e, var, p, d, given),
                                      lambda g, p: limit_regimes.far_sign(job, g, var, p), found, dropped, at_values, walls)
-    ends = extremum_outer.split_ends(job, ends, var) if known else ends  # a limit's branches outside the domain left out
+    ends = extremum_outer.split_ends(job, ends, var)  # a limit's branches as ends of their own (those outside the domain left out)
     extremum_domain.unbounded(job, ends, kind)  # and at 0 of a positive variable, where a divisor vanishes: each regime's infinity
     ends = [*ends, *extremum_diverging.ends(job, found, var, dropped, kind), *cusp_ends]
     if cusp_ends:
@@ -223,8 +224,11 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         raise _unbounded_slope(job, harmful, far, kind, var)
     if not candidates and cusp_ends:
         extremum_cusps.only_approached(job, cusp_ends, ends, kind, var, preset, values)
-    if not candidates:
-        raise extremum_diverging.no_candidate(job, ends, kind, var)
+    if not candidates:  # in symbols, a quantity monotone in var is answered at an open end (checked.extremum); else the
+        # refusal, a limit's branches as open ends of their own (Volkov's latency as c -> theta+: oo where b*x > 0)
+        raise extremum_monotone.refusal(job, expr, found, var, domain, kind,
+                                        extremum_diverging.no_candidate(job, ends, kind, var, expr, len(found) == 1, flat),
+                                        as_modelled and preset is None and not values, outer)
     merged: list[_Candidate] = []
     for cand in candidates:
         # an end or plateau edge at a cusp's point stays a candidate of its own: merged into the cusp it would be

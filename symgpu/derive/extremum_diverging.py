@@ -135,10 +135,15 @@ def _unbounded_where(ends: Sequence[OpenEnd], kind: str) -> dict[sympy.Expr, lis
     return points
 
 
-def no_candidate(job: jobs._Job, ends: Sequence[OpenEnd], kind: str, var: sympy.Symbol) -> errors.NoExtremumCandidate:
+def no_candidate(job: jobs._Job, ends: Sequence[OpenEnd], kind: str, var: sympy.Symbol, expr: sympy.Expr | None = None,
+                 one_form: bool = False, flat: Sequence[tuple[str, sympy.Basic]] = ()) -> errors.NoExtremumCandidate:
     """The refusal where no critical point, cusp, end or plateau edge qualifies, saying where the quantity grows (falls)
     without bound towards 0 (Hong & Kim's Synch_cost over Active_SMs: its one critical point is a minimum wherever the
-    location is positive, and the maximum grows without bound as Active_SMs -> 0 where NpWB > 1)."""
+    location is positive, and the maximum grows without bound as Active_SMs -> 0 where NpWB > 1). A quantity of one smooth
+    form in ``var`` (``one_form``, :func:`_smooth`) has then no {kind}imum wherever it changes with ``var``: said so, with
+    each open end's limit (:func:`_one_form`)."""
+    if one_form and expr is not None and _smooth(expr, var) and ends:
+        return _one_form(job, ends, kind, var, flat)
     where = " or ".join(f"as {var} -> {sympy.sstr(p)} where "
                         + summary.shorten(" or where ".join(w), hint="ask at a point (--preset, --set) for its own answer")
                         for p, w in _unbounded_where(ends, kind).items())
@@ -157,3 +162,40 @@ def say_unbounded(job: jobs._Job, ends: Sequence[OpenEnd], kind: str, var: sympy
         job.extra = job.extra.with_(elsewhere=" and ".join(
             f"there is no {kind}imum (the quantity {'grows' if kind == 'max' else 'falls'} without bound as {var} -> {sympy.sstr(p)}) "
             f"where {' or where '.join(w)}" for p, w in where.items()))
+
+
+def _smooth(expr: sympy.Expr, var: sympy.Symbol) -> bool:
+    """Is ``expr`` one form in ``var`` whose extrema inside the domain are critical points: no Min, Max, Piecewise,
+    ``Abs``, ``floor``/``ceiling``, and ``var`` under no root or other non-integer power (``x**(2/3)`` has a minimum where its
+    slope is infinite)?"""
+    if expr.has(sympy.Min, sympy.Max, sympy.Piecewise, sympy.Abs, sympy.floor, sympy.ceiling, sympy.sign):
+        return False
+    return not any(var in p.base.free_symbols and not p.exp.is_integer for p in expr.atoms(sympy.Pow))
+
+
+def _one_form(job: jobs._Job, ends: Sequence[OpenEnd], kind: str, var: sympy.Symbol,
+              flat: Sequence[tuple[str, sympy.Basic]]) -> errors.NoExtremumCandidate:
+    """The refusal of an extremum of one smooth form with no candidate: its slope is nowhere 0 with the {kind}imum's sign
+    change inside the domain and no end of the domain it reaches qualifies, so wherever it changes with ``var`` no value
+    of ``var`` attains a {kind}imum; what it does towards each open end (an infinity, or the value it approaches, where
+    the conditions a limit's branch needs hold), and where its slope vanishes for every ``var`` (``flat``: every value is
+    a {kind}imum there). Volkov's loaded latency ``a + b*theta/(c - theta) + alpha*alu_lat`` over ``c`` (valid when
+    ``theta < c``) grows without bound as ``c -> theta+`` where ``b*x > 0``; it was refused as "may be monotone"."""
+    beyond = sympy.oo if kind == "max" else -sympy.oo
+    by_point: dict[sympy.Expr, list[str]] = {}
+    for end in sorted(ends, key=lambda e: e.value != beyond):  # the {kind}imum's infinity first: why there is none
+        if end.cusp:
+            continue
+        side = " from above" if end.side == "+" and end.point != 0 else " from below" if end.side == "-" else ""
+        where = f" where {' and '.join(map(sympy.sstr, end.when))}" if end.when else ""
+        said = ("grows without bound" if end.value == sympy.oo else "falls without bound" if end.value == -sympy.oo
+                else f"tends to {summary.shorten(sympy.sstr(end.value), hint='ask limit for the whole value')}")
+        parts = by_point.setdefault(end.point, [f"as {var} -> {sympy.sstr(end.point)}{side}"])
+        parts.extend([said + where] if said + where not in parts else [])
+    towards = "; ".join(f"{parts[0]} it {' and '.join(parts[1:])}" for parts in by_point.values())
+    flats = [f"{sympy.sstr(w.lhs)} = {sympy.sstr(w.rhs)}" if isinstance(w, sympy.Eq) else sympy.sstr(w) for _, w in flat]
+    level = f"; where {' or '.join(flats)} it does not change with {var} (every {var} of the domain is a {kind}imum there)" if flats else ""
+    return errors.NoExtremumCandidate(
+        f"{job.model.id}: {job.quantity} has no {kind}imum over {var} wherever it changes with {var}: {towards}{level} (one "
+        f"smooth form in {var}: no critical point of a {kind}imum inside the domain and no end of it that is reached "
+        f"qualifies, so no {var} attains one)")

@@ -273,7 +273,8 @@ def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Seque
     ends short of ``oo``, of ``0``, though SymPy takes no limit of its condition there."""
     ends: list[tuple[sympy.Expr, str]] = [] if walls[0] or _bounded(job, domain, var, sympy.oo, lambda g: limit_sign(g, sympy.oo)) \
         else [(sympy.oo, "+-")]
-    if declared_range.of(job.model, var).word == "positive" and not walls[1] and not _bounded(job, domain, var, sympy.Integer(0), lambda g: limit_sign(g, sympy.Integer(0))):
+    # 0 of a positive variable, or of one a valid_when keeps above it (alpha > 0 of Volkov's mem_in_exec; 0 < x: a strict edge)
+    if (declared_range.of(job.model, var).word == "positive" or sympy.Gt(var, 0) in domain) and not walls[1] and not _bounded(job, domain, var, sympy.Integer(0), lambda g: limit_sign(g, sympy.Integer(0))):
         ends.append((sympy.Integer(0), "+"))
     edges = _strict_edges(job, domain, var)
     ends.extend((point, direction) for point, direction, _ in edges)

@@ -14,6 +14,7 @@ where its (first-match) condition holds: ``oo`` where ``x > 0``, so no maximum t
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,6 +22,7 @@ import sympy
 
 from symgpu.derive import jobs
 from symgpu.derive.extremum_domain import OpenEnd
+from symgpu.derive.limit_forms import signed_infinity
 
 _INEQUALITIES = (sympy.StrictGreaterThan, sympy.GreaterThan, sympy.StrictLessThan, sympy.LessThan)
 
@@ -43,6 +45,7 @@ def split_ends(job: jobs._Job, ends: Sequence[OpenEnd], var: sympy.Symbol) -> li
     them) do not refute, approached where that branch (first match) holds; the others as they are."""
     out: list[OpenEnd] = []
     for end in ends:
+        end = _signed(job, end, var)
         kept = None if end.cusp or not isinstance(end.value, sympy.Piecewise) else pieces(job, end.value, var)
         if kept is None:
             out.append(end)
@@ -52,6 +55,18 @@ def split_ends(job: jobs._Job, ends: Sequence[OpenEnd], var: sympy.Symbol) -> li
                  "the branches the assumptions refute left out: each value is approached where its condition holds")
         out.extend(OpenEnd(end.point, value, tuple(dict.fromkeys((*end.when, *when))), side=end.side) for value, when in kept)
     return out
+
+
+def _signed(job: jobs._Job, end: OpenEnd, var: sympy.Symbol) -> OpenEnd:
+    """``end`` whose limit is an infinity times the sign of an expression the assumptions decide (the domain among them)
+    with that infinity: N_pw's ``oo*sign(ind_mem_req/Threads_per_warp)`` as ``mem_req -> ind_mem_req+`` is ``oo`` where
+    ``0 < ind_mem_req``; any other end as it is."""
+    assert job.ctx is not None
+    signed = None if end.cusp else signed_infinity(end.value, var)
+    if signed is None or end.value in (sympy.oo, -sympy.oo):
+        return end
+    sign = job.ctx.sign(signed[0])
+    return dataclasses.replace(end, value=sympy.oo if sign * signed[1] == 1 else -sympy.oo) if sign in (1, -1) else end
 
 
 def pieces(job: jobs._Job, value: sympy.Piecewise, var: sympy.Symbol) -> list[tuple[sympy.Expr, tuple[sympy.Basic, ...]]] | None:

@@ -29,7 +29,7 @@ CLOSE = 1e-6
 
 
 @dataclass(frozen=True)
-class _End:
+class End:
     """An end of the variable's open range approached by a scan.
 
     Attributes:
@@ -61,7 +61,7 @@ def at_open_end(model: Model, quantity: str, over: str, kind: str, preset: str |
     doubling = f"a scan of {over} = {valued[0]:.3g} .. {valued[-1]:.3g} (doubling)"
     why = "no critical point or regime boundary qualifies"
     integer = model.symbols[over].is_integer is True if over in model.symbols else False
-    ends = ((_End("oo", None, "oo", doubling, why), scan[::-1]), (_End("0", "+", "0 from above", doubling, why), scan))
+    ends = ((End("oo", None, "oo", doubling, why), scan[::-1]), (End("0", "+", "0 from above", doubling, why), scan))
     for end, inwards in ends[:1 if integer else 2]:  # whole values: not near 0
         found = _approach(model, quantity, over, kind, preset, values, end, inwards, limit)
         if found is not None:
@@ -85,14 +85,14 @@ def at_finite_end(model: Model, quantity: str, over: str, kind: str, preset: str
     xs = [point + step * 2.0 ** -k * max(abs(point), 1.0) for k in range(8, 50)]
     scan = [(x, _value(model, quantity, over, x, preset, values)) for x in xs[::-1]]
     found = _approach(model, quantity, over, kind, preset, values,
-                      _End(end[0], side, f"{end[0]} {'from below' if side == '-' else 'from above'}",
+                      End(end[0], side, f"{end[0]} {'from below' if side == '-' else 'from above'}",
                            f"a scan of {over} = {xs[0]:.10g} .. {xs[-1]:.10g} (towards the end)", "it beats every candidate"), scan, limit)
     if found is None:
         raise refusal
     return found
 
 
-def _approach(model: Model, quantity: str, over: str, kind: str, preset: str | None, values: dict[str, float], end: _End,
+def _approach(model: Model, quantity: str, over: str, kind: str, preset: str | None, values: dict[str, float], end: End,
               inwards: Sequence[tuple[float, float | None]], limit: Callable[[str, str | None], Derivation]) -> Derivation | None:
     """The answer "no maximum (minimum): the supremum (infimum) L is approached as ``over`` -> ``end``", L the ``limit``
     operation's own limit there (checked by it), where ``inwards`` (the scan's points and the quantity there, None where it has
@@ -131,12 +131,18 @@ def _approached(bound: float, towards: Sequence[float], kind: str) -> bool:
     return gaps[0] <= min(gaps) + slack
 
 
-def _answer(found: Derivation, kind: str, over: str, end: _End, bound: float, unit: str) -> Derivation:
-    word = "supremum" if kind == "max" else "infimum"
-    said = (f"no {kind}imum: the {word} {bound:.10g}{'' if unit in ('', '1', 'dimensionless') else ' ' + unit} is approached as {over} -> {end.words} ({found.quantity} "
-            f"{'rises' if kind == 'max' else 'falls'} towards it), and no {over} attains it")
+def _answer(found: Derivation, kind: str, over: str, end: End, bound: float, unit: str) -> Derivation:
     checks = (*(found.certificate.checks if found.certificate else ()),
               f"{end.scan} stays {'below' if kind == 'max' else 'above'} {bound:.10g} and approaches it towards {over} -> {end.words}")
     certificate = dataclasses.replace(found.certificate, checks=checks) if found.certificate else None
-    return dataclasses.replace(found, operation="extremum", extra=found.extra.with_(elsewhere=said), certificate=certificate,
+    return dataclasses.replace(unattained(found, kind, over, end, f"{bound:.10g}", unit), certificate=certificate)
+
+
+def unattained(found: Derivation, kind: str, over: str, end: End, bound: str, unit: str) -> Derivation:
+    """``found`` (the limit at ``end``) as an extremum's answer: "no {kind}imum: the supremum (infimum) ``bound`` is approached
+    as ``over`` -> ``end``, and no ``over`` attains it", in ``extra.elsewhere``; its method names the limit and ``end.why``."""
+    word = "supremum" if kind == "max" else "infimum"
+    said = (f"no {kind}imum: the {word} {bound}{'' if unit in ('', '1', 'dimensionless') else ' ' + unit} is approached as {over} -> {end.words} ({found.quantity} "
+            f"{'rises' if kind == 'max' else 'falls'} towards it), and no {over} attains it")
+    return dataclasses.replace(found, operation="extremum", extra=found.extra.with_(elsewhere=said),
                                method=f"closed form: the limit as {over} -> {end.words} ({end.why})")

@@ -357,7 +357,8 @@ def limit(model: Model, quantity: Any, var: str, to: Any = "oo", *, direction: s
     """
     job, ctx = jobs.start(model, "limit", quantity, var, assume=assume, omit=omit)
     stop_at = tuple(stop_at)
-    as_modelled = not substitute and not job.omit and not stop_at  # the evaluate path gives this expression's values
+    # the evaluate path gives this expression's values (a kept quantity given a value is held at it there too)
+    as_modelled = not substitute and not job.omit and all(k in (values or {}) for k in stop_at)
     stop_at = job.keep(stop_at, var)
     expr, lhs = job.quantity_expression(quantity, substitute, stop_at)
     symbol = job.symbol(var)

@@ -13,7 +13,7 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.derive import at_point, declared_range, exact_roots, point_switches, targets
+from symgpu.derive import at_point, declared_range, exact_roots, point_switches, solve_outside, targets
 from symgpu.derive.derivation import Derivation, as_evaluated
 from symgpu.derive.extra_records import FlatRange, RootRecord
 from symgpu.evaluate import evaluator, input_values
@@ -110,6 +110,11 @@ def _applying_value(model: Model, derivation: Derivation, preset: str | None, va
         raise errors.NoAnswerHere(f"{model.id}: {derivation.quantity}: no root for {derivation.variable} is a real number at "
                                   f"{at_point.where_text(preset, values)} (each is complex in exact arithmetic, the inputs as the "
                                   "decimals given): no value gives the target there in the regime(s) they solve")
+    outside = solve_outside.excluded(model, derivation.quantity, derivation.variable, records, preset, values) \
+        if not found and derivation.operation == "solve" and derivation.variable else []
+    if outside:  # each root with the condition that excludes it there (its declared sign, regime, valid_when)
+        raise errors.NoAnswerHere(f"{model.id}: {derivation.quantity}: no root for {derivation.variable} holds at "
+                                  f"{at_point.where_text(preset, values)}: {'; '.join(outside)}")
     if not found:
         raise errors.NoAnswerHere(f"{model.id}: {derivation.quantity}: no root for {derivation.variable} lies in its regime at "
                                   f"{at_point.where_text(preset, values)}: the regime conditions, or the model's domain there, fail for each "

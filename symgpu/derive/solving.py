@@ -17,7 +17,7 @@ from symgpu.derive.extra_records import Boundary, FlatRange, RootRecord
 from symgpu.derive import at_point, point_roots
 from symgpu.derive import inequality_solving, stored
 from symgpu.evaluate.active import condition_true
-from symgpu.derive import boundary_pairs, case_boundary, regime_switch, solve_domain, solve_ranges, staircase_steps
+from symgpu.derive import boundary_pairs, case_boundary, regime_switch, solve_domain, solve_outside, solve_ranges, staircase_steps
 
 if TYPE_CHECKING:
     from symgpu.model import Model
@@ -67,6 +67,8 @@ def solve(model: Model, quantity_or_equation: Any, for_: str = "n", *, target: A
     stop_at = job.keep(stop_at, for_)
     expr, lhs = job.quantity_expression(quantity_or_equation, subs, stop_at, case=case)
     var = job.symbol(for_)
+    if preset is not None or values:  # the model gives the quantity no value here at any var: no root, no range
+        solve_outside.refuse_outside(job, quantity_or_equation, var, frozenset(stop_at), preset, values or {})
     if relation not in ("==", "="):
         return inequality_solving.solve_inequality(job, expr, lhs, var, target, relation, kind, quantity=quantity_or_equation,
                                                    stop=frozenset(stop_at), preset=preset, values=values, case=case)

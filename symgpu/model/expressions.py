@@ -75,6 +75,16 @@ _COMPARE = {
     ast.Eq: lambda a, b: sympy.Eq(a, b, evaluate=False),
     ast.NotEq: lambda a, b: sympy.Ne(a, b, evaluate=False),
 }
+#: the functions the as-written tree builds with SymPy's ``evaluate=False`` (see :class:`_Builder`); the others
+#: (``And``, ``Or``, ``Not``, ``Piecewise``) are built under ``sympy.evaluate(False)``
+_UNEVALUATED_CALLS: dict[str, Callable[..., Any]] = {
+    "Min": sympy.Min, "Max": sympy.Max, "sqrt": sympy.sqrt, "ceiling": sympy.ceiling, "floor": sympy.floor,
+    "log": sympy.log, "exp": sympy.exp, "Abs": sympy.Abs, "Eq": sympy.Eq, "Ne": sympy.Ne,
+}
+_UNEVALUATED_COMPARE: dict[type, Callable[..., Any]] = {
+    ast.Lt: sympy.StrictLessThan, ast.LtE: sympy.LessThan, ast.Gt: sympy.StrictGreaterThan, ast.GtE: sympy.GreaterThan,
+    ast.Eq: sympy.Eq, ast.NotEq: sympy.Ne,
+}
 _NODE_NAMES = {
     ast.Attribute: "attribute access",
     ast.Subscript: "subscript",
@@ -93,6 +103,10 @@ _NODE_NAMES = {
     ast.Await: "await",
     ast.Slice: "slices",
 }
+
+
+class _Flagged(Exception):
+    """Internal: the as-written tree has a node built only under ``sympy.evaluate(False)`` (see :class:`_Builder`)."""
 
 
 class _Refused(Exception):
@@ -210,11 +224,11 @@ def parse_expression(
                                      "split it into intermediate equations")
     builder = _Builder(stripped, symbols, as_written=as_written)
     try:
-        if as_written:
-            with sympy.evaluate(False):
-                result = builder.build(tree.body)
-        else:
+        try:
             result = builder.build(tree.body)
+        except _Flagged:
+            builder = _Builder(stripped, symbols, as_written=True, flagged=True)
+            result = built_under_the_flag(builder, tree.body)
     except _Refused as exc:
         raise errors.ExpressionError(path, where, f"{exc.problem} in {excerpt(stripped, exc.column)}", exc.hint) from None
     except RecursionError:
@@ -230,14 +244,48 @@ def parse_expression(
     return result
 
 
-class _Builder:
-    """Walks a Python syntax tree and builds SymPy objects from whitelisted nodes only."""
+def built_under_the_flag(builder: _Builder, node: ast.expr) -> Any:
+    """The as-written tree of ``node`` built with SymPy's ``evaluate`` parameter off: the route of a tree with a node
+    :class:`_Builder` does not build with ``evaluate=False`` itself (and, in tests, the tree every other route must equal).
 
-    def __init__(self, text: str, symbols: Mapping[str, sympy.Symbol], *, as_written: bool = False) -> None:
+    NOTE: each switch of SymPy's global ``evaluate`` parameter clears SymPy's whole cache (``sympy.core.parameters``)."""
+    with sympy.evaluate(False):
+        return builder.build(node)
+
+
+def _negated(value: Any) -> Any:
+    """``-value`` as SymPy builds it under ``sympy.evaluate(False)``, for an as-written ``value``, without the flag.
+
+    SymPy's ``-value`` reads the flag for a sum (``Mul(-1, value)``, unevaluated under it) and, in a product whose first
+    two factors are numbers, for their product; every other node negates the same way with the flag on or off (a number
+    its own negative, a product its coefficient's, anything else ``Mul(-1, value)`` as it is). That product is left to
+    the flag's route (:class:`_Flagged`); tests/test_expressions_as_written_without_the_flag.py proves the trees equal."""
+    if isinstance(value, sympy.Add):
+        return sympy.Mul(sympy.S.NegativeOne, value, evaluate=False)
+    if isinstance(value, sympy.Mul) and value.args[0].is_Number and value.args[1].is_Number:
+        raise _Flagged
+    if not isinstance(value, sympy.Expr):
+        raise _Flagged
+    return -value
+
+
+class _Builder:
+    """Walks a Python syntax tree and builds SymPy objects from whitelisted nodes only.
+
+    An as-written tree (:func:`parse_expression`'s ``as_written``) is built unevaluated by passing ``evaluate=False`` to
+    each SymPy constructor, never by switching SymPy's global ``evaluate`` parameter (a switch clears SymPy's whole
+    cache: 84 of 104 clears of a regimes table's question). Logic (``And``, ``Or``, ``Not``, ``and``, ``or``, ``not``, a
+    chained comparison), ``Piecewise``, a value that is no expression in arithmetic and a negated product of two leading
+    numbers are built under the flag (:func:`built_under_the_flag`): their constructors read it beyond ``evaluate``.
+    """
+
+    def __init__(self, text: str, symbols: Mapping[str, sympy.Symbol], *, as_written: bool = False, flagged: bool = False) -> None:
         self.text = text
         self.symbols = symbols
         #: build unevaluated (see :func:`parse_expression`)
         self.as_written = as_written
+        #: an as-written tree built with ``evaluate=False`` passed to each constructor (not under the flag)
+        self.unevaluated = as_written and not flagged
         #: 0-based column of the node being built (where a refusal points).
         self.column: int | None = None
 
@@ -335,6 +383,8 @@ class _Builder:
                 raise _Refused(f"condition used as a value in '{self.segment(node)}'", "conditions belong in Piecewise, And, Or, Not, when or valid_when")
         if isinstance(node.op, ast.Pow) and right.is_Number and abs(right) > MAX_EXPONENT:
             raise _Refused(f"exponent {right} in '{self.segment(node)}' is too large (limit {MAX_EXPONENT})")
+        if self.unevaluated:
+            return sympy.Pow(left, right, evaluate=False)
         return operation(left, right)
 
     def _chain(self, node: ast.BinOp, family: tuple[type, ...]) -> Any:
@@ -346,6 +396,13 @@ class _Builder:
             current = current.left
         first = self.build(current)
         rest = [(op, self.build(right)) for op, right in reversed(rights)]
+        if self.unevaluated:
+            if not all(isinstance(v, sympy.Expr) for v in [first] + [v for _, v in rest]):
+                raise _Flagged
+            if family is _CHAINS[0]:
+                return sympy.Add(first, *[v if isinstance(op, ast.Add) else _negated(v) for op, v in rest], evaluate=False)
+            return sympy.Mul(first, *[v if isinstance(op, ast.Mult) else sympy.Pow(v, sympy.S.NegativeOne, evaluate=False) for op, v in rest],
+                             evaluate=False)
         if all(isinstance(v, sympy.Expr) for v in [first] + [v for _, v in rest]):
             if family is _CHAINS[0]:
                 return sympy.Add(first, *[v if isinstance(op, ast.Add) else -v for op, v in rest])
@@ -356,9 +413,11 @@ class _Builder:
         return value
 
     def _UnaryOp(self, node: ast.UnaryOp) -> Any:
+        if self.unevaluated and isinstance(node.op, ast.Not):
+            raise _Flagged
         operand = self.build(node.operand)
         if isinstance(node.op, ast.USub):
-            return -operand
+            return _negated(operand) if self.unevaluated else -operand
         if isinstance(node.op, ast.UAdd):
             return operand
         if isinstance(node.op, ast.Not):
@@ -366,14 +425,21 @@ class _Builder:
         raise _Refused(f"operator in '{self.segment(node)}' is not allowed")
 
     def _BoolOp(self, node: ast.BoolOp) -> Any:
+        if self.unevaluated:
+            raise _Flagged
         values = [self.build(value) for value in node.values]
         return sympy.And(*values) if isinstance(node.op, ast.And) else sympy.Or(*values)
 
     def _Compare(self, node: ast.Compare) -> Any:
+        if self.unevaluated and len(node.ops) > 1:
+            raise _Flagged
         terms = [self.build(node.left)] + [self.build(c) for c in node.comparators]
         parts = []
         for op, left, right in zip(node.ops, terms, terms[1:]):
-            relation = _COMPARE.get(type(op))
+            relation = (_UNEVALUATED_COMPARE if self.unevaluated else _COMPARE).get(type(op))
+            if self.unevaluated and relation is not None:
+                parts.append(relation(left, right, evaluate=False))
+                continue
             if relation is None:
                 raise _Refused(f"comparison in '{self.segment(node)}' is not allowed", "use < <= > >= == !=")
             parts.append(relation(left, right))
@@ -392,11 +458,15 @@ class _Builder:
         if count < low or (high is not None and count > high):
             expected = f"{low}" if low == high else f"at least {low}" if high is None else f"{low} to {high}"
             raise _Refused(f"{name} takes {expected} argument(s), found {count} in '{self.segment(node)}'")
+        if self.unevaluated and name not in _UNEVALUATED_CALLS:
+            raise _Flagged
         if name == "Piecewise":
             return constructor(*[self._piece(arg) for arg in node.args])
         built = [self.build(arg) for arg in node.args]
         if name not in _LOGIC and not all(isinstance(arg, sympy.Expr) for arg in built):
             raise _Refused(f"a condition is used as a value in '{self.segment(node)}'", "conditions belong in Piecewise, And, Or, Not, when or valid_when")
+        if self.unevaluated:
+            return _UNEVALUATED_CALLS[name](*built, evaluate=False)
         if self.as_written and name in ("Min", "Max"):
             # NOTE: not substitution.min_max, whose kept Min/Max are the evaluated model's
             return (sympy.Min if name == "Min" else sympy.Max)(*built, evaluate=False)

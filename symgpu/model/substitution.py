@@ -43,7 +43,8 @@ def min_max(func: Any, args: tuple[Any, ...]) -> sympy.Basic:
     key = (func, tuple(args))
     found = _KEPT.get(key)
     if found is None:
-        found = _KEPT[key] = _build(func, args)
+        found = unordered.kept(func, key[1])  # the proofs' substitutions keep the same node, SymPy's own
+        found = _KEPT[key] = found if found is not None else _build(func, args)
     return found
 
 

@@ -15,15 +15,17 @@ prediction, only the reason, as ``symgpu eval`` refuses them (:func:`refusals`).
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
+import sympy
 
 from symgpu import api, units
-from symgpu.evaluate import evaluator, input_values
+from symgpu.evaluate import evaluator, input_values, refusal_digits
 from symgpu.model import literal_constants
 from symgpu.predict.mapping import Assignment, assign
 from symgpu.predict.rows import KernelRow
@@ -121,15 +123,32 @@ def refusals(model: Any, preset: str, inputs: Mapping[str, object], total: np.nd
                                         f"(a value beyond {np.finfo(float).max:.4g} arises on the way); give sizes within range") for t in total.tolist()]
     merged = input_values.merge_values(model, preset, inputs)
 
-    def shown(name: str, at: int) -> str:
-        value = (input_values.to_magnitude(model, name, merged[name], check=False) if name in merged else
+    def value(name: str, at: int) -> float:
+        found = (input_values.to_magnitude(model, name, merged[name], check=False) if name in merged else
                  evaluator.evaluate(model, name, preset=preset, values=inputs, checks=False).magnitude)
-        return f"{name} = {np.broadcast_to(np.asarray(value, dtype=float), (size,))[at]:g}{input_values.unit_suffix(model, name)}"
+        return float(np.broadcast_to(np.asarray(found, dtype=float), (size,))[at])
+
+    def row(at: int) -> dict[str, object]:  # the row's own inputs (declared units), as the scalar path reads them
+        return {n: float(np.broadcast_to(v, (size,))[at]) if isinstance(v, np.ndarray) and v.ndim else v for n, v in inputs.items()}
+
+    def holds_as_quoted(condition: Any, at: int, quoted: Mapping[str, float]) -> bool:  # the condition, these values as quoted
+        flag = sympy.Piecewise((1, condition), (0, True))
+        return bool(evaluator.evaluate_expression(model, flag, None, preset=preset, values={**row(at), **{
+            n: units.registry().Quantity(v, model.units[n]) for n, v in quoted.items()}}).magnitude)
 
     for equation, condition, holds in reversed(evaluator.domain_masks(model, "t_kernel", preset, inputs, size, check=False)):
         written = literal_constants.as_written(condition, model.literal_constants)
         names = sorted((s.name for s in condition.free_symbols if s.name not in {c.name for c in model.literal_constants}), key=written.find)
         for at in np.flatnonzero(~holds).tolist():
+            # digits enough that the values as quoted fail the condition (1048577 threads against 1048576.5 is not 1.04858e+06
+            # against 1.04858e+06), as eval quotes them (refusal_digits)
+            shown = refusal_digits.derived(model, names, functools.partial(_row_value, value, at),
+                                           functools.partial(holds_as_quoted, condition, at))
             why[at] = (f"{model.id}: equation {equation.id} is valid only when {written}, "
-                       f"but {', '.join(shown(n, at) for n in names)}; the model gives no value outside this domain")
+                       f"but {', '.join(shown)}; the model gives no value outside this domain")
     return why
+
+
+def _row_value(value: Callable[[str, int], float], at: int, name: str) -> float:
+    """``value(name, at)``: a quantity's value at one row, for :func:`symgpu.evaluate.refusal_digits.derived`."""
+    return value(name, at)

@@ -177,23 +177,30 @@ def proved_node(func: Any, args: Sequence[Any]) -> sympy.Basic | None:
     return built(func, args)
 
 
-#: Min/Max nodes rebuilt by the proofs' substitutions (:func:`symgpu.proofs.forms.xreplaced`), by argument tuple
-_KEPT: Memo[tuple[Any, tuple[Any, ...]], sympy.Basic] = Memo("proofs.unordered.min_max", 4096)
+#: Min/Max nodes rebuilt by the proofs' substitutions (:func:`symgpu.proofs.forms.xreplaced`), by the set of arguments:
+#: SymPy builds one node from them in any order, or repeated (its ``Min``/``Max`` start from their frozenset and order it)
+_KEPT: Memo[tuple[Any, frozenset[Any]], sympy.Basic] = Memo("proofs.unordered.min_max", 4096)
 
 
 def min_max(func: Any, args: tuple[Any, ...]) -> sympy.Basic:
     """``func(*args)`` for ``func`` Min or Max, exactly as SymPy builds it: built once per argument
-    tuple, without SymPy's search where :func:`proved_node` proves it keeps every argument (a
+    set (:data:`_KEPT`), without SymPy's search where :func:`proved_node` proves it keeps every argument (a
     substitution that rebuilds the same Min/Max again and again, as a sign reasoner's does, then
     pays for it once). Under ``sympy.evaluate(False)`` the node is built as it is, never kept."""
     if not global_parameters.evaluate:
         return func(*args)  # type: ignore[no-any-return]
-    key = (func, args)
+    key = (func, frozenset(args))
     found = _KEPT.get(key)
     if found is None:
         node = proved_node(func, args)
         found = _KEPT[key] = node if node is not None else func(*args)
     return found
+
+
+def kept(func: Any, args: tuple[Any, ...]) -> sympy.Basic | None:
+    """The node :func:`min_max` keeps for ``func(*args)`` (SymPy's own, in any order of ``args``), or None where it has
+    built none."""
+    return _KEPT.get((func, frozenset(args)))
 
 
 #: the inequalities :func:`inequality` builds

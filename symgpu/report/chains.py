@@ -24,7 +24,8 @@ def regime(model: Model, equation: Equation, decided: Regime | None) -> dict[str
     Returns:
         ``None`` if the right-hand side is neither; otherwise a dict with ``kind``, ``active``
         (regime name), ``next`` (the runner-up), ``ratio`` (how far the next bound is, as a
-        ratio >= 1), ``arguments`` (name, value, latex of each argument or case) and ``text``.
+        ratio >= 1; ``None`` where a bound is 0 or they differ in sign: the text then gives their difference),
+        ``arguments`` (name, value, latex of each argument or case) and ``text``.
     """
     if decided is None:
         return None
@@ -38,10 +39,17 @@ def regime(model: Model, equation: Equation, decided: Regime | None) -> dict[str
         if first is None:
             return None
         ratio = decided.ratio
+        # NOTE: a ratio says how far the next bound is only where both bounds are positive (it is then >= 1); where one
+        # is 0 or they differ in sign ('max_arg1 binds (0 cycle)' over -285 cycle: '0x lower'; -1.7 over 363.7 cycle:
+        # '-212.2x higher') the distance is their difference, in the quantity's unit.
+        if ratio is not None and ratio < 1:
+            ratio = None
         text = f"{first.name} binds ({number_text(first.value)} {unit})"
         if runner is not None:
+            distance = (f"{number_text(ratio, 4)}x" if ratio is not None
+                        else f"{number_text(abs(runner.value - first.value))} {unit}")
             text += (f"; next bound {runner.name} ({number_text(runner.value)} {unit}) is "
-                     f"{number_text(ratio, 4) if ratio is not None else 'n/a'}x {'higher' if is_min else 'lower'}")
+                     f"{distance} {'higher' if is_min else 'lower'}")
         return {"kind": decided.kind, "active": first.name, "next": runner.name if runner is not None else None,
                 "ratio": round_sig(ratio, 4) if ratio is not None else None, "arguments": args, "text": text}
     args = []
