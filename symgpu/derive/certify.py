@@ -25,10 +25,10 @@ import sympy
 from symgpu import errors
 from symgpu.derive import certify_bound, certify_boundary, certify_fixed_point, certify_region, certify_regimes, declared_range, result_form, summary
 from symgpu.derive.certify_path import (RESIDUAL, Asked, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _to_number, _unsettled,
-                                        _scan_grid, _settles_finite, _with, at_a_point, case_edges, sorted_unique)
+                                        _scan_grid, _settles_finite, _with, at_a_point, case_edges, sorted_unique, stated_hold)
 from symgpu.derive.certify_solve import _out_of_reach, _solve, _target_free_of_the_variable
 from symgpu.derive.derivation import Certificate, Derivation
-from symgpu.evaluate import active, input_values
+from symgpu.evaluate import input_values
 from symgpu.proofs import forms, sample_points
 
 if TYPE_CHECKING:
@@ -300,7 +300,7 @@ def _evaluates(model: Model, asked: Asked, point: _Point, *, checks: bool = Fals
 def _extremum(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> str | None:
     kind = "min" if "min" in derivation.method.lower() else "max"
     kind = asked.to if asked.to in ("max", "min") else kind
-    if not _stated_hold(model, derivation, point):
+    if not stated_hold(model, derivation, point):
         return None  # the closed form says where it holds ("valid when ..."): it claims nothing here
     unit = model.units[asked.quantity]
     value = _result_at(model, derivation, derivation.result, unit, point, {})
@@ -336,20 +336,6 @@ def _extremum(model: Model, derivation: Derivation, asked: Asked, point: _Point)
     if derivation.location is None:  # a bound approached, not attained (:mod:`.extremum_monotone`)
         return f"no point of a {len(grid)}-point scan beats the {'supremum' if kind == 'max' else 'infimum'}"
     return f"the quantity at the location equals the {kind}imum and no point of a {len(grid)}-point scan beats it"
-
-
-def _stated_hold(model: Model, derivation: Derivation, point: _Point) -> bool:
-    """Whether the conditions a single closed form states it holds under (``extra.valid_when``,
-    the engine's SymPy relations) hold at the point; True where there are none or they cannot be
-    evaluated there (the form is then checked). Each is read on its own: one that fails there is
-    enough, though another names an input the point gives no value (``W_max``)."""
-    for condition in derivation.extra.valid_when or ():
-        try:
-            if not active.condition_true(model, condition, point.preset, dict(point.values)):
-                return False
-        except (errors.SymgpuError, ArithmeticError, TypeError, ValueError, pint.PintError):
-            continue
-    return True
 
 
 def _admissible(model: Model, asked: Asked, point: _Point, location: float) -> bool:

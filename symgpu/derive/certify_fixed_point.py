@@ -9,12 +9,10 @@ import math
 from typing import TYPE_CHECKING
 
 import numpy as np
-import pint
 
-from symgpu import errors, units
-from symgpu.evaluate import active
+from symgpu import units
 from symgpu.derive import declared_range
-from symgpu.derive.certify_path import RESIDUAL, Asked, _fail, _Point, _quantity, _result_at
+from symgpu.derive.certify_path import RESIDUAL, Asked, _fail, _Point, _quantity, _result_at, stated_hold
 from symgpu.derive.derivation import Derivation
 
 if TYPE_CHECKING:
@@ -28,7 +26,7 @@ def fixed_point(model: Model, derivation: Derivation, asked: Asked, point: _Poin
         errors.CertificateError: the answer is outside the declared range, an integer variable's answer lies between no
             two whole values across which the residual changes sign, or the residual does not vanish.
     """
-    if not _stated_hold(model, derivation, point):
+    if not stated_hold(model, derivation, point):
         return None  # the closed form says where it holds ("valid when ...": inside the declared range): it claims nothing here
     unit = model.units[asked.variable]
     x = _result_at(model, derivation, derivation.result, unit, point, {})
@@ -51,19 +49,6 @@ def fixed_point(model: Model, derivation: Derivation, asked: Asked, point: _Poin
         raise _fail(model, asked, point, f"{asked.variable} = {x:.10g} maps to {image:.10g}: the residual does not vanish")
     return (f"the residual {asked.variable} - {asked.quantity}({asked.variable}) vanishes (relative {abs(image - x) / max(abs(x), 1e-300):.1e})"
             + whole)
-
-
-def _stated_hold(model: Model, derivation: Derivation, point: _Point) -> bool:
-    """Whether the conditions the closed form states it holds under (``extra.valid_when``: the declared range at the
-    fixed point, where the declared signs leave it open) hold at the point; True where there are none or one cannot be
-    evaluated there (the answer is then checked)."""
-    for condition in derivation.extra.valid_when or ():
-        try:
-            if not active.condition_true(model, condition, point.preset, dict(point.values)):
-                return False
-        except (errors.SymgpuError, ArithmeticError, TypeError, ValueError, pint.PintError):
-            continue
-    return True
 
 
 def _image(model: Model, asked: Asked, point: _Point, v: np.ndarray) -> np.ndarray:

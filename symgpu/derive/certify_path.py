@@ -453,3 +453,17 @@ def _to_number(model: Model, asked: Asked, point: _Point) -> float:
         return float(parsed)
     values = evaluator.with_kept(model, parsed, point.preset, dict(point.values), checks=False)  # a model quantity (n_singular): its value
     return float(evaluator.evaluate_expression(model, parsed, model.units[asked.variable], preset=point.preset, values=values).magnitude)
+
+
+def stated_hold(model: Model, derivation: Derivation, point: _Point) -> bool:
+    """Whether the conditions a single closed form states it holds under (``extra.valid_when``,
+    the engine's SymPy relations) hold at the point; True where there are none or they cannot be
+    evaluated there (the form is then checked). Each is read on its own: one that fails there is
+    enough, though another names an input the point gives no value (``W_max``)."""
+    for condition in derivation.extra.valid_when or ():
+        try:
+            if not active.condition_true(model, condition, point.preset, dict(point.values)):
+                return False
+        except (errors.SymgpuError, ArithmeticError, TypeError, ValueError, pint.PintError):
+            continue
+    return True
