@@ -183,7 +183,7 @@ class Model(ModelChecks):
     def _built_if_no_literal(self) -> dict[str, Equation] | None:
         """The equations that :func:`lazy_build.may_make_literal` cannot clear, built in file order as the whole
         build builds them, by id, where none made a literal constant; None where one did."""
-        scaled = {name for name, unit in self.units.items() if not literal_units.same_scale(literal_units.unit_scale(unit), 1.0)}
+        scaled = {n for n, u in self.units.items() if self._literals.every_dimension or not literal_units.same_scale(literal_units.unit_scale(u), 1.0)}
         prebuilt = {eq.id: self._equation(eq, self._literals) for eq in self.definition.equations
                     if lazy_build.may_make_literal(eq, self.symbols, scaled)}
         return None if self._literals.constants() else prebuilt
@@ -206,7 +206,7 @@ class Model(ModelChecks):
         limiters = tuple((name, self.parse(text, f"{where}.limiters.{name}")) for name, text in eq.limiters)
         valid_when = tuple(self.parse(text, f"{where}.valid_when", boolean=True) for text in eq.valid_when)
         assumes = tuple(self.parse(text, f"{where}.assumes", boolean=True) for text in eq.assumes)
-        if literals is not None and self._scaled_symbols(rhs, valid_when + assumes, self.symbols[eq.defines]):
+        if literals is not None and (literals.every_dimension or self._scaled_symbols(rhs, valid_when + assumes, self.symbols[eq.defines])):
             rhs, cases, limiters, valid_when = self._literals_given_units(literals, eq, rhs, cases, limiters, valid_when)
             assumes = self._conditions_given_units(literals, eq, "assumes", eq.assumes, assumes)
         if limiters:
