@@ -188,7 +188,8 @@ def _pure_products(found: list[pint.Unit]) -> list[list[Fraction]]:
     dimension matrix (rows the dimensions, columns ``found``), by Gauss-Jordan elimination in fractions, each basis
     vector scaled to integers."""
     dims = sorted({d for unit in found for d in dict(unit.dimensionality)})
-    rows = [[Fraction(dict(unit.dimensionality).get(d, 0)) for unit in found] for d in dims]
+    # NOTE: an exponent pint holds as a float (a square root's 0.5) read as the nearest fraction of a small denominator
+    rows = [[_fraction(dict(unit.dimensionality).get(d, 0)) for unit in found] for d in dims]
     pivots: list[int] = []
     for column in range(len(found)):
         pivot = next((r for r in range(len(pivots), len(rows)) if rows[r][column] != 0), None)
@@ -213,11 +214,22 @@ def _pure_products(found: list[pint.Unit]) -> list[list[Fraction]]:
 
 
 def _scale_of(found: list[pint.Unit], powers: list[Fraction]) -> Fraction:
-    """The exact scale of the product of ``found`` to integer ``powers``."""
-    scale = Fraction(1)
+    """The exact scale of the product of ``found`` to ``powers``, raised to the power that makes every unit name's
+    exponent in it whole (a power of a scale is 1 exactly where the scale is: ``kB**0.5`` over ``B**0.5`` gives 1000)."""
+    exponents: dict[str, Fraction] = {}
     for unit, power in zip(found, powers):
-        scale *= quantities.base_factor(unit) ** int(power)
+        for name, exponent in unit._units.items():
+            exponents[name] = exponents.get(name, Fraction(0)) + _fraction(exponent) * power
+    whole = math.lcm(*(e.denominator for e in exponents.values()))
+    scale = Fraction(1)
+    for name, exponent in exponents.items():
+        scale *= quantities.base_factor(quantities.registry().Unit(name)) ** int(exponent * whole)
     return scale
+
+
+def _fraction(exponent: Any) -> Fraction:
+    """A unit exponent pint holds (an int, or a float: a square root's 0.5) as the nearest fraction of a small denominator."""
+    return Fraction(float(exponent)).limit_denominator(1000)
 
 
 def same_scale(first: float, second: float) -> bool:
