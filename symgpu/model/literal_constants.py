@@ -218,7 +218,8 @@ class Literals:
         a dimension in a model whose units give one dimension two scales (:attr:`every_dimension`); never a pure number."""
         if not literal_units.same_scale(literal_units.literal_scale(unit), 1.0):
             return True
-        return self.every_dimension and not unit.dimensionless
+        # NOTE: not in a unit of a fractional power (beside sqrt(w), w in warp/SM): no quantity text names it (as before)
+        return self.every_dimension and not unit.dimensionless and all(float(p).is_integer() for p in unit._units.values())
 
     @staticmethod
     def _rebuilt(expr: Any, args: list[Any]) -> Any:
