@@ -219,7 +219,7 @@ class Literals:
         if not literal_units.same_scale(literal_units.literal_scale(unit), 1.0):
             return True
         # NOTE: not in a unit of a fractional power (beside sqrt(w), w in warp/SM): no quantity text names it (as before)
-        return self.every_dimension and not unit.dimensionless and all(float(p).is_integer() for p in unit._units.values())
+        return self.every_dimension and not unit.dimensionless and literal_units.whole_powers(unit)
 
     @staticmethod
     def _rebuilt(expr: Any, args: list[Any]) -> Any:

@@ -227,6 +227,12 @@ def _scale_of(found: list[pint.Unit], powers: list[Fraction]) -> Fraction:
     return scale
 
 
+def whole_powers(unit: pint.Unit) -> bool:
+    """Whether every unit name of ``unit`` has a whole exponent (``warp/SM``; not ``warp**0.5/SM**0.5``, which no
+    quantity text names)."""
+    return all(_fraction(exponent).denominator == 1 for exponent in unit._units.values())
+
+
 def _fraction(exponent: Any) -> Fraction:
     """A unit exponent pint holds (an int, or a float: a square root's 0.5) as the nearest fraction of a small denominator."""
     return Fraction(float(exponent)).limit_denominator(1000)
