@@ -7,6 +7,7 @@ it as dimensionally inconsistent, blaming the model (the limit and both extrema 
 from __future__ import annotations
 
 import pytest
+import sympy
 
 import symgpu
 from symgpu import derive
@@ -23,7 +24,8 @@ def test_the_limit_as_throughput_grows_is_the_latency_bound_cwp(volkov: symgpu.M
     point = {"alpha": 4, "n": 32, "mem_lat": 500, "alu_lat": 24}
     # by hand: arithmetic_time = Max(alu_lat/n, 1/alu_thru) -> alu_lat/n, so CWP -> mem_lat*n/((alpha + 1)*alu_lat) + 1
     by_hand = 500 * 32 / (5 * 24) + 1
-    value = float(d.result.subs({volkov.symbols[k]: v for k, v in point.items()}))
+    written = {volkov.symbols[c.name]: sympy.Rational(c.value) for c in volkov.literal_constants}  # the + 1 is 1 winst/SM
+    value = float(d.result.subs({**{volkov.symbols[k]: v for k, v in point.items()}, **written}))
     assert value == pytest.approx(by_hand, rel=1e-15)
     far = volkov.evaluate("CWP_full_sim", **point, alu_thru=1e9)  # brute force on the evaluate path
     assert float(far.magnitude) == pytest.approx(by_hand, rel=1e-12)

@@ -138,17 +138,18 @@ source = { ref = "r", locator = "2" }
 """
 
 
-def test_a_literal_that_substitution_puts_beside_terms_of_another_scale_is_refused_not_guessed(tmp_path: Path) -> None:
+def test_a_literal_that_substitution_puts_beside_terms_of_another_scale_keeps_the_unit_it_is_written_in(tmp_path: Path) -> None:
     """Each equation alone is clear (Y = X + 1 cycle), and a scalar point, read equation by equation,
     gives it: 2 kcycle + 3 cycle + 1 cycle = 2004 cycles by hand. Expanded (the array path), Y is
-    A + B + 1 with A in kcycle and B in cycle: it is refused rather than 1 kcycle or 1 cycle by the
-    order of the terms (before, 3004 cycles came out there)."""
+    A + B + 1 with A in kcycle and B in cycle: the 1 keeps the cycle it is written in (a constant of the
+    model, the model's units giving cycles two scales), so the array gives the scalar values (before
+    this was refused, and before that 3004 cycles came out: 1 kcycle)."""
     path = tmp_path / "chain.toml"
     path.write_text(CHAIN, encoding="utf-8")
     model = symgpu.load(path)
     assert model.evaluate("Y", values={"A": 2, "B": 3}).to("cycle").magnitude == pytest.approx(2004, rel=1e-12)
-    with pytest.raises(errors.EvaluationError, match=r"the bare literal 1 in .* sits beside terms in units of different scale"):
-        model.evaluate("Y", values={"A": np.array([2.0, 3.0]), "B": np.array([3.0, 3.0])})
+    together = model.evaluate("Y", values={"A": np.array([2.0, 3.0]), "B": np.array([3.0, 3.0])}).to("cycle").magnitude
+    assert np.allclose(together, [2004.0, 3004.0], rtol=1e-12)  # by hand: 2000 + 3 + 1, 3000 + 3 + 1 cycles
 
 
 def test_a_literal_zero_case_beside_cases_of_another_scale_is_zero_and_a_nonzero_one_is_refused(tmp_path: Path) -> None:

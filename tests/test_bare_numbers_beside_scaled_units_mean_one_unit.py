@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 import symgpu
-from symgpu import errors
 from conftest import assert_one_line_refusal, toy_header
 
 Cli = Callable[..., tuple[int, str, str]]
@@ -130,14 +129,15 @@ KILO = (toy_header("kc", "t", "t") + symbol("A", "kcycle") + symbol("B", "cycle"
         + '\n[presets.p]\ndescription = "p"\nsource = { ref = "toy2026", locator = "p" }\n[presets.p.values]\nA = "2 kcycle"\nB = "5 cycle"\n')
 
 
-def test_an_expansion_s_ambiguous_literal_is_refused_naming_the_file_and_the_equation_writing_it(
-        cli: Cli, write_model: Callable[..., Path]) -> None:
+def test_a_literal_an_expansion_puts_beside_kilocycles_keeps_the_cycle_its_equation_writes(cli: Cli, write_model: Callable[..., Path]) -> None:
+    """Y = X + 1 writes the 1 beside X in cycle; expanded, Y is A + B + 1 with A in kcycle. It was refused there (which
+    of the two scales?); the 1 is now a constant of the model in cycle (the model's units give cycles two scales), so the
+    expansion, a solve and an array evaluation read it as its equation does."""
     path = write_model(KILO, name="kc")
     code, out, err = cli("solve", path, "Z", "--for", "B", "--target", "2500", "-p", "p")
-    assert_one_line_refusal(code, out, err, str(path), "equation ey writes 1 in 'X + 1'", "the bare literal 1 in",
-                            'k = "1 cy"', 'k = "1 kcy"')
-    with pytest.raises(errors.EvaluationError, match="equation ey writes 1"):
-        symgpu.load(path).evaluate("Z", "p", values={"A": [1, 2]})
+    assert code == 0, err
+    assert value_line(out) == f"value: {2500 - 2000 - 1} cycle  (preset p)"  # by hand: Z = Max(A + B + 1, 2000) = 2500, A = 2 kcycle
+    assert list(symgpu.load(path).evaluate("Z", "p", values={"A": [1, 2]}).magnitude) == [2000, 2006]  # Max(1000 + 5 + 1, 2000), 2006
     # one equation at a time the 1 is one cycle, beside X: Y = 2000 + 5 + 1 cycles
     assert symgpu.load(path).evaluate("Y", "p").magnitude == 2006
 
@@ -150,14 +150,15 @@ def test_a_solve_s_formula_is_printed_in_the_unit_its_bare_numbers_are_in(cli: C
     path = write_model(KILO, name="kc")
     code, out, err = cli("solve", path, "Y", "--for", "A", "--target", "2500", "-p", "p")
     assert code == 0, err
-    assert "result: 2499 - B  [cycle]" in out, out
+    assert "result: -B - lit_1_cy + 2500  [cycle]" in out, out  # the 1 its equation writes in cycle, a constant of the model
     assert value_line(out) == f"value: {2500 - 5 - 1} cycle  (preset p)"  # 2500 - B - 1 cycles at B = 5 cycles
     model = symgpu.load(path)
     derivation = model.solve("Y", "A", target=2500)
-    assert derivation.unit == "cycle" and str(derivation.result) == "2499 - B"
+    assert derivation.unit == "cycle" and str(derivation.result) == "-B - lit_1_cy + 2500"
+    assert model.constants["lit_1_cy"] == symgpu.units.quantity("1 cycle")
     per_kcycle = 1000  # cycles in one kcycle
     for b in (1, 5, 40, 999, 2000):
-        formula = 2499 - Fraction(b)  # the printed formula at B = b, in the printed unit
+        formula = 2500 - Fraction(b) - 1  # the printed formula at B = b, in the printed unit (lit_1_cy: 1 cycle)
         a_in_kcycle = formula / Fraction(per_kcycle)
         assert model.evaluate("Y", values={"A": float(a_in_kcycle), "B": b}).magnitude == pytest.approx(2500, rel=1e-12)
     code, out, err = cli("solve", path, "Y", "--for", "A", "--target", "2500", "-p", "p", "--unit", "kcycle")

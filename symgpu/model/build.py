@@ -112,35 +112,29 @@ class Model(ModelChecks):
         return expressions.parse_expression(text, self.symbols, path=self.path, where=where, boolean=boolean)
 
     def _build_equations(self, kept: str | None, whole: bool) -> bool:
-        """Build the equations: each when first read (:class:`~symgpu.model.records.LazyEquations`) where a record
-        says this definition passed every check and made no literal constant (``kept``), or, not ``whole``, where no
-        record says so but no equation makes a literal constant (:mod:`symgpu.model.lazy_build`: each checked as
-        read); else every one now, checked as built (literal constants made). True for the second (the whole-model
-        checks are left to the paths that build models whole)."""
+        """Build the equations: each when first read (:class:`~symgpu.model.records.LazyEquations`) where a record says this
+        definition passed every check (``kept``), or, not ``whole``, where there is none (:mod:`symgpu.model.lazy_build`: each
+        checked as read), those that may make a literal constant first (:meth:`_prebuilt`); else every one now, checked as
+        built. True for the second (the whole-model checks are left to the paths that build models whole)."""
         self._literals = literal_constants.Literals(dict(self.units))
         by_id = {eq.id: eq for eq in self.definition.equations}
         built: dict[str, Equation] = {}
-        if kept == check_record.PASSED:
-            self.equations = LazyEquations(by_id, built, self._equation)
-            self.defining = LazyEquations({eq.defines: eq for eq in by_id.values()}, built, self._equation)
+        if kept in (check_record.PASSED, check_record.PASSED_WITH_LITERALS):
+            self._made = self._prebuilt() if kept == check_record.PASSED_WITH_LITERALS else {}
+            self.equations = LazyEquations(by_id, built, self._kept_equation)
+            self.defining = LazyEquations({eq.defines: eq for eq in by_id.values()}, built, self._kept_equation)
             return False
         if kept is None and not whole:
             seen: dict[str, str] = {}
             for eq in self.definition.equations:
                 self._check_defines(eq, seen)
-            prebuilt = self._built_if_no_literal()
-            if prebuilt is not None:
-                def build(eq: schema.EquationDefinition) -> Equation:
-                    equation = prebuilt.pop(eq.id, None) or self._equation(eq)
-                    self._check_units(equation)
-                    return equation
-
-                by_defines = {eq.defines: eq for eq in by_id.values()}
-                cold = lazy_build.ColdEquations(by_defines, built, build, self.fail, self._all_read)
-                self.equations = LazyEquations(by_id, built, cold.read)
-                self.defining = LazyEquations(by_defines, built, cold.read)
-                return True
-            self._literals = literal_constants.Literals(dict(self.units))
+            self._made = self._prebuilt()
+            self._check_dimensions(list(self._made.values()))  # at once, as a whole build would: where a constant comes from
+            by_defines = {eq.defines: eq for eq in by_id.values()}
+            cold = lazy_build.ColdEquations(by_defines, built, self._checked_equation, self.fail, self._all_read)
+            self.equations = LazyEquations(by_id, built, cold.read)
+            self.defining = LazyEquations(by_defines, built, cold.read)
+            return True
         equations: dict[str, Equation] = {}
         defining: dict[str, Equation] = {}
         self.equations, self.defining = equations, defining
@@ -150,9 +144,7 @@ class Model(ModelChecks):
             equation = self._equation(eq, self._literals)
             equations[eq.id] = equation
             defining[eq.defines] = equation
-        self.literal_constants = self._literals.constants()
-        for constant in self.literal_constants:
-            self._declare_constant(constant)
+        self._declare_literals()
         return False
 
     def _all_read(self) -> None:
@@ -166,7 +158,7 @@ class Model(ModelChecks):
         except errors.ModelFileError:
             return
         _CHECKED.add()
-        check_record.remember(self.definition, False)
+        check_record.remember(self.definition, bool(self.literal_constants))
 
     def _check_defines(self, eq: schema.EquationDefinition, seen: dict[str, str]) -> None:
         """The symbol ``eq`` defines is declared, no constant, and not defined by an equation before it (``seen``:
@@ -180,13 +172,27 @@ class Model(ModelChecks):
             raise self.fail(where, f"'{eq.defines}' is already defined by equation {seen[eq.defines]}", "give the alternative form its own symbol (e.g. a suffixed name)")
         seen[eq.defines] = eq.id
 
-    def _built_if_no_literal(self) -> dict[str, Equation] | None:
-        """The equations that :func:`lazy_build.may_make_literal` cannot clear, built in file order as the whole
-        build builds them, by id, where none made a literal constant; None where one did."""
-        scaled = {name for name, unit in self.units.items() if not literal_units.same_scale(literal_units.unit_scale(unit), 1.0)}
+    def _prebuilt(self) -> dict[str, Equation]:
+        """The equations that :func:`lazy_build.may_make_literal` cannot clear (every other makes no literal constant),
+        built in file order as the whole build builds them, by id; the constants they made declared."""
+        scaled = {n for n, u in self.units.items() if self._literals.every_dimension or not literal_units.same_scale(literal_units.unit_scale(u), 1.0)}
         prebuilt = {eq.id: self._equation(eq, self._literals) for eq in self.definition.equations
                     if lazy_build.may_make_literal(eq, self.symbols, scaled)}
-        return None if self._literals.constants() else prebuilt
+        self._declare_literals()
+        return prebuilt
+
+    def _kept_equation(self, eq: schema.EquationDefinition) -> Equation:
+        return self._made.pop(eq.id, None) or self._equation(eq)  # built by _prebuilt, or now
+
+    def _checked_equation(self, eq: schema.EquationDefinition) -> Equation:
+        if (equation := self._made.pop(eq.id, None)) is None:  # a prebuilt one is checked already
+            self._check_units(equation := self._equation(eq))
+        return equation
+
+    def _declare_literals(self) -> None:
+        self.literal_constants = self._literals.constants()
+        for constant in self.literal_constants:
+            self._declare_constant(constant)
 
     def _equation(self, eq: schema.EquationDefinition, literals: literal_constants.Literals | None = None) -> Equation:
         """One equation built and checked; its bare literals read in a scaled unit made constants of ``literals``
@@ -206,7 +212,7 @@ class Model(ModelChecks):
         limiters = tuple((name, self.parse(text, f"{where}.limiters.{name}")) for name, text in eq.limiters)
         valid_when = tuple(self.parse(text, f"{where}.valid_when", boolean=True) for text in eq.valid_when)
         assumes = tuple(self.parse(text, f"{where}.assumes", boolean=True) for text in eq.assumes)
-        if literals is not None and self._scaled_symbols(rhs, valid_when + assumes, self.symbols[eq.defines]):
+        if literals is not None and (literals.every_dimension or self._scaled_symbols(rhs, valid_when + assumes, self.symbols[eq.defines])):
             rhs, cases, limiters, valid_when = self._literals_given_units(literals, eq, rhs, cases, limiters, valid_when)
             assumes = self._conditions_given_units(literals, eq, "assumes", eq.assumes, assumes)
         if limiters:
@@ -277,8 +283,7 @@ class Model(ModelChecks):
                 self.literal_constants += (constant,)
 
     def _scaled_symbols(self, rhs: sympy.Basic, valid_when: tuple[sympy.Basic, ...], defined: sympy.Symbol) -> bool:
-        """Whether an equation defines or uses a symbol declared in a unit of scale other than 1 (only then can
-        a bare literal of it be read in a scaled unit)."""
+        """Whether an equation defines or uses a symbol declared in a unit of scale other than 1 (else its literals are of scale 1)."""
         used = rhs.free_symbols.union({defined}, *[c.free_symbols for c in valid_when])
         return any(not literal_units.same_scale(literal_units.unit_scale(self.units[s.name]), 1.0) for s in used)
 
@@ -327,8 +332,7 @@ class Model(ModelChecks):
         replaced by a constant of that unit; a condition without one is kept as built."""
         out = []
         for text, condition in zip(texts, conditions):
-            tree = expressions.parse_expression(text, self.symbols, path=self.path, where=f"equation {eq.id}.{field}",
-                                                boolean=True, as_written=True)
+            tree = expressions.parse_expression(text, self.symbols, path=self.path, where=f"equation {eq.id}.{field}", boolean=True, as_written=True)
             new = literals.rewrite(tree, eq.id)
             out.append(condition if new is tree else literal_constants.evaluated(new))
         return tuple(out)
@@ -348,8 +352,7 @@ class Model(ModelChecks):
         """Refuse equations that form a cycle, or a chain of more than :data:`~symgpu.model.chains.MAX_CHAIN` equations each using the
         next (:class:`~symgpu.model.chains.Chains`, from every quantity in file order)."""
         defining = self.defining
-        chains = Chains(lambda name: (s.name for s in defining[name].rhs.free_symbols if s.name in defining),
-                        lambda name: defining[name].id, self.fail)
+        chains = Chains(lambda name: (s.name for s in defining[name].rhs.free_symbols if s.name in defining), lambda name: defining[name].id, self.fail)
         chains.check(defining)
 
     # ------------------------------------------------------------------ queries
@@ -383,9 +386,7 @@ class Model(ModelChecks):
             return self.defining[name]
         if name in self.equations:
             return self.equations[name]
-        raise errors.UsageError(
-            f"{self.id}: '{name}' is not a quantity defined by an equation (quantities: {suggest.alternatives(name, self.quantities)})"
-        )
+        raise errors.UsageError(f"{self.id}: '{name}' is not a quantity defined by an equation (quantities: {suggest.alternatives(name, self.quantities)})")
 
     def expression(self, name: str, *, stop_at: tuple[str, ...] | frozenset[str] | str = ()) -> sympy.Expr:
         """Return quantity ``name`` in terms of inputs, intermediate equations substituted.
@@ -406,10 +407,9 @@ class Model(ModelChecks):
     def _expand(self, expr: sympy.Expr, stop: frozenset[str]) -> sympy.Expr:
         """``expr`` with every defined quantity not in ``stop`` substituted, recursively.
 
-        NOTE: each defined quantity's expansion is kept (the memo family ``model.build.substituted``)
-        for every later call: rebuilding the nested Min/Max of a large model
-        costs seconds. It is keyed by the part of ``stop`` that the quantity depends on, so every
-        caller gets the same expression.
+        NOTE: each defined quantity's expansion is kept (the memo family ``model.build.substituted``) for every later
+        call: rebuilding the nested Min/Max of a large model costs seconds. It is keyed by the part of ``stop`` that the
+        quantity depends on, so every caller gets the same expression.
         """
         mapping = {}
         substituted = _SUBSTITUTED.of(self)

@@ -6,9 +6,9 @@ loader read from the file's bytes, a variant's base included), on the code below
 engine (the stages a model may import, checked by ``tests/test_architecture.py``: symgpu's top-level
 modules, ``units/`` with ``units.txt``, ``proofs/``, ``model/``) and on the versions of Python, SymPy
 and pint. A record keyed by a digest of all of them says "this definition passed": a later process
-building the same definition skips those checks, reads its validation cases when first asked and,
-where no bare literal was made a constant (``model.literal_constants``, which need every equation),
-builds each equation when first read (a question builds only the ones it uses).
+building the same definition skips those checks, reads its validation cases when first asked and
+builds each equation when first read (a question builds only the ones it uses; where bare literals were made
+constants, ``model.literal_constants``, those that may make one are built when it loads, making them).
 
 The record is data: its body is :data:`PASSED` or :data:`PASSED_WITH_LITERALS`, compared exactly; anything else, or no
 record (the cache off, another engine, an edited file), is the cold path, which runs every check and
@@ -35,7 +35,7 @@ from symgpu.model import schema
 #: the whole body of a record of a model that passed (its equations made no literal constant: they can
 #: be built one by one, when first read)
 PASSED = "passed"
-#: the whole body of a record of a model that passed, whose equations made literal constants (built together)
+#: the whole body of a record of a model that passed, whose equations made literal constants (those that may make one built when it loads)
 PASSED_WITH_LITERALS = "passed, literal constants"
 #: the package whose code builds and checks a model: its top-level modules and these folders
 PACKAGE = Path(__file__).resolve().parent.parent

@@ -74,10 +74,11 @@ class ModelChecks:
         """Build an error located in this model's file."""
         return kind(self.path, where, problem, hint)
 
-    def _check_dimensions(self) -> None:
-        """Check every equation's dimensions (:meth:`_check_units`); every mismatch is reported, one or all together."""
+    def _check_dimensions(self, equations: Iterable[Equation] | None = None) -> None:
+        """Check every equation's dimensions, or those of ``equations`` (:meth:`_check_units`); every mismatch is reported,
+        one or all together."""
         problems = []
-        for equation in self.equations.values():
+        for equation in self.equations.values() if equations is None else equations:
             try:
                 self._check_units(equation)
             except errors.UnitMismatchError as exc:

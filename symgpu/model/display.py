@@ -24,7 +24,8 @@ MAX_LATEX = 400
 
 def counts(model: Model) -> str:
     """``12 symbols (9 inputs, 1 constant), 3 equations, 2 presets, 4 validation cases``."""
-    roles = [s.role for s in model.symbol_definitions.values()]
+    made = {c.name for c in model.literal_constants}  # the file's symbols: not the constants its bare literals became
+    roles = [s.role for name, s in model.symbol_definitions.items() if name not in made]
     inputs, constants = roles.count("input"), roles.count("constant")
     parts = [
         f"{len(roles)} symbols ({inputs} input{'s' * (inputs != 1)}, {constants} constant{'s' * (constants != 1)})",

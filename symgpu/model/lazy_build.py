@@ -8,10 +8,9 @@ The whole-model checks, the equations no question read among them, are left to `
 the reports, which build models whole.
 
 A bare literal that an equation reads in a scaled unit becomes a constant of the model
-(:mod:`symgpu.model.literal_constants`): a model with one must be built whole, since the constants need every
-equation. :func:`may_make_literal` tells from an equation's texts alone, exactly, which equations cannot make one;
-the few others are built when the model loads (:meth:`symgpu.model.build.Model._build_equations`), and only where
-none of them makes one is the rest built when read.
+(:mod:`symgpu.model.literal_constants`), shared by the equations that write it. :func:`may_make_literal` tells from
+an equation's texts alone, exactly, which equations cannot make one; the few others are built when the model loads
+(:meth:`symgpu.model.build.Model._build_equations`: every constant made then, and declared), the rest when read.
 """
 
 from __future__ import annotations
@@ -40,7 +39,8 @@ def may_make_literal(eq: schema.EquationDefinition, symbols: Collection[str], sc
     A constant is made only of a part of the tree that holds no symbol (:meth:`literal_constants.Literals.rewrite`),
     whose leaves the parser builds only from literals (a number's digits, ``True``/``False``: every other name is a
     declared symbol, a function called, or refused), and only in an equation that defines or uses a symbol of a
-    scaled unit (``scaled``; :meth:`~symgpu.model.build.Model._scaled_symbols`). So an equation cannot make one
+    scaled unit (``scaled``; :meth:`~symgpu.model.build.Model._scaled_symbols`), or, where the model's units give a
+    dimension two scales (its literals of scale 1 made constants too), every symbol. So an equation cannot make one
     where its texts hold no word that starts with a digit or is neither a declared symbol nor a function, or name no
     scaled symbol and define none. Text beyond ASCII (a name Python reads under NFKC normalisation) may.
     """

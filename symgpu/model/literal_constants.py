@@ -6,9 +6,23 @@ comparison) is in its siblings' unit (equations/README.md): ``Min(L, 200)`` with
 products (``solve`` puts it beside the target, an extremum into a product), and an expansion of
 several equations may put it beside siblings of another unit: there it would be read in another unit.
 So when a model is built, each such literal whose unit has a scale other than 1 (ns, us, GB/s, KiB;
-never a base unit or a pure number) is replaced in the equation as written by a constant symbol of
-that value and unit (``lit_200_ns``): from then on it is a quantity like any declared constant, read
-right by every path. Equations without such a literal are built exactly as before.
+never a pure number) is replaced in the equation as written by a constant symbol of that value and
+unit (``lit_200_ns``): from then on it is a quantity like any declared constant, read right by every
+path. Equations without such a literal are built exactly as before.
+
+A literal read in a unit of scale 1 (``q0 + c3 - 490``, q0 and c3 in cycle) is made one too
+(``lit_490_cycle``, :attr:`Literals.every_dimension`) where the model's units give one dimension two
+scales (:func:`literal_units.scale_follows_dimension`: kcycle beside cycle, GB beside B, GFLOP/s
+beside Hz*FLOP/cycle): there a solve, an expansion or a request's expression can put it beside a
+term of its dimension in another scale (solved for c3, beside ``q1 - c2`` in kcycle), which would read
+it so. Where they give each dimension one scale it is left bare, soundly: every term of a model's
+symbols has the scale its dimension gives (a sum, Min/Max or Piecewise the scale of its terms, a
+product or power the product or power of theirs, a floor or ceiling scale 1, whose argument the model
+check holds to scale 1), so every term of the literal's dimension has scale 1, and a term of another
+dimension beside it is a dimension error, refused. A request's number in a unit that would give a
+dimension a second scale (``0.33 us`` for L in ns) is given in a unit that keeps one
+(:meth:`Literals.given`: ``lit_330_ns``), so that argument holds for it too; a pure number (a literal
+beside a ratio) is read as one beside any term.
 
 NOTE: the walk is over the tree as written (``expressions.parse_expression(as_written=True)``):
 ``c + (L - 300)``, c in us and L in ns, has its 300 beside L (ns), which the evaluated tree
@@ -26,6 +40,7 @@ from typing import Any, cast
 import pint
 import sympy
 
+from symgpu import errors
 from symgpu.model import substitution
 from symgpu.units import literal_units, quantities
 
@@ -76,6 +91,9 @@ class Literals:
     def __init__(self, declared: Mapping[str, pint.Unit]) -> None:
         self.declared = declared
         self.one = quantities.registry().dimensionless
+        #: whether a literal read in a unit of scale 1 with a dimension is made a constant too: where the model's units
+        #: give one dimension two scales (:func:`literal_units.scale_follows_dimension`; module docstring)
+        self.every_dimension = not literal_units.scale_follows_dimension(declared.values())
         #: (value text, unit) -> (symbol, equations writing it), in the order found
         self.found: dict[tuple[str, pint.Unit], tuple[sympy.Symbol, list[str]]] = {}
         self.equation = ""
@@ -83,6 +101,7 @@ class Literals:
     def copy(self) -> Literals:
         """Another record of the same constants, to which more may be added without changing this one."""
         twin = Literals(self.declared)
+        twin.every_dimension = self.every_dimension
         twin.found = {key: (symbol, list(equations)) for key, (symbol, equations) in self.found.items()}
         return twin
 
@@ -94,9 +113,18 @@ class Literals:
     def given(self, value: sympy.Rational, unit: pint.Unit) -> sympy.Expr:
         """A number a request gives in ``unit`` (a scaled one: ``--assume 'L >= 400'``, L in ns) as the
         constant of that value and unit, times its sign (the one an equation's literal of that value
-        and unit already made, else a new one, written by no equation)."""
+        and unit already made, else a new one, written by no equation). Where the model's units give each
+        dimension one scale (not :attr:`every_dimension`: its literals of scale 1 are left bare) and ``unit`` would
+        give its dimension another (``0.33 us`` where L is in ns beside B in GB/s: a bare 5 beside ``L*B`` is 5 B,
+        beside ``lit_0p33_us*B`` it would be 5 kB), the number is converted exactly to a unit that keeps one scale
+        (:func:`literal_units.consistent_unit`: ``lit_330_ns``)."""
         self.equation = ""
-        return cast(sympy.Expr, self._constant(value, unit))
+        kept = literal_units.consistent_unit(unit, [*self.declared.values(), *(u for _, u in self.found)])
+        if kept is None:
+            raise errors.UsageError(f"the number {value} {unit:~} would give its dimension a scale no unit of the model has; "
+                                    "give it in a unit of a symbol of the model")
+        ratio = quantities.base_factor(unit) / quantities.base_factor(kept)
+        return cast(sympy.Expr, self._constant(value * sympy.Rational(ratio.numerator, ratio.denominator), kept))
 
     def rewrite(self, tree: sympy.Basic, equation: str, defined: pint.Unit | None = None) -> sympy.Basic:
         """``tree`` (as written) with each bare literal in a scaled unit replaced by its constant
@@ -161,8 +189,9 @@ class Literals:
     def _siblings(self, args: list[Any]) -> tuple[list[Any], pint.Unit | None]:
         new, found = self._args(args)
         reference = next((u for u in found if u is not None), None)
-        if reference is None or literal_units.same_scale(scale := literal_units.literal_scale(reference), 1.0):
+        if reference is None or not self._kept_in(reference):
             return new, reference
+        scale = literal_units.literal_scale(reference)
         # NOTE: named in the simplest of the siblings' units that read it alike (``d`` in ns beside ``ncyc/f``
         # in cycle/GHz: 5 ns), the value the same
         named = min((u for u in found if u is not None and u.dimensionality == reference.dimensionality
@@ -174,7 +203,7 @@ class Literals:
         """``expr``, whose terms have no unit, with its bare literals given ``unit`` where that unit has a
         scale other than 1 (the terms of a sum or Min/Max, a Piecewise's values; a function of numbers such as
         ``exp(2)`` is left as it is: the dimension check refuses it beside a unit)."""
-        if literal_units.same_scale(literal_units.literal_scale(unit), 1.0):
+        if not self._kept_in(unit):
             return expr
         if isinstance(expr, sympy.Expr) and not expr.free_symbols:
             return expr if literal_units.zero_literal(expr) else self._constant(expr, unit)
@@ -183,6 +212,14 @@ class Literals:
         if isinstance(expr, sympy.Piecewise):
             return sympy.Piecewise(*[(self._in_defined_unit(v, unit), c) for v, c in expr.args], evaluate=False)
         return expr
+
+    def _kept_in(self, unit: pint.Unit) -> bool:
+        """Whether a bare literal read in ``unit`` is made a constant: where that unit has a scale other than 1, or has
+        a dimension in a model whose units give one dimension two scales (:attr:`every_dimension`); never a pure number."""
+        if not literal_units.same_scale(literal_units.literal_scale(unit), 1.0):
+            return True
+        # NOTE: not in a unit of a fractional power (beside sqrt(w), w in warp/SM): no quantity text names it (as before)
+        return self.every_dimension and not unit.dimensionless and literal_units.whole_powers(unit)
 
     @staticmethod
     def _rebuilt(expr: Any, args: list[Any]) -> Any:

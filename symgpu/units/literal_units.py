@@ -17,8 +17,10 @@ the one reading under which a derived closed form's floor keeps the model's mean
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any, cast
 
 import pint
@@ -136,6 +138,104 @@ def base_unit(unit: pint.Unit) -> pint.Unit:
 def literal_scale(unit: pint.Unit) -> float:
     """The base-unit value of a bare literal beside terms in ``unit`` (1 beside pure numbers)."""
     return 1.0 if unit.dimensionless else unit_scale(unit)
+
+
+def scale_follows_dimension(found: Iterable[pint.Unit]) -> bool:
+    """Whether every product of powers of ``found`` (a model's declared units) that has one dimension has one scale:
+    no product of them is a pure number of a scale other than 1 (``kcycle/cycle``, ``GB/B``, ``GFLOP/s`` over
+    ``Hz*FLOP/cycle``, ``percent``). Then the scale of any expression of the model's symbols is a function of its
+    dimension, so a bare literal read beside terms of scale 1 (a base unit, or ``ns*GB/s``) is read at scale 1
+    beside any term of its dimension that a derivation or an expansion puts it by; where not, a product of powers
+    can give a term of its dimension another scale (``q*c/k``, c in cycle and k in kcycle: 0.001 B for q in B).
+
+    Exact: the products of one dimension differ by a pure-number product, and the pure-number products are the
+    integer combinations of a basis of the null space of the dimension matrix, each of whose scales must be 1
+    (the scales as exact fractions, :func:`quantities.base_factor`)."""
+    return _scale_follows_dimension(tuple(sorted({f"{u}": u for u in found}.items())))
+
+
+@memoised("units.literal_units.scale_follows_dimension", 256)
+def _scale_follows_dimension(named: tuple[tuple[str, pint.Unit], ...]) -> bool:
+    found = [unit for _, unit in named]
+    return all(_scale_of(found, vector) == 1 for vector in _pure_products(found))
+
+
+def consistent_unit(unit: pint.Unit, found: Iterable[pint.Unit]) -> pint.Unit | None:
+    """A unit of ``unit``'s dimension in which a number given in ``unit`` keeps :func:`scale_follows_dimension` of
+    ``found`` (a model's units, where it holds) true: ``unit`` itself where it does so already (``cycle`` beside
+    ``ns`` and ``GHz``), else one of ``found`` of that dimension (the shortest named: ``ns`` for ``us``), else a
+    product of integer powers of ``found`` of that dimension and scale (``GHz*ns`` for ``kcycle``); None where only
+    a fractional power gives one."""
+    units = list({f"{u}": u for u in found}.values())
+    if scale_follows_dimension([*units, unit]) or not scale_follows_dimension(units):
+        return unit
+    same = [u for u in units if u.dimensionality == unit.dimensionality]
+    if same:
+        return min(same, key=lambda u: (len(f"{u:~}"), f"{u:~}"))
+    # NOTE: a pure-number product with a power of ``unit`` in it has a scale other than 1 (else the two would agree)
+    vector = next(v for v in _pure_products([*units, unit]) if v[-1] != 0)
+    powers = [-x / vector[-1] for x in vector[:-1]]
+    if any(p.denominator != 1 for p in powers):
+        return None
+    product = quantities.registry().dimensionless
+    for u, p in zip(units, powers):
+        product = product * u ** int(p) if p else product
+    return cast(pint.Unit, product)
+
+
+def _pure_products(found: list[pint.Unit]) -> list[list[Fraction]]:
+    """A basis of the integer vectors of powers of ``found`` whose product is a pure number: of the null space of the
+    dimension matrix (rows the dimensions, columns ``found``), by Gauss-Jordan elimination in fractions, each basis
+    vector scaled to integers."""
+    dims = sorted({d for unit in found for d in dict(unit.dimensionality)})
+    # NOTE: an exponent pint holds as a float (a square root's 0.5) read as the nearest fraction of a small denominator
+    rows = [[_fraction(dict(unit.dimensionality).get(d, 0)) for unit in found] for d in dims]
+    pivots: list[int] = []
+    for column in range(len(found)):
+        pivot = next((r for r in range(len(pivots), len(rows)) if rows[r][column] != 0), None)
+        if pivot is None:
+            continue
+        top = len(pivots)
+        rows[top], rows[pivot] = rows[pivot], rows[top]
+        rows[top] = [x / rows[top][column] for x in rows[top]]
+        for r in range(len(rows)):
+            if r != top and rows[r][column] != 0:
+                rows[r] = [x - rows[r][column] * y for x, y in zip(rows[r], rows[top])]
+        pivots.append(column)
+    basis = []
+    for free in (c for c in range(len(found)) if c not in pivots):
+        vector = [Fraction(0)] * len(found)
+        vector[free] = Fraction(1)
+        for row, column in enumerate(pivots):
+            vector[column] = -rows[row][free]
+        common = math.lcm(*(x.denominator for x in vector))
+        basis.append([x * common for x in vector])
+    return basis
+
+
+def _scale_of(found: list[pint.Unit], powers: list[Fraction]) -> Fraction:
+    """The exact scale of the product of ``found`` to ``powers``, raised to the power that makes every unit name's
+    exponent in it whole (a power of a scale is 1 exactly where the scale is: ``kB**0.5`` over ``B**0.5`` gives 1000)."""
+    exponents: dict[str, Fraction] = {}
+    for unit, power in zip(found, powers):
+        for name, exponent in unit._units.items():
+            exponents[name] = exponents.get(name, Fraction(0)) + _fraction(exponent) * power
+    whole = math.lcm(*(e.denominator for e in exponents.values()))
+    scale = Fraction(1)
+    for name, exponent in exponents.items():
+        scale *= quantities.base_factor(quantities.registry().Unit(name)) ** int(exponent * whole)
+    return scale
+
+
+def whole_powers(unit: pint.Unit) -> bool:
+    """Whether every unit name of ``unit`` has a whole exponent (``warp/SM``; not ``warp**0.5/SM**0.5``, which no
+    quantity text names)."""
+    return all(_fraction(exponent).denominator == 1 for exponent in unit._units.values())
+
+
+def _fraction(exponent: Any) -> Fraction:
+    """A unit exponent pint holds (an int, or a float: a square root's 0.5) as the nearest fraction of a small denominator."""
+    return Fraction(float(exponent)).limit_denominator(1000)
 
 
 def same_scale(first: float, second: float) -> bool:
