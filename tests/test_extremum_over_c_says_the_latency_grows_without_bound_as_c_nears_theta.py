@@ -80,15 +80,19 @@ def test_a_valid_when_alpha_above_0_makes_0_an_open_end_where_the_memory_need_gr
     for quantity in ("mem_in_exec", "n_large_alpha", "warps_needed_cuda"):
         code, _, err = cli("extremum", "volkov_2016", quantity, "--over", "alpha", "--max")
         assert code == 2 and f"{quantity} has no maximum over alpha: it tends to oo as alpha -> 0" in err, err
-    code, _, err = cli("extremum", "volkov_2016", "n_large_alpha", "--over", "alpha", "--min")
-    assert code == 2 and "as alpha -> oo it tends to alu_lat*alu_thru; as alpha -> 0 it grows without bound" in err, err
+    # n_large_alpha = alu_lat*alu_thru + mem_lat*alu_thru/alpha falls in alpha: no minimum, its infimum as alpha -> oo
+    code, out, err = cli("extremum", "volkov_2016", "n_large_alpha", "--over", "alpha", "--min")
+    assert code == 0 and "no minimum: the infimum alu_lat*alu_thru warp/SM is approached as alpha -> oo" in out, err
 
 
 def test_an_infinity_times_a_sign_the_domain_decides_is_that_infinity(cli: Callable[..., tuple[int, str, str]]) -> None:
     # N_pw = N*ind_mem_req/(mem_req - ind_mem_req), valid when 0 < ind_mem_req < mem_req: oo*sign(ind_mem_req/...) as
     # mem_req -> ind_mem_req+ is oo there, and as ind_mem_req -> mem_req- too
-    code, _, err = cli("extremum", "hong_kim_2009", "N_pw", "--over", "mem_req", "--min")
-    assert code == 2 and "as mem_req -> ind_mem_req from above it grows without bound" in err and "sign(" not in err, err
+    code, _, err = cli("extremum", "hong_kim_2009", "N_pw", "--over", "mem_req", "--max")
+    assert code == 2 and "N_pw has no maximum over mem_req: it tends to oo as mem_req -> ind_mem_req" in err and "sign(" not in err, err
+    # falling in mem_req (its slope's sign decided in the domain), its minimum is the infimum at the far end (extremum_monotone)
+    code, out, err = cli("extremum", "hong_kim_2009", "N_pw", "--over", "mem_req", "--min")
+    assert code == 0 and "no minimum: the infimum 0 warp/SM is approached as mem_req -> oo" in out and "sign(" not in out, err
     code, _, err = cli("extremum", "hong_kim_2009", "N_pw", "--over", "ind_mem_req", "--min")  # the end at 0 once
     assert code == 2 and "as ind_mem_req -> 0 it tends to 0; as ind_mem_req -> mem_req from below it grows without bound" in err, err
     code, _, err = cli("extremum", "hong_kim_2009", "N_pw", "--over", "ind_mem_req", "--max")
