@@ -13,6 +13,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive import jobs
+from symgpu.proofs import forms
 
 
 def as_cases(condition: Any, negate: bool = False, each: Callable[[Any], Any] | None = None) -> Any:
@@ -46,7 +47,7 @@ def edges(job: jobs._Job, condition: sympy.Basic, var: sympy.Symbol) -> list[Any
         return None
     found: list[Any] = []
     for relation in dict.fromkeys(r for r in relations if var in r.free_symbols):
-        sides = _without_min_max(relation.lhs - relation.rhs)
+        sides = forms.min_max_branches(relation.lhs - relation.rhs)
         if sides is None:
             return None
         for side in sides:
@@ -55,24 +56,3 @@ def edges(job: jobs._Job, condition: sympy.Basic, var: sympy.Symbol) -> list[Any
             except (errors.DerivationError, ValueError):
                 return None
     return list(dict.fromkeys(found))
-
-
-#: the most expressions :func:`_without_min_max` gives (each Min/Max multiplies their number by its arguments')
-MAX_BRANCHES = 16
-
-
-def _without_min_max(expr: sympy.Expr) -> list[sympy.Expr] | None:
-    """The expressions ``expr`` can equal, each Min/Max replaced by one of its arguments (a relation's two sides differ
-    in sign on either side of its edge, where the difference is 0: it is then one of these), innermost first; None past
-    :data:`MAX_BRANCHES`. A root of one where another argument binds is a point where the condition need not change:
-    a candidate the plateau's conditions then keep or drop, as any other."""
-    nodes = [n for n in sympy.postorder_traversal(expr) if isinstance(n, (sympy.Min, sympy.Max))]
-    if not nodes:
-        return [expr]
-    found: list[sympy.Expr] = []
-    for arg in nodes[0].args:
-        more = _without_min_max(expr.xreplace({nodes[0]: arg}))
-        if more is None or len(found) + len(more) > MAX_BRANCHES:
-            return None
-        found.extend(m for m in more if m not in found)
-    return found

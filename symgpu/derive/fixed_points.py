@@ -207,32 +207,13 @@ def _declared_when(job: jobs._Job, x: sympy.Symbol, result: sympy.Expr) -> None:
                  "(the declared signs leave them open); elsewhere there is no fixed point in it")
 
 
-#: the most Min/Max branch expressions of g whose slopes are signed (each Min/Max multiplies their number)
-_MAX_BRANCHES = 16
-
-
-def _branches(expr: sympy.Expr) -> list[sympy.Expr] | None:
-    """The expressions ``expr`` can equal, each Min/Max replaced by one of its arguments (innermost first); None
-    past :data:`_MAX_BRANCHES`."""
-    nodes = [n for n in sympy.postorder_traversal(expr) if isinstance(n, (sympy.Min, sympy.Max))]
-    if not nodes:
-        return [expr]
-    found: list[sympy.Expr] = []
-    for arg in nodes[0].args:
-        more = _branches(expr.xreplace({nodes[0]: arg}))
-        if more is None or len(found) + len(more) > _MAX_BRANCHES:
-            return None
-        found.extend(m for m in more if m not in found)
-    return found
-
-
 def _branches_nonincreasing(ctx: signs.SignReasoner, g: sympy.Expr, x: sympy.Symbol, inside: sympy.Expr) -> bool:
     """Is ``g``, built of Min/Max (no Piecewise, no floor/ceiling: continuous), non-increasing in ``x`` on the
     domain? Proved where every expression it can equal has a slope proved <= 0 at ``x = inside`` (any point of the
     domain): branches of analytic expressions switch finitely often, and g is non-increasing between switches."""
     if g.has(sympy.Piecewise) or forms.has_staircase(g, x):
         return False
-    branches = _branches(g)
+    branches = forms.min_max_branches(g)  # the Min/Max branch expressions whose slopes are signed
     if branches is None:
         return False
     for branch in branches:

@@ -11,7 +11,7 @@ from typing import Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import at_point, declared_range, inequalities, inequality_answers, inequality_roots, jobs, solve_domain, solve_kind
+from symgpu.derive import at_point, declared_range, inequalities, inequality_answers, inequality_roots, jobs, solve_domain, solve_kind, target_value
 from symgpu.proofs import forms
 from symgpu.derive.derivation import Derivation, Step
 
@@ -220,7 +220,7 @@ class _Signs:
         if found is not None or var in expr.free_symbols or not expr.free_symbols:
             return found
         if job.target_value is not None and job.target_value[0] in expr.free_symbols \
-                and job._same_in_base_units(expr, *job.target_value):
+                and target_value.same_in_base_units(job.model, expr, *job.target_value):
             found = job.ctx.sign(expr.xreplace({job.target_value[0]: job.target_value[1]}))
             if found is not None:
                 return found

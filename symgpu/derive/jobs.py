@@ -115,10 +115,6 @@ class _Job:
             result=result, assumptions=self.assumptions(result, location, *used), location=location, unit=unit,
             method=method, extra=self.extra)
 
-    def _same_in_base_units(self, result: sympy.Basic, symbol: sympy.Symbol, number: sympy.Expr) -> bool:
-        """:func:`symgpu.derive.target_value.same_in_base_units` in this job's model."""
-        return target_value.same_in_base_units(self.model, result, symbol, number)
-
     # ---------------------------------------------------------------- expressions
     def parse(self, value: Any, where: str) -> sympy.Basic:
         """A caller value as SymPy: SymPy objects pass, numbers become exact, text goes

@@ -19,7 +19,7 @@ from typing import Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import declared_range, inequalities, jobs, solve_domain, solve_ranges
+from symgpu.derive import declared_range, inequalities, jobs, solve_domain, solve_ranges, target_value
 from symgpu.evaluate import active, evaluator
 
 _GE, _GT, _LE, _LT = sympy.GreaterThan, sympy.StrictGreaterThan, sympy.LessThan, sympy.StrictLessThan
@@ -346,7 +346,7 @@ def target_into_conditions(job: jobs._Job, result: sympy.Expr) -> None:
         return
     symbol, number = job.target_value
     sides = [c.lhs - c.rhs for c in job.extra.valid_when if isinstance(c, sympy.core.relational.Relational)]
-    if all(job._same_in_base_units(s, symbol, number) for s in [result, *sides]):
+    if all(target_value.same_in_base_units(job.model, s, symbol, number) for s in [result, *sides]):
         job.extra = job.extra.with_(valid_when=tuple(c.xreplace({symbol: number}) for c in job.extra.valid_when))
     else:
         solve_ranges.keep_target(job)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import sympy
 
 from symgpu import errors
-from symgpu.derive import jobs, regime_split, solve_domain
+from symgpu.derive import jobs, regime_split, solve_domain, target_value
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.extra_records import FlatRange, RootRecord, TargetValue
 from symgpu.model import substitution
@@ -178,7 +178,7 @@ def target_into(job: jobs._Job, records: list[RootRecord]) -> list[RootRecord]:
     put = {symbol: number}
     sides = [r.lhs - r.rhs for d in records for condition in (d.when, d.inside, d.conditions if d.conditions is not None else sympy.true)
              for r in condition.atoms(sympy.core.relational.Relational)]
-    if not all(job._same_in_base_units(e, symbol, number) for e in [d.root for d in records] + sides):
+    if not all(target_value.same_in_base_units(job.model, e, symbol, number) for e in [d.root for d in records] + sides):
         keep_target(job)
         return records
     if job.extra.ranges is not None:

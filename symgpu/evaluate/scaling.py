@@ -8,11 +8,10 @@ functions, exact evaluation, regime checks, plots) goes through it.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import pint
 import sympy
-from pint.util import to_units_container
 from sympy.core.parameters import global_parameters
 
 from symgpu import errors, units
@@ -168,7 +167,7 @@ def _named_scale(model: Model, expr: sympy.Basic, declared: str, unit: pint.Unit
     """:func:`symbols_unit`'s unit, once ``expr`` is known to have no bare number beside a term with a unit."""
     rescaler = _Rescaler(model)
     formula = rescaler.unit(expr)
-    if formula is None or not _whole_powers(formula) or formula.dimensionality != unit.dimensionality \
+    if formula is None or not literal_units.whole_powers(formula) or formula.dimensionality != unit.dimensionality \
             or unit_scale(formula) == unit_scale(unit) or not _one_scale(rescaler, expr):
         return declared
     scale = unit_scale(formula)
@@ -186,13 +185,6 @@ def _named_scale(model: Model, expr: sympy.Basic, declared: str, unit: pint.Unit
             return text
     own = f"{formula:~}".replace(" ", "")  # the symbols' own units multiplied out (inflight/L, KiB over ns: KiB/ns)
     return own if unit_scale(units.unit(own)) == scale else declared
-
-
-def _whole_powers(formula: pint.Unit) -> bool:
-    """Whether ``formula`` is a product of whole powers of units: not one of symbols' units to a fractional power
-    (``sqrt(bw0*bw1)``, B/s by GiB/s: B ** 0.5 * GiB ** 0.5 / s), which the unit grammar cannot read back and whose
-    scale :func:`unit_scale` does not give (it counts whole powers)."""
-    return all(float(cast(float, power)).is_integer() for power in to_units_container(formula).values())
 
 
 def _one_scale(rescaler: _Rescaler, expr: sympy.Basic) -> bool:

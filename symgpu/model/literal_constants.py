@@ -101,7 +101,6 @@ class Literals:
     def copy(self) -> Literals:
         """Another record of the same constants, to which more may be added without changing this one."""
         twin = Literals(self.declared)
-        twin.every_dimension = self.every_dimension
         twin.found = {key: (symbol, list(equations)) for key, (symbol, equations) in self.found.items()}
         return twin
 

@@ -406,3 +406,22 @@ def xreplaced(node: sympy.Basic, rule: dict[sympy.Symbol, sympy.Expr],
         outcome = (whole_parts.rebuilt(node.func, args), True)
     memo[node] = outcome
     return outcome
+
+
+#: the most expressions :func:`min_max_branches` gives (each Min/Max multiplies their number by its arguments')
+MAX_MIN_MAX_BRANCHES = 16
+
+
+def min_max_branches(expr: sympy.Expr) -> list[sympy.Expr] | None:
+    """The expressions ``expr`` can equal, each Min/Max replaced by one of its arguments (innermost first, each once); None
+    past :data:`MAX_MIN_MAX_BRANCHES`."""
+    nodes = [n for n in sympy.postorder_traversal(expr) if isinstance(n, (sympy.Min, sympy.Max))]
+    if not nodes:
+        return [expr]
+    found: list[sympy.Expr] = []
+    for arg in nodes[0].args:
+        more = min_max_branches(expr.xreplace({nodes[0]: arg}))
+        if more is None or len(found) + len(more) > MAX_MIN_MAX_BRANCHES:
+            return None
+        found.extend(m for m in more if m not in found)
+    return found
