@@ -489,4 +489,5 @@ def applying_ranges(model: Model, derivation: Derivation, preset: str | None, va
     unknown) whose two sides are equal at the preset / values: there the relation holds for every
     value of the unknown that meets the regime's conditions (``when``), a range of roots."""
     merged = result_values(derivation, values)
-    return tuple(f for f in derivation.extra.ranges or () if active.condition_true(model, f.equal, preset, merged))
+    return tuple(f for f in derivation.extra.ranges or () if active.condition_true(
+        model, f.equal, preset, evaluator.with_kept(model, f.equal, preset, merged, free_of=derivation.variable)))
