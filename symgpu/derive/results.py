@@ -77,6 +77,10 @@ def evaluate_result(model: Model, derivation: Derivation, preset: str | None = N
     else:
         expr = derivation.result
         unit = derivation.unit
+    if expr is None and which == "location":  # an extremum approached, not attained; other operations have none
+        raise errors.EvaluationError(f"{model.id}: the {derivation.operation} of {derivation.quantity} over {derivation.variable} has no "
+                                     + (f"location: {derivation.method}; its result is the value approached"
+                                        if derivation.operation == "extremum" else "location; ask for which='result'"))
     if not isinstance(expr, sympy.Basic):
         raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")
     expr = as_evaluated(model, derivation, expr, "location" if which == "location" else "result")
