@@ -77,6 +77,10 @@ def evaluate_result(model: Model, derivation: Derivation, preset: str | None = N
     else:
         expr = derivation.result
         unit = derivation.unit
+    if expr is None and which == "location":  # an extremum approached, not attained; other operations have none
+        raise errors.EvaluationError(f"{model.id}: the {derivation.operation} of {derivation.quantity} over {derivation.variable} has no "
+                                     + (f"location: {derivation.method}; its result is the value approached"
+                                        if derivation.operation == "extremum" else "location; ask for which='result'"))
     if not isinstance(expr, sympy.Basic):
         raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")
     expr = as_evaluated(model, derivation, expr, "location" if which == "location" else "result")
@@ -489,4 +493,5 @@ def applying_ranges(model: Model, derivation: Derivation, preset: str | None, va
     unknown) whose two sides are equal at the preset / values: there the relation holds for every
     value of the unknown that meets the regime's conditions (``when``), a range of roots."""
     merged = result_values(derivation, values)
-    return tuple(f for f in derivation.extra.ranges or () if active.condition_true(model, f.equal, preset, merged))
+    return tuple(f for f in derivation.extra.ranges or () if active.condition_true(
+        model, f.equal, preset, evaluator.with_kept(model, f.equal, preset, merged, free_of=derivation.variable)))
