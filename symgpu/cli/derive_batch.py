@@ -14,6 +14,7 @@ in the order asked for (the model file's, or the ids').
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -71,7 +72,12 @@ def run(args: argparse.Namespace) -> int:
     slow = [SLOWEST_FIRST.get(derivations[index].op, len(SLOWEST_FIRST)) for index in indices]
     order = [str(position) for position in sorted(range(len(indices)), key=slow.__getitem__)]
     after = after_the_same_question([derivations[index] for index in indices])
-    done = dict(workers.run(tasks, args.jobs or workers.default_workers(), order=order, after=after))
+    jobs = args.jobs or workers.default_workers()
+    if jobs > 1 and len(tasks) > 1:
+        # NOTE: SymPy's simplify imports sympy.physics.units the first time it runs (to look for a unit Quantity): 0.06 s
+        # of CPU that each forked worker would pay again; imported here once, before the workers fork
+        importlib.import_module("sympy.physics.units")
+    done = dict(workers.run(tasks, jobs, order=order, after=after))
     rows: list[Row] = [done[name] for name, _, _ in tasks]
     failed = sum(r.failed for r in rows)
     if args.json:
