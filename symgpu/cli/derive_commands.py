@@ -380,6 +380,8 @@ def _run(args: argparse.Namespace) -> int:
         args.to_given, args.to = args.to, given.to
     args.shown = given.shown  # the answer printed with the constants made here as the numbers given (_emit)
     if getattr(args, "target", None) and assume_units.is_quantity(model, args.target):
+        args.target = given_numbers.checked_target(str(args.target))  # a number too long refused naming --target; 0 us is 0
+    if getattr(args, "target", None) and assume_units.is_quantity(model, args.target):
         model = model.for_request()  # a target across the clock is made a constant of the model (symgpu.derive.targets.across_rates)
         request, before, target = model, [c.name for c in model.literal_constants], str(args.target)
         # and that constant, made while the request is derived, as the target given: 865 cycle, not lit_865_cy
@@ -394,7 +396,7 @@ def _run(args: argparse.Namespace) -> int:
         derivation = OPERATION_COMMANDS[args.command.replace("-", "_")].derive(model, args, options)
         return _emit(model, derivation, args, values)
     except errors.SymgpuError as exc:  # a refusal says the caller's numbers as given, not the constants made of them
-        if given.said and len(exc.args) == 1 and isinstance(exc.args[0], str) and str(exc) == exc.args[0]:
+        if len(exc.args) == 1 and isinstance(exc.args[0], str) and str(exc) == exc.args[0]:
             exc.args = (given.readable(exc.args[0]),)
         raise
 
