@@ -172,10 +172,10 @@ class _Door:
                 return text  # an expression: read as before
             if not isinstance(number, sympy.Rational):
                 return text
-        _refuse_huge(number, said, name, self.model.unit_text(name))
         if number == 0 or literal_units.same_scale(literal_units.literal_scale(declared), 1.0) and not (
                 dimension and not declared.dimensionless):
             return _plain(number) if quantity else text  # every reading of a bare number is the same
+        _refuse_huge(number, said, name, self.model.unit_text(name))  # its constant's value text must be readable
         return sympy.sstr(self._own().given_constant(number, declared))
 
 
