@@ -60,3 +60,13 @@ def test_a_sweeps_point_count_of_hundreds_of_digits_is_said_by_its_size(cli, tmp
     assert code == 2
     # by hand: 1 to 1e300 in steps of 1 is 1e300 - 1 + 1 = 10^300 points
     assert_one_line_refusal(code, out, err, "--grid 'W=1:1e300': at least 10^300 points is too many (at most 10000000)")
+
+
+def test_an_assumption_or_substitution_that_does_not_parse_names_its_option_not_the_model_file(cli) -> None:  # type: ignore[no-untyped-def]
+    for option, text, said in (("--assume", "W <= 1e400", "mdm_2019: --assume: number 1e400 is out of range"),
+                               ("--assume", "W <= nan", "mdm_2019: --assume: undeclared symbol 'nan' in 'W <= nan'"),
+                               ("--substitute", "W_max=inf", "mdm_2019: --substitute W_max: undeclared symbol 'inf' in 'inf'")):
+        code, out, err = cli("solve", "mdm_2019", "M", "--for", "M_Read", option, text)
+        assert code == 2
+        assert_one_line_refusal(code, out, err, said, "write it with numbers and the model's symbols")
+        assert "equations/" not in err and "[symbols." not in err
