@@ -70,3 +70,11 @@ def test_an_assumption_or_substitution_that_does_not_parse_names_its_option_not_
         assert code == 2
         assert_one_line_refusal(code, out, err, said, "write it with numbers and the model's symbols")
         assert "equations/" not in err and "[symbols." not in err
+
+
+def test_a_target_of_an_unknown_name_is_told_to_correct_it_not_to_declare_it_in_the_file(cli) -> None:  # type: ignore[no-untyped-def]
+    code, out, err = cli("solve", "mdm_2019", "M", "--for", "W", "--target", "nan")
+    assert code == 2
+    assert_one_line_refusal(code, out, err, "--target 'nan': neither an expression of mdm_2019 (undeclared symbol 'nan' in 'nan'; "
+                            "correct the name (declared: ")
+    assert "[symbols." not in err
