@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from symgpu import api, derive, errors, suggest, workers
-from symgpu.cli import common, derive_expectations
+from symgpu.cli import common, derive_expectations, given_numbers
 from symgpu.cli.seeding import seed_sympy
 from symgpu.model import printing
 
@@ -121,7 +121,7 @@ def row(name: str, index: int, as_json: bool) -> Row:
         if as_json:
             return Row(json.dumps({"id": request.id, "op": request.op, "expect_holds": False, "ok": False, "error": str(exc)},
                                   default=str), True)
-        return Row(f"FAIL {request.id}: {request.op} -> error: {exc}", True)
+        return Row(given_numbers.in_words(model, f"FAIL {request.id}: {request.op} -> error: {exc}"), True)
     holds = derive.expect_holds(result)
     if as_json:
         entry: dict[str, Any] = {"id": request.id, "op": request.op, "expect_holds": holds, "ok": holds is not False}
@@ -136,4 +136,5 @@ def row(name: str, index: int, as_json: bool) -> Row:
     if len(text) > SHOWN:
         text = text[:SHOWN] + f"... ({len(text)} characters; --json for all)"
     unit = f"  [{result.unit}]" if result.unit and request.op != "extremum" else ""
-    return Row(f"{mark} {request.id}: {request.op} -> {text}{unit}{note}", holds is False)
+    # the model's literal constants as their number and unit (1 txn/warp), as every answer the command line prints says them
+    return Row(given_numbers.in_words(model, f"{mark} {request.id}: {request.op} -> {text}{unit}{note}"), holds is False)
