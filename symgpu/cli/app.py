@@ -116,8 +116,8 @@ def _command_in(argv: Sequence[str]) -> str | None:
 
 class _Collector:
     """Whether :func:`main` has seen this process's collector with objects frozen (it froze them, or found
-    them frozen): ``gc.get_freeze_count()`` walks every frozen object (a tenth of a second per call in a
-    process holding as many as the test suite's), so it is asked only until the answer is known not to be 0,
+    them frozen): ``gc.get_freeze_count()`` walks every frozen object (10-20 ms of CPU per call measured in a
+    test process, more as more objects are frozen), so it is asked only until the answer is known not to be 0,
     which it stays (nothing in symgpu unfreezes)."""
 
     frozen_seen = False
