@@ -373,8 +373,12 @@ def _run(args: argparse.Namespace) -> int:
     # numbers in the declared unit of their symbol, a scaled one as the model's constant of it: L <= 1 us is L <= lit_1000_ns
     limit = args.command == "limit"
     try:
-        given = given_numbers.at_the_door(model, args.assume, _substitutions(args.substitute), args.var if limit else None,
-                                          str(args.to) if limit else None)
+        substitutions = _substitutions(args.substitute)
+        at = assume_units.Point(args.preset, values, lambda missing: common.clock_and_symbol(
+            model, getattr(args, "clock", None), preset=args.preset, values=values, missing=missing),
+            tuple(n for n in (variable, *substitutions) if n))
+        given = given_numbers.at_the_door(model, args.assume, substitutions, args.var if limit else None,
+                                          str(args.to) if limit else None, at)
     except errors.ExpressionError as exc:
         raise _named_option(model, exc, str) from None
     model, args.assume, substitute = given.model, given.assume, given.substitute
