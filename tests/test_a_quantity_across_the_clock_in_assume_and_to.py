@@ -92,3 +92,12 @@ def test_a_bound_across_the_clock_that_is_the_variable_is_refused(cli: Callable[
     code, out, err = cli("solve", "volkov_2016", "Latency", "--for", "clock", "--target", "800", "-p", "h100",
                          "-s", "alpha=8", "--assume", "mem_lat <= 700 ns")
     assert_one_line_refusal(code, out, err, "--assume 'mem_lat <= 700 ns'", "clock clock", "give mem_lat in cycle")
+
+
+def test_an_extremum_under_a_bound_in_ns_ends_at_its_cycles(cli: Callable[..., tuple[int, str, str]]) -> None:
+    # n_needed grows with mem_lat, so its maximum under mem_lat <= 500 ns is at 500 ns x 1.98 GHz = 990 cycles
+    assert _cycles(500) == 990
+    code, out, err = cli("extremum", "volkov_2016", "n_needed", "--over", "mem_lat", "--max", "-p", "h100", "-s", "alpha=8",
+                         "--assume", "mem_lat <= 500 ns")
+    assert code == 0, err
+    assert "at mem_lat = 990 cycle  (preset h100)" in out
