@@ -95,3 +95,11 @@ def test_a_regimes_table_with_a_cut_cell_says_where_to_read_it_whole() -> None:
     assert hint not in summary.regimes_table([short])
     table = summary.regimes_table([short, long])
     assert table[-1] == hint and "characters; cut)" in table[2]
+
+
+def test_many_numbered_regimes_are_said_in_one_short_line() -> None:
+    lines = [f"  a+b#{n} | x > {n} | 0" for n in range(2, 9)] + ["  method: closed form"]
+    noted = summary.numbered_note(lines)
+    assert noted[-2] == ("  (a+b#2 and the like: NAME#N is the Nth regime named NAME, the same term binding under other "
+                         "conditions; symgpu regimes lists each with its conditions)")
+    assert len(noted[-2]) <= summary.MAX_LINE

@@ -174,9 +174,12 @@ def numbered_note(lines: list[str]) -> list[str]:
     first = next(i for i, text in enumerate(lines) if _NUMBERED.search(text))
     at = next((i for i in range(first, len(lines)) if lines[i].startswith(_AFTER_BLOCK)), first + 1)
     bases = list(dict.fromkeys(base for base, _ in every))
-    said = "; ".join(f"{', '.join(f'{b}#{n}' for b, n in every if b == base)}: the "
-                     f"{_ordinals([n for b, n in every if b == base])} regime{'s' if sum(b == base for b, _ in every) > 1 else ''} "
-                     f"named {base}" for base in bases)
+    if len(every) > 3:  # many: said once for all, by the number's place (occupancy's block_too_large+warp_limit#2 ... #24)
+        said = f"{every[0][0]}#{every[0][1]} and the like: NAME#N is the Nth regime named NAME"
+    else:
+        said = "; ".join(f"{', '.join(f'{b}#{n}' for b, n in every if b == base)}: the "
+                         f"{_ordinals([n for b, n in every if b == base])} regime{'s' if sum(b == base for b, _ in every) > 1 else ''} "
+                         f"named {base}" for base in bases)
     note = f"  ({said}, the same term binding under other conditions; symgpu regimes lists each with its conditions)"
     return lines[:at] + [shorten(note, MAX_LINE)] + lines[at:]
 
