@@ -179,6 +179,7 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
                                       whole=derivation.operation != "boundary")
         if derivation.operation == "solve":  # the roots that meet an --assume on the variable
             found = type(found)(r for r in found if _assumed_at(model, args, derivation.variable, values, float(r.value.magnitude)))
+        out["applying"] = tuple((r.regime, r.root) for r in found)  # the summary shows these first (not in --json)
         if not found and ranges:  # the roots' regimes do not apply here: the answer here is the range
             out["no_root_here"] = sorted({r.regime for r in records})
             return out
@@ -292,6 +293,7 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
         print(f"symgpu: error: {exc}", file=sys.stderr)
         return common.FAILED
     bad = numbers.pop("undetermined", None)
+    applying = numbers.pop("applying", None)
     stretch = numbers.pop("stretch", None)  # an extremum that holds over a stretch of the variable (flat_stretch)
     if bad:  # never a NaN (or an unexpected infinity) presented as an answer
         print(f"symgpu: error: {_undetermined(derivation, args, values, bad)}", file=sys.stderr)
@@ -307,7 +309,7 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
             data["flat_stretch"] = stretch.as_dict()
         print(json.dumps(data, default=str))
         return common.OK
-    text = getattr(args, "shown", str)(summary.summary(derivation, full=args.full))
+    text = getattr(args, "shown", str)(summary.summary(derivation, full=args.full, applying=applying))
     if getattr(args, "target_note", None):  # after the summary's first (title) line
         title, _, rest = text.partition("\n")
         text = f"{title}\n  target: {args.target_note}" + (f"\n{rest}" if rest else "")
@@ -373,8 +375,12 @@ def _run(args: argparse.Namespace) -> int:
     # numbers in the declared unit of their symbol, a scaled one as the model's constant of it: L <= 1 us is L <= lit_1000_ns
     limit = args.command == "limit"
     try:
-        given = given_numbers.at_the_door(model, args.assume, _substitutions(args.substitute), args.var if limit else None,
-                                          str(args.to) if limit else None)
+        substitutions = _substitutions(args.substitute)
+        at = assume_units.Point(args.preset, values, lambda missing: common.clock_and_symbol(
+            model, getattr(args, "clock", None), preset=args.preset, values=values, missing=missing),
+            tuple(n for n in (variable, *substitutions) if n))
+        given = given_numbers.at_the_door(model, args.assume, substitutions, args.var if limit else None,
+                                          str(args.to) if limit else None, at)
     except errors.ExpressionError as exc:
         raise _named_option(model, exc, str) from None
     model, args.assume, substitute = given.model, given.assume, given.substitute

@@ -124,14 +124,16 @@ def target_constants(model: Model, before: Iterable[str], target: str) -> tuple[
 
 
 def at_the_door(model: Model, assume: Iterable[str], substitute: Mapping[str, str], variable: str | None,
-                to: str | None) -> Given:
+                to: str | None, at: assume_units.Point | None = None) -> Given:
     """The request's ``--assume`` texts (a quantity side in the declared unit, :mod:`.assume_units`, and each bare
     number that its siblings read in a scaled unit made a constant of that unit: ``L >= lit_400_ns``), its
     ``--substitute`` values and its ``limit --to`` point (a number or a quantity, in the declared unit of the
-    symbol it is given for), on a copy of the model where a constant was made."""
-    door = _Door(model)
+    symbol it is given for), on a copy of the model where a constant was made. A quantity across the clock, the warp
+    size or the SM count (``mem_lat <= 700 ns``, ``--to '400 ns'`` for a symbol in cycles) is moved at the point ``at``
+    (None: refused as another dimension), as ``--set`` moves one."""
+    door = _Door(model, at)
     given = list(assume)
-    texts = [door.relation(text) for text in assume_units.in_declared_units(model, given)]
+    texts = [door.relation(text) for text in assume_units.in_declared_units(model, given, at)]
     values = {name: door.value(name, text, f"--substitute '{name}={text}'", dimension=True) for name, text in substitute.items()}
     point = door.value(variable, to, f"--to '{to}'", dimension=True) if to is not None and variable else to
     said = [(made, text) for made, text in zip(texts, given) if made != text]
@@ -142,9 +144,10 @@ def at_the_door(model: Model, assume: Iterable[str], substitute: Mapping[str, st
 class _Door:
     """The model, copied the first time a number needs a constant of its own."""
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, at: assume_units.Point | None = None) -> None:
         self.model = model
         self.copied = False
+        self.at = at
 
     def _own(self) -> Model:
         if not self.copied:
@@ -164,7 +167,7 @@ class _Door:
             return text  # not a symbol of the model: refused, or read, as before
         quantity = assume_units.is_quantity(self.model, text)
         if quantity:
-            number = assume_units.declared_number(self.model, name, text, said)
+            number = assume_units.declared_number(self.model, name, text, said, self.at)
         else:
             try:
                 number = forms.exact_number(text)
