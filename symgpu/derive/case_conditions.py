@@ -1,46 +1,28 @@
 """Conditions on a case table: a case condition that compares a quantity which is itself a case table
-(``q0 >= 1.8``, ``q0`` of two cases) becomes SymPy's ``ITE(c, a, b)`` once ``q0`` is put in. Read here
-exactly as ``(c & a) | (~c & b)`` (:func:`as_cases`), with the ``Not`` pushed into the relations, so a
-reader of relations (the closure of a plateau's condition, its edges) sees And/Or of relations alone;
-and the edges in a variable of such a condition (:func:`edges`), the roots of its relations."""
+(``q0 >= 1.8``, ``q0`` of two cases) becomes SymPy's ``ITE(c, a, b)`` once ``q0`` is put in, which the model
+reads as ``(c & a) | (~c & b)`` when it expands the quantity (:mod:`symgpu.model.case_logic`): a condition
+made of And/Or/Not of relations. Its edges in a variable (:func:`edges`) are the roots of its relations; the closure of
+where such conditions hold together (:func:`closure`) drops the conjunctions of a relation and its negation."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import sympy
 
 from symgpu import errors
 from symgpu.derive import jobs
+from symgpu.model import case_logic
 from symgpu.proofs import forms
 
 
-def as_cases(condition: Any, negate: bool = False, each: Callable[[Any], Any] | None = None) -> Any:
-    """``condition`` (``not condition`` where ``negate``) with every ``ITE(c, a, b)`` in it read as ``(c & a) | (~c & b)``
-    and every ``Not`` pushed into its relations (``~(x <= y)`` is ``x > y``), ``each`` applied to every relation (a
-    plateau's edge closes them); ``condition`` as it is where it holds no ``ITE`` and neither is asked. Exact (``each``
-    aside): the same truth value at every point."""
-    if not negate and each is None and not (isinstance(condition, sympy.Basic) and condition.has(sympy.ITE)):
-        return condition
-    if isinstance(condition, sympy.ITE):
-        test, then, otherwise = condition.args
-        return sympy.Or(sympy.And(as_cases(test, False, each), as_cases(then, negate, each)),
-                        sympy.And(as_cases(test, True, each), as_cases(otherwise, negate, each)))
-    if isinstance(condition, sympy.Not):
-        return as_cases(condition.args[0], not negate, each)
-    if isinstance(condition, (sympy.And, sympy.Or)):
-        joined = condition.func if not negate else (sympy.Or if isinstance(condition, sympy.And) else sympy.And)
-        return joined(*[as_cases(part, negate, each) for part in condition.args])
-    out = sympy.Not(condition) if negate else condition
-    return each(out) if each is not None and isinstance(out, sympy.core.relational.Relational) else out
-
-
 def edges(job: jobs._Job, condition: sympy.Basic, var: sympy.Symbol) -> list[Any] | None:
-    """The edges in ``var`` of a condition on a case table (``ITE(t0 <= 420, 1.8 <= k*t0, 1.8 <= t0)``): where it changes,
-    one of its relations does, so the roots of each relation's two sides' difference; None where it holds no ``ITE``,
-    one of its relations is no ``<``/``<=``/``>``/``>=``, or one has no root in closed form (the caller refuses it then)."""
-    if not condition.has(sympy.ITE):
+    """The edges in ``var`` of a condition on a case table (``(t0 <= 420) & (1.8 <= k*t0) | (t0 > 420) & (1.8 <= t0)``): where
+    it changes, one of its relations does, so the roots of each relation's two sides' difference; None where it is no
+    And/Or/Not, one of its relations is no ``<``/``<=``/``>``/``>=``, or one has no root in closed form (the caller refuses
+    it then)."""
+    if not isinstance(condition, (sympy.And, sympy.Or, sympy.Not)):
         return None
     relations = [node for node in sympy.preorder_traversal(condition) if isinstance(node, sympy.core.relational.Relational)]
     if any(isinstance(r, (sympy.Eq, sympy.Ne)) for r in relations):
@@ -56,3 +38,29 @@ def edges(job: jobs._Job, condition: sympy.Basic, var: sympy.Symbol) -> list[Any
             except (errors.DerivationError, ValueError):
                 return None
     return list(dict.fromkeys(found))
+
+
+#: the most relations whose conditions :func:`closure` writes in disjunctive normal form (exponential in them)
+MOST_RELATIONS = 12
+
+
+def closure(conditions: Sequence[Any], close: Callable[[Any], Any]) -> Any | None:
+    """Where ``conditions`` hold together, closed (a superset of the closure of that set: a plateau's edge is approached from
+    inside it): their And in disjunctive normal form, a conjunction holding a relation and its negation dropped (it holds
+    nowhere, while the two closed relations both hold at their edge: ``~(c & a) & ~(~c & b)`` of a condition on a case
+    table, closed relation by relation, held at the edge of ``c`` though neither case reaches it), each relation then closed
+    by ``close``. None where they hold more than :data:`MOST_RELATIONS` relations (the caller closes each alone)."""
+    joined = sympy.And(*conditions)
+    relations = {node for node in sympy.preorder_traversal(joined) if isinstance(node, sympy.core.relational.Relational)}
+    if len(relations) > MOST_RELATIONS:
+        return None
+    dnf = sympy.to_dnf(joined)
+    terms = dnf.args if isinstance(dnf, sympy.Or) else (dnf,)
+    kept = [t for t in terms if not _contradictory(t)]
+    return sympy.Or(*[case_logic.as_cases(t, each=close) for t in kept])
+
+
+def _contradictory(term: Any) -> bool:
+    """Whether a conjunction holds a relation and its negation (either way round), so holds nowhere."""
+    parts = set(term.args) if isinstance(term, sympy.And) else {term}
+    return any(isinstance(p, sympy.core.relational.Relational) and (p.negated in parts or p.negated.reversed in parts) for p in parts)

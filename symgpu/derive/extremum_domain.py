@@ -17,6 +17,7 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive import at_point, case_conditions, declared_range, jobs, limit_forms, point_roots, solve_domain
+from symgpu.model import case_logic
 from symgpu.memo import memoised
 from symgpu.evaluate import scaling
 
@@ -400,9 +401,9 @@ def unbounded(job: jobs._Job, ends: Sequence[OpenEnd], kind: str) -> None:
 
 
 def _closed(relation: sympy.Basic) -> sympy.Basic:
-    """``a > b`` as ``a >= b`` (``<`` as ``<=``), each relation of a condition on a case table (:mod:`.case_conditions`) too."""
-    if isinstance(relation, sympy.logic.boolalg.BooleanFunction) and relation.has(sympy.ITE):
-        return case_conditions.as_cases(relation, each=_closed)
+    """``a > b`` as ``a >= b`` (``<`` as ``<=``), each relation of an And/Or/Not too (a condition on a case table)."""
+    if isinstance(relation, (sympy.And, sympy.Or, sympy.Not)):
+        return case_logic.as_cases(relation, each=_closed)
     closed = {sympy.StrictGreaterThan: sympy.GreaterThan, sympy.StrictLessThan: sympy.LessThan}.get(type(relation))
     return closed(relation.lhs, relation.rhs) if closed is not None else relation
 
@@ -481,11 +482,14 @@ def plateau_candidates(job: jobs._Job, regimes: Sequence[Any], var: sympy.Symbol
     for regime in regimes:
         if var in regime.expression.free_symbols:
             continue
+        # conditions on a case table (And/Or/Not) closed together: closed one by one, ~(c & a) & ~(~c & b) holds at c's edge
+        together = case_conditions.closure([c.relational for c in regime.raw], _closed) \
+            if any(isinstance(c.relational, (sympy.And, sympy.Or, sympy.Not)) for c in regime.raw) else None
         for cond, edges in _plateau_edges(job, regime, var, point):
             for edge in edges:
                 local = job.ctx.copy()
                 # a strict condition's edge belongs to the plateau's closure: the quantity is continuous there
-                at_edge = [_at_edge(_closed(c.relational), var, edge) for c in regime.raw]
+                at_edge = [_at_edge(_closed(c.relational), var, edge) for c in regime.raw] if together is None else [_at_edge(together, var, edge)]
                 if any(c is None for c in at_edge):
                     continue  # a condition with no value at the edge nor beside it: no candidate there
                 conditions = local.tidy_unless_refuted(at_edge)
