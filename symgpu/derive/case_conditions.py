@@ -6,7 +6,7 @@ where such conditions hold together (:func:`closure`) drops the conjunctions of 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import sympy
@@ -44,20 +44,31 @@ def edges(job: jobs._Job, condition: sympy.Basic, var: sympy.Symbol) -> list[Any
 MOST_RELATIONS = 12
 
 
-def closure(conditions: Sequence[Any], close: Callable[[Any], Any]) -> Any | None:
+def closed(relation: sympy.Basic) -> sympy.Basic:
+    """``a > b`` as ``a >= b`` (``<`` as ``<=``), each relation of an And/Or/Not too (a condition on a case table), its
+    ``Not`` pushed into the relations first."""
+    if isinstance(relation, (sympy.And, sympy.Or, sympy.Not)):
+        return case_logic.as_cases(relation, each=closed)
+    closing = {sympy.StrictGreaterThan: sympy.GreaterThan, sympy.StrictLessThan: sympy.LessThan}.get(type(relation))
+    return closing(relation.lhs, relation.rhs) if closing is not None else relation
+
+
+def closure(conditions: Sequence[Any]) -> Any | None:
     """Where ``conditions`` hold together, closed (a superset of the closure of that set: a plateau's edge is approached from
     inside it): their And in disjunctive normal form, a conjunction holding a relation and its negation dropped (it holds
     nowhere, while the two closed relations both hold at their edge: ``~(c & a) & ~(~c & b)`` of a condition on a case
-    table, closed relation by relation, held at the edge of ``c`` though neither case reaches it), each relation then closed
-    by ``close``. None where they hold more than :data:`MOST_RELATIONS` relations (the caller closes each alone)."""
+    table, closed relation by relation, held at the edge of ``c`` though neither case reaches it), each relation then
+    :func:`closed`. None where none of them is an And/Or/Not, or they hold more than :data:`MOST_RELATIONS` relations
+    (the caller closes each alone)."""
+    if not any(isinstance(c, (sympy.And, sympy.Or, sympy.Not)) for c in conditions):
+        return None
     joined = sympy.And(*conditions)
     relations = {node for node in sympy.preorder_traversal(joined) if isinstance(node, sympy.core.relational.Relational)}
     if len(relations) > MOST_RELATIONS:
         return None
     dnf = sympy.to_dnf(joined)
     terms = dnf.args if isinstance(dnf, sympy.Or) else (dnf,)
-    kept = [t for t in terms if not _contradictory(t)]
-    return sympy.Or(*[case_logic.as_cases(t, each=close) for t in kept])
+    return sympy.Or(*[case_logic.as_cases(t, each=closed) for t in terms if not _contradictory(t)])
 
 
 def _contradictory(term: Any) -> bool:

@@ -17,7 +17,6 @@ import sympy
 
 from symgpu import errors
 from symgpu.derive import at_point, case_conditions, declared_range, jobs, limit_forms, point_roots, solve_domain
-from symgpu.model import case_logic
 from symgpu.memo import memoised
 from symgpu.evaluate import scaling
 
@@ -377,7 +376,7 @@ def _strict_edges(job: jobs._Job, domain: Sequence[sympy.Basic], var: sympy.Symb
             if slope not in (1, -1):
                 continue
             inside_above = (slope == 1) == isinstance(condition, sympy.StrictGreaterThan)
-            others = [_closed(c) for c in domain if c is not condition]
+            others = [case_conditions.closed(c) for c in domain if c is not condition]
             when = at_location(job, others, var, root)
             if when is None:
                 job.step("edge cut off", sympy.Eq(var, root), f"the edge of {sympy.sstr(condition)} lies outside the rest of "
@@ -398,14 +397,6 @@ def unbounded(job: jobs._Job, ends: Sequence[OpenEnd], kind: str) -> None:
         if end.value == beyond and not end.when:  # one approached only where its conditions hold: compared there
             raise errors.DerivationError(f"{job.model.id}: {job.quantity} has no {kind}imum over {job.variable}: it tends to "
                                          f"{sympy.sstr(beyond)} as {job.variable} -> {sympy.sstr(end.point)}; ask for the limit instead")
-
-
-def _closed(relation: sympy.Basic) -> sympy.Basic:
-    """``a > b`` as ``a >= b`` (``<`` as ``<=``), each relation of an And/Or/Not too (a condition on a case table)."""
-    if isinstance(relation, (sympy.And, sympy.Or, sympy.Not)):
-        return case_logic.as_cases(relation, each=_closed)
-    closed = {sympy.StrictGreaterThan: sympy.GreaterThan, sympy.StrictLessThan: sympy.LessThan}.get(type(relation))
-    return closed(relation.lhs, relation.rhs) if closed is not None else relation
 
 
 def _at_edge(relation: sympy.Basic, var: sympy.Symbol, edge: sympy.Expr) -> sympy.Basic | None:
@@ -482,14 +473,12 @@ def plateau_candidates(job: jobs._Job, regimes: Sequence[Any], var: sympy.Symbol
     for regime in regimes:
         if var in regime.expression.free_symbols:
             continue
-        # conditions on a case table (And/Or/Not) closed together: closed one by one, ~(c & a) & ~(~c & b) holds at c's edge
-        together = case_conditions.closure([c.relational for c in regime.raw], _closed) \
-            if any(isinstance(c.relational, (sympy.And, sympy.Or, sympy.Not)) for c in regime.raw) else None
+        together = case_conditions.closure([c.relational for c in regime.raw])  # None: each relation closed alone
         for cond, edges in _plateau_edges(job, regime, var, point):
             for edge in edges:
                 local = job.ctx.copy()
                 # a strict condition's edge belongs to the plateau's closure: the quantity is continuous there
-                at_edge = [_at_edge(_closed(c.relational), var, edge) for c in regime.raw] if together is None else [_at_edge(together, var, edge)]
+                at_edge = [_at_edge(case_conditions.closed(c.relational), var, edge) for c in regime.raw] if together is None else [_at_edge(together, var, edge)]
                 if any(c is None for c in at_edge):
                     continue  # a condition with no value at the edge nor beside it: no candidate there
                 conditions = local.tidy_unless_refuted(at_edge)
