@@ -60,17 +60,16 @@ def test_the_minimum_of_a_step_is_located_where_its_low_case_holds(write_model: 
         assert float(d.location) > 2.1
 
 
-@pytest.mark.xfail(strict=True, raises=symgpu.SymgpuError, reason=(
-    "engine: symgpu/derive/certify.py _limit approaches 0 along 1e-2..1e-11 absolute (and oo along 1e4..1e13), not scaled "
-    "to the variable, so a Max whose constant argument binds until u ~ 1e-15 looks flat there and the right answer oo is "
-    "refused ('the answer is inf but the quantity approaches 1')"))
 def test_a_pole_behind_a_constant_max_argument_is_its_limit(write_model: Callable[..., Path]):
+    # the certificate approached 0 along 1e-2..1e-11 only, where c = 1 cycle still binds, and refused the answer oo ('the
+    # answer is inf but the quantity approaches 1'); it follows on to 1e-300 now (symgpu/derive/limit_depth.py)
     model = _model(write_model, "late_pole",
                    _symbol("u", "1/cycle") + _symbol("a", "1") + _symbol("c", "cycle") + _symbol("q", "cycle", "output"),
                    _equation("q", 'rhs = "Max(c, a/u)"\nlimiters = { flat = "c", pole = "a/u" }'),
                    'u = "1 1/cycle"\na = "1e-15"\nc = "1 cycle"\n')
     d = model.limit("q", "u", "0", preset="p0")
     assert d.result == sympy.oo  # a/u grows without bound as u -> 0 and passes c = 1 cycle at u = 1e-15/cycle
+    assert np.allclose([model.evaluate("q", "p0", values={"u": u}).magnitude for u in (1e-11, 1e-20, 1e-30)], [1.0, 1e5, 1e15], rtol=1e-12)
 
 
 @pytest.mark.xfail(strict=True, raises=symgpu.SymgpuError, reason=(
