@@ -474,11 +474,13 @@ def plateau_candidates(job: jobs._Job, regimes: Sequence[Any], var: sympy.Symbol
         if var in regime.expression.free_symbols:
             continue
         together = case_conditions.closure([c.relational for c in regime.raw])  # None: each relation closed alone
-        for cond, edges in _plateau_edges(job, regime, var, point):
-            for edge in edges:
-                local = job.ctx.copy()
+        plateau_edges = _plateau_edges(job, regime, var, point)
+        for cond, edges in plateau_edges:  # beside an edge where a case table jumps: there its conditions themselves hold
+            for edge in (at for e in edges for at in case_conditions.beside(job, expr, var, e, regime.expression, [x for _, xs in plateau_edges for x in xs], point)):
+                local, exact = job.ctx.copy(), edge not in edges
                 # a strict condition's edge belongs to the plateau's closure: the quantity is continuous there
-                at_edge = [_at_edge(case_conditions.closed(c.relational), var, edge) for c in regime.raw] if together is None else [_at_edge(together, var, edge)]
+                at_edge = [_at_edge(c.relational if exact else case_conditions.closed(c.relational), var, edge) for c in regime.raw] \
+                    if together is None or exact else [_at_edge(together, var, edge)]
                 if any(c is None for c in at_edge):
                     continue  # a condition with no value at the edge nor beside it: no candidate there
                 conditions = local.tidy_unless_refuted(at_edge)
