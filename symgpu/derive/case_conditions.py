@@ -13,7 +13,7 @@ from typing import Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import at_point, jobs, regime_conditions
+from symgpu.derive import at_point, jobs
 from symgpu.model import case_logic
 from symgpu.proofs import forms
 
@@ -81,25 +81,18 @@ def _contradictory(term: Any) -> bool:
 def beside(job: jobs._Job, expr: sympy.Basic | None, var: sympy.Symbol, edge: Any, value: sympy.Expr, edges: Sequence[Any],
            point: at_point.Given | None) -> list[Any]:
     """Where a plateau of ``value`` whose edge is ``edge`` is located there: the edge itself, unless the quantity ``expr``
-    jumps at it (put in symbolically, ``expr`` there gives another value, decided in symbols or at the ``point``'s exact
-    numbers: a case that holds beside the edge only, ``t1 > 2.1`` at ``t1 = 2.1``, where the other case's value is
-    taken), then points beside it, on the plateau where they are: half way to each other edge of the plateau (``edges``),
-    and twice and half the edge. The caller keeps those where the plateau's conditions hold (between two edges they do
-    not change)."""
-    if expr is None or edge == 0:
+    jumps at it (put in symbolically, ``expr`` there gives another value at the ``point``'s exact numbers: a case that
+    holds beside the edge only, ``t1 > 2.1`` at ``t1 = 2.1``, where the other case's value is taken), then points beside
+    it, on the plateau where they are: half way to each other edge of the plateau (``edges``), and twice and half the
+    edge. The caller keeps those where the plateau's conditions hold (between two edges they do not change). Without a
+    point, or where the numbers do not show a jump, the edge."""
+    if expr is None or point is None or edge == 0:
         return [edge]
     try:
-        there = expr.xreplace({var: edge})
-        if there.has(sympy.Piecewise) and point is not None:  # the symbols leave a case open: the numbers decide it
-            pinned = [at_point.pinned(job, e, var, point.preset, point.values) for e in (there, value)]
-            numbers = [None if p is None else p() for p in pinned]
-            return [edge] if any(n is None or not n.is_number for n in numbers) or numbers[0] == numbers[1] else _inside(edge, edges)
+        pinned = [at_point.pinned(job, e, var, point.preset, point.values) for e in (expr.xreplace({var: edge}), value)]
+        numbers = [None if p is None else p() for p in pinned]
     except (TypeError, ValueError, errors.SymgpuError):
         return [edge]
-    if there.has(sympy.Piecewise, sympy.nan, sympy.zoo, sympy.oo, -sympy.oo) or regime_conditions.cancel_to_zero(there, -value):
+    if any(n is None or not n.is_number or not n.is_finite for n in numbers) or sympy.Eq(*numbers) is not sympy.false:
         return [edge]
-    return _inside(edge, edges)
-
-
-def _inside(edge: Any, edges: Sequence[Any]) -> list[Any]:
     return list(dict.fromkeys([*((edge + e) / 2 for e in edges if e != edge), 2 * edge, edge / 2]))
