@@ -15,7 +15,7 @@ import sympy
 from symgpu import errors
 from symgpu.derive import at_point, jobs
 from symgpu.model import case_logic
-from symgpu.proofs import forms
+from symgpu.proofs import exact_signs, forms
 
 
 def edges(job: jobs._Job, condition: sympy.Basic, var: sympy.Symbol) -> list[Any] | None:
@@ -81,18 +81,24 @@ def _contradictory(term: Any) -> bool:
 def beside(job: jobs._Job, expr: sympy.Basic | None, var: sympy.Symbol, edge: Any, value: sympy.Expr, edges: Sequence[Any],
            point: at_point.Given | None) -> list[Any]:
     """Where a plateau of ``value`` whose edge is ``edge`` is located there: the edge itself, unless the quantity ``expr``
-    jumps at it (put in symbolically, ``expr`` there gives another value at the ``point``'s exact numbers: a case that
-    holds beside the edge only, ``t1 > 2.1`` at ``t1 = 2.1``, where the other case's value is taken), then points beside
-    it, on the plateau where they are: half way to each other edge of the plateau (``edges``), and twice and half the
-    edge. The caller keeps those where the plateau's conditions hold (between two edges they do not change). Without a
-    point, or where the numbers do not show a jump, the edge."""
-    if expr is None or point is None or edge == 0:
+    jumps at it (put in symbolically, ``expr`` there gives another value: at the ``point``'s exact numbers, or without
+    one, every case decided in symbols and the difference nonzero at an exact admissible point; a case that holds beside
+    the edge only, ``t1 > 2.1`` at ``t1 = 2.1``, where the other case's value is taken), then points beside it, on the
+    plateau where they are: half way to each other edge of the plateau (``edges``), and twice and half the edge. The
+    caller keeps those where the plateau's conditions hold (between two edges they do not change), so a point moved
+    to is always one where the plateau's value is taken; where no jump is shown, the edge."""
+    if expr is None or edge == 0:
         return [edge]
     try:
-        pinned = [at_point.pinned(job, e, var, point.preset, point.values) for e in (expr.xreplace({var: edge}), value)]
-        numbers = [None if p is None else p() for p in pinned]
-    except (TypeError, ValueError, errors.SymgpuError):
+        there = expr.xreplace({var: edge})
+        if point is not None:
+            pinned = [at_point.pinned(job, e, var, point.preset, point.values) for e in (there, value)]
+            numbers = [None if p is None else p() for p in pinned]
+            jumps = not any(n is None or not n.is_number or not n.is_finite for n in numbers) and sympy.Eq(*numbers) is sympy.false
+        else:
+            gap = there - value
+            jumps = not there.has(sympy.Piecewise, sympy.nan, sympy.zoo) and (exact_signs.nonzero_somewhere(gap) if gap.free_symbols
+                                                                              else gap.is_zero is False)
+    except (TypeError, ValueError, NotImplementedError, errors.SymgpuError):
         return [edge]
-    if any(n is None or not n.is_number or not n.is_finite for n in numbers) or sympy.Eq(*numbers) is not sympy.false:
-        return [edge]
-    return list(dict.fromkeys([*((edge + e) / 2 for e in edges if e != edge), 2 * edge, edge / 2]))
+    return list(dict.fromkeys([*((edge + e) / 2 for e in edges if e != edge), 2 * edge, edge / 2])) if jumps else [edge]
