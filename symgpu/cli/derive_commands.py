@@ -372,13 +372,18 @@ def _run(args: argparse.Namespace) -> int:
     values, args.set_clock = common.across_the_clock(model, values, getattr(args, "clock", None), preset=args.preset, variable=variable)
     # numbers in the declared unit of their symbol, a scaled one as the model's constant of it: L <= 1 us is L <= lit_1000_ns
     limit = args.command == "limit"
-    given = given_numbers.at_the_door(model, args.assume, _substitutions(args.substitute), args.var if limit else None,
-                                      str(args.to) if limit else None)
+    try:
+        given = given_numbers.at_the_door(model, args.assume, _substitutions(args.substitute), args.var if limit else None,
+                                          str(args.to) if limit else None)
+    except errors.ExpressionError as exc:
+        raise _named_option(model, exc, str) from None
     model, args.assume, substitute = given.model, given.assume, given.substitute
     args.substitute = [f"{name}={text}" for name, text in substitute.items()]
     if limit:
         args.to_given, args.to = args.to, given.to
     args.shown = given.shown  # the answer printed with the constants made here as the numbers given (_emit)
+    if getattr(args, "target", None) and assume_units.is_quantity(model, args.target):
+        args.target = given_numbers.checked_target(str(args.target))  # a number too long refused naming --target; 0 us is 0
     if getattr(args, "target", None) and assume_units.is_quantity(model, args.target):
         model = model.for_request()  # a target across the clock is made a constant of the model (symgpu.derive.targets.across_rates)
         request, before, target = model, [c.name for c in model.literal_constants], str(args.target)
@@ -393,10 +398,22 @@ def _run(args: argparse.Namespace) -> int:
     try:
         derivation = OPERATION_COMMANDS[args.command.replace("-", "_")].derive(model, args, options)
         return _emit(model, derivation, args, values)
+    except errors.ExpressionError as exc:  # an --assume or --substitute text that does not parse: the option, not the model file
+        raise _named_option(model, exc, given.readable) from None
     except errors.SymgpuError as exc:  # a refusal says the caller's numbers as given, not the constants made of them
-        if given.said and len(exc.args) == 1 and isinstance(exc.args[0], str) and str(exc) == exc.args[0]:
+        if len(exc.args) == 1 and isinstance(exc.args[0], str) and str(exc) == exc.args[0]:
             exc.args = (given.readable(exc.args[0]),)
         raise
+
+
+def _named_option(model: Any, exc: errors.ExpressionError, readable: Any) -> errors.SymgpuError:
+    """``exc`` (an ``--assume`` or ``--substitute`` text that does not parse, which the model's parser names as a key of
+    its file: ``equations/mdm_2019.toml: assume: ...``) as a refusal of that option; any other error as it is."""
+    option = "--assume" if exc.where == "assume" else f"--substitute {exc.where[11:]}" if exc.where.startswith("substitute.") else None
+    if option is None:
+        return exc
+    return errors.ArgumentError(model.id, option, readable(exc.problem), "write it with numbers and the model's symbols "
+                                "(symgpu show MODEL lists them)")
 
 
 def _namespace() -> dict[str, Any]:

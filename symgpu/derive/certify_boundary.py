@@ -2,7 +2,7 @@
 two named limiters of the quantity's Min/Max (or of the one it reaches through sums and products) cross (their difference changes sign), or else the
 regime :func:`symgpu.evaluate.active.binding` names differs on the two sides
 (:func:`symgpu.evaluate.active.boundary_sides`) or at the boundary itself, and between the regimes
-named (:func:`symgpu.derive.results.composite_switch`). Where two arguments that do not bind cross
+named (:func:`symgpu.derive.switch_sides.composite_switch`). Where two arguments that do not bind cross
 the certificate says so. One rule for a boundary of a regime pair where the regime is the same on both sides: it is
 left aside where the two are tied on both sides (:func:`_tied_beside`), said so, or where one regime of the pair
 holds on neither side (:func:`_absent`), and refused otherwise. Brute force on :mod:`symgpu.evaluate` only."""
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy
 
-from symgpu.derive import declared_range, point_switches, regime_split, results, solving, staircase_boundary
+from symgpu.derive import declared_range, point_switches, regime_split, results, solving, staircase_boundary, switch_sides
 from symgpu import errors
 from symgpu.derive.certify_path import Asked, _fail, _inside, _Point, _result_at, _roots_at, _with, at_a_point
 from symgpu.derive.derivation import Derivation
@@ -63,7 +63,7 @@ def boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
             if sides[0] == sides[1] and not tie_end:
                 raise _fail(model, asked, point, f"the regime is the same just below and just above the boundary {asked.variable} = {number:.10g}")
             values = [_with(model, asked, point, x) for x in (around[0], around[1] if around[0] != number else number)]
-            if results.composite_switch(model, asked.quantity, derivation.extra.between, point.preset, values) is False:
+            if switch_sides.composite_switch(model, asked.quantity, derivation.extra.between, point.preset, values) is False:
                 if at_a_point(asked):  # the command line refuses it, naming the switch there (results.applying_boundaries)
                     continue
                 raise _fail(model, asked, point, f"the regime switches at {asked.variable} = {number:.10g}, but not between the named regimes")
