@@ -23,7 +23,7 @@ import pint
 import sympy
 
 from symgpu import errors
-from symgpu.derive import certify_bound, certify_boundary, certify_fixed_point, certify_region, certify_regimes, declared_range, result_form, summary
+from symgpu.derive import certify_bound, certify_boundary, certify_fixed_point, certify_region, certify_regimes, declared_range, exact_location, limit_depth, result_form, summary
 from symgpu.derive.certify_path import (RESIDUAL, Asked, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _to_number, _unsettled,
                                         _scan_grid, _settles_finite, _with, at_a_point, case_edges, sorted_unique, stated_hold)
 from symgpu.derive.certify_solve import _out_of_reach, _solve, _target_free_of_the_variable
@@ -324,7 +324,9 @@ def _extremum(model: Model, derivation: Derivation, asked: Asked, point: _Point)
         at = float(_quantity(model, asked, point, np.asarray(location)))
         # an extreme value near 0 (a domain edge where the quantity crosses 0) equals to the IEEE resolution of the quantity's scale
         floor = 1e-12 * float(np.max(np.abs(scanned[fine]))) if fine.any() else 0.0
-        if not abs(at - value) <= max(RESIDUAL * max(abs(at), abs(value), 1e-300), floor):
+        close = lambda v: abs(v - value) <= max(RESIDUAL * max(abs(v), abs(value), 1e-300), floor)  # noqa: E731
+        if not close(at) and not close(exactly if (exactly := exact_location.value_there(model, derivation, asked, point)) is not None
+                                       else np.nan):  # the location's double past a case's edge: the location itself decides
             raise _fail(model, asked, point, f"at {asked.variable} = {location:.10g} the quantity is {at:.10g}, not the extreme value {value:.10g}")
     if not fine.any():
         return None
@@ -446,9 +448,13 @@ def _limit(model: Model, derivation: Derivation, asked: Asked, point: _Point) ->
     tail = seen[-4:]
     if np.isinf(expected):
         grows = np.all(np.sign(tail) == np.sign(expected)) and (np.all(np.isinf(tail)) or np.all(np.diff(np.abs(tail)) > 0))
-        if not grows:
+        beyond = None if grows else limit_depth.grows_beyond(  # a constant left behind only past the approach's last step
+            expected, to, -1.0 if asked.direction == "-" else 1.0, tail, lambda xs: _quantity(model, asked, point, xs),
+            lambda x: _admissible(model, asked, point, x), lambda xs: _exact_tail(model, asked, point, xs))
+        if not grows and beyond is None:
             raise _fail(model, asked, point, f"the answer is {expected} but the quantity approaches {tail[-1]:.10g}")
-        return f"the quantity grows without bound as {asked.variable} -> {asked.to}{_side_said(asked, to)}"
+        return f"the quantity grows without bound as {asked.variable} -> {asked.to}{_side_said(asked, to)}" + \
+            (f" (followed on to {asked.variable} = {beyond:.3g}: up to {approach[-1]:.3g} it had not yet grown)" if beyond is not None else "")
     errors_seen = np.abs(tail - expected)
     scale = max(abs(expected), 1e-300)
     shrinking = bool(np.all(np.diff(errors_seen) < 0) and errors_seen[-1] <= 0.1 * errors_seen[0])  # tenfold in three decades: 0 by c*x
