@@ -40,7 +40,6 @@ from symgpu.cli.operation_commands import OPERATION_COMMANDS, command_name
 from symgpu.derive import at_point, declared_range, exact_roots, range_lines, result_form, rewritten_switch, solve_outside, whole_sides
 from symgpu.derive.extra_records import RootRecord
 from symgpu.derive.options import Options
-from symgpu.model import printing
 from symgpu.evaluate import evaluator
 import symgpu
 
@@ -164,7 +163,8 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
         out.update({"whole_sides": [s.as_dict() for s in whole]} if whole else {})
     ranges = derive.applying_ranges(model, derivation, args.preset, values) if derivation.operation == "solve" else ()
     if ranges:  # the relation holds on whole regimes here (their value does not depend on the unknown)
-        out["ranges"] = [{"regime": f.regime, "where": printing.sstr(f.when)} for f in ranges]
+        out["ranges"] = [d for d in (range_lines.described(model, f, derivation.variable, derivation.unit, args.preset, values)
+                                     for f in ranges) if d]
         out["unit"] = derivation.unit
     if derivation.result is sympy.true and derivation.operation == "solve":
         out["ranges"] = [{"regime": "every regime", "where": "any value"}]
