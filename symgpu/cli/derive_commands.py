@@ -326,7 +326,7 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
         if "location_value" in numbers and numbers["location_value"] is not None:
             unit = "" if numbers["location_unit"] in ("", "1") else f" {numbers['location_unit']}"
             where = numbers["location_value"]
-            shown_where = f"{where:.10g}" if isinstance(where, (int, float)) else ", ".join(f"{w:.10g}" for w in where)
+            shown_where = f"{where:.10g}" if isinstance(where, (int, float)) else _locations_text(list(where))
             line += f" at {derivation.variable} = {shown_where}{unit}"
         print(line + (f"  (preset {args.preset})" if args.preset else ""))
         if stretch is not None:  # said whole, over as many lines as it takes
@@ -339,6 +339,32 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
         print(f"  every {derivation.variable} meets it here: the bound lies {edge} the declared range "
               f"({derivation.variable} {numbers['every_admissible']})")
     return common.OK
+
+
+#: the longest regime label a refusal names whole (an unnamed argument's expression beyond: shortened)
+MAX_LABEL = 48
+
+
+def _label(regime: str) -> str:
+    """A regime as a refusal names it: its name, or an unnamed argument's expression shortened (a nested Min's arguments
+    are expressions, 300 characters each: Hong & Kim's MWP)."""
+    return regime if len(regime) <= MAX_LABEL else f"{regime[:MAX_LABEL - 1]}… (an unnamed argument; --full shows it)"
+
+
+#: the most locations the value line lists one by one (beyond: the first and last, folded)
+MAX_LOCATIONS = 8
+
+
+def _locations_text(where: list[float]) -> str:
+    """An extremum's tied locations for the value line: each, up to :data:`MAX_LOCATIONS`; beyond, folded (a grid's 64 tied
+    points were listed whole, 300 characters): evenly spaced ones as ``1024, 2048, …, 65536 (64 values, every 1024)``,
+    others as the first few and how many more (``--json`` lists them all)."""
+    if len(where) <= MAX_LOCATIONS:
+        return ", ".join(f"{w:.10g}" for w in where)
+    gaps = {round(b - a, 9) for a, b in zip(where, where[1:])}
+    if len(gaps) == 1:
+        return f"{where[0]:.10g}, {where[1]:.10g}, …, {where[-1]:.10g} ({len(where)} values, every {gaps.pop():.10g})"
+    return ", ".join(f"{w:.10g}" for w in where[:MAX_LOCATIONS - 2]) + f", … and {len(where) - MAX_LOCATIONS + 2} more (--json for all)"
 
 
 def _bound_shown(model: Any, derivation: Any, bounded: Any, preset: str | None, values: Mapping[str, Any]) -> float | None:
