@@ -299,6 +299,8 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
     if args.json:
         data = derivation.to_dict()
         data.update(numbers)
+        if getattr(args, "unit", None) and data.get("unit") != derivation.unit:  # "unit" is the value's (--unit): the result's beside it
+            data["result_unit"] = derivation.unit
         data["preset"] = args.preset
         if getattr(args, "target_note", None):
             data["target_converted"] = args.target_note
@@ -307,7 +309,8 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
             data["flat_stretch"] = stretch.as_dict()
         print(json.dumps(data, default=str))
         return common.OK
-    text = getattr(args, "shown", str)(summary.summary(derivation, full=args.full))
+    asked_unit = numbers.get("unit") if getattr(args, "unit", None) else None  # --unit: the value line's unit, said beside the result's
+    text = getattr(args, "shown", str)(summary.summary(derivation, full=args.full, value_unit=asked_unit))
     if getattr(args, "target_note", None):  # after the summary's first (title) line
         title, _, rest = text.partition("\n")
         text = f"{title}\n  target: {args.target_note}" + (f"\n{rest}" if rest else "")

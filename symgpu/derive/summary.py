@@ -149,10 +149,13 @@ def _scaled_number(location: Any, extra: Extras) -> bool:
             and float(location) != float(extra.location_at))
 
 
-def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> str:
+def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE, value_unit: str | None = None) -> str:
     """A derivation as a short, readable answer: what was asked, the result (folded), the
     regimes as a table, the boundaries grouped, which quantities were substituted and how
-    to keep one; ``full`` gives every step instead (``str(derivation)``)."""
+    to keep one; ``full`` gives every step instead (``str(derivation)``). ``value_unit``: the unit the
+    value line is in where the question asked for another than the result's (``--unit thread/SM``
+    beside a closed form in warp/SM): the result's unit says both (a bare ``[warp/SM]`` above a
+    value in thread/SM read as a wrong unit)."""
     if full:
         return str(derivation)
     extra: Extras = derivation.extra
@@ -162,6 +165,8 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
     unit = f"  [{derivation.unit}]" if derivation.unit not in ("", "1") else ""
     if extra.written_in:  # the formula read with each symbol in its declared unit is in another unit than its value
         unit = f"  [{extra.written_in}]"
+    if value_unit and unit and value_unit.replace(" ", "") != unit.strip(" []").replace(" ", ""):
+        unit = f"{unit[:-1]}; the value below in {value_unit}]"
     result = derivation.result
     if derivation.location is not None and _scaled_number(derivation.location, extra):
         # a number in base units (1.5e11 B/s) for a variable declared in a scaled unit: said in that unit, as the value line does
