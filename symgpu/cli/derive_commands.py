@@ -143,12 +143,15 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
             pair = " and ".join(between) if between else "its regimes"
             switches = derive.switches_beside(model, derivation, args.preset, values) if as_written else ()
             named = any(s.between(tuple(between or ())) for s in switches)  # the named switch is there, excluded for another reason
-            what = "; ".join(f"at {derivation.variable} = {s.value:.10g} the regime switches from {' = '.join(sorted(s.below))} "
-                             f"to {' = '.join(sorted(s.above))}" for s in switches if not named)
+            unit = "" if model.unit_text(derivation.variable) in ("", "1") else f" {model.unit_text(derivation.variable)}"
+            what = "; ".join(f"at {derivation.variable} = {s.value:.10g}{unit} the regime switches from "
+                             f"{' = '.join(_label(r) for r in sorted(s.below))} to {' = '.join(_label(r) for r in sorted(s.above))}"
+                             for s in switches if not named)
             if not switches and as_written and not args.assume and not declared_range.of(model, derivation.variable).integer:
                 # what does switch along the variable there (a scan of the regime, none named): the pair is not among them
                 try:
-                    seen = [f"at {derivation.variable} = {float(r.value.magnitude):.10g} the regime switches from {' to '.join(r.regime.split('|', 1))}"
+                    seen = [f"at {derivation.variable} = {summary.value_text(float(r.value.magnitude), common.unit_text(r.value))} the regime "
+                            f"switches from {' to '.join(_label(side) for side in r.regime.split('|', 1))}"
                             for r in derive.applying_boundaries(model, dataclasses.replace(derivation, extra=derivation.extra.without("between")),
                                                                 args.preset, values)]
                 except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):  # the scan reads no regime there: the general reason
