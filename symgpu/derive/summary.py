@@ -182,7 +182,8 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE, value
         lines.append(f"  {len(result)} boundaries in {len(set(map(sympy.sstr, result.values())))} place(s):")
         lines.extend(boundary_groups(result, width))
     else:
-        folded = fold(result, width - 4)
+        # a number found numerically (a root to 30 digits) at the value line's 10 significant digits; --full and --json keep it whole
+        folded = [f"{float(result):.10g}"] if isinstance(result, sympy.Float) else fold(result, width - 4)
         if extra.bound and extra.relation is not None:  # an inequality's bound: the relation it bounds, not a value
             folded[0] = f"{derivation.variable} {extra.relation.rel_op} {folded[0]}"
         if len(folded) == 1 and len(folded[0]) + len(unit) <= width - 12:
