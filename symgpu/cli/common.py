@@ -257,6 +257,10 @@ def to_unit(value: pint.Quantity, unit_text: str | None) -> pint.Quantity:
     except ValueError as exc:
         raise errors.UsageError(f"--unit {unit_text!r}: {exc}") from None
     except pint.DimensionalityError:
+        if value.dimensionless:  # "the result is 1 ... (such as )": a pure number has no unit to suggest
+            raise errors.UsageError(f"--unit {unit_text!r}: the result is a pure number (no unit), which cannot be expressed in "
+                                    f"{unit_text} ({units.format_dimension(units.unit(unit_text).dimensionality)}); ask without "
+                                    f"--unit, or for a quantity of the model that is in {unit_text}") from None
         raise errors.UsageError(
             f"--unit {unit_text!r}: the result is {units.format_dimension(value.dimensionality)}, "
             f"which cannot be expressed in {unit_text} ({units.format_dimension(units.unit(unit_text).dimensionality)}) at any "

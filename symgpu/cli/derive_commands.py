@@ -40,7 +40,6 @@ from symgpu.cli.operation_commands import OPERATION_COMMANDS, command_name
 from symgpu.derive import at_point, declared_range, exact_roots, range_lines, result_form, rewritten_switch, solve_outside, whole_sides
 from symgpu.derive.extra_records import RootRecord
 from symgpu.derive.options import Options
-from symgpu.model import printing
 from symgpu.evaluate import evaluator
 import symgpu
 
@@ -144,12 +143,15 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
             pair = " and ".join(between) if between else "its regimes"
             switches = derive.switches_beside(model, derivation, args.preset, values) if as_written else ()
             named = any(s.between(tuple(between or ())) for s in switches)  # the named switch is there, excluded for another reason
-            what = "; ".join(f"at {derivation.variable} = {s.value:.10g} the regime switches from {' = '.join(sorted(s.below))} "
-                             f"to {' = '.join(sorted(s.above))}" for s in switches if not named)
+            unit = "" if model.unit_text(derivation.variable) in ("", "1") else f" {model.unit_text(derivation.variable)}"
+            what = "; ".join(f"at {derivation.variable} = {s.value:.10g}{unit} the regime switches from "
+                             f"{' = '.join(_label(r) for r in sorted(s.below))} to {' = '.join(_label(r) for r in sorted(s.above))}"
+                             for s in switches if not named)
             if not switches and as_written and not args.assume and not declared_range.of(model, derivation.variable).integer:
                 # what does switch along the variable there (a scan of the regime, none named): the pair is not among them
                 try:
-                    seen = [f"at {derivation.variable} = {float(r.value.magnitude):.10g} the regime switches from {' to '.join(r.regime.split('|', 1))}"
+                    seen = [f"at {derivation.variable} = {summary.value_text(float(r.value.magnitude), common.unit_text(r.value))} the regime "
+                            f"switches from {' to '.join(_label(side) for side in r.regime.split('|', 1))}"
                             for r in derive.applying_boundaries(model, dataclasses.replace(derivation, extra=derivation.extra.without("between")),
                                                                 args.preset, values)]
                 except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):  # the scan reads no regime there: the general reason
@@ -164,7 +166,8 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
         out.update({"whole_sides": [s.as_dict() for s in whole]} if whole else {})
     ranges = derive.applying_ranges(model, derivation, args.preset, values) if derivation.operation == "solve" else ()
     if ranges:  # the relation holds on whole regimes here (their value does not depend on the unknown)
-        out["ranges"] = [{"regime": f.regime, "where": printing.sstr(f.when)} for f in ranges]
+        out["ranges"] = [d for d in (range_lines.described(model, f, derivation.variable, derivation.unit, args.preset, values)
+                                     for f in ranges) if d]
         out["unit"] = derivation.unit
     if derivation.result is sympy.true and derivation.operation == "solve":
         out["ranges"] = [{"regime": "every regime", "where": "any value"}]
@@ -301,6 +304,8 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
     if args.json:
         data = derivation.to_dict()
         data.update(numbers)
+        if getattr(args, "unit", None) and data.get("unit") != derivation.unit:  # "unit" is the value's (--unit): the result's beside it
+            data["result_unit"] = derivation.unit
         data["preset"] = args.preset
         if getattr(args, "target_note", None):
             data["target_converted"] = args.target_note
@@ -309,7 +314,8 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
             data["flat_stretch"] = stretch.as_dict()
         print(json.dumps(data, default=str))
         return common.OK
-    text = getattr(args, "shown", str)(summary.summary(derivation, full=args.full, applying=applying))
+    asked_unit = numbers.get("unit") if getattr(args, "unit", None) else None  # --unit: the value line's unit, said beside the result's
+    text = getattr(args, "shown", str)(summary.summary(derivation, full=args.full, applying=applying, value_unit=asked_unit))
     if getattr(args, "target_note", None):  # after the summary's first (title) line
         title, _, rest = text.partition("\n")
         text = f"{title}\n  target: {args.target_note}" + (f"\n{rest}" if rest else "")
@@ -328,7 +334,7 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
         if "location_value" in numbers and numbers["location_value"] is not None:
             unit = "" if numbers["location_unit"] in ("", "1") else f" {numbers['location_unit']}"
             where = numbers["location_value"]
-            shown_where = f"{where:.10g}" if isinstance(where, (int, float)) else ", ".join(f"{w:.10g}" for w in where)
+            shown_where = f"{where:.10g}" if isinstance(where, (int, float)) else _locations_text(list(where))
             line += f" at {derivation.variable} = {shown_where}{unit}"
         print(line + (f"  (preset {args.preset})" if args.preset else ""))
         if stretch is not None:  # said whole, over as many lines as it takes
@@ -341,6 +347,32 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
         print(f"  every {derivation.variable} meets it here: the bound lies {edge} the declared range "
               f"({derivation.variable} {numbers['every_admissible']})")
     return common.OK
+
+
+#: the longest regime label a refusal names whole (an unnamed argument's expression beyond: shortened)
+MAX_LABEL = 48
+
+
+def _label(regime: str) -> str:
+    """A regime as a refusal names it: its name, or an unnamed argument's expression shortened (a nested Min's arguments
+    are expressions, 300 characters each: Hong & Kim's MWP)."""
+    return regime if len(regime) <= MAX_LABEL else f"{regime[:MAX_LABEL - 1]}… (an unnamed argument; --full shows it)"
+
+
+#: the most locations the value line lists one by one (beyond: the first and last, folded)
+MAX_LOCATIONS = 8
+
+
+def _locations_text(where: list[float]) -> str:
+    """An extremum's tied locations for the value line: each, up to :data:`MAX_LOCATIONS`; beyond, folded (a grid's 64 tied
+    points were listed whole, 300 characters): evenly spaced ones as ``1024, 2048, …, 65536 (64 values, every 1024)``,
+    others as the first few and how many more (``--json`` lists them all)."""
+    if len(where) <= MAX_LOCATIONS:
+        return ", ".join(f"{w:.10g}" for w in where)
+    gaps = {round(b - a, 9) for a, b in zip(where, where[1:])}
+    if len(gaps) == 1:
+        return f"{where[0]:.10g}, {where[1]:.10g}, …, {where[-1]:.10g} ({len(where)} values, every {gaps.pop():.10g})"
+    return ", ".join(f"{w:.10g}" for w in where[:MAX_LOCATIONS - 2]) + f", … and {len(where) - MAX_LOCATIONS + 2} more (--json for all)"
 
 
 def _bound_shown(model: Any, derivation: Any, bounded: Any, preset: str | None, values: Mapping[str, Any]) -> float | None:

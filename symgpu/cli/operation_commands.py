@@ -17,7 +17,7 @@ import pint
 import sympy
 
 from symgpu import derive, errors, units
-from symgpu.cli import common
+from symgpu.cli import common, grid_units
 from symgpu.derive import targets
 from symgpu.derive.options import Options
 
@@ -132,7 +132,8 @@ def _boundary(model: Any, args: argparse.Namespace, options: Options) -> Derivat
 
 
 def _extremum(model: Any, args: argparse.Namespace, options: Options) -> Derivation:
-    return derive.extremum(model, args.quantity, over=args.over, kind=args.kind, grid=args.grid, **options.keywords())
+    grid = grid_units.whole_grid(model, args.over, args.grid, options.preset, options.at) if args.grid else args.grid
+    return derive.extremum(model, args.quantity, over=args.over, kind=args.kind, grid=grid, **options.keywords())
 
 
 def _limit(model: Any, args: argparse.Namespace, options: Options) -> Derivation:

@@ -206,12 +206,15 @@ def _scaled_number(location: Any, extra: Extras) -> bool:
 
 
 def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE,
-            applying: Collection[tuple[str, Any]] | None = None) -> str:
+            applying: Collection[tuple[str, Any]] | None = None, value_unit: str | None = None) -> str:
     """A derivation as a short, readable answer: what was asked, the result (folded), the
     regimes as a table, the boundaries grouped, which quantities were substituted and how
     to keep one; ``full`` gives every step instead (``str(derivation)``). ``applying``: the roots (regime, root) that
     apply at the point asked, shown first with the others counted (:func:`root_lines`); several roots listed, a result
-    that folds into several lines is said in one (each root is below)."""
+    that folds into several lines is said in one (each root is below). ``value_unit``: the unit the
+    value line is in where the question asked for another than the result's (``--unit thread/SM``
+    beside a closed form in warp/SM): the result's unit says both (a bare ``[warp/SM]`` above a
+    value in thread/SM read as a wrong unit)."""
     if full:
         return str(derivation)
     extra: Extras = derivation.extra
@@ -221,6 +224,8 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE,
     unit = f"  [{derivation.unit}]" if derivation.unit not in ("", "1") else ""
     if extra.written_in:  # the formula read with each symbol in its declared unit is in another unit than its value
         unit = f"  [{extra.written_in}]"
+    if value_unit and unit and value_unit.replace(" ", "") != unit.strip(" []").replace(" ", ""):
+        unit = f"{unit[:-1]}; the value below in {value_unit}]"
     result = derivation.result
     if derivation.location is not None and _scaled_number(derivation.location, extra):
         # a number in base units (1.5e11 B/s) for a variable declared in a scaled unit: said in that unit, as the value line does
@@ -239,7 +244,8 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE,
         lines.append(f"  result: {len(result)} expressions, each root below with its regime (--full or --json for the whole "
                      f"tuple){unit}")
     else:
-        folded = fold(result, width - 4)
+        # a number found numerically (a root to 30 digits) at the value line's 10 significant digits; --full and --json keep it whole
+        folded = [f"{float(result):.10g}"] if isinstance(result, sympy.Float) else fold(result, width - 4)
         if extra.bound and extra.relation is not None:  # an inequality's bound: the relation it bounds, not a value
             folded[0] = f"{derivation.variable} {extra.relation.rel_op} {folded[0]}"
         if len(folded) == 1 and len(folded[0]) + len(unit) <= width - 12:
