@@ -16,6 +16,8 @@ import symgpu
 from symgpu import errors
 from symgpu.derive.derivation import Derivation
 
+from conftest import bisect_sign_change
+
 
 @pytest.fixture(scope="module")
 def volkov() -> symgpu.Model:
@@ -120,3 +122,23 @@ def test_the_cli_states_the_domain_of_the_answer(cli) -> None:  # type: ignore[n
     assert "result: x < 15/512" in out
     assert "every admissible x (0 <= x < 0.029296875, where Latency_loaded has a value" in out
     assert "inside the answer's set (" in out and "0 outside" in out
+
+
+def test_a_set_split_by_regimes_at_a_point_states_the_domains_end_too() -> None:
+    # n_knee_h100 (a Min inside: split regime by regime at the point) >= 177.994 warp/SM over plateau_fraction, valid when
+    # plateau_fraction < 1: it rises in f, so the answer is [f*, 1), not 'plateau_fraction >= f*' (which claimed f = 1.001,
+    # where the model gives no value); f* by bisection on Model.evaluate
+    model = symgpu.load("volkov_2016_h100")
+    at = {"alpha": 0.0, "ilp": 1.0}
+    found = model.solve("n_knee_h100", "plateau_fraction", target=177.994, relation=">=", preset="h100_stream", values=at)
+    assert found.extra.relation is None
+    stated = found.extra.holds_for.as_set()
+    assert isinstance(stated, sympy.Interval) and stated.end == 1 and stated.right_open and not stated.left_open
+
+    def gap(f: float) -> float:
+        return float(model.evaluate("n_knee_h100", "h100_stream", values={**at, "plateau_fraction": f}).magnitude) - 177.994
+
+    assert float(stated.start) == pytest.approx(bisect_sign_change(gap, 0.5, 0.99), rel=1e-12)
+    for f in np.linspace(0.01, 0.999, 200):  # brute force
+        assert (gap(float(f)) >= 0) == bool(stated.contains(sympy.Float(f))) or abs(f - float(stated.start)) < 1e-9
+    assert _evaluates(model, "n_knee_h100", "h100_stream", {**at, "plateau_fraction": 1.001}) is None

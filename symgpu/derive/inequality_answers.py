@@ -73,7 +73,9 @@ def answer(job: jobs._Job, expr: sympy.Expr, target: sympy.Expr, var: sympy.Symb
                                      f"are not all solved for {var}; ask over a grid to read it numerically")
     declared = declared_range.of(job.model, var)
     if kind is None:
-        inverted = _one_bound(found, var)
+        universe = sympy.Interval.open(0, sympy.oo) if declared.word == "positive" else sympy.Interval(0, sympy.oo) \
+            if declared.relations else sympy.S.Reals
+        inverted = _one_bound(found, var, universe)
         if inverted is None:  # the set is the answer, as a solve that holds on whole ranges gives its ranges
             return _the_set(job, found, var, unit, question)
         bound = _plain(inverted.rhs)
@@ -122,14 +124,16 @@ def stated_set(job: jobs._Job, values: sympy.Set, var: sympy.Symbol, unit: str, 
     return job.finish(where, unit, method=method, used=used)
 
 
-def _one_bound(found: Holding, var: sympy.Symbol) -> sympy.Basic | None:
-    """``var REL b`` (in the declared unit) stating ``found.values`` over ``found.universe``, or None where no one bound does."""
+def _one_bound(found: Holding, var: sympy.Symbol, declared: sympy.Set) -> sympy.Basic | None:
+    """``var REL b`` (in the declared unit) stating ``found.values`` over the declared range ``declared``, or None where no one
+    bound does: a set that ends where the ``valid_when`` domain cuts the admissible values (``SMs >= 197.4`` where the model
+    gives no value past ``SMs < 264.6``: volkov_2016_h100's loaded latency) is stated whole, with both ends."""
     values, universe = found.values, found.universe
-    if not isinstance(values, sympy.Interval) or not isinstance(universe, sympy.Interval):
+    if not isinstance(values, sympy.Interval) or not isinstance(universe, sympy.Interval) or not isinstance(declared, sympy.Interval):
         return None
-    if values.start == universe.start and values.left_open == universe.left_open and values.end != sympy.oo:
+    if values.start == declared.start and values.left_open == declared.left_open and values.end != sympy.oo:
         return (sympy.StrictLessThan if values.right_open else sympy.LessThan)(var, values.end, evaluate=False)
-    if values.end == universe.end and values.right_open == universe.right_open and values.start != -sympy.oo:
+    if values.end == declared.end and values.right_open == declared.right_open and values.start != -sympy.oo:
         return (sympy.StrictGreaterThan if values.left_open else sympy.GreaterThan)(var, values.start, evaluate=False)
     return None
 
