@@ -82,12 +82,12 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
         expr = split
         job.step("absolute value", expr, f"Abs(u) = Max(u, -u) for a real u: where u = 0 (u holding {var}) two regimes meet at a cusp")
     found = regime_split._regimes(job, expr, var, frozenset(stop_at), record=forms.has_pieces(expr))
-    # regimes whose conditions are free of var never switch along it (one binds for every var, or they tie and agree): no cusp
-    meeting = [(ra, rb) for ra, rb in itertools.combinations(found, 2) if var in (ra.expression - rb.expression).free_symbols
-               and any(var in c.free_symbols for c in (*ra.conditions, *rb.conditions))]
+    meeting = [(ra, rb) for ra, rb in itertools.combinations(found, 2) if var in (ra.expression - rb.expression).free_symbols]
     # at a point, with many pairs, the point's numbers screen regimes, meeting points and case edges first: the closed
     # form is then the point's, not the model's (said as steps), so only where meeting every pair in symbols takes minutes
     screen = (preset is not None or bool(values)) and len(meeting) > point_roots.PRUNED_ABOVE
+    # regimes whose conditions are free of var never switch along it (one binds for every var, or they tie and agree): no cusp
+    meeting = [(ra, rb) for ra, rb in meeting if any(var in c.free_symbols for c in (*ra.conditions, *rb.conditions))]
     if screen:
         found, meeting = point_roots.held_pairs(job, found, meeting, var, at_point.Given(preset, dict(values or {})))
     if len(meeting) > MAX_CUSP_PAIRS:
