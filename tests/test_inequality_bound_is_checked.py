@@ -41,19 +41,22 @@ def test_a_bound_moved_off_the_true_one_fails_the_check(volkov, shift: int) -> N
         certify.certify(volkov, wrong, asked)
 
 
-def test_a_bound_beyond_the_models_domain_says_so_and_that_the_whole_domain_meets_it(cli) -> None:  # type: ignore[no-untyped-def]
+def test_a_bound_beyond_the_models_domain_answers_the_whole_domain_and_says_so(cli) -> None:  # type: ignore[no-untyped-def]
     model = symgpu.load("interval_analysis")
     preset = model.preset("gtx1080")
     lm, phi, t = preset["L_M"].to("cycle").magnitude, preset["phi"].to("Hz").magnitude, model.constants["t_issue"].to("cycle").magnitude
+    lf = preset["L_F"].to("cycle").magnitude
     # by hand: L_K0_time = (L_M + t_issue*(M*N + M))/phi <= 1 ms at M = 16  <=>  N <= (1e-3*phi - L_M - 16*t_issue)/(16*t_issue)
     bound = (1e-3 * phi - lm - 16 * t) / (16 * t)
-    assert 2 * lm / t < bound  # the domain L_M >= N*t_issue/2 ends at N = 800, far below the bound
+    assert 2 * lm / t < bound  # the domain L_F/t_issue <= N <= 2*L_M/t_issue ends at N = 800, far below the bound
+    low, high = lf / t, 2 * lm / t
     code, out, err = cli("solve", "interval_analysis", "L_K0_time", "--for", "N", "--relation", "<=", "--target", "1 ms",
                          "--preset", "gtx1080", "--set", "M=16")
     assert code == 0, err
-    assert f"    - the bound N <= {bound:.10g} lies outside the model's valid_when domain (no value there); L_K0_time <= 1000000 holds " \
-           "at every admissible scanned value inside it" in out
-    assert f"value: N <= {bound:.10g}" in out
+    assert f"result: ({low:g} <= N) & (N <= {high:g})" in out  # the answer is the whole domain, not the bound beyond it
+    assert f"every admissible N ({low:g} <= N <= {high:g}, where L_K0_time has a value: valid_when N >= L_F/t_issue, N <= 2*L_M/t_issue) " \
+           f"satisfies it; the bound N <= {bound:.10g} excludes none" in out
+    assert "L_K0_time <= target holds at exactly the admissible scanned values of N inside the answer's set" in out
 
 
 @pytest.mark.parametrize("shift", [-1, 1])

@@ -116,11 +116,16 @@ def test_an_extremum_keeps_a_substituted_symbols_declared_sign(cli) -> None:
 
 def test_a_lower_bound_below_the_declared_sign_is_met_by_every_value_and_says_so(cli) -> None:
     # L_K0_time >= 100 ns at GTX 1080, M = 16: the time never falls below 240 ns (brute force in the test above),
-    # so every admissible N meets it; the bound itself (-15.19) is below N's declared range
+    # so every admissible N meets it; the bound itself (-15.19) is below N's declared range, and the model's domain
+    # L_F/t_issue <= N <= 2*L_M/t_issue (6 <= N <= 800 at GTX 1080) is the answer, stated with its ends
+    model = symgpu.load("interval_analysis")
+    preset, t = model.preset("gtx1080"), model.constants["t_issue"].to("cycle").magnitude
+    low, high = preset["L_F"].to("cycle").magnitude / t, 2 * preset["L_M"].to("cycle").magnitude / t
     code, out, err = cli("solve", "interval_analysis", "L_K0_time", "--for", "N", "--relation", ">=", "--target", "100 ns",
                          "--preset", "gtx1080", "--set", "M=16")
     assert code == 0, err
-    assert "every N meets it here: the bound lies below the declared range (N positive)" in out
+    assert f"result: ({low:g} <= N) & (N <= {high:g})" in out
+    assert f"every admissible N ({low:g} <= N <= {high:g}, where L_K0_time has a value" in out and "excludes none" in out
     code, out, err = cli("solve", "interval_analysis", "L_K0_time", "--for", "N", "--relation", ">=", "--target", "1 us",
                          "--preset", "gtx1080", "--set", "M=16")
     assert code == 0 and "every N meets it" not in out  # a bound of 82.125 inside the range: not every N

@@ -12,7 +12,7 @@ import sympy
 from symgpu import errors
 from symgpu.proofs import factor_signs, forms, relations
 from symgpu.derive import at_point, jobs, point_roots, regime_split, results, summary, extremum_choice, extremum_cusps, extremum_diverging, extremum_domain
-from symgpu.derive import extremum_ends, extremum_integer, extremum_monotone, extremum_outer, extremum_walls, limit_regimes, limits, regime_conditions
+from symgpu.derive import extremum_budget, extremum_edges, extremum_ends, extremum_integer, extremum_monotone, extremum_outer, extremum_walls, limit_regimes, limits, regime_conditions
 from symgpu.derive.derivation import Derivation
 from symgpu.derive.extremum_domain import Candidate as _Candidate
 from symgpu.derive.extra_records import CandidateRecord
@@ -86,6 +86,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
     # at a point, with many pairs, the point's numbers screen regimes, meeting points and case edges first: the closed
     # form is then the point's, not the model's (said as steps), so only where meeting every pair in symbols takes minutes
     screen = (preset is not None or bool(values)) and len(meeting) > point_roots.PRUNED_ABOVE
+    # regimes whose conditions are free of var never switch along it (one binds for every var, or they tie and agree): no cusp
+    meeting = [(ra, rb) for ra, rb in meeting if any(var in c.free_symbols for c in (*ra.conditions, *rb.conditions))]
     if screen:
         found, meeting = point_roots.held_pairs(job, found, meeting, var, at_point.Given(preset, dict(values or {})))
     if len(meeting) > MAX_CUSP_PAIRS:
@@ -153,7 +155,8 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             if s == -want:
                 job.step("reject critical point", sympy.Eq(var, root), f"second derivative {sympy.sstr(second)} has the wrong sign for a {kind}{said}")
                 continue
-            if s is None:
+            if s is None:  # a huge one (volkov_2016_h100's n_knee_h100: 3900 operations) refused, not tidied for minutes
+                extremum_budget.second_derivative(job, regime.name, var, second)
                 conds.append(local.tidy(sympy.StrictGreaterThan(second * want, 0)))
             if s is None and factor_signs.refuted_together(conds, local.sign, local.weak_sign):  # each open alone, nowhere together
                 job.step("reject critical point", sympy.Eq(var, root), "its conditions hold nowhere together (the signs of their factors)")
@@ -212,7 +215,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
                                      lambda g, p: limit_regimes.far_sign(job, g, var, p), found, dropped, at_values, walls)
     ends = extremum_outer.split_ends(job, ends, var)  # a limit's branches as ends of their own (those outside the domain left out)
     extremum_domain.unbounded(job, ends, kind)  # and at 0 of a positive variable, where a divisor vanishes: each regime's infinity
-    ends = [*ends, *extremum_diverging.ends(job, found, var, dropped, kind), *cusp_ends]
+    ends = [*ends, *extremum_diverging.ends(job, found, var, dropped, kind), *extremum_edges.ends(job, expr, var, domain), *cusp_ends]
     if cusp_ends:
         job.extra = job.extra.with_(approached=tuple(CandidateRecord("cusp approached, not attained", e.point, e.value,
                                                                      tuple(sympy.sstr(c) for c in e.when)) for e in cusp_ends))

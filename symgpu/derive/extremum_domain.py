@@ -276,7 +276,7 @@ def open_ends(job: jobs._Job, expr: sympy.Expr, var: sympy.Symbol, domain: Seque
     # 0 of a positive variable, or of one a valid_when keeps above it (alpha > 0 of Volkov's mem_in_exec; 0 < x: a strict edge)
     if (declared_range.of(job.model, var).word == "positive" or sympy.Gt(var, 0) in domain) and not walls[1] and not _bounded(job, domain, var, sympy.Integer(0), lambda g: limit_sign(g, sympy.Integer(0))):
         ends.append((sympy.Integer(0), "+"))
-    edges = _strict_edges(job, domain, var)
+    edges = strict_edges(job, domain, var)
     ends.extend((point, direction) for point, direction, _ in edges)
     inside_where = {(point, direction): when for point, direction, when in edges}
     found: list[OpenEnd] = []
@@ -356,7 +356,7 @@ def _limit_at_point(take: Any, at_point: sympy.Expr, point: sympy.Expr, directio
     return value if value.is_number and not value.has(sympy.nan, sympy.zoo) else None
 
 
-def _strict_edges(job: jobs._Job, domain: Sequence[sympy.Basic], var: sympy.Symbol) -> list[tuple[sympy.Expr, str, tuple[sympy.Basic, ...]]]:
+def strict_edges(job: jobs._Job, domain: Sequence[sympy.Basic], var: sympy.Symbol) -> list[tuple[sympy.Expr, str, tuple[sympy.Basic, ...]]]:
     """The edges of the strict ``valid_when`` relations (``theta < c``), each with the side the domain lies on and
     where it is an end of the domain: where the other domain conditions (closed: the end is approached) hold there.
     An edge that another condition cuts off is none (``--assume 'theta <= 150'`` before Volkov's pole at ``theta = c``

@@ -5,6 +5,7 @@ it, or with ``--kind`` its largest or smallest (integer) value."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import sympy
 
@@ -72,7 +73,9 @@ def answer(job: jobs._Job, expr: sympy.Expr, target: sympy.Expr, var: sympy.Symb
                                      f"are not all solved for {var}; ask over a grid to read it numerically")
     declared = declared_range.of(job.model, var)
     if kind is None:
-        inverted = _one_bound(found, var)
+        universe = sympy.Interval.open(0, sympy.oo) if declared.word == "positive" else sympy.Interval(0, sympy.oo) \
+            if declared.relations else sympy.S.Reals
+        inverted = _one_bound(found, var, universe)
         if inverted is None:  # the set is the answer, as a solve that holds on whole ranges gives its ranges
             return _the_set(job, found, var, unit, question)
         bound = _plain(inverted.rhs)
@@ -96,32 +99,41 @@ def answer(job: jobs._Job, expr: sympy.Expr, target: sympy.Expr, var: sympy.Symb
 
 
 def _the_set(job: jobs._Job, found: Holding, var: sympy.Symbol, unit: str, question: str) -> Derivation:
-    """``found.values`` (no single bound states it) as the answer: where the relation holds, ends in the declared unit (extra
-    ``holds_for``, a range :data:`extra_records.AT_THE_POINT`). Raises errors.DerivationError: no union of numeric intervals."""
+    """``found.values`` (no single bound states it) as the answer (:func:`stated_set`)."""
+    return stated_set(job, found.values, var, unit, question)
+
+
+def stated_set(job: jobs._Job, values: sympy.Set, var: sympy.Symbol, unit: str, question: str,
+               used: Sequence[Any] = (), method: str = "closed form at the point, regime by regime") -> Derivation:
+    """``values`` (no single bound states it) as the answer: where the relation holds, ends in the declared unit (extra
+    ``holds_for``, a range :data:`extra_records.AT_THE_POINT`); ``used``: the expressions whose assumptions it states.
+    Raises errors.DerivationError: no union of numeric intervals."""
     pieces: list[sympy.Set] = []
-    for part in found.values.args if isinstance(found.values, sympy.Union) else [found.values]:
+    for part in values.args if isinstance(values, sympy.Union) else [values]:
         if isinstance(part, sympy.FiniteSet) and all(p.is_number for p in part):
             pieces.extend(sympy.FiniteSet(_plain(p)) for p in part)
         elif isinstance(part, sympy.Interval) and part.start.is_number and part.end.is_number:
             pieces.append(sympy.Interval(*(e if e.is_infinite else _plain(e) for e in (part.start, part.end)), part.left_open, part.right_open))
         else:
-            raise errors.DerivationError(f"{job.model.id}: {question} holds on {sympy.sstr(found.values)} ({var} in {unit}), a set "
+            raise errors.DerivationError(f"{job.model.id}: {question} holds on {sympy.sstr(values)} ({var} in {unit}), a set "
                                          "that is no union of intervals with numeric ends; ask over a grid to read it numerically")
     where = sympy.Union(*pieces).as_relational(var)
     job.extra = job.extra.with_(holds_for=where, ranges=(FlatRange(extra_records.AT_THE_POINT, sympy.true, where),), declared_numbers=True)
     job.step("set", where, f"no single bound {var} REL b states that set: it is the answer ({var} in {unit}); at every other "
              f"admissible {var} the relation fails")
-    return job.finish(where, unit, method="closed form at the point, regime by regime")
+    return job.finish(where, unit, method=method, used=used)
 
 
-def _one_bound(found: Holding, var: sympy.Symbol) -> sympy.Basic | None:
-    """``var REL b`` (in the declared unit) stating ``found.values`` over ``found.universe``, or None where no one bound does."""
+def _one_bound(found: Holding, var: sympy.Symbol, declared: sympy.Set) -> sympy.Basic | None:
+    """``var REL b`` (in the declared unit) stating ``found.values`` over the declared range ``declared``, or None where no one
+    bound does: a set that ends where the ``valid_when`` domain cuts the admissible values (``SMs >= 197.4`` where the model
+    gives no value past ``SMs < 264.6``: volkov_2016_h100's loaded latency) is stated whole, with both ends."""
     values, universe = found.values, found.universe
-    if not isinstance(values, sympy.Interval) or not isinstance(universe, sympy.Interval):
+    if not isinstance(values, sympy.Interval) or not isinstance(universe, sympy.Interval) or not isinstance(declared, sympy.Interval):
         return None
-    if values.start == universe.start and values.left_open == universe.left_open and values.end != sympy.oo:
+    if values.start == declared.start and values.left_open == declared.left_open and values.end != sympy.oo:
         return (sympy.StrictLessThan if values.right_open else sympy.LessThan)(var, values.end, evaluate=False)
-    if values.end == universe.end and values.right_open == universe.right_open and values.start != -sympy.oo:
+    if values.end == declared.end and values.right_open == declared.right_open and values.start != -sympy.oo:
         return (sympy.StrictGreaterThan if values.left_open else sympy.GreaterThan)(var, values.start, evaluate=False)
     return None
 

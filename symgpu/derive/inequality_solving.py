@@ -11,7 +11,7 @@ from typing import Any
 import sympy
 
 from symgpu import errors
-from symgpu.derive import at_point, declared_range, inequalities, inequality_answers, inequality_roots, jobs, solve_domain, solve_kind, target_value
+from symgpu.derive import at_point, declared_range, inequalities, inequality_answers, inequality_domain, inequality_roots, jobs, solve_domain, solve_kind, target_value
 from symgpu.proofs import forms
 from symgpu.derive.derivation import Derivation, Step
 
@@ -123,6 +123,14 @@ def solve_inequality(job: jobs._Job, expr: sympy.Basic, lhs: sympy.Expr | None, 
         if result != bound:  # the bound itself was checked just above
             unit = job.check_unit(result, var.name, kind + "imum")
         solve_kind.target_into_conditions(job, result)
+    else:  # the bound holds inside the valid_when domain only: at a point the set it leaves there, else said beside it
+        domain = solve_domain.conditions(job, quantity, var, stop)
+        cut = inequality_domain.cut(job, inverted, var, domain, preset, values or {}, asked_text, [expr, bound_to]) \
+            if preset is not None or values else None
+        if cut is not None:
+            return cut
+        if preset is None and not values:
+            inequality_domain.stated(job, inverted, var, domain, asked_text)
     return job.finish(result, unit, used=[expr, bound_to])
 
 
