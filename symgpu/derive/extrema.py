@@ -402,7 +402,7 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
         if rest_at is not None and rest_value is not None:
             at_branches.extend(extremum_choice.branches(rest_at))
             value_branches.extend(extremum_choice.branches(rest_value))
-    kept = _redundant_equalities_dropped(at_branches, value_branches)
+    kept = extremum_choice.redundant_equalities_dropped(at_branches, value_branches)
     single = len(kept[0]) == 1 and kept[0][0][1] is sympy.true
     why = "the best of the domain's ends and plateau edges" if single else "the form that applies depends on conditions the assumptions do not decide"
     if len(kept[0]) < len(at_branches):
@@ -411,30 +411,6 @@ def _symbolic_choice(job: jobs._Job, merged: list[_Candidate], kind: str, ends: 
     job.step(kind + "imum", sympy.Eq(var, location), why)
     extremum_outer.say_elsewhere(job, location, kind, var, ends)
     return location, value
-
-
-def _redundant_equalities_dropped(at: list[tuple[sympy.Expr, sympy.Basic]], values: list[tuple[sympy.Expr, sympy.Basic]]
-                                  ) -> tuple[list[tuple[sympy.Expr, sympy.Basic]], list[tuple[sympy.Expr, sympy.Basic]]]:
-    """The branches without each one that holds only where an equality holds (``Eq(L_DRAMService + L_NoCService,
-    0)``) and whose value there is the value of the branch that holds everywhere after it: where the equality
-    holds, that branch's location gives the same extreme value (the quantity is flat there)."""
-    keep = list(range(len(at)))
-    if len(at) != len(values):  # a location and a value Piecewise collapsed differently: branch i is not the same in both
-        return at, values
-    for i in range(len(at) - 1):
-        condition, (rest, rest_condition) = at[i][1], values[i + 1]
-        if not isinstance(condition, sympy.Eq) or rest_condition is not sympy.true or values[i][1] != condition \
-                or at[i + 1][1] is not sympy.true:
-            continue  # not the same branch in the location and the value, or not followed by one that holds everywhere
-        gap = sympy.expand(condition.lhs - condition.rhs)
-        pick = next((x for x in sorted(gap.free_symbols, key=str)
-                     if gap.is_polynomial(x) and sympy.degree(gap, x) == 1 and gap.coeff(x).is_number), None)
-        if pick is None:
-            continue
-        solved = pick - gap / gap.coeff(pick)  # gap = 0 solved for pick
-        if sympy.cancel((values[i][0] - rest).xreplace({pick: solved})) == 0:
-            keep.remove(i)
-    return [at[i] for i in keep], [values[i] for i in keep]
 
 
 def _at_equality(job: jobs._Job, condition: sympy.Basic) -> sympy.Basic:

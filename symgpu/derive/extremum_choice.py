@@ -4,7 +4,8 @@ beaten by a value approached at an open end, or at a cusp not attained, is none 
 point, each critical point and cusp holds only where it beats every other candidate and open end (:func:`against_all`); no closed form
 where the domain's ends would be compared with an infinite end whose limit was not taken (:func:`far_end_unknown`); whether the
 symbolic form chosen has the best candidate's number at the point (:func:`same_here`); a Piecewise answer
-built from its branches without SymPy's collapse where its conditions are large (:func:`first_match`).
+built from its branches without SymPy's collapse where its conditions are large (:func:`first_match`), a branch
+that holds only where an equality makes it the next one's value left out (:func:`redundant_equalities_dropped`).
 """
 
 from __future__ import annotations
@@ -344,3 +345,27 @@ def first_match(branches: Sequence[tuple[sympy.Expr, sympy.Basic]]) -> sympy.Exp
 def branches(expr: sympy.Expr) -> list[tuple[sympy.Expr, sympy.Basic]]:
     """A first-match Piecewise's (expression, condition) pairs; any other expression as one pair that always holds."""
     return [(e, c) for e, c in expr.args] if isinstance(expr, sympy.Piecewise) else [(expr, sympy.true)]
+
+
+def redundant_equalities_dropped(at: list[tuple[sympy.Expr, sympy.Basic]], values: list[tuple[sympy.Expr, sympy.Basic]]
+                                 ) -> tuple[list[tuple[sympy.Expr, sympy.Basic]], list[tuple[sympy.Expr, sympy.Basic]]]:
+    """The branches without each one that holds only where an equality holds (``Eq(L_DRAMService + L_NoCService,
+    0)``) and whose value there is the value of the branch that holds everywhere after it: where the equality
+    holds, that branch's location gives the same extreme value (the quantity is flat there)."""
+    keep = list(range(len(at)))
+    if len(at) != len(values):  # a location and a value Piecewise collapsed differently: branch i is not the same in both
+        return at, values
+    for i in range(len(at) - 1):
+        condition, (rest, rest_condition) = at[i][1], values[i + 1]
+        if not isinstance(condition, sympy.Eq) or rest_condition is not sympy.true or values[i][1] != condition \
+                or at[i + 1][1] is not sympy.true:
+            continue  # not the same branch in the location and the value, or not followed by one that holds everywhere
+        gap = sympy.expand(condition.lhs - condition.rhs)
+        pick = next((x for x in sorted(gap.free_symbols, key=str)
+                     if gap.is_polynomial(x) and sympy.degree(gap, x) == 1 and gap.coeff(x).is_number), None)
+        if pick is None:
+            continue
+        solved = pick - gap / gap.coeff(pick)  # gap = 0 solved for pick
+        if sympy.cancel((values[i][0] - rest).xreplace({pick: solved})) == 0:
+            keep.remove(i)
+    return [at[i] for i in keep], [values[i] for i in keep]
