@@ -171,3 +171,20 @@ def test_a_solve_that_moves_a_literal_beside_kilocycles_keeps_it_in_cycles(write
     d = model.solve("q1", for_="c3", target="2.51 kcycle", preset="p0")
     found = derive.evaluate_result(model, d, "p0")
     assert math.isclose(float(found.to("cycle").magnitude), 1000.0)  # by hand: c3 = 2510 - 2000 + 490 cycle
+
+
+def test_a_numeric_target_beside_a_flat_regime_of_other_scales_stays_its_quantitys_value(write_model: Callable[..., Path]):
+    # gen_11_19 (seed 11): the target went into the flat regime's equal sides (q = c/u5 + w*f/g, terms in warp/SM and in
+    # warp*MHz*ms/cycle/SM) though not into the root: the ranges no longer evaluated ("the bare literal ... is ambiguous")
+    model = _model(write_model, "flat_scales",
+                   _symbol("c", "kcycle") + _symbol("u5", "kcycle*SM/warp") + _symbol("w", "warp/SM") + _symbol("f", "MHz")
+                   + _symbol("g", "cycle/ms") + _symbol("s", "warp/SM") + _symbol("b", "MB") + _symbol("u", "warp/GiB/SM")
+                   + _symbol("q", "warp/SM", "output"),
+                   _equation("q", 'rhs = "c/u5 + Piecewise((w*f/g, s > 72), (b*u, True))"'),
+                   'c = "9 kcycle"\nu5 = "140 kcycle*SM/warp"\nw = "25 warp/SM"\nf = "150 MHz"\ng = "310 cycle/ms"\n'
+                   's = "35 warp/SM"\nb = "1 MB"\nu = "9.2 warp/GiB/SM"\n')
+    d = model.solve("q", for_="b", target=0.07, preset="p0")
+    # by hand: s = 35 <= 72, so q = c/u5 + b*u: b = (0.07 - 9/140) warp/SM / (9.2 warp/GiB/SM), in MB
+    assert math.isclose(float(derive.evaluate_result(model, d, "p0").to("MB").magnitude), (0.07 - 9 / 140) / 9.2 * 2**30 / 1e6)
+    assert derive.applying_ranges(model, d, "p0", derive.result_values(d, {})) == ()  # the flat regime's sides differ here
+    assert math.isclose(float(model.evaluate("q", "p0", values={"b": (0.07 - 9 / 140) / 9.2 * 2**30 / 1e6}).magnitude), 0.07)
