@@ -188,3 +188,23 @@ def test_a_numeric_target_beside_a_flat_regime_of_other_scales_stays_its_quantit
     assert math.isclose(float(derive.evaluate_result(model, d, "p0").to("MB").magnitude), (0.07 - 9 / 140) / 9.2 * 2**30 / 1e6)
     assert derive.applying_ranges(model, d, "p0", derive.result_values(d, {})) == ()  # the flat regime's sides differ here
     assert math.isclose(float(model.evaluate("q", "p0", values={"b": (0.07 - 9 / 140) / 9.2 * 2**30 / 1e6}).magnitude), 0.07)
+
+
+def test_a_boundary_far_below_1e_12_is_checked_beside_itself(write_model: Callable[..., Path]):
+    # gen_11_73, gen_11_47 (seed 11): the certificate looked at least 1e-12 away from a boundary at 6e-17 GiB/SM, so
+    # from the boundary itself (its rounding noise) and from 1e-12, and refused a right closed form
+    model = _model(write_model, "tiny_boundary",
+                   _symbol("bw0", "B/s") + _symbol("bw1", "TB/s") + _symbol("b0", "kB") + _symbol("b1", "MB") + _symbol("bsm0", "GiB/SM")
+                   + _symbol("bw2", "GiB/s") + _symbol("u0", "GB**2/s/SM") + _symbol("q0", "1", "output"),
+                   _equation("q0", 'rhs = "Max((bw0/bw1)**2, (b0/b1)**2*bsm0*bw2/u0)"\n'
+                                   'limiters = { q0_a = "(bw0/bw1)**2", q0_b = "(b0/b1)**2*bsm0*bw2/u0" }'),
+                   'b0 = "20 kB"\nb1 = "270 MB"\nbsm0 = "20 GiB/SM"\nbw0 = "2.22 B/s"\nbw1 = "17 TB/s"\nbw2 = "85 GiB/s"\n'
+                   'u0 = "1800 GB**2/s/SM"\n')
+    d = model.boundary("q0", between=("q0_a", "q0_b"), for_="bsm0")
+    # by hand, in bytes and seconds: (bw0/bw1)**2 = (b0/b1)**2*bsm0*bw2/u0, so bsm0 = (bw0/bw1)**2*u0/((b0/b1)**2*bw2)
+    flat = (2.22 / 17e12) ** 2
+    by_hand = flat * 1800e18 / ((20e3 / 270e6) ** 2 * 85 * 2**30) / 2**30  # B/SM -> GiB/SM
+    found = float(derive.evaluate_result(model, d, "p0").to("GiB/SM").magnitude)
+    assert math.isclose(found, by_hand, rel_tol=1e-9) and found < 1e-15
+    assert math.isclose(float(model.evaluate("q0", "p0", values={"bsm0": by_hand / 2}).magnitude), flat)  # q0_a binds below
+    assert math.isclose(float(model.evaluate("q0", "p0", values={"bsm0": by_hand * 2}).magnitude), 2 * flat)  # q0_b above
