@@ -253,3 +253,20 @@ def test_an_infinite_limit_of_a_quantity_that_rises_to_a_level_is_refused(write_
     assert math.isclose(float(derive.evaluate_result(model, d, "p0").magnitude), 20.0)  # c, by hand
     with pytest.raises(errors.CertificateError, match="the answer is inf"):
         _limit_certified(model, d, sympy.oo)
+
+
+def test_a_limiter_stepping_past_a_constant_one_meets_it_only_where_the_step_straddles_it(write_model: Callable[..., Path]):
+    # gen_11_63 (seed 11): q2 steps from t0 to t0/4 at t1 = 2.9 s; the named pair b|a meets there only where
+    # t0/4 <= b <= t0, which the answer left out (the certificate refused it where b is far above t0)
+    model = _model(write_model, "step_past",
+                   _symbol("t1", "s") + _symbol("t0", "ms") + _symbol("b", "ms") + _symbol("q2", "ms", "intermediate")
+                   + _symbol("q", "ms", "output"),
+                   _equation("q2", 'rhs = "Piecewise((t0, t1 < 2.9), (t0/4, True))"')
+                   + _equation("q", 'rhs = "Min(q2, b)"\nlimiters = { a = "q2", bl = "b" }'),
+                   't1 = "6.5 s"\nt0 = "0.091 ms"\nb = "1 ms"\n')
+    d = model.boundary("q", between=("bl", "a"), for_="t1")  # in symbols: checked at p0, where a binds on both sides
+    for b, by_hand in ((0.05, [2.9]), (1.0, [])):  # t0/4 = 0.02275 < 0.05 < t0 = 0.091: bl below 2.9 s, a above; b = 1: a on both
+        found = [float(r.value.magnitude) for r in derive.applying_boundaries(model, d, "p0", {"b": b})]
+        assert found == pytest.approx(by_hand)
+        below, above = (float(model.evaluate("q", "p0", values={"b": b, "t1": t}).magnitude) for t in (2.0, 4.0))
+        assert (below, above) == pytest.approx((min(0.091, b), min(0.091 / 4, b)))
