@@ -270,3 +270,21 @@ def test_a_limiter_stepping_past_a_constant_one_meets_it_only_where_the_step_str
         assert found == pytest.approx(by_hand)
         below, above = (float(model.evaluate("q", "p0", values={"b": b, "t1": t}).magnitude) for t in (2.0, 4.0))
         assert (below, above) == pytest.approx((min(0.091, b), min(0.091 / 4, b)))
+
+
+def test_a_named_pair_through_a_regime_not_proved_feasible_meets_only_where_it_holds(write_model: Callable[..., Path]):
+    # gen_12_53 (seed 12): q = Max(Min(k*x, t0), ceiling(c0/c1)*t0) meets b|a at k*x = ceiling(c0/c1)*t0 only where the
+    # regime k*x < t0 holds there, i.e. where ceiling(c0/c1) <= 1 (the min argument ties t0 above it); with c0/c1 = 150/87
+    # (ceiling 2) b binds for every x and the answer's root does not apply (the certificate refused it)
+    model = _model(write_model, "ceiling_pair",
+                   _symbol("x", "GiB/cycle") + _symbol("k", "us*cycle/GiB") + _symbol("t0", "us") + _symbol("c0", "cycle")
+                   + _symbol("c1", "cycle") + _symbol("q", "us", "output"),
+                   _equation("q", 'rhs = "Max(Min(k*x, t0), ceiling(c0/c1)*t0)"\nlimiters = { a = "Min(k*x, t0)", b = "ceiling(c0/c1)*t0" }'),
+                   'x = "1 GiB/cycle"\nk = "0.2 us*cycle/GiB"\nt0 = "0.54 us"\nc0 = "150 cycle"\nc1 = "87 cycle"\n')
+    d = model.boundary("q", between=("b", "a"), for_="x")  # in symbols: checked at p0, where b binds for every x
+    for c0, by_hand in ((150.0, []), (65.0, [0.54 / 0.2])):  # ceiling 2: none; ceiling 1: k*x = t0 at x = 2.7 GiB/cycle
+        found = [float(r.value.magnitude) for r in derive.applying_boundaries(model, d, "p0", {"c0": c0})]
+        assert found == pytest.approx(by_hand)
+        ceiling = math.ceil(c0 / 87)
+        for x in (1.0, 2.0, 3.0, 100.0):  # brute force: q is ceiling*t0 (b) below k*x = t0; equal to it (tied) only with ceiling 1
+            assert float(model.evaluate("q", "p0", values={"c0": c0, "x": x}).magnitude) == pytest.approx(max(min(0.2 * x, 0.54), ceiling * 0.54))

@@ -94,17 +94,19 @@ def _refuted(job: jobs._Job, h: sympy.Expr, point: at_point.Given | None) -> boo
 
 
 
-def across_a_step(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol, root: sympy.Basic,
-                  label: str) -> sympy.Basic:
-    """Where two named regimes whose values do not depend on ``var`` (a case edge inside a limiter: ``q2`` stepping from
-    ``t0`` to ``t0/4`` at ``t1 = 2.9`` beside a constant limiter) meet at ``root``, the edge of the condition separating
-    them: there they switch only where each holds on its side of it, so their other conditions are the answer's
-    condition (gen_11_63: q3_b binds below the edge only where t0 >= q3_b, q3_a above only where t0/4 < q3_b), each read
-    on its regime's side (the separating relation, inside a case condition too, true on its own side and its opposite
-    false), then closed and the root put in. ``True`` where the values depend on ``var`` (they meet where they are
-    equal), no one condition separates them, or the conditions are proved there."""
+def where_both_hold(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol, root: sympy.Basic,
+                    label: str) -> sympy.Basic:
+    """Where two named regimes meet at ``root`` (a root of the condition separating them) when that alone does not make
+    them meet: their values free of ``var`` (a case edge inside a limiter: ``q2`` stepping from ``t0`` to ``t0/4`` at
+    ``t1 = 2.9`` beside a constant limiter, gen_11_63: q3_b binds below the edge only where t0 >= q3_b, q3_a above only
+    where t0/4 < q3_b), or one of them not proved feasible (gen_12_53: q4_b+q5_a needs t0*ceiling(c0/c1) < t0). They
+    switch there only where each holds on its side, so their other conditions are the answer's condition, each read on
+    its regime's side (the separating relation, inside a case condition too, true on its own side and its opposite
+    false), then closed and the root put in. ``True`` elsewhere, where no one condition separates them, or where the
+    conditions are proved there."""
     assert job.ctx is not None
-    if var in ra.expression.free_symbols or var in rb.expression.free_symbols or ra.expression == rb.expression:
+    stepped = var not in ra.expression.free_symbols and var not in rb.expression.free_symbols and ra.expression != rb.expression
+    if not stepped and ra.feasible is not None and rb.feasible is not None:
         return sympy.true
     pair = next(((ca, cb) for ca in ra.raw for cb in rb.raw if ca.h is not None and cb.h is not None and var in ca.h.free_symbols
                  and regime_conditions.cancel_to_zero(ca.h, cb.h)), None)
@@ -129,6 +131,7 @@ def across_a_step(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regi
     when = sympy.And(*dict.fromkeys(parts))
     if when is sympy.true or job.ctx.decide(when) is True:
         return sympy.true
-    job.step(f"meet across a step {label}", when, f"{ra.name} and {rb.name} take values free of {var}: they switch at "
-             f"{var} = {sympy.sstr(root)}, the edge of the condition separating them, only where each holds on its side of it")
+    why = f"take values free of {var}" if stepped else "are not both proved to hold anywhere"
+    job.step(f"where both hold {label}", when, f"{ra.name} and {rb.name} {why}: they switch at {var} = {sympy.sstr(root)}, "
+             "a root of the condition separating them, only where each holds on its side of it")
     return when

@@ -404,7 +404,7 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
             continue
         for r in (root.args if isinstance(root, sympy.Tuple) else (root,)):
             job.check_unit(r, var.name, "boundary")
-            when = boundary_pairs.across_a_step(job, ra, rb, var, r, label) if between is not None else sympy.true
+            when = boundary_pairs.where_both_hold(job, ra, rb, var, r, label) if between is not None else sympy.true
             records += [] if when is sympy.true else [RootRecord(label, r, when)]
         results[label] = root
     if not results:
