@@ -288,3 +288,17 @@ def test_a_named_pair_through_a_regime_not_proved_feasible_meets_only_where_it_h
         ceiling = math.ceil(c0 / 87)
         for x in (1.0, 2.0, 3.0, 100.0):  # brute force: q is ceiling*t0 (b) below k*x = t0; equal to it (tied) only with ceiling 1
             assert float(model.evaluate("q", "p0", values={"c0": c0, "x": x}).magnitude) == pytest.approx(max(min(0.2 * x, 0.54), ceiling * 0.54))
+
+
+@pytest.mark.xfail(strict=True, raises=symgpu.SymgpuError, reason=(
+    "certificate: symgpu/derive/certify_solve.py _uncovered_range takes scan points within 1e-14 of the target whose exact "
+    "values differ by under 1e-20 from their neighbour's as a range of roots, but c - d*x with d*x ~ 1e-17 of c per unit "
+    "is no range: the one right root 340 is refused ('the relation holds on a range of x')"))
+def test_a_solve_of_a_quantity_flat_to_1e_17_per_unit_has_its_one_root(write_model: Callable[..., Path]):
+    # gen_12_48 (seed 12): q4 = q2 - q0*u6*u7/f2, the u7 term 1e-17 of q2 per unit of u7
+    model = _model(write_model, "nearly_flat",
+                   _symbol("x", "1") + _symbol("c", "MB") + _symbol("d", "MB") + _symbol("q", "MB", "output"),
+                   _equation("q", 'rhs = "c - d*x"'), 'x = "1"\nc = "7272.727272727272"\nd = "1.2e-13 MB"\n')
+    target = 7272.727272727272 - 1.2e-13 * 340  # by hand: the root is x = 340
+    d = model.solve("q", for_="x", target=target, preset="p0")
+    assert float(derive.evaluate_result(model, d, "p0").magnitude) == pytest.approx(340, rel=1e-3)
