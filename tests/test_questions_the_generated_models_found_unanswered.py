@@ -240,6 +240,21 @@ def test_an_infinite_limit_of_a_quantity_level_past_1e13_is_still_refused(write_
     for quantity in ("q", "p"):
         with pytest.raises(errors.CertificateError, match="the answer is inf"):
             _limit_certified(model, d, sympy.oo, quantity)
+    with pytest.raises(errors.CertificateError, match="the answer is 0 but"):  # nor a finite limit the level value never leaves for
+        _limit_certified(model, d, sympy.Integer(0), "q")
+    assert "beyond x = 1e+13" in " ".join(_limit_certified(model, d, model.symbols["c"] / 2, "p").certificate.checks)  # c/2 past 1e20
+
+
+def test_a_falling_argument_behind_a_constant_min_argument_until_1e13_tends_to_zero(write_model: Callable[..., Path]):
+    # gen_13_68 (seed 13): Min(sqrt(b0*b1), b2/(u4*u5)) -> 0 as u5 -> oo, but b2/(u4*u5) binds only past u5 = 1e13
+    model = _model(write_model, "late_fall",
+                   _symbol("x", "1") + _symbol("k", "1/MiB") + _symbol("c", "MiB") + _symbol("q", "MiB", "output"),
+                   _equation("q", 'rhs = "Min(c, 1/(k*x))"\nlimiters = { flat = "c", falling = "1/(k*x)" }'),
+                   'x = "1"\nk = "1e-20 1/MiB"\nc = "0.25 MiB"\n')
+    d = model.limit("q", "x", "oo", preset="p0")
+    assert d.result == 0  # 1/(k*x) falls below c at x = 4e20 and on to 0, by hand
+    assert float(model.evaluate("q", "p0", values={"x": 1e13}).magnitude) == pytest.approx(0.25)  # c binds at 1e13
+    assert float(model.evaluate("q", "p0", values={"x": 1e24}).magnitude) == pytest.approx(1e-4)  # 1/(1e-20*1e24)
 
 
 @pytest.mark.xfail(strict=True, reason=(

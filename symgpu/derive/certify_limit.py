@@ -44,13 +44,16 @@ def limit(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> 
         seen = _quantity(model, asked, point, approach)
     tail = seen[-4:]
     if np.isinf(expected):
-        if not _grows(tail, expected) and not _grows_further(model, asked, point, to, float(approach[-1]), seen[-4:], expected):
+        if not _grows(tail, expected) and not _further(model, asked, point, to, float(approach[-1]), seen[-4:], expected):
             raise _fail(model, asked, point, f"the answer is {expected} but the quantity approaches {tail[-1]:.10g}")
         return f"the quantity grows without bound as {asked.variable} -> {asked.to}{_side_said(asked, to)}"
     errors_seen = np.abs(tail - expected)
     scale = max(abs(expected), 1e-300)
     shrinking = bool(np.all(np.diff(errors_seen) < 0) and errors_seen[-1] <= 0.1 * errors_seen[0])  # tenfold in three decades: 0 by c*x
     if not (np.all(np.isfinite(tail)) and (errors_seen[-1] <= 1e-4 * scale + 1e-12 or shrinking)):
+        if _further(model, asked, point, to, float(approach[-1]), seen[-4:], expected):
+            return (f"the quantity at {asked.variable} -> {asked.to}{_side_said(asked, to)} tends to the limit beyond "
+                    f"{asked.variable} = {approach[-1]:.4g}, where it is still level")
         exact = _exact_tail(model, asked, point, approach[-4:])
         if exact is None or not np.all(np.abs(exact - expected) <= 1e-4 * scale + 1e-12):
             raise _fail(model, asked, point, f"the answer is {expected:.10g} but the quantity approaches {tail[-1]:.10g} "
@@ -68,13 +71,23 @@ def _grows(tail: np.ndarray, expected: float) -> bool:
     return bool(np.all(np.sign(tail) == np.sign(expected)) and (np.all(np.isinf(tail)) or np.all(np.diff(np.abs(tail)) > 0)))
 
 
-def _grows_further(model: Model, asked: Asked, point: _Point, to: float, last: float, tail: np.ndarray, expected: float) -> bool:
-    """An infinite limit whose approach ends level (a constant Max argument still binding at 1e13, gen_11_69): the
-    approach goes on a decade at a time (to 1e300, or down to 1e-300 beside 0) while the quantity stays level or moves
-    toward ``expected``; the answer holds where four decades in a row then grow strictly (:func:`_grows`). A step away
-    from it, a value that is no number or a point without a value refuse it, as the first decades would."""
-    towards = np.sign(expected)
-    if not np.all(np.diff(towards * tail) >= 0):
+def _tends(tail: np.ndarray, expected: float) -> bool:
+    """Do the last values of an approach reach the finite ``expected`` (within 1e-4, relative) or close on it tenfold over
+    their three decades, strictly?"""
+    gaps = np.abs(tail - expected)
+    return bool(np.all(np.isfinite(tail)) and (gaps[-1] <= 1e-4 * max(abs(expected), 1e-300) + 1e-12
+                                              or np.all(np.diff(gaps) < 0) and gaps[-1] <= 0.1 * gaps[0]))
+
+
+def _further(model: Model, asked: Asked, point: _Point, to: float, last: float, tail: np.ndarray, expected: float) -> bool:
+    """A limit whose approach ends level (a constant Min/Max argument still binding at 1e13: gen_11_69's oo, gen_13_68's
+    0): the approach goes on a decade at a time (to 1e300, or down to 1e-300 beside 0) while the quantity stays level or
+    moves toward ``expected``; the answer holds where four decades in a row then grow strictly (:func:`_grows`), or reach
+    a finite ``expected`` (:func:`_tends`). A step away from it, a value that is no number or a point without a value
+    refuse it, as the first decades would; a finite limit goes on only from a tail of one value."""
+    infinite = bool(np.isinf(expected))
+    towards = np.sign(expected) if infinite else 0.0
+    if not (np.all(np.diff(towards * tail) >= 0) if infinite else np.all(tail == tail[0])):
         return False
     decades = np.arange(1, 300)
     if np.isinf(to):
@@ -85,13 +98,14 @@ def _grows_further(model: Model, asked: Asked, point: _Point, to: float, last: f
     try:
         with np.errstate(all="ignore"):
             values = _quantity(model, asked, point, xs) if len(xs) else ()
-    except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):  # no number further on: not shown to grow
+    except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):  # no number further on: not shown to get there
         return False
     for x, value in zip(xs, values):
-        if not _admissible(model, asked, point, float(x)) or np.isnan(value) or towards * value < towards * tail[-1]:
+        if not _admissible(model, asked, point, float(x)) or np.isnan(value) or (
+                towards * value < towards * tail[-1] if infinite else abs(value - expected) > abs(tail[-1] - expected)):
             return False
         tail = np.append(tail[1:], value)
-        if _grows(tail, expected):
+        if _grows(tail, expected) if infinite else _tends(tail, expected):
             return True
     return False
 
