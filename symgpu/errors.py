@@ -67,7 +67,12 @@ class EvaluationError(ValueError, SymgpuError):
 
 
 class DomainError(EvaluationError):
-    """Inputs lie outside the domain in which an equation is valid."""
+    """Inputs lie outside the domain in which an equation is valid. ``reason``: which condition failed, in a few words
+    (``valid only when 0 < ind_mem_req; got ind_mem_req = 0 req``), for a table cell; "" where none is given."""
+
+    def __init__(self, message: str, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 class NoValueError(EvaluationError):

@@ -45,6 +45,9 @@ class CaseResult:
         status: ``pass``, ``fail``, ``erratum`` (printed number is wrong, as recorded),
             ``erratum-reproduced`` (recorded as wrong but now matches) or ``error``.
         message: one line explaining the verdict.
+        refusal: for a case that expects a domain error, what the model did, in a few words, for a table's cell: the
+            condition that failed (``refused: valid only when 0 < ind_mem_req; got ind_mem_req = 0 req``, as ``eval``
+            says it), the value it gave instead, or that it failed otherwise; "" for a case that expects a number.
     """
 
     case: schema.ValidationCase
@@ -56,6 +59,7 @@ class CaseResult:
     tolerance: float
     status: str
     message: str
+    refusal: str = ""
 
     @property
     def origin(self) -> str:
@@ -81,12 +85,14 @@ def _expect_domain_error(model: Model, case: schema.ValidationCase, quantity: st
     try:
         value = evaluator.evaluate(model, quantity, preset=case.preset or None, values=inputs)
     except errors.DomainError as exc:
-        return CaseResult(case, quantity, text, math.nan, math.nan, "", 0.0, PASS, f"{quantity}: refused as expected: {exc}")
+        return CaseResult(case, quantity, text, math.nan, math.nan, "", 0.0, PASS, f"{quantity}: refused as expected: {exc}",
+                          f"refused: {exc.reason}" if exc.reason else "refused")
     except (errors.SymgpuError, ValueError) as exc:
-        return CaseResult(case, quantity, text, math.nan, math.nan, "", 0.0, ERROR, f"{quantity}: expected a domain error, got: {exc}")
+        return CaseResult(case, quantity, text, math.nan, math.nan, "", 0.0, ERROR, f"{quantity}: expected a domain error, got: {exc}",
+                          "no value, but no domain error either (symgpu validate says why)")
     shown = f"{value.magnitude:.6g} {value.units:~}" if getattr(value.magnitude, "ndim", 0) == 0 else "an array"
     return CaseResult(case, quantity, text, math.nan, math.nan, "", 0.0, FAIL,
-                      f"{quantity}: expected a domain error, but the model gives {shown} (source: {case.source})")
+                      f"{quantity}: expected a domain error, but the model gives {shown} (source: {case.source})", f"not refused: {shown}")
 
 
 def origin_of(case: schema.ValidationCase) -> str:

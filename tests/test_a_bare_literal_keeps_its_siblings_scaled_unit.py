@@ -19,7 +19,7 @@ import pytest
 
 import symgpu
 
-from conftest import FIXTURES
+from conftest import FIXTURES, toy_header
 
 MODEL = FIXTURES / "scaled_literals.toml"
 Cli = Callable[..., tuple[int, str, str]]
@@ -106,3 +106,32 @@ def test_an_assumed_end_in_ns_beside_a_literal_is_the_minimum(cli: Cli) -> None:
     code, out, err = cli("extremum", MODEL, "t", "--over", "L", "--min", "--preset", "p", "--assume", "L <= 1000")
     assert code == 0, err
     assert value_line(out) == "value: 0.95 us at L = 1000 ns  (preset p)"
+
+
+def _toy(write_model: Callable[..., object], bytes_unit: str) -> object:
+    """``regime_t`` in us by cases of ``flops/peak + 5`` and ``bytes/bw + 5``, bytes declared in ``bytes_unit``."""
+    symbols = "".join(f'\n[symbols.{n}]\ndescription = "{n}"\nunit = "{u}"\nassumptions = ["positive"]\n'
+                      for n, u in (("flops", "GFLOP"), ("bytes", bytes_unit), ("peak", "TFLOP/s"), ("bw", "GB/s")))
+    return write_model(toy_header(f"lit_{bytes_unit}", "literals", "bare numbers beside ratios of scaled units") + symbols
+                       + '\n[symbols.regime_t]\ndescription = "t"\nunit = "us"\nrole = "output"\n'
+                       + '\n[[equations]]\nid = "cases_t"\ndefines = "regime_t"\ncases = [\n'
+                       + '  { id = "compute", when = "flops/peak >= bytes/bw", value = "flops/peak + 5" },\n'
+                       + '  { id = "memory", when = "otherwise", value = "bytes/bw + 5" },\n]\n'
+                       + 'source = { ref = "toy2026", locator = "1" }\n', name=f"lit_{bytes_unit}")
+
+
+@pytest.mark.parametrize(("bytes_unit", "five"), [("MiB", 5 * 2**20 / 1e9), ("B", 5 / 1e9)])
+def test_a_literal_beside_a_ratio_of_scaled_units_is_in_their_compound_unit(cli: Cli, write_model, bytes_unit: str,
+                                                                              five: float) -> None:
+    # what equations/README.md says (q34g): the 5 of bytes/bw + 5 is 5 MiB*s/GB = 5.24288 ms with bytes in MiB and
+    # 5 B*s/GB = 5 ns with bytes in B, not 5 us (regime_t's unit); the compute case's 5 is 5 GFLOP*s/TFLOP = 5 ms.
+    # By hand at 1 GFLOP, 64 MiB, 67 TFLOP/s, 3350 GB/s (memory-bound: 2**26/3.35e12 s = 20.0325 us)
+    path = _toy(write_model, bytes_unit)
+    code, out, err = cli("eval", path, "regime_t", "--set", "flops=1 GFLOP", "--set", "bytes=64 MiB",
+                         "--set", "peak=67 TFLOP/s", "--set", "bw=3350 GB/s")
+    assert code == 0, err
+    assert float(out.split("=")[1].split()[0]) == pytest.approx((2**26 / 3.35e12 + five) * 1e6, rel=1e-9)
+    code, out, err = cli("eval", path, "regime_t", "--set", "flops=1 GFLOP", "--set", "bytes=1 MiB",
+                         "--set", "peak=67 TFLOP/s", "--set", "bw=3350 GB/s")
+    assert code == 0, err  # compute-bound: 1e9/67e12 s + 5 ms
+    assert float(out.split("=")[1].split()[0]) == pytest.approx((1e9 / 67e12 + 5e-3) * 1e6, rel=1e-9)

@@ -19,9 +19,9 @@ def test_the_limit_point_is_printed_as_32_warp_per_sm_not_an_internal_name(cli) 
     code, out, err = cli("--no-cache", *ASK)
     assert code == 0, err
     assert "lit_" not in out
-    assert "M_Write*SMs*(32 warp / SM)" in out           # the result, the number given beside its neighbours
-    assert "Eq(M_Read*(32 warp / SM)/MSHRs, 1)" in out   # the assumption
-    assert "W -> 32 warp / SM from above" in out         # the certificate
+    assert "M_Write*SMs*(32 warp/SM)" in out             # the result, the number given beside its neighbours
+    assert "Eq(M_Read*(32 warp/SM)/MSHRs, 1)" in out     # the assumption
+    assert "W -> 32 warp/SM from above" in out           # the certificate
     value = float(re.search(r"value: ([0-9.]+) cycle", out).group(1))
     model = symgpu.load("mdm_2019")
     given = {"M_Read": 4.0, "M_Write": 1.0, "LLCMissRate": 0.5}

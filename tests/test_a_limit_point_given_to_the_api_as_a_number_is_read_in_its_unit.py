@@ -48,4 +48,4 @@ def test_a_negative_point_of_a_positive_variable_is_refused(mdm: symgpu.Model, t
 def test_the_command_line_refuses_a_negative_point_of_a_positive_variable(cli) -> None:  # type: ignore[no-untyped-def]
     code, out, err = cli("limit", "mdm_2019", "M", "--var", "W", "--to=-3")
     assert code == 2 and not out
-    assert "limit point '-3 warp / SM' is negative, but W is declared positive" in err
+    assert "limit point '-3 warp/SM' is negative, but W is declared positive" in err

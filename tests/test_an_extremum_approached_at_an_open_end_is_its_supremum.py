@@ -53,3 +53,17 @@ def test_the_minimum_of_the_same_quantity_is_the_infimum_0_as_n_vanishes(cli) ->
     assert code == 0, err
     assert "no minimum: the infimum 0 GB/s is approached as n -> 0 from above" in out and "supremum" not in out
     assert re.search(r"value: 0 GB/s", out)
+
+
+def test_the_location_of_an_extremum_approached_says_it_has_none() -> None:
+    # Volkov's n_needed at h100 with alu_lat = 800 cycles (>= mem_lat): on the issue branch (675 + 800 a)*4/(a + 1) rises
+    # towards 3200 (4*800) as alpha -> oo and never attains it; asked for the location, evaluate_result said "the result
+    # None is not a single expression" (q34g), now that there is none, and the value approached is the result's
+    model = symgpu.load("volkov_2016")
+    alpha = np.linspace(0.0, 1e6, 200_001)
+    values = model.evaluate("n_needed", "h100", values={"alpha": alpha, "alu_lat": 800}).magnitude
+    assert np.all(np.diff(values[alpha > 46]) > 0) and values.max() < 3200
+    answer = model.extremum("n_needed", over="alpha", kind="max", preset="h100", values={"alu_lat": 800})
+    assert float(symgpu.derive.evaluate_result(model, answer, "h100", alu_lat=800).magnitude) == pytest.approx(3200, rel=1e-12)
+    with pytest.raises(symgpu.errors.EvaluationError, match="has no location: .*the value approached"):
+        symgpu.derive.evaluate_result(model, answer, "h100", which="location", alu_lat=800)

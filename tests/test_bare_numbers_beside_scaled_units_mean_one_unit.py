@@ -150,7 +150,8 @@ def test_a_solve_s_formula_is_printed_in_the_unit_its_bare_numbers_are_in(cli: C
     path = write_model(KILO, name="kc")
     code, out, err = cli("solve", path, "Y", "--for", "A", "--target", "2500", "-p", "p")
     assert code == 0, err
-    assert "result: -B - lit_1_cy + 2500  [cycle]" in out, out  # the 1 its equation writes in cycle, a constant of the model
+    # the 1 its equation writes in cycle, a constant of the model (lit_1_cy, below), printed as its number and unit
+    assert "result: -B - 1 cy + 2500  [cycle]" in out, out
     assert value_line(out) == f"value: {2500 - 5 - 1} cycle  (preset p)"  # 2500 - B - 1 cycles at B = 5 cycles
     model = symgpu.load(path)
     derivation = model.solve("Y", "A", target=2500)

@@ -19,7 +19,7 @@ import sympy
 
 import symgpu
 from symgpu import derive
-from symgpu.derive import case_conditions
+from symgpu.model import case_logic
 from symgpu.evaluate import active
 from symgpu.sweep import decide, regimes
 from conftest import toy_header
@@ -49,10 +49,10 @@ def test_the_verdict_of_an_ite_is_its_test_and_the_branch_it_picks(x: float, y: 
 @pytest.mark.parametrize("x, y, z", COMBOS)
 def test_as_cases_reads_an_ite_exactly(x: float, y: float, z: float) -> None:
     values = {X: x, Y: y, Z: z}
-    read = case_conditions.as_cases(CONDITION)
+    read = case_logic.as_cases(CONDITION)
     assert not read.has(sympy.ITE)
     assert bool(read.xreplace(values)) is _by_hand(x, y, z)
-    assert bool(case_conditions.as_cases(CONDITION, negate=True).xreplace(values)) is not _by_hand(x, y, z)
+    assert bool(case_logic.as_cases(CONDITION, negate=True).xreplace(values)) is not _by_hand(x, y, z)
 
 
 def test_a_sweep_decides_an_ite_tree_as_the_boolean_formula() -> None:
@@ -126,13 +126,17 @@ def ite_model(write_model: Callable[..., Path]) -> symgpu.Model:
     (0.001, [False, False, False, False, True]),  # t0 <= 420: 0.001*t0 <= 0.42 < 1.8; t0 = 500 > 420 and >= 1.8
 ])
 def test_the_mask_of_an_ite_condition_over_an_array_is_the_case_taken(ite_model: symgpu.Model, k: float, expected: list[bool]) -> None:
-    condition = ite_model.expression("q2").args[0][1]
-    assert condition.has(sympy.ITE)  # SymPy's form of q0 >= 1.8 with q0 put in
+    # SymPy's form of q0 >= 1.8 with q0 put in (a derived answer may still hold one), and the model's expansion of it
+    sympys = ite_model.equation_for("q2").rhs.xreplace({ite_model.symbols["q0"]: ite_model.expression("q0")}).args[0][1]
+    assert sympys.has(sympy.ITE)
+    expanded = ite_model.expression("q2").args[0][1]
+    assert not expanded.has(sympy.ITE)  # read as (c & a) | (~c & b) where the model expands it (symgpu.model.case_logic)
     t0 = np.array([0.5, 0.8, 1.0, 100.0, 500.0])
-    mask = active.condition_mask(ite_model, condition, "p0", {"t0": t0, "k": k})
-    assert list(np.broadcast_to(mask, t0.shape)) == expected
-    one_by_one = [active.condition_holds(ite_model, condition, "p0", {"t0": float(t), "k": k})[0] for t in t0]
-    assert one_by_one == expected
+    for condition in (sympys, expanded):
+        mask = active.condition_mask(ite_model, condition, "p0", {"t0": t0, "k": k})
+        assert list(np.broadcast_to(mask, t0.shape)) == expected
+        one_by_one = [active.condition_holds(ite_model, condition, "p0", {"t0": float(t), "k": k})[0] for t in t0]
+        assert one_by_one == expected
 
 
 @pytest.mark.parametrize("over", ["t0", "k"])

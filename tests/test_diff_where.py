@@ -56,7 +56,9 @@ def test_full_diff_prints_whole_expressions(capsys):
     assert app.main(["diff", "hong_kim_2009", "hong_kim_2009_intended", "--full"]) == 0
     out = capsys.readouterr().out
     a = symgpu.load("hong_kim_2009")
-    assert f"    hong_kim_2009: {a.equations['eq22_24'].rhs}" in out
+    # whole, its literal constant printed as its number and unit (by hand: the 1 of MWP - 1 is 1 warp/SM, never beside '*')
+    assert "lit_1_warp_per_SM" in str(a.equations["eq22_24"].rhs)
+    assert f"    hong_kim_2009: {str(a.equations['eq22_24'].rhs).replace('lit_1_warp_per_SM', '1 warp/SM')}" in out
 
 
 def test_identical_models_report_no_differing_equation():

@@ -73,6 +73,33 @@ def test_fit_predict_in_threads_per_sm_predicts_at_its_warps(cli) -> None:  # ty
     assert given == by_hand and "n = 32 warp/SM" in given
 
 
+def test_fit_starts_given_in_time_are_moved_at_the_presets_clock_and_fit_as_the_cycles_do(cli) -> None:  # type: ignore[no-untyped-def]
+    # --init a=0.34 us, b=50 ns for a, b in cycles was refused ('a = 0.34 us has dimension [time]') while --set and
+    # --predict move such a value at the clock (q34g). By hand at h100's 1.98 GHz: 673.2 and 99 cycles; the fit from
+    # those starts given in cycles is the second path: the same parameters, digit for digit
+    a_cycles, b_cycles = Fraction("0.34e-6") * Fraction("1.98e9"), Fraction("50e-9") * Fraction("1.98e9")
+    assert (a_cycles, b_cycles) == (Fraction("673.2"), 99)
+    common = ("fit", "volkov_2016_ilp", "dram_throughput", "--data", "data/h100/stream_read_vs_warps_model.csv",
+              "--where", "alpha=0", "--params", "a,b,c", "--preset", "h100", "--init", "c=3.352 TB/s")
+    code, out, err = cli(*common, "--init", "a=0.34 us", "--init", "b=50 ns")
+    assert code == 0, err
+    assert "start a = 0.34 us = 673.2 cycle at clock 1.98 GHz (clock of preset h100)" in out
+    assert "start b = 50 ns = 99 cycle at clock 1.98 GHz (clock of preset h100)" in out
+    code, by_hand, err = cli(*common, "--init", f"a={float(a_cycles)}", "--init", f"b={float(b_cycles)}")
+    assert code == 0, err
+    fitted = [line for line in out.splitlines() if line.startswith("  ") and " cycle  (95% CI" in line]
+    assert len(fitted) == 2 and fitted == [line for line in by_hand.splitlines() if " cycle  (95% CI" in line]
+
+
+def test_a_fit_start_across_a_clock_the_data_vary_is_refused_in_one_line(cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    data = tmp_path / "clocks.csv"
+    rows = "\n".join(f"{n},0,1,{clock},{100 * n}" for n in (8, 16, 32) for clock in (1.5, 1.98))
+    data.write_text("n [warp/SM],alpha [1],ilp [winst/warp],clock [GHz],dram_throughput [GB/s]\n" + rows + "\n")
+    code, out, err = cli("fit", "volkov_2016_ilp", "dram_throughput", "--data", str(data), "--params", "a,b,c",
+                         "--preset", "h100", "--init", "a=0.34 us")
+    assert_one_line_refusal(code, out, err, "--init a=0.34 us", "clock", "a column of the data", "give --init a in cycle")
+
+
 #: a per-GPU rate, and the SM count as an input the preset does not give
 RATES = (toy_header("rates", "t", "t")
          + '\n[symbols.thr]\ndescription = "rate per GPU"\nunit = "winst/cycle"\nassumptions = ["positive"]\n'

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import symgpu
+from conftest import bisect_sign_change
 
 
 def _scan(preset: str, target: str) -> tuple[float, np.ndarray, np.ndarray]:
@@ -50,3 +51,25 @@ def test_a_target_quantity_that_depends_on_the_unknown_is_not_valued_at_the_pres
     code, out, _ = cli("solve", "volkov_2016", "n_needed", "--for", "mem_lat", "--target", "n_cusp_alu", "--preset", "maxwell",
                        "--set", "alpha=8")
     assert code != 0 and "value:" not in out
+
+
+def test_a_quantity_target_in_a_flat_regimes_condition_is_valued_at_the_point(cli) -> None:
+    # CWP = Min(CWP_full, N) solved for Comp_insts against MWP: the flat regime CWP = N holds where MWP = N, a condition
+    # on the target quantity, which was evaluated without it ('needs a value for MWP', exit 2; q34g). The root by brute
+    # force: CWP - MWP changes sign once over Comp_insts at table2_example (by hand 34794/41: Mem_cycles 4380 over
+    # MWP - 1 = 41/32, in 4-cycle issues, less the 6 memory instructions)
+    model = symgpu.load("hong_kim_2009")
+    comp = np.linspace(0.0, 5000.0, 50_001)
+    gap = (model.evaluate("CWP", "table2_example", values={"Comp_insts": comp}).magnitude
+           - model.evaluate("MWP", "table2_example").magnitude)
+    signs = np.nonzero(np.sign(gap[:-1]) * np.sign(gap[1:]) < 0)[0]
+    assert len(signs) == 1
+    root = bisect_sign_change(lambda c: float(model.evaluate("CWP", "table2_example", Comp_insts=c).magnitude
+                                              - model.evaluate("MWP", "table2_example").magnitude),
+                              float(comp[signs[0]]), float(comp[signs[0] + 1]))
+    assert root == pytest.approx(34794 / 41, rel=1e-9)
+    code, out, err = cli("solve", "hong_kim_2009", "CWP", "--for", "Comp_insts", "--target", "MWP", "--preset", "table2_example")
+    assert code == 0, err
+    line = next(x for x in out.splitlines() if x.strip().startswith("value:"))
+    assert float(line.split("value:")[1].split()[0]) == pytest.approx(root, rel=1e-9)
+    assert "checked numerically at preset table2_example" in out

@@ -114,6 +114,15 @@ def _command_in(argv: Sequence[str]) -> str | None:
     return None
 
 
+class _Collector:
+    """Whether :func:`main` has seen this process's collector with objects frozen (it froze them, or found
+    them frozen): ``gc.get_freeze_count()`` walks every frozen object (10-20 ms of CPU per call measured in a
+    test process, more as more objects are frozen), so it is asked only until the answer is known not to be 0,
+    which it stays (nothing in symgpu unfreezes)."""
+
+    frozen_seen = False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -129,7 +138,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # process, are then moved out of its reach (gc.freeze), so no later collection walks them
     # again: a quarter of a cold `eval`'s CPU time. Only in a process that froze nothing yet (a
     # second main() in one process, as in the tests, leaves the collector as it finds it).
-    startup = gc.isenabled() and gc.get_freeze_count() == 0
+    startup = False
+    if gc.isenabled() and not _Collector.frozen_seen:
+        startup = gc.get_freeze_count() == 0
+        _Collector.frozen_seen = True  # found frozen, or frozen below
     if startup:
         gc.disable()
     try:

@@ -7,6 +7,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 import tempfile
 import tomllib
@@ -142,8 +143,21 @@ def parse_assignments(model: Any, items: Sequence[str]) -> dict[str, pint.Quanti
         try:
             values[name] = units.quantity(text, model.units[name])
         except ValueError as exc:
-            raise errors.UsageError(f"--set {item!r}: {exc}") from None
+            raise errors.UsageError(f"--set {item!r}: {_symbols_named(model, name, text) or exc}") from None
     return values
+
+
+def _symbols_named(model: Any, name: str, text: str) -> str | None:
+    """Why a ``--set`` value that names the model's symbols (``theta=c/2``) is refused, and what takes it: ``--substitute``
+    on the commands that derive (``regimes`` prints its value at a preset); None where it names none (round 34g: it was
+    refused as an unknown unit 'c/2')."""
+    named = sorted({word for word in re.findall(r"[A-Za-z_]\w*", text) if word in model.symbols})
+    if not named:
+        return None
+    which = f"{named[0]} is a symbol" if len(named) == 1 else f"{', '.join(named)} are symbols"
+    return (f"{which} of {model.id}, and --set takes a number with a unit; to put {name} = {text.strip()} into the model, "
+            f"give --substitute '{name}={text.strip()}' to solve, regimes, boundary, extremum, limit or fixed-point "
+            f"(symgpu regimes {model.id} QUANTITY --substitute '{name}={text.strip()}' -p PRESET prints its value at the preset)")
 
 
 def note_combined_preset(model: Any, preset: str | None) -> None:
@@ -243,6 +257,10 @@ def to_unit(value: pint.Quantity, unit_text: str | None) -> pint.Quantity:
     except ValueError as exc:
         raise errors.UsageError(f"--unit {unit_text!r}: {exc}") from None
     except pint.DimensionalityError:
+        if value.dimensionless:  # "the result is 1 ... (such as )": a pure number has no unit to suggest
+            raise errors.UsageError(f"--unit {unit_text!r}: the result is a pure number (no unit), which cannot be expressed in "
+                                    f"{unit_text} ({units.format_dimension(units.unit(unit_text).dimensionality)}); ask without "
+                                    f"--unit, or for a quantity of the model that is in {unit_text}") from None
         raise errors.UsageError(
             f"--unit {unit_text!r}: the result is {units.format_dimension(value.dimensionality)}, "
             f"which cannot be expressed in {unit_text} ({units.format_dimension(units.unit(unit_text).dimensionality)}) at any "

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from symgpu import compare, errors
-from symgpu.cli import common
+from symgpu.cli import common, given_numbers
 from symgpu import resources
 from symgpu.report import comparison, files
 
@@ -32,8 +32,22 @@ def run_diff(args: argparse.Namespace) -> int:
     """Print the diff; exit 0 (differences are not failures)."""
     a, b = common.load_model(args.model_a), common.load_model(args.model_b)
     result = compare.diff(a, b, args.quantity)
-    print(json.dumps(compare.diff_json(result), indent=2) if args.json else compare.format_diff(result, full=args.full))
+    if args.json:
+        print(json.dumps(compare.diff_json(result), indent=2))
+    else:  # each model's literal constants as their number and unit (1 warp/SM), where the two models say them alike
+        print(given_numbers.spoken(compare.format_diff(result, full=args.full), constants_of_both(a, b)))
     return common.OK
+
+
+def constants_of_both(a: Any, b: Any) -> tuple[tuple[str, str], ...]:
+    """The literal constants of ``a`` and ``b`` (:func:`given_numbers.model_constants`), each name once; a name the two
+    models give different numbers or units is left as its name."""
+    said: dict[str, str] = {}
+    clash: set[str] = set()
+    for name, text in (*given_numbers.model_constants(a), *given_numbers.model_constants(b)):
+        if said.setdefault(name, text) != text:
+            clash.add(name)
+    return tuple((name, text) for name, text in said.items() if name not in clash)
 
 
 def setup_compare(sub: Any) -> None:

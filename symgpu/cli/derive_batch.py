@@ -14,13 +14,14 @@ in the order asked for (the model file's, or the ids').
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from symgpu import api, derive, errors, suggest, workers
-from symgpu.cli import common, derive_expectations
+from symgpu.cli import common, derive_expectations, given_numbers
 from symgpu.cli.seeding import seed_sympy
 from symgpu.model import printing
 
@@ -71,7 +72,12 @@ def run(args: argparse.Namespace) -> int:
     slow = [SLOWEST_FIRST.get(derivations[index].op, len(SLOWEST_FIRST)) for index in indices]
     order = [str(position) for position in sorted(range(len(indices)), key=slow.__getitem__)]
     after = after_the_same_question([derivations[index] for index in indices])
-    done = dict(workers.run(tasks, args.jobs or workers.default_workers(), order=order, after=after))
+    jobs = args.jobs or workers.default_workers()
+    if jobs > 1 and len(tasks) > 1:
+        # NOTE: SymPy's simplify imports sympy.physics.units the first time it runs (to look for a unit Quantity): 0.06 s
+        # of CPU that each forked worker would pay again; imported here once, before the workers fork
+        importlib.import_module("sympy.physics.units")
+    done = dict(workers.run(tasks, jobs, order=order, after=after))
     rows: list[Row] = [done[name] for name, _, _ in tasks]
     failed = sum(r.failed for r in rows)
     if args.json:
@@ -115,7 +121,7 @@ def row(name: str, index: int, as_json: bool) -> Row:
         if as_json:
             return Row(json.dumps({"id": request.id, "op": request.op, "expect_holds": False, "ok": False, "error": str(exc)},
                                   default=str), True)
-        return Row(f"FAIL {request.id}: {request.op} -> error: {exc}", True)
+        return Row(given_numbers.in_words(model, f"FAIL {request.id}: {request.op} -> error: {exc}"), True)
     holds = derive.expect_holds(result)
     if as_json:
         entry: dict[str, Any] = {"id": request.id, "op": request.op, "expect_holds": holds, "ok": holds is not False}
@@ -130,4 +136,5 @@ def row(name: str, index: int, as_json: bool) -> Row:
     if len(text) > SHOWN:
         text = text[:SHOWN] + f"... ({len(text)} characters; --json for all)"
     unit = f"  [{result.unit}]" if result.unit and request.op != "extremum" else ""
-    return Row(f"{mark} {request.id}: {request.op} -> {text}{unit}{note}", holds is False)
+    # the model's literal constants as their number and unit (1 txn/warp), as every answer the command line prints says them
+    return Row(given_numbers.in_words(model, f"{mark} {request.id}: {request.op} -> {text}{unit}{note}"), holds is False)

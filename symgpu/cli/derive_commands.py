@@ -40,7 +40,6 @@ from symgpu.cli.operation_commands import OPERATION_COMMANDS, command_name
 from symgpu.derive import at_point, declared_range, exact_roots, range_lines, result_form, rewritten_switch, solve_outside, whole_sides
 from symgpu.derive.extra_records import RootRecord
 from symgpu.derive.options import Options
-from symgpu.model import printing
 from symgpu.evaluate import evaluator
 import symgpu
 
@@ -144,12 +143,15 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
             pair = " and ".join(between) if between else "its regimes"
             switches = derive.switches_beside(model, derivation, args.preset, values) if as_written else ()
             named = any(s.between(tuple(between or ())) for s in switches)  # the named switch is there, excluded for another reason
-            what = "; ".join(f"at {derivation.variable} = {s.value:.10g} the regime switches from {' = '.join(sorted(s.below))} "
-                             f"to {' = '.join(sorted(s.above))}" for s in switches if not named)
+            unit = "" if model.unit_text(derivation.variable) in ("", "1") else f" {model.unit_text(derivation.variable)}"
+            what = "; ".join(f"at {derivation.variable} = {s.value:.10g}{unit} the regime switches from "
+                             f"{' = '.join(_label(r) for r in sorted(s.below))} to {' = '.join(_label(r) for r in sorted(s.above))}"
+                             for s in switches if not named)
             if not switches and as_written and not args.assume and not declared_range.of(model, derivation.variable).integer:
                 # what does switch along the variable there (a scan of the regime, none named): the pair is not among them
                 try:
-                    seen = [f"at {derivation.variable} = {float(r.value.magnitude):.10g} the regime switches from {' to '.join(r.regime.split('|', 1))}"
+                    seen = [f"at {derivation.variable} = {summary.value_text(float(r.value.magnitude), common.unit_text(r.value))} the regime "
+                            f"switches from {' to '.join(_label(side) for side in r.regime.split('|', 1))}"
                             for r in derive.applying_boundaries(model, dataclasses.replace(derivation, extra=derivation.extra.without("between")),
                                                                 args.preset, values)]
                 except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):  # the scan reads no regime there: the general reason
@@ -164,7 +166,8 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
         out.update({"whole_sides": [s.as_dict() for s in whole]} if whole else {})
     ranges = derive.applying_ranges(model, derivation, args.preset, values) if derivation.operation == "solve" else ()
     if ranges:  # the relation holds on whole regimes here (their value does not depend on the unknown)
-        out["ranges"] = [{"regime": f.regime, "where": printing.sstr(f.when)} for f in ranges]
+        out["ranges"] = [d for d in (range_lines.described(model, f, derivation.variable, derivation.unit, args.preset, values)
+                                     for f in ranges) if d]
         out["unit"] = derivation.unit
     if derivation.result is sympy.true and derivation.operation == "solve":
         out["ranges"] = [{"regime": "every regime", "where": "any value"}]
@@ -179,6 +182,7 @@ def _evaluate(model: Any, derivation: Any, args: argparse.Namespace, values: dic
                                       whole=derivation.operation != "boundary")
         if derivation.operation == "solve":  # the roots that meet an --assume on the variable
             found = type(found)(r for r in found if _assumed_at(model, args, derivation.variable, values, float(r.value.magnitude)))
+        out["applying"] = tuple((r.regime, r.root) for r in found)  # the summary shows these first (not in --json)
         if not found and ranges:  # the roots' regimes do not apply here: the answer here is the range
             out["no_root_here"] = sorted({r.regime for r in records})
             return out
@@ -292,6 +296,7 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
         print(f"symgpu: error: {exc}", file=sys.stderr)
         return common.FAILED
     bad = numbers.pop("undetermined", None)
+    applying = numbers.pop("applying", None)
     stretch = numbers.pop("stretch", None)  # an extremum that holds over a stretch of the variable (flat_stretch)
     if bad:  # never a NaN (or an unexpected infinity) presented as an answer
         print(f"symgpu: error: {_undetermined(derivation, args, values, bad)}", file=sys.stderr)
@@ -299,6 +304,8 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
     if args.json:
         data = derivation.to_dict()
         data.update(numbers)
+        if getattr(args, "unit", None) and data.get("unit") != derivation.unit:  # "unit" is the value's (--unit): the result's beside it
+            data["result_unit"] = derivation.unit
         data["preset"] = args.preset
         if getattr(args, "target_note", None):
             data["target_converted"] = args.target_note
@@ -307,7 +314,8 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
             data["flat_stretch"] = stretch.as_dict()
         print(json.dumps(data, default=str))
         return common.OK
-    text = getattr(args, "shown", str)(summary.summary(derivation, full=args.full))
+    asked_unit = numbers.get("unit") if getattr(args, "unit", None) else None  # --unit: the value line's unit, said beside the result's
+    text = getattr(args, "shown", str)(summary.summary(derivation, full=args.full, applying=applying, value_unit=asked_unit))
     if getattr(args, "target_note", None):  # after the summary's first (title) line
         title, _, rest = text.partition("\n")
         text = f"{title}\n  target: {args.target_note}" + (f"\n{rest}" if rest else "")
@@ -326,7 +334,7 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
         if "location_value" in numbers and numbers["location_value"] is not None:
             unit = "" if numbers["location_unit"] in ("", "1") else f" {numbers['location_unit']}"
             where = numbers["location_value"]
-            shown_where = f"{where:.10g}" if isinstance(where, (int, float)) else ", ".join(f"{w:.10g}" for w in where)
+            shown_where = f"{where:.10g}" if isinstance(where, (int, float)) else _locations_text(list(where))
             line += f" at {derivation.variable} = {shown_where}{unit}"
         print(line + (f"  (preset {args.preset})" if args.preset else ""))
         if stretch is not None:  # said whole, over as many lines as it takes
@@ -339,6 +347,32 @@ def _emit(model: Any, derivation: Any, args: argparse.Namespace, values: dict[st
         print(f"  every {derivation.variable} meets it here: the bound lies {edge} the declared range "
               f"({derivation.variable} {numbers['every_admissible']})")
     return common.OK
+
+
+#: the longest regime label a refusal names whole (an unnamed argument's expression beyond: shortened)
+MAX_LABEL = 48
+
+
+def _label(regime: str) -> str:
+    """A regime as a refusal names it: its name, or an unnamed argument's expression shortened (a nested Min's arguments
+    are expressions, 300 characters each: Hong & Kim's MWP)."""
+    return regime if len(regime) <= MAX_LABEL else f"{regime[:MAX_LABEL - 1]}… (an unnamed argument; --full shows it)"
+
+
+#: the most locations the value line lists one by one (beyond: the first and last, folded)
+MAX_LOCATIONS = 8
+
+
+def _locations_text(where: list[float]) -> str:
+    """An extremum's tied locations for the value line: each, up to :data:`MAX_LOCATIONS`; beyond, folded (a grid's 64 tied
+    points were listed whole, 300 characters): evenly spaced ones as ``1024, 2048, …, 65536 (64 values, every 1024)``,
+    others as the first few and how many more (``--json`` lists them all)."""
+    if len(where) <= MAX_LOCATIONS:
+        return ", ".join(f"{w:.10g}" for w in where)
+    gaps = {round(b - a, 9) for a, b in zip(where, where[1:])}
+    if len(gaps) == 1:
+        return f"{where[0]:.10g}, {where[1]:.10g}, …, {where[-1]:.10g} ({len(where)} values, every {gaps.pop():.10g})"
+    return ", ".join(f"{w:.10g}" for w in where[:MAX_LOCATIONS - 2]) + f", … and {len(where) - MAX_LOCATIONS + 2} more (--json for all)"
 
 
 def _bound_shown(model: Any, derivation: Any, bounded: Any, preset: str | None, values: Mapping[str, Any]) -> float | None:
@@ -372,13 +406,22 @@ def _run(args: argparse.Namespace) -> int:
     values, args.set_clock = common.across_the_clock(model, values, getattr(args, "clock", None), preset=args.preset, variable=variable)
     # numbers in the declared unit of their symbol, a scaled one as the model's constant of it: L <= 1 us is L <= lit_1000_ns
     limit = args.command == "limit"
-    given = given_numbers.at_the_door(model, args.assume, _substitutions(args.substitute), args.var if limit else None,
-                                      str(args.to) if limit else None)
+    try:
+        substitutions = _substitutions(args.substitute)
+        at = assume_units.Point(args.preset, values, lambda missing: common.clock_and_symbol(
+            model, getattr(args, "clock", None), preset=args.preset, values=values, missing=missing),
+            tuple(n for n in (variable, *substitutions) if n))
+        given = given_numbers.at_the_door(model, args.assume, substitutions, args.var if limit else None,
+                                          str(args.to) if limit else None, at)
+    except errors.ExpressionError as exc:
+        raise _named_option(model, exc, str) from None
     model, args.assume, substitute = given.model, given.assume, given.substitute
     args.substitute = [f"{name}={text}" for name, text in substitute.items()]
     if limit:
         args.to_given, args.to = args.to, given.to
     args.shown = given.shown  # the answer printed with the constants made here as the numbers given (_emit)
+    if getattr(args, "target", None) and assume_units.is_quantity(model, args.target):
+        args.target = given_numbers.checked_target(str(args.target))  # a number too long refused naming --target; 0 us is 0
     if getattr(args, "target", None) and assume_units.is_quantity(model, args.target):
         model = model.for_request()  # a target across the clock is made a constant of the model (symgpu.derive.targets.across_rates)
         request, before, target = model, [c.name for c in model.literal_constants], str(args.target)
@@ -393,10 +436,22 @@ def _run(args: argparse.Namespace) -> int:
     try:
         derivation = OPERATION_COMMANDS[args.command.replace("-", "_")].derive(model, args, options)
         return _emit(model, derivation, args, values)
+    except errors.ExpressionError as exc:  # an --assume or --substitute text that does not parse: the option, not the model file
+        raise _named_option(model, exc, given.readable) from None
     except errors.SymgpuError as exc:  # a refusal says the caller's numbers as given, not the constants made of them
-        if given.said and len(exc.args) == 1 and isinstance(exc.args[0], str) and str(exc) == exc.args[0]:
+        if len(exc.args) == 1 and isinstance(exc.args[0], str) and str(exc) == exc.args[0]:
             exc.args = (given.readable(exc.args[0]),)
         raise
+
+
+def _named_option(model: Any, exc: errors.ExpressionError, readable: Any) -> errors.SymgpuError:
+    """``exc`` (an ``--assume`` or ``--substitute`` text that does not parse, which the model's parser names as a key of
+    its file: ``equations/mdm_2019.toml: assume: ...``) as a refusal of that option; any other error as it is."""
+    option = "--assume" if exc.where == "assume" else f"--substitute {exc.where[11:]}" if exc.where.startswith("substitute.") else None
+    if option is None:
+        return exc
+    return errors.ArgumentError(model.id, option, readable(exc.problem), "write it with numbers and the model's symbols "
+                                "(symgpu show MODEL lists them)")
 
 
 def _namespace() -> dict[str, Any]:

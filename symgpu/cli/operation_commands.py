@@ -7,6 +7,7 @@ options, the printing and ``symgpu derive`` are :mod:`symgpu.cli.derive_commands
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -16,7 +17,7 @@ import pint
 import sympy
 
 from symgpu import derive, errors, units
-from symgpu.cli import common
+from symgpu.cli import common, grid_units
 from symgpu.derive import targets
 from symgpu.derive.options import Options
 
@@ -44,7 +45,9 @@ def _target(model: Any, quantity: str, text: str | None, clock_text: str | None 
             given = units.quantity(text)
         except (ValueError, pint.UndefinedUnitError):
             # the text is the caller's, not the model file's: the parser's problem without the file's path
-            why = (f"{problem.problem}; {problem.hint}" if problem.hint else problem.problem) if isinstance(problem, errors.ModelFileError) else problem
+            # (and its hint without the file's remedy: a name in a --target is corrected, never declared in [symbols.X])
+            hint = re.sub(r"declare it under \[symbols\.[^\]]*\] or ", "", problem.hint) if isinstance(problem, errors.ModelFileError) else ""
+            why = (f"{problem.problem}; {hint}" if hint else problem.problem) if isinstance(problem, errors.ModelFileError) else problem
             raise errors.UsageError(f"--target {text!r}: neither an expression of {model.id} ({why}) nor a value in a unit "
                                     f"of {name} [{model.unit_text(name)}]") from None
     unit = model.units[name]
@@ -129,7 +132,8 @@ def _boundary(model: Any, args: argparse.Namespace, options: Options) -> Derivat
 
 
 def _extremum(model: Any, args: argparse.Namespace, options: Options) -> Derivation:
-    return derive.extremum(model, args.quantity, over=args.over, kind=args.kind, grid=args.grid, **options.keywords())
+    grid = grid_units.whole_grid(model, args.over, args.grid, options.preset, options.at) if args.grid else args.grid
+    return derive.extremum(model, args.quantity, over=args.over, kind=args.kind, grid=grid, **options.keywords())
 
 
 def _limit(model: Any, args: argparse.Namespace, options: Options) -> Derivation:

@@ -12,6 +12,8 @@ from symgpu.evaluate.record import evaluation_record
 from symgpu.model import Model
 from symgpu.compare.normal_forms import _bounded, _simplify, _unify, normalize, reachable
 from symgpu.compare.normal_forms import MAX_OPS, SIMPLIFY_SECONDS
+from symgpu.compare import vanishing
+from symgpu.proofs.sign_records import Declared
 
 
 # ============================================================================ equation diff
@@ -234,18 +236,25 @@ def diff_quantity(a: Model, b: Model, quantity: str) -> QuantityDiff:
         for value, condition in pieces:
             if sympy.count_ops(value) <= MAX_OPS:
                 value, _ = _simplify(normalize(value, memo))
-            branches.append(BranchAgreement(condition, value, _agreement(value, constants)))
+            branches.append(BranchAgreement(condition, value, _agreement(value, constants, vanishing.declared((a, b), value),
+                                                                          whole=condition is sympy.true)))
     return QuantityDiff(quantity, ea, eb, difference, ratio, identical, branches, notes)
 
 
-def _agreement(value: sympy.Basic, constants: AbstractSet[str] = frozenset()) -> tuple[str, ...]:
-    """Conditions under which ``value`` (a difference) is zero: 'always', 'never', or roots."""
+def _agreement(value: sympy.Basic, constants: AbstractSet[str] = frozenset(), declared: Declared = Declared(), *,
+               whole: bool = True) -> tuple[str, ...]:
+    """Conditions under which ``value`` (a difference) is zero: 'always', 'never' (and why: :func:`vanishing.never`,
+    under ``declared``), or roots; 'not solved' where none of these is found (:func:`vanishing.undecided`; ``whole``:
+    the difference holds over the whole declared domain, not only where a branch's condition does)."""
     if value == 0:
         return ("always",)
-    if value.is_zero is False:
+    if value.is_zero is False and not value.is_number:
         return ("never (the difference cannot vanish under the declared assumptions)",)
+    reason = vanishing.never(value, declared)
+    if reason is not None:
+        return (reason,)
     if value.has(sympy.Min, sympy.Max, sympy.Piecewise, sympy.floor, sympy.ceiling):
-        return ("not solved (Min/Max/Piecewise in the difference)",)
+        return (vanishing.undecided(value, "Min/Max/Piecewise in the difference", whole),)
     out = []
     numerator = sympy.numer(sympy.together(value))
     for sym in [s for s in sorted(value.free_symbols, key=lambda s: s.name) if s.name not in constants][:8]:
@@ -256,7 +265,7 @@ def _agreement(value: sympy.Basic, constants: AbstractSet[str] = frozenset()) ->
             if root.is_real is False or root.is_negative and sym.is_nonnegative:
                 continue
             out.append(f"{sym} = {sympy.sstr(sympy.simplify(root))}")
-    return tuple(out) or ("not solved (no closed-form root found)",)
+    return tuple(out) or (vanishing.undecided(value, "no closed-form root found", whole),)
 
 
 def _where(result: ModelDiff) -> list[str]:
@@ -310,7 +319,10 @@ def format_diff(result: ModelDiff, *, full: bool = False) -> str:
             lines += [f"  A - B = {sympy.sstr(q.difference)}", f"  A / B = {sympy.sstr(q.ratio)}", "  agreement:"]
             for branch in q.branches:
                 where = (" elsewhere" if len(q.branches) > 1 else "") if branch.condition is sympy.true else f" where {sympy.sstr(branch.condition)}"
-                lines.append(f"    A - B = {sympy.sstr(branch.difference)}{where}: zero when {'; '.join(branch.agree_when)}")
+                # the verdict on a line of its own: after a long difference it was cut off with it (lines cut to 200 characters)
+                said = "; ".join(branch.agree_when)
+                verdict = f"zero: {said}" if said.startswith(("always", "never", "not solved")) else f"zero when {said}"
+                lines += [f"    A - B = {sympy.sstr(branch.difference)}{where}", f"      {verdict}"]
         lines += [f"  note: {n}" for n in q.notes]
     return "\n".join(lines if full else [shorten(line) for line in lines])
 

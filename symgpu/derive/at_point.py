@@ -52,14 +52,27 @@ def select_branch(job: jobs._Job, piecewise: sympy.Piecewise, preset: str | None
 def refuse_outside_domain(job: jobs._Job, preset: str | None, values: Mapping[str, Any]) -> None:
     """Raise where the point is outside the quantity's ``valid_when`` domain (``symgpu eval`` says the model gives no
     value there): no regime is active there. A value the regimes' conditions do not need, or none there for another
-    reason, is left to :func:`active_regimes`."""
+    reason, is left to :func:`active_regimes`. Where no equation on the way to the quantity has a ``valid_when``
+    condition (:func:`has_domain`), nothing is evaluated: ``evaluate`` raises ``DomainError`` only for such a condition."""
     try:
+        if not has_domain(job.model, job.quantity, values):
+            return
         evaluator.evaluate(job.model, job.quantity, preset=preset, values=values)
     except errors.DomainError as outside:
         raise errors.DerivationError(f"{job.model.id}: no regime of {job.quantity} applies at {where_text(preset, values)}: "
                                      f"{str(outside).removeprefix(job.model.id + ': ')}") from outside
     except (errors.SymgpuError, ValueError, ArithmeticError):
         pass
+
+
+def has_domain(model: Any, quantity: str, values: Mapping[str, Any]) -> bool:
+    """Has an equation that ``evaluator.evaluate(model, quantity, values=values)`` may read a ``valid_when`` condition?
+    Read with the quantities ``values`` gives taken as given (as ``evaluate`` takes them: those it reads are among
+    these, so False means it checks no condition and raises no ``DomainError``, which only a failed ``valid_when``
+    condition raises)."""
+    defines = model.equation_for(quantity).definition.defines
+    given = frozenset(k for k in (values or {}) if k in model.defining and k != defines)
+    return any(equation.valid_when for equation in model.dependencies(quantity, stop_at=given))
 
 
 def active_regimes(job: jobs._Job, found: Sequence[Any], preset: str | None, values: Mapping[str, Any]) -> list[Any]:

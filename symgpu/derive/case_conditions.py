@@ -1,46 +1,29 @@
 """Conditions on a case table: a case condition that compares a quantity which is itself a case table
-(``q0 >= 1.8``, ``q0`` of two cases) becomes SymPy's ``ITE(c, a, b)`` once ``q0`` is put in. Read here
-exactly as ``(c & a) | (~c & b)`` (:func:`as_cases`), with the ``Not`` pushed into the relations, so a
-reader of relations (the closure of a plateau's condition, its edges) sees And/Or of relations alone;
-and the edges in a variable of such a condition (:func:`edges`), the roots of its relations."""
+(``q0 >= 1.8``, ``q0`` of two cases) becomes SymPy's ``ITE(c, a, b)`` once ``q0`` is put in, which the model
+reads as ``(c & a) | (~c & b)`` when it expands the quantity (:mod:`symgpu.model.case_logic`): a condition
+made of And/Or/Not of relations. Its edges in a variable (:func:`edges`) are the roots of its relations; the closure of
+where such conditions hold together (:func:`closure`) drops the conjunctions of a relation and its negation; a plateau
+at an edge where a case table jumps is located beside it (:func:`beside`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Sequence
 from typing import Any
 
 import sympy
 
 from symgpu import errors
-from symgpu.derive import jobs
-from symgpu.proofs import forms
-
-
-def as_cases(condition: Any, negate: bool = False, each: Callable[[Any], Any] | None = None) -> Any:
-    """``condition`` (``not condition`` where ``negate``) with every ``ITE(c, a, b)`` in it read as ``(c & a) | (~c & b)``
-    and every ``Not`` pushed into its relations (``~(x <= y)`` is ``x > y``), ``each`` applied to every relation (a
-    plateau's edge closes them); ``condition`` as it is where it holds no ``ITE`` and neither is asked. Exact (``each``
-    aside): the same truth value at every point."""
-    if not negate and each is None and not (isinstance(condition, sympy.Basic) and condition.has(sympy.ITE)):
-        return condition
-    if isinstance(condition, sympy.ITE):
-        test, then, otherwise = condition.args
-        return sympy.Or(sympy.And(as_cases(test, False, each), as_cases(then, negate, each)),
-                        sympy.And(as_cases(test, True, each), as_cases(otherwise, negate, each)))
-    if isinstance(condition, sympy.Not):
-        return as_cases(condition.args[0], not negate, each)
-    if isinstance(condition, (sympy.And, sympy.Or)):
-        joined = condition.func if not negate else (sympy.Or if isinstance(condition, sympy.And) else sympy.And)
-        return joined(*[as_cases(part, negate, each) for part in condition.args])
-    out = sympy.Not(condition) if negate else condition
-    return each(out) if each is not None and isinstance(out, sympy.core.relational.Relational) else out
+from symgpu.derive import at_point, jobs
+from symgpu.model import case_logic
+from symgpu.proofs import exact_signs, forms
 
 
 def edges(job: jobs._Job, condition: sympy.Basic, var: sympy.Symbol) -> list[Any] | None:
-    """The edges in ``var`` of a condition on a case table (``ITE(t0 <= 420, 1.8 <= k*t0, 1.8 <= t0)``): where it changes,
-    one of its relations does, so the roots of each relation's two sides' difference; None where it holds no ``ITE``,
-    one of its relations is no ``<``/``<=``/``>``/``>=``, or one has no root in closed form (the caller refuses it then)."""
-    if not condition.has(sympy.ITE):
+    """The edges in ``var`` of a condition on a case table (``(t0 <= 420) & (1.8 <= k*t0) | (t0 > 420) & (1.8 <= t0)``): where
+    it changes, one of its relations does, so the roots of each relation's two sides' difference; None where it is no
+    And/Or/Not, one of its relations is no ``<``/``<=``/``>``/``>=``, or one has no root in closed form (the caller refuses
+    it then)."""
+    if not isinstance(condition, (sympy.And, sympy.Or, sympy.Not)):
         return None
     relations = [node for node in sympy.preorder_traversal(condition) if isinstance(node, sympy.core.relational.Relational)]
     if any(isinstance(r, (sympy.Eq, sympy.Ne)) for r in relations):
@@ -56,3 +39,66 @@ def edges(job: jobs._Job, condition: sympy.Basic, var: sympy.Symbol) -> list[Any
             except (errors.DerivationError, ValueError):
                 return None
     return list(dict.fromkeys(found))
+
+
+#: the most relations whose conditions :func:`closure` writes in disjunctive normal form (exponential in them)
+MOST_RELATIONS = 12
+
+
+def closed(relation: sympy.Basic) -> sympy.Basic:
+    """``a > b`` as ``a >= b`` (``<`` as ``<=``), each relation of an And/Or/Not too (a condition on a case table), its
+    ``Not`` pushed into the relations first."""
+    if isinstance(relation, (sympy.And, sympy.Or, sympy.Not)):
+        return case_logic.as_cases(relation, each=closed)
+    closing = {sympy.StrictGreaterThan: sympy.GreaterThan, sympy.StrictLessThan: sympy.LessThan}.get(type(relation))
+    return closing(relation.lhs, relation.rhs) if closing is not None else relation
+
+
+def closure(conditions: Sequence[Any]) -> Any | None:
+    """Where ``conditions`` hold together, closed (a superset of the closure of that set: a plateau's edge is approached from
+    inside it): their And in disjunctive normal form, a conjunction holding a relation and its negation dropped (it holds
+    nowhere, while the two closed relations both hold at their edge: ``~(c & a) & ~(~c & b)`` of a condition on a case
+    table, closed relation by relation, held at the edge of ``c`` though neither case reaches it), each relation then
+    :func:`closed`. None where none of them is an And/Or/Not, or they hold more than :data:`MOST_RELATIONS` relations
+    (the caller closes each alone)."""
+    if not any(isinstance(c, (sympy.And, sympy.Or, sympy.Not)) for c in conditions):
+        return None
+    joined = sympy.And(*conditions)
+    relations = {node for node in sympy.preorder_traversal(joined) if isinstance(node, sympy.core.relational.Relational)}
+    if len(relations) > MOST_RELATIONS:
+        return None
+    dnf = sympy.to_dnf(joined)
+    terms = dnf.args if isinstance(dnf, sympy.Or) else (dnf,)
+    return sympy.Or(*[case_logic.as_cases(t, each=closed) for t in terms if not _contradictory(t)])
+
+
+def _contradictory(term: Any) -> bool:
+    """Whether a conjunction holds a relation and its negation (either way round), so holds nowhere."""
+    parts = set(term.args) if isinstance(term, sympy.And) else {term}
+    return any(isinstance(p, sympy.core.relational.Relational) and (p.negated in parts or p.negated.reversed in parts) for p in parts)
+
+
+def beside(job: jobs._Job, expr: sympy.Basic | None, var: sympy.Symbol, edge: Any, value: sympy.Expr, edges: Sequence[Any],
+           point: at_point.Given | None) -> list[Any]:
+    """Where a plateau of ``value`` whose edge is ``edge`` is located there: the edge itself, unless the quantity ``expr``
+    jumps at it (put in symbolically, ``expr`` there gives another value: at the ``point``'s exact numbers, or without
+    one, every case decided in symbols and the difference nonzero at an exact admissible point; a case that holds beside
+    the edge only, ``t1 > 2.1`` at ``t1 = 2.1``, where the other case's value is taken), then points beside it, on the
+    plateau where they are: half way to each other edge of the plateau (``edges``), and twice and half the edge. The
+    caller keeps those where the plateau's conditions hold (between two edges they do not change), so a point moved
+    to is always one where the plateau's value is taken; where no jump is shown, the edge."""
+    if expr is None or edge == 0:
+        return [edge]
+    try:
+        there = expr.xreplace({var: edge})
+        if point is not None:
+            pinned = [at_point.pinned(job, e, var, point.preset, point.values) for e in (there, value)]
+            numbers = [None if p is None else p() for p in pinned]
+            jumps = not any(n is None or not n.is_number or not n.is_finite for n in numbers) and sympy.Eq(*numbers) is sympy.false
+        else:
+            gap = there - value
+            jumps = not there.has(sympy.Piecewise, sympy.nan, sympy.zoo) and (exact_signs.nonzero_somewhere(gap) if gap.free_symbols
+                                                                              else gap.is_zero is False)
+    except (TypeError, ValueError, NotImplementedError, errors.SymgpuError):
+        return [edge]
+    return list(dict.fromkeys([*((edge + e) / 2 for e in edges if e != edge), 2 * edge, edge / 2])) if jumps else [edge]

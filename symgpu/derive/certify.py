@@ -23,7 +23,7 @@ import pint
 import sympy
 
 from symgpu import errors
-from symgpu.derive import certify_bound, certify_boundary, certify_fixed_point, certify_limit, certify_region, certify_regimes, result_form, summary
+from symgpu.derive import certify_bound, certify_boundary, certify_fixed_point, certify_limit, certify_region, certify_regimes, exact_location, result_form, summary
 from symgpu.derive.certify_path import (RESIDUAL, Asked, _admissible, _fail, _inside, _Point, _quantity, _result_at, _unsettled,
                                         _scan_grid, _settles_finite, _with, at_a_point, case_edges, sorted_unique, stated_hold)
 from symgpu.derive.certify_solve import _out_of_reach, _solve, _target_free_of_the_variable
@@ -324,7 +324,9 @@ def _extremum(model: Model, derivation: Derivation, asked: Asked, point: _Point)
         at = float(_quantity(model, asked, point, np.asarray(location)))
         # an extreme value near 0 (a domain edge where the quantity crosses 0) equals to the IEEE resolution of the quantity's scale
         floor = 1e-12 * float(np.max(np.abs(scanned[fine]))) if fine.any() else 0.0
-        if not abs(at - value) <= max(RESIDUAL * max(abs(at), abs(value), 1e-300), floor):
+        close = lambda v: abs(v - value) <= max(RESIDUAL * max(abs(v), abs(value), 1e-300), floor)  # noqa: E731
+        if not close(at) and not close(exactly if (exactly := exact_location.value_there(model, derivation, asked, point)) is not None
+                                       else np.nan):  # the location's double past a case's edge: the location itself decides
             raise _fail(model, asked, point, f"at {asked.variable} = {location:.10g} the quantity is {at:.10g}, not the extreme value {value:.10g}")
     if not fine.any():
         return None

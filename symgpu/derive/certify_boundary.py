@@ -2,7 +2,7 @@
 two named limiters of the quantity's Min/Max (or of the one it reaches through sums and products) cross (their difference changes sign), or else the
 regime :func:`symgpu.evaluate.active.binding` names differs on the two sides
 (:func:`symgpu.evaluate.active.boundary_sides`) or at the boundary itself, and between the regimes
-named (:func:`symgpu.derive.results.composite_switch`). Where two arguments that do not bind cross
+named (:func:`symgpu.derive.switch_sides.composite_switch`). Where two arguments that do not bind cross
 the certificate says so. One rule for a boundary of a regime pair where the regime is the same on both sides: it is
 left aside where the two are tied on both sides (:func:`_tied_beside`), said so, or where one regime of the pair
 holds on neither side (:func:`_absent`), and refused otherwise. Brute force on :mod:`symgpu.evaluate` only."""
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import sympy
 
-from symgpu.derive import declared_range, point_switches, regime_split, results, solving, staircase_boundary
+from symgpu.derive import declared_range, point_switches, regime_split, results, solving, staircase_boundary, switch_sides
 from symgpu import errors
 from symgpu.derive.certify_path import Asked, _fail, _inside, _Point, _result_at, _roots_at, _with, at_a_point
 from symgpu.derive.derivation import Derivation
@@ -31,6 +31,7 @@ def boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
     expr = model.expression(asked.quantity, stop_at=keep)
     pair = _limiter_pair(model, asked.quantity, derivation.extra.between, keep)
     checked = 0
+    ends: list[float] = []  # boundaries at an end of the variable's declared range: checked from the side inside it
     crossings: list[float] = []  # two arguments' order switches, but the binding argument does not
     ties: list[float] = []  # two regimes of a pair equal on both sides: no switch between them
     pairs = _pairs_at(model, derivation, asked, point)
@@ -62,8 +63,8 @@ def boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
             tie_end = sides[0] == sides[1] and _tie_ends(model, asked, point, derivation.extra.between, around)
             if sides[0] == sides[1] and not tie_end:
                 raise _fail(model, asked, point, f"the regime is the same just below and just above the boundary {asked.variable} = {number:.10g}")
-            values = [_with(model, asked, point, x) for x in (around[0], around[1] if around[0] != number else number)]
-            if results.composite_switch(model, asked.quantity, derivation.extra.between, point.preset, values) is False:
+            values = [_with(model, asked, point, x) for x in around]  # at the declared range's end: the end and the side inside
+            if switch_sides.composite_switch(model, asked.quantity, derivation.extra.between, point.preset, values) is False:
                 if at_a_point(asked):  # the command line refuses it, naming the switch there (results.applying_boundaries)
                     continue
                 raise _fail(model, asked, point, f"the regime switches at {asked.variable} = {number:.10g}, but not between the named regimes")
@@ -71,11 +72,16 @@ def boundary(model: Model, derivation: Derivation, asked: Asked, point: _Point) 
                 crossings.append(number)
                 continue
         checked += 1
+        if around[0] == number:
+            ends.append(number)
     scan = _scanned(model, derivation, asked, point, expr, _roots_at(model, derivation, asked, point, {}))
     if scan is not None:  # at a point with no pair named, the answer shown is the scan's (results.applying_boundaries)
         return scan
     if not checked and not crossings and not ties:
         return None
+    if ends and checked == 1 and not crossings and not ties:  # no side below: the switch is between the end and the side inside
+        return (f"the regime switches at the boundary, the end of {asked.variable}'s declared range ({asked.variable} = "
+                f"{_numbers(ends)}): between its value there and just inside the range")
     if not crossings and not ties:
         return f"the regime switches at {'each of ' + str(checked) + ' boundaries' if checked > 1 else 'the boundary'}"
     said = [f"the regime switches at {checked} of {checked + len(crossings) + len(ties)} boundaries"]

@@ -1,5 +1,6 @@
-"""The certificate of a limit: evaluation along an approach to the limit point tends to the answer (an infinite one:
-grows without bound, the approach carried on while it stays level: :func:`_grows_further`)."""
+"""The certificate of a limit: evaluation along an approach to the limit point tends to the answer (an infinite one
+grows without bound, followed deeper by :mod:`symgpu.derive.limit_depth`; a finite one the approach leaves level at
+its last step followed on while it stays there: :func:`_further`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import numpy as np
 import sympy
 
 from symgpu import errors
+from symgpu.derive import limit_depth
 from symgpu.derive.certify_path import Asked, _admissible, _exact_at, _fail, _Point, _quantity, _result_at, _to_number
 from symgpu.derive.derivation import Derivation
 
@@ -44,9 +46,14 @@ def limit(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> 
         seen = _quantity(model, asked, point, approach)
     tail = seen[-4:]
     if np.isinf(expected):
-        if not _grows(tail, expected) and not _further(model, asked, point, to, float(approach[-1]), seen[-4:], expected):
+        grows = _grows(tail, expected)
+        beyond = None if grows else limit_depth.grows_beyond(  # a constant left behind only past the approach's last step
+            expected, to, -1.0 if asked.direction == "-" else 1.0, tail, lambda xs: _quantity(model, asked, point, xs),
+            lambda x: _admissible(model, asked, point, x), lambda xs: _exact_tail(model, asked, point, xs))
+        if not grows and beyond is None:
             raise _fail(model, asked, point, f"the answer is {expected} but the quantity approaches {tail[-1]:.10g}")
-        return f"the quantity grows without bound as {asked.variable} -> {asked.to}{_side_said(asked, to)}"
+        return f"the quantity grows without bound as {asked.variable} -> {asked.to}{_side_said(asked, to)}" + \
+            (f" (followed on to {asked.variable} = {beyond:.3g}: up to {approach[-1]:.3g} it had not yet grown)" if beyond is not None else "")
     errors_seen = np.abs(tail - expected)
     scale = max(abs(expected), 1e-300)
     shrinking = bool(np.all(np.diff(errors_seen) < 0) and errors_seen[-1] <= 0.1 * errors_seen[0])  # tenfold in three decades: 0 by c*x
@@ -80,14 +87,12 @@ def _tends(tail: np.ndarray, expected: float) -> bool:
 
 
 def _further(model: Model, asked: Asked, point: _Point, to: float, last: float, tail: np.ndarray, expected: float) -> bool:
-    """A limit whose approach ends level (a constant Min/Max argument still binding at 1e13: gen_11_69's oo, gen_13_68's
-    0): the approach goes on a decade at a time (to 1e300, or down to 1e-300 beside 0) while the quantity stays level or
-    moves toward ``expected``; the answer holds where four decades in a row then grow strictly (:func:`_grows`), or reach
-    a finite ``expected`` (:func:`_tends`). A step away from it, a value that is no number or a point without a value
-    refuse it, as the first decades would; a finite limit goes on only from a tail of one value."""
-    infinite = bool(np.isinf(expected))
-    towards = np.sign(expected) if infinite else 0.0
-    if not (np.all(np.diff(towards * tail) >= 0) if infinite else np.all(tail == tail[0])):
+    """A finite limit whose approach ends on one value (a constant Min argument still binding at 1e13: gen_13_68's 0): the
+    approach goes on a decade at a time (to 1e300, or down to 1e-300 beside 0) while the quantity stays there or moves
+    toward ``expected``; the answer holds where four decades in a row then reach it (:func:`_tends`). A step away from
+    it, a value that is no number or a point without a value refuse it, as the first decades would. (An infinite limit
+    is followed deeper by :mod:`symgpu.derive.limit_depth`.)"""
+    if not np.all(tail == tail[0]):
         return False
     decades = np.arange(1, 300)
     if np.isinf(to):
@@ -101,11 +106,10 @@ def _further(model: Model, asked: Asked, point: _Point, to: float, last: float, 
     except (errors.SymgpuError, ArithmeticError, TypeError, ValueError):  # no number further on: not shown to get there
         return False
     for x, value in zip(xs, values):
-        if not _admissible(model, asked, point, float(x)) or np.isnan(value) or (
-                towards * value < towards * tail[-1] if infinite else abs(value - expected) > abs(tail[-1] - expected)):
+        if not _admissible(model, asked, point, float(x)) or np.isnan(value) or abs(value - expected) > abs(tail[-1] - expected):
             return False
         tail = np.append(tail[1:], value)
-        if _grows(tail, expected) if infinite else _tends(tail, expected):
+        if _tends(tail, expected):
             return True
     return False
 

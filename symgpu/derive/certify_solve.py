@@ -14,7 +14,7 @@ import pint
 import sympy
 
 from symgpu import errors, units
-from symgpu.derive import exact_roots, results
+from symgpu.derive import exact_roots, range_lines, results
 from symgpu.derive.certify_path import (RESIDUAL, Asked, _assumed_hold, _close, _exact_at, _exact_expr, _exact_gap, _fail, _inside, _Point, _quantity, _result_at, _roots_at,
                                         _scan_grid, _with, kept_valued, sorted_unique)
 from symgpu.derive.derivation import Derivation
@@ -426,7 +426,9 @@ def _ranges(model: Model, derivation: Derivation, asked: Asked, point: _Point) -
     ``valid_when`` domain; where the relation holds exactly the answer says so."""
     stated = derivation.extra.holds_for
     claim = sympy.true if derivation.result is sympy.true else (derivation.result if stated is None else stated)
-    grid = _scan_grid(model, asked.variable, [])
+    scan = _scan_grid(model, asked.variable, [])
+    probed = range_lines.probes(model, derivation, point.preset, {**point.values, **results.result_values(derivation, {})})
+    grid = np.concatenate([scan, probed])  # each flat range's ends, beside them and inside, after the scan: tested too
     given = _target_value(model, asked, point)
     with np.errstate(all="ignore"):
         if not given and asked.target is None:  # no target: the value the quantity has at a variable value
@@ -439,8 +441,8 @@ def _ranges(model: Model, derivation: Derivation, asked: Asked, point: _Point) -
     near = finite & (np.abs(along - targets) <= RESIDUAL * scale)
     exact = finite & (np.abs(along - targets) <= EXACT * scale)
     extra = {**results.result_values(derivation, {}), **given}
-    claimed = 0
-    for i in sorted_unique(np.linspace(0, len(grid) - 1, RANGE_SAMPLES).astype(int)):
+    claimed = probes_claimed = 0
+    for i in [*sorted_unique(np.linspace(0, len(scan) - 1, RANGE_SAMPLES).astype(int)), *range(len(scan), len(grid))]:
         x = float(grid[i])
         says = active.condition_true(model, claim, point.preset, {**_with(model, asked, point, x), **extra})
         if says and not inside[i]:
@@ -452,11 +454,15 @@ def _ranges(model: Model, derivation: Derivation, asked: Asked, point: _Point) -
         if not says and inside[i] and exact[i]:
             raise _fail(model, asked, point, f"the relation holds at {asked.variable} = {x:.10g} (the quantity is {along[i]:.10g}), "
                         "which the answer's ranges leave out")
-        claimed += bool(says)
+        claimed += bool(says) and i < len(scan)
+        probes_claimed += bool(says) and i >= len(scan)
+    if probes_claimed and not claimed:  # a narrow range between the scanned values (a staircase's step)
+        return (f"the relation holds at the {probes_claimed} values of {asked.variable} tested inside the answer's ranges (beside "
+                f"their ends and between), at none of the {len(probed) - probes_claimed} beside them outside, nor at a scanned value")
     if claimed:
         return (f"the relation holds at the {claimed} of {RANGE_SAMPLES} scanned values of {asked.variable} that the answer's ranges "
                 "cover, inside the domain, and at no other")
-    return _no_range_here(model, asked, point, grid[inside], given,
+    return _no_range_here(model, asked, point, scan[inside[:len(scan)]], given,
                           lambda x: active.condition_true(model, claim, point.preset, {**_with(model, asked, point, x), **extra}))
 
 

@@ -254,7 +254,10 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             numeric = not cand.location.free_symbols  # read as a pure number, the value is the quantity's own expression
             try:  # there, whose unit is checked instead: at once where the value as written is inconsistent (regrouping it
                 inconsistent = numeric and cand.location != 0 and not dimensions.consistent(cand.value, job.dims())
-                job.check_unit(expr if inconsistent else cand.value, job.quantity, f"{kind}imum value")  # cannot give the unit
+                where = f", where {sympy.sstr(sympy.And(*cand.conditions))}" if cand.conditions else ""
+                about = f"{job.quantity} at the candidate {var} = {sympy.sstr(cand.location)} ({cand.origin}){where}"
+                job.check_unit(expr if inconsistent else cand.value, job.quantity, f"{kind}imum value",  # cannot give the unit
+                               **({} if inconsistent else {"step": "value at candidate", "about": about}))
             except errors.DerivationError:  # back: 4.6 s to fail on Hong & Kim's Exec_cycles_app at a <= 8), else where
                 if not numeric:  # the value's own check fails
                     raise

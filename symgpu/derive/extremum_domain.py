@@ -376,7 +376,7 @@ def _strict_edges(job: jobs._Job, domain: Sequence[sympy.Basic], var: sympy.Symb
             if slope not in (1, -1):
                 continue
             inside_above = (slope == 1) == isinstance(condition, sympy.StrictGreaterThan)
-            others = [_closed(c) for c in domain if c is not condition]
+            others = [case_conditions.closed(c) for c in domain if c is not condition]
             when = at_location(job, others, var, root)
             if when is None:
                 job.step("edge cut off", sympy.Eq(var, root), f"the edge of {sympy.sstr(condition)} lies outside the rest of "
@@ -397,14 +397,6 @@ def unbounded(job: jobs._Job, ends: Sequence[OpenEnd], kind: str) -> None:
         if end.value == beyond and not end.when:  # one approached only where its conditions hold: compared there
             raise errors.DerivationError(f"{job.model.id}: {job.quantity} has no {kind}imum over {job.variable}: it tends to "
                                          f"{sympy.sstr(beyond)} as {job.variable} -> {sympy.sstr(end.point)}; ask for the limit instead")
-
-
-def _closed(relation: sympy.Basic) -> sympy.Basic:
-    """``a > b`` as ``a >= b`` (``<`` as ``<=``), each relation of a condition on a case table (:mod:`.case_conditions`) too."""
-    if isinstance(relation, sympy.logic.boolalg.BooleanFunction) and relation.has(sympy.ITE):
-        return case_conditions.as_cases(relation, each=_closed)
-    closed = {sympy.StrictGreaterThan: sympy.GreaterThan, sympy.StrictLessThan: sympy.LessThan}.get(type(relation))
-    return closed(relation.lhs, relation.rhs) if closed is not None else relation
 
 
 def _at_edge(relation: sympy.Basic, var: sympy.Symbol, edge: sympy.Expr) -> sympy.Basic | None:
@@ -481,11 +473,14 @@ def plateau_candidates(job: jobs._Job, regimes: Sequence[Any], var: sympy.Symbol
     for regime in regimes:
         if var in regime.expression.free_symbols:
             continue
-        for cond, edges in _plateau_edges(job, regime, var, point):
-            for edge in edges:
-                local = job.ctx.copy()
+        together = case_conditions.closure([c.relational for c in regime.raw])  # None: each relation closed alone
+        plateau_edges = _plateau_edges(job, regime, var, point)
+        for cond, edges in plateau_edges:  # beside an edge where a case table jumps: there its conditions themselves hold
+            for edge in (at for e in edges for at in case_conditions.beside(job, expr, var, e, regime.expression, [x for _, xs in plateau_edges for x in xs], point)):
+                local, exact = job.ctx.copy(), edge not in edges
                 # a strict condition's edge belongs to the plateau's closure: the quantity is continuous there
-                at_edge = [_at_edge(_closed(c.relational), var, edge) for c in regime.raw]
+                at_edge = [_at_edge(c.relational if exact else case_conditions.closed(c.relational), var, edge) for c in regime.raw] \
+                    if together is None or exact else [_at_edge(together, var, edge)]
                 if any(c is None for c in at_edge):
                     continue  # a condition with no value at the edge nor beside it: no candidate there
                 conditions = local.tidy_unless_refuted(at_edge)

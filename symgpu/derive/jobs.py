@@ -303,8 +303,9 @@ class _Job:
         except counted_dimensions.Differs as exc:
             raise differs(exc.found, exc.expected) from None
 
-    def check_unit(self, expr: Any, name: str, what: str) -> str:
-        """Check that ``expr`` has the dimension of symbol ``name``; return the unit text."""
+    def check_unit(self, expr: Any, name: str, what: str, *, step: str = "unit check", about: str = "") -> str:
+        """Check that ``expr`` has the dimension of symbol ``name``; return the unit text. The step is labelled ``step``,
+        its reason ``about`` first where given (an extremum's value at a candidate: what it is, then its unit checked)."""
         unit = self.model.unit_text(name)
         if not isinstance(expr, sympy.Basic) or expr.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan) or expr.is_zero:
             return unit  # a bare 0 (or infinity) has every dimension
@@ -316,8 +317,8 @@ class _Job:
                                        f"{where} has dimension {found}, but {name} is {expected} (unit {unit}); the model's equations "
                                        "or the request are inconsistent"))
         counted = f" (counting {', '.join(sorted(self.counts))} as pure numbers)" if self.counts else ""
-        self.step("unit check", sympy.Eq(self.model.symbols[name], expr, evaluate=False),
-                  f"dimension {dimensions.show(found)} equals the declared unit of {name} [{unit}]{counted}")
+        self.step(step, sympy.Eq(self.model.symbols[name], expr, evaluate=False),
+                  f"{about}{'; its ' if about else ''}dimension {dimensions.show(found)} equals the declared unit of {name} [{unit}]{counted}")
         return unit
 
 

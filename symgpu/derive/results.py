@@ -14,6 +14,7 @@ import sympy
 
 from symgpu import errors, units
 from symgpu.derive import at_point, declared_range, exact_roots, point_switches, solve_outside, targets
+from symgpu.derive import switch_sides
 from symgpu.derive.derivation import Derivation, as_evaluated
 from symgpu.derive.extra_records import FlatRange, RootRecord
 from symgpu.evaluate import evaluator, input_values
@@ -65,8 +66,11 @@ def evaluate_result(model: Model, derivation: Derivation, preset: str | None = N
     that hold at the point, as the command line shows them (:func:`applying_roots`,
     :func:`applying_boundaries`): an array where the result is a tuple of roots, else the one
     value; :class:`symgpu.errors.NoAnswerHere` where none holds there.
+
+    ``values={...}`` (a mapping, as :meth:`Model.evaluate` takes them) is read as those values, not as a symbol named
+    ``values`` (round 34g: a notebook user's ``values=`` was refused as "unknown symbol 'values'").
     """
-    values, model = result_values(derivation, values), targets.holding(model, derivation.extra.given_constants)
+    values, model = result_values(derivation, _spread(model, values)), targets.holding(model, derivation.extra.given_constants)
     if which != "location" and isinstance(derivation.result, (sympy.Basic, dict)) and not holds_on_ranges(derivation.result) \
             and (derivation.operation == "boundary" or _records_of_result(derivation)):
         return _applying_value(model, derivation, preset, values)
@@ -77,10 +81,26 @@ def evaluate_result(model: Model, derivation: Derivation, preset: str | None = N
     else:
         expr = derivation.result
         unit = derivation.unit
+    if expr is None and which == "location":  # an extremum approached, not attained; other operations have none
+        raise errors.EvaluationError(f"{model.id}: the {derivation.operation} of {derivation.quantity} over {derivation.variable} has no "
+                                     + (f"location: {derivation.method}; its result is the value approached"
+                                        if derivation.operation == "extremum" else "location; ask for which='result'"))
     if not isinstance(expr, sympy.Basic):
         raise errors.EvaluationError(f"{model.id}: the result {expr!r} is not a single expression")
     expr = as_evaluated(model, derivation, expr, "location" if which == "location" else "result")
     return evaluator.evaluate_expression(model, expr, unit or None, preset=preset, values=evaluator.with_kept(model, expr, preset, values))
+
+
+def _spread(model: Model, values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with a mapping given as ``values=`` spread into it; a name given both ways is refused."""
+    given = values.get("values")
+    if not isinstance(given, Mapping):
+        return values
+    rest = {k: v for k, v in values.items() if k != "values"}
+    twice = sorted(set(rest) & set(given))
+    if twice:
+        raise errors.UsageError(f"{model.id}: {', '.join(twice)} given both in values= and as a keyword: give each once")
+    return {**given, **rest}
 
 
 def _records_of_result(derivation: Derivation) -> list[RootRecord]:
@@ -292,11 +312,11 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
         pair = set(between) if between is not None else set(candidate.regime.split("|")) if "|" in candidate.regime else set()
         try:
             if own and name is not None:  # regimes of the quantity's own equation: the active one must switch (to the named pair)
-                regimes = _regimes_beside(model, name, variable, b, preset, values)
-                composite = composite_switch(model, name, pair, preset, sides)
+                regimes = switch_sides.regimes_beside(model, name, variable, b, preset, values)
+                composite = switch_sides.composite_switch(model, name, pair, preset, sides)
                 if regimes[0] != regimes[1] and (composite if composite is not None else
-                                                 not pair or not pair <= own or _switches_between(regimes[0], regimes[1], pair)
-                                                 or _first_named_switch(model, name, preset, sides, pair, regimes)):
+                                                 not pair or not pair <= own or switch_sides.switches_between(regimes[0], regimes[1], pair)
+                                                 or switch_sides.first_named_switch(model, name, preset, sides, pair, regimes)):
                     kept.append(candidate)
             elif expr is not None:  # the binding argument differs on the two sides, or at the value itself (holding there only)
                 below, above = (active.binding(model, expr, preset, side) for side in sides)
@@ -305,7 +325,7 @@ def applying_boundaries(model: Model, derivation: Derivation, preset: str | None
         except errors.DomainError:  # outside a valid_when domain the model gives no value: no boundary there
             continue
         except errors.EvaluationError:  # the point lacks an input the regimes need (not the boundary): not decided here
-            if name is None or rewritten is not None or not _undefined_beside(model, name, preset, sides):
+            if name is None or rewritten is not None or not switch_sides.undefined_beside(model, name, preset, sides):
                 kept.append(candidate)
     if not kept and between is not None and scanned and not set(between) <= own:  # a nested pair may change places inside a limiter (F3)
         return _scanned(model, derivation, preset, values, name, expr, tuple(between))
@@ -342,7 +362,7 @@ class Switch:
 
     def between(self, pair: Sequence[str]) -> bool:
         """Is it a switch between the two regimes of ``pair`` (each binding on one side only)?"""
-        return _switches_between(self.below, self.above, set(pair))
+        return switch_sides.switches_between(self.below, self.above, set(pair))
 
 
 def switches_beside(model: Model, derivation: Derivation, preset: str | None, values: Mapping[str, Any]) -> tuple[Switch, ...]:
@@ -361,79 +381,12 @@ def switches_beside(model: Model, derivation: Derivation, preset: str | None, va
     for candidate in candidates:
         b = float(candidate.value.magnitude)
         try:
-            below, above = _regimes_beside(model, name, derivation.variable, b, preset, values)
+            below, above = switch_sides.regimes_beside(model, name, derivation.variable, b, preset, values)
         except errors.SymgpuError:
             continue
         if below != above:
             found.append(Switch(b, below, above))
     return tuple(found)
-
-
-def _regimes_beside(model: Model, name: str, variable: str, b: float, preset: str | None,
-                    values: Mapping[str, Any]) -> tuple[frozenset[str], frozenset[str]]:
-    """The regimes of ``name``'s own equation binding just below and just above ``variable = b``
-    (at ``b`` itself for the upper side where both sides agree: a regime that holds there only, ``Eq(x, 1)``)."""
-    sides = [{**values, variable: x} for x in active.boundary_sides(model, variable, b)]
-    regimes = [_binding_at(model, name, preset, side) for side in sides]
-    if regimes[0] == regimes[1] and sides[0][variable] != b:
-        regimes[1] = _binding_at(model, name, preset, {**values, variable: b})
-    return regimes[0], regimes[1]
-
-
-def _binding_at(model: Model, name: str, preset: str | None, values: Mapping[str, Any]) -> frozenset[str]:
-    """The regimes of ``name``'s own equation that bind at the point: its applying case, or the
-    limiters of its Min/Max as the regime table names them (:func:`symgpu.evaluate.active.binding_names`:
-    equal bounds both, a nested Min's inner limiters)."""
-    if isinstance(model.equation_for(name).rhs, (sympy.Min, sympy.Max)):
-        return active.binding_names(model, name, preset, **values)
-    return frozenset({active.active_regime(model, name, preset, **values)[0]})
-
-
-def _switches_between(below: frozenset[str], above: frozenset[str], pair: set[str]) -> bool:
-    """Does the regime switch from one of the two named regimes, binding on one side only, to the
-    other, binding on the other side only?"""
-    if len(pair) != 2:
-        return False
-    a, b = sorted(pair)
-    return a in below - above and b in above - below or b in below - above and a in above - below
-
-
-def _first_named_switch(model: Model, name: str, preset: str | None, sides: Sequence[Mapping[str, Any]], pair: set[str],
-                        regimes: Sequence[frozenset[str]]) -> bool:
-    """The two of ``pair`` bind together on one side (``regimes``: :func:`_binding_at`'s names), and the limiter
-    that binds by the model's rule (:func:`symgpu.evaluate.active.active_regime`: the first of equal ones in the
-    file's order) changes from one of them to the other across the two sides (a staircase's step edge)?"""
-    tied = len(pair) == 2 and any(pair <= side for side in regimes)
-    names = [active.active_regime(model, name, preset, **side)[0] for side in sides] if tied else []
-    return len(set(names)) == 2 and set(names) == pair
-
-
-def composite_switch(model: Model, name: str, pair: Any, preset: str | None, sides: Sequence[Mapping[str, Any]]) -> bool | None:
-    """Two regimes named ``case+limiter...`` (at least one with a limiter), the cases of ``name``'s own case table: does
-    one hold on the first side and the other on the second (:func:`symgpu.evaluate.active.composite_holds`)? None for
-    another pair (the boundary's certificate and :func:`applying_boundaries` check it, beside each value)."""
-    pair = set(pair or ())
-    own = {c.id for c in model.equation_for(name).cases} if name in model.defining else set()
-    if len(pair) != 2 or all("+" not in p for p in pair) or not {p.split("#")[0].split("+")[0] for p in pair} <= own:
-        return None
-    a, b = sorted(pair)
-    held = [(active.composite_holds(model, name, a, preset, **side), active.composite_holds(model, name, b, preset, **side)) for side in sides]
-    return held[0] == (True, False) and held[1] == (False, True) or held[0] == (False, True) and held[1] == (True, False)
-
-
-def _undefined_beside(model: Model, name: str, preset: str | None, sides: Sequence[Mapping[str, Any]]) -> bool:
-    """Does the quantity, every input given, have no value (NaN: ``0/0`` where an input is 0) on a side
-    of a candidate boundary? Then no regime holds there and the named regimes do not switch: Hong &
-    Kim's ``CWP_full = (Mem_cycles + Comp_cycles)/Comp_cycles`` at ``Uncoal_Mem_insts = 0`` when it is
-    the only instruction count, the low end of its range."""
-    for side in sides:
-        try:
-            value = float(evaluator.evaluate(model, name, preset=preset, values=side).magnitude)
-        except (errors.SymgpuError, TypeError, ValueError):
-            return False  # a missing input: not decided here
-        if math.isnan(value):
-            return True
-    return False
 
 
 @dataclass(frozen=True)
@@ -489,4 +442,5 @@ def applying_ranges(model: Model, derivation: Derivation, preset: str | None, va
     unknown) whose two sides are equal at the preset / values: there the relation holds for every
     value of the unknown that meets the regime's conditions (``when``), a range of roots."""
     merged = result_values(derivation, values)
-    return tuple(f for f in derivation.extra.ranges or () if active.condition_true(model, f.equal, preset, merged))
+    return tuple(f for f in derivation.extra.ranges or () if active.condition_true(
+        model, f.equal, preset, evaluator.with_kept(model, f.equal, preset, merged, free_of=derivation.variable)))

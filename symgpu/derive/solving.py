@@ -474,7 +474,10 @@ def _jump(job: jobs._Job, piecewise: sympy.Piecewise, cases: tuple[int, int], be
     regime changes, not where the values meet."""
     assert job.ctx is not None
     memo: dict[sympy.Basic, tuple[sympy.Basic, bool]] = {}  # the two values share most of their nodes
-    at = [forms.xreplaced(piecewise.args[k][0], {var: root}, memo)[0] for k in cases]
+    try:
+        at = [forms.xreplaced(piecewise.args[k][0], {var: root}, memo)[0] for k in cases]
+    except (ValueError, TypeError):  # a case with no value at the root (Min(floor(s/x), k) at x = 0): no jump to say
+        return
     if job.ctx.decide(sympy.Ne(at[0] - at[1], 0)) is True:
         job.step("values jump", sympy.Tuple(*at), f"{job.quantity} is discontinuous at {var} = {sympy.sstr(root)}: "
                  f"{between[0]} gives {sympy.sstr(at[0])} there, {between[1]} {sympy.sstr(at[1])}")

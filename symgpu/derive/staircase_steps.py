@@ -1,5 +1,5 @@
-"""At a point, a regime's equation that holds ``floor``/``ceiling`` of a linear function of the unknown,
-solved step by step.
+"""At a point, a regime's equation that holds ``floor``/``ceiling`` of a linear function of the unknown (or of its
+reciprocal: ``floor(smem_sm/smem_block)``), solved step by step.
 
 SymPy gives no closed form for ``S = (c + d*W)*ceiling(M_Read*W/MSHRs)`` in ``W`` (MDM's memory-divergent
 regime). At a point (every input but the unknown given) the staircase's argument is ``a*W + b`` with
@@ -11,7 +11,8 @@ the point's check (:func:`symgpu.derive.results.applying_roots`) and the certifi
 other root; a step whose equation no longer holds the unknown is a range of roots where its two sides
 are equal (``n_batches = 3``: every ``W`` with ``2 < M_Read*W/MSHRs <= 3``). Where the interval is
 unbounded and the steps' equations still hold the unknown, the staircase takes infinitely many values:
-refused, saying so.
+refused, saying so. An argument ``p/W + q`` is monotone on a range of ``W`` on one side of 0: its steps are the
+ranges SymPy's ``solveset`` gives for ``k <= p/W + q < k + 1``.
 """
 
 from __future__ import annotations
@@ -51,6 +52,35 @@ class _Pinned:
             return None if made is None else made().xreplace({self.var: self.x * scaling.unit_scale(self.job.model.units[self.var.name])})
         except (TypeError, ValueError, ArithmeticError):
             return None
+
+
+@dataclass(frozen=True)
+class _Stair:
+    """The staircase's argument at the point, in the unknown ``x``: ``slope*x + offset``, or ``slope/x + offset``
+    (``reciprocal``, over a span on one side of 0); rational numbers."""
+
+    ceiling: bool
+    slope: sympy.Expr
+    offset: sympy.Expr
+    x: sympy.Symbol
+    reciprocal: bool = False
+
+    def at(self, value: sympy.Expr) -> sympy.Expr:
+        """The argument at ``x = value``."""
+        return self.slope * (1 / value if self.reciprocal else value) + self.offset
+
+    def at_end(self, end: sympy.Expr) -> sympy.Expr:
+        """The argument's limit at an end of a span (infinite at the reciprocal's pole, ``offset`` at its infinite ends)."""
+        if not self.reciprocal:
+            return self.slope * end + self.offset
+        return sympy.oo if end == 0 else self.offset if not end.is_finite else self.at(end)
+
+    def flat(self) -> bool:
+        return bool(self.slope == 0)
+
+    def level(self) -> int:
+        """The one value of a flat staircase."""
+        return int(sympy.ceiling(self.offset) if self.ceiling else sympy.floor(self.offset))
 
 
 def needed(equation: sympy.Basic, var: sympy.Symbol) -> bool:
@@ -95,23 +125,23 @@ def _steps(job: jobs._Job, equation: sympy.Eq, regime: Regime, var: sympy.Symbol
     pinned = _stairs(numeric, x)
     if len(pinned) != 1 or numeric.free_symbols != {x}:
         return None
-    slope, offset = _linear(pinned[0].args[0], x)
-    if slope is None or offset is None:
+    ceiling = isinstance(atom, sympy.ceiling)
+    stair = _stair(pinned[0].args[0], x, ceiling)
+    if stair is None:
         return None
     span = _span(job, pin, [c.relational for c in regime.raw] + list(rooted))
-    if span is None:
-        return None
-    ceiling = isinstance(atom, sympy.ceiling)
+    if span is None or stair.reciprocal and span is not sympy.S.EmptySet and span.inf < 0 < span.sup:
+        return None  # the reciprocal's pole inside the span: not monotone there
     level = sympy.Dummy("k")
     stepped = numeric.xreplace({pinned[0]: level})
-    levels = [] if span is sympy.S.EmptySet or stepped is sympy.false else _levels(ceiling, slope, offset, span)
+    levels = [] if span is sympy.S.EmptySet or stepped is sympy.false else _levels(stair, span)
     if isinstance(stepped, sympy.Eq) and x not in stepped.free_symbols:
         # the steps' values do not depend on var at the point: the equation picks the step(s) itself
         chosen = real_roots(stepped, level)
         if chosen is not None:
-            levels = [int(k) for k in chosen if k.is_integer and _meets(span, ceiling, slope, offset, int(k))]
+            levels = [int(k) for k in chosen if k.is_integer and _meets(span, stair, int(k))]
     if levels is None and isinstance(stepped, sympy.Eq):
-        levels = _confined(stepped, x, level, span, ceiling, slope, offset)
+        levels = _confined(stepped, x, level, span, stair)
     where = at_point.where_text(given.preset, given.values)
     what = f"regime {regime.name}" if regime.name != "all" else "the equation"
     over = sympy.sstr(span.as_relational(sympy.Symbol(var.name, real=True))) if span is not sympy.S.EmptySet else "no value"
@@ -126,7 +156,7 @@ def _steps(job: jobs._Job, equation: sympy.Eq, regime: Regime, var: sympy.Symbol
             f"{job.model.id}: SymPy finds no closed form for {what}: {sympy.sstr(equation)} in {var}; at {where}, {sympy.sstr(atom)} "
             f"is constant on steps, but over the {var} of {what} ({over}) more than {MAX_STEPS} of its steps may hold a root, "
             f"too many to solve one by one: narrow {var} (--assume) or evaluate over a grid")
-    kept = [k for k in levels if _holds_on_step(stepped.xreplace({level: k}), x, span, ceiling, slope, offset, k)]
+    kept = [k for k in levels if _holds_on_step(stepped.xreplace({level: k}), x, span, stair, k)]
     job.step(f"steps of {what}", sympy.Tuple(*kept),
              f"at {where} the {var} of {what} lies where {over}; there {sympy.sstr(atom)} takes {len(levels)} value(s), on each "
              "step a constant that gives the equation a closed form: the steps listed can hold a root or a range of roots "
@@ -147,6 +177,17 @@ def _linear(argument: sympy.Expr, var: sympy.Symbol) -> tuple[sympy.Expr | None,
     if slope.free_symbols or offset.free_symbols or not slope.is_Rational or not offset.is_Rational:
         return None, None
     return slope, offset
+
+
+def _stair(argument: sympy.Expr, x: sympy.Symbol, ceiling: bool) -> _Stair | None:
+    """``argument`` as a :class:`_Stair` (linear in ``x``, or in ``1/x``), or None where it is neither."""
+    slope, offset = _linear(argument, x)
+    if slope is not None and offset is not None:
+        return _Stair(ceiling, slope, offset, x)
+    slope, offset = _linear(argument.xreplace({x: 1 / x}), x)
+    if slope is not None and offset is not None and slope != 0:
+        return _Stair(ceiling, slope, offset, x, reciprocal=True)
+    return None
 
 
 def _span(job: jobs._Job, pin: _Pinned, conditions: Sequence[sympy.Basic]) -> sympy.Set | None:
@@ -176,30 +217,34 @@ def _span(job: jobs._Job, pin: _Pinned, conditions: Sequence[sympy.Basic]) -> sy
     return span
 
 
-def _levels(ceiling: bool, slope: sympy.Expr, offset: sympy.Expr, span: sympy.Set) -> list[int] | None:
+def _levels(stair: _Stair, span: sympy.Set) -> list[int] | None:
     """The values the staircase takes over ``span`` (every integer between its values at the ends: a superset), or None
     where there are infinitely many. At most :data:`MAX_STEPS` + 1 are listed."""
-    if slope == 0:
-        return [int(sympy.ceiling(offset) if ceiling else sympy.floor(offset))]
-    ends = [slope * span.inf + offset, slope * span.sup + offset]
+    if stair.flat():
+        return [stair.level()]
+    ends = [stair.at_end(span.inf), stair.at_end(span.sup)]
     if any(not e.is_finite for e in ends):
         return None
-    step = sympy.ceiling if ceiling else sympy.floor
+    step = sympy.ceiling if stair.ceiling else sympy.floor
     first, last = int(step(min(ends))), int(step(max(ends)))
     return list(range(first, min(last, first + MAX_STEPS) + 1))
 
 
-def _on_step(ceiling: bool, slope: sympy.Expr, offset: sympy.Expr, k: int) -> sympy.Set:
-    """The values of the unknown where the staircase (``slope*var + offset``, nonzero slope) is ``k``: ``k - 1 < g <= k``
-    for a ceiling, ``k <= g < k + 1`` for a floor."""
+def _on_step(stair: _Stair, k: int) -> sympy.Set:
+    """The values of the unknown where the staircase (nonzero slope) is ``k``: ``k - 1 < g <= k`` for a ceiling,
+    ``k <= g < k + 1`` for a floor (for a reciprocal argument, the real ``x`` SymPy's ``solveset`` gives for both)."""
+    ceiling, slope, offset = stair.ceiling, stair.slope, stair.offset
+    if stair.reciprocal:
+        g = stair.at(stair.x)
+        relations = (g > k - 1, g <= k) if ceiling else (g >= k, g < k + 1)
+        return sympy.Intersection(*(sympy.solveset(r, stair.x, sympy.S.Reals) for r in relations))
     low, high = ((k - 1 - offset) / slope, (k - offset) / slope) if ceiling else ((k - offset) / slope, (k + 1 - offset) / slope)
     if slope > 0:
         return sympy.Interval(low, high, left_open=ceiling, right_open=not ceiling)
     return sympy.Interval(high, low, left_open=not ceiling, right_open=ceiling)
 
 
-def _confined(stepped: sympy.Eq, x: sympy.Symbol, level: sympy.Symbol, span: sympy.Set, ceiling: bool, slope: sympy.Expr,
-              offset: sympy.Expr) -> list[int] | None:
+def _confined(stepped: sympy.Eq, x: sympy.Symbol, level: sympy.Symbol, span: sympy.Set, stair: _Stair) -> list[int] | None:
     """The steps that can hold a root of ``stepped`` (numbers, ``x`` and the step's value ``level``) where the staircase
     takes infinitely many values over ``span``: each root ``x = r(k)`` must lie on its own step and inside ``span``, which
     SymPy solves for ``k`` (``W*ceiling(5*W/128) = 300``: ``k**2 >= 1500/128 > k*(k - 1)``, no step); None where that
@@ -210,8 +255,8 @@ def _confined(stepped: sympy.Eq, x: sympy.Symbol, level: sympy.Symbol, span: sym
         return None
     steps: set[int] = set()
     for root in found:
-        value = slope * root + offset
-        relations = [value > k - 1, value <= k] if ceiling else [value >= k, value < k + 1]
+        value = stair.at(root)
+        relations = [value > k - 1, value <= k] if stair.ceiling else [value >= k, value < k + 1]
         inside = span.as_relational(root) if isinstance(span, sympy.Interval) else sympy.true
         allowed: sympy.Set = sympy.S.Reals
         for relation in [*relations, *sympy.And.make_args(inside)]:
@@ -234,34 +279,36 @@ def _confined(stepped: sympy.Eq, x: sympy.Symbol, level: sympy.Symbol, span: sym
     return sorted(steps)
 
 
-def _meets(span: sympy.Set, ceiling: bool, slope: sympy.Expr, offset: sympy.Expr, k: int) -> bool:
+def _meets(span: sympy.Set, stair: _Stair, k: int) -> bool:
     """Does step ``k`` of the staircase meet ``span``?"""
-    if slope == 0:
-        return k == (sympy.ceiling(offset) if ceiling else sympy.floor(offset))
-    return sympy.Intersection(span, _on_step(ceiling, slope, offset, k)) is not sympy.S.EmptySet
+    if stair.flat():
+        return k == stair.level()
+    return sympy.Intersection(span, _on_step(stair, k)) is not sympy.S.EmptySet
 
 
-def _holds_on_step(equation: sympy.Basic, x: sympy.Symbol, span: sympy.Set, ceiling: bool, slope: sympy.Expr,
-                   offset: sympy.Expr, k: int) -> bool:
+def _holds_on_step(equation: sympy.Basic, x: sympy.Symbol, span: sympy.Set, stair: _Stair, k: int) -> bool:
     """Can step ``k`` hold a root of ``equation`` (numbers and ``x``) inside ``span`` at the point? (True where
     SymPy cannot tell: the step is solved and decided at the point then.)"""
-    if equation is sympy.false or not _meets(span, ceiling, slope, offset, k):
+    if equation is sympy.false or not _meets(span, stair, k):
         return False
     if equation is sympy.true or x not in equation.free_symbols:
         return True
     found = real_roots(equation, x)
     if found is None:
         return True
-    on = span if slope == 0 else sympy.Intersection(span, _on_step(ceiling, slope, offset, k))
+    on = span if stair.flat() else sympy.Intersection(span, _on_step(stair, k))
     return any(on.contains(r) is not sympy.false for r in found)
 
 
 def _step_regime(job: jobs._Job, regime: Regime, atom: sympy.Expr, k: int, ceiling: bool, var: sympy.Symbol) -> Regime:
-    """``regime`` on step ``k`` of ``atom``: its value with ``k`` put in, the step's conditions added (tidied for display)."""
+    """``regime`` on step ``k`` of ``atom``: its value and its conditions with ``k`` put in (on the step ``atom`` is ``k``:
+    ``max_blocks > floor(smem_sm/smem_block)`` reads ``max_blocks > 5``), the step's conditions added (tidied for display)."""
     assert job.ctx is not None
     argument = atom.args[0]
     raw = (_Cond(argument - (k - 1), strict=True), _Cond(k - argument)) if ceiling else (_Cond(argument - k), _Cond(k + 1 - argument, strict=True))
     name = f"{regime.name}, {sympy.sstr(atom)} = {k}" if regime.name != "all" else f"{sympy.sstr(atom)} = {k}"
     shown = [job.ctx.tidy(c.relational, var) for c in raw]
-    return replace(regime, name=name, conditions=(*regime.conditions, *(c for c in shown if c is not sympy.true)),
-                   expression=regime.expression.xreplace({atom: sympy.Integer(k)}), raw=(*regime.raw, *raw), built=None)
+    on_step = {atom: sympy.Integer(k)}
+    conditions = (c.xreplace(on_step) for c in regime.conditions)
+    return replace(regime, name=name, conditions=(*(c for c in conditions if c is not sympy.true), *(c for c in shown if c is not sympy.true)),
+                   expression=regime.expression.xreplace(on_step), raw=(*(c.xreplace(on_step) for c in regime.raw), *raw), built=None)

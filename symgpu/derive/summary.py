@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 import sympy
@@ -88,9 +88,12 @@ def regimes_table(regimes: Iterable[RegimeRow], width: int = MAX_LINE) -> list[s
         return []
     name_w = min(max(len(n) for n, _, _ in rows), 40)
     lines = [f"  {'regime':<{name_w}} | condition | expression"]
+    room = max(width - name_w - 10, 40)
     for name, condition, expression in rows:
-        room = max(width - name_w - 10, 40)
-        lines.append(f"  {name:<{name_w}} | {shorten(condition, room // 2, 'more')} | {shorten(expression, room // 2, 'more')}")
+        lines.append(f"  {name:<{name_w}} | {shorten(condition, room // 2, 'cut')} | {shorten(expression, room // 2, 'cut')}")
+    if any(len(text) > room // 2 for _, condition, expression in rows for text in (condition, expression)):
+        # a cut cell says how long it was; where to read it whole (round 34g: cells of 2,258-4,581 characters said 'more')
+        lines.append("  (a cell cut short: --json gives each regime's conditions and expression whole, --full the steps)")
     return [shorten(line, width) for line in lines]
 
 
@@ -123,18 +126,71 @@ def boundary_groups(boundaries: dict[str, Any], width: int = MAX_LINE) -> list[s
     return lines
 
 
-def root_lines(roots: Iterable[RootRecord], width: int = MAX_LINE) -> list[str]:
+def root_lines(roots: Iterable[RootRecord], width: int = MAX_LINE,
+               applying: Collection[tuple[str, Any]] | None = None) -> list[str]:
     """Each root with its regime and the conditions under which it is a root (a value at a
-    point is given only for the roots whose conditions hold there)."""
+    point is given only for the roots whose conditions hold there). ``applying``: the (regime, root) pairs that apply at
+    the point asked, shown first and alone where some do not, the others counted by their regimes (round 34g: six roots
+    and their conditions, 31 lines, where one applied)."""
     roots = list(roots)
-    lines = [f"  {len(roots)} roots, each inside its own regime (several can hold at once):"]
-    for number, record in enumerate(roots, 1):
-        lines.append(shorten(f"  root {number} ({record.regime}): {printing.sstr(record.root)}", width, "--full for all"))
-        when = record.when
-        lines.append(shorten("    when: " + ("always" if when is sympy.true else printing.sstr(when)), width, "--full for all"))
-        if record.inside is not sympy.true:
-            lines.append(shorten("    and where the model gives a value there: " + printing.sstr(record.inside), width, "--full for all"))
+    numbered = list(enumerate(roots, 1))
+    shown = [(n, r) for n, r in numbered if applying is not None and (r.regime, r.root) in applying]
+    if not shown or len(shown) == len(roots):
+        lines = [f"  {len(roots)} roots, each inside its own regime (several can hold at once):"]
+        for number, record in numbered:
+            lines.extend(_root(number, record, width))
+        return lines
+    lines = [f"  {len(roots)} roots, each inside its own regime; at the point asked {len(shown)} "
+             f"{'applies' if len(shown) == 1 else 'apply'}:"]
+    for number, record in shown:
+        lines.extend(_root(number, record, width))
+    others = [str(n) for n, r in numbered if (n, r) not in shown]
+    lines.append(shorten(f"  the other {len(others)} (root{'s' if len(others) > 1 else ''} {', '.join(others)}) do not apply "
+                         "there; --full shows each with its conditions", width, "--full for all"))
     return lines
+
+
+def _root(number: int, record: RootRecord, width: int) -> list[str]:
+    """One root's lines: the root and its regime, the conditions it is a root under, the model's domain there."""
+    lines = [shorten(f"  root {number} ({record.regime}): {printing.sstr(record.root)}", width, "--full for all")]
+    when = record.when
+    lines.append(shorten("    when: " + ("always" if when is sympy.true else printing.sstr(when)), width, "--full for all"))
+    if record.inside is not sympy.true:
+        lines.append(shorten("    and where the model gives a value there: " + printing.sstr(record.inside), width, "--full for all"))
+    return lines
+
+
+#: a regime named as another before it, numbered (``memory_bound#2``: :mod:`symgpu.derive.regime_split`)
+_NUMBERED = re.compile(r"(?<![\w#+])([A-Za-z_]\w*(?:\+[A-Za-z_]\w*)*)#(\d+)(?![\w#])")
+
+
+def numbered_note(lines: list[str]) -> list[str]:
+    """``lines`` with a line saying what a numbered regime (``memory_bound#2``) is, the regime met again under the same
+    name (the same term binding, under other conditions), after the block that first names one: before the
+    ``substituted:``/``method:`` lines (round 34g: "memory_bound#2 / memory_bound#3" went unexplained)."""
+    every = sorted({(m[1], int(m[2])) for text in lines for m in _NUMBERED.finditer(text)})
+    if not every:
+        return lines
+    first = next(i for i, text in enumerate(lines) if _NUMBERED.search(text))
+    at = next((i for i in range(first, len(lines)) if lines[i].startswith(_AFTER_BLOCK)), first + 1)
+    bases = list(dict.fromkeys(base for base, _ in every))
+    if len(every) > 3:  # many: said once for all, by the number's place (occupancy's block_too_large+warp_limit#2 ... #24)
+        said = f"{every[0][0]}#{every[0][1]} and the like: NAME#N is the Nth regime named NAME"
+    else:
+        said = "; ".join(f"{', '.join(f'{b}#{n}' for b, n in every if b == base)}: the "
+                         f"{_ordinals([n for b, n in every if b == base])} regime{'s' if sum(b == base for b, _ in every) > 1 else ''} "
+                         f"named {base}" for base in bases)
+    note = f"  ({said}, the same term binding under other conditions; symgpu regimes lists each with its conditions)"
+    return lines[:at] + [shorten(note, MAX_LINE)] + lines[at:]
+
+
+#: the lines that follow a summary's block of regimes, roots or boundaries
+_AFTER_BLOCK = ("  substituted:", "  keep one", "  method:")
+
+
+def _ordinals(numbers: list[int]) -> str:
+    words = [f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}" for n in numbers]
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
 
 
 def _scaled_number(location: Any, extra: Extras) -> bool:
@@ -149,10 +205,16 @@ def _scaled_number(location: Any, extra: Extras) -> bool:
             and float(location) != float(extra.location_at))
 
 
-def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> str:
+def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE,
+            applying: Collection[tuple[str, Any]] | None = None, value_unit: str | None = None) -> str:
     """A derivation as a short, readable answer: what was asked, the result (folded), the
     regimes as a table, the boundaries grouped, which quantities were substituted and how
-    to keep one; ``full`` gives every step instead (``str(derivation)``)."""
+    to keep one; ``full`` gives every step instead (``str(derivation)``). ``applying``: the roots (regime, root) that
+    apply at the point asked, shown first with the others counted (:func:`root_lines`); several roots listed, a result
+    that folds into several lines is said in one (each root is below). ``value_unit``: the unit the
+    value line is in where the question asked for another than the result's (``--unit thread/SM``
+    beside a closed form in warp/SM): the result's unit says both (a bare ``[warp/SM]`` above a
+    value in thread/SM read as a wrong unit)."""
     if full:
         return str(derivation)
     extra: Extras = derivation.extra
@@ -162,6 +224,8 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
     unit = f"  [{derivation.unit}]" if derivation.unit not in ("", "1") else ""
     if extra.written_in:  # the formula read with each symbol in its declared unit is in another unit than its value
         unit = f"  [{extra.written_in}]"
+    if value_unit and unit and value_unit.replace(" ", "") != unit.strip(" []").replace(" ", ""):
+        unit = f"{unit[:-1]}; the value below in {value_unit}]"
     result = derivation.result
     if derivation.location is not None and _scaled_number(derivation.location, extra):
         # a number in base units (1.5e11 B/s) for a variable declared in a scaled unit: said in that unit, as the value line does
@@ -176,8 +240,12 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
     elif derivation.operation == "boundary" and isinstance(result, dict):
         lines.append(f"  {len(result)} boundaries in {len(set(map(sympy.sstr, result.values())))} place(s):")
         lines.extend(boundary_groups(result, width))
+    elif len(extra.roots or ()) > 1 and isinstance(result, sympy.Tuple) and len(fold(result, width - 4)) > 1:
+        lines.append(f"  result: {len(result)} expressions, each root below with its regime (--full or --json for the whole "
+                     f"tuple){unit}")
     else:
-        folded = fold(result, width - 4)
+        # a number found numerically (a root to 30 digits) at the value line's 10 significant digits; --full and --json keep it whole
+        folded = [f"{float(result):.10g}"] if isinstance(result, sympy.Float) else fold(result, width - 4)
         if extra.bound and extra.relation is not None:  # an inequality's bound: the relation it bounds, not a value
             folded[0] = f"{derivation.variable} {extra.relation.rel_op} {folded[0]}"
         if len(folded) == 1 and len(folded[0]) + len(unit) <= width - 12:
@@ -206,7 +274,7 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
         lines.append(f"  with {name} = {float(number):.10g} (the target, in the declared unit of {name}; kept as a symbol, see --full)")
     roots = extra.roots or ()
     if len(roots) > 1:
-        lines.extend(root_lines(roots, width))
+        lines.extend(root_lines(roots, width, applying))
     elif len(roots) == 1:
         if roots[0].when is not sympy.true:  # a condition of its own (a squared radical equation's root: the sign it needs)
             lines.append(shorten("  a root only where: " + printing.sstr(roots[0].when), width, "--full for all"))
@@ -224,7 +292,7 @@ def summary(derivation: Any, *, full: bool = False, width: int = MAX_LINE) -> st
     certificate = getattr(derivation, "certificate", None)
     if certificate is not None:  # each check on its own line where they do not fit on one
         lines.extend(f"  {line}" for line in certificate.lines(width - 2))
-    return "\n".join(shorten(line, width) for line in lines)
+    return "\n".join(shorten(line, width) for line in numbered_note(lines))
 
 
 #: the gap a limit was met within at one point, ending its check (``... tends to the limit (within 2.5e-13)``)

@@ -141,19 +141,20 @@ def evaluate(model: Model, name: str, *, preset: str | None = None, values: Mapp
             if derived:
                 raise errors.DomainError(
                     f"{model.id}: equation {equation.id} ({equation.definition.source.locator}) is valid only when "
-                    f"{written}, but {', '.join(derived)}{where}. The model gives no value outside this domain"
-                )
+                    f"{written}, but {', '.join(derived)}{where}. The model gives no value outside this domain",
+                    f"valid only when {written}, but {', '.join(derived)}{where}")
             literals = {c.name for c in model.literal_constants}
             shown = refusal_digits.inputs(model, [a for a in cond_args if a not in literals], cond_args,
                                           lambda a: at(magnitudes[a]), check)  # digits enough to fail the condition as printed
             if not shown:  # the condition holds for no input: it reduced to False once the equations it uses were put in
                 raise errors.DomainError(
                     f"{model.id}: equation {equation.id} ({equation.definition.source.locator}) is valid only when {written}, which no input "
-                    f"meets once the equations it uses are put in, given the declared assumptions. The model gives no value here")
+                    f"meets once the equations it uses are put in, given the declared assumptions. The model gives no value here",
+                    f"valid only when {written}, which no input meets")
             raise errors.DomainError(
                 f"{model.id}: equation {equation.id} ({equation.definition.source.locator}) is valid only when "
-                f"{written}; got {shown}{where}. The model gives no value outside this domain"
-            )
+                f"{written}; got {shown}{where}. The model gives no value outside this domain",
+                f"valid only when {written}; got {shown}{where}")
     inputs = compiler.numpy_scalars([magnitudes[a] for a in args])  # alu_thru/alpha at alpha = 0 is +inf
     scalar = all(np.ndim(x) == 0 for x in inputs)
     if base.has(sympy.Piecewise):
@@ -349,7 +350,8 @@ def check_declared_sign(model: Model, name: str, value: float, preset: str | Non
     if word is not None and value == value:
         raise errors.DomainError(f"{model.id}: the equations give {name} = {value:.6g}{input_values.unit_suffix(model, name)} at these "
                                  f"inputs, but {name} is declared {word}: the model's formula leaves the range it declares here, "
-                                 "so it gives no meaningful value; choose other inputs")
+                                 "so it gives no meaningful value; choose other inputs",
+                                 f"{name} = {value:.6g}{input_values.unit_suffix(model, name)}, but declared {word}")
 
 
 def evaluate_expression(model: Model, expr: sympy.Basic, unit: pint.Unit | str | None, *, preset: str | None = None,

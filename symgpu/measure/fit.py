@@ -101,6 +101,8 @@ class FitResult:
         ignored: columns that name no symbol of the model.
         defined: columns that name a quantity the model defines, each with its equation's id (ignored; the equation is kept).
         converted: how each column given in a unit a rate relates to its symbol's was read (:attr:`ModelInputs.converted`).
+        moved_starts: how each starting value given in a unit a rate relates to its parameter's was read
+            (:func:`symgpu.measure.inputs.start_across`: ``a = 0.34 us = 673.2 cycle at clock 1.98 GHz (...)``).
         message: the optimiser's message.
         date: ISO date of the fit.
         residual_std: residual standard error sqrt(SSR/(m - k)) of the relative residuals: the
@@ -135,6 +137,7 @@ class FitResult:
     ranges: tuple[InputRange, ...] = ()
     defined: tuple[tuple[str, str], ...] = ()
     converted: tuple[str, ...] = ()
+    moved_starts: tuple[str, ...] = ()
 
     @property
     def failed(self) -> tuple[fit_checks.FitCheck, ...]:
@@ -162,7 +165,8 @@ def fit(model: Model, quantity: str, data: measured.MeasuredData, params: Sequen
         data: the measured data.
         params: input symbols to fit (not columns of ``data``).
         preset: preset supplying the other inputs and the starting values.
-        start: starting values (symbol -> number in the declared unit or quantity string),
+        start: starting values (symbol -> number in the declared unit or quantity string; a quantity in a unit the
+            model's clock, warp size or SM count relates to the declared one is moved across it at the preset),
             overriding the preset's.
         column: the measured column (default: ``quantity``).
         max_rms: largest acceptable RMS relative error.
@@ -196,11 +200,14 @@ def fit(model: Model, quantity: str, data: measured.MeasuredData, params: Sequen
         raise errors.UsageError(f"{data.path}: {len(y)} points cannot determine {len(params)} parameters; "
                                 f"measure more points than parameters")
     base = dict(model.preset(preset)) if preset else {}
-    x0 = []
+    x0, moved = [], []
     for name in params:
         given = (start or {}).get(name, base.get(name))
         if given is None:
             raise errors.UsageError(f"no starting value for '{name}': choose a preset that has one or give --init {name}=VALUE")
+        others = {k: v for k, v in (start or {}).items() if k != name}
+        given, note = measured_inputs.start_across(model, name, given, preset=preset, values=others, columns=columns)
+        moved += [note] if note else []
         value = input_values.to_magnitude(model, name, given)
         if value == 0:
             raise errors.UsageError(f"starting value of '{name}' is 0; give a nonzero --init {name}=VALUE")
@@ -245,7 +252,7 @@ def fit(model: Model, quantity: str, data: measured.MeasuredData, params: Sequen
         date=datetime.date.today().isoformat(),
         residual_std=float(np.sqrt(s2)), dof=dof, t_value=t,
         covariance=tuple(tuple(float(v) for v in row) for row in cov), checks=found, starts=tried,
-        ranges=_ranges(model, quantity, preset, columns, params),
+        ranges=_ranges(model, quantity, preset, columns, params), moved_starts=tuple(moved),
     )
     if strict and result.failed:
         raise errors.FitCheckError(failure_message(result), result)
@@ -360,6 +367,7 @@ def summary_lines(result: FitResult) -> list[str]:
     if result.defined:
         lines.append(measured_inputs.defined_line(result.defined))
     lines.extend(f"  column {text}" for text in result.converted)
+    lines.extend(f"  start {text}" for text in result.moved_starts)
     return lines
 
 
@@ -377,7 +385,7 @@ def as_dict(result: FitResult) -> dict[str, Any]:
         "covariance": [[num(v) for v in row] for row in result.covariance],
         "ranges": [{"name": r.name, "unit": r.unit_text, "low": r.low, "high": r.high, "source": r.source} for r in result.ranges],
         "ignored_columns": measured_inputs.ignored_columns(result.ignored, result.defined),
-        "starts": result.starts, "message": result.message,
+        "starts": result.starts, "moved_starts": list(result.moved_starts), "message": result.message,
         "checks": [{"name": c.name, "passed": c.passed, "fatal": c.fatal, "detail": c.detail} for c in result.checks],
         "ok": not result.failed,
     }

@@ -12,14 +12,15 @@ nonnegative, integer), or a value that is not finite once converted to the model
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pint
 
 from symgpu import errors, units
-from symgpu.evaluate import clocks, scaling
+from symgpu.evaluate import clocks, input_values, scaling
 from symgpu.measure import data as measured
 from symgpu.model import Model
 
@@ -171,3 +172,36 @@ def _converted(model: Model, symbol: str, data: measured.MeasuredData, col: meas
                 raise errors.UsageError(f"{data.origin(row)}: column '{col.name}' holds {col.values[row]:g}, "
                                         f"but {symbol} is declared {assumption}; fix or drop the row")
     return values
+
+
+def start_across(model: Model, name: str, given: Any, *, preset: str | None, values: Mapping[str, Any],
+                 columns: Collection[str]) -> tuple[Any, str | None]:
+    """A fit's starting value for ``name`` given in a unit that differs from the declared one by the model's clock,
+    warp size or SM count (``--init a=0.34 us`` for ``a`` in cycles) moved across them at the preset and ``values``
+    (the other starts), as ``--set`` and ``--predict`` move a value, with the line saying so; ``(given, None)`` for
+    anything else (read as before). ``columns``: the data's inputs, each varying, so no rate to move a start across.
+
+    Raises:
+        errors.UsageError: the model has no one input of the rate, it has no value here, or it is a column of the data.
+    """
+    if not isinstance(given, (str, pint.Quantity)) or name not in model.units:
+        return given, None
+    declared = model.units[name]
+    try:
+        quantity = given if isinstance(given, pint.Quantity) else units.quantity(given, declared)
+    except (ValueError, pint.errors.PintError):
+        return given, None  # refused, or read, by input_values.to_magnitude as before
+    if quantity.dimensionality == declared.dimensionality:
+        return given, None
+    unit = model.unit_text(name)
+    need = f"--init {name}={given}: {name} is in {unit}, so the starting value"
+    found = clocks.moved_at_point(model, quantity, declared, preset=preset, values=values, need=need,
+                                  give=lambda rate, example: f"--init {name} in {unit}", instead=f"give --init {name} in {unit}")
+    if found is None:
+        return given, None
+    for rate in found[1]:
+        if rate.name is not None and rate.name in columns:
+            raise errors.UsageError(f"{need} needs the {clocks.rate_word(rate.rate)} {rate.name}, a column of the data "
+                                    f"(no one value): give --init {name} in {unit}")
+    magnitude = float(input_values.to_magnitude(model, name, found[0]))
+    return found[0], f"{name} = {given} = {magnitude:.10g} {unit} at {' and '.join(rate.said for rate in found[1])}"

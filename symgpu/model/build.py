@@ -12,8 +12,7 @@ import sympy
 from symgpu import arguments, errors, suggest, units
 from symgpu.memo import MemoFamily, Tally
 from symgpu.units import dimensions, literal_units
-from symgpu.model import check_record, expressions, lazy_build, literal_constants, plot_requests, printing, substitution
-from symgpu.model import schema
+from symgpu.model import case_logic, check_record, expressions, lazy_build, literal_constants, plot_requests, printing, schema, substitution
 from symgpu.model.chains import Chains
 from symgpu.model.checks import ModelChecks
 from symgpu.model.plot_kinds import PlotEntry
@@ -420,7 +419,8 @@ class Model(ModelChecks):
                 if found is None:
                     found = substituted[sub_key] = self._expand(self.defining[sym.name].rhs, stop)
                 mapping[sym] = found
-        return substitution.xreplace(expr, mapping) if mapping else expr
+        found = substitution.xreplace(expr, mapping) if mapping else expr
+        return case_logic.plain(found) if mapping and expr.has(sympy.Piecewise) else found  # an ITE condition as And/Or
 
     def _reachable(self, name: str) -> frozenset[str]:
         """The defined quantities that defined quantity ``name``'s equation uses, directly or not."""

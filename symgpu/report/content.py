@@ -214,8 +214,9 @@ def build_context(model: Model, presets: Sequence[str] | None = None, *, plots: 
         rows.append({
             "case": r.case.id, "preset": r.case.preset, "quantity": r.quantity,
             "inputs": {k: str(v) for k, v in r.case.inputs},
-            "published": r.published, "engine": round_sig(r.computed), "engine_text": number_text(r.computed),
-            "unit": r.unit, "unit_text": r.published[len(units.number_text(r.published)):].strip() or r.unit,
+            # a case expecting a domain error: what the model did, which condition it found failing (not 'n/a domain error')
+            "published": r.published, "engine": round_sig(r.computed), "engine_text": r.refusal or number_text(r.computed),
+            "unit": r.unit, "unit_text": "" if r.refusal else r.published[len(units.number_text(r.published)):].strip() or r.unit,
             "tolerance": round_sig(r.tolerance),
             "relative_error": round(rel, 5) if math.isfinite(rel) else None, "relative_error_text": "n/a" if math.isnan(rel) else f"{rel:+.3%}".replace("%", " %"),
             "status": r.status, "ok": r.ok, "erratum": r.case.erratum, "note": r.case.note,

@@ -144,8 +144,9 @@ def parse_axis(text: str, option: str = "--grid", scale: Fraction | None = None)
         raise errors.UsageError(f"{option} {text!r}: STEP must be a positive number")
     first, last, stride = (_exact(v, scale) for v in (start, stop, step))
     count = int((last - first) // stride) + 1
-    if count > MAX_AXIS:
-        raise errors.UsageError(f"{option} {text!r}: {count} points is too many (at most {MAX_AXIS})")
+    if count > MAX_AXIS:  # a count of hundreds of digits (1:1e300) said by its size
+        shown = str(count) if count < 10**15 else f"at least 10^{len(str(count)) - 1}"
+        raise errors.UsageError(f"{option} {text!r}: {shown} points is too many (at most {MAX_AXIS})")
     return Axis(name, _exact_range(first, stride, count), text, unit, scale)
 
 
