@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import re
 import sys
 from collections.abc import Mapping
 from typing import Any
@@ -33,7 +32,7 @@ import sympy
 
 from symgpu import errors, suggest
 from symgpu.derive import summary
-from symgpu.cli import assume_units, common, derive_batch, flat_stretch, given_numbers
+from symgpu.cli import assume_units, common, derive_batch, flat_stretch, given_numbers, repl_command
 from symgpu.numbers import json_number
 from symgpu import derive
 from symgpu.cli.operation_commands import OPERATION_COMMANDS, command_name
@@ -41,7 +40,6 @@ from symgpu.derive import at_point, declared_range, exact_roots, range_lines, re
 from symgpu.derive.extra_records import RootRecord
 from symgpu.derive.options import Options
 from symgpu.evaluate import evaluator
-import symgpu
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
@@ -80,11 +78,6 @@ def _substitutions(items: list[str]) -> dict[str, str]:
             raise errors.UsageError(f"--substitute {item!r}: expected NAME=EXPR, e.g. --substitute M=N")
         out[name.strip()] = text.strip()
     return out
-
-
-def _setup_repl(sub: Any) -> None:
-    p = sub.add_parser("repl", help="interactive session with symgpu imported and the bundled models loaded")
-    p.add_argument("--plain", action="store_true", help="use the standard Python console even if IPython is installed")
 
 
 # ---------------------------------------------------------------------------- running
@@ -454,42 +447,6 @@ def _named_option(model: Any, exc: errors.ExpressionError, readable: Any) -> err
                                 "(symgpu show MODEL lists them)")
 
 
-def _namespace() -> dict[str, Any]:
-    namespace: dict[str, Any] = {"symgpu": symgpu, "derive": derive, "sympy": sympy, "oo": sympy.oo}
-    loaded = []
-    for model_id in symgpu.list_models():
-        name = re.sub(r"\W", "_", model_id)
-        if name[:1].isdigit():
-            name = f"m_{name}"
-        try:
-            namespace[name] = symgpu.load(model_id)
-            loaded.append(name)
-        except errors.SymgpuError as exc:
-            print(f"symgpu: warning: {model_id} does not load: {exc}", file=sys.stderr)
-    namespace["_loaded"] = loaded
-    return namespace
-
-
-def _run_repl(args: argparse.Namespace) -> int:
-    namespace = _namespace()
-    loaded = namespace.pop("_loaded")
-    banner = ("symgpu interactive session. Imported: symgpu, derive, sympy. Models: " + ", ".join(loaded)
-              + "\nTry: derive.limit(interval_analysis, 'Q_K0', 'N', 'oo', substitute={'M': 'N'})")
-    if not args.plain:
-        try:
-            import IPython
-        except ImportError:
-            pass
-        else:
-            print(banner)
-            IPython.start_ipython(argv=["--no-banner"], user_ns=namespace)
-            return common.OK
-    import code
-
-    code.interact(banner=banner, local=namespace, exitmsg="")
-    return common.OK
-
-
 def setup(sub: Any) -> None:
     """Add the derivation subcommands (one per :data:`OPERATION_COMMANDS`, then derive and repl)."""
     for op, command in OPERATION_COMMANDS.items():
@@ -497,8 +454,8 @@ def setup(sub: Any) -> None:
         _add_common(p)
         command.options(p)
     derive_batch.setup(sub)
-    _setup_repl(sub)
+    repl_command.setup(sub)
 
 
 #: subcommand -> run(args) -> exit code.
-RUN = {**{command_name(op): _run for op in OPERATION_COMMANDS}, "derive": derive_batch.run, "repl": _run_repl}
+RUN = {**{command_name(op): _run for op in OPERATION_COMMANDS}, "derive": derive_batch.run, "repl": repl_command.run}
