@@ -18,6 +18,7 @@ import symgpu
 from symgpu import derive, errors
 from symgpu.derive import certify
 from symgpu.derive.derivation import Derivation
+from symgpu.evaluate import active
 from conftest import toy_header
 
 
@@ -362,3 +363,25 @@ def test_a_case_table_over_nested_cases_of_a_max_expands(write_model: Callable[.
     # by hand: f0 = 1 <= 3, so q1 = c1 = 5; q0 = Max(500, 5) = 500 <= 26000, so q2 = q1 = 5 <= 14000 and q5 = q0 = 500 cycle
     assert float(model.evaluate("q5", "p0").magnitude) == pytest.approx(500.0)
     assert {"bw1", "c0", "c1", "f0", "f1", "u1"} <= set(model.inputs("q5"))
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "engine: symgpu/derive/solving.py's named-pair boundary of q2 = Min(q1, w1) answers r0**2*w1/(4*r1), the meeting in "
+    "q1's middle case, which does not hold here; the switch at q1's case edge q0 = 0.054 (w0 = 8.4375, between the whole "
+    "8 and 9), where q1 steps from x to w1 and the tie goes to q2_a, is not found (class I, gen_12_12)"))
+def test_a_min_pair_switching_at_a_case_edge_of_an_integer_variable_is_found(write_model: Callable[..., Path]):
+    # gen_12_12 (seed 12), cut down
+    model = _model(write_model, "edge_tie",
+                   _symbol("w0", "warp/SM", assumptions='["positive", "integer"]') + _symbol("r0", "1") + _symbol("r1", "1")
+                   + _symbol("x", "warp/SM") + _symbol("t0", "ms") + _symbol("w1", "warp/SM") + _symbol("q0", "warp/SM", "intermediate")
+                   + _symbol("q1", "warp/SM", "intermediate") + _symbol("q2", "warp/SM", "output"),
+                   _equation("q0", 'rhs = "(4*w0)/((r0)*(r0))"')
+                   + _equation("q1", 'rhs = "Piecewise((x, q0 <= 0.054), ((r1)*(q0), t0 < 3), (w1, True))"')
+                   + _equation("q2", 'rhs = "Min(q1, w1)"\nlimiters = { q2_a = "q1", q2_b = "w1" }'),
+                   'w0 = "12 warp/SM"\nr0 = "25"\nr1 = "0.53"\nx = "1000 warp/SM"\nt0 = "5.1 ms"\nw1 = "48 warp/SM"\n')
+    # brute force: q0 = 4*w0/625 <= 0.054 up to w0 = 8 (x = 1000 > w1: q2_b binds), from w0 = 9 on q1 = w1 (tied: q2_a)
+    named = [active.active_regime(model, "q2", "p0", w0=w)[0] for w in (7, 8, 9, 10)]
+    assert named == ["q2_b", "q2_b", "q2_a", "q2_a"]
+    d = model.boundary("q2", between=("q2_b", "q2_a"), for_="w0")
+    found = [float(r.value.magnitude) for r in derive.applying_boundaries(model, d, "p0", {})]
+    assert found and all(8 <= b <= 9 for b in found)
