@@ -82,7 +82,10 @@ def prepare(count: int, seed: int, folder: Path) -> Generated:
         except errors.SymgpuError as exc:
             faults.append(Fault(gm.id, "refused by symgpu check", " ".join(str(exc).split())[:400]))
             continue
-        found = oracle_faults(gm)
+        try:
+            found = oracle_faults(gm)
+        except Exception as exc:  # noqa: BLE001 - a traceback on the evaluate path is a finding (gen_13_71: q5's expansion)
+            found = [Fault(gm.id, "the engine raised on the model", f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}")]
         faults.extend(found)
         if not found:
             usable.append(gm.id)

@@ -10,10 +10,11 @@ from collections.abc import Sequence
 from typing import Any
 
 import sympy
+from sympy.core.relational import Relational
 
 from symgpu import errors
 from symgpu.proofs import forms
-from symgpu.derive import at_point, jobs, point_roots, regime_split
+from symgpu.derive import at_point, jobs, point_roots, regime_conditions, regime_split
 from symgpu.derive.regime_switch import same_context, switch_condition
 
 
@@ -90,3 +91,47 @@ def _refuted(job: jobs._Job, h: sympy.Expr, point: at_point.Given | None) -> boo
     except (ValueError, TypeError, ArithmeticError):  # no real number there (a root complex at the point): in symbols
         sign = None
     return sign < 0 if sign is not None else job.ctx.decide(sympy.GreaterThan(h, 0)) is False
+
+
+
+def where_both_hold(job: jobs._Job, ra: regime_split.Regime, rb: regime_split.Regime, var: sympy.Symbol, root: sympy.Basic,
+                    label: str) -> sympy.Basic:
+    """Where two named regimes meet at ``root`` (a root of the condition separating them) when that alone does not make
+    them meet: their values free of ``var`` (a case edge inside a limiter: ``q2`` stepping from ``t0`` to ``t0/4`` at
+    ``t1 = 2.9`` beside a constant limiter, gen_11_63: q3_b binds below the edge only where t0 >= q3_b, q3_a above only
+    where t0/4 < q3_b), or one of them not proved feasible (gen_12_53: q4_b+q5_a needs t0*ceiling(c0/c1) < t0). They
+    switch there only where each holds on its side, so their other conditions are the answer's condition, each read on
+    its regime's side (the separating relation, inside a case condition too, true on its own side and its opposite
+    false), then closed and the root put in. ``True`` elsewhere, where no one condition separates them, or where the
+    conditions are proved there."""
+    assert job.ctx is not None
+    stepped = var not in ra.expression.free_symbols and var not in rb.expression.free_symbols and ra.expression != rb.expression
+    if not stepped and ra.feasible is not None and rb.feasible is not None:
+        return sympy.true
+    pair = next(((ca, cb) for ca in ra.raw for cb in rb.raw if ca.h is not None and cb.h is not None and var in ca.h.free_symbols
+                 and regime_conditions.cancel_to_zero(ca.h, cb.h)), None)
+    if pair is None:
+        return sympy.true
+    parts: list[sympy.Basic] = []
+    for regime, own in zip((ra, rb), pair):
+        assert own.h is not None
+        sides = {}  # the separating relation as it may be written inside a case condition, read on this regime's side
+        for atom in set().union(*(c.relational.atoms(Relational) for c in regime.raw if c is not own)):
+            if var in atom.free_symbols and isinstance(atom, (sympy.StrictGreaterThan, sympy.GreaterThan, sympy.StrictLessThan, sympy.LessThan)):
+                g = atom.lhs - atom.rhs if isinstance(atom, (sympy.StrictGreaterThan, sympy.GreaterThan)) else atom.rhs - atom.lhs
+                if regime_conditions.cancel_to_zero(g, -own.h):
+                    sides[atom] = sympy.true
+                elif regime_conditions.cancel_to_zero(g, own.h):
+                    sides[atom] = sympy.false
+        for cond in regime.raw:
+            if cond is own:
+                continue
+            closed = cond.relational if cond.h is None else sympy.GreaterThan(cond.h, 0)
+            parts.append(closed.xreplace(sides).xreplace({var: root}))
+    when = sympy.And(*dict.fromkeys(parts))
+    if when is sympy.true or job.ctx.decide(when) is True:
+        return sympy.true
+    why = f"take values free of {var}" if stepped else "are not both proved to hold anywhere"
+    job.step(f"where both hold {label}", when, f"{ra.name} and {rb.name} {why}: they switch at {var} = {sympy.sstr(root)}, "
+             "a root of the condition separating them, only where each holds on its side of it")
+    return when

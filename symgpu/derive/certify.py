@@ -23,8 +23,8 @@ import pint
 import sympy
 
 from symgpu import errors
-from symgpu.derive import certify_bound, certify_boundary, certify_fixed_point, certify_region, certify_regimes, declared_range, exact_location, limit_depth, result_form, summary
-from symgpu.derive.certify_path import (RESIDUAL, Asked, _exact_at, _fail, _inside, _Point, _quantity, _result_at, _to_number, _unsettled,
+from symgpu.derive import certify_bound, certify_boundary, certify_fixed_point, certify_limit, certify_region, certify_regimes, exact_location, result_form, summary
+from symgpu.derive.certify_path import (RESIDUAL, Asked, _admissible, _fail, _inside, _Point, _quantity, _result_at, _unsettled,
                                         _scan_grid, _settles_finite, _with, at_a_point, case_edges, sorted_unique, stated_hold)
 from symgpu.derive.certify_solve import _out_of_reach, _solve, _target_free_of_the_variable
 from symgpu.derive.derivation import Certificate, Derivation
@@ -340,13 +340,6 @@ def _extremum(model: Model, derivation: Derivation, asked: Asked, point: _Point)
     return f"the quantity at the location equals the {kind}imum and no point of a {len(grid)}-point scan beats it"
 
 
-def _admissible(model: Model, asked: Asked, point: _Point, location: float) -> bool:
-    """Whether ``location`` meets the variable's declared sign and every ``valid_when`` domain at the point."""
-    if declared_range.of(model, asked.variable).failing(np.asarray([location])):
-        return False
-    return bool(_inside(model, asked, point, np.asarray([location]))[0])
-
-
 def _whole(model: Model, variable: str, location: float) -> bool:  # not integer-declared, or within rounding of a whole number
     definition = model.symbol_definitions.get(variable)
     return definition is None or "integer" not in definition.assumptions or abs(location - round(location)) <= 1e-9 * max(1.0, abs(location))
@@ -422,69 +415,8 @@ def out_of_reach(model: Model, asked: Asked) -> None:
 
 
 # ------------------------------------------------------------------------------ limit
-def _limit(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> str | None:
-    unit = model.units[asked.quantity]
-    result = derivation.result
-    if not isinstance(result, sympy.Basic):
-        raise _fail(model, asked, point, f"the limit is {result!r}, not a value")
-    expected = _result_at(model, derivation, result, unit, point, {})
-    if np.isnan(expected):
-        raise _fail(model, asked, point, "the limit evaluates to nan there (undetermined)")
-    to = _to_number(model, asked, point)
-    if np.isinf(to):
-        approach = np.sign(to) * np.geomspace(1e4, 1e13, 10)
-    else:
-        side = -1.0 if asked.direction == "-" else 1.0
-        approach = to + side * np.geomspace(1e-2, 1e-11, 10) * max(abs(to), 1.0)
-    if not all(_admissible(model, asked, point, float(x)) for x in approach[-4:]):
-        if asked.direction is not None or np.isinf(to):
-            return None  # the model has no value there (its declared range or a valid_when domain): nothing to check it by
-        approach = 2 * to - approach  # no side asked: the limit was taken from the side the model has values on
-        if not all(_admissible(model, asked, point, float(x)) for x in approach[-4:]):
-            return None
-        asked = dataclasses.replace(asked, direction="-" if approach[-1] < to else "+")
-    with np.errstate(all="ignore"):
-        seen = _quantity(model, asked, point, approach)
-    tail = seen[-4:]
-    if np.isinf(expected):
-        grows = np.all(np.sign(tail) == np.sign(expected)) and (np.all(np.isinf(tail)) or np.all(np.diff(np.abs(tail)) > 0))
-        beyond = None if grows else limit_depth.grows_beyond(  # a constant left behind only past the approach's last step
-            expected, to, -1.0 if asked.direction == "-" else 1.0, tail, lambda xs: _quantity(model, asked, point, xs),
-            lambda x: _admissible(model, asked, point, x), lambda xs: _exact_tail(model, asked, point, xs))
-        if not grows and beyond is None:
-            raise _fail(model, asked, point, f"the answer is {expected} but the quantity approaches {tail[-1]:.10g}")
-        return f"the quantity grows without bound as {asked.variable} -> {asked.to}{_side_said(asked, to)}" + \
-            (f" (followed on to {asked.variable} = {beyond:.3g}: up to {approach[-1]:.3g} it had not yet grown)" if beyond is not None else "")
-    errors_seen = np.abs(tail - expected)
-    scale = max(abs(expected), 1e-300)
-    shrinking = bool(np.all(np.diff(errors_seen) < 0) and errors_seen[-1] <= 0.1 * errors_seen[0])  # tenfold in three decades: 0 by c*x
-    if not (np.all(np.isfinite(tail)) and (errors_seen[-1] <= 1e-4 * scale + 1e-12 or shrinking)):
-        exact = _exact_tail(model, asked, point, approach[-4:])
-        if exact is None or not np.all(np.abs(exact - expected) <= 1e-4 * scale + 1e-12):
-            raise _fail(model, asked, point, f"the answer is {expected:.10g} but the quantity approaches {tail[-1]:.10g} "
-                        f"at {asked.variable} = {approach[-1]:.4g}")
-        return (f"the quantity at {asked.variable} -> {asked.to} tends to the limit in exact arithmetic (IEEE values lose "
-                "their digits to cancellation there)")
-    gap = f"within {errors_seen[-1] / scale:.1e}" if expected != 0 else f"within {errors_seen[-1]:.1e} of 0"
-    return (f"the quantity at {asked.variable} -> {asked.to}{_side_said(asked, to)} tends to the limit ({gap})"
-            if errors_seen[-1] <= 1e-4 * scale + 1e-12 else f"the quantity's gap to the limit at {asked.variable} -> {asked.to} "
-            f"shrinks to {errors_seen[-1] / errors_seen[0]:.1e} of itself over the last three decades")
-
-
-def _side_said(asked: Asked, to: float) -> str:
-    """" from below" / " from above" for a one-sided limit at a finite point, else ""."""
-    return "" if np.isinf(to) else {"-": " from below", "+": " from above"}.get(str(asked.direction), "")
-
-
-def _exact_tail(model: Model, asked: Asked, point: _Point, xs: np.ndarray) -> np.ndarray | None:
-    """The quantity at ``xs`` in exact arithmetic (:func:`_exact_at`), where IEEE values drift from a
-    limit because cancellation ate their digits; None where one of them is no real number."""
-    found = [_exact_at(model, asked, point, float(x)) for x in xs]
-    return None if any(v is None or v.imag != 0 for v in found) else np.asarray([v.real for v in found if v is not None])
-
-
 _CHECKS: dict[str, Callable[[Model, Derivation, Asked, _Point], str | None]] = {
-    "solve": _solve, "boundary": certify_boundary.boundary, "extremum": _extremum, "limit": _limit, "fixed_point": certify_fixed_point.fixed_point,
+    "solve": _solve, "boundary": certify_boundary.boundary, "extremum": _extremum, "limit": certify_limit.limit, "fixed_point": certify_fixed_point.fixed_point,
     "regimes": certify_regimes.regimes,
 }
 CHECKED_OPS = frozenset(_CHECKS)  #: the operations whose answers have a numeric check

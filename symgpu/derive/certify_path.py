@@ -383,6 +383,13 @@ def kept_valued(model: Model, asked: Asked, point: _Point, values: Mapping[str, 
                                free_of=asked.variable or None, checks=False, where_valued=True)
 
 
+def _admissible(model: Model, asked: Asked, point: _Point, location: float) -> bool:
+    """Whether ``location`` meets the variable's declared sign and every ``valid_when`` domain at the point."""
+    if declared_range.of(model, asked.variable).failing(np.asarray([location])):
+        return False
+    return bool(_inside(model, asked, point, np.asarray([location]))[0])
+
+
 def _roots_at(model: Model, derivation: Derivation, asked: Asked, point: _Point, extra: Mapping[str, Any]) -> list[float]:
     """The answer's roots at the point: those whose regime conditions hold there, finite and real."""
     result = derivation.result

@@ -270,6 +270,9 @@ def boundary(model: Model, quantity: Any, between: Any = None, for_: str | None 
         if not every_pair:
             raise
         return _answer(model, Asked("boundary", str(quantity), str(for_)), options, scan_every_pair)
+    if options.plain and options.at_a_point and not staircase and checked.extra.roots and staircase_boundary.case_steps(pair) and \
+            not results.applying_boundaries(model, checked, preset, values or {}):  # no root's condition holds here: the steps' scan
+        return _answer(model, Asked("boundary", str(quantity), str(for_)), options, scan)  # says where they do (or do not) switch
     if for_ is not None and between is None and options.at_a_point and options.plain and str(quantity) in model.defining and \
             forms.has_staircase(model.expression(str(quantity)), model.symbols[str(for_)]) and \
             not results.applying_boundaries(model, checked, preset, values or {}):

@@ -3,7 +3,7 @@ approach (``Max(c, a/u)`` as ``u -> 0`` with ``a = 1e-15``: ``a/u`` passes ``c``
 approach's last step ``1e-11``) is approached further, to the end of the double range, and passes where it grows there
 without bound: in IEEE and in exact arithmetic, and by :data:`GROWTH` beyond the first approach (a quantity creeping
 up to a finite bound does not). Only towards 0 or an infinity: beside any other point a double steps no closer than its
-own rounding. Read by :func:`symgpu.derive.certify._limit`."""
+own rounding. Read by :func:`symgpu.derive.certify_limit.limit`."""
 
 from __future__ import annotations
 

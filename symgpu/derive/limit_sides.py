@@ -5,7 +5,7 @@ side where it has none is no limit of the model. Volkov's ``memory_latency`` as 
 (valid for ``N <= 800`` at M = 16) and MDM's ``S_Mem`` as ``W -> oo`` past ``W_max`` have none.
 
 Read on the evaluate path at the point, at the points the certificate approaches from
-(:func:`symgpu.derive.certify._limit`): a side is the model's where every such point is admitted.
+(:func:`symgpu.derive.certify_limit.limit`): a side is the model's where every such point is admitted.
 """
 
 from __future__ import annotations

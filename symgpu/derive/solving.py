@@ -385,6 +385,7 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
             point = None  # few pairs: the model's closed form, each root's neighbours decided in symbols
         boundary_pairs.refuse_case_pairs(job, [(ra, rb) for ra, rb in pairs], var)
     results: dict[str, Any] = {}
+    records: list[RootRecord] = []  # each root with where a named pair meets there (boundary_pairs.where_both_hold)
     unit = model.unit_text(var.name)
     memos: dict[sympy.Basic, dict[sympy.Basic, Any]] = {}  # the pairs' substitutions of one root, shared
     for ra, rb in pairs:
@@ -403,11 +404,14 @@ def _boundary(model: Model, quantity: Any, between: Sequence[str] | None, for_: 
             continue
         for r in (root.args if isinstance(root, sympy.Tuple) else (root,)):
             job.check_unit(r, var.name, "boundary")
+            records.append(RootRecord(label, r, boundary_pairs.where_both_hold(job, ra, rb, var, r, label) if between is not None else sympy.true))
         results[label] = root
     if not results:
         raise errors.DerivationError(f"{model.id}: no two regimes of {job.quantity} meet at an admissible {var}")
     result = next(iter(results.values())) if len(results) == 1 else results
     job.extra = job.extra.with_(boundaries=tuple(Boundary(label, root) for label, root in results.items()))
+    if any(r.when is not sympy.true for r in records):  # every root then, each with where it is one
+        job.extra = job.extra.with_(roots=tuple(records))
     return job.finish(result, unit, used=[expr])
 
 

@@ -466,7 +466,7 @@ def binding(model: Model, expr: sympy.Basic, preset: str | None, values: Mapping
 
 def boundary_sides(model: Model, name: str, b: float) -> tuple[float, float]:
     """Where a boundary at ``name = b`` is checked from: just below and just above it (``b`` times
-    ``1 ± 1e-7``, at least ``1e-12`` away), the neighbouring integers for an integer ``name`` (the
+    ``1 ± 1e-7``; ``1e-12`` away from 0), the neighbouring integers for an integer ``name`` (the
     model has no value between them); at the low end of ``name``'s declared range (nothing
     admissible lies below it) ``b`` itself is the low side."""
     definition = model.symbol_definitions.get(name)
@@ -474,7 +474,7 @@ def boundary_sides(model: Model, name: str, b: float) -> tuple[float, float]:
     if "integer" in assumptions:
         below, above = (b - 1, b + 1) if b == round(b) else (float(np.floor(b)), float(np.ceil(b)))
     else:
-        step = max(abs(b) * 1e-7, 1e-12)
+        step = abs(b) * 1e-7 if b else 1e-12  # relative: a boundary at 6e-21 GiB/SM is not checked 1e-12 away (gen_11_73)
         below, above = b - step, b + step
     if below < 0 <= b and ("positive" in assumptions or "nonnegative" in assumptions) or below == 0 and "positive" in assumptions:
         return b, above
