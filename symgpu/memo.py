@@ -1,6 +1,8 @@
 """Bounded in-process memos: one type for every module-level cache of symgpu, with a name, a
 bound, hit and miss counts, and one reset (:func:`clear_all`) for tests and benchmarks; and
-:class:`Tally`, a named count of calls of an expensive step, reset alike.
+:class:`Tally`, a named count of calls of an expensive step, reset alike. :func:`undoing_clears`
+puts back what a block's :func:`clear_all` emptied (a test that starts cold does not leave the
+tests after it to warm every memo again).
 
 Eviction is *clear when full*: inserting a new key into a memo that holds ``maxsize`` entries
 first empties it. Chosen over LRU because (1) it is what the hand-written caches it replaces
@@ -18,6 +20,7 @@ NOTE: layer 0; imports nothing from symgpu.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import weakref
 from collections.abc import Callable, Hashable, Iterator
@@ -123,6 +126,36 @@ class Memo(Generic[K, V]):
     def stats(self) -> MemoStats:
         return MemoStats(self.name, len(self._data), self.maxsize, self.hits, self.misses)
 
+    def _take(self) -> _State:
+        """Empty the memo and reset its counts as :meth:`clear` does, returning what it held (the
+        mapping itself, not a copy: weak keys stay weak)."""
+        state = _State(self._data, self.hits, self.misses)
+        self._data = weakref.WeakKeyDictionary() if isinstance(self._data, weakref.WeakKeyDictionary) else {}
+        self.hits = self.misses = 0
+        return state
+
+    def _put(self, state: _State) -> None:
+        """Hold again what :meth:`_take` returned (what was put in since is dropped)."""
+        self._data, self.hits, self.misses = state.data, state.hits, state.misses
+
+
+@dataclass(frozen=True)
+class _State:
+    """What a memo held when :meth:`Memo._take` emptied it: its mapping and counts."""
+
+    data: Any
+    hits: int
+    misses: int
+
+
+@dataclass(frozen=True)
+class _FamilyState:
+    """What a family held when :meth:`MemoFamily._take` emptied it: its owners' memos (owners
+    held weakly, as by the family) and each member with what it held."""
+
+    owners: _State
+    members: tuple[tuple[Memo[Any, Any], _State], ...]
+
 
 class MemoFamily(Generic[K, V]):
     """One :class:`Memo` per owner (a model): what is derived from each owner, bounded per owner.
@@ -164,6 +197,17 @@ class MemoFamily(Generic[K, V]):
         members = [self._members[owner] for owner in self._members]
         return MemoStats(self.name, sum(len(m) for m in members), self.maxsize,
                          sum(m.hits for m in members), sum(m.misses for m in members), owners=len(members))
+
+    def _take(self) -> _FamilyState:
+        """Empty every member and forget the owners as :meth:`clear` does, returning what they held."""
+        members = [self._members[owner] for owner in self._members]
+        return _FamilyState(self._members._take(), tuple((member, member._take()) for member in members))
+
+    def _put(self, state: _FamilyState) -> None:
+        """Hold again the owners and members :meth:`_take` returned (an owner gone since stays gone)."""
+        self._members._put(state.owners)
+        for member, held in state.members:
+            member._put(held)
 
 
 #: every memo and memo family made, by name
@@ -221,11 +265,67 @@ def registered() -> dict[str, Memo[Any, Any] | MemoFamily[Any, Any]]:
 
 def clear_all() -> None:
     """Empty every registered memo and set every tally to 0 (tests and benchmarks start from
-    cold caches this way)."""
+    cold caches this way). Within :func:`undoing_clears`, what the block's first clear empties
+    is kept, to be put back when the block ends."""
+    block = _BLOCKS[-1] if _BLOCKS else None
+    if block is not None and block.kept is None:
+        block.kept = [(memo, memo._take()) for memo in list(_REGISTRY.values())]
+        block.counts = {name: tally.count for name, tally in _TALLIES.items()}
     for memo in list(_REGISTRY.values()):
         memo.clear()
     for tally in list(_TALLIES.values()):
         tally.count = 0
+
+
+class _Block:
+    """One :func:`undoing_clears` block: what its first :func:`clear_all` emptied (``None``
+    before it), every registered memo with what it held, and every tally's count."""
+
+    __slots__ = ("kept", "counts")
+
+    def __init__(self) -> None:
+        self.kept: list[tuple[Memo[Any, Any] | MemoFamily[Any, Any], Any]] | None = None
+        self.counts: dict[str, int] = {}
+
+
+#: the blocks of :func:`undoing_clears` entered and not left, innermost last
+_BLOCKS: list[_Block] = []
+
+
+@contextlib.contextmanager
+def undoing_clears() -> Iterator[None]:
+    """A block after which every :func:`clear_all` made in it is undone.
+
+    Its first ``clear_all`` keeps what it empties (no copy: each memo's mapping is set aside
+    and the memo given a new one; weak keys stay weak, so an owner or key that dies meanwhile
+    is gone for good). When the block ends, every memo and memo family holds again what it held
+    just before that clear, with the hit and miss counts it had then, and every tally its
+    count then: the state the process would be in had the block not cleared, less what was
+    put in since. What the block put in after the clear is dropped (it may come from a
+    temporary store or model path), and a memo registered since is emptied. A block without a
+    ``clear_all`` costs nothing and changes nothing. Blocks nest (the innermost keeps).
+
+    Sound because a memo is a cache: every entry it held before the clear is as valid after
+    it. The counts are put back too so that a clear and its undoing leave no trace: the next
+    user of :func:`stats` or :func:`tallies` sees what it would have seen without the block.
+    The test suite wraps every test in one (tests/conftest.py): a test still starts cold
+    after its own ``clear_all``; the tests after it do not pay to warm the memos again.
+    """
+    block = _Block()
+    _BLOCKS.append(block)
+    try:
+        yield
+    finally:
+        _BLOCKS.remove(block)
+        if block.kept is not None:
+            kept = {id(memo) for memo, _ in block.kept}
+            for memo, held in block.kept:
+                memo._put(held)
+            for memo in list(_REGISTRY.values()):
+                if id(memo) not in kept:
+                    memo.clear()
+            for name, tally in list(_TALLIES.items()):
+                tally.count = block.counts.get(name, 0)
 
 
 def stats() -> tuple[MemoStats, ...]:

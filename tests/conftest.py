@@ -7,7 +7,7 @@ import shutil
 import subprocess
 import tempfile
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -52,6 +52,26 @@ def toy_header(model_id: str, title: str, summary: str) -> str:
     """The opening of a small test model's TOML text: the schema, its [model] table and its one reference (toy2026)."""
     return (f'schema_version = 1\n\n[model]\nid = "{model_id}"\ntitle = "{title}"\nsummary = "{summary}"\nreferences = ["toy2026"]\n\n'
             '[references.toy2026]\nauthors = ["A. Author"]\ntitle = "A toy"\nvenue = "tests"\nyear = 2026\n')
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "clears_for_good: the test's memo.clear_all() are not undone when it ends (a test "
+                            "that proves what a clear lets go: the entries kept to be put back would hold it)")
+
+
+@pytest.fixture(autouse=True)
+def _clears_undone(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every test runs in :func:`symgpu.memo.undoing_clears`: a test that clears the memos (``memo.clear_all()``,
+    ``empty_store``) starts cold, and after it the memos hold again what they held before its clear (what it put in
+    is dropped), so the tests after it do not pay to warm them again (~1 s of CPU per clear). Autouse and first of
+    the test's fixtures, it is torn down last: the environment the test changed (``monkeypatch``) is back before the
+    memos are. A test that does not clear pays one context manager; one marked ``clears_for_good`` clears as
+    without it."""
+    if request.node.get_closest_marker("clears_for_good") is not None:
+        yield
+        return
+    with memo.undoing_clears():
+        yield
 
 
 @pytest.fixture

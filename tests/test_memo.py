@@ -154,6 +154,7 @@ def test_each_memo_is_named_after_the_module_it_lives_in():
             assert importlib.util.find_spec("symgpu." + name.rsplit(".", 1)[0]) is not None, name
 
 
+@pytest.mark.clears_for_good  # the model must go with the clear: kept to be put back, it would stay
 def test_a_models_evaluate_state_is_one_companion_emptied_by_clear_all_and_gone_with_the_model(write_model):
     from symgpu.evaluate.state import ModelState, state_of
 
@@ -180,6 +181,7 @@ def _stats(name: str) -> memo.MemoStats:
     return next(s for s in memo.stats() if s.name == name)
 
 
+@pytest.mark.clears_for_good  # the model must go with the clear: kept to be put back, it would stay
 def test_a_models_expansions_are_counted_by_stats_emptied_by_clear_all_and_gone_with_the_model(write_model):
     model = symgpu.load(write_model())
     memo.clear_all()
@@ -210,7 +212,7 @@ def family():
 
     yield make
     for name in made:
-        memo._REGISTRY.pop(name, None)
+        memo.forget(name)
 
 
 class _Owner:
@@ -282,3 +284,81 @@ def test_a_models_evaluate_state_holds_members_of_the_compiled_and_rewritten_fam
     assert _stats("evaluate.state.rewritten").size == len(state.rewritten) > 0
     memo.clear_all()
     assert len(state.compiled) == len(state.rewritten) == 0
+
+
+def _held(m: memo.Memo) -> dict:
+    """A memo's entries, read without counting a lookup (``memo[key]`` counts none)."""
+    return {key: m[key] for key in m}
+
+
+def test_undoing_clears_puts_back_each_memo_and_tally_as_it_was_before_the_clear_and_drops_what_came_after(scratch):
+    plain, weak = scratch("test.undo.plain", 8), scratch("test.undo.weak", 8, weak=True)
+    owner = _Owner()
+    plain["a"], plain["b"], weak[owner] = 1, 2, "w"
+    assert plain.get("a") == 1 and "z" not in plain and plain.get("y") is None  # 1 hit, 2 misses
+    tally = memo.Tally("test.undo.tally")
+    try:
+        tally.add()
+        tally.add()
+        before = (_held(plain), plain.stats(), _held(weak), weak.stats(), memo.tallies()["test.undo.tally"])
+        with memo.undoing_clears():
+            memo.clear_all()  # the block's test starts cold
+            assert len(plain) == len(weak) == 0 and plain.stats().hits == 0 and memo.tallies()["test.undo.tally"] == 0
+            plain["c"], weak[owner] = 3, "new"  # filled during the block: dropped at its end
+            assert "c" in plain
+            tally.add()
+            memo.clear_all()  # a second clear: the first one's state is what comes back
+            plain["d"] = 4
+        assert (_held(plain), plain.stats(), _held(weak), weak.stats(), memo.tallies()["test.undo.tally"]) == before
+        assert before[0] == {"a": 1, "b": 2} and before[1] == memo.MemoStats("test.undo.plain", 2, 8, 1, 2)
+    finally:
+        memo.forget("test.undo.tally")
+
+
+def test_undoing_clears_puts_back_a_familys_owners_and_their_very_memos_but_not_an_owner_gone_meanwhile(family):
+    f = family("test.undo.family", 8)
+    kept, gone = _Owner(), _Owner()
+    held = f.of(kept)
+    held["x"], f.of(gone)["y"] = 1, 2
+    assert held.get("x") == 1 and held.get("q") is None
+    with memo.undoing_clears():
+        memo.clear_all()
+        assert len(held) == 0 and f.of(kept) is not held  # a holder sees its memo empty; the owner starts afresh
+        f.of(kept)["during"] = 3
+        del gone
+        gc.collect()
+    assert f.of(kept) is held and _held(held) == {"x": 1}  # the same memo again, as a holder of it still sees it
+    assert f.stats() == memo.MemoStats("test.undo.family", 1, 8, 1, 1, owners=1)  # the owner that died stays gone
+
+
+def test_undoing_clears_empties_a_memo_made_after_the_clear_and_changes_nothing_without_a_clear(scratch):
+    before = scratch("test.undo.before", 4)
+    with memo.undoing_clears():
+        before["kept"] = 1  # no clear in this block: what it puts in stays, as without the block
+    assert _held(before) == {"kept": 1}
+    with pytest.raises(RuntimeError, match="in the block"), memo.undoing_clears():
+        memo.clear_all()
+        later = scratch("test.undo.later", 4)
+        later["made"] = 2
+        raise RuntimeError("in the block")  # the block ends by an exception: undone all the same
+    assert _held(before) == {"kept": 1} and len(later) == 0
+
+
+def test_nested_blocks_each_undo_their_own_clears(scratch):
+    m = scratch("test.undo.nested", 8)
+    m["outer"] = 1
+    with memo.undoing_clears():
+        memo.clear_all()
+        m["inner"] = 2
+        with memo.undoing_clears():
+            memo.clear_all()
+            m["innermost"] = 3
+        assert _held(m) == {"inner": 2}
+    assert _held(m) == {"outer": 1}
+
+
+def test_every_test_runs_in_a_block_torn_down_after_its_other_fixtures(request, empty_store):
+    # fixtures are torn down in the reverse order of their set-up: the environment (monkeypatch, set by empty_store)
+    # is restored before the memos are put back
+    names = request.fixturenames
+    assert names.index("_clears_undone") < min(names.index("monkeypatch"), names.index("empty_store"))
