@@ -90,5 +90,5 @@ def test_a_time_target_for_a_quantity_in_cycles_is_moved_across_the_presets_cloc
 def test_a_grid_with_a_fractional_step_says_why_and_what_answers_a_continuous_variable(cli):  # type: ignore[no-untyped-def]
     code, out, err = cli("extremum", "volkov_2016", "n_needed", "--over", "n", "--max", "--grid", "1:32:0.5", "-p", "maxwell")
     assert code == 2 and out == ""
-    assert "expected START:STOP[:STEP] with whole numbers (--grid searches a staircase at whole values" in err
-    assert "-g VAR=START:STOP:STEP takes fractional steps" in err
+    assert "that is 1, 1.5, 2, 2.5" in err and "--grid searches whole values START:STOP[:STEP] of warp/SM (a staircase's variable)" in err
+    assert "or sweep it: symgpu sweep ... -g n=1:32:0.5" in err

@@ -247,7 +247,7 @@ def extremum(model: Model, quantity: Any, over: str = "alpha", kind: str = "max"
             either = () if not same.conditions or not cand.conditions else \
                 (sympy.Or(sympy.And(*same.conditions), sympy.And(*cand.conditions)),)
             merged[merged.index(same)] = _Candidate(same.location, same.value, same.origin, either)
-    merged.sort(key=lambda c: len(c.conditions))
+    merged.sort(key=lambda c: (c.origin.endswith(extremum_domain.BESIDE), len(c.conditions)))  # a true edge before a point beside one
     job.extra = job.extra.with_(candidates=tuple(CandidateRecord(c.origin, c.location, c.value, tuple(sympy.sstr(x) for x in c.conditions))
                                                    for c in merged))
     for cand in merged:

@@ -278,7 +278,7 @@ def global_choice(job: jobs._Job, candidates: Sequence[Candidate], kind: str,
         return branches_at[0][0], branches_value[0][0]
     if literals:  # the answer itself: its bare numbers (base units) as the model writes a number beside its branches
         branches_at, branches_value = scaling.literal_branches(job.model, branches_at), scaling.literal_branches(job.model, branches_value)
-    return sympy.Piecewise(*branches_at), sympy.Piecewise(*branches_value)
+    return first_match(branches_at), first_match(branches_value)
 
 
 def far_end_unknown(job: jobs._Job, kind: str, var: sympy.Symbol, far: Sequence[sympy.Expr]) -> NoReturn:

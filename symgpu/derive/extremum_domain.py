@@ -41,6 +41,9 @@ class Candidate:
 #: how the origins of the candidates this module adds begin (the others are critical points and cusps), and of a case edge
 #: where a case table jumps (:func:`symgpu.derive.extremum_cusps.case_edges`), an end of its case
 END, PLATEAU, CASE_EDGE = "end of the domain", "plateau", "case edge"
+#: how a plateau point moved beside an edge where the quantity jumps ends its origin (``plateau q+a, beside its edge``):
+#: no edge of the plateau (``cli.flat_stretch`` reads edges by regime), and of equal values named after a true edge
+BESIDE = ", beside its edge"
 
 
 def interior(candidates: Sequence[Candidate]) -> list[Candidate]:
@@ -490,6 +493,6 @@ def plateau_candidates(job: jobs._Job, regimes: Sequence[Any], var: sympy.Symbol
                     continue
                 kept = tuple(c for c in [*conditions, *inside, *defined] if c is not sympy.true)
                 job.step("plateau", sympy.Eq(var, edge), f"{regime.name} does not depend on {var}: its edge "
-                         f"{sympy.sstr(cond.relational)} is a candidate")
-                found.append(Candidate(edge, regime.expression, f"{PLATEAU} {regime.name}", tuple(dict.fromkeys(kept))))
+                         f"{sympy.sstr(cond.relational)} is a candidate" + (", beside it where the quantity jumps there" if exact else ""))
+                found.append(Candidate(edge, regime.expression, f"{PLATEAU} {regime.name}{BESIDE if exact else ''}", tuple(dict.fromkeys(kept))))
     return found

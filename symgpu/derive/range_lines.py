@@ -7,6 +7,7 @@ API (:func:`at_point`, put into the derivation's ``extra.elsewhere`` so the note
 
 from __future__ import annotations
 
+import math
 import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -95,16 +96,20 @@ def probes(model: Model, derivation: Derivation, preset: str | None, values: Map
     """Values of a solve's unknown (its declared unit) that test its flat ranges at the point: a point just beside each
     finite end of each interval on either side (1e-9 relative), and a point inside (what a check of the answer evaluates
     beside its scan; a range narrower than the scan's spacing, a staircase's step, is tested so)."""
+    declared = declared_range.of(model, derivation.variable)
+    # an integer variable has values at integers only: the whole values beside each end, a whole value inside
+    below, above, middle = (math.floor, math.ceil, round) if declared.integer else (float, float, float)
     out: list[float] = []
     for flat in results.applying_ranges(model, derivation, preset, values):
         at = interval(model, flat.when, derivation.variable, preset, values)
         if not isinstance(at, sympy.Interval):
             continue
         ends = [float(e) for e in (at.inf, at.sup) if e.is_finite]
-        out += [v for e in ends for v in (e - 1e-9 * max(abs(e), 1e-300), e + 1e-9 * max(abs(e), 1e-300))]  # not the end: IEEE decides it
-        out.append(float((at.inf + at.sup) / 2) if len(ends) == 2 else ends[0] * 2 + 1 if ends else 1.0)
+        # not the end itself: IEEE decides it
+        out += [float(v) for e in ends for v in (below(e - 1e-9 * max(abs(e), 1e-300)), above(e + 1e-9 * max(abs(e), 1e-300)))]
+        out.append(float(middle(float((at.inf + at.sup) / 2) if len(ends) == 2 else ends[0] * 2 + 1 if ends else 1.0)))
     admitted = np.asarray(out, dtype=float)
-    return [float(v) for v in admitted[declared_range.of(model, derivation.variable).holds(admitted)]]
+    return [float(v) for v in admitted[declared.holds(admitted)]]
 
 
 def interval(model: Model, when: sympy.Basic, variable: str, preset: str | None, values: Mapping[str, Any]) -> sympy.Set | None:
