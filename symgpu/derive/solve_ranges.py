@@ -178,8 +178,6 @@ def target_into(job: jobs._Job, records: list[RootRecord]) -> list[RootRecord]:
     put = {symbol: number}
     sides = [r.lhs - r.rhs for d in records for condition in (d.when, d.inside, d.conditions if d.conditions is not None else sympy.true)
              for r in condition.atoms(sympy.core.relational.Relational)]
-    # a flat regime's equal sides take the target too (gen_11_19: q2 = c1/u5 + w0*f0**3/f1**3 + ..., terms of other scales)
-    sides += [r.lhs - r.rhs for f in job.extra.ranges or () for r in f.equal.atoms(sympy.core.relational.Relational)]
     if not all(target_value.same_in_base_units(job.model, e, symbol, number) for e in [d.root for d in records] + sides):
         keep_target(job)
         return records
