@@ -92,11 +92,6 @@ def prepare(count: int, seed: int, folder: Path) -> Generated:
     return Generated(folder, drawn, tuple(usable), tuple(faults))
 
 
-def declared_point(gm: models.GeneratedModel, preset: str) -> dict[str, float]:
-    """The preset's input values in base units."""
-    return dict(dict(gm.presets)[preset])
-
-
 def oracle_faults(gm: models.GeneratedModel, *, grid_size: int = 41) -> list[Fault]:
     """Where the oracle's numbers (``evaluate_on``, ``scalar``, ``regime_labels``) differ from the reference,
     along a grid of each input of each quantity at each preset (the first difference per quantity)."""
@@ -105,10 +100,9 @@ def oracle_faults(gm: models.GeneratedModel, *, grid_size: int = 41) -> list[Fau
     for eq in gm.equations:
         quantity = eq.defines
         unit = gm.symbol(quantity)
-        for preset, _ in gm.presets:
-            base = declared_point(gm, preset)
-            point = Point(preset, ())
-            fault = _at_preset(gm, model, quantity, unit.scale, preset, base, point)
+        for preset, values in gm.presets:
+            base, point = dict(values), Point(preset, ())  # the preset's input values in base units
+            fault = _at_preset(gm, model, quantity, unit.scale, preset, base)
             for variable in ([] if fault else [n for n in model.inputs(quantity) if model.symbol_definitions[n].role != "constant"]):
                 s = gm.symbol(variable)
                 xs = oracle.grid(model, variable, base[variable] / s.scale, size=grid_size)
@@ -122,7 +116,7 @@ def oracle_faults(gm: models.GeneratedModel, *, grid_size: int = 41) -> list[Fau
 
 
 def _at_preset(gm: models.GeneratedModel, model: symgpu.Model, quantity: str, scale: float, preset: str,
-               base: dict[str, float], point: Point) -> str:
+               base: dict[str, float]) -> str:
     found, clear = gm.decided(base)
     want = found[quantity][0]
     got = _scalar(model, quantity, preset)

@@ -347,7 +347,7 @@ class _Builder:
                 values[-1] = self.literal(values[0], abs(self.at_preset(values[0])) * rng.uniform(0.3, 3))
             names = tuple(f"{name}_{k}" for k in "abc"[:n])
 
-            def pick_case(env: Env, cs: tuple = tuple(conds), vs: tuple[Node, ...] = tuple(values)) -> int:
+            def pick_case(env: Env, cs: tuple = tuple(conds)) -> int:
                 return next((i for i, (_, c) in enumerate(cs) if c(env)), len(cs))
             value = lambda env, vs=tuple(values), f=pick_case: vs[f(env)].value(env)
             if form == "cases":
@@ -428,7 +428,7 @@ def _divide(a: float, b: float, pole: bool = False) -> float:
 def generate(seed: int, index: int) -> GeneratedModel:
     """Model ``index`` of ``seed``: redrawn (deterministically) until every quantity is finite at both presets."""
     rng = random.Random(f"differential-model-{seed}-{index}")
-    for attempt in range(200):
+    for _ in range(200):
         model = _draw(rng, f"gen_{seed}_{index}")
         if model is not None:
             return model

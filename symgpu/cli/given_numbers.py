@@ -204,7 +204,8 @@ def _refuse_huge(number: sympy.Rational, said: str, name: str, unit: str) -> Non
     """A usage error naming the option (``said``) where ``number``, written out exactly as the model's constant of it
     takes it (``1e300`` as 301 digits), is longer than a number's text may be (:data:`grammar.MAX_NUMBER` characters):
     ``--to 1e300`` was refused as a malformed constant of the model file."""
-    length = _written_length(number)
+    # written out exactly: its decimal (``0.001``), or the numerator of a fraction with no finite decimal (``1/3``)
+    length = len(text) if (text := literal_constants.decimal(abs(number))) is not None else len(str(abs(int(number.p))))
     if length > grammar.MAX_NUMBER:
         size = "large" if abs(number) > 1 else "small"
         far = (f", or --to {'oo' if number > 0 else '-oo'} for {name} -> {'oo' if number > 0 else '-oo'}" if size == "large"
@@ -212,21 +213,6 @@ def _refuse_huge(number: sympy.Rational, said: str, name: str, unit: str) -> Non
         raise errors.UsageError(f"{said}: too {size} to take exactly ({length} characters written out in {unit}); a number is "
                                 f"taken exactly, up to {grammar.MAX_NUMBER} characters written out (1e-{grammar.MAX_NUMBER - 2} to "
                                 f"less than 1e{grammar.MAX_NUMBER} in size){far}")
-
-
-def _written_length(number: sympy.Rational) -> int:
-    """How many characters ``number`` takes written out exactly: its decimal (``0.001``), or the numerator of a fraction
-    with no finite decimal (``1/3``: the constant's value is 1, over 3)."""
-    p, q = abs(int(number.p)), int(number.q)
-    rest, twos, fives = q, 0, 0
-    while rest % 2 == 0:
-        rest, twos = rest // 2, twos + 1
-    while rest % 5 == 0:
-        rest, fives = rest // 5, fives + 1
-    if rest != 1:
-        return len(str(p))
-    digits = max(twos, fives)
-    return len(str(p * 10**digits // q // 10**digits)) + (digits + 1 if digits else 0)
 
 
 def _plain(number: sympy.Rational) -> str:

@@ -56,8 +56,7 @@ def limit(model: Model, derivation: Derivation, asked: Asked, point: _Point) -> 
             (f" (followed on to {asked.variable} = {beyond:.3g}: up to {approach[-1]:.3g} it had not yet grown)" if beyond is not None else "")
     errors_seen = np.abs(tail - expected)
     scale = max(abs(expected), 1e-300)
-    shrinking = bool(np.all(np.diff(errors_seen) < 0) and errors_seen[-1] <= 0.1 * errors_seen[0])  # tenfold in three decades: 0 by c*x
-    if not (np.all(np.isfinite(tail)) and (errors_seen[-1] <= 1e-4 * scale + 1e-12 or shrinking)):
+    if not _tends(tail, expected):  # within 1e-4, or closing tenfold in three decades (0 by c*x)
         if _further(model, asked, point, to, float(approach[-1]), seen[-4:], expected):
             return (f"the quantity at {asked.variable} -> {asked.to}{_side_said(asked, to)} tends to the limit beyond "
                     f"{asked.variable} = {approach[-1]:.4g}, where it is still level")

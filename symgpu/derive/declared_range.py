@@ -53,6 +53,13 @@ class DeclaredRange:
             return ""
         return "positive" if isinstance(self.relations[0], sympy.StrictGreaterThan) else "nonnegative"
 
+    @property
+    def as_set(self) -> sympy.Set:
+        """The declared sign as the set of the variable's values: (0, oo), [0, oo), or every real where none is declared."""
+        if not self.relations:
+            return sympy.S.Reals
+        return sympy.Interval.open(0, sympy.oo) if self.word == "positive" else sympy.Interval(0, sympy.oo)
+
     def holds(self, values: np.ndarray) -> np.ndarray:
         """Per value, whether every declared relation holds there (NaN fails)."""
         out = np.ones(np.shape(values), dtype=bool)

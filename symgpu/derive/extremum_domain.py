@@ -474,12 +474,12 @@ def plateau_candidates(job: jobs._Job, regimes: Sequence[Any], var: sympy.Symbol
     assert job.ctx is not None
     found: list[Candidate] = []
     for regime in regimes:
-        if var in regime.expression.free_symbols:
+        if var in regime.expression.free_symbols or not (plateau_edges := _plateau_edges(job, regime, var, point)):
             continue
         together = case_conditions.closure([c.relational for c in regime.raw])  # None: each relation closed alone
-        plateau_edges = _plateau_edges(job, regime, var, point)
+        every = [x for _, xs in plateau_edges for x in xs]
         for cond, edges in plateau_edges:  # beside an edge where a case table jumps: there its conditions themselves hold
-            for edge in (at for e in edges for at in case_conditions.beside(job, expr, var, e, regime.expression, [x for _, xs in plateau_edges for x in xs], point)):
+            for edge in (at for e in edges for at in case_conditions.beside(job, expr, var, e, regime.expression, every, point)):
                 local, exact = job.ctx.copy(), edge not in edges
                 # a strict condition's edge belongs to the plateau's closure: the quantity is continuous there
                 at_edge = [_at_edge(c.relational if exact else case_conditions.closed(c.relational), var, edge) for c in regime.raw] \

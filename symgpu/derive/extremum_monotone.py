@@ -24,7 +24,7 @@ import numpy as np
 import sympy
 
 from symgpu import errors
-from symgpu.derive import certify, declared_range, extremum_supremum, jobs
+from symgpu.derive import certify, declared_range, extremum_supremum, jobs, summary
 from symgpu.derive.certify_path import Asked, _fail, _inside, _quantity, _scan_grid
 from symgpu.derive.derivation import Derivation
 from symgpu.model import Model
@@ -174,7 +174,7 @@ def at_end(model: Model, asked: Asked, refused: Monotone, limit: Callable[[str, 
     scans = _monotone_scans(model, asked, refused) if checked.certificate is not None and not checked.certificate.unchecked else ()
     checks = (*(found.certificate.checks if found.certificate else ()), *(checked.certificate.checks if checked.certificate else ()), *scans)
     where = checked.certificate.where if checked.certificate else ""
-    certificate = dataclasses.replace(checked.certificate, checks=tuple(dict.fromkeys(checks)), where=where) if checked.certificate else None
+    certificate = dataclasses.replace(checked.certificate, checks=summary.said_once(checks), where=where) if checked.certificate else None
     return dataclasses.replace(checked, certificate=certificate)
 
 

@@ -73,8 +73,7 @@ def answer(job: jobs._Job, expr: sympy.Expr, target: sympy.Expr, var: sympy.Symb
                                      f"are not all solved for {var}; ask over a grid to read it numerically")
     declared = declared_range.of(job.model, var)
     if kind is None:
-        universe = sympy.Interval.open(0, sympy.oo) if declared.word == "positive" else sympy.Interval(0, sympy.oo) \
-            if declared.relations else sympy.S.Reals
+        universe = declared.as_set
         inverted = _one_bound(found, var, universe)
         if inverted is None:  # the set is the answer, as a solve that holds on whole ranges gives its ranges
             return _the_set(job, found, var, unit, question)

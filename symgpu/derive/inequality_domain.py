@@ -83,11 +83,9 @@ def cut(job: jobs._Job, inverted: sympy.Basic, var: sympy.Symbol, domain: Sequen
         return None
     model = job.model
     declared = declared_range.of(model, var)
-    positive = declared.word == "positive"
     x = sympy.Symbol(var.name, real=True)
     scale = scaling.unit_scale(model.units[var.name]) if var.name in model.units else sympy.Integer(1)
-    universe: sympy.Set = sympy.Interval.open(0, sympy.oo) if positive else sympy.Interval(0, sympy.oo) if declared.relations \
-        else sympy.S.Reals
+    universe: sympy.Set = declared.as_set
     bound = _numbers(job, inverted.rhs, var, x, scale, preset, values)
     if bound is None or not bound.is_number or not bound.is_real:
         return None

@@ -369,8 +369,7 @@ def holding(job: jobs._Job, expr: sympy.Expr, target: sympy.Expr, var: sympy.Sym
     # the variable in its declared unit, named as asked (a message shows it): the pinned expression holds no other symbol
     x = sympy.Symbol(var.name, positive=True) if positive else sympy.Symbol(var.name, nonnegative=True) if declared.relations \
         else sympy.Symbol(var.name, real=True)
-    universe: sympy.Set = sympy.Interval.open(0, sympy.oo) if positive else sympy.Interval(0, sympy.oo) if declared.relations \
-        else sympy.S.Reals
+    universe: sympy.Set = declared.as_set
     scale = scaling.unit_scale(model.units[var.name]) if var.name in model.units else sympy.Integer(1)
     split = _Split(x, question, universe)
 

@@ -84,7 +84,9 @@ class Regime:
     @property
     def ratio(self) -> float | None:
         """How far the runner-up of a ``Min``/``Max`` is: ``next/active`` for a Min, ``active/next``
-        for a Max (>= 1); ``None`` without a runner-up, at a zero or where it is not finite."""
+        for a Max (>= 1); ``None`` without a runner-up, at a zero, where it is not finite, or where it is below 1 (a
+        bound of 0 or bounds of opposite signs: ``max_arg1`` binding at 0 over -285 cycle, -1.7 over 363.7 cycle, where
+        only their difference says how far the next one is)."""
         first, second = self.active, self.runner_up
         if first is None or second is None:
             return None
@@ -92,7 +94,7 @@ class Regime:
         if not bottom:
             return None
         with_ratio = top / bottom
-        return with_ratio if math.isfinite(with_ratio) else None
+        return with_ratio if math.isfinite(with_ratio) and with_ratio >= 1 else None
 
 
 @dataclass(frozen=True)

@@ -235,7 +235,7 @@ class Literals:
             return literal  # a root or another irrational number: left as written (scaling reads it so too)
         size = abs(value)
         denominator = sympy.Integer(1)
-        text = _decimal(size)
+        text = decimal(size)
         if text is None:
             text, denominator = str(size.p), sympy.Integer(size.q)
         key = (text, unit)
@@ -264,7 +264,7 @@ def as_written(expr: sympy.Basic, constants: tuple[LiteralConstant, ...]) -> str
     return str(expr.xreplace({s: named[s.name] for s in expr.free_symbols if getattr(s, "name", None) in named}))
 
 
-def _decimal(value: sympy.Rational) -> str | None:
+def decimal(value: sympy.Rational) -> str | None:
     """``value`` (positive) as a finite decimal (``0.5``), or None where it has none (``1/3``)."""
     q = int(value.q)
     twos = fives = 0

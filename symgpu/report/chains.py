@@ -38,12 +38,7 @@ def regime(model: Model, equation: Equation, decided: Regime | None) -> dict[str
         first, runner = decided.active, decided.runner_up
         if first is None:
             return None
-        ratio = decided.ratio
-        # NOTE: a ratio says how far the next bound is only where both bounds are positive (it is then >= 1); where one
-        # is 0 or they differ in sign ('max_arg1 binds (0 cycle)' over -285 cycle: '0x lower'; -1.7 over 363.7 cycle:
-        # '-212.2x higher') the distance is their difference, in the quantity's unit.
-        if ratio is not None and ratio < 1:
-            ratio = None
+        ratio = decided.ratio  # None where one bound is 0 or they differ in sign: the distance is then their difference
         text = f"{first.name} binds ({number_text(first.value)} {unit})"
         if runner is not None:
             distance = (f"{number_text(ratio, 4)}x" if ratio is not None
